@@ -1,0 +1,118 @@
+"""Calling conventions.  Templates name their arguments; the ABI decides where they live.
+
+A template asks for a Function with named arguments and named scratch registers; the
+Function hands out registers and writes the prologue and epilogue (endbr64, saves of
+callee-saved registers with CFI, stack arguments, vzeroupper).  A Win64 description
+only has to be another Abi instance (plus saving xmm6-15), not edits to every template.
+"""
+
+from dataclasses import dataclass
+from typing import Dict, List, Tuple
+
+from .errors import TemplateError, UsageError
+from .model import GPR8, GPR16, GPR32, GPR64
+
+# Offsets into struct aesgen_aes_key (runtime/src/asm_abi.h).
+KEY_ROUNDS_OFFSET = 240
+
+
+@dataclass(frozen=True)
+class Abi:
+    name: str
+    argument_registers: Tuple[str, ...]
+    caller_saved: Tuple[str, ...]       # scratch registers, free to clobber
+    callee_saved: Tuple[str, ...]       # must be preserved: pushed when used
+    first_stack_argument: int           # offset from rsp at entry of the first stack arg
+
+
+SYSV = Abi(
+    name="sysv",
+    argument_registers=("rdi", "rsi", "rdx", "rcx", "r8", "r9"),
+    caller_saved=("rax", "r10", "r11", "r9", "r8", "rcx", "rdx", "rsi", "rdi"),
+    callee_saved=("rbx", "rbp", "r12", "r13", "r14", "r15"),
+    first_stack_argument=8,
+)
+
+ABIS = {SYSV.name: SYSV}
+
+
+def get_abi(name: str) -> Abi:
+    try:
+        return ABIS[name]
+    except KeyError:
+        raise UsageError(f"unknown ABI '{name}'; valid: {', '.join(ABIS)}") from None
+
+
+class Gpr:
+    """A general-purpose register with its narrower views: str() is the 64-bit name."""
+
+    def __init__(self, name64: str):
+        index = GPR64.index(name64)
+        self.q, self.d, self.w, self.b = GPR64[index], GPR32[index], GPR16[index], GPR8[index]
+
+    def __str__(self):
+        return self.q
+
+
+class Function:
+    """One generated function: its registers, prologue and epilogue."""
+
+    def __init__(self, abi: Abi, name: str, args: List[str], temps: List[str],
+                 clear_upper: bool):
+        self.abi, self.name, self.clear_upper = abi, name, clear_upper
+        self.regs: Dict[str, Gpr] = {}
+        self.saved: List[str] = []
+        self.stack_loads: List[Tuple[str, int]] = []
+        pool = [r for r in abi.caller_saved if r not in abi.argument_registers[:len(args)]]
+        pool += list(abi.callee_saved)
+        for position, arg in enumerate(args):
+            if position < len(abi.argument_registers):
+                self._bind(arg, abi.argument_registers[position])
+            else:
+                offset = abi.first_stack_argument + 8 * (position - len(abi.argument_registers))
+                self.stack_loads.append((self._take(arg, pool), offset))
+        for temp in temps:
+            self._take(temp, pool)
+
+    def _bind(self, name, register):
+        if name in self.regs:
+            raise TemplateError(f"{self.name}: register name {name} used twice")
+        self.regs[name] = Gpr(register)
+
+    def _take(self, name, pool):
+        if not pool:
+            raise TemplateError(f"{self.name}: out of general-purpose registers at {name}")
+        register = pool.pop(0)
+        if register in self.abi.callee_saved:
+            self.saved.append(register)
+        self._bind(name, register)
+        return register
+
+    def __getattr__(self, item):
+        regs = self.__dict__.get("regs", {})
+        if item in regs:
+            return regs[item]
+        raise AttributeError(item)
+
+    def register_map(self) -> str:
+        return ", ".join(f"{name}={reg.q}" for name, reg in self.regs.items())
+
+    def prologue(self) -> str:
+        lines = [".text", ".align 32", f".function {self.name}", f"{self.name}:",
+                 ".cfi_startproc", "endbr64"]
+        for register in self.saved:
+            lines += [f"push {register}", f".cfi_push {register}"]
+        pushed = 8 * len(self.saved)
+        for register, offset in self.stack_loads:
+            lines.append(f"mov {register}, qword [rsp + {offset + pushed}]")
+        return "\n".join(lines)
+
+    def epilogue(self) -> str:
+        lines = ["vzeroupper"] if self.clear_upper else []
+        for register in reversed(self.saved):
+            lines += [f"pop {register}", f".cfi_pop {register}"]
+        lines.append("ret")
+        return "\n".join(lines)
+
+    def end(self) -> str:
+        return "\n".join([".cfi_endproc", f".endfunction {self.name}"])

@@ -1,0 +1,148 @@
+"""Command line: python3 -m generator {gen,list,show} ...
+
+Exit status: 0 done, 1 `gen --check` found stale files, 2 bad input (the message names
+the bad value and the valid ones).
+"""
+
+import argparse
+import os
+import sys
+
+from . import VERSION
+from .abi import get_abi
+from .errors import TemplateError, UsageError
+from .isa import ISAS, get_isa
+from .knobs import KNOBS, parse_assignment, resolve
+from .modes import MODES, get_mode
+from .render import generate
+from .vregs import RegisterBudgetError
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        self.print_usage(sys.stderr)
+        raise UsageError(message)
+
+
+def build_parser():
+    parser = _Parser(prog="python3 -m generator",
+                     description="Generate x86-64 AES assembly (GNU as .S and NASM .asm).")
+    parser.add_argument("--version", action="version", version=f"aesgen {VERSION}")
+    sub = parser.add_subparsers(dest="command", metavar="{gen,list,show}")
+    sub.required = True
+
+    gen = sub.add_parser("gen", help="write gen/<isa>/<mode>.S and .asm",
+                         description="Write gen/<isa>/<mode>.S and .asm. Without --isa or "
+                                     "--mode: all of them.")
+    show = sub.add_parser("show", help="print one generated file to stdout")
+    for command in (gen, show):
+        command.add_argument("--isa", action="append", metavar="ISA",
+                             help="one of: " + ", ".join(ISAS) + " (repeatable)")
+        command.add_argument("--mode", action="append", metavar="MODE",
+                             help="one of: " + ", ".join(MODES) + " (repeatable)")
+        command.add_argument("--abi", default="sysv", help="calling convention (sysv)")
+        command.add_argument("knobs", nargs="*", metavar="KNOB=VALUE",
+                             help="knob settings, see `list`")
+    gen.add_argument("--out", default=os.path.join(REPO, "gen"),
+                     help="output directory (default: the repository's gen/)")
+    gen.add_argument("--check", action="store_true",
+                     help="write nothing; exit 1 if any file would change")
+    show.add_argument("--syntax", choices=("S", "asm"), default="S",
+                      help="S = GNU as AT&T, asm = NASM")
+    sub.add_parser("list", help="ISAs, modes and knobs with their defaults")
+    return parser
+
+
+def _selected(names, table, getter):
+    return [getter(name) for name in names] if names else list(table.values())
+
+
+def _valid_alternatives(mode, isa, abi, knobs):
+    """Which UNROLL values would fit, with these other knobs? (by trial rendering)"""
+    fitting = []
+    for unroll in KNOBS["UNROLL"].values:
+        trial = dict(knobs, UNROLL=unroll, TAIL=min(knobs.get("TAIL", 1), unroll))
+        try:
+            generate(mode, isa, trial, abi)
+            fitting.append(str(unroll))
+        except RegisterBudgetError:
+            pass
+    return fitting
+
+
+def _generate_checked(mode, isa, abi, assignments):
+    knobs = resolve(mode, isa, assignments)
+    try:
+        return knobs, generate(mode, isa, knobs, abi)
+    except RegisterBudgetError as error:
+        fitting = _valid_alternatives(mode, isa, abi, knobs)
+        other = "" if knobs.get("KEYS") == "mem" else "; or set KEYS=mem"
+        raise UsageError(
+            f"{mode.name}/{isa.name}: UNROLL={knobs['UNROLL']} with KEYS={knobs['KEYS']} "
+            f"{error}; valid UNROLL here: {', '.join(fitting) or 'none'}{other}") from None
+
+
+def command_gen(args):
+    abi = get_abi(args.abi)
+    assignments = dict(parse_assignment(k) for k in args.knobs)
+    stale = []
+    for isa in _selected(args.isa, ISAS, get_isa):
+        for mode in _selected(args.mode, MODES, get_mode):
+            _, texts = _generate_checked(mode, isa, abi, assignments)
+            for ext, text in texts.items():
+                path = os.path.join(args.out, isa.name, f"{mode.name}.{ext}")
+                old = None
+                if os.path.exists(path):
+                    with open(path, encoding="utf-8") as handle:
+                        old = handle.read()
+                if old == text:
+                    continue
+                stale.append(path)
+                if not args.check:
+                    os.makedirs(os.path.dirname(path), exist_ok=True)
+                    with open(path, "w", encoding="utf-8") as handle:
+                        handle.write(text)
+    verb = "stale" if args.check else "wrote"
+    for path in stale:
+        print(f"{verb}: {os.path.relpath(path)}")
+    return 1 if (args.check and stale) else 0
+
+
+def command_show(args):
+    if len(args.isa or []) != 1 or len(args.mode or []) != 1:
+        raise UsageError("show needs exactly one --isa and one --mode")
+    assignments = dict(parse_assignment(k) for k in args.knobs)
+    _, texts = _generate_checked(get_mode(args.mode[0]), get_isa(args.isa[0]),
+                                 get_abi(args.abi), assignments)
+    sys.stdout.write(texts[args.syntax])
+    return 0
+
+
+def command_list(_args):
+    print("ISAs:")
+    for isa in ISAS.values():
+        print(f"  {isa.name:<10} {isa.summary}; needs {', '.join(isa.features)}")
+    print("modes:")
+    for mode in MODES.values():
+        defaults = " ".join(f"{k}={v}" for k, v in sorted(mode.defaults.items()))
+        print(f"  {mode.name:<10} {mode.summary}; knobs {', '.join(mode.knobs)} "
+              f"(defaults {defaults}, KEYS=reg on 32-register ISAs, mem on 16)")
+    print("knobs:")
+    for knob in KNOBS.values():
+        print(f"  {knob.name:<10} {'|'.join(str(v) for v in knob.values)}: {knob.doc}")
+    return 0
+
+
+def main(argv=None):
+    try:
+        args = build_parser().parse_args(argv)
+        handler = {"gen": command_gen, "list": command_list, "show": command_show}
+        return handler[args.command](args)
+    except UsageError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    except TemplateError as error:
+        print(f"template error: {error}", file=sys.stderr)
+        return 3

@@ -1,0 +1,65 @@
+"""ISA levels: register file, vector width, encoding, and the CPU features each needs."""
+
+from dataclasses import dataclass
+from typing import Tuple
+
+from .errors import UsageError
+
+
+@dataclass(frozen=True)
+class Isa:
+    name: str
+    vector_bytes: int           # 16 (xmm), 32 (ymm) or 64 (zmm)
+    vector_registers: int       # 16 for VEX, 32 for EVEX
+    evex: bool                  # EVEX: opmasks, 32 registers, vpternlogd ...
+    features: Tuple[str, ...]   # CPUID features (and OS state) the code needs
+    summary: str
+
+    @property
+    def lanes(self) -> int:
+        """AES blocks per vector register."""
+        return self.vector_bytes // 16
+
+    @property
+    def vector_kind(self) -> str:
+        return {16: "xmm", 32: "ymm", 64: "zmm"}[self.vector_bytes]
+
+    # Mnemonics that differ between VEX and EVEX code.
+    @property
+    def pxor(self) -> str:
+        return "vpxord" if self.evex else "vpxor"
+
+    @property
+    def movdqu(self) -> str:
+        return "vmovdqu8" if self.evex else "vmovdqu"
+
+    @property
+    def broadcast128(self) -> str:
+        """Load 16 bytes from memory into every 128-bit lane of a vector register."""
+        if self.vector_bytes == 16:
+            return "vmovdqu"
+        return "vbroadcasti32x4" if self.evex else "vbroadcasti128"
+
+    @property
+    def mask_move(self) -> str:
+        """kmov variant that fills an opmask for one vector of byte elements."""
+        return {16: "kmovw", 32: "kmovd", 64: "kmovq"}[self.vector_bytes]
+
+
+_VEX = ("aes", "pclmulqdq", "avx", "os:xmm+ymm")
+_VAES = _VEX + ("avx2", "vaes", "vpclmulqdq", "bmi2")
+_AVX10 = _VAES + ("avx512f", "avx512bw", "avx512vl", "avx512dq", "os:opmask+zmm")
+
+ISAS = {isa.name: isa for isa in (
+    Isa("aesni_avx", 16, 16, False, _VEX, "AES-NI on xmm, VEX-encoded AVX, 16 registers"),
+    Isa("vaes_avx2", 32, 16, False, _VAES, "VAES on ymm, VEX-encoded AVX2, 16 registers"),
+    Isa("avx10_256", 32, 32, True, _AVX10, "VAES on ymm, EVEX, 32 registers and opmasks"),
+    Isa("avx10_512", 64, 32, True, _AVX10, "VAES on zmm, EVEX, 32 registers and opmasks"),
+)}
+
+
+def get_isa(name: str) -> Isa:
+    try:
+        return ISAS[name]
+    except KeyError:
+        raise UsageError(f"unknown ISA '{name}'; valid: {', '.join(ISAS)}") from None

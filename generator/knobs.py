@@ -1,0 +1,70 @@
+"""Knobs: the performance choices a template exposes, their valid values and defaults."""
+
+from dataclasses import dataclass
+from typing import Callable, Dict, Tuple
+
+from .errors import UsageError
+from .isa import Isa
+
+
+@dataclass(frozen=True)
+class Knob:
+    name: str
+    values: Tuple
+    parse: Callable[[str], object]
+    doc: str
+
+
+def _int(text):
+    return int(text, 10)
+
+
+KNOBS = {knob.name: knob for knob in (
+    Knob("UNROLL", (1, 2, 4, 8, 16), _int,
+         "vectors per main-loop iteration"),
+    Knob("KEYS", ("reg", "mem"), str,
+         "round keys: reg = all held in vector registers; mem = first and last in registers, "
+         "the middle ones reloaded from memory each round (fits 16-register ISAs)"),
+    Knob("TAIL", (1, 2, 4, 8), _int,
+         "vectors processed side by side after the main loop (blocks left over)"),
+)}
+
+
+def default_keys(isa: Isa) -> str:
+    """Holding 15 round keys needs the 32-register file of EVEX."""
+    return "reg" if isa.vector_registers >= 32 else "mem"
+
+
+def parse_assignment(text: str):
+    name, sep, value = text.partition("=")
+    name = name.strip().upper()
+    if not sep:
+        raise UsageError(f"expected KNOB=VALUE, got '{text}'; knobs: {', '.join(KNOBS)}")
+    if name not in KNOBS:
+        raise UsageError(f"unknown knob '{name}'; valid: {', '.join(KNOBS)}")
+    knob = KNOBS[name]
+    try:
+        parsed = knob.parse(value.strip())
+    except ValueError:
+        parsed = None
+    if parsed not in knob.values:
+        raise UsageError(f"bad value '{value}' for {name}; valid: "
+                         + ", ".join(str(v) for v in knob.values))
+    return name, parsed
+
+
+def resolve(mode, isa: Isa, assignments: Dict[str, object]) -> Dict[str, object]:
+    """Defaults for this mode and ISA, overridden by the user's assignments."""
+    values = dict(mode.defaults)
+    values["KEYS"] = default_keys(isa)
+    for name, value in assignments.items():
+        if name not in mode.knobs:
+            raise UsageError(f"knob {name} does not apply to mode {mode.name}; "
+                             f"its knobs: {', '.join(mode.knobs)}")
+        values[name] = value
+    if values.get("TAIL", 0) > values.get("UNROLL", 0):
+        values["TAIL"] = values["UNROLL"]
+        if "TAIL" in assignments:
+            raise UsageError(f"TAIL={assignments['TAIL']} exceeds UNROLL={values['UNROLL']}; "
+                             f"valid: TAIL <= UNROLL")
+    return {name: values[name] for name in sorted(mode.knobs)}

@@ -1,0 +1,114 @@
+"""Passes over the parsed statements that reject code which must never be emitted."""
+
+from .errors import TemplateError
+from .model import Directive, Instr, Label, LabelRef, Mem, Reg
+
+# Mnemonics that only exist EVEX-encoded (AVX-512 / AVX10).
+EVEX_ONLY = {"vpxord", "vpxorq", "vpandd", "vpandq", "vpord", "vporq", "vpternlogd",
+             "vpternlogq", "vmovdqu8", "vmovdqu16", "vmovdqu32", "vmovdqu64",
+             "vmovdqa32", "vmovdqa64", "vbroadcasti32x4", "vbroadcasti64x2",
+             "vshufi32x4", "vshufi64x2", "vinserti32x4", "vinserti64x2",
+             "vextracti32x4", "vextracti64x2"}
+
+JUMPS = {"jmp", "call", "ja", "jae", "jb", "jbe", "jc", "je", "jg", "jge", "jl", "jle",
+         "jna", "jnae", "jnb", "jnbe", "jnc", "jne", "jng", "jnge", "jnl", "jnle", "jno",
+         "jnp", "jns", "jnz", "jo", "jp", "js", "jz"}
+
+
+def _registers(instr):
+    for op in instr.operands:
+        if isinstance(op, Reg):
+            yield op
+            if op.mask:
+                yield Reg(op.mask, "k", 8, int(op.mask[1:]))
+        elif isinstance(op, Mem) and op.mask:
+            yield Reg(op.mask, "k", 8, int(op.mask[1:]))
+
+
+def check_no_legacy_sse(statements):
+    """A legacy-SSE instruction between VEX/EVEX code costs a state transition."""
+    for s in statements:
+        if isinstance(s, Instr) and not s.mnemonic.startswith("v"):
+            if any(r.is_vector for r in _registers(s)):
+                raise TemplateError(f"legacy SSE encoding '{s.mnemonic}' in VEX/EVEX code; "
+                                    f"use the v-prefixed form")
+
+
+def check_isa_registers(statements, isa):
+    allowed_kinds = {"gpr", "xmm"} | ({"ymm"} if isa.vector_bytes >= 32 else set())
+    allowed_kinds |= {"zmm"} if isa.vector_bytes == 64 else set()
+    allowed_kinds |= {"k"} if isa.evex else set()
+    for s in statements:
+        if not isinstance(s, Instr):
+            continue
+        if not isa.evex and (s.mnemonic in EVEX_ONLY or s.mnemonic.startswith("kmov")):
+            raise TemplateError(f"'{s.mnemonic}' needs EVEX, not available on {isa.name}")
+        for reg in _registers(s):
+            if reg.kind not in allowed_kinds:
+                raise TemplateError(f"{reg.name} is not available on {isa.name}")
+            if reg.is_vector and reg.index >= isa.vector_registers:
+                raise TemplateError(f"{reg.name} is beyond the {isa.vector_registers} "
+                                    f"registers of {isa.name}")
+
+
+def check_labels(statements):
+    defined = set()
+    for s in statements:
+        if isinstance(s, Label):
+            if s.name in defined:
+                raise TemplateError(f"label {s.name} defined twice")
+            defined.add(s.name)
+    for s in statements:
+        if isinstance(s, Instr):
+            for op in s.operands:
+                name = op.name if isinstance(op, LabelRef) else \
+                    op.symbol if isinstance(op, Mem) else None
+                if name and name not in defined:
+                    raise TemplateError(f"'{s.mnemonic}' refers to undefined label {name}")
+                if isinstance(op, LabelRef) and s.mnemonic not in JUMPS:
+                    raise TemplateError(f"bare label operand in '{s.mnemonic}'")
+
+
+def check_functions(statements, clear_upper):
+    """endbr64 first at every global entry; vzeroupper right before every ret."""
+    functions = {s.args[0] for s in statements
+                 if isinstance(s, Directive) and s.name == "function"}
+    code = [s for s in statements if isinstance(s, (Instr, Label))]
+    for position, s in enumerate(code):
+        if isinstance(s, Label) and s.name in functions:
+            following = code[position + 1] if position + 1 < len(code) else None
+            if not (isinstance(following, Instr) and following.mnemonic == "endbr64"):
+                raise TemplateError(f"function {s.name} does not start with endbr64")
+        if clear_upper and isinstance(s, Instr) and s.mnemonic == "ret":
+            previous = [c for c in code[:position] if isinstance(c, Instr)
+                        and c.mnemonic not in ("pop",)]
+            if not previous or previous[-1].mnemonic != "vzeroupper":
+                raise TemplateError("ret without vzeroupper before it")
+
+
+def check_mca_markers(statements):
+    open_name, seen = None, set()
+    for s in statements:
+        if isinstance(s, Directive) and s.name == "mca_begin":
+            if open_name:
+                raise TemplateError(f"LLVM-MCA region {s.args[0]} inside {open_name}")
+            if s.args[0] in seen:
+                raise TemplateError(f"LLVM-MCA region {s.args[0]} named twice")
+            open_name = s.args[0]
+            seen.add(open_name)
+        elif isinstance(s, Directive) and s.name == "mca_end":
+            if not open_name:
+                raise TemplateError("LLVM-MCA-END without BEGIN")
+            open_name = None
+    if open_name:
+        raise TemplateError(f"LLVM-MCA region {open_name} never ends")
+    if not seen:
+        raise TemplateError("no LLVM-MCA region marks the main loop")
+
+
+def lint(statements, isa):
+    check_no_legacy_sse(statements)
+    check_isa_registers(statements, isa)
+    check_labels(statements)
+    check_functions(statements, clear_upper=True)
+    check_mca_markers(statements)

@@ -1,0 +1,30 @@
+"""Modes: which template makes which file, and the knobs each one reads."""
+
+from dataclasses import dataclass
+from typing import Dict, Tuple
+
+from .errors import UsageError
+
+
+@dataclass(frozen=True)
+class Mode:
+    name: str
+    template: str
+    knobs: Tuple[str, ...]
+    defaults: Dict[str, object]
+    summary: str
+
+
+MODES = {mode.name: mode for mode in (
+    Mode("ctr", "ctr.j2", ("UNROLL", "KEYS", "TAIL"), {"UNROLL": 8, "TAIL": 4},
+         "CTR with a 128-bit big-endian counter (SP 800-38A)"),
+    Mode("xctr", "xctr.j2", ("UNROLL", "KEYS", "TAIL"), {"UNROLL": 8, "TAIL": 4},
+         "XCTR (HCTR2): block i is AES(iv xor LE128(i))"),
+)}
+
+
+def get_mode(name: str) -> Mode:
+    try:
+        return MODES[name]
+    except KeyError:
+        raise UsageError(f"unknown mode '{name}'; valid: {', '.join(MODES)}") from None

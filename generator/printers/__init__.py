@@ -1,0 +1,6 @@
+"""Printers turn the instruction model into one assembler's syntax."""
+
+from .att import AttPrinter
+from .nasm import NasmPrinter
+
+PRINTERS = {"S": AttPrinter, "asm": NasmPrinter}

@@ -1,0 +1,54 @@
+"""Vector register allocation for templates.
+
+Templates name every vector register they use; running out of the ISA's register file is
+how a knob value that does not fit (UNROLL=16 with round keys in registers) is detected.
+"""
+
+from .isa import Isa
+
+
+class RegisterBudgetError(Exception):
+    def __init__(self, isa: Isa, needed: int, names):
+        self.isa, self.needed, self.names = isa, needed, names
+        super().__init__(f"needs {needed} vector registers, {isa.name} has "
+                         f"{isa.vector_registers}")
+
+
+class VecReg:
+    """str() is the ISA's full-width name; .x / .y / .z are the narrower/wider views."""
+
+    def __init__(self, kind: str, index: int, role: str):
+        self.kind, self.index, self.role = kind, index, role
+        self.x, self.y, self.z = f"xmm{index}", f"ymm{index}", f"zmm{index}"
+
+    def __str__(self):
+        return f"{self.kind}{self.index}"
+
+
+class VectorRegisters:
+    def __init__(self, isa: Isa):
+        self.isa = isa
+        self.assigned = []
+        self.requested = 0
+
+    def one(self, role: str) -> VecReg:
+        return self.many(role, 1)[0]
+
+    def many(self, role: str, count: int):
+        first = self.requested
+        self.requested += count
+        names = [f"{role}{i}" if count > 1 else role for i in range(count)]
+        if self.requested > self.isa.vector_registers:
+            raise RegisterBudgetError(self.isa, self.requested, names)
+        regs = [VecReg(self.isa.vector_kind, first + i, name) for i, name in enumerate(names)]
+        self.assigned.extend(regs)
+        return regs
+
+    def keyed(self, role: str, keys):
+        """One register per key, named role+key: keyed("KLAST-", range(1, 14))."""
+        return {key: self.one(f"{role}{key}") for key in keys}
+
+    def register_map(self, per_line: int = 6):
+        """Lines of 'ROLE=reg' pairs, for the comment block above a function."""
+        pairs = [f"{reg.role}={reg}" for reg in self.assigned]
+        return [", ".join(pairs[i:i + per_line]) for i in range(0, len(pairs), per_line)]

@@ -1,0 +1,45 @@
+/*
+ * The contract between the C runtime and the generated assembly (gen/<isa>/*.S).
+ *
+ * Every generated function follows the System V AMD64 ABI and is declared here.
+ * The layout of aesgen_aes_key is read directly by the assembly: round keys at
+ * offset 0 (16 bytes each, rk[0..rounds]), the round count at offset 240.
+ * Changing it means changing generator/abi.py (KEY_ROUNDS_OFFSET) too.
+ */
+#ifndef AESGEN_ASM_ABI_H
+#define AESGEN_ASM_ABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "aesgen.h"
+
+/*
+ * CTR: block j of this call uses the counter value (ctr + j) as a 128-bit
+ * big-endian block.  ctr[0] is the low 64 bits of the 128-bit counter value,
+ * ctr[1] the high 64 bits (the integer value, not the byte string).
+ * Precondition: the low half does not wrap inside the call, i.e.
+ * ctr[0] + ceil(len / 16) - 1 <= 2^64 - 1.  The caller splits calls at wraps.
+ * len may be anything (0 too); a final partial block uses the first len % 16
+ * bytes of its keystream block.  Neither ctr nor any memory outside
+ * [src, src+len) and [dst, dst+len) is written or read (besides key).
+ */
+typedef void aesgen_ctr_fn(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src,
+                           size_t len, const uint64_t ctr[2]);
+
+/*
+ * XCTR: block j of this call uses keystream AES_K(iv XOR LE128(index + j)).
+ * index >= 1 and index + ceil(len/16) - 1 <= 2^64 - 1.
+ */
+typedef void aesgen_xctr_fn(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src,
+                            size_t len, const uint8_t iv[16], uint64_t index);
+
+#define AESGEN_DECLARE_ISA(isa)                  \
+    aesgen_ctr_fn aesgen_ctr_crypt_##isa;        \
+    aesgen_xctr_fn aesgen_xctr_crypt_##isa;
+
+AESGEN_DECLARE_ISA(aesni_avx)
+AESGEN_DECLARE_ISA(vaes_avx2)
+AESGEN_DECLARE_ISA(avx10_256)
+AESGEN_DECLARE_ISA(avx10_512)
+
+#endif
