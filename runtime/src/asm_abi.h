@@ -1,5 +1,5 @@
 /*
- * The contract between the C runtime and the generated assembly (gen/<isa>/*.S).
+ * The contract between the C runtime and the generated assembly (gen/<isa>/<mode>.S).
  *
  * Every generated function follows the System V AMD64 ABI and is declared here.
  * The layout of aesgen_aes_key is read directly by the assembly: round keys at

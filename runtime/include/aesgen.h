@@ -1,0 +1,129 @@
+/*
+ * aesgen -- AES-CTR and AES-XCTR with generated x86-64 assembly (AES-NI/AVX,
+ * VAES/AVX2, AVX-512) and a constant-time portable C fallback.
+ *
+ * Rules that hold for every function here:
+ *  - Functions that can fail return AESGEN_OK (0) or a negative AESGEN_E* code;
+ *    they never abort and never print.  On error no output (dst, context) is
+ *    changed.
+ *  - dst may equal src (in place); partially overlapping buffers are not supported.
+ *  - No pointer needs any alignment; len == 0 is accepted.
+ *  - Nothing reads or writes outside [src, src+len) and [dst, dst+len).
+ *  - A context keeps using the implementation (ISA) selected when it was
+ *    initialized.  Distinct contexts may be used concurrently from different
+ *    threads; one context must not be used by two threads at once.
+ *  - Contexts are plain data (no pointers to caller memory, nothing to free);
+ *    call aesgen_wipe(ctx, sizeof *ctx) when done to erase the key material.
+ */
+#ifndef AESGEN_H
+#define AESGEN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Marks the functions the shared library exports; everything else is hidden. */
+#if defined(__GNUC__) || defined(__clang__)
+#define AESGEN_API __attribute__((visibility("default")))
+#else
+#define AESGEN_API
+#endif
+
+/* C11 _Alignas in C, alignas in C++ (where _Alignas does not exist). */
+#ifdef __cplusplus
+#define AESGEN_ALIGNAS(n) alignas(n)
+#else
+#define AESGEN_ALIGNAS(n) _Alignas(n)
+#endif
+
+enum {
+    AESGEN_OK      = 0,
+    AESGEN_EINVAL  = -22,  /* bad argument: key length, NULL pointer, limits */
+    AESGEN_EBADMSG = -74,  /* authentication failure (GCM, later) */
+    AESGEN_ENOTSUP = -95,  /* the requested ISA cannot run on this CPU/OS */
+};
+
+/* A short English description of an AESGEN_* code (never NULL). */
+AESGEN_API const char *aesgen_strerror(int err);
+
+/*
+ * Implementation selection.  Names: "auto", "generic", "aesni_avx", "vaes_avx2",
+ * "avx10_256", "avx10_512".  "auto" picks the best this CPU and OS support
+ * (CPUID + XGETBV).  The environment variable AESGEN_ISA, read once at first
+ * use, has the same effect as a call to aesgen_select_isa() (an unknown or
+ * unusable value there is ignored and "auto" is used).
+ * aesgen_select_isa: unknown name -> AESGEN_EINVAL; known but unusable here ->
+ * AESGEN_ENOTSUP; in both cases the selection is unchanged.  The selection is
+ * process-wide and only affects contexts initialized after the call.
+ */
+AESGEN_API int         aesgen_select_isa(const char *name);
+AESGEN_API const char *aesgen_isa_name(void);              /* selected now, never "auto" */
+AESGEN_API int         aesgen_isa_supported(const char *name); /* 1 if usable here, else 0 */
+
+/*
+ * The expanded AES key as the assembly reads it (see runtime/src/asm_abi.h):
+ * encryption round keys rk[0..rounds] at offset 0, the round count at offset 240.
+ */
+typedef struct aesgen_aes_key {
+    AESGEN_ALIGNAS(16) uint8_t rk[15][16];  /* encryption round keys rk[0..rounds] */
+    uint32_t rounds;                        /* 10, 12 or 14 */
+} aesgen_aes_key;
+
+/*
+ * Context contents are private: they are shown only so that callers can
+ * allocate contexts themselves.
+ */
+typedef struct aesgen_ctr_ctx {
+    aesgen_aes_key key;
+    uint64_t ctr[2];     /* counter value of the next block not yet started: [0] low, [1] high */
+    uint8_t  ks[16];     /* keystream of the block in progress, when ks_valid */
+    uint32_t pos;        /* bytes of the block in progress already used; 0: on a block boundary */
+    uint32_t ks_valid;   /* ks holds the keystream of the block in progress */
+    void (*crypt)(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src,
+                  size_t len, const uint64_t ctr[2]);   /* implementation chosen at init */
+} aesgen_ctr_ctx;
+
+typedef struct aesgen_xctr_ctx {
+    aesgen_aes_key key;
+    uint8_t  iv[16];
+    uint64_t index;      /* index of the next block not yet started (starts at 1; 0: exhausted) */
+    uint8_t  ks[16];     /* keystream of the block in progress, when ks_valid */
+    uint32_t pos;        /* bytes of the block in progress already used; 0: on a block boundary */
+    uint32_t ks_valid;
+    void (*crypt)(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src,
+                  size_t len, const uint8_t iv[16], uint64_t index);
+} aesgen_xctr_ctx;
+
+/*
+ * CTR: the 16-byte counter block is a 128-bit big-endian integer incremented
+ * mod 2^128 (SP 800-38A, Linux ctr(aes)).  key_len 16, 24 or 32.
+ * crypt may be called any number of times with any lengths (including 0);
+ * the keystream continues exactly where the previous call stopped.
+ * Encryption and decryption are the same operation.
+ */
+AESGEN_API int aesgen_ctr_init(aesgen_ctr_ctx *ctx, const uint8_t *key, size_t key_len,
+                               const uint8_t iv[16]);
+AESGEN_API int aesgen_ctr_crypt(aesgen_ctr_ctx *ctx, uint8_t *dst, const uint8_t *src,
+                                size_t len);
+
+/*
+ * XCTR (HCTR2): keystream block i (i = 1, 2, ...) is AES_K(iv XOR LE128(i)).
+ * Same streaming rules as CTR.  A context covers at most 2^64 - 1 blocks;
+ * a call that would go past that returns AESGEN_EINVAL and writes nothing.
+ */
+AESGEN_API int aesgen_xctr_init(aesgen_xctr_ctx *ctx, const uint8_t *key, size_t key_len,
+                                const uint8_t iv[16]);
+AESGEN_API int aesgen_xctr_crypt(aesgen_xctr_ctx *ctx, uint8_t *dst, const uint8_t *src,
+                                 size_t len);
+
+/* Wipes memory in a way the compiler cannot remove (keys, contexts). */
+AESGEN_API void aesgen_wipe(void *p, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* AESGEN_H */

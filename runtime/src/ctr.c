@@ -1,0 +1,104 @@
+/*
+ * CTR mode streaming glue around one implementation function (asm or generic).
+ *
+ * The implementation encrypts whole calls from a given counter, including a
+ * final partial block, but cannot carry from the low into the high 64 bits of
+ * the counter and keeps no state.  This file keeps the stream state:
+ *  - ctr: the counter of the next block not yet started;
+ *  - pos: how many bytes of the block in progress were used (0: none in progress).
+ * When a call ends mid-block, the rest of that keystream block is not kept:
+ * the next call regenerates it (one 16-byte call on zeros with the previous
+ * counter), so the common one-shot path does no extra work.
+ */
+#include <string.h>
+#include "internal.h"
+
+static uint64_t load_be64(const uint8_t *p)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+int aesgen_ctr_init(aesgen_ctr_ctx *ctx, const uint8_t *key, size_t key_len,
+                    const uint8_t iv[16])
+{
+    if (ctx == NULL || key == NULL || iv == NULL || !aesgen_key_len_valid(key_len))
+        return AESGEN_EINVAL;
+    const aesgen_isa_impl *impl = aesgen_isa_current();
+    /* The counter is read before the key is written, in case iv lies in ctx. */
+    const uint64_t hi = load_be64(iv), lo = load_be64(iv + 8);
+    impl->expand(&ctx->key, key, key_len);
+    ctx->ctr[0] = lo;
+    ctx->ctr[1] = hi;
+    memset(ctx->ks, 0, sizeof ctx->ks);
+    ctx->pos = 0;
+    ctx->ks_valid = 0;
+    ctx->crypt = impl->ctr;
+    return AESGEN_OK;
+}
+
+/* Uses the rest of the block in progress (pos != 0); returns the bytes consumed. */
+static size_t ctr_finish_block(aesgen_ctr_ctx *ctx, uint8_t *dst, const uint8_t *src,
+                               size_t len)
+{
+    if (!ctx->ks_valid) {
+        const uint64_t prev[2] = { ctx->ctr[0] - 1, ctx->ctr[1] - (ctx->ctr[0] == 0) };
+        memset(ctx->ks, 0, sizeof ctx->ks);
+        ctx->crypt(&ctx->key, ctx->ks, ctx->ks, sizeof ctx->ks, prev);
+        ctx->ks_valid = 1;
+    }
+    size_t n = 16 - ctx->pos;
+    if (n > len)
+        n = len;
+    for (size_t i = 0; i < n; i++)
+        dst[i] = src[i] ^ ctx->ks[ctx->pos + i];
+    ctx->pos = (uint32_t)((ctx->pos + n) % 16);
+    if (ctx->pos == 0) {
+        aesgen_wipe(ctx->ks, sizeof ctx->ks);
+        ctx->ks_valid = 0;
+    }
+    return n;
+}
+
+/* Starts at a block boundary; splits the call where the low counter half wraps. */
+static void ctr_from_boundary(aesgen_ctr_ctx *ctx, uint8_t *dst, const uint8_t *src,
+                              size_t len)
+{
+    uint64_t blocks = len / 16 + (len % 16 != 0);
+    const uint64_t room = 0 - ctx->ctr[0];   /* blocks before the wrap; 0 means 2^64 */
+    if (room != 0 && blocks > room) {
+        const size_t first = (size_t)room * 16;
+        ctx->crypt(&ctx->key, dst, src, first, ctx->ctr);
+        dst += first;
+        src += first;
+        len -= first;
+        blocks -= room;
+        ctx->ctr[0] = 0;
+        ctx->ctr[1] += 1;
+    }
+    ctx->crypt(&ctx->key, dst, src, len, ctx->ctr);
+    const uint64_t lo = ctx->ctr[0] + blocks;
+    ctx->ctr[1] += lo < ctx->ctr[0];
+    ctx->ctr[0] = lo;
+    ctx->pos = (uint32_t)(len % 16);
+    ctx->ks_valid = 0;
+}
+
+int aesgen_ctr_crypt(aesgen_ctr_ctx *ctx, uint8_t *dst, const uint8_t *src, size_t len)
+{
+    if (ctx == NULL || ctx->crypt == NULL || (len != 0 && (dst == NULL || src == NULL)))
+        return AESGEN_EINVAL;
+    if (len == 0)
+        return AESGEN_OK;
+    if (ctx->pos != 0) {
+        const size_t n = ctr_finish_block(ctx, dst, src, len);
+        dst += n;
+        src += n;
+        len -= n;
+    }
+    if (len != 0)
+        ctr_from_boundary(ctx, dst, src, len);
+    return AESGEN_OK;
+}

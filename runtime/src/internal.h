@@ -1,0 +1,80 @@
+/*
+ * Internal interfaces of the runtime, shared between its source files and
+ * available to the tests and benchmarks through the static library
+ * (they are hidden in libaesgen.so).
+ */
+#ifndef AESGEN_INTERNAL_H
+#define AESGEN_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "aesgen.h"
+#include "asm_abi.h"
+
+/* ---- CPU features (cpu.c) ------------------------------------------------ */
+
+/* One bit per feature; a bit is set only if the CPU has it AND the OS saves
+ * the register state it needs (XGETBV), so "usable", not merely "present". */
+enum {
+    AESGEN_CPU_AESNI      = 1u << 0,
+    AESGEN_CPU_PCLMUL     = 1u << 1,
+    AESGEN_CPU_AVX        = 1u << 2,   /* with XCR0 SSE + YMM state */
+    AESGEN_CPU_AVX2       = 1u << 3,
+    AESGEN_CPU_BMI2       = 1u << 4,
+    AESGEN_CPU_VAES       = 1u << 5,
+    AESGEN_CPU_VPCLMUL    = 1u << 6,
+    AESGEN_CPU_AVX512F    = 1u << 7,   /* with XCR0 opmask + ZMM_Hi256 + Hi16_ZMM state */
+    AESGEN_CPU_AVX512BW   = 1u << 8,
+    AESGEN_CPU_AVX512VL   = 1u << 9,
+    AESGEN_CPU_AVX512DQ   = 1u << 10,
+};
+
+/* Usable features of this CPU/OS, detected once and cached. */
+unsigned aesgen_cpu_features(void);
+
+/* ---- Implementations (isa.c) --------------------------------------------- */
+
+typedef enum aesgen_isa_id {
+    AESGEN_ISA_GENERIC = 0,
+    AESGEN_ISA_AESNI_AVX,
+    AESGEN_ISA_VAES_AVX2,
+    AESGEN_ISA_AVX10_256,
+    AESGEN_ISA_AVX10_512,
+    AESGEN_ISA_COUNT
+} aesgen_isa_id;
+
+/* Expands key into out.  key_len not 16/24/32 (or NULL): AESGEN_EINVAL, out untouched. */
+typedef int aesgen_expand_fn(aesgen_aes_key *out, const uint8_t *key, size_t key_len);
+
+typedef struct aesgen_isa_impl {
+    const char       *name;
+    unsigned          needs;    /* AESGEN_CPU_* bits that must all be usable */
+    aesgen_expand_fn *expand;   /* NULL: not built into this library */
+    aesgen_ctr_fn    *ctr;
+    aesgen_xctr_fn   *xctr;
+} aesgen_isa_impl;
+
+/* The implementation table entry for id (id < AESGEN_ISA_COUNT). */
+const aesgen_isa_impl *aesgen_isa_impl_get(aesgen_isa_id id);
+/* The implementation selected now (reads AESGEN_ISA on first use). */
+const aesgen_isa_impl *aesgen_isa_current(void);
+/* 1 if id is built in and its CPU features are usable, else 0. */
+int aesgen_isa_id_usable(aesgen_isa_id id);
+
+/* ---- Key expansion (key_expand.c) ---------------------------------------- */
+
+/* 1 for key_len 16, 24, 32. */
+int aesgen_key_len_valid(size_t key_len);
+/* Constant-time portable expansion (bitsliced S-box). */
+aesgen_expand_fn aesgen_expand_key_generic;
+/* The same expansion using AESKEYGENASSIST; needs AES-NI. */
+aesgen_expand_fn aesgen_expand_key_aesni;
+
+/* ---- Portable constant-time AES (aes_bitsliced.c) ------------------------ */
+
+AESGEN_DECLARE_ISA(generic)
+
+/* SubWord of the key schedule: the S-box on each byte of w, in constant time. */
+uint32_t aesgen_sub_word_ct(uint32_t w);
+
+#endif /* AESGEN_INTERNAL_H */

@@ -1,0 +1,105 @@
+/*
+ * AES key expansion (FIPS-197 section 5.2), written once over 32-bit words and
+ * parameterized by how SubWord is computed: a bitsliced S-box circuit for the
+ * portable path, AESKEYGENASSIST for the assembly ISAs.  Both are constant
+ * time: no table lookups or branches depend on the key.
+ *
+ * Words are little-endian loads of 4 key bytes, so byte 0 of the FIPS word is
+ * the low 8 bits, RotWord is a rotate right by 8, and storing the words
+ * little-endian gives the round keys in the byte order AESENC expects.
+ */
+#include <string.h>
+#include "internal.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
+typedef uint32_t sub_word_fn(uint32_t w);
+
+static uint32_t load_le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static void store_le32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+static uint32_t rotr8(uint32_t w)
+{
+    return (w >> 8) | (w << 24);
+}
+
+int aesgen_key_len_valid(size_t key_len)
+{
+    return key_len == 16 || key_len == 24 || key_len == 32;
+}
+
+static void expand_key_words(aesgen_aes_key *out, const uint8_t *key, size_t key_len,
+                             sub_word_fn *sub_word)
+{
+    const size_t nk = key_len / 4;
+    const uint32_t rounds = (uint32_t)nk + 6;
+    const size_t nwords = 4 * ((size_t)rounds + 1);
+    uint32_t w[60];
+    uint32_t rcon = 1;
+
+    for (size_t i = 0; i < nk; i++)
+        w[i] = load_le32(key + 4 * i);
+    for (size_t i = nk; i < nwords; i++) {
+        uint32_t t = w[i - 1];
+        if (i % nk == 0) {
+            t = rotr8(sub_word(t)) ^ rcon;   /* SubWord commutes with RotWord */
+            rcon = (rcon << 1) ^ (0x11b & -(rcon >> 7));   /* xtime, public value */
+        } else if (nk == 8 && i % nk == 4) {
+            t = sub_word(t);
+        }
+        w[i] = w[i - nk] ^ t;
+    }
+
+    memset(out, 0, sizeof *out);
+    for (size_t i = 0; i < nwords; i++)
+        store_le32(&out->rk[i / 4][4 * (i % 4)], w[i]);
+    out->rounds = rounds;
+    aesgen_wipe(w, sizeof w);
+}
+
+/* Bad key_len: AESGEN_EINVAL and *out untouched. */
+static int expand_key_checked(aesgen_aes_key *out, const uint8_t *key, size_t key_len,
+                              sub_word_fn *sub_word)
+{
+    if (out == NULL || key == NULL || !aesgen_key_len_valid(key_len))
+        return AESGEN_EINVAL;
+    expand_key_words(out, key, key_len, sub_word);
+    return AESGEN_OK;
+}
+
+int aesgen_expand_key_generic(aesgen_aes_key *out, const uint8_t *key, size_t key_len)
+{
+    return expand_key_checked(out, key, key_len, aesgen_sub_word_ct);
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+/* AESKEYGENASSIST with rcon 0: dword 0 of the result is SubWord(dword 1 of x). */
+__attribute__((target("aes,sse2")))
+static uint32_t sub_word_aesni(uint32_t w)
+{
+    __m128i x = _mm_set_epi32(0, 0, (int)w, 0);
+    return (uint32_t)_mm_cvtsi128_si32(_mm_aeskeygenassist_si128(x, 0));
+}
+
+int aesgen_expand_key_aesni(aesgen_aes_key *out, const uint8_t *key, size_t key_len)
+{
+    return expand_key_checked(out, key, key_len, sub_word_aesni);
+}
+#else
+int aesgen_expand_key_aesni(aesgen_aes_key *out, const uint8_t *key, size_t key_len)
+{
+    return expand_key_checked(out, key, key_len, aesgen_sub_word_ct);
+}
+#endif

@@ -1,0 +1,27 @@
+/* Small public helpers: error strings and wiping. */
+#include <string.h>
+#include "internal.h"
+
+const char *aesgen_strerror(int err)
+{
+    switch (err) {
+    case AESGEN_OK:      return "success";
+    case AESGEN_EINVAL:  return "invalid argument";
+    case AESGEN_EBADMSG: return "authentication failed";
+    case AESGEN_ENOTSUP: return "implementation not supported on this CPU";
+    default:             return "unknown error";
+    }
+}
+
+/*
+ * memset followed by an empty asm that claims to read the memory: the
+ * compiler must assume the zeros are observed, so it cannot drop the store
+ * as dead (which it may do for a plain memset before free or return).
+ */
+void aesgen_wipe(void *p, size_t n)
+{
+    if (p == NULL || n == 0)
+        return;
+    memset(p, 0, n);
+    __asm__ __volatile__("" : : "r"(p) : "memory");
+}

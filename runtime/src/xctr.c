@@ -1,0 +1,79 @@
+/*
+ * XCTR mode streaming glue; same scheme as ctr.c (see there).  Block i uses
+ * AES(iv ^ LE128(i)) with i = 1, 2, ...; index is the next i not yet started.
+ * i stays below 2^64 (the implementations only add to the low half), so a
+ * context ends after block 2^64 - 1: index then reads 0 and further blocks
+ * are refused with AESGEN_EINVAL.
+ */
+#include <string.h>
+#include "internal.h"
+
+int aesgen_xctr_init(aesgen_xctr_ctx *ctx, const uint8_t *key, size_t key_len,
+                     const uint8_t iv[16])
+{
+    if (ctx == NULL || key == NULL || iv == NULL || !aesgen_key_len_valid(key_len))
+        return AESGEN_EINVAL;
+    const aesgen_isa_impl *impl = aesgen_isa_current();
+    uint8_t iv_copy[16];
+    memcpy(iv_copy, iv, sizeof iv_copy);   /* iv may lie in ctx */
+    impl->expand(&ctx->key, key, key_len);
+    memcpy(ctx->iv, iv_copy, sizeof ctx->iv);
+    ctx->index = 1;
+    memset(ctx->ks, 0, sizeof ctx->ks);
+    ctx->pos = 0;
+    ctx->ks_valid = 0;
+    ctx->crypt = impl->xctr;
+    return AESGEN_OK;
+}
+
+/* 1 if blocks (>= 1) more blocks starting at index next stay below 2^64. */
+static int xctr_blocks_left(uint64_t next, uint64_t blocks)
+{
+    return next != 0 && blocks - 1 <= UINT64_MAX - next;
+}
+
+static size_t xctr_finish_block(aesgen_xctr_ctx *ctx, uint8_t *dst, const uint8_t *src,
+                                size_t len)
+{
+    if (!ctx->ks_valid) {
+        memset(ctx->ks, 0, sizeof ctx->ks);
+        ctx->crypt(&ctx->key, ctx->ks, ctx->ks, sizeof ctx->ks, ctx->iv, ctx->index - 1);
+        ctx->ks_valid = 1;
+    }
+    size_t n = 16 - ctx->pos;
+    if (n > len)
+        n = len;
+    for (size_t i = 0; i < n; i++)
+        dst[i] = src[i] ^ ctx->ks[ctx->pos + i];
+    ctx->pos = (uint32_t)((ctx->pos + n) % 16);
+    if (ctx->pos == 0) {
+        aesgen_wipe(ctx->ks, sizeof ctx->ks);
+        ctx->ks_valid = 0;
+    }
+    return n;
+}
+
+int aesgen_xctr_crypt(aesgen_xctr_ctx *ctx, uint8_t *dst, const uint8_t *src, size_t len)
+{
+    if (ctx == NULL || ctx->crypt == NULL || (len != 0 && (dst == NULL || src == NULL)))
+        return AESGEN_EINVAL;
+    if (len == 0)
+        return AESGEN_OK;
+    const size_t head = ctx->pos == 0 ? 0 : (len < 16 - ctx->pos ? len : 16 - ctx->pos);
+    const size_t rest = len - head;
+    const uint64_t blocks = rest / 16 + (rest % 16 != 0);
+    if (blocks != 0 && !xctr_blocks_left(ctx->index, blocks))
+        return AESGEN_EINVAL;   /* checked first: nothing is written */
+    if (head != 0) {
+        xctr_finish_block(ctx, dst, src, head);
+        dst += head;
+        src += head;
+    }
+    if (rest != 0) {
+        ctx->crypt(&ctx->key, dst, src, rest, ctx->iv, ctx->index);
+        ctx->index += blocks;
+        ctx->pos = (uint32_t)(rest % 16);
+        ctx->ks_valid = 0;
+    }
+    return AESGEN_OK;
+}
