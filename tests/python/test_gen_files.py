@@ -1,0 +1,192 @@
+"""The committed gen/ files: fresh, twins byte-identical, ELF hygiene, knob variants correct.
+
+Needs gcc (cc), nasm and binutils (objcopy, readelf); tests/tools.sh installs them.
+"""
+
+import os
+import re
+import shlex
+import subprocess
+import tempfile
+import unittest
+
+from repo import GEN, REPO, have
+from generator.abi import SYSV
+from generator.isa import ISAS, get_isa
+from generator.knobs import parse_assignment, resolve
+from generator.modes import MODES, get_mode
+from generator.render import generate
+from generator.vregs import RegisterBudgetError
+
+ENDBR64 = bytes.fromhex("f30f1efa")
+
+
+def gen_path(isa, mode, ext):
+    return os.path.join(GEN, isa, f"{mode}.{ext}")
+
+
+def regenerate_knobs(path):
+    """The knob assignments of the `regenerate:` command in a file's header."""
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            match = re.match(r"[#;] regenerate: python3 -m generator gen (.*)$", line)
+            if match:
+                words = shlex.split(match.group(1))
+                return dict(parse_assignment(w) for w in words if "=" in w)
+    raise AssertionError(f"{path}: no regenerate command in the header")
+
+
+def run(*cmd, cwd=None):
+    result = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd)
+    if result.returncode != 0:
+        raise AssertionError(f"{' '.join(cmd)} failed:\n{result.stdout}{result.stderr}")
+    return result.stdout
+
+
+def assemble_pair(directory, isa, mode, out):
+    """Assemble both twins; return the two object paths."""
+    gas = os.path.join(out, f"{isa}-{mode}.gas.o")
+    nasm = os.path.join(out, f"{isa}-{mode}.nasm.o")
+    run("cc", "-c", "-Wa,--noexecstack", "-o", gas, os.path.join(directory, isa, f"{mode}.S"))
+    run("nasm", "-f", "elf64", "-o", nasm, os.path.join(directory, isa, f"{mode}.asm"))
+    return gas, nasm
+
+
+def section_bytes(obj, section, out):
+    dump = obj + section.replace(".", "_") + ".bin"
+    run("objcopy", "-O", "binary", "-j", section, obj, dump)
+    with open(dump, "rb") as handle:
+        return handle.read()
+
+
+def write_variant(directory, assignments):
+    """Generate every file with these knobs; an ISA whose register file cannot hold them
+    gets its defaults (so the checker still links)."""
+    for isa in ISAS.values():
+        for mode in MODES.values():
+            try:
+                texts = generate(mode, isa, resolve(mode, isa, assignments), SYSV)
+            except RegisterBudgetError:
+                texts = generate(mode, isa, resolve(mode, isa, {}), SYSV)
+            for ext, text in texts.items():
+                os.makedirs(os.path.join(directory, isa.name), exist_ok=True)
+                with open(os.path.join(directory, isa.name, f"{mode.name}.{ext}"), "w") as f:
+                    f.write(text)
+
+
+class Freshness(unittest.TestCase):
+    def test_every_file_exists(self):
+        for isa in ISAS:
+            for mode in MODES:
+                for ext in ("S", "asm"):
+                    self.assertTrue(os.path.exists(gen_path(isa, mode, ext)),
+                                    f"missing {gen_path(isa, mode, ext)}: run make gen")
+
+    def test_regenerating_changes_nothing(self):
+        for isa in ISAS:
+            for mode in MODES:
+                path = gen_path(isa, mode, "S")
+                mode_obj, isa_obj = get_mode(mode), get_isa(isa)
+                knobs = resolve(mode_obj, isa_obj, regenerate_knobs(path))
+                texts = generate(mode_obj, isa_obj, knobs, SYSV)
+                for ext, text in texts.items():
+                    with open(gen_path(isa, mode, ext), encoding="utf-8") as handle:
+                        self.assertEqual(handle.read(), text,
+                                         f"gen/{isa}/{mode}.{ext} is stale: run make gen "
+                                         f"(see the regenerate line in its header)")
+
+
+@unittest.skipUnless(have("nasm") and have("objcopy") and have("cc"), "needs nasm, objcopy, cc")
+class Twins(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_gas_and_nasm_assemble_to_the_same_text(self):
+        for isa in ISAS:
+            for mode in MODES:
+                with self.subTest(isa=isa, mode=mode):
+                    gas, nasm = assemble_pair(GEN, isa, mode, self.tmp.name)
+                    text = section_bytes(gas, ".text", self.tmp.name)
+                    self.assertGreater(len(text), 500)
+                    self.assertEqual(text, section_bytes(nasm, ".text", self.tmp.name))
+                    self.assertEqual(section_bytes(gas, ".rodata", self.tmp.name),
+                                     section_bytes(nasm, ".rodata", self.tmp.name))
+
+    def test_elf_notes_and_entry(self):
+        for isa in ISAS:
+            for mode in MODES:
+                with self.subTest(isa=isa, mode=mode):
+                    for obj in assemble_pair(GEN, isa, mode, self.tmp.name):
+                        notes = run("readelf", "-n", obj)
+                        self.assertIn("IBT, SHSTK", notes, obj)
+                        sections = run("readelf", "-SW", obj)
+                        self.assertIn(".note.GNU-stack", sections)
+                        self.assertNotRegex(sections, r"\.note\.GNU-stack\s+\S+\s+\S+\s+\S+\s+\S+\s+\S+\s+\S*X")
+                        symbols = run("readelf", "-sW", obj)
+                        self.assertRegex(symbols, rf"FUNC\s+GLOBAL\s+HIDDEN\s+\d+\s+aesgen_{mode}_crypt_{isa}")
+                    text = section_bytes(obj, ".text", self.tmp.name)
+                    self.assertEqual(text[:4], ENDBR64)
+
+    def test_gas_output_has_cfi(self):
+        for isa in ISAS:
+            for mode in MODES:
+                gas, _ = assemble_pair(GEN, isa, mode, self.tmp.name)
+                self.assertIn(".eh_frame", run("readelf", "-SW", gas))
+
+    def test_mca_markers_in_both_twins(self):
+        for isa in ISAS:
+            for mode in MODES:
+                with open(gen_path(isa, mode, "S")) as gas, open(gen_path(isa, mode, "asm")) as nasm:
+                    gas_text, nasm_text = gas.read(), nasm.read()
+                self.assertRegex(gas_text, rf"# LLVM-MCA-BEGIN {mode}_{isa}_main_loop\n(.*\n)+# LLVM-MCA-END")
+                self.assertRegex(nasm_text, rf"; LLVM-MCA-BEGIN {mode}_{isa}_main_loop\n(.*\n)+; LLVM-MCA-END")
+
+    def test_vzeroupper_before_every_ret(self):
+        for isa in ISAS:
+            for mode in MODES:
+                gas, _ = assemble_pair(GEN, isa, mode, self.tmp.name)
+                listing = run("objdump", "-d", "--no-show-raw-insn", gas)
+                instructions = re.findall(r"^\s+[0-9a-f]+:\s+(\S+)", listing, re.M)
+                rets = [i for i, name in enumerate(instructions) if name == "ret"]
+                self.assertTrue(rets)
+                for index in rets:
+                    self.assertEqual(instructions[index - 1], "vzeroupper", f"{isa} {mode}")
+
+
+VARIANTS = [
+    {"UNROLL": 1},
+    {"UNROLL": 2},
+    {"UNROLL": 4, "TAIL": 1},
+    {"UNROLL": 8, "TAIL": 2},
+    {"UNROLL": 8, "TAIL": 8, "KEYS": "mem"},
+    {"UNROLL": 16, "KEYS": "mem"},
+]
+
+
+@unittest.skipUnless(have("nasm") and have("objcopy") and have("cc"), "needs nasm, objcopy, cc")
+class KnobVariants(unittest.TestCase):
+    """Non-default knobs must be as correct as the defaults: twins and an OpenSSL check."""
+
+    def test_variants(self):
+        for assignments in VARIANTS:
+            with self.subTest(**assignments), tempfile.TemporaryDirectory() as tmp:
+                write_variant(tmp, assignments)
+                objects = []
+                for isa in ISAS:
+                    for mode in MODES:
+                        gas, nasm = assemble_pair(tmp, isa, mode, tmp)
+                        self.assertEqual(section_bytes(gas, ".text", tmp),
+                                         section_bytes(nasm, ".text", tmp))
+                        objects.append(gas)
+                checker = os.path.join(tmp, "variant_check")
+                run("cc", "-O1", "-std=c11", "-o", checker,
+                    os.path.join(REPO, "tests", "c", "variant_check.c"), *objects, "-lcrypto")
+                output = run(checker)
+                self.assertRegex(output, r"(^|\n)[1-9]\d* passed, 0 failed\n$", output)
+
+
+if __name__ == "__main__":
+    unittest.main()

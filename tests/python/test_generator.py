@@ -1,0 +1,258 @@
+"""Unit tests of the generator: knob validation, parser, printers, lints, CLI errors."""
+
+import os
+import subprocess
+import sys
+import unittest
+
+from repo import REPO
+from generator.errors import TemplateError, UsageError
+from generator.isa import ISAS, get_isa
+from generator.knobs import parse_assignment, resolve
+from generator.lint import lint
+from generator.modes import MODES, get_mode
+from generator.abi import SYSV
+from generator.parse import parse, parse_line
+from generator.printers.att import AttPrinter
+from generator.printers.nasm import NasmPrinter
+from generator.render import generate
+from generator.vregs import RegisterBudgetError
+
+
+def run_cli(*args):
+    return subprocess.run([sys.executable, "-m", "generator", *args], cwd=REPO,
+                          capture_output=True, text=True)
+
+
+class KnobValidation(unittest.TestCase):
+    def test_good_assignment(self):
+        self.assertEqual(parse_assignment("UNROLL=4"), ("UNROLL", 4))
+        self.assertEqual(parse_assignment("keys=mem"), ("KEYS", "mem"))
+
+    def test_unknown_knob_names_the_valid_ones(self):
+        with self.assertRaises(UsageError) as caught:
+            parse_assignment("UNROL=4")
+        self.assertIn("UNROL", str(caught.exception))
+        self.assertIn("UNROLL", str(caught.exception))
+
+    def test_bad_value_names_the_valid_ones(self):
+        for text in ("UNROLL=3", "UNROLL=x", "KEYS=cache", "UNROLL=32"):
+            with self.assertRaises(UsageError) as caught:
+                parse_assignment(text)
+            self.assertIn("valid:", str(caught.exception))
+
+    def test_missing_equals(self):
+        with self.assertRaises(UsageError):
+            parse_assignment("UNROLL")
+
+    def test_defaults_depend_on_register_file(self):
+        ctr = get_mode("ctr")
+        self.assertEqual(resolve(ctr, get_isa("avx10_512"), {})["KEYS"], "reg")
+        self.assertEqual(resolve(ctr, get_isa("aesni_avx"), {})["KEYS"], "mem")
+        self.assertEqual(resolve(ctr, get_isa("aesni_avx"), {})["UNROLL"], 8)
+
+    def test_tail_follows_small_unroll(self):
+        knobs = resolve(get_mode("ctr"), get_isa("avx10_512"), {"UNROLL": 2})
+        self.assertEqual(knobs["TAIL"], 2)
+        with self.assertRaises(UsageError):
+            resolve(get_mode("ctr"), get_isa("avx10_512"), {"UNROLL": 2, "TAIL": 4})
+
+    def test_register_file_overflow_is_detected(self):
+        mode, isa = get_mode("ctr"), get_isa("avx10_512")
+        with self.assertRaises(RegisterBudgetError):
+            generate(mode, isa, resolve(mode, isa, {"UNROLL": 16, "KEYS": "reg"}), SYSV)
+        generate(mode, isa, resolve(mode, isa, {"UNROLL": 16, "KEYS": "mem"}), SYSV)
+        vex = get_isa("vaes_avx2")
+        with self.assertRaises(RegisterBudgetError):
+            generate(mode, vex, resolve(mode, vex, {"KEYS": "reg"}), SYSV)
+
+
+class CommandLine(unittest.TestCase):
+    def assert_usage_error(self, result, *fragments):
+        self.assertEqual(result.returncode, 2, result.stderr)
+        for fragment in fragments:
+            self.assertIn(fragment, result.stderr)
+
+    def test_unknown_isa(self):
+        self.assert_usage_error(run_cli("gen", "--check", "--isa", "avx9"), "avx9",
+                                "valid: aesni_avx, vaes_avx2, avx10_256, avx10_512")
+
+    def test_unknown_mode(self):
+        self.assert_usage_error(run_cli("gen", "--check", "--mode", "ofb"), "ofb",
+                                "valid: ctr, xctr")
+
+    def test_bad_knob_value(self):
+        self.assert_usage_error(run_cli("gen", "--check", "UNROLL=5"), "'5'",
+                                "valid: 1, 2, 4, 8, 16")
+
+    def test_unroll_too_big_for_register_file(self):
+        result = run_cli("gen", "--check", "--isa", "avx10_512", "--mode", "ctr",
+                         "UNROLL=16", "KEYS=reg")
+        self.assert_usage_error(result, "UNROLL=16", "has 32",
+                                "valid UNROLL here: 1, 2, 4, 8", "KEYS=mem")
+
+    def test_keys_in_registers_on_16_register_isa(self):
+        result = run_cli("gen", "--check", "--isa", "aesni_avx", "KEYS=reg")
+        self.assert_usage_error(result, "aesni_avx has 16", "valid UNROLL here: none")
+
+    def test_bad_input_writes_nothing(self):
+        out = os.path.join(REPO, "build", "cli-bad-input")
+        result = run_cli("gen", "--out", out, "--isa", "avx10_512", "UNROLL=16", "KEYS=reg")
+        self.assertEqual(result.returncode, 2)
+        self.assertFalse(os.path.exists(out))
+
+    def test_list_shows_isas_modes_knobs(self):
+        result = run_cli("list")
+        self.assertEqual(result.returncode, 0)
+        for name in list(ISAS) + list(MODES) + ["UNROLL", "KEYS", "TAIL"]:
+            self.assertIn(name, result.stdout)
+
+    def test_help(self):
+        result = run_cli("--help")
+        self.assertEqual(result.returncode, 0)
+        self.assertIn("gen", result.stdout)
+
+
+class Parser(unittest.TestCase):
+    def test_memory_operand_fields(self):
+        instr = parse_line("vmovdqu8 zmm1{k2}{z}, zmmword [rsi + rcx*4 - 64]")
+        reg, mem = instr.operands
+        self.assertEqual((reg.name, reg.mask, reg.zeroing), ("zmm1", "k2", True))
+        self.assertEqual((mem.base, mem.index, mem.scale, mem.disp, mem.size),
+                         ("rsi", "rcx", 4, -64, 64))
+
+    def test_rip_relative(self):
+        mem = parse_line("vpaddq ymm0, ymm0, [rip + .Lconst + 16]").operands[2]
+        self.assertEqual((mem.symbol, mem.disp, mem.base), (".Lconst", 16, None))
+
+    def test_rejects_garbage(self):
+        for line in ("vpxor xmm0, [rax + rbx + rcx]", "mov rax, [foo]", ".frobnicate 1",
+                     "vpxor xmm0, [rax*3]", "add rax, @@"):
+            with self.assertRaises(TemplateError, msg=line):
+                parse_line(line)
+
+
+class Printers(unittest.TestCase):
+    CASES = [
+        # neutral, GNU as, NASM
+        ("vaesenc zmm0, zmm0, zmm16", "vaesenc         %zmm16, %zmm0, %zmm0",
+         "vaesenc         zmm0, zmm0, zmm16"),
+        ("vmovdqu8 zmm1{k1}{z}, [rsi]", "vmovdqu8        (%rsi), %zmm1{%k1}{z}",
+         "vmovdqu8        zmm1{k1}{z}, [rsi]"),
+        ("vmovdqu8 [rdi + 64]{k1}, zmm2", "vmovdqu8        %zmm2, 64(%rdi){%k1}",
+         "vmovdqu8        [rdi + 64]{k1}, zmm2"),
+        ("vpxord zmm3, zmm4, zmmword [rdx + rcx*1 - 128]",
+         "vpxord          -128(%rdx,%rcx,1), %zmm4, %zmm3",
+         "vpxord          zmm3, zmm4, zword [rdx + rcx*1 - 128]"),
+        ("vpaddq ymm0, ymm0, ymmword [rip + .Lk]", "vpaddq          .Lk(%rip), %ymm0, %ymm0",
+         "vpaddq          ymm0, ymm0, yword [rel L.k]"),
+        ("mov qword [rsp + 8], 0", "movq            $0, 8(%rsp)", "mov             qword [rsp + 8], 0"),
+        ("xor r11w, word [rdx]", "xor             (%rdx), %r11w", "xor             r11w, word [rdx]"),
+        ("movzx eax, byte [rsi]", "movzbl          (%rsi), %eax", "movzx           eax, byte [rsi]"),
+        ("bzhi r11, r11, rcx", "bzhi            %rcx, %r11, %r11", "bzhi            r11, r11, rcx"),
+        ("vpternlogd zmm0, zmm1, zmm2, 0x96", "vpternlogd      $150, %zmm2, %zmm1, %zmm0",
+         "vpternlogd      zmm0, zmm1, zmm2, 150"),
+        ("jb .Ldone", "jb              .Ldone", "jb              L.done"),
+    ]
+
+    def test_both_syntaxes(self):
+        for neutral, att, nasm in self.CASES:
+            instr = parse_line(neutral)
+            self.assertEqual(AttPrinter().instruction(instr), att)
+            self.assertEqual(NasmPrinter().instruction(instr), nasm)
+
+    def test_cpp_directive_comment_is_refused(self):
+        with self.assertRaises(TemplateError):
+            AttPrinter().comment("if the counter wraps")
+        self.assertEqual(AttPrinter().comment("when the counter wraps"),
+                         "# when the counter wraps")
+
+    def test_mca_markers(self):
+        statements = parse(".mca_begin loop\nnop\n.mca_end")
+        self.assertIn("# LLVM-MCA-BEGIN loop", AttPrinter().render([], statements))
+        self.assertIn("; LLVM-MCA-END", NasmPrinter().render([], statements))
+
+
+FUNCTION = """.function f
+f:
+endbr64
+{body}
+.mca_begin m
+.mca_end
+vzeroupper
+ret
+"""
+
+
+class Lints(unittest.TestCase):
+    def check(self, body, isa="avx10_512", function=FUNCTION):
+        lint(parse(function.format(body=body)), get_isa(isa))
+
+    def test_clean_function_passes(self):
+        self.check("vpxord zmm0, zmm0, zmm1")
+
+    def test_legacy_sse(self):
+        for body in ("pxor xmm0, xmm1", "aesenc xmm0, xmm1", "movdqu xmm0, [rsi]"):
+            with self.assertRaises(TemplateError, msg=body):
+                self.check(body)
+
+    def test_registers_beyond_isa(self):
+        for isa, body in (("aesni_avx", "vpxor ymm0, ymm0, ymm1"),
+                          ("vaes_avx2", "vpxor ymm16, ymm0, ymm1"),
+                          ("avx10_256", "vpxord zmm0, zmm0, zmm1"),
+                          ("vaes_avx2", "vpxord ymm0, ymm0, ymm1"),
+                          ("vaes_avx2", "kmovq k1, rax")):
+            with self.assertRaises(TemplateError, msg=f"{isa}: {body}"):
+                self.check(body, isa)
+
+    def test_missing_endbr64(self):
+        with self.assertRaises(TemplateError):
+            self.check("nop", function=FUNCTION.replace("endbr64\n", ""))
+
+    def test_missing_vzeroupper(self):
+        with self.assertRaises(TemplateError):
+            self.check("nop", function=FUNCTION.replace("vzeroupper\n", ""))
+
+    def test_undefined_label(self):
+        with self.assertRaises(TemplateError):
+            self.check("jmp .Lnowhere")
+
+    def test_unbalanced_mca(self):
+        with self.assertRaises(TemplateError):
+            self.check("nop", function=FUNCTION.replace(".mca_end\n", ""))
+
+
+class Generation(unittest.TestCase):
+    def test_every_valid_combination_generates_and_lints(self):
+        for isa in ISAS.values():
+            for mode in MODES.values():
+                for unroll in (1, 2, 4, 8, 16):
+                    for keys in ("reg", "mem"):
+                        knobs = resolve(mode, isa, {"UNROLL": unroll, "KEYS": keys})
+                        try:
+                            texts = generate(mode, isa, knobs, SYSV)
+                        except RegisterBudgetError:
+                            continue
+                        self.assertIn(f"UNROLL={unroll}", texts["S"])
+
+    def test_deterministic(self):
+        mode, isa = get_mode("ctr"), get_isa("avx10_256")
+        knobs = resolve(mode, isa, {})
+        self.assertEqual(generate(mode, isa, knobs, SYSV), generate(mode, isa, knobs, SYSV))
+
+    def test_header(self):
+        mode, isa = get_mode("xctr"), get_isa("vaes_avx2")
+        text = generate(mode, isa, resolve(mode, isa, {"UNROLL": 4}), SYSV)["asm"]
+        head = text.splitlines()[:8]
+        self.assertTrue(head[0].startswith("; Generated by aesgen"))
+        self.assertTrue(any("regenerate: python3 -m generator gen --isa vaes_avx2 --mode xctr"
+                            in line and "UNROLL=4" in line for line in head), head)
+
+    def test_arguments_come_from_the_abi(self):
+        mode, isa = get_mode("ctr"), get_isa("avx10_512")
+        text = generate(mode, isa, resolve(mode, isa, {}), SYSV)["S"]
+        self.assertIn("KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8", text)
+
+
+if __name__ == "__main__":
+    unittest.main()
