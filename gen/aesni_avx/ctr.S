@@ -23,7 +23,7 @@
 # Registers: KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ROUNDS=rax, KEYEND=r10, TMPG=r11
 #            KS0=xmm0, KS1=xmm1, KS2=xmm2, KS3=xmm3, KS4=xmm4, KS5=xmm5
 #            KS6=xmm6, KS7=xmm7, CTR=xmm8, INC=xmm9, BSWAP=xmm10, TMP=xmm11
-#            K0=xmm12, KLAST=xmm13
+#            K0=xmm12, KLAST=xmm13, KT=xmm14
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_ctr_crypt_aesni_avx
@@ -68,60 +68,73 @@ aesgen_ctr_crypt_aesni_avx:
 	cmp             $12, %eax
 	jb              .Lctr_group_aes128
 	je              .Lctr_group_aes192
-	vaesenc         -208(%r10), %xmm0, %xmm0
-	vaesenc         -208(%r10), %xmm1, %xmm1
-	vaesenc         -208(%r10), %xmm2, %xmm2
-	vaesenc         -208(%r10), %xmm3, %xmm3
-	vaesenc         -192(%r10), %xmm0, %xmm0
-	vaesenc         -192(%r10), %xmm1, %xmm1
-	vaesenc         -192(%r10), %xmm2, %xmm2
-	vaesenc         -192(%r10), %xmm3, %xmm3
+	vmovdqu         -208(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -192(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
 .Lctr_group_aes192:
-	vaesenc         -176(%r10), %xmm0, %xmm0
-	vaesenc         -176(%r10), %xmm1, %xmm1
-	vaesenc         -176(%r10), %xmm2, %xmm2
-	vaesenc         -176(%r10), %xmm3, %xmm3
-	vaesenc         -160(%r10), %xmm0, %xmm0
-	vaesenc         -160(%r10), %xmm1, %xmm1
-	vaesenc         -160(%r10), %xmm2, %xmm2
-	vaesenc         -160(%r10), %xmm3, %xmm3
+	vmovdqu         -176(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -160(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
 .Lctr_group_aes128:
-	vaesenc         -144(%r10), %xmm0, %xmm0
-	vaesenc         -144(%r10), %xmm1, %xmm1
-	vaesenc         -144(%r10), %xmm2, %xmm2
-	vaesenc         -144(%r10), %xmm3, %xmm3
-	vaesenc         -128(%r10), %xmm0, %xmm0
-	vaesenc         -128(%r10), %xmm1, %xmm1
-	vaesenc         -128(%r10), %xmm2, %xmm2
-	vaesenc         -128(%r10), %xmm3, %xmm3
-	vaesenc         -112(%r10), %xmm0, %xmm0
-	vaesenc         -112(%r10), %xmm1, %xmm1
-	vaesenc         -112(%r10), %xmm2, %xmm2
-	vaesenc         -112(%r10), %xmm3, %xmm3
-	vaesenc         -96(%r10), %xmm0, %xmm0
-	vaesenc         -96(%r10), %xmm1, %xmm1
-	vaesenc         -96(%r10), %xmm2, %xmm2
-	vaesenc         -96(%r10), %xmm3, %xmm3
-	vaesenc         -80(%r10), %xmm0, %xmm0
-	vaesenc         -80(%r10), %xmm1, %xmm1
-	vaesenc         -80(%r10), %xmm2, %xmm2
-	vaesenc         -80(%r10), %xmm3, %xmm3
-	vaesenc         -64(%r10), %xmm0, %xmm0
-	vaesenc         -64(%r10), %xmm1, %xmm1
-	vaesenc         -64(%r10), %xmm2, %xmm2
-	vaesenc         -64(%r10), %xmm3, %xmm3
-	vaesenc         -48(%r10), %xmm0, %xmm0
-	vaesenc         -48(%r10), %xmm1, %xmm1
-	vaesenc         -48(%r10), %xmm2, %xmm2
-	vaesenc         -48(%r10), %xmm3, %xmm3
-	vaesenc         -32(%r10), %xmm0, %xmm0
-	vaesenc         -32(%r10), %xmm1, %xmm1
-	vaesenc         -32(%r10), %xmm2, %xmm2
-	vaesenc         -32(%r10), %xmm3, %xmm3
-	vaesenc         -16(%r10), %xmm0, %xmm0
-	vaesenc         -16(%r10), %xmm1, %xmm1
-	vaesenc         -16(%r10), %xmm2, %xmm2
-	vaesenc         -16(%r10), %xmm3, %xmm3
+	vmovdqu         -144(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -128(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -112(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -96(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -80(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -64(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -48(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -32(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -16(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
 	vpxor           (%rdx), %xmm13, %xmm11
 	vaesenclast     %xmm11, %xmm0, %xmm0
 	vmovdqu         %xmm0, (%rsi)
@@ -164,60 +177,73 @@ aesgen_ctr_crypt_aesni_avx:
 	cmp             $12, %eax
 	jb              .Lctr_final4_aes128
 	je              .Lctr_final4_aes192
-	vaesenc         -208(%r10), %xmm0, %xmm0
-	vaesenc         -208(%r10), %xmm1, %xmm1
-	vaesenc         -208(%r10), %xmm2, %xmm2
-	vaesenc         -208(%r10), %xmm3, %xmm3
-	vaesenc         -192(%r10), %xmm0, %xmm0
-	vaesenc         -192(%r10), %xmm1, %xmm1
-	vaesenc         -192(%r10), %xmm2, %xmm2
-	vaesenc         -192(%r10), %xmm3, %xmm3
+	vmovdqu         -208(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -192(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
 .Lctr_final4_aes192:
-	vaesenc         -176(%r10), %xmm0, %xmm0
-	vaesenc         -176(%r10), %xmm1, %xmm1
-	vaesenc         -176(%r10), %xmm2, %xmm2
-	vaesenc         -176(%r10), %xmm3, %xmm3
-	vaesenc         -160(%r10), %xmm0, %xmm0
-	vaesenc         -160(%r10), %xmm1, %xmm1
-	vaesenc         -160(%r10), %xmm2, %xmm2
-	vaesenc         -160(%r10), %xmm3, %xmm3
+	vmovdqu         -176(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -160(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
 .Lctr_final4_aes128:
-	vaesenc         -144(%r10), %xmm0, %xmm0
-	vaesenc         -144(%r10), %xmm1, %xmm1
-	vaesenc         -144(%r10), %xmm2, %xmm2
-	vaesenc         -144(%r10), %xmm3, %xmm3
-	vaesenc         -128(%r10), %xmm0, %xmm0
-	vaesenc         -128(%r10), %xmm1, %xmm1
-	vaesenc         -128(%r10), %xmm2, %xmm2
-	vaesenc         -128(%r10), %xmm3, %xmm3
-	vaesenc         -112(%r10), %xmm0, %xmm0
-	vaesenc         -112(%r10), %xmm1, %xmm1
-	vaesenc         -112(%r10), %xmm2, %xmm2
-	vaesenc         -112(%r10), %xmm3, %xmm3
-	vaesenc         -96(%r10), %xmm0, %xmm0
-	vaesenc         -96(%r10), %xmm1, %xmm1
-	vaesenc         -96(%r10), %xmm2, %xmm2
-	vaesenc         -96(%r10), %xmm3, %xmm3
-	vaesenc         -80(%r10), %xmm0, %xmm0
-	vaesenc         -80(%r10), %xmm1, %xmm1
-	vaesenc         -80(%r10), %xmm2, %xmm2
-	vaesenc         -80(%r10), %xmm3, %xmm3
-	vaesenc         -64(%r10), %xmm0, %xmm0
-	vaesenc         -64(%r10), %xmm1, %xmm1
-	vaesenc         -64(%r10), %xmm2, %xmm2
-	vaesenc         -64(%r10), %xmm3, %xmm3
-	vaesenc         -48(%r10), %xmm0, %xmm0
-	vaesenc         -48(%r10), %xmm1, %xmm1
-	vaesenc         -48(%r10), %xmm2, %xmm2
-	vaesenc         -48(%r10), %xmm3, %xmm3
-	vaesenc         -32(%r10), %xmm0, %xmm0
-	vaesenc         -32(%r10), %xmm1, %xmm1
-	vaesenc         -32(%r10), %xmm2, %xmm2
-	vaesenc         -32(%r10), %xmm3, %xmm3
-	vaesenc         -16(%r10), %xmm0, %xmm0
-	vaesenc         -16(%r10), %xmm1, %xmm1
-	vaesenc         -16(%r10), %xmm2, %xmm2
-	vaesenc         -16(%r10), %xmm3, %xmm3
+	vmovdqu         -144(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -128(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -112(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -96(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -80(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -64(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -48(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -32(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -16(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
 	vpxor           (%rdx), %xmm13, %xmm11
 	vaesenclast     %xmm11, %xmm0, %xmm0
 	vmovdqu         %xmm0, (%rsi)
@@ -284,47 +310,60 @@ aesgen_ctr_crypt_aesni_avx:
 	cmp             $12, %eax
 	jb              .Lctr_final3_aes128
 	je              .Lctr_final3_aes192
-	vaesenc         -208(%r10), %xmm0, %xmm0
-	vaesenc         -208(%r10), %xmm1, %xmm1
-	vaesenc         -208(%r10), %xmm2, %xmm2
-	vaesenc         -192(%r10), %xmm0, %xmm0
-	vaesenc         -192(%r10), %xmm1, %xmm1
-	vaesenc         -192(%r10), %xmm2, %xmm2
+	vmovdqu         -208(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vmovdqu         -192(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
 .Lctr_final3_aes192:
-	vaesenc         -176(%r10), %xmm0, %xmm0
-	vaesenc         -176(%r10), %xmm1, %xmm1
-	vaesenc         -176(%r10), %xmm2, %xmm2
-	vaesenc         -160(%r10), %xmm0, %xmm0
-	vaesenc         -160(%r10), %xmm1, %xmm1
-	vaesenc         -160(%r10), %xmm2, %xmm2
+	vmovdqu         -176(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vmovdqu         -160(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
 .Lctr_final3_aes128:
-	vaesenc         -144(%r10), %xmm0, %xmm0
-	vaesenc         -144(%r10), %xmm1, %xmm1
-	vaesenc         -144(%r10), %xmm2, %xmm2
-	vaesenc         -128(%r10), %xmm0, %xmm0
-	vaesenc         -128(%r10), %xmm1, %xmm1
-	vaesenc         -128(%r10), %xmm2, %xmm2
-	vaesenc         -112(%r10), %xmm0, %xmm0
-	vaesenc         -112(%r10), %xmm1, %xmm1
-	vaesenc         -112(%r10), %xmm2, %xmm2
-	vaesenc         -96(%r10), %xmm0, %xmm0
-	vaesenc         -96(%r10), %xmm1, %xmm1
-	vaesenc         -96(%r10), %xmm2, %xmm2
-	vaesenc         -80(%r10), %xmm0, %xmm0
-	vaesenc         -80(%r10), %xmm1, %xmm1
-	vaesenc         -80(%r10), %xmm2, %xmm2
-	vaesenc         -64(%r10), %xmm0, %xmm0
-	vaesenc         -64(%r10), %xmm1, %xmm1
-	vaesenc         -64(%r10), %xmm2, %xmm2
-	vaesenc         -48(%r10), %xmm0, %xmm0
-	vaesenc         -48(%r10), %xmm1, %xmm1
-	vaesenc         -48(%r10), %xmm2, %xmm2
-	vaesenc         -32(%r10), %xmm0, %xmm0
-	vaesenc         -32(%r10), %xmm1, %xmm1
-	vaesenc         -32(%r10), %xmm2, %xmm2
-	vaesenc         -16(%r10), %xmm0, %xmm0
-	vaesenc         -16(%r10), %xmm1, %xmm1
-	vaesenc         -16(%r10), %xmm2, %xmm2
+	vmovdqu         -144(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vmovdqu         -128(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vmovdqu         -112(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vmovdqu         -96(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vmovdqu         -80(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vmovdqu         -64(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vmovdqu         -48(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vmovdqu         -32(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vmovdqu         -16(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
 	vpxor           (%rdx), %xmm13, %xmm11
 	vaesenclast     %xmm11, %xmm0, %xmm0
 	vmovdqu         %xmm0, (%rsi)
@@ -385,34 +424,47 @@ aesgen_ctr_crypt_aesni_avx:
 	cmp             $12, %eax
 	jb              .Lctr_final2_aes128
 	je              .Lctr_final2_aes192
-	vaesenc         -208(%r10), %xmm0, %xmm0
-	vaesenc         -208(%r10), %xmm1, %xmm1
-	vaesenc         -192(%r10), %xmm0, %xmm0
-	vaesenc         -192(%r10), %xmm1, %xmm1
+	vmovdqu         -208(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -192(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
 .Lctr_final2_aes192:
-	vaesenc         -176(%r10), %xmm0, %xmm0
-	vaesenc         -176(%r10), %xmm1, %xmm1
-	vaesenc         -160(%r10), %xmm0, %xmm0
-	vaesenc         -160(%r10), %xmm1, %xmm1
+	vmovdqu         -176(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -160(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
 .Lctr_final2_aes128:
-	vaesenc         -144(%r10), %xmm0, %xmm0
-	vaesenc         -144(%r10), %xmm1, %xmm1
-	vaesenc         -128(%r10), %xmm0, %xmm0
-	vaesenc         -128(%r10), %xmm1, %xmm1
-	vaesenc         -112(%r10), %xmm0, %xmm0
-	vaesenc         -112(%r10), %xmm1, %xmm1
-	vaesenc         -96(%r10), %xmm0, %xmm0
-	vaesenc         -96(%r10), %xmm1, %xmm1
-	vaesenc         -80(%r10), %xmm0, %xmm0
-	vaesenc         -80(%r10), %xmm1, %xmm1
-	vaesenc         -64(%r10), %xmm0, %xmm0
-	vaesenc         -64(%r10), %xmm1, %xmm1
-	vaesenc         -48(%r10), %xmm0, %xmm0
-	vaesenc         -48(%r10), %xmm1, %xmm1
-	vaesenc         -32(%r10), %xmm0, %xmm0
-	vaesenc         -32(%r10), %xmm1, %xmm1
-	vaesenc         -16(%r10), %xmm0, %xmm0
-	vaesenc         -16(%r10), %xmm1, %xmm1
+	vmovdqu         -144(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -128(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -112(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -96(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -80(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -64(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -48(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -32(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -16(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
 	vpxor           (%rdx), %xmm13, %xmm11
 	vaesenclast     %xmm11, %xmm0, %xmm0
 	vmovdqu         %xmm0, (%rsi)
@@ -467,21 +519,34 @@ aesgen_ctr_crypt_aesni_avx:
 	cmp             $12, %eax
 	jb              .Lctr_final1_aes128
 	je              .Lctr_final1_aes192
-	vaesenc         -208(%r10), %xmm0, %xmm0
-	vaesenc         -192(%r10), %xmm0, %xmm0
+	vmovdqu         -208(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -192(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
 .Lctr_final1_aes192:
-	vaesenc         -176(%r10), %xmm0, %xmm0
-	vaesenc         -160(%r10), %xmm0, %xmm0
+	vmovdqu         -176(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -160(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
 .Lctr_final1_aes128:
-	vaesenc         -144(%r10), %xmm0, %xmm0
-	vaesenc         -128(%r10), %xmm0, %xmm0
-	vaesenc         -112(%r10), %xmm0, %xmm0
-	vaesenc         -96(%r10), %xmm0, %xmm0
-	vaesenc         -80(%r10), %xmm0, %xmm0
-	vaesenc         -64(%r10), %xmm0, %xmm0
-	vaesenc         -48(%r10), %xmm0, %xmm0
-	vaesenc         -32(%r10), %xmm0, %xmm0
-	vaesenc         -16(%r10), %xmm0, %xmm0
+	vmovdqu         -144(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -128(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -112(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -96(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -80(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -64(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -48(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -32(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -16(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
 	vaesenclast     %xmm13, %xmm0, %xmm0
 	cmp             $16, %rcx
 	jb              .Lctr_final1_bytes
@@ -558,112 +623,125 @@ aesgen_ctr_crypt_aesni_avx:
 	cmp             $12, %eax
 	jb              .Lctr_main_aes128
 	je              .Lctr_main_aes192
-	vaesenc         -208(%r10), %xmm0, %xmm0
-	vaesenc         -208(%r10), %xmm1, %xmm1
-	vaesenc         -208(%r10), %xmm2, %xmm2
-	vaesenc         -208(%r10), %xmm3, %xmm3
-	vaesenc         -208(%r10), %xmm4, %xmm4
-	vaesenc         -208(%r10), %xmm5, %xmm5
-	vaesenc         -208(%r10), %xmm6, %xmm6
-	vaesenc         -208(%r10), %xmm7, %xmm7
-	vaesenc         -192(%r10), %xmm0, %xmm0
-	vaesenc         -192(%r10), %xmm1, %xmm1
-	vaesenc         -192(%r10), %xmm2, %xmm2
-	vaesenc         -192(%r10), %xmm3, %xmm3
-	vaesenc         -192(%r10), %xmm4, %xmm4
-	vaesenc         -192(%r10), %xmm5, %xmm5
-	vaesenc         -192(%r10), %xmm6, %xmm6
-	vaesenc         -192(%r10), %xmm7, %xmm7
+	vmovdqu         -208(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -192(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
 .Lctr_main_aes192:
-	vaesenc         -176(%r10), %xmm0, %xmm0
-	vaesenc         -176(%r10), %xmm1, %xmm1
-	vaesenc         -176(%r10), %xmm2, %xmm2
-	vaesenc         -176(%r10), %xmm3, %xmm3
-	vaesenc         -176(%r10), %xmm4, %xmm4
-	vaesenc         -176(%r10), %xmm5, %xmm5
-	vaesenc         -176(%r10), %xmm6, %xmm6
-	vaesenc         -176(%r10), %xmm7, %xmm7
-	vaesenc         -160(%r10), %xmm0, %xmm0
-	vaesenc         -160(%r10), %xmm1, %xmm1
-	vaesenc         -160(%r10), %xmm2, %xmm2
-	vaesenc         -160(%r10), %xmm3, %xmm3
-	vaesenc         -160(%r10), %xmm4, %xmm4
-	vaesenc         -160(%r10), %xmm5, %xmm5
-	vaesenc         -160(%r10), %xmm6, %xmm6
-	vaesenc         -160(%r10), %xmm7, %xmm7
+	vmovdqu         -176(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -160(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
 .Lctr_main_aes128:
-	vaesenc         -144(%r10), %xmm0, %xmm0
-	vaesenc         -144(%r10), %xmm1, %xmm1
-	vaesenc         -144(%r10), %xmm2, %xmm2
-	vaesenc         -144(%r10), %xmm3, %xmm3
-	vaesenc         -144(%r10), %xmm4, %xmm4
-	vaesenc         -144(%r10), %xmm5, %xmm5
-	vaesenc         -144(%r10), %xmm6, %xmm6
-	vaesenc         -144(%r10), %xmm7, %xmm7
-	vaesenc         -128(%r10), %xmm0, %xmm0
-	vaesenc         -128(%r10), %xmm1, %xmm1
-	vaesenc         -128(%r10), %xmm2, %xmm2
-	vaesenc         -128(%r10), %xmm3, %xmm3
-	vaesenc         -128(%r10), %xmm4, %xmm4
-	vaesenc         -128(%r10), %xmm5, %xmm5
-	vaesenc         -128(%r10), %xmm6, %xmm6
-	vaesenc         -128(%r10), %xmm7, %xmm7
-	vaesenc         -112(%r10), %xmm0, %xmm0
-	vaesenc         -112(%r10), %xmm1, %xmm1
-	vaesenc         -112(%r10), %xmm2, %xmm2
-	vaesenc         -112(%r10), %xmm3, %xmm3
-	vaesenc         -112(%r10), %xmm4, %xmm4
-	vaesenc         -112(%r10), %xmm5, %xmm5
-	vaesenc         -112(%r10), %xmm6, %xmm6
-	vaesenc         -112(%r10), %xmm7, %xmm7
-	vaesenc         -96(%r10), %xmm0, %xmm0
-	vaesenc         -96(%r10), %xmm1, %xmm1
-	vaesenc         -96(%r10), %xmm2, %xmm2
-	vaesenc         -96(%r10), %xmm3, %xmm3
-	vaesenc         -96(%r10), %xmm4, %xmm4
-	vaesenc         -96(%r10), %xmm5, %xmm5
-	vaesenc         -96(%r10), %xmm6, %xmm6
-	vaesenc         -96(%r10), %xmm7, %xmm7
-	vaesenc         -80(%r10), %xmm0, %xmm0
-	vaesenc         -80(%r10), %xmm1, %xmm1
-	vaesenc         -80(%r10), %xmm2, %xmm2
-	vaesenc         -80(%r10), %xmm3, %xmm3
-	vaesenc         -80(%r10), %xmm4, %xmm4
-	vaesenc         -80(%r10), %xmm5, %xmm5
-	vaesenc         -80(%r10), %xmm6, %xmm6
-	vaesenc         -80(%r10), %xmm7, %xmm7
-	vaesenc         -64(%r10), %xmm0, %xmm0
-	vaesenc         -64(%r10), %xmm1, %xmm1
-	vaesenc         -64(%r10), %xmm2, %xmm2
-	vaesenc         -64(%r10), %xmm3, %xmm3
-	vaesenc         -64(%r10), %xmm4, %xmm4
-	vaesenc         -64(%r10), %xmm5, %xmm5
-	vaesenc         -64(%r10), %xmm6, %xmm6
-	vaesenc         -64(%r10), %xmm7, %xmm7
-	vaesenc         -48(%r10), %xmm0, %xmm0
-	vaesenc         -48(%r10), %xmm1, %xmm1
-	vaesenc         -48(%r10), %xmm2, %xmm2
-	vaesenc         -48(%r10), %xmm3, %xmm3
-	vaesenc         -48(%r10), %xmm4, %xmm4
-	vaesenc         -48(%r10), %xmm5, %xmm5
-	vaesenc         -48(%r10), %xmm6, %xmm6
-	vaesenc         -48(%r10), %xmm7, %xmm7
-	vaesenc         -32(%r10), %xmm0, %xmm0
-	vaesenc         -32(%r10), %xmm1, %xmm1
-	vaesenc         -32(%r10), %xmm2, %xmm2
-	vaesenc         -32(%r10), %xmm3, %xmm3
-	vaesenc         -32(%r10), %xmm4, %xmm4
-	vaesenc         -32(%r10), %xmm5, %xmm5
-	vaesenc         -32(%r10), %xmm6, %xmm6
-	vaesenc         -32(%r10), %xmm7, %xmm7
-	vaesenc         -16(%r10), %xmm0, %xmm0
-	vaesenc         -16(%r10), %xmm1, %xmm1
-	vaesenc         -16(%r10), %xmm2, %xmm2
-	vaesenc         -16(%r10), %xmm3, %xmm3
-	vaesenc         -16(%r10), %xmm4, %xmm4
-	vaesenc         -16(%r10), %xmm5, %xmm5
-	vaesenc         -16(%r10), %xmm6, %xmm6
-	vaesenc         -16(%r10), %xmm7, %xmm7
+	vmovdqu         -144(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -128(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -112(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -96(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -80(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -64(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -48(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -32(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -16(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
 	vpxor           (%rdx), %xmm13, %xmm11
 	vaesenclast     %xmm11, %xmm0, %xmm0
 	vmovdqu         %xmm0, (%rsi)

@@ -26,7 +26,7 @@
 ; Registers: KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ROUNDS=rax, KEYEND=r10, TMPG=r11
 ;            KS0=xmm0, KS1=xmm1, KS2=xmm2, KS3=xmm3, KS4=xmm4, KS5=xmm5
 ;            KS6=xmm6, KS7=xmm7, CTR=xmm8, INC=xmm9, BSWAP=xmm10, TMP=xmm11
-;            K0=xmm12, KLAST=xmm13
+;            K0=xmm12, KLAST=xmm13, KT=xmm14
 	section .text
 	align 32, db 0xcc
 	global aesgen_ctr_crypt_aesni_avx:function hidden
@@ -68,60 +68,73 @@ L.ctr_group_loop:
 	cmp             eax, 12
 	jb              L.ctr_group_aes128
 	je              L.ctr_group_aes192
-	vaesenc         xmm0, xmm0, oword [r10 - 208]
-	vaesenc         xmm1, xmm1, oword [r10 - 208]
-	vaesenc         xmm2, xmm2, oword [r10 - 208]
-	vaesenc         xmm3, xmm3, oword [r10 - 208]
-	vaesenc         xmm0, xmm0, oword [r10 - 192]
-	vaesenc         xmm1, xmm1, oword [r10 - 192]
-	vaesenc         xmm2, xmm2, oword [r10 - 192]
-	vaesenc         xmm3, xmm3, oword [r10 - 192]
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
 L.ctr_group_aes192:
-	vaesenc         xmm0, xmm0, oword [r10 - 176]
-	vaesenc         xmm1, xmm1, oword [r10 - 176]
-	vaesenc         xmm2, xmm2, oword [r10 - 176]
-	vaesenc         xmm3, xmm3, oword [r10 - 176]
-	vaesenc         xmm0, xmm0, oword [r10 - 160]
-	vaesenc         xmm1, xmm1, oword [r10 - 160]
-	vaesenc         xmm2, xmm2, oword [r10 - 160]
-	vaesenc         xmm3, xmm3, oword [r10 - 160]
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
 L.ctr_group_aes128:
-	vaesenc         xmm0, xmm0, oword [r10 - 144]
-	vaesenc         xmm1, xmm1, oword [r10 - 144]
-	vaesenc         xmm2, xmm2, oword [r10 - 144]
-	vaesenc         xmm3, xmm3, oword [r10 - 144]
-	vaesenc         xmm0, xmm0, oword [r10 - 128]
-	vaesenc         xmm1, xmm1, oword [r10 - 128]
-	vaesenc         xmm2, xmm2, oword [r10 - 128]
-	vaesenc         xmm3, xmm3, oword [r10 - 128]
-	vaesenc         xmm0, xmm0, oword [r10 - 112]
-	vaesenc         xmm1, xmm1, oword [r10 - 112]
-	vaesenc         xmm2, xmm2, oword [r10 - 112]
-	vaesenc         xmm3, xmm3, oword [r10 - 112]
-	vaesenc         xmm0, xmm0, oword [r10 - 96]
-	vaesenc         xmm1, xmm1, oword [r10 - 96]
-	vaesenc         xmm2, xmm2, oword [r10 - 96]
-	vaesenc         xmm3, xmm3, oword [r10 - 96]
-	vaesenc         xmm0, xmm0, oword [r10 - 80]
-	vaesenc         xmm1, xmm1, oword [r10 - 80]
-	vaesenc         xmm2, xmm2, oword [r10 - 80]
-	vaesenc         xmm3, xmm3, oword [r10 - 80]
-	vaesenc         xmm0, xmm0, oword [r10 - 64]
-	vaesenc         xmm1, xmm1, oword [r10 - 64]
-	vaesenc         xmm2, xmm2, oword [r10 - 64]
-	vaesenc         xmm3, xmm3, oword [r10 - 64]
-	vaesenc         xmm0, xmm0, oword [r10 - 48]
-	vaesenc         xmm1, xmm1, oword [r10 - 48]
-	vaesenc         xmm2, xmm2, oword [r10 - 48]
-	vaesenc         xmm3, xmm3, oword [r10 - 48]
-	vaesenc         xmm0, xmm0, oword [r10 - 32]
-	vaesenc         xmm1, xmm1, oword [r10 - 32]
-	vaesenc         xmm2, xmm2, oword [r10 - 32]
-	vaesenc         xmm3, xmm3, oword [r10 - 32]
-	vaesenc         xmm0, xmm0, oword [r10 - 16]
-	vaesenc         xmm1, xmm1, oword [r10 - 16]
-	vaesenc         xmm2, xmm2, oword [r10 - 16]
-	vaesenc         xmm3, xmm3, oword [r10 - 16]
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
 	vpxor           xmm11, xmm13, oword [rdx]
 	vaesenclast     xmm0, xmm0, xmm11
 	vmovdqu         oword [rsi], xmm0
@@ -164,60 +177,73 @@ L.ctr_final4:
 	cmp             eax, 12
 	jb              L.ctr_final4_aes128
 	je              L.ctr_final4_aes192
-	vaesenc         xmm0, xmm0, oword [r10 - 208]
-	vaesenc         xmm1, xmm1, oword [r10 - 208]
-	vaesenc         xmm2, xmm2, oword [r10 - 208]
-	vaesenc         xmm3, xmm3, oword [r10 - 208]
-	vaesenc         xmm0, xmm0, oword [r10 - 192]
-	vaesenc         xmm1, xmm1, oword [r10 - 192]
-	vaesenc         xmm2, xmm2, oword [r10 - 192]
-	vaesenc         xmm3, xmm3, oword [r10 - 192]
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
 L.ctr_final4_aes192:
-	vaesenc         xmm0, xmm0, oword [r10 - 176]
-	vaesenc         xmm1, xmm1, oword [r10 - 176]
-	vaesenc         xmm2, xmm2, oword [r10 - 176]
-	vaesenc         xmm3, xmm3, oword [r10 - 176]
-	vaesenc         xmm0, xmm0, oword [r10 - 160]
-	vaesenc         xmm1, xmm1, oword [r10 - 160]
-	vaesenc         xmm2, xmm2, oword [r10 - 160]
-	vaesenc         xmm3, xmm3, oword [r10 - 160]
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
 L.ctr_final4_aes128:
-	vaesenc         xmm0, xmm0, oword [r10 - 144]
-	vaesenc         xmm1, xmm1, oword [r10 - 144]
-	vaesenc         xmm2, xmm2, oword [r10 - 144]
-	vaesenc         xmm3, xmm3, oword [r10 - 144]
-	vaesenc         xmm0, xmm0, oword [r10 - 128]
-	vaesenc         xmm1, xmm1, oword [r10 - 128]
-	vaesenc         xmm2, xmm2, oword [r10 - 128]
-	vaesenc         xmm3, xmm3, oword [r10 - 128]
-	vaesenc         xmm0, xmm0, oword [r10 - 112]
-	vaesenc         xmm1, xmm1, oword [r10 - 112]
-	vaesenc         xmm2, xmm2, oword [r10 - 112]
-	vaesenc         xmm3, xmm3, oword [r10 - 112]
-	vaesenc         xmm0, xmm0, oword [r10 - 96]
-	vaesenc         xmm1, xmm1, oword [r10 - 96]
-	vaesenc         xmm2, xmm2, oword [r10 - 96]
-	vaesenc         xmm3, xmm3, oword [r10 - 96]
-	vaesenc         xmm0, xmm0, oword [r10 - 80]
-	vaesenc         xmm1, xmm1, oword [r10 - 80]
-	vaesenc         xmm2, xmm2, oword [r10 - 80]
-	vaesenc         xmm3, xmm3, oword [r10 - 80]
-	vaesenc         xmm0, xmm0, oword [r10 - 64]
-	vaesenc         xmm1, xmm1, oword [r10 - 64]
-	vaesenc         xmm2, xmm2, oword [r10 - 64]
-	vaesenc         xmm3, xmm3, oword [r10 - 64]
-	vaesenc         xmm0, xmm0, oword [r10 - 48]
-	vaesenc         xmm1, xmm1, oword [r10 - 48]
-	vaesenc         xmm2, xmm2, oword [r10 - 48]
-	vaesenc         xmm3, xmm3, oword [r10 - 48]
-	vaesenc         xmm0, xmm0, oword [r10 - 32]
-	vaesenc         xmm1, xmm1, oword [r10 - 32]
-	vaesenc         xmm2, xmm2, oword [r10 - 32]
-	vaesenc         xmm3, xmm3, oword [r10 - 32]
-	vaesenc         xmm0, xmm0, oword [r10 - 16]
-	vaesenc         xmm1, xmm1, oword [r10 - 16]
-	vaesenc         xmm2, xmm2, oword [r10 - 16]
-	vaesenc         xmm3, xmm3, oword [r10 - 16]
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
 	vpxor           xmm11, xmm13, oword [rdx]
 	vaesenclast     xmm0, xmm0, xmm11
 	vmovdqu         oword [rsi], xmm0
@@ -284,47 +310,60 @@ L.ctr_final3:
 	cmp             eax, 12
 	jb              L.ctr_final3_aes128
 	je              L.ctr_final3_aes192
-	vaesenc         xmm0, xmm0, oword [r10 - 208]
-	vaesenc         xmm1, xmm1, oword [r10 - 208]
-	vaesenc         xmm2, xmm2, oword [r10 - 208]
-	vaesenc         xmm0, xmm0, oword [r10 - 192]
-	vaesenc         xmm1, xmm1, oword [r10 - 192]
-	vaesenc         xmm2, xmm2, oword [r10 - 192]
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
 L.ctr_final3_aes192:
-	vaesenc         xmm0, xmm0, oword [r10 - 176]
-	vaesenc         xmm1, xmm1, oword [r10 - 176]
-	vaesenc         xmm2, xmm2, oword [r10 - 176]
-	vaesenc         xmm0, xmm0, oword [r10 - 160]
-	vaesenc         xmm1, xmm1, oword [r10 - 160]
-	vaesenc         xmm2, xmm2, oword [r10 - 160]
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
 L.ctr_final3_aes128:
-	vaesenc         xmm0, xmm0, oword [r10 - 144]
-	vaesenc         xmm1, xmm1, oword [r10 - 144]
-	vaesenc         xmm2, xmm2, oword [r10 - 144]
-	vaesenc         xmm0, xmm0, oword [r10 - 128]
-	vaesenc         xmm1, xmm1, oword [r10 - 128]
-	vaesenc         xmm2, xmm2, oword [r10 - 128]
-	vaesenc         xmm0, xmm0, oword [r10 - 112]
-	vaesenc         xmm1, xmm1, oword [r10 - 112]
-	vaesenc         xmm2, xmm2, oword [r10 - 112]
-	vaesenc         xmm0, xmm0, oword [r10 - 96]
-	vaesenc         xmm1, xmm1, oword [r10 - 96]
-	vaesenc         xmm2, xmm2, oword [r10 - 96]
-	vaesenc         xmm0, xmm0, oword [r10 - 80]
-	vaesenc         xmm1, xmm1, oword [r10 - 80]
-	vaesenc         xmm2, xmm2, oword [r10 - 80]
-	vaesenc         xmm0, xmm0, oword [r10 - 64]
-	vaesenc         xmm1, xmm1, oword [r10 - 64]
-	vaesenc         xmm2, xmm2, oword [r10 - 64]
-	vaesenc         xmm0, xmm0, oword [r10 - 48]
-	vaesenc         xmm1, xmm1, oword [r10 - 48]
-	vaesenc         xmm2, xmm2, oword [r10 - 48]
-	vaesenc         xmm0, xmm0, oword [r10 - 32]
-	vaesenc         xmm1, xmm1, oword [r10 - 32]
-	vaesenc         xmm2, xmm2, oword [r10 - 32]
-	vaesenc         xmm0, xmm0, oword [r10 - 16]
-	vaesenc         xmm1, xmm1, oword [r10 - 16]
-	vaesenc         xmm2, xmm2, oword [r10 - 16]
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
 	vpxor           xmm11, xmm13, oword [rdx]
 	vaesenclast     xmm0, xmm0, xmm11
 	vmovdqu         oword [rsi], xmm0
@@ -385,34 +424,47 @@ L.ctr_final2:
 	cmp             eax, 12
 	jb              L.ctr_final2_aes128
 	je              L.ctr_final2_aes192
-	vaesenc         xmm0, xmm0, oword [r10 - 208]
-	vaesenc         xmm1, xmm1, oword [r10 - 208]
-	vaesenc         xmm0, xmm0, oword [r10 - 192]
-	vaesenc         xmm1, xmm1, oword [r10 - 192]
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
 L.ctr_final2_aes192:
-	vaesenc         xmm0, xmm0, oword [r10 - 176]
-	vaesenc         xmm1, xmm1, oword [r10 - 176]
-	vaesenc         xmm0, xmm0, oword [r10 - 160]
-	vaesenc         xmm1, xmm1, oword [r10 - 160]
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
 L.ctr_final2_aes128:
-	vaesenc         xmm0, xmm0, oword [r10 - 144]
-	vaesenc         xmm1, xmm1, oword [r10 - 144]
-	vaesenc         xmm0, xmm0, oword [r10 - 128]
-	vaesenc         xmm1, xmm1, oword [r10 - 128]
-	vaesenc         xmm0, xmm0, oword [r10 - 112]
-	vaesenc         xmm1, xmm1, oword [r10 - 112]
-	vaesenc         xmm0, xmm0, oword [r10 - 96]
-	vaesenc         xmm1, xmm1, oword [r10 - 96]
-	vaesenc         xmm0, xmm0, oword [r10 - 80]
-	vaesenc         xmm1, xmm1, oword [r10 - 80]
-	vaesenc         xmm0, xmm0, oword [r10 - 64]
-	vaesenc         xmm1, xmm1, oword [r10 - 64]
-	vaesenc         xmm0, xmm0, oword [r10 - 48]
-	vaesenc         xmm1, xmm1, oword [r10 - 48]
-	vaesenc         xmm0, xmm0, oword [r10 - 32]
-	vaesenc         xmm1, xmm1, oword [r10 - 32]
-	vaesenc         xmm0, xmm0, oword [r10 - 16]
-	vaesenc         xmm1, xmm1, oword [r10 - 16]
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
 	vpxor           xmm11, xmm13, oword [rdx]
 	vaesenclast     xmm0, xmm0, xmm11
 	vmovdqu         oword [rsi], xmm0
@@ -467,21 +519,34 @@ L.ctr_final1:
 	cmp             eax, 12
 	jb              L.ctr_final1_aes128
 	je              L.ctr_final1_aes192
-	vaesenc         xmm0, xmm0, oword [r10 - 208]
-	vaesenc         xmm0, xmm0, oword [r10 - 192]
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm14
 L.ctr_final1_aes192:
-	vaesenc         xmm0, xmm0, oword [r10 - 176]
-	vaesenc         xmm0, xmm0, oword [r10 - 160]
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm14
 L.ctr_final1_aes128:
-	vaesenc         xmm0, xmm0, oword [r10 - 144]
-	vaesenc         xmm0, xmm0, oword [r10 - 128]
-	vaesenc         xmm0, xmm0, oword [r10 - 112]
-	vaesenc         xmm0, xmm0, oword [r10 - 96]
-	vaesenc         xmm0, xmm0, oword [r10 - 80]
-	vaesenc         xmm0, xmm0, oword [r10 - 64]
-	vaesenc         xmm0, xmm0, oword [r10 - 48]
-	vaesenc         xmm0, xmm0, oword [r10 - 32]
-	vaesenc         xmm0, xmm0, oword [r10 - 16]
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm14
 	vaesenclast     xmm0, xmm0, xmm13
 	cmp             rcx, 16
 	jb              L.ctr_final1_bytes
@@ -558,112 +623,125 @@ L.ctr_main_loop:
 	cmp             eax, 12
 	jb              L.ctr_main_aes128
 	je              L.ctr_main_aes192
-	vaesenc         xmm0, xmm0, oword [r10 - 208]
-	vaesenc         xmm1, xmm1, oword [r10 - 208]
-	vaesenc         xmm2, xmm2, oword [r10 - 208]
-	vaesenc         xmm3, xmm3, oword [r10 - 208]
-	vaesenc         xmm4, xmm4, oword [r10 - 208]
-	vaesenc         xmm5, xmm5, oword [r10 - 208]
-	vaesenc         xmm6, xmm6, oword [r10 - 208]
-	vaesenc         xmm7, xmm7, oword [r10 - 208]
-	vaesenc         xmm0, xmm0, oword [r10 - 192]
-	vaesenc         xmm1, xmm1, oword [r10 - 192]
-	vaesenc         xmm2, xmm2, oword [r10 - 192]
-	vaesenc         xmm3, xmm3, oword [r10 - 192]
-	vaesenc         xmm4, xmm4, oword [r10 - 192]
-	vaesenc         xmm5, xmm5, oword [r10 - 192]
-	vaesenc         xmm6, xmm6, oword [r10 - 192]
-	vaesenc         xmm7, xmm7, oword [r10 - 192]
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
 L.ctr_main_aes192:
-	vaesenc         xmm0, xmm0, oword [r10 - 176]
-	vaesenc         xmm1, xmm1, oword [r10 - 176]
-	vaesenc         xmm2, xmm2, oword [r10 - 176]
-	vaesenc         xmm3, xmm3, oword [r10 - 176]
-	vaesenc         xmm4, xmm4, oword [r10 - 176]
-	vaesenc         xmm5, xmm5, oword [r10 - 176]
-	vaesenc         xmm6, xmm6, oword [r10 - 176]
-	vaesenc         xmm7, xmm7, oword [r10 - 176]
-	vaesenc         xmm0, xmm0, oword [r10 - 160]
-	vaesenc         xmm1, xmm1, oword [r10 - 160]
-	vaesenc         xmm2, xmm2, oword [r10 - 160]
-	vaesenc         xmm3, xmm3, oword [r10 - 160]
-	vaesenc         xmm4, xmm4, oword [r10 - 160]
-	vaesenc         xmm5, xmm5, oword [r10 - 160]
-	vaesenc         xmm6, xmm6, oword [r10 - 160]
-	vaesenc         xmm7, xmm7, oword [r10 - 160]
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
 L.ctr_main_aes128:
-	vaesenc         xmm0, xmm0, oword [r10 - 144]
-	vaesenc         xmm1, xmm1, oword [r10 - 144]
-	vaesenc         xmm2, xmm2, oword [r10 - 144]
-	vaesenc         xmm3, xmm3, oword [r10 - 144]
-	vaesenc         xmm4, xmm4, oword [r10 - 144]
-	vaesenc         xmm5, xmm5, oword [r10 - 144]
-	vaesenc         xmm6, xmm6, oword [r10 - 144]
-	vaesenc         xmm7, xmm7, oword [r10 - 144]
-	vaesenc         xmm0, xmm0, oword [r10 - 128]
-	vaesenc         xmm1, xmm1, oword [r10 - 128]
-	vaesenc         xmm2, xmm2, oword [r10 - 128]
-	vaesenc         xmm3, xmm3, oword [r10 - 128]
-	vaesenc         xmm4, xmm4, oword [r10 - 128]
-	vaesenc         xmm5, xmm5, oword [r10 - 128]
-	vaesenc         xmm6, xmm6, oword [r10 - 128]
-	vaesenc         xmm7, xmm7, oword [r10 - 128]
-	vaesenc         xmm0, xmm0, oword [r10 - 112]
-	vaesenc         xmm1, xmm1, oword [r10 - 112]
-	vaesenc         xmm2, xmm2, oword [r10 - 112]
-	vaesenc         xmm3, xmm3, oword [r10 - 112]
-	vaesenc         xmm4, xmm4, oword [r10 - 112]
-	vaesenc         xmm5, xmm5, oword [r10 - 112]
-	vaesenc         xmm6, xmm6, oword [r10 - 112]
-	vaesenc         xmm7, xmm7, oword [r10 - 112]
-	vaesenc         xmm0, xmm0, oword [r10 - 96]
-	vaesenc         xmm1, xmm1, oword [r10 - 96]
-	vaesenc         xmm2, xmm2, oword [r10 - 96]
-	vaesenc         xmm3, xmm3, oword [r10 - 96]
-	vaesenc         xmm4, xmm4, oword [r10 - 96]
-	vaesenc         xmm5, xmm5, oword [r10 - 96]
-	vaesenc         xmm6, xmm6, oword [r10 - 96]
-	vaesenc         xmm7, xmm7, oword [r10 - 96]
-	vaesenc         xmm0, xmm0, oword [r10 - 80]
-	vaesenc         xmm1, xmm1, oword [r10 - 80]
-	vaesenc         xmm2, xmm2, oword [r10 - 80]
-	vaesenc         xmm3, xmm3, oword [r10 - 80]
-	vaesenc         xmm4, xmm4, oword [r10 - 80]
-	vaesenc         xmm5, xmm5, oword [r10 - 80]
-	vaesenc         xmm6, xmm6, oword [r10 - 80]
-	vaesenc         xmm7, xmm7, oword [r10 - 80]
-	vaesenc         xmm0, xmm0, oword [r10 - 64]
-	vaesenc         xmm1, xmm1, oword [r10 - 64]
-	vaesenc         xmm2, xmm2, oword [r10 - 64]
-	vaesenc         xmm3, xmm3, oword [r10 - 64]
-	vaesenc         xmm4, xmm4, oword [r10 - 64]
-	vaesenc         xmm5, xmm5, oword [r10 - 64]
-	vaesenc         xmm6, xmm6, oword [r10 - 64]
-	vaesenc         xmm7, xmm7, oword [r10 - 64]
-	vaesenc         xmm0, xmm0, oword [r10 - 48]
-	vaesenc         xmm1, xmm1, oword [r10 - 48]
-	vaesenc         xmm2, xmm2, oword [r10 - 48]
-	vaesenc         xmm3, xmm3, oword [r10 - 48]
-	vaesenc         xmm4, xmm4, oword [r10 - 48]
-	vaesenc         xmm5, xmm5, oword [r10 - 48]
-	vaesenc         xmm6, xmm6, oword [r10 - 48]
-	vaesenc         xmm7, xmm7, oword [r10 - 48]
-	vaesenc         xmm0, xmm0, oword [r10 - 32]
-	vaesenc         xmm1, xmm1, oword [r10 - 32]
-	vaesenc         xmm2, xmm2, oword [r10 - 32]
-	vaesenc         xmm3, xmm3, oword [r10 - 32]
-	vaesenc         xmm4, xmm4, oword [r10 - 32]
-	vaesenc         xmm5, xmm5, oword [r10 - 32]
-	vaesenc         xmm6, xmm6, oword [r10 - 32]
-	vaesenc         xmm7, xmm7, oword [r10 - 32]
-	vaesenc         xmm0, xmm0, oword [r10 - 16]
-	vaesenc         xmm1, xmm1, oword [r10 - 16]
-	vaesenc         xmm2, xmm2, oword [r10 - 16]
-	vaesenc         xmm3, xmm3, oword [r10 - 16]
-	vaesenc         xmm4, xmm4, oword [r10 - 16]
-	vaesenc         xmm5, xmm5, oword [r10 - 16]
-	vaesenc         xmm6, xmm6, oword [r10 - 16]
-	vaesenc         xmm7, xmm7, oword [r10 - 16]
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
 	vpxor           xmm11, xmm13, oword [rdx]
 	vaesenclast     xmm0, xmm0, xmm11
 	vmovdqu         oword [rsi], xmm0

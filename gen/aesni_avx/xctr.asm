@@ -25,7 +25,7 @@
 ; Registers: KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, IVP=r8, INDEX=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11
 ;            KS0=xmm0, KS1=xmm1, KS2=xmm2, KS3=xmm3, KS4=xmm4, KS5=xmm5
 ;            KS6=xmm6, KS7=xmm7, CTR=xmm8, INC=xmm9, IVK=xmm10, TMP=xmm11
-;            KLAST=xmm12
+;            KLAST=xmm12, KT=xmm13
 	section .text
 	align 32, db 0xcc
 	global aesgen_xctr_crypt_aesni_avx:function hidden
@@ -64,60 +64,73 @@ L.xctr_group_loop:
 	cmp             eax, 12
 	jb              L.xctr_group_aes128
 	je              L.xctr_group_aes192
-	vaesenc         xmm0, xmm0, oword [r10 - 208]
-	vaesenc         xmm1, xmm1, oword [r10 - 208]
-	vaesenc         xmm2, xmm2, oword [r10 - 208]
-	vaesenc         xmm3, xmm3, oword [r10 - 208]
-	vaesenc         xmm0, xmm0, oword [r10 - 192]
-	vaesenc         xmm1, xmm1, oword [r10 - 192]
-	vaesenc         xmm2, xmm2, oword [r10 - 192]
-	vaesenc         xmm3, xmm3, oword [r10 - 192]
+	vmovdqu         xmm13, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vaesenc         xmm2, xmm2, xmm13
+	vaesenc         xmm3, xmm3, xmm13
+	vmovdqu         xmm13, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vaesenc         xmm2, xmm2, xmm13
+	vaesenc         xmm3, xmm3, xmm13
 L.xctr_group_aes192:
-	vaesenc         xmm0, xmm0, oword [r10 - 176]
-	vaesenc         xmm1, xmm1, oword [r10 - 176]
-	vaesenc         xmm2, xmm2, oword [r10 - 176]
-	vaesenc         xmm3, xmm3, oword [r10 - 176]
-	vaesenc         xmm0, xmm0, oword [r10 - 160]
-	vaesenc         xmm1, xmm1, oword [r10 - 160]
-	vaesenc         xmm2, xmm2, oword [r10 - 160]
-	vaesenc         xmm3, xmm3, oword [r10 - 160]
+	vmovdqu         xmm13, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vaesenc         xmm2, xmm2, xmm13
+	vaesenc         xmm3, xmm3, xmm13
+	vmovdqu         xmm13, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vaesenc         xmm2, xmm2, xmm13
+	vaesenc         xmm3, xmm3, xmm13
 L.xctr_group_aes128:
-	vaesenc         xmm0, xmm0, oword [r10 - 144]
-	vaesenc         xmm1, xmm1, oword [r10 - 144]
-	vaesenc         xmm2, xmm2, oword [r10 - 144]
-	vaesenc         xmm3, xmm3, oword [r10 - 144]
-	vaesenc         xmm0, xmm0, oword [r10 - 128]
-	vaesenc         xmm1, xmm1, oword [r10 - 128]
-	vaesenc         xmm2, xmm2, oword [r10 - 128]
-	vaesenc         xmm3, xmm3, oword [r10 - 128]
-	vaesenc         xmm0, xmm0, oword [r10 - 112]
-	vaesenc         xmm1, xmm1, oword [r10 - 112]
-	vaesenc         xmm2, xmm2, oword [r10 - 112]
-	vaesenc         xmm3, xmm3, oword [r10 - 112]
-	vaesenc         xmm0, xmm0, oword [r10 - 96]
-	vaesenc         xmm1, xmm1, oword [r10 - 96]
-	vaesenc         xmm2, xmm2, oword [r10 - 96]
-	vaesenc         xmm3, xmm3, oword [r10 - 96]
-	vaesenc         xmm0, xmm0, oword [r10 - 80]
-	vaesenc         xmm1, xmm1, oword [r10 - 80]
-	vaesenc         xmm2, xmm2, oword [r10 - 80]
-	vaesenc         xmm3, xmm3, oword [r10 - 80]
-	vaesenc         xmm0, xmm0, oword [r10 - 64]
-	vaesenc         xmm1, xmm1, oword [r10 - 64]
-	vaesenc         xmm2, xmm2, oword [r10 - 64]
-	vaesenc         xmm3, xmm3, oword [r10 - 64]
-	vaesenc         xmm0, xmm0, oword [r10 - 48]
-	vaesenc         xmm1, xmm1, oword [r10 - 48]
-	vaesenc         xmm2, xmm2, oword [r10 - 48]
-	vaesenc         xmm3, xmm3, oword [r10 - 48]
-	vaesenc         xmm0, xmm0, oword [r10 - 32]
-	vaesenc         xmm1, xmm1, oword [r10 - 32]
-	vaesenc         xmm2, xmm2, oword [r10 - 32]
-	vaesenc         xmm3, xmm3, oword [r10 - 32]
-	vaesenc         xmm0, xmm0, oword [r10 - 16]
-	vaesenc         xmm1, xmm1, oword [r10 - 16]
-	vaesenc         xmm2, xmm2, oword [r10 - 16]
-	vaesenc         xmm3, xmm3, oword [r10 - 16]
+	vmovdqu         xmm13, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vaesenc         xmm2, xmm2, xmm13
+	vaesenc         xmm3, xmm3, xmm13
+	vmovdqu         xmm13, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vaesenc         xmm2, xmm2, xmm13
+	vaesenc         xmm3, xmm3, xmm13
+	vmovdqu         xmm13, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vaesenc         xmm2, xmm2, xmm13
+	vaesenc         xmm3, xmm3, xmm13
+	vmovdqu         xmm13, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vaesenc         xmm2, xmm2, xmm13
+	vaesenc         xmm3, xmm3, xmm13
+	vmovdqu         xmm13, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vaesenc         xmm2, xmm2, xmm13
+	vaesenc         xmm3, xmm3, xmm13
+	vmovdqu         xmm13, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vaesenc         xmm2, xmm2, xmm13
+	vaesenc         xmm3, xmm3, xmm13
+	vmovdqu         xmm13, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vaesenc         xmm2, xmm2, xmm13
+	vaesenc         xmm3, xmm3, xmm13
+	vmovdqu         xmm13, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vaesenc         xmm2, xmm2, xmm13
+	vaesenc         xmm3, xmm3, xmm13
+	vmovdqu         xmm13, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vaesenc         xmm2, xmm2, xmm13
+	vaesenc         xmm3, xmm3, xmm13
 	vpxor           xmm11, xmm12, oword [rdx]
 	vaesenclast     xmm0, xmm0, xmm11
 	vmovdqu         oword [rsi], xmm0
@@ -156,60 +169,73 @@ L.xctr_final4:
 	cmp             eax, 12
 	jb              L.xctr_final4_aes128
 	je              L.xctr_final4_aes192
-	vaesenc         xmm0, xmm0, oword [r10 - 208]
-	vaesenc         xmm1, xmm1, oword [r10 - 208]
-	vaesenc         xmm2, xmm2, oword [r10 - 208]
-	vaesenc         xmm3, xmm3, oword [r10 - 208]
-	vaesenc         xmm0, xmm0, oword [r10 - 192]
-	vaesenc         xmm1, xmm1, oword [r10 - 192]
-	vaesenc         xmm2, xmm2, oword [r10 - 192]
-	vaesenc         xmm3, xmm3, oword [r10 - 192]
+	vmovdqu         xmm13, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vaesenc         xmm2, xmm2, xmm13
+	vaesenc         xmm3, xmm3, xmm13
+	vmovdqu         xmm13, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vaesenc         xmm2, xmm2, xmm13
+	vaesenc         xmm3, xmm3, xmm13
 L.xctr_final4_aes192:
-	vaesenc         xmm0, xmm0, oword [r10 - 176]
-	vaesenc         xmm1, xmm1, oword [r10 - 176]
-	vaesenc         xmm2, xmm2, oword [r10 - 176]
-	vaesenc         xmm3, xmm3, oword [r10 - 176]
-	vaesenc         xmm0, xmm0, oword [r10 - 160]
-	vaesenc         xmm1, xmm1, oword [r10 - 160]
-	vaesenc         xmm2, xmm2, oword [r10 - 160]
-	vaesenc         xmm3, xmm3, oword [r10 - 160]
+	vmovdqu         xmm13, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vaesenc         xmm2, xmm2, xmm13
+	vaesenc         xmm3, xmm3, xmm13
+	vmovdqu         xmm13, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vaesenc         xmm2, xmm2, xmm13
+	vaesenc         xmm3, xmm3, xmm13
 L.xctr_final4_aes128:
-	vaesenc         xmm0, xmm0, oword [r10 - 144]
-	vaesenc         xmm1, xmm1, oword [r10 - 144]
-	vaesenc         xmm2, xmm2, oword [r10 - 144]
-	vaesenc         xmm3, xmm3, oword [r10 - 144]
-	vaesenc         xmm0, xmm0, oword [r10 - 128]
-	vaesenc         xmm1, xmm1, oword [r10 - 128]
-	vaesenc         xmm2, xmm2, oword [r10 - 128]
-	vaesenc         xmm3, xmm3, oword [r10 - 128]
-	vaesenc         xmm0, xmm0, oword [r10 - 112]
-	vaesenc         xmm1, xmm1, oword [r10 - 112]
-	vaesenc         xmm2, xmm2, oword [r10 - 112]
-	vaesenc         xmm3, xmm3, oword [r10 - 112]
-	vaesenc         xmm0, xmm0, oword [r10 - 96]
-	vaesenc         xmm1, xmm1, oword [r10 - 96]
-	vaesenc         xmm2, xmm2, oword [r10 - 96]
-	vaesenc         xmm3, xmm3, oword [r10 - 96]
-	vaesenc         xmm0, xmm0, oword [r10 - 80]
-	vaesenc         xmm1, xmm1, oword [r10 - 80]
-	vaesenc         xmm2, xmm2, oword [r10 - 80]
-	vaesenc         xmm3, xmm3, oword [r10 - 80]
-	vaesenc         xmm0, xmm0, oword [r10 - 64]
-	vaesenc         xmm1, xmm1, oword [r10 - 64]
-	vaesenc         xmm2, xmm2, oword [r10 - 64]
-	vaesenc         xmm3, xmm3, oword [r10 - 64]
-	vaesenc         xmm0, xmm0, oword [r10 - 48]
-	vaesenc         xmm1, xmm1, oword [r10 - 48]
-	vaesenc         xmm2, xmm2, oword [r10 - 48]
-	vaesenc         xmm3, xmm3, oword [r10 - 48]
-	vaesenc         xmm0, xmm0, oword [r10 - 32]
-	vaesenc         xmm1, xmm1, oword [r10 - 32]
-	vaesenc         xmm2, xmm2, oword [r10 - 32]
-	vaesenc         xmm3, xmm3, oword [r10 - 32]
-	vaesenc         xmm0, xmm0, oword [r10 - 16]
-	vaesenc         xmm1, xmm1, oword [r10 - 16]
-	vaesenc         xmm2, xmm2, oword [r10 - 16]
-	vaesenc         xmm3, xmm3, oword [r10 - 16]
+	vmovdqu         xmm13, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vaesenc         xmm2, xmm2, xmm13
+	vaesenc         xmm3, xmm3, xmm13
+	vmovdqu         xmm13, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vaesenc         xmm2, xmm2, xmm13
+	vaesenc         xmm3, xmm3, xmm13
+	vmovdqu         xmm13, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vaesenc         xmm2, xmm2, xmm13
+	vaesenc         xmm3, xmm3, xmm13
+	vmovdqu         xmm13, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vaesenc         xmm2, xmm2, xmm13
+	vaesenc         xmm3, xmm3, xmm13
+	vmovdqu         xmm13, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vaesenc         xmm2, xmm2, xmm13
+	vaesenc         xmm3, xmm3, xmm13
+	vmovdqu         xmm13, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vaesenc         xmm2, xmm2, xmm13
+	vaesenc         xmm3, xmm3, xmm13
+	vmovdqu         xmm13, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vaesenc         xmm2, xmm2, xmm13
+	vaesenc         xmm3, xmm3, xmm13
+	vmovdqu         xmm13, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vaesenc         xmm2, xmm2, xmm13
+	vaesenc         xmm3, xmm3, xmm13
+	vmovdqu         xmm13, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vaesenc         xmm2, xmm2, xmm13
+	vaesenc         xmm3, xmm3, xmm13
 	vpxor           xmm11, xmm12, oword [rdx]
 	vaesenclast     xmm0, xmm0, xmm11
 	vmovdqu         oword [rsi], xmm0
@@ -273,47 +299,60 @@ L.xctr_final3:
 	cmp             eax, 12
 	jb              L.xctr_final3_aes128
 	je              L.xctr_final3_aes192
-	vaesenc         xmm0, xmm0, oword [r10 - 208]
-	vaesenc         xmm1, xmm1, oword [r10 - 208]
-	vaesenc         xmm2, xmm2, oword [r10 - 208]
-	vaesenc         xmm0, xmm0, oword [r10 - 192]
-	vaesenc         xmm1, xmm1, oword [r10 - 192]
-	vaesenc         xmm2, xmm2, oword [r10 - 192]
+	vmovdqu         xmm13, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vaesenc         xmm2, xmm2, xmm13
+	vmovdqu         xmm13, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vaesenc         xmm2, xmm2, xmm13
 L.xctr_final3_aes192:
-	vaesenc         xmm0, xmm0, oword [r10 - 176]
-	vaesenc         xmm1, xmm1, oword [r10 - 176]
-	vaesenc         xmm2, xmm2, oword [r10 - 176]
-	vaesenc         xmm0, xmm0, oword [r10 - 160]
-	vaesenc         xmm1, xmm1, oword [r10 - 160]
-	vaesenc         xmm2, xmm2, oword [r10 - 160]
+	vmovdqu         xmm13, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vaesenc         xmm2, xmm2, xmm13
+	vmovdqu         xmm13, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vaesenc         xmm2, xmm2, xmm13
 L.xctr_final3_aes128:
-	vaesenc         xmm0, xmm0, oword [r10 - 144]
-	vaesenc         xmm1, xmm1, oword [r10 - 144]
-	vaesenc         xmm2, xmm2, oword [r10 - 144]
-	vaesenc         xmm0, xmm0, oword [r10 - 128]
-	vaesenc         xmm1, xmm1, oword [r10 - 128]
-	vaesenc         xmm2, xmm2, oword [r10 - 128]
-	vaesenc         xmm0, xmm0, oword [r10 - 112]
-	vaesenc         xmm1, xmm1, oword [r10 - 112]
-	vaesenc         xmm2, xmm2, oword [r10 - 112]
-	vaesenc         xmm0, xmm0, oword [r10 - 96]
-	vaesenc         xmm1, xmm1, oword [r10 - 96]
-	vaesenc         xmm2, xmm2, oword [r10 - 96]
-	vaesenc         xmm0, xmm0, oword [r10 - 80]
-	vaesenc         xmm1, xmm1, oword [r10 - 80]
-	vaesenc         xmm2, xmm2, oword [r10 - 80]
-	vaesenc         xmm0, xmm0, oword [r10 - 64]
-	vaesenc         xmm1, xmm1, oword [r10 - 64]
-	vaesenc         xmm2, xmm2, oword [r10 - 64]
-	vaesenc         xmm0, xmm0, oword [r10 - 48]
-	vaesenc         xmm1, xmm1, oword [r10 - 48]
-	vaesenc         xmm2, xmm2, oword [r10 - 48]
-	vaesenc         xmm0, xmm0, oword [r10 - 32]
-	vaesenc         xmm1, xmm1, oword [r10 - 32]
-	vaesenc         xmm2, xmm2, oword [r10 - 32]
-	vaesenc         xmm0, xmm0, oword [r10 - 16]
-	vaesenc         xmm1, xmm1, oword [r10 - 16]
-	vaesenc         xmm2, xmm2, oword [r10 - 16]
+	vmovdqu         xmm13, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vaesenc         xmm2, xmm2, xmm13
+	vmovdqu         xmm13, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vaesenc         xmm2, xmm2, xmm13
+	vmovdqu         xmm13, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vaesenc         xmm2, xmm2, xmm13
+	vmovdqu         xmm13, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vaesenc         xmm2, xmm2, xmm13
+	vmovdqu         xmm13, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vaesenc         xmm2, xmm2, xmm13
+	vmovdqu         xmm13, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vaesenc         xmm2, xmm2, xmm13
+	vmovdqu         xmm13, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vaesenc         xmm2, xmm2, xmm13
+	vmovdqu         xmm13, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vaesenc         xmm2, xmm2, xmm13
+	vmovdqu         xmm13, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vaesenc         xmm2, xmm2, xmm13
 	vpxor           xmm11, xmm12, oword [rdx]
 	vaesenclast     xmm0, xmm0, xmm11
 	vmovdqu         oword [rsi], xmm0
@@ -372,34 +411,47 @@ L.xctr_final2:
 	cmp             eax, 12
 	jb              L.xctr_final2_aes128
 	je              L.xctr_final2_aes192
-	vaesenc         xmm0, xmm0, oword [r10 - 208]
-	vaesenc         xmm1, xmm1, oword [r10 - 208]
-	vaesenc         xmm0, xmm0, oword [r10 - 192]
-	vaesenc         xmm1, xmm1, oword [r10 - 192]
+	vmovdqu         xmm13, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vmovdqu         xmm13, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
 L.xctr_final2_aes192:
-	vaesenc         xmm0, xmm0, oword [r10 - 176]
-	vaesenc         xmm1, xmm1, oword [r10 - 176]
-	vaesenc         xmm0, xmm0, oword [r10 - 160]
-	vaesenc         xmm1, xmm1, oword [r10 - 160]
+	vmovdqu         xmm13, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vmovdqu         xmm13, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
 L.xctr_final2_aes128:
-	vaesenc         xmm0, xmm0, oword [r10 - 144]
-	vaesenc         xmm1, xmm1, oword [r10 - 144]
-	vaesenc         xmm0, xmm0, oword [r10 - 128]
-	vaesenc         xmm1, xmm1, oword [r10 - 128]
-	vaesenc         xmm0, xmm0, oword [r10 - 112]
-	vaesenc         xmm1, xmm1, oword [r10 - 112]
-	vaesenc         xmm0, xmm0, oword [r10 - 96]
-	vaesenc         xmm1, xmm1, oword [r10 - 96]
-	vaesenc         xmm0, xmm0, oword [r10 - 80]
-	vaesenc         xmm1, xmm1, oword [r10 - 80]
-	vaesenc         xmm0, xmm0, oword [r10 - 64]
-	vaesenc         xmm1, xmm1, oword [r10 - 64]
-	vaesenc         xmm0, xmm0, oword [r10 - 48]
-	vaesenc         xmm1, xmm1, oword [r10 - 48]
-	vaesenc         xmm0, xmm0, oword [r10 - 32]
-	vaesenc         xmm1, xmm1, oword [r10 - 32]
-	vaesenc         xmm0, xmm0, oword [r10 - 16]
-	vaesenc         xmm1, xmm1, oword [r10 - 16]
+	vmovdqu         xmm13, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vmovdqu         xmm13, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vmovdqu         xmm13, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vmovdqu         xmm13, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vmovdqu         xmm13, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vmovdqu         xmm13, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vmovdqu         xmm13, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vmovdqu         xmm13, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vmovdqu         xmm13, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
 	vpxor           xmm11, xmm12, oword [rdx]
 	vaesenclast     xmm0, xmm0, xmm11
 	vmovdqu         oword [rsi], xmm0
@@ -453,21 +505,34 @@ L.xctr_final1:
 	cmp             eax, 12
 	jb              L.xctr_final1_aes128
 	je              L.xctr_final1_aes192
-	vaesenc         xmm0, xmm0, oword [r10 - 208]
-	vaesenc         xmm0, xmm0, oword [r10 - 192]
+	vmovdqu         xmm13, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm13
+	vmovdqu         xmm13, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm13
 L.xctr_final1_aes192:
-	vaesenc         xmm0, xmm0, oword [r10 - 176]
-	vaesenc         xmm0, xmm0, oword [r10 - 160]
+	vmovdqu         xmm13, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm13
+	vmovdqu         xmm13, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm13
 L.xctr_final1_aes128:
-	vaesenc         xmm0, xmm0, oword [r10 - 144]
-	vaesenc         xmm0, xmm0, oword [r10 - 128]
-	vaesenc         xmm0, xmm0, oword [r10 - 112]
-	vaesenc         xmm0, xmm0, oword [r10 - 96]
-	vaesenc         xmm0, xmm0, oword [r10 - 80]
-	vaesenc         xmm0, xmm0, oword [r10 - 64]
-	vaesenc         xmm0, xmm0, oword [r10 - 48]
-	vaesenc         xmm0, xmm0, oword [r10 - 32]
-	vaesenc         xmm0, xmm0, oword [r10 - 16]
+	vmovdqu         xmm13, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm13
+	vmovdqu         xmm13, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm13
+	vmovdqu         xmm13, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm13
+	vmovdqu         xmm13, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm13
+	vmovdqu         xmm13, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm13
+	vmovdqu         xmm13, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm13
+	vmovdqu         xmm13, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm13
+	vmovdqu         xmm13, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm13
+	vmovdqu         xmm13, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm13
 	vaesenclast     xmm0, xmm0, xmm12
 	cmp             rcx, 16
 	jb              L.xctr_final1_bytes
@@ -536,112 +601,125 @@ L.xctr_main_loop:
 	cmp             eax, 12
 	jb              L.xctr_main_aes128
 	je              L.xctr_main_aes192
-	vaesenc         xmm0, xmm0, oword [r10 - 208]
-	vaesenc         xmm1, xmm1, oword [r10 - 208]
-	vaesenc         xmm2, xmm2, oword [r10 - 208]
-	vaesenc         xmm3, xmm3, oword [r10 - 208]
-	vaesenc         xmm4, xmm4, oword [r10 - 208]
-	vaesenc         xmm5, xmm5, oword [r10 - 208]
-	vaesenc         xmm6, xmm6, oword [r10 - 208]
-	vaesenc         xmm7, xmm7, oword [r10 - 208]
-	vaesenc         xmm0, xmm0, oword [r10 - 192]
-	vaesenc         xmm1, xmm1, oword [r10 - 192]
-	vaesenc         xmm2, xmm2, oword [r10 - 192]
-	vaesenc         xmm3, xmm3, oword [r10 - 192]
-	vaesenc         xmm4, xmm4, oword [r10 - 192]
-	vaesenc         xmm5, xmm5, oword [r10 - 192]
-	vaesenc         xmm6, xmm6, oword [r10 - 192]
-	vaesenc         xmm7, xmm7, oword [r10 - 192]
+	vmovdqu         xmm13, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vaesenc         xmm2, xmm2, xmm13
+	vaesenc         xmm3, xmm3, xmm13
+	vaesenc         xmm4, xmm4, xmm13
+	vaesenc         xmm5, xmm5, xmm13
+	vaesenc         xmm6, xmm6, xmm13
+	vaesenc         xmm7, xmm7, xmm13
+	vmovdqu         xmm13, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vaesenc         xmm2, xmm2, xmm13
+	vaesenc         xmm3, xmm3, xmm13
+	vaesenc         xmm4, xmm4, xmm13
+	vaesenc         xmm5, xmm5, xmm13
+	vaesenc         xmm6, xmm6, xmm13
+	vaesenc         xmm7, xmm7, xmm13
 L.xctr_main_aes192:
-	vaesenc         xmm0, xmm0, oword [r10 - 176]
-	vaesenc         xmm1, xmm1, oword [r10 - 176]
-	vaesenc         xmm2, xmm2, oword [r10 - 176]
-	vaesenc         xmm3, xmm3, oword [r10 - 176]
-	vaesenc         xmm4, xmm4, oword [r10 - 176]
-	vaesenc         xmm5, xmm5, oword [r10 - 176]
-	vaesenc         xmm6, xmm6, oword [r10 - 176]
-	vaesenc         xmm7, xmm7, oword [r10 - 176]
-	vaesenc         xmm0, xmm0, oword [r10 - 160]
-	vaesenc         xmm1, xmm1, oword [r10 - 160]
-	vaesenc         xmm2, xmm2, oword [r10 - 160]
-	vaesenc         xmm3, xmm3, oword [r10 - 160]
-	vaesenc         xmm4, xmm4, oword [r10 - 160]
-	vaesenc         xmm5, xmm5, oword [r10 - 160]
-	vaesenc         xmm6, xmm6, oword [r10 - 160]
-	vaesenc         xmm7, xmm7, oword [r10 - 160]
+	vmovdqu         xmm13, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vaesenc         xmm2, xmm2, xmm13
+	vaesenc         xmm3, xmm3, xmm13
+	vaesenc         xmm4, xmm4, xmm13
+	vaesenc         xmm5, xmm5, xmm13
+	vaesenc         xmm6, xmm6, xmm13
+	vaesenc         xmm7, xmm7, xmm13
+	vmovdqu         xmm13, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vaesenc         xmm2, xmm2, xmm13
+	vaesenc         xmm3, xmm3, xmm13
+	vaesenc         xmm4, xmm4, xmm13
+	vaesenc         xmm5, xmm5, xmm13
+	vaesenc         xmm6, xmm6, xmm13
+	vaesenc         xmm7, xmm7, xmm13
 L.xctr_main_aes128:
-	vaesenc         xmm0, xmm0, oword [r10 - 144]
-	vaesenc         xmm1, xmm1, oword [r10 - 144]
-	vaesenc         xmm2, xmm2, oword [r10 - 144]
-	vaesenc         xmm3, xmm3, oword [r10 - 144]
-	vaesenc         xmm4, xmm4, oword [r10 - 144]
-	vaesenc         xmm5, xmm5, oword [r10 - 144]
-	vaesenc         xmm6, xmm6, oword [r10 - 144]
-	vaesenc         xmm7, xmm7, oword [r10 - 144]
-	vaesenc         xmm0, xmm0, oword [r10 - 128]
-	vaesenc         xmm1, xmm1, oword [r10 - 128]
-	vaesenc         xmm2, xmm2, oword [r10 - 128]
-	vaesenc         xmm3, xmm3, oword [r10 - 128]
-	vaesenc         xmm4, xmm4, oword [r10 - 128]
-	vaesenc         xmm5, xmm5, oword [r10 - 128]
-	vaesenc         xmm6, xmm6, oword [r10 - 128]
-	vaesenc         xmm7, xmm7, oword [r10 - 128]
-	vaesenc         xmm0, xmm0, oword [r10 - 112]
-	vaesenc         xmm1, xmm1, oword [r10 - 112]
-	vaesenc         xmm2, xmm2, oword [r10 - 112]
-	vaesenc         xmm3, xmm3, oword [r10 - 112]
-	vaesenc         xmm4, xmm4, oword [r10 - 112]
-	vaesenc         xmm5, xmm5, oword [r10 - 112]
-	vaesenc         xmm6, xmm6, oword [r10 - 112]
-	vaesenc         xmm7, xmm7, oword [r10 - 112]
-	vaesenc         xmm0, xmm0, oword [r10 - 96]
-	vaesenc         xmm1, xmm1, oword [r10 - 96]
-	vaesenc         xmm2, xmm2, oword [r10 - 96]
-	vaesenc         xmm3, xmm3, oword [r10 - 96]
-	vaesenc         xmm4, xmm4, oword [r10 - 96]
-	vaesenc         xmm5, xmm5, oword [r10 - 96]
-	vaesenc         xmm6, xmm6, oword [r10 - 96]
-	vaesenc         xmm7, xmm7, oword [r10 - 96]
-	vaesenc         xmm0, xmm0, oword [r10 - 80]
-	vaesenc         xmm1, xmm1, oword [r10 - 80]
-	vaesenc         xmm2, xmm2, oword [r10 - 80]
-	vaesenc         xmm3, xmm3, oword [r10 - 80]
-	vaesenc         xmm4, xmm4, oword [r10 - 80]
-	vaesenc         xmm5, xmm5, oword [r10 - 80]
-	vaesenc         xmm6, xmm6, oword [r10 - 80]
-	vaesenc         xmm7, xmm7, oword [r10 - 80]
-	vaesenc         xmm0, xmm0, oword [r10 - 64]
-	vaesenc         xmm1, xmm1, oword [r10 - 64]
-	vaesenc         xmm2, xmm2, oword [r10 - 64]
-	vaesenc         xmm3, xmm3, oword [r10 - 64]
-	vaesenc         xmm4, xmm4, oword [r10 - 64]
-	vaesenc         xmm5, xmm5, oword [r10 - 64]
-	vaesenc         xmm6, xmm6, oword [r10 - 64]
-	vaesenc         xmm7, xmm7, oword [r10 - 64]
-	vaesenc         xmm0, xmm0, oword [r10 - 48]
-	vaesenc         xmm1, xmm1, oword [r10 - 48]
-	vaesenc         xmm2, xmm2, oword [r10 - 48]
-	vaesenc         xmm3, xmm3, oword [r10 - 48]
-	vaesenc         xmm4, xmm4, oword [r10 - 48]
-	vaesenc         xmm5, xmm5, oword [r10 - 48]
-	vaesenc         xmm6, xmm6, oword [r10 - 48]
-	vaesenc         xmm7, xmm7, oword [r10 - 48]
-	vaesenc         xmm0, xmm0, oword [r10 - 32]
-	vaesenc         xmm1, xmm1, oword [r10 - 32]
-	vaesenc         xmm2, xmm2, oword [r10 - 32]
-	vaesenc         xmm3, xmm3, oword [r10 - 32]
-	vaesenc         xmm4, xmm4, oword [r10 - 32]
-	vaesenc         xmm5, xmm5, oword [r10 - 32]
-	vaesenc         xmm6, xmm6, oword [r10 - 32]
-	vaesenc         xmm7, xmm7, oword [r10 - 32]
-	vaesenc         xmm0, xmm0, oword [r10 - 16]
-	vaesenc         xmm1, xmm1, oword [r10 - 16]
-	vaesenc         xmm2, xmm2, oword [r10 - 16]
-	vaesenc         xmm3, xmm3, oword [r10 - 16]
-	vaesenc         xmm4, xmm4, oword [r10 - 16]
-	vaesenc         xmm5, xmm5, oword [r10 - 16]
-	vaesenc         xmm6, xmm6, oword [r10 - 16]
-	vaesenc         xmm7, xmm7, oword [r10 - 16]
+	vmovdqu         xmm13, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vaesenc         xmm2, xmm2, xmm13
+	vaesenc         xmm3, xmm3, xmm13
+	vaesenc         xmm4, xmm4, xmm13
+	vaesenc         xmm5, xmm5, xmm13
+	vaesenc         xmm6, xmm6, xmm13
+	vaesenc         xmm7, xmm7, xmm13
+	vmovdqu         xmm13, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vaesenc         xmm2, xmm2, xmm13
+	vaesenc         xmm3, xmm3, xmm13
+	vaesenc         xmm4, xmm4, xmm13
+	vaesenc         xmm5, xmm5, xmm13
+	vaesenc         xmm6, xmm6, xmm13
+	vaesenc         xmm7, xmm7, xmm13
+	vmovdqu         xmm13, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vaesenc         xmm2, xmm2, xmm13
+	vaesenc         xmm3, xmm3, xmm13
+	vaesenc         xmm4, xmm4, xmm13
+	vaesenc         xmm5, xmm5, xmm13
+	vaesenc         xmm6, xmm6, xmm13
+	vaesenc         xmm7, xmm7, xmm13
+	vmovdqu         xmm13, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vaesenc         xmm2, xmm2, xmm13
+	vaesenc         xmm3, xmm3, xmm13
+	vaesenc         xmm4, xmm4, xmm13
+	vaesenc         xmm5, xmm5, xmm13
+	vaesenc         xmm6, xmm6, xmm13
+	vaesenc         xmm7, xmm7, xmm13
+	vmovdqu         xmm13, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vaesenc         xmm2, xmm2, xmm13
+	vaesenc         xmm3, xmm3, xmm13
+	vaesenc         xmm4, xmm4, xmm13
+	vaesenc         xmm5, xmm5, xmm13
+	vaesenc         xmm6, xmm6, xmm13
+	vaesenc         xmm7, xmm7, xmm13
+	vmovdqu         xmm13, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vaesenc         xmm2, xmm2, xmm13
+	vaesenc         xmm3, xmm3, xmm13
+	vaesenc         xmm4, xmm4, xmm13
+	vaesenc         xmm5, xmm5, xmm13
+	vaesenc         xmm6, xmm6, xmm13
+	vaesenc         xmm7, xmm7, xmm13
+	vmovdqu         xmm13, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vaesenc         xmm2, xmm2, xmm13
+	vaesenc         xmm3, xmm3, xmm13
+	vaesenc         xmm4, xmm4, xmm13
+	vaesenc         xmm5, xmm5, xmm13
+	vaesenc         xmm6, xmm6, xmm13
+	vaesenc         xmm7, xmm7, xmm13
+	vmovdqu         xmm13, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vaesenc         xmm2, xmm2, xmm13
+	vaesenc         xmm3, xmm3, xmm13
+	vaesenc         xmm4, xmm4, xmm13
+	vaesenc         xmm5, xmm5, xmm13
+	vaesenc         xmm6, xmm6, xmm13
+	vaesenc         xmm7, xmm7, xmm13
+	vmovdqu         xmm13, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm13
+	vaesenc         xmm1, xmm1, xmm13
+	vaesenc         xmm2, xmm2, xmm13
+	vaesenc         xmm3, xmm3, xmm13
+	vaesenc         xmm4, xmm4, xmm13
+	vaesenc         xmm5, xmm5, xmm13
+	vaesenc         xmm6, xmm6, xmm13
+	vaesenc         xmm7, xmm7, xmm13
 	vpxor           xmm11, xmm12, oword [rdx]
 	vaesenclast     xmm0, xmm0, xmm11
 	vmovdqu         oword [rsi], xmm0
