@@ -59,9 +59,12 @@ $(RT_MAP): $(RT_HEADER)
 	  echo '  local: *; };'; } > $@.tmp
 	mv $@.tmp $@
 
+# -nostartfiles: Debian's crti.o/crtn.o carry no IBT/SHSTK property, and one object
+# without it drops the marking of the whole .so.  The library needs none of what they
+# bring (no constructors, no atexit, unwind tables are found through PT_GNU_EH_FRAME).
 $(RT_LIB_SO): $(RT_OBJS) $(RT_MAP)
 	@mkdir -p $(@D)
-	$(CC) -shared -o $@ $(RT_OBJS) -Wl,--version-script=$(RT_MAP) \
+	$(CC) -shared -nostartfiles -o $@ $(RT_OBJS) -Wl,--version-script=$(RT_MAP) \
 	  -Wl,-z,noexecstack -Wl,-z,relro,-z,now $(LDFLAGS)
 
 # make install PREFIX=dir [DESTDIR=staging]

@@ -1,0 +1,33 @@
+# make bench -- throughput against OpenSSL and the machine's AES-round ceiling.
+# Included from the top-level Makefile (paths are relative to the repository root).
+#
+#   make bench                          all modes, key sizes, lengths, ISAs (a few s)
+#   make bench BENCH_QUICK=1            smoke run: few, short samples
+#   make bench BENCH_FILTER=mode=ctr    also bits=128|256, len=N, impl=NAME (repeatable)
+#   make bench BENCH_CPU=1              CPU to pin to
+#   make bench BENCH_ARGS=--with-generic    any bench option (bench --help)
+#
+# The program reads BENCH_QUICK, BENCH_FILTER, BENCH_CPU, BENCH_SAMPLES, BENCH_SAMPLE_US
+# and BENCH_GENERIC from the environment; make passes command-line variables on.
+# Results: a table per mode and key size on stdout, and $(BENCH_OUT)/results.json
+# (format: tests/bench/README.md).  Not part of make test; it never fails on a time.
+
+BENCH_OUT  := $(BUILD)/bench
+BENCH_BIN  := $(BENCH_OUT)/bench
+BENCH_SRCS := $(wildcard tests/bench/*.c)
+BENCH_OBJS := $(patsubst tests/bench/%.c,$(BENCH_OUT)/%.o,$(BENCH_SRCS))
+BENCH_ARGS ?=
+
+.PHONY: bench
+bench: lib $(BENCH_BIN)
+	$(BENCH_BIN) --json $(BENCH_OUT)/results.json $(BENCH_ARGS)
+
+$(BENCH_BIN): $(BENCH_OBJS) $(BUILD)/libaesgen.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(BENCH_OBJS) $(BUILD)/libaesgen.a -lcrypto
+
+# -MMD: rebuild when bench.h or the public aesgen.h changes.
+$(BENCH_OUT)/%.o: tests/bench/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+-include $(BENCH_OBJS:.o=.d)

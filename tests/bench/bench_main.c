@@ -1,0 +1,504 @@
+/*
+ * aesgen benchmark: throughput of every ISA this CPU runs against OpenSSL, with the
+ * machine's AES-round ceiling and core clock measured in the same process.
+ *
+ * Method (why each piece is there):
+ *  - one process pinned to one CPU, so every implementation sees the same core, caches
+ *    and frequency domain;
+ *  - for each (mode, key size, length) all implementations are sampled round-robin, the
+ *    starting implementation rotating per sample, so drift (frequency, neighbours on a
+ *    shared machine) hits all of them alike;
+ *  - the run is a series of passes, each sampling the core clock, the AES-round ceiling
+ *    and every case once, so each median draws on samples spread over the whole run;
+ *  - a sample times a batch of messages long enough (~200 us) that the clock read is
+ *    noise; an untimed pass warms everything up first;
+ *  - src and dst are distinct 64-byte aligned buffers that fit in L1 together.
+ * Nothing here asserts on a time: the bench reports, it never fails on speed.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aesgen.h"
+#include "bench.h"
+
+static const unsigned bench_key_bits[] = {128, 256};
+static const size_t bench_lengths[] = {16, 64, 256, 512, 1024, 1420, 4096, 16384};
+/* Fastest last in the tables: the order the ISAs were added in. */
+static const char *const bench_asm_isas[] = {"aesni_avx", "vaes_avx2", "avx10_256",
+                                             "avx10_512"};
+#define N_KEY_BITS (sizeof bench_key_bits / sizeof bench_key_bits[0])
+#define N_LENGTHS  (sizeof bench_lengths / sizeof bench_lengths[0])
+#define N_ASM_ISAS (sizeof bench_asm_isas / sizeof bench_asm_isas[0])
+/* ---- machine ---- */
+
+/* Clock and ceiling probes, sampled once per pass like the workloads. */
+typedef struct machine_probe {
+    uint64_t clock_iters;
+    uint64_t chain_iters[3][BENCH_CHAIN_VARIANTS];
+    double ghz[BENCH_MAX_SAMPLES];
+    double rounds[3][BENCH_CHAIN_VARIANTS][BENCH_MAX_SAMPLES];
+} machine_probe;
+
+/* What does not drift: pinning, model, TSC rate, which vaesenc widths exist. */
+static void identify_machine(const bench_options *o, bench_machine *m)
+{
+    memset(m, 0, sizeof *m);
+    m->cpu = bench_pin_cpu(o->cpu);
+    bench_cpu_model(m->model, sizeof m->model);
+    m->tsc_ghz = bench_measure_tsc_ghz();
+    bench_detect_aes_widths(m->has_width);
+}
+
+/* Runs the clock chain for ~100 ms so the core leaves any idle state, then sizes the
+ * probes: ~1 ms per clock sample and per vaesenc variant. */
+static void calibrate_machine_probe(const bench_machine *m, machine_probe *p)
+{
+    memset(p, 0, sizeof *p);
+    double start = bench_now_ns();
+    while (bench_now_ns() - start < 100e6)
+        bench_core_ghz_sample(10000);
+    p->clock_iters = 5000;   /* 1e6 cycles */
+    for (int w = 0; w < 3; w++)
+        if (m->has_width[w])
+            bench_ceiling_calibrate(w, 1e6, p->chain_iters[w]);
+}
+
+static void sample_machine(const bench_machine *m, machine_probe *p, unsigned pass)
+{
+    p->ghz[pass] = bench_core_ghz_sample(p->clock_iters);
+    for (int w = 0; w < 3; w++) {
+        double rates[BENCH_CHAIN_VARIANTS];
+        if (!m->has_width[w])
+            continue;
+        bench_ceiling_sample(w, p->chain_iters[w], rates);
+        for (int v = 0; v < BENCH_CHAIN_VARIANTS; v++)
+            p->rounds[w][v][pass] = rates[v];
+    }
+}
+
+/* Medians over passes; the ceiling is the best width's better chain variant. */
+static void summarize_machine(bench_machine *m, machine_probe *p, unsigned samples)
+{
+    m->core_ghz = bench_median(p->ghz, samples);   /* sorts: min and max are the ends */
+    m->core_ghz_min = p->ghz[0];
+    m->core_ghz_max = p->ghz[samples - 1];
+    for (int w = 0; w < 3; w++) {
+        if (!m->has_width[w])
+            continue;
+        for (int v = 0; v < BENCH_CHAIN_VARIANTS; v++) {
+            double r = bench_median(p->rounds[w][v], samples);
+            if (r > m->rounds_per_s[w])
+                m->rounds_per_s[w] = r;
+        }
+        if (m->rounds_per_s[w] > m->ceiling) {
+            m->ceiling = m->rounds_per_s[w];
+            m->ceiling_width = w;
+        }
+    }
+}
+
+/* ---- implementations of one workload and key ---- */
+
+typedef struct impl_set {
+    bench_impl impls[BENCH_MAX_IMPLS];
+    size_t n;
+    bench_impl reference;        /* output every impl is compared with; state NULL if none */
+    int reference_owned;         /* reference is not one of impls[] */
+} impl_set;
+
+static void make_key(uint8_t *key, size_t len, unsigned keybits)
+{
+    for (size_t i = 0; i < len; i++)
+        key[i] = (uint8_t)(i * 29 + keybits);
+}
+
+static int add_ours(impl_set *set, const bench_workload *w, const char *isa,
+                    const uint8_t *key, size_t key_len)
+{
+    void *state = w->setup_ours(isa, key, key_len);
+    if (!state)
+        return 0;
+    set->impls[set->n++] = (bench_impl){isa, 0, w->run_ours, w->teardown_ours, state};
+    return 1;
+}
+
+/*
+ * Our ISAs this CPU runs (plus generic if asked), then OpenSSL if it has the mode.
+ * The reference for checking outputs is OpenSSL when present, else our generic code.
+ */
+static void build_impls(impl_set *set, const bench_workload *w, unsigned keybits,
+                        const bench_options *o)
+{
+    uint8_t key[BENCH_KEY_MAX];
+    size_t key_len = w->key_factor * keybits / 8;
+    make_key(key, key_len, keybits);
+    memset(set, 0, sizeof *set);
+
+    if (o->with_generic && bench_filter_allows(o->filter, "impl", "generic"))
+        add_ours(set, w, "generic", key, key_len);
+    for (size_t i = 0; i < N_ASM_ISAS; i++) {
+        const char *isa = bench_asm_isas[i];
+        if (aesgen_isa_supported(isa) && bench_filter_allows(o->filter, "impl", isa))
+            add_ours(set, w, isa, key, key_len);
+    }
+    if (w->setup_peer) {
+        void *peer = w->setup_peer(keybits, key, key_len);
+        if (peer) {
+            bench_impl impl = {"openssl", 1, w->run_peer, w->teardown_peer, peer};
+            set->reference = impl;
+            if (bench_filter_allows(o->filter, "impl", "openssl"))
+                set->impls[set->n++] = impl;
+            else
+                set->reference_owned = 1;
+        }
+    }
+    if (!set->reference.state) {
+        void *generic = w->setup_ours("generic", key, key_len);
+        if (generic) {
+            set->reference = (bench_impl){"generic", 0, w->run_ours, w->teardown_ours, generic};
+            set->reference_owned = 1;
+        }
+    }
+    aesgen_select_isa("auto");
+}
+
+static void free_impls(impl_set *set)
+{
+    for (size_t i = 0; i < set->n; i++)
+        set->impls[i].teardown(set->impls[i].state);
+    if (set->reference_owned)
+        set->reference.teardown(set->reference.state);
+    memset(set, 0, sizeof *set);
+}
+
+/* ---- timing ---- */
+
+typedef struct bench_buffers {
+    uint8_t *src;
+    uint8_t *dst;
+    uint8_t *check;              /* the reference output when verifying */
+} bench_buffers;
+
+/* One workload and key size: its implementations. */
+typedef struct bench_block {
+    const bench_workload *workload;
+    unsigned keybits;
+    impl_set set;
+} bench_block;
+
+/* One (block, length): batch sizes and the per-message time of every sample. */
+typedef struct bench_case {
+    const bench_block *block;
+    size_t len;
+    size_t batch[BENCH_MAX_IMPLS];
+    int verified[BENCH_MAX_IMPLS];
+    double ns_per_msg[BENCH_MAX_IMPLS][BENCH_MAX_SAMPLES];
+} bench_case;
+
+static double time_batch_ns(const bench_impl *impl, const bench_buffers *b, size_t len,
+                            size_t count)
+{
+    double t0 = bench_now_ns();
+    impl->run(impl->state, b->dst, b->src, len, count);
+    return bench_now_ns() - t0;
+}
+
+/* Messages per batch so that one batch takes about the target time. */
+static size_t calibrate_batch(const bench_impl *impl, const bench_buffers *b, size_t len,
+                              double target_ns)
+{
+    size_t count = 1;
+    for (;;) {
+        double dt = time_batch_ns(impl, b, len, count);
+        if (dt >= target_ns || count >= ((size_t)1 << 30))
+            return count;
+        double scale = dt > 0 ? target_ns / dt * 1.1 : 16.0;
+        if (scale > 16.0)
+            scale = 16.0;   /* the first runs are cold; do not overshoot from them */
+        size_t next = (size_t)((double)count * scale);
+        count = next > count ? next : count + 1;
+    }
+}
+
+/* 1 = same output as the reference, 0 = differs, -1 = nothing to compare with. */
+static int verify_impl(const bench_impl *impl, const impl_set *set, const bench_buffers *b,
+                       size_t len)
+{
+    if (!set->reference.state)
+        return -1;
+    set->reference.run(set->reference.state, b->check, b->src, len, 1);
+    memset(b->dst, 0, len);
+    impl->run(impl->state, b->dst, b->src, len, 1);
+    return memcmp(b->dst, b->check, len) == 0;
+}
+
+static void prepare_case(bench_case *c, const bench_buffers *b, const bench_options *o)
+{
+    const impl_set *set = &c->block->set;
+    for (size_t i = 0; i < set->n; i++) {
+        c->verified[i] = verify_impl(&set->impls[i], set, b, c->len);
+        c->batch[i] = calibrate_batch(&set->impls[i], b, c->len, o->sample_target_ns);
+    }
+}
+
+/*
+ * One sample of every implementation of a case.  A short untimed run of each first
+ * brings its code and state back into the caches the previous case evicted; then each
+ * times one batch, the starting implementation rotating with the pass.
+ * pass < 0: warm-up only, nothing recorded.
+ */
+static void visit_case(bench_case *c, int pass, const bench_buffers *b)
+{
+    const impl_set *set = &c->block->set;
+    size_t n = set->n;
+    for (size_t i = 0; i < n; i++)
+        set->impls[i].run(set->impls[i].state, b->dst, b->src, c->len, c->batch[i] / 8 + 1);
+    for (size_t k = 0; k < n; k++) {
+        size_t i = (k + (size_t)(pass < 0 ? 0 : pass)) % n;
+        double dt = time_batch_ns(&set->impls[i], b, c->len, c->batch[i]);
+        if (pass >= 0)
+            c->ns_per_msg[i][pass] = dt / (double)c->batch[i];
+    }
+}
+
+static bench_result make_result(const bench_case *c, size_t i, const bench_options *o,
+                                 const bench_machine *m)
+{
+    const bench_workload *w = c->block->workload;
+    const bench_impl *impl = &c->block->set.impls[i];
+    const unsigned keybits = c->block->keybits;
+    const double blocks = (double)((c->len + 15) / 16 + w->extra_blocks);
+    const double rounds = 6 + keybits / 32;   /* 10, 12, 14 round instructions per block */
+    double samples[BENCH_MAX_SAMPLES];
+    memcpy(samples, c->ns_per_msg[i], o->samples * sizeof samples[0]);
+    const double ns = bench_median(samples, o->samples);
+    bench_result r = {
+        .workload = w,
+        .keybits = keybits,
+        .len = c->len,
+        .impl = impl->name,
+        .is_peer = impl->is_peer,
+        .ns_per_msg = ns,
+        .gb_per_s = (double)c->len / ns,
+        .cycles_per_byte = ns * m->core_ghz / (double)c->len,
+        .tsc_per_msg = ns * m->tsc_ghz,
+        .pct_ceiling = -1,
+        .batch = c->batch[i],
+        .samples = o->samples,
+        .verified = c->verified[i],
+    };
+    if (m->ceiling > 0)
+        r.pct_ceiling = 100.0 * (blocks * rounds / (ns * 1e-9)) / m->ceiling;
+    return r;
+}
+
+/* ---- the run ---- */
+
+/* Blocks for the selected workloads and key sizes; NULL on allocation failure. */
+static bench_block *make_blocks(const bench_options *o, size_t *n_blocks)
+{
+    bench_block *blocks = calloc(bench_workload_count * N_KEY_BITS, sizeof *blocks);
+    size_t n = 0;
+    if (!blocks)
+        return NULL;
+    for (size_t wi = 0; wi < bench_workload_count; wi++) {
+        const bench_workload *w = &bench_workloads[wi];
+        if (!bench_filter_allows(o->filter, "mode", w->mode))
+            continue;
+        for (size_t k = 0; k < N_KEY_BITS; k++) {
+            if (!bench_filter_allows_number(o->filter, "bits", bench_key_bits[k]))
+                continue;
+            bench_block *blk = &blocks[n++];
+            blk->workload = w;
+            blk->keybits = bench_key_bits[k];
+            build_impls(&blk->set, w, blk->keybits, o);
+        }
+    }
+    *n_blocks = n;
+    return blocks;
+}
+
+/* Cases for every block and selected length; NULL on allocation failure. */
+static bench_case *make_cases(const bench_block *blocks, size_t n_blocks,
+                              const bench_options *o, size_t *n_cases)
+{
+    bench_case *cases = calloc(n_blocks * N_LENGTHS + 1, sizeof *cases);
+    size_t n = 0;
+    if (!cases)
+        return NULL;
+    for (size_t bi = 0; bi < n_blocks; bi++) {
+        if (blocks[bi].set.n == 0)
+            continue;
+        for (size_t l = 0; l < N_LENGTHS; l++) {
+            if (!bench_filter_allows_number(o->filter, "len", bench_lengths[l]))
+                continue;
+            cases[n].block = &blocks[bi];
+            cases[n].len = bench_lengths[l];
+            n++;
+        }
+    }
+    *n_cases = n;
+    return cases;
+}
+
+/*
+ * Every pass samples the machine probes and every case once, so the samples of one
+ * case are spread over the whole run and a burst of load on a shared machine spoils a
+ * few samples of many cases (which the median drops) rather than all of a few.
+ */
+static void run_passes(bench_case *cases, size_t n_cases, const bench_options *o,
+                       const bench_machine *m, machine_probe *probe, const bench_buffers *b)
+{
+    double t0 = bench_now_ns();
+    for (size_t c = 0; c < n_cases; c++)
+        visit_case(&cases[c], -1, b);
+    double pass_s = (bench_now_ns() - t0) / 1e9;
+    fprintf(stderr, "bench: %zu cases, %u passes of ~%.2f s each: ", n_cases, o->samples,
+            pass_s);
+    for (unsigned pass = 0; pass < o->samples; pass++) {
+        sample_machine(m, probe, pass);
+        for (size_t c = 0; c < n_cases; c++)
+            visit_case(&cases[c], (int)pass, b);
+        fputc('.', stderr);
+    }
+    fputc('\n', stderr);
+}
+
+/* tcrypt numbers its tests across key sizes: continue after this workload's earlier
+ * blocks (assumes every block of a workload has the same lengths, as the filter makes). */
+static unsigned tcrypt_first_test(const bench_block *blk, const bench_case *cases,
+                                  size_t n_cases)
+{
+    unsigned first = 0;
+    for (size_t c = 0; c < n_cases; c++)
+        if (cases[c].block < blk && cases[c].block->workload == blk->workload)
+            first++;
+    return first;
+}
+
+static void report_block(const bench_block *blk, const bench_case *cases, size_t n_cases,
+                         const bench_options *o, const bench_machine *m,
+                         bench_result *results, size_t *n_results)
+{
+    size_t first = *n_results;
+    for (size_t c = 0; c < n_cases; c++)
+        if (cases[c].block == blk)
+            for (size_t i = 0; i < blk->set.n; i++)
+                results[(*n_results)++] = make_result(&cases[c], i, o, m);
+    if (blk->set.n == 0) {
+        printf("\n%s, AES-%u: no implementation selected\n", blk->workload->title,
+               blk->keybits);
+        return;
+    }
+    const char *names[BENCH_MAX_IMPLS];
+    for (size_t i = 0; i < blk->set.n; i++)
+        names[i] = blk->set.impls[i].name;
+    bench_print_table(results + first, *n_results - first, names, blk->set.n, m);
+    if (blk->workload->tcrypt_lines || o->tcrypt_all)
+        bench_print_tcrypt(results + first, *n_results - first, names, blk->set.n,
+                           tcrypt_first_test(blk, cases, n_cases));
+}
+
+static int alloc_buffers(bench_buffers *b)
+{
+    b->src = aligned_alloc(64, BENCH_MAX_LEN);
+    b->dst = aligned_alloc(64, BENCH_MAX_LEN);
+    b->check = aligned_alloc(64, BENCH_MAX_LEN);
+    if (!b->src || !b->dst || !b->check)
+        return 0;
+    for (size_t i = 0; i < BENCH_MAX_LEN; i++)
+        b->src[i] = (uint8_t)(i * 7 + 3);
+    memset(b->dst, 0, BENCH_MAX_LEN);
+    memset(b->check, 0, BENCH_MAX_LEN);
+    return 1;
+}
+
+static void free_buffers(bench_buffers *b)
+{
+    free(b->src);
+    free(b->dst);
+    free(b->check);
+}
+
+static void print_run_header(const bench_options *o)
+{
+    printf("method: one pinned process; %u passes, each samples the clock, the ceiling and\n"
+           "        every case once (all implementations of a case round-robin, the first\n"
+           "        rotating); a sample is a batch of ~%.0f us; medians; one untimed pass\n"
+           "        first, and a short untimed run of each implementation before each sample\n",
+           o->samples, o->sample_target_ns / 1e3);
+    for (size_t i = 0; i < bench_workload_count; i++) {
+        const bench_workload *w = &bench_workloads[i];
+        if (!bench_filter_allows(o->filter, "mode", w->mode))
+            continue;
+        printf("per message, %s: ours = %s\n", w->title, w->ours_per_message);
+        printf("per message, %s: openssl = %s\n", w->title,
+               w->peer_per_message ? w->peer_per_message : "- (OpenSSL lacks this mode)");
+    }
+    printf("skipped ISAs:");
+    int any = 0;
+    for (size_t i = 0; i < N_ASM_ISAS; i++)
+        if (!aesgen_isa_supported(bench_asm_isas[i]))
+            printf(" %s (not built or not usable here)", bench_asm_isas[i]), any = 1;
+    if (!o->with_generic)
+        printf(" generic (use --with-generic)"), any = 1;
+    printf("%s\n", any ? "" : " none");
+}
+
+int main(int argc, char **argv)
+{
+    bench_options o;
+    bench_machine m;
+    bench_buffers b;
+    static machine_probe probe;
+    size_t n_blocks = 0, n_cases = 0, n_results = 0;
+
+    if (!bench_parse_options(argc, argv, &o))
+        return 2;
+    double start = bench_now_ns();
+    identify_machine(&o, &m);
+    if (o.cpu >= 0 && m.cpu < 0) {
+        fprintf(stderr, "bench: cannot pin to CPU %d\n", o.cpu);
+        return 1;
+    }
+    bench_block *blocks = make_blocks(&o, &n_blocks);
+    bench_case *cases = blocks ? make_cases(blocks, n_blocks, &o, &n_cases) : NULL;
+    bench_result *results = calloc(n_cases * BENCH_MAX_IMPLS + 1, sizeof *results);
+    if (!cases || !results || !alloc_buffers(&b)) {
+        fprintf(stderr, "bench: out of memory\n");
+        return 1;
+    }
+
+    calibrate_machine_probe(&m, &probe);
+    for (size_t c = 0; c < n_cases; c++)
+        prepare_case(&cases[c], &b, &o);
+    run_passes(cases, n_cases, &o, &m, &probe, &b);
+    summarize_machine(&m, &probe, o.samples);
+
+    bench_print_machine(&m);
+    print_run_header(&o);
+    for (size_t bi = 0; bi < n_blocks; bi++)
+        report_block(&blocks[bi], cases, n_cases, &o, &m, results, &n_results);
+
+    int rc = 0;
+    printf("\n");
+    if (o.json_path) {
+        if (bench_write_json(o.json_path, results, n_results, &m, o.samples,
+                             o.sample_target_ns)) {
+            printf("results: %s (%zu records)\n", o.json_path, n_results);
+        } else {
+            fprintf(stderr, "bench: cannot write %s\n", o.json_path);
+            rc = 1;
+        }
+    }
+    printf("bench time: %.1f s\n", (bench_now_ns() - start) / 1e9);
+
+    for (size_t bi = 0; bi < n_blocks; bi++)
+        free_impls(&blocks[bi].set);
+    free(blocks);
+    free(cases);
+    free(results);
+    free_buffers(&b);
+    return rc;
+}

@@ -1,0 +1,48 @@
+/*
+ * Which implementations (ISAs) the tests run, decided once at startup.
+ *
+ * The tests do their own CPUID + XGETBV check, independent of the library's,
+ * so that "the CPU lacks the feature" (a skip, printed by name) can be told
+ * apart from "the library was built without the assembly although gen/ has
+ * it" (a failure).
+ */
+#ifndef AESGEN_TEST_ISA_H
+#define AESGEN_TEST_ISA_H
+
+#include <stdbool.h>
+
+#include "asm_abi.h"
+
+enum { ISA_COUNT = 5 };
+
+struct test_isa {
+    const char *name;          /* as aesgen_select_isa() knows it */
+    bool is_asm;               /* has generated functions of its own */
+    aesgen_ctr_fn *ctr_fn;     /* the generated functions (NULL if not linked in) */
+    aesgen_xctr_fn *xctr_fn;
+    bool runnable;             /* set by isa_resolve(): the tests exercise it */
+    bool is_slow;              /* the portable C code: the tests take a smaller sample */
+};
+
+extern struct test_isa test_isas[ISA_COUNT];
+
+/* Decides test_isas[].runnable: one counted check or skip per ISA. */
+void isa_resolve(const char *repo_root);
+
+/* Selects the ISA in the library (a counted check); false if that failed. */
+bool isa_select(const struct test_isa *isa);
+
+/* This CPU and OS can run the ISA, by the tests' own CPUID/XGETBV check.
+ * If not, *missing names the first missing feature. */
+bool cpu_can_run(const char *isa_name, const char **missing);
+
+/* XGETBV with ECX=1 (XINUSE) is available: CPUID.(EAX=0DH,ECX=1):EAX[2]. */
+bool cpu_has_xgetbv1(void);
+bool cpu_has_avx(void);        /* AVX usable (CPUID + XCR0), so VZEROUPPER is legal */
+bool cpu_has_avx512(void);     /* AVX512F usable (CPUID + XCR0) */
+
+#define FOR_EACH_RUNNABLE_ISA(var)                                       \
+    for (struct test_isa *var = test_isas; var < test_isas + ISA_COUNT; var++) \
+        if (var->runnable)
+
+#endif

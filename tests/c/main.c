@@ -1,0 +1,96 @@
+/*
+ * The C test binary.  Usage: aesgen_tests [--only GROUP]...
+ * Environment: AESGEN_ROOT (repository, default "."), AESGEN_VECTORS (vector
+ * directory, default $AESGEN_ROOT/../shared/vectors), AESGEN_TEST_SEED.
+ * The last line of output is `N passed, N failed, N skipped`.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "isa.h"
+#include "tests.h"
+
+struct group {
+    const char *name;
+    void (*run)(const struct test_config *config);
+};
+
+static const struct group groups[] = {
+    { "api", test_api },
+    { "known-answer", test_known_answers },
+    { "differential", test_differential },
+    { "page-edge", test_page_edges },
+    { "abi", test_abi },
+    { "threads", test_threads },
+};
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static bool wanted(const char *name, int argc, char **argv)
+{
+    bool any_only = false;
+    for (int i = 1; i + 1 < argc; i++) {
+        if (strcmp(argv[i], "--only") == 0) {
+            any_only = true;
+            if (strcmp(argv[i + 1], name) == 0)
+                return true;
+        }
+    }
+    return !any_only;
+}
+
+static struct test_config make_config(void)
+{
+    static char self[4096], vectors[4200];
+    struct test_config config;
+    const char *root = getenv("AESGEN_ROOT");
+    config.repo_root = root && *root ? root : ".";
+    const char *vec = getenv("AESGEN_VECTORS");
+    if (!vec || !*vec) {
+        snprintf(vectors, sizeof vectors, "%s/../shared/vectors", config.repo_root);
+        vec = vectors;
+    }
+    config.vectors_dir = vec;
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    self[n > 0 ? n : 0] = '\0';
+    config.self_path = self;
+    return config;
+}
+
+int main(int argc, char **argv)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (argc > 1 && strcmp(argv[1], "--print-isa") == 0)
+        return api_print_isa_child();
+
+    const char *seed_text = getenv("AESGEN_TEST_SEED");
+    uint64_t seed = seed_text ? strtoull(seed_text, NULL, 0) : 20240601;
+    rng_seed(seed);
+    struct test_config config = make_config();
+    check_note("aesgen C tests: seed %llu (AESGEN_TEST_SEED), repo %s, vectors %s",
+               (unsigned long long)seed, config.repo_root, config.vectors_dir);
+
+    check_set_group("isa availability");
+    isa_resolve(config.repo_root);
+    for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++) {
+        if (!wanted(groups[g].name, argc, argv))
+            continue;
+        double start = now_seconds();
+        unsigned long failed_before = check_failed_count(), total_before = check_total_count();
+        groups[g].run(&config);
+        check_note("group %-13s %6.2f s, %6lu checks, %lu failed", groups[g].name,
+                   now_seconds() - start, check_total_count() - total_before,
+                   check_failed_count() - failed_before);
+    }
+    return check_finish();
+}

@@ -1,0 +1,32 @@
+/*
+ * The oracle: OpenSSL's AES (EVP), plus an AES key schedule written here so
+ * the generated assembly can be called directly with a key the library did
+ * not make.
+ */
+#ifndef AESGEN_TEST_REFERENCE_H
+#define AESGEN_TEST_REFERENCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "aesgen.h"
+
+/* CTR with a 128-bit big-endian counter starting at iv (OpenSSL aes-N-ctr). */
+void ref_ctr(const uint8_t *key, size_t key_len, const uint8_t iv[16],
+             uint8_t *dst, const uint8_t *src, size_t len);
+
+/* XCTR: block j (j = 0, 1, ...) is src XOR AES_K(iv XOR LE128(first_index + j)),
+ * built from OpenSSL AES-ECB.  The API's streams start at first_index = 1. */
+void ref_xctr(const uint8_t *key, size_t key_len, const uint8_t iv[16], uint64_t first_index,
+              uint8_t *dst, const uint8_t *src, size_t len);
+
+/* The FIPS-197 key expansion into the layout the assembly reads. */
+void ref_expand_key(const uint8_t *key, size_t key_len, aesgen_aes_key *out);
+
+/* The 16-byte big-endian block of the counter value {ctr[0] low, ctr[1] high}. */
+void ref_counter_block(const uint64_t ctr[2], uint8_t block[16]);
+
+/* 16 bytes of counter block + n, mod 2^128, big-endian. */
+void ref_counter_add(uint8_t block[16], uint64_t n);
+
+#endif

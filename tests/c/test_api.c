@@ -1,0 +1,366 @@
+/*
+ * API tests: argument checking (bad key lengths, NULL pointers) with contexts
+ * left untouched on error, len == 0, ISA selection and its error codes,
+ * aesgen_strerror, aesgen_wipe, contexts keeping their ISA, the end of an
+ * XCTR stream, and the AESGEN_ISA environment variable (in child processes,
+ * since it is read only at first use).
+ */
+#define _GNU_SOURCE
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "harness.h"
+#include "isa.h"
+#include "reference.h"
+#include "tests.h"
+
+static const char *const all_isa_names[] = { "generic", "aesni_avx", "vaes_avx2",
+                                             "avx10_256", "avx10_512" };
+
+static void strerror_never_null(void)
+{
+    static const int codes[] = { AESGEN_OK, AESGEN_EINVAL, AESGEN_EBADMSG, AESGEN_ENOTSUP,
+                                 -1, 1, 12345, INT_MIN, INT_MAX };
+    for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++) {
+        const char *s = aesgen_strerror(codes[i]);
+        check(s != NULL && s[0] != '\0', "aesgen_strerror(%d) is a non-empty string", codes[i]);
+    }
+    check(strcmp(aesgen_strerror(AESGEN_EINVAL), aesgen_strerror(AESGEN_ENOTSUP)) != 0,
+          "aesgen_strerror tells EINVAL and ENOTSUP apart");
+}
+
+/* A context filled with a pattern, to see whether a failing call wrote to it. */
+static void fill_pattern(void *p, size_t n)
+{
+    memset(p, 0x5a, n);
+}
+
+static bool still_pattern(const void *p, size_t n)
+{
+    const uint8_t *b = p;
+    for (size_t i = 0; i < n; i++)
+        if (b[i] != 0x5a)
+            return false;
+    return true;
+}
+
+static void bad_key_lengths(enum mode mode)
+{
+    static const size_t bad[] = { 0, 1, 8, 15, 17, 20, 23, 25, 31, 33, 40, 48, 64, SIZE_MAX };
+    uint8_t key[64] = { 1 }, iv[16] = { 2 };
+    struct stream s;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        fill_pattern(&s.ctx, sizeof s.ctx);
+        int rc = stream_init(&s, mode, key, bad[i], iv);
+        check_int(rc, AESGEN_EINVAL, "%s init with key_len %zu", mode_name(mode), bad[i]);
+        check(still_pattern(&s.ctx, sizeof s.ctx), "%s init with key_len %zu leaves ctx untouched",
+              mode_name(mode), bad[i]);
+    }
+    for (size_t k = 0; k < 3; k++)
+        check_int(stream_init(&s, mode, key, key_sizes[k], iv), AESGEN_OK,
+                  "%s init with key_len %zu", mode_name(mode), key_sizes[k]);
+}
+
+static void null_pointers(enum mode mode)
+{
+    uint8_t key[32] = { 3 }, iv[16] = { 4 }, buf[32] = { 0 };
+    struct stream s;
+    const char *m = mode_name(mode);
+    fill_pattern(&s.ctx, sizeof s.ctx);
+    check_int(stream_init(&s, mode, NULL, 16, iv), AESGEN_EINVAL, "%s init with NULL key", m);
+    check_int(stream_init(&s, mode, key, 16, NULL), AESGEN_EINVAL, "%s init with NULL iv", m);
+    check(still_pattern(&s.ctx, sizeof s.ctx), "%s failed inits leave ctx untouched", m);
+    if (mode == MODE_CTR)
+        check_int(aesgen_ctr_init(NULL, key, 16, iv), AESGEN_EINVAL, "ctr init with NULL ctx");
+    else
+        check_int(aesgen_xctr_init(NULL, key, 16, iv), AESGEN_EINVAL, "xctr init with NULL ctx");
+
+    stream_init(&s, mode, key, 16, iv);
+    struct stream before;
+    memcpy(&before, &s, sizeof s);
+    check_int(stream_crypt(&s, NULL, buf, 5), AESGEN_EINVAL, "%s crypt with NULL dst", m);
+    check_int(stream_crypt(&s, buf, NULL, 5), AESGEN_EINVAL, "%s crypt with NULL src", m);
+    check(memcmp(&before, &s, sizeof s) == 0, "%s failed crypts leave ctx untouched", m);
+    if (mode == MODE_CTR)
+        check_int(aesgen_ctr_crypt(NULL, buf, buf, 5), AESGEN_EINVAL, "ctr crypt with NULL ctx");
+    else
+        check_int(aesgen_xctr_crypt(NULL, buf, buf, 5), AESGEN_EINVAL, "xctr crypt with NULL ctx");
+}
+
+static void zero_length(enum mode mode)
+{
+    uint8_t key[32] = { 5 }, iv[16] = { 6 }, buf[16], want[16], pt[16] = { 7 };
+    struct stream s;
+    const char *m = mode_name(mode);
+    stream_init(&s, mode, key, 16, iv);
+    struct stream before;
+    memcpy(&before, &s, sizeof s);
+    memset(buf, 0xee, sizeof buf);
+    check_int(stream_crypt(&s, buf, pt, 0), AESGEN_OK, "%s crypt of 0 bytes", m);
+    check_int(stream_crypt(&s, NULL, NULL, 0), AESGEN_OK, "%s crypt of 0 bytes, NULL buffers", m);
+    check(memcmp(&before, &s, sizeof s) == 0 && buf[0] == 0xee,
+          "%s crypt of 0 bytes changes neither ctx nor dst", m);
+    /* and the stream still starts at its beginning */
+    stream_crypt(&s, buf, pt, 16);
+    reference(mode, key, 16, iv, want, pt, 16);
+    check_bytes(buf, want, 16, "%s first block after empty calls", m);
+}
+
+static void selection_errors(void)
+{
+    const char *before = aesgen_isa_name();
+    check_int(aesgen_select_isa("no_such_isa"), AESGEN_EINVAL, "select unknown name");
+    check_int(aesgen_select_isa(""), AESGEN_EINVAL, "select empty name");
+    check_int(aesgen_select_isa(NULL), AESGEN_EINVAL, "select NULL name");
+    check(strcmp(aesgen_isa_name(), before) == 0, "failed selections leave the selection alone");
+    check_int(aesgen_isa_supported("no_such_isa"), 0, "unknown name is not supported");
+    check_int(aesgen_isa_supported(NULL), 0, "NULL name is not supported");
+    check_int(aesgen_isa_supported("generic"), 1, "generic is supported");
+    check_int(aesgen_isa_supported("auto"), 1, "auto is supported");
+
+    size_t unsupported = 0;
+    for (size_t i = 0; i < ISA_COUNT; i++) {
+        if (aesgen_isa_supported(all_isa_names[i]))
+            continue;
+        unsupported++;
+        check_int(aesgen_select_isa(all_isa_names[i]), AESGEN_ENOTSUP, "select unusable %s",
+                  all_isa_names[i]);
+        check(strcmp(aesgen_isa_name(), before) == 0, "select unusable %s leaves the selection",
+                  all_isa_names[i]);
+    }
+    if (unsupported == 0)
+        check_note("note: every ISA is usable here, so AESGEN_ENOTSUP cannot be provoked");
+}
+
+/* The name "auto" resolves to, computed from aesgen_isa_supported: the last
+ * usable name in the list is the widest. */
+static const char *auto_choice(void)
+{
+    check_int(aesgen_select_isa("auto"), AESGEN_OK, "select auto");
+    const char *name = aesgen_isa_name();
+    check(name && strcmp(name, "auto") != 0 && aesgen_isa_supported(name) == 1,
+          "auto resolves to a usable concrete ISA (%s)", name ? name : "NULL");
+    bool some_asm = false;
+    for (size_t i = 1; i < ISA_COUNT; i++)
+        some_asm |= aesgen_isa_supported(all_isa_names[i]) == 1;
+    check(!some_asm || (name && strcmp(name, "generic") != 0),
+          "auto prefers assembly over the portable code when it can run");
+    return name ? name : "?";
+}
+
+static void selecting_each_isa(void)
+{
+    FOR_EACH_RUNNABLE_ISA(isa) {
+        if (isa_select(isa))
+            check(strcmp(aesgen_isa_name(), isa->name) == 0, "aesgen_isa_name() after selecting %s",
+                  isa->name);
+    }
+}
+
+/* A context keeps the implementation of its init; the selection moves on. */
+static void contexts_keep_their_isa(void)
+{
+    uint8_t key[32], iv[16], pt[100], want[100], got[100];
+    rng_fill(key, sizeof key);
+    rng_fill(iv, sizeof iv);
+    rng_fill(pt, sizeof pt);
+    FOR_EACH_RUNNABLE_ISA(first) {
+        FOR_EACH_RUNNABLE_ISA(second) {
+            if (first == second || !isa_select(first))
+                continue;
+            aesgen_ctr_ctx ctr;
+            aesgen_xctr_ctx xctr;
+            aesgen_ctr_init(&ctr, key, 32, iv);
+            aesgen_xctr_init(&xctr, key, 32, iv);
+            aesgen_ctr_fn *ctr_fn = ctr.crypt;
+            if (!isa_select(second))
+                continue;
+            aesgen_ctr_crypt(&ctr, got, pt, sizeof pt);
+            ref_ctr(key, 32, iv, want, pt, sizeof pt);
+            check_bytes(got, want, sizeof pt, "ctr ctx from %s used after selecting %s",
+                        first->name, second->name);
+            aesgen_xctr_crypt(&xctr, got, pt, sizeof pt);
+            ref_xctr(key, 32, iv, 1, want, pt, sizeof pt);
+            check_bytes(got, want, sizeof pt, "xctr ctx from %s used after selecting %s",
+                        first->name, second->name);
+            /* White box: the asm ISAs put their generated function in the context. */
+            if (first->is_asm)
+                check(ctr_fn == first->ctr_fn && ctr.crypt == first->ctr_fn
+                      && xctr.crypt == first->xctr_fn,
+                      "ctx from %s holds %s's functions after selecting %s", first->name,
+                      first->name, second->name);
+        }
+    }
+}
+
+/* White box (the index field is private): an XCTR stream ends after block
+ * 2^64 - 1, which exercises the implementations at the top of the index. */
+static void xctr_stream_end(void)
+{
+    uint8_t key[16], iv[16], pt[48], want[48], got[48];
+    rng_fill(key, sizeof key);
+    rng_fill(iv, sizeof iv);
+    rng_fill(pt, sizeof pt);
+    FOR_EACH_RUNNABLE_ISA(isa) {
+        if (!isa_select(isa))
+            continue;
+        aesgen_xctr_ctx ctx;
+        aesgen_xctr_init(&ctx, key, 16, iv);
+        ctx.index = UINT64_MAX - 1;
+        ref_xctr(key, 16, iv, UINT64_MAX - 1, want, pt, 32);
+        memset(got, 0xee, sizeof got);
+        check_int(aesgen_xctr_crypt(&ctx, got, pt, 33), AESGEN_EINVAL,
+                  "%s xctr: 3 blocks with 2 left is refused", isa->name);
+        check(got[0] == 0xee && got[32] == 0xee, "%s xctr: a refused call writes nothing",
+              isa->name);
+        check_int(aesgen_xctr_crypt(&ctx, got, pt, 21), AESGEN_OK, "%s xctr: block 2^64-2 and part of the last",
+                  isa->name);
+        check_int(aesgen_xctr_crypt(&ctx, got + 21, pt + 21, 11), AESGEN_OK,
+                  "%s xctr: the rest of block 2^64-1", isa->name);
+        check_bytes(got, want, 32, "%s xctr: blocks 2^64-2 and 2^64-1 match the reference",
+                    isa->name);
+        check_int(aesgen_xctr_crypt(&ctx, got, pt, 1), AESGEN_EINVAL,
+                  "%s xctr: nothing after block 2^64-1", isa->name);
+        check_int(aesgen_xctr_crypt(&ctx, got, pt, 0), AESGEN_OK,
+                  "%s xctr: 0 bytes after the end is fine", isa->name);
+    }
+}
+
+static void wipe_zeroes(void)
+{
+    uint8_t buf[77];
+    memset(buf, 0xab, sizeof buf);
+    aesgen_wipe(buf + 1, 75);
+    bool zero = buf[0] == 0xab && buf[76] == 0xab;
+    for (size_t i = 1; i < 76; i++)
+        zero &= buf[i] == 0;
+    check(zero, "aesgen_wipe zeroes exactly the given range");
+    aesgen_wipe(NULL, 0);
+    check(true, "aesgen_wipe(NULL, 0) returns");
+}
+
+/* ---- AESGEN_ISA, in child processes ---------------------------------------- */
+
+/* Child side: report the selection made at first use, and whether the library
+ * works with it.  With "late", set AESGEN_ISA only after first use. */
+int api_print_isa_child(void)
+{
+    const char *late = getenv("AESGEN_TEST_LATE_ISA");
+    const char *name = aesgen_isa_name();
+    if (late) {
+        setenv("AESGEN_ISA", late, 1);
+        name = aesgen_isa_name();
+    }
+    uint8_t key[16] = { 1, 2, 3 }, iv[16] = { 4, 5, 6 }, pt[100] = { 7 }, got[100], want[100];
+    aesgen_ctr_ctx ctx;
+    int ok = aesgen_ctr_init(&ctx, key, 16, iv) == AESGEN_OK
+             && aesgen_ctr_crypt(&ctx, got, pt, sizeof pt) == AESGEN_OK;
+    ref_ctr(key, 16, iv, want, pt, sizeof pt);
+    ok = ok && memcmp(got, want, sizeof pt) == 0;
+    printf("isa=%s ok=%d\n", name, ok);
+    return 0;
+}
+
+/* Runs this binary with --print-isa in an environment with AESGEN_ISA=value
+ * (NULL: unset) and returns its report. */
+static bool run_child(const char *self, const char *value, const char *late,
+                      char *report, size_t cap)
+{
+    extern char **environ;
+    size_t n = 0;
+    while (environ[n])
+        n++;
+    char **env = xmalloc((n + 3) * sizeof *env);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(environ[i], "AESGEN_ISA=", 11) != 0
+            && strncmp(environ[i], "AESGEN_TEST_LATE_ISA=", 21) != 0)
+            env[m++] = environ[i];
+    char isa_var[128], late_var[128];
+    if (value) {
+        snprintf(isa_var, sizeof isa_var, "AESGEN_ISA=%s", value);
+        env[m++] = isa_var;
+    }
+    if (late) {
+        snprintf(late_var, sizeof late_var, "AESGEN_TEST_LATE_ISA=%s", late);
+        env[m++] = late_var;
+    }
+    env[m] = NULL;
+
+    int fds[2];
+    if (pipe(fds) != 0) {
+        free(env);
+        return false;
+    }
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fds[1], STDOUT_FILENO);
+        close(fds[0]);
+        close(fds[1]);
+        char *argv[] = { (char *)self, "--print-isa", NULL };
+        execve(self, argv, env);
+        _exit(127);
+    }
+    close(fds[1]);
+    free(env);
+    size_t got = 0;
+    ssize_t r;
+    while (got + 1 < cap && (r = read(fds[0], report + got, cap - 1 - got)) > 0)
+        got += (size_t)r;
+    report[got] = '\0';
+    report[strcspn(report, "\n")] = '\0';
+    close(fds[0]);
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid)
+        return false;
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+static void check_child(const char *self, const char *value, const char *late,
+                        const char *expected_isa)
+{
+    char report[256], want[128];
+    bool ran = run_child(self, value, late, report, sizeof report);
+    snprintf(want, sizeof want, "isa=%s ok=1", expected_isa);
+    check(ran && strcmp(report, want) == 0, "AESGEN_ISA=%s%s%s: child reports \"%s\", want \"%s\"",
+          value ? value : "(unset)", late ? ", then set after first use to " : "",
+          late ? late : "", report, want);
+}
+
+static void environment_variable(const char *self, const char *auto_isa)
+{
+    check_child(self, NULL, NULL, auto_isa);
+    check_child(self, "auto", NULL, auto_isa);
+    check_child(self, "no_such_isa", NULL, auto_isa);     /* ignored: auto */
+    check_child(self, "", NULL, auto_isa);
+    for (size_t i = 0; i < ISA_COUNT; i++) {
+        bool usable = aesgen_isa_supported(all_isa_names[i]) == 1;
+        check_child(self, all_isa_names[i], NULL, usable ? all_isa_names[i] : auto_isa);
+    }
+    /* Read once, at first use: a later change has no effect. */
+    check_child(self, NULL, "generic", auto_isa);
+}
+
+void test_api(const struct test_config *config)
+{
+    check_set_group("api");
+    strerror_never_null();
+    for (int mode = 0; mode < MODE_COUNT; mode++) {
+        bad_key_lengths((enum mode)mode);
+        null_pointers((enum mode)mode);
+        zero_length((enum mode)mode);
+    }
+    selection_errors();
+    const char *auto_isa = auto_choice();
+    selecting_each_isa();
+    contexts_keep_their_isa();
+    xctr_stream_end();
+    wipe_zeroes();
+    environment_variable(config->self_path, auto_isa);
+}

@@ -1,0 +1,201 @@
+/*
+ * Page-edge tests: buffers that end exactly where an inaccessible page
+ * begins, or start right after one.  An implementation that reads or writes
+ * even one byte past the end (a full-vector load of the tail, say) faults.
+ *
+ * Layout of one arena, every page PAGE bytes:
+ *     [guard][data x DATA_PAGES][guard][data x DATA_PAGES][guard]
+ * src lives in the first data area, dst in the second.
+ *
+ * A fault is caught (SIGSEGV handler + siglongjmp), counted as a failure that
+ * names the case and the faulting address, and the tests go on.
+ */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "harness.h"
+#include "isa.h"
+#include "tests.h"
+
+enum { DATA_PAGES = 3 };
+
+struct arena {
+    uint8_t *base;
+    size_t page, data_size, total;
+    uint8_t *src_area, *dst_area;     /* start of each data area */
+};
+
+static bool arena_map(struct arena *a)
+{
+    a->page = (size_t)sysconf(_SC_PAGESIZE);
+    a->data_size = DATA_PAGES * a->page;
+    a->total = 3 * a->page + 2 * a->data_size;
+    a->base = mmap(NULL, a->total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (a->base == MAP_FAILED)
+        return false;
+    a->src_area = a->base + a->page;
+    a->dst_area = a->src_area + a->data_size + a->page;
+    return mprotect(a->base, a->page, PROT_NONE) == 0
+           && mprotect(a->src_area + a->data_size, a->page, PROT_NONE) == 0
+           && mprotect(a->dst_area + a->data_size, a->page, PROT_NONE) == 0;
+}
+
+/* ---- Surviving a fault -------------------------------------------------- */
+
+static sigjmp_buf fault_return;
+static volatile sig_atomic_t fault_armed;
+static void *volatile fault_address;
+
+static void on_fault(int sig, siginfo_t *info, void *context)
+{
+    (void)context;
+    if (!fault_armed) {            /* not ours: die as usual */
+        signal(sig, SIG_DFL);
+        raise(sig);
+        return;
+    }
+    fault_armed = 0;
+    fault_address = info->si_addr;
+    siglongjmp(fault_return, 1);
+}
+
+struct fault_catcher {
+    struct sigaction old_segv, old_bus;
+};
+
+static void catch_faults(struct fault_catcher *c)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_fault;
+    sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGSEGV, &sa, &c->old_segv);
+    sigaction(SIGBUS, &sa, &c->old_bus);
+}
+
+static void release_faults(const struct fault_catcher *c)
+{
+    sigaction(SIGSEGV, &c->old_segv, NULL);
+    sigaction(SIGBUS, &c->old_bus, NULL);
+}
+
+/* Where the fault hit, relative to the buffers, for the failure message. */
+static void describe_fault(char *out, size_t cap, const uint8_t *src, const uint8_t *dst,
+                           size_t len)
+{
+    const uint8_t *at = fault_address;
+    if (at >= src + len && at < src + len + 4096)
+        snprintf(out, cap, "%zu bytes past the end of src", (size_t)(at - (src + len)));
+    else if (at >= dst + len && at < dst + len + 4096)
+        snprintf(out, cap, "%zu bytes past the end of dst", (size_t)(at - (dst + len)));
+    else if (at < src && at >= src - 4096)
+        snprintf(out, cap, "%zu bytes before src", (size_t)(src - at));
+    else if (at < dst && at >= dst - 4096)
+        snprintf(out, cap, "%zu bytes before dst", (size_t)(dst - at));
+    else
+        snprintf(out, cap, "address %p", fault_address);
+}
+
+/* ---- The tests ------------------------------------------------------------ */
+
+struct placement {
+    const char *name;
+    bool at_end;        /* true: buffers end at the next guard; false: start after one */
+    bool in_place;
+};
+
+static const struct placement placements[] = {
+    { "ending at a guard page", true, false },
+    { "starting after a guard page", false, false },
+    { "in place, ending at a guard page", true, true },
+    { "in place, starting after a guard page", false, true },
+};
+
+static uint8_t *place(uint8_t *area, size_t area_size, size_t len, bool at_end)
+{
+    return at_end ? area + area_size - len : area;
+}
+
+/* The stream is first advanced by `prefix` bytes elsewhere, so the call at
+ * the edge also starts in the middle of a keystream block. */
+static void check_edge(const char *isa, enum mode mode, size_t key_len, const uint8_t *key,
+                       const uint8_t *iv, const struct arena *a, const struct placement *p,
+                       size_t len, size_t prefix, const uint8_t *pt, uint8_t *want)
+{
+    uint8_t scratch[64];
+    reference(mode, key, key_len, iv, want, pt, prefix + len);
+    uint8_t *src = place(a->src_area, a->data_size, len, p->at_end);
+    uint8_t *dst = p->in_place ? src : place(a->dst_area, a->data_size, len, p->at_end);
+    memcpy(src, pt + prefix, len);
+    struct stream s;
+    int rc = stream_init(&s, mode, key, key_len, iv);
+    if (rc == AESGEN_OK)
+        rc = stream_crypt(&s, scratch, pt, prefix);
+    if (sigsetjmp(fault_return, 1) != 0) {
+        char where[96];
+        describe_fault(where, sizeof where, src, dst, len);
+        check(false, "%s %s aes-%u %s len=%zu after %zu bytes: faulted at %s", isa,
+              mode_name(mode), key_bits(key_len), p->name, len, prefix, where);
+        return;
+    }
+    fault_armed = 1;
+    if (rc == AESGEN_OK)
+        rc = stream_crypt(&s, dst, src, len);
+    fault_armed = 0;
+    check(rc == AESGEN_OK && memcmp(dst, want + prefix, len) == 0,
+          "%s %s aes-%u %s len=%zu after %zu bytes", isa, mode_name(mode), key_bits(key_len),
+          p->name, len, prefix);
+}
+
+static void run_isa(const char *isa, const struct arena *a, const uint8_t *pt, uint8_t *want)
+{
+    static const size_t long_lengths[] = { 1000, 4096 + 17, 2 * 4096 + 33 };
+    uint8_t key[32], iv[16];
+    for (size_t k = 0; k < 3; k++) {
+        rng_fill(key, sizeof key);
+        for (int mode = 0; mode < MODE_COUNT; mode++) {
+            rng_fill(iv, sizeof iv);
+            for (size_t p = 0; p < sizeof placements / sizeof placements[0]; p++) {
+                /* From a block boundary, and from 5 bytes into a block. */
+                for (size_t len = 0; len <= 320; len++)
+                    for (size_t prefix = 0; prefix <= 5; prefix += 5)
+                        check_edge(isa, (enum mode)mode, key_sizes[k], key, iv, a,
+                                   &placements[p], len, prefix, pt, want);
+                for (size_t l = 0; l < sizeof long_lengths / sizeof long_lengths[0]; l++)
+                    if (long_lengths[l] <= a->data_size)
+                        for (size_t prefix = 0; prefix <= 17; prefix += 17)
+                            check_edge(isa, (enum mode)mode, key_sizes[k], key, iv, a,
+                                       &placements[p], long_lengths[l], prefix, pt, want);
+            }
+        }
+    }
+}
+
+void test_page_edges(const struct test_config *config)
+{
+    (void)config;
+    check_set_group("page-edge");
+    struct arena a;
+    if (!check(arena_map(&a), "map pages with PROT_NONE guards"))
+        return;
+    uint8_t *pt = xmalloc(a.data_size + 64), *want = xmalloc(a.data_size + 64);
+    rng_fill(pt, a.data_size + 64);
+    struct fault_catcher catcher;
+    catch_faults(&catcher);
+    FOR_EACH_RUNNABLE_ISA(isa) {
+        if (isa_select(isa))
+            run_isa(isa->name, &a, pt, want);
+    }
+    release_faults(&catcher);
+    free(pt);
+    free(want);
+    munmap(a.base, a.total);
+}

@@ -1,0 +1,21 @@
+/* The test groups of the C test binary, run in this order by main.c. */
+#ifndef AESGEN_TEST_TESTS_H
+#define AESGEN_TEST_TESTS_H
+
+struct test_config {
+    const char *repo_root;     /* AESGEN_ROOT, else the current directory */
+    const char *vectors_dir;   /* AESGEN_VECTORS, else <repo_root>/../shared/vectors */
+    const char *self_path;     /* this binary, for the subprocess tests */
+};
+
+void test_api(const struct test_config *config);
+void test_known_answers(const struct test_config *config);
+void test_differential(const struct test_config *config);
+void test_page_edges(const struct test_config *config);
+void test_abi(const struct test_config *config);
+void test_threads(const struct test_config *config);
+
+/* The child side of the AESGEN_ISA test (main.c runs it for --print-isa). */
+int api_print_isa_child(void);
+
+#endif

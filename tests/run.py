@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+"""Runs every test of `make test` and prints one summary line.
+
+Part 1: the Python unit tests, discovered as tests/python/test_*.py.
+Part 2: the C test binary, $(BUILD)/tests/aesgen_tests, whose last line is
+        `N passed, N failed[, N skipped]`; a crash or missing summary counts
+        as one failure.
+The last line printed is `N passed, N failed, N skipped` (totals); the exit
+status is 1 if anything failed.
+
+Usage: python3 tests/run.py --build BUILD_DIR [--skip-python] [--skip-c]
+"""
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+import unittest
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PYTHON_TESTS = os.path.join(REPO, "tests", "python")
+SUMMARY = re.compile(r"^(\d+) passed, (\d+) failed(?:, (\d+) skipped)?$")
+C_TIMEOUT_SECONDS = 600
+
+
+class Totals:
+    def __init__(self, passed=0, failed=0, skipped=0):
+        self.passed, self.failed, self.skipped = passed, failed, skipped
+
+    def add(self, other):
+        self.passed += other.passed
+        self.failed += other.failed
+        self.skipped += other.skipped
+
+    def line(self):
+        return f"{self.passed} passed, {self.failed} failed, {self.skipped} skipped"
+
+
+def say(text=""):
+    print(text, flush=True)
+
+
+class CountingResult(unittest.TestResult):
+    """Counts outcomes (each subtest on its own) and prints failures with
+    their tracebacks as they happen."""
+
+    def __init__(self):
+        super().__init__()
+        self.totals = Totals()
+        self._had_subtests = set()
+
+    def _report(self, kind, test, err):
+        say(f"{kind}: {test.id()}")
+        say(self._exc_info_to_string(err, test).rstrip())
+
+    def addSuccess(self, test):
+        super().addSuccess(test)
+        if test.id() not in self._had_subtests:   # its subtests were counted already
+            self.totals.passed += 1
+
+    def addFailure(self, test, err):
+        super().addFailure(test, err)
+        self.totals.failed += 1
+        self._report("FAIL", test, err)
+
+    def addError(self, test, err):
+        super().addError(test, err)
+        self.totals.failed += 1
+        self._report("ERROR", test, err)
+
+    def addSkip(self, test, reason):
+        super().addSkip(test, reason)
+        self.totals.skipped += 1
+        say(f"SKIP {test.id()}: {reason}")
+
+    def addExpectedFailure(self, test, err):
+        super().addExpectedFailure(test, err)
+        self.totals.passed += 1
+
+    def addUnexpectedSuccess(self, test):
+        super().addUnexpectedSuccess(test)
+        self.totals.failed += 1
+        say(f"FAIL: {test.id()}: passed but was marked expectedFailure")
+
+    def addSubTest(self, test, subtest, err):
+        super().addSubTest(test, subtest, err)
+        self._had_subtests.add(test.id())
+        if err is None:
+            self.totals.passed += 1
+        elif issubclass(err[0], test.failureException):
+            self.totals.failed += 1
+            self._report("FAIL", subtest, err)
+        else:
+            self.totals.failed += 1
+            self._report("ERROR", subtest, err)
+
+
+def run_python_tests():
+    """Discovers and runs tests/python/test_*.py; import errors count as failures."""
+    if REPO not in sys.path:
+        sys.path.insert(0, REPO)
+    loader = unittest.TestLoader()
+    suite = loader.discover(start_dir=PYTHON_TESTS, pattern="test_*.py",
+                            top_level_dir=PYTHON_TESTS)
+    result = CountingResult()
+    suite.run(result)     # a module that fails to import runs as a failing test
+    return result.totals
+
+
+def run_c_tests(build):
+    """Runs the C test binary, echoing its output, and reads its summary line."""
+    binary = os.path.join(build, "tests", "aesgen_tests")
+    if not os.access(binary, os.X_OK):
+        say(f"FAIL: C tests: {binary} does not exist (run `make test`)")
+        return Totals(failed=1)
+    env = dict(os.environ, AESGEN_ROOT=REPO)
+    proc = subprocess.Popen([binary], cwd=REPO, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, errors="replace")
+    timed_out = threading.Event()
+
+    def kill_on_timeout():
+        timed_out.set()
+        proc.kill()
+
+    timer = threading.Timer(C_TIMEOUT_SECONDS, kill_on_timeout)
+    timer.start()
+    summary = None
+    try:
+        for line in proc.stdout:
+            line = line.rstrip("\n")
+            say(line)
+            match = SUMMARY.match(line)
+            summary = match if match else (summary if not line.strip() else None)
+        status = proc.wait()
+    finally:
+        timer.cancel()
+    return c_totals(summary, status, timed_out.is_set())
+
+
+def c_totals(summary, status, timed_out):
+    """The C part's counts: its summary, plus one failure for a bad ending."""
+    if timed_out:
+        say(f"FAIL: C tests: killed after {C_TIMEOUT_SECONDS} s")
+    if summary is None:
+        say(f"FAIL: C tests: exit status {status} and no summary line at the end")
+        return Totals(failed=1)
+    passed, failed, skipped = (int(g) if g else 0 for g in summary.groups())
+    totals = Totals(passed, failed, skipped)
+    if status != 0 and failed == 0:
+        say(f"FAIL: C tests: exit status {status} although the summary shows no failure")
+        totals.failed += 1
+    elif status == 0 and failed != 0:
+        say("FAIL: C tests: exit status 0 although the summary shows failures")
+        totals.failed += 1
+    return totals
+
+
+def timed(name, run):
+    say(f"== {name}")
+    start = time.monotonic()
+    totals = run()
+    say(f"== {name}: {totals.line()} ({time.monotonic() - start:.1f} s)")
+    return totals
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--build", default="build", help="build directory (default: build)")
+    parser.add_argument("--skip-python", action="store_true", help="only the C tests")
+    parser.add_argument("--skip-c", action="store_true", help="only the Python tests")
+    args = parser.parse_args()
+    build = os.path.abspath(args.build)
+    os.chdir(REPO)
+    os.environ["AESGEN_BUILD"] = build      # for tests/python/test_elf.py
+    os.environ["AESGEN_ROOT"] = REPO
+
+    start = time.monotonic()
+    totals = Totals()
+    if not args.skip_python:
+        totals.add(timed("Python tests (tests/python)", run_python_tests))
+    if not args.skip_c:
+        totals.add(timed("C tests (" + os.path.relpath(build, REPO) + "/tests/aesgen_tests)",
+                         lambda: run_c_tests(build)))
+    say(f"== all tests: {time.monotonic() - start:.1f} s")
+    say(totals.line())
+    return 1 if totals.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

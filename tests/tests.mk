@@ -1,0 +1,42 @@
+# tests/tests.mk -- `make test`: the C tests and the Python tests, one summary.
+# Included by the top Makefile (CC, CFLAGS, ASFLAGS, BUILD, PYTHON) after
+# runtime/runtime.mk (lib, RT_LIB_A).
+#
+#   make test                     tools check, lib, test binary, tests/run.py
+#   $(BUILD)/tests/aesgen_tests --only GROUP   one C group (api, known-answer,
+#                                 differential, page-edge, abi, threads) by hand
+
+TEST_DIR    := $(BUILD)/tests
+# Listed, not globbed: tests/c also holds stand-alone programs (variant_check.c,
+# built by tests/python/test_gen_files.py) that are not part of this binary.
+TEST_C_SRCS := $(addprefix tests/c/,main.c check.c isa.c harness.c reference.c jsonl.c \
+                 test_api.c test_kat.c test_diff.c test_page_edge.c test_abi.c \
+                 test_threads.c)
+TEST_OBJS   := $(patsubst tests/c/%.c,$(TEST_DIR)/%.o,$(TEST_C_SRCS)) $(TEST_DIR)/abi_thunk.o
+TEST_BIN    := $(TEST_DIR)/aesgen_tests
+
+.PHONY: test test-tools test-bin
+test: test-tools lib $(TEST_BIN)
+	$(PYTHON) tests/run.py --build $(BUILD)
+
+test-bin: $(TEST_BIN)
+
+# Quiet when every tool is there; installs them (as root) or explains otherwise.
+test-tools:
+	@sh tests/tools.sh
+
+# Order-only on test-tools: checked first, but never a reason to rebuild.
+$(TEST_DIR)/%.o: tests/c/%.c | test-tools
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -pthread -MMD -MP -c -o $@ $<
+
+$(TEST_DIR)/%.o: tests/c/%.S | test-tools
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(ASFLAGS) -MMD -MP -c -o $@ $<
+
+# The static library, so the tests can reach the generated functions directly
+# (the .so hides them); OpenSSL's libcrypto is the reference.
+$(TEST_BIN): $(TEST_OBJS) $(RT_LIB_A)
+	$(CC) $(LDFLAGS) -pthread -o $@ $(TEST_OBJS) $(RT_LIB_A) -lcrypto
+
+-include $(TEST_OBJS:.o=.d)
