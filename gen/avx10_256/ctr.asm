@@ -10,12 +10,11 @@
 	bits 64
 	default abs
 ; void aesgen_ctr_crypt_avx10_256(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src,
-;                    size_t len, const uint64_t ctr[2]);
+;                    size_t len, uint64_t ctr_lo, uint64_t ctr_hi);
 ;
 ; AES-CTR (SP 800-38A) with the whole 16-byte block as a big-endian counter: block j of
-; this call is AES_K(ctr + j).  ctr[0] is the low half of the counter value, ctr[1] the
-; high half; the C caller splits calls where the low half wraps, so the lanes only ever
-; add to their low quadword.  AES-128/192/256 share this code (rounds read from the key).
+; this call is AES_K(ctr_hi:ctr_lo + j).  The C caller splits calls where the low half
+; wraps, so the lanes only ever add to their low quadword.  AES-128/192/256 share this code (rounds read from the key).
 ;
 ; Design: the counter lives little-endian in CTR (2 consecutive values, one per
 ; 128-bit lane) so vpaddq advances it; vpshufb makes the big-endian block; round key 0 is
@@ -23,7 +22,7 @@
 ; costs nothing extra.  8 vectors per main-loop iteration, then groups of
 ; 4; the final partial vector uses opmasks.
 ;
-; Registers: KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ROUNDS=rax, KEYEND=r10, TMPG=r11
+; Registers: KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTR_LO=r8, CTR_HI=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11
 ;            KS0=ymm0, KS1=ymm1, KS2=ymm2, KS3=ymm3, KS4=ymm4, KS5=ymm5
 ;            KS6=ymm6, KS7=ymm7, CTR=ymm8, INC=ymm9, BSWAP=ymm10, TMP=ymm11
 ;            K0=ymm12, KLAST=ymm13, KLAST-1=ymm14, KLAST-2=ymm15, KLAST-3=ymm16, KLAST-4=ymm17
@@ -58,7 +57,9 @@ aesgen_ctr_crypt_avx10_256:
 	vbroadcasti32x4 ymm25, oword [r10 - 192]
 	vbroadcasti32x4 ymm26, oword [r10 - 208]
 L.ctr_keys_loaded:
-	vbroadcasti32x4 ymm8, oword [r8]
+	vmovq           xmm8, r8
+	vpinsrq         xmm8, xmm8, r9, 1
+	vshufi64x2      ymm8, ymm8, ymm8, 0             ; lane 0 into every lane
 	vpaddq          ymm8, ymm8, yword [rel L.ctr_lane_offsets]
 	vbroadcasti32x4 ymm9, oword [rel L.ctr_lane_count]
 	vbroadcasti32x4 ymm10, oword [rel L.ctr_bswap_mask]

@@ -60,7 +60,7 @@ aesgen_xctr_crypt_avx10_256:
 	vbroadcasti32x4 (%rdi), %ymm11
 	vpxord          %ymm11, %ymm10, %ymm10          # iv ^ round key 0
 	vmovq           %r9, %xmm8
-	vshufi64x2      $0, %ymm8, %ymm8, %ymm8         # [index, 0] in every lane
+	vshufi64x2      $0, %ymm8, %ymm8, %ymm8         # lane 0 into every lane
 	vpaddq          .Lxctr_lane_offsets(%rip), %ymm8, %ymm8
 	vbroadcasti32x4 .Lxctr_lane_count(%rip), %ymm9
 

@@ -60,7 +60,7 @@ L.xctr_keys_loaded:
 	vbroadcasti32x4 ymm11, oword [rdi]
 	vpxord          ymm10, ymm10, ymm11             ; iv ^ round key 0
 	vmovq           xmm8, r9
-	vshufi64x2      ymm8, ymm8, ymm8, 0             ; [index, 0] in every lane
+	vshufi64x2      ymm8, ymm8, ymm8, 0             ; lane 0 into every lane
 	vpaddq          ymm8, ymm8, yword [rel L.xctr_lane_offsets]
 	vbroadcasti32x4 ymm9, oword [rel L.xctr_lane_count]
 

@@ -10,12 +10,11 @@
 	bits 64
 	default abs
 ; void aesgen_ctr_crypt_avx10_512(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src,
-;                    size_t len, const uint64_t ctr[2]);
+;                    size_t len, uint64_t ctr_lo, uint64_t ctr_hi);
 ;
 ; AES-CTR (SP 800-38A) with the whole 16-byte block as a big-endian counter: block j of
-; this call is AES_K(ctr + j).  ctr[0] is the low half of the counter value, ctr[1] the
-; high half; the C caller splits calls where the low half wraps, so the lanes only ever
-; add to their low quadword.  AES-128/192/256 share this code (rounds read from the key).
+; this call is AES_K(ctr_hi:ctr_lo + j).  The C caller splits calls where the low half
+; wraps, so the lanes only ever add to their low quadword.  AES-128/192/256 share this code (rounds read from the key).
 ;
 ; Design: the counter lives little-endian in CTR (4 consecutive values, one per
 ; 128-bit lane) so vpaddq advances it; vpshufb makes the big-endian block; round key 0 is
@@ -23,7 +22,7 @@
 ; costs nothing extra.  8 vectors per main-loop iteration, then groups of
 ; 4; the final partial vector uses opmasks.
 ;
-; Registers: KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ROUNDS=rax, KEYEND=r10, TMPG=r11
+; Registers: KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTR_LO=r8, CTR_HI=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11
 ;            KS0=zmm0, KS1=zmm1, KS2=zmm2, KS3=zmm3, KS4=zmm4, KS5=zmm5
 ;            KS6=zmm6, KS7=zmm7, CTR=zmm8, INC=zmm9, BSWAP=zmm10, TMP=zmm11
 ;            K0=zmm12, KLAST=zmm13, KLAST-1=zmm14, KLAST-2=zmm15, KLAST-3=zmm16, KLAST-4=zmm17
@@ -58,7 +57,9 @@ aesgen_ctr_crypt_avx10_512:
 	vbroadcasti32x4 zmm25, oword [r10 - 192]
 	vbroadcasti32x4 zmm26, oword [r10 - 208]
 L.ctr_keys_loaded:
-	vbroadcasti32x4 zmm8, oword [r8]
+	vmovq           xmm8, r8
+	vpinsrq         xmm8, xmm8, r9, 1
+	vshufi64x2      zmm8, zmm8, zmm8, 0             ; lane 0 into every lane
 	vpaddq          zmm8, zmm8, zword [rel L.ctr_lane_offsets]
 	vbroadcasti32x4 zmm9, oword [rel L.ctr_lane_count]
 	vbroadcasti32x4 zmm10, oword [rel L.ctr_bswap_mask]

@@ -60,7 +60,7 @@ aesgen_xctr_crypt_avx10_512:
 	vbroadcasti32x4 (%rdi), %zmm11
 	vpxord          %zmm11, %zmm10, %zmm10          # iv ^ round key 0
 	vmovq           %r9, %xmm8
-	vshufi64x2      $0, %zmm8, %zmm8, %zmm8         # [index, 0] in every lane
+	vshufi64x2      $0, %zmm8, %zmm8, %zmm8         # lane 0 into every lane
 	vpaddq          .Lxctr_lane_offsets(%rip), %zmm8, %zmm8
 	vbroadcasti32x4 .Lxctr_lane_count(%rip), %zmm9
 

@@ -60,7 +60,7 @@ L.xctr_keys_loaded:
 	vbroadcasti32x4 zmm11, oword [rdi]
 	vpxord          zmm10, zmm10, zmm11             ; iv ^ round key 0
 	vmovq           xmm8, r9
-	vshufi64x2      zmm8, zmm8, zmm8, 0             ; [index, 0] in every lane
+	vshufi64x2      zmm8, zmm8, zmm8, 0             ; lane 0 into every lane
 	vpaddq          zmm8, zmm8, zword [rel L.xctr_lane_offsets]
 	vbroadcasti32x4 zmm9, oword [rel L.xctr_lane_count]
 

@@ -7,12 +7,11 @@
 # The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
 #
 # void aesgen_ctr_crypt_vaes_avx2(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src,
-#                    size_t len, const uint64_t ctr[2]);
+#                    size_t len, uint64_t ctr_lo, uint64_t ctr_hi);
 #
 # AES-CTR (SP 800-38A) with the whole 16-byte block as a big-endian counter: block j of
-# this call is AES_K(ctr + j).  ctr[0] is the low half of the counter value, ctr[1] the
-# high half; the C caller splits calls where the low half wraps, so the lanes only ever
-# add to their low quadword.  AES-128/192/256 share this code (rounds read from the key).
+# this call is AES_K(ctr_hi:ctr_lo + j).  The C caller splits calls where the low half
+# wraps, so the lanes only ever add to their low quadword.  AES-128/192/256 share this code (rounds read from the key).
 #
 # Design: the counter lives little-endian in CTR (2 consecutive values, one per
 # 128-bit lane) so vpaddq advances it; vpshufb makes the big-endian block; round key 0 is
@@ -20,7 +19,7 @@
 # costs nothing extra.  8 vectors per main-loop iteration, then groups of
 # 4; the final partial vector uses 8/4/2/1-byte pieces.
 #
-# Registers: KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ROUNDS=rax, KEYEND=r10, TMPG=r11
+# Registers: KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTR_LO=r8, CTR_HI=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11
 #            KS0=ymm0, KS1=ymm1, KS2=ymm2, KS3=ymm3, KS4=ymm4, KS5=ymm5
 #            KS6=ymm6, KS7=ymm7, CTR=ymm8, INC=ymm9, BSWAP=ymm10, TMP=ymm11
 #            K0=ymm12, KLAST=ymm13, KT=ymm14
@@ -39,7 +38,9 @@ aesgen_ctr_crypt_vaes_avx2:
 	lea             (%r10,%rax,8), %r10             # &rk[rounds]
 	vbroadcasti128  (%rdi), %ymm12
 	vbroadcasti128  (%r10), %ymm13
-	vbroadcasti128  (%r8), %ymm8
+	vmovq           %r8, %xmm8
+	vpinsrq         $1, %r9, %xmm8, %xmm8
+	vpermq          $68, %ymm8, %ymm8               # lane 0 into both lanes
 	vpaddq          .Lctr_lane_offsets(%rip), %ymm8, %ymm8
 	vbroadcasti128  .Lctr_lane_count(%rip), %ymm9
 	vbroadcasti128  .Lctr_bswap_mask(%rip), %ymm10

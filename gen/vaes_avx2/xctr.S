@@ -41,7 +41,7 @@ aesgen_xctr_crypt_vaes_avx2:
 	vbroadcasti128  (%rdi), %ymm11
 	vpxor           %ymm11, %ymm10, %ymm10          # iv ^ round key 0
 	vmovq           %r9, %xmm8
-	vpermq          $68, %ymm8, %ymm8               # [index, 0] in both lanes
+	vpermq          $68, %ymm8, %ymm8               # lane 0 into both lanes
 	vpaddq          .Lxctr_lane_offsets(%rip), %ymm8, %ymm8
 	vbroadcasti128  .Lxctr_lane_count(%rip), %ymm9
 

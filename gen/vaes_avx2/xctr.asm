@@ -41,7 +41,7 @@ aesgen_xctr_crypt_vaes_avx2:
 	vbroadcasti128  ymm11, oword [rdi]
 	vpxor           ymm10, ymm10, ymm11             ; iv ^ round key 0
 	vmovq           xmm8, r9
-	vpermq          ymm8, ymm8, 68                  ; [index, 0] in both lanes
+	vpermq          ymm8, ymm8, 68                  ; lane 0 into both lanes
 	vpaddq          ymm8, ymm8, yword [rel L.xctr_lane_offsets]
 	vbroadcasti128  ymm9, oword [rel L.xctr_lane_count]
 

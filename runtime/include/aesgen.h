@@ -83,7 +83,7 @@ typedef struct aesgen_ctr_ctx {
     uint32_t pos;        /* bytes of the block in progress already used; 0: on a block boundary */
     uint32_t ks_valid;   /* ks holds the keystream of the block in progress */
     void (*crypt)(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src,
-                  size_t len, const uint64_t ctr[2]);   /* implementation chosen at init */
+                  size_t len, uint64_t ctr_lo, uint64_t ctr_hi); /* chosen at init */
 } aesgen_ctr_ctx;
 
 typedef struct aesgen_xctr_ctx {
@@ -108,6 +108,9 @@ AESGEN_API int aesgen_ctr_init(aesgen_ctr_ctx *ctx, const uint8_t *key, size_t k
                                const uint8_t iv[16]);
 AESGEN_API int aesgen_ctr_crypt(aesgen_ctr_ctx *ctx, uint8_t *dst, const uint8_t *src,
                                 size_t len);
+/* Extension: start a new message under the same key (no key expansion), as if
+ * aesgen_ctr_init had been called with the same key and this iv. */
+AESGEN_API int aesgen_ctr_set_iv(aesgen_ctr_ctx *ctx, const uint8_t iv[16]);
 
 /*
  * XCTR (HCTR2): keystream block i (i = 1, 2, ...) is AES_K(iv XOR LE128(i)).
@@ -118,6 +121,8 @@ AESGEN_API int aesgen_xctr_init(aesgen_xctr_ctx *ctx, const uint8_t *key, size_t
                                 const uint8_t iv[16]);
 AESGEN_API int aesgen_xctr_crypt(aesgen_xctr_ctx *ctx, uint8_t *dst, const uint8_t *src,
                                  size_t len);
+/* Extension: start a new message under the same key, as aesgen_ctr_set_iv. */
+AESGEN_API int aesgen_xctr_set_iv(aesgen_xctr_ctx *ctx, const uint8_t iv[16]);
 
 /* Wipes memory in a way the compiler cannot remove (keys, contexts). */
 AESGEN_API void aesgen_wipe(void *p, size_t n);

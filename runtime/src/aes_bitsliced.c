@@ -252,15 +252,15 @@ static void xor_keystream(uint8_t *dst, const uint8_t *src, size_t n, const plan
  * discarded, never used.
  */
 void aesgen_ctr_crypt_generic(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src,
-                              size_t len, const uint64_t ctr[2])
+                              size_t len, uint64_t ctr_lo, uint64_t ctr_hi)
 {
     if (len == 0)
         return;
     bitsliced_key bk;
     planes w;
     bitslice_key(&bk, key);
-    const uint64_t hi_word = bswap64(ctr[1]);
-    uint64_t lo = ctr[0];
+    const uint64_t hi_word = bswap64(ctr_hi);
+    uint64_t lo = ctr_lo;
     while (len > 0) {
         for (int blk = 0; blk < BS_BLOCKS; blk++) {
             w[2 * blk] = hi_word;

@@ -14,17 +14,18 @@
 #include "aesgen.h"
 
 /*
- * CTR: block j of this call uses the counter value (ctr + j) as a 128-bit
- * big-endian block.  ctr[0] is the low 64 bits of the 128-bit counter value,
- * ctr[1] the high 64 bits (the integer value, not the byte string).
+ * CTR: block j of this call uses the counter value (ctr_hi:ctr_lo + j) as a
+ * 128-bit big-endian block (the integer value, not the byte string).  Passed by
+ * value: a 16-byte load of a counter just written as two 8-byte stores would miss
+ * store forwarding on every short message.
  * Precondition: the low half does not wrap inside the call, i.e.
- * ctr[0] + ceil(len / 16) - 1 <= 2^64 - 1.  The caller splits calls at wraps.
+ * ctr_lo + ceil(len / 16) - 1 <= 2^64 - 1.  The caller splits calls at wraps.
  * len may be anything (0 too); a final partial block uses the first len % 16
  * bytes of its keystream block.  Neither ctr nor any memory outside
  * [src, src+len) and [dst, dst+len) is written or read (besides key).
  */
 typedef void aesgen_ctr_fn(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src,
-                           size_t len, const uint64_t ctr[2]);
+                           size_t len, uint64_t ctr_lo, uint64_t ctr_hi);
 
 /*
  * XCTR: block j of this call uses keystream AES_K(iv XOR LE128(index + j)).

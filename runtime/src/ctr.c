@@ -30,12 +30,26 @@ int aesgen_ctr_init(aesgen_ctr_ctx *ctx, const uint8_t *key, size_t key_len,
     /* The counter is read before the key is written, in case iv lies in ctx. */
     const uint64_t hi = load_be64(iv), lo = load_be64(iv + 8);
     impl->expand(&ctx->key, key, key_len);
+    ctx->crypt = impl->ctr;
     ctx->ctr[0] = lo;
     ctx->ctr[1] = hi;
     memset(ctx->ks, 0, sizeof ctx->ks);
     ctx->pos = 0;
     ctx->ks_valid = 0;
-    ctx->crypt = impl->ctr;
+    return AESGEN_OK;
+}
+
+int aesgen_ctr_set_iv(aesgen_ctr_ctx *ctx, const uint8_t iv[16])
+{
+    if (ctx == NULL || iv == NULL || ctx->crypt == NULL)
+        return AESGEN_EINVAL;
+    ctx->ctr[1] = load_be64(iv);
+    ctx->ctr[0] = load_be64(iv + 8);
+    ctx->pos = 0;
+    if (ctx->ks_valid) {
+        aesgen_wipe(ctx->ks, sizeof ctx->ks);
+        ctx->ks_valid = 0;
+    }
     return AESGEN_OK;
 }
 
@@ -44,9 +58,9 @@ static size_t ctr_finish_block(aesgen_ctr_ctx *ctx, uint8_t *dst, const uint8_t 
                                size_t len)
 {
     if (!ctx->ks_valid) {
-        const uint64_t prev[2] = { ctx->ctr[0] - 1, ctx->ctr[1] - (ctx->ctr[0] == 0) };
         memset(ctx->ks, 0, sizeof ctx->ks);
-        ctx->crypt(&ctx->key, ctx->ks, ctx->ks, sizeof ctx->ks, prev);
+        ctx->crypt(&ctx->key, ctx->ks, ctx->ks, sizeof ctx->ks, ctx->ctr[0] - 1,
+                   ctx->ctr[1] - (ctx->ctr[0] == 0));
         ctx->ks_valid = 1;
     }
     size_t n = 16 - ctx->pos;
@@ -70,7 +84,7 @@ static void ctr_from_boundary(aesgen_ctr_ctx *ctx, uint8_t *dst, const uint8_t *
     const uint64_t room = 0 - ctx->ctr[0];   /* blocks before the wrap; 0 means 2^64 */
     if (room != 0 && blocks > room) {
         const size_t first = (size_t)room * 16;
-        ctx->crypt(&ctx->key, dst, src, first, ctx->ctr);
+        ctx->crypt(&ctx->key, dst, src, first, ctx->ctr[0], ctx->ctr[1]);
         dst += first;
         src += first;
         len -= first;
@@ -78,7 +92,7 @@ static void ctr_from_boundary(aesgen_ctr_ctx *ctx, uint8_t *dst, const uint8_t *
         ctx->ctr[0] = 0;
         ctx->ctr[1] += 1;
     }
-    ctx->crypt(&ctx->key, dst, src, len, ctx->ctr);
+    ctx->crypt(&ctx->key, dst, src, len, ctx->ctr[0], ctx->ctr[1]);
     const uint64_t lo = ctx->ctr[0] + blocks;
     ctx->ctr[1] += lo < ctx->ctr[0];
     ctx->ctr[0] = lo;

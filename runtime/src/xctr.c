@@ -26,6 +26,20 @@ int aesgen_xctr_init(aesgen_xctr_ctx *ctx, const uint8_t *key, size_t key_len,
     return AESGEN_OK;
 }
 
+int aesgen_xctr_set_iv(aesgen_xctr_ctx *ctx, const uint8_t iv[16])
+{
+    if (ctx == NULL || iv == NULL || ctx->crypt == NULL)
+        return AESGEN_EINVAL;
+    memmove(ctx->iv, iv, sizeof ctx->iv);
+    ctx->index = 1;
+    ctx->pos = 0;
+    if (ctx->ks_valid) {
+        aesgen_wipe(ctx->ks, sizeof ctx->ks);
+        ctx->ks_valid = 0;
+    }
+    return AESGEN_OK;
+}
+
 /* 1 if blocks (>= 1) more blocks starting at index next stay below 2^64. */
 static int xctr_blocks_left(uint64_t next, uint64_t blocks)
 {

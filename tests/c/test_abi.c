@@ -138,7 +138,8 @@ static void run_direct(const struct test_isa *isa, const struct direct_case *d,
         uint8_t block[16];
         ref_counter_block(d->start, block);
         ref_ctr(d->key, d->key_len, block, want, pt, d->len);
-        args[4] = (uintptr_t)ctr_arg;
+        args[4] = ctr_arg[0];
+        args[5] = ctr_arg[1];
     } else {
         memcpy(iv_arg, d->iv, 16);
         ref_xctr(d->key, d->key_len, d->iv, d->start[0], want, pt, d->len);

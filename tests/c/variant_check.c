@@ -17,7 +17,7 @@ typedef struct {
     uint32_t rounds;
 } aes_key;
 
-typedef void ctr_fn(const aes_key *, uint8_t *, const uint8_t *, size_t, const uint64_t *);
+typedef void ctr_fn(const aes_key *, uint8_t *, const uint8_t *, size_t, uint64_t, uint64_t);
 typedef void xctr_fn(const aes_key *, uint8_t *, const uint8_t *, size_t, const uint8_t *,
                      uint64_t);
 #define DECLARE(isa) ctr_fn aesgen_ctr_crypt_##isa; xctr_fn aesgen_xctr_crypt_##isa;
@@ -135,7 +135,7 @@ static int check_one(int isa, int xctr, const uint8_t *key, int key_len, size_t 
     if (xctr)
         isas[isa].xctr(&k, dst, src, len, iv, index);
     else
-        isas[isa].ctr(&k, dst, src, len, ctr);
+        isas[isa].ctr(&k, dst, src, len, ctr[0], ctr[1]);
     for (size_t i = len; i < len + GUARD; i++)
         if (dst[i] != 0xA5) return 0;
     return memcmp(dst, expect, len) == 0;
