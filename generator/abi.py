@@ -108,7 +108,9 @@ class Function:
         return "\n".join(lines)
 
     def epilogue(self) -> str:
-        lines = ["vzeroupper"] if self.clear_upper else []
+        # Every generated function returns 0 (AESGEN_OK), so C callers can tail-call it.
+        lines = ["xor eax, eax"]
+        lines += ["vzeroupper"] if self.clear_upper else []
         for register in reversed(self.saved):
             lines += [f"pop {register}", f".cfi_pop {register}"]
         lines.append("ret")

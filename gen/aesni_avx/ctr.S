@@ -589,6 +589,7 @@ aesgen_ctr_crypt_aesni_avx:
 .Lctr_final1_no1:
 
 .Lctr_return:
+	xor             %eax, %eax
 	vzeroupper
 	ret
 

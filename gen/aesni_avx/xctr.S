@@ -575,6 +575,7 @@ aesgen_xctr_crypt_aesni_avx:
 .Lxctr_final1_no1:
 
 .Lxctr_return:
+	xor             %eax, %eax
 	vzeroupper
 	ret
 

@@ -575,6 +575,7 @@ L.xctr_final1_no2:
 L.xctr_final1_no1:
 
 L.xctr_return:
+	xor             eax, eax
 	vzeroupper
 	ret
 

@@ -413,6 +413,7 @@ L.ctr_final1_aes128:
 	vmovdqu8        [rsi]{k1}, ymm0
 
 L.ctr_return:
+	xor             eax, eax
 	vzeroupper
 	ret
 

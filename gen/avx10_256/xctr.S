@@ -399,6 +399,7 @@ aesgen_xctr_crypt_avx10_256:
 	vmovdqu8        %ymm0, (%rsi){%k1}
 
 .Lxctr_return:
+	xor             %eax, %eax
 	vzeroupper
 	ret
 

@@ -413,6 +413,7 @@ aesgen_ctr_crypt_avx10_512:
 	vmovdqu8        %zmm0, (%rsi){%k1}
 
 .Lctr_return:
+	xor             %eax, %eax
 	vzeroupper
 	ret
 

@@ -413,6 +413,7 @@ L.ctr_final1_aes128:
 	vmovdqu8        [rsi]{k1}, zmm0
 
 L.ctr_return:
+	xor             eax, eax
 	vzeroupper
 	ret
 

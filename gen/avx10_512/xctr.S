@@ -399,6 +399,7 @@ aesgen_xctr_crypt_avx10_512:
 	vmovdqu8        %zmm0, (%rsi){%k1}
 
 .Lxctr_return:
+	xor             %eax, %eax
 	vzeroupper
 	ret
 

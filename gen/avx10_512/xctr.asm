@@ -399,6 +399,7 @@ L.xctr_final1_aes128:
 	vmovdqu8        [rsi]{k1}, zmm0
 
 L.xctr_return:
+	xor             eax, eax
 	vzeroupper
 	ret
 

@@ -627,6 +627,7 @@ aesgen_ctr_crypt_vaes_avx2:
 .Lctr_final1_no1:
 
 .Lctr_return:
+	xor             %eax, %eax
 	vzeroupper
 	ret
 

@@ -627,6 +627,7 @@ L.ctr_final1_no2:
 L.ctr_final1_no1:
 
 L.ctr_return:
+	xor             eax, eax
 	vzeroupper
 	ret
 

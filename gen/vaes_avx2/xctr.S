@@ -613,6 +613,7 @@ aesgen_xctr_crypt_vaes_avx2:
 .Lxctr_final1_no1:
 
 .Lxctr_return:
+	xor             %eax, %eax
 	vzeroupper
 	ret
 

@@ -82,8 +82,8 @@ typedef struct aesgen_ctr_ctx {
     uint8_t  ks[16];     /* keystream of the block in progress, when ks_valid */
     uint32_t pos;        /* bytes of the block in progress already used; 0: on a block boundary */
     uint32_t ks_valid;   /* ks holds the keystream of the block in progress */
-    void (*crypt)(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src,
-                  size_t len, uint64_t ctr_lo, uint64_t ctr_hi); /* chosen at init */
+    int (*crypt)(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src,
+                 size_t len, uint64_t ctr_lo, uint64_t ctr_hi); /* chosen at init; returns 0 */
 } aesgen_ctr_ctx;
 
 typedef struct aesgen_xctr_ctx {
@@ -93,8 +93,8 @@ typedef struct aesgen_xctr_ctx {
     uint8_t  ks[16];     /* keystream of the block in progress, when ks_valid */
     uint32_t pos;        /* bytes of the block in progress already used; 0: on a block boundary */
     uint32_t ks_valid;
-    void (*crypt)(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src,
-                  size_t len, const uint8_t iv[16], uint64_t index);
+    int (*crypt)(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src,
+                 size_t len, const uint8_t iv[16], uint64_t index);  /* returns 0 */
 } aesgen_xctr_ctx;
 
 /*

@@ -251,11 +251,11 @@ static void xor_keystream(uint8_t *dst, const uint8_t *src, size_t n, const plan
  * the message and even wrap the low half: those blocks are computed and
  * discarded, never used.
  */
-void aesgen_ctr_crypt_generic(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src,
-                              size_t len, uint64_t ctr_lo, uint64_t ctr_hi)
+int aesgen_ctr_crypt_generic(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src,
+                             size_t len, uint64_t ctr_lo, uint64_t ctr_hi)
 {
     if (len == 0)
-        return;
+        return AESGEN_OK;
     bitsliced_key bk;
     planes w;
     bitslice_key(&bk, key);
@@ -276,14 +276,15 @@ void aesgen_ctr_crypt_generic(const aesgen_aes_key *key, uint8_t *dst, const uin
     }
     aesgen_wipe(&bk, sizeof bk);
     aesgen_wipe(w, sizeof w);
+    return AESGEN_OK;
 }
 
 /* XCTR block i is AES(iv ^ LE128(i)); i < 2^64, so only the low word changes. */
-void aesgen_xctr_crypt_generic(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src,
-                               size_t len, const uint8_t iv[16], uint64_t index)
+int aesgen_xctr_crypt_generic(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src,
+                              size_t len, const uint8_t iv[16], uint64_t index)
 {
     if (len == 0)
-        return;
+        return AESGEN_OK;
     bitsliced_key bk;
     planes w;
     bitslice_key(&bk, key);
@@ -303,6 +304,7 @@ void aesgen_xctr_crypt_generic(const aesgen_aes_key *key, uint8_t *dst, const ui
     }
     aesgen_wipe(&bk, sizeof bk);
     aesgen_wipe(w, sizeof w);
+    return AESGEN_OK;
 }
 
 /* The S-box on the 4 bytes of w, using bit slot i of each plane for byte i. */

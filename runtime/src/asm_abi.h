@@ -2,6 +2,7 @@
  * The contract between the C runtime and the generated assembly (gen/<isa>/<mode>.S).
  *
  * Every generated function follows the System V AMD64 ABI and is declared here.
+ * Each returns 0 (AESGEN_OK), so that the C glue can end in a tail call.
  * The layout of aesgen_aes_key is read directly by the assembly: round keys at
  * offset 0 (16 bytes each, rk[0..rounds]), the round count at offset 240.
  * Changing it means changing generator/abi.py (KEY_ROUNDS_OFFSET) too.
@@ -24,14 +25,14 @@
  * bytes of its keystream block.  Neither ctr nor any memory outside
  * [src, src+len) and [dst, dst+len) is written or read (besides key).
  */
-typedef void aesgen_ctr_fn(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src,
+typedef int aesgen_ctr_fn(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src,
                            size_t len, uint64_t ctr_lo, uint64_t ctr_hi);
 
 /*
  * XCTR: block j of this call uses keystream AES_K(iv XOR LE128(index + j)).
  * index >= 1 and index + ceil(len/16) - 1 <= 2^64 - 1.
  */
-typedef void aesgen_xctr_fn(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src,
+typedef int aesgen_xctr_fn(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src,
                             size_t len, const uint8_t iv[16], uint64_t index);
 
 #define AESGEN_DECLARE_ISA(isa)                  \

@@ -15,10 +15,9 @@
 
 static uint64_t load_be64(const uint8_t *p)
 {
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++)
-        v = (v << 8) | p[i];
-    return v;
+    uint64_t v;
+    memcpy(&v, p, sizeof v);
+    return __builtin_bswap64(v);
 }
 
 int aesgen_ctr_init(aesgen_ctr_ctx *ctx, const uint8_t *key, size_t key_len,
@@ -106,6 +105,17 @@ int aesgen_ctr_crypt(aesgen_ctr_ctx *ctx, uint8_t *dst, const uint8_t *src, size
         return AESGEN_EINVAL;
     if (len == 0)
         return AESGEN_OK;
+    /* The common case, kept to a few instructions and a tail call: on a block
+     * boundary and no wrap of the low counter half before the last block. */
+    const uint64_t lo = ctx->ctr[0], hi = ctx->ctr[1];
+    const uint64_t blocks = len / 16 + (len % 16 != 0);
+    if (__builtin_expect(ctx->pos == 0 && blocks - 1 <= ~lo, 1)) {
+        const uint64_t next = lo + blocks;        /* 0 when the last block was 2^64 - 1 */
+        ctx->ctr[0] = next;
+        ctx->ctr[1] = hi + (next < lo);
+        ctx->pos = (uint32_t)(len % 16);
+        return ctx->crypt(&ctx->key, dst, src, len, lo, hi);
+    }
     if (ctx->pos != 0) {
         const size_t n = ctr_finish_block(ctx, dst, src, len);
         dst += n;

@@ -73,6 +73,15 @@ int aesgen_xctr_crypt(aesgen_xctr_ctx *ctx, uint8_t *dst, const uint8_t *src, si
         return AESGEN_EINVAL;
     if (len == 0)
         return AESGEN_OK;
+    const uint64_t index = ctx->index;
+    if (__builtin_expect(ctx->pos == 0, 1)) {    /* the common case: a tail call */
+        const uint64_t blocks = len / 16 + (len % 16 != 0);
+        if (!xctr_blocks_left(index, blocks))
+            return AESGEN_EINVAL;
+        ctx->index = index + blocks;
+        ctx->pos = (uint32_t)(len % 16);
+        return ctx->crypt(&ctx->key, dst, src, len, ctx->iv, index);
+    }
     const size_t head = ctx->pos == 0 ? 0 : (len < 16 - ctx->pos ? len : 16 - ctx->pos);
     const size_t rest = len - head;
     const uint64_t blocks = rest / 16 + (rest % 16 != 0);
