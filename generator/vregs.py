@@ -24,6 +24,10 @@ class VecReg:
     def __str__(self):
         return f"{self.kind}{self.index}"
 
+    def as_xmm(self):
+        """The same register used at 128 bits (for single-block code)."""
+        return VecReg("xmm", self.index, self.role)
+
 
 class VectorRegisters:
     def __init__(self, isa: Isa):

@@ -21,8 +21,8 @@
 #
 # Registers: KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTR_LO=r8, CTR_HI=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11
 #            KS0=xmm0, KS1=xmm1, KS2=xmm2, KS3=xmm3, KS4=xmm4, KS5=xmm5
-#            KS6=xmm6, KS7=xmm7, CTR=xmm8, INC=xmm9, BSWAP=xmm10, TMP=xmm11
-#            K0=xmm12, KLAST=xmm13, KT=xmm14
+#            KS6=xmm6, KS7=xmm7, CTR=xmm8, BASE=xmm9, INC=xmm10, BSWAP=xmm11
+#            TMP=xmm12, K0=xmm13, KLAST=xmm14, KT=xmm15
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_ctr_crypt_aesni_avx
@@ -32,239 +32,242 @@ aesgen_ctr_crypt_aesni_avx:
 	.cfi_startproc
 	endbr64
 	test            %rcx, %rcx
-	jz              .Lctr_return
+	{disp32} jz     .Lctr_return
 	mov             240(%rdi), %eax
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &rk[rounds]
-	vmovdqu         (%rdi), %xmm12
-	vmovdqu         (%r10), %xmm13
+	cmp             $16, %rcx
+	{disp32} jbe    .Lctr_one_block
+	vmovdqu         (%rdi), %xmm13
+	vmovdqu         (%r10), %xmm14
 	vmovq           %r8, %xmm8
 	vpinsrq         $1, %r9, %xmm8, %xmm8
-	vmovdqu         .Lctr_lane_count(%rip), %xmm9
-	vmovdqu         .Lctr_bswap_mask(%rip), %xmm10
+	vmovdqu         .Lctr_lane_count(%rip), %xmm10
+	vmovdqu         .Lctr_bswap_mask(%rip), %xmm11
+	vpshufb         %xmm11, %xmm8, %xmm9
 
 	sub             $128, %rcx
-	jae             .Lctr_main_loop                 # out of line, so short messages fall through
+	{disp32} jae    .Lctr_main_loop                 # out of line, so short messages fall through
 .Lctr_main_done:
 	add             $128, %rcx                      # 0 <= LEN < 128 remain
-	jz              .Lctr_return
+	{disp32} jz     .Lctr_return
 
 # Groups of 4 vectors while at least 64 bytes remain.
 .Lctr_group_loop:
 	cmp             $64, %rcx
-	jb              .Lctr_final
-	vpshufb         %xmm10, %xmm8, %xmm0
-	vpaddq          %xmm9, %xmm8, %xmm8
-	vpshufb         %xmm10, %xmm8, %xmm1
-	vpaddq          %xmm9, %xmm8, %xmm8
-	vpshufb         %xmm10, %xmm8, %xmm2
-	vpaddq          %xmm9, %xmm8, %xmm8
-	vpshufb         %xmm10, %xmm8, %xmm3
-	vpaddq          %xmm9, %xmm8, %xmm8
-	vpxor           %xmm12, %xmm0, %xmm0
-	vpxor           %xmm12, %xmm1, %xmm1
-	vpxor           %xmm12, %xmm2, %xmm2
-	vpxor           %xmm12, %xmm3, %xmm3
+	{disp32} jb     .Lctr_final
+	vpshufb         %xmm11, %xmm8, %xmm0
+	vpaddq          %xmm10, %xmm8, %xmm8
+	vpshufb         %xmm11, %xmm8, %xmm1
+	vpaddq          %xmm10, %xmm8, %xmm8
+	vpshufb         %xmm11, %xmm8, %xmm2
+	vpaddq          %xmm10, %xmm8, %xmm8
+	vpshufb         %xmm11, %xmm8, %xmm3
+	vpaddq          %xmm10, %xmm8, %xmm8
+	vpxor           %xmm13, %xmm0, %xmm0
+	vpxor           %xmm13, %xmm1, %xmm1
+	vpxor           %xmm13, %xmm2, %xmm2
+	vpxor           %xmm13, %xmm3, %xmm3
 	cmp             $12, %eax
-	jb              .Lctr_group_aes128
-	je              .Lctr_group_aes192
-	vmovdqu         -208(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
-	vmovdqu         -192(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
+	{disp32} jb     .Lctr_group_aes128
+	{disp32} je     .Lctr_group_aes192
+	vmovdqu         -208(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vaesenc         %xmm15, %xmm2, %xmm2
+	vaesenc         %xmm15, %xmm3, %xmm3
+	vmovdqu         -192(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vaesenc         %xmm15, %xmm2, %xmm2
+	vaesenc         %xmm15, %xmm3, %xmm3
 .Lctr_group_aes192:
-	vmovdqu         -176(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
-	vmovdqu         -160(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -176(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vaesenc         %xmm15, %xmm2, %xmm2
+	vaesenc         %xmm15, %xmm3, %xmm3
+	vmovdqu         -160(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vaesenc         %xmm15, %xmm2, %xmm2
+	vaesenc         %xmm15, %xmm3, %xmm3
 .Lctr_group_aes128:
-	vmovdqu         -144(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
-	vmovdqu         -128(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
-	vmovdqu         -112(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
-	vmovdqu         -96(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
-	vmovdqu         -80(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
-	vmovdqu         -64(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
-	vmovdqu         -48(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
-	vmovdqu         -32(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
-	vmovdqu         -16(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
-	vpxor           (%rdx), %xmm13, %xmm11
-	vaesenclast     %xmm11, %xmm0, %xmm0
+	vmovdqu         -144(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vaesenc         %xmm15, %xmm2, %xmm2
+	vaesenc         %xmm15, %xmm3, %xmm3
+	vmovdqu         -128(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vaesenc         %xmm15, %xmm2, %xmm2
+	vaesenc         %xmm15, %xmm3, %xmm3
+	vmovdqu         -112(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vaesenc         %xmm15, %xmm2, %xmm2
+	vaesenc         %xmm15, %xmm3, %xmm3
+	vmovdqu         -96(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vaesenc         %xmm15, %xmm2, %xmm2
+	vaesenc         %xmm15, %xmm3, %xmm3
+	vmovdqu         -80(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vaesenc         %xmm15, %xmm2, %xmm2
+	vaesenc         %xmm15, %xmm3, %xmm3
+	vmovdqu         -64(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vaesenc         %xmm15, %xmm2, %xmm2
+	vaesenc         %xmm15, %xmm3, %xmm3
+	vmovdqu         -48(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vaesenc         %xmm15, %xmm2, %xmm2
+	vaesenc         %xmm15, %xmm3, %xmm3
+	vmovdqu         -32(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vaesenc         %xmm15, %xmm2, %xmm2
+	vaesenc         %xmm15, %xmm3, %xmm3
+	vmovdqu         -16(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vaesenc         %xmm15, %xmm2, %xmm2
+	vaesenc         %xmm15, %xmm3, %xmm3
+	vpxor           (%rdx), %xmm14, %xmm12
+	vaesenclast     %xmm12, %xmm0, %xmm0
 	vmovdqu         %xmm0, (%rsi)
-	vpxor           16(%rdx), %xmm13, %xmm11
-	vaesenclast     %xmm11, %xmm1, %xmm1
+	vpxor           16(%rdx), %xmm14, %xmm12
+	vaesenclast     %xmm12, %xmm1, %xmm1
 	vmovdqu         %xmm1, 16(%rsi)
-	vpxor           32(%rdx), %xmm13, %xmm11
-	vaesenclast     %xmm11, %xmm2, %xmm2
+	vpxor           32(%rdx), %xmm14, %xmm12
+	vaesenclast     %xmm12, %xmm2, %xmm2
 	vmovdqu         %xmm2, 32(%rsi)
-	vpxor           48(%rdx), %xmm13, %xmm11
-	vaesenclast     %xmm11, %xmm3, %xmm3
+	vpxor           48(%rdx), %xmm14, %xmm12
+	vaesenclast     %xmm12, %xmm3, %xmm3
 	vmovdqu         %xmm3, 48(%rsi)
 	add             $64, %rdx
 	add             $64, %rsi
 	sub             $64, %rcx
 	jnz             .Lctr_group_loop
-	jmp             .Lctr_return
+	{disp32} jmp    .Lctr_return
 
 # 1..64 bytes remain: pick the final group by the number of vectors they need.
 .Lctr_final:
 	cmp             $16, %rcx
-	jbe             .Lctr_final1
+	{disp32} jbe    .Lctr_final1
 	cmp             $32, %rcx
-	jbe             .Lctr_final2
+	{disp32} jbe    .Lctr_final2
 	cmp             $48, %rcx
-	jbe             .Lctr_final3
+	{disp32} jbe    .Lctr_final3
 .Lctr_final4:
-	vpshufb         %xmm10, %xmm8, %xmm0
-	vpaddq          %xmm9, %xmm8, %xmm8
-	vpshufb         %xmm10, %xmm8, %xmm1
-	vpaddq          %xmm9, %xmm8, %xmm8
-	vpshufb         %xmm10, %xmm8, %xmm2
-	vpaddq          %xmm9, %xmm8, %xmm8
-	vpshufb         %xmm10, %xmm8, %xmm3
-	vpaddq          %xmm9, %xmm8, %xmm8
-	vpxor           %xmm12, %xmm0, %xmm0
-	vpxor           %xmm12, %xmm1, %xmm1
-	vpxor           %xmm12, %xmm2, %xmm2
-	vpxor           %xmm12, %xmm3, %xmm3
+	vpshufb         %xmm11, %xmm8, %xmm0
+	vpaddq          %xmm10, %xmm8, %xmm8
+	vpshufb         %xmm11, %xmm8, %xmm1
+	vpaddq          %xmm10, %xmm8, %xmm8
+	vpshufb         %xmm11, %xmm8, %xmm2
+	vpaddq          %xmm10, %xmm8, %xmm8
+	vpshufb         %xmm11, %xmm8, %xmm3
+	vpaddq          %xmm10, %xmm8, %xmm8
+	vpxor           %xmm13, %xmm0, %xmm0
+	vpxor           %xmm13, %xmm1, %xmm1
+	vpxor           %xmm13, %xmm2, %xmm2
+	vpxor           %xmm13, %xmm3, %xmm3
 	cmp             $12, %eax
-	jb              .Lctr_final4_aes128
-	je              .Lctr_final4_aes192
-	vmovdqu         -208(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
-	vmovdqu         -192(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
+	{disp32} jb     .Lctr_final4_aes128
+	{disp32} je     .Lctr_final4_aes192
+	vmovdqu         -208(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vaesenc         %xmm15, %xmm2, %xmm2
+	vaesenc         %xmm15, %xmm3, %xmm3
+	vmovdqu         -192(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vaesenc         %xmm15, %xmm2, %xmm2
+	vaesenc         %xmm15, %xmm3, %xmm3
 .Lctr_final4_aes192:
-	vmovdqu         -176(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
-	vmovdqu         -160(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -176(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vaesenc         %xmm15, %xmm2, %xmm2
+	vaesenc         %xmm15, %xmm3, %xmm3
+	vmovdqu         -160(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vaesenc         %xmm15, %xmm2, %xmm2
+	vaesenc         %xmm15, %xmm3, %xmm3
 .Lctr_final4_aes128:
-	vmovdqu         -144(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
-	vmovdqu         -128(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
-	vmovdqu         -112(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
-	vmovdqu         -96(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
-	vmovdqu         -80(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
-	vmovdqu         -64(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
-	vmovdqu         -48(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
-	vmovdqu         -32(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
-	vmovdqu         -16(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
-	vpxor           (%rdx), %xmm13, %xmm11
-	vaesenclast     %xmm11, %xmm0, %xmm0
+	vmovdqu         -144(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vaesenc         %xmm15, %xmm2, %xmm2
+	vaesenc         %xmm15, %xmm3, %xmm3
+	vmovdqu         -128(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vaesenc         %xmm15, %xmm2, %xmm2
+	vaesenc         %xmm15, %xmm3, %xmm3
+	vmovdqu         -112(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vaesenc         %xmm15, %xmm2, %xmm2
+	vaesenc         %xmm15, %xmm3, %xmm3
+	vmovdqu         -96(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vaesenc         %xmm15, %xmm2, %xmm2
+	vaesenc         %xmm15, %xmm3, %xmm3
+	vmovdqu         -80(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vaesenc         %xmm15, %xmm2, %xmm2
+	vaesenc         %xmm15, %xmm3, %xmm3
+	vmovdqu         -64(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vaesenc         %xmm15, %xmm2, %xmm2
+	vaesenc         %xmm15, %xmm3, %xmm3
+	vmovdqu         -48(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vaesenc         %xmm15, %xmm2, %xmm2
+	vaesenc         %xmm15, %xmm3, %xmm3
+	vmovdqu         -32(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vaesenc         %xmm15, %xmm2, %xmm2
+	vaesenc         %xmm15, %xmm3, %xmm3
+	vmovdqu         -16(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vaesenc         %xmm15, %xmm2, %xmm2
+	vaesenc         %xmm15, %xmm3, %xmm3
+	vpxor           (%rdx), %xmm14, %xmm12
+	vaesenclast     %xmm12, %xmm0, %xmm0
 	vmovdqu         %xmm0, (%rsi)
-	vpxor           16(%rdx), %xmm13, %xmm11
-	vaesenclast     %xmm11, %xmm1, %xmm1
+	vpxor           16(%rdx), %xmm14, %xmm12
+	vaesenclast     %xmm12, %xmm1, %xmm1
 	vmovdqu         %xmm1, 16(%rsi)
-	vpxor           32(%rdx), %xmm13, %xmm11
-	vaesenclast     %xmm11, %xmm2, %xmm2
+	vpxor           32(%rdx), %xmm14, %xmm12
+	vaesenclast     %xmm12, %xmm2, %xmm2
 	vmovdqu         %xmm2, 32(%rsi)
 	add             $48, %rdx
 	add             $48, %rsi
 	sub             $48, %rcx
-	vaesenclast     %xmm13, %xmm3, %xmm3
+	vaesenclast     %xmm14, %xmm3, %xmm3
 	cmp             $16, %rcx
-	jb              .Lctr_final4_bytes
-	vpxor           (%rdx), %xmm3, %xmm11
-	vmovdqu         %xmm11, (%rsi)
-	jmp             .Lctr_return
+	{disp32} jb     .Lctr_final4_bytes
+	vpxor           (%rdx), %xmm3, %xmm12
+	vmovdqu         %xmm12, (%rsi)
+	{disp32} jmp    .Lctr_return
 .Lctr_final4_bytes:
 	test            $8, %ecx
-	jz              .Lctr_final4_no8
+	{disp32} jz     .Lctr_final4_no8
 	vmovq           %xmm3, %r11
 	xor             (%rdx), %r11
 	mov             %r11, (%rsi)
@@ -273,7 +276,7 @@ aesgen_ctr_crypt_aesni_avx:
 	add             $8, %rsi
 .Lctr_final4_no8:
 	test            $4, %ecx
-	jz              .Lctr_final4_no4
+	{disp32} jz     .Lctr_final4_no4
 	vmovd           %xmm3, %r11d
 	xor             (%rdx), %r11d
 	mov             %r11d, (%rsi)
@@ -282,7 +285,7 @@ aesgen_ctr_crypt_aesni_avx:
 	add             $4, %rsi
 .Lctr_final4_no4:
 	test            $2, %ecx
-	jz              .Lctr_final4_no2
+	{disp32} jz     .Lctr_final4_no2
 	vmovd           %xmm3, %r11d
 	xor             (%rdx), %r11w
 	mov             %r11w, (%rsi)
@@ -291,97 +294,97 @@ aesgen_ctr_crypt_aesni_avx:
 	add             $2, %rsi
 .Lctr_final4_no2:
 	test            $1, %ecx
-	jz              .Lctr_final4_no1
+	{disp32} jz     .Lctr_final4_no1
 	vmovd           %xmm3, %r11d
 	xor             (%rdx), %r11b
 	mov             %r11b, (%rsi)
 .Lctr_final4_no1:
-	jmp             .Lctr_return
+	{disp32} jmp    .Lctr_return
 .Lctr_final3:
-	vpshufb         %xmm10, %xmm8, %xmm0
-	vpaddq          %xmm9, %xmm8, %xmm8
-	vpshufb         %xmm10, %xmm8, %xmm1
-	vpaddq          %xmm9, %xmm8, %xmm8
-	vpshufb         %xmm10, %xmm8, %xmm2
-	vpaddq          %xmm9, %xmm8, %xmm8
-	vpxor           %xmm12, %xmm0, %xmm0
-	vpxor           %xmm12, %xmm1, %xmm1
-	vpxor           %xmm12, %xmm2, %xmm2
+	vpshufb         %xmm11, %xmm8, %xmm0
+	vpaddq          %xmm10, %xmm8, %xmm8
+	vpshufb         %xmm11, %xmm8, %xmm1
+	vpaddq          %xmm10, %xmm8, %xmm8
+	vpshufb         %xmm11, %xmm8, %xmm2
+	vpaddq          %xmm10, %xmm8, %xmm8
+	vpxor           %xmm13, %xmm0, %xmm0
+	vpxor           %xmm13, %xmm1, %xmm1
+	vpxor           %xmm13, %xmm2, %xmm2
 	cmp             $12, %eax
-	jb              .Lctr_final3_aes128
-	je              .Lctr_final3_aes192
-	vmovdqu         -208(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vmovdqu         -192(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
+	{disp32} jb     .Lctr_final3_aes128
+	{disp32} je     .Lctr_final3_aes192
+	vmovdqu         -208(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vaesenc         %xmm15, %xmm2, %xmm2
+	vmovdqu         -192(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vaesenc         %xmm15, %xmm2, %xmm2
 .Lctr_final3_aes192:
-	vmovdqu         -176(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vmovdqu         -160(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
+	vmovdqu         -176(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vaesenc         %xmm15, %xmm2, %xmm2
+	vmovdqu         -160(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vaesenc         %xmm15, %xmm2, %xmm2
 .Lctr_final3_aes128:
-	vmovdqu         -144(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vmovdqu         -128(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vmovdqu         -112(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vmovdqu         -96(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vmovdqu         -80(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vmovdqu         -64(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vmovdqu         -48(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vmovdqu         -32(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vmovdqu         -16(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vpxor           (%rdx), %xmm13, %xmm11
-	vaesenclast     %xmm11, %xmm0, %xmm0
+	vmovdqu         -144(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vaesenc         %xmm15, %xmm2, %xmm2
+	vmovdqu         -128(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vaesenc         %xmm15, %xmm2, %xmm2
+	vmovdqu         -112(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vaesenc         %xmm15, %xmm2, %xmm2
+	vmovdqu         -96(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vaesenc         %xmm15, %xmm2, %xmm2
+	vmovdqu         -80(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vaesenc         %xmm15, %xmm2, %xmm2
+	vmovdqu         -64(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vaesenc         %xmm15, %xmm2, %xmm2
+	vmovdqu         -48(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vaesenc         %xmm15, %xmm2, %xmm2
+	vmovdqu         -32(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vaesenc         %xmm15, %xmm2, %xmm2
+	vmovdqu         -16(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vaesenc         %xmm15, %xmm2, %xmm2
+	vpxor           (%rdx), %xmm14, %xmm12
+	vaesenclast     %xmm12, %xmm0, %xmm0
 	vmovdqu         %xmm0, (%rsi)
-	vpxor           16(%rdx), %xmm13, %xmm11
-	vaesenclast     %xmm11, %xmm1, %xmm1
+	vpxor           16(%rdx), %xmm14, %xmm12
+	vaesenclast     %xmm12, %xmm1, %xmm1
 	vmovdqu         %xmm1, 16(%rsi)
 	add             $32, %rdx
 	add             $32, %rsi
 	sub             $32, %rcx
-	vaesenclast     %xmm13, %xmm2, %xmm2
+	vaesenclast     %xmm14, %xmm2, %xmm2
 	cmp             $16, %rcx
-	jb              .Lctr_final3_bytes
-	vpxor           (%rdx), %xmm2, %xmm11
-	vmovdqu         %xmm11, (%rsi)
-	jmp             .Lctr_return
+	{disp32} jb     .Lctr_final3_bytes
+	vpxor           (%rdx), %xmm2, %xmm12
+	vmovdqu         %xmm12, (%rsi)
+	{disp32} jmp    .Lctr_return
 .Lctr_final3_bytes:
 	test            $8, %ecx
-	jz              .Lctr_final3_no8
+	{disp32} jz     .Lctr_final3_no8
 	vmovq           %xmm2, %r11
 	xor             (%rdx), %r11
 	mov             %r11, (%rsi)
@@ -390,7 +393,7 @@ aesgen_ctr_crypt_aesni_avx:
 	add             $8, %rsi
 .Lctr_final3_no8:
 	test            $4, %ecx
-	jz              .Lctr_final3_no4
+	{disp32} jz     .Lctr_final3_no4
 	vmovd           %xmm2, %r11d
 	xor             (%rdx), %r11d
 	mov             %r11d, (%rsi)
@@ -399,7 +402,7 @@ aesgen_ctr_crypt_aesni_avx:
 	add             $4, %rsi
 .Lctr_final3_no4:
 	test            $2, %ecx
-	jz              .Lctr_final3_no2
+	{disp32} jz     .Lctr_final3_no2
 	vmovd           %xmm2, %r11d
 	xor             (%rdx), %r11w
 	mov             %r11w, (%rsi)
@@ -408,78 +411,78 @@ aesgen_ctr_crypt_aesni_avx:
 	add             $2, %rsi
 .Lctr_final3_no2:
 	test            $1, %ecx
-	jz              .Lctr_final3_no1
+	{disp32} jz     .Lctr_final3_no1
 	vmovd           %xmm2, %r11d
 	xor             (%rdx), %r11b
 	mov             %r11b, (%rsi)
 .Lctr_final3_no1:
-	jmp             .Lctr_return
+	{disp32} jmp    .Lctr_return
 .Lctr_final2:
-	vpshufb         %xmm10, %xmm8, %xmm0
-	vpaddq          %xmm9, %xmm8, %xmm8
-	vpshufb         %xmm10, %xmm8, %xmm1
-	vpaddq          %xmm9, %xmm8, %xmm8
-	vpxor           %xmm12, %xmm0, %xmm0
-	vpxor           %xmm12, %xmm1, %xmm1
+	vpshufb         %xmm11, %xmm8, %xmm0
+	vpaddq          %xmm10, %xmm8, %xmm8
+	vpshufb         %xmm11, %xmm8, %xmm1
+	vpaddq          %xmm10, %xmm8, %xmm8
+	vpxor           %xmm13, %xmm0, %xmm0
+	vpxor           %xmm13, %xmm1, %xmm1
 	cmp             $12, %eax
-	jb              .Lctr_final2_aes128
-	je              .Lctr_final2_aes192
-	vmovdqu         -208(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vmovdqu         -192(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
+	{disp32} jb     .Lctr_final2_aes128
+	{disp32} je     .Lctr_final2_aes192
+	vmovdqu         -208(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vmovdqu         -192(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
 .Lctr_final2_aes192:
-	vmovdqu         -176(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vmovdqu         -160(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -176(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vmovdqu         -160(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
 .Lctr_final2_aes128:
-	vmovdqu         -144(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vmovdqu         -128(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vmovdqu         -112(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vmovdqu         -96(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vmovdqu         -80(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vmovdqu         -64(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vmovdqu         -48(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vmovdqu         -32(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vmovdqu         -16(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vpxor           (%rdx), %xmm13, %xmm11
-	vaesenclast     %xmm11, %xmm0, %xmm0
+	vmovdqu         -144(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vmovdqu         -128(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vmovdqu         -112(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vmovdqu         -96(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vmovdqu         -80(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vmovdqu         -64(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vmovdqu         -48(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vmovdqu         -32(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vmovdqu         -16(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vpxor           (%rdx), %xmm14, %xmm12
+	vaesenclast     %xmm12, %xmm0, %xmm0
 	vmovdqu         %xmm0, (%rsi)
 	add             $16, %rdx
 	add             $16, %rsi
 	sub             $16, %rcx
-	vaesenclast     %xmm13, %xmm1, %xmm1
+	vaesenclast     %xmm14, %xmm1, %xmm1
 	cmp             $16, %rcx
-	jb              .Lctr_final2_bytes
-	vpxor           (%rdx), %xmm1, %xmm11
-	vmovdqu         %xmm11, (%rsi)
-	jmp             .Lctr_return
+	{disp32} jb     .Lctr_final2_bytes
+	vpxor           (%rdx), %xmm1, %xmm12
+	vmovdqu         %xmm12, (%rsi)
+	{disp32} jmp    .Lctr_return
 .Lctr_final2_bytes:
 	test            $8, %ecx
-	jz              .Lctr_final2_no8
+	{disp32} jz     .Lctr_final2_no8
 	vmovq           %xmm1, %r11
 	xor             (%rdx), %r11
 	mov             %r11, (%rsi)
@@ -488,7 +491,7 @@ aesgen_ctr_crypt_aesni_avx:
 	add             $8, %rsi
 .Lctr_final2_no8:
 	test            $4, %ecx
-	jz              .Lctr_final2_no4
+	{disp32} jz     .Lctr_final2_no4
 	vmovd           %xmm1, %r11d
 	xor             (%rdx), %r11d
 	mov             %r11d, (%rsi)
@@ -497,7 +500,7 @@ aesgen_ctr_crypt_aesni_avx:
 	add             $4, %rsi
 .Lctr_final2_no4:
 	test            $2, %ecx
-	jz              .Lctr_final2_no2
+	{disp32} jz     .Lctr_final2_no2
 	vmovd           %xmm1, %r11d
 	xor             (%rdx), %r11w
 	mov             %r11w, (%rsi)
@@ -506,56 +509,56 @@ aesgen_ctr_crypt_aesni_avx:
 	add             $2, %rsi
 .Lctr_final2_no2:
 	test            $1, %ecx
-	jz              .Lctr_final2_no1
+	{disp32} jz     .Lctr_final2_no1
 	vmovd           %xmm1, %r11d
 	xor             (%rdx), %r11b
 	mov             %r11b, (%rsi)
 .Lctr_final2_no1:
-	jmp             .Lctr_return
+	{disp32} jmp    .Lctr_return
 .Lctr_final1:
-	vpshufb         %xmm10, %xmm8, %xmm0
-	vpaddq          %xmm9, %xmm8, %xmm8
-	vpxor           %xmm12, %xmm0, %xmm0
+	vpshufb         %xmm11, %xmm8, %xmm0
+	vpaddq          %xmm10, %xmm8, %xmm8
+	vpxor           %xmm13, %xmm0, %xmm0
 	cmp             $12, %eax
-	jb              .Lctr_final1_aes128
-	je              .Lctr_final1_aes192
-	vmovdqu         -208(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vmovdqu         -192(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
+	{disp32} jb     .Lctr_final1_aes128
+	{disp32} je     .Lctr_final1_aes192
+	vmovdqu         -208(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vmovdqu         -192(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
 .Lctr_final1_aes192:
-	vmovdqu         -176(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vmovdqu         -160(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -176(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vmovdqu         -160(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
 .Lctr_final1_aes128:
-	vmovdqu         -144(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vmovdqu         -128(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vmovdqu         -112(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vmovdqu         -96(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vmovdqu         -80(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vmovdqu         -64(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vmovdqu         -48(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vmovdqu         -32(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vmovdqu         -16(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenclast     %xmm13, %xmm0, %xmm0
+	vmovdqu         -144(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vmovdqu         -128(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vmovdqu         -112(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vmovdqu         -96(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vmovdqu         -80(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vmovdqu         -64(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vmovdqu         -48(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vmovdqu         -32(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vmovdqu         -16(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenclast     %xmm14, %xmm0, %xmm0
 	cmp             $16, %rcx
-	jb              .Lctr_final1_bytes
-	vpxor           (%rdx), %xmm0, %xmm11
-	vmovdqu         %xmm11, (%rsi)
-	jmp             .Lctr_return
+	{disp32} jb     .Lctr_final1_bytes
+	vpxor           (%rdx), %xmm0, %xmm12
+	vmovdqu         %xmm12, (%rsi)
+	{disp32} jmp    .Lctr_return
 .Lctr_final1_bytes:
 	test            $8, %ecx
-	jz              .Lctr_final1_no8
+	{disp32} jz     .Lctr_final1_no8
 	vmovq           %xmm0, %r11
 	xor             (%rdx), %r11
 	mov             %r11, (%rsi)
@@ -564,7 +567,7 @@ aesgen_ctr_crypt_aesni_avx:
 	add             $8, %rsi
 .Lctr_final1_no8:
 	test            $4, %ecx
-	jz              .Lctr_final1_no4
+	{disp32} jz     .Lctr_final1_no4
 	vmovd           %xmm0, %r11d
 	xor             (%rdx), %r11d
 	mov             %r11d, (%rsi)
@@ -573,7 +576,7 @@ aesgen_ctr_crypt_aesni_avx:
 	add             $4, %rsi
 .Lctr_final1_no4:
 	test            $2, %ecx
-	jz              .Lctr_final1_no2
+	{disp32} jz     .Lctr_final1_no2
 	vmovd           %xmm0, %r11d
 	xor             (%rdx), %r11w
 	mov             %r11w, (%rsi)
@@ -582,7 +585,7 @@ aesgen_ctr_crypt_aesni_avx:
 	add             $2, %rsi
 .Lctr_final1_no2:
 	test            $1, %ecx
-	jz              .Lctr_final1_no1
+	{disp32} jz     .Lctr_final1_no1
 	vmovd           %xmm0, %r11d
 	xor             (%rdx), %r11b
 	mov             %r11b, (%rsi)
@@ -597,175 +600,199 @@ aesgen_ctr_crypt_aesni_avx:
 .Lctr_main_loop:
 # LLVM-MCA-BEGIN ctr_aesni_avx_main_loop
 # 8 vectors = 128 bytes per iteration
-	vpshufb         %xmm10, %xmm8, %xmm0
-	vpaddq          %xmm9, %xmm8, %xmm8
-	vpshufb         %xmm10, %xmm8, %xmm1
-	vpaddq          %xmm9, %xmm8, %xmm8
-	vpshufb         %xmm10, %xmm8, %xmm2
-	vpaddq          %xmm9, %xmm8, %xmm8
-	vpshufb         %xmm10, %xmm8, %xmm3
-	vpaddq          %xmm9, %xmm8, %xmm8
-	vpshufb         %xmm10, %xmm8, %xmm4
-	vpaddq          %xmm9, %xmm8, %xmm8
-	vpshufb         %xmm10, %xmm8, %xmm5
-	vpaddq          %xmm9, %xmm8, %xmm8
-	vpshufb         %xmm10, %xmm8, %xmm6
-	vpaddq          %xmm9, %xmm8, %xmm8
-	vpshufb         %xmm10, %xmm8, %xmm7
-	vpaddq          %xmm9, %xmm8, %xmm8
-	vpxor           %xmm12, %xmm0, %xmm0
-	vpxor           %xmm12, %xmm1, %xmm1
-	vpxor           %xmm12, %xmm2, %xmm2
-	vpxor           %xmm12, %xmm3, %xmm3
-	vpxor           %xmm12, %xmm4, %xmm4
-	vpxor           %xmm12, %xmm5, %xmm5
-	vpxor           %xmm12, %xmm6, %xmm6
-	vpxor           %xmm12, %xmm7, %xmm7
+	cmp             $247, %r8b
+	{disp32} ja     .Lctr_main_carry                # the low byte wraps in or right after this iteration
+	vpxor           %xmm13, %xmm9, %xmm0
+	vpaddd          .Lctr_be_lane_step(%rip), %xmm9, %xmm1
+	vpaddd          .Lctr_be_lane_step(%rip), %xmm1, %xmm2
+	vpaddd          .Lctr_be_lane_step(%rip), %xmm2, %xmm3
+	vpaddd          .Lctr_be_lane_step(%rip), %xmm3, %xmm4
+	vpaddd          .Lctr_be_lane_step(%rip), %xmm4, %xmm5
+	vpaddd          .Lctr_be_lane_step(%rip), %xmm5, %xmm6
+	vpaddd          .Lctr_be_lane_step(%rip), %xmm6, %xmm7
+	vpaddd          .Lctr_be_lane_step(%rip), %xmm7, %xmm9
+	vpaddq          .Lctr_le_iteration_step(%rip), %xmm8, %xmm8
+	vpxor           %xmm13, %xmm1, %xmm1
+	vpxor           %xmm13, %xmm2, %xmm2
+	vpxor           %xmm13, %xmm3, %xmm3
+	vpxor           %xmm13, %xmm4, %xmm4
+	vpxor           %xmm13, %xmm5, %xmm5
+	vpxor           %xmm13, %xmm6, %xmm6
+	vpxor           %xmm13, %xmm7, %xmm7
+	{disp32} jmp    .Lctr_main_counted
+.Lctr_main_carry:
+	vpshufb         %xmm11, %xmm8, %xmm0
+	vpaddq          %xmm10, %xmm8, %xmm8
+	vpshufb         %xmm11, %xmm8, %xmm1
+	vpaddq          %xmm10, %xmm8, %xmm8
+	vpshufb         %xmm11, %xmm8, %xmm2
+	vpaddq          %xmm10, %xmm8, %xmm8
+	vpshufb         %xmm11, %xmm8, %xmm3
+	vpaddq          %xmm10, %xmm8, %xmm8
+	vpshufb         %xmm11, %xmm8, %xmm4
+	vpaddq          %xmm10, %xmm8, %xmm8
+	vpshufb         %xmm11, %xmm8, %xmm5
+	vpaddq          %xmm10, %xmm8, %xmm8
+	vpshufb         %xmm11, %xmm8, %xmm6
+	vpaddq          %xmm10, %xmm8, %xmm8
+	vpshufb         %xmm11, %xmm8, %xmm7
+	vpaddq          %xmm10, %xmm8, %xmm8
+	vpxor           %xmm13, %xmm0, %xmm0
+	vpxor           %xmm13, %xmm1, %xmm1
+	vpxor           %xmm13, %xmm2, %xmm2
+	vpxor           %xmm13, %xmm3, %xmm3
+	vpxor           %xmm13, %xmm4, %xmm4
+	vpxor           %xmm13, %xmm5, %xmm5
+	vpxor           %xmm13, %xmm6, %xmm6
+	vpxor           %xmm13, %xmm7, %xmm7
+	vpshufb         %xmm11, %xmm8, %xmm9
+.Lctr_main_counted:
+	add             $8, %r8
 	cmp             $12, %eax
-	jb              .Lctr_main_aes128
-	je              .Lctr_main_aes192
-	vmovdqu         -208(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vaesenc         %xmm14, %xmm7, %xmm7
-	vmovdqu         -192(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vaesenc         %xmm14, %xmm7, %xmm7
+	{disp32} jb     .Lctr_main_aes128
+	{disp32} je     .Lctr_main_aes192
+	vmovdqu         -208(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vaesenc         %xmm15, %xmm2, %xmm2
+	vaesenc         %xmm15, %xmm3, %xmm3
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vaesenc         %xmm15, %xmm7, %xmm7
+	vmovdqu         -192(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vaesenc         %xmm15, %xmm2, %xmm2
+	vaesenc         %xmm15, %xmm3, %xmm3
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vaesenc         %xmm15, %xmm7, %xmm7
 .Lctr_main_aes192:
-	vmovdqu         -176(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vaesenc         %xmm14, %xmm7, %xmm7
-	vmovdqu         -160(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -176(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vaesenc         %xmm15, %xmm2, %xmm2
+	vaesenc         %xmm15, %xmm3, %xmm3
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vaesenc         %xmm15, %xmm7, %xmm7
+	vmovdqu         -160(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vaesenc         %xmm15, %xmm2, %xmm2
+	vaesenc         %xmm15, %xmm3, %xmm3
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vaesenc         %xmm15, %xmm7, %xmm7
 .Lctr_main_aes128:
-	vmovdqu         -144(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vaesenc         %xmm14, %xmm7, %xmm7
-	vmovdqu         -128(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vaesenc         %xmm14, %xmm7, %xmm7
-	vmovdqu         -112(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vaesenc         %xmm14, %xmm7, %xmm7
-	vmovdqu         -96(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vaesenc         %xmm14, %xmm7, %xmm7
-	vmovdqu         -80(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vaesenc         %xmm14, %xmm7, %xmm7
-	vmovdqu         -64(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vaesenc         %xmm14, %xmm7, %xmm7
-	vmovdqu         -48(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vaesenc         %xmm14, %xmm7, %xmm7
-	vmovdqu         -32(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vaesenc         %xmm14, %xmm7, %xmm7
-	vmovdqu         -16(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vaesenc         %xmm14, %xmm7, %xmm7
-	vpxor           (%rdx), %xmm13, %xmm11
-	vaesenclast     %xmm11, %xmm0, %xmm0
+	vmovdqu         -144(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vaesenc         %xmm15, %xmm2, %xmm2
+	vaesenc         %xmm15, %xmm3, %xmm3
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vaesenc         %xmm15, %xmm7, %xmm7
+	vmovdqu         -128(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vaesenc         %xmm15, %xmm2, %xmm2
+	vaesenc         %xmm15, %xmm3, %xmm3
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vaesenc         %xmm15, %xmm7, %xmm7
+	vmovdqu         -112(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vaesenc         %xmm15, %xmm2, %xmm2
+	vaesenc         %xmm15, %xmm3, %xmm3
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vaesenc         %xmm15, %xmm7, %xmm7
+	vmovdqu         -96(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vaesenc         %xmm15, %xmm2, %xmm2
+	vaesenc         %xmm15, %xmm3, %xmm3
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vaesenc         %xmm15, %xmm7, %xmm7
+	vmovdqu         -80(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vaesenc         %xmm15, %xmm2, %xmm2
+	vaesenc         %xmm15, %xmm3, %xmm3
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vaesenc         %xmm15, %xmm7, %xmm7
+	vmovdqu         -64(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vaesenc         %xmm15, %xmm2, %xmm2
+	vaesenc         %xmm15, %xmm3, %xmm3
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vaesenc         %xmm15, %xmm7, %xmm7
+	vmovdqu         -48(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vaesenc         %xmm15, %xmm2, %xmm2
+	vaesenc         %xmm15, %xmm3, %xmm3
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vaesenc         %xmm15, %xmm7, %xmm7
+	vmovdqu         -32(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vaesenc         %xmm15, %xmm2, %xmm2
+	vaesenc         %xmm15, %xmm3, %xmm3
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vaesenc         %xmm15, %xmm7, %xmm7
+	vmovdqu         -16(%r10), %xmm15
+	vaesenc         %xmm15, %xmm0, %xmm0
+	vaesenc         %xmm15, %xmm1, %xmm1
+	vaesenc         %xmm15, %xmm2, %xmm2
+	vaesenc         %xmm15, %xmm3, %xmm3
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vaesenc         %xmm15, %xmm7, %xmm7
+	vpxor           (%rdx), %xmm14, %xmm12
+	vaesenclast     %xmm12, %xmm0, %xmm0
 	vmovdqu         %xmm0, (%rsi)
-	vpxor           16(%rdx), %xmm13, %xmm11
-	vaesenclast     %xmm11, %xmm1, %xmm1
+	vpxor           16(%rdx), %xmm14, %xmm12
+	vaesenclast     %xmm12, %xmm1, %xmm1
 	vmovdqu         %xmm1, 16(%rsi)
-	vpxor           32(%rdx), %xmm13, %xmm11
-	vaesenclast     %xmm11, %xmm2, %xmm2
+	vpxor           32(%rdx), %xmm14, %xmm12
+	vaesenclast     %xmm12, %xmm2, %xmm2
 	vmovdqu         %xmm2, 32(%rsi)
-	vpxor           48(%rdx), %xmm13, %xmm11
-	vaesenclast     %xmm11, %xmm3, %xmm3
+	vpxor           48(%rdx), %xmm14, %xmm12
+	vaesenclast     %xmm12, %xmm3, %xmm3
 	vmovdqu         %xmm3, 48(%rsi)
-	vpxor           64(%rdx), %xmm13, %xmm11
-	vaesenclast     %xmm11, %xmm4, %xmm4
+	vpxor           64(%rdx), %xmm14, %xmm12
+	vaesenclast     %xmm12, %xmm4, %xmm4
 	vmovdqu         %xmm4, 64(%rsi)
-	vpxor           80(%rdx), %xmm13, %xmm11
-	vaesenclast     %xmm11, %xmm5, %xmm5
+	vpxor           80(%rdx), %xmm14, %xmm12
+	vaesenclast     %xmm12, %xmm5, %xmm5
 	vmovdqu         %xmm5, 80(%rsi)
-	vpxor           96(%rdx), %xmm13, %xmm11
-	vaesenclast     %xmm11, %xmm6, %xmm6
+	vpxor           96(%rdx), %xmm14, %xmm12
+	vaesenclast     %xmm12, %xmm6, %xmm6
 	vmovdqu         %xmm6, 96(%rsi)
-	vpxor           112(%rdx), %xmm13, %xmm11
-	vaesenclast     %xmm11, %xmm7, %xmm7
+	vpxor           112(%rdx), %xmm14, %xmm12
+	vaesenclast     %xmm12, %xmm7, %xmm7
 	vmovdqu         %xmm7, 112(%rsi)
 	add             $128, %rdx
 	add             $128, %rsi
@@ -773,6 +800,71 @@ aesgen_ctr_crypt_aesni_avx:
 	jae             .Lctr_main_loop
 # LLVM-MCA-END
 	jmp             .Lctr_main_done
+
+.Lctr_one_block:
+	vmovq           %r8, %xmm0
+	vpinsrq         $1, %r9, %xmm0, %xmm0
+	vpshufb         .Lctr_bswap_mask(%rip), %xmm0, %xmm0
+	vpxor           (%rdi), %xmm0, %xmm0
+	cmp             $12, %eax
+	{disp32} jb     .Lctr_one_aes128
+	{disp32} je     .Lctr_one_aes192
+	vaesenc         -208(%r10), %xmm0, %xmm0
+	vaesenc         -192(%r10), %xmm0, %xmm0
+.Lctr_one_aes192:
+	vaesenc         -176(%r10), %xmm0, %xmm0
+	vaesenc         -160(%r10), %xmm0, %xmm0
+.Lctr_one_aes128:
+	vaesenc         -144(%r10), %xmm0, %xmm0
+	vaesenc         -128(%r10), %xmm0, %xmm0
+	vaesenc         -112(%r10), %xmm0, %xmm0
+	vaesenc         -96(%r10), %xmm0, %xmm0
+	vaesenc         -80(%r10), %xmm0, %xmm0
+	vaesenc         -64(%r10), %xmm0, %xmm0
+	vaesenc         -48(%r10), %xmm0, %xmm0
+	vaesenc         -32(%r10), %xmm0, %xmm0
+	vaesenc         -16(%r10), %xmm0, %xmm0
+	vaesenclast     (%r10), %xmm0, %xmm0
+	cmp             $16, %rcx
+	{disp32} jb     .Lctr_one_bytes
+	vpxor           (%rdx), %xmm0, %xmm12
+	vmovdqu         %xmm12, (%rsi)
+	jmp             .Lctr_return
+.Lctr_one_bytes:
+	test            $8, %ecx
+	{disp32} jz     .Lctr_one_no8
+	vmovq           %xmm0, %r11
+	xor             (%rdx), %r11
+	mov             %r11, (%rsi)
+	vpsrldq         $8, %xmm0, %xmm0
+	add             $8, %rdx
+	add             $8, %rsi
+.Lctr_one_no8:
+	test            $4, %ecx
+	{disp32} jz     .Lctr_one_no4
+	vmovd           %xmm0, %r11d
+	xor             (%rdx), %r11d
+	mov             %r11d, (%rsi)
+	vpsrldq         $4, %xmm0, %xmm0
+	add             $4, %rdx
+	add             $4, %rsi
+.Lctr_one_no4:
+	test            $2, %ecx
+	{disp32} jz     .Lctr_one_no2
+	vmovd           %xmm0, %r11d
+	xor             (%rdx), %r11w
+	mov             %r11w, (%rsi)
+	vpsrldq         $2, %xmm0, %xmm0
+	add             $2, %rdx
+	add             $2, %rsi
+.Lctr_one_no2:
+	test            $1, %ecx
+	{disp32} jz     .Lctr_one_no1
+	vmovd           %xmm0, %r11d
+	xor             (%rdx), %r11b
+	mov             %r11b, (%rsi)
+.Lctr_one_no1:
+	jmp             .Lctr_return
 	.cfi_endproc
 	.size	aesgen_ctr_crypt_aesni_avx, . - aesgen_ctr_crypt_aesni_avx
 
@@ -784,6 +876,15 @@ aesgen_ctr_crypt_aesni_avx:
 # Per-lane increment: the number of blocks in one vector.
 .Lctr_lane_count:
 	.quad	1, 0
+# Big-endian step of one vector: the block count per vector added to byte 15 of each
+# lane (the top byte of dword 3).
+	.p2align 6
+.Lctr_be_lane_step:
+	.long	0, 0, 0, 16777216
+# Little-endian step of one main-loop iteration.
+	.p2align 6
+.Lctr_le_iteration_step:
+	.quad	8, 0
 	.section .note.GNU-stack,"",@progbits
 	.section .note.gnu.property,"a",@note
 	.p2align 3

@@ -24,247 +24,250 @@
 ;
 ; Registers: KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTR_LO=r8, CTR_HI=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11
 ;            KS0=xmm0, KS1=xmm1, KS2=xmm2, KS3=xmm3, KS4=xmm4, KS5=xmm5
-;            KS6=xmm6, KS7=xmm7, CTR=xmm8, INC=xmm9, BSWAP=xmm10, TMP=xmm11
-;            K0=xmm12, KLAST=xmm13, KT=xmm14
+;            KS6=xmm6, KS7=xmm7, CTR=xmm8, BASE=xmm9, INC=xmm10, BSWAP=xmm11
+;            TMP=xmm12, K0=xmm13, KLAST=xmm14, KT=xmm15
 	section .text
 	align 32, db 0xcc
 	global aesgen_ctr_crypt_aesni_avx:function hidden
 aesgen_ctr_crypt_aesni_avx:
 	endbr64
 	test            rcx, rcx
-	jz              L.ctr_return
+	jz              near L.ctr_return
 	mov             eax, dword [rdi + 240]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &rk[rounds]
-	vmovdqu         xmm12, oword [rdi]
-	vmovdqu         xmm13, oword [r10]
+	cmp             rcx, 16
+	jbe             near L.ctr_one_block
+	vmovdqu         xmm13, oword [rdi]
+	vmovdqu         xmm14, oword [r10]
 	vmovq           xmm8, r8
 	vpinsrq         xmm8, xmm8, r9, 1
-	vmovdqu         xmm9, oword [rel L.ctr_lane_count]
-	vmovdqu         xmm10, oword [rel L.ctr_bswap_mask]
+	vmovdqu         xmm10, oword [rel L.ctr_lane_count]
+	vmovdqu         xmm11, oword [rel L.ctr_bswap_mask]
+	vpshufb         xmm9, xmm8, xmm11
 
 	sub             rcx, 128
-	jae             L.ctr_main_loop                 ; out of line, so short messages fall through
+	jae             near L.ctr_main_loop            ; out of line, so short messages fall through
 L.ctr_main_done:
 	add             rcx, 128                        ; 0 <= LEN < 128 remain
-	jz              L.ctr_return
+	jz              near L.ctr_return
 
 ; Groups of 4 vectors while at least 64 bytes remain.
 L.ctr_group_loop:
 	cmp             rcx, 64
-	jb              L.ctr_final
-	vpshufb         xmm0, xmm8, xmm10
-	vpaddq          xmm8, xmm8, xmm9
-	vpshufb         xmm1, xmm8, xmm10
-	vpaddq          xmm8, xmm8, xmm9
-	vpshufb         xmm2, xmm8, xmm10
-	vpaddq          xmm8, xmm8, xmm9
-	vpshufb         xmm3, xmm8, xmm10
-	vpaddq          xmm8, xmm8, xmm9
-	vpxor           xmm0, xmm0, xmm12
-	vpxor           xmm1, xmm1, xmm12
-	vpxor           xmm2, xmm2, xmm12
-	vpxor           xmm3, xmm3, xmm12
+	jb              near L.ctr_final
+	vpshufb         xmm0, xmm8, xmm11
+	vpaddq          xmm8, xmm8, xmm10
+	vpshufb         xmm1, xmm8, xmm11
+	vpaddq          xmm8, xmm8, xmm10
+	vpshufb         xmm2, xmm8, xmm11
+	vpaddq          xmm8, xmm8, xmm10
+	vpshufb         xmm3, xmm8, xmm11
+	vpaddq          xmm8, xmm8, xmm10
+	vpxor           xmm0, xmm0, xmm13
+	vpxor           xmm1, xmm1, xmm13
+	vpxor           xmm2, xmm2, xmm13
+	vpxor           xmm3, xmm3, xmm13
 	cmp             eax, 12
-	jb              L.ctr_group_aes128
-	je              L.ctr_group_aes192
-	vmovdqu         xmm14, oword [r10 - 208]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
-	vmovdqu         xmm14, oword [r10 - 192]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
+	jb              near L.ctr_group_aes128
+	je              near L.ctr_group_aes192
+	vmovdqu         xmm15, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vaesenc         xmm2, xmm2, xmm15
+	vaesenc         xmm3, xmm3, xmm15
+	vmovdqu         xmm15, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vaesenc         xmm2, xmm2, xmm15
+	vaesenc         xmm3, xmm3, xmm15
 L.ctr_group_aes192:
-	vmovdqu         xmm14, oword [r10 - 176]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
-	vmovdqu         xmm14, oword [r10 - 160]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm15, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vaesenc         xmm2, xmm2, xmm15
+	vaesenc         xmm3, xmm3, xmm15
+	vmovdqu         xmm15, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vaesenc         xmm2, xmm2, xmm15
+	vaesenc         xmm3, xmm3, xmm15
 L.ctr_group_aes128:
-	vmovdqu         xmm14, oword [r10 - 144]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
-	vmovdqu         xmm14, oword [r10 - 128]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
-	vmovdqu         xmm14, oword [r10 - 112]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
-	vmovdqu         xmm14, oword [r10 - 96]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
-	vmovdqu         xmm14, oword [r10 - 80]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
-	vmovdqu         xmm14, oword [r10 - 64]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
-	vmovdqu         xmm14, oword [r10 - 48]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
-	vmovdqu         xmm14, oword [r10 - 32]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
-	vmovdqu         xmm14, oword [r10 - 16]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
-	vpxor           xmm11, xmm13, oword [rdx]
-	vaesenclast     xmm0, xmm0, xmm11
+	vmovdqu         xmm15, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vaesenc         xmm2, xmm2, xmm15
+	vaesenc         xmm3, xmm3, xmm15
+	vmovdqu         xmm15, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vaesenc         xmm2, xmm2, xmm15
+	vaesenc         xmm3, xmm3, xmm15
+	vmovdqu         xmm15, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vaesenc         xmm2, xmm2, xmm15
+	vaesenc         xmm3, xmm3, xmm15
+	vmovdqu         xmm15, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vaesenc         xmm2, xmm2, xmm15
+	vaesenc         xmm3, xmm3, xmm15
+	vmovdqu         xmm15, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vaesenc         xmm2, xmm2, xmm15
+	vaesenc         xmm3, xmm3, xmm15
+	vmovdqu         xmm15, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vaesenc         xmm2, xmm2, xmm15
+	vaesenc         xmm3, xmm3, xmm15
+	vmovdqu         xmm15, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vaesenc         xmm2, xmm2, xmm15
+	vaesenc         xmm3, xmm3, xmm15
+	vmovdqu         xmm15, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vaesenc         xmm2, xmm2, xmm15
+	vaesenc         xmm3, xmm3, xmm15
+	vmovdqu         xmm15, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vaesenc         xmm2, xmm2, xmm15
+	vaesenc         xmm3, xmm3, xmm15
+	vpxor           xmm12, xmm14, oword [rdx]
+	vaesenclast     xmm0, xmm0, xmm12
 	vmovdqu         oword [rsi], xmm0
-	vpxor           xmm11, xmm13, oword [rdx + 16]
-	vaesenclast     xmm1, xmm1, xmm11
+	vpxor           xmm12, xmm14, oword [rdx + 16]
+	vaesenclast     xmm1, xmm1, xmm12
 	vmovdqu         oword [rsi + 16], xmm1
-	vpxor           xmm11, xmm13, oword [rdx + 32]
-	vaesenclast     xmm2, xmm2, xmm11
+	vpxor           xmm12, xmm14, oword [rdx + 32]
+	vaesenclast     xmm2, xmm2, xmm12
 	vmovdqu         oword [rsi + 32], xmm2
-	vpxor           xmm11, xmm13, oword [rdx + 48]
-	vaesenclast     xmm3, xmm3, xmm11
+	vpxor           xmm12, xmm14, oword [rdx + 48]
+	vaesenclast     xmm3, xmm3, xmm12
 	vmovdqu         oword [rsi + 48], xmm3
 	add             rdx, 64
 	add             rsi, 64
 	sub             rcx, 64
 	jnz             L.ctr_group_loop
-	jmp             L.ctr_return
+	jmp             near L.ctr_return
 
 ; 1..64 bytes remain: pick the final group by the number of vectors they need.
 L.ctr_final:
 	cmp             rcx, 16
-	jbe             L.ctr_final1
+	jbe             near L.ctr_final1
 	cmp             rcx, 32
-	jbe             L.ctr_final2
+	jbe             near L.ctr_final2
 	cmp             rcx, 48
-	jbe             L.ctr_final3
+	jbe             near L.ctr_final3
 L.ctr_final4:
-	vpshufb         xmm0, xmm8, xmm10
-	vpaddq          xmm8, xmm8, xmm9
-	vpshufb         xmm1, xmm8, xmm10
-	vpaddq          xmm8, xmm8, xmm9
-	vpshufb         xmm2, xmm8, xmm10
-	vpaddq          xmm8, xmm8, xmm9
-	vpshufb         xmm3, xmm8, xmm10
-	vpaddq          xmm8, xmm8, xmm9
-	vpxor           xmm0, xmm0, xmm12
-	vpxor           xmm1, xmm1, xmm12
-	vpxor           xmm2, xmm2, xmm12
-	vpxor           xmm3, xmm3, xmm12
+	vpshufb         xmm0, xmm8, xmm11
+	vpaddq          xmm8, xmm8, xmm10
+	vpshufb         xmm1, xmm8, xmm11
+	vpaddq          xmm8, xmm8, xmm10
+	vpshufb         xmm2, xmm8, xmm11
+	vpaddq          xmm8, xmm8, xmm10
+	vpshufb         xmm3, xmm8, xmm11
+	vpaddq          xmm8, xmm8, xmm10
+	vpxor           xmm0, xmm0, xmm13
+	vpxor           xmm1, xmm1, xmm13
+	vpxor           xmm2, xmm2, xmm13
+	vpxor           xmm3, xmm3, xmm13
 	cmp             eax, 12
-	jb              L.ctr_final4_aes128
-	je              L.ctr_final4_aes192
-	vmovdqu         xmm14, oword [r10 - 208]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
-	vmovdqu         xmm14, oword [r10 - 192]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
+	jb              near L.ctr_final4_aes128
+	je              near L.ctr_final4_aes192
+	vmovdqu         xmm15, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vaesenc         xmm2, xmm2, xmm15
+	vaesenc         xmm3, xmm3, xmm15
+	vmovdqu         xmm15, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vaesenc         xmm2, xmm2, xmm15
+	vaesenc         xmm3, xmm3, xmm15
 L.ctr_final4_aes192:
-	vmovdqu         xmm14, oword [r10 - 176]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
-	vmovdqu         xmm14, oword [r10 - 160]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm15, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vaesenc         xmm2, xmm2, xmm15
+	vaesenc         xmm3, xmm3, xmm15
+	vmovdqu         xmm15, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vaesenc         xmm2, xmm2, xmm15
+	vaesenc         xmm3, xmm3, xmm15
 L.ctr_final4_aes128:
-	vmovdqu         xmm14, oword [r10 - 144]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
-	vmovdqu         xmm14, oword [r10 - 128]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
-	vmovdqu         xmm14, oword [r10 - 112]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
-	vmovdqu         xmm14, oword [r10 - 96]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
-	vmovdqu         xmm14, oword [r10 - 80]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
-	vmovdqu         xmm14, oword [r10 - 64]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
-	vmovdqu         xmm14, oword [r10 - 48]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
-	vmovdqu         xmm14, oword [r10 - 32]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
-	vmovdqu         xmm14, oword [r10 - 16]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
-	vpxor           xmm11, xmm13, oword [rdx]
-	vaesenclast     xmm0, xmm0, xmm11
+	vmovdqu         xmm15, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vaesenc         xmm2, xmm2, xmm15
+	vaesenc         xmm3, xmm3, xmm15
+	vmovdqu         xmm15, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vaesenc         xmm2, xmm2, xmm15
+	vaesenc         xmm3, xmm3, xmm15
+	vmovdqu         xmm15, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vaesenc         xmm2, xmm2, xmm15
+	vaesenc         xmm3, xmm3, xmm15
+	vmovdqu         xmm15, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vaesenc         xmm2, xmm2, xmm15
+	vaesenc         xmm3, xmm3, xmm15
+	vmovdqu         xmm15, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vaesenc         xmm2, xmm2, xmm15
+	vaesenc         xmm3, xmm3, xmm15
+	vmovdqu         xmm15, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vaesenc         xmm2, xmm2, xmm15
+	vaesenc         xmm3, xmm3, xmm15
+	vmovdqu         xmm15, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vaesenc         xmm2, xmm2, xmm15
+	vaesenc         xmm3, xmm3, xmm15
+	vmovdqu         xmm15, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vaesenc         xmm2, xmm2, xmm15
+	vaesenc         xmm3, xmm3, xmm15
+	vmovdqu         xmm15, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vaesenc         xmm2, xmm2, xmm15
+	vaesenc         xmm3, xmm3, xmm15
+	vpxor           xmm12, xmm14, oword [rdx]
+	vaesenclast     xmm0, xmm0, xmm12
 	vmovdqu         oword [rsi], xmm0
-	vpxor           xmm11, xmm13, oword [rdx + 16]
-	vaesenclast     xmm1, xmm1, xmm11
+	vpxor           xmm12, xmm14, oword [rdx + 16]
+	vaesenclast     xmm1, xmm1, xmm12
 	vmovdqu         oword [rsi + 16], xmm1
-	vpxor           xmm11, xmm13, oword [rdx + 32]
-	vaesenclast     xmm2, xmm2, xmm11
+	vpxor           xmm12, xmm14, oword [rdx + 32]
+	vaesenclast     xmm2, xmm2, xmm12
 	vmovdqu         oword [rsi + 32], xmm2
 	add             rdx, 48
 	add             rsi, 48
 	sub             rcx, 48
-	vaesenclast     xmm3, xmm3, xmm13
+	vaesenclast     xmm3, xmm3, xmm14
 	cmp             rcx, 16
-	jb              L.ctr_final4_bytes
-	vpxor           xmm11, xmm3, oword [rdx]
-	vmovdqu         oword [rsi], xmm11
-	jmp             L.ctr_return
+	jb              near L.ctr_final4_bytes
+	vpxor           xmm12, xmm3, oword [rdx]
+	vmovdqu         oword [rsi], xmm12
+	jmp             near L.ctr_return
 L.ctr_final4_bytes:
 	test            ecx, 8
-	jz              L.ctr_final4_no8
+	jz              near L.ctr_final4_no8
 	vmovq           r11, xmm3
 	xor             r11, qword [rdx]
 	mov             qword [rsi], r11
@@ -273,7 +276,7 @@ L.ctr_final4_bytes:
 	add             rsi, 8
 L.ctr_final4_no8:
 	test            ecx, 4
-	jz              L.ctr_final4_no4
+	jz              near L.ctr_final4_no4
 	vmovd           r11d, xmm3
 	xor             r11d, dword [rdx]
 	mov             dword [rsi], r11d
@@ -282,7 +285,7 @@ L.ctr_final4_no8:
 	add             rsi, 4
 L.ctr_final4_no4:
 	test            ecx, 2
-	jz              L.ctr_final4_no2
+	jz              near L.ctr_final4_no2
 	vmovd           r11d, xmm3
 	xor             r11w, word [rdx]
 	mov             word [rsi], r11w
@@ -291,97 +294,97 @@ L.ctr_final4_no4:
 	add             rsi, 2
 L.ctr_final4_no2:
 	test            ecx, 1
-	jz              L.ctr_final4_no1
+	jz              near L.ctr_final4_no1
 	vmovd           r11d, xmm3
 	xor             r11b, byte [rdx]
 	mov             byte [rsi], r11b
 L.ctr_final4_no1:
-	jmp             L.ctr_return
+	jmp             near L.ctr_return
 L.ctr_final3:
-	vpshufb         xmm0, xmm8, xmm10
-	vpaddq          xmm8, xmm8, xmm9
-	vpshufb         xmm1, xmm8, xmm10
-	vpaddq          xmm8, xmm8, xmm9
-	vpshufb         xmm2, xmm8, xmm10
-	vpaddq          xmm8, xmm8, xmm9
-	vpxor           xmm0, xmm0, xmm12
-	vpxor           xmm1, xmm1, xmm12
-	vpxor           xmm2, xmm2, xmm12
+	vpshufb         xmm0, xmm8, xmm11
+	vpaddq          xmm8, xmm8, xmm10
+	vpshufb         xmm1, xmm8, xmm11
+	vpaddq          xmm8, xmm8, xmm10
+	vpshufb         xmm2, xmm8, xmm11
+	vpaddq          xmm8, xmm8, xmm10
+	vpxor           xmm0, xmm0, xmm13
+	vpxor           xmm1, xmm1, xmm13
+	vpxor           xmm2, xmm2, xmm13
 	cmp             eax, 12
-	jb              L.ctr_final3_aes128
-	je              L.ctr_final3_aes192
-	vmovdqu         xmm14, oword [r10 - 208]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vmovdqu         xmm14, oword [r10 - 192]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
+	jb              near L.ctr_final3_aes128
+	je              near L.ctr_final3_aes192
+	vmovdqu         xmm15, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vaesenc         xmm2, xmm2, xmm15
+	vmovdqu         xmm15, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vaesenc         xmm2, xmm2, xmm15
 L.ctr_final3_aes192:
-	vmovdqu         xmm14, oword [r10 - 176]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vmovdqu         xmm14, oword [r10 - 160]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
+	vmovdqu         xmm15, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vaesenc         xmm2, xmm2, xmm15
+	vmovdqu         xmm15, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vaesenc         xmm2, xmm2, xmm15
 L.ctr_final3_aes128:
-	vmovdqu         xmm14, oword [r10 - 144]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vmovdqu         xmm14, oword [r10 - 128]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vmovdqu         xmm14, oword [r10 - 112]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vmovdqu         xmm14, oword [r10 - 96]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vmovdqu         xmm14, oword [r10 - 80]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vmovdqu         xmm14, oword [r10 - 64]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vmovdqu         xmm14, oword [r10 - 48]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vmovdqu         xmm14, oword [r10 - 32]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vmovdqu         xmm14, oword [r10 - 16]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vpxor           xmm11, xmm13, oword [rdx]
-	vaesenclast     xmm0, xmm0, xmm11
+	vmovdqu         xmm15, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vaesenc         xmm2, xmm2, xmm15
+	vmovdqu         xmm15, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vaesenc         xmm2, xmm2, xmm15
+	vmovdqu         xmm15, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vaesenc         xmm2, xmm2, xmm15
+	vmovdqu         xmm15, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vaesenc         xmm2, xmm2, xmm15
+	vmovdqu         xmm15, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vaesenc         xmm2, xmm2, xmm15
+	vmovdqu         xmm15, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vaesenc         xmm2, xmm2, xmm15
+	vmovdqu         xmm15, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vaesenc         xmm2, xmm2, xmm15
+	vmovdqu         xmm15, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vaesenc         xmm2, xmm2, xmm15
+	vmovdqu         xmm15, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vaesenc         xmm2, xmm2, xmm15
+	vpxor           xmm12, xmm14, oword [rdx]
+	vaesenclast     xmm0, xmm0, xmm12
 	vmovdqu         oword [rsi], xmm0
-	vpxor           xmm11, xmm13, oword [rdx + 16]
-	vaesenclast     xmm1, xmm1, xmm11
+	vpxor           xmm12, xmm14, oword [rdx + 16]
+	vaesenclast     xmm1, xmm1, xmm12
 	vmovdqu         oword [rsi + 16], xmm1
 	add             rdx, 32
 	add             rsi, 32
 	sub             rcx, 32
-	vaesenclast     xmm2, xmm2, xmm13
+	vaesenclast     xmm2, xmm2, xmm14
 	cmp             rcx, 16
-	jb              L.ctr_final3_bytes
-	vpxor           xmm11, xmm2, oword [rdx]
-	vmovdqu         oword [rsi], xmm11
-	jmp             L.ctr_return
+	jb              near L.ctr_final3_bytes
+	vpxor           xmm12, xmm2, oword [rdx]
+	vmovdqu         oword [rsi], xmm12
+	jmp             near L.ctr_return
 L.ctr_final3_bytes:
 	test            ecx, 8
-	jz              L.ctr_final3_no8
+	jz              near L.ctr_final3_no8
 	vmovq           r11, xmm2
 	xor             r11, qword [rdx]
 	mov             qword [rsi], r11
@@ -390,7 +393,7 @@ L.ctr_final3_bytes:
 	add             rsi, 8
 L.ctr_final3_no8:
 	test            ecx, 4
-	jz              L.ctr_final3_no4
+	jz              near L.ctr_final3_no4
 	vmovd           r11d, xmm2
 	xor             r11d, dword [rdx]
 	mov             dword [rsi], r11d
@@ -399,7 +402,7 @@ L.ctr_final3_no8:
 	add             rsi, 4
 L.ctr_final3_no4:
 	test            ecx, 2
-	jz              L.ctr_final3_no2
+	jz              near L.ctr_final3_no2
 	vmovd           r11d, xmm2
 	xor             r11w, word [rdx]
 	mov             word [rsi], r11w
@@ -408,78 +411,78 @@ L.ctr_final3_no4:
 	add             rsi, 2
 L.ctr_final3_no2:
 	test            ecx, 1
-	jz              L.ctr_final3_no1
+	jz              near L.ctr_final3_no1
 	vmovd           r11d, xmm2
 	xor             r11b, byte [rdx]
 	mov             byte [rsi], r11b
 L.ctr_final3_no1:
-	jmp             L.ctr_return
+	jmp             near L.ctr_return
 L.ctr_final2:
-	vpshufb         xmm0, xmm8, xmm10
-	vpaddq          xmm8, xmm8, xmm9
-	vpshufb         xmm1, xmm8, xmm10
-	vpaddq          xmm8, xmm8, xmm9
-	vpxor           xmm0, xmm0, xmm12
-	vpxor           xmm1, xmm1, xmm12
+	vpshufb         xmm0, xmm8, xmm11
+	vpaddq          xmm8, xmm8, xmm10
+	vpshufb         xmm1, xmm8, xmm11
+	vpaddq          xmm8, xmm8, xmm10
+	vpxor           xmm0, xmm0, xmm13
+	vpxor           xmm1, xmm1, xmm13
 	cmp             eax, 12
-	jb              L.ctr_final2_aes128
-	je              L.ctr_final2_aes192
-	vmovdqu         xmm14, oword [r10 - 208]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vmovdqu         xmm14, oword [r10 - 192]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
+	jb              near L.ctr_final2_aes128
+	je              near L.ctr_final2_aes192
+	vmovdqu         xmm15, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vmovdqu         xmm15, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
 L.ctr_final2_aes192:
-	vmovdqu         xmm14, oword [r10 - 176]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vmovdqu         xmm14, oword [r10 - 160]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm15, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vmovdqu         xmm15, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
 L.ctr_final2_aes128:
-	vmovdqu         xmm14, oword [r10 - 144]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vmovdqu         xmm14, oword [r10 - 128]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vmovdqu         xmm14, oword [r10 - 112]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vmovdqu         xmm14, oword [r10 - 96]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vmovdqu         xmm14, oword [r10 - 80]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vmovdqu         xmm14, oword [r10 - 64]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vmovdqu         xmm14, oword [r10 - 48]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vmovdqu         xmm14, oword [r10 - 32]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vmovdqu         xmm14, oword [r10 - 16]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vpxor           xmm11, xmm13, oword [rdx]
-	vaesenclast     xmm0, xmm0, xmm11
+	vmovdqu         xmm15, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vmovdqu         xmm15, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vmovdqu         xmm15, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vmovdqu         xmm15, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vmovdqu         xmm15, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vmovdqu         xmm15, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vmovdqu         xmm15, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vmovdqu         xmm15, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vmovdqu         xmm15, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vpxor           xmm12, xmm14, oword [rdx]
+	vaesenclast     xmm0, xmm0, xmm12
 	vmovdqu         oword [rsi], xmm0
 	add             rdx, 16
 	add             rsi, 16
 	sub             rcx, 16
-	vaesenclast     xmm1, xmm1, xmm13
+	vaesenclast     xmm1, xmm1, xmm14
 	cmp             rcx, 16
-	jb              L.ctr_final2_bytes
-	vpxor           xmm11, xmm1, oword [rdx]
-	vmovdqu         oword [rsi], xmm11
-	jmp             L.ctr_return
+	jb              near L.ctr_final2_bytes
+	vpxor           xmm12, xmm1, oword [rdx]
+	vmovdqu         oword [rsi], xmm12
+	jmp             near L.ctr_return
 L.ctr_final2_bytes:
 	test            ecx, 8
-	jz              L.ctr_final2_no8
+	jz              near L.ctr_final2_no8
 	vmovq           r11, xmm1
 	xor             r11, qword [rdx]
 	mov             qword [rsi], r11
@@ -488,7 +491,7 @@ L.ctr_final2_bytes:
 	add             rsi, 8
 L.ctr_final2_no8:
 	test            ecx, 4
-	jz              L.ctr_final2_no4
+	jz              near L.ctr_final2_no4
 	vmovd           r11d, xmm1
 	xor             r11d, dword [rdx]
 	mov             dword [rsi], r11d
@@ -497,7 +500,7 @@ L.ctr_final2_no8:
 	add             rsi, 4
 L.ctr_final2_no4:
 	test            ecx, 2
-	jz              L.ctr_final2_no2
+	jz              near L.ctr_final2_no2
 	vmovd           r11d, xmm1
 	xor             r11w, word [rdx]
 	mov             word [rsi], r11w
@@ -506,56 +509,56 @@ L.ctr_final2_no4:
 	add             rsi, 2
 L.ctr_final2_no2:
 	test            ecx, 1
-	jz              L.ctr_final2_no1
+	jz              near L.ctr_final2_no1
 	vmovd           r11d, xmm1
 	xor             r11b, byte [rdx]
 	mov             byte [rsi], r11b
 L.ctr_final2_no1:
-	jmp             L.ctr_return
+	jmp             near L.ctr_return
 L.ctr_final1:
-	vpshufb         xmm0, xmm8, xmm10
-	vpaddq          xmm8, xmm8, xmm9
-	vpxor           xmm0, xmm0, xmm12
+	vpshufb         xmm0, xmm8, xmm11
+	vpaddq          xmm8, xmm8, xmm10
+	vpxor           xmm0, xmm0, xmm13
 	cmp             eax, 12
-	jb              L.ctr_final1_aes128
-	je              L.ctr_final1_aes192
-	vmovdqu         xmm14, oword [r10 - 208]
-	vaesenc         xmm0, xmm0, xmm14
-	vmovdqu         xmm14, oword [r10 - 192]
-	vaesenc         xmm0, xmm0, xmm14
+	jb              near L.ctr_final1_aes128
+	je              near L.ctr_final1_aes192
+	vmovdqu         xmm15, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm15
+	vmovdqu         xmm15, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm15
 L.ctr_final1_aes192:
-	vmovdqu         xmm14, oword [r10 - 176]
-	vaesenc         xmm0, xmm0, xmm14
-	vmovdqu         xmm14, oword [r10 - 160]
-	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm15, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm15
+	vmovdqu         xmm15, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm15
 L.ctr_final1_aes128:
-	vmovdqu         xmm14, oword [r10 - 144]
-	vaesenc         xmm0, xmm0, xmm14
-	vmovdqu         xmm14, oword [r10 - 128]
-	vaesenc         xmm0, xmm0, xmm14
-	vmovdqu         xmm14, oword [r10 - 112]
-	vaesenc         xmm0, xmm0, xmm14
-	vmovdqu         xmm14, oword [r10 - 96]
-	vaesenc         xmm0, xmm0, xmm14
-	vmovdqu         xmm14, oword [r10 - 80]
-	vaesenc         xmm0, xmm0, xmm14
-	vmovdqu         xmm14, oword [r10 - 64]
-	vaesenc         xmm0, xmm0, xmm14
-	vmovdqu         xmm14, oword [r10 - 48]
-	vaesenc         xmm0, xmm0, xmm14
-	vmovdqu         xmm14, oword [r10 - 32]
-	vaesenc         xmm0, xmm0, xmm14
-	vmovdqu         xmm14, oword [r10 - 16]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenclast     xmm0, xmm0, xmm13
+	vmovdqu         xmm15, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm15
+	vmovdqu         xmm15, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm15
+	vmovdqu         xmm15, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm15
+	vmovdqu         xmm15, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm15
+	vmovdqu         xmm15, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm15
+	vmovdqu         xmm15, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm15
+	vmovdqu         xmm15, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm15
+	vmovdqu         xmm15, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm15
+	vmovdqu         xmm15, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenclast     xmm0, xmm0, xmm14
 	cmp             rcx, 16
-	jb              L.ctr_final1_bytes
-	vpxor           xmm11, xmm0, oword [rdx]
-	vmovdqu         oword [rsi], xmm11
-	jmp             L.ctr_return
+	jb              near L.ctr_final1_bytes
+	vpxor           xmm12, xmm0, oword [rdx]
+	vmovdqu         oword [rsi], xmm12
+	jmp             near L.ctr_return
 L.ctr_final1_bytes:
 	test            ecx, 8
-	jz              L.ctr_final1_no8
+	jz              near L.ctr_final1_no8
 	vmovq           r11, xmm0
 	xor             r11, qword [rdx]
 	mov             qword [rsi], r11
@@ -564,7 +567,7 @@ L.ctr_final1_bytes:
 	add             rsi, 8
 L.ctr_final1_no8:
 	test            ecx, 4
-	jz              L.ctr_final1_no4
+	jz              near L.ctr_final1_no4
 	vmovd           r11d, xmm0
 	xor             r11d, dword [rdx]
 	mov             dword [rsi], r11d
@@ -573,7 +576,7 @@ L.ctr_final1_no8:
 	add             rsi, 4
 L.ctr_final1_no4:
 	test            ecx, 2
-	jz              L.ctr_final1_no2
+	jz              near L.ctr_final1_no2
 	vmovd           r11d, xmm0
 	xor             r11w, word [rdx]
 	mov             word [rsi], r11w
@@ -582,7 +585,7 @@ L.ctr_final1_no4:
 	add             rsi, 2
 L.ctr_final1_no2:
 	test            ecx, 1
-	jz              L.ctr_final1_no1
+	jz              near L.ctr_final1_no1
 	vmovd           r11d, xmm0
 	xor             r11b, byte [rdx]
 	mov             byte [rsi], r11b
@@ -597,175 +600,199 @@ L.ctr_return:
 L.ctr_main_loop:
 ; LLVM-MCA-BEGIN ctr_aesni_avx_main_loop
 ; 8 vectors = 128 bytes per iteration
-	vpshufb         xmm0, xmm8, xmm10
-	vpaddq          xmm8, xmm8, xmm9
-	vpshufb         xmm1, xmm8, xmm10
-	vpaddq          xmm8, xmm8, xmm9
-	vpshufb         xmm2, xmm8, xmm10
-	vpaddq          xmm8, xmm8, xmm9
-	vpshufb         xmm3, xmm8, xmm10
-	vpaddq          xmm8, xmm8, xmm9
-	vpshufb         xmm4, xmm8, xmm10
-	vpaddq          xmm8, xmm8, xmm9
-	vpshufb         xmm5, xmm8, xmm10
-	vpaddq          xmm8, xmm8, xmm9
-	vpshufb         xmm6, xmm8, xmm10
-	vpaddq          xmm8, xmm8, xmm9
-	vpshufb         xmm7, xmm8, xmm10
-	vpaddq          xmm8, xmm8, xmm9
-	vpxor           xmm0, xmm0, xmm12
-	vpxor           xmm1, xmm1, xmm12
-	vpxor           xmm2, xmm2, xmm12
-	vpxor           xmm3, xmm3, xmm12
-	vpxor           xmm4, xmm4, xmm12
-	vpxor           xmm5, xmm5, xmm12
-	vpxor           xmm6, xmm6, xmm12
-	vpxor           xmm7, xmm7, xmm12
+	cmp             r8b, 247
+	ja              near L.ctr_main_carry           ; the low byte wraps in or right after this iteration
+	vpxor           xmm0, xmm9, xmm13
+	vpaddd          xmm1, xmm9, oword [rel L.ctr_be_lane_step]
+	vpaddd          xmm2, xmm1, oword [rel L.ctr_be_lane_step]
+	vpaddd          xmm3, xmm2, oword [rel L.ctr_be_lane_step]
+	vpaddd          xmm4, xmm3, oword [rel L.ctr_be_lane_step]
+	vpaddd          xmm5, xmm4, oword [rel L.ctr_be_lane_step]
+	vpaddd          xmm6, xmm5, oword [rel L.ctr_be_lane_step]
+	vpaddd          xmm7, xmm6, oword [rel L.ctr_be_lane_step]
+	vpaddd          xmm9, xmm7, oword [rel L.ctr_be_lane_step]
+	vpaddq          xmm8, xmm8, oword [rel L.ctr_le_iteration_step]
+	vpxor           xmm1, xmm1, xmm13
+	vpxor           xmm2, xmm2, xmm13
+	vpxor           xmm3, xmm3, xmm13
+	vpxor           xmm4, xmm4, xmm13
+	vpxor           xmm5, xmm5, xmm13
+	vpxor           xmm6, xmm6, xmm13
+	vpxor           xmm7, xmm7, xmm13
+	jmp             near L.ctr_main_counted
+L.ctr_main_carry:
+	vpshufb         xmm0, xmm8, xmm11
+	vpaddq          xmm8, xmm8, xmm10
+	vpshufb         xmm1, xmm8, xmm11
+	vpaddq          xmm8, xmm8, xmm10
+	vpshufb         xmm2, xmm8, xmm11
+	vpaddq          xmm8, xmm8, xmm10
+	vpshufb         xmm3, xmm8, xmm11
+	vpaddq          xmm8, xmm8, xmm10
+	vpshufb         xmm4, xmm8, xmm11
+	vpaddq          xmm8, xmm8, xmm10
+	vpshufb         xmm5, xmm8, xmm11
+	vpaddq          xmm8, xmm8, xmm10
+	vpshufb         xmm6, xmm8, xmm11
+	vpaddq          xmm8, xmm8, xmm10
+	vpshufb         xmm7, xmm8, xmm11
+	vpaddq          xmm8, xmm8, xmm10
+	vpxor           xmm0, xmm0, xmm13
+	vpxor           xmm1, xmm1, xmm13
+	vpxor           xmm2, xmm2, xmm13
+	vpxor           xmm3, xmm3, xmm13
+	vpxor           xmm4, xmm4, xmm13
+	vpxor           xmm5, xmm5, xmm13
+	vpxor           xmm6, xmm6, xmm13
+	vpxor           xmm7, xmm7, xmm13
+	vpshufb         xmm9, xmm8, xmm11
+L.ctr_main_counted:
+	add             r8, 8
 	cmp             eax, 12
-	jb              L.ctr_main_aes128
-	je              L.ctr_main_aes192
-	vmovdqu         xmm14, oword [r10 - 208]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
-	vaesenc         xmm4, xmm4, xmm14
-	vaesenc         xmm5, xmm5, xmm14
-	vaesenc         xmm6, xmm6, xmm14
-	vaesenc         xmm7, xmm7, xmm14
-	vmovdqu         xmm14, oword [r10 - 192]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
-	vaesenc         xmm4, xmm4, xmm14
-	vaesenc         xmm5, xmm5, xmm14
-	vaesenc         xmm6, xmm6, xmm14
-	vaesenc         xmm7, xmm7, xmm14
+	jb              near L.ctr_main_aes128
+	je              near L.ctr_main_aes192
+	vmovdqu         xmm15, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vaesenc         xmm2, xmm2, xmm15
+	vaesenc         xmm3, xmm3, xmm15
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vaesenc         xmm7, xmm7, xmm15
+	vmovdqu         xmm15, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vaesenc         xmm2, xmm2, xmm15
+	vaesenc         xmm3, xmm3, xmm15
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vaesenc         xmm7, xmm7, xmm15
 L.ctr_main_aes192:
-	vmovdqu         xmm14, oword [r10 - 176]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
-	vaesenc         xmm4, xmm4, xmm14
-	vaesenc         xmm5, xmm5, xmm14
-	vaesenc         xmm6, xmm6, xmm14
-	vaesenc         xmm7, xmm7, xmm14
-	vmovdqu         xmm14, oword [r10 - 160]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
-	vaesenc         xmm4, xmm4, xmm14
-	vaesenc         xmm5, xmm5, xmm14
-	vaesenc         xmm6, xmm6, xmm14
-	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm15, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vaesenc         xmm2, xmm2, xmm15
+	vaesenc         xmm3, xmm3, xmm15
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vaesenc         xmm7, xmm7, xmm15
+	vmovdqu         xmm15, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vaesenc         xmm2, xmm2, xmm15
+	vaesenc         xmm3, xmm3, xmm15
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vaesenc         xmm7, xmm7, xmm15
 L.ctr_main_aes128:
-	vmovdqu         xmm14, oword [r10 - 144]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
-	vaesenc         xmm4, xmm4, xmm14
-	vaesenc         xmm5, xmm5, xmm14
-	vaesenc         xmm6, xmm6, xmm14
-	vaesenc         xmm7, xmm7, xmm14
-	vmovdqu         xmm14, oword [r10 - 128]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
-	vaesenc         xmm4, xmm4, xmm14
-	vaesenc         xmm5, xmm5, xmm14
-	vaesenc         xmm6, xmm6, xmm14
-	vaesenc         xmm7, xmm7, xmm14
-	vmovdqu         xmm14, oword [r10 - 112]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
-	vaesenc         xmm4, xmm4, xmm14
-	vaesenc         xmm5, xmm5, xmm14
-	vaesenc         xmm6, xmm6, xmm14
-	vaesenc         xmm7, xmm7, xmm14
-	vmovdqu         xmm14, oword [r10 - 96]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
-	vaesenc         xmm4, xmm4, xmm14
-	vaesenc         xmm5, xmm5, xmm14
-	vaesenc         xmm6, xmm6, xmm14
-	vaesenc         xmm7, xmm7, xmm14
-	vmovdqu         xmm14, oword [r10 - 80]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
-	vaesenc         xmm4, xmm4, xmm14
-	vaesenc         xmm5, xmm5, xmm14
-	vaesenc         xmm6, xmm6, xmm14
-	vaesenc         xmm7, xmm7, xmm14
-	vmovdqu         xmm14, oword [r10 - 64]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
-	vaesenc         xmm4, xmm4, xmm14
-	vaesenc         xmm5, xmm5, xmm14
-	vaesenc         xmm6, xmm6, xmm14
-	vaesenc         xmm7, xmm7, xmm14
-	vmovdqu         xmm14, oword [r10 - 48]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
-	vaesenc         xmm4, xmm4, xmm14
-	vaesenc         xmm5, xmm5, xmm14
-	vaesenc         xmm6, xmm6, xmm14
-	vaesenc         xmm7, xmm7, xmm14
-	vmovdqu         xmm14, oword [r10 - 32]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
-	vaesenc         xmm4, xmm4, xmm14
-	vaesenc         xmm5, xmm5, xmm14
-	vaesenc         xmm6, xmm6, xmm14
-	vaesenc         xmm7, xmm7, xmm14
-	vmovdqu         xmm14, oword [r10 - 16]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
-	vaesenc         xmm4, xmm4, xmm14
-	vaesenc         xmm5, xmm5, xmm14
-	vaesenc         xmm6, xmm6, xmm14
-	vaesenc         xmm7, xmm7, xmm14
-	vpxor           xmm11, xmm13, oword [rdx]
-	vaesenclast     xmm0, xmm0, xmm11
+	vmovdqu         xmm15, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vaesenc         xmm2, xmm2, xmm15
+	vaesenc         xmm3, xmm3, xmm15
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vaesenc         xmm7, xmm7, xmm15
+	vmovdqu         xmm15, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vaesenc         xmm2, xmm2, xmm15
+	vaesenc         xmm3, xmm3, xmm15
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vaesenc         xmm7, xmm7, xmm15
+	vmovdqu         xmm15, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vaesenc         xmm2, xmm2, xmm15
+	vaesenc         xmm3, xmm3, xmm15
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vaesenc         xmm7, xmm7, xmm15
+	vmovdqu         xmm15, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vaesenc         xmm2, xmm2, xmm15
+	vaesenc         xmm3, xmm3, xmm15
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vaesenc         xmm7, xmm7, xmm15
+	vmovdqu         xmm15, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vaesenc         xmm2, xmm2, xmm15
+	vaesenc         xmm3, xmm3, xmm15
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vaesenc         xmm7, xmm7, xmm15
+	vmovdqu         xmm15, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vaesenc         xmm2, xmm2, xmm15
+	vaesenc         xmm3, xmm3, xmm15
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vaesenc         xmm7, xmm7, xmm15
+	vmovdqu         xmm15, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vaesenc         xmm2, xmm2, xmm15
+	vaesenc         xmm3, xmm3, xmm15
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vaesenc         xmm7, xmm7, xmm15
+	vmovdqu         xmm15, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vaesenc         xmm2, xmm2, xmm15
+	vaesenc         xmm3, xmm3, xmm15
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vaesenc         xmm7, xmm7, xmm15
+	vmovdqu         xmm15, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm15
+	vaesenc         xmm1, xmm1, xmm15
+	vaesenc         xmm2, xmm2, xmm15
+	vaesenc         xmm3, xmm3, xmm15
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vaesenc         xmm7, xmm7, xmm15
+	vpxor           xmm12, xmm14, oword [rdx]
+	vaesenclast     xmm0, xmm0, xmm12
 	vmovdqu         oword [rsi], xmm0
-	vpxor           xmm11, xmm13, oword [rdx + 16]
-	vaesenclast     xmm1, xmm1, xmm11
+	vpxor           xmm12, xmm14, oword [rdx + 16]
+	vaesenclast     xmm1, xmm1, xmm12
 	vmovdqu         oword [rsi + 16], xmm1
-	vpxor           xmm11, xmm13, oword [rdx + 32]
-	vaesenclast     xmm2, xmm2, xmm11
+	vpxor           xmm12, xmm14, oword [rdx + 32]
+	vaesenclast     xmm2, xmm2, xmm12
 	vmovdqu         oword [rsi + 32], xmm2
-	vpxor           xmm11, xmm13, oword [rdx + 48]
-	vaesenclast     xmm3, xmm3, xmm11
+	vpxor           xmm12, xmm14, oword [rdx + 48]
+	vaesenclast     xmm3, xmm3, xmm12
 	vmovdqu         oword [rsi + 48], xmm3
-	vpxor           xmm11, xmm13, oword [rdx + 64]
-	vaesenclast     xmm4, xmm4, xmm11
+	vpxor           xmm12, xmm14, oword [rdx + 64]
+	vaesenclast     xmm4, xmm4, xmm12
 	vmovdqu         oword [rsi + 64], xmm4
-	vpxor           xmm11, xmm13, oword [rdx + 80]
-	vaesenclast     xmm5, xmm5, xmm11
+	vpxor           xmm12, xmm14, oword [rdx + 80]
+	vaesenclast     xmm5, xmm5, xmm12
 	vmovdqu         oword [rsi + 80], xmm5
-	vpxor           xmm11, xmm13, oword [rdx + 96]
-	vaesenclast     xmm6, xmm6, xmm11
+	vpxor           xmm12, xmm14, oword [rdx + 96]
+	vaesenclast     xmm6, xmm6, xmm12
 	vmovdqu         oword [rsi + 96], xmm6
-	vpxor           xmm11, xmm13, oword [rdx + 112]
-	vaesenclast     xmm7, xmm7, xmm11
+	vpxor           xmm12, xmm14, oword [rdx + 112]
+	vaesenclast     xmm7, xmm7, xmm12
 	vmovdqu         oword [rsi + 112], xmm7
 	add             rdx, 128
 	add             rsi, 128
@@ -773,6 +800,71 @@ L.ctr_main_aes128:
 	jae             L.ctr_main_loop
 ; LLVM-MCA-END
 	jmp             L.ctr_main_done
+
+L.ctr_one_block:
+	vmovq           xmm0, r8
+	vpinsrq         xmm0, xmm0, r9, 1
+	vpshufb         xmm0, xmm0, oword [rel L.ctr_bswap_mask]
+	vpxor           xmm0, xmm0, oword [rdi]
+	cmp             eax, 12
+	jb              near L.ctr_one_aes128
+	je              near L.ctr_one_aes192
+	vaesenc         xmm0, xmm0, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, oword [r10 - 192]
+L.ctr_one_aes192:
+	vaesenc         xmm0, xmm0, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, oword [r10 - 160]
+L.ctr_one_aes128:
+	vaesenc         xmm0, xmm0, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, oword [r10 - 16]
+	vaesenclast     xmm0, xmm0, oword [r10]
+	cmp             rcx, 16
+	jb              near L.ctr_one_bytes
+	vpxor           xmm12, xmm0, oword [rdx]
+	vmovdqu         oword [rsi], xmm12
+	jmp             L.ctr_return
+L.ctr_one_bytes:
+	test            ecx, 8
+	jz              near L.ctr_one_no8
+	vmovq           r11, xmm0
+	xor             r11, qword [rdx]
+	mov             qword [rsi], r11
+	vpsrldq         xmm0, xmm0, 8
+	add             rdx, 8
+	add             rsi, 8
+L.ctr_one_no8:
+	test            ecx, 4
+	jz              near L.ctr_one_no4
+	vmovd           r11d, xmm0
+	xor             r11d, dword [rdx]
+	mov             dword [rsi], r11d
+	vpsrldq         xmm0, xmm0, 4
+	add             rdx, 4
+	add             rsi, 4
+L.ctr_one_no4:
+	test            ecx, 2
+	jz              near L.ctr_one_no2
+	vmovd           r11d, xmm0
+	xor             r11w, word [rdx]
+	mov             word [rsi], r11w
+	vpsrldq         xmm0, xmm0, 2
+	add             rdx, 2
+	add             rsi, 2
+L.ctr_one_no2:
+	test            ecx, 1
+	jz              near L.ctr_one_no1
+	vmovd           r11d, xmm0
+	xor             r11b, byte [rdx]
+	mov             byte [rsi], r11b
+L.ctr_one_no1:
+	jmp             L.ctr_return
 
 	section .rodata align=64
 	align 64, db 0
@@ -782,6 +874,15 @@ L.ctr_bswap_mask:
 ; Per-lane increment: the number of blocks in one vector.
 L.ctr_lane_count:
 	dq	1, 0
+; Big-endian step of one vector: the block count per vector added to byte 15 of each
+; lane (the top byte of dword 3).
+	align 64, db 0
+L.ctr_be_lane_step:
+	dd	0, 0, 0, 16777216
+; Little-endian step of one main-loop iteration.
+	align 64, db 0
+L.ctr_le_iteration_step:
+	dq	8, 0
 
 	section .note.GNU-stack noalloc noexec nowrite progbits
 	section .note.gnu.property note alloc noexec align=8

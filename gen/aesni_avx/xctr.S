@@ -32,10 +32,12 @@ aesgen_xctr_crypt_aesni_avx:
 	.cfi_startproc
 	endbr64
 	test            %rcx, %rcx
-	jz              .Lxctr_return
+	{disp32} jz     .Lxctr_return
 	mov             240(%rdi), %eax
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &rk[rounds]
+	cmp             $16, %rcx
+	{disp32} jbe    .Lxctr_one_block
 	vmovdqu         (%r10), %xmm12
 	vmovdqu         (%r8), %xmm10
 	vmovdqu         (%rdi), %xmm11
@@ -44,15 +46,15 @@ aesgen_xctr_crypt_aesni_avx:
 	vmovdqu         .Lxctr_lane_count(%rip), %xmm9
 
 	sub             $128, %rcx
-	jae             .Lxctr_main_loop                # out of line, so short messages fall through
+	{disp32} jae    .Lxctr_main_loop                # out of line, so short messages fall through
 .Lxctr_main_done:
 	add             $128, %rcx                      # 0 <= LEN < 128 remain
-	jz              .Lxctr_return
+	{disp32} jz     .Lxctr_return
 
 # Groups of 4 vectors while at least 64 bytes remain.
 .Lxctr_group_loop:
 	cmp             $64, %rcx
-	jb              .Lxctr_final
+	{disp32} jb     .Lxctr_final
 	vpxor           %xmm10, %xmm8, %xmm0
 	vpaddq          %xmm9, %xmm8, %xmm8
 	vpxor           %xmm10, %xmm8, %xmm1
@@ -62,8 +64,8 @@ aesgen_xctr_crypt_aesni_avx:
 	vpxor           %xmm10, %xmm8, %xmm3
 	vpaddq          %xmm9, %xmm8, %xmm8
 	cmp             $12, %eax
-	jb              .Lxctr_group_aes128
-	je              .Lxctr_group_aes192
+	{disp32} jb     .Lxctr_group_aes128
+	{disp32} je     .Lxctr_group_aes192
 	vmovdqu         -208(%r10), %xmm13
 	vaesenc         %xmm13, %xmm0, %xmm0
 	vaesenc         %xmm13, %xmm1, %xmm1
@@ -147,16 +149,16 @@ aesgen_xctr_crypt_aesni_avx:
 	add             $64, %rsi
 	sub             $64, %rcx
 	jnz             .Lxctr_group_loop
-	jmp             .Lxctr_return
+	{disp32} jmp    .Lxctr_return
 
 # 1..64 bytes remain: pick the final group by the number of vectors they need.
 .Lxctr_final:
 	cmp             $16, %rcx
-	jbe             .Lxctr_final1
+	{disp32} jbe    .Lxctr_final1
 	cmp             $32, %rcx
-	jbe             .Lxctr_final2
+	{disp32} jbe    .Lxctr_final2
 	cmp             $48, %rcx
-	jbe             .Lxctr_final3
+	{disp32} jbe    .Lxctr_final3
 .Lxctr_final4:
 	vpxor           %xmm10, %xmm8, %xmm0
 	vpaddq          %xmm9, %xmm8, %xmm8
@@ -167,8 +169,8 @@ aesgen_xctr_crypt_aesni_avx:
 	vpxor           %xmm10, %xmm8, %xmm3
 	vpaddq          %xmm9, %xmm8, %xmm8
 	cmp             $12, %eax
-	jb              .Lxctr_final4_aes128
-	je              .Lxctr_final4_aes192
+	{disp32} jb     .Lxctr_final4_aes128
+	{disp32} je     .Lxctr_final4_aes192
 	vmovdqu         -208(%r10), %xmm13
 	vaesenc         %xmm13, %xmm0, %xmm0
 	vaesenc         %xmm13, %xmm1, %xmm1
@@ -250,13 +252,13 @@ aesgen_xctr_crypt_aesni_avx:
 	sub             $48, %rcx
 	vaesenclast     %xmm12, %xmm3, %xmm3
 	cmp             $16, %rcx
-	jb              .Lxctr_final4_bytes
+	{disp32} jb     .Lxctr_final4_bytes
 	vpxor           (%rdx), %xmm3, %xmm11
 	vmovdqu         %xmm11, (%rsi)
-	jmp             .Lxctr_return
+	{disp32} jmp    .Lxctr_return
 .Lxctr_final4_bytes:
 	test            $8, %ecx
-	jz              .Lxctr_final4_no8
+	{disp32} jz     .Lxctr_final4_no8
 	vmovq           %xmm3, %r11
 	xor             (%rdx), %r11
 	mov             %r11, (%rsi)
@@ -265,7 +267,7 @@ aesgen_xctr_crypt_aesni_avx:
 	add             $8, %rsi
 .Lxctr_final4_no8:
 	test            $4, %ecx
-	jz              .Lxctr_final4_no4
+	{disp32} jz     .Lxctr_final4_no4
 	vmovd           %xmm3, %r11d
 	xor             (%rdx), %r11d
 	mov             %r11d, (%rsi)
@@ -274,7 +276,7 @@ aesgen_xctr_crypt_aesni_avx:
 	add             $4, %rsi
 .Lxctr_final4_no4:
 	test            $2, %ecx
-	jz              .Lxctr_final4_no2
+	{disp32} jz     .Lxctr_final4_no2
 	vmovd           %xmm3, %r11d
 	xor             (%rdx), %r11w
 	mov             %r11w, (%rsi)
@@ -283,12 +285,12 @@ aesgen_xctr_crypt_aesni_avx:
 	add             $2, %rsi
 .Lxctr_final4_no2:
 	test            $1, %ecx
-	jz              .Lxctr_final4_no1
+	{disp32} jz     .Lxctr_final4_no1
 	vmovd           %xmm3, %r11d
 	xor             (%rdx), %r11b
 	mov             %r11b, (%rsi)
 .Lxctr_final4_no1:
-	jmp             .Lxctr_return
+	{disp32} jmp    .Lxctr_return
 .Lxctr_final3:
 	vpxor           %xmm10, %xmm8, %xmm0
 	vpaddq          %xmm9, %xmm8, %xmm8
@@ -297,8 +299,8 @@ aesgen_xctr_crypt_aesni_avx:
 	vpxor           %xmm10, %xmm8, %xmm2
 	vpaddq          %xmm9, %xmm8, %xmm8
 	cmp             $12, %eax
-	jb              .Lxctr_final3_aes128
-	je              .Lxctr_final3_aes192
+	{disp32} jb     .Lxctr_final3_aes128
+	{disp32} je     .Lxctr_final3_aes192
 	vmovdqu         -208(%r10), %xmm13
 	vaesenc         %xmm13, %xmm0, %xmm0
 	vaesenc         %xmm13, %xmm1, %xmm1
@@ -364,13 +366,13 @@ aesgen_xctr_crypt_aesni_avx:
 	sub             $32, %rcx
 	vaesenclast     %xmm12, %xmm2, %xmm2
 	cmp             $16, %rcx
-	jb              .Lxctr_final3_bytes
+	{disp32} jb     .Lxctr_final3_bytes
 	vpxor           (%rdx), %xmm2, %xmm11
 	vmovdqu         %xmm11, (%rsi)
-	jmp             .Lxctr_return
+	{disp32} jmp    .Lxctr_return
 .Lxctr_final3_bytes:
 	test            $8, %ecx
-	jz              .Lxctr_final3_no8
+	{disp32} jz     .Lxctr_final3_no8
 	vmovq           %xmm2, %r11
 	xor             (%rdx), %r11
 	mov             %r11, (%rsi)
@@ -379,7 +381,7 @@ aesgen_xctr_crypt_aesni_avx:
 	add             $8, %rsi
 .Lxctr_final3_no8:
 	test            $4, %ecx
-	jz              .Lxctr_final3_no4
+	{disp32} jz     .Lxctr_final3_no4
 	vmovd           %xmm2, %r11d
 	xor             (%rdx), %r11d
 	mov             %r11d, (%rsi)
@@ -388,7 +390,7 @@ aesgen_xctr_crypt_aesni_avx:
 	add             $4, %rsi
 .Lxctr_final3_no4:
 	test            $2, %ecx
-	jz              .Lxctr_final3_no2
+	{disp32} jz     .Lxctr_final3_no2
 	vmovd           %xmm2, %r11d
 	xor             (%rdx), %r11w
 	mov             %r11w, (%rsi)
@@ -397,20 +399,20 @@ aesgen_xctr_crypt_aesni_avx:
 	add             $2, %rsi
 .Lxctr_final3_no2:
 	test            $1, %ecx
-	jz              .Lxctr_final3_no1
+	{disp32} jz     .Lxctr_final3_no1
 	vmovd           %xmm2, %r11d
 	xor             (%rdx), %r11b
 	mov             %r11b, (%rsi)
 .Lxctr_final3_no1:
-	jmp             .Lxctr_return
+	{disp32} jmp    .Lxctr_return
 .Lxctr_final2:
 	vpxor           %xmm10, %xmm8, %xmm0
 	vpaddq          %xmm9, %xmm8, %xmm8
 	vpxor           %xmm10, %xmm8, %xmm1
 	vpaddq          %xmm9, %xmm8, %xmm8
 	cmp             $12, %eax
-	jb              .Lxctr_final2_aes128
-	je              .Lxctr_final2_aes192
+	{disp32} jb     .Lxctr_final2_aes128
+	{disp32} je     .Lxctr_final2_aes192
 	vmovdqu         -208(%r10), %xmm13
 	vaesenc         %xmm13, %xmm0, %xmm0
 	vaesenc         %xmm13, %xmm1, %xmm1
@@ -460,13 +462,13 @@ aesgen_xctr_crypt_aesni_avx:
 	sub             $16, %rcx
 	vaesenclast     %xmm12, %xmm1, %xmm1
 	cmp             $16, %rcx
-	jb              .Lxctr_final2_bytes
+	{disp32} jb     .Lxctr_final2_bytes
 	vpxor           (%rdx), %xmm1, %xmm11
 	vmovdqu         %xmm11, (%rsi)
-	jmp             .Lxctr_return
+	{disp32} jmp    .Lxctr_return
 .Lxctr_final2_bytes:
 	test            $8, %ecx
-	jz              .Lxctr_final2_no8
+	{disp32} jz     .Lxctr_final2_no8
 	vmovq           %xmm1, %r11
 	xor             (%rdx), %r11
 	mov             %r11, (%rsi)
@@ -475,7 +477,7 @@ aesgen_xctr_crypt_aesni_avx:
 	add             $8, %rsi
 .Lxctr_final2_no8:
 	test            $4, %ecx
-	jz              .Lxctr_final2_no4
+	{disp32} jz     .Lxctr_final2_no4
 	vmovd           %xmm1, %r11d
 	xor             (%rdx), %r11d
 	mov             %r11d, (%rsi)
@@ -484,7 +486,7 @@ aesgen_xctr_crypt_aesni_avx:
 	add             $4, %rsi
 .Lxctr_final2_no4:
 	test            $2, %ecx
-	jz              .Lxctr_final2_no2
+	{disp32} jz     .Lxctr_final2_no2
 	vmovd           %xmm1, %r11d
 	xor             (%rdx), %r11w
 	mov             %r11w, (%rsi)
@@ -493,18 +495,18 @@ aesgen_xctr_crypt_aesni_avx:
 	add             $2, %rsi
 .Lxctr_final2_no2:
 	test            $1, %ecx
-	jz              .Lxctr_final2_no1
+	{disp32} jz     .Lxctr_final2_no1
 	vmovd           %xmm1, %r11d
 	xor             (%rdx), %r11b
 	mov             %r11b, (%rsi)
 .Lxctr_final2_no1:
-	jmp             .Lxctr_return
+	{disp32} jmp    .Lxctr_return
 .Lxctr_final1:
 	vpxor           %xmm10, %xmm8, %xmm0
 	vpaddq          %xmm9, %xmm8, %xmm8
 	cmp             $12, %eax
-	jb              .Lxctr_final1_aes128
-	je              .Lxctr_final1_aes192
+	{disp32} jb     .Lxctr_final1_aes128
+	{disp32} je     .Lxctr_final1_aes192
 	vmovdqu         -208(%r10), %xmm13
 	vaesenc         %xmm13, %xmm0, %xmm0
 	vmovdqu         -192(%r10), %xmm13
@@ -535,13 +537,13 @@ aesgen_xctr_crypt_aesni_avx:
 	vaesenc         %xmm13, %xmm0, %xmm0
 	vaesenclast     %xmm12, %xmm0, %xmm0
 	cmp             $16, %rcx
-	jb              .Lxctr_final1_bytes
+	{disp32} jb     .Lxctr_final1_bytes
 	vpxor           (%rdx), %xmm0, %xmm11
 	vmovdqu         %xmm11, (%rsi)
-	jmp             .Lxctr_return
+	{disp32} jmp    .Lxctr_return
 .Lxctr_final1_bytes:
 	test            $8, %ecx
-	jz              .Lxctr_final1_no8
+	{disp32} jz     .Lxctr_final1_no8
 	vmovq           %xmm0, %r11
 	xor             (%rdx), %r11
 	mov             %r11, (%rsi)
@@ -550,7 +552,7 @@ aesgen_xctr_crypt_aesni_avx:
 	add             $8, %rsi
 .Lxctr_final1_no8:
 	test            $4, %ecx
-	jz              .Lxctr_final1_no4
+	{disp32} jz     .Lxctr_final1_no4
 	vmovd           %xmm0, %r11d
 	xor             (%rdx), %r11d
 	mov             %r11d, (%rsi)
@@ -559,7 +561,7 @@ aesgen_xctr_crypt_aesni_avx:
 	add             $4, %rsi
 .Lxctr_final1_no4:
 	test            $2, %ecx
-	jz              .Lxctr_final1_no2
+	{disp32} jz     .Lxctr_final1_no2
 	vmovd           %xmm0, %r11d
 	xor             (%rdx), %r11w
 	mov             %r11w, (%rsi)
@@ -568,7 +570,7 @@ aesgen_xctr_crypt_aesni_avx:
 	add             $2, %rsi
 .Lxctr_final1_no2:
 	test            $1, %ecx
-	jz              .Lxctr_final1_no1
+	{disp32} jz     .Lxctr_final1_no1
 	vmovd           %xmm0, %r11d
 	xor             (%rdx), %r11b
 	mov             %r11b, (%rsi)
@@ -600,8 +602,8 @@ aesgen_xctr_crypt_aesni_avx:
 	vpxor           %xmm10, %xmm8, %xmm7
 	vpaddq          %xmm9, %xmm8, %xmm8
 	cmp             $12, %eax
-	jb              .Lxctr_main_aes128
-	je              .Lxctr_main_aes192
+	{disp32} jb     .Lxctr_main_aes128
+	{disp32} je     .Lxctr_main_aes192
 	vmovdqu         -208(%r10), %xmm13
 	vaesenc         %xmm13, %xmm0, %xmm0
 	vaesenc         %xmm13, %xmm1, %xmm1
@@ -751,6 +753,70 @@ aesgen_xctr_crypt_aesni_avx:
 	jae             .Lxctr_main_loop
 # LLVM-MCA-END
 	jmp             .Lxctr_main_done
+
+.Lxctr_one_block:
+	vmovq           %r9, %xmm0
+	vpxor           (%r8), %xmm0, %xmm0
+	vpxor           (%rdi), %xmm0, %xmm0
+	cmp             $12, %eax
+	{disp32} jb     .Lxctr_one_aes128
+	{disp32} je     .Lxctr_one_aes192
+	vaesenc         -208(%r10), %xmm0, %xmm0
+	vaesenc         -192(%r10), %xmm0, %xmm0
+.Lxctr_one_aes192:
+	vaesenc         -176(%r10), %xmm0, %xmm0
+	vaesenc         -160(%r10), %xmm0, %xmm0
+.Lxctr_one_aes128:
+	vaesenc         -144(%r10), %xmm0, %xmm0
+	vaesenc         -128(%r10), %xmm0, %xmm0
+	vaesenc         -112(%r10), %xmm0, %xmm0
+	vaesenc         -96(%r10), %xmm0, %xmm0
+	vaesenc         -80(%r10), %xmm0, %xmm0
+	vaesenc         -64(%r10), %xmm0, %xmm0
+	vaesenc         -48(%r10), %xmm0, %xmm0
+	vaesenc         -32(%r10), %xmm0, %xmm0
+	vaesenc         -16(%r10), %xmm0, %xmm0
+	vaesenclast     (%r10), %xmm0, %xmm0
+	cmp             $16, %rcx
+	{disp32} jb     .Lxctr_one_bytes
+	vpxor           (%rdx), %xmm0, %xmm11
+	vmovdqu         %xmm11, (%rsi)
+	jmp             .Lxctr_return
+.Lxctr_one_bytes:
+	test            $8, %ecx
+	{disp32} jz     .Lxctr_one_no8
+	vmovq           %xmm0, %r11
+	xor             (%rdx), %r11
+	mov             %r11, (%rsi)
+	vpsrldq         $8, %xmm0, %xmm0
+	add             $8, %rdx
+	add             $8, %rsi
+.Lxctr_one_no8:
+	test            $4, %ecx
+	{disp32} jz     .Lxctr_one_no4
+	vmovd           %xmm0, %r11d
+	xor             (%rdx), %r11d
+	mov             %r11d, (%rsi)
+	vpsrldq         $4, %xmm0, %xmm0
+	add             $4, %rdx
+	add             $4, %rsi
+.Lxctr_one_no4:
+	test            $2, %ecx
+	{disp32} jz     .Lxctr_one_no2
+	vmovd           %xmm0, %r11d
+	xor             (%rdx), %r11w
+	mov             %r11w, (%rsi)
+	vpsrldq         $2, %xmm0, %xmm0
+	add             $2, %rdx
+	add             $2, %rsi
+.Lxctr_one_no2:
+	test            $1, %ecx
+	{disp32} jz     .Lxctr_one_no1
+	vmovd           %xmm0, %r11d
+	xor             (%rdx), %r11b
+	mov             %r11b, (%rsi)
+.Lxctr_one_no1:
+	jmp             .Lxctr_return
 	.cfi_endproc
 	.size	aesgen_xctr_crypt_aesni_avx, . - aesgen_xctr_crypt_aesni_avx
 

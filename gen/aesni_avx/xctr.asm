@@ -32,10 +32,12 @@
 aesgen_xctr_crypt_aesni_avx:
 	endbr64
 	test            rcx, rcx
-	jz              L.xctr_return
+	jz              near L.xctr_return
 	mov             eax, dword [rdi + 240]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &rk[rounds]
+	cmp             rcx, 16
+	jbe             near L.xctr_one_block
 	vmovdqu         xmm12, oword [r10]
 	vmovdqu         xmm10, oword [r8]
 	vmovdqu         xmm11, oword [rdi]
@@ -44,15 +46,15 @@ aesgen_xctr_crypt_aesni_avx:
 	vmovdqu         xmm9, oword [rel L.xctr_lane_count]
 
 	sub             rcx, 128
-	jae             L.xctr_main_loop                ; out of line, so short messages fall through
+	jae             near L.xctr_main_loop           ; out of line, so short messages fall through
 L.xctr_main_done:
 	add             rcx, 128                        ; 0 <= LEN < 128 remain
-	jz              L.xctr_return
+	jz              near L.xctr_return
 
 ; Groups of 4 vectors while at least 64 bytes remain.
 L.xctr_group_loop:
 	cmp             rcx, 64
-	jb              L.xctr_final
+	jb              near L.xctr_final
 	vpxor           xmm0, xmm8, xmm10
 	vpaddq          xmm8, xmm8, xmm9
 	vpxor           xmm1, xmm8, xmm10
@@ -62,8 +64,8 @@ L.xctr_group_loop:
 	vpxor           xmm3, xmm8, xmm10
 	vpaddq          xmm8, xmm8, xmm9
 	cmp             eax, 12
-	jb              L.xctr_group_aes128
-	je              L.xctr_group_aes192
+	jb              near L.xctr_group_aes128
+	je              near L.xctr_group_aes192
 	vmovdqu         xmm13, oword [r10 - 208]
 	vaesenc         xmm0, xmm0, xmm13
 	vaesenc         xmm1, xmm1, xmm13
@@ -147,16 +149,16 @@ L.xctr_group_aes128:
 	add             rsi, 64
 	sub             rcx, 64
 	jnz             L.xctr_group_loop
-	jmp             L.xctr_return
+	jmp             near L.xctr_return
 
 ; 1..64 bytes remain: pick the final group by the number of vectors they need.
 L.xctr_final:
 	cmp             rcx, 16
-	jbe             L.xctr_final1
+	jbe             near L.xctr_final1
 	cmp             rcx, 32
-	jbe             L.xctr_final2
+	jbe             near L.xctr_final2
 	cmp             rcx, 48
-	jbe             L.xctr_final3
+	jbe             near L.xctr_final3
 L.xctr_final4:
 	vpxor           xmm0, xmm8, xmm10
 	vpaddq          xmm8, xmm8, xmm9
@@ -167,8 +169,8 @@ L.xctr_final4:
 	vpxor           xmm3, xmm8, xmm10
 	vpaddq          xmm8, xmm8, xmm9
 	cmp             eax, 12
-	jb              L.xctr_final4_aes128
-	je              L.xctr_final4_aes192
+	jb              near L.xctr_final4_aes128
+	je              near L.xctr_final4_aes192
 	vmovdqu         xmm13, oword [r10 - 208]
 	vaesenc         xmm0, xmm0, xmm13
 	vaesenc         xmm1, xmm1, xmm13
@@ -250,13 +252,13 @@ L.xctr_final4_aes128:
 	sub             rcx, 48
 	vaesenclast     xmm3, xmm3, xmm12
 	cmp             rcx, 16
-	jb              L.xctr_final4_bytes
+	jb              near L.xctr_final4_bytes
 	vpxor           xmm11, xmm3, oword [rdx]
 	vmovdqu         oword [rsi], xmm11
-	jmp             L.xctr_return
+	jmp             near L.xctr_return
 L.xctr_final4_bytes:
 	test            ecx, 8
-	jz              L.xctr_final4_no8
+	jz              near L.xctr_final4_no8
 	vmovq           r11, xmm3
 	xor             r11, qword [rdx]
 	mov             qword [rsi], r11
@@ -265,7 +267,7 @@ L.xctr_final4_bytes:
 	add             rsi, 8
 L.xctr_final4_no8:
 	test            ecx, 4
-	jz              L.xctr_final4_no4
+	jz              near L.xctr_final4_no4
 	vmovd           r11d, xmm3
 	xor             r11d, dword [rdx]
 	mov             dword [rsi], r11d
@@ -274,7 +276,7 @@ L.xctr_final4_no8:
 	add             rsi, 4
 L.xctr_final4_no4:
 	test            ecx, 2
-	jz              L.xctr_final4_no2
+	jz              near L.xctr_final4_no2
 	vmovd           r11d, xmm3
 	xor             r11w, word [rdx]
 	mov             word [rsi], r11w
@@ -283,12 +285,12 @@ L.xctr_final4_no4:
 	add             rsi, 2
 L.xctr_final4_no2:
 	test            ecx, 1
-	jz              L.xctr_final4_no1
+	jz              near L.xctr_final4_no1
 	vmovd           r11d, xmm3
 	xor             r11b, byte [rdx]
 	mov             byte [rsi], r11b
 L.xctr_final4_no1:
-	jmp             L.xctr_return
+	jmp             near L.xctr_return
 L.xctr_final3:
 	vpxor           xmm0, xmm8, xmm10
 	vpaddq          xmm8, xmm8, xmm9
@@ -297,8 +299,8 @@ L.xctr_final3:
 	vpxor           xmm2, xmm8, xmm10
 	vpaddq          xmm8, xmm8, xmm9
 	cmp             eax, 12
-	jb              L.xctr_final3_aes128
-	je              L.xctr_final3_aes192
+	jb              near L.xctr_final3_aes128
+	je              near L.xctr_final3_aes192
 	vmovdqu         xmm13, oword [r10 - 208]
 	vaesenc         xmm0, xmm0, xmm13
 	vaesenc         xmm1, xmm1, xmm13
@@ -364,13 +366,13 @@ L.xctr_final3_aes128:
 	sub             rcx, 32
 	vaesenclast     xmm2, xmm2, xmm12
 	cmp             rcx, 16
-	jb              L.xctr_final3_bytes
+	jb              near L.xctr_final3_bytes
 	vpxor           xmm11, xmm2, oword [rdx]
 	vmovdqu         oword [rsi], xmm11
-	jmp             L.xctr_return
+	jmp             near L.xctr_return
 L.xctr_final3_bytes:
 	test            ecx, 8
-	jz              L.xctr_final3_no8
+	jz              near L.xctr_final3_no8
 	vmovq           r11, xmm2
 	xor             r11, qword [rdx]
 	mov             qword [rsi], r11
@@ -379,7 +381,7 @@ L.xctr_final3_bytes:
 	add             rsi, 8
 L.xctr_final3_no8:
 	test            ecx, 4
-	jz              L.xctr_final3_no4
+	jz              near L.xctr_final3_no4
 	vmovd           r11d, xmm2
 	xor             r11d, dword [rdx]
 	mov             dword [rsi], r11d
@@ -388,7 +390,7 @@ L.xctr_final3_no8:
 	add             rsi, 4
 L.xctr_final3_no4:
 	test            ecx, 2
-	jz              L.xctr_final3_no2
+	jz              near L.xctr_final3_no2
 	vmovd           r11d, xmm2
 	xor             r11w, word [rdx]
 	mov             word [rsi], r11w
@@ -397,20 +399,20 @@ L.xctr_final3_no4:
 	add             rsi, 2
 L.xctr_final3_no2:
 	test            ecx, 1
-	jz              L.xctr_final3_no1
+	jz              near L.xctr_final3_no1
 	vmovd           r11d, xmm2
 	xor             r11b, byte [rdx]
 	mov             byte [rsi], r11b
 L.xctr_final3_no1:
-	jmp             L.xctr_return
+	jmp             near L.xctr_return
 L.xctr_final2:
 	vpxor           xmm0, xmm8, xmm10
 	vpaddq          xmm8, xmm8, xmm9
 	vpxor           xmm1, xmm8, xmm10
 	vpaddq          xmm8, xmm8, xmm9
 	cmp             eax, 12
-	jb              L.xctr_final2_aes128
-	je              L.xctr_final2_aes192
+	jb              near L.xctr_final2_aes128
+	je              near L.xctr_final2_aes192
 	vmovdqu         xmm13, oword [r10 - 208]
 	vaesenc         xmm0, xmm0, xmm13
 	vaesenc         xmm1, xmm1, xmm13
@@ -460,13 +462,13 @@ L.xctr_final2_aes128:
 	sub             rcx, 16
 	vaesenclast     xmm1, xmm1, xmm12
 	cmp             rcx, 16
-	jb              L.xctr_final2_bytes
+	jb              near L.xctr_final2_bytes
 	vpxor           xmm11, xmm1, oword [rdx]
 	vmovdqu         oword [rsi], xmm11
-	jmp             L.xctr_return
+	jmp             near L.xctr_return
 L.xctr_final2_bytes:
 	test            ecx, 8
-	jz              L.xctr_final2_no8
+	jz              near L.xctr_final2_no8
 	vmovq           r11, xmm1
 	xor             r11, qword [rdx]
 	mov             qword [rsi], r11
@@ -475,7 +477,7 @@ L.xctr_final2_bytes:
 	add             rsi, 8
 L.xctr_final2_no8:
 	test            ecx, 4
-	jz              L.xctr_final2_no4
+	jz              near L.xctr_final2_no4
 	vmovd           r11d, xmm1
 	xor             r11d, dword [rdx]
 	mov             dword [rsi], r11d
@@ -484,7 +486,7 @@ L.xctr_final2_no8:
 	add             rsi, 4
 L.xctr_final2_no4:
 	test            ecx, 2
-	jz              L.xctr_final2_no2
+	jz              near L.xctr_final2_no2
 	vmovd           r11d, xmm1
 	xor             r11w, word [rdx]
 	mov             word [rsi], r11w
@@ -493,18 +495,18 @@ L.xctr_final2_no4:
 	add             rsi, 2
 L.xctr_final2_no2:
 	test            ecx, 1
-	jz              L.xctr_final2_no1
+	jz              near L.xctr_final2_no1
 	vmovd           r11d, xmm1
 	xor             r11b, byte [rdx]
 	mov             byte [rsi], r11b
 L.xctr_final2_no1:
-	jmp             L.xctr_return
+	jmp             near L.xctr_return
 L.xctr_final1:
 	vpxor           xmm0, xmm8, xmm10
 	vpaddq          xmm8, xmm8, xmm9
 	cmp             eax, 12
-	jb              L.xctr_final1_aes128
-	je              L.xctr_final1_aes192
+	jb              near L.xctr_final1_aes128
+	je              near L.xctr_final1_aes192
 	vmovdqu         xmm13, oword [r10 - 208]
 	vaesenc         xmm0, xmm0, xmm13
 	vmovdqu         xmm13, oword [r10 - 192]
@@ -535,13 +537,13 @@ L.xctr_final1_aes128:
 	vaesenc         xmm0, xmm0, xmm13
 	vaesenclast     xmm0, xmm0, xmm12
 	cmp             rcx, 16
-	jb              L.xctr_final1_bytes
+	jb              near L.xctr_final1_bytes
 	vpxor           xmm11, xmm0, oword [rdx]
 	vmovdqu         oword [rsi], xmm11
-	jmp             L.xctr_return
+	jmp             near L.xctr_return
 L.xctr_final1_bytes:
 	test            ecx, 8
-	jz              L.xctr_final1_no8
+	jz              near L.xctr_final1_no8
 	vmovq           r11, xmm0
 	xor             r11, qword [rdx]
 	mov             qword [rsi], r11
@@ -550,7 +552,7 @@ L.xctr_final1_bytes:
 	add             rsi, 8
 L.xctr_final1_no8:
 	test            ecx, 4
-	jz              L.xctr_final1_no4
+	jz              near L.xctr_final1_no4
 	vmovd           r11d, xmm0
 	xor             r11d, dword [rdx]
 	mov             dword [rsi], r11d
@@ -559,7 +561,7 @@ L.xctr_final1_no8:
 	add             rsi, 4
 L.xctr_final1_no4:
 	test            ecx, 2
-	jz              L.xctr_final1_no2
+	jz              near L.xctr_final1_no2
 	vmovd           r11d, xmm0
 	xor             r11w, word [rdx]
 	mov             word [rsi], r11w
@@ -568,7 +570,7 @@ L.xctr_final1_no4:
 	add             rsi, 2
 L.xctr_final1_no2:
 	test            ecx, 1
-	jz              L.xctr_final1_no1
+	jz              near L.xctr_final1_no1
 	vmovd           r11d, xmm0
 	xor             r11b, byte [rdx]
 	mov             byte [rsi], r11b
@@ -600,8 +602,8 @@ L.xctr_main_loop:
 	vpxor           xmm7, xmm8, xmm10
 	vpaddq          xmm8, xmm8, xmm9
 	cmp             eax, 12
-	jb              L.xctr_main_aes128
-	je              L.xctr_main_aes192
+	jb              near L.xctr_main_aes128
+	je              near L.xctr_main_aes192
 	vmovdqu         xmm13, oword [r10 - 208]
 	vaesenc         xmm0, xmm0, xmm13
 	vaesenc         xmm1, xmm1, xmm13
@@ -751,6 +753,70 @@ L.xctr_main_aes128:
 	jae             L.xctr_main_loop
 ; LLVM-MCA-END
 	jmp             L.xctr_main_done
+
+L.xctr_one_block:
+	vmovq           xmm0, r9
+	vpxor           xmm0, xmm0, oword [r8]
+	vpxor           xmm0, xmm0, oword [rdi]
+	cmp             eax, 12
+	jb              near L.xctr_one_aes128
+	je              near L.xctr_one_aes192
+	vaesenc         xmm0, xmm0, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, oword [r10 - 192]
+L.xctr_one_aes192:
+	vaesenc         xmm0, xmm0, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, oword [r10 - 160]
+L.xctr_one_aes128:
+	vaesenc         xmm0, xmm0, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, oword [r10 - 16]
+	vaesenclast     xmm0, xmm0, oword [r10]
+	cmp             rcx, 16
+	jb              near L.xctr_one_bytes
+	vpxor           xmm11, xmm0, oword [rdx]
+	vmovdqu         oword [rsi], xmm11
+	jmp             L.xctr_return
+L.xctr_one_bytes:
+	test            ecx, 8
+	jz              near L.xctr_one_no8
+	vmovq           r11, xmm0
+	xor             r11, qword [rdx]
+	mov             qword [rsi], r11
+	vpsrldq         xmm0, xmm0, 8
+	add             rdx, 8
+	add             rsi, 8
+L.xctr_one_no8:
+	test            ecx, 4
+	jz              near L.xctr_one_no4
+	vmovd           r11d, xmm0
+	xor             r11d, dword [rdx]
+	mov             dword [rsi], r11d
+	vpsrldq         xmm0, xmm0, 4
+	add             rdx, 4
+	add             rsi, 4
+L.xctr_one_no4:
+	test            ecx, 2
+	jz              near L.xctr_one_no2
+	vmovd           r11d, xmm0
+	xor             r11w, word [rdx]
+	mov             word [rsi], r11w
+	vpsrldq         xmm0, xmm0, 2
+	add             rdx, 2
+	add             rsi, 2
+L.xctr_one_no2:
+	test            ecx, 1
+	jz              near L.xctr_one_no1
+	vmovd           r11d, xmm0
+	xor             r11b, byte [rdx]
+	mov             byte [rsi], r11b
+L.xctr_one_no1:
+	jmp             L.xctr_return
 
 	section .rodata align=64
 	align 64, db 0

@@ -21,10 +21,10 @@
 #
 # Registers: KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTR_LO=r8, CTR_HI=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11
 #            KS0=ymm0, KS1=ymm1, KS2=ymm2, KS3=ymm3, KS4=ymm4, KS5=ymm5
-#            KS6=ymm6, KS7=ymm7, CTR=ymm8, INC=ymm9, BSWAP=ymm10, TMP=ymm11
-#            K0=ymm12, KLAST=ymm13, KLAST-1=ymm14, KLAST-2=ymm15, KLAST-3=ymm16, KLAST-4=ymm17
-#            KLAST-5=ymm18, KLAST-6=ymm19, KLAST-7=ymm20, KLAST-8=ymm21, KLAST-9=ymm22, KLAST-10=ymm23
-#            KLAST-11=ymm24, KLAST-12=ymm25, KLAST-13=ymm26
+#            KS6=ymm6, KS7=ymm7, CTR=ymm8, BASE=ymm9, INC=ymm10, BSWAP=ymm11
+#            TMP=ymm12, K0=ymm13, KLAST=ymm14, KLAST-1=ymm15, KLAST-2=ymm16, KLAST-3=ymm17
+#            KLAST-4=ymm18, KLAST-5=ymm19, KLAST-6=ymm20, KLAST-7=ymm21, KLAST-8=ymm22, KLAST-9=ymm23
+#            KLAST-10=ymm24, KLAST-11=ymm25, KLAST-12=ymm26, KLAST-13=ymm27
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_ctr_crypt_avx10_256
@@ -34,79 +34,86 @@ aesgen_ctr_crypt_avx10_256:
 	.cfi_startproc
 	endbr64
 	test            %rcx, %rcx
-	jz              .Lctr_return
+	{disp32} jz     .Lctr_return
 	mov             240(%rdi), %eax
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &rk[rounds]
-	vbroadcasti32x4 (%rdi), %ymm12
-	vbroadcasti32x4 (%r10), %ymm13
-	vbroadcasti32x4 -16(%r10), %ymm14
-	vbroadcasti32x4 -32(%r10), %ymm15
-	vbroadcasti32x4 -48(%r10), %ymm16
-	vbroadcasti32x4 -64(%r10), %ymm17
-	vbroadcasti32x4 -80(%r10), %ymm18
-	vbroadcasti32x4 -96(%r10), %ymm19
-	vbroadcasti32x4 -112(%r10), %ymm20
-	vbroadcasti32x4 -128(%r10), %ymm21
-	vbroadcasti32x4 -144(%r10), %ymm22
+	cmp             $16, %rcx
+	{disp32} jbe    .Lctr_one_block
+	vbroadcasti32x4 (%rdi), %ymm13
+	vbroadcasti32x4 (%r10), %ymm14
+	vbroadcasti32x4 -16(%r10), %ymm15
+	vbroadcasti32x4 -32(%r10), %ymm16
+	vbroadcasti32x4 -48(%r10), %ymm17
+	vbroadcasti32x4 -64(%r10), %ymm18
+	vbroadcasti32x4 -80(%r10), %ymm19
+	vbroadcasti32x4 -96(%r10), %ymm20
+	vbroadcasti32x4 -112(%r10), %ymm21
+	vbroadcasti32x4 -128(%r10), %ymm22
+	vbroadcasti32x4 -144(%r10), %ymm23
 	cmp             $12, %eax
-	jb              .Lctr_keys_loaded
-	vbroadcasti32x4 -160(%r10), %ymm23
-	vbroadcasti32x4 -176(%r10), %ymm24
-	je              .Lctr_keys_loaded
-	vbroadcasti32x4 -192(%r10), %ymm25
-	vbroadcasti32x4 -208(%r10), %ymm26
+	{disp32} jb     .Lctr_keys_loaded
+	vbroadcasti32x4 -160(%r10), %ymm24
+	vbroadcasti32x4 -176(%r10), %ymm25
+	{disp32} je     .Lctr_keys_loaded
+	vbroadcasti32x4 -192(%r10), %ymm26
+	vbroadcasti32x4 -208(%r10), %ymm27
 .Lctr_keys_loaded:
 	vmovq           %r8, %xmm8
 	vpinsrq         $1, %r9, %xmm8, %xmm8
 	vshufi64x2      $0, %ymm8, %ymm8, %ymm8         # lane 0 into every lane
 	vpaddq          .Lctr_lane_offsets(%rip), %ymm8, %ymm8
-	vbroadcasti32x4 .Lctr_lane_count(%rip), %ymm9
-	vbroadcasti32x4 .Lctr_bswap_mask(%rip), %ymm10
+	vbroadcasti32x4 .Lctr_lane_count(%rip), %ymm10
+	vbroadcasti32x4 .Lctr_bswap_mask(%rip), %ymm11
+	vpshufb         %ymm11, %ymm8, %ymm9
 
 	sub             $256, %rcx
-	jae             .Lctr_main_loop                 # out of line, so short messages fall through
+	{disp32} jae    .Lctr_main_loop                 # out of line, so short messages fall through
 .Lctr_main_done:
 	add             $256, %rcx                      # 0 <= LEN < 256 remain
-	jz              .Lctr_return
+	{disp32} jz     .Lctr_return
 
 # Groups of 4 vectors while at least 128 bytes remain.
 .Lctr_group_loop:
 	cmp             $128, %rcx
-	jb              .Lctr_final
-	vpshufb         %ymm10, %ymm8, %ymm0
-	vpaddq          %ymm9, %ymm8, %ymm8
-	vpshufb         %ymm10, %ymm8, %ymm1
-	vpaddq          %ymm9, %ymm8, %ymm8
-	vpshufb         %ymm10, %ymm8, %ymm2
-	vpaddq          %ymm9, %ymm8, %ymm8
-	vpshufb         %ymm10, %ymm8, %ymm3
-	vpaddq          %ymm9, %ymm8, %ymm8
-	vpxord          %ymm12, %ymm0, %ymm0
-	vpxord          %ymm12, %ymm1, %ymm1
-	vpxord          %ymm12, %ymm2, %ymm2
-	vpxord          %ymm12, %ymm3, %ymm3
+	{disp32} jb     .Lctr_final
+	vpshufb         %ymm11, %ymm8, %ymm0
+	vpaddq          %ymm10, %ymm8, %ymm8
+	vpshufb         %ymm11, %ymm8, %ymm1
+	vpaddq          %ymm10, %ymm8, %ymm8
+	vpshufb         %ymm11, %ymm8, %ymm2
+	vpaddq          %ymm10, %ymm8, %ymm8
+	vpshufb         %ymm11, %ymm8, %ymm3
+	vpaddq          %ymm10, %ymm8, %ymm8
+	vpxord          %ymm13, %ymm0, %ymm0
+	vpxord          %ymm13, %ymm1, %ymm1
+	vpxord          %ymm13, %ymm2, %ymm2
+	vpxord          %ymm13, %ymm3, %ymm3
 	cmp             $12, %eax
-	jb              .Lctr_group_aes128
-	je              .Lctr_group_aes192
+	{disp32} jb     .Lctr_group_aes128
+	{disp32} je     .Lctr_group_aes192
+	vaesenc         %ymm27, %ymm0, %ymm0
+	vaesenc         %ymm27, %ymm1, %ymm1
+	vaesenc         %ymm27, %ymm2, %ymm2
+	vaesenc         %ymm27, %ymm3, %ymm3
 	vaesenc         %ymm26, %ymm0, %ymm0
 	vaesenc         %ymm26, %ymm1, %ymm1
 	vaesenc         %ymm26, %ymm2, %ymm2
 	vaesenc         %ymm26, %ymm3, %ymm3
+.Lctr_group_aes192:
 	vaesenc         %ymm25, %ymm0, %ymm0
 	vaesenc         %ymm25, %ymm1, %ymm1
 	vaesenc         %ymm25, %ymm2, %ymm2
 	vaesenc         %ymm25, %ymm3, %ymm3
-.Lctr_group_aes192:
 	vaesenc         %ymm24, %ymm0, %ymm0
 	vaesenc         %ymm24, %ymm1, %ymm1
 	vaesenc         %ymm24, %ymm2, %ymm2
 	vaesenc         %ymm24, %ymm3, %ymm3
+.Lctr_group_aes128:
 	vaesenc         %ymm23, %ymm0, %ymm0
 	vaesenc         %ymm23, %ymm1, %ymm1
 	vaesenc         %ymm23, %ymm2, %ymm2
 	vaesenc         %ymm23, %ymm3, %ymm3
-.Lctr_group_aes128:
 	vaesenc         %ymm22, %ymm0, %ymm0
 	vaesenc         %ymm22, %ymm1, %ymm1
 	vaesenc         %ymm22, %ymm2, %ymm2
@@ -139,70 +146,70 @@ aesgen_ctr_crypt_avx10_256:
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
-	vpxord          (%rdx), %ymm13, %ymm11
-	vaesenclast     %ymm11, %ymm0, %ymm0
+	vpxord          (%rdx), %ymm14, %ymm12
+	vaesenclast     %ymm12, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi)
-	vpxord          32(%rdx), %ymm13, %ymm11
-	vaesenclast     %ymm11, %ymm1, %ymm1
+	vpxord          32(%rdx), %ymm14, %ymm12
+	vaesenclast     %ymm12, %ymm1, %ymm1
 	vmovdqu8        %ymm1, 32(%rsi)
-	vpxord          64(%rdx), %ymm13, %ymm11
-	vaesenclast     %ymm11, %ymm2, %ymm2
+	vpxord          64(%rdx), %ymm14, %ymm12
+	vaesenclast     %ymm12, %ymm2, %ymm2
 	vmovdqu8        %ymm2, 64(%rsi)
-	vpxord          96(%rdx), %ymm13, %ymm11
-	vaesenclast     %ymm11, %ymm3, %ymm3
+	vpxord          96(%rdx), %ymm14, %ymm12
+	vaesenclast     %ymm12, %ymm3, %ymm3
 	vmovdqu8        %ymm3, 96(%rsi)
 	add             $128, %rdx
 	add             $128, %rsi
 	sub             $128, %rcx
 	jnz             .Lctr_group_loop
-	jmp             .Lctr_return
+	{disp32} jmp    .Lctr_return
 
 # 1..128 bytes remain: pick the final group by the number of vectors they need.
 .Lctr_final:
 	cmp             $32, %rcx
-	jbe             .Lctr_final1
+	{disp32} jbe    .Lctr_final1
 	cmp             $64, %rcx
-	jbe             .Lctr_final2
+	{disp32} jbe    .Lctr_final2
 	cmp             $96, %rcx
-	jbe             .Lctr_final3
+	{disp32} jbe    .Lctr_final3
 .Lctr_final4:
-	vpshufb         %ymm10, %ymm8, %ymm0
-	vpaddq          %ymm9, %ymm8, %ymm8
-	vpshufb         %ymm10, %ymm8, %ymm1
-	vpaddq          %ymm9, %ymm8, %ymm8
-	vpshufb         %ymm10, %ymm8, %ymm2
-	vpaddq          %ymm9, %ymm8, %ymm8
-	vpshufb         %ymm10, %ymm8, %ymm3
-	vpaddq          %ymm9, %ymm8, %ymm8
-	vpxord          %ymm12, %ymm0, %ymm0
-	vpxord          %ymm12, %ymm1, %ymm1
-	vpxord          %ymm12, %ymm2, %ymm2
-	vpxord          %ymm12, %ymm3, %ymm3
+	vpshufb         %ymm11, %ymm8, %ymm0
+	vpaddq          %ymm10, %ymm8, %ymm8
+	vpshufb         %ymm11, %ymm8, %ymm1
+	vpaddq          %ymm10, %ymm8, %ymm8
+	vpshufb         %ymm11, %ymm8, %ymm2
+	vpaddq          %ymm10, %ymm8, %ymm8
+	vpshufb         %ymm11, %ymm8, %ymm3
+	vpaddq          %ymm10, %ymm8, %ymm8
+	vpxord          %ymm13, %ymm0, %ymm0
+	vpxord          %ymm13, %ymm1, %ymm1
+	vpxord          %ymm13, %ymm2, %ymm2
+	vpxord          %ymm13, %ymm3, %ymm3
 	cmp             $12, %eax
-	jb              .Lctr_final4_aes128
-	je              .Lctr_final4_aes192
+	{disp32} jb     .Lctr_final4_aes128
+	{disp32} je     .Lctr_final4_aes192
+	vaesenc         %ymm27, %ymm0, %ymm0
+	vaesenc         %ymm27, %ymm1, %ymm1
+	vaesenc         %ymm27, %ymm2, %ymm2
+	vaesenc         %ymm27, %ymm3, %ymm3
 	vaesenc         %ymm26, %ymm0, %ymm0
 	vaesenc         %ymm26, %ymm1, %ymm1
 	vaesenc         %ymm26, %ymm2, %ymm2
 	vaesenc         %ymm26, %ymm3, %ymm3
+.Lctr_final4_aes192:
 	vaesenc         %ymm25, %ymm0, %ymm0
 	vaesenc         %ymm25, %ymm1, %ymm1
 	vaesenc         %ymm25, %ymm2, %ymm2
 	vaesenc         %ymm25, %ymm3, %ymm3
-.Lctr_final4_aes192:
 	vaesenc         %ymm24, %ymm0, %ymm0
 	vaesenc         %ymm24, %ymm1, %ymm1
 	vaesenc         %ymm24, %ymm2, %ymm2
 	vaesenc         %ymm24, %ymm3, %ymm3
+.Lctr_final4_aes128:
 	vaesenc         %ymm23, %ymm0, %ymm0
 	vaesenc         %ymm23, %ymm1, %ymm1
 	vaesenc         %ymm23, %ymm2, %ymm2
 	vaesenc         %ymm23, %ymm3, %ymm3
-.Lctr_final4_aes128:
 	vaesenc         %ymm22, %ymm0, %ymm0
 	vaesenc         %ymm22, %ymm1, %ymm1
 	vaesenc         %ymm22, %ymm2, %ymm2
@@ -235,18 +242,14 @@ aesgen_ctr_crypt_avx10_256:
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
-	vpxord          (%rdx), %ymm13, %ymm11
-	vaesenclast     %ymm11, %ymm0, %ymm0
+	vpxord          (%rdx), %ymm14, %ymm12
+	vaesenclast     %ymm12, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi)
-	vpxord          32(%rdx), %ymm13, %ymm11
-	vaesenclast     %ymm11, %ymm1, %ymm1
+	vpxord          32(%rdx), %ymm14, %ymm12
+	vaesenclast     %ymm12, %ymm1, %ymm1
 	vmovdqu8        %ymm1, 32(%rsi)
-	vpxord          64(%rdx), %ymm13, %ymm11
-	vaesenclast     %ymm11, %ymm2, %ymm2
+	vpxord          64(%rdx), %ymm14, %ymm12
+	vaesenclast     %ymm12, %ymm2, %ymm2
 	vmovdqu8        %ymm2, 64(%rsi)
 	add             $96, %rdx
 	add             $96, %rsi
@@ -254,38 +257,41 @@ aesgen_ctr_crypt_avx10_256:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # LEN low bits set
 	kmovd           %r11d, %k1
-	vmovdqu8        (%rdx), %ymm11{%k1}{z}
-	vpxord          %ymm13, %ymm11, %ymm11
-	vaesenclast     %ymm11, %ymm3, %ymm3
+	vmovdqu8        (%rdx), %ymm12{%k1}{z}
+	vpxord          %ymm14, %ymm12, %ymm12
+	vaesenclast     %ymm12, %ymm3, %ymm3
 	vmovdqu8        %ymm3, (%rsi){%k1}
-	jmp             .Lctr_return
+	{disp32} jmp    .Lctr_return
 .Lctr_final3:
-	vpshufb         %ymm10, %ymm8, %ymm0
-	vpaddq          %ymm9, %ymm8, %ymm8
-	vpshufb         %ymm10, %ymm8, %ymm1
-	vpaddq          %ymm9, %ymm8, %ymm8
-	vpshufb         %ymm10, %ymm8, %ymm2
-	vpaddq          %ymm9, %ymm8, %ymm8
-	vpxord          %ymm12, %ymm0, %ymm0
-	vpxord          %ymm12, %ymm1, %ymm1
-	vpxord          %ymm12, %ymm2, %ymm2
+	vpshufb         %ymm11, %ymm8, %ymm0
+	vpaddq          %ymm10, %ymm8, %ymm8
+	vpshufb         %ymm11, %ymm8, %ymm1
+	vpaddq          %ymm10, %ymm8, %ymm8
+	vpshufb         %ymm11, %ymm8, %ymm2
+	vpaddq          %ymm10, %ymm8, %ymm8
+	vpxord          %ymm13, %ymm0, %ymm0
+	vpxord          %ymm13, %ymm1, %ymm1
+	vpxord          %ymm13, %ymm2, %ymm2
 	cmp             $12, %eax
-	jb              .Lctr_final3_aes128
-	je              .Lctr_final3_aes192
+	{disp32} jb     .Lctr_final3_aes128
+	{disp32} je     .Lctr_final3_aes192
+	vaesenc         %ymm27, %ymm0, %ymm0
+	vaesenc         %ymm27, %ymm1, %ymm1
+	vaesenc         %ymm27, %ymm2, %ymm2
 	vaesenc         %ymm26, %ymm0, %ymm0
 	vaesenc         %ymm26, %ymm1, %ymm1
 	vaesenc         %ymm26, %ymm2, %ymm2
+.Lctr_final3_aes192:
 	vaesenc         %ymm25, %ymm0, %ymm0
 	vaesenc         %ymm25, %ymm1, %ymm1
 	vaesenc         %ymm25, %ymm2, %ymm2
-.Lctr_final3_aes192:
 	vaesenc         %ymm24, %ymm0, %ymm0
 	vaesenc         %ymm24, %ymm1, %ymm1
 	vaesenc         %ymm24, %ymm2, %ymm2
+.Lctr_final3_aes128:
 	vaesenc         %ymm23, %ymm0, %ymm0
 	vaesenc         %ymm23, %ymm1, %ymm1
 	vaesenc         %ymm23, %ymm2, %ymm2
-.Lctr_final3_aes128:
 	vaesenc         %ymm22, %ymm0, %ymm0
 	vaesenc         %ymm22, %ymm1, %ymm1
 	vaesenc         %ymm22, %ymm2, %ymm2
@@ -310,14 +316,11 @@ aesgen_ctr_crypt_avx10_256:
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vpxord          (%rdx), %ymm13, %ymm11
-	vaesenclast     %ymm11, %ymm0, %ymm0
+	vpxord          (%rdx), %ymm14, %ymm12
+	vaesenclast     %ymm12, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi)
-	vpxord          32(%rdx), %ymm13, %ymm11
-	vaesenclast     %ymm11, %ymm1, %ymm1
+	vpxord          32(%rdx), %ymm14, %ymm12
+	vaesenclast     %ymm12, %ymm1, %ymm1
 	vmovdqu8        %ymm1, 32(%rsi)
 	add             $64, %rdx
 	add             $64, %rsi
@@ -325,31 +328,33 @@ aesgen_ctr_crypt_avx10_256:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # LEN low bits set
 	kmovd           %r11d, %k1
-	vmovdqu8        (%rdx), %ymm11{%k1}{z}
-	vpxord          %ymm13, %ymm11, %ymm11
-	vaesenclast     %ymm11, %ymm2, %ymm2
+	vmovdqu8        (%rdx), %ymm12{%k1}{z}
+	vpxord          %ymm14, %ymm12, %ymm12
+	vaesenclast     %ymm12, %ymm2, %ymm2
 	vmovdqu8        %ymm2, (%rsi){%k1}
-	jmp             .Lctr_return
+	{disp32} jmp    .Lctr_return
 .Lctr_final2:
-	vpshufb         %ymm10, %ymm8, %ymm0
-	vpaddq          %ymm9, %ymm8, %ymm8
-	vpshufb         %ymm10, %ymm8, %ymm1
-	vpaddq          %ymm9, %ymm8, %ymm8
-	vpxord          %ymm12, %ymm0, %ymm0
-	vpxord          %ymm12, %ymm1, %ymm1
+	vpshufb         %ymm11, %ymm8, %ymm0
+	vpaddq          %ymm10, %ymm8, %ymm8
+	vpshufb         %ymm11, %ymm8, %ymm1
+	vpaddq          %ymm10, %ymm8, %ymm8
+	vpxord          %ymm13, %ymm0, %ymm0
+	vpxord          %ymm13, %ymm1, %ymm1
 	cmp             $12, %eax
-	jb              .Lctr_final2_aes128
-	je              .Lctr_final2_aes192
+	{disp32} jb     .Lctr_final2_aes128
+	{disp32} je     .Lctr_final2_aes192
+	vaesenc         %ymm27, %ymm0, %ymm0
+	vaesenc         %ymm27, %ymm1, %ymm1
 	vaesenc         %ymm26, %ymm0, %ymm0
 	vaesenc         %ymm26, %ymm1, %ymm1
+.Lctr_final2_aes192:
 	vaesenc         %ymm25, %ymm0, %ymm0
 	vaesenc         %ymm25, %ymm1, %ymm1
-.Lctr_final2_aes192:
 	vaesenc         %ymm24, %ymm0, %ymm0
 	vaesenc         %ymm24, %ymm1, %ymm1
+.Lctr_final2_aes128:
 	vaesenc         %ymm23, %ymm0, %ymm0
 	vaesenc         %ymm23, %ymm1, %ymm1
-.Lctr_final2_aes128:
 	vaesenc         %ymm22, %ymm0, %ymm0
 	vaesenc         %ymm22, %ymm1, %ymm1
 	vaesenc         %ymm21, %ymm0, %ymm0
@@ -366,10 +371,8 @@ aesgen_ctr_crypt_avx10_256:
 	vaesenc         %ymm16, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vpxord          (%rdx), %ymm13, %ymm11
-	vaesenclast     %ymm11, %ymm0, %ymm0
+	vpxord          (%rdx), %ymm14, %ymm12
+	vaesenclast     %ymm12, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi)
 	add             $32, %rdx
 	add             $32, %rsi
@@ -377,24 +380,25 @@ aesgen_ctr_crypt_avx10_256:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # LEN low bits set
 	kmovd           %r11d, %k1
-	vmovdqu8        (%rdx), %ymm11{%k1}{z}
-	vpxord          %ymm13, %ymm11, %ymm11
-	vaesenclast     %ymm11, %ymm1, %ymm1
+	vmovdqu8        (%rdx), %ymm12{%k1}{z}
+	vpxord          %ymm14, %ymm12, %ymm12
+	vaesenclast     %ymm12, %ymm1, %ymm1
 	vmovdqu8        %ymm1, (%rsi){%k1}
-	jmp             .Lctr_return
+	{disp32} jmp    .Lctr_return
 .Lctr_final1:
-	vpshufb         %ymm10, %ymm8, %ymm0
-	vpaddq          %ymm9, %ymm8, %ymm8
-	vpxord          %ymm12, %ymm0, %ymm0
+	vpshufb         %ymm11, %ymm8, %ymm0
+	vpaddq          %ymm10, %ymm8, %ymm8
+	vpxord          %ymm13, %ymm0, %ymm0
 	cmp             $12, %eax
-	jb              .Lctr_final1_aes128
-	je              .Lctr_final1_aes192
+	{disp32} jb     .Lctr_final1_aes128
+	{disp32} je     .Lctr_final1_aes192
+	vaesenc         %ymm27, %ymm0, %ymm0
 	vaesenc         %ymm26, %ymm0, %ymm0
-	vaesenc         %ymm25, %ymm0, %ymm0
 .Lctr_final1_aes192:
+	vaesenc         %ymm25, %ymm0, %ymm0
 	vaesenc         %ymm24, %ymm0, %ymm0
-	vaesenc         %ymm23, %ymm0, %ymm0
 .Lctr_final1_aes128:
+	vaesenc         %ymm23, %ymm0, %ymm0
 	vaesenc         %ymm22, %ymm0, %ymm0
 	vaesenc         %ymm21, %ymm0, %ymm0
 	vaesenc         %ymm20, %ymm0, %ymm0
@@ -403,13 +407,12 @@ aesgen_ctr_crypt_avx10_256:
 	vaesenc         %ymm17, %ymm0, %ymm0
 	vaesenc         %ymm16, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm0, %ymm0
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # LEN low bits set
 	kmovd           %r11d, %k1
-	vmovdqu8        (%rdx), %ymm11{%k1}{z}
-	vpxord          %ymm13, %ymm11, %ymm11
-	vaesenclast     %ymm11, %ymm0, %ymm0
+	vmovdqu8        (%rdx), %ymm12{%k1}{z}
+	vpxord          %ymm14, %ymm12, %ymm12
+	vaesenclast     %ymm12, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi){%k1}
 
 .Lctr_return:
@@ -421,33 +424,65 @@ aesgen_ctr_crypt_avx10_256:
 .Lctr_main_loop:
 # LLVM-MCA-BEGIN ctr_avx10_256_main_loop
 # 8 vectors = 256 bytes per iteration
-	vpshufb         %ymm10, %ymm8, %ymm0
-	vpaddq          %ymm9, %ymm8, %ymm8
-	vpshufb         %ymm10, %ymm8, %ymm1
-	vpaddq          %ymm9, %ymm8, %ymm8
-	vpshufb         %ymm10, %ymm8, %ymm2
-	vpaddq          %ymm9, %ymm8, %ymm8
-	vpshufb         %ymm10, %ymm8, %ymm3
-	vpaddq          %ymm9, %ymm8, %ymm8
-	vpshufb         %ymm10, %ymm8, %ymm4
-	vpaddq          %ymm9, %ymm8, %ymm8
-	vpshufb         %ymm10, %ymm8, %ymm5
-	vpaddq          %ymm9, %ymm8, %ymm8
-	vpshufb         %ymm10, %ymm8, %ymm6
-	vpaddq          %ymm9, %ymm8, %ymm8
-	vpshufb         %ymm10, %ymm8, %ymm7
-	vpaddq          %ymm9, %ymm8, %ymm8
-	vpxord          %ymm12, %ymm0, %ymm0
-	vpxord          %ymm12, %ymm1, %ymm1
-	vpxord          %ymm12, %ymm2, %ymm2
-	vpxord          %ymm12, %ymm3, %ymm3
-	vpxord          %ymm12, %ymm4, %ymm4
-	vpxord          %ymm12, %ymm5, %ymm5
-	vpxord          %ymm12, %ymm6, %ymm6
-	vpxord          %ymm12, %ymm7, %ymm7
+	cmp             $239, %r8b
+	{disp32} ja     .Lctr_main_carry                # the low byte wraps in or right after this iteration
+	vpxord          %ymm13, %ymm9, %ymm0
+	vpaddd          .Lctr_be_lane_step(%rip), %ymm9, %ymm1
+	vpaddd          .Lctr_be_lane_step(%rip), %ymm1, %ymm2
+	vpaddd          .Lctr_be_lane_step(%rip), %ymm2, %ymm3
+	vpaddd          .Lctr_be_lane_step(%rip), %ymm3, %ymm4
+	vpaddd          .Lctr_be_lane_step(%rip), %ymm4, %ymm5
+	vpaddd          .Lctr_be_lane_step(%rip), %ymm5, %ymm6
+	vpaddd          .Lctr_be_lane_step(%rip), %ymm6, %ymm7
+	vpaddd          .Lctr_be_lane_step(%rip), %ymm7, %ymm9
+	vpaddq          .Lctr_le_iteration_step(%rip), %ymm8, %ymm8
+	vpxord          %ymm13, %ymm1, %ymm1
+	vpxord          %ymm13, %ymm2, %ymm2
+	vpxord          %ymm13, %ymm3, %ymm3
+	vpxord          %ymm13, %ymm4, %ymm4
+	vpxord          %ymm13, %ymm5, %ymm5
+	vpxord          %ymm13, %ymm6, %ymm6
+	vpxord          %ymm13, %ymm7, %ymm7
+	{disp32} jmp    .Lctr_main_counted
+.Lctr_main_carry:
+	vpshufb         %ymm11, %ymm8, %ymm0
+	vpaddq          %ymm10, %ymm8, %ymm8
+	vpshufb         %ymm11, %ymm8, %ymm1
+	vpaddq          %ymm10, %ymm8, %ymm8
+	vpshufb         %ymm11, %ymm8, %ymm2
+	vpaddq          %ymm10, %ymm8, %ymm8
+	vpshufb         %ymm11, %ymm8, %ymm3
+	vpaddq          %ymm10, %ymm8, %ymm8
+	vpshufb         %ymm11, %ymm8, %ymm4
+	vpaddq          %ymm10, %ymm8, %ymm8
+	vpshufb         %ymm11, %ymm8, %ymm5
+	vpaddq          %ymm10, %ymm8, %ymm8
+	vpshufb         %ymm11, %ymm8, %ymm6
+	vpaddq          %ymm10, %ymm8, %ymm8
+	vpshufb         %ymm11, %ymm8, %ymm7
+	vpaddq          %ymm10, %ymm8, %ymm8
+	vpxord          %ymm13, %ymm0, %ymm0
+	vpxord          %ymm13, %ymm1, %ymm1
+	vpxord          %ymm13, %ymm2, %ymm2
+	vpxord          %ymm13, %ymm3, %ymm3
+	vpxord          %ymm13, %ymm4, %ymm4
+	vpxord          %ymm13, %ymm5, %ymm5
+	vpxord          %ymm13, %ymm6, %ymm6
+	vpxord          %ymm13, %ymm7, %ymm7
+	vpshufb         %ymm11, %ymm8, %ymm9
+.Lctr_main_counted:
+	add             $16, %r8
 	cmp             $12, %eax
-	jb              .Lctr_main_aes128
-	je              .Lctr_main_aes192
+	{disp32} jb     .Lctr_main_aes128
+	{disp32} je     .Lctr_main_aes192
+	vaesenc         %ymm27, %ymm0, %ymm0
+	vaesenc         %ymm27, %ymm1, %ymm1
+	vaesenc         %ymm27, %ymm2, %ymm2
+	vaesenc         %ymm27, %ymm3, %ymm3
+	vaesenc         %ymm27, %ymm4, %ymm4
+	vaesenc         %ymm27, %ymm5, %ymm5
+	vaesenc         %ymm27, %ymm6, %ymm6
+	vaesenc         %ymm27, %ymm7, %ymm7
 	vaesenc         %ymm26, %ymm0, %ymm0
 	vaesenc         %ymm26, %ymm1, %ymm1
 	vaesenc         %ymm26, %ymm2, %ymm2
@@ -456,6 +491,7 @@ aesgen_ctr_crypt_avx10_256:
 	vaesenc         %ymm26, %ymm5, %ymm5
 	vaesenc         %ymm26, %ymm6, %ymm6
 	vaesenc         %ymm26, %ymm7, %ymm7
+.Lctr_main_aes192:
 	vaesenc         %ymm25, %ymm0, %ymm0
 	vaesenc         %ymm25, %ymm1, %ymm1
 	vaesenc         %ymm25, %ymm2, %ymm2
@@ -464,7 +500,6 @@ aesgen_ctr_crypt_avx10_256:
 	vaesenc         %ymm25, %ymm5, %ymm5
 	vaesenc         %ymm25, %ymm6, %ymm6
 	vaesenc         %ymm25, %ymm7, %ymm7
-.Lctr_main_aes192:
 	vaesenc         %ymm24, %ymm0, %ymm0
 	vaesenc         %ymm24, %ymm1, %ymm1
 	vaesenc         %ymm24, %ymm2, %ymm2
@@ -473,6 +508,7 @@ aesgen_ctr_crypt_avx10_256:
 	vaesenc         %ymm24, %ymm5, %ymm5
 	vaesenc         %ymm24, %ymm6, %ymm6
 	vaesenc         %ymm24, %ymm7, %ymm7
+.Lctr_main_aes128:
 	vaesenc         %ymm23, %ymm0, %ymm0
 	vaesenc         %ymm23, %ymm1, %ymm1
 	vaesenc         %ymm23, %ymm2, %ymm2
@@ -481,7 +517,6 @@ aesgen_ctr_crypt_avx10_256:
 	vaesenc         %ymm23, %ymm5, %ymm5
 	vaesenc         %ymm23, %ymm6, %ymm6
 	vaesenc         %ymm23, %ymm7, %ymm7
-.Lctr_main_aes128:
 	vaesenc         %ymm22, %ymm0, %ymm0
 	vaesenc         %ymm22, %ymm1, %ymm1
 	vaesenc         %ymm22, %ymm2, %ymm2
@@ -546,37 +581,29 @@ aesgen_ctr_crypt_avx10_256:
 	vaesenc         %ymm15, %ymm5, %ymm5
 	vaesenc         %ymm15, %ymm6, %ymm6
 	vaesenc         %ymm15, %ymm7, %ymm7
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
-	vaesenc         %ymm14, %ymm4, %ymm4
-	vaesenc         %ymm14, %ymm5, %ymm5
-	vaesenc         %ymm14, %ymm6, %ymm6
-	vaesenc         %ymm14, %ymm7, %ymm7
-	vpxord          (%rdx), %ymm13, %ymm11
-	vaesenclast     %ymm11, %ymm0, %ymm0
+	vpxord          (%rdx), %ymm14, %ymm12
+	vaesenclast     %ymm12, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi)
-	vpxord          32(%rdx), %ymm13, %ymm11
-	vaesenclast     %ymm11, %ymm1, %ymm1
+	vpxord          32(%rdx), %ymm14, %ymm12
+	vaesenclast     %ymm12, %ymm1, %ymm1
 	vmovdqu8        %ymm1, 32(%rsi)
-	vpxord          64(%rdx), %ymm13, %ymm11
-	vaesenclast     %ymm11, %ymm2, %ymm2
+	vpxord          64(%rdx), %ymm14, %ymm12
+	vaesenclast     %ymm12, %ymm2, %ymm2
 	vmovdqu8        %ymm2, 64(%rsi)
-	vpxord          96(%rdx), %ymm13, %ymm11
-	vaesenclast     %ymm11, %ymm3, %ymm3
+	vpxord          96(%rdx), %ymm14, %ymm12
+	vaesenclast     %ymm12, %ymm3, %ymm3
 	vmovdqu8        %ymm3, 96(%rsi)
-	vpxord          128(%rdx), %ymm13, %ymm11
-	vaesenclast     %ymm11, %ymm4, %ymm4
+	vpxord          128(%rdx), %ymm14, %ymm12
+	vaesenclast     %ymm12, %ymm4, %ymm4
 	vmovdqu8        %ymm4, 128(%rsi)
-	vpxord          160(%rdx), %ymm13, %ymm11
-	vaesenclast     %ymm11, %ymm5, %ymm5
+	vpxord          160(%rdx), %ymm14, %ymm12
+	vaesenclast     %ymm12, %ymm5, %ymm5
 	vmovdqu8        %ymm5, 160(%rsi)
-	vpxord          192(%rdx), %ymm13, %ymm11
-	vaesenclast     %ymm11, %ymm6, %ymm6
+	vpxord          192(%rdx), %ymm14, %ymm12
+	vaesenclast     %ymm12, %ymm6, %ymm6
 	vmovdqu8        %ymm6, 192(%rsi)
-	vpxord          224(%rdx), %ymm13, %ymm11
-	vaesenclast     %ymm11, %ymm7, %ymm7
+	vpxord          224(%rdx), %ymm14, %ymm12
+	vaesenclast     %ymm12, %ymm7, %ymm7
 	vmovdqu8        %ymm7, 224(%rsi)
 	add             $256, %rdx
 	add             $256, %rsi
@@ -584,6 +611,38 @@ aesgen_ctr_crypt_avx10_256:
 	jae             .Lctr_main_loop
 # LLVM-MCA-END
 	jmp             .Lctr_main_done
+
+.Lctr_one_block:
+	vmovq           %r8, %xmm0
+	vpinsrq         $1, %r9, %xmm0, %xmm0
+	vpshufb         .Lctr_bswap_mask(%rip), %xmm0, %xmm0
+	vpxor           (%rdi), %xmm0, %xmm0
+	cmp             $12, %eax
+	{disp32} jb     .Lctr_one_aes128
+	{disp32} je     .Lctr_one_aes192
+	vaesenc         -208(%r10), %xmm0, %xmm0
+	vaesenc         -192(%r10), %xmm0, %xmm0
+.Lctr_one_aes192:
+	vaesenc         -176(%r10), %xmm0, %xmm0
+	vaesenc         -160(%r10), %xmm0, %xmm0
+.Lctr_one_aes128:
+	vaesenc         -144(%r10), %xmm0, %xmm0
+	vaesenc         -128(%r10), %xmm0, %xmm0
+	vaesenc         -112(%r10), %xmm0, %xmm0
+	vaesenc         -96(%r10), %xmm0, %xmm0
+	vaesenc         -80(%r10), %xmm0, %xmm0
+	vaesenc         -64(%r10), %xmm0, %xmm0
+	vaesenc         -48(%r10), %xmm0, %xmm0
+	vaesenc         -32(%r10), %xmm0, %xmm0
+	vaesenc         -16(%r10), %xmm0, %xmm0
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # LEN low bits set
+	kmovd           %r11d, %k1
+	vmovdqu8        (%rdx), %xmm12{%k1}{z}
+	vpxord          (%r10), %xmm12, %xmm12
+	vaesenclast     %xmm12, %xmm0, %xmm0
+	vmovdqu8        %xmm0, (%rsi){%k1}
+	jmp             .Lctr_return
 	.cfi_endproc
 	.size	aesgen_ctr_crypt_avx10_256, . - aesgen_ctr_crypt_avx10_256
 
@@ -595,6 +654,18 @@ aesgen_ctr_crypt_avx10_256:
 # Per-lane increment: the number of blocks in one vector.
 .Lctr_lane_count:
 	.quad	2, 0
+# Big-endian step of one vector: the block count per vector added to byte 15 of each
+# lane (the top byte of dword 3).
+	.p2align 6
+.Lctr_be_lane_step:
+	.long	0, 0, 0, 33554432
+	.long	0, 0, 0, 33554432
+# Little-endian step of one main-loop iteration.
+	.p2align 6
+.Lctr_le_iteration_step:
+	.quad	16, 0
+	.quad	16, 0
+	.p2align 6
 # Lane i starts at counter + i.
 .Lctr_lane_offsets:
 	.quad	0, 0

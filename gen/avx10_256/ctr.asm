@@ -24,89 +24,96 @@
 ;
 ; Registers: KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTR_LO=r8, CTR_HI=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11
 ;            KS0=ymm0, KS1=ymm1, KS2=ymm2, KS3=ymm3, KS4=ymm4, KS5=ymm5
-;            KS6=ymm6, KS7=ymm7, CTR=ymm8, INC=ymm9, BSWAP=ymm10, TMP=ymm11
-;            K0=ymm12, KLAST=ymm13, KLAST-1=ymm14, KLAST-2=ymm15, KLAST-3=ymm16, KLAST-4=ymm17
-;            KLAST-5=ymm18, KLAST-6=ymm19, KLAST-7=ymm20, KLAST-8=ymm21, KLAST-9=ymm22, KLAST-10=ymm23
-;            KLAST-11=ymm24, KLAST-12=ymm25, KLAST-13=ymm26
+;            KS6=ymm6, KS7=ymm7, CTR=ymm8, BASE=ymm9, INC=ymm10, BSWAP=ymm11
+;            TMP=ymm12, K0=ymm13, KLAST=ymm14, KLAST-1=ymm15, KLAST-2=ymm16, KLAST-3=ymm17
+;            KLAST-4=ymm18, KLAST-5=ymm19, KLAST-6=ymm20, KLAST-7=ymm21, KLAST-8=ymm22, KLAST-9=ymm23
+;            KLAST-10=ymm24, KLAST-11=ymm25, KLAST-12=ymm26, KLAST-13=ymm27
 	section .text
 	align 32, db 0xcc
 	global aesgen_ctr_crypt_avx10_256:function hidden
 aesgen_ctr_crypt_avx10_256:
 	endbr64
 	test            rcx, rcx
-	jz              L.ctr_return
+	jz              near L.ctr_return
 	mov             eax, dword [rdi + 240]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &rk[rounds]
-	vbroadcasti32x4 ymm12, oword [rdi]
-	vbroadcasti32x4 ymm13, oword [r10]
-	vbroadcasti32x4 ymm14, oword [r10 - 16]
-	vbroadcasti32x4 ymm15, oword [r10 - 32]
-	vbroadcasti32x4 ymm16, oword [r10 - 48]
-	vbroadcasti32x4 ymm17, oword [r10 - 64]
-	vbroadcasti32x4 ymm18, oword [r10 - 80]
-	vbroadcasti32x4 ymm19, oword [r10 - 96]
-	vbroadcasti32x4 ymm20, oword [r10 - 112]
-	vbroadcasti32x4 ymm21, oword [r10 - 128]
-	vbroadcasti32x4 ymm22, oword [r10 - 144]
+	cmp             rcx, 16
+	jbe             near L.ctr_one_block
+	vbroadcasti32x4 ymm13, oword [rdi]
+	vbroadcasti32x4 ymm14, oword [r10]
+	vbroadcasti32x4 ymm15, oword [r10 - 16]
+	vbroadcasti32x4 ymm16, oword [r10 - 32]
+	vbroadcasti32x4 ymm17, oword [r10 - 48]
+	vbroadcasti32x4 ymm18, oword [r10 - 64]
+	vbroadcasti32x4 ymm19, oword [r10 - 80]
+	vbroadcasti32x4 ymm20, oword [r10 - 96]
+	vbroadcasti32x4 ymm21, oword [r10 - 112]
+	vbroadcasti32x4 ymm22, oword [r10 - 128]
+	vbroadcasti32x4 ymm23, oword [r10 - 144]
 	cmp             eax, 12
-	jb              L.ctr_keys_loaded
-	vbroadcasti32x4 ymm23, oword [r10 - 160]
-	vbroadcasti32x4 ymm24, oword [r10 - 176]
-	je              L.ctr_keys_loaded
-	vbroadcasti32x4 ymm25, oword [r10 - 192]
-	vbroadcasti32x4 ymm26, oword [r10 - 208]
+	jb              near L.ctr_keys_loaded
+	vbroadcasti32x4 ymm24, oword [r10 - 160]
+	vbroadcasti32x4 ymm25, oword [r10 - 176]
+	je              near L.ctr_keys_loaded
+	vbroadcasti32x4 ymm26, oword [r10 - 192]
+	vbroadcasti32x4 ymm27, oword [r10 - 208]
 L.ctr_keys_loaded:
 	vmovq           xmm8, r8
 	vpinsrq         xmm8, xmm8, r9, 1
 	vshufi64x2      ymm8, ymm8, ymm8, 0             ; lane 0 into every lane
 	vpaddq          ymm8, ymm8, yword [rel L.ctr_lane_offsets]
-	vbroadcasti32x4 ymm9, oword [rel L.ctr_lane_count]
-	vbroadcasti32x4 ymm10, oword [rel L.ctr_bswap_mask]
+	vbroadcasti32x4 ymm10, oword [rel L.ctr_lane_count]
+	vbroadcasti32x4 ymm11, oword [rel L.ctr_bswap_mask]
+	vpshufb         ymm9, ymm8, ymm11
 
 	sub             rcx, 256
-	jae             L.ctr_main_loop                 ; out of line, so short messages fall through
+	jae             near L.ctr_main_loop            ; out of line, so short messages fall through
 L.ctr_main_done:
 	add             rcx, 256                        ; 0 <= LEN < 256 remain
-	jz              L.ctr_return
+	jz              near L.ctr_return
 
 ; Groups of 4 vectors while at least 128 bytes remain.
 L.ctr_group_loop:
 	cmp             rcx, 128
-	jb              L.ctr_final
-	vpshufb         ymm0, ymm8, ymm10
-	vpaddq          ymm8, ymm8, ymm9
-	vpshufb         ymm1, ymm8, ymm10
-	vpaddq          ymm8, ymm8, ymm9
-	vpshufb         ymm2, ymm8, ymm10
-	vpaddq          ymm8, ymm8, ymm9
-	vpshufb         ymm3, ymm8, ymm10
-	vpaddq          ymm8, ymm8, ymm9
-	vpxord          ymm0, ymm0, ymm12
-	vpxord          ymm1, ymm1, ymm12
-	vpxord          ymm2, ymm2, ymm12
-	vpxord          ymm3, ymm3, ymm12
+	jb              near L.ctr_final
+	vpshufb         ymm0, ymm8, ymm11
+	vpaddq          ymm8, ymm8, ymm10
+	vpshufb         ymm1, ymm8, ymm11
+	vpaddq          ymm8, ymm8, ymm10
+	vpshufb         ymm2, ymm8, ymm11
+	vpaddq          ymm8, ymm8, ymm10
+	vpshufb         ymm3, ymm8, ymm11
+	vpaddq          ymm8, ymm8, ymm10
+	vpxord          ymm0, ymm0, ymm13
+	vpxord          ymm1, ymm1, ymm13
+	vpxord          ymm2, ymm2, ymm13
+	vpxord          ymm3, ymm3, ymm13
 	cmp             eax, 12
-	jb              L.ctr_group_aes128
-	je              L.ctr_group_aes192
+	jb              near L.ctr_group_aes128
+	je              near L.ctr_group_aes192
+	vaesenc         ymm0, ymm0, ymm27
+	vaesenc         ymm1, ymm1, ymm27
+	vaesenc         ymm2, ymm2, ymm27
+	vaesenc         ymm3, ymm3, ymm27
 	vaesenc         ymm0, ymm0, ymm26
 	vaesenc         ymm1, ymm1, ymm26
 	vaesenc         ymm2, ymm2, ymm26
 	vaesenc         ymm3, ymm3, ymm26
+L.ctr_group_aes192:
 	vaesenc         ymm0, ymm0, ymm25
 	vaesenc         ymm1, ymm1, ymm25
 	vaesenc         ymm2, ymm2, ymm25
 	vaesenc         ymm3, ymm3, ymm25
-L.ctr_group_aes192:
 	vaesenc         ymm0, ymm0, ymm24
 	vaesenc         ymm1, ymm1, ymm24
 	vaesenc         ymm2, ymm2, ymm24
 	vaesenc         ymm3, ymm3, ymm24
+L.ctr_group_aes128:
 	vaesenc         ymm0, ymm0, ymm23
 	vaesenc         ymm1, ymm1, ymm23
 	vaesenc         ymm2, ymm2, ymm23
 	vaesenc         ymm3, ymm3, ymm23
-L.ctr_group_aes128:
 	vaesenc         ymm0, ymm0, ymm22
 	vaesenc         ymm1, ymm1, ymm22
 	vaesenc         ymm2, ymm2, ymm22
@@ -139,70 +146,70 @@ L.ctr_group_aes128:
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
-	vpxord          ymm11, ymm13, yword [rdx]
-	vaesenclast     ymm0, ymm0, ymm11
+	vpxord          ymm12, ymm14, yword [rdx]
+	vaesenclast     ymm0, ymm0, ymm12
 	vmovdqu8        yword [rsi], ymm0
-	vpxord          ymm11, ymm13, yword [rdx + 32]
-	vaesenclast     ymm1, ymm1, ymm11
+	vpxord          ymm12, ymm14, yword [rdx + 32]
+	vaesenclast     ymm1, ymm1, ymm12
 	vmovdqu8        yword [rsi + 32], ymm1
-	vpxord          ymm11, ymm13, yword [rdx + 64]
-	vaesenclast     ymm2, ymm2, ymm11
+	vpxord          ymm12, ymm14, yword [rdx + 64]
+	vaesenclast     ymm2, ymm2, ymm12
 	vmovdqu8        yword [rsi + 64], ymm2
-	vpxord          ymm11, ymm13, yword [rdx + 96]
-	vaesenclast     ymm3, ymm3, ymm11
+	vpxord          ymm12, ymm14, yword [rdx + 96]
+	vaesenclast     ymm3, ymm3, ymm12
 	vmovdqu8        yword [rsi + 96], ymm3
 	add             rdx, 128
 	add             rsi, 128
 	sub             rcx, 128
 	jnz             L.ctr_group_loop
-	jmp             L.ctr_return
+	jmp             near L.ctr_return
 
 ; 1..128 bytes remain: pick the final group by the number of vectors they need.
 L.ctr_final:
 	cmp             rcx, 32
-	jbe             L.ctr_final1
+	jbe             near L.ctr_final1
 	cmp             rcx, 64
-	jbe             L.ctr_final2
+	jbe             near L.ctr_final2
 	cmp             rcx, 96
-	jbe             L.ctr_final3
+	jbe             near L.ctr_final3
 L.ctr_final4:
-	vpshufb         ymm0, ymm8, ymm10
-	vpaddq          ymm8, ymm8, ymm9
-	vpshufb         ymm1, ymm8, ymm10
-	vpaddq          ymm8, ymm8, ymm9
-	vpshufb         ymm2, ymm8, ymm10
-	vpaddq          ymm8, ymm8, ymm9
-	vpshufb         ymm3, ymm8, ymm10
-	vpaddq          ymm8, ymm8, ymm9
-	vpxord          ymm0, ymm0, ymm12
-	vpxord          ymm1, ymm1, ymm12
-	vpxord          ymm2, ymm2, ymm12
-	vpxord          ymm3, ymm3, ymm12
+	vpshufb         ymm0, ymm8, ymm11
+	vpaddq          ymm8, ymm8, ymm10
+	vpshufb         ymm1, ymm8, ymm11
+	vpaddq          ymm8, ymm8, ymm10
+	vpshufb         ymm2, ymm8, ymm11
+	vpaddq          ymm8, ymm8, ymm10
+	vpshufb         ymm3, ymm8, ymm11
+	vpaddq          ymm8, ymm8, ymm10
+	vpxord          ymm0, ymm0, ymm13
+	vpxord          ymm1, ymm1, ymm13
+	vpxord          ymm2, ymm2, ymm13
+	vpxord          ymm3, ymm3, ymm13
 	cmp             eax, 12
-	jb              L.ctr_final4_aes128
-	je              L.ctr_final4_aes192
+	jb              near L.ctr_final4_aes128
+	je              near L.ctr_final4_aes192
+	vaesenc         ymm0, ymm0, ymm27
+	vaesenc         ymm1, ymm1, ymm27
+	vaesenc         ymm2, ymm2, ymm27
+	vaesenc         ymm3, ymm3, ymm27
 	vaesenc         ymm0, ymm0, ymm26
 	vaesenc         ymm1, ymm1, ymm26
 	vaesenc         ymm2, ymm2, ymm26
 	vaesenc         ymm3, ymm3, ymm26
+L.ctr_final4_aes192:
 	vaesenc         ymm0, ymm0, ymm25
 	vaesenc         ymm1, ymm1, ymm25
 	vaesenc         ymm2, ymm2, ymm25
 	vaesenc         ymm3, ymm3, ymm25
-L.ctr_final4_aes192:
 	vaesenc         ymm0, ymm0, ymm24
 	vaesenc         ymm1, ymm1, ymm24
 	vaesenc         ymm2, ymm2, ymm24
 	vaesenc         ymm3, ymm3, ymm24
+L.ctr_final4_aes128:
 	vaesenc         ymm0, ymm0, ymm23
 	vaesenc         ymm1, ymm1, ymm23
 	vaesenc         ymm2, ymm2, ymm23
 	vaesenc         ymm3, ymm3, ymm23
-L.ctr_final4_aes128:
 	vaesenc         ymm0, ymm0, ymm22
 	vaesenc         ymm1, ymm1, ymm22
 	vaesenc         ymm2, ymm2, ymm22
@@ -235,18 +242,14 @@ L.ctr_final4_aes128:
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
-	vpxord          ymm11, ymm13, yword [rdx]
-	vaesenclast     ymm0, ymm0, ymm11
+	vpxord          ymm12, ymm14, yword [rdx]
+	vaesenclast     ymm0, ymm0, ymm12
 	vmovdqu8        yword [rsi], ymm0
-	vpxord          ymm11, ymm13, yword [rdx + 32]
-	vaesenclast     ymm1, ymm1, ymm11
+	vpxord          ymm12, ymm14, yword [rdx + 32]
+	vaesenclast     ymm1, ymm1, ymm12
 	vmovdqu8        yword [rsi + 32], ymm1
-	vpxord          ymm11, ymm13, yword [rdx + 64]
-	vaesenclast     ymm2, ymm2, ymm11
+	vpxord          ymm12, ymm14, yword [rdx + 64]
+	vaesenclast     ymm2, ymm2, ymm12
 	vmovdqu8        yword [rsi + 64], ymm2
 	add             rdx, 96
 	add             rsi, 96
@@ -254,38 +257,41 @@ L.ctr_final4_aes128:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; LEN low bits set
 	kmovd           k1, r11d
-	vmovdqu8        ymm11{k1}{z}, [rdx]
-	vpxord          ymm11, ymm11, ymm13
-	vaesenclast     ymm3, ymm3, ymm11
+	vmovdqu8        ymm12{k1}{z}, [rdx]
+	vpxord          ymm12, ymm12, ymm14
+	vaesenclast     ymm3, ymm3, ymm12
 	vmovdqu8        [rsi]{k1}, ymm3
-	jmp             L.ctr_return
+	jmp             near L.ctr_return
 L.ctr_final3:
-	vpshufb         ymm0, ymm8, ymm10
-	vpaddq          ymm8, ymm8, ymm9
-	vpshufb         ymm1, ymm8, ymm10
-	vpaddq          ymm8, ymm8, ymm9
-	vpshufb         ymm2, ymm8, ymm10
-	vpaddq          ymm8, ymm8, ymm9
-	vpxord          ymm0, ymm0, ymm12
-	vpxord          ymm1, ymm1, ymm12
-	vpxord          ymm2, ymm2, ymm12
+	vpshufb         ymm0, ymm8, ymm11
+	vpaddq          ymm8, ymm8, ymm10
+	vpshufb         ymm1, ymm8, ymm11
+	vpaddq          ymm8, ymm8, ymm10
+	vpshufb         ymm2, ymm8, ymm11
+	vpaddq          ymm8, ymm8, ymm10
+	vpxord          ymm0, ymm0, ymm13
+	vpxord          ymm1, ymm1, ymm13
+	vpxord          ymm2, ymm2, ymm13
 	cmp             eax, 12
-	jb              L.ctr_final3_aes128
-	je              L.ctr_final3_aes192
+	jb              near L.ctr_final3_aes128
+	je              near L.ctr_final3_aes192
+	vaesenc         ymm0, ymm0, ymm27
+	vaesenc         ymm1, ymm1, ymm27
+	vaesenc         ymm2, ymm2, ymm27
 	vaesenc         ymm0, ymm0, ymm26
 	vaesenc         ymm1, ymm1, ymm26
 	vaesenc         ymm2, ymm2, ymm26
+L.ctr_final3_aes192:
 	vaesenc         ymm0, ymm0, ymm25
 	vaesenc         ymm1, ymm1, ymm25
 	vaesenc         ymm2, ymm2, ymm25
-L.ctr_final3_aes192:
 	vaesenc         ymm0, ymm0, ymm24
 	vaesenc         ymm1, ymm1, ymm24
 	vaesenc         ymm2, ymm2, ymm24
+L.ctr_final3_aes128:
 	vaesenc         ymm0, ymm0, ymm23
 	vaesenc         ymm1, ymm1, ymm23
 	vaesenc         ymm2, ymm2, ymm23
-L.ctr_final3_aes128:
 	vaesenc         ymm0, ymm0, ymm22
 	vaesenc         ymm1, ymm1, ymm22
 	vaesenc         ymm2, ymm2, ymm22
@@ -310,14 +316,11 @@ L.ctr_final3_aes128:
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vpxord          ymm11, ymm13, yword [rdx]
-	vaesenclast     ymm0, ymm0, ymm11
+	vpxord          ymm12, ymm14, yword [rdx]
+	vaesenclast     ymm0, ymm0, ymm12
 	vmovdqu8        yword [rsi], ymm0
-	vpxord          ymm11, ymm13, yword [rdx + 32]
-	vaesenclast     ymm1, ymm1, ymm11
+	vpxord          ymm12, ymm14, yword [rdx + 32]
+	vaesenclast     ymm1, ymm1, ymm12
 	vmovdqu8        yword [rsi + 32], ymm1
 	add             rdx, 64
 	add             rsi, 64
@@ -325,31 +328,33 @@ L.ctr_final3_aes128:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; LEN low bits set
 	kmovd           k1, r11d
-	vmovdqu8        ymm11{k1}{z}, [rdx]
-	vpxord          ymm11, ymm11, ymm13
-	vaesenclast     ymm2, ymm2, ymm11
+	vmovdqu8        ymm12{k1}{z}, [rdx]
+	vpxord          ymm12, ymm12, ymm14
+	vaesenclast     ymm2, ymm2, ymm12
 	vmovdqu8        [rsi]{k1}, ymm2
-	jmp             L.ctr_return
+	jmp             near L.ctr_return
 L.ctr_final2:
-	vpshufb         ymm0, ymm8, ymm10
-	vpaddq          ymm8, ymm8, ymm9
-	vpshufb         ymm1, ymm8, ymm10
-	vpaddq          ymm8, ymm8, ymm9
-	vpxord          ymm0, ymm0, ymm12
-	vpxord          ymm1, ymm1, ymm12
+	vpshufb         ymm0, ymm8, ymm11
+	vpaddq          ymm8, ymm8, ymm10
+	vpshufb         ymm1, ymm8, ymm11
+	vpaddq          ymm8, ymm8, ymm10
+	vpxord          ymm0, ymm0, ymm13
+	vpxord          ymm1, ymm1, ymm13
 	cmp             eax, 12
-	jb              L.ctr_final2_aes128
-	je              L.ctr_final2_aes192
+	jb              near L.ctr_final2_aes128
+	je              near L.ctr_final2_aes192
+	vaesenc         ymm0, ymm0, ymm27
+	vaesenc         ymm1, ymm1, ymm27
 	vaesenc         ymm0, ymm0, ymm26
 	vaesenc         ymm1, ymm1, ymm26
+L.ctr_final2_aes192:
 	vaesenc         ymm0, ymm0, ymm25
 	vaesenc         ymm1, ymm1, ymm25
-L.ctr_final2_aes192:
 	vaesenc         ymm0, ymm0, ymm24
 	vaesenc         ymm1, ymm1, ymm24
+L.ctr_final2_aes128:
 	vaesenc         ymm0, ymm0, ymm23
 	vaesenc         ymm1, ymm1, ymm23
-L.ctr_final2_aes128:
 	vaesenc         ymm0, ymm0, ymm22
 	vaesenc         ymm1, ymm1, ymm22
 	vaesenc         ymm0, ymm0, ymm21
@@ -366,10 +371,8 @@ L.ctr_final2_aes128:
 	vaesenc         ymm1, ymm1, ymm16
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vpxord          ymm11, ymm13, yword [rdx]
-	vaesenclast     ymm0, ymm0, ymm11
+	vpxord          ymm12, ymm14, yword [rdx]
+	vaesenclast     ymm0, ymm0, ymm12
 	vmovdqu8        yword [rsi], ymm0
 	add             rdx, 32
 	add             rsi, 32
@@ -377,24 +380,25 @@ L.ctr_final2_aes128:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; LEN low bits set
 	kmovd           k1, r11d
-	vmovdqu8        ymm11{k1}{z}, [rdx]
-	vpxord          ymm11, ymm11, ymm13
-	vaesenclast     ymm1, ymm1, ymm11
+	vmovdqu8        ymm12{k1}{z}, [rdx]
+	vpxord          ymm12, ymm12, ymm14
+	vaesenclast     ymm1, ymm1, ymm12
 	vmovdqu8        [rsi]{k1}, ymm1
-	jmp             L.ctr_return
+	jmp             near L.ctr_return
 L.ctr_final1:
-	vpshufb         ymm0, ymm8, ymm10
-	vpaddq          ymm8, ymm8, ymm9
-	vpxord          ymm0, ymm0, ymm12
+	vpshufb         ymm0, ymm8, ymm11
+	vpaddq          ymm8, ymm8, ymm10
+	vpxord          ymm0, ymm0, ymm13
 	cmp             eax, 12
-	jb              L.ctr_final1_aes128
-	je              L.ctr_final1_aes192
+	jb              near L.ctr_final1_aes128
+	je              near L.ctr_final1_aes192
+	vaesenc         ymm0, ymm0, ymm27
 	vaesenc         ymm0, ymm0, ymm26
-	vaesenc         ymm0, ymm0, ymm25
 L.ctr_final1_aes192:
+	vaesenc         ymm0, ymm0, ymm25
 	vaesenc         ymm0, ymm0, ymm24
-	vaesenc         ymm0, ymm0, ymm23
 L.ctr_final1_aes128:
+	vaesenc         ymm0, ymm0, ymm23
 	vaesenc         ymm0, ymm0, ymm22
 	vaesenc         ymm0, ymm0, ymm21
 	vaesenc         ymm0, ymm0, ymm20
@@ -403,13 +407,12 @@ L.ctr_final1_aes128:
 	vaesenc         ymm0, ymm0, ymm17
 	vaesenc         ymm0, ymm0, ymm16
 	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm0, ymm0, ymm14
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; LEN low bits set
 	kmovd           k1, r11d
-	vmovdqu8        ymm11{k1}{z}, [rdx]
-	vpxord          ymm11, ymm11, ymm13
-	vaesenclast     ymm0, ymm0, ymm11
+	vmovdqu8        ymm12{k1}{z}, [rdx]
+	vpxord          ymm12, ymm12, ymm14
+	vaesenclast     ymm0, ymm0, ymm12
 	vmovdqu8        [rsi]{k1}, ymm0
 
 L.ctr_return:
@@ -421,33 +424,65 @@ L.ctr_return:
 L.ctr_main_loop:
 ; LLVM-MCA-BEGIN ctr_avx10_256_main_loop
 ; 8 vectors = 256 bytes per iteration
-	vpshufb         ymm0, ymm8, ymm10
-	vpaddq          ymm8, ymm8, ymm9
-	vpshufb         ymm1, ymm8, ymm10
-	vpaddq          ymm8, ymm8, ymm9
-	vpshufb         ymm2, ymm8, ymm10
-	vpaddq          ymm8, ymm8, ymm9
-	vpshufb         ymm3, ymm8, ymm10
-	vpaddq          ymm8, ymm8, ymm9
-	vpshufb         ymm4, ymm8, ymm10
-	vpaddq          ymm8, ymm8, ymm9
-	vpshufb         ymm5, ymm8, ymm10
-	vpaddq          ymm8, ymm8, ymm9
-	vpshufb         ymm6, ymm8, ymm10
-	vpaddq          ymm8, ymm8, ymm9
-	vpshufb         ymm7, ymm8, ymm10
-	vpaddq          ymm8, ymm8, ymm9
-	vpxord          ymm0, ymm0, ymm12
-	vpxord          ymm1, ymm1, ymm12
-	vpxord          ymm2, ymm2, ymm12
-	vpxord          ymm3, ymm3, ymm12
-	vpxord          ymm4, ymm4, ymm12
-	vpxord          ymm5, ymm5, ymm12
-	vpxord          ymm6, ymm6, ymm12
-	vpxord          ymm7, ymm7, ymm12
+	cmp             r8b, 239
+	ja              near L.ctr_main_carry           ; the low byte wraps in or right after this iteration
+	vpxord          ymm0, ymm9, ymm13
+	vpaddd          ymm1, ymm9, yword [rel L.ctr_be_lane_step]
+	vpaddd          ymm2, ymm1, yword [rel L.ctr_be_lane_step]
+	vpaddd          ymm3, ymm2, yword [rel L.ctr_be_lane_step]
+	vpaddd          ymm4, ymm3, yword [rel L.ctr_be_lane_step]
+	vpaddd          ymm5, ymm4, yword [rel L.ctr_be_lane_step]
+	vpaddd          ymm6, ymm5, yword [rel L.ctr_be_lane_step]
+	vpaddd          ymm7, ymm6, yword [rel L.ctr_be_lane_step]
+	vpaddd          ymm9, ymm7, yword [rel L.ctr_be_lane_step]
+	vpaddq          ymm8, ymm8, yword [rel L.ctr_le_iteration_step]
+	vpxord          ymm1, ymm1, ymm13
+	vpxord          ymm2, ymm2, ymm13
+	vpxord          ymm3, ymm3, ymm13
+	vpxord          ymm4, ymm4, ymm13
+	vpxord          ymm5, ymm5, ymm13
+	vpxord          ymm6, ymm6, ymm13
+	vpxord          ymm7, ymm7, ymm13
+	jmp             near L.ctr_main_counted
+L.ctr_main_carry:
+	vpshufb         ymm0, ymm8, ymm11
+	vpaddq          ymm8, ymm8, ymm10
+	vpshufb         ymm1, ymm8, ymm11
+	vpaddq          ymm8, ymm8, ymm10
+	vpshufb         ymm2, ymm8, ymm11
+	vpaddq          ymm8, ymm8, ymm10
+	vpshufb         ymm3, ymm8, ymm11
+	vpaddq          ymm8, ymm8, ymm10
+	vpshufb         ymm4, ymm8, ymm11
+	vpaddq          ymm8, ymm8, ymm10
+	vpshufb         ymm5, ymm8, ymm11
+	vpaddq          ymm8, ymm8, ymm10
+	vpshufb         ymm6, ymm8, ymm11
+	vpaddq          ymm8, ymm8, ymm10
+	vpshufb         ymm7, ymm8, ymm11
+	vpaddq          ymm8, ymm8, ymm10
+	vpxord          ymm0, ymm0, ymm13
+	vpxord          ymm1, ymm1, ymm13
+	vpxord          ymm2, ymm2, ymm13
+	vpxord          ymm3, ymm3, ymm13
+	vpxord          ymm4, ymm4, ymm13
+	vpxord          ymm5, ymm5, ymm13
+	vpxord          ymm6, ymm6, ymm13
+	vpxord          ymm7, ymm7, ymm13
+	vpshufb         ymm9, ymm8, ymm11
+L.ctr_main_counted:
+	add             r8, 16
 	cmp             eax, 12
-	jb              L.ctr_main_aes128
-	je              L.ctr_main_aes192
+	jb              near L.ctr_main_aes128
+	je              near L.ctr_main_aes192
+	vaesenc         ymm0, ymm0, ymm27
+	vaesenc         ymm1, ymm1, ymm27
+	vaesenc         ymm2, ymm2, ymm27
+	vaesenc         ymm3, ymm3, ymm27
+	vaesenc         ymm4, ymm4, ymm27
+	vaesenc         ymm5, ymm5, ymm27
+	vaesenc         ymm6, ymm6, ymm27
+	vaesenc         ymm7, ymm7, ymm27
 	vaesenc         ymm0, ymm0, ymm26
 	vaesenc         ymm1, ymm1, ymm26
 	vaesenc         ymm2, ymm2, ymm26
@@ -456,6 +491,7 @@ L.ctr_main_loop:
 	vaesenc         ymm5, ymm5, ymm26
 	vaesenc         ymm6, ymm6, ymm26
 	vaesenc         ymm7, ymm7, ymm26
+L.ctr_main_aes192:
 	vaesenc         ymm0, ymm0, ymm25
 	vaesenc         ymm1, ymm1, ymm25
 	vaesenc         ymm2, ymm2, ymm25
@@ -464,7 +500,6 @@ L.ctr_main_loop:
 	vaesenc         ymm5, ymm5, ymm25
 	vaesenc         ymm6, ymm6, ymm25
 	vaesenc         ymm7, ymm7, ymm25
-L.ctr_main_aes192:
 	vaesenc         ymm0, ymm0, ymm24
 	vaesenc         ymm1, ymm1, ymm24
 	vaesenc         ymm2, ymm2, ymm24
@@ -473,6 +508,7 @@ L.ctr_main_aes192:
 	vaesenc         ymm5, ymm5, ymm24
 	vaesenc         ymm6, ymm6, ymm24
 	vaesenc         ymm7, ymm7, ymm24
+L.ctr_main_aes128:
 	vaesenc         ymm0, ymm0, ymm23
 	vaesenc         ymm1, ymm1, ymm23
 	vaesenc         ymm2, ymm2, ymm23
@@ -481,7 +517,6 @@ L.ctr_main_aes192:
 	vaesenc         ymm5, ymm5, ymm23
 	vaesenc         ymm6, ymm6, ymm23
 	vaesenc         ymm7, ymm7, ymm23
-L.ctr_main_aes128:
 	vaesenc         ymm0, ymm0, ymm22
 	vaesenc         ymm1, ymm1, ymm22
 	vaesenc         ymm2, ymm2, ymm22
@@ -546,37 +581,29 @@ L.ctr_main_aes128:
 	vaesenc         ymm5, ymm5, ymm15
 	vaesenc         ymm6, ymm6, ymm15
 	vaesenc         ymm7, ymm7, ymm15
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vaesenc         ymm6, ymm6, ymm14
-	vaesenc         ymm7, ymm7, ymm14
-	vpxord          ymm11, ymm13, yword [rdx]
-	vaesenclast     ymm0, ymm0, ymm11
+	vpxord          ymm12, ymm14, yword [rdx]
+	vaesenclast     ymm0, ymm0, ymm12
 	vmovdqu8        yword [rsi], ymm0
-	vpxord          ymm11, ymm13, yword [rdx + 32]
-	vaesenclast     ymm1, ymm1, ymm11
+	vpxord          ymm12, ymm14, yword [rdx + 32]
+	vaesenclast     ymm1, ymm1, ymm12
 	vmovdqu8        yword [rsi + 32], ymm1
-	vpxord          ymm11, ymm13, yword [rdx + 64]
-	vaesenclast     ymm2, ymm2, ymm11
+	vpxord          ymm12, ymm14, yword [rdx + 64]
+	vaesenclast     ymm2, ymm2, ymm12
 	vmovdqu8        yword [rsi + 64], ymm2
-	vpxord          ymm11, ymm13, yword [rdx + 96]
-	vaesenclast     ymm3, ymm3, ymm11
+	vpxord          ymm12, ymm14, yword [rdx + 96]
+	vaesenclast     ymm3, ymm3, ymm12
 	vmovdqu8        yword [rsi + 96], ymm3
-	vpxord          ymm11, ymm13, yword [rdx + 128]
-	vaesenclast     ymm4, ymm4, ymm11
+	vpxord          ymm12, ymm14, yword [rdx + 128]
+	vaesenclast     ymm4, ymm4, ymm12
 	vmovdqu8        yword [rsi + 128], ymm4
-	vpxord          ymm11, ymm13, yword [rdx + 160]
-	vaesenclast     ymm5, ymm5, ymm11
+	vpxord          ymm12, ymm14, yword [rdx + 160]
+	vaesenclast     ymm5, ymm5, ymm12
 	vmovdqu8        yword [rsi + 160], ymm5
-	vpxord          ymm11, ymm13, yword [rdx + 192]
-	vaesenclast     ymm6, ymm6, ymm11
+	vpxord          ymm12, ymm14, yword [rdx + 192]
+	vaesenclast     ymm6, ymm6, ymm12
 	vmovdqu8        yword [rsi + 192], ymm6
-	vpxord          ymm11, ymm13, yword [rdx + 224]
-	vaesenclast     ymm7, ymm7, ymm11
+	vpxord          ymm12, ymm14, yword [rdx + 224]
+	vaesenclast     ymm7, ymm7, ymm12
 	vmovdqu8        yword [rsi + 224], ymm7
 	add             rdx, 256
 	add             rsi, 256
@@ -584,6 +611,38 @@ L.ctr_main_aes128:
 	jae             L.ctr_main_loop
 ; LLVM-MCA-END
 	jmp             L.ctr_main_done
+
+L.ctr_one_block:
+	vmovq           xmm0, r8
+	vpinsrq         xmm0, xmm0, r9, 1
+	vpshufb         xmm0, xmm0, oword [rel L.ctr_bswap_mask]
+	vpxor           xmm0, xmm0, oword [rdi]
+	cmp             eax, 12
+	jb              near L.ctr_one_aes128
+	je              near L.ctr_one_aes192
+	vaesenc         xmm0, xmm0, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, oword [r10 - 192]
+L.ctr_one_aes192:
+	vaesenc         xmm0, xmm0, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, oword [r10 - 160]
+L.ctr_one_aes128:
+	vaesenc         xmm0, xmm0, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, oword [r10 - 16]
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; LEN low bits set
+	kmovd           k1, r11d
+	vmovdqu8        xmm12{k1}{z}, [rdx]
+	vpxord          xmm12, xmm12, oword [r10]
+	vaesenclast     xmm0, xmm0, xmm12
+	vmovdqu8        [rsi]{k1}, xmm0
+	jmp             L.ctr_return
 
 	section .rodata align=64
 	align 64, db 0
@@ -593,6 +652,18 @@ L.ctr_bswap_mask:
 ; Per-lane increment: the number of blocks in one vector.
 L.ctr_lane_count:
 	dq	2, 0
+; Big-endian step of one vector: the block count per vector added to byte 15 of each
+; lane (the top byte of dword 3).
+	align 64, db 0
+L.ctr_be_lane_step:
+	dd	0, 0, 0, 33554432
+	dd	0, 0, 0, 33554432
+; Little-endian step of one main-loop iteration.
+	align 64, db 0
+L.ctr_le_iteration_step:
+	dq	16, 0
+	dq	16, 0
+	align 64, db 0
 ; Lane i starts at counter + i.
 L.ctr_lane_offsets:
 	dq	0, 0

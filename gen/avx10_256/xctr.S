@@ -34,10 +34,12 @@ aesgen_xctr_crypt_avx10_256:
 	.cfi_startproc
 	endbr64
 	test            %rcx, %rcx
-	jz              .Lxctr_return
+	{disp32} jz     .Lxctr_return
 	mov             240(%rdi), %eax
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &rk[rounds]
+	cmp             $16, %rcx
+	{disp32} jbe    .Lxctr_one_block
 	vbroadcasti32x4 (%r10), %ymm12
 	vbroadcasti32x4 -16(%r10), %ymm13
 	vbroadcasti32x4 -32(%r10), %ymm14
@@ -49,10 +51,10 @@ aesgen_xctr_crypt_avx10_256:
 	vbroadcasti32x4 -128(%r10), %ymm20
 	vbroadcasti32x4 -144(%r10), %ymm21
 	cmp             $12, %eax
-	jb              .Lxctr_keys_loaded
+	{disp32} jb     .Lxctr_keys_loaded
 	vbroadcasti32x4 -160(%r10), %ymm22
 	vbroadcasti32x4 -176(%r10), %ymm23
-	je              .Lxctr_keys_loaded
+	{disp32} je     .Lxctr_keys_loaded
 	vbroadcasti32x4 -192(%r10), %ymm24
 	vbroadcasti32x4 -208(%r10), %ymm25
 .Lxctr_keys_loaded:
@@ -65,15 +67,15 @@ aesgen_xctr_crypt_avx10_256:
 	vbroadcasti32x4 .Lxctr_lane_count(%rip), %ymm9
 
 	sub             $256, %rcx
-	jae             .Lxctr_main_loop                # out of line, so short messages fall through
+	{disp32} jae    .Lxctr_main_loop                # out of line, so short messages fall through
 .Lxctr_main_done:
 	add             $256, %rcx                      # 0 <= LEN < 256 remain
-	jz              .Lxctr_return
+	{disp32} jz     .Lxctr_return
 
 # Groups of 4 vectors while at least 128 bytes remain.
 .Lxctr_group_loop:
 	cmp             $128, %rcx
-	jb              .Lxctr_final
+	{disp32} jb     .Lxctr_final
 	vpxord          %ymm10, %ymm8, %ymm0
 	vpaddq          %ymm9, %ymm8, %ymm8
 	vpxord          %ymm10, %ymm8, %ymm1
@@ -83,8 +85,8 @@ aesgen_xctr_crypt_avx10_256:
 	vpxord          %ymm10, %ymm8, %ymm3
 	vpaddq          %ymm9, %ymm8, %ymm8
 	cmp             $12, %eax
-	jb              .Lxctr_group_aes128
-	je              .Lxctr_group_aes192
+	{disp32} jb     .Lxctr_group_aes128
+	{disp32} je     .Lxctr_group_aes192
 	vaesenc         %ymm25, %ymm0, %ymm0
 	vaesenc         %ymm25, %ymm1, %ymm1
 	vaesenc         %ymm25, %ymm2, %ymm2
@@ -155,16 +157,16 @@ aesgen_xctr_crypt_avx10_256:
 	add             $128, %rsi
 	sub             $128, %rcx
 	jnz             .Lxctr_group_loop
-	jmp             .Lxctr_return
+	{disp32} jmp    .Lxctr_return
 
 # 1..128 bytes remain: pick the final group by the number of vectors they need.
 .Lxctr_final:
 	cmp             $32, %rcx
-	jbe             .Lxctr_final1
+	{disp32} jbe    .Lxctr_final1
 	cmp             $64, %rcx
-	jbe             .Lxctr_final2
+	{disp32} jbe    .Lxctr_final2
 	cmp             $96, %rcx
-	jbe             .Lxctr_final3
+	{disp32} jbe    .Lxctr_final3
 .Lxctr_final4:
 	vpxord          %ymm10, %ymm8, %ymm0
 	vpaddq          %ymm9, %ymm8, %ymm8
@@ -175,8 +177,8 @@ aesgen_xctr_crypt_avx10_256:
 	vpxord          %ymm10, %ymm8, %ymm3
 	vpaddq          %ymm9, %ymm8, %ymm8
 	cmp             $12, %eax
-	jb              .Lxctr_final4_aes128
-	je              .Lxctr_final4_aes192
+	{disp32} jb     .Lxctr_final4_aes128
+	{disp32} je     .Lxctr_final4_aes192
 	vaesenc         %ymm25, %ymm0, %ymm0
 	vaesenc         %ymm25, %ymm1, %ymm1
 	vaesenc         %ymm25, %ymm2, %ymm2
@@ -250,7 +252,7 @@ aesgen_xctr_crypt_avx10_256:
 	vpxord          %ymm12, %ymm11, %ymm11
 	vaesenclast     %ymm11, %ymm3, %ymm3
 	vmovdqu8        %ymm3, (%rsi){%k1}
-	jmp             .Lxctr_return
+	{disp32} jmp    .Lxctr_return
 .Lxctr_final3:
 	vpxord          %ymm10, %ymm8, %ymm0
 	vpaddq          %ymm9, %ymm8, %ymm8
@@ -259,8 +261,8 @@ aesgen_xctr_crypt_avx10_256:
 	vpxord          %ymm10, %ymm8, %ymm2
 	vpaddq          %ymm9, %ymm8, %ymm8
 	cmp             $12, %eax
-	jb              .Lxctr_final3_aes128
-	je              .Lxctr_final3_aes192
+	{disp32} jb     .Lxctr_final3_aes128
+	{disp32} je     .Lxctr_final3_aes192
 	vaesenc         %ymm25, %ymm0, %ymm0
 	vaesenc         %ymm25, %ymm1, %ymm1
 	vaesenc         %ymm25, %ymm2, %ymm2
@@ -318,15 +320,15 @@ aesgen_xctr_crypt_avx10_256:
 	vpxord          %ymm12, %ymm11, %ymm11
 	vaesenclast     %ymm11, %ymm2, %ymm2
 	vmovdqu8        %ymm2, (%rsi){%k1}
-	jmp             .Lxctr_return
+	{disp32} jmp    .Lxctr_return
 .Lxctr_final2:
 	vpxord          %ymm10, %ymm8, %ymm0
 	vpaddq          %ymm9, %ymm8, %ymm8
 	vpxord          %ymm10, %ymm8, %ymm1
 	vpaddq          %ymm9, %ymm8, %ymm8
 	cmp             $12, %eax
-	jb              .Lxctr_final2_aes128
-	je              .Lxctr_final2_aes192
+	{disp32} jb     .Lxctr_final2_aes128
+	{disp32} je     .Lxctr_final2_aes192
 	vaesenc         %ymm25, %ymm0, %ymm0
 	vaesenc         %ymm25, %ymm1, %ymm1
 	vaesenc         %ymm24, %ymm0, %ymm0
@@ -368,13 +370,13 @@ aesgen_xctr_crypt_avx10_256:
 	vpxord          %ymm12, %ymm11, %ymm11
 	vaesenclast     %ymm11, %ymm1, %ymm1
 	vmovdqu8        %ymm1, (%rsi){%k1}
-	jmp             .Lxctr_return
+	{disp32} jmp    .Lxctr_return
 .Lxctr_final1:
 	vpxord          %ymm10, %ymm8, %ymm0
 	vpaddq          %ymm9, %ymm8, %ymm8
 	cmp             $12, %eax
-	jb              .Lxctr_final1_aes128
-	je              .Lxctr_final1_aes192
+	{disp32} jb     .Lxctr_final1_aes128
+	{disp32} je     .Lxctr_final1_aes192
 	vaesenc         %ymm25, %ymm0, %ymm0
 	vaesenc         %ymm24, %ymm0, %ymm0
 .Lxctr_final1_aes192:
@@ -424,8 +426,8 @@ aesgen_xctr_crypt_avx10_256:
 	vpxord          %ymm10, %ymm8, %ymm7
 	vpaddq          %ymm9, %ymm8, %ymm8
 	cmp             $12, %eax
-	jb              .Lxctr_main_aes128
-	je              .Lxctr_main_aes192
+	{disp32} jb     .Lxctr_main_aes128
+	{disp32} je     .Lxctr_main_aes192
 	vaesenc         %ymm25, %ymm0, %ymm0
 	vaesenc         %ymm25, %ymm1, %ymm1
 	vaesenc         %ymm25, %ymm2, %ymm2
@@ -562,6 +564,37 @@ aesgen_xctr_crypt_avx10_256:
 	jae             .Lxctr_main_loop
 # LLVM-MCA-END
 	jmp             .Lxctr_main_done
+
+.Lxctr_one_block:
+	vmovq           %r9, %xmm0
+	vpxor           (%r8), %xmm0, %xmm0
+	vpxor           (%rdi), %xmm0, %xmm0
+	cmp             $12, %eax
+	{disp32} jb     .Lxctr_one_aes128
+	{disp32} je     .Lxctr_one_aes192
+	vaesenc         -208(%r10), %xmm0, %xmm0
+	vaesenc         -192(%r10), %xmm0, %xmm0
+.Lxctr_one_aes192:
+	vaesenc         -176(%r10), %xmm0, %xmm0
+	vaesenc         -160(%r10), %xmm0, %xmm0
+.Lxctr_one_aes128:
+	vaesenc         -144(%r10), %xmm0, %xmm0
+	vaesenc         -128(%r10), %xmm0, %xmm0
+	vaesenc         -112(%r10), %xmm0, %xmm0
+	vaesenc         -96(%r10), %xmm0, %xmm0
+	vaesenc         -80(%r10), %xmm0, %xmm0
+	vaesenc         -64(%r10), %xmm0, %xmm0
+	vaesenc         -48(%r10), %xmm0, %xmm0
+	vaesenc         -32(%r10), %xmm0, %xmm0
+	vaesenc         -16(%r10), %xmm0, %xmm0
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # LEN low bits set
+	kmovd           %r11d, %k1
+	vmovdqu8        (%rdx), %xmm11{%k1}{z}
+	vpxord          (%r10), %xmm11, %xmm11
+	vaesenclast     %xmm11, %xmm0, %xmm0
+	vmovdqu8        %xmm0, (%rsi){%k1}
+	jmp             .Lxctr_return
 	.cfi_endproc
 	.size	aesgen_xctr_crypt_avx10_256, . - aesgen_xctr_crypt_avx10_256
 

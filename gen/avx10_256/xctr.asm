@@ -34,10 +34,12 @@
 aesgen_xctr_crypt_avx10_256:
 	endbr64
 	test            rcx, rcx
-	jz              L.xctr_return
+	jz              near L.xctr_return
 	mov             eax, dword [rdi + 240]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &rk[rounds]
+	cmp             rcx, 16
+	jbe             near L.xctr_one_block
 	vbroadcasti32x4 ymm12, oword [r10]
 	vbroadcasti32x4 ymm13, oword [r10 - 16]
 	vbroadcasti32x4 ymm14, oword [r10 - 32]
@@ -49,10 +51,10 @@ aesgen_xctr_crypt_avx10_256:
 	vbroadcasti32x4 ymm20, oword [r10 - 128]
 	vbroadcasti32x4 ymm21, oword [r10 - 144]
 	cmp             eax, 12
-	jb              L.xctr_keys_loaded
+	jb              near L.xctr_keys_loaded
 	vbroadcasti32x4 ymm22, oword [r10 - 160]
 	vbroadcasti32x4 ymm23, oword [r10 - 176]
-	je              L.xctr_keys_loaded
+	je              near L.xctr_keys_loaded
 	vbroadcasti32x4 ymm24, oword [r10 - 192]
 	vbroadcasti32x4 ymm25, oword [r10 - 208]
 L.xctr_keys_loaded:
@@ -65,15 +67,15 @@ L.xctr_keys_loaded:
 	vbroadcasti32x4 ymm9, oword [rel L.xctr_lane_count]
 
 	sub             rcx, 256
-	jae             L.xctr_main_loop                ; out of line, so short messages fall through
+	jae             near L.xctr_main_loop           ; out of line, so short messages fall through
 L.xctr_main_done:
 	add             rcx, 256                        ; 0 <= LEN < 256 remain
-	jz              L.xctr_return
+	jz              near L.xctr_return
 
 ; Groups of 4 vectors while at least 128 bytes remain.
 L.xctr_group_loop:
 	cmp             rcx, 128
-	jb              L.xctr_final
+	jb              near L.xctr_final
 	vpxord          ymm0, ymm8, ymm10
 	vpaddq          ymm8, ymm8, ymm9
 	vpxord          ymm1, ymm8, ymm10
@@ -83,8 +85,8 @@ L.xctr_group_loop:
 	vpxord          ymm3, ymm8, ymm10
 	vpaddq          ymm8, ymm8, ymm9
 	cmp             eax, 12
-	jb              L.xctr_group_aes128
-	je              L.xctr_group_aes192
+	jb              near L.xctr_group_aes128
+	je              near L.xctr_group_aes192
 	vaesenc         ymm0, ymm0, ymm25
 	vaesenc         ymm1, ymm1, ymm25
 	vaesenc         ymm2, ymm2, ymm25
@@ -155,16 +157,16 @@ L.xctr_group_aes128:
 	add             rsi, 128
 	sub             rcx, 128
 	jnz             L.xctr_group_loop
-	jmp             L.xctr_return
+	jmp             near L.xctr_return
 
 ; 1..128 bytes remain: pick the final group by the number of vectors they need.
 L.xctr_final:
 	cmp             rcx, 32
-	jbe             L.xctr_final1
+	jbe             near L.xctr_final1
 	cmp             rcx, 64
-	jbe             L.xctr_final2
+	jbe             near L.xctr_final2
 	cmp             rcx, 96
-	jbe             L.xctr_final3
+	jbe             near L.xctr_final3
 L.xctr_final4:
 	vpxord          ymm0, ymm8, ymm10
 	vpaddq          ymm8, ymm8, ymm9
@@ -175,8 +177,8 @@ L.xctr_final4:
 	vpxord          ymm3, ymm8, ymm10
 	vpaddq          ymm8, ymm8, ymm9
 	cmp             eax, 12
-	jb              L.xctr_final4_aes128
-	je              L.xctr_final4_aes192
+	jb              near L.xctr_final4_aes128
+	je              near L.xctr_final4_aes192
 	vaesenc         ymm0, ymm0, ymm25
 	vaesenc         ymm1, ymm1, ymm25
 	vaesenc         ymm2, ymm2, ymm25
@@ -250,7 +252,7 @@ L.xctr_final4_aes128:
 	vpxord          ymm11, ymm11, ymm12
 	vaesenclast     ymm3, ymm3, ymm11
 	vmovdqu8        [rsi]{k1}, ymm3
-	jmp             L.xctr_return
+	jmp             near L.xctr_return
 L.xctr_final3:
 	vpxord          ymm0, ymm8, ymm10
 	vpaddq          ymm8, ymm8, ymm9
@@ -259,8 +261,8 @@ L.xctr_final3:
 	vpxord          ymm2, ymm8, ymm10
 	vpaddq          ymm8, ymm8, ymm9
 	cmp             eax, 12
-	jb              L.xctr_final3_aes128
-	je              L.xctr_final3_aes192
+	jb              near L.xctr_final3_aes128
+	je              near L.xctr_final3_aes192
 	vaesenc         ymm0, ymm0, ymm25
 	vaesenc         ymm1, ymm1, ymm25
 	vaesenc         ymm2, ymm2, ymm25
@@ -318,15 +320,15 @@ L.xctr_final3_aes128:
 	vpxord          ymm11, ymm11, ymm12
 	vaesenclast     ymm2, ymm2, ymm11
 	vmovdqu8        [rsi]{k1}, ymm2
-	jmp             L.xctr_return
+	jmp             near L.xctr_return
 L.xctr_final2:
 	vpxord          ymm0, ymm8, ymm10
 	vpaddq          ymm8, ymm8, ymm9
 	vpxord          ymm1, ymm8, ymm10
 	vpaddq          ymm8, ymm8, ymm9
 	cmp             eax, 12
-	jb              L.xctr_final2_aes128
-	je              L.xctr_final2_aes192
+	jb              near L.xctr_final2_aes128
+	je              near L.xctr_final2_aes192
 	vaesenc         ymm0, ymm0, ymm25
 	vaesenc         ymm1, ymm1, ymm25
 	vaesenc         ymm0, ymm0, ymm24
@@ -368,13 +370,13 @@ L.xctr_final2_aes128:
 	vpxord          ymm11, ymm11, ymm12
 	vaesenclast     ymm1, ymm1, ymm11
 	vmovdqu8        [rsi]{k1}, ymm1
-	jmp             L.xctr_return
+	jmp             near L.xctr_return
 L.xctr_final1:
 	vpxord          ymm0, ymm8, ymm10
 	vpaddq          ymm8, ymm8, ymm9
 	cmp             eax, 12
-	jb              L.xctr_final1_aes128
-	je              L.xctr_final1_aes192
+	jb              near L.xctr_final1_aes128
+	je              near L.xctr_final1_aes192
 	vaesenc         ymm0, ymm0, ymm25
 	vaesenc         ymm0, ymm0, ymm24
 L.xctr_final1_aes192:
@@ -424,8 +426,8 @@ L.xctr_main_loop:
 	vpxord          ymm7, ymm8, ymm10
 	vpaddq          ymm8, ymm8, ymm9
 	cmp             eax, 12
-	jb              L.xctr_main_aes128
-	je              L.xctr_main_aes192
+	jb              near L.xctr_main_aes128
+	je              near L.xctr_main_aes192
 	vaesenc         ymm0, ymm0, ymm25
 	vaesenc         ymm1, ymm1, ymm25
 	vaesenc         ymm2, ymm2, ymm25
@@ -562,6 +564,37 @@ L.xctr_main_aes128:
 	jae             L.xctr_main_loop
 ; LLVM-MCA-END
 	jmp             L.xctr_main_done
+
+L.xctr_one_block:
+	vmovq           xmm0, r9
+	vpxor           xmm0, xmm0, oword [r8]
+	vpxor           xmm0, xmm0, oword [rdi]
+	cmp             eax, 12
+	jb              near L.xctr_one_aes128
+	je              near L.xctr_one_aes192
+	vaesenc         xmm0, xmm0, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, oword [r10 - 192]
+L.xctr_one_aes192:
+	vaesenc         xmm0, xmm0, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, oword [r10 - 160]
+L.xctr_one_aes128:
+	vaesenc         xmm0, xmm0, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, oword [r10 - 16]
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; LEN low bits set
+	kmovd           k1, r11d
+	vmovdqu8        xmm11{k1}{z}, [rdx]
+	vpxord          xmm11, xmm11, oword [r10]
+	vaesenclast     xmm0, xmm0, xmm11
+	vmovdqu8        [rsi]{k1}, xmm0
+	jmp             L.xctr_return
 
 	section .rodata align=64
 	align 64, db 0

@@ -21,10 +21,10 @@
 #
 # Registers: KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTR_LO=r8, CTR_HI=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11
 #            KS0=zmm0, KS1=zmm1, KS2=zmm2, KS3=zmm3, KS4=zmm4, KS5=zmm5
-#            KS6=zmm6, KS7=zmm7, CTR=zmm8, INC=zmm9, BSWAP=zmm10, TMP=zmm11
-#            K0=zmm12, KLAST=zmm13, KLAST-1=zmm14, KLAST-2=zmm15, KLAST-3=zmm16, KLAST-4=zmm17
-#            KLAST-5=zmm18, KLAST-6=zmm19, KLAST-7=zmm20, KLAST-8=zmm21, KLAST-9=zmm22, KLAST-10=zmm23
-#            KLAST-11=zmm24, KLAST-12=zmm25, KLAST-13=zmm26
+#            KS6=zmm6, KS7=zmm7, CTR=zmm8, BASE=zmm9, INC=zmm10, BSWAP=zmm11
+#            TMP=zmm12, K0=zmm13, KLAST=zmm14, KLAST-1=zmm15, KLAST-2=zmm16, KLAST-3=zmm17
+#            KLAST-4=zmm18, KLAST-5=zmm19, KLAST-6=zmm20, KLAST-7=zmm21, KLAST-8=zmm22, KLAST-9=zmm23
+#            KLAST-10=zmm24, KLAST-11=zmm25, KLAST-12=zmm26, KLAST-13=zmm27
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_ctr_crypt_avx10_512
@@ -34,79 +34,86 @@ aesgen_ctr_crypt_avx10_512:
 	.cfi_startproc
 	endbr64
 	test            %rcx, %rcx
-	jz              .Lctr_return
+	{disp32} jz     .Lctr_return
 	mov             240(%rdi), %eax
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &rk[rounds]
-	vbroadcasti32x4 (%rdi), %zmm12
-	vbroadcasti32x4 (%r10), %zmm13
-	vbroadcasti32x4 -16(%r10), %zmm14
-	vbroadcasti32x4 -32(%r10), %zmm15
-	vbroadcasti32x4 -48(%r10), %zmm16
-	vbroadcasti32x4 -64(%r10), %zmm17
-	vbroadcasti32x4 -80(%r10), %zmm18
-	vbroadcasti32x4 -96(%r10), %zmm19
-	vbroadcasti32x4 -112(%r10), %zmm20
-	vbroadcasti32x4 -128(%r10), %zmm21
-	vbroadcasti32x4 -144(%r10), %zmm22
+	cmp             $16, %rcx
+	{disp32} jbe    .Lctr_one_block
+	vbroadcasti32x4 (%rdi), %zmm13
+	vbroadcasti32x4 (%r10), %zmm14
+	vbroadcasti32x4 -16(%r10), %zmm15
+	vbroadcasti32x4 -32(%r10), %zmm16
+	vbroadcasti32x4 -48(%r10), %zmm17
+	vbroadcasti32x4 -64(%r10), %zmm18
+	vbroadcasti32x4 -80(%r10), %zmm19
+	vbroadcasti32x4 -96(%r10), %zmm20
+	vbroadcasti32x4 -112(%r10), %zmm21
+	vbroadcasti32x4 -128(%r10), %zmm22
+	vbroadcasti32x4 -144(%r10), %zmm23
 	cmp             $12, %eax
-	jb              .Lctr_keys_loaded
-	vbroadcasti32x4 -160(%r10), %zmm23
-	vbroadcasti32x4 -176(%r10), %zmm24
-	je              .Lctr_keys_loaded
-	vbroadcasti32x4 -192(%r10), %zmm25
-	vbroadcasti32x4 -208(%r10), %zmm26
+	{disp32} jb     .Lctr_keys_loaded
+	vbroadcasti32x4 -160(%r10), %zmm24
+	vbroadcasti32x4 -176(%r10), %zmm25
+	{disp32} je     .Lctr_keys_loaded
+	vbroadcasti32x4 -192(%r10), %zmm26
+	vbroadcasti32x4 -208(%r10), %zmm27
 .Lctr_keys_loaded:
 	vmovq           %r8, %xmm8
 	vpinsrq         $1, %r9, %xmm8, %xmm8
 	vshufi64x2      $0, %zmm8, %zmm8, %zmm8         # lane 0 into every lane
 	vpaddq          .Lctr_lane_offsets(%rip), %zmm8, %zmm8
-	vbroadcasti32x4 .Lctr_lane_count(%rip), %zmm9
-	vbroadcasti32x4 .Lctr_bswap_mask(%rip), %zmm10
+	vbroadcasti32x4 .Lctr_lane_count(%rip), %zmm10
+	vbroadcasti32x4 .Lctr_bswap_mask(%rip), %zmm11
+	vpshufb         %zmm11, %zmm8, %zmm9
 
 	sub             $512, %rcx
-	jae             .Lctr_main_loop                 # out of line, so short messages fall through
+	{disp32} jae    .Lctr_main_loop                 # out of line, so short messages fall through
 .Lctr_main_done:
 	add             $512, %rcx                      # 0 <= LEN < 512 remain
-	jz              .Lctr_return
+	{disp32} jz     .Lctr_return
 
 # Groups of 4 vectors while at least 256 bytes remain.
 .Lctr_group_loop:
 	cmp             $256, %rcx
-	jb              .Lctr_final
-	vpshufb         %zmm10, %zmm8, %zmm0
-	vpaddq          %zmm9, %zmm8, %zmm8
-	vpshufb         %zmm10, %zmm8, %zmm1
-	vpaddq          %zmm9, %zmm8, %zmm8
-	vpshufb         %zmm10, %zmm8, %zmm2
-	vpaddq          %zmm9, %zmm8, %zmm8
-	vpshufb         %zmm10, %zmm8, %zmm3
-	vpaddq          %zmm9, %zmm8, %zmm8
-	vpxord          %zmm12, %zmm0, %zmm0
-	vpxord          %zmm12, %zmm1, %zmm1
-	vpxord          %zmm12, %zmm2, %zmm2
-	vpxord          %zmm12, %zmm3, %zmm3
+	{disp32} jb     .Lctr_final
+	vpshufb         %zmm11, %zmm8, %zmm0
+	vpaddq          %zmm10, %zmm8, %zmm8
+	vpshufb         %zmm11, %zmm8, %zmm1
+	vpaddq          %zmm10, %zmm8, %zmm8
+	vpshufb         %zmm11, %zmm8, %zmm2
+	vpaddq          %zmm10, %zmm8, %zmm8
+	vpshufb         %zmm11, %zmm8, %zmm3
+	vpaddq          %zmm10, %zmm8, %zmm8
+	vpxord          %zmm13, %zmm0, %zmm0
+	vpxord          %zmm13, %zmm1, %zmm1
+	vpxord          %zmm13, %zmm2, %zmm2
+	vpxord          %zmm13, %zmm3, %zmm3
 	cmp             $12, %eax
-	jb              .Lctr_group_aes128
-	je              .Lctr_group_aes192
+	{disp32} jb     .Lctr_group_aes128
+	{disp32} je     .Lctr_group_aes192
+	vaesenc         %zmm27, %zmm0, %zmm0
+	vaesenc         %zmm27, %zmm1, %zmm1
+	vaesenc         %zmm27, %zmm2, %zmm2
+	vaesenc         %zmm27, %zmm3, %zmm3
 	vaesenc         %zmm26, %zmm0, %zmm0
 	vaesenc         %zmm26, %zmm1, %zmm1
 	vaesenc         %zmm26, %zmm2, %zmm2
 	vaesenc         %zmm26, %zmm3, %zmm3
+.Lctr_group_aes192:
 	vaesenc         %zmm25, %zmm0, %zmm0
 	vaesenc         %zmm25, %zmm1, %zmm1
 	vaesenc         %zmm25, %zmm2, %zmm2
 	vaesenc         %zmm25, %zmm3, %zmm3
-.Lctr_group_aes192:
 	vaesenc         %zmm24, %zmm0, %zmm0
 	vaesenc         %zmm24, %zmm1, %zmm1
 	vaesenc         %zmm24, %zmm2, %zmm2
 	vaesenc         %zmm24, %zmm3, %zmm3
+.Lctr_group_aes128:
 	vaesenc         %zmm23, %zmm0, %zmm0
 	vaesenc         %zmm23, %zmm1, %zmm1
 	vaesenc         %zmm23, %zmm2, %zmm2
 	vaesenc         %zmm23, %zmm3, %zmm3
-.Lctr_group_aes128:
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -139,70 +146,70 @@ aesgen_ctr_crypt_avx10_512:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vaesenc         %zmm14, %zmm0, %zmm0
-	vaesenc         %zmm14, %zmm1, %zmm1
-	vaesenc         %zmm14, %zmm2, %zmm2
-	vaesenc         %zmm14, %zmm3, %zmm3
-	vpxord          (%rdx), %zmm13, %zmm11
-	vaesenclast     %zmm11, %zmm0, %zmm0
+	vpxord          (%rdx), %zmm14, %zmm12
+	vaesenclast     %zmm12, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi)
-	vpxord          64(%rdx), %zmm13, %zmm11
-	vaesenclast     %zmm11, %zmm1, %zmm1
+	vpxord          64(%rdx), %zmm14, %zmm12
+	vaesenclast     %zmm12, %zmm1, %zmm1
 	vmovdqu8        %zmm1, 64(%rsi)
-	vpxord          128(%rdx), %zmm13, %zmm11
-	vaesenclast     %zmm11, %zmm2, %zmm2
+	vpxord          128(%rdx), %zmm14, %zmm12
+	vaesenclast     %zmm12, %zmm2, %zmm2
 	vmovdqu8        %zmm2, 128(%rsi)
-	vpxord          192(%rdx), %zmm13, %zmm11
-	vaesenclast     %zmm11, %zmm3, %zmm3
+	vpxord          192(%rdx), %zmm14, %zmm12
+	vaesenclast     %zmm12, %zmm3, %zmm3
 	vmovdqu8        %zmm3, 192(%rsi)
 	add             $256, %rdx
 	add             $256, %rsi
 	sub             $256, %rcx
 	jnz             .Lctr_group_loop
-	jmp             .Lctr_return
+	{disp32} jmp    .Lctr_return
 
 # 1..256 bytes remain: pick the final group by the number of vectors they need.
 .Lctr_final:
 	cmp             $64, %rcx
-	jbe             .Lctr_final1
+	{disp32} jbe    .Lctr_final1
 	cmp             $128, %rcx
-	jbe             .Lctr_final2
+	{disp32} jbe    .Lctr_final2
 	cmp             $192, %rcx
-	jbe             .Lctr_final3
+	{disp32} jbe    .Lctr_final3
 .Lctr_final4:
-	vpshufb         %zmm10, %zmm8, %zmm0
-	vpaddq          %zmm9, %zmm8, %zmm8
-	vpshufb         %zmm10, %zmm8, %zmm1
-	vpaddq          %zmm9, %zmm8, %zmm8
-	vpshufb         %zmm10, %zmm8, %zmm2
-	vpaddq          %zmm9, %zmm8, %zmm8
-	vpshufb         %zmm10, %zmm8, %zmm3
-	vpaddq          %zmm9, %zmm8, %zmm8
-	vpxord          %zmm12, %zmm0, %zmm0
-	vpxord          %zmm12, %zmm1, %zmm1
-	vpxord          %zmm12, %zmm2, %zmm2
-	vpxord          %zmm12, %zmm3, %zmm3
+	vpshufb         %zmm11, %zmm8, %zmm0
+	vpaddq          %zmm10, %zmm8, %zmm8
+	vpshufb         %zmm11, %zmm8, %zmm1
+	vpaddq          %zmm10, %zmm8, %zmm8
+	vpshufb         %zmm11, %zmm8, %zmm2
+	vpaddq          %zmm10, %zmm8, %zmm8
+	vpshufb         %zmm11, %zmm8, %zmm3
+	vpaddq          %zmm10, %zmm8, %zmm8
+	vpxord          %zmm13, %zmm0, %zmm0
+	vpxord          %zmm13, %zmm1, %zmm1
+	vpxord          %zmm13, %zmm2, %zmm2
+	vpxord          %zmm13, %zmm3, %zmm3
 	cmp             $12, %eax
-	jb              .Lctr_final4_aes128
-	je              .Lctr_final4_aes192
+	{disp32} jb     .Lctr_final4_aes128
+	{disp32} je     .Lctr_final4_aes192
+	vaesenc         %zmm27, %zmm0, %zmm0
+	vaesenc         %zmm27, %zmm1, %zmm1
+	vaesenc         %zmm27, %zmm2, %zmm2
+	vaesenc         %zmm27, %zmm3, %zmm3
 	vaesenc         %zmm26, %zmm0, %zmm0
 	vaesenc         %zmm26, %zmm1, %zmm1
 	vaesenc         %zmm26, %zmm2, %zmm2
 	vaesenc         %zmm26, %zmm3, %zmm3
+.Lctr_final4_aes192:
 	vaesenc         %zmm25, %zmm0, %zmm0
 	vaesenc         %zmm25, %zmm1, %zmm1
 	vaesenc         %zmm25, %zmm2, %zmm2
 	vaesenc         %zmm25, %zmm3, %zmm3
-.Lctr_final4_aes192:
 	vaesenc         %zmm24, %zmm0, %zmm0
 	vaesenc         %zmm24, %zmm1, %zmm1
 	vaesenc         %zmm24, %zmm2, %zmm2
 	vaesenc         %zmm24, %zmm3, %zmm3
+.Lctr_final4_aes128:
 	vaesenc         %zmm23, %zmm0, %zmm0
 	vaesenc         %zmm23, %zmm1, %zmm1
 	vaesenc         %zmm23, %zmm2, %zmm2
 	vaesenc         %zmm23, %zmm3, %zmm3
-.Lctr_final4_aes128:
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -235,18 +242,14 @@ aesgen_ctr_crypt_avx10_512:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vaesenc         %zmm14, %zmm0, %zmm0
-	vaesenc         %zmm14, %zmm1, %zmm1
-	vaesenc         %zmm14, %zmm2, %zmm2
-	vaesenc         %zmm14, %zmm3, %zmm3
-	vpxord          (%rdx), %zmm13, %zmm11
-	vaesenclast     %zmm11, %zmm0, %zmm0
+	vpxord          (%rdx), %zmm14, %zmm12
+	vaesenclast     %zmm12, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi)
-	vpxord          64(%rdx), %zmm13, %zmm11
-	vaesenclast     %zmm11, %zmm1, %zmm1
+	vpxord          64(%rdx), %zmm14, %zmm12
+	vaesenclast     %zmm12, %zmm1, %zmm1
 	vmovdqu8        %zmm1, 64(%rsi)
-	vpxord          128(%rdx), %zmm13, %zmm11
-	vaesenclast     %zmm11, %zmm2, %zmm2
+	vpxord          128(%rdx), %zmm14, %zmm12
+	vaesenclast     %zmm12, %zmm2, %zmm2
 	vmovdqu8        %zmm2, 128(%rsi)
 	add             $192, %rdx
 	add             $192, %rsi
@@ -254,38 +257,41 @@ aesgen_ctr_crypt_avx10_512:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # LEN low bits set
 	kmovq           %r11, %k1
-	vmovdqu8        (%rdx), %zmm11{%k1}{z}
-	vpxord          %zmm13, %zmm11, %zmm11
-	vaesenclast     %zmm11, %zmm3, %zmm3
+	vmovdqu8        (%rdx), %zmm12{%k1}{z}
+	vpxord          %zmm14, %zmm12, %zmm12
+	vaesenclast     %zmm12, %zmm3, %zmm3
 	vmovdqu8        %zmm3, (%rsi){%k1}
-	jmp             .Lctr_return
+	{disp32} jmp    .Lctr_return
 .Lctr_final3:
-	vpshufb         %zmm10, %zmm8, %zmm0
-	vpaddq          %zmm9, %zmm8, %zmm8
-	vpshufb         %zmm10, %zmm8, %zmm1
-	vpaddq          %zmm9, %zmm8, %zmm8
-	vpshufb         %zmm10, %zmm8, %zmm2
-	vpaddq          %zmm9, %zmm8, %zmm8
-	vpxord          %zmm12, %zmm0, %zmm0
-	vpxord          %zmm12, %zmm1, %zmm1
-	vpxord          %zmm12, %zmm2, %zmm2
+	vpshufb         %zmm11, %zmm8, %zmm0
+	vpaddq          %zmm10, %zmm8, %zmm8
+	vpshufb         %zmm11, %zmm8, %zmm1
+	vpaddq          %zmm10, %zmm8, %zmm8
+	vpshufb         %zmm11, %zmm8, %zmm2
+	vpaddq          %zmm10, %zmm8, %zmm8
+	vpxord          %zmm13, %zmm0, %zmm0
+	vpxord          %zmm13, %zmm1, %zmm1
+	vpxord          %zmm13, %zmm2, %zmm2
 	cmp             $12, %eax
-	jb              .Lctr_final3_aes128
-	je              .Lctr_final3_aes192
+	{disp32} jb     .Lctr_final3_aes128
+	{disp32} je     .Lctr_final3_aes192
+	vaesenc         %zmm27, %zmm0, %zmm0
+	vaesenc         %zmm27, %zmm1, %zmm1
+	vaesenc         %zmm27, %zmm2, %zmm2
 	vaesenc         %zmm26, %zmm0, %zmm0
 	vaesenc         %zmm26, %zmm1, %zmm1
 	vaesenc         %zmm26, %zmm2, %zmm2
+.Lctr_final3_aes192:
 	vaesenc         %zmm25, %zmm0, %zmm0
 	vaesenc         %zmm25, %zmm1, %zmm1
 	vaesenc         %zmm25, %zmm2, %zmm2
-.Lctr_final3_aes192:
 	vaesenc         %zmm24, %zmm0, %zmm0
 	vaesenc         %zmm24, %zmm1, %zmm1
 	vaesenc         %zmm24, %zmm2, %zmm2
+.Lctr_final3_aes128:
 	vaesenc         %zmm23, %zmm0, %zmm0
 	vaesenc         %zmm23, %zmm1, %zmm1
 	vaesenc         %zmm23, %zmm2, %zmm2
-.Lctr_final3_aes128:
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -310,14 +316,11 @@ aesgen_ctr_crypt_avx10_512:
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
-	vaesenc         %zmm14, %zmm0, %zmm0
-	vaesenc         %zmm14, %zmm1, %zmm1
-	vaesenc         %zmm14, %zmm2, %zmm2
-	vpxord          (%rdx), %zmm13, %zmm11
-	vaesenclast     %zmm11, %zmm0, %zmm0
+	vpxord          (%rdx), %zmm14, %zmm12
+	vaesenclast     %zmm12, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi)
-	vpxord          64(%rdx), %zmm13, %zmm11
-	vaesenclast     %zmm11, %zmm1, %zmm1
+	vpxord          64(%rdx), %zmm14, %zmm12
+	vaesenclast     %zmm12, %zmm1, %zmm1
 	vmovdqu8        %zmm1, 64(%rsi)
 	add             $128, %rdx
 	add             $128, %rsi
@@ -325,31 +328,33 @@ aesgen_ctr_crypt_avx10_512:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # LEN low bits set
 	kmovq           %r11, %k1
-	vmovdqu8        (%rdx), %zmm11{%k1}{z}
-	vpxord          %zmm13, %zmm11, %zmm11
-	vaesenclast     %zmm11, %zmm2, %zmm2
+	vmovdqu8        (%rdx), %zmm12{%k1}{z}
+	vpxord          %zmm14, %zmm12, %zmm12
+	vaesenclast     %zmm12, %zmm2, %zmm2
 	vmovdqu8        %zmm2, (%rsi){%k1}
-	jmp             .Lctr_return
+	{disp32} jmp    .Lctr_return
 .Lctr_final2:
-	vpshufb         %zmm10, %zmm8, %zmm0
-	vpaddq          %zmm9, %zmm8, %zmm8
-	vpshufb         %zmm10, %zmm8, %zmm1
-	vpaddq          %zmm9, %zmm8, %zmm8
-	vpxord          %zmm12, %zmm0, %zmm0
-	vpxord          %zmm12, %zmm1, %zmm1
+	vpshufb         %zmm11, %zmm8, %zmm0
+	vpaddq          %zmm10, %zmm8, %zmm8
+	vpshufb         %zmm11, %zmm8, %zmm1
+	vpaddq          %zmm10, %zmm8, %zmm8
+	vpxord          %zmm13, %zmm0, %zmm0
+	vpxord          %zmm13, %zmm1, %zmm1
 	cmp             $12, %eax
-	jb              .Lctr_final2_aes128
-	je              .Lctr_final2_aes192
+	{disp32} jb     .Lctr_final2_aes128
+	{disp32} je     .Lctr_final2_aes192
+	vaesenc         %zmm27, %zmm0, %zmm0
+	vaesenc         %zmm27, %zmm1, %zmm1
 	vaesenc         %zmm26, %zmm0, %zmm0
 	vaesenc         %zmm26, %zmm1, %zmm1
+.Lctr_final2_aes192:
 	vaesenc         %zmm25, %zmm0, %zmm0
 	vaesenc         %zmm25, %zmm1, %zmm1
-.Lctr_final2_aes192:
 	vaesenc         %zmm24, %zmm0, %zmm0
 	vaesenc         %zmm24, %zmm1, %zmm1
+.Lctr_final2_aes128:
 	vaesenc         %zmm23, %zmm0, %zmm0
 	vaesenc         %zmm23, %zmm1, %zmm1
-.Lctr_final2_aes128:
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm21, %zmm0, %zmm0
@@ -366,10 +371,8 @@ aesgen_ctr_crypt_avx10_512:
 	vaesenc         %zmm16, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
-	vaesenc         %zmm14, %zmm0, %zmm0
-	vaesenc         %zmm14, %zmm1, %zmm1
-	vpxord          (%rdx), %zmm13, %zmm11
-	vaesenclast     %zmm11, %zmm0, %zmm0
+	vpxord          (%rdx), %zmm14, %zmm12
+	vaesenclast     %zmm12, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi)
 	add             $64, %rdx
 	add             $64, %rsi
@@ -377,24 +380,25 @@ aesgen_ctr_crypt_avx10_512:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # LEN low bits set
 	kmovq           %r11, %k1
-	vmovdqu8        (%rdx), %zmm11{%k1}{z}
-	vpxord          %zmm13, %zmm11, %zmm11
-	vaesenclast     %zmm11, %zmm1, %zmm1
+	vmovdqu8        (%rdx), %zmm12{%k1}{z}
+	vpxord          %zmm14, %zmm12, %zmm12
+	vaesenclast     %zmm12, %zmm1, %zmm1
 	vmovdqu8        %zmm1, (%rsi){%k1}
-	jmp             .Lctr_return
+	{disp32} jmp    .Lctr_return
 .Lctr_final1:
-	vpshufb         %zmm10, %zmm8, %zmm0
-	vpaddq          %zmm9, %zmm8, %zmm8
-	vpxord          %zmm12, %zmm0, %zmm0
+	vpshufb         %zmm11, %zmm8, %zmm0
+	vpaddq          %zmm10, %zmm8, %zmm8
+	vpxord          %zmm13, %zmm0, %zmm0
 	cmp             $12, %eax
-	jb              .Lctr_final1_aes128
-	je              .Lctr_final1_aes192
+	{disp32} jb     .Lctr_final1_aes128
+	{disp32} je     .Lctr_final1_aes192
+	vaesenc         %zmm27, %zmm0, %zmm0
 	vaesenc         %zmm26, %zmm0, %zmm0
-	vaesenc         %zmm25, %zmm0, %zmm0
 .Lctr_final1_aes192:
+	vaesenc         %zmm25, %zmm0, %zmm0
 	vaesenc         %zmm24, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm0, %zmm0
 .Lctr_final1_aes128:
+	vaesenc         %zmm23, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm21, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm0, %zmm0
@@ -403,13 +407,12 @@ aesgen_ctr_crypt_avx10_512:
 	vaesenc         %zmm17, %zmm0, %zmm0
 	vaesenc         %zmm16, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm0, %zmm0
-	vaesenc         %zmm14, %zmm0, %zmm0
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # LEN low bits set
 	kmovq           %r11, %k1
-	vmovdqu8        (%rdx), %zmm11{%k1}{z}
-	vpxord          %zmm13, %zmm11, %zmm11
-	vaesenclast     %zmm11, %zmm0, %zmm0
+	vmovdqu8        (%rdx), %zmm12{%k1}{z}
+	vpxord          %zmm14, %zmm12, %zmm12
+	vaesenclast     %zmm12, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi){%k1}
 
 .Lctr_return:
@@ -421,33 +424,65 @@ aesgen_ctr_crypt_avx10_512:
 .Lctr_main_loop:
 # LLVM-MCA-BEGIN ctr_avx10_512_main_loop
 # 8 vectors = 512 bytes per iteration
-	vpshufb         %zmm10, %zmm8, %zmm0
-	vpaddq          %zmm9, %zmm8, %zmm8
-	vpshufb         %zmm10, %zmm8, %zmm1
-	vpaddq          %zmm9, %zmm8, %zmm8
-	vpshufb         %zmm10, %zmm8, %zmm2
-	vpaddq          %zmm9, %zmm8, %zmm8
-	vpshufb         %zmm10, %zmm8, %zmm3
-	vpaddq          %zmm9, %zmm8, %zmm8
-	vpshufb         %zmm10, %zmm8, %zmm4
-	vpaddq          %zmm9, %zmm8, %zmm8
-	vpshufb         %zmm10, %zmm8, %zmm5
-	vpaddq          %zmm9, %zmm8, %zmm8
-	vpshufb         %zmm10, %zmm8, %zmm6
-	vpaddq          %zmm9, %zmm8, %zmm8
-	vpshufb         %zmm10, %zmm8, %zmm7
-	vpaddq          %zmm9, %zmm8, %zmm8
-	vpxord          %zmm12, %zmm0, %zmm0
-	vpxord          %zmm12, %zmm1, %zmm1
-	vpxord          %zmm12, %zmm2, %zmm2
-	vpxord          %zmm12, %zmm3, %zmm3
-	vpxord          %zmm12, %zmm4, %zmm4
-	vpxord          %zmm12, %zmm5, %zmm5
-	vpxord          %zmm12, %zmm6, %zmm6
-	vpxord          %zmm12, %zmm7, %zmm7
+	cmp             $223, %r8b
+	{disp32} ja     .Lctr_main_carry                # the low byte wraps in or right after this iteration
+	vpxord          %zmm13, %zmm9, %zmm0
+	vpaddd          .Lctr_be_lane_step(%rip), %zmm9, %zmm1
+	vpaddd          .Lctr_be_lane_step(%rip), %zmm1, %zmm2
+	vpaddd          .Lctr_be_lane_step(%rip), %zmm2, %zmm3
+	vpaddd          .Lctr_be_lane_step(%rip), %zmm3, %zmm4
+	vpaddd          .Lctr_be_lane_step(%rip), %zmm4, %zmm5
+	vpaddd          .Lctr_be_lane_step(%rip), %zmm5, %zmm6
+	vpaddd          .Lctr_be_lane_step(%rip), %zmm6, %zmm7
+	vpaddd          .Lctr_be_lane_step(%rip), %zmm7, %zmm9
+	vpaddq          .Lctr_le_iteration_step(%rip), %zmm8, %zmm8
+	vpxord          %zmm13, %zmm1, %zmm1
+	vpxord          %zmm13, %zmm2, %zmm2
+	vpxord          %zmm13, %zmm3, %zmm3
+	vpxord          %zmm13, %zmm4, %zmm4
+	vpxord          %zmm13, %zmm5, %zmm5
+	vpxord          %zmm13, %zmm6, %zmm6
+	vpxord          %zmm13, %zmm7, %zmm7
+	{disp32} jmp    .Lctr_main_counted
+.Lctr_main_carry:
+	vpshufb         %zmm11, %zmm8, %zmm0
+	vpaddq          %zmm10, %zmm8, %zmm8
+	vpshufb         %zmm11, %zmm8, %zmm1
+	vpaddq          %zmm10, %zmm8, %zmm8
+	vpshufb         %zmm11, %zmm8, %zmm2
+	vpaddq          %zmm10, %zmm8, %zmm8
+	vpshufb         %zmm11, %zmm8, %zmm3
+	vpaddq          %zmm10, %zmm8, %zmm8
+	vpshufb         %zmm11, %zmm8, %zmm4
+	vpaddq          %zmm10, %zmm8, %zmm8
+	vpshufb         %zmm11, %zmm8, %zmm5
+	vpaddq          %zmm10, %zmm8, %zmm8
+	vpshufb         %zmm11, %zmm8, %zmm6
+	vpaddq          %zmm10, %zmm8, %zmm8
+	vpshufb         %zmm11, %zmm8, %zmm7
+	vpaddq          %zmm10, %zmm8, %zmm8
+	vpxord          %zmm13, %zmm0, %zmm0
+	vpxord          %zmm13, %zmm1, %zmm1
+	vpxord          %zmm13, %zmm2, %zmm2
+	vpxord          %zmm13, %zmm3, %zmm3
+	vpxord          %zmm13, %zmm4, %zmm4
+	vpxord          %zmm13, %zmm5, %zmm5
+	vpxord          %zmm13, %zmm6, %zmm6
+	vpxord          %zmm13, %zmm7, %zmm7
+	vpshufb         %zmm11, %zmm8, %zmm9
+.Lctr_main_counted:
+	add             $32, %r8
 	cmp             $12, %eax
-	jb              .Lctr_main_aes128
-	je              .Lctr_main_aes192
+	{disp32} jb     .Lctr_main_aes128
+	{disp32} je     .Lctr_main_aes192
+	vaesenc         %zmm27, %zmm0, %zmm0
+	vaesenc         %zmm27, %zmm1, %zmm1
+	vaesenc         %zmm27, %zmm2, %zmm2
+	vaesenc         %zmm27, %zmm3, %zmm3
+	vaesenc         %zmm27, %zmm4, %zmm4
+	vaesenc         %zmm27, %zmm5, %zmm5
+	vaesenc         %zmm27, %zmm6, %zmm6
+	vaesenc         %zmm27, %zmm7, %zmm7
 	vaesenc         %zmm26, %zmm0, %zmm0
 	vaesenc         %zmm26, %zmm1, %zmm1
 	vaesenc         %zmm26, %zmm2, %zmm2
@@ -456,6 +491,7 @@ aesgen_ctr_crypt_avx10_512:
 	vaesenc         %zmm26, %zmm5, %zmm5
 	vaesenc         %zmm26, %zmm6, %zmm6
 	vaesenc         %zmm26, %zmm7, %zmm7
+.Lctr_main_aes192:
 	vaesenc         %zmm25, %zmm0, %zmm0
 	vaesenc         %zmm25, %zmm1, %zmm1
 	vaesenc         %zmm25, %zmm2, %zmm2
@@ -464,7 +500,6 @@ aesgen_ctr_crypt_avx10_512:
 	vaesenc         %zmm25, %zmm5, %zmm5
 	vaesenc         %zmm25, %zmm6, %zmm6
 	vaesenc         %zmm25, %zmm7, %zmm7
-.Lctr_main_aes192:
 	vaesenc         %zmm24, %zmm0, %zmm0
 	vaesenc         %zmm24, %zmm1, %zmm1
 	vaesenc         %zmm24, %zmm2, %zmm2
@@ -473,6 +508,7 @@ aesgen_ctr_crypt_avx10_512:
 	vaesenc         %zmm24, %zmm5, %zmm5
 	vaesenc         %zmm24, %zmm6, %zmm6
 	vaesenc         %zmm24, %zmm7, %zmm7
+.Lctr_main_aes128:
 	vaesenc         %zmm23, %zmm0, %zmm0
 	vaesenc         %zmm23, %zmm1, %zmm1
 	vaesenc         %zmm23, %zmm2, %zmm2
@@ -481,7 +517,6 @@ aesgen_ctr_crypt_avx10_512:
 	vaesenc         %zmm23, %zmm5, %zmm5
 	vaesenc         %zmm23, %zmm6, %zmm6
 	vaesenc         %zmm23, %zmm7, %zmm7
-.Lctr_main_aes128:
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -546,37 +581,29 @@ aesgen_ctr_crypt_avx10_512:
 	vaesenc         %zmm15, %zmm5, %zmm5
 	vaesenc         %zmm15, %zmm6, %zmm6
 	vaesenc         %zmm15, %zmm7, %zmm7
-	vaesenc         %zmm14, %zmm0, %zmm0
-	vaesenc         %zmm14, %zmm1, %zmm1
-	vaesenc         %zmm14, %zmm2, %zmm2
-	vaesenc         %zmm14, %zmm3, %zmm3
-	vaesenc         %zmm14, %zmm4, %zmm4
-	vaesenc         %zmm14, %zmm5, %zmm5
-	vaesenc         %zmm14, %zmm6, %zmm6
-	vaesenc         %zmm14, %zmm7, %zmm7
-	vpxord          (%rdx), %zmm13, %zmm11
-	vaesenclast     %zmm11, %zmm0, %zmm0
+	vpxord          (%rdx), %zmm14, %zmm12
+	vaesenclast     %zmm12, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi)
-	vpxord          64(%rdx), %zmm13, %zmm11
-	vaesenclast     %zmm11, %zmm1, %zmm1
+	vpxord          64(%rdx), %zmm14, %zmm12
+	vaesenclast     %zmm12, %zmm1, %zmm1
 	vmovdqu8        %zmm1, 64(%rsi)
-	vpxord          128(%rdx), %zmm13, %zmm11
-	vaesenclast     %zmm11, %zmm2, %zmm2
+	vpxord          128(%rdx), %zmm14, %zmm12
+	vaesenclast     %zmm12, %zmm2, %zmm2
 	vmovdqu8        %zmm2, 128(%rsi)
-	vpxord          192(%rdx), %zmm13, %zmm11
-	vaesenclast     %zmm11, %zmm3, %zmm3
+	vpxord          192(%rdx), %zmm14, %zmm12
+	vaesenclast     %zmm12, %zmm3, %zmm3
 	vmovdqu8        %zmm3, 192(%rsi)
-	vpxord          256(%rdx), %zmm13, %zmm11
-	vaesenclast     %zmm11, %zmm4, %zmm4
+	vpxord          256(%rdx), %zmm14, %zmm12
+	vaesenclast     %zmm12, %zmm4, %zmm4
 	vmovdqu8        %zmm4, 256(%rsi)
-	vpxord          320(%rdx), %zmm13, %zmm11
-	vaesenclast     %zmm11, %zmm5, %zmm5
+	vpxord          320(%rdx), %zmm14, %zmm12
+	vaesenclast     %zmm12, %zmm5, %zmm5
 	vmovdqu8        %zmm5, 320(%rsi)
-	vpxord          384(%rdx), %zmm13, %zmm11
-	vaesenclast     %zmm11, %zmm6, %zmm6
+	vpxord          384(%rdx), %zmm14, %zmm12
+	vaesenclast     %zmm12, %zmm6, %zmm6
 	vmovdqu8        %zmm6, 384(%rsi)
-	vpxord          448(%rdx), %zmm13, %zmm11
-	vaesenclast     %zmm11, %zmm7, %zmm7
+	vpxord          448(%rdx), %zmm14, %zmm12
+	vaesenclast     %zmm12, %zmm7, %zmm7
 	vmovdqu8        %zmm7, 448(%rsi)
 	add             $512, %rdx
 	add             $512, %rsi
@@ -584,6 +611,38 @@ aesgen_ctr_crypt_avx10_512:
 	jae             .Lctr_main_loop
 # LLVM-MCA-END
 	jmp             .Lctr_main_done
+
+.Lctr_one_block:
+	vmovq           %r8, %xmm0
+	vpinsrq         $1, %r9, %xmm0, %xmm0
+	vpshufb         .Lctr_bswap_mask(%rip), %xmm0, %xmm0
+	vpxor           (%rdi), %xmm0, %xmm0
+	cmp             $12, %eax
+	{disp32} jb     .Lctr_one_aes128
+	{disp32} je     .Lctr_one_aes192
+	vaesenc         -208(%r10), %xmm0, %xmm0
+	vaesenc         -192(%r10), %xmm0, %xmm0
+.Lctr_one_aes192:
+	vaesenc         -176(%r10), %xmm0, %xmm0
+	vaesenc         -160(%r10), %xmm0, %xmm0
+.Lctr_one_aes128:
+	vaesenc         -144(%r10), %xmm0, %xmm0
+	vaesenc         -128(%r10), %xmm0, %xmm0
+	vaesenc         -112(%r10), %xmm0, %xmm0
+	vaesenc         -96(%r10), %xmm0, %xmm0
+	vaesenc         -80(%r10), %xmm0, %xmm0
+	vaesenc         -64(%r10), %xmm0, %xmm0
+	vaesenc         -48(%r10), %xmm0, %xmm0
+	vaesenc         -32(%r10), %xmm0, %xmm0
+	vaesenc         -16(%r10), %xmm0, %xmm0
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # LEN low bits set
+	kmovq           %r11, %k1
+	vmovdqu8        (%rdx), %xmm12{%k1}{z}
+	vpxord          (%r10), %xmm12, %xmm12
+	vaesenclast     %xmm12, %xmm0, %xmm0
+	vmovdqu8        %xmm0, (%rsi){%k1}
+	jmp             .Lctr_return
 	.cfi_endproc
 	.size	aesgen_ctr_crypt_avx10_512, . - aesgen_ctr_crypt_avx10_512
 
@@ -595,6 +654,22 @@ aesgen_ctr_crypt_avx10_512:
 # Per-lane increment: the number of blocks in one vector.
 .Lctr_lane_count:
 	.quad	4, 0
+# Big-endian step of one vector: the block count per vector added to byte 15 of each
+# lane (the top byte of dword 3).
+	.p2align 6
+.Lctr_be_lane_step:
+	.long	0, 0, 0, 67108864
+	.long	0, 0, 0, 67108864
+	.long	0, 0, 0, 67108864
+	.long	0, 0, 0, 67108864
+# Little-endian step of one main-loop iteration.
+	.p2align 6
+.Lctr_le_iteration_step:
+	.quad	32, 0
+	.quad	32, 0
+	.quad	32, 0
+	.quad	32, 0
+	.p2align 6
 # Lane i starts at counter + i.
 .Lctr_lane_offsets:
 	.quad	0, 0

@@ -24,89 +24,96 @@
 ;
 ; Registers: KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTR_LO=r8, CTR_HI=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11
 ;            KS0=zmm0, KS1=zmm1, KS2=zmm2, KS3=zmm3, KS4=zmm4, KS5=zmm5
-;            KS6=zmm6, KS7=zmm7, CTR=zmm8, INC=zmm9, BSWAP=zmm10, TMP=zmm11
-;            K0=zmm12, KLAST=zmm13, KLAST-1=zmm14, KLAST-2=zmm15, KLAST-3=zmm16, KLAST-4=zmm17
-;            KLAST-5=zmm18, KLAST-6=zmm19, KLAST-7=zmm20, KLAST-8=zmm21, KLAST-9=zmm22, KLAST-10=zmm23
-;            KLAST-11=zmm24, KLAST-12=zmm25, KLAST-13=zmm26
+;            KS6=zmm6, KS7=zmm7, CTR=zmm8, BASE=zmm9, INC=zmm10, BSWAP=zmm11
+;            TMP=zmm12, K0=zmm13, KLAST=zmm14, KLAST-1=zmm15, KLAST-2=zmm16, KLAST-3=zmm17
+;            KLAST-4=zmm18, KLAST-5=zmm19, KLAST-6=zmm20, KLAST-7=zmm21, KLAST-8=zmm22, KLAST-9=zmm23
+;            KLAST-10=zmm24, KLAST-11=zmm25, KLAST-12=zmm26, KLAST-13=zmm27
 	section .text
 	align 32, db 0xcc
 	global aesgen_ctr_crypt_avx10_512:function hidden
 aesgen_ctr_crypt_avx10_512:
 	endbr64
 	test            rcx, rcx
-	jz              L.ctr_return
+	jz              near L.ctr_return
 	mov             eax, dword [rdi + 240]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &rk[rounds]
-	vbroadcasti32x4 zmm12, oword [rdi]
-	vbroadcasti32x4 zmm13, oword [r10]
-	vbroadcasti32x4 zmm14, oword [r10 - 16]
-	vbroadcasti32x4 zmm15, oword [r10 - 32]
-	vbroadcasti32x4 zmm16, oword [r10 - 48]
-	vbroadcasti32x4 zmm17, oword [r10 - 64]
-	vbroadcasti32x4 zmm18, oword [r10 - 80]
-	vbroadcasti32x4 zmm19, oword [r10 - 96]
-	vbroadcasti32x4 zmm20, oword [r10 - 112]
-	vbroadcasti32x4 zmm21, oword [r10 - 128]
-	vbroadcasti32x4 zmm22, oword [r10 - 144]
+	cmp             rcx, 16
+	jbe             near L.ctr_one_block
+	vbroadcasti32x4 zmm13, oword [rdi]
+	vbroadcasti32x4 zmm14, oword [r10]
+	vbroadcasti32x4 zmm15, oword [r10 - 16]
+	vbroadcasti32x4 zmm16, oword [r10 - 32]
+	vbroadcasti32x4 zmm17, oword [r10 - 48]
+	vbroadcasti32x4 zmm18, oword [r10 - 64]
+	vbroadcasti32x4 zmm19, oword [r10 - 80]
+	vbroadcasti32x4 zmm20, oword [r10 - 96]
+	vbroadcasti32x4 zmm21, oword [r10 - 112]
+	vbroadcasti32x4 zmm22, oword [r10 - 128]
+	vbroadcasti32x4 zmm23, oword [r10 - 144]
 	cmp             eax, 12
-	jb              L.ctr_keys_loaded
-	vbroadcasti32x4 zmm23, oword [r10 - 160]
-	vbroadcasti32x4 zmm24, oword [r10 - 176]
-	je              L.ctr_keys_loaded
-	vbroadcasti32x4 zmm25, oword [r10 - 192]
-	vbroadcasti32x4 zmm26, oword [r10 - 208]
+	jb              near L.ctr_keys_loaded
+	vbroadcasti32x4 zmm24, oword [r10 - 160]
+	vbroadcasti32x4 zmm25, oword [r10 - 176]
+	je              near L.ctr_keys_loaded
+	vbroadcasti32x4 zmm26, oword [r10 - 192]
+	vbroadcasti32x4 zmm27, oword [r10 - 208]
 L.ctr_keys_loaded:
 	vmovq           xmm8, r8
 	vpinsrq         xmm8, xmm8, r9, 1
 	vshufi64x2      zmm8, zmm8, zmm8, 0             ; lane 0 into every lane
 	vpaddq          zmm8, zmm8, zword [rel L.ctr_lane_offsets]
-	vbroadcasti32x4 zmm9, oword [rel L.ctr_lane_count]
-	vbroadcasti32x4 zmm10, oword [rel L.ctr_bswap_mask]
+	vbroadcasti32x4 zmm10, oword [rel L.ctr_lane_count]
+	vbroadcasti32x4 zmm11, oword [rel L.ctr_bswap_mask]
+	vpshufb         zmm9, zmm8, zmm11
 
 	sub             rcx, 512
-	jae             L.ctr_main_loop                 ; out of line, so short messages fall through
+	jae             near L.ctr_main_loop            ; out of line, so short messages fall through
 L.ctr_main_done:
 	add             rcx, 512                        ; 0 <= LEN < 512 remain
-	jz              L.ctr_return
+	jz              near L.ctr_return
 
 ; Groups of 4 vectors while at least 256 bytes remain.
 L.ctr_group_loop:
 	cmp             rcx, 256
-	jb              L.ctr_final
-	vpshufb         zmm0, zmm8, zmm10
-	vpaddq          zmm8, zmm8, zmm9
-	vpshufb         zmm1, zmm8, zmm10
-	vpaddq          zmm8, zmm8, zmm9
-	vpshufb         zmm2, zmm8, zmm10
-	vpaddq          zmm8, zmm8, zmm9
-	vpshufb         zmm3, zmm8, zmm10
-	vpaddq          zmm8, zmm8, zmm9
-	vpxord          zmm0, zmm0, zmm12
-	vpxord          zmm1, zmm1, zmm12
-	vpxord          zmm2, zmm2, zmm12
-	vpxord          zmm3, zmm3, zmm12
+	jb              near L.ctr_final
+	vpshufb         zmm0, zmm8, zmm11
+	vpaddq          zmm8, zmm8, zmm10
+	vpshufb         zmm1, zmm8, zmm11
+	vpaddq          zmm8, zmm8, zmm10
+	vpshufb         zmm2, zmm8, zmm11
+	vpaddq          zmm8, zmm8, zmm10
+	vpshufb         zmm3, zmm8, zmm11
+	vpaddq          zmm8, zmm8, zmm10
+	vpxord          zmm0, zmm0, zmm13
+	vpxord          zmm1, zmm1, zmm13
+	vpxord          zmm2, zmm2, zmm13
+	vpxord          zmm3, zmm3, zmm13
 	cmp             eax, 12
-	jb              L.ctr_group_aes128
-	je              L.ctr_group_aes192
+	jb              near L.ctr_group_aes128
+	je              near L.ctr_group_aes192
+	vaesenc         zmm0, zmm0, zmm27
+	vaesenc         zmm1, zmm1, zmm27
+	vaesenc         zmm2, zmm2, zmm27
+	vaesenc         zmm3, zmm3, zmm27
 	vaesenc         zmm0, zmm0, zmm26
 	vaesenc         zmm1, zmm1, zmm26
 	vaesenc         zmm2, zmm2, zmm26
 	vaesenc         zmm3, zmm3, zmm26
+L.ctr_group_aes192:
 	vaesenc         zmm0, zmm0, zmm25
 	vaesenc         zmm1, zmm1, zmm25
 	vaesenc         zmm2, zmm2, zmm25
 	vaesenc         zmm3, zmm3, zmm25
-L.ctr_group_aes192:
 	vaesenc         zmm0, zmm0, zmm24
 	vaesenc         zmm1, zmm1, zmm24
 	vaesenc         zmm2, zmm2, zmm24
 	vaesenc         zmm3, zmm3, zmm24
+L.ctr_group_aes128:
 	vaesenc         zmm0, zmm0, zmm23
 	vaesenc         zmm1, zmm1, zmm23
 	vaesenc         zmm2, zmm2, zmm23
 	vaesenc         zmm3, zmm3, zmm23
-L.ctr_group_aes128:
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -139,70 +146,70 @@ L.ctr_group_aes128:
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vaesenc         zmm0, zmm0, zmm14
-	vaesenc         zmm1, zmm1, zmm14
-	vaesenc         zmm2, zmm2, zmm14
-	vaesenc         zmm3, zmm3, zmm14
-	vpxord          zmm11, zmm13, zword [rdx]
-	vaesenclast     zmm0, zmm0, zmm11
+	vpxord          zmm12, zmm14, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm12
 	vmovdqu8        zword [rsi], zmm0
-	vpxord          zmm11, zmm13, zword [rdx + 64]
-	vaesenclast     zmm1, zmm1, zmm11
+	vpxord          zmm12, zmm14, zword [rdx + 64]
+	vaesenclast     zmm1, zmm1, zmm12
 	vmovdqu8        zword [rsi + 64], zmm1
-	vpxord          zmm11, zmm13, zword [rdx + 128]
-	vaesenclast     zmm2, zmm2, zmm11
+	vpxord          zmm12, zmm14, zword [rdx + 128]
+	vaesenclast     zmm2, zmm2, zmm12
 	vmovdqu8        zword [rsi + 128], zmm2
-	vpxord          zmm11, zmm13, zword [rdx + 192]
-	vaesenclast     zmm3, zmm3, zmm11
+	vpxord          zmm12, zmm14, zword [rdx + 192]
+	vaesenclast     zmm3, zmm3, zmm12
 	vmovdqu8        zword [rsi + 192], zmm3
 	add             rdx, 256
 	add             rsi, 256
 	sub             rcx, 256
 	jnz             L.ctr_group_loop
-	jmp             L.ctr_return
+	jmp             near L.ctr_return
 
 ; 1..256 bytes remain: pick the final group by the number of vectors they need.
 L.ctr_final:
 	cmp             rcx, 64
-	jbe             L.ctr_final1
+	jbe             near L.ctr_final1
 	cmp             rcx, 128
-	jbe             L.ctr_final2
+	jbe             near L.ctr_final2
 	cmp             rcx, 192
-	jbe             L.ctr_final3
+	jbe             near L.ctr_final3
 L.ctr_final4:
-	vpshufb         zmm0, zmm8, zmm10
-	vpaddq          zmm8, zmm8, zmm9
-	vpshufb         zmm1, zmm8, zmm10
-	vpaddq          zmm8, zmm8, zmm9
-	vpshufb         zmm2, zmm8, zmm10
-	vpaddq          zmm8, zmm8, zmm9
-	vpshufb         zmm3, zmm8, zmm10
-	vpaddq          zmm8, zmm8, zmm9
-	vpxord          zmm0, zmm0, zmm12
-	vpxord          zmm1, zmm1, zmm12
-	vpxord          zmm2, zmm2, zmm12
-	vpxord          zmm3, zmm3, zmm12
+	vpshufb         zmm0, zmm8, zmm11
+	vpaddq          zmm8, zmm8, zmm10
+	vpshufb         zmm1, zmm8, zmm11
+	vpaddq          zmm8, zmm8, zmm10
+	vpshufb         zmm2, zmm8, zmm11
+	vpaddq          zmm8, zmm8, zmm10
+	vpshufb         zmm3, zmm8, zmm11
+	vpaddq          zmm8, zmm8, zmm10
+	vpxord          zmm0, zmm0, zmm13
+	vpxord          zmm1, zmm1, zmm13
+	vpxord          zmm2, zmm2, zmm13
+	vpxord          zmm3, zmm3, zmm13
 	cmp             eax, 12
-	jb              L.ctr_final4_aes128
-	je              L.ctr_final4_aes192
+	jb              near L.ctr_final4_aes128
+	je              near L.ctr_final4_aes192
+	vaesenc         zmm0, zmm0, zmm27
+	vaesenc         zmm1, zmm1, zmm27
+	vaesenc         zmm2, zmm2, zmm27
+	vaesenc         zmm3, zmm3, zmm27
 	vaesenc         zmm0, zmm0, zmm26
 	vaesenc         zmm1, zmm1, zmm26
 	vaesenc         zmm2, zmm2, zmm26
 	vaesenc         zmm3, zmm3, zmm26
+L.ctr_final4_aes192:
 	vaesenc         zmm0, zmm0, zmm25
 	vaesenc         zmm1, zmm1, zmm25
 	vaesenc         zmm2, zmm2, zmm25
 	vaesenc         zmm3, zmm3, zmm25
-L.ctr_final4_aes192:
 	vaesenc         zmm0, zmm0, zmm24
 	vaesenc         zmm1, zmm1, zmm24
 	vaesenc         zmm2, zmm2, zmm24
 	vaesenc         zmm3, zmm3, zmm24
+L.ctr_final4_aes128:
 	vaesenc         zmm0, zmm0, zmm23
 	vaesenc         zmm1, zmm1, zmm23
 	vaesenc         zmm2, zmm2, zmm23
 	vaesenc         zmm3, zmm3, zmm23
-L.ctr_final4_aes128:
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -235,18 +242,14 @@ L.ctr_final4_aes128:
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vaesenc         zmm0, zmm0, zmm14
-	vaesenc         zmm1, zmm1, zmm14
-	vaesenc         zmm2, zmm2, zmm14
-	vaesenc         zmm3, zmm3, zmm14
-	vpxord          zmm11, zmm13, zword [rdx]
-	vaesenclast     zmm0, zmm0, zmm11
+	vpxord          zmm12, zmm14, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm12
 	vmovdqu8        zword [rsi], zmm0
-	vpxord          zmm11, zmm13, zword [rdx + 64]
-	vaesenclast     zmm1, zmm1, zmm11
+	vpxord          zmm12, zmm14, zword [rdx + 64]
+	vaesenclast     zmm1, zmm1, zmm12
 	vmovdqu8        zword [rsi + 64], zmm1
-	vpxord          zmm11, zmm13, zword [rdx + 128]
-	vaesenclast     zmm2, zmm2, zmm11
+	vpxord          zmm12, zmm14, zword [rdx + 128]
+	vaesenclast     zmm2, zmm2, zmm12
 	vmovdqu8        zword [rsi + 128], zmm2
 	add             rdx, 192
 	add             rsi, 192
@@ -254,38 +257,41 @@ L.ctr_final4_aes128:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; LEN low bits set
 	kmovq           k1, r11
-	vmovdqu8        zmm11{k1}{z}, [rdx]
-	vpxord          zmm11, zmm11, zmm13
-	vaesenclast     zmm3, zmm3, zmm11
+	vmovdqu8        zmm12{k1}{z}, [rdx]
+	vpxord          zmm12, zmm12, zmm14
+	vaesenclast     zmm3, zmm3, zmm12
 	vmovdqu8        [rsi]{k1}, zmm3
-	jmp             L.ctr_return
+	jmp             near L.ctr_return
 L.ctr_final3:
-	vpshufb         zmm0, zmm8, zmm10
-	vpaddq          zmm8, zmm8, zmm9
-	vpshufb         zmm1, zmm8, zmm10
-	vpaddq          zmm8, zmm8, zmm9
-	vpshufb         zmm2, zmm8, zmm10
-	vpaddq          zmm8, zmm8, zmm9
-	vpxord          zmm0, zmm0, zmm12
-	vpxord          zmm1, zmm1, zmm12
-	vpxord          zmm2, zmm2, zmm12
+	vpshufb         zmm0, zmm8, zmm11
+	vpaddq          zmm8, zmm8, zmm10
+	vpshufb         zmm1, zmm8, zmm11
+	vpaddq          zmm8, zmm8, zmm10
+	vpshufb         zmm2, zmm8, zmm11
+	vpaddq          zmm8, zmm8, zmm10
+	vpxord          zmm0, zmm0, zmm13
+	vpxord          zmm1, zmm1, zmm13
+	vpxord          zmm2, zmm2, zmm13
 	cmp             eax, 12
-	jb              L.ctr_final3_aes128
-	je              L.ctr_final3_aes192
+	jb              near L.ctr_final3_aes128
+	je              near L.ctr_final3_aes192
+	vaesenc         zmm0, zmm0, zmm27
+	vaesenc         zmm1, zmm1, zmm27
+	vaesenc         zmm2, zmm2, zmm27
 	vaesenc         zmm0, zmm0, zmm26
 	vaesenc         zmm1, zmm1, zmm26
 	vaesenc         zmm2, zmm2, zmm26
+L.ctr_final3_aes192:
 	vaesenc         zmm0, zmm0, zmm25
 	vaesenc         zmm1, zmm1, zmm25
 	vaesenc         zmm2, zmm2, zmm25
-L.ctr_final3_aes192:
 	vaesenc         zmm0, zmm0, zmm24
 	vaesenc         zmm1, zmm1, zmm24
 	vaesenc         zmm2, zmm2, zmm24
+L.ctr_final3_aes128:
 	vaesenc         zmm0, zmm0, zmm23
 	vaesenc         zmm1, zmm1, zmm23
 	vaesenc         zmm2, zmm2, zmm23
-L.ctr_final3_aes128:
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -310,14 +316,11 @@ L.ctr_final3_aes128:
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
-	vaesenc         zmm0, zmm0, zmm14
-	vaesenc         zmm1, zmm1, zmm14
-	vaesenc         zmm2, zmm2, zmm14
-	vpxord          zmm11, zmm13, zword [rdx]
-	vaesenclast     zmm0, zmm0, zmm11
+	vpxord          zmm12, zmm14, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm12
 	vmovdqu8        zword [rsi], zmm0
-	vpxord          zmm11, zmm13, zword [rdx + 64]
-	vaesenclast     zmm1, zmm1, zmm11
+	vpxord          zmm12, zmm14, zword [rdx + 64]
+	vaesenclast     zmm1, zmm1, zmm12
 	vmovdqu8        zword [rsi + 64], zmm1
 	add             rdx, 128
 	add             rsi, 128
@@ -325,31 +328,33 @@ L.ctr_final3_aes128:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; LEN low bits set
 	kmovq           k1, r11
-	vmovdqu8        zmm11{k1}{z}, [rdx]
-	vpxord          zmm11, zmm11, zmm13
-	vaesenclast     zmm2, zmm2, zmm11
+	vmovdqu8        zmm12{k1}{z}, [rdx]
+	vpxord          zmm12, zmm12, zmm14
+	vaesenclast     zmm2, zmm2, zmm12
 	vmovdqu8        [rsi]{k1}, zmm2
-	jmp             L.ctr_return
+	jmp             near L.ctr_return
 L.ctr_final2:
-	vpshufb         zmm0, zmm8, zmm10
-	vpaddq          zmm8, zmm8, zmm9
-	vpshufb         zmm1, zmm8, zmm10
-	vpaddq          zmm8, zmm8, zmm9
-	vpxord          zmm0, zmm0, zmm12
-	vpxord          zmm1, zmm1, zmm12
+	vpshufb         zmm0, zmm8, zmm11
+	vpaddq          zmm8, zmm8, zmm10
+	vpshufb         zmm1, zmm8, zmm11
+	vpaddq          zmm8, zmm8, zmm10
+	vpxord          zmm0, zmm0, zmm13
+	vpxord          zmm1, zmm1, zmm13
 	cmp             eax, 12
-	jb              L.ctr_final2_aes128
-	je              L.ctr_final2_aes192
+	jb              near L.ctr_final2_aes128
+	je              near L.ctr_final2_aes192
+	vaesenc         zmm0, zmm0, zmm27
+	vaesenc         zmm1, zmm1, zmm27
 	vaesenc         zmm0, zmm0, zmm26
 	vaesenc         zmm1, zmm1, zmm26
+L.ctr_final2_aes192:
 	vaesenc         zmm0, zmm0, zmm25
 	vaesenc         zmm1, zmm1, zmm25
-L.ctr_final2_aes192:
 	vaesenc         zmm0, zmm0, zmm24
 	vaesenc         zmm1, zmm1, zmm24
+L.ctr_final2_aes128:
 	vaesenc         zmm0, zmm0, zmm23
 	vaesenc         zmm1, zmm1, zmm23
-L.ctr_final2_aes128:
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm0, zmm0, zmm21
@@ -366,10 +371,8 @@ L.ctr_final2_aes128:
 	vaesenc         zmm1, zmm1, zmm16
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
-	vaesenc         zmm0, zmm0, zmm14
-	vaesenc         zmm1, zmm1, zmm14
-	vpxord          zmm11, zmm13, zword [rdx]
-	vaesenclast     zmm0, zmm0, zmm11
+	vpxord          zmm12, zmm14, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm12
 	vmovdqu8        zword [rsi], zmm0
 	add             rdx, 64
 	add             rsi, 64
@@ -377,24 +380,25 @@ L.ctr_final2_aes128:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; LEN low bits set
 	kmovq           k1, r11
-	vmovdqu8        zmm11{k1}{z}, [rdx]
-	vpxord          zmm11, zmm11, zmm13
-	vaesenclast     zmm1, zmm1, zmm11
+	vmovdqu8        zmm12{k1}{z}, [rdx]
+	vpxord          zmm12, zmm12, zmm14
+	vaesenclast     zmm1, zmm1, zmm12
 	vmovdqu8        [rsi]{k1}, zmm1
-	jmp             L.ctr_return
+	jmp             near L.ctr_return
 L.ctr_final1:
-	vpshufb         zmm0, zmm8, zmm10
-	vpaddq          zmm8, zmm8, zmm9
-	vpxord          zmm0, zmm0, zmm12
+	vpshufb         zmm0, zmm8, zmm11
+	vpaddq          zmm8, zmm8, zmm10
+	vpxord          zmm0, zmm0, zmm13
 	cmp             eax, 12
-	jb              L.ctr_final1_aes128
-	je              L.ctr_final1_aes192
+	jb              near L.ctr_final1_aes128
+	je              near L.ctr_final1_aes192
+	vaesenc         zmm0, zmm0, zmm27
 	vaesenc         zmm0, zmm0, zmm26
-	vaesenc         zmm0, zmm0, zmm25
 L.ctr_final1_aes192:
+	vaesenc         zmm0, zmm0, zmm25
 	vaesenc         zmm0, zmm0, zmm24
-	vaesenc         zmm0, zmm0, zmm23
 L.ctr_final1_aes128:
+	vaesenc         zmm0, zmm0, zmm23
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm0, zmm0, zmm21
 	vaesenc         zmm0, zmm0, zmm20
@@ -403,13 +407,12 @@ L.ctr_final1_aes128:
 	vaesenc         zmm0, zmm0, zmm17
 	vaesenc         zmm0, zmm0, zmm16
 	vaesenc         zmm0, zmm0, zmm15
-	vaesenc         zmm0, zmm0, zmm14
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; LEN low bits set
 	kmovq           k1, r11
-	vmovdqu8        zmm11{k1}{z}, [rdx]
-	vpxord          zmm11, zmm11, zmm13
-	vaesenclast     zmm0, zmm0, zmm11
+	vmovdqu8        zmm12{k1}{z}, [rdx]
+	vpxord          zmm12, zmm12, zmm14
+	vaesenclast     zmm0, zmm0, zmm12
 	vmovdqu8        [rsi]{k1}, zmm0
 
 L.ctr_return:
@@ -421,33 +424,65 @@ L.ctr_return:
 L.ctr_main_loop:
 ; LLVM-MCA-BEGIN ctr_avx10_512_main_loop
 ; 8 vectors = 512 bytes per iteration
-	vpshufb         zmm0, zmm8, zmm10
-	vpaddq          zmm8, zmm8, zmm9
-	vpshufb         zmm1, zmm8, zmm10
-	vpaddq          zmm8, zmm8, zmm9
-	vpshufb         zmm2, zmm8, zmm10
-	vpaddq          zmm8, zmm8, zmm9
-	vpshufb         zmm3, zmm8, zmm10
-	vpaddq          zmm8, zmm8, zmm9
-	vpshufb         zmm4, zmm8, zmm10
-	vpaddq          zmm8, zmm8, zmm9
-	vpshufb         zmm5, zmm8, zmm10
-	vpaddq          zmm8, zmm8, zmm9
-	vpshufb         zmm6, zmm8, zmm10
-	vpaddq          zmm8, zmm8, zmm9
-	vpshufb         zmm7, zmm8, zmm10
-	vpaddq          zmm8, zmm8, zmm9
-	vpxord          zmm0, zmm0, zmm12
-	vpxord          zmm1, zmm1, zmm12
-	vpxord          zmm2, zmm2, zmm12
-	vpxord          zmm3, zmm3, zmm12
-	vpxord          zmm4, zmm4, zmm12
-	vpxord          zmm5, zmm5, zmm12
-	vpxord          zmm6, zmm6, zmm12
-	vpxord          zmm7, zmm7, zmm12
+	cmp             r8b, 223
+	ja              near L.ctr_main_carry           ; the low byte wraps in or right after this iteration
+	vpxord          zmm0, zmm9, zmm13
+	vpaddd          zmm1, zmm9, zword [rel L.ctr_be_lane_step]
+	vpaddd          zmm2, zmm1, zword [rel L.ctr_be_lane_step]
+	vpaddd          zmm3, zmm2, zword [rel L.ctr_be_lane_step]
+	vpaddd          zmm4, zmm3, zword [rel L.ctr_be_lane_step]
+	vpaddd          zmm5, zmm4, zword [rel L.ctr_be_lane_step]
+	vpaddd          zmm6, zmm5, zword [rel L.ctr_be_lane_step]
+	vpaddd          zmm7, zmm6, zword [rel L.ctr_be_lane_step]
+	vpaddd          zmm9, zmm7, zword [rel L.ctr_be_lane_step]
+	vpaddq          zmm8, zmm8, zword [rel L.ctr_le_iteration_step]
+	vpxord          zmm1, zmm1, zmm13
+	vpxord          zmm2, zmm2, zmm13
+	vpxord          zmm3, zmm3, zmm13
+	vpxord          zmm4, zmm4, zmm13
+	vpxord          zmm5, zmm5, zmm13
+	vpxord          zmm6, zmm6, zmm13
+	vpxord          zmm7, zmm7, zmm13
+	jmp             near L.ctr_main_counted
+L.ctr_main_carry:
+	vpshufb         zmm0, zmm8, zmm11
+	vpaddq          zmm8, zmm8, zmm10
+	vpshufb         zmm1, zmm8, zmm11
+	vpaddq          zmm8, zmm8, zmm10
+	vpshufb         zmm2, zmm8, zmm11
+	vpaddq          zmm8, zmm8, zmm10
+	vpshufb         zmm3, zmm8, zmm11
+	vpaddq          zmm8, zmm8, zmm10
+	vpshufb         zmm4, zmm8, zmm11
+	vpaddq          zmm8, zmm8, zmm10
+	vpshufb         zmm5, zmm8, zmm11
+	vpaddq          zmm8, zmm8, zmm10
+	vpshufb         zmm6, zmm8, zmm11
+	vpaddq          zmm8, zmm8, zmm10
+	vpshufb         zmm7, zmm8, zmm11
+	vpaddq          zmm8, zmm8, zmm10
+	vpxord          zmm0, zmm0, zmm13
+	vpxord          zmm1, zmm1, zmm13
+	vpxord          zmm2, zmm2, zmm13
+	vpxord          zmm3, zmm3, zmm13
+	vpxord          zmm4, zmm4, zmm13
+	vpxord          zmm5, zmm5, zmm13
+	vpxord          zmm6, zmm6, zmm13
+	vpxord          zmm7, zmm7, zmm13
+	vpshufb         zmm9, zmm8, zmm11
+L.ctr_main_counted:
+	add             r8, 32
 	cmp             eax, 12
-	jb              L.ctr_main_aes128
-	je              L.ctr_main_aes192
+	jb              near L.ctr_main_aes128
+	je              near L.ctr_main_aes192
+	vaesenc         zmm0, zmm0, zmm27
+	vaesenc         zmm1, zmm1, zmm27
+	vaesenc         zmm2, zmm2, zmm27
+	vaesenc         zmm3, zmm3, zmm27
+	vaesenc         zmm4, zmm4, zmm27
+	vaesenc         zmm5, zmm5, zmm27
+	vaesenc         zmm6, zmm6, zmm27
+	vaesenc         zmm7, zmm7, zmm27
 	vaesenc         zmm0, zmm0, zmm26
 	vaesenc         zmm1, zmm1, zmm26
 	vaesenc         zmm2, zmm2, zmm26
@@ -456,6 +491,7 @@ L.ctr_main_loop:
 	vaesenc         zmm5, zmm5, zmm26
 	vaesenc         zmm6, zmm6, zmm26
 	vaesenc         zmm7, zmm7, zmm26
+L.ctr_main_aes192:
 	vaesenc         zmm0, zmm0, zmm25
 	vaesenc         zmm1, zmm1, zmm25
 	vaesenc         zmm2, zmm2, zmm25
@@ -464,7 +500,6 @@ L.ctr_main_loop:
 	vaesenc         zmm5, zmm5, zmm25
 	vaesenc         zmm6, zmm6, zmm25
 	vaesenc         zmm7, zmm7, zmm25
-L.ctr_main_aes192:
 	vaesenc         zmm0, zmm0, zmm24
 	vaesenc         zmm1, zmm1, zmm24
 	vaesenc         zmm2, zmm2, zmm24
@@ -473,6 +508,7 @@ L.ctr_main_aes192:
 	vaesenc         zmm5, zmm5, zmm24
 	vaesenc         zmm6, zmm6, zmm24
 	vaesenc         zmm7, zmm7, zmm24
+L.ctr_main_aes128:
 	vaesenc         zmm0, zmm0, zmm23
 	vaesenc         zmm1, zmm1, zmm23
 	vaesenc         zmm2, zmm2, zmm23
@@ -481,7 +517,6 @@ L.ctr_main_aes192:
 	vaesenc         zmm5, zmm5, zmm23
 	vaesenc         zmm6, zmm6, zmm23
 	vaesenc         zmm7, zmm7, zmm23
-L.ctr_main_aes128:
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -546,37 +581,29 @@ L.ctr_main_aes128:
 	vaesenc         zmm5, zmm5, zmm15
 	vaesenc         zmm6, zmm6, zmm15
 	vaesenc         zmm7, zmm7, zmm15
-	vaesenc         zmm0, zmm0, zmm14
-	vaesenc         zmm1, zmm1, zmm14
-	vaesenc         zmm2, zmm2, zmm14
-	vaesenc         zmm3, zmm3, zmm14
-	vaesenc         zmm4, zmm4, zmm14
-	vaesenc         zmm5, zmm5, zmm14
-	vaesenc         zmm6, zmm6, zmm14
-	vaesenc         zmm7, zmm7, zmm14
-	vpxord          zmm11, zmm13, zword [rdx]
-	vaesenclast     zmm0, zmm0, zmm11
+	vpxord          zmm12, zmm14, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm12
 	vmovdqu8        zword [rsi], zmm0
-	vpxord          zmm11, zmm13, zword [rdx + 64]
-	vaesenclast     zmm1, zmm1, zmm11
+	vpxord          zmm12, zmm14, zword [rdx + 64]
+	vaesenclast     zmm1, zmm1, zmm12
 	vmovdqu8        zword [rsi + 64], zmm1
-	vpxord          zmm11, zmm13, zword [rdx + 128]
-	vaesenclast     zmm2, zmm2, zmm11
+	vpxord          zmm12, zmm14, zword [rdx + 128]
+	vaesenclast     zmm2, zmm2, zmm12
 	vmovdqu8        zword [rsi + 128], zmm2
-	vpxord          zmm11, zmm13, zword [rdx + 192]
-	vaesenclast     zmm3, zmm3, zmm11
+	vpxord          zmm12, zmm14, zword [rdx + 192]
+	vaesenclast     zmm3, zmm3, zmm12
 	vmovdqu8        zword [rsi + 192], zmm3
-	vpxord          zmm11, zmm13, zword [rdx + 256]
-	vaesenclast     zmm4, zmm4, zmm11
+	vpxord          zmm12, zmm14, zword [rdx + 256]
+	vaesenclast     zmm4, zmm4, zmm12
 	vmovdqu8        zword [rsi + 256], zmm4
-	vpxord          zmm11, zmm13, zword [rdx + 320]
-	vaesenclast     zmm5, zmm5, zmm11
+	vpxord          zmm12, zmm14, zword [rdx + 320]
+	vaesenclast     zmm5, zmm5, zmm12
 	vmovdqu8        zword [rsi + 320], zmm5
-	vpxord          zmm11, zmm13, zword [rdx + 384]
-	vaesenclast     zmm6, zmm6, zmm11
+	vpxord          zmm12, zmm14, zword [rdx + 384]
+	vaesenclast     zmm6, zmm6, zmm12
 	vmovdqu8        zword [rsi + 384], zmm6
-	vpxord          zmm11, zmm13, zword [rdx + 448]
-	vaesenclast     zmm7, zmm7, zmm11
+	vpxord          zmm12, zmm14, zword [rdx + 448]
+	vaesenclast     zmm7, zmm7, zmm12
 	vmovdqu8        zword [rsi + 448], zmm7
 	add             rdx, 512
 	add             rsi, 512
@@ -584,6 +611,38 @@ L.ctr_main_aes128:
 	jae             L.ctr_main_loop
 ; LLVM-MCA-END
 	jmp             L.ctr_main_done
+
+L.ctr_one_block:
+	vmovq           xmm0, r8
+	vpinsrq         xmm0, xmm0, r9, 1
+	vpshufb         xmm0, xmm0, oword [rel L.ctr_bswap_mask]
+	vpxor           xmm0, xmm0, oword [rdi]
+	cmp             eax, 12
+	jb              near L.ctr_one_aes128
+	je              near L.ctr_one_aes192
+	vaesenc         xmm0, xmm0, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, oword [r10 - 192]
+L.ctr_one_aes192:
+	vaesenc         xmm0, xmm0, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, oword [r10 - 160]
+L.ctr_one_aes128:
+	vaesenc         xmm0, xmm0, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, oword [r10 - 16]
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; LEN low bits set
+	kmovq           k1, r11
+	vmovdqu8        xmm12{k1}{z}, [rdx]
+	vpxord          xmm12, xmm12, oword [r10]
+	vaesenclast     xmm0, xmm0, xmm12
+	vmovdqu8        [rsi]{k1}, xmm0
+	jmp             L.ctr_return
 
 	section .rodata align=64
 	align 64, db 0
@@ -593,6 +652,22 @@ L.ctr_bswap_mask:
 ; Per-lane increment: the number of blocks in one vector.
 L.ctr_lane_count:
 	dq	4, 0
+; Big-endian step of one vector: the block count per vector added to byte 15 of each
+; lane (the top byte of dword 3).
+	align 64, db 0
+L.ctr_be_lane_step:
+	dd	0, 0, 0, 67108864
+	dd	0, 0, 0, 67108864
+	dd	0, 0, 0, 67108864
+	dd	0, 0, 0, 67108864
+; Little-endian step of one main-loop iteration.
+	align 64, db 0
+L.ctr_le_iteration_step:
+	dq	32, 0
+	dq	32, 0
+	dq	32, 0
+	dq	32, 0
+	align 64, db 0
 ; Lane i starts at counter + i.
 L.ctr_lane_offsets:
 	dq	0, 0

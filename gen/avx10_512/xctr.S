@@ -34,10 +34,12 @@ aesgen_xctr_crypt_avx10_512:
 	.cfi_startproc
 	endbr64
 	test            %rcx, %rcx
-	jz              .Lxctr_return
+	{disp32} jz     .Lxctr_return
 	mov             240(%rdi), %eax
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &rk[rounds]
+	cmp             $16, %rcx
+	{disp32} jbe    .Lxctr_one_block
 	vbroadcasti32x4 (%r10), %zmm12
 	vbroadcasti32x4 -16(%r10), %zmm13
 	vbroadcasti32x4 -32(%r10), %zmm14
@@ -49,10 +51,10 @@ aesgen_xctr_crypt_avx10_512:
 	vbroadcasti32x4 -128(%r10), %zmm20
 	vbroadcasti32x4 -144(%r10), %zmm21
 	cmp             $12, %eax
-	jb              .Lxctr_keys_loaded
+	{disp32} jb     .Lxctr_keys_loaded
 	vbroadcasti32x4 -160(%r10), %zmm22
 	vbroadcasti32x4 -176(%r10), %zmm23
-	je              .Lxctr_keys_loaded
+	{disp32} je     .Lxctr_keys_loaded
 	vbroadcasti32x4 -192(%r10), %zmm24
 	vbroadcasti32x4 -208(%r10), %zmm25
 .Lxctr_keys_loaded:
@@ -65,15 +67,15 @@ aesgen_xctr_crypt_avx10_512:
 	vbroadcasti32x4 .Lxctr_lane_count(%rip), %zmm9
 
 	sub             $512, %rcx
-	jae             .Lxctr_main_loop                # out of line, so short messages fall through
+	{disp32} jae    .Lxctr_main_loop                # out of line, so short messages fall through
 .Lxctr_main_done:
 	add             $512, %rcx                      # 0 <= LEN < 512 remain
-	jz              .Lxctr_return
+	{disp32} jz     .Lxctr_return
 
 # Groups of 4 vectors while at least 256 bytes remain.
 .Lxctr_group_loop:
 	cmp             $256, %rcx
-	jb              .Lxctr_final
+	{disp32} jb     .Lxctr_final
 	vpxord          %zmm10, %zmm8, %zmm0
 	vpaddq          %zmm9, %zmm8, %zmm8
 	vpxord          %zmm10, %zmm8, %zmm1
@@ -83,8 +85,8 @@ aesgen_xctr_crypt_avx10_512:
 	vpxord          %zmm10, %zmm8, %zmm3
 	vpaddq          %zmm9, %zmm8, %zmm8
 	cmp             $12, %eax
-	jb              .Lxctr_group_aes128
-	je              .Lxctr_group_aes192
+	{disp32} jb     .Lxctr_group_aes128
+	{disp32} je     .Lxctr_group_aes192
 	vaesenc         %zmm25, %zmm0, %zmm0
 	vaesenc         %zmm25, %zmm1, %zmm1
 	vaesenc         %zmm25, %zmm2, %zmm2
@@ -155,16 +157,16 @@ aesgen_xctr_crypt_avx10_512:
 	add             $256, %rsi
 	sub             $256, %rcx
 	jnz             .Lxctr_group_loop
-	jmp             .Lxctr_return
+	{disp32} jmp    .Lxctr_return
 
 # 1..256 bytes remain: pick the final group by the number of vectors they need.
 .Lxctr_final:
 	cmp             $64, %rcx
-	jbe             .Lxctr_final1
+	{disp32} jbe    .Lxctr_final1
 	cmp             $128, %rcx
-	jbe             .Lxctr_final2
+	{disp32} jbe    .Lxctr_final2
 	cmp             $192, %rcx
-	jbe             .Lxctr_final3
+	{disp32} jbe    .Lxctr_final3
 .Lxctr_final4:
 	vpxord          %zmm10, %zmm8, %zmm0
 	vpaddq          %zmm9, %zmm8, %zmm8
@@ -175,8 +177,8 @@ aesgen_xctr_crypt_avx10_512:
 	vpxord          %zmm10, %zmm8, %zmm3
 	vpaddq          %zmm9, %zmm8, %zmm8
 	cmp             $12, %eax
-	jb              .Lxctr_final4_aes128
-	je              .Lxctr_final4_aes192
+	{disp32} jb     .Lxctr_final4_aes128
+	{disp32} je     .Lxctr_final4_aes192
 	vaesenc         %zmm25, %zmm0, %zmm0
 	vaesenc         %zmm25, %zmm1, %zmm1
 	vaesenc         %zmm25, %zmm2, %zmm2
@@ -250,7 +252,7 @@ aesgen_xctr_crypt_avx10_512:
 	vpxord          %zmm12, %zmm11, %zmm11
 	vaesenclast     %zmm11, %zmm3, %zmm3
 	vmovdqu8        %zmm3, (%rsi){%k1}
-	jmp             .Lxctr_return
+	{disp32} jmp    .Lxctr_return
 .Lxctr_final3:
 	vpxord          %zmm10, %zmm8, %zmm0
 	vpaddq          %zmm9, %zmm8, %zmm8
@@ -259,8 +261,8 @@ aesgen_xctr_crypt_avx10_512:
 	vpxord          %zmm10, %zmm8, %zmm2
 	vpaddq          %zmm9, %zmm8, %zmm8
 	cmp             $12, %eax
-	jb              .Lxctr_final3_aes128
-	je              .Lxctr_final3_aes192
+	{disp32} jb     .Lxctr_final3_aes128
+	{disp32} je     .Lxctr_final3_aes192
 	vaesenc         %zmm25, %zmm0, %zmm0
 	vaesenc         %zmm25, %zmm1, %zmm1
 	vaesenc         %zmm25, %zmm2, %zmm2
@@ -318,15 +320,15 @@ aesgen_xctr_crypt_avx10_512:
 	vpxord          %zmm12, %zmm11, %zmm11
 	vaesenclast     %zmm11, %zmm2, %zmm2
 	vmovdqu8        %zmm2, (%rsi){%k1}
-	jmp             .Lxctr_return
+	{disp32} jmp    .Lxctr_return
 .Lxctr_final2:
 	vpxord          %zmm10, %zmm8, %zmm0
 	vpaddq          %zmm9, %zmm8, %zmm8
 	vpxord          %zmm10, %zmm8, %zmm1
 	vpaddq          %zmm9, %zmm8, %zmm8
 	cmp             $12, %eax
-	jb              .Lxctr_final2_aes128
-	je              .Lxctr_final2_aes192
+	{disp32} jb     .Lxctr_final2_aes128
+	{disp32} je     .Lxctr_final2_aes192
 	vaesenc         %zmm25, %zmm0, %zmm0
 	vaesenc         %zmm25, %zmm1, %zmm1
 	vaesenc         %zmm24, %zmm0, %zmm0
@@ -368,13 +370,13 @@ aesgen_xctr_crypt_avx10_512:
 	vpxord          %zmm12, %zmm11, %zmm11
 	vaesenclast     %zmm11, %zmm1, %zmm1
 	vmovdqu8        %zmm1, (%rsi){%k1}
-	jmp             .Lxctr_return
+	{disp32} jmp    .Lxctr_return
 .Lxctr_final1:
 	vpxord          %zmm10, %zmm8, %zmm0
 	vpaddq          %zmm9, %zmm8, %zmm8
 	cmp             $12, %eax
-	jb              .Lxctr_final1_aes128
-	je              .Lxctr_final1_aes192
+	{disp32} jb     .Lxctr_final1_aes128
+	{disp32} je     .Lxctr_final1_aes192
 	vaesenc         %zmm25, %zmm0, %zmm0
 	vaesenc         %zmm24, %zmm0, %zmm0
 .Lxctr_final1_aes192:
@@ -424,8 +426,8 @@ aesgen_xctr_crypt_avx10_512:
 	vpxord          %zmm10, %zmm8, %zmm7
 	vpaddq          %zmm9, %zmm8, %zmm8
 	cmp             $12, %eax
-	jb              .Lxctr_main_aes128
-	je              .Lxctr_main_aes192
+	{disp32} jb     .Lxctr_main_aes128
+	{disp32} je     .Lxctr_main_aes192
 	vaesenc         %zmm25, %zmm0, %zmm0
 	vaesenc         %zmm25, %zmm1, %zmm1
 	vaesenc         %zmm25, %zmm2, %zmm2
@@ -562,6 +564,37 @@ aesgen_xctr_crypt_avx10_512:
 	jae             .Lxctr_main_loop
 # LLVM-MCA-END
 	jmp             .Lxctr_main_done
+
+.Lxctr_one_block:
+	vmovq           %r9, %xmm0
+	vpxor           (%r8), %xmm0, %xmm0
+	vpxor           (%rdi), %xmm0, %xmm0
+	cmp             $12, %eax
+	{disp32} jb     .Lxctr_one_aes128
+	{disp32} je     .Lxctr_one_aes192
+	vaesenc         -208(%r10), %xmm0, %xmm0
+	vaesenc         -192(%r10), %xmm0, %xmm0
+.Lxctr_one_aes192:
+	vaesenc         -176(%r10), %xmm0, %xmm0
+	vaesenc         -160(%r10), %xmm0, %xmm0
+.Lxctr_one_aes128:
+	vaesenc         -144(%r10), %xmm0, %xmm0
+	vaesenc         -128(%r10), %xmm0, %xmm0
+	vaesenc         -112(%r10), %xmm0, %xmm0
+	vaesenc         -96(%r10), %xmm0, %xmm0
+	vaesenc         -80(%r10), %xmm0, %xmm0
+	vaesenc         -64(%r10), %xmm0, %xmm0
+	vaesenc         -48(%r10), %xmm0, %xmm0
+	vaesenc         -32(%r10), %xmm0, %xmm0
+	vaesenc         -16(%r10), %xmm0, %xmm0
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # LEN low bits set
+	kmovq           %r11, %k1
+	vmovdqu8        (%rdx), %xmm11{%k1}{z}
+	vpxord          (%r10), %xmm11, %xmm11
+	vaesenclast     %xmm11, %xmm0, %xmm0
+	vmovdqu8        %xmm0, (%rsi){%k1}
+	jmp             .Lxctr_return
 	.cfi_endproc
 	.size	aesgen_xctr_crypt_avx10_512, . - aesgen_xctr_crypt_avx10_512
 

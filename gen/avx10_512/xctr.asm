@@ -34,10 +34,12 @@
 aesgen_xctr_crypt_avx10_512:
 	endbr64
 	test            rcx, rcx
-	jz              L.xctr_return
+	jz              near L.xctr_return
 	mov             eax, dword [rdi + 240]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &rk[rounds]
+	cmp             rcx, 16
+	jbe             near L.xctr_one_block
 	vbroadcasti32x4 zmm12, oword [r10]
 	vbroadcasti32x4 zmm13, oword [r10 - 16]
 	vbroadcasti32x4 zmm14, oword [r10 - 32]
@@ -49,10 +51,10 @@ aesgen_xctr_crypt_avx10_512:
 	vbroadcasti32x4 zmm20, oword [r10 - 128]
 	vbroadcasti32x4 zmm21, oword [r10 - 144]
 	cmp             eax, 12
-	jb              L.xctr_keys_loaded
+	jb              near L.xctr_keys_loaded
 	vbroadcasti32x4 zmm22, oword [r10 - 160]
 	vbroadcasti32x4 zmm23, oword [r10 - 176]
-	je              L.xctr_keys_loaded
+	je              near L.xctr_keys_loaded
 	vbroadcasti32x4 zmm24, oword [r10 - 192]
 	vbroadcasti32x4 zmm25, oword [r10 - 208]
 L.xctr_keys_loaded:
@@ -65,15 +67,15 @@ L.xctr_keys_loaded:
 	vbroadcasti32x4 zmm9, oword [rel L.xctr_lane_count]
 
 	sub             rcx, 512
-	jae             L.xctr_main_loop                ; out of line, so short messages fall through
+	jae             near L.xctr_main_loop           ; out of line, so short messages fall through
 L.xctr_main_done:
 	add             rcx, 512                        ; 0 <= LEN < 512 remain
-	jz              L.xctr_return
+	jz              near L.xctr_return
 
 ; Groups of 4 vectors while at least 256 bytes remain.
 L.xctr_group_loop:
 	cmp             rcx, 256
-	jb              L.xctr_final
+	jb              near L.xctr_final
 	vpxord          zmm0, zmm8, zmm10
 	vpaddq          zmm8, zmm8, zmm9
 	vpxord          zmm1, zmm8, zmm10
@@ -83,8 +85,8 @@ L.xctr_group_loop:
 	vpxord          zmm3, zmm8, zmm10
 	vpaddq          zmm8, zmm8, zmm9
 	cmp             eax, 12
-	jb              L.xctr_group_aes128
-	je              L.xctr_group_aes192
+	jb              near L.xctr_group_aes128
+	je              near L.xctr_group_aes192
 	vaesenc         zmm0, zmm0, zmm25
 	vaesenc         zmm1, zmm1, zmm25
 	vaesenc         zmm2, zmm2, zmm25
@@ -155,16 +157,16 @@ L.xctr_group_aes128:
 	add             rsi, 256
 	sub             rcx, 256
 	jnz             L.xctr_group_loop
-	jmp             L.xctr_return
+	jmp             near L.xctr_return
 
 ; 1..256 bytes remain: pick the final group by the number of vectors they need.
 L.xctr_final:
 	cmp             rcx, 64
-	jbe             L.xctr_final1
+	jbe             near L.xctr_final1
 	cmp             rcx, 128
-	jbe             L.xctr_final2
+	jbe             near L.xctr_final2
 	cmp             rcx, 192
-	jbe             L.xctr_final3
+	jbe             near L.xctr_final3
 L.xctr_final4:
 	vpxord          zmm0, zmm8, zmm10
 	vpaddq          zmm8, zmm8, zmm9
@@ -175,8 +177,8 @@ L.xctr_final4:
 	vpxord          zmm3, zmm8, zmm10
 	vpaddq          zmm8, zmm8, zmm9
 	cmp             eax, 12
-	jb              L.xctr_final4_aes128
-	je              L.xctr_final4_aes192
+	jb              near L.xctr_final4_aes128
+	je              near L.xctr_final4_aes192
 	vaesenc         zmm0, zmm0, zmm25
 	vaesenc         zmm1, zmm1, zmm25
 	vaesenc         zmm2, zmm2, zmm25
@@ -250,7 +252,7 @@ L.xctr_final4_aes128:
 	vpxord          zmm11, zmm11, zmm12
 	vaesenclast     zmm3, zmm3, zmm11
 	vmovdqu8        [rsi]{k1}, zmm3
-	jmp             L.xctr_return
+	jmp             near L.xctr_return
 L.xctr_final3:
 	vpxord          zmm0, zmm8, zmm10
 	vpaddq          zmm8, zmm8, zmm9
@@ -259,8 +261,8 @@ L.xctr_final3:
 	vpxord          zmm2, zmm8, zmm10
 	vpaddq          zmm8, zmm8, zmm9
 	cmp             eax, 12
-	jb              L.xctr_final3_aes128
-	je              L.xctr_final3_aes192
+	jb              near L.xctr_final3_aes128
+	je              near L.xctr_final3_aes192
 	vaesenc         zmm0, zmm0, zmm25
 	vaesenc         zmm1, zmm1, zmm25
 	vaesenc         zmm2, zmm2, zmm25
@@ -318,15 +320,15 @@ L.xctr_final3_aes128:
 	vpxord          zmm11, zmm11, zmm12
 	vaesenclast     zmm2, zmm2, zmm11
 	vmovdqu8        [rsi]{k1}, zmm2
-	jmp             L.xctr_return
+	jmp             near L.xctr_return
 L.xctr_final2:
 	vpxord          zmm0, zmm8, zmm10
 	vpaddq          zmm8, zmm8, zmm9
 	vpxord          zmm1, zmm8, zmm10
 	vpaddq          zmm8, zmm8, zmm9
 	cmp             eax, 12
-	jb              L.xctr_final2_aes128
-	je              L.xctr_final2_aes192
+	jb              near L.xctr_final2_aes128
+	je              near L.xctr_final2_aes192
 	vaesenc         zmm0, zmm0, zmm25
 	vaesenc         zmm1, zmm1, zmm25
 	vaesenc         zmm0, zmm0, zmm24
@@ -368,13 +370,13 @@ L.xctr_final2_aes128:
 	vpxord          zmm11, zmm11, zmm12
 	vaesenclast     zmm1, zmm1, zmm11
 	vmovdqu8        [rsi]{k1}, zmm1
-	jmp             L.xctr_return
+	jmp             near L.xctr_return
 L.xctr_final1:
 	vpxord          zmm0, zmm8, zmm10
 	vpaddq          zmm8, zmm8, zmm9
 	cmp             eax, 12
-	jb              L.xctr_final1_aes128
-	je              L.xctr_final1_aes192
+	jb              near L.xctr_final1_aes128
+	je              near L.xctr_final1_aes192
 	vaesenc         zmm0, zmm0, zmm25
 	vaesenc         zmm0, zmm0, zmm24
 L.xctr_final1_aes192:
@@ -424,8 +426,8 @@ L.xctr_main_loop:
 	vpxord          zmm7, zmm8, zmm10
 	vpaddq          zmm8, zmm8, zmm9
 	cmp             eax, 12
-	jb              L.xctr_main_aes128
-	je              L.xctr_main_aes192
+	jb              near L.xctr_main_aes128
+	je              near L.xctr_main_aes192
 	vaesenc         zmm0, zmm0, zmm25
 	vaesenc         zmm1, zmm1, zmm25
 	vaesenc         zmm2, zmm2, zmm25
@@ -562,6 +564,37 @@ L.xctr_main_aes128:
 	jae             L.xctr_main_loop
 ; LLVM-MCA-END
 	jmp             L.xctr_main_done
+
+L.xctr_one_block:
+	vmovq           xmm0, r9
+	vpxor           xmm0, xmm0, oword [r8]
+	vpxor           xmm0, xmm0, oword [rdi]
+	cmp             eax, 12
+	jb              near L.xctr_one_aes128
+	je              near L.xctr_one_aes192
+	vaesenc         xmm0, xmm0, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, oword [r10 - 192]
+L.xctr_one_aes192:
+	vaesenc         xmm0, xmm0, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, oword [r10 - 160]
+L.xctr_one_aes128:
+	vaesenc         xmm0, xmm0, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, oword [r10 - 16]
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; LEN low bits set
+	kmovq           k1, r11
+	vmovdqu8        xmm11{k1}{z}, [rdx]
+	vpxord          xmm11, xmm11, oword [r10]
+	vaesenclast     xmm0, xmm0, xmm11
+	vmovdqu8        [rsi]{k1}, xmm0
+	jmp             L.xctr_return
 
 	section .rodata align=64
 	align 64, db 0

@@ -21,8 +21,8 @@
 #
 # Registers: KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTR_LO=r8, CTR_HI=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11
 #            KS0=ymm0, KS1=ymm1, KS2=ymm2, KS3=ymm3, KS4=ymm4, KS5=ymm5
-#            KS6=ymm6, KS7=ymm7, CTR=ymm8, INC=ymm9, BSWAP=ymm10, TMP=ymm11
-#            K0=ymm12, KLAST=ymm13, KT=ymm14
+#            KS6=ymm6, KS7=ymm7, CTR=ymm8, BASE=ymm9, INC=ymm10, BSWAP=ymm11
+#            TMP=ymm12, K0=ymm13, KLAST=ymm14, KT=ymm15
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_ctr_crypt_vaes_avx2
@@ -32,250 +32,253 @@ aesgen_ctr_crypt_vaes_avx2:
 	.cfi_startproc
 	endbr64
 	test            %rcx, %rcx
-	jz              .Lctr_return
+	{disp32} jz     .Lctr_return
 	mov             240(%rdi), %eax
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &rk[rounds]
-	vbroadcasti128  (%rdi), %ymm12
-	vbroadcasti128  (%r10), %ymm13
+	cmp             $16, %rcx
+	{disp32} jbe    .Lctr_one_block
+	vbroadcasti128  (%rdi), %ymm13
+	vbroadcasti128  (%r10), %ymm14
 	vmovq           %r8, %xmm8
 	vpinsrq         $1, %r9, %xmm8, %xmm8
 	vpermq          $68, %ymm8, %ymm8               # lane 0 into both lanes
 	vpaddq          .Lctr_lane_offsets(%rip), %ymm8, %ymm8
-	vbroadcasti128  .Lctr_lane_count(%rip), %ymm9
-	vbroadcasti128  .Lctr_bswap_mask(%rip), %ymm10
+	vbroadcasti128  .Lctr_lane_count(%rip), %ymm10
+	vbroadcasti128  .Lctr_bswap_mask(%rip), %ymm11
+	vpshufb         %ymm11, %ymm8, %ymm9
 
 	sub             $256, %rcx
-	jae             .Lctr_main_loop                 # out of line, so short messages fall through
+	{disp32} jae    .Lctr_main_loop                 # out of line, so short messages fall through
 .Lctr_main_done:
 	add             $256, %rcx                      # 0 <= LEN < 256 remain
-	jz              .Lctr_return
+	{disp32} jz     .Lctr_return
 
 # Groups of 4 vectors while at least 128 bytes remain.
 .Lctr_group_loop:
 	cmp             $128, %rcx
-	jb              .Lctr_final
-	vpshufb         %ymm10, %ymm8, %ymm0
-	vpaddq          %ymm9, %ymm8, %ymm8
-	vpshufb         %ymm10, %ymm8, %ymm1
-	vpaddq          %ymm9, %ymm8, %ymm8
-	vpshufb         %ymm10, %ymm8, %ymm2
-	vpaddq          %ymm9, %ymm8, %ymm8
-	vpshufb         %ymm10, %ymm8, %ymm3
-	vpaddq          %ymm9, %ymm8, %ymm8
-	vpxor           %ymm12, %ymm0, %ymm0
-	vpxor           %ymm12, %ymm1, %ymm1
-	vpxor           %ymm12, %ymm2, %ymm2
-	vpxor           %ymm12, %ymm3, %ymm3
+	{disp32} jb     .Lctr_final
+	vpshufb         %ymm11, %ymm8, %ymm0
+	vpaddq          %ymm10, %ymm8, %ymm8
+	vpshufb         %ymm11, %ymm8, %ymm1
+	vpaddq          %ymm10, %ymm8, %ymm8
+	vpshufb         %ymm11, %ymm8, %ymm2
+	vpaddq          %ymm10, %ymm8, %ymm8
+	vpshufb         %ymm11, %ymm8, %ymm3
+	vpaddq          %ymm10, %ymm8, %ymm8
+	vpxor           %ymm13, %ymm0, %ymm0
+	vpxor           %ymm13, %ymm1, %ymm1
+	vpxor           %ymm13, %ymm2, %ymm2
+	vpxor           %ymm13, %ymm3, %ymm3
 	cmp             $12, %eax
-	jb              .Lctr_group_aes128
-	je              .Lctr_group_aes192
-	vbroadcasti128  -208(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
-	vbroadcasti128  -192(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
+	{disp32} jb     .Lctr_group_aes128
+	{disp32} je     .Lctr_group_aes192
+	vbroadcasti128  -208(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti128  -192(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
 .Lctr_group_aes192:
-	vbroadcasti128  -176(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
-	vbroadcasti128  -160(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -176(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti128  -160(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
 .Lctr_group_aes128:
-	vbroadcasti128  -144(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
-	vbroadcasti128  -128(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
-	vbroadcasti128  -112(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
-	vbroadcasti128  -96(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
-	vbroadcasti128  -80(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
-	vbroadcasti128  -64(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
-	vbroadcasti128  -48(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
-	vbroadcasti128  -32(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
-	vbroadcasti128  -16(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
-	vpxor           (%rdx), %ymm13, %ymm11
-	vaesenclast     %ymm11, %ymm0, %ymm0
+	vbroadcasti128  -144(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti128  -128(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti128  -112(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti128  -96(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti128  -80(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti128  -64(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti128  -48(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti128  -32(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti128  -16(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vpxor           (%rdx), %ymm14, %ymm12
+	vaesenclast     %ymm12, %ymm0, %ymm0
 	vmovdqu         %ymm0, (%rsi)
-	vpxor           32(%rdx), %ymm13, %ymm11
-	vaesenclast     %ymm11, %ymm1, %ymm1
+	vpxor           32(%rdx), %ymm14, %ymm12
+	vaesenclast     %ymm12, %ymm1, %ymm1
 	vmovdqu         %ymm1, 32(%rsi)
-	vpxor           64(%rdx), %ymm13, %ymm11
-	vaesenclast     %ymm11, %ymm2, %ymm2
+	vpxor           64(%rdx), %ymm14, %ymm12
+	vaesenclast     %ymm12, %ymm2, %ymm2
 	vmovdqu         %ymm2, 64(%rsi)
-	vpxor           96(%rdx), %ymm13, %ymm11
-	vaesenclast     %ymm11, %ymm3, %ymm3
+	vpxor           96(%rdx), %ymm14, %ymm12
+	vaesenclast     %ymm12, %ymm3, %ymm3
 	vmovdqu         %ymm3, 96(%rsi)
 	add             $128, %rdx
 	add             $128, %rsi
 	sub             $128, %rcx
 	jnz             .Lctr_group_loop
-	jmp             .Lctr_return
+	{disp32} jmp    .Lctr_return
 
 # 1..128 bytes remain: pick the final group by the number of vectors they need.
 .Lctr_final:
 	cmp             $32, %rcx
-	jbe             .Lctr_final1
+	{disp32} jbe    .Lctr_final1
 	cmp             $64, %rcx
-	jbe             .Lctr_final2
+	{disp32} jbe    .Lctr_final2
 	cmp             $96, %rcx
-	jbe             .Lctr_final3
+	{disp32} jbe    .Lctr_final3
 .Lctr_final4:
-	vpshufb         %ymm10, %ymm8, %ymm0
-	vpaddq          %ymm9, %ymm8, %ymm8
-	vpshufb         %ymm10, %ymm8, %ymm1
-	vpaddq          %ymm9, %ymm8, %ymm8
-	vpshufb         %ymm10, %ymm8, %ymm2
-	vpaddq          %ymm9, %ymm8, %ymm8
-	vpshufb         %ymm10, %ymm8, %ymm3
-	vpaddq          %ymm9, %ymm8, %ymm8
-	vpxor           %ymm12, %ymm0, %ymm0
-	vpxor           %ymm12, %ymm1, %ymm1
-	vpxor           %ymm12, %ymm2, %ymm2
-	vpxor           %ymm12, %ymm3, %ymm3
+	vpshufb         %ymm11, %ymm8, %ymm0
+	vpaddq          %ymm10, %ymm8, %ymm8
+	vpshufb         %ymm11, %ymm8, %ymm1
+	vpaddq          %ymm10, %ymm8, %ymm8
+	vpshufb         %ymm11, %ymm8, %ymm2
+	vpaddq          %ymm10, %ymm8, %ymm8
+	vpshufb         %ymm11, %ymm8, %ymm3
+	vpaddq          %ymm10, %ymm8, %ymm8
+	vpxor           %ymm13, %ymm0, %ymm0
+	vpxor           %ymm13, %ymm1, %ymm1
+	vpxor           %ymm13, %ymm2, %ymm2
+	vpxor           %ymm13, %ymm3, %ymm3
 	cmp             $12, %eax
-	jb              .Lctr_final4_aes128
-	je              .Lctr_final4_aes192
-	vbroadcasti128  -208(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
-	vbroadcasti128  -192(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
+	{disp32} jb     .Lctr_final4_aes128
+	{disp32} je     .Lctr_final4_aes192
+	vbroadcasti128  -208(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti128  -192(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
 .Lctr_final4_aes192:
-	vbroadcasti128  -176(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
-	vbroadcasti128  -160(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -176(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti128  -160(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
 .Lctr_final4_aes128:
-	vbroadcasti128  -144(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
-	vbroadcasti128  -128(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
-	vbroadcasti128  -112(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
-	vbroadcasti128  -96(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
-	vbroadcasti128  -80(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
-	vbroadcasti128  -64(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
-	vbroadcasti128  -48(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
-	vbroadcasti128  -32(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
-	vbroadcasti128  -16(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
-	vpxor           (%rdx), %ymm13, %ymm11
-	vaesenclast     %ymm11, %ymm0, %ymm0
+	vbroadcasti128  -144(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti128  -128(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti128  -112(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti128  -96(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti128  -80(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti128  -64(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti128  -48(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti128  -32(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti128  -16(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vpxor           (%rdx), %ymm14, %ymm12
+	vaesenclast     %ymm12, %ymm0, %ymm0
 	vmovdqu         %ymm0, (%rsi)
-	vpxor           32(%rdx), %ymm13, %ymm11
-	vaesenclast     %ymm11, %ymm1, %ymm1
+	vpxor           32(%rdx), %ymm14, %ymm12
+	vaesenclast     %ymm12, %ymm1, %ymm1
 	vmovdqu         %ymm1, 32(%rsi)
-	vpxor           64(%rdx), %ymm13, %ymm11
-	vaesenclast     %ymm11, %ymm2, %ymm2
+	vpxor           64(%rdx), %ymm14, %ymm12
+	vaesenclast     %ymm12, %ymm2, %ymm2
 	vmovdqu         %ymm2, 64(%rsi)
 	add             $96, %rdx
 	add             $96, %rsi
 	sub             $96, %rcx
-	vaesenclast     %ymm13, %ymm3, %ymm3
+	vaesenclast     %ymm14, %ymm3, %ymm3
 	cmp             $16, %rcx
-	jb              .Lctr_final4_bytes
-	vpxor           (%rdx), %xmm3, %xmm11
-	vmovdqu         %xmm11, (%rsi)
-	je              .Lctr_return                    # exactly 16 were left
+	{disp32} jb     .Lctr_final4_bytes
+	vpxor           (%rdx), %xmm3, %xmm12
+	vmovdqu         %xmm12, (%rsi)
+	{disp32} je     .Lctr_return                    # exactly 16 were left
 	add             $16, %rdx
 	add             $16, %rsi
 	sub             $16, %rcx
 	vextracti128    $1, %ymm3, %xmm3                # next lane's keystream
 	cmp             $16, %rcx
-	jb              .Lctr_final4_bytes
-	vpxor           (%rdx), %xmm3, %xmm11
-	vmovdqu         %xmm11, (%rsi)
-	jmp             .Lctr_return
+	{disp32} jb     .Lctr_final4_bytes
+	vpxor           (%rdx), %xmm3, %xmm12
+	vmovdqu         %xmm12, (%rsi)
+	{disp32} jmp    .Lctr_return
 .Lctr_final4_bytes:
 	test            $8, %ecx
-	jz              .Lctr_final4_no8
+	{disp32} jz     .Lctr_final4_no8
 	vmovq           %xmm3, %r11
 	xor             (%rdx), %r11
 	mov             %r11, (%rsi)
@@ -284,7 +287,7 @@ aesgen_ctr_crypt_vaes_avx2:
 	add             $8, %rsi
 .Lctr_final4_no8:
 	test            $4, %ecx
-	jz              .Lctr_final4_no4
+	{disp32} jz     .Lctr_final4_no4
 	vmovd           %xmm3, %r11d
 	xor             (%rdx), %r11d
 	mov             %r11d, (%rsi)
@@ -293,7 +296,7 @@ aesgen_ctr_crypt_vaes_avx2:
 	add             $4, %rsi
 .Lctr_final4_no4:
 	test            $2, %ecx
-	jz              .Lctr_final4_no2
+	{disp32} jz     .Lctr_final4_no2
 	vmovd           %xmm3, %r11d
 	xor             (%rdx), %r11w
 	mov             %r11w, (%rsi)
@@ -302,106 +305,106 @@ aesgen_ctr_crypt_vaes_avx2:
 	add             $2, %rsi
 .Lctr_final4_no2:
 	test            $1, %ecx
-	jz              .Lctr_final4_no1
+	{disp32} jz     .Lctr_final4_no1
 	vmovd           %xmm3, %r11d
 	xor             (%rdx), %r11b
 	mov             %r11b, (%rsi)
 .Lctr_final4_no1:
-	jmp             .Lctr_return
+	{disp32} jmp    .Lctr_return
 .Lctr_final3:
-	vpshufb         %ymm10, %ymm8, %ymm0
-	vpaddq          %ymm9, %ymm8, %ymm8
-	vpshufb         %ymm10, %ymm8, %ymm1
-	vpaddq          %ymm9, %ymm8, %ymm8
-	vpshufb         %ymm10, %ymm8, %ymm2
-	vpaddq          %ymm9, %ymm8, %ymm8
-	vpxor           %ymm12, %ymm0, %ymm0
-	vpxor           %ymm12, %ymm1, %ymm1
-	vpxor           %ymm12, %ymm2, %ymm2
+	vpshufb         %ymm11, %ymm8, %ymm0
+	vpaddq          %ymm10, %ymm8, %ymm8
+	vpshufb         %ymm11, %ymm8, %ymm1
+	vpaddq          %ymm10, %ymm8, %ymm8
+	vpshufb         %ymm11, %ymm8, %ymm2
+	vpaddq          %ymm10, %ymm8, %ymm8
+	vpxor           %ymm13, %ymm0, %ymm0
+	vpxor           %ymm13, %ymm1, %ymm1
+	vpxor           %ymm13, %ymm2, %ymm2
 	cmp             $12, %eax
-	jb              .Lctr_final3_aes128
-	je              .Lctr_final3_aes192
-	vbroadcasti128  -208(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vbroadcasti128  -192(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
+	{disp32} jb     .Lctr_final3_aes128
+	{disp32} je     .Lctr_final3_aes192
+	vbroadcasti128  -208(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vbroadcasti128  -192(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
 .Lctr_final3_aes192:
-	vbroadcasti128  -176(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vbroadcasti128  -160(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
+	vbroadcasti128  -176(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vbroadcasti128  -160(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
 .Lctr_final3_aes128:
-	vbroadcasti128  -144(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vbroadcasti128  -128(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vbroadcasti128  -112(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vbroadcasti128  -96(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vbroadcasti128  -80(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vbroadcasti128  -64(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vbroadcasti128  -48(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vbroadcasti128  -32(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vbroadcasti128  -16(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vpxor           (%rdx), %ymm13, %ymm11
-	vaesenclast     %ymm11, %ymm0, %ymm0
+	vbroadcasti128  -144(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vbroadcasti128  -128(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vbroadcasti128  -112(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vbroadcasti128  -96(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vbroadcasti128  -80(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vbroadcasti128  -64(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vbroadcasti128  -48(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vbroadcasti128  -32(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vbroadcasti128  -16(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vpxor           (%rdx), %ymm14, %ymm12
+	vaesenclast     %ymm12, %ymm0, %ymm0
 	vmovdqu         %ymm0, (%rsi)
-	vpxor           32(%rdx), %ymm13, %ymm11
-	vaesenclast     %ymm11, %ymm1, %ymm1
+	vpxor           32(%rdx), %ymm14, %ymm12
+	vaesenclast     %ymm12, %ymm1, %ymm1
 	vmovdqu         %ymm1, 32(%rsi)
 	add             $64, %rdx
 	add             $64, %rsi
 	sub             $64, %rcx
-	vaesenclast     %ymm13, %ymm2, %ymm2
+	vaesenclast     %ymm14, %ymm2, %ymm2
 	cmp             $16, %rcx
-	jb              .Lctr_final3_bytes
-	vpxor           (%rdx), %xmm2, %xmm11
-	vmovdqu         %xmm11, (%rsi)
-	je              .Lctr_return                    # exactly 16 were left
+	{disp32} jb     .Lctr_final3_bytes
+	vpxor           (%rdx), %xmm2, %xmm12
+	vmovdqu         %xmm12, (%rsi)
+	{disp32} je     .Lctr_return                    # exactly 16 were left
 	add             $16, %rdx
 	add             $16, %rsi
 	sub             $16, %rcx
 	vextracti128    $1, %ymm2, %xmm2                # next lane's keystream
 	cmp             $16, %rcx
-	jb              .Lctr_final3_bytes
-	vpxor           (%rdx), %xmm2, %xmm11
-	vmovdqu         %xmm11, (%rsi)
-	jmp             .Lctr_return
+	{disp32} jb     .Lctr_final3_bytes
+	vpxor           (%rdx), %xmm2, %xmm12
+	vmovdqu         %xmm12, (%rsi)
+	{disp32} jmp    .Lctr_return
 .Lctr_final3_bytes:
 	test            $8, %ecx
-	jz              .Lctr_final3_no8
+	{disp32} jz     .Lctr_final3_no8
 	vmovq           %xmm2, %r11
 	xor             (%rdx), %r11
 	mov             %r11, (%rsi)
@@ -410,7 +413,7 @@ aesgen_ctr_crypt_vaes_avx2:
 	add             $8, %rsi
 .Lctr_final3_no8:
 	test            $4, %ecx
-	jz              .Lctr_final3_no4
+	{disp32} jz     .Lctr_final3_no4
 	vmovd           %xmm2, %r11d
 	xor             (%rdx), %r11d
 	mov             %r11d, (%rsi)
@@ -419,7 +422,7 @@ aesgen_ctr_crypt_vaes_avx2:
 	add             $4, %rsi
 .Lctr_final3_no4:
 	test            $2, %ecx
-	jz              .Lctr_final3_no2
+	{disp32} jz     .Lctr_final3_no2
 	vmovd           %xmm2, %r11d
 	xor             (%rdx), %r11w
 	mov             %r11w, (%rsi)
@@ -428,87 +431,87 @@ aesgen_ctr_crypt_vaes_avx2:
 	add             $2, %rsi
 .Lctr_final3_no2:
 	test            $1, %ecx
-	jz              .Lctr_final3_no1
+	{disp32} jz     .Lctr_final3_no1
 	vmovd           %xmm2, %r11d
 	xor             (%rdx), %r11b
 	mov             %r11b, (%rsi)
 .Lctr_final3_no1:
-	jmp             .Lctr_return
+	{disp32} jmp    .Lctr_return
 .Lctr_final2:
-	vpshufb         %ymm10, %ymm8, %ymm0
-	vpaddq          %ymm9, %ymm8, %ymm8
-	vpshufb         %ymm10, %ymm8, %ymm1
-	vpaddq          %ymm9, %ymm8, %ymm8
-	vpxor           %ymm12, %ymm0, %ymm0
-	vpxor           %ymm12, %ymm1, %ymm1
+	vpshufb         %ymm11, %ymm8, %ymm0
+	vpaddq          %ymm10, %ymm8, %ymm8
+	vpshufb         %ymm11, %ymm8, %ymm1
+	vpaddq          %ymm10, %ymm8, %ymm8
+	vpxor           %ymm13, %ymm0, %ymm0
+	vpxor           %ymm13, %ymm1, %ymm1
 	cmp             $12, %eax
-	jb              .Lctr_final2_aes128
-	je              .Lctr_final2_aes192
-	vbroadcasti128  -208(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vbroadcasti128  -192(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
+	{disp32} jb     .Lctr_final2_aes128
+	{disp32} je     .Lctr_final2_aes192
+	vbroadcasti128  -208(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vbroadcasti128  -192(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
 .Lctr_final2_aes192:
-	vbroadcasti128  -176(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vbroadcasti128  -160(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
+	vbroadcasti128  -176(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vbroadcasti128  -160(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
 .Lctr_final2_aes128:
-	vbroadcasti128  -144(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vbroadcasti128  -128(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vbroadcasti128  -112(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vbroadcasti128  -96(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vbroadcasti128  -80(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vbroadcasti128  -64(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vbroadcasti128  -48(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vbroadcasti128  -32(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vbroadcasti128  -16(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vpxor           (%rdx), %ymm13, %ymm11
-	vaesenclast     %ymm11, %ymm0, %ymm0
+	vbroadcasti128  -144(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vbroadcasti128  -128(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vbroadcasti128  -112(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vbroadcasti128  -96(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vbroadcasti128  -80(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vbroadcasti128  -64(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vbroadcasti128  -48(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vbroadcasti128  -32(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vbroadcasti128  -16(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vpxor           (%rdx), %ymm14, %ymm12
+	vaesenclast     %ymm12, %ymm0, %ymm0
 	vmovdqu         %ymm0, (%rsi)
 	add             $32, %rdx
 	add             $32, %rsi
 	sub             $32, %rcx
-	vaesenclast     %ymm13, %ymm1, %ymm1
+	vaesenclast     %ymm14, %ymm1, %ymm1
 	cmp             $16, %rcx
-	jb              .Lctr_final2_bytes
-	vpxor           (%rdx), %xmm1, %xmm11
-	vmovdqu         %xmm11, (%rsi)
-	je              .Lctr_return                    # exactly 16 were left
+	{disp32} jb     .Lctr_final2_bytes
+	vpxor           (%rdx), %xmm1, %xmm12
+	vmovdqu         %xmm12, (%rsi)
+	{disp32} je     .Lctr_return                    # exactly 16 were left
 	add             $16, %rdx
 	add             $16, %rsi
 	sub             $16, %rcx
 	vextracti128    $1, %ymm1, %xmm1                # next lane's keystream
 	cmp             $16, %rcx
-	jb              .Lctr_final2_bytes
-	vpxor           (%rdx), %xmm1, %xmm11
-	vmovdqu         %xmm11, (%rsi)
-	jmp             .Lctr_return
+	{disp32} jb     .Lctr_final2_bytes
+	vpxor           (%rdx), %xmm1, %xmm12
+	vmovdqu         %xmm12, (%rsi)
+	{disp32} jmp    .Lctr_return
 .Lctr_final2_bytes:
 	test            $8, %ecx
-	jz              .Lctr_final2_no8
+	{disp32} jz     .Lctr_final2_no8
 	vmovq           %xmm1, %r11
 	xor             (%rdx), %r11
 	mov             %r11, (%rsi)
@@ -517,7 +520,7 @@ aesgen_ctr_crypt_vaes_avx2:
 	add             $8, %rsi
 .Lctr_final2_no8:
 	test            $4, %ecx
-	jz              .Lctr_final2_no4
+	{disp32} jz     .Lctr_final2_no4
 	vmovd           %xmm1, %r11d
 	xor             (%rdx), %r11d
 	mov             %r11d, (%rsi)
@@ -526,7 +529,7 @@ aesgen_ctr_crypt_vaes_avx2:
 	add             $4, %rsi
 .Lctr_final2_no4:
 	test            $2, %ecx
-	jz              .Lctr_final2_no2
+	{disp32} jz     .Lctr_final2_no2
 	vmovd           %xmm1, %r11d
 	xor             (%rdx), %r11w
 	mov             %r11w, (%rsi)
@@ -535,65 +538,65 @@ aesgen_ctr_crypt_vaes_avx2:
 	add             $2, %rsi
 .Lctr_final2_no2:
 	test            $1, %ecx
-	jz              .Lctr_final2_no1
+	{disp32} jz     .Lctr_final2_no1
 	vmovd           %xmm1, %r11d
 	xor             (%rdx), %r11b
 	mov             %r11b, (%rsi)
 .Lctr_final2_no1:
-	jmp             .Lctr_return
+	{disp32} jmp    .Lctr_return
 .Lctr_final1:
-	vpshufb         %ymm10, %ymm8, %ymm0
-	vpaddq          %ymm9, %ymm8, %ymm8
-	vpxor           %ymm12, %ymm0, %ymm0
+	vpshufb         %ymm11, %ymm8, %ymm0
+	vpaddq          %ymm10, %ymm8, %ymm8
+	vpxor           %ymm13, %ymm0, %ymm0
 	cmp             $12, %eax
-	jb              .Lctr_final1_aes128
-	je              .Lctr_final1_aes192
-	vbroadcasti128  -208(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vbroadcasti128  -192(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
+	{disp32} jb     .Lctr_final1_aes128
+	{disp32} je     .Lctr_final1_aes192
+	vbroadcasti128  -208(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vbroadcasti128  -192(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
 .Lctr_final1_aes192:
-	vbroadcasti128  -176(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vbroadcasti128  -160(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
+	vbroadcasti128  -176(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vbroadcasti128  -160(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
 .Lctr_final1_aes128:
-	vbroadcasti128  -144(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vbroadcasti128  -128(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vbroadcasti128  -112(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vbroadcasti128  -96(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vbroadcasti128  -80(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vbroadcasti128  -64(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vbroadcasti128  -48(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vbroadcasti128  -32(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vbroadcasti128  -16(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenclast     %ymm13, %ymm0, %ymm0
+	vbroadcasti128  -144(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vbroadcasti128  -128(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vbroadcasti128  -112(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vbroadcasti128  -96(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vbroadcasti128  -80(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vbroadcasti128  -64(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vbroadcasti128  -48(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vbroadcasti128  -32(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vbroadcasti128  -16(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenclast     %ymm14, %ymm0, %ymm0
 	cmp             $16, %rcx
-	jb              .Lctr_final1_bytes
-	vpxor           (%rdx), %xmm0, %xmm11
-	vmovdqu         %xmm11, (%rsi)
-	je              .Lctr_return                    # exactly 16 were left
+	{disp32} jb     .Lctr_final1_bytes
+	vpxor           (%rdx), %xmm0, %xmm12
+	vmovdqu         %xmm12, (%rsi)
+	{disp32} je     .Lctr_return                    # exactly 16 were left
 	add             $16, %rdx
 	add             $16, %rsi
 	sub             $16, %rcx
 	vextracti128    $1, %ymm0, %xmm0                # next lane's keystream
 	cmp             $16, %rcx
-	jb              .Lctr_final1_bytes
-	vpxor           (%rdx), %xmm0, %xmm11
-	vmovdqu         %xmm11, (%rsi)
-	jmp             .Lctr_return
+	{disp32} jb     .Lctr_final1_bytes
+	vpxor           (%rdx), %xmm0, %xmm12
+	vmovdqu         %xmm12, (%rsi)
+	{disp32} jmp    .Lctr_return
 .Lctr_final1_bytes:
 	test            $8, %ecx
-	jz              .Lctr_final1_no8
+	{disp32} jz     .Lctr_final1_no8
 	vmovq           %xmm0, %r11
 	xor             (%rdx), %r11
 	mov             %r11, (%rsi)
@@ -602,7 +605,7 @@ aesgen_ctr_crypt_vaes_avx2:
 	add             $8, %rsi
 .Lctr_final1_no8:
 	test            $4, %ecx
-	jz              .Lctr_final1_no4
+	{disp32} jz     .Lctr_final1_no4
 	vmovd           %xmm0, %r11d
 	xor             (%rdx), %r11d
 	mov             %r11d, (%rsi)
@@ -611,7 +614,7 @@ aesgen_ctr_crypt_vaes_avx2:
 	add             $4, %rsi
 .Lctr_final1_no4:
 	test            $2, %ecx
-	jz              .Lctr_final1_no2
+	{disp32} jz     .Lctr_final1_no2
 	vmovd           %xmm0, %r11d
 	xor             (%rdx), %r11w
 	mov             %r11w, (%rsi)
@@ -620,7 +623,7 @@ aesgen_ctr_crypt_vaes_avx2:
 	add             $2, %rsi
 .Lctr_final1_no2:
 	test            $1, %ecx
-	jz              .Lctr_final1_no1
+	{disp32} jz     .Lctr_final1_no1
 	vmovd           %xmm0, %r11d
 	xor             (%rdx), %r11b
 	mov             %r11b, (%rsi)
@@ -635,175 +638,199 @@ aesgen_ctr_crypt_vaes_avx2:
 .Lctr_main_loop:
 # LLVM-MCA-BEGIN ctr_vaes_avx2_main_loop
 # 8 vectors = 256 bytes per iteration
-	vpshufb         %ymm10, %ymm8, %ymm0
-	vpaddq          %ymm9, %ymm8, %ymm8
-	vpshufb         %ymm10, %ymm8, %ymm1
-	vpaddq          %ymm9, %ymm8, %ymm8
-	vpshufb         %ymm10, %ymm8, %ymm2
-	vpaddq          %ymm9, %ymm8, %ymm8
-	vpshufb         %ymm10, %ymm8, %ymm3
-	vpaddq          %ymm9, %ymm8, %ymm8
-	vpshufb         %ymm10, %ymm8, %ymm4
-	vpaddq          %ymm9, %ymm8, %ymm8
-	vpshufb         %ymm10, %ymm8, %ymm5
-	vpaddq          %ymm9, %ymm8, %ymm8
-	vpshufb         %ymm10, %ymm8, %ymm6
-	vpaddq          %ymm9, %ymm8, %ymm8
-	vpshufb         %ymm10, %ymm8, %ymm7
-	vpaddq          %ymm9, %ymm8, %ymm8
-	vpxor           %ymm12, %ymm0, %ymm0
-	vpxor           %ymm12, %ymm1, %ymm1
-	vpxor           %ymm12, %ymm2, %ymm2
-	vpxor           %ymm12, %ymm3, %ymm3
-	vpxor           %ymm12, %ymm4, %ymm4
-	vpxor           %ymm12, %ymm5, %ymm5
-	vpxor           %ymm12, %ymm6, %ymm6
-	vpxor           %ymm12, %ymm7, %ymm7
+	cmp             $239, %r8b
+	{disp32} ja     .Lctr_main_carry                # the low byte wraps in or right after this iteration
+	vpxor           %ymm13, %ymm9, %ymm0
+	vpaddd          .Lctr_be_lane_step(%rip), %ymm9, %ymm1
+	vpaddd          .Lctr_be_lane_step(%rip), %ymm1, %ymm2
+	vpaddd          .Lctr_be_lane_step(%rip), %ymm2, %ymm3
+	vpaddd          .Lctr_be_lane_step(%rip), %ymm3, %ymm4
+	vpaddd          .Lctr_be_lane_step(%rip), %ymm4, %ymm5
+	vpaddd          .Lctr_be_lane_step(%rip), %ymm5, %ymm6
+	vpaddd          .Lctr_be_lane_step(%rip), %ymm6, %ymm7
+	vpaddd          .Lctr_be_lane_step(%rip), %ymm7, %ymm9
+	vpaddq          .Lctr_le_iteration_step(%rip), %ymm8, %ymm8
+	vpxor           %ymm13, %ymm1, %ymm1
+	vpxor           %ymm13, %ymm2, %ymm2
+	vpxor           %ymm13, %ymm3, %ymm3
+	vpxor           %ymm13, %ymm4, %ymm4
+	vpxor           %ymm13, %ymm5, %ymm5
+	vpxor           %ymm13, %ymm6, %ymm6
+	vpxor           %ymm13, %ymm7, %ymm7
+	{disp32} jmp    .Lctr_main_counted
+.Lctr_main_carry:
+	vpshufb         %ymm11, %ymm8, %ymm0
+	vpaddq          %ymm10, %ymm8, %ymm8
+	vpshufb         %ymm11, %ymm8, %ymm1
+	vpaddq          %ymm10, %ymm8, %ymm8
+	vpshufb         %ymm11, %ymm8, %ymm2
+	vpaddq          %ymm10, %ymm8, %ymm8
+	vpshufb         %ymm11, %ymm8, %ymm3
+	vpaddq          %ymm10, %ymm8, %ymm8
+	vpshufb         %ymm11, %ymm8, %ymm4
+	vpaddq          %ymm10, %ymm8, %ymm8
+	vpshufb         %ymm11, %ymm8, %ymm5
+	vpaddq          %ymm10, %ymm8, %ymm8
+	vpshufb         %ymm11, %ymm8, %ymm6
+	vpaddq          %ymm10, %ymm8, %ymm8
+	vpshufb         %ymm11, %ymm8, %ymm7
+	vpaddq          %ymm10, %ymm8, %ymm8
+	vpxor           %ymm13, %ymm0, %ymm0
+	vpxor           %ymm13, %ymm1, %ymm1
+	vpxor           %ymm13, %ymm2, %ymm2
+	vpxor           %ymm13, %ymm3, %ymm3
+	vpxor           %ymm13, %ymm4, %ymm4
+	vpxor           %ymm13, %ymm5, %ymm5
+	vpxor           %ymm13, %ymm6, %ymm6
+	vpxor           %ymm13, %ymm7, %ymm7
+	vpshufb         %ymm11, %ymm8, %ymm9
+.Lctr_main_counted:
+	add             $16, %r8
 	cmp             $12, %eax
-	jb              .Lctr_main_aes128
-	je              .Lctr_main_aes192
-	vbroadcasti128  -208(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
-	vaesenc         %ymm14, %ymm4, %ymm4
-	vaesenc         %ymm14, %ymm5, %ymm5
-	vaesenc         %ymm14, %ymm6, %ymm6
-	vaesenc         %ymm14, %ymm7, %ymm7
-	vbroadcasti128  -192(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
-	vaesenc         %ymm14, %ymm4, %ymm4
-	vaesenc         %ymm14, %ymm5, %ymm5
-	vaesenc         %ymm14, %ymm6, %ymm6
-	vaesenc         %ymm14, %ymm7, %ymm7
+	{disp32} jb     .Lctr_main_aes128
+	{disp32} je     .Lctr_main_aes192
+	vbroadcasti128  -208(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vaesenc         %ymm15, %ymm4, %ymm4
+	vaesenc         %ymm15, %ymm5, %ymm5
+	vaesenc         %ymm15, %ymm6, %ymm6
+	vaesenc         %ymm15, %ymm7, %ymm7
+	vbroadcasti128  -192(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vaesenc         %ymm15, %ymm4, %ymm4
+	vaesenc         %ymm15, %ymm5, %ymm5
+	vaesenc         %ymm15, %ymm6, %ymm6
+	vaesenc         %ymm15, %ymm7, %ymm7
 .Lctr_main_aes192:
-	vbroadcasti128  -176(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
-	vaesenc         %ymm14, %ymm4, %ymm4
-	vaesenc         %ymm14, %ymm5, %ymm5
-	vaesenc         %ymm14, %ymm6, %ymm6
-	vaesenc         %ymm14, %ymm7, %ymm7
-	vbroadcasti128  -160(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
-	vaesenc         %ymm14, %ymm4, %ymm4
-	vaesenc         %ymm14, %ymm5, %ymm5
-	vaesenc         %ymm14, %ymm6, %ymm6
-	vaesenc         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -176(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vaesenc         %ymm15, %ymm4, %ymm4
+	vaesenc         %ymm15, %ymm5, %ymm5
+	vaesenc         %ymm15, %ymm6, %ymm6
+	vaesenc         %ymm15, %ymm7, %ymm7
+	vbroadcasti128  -160(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vaesenc         %ymm15, %ymm4, %ymm4
+	vaesenc         %ymm15, %ymm5, %ymm5
+	vaesenc         %ymm15, %ymm6, %ymm6
+	vaesenc         %ymm15, %ymm7, %ymm7
 .Lctr_main_aes128:
-	vbroadcasti128  -144(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
-	vaesenc         %ymm14, %ymm4, %ymm4
-	vaesenc         %ymm14, %ymm5, %ymm5
-	vaesenc         %ymm14, %ymm6, %ymm6
-	vaesenc         %ymm14, %ymm7, %ymm7
-	vbroadcasti128  -128(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
-	vaesenc         %ymm14, %ymm4, %ymm4
-	vaesenc         %ymm14, %ymm5, %ymm5
-	vaesenc         %ymm14, %ymm6, %ymm6
-	vaesenc         %ymm14, %ymm7, %ymm7
-	vbroadcasti128  -112(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
-	vaesenc         %ymm14, %ymm4, %ymm4
-	vaesenc         %ymm14, %ymm5, %ymm5
-	vaesenc         %ymm14, %ymm6, %ymm6
-	vaesenc         %ymm14, %ymm7, %ymm7
-	vbroadcasti128  -96(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
-	vaesenc         %ymm14, %ymm4, %ymm4
-	vaesenc         %ymm14, %ymm5, %ymm5
-	vaesenc         %ymm14, %ymm6, %ymm6
-	vaesenc         %ymm14, %ymm7, %ymm7
-	vbroadcasti128  -80(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
-	vaesenc         %ymm14, %ymm4, %ymm4
-	vaesenc         %ymm14, %ymm5, %ymm5
-	vaesenc         %ymm14, %ymm6, %ymm6
-	vaesenc         %ymm14, %ymm7, %ymm7
-	vbroadcasti128  -64(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
-	vaesenc         %ymm14, %ymm4, %ymm4
-	vaesenc         %ymm14, %ymm5, %ymm5
-	vaesenc         %ymm14, %ymm6, %ymm6
-	vaesenc         %ymm14, %ymm7, %ymm7
-	vbroadcasti128  -48(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
-	vaesenc         %ymm14, %ymm4, %ymm4
-	vaesenc         %ymm14, %ymm5, %ymm5
-	vaesenc         %ymm14, %ymm6, %ymm6
-	vaesenc         %ymm14, %ymm7, %ymm7
-	vbroadcasti128  -32(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
-	vaesenc         %ymm14, %ymm4, %ymm4
-	vaesenc         %ymm14, %ymm5, %ymm5
-	vaesenc         %ymm14, %ymm6, %ymm6
-	vaesenc         %ymm14, %ymm7, %ymm7
-	vbroadcasti128  -16(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
-	vaesenc         %ymm14, %ymm4, %ymm4
-	vaesenc         %ymm14, %ymm5, %ymm5
-	vaesenc         %ymm14, %ymm6, %ymm6
-	vaesenc         %ymm14, %ymm7, %ymm7
-	vpxor           (%rdx), %ymm13, %ymm11
-	vaesenclast     %ymm11, %ymm0, %ymm0
+	vbroadcasti128  -144(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vaesenc         %ymm15, %ymm4, %ymm4
+	vaesenc         %ymm15, %ymm5, %ymm5
+	vaesenc         %ymm15, %ymm6, %ymm6
+	vaesenc         %ymm15, %ymm7, %ymm7
+	vbroadcasti128  -128(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vaesenc         %ymm15, %ymm4, %ymm4
+	vaesenc         %ymm15, %ymm5, %ymm5
+	vaesenc         %ymm15, %ymm6, %ymm6
+	vaesenc         %ymm15, %ymm7, %ymm7
+	vbroadcasti128  -112(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vaesenc         %ymm15, %ymm4, %ymm4
+	vaesenc         %ymm15, %ymm5, %ymm5
+	vaesenc         %ymm15, %ymm6, %ymm6
+	vaesenc         %ymm15, %ymm7, %ymm7
+	vbroadcasti128  -96(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vaesenc         %ymm15, %ymm4, %ymm4
+	vaesenc         %ymm15, %ymm5, %ymm5
+	vaesenc         %ymm15, %ymm6, %ymm6
+	vaesenc         %ymm15, %ymm7, %ymm7
+	vbroadcasti128  -80(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vaesenc         %ymm15, %ymm4, %ymm4
+	vaesenc         %ymm15, %ymm5, %ymm5
+	vaesenc         %ymm15, %ymm6, %ymm6
+	vaesenc         %ymm15, %ymm7, %ymm7
+	vbroadcasti128  -64(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vaesenc         %ymm15, %ymm4, %ymm4
+	vaesenc         %ymm15, %ymm5, %ymm5
+	vaesenc         %ymm15, %ymm6, %ymm6
+	vaesenc         %ymm15, %ymm7, %ymm7
+	vbroadcasti128  -48(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vaesenc         %ymm15, %ymm4, %ymm4
+	vaesenc         %ymm15, %ymm5, %ymm5
+	vaesenc         %ymm15, %ymm6, %ymm6
+	vaesenc         %ymm15, %ymm7, %ymm7
+	vbroadcasti128  -32(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vaesenc         %ymm15, %ymm4, %ymm4
+	vaesenc         %ymm15, %ymm5, %ymm5
+	vaesenc         %ymm15, %ymm6, %ymm6
+	vaesenc         %ymm15, %ymm7, %ymm7
+	vbroadcasti128  -16(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vaesenc         %ymm15, %ymm4, %ymm4
+	vaesenc         %ymm15, %ymm5, %ymm5
+	vaesenc         %ymm15, %ymm6, %ymm6
+	vaesenc         %ymm15, %ymm7, %ymm7
+	vpxor           (%rdx), %ymm14, %ymm12
+	vaesenclast     %ymm12, %ymm0, %ymm0
 	vmovdqu         %ymm0, (%rsi)
-	vpxor           32(%rdx), %ymm13, %ymm11
-	vaesenclast     %ymm11, %ymm1, %ymm1
+	vpxor           32(%rdx), %ymm14, %ymm12
+	vaesenclast     %ymm12, %ymm1, %ymm1
 	vmovdqu         %ymm1, 32(%rsi)
-	vpxor           64(%rdx), %ymm13, %ymm11
-	vaesenclast     %ymm11, %ymm2, %ymm2
+	vpxor           64(%rdx), %ymm14, %ymm12
+	vaesenclast     %ymm12, %ymm2, %ymm2
 	vmovdqu         %ymm2, 64(%rsi)
-	vpxor           96(%rdx), %ymm13, %ymm11
-	vaesenclast     %ymm11, %ymm3, %ymm3
+	vpxor           96(%rdx), %ymm14, %ymm12
+	vaesenclast     %ymm12, %ymm3, %ymm3
 	vmovdqu         %ymm3, 96(%rsi)
-	vpxor           128(%rdx), %ymm13, %ymm11
-	vaesenclast     %ymm11, %ymm4, %ymm4
+	vpxor           128(%rdx), %ymm14, %ymm12
+	vaesenclast     %ymm12, %ymm4, %ymm4
 	vmovdqu         %ymm4, 128(%rsi)
-	vpxor           160(%rdx), %ymm13, %ymm11
-	vaesenclast     %ymm11, %ymm5, %ymm5
+	vpxor           160(%rdx), %ymm14, %ymm12
+	vaesenclast     %ymm12, %ymm5, %ymm5
 	vmovdqu         %ymm5, 160(%rsi)
-	vpxor           192(%rdx), %ymm13, %ymm11
-	vaesenclast     %ymm11, %ymm6, %ymm6
+	vpxor           192(%rdx), %ymm14, %ymm12
+	vaesenclast     %ymm12, %ymm6, %ymm6
 	vmovdqu         %ymm6, 192(%rsi)
-	vpxor           224(%rdx), %ymm13, %ymm11
-	vaesenclast     %ymm11, %ymm7, %ymm7
+	vpxor           224(%rdx), %ymm14, %ymm12
+	vaesenclast     %ymm12, %ymm7, %ymm7
 	vmovdqu         %ymm7, 224(%rsi)
 	add             $256, %rdx
 	add             $256, %rsi
@@ -811,6 +838,71 @@ aesgen_ctr_crypt_vaes_avx2:
 	jae             .Lctr_main_loop
 # LLVM-MCA-END
 	jmp             .Lctr_main_done
+
+.Lctr_one_block:
+	vmovq           %r8, %xmm0
+	vpinsrq         $1, %r9, %xmm0, %xmm0
+	vpshufb         .Lctr_bswap_mask(%rip), %xmm0, %xmm0
+	vpxor           (%rdi), %xmm0, %xmm0
+	cmp             $12, %eax
+	{disp32} jb     .Lctr_one_aes128
+	{disp32} je     .Lctr_one_aes192
+	vaesenc         -208(%r10), %xmm0, %xmm0
+	vaesenc         -192(%r10), %xmm0, %xmm0
+.Lctr_one_aes192:
+	vaesenc         -176(%r10), %xmm0, %xmm0
+	vaesenc         -160(%r10), %xmm0, %xmm0
+.Lctr_one_aes128:
+	vaesenc         -144(%r10), %xmm0, %xmm0
+	vaesenc         -128(%r10), %xmm0, %xmm0
+	vaesenc         -112(%r10), %xmm0, %xmm0
+	vaesenc         -96(%r10), %xmm0, %xmm0
+	vaesenc         -80(%r10), %xmm0, %xmm0
+	vaesenc         -64(%r10), %xmm0, %xmm0
+	vaesenc         -48(%r10), %xmm0, %xmm0
+	vaesenc         -32(%r10), %xmm0, %xmm0
+	vaesenc         -16(%r10), %xmm0, %xmm0
+	vaesenclast     (%r10), %xmm0, %xmm0
+	cmp             $16, %rcx
+	{disp32} jb     .Lctr_one_bytes
+	vpxor           (%rdx), %xmm0, %xmm12
+	vmovdqu         %xmm12, (%rsi)
+	jmp             .Lctr_return
+.Lctr_one_bytes:
+	test            $8, %ecx
+	{disp32} jz     .Lctr_one_no8
+	vmovq           %xmm0, %r11
+	xor             (%rdx), %r11
+	mov             %r11, (%rsi)
+	vpsrldq         $8, %xmm0, %xmm0
+	add             $8, %rdx
+	add             $8, %rsi
+.Lctr_one_no8:
+	test            $4, %ecx
+	{disp32} jz     .Lctr_one_no4
+	vmovd           %xmm0, %r11d
+	xor             (%rdx), %r11d
+	mov             %r11d, (%rsi)
+	vpsrldq         $4, %xmm0, %xmm0
+	add             $4, %rdx
+	add             $4, %rsi
+.Lctr_one_no4:
+	test            $2, %ecx
+	{disp32} jz     .Lctr_one_no2
+	vmovd           %xmm0, %r11d
+	xor             (%rdx), %r11w
+	mov             %r11w, (%rsi)
+	vpsrldq         $2, %xmm0, %xmm0
+	add             $2, %rdx
+	add             $2, %rsi
+.Lctr_one_no2:
+	test            $1, %ecx
+	{disp32} jz     .Lctr_one_no1
+	vmovd           %xmm0, %r11d
+	xor             (%rdx), %r11b
+	mov             %r11b, (%rsi)
+.Lctr_one_no1:
+	jmp             .Lctr_return
 	.cfi_endproc
 	.size	aesgen_ctr_crypt_vaes_avx2, . - aesgen_ctr_crypt_vaes_avx2
 
@@ -822,6 +914,18 @@ aesgen_ctr_crypt_vaes_avx2:
 # Per-lane increment: the number of blocks in one vector.
 .Lctr_lane_count:
 	.quad	2, 0
+# Big-endian step of one vector: the block count per vector added to byte 15 of each
+# lane (the top byte of dword 3).
+	.p2align 6
+.Lctr_be_lane_step:
+	.long	0, 0, 0, 33554432
+	.long	0, 0, 0, 33554432
+# Little-endian step of one main-loop iteration.
+	.p2align 6
+.Lctr_le_iteration_step:
+	.quad	16, 0
+	.quad	16, 0
+	.p2align 6
 # Lane i starts at counter + i.
 .Lctr_lane_offsets:
 	.quad	0, 0

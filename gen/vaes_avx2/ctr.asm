@@ -24,258 +24,261 @@
 ;
 ; Registers: KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTR_LO=r8, CTR_HI=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11
 ;            KS0=ymm0, KS1=ymm1, KS2=ymm2, KS3=ymm3, KS4=ymm4, KS5=ymm5
-;            KS6=ymm6, KS7=ymm7, CTR=ymm8, INC=ymm9, BSWAP=ymm10, TMP=ymm11
-;            K0=ymm12, KLAST=ymm13, KT=ymm14
+;            KS6=ymm6, KS7=ymm7, CTR=ymm8, BASE=ymm9, INC=ymm10, BSWAP=ymm11
+;            TMP=ymm12, K0=ymm13, KLAST=ymm14, KT=ymm15
 	section .text
 	align 32, db 0xcc
 	global aesgen_ctr_crypt_vaes_avx2:function hidden
 aesgen_ctr_crypt_vaes_avx2:
 	endbr64
 	test            rcx, rcx
-	jz              L.ctr_return
+	jz              near L.ctr_return
 	mov             eax, dword [rdi + 240]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &rk[rounds]
-	vbroadcasti128  ymm12, oword [rdi]
-	vbroadcasti128  ymm13, oword [r10]
+	cmp             rcx, 16
+	jbe             near L.ctr_one_block
+	vbroadcasti128  ymm13, oword [rdi]
+	vbroadcasti128  ymm14, oword [r10]
 	vmovq           xmm8, r8
 	vpinsrq         xmm8, xmm8, r9, 1
 	vpermq          ymm8, ymm8, 68                  ; lane 0 into both lanes
 	vpaddq          ymm8, ymm8, yword [rel L.ctr_lane_offsets]
-	vbroadcasti128  ymm9, oword [rel L.ctr_lane_count]
-	vbroadcasti128  ymm10, oword [rel L.ctr_bswap_mask]
+	vbroadcasti128  ymm10, oword [rel L.ctr_lane_count]
+	vbroadcasti128  ymm11, oword [rel L.ctr_bswap_mask]
+	vpshufb         ymm9, ymm8, ymm11
 
 	sub             rcx, 256
-	jae             L.ctr_main_loop                 ; out of line, so short messages fall through
+	jae             near L.ctr_main_loop            ; out of line, so short messages fall through
 L.ctr_main_done:
 	add             rcx, 256                        ; 0 <= LEN < 256 remain
-	jz              L.ctr_return
+	jz              near L.ctr_return
 
 ; Groups of 4 vectors while at least 128 bytes remain.
 L.ctr_group_loop:
 	cmp             rcx, 128
-	jb              L.ctr_final
-	vpshufb         ymm0, ymm8, ymm10
-	vpaddq          ymm8, ymm8, ymm9
-	vpshufb         ymm1, ymm8, ymm10
-	vpaddq          ymm8, ymm8, ymm9
-	vpshufb         ymm2, ymm8, ymm10
-	vpaddq          ymm8, ymm8, ymm9
-	vpshufb         ymm3, ymm8, ymm10
-	vpaddq          ymm8, ymm8, ymm9
-	vpxor           ymm0, ymm0, ymm12
-	vpxor           ymm1, ymm1, ymm12
-	vpxor           ymm2, ymm2, ymm12
-	vpxor           ymm3, ymm3, ymm12
+	jb              near L.ctr_final
+	vpshufb         ymm0, ymm8, ymm11
+	vpaddq          ymm8, ymm8, ymm10
+	vpshufb         ymm1, ymm8, ymm11
+	vpaddq          ymm8, ymm8, ymm10
+	vpshufb         ymm2, ymm8, ymm11
+	vpaddq          ymm8, ymm8, ymm10
+	vpshufb         ymm3, ymm8, ymm11
+	vpaddq          ymm8, ymm8, ymm10
+	vpxor           ymm0, ymm0, ymm13
+	vpxor           ymm1, ymm1, ymm13
+	vpxor           ymm2, ymm2, ymm13
+	vpxor           ymm3, ymm3, ymm13
 	cmp             eax, 12
-	jb              L.ctr_group_aes128
-	je              L.ctr_group_aes192
-	vbroadcasti128  ymm14, oword [r10 - 208]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 192]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
+	jb              near L.ctr_group_aes128
+	je              near L.ctr_group_aes192
+	vbroadcasti128  ymm15, oword [r10 - 208]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti128  ymm15, oword [r10 - 192]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
 L.ctr_group_aes192:
-	vbroadcasti128  ymm14, oword [r10 - 176]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 160]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm15, oword [r10 - 176]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti128  ymm15, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
 L.ctr_group_aes128:
-	vbroadcasti128  ymm14, oword [r10 - 144]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 128]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 112]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 96]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 80]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 64]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 48]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 32]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 16]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
-	vpxor           ymm11, ymm13, yword [rdx]
-	vaesenclast     ymm0, ymm0, ymm11
+	vbroadcasti128  ymm15, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti128  ymm15, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti128  ymm15, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti128  ymm15, oword [r10 - 96]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti128  ymm15, oword [r10 - 80]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti128  ymm15, oword [r10 - 64]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti128  ymm15, oword [r10 - 48]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti128  ymm15, oword [r10 - 32]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti128  ymm15, oword [r10 - 16]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vpxor           ymm12, ymm14, yword [rdx]
+	vaesenclast     ymm0, ymm0, ymm12
 	vmovdqu         yword [rsi], ymm0
-	vpxor           ymm11, ymm13, yword [rdx + 32]
-	vaesenclast     ymm1, ymm1, ymm11
+	vpxor           ymm12, ymm14, yword [rdx + 32]
+	vaesenclast     ymm1, ymm1, ymm12
 	vmovdqu         yword [rsi + 32], ymm1
-	vpxor           ymm11, ymm13, yword [rdx + 64]
-	vaesenclast     ymm2, ymm2, ymm11
+	vpxor           ymm12, ymm14, yword [rdx + 64]
+	vaesenclast     ymm2, ymm2, ymm12
 	vmovdqu         yword [rsi + 64], ymm2
-	vpxor           ymm11, ymm13, yword [rdx + 96]
-	vaesenclast     ymm3, ymm3, ymm11
+	vpxor           ymm12, ymm14, yword [rdx + 96]
+	vaesenclast     ymm3, ymm3, ymm12
 	vmovdqu         yword [rsi + 96], ymm3
 	add             rdx, 128
 	add             rsi, 128
 	sub             rcx, 128
 	jnz             L.ctr_group_loop
-	jmp             L.ctr_return
+	jmp             near L.ctr_return
 
 ; 1..128 bytes remain: pick the final group by the number of vectors they need.
 L.ctr_final:
 	cmp             rcx, 32
-	jbe             L.ctr_final1
+	jbe             near L.ctr_final1
 	cmp             rcx, 64
-	jbe             L.ctr_final2
+	jbe             near L.ctr_final2
 	cmp             rcx, 96
-	jbe             L.ctr_final3
+	jbe             near L.ctr_final3
 L.ctr_final4:
-	vpshufb         ymm0, ymm8, ymm10
-	vpaddq          ymm8, ymm8, ymm9
-	vpshufb         ymm1, ymm8, ymm10
-	vpaddq          ymm8, ymm8, ymm9
-	vpshufb         ymm2, ymm8, ymm10
-	vpaddq          ymm8, ymm8, ymm9
-	vpshufb         ymm3, ymm8, ymm10
-	vpaddq          ymm8, ymm8, ymm9
-	vpxor           ymm0, ymm0, ymm12
-	vpxor           ymm1, ymm1, ymm12
-	vpxor           ymm2, ymm2, ymm12
-	vpxor           ymm3, ymm3, ymm12
+	vpshufb         ymm0, ymm8, ymm11
+	vpaddq          ymm8, ymm8, ymm10
+	vpshufb         ymm1, ymm8, ymm11
+	vpaddq          ymm8, ymm8, ymm10
+	vpshufb         ymm2, ymm8, ymm11
+	vpaddq          ymm8, ymm8, ymm10
+	vpshufb         ymm3, ymm8, ymm11
+	vpaddq          ymm8, ymm8, ymm10
+	vpxor           ymm0, ymm0, ymm13
+	vpxor           ymm1, ymm1, ymm13
+	vpxor           ymm2, ymm2, ymm13
+	vpxor           ymm3, ymm3, ymm13
 	cmp             eax, 12
-	jb              L.ctr_final4_aes128
-	je              L.ctr_final4_aes192
-	vbroadcasti128  ymm14, oword [r10 - 208]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 192]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
+	jb              near L.ctr_final4_aes128
+	je              near L.ctr_final4_aes192
+	vbroadcasti128  ymm15, oword [r10 - 208]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti128  ymm15, oword [r10 - 192]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
 L.ctr_final4_aes192:
-	vbroadcasti128  ymm14, oword [r10 - 176]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 160]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm15, oword [r10 - 176]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti128  ymm15, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
 L.ctr_final4_aes128:
-	vbroadcasti128  ymm14, oword [r10 - 144]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 128]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 112]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 96]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 80]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 64]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 48]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 32]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 16]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
-	vpxor           ymm11, ymm13, yword [rdx]
-	vaesenclast     ymm0, ymm0, ymm11
+	vbroadcasti128  ymm15, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti128  ymm15, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti128  ymm15, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti128  ymm15, oword [r10 - 96]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti128  ymm15, oword [r10 - 80]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti128  ymm15, oword [r10 - 64]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti128  ymm15, oword [r10 - 48]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti128  ymm15, oword [r10 - 32]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti128  ymm15, oword [r10 - 16]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vpxor           ymm12, ymm14, yword [rdx]
+	vaesenclast     ymm0, ymm0, ymm12
 	vmovdqu         yword [rsi], ymm0
-	vpxor           ymm11, ymm13, yword [rdx + 32]
-	vaesenclast     ymm1, ymm1, ymm11
+	vpxor           ymm12, ymm14, yword [rdx + 32]
+	vaesenclast     ymm1, ymm1, ymm12
 	vmovdqu         yword [rsi + 32], ymm1
-	vpxor           ymm11, ymm13, yword [rdx + 64]
-	vaesenclast     ymm2, ymm2, ymm11
+	vpxor           ymm12, ymm14, yword [rdx + 64]
+	vaesenclast     ymm2, ymm2, ymm12
 	vmovdqu         yword [rsi + 64], ymm2
 	add             rdx, 96
 	add             rsi, 96
 	sub             rcx, 96
-	vaesenclast     ymm3, ymm3, ymm13
+	vaesenclast     ymm3, ymm3, ymm14
 	cmp             rcx, 16
-	jb              L.ctr_final4_bytes
-	vpxor           xmm11, xmm3, oword [rdx]
-	vmovdqu         oword [rsi], xmm11
-	je              L.ctr_return                    ; exactly 16 were left
+	jb              near L.ctr_final4_bytes
+	vpxor           xmm12, xmm3, oword [rdx]
+	vmovdqu         oword [rsi], xmm12
+	je              near L.ctr_return               ; exactly 16 were left
 	add             rdx, 16
 	add             rsi, 16
 	sub             rcx, 16
 	vextracti128    xmm3, ymm3, 1                   ; next lane's keystream
 	cmp             rcx, 16
-	jb              L.ctr_final4_bytes
-	vpxor           xmm11, xmm3, oword [rdx]
-	vmovdqu         oword [rsi], xmm11
-	jmp             L.ctr_return
+	jb              near L.ctr_final4_bytes
+	vpxor           xmm12, xmm3, oword [rdx]
+	vmovdqu         oword [rsi], xmm12
+	jmp             near L.ctr_return
 L.ctr_final4_bytes:
 	test            ecx, 8
-	jz              L.ctr_final4_no8
+	jz              near L.ctr_final4_no8
 	vmovq           r11, xmm3
 	xor             r11, qword [rdx]
 	mov             qword [rsi], r11
@@ -284,7 +287,7 @@ L.ctr_final4_bytes:
 	add             rsi, 8
 L.ctr_final4_no8:
 	test            ecx, 4
-	jz              L.ctr_final4_no4
+	jz              near L.ctr_final4_no4
 	vmovd           r11d, xmm3
 	xor             r11d, dword [rdx]
 	mov             dword [rsi], r11d
@@ -293,7 +296,7 @@ L.ctr_final4_no8:
 	add             rsi, 4
 L.ctr_final4_no4:
 	test            ecx, 2
-	jz              L.ctr_final4_no2
+	jz              near L.ctr_final4_no2
 	vmovd           r11d, xmm3
 	xor             r11w, word [rdx]
 	mov             word [rsi], r11w
@@ -302,106 +305,106 @@ L.ctr_final4_no4:
 	add             rsi, 2
 L.ctr_final4_no2:
 	test            ecx, 1
-	jz              L.ctr_final4_no1
+	jz              near L.ctr_final4_no1
 	vmovd           r11d, xmm3
 	xor             r11b, byte [rdx]
 	mov             byte [rsi], r11b
 L.ctr_final4_no1:
-	jmp             L.ctr_return
+	jmp             near L.ctr_return
 L.ctr_final3:
-	vpshufb         ymm0, ymm8, ymm10
-	vpaddq          ymm8, ymm8, ymm9
-	vpshufb         ymm1, ymm8, ymm10
-	vpaddq          ymm8, ymm8, ymm9
-	vpshufb         ymm2, ymm8, ymm10
-	vpaddq          ymm8, ymm8, ymm9
-	vpxor           ymm0, ymm0, ymm12
-	vpxor           ymm1, ymm1, ymm12
-	vpxor           ymm2, ymm2, ymm12
+	vpshufb         ymm0, ymm8, ymm11
+	vpaddq          ymm8, ymm8, ymm10
+	vpshufb         ymm1, ymm8, ymm11
+	vpaddq          ymm8, ymm8, ymm10
+	vpshufb         ymm2, ymm8, ymm11
+	vpaddq          ymm8, ymm8, ymm10
+	vpxor           ymm0, ymm0, ymm13
+	vpxor           ymm1, ymm1, ymm13
+	vpxor           ymm2, ymm2, ymm13
 	cmp             eax, 12
-	jb              L.ctr_final3_aes128
-	je              L.ctr_final3_aes192
-	vbroadcasti128  ymm14, oword [r10 - 208]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 192]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
+	jb              near L.ctr_final3_aes128
+	je              near L.ctr_final3_aes192
+	vbroadcasti128  ymm15, oword [r10 - 208]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vbroadcasti128  ymm15, oword [r10 - 192]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
 L.ctr_final3_aes192:
-	vbroadcasti128  ymm14, oword [r10 - 176]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 160]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
+	vbroadcasti128  ymm15, oword [r10 - 176]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vbroadcasti128  ymm15, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
 L.ctr_final3_aes128:
-	vbroadcasti128  ymm14, oword [r10 - 144]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 128]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 112]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 96]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 80]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 64]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 48]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 32]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 16]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vpxor           ymm11, ymm13, yword [rdx]
-	vaesenclast     ymm0, ymm0, ymm11
+	vbroadcasti128  ymm15, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vbroadcasti128  ymm15, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vbroadcasti128  ymm15, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vbroadcasti128  ymm15, oword [r10 - 96]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vbroadcasti128  ymm15, oword [r10 - 80]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vbroadcasti128  ymm15, oword [r10 - 64]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vbroadcasti128  ymm15, oword [r10 - 48]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vbroadcasti128  ymm15, oword [r10 - 32]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vbroadcasti128  ymm15, oword [r10 - 16]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vpxor           ymm12, ymm14, yword [rdx]
+	vaesenclast     ymm0, ymm0, ymm12
 	vmovdqu         yword [rsi], ymm0
-	vpxor           ymm11, ymm13, yword [rdx + 32]
-	vaesenclast     ymm1, ymm1, ymm11
+	vpxor           ymm12, ymm14, yword [rdx + 32]
+	vaesenclast     ymm1, ymm1, ymm12
 	vmovdqu         yword [rsi + 32], ymm1
 	add             rdx, 64
 	add             rsi, 64
 	sub             rcx, 64
-	vaesenclast     ymm2, ymm2, ymm13
+	vaesenclast     ymm2, ymm2, ymm14
 	cmp             rcx, 16
-	jb              L.ctr_final3_bytes
-	vpxor           xmm11, xmm2, oword [rdx]
-	vmovdqu         oword [rsi], xmm11
-	je              L.ctr_return                    ; exactly 16 were left
+	jb              near L.ctr_final3_bytes
+	vpxor           xmm12, xmm2, oword [rdx]
+	vmovdqu         oword [rsi], xmm12
+	je              near L.ctr_return               ; exactly 16 were left
 	add             rdx, 16
 	add             rsi, 16
 	sub             rcx, 16
 	vextracti128    xmm2, ymm2, 1                   ; next lane's keystream
 	cmp             rcx, 16
-	jb              L.ctr_final3_bytes
-	vpxor           xmm11, xmm2, oword [rdx]
-	vmovdqu         oword [rsi], xmm11
-	jmp             L.ctr_return
+	jb              near L.ctr_final3_bytes
+	vpxor           xmm12, xmm2, oword [rdx]
+	vmovdqu         oword [rsi], xmm12
+	jmp             near L.ctr_return
 L.ctr_final3_bytes:
 	test            ecx, 8
-	jz              L.ctr_final3_no8
+	jz              near L.ctr_final3_no8
 	vmovq           r11, xmm2
 	xor             r11, qword [rdx]
 	mov             qword [rsi], r11
@@ -410,7 +413,7 @@ L.ctr_final3_bytes:
 	add             rsi, 8
 L.ctr_final3_no8:
 	test            ecx, 4
-	jz              L.ctr_final3_no4
+	jz              near L.ctr_final3_no4
 	vmovd           r11d, xmm2
 	xor             r11d, dword [rdx]
 	mov             dword [rsi], r11d
@@ -419,7 +422,7 @@ L.ctr_final3_no8:
 	add             rsi, 4
 L.ctr_final3_no4:
 	test            ecx, 2
-	jz              L.ctr_final3_no2
+	jz              near L.ctr_final3_no2
 	vmovd           r11d, xmm2
 	xor             r11w, word [rdx]
 	mov             word [rsi], r11w
@@ -428,87 +431,87 @@ L.ctr_final3_no4:
 	add             rsi, 2
 L.ctr_final3_no2:
 	test            ecx, 1
-	jz              L.ctr_final3_no1
+	jz              near L.ctr_final3_no1
 	vmovd           r11d, xmm2
 	xor             r11b, byte [rdx]
 	mov             byte [rsi], r11b
 L.ctr_final3_no1:
-	jmp             L.ctr_return
+	jmp             near L.ctr_return
 L.ctr_final2:
-	vpshufb         ymm0, ymm8, ymm10
-	vpaddq          ymm8, ymm8, ymm9
-	vpshufb         ymm1, ymm8, ymm10
-	vpaddq          ymm8, ymm8, ymm9
-	vpxor           ymm0, ymm0, ymm12
-	vpxor           ymm1, ymm1, ymm12
+	vpshufb         ymm0, ymm8, ymm11
+	vpaddq          ymm8, ymm8, ymm10
+	vpshufb         ymm1, ymm8, ymm11
+	vpaddq          ymm8, ymm8, ymm10
+	vpxor           ymm0, ymm0, ymm13
+	vpxor           ymm1, ymm1, ymm13
 	cmp             eax, 12
-	jb              L.ctr_final2_aes128
-	je              L.ctr_final2_aes192
-	vbroadcasti128  ymm14, oword [r10 - 208]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 192]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
+	jb              near L.ctr_final2_aes128
+	je              near L.ctr_final2_aes192
+	vbroadcasti128  ymm15, oword [r10 - 208]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vbroadcasti128  ymm15, oword [r10 - 192]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
 L.ctr_final2_aes192:
-	vbroadcasti128  ymm14, oword [r10 - 176]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 160]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
+	vbroadcasti128  ymm15, oword [r10 - 176]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vbroadcasti128  ymm15, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
 L.ctr_final2_aes128:
-	vbroadcasti128  ymm14, oword [r10 - 144]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 128]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 112]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 96]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 80]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 64]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 48]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 32]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 16]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vpxor           ymm11, ymm13, yword [rdx]
-	vaesenclast     ymm0, ymm0, ymm11
+	vbroadcasti128  ymm15, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vbroadcasti128  ymm15, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vbroadcasti128  ymm15, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vbroadcasti128  ymm15, oword [r10 - 96]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vbroadcasti128  ymm15, oword [r10 - 80]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vbroadcasti128  ymm15, oword [r10 - 64]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vbroadcasti128  ymm15, oword [r10 - 48]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vbroadcasti128  ymm15, oword [r10 - 32]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vbroadcasti128  ymm15, oword [r10 - 16]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vpxor           ymm12, ymm14, yword [rdx]
+	vaesenclast     ymm0, ymm0, ymm12
 	vmovdqu         yword [rsi], ymm0
 	add             rdx, 32
 	add             rsi, 32
 	sub             rcx, 32
-	vaesenclast     ymm1, ymm1, ymm13
+	vaesenclast     ymm1, ymm1, ymm14
 	cmp             rcx, 16
-	jb              L.ctr_final2_bytes
-	vpxor           xmm11, xmm1, oword [rdx]
-	vmovdqu         oword [rsi], xmm11
-	je              L.ctr_return                    ; exactly 16 were left
+	jb              near L.ctr_final2_bytes
+	vpxor           xmm12, xmm1, oword [rdx]
+	vmovdqu         oword [rsi], xmm12
+	je              near L.ctr_return               ; exactly 16 were left
 	add             rdx, 16
 	add             rsi, 16
 	sub             rcx, 16
 	vextracti128    xmm1, ymm1, 1                   ; next lane's keystream
 	cmp             rcx, 16
-	jb              L.ctr_final2_bytes
-	vpxor           xmm11, xmm1, oword [rdx]
-	vmovdqu         oword [rsi], xmm11
-	jmp             L.ctr_return
+	jb              near L.ctr_final2_bytes
+	vpxor           xmm12, xmm1, oword [rdx]
+	vmovdqu         oword [rsi], xmm12
+	jmp             near L.ctr_return
 L.ctr_final2_bytes:
 	test            ecx, 8
-	jz              L.ctr_final2_no8
+	jz              near L.ctr_final2_no8
 	vmovq           r11, xmm1
 	xor             r11, qword [rdx]
 	mov             qword [rsi], r11
@@ -517,7 +520,7 @@ L.ctr_final2_bytes:
 	add             rsi, 8
 L.ctr_final2_no8:
 	test            ecx, 4
-	jz              L.ctr_final2_no4
+	jz              near L.ctr_final2_no4
 	vmovd           r11d, xmm1
 	xor             r11d, dword [rdx]
 	mov             dword [rsi], r11d
@@ -526,7 +529,7 @@ L.ctr_final2_no8:
 	add             rsi, 4
 L.ctr_final2_no4:
 	test            ecx, 2
-	jz              L.ctr_final2_no2
+	jz              near L.ctr_final2_no2
 	vmovd           r11d, xmm1
 	xor             r11w, word [rdx]
 	mov             word [rsi], r11w
@@ -535,65 +538,65 @@ L.ctr_final2_no4:
 	add             rsi, 2
 L.ctr_final2_no2:
 	test            ecx, 1
-	jz              L.ctr_final2_no1
+	jz              near L.ctr_final2_no1
 	vmovd           r11d, xmm1
 	xor             r11b, byte [rdx]
 	mov             byte [rsi], r11b
 L.ctr_final2_no1:
-	jmp             L.ctr_return
+	jmp             near L.ctr_return
 L.ctr_final1:
-	vpshufb         ymm0, ymm8, ymm10
-	vpaddq          ymm8, ymm8, ymm9
-	vpxor           ymm0, ymm0, ymm12
+	vpshufb         ymm0, ymm8, ymm11
+	vpaddq          ymm8, ymm8, ymm10
+	vpxor           ymm0, ymm0, ymm13
 	cmp             eax, 12
-	jb              L.ctr_final1_aes128
-	je              L.ctr_final1_aes192
-	vbroadcasti128  ymm14, oword [r10 - 208]
-	vaesenc         ymm0, ymm0, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 192]
-	vaesenc         ymm0, ymm0, ymm14
+	jb              near L.ctr_final1_aes128
+	je              near L.ctr_final1_aes192
+	vbroadcasti128  ymm15, oword [r10 - 208]
+	vaesenc         ymm0, ymm0, ymm15
+	vbroadcasti128  ymm15, oword [r10 - 192]
+	vaesenc         ymm0, ymm0, ymm15
 L.ctr_final1_aes192:
-	vbroadcasti128  ymm14, oword [r10 - 176]
-	vaesenc         ymm0, ymm0, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 160]
-	vaesenc         ymm0, ymm0, ymm14
+	vbroadcasti128  ymm15, oword [r10 - 176]
+	vaesenc         ymm0, ymm0, ymm15
+	vbroadcasti128  ymm15, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm15
 L.ctr_final1_aes128:
-	vbroadcasti128  ymm14, oword [r10 - 144]
-	vaesenc         ymm0, ymm0, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 128]
-	vaesenc         ymm0, ymm0, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 112]
-	vaesenc         ymm0, ymm0, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 96]
-	vaesenc         ymm0, ymm0, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 80]
-	vaesenc         ymm0, ymm0, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 64]
-	vaesenc         ymm0, ymm0, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 48]
-	vaesenc         ymm0, ymm0, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 32]
-	vaesenc         ymm0, ymm0, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 16]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenclast     ymm0, ymm0, ymm13
+	vbroadcasti128  ymm15, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm15
+	vbroadcasti128  ymm15, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm15
+	vbroadcasti128  ymm15, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm15
+	vbroadcasti128  ymm15, oword [r10 - 96]
+	vaesenc         ymm0, ymm0, ymm15
+	vbroadcasti128  ymm15, oword [r10 - 80]
+	vaesenc         ymm0, ymm0, ymm15
+	vbroadcasti128  ymm15, oword [r10 - 64]
+	vaesenc         ymm0, ymm0, ymm15
+	vbroadcasti128  ymm15, oword [r10 - 48]
+	vaesenc         ymm0, ymm0, ymm15
+	vbroadcasti128  ymm15, oword [r10 - 32]
+	vaesenc         ymm0, ymm0, ymm15
+	vbroadcasti128  ymm15, oword [r10 - 16]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenclast     ymm0, ymm0, ymm14
 	cmp             rcx, 16
-	jb              L.ctr_final1_bytes
-	vpxor           xmm11, xmm0, oword [rdx]
-	vmovdqu         oword [rsi], xmm11
-	je              L.ctr_return                    ; exactly 16 were left
+	jb              near L.ctr_final1_bytes
+	vpxor           xmm12, xmm0, oword [rdx]
+	vmovdqu         oword [rsi], xmm12
+	je              near L.ctr_return               ; exactly 16 were left
 	add             rdx, 16
 	add             rsi, 16
 	sub             rcx, 16
 	vextracti128    xmm0, ymm0, 1                   ; next lane's keystream
 	cmp             rcx, 16
-	jb              L.ctr_final1_bytes
-	vpxor           xmm11, xmm0, oword [rdx]
-	vmovdqu         oword [rsi], xmm11
-	jmp             L.ctr_return
+	jb              near L.ctr_final1_bytes
+	vpxor           xmm12, xmm0, oword [rdx]
+	vmovdqu         oword [rsi], xmm12
+	jmp             near L.ctr_return
 L.ctr_final1_bytes:
 	test            ecx, 8
-	jz              L.ctr_final1_no8
+	jz              near L.ctr_final1_no8
 	vmovq           r11, xmm0
 	xor             r11, qword [rdx]
 	mov             qword [rsi], r11
@@ -602,7 +605,7 @@ L.ctr_final1_bytes:
 	add             rsi, 8
 L.ctr_final1_no8:
 	test            ecx, 4
-	jz              L.ctr_final1_no4
+	jz              near L.ctr_final1_no4
 	vmovd           r11d, xmm0
 	xor             r11d, dword [rdx]
 	mov             dword [rsi], r11d
@@ -611,7 +614,7 @@ L.ctr_final1_no8:
 	add             rsi, 4
 L.ctr_final1_no4:
 	test            ecx, 2
-	jz              L.ctr_final1_no2
+	jz              near L.ctr_final1_no2
 	vmovd           r11d, xmm0
 	xor             r11w, word [rdx]
 	mov             word [rsi], r11w
@@ -620,7 +623,7 @@ L.ctr_final1_no4:
 	add             rsi, 2
 L.ctr_final1_no2:
 	test            ecx, 1
-	jz              L.ctr_final1_no1
+	jz              near L.ctr_final1_no1
 	vmovd           r11d, xmm0
 	xor             r11b, byte [rdx]
 	mov             byte [rsi], r11b
@@ -635,175 +638,199 @@ L.ctr_return:
 L.ctr_main_loop:
 ; LLVM-MCA-BEGIN ctr_vaes_avx2_main_loop
 ; 8 vectors = 256 bytes per iteration
-	vpshufb         ymm0, ymm8, ymm10
-	vpaddq          ymm8, ymm8, ymm9
-	vpshufb         ymm1, ymm8, ymm10
-	vpaddq          ymm8, ymm8, ymm9
-	vpshufb         ymm2, ymm8, ymm10
-	vpaddq          ymm8, ymm8, ymm9
-	vpshufb         ymm3, ymm8, ymm10
-	vpaddq          ymm8, ymm8, ymm9
-	vpshufb         ymm4, ymm8, ymm10
-	vpaddq          ymm8, ymm8, ymm9
-	vpshufb         ymm5, ymm8, ymm10
-	vpaddq          ymm8, ymm8, ymm9
-	vpshufb         ymm6, ymm8, ymm10
-	vpaddq          ymm8, ymm8, ymm9
-	vpshufb         ymm7, ymm8, ymm10
-	vpaddq          ymm8, ymm8, ymm9
-	vpxor           ymm0, ymm0, ymm12
-	vpxor           ymm1, ymm1, ymm12
-	vpxor           ymm2, ymm2, ymm12
-	vpxor           ymm3, ymm3, ymm12
-	vpxor           ymm4, ymm4, ymm12
-	vpxor           ymm5, ymm5, ymm12
-	vpxor           ymm6, ymm6, ymm12
-	vpxor           ymm7, ymm7, ymm12
+	cmp             r8b, 239
+	ja              near L.ctr_main_carry           ; the low byte wraps in or right after this iteration
+	vpxor           ymm0, ymm9, ymm13
+	vpaddd          ymm1, ymm9, yword [rel L.ctr_be_lane_step]
+	vpaddd          ymm2, ymm1, yword [rel L.ctr_be_lane_step]
+	vpaddd          ymm3, ymm2, yword [rel L.ctr_be_lane_step]
+	vpaddd          ymm4, ymm3, yword [rel L.ctr_be_lane_step]
+	vpaddd          ymm5, ymm4, yword [rel L.ctr_be_lane_step]
+	vpaddd          ymm6, ymm5, yword [rel L.ctr_be_lane_step]
+	vpaddd          ymm7, ymm6, yword [rel L.ctr_be_lane_step]
+	vpaddd          ymm9, ymm7, yword [rel L.ctr_be_lane_step]
+	vpaddq          ymm8, ymm8, yword [rel L.ctr_le_iteration_step]
+	vpxor           ymm1, ymm1, ymm13
+	vpxor           ymm2, ymm2, ymm13
+	vpxor           ymm3, ymm3, ymm13
+	vpxor           ymm4, ymm4, ymm13
+	vpxor           ymm5, ymm5, ymm13
+	vpxor           ymm6, ymm6, ymm13
+	vpxor           ymm7, ymm7, ymm13
+	jmp             near L.ctr_main_counted
+L.ctr_main_carry:
+	vpshufb         ymm0, ymm8, ymm11
+	vpaddq          ymm8, ymm8, ymm10
+	vpshufb         ymm1, ymm8, ymm11
+	vpaddq          ymm8, ymm8, ymm10
+	vpshufb         ymm2, ymm8, ymm11
+	vpaddq          ymm8, ymm8, ymm10
+	vpshufb         ymm3, ymm8, ymm11
+	vpaddq          ymm8, ymm8, ymm10
+	vpshufb         ymm4, ymm8, ymm11
+	vpaddq          ymm8, ymm8, ymm10
+	vpshufb         ymm5, ymm8, ymm11
+	vpaddq          ymm8, ymm8, ymm10
+	vpshufb         ymm6, ymm8, ymm11
+	vpaddq          ymm8, ymm8, ymm10
+	vpshufb         ymm7, ymm8, ymm11
+	vpaddq          ymm8, ymm8, ymm10
+	vpxor           ymm0, ymm0, ymm13
+	vpxor           ymm1, ymm1, ymm13
+	vpxor           ymm2, ymm2, ymm13
+	vpxor           ymm3, ymm3, ymm13
+	vpxor           ymm4, ymm4, ymm13
+	vpxor           ymm5, ymm5, ymm13
+	vpxor           ymm6, ymm6, ymm13
+	vpxor           ymm7, ymm7, ymm13
+	vpshufb         ymm9, ymm8, ymm11
+L.ctr_main_counted:
+	add             r8, 16
 	cmp             eax, 12
-	jb              L.ctr_main_aes128
-	je              L.ctr_main_aes192
-	vbroadcasti128  ymm14, oword [r10 - 208]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vaesenc         ymm6, ymm6, ymm14
-	vaesenc         ymm7, ymm7, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 192]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vaesenc         ymm6, ymm6, ymm14
-	vaesenc         ymm7, ymm7, ymm14
+	jb              near L.ctr_main_aes128
+	je              near L.ctr_main_aes192
+	vbroadcasti128  ymm15, oword [r10 - 208]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vaesenc         ymm4, ymm4, ymm15
+	vaesenc         ymm5, ymm5, ymm15
+	vaesenc         ymm6, ymm6, ymm15
+	vaesenc         ymm7, ymm7, ymm15
+	vbroadcasti128  ymm15, oword [r10 - 192]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vaesenc         ymm4, ymm4, ymm15
+	vaesenc         ymm5, ymm5, ymm15
+	vaesenc         ymm6, ymm6, ymm15
+	vaesenc         ymm7, ymm7, ymm15
 L.ctr_main_aes192:
-	vbroadcasti128  ymm14, oword [r10 - 176]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vaesenc         ymm6, ymm6, ymm14
-	vaesenc         ymm7, ymm7, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 160]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vaesenc         ymm6, ymm6, ymm14
-	vaesenc         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm15, oword [r10 - 176]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vaesenc         ymm4, ymm4, ymm15
+	vaesenc         ymm5, ymm5, ymm15
+	vaesenc         ymm6, ymm6, ymm15
+	vaesenc         ymm7, ymm7, ymm15
+	vbroadcasti128  ymm15, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vaesenc         ymm4, ymm4, ymm15
+	vaesenc         ymm5, ymm5, ymm15
+	vaesenc         ymm6, ymm6, ymm15
+	vaesenc         ymm7, ymm7, ymm15
 L.ctr_main_aes128:
-	vbroadcasti128  ymm14, oword [r10 - 144]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vaesenc         ymm6, ymm6, ymm14
-	vaesenc         ymm7, ymm7, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 128]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vaesenc         ymm6, ymm6, ymm14
-	vaesenc         ymm7, ymm7, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 112]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vaesenc         ymm6, ymm6, ymm14
-	vaesenc         ymm7, ymm7, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 96]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vaesenc         ymm6, ymm6, ymm14
-	vaesenc         ymm7, ymm7, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 80]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vaesenc         ymm6, ymm6, ymm14
-	vaesenc         ymm7, ymm7, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 64]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vaesenc         ymm6, ymm6, ymm14
-	vaesenc         ymm7, ymm7, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 48]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vaesenc         ymm6, ymm6, ymm14
-	vaesenc         ymm7, ymm7, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 32]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vaesenc         ymm6, ymm6, ymm14
-	vaesenc         ymm7, ymm7, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 16]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vaesenc         ymm6, ymm6, ymm14
-	vaesenc         ymm7, ymm7, ymm14
-	vpxor           ymm11, ymm13, yword [rdx]
-	vaesenclast     ymm0, ymm0, ymm11
+	vbroadcasti128  ymm15, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vaesenc         ymm4, ymm4, ymm15
+	vaesenc         ymm5, ymm5, ymm15
+	vaesenc         ymm6, ymm6, ymm15
+	vaesenc         ymm7, ymm7, ymm15
+	vbroadcasti128  ymm15, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vaesenc         ymm4, ymm4, ymm15
+	vaesenc         ymm5, ymm5, ymm15
+	vaesenc         ymm6, ymm6, ymm15
+	vaesenc         ymm7, ymm7, ymm15
+	vbroadcasti128  ymm15, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vaesenc         ymm4, ymm4, ymm15
+	vaesenc         ymm5, ymm5, ymm15
+	vaesenc         ymm6, ymm6, ymm15
+	vaesenc         ymm7, ymm7, ymm15
+	vbroadcasti128  ymm15, oword [r10 - 96]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vaesenc         ymm4, ymm4, ymm15
+	vaesenc         ymm5, ymm5, ymm15
+	vaesenc         ymm6, ymm6, ymm15
+	vaesenc         ymm7, ymm7, ymm15
+	vbroadcasti128  ymm15, oword [r10 - 80]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vaesenc         ymm4, ymm4, ymm15
+	vaesenc         ymm5, ymm5, ymm15
+	vaesenc         ymm6, ymm6, ymm15
+	vaesenc         ymm7, ymm7, ymm15
+	vbroadcasti128  ymm15, oword [r10 - 64]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vaesenc         ymm4, ymm4, ymm15
+	vaesenc         ymm5, ymm5, ymm15
+	vaesenc         ymm6, ymm6, ymm15
+	vaesenc         ymm7, ymm7, ymm15
+	vbroadcasti128  ymm15, oword [r10 - 48]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vaesenc         ymm4, ymm4, ymm15
+	vaesenc         ymm5, ymm5, ymm15
+	vaesenc         ymm6, ymm6, ymm15
+	vaesenc         ymm7, ymm7, ymm15
+	vbroadcasti128  ymm15, oword [r10 - 32]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vaesenc         ymm4, ymm4, ymm15
+	vaesenc         ymm5, ymm5, ymm15
+	vaesenc         ymm6, ymm6, ymm15
+	vaesenc         ymm7, ymm7, ymm15
+	vbroadcasti128  ymm15, oword [r10 - 16]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vaesenc         ymm4, ymm4, ymm15
+	vaesenc         ymm5, ymm5, ymm15
+	vaesenc         ymm6, ymm6, ymm15
+	vaesenc         ymm7, ymm7, ymm15
+	vpxor           ymm12, ymm14, yword [rdx]
+	vaesenclast     ymm0, ymm0, ymm12
 	vmovdqu         yword [rsi], ymm0
-	vpxor           ymm11, ymm13, yword [rdx + 32]
-	vaesenclast     ymm1, ymm1, ymm11
+	vpxor           ymm12, ymm14, yword [rdx + 32]
+	vaesenclast     ymm1, ymm1, ymm12
 	vmovdqu         yword [rsi + 32], ymm1
-	vpxor           ymm11, ymm13, yword [rdx + 64]
-	vaesenclast     ymm2, ymm2, ymm11
+	vpxor           ymm12, ymm14, yword [rdx + 64]
+	vaesenclast     ymm2, ymm2, ymm12
 	vmovdqu         yword [rsi + 64], ymm2
-	vpxor           ymm11, ymm13, yword [rdx + 96]
-	vaesenclast     ymm3, ymm3, ymm11
+	vpxor           ymm12, ymm14, yword [rdx + 96]
+	vaesenclast     ymm3, ymm3, ymm12
 	vmovdqu         yword [rsi + 96], ymm3
-	vpxor           ymm11, ymm13, yword [rdx + 128]
-	vaesenclast     ymm4, ymm4, ymm11
+	vpxor           ymm12, ymm14, yword [rdx + 128]
+	vaesenclast     ymm4, ymm4, ymm12
 	vmovdqu         yword [rsi + 128], ymm4
-	vpxor           ymm11, ymm13, yword [rdx + 160]
-	vaesenclast     ymm5, ymm5, ymm11
+	vpxor           ymm12, ymm14, yword [rdx + 160]
+	vaesenclast     ymm5, ymm5, ymm12
 	vmovdqu         yword [rsi + 160], ymm5
-	vpxor           ymm11, ymm13, yword [rdx + 192]
-	vaesenclast     ymm6, ymm6, ymm11
+	vpxor           ymm12, ymm14, yword [rdx + 192]
+	vaesenclast     ymm6, ymm6, ymm12
 	vmovdqu         yword [rsi + 192], ymm6
-	vpxor           ymm11, ymm13, yword [rdx + 224]
-	vaesenclast     ymm7, ymm7, ymm11
+	vpxor           ymm12, ymm14, yword [rdx + 224]
+	vaesenclast     ymm7, ymm7, ymm12
 	vmovdqu         yword [rsi + 224], ymm7
 	add             rdx, 256
 	add             rsi, 256
@@ -811,6 +838,71 @@ L.ctr_main_aes128:
 	jae             L.ctr_main_loop
 ; LLVM-MCA-END
 	jmp             L.ctr_main_done
+
+L.ctr_one_block:
+	vmovq           xmm0, r8
+	vpinsrq         xmm0, xmm0, r9, 1
+	vpshufb         xmm0, xmm0, oword [rel L.ctr_bswap_mask]
+	vpxor           xmm0, xmm0, oword [rdi]
+	cmp             eax, 12
+	jb              near L.ctr_one_aes128
+	je              near L.ctr_one_aes192
+	vaesenc         xmm0, xmm0, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, oword [r10 - 192]
+L.ctr_one_aes192:
+	vaesenc         xmm0, xmm0, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, oword [r10 - 160]
+L.ctr_one_aes128:
+	vaesenc         xmm0, xmm0, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, oword [r10 - 16]
+	vaesenclast     xmm0, xmm0, oword [r10]
+	cmp             rcx, 16
+	jb              near L.ctr_one_bytes
+	vpxor           xmm12, xmm0, oword [rdx]
+	vmovdqu         oword [rsi], xmm12
+	jmp             L.ctr_return
+L.ctr_one_bytes:
+	test            ecx, 8
+	jz              near L.ctr_one_no8
+	vmovq           r11, xmm0
+	xor             r11, qword [rdx]
+	mov             qword [rsi], r11
+	vpsrldq         xmm0, xmm0, 8
+	add             rdx, 8
+	add             rsi, 8
+L.ctr_one_no8:
+	test            ecx, 4
+	jz              near L.ctr_one_no4
+	vmovd           r11d, xmm0
+	xor             r11d, dword [rdx]
+	mov             dword [rsi], r11d
+	vpsrldq         xmm0, xmm0, 4
+	add             rdx, 4
+	add             rsi, 4
+L.ctr_one_no4:
+	test            ecx, 2
+	jz              near L.ctr_one_no2
+	vmovd           r11d, xmm0
+	xor             r11w, word [rdx]
+	mov             word [rsi], r11w
+	vpsrldq         xmm0, xmm0, 2
+	add             rdx, 2
+	add             rsi, 2
+L.ctr_one_no2:
+	test            ecx, 1
+	jz              near L.ctr_one_no1
+	vmovd           r11d, xmm0
+	xor             r11b, byte [rdx]
+	mov             byte [rsi], r11b
+L.ctr_one_no1:
+	jmp             L.ctr_return
 
 	section .rodata align=64
 	align 64, db 0
@@ -820,6 +912,18 @@ L.ctr_bswap_mask:
 ; Per-lane increment: the number of blocks in one vector.
 L.ctr_lane_count:
 	dq	2, 0
+; Big-endian step of one vector: the block count per vector added to byte 15 of each
+; lane (the top byte of dword 3).
+	align 64, db 0
+L.ctr_be_lane_step:
+	dd	0, 0, 0, 33554432
+	dd	0, 0, 0, 33554432
+; Little-endian step of one main-loop iteration.
+	align 64, db 0
+L.ctr_le_iteration_step:
+	dq	16, 0
+	dq	16, 0
+	align 64, db 0
 ; Lane i starts at counter + i.
 L.ctr_lane_offsets:
 	dq	0, 0

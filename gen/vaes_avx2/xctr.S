@@ -32,10 +32,12 @@ aesgen_xctr_crypt_vaes_avx2:
 	.cfi_startproc
 	endbr64
 	test            %rcx, %rcx
-	jz              .Lxctr_return
+	{disp32} jz     .Lxctr_return
 	mov             240(%rdi), %eax
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &rk[rounds]
+	cmp             $16, %rcx
+	{disp32} jbe    .Lxctr_one_block
 	vbroadcasti128  (%r10), %ymm12
 	vbroadcasti128  (%r8), %ymm10
 	vbroadcasti128  (%rdi), %ymm11
@@ -46,15 +48,15 @@ aesgen_xctr_crypt_vaes_avx2:
 	vbroadcasti128  .Lxctr_lane_count(%rip), %ymm9
 
 	sub             $256, %rcx
-	jae             .Lxctr_main_loop                # out of line, so short messages fall through
+	{disp32} jae    .Lxctr_main_loop                # out of line, so short messages fall through
 .Lxctr_main_done:
 	add             $256, %rcx                      # 0 <= LEN < 256 remain
-	jz              .Lxctr_return
+	{disp32} jz     .Lxctr_return
 
 # Groups of 4 vectors while at least 128 bytes remain.
 .Lxctr_group_loop:
 	cmp             $128, %rcx
-	jb              .Lxctr_final
+	{disp32} jb     .Lxctr_final
 	vpxor           %ymm10, %ymm8, %ymm0
 	vpaddq          %ymm9, %ymm8, %ymm8
 	vpxor           %ymm10, %ymm8, %ymm1
@@ -64,8 +66,8 @@ aesgen_xctr_crypt_vaes_avx2:
 	vpxor           %ymm10, %ymm8, %ymm3
 	vpaddq          %ymm9, %ymm8, %ymm8
 	cmp             $12, %eax
-	jb              .Lxctr_group_aes128
-	je              .Lxctr_group_aes192
+	{disp32} jb     .Lxctr_group_aes128
+	{disp32} je     .Lxctr_group_aes192
 	vbroadcasti128  -208(%r10), %ymm13
 	vaesenc         %ymm13, %ymm0, %ymm0
 	vaesenc         %ymm13, %ymm1, %ymm1
@@ -149,16 +151,16 @@ aesgen_xctr_crypt_vaes_avx2:
 	add             $128, %rsi
 	sub             $128, %rcx
 	jnz             .Lxctr_group_loop
-	jmp             .Lxctr_return
+	{disp32} jmp    .Lxctr_return
 
 # 1..128 bytes remain: pick the final group by the number of vectors they need.
 .Lxctr_final:
 	cmp             $32, %rcx
-	jbe             .Lxctr_final1
+	{disp32} jbe    .Lxctr_final1
 	cmp             $64, %rcx
-	jbe             .Lxctr_final2
+	{disp32} jbe    .Lxctr_final2
 	cmp             $96, %rcx
-	jbe             .Lxctr_final3
+	{disp32} jbe    .Lxctr_final3
 .Lxctr_final4:
 	vpxor           %ymm10, %ymm8, %ymm0
 	vpaddq          %ymm9, %ymm8, %ymm8
@@ -169,8 +171,8 @@ aesgen_xctr_crypt_vaes_avx2:
 	vpxor           %ymm10, %ymm8, %ymm3
 	vpaddq          %ymm9, %ymm8, %ymm8
 	cmp             $12, %eax
-	jb              .Lxctr_final4_aes128
-	je              .Lxctr_final4_aes192
+	{disp32} jb     .Lxctr_final4_aes128
+	{disp32} je     .Lxctr_final4_aes192
 	vbroadcasti128  -208(%r10), %ymm13
 	vaesenc         %ymm13, %ymm0, %ymm0
 	vaesenc         %ymm13, %ymm1, %ymm1
@@ -252,22 +254,22 @@ aesgen_xctr_crypt_vaes_avx2:
 	sub             $96, %rcx
 	vaesenclast     %ymm12, %ymm3, %ymm3
 	cmp             $16, %rcx
-	jb              .Lxctr_final4_bytes
+	{disp32} jb     .Lxctr_final4_bytes
 	vpxor           (%rdx), %xmm3, %xmm11
 	vmovdqu         %xmm11, (%rsi)
-	je              .Lxctr_return                   # exactly 16 were left
+	{disp32} je     .Lxctr_return                   # exactly 16 were left
 	add             $16, %rdx
 	add             $16, %rsi
 	sub             $16, %rcx
 	vextracti128    $1, %ymm3, %xmm3                # next lane's keystream
 	cmp             $16, %rcx
-	jb              .Lxctr_final4_bytes
+	{disp32} jb     .Lxctr_final4_bytes
 	vpxor           (%rdx), %xmm3, %xmm11
 	vmovdqu         %xmm11, (%rsi)
-	jmp             .Lxctr_return
+	{disp32} jmp    .Lxctr_return
 .Lxctr_final4_bytes:
 	test            $8, %ecx
-	jz              .Lxctr_final4_no8
+	{disp32} jz     .Lxctr_final4_no8
 	vmovq           %xmm3, %r11
 	xor             (%rdx), %r11
 	mov             %r11, (%rsi)
@@ -276,7 +278,7 @@ aesgen_xctr_crypt_vaes_avx2:
 	add             $8, %rsi
 .Lxctr_final4_no8:
 	test            $4, %ecx
-	jz              .Lxctr_final4_no4
+	{disp32} jz     .Lxctr_final4_no4
 	vmovd           %xmm3, %r11d
 	xor             (%rdx), %r11d
 	mov             %r11d, (%rsi)
@@ -285,7 +287,7 @@ aesgen_xctr_crypt_vaes_avx2:
 	add             $4, %rsi
 .Lxctr_final4_no4:
 	test            $2, %ecx
-	jz              .Lxctr_final4_no2
+	{disp32} jz     .Lxctr_final4_no2
 	vmovd           %xmm3, %r11d
 	xor             (%rdx), %r11w
 	mov             %r11w, (%rsi)
@@ -294,12 +296,12 @@ aesgen_xctr_crypt_vaes_avx2:
 	add             $2, %rsi
 .Lxctr_final4_no2:
 	test            $1, %ecx
-	jz              .Lxctr_final4_no1
+	{disp32} jz     .Lxctr_final4_no1
 	vmovd           %xmm3, %r11d
 	xor             (%rdx), %r11b
 	mov             %r11b, (%rsi)
 .Lxctr_final4_no1:
-	jmp             .Lxctr_return
+	{disp32} jmp    .Lxctr_return
 .Lxctr_final3:
 	vpxor           %ymm10, %ymm8, %ymm0
 	vpaddq          %ymm9, %ymm8, %ymm8
@@ -308,8 +310,8 @@ aesgen_xctr_crypt_vaes_avx2:
 	vpxor           %ymm10, %ymm8, %ymm2
 	vpaddq          %ymm9, %ymm8, %ymm8
 	cmp             $12, %eax
-	jb              .Lxctr_final3_aes128
-	je              .Lxctr_final3_aes192
+	{disp32} jb     .Lxctr_final3_aes128
+	{disp32} je     .Lxctr_final3_aes192
 	vbroadcasti128  -208(%r10), %ymm13
 	vaesenc         %ymm13, %ymm0, %ymm0
 	vaesenc         %ymm13, %ymm1, %ymm1
@@ -375,22 +377,22 @@ aesgen_xctr_crypt_vaes_avx2:
 	sub             $64, %rcx
 	vaesenclast     %ymm12, %ymm2, %ymm2
 	cmp             $16, %rcx
-	jb              .Lxctr_final3_bytes
+	{disp32} jb     .Lxctr_final3_bytes
 	vpxor           (%rdx), %xmm2, %xmm11
 	vmovdqu         %xmm11, (%rsi)
-	je              .Lxctr_return                   # exactly 16 were left
+	{disp32} je     .Lxctr_return                   # exactly 16 were left
 	add             $16, %rdx
 	add             $16, %rsi
 	sub             $16, %rcx
 	vextracti128    $1, %ymm2, %xmm2                # next lane's keystream
 	cmp             $16, %rcx
-	jb              .Lxctr_final3_bytes
+	{disp32} jb     .Lxctr_final3_bytes
 	vpxor           (%rdx), %xmm2, %xmm11
 	vmovdqu         %xmm11, (%rsi)
-	jmp             .Lxctr_return
+	{disp32} jmp    .Lxctr_return
 .Lxctr_final3_bytes:
 	test            $8, %ecx
-	jz              .Lxctr_final3_no8
+	{disp32} jz     .Lxctr_final3_no8
 	vmovq           %xmm2, %r11
 	xor             (%rdx), %r11
 	mov             %r11, (%rsi)
@@ -399,7 +401,7 @@ aesgen_xctr_crypt_vaes_avx2:
 	add             $8, %rsi
 .Lxctr_final3_no8:
 	test            $4, %ecx
-	jz              .Lxctr_final3_no4
+	{disp32} jz     .Lxctr_final3_no4
 	vmovd           %xmm2, %r11d
 	xor             (%rdx), %r11d
 	mov             %r11d, (%rsi)
@@ -408,7 +410,7 @@ aesgen_xctr_crypt_vaes_avx2:
 	add             $4, %rsi
 .Lxctr_final3_no4:
 	test            $2, %ecx
-	jz              .Lxctr_final3_no2
+	{disp32} jz     .Lxctr_final3_no2
 	vmovd           %xmm2, %r11d
 	xor             (%rdx), %r11w
 	mov             %r11w, (%rsi)
@@ -417,20 +419,20 @@ aesgen_xctr_crypt_vaes_avx2:
 	add             $2, %rsi
 .Lxctr_final3_no2:
 	test            $1, %ecx
-	jz              .Lxctr_final3_no1
+	{disp32} jz     .Lxctr_final3_no1
 	vmovd           %xmm2, %r11d
 	xor             (%rdx), %r11b
 	mov             %r11b, (%rsi)
 .Lxctr_final3_no1:
-	jmp             .Lxctr_return
+	{disp32} jmp    .Lxctr_return
 .Lxctr_final2:
 	vpxor           %ymm10, %ymm8, %ymm0
 	vpaddq          %ymm9, %ymm8, %ymm8
 	vpxor           %ymm10, %ymm8, %ymm1
 	vpaddq          %ymm9, %ymm8, %ymm8
 	cmp             $12, %eax
-	jb              .Lxctr_final2_aes128
-	je              .Lxctr_final2_aes192
+	{disp32} jb     .Lxctr_final2_aes128
+	{disp32} je     .Lxctr_final2_aes192
 	vbroadcasti128  -208(%r10), %ymm13
 	vaesenc         %ymm13, %ymm0, %ymm0
 	vaesenc         %ymm13, %ymm1, %ymm1
@@ -480,22 +482,22 @@ aesgen_xctr_crypt_vaes_avx2:
 	sub             $32, %rcx
 	vaesenclast     %ymm12, %ymm1, %ymm1
 	cmp             $16, %rcx
-	jb              .Lxctr_final2_bytes
+	{disp32} jb     .Lxctr_final2_bytes
 	vpxor           (%rdx), %xmm1, %xmm11
 	vmovdqu         %xmm11, (%rsi)
-	je              .Lxctr_return                   # exactly 16 were left
+	{disp32} je     .Lxctr_return                   # exactly 16 were left
 	add             $16, %rdx
 	add             $16, %rsi
 	sub             $16, %rcx
 	vextracti128    $1, %ymm1, %xmm1                # next lane's keystream
 	cmp             $16, %rcx
-	jb              .Lxctr_final2_bytes
+	{disp32} jb     .Lxctr_final2_bytes
 	vpxor           (%rdx), %xmm1, %xmm11
 	vmovdqu         %xmm11, (%rsi)
-	jmp             .Lxctr_return
+	{disp32} jmp    .Lxctr_return
 .Lxctr_final2_bytes:
 	test            $8, %ecx
-	jz              .Lxctr_final2_no8
+	{disp32} jz     .Lxctr_final2_no8
 	vmovq           %xmm1, %r11
 	xor             (%rdx), %r11
 	mov             %r11, (%rsi)
@@ -504,7 +506,7 @@ aesgen_xctr_crypt_vaes_avx2:
 	add             $8, %rsi
 .Lxctr_final2_no8:
 	test            $4, %ecx
-	jz              .Lxctr_final2_no4
+	{disp32} jz     .Lxctr_final2_no4
 	vmovd           %xmm1, %r11d
 	xor             (%rdx), %r11d
 	mov             %r11d, (%rsi)
@@ -513,7 +515,7 @@ aesgen_xctr_crypt_vaes_avx2:
 	add             $4, %rsi
 .Lxctr_final2_no4:
 	test            $2, %ecx
-	jz              .Lxctr_final2_no2
+	{disp32} jz     .Lxctr_final2_no2
 	vmovd           %xmm1, %r11d
 	xor             (%rdx), %r11w
 	mov             %r11w, (%rsi)
@@ -522,18 +524,18 @@ aesgen_xctr_crypt_vaes_avx2:
 	add             $2, %rsi
 .Lxctr_final2_no2:
 	test            $1, %ecx
-	jz              .Lxctr_final2_no1
+	{disp32} jz     .Lxctr_final2_no1
 	vmovd           %xmm1, %r11d
 	xor             (%rdx), %r11b
 	mov             %r11b, (%rsi)
 .Lxctr_final2_no1:
-	jmp             .Lxctr_return
+	{disp32} jmp    .Lxctr_return
 .Lxctr_final1:
 	vpxor           %ymm10, %ymm8, %ymm0
 	vpaddq          %ymm9, %ymm8, %ymm8
 	cmp             $12, %eax
-	jb              .Lxctr_final1_aes128
-	je              .Lxctr_final1_aes192
+	{disp32} jb     .Lxctr_final1_aes128
+	{disp32} je     .Lxctr_final1_aes192
 	vbroadcasti128  -208(%r10), %ymm13
 	vaesenc         %ymm13, %ymm0, %ymm0
 	vbroadcasti128  -192(%r10), %ymm13
@@ -564,22 +566,22 @@ aesgen_xctr_crypt_vaes_avx2:
 	vaesenc         %ymm13, %ymm0, %ymm0
 	vaesenclast     %ymm12, %ymm0, %ymm0
 	cmp             $16, %rcx
-	jb              .Lxctr_final1_bytes
+	{disp32} jb     .Lxctr_final1_bytes
 	vpxor           (%rdx), %xmm0, %xmm11
 	vmovdqu         %xmm11, (%rsi)
-	je              .Lxctr_return                   # exactly 16 were left
+	{disp32} je     .Lxctr_return                   # exactly 16 were left
 	add             $16, %rdx
 	add             $16, %rsi
 	sub             $16, %rcx
 	vextracti128    $1, %ymm0, %xmm0                # next lane's keystream
 	cmp             $16, %rcx
-	jb              .Lxctr_final1_bytes
+	{disp32} jb     .Lxctr_final1_bytes
 	vpxor           (%rdx), %xmm0, %xmm11
 	vmovdqu         %xmm11, (%rsi)
-	jmp             .Lxctr_return
+	{disp32} jmp    .Lxctr_return
 .Lxctr_final1_bytes:
 	test            $8, %ecx
-	jz              .Lxctr_final1_no8
+	{disp32} jz     .Lxctr_final1_no8
 	vmovq           %xmm0, %r11
 	xor             (%rdx), %r11
 	mov             %r11, (%rsi)
@@ -588,7 +590,7 @@ aesgen_xctr_crypt_vaes_avx2:
 	add             $8, %rsi
 .Lxctr_final1_no8:
 	test            $4, %ecx
-	jz              .Lxctr_final1_no4
+	{disp32} jz     .Lxctr_final1_no4
 	vmovd           %xmm0, %r11d
 	xor             (%rdx), %r11d
 	mov             %r11d, (%rsi)
@@ -597,7 +599,7 @@ aesgen_xctr_crypt_vaes_avx2:
 	add             $4, %rsi
 .Lxctr_final1_no4:
 	test            $2, %ecx
-	jz              .Lxctr_final1_no2
+	{disp32} jz     .Lxctr_final1_no2
 	vmovd           %xmm0, %r11d
 	xor             (%rdx), %r11w
 	mov             %r11w, (%rsi)
@@ -606,7 +608,7 @@ aesgen_xctr_crypt_vaes_avx2:
 	add             $2, %rsi
 .Lxctr_final1_no2:
 	test            $1, %ecx
-	jz              .Lxctr_final1_no1
+	{disp32} jz     .Lxctr_final1_no1
 	vmovd           %xmm0, %r11d
 	xor             (%rdx), %r11b
 	mov             %r11b, (%rsi)
@@ -638,8 +640,8 @@ aesgen_xctr_crypt_vaes_avx2:
 	vpxor           %ymm10, %ymm8, %ymm7
 	vpaddq          %ymm9, %ymm8, %ymm8
 	cmp             $12, %eax
-	jb              .Lxctr_main_aes128
-	je              .Lxctr_main_aes192
+	{disp32} jb     .Lxctr_main_aes128
+	{disp32} je     .Lxctr_main_aes192
 	vbroadcasti128  -208(%r10), %ymm13
 	vaesenc         %ymm13, %ymm0, %ymm0
 	vaesenc         %ymm13, %ymm1, %ymm1
@@ -789,6 +791,70 @@ aesgen_xctr_crypt_vaes_avx2:
 	jae             .Lxctr_main_loop
 # LLVM-MCA-END
 	jmp             .Lxctr_main_done
+
+.Lxctr_one_block:
+	vmovq           %r9, %xmm0
+	vpxor           (%r8), %xmm0, %xmm0
+	vpxor           (%rdi), %xmm0, %xmm0
+	cmp             $12, %eax
+	{disp32} jb     .Lxctr_one_aes128
+	{disp32} je     .Lxctr_one_aes192
+	vaesenc         -208(%r10), %xmm0, %xmm0
+	vaesenc         -192(%r10), %xmm0, %xmm0
+.Lxctr_one_aes192:
+	vaesenc         -176(%r10), %xmm0, %xmm0
+	vaesenc         -160(%r10), %xmm0, %xmm0
+.Lxctr_one_aes128:
+	vaesenc         -144(%r10), %xmm0, %xmm0
+	vaesenc         -128(%r10), %xmm0, %xmm0
+	vaesenc         -112(%r10), %xmm0, %xmm0
+	vaesenc         -96(%r10), %xmm0, %xmm0
+	vaesenc         -80(%r10), %xmm0, %xmm0
+	vaesenc         -64(%r10), %xmm0, %xmm0
+	vaesenc         -48(%r10), %xmm0, %xmm0
+	vaesenc         -32(%r10), %xmm0, %xmm0
+	vaesenc         -16(%r10), %xmm0, %xmm0
+	vaesenclast     (%r10), %xmm0, %xmm0
+	cmp             $16, %rcx
+	{disp32} jb     .Lxctr_one_bytes
+	vpxor           (%rdx), %xmm0, %xmm11
+	vmovdqu         %xmm11, (%rsi)
+	jmp             .Lxctr_return
+.Lxctr_one_bytes:
+	test            $8, %ecx
+	{disp32} jz     .Lxctr_one_no8
+	vmovq           %xmm0, %r11
+	xor             (%rdx), %r11
+	mov             %r11, (%rsi)
+	vpsrldq         $8, %xmm0, %xmm0
+	add             $8, %rdx
+	add             $8, %rsi
+.Lxctr_one_no8:
+	test            $4, %ecx
+	{disp32} jz     .Lxctr_one_no4
+	vmovd           %xmm0, %r11d
+	xor             (%rdx), %r11d
+	mov             %r11d, (%rsi)
+	vpsrldq         $4, %xmm0, %xmm0
+	add             $4, %rdx
+	add             $4, %rsi
+.Lxctr_one_no4:
+	test            $2, %ecx
+	{disp32} jz     .Lxctr_one_no2
+	vmovd           %xmm0, %r11d
+	xor             (%rdx), %r11w
+	mov             %r11w, (%rsi)
+	vpsrldq         $2, %xmm0, %xmm0
+	add             $2, %rdx
+	add             $2, %rsi
+.Lxctr_one_no2:
+	test            $1, %ecx
+	{disp32} jz     .Lxctr_one_no1
+	vmovd           %xmm0, %r11d
+	xor             (%rdx), %r11b
+	mov             %r11b, (%rsi)
+.Lxctr_one_no1:
+	jmp             .Lxctr_return
 	.cfi_endproc
 	.size	aesgen_xctr_crypt_vaes_avx2, . - aesgen_xctr_crypt_vaes_avx2
 

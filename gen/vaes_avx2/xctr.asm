@@ -32,10 +32,12 @@
 aesgen_xctr_crypt_vaes_avx2:
 	endbr64
 	test            rcx, rcx
-	jz              L.xctr_return
+	jz              near L.xctr_return
 	mov             eax, dword [rdi + 240]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &rk[rounds]
+	cmp             rcx, 16
+	jbe             near L.xctr_one_block
 	vbroadcasti128  ymm12, oword [r10]
 	vbroadcasti128  ymm10, oword [r8]
 	vbroadcasti128  ymm11, oword [rdi]
@@ -46,15 +48,15 @@ aesgen_xctr_crypt_vaes_avx2:
 	vbroadcasti128  ymm9, oword [rel L.xctr_lane_count]
 
 	sub             rcx, 256
-	jae             L.xctr_main_loop                ; out of line, so short messages fall through
+	jae             near L.xctr_main_loop           ; out of line, so short messages fall through
 L.xctr_main_done:
 	add             rcx, 256                        ; 0 <= LEN < 256 remain
-	jz              L.xctr_return
+	jz              near L.xctr_return
 
 ; Groups of 4 vectors while at least 128 bytes remain.
 L.xctr_group_loop:
 	cmp             rcx, 128
-	jb              L.xctr_final
+	jb              near L.xctr_final
 	vpxor           ymm0, ymm8, ymm10
 	vpaddq          ymm8, ymm8, ymm9
 	vpxor           ymm1, ymm8, ymm10
@@ -64,8 +66,8 @@ L.xctr_group_loop:
 	vpxor           ymm3, ymm8, ymm10
 	vpaddq          ymm8, ymm8, ymm9
 	cmp             eax, 12
-	jb              L.xctr_group_aes128
-	je              L.xctr_group_aes192
+	jb              near L.xctr_group_aes128
+	je              near L.xctr_group_aes192
 	vbroadcasti128  ymm13, oword [r10 - 208]
 	vaesenc         ymm0, ymm0, ymm13
 	vaesenc         ymm1, ymm1, ymm13
@@ -149,16 +151,16 @@ L.xctr_group_aes128:
 	add             rsi, 128
 	sub             rcx, 128
 	jnz             L.xctr_group_loop
-	jmp             L.xctr_return
+	jmp             near L.xctr_return
 
 ; 1..128 bytes remain: pick the final group by the number of vectors they need.
 L.xctr_final:
 	cmp             rcx, 32
-	jbe             L.xctr_final1
+	jbe             near L.xctr_final1
 	cmp             rcx, 64
-	jbe             L.xctr_final2
+	jbe             near L.xctr_final2
 	cmp             rcx, 96
-	jbe             L.xctr_final3
+	jbe             near L.xctr_final3
 L.xctr_final4:
 	vpxor           ymm0, ymm8, ymm10
 	vpaddq          ymm8, ymm8, ymm9
@@ -169,8 +171,8 @@ L.xctr_final4:
 	vpxor           ymm3, ymm8, ymm10
 	vpaddq          ymm8, ymm8, ymm9
 	cmp             eax, 12
-	jb              L.xctr_final4_aes128
-	je              L.xctr_final4_aes192
+	jb              near L.xctr_final4_aes128
+	je              near L.xctr_final4_aes192
 	vbroadcasti128  ymm13, oword [r10 - 208]
 	vaesenc         ymm0, ymm0, ymm13
 	vaesenc         ymm1, ymm1, ymm13
@@ -252,22 +254,22 @@ L.xctr_final4_aes128:
 	sub             rcx, 96
 	vaesenclast     ymm3, ymm3, ymm12
 	cmp             rcx, 16
-	jb              L.xctr_final4_bytes
+	jb              near L.xctr_final4_bytes
 	vpxor           xmm11, xmm3, oword [rdx]
 	vmovdqu         oword [rsi], xmm11
-	je              L.xctr_return                   ; exactly 16 were left
+	je              near L.xctr_return              ; exactly 16 were left
 	add             rdx, 16
 	add             rsi, 16
 	sub             rcx, 16
 	vextracti128    xmm3, ymm3, 1                   ; next lane's keystream
 	cmp             rcx, 16
-	jb              L.xctr_final4_bytes
+	jb              near L.xctr_final4_bytes
 	vpxor           xmm11, xmm3, oword [rdx]
 	vmovdqu         oword [rsi], xmm11
-	jmp             L.xctr_return
+	jmp             near L.xctr_return
 L.xctr_final4_bytes:
 	test            ecx, 8
-	jz              L.xctr_final4_no8
+	jz              near L.xctr_final4_no8
 	vmovq           r11, xmm3
 	xor             r11, qword [rdx]
 	mov             qword [rsi], r11
@@ -276,7 +278,7 @@ L.xctr_final4_bytes:
 	add             rsi, 8
 L.xctr_final4_no8:
 	test            ecx, 4
-	jz              L.xctr_final4_no4
+	jz              near L.xctr_final4_no4
 	vmovd           r11d, xmm3
 	xor             r11d, dword [rdx]
 	mov             dword [rsi], r11d
@@ -285,7 +287,7 @@ L.xctr_final4_no8:
 	add             rsi, 4
 L.xctr_final4_no4:
 	test            ecx, 2
-	jz              L.xctr_final4_no2
+	jz              near L.xctr_final4_no2
 	vmovd           r11d, xmm3
 	xor             r11w, word [rdx]
 	mov             word [rsi], r11w
@@ -294,12 +296,12 @@ L.xctr_final4_no4:
 	add             rsi, 2
 L.xctr_final4_no2:
 	test            ecx, 1
-	jz              L.xctr_final4_no1
+	jz              near L.xctr_final4_no1
 	vmovd           r11d, xmm3
 	xor             r11b, byte [rdx]
 	mov             byte [rsi], r11b
 L.xctr_final4_no1:
-	jmp             L.xctr_return
+	jmp             near L.xctr_return
 L.xctr_final3:
 	vpxor           ymm0, ymm8, ymm10
 	vpaddq          ymm8, ymm8, ymm9
@@ -308,8 +310,8 @@ L.xctr_final3:
 	vpxor           ymm2, ymm8, ymm10
 	vpaddq          ymm8, ymm8, ymm9
 	cmp             eax, 12
-	jb              L.xctr_final3_aes128
-	je              L.xctr_final3_aes192
+	jb              near L.xctr_final3_aes128
+	je              near L.xctr_final3_aes192
 	vbroadcasti128  ymm13, oword [r10 - 208]
 	vaesenc         ymm0, ymm0, ymm13
 	vaesenc         ymm1, ymm1, ymm13
@@ -375,22 +377,22 @@ L.xctr_final3_aes128:
 	sub             rcx, 64
 	vaesenclast     ymm2, ymm2, ymm12
 	cmp             rcx, 16
-	jb              L.xctr_final3_bytes
+	jb              near L.xctr_final3_bytes
 	vpxor           xmm11, xmm2, oword [rdx]
 	vmovdqu         oword [rsi], xmm11
-	je              L.xctr_return                   ; exactly 16 were left
+	je              near L.xctr_return              ; exactly 16 were left
 	add             rdx, 16
 	add             rsi, 16
 	sub             rcx, 16
 	vextracti128    xmm2, ymm2, 1                   ; next lane's keystream
 	cmp             rcx, 16
-	jb              L.xctr_final3_bytes
+	jb              near L.xctr_final3_bytes
 	vpxor           xmm11, xmm2, oword [rdx]
 	vmovdqu         oword [rsi], xmm11
-	jmp             L.xctr_return
+	jmp             near L.xctr_return
 L.xctr_final3_bytes:
 	test            ecx, 8
-	jz              L.xctr_final3_no8
+	jz              near L.xctr_final3_no8
 	vmovq           r11, xmm2
 	xor             r11, qword [rdx]
 	mov             qword [rsi], r11
@@ -399,7 +401,7 @@ L.xctr_final3_bytes:
 	add             rsi, 8
 L.xctr_final3_no8:
 	test            ecx, 4
-	jz              L.xctr_final3_no4
+	jz              near L.xctr_final3_no4
 	vmovd           r11d, xmm2
 	xor             r11d, dword [rdx]
 	mov             dword [rsi], r11d
@@ -408,7 +410,7 @@ L.xctr_final3_no8:
 	add             rsi, 4
 L.xctr_final3_no4:
 	test            ecx, 2
-	jz              L.xctr_final3_no2
+	jz              near L.xctr_final3_no2
 	vmovd           r11d, xmm2
 	xor             r11w, word [rdx]
 	mov             word [rsi], r11w
@@ -417,20 +419,20 @@ L.xctr_final3_no4:
 	add             rsi, 2
 L.xctr_final3_no2:
 	test            ecx, 1
-	jz              L.xctr_final3_no1
+	jz              near L.xctr_final3_no1
 	vmovd           r11d, xmm2
 	xor             r11b, byte [rdx]
 	mov             byte [rsi], r11b
 L.xctr_final3_no1:
-	jmp             L.xctr_return
+	jmp             near L.xctr_return
 L.xctr_final2:
 	vpxor           ymm0, ymm8, ymm10
 	vpaddq          ymm8, ymm8, ymm9
 	vpxor           ymm1, ymm8, ymm10
 	vpaddq          ymm8, ymm8, ymm9
 	cmp             eax, 12
-	jb              L.xctr_final2_aes128
-	je              L.xctr_final2_aes192
+	jb              near L.xctr_final2_aes128
+	je              near L.xctr_final2_aes192
 	vbroadcasti128  ymm13, oword [r10 - 208]
 	vaesenc         ymm0, ymm0, ymm13
 	vaesenc         ymm1, ymm1, ymm13
@@ -480,22 +482,22 @@ L.xctr_final2_aes128:
 	sub             rcx, 32
 	vaesenclast     ymm1, ymm1, ymm12
 	cmp             rcx, 16
-	jb              L.xctr_final2_bytes
+	jb              near L.xctr_final2_bytes
 	vpxor           xmm11, xmm1, oword [rdx]
 	vmovdqu         oword [rsi], xmm11
-	je              L.xctr_return                   ; exactly 16 were left
+	je              near L.xctr_return              ; exactly 16 were left
 	add             rdx, 16
 	add             rsi, 16
 	sub             rcx, 16
 	vextracti128    xmm1, ymm1, 1                   ; next lane's keystream
 	cmp             rcx, 16
-	jb              L.xctr_final2_bytes
+	jb              near L.xctr_final2_bytes
 	vpxor           xmm11, xmm1, oword [rdx]
 	vmovdqu         oword [rsi], xmm11
-	jmp             L.xctr_return
+	jmp             near L.xctr_return
 L.xctr_final2_bytes:
 	test            ecx, 8
-	jz              L.xctr_final2_no8
+	jz              near L.xctr_final2_no8
 	vmovq           r11, xmm1
 	xor             r11, qword [rdx]
 	mov             qword [rsi], r11
@@ -504,7 +506,7 @@ L.xctr_final2_bytes:
 	add             rsi, 8
 L.xctr_final2_no8:
 	test            ecx, 4
-	jz              L.xctr_final2_no4
+	jz              near L.xctr_final2_no4
 	vmovd           r11d, xmm1
 	xor             r11d, dword [rdx]
 	mov             dword [rsi], r11d
@@ -513,7 +515,7 @@ L.xctr_final2_no8:
 	add             rsi, 4
 L.xctr_final2_no4:
 	test            ecx, 2
-	jz              L.xctr_final2_no2
+	jz              near L.xctr_final2_no2
 	vmovd           r11d, xmm1
 	xor             r11w, word [rdx]
 	mov             word [rsi], r11w
@@ -522,18 +524,18 @@ L.xctr_final2_no4:
 	add             rsi, 2
 L.xctr_final2_no2:
 	test            ecx, 1
-	jz              L.xctr_final2_no1
+	jz              near L.xctr_final2_no1
 	vmovd           r11d, xmm1
 	xor             r11b, byte [rdx]
 	mov             byte [rsi], r11b
 L.xctr_final2_no1:
-	jmp             L.xctr_return
+	jmp             near L.xctr_return
 L.xctr_final1:
 	vpxor           ymm0, ymm8, ymm10
 	vpaddq          ymm8, ymm8, ymm9
 	cmp             eax, 12
-	jb              L.xctr_final1_aes128
-	je              L.xctr_final1_aes192
+	jb              near L.xctr_final1_aes128
+	je              near L.xctr_final1_aes192
 	vbroadcasti128  ymm13, oword [r10 - 208]
 	vaesenc         ymm0, ymm0, ymm13
 	vbroadcasti128  ymm13, oword [r10 - 192]
@@ -564,22 +566,22 @@ L.xctr_final1_aes128:
 	vaesenc         ymm0, ymm0, ymm13
 	vaesenclast     ymm0, ymm0, ymm12
 	cmp             rcx, 16
-	jb              L.xctr_final1_bytes
+	jb              near L.xctr_final1_bytes
 	vpxor           xmm11, xmm0, oword [rdx]
 	vmovdqu         oword [rsi], xmm11
-	je              L.xctr_return                   ; exactly 16 were left
+	je              near L.xctr_return              ; exactly 16 were left
 	add             rdx, 16
 	add             rsi, 16
 	sub             rcx, 16
 	vextracti128    xmm0, ymm0, 1                   ; next lane's keystream
 	cmp             rcx, 16
-	jb              L.xctr_final1_bytes
+	jb              near L.xctr_final1_bytes
 	vpxor           xmm11, xmm0, oword [rdx]
 	vmovdqu         oword [rsi], xmm11
-	jmp             L.xctr_return
+	jmp             near L.xctr_return
 L.xctr_final1_bytes:
 	test            ecx, 8
-	jz              L.xctr_final1_no8
+	jz              near L.xctr_final1_no8
 	vmovq           r11, xmm0
 	xor             r11, qword [rdx]
 	mov             qword [rsi], r11
@@ -588,7 +590,7 @@ L.xctr_final1_bytes:
 	add             rsi, 8
 L.xctr_final1_no8:
 	test            ecx, 4
-	jz              L.xctr_final1_no4
+	jz              near L.xctr_final1_no4
 	vmovd           r11d, xmm0
 	xor             r11d, dword [rdx]
 	mov             dword [rsi], r11d
@@ -597,7 +599,7 @@ L.xctr_final1_no8:
 	add             rsi, 4
 L.xctr_final1_no4:
 	test            ecx, 2
-	jz              L.xctr_final1_no2
+	jz              near L.xctr_final1_no2
 	vmovd           r11d, xmm0
 	xor             r11w, word [rdx]
 	mov             word [rsi], r11w
@@ -606,7 +608,7 @@ L.xctr_final1_no4:
 	add             rsi, 2
 L.xctr_final1_no2:
 	test            ecx, 1
-	jz              L.xctr_final1_no1
+	jz              near L.xctr_final1_no1
 	vmovd           r11d, xmm0
 	xor             r11b, byte [rdx]
 	mov             byte [rsi], r11b
@@ -638,8 +640,8 @@ L.xctr_main_loop:
 	vpxor           ymm7, ymm8, ymm10
 	vpaddq          ymm8, ymm8, ymm9
 	cmp             eax, 12
-	jb              L.xctr_main_aes128
-	je              L.xctr_main_aes192
+	jb              near L.xctr_main_aes128
+	je              near L.xctr_main_aes192
 	vbroadcasti128  ymm13, oword [r10 - 208]
 	vaesenc         ymm0, ymm0, ymm13
 	vaesenc         ymm1, ymm1, ymm13
@@ -789,6 +791,70 @@ L.xctr_main_aes128:
 	jae             L.xctr_main_loop
 ; LLVM-MCA-END
 	jmp             L.xctr_main_done
+
+L.xctr_one_block:
+	vmovq           xmm0, r9
+	vpxor           xmm0, xmm0, oword [r8]
+	vpxor           xmm0, xmm0, oword [rdi]
+	cmp             eax, 12
+	jb              near L.xctr_one_aes128
+	je              near L.xctr_one_aes192
+	vaesenc         xmm0, xmm0, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, oword [r10 - 192]
+L.xctr_one_aes192:
+	vaesenc         xmm0, xmm0, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, oword [r10 - 160]
+L.xctr_one_aes128:
+	vaesenc         xmm0, xmm0, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, oword [r10 - 16]
+	vaesenclast     xmm0, xmm0, oword [r10]
+	cmp             rcx, 16
+	jb              near L.xctr_one_bytes
+	vpxor           xmm11, xmm0, oword [rdx]
+	vmovdqu         oword [rsi], xmm11
+	jmp             L.xctr_return
+L.xctr_one_bytes:
+	test            ecx, 8
+	jz              near L.xctr_one_no8
+	vmovq           r11, xmm0
+	xor             r11, qword [rdx]
+	mov             qword [rsi], r11
+	vpsrldq         xmm0, xmm0, 8
+	add             rdx, 8
+	add             rsi, 8
+L.xctr_one_no8:
+	test            ecx, 4
+	jz              near L.xctr_one_no4
+	vmovd           r11d, xmm0
+	xor             r11d, dword [rdx]
+	mov             dword [rsi], r11d
+	vpsrldq         xmm0, xmm0, 4
+	add             rdx, 4
+	add             rsi, 4
+L.xctr_one_no4:
+	test            ecx, 2
+	jz              near L.xctr_one_no2
+	vmovd           r11d, xmm0
+	xor             r11w, word [rdx]
+	mov             word [rsi], r11w
+	vpsrldq         xmm0, xmm0, 2
+	add             rdx, 2
+	add             rsi, 2
+L.xctr_one_no2:
+	test            ecx, 1
+	jz              near L.xctr_one_no1
+	vmovd           r11d, xmm0
+	xor             r11b, byte [rdx]
+	mov             byte [rsi], r11b
+L.xctr_one_no1:
+	jmp             L.xctr_return
 
 	section .rodata align=64
 	align 64, db 0

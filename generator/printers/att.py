@@ -71,6 +71,8 @@ class AttPrinter(Printer):
     def instruction(self, instr):
         operands = ", ".join(self.operand(op) for op in reversed(instr.operands))
         name = self.mnemonic(instr)
+        if self.is_forward_jump(instr):
+            name = "{disp32} " + name
         return f"{name:<15} {operands}".rstrip() if operands else name
 
     # Directives -----------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """What both printers share: walking statements, sections, the ELF notes' contents."""
 
 from ..errors import TemplateError
-from ..model import Blank, Comment, Directive, Instr, Label
+from ..model import Blank, Comment, Directive, Instr, Label, LabelRef
 
 # NT_GNU_PROPERTY_TYPE_0 note: namesz, descsz, type, "GNU\0", then one property:
 # GNU_PROPERTY_X86_FEATURE_1_AND with IBT (bit 0) and SHSTK (bit 1), padded to 8 bytes.
@@ -25,6 +25,7 @@ class Printer:
 
     def __init__(self):
         self.section = None
+        self.defined = set()    # labels already printed: jumps to them go backward
 
     def render(self, header_lines, statements) -> str:
         lines = [f"{self.comment_prefix} {text}".rstrip() for text in header_lines]
@@ -42,6 +43,7 @@ class Printer:
         if isinstance(statement, Comment):
             return [self.comment(statement.text)]
         if isinstance(statement, Label):
+            self.defined.add(statement.name)
             return [f"{self.label_name(statement.name)}:"]
         if isinstance(statement, Instr):
             text = INDENT + self.instruction(statement)
@@ -58,6 +60,15 @@ class Printer:
 
     def label_name(self, name):
         return name
+
+    def is_forward_jump(self, instr):
+        """Forward jumps are always given a 32-bit displacement.  GNU as and NASM
+        shrink them differently near the 128-byte boundary (NASM measures from the
+        long form), so leaving the choice to them breaks the byte-identical twins.
+        Backward jumps are exact in both and stay short when they fit."""
+        return (instr.mnemonic.startswith("j") and len(instr.operands) == 1
+                and isinstance(instr.operands[0], LabelRef)
+                and instr.operands[0].name not in self.defined)
 
     def data(self, width_name, values):
         return [f"{INDENT}{width_name}\t" + ", ".join(values)]

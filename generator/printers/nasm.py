@@ -54,6 +54,8 @@ class NasmPrinter(Printer):
 
     def instruction(self, instr):
         operands = ", ".join(self.operand(op) for op in instr.operands)
+        if self.is_forward_jump(instr):
+            operands = "near " + operands
         return f"{instr.mnemonic:<15} {operands}".rstrip() if operands else instr.mnemonic
 
     def directive_text(self):

@@ -152,8 +152,17 @@ class Printers(unittest.TestCase):
         ("bzhi r11, r11, rcx", "bzhi            %rcx, %r11, %r11", "bzhi            r11, r11, rcx"),
         ("vpternlogd zmm0, zmm1, zmm2, 0x96", "vpternlogd      $150, %zmm2, %zmm1, %zmm0",
          "vpternlogd      zmm0, zmm1, zmm2, 150"),
-        ("jb .Ldone", "jb              .Ldone", "jb              L.done"),
+        ("jb .Ldone", "{disp32} jb     .Ldone", "jb              near L.done"),
     ]
+
+    def test_backward_jumps_are_left_to_the_assembler(self):
+        statements = parse(".Ltop:\nnop\njnz .Ltop\njmp .Lend\n.Lend:")
+        att = AttPrinter().render([], statements)
+        nasm = NasmPrinter().render([], statements)
+        self.assertIn("\tjnz             .Ltop", att)
+        self.assertIn("{disp32} jmp", att)
+        self.assertIn("jnz             L.top", nasm)
+        self.assertIn("jmp             near L.end", nasm)
 
     def test_both_syntaxes(self):
         for neutral, att, nasm in self.CASES:
