@@ -124,6 +124,7 @@ void bench_cpu_model(char *out, size_t size);
 double bench_measure_tsc_ghz(void);
 double bench_core_ghz_sample(uint64_t iters);     /* iters x 200 dependent adds */
 void bench_detect_aes_widths(int has_width[3]);
+double bench_ceiling_rate(int width, int variant, uint64_t iters);
 #define BENCH_CHAIN_VARIANTS 2                      /* 8 and 14 independent chains */
 void bench_ceiling_calibrate(int width, double target_ns, uint64_t iters[BENCH_CHAIN_VARIANTS]);
 void bench_ceiling_sample(int width, const uint64_t iters[BENCH_CHAIN_VARIANTS],

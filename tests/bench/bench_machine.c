@@ -242,6 +242,17 @@ void bench_ceiling_calibrate(int width, double target_ns, uint64_t iters[BENCH_C
         iters[v] = calibrate_iters(chain_variants[width][v].fn, target_ns);
 }
 
+/* Block-rounds per second of one chain variant: a short run taken right next to each
+ * timed sample, so the sample's % of ceiling is measured at the clock it ran at. */
+double bench_ceiling_rate(int width, int variant, uint64_t iters)
+{
+    const chain_variant *cv = &chain_variants[width][variant];
+    double t0 = bench_now_ns();
+    cv->fn(iters);
+    double dt = bench_now_ns() - t0;
+    return (double)iters * cv->vaesenc_per_iter * (1u << width) / (dt * 1e-9);
+}
+
 /*
  * Block-rounds per second at one width, one timed run per chain variant: a 128-bit
  * lane-round counts 1, so a ymm vaesenc counts 2 and a zmm one 4.
