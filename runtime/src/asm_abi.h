@@ -35,9 +35,25 @@ typedef int aesgen_ctr_fn(const aesgen_aes_key *key, uint8_t *dst, const uint8_t
 typedef int aesgen_xctr_fn(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src,
                             size_t len, const uint8_t iv[16], uint64_t index);
 
+/*
+ * XTS (IEEE 1619 / SP 800-38E), one data unit of len >= 16 bytes, with ciphertext
+ * stealing when len % 16 != 0.  key2 is the tweak key's encryption schedule: the
+ * function computes T = AES_K2(iv) itself.  key1 is the data key's schedule:
+ *  - for aesgen_xts_encrypt_<isa>: the encryption schedule;
+ *  - for aesgen_xts_decrypt_<isa>: the equivalent-inverse-cipher schedule used by
+ *    AESDEC: dec.rk[0] = enc.rk[rounds], dec.rk[i] = InvMixColumns(enc.rk[rounds - i])
+ *    for 0 < i < rounds, dec.rk[rounds] = enc.rk[0]; dec.rounds = enc.rounds.
+ * Block j's tweak is T * x^j in GF(2^128) (little-endian, reduction 0x87).
+ * len < 16 is a caller error (the C glue returns AESGEN_EINVAL before calling).
+ */
+typedef int aesgen_xts_fn(const aesgen_aes_key *key1, const aesgen_aes_key *key2,
+                          uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
+
 #define AESGEN_DECLARE_ISA(isa)                  \
     aesgen_ctr_fn aesgen_ctr_crypt_##isa;        \
-    aesgen_xctr_fn aesgen_xctr_crypt_##isa;
+    aesgen_xctr_fn aesgen_xctr_crypt_##isa;      \
+    aesgen_xts_fn aesgen_xts_encrypt_##isa;      \
+    aesgen_xts_fn aesgen_xts_decrypt_##isa;
 
 AESGEN_DECLARE_ISA(aesni_avx)
 AESGEN_DECLARE_ISA(vaes_avx2)
