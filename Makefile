@@ -35,7 +35,10 @@ help:
 	@echo "make test            all tests; last line 'N passed, N failed'"
 	@echo "make bench           throughput vs OpenSSL and the AES-round ceiling"
 	@echo "make install PREFIX=dir"
+	@echo "make mca | mca-check | mca-baseline   llvm-mca estimates of the main loops (perf/perf.mk)"
+	@echo "make explore MODE=ctr ISA=avx10_512 [APPLY=1]   sweep the knobs: correctness, llvm-mca, GB/s"
 
 include runtime/runtime.mk
 include tests/tests.mk
 include tests/bench/bench.mk
+include perf/perf.mk
