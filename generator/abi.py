@@ -88,6 +88,11 @@ class Function:
         self._bind(name, register)
         return register
 
+    def alias(self, name: str, existing: str) -> str:
+        """A second name for a register whose first use is over (returns '' for templates)."""
+        self.regs[name] = self.regs[existing]
+        return ""
+
     def __getattr__(self, item):
         regs = self.__dict__.get("regs", {})
         if item in regs:

@@ -34,6 +34,11 @@ class Isa:
         return "vmovdqu8" if self.evex else "vmovdqu"
 
     @property
+    def movdqa(self) -> str:
+        """Register-to-register copy (EVEX form reaches registers 16-31)."""
+        return "vmovdqa64" if self.evex else "vmovdqa"
+
+    @property
     def broadcast128(self) -> str:
         """Load 16 bytes from memory into every 128-bit lane of a vector register."""
         if self.vector_bytes == 16:

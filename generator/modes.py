@@ -20,6 +20,8 @@ MODES = {mode.name: mode for mode in (
          "CTR with a 128-bit big-endian counter (SP 800-38A)"),
     Mode("xctr", "xctr.j2", ("UNROLL", "KEYS", "TAIL"), {"UNROLL": 8, "TAIL": 4},
          "XCTR (HCTR2): block i is AES(iv xor LE128(i))"),
+    Mode("xts", "xts.j2", ("UNROLL", "KEYS", "TAIL"), {"UNROLL": 4, "TAIL": 4},
+         "XTS with ciphertext stealing (IEEE 1619, SP 800-38E), encrypt and decrypt"),
 )}
 
 

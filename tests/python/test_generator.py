@@ -79,7 +79,7 @@ class CommandLine(unittest.TestCase):
 
     def test_unknown_mode(self):
         self.assert_usage_error(run_cli("gen", "--check", "--mode", "ofb"), "ofb",
-                                "valid: ctr, xctr")
+                                "valid: ctr, xctr, xts")
 
     def test_bad_knob_value(self):
         self.assert_usage_error(run_cli("gen", "--check", "UNROLL=5"), "'5'",
@@ -153,6 +153,7 @@ class Printers(unittest.TestCase):
         ("vpternlogd zmm0, zmm1, zmm2, 0x96", "vpternlogd      $150, %zmm2, %zmm1, %zmm0",
          "vpternlogd      zmm0, zmm1, zmm2, 150"),
         ("jb .Ldone", "{disp32} jb     .Ldone", "jb              near L.done"),
+        ("vmovdqa xmm4, xmm8", "{load} vmovdqa  %xmm8, %xmm4", "vmovdqa         xmm4, xmm8"),
     ]
 
     def test_backward_jumps_are_left_to_the_assembler(self):
