@@ -122,6 +122,32 @@ static const char *parse_literal(struct parser *ps, bool *is_null)
     return start;
 }
 
+/* An array of strings (Wycheproof "flags"): kept as its items joined by commas.
+ * Anything else inside the brackets is refused, like any other nesting. */
+static const char *parse_string_array(struct parser *ps)
+{
+    char *start = ps->out;
+    ps->p++;                                    /* the '[' */
+    skip_space(ps);
+    bool first = true;
+    while (*ps->p != ']') {
+        if (!first) {
+            if (*ps->p++ != ',')
+                return NULL;
+            skip_space(ps);
+            ps->out[-1] = ',';                  /* the previous item's NUL */
+        }
+        if (!parse_string(ps))
+            return NULL;
+        skip_space(ps);
+        first = false;
+    }
+    ps->p++;
+    if (first)
+        *ps->out++ = '\0';
+    return start;
+}
+
 static int parse_field(struct parser *ps, struct json_field *field)
 {
     skip_space(ps);
@@ -133,7 +159,11 @@ static int parse_field(struct parser *ps, struct json_field *field)
     skip_space(ps);
     field->is_null = false;
     field->is_string = *ps->p == '"';
-    field->text = field->is_string ? parse_string(ps) : parse_literal(ps, &field->is_null);
+    field->is_array = *ps->p == '[';
+    if (field->is_array)
+        field->text = parse_string_array(ps);
+    else
+        field->text = field->is_string ? parse_string(ps) : parse_literal(ps, &field->is_null);
     return field->text ? 0 : -1;
 }
 
@@ -193,7 +223,7 @@ const char *json_string(const struct json_object *obj, const char *key)
 bool json_integer(const struct json_object *obj, const char *key, long *out)
 {
     const struct json_field *f = find(obj, key);
-    if (!f || f->is_string || f->is_null)
+    if (!f || f->is_string || f->is_array || f->is_null)
         return false;
     char *end;
     *out = strtol(f->text, &end, 10);

@@ -1,7 +1,8 @@
 /*
  * A small reader for JSON lines holding flat objects whose values are strings,
- * numbers, true/false or null -- all the vector files need.  Nested values
- * are rejected, so a format change shows up as a test failure.
+ * numbers, true/false, null or arrays of strings (Wycheproof's "flags") -- all
+ * the vector files need.  Other nested values are rejected, so a format change
+ * shows up as a test failure.
  */
 #ifndef AESGEN_TEST_JSONL_H
 #define AESGEN_TEST_JSONL_H
@@ -13,8 +14,10 @@ enum { JSON_MAX_FIELDS = 32 };
 
 struct json_field {
     const char *key;
-    const char *text;     /* decoded string, or the literal of a number/true/false */
+    const char *text;     /* decoded string, the literal of a number/true/false, or
+                             an array's strings joined by commas */
     bool is_string;
+    bool is_array;
     bool is_null;
 };
 
