@@ -12,18 +12,23 @@
 
 /* Weak: when gen/ does not exist yet the library has no assembly, and these
  * resolve to NULL instead of breaking the link. */
-#define WEAK_ISA(isa)                                                  \
-    extern aesgen_ctr_fn aesgen_ctr_crypt_##isa __attribute__((weak)); \
-    extern aesgen_xctr_fn aesgen_xctr_crypt_##isa __attribute__((weak));
+#define WEAK_ISA(isa)                                                    \
+    extern aesgen_ctr_fn aesgen_ctr_crypt_##isa __attribute__((weak));   \
+    extern aesgen_xctr_fn aesgen_xctr_crypt_##isa __attribute__((weak)); \
+    extern aesgen_xts_fn aesgen_xts_encrypt_##isa __attribute__((weak)); \
+    extern aesgen_xts_fn aesgen_xts_decrypt_##isa __attribute__((weak));
 WEAK_ISA(aesni_avx)
 WEAK_ISA(vaes_avx2)
 WEAK_ISA(avx10_256)
 WEAK_ISA(avx10_512)
 
-#define ASM_ISA(isa) { #isa, true, aesgen_ctr_crypt_##isa, aesgen_xctr_crypt_##isa, false, false }
+#define ASM_ISA(isa)                                                          \
+    { .name = #isa, .is_asm = true, .ctr_fn = aesgen_ctr_crypt_##isa,         \
+      .xctr_fn = aesgen_xctr_crypt_##isa, .xts_encrypt_fn = aesgen_xts_encrypt_##isa, \
+      .xts_decrypt_fn = aesgen_xts_decrypt_##isa }
 
 struct test_isa test_isas[ISA_COUNT] = {
-    { "generic", false, NULL, NULL, false, true },
+    { .name = "generic", .is_slow = true },
     ASM_ISA(aesni_avx),
     ASM_ISA(vaes_avx2),
     ASM_ISA(avx10_256),
@@ -144,10 +149,10 @@ bool cpu_has_avx512(void)
 
 /* ---- Deciding what runs ------------------------------------------------- */
 
-static bool gen_file_exists(const char *repo_root, const char *isa_name)
+static bool gen_file_exists(const char *repo_root, const char *isa_name, const char *mode)
 {
     char path[4096];
-    snprintf(path, sizeof path, "%s/gen/%s/ctr.S", repo_root, isa_name);
+    snprintf(path, sizeof path, "%s/gen/%s/%s.S", repo_root, isa_name, mode);
     return access(path, R_OK) == 0;
 }
 
@@ -156,7 +161,8 @@ static void resolve_one(struct test_isa *isa, const char *repo_root)
     const char *missing = NULL;
     bool cpu_ok = cpu_can_run(isa->name, &missing);
     bool lib_ok = aesgen_isa_supported(isa->name) == 1;
-    bool gen_exists = isa->is_asm && gen_file_exists(repo_root, isa->name);
+    bool gen_exists = isa->is_asm && gen_file_exists(repo_root, isa->name, "ctr");
+    isa->xts_generated = isa->is_asm && gen_file_exists(repo_root, isa->name, "xts");
 
     if (lib_ok && !cpu_ok) {
         /* Running it would die of SIGILL: the library's detection is wrong. */
@@ -184,6 +190,19 @@ void isa_resolve(const char *repo_root)
 {
     for (struct test_isa *isa = test_isas; isa < test_isas + ISA_COUNT; isa++)
         resolve_one(isa, repo_root);
+}
+
+bool isa_xts_asm_usable(const struct test_isa *isa)
+{
+    if (!isa->is_asm || !isa->runnable)
+        return false;
+    bool linked = isa->xts_encrypt_fn && isa->xts_decrypt_fn;
+    if (!isa->xts_generated && !linked) {
+        check_skip("xts asm %s: not generated yet (no gen/%s/xts.S)", isa->name, isa->name);
+        return false;
+    }
+    return check(linked, "xts asm %s: gen/%s/xts.S exists, so aesgen_xts_{encrypt,decrypt}_%s "
+                 "must be linked into the library", isa->name, isa->name, isa->name);
 }
 
 bool isa_select(const struct test_isa *isa)

@@ -22,12 +22,20 @@ struct test_isa {
     aesgen_xctr_fn *xctr_fn;
     bool runnable;             /* set by isa_resolve(): the tests exercise it */
     bool is_slow;              /* the portable C code: the tests take a smaller sample */
+    aesgen_xts_fn *xts_encrypt_fn;   /* NULL until gen/<isa>/xts.S is generated and linked */
+    aesgen_xts_fn *xts_decrypt_fn;
+    bool xts_generated;        /* set by isa_resolve(): gen/<isa>/xts.S exists */
 };
 
 extern struct test_isa test_isas[ISA_COUNT];
 
 /* Decides test_isas[].runnable: one counted check or skip per ISA. */
 void isa_resolve(const char *repo_root);
+
+/* The asm ISA's XTS functions can be called directly: the ISA is runnable and
+ * both are linked.  Otherwise one counted skip (not generated yet) or failure
+ * (gen/<isa>/xts.S exists but the functions are missing), naming the ISA. */
+bool isa_xts_asm_usable(const struct test_isa *isa);
 
 /* Selects the ISA in the library (a counted check); false if that failed. */
 bool isa_select(const struct test_isa *isa);

@@ -175,3 +175,124 @@ void ref_expand_key(const uint8_t *key, size_t key_len, aesgen_aes_key *out)
     memcpy(out->rk, w, total_words * 4);
     out->rounds = (uint32_t)rounds;
 }
+
+/* ---- XTS ------------------------------------------------------------------ */
+
+static const EVP_CIPHER *xts_cipher(size_t key_len)
+{
+    switch (key_len) {
+    case 32: return EVP_aes_128_xts();
+    case 64: return EVP_aes_256_xts();
+    }
+    return NULL;
+}
+
+/* OpenSSL's XTS: one EVP_CipherUpdate is one whole data unit. */
+void ref_xts_evp(int encrypt, const uint8_t *key, size_t key_len, const uint8_t tweak[16],
+                 uint8_t *dst, const uint8_t *src, size_t len)
+{
+    EVP_CIPHER_CTX *ctx = shared_evp_ctx();
+    const EVP_CIPHER *cipher = xts_cipher(key_len);
+    int out_len = 0;
+    if (!cipher || len > (1u << 24)
+        || EVP_CipherInit_ex(ctx, cipher, NULL, key, tweak, encrypt ? 1 : 0) != 1)
+        die("EVP_CipherInit_ex (XTS; equal key halves are refused)");
+    if (EVP_CipherUpdate(ctx, dst, &out_len, src, (int)len) != 1 || out_len != (int)len)
+        die("EVP_CipherUpdate (XTS)");
+}
+
+/* T * x in GF(2^128), little-endian bytes, reduction 0x87 (IEEE 1619 5.2). */
+static void xts_mul_x(uint8_t t[16])
+{
+    uint8_t carry = t[15] >> 7;
+    for (int i = 15; i > 0; i--)
+        t[i] = (uint8_t)(t[i] << 1 | t[i - 1] >> 7);
+    t[0] = (uint8_t)(t[0] << 1) ^ (carry ? 0x87 : 0);
+}
+
+/* One block: out = AES_K1(in XOR t) XOR t, with the keyed ECB context c. */
+static void xts_block(EVP_CIPHER_CTX *c, const uint8_t t[16], const uint8_t in[16],
+                      uint8_t out[16])
+{
+    uint8_t x[16];
+    int out_len = 0;
+    for (int i = 0; i < 16; i++)
+        x[i] = in[i] ^ t[i];
+    if (EVP_CipherUpdate(c, x, &out_len, x, 16) != 1 || out_len != 16)
+        die("EVP_CipherUpdate (ECB block of XTS)");
+    for (int i = 0; i < 16; i++)
+        out[i] = x[i] ^ t[i];
+}
+
+/*
+ * IEEE 1619 section 5.3 with ciphertext stealing: m full blocks and r tail bytes.
+ * Encrypt: block m-1 with tweak m-1 gives CC; the tail of the output is CC's first
+ * r bytes; (tail of the input || rest of CC) with tweak m becomes block m-1.
+ * Decrypt swaps the two tweaks.  Safe in place: the tail is copied first.
+ */
+void ref_xts_ecb(int encrypt, const uint8_t *key, size_t key_len, const uint8_t tweak[16],
+                 uint8_t *dst, const uint8_t *src, size_t len)
+{
+    static EVP_CIPHER_CTX *data_ctx;
+    size_t half = key_len / 2, full = len / 16, tail = len % 16;
+    if (len < 16 || !ecb_cipher(half))
+        die("ref_xts_ecb: bad length or key size");
+    if (!data_ctx && !(data_ctx = EVP_CIPHER_CTX_new()))
+        die("EVP_CIPHER_CTX_new");
+    uint8_t t[16];
+    evp_run(ecb_cipher(half), key + half, NULL, t, tweak, 16);      /* T = AES_K2(tweak) */
+    if (EVP_CipherInit_ex(data_ctx, ecb_cipher(half), NULL, key, NULL, encrypt ? 1 : 0) != 1)
+        die("EVP_CipherInit_ex (ECB)");
+    EVP_CIPHER_CTX_set_padding(data_ctx, 0);
+
+    size_t plain_blocks = tail ? full - 1 : full;
+    for (size_t j = 0; j < plain_blocks; j++) {
+        xts_block(data_ctx, t, src + 16 * j, dst + 16 * j);
+        xts_mul_x(t);
+    }
+    if (!tail)
+        return;
+    uint8_t t_next[16], in_tail[16], last_full[16], stolen[16], mixed[16];
+    memcpy(t_next, t, 16);
+    xts_mul_x(t_next);
+    memcpy(in_tail, src + 16 * full, tail);
+    memcpy(last_full, src + 16 * (full - 1), 16);
+    xts_block(data_ctx, encrypt ? t : t_next, last_full, stolen);
+    memcpy(mixed, in_tail, tail);
+    memcpy(mixed + tail, stolen + tail, 16 - tail);
+    memcpy(dst + 16 * full, stolen, tail);
+    xts_block(data_ctx, encrypt ? t_next : t, mixed, dst + 16 * (full - 1));
+}
+
+void ref_xts(int encrypt, const uint8_t *key, size_t key_len, const uint8_t tweak[16],
+             uint8_t *dst, const uint8_t *src, size_t len)
+{
+    size_t half = key_len / 2;
+    if (xts_cipher(key_len) && memcmp(key, key + half, half) != 0)
+        ref_xts_evp(encrypt, key, key_len, tweak, dst, src, len);
+    else
+        ref_xts_ecb(encrypt, key, key_len, tweak, dst, src, len);
+}
+
+void ref_inv_mix_columns(const uint8_t in[16], uint8_t out[16])
+{
+    for (int c = 0; c < 4; c++) {
+        const uint8_t *a = in + 4 * c;
+        uint8_t *b = out + 4 * c;
+        b[0] = gf_mul(a[0], 14) ^ gf_mul(a[1], 11) ^ gf_mul(a[2], 13) ^ gf_mul(a[3], 9);
+        b[1] = gf_mul(a[0], 9) ^ gf_mul(a[1], 14) ^ gf_mul(a[2], 11) ^ gf_mul(a[3], 13);
+        b[2] = gf_mul(a[0], 13) ^ gf_mul(a[1], 9) ^ gf_mul(a[2], 14) ^ gf_mul(a[3], 11);
+        b[3] = gf_mul(a[0], 11) ^ gf_mul(a[1], 13) ^ gf_mul(a[2], 9) ^ gf_mul(a[3], 14);
+    }
+}
+
+void ref_expand_dec_key(const aesgen_aes_key *enc, aesgen_aes_key *dec)
+{
+    uint32_t rounds = enc->rounds;
+    memset(dec, 0, sizeof *dec);
+    dec->rounds = rounds;
+    memcpy(dec->rk[0], enc->rk[rounds], 16);
+    for (uint32_t i = 1; i < rounds; i++)
+        ref_inv_mix_columns(enc->rk[rounds - i], dec->rk[i]);
+    memcpy(dec->rk[rounds], enc->rk[0], 16);
+}

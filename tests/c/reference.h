@@ -29,4 +29,24 @@ void ref_counter_block(const uint64_t ctr[2], uint8_t block[16]);
 /* 16 bytes of counter block + n, mod 2^128, big-endian. */
 void ref_counter_add(uint8_t block[16], uint64_t n);
 
+/* XTS (IEEE 1619, ciphertext stealing), key = K1 || K2, len >= 16.
+ * ref_xts_evp: OpenSSL's EVP_aes_{128,256}_xts (key_len 32 or 64; OpenSSL refuses
+ * K1 == K2).  ref_xts_ecb: built here from OpenSSL AES-ECB, so it covers what
+ * OpenSSL's XTS does not: AES-192 (key_len 48) and equal halves.
+ * ref_xts: EVP where it can, else the ECB construction. */
+void ref_xts_evp(int encrypt, const uint8_t *key, size_t key_len, const uint8_t tweak[16],
+                 uint8_t *dst, const uint8_t *src, size_t len);
+void ref_xts_ecb(int encrypt, const uint8_t *key, size_t key_len, const uint8_t tweak[16],
+                 uint8_t *dst, const uint8_t *src, size_t len);
+void ref_xts(int encrypt, const uint8_t *key, size_t key_len, const uint8_t tweak[16],
+             uint8_t *dst, const uint8_t *src, size_t len);
+
+/* The equivalent-inverse-cipher schedule AESDEC uses (asm_abi.h, XTS decrypt):
+ * dec.rk[0] = enc.rk[rounds], dec.rk[i] = InvMixColumns(enc.rk[rounds - i]),
+ * dec.rk[rounds] = enc.rk[0]. */
+void ref_expand_dec_key(const aesgen_aes_key *enc, aesgen_aes_key *dec);
+
+/* InvMixColumns of one 16-byte state (4 columns of 4 bytes), from its definition. */
+void ref_inv_mix_columns(const uint8_t in[16], uint8_t out[16]);
+
 #endif
