@@ -51,6 +51,22 @@ def check_isa_registers(statements, isa):
                                     f"registers of {isa.name}")
 
 
+VEX_MOVES = {"vmovdqa", "vmovdqu", "vmovaps", "vmovups", "vmovapd", "vmovupd"}
+
+
+def check_twin_safe_moves(statements):
+    """A VEX register move from a register >= 8 into one < 8 has two encodings: GNU as
+    takes the store opcode for its 2-byte VEX prefix, NASM the load opcode.  Allocate the
+    source below 8 (or the destination above) so the twins stay byte-identical."""
+    for s in statements:
+        if isinstance(s, Instr) and s.mnemonic in VEX_MOVES and len(s.operands) == 2 \
+                and all(isinstance(op, Reg) and op.is_vector for op in s.operands):
+            dst, src = s.operands
+            if src.index >= 8 > dst.index:
+                raise TemplateError(f"'{s.mnemonic} {dst.name}, {src.name}' encodes "
+                                    "differently in GNU as and NASM; use a source below 8")
+
+
 def check_labels(statements):
     defined = set()
     for s in statements:
@@ -109,6 +125,7 @@ def check_mca_markers(statements):
 def lint(statements, isa):
     check_no_legacy_sse(statements)
     check_isa_registers(statements, isa)
+    check_twin_safe_moves(statements)
     check_labels(statements)
     check_functions(statements, clear_upper=True)
     check_mca_markers(statements)

@@ -22,8 +22,8 @@
 # handled by ciphertext stealing on xmm.
 #
 # Registers: KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11, PART=rsi, PART=rsi (after the tweak is made)
-#            X0=xmm0, X1=xmm1, X2=xmm2, X3=xmm3, TW0=xmm4, TW1=xmm5
-#            TW2=xmm6, TW3=xmm7, BASE=xmm8, POLY=xmm9, T1=xmm10, T2=xmm11
+#            BASE=xmm0, POLY=xmm1, T1=xmm2, T2=xmm3, X0=xmm4, X1=xmm5
+#            X2=xmm6, X3=xmm7, TW0=xmm8, TW1=xmm9, TW2=xmm10, TW3=xmm11
 #            K0=xmm12, KLAST=xmm13, KT=xmm14
 	.text
 	.p2align 5, 0xcc
@@ -37,32 +37,32 @@ aesgen_xts_encrypt_aesni_avx:
 # T = E_K2(iv), on xmm with the tweak key read from memory
 	lea             (%rsi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10
-	vmovdqu         (%r9), %xmm8
-	vpxor           (%rsi), %xmm8, %xmm8
+	vmovdqu         (%r9), %xmm0
+	vpxor           (%rsi), %xmm0, %xmm0
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_tweak_aes128
 	{disp32} je     .Lxts_enc_tweak_aes192
-	vaesenc         -208(%r10), %xmm8, %xmm8
-	vaesenc         -192(%r10), %xmm8, %xmm8
+	vaesenc         -208(%r10), %xmm0, %xmm0
+	vaesenc         -192(%r10), %xmm0, %xmm0
 .Lxts_enc_tweak_aes192:
-	vaesenc         -176(%r10), %xmm8, %xmm8
-	vaesenc         -160(%r10), %xmm8, %xmm8
+	vaesenc         -176(%r10), %xmm0, %xmm0
+	vaesenc         -160(%r10), %xmm0, %xmm0
 .Lxts_enc_tweak_aes128:
-	vaesenc         -144(%r10), %xmm8, %xmm8
-	vaesenc         -128(%r10), %xmm8, %xmm8
-	vaesenc         -112(%r10), %xmm8, %xmm8
-	vaesenc         -96(%r10), %xmm8, %xmm8
-	vaesenc         -80(%r10), %xmm8, %xmm8
-	vaesenc         -64(%r10), %xmm8, %xmm8
-	vaesenc         -48(%r10), %xmm8, %xmm8
-	vaesenc         -32(%r10), %xmm8, %xmm8
-	vaesenc         -16(%r10), %xmm8, %xmm8
-	vaesenclast     (%r10), %xmm8, %xmm8
+	vaesenc         -144(%r10), %xmm0, %xmm0
+	vaesenc         -128(%r10), %xmm0, %xmm0
+	vaesenc         -112(%r10), %xmm0, %xmm0
+	vaesenc         -96(%r10), %xmm0, %xmm0
+	vaesenc         -80(%r10), %xmm0, %xmm0
+	vaesenc         -64(%r10), %xmm0, %xmm0
+	vaesenc         -48(%r10), %xmm0, %xmm0
+	vaesenc         -32(%r10), %xmm0, %xmm0
+	vaesenc         -16(%r10), %xmm0, %xmm0
+	vaesenclast     (%r10), %xmm0, %xmm0
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &key1[rounds]
 	vmovdqu         (%rdi), %xmm12
 	vmovdqu         (%r10), %xmm13
-	vmovdqu         .Lxts_poly(%rip), %xmm9
+	vmovdqu         .Lxts_poly(%rip), %xmm1
 	mov             %r8d, %esi
 	and             $15, %esi                       # bytes past the last whole block
 	{disp32} jz     .Lxts_enc_whole_blocks
@@ -81,421 +81,421 @@ aesgen_xts_encrypt_aesni_avx:
 	cmp             $48, %r8
 	{disp32} jbe    .Lxts_enc_final3
 .Lxts_enc_final4:
-	{load} vmovdqa  %xmm8, %xmm4
-	vpsrlq          $63, %xmm8, %xmm10              # top 1 bits of each half
-	vpclmulqdq      $1, %xmm9, %xmm10, %xmm11       # high half's, times 0x87
-	vpslldq         $8, %xmm10, %xmm10              # low half's carry into high
-	vpsllq          $1, %xmm8, %xmm5
-	vpxor           %xmm10, %xmm5, %xmm5
-	vpxor           %xmm11, %xmm5, %xmm5
-	vpsrlq          $62, %xmm8, %xmm10              # top 2 bits of each half
-	vpclmulqdq      $1, %xmm9, %xmm10, %xmm11       # high half's, times 0x87
-	vpslldq         $8, %xmm10, %xmm10              # low half's carry into high
-	vpsllq          $2, %xmm8, %xmm6
-	vpxor           %xmm10, %xmm6, %xmm6
-	vpxor           %xmm11, %xmm6, %xmm6
-	vpsrlq          $61, %xmm8, %xmm10              # top 3 bits of each half
-	vpclmulqdq      $1, %xmm9, %xmm10, %xmm11       # high half's, times 0x87
-	vpslldq         $8, %xmm10, %xmm10              # low half's carry into high
-	vpsllq          $3, %xmm8, %xmm7
-	vpxor           %xmm10, %xmm7, %xmm7
-	vpxor           %xmm11, %xmm7, %xmm7
-	vpsrlq          $60, %xmm8, %xmm10              # top 4 bits of each half
-	vpclmulqdq      $1, %xmm9, %xmm10, %xmm11       # high half's, times 0x87
-	vpslldq         $8, %xmm10, %xmm10              # low half's carry into high
-	vpsllq          $4, %xmm8, %xmm8
-	vpxor           %xmm10, %xmm8, %xmm8
-	vpxor           %xmm11, %xmm8, %xmm8
+	vmovdqa         %xmm0, %xmm8
+	vpsrlq          $63, %xmm0, %xmm2               # top 1 bits of each half
+	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
+	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
+	vpsllq          $1, %xmm0, %xmm9
+	vpxor           %xmm2, %xmm9, %xmm9
+	vpxor           %xmm3, %xmm9, %xmm9
+	vpsrlq          $62, %xmm0, %xmm2               # top 2 bits of each half
+	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
+	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
+	vpsllq          $2, %xmm0, %xmm10
+	vpxor           %xmm2, %xmm10, %xmm10
+	vpxor           %xmm3, %xmm10, %xmm10
+	vpsrlq          $61, %xmm0, %xmm2               # top 3 bits of each half
+	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
+	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
+	vpsllq          $3, %xmm0, %xmm11
+	vpxor           %xmm2, %xmm11, %xmm11
+	vpxor           %xmm3, %xmm11, %xmm11
+	vpsrlq          $60, %xmm0, %xmm2               # top 4 bits of each half
+	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
+	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
+	vpsllq          $4, %xmm0, %xmm0
+	vpxor           %xmm2, %xmm0, %xmm0
+	vpxor           %xmm3, %xmm0, %xmm0
 	sub             $48, %r8                        # bytes in the last vector
-	vpxor           (%rcx), %xmm4, %xmm0
-	vpxor           %xmm12, %xmm0, %xmm0
-	vpxor           16(%rcx), %xmm5, %xmm1
-	vpxor           %xmm12, %xmm1, %xmm1
-	vpxor           32(%rcx), %xmm6, %xmm2
-	vpxor           %xmm12, %xmm2, %xmm2
-	vpxor           48(%rcx), %xmm7, %xmm3
-	vpxor           %xmm12, %xmm3, %xmm3
+	vpxor           (%rcx), %xmm8, %xmm4
+	vpxor           %xmm12, %xmm4, %xmm4
+	vpxor           16(%rcx), %xmm9, %xmm5
+	vpxor           %xmm12, %xmm5, %xmm5
+	vpxor           32(%rcx), %xmm10, %xmm6
+	vpxor           %xmm12, %xmm6, %xmm6
+	vpxor           48(%rcx), %xmm11, %xmm7
+	vpxor           %xmm12, %xmm7, %xmm7
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_final4_aes128
 	{disp32} je     .Lxts_enc_final4_aes192
 	vmovdqu         -208(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
 	vmovdqu         -192(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
 .Lxts_enc_final4_aes192:
 	vmovdqu         -176(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
 	vmovdqu         -160(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
 .Lxts_enc_final4_aes128:
 	vmovdqu         -144(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
 	vmovdqu         -128(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
 	vmovdqu         -112(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
 	vmovdqu         -96(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
 	vmovdqu         -80(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
 	vmovdqu         -64(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
 	vmovdqu         -48(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
 	vmovdqu         -32(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
 	vmovdqu         -16(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
-	vpxor           %xmm4, %xmm13, %xmm10
-	vaesenclast     %xmm10, %xmm0, %xmm0
-	vmovdqu         %xmm0, (%rdx)
-	vpxor           %xmm5, %xmm13, %xmm10
-	vaesenclast     %xmm10, %xmm1, %xmm1
-	vmovdqu         %xmm1, 16(%rdx)
-	vpxor           %xmm6, %xmm13, %xmm10
-	vaesenclast     %xmm10, %xmm2, %xmm2
-	vmovdqu         %xmm2, 32(%rdx)
-	vpxor           %xmm7, %xmm13, %xmm10
-	vaesenclast     %xmm10, %xmm3, %xmm3
-	vmovdqu         %xmm3, 48(%rdx)
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vpxor           %xmm8, %xmm13, %xmm2
+	vaesenclast     %xmm2, %xmm4, %xmm4
+	vmovdqu         %xmm4, (%rdx)
+	vpxor           %xmm9, %xmm13, %xmm2
+	vaesenclast     %xmm2, %xmm5, %xmm5
+	vmovdqu         %xmm5, 16(%rdx)
+	vpxor           %xmm10, %xmm13, %xmm2
+	vaesenclast     %xmm2, %xmm6, %xmm6
+	vmovdqu         %xmm6, 32(%rdx)
+	vpxor           %xmm11, %xmm13, %xmm2
+	vaesenclast     %xmm2, %xmm7, %xmm7
+	vmovdqu         %xmm7, 48(%rdx)
 	add             %r8, %rcx
 	add             %r8, %rdx
 	add             $48, %rcx
 	add             $48, %rdx
-	{load} vmovdqa  %xmm8, %xmm10                   # the next block's tweak
+	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
 	{disp32} jmp    .Lxts_enc_steal_or_done
 .Lxts_enc_final3:
-	{load} vmovdqa  %xmm8, %xmm4
-	vpsrlq          $63, %xmm8, %xmm10              # top 1 bits of each half
-	vpclmulqdq      $1, %xmm9, %xmm10, %xmm11       # high half's, times 0x87
-	vpslldq         $8, %xmm10, %xmm10              # low half's carry into high
-	vpsllq          $1, %xmm8, %xmm5
-	vpxor           %xmm10, %xmm5, %xmm5
-	vpxor           %xmm11, %xmm5, %xmm5
-	vpsrlq          $62, %xmm8, %xmm10              # top 2 bits of each half
-	vpclmulqdq      $1, %xmm9, %xmm10, %xmm11       # high half's, times 0x87
-	vpslldq         $8, %xmm10, %xmm10              # low half's carry into high
-	vpsllq          $2, %xmm8, %xmm6
-	vpxor           %xmm10, %xmm6, %xmm6
-	vpxor           %xmm11, %xmm6, %xmm6
-	vpsrlq          $61, %xmm8, %xmm10              # top 3 bits of each half
-	vpclmulqdq      $1, %xmm9, %xmm10, %xmm11       # high half's, times 0x87
-	vpslldq         $8, %xmm10, %xmm10              # low half's carry into high
-	vpsllq          $3, %xmm8, %xmm8
-	vpxor           %xmm10, %xmm8, %xmm8
-	vpxor           %xmm11, %xmm8, %xmm8
+	vmovdqa         %xmm0, %xmm8
+	vpsrlq          $63, %xmm0, %xmm2               # top 1 bits of each half
+	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
+	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
+	vpsllq          $1, %xmm0, %xmm9
+	vpxor           %xmm2, %xmm9, %xmm9
+	vpxor           %xmm3, %xmm9, %xmm9
+	vpsrlq          $62, %xmm0, %xmm2               # top 2 bits of each half
+	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
+	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
+	vpsllq          $2, %xmm0, %xmm10
+	vpxor           %xmm2, %xmm10, %xmm10
+	vpxor           %xmm3, %xmm10, %xmm10
+	vpsrlq          $61, %xmm0, %xmm2               # top 3 bits of each half
+	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
+	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
+	vpsllq          $3, %xmm0, %xmm0
+	vpxor           %xmm2, %xmm0, %xmm0
+	vpxor           %xmm3, %xmm0, %xmm0
 	sub             $32, %r8                        # bytes in the last vector
-	vpxor           (%rcx), %xmm4, %xmm0
-	vpxor           %xmm12, %xmm0, %xmm0
-	vpxor           16(%rcx), %xmm5, %xmm1
-	vpxor           %xmm12, %xmm1, %xmm1
-	vpxor           32(%rcx), %xmm6, %xmm2
-	vpxor           %xmm12, %xmm2, %xmm2
+	vpxor           (%rcx), %xmm8, %xmm4
+	vpxor           %xmm12, %xmm4, %xmm4
+	vpxor           16(%rcx), %xmm9, %xmm5
+	vpxor           %xmm12, %xmm5, %xmm5
+	vpxor           32(%rcx), %xmm10, %xmm6
+	vpxor           %xmm12, %xmm6, %xmm6
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_final3_aes128
 	{disp32} je     .Lxts_enc_final3_aes192
 	vmovdqu         -208(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
 	vmovdqu         -192(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
 .Lxts_enc_final3_aes192:
 	vmovdqu         -176(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
 	vmovdqu         -160(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
 .Lxts_enc_final3_aes128:
 	vmovdqu         -144(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
 	vmovdqu         -128(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
 	vmovdqu         -112(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
 	vmovdqu         -96(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
 	vmovdqu         -80(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
 	vmovdqu         -64(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
 	vmovdqu         -48(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
 	vmovdqu         -32(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
 	vmovdqu         -16(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vpxor           %xmm4, %xmm13, %xmm10
-	vaesenclast     %xmm10, %xmm0, %xmm0
-	vmovdqu         %xmm0, (%rdx)
-	vpxor           %xmm5, %xmm13, %xmm10
-	vaesenclast     %xmm10, %xmm1, %xmm1
-	vmovdqu         %xmm1, 16(%rdx)
-	vpxor           %xmm6, %xmm13, %xmm10
-	vaesenclast     %xmm10, %xmm2, %xmm2
-	vmovdqu         %xmm2, 32(%rdx)
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vpxor           %xmm8, %xmm13, %xmm2
+	vaesenclast     %xmm2, %xmm4, %xmm4
+	vmovdqu         %xmm4, (%rdx)
+	vpxor           %xmm9, %xmm13, %xmm2
+	vaesenclast     %xmm2, %xmm5, %xmm5
+	vmovdqu         %xmm5, 16(%rdx)
+	vpxor           %xmm10, %xmm13, %xmm2
+	vaesenclast     %xmm2, %xmm6, %xmm6
+	vmovdqu         %xmm6, 32(%rdx)
 	add             %r8, %rcx
 	add             %r8, %rdx
 	add             $32, %rcx
 	add             $32, %rdx
-	{load} vmovdqa  %xmm8, %xmm10                   # the next block's tweak
+	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
 	{disp32} jmp    .Lxts_enc_steal_or_done
 .Lxts_enc_final2:
-	{load} vmovdqa  %xmm8, %xmm4
-	vpsrlq          $63, %xmm8, %xmm10              # top 1 bits of each half
-	vpclmulqdq      $1, %xmm9, %xmm10, %xmm11       # high half's, times 0x87
-	vpslldq         $8, %xmm10, %xmm10              # low half's carry into high
-	vpsllq          $1, %xmm8, %xmm5
-	vpxor           %xmm10, %xmm5, %xmm5
-	vpxor           %xmm11, %xmm5, %xmm5
-	vpsrlq          $62, %xmm8, %xmm10              # top 2 bits of each half
-	vpclmulqdq      $1, %xmm9, %xmm10, %xmm11       # high half's, times 0x87
-	vpslldq         $8, %xmm10, %xmm10              # low half's carry into high
-	vpsllq          $2, %xmm8, %xmm8
-	vpxor           %xmm10, %xmm8, %xmm8
-	vpxor           %xmm11, %xmm8, %xmm8
+	vmovdqa         %xmm0, %xmm8
+	vpsrlq          $63, %xmm0, %xmm2               # top 1 bits of each half
+	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
+	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
+	vpsllq          $1, %xmm0, %xmm9
+	vpxor           %xmm2, %xmm9, %xmm9
+	vpxor           %xmm3, %xmm9, %xmm9
+	vpsrlq          $62, %xmm0, %xmm2               # top 2 bits of each half
+	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
+	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
+	vpsllq          $2, %xmm0, %xmm0
+	vpxor           %xmm2, %xmm0, %xmm0
+	vpxor           %xmm3, %xmm0, %xmm0
 	sub             $16, %r8                        # bytes in the last vector
-	vpxor           (%rcx), %xmm4, %xmm0
-	vpxor           %xmm12, %xmm0, %xmm0
-	vpxor           16(%rcx), %xmm5, %xmm1
-	vpxor           %xmm12, %xmm1, %xmm1
+	vpxor           (%rcx), %xmm8, %xmm4
+	vpxor           %xmm12, %xmm4, %xmm4
+	vpxor           16(%rcx), %xmm9, %xmm5
+	vpxor           %xmm12, %xmm5, %xmm5
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_final2_aes128
 	{disp32} je     .Lxts_enc_final2_aes192
 	vmovdqu         -208(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
 	vmovdqu         -192(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
 .Lxts_enc_final2_aes192:
 	vmovdqu         -176(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
 	vmovdqu         -160(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
 .Lxts_enc_final2_aes128:
 	vmovdqu         -144(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
 	vmovdqu         -128(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
 	vmovdqu         -112(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
 	vmovdqu         -96(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
 	vmovdqu         -80(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
 	vmovdqu         -64(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
 	vmovdqu         -48(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
 	vmovdqu         -32(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
 	vmovdqu         -16(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vpxor           %xmm4, %xmm13, %xmm10
-	vaesenclast     %xmm10, %xmm0, %xmm0
-	vmovdqu         %xmm0, (%rdx)
-	vpxor           %xmm5, %xmm13, %xmm10
-	vaesenclast     %xmm10, %xmm1, %xmm1
-	vmovdqu         %xmm1, 16(%rdx)
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vpxor           %xmm8, %xmm13, %xmm2
+	vaesenclast     %xmm2, %xmm4, %xmm4
+	vmovdqu         %xmm4, (%rdx)
+	vpxor           %xmm9, %xmm13, %xmm2
+	vaesenclast     %xmm2, %xmm5, %xmm5
+	vmovdqu         %xmm5, 16(%rdx)
 	add             %r8, %rcx
 	add             %r8, %rdx
 	add             $16, %rcx
 	add             $16, %rdx
-	{load} vmovdqa  %xmm8, %xmm10                   # the next block's tweak
+	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
 	{disp32} jmp    .Lxts_enc_steal_or_done
 .Lxts_enc_final1:
-	{load} vmovdqa  %xmm8, %xmm4
-	vpsrlq          $63, %xmm8, %xmm10              # top 1 bits of each half
-	vpclmulqdq      $1, %xmm9, %xmm10, %xmm11       # high half's, times 0x87
-	vpslldq         $8, %xmm10, %xmm10              # low half's carry into high
-	vpsllq          $1, %xmm8, %xmm8
-	vpxor           %xmm10, %xmm8, %xmm8
-	vpxor           %xmm11, %xmm8, %xmm8
-	vpxor           (%rcx), %xmm4, %xmm0
-	vpxor           %xmm12, %xmm0, %xmm0
+	vmovdqa         %xmm0, %xmm8
+	vpsrlq          $63, %xmm0, %xmm2               # top 1 bits of each half
+	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
+	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
+	vpsllq          $1, %xmm0, %xmm0
+	vpxor           %xmm2, %xmm0, %xmm0
+	vpxor           %xmm3, %xmm0, %xmm0
+	vpxor           (%rcx), %xmm8, %xmm4
+	vpxor           %xmm12, %xmm4, %xmm4
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_final1_aes128
 	{disp32} je     .Lxts_enc_final1_aes192
 	vmovdqu         -208(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm4, %xmm4
 	vmovdqu         -192(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm4, %xmm4
 .Lxts_enc_final1_aes192:
 	vmovdqu         -176(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm4, %xmm4
 	vmovdqu         -160(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm4, %xmm4
 .Lxts_enc_final1_aes128:
 	vmovdqu         -144(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm4, %xmm4
 	vmovdqu         -128(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm4, %xmm4
 	vmovdqu         -112(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm4, %xmm4
 	vmovdqu         -96(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm4, %xmm4
 	vmovdqu         -80(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm4, %xmm4
 	vmovdqu         -64(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm4, %xmm4
 	vmovdqu         -48(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm4, %xmm4
 	vmovdqu         -32(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm4, %xmm4
 	vmovdqu         -16(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vpxor           %xmm4, %xmm13, %xmm10
-	vaesenclast     %xmm10, %xmm0, %xmm0
-	vmovdqu         %xmm0, (%rdx)
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vpxor           %xmm8, %xmm13, %xmm2
+	vaesenclast     %xmm2, %xmm4, %xmm4
+	vmovdqu         %xmm4, (%rdx)
 	add             %r8, %rcx
 	add             %r8, %rdx
-	{load} vmovdqa  %xmm8, %xmm10                   # the next block's tweak
+	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
 	{disp32} jmp    .Lxts_enc_steal_or_done
 
 .Lxts_enc_no_tail:
-	{load} vmovdqa  %xmm8, %xmm10                   # the next block's tweak
+	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
 .Lxts_enc_steal_or_done:
 	test            %rsi, %rsi
 	{disp32} jz     .Lxts_enc_return
-	vpsrlq          $63, %xmm10, %xmm4              # top 1 bits of each half
-	vpclmulqdq      $1, %xmm9, %xmm4, %xmm8         # high half's, times 0x87
-	vpslldq         $8, %xmm4, %xmm4                # low half's carry into high
-	vpsllq          $1, %xmm10, %xmm11
-	vpxor           %xmm4, %xmm11, %xmm11
-	vpxor           %xmm8, %xmm11, %xmm11
-	vmovdqu         (%rcx,%rsi,1), %xmm4            # last 16 bytes of src
-	vpxor           (%rcx), %xmm10, %xmm0
-	vpxor           (%rdi), %xmm0, %xmm0
+	vpsrlq          $63, %xmm2, %xmm8               # top 1 bits of each half
+	vpclmulqdq      $1, %xmm1, %xmm8, %xmm0         # high half's, times 0x87
+	vpslldq         $8, %xmm8, %xmm8                # low half's carry into high
+	vpsllq          $1, %xmm2, %xmm3
+	vpxor           %xmm8, %xmm3, %xmm3
+	vpxor           %xmm0, %xmm3, %xmm3
+	vmovdqu         (%rcx,%rsi,1), %xmm8            # last 16 bytes of src
+	vpxor           (%rcx), %xmm2, %xmm4
+	vpxor           (%rdi), %xmm4, %xmm4
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_steal_a_aes128
 	{disp32} je     .Lxts_enc_steal_a_aes192
-	vaesenc         -208(%r10), %xmm0, %xmm0
-	vaesenc         -192(%r10), %xmm0, %xmm0
+	vaesenc         -208(%r10), %xmm4, %xmm4
+	vaesenc         -192(%r10), %xmm4, %xmm4
 .Lxts_enc_steal_a_aes192:
-	vaesenc         -176(%r10), %xmm0, %xmm0
-	vaesenc         -160(%r10), %xmm0, %xmm0
+	vaesenc         -176(%r10), %xmm4, %xmm4
+	vaesenc         -160(%r10), %xmm4, %xmm4
 .Lxts_enc_steal_a_aes128:
-	vaesenc         -144(%r10), %xmm0, %xmm0
-	vaesenc         -128(%r10), %xmm0, %xmm0
-	vaesenc         -112(%r10), %xmm0, %xmm0
-	vaesenc         -96(%r10), %xmm0, %xmm0
-	vaesenc         -80(%r10), %xmm0, %xmm0
-	vaesenc         -64(%r10), %xmm0, %xmm0
-	vaesenc         -48(%r10), %xmm0, %xmm0
-	vaesenc         -32(%r10), %xmm0, %xmm0
-	vaesenc         -16(%r10), %xmm0, %xmm0
-	vaesenclast     (%r10), %xmm0, %xmm0
-	vpxor           %xmm10, %xmm0, %xmm0
+	vaesenc         -144(%r10), %xmm4, %xmm4
+	vaesenc         -128(%r10), %xmm4, %xmm4
+	vaesenc         -112(%r10), %xmm4, %xmm4
+	vaesenc         -96(%r10), %xmm4, %xmm4
+	vaesenc         -80(%r10), %xmm4, %xmm4
+	vaesenc         -64(%r10), %xmm4, %xmm4
+	vaesenc         -48(%r10), %xmm4, %xmm4
+	vaesenc         -32(%r10), %xmm4, %xmm4
+	vaesenc         -16(%r10), %xmm4, %xmm4
+	vaesenclast     (%r10), %xmm4, %xmm4
+	vpxor           %xmm2, %xmm4, %xmm4
 	lea             .Lxts_cts_table(%rip), %r11
 # short block out: CC's first PART bytes, at the top of a store ending at the end
-	vmovdqu         (%r11,%rsi,1), %xmm9
-	vpshufb         %xmm9, %xmm0, %xmm9
+	vmovdqu         (%r11,%rsi,1), %xmm1
+	vpshufb         %xmm1, %xmm4, %xmm1
 # last whole block in: the PART stolen bytes, then CC from byte PART on
 	neg             %rsi
-	vmovdqu         32(%r11,%rsi,1), %xmm8
-	vpshufb         %xmm8, %xmm4, %xmm4
-	vmovdqu         64(%r11,%rsi,1), %xmm8
+	vmovdqu         32(%r11,%rsi,1), %xmm0
+	vpshufb         %xmm0, %xmm8, %xmm8
+	vmovdqu         64(%r11,%rsi,1), %xmm0
 	neg             %rsi
-	vpand           %xmm8, %xmm0, %xmm0
-	vpor            %xmm4, %xmm0, %xmm0
-	vmovdqu         %xmm9, (%rdx,%rsi,1)
-	vpxor           %xmm11, %xmm0, %xmm0
-	vpxor           (%rdi), %xmm0, %xmm0
+	vpand           %xmm0, %xmm4, %xmm4
+	vpor            %xmm8, %xmm4, %xmm4
+	vmovdqu         %xmm1, (%rdx,%rsi,1)
+	vpxor           %xmm3, %xmm4, %xmm4
+	vpxor           (%rdi), %xmm4, %xmm4
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_steal_b_aes128
 	{disp32} je     .Lxts_enc_steal_b_aes192
-	vaesenc         -208(%r10), %xmm0, %xmm0
-	vaesenc         -192(%r10), %xmm0, %xmm0
+	vaesenc         -208(%r10), %xmm4, %xmm4
+	vaesenc         -192(%r10), %xmm4, %xmm4
 .Lxts_enc_steal_b_aes192:
-	vaesenc         -176(%r10), %xmm0, %xmm0
-	vaesenc         -160(%r10), %xmm0, %xmm0
+	vaesenc         -176(%r10), %xmm4, %xmm4
+	vaesenc         -160(%r10), %xmm4, %xmm4
 .Lxts_enc_steal_b_aes128:
-	vaesenc         -144(%r10), %xmm0, %xmm0
-	vaesenc         -128(%r10), %xmm0, %xmm0
-	vaesenc         -112(%r10), %xmm0, %xmm0
-	vaesenc         -96(%r10), %xmm0, %xmm0
-	vaesenc         -80(%r10), %xmm0, %xmm0
-	vaesenc         -64(%r10), %xmm0, %xmm0
-	vaesenc         -48(%r10), %xmm0, %xmm0
-	vaesenc         -32(%r10), %xmm0, %xmm0
-	vaesenc         -16(%r10), %xmm0, %xmm0
-	vaesenclast     (%r10), %xmm0, %xmm0
-	vpxor           %xmm11, %xmm0, %xmm0
-	vmovdqu         %xmm0, (%rdx)
+	vaesenc         -144(%r10), %xmm4, %xmm4
+	vaesenc         -128(%r10), %xmm4, %xmm4
+	vaesenc         -112(%r10), %xmm4, %xmm4
+	vaesenc         -96(%r10), %xmm4, %xmm4
+	vaesenc         -80(%r10), %xmm4, %xmm4
+	vaesenc         -64(%r10), %xmm4, %xmm4
+	vaesenc         -48(%r10), %xmm4, %xmm4
+	vaesenc         -32(%r10), %xmm4, %xmm4
+	vaesenc         -16(%r10), %xmm4, %xmm4
+	vaesenclast     (%r10), %xmm4, %xmm4
+	vpxor           %xmm3, %xmm4, %xmm4
+	vmovdqu         %xmm4, (%rdx)
 .Lxts_enc_return:
 	xor             %eax, %eax
 	vzeroupper
@@ -505,121 +505,121 @@ aesgen_xts_encrypt_aesni_avx:
 .Lxts_enc_main_loop:
 # LLVM-MCA-BEGIN xts_enc_aesni_avx_main_loop
 # 4 vectors = 64 bytes per iteration
-	{load} vmovdqa  %xmm8, %xmm4
-	vpsrlq          $63, %xmm8, %xmm10              # top 1 bits of each half
-	vpclmulqdq      $1, %xmm9, %xmm10, %xmm11       # high half's, times 0x87
-	vpslldq         $8, %xmm10, %xmm10              # low half's carry into high
-	vpsllq          $1, %xmm8, %xmm5
-	vpxor           %xmm10, %xmm5, %xmm5
-	vpxor           %xmm11, %xmm5, %xmm5
-	vpsrlq          $62, %xmm8, %xmm10              # top 2 bits of each half
-	vpclmulqdq      $1, %xmm9, %xmm10, %xmm11       # high half's, times 0x87
-	vpslldq         $8, %xmm10, %xmm10              # low half's carry into high
-	vpsllq          $2, %xmm8, %xmm6
-	vpxor           %xmm10, %xmm6, %xmm6
-	vpxor           %xmm11, %xmm6, %xmm6
-	vpsrlq          $61, %xmm8, %xmm10              # top 3 bits of each half
-	vpclmulqdq      $1, %xmm9, %xmm10, %xmm11       # high half's, times 0x87
-	vpslldq         $8, %xmm10, %xmm10              # low half's carry into high
-	vpsllq          $3, %xmm8, %xmm7
-	vpxor           %xmm10, %xmm7, %xmm7
-	vpxor           %xmm11, %xmm7, %xmm7
-	vpsrlq          $60, %xmm8, %xmm10              # top 4 bits of each half
-	vpclmulqdq      $1, %xmm9, %xmm10, %xmm11       # high half's, times 0x87
-	vpslldq         $8, %xmm10, %xmm10              # low half's carry into high
-	vpsllq          $4, %xmm8, %xmm8
-	vpxor           %xmm10, %xmm8, %xmm8
-	vpxor           %xmm11, %xmm8, %xmm8
-	vpxor           (%rcx), %xmm4, %xmm0
-	vpxor           %xmm12, %xmm0, %xmm0
-	vpxor           16(%rcx), %xmm5, %xmm1
-	vpxor           %xmm12, %xmm1, %xmm1
-	vpxor           32(%rcx), %xmm6, %xmm2
-	vpxor           %xmm12, %xmm2, %xmm2
-	vpxor           48(%rcx), %xmm7, %xmm3
-	vpxor           %xmm12, %xmm3, %xmm3
+	vmovdqa         %xmm0, %xmm8
+	vpsrlq          $63, %xmm0, %xmm2               # top 1 bits of each half
+	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
+	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
+	vpsllq          $1, %xmm0, %xmm9
+	vpxor           %xmm2, %xmm9, %xmm9
+	vpxor           %xmm3, %xmm9, %xmm9
+	vpsrlq          $62, %xmm0, %xmm2               # top 2 bits of each half
+	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
+	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
+	vpsllq          $2, %xmm0, %xmm10
+	vpxor           %xmm2, %xmm10, %xmm10
+	vpxor           %xmm3, %xmm10, %xmm10
+	vpsrlq          $61, %xmm0, %xmm2               # top 3 bits of each half
+	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
+	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
+	vpsllq          $3, %xmm0, %xmm11
+	vpxor           %xmm2, %xmm11, %xmm11
+	vpxor           %xmm3, %xmm11, %xmm11
+	vpsrlq          $60, %xmm0, %xmm2               # top 4 bits of each half
+	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
+	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
+	vpsllq          $4, %xmm0, %xmm0
+	vpxor           %xmm2, %xmm0, %xmm0
+	vpxor           %xmm3, %xmm0, %xmm0
+	vpxor           (%rcx), %xmm8, %xmm4
+	vpxor           %xmm12, %xmm4, %xmm4
+	vpxor           16(%rcx), %xmm9, %xmm5
+	vpxor           %xmm12, %xmm5, %xmm5
+	vpxor           32(%rcx), %xmm10, %xmm6
+	vpxor           %xmm12, %xmm6, %xmm6
+	vpxor           48(%rcx), %xmm11, %xmm7
+	vpxor           %xmm12, %xmm7, %xmm7
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_main_aes128
 	{disp32} je     .Lxts_enc_main_aes192
 	vmovdqu         -208(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
 	vmovdqu         -192(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
 .Lxts_enc_main_aes192:
 	vmovdqu         -176(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
 	vmovdqu         -160(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
 .Lxts_enc_main_aes128:
 	vmovdqu         -144(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
 	vmovdqu         -128(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
 	vmovdqu         -112(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
 	vmovdqu         -96(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
 	vmovdqu         -80(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
 	vmovdqu         -64(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
 	vmovdqu         -48(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
 	vmovdqu         -32(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
 	vmovdqu         -16(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
-	vpxor           %xmm4, %xmm13, %xmm10
-	vaesenclast     %xmm10, %xmm0, %xmm0
-	vmovdqu         %xmm0, (%rdx)
-	vpxor           %xmm5, %xmm13, %xmm10
-	vaesenclast     %xmm10, %xmm1, %xmm1
-	vmovdqu         %xmm1, 16(%rdx)
-	vpxor           %xmm6, %xmm13, %xmm10
-	vaesenclast     %xmm10, %xmm2, %xmm2
-	vmovdqu         %xmm2, 32(%rdx)
-	vpxor           %xmm7, %xmm13, %xmm10
-	vaesenclast     %xmm10, %xmm3, %xmm3
-	vmovdqu         %xmm3, 48(%rdx)
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vpxor           %xmm8, %xmm13, %xmm2
+	vaesenclast     %xmm2, %xmm4, %xmm4
+	vmovdqu         %xmm4, (%rdx)
+	vpxor           %xmm9, %xmm13, %xmm2
+	vaesenclast     %xmm2, %xmm5, %xmm5
+	vmovdqu         %xmm5, 16(%rdx)
+	vpxor           %xmm10, %xmm13, %xmm2
+	vaesenclast     %xmm2, %xmm6, %xmm6
+	vmovdqu         %xmm6, 32(%rdx)
+	vpxor           %xmm11, %xmm13, %xmm2
+	vaesenclast     %xmm2, %xmm7, %xmm7
+	vmovdqu         %xmm7, 48(%rdx)
 	add             $64, %rcx
 	add             $64, %rdx
 	sub             $64, %r8
@@ -645,8 +645,8 @@ aesgen_xts_encrypt_aesni_avx:
 # handled by ciphertext stealing on xmm.
 #
 # Registers: KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11, PART=rsi, PART=rsi (after the tweak is made)
-#            X0=xmm0, X1=xmm1, X2=xmm2, X3=xmm3, TW0=xmm4, TW1=xmm5
-#            TW2=xmm6, TW3=xmm7, BASE=xmm8, POLY=xmm9, T1=xmm10, T2=xmm11
+#            BASE=xmm0, POLY=xmm1, T1=xmm2, T2=xmm3, X0=xmm4, X1=xmm5
+#            X2=xmm6, X3=xmm7, TW0=xmm8, TW1=xmm9, TW2=xmm10, TW3=xmm11
 #            K0=xmm12, KLAST=xmm13, KT=xmm14
 	.text
 	.p2align 5, 0xcc
@@ -660,32 +660,32 @@ aesgen_xts_decrypt_aesni_avx:
 # T = E_K2(iv), on xmm with the tweak key read from memory
 	lea             (%rsi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10
-	vmovdqu         (%r9), %xmm8
-	vpxor           (%rsi), %xmm8, %xmm8
+	vmovdqu         (%r9), %xmm0
+	vpxor           (%rsi), %xmm0, %xmm0
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_tweak_aes128
 	{disp32} je     .Lxts_dec_tweak_aes192
-	vaesenc         -208(%r10), %xmm8, %xmm8
-	vaesenc         -192(%r10), %xmm8, %xmm8
+	vaesenc         -208(%r10), %xmm0, %xmm0
+	vaesenc         -192(%r10), %xmm0, %xmm0
 .Lxts_dec_tweak_aes192:
-	vaesenc         -176(%r10), %xmm8, %xmm8
-	vaesenc         -160(%r10), %xmm8, %xmm8
+	vaesenc         -176(%r10), %xmm0, %xmm0
+	vaesenc         -160(%r10), %xmm0, %xmm0
 .Lxts_dec_tweak_aes128:
-	vaesenc         -144(%r10), %xmm8, %xmm8
-	vaesenc         -128(%r10), %xmm8, %xmm8
-	vaesenc         -112(%r10), %xmm8, %xmm8
-	vaesenc         -96(%r10), %xmm8, %xmm8
-	vaesenc         -80(%r10), %xmm8, %xmm8
-	vaesenc         -64(%r10), %xmm8, %xmm8
-	vaesenc         -48(%r10), %xmm8, %xmm8
-	vaesenc         -32(%r10), %xmm8, %xmm8
-	vaesenc         -16(%r10), %xmm8, %xmm8
-	vaesenclast     (%r10), %xmm8, %xmm8
+	vaesenc         -144(%r10), %xmm0, %xmm0
+	vaesenc         -128(%r10), %xmm0, %xmm0
+	vaesenc         -112(%r10), %xmm0, %xmm0
+	vaesenc         -96(%r10), %xmm0, %xmm0
+	vaesenc         -80(%r10), %xmm0, %xmm0
+	vaesenc         -64(%r10), %xmm0, %xmm0
+	vaesenc         -48(%r10), %xmm0, %xmm0
+	vaesenc         -32(%r10), %xmm0, %xmm0
+	vaesenc         -16(%r10), %xmm0, %xmm0
+	vaesenclast     (%r10), %xmm0, %xmm0
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &key1[rounds]
 	vmovdqu         (%rdi), %xmm12
 	vmovdqu         (%r10), %xmm13
-	vmovdqu         .Lxts_poly(%rip), %xmm9
+	vmovdqu         .Lxts_poly(%rip), %xmm1
 	mov             %r8d, %esi
 	and             $15, %esi                       # bytes past the last whole block
 	{disp32} jz     .Lxts_dec_whole_blocks
@@ -704,421 +704,421 @@ aesgen_xts_decrypt_aesni_avx:
 	cmp             $48, %r8
 	{disp32} jbe    .Lxts_dec_final3
 .Lxts_dec_final4:
-	{load} vmovdqa  %xmm8, %xmm4
-	vpsrlq          $63, %xmm8, %xmm10              # top 1 bits of each half
-	vpclmulqdq      $1, %xmm9, %xmm10, %xmm11       # high half's, times 0x87
-	vpslldq         $8, %xmm10, %xmm10              # low half's carry into high
-	vpsllq          $1, %xmm8, %xmm5
-	vpxor           %xmm10, %xmm5, %xmm5
-	vpxor           %xmm11, %xmm5, %xmm5
-	vpsrlq          $62, %xmm8, %xmm10              # top 2 bits of each half
-	vpclmulqdq      $1, %xmm9, %xmm10, %xmm11       # high half's, times 0x87
-	vpslldq         $8, %xmm10, %xmm10              # low half's carry into high
-	vpsllq          $2, %xmm8, %xmm6
-	vpxor           %xmm10, %xmm6, %xmm6
-	vpxor           %xmm11, %xmm6, %xmm6
-	vpsrlq          $61, %xmm8, %xmm10              # top 3 bits of each half
-	vpclmulqdq      $1, %xmm9, %xmm10, %xmm11       # high half's, times 0x87
-	vpslldq         $8, %xmm10, %xmm10              # low half's carry into high
-	vpsllq          $3, %xmm8, %xmm7
-	vpxor           %xmm10, %xmm7, %xmm7
-	vpxor           %xmm11, %xmm7, %xmm7
-	vpsrlq          $60, %xmm8, %xmm10              # top 4 bits of each half
-	vpclmulqdq      $1, %xmm9, %xmm10, %xmm11       # high half's, times 0x87
-	vpslldq         $8, %xmm10, %xmm10              # low half's carry into high
-	vpsllq          $4, %xmm8, %xmm8
-	vpxor           %xmm10, %xmm8, %xmm8
-	vpxor           %xmm11, %xmm8, %xmm8
+	vmovdqa         %xmm0, %xmm8
+	vpsrlq          $63, %xmm0, %xmm2               # top 1 bits of each half
+	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
+	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
+	vpsllq          $1, %xmm0, %xmm9
+	vpxor           %xmm2, %xmm9, %xmm9
+	vpxor           %xmm3, %xmm9, %xmm9
+	vpsrlq          $62, %xmm0, %xmm2               # top 2 bits of each half
+	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
+	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
+	vpsllq          $2, %xmm0, %xmm10
+	vpxor           %xmm2, %xmm10, %xmm10
+	vpxor           %xmm3, %xmm10, %xmm10
+	vpsrlq          $61, %xmm0, %xmm2               # top 3 bits of each half
+	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
+	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
+	vpsllq          $3, %xmm0, %xmm11
+	vpxor           %xmm2, %xmm11, %xmm11
+	vpxor           %xmm3, %xmm11, %xmm11
+	vpsrlq          $60, %xmm0, %xmm2               # top 4 bits of each half
+	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
+	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
+	vpsllq          $4, %xmm0, %xmm0
+	vpxor           %xmm2, %xmm0, %xmm0
+	vpxor           %xmm3, %xmm0, %xmm0
 	sub             $48, %r8                        # bytes in the last vector
-	vpxor           (%rcx), %xmm4, %xmm0
-	vpxor           %xmm12, %xmm0, %xmm0
-	vpxor           16(%rcx), %xmm5, %xmm1
-	vpxor           %xmm12, %xmm1, %xmm1
-	vpxor           32(%rcx), %xmm6, %xmm2
-	vpxor           %xmm12, %xmm2, %xmm2
-	vpxor           48(%rcx), %xmm7, %xmm3
-	vpxor           %xmm12, %xmm3, %xmm3
+	vpxor           (%rcx), %xmm8, %xmm4
+	vpxor           %xmm12, %xmm4, %xmm4
+	vpxor           16(%rcx), %xmm9, %xmm5
+	vpxor           %xmm12, %xmm5, %xmm5
+	vpxor           32(%rcx), %xmm10, %xmm6
+	vpxor           %xmm12, %xmm6, %xmm6
+	vpxor           48(%rcx), %xmm11, %xmm7
+	vpxor           %xmm12, %xmm7, %xmm7
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_final4_aes128
 	{disp32} je     .Lxts_dec_final4_aes192
 	vmovdqu         -208(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
-	vaesdec         %xmm14, %xmm1, %xmm1
-	vaesdec         %xmm14, %xmm2, %xmm2
-	vaesdec         %xmm14, %xmm3, %xmm3
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
 	vmovdqu         -192(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
-	vaesdec         %xmm14, %xmm1, %xmm1
-	vaesdec         %xmm14, %xmm2, %xmm2
-	vaesdec         %xmm14, %xmm3, %xmm3
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
 .Lxts_dec_final4_aes192:
 	vmovdqu         -176(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
-	vaesdec         %xmm14, %xmm1, %xmm1
-	vaesdec         %xmm14, %xmm2, %xmm2
-	vaesdec         %xmm14, %xmm3, %xmm3
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
 	vmovdqu         -160(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
-	vaesdec         %xmm14, %xmm1, %xmm1
-	vaesdec         %xmm14, %xmm2, %xmm2
-	vaesdec         %xmm14, %xmm3, %xmm3
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
 .Lxts_dec_final4_aes128:
 	vmovdqu         -144(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
-	vaesdec         %xmm14, %xmm1, %xmm1
-	vaesdec         %xmm14, %xmm2, %xmm2
-	vaesdec         %xmm14, %xmm3, %xmm3
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
 	vmovdqu         -128(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
-	vaesdec         %xmm14, %xmm1, %xmm1
-	vaesdec         %xmm14, %xmm2, %xmm2
-	vaesdec         %xmm14, %xmm3, %xmm3
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
 	vmovdqu         -112(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
-	vaesdec         %xmm14, %xmm1, %xmm1
-	vaesdec         %xmm14, %xmm2, %xmm2
-	vaesdec         %xmm14, %xmm3, %xmm3
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
 	vmovdqu         -96(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
-	vaesdec         %xmm14, %xmm1, %xmm1
-	vaesdec         %xmm14, %xmm2, %xmm2
-	vaesdec         %xmm14, %xmm3, %xmm3
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
 	vmovdqu         -80(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
-	vaesdec         %xmm14, %xmm1, %xmm1
-	vaesdec         %xmm14, %xmm2, %xmm2
-	vaesdec         %xmm14, %xmm3, %xmm3
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
 	vmovdqu         -64(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
-	vaesdec         %xmm14, %xmm1, %xmm1
-	vaesdec         %xmm14, %xmm2, %xmm2
-	vaesdec         %xmm14, %xmm3, %xmm3
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
 	vmovdqu         -48(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
-	vaesdec         %xmm14, %xmm1, %xmm1
-	vaesdec         %xmm14, %xmm2, %xmm2
-	vaesdec         %xmm14, %xmm3, %xmm3
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
 	vmovdqu         -32(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
-	vaesdec         %xmm14, %xmm1, %xmm1
-	vaesdec         %xmm14, %xmm2, %xmm2
-	vaesdec         %xmm14, %xmm3, %xmm3
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
 	vmovdqu         -16(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
-	vaesdec         %xmm14, %xmm1, %xmm1
-	vaesdec         %xmm14, %xmm2, %xmm2
-	vaesdec         %xmm14, %xmm3, %xmm3
-	vpxor           %xmm4, %xmm13, %xmm10
-	vaesdeclast     %xmm10, %xmm0, %xmm0
-	vmovdqu         %xmm0, (%rdx)
-	vpxor           %xmm5, %xmm13, %xmm10
-	vaesdeclast     %xmm10, %xmm1, %xmm1
-	vmovdqu         %xmm1, 16(%rdx)
-	vpxor           %xmm6, %xmm13, %xmm10
-	vaesdeclast     %xmm10, %xmm2, %xmm2
-	vmovdqu         %xmm2, 32(%rdx)
-	vpxor           %xmm7, %xmm13, %xmm10
-	vaesdeclast     %xmm10, %xmm3, %xmm3
-	vmovdqu         %xmm3, 48(%rdx)
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
+	vpxor           %xmm8, %xmm13, %xmm2
+	vaesdeclast     %xmm2, %xmm4, %xmm4
+	vmovdqu         %xmm4, (%rdx)
+	vpxor           %xmm9, %xmm13, %xmm2
+	vaesdeclast     %xmm2, %xmm5, %xmm5
+	vmovdqu         %xmm5, 16(%rdx)
+	vpxor           %xmm10, %xmm13, %xmm2
+	vaesdeclast     %xmm2, %xmm6, %xmm6
+	vmovdqu         %xmm6, 32(%rdx)
+	vpxor           %xmm11, %xmm13, %xmm2
+	vaesdeclast     %xmm2, %xmm7, %xmm7
+	vmovdqu         %xmm7, 48(%rdx)
 	add             %r8, %rcx
 	add             %r8, %rdx
 	add             $48, %rcx
 	add             $48, %rdx
-	{load} vmovdqa  %xmm8, %xmm10                   # the next block's tweak
+	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
 	{disp32} jmp    .Lxts_dec_steal_or_done
 .Lxts_dec_final3:
-	{load} vmovdqa  %xmm8, %xmm4
-	vpsrlq          $63, %xmm8, %xmm10              # top 1 bits of each half
-	vpclmulqdq      $1, %xmm9, %xmm10, %xmm11       # high half's, times 0x87
-	vpslldq         $8, %xmm10, %xmm10              # low half's carry into high
-	vpsllq          $1, %xmm8, %xmm5
-	vpxor           %xmm10, %xmm5, %xmm5
-	vpxor           %xmm11, %xmm5, %xmm5
-	vpsrlq          $62, %xmm8, %xmm10              # top 2 bits of each half
-	vpclmulqdq      $1, %xmm9, %xmm10, %xmm11       # high half's, times 0x87
-	vpslldq         $8, %xmm10, %xmm10              # low half's carry into high
-	vpsllq          $2, %xmm8, %xmm6
-	vpxor           %xmm10, %xmm6, %xmm6
-	vpxor           %xmm11, %xmm6, %xmm6
-	vpsrlq          $61, %xmm8, %xmm10              # top 3 bits of each half
-	vpclmulqdq      $1, %xmm9, %xmm10, %xmm11       # high half's, times 0x87
-	vpslldq         $8, %xmm10, %xmm10              # low half's carry into high
-	vpsllq          $3, %xmm8, %xmm8
-	vpxor           %xmm10, %xmm8, %xmm8
-	vpxor           %xmm11, %xmm8, %xmm8
+	vmovdqa         %xmm0, %xmm8
+	vpsrlq          $63, %xmm0, %xmm2               # top 1 bits of each half
+	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
+	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
+	vpsllq          $1, %xmm0, %xmm9
+	vpxor           %xmm2, %xmm9, %xmm9
+	vpxor           %xmm3, %xmm9, %xmm9
+	vpsrlq          $62, %xmm0, %xmm2               # top 2 bits of each half
+	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
+	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
+	vpsllq          $2, %xmm0, %xmm10
+	vpxor           %xmm2, %xmm10, %xmm10
+	vpxor           %xmm3, %xmm10, %xmm10
+	vpsrlq          $61, %xmm0, %xmm2               # top 3 bits of each half
+	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
+	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
+	vpsllq          $3, %xmm0, %xmm0
+	vpxor           %xmm2, %xmm0, %xmm0
+	vpxor           %xmm3, %xmm0, %xmm0
 	sub             $32, %r8                        # bytes in the last vector
-	vpxor           (%rcx), %xmm4, %xmm0
-	vpxor           %xmm12, %xmm0, %xmm0
-	vpxor           16(%rcx), %xmm5, %xmm1
-	vpxor           %xmm12, %xmm1, %xmm1
-	vpxor           32(%rcx), %xmm6, %xmm2
-	vpxor           %xmm12, %xmm2, %xmm2
+	vpxor           (%rcx), %xmm8, %xmm4
+	vpxor           %xmm12, %xmm4, %xmm4
+	vpxor           16(%rcx), %xmm9, %xmm5
+	vpxor           %xmm12, %xmm5, %xmm5
+	vpxor           32(%rcx), %xmm10, %xmm6
+	vpxor           %xmm12, %xmm6, %xmm6
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_final3_aes128
 	{disp32} je     .Lxts_dec_final3_aes192
 	vmovdqu         -208(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
-	vaesdec         %xmm14, %xmm1, %xmm1
-	vaesdec         %xmm14, %xmm2, %xmm2
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
 	vmovdqu         -192(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
-	vaesdec         %xmm14, %xmm1, %xmm1
-	vaesdec         %xmm14, %xmm2, %xmm2
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
 .Lxts_dec_final3_aes192:
 	vmovdqu         -176(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
-	vaesdec         %xmm14, %xmm1, %xmm1
-	vaesdec         %xmm14, %xmm2, %xmm2
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
 	vmovdqu         -160(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
-	vaesdec         %xmm14, %xmm1, %xmm1
-	vaesdec         %xmm14, %xmm2, %xmm2
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
 .Lxts_dec_final3_aes128:
 	vmovdqu         -144(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
-	vaesdec         %xmm14, %xmm1, %xmm1
-	vaesdec         %xmm14, %xmm2, %xmm2
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
 	vmovdqu         -128(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
-	vaesdec         %xmm14, %xmm1, %xmm1
-	vaesdec         %xmm14, %xmm2, %xmm2
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
 	vmovdqu         -112(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
-	vaesdec         %xmm14, %xmm1, %xmm1
-	vaesdec         %xmm14, %xmm2, %xmm2
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
 	vmovdqu         -96(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
-	vaesdec         %xmm14, %xmm1, %xmm1
-	vaesdec         %xmm14, %xmm2, %xmm2
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
 	vmovdqu         -80(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
-	vaesdec         %xmm14, %xmm1, %xmm1
-	vaesdec         %xmm14, %xmm2, %xmm2
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
 	vmovdqu         -64(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
-	vaesdec         %xmm14, %xmm1, %xmm1
-	vaesdec         %xmm14, %xmm2, %xmm2
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
 	vmovdqu         -48(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
-	vaesdec         %xmm14, %xmm1, %xmm1
-	vaesdec         %xmm14, %xmm2, %xmm2
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
 	vmovdqu         -32(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
-	vaesdec         %xmm14, %xmm1, %xmm1
-	vaesdec         %xmm14, %xmm2, %xmm2
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
 	vmovdqu         -16(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
-	vaesdec         %xmm14, %xmm1, %xmm1
-	vaesdec         %xmm14, %xmm2, %xmm2
-	vpxor           %xmm4, %xmm13, %xmm10
-	vaesdeclast     %xmm10, %xmm0, %xmm0
-	vmovdqu         %xmm0, (%rdx)
-	vpxor           %xmm5, %xmm13, %xmm10
-	vaesdeclast     %xmm10, %xmm1, %xmm1
-	vmovdqu         %xmm1, 16(%rdx)
-	vpxor           %xmm6, %xmm13, %xmm10
-	vaesdeclast     %xmm10, %xmm2, %xmm2
-	vmovdqu         %xmm2, 32(%rdx)
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vpxor           %xmm8, %xmm13, %xmm2
+	vaesdeclast     %xmm2, %xmm4, %xmm4
+	vmovdqu         %xmm4, (%rdx)
+	vpxor           %xmm9, %xmm13, %xmm2
+	vaesdeclast     %xmm2, %xmm5, %xmm5
+	vmovdqu         %xmm5, 16(%rdx)
+	vpxor           %xmm10, %xmm13, %xmm2
+	vaesdeclast     %xmm2, %xmm6, %xmm6
+	vmovdqu         %xmm6, 32(%rdx)
 	add             %r8, %rcx
 	add             %r8, %rdx
 	add             $32, %rcx
 	add             $32, %rdx
-	{load} vmovdqa  %xmm8, %xmm10                   # the next block's tweak
+	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
 	{disp32} jmp    .Lxts_dec_steal_or_done
 .Lxts_dec_final2:
-	{load} vmovdqa  %xmm8, %xmm4
-	vpsrlq          $63, %xmm8, %xmm10              # top 1 bits of each half
-	vpclmulqdq      $1, %xmm9, %xmm10, %xmm11       # high half's, times 0x87
-	vpslldq         $8, %xmm10, %xmm10              # low half's carry into high
-	vpsllq          $1, %xmm8, %xmm5
-	vpxor           %xmm10, %xmm5, %xmm5
-	vpxor           %xmm11, %xmm5, %xmm5
-	vpsrlq          $62, %xmm8, %xmm10              # top 2 bits of each half
-	vpclmulqdq      $1, %xmm9, %xmm10, %xmm11       # high half's, times 0x87
-	vpslldq         $8, %xmm10, %xmm10              # low half's carry into high
-	vpsllq          $2, %xmm8, %xmm8
-	vpxor           %xmm10, %xmm8, %xmm8
-	vpxor           %xmm11, %xmm8, %xmm8
+	vmovdqa         %xmm0, %xmm8
+	vpsrlq          $63, %xmm0, %xmm2               # top 1 bits of each half
+	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
+	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
+	vpsllq          $1, %xmm0, %xmm9
+	vpxor           %xmm2, %xmm9, %xmm9
+	vpxor           %xmm3, %xmm9, %xmm9
+	vpsrlq          $62, %xmm0, %xmm2               # top 2 bits of each half
+	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
+	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
+	vpsllq          $2, %xmm0, %xmm0
+	vpxor           %xmm2, %xmm0, %xmm0
+	vpxor           %xmm3, %xmm0, %xmm0
 	sub             $16, %r8                        # bytes in the last vector
-	vpxor           (%rcx), %xmm4, %xmm0
-	vpxor           %xmm12, %xmm0, %xmm0
-	vpxor           16(%rcx), %xmm5, %xmm1
-	vpxor           %xmm12, %xmm1, %xmm1
+	vpxor           (%rcx), %xmm8, %xmm4
+	vpxor           %xmm12, %xmm4, %xmm4
+	vpxor           16(%rcx), %xmm9, %xmm5
+	vpxor           %xmm12, %xmm5, %xmm5
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_final2_aes128
 	{disp32} je     .Lxts_dec_final2_aes192
 	vmovdqu         -208(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
-	vaesdec         %xmm14, %xmm1, %xmm1
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
 	vmovdqu         -192(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
-	vaesdec         %xmm14, %xmm1, %xmm1
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
 .Lxts_dec_final2_aes192:
 	vmovdqu         -176(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
-	vaesdec         %xmm14, %xmm1, %xmm1
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
 	vmovdqu         -160(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
-	vaesdec         %xmm14, %xmm1, %xmm1
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
 .Lxts_dec_final2_aes128:
 	vmovdqu         -144(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
-	vaesdec         %xmm14, %xmm1, %xmm1
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
 	vmovdqu         -128(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
-	vaesdec         %xmm14, %xmm1, %xmm1
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
 	vmovdqu         -112(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
-	vaesdec         %xmm14, %xmm1, %xmm1
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
 	vmovdqu         -96(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
-	vaesdec         %xmm14, %xmm1, %xmm1
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
 	vmovdqu         -80(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
-	vaesdec         %xmm14, %xmm1, %xmm1
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
 	vmovdqu         -64(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
-	vaesdec         %xmm14, %xmm1, %xmm1
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
 	vmovdqu         -48(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
-	vaesdec         %xmm14, %xmm1, %xmm1
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
 	vmovdqu         -32(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
-	vaesdec         %xmm14, %xmm1, %xmm1
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
 	vmovdqu         -16(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
-	vaesdec         %xmm14, %xmm1, %xmm1
-	vpxor           %xmm4, %xmm13, %xmm10
-	vaesdeclast     %xmm10, %xmm0, %xmm0
-	vmovdqu         %xmm0, (%rdx)
-	vpxor           %xmm5, %xmm13, %xmm10
-	vaesdeclast     %xmm10, %xmm1, %xmm1
-	vmovdqu         %xmm1, 16(%rdx)
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vpxor           %xmm8, %xmm13, %xmm2
+	vaesdeclast     %xmm2, %xmm4, %xmm4
+	vmovdqu         %xmm4, (%rdx)
+	vpxor           %xmm9, %xmm13, %xmm2
+	vaesdeclast     %xmm2, %xmm5, %xmm5
+	vmovdqu         %xmm5, 16(%rdx)
 	add             %r8, %rcx
 	add             %r8, %rdx
 	add             $16, %rcx
 	add             $16, %rdx
-	{load} vmovdqa  %xmm8, %xmm10                   # the next block's tweak
+	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
 	{disp32} jmp    .Lxts_dec_steal_or_done
 .Lxts_dec_final1:
-	{load} vmovdqa  %xmm8, %xmm4
-	vpsrlq          $63, %xmm8, %xmm10              # top 1 bits of each half
-	vpclmulqdq      $1, %xmm9, %xmm10, %xmm11       # high half's, times 0x87
-	vpslldq         $8, %xmm10, %xmm10              # low half's carry into high
-	vpsllq          $1, %xmm8, %xmm8
-	vpxor           %xmm10, %xmm8, %xmm8
-	vpxor           %xmm11, %xmm8, %xmm8
-	vpxor           (%rcx), %xmm4, %xmm0
-	vpxor           %xmm12, %xmm0, %xmm0
+	vmovdqa         %xmm0, %xmm8
+	vpsrlq          $63, %xmm0, %xmm2               # top 1 bits of each half
+	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
+	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
+	vpsllq          $1, %xmm0, %xmm0
+	vpxor           %xmm2, %xmm0, %xmm0
+	vpxor           %xmm3, %xmm0, %xmm0
+	vpxor           (%rcx), %xmm8, %xmm4
+	vpxor           %xmm12, %xmm4, %xmm4
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_final1_aes128
 	{disp32} je     .Lxts_dec_final1_aes192
 	vmovdqu         -208(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
+	vaesdec         %xmm14, %xmm4, %xmm4
 	vmovdqu         -192(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
+	vaesdec         %xmm14, %xmm4, %xmm4
 .Lxts_dec_final1_aes192:
 	vmovdqu         -176(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
+	vaesdec         %xmm14, %xmm4, %xmm4
 	vmovdqu         -160(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
+	vaesdec         %xmm14, %xmm4, %xmm4
 .Lxts_dec_final1_aes128:
 	vmovdqu         -144(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
+	vaesdec         %xmm14, %xmm4, %xmm4
 	vmovdqu         -128(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
+	vaesdec         %xmm14, %xmm4, %xmm4
 	vmovdqu         -112(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
+	vaesdec         %xmm14, %xmm4, %xmm4
 	vmovdqu         -96(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
+	vaesdec         %xmm14, %xmm4, %xmm4
 	vmovdqu         -80(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
+	vaesdec         %xmm14, %xmm4, %xmm4
 	vmovdqu         -64(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
+	vaesdec         %xmm14, %xmm4, %xmm4
 	vmovdqu         -48(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
+	vaesdec         %xmm14, %xmm4, %xmm4
 	vmovdqu         -32(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
+	vaesdec         %xmm14, %xmm4, %xmm4
 	vmovdqu         -16(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
-	vpxor           %xmm4, %xmm13, %xmm10
-	vaesdeclast     %xmm10, %xmm0, %xmm0
-	vmovdqu         %xmm0, (%rdx)
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vpxor           %xmm8, %xmm13, %xmm2
+	vaesdeclast     %xmm2, %xmm4, %xmm4
+	vmovdqu         %xmm4, (%rdx)
 	add             %r8, %rcx
 	add             %r8, %rdx
-	{load} vmovdqa  %xmm8, %xmm10                   # the next block's tweak
+	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
 	{disp32} jmp    .Lxts_dec_steal_or_done
 
 .Lxts_dec_no_tail:
-	{load} vmovdqa  %xmm8, %xmm10                   # the next block's tweak
+	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
 .Lxts_dec_steal_or_done:
 	test            %rsi, %rsi
 	{disp32} jz     .Lxts_dec_return
-	vpsrlq          $63, %xmm10, %xmm4              # top 1 bits of each half
-	vpclmulqdq      $1, %xmm9, %xmm4, %xmm8         # high half's, times 0x87
-	vpslldq         $8, %xmm4, %xmm4                # low half's carry into high
-	vpsllq          $1, %xmm10, %xmm11
-	vpxor           %xmm4, %xmm11, %xmm11
-	vpxor           %xmm8, %xmm11, %xmm11
-	vmovdqu         (%rcx,%rsi,1), %xmm4            # last 16 bytes of src
-	vpxor           (%rcx), %xmm11, %xmm0
-	vpxor           (%rdi), %xmm0, %xmm0
+	vpsrlq          $63, %xmm2, %xmm8               # top 1 bits of each half
+	vpclmulqdq      $1, %xmm1, %xmm8, %xmm0         # high half's, times 0x87
+	vpslldq         $8, %xmm8, %xmm8                # low half's carry into high
+	vpsllq          $1, %xmm2, %xmm3
+	vpxor           %xmm8, %xmm3, %xmm3
+	vpxor           %xmm0, %xmm3, %xmm3
+	vmovdqu         (%rcx,%rsi,1), %xmm8            # last 16 bytes of src
+	vpxor           (%rcx), %xmm3, %xmm4
+	vpxor           (%rdi), %xmm4, %xmm4
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_steal_a_aes128
 	{disp32} je     .Lxts_dec_steal_a_aes192
-	vaesdec         -208(%r10), %xmm0, %xmm0
-	vaesdec         -192(%r10), %xmm0, %xmm0
+	vaesdec         -208(%r10), %xmm4, %xmm4
+	vaesdec         -192(%r10), %xmm4, %xmm4
 .Lxts_dec_steal_a_aes192:
-	vaesdec         -176(%r10), %xmm0, %xmm0
-	vaesdec         -160(%r10), %xmm0, %xmm0
+	vaesdec         -176(%r10), %xmm4, %xmm4
+	vaesdec         -160(%r10), %xmm4, %xmm4
 .Lxts_dec_steal_a_aes128:
-	vaesdec         -144(%r10), %xmm0, %xmm0
-	vaesdec         -128(%r10), %xmm0, %xmm0
-	vaesdec         -112(%r10), %xmm0, %xmm0
-	vaesdec         -96(%r10), %xmm0, %xmm0
-	vaesdec         -80(%r10), %xmm0, %xmm0
-	vaesdec         -64(%r10), %xmm0, %xmm0
-	vaesdec         -48(%r10), %xmm0, %xmm0
-	vaesdec         -32(%r10), %xmm0, %xmm0
-	vaesdec         -16(%r10), %xmm0, %xmm0
-	vaesdeclast     (%r10), %xmm0, %xmm0
-	vpxor           %xmm11, %xmm0, %xmm0
+	vaesdec         -144(%r10), %xmm4, %xmm4
+	vaesdec         -128(%r10), %xmm4, %xmm4
+	vaesdec         -112(%r10), %xmm4, %xmm4
+	vaesdec         -96(%r10), %xmm4, %xmm4
+	vaesdec         -80(%r10), %xmm4, %xmm4
+	vaesdec         -64(%r10), %xmm4, %xmm4
+	vaesdec         -48(%r10), %xmm4, %xmm4
+	vaesdec         -32(%r10), %xmm4, %xmm4
+	vaesdec         -16(%r10), %xmm4, %xmm4
+	vaesdeclast     (%r10), %xmm4, %xmm4
+	vpxor           %xmm3, %xmm4, %xmm4
 	lea             .Lxts_cts_table(%rip), %r11
 # short block out: CC's first PART bytes, at the top of a store ending at the end
-	vmovdqu         (%r11,%rsi,1), %xmm9
-	vpshufb         %xmm9, %xmm0, %xmm9
+	vmovdqu         (%r11,%rsi,1), %xmm1
+	vpshufb         %xmm1, %xmm4, %xmm1
 # last whole block in: the PART stolen bytes, then CC from byte PART on
 	neg             %rsi
-	vmovdqu         32(%r11,%rsi,1), %xmm8
-	vpshufb         %xmm8, %xmm4, %xmm4
-	vmovdqu         64(%r11,%rsi,1), %xmm8
+	vmovdqu         32(%r11,%rsi,1), %xmm0
+	vpshufb         %xmm0, %xmm8, %xmm8
+	vmovdqu         64(%r11,%rsi,1), %xmm0
 	neg             %rsi
-	vpand           %xmm8, %xmm0, %xmm0
-	vpor            %xmm4, %xmm0, %xmm0
-	vmovdqu         %xmm9, (%rdx,%rsi,1)
-	vpxor           %xmm10, %xmm0, %xmm0
-	vpxor           (%rdi), %xmm0, %xmm0
+	vpand           %xmm0, %xmm4, %xmm4
+	vpor            %xmm8, %xmm4, %xmm4
+	vmovdqu         %xmm1, (%rdx,%rsi,1)
+	vpxor           %xmm2, %xmm4, %xmm4
+	vpxor           (%rdi), %xmm4, %xmm4
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_steal_b_aes128
 	{disp32} je     .Lxts_dec_steal_b_aes192
-	vaesdec         -208(%r10), %xmm0, %xmm0
-	vaesdec         -192(%r10), %xmm0, %xmm0
+	vaesdec         -208(%r10), %xmm4, %xmm4
+	vaesdec         -192(%r10), %xmm4, %xmm4
 .Lxts_dec_steal_b_aes192:
-	vaesdec         -176(%r10), %xmm0, %xmm0
-	vaesdec         -160(%r10), %xmm0, %xmm0
+	vaesdec         -176(%r10), %xmm4, %xmm4
+	vaesdec         -160(%r10), %xmm4, %xmm4
 .Lxts_dec_steal_b_aes128:
-	vaesdec         -144(%r10), %xmm0, %xmm0
-	vaesdec         -128(%r10), %xmm0, %xmm0
-	vaesdec         -112(%r10), %xmm0, %xmm0
-	vaesdec         -96(%r10), %xmm0, %xmm0
-	vaesdec         -80(%r10), %xmm0, %xmm0
-	vaesdec         -64(%r10), %xmm0, %xmm0
-	vaesdec         -48(%r10), %xmm0, %xmm0
-	vaesdec         -32(%r10), %xmm0, %xmm0
-	vaesdec         -16(%r10), %xmm0, %xmm0
-	vaesdeclast     (%r10), %xmm0, %xmm0
-	vpxor           %xmm10, %xmm0, %xmm0
-	vmovdqu         %xmm0, (%rdx)
+	vaesdec         -144(%r10), %xmm4, %xmm4
+	vaesdec         -128(%r10), %xmm4, %xmm4
+	vaesdec         -112(%r10), %xmm4, %xmm4
+	vaesdec         -96(%r10), %xmm4, %xmm4
+	vaesdec         -80(%r10), %xmm4, %xmm4
+	vaesdec         -64(%r10), %xmm4, %xmm4
+	vaesdec         -48(%r10), %xmm4, %xmm4
+	vaesdec         -32(%r10), %xmm4, %xmm4
+	vaesdec         -16(%r10), %xmm4, %xmm4
+	vaesdeclast     (%r10), %xmm4, %xmm4
+	vpxor           %xmm2, %xmm4, %xmm4
+	vmovdqu         %xmm4, (%rdx)
 .Lxts_dec_return:
 	xor             %eax, %eax
 	vzeroupper
@@ -1128,121 +1128,121 @@ aesgen_xts_decrypt_aesni_avx:
 .Lxts_dec_main_loop:
 # LLVM-MCA-BEGIN xts_dec_aesni_avx_main_loop
 # 4 vectors = 64 bytes per iteration
-	{load} vmovdqa  %xmm8, %xmm4
-	vpsrlq          $63, %xmm8, %xmm10              # top 1 bits of each half
-	vpclmulqdq      $1, %xmm9, %xmm10, %xmm11       # high half's, times 0x87
-	vpslldq         $8, %xmm10, %xmm10              # low half's carry into high
-	vpsllq          $1, %xmm8, %xmm5
-	vpxor           %xmm10, %xmm5, %xmm5
-	vpxor           %xmm11, %xmm5, %xmm5
-	vpsrlq          $62, %xmm8, %xmm10              # top 2 bits of each half
-	vpclmulqdq      $1, %xmm9, %xmm10, %xmm11       # high half's, times 0x87
-	vpslldq         $8, %xmm10, %xmm10              # low half's carry into high
-	vpsllq          $2, %xmm8, %xmm6
-	vpxor           %xmm10, %xmm6, %xmm6
-	vpxor           %xmm11, %xmm6, %xmm6
-	vpsrlq          $61, %xmm8, %xmm10              # top 3 bits of each half
-	vpclmulqdq      $1, %xmm9, %xmm10, %xmm11       # high half's, times 0x87
-	vpslldq         $8, %xmm10, %xmm10              # low half's carry into high
-	vpsllq          $3, %xmm8, %xmm7
-	vpxor           %xmm10, %xmm7, %xmm7
-	vpxor           %xmm11, %xmm7, %xmm7
-	vpsrlq          $60, %xmm8, %xmm10              # top 4 bits of each half
-	vpclmulqdq      $1, %xmm9, %xmm10, %xmm11       # high half's, times 0x87
-	vpslldq         $8, %xmm10, %xmm10              # low half's carry into high
-	vpsllq          $4, %xmm8, %xmm8
-	vpxor           %xmm10, %xmm8, %xmm8
-	vpxor           %xmm11, %xmm8, %xmm8
-	vpxor           (%rcx), %xmm4, %xmm0
-	vpxor           %xmm12, %xmm0, %xmm0
-	vpxor           16(%rcx), %xmm5, %xmm1
-	vpxor           %xmm12, %xmm1, %xmm1
-	vpxor           32(%rcx), %xmm6, %xmm2
-	vpxor           %xmm12, %xmm2, %xmm2
-	vpxor           48(%rcx), %xmm7, %xmm3
-	vpxor           %xmm12, %xmm3, %xmm3
+	vmovdqa         %xmm0, %xmm8
+	vpsrlq          $63, %xmm0, %xmm2               # top 1 bits of each half
+	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
+	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
+	vpsllq          $1, %xmm0, %xmm9
+	vpxor           %xmm2, %xmm9, %xmm9
+	vpxor           %xmm3, %xmm9, %xmm9
+	vpsrlq          $62, %xmm0, %xmm2               # top 2 bits of each half
+	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
+	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
+	vpsllq          $2, %xmm0, %xmm10
+	vpxor           %xmm2, %xmm10, %xmm10
+	vpxor           %xmm3, %xmm10, %xmm10
+	vpsrlq          $61, %xmm0, %xmm2               # top 3 bits of each half
+	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
+	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
+	vpsllq          $3, %xmm0, %xmm11
+	vpxor           %xmm2, %xmm11, %xmm11
+	vpxor           %xmm3, %xmm11, %xmm11
+	vpsrlq          $60, %xmm0, %xmm2               # top 4 bits of each half
+	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
+	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
+	vpsllq          $4, %xmm0, %xmm0
+	vpxor           %xmm2, %xmm0, %xmm0
+	vpxor           %xmm3, %xmm0, %xmm0
+	vpxor           (%rcx), %xmm8, %xmm4
+	vpxor           %xmm12, %xmm4, %xmm4
+	vpxor           16(%rcx), %xmm9, %xmm5
+	vpxor           %xmm12, %xmm5, %xmm5
+	vpxor           32(%rcx), %xmm10, %xmm6
+	vpxor           %xmm12, %xmm6, %xmm6
+	vpxor           48(%rcx), %xmm11, %xmm7
+	vpxor           %xmm12, %xmm7, %xmm7
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_main_aes128
 	{disp32} je     .Lxts_dec_main_aes192
 	vmovdqu         -208(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
-	vaesdec         %xmm14, %xmm1, %xmm1
-	vaesdec         %xmm14, %xmm2, %xmm2
-	vaesdec         %xmm14, %xmm3, %xmm3
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
 	vmovdqu         -192(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
-	vaesdec         %xmm14, %xmm1, %xmm1
-	vaesdec         %xmm14, %xmm2, %xmm2
-	vaesdec         %xmm14, %xmm3, %xmm3
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
 .Lxts_dec_main_aes192:
 	vmovdqu         -176(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
-	vaesdec         %xmm14, %xmm1, %xmm1
-	vaesdec         %xmm14, %xmm2, %xmm2
-	vaesdec         %xmm14, %xmm3, %xmm3
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
 	vmovdqu         -160(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
-	vaesdec         %xmm14, %xmm1, %xmm1
-	vaesdec         %xmm14, %xmm2, %xmm2
-	vaesdec         %xmm14, %xmm3, %xmm3
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
 .Lxts_dec_main_aes128:
 	vmovdqu         -144(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
-	vaesdec         %xmm14, %xmm1, %xmm1
-	vaesdec         %xmm14, %xmm2, %xmm2
-	vaesdec         %xmm14, %xmm3, %xmm3
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
 	vmovdqu         -128(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
-	vaesdec         %xmm14, %xmm1, %xmm1
-	vaesdec         %xmm14, %xmm2, %xmm2
-	vaesdec         %xmm14, %xmm3, %xmm3
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
 	vmovdqu         -112(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
-	vaesdec         %xmm14, %xmm1, %xmm1
-	vaesdec         %xmm14, %xmm2, %xmm2
-	vaesdec         %xmm14, %xmm3, %xmm3
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
 	vmovdqu         -96(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
-	vaesdec         %xmm14, %xmm1, %xmm1
-	vaesdec         %xmm14, %xmm2, %xmm2
-	vaesdec         %xmm14, %xmm3, %xmm3
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
 	vmovdqu         -80(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
-	vaesdec         %xmm14, %xmm1, %xmm1
-	vaesdec         %xmm14, %xmm2, %xmm2
-	vaesdec         %xmm14, %xmm3, %xmm3
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
 	vmovdqu         -64(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
-	vaesdec         %xmm14, %xmm1, %xmm1
-	vaesdec         %xmm14, %xmm2, %xmm2
-	vaesdec         %xmm14, %xmm3, %xmm3
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
 	vmovdqu         -48(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
-	vaesdec         %xmm14, %xmm1, %xmm1
-	vaesdec         %xmm14, %xmm2, %xmm2
-	vaesdec         %xmm14, %xmm3, %xmm3
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
 	vmovdqu         -32(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
-	vaesdec         %xmm14, %xmm1, %xmm1
-	vaesdec         %xmm14, %xmm2, %xmm2
-	vaesdec         %xmm14, %xmm3, %xmm3
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
 	vmovdqu         -16(%r10), %xmm14
-	vaesdec         %xmm14, %xmm0, %xmm0
-	vaesdec         %xmm14, %xmm1, %xmm1
-	vaesdec         %xmm14, %xmm2, %xmm2
-	vaesdec         %xmm14, %xmm3, %xmm3
-	vpxor           %xmm4, %xmm13, %xmm10
-	vaesdeclast     %xmm10, %xmm0, %xmm0
-	vmovdqu         %xmm0, (%rdx)
-	vpxor           %xmm5, %xmm13, %xmm10
-	vaesdeclast     %xmm10, %xmm1, %xmm1
-	vmovdqu         %xmm1, 16(%rdx)
-	vpxor           %xmm6, %xmm13, %xmm10
-	vaesdeclast     %xmm10, %xmm2, %xmm2
-	vmovdqu         %xmm2, 32(%rdx)
-	vpxor           %xmm7, %xmm13, %xmm10
-	vaesdeclast     %xmm10, %xmm3, %xmm3
-	vmovdqu         %xmm3, 48(%rdx)
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
+	vpxor           %xmm8, %xmm13, %xmm2
+	vaesdeclast     %xmm2, %xmm4, %xmm4
+	vmovdqu         %xmm4, (%rdx)
+	vpxor           %xmm9, %xmm13, %xmm2
+	vaesdeclast     %xmm2, %xmm5, %xmm5
+	vmovdqu         %xmm5, 16(%rdx)
+	vpxor           %xmm10, %xmm13, %xmm2
+	vaesdeclast     %xmm2, %xmm6, %xmm6
+	vmovdqu         %xmm6, 32(%rdx)
+	vpxor           %xmm11, %xmm13, %xmm2
+	vaesdeclast     %xmm2, %xmm7, %xmm7
+	vmovdqu         %xmm7, 48(%rdx)
 	add             $64, %rcx
 	add             $64, %rdx
 	sub             $64, %r8

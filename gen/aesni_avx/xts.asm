@@ -25,8 +25,8 @@
 ; handled by ciphertext stealing on xmm.
 ;
 ; Registers: KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11, PART=rsi, PART=rsi (after the tweak is made)
-;            X0=xmm0, X1=xmm1, X2=xmm2, X3=xmm3, TW0=xmm4, TW1=xmm5
-;            TW2=xmm6, TW3=xmm7, BASE=xmm8, POLY=xmm9, T1=xmm10, T2=xmm11
+;            BASE=xmm0, POLY=xmm1, T1=xmm2, T2=xmm3, X0=xmm4, X1=xmm5
+;            X2=xmm6, X3=xmm7, TW0=xmm8, TW1=xmm9, TW2=xmm10, TW3=xmm11
 ;            K0=xmm12, KLAST=xmm13, KT=xmm14
 	section .text
 	align 32, db 0xcc
@@ -37,32 +37,32 @@ aesgen_xts_encrypt_aesni_avx:
 ; T = E_K2(iv), on xmm with the tweak key read from memory
 	lea             r10, [rsi + rax*8]
 	lea             r10, [r10 + rax*8]
-	vmovdqu         xmm8, oword [r9]
-	vpxor           xmm8, xmm8, oword [rsi]
+	vmovdqu         xmm0, oword [r9]
+	vpxor           xmm0, xmm0, oword [rsi]
 	cmp             eax, 12
 	jb              near L.xts_enc_tweak_aes128
 	je              near L.xts_enc_tweak_aes192
-	vaesenc         xmm8, xmm8, oword [r10 - 208]
-	vaesenc         xmm8, xmm8, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, oword [r10 - 192]
 L.xts_enc_tweak_aes192:
-	vaesenc         xmm8, xmm8, oword [r10 - 176]
-	vaesenc         xmm8, xmm8, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, oword [r10 - 160]
 L.xts_enc_tweak_aes128:
-	vaesenc         xmm8, xmm8, oword [r10 - 144]
-	vaesenc         xmm8, xmm8, oword [r10 - 128]
-	vaesenc         xmm8, xmm8, oword [r10 - 112]
-	vaesenc         xmm8, xmm8, oword [r10 - 96]
-	vaesenc         xmm8, xmm8, oword [r10 - 80]
-	vaesenc         xmm8, xmm8, oword [r10 - 64]
-	vaesenc         xmm8, xmm8, oword [r10 - 48]
-	vaesenc         xmm8, xmm8, oword [r10 - 32]
-	vaesenc         xmm8, xmm8, oword [r10 - 16]
-	vaesenclast     xmm8, xmm8, oword [r10]
+	vaesenc         xmm0, xmm0, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, oword [r10 - 16]
+	vaesenclast     xmm0, xmm0, oword [r10]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &key1[rounds]
 	vmovdqu         xmm12, oword [rdi]
 	vmovdqu         xmm13, oword [r10]
-	vmovdqu         xmm9, oword [rel L.xts_poly]
+	vmovdqu         xmm1, oword [rel L.xts_poly]
 	mov             esi, r8d
 	and             esi, 15                         ; bytes past the last whole block
 	jz              near L.xts_enc_whole_blocks
@@ -81,421 +81,421 @@ L.xts_enc_main_done:
 	cmp             r8, 48
 	jbe             near L.xts_enc_final3
 L.xts_enc_final4:
-	vmovdqa         xmm4, xmm8
-	vpsrlq          xmm10, xmm8, 63                 ; top 1 bits of each half
-	vpclmulqdq      xmm11, xmm10, xmm9, 1           ; high half's, times 0x87
-	vpslldq         xmm10, xmm10, 8                 ; low half's carry into high
-	vpsllq          xmm5, xmm8, 1
-	vpxor           xmm5, xmm5, xmm10
-	vpxor           xmm5, xmm5, xmm11
-	vpsrlq          xmm10, xmm8, 62                 ; top 2 bits of each half
-	vpclmulqdq      xmm11, xmm10, xmm9, 1           ; high half's, times 0x87
-	vpslldq         xmm10, xmm10, 8                 ; low half's carry into high
-	vpsllq          xmm6, xmm8, 2
-	vpxor           xmm6, xmm6, xmm10
-	vpxor           xmm6, xmm6, xmm11
-	vpsrlq          xmm10, xmm8, 61                 ; top 3 bits of each half
-	vpclmulqdq      xmm11, xmm10, xmm9, 1           ; high half's, times 0x87
-	vpslldq         xmm10, xmm10, 8                 ; low half's carry into high
-	vpsllq          xmm7, xmm8, 3
-	vpxor           xmm7, xmm7, xmm10
-	vpxor           xmm7, xmm7, xmm11
-	vpsrlq          xmm10, xmm8, 60                 ; top 4 bits of each half
-	vpclmulqdq      xmm11, xmm10, xmm9, 1           ; high half's, times 0x87
-	vpslldq         xmm10, xmm10, 8                 ; low half's carry into high
-	vpsllq          xmm8, xmm8, 4
-	vpxor           xmm8, xmm8, xmm10
-	vpxor           xmm8, xmm8, xmm11
+	vmovdqa         xmm8, xmm0
+	vpsrlq          xmm2, xmm0, 63                  ; top 1 bits of each half
+	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
+	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
+	vpsllq          xmm9, xmm0, 1
+	vpxor           xmm9, xmm9, xmm2
+	vpxor           xmm9, xmm9, xmm3
+	vpsrlq          xmm2, xmm0, 62                  ; top 2 bits of each half
+	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
+	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
+	vpsllq          xmm10, xmm0, 2
+	vpxor           xmm10, xmm10, xmm2
+	vpxor           xmm10, xmm10, xmm3
+	vpsrlq          xmm2, xmm0, 61                  ; top 3 bits of each half
+	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
+	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
+	vpsllq          xmm11, xmm0, 3
+	vpxor           xmm11, xmm11, xmm2
+	vpxor           xmm11, xmm11, xmm3
+	vpsrlq          xmm2, xmm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
+	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
+	vpsllq          xmm0, xmm0, 4
+	vpxor           xmm0, xmm0, xmm2
+	vpxor           xmm0, xmm0, xmm3
 	sub             r8, 48                          ; bytes in the last vector
-	vpxor           xmm0, xmm4, oword [rcx]
-	vpxor           xmm0, xmm0, xmm12
-	vpxor           xmm1, xmm5, oword [rcx + 16]
-	vpxor           xmm1, xmm1, xmm12
-	vpxor           xmm2, xmm6, oword [rcx + 32]
-	vpxor           xmm2, xmm2, xmm12
-	vpxor           xmm3, xmm7, oword [rcx + 48]
-	vpxor           xmm3, xmm3, xmm12
+	vpxor           xmm4, xmm8, oword [rcx]
+	vpxor           xmm4, xmm4, xmm12
+	vpxor           xmm5, xmm9, oword [rcx + 16]
+	vpxor           xmm5, xmm5, xmm12
+	vpxor           xmm6, xmm10, oword [rcx + 32]
+	vpxor           xmm6, xmm6, xmm12
+	vpxor           xmm7, xmm11, oword [rcx + 48]
+	vpxor           xmm7, xmm7, xmm12
 	cmp             eax, 12
 	jb              near L.xts_enc_final4_aes128
 	je              near L.xts_enc_final4_aes192
 	vmovdqu         xmm14, oword [r10 - 208]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
 	vmovdqu         xmm14, oword [r10 - 192]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
 L.xts_enc_final4_aes192:
 	vmovdqu         xmm14, oword [r10 - 176]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
 	vmovdqu         xmm14, oword [r10 - 160]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
 L.xts_enc_final4_aes128:
 	vmovdqu         xmm14, oword [r10 - 144]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
 	vmovdqu         xmm14, oword [r10 - 128]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
 	vmovdqu         xmm14, oword [r10 - 112]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
 	vmovdqu         xmm14, oword [r10 - 96]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
 	vmovdqu         xmm14, oword [r10 - 80]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
 	vmovdqu         xmm14, oword [r10 - 64]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
 	vmovdqu         xmm14, oword [r10 - 48]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
 	vmovdqu         xmm14, oword [r10 - 32]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
 	vmovdqu         xmm14, oword [r10 - 16]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
-	vpxor           xmm10, xmm13, xmm4
-	vaesenclast     xmm0, xmm0, xmm10
-	vmovdqu         oword [rdx], xmm0
-	vpxor           xmm10, xmm13, xmm5
-	vaesenclast     xmm1, xmm1, xmm10
-	vmovdqu         oword [rdx + 16], xmm1
-	vpxor           xmm10, xmm13, xmm6
-	vaesenclast     xmm2, xmm2, xmm10
-	vmovdqu         oword [rdx + 32], xmm2
-	vpxor           xmm10, xmm13, xmm7
-	vaesenclast     xmm3, xmm3, xmm10
-	vmovdqu         oword [rdx + 48], xmm3
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vpxor           xmm2, xmm13, xmm8
+	vaesenclast     xmm4, xmm4, xmm2
+	vmovdqu         oword [rdx], xmm4
+	vpxor           xmm2, xmm13, xmm9
+	vaesenclast     xmm5, xmm5, xmm2
+	vmovdqu         oword [rdx + 16], xmm5
+	vpxor           xmm2, xmm13, xmm10
+	vaesenclast     xmm6, xmm6, xmm2
+	vmovdqu         oword [rdx + 32], xmm6
+	vpxor           xmm2, xmm13, xmm11
+	vaesenclast     xmm7, xmm7, xmm2
+	vmovdqu         oword [rdx + 48], xmm7
 	add             rcx, r8
 	add             rdx, r8
 	add             rcx, 48
 	add             rdx, 48
-	vmovdqa         xmm10, xmm8                     ; the next block's tweak
+	vmovdqa         xmm2, xmm0                      ; the next block's tweak
 	jmp             near L.xts_enc_steal_or_done
 L.xts_enc_final3:
-	vmovdqa         xmm4, xmm8
-	vpsrlq          xmm10, xmm8, 63                 ; top 1 bits of each half
-	vpclmulqdq      xmm11, xmm10, xmm9, 1           ; high half's, times 0x87
-	vpslldq         xmm10, xmm10, 8                 ; low half's carry into high
-	vpsllq          xmm5, xmm8, 1
-	vpxor           xmm5, xmm5, xmm10
-	vpxor           xmm5, xmm5, xmm11
-	vpsrlq          xmm10, xmm8, 62                 ; top 2 bits of each half
-	vpclmulqdq      xmm11, xmm10, xmm9, 1           ; high half's, times 0x87
-	vpslldq         xmm10, xmm10, 8                 ; low half's carry into high
-	vpsllq          xmm6, xmm8, 2
-	vpxor           xmm6, xmm6, xmm10
-	vpxor           xmm6, xmm6, xmm11
-	vpsrlq          xmm10, xmm8, 61                 ; top 3 bits of each half
-	vpclmulqdq      xmm11, xmm10, xmm9, 1           ; high half's, times 0x87
-	vpslldq         xmm10, xmm10, 8                 ; low half's carry into high
-	vpsllq          xmm8, xmm8, 3
-	vpxor           xmm8, xmm8, xmm10
-	vpxor           xmm8, xmm8, xmm11
+	vmovdqa         xmm8, xmm0
+	vpsrlq          xmm2, xmm0, 63                  ; top 1 bits of each half
+	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
+	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
+	vpsllq          xmm9, xmm0, 1
+	vpxor           xmm9, xmm9, xmm2
+	vpxor           xmm9, xmm9, xmm3
+	vpsrlq          xmm2, xmm0, 62                  ; top 2 bits of each half
+	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
+	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
+	vpsllq          xmm10, xmm0, 2
+	vpxor           xmm10, xmm10, xmm2
+	vpxor           xmm10, xmm10, xmm3
+	vpsrlq          xmm2, xmm0, 61                  ; top 3 bits of each half
+	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
+	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
+	vpsllq          xmm0, xmm0, 3
+	vpxor           xmm0, xmm0, xmm2
+	vpxor           xmm0, xmm0, xmm3
 	sub             r8, 32                          ; bytes in the last vector
-	vpxor           xmm0, xmm4, oword [rcx]
-	vpxor           xmm0, xmm0, xmm12
-	vpxor           xmm1, xmm5, oword [rcx + 16]
-	vpxor           xmm1, xmm1, xmm12
-	vpxor           xmm2, xmm6, oword [rcx + 32]
-	vpxor           xmm2, xmm2, xmm12
+	vpxor           xmm4, xmm8, oword [rcx]
+	vpxor           xmm4, xmm4, xmm12
+	vpxor           xmm5, xmm9, oword [rcx + 16]
+	vpxor           xmm5, xmm5, xmm12
+	vpxor           xmm6, xmm10, oword [rcx + 32]
+	vpxor           xmm6, xmm6, xmm12
 	cmp             eax, 12
 	jb              near L.xts_enc_final3_aes128
 	je              near L.xts_enc_final3_aes192
 	vmovdqu         xmm14, oword [r10 - 208]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
 	vmovdqu         xmm14, oword [r10 - 192]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
 L.xts_enc_final3_aes192:
 	vmovdqu         xmm14, oword [r10 - 176]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
 	vmovdqu         xmm14, oword [r10 - 160]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
 L.xts_enc_final3_aes128:
 	vmovdqu         xmm14, oword [r10 - 144]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
 	vmovdqu         xmm14, oword [r10 - 128]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
 	vmovdqu         xmm14, oword [r10 - 112]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
 	vmovdqu         xmm14, oword [r10 - 96]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
 	vmovdqu         xmm14, oword [r10 - 80]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
 	vmovdqu         xmm14, oword [r10 - 64]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
 	vmovdqu         xmm14, oword [r10 - 48]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
 	vmovdqu         xmm14, oword [r10 - 32]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
 	vmovdqu         xmm14, oword [r10 - 16]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vpxor           xmm10, xmm13, xmm4
-	vaesenclast     xmm0, xmm0, xmm10
-	vmovdqu         oword [rdx], xmm0
-	vpxor           xmm10, xmm13, xmm5
-	vaesenclast     xmm1, xmm1, xmm10
-	vmovdqu         oword [rdx + 16], xmm1
-	vpxor           xmm10, xmm13, xmm6
-	vaesenclast     xmm2, xmm2, xmm10
-	vmovdqu         oword [rdx + 32], xmm2
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vpxor           xmm2, xmm13, xmm8
+	vaesenclast     xmm4, xmm4, xmm2
+	vmovdqu         oword [rdx], xmm4
+	vpxor           xmm2, xmm13, xmm9
+	vaesenclast     xmm5, xmm5, xmm2
+	vmovdqu         oword [rdx + 16], xmm5
+	vpxor           xmm2, xmm13, xmm10
+	vaesenclast     xmm6, xmm6, xmm2
+	vmovdqu         oword [rdx + 32], xmm6
 	add             rcx, r8
 	add             rdx, r8
 	add             rcx, 32
 	add             rdx, 32
-	vmovdqa         xmm10, xmm8                     ; the next block's tweak
+	vmovdqa         xmm2, xmm0                      ; the next block's tweak
 	jmp             near L.xts_enc_steal_or_done
 L.xts_enc_final2:
-	vmovdqa         xmm4, xmm8
-	vpsrlq          xmm10, xmm8, 63                 ; top 1 bits of each half
-	vpclmulqdq      xmm11, xmm10, xmm9, 1           ; high half's, times 0x87
-	vpslldq         xmm10, xmm10, 8                 ; low half's carry into high
-	vpsllq          xmm5, xmm8, 1
-	vpxor           xmm5, xmm5, xmm10
-	vpxor           xmm5, xmm5, xmm11
-	vpsrlq          xmm10, xmm8, 62                 ; top 2 bits of each half
-	vpclmulqdq      xmm11, xmm10, xmm9, 1           ; high half's, times 0x87
-	vpslldq         xmm10, xmm10, 8                 ; low half's carry into high
-	vpsllq          xmm8, xmm8, 2
-	vpxor           xmm8, xmm8, xmm10
-	vpxor           xmm8, xmm8, xmm11
+	vmovdqa         xmm8, xmm0
+	vpsrlq          xmm2, xmm0, 63                  ; top 1 bits of each half
+	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
+	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
+	vpsllq          xmm9, xmm0, 1
+	vpxor           xmm9, xmm9, xmm2
+	vpxor           xmm9, xmm9, xmm3
+	vpsrlq          xmm2, xmm0, 62                  ; top 2 bits of each half
+	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
+	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
+	vpsllq          xmm0, xmm0, 2
+	vpxor           xmm0, xmm0, xmm2
+	vpxor           xmm0, xmm0, xmm3
 	sub             r8, 16                          ; bytes in the last vector
-	vpxor           xmm0, xmm4, oword [rcx]
-	vpxor           xmm0, xmm0, xmm12
-	vpxor           xmm1, xmm5, oword [rcx + 16]
-	vpxor           xmm1, xmm1, xmm12
+	vpxor           xmm4, xmm8, oword [rcx]
+	vpxor           xmm4, xmm4, xmm12
+	vpxor           xmm5, xmm9, oword [rcx + 16]
+	vpxor           xmm5, xmm5, xmm12
 	cmp             eax, 12
 	jb              near L.xts_enc_final2_aes128
 	je              near L.xts_enc_final2_aes192
 	vmovdqu         xmm14, oword [r10 - 208]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
 	vmovdqu         xmm14, oword [r10 - 192]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
 L.xts_enc_final2_aes192:
 	vmovdqu         xmm14, oword [r10 - 176]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
 	vmovdqu         xmm14, oword [r10 - 160]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
 L.xts_enc_final2_aes128:
 	vmovdqu         xmm14, oword [r10 - 144]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
 	vmovdqu         xmm14, oword [r10 - 128]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
 	vmovdqu         xmm14, oword [r10 - 112]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
 	vmovdqu         xmm14, oword [r10 - 96]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
 	vmovdqu         xmm14, oword [r10 - 80]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
 	vmovdqu         xmm14, oword [r10 - 64]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
 	vmovdqu         xmm14, oword [r10 - 48]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
 	vmovdqu         xmm14, oword [r10 - 32]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
 	vmovdqu         xmm14, oword [r10 - 16]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vpxor           xmm10, xmm13, xmm4
-	vaesenclast     xmm0, xmm0, xmm10
-	vmovdqu         oword [rdx], xmm0
-	vpxor           xmm10, xmm13, xmm5
-	vaesenclast     xmm1, xmm1, xmm10
-	vmovdqu         oword [rdx + 16], xmm1
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vpxor           xmm2, xmm13, xmm8
+	vaesenclast     xmm4, xmm4, xmm2
+	vmovdqu         oword [rdx], xmm4
+	vpxor           xmm2, xmm13, xmm9
+	vaesenclast     xmm5, xmm5, xmm2
+	vmovdqu         oword [rdx + 16], xmm5
 	add             rcx, r8
 	add             rdx, r8
 	add             rcx, 16
 	add             rdx, 16
-	vmovdqa         xmm10, xmm8                     ; the next block's tweak
+	vmovdqa         xmm2, xmm0                      ; the next block's tweak
 	jmp             near L.xts_enc_steal_or_done
 L.xts_enc_final1:
-	vmovdqa         xmm4, xmm8
-	vpsrlq          xmm10, xmm8, 63                 ; top 1 bits of each half
-	vpclmulqdq      xmm11, xmm10, xmm9, 1           ; high half's, times 0x87
-	vpslldq         xmm10, xmm10, 8                 ; low half's carry into high
-	vpsllq          xmm8, xmm8, 1
-	vpxor           xmm8, xmm8, xmm10
-	vpxor           xmm8, xmm8, xmm11
-	vpxor           xmm0, xmm4, oword [rcx]
-	vpxor           xmm0, xmm0, xmm12
+	vmovdqa         xmm8, xmm0
+	vpsrlq          xmm2, xmm0, 63                  ; top 1 bits of each half
+	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
+	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
+	vpsllq          xmm0, xmm0, 1
+	vpxor           xmm0, xmm0, xmm2
+	vpxor           xmm0, xmm0, xmm3
+	vpxor           xmm4, xmm8, oword [rcx]
+	vpxor           xmm4, xmm4, xmm12
 	cmp             eax, 12
 	jb              near L.xts_enc_final1_aes128
 	je              near L.xts_enc_final1_aes192
 	vmovdqu         xmm14, oword [r10 - 208]
-	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm4, xmm4, xmm14
 	vmovdqu         xmm14, oword [r10 - 192]
-	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm4, xmm4, xmm14
 L.xts_enc_final1_aes192:
 	vmovdqu         xmm14, oword [r10 - 176]
-	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm4, xmm4, xmm14
 	vmovdqu         xmm14, oword [r10 - 160]
-	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm4, xmm4, xmm14
 L.xts_enc_final1_aes128:
 	vmovdqu         xmm14, oword [r10 - 144]
-	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm4, xmm4, xmm14
 	vmovdqu         xmm14, oword [r10 - 128]
-	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm4, xmm4, xmm14
 	vmovdqu         xmm14, oword [r10 - 112]
-	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm4, xmm4, xmm14
 	vmovdqu         xmm14, oword [r10 - 96]
-	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm4, xmm4, xmm14
 	vmovdqu         xmm14, oword [r10 - 80]
-	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm4, xmm4, xmm14
 	vmovdqu         xmm14, oword [r10 - 64]
-	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm4, xmm4, xmm14
 	vmovdqu         xmm14, oword [r10 - 48]
-	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm4, xmm4, xmm14
 	vmovdqu         xmm14, oword [r10 - 32]
-	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm4, xmm4, xmm14
 	vmovdqu         xmm14, oword [r10 - 16]
-	vaesenc         xmm0, xmm0, xmm14
-	vpxor           xmm10, xmm13, xmm4
-	vaesenclast     xmm0, xmm0, xmm10
-	vmovdqu         oword [rdx], xmm0
+	vaesenc         xmm4, xmm4, xmm14
+	vpxor           xmm2, xmm13, xmm8
+	vaesenclast     xmm4, xmm4, xmm2
+	vmovdqu         oword [rdx], xmm4
 	add             rcx, r8
 	add             rdx, r8
-	vmovdqa         xmm10, xmm8                     ; the next block's tweak
+	vmovdqa         xmm2, xmm0                      ; the next block's tweak
 	jmp             near L.xts_enc_steal_or_done
 
 L.xts_enc_no_tail:
-	vmovdqa         xmm10, xmm8                     ; the next block's tweak
+	vmovdqa         xmm2, xmm0                      ; the next block's tweak
 L.xts_enc_steal_or_done:
 	test            rsi, rsi
 	jz              near L.xts_enc_return
-	vpsrlq          xmm4, xmm10, 63                 ; top 1 bits of each half
-	vpclmulqdq      xmm8, xmm4, xmm9, 1             ; high half's, times 0x87
-	vpslldq         xmm4, xmm4, 8                   ; low half's carry into high
-	vpsllq          xmm11, xmm10, 1
-	vpxor           xmm11, xmm11, xmm4
-	vpxor           xmm11, xmm11, xmm8
-	vmovdqu         xmm4, oword [rcx + rsi*1]       ; last 16 bytes of src
-	vpxor           xmm0, xmm10, oword [rcx]
-	vpxor           xmm0, xmm0, oword [rdi]
+	vpsrlq          xmm8, xmm2, 63                  ; top 1 bits of each half
+	vpclmulqdq      xmm0, xmm8, xmm1, 1             ; high half's, times 0x87
+	vpslldq         xmm8, xmm8, 8                   ; low half's carry into high
+	vpsllq          xmm3, xmm2, 1
+	vpxor           xmm3, xmm3, xmm8
+	vpxor           xmm3, xmm3, xmm0
+	vmovdqu         xmm8, oword [rcx + rsi*1]       ; last 16 bytes of src
+	vpxor           xmm4, xmm2, oword [rcx]
+	vpxor           xmm4, xmm4, oword [rdi]
 	cmp             eax, 12
 	jb              near L.xts_enc_steal_a_aes128
 	je              near L.xts_enc_steal_a_aes192
-	vaesenc         xmm0, xmm0, oword [r10 - 208]
-	vaesenc         xmm0, xmm0, oword [r10 - 192]
+	vaesenc         xmm4, xmm4, oword [r10 - 208]
+	vaesenc         xmm4, xmm4, oword [r10 - 192]
 L.xts_enc_steal_a_aes192:
-	vaesenc         xmm0, xmm0, oword [r10 - 176]
-	vaesenc         xmm0, xmm0, oword [r10 - 160]
+	vaesenc         xmm4, xmm4, oword [r10 - 176]
+	vaesenc         xmm4, xmm4, oword [r10 - 160]
 L.xts_enc_steal_a_aes128:
-	vaesenc         xmm0, xmm0, oword [r10 - 144]
-	vaesenc         xmm0, xmm0, oword [r10 - 128]
-	vaesenc         xmm0, xmm0, oword [r10 - 112]
-	vaesenc         xmm0, xmm0, oword [r10 - 96]
-	vaesenc         xmm0, xmm0, oword [r10 - 80]
-	vaesenc         xmm0, xmm0, oword [r10 - 64]
-	vaesenc         xmm0, xmm0, oword [r10 - 48]
-	vaesenc         xmm0, xmm0, oword [r10 - 32]
-	vaesenc         xmm0, xmm0, oword [r10 - 16]
-	vaesenclast     xmm0, xmm0, oword [r10]
-	vpxor           xmm0, xmm0, xmm10
+	vaesenc         xmm4, xmm4, oword [r10 - 144]
+	vaesenc         xmm4, xmm4, oword [r10 - 128]
+	vaesenc         xmm4, xmm4, oword [r10 - 112]
+	vaesenc         xmm4, xmm4, oword [r10 - 96]
+	vaesenc         xmm4, xmm4, oword [r10 - 80]
+	vaesenc         xmm4, xmm4, oword [r10 - 64]
+	vaesenc         xmm4, xmm4, oword [r10 - 48]
+	vaesenc         xmm4, xmm4, oword [r10 - 32]
+	vaesenc         xmm4, xmm4, oword [r10 - 16]
+	vaesenclast     xmm4, xmm4, oword [r10]
+	vpxor           xmm4, xmm4, xmm2
 	lea             r11, [rel L.xts_cts_table]
 ; short block out: CC's first PART bytes, at the top of a store ending at the end
-	vmovdqu         xmm9, oword [r11 + rsi*1]
-	vpshufb         xmm9, xmm0, xmm9
+	vmovdqu         xmm1, oword [r11 + rsi*1]
+	vpshufb         xmm1, xmm4, xmm1
 ; last whole block in: the PART stolen bytes, then CC from byte PART on
 	neg             rsi
-	vmovdqu         xmm8, oword [r11 + rsi*1 + 32]
-	vpshufb         xmm4, xmm4, xmm8
-	vmovdqu         xmm8, oword [r11 + rsi*1 + 64]
+	vmovdqu         xmm0, oword [r11 + rsi*1 + 32]
+	vpshufb         xmm8, xmm8, xmm0
+	vmovdqu         xmm0, oword [r11 + rsi*1 + 64]
 	neg             rsi
-	vpand           xmm0, xmm0, xmm8
-	vpor            xmm0, xmm0, xmm4
-	vmovdqu         oword [rdx + rsi*1], xmm9
-	vpxor           xmm0, xmm0, xmm11
-	vpxor           xmm0, xmm0, oword [rdi]
+	vpand           xmm4, xmm4, xmm0
+	vpor            xmm4, xmm4, xmm8
+	vmovdqu         oword [rdx + rsi*1], xmm1
+	vpxor           xmm4, xmm4, xmm3
+	vpxor           xmm4, xmm4, oword [rdi]
 	cmp             eax, 12
 	jb              near L.xts_enc_steal_b_aes128
 	je              near L.xts_enc_steal_b_aes192
-	vaesenc         xmm0, xmm0, oword [r10 - 208]
-	vaesenc         xmm0, xmm0, oword [r10 - 192]
+	vaesenc         xmm4, xmm4, oword [r10 - 208]
+	vaesenc         xmm4, xmm4, oword [r10 - 192]
 L.xts_enc_steal_b_aes192:
-	vaesenc         xmm0, xmm0, oword [r10 - 176]
-	vaesenc         xmm0, xmm0, oword [r10 - 160]
+	vaesenc         xmm4, xmm4, oword [r10 - 176]
+	vaesenc         xmm4, xmm4, oword [r10 - 160]
 L.xts_enc_steal_b_aes128:
-	vaesenc         xmm0, xmm0, oword [r10 - 144]
-	vaesenc         xmm0, xmm0, oword [r10 - 128]
-	vaesenc         xmm0, xmm0, oword [r10 - 112]
-	vaesenc         xmm0, xmm0, oword [r10 - 96]
-	vaesenc         xmm0, xmm0, oword [r10 - 80]
-	vaesenc         xmm0, xmm0, oword [r10 - 64]
-	vaesenc         xmm0, xmm0, oword [r10 - 48]
-	vaesenc         xmm0, xmm0, oword [r10 - 32]
-	vaesenc         xmm0, xmm0, oword [r10 - 16]
-	vaesenclast     xmm0, xmm0, oword [r10]
-	vpxor           xmm0, xmm0, xmm11
-	vmovdqu         oword [rdx], xmm0
+	vaesenc         xmm4, xmm4, oword [r10 - 144]
+	vaesenc         xmm4, xmm4, oword [r10 - 128]
+	vaesenc         xmm4, xmm4, oword [r10 - 112]
+	vaesenc         xmm4, xmm4, oword [r10 - 96]
+	vaesenc         xmm4, xmm4, oword [r10 - 80]
+	vaesenc         xmm4, xmm4, oword [r10 - 64]
+	vaesenc         xmm4, xmm4, oword [r10 - 48]
+	vaesenc         xmm4, xmm4, oword [r10 - 32]
+	vaesenc         xmm4, xmm4, oword [r10 - 16]
+	vaesenclast     xmm4, xmm4, oword [r10]
+	vpxor           xmm4, xmm4, xmm3
+	vmovdqu         oword [rdx], xmm4
 L.xts_enc_return:
 	xor             eax, eax
 	vzeroupper
@@ -505,121 +505,121 @@ L.xts_enc_return:
 L.xts_enc_main_loop:
 ; LLVM-MCA-BEGIN xts_enc_aesni_avx_main_loop
 ; 4 vectors = 64 bytes per iteration
-	vmovdqa         xmm4, xmm8
-	vpsrlq          xmm10, xmm8, 63                 ; top 1 bits of each half
-	vpclmulqdq      xmm11, xmm10, xmm9, 1           ; high half's, times 0x87
-	vpslldq         xmm10, xmm10, 8                 ; low half's carry into high
-	vpsllq          xmm5, xmm8, 1
-	vpxor           xmm5, xmm5, xmm10
-	vpxor           xmm5, xmm5, xmm11
-	vpsrlq          xmm10, xmm8, 62                 ; top 2 bits of each half
-	vpclmulqdq      xmm11, xmm10, xmm9, 1           ; high half's, times 0x87
-	vpslldq         xmm10, xmm10, 8                 ; low half's carry into high
-	vpsllq          xmm6, xmm8, 2
-	vpxor           xmm6, xmm6, xmm10
-	vpxor           xmm6, xmm6, xmm11
-	vpsrlq          xmm10, xmm8, 61                 ; top 3 bits of each half
-	vpclmulqdq      xmm11, xmm10, xmm9, 1           ; high half's, times 0x87
-	vpslldq         xmm10, xmm10, 8                 ; low half's carry into high
-	vpsllq          xmm7, xmm8, 3
-	vpxor           xmm7, xmm7, xmm10
-	vpxor           xmm7, xmm7, xmm11
-	vpsrlq          xmm10, xmm8, 60                 ; top 4 bits of each half
-	vpclmulqdq      xmm11, xmm10, xmm9, 1           ; high half's, times 0x87
-	vpslldq         xmm10, xmm10, 8                 ; low half's carry into high
-	vpsllq          xmm8, xmm8, 4
-	vpxor           xmm8, xmm8, xmm10
-	vpxor           xmm8, xmm8, xmm11
-	vpxor           xmm0, xmm4, oword [rcx]
-	vpxor           xmm0, xmm0, xmm12
-	vpxor           xmm1, xmm5, oword [rcx + 16]
-	vpxor           xmm1, xmm1, xmm12
-	vpxor           xmm2, xmm6, oword [rcx + 32]
-	vpxor           xmm2, xmm2, xmm12
-	vpxor           xmm3, xmm7, oword [rcx + 48]
-	vpxor           xmm3, xmm3, xmm12
+	vmovdqa         xmm8, xmm0
+	vpsrlq          xmm2, xmm0, 63                  ; top 1 bits of each half
+	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
+	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
+	vpsllq          xmm9, xmm0, 1
+	vpxor           xmm9, xmm9, xmm2
+	vpxor           xmm9, xmm9, xmm3
+	vpsrlq          xmm2, xmm0, 62                  ; top 2 bits of each half
+	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
+	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
+	vpsllq          xmm10, xmm0, 2
+	vpxor           xmm10, xmm10, xmm2
+	vpxor           xmm10, xmm10, xmm3
+	vpsrlq          xmm2, xmm0, 61                  ; top 3 bits of each half
+	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
+	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
+	vpsllq          xmm11, xmm0, 3
+	vpxor           xmm11, xmm11, xmm2
+	vpxor           xmm11, xmm11, xmm3
+	vpsrlq          xmm2, xmm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
+	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
+	vpsllq          xmm0, xmm0, 4
+	vpxor           xmm0, xmm0, xmm2
+	vpxor           xmm0, xmm0, xmm3
+	vpxor           xmm4, xmm8, oword [rcx]
+	vpxor           xmm4, xmm4, xmm12
+	vpxor           xmm5, xmm9, oword [rcx + 16]
+	vpxor           xmm5, xmm5, xmm12
+	vpxor           xmm6, xmm10, oword [rcx + 32]
+	vpxor           xmm6, xmm6, xmm12
+	vpxor           xmm7, xmm11, oword [rcx + 48]
+	vpxor           xmm7, xmm7, xmm12
 	cmp             eax, 12
 	jb              near L.xts_enc_main_aes128
 	je              near L.xts_enc_main_aes192
 	vmovdqu         xmm14, oword [r10 - 208]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
 	vmovdqu         xmm14, oword [r10 - 192]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
 L.xts_enc_main_aes192:
 	vmovdqu         xmm14, oword [r10 - 176]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
 	vmovdqu         xmm14, oword [r10 - 160]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
 L.xts_enc_main_aes128:
 	vmovdqu         xmm14, oword [r10 - 144]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
 	vmovdqu         xmm14, oword [r10 - 128]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
 	vmovdqu         xmm14, oword [r10 - 112]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
 	vmovdqu         xmm14, oword [r10 - 96]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
 	vmovdqu         xmm14, oword [r10 - 80]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
 	vmovdqu         xmm14, oword [r10 - 64]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
 	vmovdqu         xmm14, oword [r10 - 48]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
 	vmovdqu         xmm14, oword [r10 - 32]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
 	vmovdqu         xmm14, oword [r10 - 16]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
-	vpxor           xmm10, xmm13, xmm4
-	vaesenclast     xmm0, xmm0, xmm10
-	vmovdqu         oword [rdx], xmm0
-	vpxor           xmm10, xmm13, xmm5
-	vaesenclast     xmm1, xmm1, xmm10
-	vmovdqu         oword [rdx + 16], xmm1
-	vpxor           xmm10, xmm13, xmm6
-	vaesenclast     xmm2, xmm2, xmm10
-	vmovdqu         oword [rdx + 32], xmm2
-	vpxor           xmm10, xmm13, xmm7
-	vaesenclast     xmm3, xmm3, xmm10
-	vmovdqu         oword [rdx + 48], xmm3
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vpxor           xmm2, xmm13, xmm8
+	vaesenclast     xmm4, xmm4, xmm2
+	vmovdqu         oword [rdx], xmm4
+	vpxor           xmm2, xmm13, xmm9
+	vaesenclast     xmm5, xmm5, xmm2
+	vmovdqu         oword [rdx + 16], xmm5
+	vpxor           xmm2, xmm13, xmm10
+	vaesenclast     xmm6, xmm6, xmm2
+	vmovdqu         oword [rdx + 32], xmm6
+	vpxor           xmm2, xmm13, xmm11
+	vaesenclast     xmm7, xmm7, xmm2
+	vmovdqu         oword [rdx + 48], xmm7
 	add             rcx, 64
 	add             rdx, 64
 	sub             r8, 64
@@ -643,8 +643,8 @@ L.xts_enc_main_aes128:
 ; handled by ciphertext stealing on xmm.
 ;
 ; Registers: KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11, PART=rsi, PART=rsi (after the tweak is made)
-;            X0=xmm0, X1=xmm1, X2=xmm2, X3=xmm3, TW0=xmm4, TW1=xmm5
-;            TW2=xmm6, TW3=xmm7, BASE=xmm8, POLY=xmm9, T1=xmm10, T2=xmm11
+;            BASE=xmm0, POLY=xmm1, T1=xmm2, T2=xmm3, X0=xmm4, X1=xmm5
+;            X2=xmm6, X3=xmm7, TW0=xmm8, TW1=xmm9, TW2=xmm10, TW3=xmm11
 ;            K0=xmm12, KLAST=xmm13, KT=xmm14
 	section .text
 	align 32, db 0xcc
@@ -655,32 +655,32 @@ aesgen_xts_decrypt_aesni_avx:
 ; T = E_K2(iv), on xmm with the tweak key read from memory
 	lea             r10, [rsi + rax*8]
 	lea             r10, [r10 + rax*8]
-	vmovdqu         xmm8, oword [r9]
-	vpxor           xmm8, xmm8, oword [rsi]
+	vmovdqu         xmm0, oword [r9]
+	vpxor           xmm0, xmm0, oword [rsi]
 	cmp             eax, 12
 	jb              near L.xts_dec_tweak_aes128
 	je              near L.xts_dec_tweak_aes192
-	vaesenc         xmm8, xmm8, oword [r10 - 208]
-	vaesenc         xmm8, xmm8, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, oword [r10 - 192]
 L.xts_dec_tweak_aes192:
-	vaesenc         xmm8, xmm8, oword [r10 - 176]
-	vaesenc         xmm8, xmm8, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, oword [r10 - 160]
 L.xts_dec_tweak_aes128:
-	vaesenc         xmm8, xmm8, oword [r10 - 144]
-	vaesenc         xmm8, xmm8, oword [r10 - 128]
-	vaesenc         xmm8, xmm8, oword [r10 - 112]
-	vaesenc         xmm8, xmm8, oword [r10 - 96]
-	vaesenc         xmm8, xmm8, oword [r10 - 80]
-	vaesenc         xmm8, xmm8, oword [r10 - 64]
-	vaesenc         xmm8, xmm8, oword [r10 - 48]
-	vaesenc         xmm8, xmm8, oword [r10 - 32]
-	vaesenc         xmm8, xmm8, oword [r10 - 16]
-	vaesenclast     xmm8, xmm8, oword [r10]
+	vaesenc         xmm0, xmm0, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, oword [r10 - 16]
+	vaesenclast     xmm0, xmm0, oword [r10]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &key1[rounds]
 	vmovdqu         xmm12, oword [rdi]
 	vmovdqu         xmm13, oword [r10]
-	vmovdqu         xmm9, oword [rel L.xts_poly]
+	vmovdqu         xmm1, oword [rel L.xts_poly]
 	mov             esi, r8d
 	and             esi, 15                         ; bytes past the last whole block
 	jz              near L.xts_dec_whole_blocks
@@ -699,421 +699,421 @@ L.xts_dec_main_done:
 	cmp             r8, 48
 	jbe             near L.xts_dec_final3
 L.xts_dec_final4:
-	vmovdqa         xmm4, xmm8
-	vpsrlq          xmm10, xmm8, 63                 ; top 1 bits of each half
-	vpclmulqdq      xmm11, xmm10, xmm9, 1           ; high half's, times 0x87
-	vpslldq         xmm10, xmm10, 8                 ; low half's carry into high
-	vpsllq          xmm5, xmm8, 1
-	vpxor           xmm5, xmm5, xmm10
-	vpxor           xmm5, xmm5, xmm11
-	vpsrlq          xmm10, xmm8, 62                 ; top 2 bits of each half
-	vpclmulqdq      xmm11, xmm10, xmm9, 1           ; high half's, times 0x87
-	vpslldq         xmm10, xmm10, 8                 ; low half's carry into high
-	vpsllq          xmm6, xmm8, 2
-	vpxor           xmm6, xmm6, xmm10
-	vpxor           xmm6, xmm6, xmm11
-	vpsrlq          xmm10, xmm8, 61                 ; top 3 bits of each half
-	vpclmulqdq      xmm11, xmm10, xmm9, 1           ; high half's, times 0x87
-	vpslldq         xmm10, xmm10, 8                 ; low half's carry into high
-	vpsllq          xmm7, xmm8, 3
-	vpxor           xmm7, xmm7, xmm10
-	vpxor           xmm7, xmm7, xmm11
-	vpsrlq          xmm10, xmm8, 60                 ; top 4 bits of each half
-	vpclmulqdq      xmm11, xmm10, xmm9, 1           ; high half's, times 0x87
-	vpslldq         xmm10, xmm10, 8                 ; low half's carry into high
-	vpsllq          xmm8, xmm8, 4
-	vpxor           xmm8, xmm8, xmm10
-	vpxor           xmm8, xmm8, xmm11
+	vmovdqa         xmm8, xmm0
+	vpsrlq          xmm2, xmm0, 63                  ; top 1 bits of each half
+	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
+	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
+	vpsllq          xmm9, xmm0, 1
+	vpxor           xmm9, xmm9, xmm2
+	vpxor           xmm9, xmm9, xmm3
+	vpsrlq          xmm2, xmm0, 62                  ; top 2 bits of each half
+	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
+	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
+	vpsllq          xmm10, xmm0, 2
+	vpxor           xmm10, xmm10, xmm2
+	vpxor           xmm10, xmm10, xmm3
+	vpsrlq          xmm2, xmm0, 61                  ; top 3 bits of each half
+	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
+	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
+	vpsllq          xmm11, xmm0, 3
+	vpxor           xmm11, xmm11, xmm2
+	vpxor           xmm11, xmm11, xmm3
+	vpsrlq          xmm2, xmm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
+	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
+	vpsllq          xmm0, xmm0, 4
+	vpxor           xmm0, xmm0, xmm2
+	vpxor           xmm0, xmm0, xmm3
 	sub             r8, 48                          ; bytes in the last vector
-	vpxor           xmm0, xmm4, oword [rcx]
-	vpxor           xmm0, xmm0, xmm12
-	vpxor           xmm1, xmm5, oword [rcx + 16]
-	vpxor           xmm1, xmm1, xmm12
-	vpxor           xmm2, xmm6, oword [rcx + 32]
-	vpxor           xmm2, xmm2, xmm12
-	vpxor           xmm3, xmm7, oword [rcx + 48]
-	vpxor           xmm3, xmm3, xmm12
+	vpxor           xmm4, xmm8, oword [rcx]
+	vpxor           xmm4, xmm4, xmm12
+	vpxor           xmm5, xmm9, oword [rcx + 16]
+	vpxor           xmm5, xmm5, xmm12
+	vpxor           xmm6, xmm10, oword [rcx + 32]
+	vpxor           xmm6, xmm6, xmm12
+	vpxor           xmm7, xmm11, oword [rcx + 48]
+	vpxor           xmm7, xmm7, xmm12
 	cmp             eax, 12
 	jb              near L.xts_dec_final4_aes128
 	je              near L.xts_dec_final4_aes192
 	vmovdqu         xmm14, oword [r10 - 208]
-	vaesdec         xmm0, xmm0, xmm14
-	vaesdec         xmm1, xmm1, xmm14
-	vaesdec         xmm2, xmm2, xmm14
-	vaesdec         xmm3, xmm3, xmm14
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
 	vmovdqu         xmm14, oword [r10 - 192]
-	vaesdec         xmm0, xmm0, xmm14
-	vaesdec         xmm1, xmm1, xmm14
-	vaesdec         xmm2, xmm2, xmm14
-	vaesdec         xmm3, xmm3, xmm14
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
 L.xts_dec_final4_aes192:
 	vmovdqu         xmm14, oword [r10 - 176]
-	vaesdec         xmm0, xmm0, xmm14
-	vaesdec         xmm1, xmm1, xmm14
-	vaesdec         xmm2, xmm2, xmm14
-	vaesdec         xmm3, xmm3, xmm14
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
 	vmovdqu         xmm14, oword [r10 - 160]
-	vaesdec         xmm0, xmm0, xmm14
-	vaesdec         xmm1, xmm1, xmm14
-	vaesdec         xmm2, xmm2, xmm14
-	vaesdec         xmm3, xmm3, xmm14
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
 L.xts_dec_final4_aes128:
 	vmovdqu         xmm14, oword [r10 - 144]
-	vaesdec         xmm0, xmm0, xmm14
-	vaesdec         xmm1, xmm1, xmm14
-	vaesdec         xmm2, xmm2, xmm14
-	vaesdec         xmm3, xmm3, xmm14
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
 	vmovdqu         xmm14, oword [r10 - 128]
-	vaesdec         xmm0, xmm0, xmm14
-	vaesdec         xmm1, xmm1, xmm14
-	vaesdec         xmm2, xmm2, xmm14
-	vaesdec         xmm3, xmm3, xmm14
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
 	vmovdqu         xmm14, oword [r10 - 112]
-	vaesdec         xmm0, xmm0, xmm14
-	vaesdec         xmm1, xmm1, xmm14
-	vaesdec         xmm2, xmm2, xmm14
-	vaesdec         xmm3, xmm3, xmm14
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
 	vmovdqu         xmm14, oword [r10 - 96]
-	vaesdec         xmm0, xmm0, xmm14
-	vaesdec         xmm1, xmm1, xmm14
-	vaesdec         xmm2, xmm2, xmm14
-	vaesdec         xmm3, xmm3, xmm14
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
 	vmovdqu         xmm14, oword [r10 - 80]
-	vaesdec         xmm0, xmm0, xmm14
-	vaesdec         xmm1, xmm1, xmm14
-	vaesdec         xmm2, xmm2, xmm14
-	vaesdec         xmm3, xmm3, xmm14
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
 	vmovdqu         xmm14, oword [r10 - 64]
-	vaesdec         xmm0, xmm0, xmm14
-	vaesdec         xmm1, xmm1, xmm14
-	vaesdec         xmm2, xmm2, xmm14
-	vaesdec         xmm3, xmm3, xmm14
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
 	vmovdqu         xmm14, oword [r10 - 48]
-	vaesdec         xmm0, xmm0, xmm14
-	vaesdec         xmm1, xmm1, xmm14
-	vaesdec         xmm2, xmm2, xmm14
-	vaesdec         xmm3, xmm3, xmm14
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
 	vmovdqu         xmm14, oword [r10 - 32]
-	vaesdec         xmm0, xmm0, xmm14
-	vaesdec         xmm1, xmm1, xmm14
-	vaesdec         xmm2, xmm2, xmm14
-	vaesdec         xmm3, xmm3, xmm14
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
 	vmovdqu         xmm14, oword [r10 - 16]
-	vaesdec         xmm0, xmm0, xmm14
-	vaesdec         xmm1, xmm1, xmm14
-	vaesdec         xmm2, xmm2, xmm14
-	vaesdec         xmm3, xmm3, xmm14
-	vpxor           xmm10, xmm13, xmm4
-	vaesdeclast     xmm0, xmm0, xmm10
-	vmovdqu         oword [rdx], xmm0
-	vpxor           xmm10, xmm13, xmm5
-	vaesdeclast     xmm1, xmm1, xmm10
-	vmovdqu         oword [rdx + 16], xmm1
-	vpxor           xmm10, xmm13, xmm6
-	vaesdeclast     xmm2, xmm2, xmm10
-	vmovdqu         oword [rdx + 32], xmm2
-	vpxor           xmm10, xmm13, xmm7
-	vaesdeclast     xmm3, xmm3, xmm10
-	vmovdqu         oword [rdx + 48], xmm3
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
+	vpxor           xmm2, xmm13, xmm8
+	vaesdeclast     xmm4, xmm4, xmm2
+	vmovdqu         oword [rdx], xmm4
+	vpxor           xmm2, xmm13, xmm9
+	vaesdeclast     xmm5, xmm5, xmm2
+	vmovdqu         oword [rdx + 16], xmm5
+	vpxor           xmm2, xmm13, xmm10
+	vaesdeclast     xmm6, xmm6, xmm2
+	vmovdqu         oword [rdx + 32], xmm6
+	vpxor           xmm2, xmm13, xmm11
+	vaesdeclast     xmm7, xmm7, xmm2
+	vmovdqu         oword [rdx + 48], xmm7
 	add             rcx, r8
 	add             rdx, r8
 	add             rcx, 48
 	add             rdx, 48
-	vmovdqa         xmm10, xmm8                     ; the next block's tweak
+	vmovdqa         xmm2, xmm0                      ; the next block's tweak
 	jmp             near L.xts_dec_steal_or_done
 L.xts_dec_final3:
-	vmovdqa         xmm4, xmm8
-	vpsrlq          xmm10, xmm8, 63                 ; top 1 bits of each half
-	vpclmulqdq      xmm11, xmm10, xmm9, 1           ; high half's, times 0x87
-	vpslldq         xmm10, xmm10, 8                 ; low half's carry into high
-	vpsllq          xmm5, xmm8, 1
-	vpxor           xmm5, xmm5, xmm10
-	vpxor           xmm5, xmm5, xmm11
-	vpsrlq          xmm10, xmm8, 62                 ; top 2 bits of each half
-	vpclmulqdq      xmm11, xmm10, xmm9, 1           ; high half's, times 0x87
-	vpslldq         xmm10, xmm10, 8                 ; low half's carry into high
-	vpsllq          xmm6, xmm8, 2
-	vpxor           xmm6, xmm6, xmm10
-	vpxor           xmm6, xmm6, xmm11
-	vpsrlq          xmm10, xmm8, 61                 ; top 3 bits of each half
-	vpclmulqdq      xmm11, xmm10, xmm9, 1           ; high half's, times 0x87
-	vpslldq         xmm10, xmm10, 8                 ; low half's carry into high
-	vpsllq          xmm8, xmm8, 3
-	vpxor           xmm8, xmm8, xmm10
-	vpxor           xmm8, xmm8, xmm11
+	vmovdqa         xmm8, xmm0
+	vpsrlq          xmm2, xmm0, 63                  ; top 1 bits of each half
+	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
+	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
+	vpsllq          xmm9, xmm0, 1
+	vpxor           xmm9, xmm9, xmm2
+	vpxor           xmm9, xmm9, xmm3
+	vpsrlq          xmm2, xmm0, 62                  ; top 2 bits of each half
+	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
+	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
+	vpsllq          xmm10, xmm0, 2
+	vpxor           xmm10, xmm10, xmm2
+	vpxor           xmm10, xmm10, xmm3
+	vpsrlq          xmm2, xmm0, 61                  ; top 3 bits of each half
+	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
+	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
+	vpsllq          xmm0, xmm0, 3
+	vpxor           xmm0, xmm0, xmm2
+	vpxor           xmm0, xmm0, xmm3
 	sub             r8, 32                          ; bytes in the last vector
-	vpxor           xmm0, xmm4, oword [rcx]
-	vpxor           xmm0, xmm0, xmm12
-	vpxor           xmm1, xmm5, oword [rcx + 16]
-	vpxor           xmm1, xmm1, xmm12
-	vpxor           xmm2, xmm6, oword [rcx + 32]
-	vpxor           xmm2, xmm2, xmm12
+	vpxor           xmm4, xmm8, oword [rcx]
+	vpxor           xmm4, xmm4, xmm12
+	vpxor           xmm5, xmm9, oword [rcx + 16]
+	vpxor           xmm5, xmm5, xmm12
+	vpxor           xmm6, xmm10, oword [rcx + 32]
+	vpxor           xmm6, xmm6, xmm12
 	cmp             eax, 12
 	jb              near L.xts_dec_final3_aes128
 	je              near L.xts_dec_final3_aes192
 	vmovdqu         xmm14, oword [r10 - 208]
-	vaesdec         xmm0, xmm0, xmm14
-	vaesdec         xmm1, xmm1, xmm14
-	vaesdec         xmm2, xmm2, xmm14
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
 	vmovdqu         xmm14, oword [r10 - 192]
-	vaesdec         xmm0, xmm0, xmm14
-	vaesdec         xmm1, xmm1, xmm14
-	vaesdec         xmm2, xmm2, xmm14
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
 L.xts_dec_final3_aes192:
 	vmovdqu         xmm14, oword [r10 - 176]
-	vaesdec         xmm0, xmm0, xmm14
-	vaesdec         xmm1, xmm1, xmm14
-	vaesdec         xmm2, xmm2, xmm14
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
 	vmovdqu         xmm14, oword [r10 - 160]
-	vaesdec         xmm0, xmm0, xmm14
-	vaesdec         xmm1, xmm1, xmm14
-	vaesdec         xmm2, xmm2, xmm14
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
 L.xts_dec_final3_aes128:
 	vmovdqu         xmm14, oword [r10 - 144]
-	vaesdec         xmm0, xmm0, xmm14
-	vaesdec         xmm1, xmm1, xmm14
-	vaesdec         xmm2, xmm2, xmm14
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
 	vmovdqu         xmm14, oword [r10 - 128]
-	vaesdec         xmm0, xmm0, xmm14
-	vaesdec         xmm1, xmm1, xmm14
-	vaesdec         xmm2, xmm2, xmm14
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
 	vmovdqu         xmm14, oword [r10 - 112]
-	vaesdec         xmm0, xmm0, xmm14
-	vaesdec         xmm1, xmm1, xmm14
-	vaesdec         xmm2, xmm2, xmm14
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
 	vmovdqu         xmm14, oword [r10 - 96]
-	vaesdec         xmm0, xmm0, xmm14
-	vaesdec         xmm1, xmm1, xmm14
-	vaesdec         xmm2, xmm2, xmm14
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
 	vmovdqu         xmm14, oword [r10 - 80]
-	vaesdec         xmm0, xmm0, xmm14
-	vaesdec         xmm1, xmm1, xmm14
-	vaesdec         xmm2, xmm2, xmm14
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
 	vmovdqu         xmm14, oword [r10 - 64]
-	vaesdec         xmm0, xmm0, xmm14
-	vaesdec         xmm1, xmm1, xmm14
-	vaesdec         xmm2, xmm2, xmm14
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
 	vmovdqu         xmm14, oword [r10 - 48]
-	vaesdec         xmm0, xmm0, xmm14
-	vaesdec         xmm1, xmm1, xmm14
-	vaesdec         xmm2, xmm2, xmm14
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
 	vmovdqu         xmm14, oword [r10 - 32]
-	vaesdec         xmm0, xmm0, xmm14
-	vaesdec         xmm1, xmm1, xmm14
-	vaesdec         xmm2, xmm2, xmm14
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
 	vmovdqu         xmm14, oword [r10 - 16]
-	vaesdec         xmm0, xmm0, xmm14
-	vaesdec         xmm1, xmm1, xmm14
-	vaesdec         xmm2, xmm2, xmm14
-	vpxor           xmm10, xmm13, xmm4
-	vaesdeclast     xmm0, xmm0, xmm10
-	vmovdqu         oword [rdx], xmm0
-	vpxor           xmm10, xmm13, xmm5
-	vaesdeclast     xmm1, xmm1, xmm10
-	vmovdqu         oword [rdx + 16], xmm1
-	vpxor           xmm10, xmm13, xmm6
-	vaesdeclast     xmm2, xmm2, xmm10
-	vmovdqu         oword [rdx + 32], xmm2
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vpxor           xmm2, xmm13, xmm8
+	vaesdeclast     xmm4, xmm4, xmm2
+	vmovdqu         oword [rdx], xmm4
+	vpxor           xmm2, xmm13, xmm9
+	vaesdeclast     xmm5, xmm5, xmm2
+	vmovdqu         oword [rdx + 16], xmm5
+	vpxor           xmm2, xmm13, xmm10
+	vaesdeclast     xmm6, xmm6, xmm2
+	vmovdqu         oword [rdx + 32], xmm6
 	add             rcx, r8
 	add             rdx, r8
 	add             rcx, 32
 	add             rdx, 32
-	vmovdqa         xmm10, xmm8                     ; the next block's tweak
+	vmovdqa         xmm2, xmm0                      ; the next block's tweak
 	jmp             near L.xts_dec_steal_or_done
 L.xts_dec_final2:
-	vmovdqa         xmm4, xmm8
-	vpsrlq          xmm10, xmm8, 63                 ; top 1 bits of each half
-	vpclmulqdq      xmm11, xmm10, xmm9, 1           ; high half's, times 0x87
-	vpslldq         xmm10, xmm10, 8                 ; low half's carry into high
-	vpsllq          xmm5, xmm8, 1
-	vpxor           xmm5, xmm5, xmm10
-	vpxor           xmm5, xmm5, xmm11
-	vpsrlq          xmm10, xmm8, 62                 ; top 2 bits of each half
-	vpclmulqdq      xmm11, xmm10, xmm9, 1           ; high half's, times 0x87
-	vpslldq         xmm10, xmm10, 8                 ; low half's carry into high
-	vpsllq          xmm8, xmm8, 2
-	vpxor           xmm8, xmm8, xmm10
-	vpxor           xmm8, xmm8, xmm11
+	vmovdqa         xmm8, xmm0
+	vpsrlq          xmm2, xmm0, 63                  ; top 1 bits of each half
+	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
+	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
+	vpsllq          xmm9, xmm0, 1
+	vpxor           xmm9, xmm9, xmm2
+	vpxor           xmm9, xmm9, xmm3
+	vpsrlq          xmm2, xmm0, 62                  ; top 2 bits of each half
+	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
+	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
+	vpsllq          xmm0, xmm0, 2
+	vpxor           xmm0, xmm0, xmm2
+	vpxor           xmm0, xmm0, xmm3
 	sub             r8, 16                          ; bytes in the last vector
-	vpxor           xmm0, xmm4, oword [rcx]
-	vpxor           xmm0, xmm0, xmm12
-	vpxor           xmm1, xmm5, oword [rcx + 16]
-	vpxor           xmm1, xmm1, xmm12
+	vpxor           xmm4, xmm8, oword [rcx]
+	vpxor           xmm4, xmm4, xmm12
+	vpxor           xmm5, xmm9, oword [rcx + 16]
+	vpxor           xmm5, xmm5, xmm12
 	cmp             eax, 12
 	jb              near L.xts_dec_final2_aes128
 	je              near L.xts_dec_final2_aes192
 	vmovdqu         xmm14, oword [r10 - 208]
-	vaesdec         xmm0, xmm0, xmm14
-	vaesdec         xmm1, xmm1, xmm14
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
 	vmovdqu         xmm14, oword [r10 - 192]
-	vaesdec         xmm0, xmm0, xmm14
-	vaesdec         xmm1, xmm1, xmm14
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
 L.xts_dec_final2_aes192:
 	vmovdqu         xmm14, oword [r10 - 176]
-	vaesdec         xmm0, xmm0, xmm14
-	vaesdec         xmm1, xmm1, xmm14
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
 	vmovdqu         xmm14, oword [r10 - 160]
-	vaesdec         xmm0, xmm0, xmm14
-	vaesdec         xmm1, xmm1, xmm14
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
 L.xts_dec_final2_aes128:
 	vmovdqu         xmm14, oword [r10 - 144]
-	vaesdec         xmm0, xmm0, xmm14
-	vaesdec         xmm1, xmm1, xmm14
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
 	vmovdqu         xmm14, oword [r10 - 128]
-	vaesdec         xmm0, xmm0, xmm14
-	vaesdec         xmm1, xmm1, xmm14
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
 	vmovdqu         xmm14, oword [r10 - 112]
-	vaesdec         xmm0, xmm0, xmm14
-	vaesdec         xmm1, xmm1, xmm14
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
 	vmovdqu         xmm14, oword [r10 - 96]
-	vaesdec         xmm0, xmm0, xmm14
-	vaesdec         xmm1, xmm1, xmm14
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
 	vmovdqu         xmm14, oword [r10 - 80]
-	vaesdec         xmm0, xmm0, xmm14
-	vaesdec         xmm1, xmm1, xmm14
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
 	vmovdqu         xmm14, oword [r10 - 64]
-	vaesdec         xmm0, xmm0, xmm14
-	vaesdec         xmm1, xmm1, xmm14
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
 	vmovdqu         xmm14, oword [r10 - 48]
-	vaesdec         xmm0, xmm0, xmm14
-	vaesdec         xmm1, xmm1, xmm14
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
 	vmovdqu         xmm14, oword [r10 - 32]
-	vaesdec         xmm0, xmm0, xmm14
-	vaesdec         xmm1, xmm1, xmm14
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
 	vmovdqu         xmm14, oword [r10 - 16]
-	vaesdec         xmm0, xmm0, xmm14
-	vaesdec         xmm1, xmm1, xmm14
-	vpxor           xmm10, xmm13, xmm4
-	vaesdeclast     xmm0, xmm0, xmm10
-	vmovdqu         oword [rdx], xmm0
-	vpxor           xmm10, xmm13, xmm5
-	vaesdeclast     xmm1, xmm1, xmm10
-	vmovdqu         oword [rdx + 16], xmm1
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vpxor           xmm2, xmm13, xmm8
+	vaesdeclast     xmm4, xmm4, xmm2
+	vmovdqu         oword [rdx], xmm4
+	vpxor           xmm2, xmm13, xmm9
+	vaesdeclast     xmm5, xmm5, xmm2
+	vmovdqu         oword [rdx + 16], xmm5
 	add             rcx, r8
 	add             rdx, r8
 	add             rcx, 16
 	add             rdx, 16
-	vmovdqa         xmm10, xmm8                     ; the next block's tweak
+	vmovdqa         xmm2, xmm0                      ; the next block's tweak
 	jmp             near L.xts_dec_steal_or_done
 L.xts_dec_final1:
-	vmovdqa         xmm4, xmm8
-	vpsrlq          xmm10, xmm8, 63                 ; top 1 bits of each half
-	vpclmulqdq      xmm11, xmm10, xmm9, 1           ; high half's, times 0x87
-	vpslldq         xmm10, xmm10, 8                 ; low half's carry into high
-	vpsllq          xmm8, xmm8, 1
-	vpxor           xmm8, xmm8, xmm10
-	vpxor           xmm8, xmm8, xmm11
-	vpxor           xmm0, xmm4, oword [rcx]
-	vpxor           xmm0, xmm0, xmm12
+	vmovdqa         xmm8, xmm0
+	vpsrlq          xmm2, xmm0, 63                  ; top 1 bits of each half
+	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
+	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
+	vpsllq          xmm0, xmm0, 1
+	vpxor           xmm0, xmm0, xmm2
+	vpxor           xmm0, xmm0, xmm3
+	vpxor           xmm4, xmm8, oword [rcx]
+	vpxor           xmm4, xmm4, xmm12
 	cmp             eax, 12
 	jb              near L.xts_dec_final1_aes128
 	je              near L.xts_dec_final1_aes192
 	vmovdqu         xmm14, oword [r10 - 208]
-	vaesdec         xmm0, xmm0, xmm14
+	vaesdec         xmm4, xmm4, xmm14
 	vmovdqu         xmm14, oword [r10 - 192]
-	vaesdec         xmm0, xmm0, xmm14
+	vaesdec         xmm4, xmm4, xmm14
 L.xts_dec_final1_aes192:
 	vmovdqu         xmm14, oword [r10 - 176]
-	vaesdec         xmm0, xmm0, xmm14
+	vaesdec         xmm4, xmm4, xmm14
 	vmovdqu         xmm14, oword [r10 - 160]
-	vaesdec         xmm0, xmm0, xmm14
+	vaesdec         xmm4, xmm4, xmm14
 L.xts_dec_final1_aes128:
 	vmovdqu         xmm14, oword [r10 - 144]
-	vaesdec         xmm0, xmm0, xmm14
+	vaesdec         xmm4, xmm4, xmm14
 	vmovdqu         xmm14, oword [r10 - 128]
-	vaesdec         xmm0, xmm0, xmm14
+	vaesdec         xmm4, xmm4, xmm14
 	vmovdqu         xmm14, oword [r10 - 112]
-	vaesdec         xmm0, xmm0, xmm14
+	vaesdec         xmm4, xmm4, xmm14
 	vmovdqu         xmm14, oword [r10 - 96]
-	vaesdec         xmm0, xmm0, xmm14
+	vaesdec         xmm4, xmm4, xmm14
 	vmovdqu         xmm14, oword [r10 - 80]
-	vaesdec         xmm0, xmm0, xmm14
+	vaesdec         xmm4, xmm4, xmm14
 	vmovdqu         xmm14, oword [r10 - 64]
-	vaesdec         xmm0, xmm0, xmm14
+	vaesdec         xmm4, xmm4, xmm14
 	vmovdqu         xmm14, oword [r10 - 48]
-	vaesdec         xmm0, xmm0, xmm14
+	vaesdec         xmm4, xmm4, xmm14
 	vmovdqu         xmm14, oword [r10 - 32]
-	vaesdec         xmm0, xmm0, xmm14
+	vaesdec         xmm4, xmm4, xmm14
 	vmovdqu         xmm14, oword [r10 - 16]
-	vaesdec         xmm0, xmm0, xmm14
-	vpxor           xmm10, xmm13, xmm4
-	vaesdeclast     xmm0, xmm0, xmm10
-	vmovdqu         oword [rdx], xmm0
+	vaesdec         xmm4, xmm4, xmm14
+	vpxor           xmm2, xmm13, xmm8
+	vaesdeclast     xmm4, xmm4, xmm2
+	vmovdqu         oword [rdx], xmm4
 	add             rcx, r8
 	add             rdx, r8
-	vmovdqa         xmm10, xmm8                     ; the next block's tweak
+	vmovdqa         xmm2, xmm0                      ; the next block's tweak
 	jmp             near L.xts_dec_steal_or_done
 
 L.xts_dec_no_tail:
-	vmovdqa         xmm10, xmm8                     ; the next block's tweak
+	vmovdqa         xmm2, xmm0                      ; the next block's tweak
 L.xts_dec_steal_or_done:
 	test            rsi, rsi
 	jz              near L.xts_dec_return
-	vpsrlq          xmm4, xmm10, 63                 ; top 1 bits of each half
-	vpclmulqdq      xmm8, xmm4, xmm9, 1             ; high half's, times 0x87
-	vpslldq         xmm4, xmm4, 8                   ; low half's carry into high
-	vpsllq          xmm11, xmm10, 1
-	vpxor           xmm11, xmm11, xmm4
-	vpxor           xmm11, xmm11, xmm8
-	vmovdqu         xmm4, oword [rcx + rsi*1]       ; last 16 bytes of src
-	vpxor           xmm0, xmm11, oword [rcx]
-	vpxor           xmm0, xmm0, oword [rdi]
+	vpsrlq          xmm8, xmm2, 63                  ; top 1 bits of each half
+	vpclmulqdq      xmm0, xmm8, xmm1, 1             ; high half's, times 0x87
+	vpslldq         xmm8, xmm8, 8                   ; low half's carry into high
+	vpsllq          xmm3, xmm2, 1
+	vpxor           xmm3, xmm3, xmm8
+	vpxor           xmm3, xmm3, xmm0
+	vmovdqu         xmm8, oword [rcx + rsi*1]       ; last 16 bytes of src
+	vpxor           xmm4, xmm3, oword [rcx]
+	vpxor           xmm4, xmm4, oword [rdi]
 	cmp             eax, 12
 	jb              near L.xts_dec_steal_a_aes128
 	je              near L.xts_dec_steal_a_aes192
-	vaesdec         xmm0, xmm0, oword [r10 - 208]
-	vaesdec         xmm0, xmm0, oword [r10 - 192]
+	vaesdec         xmm4, xmm4, oword [r10 - 208]
+	vaesdec         xmm4, xmm4, oword [r10 - 192]
 L.xts_dec_steal_a_aes192:
-	vaesdec         xmm0, xmm0, oword [r10 - 176]
-	vaesdec         xmm0, xmm0, oword [r10 - 160]
+	vaesdec         xmm4, xmm4, oword [r10 - 176]
+	vaesdec         xmm4, xmm4, oword [r10 - 160]
 L.xts_dec_steal_a_aes128:
-	vaesdec         xmm0, xmm0, oword [r10 - 144]
-	vaesdec         xmm0, xmm0, oword [r10 - 128]
-	vaesdec         xmm0, xmm0, oword [r10 - 112]
-	vaesdec         xmm0, xmm0, oword [r10 - 96]
-	vaesdec         xmm0, xmm0, oword [r10 - 80]
-	vaesdec         xmm0, xmm0, oword [r10 - 64]
-	vaesdec         xmm0, xmm0, oword [r10 - 48]
-	vaesdec         xmm0, xmm0, oword [r10 - 32]
-	vaesdec         xmm0, xmm0, oword [r10 - 16]
-	vaesdeclast     xmm0, xmm0, oword [r10]
-	vpxor           xmm0, xmm0, xmm11
+	vaesdec         xmm4, xmm4, oword [r10 - 144]
+	vaesdec         xmm4, xmm4, oword [r10 - 128]
+	vaesdec         xmm4, xmm4, oword [r10 - 112]
+	vaesdec         xmm4, xmm4, oword [r10 - 96]
+	vaesdec         xmm4, xmm4, oword [r10 - 80]
+	vaesdec         xmm4, xmm4, oword [r10 - 64]
+	vaesdec         xmm4, xmm4, oword [r10 - 48]
+	vaesdec         xmm4, xmm4, oword [r10 - 32]
+	vaesdec         xmm4, xmm4, oword [r10 - 16]
+	vaesdeclast     xmm4, xmm4, oword [r10]
+	vpxor           xmm4, xmm4, xmm3
 	lea             r11, [rel L.xts_cts_table]
 ; short block out: CC's first PART bytes, at the top of a store ending at the end
-	vmovdqu         xmm9, oword [r11 + rsi*1]
-	vpshufb         xmm9, xmm0, xmm9
+	vmovdqu         xmm1, oword [r11 + rsi*1]
+	vpshufb         xmm1, xmm4, xmm1
 ; last whole block in: the PART stolen bytes, then CC from byte PART on
 	neg             rsi
-	vmovdqu         xmm8, oword [r11 + rsi*1 + 32]
-	vpshufb         xmm4, xmm4, xmm8
-	vmovdqu         xmm8, oword [r11 + rsi*1 + 64]
+	vmovdqu         xmm0, oword [r11 + rsi*1 + 32]
+	vpshufb         xmm8, xmm8, xmm0
+	vmovdqu         xmm0, oword [r11 + rsi*1 + 64]
 	neg             rsi
-	vpand           xmm0, xmm0, xmm8
-	vpor            xmm0, xmm0, xmm4
-	vmovdqu         oword [rdx + rsi*1], xmm9
-	vpxor           xmm0, xmm0, xmm10
-	vpxor           xmm0, xmm0, oword [rdi]
+	vpand           xmm4, xmm4, xmm0
+	vpor            xmm4, xmm4, xmm8
+	vmovdqu         oword [rdx + rsi*1], xmm1
+	vpxor           xmm4, xmm4, xmm2
+	vpxor           xmm4, xmm4, oword [rdi]
 	cmp             eax, 12
 	jb              near L.xts_dec_steal_b_aes128
 	je              near L.xts_dec_steal_b_aes192
-	vaesdec         xmm0, xmm0, oword [r10 - 208]
-	vaesdec         xmm0, xmm0, oword [r10 - 192]
+	vaesdec         xmm4, xmm4, oword [r10 - 208]
+	vaesdec         xmm4, xmm4, oword [r10 - 192]
 L.xts_dec_steal_b_aes192:
-	vaesdec         xmm0, xmm0, oword [r10 - 176]
-	vaesdec         xmm0, xmm0, oword [r10 - 160]
+	vaesdec         xmm4, xmm4, oword [r10 - 176]
+	vaesdec         xmm4, xmm4, oword [r10 - 160]
 L.xts_dec_steal_b_aes128:
-	vaesdec         xmm0, xmm0, oword [r10 - 144]
-	vaesdec         xmm0, xmm0, oword [r10 - 128]
-	vaesdec         xmm0, xmm0, oword [r10 - 112]
-	vaesdec         xmm0, xmm0, oword [r10 - 96]
-	vaesdec         xmm0, xmm0, oword [r10 - 80]
-	vaesdec         xmm0, xmm0, oword [r10 - 64]
-	vaesdec         xmm0, xmm0, oword [r10 - 48]
-	vaesdec         xmm0, xmm0, oword [r10 - 32]
-	vaesdec         xmm0, xmm0, oword [r10 - 16]
-	vaesdeclast     xmm0, xmm0, oword [r10]
-	vpxor           xmm0, xmm0, xmm10
-	vmovdqu         oword [rdx], xmm0
+	vaesdec         xmm4, xmm4, oword [r10 - 144]
+	vaesdec         xmm4, xmm4, oword [r10 - 128]
+	vaesdec         xmm4, xmm4, oword [r10 - 112]
+	vaesdec         xmm4, xmm4, oword [r10 - 96]
+	vaesdec         xmm4, xmm4, oword [r10 - 80]
+	vaesdec         xmm4, xmm4, oword [r10 - 64]
+	vaesdec         xmm4, xmm4, oword [r10 - 48]
+	vaesdec         xmm4, xmm4, oword [r10 - 32]
+	vaesdec         xmm4, xmm4, oword [r10 - 16]
+	vaesdeclast     xmm4, xmm4, oword [r10]
+	vpxor           xmm4, xmm4, xmm2
+	vmovdqu         oword [rdx], xmm4
 L.xts_dec_return:
 	xor             eax, eax
 	vzeroupper
@@ -1123,121 +1123,121 @@ L.xts_dec_return:
 L.xts_dec_main_loop:
 ; LLVM-MCA-BEGIN xts_dec_aesni_avx_main_loop
 ; 4 vectors = 64 bytes per iteration
-	vmovdqa         xmm4, xmm8
-	vpsrlq          xmm10, xmm8, 63                 ; top 1 bits of each half
-	vpclmulqdq      xmm11, xmm10, xmm9, 1           ; high half's, times 0x87
-	vpslldq         xmm10, xmm10, 8                 ; low half's carry into high
-	vpsllq          xmm5, xmm8, 1
-	vpxor           xmm5, xmm5, xmm10
-	vpxor           xmm5, xmm5, xmm11
-	vpsrlq          xmm10, xmm8, 62                 ; top 2 bits of each half
-	vpclmulqdq      xmm11, xmm10, xmm9, 1           ; high half's, times 0x87
-	vpslldq         xmm10, xmm10, 8                 ; low half's carry into high
-	vpsllq          xmm6, xmm8, 2
-	vpxor           xmm6, xmm6, xmm10
-	vpxor           xmm6, xmm6, xmm11
-	vpsrlq          xmm10, xmm8, 61                 ; top 3 bits of each half
-	vpclmulqdq      xmm11, xmm10, xmm9, 1           ; high half's, times 0x87
-	vpslldq         xmm10, xmm10, 8                 ; low half's carry into high
-	vpsllq          xmm7, xmm8, 3
-	vpxor           xmm7, xmm7, xmm10
-	vpxor           xmm7, xmm7, xmm11
-	vpsrlq          xmm10, xmm8, 60                 ; top 4 bits of each half
-	vpclmulqdq      xmm11, xmm10, xmm9, 1           ; high half's, times 0x87
-	vpslldq         xmm10, xmm10, 8                 ; low half's carry into high
-	vpsllq          xmm8, xmm8, 4
-	vpxor           xmm8, xmm8, xmm10
-	vpxor           xmm8, xmm8, xmm11
-	vpxor           xmm0, xmm4, oword [rcx]
-	vpxor           xmm0, xmm0, xmm12
-	vpxor           xmm1, xmm5, oword [rcx + 16]
-	vpxor           xmm1, xmm1, xmm12
-	vpxor           xmm2, xmm6, oword [rcx + 32]
-	vpxor           xmm2, xmm2, xmm12
-	vpxor           xmm3, xmm7, oword [rcx + 48]
-	vpxor           xmm3, xmm3, xmm12
+	vmovdqa         xmm8, xmm0
+	vpsrlq          xmm2, xmm0, 63                  ; top 1 bits of each half
+	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
+	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
+	vpsllq          xmm9, xmm0, 1
+	vpxor           xmm9, xmm9, xmm2
+	vpxor           xmm9, xmm9, xmm3
+	vpsrlq          xmm2, xmm0, 62                  ; top 2 bits of each half
+	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
+	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
+	vpsllq          xmm10, xmm0, 2
+	vpxor           xmm10, xmm10, xmm2
+	vpxor           xmm10, xmm10, xmm3
+	vpsrlq          xmm2, xmm0, 61                  ; top 3 bits of each half
+	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
+	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
+	vpsllq          xmm11, xmm0, 3
+	vpxor           xmm11, xmm11, xmm2
+	vpxor           xmm11, xmm11, xmm3
+	vpsrlq          xmm2, xmm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
+	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
+	vpsllq          xmm0, xmm0, 4
+	vpxor           xmm0, xmm0, xmm2
+	vpxor           xmm0, xmm0, xmm3
+	vpxor           xmm4, xmm8, oword [rcx]
+	vpxor           xmm4, xmm4, xmm12
+	vpxor           xmm5, xmm9, oword [rcx + 16]
+	vpxor           xmm5, xmm5, xmm12
+	vpxor           xmm6, xmm10, oword [rcx + 32]
+	vpxor           xmm6, xmm6, xmm12
+	vpxor           xmm7, xmm11, oword [rcx + 48]
+	vpxor           xmm7, xmm7, xmm12
 	cmp             eax, 12
 	jb              near L.xts_dec_main_aes128
 	je              near L.xts_dec_main_aes192
 	vmovdqu         xmm14, oword [r10 - 208]
-	vaesdec         xmm0, xmm0, xmm14
-	vaesdec         xmm1, xmm1, xmm14
-	vaesdec         xmm2, xmm2, xmm14
-	vaesdec         xmm3, xmm3, xmm14
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
 	vmovdqu         xmm14, oword [r10 - 192]
-	vaesdec         xmm0, xmm0, xmm14
-	vaesdec         xmm1, xmm1, xmm14
-	vaesdec         xmm2, xmm2, xmm14
-	vaesdec         xmm3, xmm3, xmm14
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
 L.xts_dec_main_aes192:
 	vmovdqu         xmm14, oword [r10 - 176]
-	vaesdec         xmm0, xmm0, xmm14
-	vaesdec         xmm1, xmm1, xmm14
-	vaesdec         xmm2, xmm2, xmm14
-	vaesdec         xmm3, xmm3, xmm14
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
 	vmovdqu         xmm14, oword [r10 - 160]
-	vaesdec         xmm0, xmm0, xmm14
-	vaesdec         xmm1, xmm1, xmm14
-	vaesdec         xmm2, xmm2, xmm14
-	vaesdec         xmm3, xmm3, xmm14
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
 L.xts_dec_main_aes128:
 	vmovdqu         xmm14, oword [r10 - 144]
-	vaesdec         xmm0, xmm0, xmm14
-	vaesdec         xmm1, xmm1, xmm14
-	vaesdec         xmm2, xmm2, xmm14
-	vaesdec         xmm3, xmm3, xmm14
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
 	vmovdqu         xmm14, oword [r10 - 128]
-	vaesdec         xmm0, xmm0, xmm14
-	vaesdec         xmm1, xmm1, xmm14
-	vaesdec         xmm2, xmm2, xmm14
-	vaesdec         xmm3, xmm3, xmm14
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
 	vmovdqu         xmm14, oword [r10 - 112]
-	vaesdec         xmm0, xmm0, xmm14
-	vaesdec         xmm1, xmm1, xmm14
-	vaesdec         xmm2, xmm2, xmm14
-	vaesdec         xmm3, xmm3, xmm14
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
 	vmovdqu         xmm14, oword [r10 - 96]
-	vaesdec         xmm0, xmm0, xmm14
-	vaesdec         xmm1, xmm1, xmm14
-	vaesdec         xmm2, xmm2, xmm14
-	vaesdec         xmm3, xmm3, xmm14
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
 	vmovdqu         xmm14, oword [r10 - 80]
-	vaesdec         xmm0, xmm0, xmm14
-	vaesdec         xmm1, xmm1, xmm14
-	vaesdec         xmm2, xmm2, xmm14
-	vaesdec         xmm3, xmm3, xmm14
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
 	vmovdqu         xmm14, oword [r10 - 64]
-	vaesdec         xmm0, xmm0, xmm14
-	vaesdec         xmm1, xmm1, xmm14
-	vaesdec         xmm2, xmm2, xmm14
-	vaesdec         xmm3, xmm3, xmm14
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
 	vmovdqu         xmm14, oword [r10 - 48]
-	vaesdec         xmm0, xmm0, xmm14
-	vaesdec         xmm1, xmm1, xmm14
-	vaesdec         xmm2, xmm2, xmm14
-	vaesdec         xmm3, xmm3, xmm14
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
 	vmovdqu         xmm14, oword [r10 - 32]
-	vaesdec         xmm0, xmm0, xmm14
-	vaesdec         xmm1, xmm1, xmm14
-	vaesdec         xmm2, xmm2, xmm14
-	vaesdec         xmm3, xmm3, xmm14
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
 	vmovdqu         xmm14, oword [r10 - 16]
-	vaesdec         xmm0, xmm0, xmm14
-	vaesdec         xmm1, xmm1, xmm14
-	vaesdec         xmm2, xmm2, xmm14
-	vaesdec         xmm3, xmm3, xmm14
-	vpxor           xmm10, xmm13, xmm4
-	vaesdeclast     xmm0, xmm0, xmm10
-	vmovdqu         oword [rdx], xmm0
-	vpxor           xmm10, xmm13, xmm5
-	vaesdeclast     xmm1, xmm1, xmm10
-	vmovdqu         oword [rdx + 16], xmm1
-	vpxor           xmm10, xmm13, xmm6
-	vaesdeclast     xmm2, xmm2, xmm10
-	vmovdqu         oword [rdx + 32], xmm2
-	vpxor           xmm10, xmm13, xmm7
-	vaesdeclast     xmm3, xmm3, xmm10
-	vmovdqu         oword [rdx + 48], xmm3
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
+	vpxor           xmm2, xmm13, xmm8
+	vaesdeclast     xmm4, xmm4, xmm2
+	vmovdqu         oword [rdx], xmm4
+	vpxor           xmm2, xmm13, xmm9
+	vaesdeclast     xmm5, xmm5, xmm2
+	vmovdqu         oword [rdx + 16], xmm5
+	vpxor           xmm2, xmm13, xmm10
+	vaesdeclast     xmm6, xmm6, xmm2
+	vmovdqu         oword [rdx + 32], xmm6
+	vpxor           xmm2, xmm13, xmm11
+	vaesdeclast     xmm7, xmm7, xmm2
+	vmovdqu         oword [rdx + 48], xmm7
 	add             rcx, 64
 	add             rdx, 64
 	sub             r8, 64

@@ -22,8 +22,8 @@
 # handled by ciphertext stealing on xmm.
 #
 # Registers: KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11, PART=rsi, PART=rsi (after the tweak is made)
-#            X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, TW0=ymm4, TW1=ymm5
-#            TW2=ymm6, TW3=ymm7, BASE=ymm8, POLY=ymm9, T1=ymm10, T2=ymm11
+#            BASE=ymm0, POLY=ymm1, T1=ymm2, T2=ymm3, X0=ymm4, X1=ymm5
+#            X2=ymm6, X3=ymm7, TW0=ymm8, TW1=ymm9, TW2=ymm10, TW3=ymm11
 #            K0=ymm12, KLAST=ymm13, KLAST-1=ymm14, KLAST-2=ymm15, KLAST-3=ymm16, KLAST-4=ymm17
 #            KLAST-5=ymm18, KLAST-6=ymm19, KLAST-7=ymm20, KLAST-8=ymm21, KLAST-9=ymm22, KLAST-10=ymm23
 #            KLAST-11=ymm24, KLAST-12=ymm25, KLAST-13=ymm26
@@ -39,27 +39,27 @@ aesgen_xts_encrypt_avx10_256:
 # T = E_K2(iv), on xmm with the tweak key read from memory
 	lea             (%rsi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10
-	vmovdqu8        (%r9), %xmm8
-	vpxord          (%rsi), %xmm8, %xmm8
+	vmovdqu8        (%r9), %xmm0
+	vpxord          (%rsi), %xmm0, %xmm0
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_tweak_aes128
 	{disp32} je     .Lxts_enc_tweak_aes192
-	vaesenc         -208(%r10), %xmm8, %xmm8
-	vaesenc         -192(%r10), %xmm8, %xmm8
+	vaesenc         -208(%r10), %xmm0, %xmm0
+	vaesenc         -192(%r10), %xmm0, %xmm0
 .Lxts_enc_tweak_aes192:
-	vaesenc         -176(%r10), %xmm8, %xmm8
-	vaesenc         -160(%r10), %xmm8, %xmm8
+	vaesenc         -176(%r10), %xmm0, %xmm0
+	vaesenc         -160(%r10), %xmm0, %xmm0
 .Lxts_enc_tweak_aes128:
-	vaesenc         -144(%r10), %xmm8, %xmm8
-	vaesenc         -128(%r10), %xmm8, %xmm8
-	vaesenc         -112(%r10), %xmm8, %xmm8
-	vaesenc         -96(%r10), %xmm8, %xmm8
-	vaesenc         -80(%r10), %xmm8, %xmm8
-	vaesenc         -64(%r10), %xmm8, %xmm8
-	vaesenc         -48(%r10), %xmm8, %xmm8
-	vaesenc         -32(%r10), %xmm8, %xmm8
-	vaesenc         -16(%r10), %xmm8, %xmm8
-	vaesenclast     (%r10), %xmm8, %xmm8
+	vaesenc         -144(%r10), %xmm0, %xmm0
+	vaesenc         -128(%r10), %xmm0, %xmm0
+	vaesenc         -112(%r10), %xmm0, %xmm0
+	vaesenc         -96(%r10), %xmm0, %xmm0
+	vaesenc         -80(%r10), %xmm0, %xmm0
+	vaesenc         -64(%r10), %xmm0, %xmm0
+	vaesenc         -48(%r10), %xmm0, %xmm0
+	vaesenc         -32(%r10), %xmm0, %xmm0
+	vaesenc         -16(%r10), %xmm0, %xmm0
+	vaesenclast     (%r10), %xmm0, %xmm0
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &key1[rounds]
 	vbroadcasti32x4 (%rdi), %ymm12
@@ -81,14 +81,14 @@ aesgen_xts_encrypt_avx10_256:
 	vbroadcasti32x4 -192(%r10), %ymm25
 	vbroadcasti32x4 -208(%r10), %ymm26
 .Lxts_enc_keys_loaded:
-	vbroadcasti32x4 .Lxts_poly(%rip), %ymm9
+	vbroadcasti32x4 .Lxts_poly(%rip), %ymm1
 # BASE = T, T*x in lanes 0..1
-	vpsrlq          $63, %xmm8, %xmm10              # top 1 bits of each half
-	vpclmulqdq      $1, %xmm9, %xmm10, %xmm11       # high half's, times 0x87
-	vpslldq         $8, %xmm10, %xmm10              # low half's carry into high
-	vpsllq          $1, %xmm8, %xmm4
-	vpternlogd      $150, %xmm11, %xmm10, %xmm4
-	vinserti32x4    $1, %xmm4, %ymm8, %ymm8
+	vpsrlq          $63, %xmm0, %xmm2               # top 1 bits of each half
+	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
+	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
+	vpsllq          $1, %xmm0, %xmm8
+	vpternlogd      $150, %xmm3, %xmm2, %xmm8
+	vinserti32x4    $1, %xmm8, %ymm0, %ymm0
 	mov             %r8d, %esi
 	and             $15, %esi                       # bytes past the last whole block
 	{disp32} jz     .Lxts_enc_whole_blocks
@@ -107,400 +107,400 @@ aesgen_xts_encrypt_avx10_256:
 	cmp             $96, %r8
 	{disp32} jbe    .Lxts_enc_final3
 .Lxts_enc_final4:
-	{load} vmovdqa64 %ymm8, %ymm4
-	vpsrlq          $62, %ymm8, %ymm10              # top 2 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $2, %ymm8, %ymm5
-	vpternlogd      $150, %ymm11, %ymm10, %ymm5
-	vpsrlq          $60, %ymm8, %ymm10              # top 4 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $4, %ymm8, %ymm6
-	vpternlogd      $150, %ymm11, %ymm10, %ymm6
-	vpsrlq          $58, %ymm8, %ymm10              # top 6 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $6, %ymm8, %ymm7
-	vpternlogd      $150, %ymm11, %ymm10, %ymm7
-	vpsrldq         $15, %ymm8, %ymm10              # the top 8 bits
-	vpclmulqdq      $0, %ymm9, %ymm10, %ymm10       # ... times 0x87
-	vpslldq         $1, %ymm8, %ymm8
-	vpxord          %ymm10, %ymm8, %ymm8
+	vmovdqa64       %ymm0, %ymm8
+	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $2, %ymm0, %ymm9
+	vpternlogd      $150, %ymm3, %ymm2, %ymm9
+	vpsrlq          $60, %ymm0, %ymm2               # top 4 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $4, %ymm0, %ymm10
+	vpternlogd      $150, %ymm3, %ymm2, %ymm10
+	vpsrlq          $58, %ymm0, %ymm2               # top 6 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $6, %ymm0, %ymm11
+	vpternlogd      $150, %ymm3, %ymm2, %ymm11
+	vpsrldq         $15, %ymm0, %ymm2               # the top 8 bits
+	vpclmulqdq      $0, %ymm1, %ymm2, %ymm2         # ... times 0x87
+	vpslldq         $1, %ymm0, %ymm0
+	vpxord          %ymm2, %ymm0, %ymm0
 	sub             $96, %r8                        # bytes in the last vector
-	vmovdqu8        (%rcx), %ymm0
-	vpternlogd      $150, %ymm12, %ymm4, %ymm0
-	vmovdqu8        32(%rcx), %ymm1
-	vpternlogd      $150, %ymm12, %ymm5, %ymm1
-	vmovdqu8        64(%rcx), %ymm2
-	vpternlogd      $150, %ymm12, %ymm6, %ymm2
+	vmovdqu8        (%rcx), %ymm4
+	vpternlogd      $150, %ymm12, %ymm8, %ymm4
+	vmovdqu8        32(%rcx), %ymm5
+	vpternlogd      $150, %ymm12, %ymm9, %ymm5
+	vmovdqu8        64(%rcx), %ymm6
+	vpternlogd      $150, %ymm12, %ymm10, %ymm6
 	mov             $-1, %r11
 	bzhi            %r8, %r11, %r11
 	kmovd           %r11d, %k1
-	vmovdqu8        96(%rcx), %ymm3{%k1}{z}
-	vpternlogd      $150, %ymm12, %ymm7, %ymm3
+	vmovdqu8        96(%rcx), %ymm7{%k1}{z}
+	vpternlogd      $150, %ymm12, %ymm11, %ymm7
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_final4_aes128
 	{disp32} je     .Lxts_enc_final4_aes192
-	vaesenc         %ymm26, %ymm0, %ymm0
-	vaesenc         %ymm26, %ymm1, %ymm1
-	vaesenc         %ymm26, %ymm2, %ymm2
-	vaesenc         %ymm26, %ymm3, %ymm3
-	vaesenc         %ymm25, %ymm0, %ymm0
-	vaesenc         %ymm25, %ymm1, %ymm1
-	vaesenc         %ymm25, %ymm2, %ymm2
-	vaesenc         %ymm25, %ymm3, %ymm3
+	vaesenc         %ymm26, %ymm4, %ymm4
+	vaesenc         %ymm26, %ymm5, %ymm5
+	vaesenc         %ymm26, %ymm6, %ymm6
+	vaesenc         %ymm26, %ymm7, %ymm7
+	vaesenc         %ymm25, %ymm4, %ymm4
+	vaesenc         %ymm25, %ymm5, %ymm5
+	vaesenc         %ymm25, %ymm6, %ymm6
+	vaesenc         %ymm25, %ymm7, %ymm7
 .Lxts_enc_final4_aes192:
-	vaesenc         %ymm24, %ymm0, %ymm0
-	vaesenc         %ymm24, %ymm1, %ymm1
-	vaesenc         %ymm24, %ymm2, %ymm2
-	vaesenc         %ymm24, %ymm3, %ymm3
-	vaesenc         %ymm23, %ymm0, %ymm0
-	vaesenc         %ymm23, %ymm1, %ymm1
-	vaesenc         %ymm23, %ymm2, %ymm2
-	vaesenc         %ymm23, %ymm3, %ymm3
+	vaesenc         %ymm24, %ymm4, %ymm4
+	vaesenc         %ymm24, %ymm5, %ymm5
+	vaesenc         %ymm24, %ymm6, %ymm6
+	vaesenc         %ymm24, %ymm7, %ymm7
+	vaesenc         %ymm23, %ymm4, %ymm4
+	vaesenc         %ymm23, %ymm5, %ymm5
+	vaesenc         %ymm23, %ymm6, %ymm6
+	vaesenc         %ymm23, %ymm7, %ymm7
 .Lxts_enc_final4_aes128:
-	vaesenc         %ymm22, %ymm0, %ymm0
-	vaesenc         %ymm22, %ymm1, %ymm1
-	vaesenc         %ymm22, %ymm2, %ymm2
-	vaesenc         %ymm22, %ymm3, %ymm3
-	vaesenc         %ymm21, %ymm0, %ymm0
-	vaesenc         %ymm21, %ymm1, %ymm1
-	vaesenc         %ymm21, %ymm2, %ymm2
-	vaesenc         %ymm21, %ymm3, %ymm3
-	vaesenc         %ymm20, %ymm0, %ymm0
-	vaesenc         %ymm20, %ymm1, %ymm1
-	vaesenc         %ymm20, %ymm2, %ymm2
-	vaesenc         %ymm20, %ymm3, %ymm3
-	vaesenc         %ymm19, %ymm0, %ymm0
-	vaesenc         %ymm19, %ymm1, %ymm1
-	vaesenc         %ymm19, %ymm2, %ymm2
-	vaesenc         %ymm19, %ymm3, %ymm3
-	vaesenc         %ymm18, %ymm0, %ymm0
-	vaesenc         %ymm18, %ymm1, %ymm1
-	vaesenc         %ymm18, %ymm2, %ymm2
-	vaesenc         %ymm18, %ymm3, %ymm3
-	vaesenc         %ymm17, %ymm0, %ymm0
-	vaesenc         %ymm17, %ymm1, %ymm1
-	vaesenc         %ymm17, %ymm2, %ymm2
-	vaesenc         %ymm17, %ymm3, %ymm3
-	vaesenc         %ymm16, %ymm0, %ymm0
-	vaesenc         %ymm16, %ymm1, %ymm1
-	vaesenc         %ymm16, %ymm2, %ymm2
-	vaesenc         %ymm16, %ymm3, %ymm3
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vaesenc         %ymm15, %ymm2, %ymm2
-	vaesenc         %ymm15, %ymm3, %ymm3
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
-	vpxord          %ymm4, %ymm13, %ymm10
-	vaesenclast     %ymm10, %ymm0, %ymm0
-	vmovdqu8        %ymm0, (%rdx)
-	vpxord          %ymm5, %ymm13, %ymm10
-	vaesenclast     %ymm10, %ymm1, %ymm1
-	vmovdqu8        %ymm1, 32(%rdx)
-	vpxord          %ymm6, %ymm13, %ymm10
-	vaesenclast     %ymm10, %ymm2, %ymm2
-	vmovdqu8        %ymm2, 64(%rdx)
-	vpxord          %ymm7, %ymm13, %ymm10
-	vaesenclast     %ymm10, %ymm3, %ymm3
-	vmovdqu8        %ymm3, 96(%rdx){%k1}
+	vaesenc         %ymm22, %ymm4, %ymm4
+	vaesenc         %ymm22, %ymm5, %ymm5
+	vaesenc         %ymm22, %ymm6, %ymm6
+	vaesenc         %ymm22, %ymm7, %ymm7
+	vaesenc         %ymm21, %ymm4, %ymm4
+	vaesenc         %ymm21, %ymm5, %ymm5
+	vaesenc         %ymm21, %ymm6, %ymm6
+	vaesenc         %ymm21, %ymm7, %ymm7
+	vaesenc         %ymm20, %ymm4, %ymm4
+	vaesenc         %ymm20, %ymm5, %ymm5
+	vaesenc         %ymm20, %ymm6, %ymm6
+	vaesenc         %ymm20, %ymm7, %ymm7
+	vaesenc         %ymm19, %ymm4, %ymm4
+	vaesenc         %ymm19, %ymm5, %ymm5
+	vaesenc         %ymm19, %ymm6, %ymm6
+	vaesenc         %ymm19, %ymm7, %ymm7
+	vaesenc         %ymm18, %ymm4, %ymm4
+	vaesenc         %ymm18, %ymm5, %ymm5
+	vaesenc         %ymm18, %ymm6, %ymm6
+	vaesenc         %ymm18, %ymm7, %ymm7
+	vaesenc         %ymm17, %ymm4, %ymm4
+	vaesenc         %ymm17, %ymm5, %ymm5
+	vaesenc         %ymm17, %ymm6, %ymm6
+	vaesenc         %ymm17, %ymm7, %ymm7
+	vaesenc         %ymm16, %ymm4, %ymm4
+	vaesenc         %ymm16, %ymm5, %ymm5
+	vaesenc         %ymm16, %ymm6, %ymm6
+	vaesenc         %ymm16, %ymm7, %ymm7
+	vaesenc         %ymm15, %ymm4, %ymm4
+	vaesenc         %ymm15, %ymm5, %ymm5
+	vaesenc         %ymm15, %ymm6, %ymm6
+	vaesenc         %ymm15, %ymm7, %ymm7
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
+	vpxord          %ymm8, %ymm13, %ymm2
+	vaesenclast     %ymm2, %ymm4, %ymm4
+	vmovdqu8        %ymm4, (%rdx)
+	vpxord          %ymm9, %ymm13, %ymm2
+	vaesenclast     %ymm2, %ymm5, %ymm5
+	vmovdqu8        %ymm5, 32(%rdx)
+	vpxord          %ymm10, %ymm13, %ymm2
+	vaesenclast     %ymm2, %ymm6, %ymm6
+	vmovdqu8        %ymm6, 64(%rdx)
+	vpxord          %ymm11, %ymm13, %ymm2
+	vaesenclast     %ymm2, %ymm7, %ymm7
+	vmovdqu8        %ymm7, 96(%rdx){%k1}
 	add             %r8, %rcx
 	add             %r8, %rdx
 	add             $96, %rcx
 	add             $96, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          $63, %ymm7, %ymm10              # top 1 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $1, %ymm7, %ymm7
-	vpternlogd      $150, %ymm11, %ymm10, %ymm7
+	vpsrlq          $63, %ymm11, %ymm2              # top 1 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $1, %ymm11, %ymm11
+	vpternlogd      $150, %ymm3, %ymm2, %ymm11
 	lea             .Lxts_lane_select(%rip), %r11
-	vmovdqu8        -16(%r11,%r8,1), %xmm11
-	vpermd          %ymm7, %ymm11, %ymm10
+	vmovdqu8        -16(%r11,%r8,1), %xmm3
+	vpermd          %ymm11, %ymm3, %ymm2
 	{disp32} jmp    .Lxts_enc_steal_or_done
 .Lxts_enc_final3:
-	{load} vmovdqa64 %ymm8, %ymm4
-	vpsrlq          $62, %ymm8, %ymm10              # top 2 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $2, %ymm8, %ymm5
-	vpternlogd      $150, %ymm11, %ymm10, %ymm5
-	vpsrlq          $60, %ymm8, %ymm10              # top 4 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $4, %ymm8, %ymm6
-	vpternlogd      $150, %ymm11, %ymm10, %ymm6
-	vpsrlq          $58, %ymm8, %ymm10              # top 6 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $6, %ymm8, %ymm8
-	vpternlogd      $150, %ymm11, %ymm10, %ymm8
+	vmovdqa64       %ymm0, %ymm8
+	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $2, %ymm0, %ymm9
+	vpternlogd      $150, %ymm3, %ymm2, %ymm9
+	vpsrlq          $60, %ymm0, %ymm2               # top 4 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $4, %ymm0, %ymm10
+	vpternlogd      $150, %ymm3, %ymm2, %ymm10
+	vpsrlq          $58, %ymm0, %ymm2               # top 6 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $6, %ymm0, %ymm0
+	vpternlogd      $150, %ymm3, %ymm2, %ymm0
 	sub             $64, %r8                        # bytes in the last vector
-	vmovdqu8        (%rcx), %ymm0
-	vpternlogd      $150, %ymm12, %ymm4, %ymm0
-	vmovdqu8        32(%rcx), %ymm1
-	vpternlogd      $150, %ymm12, %ymm5, %ymm1
+	vmovdqu8        (%rcx), %ymm4
+	vpternlogd      $150, %ymm12, %ymm8, %ymm4
+	vmovdqu8        32(%rcx), %ymm5
+	vpternlogd      $150, %ymm12, %ymm9, %ymm5
 	mov             $-1, %r11
 	bzhi            %r8, %r11, %r11
 	kmovd           %r11d, %k1
-	vmovdqu8        64(%rcx), %ymm2{%k1}{z}
-	vpternlogd      $150, %ymm12, %ymm6, %ymm2
+	vmovdqu8        64(%rcx), %ymm6{%k1}{z}
+	vpternlogd      $150, %ymm12, %ymm10, %ymm6
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_final3_aes128
 	{disp32} je     .Lxts_enc_final3_aes192
-	vaesenc         %ymm26, %ymm0, %ymm0
-	vaesenc         %ymm26, %ymm1, %ymm1
-	vaesenc         %ymm26, %ymm2, %ymm2
-	vaesenc         %ymm25, %ymm0, %ymm0
-	vaesenc         %ymm25, %ymm1, %ymm1
-	vaesenc         %ymm25, %ymm2, %ymm2
+	vaesenc         %ymm26, %ymm4, %ymm4
+	vaesenc         %ymm26, %ymm5, %ymm5
+	vaesenc         %ymm26, %ymm6, %ymm6
+	vaesenc         %ymm25, %ymm4, %ymm4
+	vaesenc         %ymm25, %ymm5, %ymm5
+	vaesenc         %ymm25, %ymm6, %ymm6
 .Lxts_enc_final3_aes192:
-	vaesenc         %ymm24, %ymm0, %ymm0
-	vaesenc         %ymm24, %ymm1, %ymm1
-	vaesenc         %ymm24, %ymm2, %ymm2
-	vaesenc         %ymm23, %ymm0, %ymm0
-	vaesenc         %ymm23, %ymm1, %ymm1
-	vaesenc         %ymm23, %ymm2, %ymm2
+	vaesenc         %ymm24, %ymm4, %ymm4
+	vaesenc         %ymm24, %ymm5, %ymm5
+	vaesenc         %ymm24, %ymm6, %ymm6
+	vaesenc         %ymm23, %ymm4, %ymm4
+	vaesenc         %ymm23, %ymm5, %ymm5
+	vaesenc         %ymm23, %ymm6, %ymm6
 .Lxts_enc_final3_aes128:
-	vaesenc         %ymm22, %ymm0, %ymm0
-	vaesenc         %ymm22, %ymm1, %ymm1
-	vaesenc         %ymm22, %ymm2, %ymm2
-	vaesenc         %ymm21, %ymm0, %ymm0
-	vaesenc         %ymm21, %ymm1, %ymm1
-	vaesenc         %ymm21, %ymm2, %ymm2
-	vaesenc         %ymm20, %ymm0, %ymm0
-	vaesenc         %ymm20, %ymm1, %ymm1
-	vaesenc         %ymm20, %ymm2, %ymm2
-	vaesenc         %ymm19, %ymm0, %ymm0
-	vaesenc         %ymm19, %ymm1, %ymm1
-	vaesenc         %ymm19, %ymm2, %ymm2
-	vaesenc         %ymm18, %ymm0, %ymm0
-	vaesenc         %ymm18, %ymm1, %ymm1
-	vaesenc         %ymm18, %ymm2, %ymm2
-	vaesenc         %ymm17, %ymm0, %ymm0
-	vaesenc         %ymm17, %ymm1, %ymm1
-	vaesenc         %ymm17, %ymm2, %ymm2
-	vaesenc         %ymm16, %ymm0, %ymm0
-	vaesenc         %ymm16, %ymm1, %ymm1
-	vaesenc         %ymm16, %ymm2, %ymm2
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vaesenc         %ymm15, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vpxord          %ymm4, %ymm13, %ymm10
-	vaesenclast     %ymm10, %ymm0, %ymm0
-	vmovdqu8        %ymm0, (%rdx)
-	vpxord          %ymm5, %ymm13, %ymm10
-	vaesenclast     %ymm10, %ymm1, %ymm1
-	vmovdqu8        %ymm1, 32(%rdx)
-	vpxord          %ymm6, %ymm13, %ymm10
-	vaesenclast     %ymm10, %ymm2, %ymm2
-	vmovdqu8        %ymm2, 64(%rdx){%k1}
+	vaesenc         %ymm22, %ymm4, %ymm4
+	vaesenc         %ymm22, %ymm5, %ymm5
+	vaesenc         %ymm22, %ymm6, %ymm6
+	vaesenc         %ymm21, %ymm4, %ymm4
+	vaesenc         %ymm21, %ymm5, %ymm5
+	vaesenc         %ymm21, %ymm6, %ymm6
+	vaesenc         %ymm20, %ymm4, %ymm4
+	vaesenc         %ymm20, %ymm5, %ymm5
+	vaesenc         %ymm20, %ymm6, %ymm6
+	vaesenc         %ymm19, %ymm4, %ymm4
+	vaesenc         %ymm19, %ymm5, %ymm5
+	vaesenc         %ymm19, %ymm6, %ymm6
+	vaesenc         %ymm18, %ymm4, %ymm4
+	vaesenc         %ymm18, %ymm5, %ymm5
+	vaesenc         %ymm18, %ymm6, %ymm6
+	vaesenc         %ymm17, %ymm4, %ymm4
+	vaesenc         %ymm17, %ymm5, %ymm5
+	vaesenc         %ymm17, %ymm6, %ymm6
+	vaesenc         %ymm16, %ymm4, %ymm4
+	vaesenc         %ymm16, %ymm5, %ymm5
+	vaesenc         %ymm16, %ymm6, %ymm6
+	vaesenc         %ymm15, %ymm4, %ymm4
+	vaesenc         %ymm15, %ymm5, %ymm5
+	vaesenc         %ymm15, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vpxord          %ymm8, %ymm13, %ymm2
+	vaesenclast     %ymm2, %ymm4, %ymm4
+	vmovdqu8        %ymm4, (%rdx)
+	vpxord          %ymm9, %ymm13, %ymm2
+	vaesenclast     %ymm2, %ymm5, %ymm5
+	vmovdqu8        %ymm5, 32(%rdx)
+	vpxord          %ymm10, %ymm13, %ymm2
+	vaesenclast     %ymm2, %ymm6, %ymm6
+	vmovdqu8        %ymm6, 64(%rdx){%k1}
 	add             %r8, %rcx
 	add             %r8, %rdx
 	add             $64, %rcx
 	add             $64, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          $63, %ymm6, %ymm10              # top 1 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $1, %ymm6, %ymm6
-	vpternlogd      $150, %ymm11, %ymm10, %ymm6
+	vpsrlq          $63, %ymm10, %ymm2              # top 1 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $1, %ymm10, %ymm10
+	vpternlogd      $150, %ymm3, %ymm2, %ymm10
 	lea             .Lxts_lane_select(%rip), %r11
-	vmovdqu8        -16(%r11,%r8,1), %xmm11
-	vpermd          %ymm6, %ymm11, %ymm10
+	vmovdqu8        -16(%r11,%r8,1), %xmm3
+	vpermd          %ymm10, %ymm3, %ymm2
 	{disp32} jmp    .Lxts_enc_steal_or_done
 .Lxts_enc_final2:
-	{load} vmovdqa64 %ymm8, %ymm4
-	vpsrlq          $62, %ymm8, %ymm10              # top 2 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $2, %ymm8, %ymm5
-	vpternlogd      $150, %ymm11, %ymm10, %ymm5
-	vpsrlq          $60, %ymm8, %ymm10              # top 4 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $4, %ymm8, %ymm8
-	vpternlogd      $150, %ymm11, %ymm10, %ymm8
+	vmovdqa64       %ymm0, %ymm8
+	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $2, %ymm0, %ymm9
+	vpternlogd      $150, %ymm3, %ymm2, %ymm9
+	vpsrlq          $60, %ymm0, %ymm2               # top 4 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $4, %ymm0, %ymm0
+	vpternlogd      $150, %ymm3, %ymm2, %ymm0
 	sub             $32, %r8                        # bytes in the last vector
-	vmovdqu8        (%rcx), %ymm0
-	vpternlogd      $150, %ymm12, %ymm4, %ymm0
+	vmovdqu8        (%rcx), %ymm4
+	vpternlogd      $150, %ymm12, %ymm8, %ymm4
 	mov             $-1, %r11
 	bzhi            %r8, %r11, %r11
 	kmovd           %r11d, %k1
-	vmovdqu8        32(%rcx), %ymm1{%k1}{z}
-	vpternlogd      $150, %ymm12, %ymm5, %ymm1
+	vmovdqu8        32(%rcx), %ymm5{%k1}{z}
+	vpternlogd      $150, %ymm12, %ymm9, %ymm5
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_final2_aes128
 	{disp32} je     .Lxts_enc_final2_aes192
-	vaesenc         %ymm26, %ymm0, %ymm0
-	vaesenc         %ymm26, %ymm1, %ymm1
-	vaesenc         %ymm25, %ymm0, %ymm0
-	vaesenc         %ymm25, %ymm1, %ymm1
+	vaesenc         %ymm26, %ymm4, %ymm4
+	vaesenc         %ymm26, %ymm5, %ymm5
+	vaesenc         %ymm25, %ymm4, %ymm4
+	vaesenc         %ymm25, %ymm5, %ymm5
 .Lxts_enc_final2_aes192:
-	vaesenc         %ymm24, %ymm0, %ymm0
-	vaesenc         %ymm24, %ymm1, %ymm1
-	vaesenc         %ymm23, %ymm0, %ymm0
-	vaesenc         %ymm23, %ymm1, %ymm1
+	vaesenc         %ymm24, %ymm4, %ymm4
+	vaesenc         %ymm24, %ymm5, %ymm5
+	vaesenc         %ymm23, %ymm4, %ymm4
+	vaesenc         %ymm23, %ymm5, %ymm5
 .Lxts_enc_final2_aes128:
-	vaesenc         %ymm22, %ymm0, %ymm0
-	vaesenc         %ymm22, %ymm1, %ymm1
-	vaesenc         %ymm21, %ymm0, %ymm0
-	vaesenc         %ymm21, %ymm1, %ymm1
-	vaesenc         %ymm20, %ymm0, %ymm0
-	vaesenc         %ymm20, %ymm1, %ymm1
-	vaesenc         %ymm19, %ymm0, %ymm0
-	vaesenc         %ymm19, %ymm1, %ymm1
-	vaesenc         %ymm18, %ymm0, %ymm0
-	vaesenc         %ymm18, %ymm1, %ymm1
-	vaesenc         %ymm17, %ymm0, %ymm0
-	vaesenc         %ymm17, %ymm1, %ymm1
-	vaesenc         %ymm16, %ymm0, %ymm0
-	vaesenc         %ymm16, %ymm1, %ymm1
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vpxord          %ymm4, %ymm13, %ymm10
-	vaesenclast     %ymm10, %ymm0, %ymm0
-	vmovdqu8        %ymm0, (%rdx)
-	vpxord          %ymm5, %ymm13, %ymm10
-	vaesenclast     %ymm10, %ymm1, %ymm1
-	vmovdqu8        %ymm1, 32(%rdx){%k1}
+	vaesenc         %ymm22, %ymm4, %ymm4
+	vaesenc         %ymm22, %ymm5, %ymm5
+	vaesenc         %ymm21, %ymm4, %ymm4
+	vaesenc         %ymm21, %ymm5, %ymm5
+	vaesenc         %ymm20, %ymm4, %ymm4
+	vaesenc         %ymm20, %ymm5, %ymm5
+	vaesenc         %ymm19, %ymm4, %ymm4
+	vaesenc         %ymm19, %ymm5, %ymm5
+	vaesenc         %ymm18, %ymm4, %ymm4
+	vaesenc         %ymm18, %ymm5, %ymm5
+	vaesenc         %ymm17, %ymm4, %ymm4
+	vaesenc         %ymm17, %ymm5, %ymm5
+	vaesenc         %ymm16, %ymm4, %ymm4
+	vaesenc         %ymm16, %ymm5, %ymm5
+	vaesenc         %ymm15, %ymm4, %ymm4
+	vaesenc         %ymm15, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vpxord          %ymm8, %ymm13, %ymm2
+	vaesenclast     %ymm2, %ymm4, %ymm4
+	vmovdqu8        %ymm4, (%rdx)
+	vpxord          %ymm9, %ymm13, %ymm2
+	vaesenclast     %ymm2, %ymm5, %ymm5
+	vmovdqu8        %ymm5, 32(%rdx){%k1}
 	add             %r8, %rcx
 	add             %r8, %rdx
 	add             $32, %rcx
 	add             $32, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          $63, %ymm5, %ymm10              # top 1 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $1, %ymm5, %ymm5
-	vpternlogd      $150, %ymm11, %ymm10, %ymm5
+	vpsrlq          $63, %ymm9, %ymm2               # top 1 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $1, %ymm9, %ymm9
+	vpternlogd      $150, %ymm3, %ymm2, %ymm9
 	lea             .Lxts_lane_select(%rip), %r11
-	vmovdqu8        -16(%r11,%r8,1), %xmm11
-	vpermd          %ymm5, %ymm11, %ymm10
+	vmovdqu8        -16(%r11,%r8,1), %xmm3
+	vpermd          %ymm9, %ymm3, %ymm2
 	{disp32} jmp    .Lxts_enc_steal_or_done
 .Lxts_enc_final1:
-	{load} vmovdqa64 %ymm8, %ymm4
-	vpsrlq          $62, %ymm8, %ymm10              # top 2 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $2, %ymm8, %ymm8
-	vpternlogd      $150, %ymm11, %ymm10, %ymm8
+	vmovdqa64       %ymm0, %ymm8
+	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $2, %ymm0, %ymm0
+	vpternlogd      $150, %ymm3, %ymm2, %ymm0
 	mov             $-1, %r11
 	bzhi            %r8, %r11, %r11
 	kmovd           %r11d, %k1
-	vmovdqu8        (%rcx), %ymm0{%k1}{z}
-	vpternlogd      $150, %ymm12, %ymm4, %ymm0
+	vmovdqu8        (%rcx), %ymm4{%k1}{z}
+	vpternlogd      $150, %ymm12, %ymm8, %ymm4
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_final1_aes128
 	{disp32} je     .Lxts_enc_final1_aes192
-	vaesenc         %ymm26, %ymm0, %ymm0
-	vaesenc         %ymm25, %ymm0, %ymm0
+	vaesenc         %ymm26, %ymm4, %ymm4
+	vaesenc         %ymm25, %ymm4, %ymm4
 .Lxts_enc_final1_aes192:
-	vaesenc         %ymm24, %ymm0, %ymm0
-	vaesenc         %ymm23, %ymm0, %ymm0
+	vaesenc         %ymm24, %ymm4, %ymm4
+	vaesenc         %ymm23, %ymm4, %ymm4
 .Lxts_enc_final1_aes128:
-	vaesenc         %ymm22, %ymm0, %ymm0
-	vaesenc         %ymm21, %ymm0, %ymm0
-	vaesenc         %ymm20, %ymm0, %ymm0
-	vaesenc         %ymm19, %ymm0, %ymm0
-	vaesenc         %ymm18, %ymm0, %ymm0
-	vaesenc         %ymm17, %ymm0, %ymm0
-	vaesenc         %ymm16, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vpxord          %ymm4, %ymm13, %ymm10
-	vaesenclast     %ymm10, %ymm0, %ymm0
-	vmovdqu8        %ymm0, (%rdx){%k1}
+	vaesenc         %ymm22, %ymm4, %ymm4
+	vaesenc         %ymm21, %ymm4, %ymm4
+	vaesenc         %ymm20, %ymm4, %ymm4
+	vaesenc         %ymm19, %ymm4, %ymm4
+	vaesenc         %ymm18, %ymm4, %ymm4
+	vaesenc         %ymm17, %ymm4, %ymm4
+	vaesenc         %ymm16, %ymm4, %ymm4
+	vaesenc         %ymm15, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vpxord          %ymm8, %ymm13, %ymm2
+	vaesenclast     %ymm2, %ymm4, %ymm4
+	vmovdqu8        %ymm4, (%rdx){%k1}
 	add             %r8, %rcx
 	add             %r8, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          $63, %ymm4, %ymm10              # top 1 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $1, %ymm4, %ymm4
-	vpternlogd      $150, %ymm11, %ymm10, %ymm4
+	vpsrlq          $63, %ymm8, %ymm2               # top 1 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $1, %ymm8, %ymm8
+	vpternlogd      $150, %ymm3, %ymm2, %ymm8
 	lea             .Lxts_lane_select(%rip), %r11
-	vmovdqu8        -16(%r11,%r8,1), %xmm11
-	vpermd          %ymm4, %ymm11, %ymm10
+	vmovdqu8        -16(%r11,%r8,1), %xmm3
+	vpermd          %ymm8, %ymm3, %ymm2
 	{disp32} jmp    .Lxts_enc_steal_or_done
 
 .Lxts_enc_no_tail:
-	{load} vmovdqa64 %xmm8, %xmm10                  # the next block's tweak
+	vmovdqa64       %xmm0, %xmm2                    # the next block's tweak
 .Lxts_enc_steal_or_done:
 	test            %rsi, %rsi
 	{disp32} jz     .Lxts_enc_return
-	vpsrlq          $63, %xmm10, %xmm4              # top 1 bits of each half
-	vpclmulqdq      $1, %xmm9, %xmm4, %xmm8         # high half's, times 0x87
-	vpslldq         $8, %xmm4, %xmm4                # low half's carry into high
-	vpsllq          $1, %xmm10, %xmm11
-	vpternlogd      $150, %xmm8, %xmm4, %xmm11
-	vmovdqu8        (%rcx,%rsi,1), %xmm4            # last 16 bytes of src
-	vpxord          (%rcx), %xmm10, %xmm0
-	vpxord          (%rdi), %xmm0, %xmm0
+	vpsrlq          $63, %xmm2, %xmm8               # top 1 bits of each half
+	vpclmulqdq      $1, %xmm1, %xmm8, %xmm0         # high half's, times 0x87
+	vpslldq         $8, %xmm8, %xmm8                # low half's carry into high
+	vpsllq          $1, %xmm2, %xmm3
+	vpternlogd      $150, %xmm0, %xmm8, %xmm3
+	vmovdqu8        (%rcx,%rsi,1), %xmm8            # last 16 bytes of src
+	vpxord          (%rcx), %xmm2, %xmm4
+	vpxord          (%rdi), %xmm4, %xmm4
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_steal_a_aes128
 	{disp32} je     .Lxts_enc_steal_a_aes192
-	vaesenc         -208(%r10), %xmm0, %xmm0
-	vaesenc         -192(%r10), %xmm0, %xmm0
+	vaesenc         -208(%r10), %xmm4, %xmm4
+	vaesenc         -192(%r10), %xmm4, %xmm4
 .Lxts_enc_steal_a_aes192:
-	vaesenc         -176(%r10), %xmm0, %xmm0
-	vaesenc         -160(%r10), %xmm0, %xmm0
+	vaesenc         -176(%r10), %xmm4, %xmm4
+	vaesenc         -160(%r10), %xmm4, %xmm4
 .Lxts_enc_steal_a_aes128:
-	vaesenc         -144(%r10), %xmm0, %xmm0
-	vaesenc         -128(%r10), %xmm0, %xmm0
-	vaesenc         -112(%r10), %xmm0, %xmm0
-	vaesenc         -96(%r10), %xmm0, %xmm0
-	vaesenc         -80(%r10), %xmm0, %xmm0
-	vaesenc         -64(%r10), %xmm0, %xmm0
-	vaesenc         -48(%r10), %xmm0, %xmm0
-	vaesenc         -32(%r10), %xmm0, %xmm0
-	vaesenc         -16(%r10), %xmm0, %xmm0
-	vaesenclast     (%r10), %xmm0, %xmm0
-	vpxord          %xmm10, %xmm0, %xmm0
+	vaesenc         -144(%r10), %xmm4, %xmm4
+	vaesenc         -128(%r10), %xmm4, %xmm4
+	vaesenc         -112(%r10), %xmm4, %xmm4
+	vaesenc         -96(%r10), %xmm4, %xmm4
+	vaesenc         -80(%r10), %xmm4, %xmm4
+	vaesenc         -64(%r10), %xmm4, %xmm4
+	vaesenc         -48(%r10), %xmm4, %xmm4
+	vaesenc         -32(%r10), %xmm4, %xmm4
+	vaesenc         -16(%r10), %xmm4, %xmm4
+	vaesenclast     (%r10), %xmm4, %xmm4
+	vpxord          %xmm2, %xmm4, %xmm4
 	lea             .Lxts_cts_table(%rip), %r11
 # short block out: CC's first PART bytes, at the top of a store ending at the end
-	vmovdqu8        (%r11,%rsi,1), %xmm9
-	vpshufb         %xmm9, %xmm0, %xmm9
+	vmovdqu8        (%r11,%rsi,1), %xmm1
+	vpshufb         %xmm1, %xmm4, %xmm1
 # last whole block in: the PART stolen bytes, then CC from byte PART on
 	neg             %rsi
-	vmovdqu8        32(%r11,%rsi,1), %xmm8
-	vpshufb         %xmm8, %xmm4, %xmm4
-	vmovdqu8        64(%r11,%rsi,1), %xmm8
+	vmovdqu8        32(%r11,%rsi,1), %xmm0
+	vpshufb         %xmm0, %xmm8, %xmm8
+	vmovdqu8        64(%r11,%rsi,1), %xmm0
 	neg             %rsi
-	vpternlogd      $234, %xmm4, %xmm8, %xmm0       # (CC & MASK) | TAIL16
-	vmovdqu8        %xmm9, (%rdx,%rsi,1)
-	vpxord          %xmm11, %xmm0, %xmm0
-	vpxord          (%rdi), %xmm0, %xmm0
+	vpternlogd      $234, %xmm8, %xmm0, %xmm4       # (CC & MASK) | TAIL16
+	vmovdqu8        %xmm1, (%rdx,%rsi,1)
+	vpxord          %xmm3, %xmm4, %xmm4
+	vpxord          (%rdi), %xmm4, %xmm4
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_steal_b_aes128
 	{disp32} je     .Lxts_enc_steal_b_aes192
-	vaesenc         -208(%r10), %xmm0, %xmm0
-	vaesenc         -192(%r10), %xmm0, %xmm0
+	vaesenc         -208(%r10), %xmm4, %xmm4
+	vaesenc         -192(%r10), %xmm4, %xmm4
 .Lxts_enc_steal_b_aes192:
-	vaesenc         -176(%r10), %xmm0, %xmm0
-	vaesenc         -160(%r10), %xmm0, %xmm0
+	vaesenc         -176(%r10), %xmm4, %xmm4
+	vaesenc         -160(%r10), %xmm4, %xmm4
 .Lxts_enc_steal_b_aes128:
-	vaesenc         -144(%r10), %xmm0, %xmm0
-	vaesenc         -128(%r10), %xmm0, %xmm0
-	vaesenc         -112(%r10), %xmm0, %xmm0
-	vaesenc         -96(%r10), %xmm0, %xmm0
-	vaesenc         -80(%r10), %xmm0, %xmm0
-	vaesenc         -64(%r10), %xmm0, %xmm0
-	vaesenc         -48(%r10), %xmm0, %xmm0
-	vaesenc         -32(%r10), %xmm0, %xmm0
-	vaesenc         -16(%r10), %xmm0, %xmm0
-	vaesenclast     (%r10), %xmm0, %xmm0
-	vpxord          %xmm11, %xmm0, %xmm0
-	vmovdqu8        %xmm0, (%rdx)
+	vaesenc         -144(%r10), %xmm4, %xmm4
+	vaesenc         -128(%r10), %xmm4, %xmm4
+	vaesenc         -112(%r10), %xmm4, %xmm4
+	vaesenc         -96(%r10), %xmm4, %xmm4
+	vaesenc         -80(%r10), %xmm4, %xmm4
+	vaesenc         -64(%r10), %xmm4, %xmm4
+	vaesenc         -48(%r10), %xmm4, %xmm4
+	vaesenc         -32(%r10), %xmm4, %xmm4
+	vaesenc         -16(%r10), %xmm4, %xmm4
+	vaesenclast     (%r10), %xmm4, %xmm4
+	vpxord          %xmm3, %xmm4, %xmm4
+	vmovdqu8        %xmm4, (%rdx)
 .Lxts_enc_return:
 	xor             %eax, %eax
 	vzeroupper
@@ -510,103 +510,103 @@ aesgen_xts_encrypt_avx10_256:
 .Lxts_enc_main_loop:
 # LLVM-MCA-BEGIN xts_enc_avx10_256_main_loop
 # 4 vectors = 128 bytes per iteration
-	{load} vmovdqa64 %ymm8, %ymm4
-	vpsrlq          $62, %ymm8, %ymm10              # top 2 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $2, %ymm8, %ymm5
-	vpternlogd      $150, %ymm11, %ymm10, %ymm5
-	vpsrlq          $60, %ymm8, %ymm10              # top 4 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $4, %ymm8, %ymm6
-	vpternlogd      $150, %ymm11, %ymm10, %ymm6
-	vpsrlq          $58, %ymm8, %ymm10              # top 6 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $6, %ymm8, %ymm7
-	vpternlogd      $150, %ymm11, %ymm10, %ymm7
-	vpsrldq         $15, %ymm8, %ymm10              # the top 8 bits
-	vpclmulqdq      $0, %ymm9, %ymm10, %ymm10       # ... times 0x87
-	vpslldq         $1, %ymm8, %ymm8
-	vpxord          %ymm10, %ymm8, %ymm8
-	vmovdqu8        (%rcx), %ymm0
-	vpternlogd      $150, %ymm12, %ymm4, %ymm0
-	vmovdqu8        32(%rcx), %ymm1
-	vpternlogd      $150, %ymm12, %ymm5, %ymm1
-	vmovdqu8        64(%rcx), %ymm2
-	vpternlogd      $150, %ymm12, %ymm6, %ymm2
-	vmovdqu8        96(%rcx), %ymm3
-	vpternlogd      $150, %ymm12, %ymm7, %ymm3
+	vmovdqa64       %ymm0, %ymm8
+	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $2, %ymm0, %ymm9
+	vpternlogd      $150, %ymm3, %ymm2, %ymm9
+	vpsrlq          $60, %ymm0, %ymm2               # top 4 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $4, %ymm0, %ymm10
+	vpternlogd      $150, %ymm3, %ymm2, %ymm10
+	vpsrlq          $58, %ymm0, %ymm2               # top 6 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $6, %ymm0, %ymm11
+	vpternlogd      $150, %ymm3, %ymm2, %ymm11
+	vpsrldq         $15, %ymm0, %ymm2               # the top 8 bits
+	vpclmulqdq      $0, %ymm1, %ymm2, %ymm2         # ... times 0x87
+	vpslldq         $1, %ymm0, %ymm0
+	vpxord          %ymm2, %ymm0, %ymm0
+	vmovdqu8        (%rcx), %ymm4
+	vpternlogd      $150, %ymm12, %ymm8, %ymm4
+	vmovdqu8        32(%rcx), %ymm5
+	vpternlogd      $150, %ymm12, %ymm9, %ymm5
+	vmovdqu8        64(%rcx), %ymm6
+	vpternlogd      $150, %ymm12, %ymm10, %ymm6
+	vmovdqu8        96(%rcx), %ymm7
+	vpternlogd      $150, %ymm12, %ymm11, %ymm7
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_main_aes128
 	{disp32} je     .Lxts_enc_main_aes192
-	vaesenc         %ymm26, %ymm0, %ymm0
-	vaesenc         %ymm26, %ymm1, %ymm1
-	vaesenc         %ymm26, %ymm2, %ymm2
-	vaesenc         %ymm26, %ymm3, %ymm3
-	vaesenc         %ymm25, %ymm0, %ymm0
-	vaesenc         %ymm25, %ymm1, %ymm1
-	vaesenc         %ymm25, %ymm2, %ymm2
-	vaesenc         %ymm25, %ymm3, %ymm3
+	vaesenc         %ymm26, %ymm4, %ymm4
+	vaesenc         %ymm26, %ymm5, %ymm5
+	vaesenc         %ymm26, %ymm6, %ymm6
+	vaesenc         %ymm26, %ymm7, %ymm7
+	vaesenc         %ymm25, %ymm4, %ymm4
+	vaesenc         %ymm25, %ymm5, %ymm5
+	vaesenc         %ymm25, %ymm6, %ymm6
+	vaesenc         %ymm25, %ymm7, %ymm7
 .Lxts_enc_main_aes192:
-	vaesenc         %ymm24, %ymm0, %ymm0
-	vaesenc         %ymm24, %ymm1, %ymm1
-	vaesenc         %ymm24, %ymm2, %ymm2
-	vaesenc         %ymm24, %ymm3, %ymm3
-	vaesenc         %ymm23, %ymm0, %ymm0
-	vaesenc         %ymm23, %ymm1, %ymm1
-	vaesenc         %ymm23, %ymm2, %ymm2
-	vaesenc         %ymm23, %ymm3, %ymm3
+	vaesenc         %ymm24, %ymm4, %ymm4
+	vaesenc         %ymm24, %ymm5, %ymm5
+	vaesenc         %ymm24, %ymm6, %ymm6
+	vaesenc         %ymm24, %ymm7, %ymm7
+	vaesenc         %ymm23, %ymm4, %ymm4
+	vaesenc         %ymm23, %ymm5, %ymm5
+	vaesenc         %ymm23, %ymm6, %ymm6
+	vaesenc         %ymm23, %ymm7, %ymm7
 .Lxts_enc_main_aes128:
-	vaesenc         %ymm22, %ymm0, %ymm0
-	vaesenc         %ymm22, %ymm1, %ymm1
-	vaesenc         %ymm22, %ymm2, %ymm2
-	vaesenc         %ymm22, %ymm3, %ymm3
-	vaesenc         %ymm21, %ymm0, %ymm0
-	vaesenc         %ymm21, %ymm1, %ymm1
-	vaesenc         %ymm21, %ymm2, %ymm2
-	vaesenc         %ymm21, %ymm3, %ymm3
-	vaesenc         %ymm20, %ymm0, %ymm0
-	vaesenc         %ymm20, %ymm1, %ymm1
-	vaesenc         %ymm20, %ymm2, %ymm2
-	vaesenc         %ymm20, %ymm3, %ymm3
-	vaesenc         %ymm19, %ymm0, %ymm0
-	vaesenc         %ymm19, %ymm1, %ymm1
-	vaesenc         %ymm19, %ymm2, %ymm2
-	vaesenc         %ymm19, %ymm3, %ymm3
-	vaesenc         %ymm18, %ymm0, %ymm0
-	vaesenc         %ymm18, %ymm1, %ymm1
-	vaesenc         %ymm18, %ymm2, %ymm2
-	vaesenc         %ymm18, %ymm3, %ymm3
-	vaesenc         %ymm17, %ymm0, %ymm0
-	vaesenc         %ymm17, %ymm1, %ymm1
-	vaesenc         %ymm17, %ymm2, %ymm2
-	vaesenc         %ymm17, %ymm3, %ymm3
-	vaesenc         %ymm16, %ymm0, %ymm0
-	vaesenc         %ymm16, %ymm1, %ymm1
-	vaesenc         %ymm16, %ymm2, %ymm2
-	vaesenc         %ymm16, %ymm3, %ymm3
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vaesenc         %ymm15, %ymm2, %ymm2
-	vaesenc         %ymm15, %ymm3, %ymm3
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
-	vpxord          %ymm4, %ymm13, %ymm10
-	vaesenclast     %ymm10, %ymm0, %ymm0
-	vmovdqu8        %ymm0, (%rdx)
-	vpxord          %ymm5, %ymm13, %ymm10
-	vaesenclast     %ymm10, %ymm1, %ymm1
-	vmovdqu8        %ymm1, 32(%rdx)
-	vpxord          %ymm6, %ymm13, %ymm10
-	vaesenclast     %ymm10, %ymm2, %ymm2
-	vmovdqu8        %ymm2, 64(%rdx)
-	vpxord          %ymm7, %ymm13, %ymm10
-	vaesenclast     %ymm10, %ymm3, %ymm3
-	vmovdqu8        %ymm3, 96(%rdx)
+	vaesenc         %ymm22, %ymm4, %ymm4
+	vaesenc         %ymm22, %ymm5, %ymm5
+	vaesenc         %ymm22, %ymm6, %ymm6
+	vaesenc         %ymm22, %ymm7, %ymm7
+	vaesenc         %ymm21, %ymm4, %ymm4
+	vaesenc         %ymm21, %ymm5, %ymm5
+	vaesenc         %ymm21, %ymm6, %ymm6
+	vaesenc         %ymm21, %ymm7, %ymm7
+	vaesenc         %ymm20, %ymm4, %ymm4
+	vaesenc         %ymm20, %ymm5, %ymm5
+	vaesenc         %ymm20, %ymm6, %ymm6
+	vaesenc         %ymm20, %ymm7, %ymm7
+	vaesenc         %ymm19, %ymm4, %ymm4
+	vaesenc         %ymm19, %ymm5, %ymm5
+	vaesenc         %ymm19, %ymm6, %ymm6
+	vaesenc         %ymm19, %ymm7, %ymm7
+	vaesenc         %ymm18, %ymm4, %ymm4
+	vaesenc         %ymm18, %ymm5, %ymm5
+	vaesenc         %ymm18, %ymm6, %ymm6
+	vaesenc         %ymm18, %ymm7, %ymm7
+	vaesenc         %ymm17, %ymm4, %ymm4
+	vaesenc         %ymm17, %ymm5, %ymm5
+	vaesenc         %ymm17, %ymm6, %ymm6
+	vaesenc         %ymm17, %ymm7, %ymm7
+	vaesenc         %ymm16, %ymm4, %ymm4
+	vaesenc         %ymm16, %ymm5, %ymm5
+	vaesenc         %ymm16, %ymm6, %ymm6
+	vaesenc         %ymm16, %ymm7, %ymm7
+	vaesenc         %ymm15, %ymm4, %ymm4
+	vaesenc         %ymm15, %ymm5, %ymm5
+	vaesenc         %ymm15, %ymm6, %ymm6
+	vaesenc         %ymm15, %ymm7, %ymm7
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
+	vpxord          %ymm8, %ymm13, %ymm2
+	vaesenclast     %ymm2, %ymm4, %ymm4
+	vmovdqu8        %ymm4, (%rdx)
+	vpxord          %ymm9, %ymm13, %ymm2
+	vaesenclast     %ymm2, %ymm5, %ymm5
+	vmovdqu8        %ymm5, 32(%rdx)
+	vpxord          %ymm10, %ymm13, %ymm2
+	vaesenclast     %ymm2, %ymm6, %ymm6
+	vmovdqu8        %ymm6, 64(%rdx)
+	vpxord          %ymm11, %ymm13, %ymm2
+	vaesenclast     %ymm2, %ymm7, %ymm7
+	vmovdqu8        %ymm7, 96(%rdx)
 	add             $128, %rcx
 	add             $128, %rdx
 	sub             $128, %r8
@@ -632,8 +632,8 @@ aesgen_xts_encrypt_avx10_256:
 # handled by ciphertext stealing on xmm.
 #
 # Registers: KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11, PART=rsi, PART=rsi (after the tweak is made)
-#            X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, TW0=ymm4, TW1=ymm5
-#            TW2=ymm6, TW3=ymm7, BASE=ymm8, POLY=ymm9, T1=ymm10, T2=ymm11
+#            BASE=ymm0, POLY=ymm1, T1=ymm2, T2=ymm3, X0=ymm4, X1=ymm5
+#            X2=ymm6, X3=ymm7, TW0=ymm8, TW1=ymm9, TW2=ymm10, TW3=ymm11
 #            K0=ymm12, KLAST=ymm13, KLAST-1=ymm14, KLAST-2=ymm15, KLAST-3=ymm16, KLAST-4=ymm17
 #            KLAST-5=ymm18, KLAST-6=ymm19, KLAST-7=ymm20, KLAST-8=ymm21, KLAST-9=ymm22, KLAST-10=ymm23
 #            KLAST-11=ymm24, KLAST-12=ymm25, KLAST-13=ymm26
@@ -649,27 +649,27 @@ aesgen_xts_decrypt_avx10_256:
 # T = E_K2(iv), on xmm with the tweak key read from memory
 	lea             (%rsi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10
-	vmovdqu8        (%r9), %xmm8
-	vpxord          (%rsi), %xmm8, %xmm8
+	vmovdqu8        (%r9), %xmm0
+	vpxord          (%rsi), %xmm0, %xmm0
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_tweak_aes128
 	{disp32} je     .Lxts_dec_tweak_aes192
-	vaesenc         -208(%r10), %xmm8, %xmm8
-	vaesenc         -192(%r10), %xmm8, %xmm8
+	vaesenc         -208(%r10), %xmm0, %xmm0
+	vaesenc         -192(%r10), %xmm0, %xmm0
 .Lxts_dec_tweak_aes192:
-	vaesenc         -176(%r10), %xmm8, %xmm8
-	vaesenc         -160(%r10), %xmm8, %xmm8
+	vaesenc         -176(%r10), %xmm0, %xmm0
+	vaesenc         -160(%r10), %xmm0, %xmm0
 .Lxts_dec_tweak_aes128:
-	vaesenc         -144(%r10), %xmm8, %xmm8
-	vaesenc         -128(%r10), %xmm8, %xmm8
-	vaesenc         -112(%r10), %xmm8, %xmm8
-	vaesenc         -96(%r10), %xmm8, %xmm8
-	vaesenc         -80(%r10), %xmm8, %xmm8
-	vaesenc         -64(%r10), %xmm8, %xmm8
-	vaesenc         -48(%r10), %xmm8, %xmm8
-	vaesenc         -32(%r10), %xmm8, %xmm8
-	vaesenc         -16(%r10), %xmm8, %xmm8
-	vaesenclast     (%r10), %xmm8, %xmm8
+	vaesenc         -144(%r10), %xmm0, %xmm0
+	vaesenc         -128(%r10), %xmm0, %xmm0
+	vaesenc         -112(%r10), %xmm0, %xmm0
+	vaesenc         -96(%r10), %xmm0, %xmm0
+	vaesenc         -80(%r10), %xmm0, %xmm0
+	vaesenc         -64(%r10), %xmm0, %xmm0
+	vaesenc         -48(%r10), %xmm0, %xmm0
+	vaesenc         -32(%r10), %xmm0, %xmm0
+	vaesenc         -16(%r10), %xmm0, %xmm0
+	vaesenclast     (%r10), %xmm0, %xmm0
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &key1[rounds]
 	vbroadcasti32x4 (%rdi), %ymm12
@@ -691,14 +691,14 @@ aesgen_xts_decrypt_avx10_256:
 	vbroadcasti32x4 -192(%r10), %ymm25
 	vbroadcasti32x4 -208(%r10), %ymm26
 .Lxts_dec_keys_loaded:
-	vbroadcasti32x4 .Lxts_poly(%rip), %ymm9
+	vbroadcasti32x4 .Lxts_poly(%rip), %ymm1
 # BASE = T, T*x in lanes 0..1
-	vpsrlq          $63, %xmm8, %xmm10              # top 1 bits of each half
-	vpclmulqdq      $1, %xmm9, %xmm10, %xmm11       # high half's, times 0x87
-	vpslldq         $8, %xmm10, %xmm10              # low half's carry into high
-	vpsllq          $1, %xmm8, %xmm4
-	vpternlogd      $150, %xmm11, %xmm10, %xmm4
-	vinserti32x4    $1, %xmm4, %ymm8, %ymm8
+	vpsrlq          $63, %xmm0, %xmm2               # top 1 bits of each half
+	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
+	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
+	vpsllq          $1, %xmm0, %xmm8
+	vpternlogd      $150, %xmm3, %xmm2, %xmm8
+	vinserti32x4    $1, %xmm8, %ymm0, %ymm0
 	mov             %r8d, %esi
 	and             $15, %esi                       # bytes past the last whole block
 	{disp32} jz     .Lxts_dec_whole_blocks
@@ -717,400 +717,400 @@ aesgen_xts_decrypt_avx10_256:
 	cmp             $96, %r8
 	{disp32} jbe    .Lxts_dec_final3
 .Lxts_dec_final4:
-	{load} vmovdqa64 %ymm8, %ymm4
-	vpsrlq          $62, %ymm8, %ymm10              # top 2 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $2, %ymm8, %ymm5
-	vpternlogd      $150, %ymm11, %ymm10, %ymm5
-	vpsrlq          $60, %ymm8, %ymm10              # top 4 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $4, %ymm8, %ymm6
-	vpternlogd      $150, %ymm11, %ymm10, %ymm6
-	vpsrlq          $58, %ymm8, %ymm10              # top 6 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $6, %ymm8, %ymm7
-	vpternlogd      $150, %ymm11, %ymm10, %ymm7
-	vpsrldq         $15, %ymm8, %ymm10              # the top 8 bits
-	vpclmulqdq      $0, %ymm9, %ymm10, %ymm10       # ... times 0x87
-	vpslldq         $1, %ymm8, %ymm8
-	vpxord          %ymm10, %ymm8, %ymm8
+	vmovdqa64       %ymm0, %ymm8
+	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $2, %ymm0, %ymm9
+	vpternlogd      $150, %ymm3, %ymm2, %ymm9
+	vpsrlq          $60, %ymm0, %ymm2               # top 4 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $4, %ymm0, %ymm10
+	vpternlogd      $150, %ymm3, %ymm2, %ymm10
+	vpsrlq          $58, %ymm0, %ymm2               # top 6 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $6, %ymm0, %ymm11
+	vpternlogd      $150, %ymm3, %ymm2, %ymm11
+	vpsrldq         $15, %ymm0, %ymm2               # the top 8 bits
+	vpclmulqdq      $0, %ymm1, %ymm2, %ymm2         # ... times 0x87
+	vpslldq         $1, %ymm0, %ymm0
+	vpxord          %ymm2, %ymm0, %ymm0
 	sub             $96, %r8                        # bytes in the last vector
-	vmovdqu8        (%rcx), %ymm0
-	vpternlogd      $150, %ymm12, %ymm4, %ymm0
-	vmovdqu8        32(%rcx), %ymm1
-	vpternlogd      $150, %ymm12, %ymm5, %ymm1
-	vmovdqu8        64(%rcx), %ymm2
-	vpternlogd      $150, %ymm12, %ymm6, %ymm2
+	vmovdqu8        (%rcx), %ymm4
+	vpternlogd      $150, %ymm12, %ymm8, %ymm4
+	vmovdqu8        32(%rcx), %ymm5
+	vpternlogd      $150, %ymm12, %ymm9, %ymm5
+	vmovdqu8        64(%rcx), %ymm6
+	vpternlogd      $150, %ymm12, %ymm10, %ymm6
 	mov             $-1, %r11
 	bzhi            %r8, %r11, %r11
 	kmovd           %r11d, %k1
-	vmovdqu8        96(%rcx), %ymm3{%k1}{z}
-	vpternlogd      $150, %ymm12, %ymm7, %ymm3
+	vmovdqu8        96(%rcx), %ymm7{%k1}{z}
+	vpternlogd      $150, %ymm12, %ymm11, %ymm7
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_final4_aes128
 	{disp32} je     .Lxts_dec_final4_aes192
-	vaesdec         %ymm26, %ymm0, %ymm0
-	vaesdec         %ymm26, %ymm1, %ymm1
-	vaesdec         %ymm26, %ymm2, %ymm2
-	vaesdec         %ymm26, %ymm3, %ymm3
-	vaesdec         %ymm25, %ymm0, %ymm0
-	vaesdec         %ymm25, %ymm1, %ymm1
-	vaesdec         %ymm25, %ymm2, %ymm2
-	vaesdec         %ymm25, %ymm3, %ymm3
+	vaesdec         %ymm26, %ymm4, %ymm4
+	vaesdec         %ymm26, %ymm5, %ymm5
+	vaesdec         %ymm26, %ymm6, %ymm6
+	vaesdec         %ymm26, %ymm7, %ymm7
+	vaesdec         %ymm25, %ymm4, %ymm4
+	vaesdec         %ymm25, %ymm5, %ymm5
+	vaesdec         %ymm25, %ymm6, %ymm6
+	vaesdec         %ymm25, %ymm7, %ymm7
 .Lxts_dec_final4_aes192:
-	vaesdec         %ymm24, %ymm0, %ymm0
-	vaesdec         %ymm24, %ymm1, %ymm1
-	vaesdec         %ymm24, %ymm2, %ymm2
-	vaesdec         %ymm24, %ymm3, %ymm3
-	vaesdec         %ymm23, %ymm0, %ymm0
-	vaesdec         %ymm23, %ymm1, %ymm1
-	vaesdec         %ymm23, %ymm2, %ymm2
-	vaesdec         %ymm23, %ymm3, %ymm3
+	vaesdec         %ymm24, %ymm4, %ymm4
+	vaesdec         %ymm24, %ymm5, %ymm5
+	vaesdec         %ymm24, %ymm6, %ymm6
+	vaesdec         %ymm24, %ymm7, %ymm7
+	vaesdec         %ymm23, %ymm4, %ymm4
+	vaesdec         %ymm23, %ymm5, %ymm5
+	vaesdec         %ymm23, %ymm6, %ymm6
+	vaesdec         %ymm23, %ymm7, %ymm7
 .Lxts_dec_final4_aes128:
-	vaesdec         %ymm22, %ymm0, %ymm0
-	vaesdec         %ymm22, %ymm1, %ymm1
-	vaesdec         %ymm22, %ymm2, %ymm2
-	vaesdec         %ymm22, %ymm3, %ymm3
-	vaesdec         %ymm21, %ymm0, %ymm0
-	vaesdec         %ymm21, %ymm1, %ymm1
-	vaesdec         %ymm21, %ymm2, %ymm2
-	vaesdec         %ymm21, %ymm3, %ymm3
-	vaesdec         %ymm20, %ymm0, %ymm0
-	vaesdec         %ymm20, %ymm1, %ymm1
-	vaesdec         %ymm20, %ymm2, %ymm2
-	vaesdec         %ymm20, %ymm3, %ymm3
-	vaesdec         %ymm19, %ymm0, %ymm0
-	vaesdec         %ymm19, %ymm1, %ymm1
-	vaesdec         %ymm19, %ymm2, %ymm2
-	vaesdec         %ymm19, %ymm3, %ymm3
-	vaesdec         %ymm18, %ymm0, %ymm0
-	vaesdec         %ymm18, %ymm1, %ymm1
-	vaesdec         %ymm18, %ymm2, %ymm2
-	vaesdec         %ymm18, %ymm3, %ymm3
-	vaesdec         %ymm17, %ymm0, %ymm0
-	vaesdec         %ymm17, %ymm1, %ymm1
-	vaesdec         %ymm17, %ymm2, %ymm2
-	vaesdec         %ymm17, %ymm3, %ymm3
-	vaesdec         %ymm16, %ymm0, %ymm0
-	vaesdec         %ymm16, %ymm1, %ymm1
-	vaesdec         %ymm16, %ymm2, %ymm2
-	vaesdec         %ymm16, %ymm3, %ymm3
-	vaesdec         %ymm15, %ymm0, %ymm0
-	vaesdec         %ymm15, %ymm1, %ymm1
-	vaesdec         %ymm15, %ymm2, %ymm2
-	vaesdec         %ymm15, %ymm3, %ymm3
-	vaesdec         %ymm14, %ymm0, %ymm0
-	vaesdec         %ymm14, %ymm1, %ymm1
-	vaesdec         %ymm14, %ymm2, %ymm2
-	vaesdec         %ymm14, %ymm3, %ymm3
-	vpxord          %ymm4, %ymm13, %ymm10
-	vaesdeclast     %ymm10, %ymm0, %ymm0
-	vmovdqu8        %ymm0, (%rdx)
-	vpxord          %ymm5, %ymm13, %ymm10
-	vaesdeclast     %ymm10, %ymm1, %ymm1
-	vmovdqu8        %ymm1, 32(%rdx)
-	vpxord          %ymm6, %ymm13, %ymm10
-	vaesdeclast     %ymm10, %ymm2, %ymm2
-	vmovdqu8        %ymm2, 64(%rdx)
-	vpxord          %ymm7, %ymm13, %ymm10
-	vaesdeclast     %ymm10, %ymm3, %ymm3
-	vmovdqu8        %ymm3, 96(%rdx){%k1}
+	vaesdec         %ymm22, %ymm4, %ymm4
+	vaesdec         %ymm22, %ymm5, %ymm5
+	vaesdec         %ymm22, %ymm6, %ymm6
+	vaesdec         %ymm22, %ymm7, %ymm7
+	vaesdec         %ymm21, %ymm4, %ymm4
+	vaesdec         %ymm21, %ymm5, %ymm5
+	vaesdec         %ymm21, %ymm6, %ymm6
+	vaesdec         %ymm21, %ymm7, %ymm7
+	vaesdec         %ymm20, %ymm4, %ymm4
+	vaesdec         %ymm20, %ymm5, %ymm5
+	vaesdec         %ymm20, %ymm6, %ymm6
+	vaesdec         %ymm20, %ymm7, %ymm7
+	vaesdec         %ymm19, %ymm4, %ymm4
+	vaesdec         %ymm19, %ymm5, %ymm5
+	vaesdec         %ymm19, %ymm6, %ymm6
+	vaesdec         %ymm19, %ymm7, %ymm7
+	vaesdec         %ymm18, %ymm4, %ymm4
+	vaesdec         %ymm18, %ymm5, %ymm5
+	vaesdec         %ymm18, %ymm6, %ymm6
+	vaesdec         %ymm18, %ymm7, %ymm7
+	vaesdec         %ymm17, %ymm4, %ymm4
+	vaesdec         %ymm17, %ymm5, %ymm5
+	vaesdec         %ymm17, %ymm6, %ymm6
+	vaesdec         %ymm17, %ymm7, %ymm7
+	vaesdec         %ymm16, %ymm4, %ymm4
+	vaesdec         %ymm16, %ymm5, %ymm5
+	vaesdec         %ymm16, %ymm6, %ymm6
+	vaesdec         %ymm16, %ymm7, %ymm7
+	vaesdec         %ymm15, %ymm4, %ymm4
+	vaesdec         %ymm15, %ymm5, %ymm5
+	vaesdec         %ymm15, %ymm6, %ymm6
+	vaesdec         %ymm15, %ymm7, %ymm7
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
+	vpxord          %ymm8, %ymm13, %ymm2
+	vaesdeclast     %ymm2, %ymm4, %ymm4
+	vmovdqu8        %ymm4, (%rdx)
+	vpxord          %ymm9, %ymm13, %ymm2
+	vaesdeclast     %ymm2, %ymm5, %ymm5
+	vmovdqu8        %ymm5, 32(%rdx)
+	vpxord          %ymm10, %ymm13, %ymm2
+	vaesdeclast     %ymm2, %ymm6, %ymm6
+	vmovdqu8        %ymm6, 64(%rdx)
+	vpxord          %ymm11, %ymm13, %ymm2
+	vaesdeclast     %ymm2, %ymm7, %ymm7
+	vmovdqu8        %ymm7, 96(%rdx){%k1}
 	add             %r8, %rcx
 	add             %r8, %rdx
 	add             $96, %rcx
 	add             $96, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          $63, %ymm7, %ymm10              # top 1 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $1, %ymm7, %ymm7
-	vpternlogd      $150, %ymm11, %ymm10, %ymm7
+	vpsrlq          $63, %ymm11, %ymm2              # top 1 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $1, %ymm11, %ymm11
+	vpternlogd      $150, %ymm3, %ymm2, %ymm11
 	lea             .Lxts_lane_select(%rip), %r11
-	vmovdqu8        -16(%r11,%r8,1), %xmm11
-	vpermd          %ymm7, %ymm11, %ymm10
+	vmovdqu8        -16(%r11,%r8,1), %xmm3
+	vpermd          %ymm11, %ymm3, %ymm2
 	{disp32} jmp    .Lxts_dec_steal_or_done
 .Lxts_dec_final3:
-	{load} vmovdqa64 %ymm8, %ymm4
-	vpsrlq          $62, %ymm8, %ymm10              # top 2 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $2, %ymm8, %ymm5
-	vpternlogd      $150, %ymm11, %ymm10, %ymm5
-	vpsrlq          $60, %ymm8, %ymm10              # top 4 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $4, %ymm8, %ymm6
-	vpternlogd      $150, %ymm11, %ymm10, %ymm6
-	vpsrlq          $58, %ymm8, %ymm10              # top 6 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $6, %ymm8, %ymm8
-	vpternlogd      $150, %ymm11, %ymm10, %ymm8
+	vmovdqa64       %ymm0, %ymm8
+	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $2, %ymm0, %ymm9
+	vpternlogd      $150, %ymm3, %ymm2, %ymm9
+	vpsrlq          $60, %ymm0, %ymm2               # top 4 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $4, %ymm0, %ymm10
+	vpternlogd      $150, %ymm3, %ymm2, %ymm10
+	vpsrlq          $58, %ymm0, %ymm2               # top 6 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $6, %ymm0, %ymm0
+	vpternlogd      $150, %ymm3, %ymm2, %ymm0
 	sub             $64, %r8                        # bytes in the last vector
-	vmovdqu8        (%rcx), %ymm0
-	vpternlogd      $150, %ymm12, %ymm4, %ymm0
-	vmovdqu8        32(%rcx), %ymm1
-	vpternlogd      $150, %ymm12, %ymm5, %ymm1
+	vmovdqu8        (%rcx), %ymm4
+	vpternlogd      $150, %ymm12, %ymm8, %ymm4
+	vmovdqu8        32(%rcx), %ymm5
+	vpternlogd      $150, %ymm12, %ymm9, %ymm5
 	mov             $-1, %r11
 	bzhi            %r8, %r11, %r11
 	kmovd           %r11d, %k1
-	vmovdqu8        64(%rcx), %ymm2{%k1}{z}
-	vpternlogd      $150, %ymm12, %ymm6, %ymm2
+	vmovdqu8        64(%rcx), %ymm6{%k1}{z}
+	vpternlogd      $150, %ymm12, %ymm10, %ymm6
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_final3_aes128
 	{disp32} je     .Lxts_dec_final3_aes192
-	vaesdec         %ymm26, %ymm0, %ymm0
-	vaesdec         %ymm26, %ymm1, %ymm1
-	vaesdec         %ymm26, %ymm2, %ymm2
-	vaesdec         %ymm25, %ymm0, %ymm0
-	vaesdec         %ymm25, %ymm1, %ymm1
-	vaesdec         %ymm25, %ymm2, %ymm2
+	vaesdec         %ymm26, %ymm4, %ymm4
+	vaesdec         %ymm26, %ymm5, %ymm5
+	vaesdec         %ymm26, %ymm6, %ymm6
+	vaesdec         %ymm25, %ymm4, %ymm4
+	vaesdec         %ymm25, %ymm5, %ymm5
+	vaesdec         %ymm25, %ymm6, %ymm6
 .Lxts_dec_final3_aes192:
-	vaesdec         %ymm24, %ymm0, %ymm0
-	vaesdec         %ymm24, %ymm1, %ymm1
-	vaesdec         %ymm24, %ymm2, %ymm2
-	vaesdec         %ymm23, %ymm0, %ymm0
-	vaesdec         %ymm23, %ymm1, %ymm1
-	vaesdec         %ymm23, %ymm2, %ymm2
+	vaesdec         %ymm24, %ymm4, %ymm4
+	vaesdec         %ymm24, %ymm5, %ymm5
+	vaesdec         %ymm24, %ymm6, %ymm6
+	vaesdec         %ymm23, %ymm4, %ymm4
+	vaesdec         %ymm23, %ymm5, %ymm5
+	vaesdec         %ymm23, %ymm6, %ymm6
 .Lxts_dec_final3_aes128:
-	vaesdec         %ymm22, %ymm0, %ymm0
-	vaesdec         %ymm22, %ymm1, %ymm1
-	vaesdec         %ymm22, %ymm2, %ymm2
-	vaesdec         %ymm21, %ymm0, %ymm0
-	vaesdec         %ymm21, %ymm1, %ymm1
-	vaesdec         %ymm21, %ymm2, %ymm2
-	vaesdec         %ymm20, %ymm0, %ymm0
-	vaesdec         %ymm20, %ymm1, %ymm1
-	vaesdec         %ymm20, %ymm2, %ymm2
-	vaesdec         %ymm19, %ymm0, %ymm0
-	vaesdec         %ymm19, %ymm1, %ymm1
-	vaesdec         %ymm19, %ymm2, %ymm2
-	vaesdec         %ymm18, %ymm0, %ymm0
-	vaesdec         %ymm18, %ymm1, %ymm1
-	vaesdec         %ymm18, %ymm2, %ymm2
-	vaesdec         %ymm17, %ymm0, %ymm0
-	vaesdec         %ymm17, %ymm1, %ymm1
-	vaesdec         %ymm17, %ymm2, %ymm2
-	vaesdec         %ymm16, %ymm0, %ymm0
-	vaesdec         %ymm16, %ymm1, %ymm1
-	vaesdec         %ymm16, %ymm2, %ymm2
-	vaesdec         %ymm15, %ymm0, %ymm0
-	vaesdec         %ymm15, %ymm1, %ymm1
-	vaesdec         %ymm15, %ymm2, %ymm2
-	vaesdec         %ymm14, %ymm0, %ymm0
-	vaesdec         %ymm14, %ymm1, %ymm1
-	vaesdec         %ymm14, %ymm2, %ymm2
-	vpxord          %ymm4, %ymm13, %ymm10
-	vaesdeclast     %ymm10, %ymm0, %ymm0
-	vmovdqu8        %ymm0, (%rdx)
-	vpxord          %ymm5, %ymm13, %ymm10
-	vaesdeclast     %ymm10, %ymm1, %ymm1
-	vmovdqu8        %ymm1, 32(%rdx)
-	vpxord          %ymm6, %ymm13, %ymm10
-	vaesdeclast     %ymm10, %ymm2, %ymm2
-	vmovdqu8        %ymm2, 64(%rdx){%k1}
+	vaesdec         %ymm22, %ymm4, %ymm4
+	vaesdec         %ymm22, %ymm5, %ymm5
+	vaesdec         %ymm22, %ymm6, %ymm6
+	vaesdec         %ymm21, %ymm4, %ymm4
+	vaesdec         %ymm21, %ymm5, %ymm5
+	vaesdec         %ymm21, %ymm6, %ymm6
+	vaesdec         %ymm20, %ymm4, %ymm4
+	vaesdec         %ymm20, %ymm5, %ymm5
+	vaesdec         %ymm20, %ymm6, %ymm6
+	vaesdec         %ymm19, %ymm4, %ymm4
+	vaesdec         %ymm19, %ymm5, %ymm5
+	vaesdec         %ymm19, %ymm6, %ymm6
+	vaesdec         %ymm18, %ymm4, %ymm4
+	vaesdec         %ymm18, %ymm5, %ymm5
+	vaesdec         %ymm18, %ymm6, %ymm6
+	vaesdec         %ymm17, %ymm4, %ymm4
+	vaesdec         %ymm17, %ymm5, %ymm5
+	vaesdec         %ymm17, %ymm6, %ymm6
+	vaesdec         %ymm16, %ymm4, %ymm4
+	vaesdec         %ymm16, %ymm5, %ymm5
+	vaesdec         %ymm16, %ymm6, %ymm6
+	vaesdec         %ymm15, %ymm4, %ymm4
+	vaesdec         %ymm15, %ymm5, %ymm5
+	vaesdec         %ymm15, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vpxord          %ymm8, %ymm13, %ymm2
+	vaesdeclast     %ymm2, %ymm4, %ymm4
+	vmovdqu8        %ymm4, (%rdx)
+	vpxord          %ymm9, %ymm13, %ymm2
+	vaesdeclast     %ymm2, %ymm5, %ymm5
+	vmovdqu8        %ymm5, 32(%rdx)
+	vpxord          %ymm10, %ymm13, %ymm2
+	vaesdeclast     %ymm2, %ymm6, %ymm6
+	vmovdqu8        %ymm6, 64(%rdx){%k1}
 	add             %r8, %rcx
 	add             %r8, %rdx
 	add             $64, %rcx
 	add             $64, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          $63, %ymm6, %ymm10              # top 1 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $1, %ymm6, %ymm6
-	vpternlogd      $150, %ymm11, %ymm10, %ymm6
+	vpsrlq          $63, %ymm10, %ymm2              # top 1 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $1, %ymm10, %ymm10
+	vpternlogd      $150, %ymm3, %ymm2, %ymm10
 	lea             .Lxts_lane_select(%rip), %r11
-	vmovdqu8        -16(%r11,%r8,1), %xmm11
-	vpermd          %ymm6, %ymm11, %ymm10
+	vmovdqu8        -16(%r11,%r8,1), %xmm3
+	vpermd          %ymm10, %ymm3, %ymm2
 	{disp32} jmp    .Lxts_dec_steal_or_done
 .Lxts_dec_final2:
-	{load} vmovdqa64 %ymm8, %ymm4
-	vpsrlq          $62, %ymm8, %ymm10              # top 2 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $2, %ymm8, %ymm5
-	vpternlogd      $150, %ymm11, %ymm10, %ymm5
-	vpsrlq          $60, %ymm8, %ymm10              # top 4 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $4, %ymm8, %ymm8
-	vpternlogd      $150, %ymm11, %ymm10, %ymm8
+	vmovdqa64       %ymm0, %ymm8
+	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $2, %ymm0, %ymm9
+	vpternlogd      $150, %ymm3, %ymm2, %ymm9
+	vpsrlq          $60, %ymm0, %ymm2               # top 4 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $4, %ymm0, %ymm0
+	vpternlogd      $150, %ymm3, %ymm2, %ymm0
 	sub             $32, %r8                        # bytes in the last vector
-	vmovdqu8        (%rcx), %ymm0
-	vpternlogd      $150, %ymm12, %ymm4, %ymm0
+	vmovdqu8        (%rcx), %ymm4
+	vpternlogd      $150, %ymm12, %ymm8, %ymm4
 	mov             $-1, %r11
 	bzhi            %r8, %r11, %r11
 	kmovd           %r11d, %k1
-	vmovdqu8        32(%rcx), %ymm1{%k1}{z}
-	vpternlogd      $150, %ymm12, %ymm5, %ymm1
+	vmovdqu8        32(%rcx), %ymm5{%k1}{z}
+	vpternlogd      $150, %ymm12, %ymm9, %ymm5
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_final2_aes128
 	{disp32} je     .Lxts_dec_final2_aes192
-	vaesdec         %ymm26, %ymm0, %ymm0
-	vaesdec         %ymm26, %ymm1, %ymm1
-	vaesdec         %ymm25, %ymm0, %ymm0
-	vaesdec         %ymm25, %ymm1, %ymm1
+	vaesdec         %ymm26, %ymm4, %ymm4
+	vaesdec         %ymm26, %ymm5, %ymm5
+	vaesdec         %ymm25, %ymm4, %ymm4
+	vaesdec         %ymm25, %ymm5, %ymm5
 .Lxts_dec_final2_aes192:
-	vaesdec         %ymm24, %ymm0, %ymm0
-	vaesdec         %ymm24, %ymm1, %ymm1
-	vaesdec         %ymm23, %ymm0, %ymm0
-	vaesdec         %ymm23, %ymm1, %ymm1
+	vaesdec         %ymm24, %ymm4, %ymm4
+	vaesdec         %ymm24, %ymm5, %ymm5
+	vaesdec         %ymm23, %ymm4, %ymm4
+	vaesdec         %ymm23, %ymm5, %ymm5
 .Lxts_dec_final2_aes128:
-	vaesdec         %ymm22, %ymm0, %ymm0
-	vaesdec         %ymm22, %ymm1, %ymm1
-	vaesdec         %ymm21, %ymm0, %ymm0
-	vaesdec         %ymm21, %ymm1, %ymm1
-	vaesdec         %ymm20, %ymm0, %ymm0
-	vaesdec         %ymm20, %ymm1, %ymm1
-	vaesdec         %ymm19, %ymm0, %ymm0
-	vaesdec         %ymm19, %ymm1, %ymm1
-	vaesdec         %ymm18, %ymm0, %ymm0
-	vaesdec         %ymm18, %ymm1, %ymm1
-	vaesdec         %ymm17, %ymm0, %ymm0
-	vaesdec         %ymm17, %ymm1, %ymm1
-	vaesdec         %ymm16, %ymm0, %ymm0
-	vaesdec         %ymm16, %ymm1, %ymm1
-	vaesdec         %ymm15, %ymm0, %ymm0
-	vaesdec         %ymm15, %ymm1, %ymm1
-	vaesdec         %ymm14, %ymm0, %ymm0
-	vaesdec         %ymm14, %ymm1, %ymm1
-	vpxord          %ymm4, %ymm13, %ymm10
-	vaesdeclast     %ymm10, %ymm0, %ymm0
-	vmovdqu8        %ymm0, (%rdx)
-	vpxord          %ymm5, %ymm13, %ymm10
-	vaesdeclast     %ymm10, %ymm1, %ymm1
-	vmovdqu8        %ymm1, 32(%rdx){%k1}
+	vaesdec         %ymm22, %ymm4, %ymm4
+	vaesdec         %ymm22, %ymm5, %ymm5
+	vaesdec         %ymm21, %ymm4, %ymm4
+	vaesdec         %ymm21, %ymm5, %ymm5
+	vaesdec         %ymm20, %ymm4, %ymm4
+	vaesdec         %ymm20, %ymm5, %ymm5
+	vaesdec         %ymm19, %ymm4, %ymm4
+	vaesdec         %ymm19, %ymm5, %ymm5
+	vaesdec         %ymm18, %ymm4, %ymm4
+	vaesdec         %ymm18, %ymm5, %ymm5
+	vaesdec         %ymm17, %ymm4, %ymm4
+	vaesdec         %ymm17, %ymm5, %ymm5
+	vaesdec         %ymm16, %ymm4, %ymm4
+	vaesdec         %ymm16, %ymm5, %ymm5
+	vaesdec         %ymm15, %ymm4, %ymm4
+	vaesdec         %ymm15, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vpxord          %ymm8, %ymm13, %ymm2
+	vaesdeclast     %ymm2, %ymm4, %ymm4
+	vmovdqu8        %ymm4, (%rdx)
+	vpxord          %ymm9, %ymm13, %ymm2
+	vaesdeclast     %ymm2, %ymm5, %ymm5
+	vmovdqu8        %ymm5, 32(%rdx){%k1}
 	add             %r8, %rcx
 	add             %r8, %rdx
 	add             $32, %rcx
 	add             $32, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          $63, %ymm5, %ymm10              # top 1 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $1, %ymm5, %ymm5
-	vpternlogd      $150, %ymm11, %ymm10, %ymm5
+	vpsrlq          $63, %ymm9, %ymm2               # top 1 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $1, %ymm9, %ymm9
+	vpternlogd      $150, %ymm3, %ymm2, %ymm9
 	lea             .Lxts_lane_select(%rip), %r11
-	vmovdqu8        -16(%r11,%r8,1), %xmm11
-	vpermd          %ymm5, %ymm11, %ymm10
+	vmovdqu8        -16(%r11,%r8,1), %xmm3
+	vpermd          %ymm9, %ymm3, %ymm2
 	{disp32} jmp    .Lxts_dec_steal_or_done
 .Lxts_dec_final1:
-	{load} vmovdqa64 %ymm8, %ymm4
-	vpsrlq          $62, %ymm8, %ymm10              # top 2 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $2, %ymm8, %ymm8
-	vpternlogd      $150, %ymm11, %ymm10, %ymm8
+	vmovdqa64       %ymm0, %ymm8
+	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $2, %ymm0, %ymm0
+	vpternlogd      $150, %ymm3, %ymm2, %ymm0
 	mov             $-1, %r11
 	bzhi            %r8, %r11, %r11
 	kmovd           %r11d, %k1
-	vmovdqu8        (%rcx), %ymm0{%k1}{z}
-	vpternlogd      $150, %ymm12, %ymm4, %ymm0
+	vmovdqu8        (%rcx), %ymm4{%k1}{z}
+	vpternlogd      $150, %ymm12, %ymm8, %ymm4
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_final1_aes128
 	{disp32} je     .Lxts_dec_final1_aes192
-	vaesdec         %ymm26, %ymm0, %ymm0
-	vaesdec         %ymm25, %ymm0, %ymm0
+	vaesdec         %ymm26, %ymm4, %ymm4
+	vaesdec         %ymm25, %ymm4, %ymm4
 .Lxts_dec_final1_aes192:
-	vaesdec         %ymm24, %ymm0, %ymm0
-	vaesdec         %ymm23, %ymm0, %ymm0
+	vaesdec         %ymm24, %ymm4, %ymm4
+	vaesdec         %ymm23, %ymm4, %ymm4
 .Lxts_dec_final1_aes128:
-	vaesdec         %ymm22, %ymm0, %ymm0
-	vaesdec         %ymm21, %ymm0, %ymm0
-	vaesdec         %ymm20, %ymm0, %ymm0
-	vaesdec         %ymm19, %ymm0, %ymm0
-	vaesdec         %ymm18, %ymm0, %ymm0
-	vaesdec         %ymm17, %ymm0, %ymm0
-	vaesdec         %ymm16, %ymm0, %ymm0
-	vaesdec         %ymm15, %ymm0, %ymm0
-	vaesdec         %ymm14, %ymm0, %ymm0
-	vpxord          %ymm4, %ymm13, %ymm10
-	vaesdeclast     %ymm10, %ymm0, %ymm0
-	vmovdqu8        %ymm0, (%rdx){%k1}
+	vaesdec         %ymm22, %ymm4, %ymm4
+	vaesdec         %ymm21, %ymm4, %ymm4
+	vaesdec         %ymm20, %ymm4, %ymm4
+	vaesdec         %ymm19, %ymm4, %ymm4
+	vaesdec         %ymm18, %ymm4, %ymm4
+	vaesdec         %ymm17, %ymm4, %ymm4
+	vaesdec         %ymm16, %ymm4, %ymm4
+	vaesdec         %ymm15, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vpxord          %ymm8, %ymm13, %ymm2
+	vaesdeclast     %ymm2, %ymm4, %ymm4
+	vmovdqu8        %ymm4, (%rdx){%k1}
 	add             %r8, %rcx
 	add             %r8, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          $63, %ymm4, %ymm10              # top 1 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $1, %ymm4, %ymm4
-	vpternlogd      $150, %ymm11, %ymm10, %ymm4
+	vpsrlq          $63, %ymm8, %ymm2               # top 1 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $1, %ymm8, %ymm8
+	vpternlogd      $150, %ymm3, %ymm2, %ymm8
 	lea             .Lxts_lane_select(%rip), %r11
-	vmovdqu8        -16(%r11,%r8,1), %xmm11
-	vpermd          %ymm4, %ymm11, %ymm10
+	vmovdqu8        -16(%r11,%r8,1), %xmm3
+	vpermd          %ymm8, %ymm3, %ymm2
 	{disp32} jmp    .Lxts_dec_steal_or_done
 
 .Lxts_dec_no_tail:
-	{load} vmovdqa64 %xmm8, %xmm10                  # the next block's tweak
+	vmovdqa64       %xmm0, %xmm2                    # the next block's tweak
 .Lxts_dec_steal_or_done:
 	test            %rsi, %rsi
 	{disp32} jz     .Lxts_dec_return
-	vpsrlq          $63, %xmm10, %xmm4              # top 1 bits of each half
-	vpclmulqdq      $1, %xmm9, %xmm4, %xmm8         # high half's, times 0x87
-	vpslldq         $8, %xmm4, %xmm4                # low half's carry into high
-	vpsllq          $1, %xmm10, %xmm11
-	vpternlogd      $150, %xmm8, %xmm4, %xmm11
-	vmovdqu8        (%rcx,%rsi,1), %xmm4            # last 16 bytes of src
-	vpxord          (%rcx), %xmm11, %xmm0
-	vpxord          (%rdi), %xmm0, %xmm0
+	vpsrlq          $63, %xmm2, %xmm8               # top 1 bits of each half
+	vpclmulqdq      $1, %xmm1, %xmm8, %xmm0         # high half's, times 0x87
+	vpslldq         $8, %xmm8, %xmm8                # low half's carry into high
+	vpsllq          $1, %xmm2, %xmm3
+	vpternlogd      $150, %xmm0, %xmm8, %xmm3
+	vmovdqu8        (%rcx,%rsi,1), %xmm8            # last 16 bytes of src
+	vpxord          (%rcx), %xmm3, %xmm4
+	vpxord          (%rdi), %xmm4, %xmm4
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_steal_a_aes128
 	{disp32} je     .Lxts_dec_steal_a_aes192
-	vaesdec         -208(%r10), %xmm0, %xmm0
-	vaesdec         -192(%r10), %xmm0, %xmm0
+	vaesdec         -208(%r10), %xmm4, %xmm4
+	vaesdec         -192(%r10), %xmm4, %xmm4
 .Lxts_dec_steal_a_aes192:
-	vaesdec         -176(%r10), %xmm0, %xmm0
-	vaesdec         -160(%r10), %xmm0, %xmm0
+	vaesdec         -176(%r10), %xmm4, %xmm4
+	vaesdec         -160(%r10), %xmm4, %xmm4
 .Lxts_dec_steal_a_aes128:
-	vaesdec         -144(%r10), %xmm0, %xmm0
-	vaesdec         -128(%r10), %xmm0, %xmm0
-	vaesdec         -112(%r10), %xmm0, %xmm0
-	vaesdec         -96(%r10), %xmm0, %xmm0
-	vaesdec         -80(%r10), %xmm0, %xmm0
-	vaesdec         -64(%r10), %xmm0, %xmm0
-	vaesdec         -48(%r10), %xmm0, %xmm0
-	vaesdec         -32(%r10), %xmm0, %xmm0
-	vaesdec         -16(%r10), %xmm0, %xmm0
-	vaesdeclast     (%r10), %xmm0, %xmm0
-	vpxord          %xmm11, %xmm0, %xmm0
+	vaesdec         -144(%r10), %xmm4, %xmm4
+	vaesdec         -128(%r10), %xmm4, %xmm4
+	vaesdec         -112(%r10), %xmm4, %xmm4
+	vaesdec         -96(%r10), %xmm4, %xmm4
+	vaesdec         -80(%r10), %xmm4, %xmm4
+	vaesdec         -64(%r10), %xmm4, %xmm4
+	vaesdec         -48(%r10), %xmm4, %xmm4
+	vaesdec         -32(%r10), %xmm4, %xmm4
+	vaesdec         -16(%r10), %xmm4, %xmm4
+	vaesdeclast     (%r10), %xmm4, %xmm4
+	vpxord          %xmm3, %xmm4, %xmm4
 	lea             .Lxts_cts_table(%rip), %r11
 # short block out: CC's first PART bytes, at the top of a store ending at the end
-	vmovdqu8        (%r11,%rsi,1), %xmm9
-	vpshufb         %xmm9, %xmm0, %xmm9
+	vmovdqu8        (%r11,%rsi,1), %xmm1
+	vpshufb         %xmm1, %xmm4, %xmm1
 # last whole block in: the PART stolen bytes, then CC from byte PART on
 	neg             %rsi
-	vmovdqu8        32(%r11,%rsi,1), %xmm8
-	vpshufb         %xmm8, %xmm4, %xmm4
-	vmovdqu8        64(%r11,%rsi,1), %xmm8
+	vmovdqu8        32(%r11,%rsi,1), %xmm0
+	vpshufb         %xmm0, %xmm8, %xmm8
+	vmovdqu8        64(%r11,%rsi,1), %xmm0
 	neg             %rsi
-	vpternlogd      $234, %xmm4, %xmm8, %xmm0       # (CC & MASK) | TAIL16
-	vmovdqu8        %xmm9, (%rdx,%rsi,1)
-	vpxord          %xmm10, %xmm0, %xmm0
-	vpxord          (%rdi), %xmm0, %xmm0
+	vpternlogd      $234, %xmm8, %xmm0, %xmm4       # (CC & MASK) | TAIL16
+	vmovdqu8        %xmm1, (%rdx,%rsi,1)
+	vpxord          %xmm2, %xmm4, %xmm4
+	vpxord          (%rdi), %xmm4, %xmm4
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_steal_b_aes128
 	{disp32} je     .Lxts_dec_steal_b_aes192
-	vaesdec         -208(%r10), %xmm0, %xmm0
-	vaesdec         -192(%r10), %xmm0, %xmm0
+	vaesdec         -208(%r10), %xmm4, %xmm4
+	vaesdec         -192(%r10), %xmm4, %xmm4
 .Lxts_dec_steal_b_aes192:
-	vaesdec         -176(%r10), %xmm0, %xmm0
-	vaesdec         -160(%r10), %xmm0, %xmm0
+	vaesdec         -176(%r10), %xmm4, %xmm4
+	vaesdec         -160(%r10), %xmm4, %xmm4
 .Lxts_dec_steal_b_aes128:
-	vaesdec         -144(%r10), %xmm0, %xmm0
-	vaesdec         -128(%r10), %xmm0, %xmm0
-	vaesdec         -112(%r10), %xmm0, %xmm0
-	vaesdec         -96(%r10), %xmm0, %xmm0
-	vaesdec         -80(%r10), %xmm0, %xmm0
-	vaesdec         -64(%r10), %xmm0, %xmm0
-	vaesdec         -48(%r10), %xmm0, %xmm0
-	vaesdec         -32(%r10), %xmm0, %xmm0
-	vaesdec         -16(%r10), %xmm0, %xmm0
-	vaesdeclast     (%r10), %xmm0, %xmm0
-	vpxord          %xmm10, %xmm0, %xmm0
-	vmovdqu8        %xmm0, (%rdx)
+	vaesdec         -144(%r10), %xmm4, %xmm4
+	vaesdec         -128(%r10), %xmm4, %xmm4
+	vaesdec         -112(%r10), %xmm4, %xmm4
+	vaesdec         -96(%r10), %xmm4, %xmm4
+	vaesdec         -80(%r10), %xmm4, %xmm4
+	vaesdec         -64(%r10), %xmm4, %xmm4
+	vaesdec         -48(%r10), %xmm4, %xmm4
+	vaesdec         -32(%r10), %xmm4, %xmm4
+	vaesdec         -16(%r10), %xmm4, %xmm4
+	vaesdeclast     (%r10), %xmm4, %xmm4
+	vpxord          %xmm2, %xmm4, %xmm4
+	vmovdqu8        %xmm4, (%rdx)
 .Lxts_dec_return:
 	xor             %eax, %eax
 	vzeroupper
@@ -1120,103 +1120,103 @@ aesgen_xts_decrypt_avx10_256:
 .Lxts_dec_main_loop:
 # LLVM-MCA-BEGIN xts_dec_avx10_256_main_loop
 # 4 vectors = 128 bytes per iteration
-	{load} vmovdqa64 %ymm8, %ymm4
-	vpsrlq          $62, %ymm8, %ymm10              # top 2 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $2, %ymm8, %ymm5
-	vpternlogd      $150, %ymm11, %ymm10, %ymm5
-	vpsrlq          $60, %ymm8, %ymm10              # top 4 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $4, %ymm8, %ymm6
-	vpternlogd      $150, %ymm11, %ymm10, %ymm6
-	vpsrlq          $58, %ymm8, %ymm10              # top 6 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $6, %ymm8, %ymm7
-	vpternlogd      $150, %ymm11, %ymm10, %ymm7
-	vpsrldq         $15, %ymm8, %ymm10              # the top 8 bits
-	vpclmulqdq      $0, %ymm9, %ymm10, %ymm10       # ... times 0x87
-	vpslldq         $1, %ymm8, %ymm8
-	vpxord          %ymm10, %ymm8, %ymm8
-	vmovdqu8        (%rcx), %ymm0
-	vpternlogd      $150, %ymm12, %ymm4, %ymm0
-	vmovdqu8        32(%rcx), %ymm1
-	vpternlogd      $150, %ymm12, %ymm5, %ymm1
-	vmovdqu8        64(%rcx), %ymm2
-	vpternlogd      $150, %ymm12, %ymm6, %ymm2
-	vmovdqu8        96(%rcx), %ymm3
-	vpternlogd      $150, %ymm12, %ymm7, %ymm3
+	vmovdqa64       %ymm0, %ymm8
+	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $2, %ymm0, %ymm9
+	vpternlogd      $150, %ymm3, %ymm2, %ymm9
+	vpsrlq          $60, %ymm0, %ymm2               # top 4 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $4, %ymm0, %ymm10
+	vpternlogd      $150, %ymm3, %ymm2, %ymm10
+	vpsrlq          $58, %ymm0, %ymm2               # top 6 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $6, %ymm0, %ymm11
+	vpternlogd      $150, %ymm3, %ymm2, %ymm11
+	vpsrldq         $15, %ymm0, %ymm2               # the top 8 bits
+	vpclmulqdq      $0, %ymm1, %ymm2, %ymm2         # ... times 0x87
+	vpslldq         $1, %ymm0, %ymm0
+	vpxord          %ymm2, %ymm0, %ymm0
+	vmovdqu8        (%rcx), %ymm4
+	vpternlogd      $150, %ymm12, %ymm8, %ymm4
+	vmovdqu8        32(%rcx), %ymm5
+	vpternlogd      $150, %ymm12, %ymm9, %ymm5
+	vmovdqu8        64(%rcx), %ymm6
+	vpternlogd      $150, %ymm12, %ymm10, %ymm6
+	vmovdqu8        96(%rcx), %ymm7
+	vpternlogd      $150, %ymm12, %ymm11, %ymm7
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_main_aes128
 	{disp32} je     .Lxts_dec_main_aes192
-	vaesdec         %ymm26, %ymm0, %ymm0
-	vaesdec         %ymm26, %ymm1, %ymm1
-	vaesdec         %ymm26, %ymm2, %ymm2
-	vaesdec         %ymm26, %ymm3, %ymm3
-	vaesdec         %ymm25, %ymm0, %ymm0
-	vaesdec         %ymm25, %ymm1, %ymm1
-	vaesdec         %ymm25, %ymm2, %ymm2
-	vaesdec         %ymm25, %ymm3, %ymm3
+	vaesdec         %ymm26, %ymm4, %ymm4
+	vaesdec         %ymm26, %ymm5, %ymm5
+	vaesdec         %ymm26, %ymm6, %ymm6
+	vaesdec         %ymm26, %ymm7, %ymm7
+	vaesdec         %ymm25, %ymm4, %ymm4
+	vaesdec         %ymm25, %ymm5, %ymm5
+	vaesdec         %ymm25, %ymm6, %ymm6
+	vaesdec         %ymm25, %ymm7, %ymm7
 .Lxts_dec_main_aes192:
-	vaesdec         %ymm24, %ymm0, %ymm0
-	vaesdec         %ymm24, %ymm1, %ymm1
-	vaesdec         %ymm24, %ymm2, %ymm2
-	vaesdec         %ymm24, %ymm3, %ymm3
-	vaesdec         %ymm23, %ymm0, %ymm0
-	vaesdec         %ymm23, %ymm1, %ymm1
-	vaesdec         %ymm23, %ymm2, %ymm2
-	vaesdec         %ymm23, %ymm3, %ymm3
+	vaesdec         %ymm24, %ymm4, %ymm4
+	vaesdec         %ymm24, %ymm5, %ymm5
+	vaesdec         %ymm24, %ymm6, %ymm6
+	vaesdec         %ymm24, %ymm7, %ymm7
+	vaesdec         %ymm23, %ymm4, %ymm4
+	vaesdec         %ymm23, %ymm5, %ymm5
+	vaesdec         %ymm23, %ymm6, %ymm6
+	vaesdec         %ymm23, %ymm7, %ymm7
 .Lxts_dec_main_aes128:
-	vaesdec         %ymm22, %ymm0, %ymm0
-	vaesdec         %ymm22, %ymm1, %ymm1
-	vaesdec         %ymm22, %ymm2, %ymm2
-	vaesdec         %ymm22, %ymm3, %ymm3
-	vaesdec         %ymm21, %ymm0, %ymm0
-	vaesdec         %ymm21, %ymm1, %ymm1
-	vaesdec         %ymm21, %ymm2, %ymm2
-	vaesdec         %ymm21, %ymm3, %ymm3
-	vaesdec         %ymm20, %ymm0, %ymm0
-	vaesdec         %ymm20, %ymm1, %ymm1
-	vaesdec         %ymm20, %ymm2, %ymm2
-	vaesdec         %ymm20, %ymm3, %ymm3
-	vaesdec         %ymm19, %ymm0, %ymm0
-	vaesdec         %ymm19, %ymm1, %ymm1
-	vaesdec         %ymm19, %ymm2, %ymm2
-	vaesdec         %ymm19, %ymm3, %ymm3
-	vaesdec         %ymm18, %ymm0, %ymm0
-	vaesdec         %ymm18, %ymm1, %ymm1
-	vaesdec         %ymm18, %ymm2, %ymm2
-	vaesdec         %ymm18, %ymm3, %ymm3
-	vaesdec         %ymm17, %ymm0, %ymm0
-	vaesdec         %ymm17, %ymm1, %ymm1
-	vaesdec         %ymm17, %ymm2, %ymm2
-	vaesdec         %ymm17, %ymm3, %ymm3
-	vaesdec         %ymm16, %ymm0, %ymm0
-	vaesdec         %ymm16, %ymm1, %ymm1
-	vaesdec         %ymm16, %ymm2, %ymm2
-	vaesdec         %ymm16, %ymm3, %ymm3
-	vaesdec         %ymm15, %ymm0, %ymm0
-	vaesdec         %ymm15, %ymm1, %ymm1
-	vaesdec         %ymm15, %ymm2, %ymm2
-	vaesdec         %ymm15, %ymm3, %ymm3
-	vaesdec         %ymm14, %ymm0, %ymm0
-	vaesdec         %ymm14, %ymm1, %ymm1
-	vaesdec         %ymm14, %ymm2, %ymm2
-	vaesdec         %ymm14, %ymm3, %ymm3
-	vpxord          %ymm4, %ymm13, %ymm10
-	vaesdeclast     %ymm10, %ymm0, %ymm0
-	vmovdqu8        %ymm0, (%rdx)
-	vpxord          %ymm5, %ymm13, %ymm10
-	vaesdeclast     %ymm10, %ymm1, %ymm1
-	vmovdqu8        %ymm1, 32(%rdx)
-	vpxord          %ymm6, %ymm13, %ymm10
-	vaesdeclast     %ymm10, %ymm2, %ymm2
-	vmovdqu8        %ymm2, 64(%rdx)
-	vpxord          %ymm7, %ymm13, %ymm10
-	vaesdeclast     %ymm10, %ymm3, %ymm3
-	vmovdqu8        %ymm3, 96(%rdx)
+	vaesdec         %ymm22, %ymm4, %ymm4
+	vaesdec         %ymm22, %ymm5, %ymm5
+	vaesdec         %ymm22, %ymm6, %ymm6
+	vaesdec         %ymm22, %ymm7, %ymm7
+	vaesdec         %ymm21, %ymm4, %ymm4
+	vaesdec         %ymm21, %ymm5, %ymm5
+	vaesdec         %ymm21, %ymm6, %ymm6
+	vaesdec         %ymm21, %ymm7, %ymm7
+	vaesdec         %ymm20, %ymm4, %ymm4
+	vaesdec         %ymm20, %ymm5, %ymm5
+	vaesdec         %ymm20, %ymm6, %ymm6
+	vaesdec         %ymm20, %ymm7, %ymm7
+	vaesdec         %ymm19, %ymm4, %ymm4
+	vaesdec         %ymm19, %ymm5, %ymm5
+	vaesdec         %ymm19, %ymm6, %ymm6
+	vaesdec         %ymm19, %ymm7, %ymm7
+	vaesdec         %ymm18, %ymm4, %ymm4
+	vaesdec         %ymm18, %ymm5, %ymm5
+	vaesdec         %ymm18, %ymm6, %ymm6
+	vaesdec         %ymm18, %ymm7, %ymm7
+	vaesdec         %ymm17, %ymm4, %ymm4
+	vaesdec         %ymm17, %ymm5, %ymm5
+	vaesdec         %ymm17, %ymm6, %ymm6
+	vaesdec         %ymm17, %ymm7, %ymm7
+	vaesdec         %ymm16, %ymm4, %ymm4
+	vaesdec         %ymm16, %ymm5, %ymm5
+	vaesdec         %ymm16, %ymm6, %ymm6
+	vaesdec         %ymm16, %ymm7, %ymm7
+	vaesdec         %ymm15, %ymm4, %ymm4
+	vaesdec         %ymm15, %ymm5, %ymm5
+	vaesdec         %ymm15, %ymm6, %ymm6
+	vaesdec         %ymm15, %ymm7, %ymm7
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
+	vpxord          %ymm8, %ymm13, %ymm2
+	vaesdeclast     %ymm2, %ymm4, %ymm4
+	vmovdqu8        %ymm4, (%rdx)
+	vpxord          %ymm9, %ymm13, %ymm2
+	vaesdeclast     %ymm2, %ymm5, %ymm5
+	vmovdqu8        %ymm5, 32(%rdx)
+	vpxord          %ymm10, %ymm13, %ymm2
+	vaesdeclast     %ymm2, %ymm6, %ymm6
+	vmovdqu8        %ymm6, 64(%rdx)
+	vpxord          %ymm11, %ymm13, %ymm2
+	vaesdeclast     %ymm2, %ymm7, %ymm7
+	vmovdqu8        %ymm7, 96(%rdx)
 	add             $128, %rcx
 	add             $128, %rdx
 	sub             $128, %r8

@@ -25,8 +25,8 @@
 ; handled by ciphertext stealing on xmm.
 ;
 ; Registers: KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11, PART=rsi, PART=rsi (after the tweak is made)
-;            X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, TW0=ymm4, TW1=ymm5
-;            TW2=ymm6, TW3=ymm7, BASE=ymm8, POLY=ymm9, T1=ymm10, T2=ymm11
+;            BASE=ymm0, POLY=ymm1, T1=ymm2, T2=ymm3, X0=ymm4, X1=ymm5
+;            X2=ymm6, X3=ymm7, TW0=ymm8, TW1=ymm9, TW2=ymm10, TW3=ymm11
 ;            K0=ymm12, KLAST=ymm13, KLAST-1=ymm14, KLAST-2=ymm15, KLAST-3=ymm16, KLAST-4=ymm17
 ;            KLAST-5=ymm18, KLAST-6=ymm19, KLAST-7=ymm20, KLAST-8=ymm21, KLAST-9=ymm22, KLAST-10=ymm23
 ;            KLAST-11=ymm24, KLAST-12=ymm25, KLAST-13=ymm26
@@ -39,27 +39,27 @@ aesgen_xts_encrypt_avx10_256:
 ; T = E_K2(iv), on xmm with the tweak key read from memory
 	lea             r10, [rsi + rax*8]
 	lea             r10, [r10 + rax*8]
-	vmovdqu8        xmm8, oword [r9]
-	vpxord          xmm8, xmm8, oword [rsi]
+	vmovdqu8        xmm0, oword [r9]
+	vpxord          xmm0, xmm0, oword [rsi]
 	cmp             eax, 12
 	jb              near L.xts_enc_tweak_aes128
 	je              near L.xts_enc_tweak_aes192
-	vaesenc         xmm8, xmm8, oword [r10 - 208]
-	vaesenc         xmm8, xmm8, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, oword [r10 - 192]
 L.xts_enc_tweak_aes192:
-	vaesenc         xmm8, xmm8, oword [r10 - 176]
-	vaesenc         xmm8, xmm8, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, oword [r10 - 160]
 L.xts_enc_tweak_aes128:
-	vaesenc         xmm8, xmm8, oword [r10 - 144]
-	vaesenc         xmm8, xmm8, oword [r10 - 128]
-	vaesenc         xmm8, xmm8, oword [r10 - 112]
-	vaesenc         xmm8, xmm8, oword [r10 - 96]
-	vaesenc         xmm8, xmm8, oword [r10 - 80]
-	vaesenc         xmm8, xmm8, oword [r10 - 64]
-	vaesenc         xmm8, xmm8, oword [r10 - 48]
-	vaesenc         xmm8, xmm8, oword [r10 - 32]
-	vaesenc         xmm8, xmm8, oword [r10 - 16]
-	vaesenclast     xmm8, xmm8, oword [r10]
+	vaesenc         xmm0, xmm0, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, oword [r10 - 16]
+	vaesenclast     xmm0, xmm0, oword [r10]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &key1[rounds]
 	vbroadcasti32x4 ymm12, oword [rdi]
@@ -81,14 +81,14 @@ L.xts_enc_tweak_aes128:
 	vbroadcasti32x4 ymm25, oword [r10 - 192]
 	vbroadcasti32x4 ymm26, oword [r10 - 208]
 L.xts_enc_keys_loaded:
-	vbroadcasti32x4 ymm9, oword [rel L.xts_poly]
+	vbroadcasti32x4 ymm1, oword [rel L.xts_poly]
 ; BASE = T, T*x in lanes 0..1
-	vpsrlq          xmm10, xmm8, 63                 ; top 1 bits of each half
-	vpclmulqdq      xmm11, xmm10, xmm9, 1           ; high half's, times 0x87
-	vpslldq         xmm10, xmm10, 8                 ; low half's carry into high
-	vpsllq          xmm4, xmm8, 1
-	vpternlogd      xmm4, xmm10, xmm11, 150
-	vinserti32x4    ymm8, ymm8, xmm4, 1
+	vpsrlq          xmm2, xmm0, 63                  ; top 1 bits of each half
+	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
+	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
+	vpsllq          xmm8, xmm0, 1
+	vpternlogd      xmm8, xmm2, xmm3, 150
+	vinserti32x4    ymm0, ymm0, xmm8, 1
 	mov             esi, r8d
 	and             esi, 15                         ; bytes past the last whole block
 	jz              near L.xts_enc_whole_blocks
@@ -107,400 +107,400 @@ L.xts_enc_main_done:
 	cmp             r8, 96
 	jbe             near L.xts_enc_final3
 L.xts_enc_final4:
-	vmovdqa64       ymm4, ymm8
-	vpsrlq          ymm10, ymm8, 62                 ; top 2 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm5, ymm8, 2
-	vpternlogd      ymm5, ymm10, ymm11, 150
-	vpsrlq          ymm10, ymm8, 60                 ; top 4 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm6, ymm8, 4
-	vpternlogd      ymm6, ymm10, ymm11, 150
-	vpsrlq          ymm10, ymm8, 58                 ; top 6 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm7, ymm8, 6
-	vpternlogd      ymm7, ymm10, ymm11, 150
-	vpsrldq         ymm10, ymm8, 15                 ; the top 8 bits
-	vpclmulqdq      ymm10, ymm10, ymm9, 0           ; ... times 0x87
-	vpslldq         ymm8, ymm8, 1
-	vpxord          ymm8, ymm8, ymm10
+	vmovdqa64       ymm8, ymm0
+	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm9, ymm0, 2
+	vpternlogd      ymm9, ymm2, ymm3, 150
+	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm10, ymm0, 4
+	vpternlogd      ymm10, ymm2, ymm3, 150
+	vpsrlq          ymm2, ymm0, 58                  ; top 6 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm11, ymm0, 6
+	vpternlogd      ymm11, ymm2, ymm3, 150
+	vpsrldq         ymm2, ymm0, 15                  ; the top 8 bits
+	vpclmulqdq      ymm2, ymm2, ymm1, 0             ; ... times 0x87
+	vpslldq         ymm0, ymm0, 1
+	vpxord          ymm0, ymm0, ymm2
 	sub             r8, 96                          ; bytes in the last vector
-	vmovdqu8        ymm0, [rcx]
-	vpternlogd      ymm0, ymm4, ymm12, 150
-	vmovdqu8        ymm1, [rcx + 32]
-	vpternlogd      ymm1, ymm5, ymm12, 150
-	vmovdqu8        ymm2, [rcx + 64]
-	vpternlogd      ymm2, ymm6, ymm12, 150
+	vmovdqu8        ymm4, [rcx]
+	vpternlogd      ymm4, ymm8, ymm12, 150
+	vmovdqu8        ymm5, [rcx + 32]
+	vpternlogd      ymm5, ymm9, ymm12, 150
+	vmovdqu8        ymm6, [rcx + 64]
+	vpternlogd      ymm6, ymm10, ymm12, 150
 	mov             r11, -1
 	bzhi            r11, r11, r8
 	kmovd           k1, r11d
-	vmovdqu8        ymm3{k1}{z}, [rcx + 96]
-	vpternlogd      ymm3, ymm7, ymm12, 150
+	vmovdqu8        ymm7{k1}{z}, [rcx + 96]
+	vpternlogd      ymm7, ymm11, ymm12, 150
 	cmp             eax, 12
 	jb              near L.xts_enc_final4_aes128
 	je              near L.xts_enc_final4_aes192
-	vaesenc         ymm0, ymm0, ymm26
-	vaesenc         ymm1, ymm1, ymm26
-	vaesenc         ymm2, ymm2, ymm26
-	vaesenc         ymm3, ymm3, ymm26
-	vaesenc         ymm0, ymm0, ymm25
-	vaesenc         ymm1, ymm1, ymm25
-	vaesenc         ymm2, ymm2, ymm25
-	vaesenc         ymm3, ymm3, ymm25
+	vaesenc         ymm4, ymm4, ymm26
+	vaesenc         ymm5, ymm5, ymm26
+	vaesenc         ymm6, ymm6, ymm26
+	vaesenc         ymm7, ymm7, ymm26
+	vaesenc         ymm4, ymm4, ymm25
+	vaesenc         ymm5, ymm5, ymm25
+	vaesenc         ymm6, ymm6, ymm25
+	vaesenc         ymm7, ymm7, ymm25
 L.xts_enc_final4_aes192:
-	vaesenc         ymm0, ymm0, ymm24
-	vaesenc         ymm1, ymm1, ymm24
-	vaesenc         ymm2, ymm2, ymm24
-	vaesenc         ymm3, ymm3, ymm24
-	vaesenc         ymm0, ymm0, ymm23
-	vaesenc         ymm1, ymm1, ymm23
-	vaesenc         ymm2, ymm2, ymm23
-	vaesenc         ymm3, ymm3, ymm23
+	vaesenc         ymm4, ymm4, ymm24
+	vaesenc         ymm5, ymm5, ymm24
+	vaesenc         ymm6, ymm6, ymm24
+	vaesenc         ymm7, ymm7, ymm24
+	vaesenc         ymm4, ymm4, ymm23
+	vaesenc         ymm5, ymm5, ymm23
+	vaesenc         ymm6, ymm6, ymm23
+	vaesenc         ymm7, ymm7, ymm23
 L.xts_enc_final4_aes128:
-	vaesenc         ymm0, ymm0, ymm22
-	vaesenc         ymm1, ymm1, ymm22
-	vaesenc         ymm2, ymm2, ymm22
-	vaesenc         ymm3, ymm3, ymm22
-	vaesenc         ymm0, ymm0, ymm21
-	vaesenc         ymm1, ymm1, ymm21
-	vaesenc         ymm2, ymm2, ymm21
-	vaesenc         ymm3, ymm3, ymm21
-	vaesenc         ymm0, ymm0, ymm20
-	vaesenc         ymm1, ymm1, ymm20
-	vaesenc         ymm2, ymm2, ymm20
-	vaesenc         ymm3, ymm3, ymm20
-	vaesenc         ymm0, ymm0, ymm19
-	vaesenc         ymm1, ymm1, ymm19
-	vaesenc         ymm2, ymm2, ymm19
-	vaesenc         ymm3, ymm3, ymm19
-	vaesenc         ymm0, ymm0, ymm18
-	vaesenc         ymm1, ymm1, ymm18
-	vaesenc         ymm2, ymm2, ymm18
-	vaesenc         ymm3, ymm3, ymm18
-	vaesenc         ymm0, ymm0, ymm17
-	vaesenc         ymm1, ymm1, ymm17
-	vaesenc         ymm2, ymm2, ymm17
-	vaesenc         ymm3, ymm3, ymm17
-	vaesenc         ymm0, ymm0, ymm16
-	vaesenc         ymm1, ymm1, ymm16
-	vaesenc         ymm2, ymm2, ymm16
-	vaesenc         ymm3, ymm3, ymm16
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vaesenc         ymm2, ymm2, ymm15
-	vaesenc         ymm3, ymm3, ymm15
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
-	vpxord          ymm10, ymm13, ymm4
-	vaesenclast     ymm0, ymm0, ymm10
-	vmovdqu8        yword [rdx], ymm0
-	vpxord          ymm10, ymm13, ymm5
-	vaesenclast     ymm1, ymm1, ymm10
-	vmovdqu8        yword [rdx + 32], ymm1
-	vpxord          ymm10, ymm13, ymm6
-	vaesenclast     ymm2, ymm2, ymm10
-	vmovdqu8        yword [rdx + 64], ymm2
-	vpxord          ymm10, ymm13, ymm7
-	vaesenclast     ymm3, ymm3, ymm10
-	vmovdqu8        [rdx + 96]{k1}, ymm3
+	vaesenc         ymm4, ymm4, ymm22
+	vaesenc         ymm5, ymm5, ymm22
+	vaesenc         ymm6, ymm6, ymm22
+	vaesenc         ymm7, ymm7, ymm22
+	vaesenc         ymm4, ymm4, ymm21
+	vaesenc         ymm5, ymm5, ymm21
+	vaesenc         ymm6, ymm6, ymm21
+	vaesenc         ymm7, ymm7, ymm21
+	vaesenc         ymm4, ymm4, ymm20
+	vaesenc         ymm5, ymm5, ymm20
+	vaesenc         ymm6, ymm6, ymm20
+	vaesenc         ymm7, ymm7, ymm20
+	vaesenc         ymm4, ymm4, ymm19
+	vaesenc         ymm5, ymm5, ymm19
+	vaesenc         ymm6, ymm6, ymm19
+	vaesenc         ymm7, ymm7, ymm19
+	vaesenc         ymm4, ymm4, ymm18
+	vaesenc         ymm5, ymm5, ymm18
+	vaesenc         ymm6, ymm6, ymm18
+	vaesenc         ymm7, ymm7, ymm18
+	vaesenc         ymm4, ymm4, ymm17
+	vaesenc         ymm5, ymm5, ymm17
+	vaesenc         ymm6, ymm6, ymm17
+	vaesenc         ymm7, ymm7, ymm17
+	vaesenc         ymm4, ymm4, ymm16
+	vaesenc         ymm5, ymm5, ymm16
+	vaesenc         ymm6, ymm6, ymm16
+	vaesenc         ymm7, ymm7, ymm16
+	vaesenc         ymm4, ymm4, ymm15
+	vaesenc         ymm5, ymm5, ymm15
+	vaesenc         ymm6, ymm6, ymm15
+	vaesenc         ymm7, ymm7, ymm15
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
+	vpxord          ymm2, ymm13, ymm8
+	vaesenclast     ymm4, ymm4, ymm2
+	vmovdqu8        yword [rdx], ymm4
+	vpxord          ymm2, ymm13, ymm9
+	vaesenclast     ymm5, ymm5, ymm2
+	vmovdqu8        yword [rdx + 32], ymm5
+	vpxord          ymm2, ymm13, ymm10
+	vaesenclast     ymm6, ymm6, ymm2
+	vmovdqu8        yword [rdx + 64], ymm6
+	vpxord          ymm2, ymm13, ymm11
+	vaesenclast     ymm7, ymm7, ymm2
+	vmovdqu8        [rdx + 96]{k1}, ymm7
 	add             rcx, r8
 	add             rdx, r8
 	add             rcx, 96
 	add             rdx, 96
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          ymm10, ymm7, 63                 ; top 1 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm7, ymm7, 1
-	vpternlogd      ymm7, ymm10, ymm11, 150
+	vpsrlq          ymm2, ymm11, 63                 ; top 1 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm11, ymm11, 1
+	vpternlogd      ymm11, ymm2, ymm3, 150
 	lea             r11, [rel L.xts_lane_select]
-	vmovdqu8        xmm11, oword [r11 + r8*1 - 16]
-	vpermd          ymm10, ymm11, ymm7
+	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
+	vpermd          ymm2, ymm3, ymm11
 	jmp             near L.xts_enc_steal_or_done
 L.xts_enc_final3:
-	vmovdqa64       ymm4, ymm8
-	vpsrlq          ymm10, ymm8, 62                 ; top 2 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm5, ymm8, 2
-	vpternlogd      ymm5, ymm10, ymm11, 150
-	vpsrlq          ymm10, ymm8, 60                 ; top 4 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm6, ymm8, 4
-	vpternlogd      ymm6, ymm10, ymm11, 150
-	vpsrlq          ymm10, ymm8, 58                 ; top 6 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm8, ymm8, 6
-	vpternlogd      ymm8, ymm10, ymm11, 150
+	vmovdqa64       ymm8, ymm0
+	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm9, ymm0, 2
+	vpternlogd      ymm9, ymm2, ymm3, 150
+	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm10, ymm0, 4
+	vpternlogd      ymm10, ymm2, ymm3, 150
+	vpsrlq          ymm2, ymm0, 58                  ; top 6 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm0, ymm0, 6
+	vpternlogd      ymm0, ymm2, ymm3, 150
 	sub             r8, 64                          ; bytes in the last vector
-	vmovdqu8        ymm0, [rcx]
-	vpternlogd      ymm0, ymm4, ymm12, 150
-	vmovdqu8        ymm1, [rcx + 32]
-	vpternlogd      ymm1, ymm5, ymm12, 150
+	vmovdqu8        ymm4, [rcx]
+	vpternlogd      ymm4, ymm8, ymm12, 150
+	vmovdqu8        ymm5, [rcx + 32]
+	vpternlogd      ymm5, ymm9, ymm12, 150
 	mov             r11, -1
 	bzhi            r11, r11, r8
 	kmovd           k1, r11d
-	vmovdqu8        ymm2{k1}{z}, [rcx + 64]
-	vpternlogd      ymm2, ymm6, ymm12, 150
+	vmovdqu8        ymm6{k1}{z}, [rcx + 64]
+	vpternlogd      ymm6, ymm10, ymm12, 150
 	cmp             eax, 12
 	jb              near L.xts_enc_final3_aes128
 	je              near L.xts_enc_final3_aes192
-	vaesenc         ymm0, ymm0, ymm26
-	vaesenc         ymm1, ymm1, ymm26
-	vaesenc         ymm2, ymm2, ymm26
-	vaesenc         ymm0, ymm0, ymm25
-	vaesenc         ymm1, ymm1, ymm25
-	vaesenc         ymm2, ymm2, ymm25
+	vaesenc         ymm4, ymm4, ymm26
+	vaesenc         ymm5, ymm5, ymm26
+	vaesenc         ymm6, ymm6, ymm26
+	vaesenc         ymm4, ymm4, ymm25
+	vaesenc         ymm5, ymm5, ymm25
+	vaesenc         ymm6, ymm6, ymm25
 L.xts_enc_final3_aes192:
-	vaesenc         ymm0, ymm0, ymm24
-	vaesenc         ymm1, ymm1, ymm24
-	vaesenc         ymm2, ymm2, ymm24
-	vaesenc         ymm0, ymm0, ymm23
-	vaesenc         ymm1, ymm1, ymm23
-	vaesenc         ymm2, ymm2, ymm23
+	vaesenc         ymm4, ymm4, ymm24
+	vaesenc         ymm5, ymm5, ymm24
+	vaesenc         ymm6, ymm6, ymm24
+	vaesenc         ymm4, ymm4, ymm23
+	vaesenc         ymm5, ymm5, ymm23
+	vaesenc         ymm6, ymm6, ymm23
 L.xts_enc_final3_aes128:
-	vaesenc         ymm0, ymm0, ymm22
-	vaesenc         ymm1, ymm1, ymm22
-	vaesenc         ymm2, ymm2, ymm22
-	vaesenc         ymm0, ymm0, ymm21
-	vaesenc         ymm1, ymm1, ymm21
-	vaesenc         ymm2, ymm2, ymm21
-	vaesenc         ymm0, ymm0, ymm20
-	vaesenc         ymm1, ymm1, ymm20
-	vaesenc         ymm2, ymm2, ymm20
-	vaesenc         ymm0, ymm0, ymm19
-	vaesenc         ymm1, ymm1, ymm19
-	vaesenc         ymm2, ymm2, ymm19
-	vaesenc         ymm0, ymm0, ymm18
-	vaesenc         ymm1, ymm1, ymm18
-	vaesenc         ymm2, ymm2, ymm18
-	vaesenc         ymm0, ymm0, ymm17
-	vaesenc         ymm1, ymm1, ymm17
-	vaesenc         ymm2, ymm2, ymm17
-	vaesenc         ymm0, ymm0, ymm16
-	vaesenc         ymm1, ymm1, ymm16
-	vaesenc         ymm2, ymm2, ymm16
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vaesenc         ymm2, ymm2, ymm15
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vpxord          ymm10, ymm13, ymm4
-	vaesenclast     ymm0, ymm0, ymm10
-	vmovdqu8        yword [rdx], ymm0
-	vpxord          ymm10, ymm13, ymm5
-	vaesenclast     ymm1, ymm1, ymm10
-	vmovdqu8        yword [rdx + 32], ymm1
-	vpxord          ymm10, ymm13, ymm6
-	vaesenclast     ymm2, ymm2, ymm10
-	vmovdqu8        [rdx + 64]{k1}, ymm2
+	vaesenc         ymm4, ymm4, ymm22
+	vaesenc         ymm5, ymm5, ymm22
+	vaesenc         ymm6, ymm6, ymm22
+	vaesenc         ymm4, ymm4, ymm21
+	vaesenc         ymm5, ymm5, ymm21
+	vaesenc         ymm6, ymm6, ymm21
+	vaesenc         ymm4, ymm4, ymm20
+	vaesenc         ymm5, ymm5, ymm20
+	vaesenc         ymm6, ymm6, ymm20
+	vaesenc         ymm4, ymm4, ymm19
+	vaesenc         ymm5, ymm5, ymm19
+	vaesenc         ymm6, ymm6, ymm19
+	vaesenc         ymm4, ymm4, ymm18
+	vaesenc         ymm5, ymm5, ymm18
+	vaesenc         ymm6, ymm6, ymm18
+	vaesenc         ymm4, ymm4, ymm17
+	vaesenc         ymm5, ymm5, ymm17
+	vaesenc         ymm6, ymm6, ymm17
+	vaesenc         ymm4, ymm4, ymm16
+	vaesenc         ymm5, ymm5, ymm16
+	vaesenc         ymm6, ymm6, ymm16
+	vaesenc         ymm4, ymm4, ymm15
+	vaesenc         ymm5, ymm5, ymm15
+	vaesenc         ymm6, ymm6, ymm15
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vpxord          ymm2, ymm13, ymm8
+	vaesenclast     ymm4, ymm4, ymm2
+	vmovdqu8        yword [rdx], ymm4
+	vpxord          ymm2, ymm13, ymm9
+	vaesenclast     ymm5, ymm5, ymm2
+	vmovdqu8        yword [rdx + 32], ymm5
+	vpxord          ymm2, ymm13, ymm10
+	vaesenclast     ymm6, ymm6, ymm2
+	vmovdqu8        [rdx + 64]{k1}, ymm6
 	add             rcx, r8
 	add             rdx, r8
 	add             rcx, 64
 	add             rdx, 64
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          ymm10, ymm6, 63                 ; top 1 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm6, ymm6, 1
-	vpternlogd      ymm6, ymm10, ymm11, 150
+	vpsrlq          ymm2, ymm10, 63                 ; top 1 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm10, ymm10, 1
+	vpternlogd      ymm10, ymm2, ymm3, 150
 	lea             r11, [rel L.xts_lane_select]
-	vmovdqu8        xmm11, oword [r11 + r8*1 - 16]
-	vpermd          ymm10, ymm11, ymm6
+	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
+	vpermd          ymm2, ymm3, ymm10
 	jmp             near L.xts_enc_steal_or_done
 L.xts_enc_final2:
-	vmovdqa64       ymm4, ymm8
-	vpsrlq          ymm10, ymm8, 62                 ; top 2 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm5, ymm8, 2
-	vpternlogd      ymm5, ymm10, ymm11, 150
-	vpsrlq          ymm10, ymm8, 60                 ; top 4 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm8, ymm8, 4
-	vpternlogd      ymm8, ymm10, ymm11, 150
+	vmovdqa64       ymm8, ymm0
+	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm9, ymm0, 2
+	vpternlogd      ymm9, ymm2, ymm3, 150
+	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm0, ymm0, 4
+	vpternlogd      ymm0, ymm2, ymm3, 150
 	sub             r8, 32                          ; bytes in the last vector
-	vmovdqu8        ymm0, [rcx]
-	vpternlogd      ymm0, ymm4, ymm12, 150
+	vmovdqu8        ymm4, [rcx]
+	vpternlogd      ymm4, ymm8, ymm12, 150
 	mov             r11, -1
 	bzhi            r11, r11, r8
 	kmovd           k1, r11d
-	vmovdqu8        ymm1{k1}{z}, [rcx + 32]
-	vpternlogd      ymm1, ymm5, ymm12, 150
+	vmovdqu8        ymm5{k1}{z}, [rcx + 32]
+	vpternlogd      ymm5, ymm9, ymm12, 150
 	cmp             eax, 12
 	jb              near L.xts_enc_final2_aes128
 	je              near L.xts_enc_final2_aes192
-	vaesenc         ymm0, ymm0, ymm26
-	vaesenc         ymm1, ymm1, ymm26
-	vaesenc         ymm0, ymm0, ymm25
-	vaesenc         ymm1, ymm1, ymm25
+	vaesenc         ymm4, ymm4, ymm26
+	vaesenc         ymm5, ymm5, ymm26
+	vaesenc         ymm4, ymm4, ymm25
+	vaesenc         ymm5, ymm5, ymm25
 L.xts_enc_final2_aes192:
-	vaesenc         ymm0, ymm0, ymm24
-	vaesenc         ymm1, ymm1, ymm24
-	vaesenc         ymm0, ymm0, ymm23
-	vaesenc         ymm1, ymm1, ymm23
+	vaesenc         ymm4, ymm4, ymm24
+	vaesenc         ymm5, ymm5, ymm24
+	vaesenc         ymm4, ymm4, ymm23
+	vaesenc         ymm5, ymm5, ymm23
 L.xts_enc_final2_aes128:
-	vaesenc         ymm0, ymm0, ymm22
-	vaesenc         ymm1, ymm1, ymm22
-	vaesenc         ymm0, ymm0, ymm21
-	vaesenc         ymm1, ymm1, ymm21
-	vaesenc         ymm0, ymm0, ymm20
-	vaesenc         ymm1, ymm1, ymm20
-	vaesenc         ymm0, ymm0, ymm19
-	vaesenc         ymm1, ymm1, ymm19
-	vaesenc         ymm0, ymm0, ymm18
-	vaesenc         ymm1, ymm1, ymm18
-	vaesenc         ymm0, ymm0, ymm17
-	vaesenc         ymm1, ymm1, ymm17
-	vaesenc         ymm0, ymm0, ymm16
-	vaesenc         ymm1, ymm1, ymm16
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vpxord          ymm10, ymm13, ymm4
-	vaesenclast     ymm0, ymm0, ymm10
-	vmovdqu8        yword [rdx], ymm0
-	vpxord          ymm10, ymm13, ymm5
-	vaesenclast     ymm1, ymm1, ymm10
-	vmovdqu8        [rdx + 32]{k1}, ymm1
+	vaesenc         ymm4, ymm4, ymm22
+	vaesenc         ymm5, ymm5, ymm22
+	vaesenc         ymm4, ymm4, ymm21
+	vaesenc         ymm5, ymm5, ymm21
+	vaesenc         ymm4, ymm4, ymm20
+	vaesenc         ymm5, ymm5, ymm20
+	vaesenc         ymm4, ymm4, ymm19
+	vaesenc         ymm5, ymm5, ymm19
+	vaesenc         ymm4, ymm4, ymm18
+	vaesenc         ymm5, ymm5, ymm18
+	vaesenc         ymm4, ymm4, ymm17
+	vaesenc         ymm5, ymm5, ymm17
+	vaesenc         ymm4, ymm4, ymm16
+	vaesenc         ymm5, ymm5, ymm16
+	vaesenc         ymm4, ymm4, ymm15
+	vaesenc         ymm5, ymm5, ymm15
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vpxord          ymm2, ymm13, ymm8
+	vaesenclast     ymm4, ymm4, ymm2
+	vmovdqu8        yword [rdx], ymm4
+	vpxord          ymm2, ymm13, ymm9
+	vaesenclast     ymm5, ymm5, ymm2
+	vmovdqu8        [rdx + 32]{k1}, ymm5
 	add             rcx, r8
 	add             rdx, r8
 	add             rcx, 32
 	add             rdx, 32
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          ymm10, ymm5, 63                 ; top 1 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm5, ymm5, 1
-	vpternlogd      ymm5, ymm10, ymm11, 150
+	vpsrlq          ymm2, ymm9, 63                  ; top 1 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm9, ymm9, 1
+	vpternlogd      ymm9, ymm2, ymm3, 150
 	lea             r11, [rel L.xts_lane_select]
-	vmovdqu8        xmm11, oword [r11 + r8*1 - 16]
-	vpermd          ymm10, ymm11, ymm5
+	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
+	vpermd          ymm2, ymm3, ymm9
 	jmp             near L.xts_enc_steal_or_done
 L.xts_enc_final1:
-	vmovdqa64       ymm4, ymm8
-	vpsrlq          ymm10, ymm8, 62                 ; top 2 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm8, ymm8, 2
-	vpternlogd      ymm8, ymm10, ymm11, 150
+	vmovdqa64       ymm8, ymm0
+	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm0, ymm0, 2
+	vpternlogd      ymm0, ymm2, ymm3, 150
 	mov             r11, -1
 	bzhi            r11, r11, r8
 	kmovd           k1, r11d
-	vmovdqu8        ymm0{k1}{z}, [rcx]
-	vpternlogd      ymm0, ymm4, ymm12, 150
+	vmovdqu8        ymm4{k1}{z}, [rcx]
+	vpternlogd      ymm4, ymm8, ymm12, 150
 	cmp             eax, 12
 	jb              near L.xts_enc_final1_aes128
 	je              near L.xts_enc_final1_aes192
-	vaesenc         ymm0, ymm0, ymm26
-	vaesenc         ymm0, ymm0, ymm25
+	vaesenc         ymm4, ymm4, ymm26
+	vaesenc         ymm4, ymm4, ymm25
 L.xts_enc_final1_aes192:
-	vaesenc         ymm0, ymm0, ymm24
-	vaesenc         ymm0, ymm0, ymm23
+	vaesenc         ymm4, ymm4, ymm24
+	vaesenc         ymm4, ymm4, ymm23
 L.xts_enc_final1_aes128:
-	vaesenc         ymm0, ymm0, ymm22
-	vaesenc         ymm0, ymm0, ymm21
-	vaesenc         ymm0, ymm0, ymm20
-	vaesenc         ymm0, ymm0, ymm19
-	vaesenc         ymm0, ymm0, ymm18
-	vaesenc         ymm0, ymm0, ymm17
-	vaesenc         ymm0, ymm0, ymm16
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm0, ymm0, ymm14
-	vpxord          ymm10, ymm13, ymm4
-	vaesenclast     ymm0, ymm0, ymm10
-	vmovdqu8        [rdx]{k1}, ymm0
+	vaesenc         ymm4, ymm4, ymm22
+	vaesenc         ymm4, ymm4, ymm21
+	vaesenc         ymm4, ymm4, ymm20
+	vaesenc         ymm4, ymm4, ymm19
+	vaesenc         ymm4, ymm4, ymm18
+	vaesenc         ymm4, ymm4, ymm17
+	vaesenc         ymm4, ymm4, ymm16
+	vaesenc         ymm4, ymm4, ymm15
+	vaesenc         ymm4, ymm4, ymm14
+	vpxord          ymm2, ymm13, ymm8
+	vaesenclast     ymm4, ymm4, ymm2
+	vmovdqu8        [rdx]{k1}, ymm4
 	add             rcx, r8
 	add             rdx, r8
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          ymm10, ymm4, 63                 ; top 1 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm4, ymm4, 1
-	vpternlogd      ymm4, ymm10, ymm11, 150
+	vpsrlq          ymm2, ymm8, 63                  ; top 1 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm8, ymm8, 1
+	vpternlogd      ymm8, ymm2, ymm3, 150
 	lea             r11, [rel L.xts_lane_select]
-	vmovdqu8        xmm11, oword [r11 + r8*1 - 16]
-	vpermd          ymm10, ymm11, ymm4
+	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
+	vpermd          ymm2, ymm3, ymm8
 	jmp             near L.xts_enc_steal_or_done
 
 L.xts_enc_no_tail:
-	vmovdqa64       xmm10, xmm8                     ; the next block's tweak
+	vmovdqa64       xmm2, xmm0                      ; the next block's tweak
 L.xts_enc_steal_or_done:
 	test            rsi, rsi
 	jz              near L.xts_enc_return
-	vpsrlq          xmm4, xmm10, 63                 ; top 1 bits of each half
-	vpclmulqdq      xmm8, xmm4, xmm9, 1             ; high half's, times 0x87
-	vpslldq         xmm4, xmm4, 8                   ; low half's carry into high
-	vpsllq          xmm11, xmm10, 1
-	vpternlogd      xmm11, xmm4, xmm8, 150
-	vmovdqu8        xmm4, oword [rcx + rsi*1]       ; last 16 bytes of src
-	vpxord          xmm0, xmm10, oword [rcx]
-	vpxord          xmm0, xmm0, oword [rdi]
+	vpsrlq          xmm8, xmm2, 63                  ; top 1 bits of each half
+	vpclmulqdq      xmm0, xmm8, xmm1, 1             ; high half's, times 0x87
+	vpslldq         xmm8, xmm8, 8                   ; low half's carry into high
+	vpsllq          xmm3, xmm2, 1
+	vpternlogd      xmm3, xmm8, xmm0, 150
+	vmovdqu8        xmm8, oword [rcx + rsi*1]       ; last 16 bytes of src
+	vpxord          xmm4, xmm2, oword [rcx]
+	vpxord          xmm4, xmm4, oword [rdi]
 	cmp             eax, 12
 	jb              near L.xts_enc_steal_a_aes128
 	je              near L.xts_enc_steal_a_aes192
-	vaesenc         xmm0, xmm0, oword [r10 - 208]
-	vaesenc         xmm0, xmm0, oword [r10 - 192]
+	vaesenc         xmm4, xmm4, oword [r10 - 208]
+	vaesenc         xmm4, xmm4, oword [r10 - 192]
 L.xts_enc_steal_a_aes192:
-	vaesenc         xmm0, xmm0, oword [r10 - 176]
-	vaesenc         xmm0, xmm0, oword [r10 - 160]
+	vaesenc         xmm4, xmm4, oword [r10 - 176]
+	vaesenc         xmm4, xmm4, oword [r10 - 160]
 L.xts_enc_steal_a_aes128:
-	vaesenc         xmm0, xmm0, oword [r10 - 144]
-	vaesenc         xmm0, xmm0, oword [r10 - 128]
-	vaesenc         xmm0, xmm0, oword [r10 - 112]
-	vaesenc         xmm0, xmm0, oword [r10 - 96]
-	vaesenc         xmm0, xmm0, oword [r10 - 80]
-	vaesenc         xmm0, xmm0, oword [r10 - 64]
-	vaesenc         xmm0, xmm0, oword [r10 - 48]
-	vaesenc         xmm0, xmm0, oword [r10 - 32]
-	vaesenc         xmm0, xmm0, oword [r10 - 16]
-	vaesenclast     xmm0, xmm0, oword [r10]
-	vpxord          xmm0, xmm0, xmm10
+	vaesenc         xmm4, xmm4, oword [r10 - 144]
+	vaesenc         xmm4, xmm4, oword [r10 - 128]
+	vaesenc         xmm4, xmm4, oword [r10 - 112]
+	vaesenc         xmm4, xmm4, oword [r10 - 96]
+	vaesenc         xmm4, xmm4, oword [r10 - 80]
+	vaesenc         xmm4, xmm4, oword [r10 - 64]
+	vaesenc         xmm4, xmm4, oword [r10 - 48]
+	vaesenc         xmm4, xmm4, oword [r10 - 32]
+	vaesenc         xmm4, xmm4, oword [r10 - 16]
+	vaesenclast     xmm4, xmm4, oword [r10]
+	vpxord          xmm4, xmm4, xmm2
 	lea             r11, [rel L.xts_cts_table]
 ; short block out: CC's first PART bytes, at the top of a store ending at the end
-	vmovdqu8        xmm9, oword [r11 + rsi*1]
-	vpshufb         xmm9, xmm0, xmm9
+	vmovdqu8        xmm1, oword [r11 + rsi*1]
+	vpshufb         xmm1, xmm4, xmm1
 ; last whole block in: the PART stolen bytes, then CC from byte PART on
 	neg             rsi
-	vmovdqu8        xmm8, oword [r11 + rsi*1 + 32]
-	vpshufb         xmm4, xmm4, xmm8
-	vmovdqu8        xmm8, oword [r11 + rsi*1 + 64]
+	vmovdqu8        xmm0, oword [r11 + rsi*1 + 32]
+	vpshufb         xmm8, xmm8, xmm0
+	vmovdqu8        xmm0, oword [r11 + rsi*1 + 64]
 	neg             rsi
-	vpternlogd      xmm0, xmm8, xmm4, 234           ; (CC & MASK) | TAIL16
-	vmovdqu8        oword [rdx + rsi*1], xmm9
-	vpxord          xmm0, xmm0, xmm11
-	vpxord          xmm0, xmm0, oword [rdi]
+	vpternlogd      xmm4, xmm0, xmm8, 234           ; (CC & MASK) | TAIL16
+	vmovdqu8        oword [rdx + rsi*1], xmm1
+	vpxord          xmm4, xmm4, xmm3
+	vpxord          xmm4, xmm4, oword [rdi]
 	cmp             eax, 12
 	jb              near L.xts_enc_steal_b_aes128
 	je              near L.xts_enc_steal_b_aes192
-	vaesenc         xmm0, xmm0, oword [r10 - 208]
-	vaesenc         xmm0, xmm0, oword [r10 - 192]
+	vaesenc         xmm4, xmm4, oword [r10 - 208]
+	vaesenc         xmm4, xmm4, oword [r10 - 192]
 L.xts_enc_steal_b_aes192:
-	vaesenc         xmm0, xmm0, oword [r10 - 176]
-	vaesenc         xmm0, xmm0, oword [r10 - 160]
+	vaesenc         xmm4, xmm4, oword [r10 - 176]
+	vaesenc         xmm4, xmm4, oword [r10 - 160]
 L.xts_enc_steal_b_aes128:
-	vaesenc         xmm0, xmm0, oword [r10 - 144]
-	vaesenc         xmm0, xmm0, oword [r10 - 128]
-	vaesenc         xmm0, xmm0, oword [r10 - 112]
-	vaesenc         xmm0, xmm0, oword [r10 - 96]
-	vaesenc         xmm0, xmm0, oword [r10 - 80]
-	vaesenc         xmm0, xmm0, oword [r10 - 64]
-	vaesenc         xmm0, xmm0, oword [r10 - 48]
-	vaesenc         xmm0, xmm0, oword [r10 - 32]
-	vaesenc         xmm0, xmm0, oword [r10 - 16]
-	vaesenclast     xmm0, xmm0, oword [r10]
-	vpxord          xmm0, xmm0, xmm11
-	vmovdqu8        oword [rdx], xmm0
+	vaesenc         xmm4, xmm4, oword [r10 - 144]
+	vaesenc         xmm4, xmm4, oword [r10 - 128]
+	vaesenc         xmm4, xmm4, oword [r10 - 112]
+	vaesenc         xmm4, xmm4, oword [r10 - 96]
+	vaesenc         xmm4, xmm4, oword [r10 - 80]
+	vaesenc         xmm4, xmm4, oword [r10 - 64]
+	vaesenc         xmm4, xmm4, oword [r10 - 48]
+	vaesenc         xmm4, xmm4, oword [r10 - 32]
+	vaesenc         xmm4, xmm4, oword [r10 - 16]
+	vaesenclast     xmm4, xmm4, oword [r10]
+	vpxord          xmm4, xmm4, xmm3
+	vmovdqu8        oword [rdx], xmm4
 L.xts_enc_return:
 	xor             eax, eax
 	vzeroupper
@@ -510,103 +510,103 @@ L.xts_enc_return:
 L.xts_enc_main_loop:
 ; LLVM-MCA-BEGIN xts_enc_avx10_256_main_loop
 ; 4 vectors = 128 bytes per iteration
-	vmovdqa64       ymm4, ymm8
-	vpsrlq          ymm10, ymm8, 62                 ; top 2 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm5, ymm8, 2
-	vpternlogd      ymm5, ymm10, ymm11, 150
-	vpsrlq          ymm10, ymm8, 60                 ; top 4 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm6, ymm8, 4
-	vpternlogd      ymm6, ymm10, ymm11, 150
-	vpsrlq          ymm10, ymm8, 58                 ; top 6 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm7, ymm8, 6
-	vpternlogd      ymm7, ymm10, ymm11, 150
-	vpsrldq         ymm10, ymm8, 15                 ; the top 8 bits
-	vpclmulqdq      ymm10, ymm10, ymm9, 0           ; ... times 0x87
-	vpslldq         ymm8, ymm8, 1
-	vpxord          ymm8, ymm8, ymm10
-	vmovdqu8        ymm0, [rcx]
-	vpternlogd      ymm0, ymm4, ymm12, 150
-	vmovdqu8        ymm1, [rcx + 32]
-	vpternlogd      ymm1, ymm5, ymm12, 150
-	vmovdqu8        ymm2, [rcx + 64]
-	vpternlogd      ymm2, ymm6, ymm12, 150
-	vmovdqu8        ymm3, [rcx + 96]
-	vpternlogd      ymm3, ymm7, ymm12, 150
+	vmovdqa64       ymm8, ymm0
+	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm9, ymm0, 2
+	vpternlogd      ymm9, ymm2, ymm3, 150
+	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm10, ymm0, 4
+	vpternlogd      ymm10, ymm2, ymm3, 150
+	vpsrlq          ymm2, ymm0, 58                  ; top 6 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm11, ymm0, 6
+	vpternlogd      ymm11, ymm2, ymm3, 150
+	vpsrldq         ymm2, ymm0, 15                  ; the top 8 bits
+	vpclmulqdq      ymm2, ymm2, ymm1, 0             ; ... times 0x87
+	vpslldq         ymm0, ymm0, 1
+	vpxord          ymm0, ymm0, ymm2
+	vmovdqu8        ymm4, [rcx]
+	vpternlogd      ymm4, ymm8, ymm12, 150
+	vmovdqu8        ymm5, [rcx + 32]
+	vpternlogd      ymm5, ymm9, ymm12, 150
+	vmovdqu8        ymm6, [rcx + 64]
+	vpternlogd      ymm6, ymm10, ymm12, 150
+	vmovdqu8        ymm7, [rcx + 96]
+	vpternlogd      ymm7, ymm11, ymm12, 150
 	cmp             eax, 12
 	jb              near L.xts_enc_main_aes128
 	je              near L.xts_enc_main_aes192
-	vaesenc         ymm0, ymm0, ymm26
-	vaesenc         ymm1, ymm1, ymm26
-	vaesenc         ymm2, ymm2, ymm26
-	vaesenc         ymm3, ymm3, ymm26
-	vaesenc         ymm0, ymm0, ymm25
-	vaesenc         ymm1, ymm1, ymm25
-	vaesenc         ymm2, ymm2, ymm25
-	vaesenc         ymm3, ymm3, ymm25
+	vaesenc         ymm4, ymm4, ymm26
+	vaesenc         ymm5, ymm5, ymm26
+	vaesenc         ymm6, ymm6, ymm26
+	vaesenc         ymm7, ymm7, ymm26
+	vaesenc         ymm4, ymm4, ymm25
+	vaesenc         ymm5, ymm5, ymm25
+	vaesenc         ymm6, ymm6, ymm25
+	vaesenc         ymm7, ymm7, ymm25
 L.xts_enc_main_aes192:
-	vaesenc         ymm0, ymm0, ymm24
-	vaesenc         ymm1, ymm1, ymm24
-	vaesenc         ymm2, ymm2, ymm24
-	vaesenc         ymm3, ymm3, ymm24
-	vaesenc         ymm0, ymm0, ymm23
-	vaesenc         ymm1, ymm1, ymm23
-	vaesenc         ymm2, ymm2, ymm23
-	vaesenc         ymm3, ymm3, ymm23
+	vaesenc         ymm4, ymm4, ymm24
+	vaesenc         ymm5, ymm5, ymm24
+	vaesenc         ymm6, ymm6, ymm24
+	vaesenc         ymm7, ymm7, ymm24
+	vaesenc         ymm4, ymm4, ymm23
+	vaesenc         ymm5, ymm5, ymm23
+	vaesenc         ymm6, ymm6, ymm23
+	vaesenc         ymm7, ymm7, ymm23
 L.xts_enc_main_aes128:
-	vaesenc         ymm0, ymm0, ymm22
-	vaesenc         ymm1, ymm1, ymm22
-	vaesenc         ymm2, ymm2, ymm22
-	vaesenc         ymm3, ymm3, ymm22
-	vaesenc         ymm0, ymm0, ymm21
-	vaesenc         ymm1, ymm1, ymm21
-	vaesenc         ymm2, ymm2, ymm21
-	vaesenc         ymm3, ymm3, ymm21
-	vaesenc         ymm0, ymm0, ymm20
-	vaesenc         ymm1, ymm1, ymm20
-	vaesenc         ymm2, ymm2, ymm20
-	vaesenc         ymm3, ymm3, ymm20
-	vaesenc         ymm0, ymm0, ymm19
-	vaesenc         ymm1, ymm1, ymm19
-	vaesenc         ymm2, ymm2, ymm19
-	vaesenc         ymm3, ymm3, ymm19
-	vaesenc         ymm0, ymm0, ymm18
-	vaesenc         ymm1, ymm1, ymm18
-	vaesenc         ymm2, ymm2, ymm18
-	vaesenc         ymm3, ymm3, ymm18
-	vaesenc         ymm0, ymm0, ymm17
-	vaesenc         ymm1, ymm1, ymm17
-	vaesenc         ymm2, ymm2, ymm17
-	vaesenc         ymm3, ymm3, ymm17
-	vaesenc         ymm0, ymm0, ymm16
-	vaesenc         ymm1, ymm1, ymm16
-	vaesenc         ymm2, ymm2, ymm16
-	vaesenc         ymm3, ymm3, ymm16
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vaesenc         ymm2, ymm2, ymm15
-	vaesenc         ymm3, ymm3, ymm15
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
-	vpxord          ymm10, ymm13, ymm4
-	vaesenclast     ymm0, ymm0, ymm10
-	vmovdqu8        yword [rdx], ymm0
-	vpxord          ymm10, ymm13, ymm5
-	vaesenclast     ymm1, ymm1, ymm10
-	vmovdqu8        yword [rdx + 32], ymm1
-	vpxord          ymm10, ymm13, ymm6
-	vaesenclast     ymm2, ymm2, ymm10
-	vmovdqu8        yword [rdx + 64], ymm2
-	vpxord          ymm10, ymm13, ymm7
-	vaesenclast     ymm3, ymm3, ymm10
-	vmovdqu8        yword [rdx + 96], ymm3
+	vaesenc         ymm4, ymm4, ymm22
+	vaesenc         ymm5, ymm5, ymm22
+	vaesenc         ymm6, ymm6, ymm22
+	vaesenc         ymm7, ymm7, ymm22
+	vaesenc         ymm4, ymm4, ymm21
+	vaesenc         ymm5, ymm5, ymm21
+	vaesenc         ymm6, ymm6, ymm21
+	vaesenc         ymm7, ymm7, ymm21
+	vaesenc         ymm4, ymm4, ymm20
+	vaesenc         ymm5, ymm5, ymm20
+	vaesenc         ymm6, ymm6, ymm20
+	vaesenc         ymm7, ymm7, ymm20
+	vaesenc         ymm4, ymm4, ymm19
+	vaesenc         ymm5, ymm5, ymm19
+	vaesenc         ymm6, ymm6, ymm19
+	vaesenc         ymm7, ymm7, ymm19
+	vaesenc         ymm4, ymm4, ymm18
+	vaesenc         ymm5, ymm5, ymm18
+	vaesenc         ymm6, ymm6, ymm18
+	vaesenc         ymm7, ymm7, ymm18
+	vaesenc         ymm4, ymm4, ymm17
+	vaesenc         ymm5, ymm5, ymm17
+	vaesenc         ymm6, ymm6, ymm17
+	vaesenc         ymm7, ymm7, ymm17
+	vaesenc         ymm4, ymm4, ymm16
+	vaesenc         ymm5, ymm5, ymm16
+	vaesenc         ymm6, ymm6, ymm16
+	vaesenc         ymm7, ymm7, ymm16
+	vaesenc         ymm4, ymm4, ymm15
+	vaesenc         ymm5, ymm5, ymm15
+	vaesenc         ymm6, ymm6, ymm15
+	vaesenc         ymm7, ymm7, ymm15
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
+	vpxord          ymm2, ymm13, ymm8
+	vaesenclast     ymm4, ymm4, ymm2
+	vmovdqu8        yword [rdx], ymm4
+	vpxord          ymm2, ymm13, ymm9
+	vaesenclast     ymm5, ymm5, ymm2
+	vmovdqu8        yword [rdx + 32], ymm5
+	vpxord          ymm2, ymm13, ymm10
+	vaesenclast     ymm6, ymm6, ymm2
+	vmovdqu8        yword [rdx + 64], ymm6
+	vpxord          ymm2, ymm13, ymm11
+	vaesenclast     ymm7, ymm7, ymm2
+	vmovdqu8        yword [rdx + 96], ymm7
 	add             rcx, 128
 	add             rdx, 128
 	sub             r8, 128
@@ -630,8 +630,8 @@ L.xts_enc_main_aes128:
 ; handled by ciphertext stealing on xmm.
 ;
 ; Registers: KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11, PART=rsi, PART=rsi (after the tweak is made)
-;            X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, TW0=ymm4, TW1=ymm5
-;            TW2=ymm6, TW3=ymm7, BASE=ymm8, POLY=ymm9, T1=ymm10, T2=ymm11
+;            BASE=ymm0, POLY=ymm1, T1=ymm2, T2=ymm3, X0=ymm4, X1=ymm5
+;            X2=ymm6, X3=ymm7, TW0=ymm8, TW1=ymm9, TW2=ymm10, TW3=ymm11
 ;            K0=ymm12, KLAST=ymm13, KLAST-1=ymm14, KLAST-2=ymm15, KLAST-3=ymm16, KLAST-4=ymm17
 ;            KLAST-5=ymm18, KLAST-6=ymm19, KLAST-7=ymm20, KLAST-8=ymm21, KLAST-9=ymm22, KLAST-10=ymm23
 ;            KLAST-11=ymm24, KLAST-12=ymm25, KLAST-13=ymm26
@@ -644,27 +644,27 @@ aesgen_xts_decrypt_avx10_256:
 ; T = E_K2(iv), on xmm with the tweak key read from memory
 	lea             r10, [rsi + rax*8]
 	lea             r10, [r10 + rax*8]
-	vmovdqu8        xmm8, oword [r9]
-	vpxord          xmm8, xmm8, oword [rsi]
+	vmovdqu8        xmm0, oword [r9]
+	vpxord          xmm0, xmm0, oword [rsi]
 	cmp             eax, 12
 	jb              near L.xts_dec_tweak_aes128
 	je              near L.xts_dec_tweak_aes192
-	vaesenc         xmm8, xmm8, oword [r10 - 208]
-	vaesenc         xmm8, xmm8, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, oword [r10 - 192]
 L.xts_dec_tweak_aes192:
-	vaesenc         xmm8, xmm8, oword [r10 - 176]
-	vaesenc         xmm8, xmm8, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, oword [r10 - 160]
 L.xts_dec_tweak_aes128:
-	vaesenc         xmm8, xmm8, oword [r10 - 144]
-	vaesenc         xmm8, xmm8, oword [r10 - 128]
-	vaesenc         xmm8, xmm8, oword [r10 - 112]
-	vaesenc         xmm8, xmm8, oword [r10 - 96]
-	vaesenc         xmm8, xmm8, oword [r10 - 80]
-	vaesenc         xmm8, xmm8, oword [r10 - 64]
-	vaesenc         xmm8, xmm8, oword [r10 - 48]
-	vaesenc         xmm8, xmm8, oword [r10 - 32]
-	vaesenc         xmm8, xmm8, oword [r10 - 16]
-	vaesenclast     xmm8, xmm8, oword [r10]
+	vaesenc         xmm0, xmm0, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, oword [r10 - 16]
+	vaesenclast     xmm0, xmm0, oword [r10]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &key1[rounds]
 	vbroadcasti32x4 ymm12, oword [rdi]
@@ -686,14 +686,14 @@ L.xts_dec_tweak_aes128:
 	vbroadcasti32x4 ymm25, oword [r10 - 192]
 	vbroadcasti32x4 ymm26, oword [r10 - 208]
 L.xts_dec_keys_loaded:
-	vbroadcasti32x4 ymm9, oword [rel L.xts_poly]
+	vbroadcasti32x4 ymm1, oword [rel L.xts_poly]
 ; BASE = T, T*x in lanes 0..1
-	vpsrlq          xmm10, xmm8, 63                 ; top 1 bits of each half
-	vpclmulqdq      xmm11, xmm10, xmm9, 1           ; high half's, times 0x87
-	vpslldq         xmm10, xmm10, 8                 ; low half's carry into high
-	vpsllq          xmm4, xmm8, 1
-	vpternlogd      xmm4, xmm10, xmm11, 150
-	vinserti32x4    ymm8, ymm8, xmm4, 1
+	vpsrlq          xmm2, xmm0, 63                  ; top 1 bits of each half
+	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
+	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
+	vpsllq          xmm8, xmm0, 1
+	vpternlogd      xmm8, xmm2, xmm3, 150
+	vinserti32x4    ymm0, ymm0, xmm8, 1
 	mov             esi, r8d
 	and             esi, 15                         ; bytes past the last whole block
 	jz              near L.xts_dec_whole_blocks
@@ -712,400 +712,400 @@ L.xts_dec_main_done:
 	cmp             r8, 96
 	jbe             near L.xts_dec_final3
 L.xts_dec_final4:
-	vmovdqa64       ymm4, ymm8
-	vpsrlq          ymm10, ymm8, 62                 ; top 2 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm5, ymm8, 2
-	vpternlogd      ymm5, ymm10, ymm11, 150
-	vpsrlq          ymm10, ymm8, 60                 ; top 4 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm6, ymm8, 4
-	vpternlogd      ymm6, ymm10, ymm11, 150
-	vpsrlq          ymm10, ymm8, 58                 ; top 6 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm7, ymm8, 6
-	vpternlogd      ymm7, ymm10, ymm11, 150
-	vpsrldq         ymm10, ymm8, 15                 ; the top 8 bits
-	vpclmulqdq      ymm10, ymm10, ymm9, 0           ; ... times 0x87
-	vpslldq         ymm8, ymm8, 1
-	vpxord          ymm8, ymm8, ymm10
+	vmovdqa64       ymm8, ymm0
+	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm9, ymm0, 2
+	vpternlogd      ymm9, ymm2, ymm3, 150
+	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm10, ymm0, 4
+	vpternlogd      ymm10, ymm2, ymm3, 150
+	vpsrlq          ymm2, ymm0, 58                  ; top 6 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm11, ymm0, 6
+	vpternlogd      ymm11, ymm2, ymm3, 150
+	vpsrldq         ymm2, ymm0, 15                  ; the top 8 bits
+	vpclmulqdq      ymm2, ymm2, ymm1, 0             ; ... times 0x87
+	vpslldq         ymm0, ymm0, 1
+	vpxord          ymm0, ymm0, ymm2
 	sub             r8, 96                          ; bytes in the last vector
-	vmovdqu8        ymm0, [rcx]
-	vpternlogd      ymm0, ymm4, ymm12, 150
-	vmovdqu8        ymm1, [rcx + 32]
-	vpternlogd      ymm1, ymm5, ymm12, 150
-	vmovdqu8        ymm2, [rcx + 64]
-	vpternlogd      ymm2, ymm6, ymm12, 150
+	vmovdqu8        ymm4, [rcx]
+	vpternlogd      ymm4, ymm8, ymm12, 150
+	vmovdqu8        ymm5, [rcx + 32]
+	vpternlogd      ymm5, ymm9, ymm12, 150
+	vmovdqu8        ymm6, [rcx + 64]
+	vpternlogd      ymm6, ymm10, ymm12, 150
 	mov             r11, -1
 	bzhi            r11, r11, r8
 	kmovd           k1, r11d
-	vmovdqu8        ymm3{k1}{z}, [rcx + 96]
-	vpternlogd      ymm3, ymm7, ymm12, 150
+	vmovdqu8        ymm7{k1}{z}, [rcx + 96]
+	vpternlogd      ymm7, ymm11, ymm12, 150
 	cmp             eax, 12
 	jb              near L.xts_dec_final4_aes128
 	je              near L.xts_dec_final4_aes192
-	vaesdec         ymm0, ymm0, ymm26
-	vaesdec         ymm1, ymm1, ymm26
-	vaesdec         ymm2, ymm2, ymm26
-	vaesdec         ymm3, ymm3, ymm26
-	vaesdec         ymm0, ymm0, ymm25
-	vaesdec         ymm1, ymm1, ymm25
-	vaesdec         ymm2, ymm2, ymm25
-	vaesdec         ymm3, ymm3, ymm25
+	vaesdec         ymm4, ymm4, ymm26
+	vaesdec         ymm5, ymm5, ymm26
+	vaesdec         ymm6, ymm6, ymm26
+	vaesdec         ymm7, ymm7, ymm26
+	vaesdec         ymm4, ymm4, ymm25
+	vaesdec         ymm5, ymm5, ymm25
+	vaesdec         ymm6, ymm6, ymm25
+	vaesdec         ymm7, ymm7, ymm25
 L.xts_dec_final4_aes192:
-	vaesdec         ymm0, ymm0, ymm24
-	vaesdec         ymm1, ymm1, ymm24
-	vaesdec         ymm2, ymm2, ymm24
-	vaesdec         ymm3, ymm3, ymm24
-	vaesdec         ymm0, ymm0, ymm23
-	vaesdec         ymm1, ymm1, ymm23
-	vaesdec         ymm2, ymm2, ymm23
-	vaesdec         ymm3, ymm3, ymm23
+	vaesdec         ymm4, ymm4, ymm24
+	vaesdec         ymm5, ymm5, ymm24
+	vaesdec         ymm6, ymm6, ymm24
+	vaesdec         ymm7, ymm7, ymm24
+	vaesdec         ymm4, ymm4, ymm23
+	vaesdec         ymm5, ymm5, ymm23
+	vaesdec         ymm6, ymm6, ymm23
+	vaesdec         ymm7, ymm7, ymm23
 L.xts_dec_final4_aes128:
-	vaesdec         ymm0, ymm0, ymm22
-	vaesdec         ymm1, ymm1, ymm22
-	vaesdec         ymm2, ymm2, ymm22
-	vaesdec         ymm3, ymm3, ymm22
-	vaesdec         ymm0, ymm0, ymm21
-	vaesdec         ymm1, ymm1, ymm21
-	vaesdec         ymm2, ymm2, ymm21
-	vaesdec         ymm3, ymm3, ymm21
-	vaesdec         ymm0, ymm0, ymm20
-	vaesdec         ymm1, ymm1, ymm20
-	vaesdec         ymm2, ymm2, ymm20
-	vaesdec         ymm3, ymm3, ymm20
-	vaesdec         ymm0, ymm0, ymm19
-	vaesdec         ymm1, ymm1, ymm19
-	vaesdec         ymm2, ymm2, ymm19
-	vaesdec         ymm3, ymm3, ymm19
-	vaesdec         ymm0, ymm0, ymm18
-	vaesdec         ymm1, ymm1, ymm18
-	vaesdec         ymm2, ymm2, ymm18
-	vaesdec         ymm3, ymm3, ymm18
-	vaesdec         ymm0, ymm0, ymm17
-	vaesdec         ymm1, ymm1, ymm17
-	vaesdec         ymm2, ymm2, ymm17
-	vaesdec         ymm3, ymm3, ymm17
-	vaesdec         ymm0, ymm0, ymm16
-	vaesdec         ymm1, ymm1, ymm16
-	vaesdec         ymm2, ymm2, ymm16
-	vaesdec         ymm3, ymm3, ymm16
-	vaesdec         ymm0, ymm0, ymm15
-	vaesdec         ymm1, ymm1, ymm15
-	vaesdec         ymm2, ymm2, ymm15
-	vaesdec         ymm3, ymm3, ymm15
-	vaesdec         ymm0, ymm0, ymm14
-	vaesdec         ymm1, ymm1, ymm14
-	vaesdec         ymm2, ymm2, ymm14
-	vaesdec         ymm3, ymm3, ymm14
-	vpxord          ymm10, ymm13, ymm4
-	vaesdeclast     ymm0, ymm0, ymm10
-	vmovdqu8        yword [rdx], ymm0
-	vpxord          ymm10, ymm13, ymm5
-	vaesdeclast     ymm1, ymm1, ymm10
-	vmovdqu8        yword [rdx + 32], ymm1
-	vpxord          ymm10, ymm13, ymm6
-	vaesdeclast     ymm2, ymm2, ymm10
-	vmovdqu8        yword [rdx + 64], ymm2
-	vpxord          ymm10, ymm13, ymm7
-	vaesdeclast     ymm3, ymm3, ymm10
-	vmovdqu8        [rdx + 96]{k1}, ymm3
+	vaesdec         ymm4, ymm4, ymm22
+	vaesdec         ymm5, ymm5, ymm22
+	vaesdec         ymm6, ymm6, ymm22
+	vaesdec         ymm7, ymm7, ymm22
+	vaesdec         ymm4, ymm4, ymm21
+	vaesdec         ymm5, ymm5, ymm21
+	vaesdec         ymm6, ymm6, ymm21
+	vaesdec         ymm7, ymm7, ymm21
+	vaesdec         ymm4, ymm4, ymm20
+	vaesdec         ymm5, ymm5, ymm20
+	vaesdec         ymm6, ymm6, ymm20
+	vaesdec         ymm7, ymm7, ymm20
+	vaesdec         ymm4, ymm4, ymm19
+	vaesdec         ymm5, ymm5, ymm19
+	vaesdec         ymm6, ymm6, ymm19
+	vaesdec         ymm7, ymm7, ymm19
+	vaesdec         ymm4, ymm4, ymm18
+	vaesdec         ymm5, ymm5, ymm18
+	vaesdec         ymm6, ymm6, ymm18
+	vaesdec         ymm7, ymm7, ymm18
+	vaesdec         ymm4, ymm4, ymm17
+	vaesdec         ymm5, ymm5, ymm17
+	vaesdec         ymm6, ymm6, ymm17
+	vaesdec         ymm7, ymm7, ymm17
+	vaesdec         ymm4, ymm4, ymm16
+	vaesdec         ymm5, ymm5, ymm16
+	vaesdec         ymm6, ymm6, ymm16
+	vaesdec         ymm7, ymm7, ymm16
+	vaesdec         ymm4, ymm4, ymm15
+	vaesdec         ymm5, ymm5, ymm15
+	vaesdec         ymm6, ymm6, ymm15
+	vaesdec         ymm7, ymm7, ymm15
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
+	vpxord          ymm2, ymm13, ymm8
+	vaesdeclast     ymm4, ymm4, ymm2
+	vmovdqu8        yword [rdx], ymm4
+	vpxord          ymm2, ymm13, ymm9
+	vaesdeclast     ymm5, ymm5, ymm2
+	vmovdqu8        yword [rdx + 32], ymm5
+	vpxord          ymm2, ymm13, ymm10
+	vaesdeclast     ymm6, ymm6, ymm2
+	vmovdqu8        yword [rdx + 64], ymm6
+	vpxord          ymm2, ymm13, ymm11
+	vaesdeclast     ymm7, ymm7, ymm2
+	vmovdqu8        [rdx + 96]{k1}, ymm7
 	add             rcx, r8
 	add             rdx, r8
 	add             rcx, 96
 	add             rdx, 96
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          ymm10, ymm7, 63                 ; top 1 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm7, ymm7, 1
-	vpternlogd      ymm7, ymm10, ymm11, 150
+	vpsrlq          ymm2, ymm11, 63                 ; top 1 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm11, ymm11, 1
+	vpternlogd      ymm11, ymm2, ymm3, 150
 	lea             r11, [rel L.xts_lane_select]
-	vmovdqu8        xmm11, oword [r11 + r8*1 - 16]
-	vpermd          ymm10, ymm11, ymm7
+	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
+	vpermd          ymm2, ymm3, ymm11
 	jmp             near L.xts_dec_steal_or_done
 L.xts_dec_final3:
-	vmovdqa64       ymm4, ymm8
-	vpsrlq          ymm10, ymm8, 62                 ; top 2 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm5, ymm8, 2
-	vpternlogd      ymm5, ymm10, ymm11, 150
-	vpsrlq          ymm10, ymm8, 60                 ; top 4 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm6, ymm8, 4
-	vpternlogd      ymm6, ymm10, ymm11, 150
-	vpsrlq          ymm10, ymm8, 58                 ; top 6 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm8, ymm8, 6
-	vpternlogd      ymm8, ymm10, ymm11, 150
+	vmovdqa64       ymm8, ymm0
+	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm9, ymm0, 2
+	vpternlogd      ymm9, ymm2, ymm3, 150
+	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm10, ymm0, 4
+	vpternlogd      ymm10, ymm2, ymm3, 150
+	vpsrlq          ymm2, ymm0, 58                  ; top 6 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm0, ymm0, 6
+	vpternlogd      ymm0, ymm2, ymm3, 150
 	sub             r8, 64                          ; bytes in the last vector
-	vmovdqu8        ymm0, [rcx]
-	vpternlogd      ymm0, ymm4, ymm12, 150
-	vmovdqu8        ymm1, [rcx + 32]
-	vpternlogd      ymm1, ymm5, ymm12, 150
+	vmovdqu8        ymm4, [rcx]
+	vpternlogd      ymm4, ymm8, ymm12, 150
+	vmovdqu8        ymm5, [rcx + 32]
+	vpternlogd      ymm5, ymm9, ymm12, 150
 	mov             r11, -1
 	bzhi            r11, r11, r8
 	kmovd           k1, r11d
-	vmovdqu8        ymm2{k1}{z}, [rcx + 64]
-	vpternlogd      ymm2, ymm6, ymm12, 150
+	vmovdqu8        ymm6{k1}{z}, [rcx + 64]
+	vpternlogd      ymm6, ymm10, ymm12, 150
 	cmp             eax, 12
 	jb              near L.xts_dec_final3_aes128
 	je              near L.xts_dec_final3_aes192
-	vaesdec         ymm0, ymm0, ymm26
-	vaesdec         ymm1, ymm1, ymm26
-	vaesdec         ymm2, ymm2, ymm26
-	vaesdec         ymm0, ymm0, ymm25
-	vaesdec         ymm1, ymm1, ymm25
-	vaesdec         ymm2, ymm2, ymm25
+	vaesdec         ymm4, ymm4, ymm26
+	vaesdec         ymm5, ymm5, ymm26
+	vaesdec         ymm6, ymm6, ymm26
+	vaesdec         ymm4, ymm4, ymm25
+	vaesdec         ymm5, ymm5, ymm25
+	vaesdec         ymm6, ymm6, ymm25
 L.xts_dec_final3_aes192:
-	vaesdec         ymm0, ymm0, ymm24
-	vaesdec         ymm1, ymm1, ymm24
-	vaesdec         ymm2, ymm2, ymm24
-	vaesdec         ymm0, ymm0, ymm23
-	vaesdec         ymm1, ymm1, ymm23
-	vaesdec         ymm2, ymm2, ymm23
+	vaesdec         ymm4, ymm4, ymm24
+	vaesdec         ymm5, ymm5, ymm24
+	vaesdec         ymm6, ymm6, ymm24
+	vaesdec         ymm4, ymm4, ymm23
+	vaesdec         ymm5, ymm5, ymm23
+	vaesdec         ymm6, ymm6, ymm23
 L.xts_dec_final3_aes128:
-	vaesdec         ymm0, ymm0, ymm22
-	vaesdec         ymm1, ymm1, ymm22
-	vaesdec         ymm2, ymm2, ymm22
-	vaesdec         ymm0, ymm0, ymm21
-	vaesdec         ymm1, ymm1, ymm21
-	vaesdec         ymm2, ymm2, ymm21
-	vaesdec         ymm0, ymm0, ymm20
-	vaesdec         ymm1, ymm1, ymm20
-	vaesdec         ymm2, ymm2, ymm20
-	vaesdec         ymm0, ymm0, ymm19
-	vaesdec         ymm1, ymm1, ymm19
-	vaesdec         ymm2, ymm2, ymm19
-	vaesdec         ymm0, ymm0, ymm18
-	vaesdec         ymm1, ymm1, ymm18
-	vaesdec         ymm2, ymm2, ymm18
-	vaesdec         ymm0, ymm0, ymm17
-	vaesdec         ymm1, ymm1, ymm17
-	vaesdec         ymm2, ymm2, ymm17
-	vaesdec         ymm0, ymm0, ymm16
-	vaesdec         ymm1, ymm1, ymm16
-	vaesdec         ymm2, ymm2, ymm16
-	vaesdec         ymm0, ymm0, ymm15
-	vaesdec         ymm1, ymm1, ymm15
-	vaesdec         ymm2, ymm2, ymm15
-	vaesdec         ymm0, ymm0, ymm14
-	vaesdec         ymm1, ymm1, ymm14
-	vaesdec         ymm2, ymm2, ymm14
-	vpxord          ymm10, ymm13, ymm4
-	vaesdeclast     ymm0, ymm0, ymm10
-	vmovdqu8        yword [rdx], ymm0
-	vpxord          ymm10, ymm13, ymm5
-	vaesdeclast     ymm1, ymm1, ymm10
-	vmovdqu8        yword [rdx + 32], ymm1
-	vpxord          ymm10, ymm13, ymm6
-	vaesdeclast     ymm2, ymm2, ymm10
-	vmovdqu8        [rdx + 64]{k1}, ymm2
+	vaesdec         ymm4, ymm4, ymm22
+	vaesdec         ymm5, ymm5, ymm22
+	vaesdec         ymm6, ymm6, ymm22
+	vaesdec         ymm4, ymm4, ymm21
+	vaesdec         ymm5, ymm5, ymm21
+	vaesdec         ymm6, ymm6, ymm21
+	vaesdec         ymm4, ymm4, ymm20
+	vaesdec         ymm5, ymm5, ymm20
+	vaesdec         ymm6, ymm6, ymm20
+	vaesdec         ymm4, ymm4, ymm19
+	vaesdec         ymm5, ymm5, ymm19
+	vaesdec         ymm6, ymm6, ymm19
+	vaesdec         ymm4, ymm4, ymm18
+	vaesdec         ymm5, ymm5, ymm18
+	vaesdec         ymm6, ymm6, ymm18
+	vaesdec         ymm4, ymm4, ymm17
+	vaesdec         ymm5, ymm5, ymm17
+	vaesdec         ymm6, ymm6, ymm17
+	vaesdec         ymm4, ymm4, ymm16
+	vaesdec         ymm5, ymm5, ymm16
+	vaesdec         ymm6, ymm6, ymm16
+	vaesdec         ymm4, ymm4, ymm15
+	vaesdec         ymm5, ymm5, ymm15
+	vaesdec         ymm6, ymm6, ymm15
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vpxord          ymm2, ymm13, ymm8
+	vaesdeclast     ymm4, ymm4, ymm2
+	vmovdqu8        yword [rdx], ymm4
+	vpxord          ymm2, ymm13, ymm9
+	vaesdeclast     ymm5, ymm5, ymm2
+	vmovdqu8        yword [rdx + 32], ymm5
+	vpxord          ymm2, ymm13, ymm10
+	vaesdeclast     ymm6, ymm6, ymm2
+	vmovdqu8        [rdx + 64]{k1}, ymm6
 	add             rcx, r8
 	add             rdx, r8
 	add             rcx, 64
 	add             rdx, 64
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          ymm10, ymm6, 63                 ; top 1 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm6, ymm6, 1
-	vpternlogd      ymm6, ymm10, ymm11, 150
+	vpsrlq          ymm2, ymm10, 63                 ; top 1 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm10, ymm10, 1
+	vpternlogd      ymm10, ymm2, ymm3, 150
 	lea             r11, [rel L.xts_lane_select]
-	vmovdqu8        xmm11, oword [r11 + r8*1 - 16]
-	vpermd          ymm10, ymm11, ymm6
+	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
+	vpermd          ymm2, ymm3, ymm10
 	jmp             near L.xts_dec_steal_or_done
 L.xts_dec_final2:
-	vmovdqa64       ymm4, ymm8
-	vpsrlq          ymm10, ymm8, 62                 ; top 2 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm5, ymm8, 2
-	vpternlogd      ymm5, ymm10, ymm11, 150
-	vpsrlq          ymm10, ymm8, 60                 ; top 4 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm8, ymm8, 4
-	vpternlogd      ymm8, ymm10, ymm11, 150
+	vmovdqa64       ymm8, ymm0
+	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm9, ymm0, 2
+	vpternlogd      ymm9, ymm2, ymm3, 150
+	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm0, ymm0, 4
+	vpternlogd      ymm0, ymm2, ymm3, 150
 	sub             r8, 32                          ; bytes in the last vector
-	vmovdqu8        ymm0, [rcx]
-	vpternlogd      ymm0, ymm4, ymm12, 150
+	vmovdqu8        ymm4, [rcx]
+	vpternlogd      ymm4, ymm8, ymm12, 150
 	mov             r11, -1
 	bzhi            r11, r11, r8
 	kmovd           k1, r11d
-	vmovdqu8        ymm1{k1}{z}, [rcx + 32]
-	vpternlogd      ymm1, ymm5, ymm12, 150
+	vmovdqu8        ymm5{k1}{z}, [rcx + 32]
+	vpternlogd      ymm5, ymm9, ymm12, 150
 	cmp             eax, 12
 	jb              near L.xts_dec_final2_aes128
 	je              near L.xts_dec_final2_aes192
-	vaesdec         ymm0, ymm0, ymm26
-	vaesdec         ymm1, ymm1, ymm26
-	vaesdec         ymm0, ymm0, ymm25
-	vaesdec         ymm1, ymm1, ymm25
+	vaesdec         ymm4, ymm4, ymm26
+	vaesdec         ymm5, ymm5, ymm26
+	vaesdec         ymm4, ymm4, ymm25
+	vaesdec         ymm5, ymm5, ymm25
 L.xts_dec_final2_aes192:
-	vaesdec         ymm0, ymm0, ymm24
-	vaesdec         ymm1, ymm1, ymm24
-	vaesdec         ymm0, ymm0, ymm23
-	vaesdec         ymm1, ymm1, ymm23
+	vaesdec         ymm4, ymm4, ymm24
+	vaesdec         ymm5, ymm5, ymm24
+	vaesdec         ymm4, ymm4, ymm23
+	vaesdec         ymm5, ymm5, ymm23
 L.xts_dec_final2_aes128:
-	vaesdec         ymm0, ymm0, ymm22
-	vaesdec         ymm1, ymm1, ymm22
-	vaesdec         ymm0, ymm0, ymm21
-	vaesdec         ymm1, ymm1, ymm21
-	vaesdec         ymm0, ymm0, ymm20
-	vaesdec         ymm1, ymm1, ymm20
-	vaesdec         ymm0, ymm0, ymm19
-	vaesdec         ymm1, ymm1, ymm19
-	vaesdec         ymm0, ymm0, ymm18
-	vaesdec         ymm1, ymm1, ymm18
-	vaesdec         ymm0, ymm0, ymm17
-	vaesdec         ymm1, ymm1, ymm17
-	vaesdec         ymm0, ymm0, ymm16
-	vaesdec         ymm1, ymm1, ymm16
-	vaesdec         ymm0, ymm0, ymm15
-	vaesdec         ymm1, ymm1, ymm15
-	vaesdec         ymm0, ymm0, ymm14
-	vaesdec         ymm1, ymm1, ymm14
-	vpxord          ymm10, ymm13, ymm4
-	vaesdeclast     ymm0, ymm0, ymm10
-	vmovdqu8        yword [rdx], ymm0
-	vpxord          ymm10, ymm13, ymm5
-	vaesdeclast     ymm1, ymm1, ymm10
-	vmovdqu8        [rdx + 32]{k1}, ymm1
+	vaesdec         ymm4, ymm4, ymm22
+	vaesdec         ymm5, ymm5, ymm22
+	vaesdec         ymm4, ymm4, ymm21
+	vaesdec         ymm5, ymm5, ymm21
+	vaesdec         ymm4, ymm4, ymm20
+	vaesdec         ymm5, ymm5, ymm20
+	vaesdec         ymm4, ymm4, ymm19
+	vaesdec         ymm5, ymm5, ymm19
+	vaesdec         ymm4, ymm4, ymm18
+	vaesdec         ymm5, ymm5, ymm18
+	vaesdec         ymm4, ymm4, ymm17
+	vaesdec         ymm5, ymm5, ymm17
+	vaesdec         ymm4, ymm4, ymm16
+	vaesdec         ymm5, ymm5, ymm16
+	vaesdec         ymm4, ymm4, ymm15
+	vaesdec         ymm5, ymm5, ymm15
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vpxord          ymm2, ymm13, ymm8
+	vaesdeclast     ymm4, ymm4, ymm2
+	vmovdqu8        yword [rdx], ymm4
+	vpxord          ymm2, ymm13, ymm9
+	vaesdeclast     ymm5, ymm5, ymm2
+	vmovdqu8        [rdx + 32]{k1}, ymm5
 	add             rcx, r8
 	add             rdx, r8
 	add             rcx, 32
 	add             rdx, 32
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          ymm10, ymm5, 63                 ; top 1 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm5, ymm5, 1
-	vpternlogd      ymm5, ymm10, ymm11, 150
+	vpsrlq          ymm2, ymm9, 63                  ; top 1 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm9, ymm9, 1
+	vpternlogd      ymm9, ymm2, ymm3, 150
 	lea             r11, [rel L.xts_lane_select]
-	vmovdqu8        xmm11, oword [r11 + r8*1 - 16]
-	vpermd          ymm10, ymm11, ymm5
+	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
+	vpermd          ymm2, ymm3, ymm9
 	jmp             near L.xts_dec_steal_or_done
 L.xts_dec_final1:
-	vmovdqa64       ymm4, ymm8
-	vpsrlq          ymm10, ymm8, 62                 ; top 2 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm8, ymm8, 2
-	vpternlogd      ymm8, ymm10, ymm11, 150
+	vmovdqa64       ymm8, ymm0
+	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm0, ymm0, 2
+	vpternlogd      ymm0, ymm2, ymm3, 150
 	mov             r11, -1
 	bzhi            r11, r11, r8
 	kmovd           k1, r11d
-	vmovdqu8        ymm0{k1}{z}, [rcx]
-	vpternlogd      ymm0, ymm4, ymm12, 150
+	vmovdqu8        ymm4{k1}{z}, [rcx]
+	vpternlogd      ymm4, ymm8, ymm12, 150
 	cmp             eax, 12
 	jb              near L.xts_dec_final1_aes128
 	je              near L.xts_dec_final1_aes192
-	vaesdec         ymm0, ymm0, ymm26
-	vaesdec         ymm0, ymm0, ymm25
+	vaesdec         ymm4, ymm4, ymm26
+	vaesdec         ymm4, ymm4, ymm25
 L.xts_dec_final1_aes192:
-	vaesdec         ymm0, ymm0, ymm24
-	vaesdec         ymm0, ymm0, ymm23
+	vaesdec         ymm4, ymm4, ymm24
+	vaesdec         ymm4, ymm4, ymm23
 L.xts_dec_final1_aes128:
-	vaesdec         ymm0, ymm0, ymm22
-	vaesdec         ymm0, ymm0, ymm21
-	vaesdec         ymm0, ymm0, ymm20
-	vaesdec         ymm0, ymm0, ymm19
-	vaesdec         ymm0, ymm0, ymm18
-	vaesdec         ymm0, ymm0, ymm17
-	vaesdec         ymm0, ymm0, ymm16
-	vaesdec         ymm0, ymm0, ymm15
-	vaesdec         ymm0, ymm0, ymm14
-	vpxord          ymm10, ymm13, ymm4
-	vaesdeclast     ymm0, ymm0, ymm10
-	vmovdqu8        [rdx]{k1}, ymm0
+	vaesdec         ymm4, ymm4, ymm22
+	vaesdec         ymm4, ymm4, ymm21
+	vaesdec         ymm4, ymm4, ymm20
+	vaesdec         ymm4, ymm4, ymm19
+	vaesdec         ymm4, ymm4, ymm18
+	vaesdec         ymm4, ymm4, ymm17
+	vaesdec         ymm4, ymm4, ymm16
+	vaesdec         ymm4, ymm4, ymm15
+	vaesdec         ymm4, ymm4, ymm14
+	vpxord          ymm2, ymm13, ymm8
+	vaesdeclast     ymm4, ymm4, ymm2
+	vmovdqu8        [rdx]{k1}, ymm4
 	add             rcx, r8
 	add             rdx, r8
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          ymm10, ymm4, 63                 ; top 1 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm4, ymm4, 1
-	vpternlogd      ymm4, ymm10, ymm11, 150
+	vpsrlq          ymm2, ymm8, 63                  ; top 1 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm8, ymm8, 1
+	vpternlogd      ymm8, ymm2, ymm3, 150
 	lea             r11, [rel L.xts_lane_select]
-	vmovdqu8        xmm11, oword [r11 + r8*1 - 16]
-	vpermd          ymm10, ymm11, ymm4
+	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
+	vpermd          ymm2, ymm3, ymm8
 	jmp             near L.xts_dec_steal_or_done
 
 L.xts_dec_no_tail:
-	vmovdqa64       xmm10, xmm8                     ; the next block's tweak
+	vmovdqa64       xmm2, xmm0                      ; the next block's tweak
 L.xts_dec_steal_or_done:
 	test            rsi, rsi
 	jz              near L.xts_dec_return
-	vpsrlq          xmm4, xmm10, 63                 ; top 1 bits of each half
-	vpclmulqdq      xmm8, xmm4, xmm9, 1             ; high half's, times 0x87
-	vpslldq         xmm4, xmm4, 8                   ; low half's carry into high
-	vpsllq          xmm11, xmm10, 1
-	vpternlogd      xmm11, xmm4, xmm8, 150
-	vmovdqu8        xmm4, oword [rcx + rsi*1]       ; last 16 bytes of src
-	vpxord          xmm0, xmm11, oword [rcx]
-	vpxord          xmm0, xmm0, oword [rdi]
+	vpsrlq          xmm8, xmm2, 63                  ; top 1 bits of each half
+	vpclmulqdq      xmm0, xmm8, xmm1, 1             ; high half's, times 0x87
+	vpslldq         xmm8, xmm8, 8                   ; low half's carry into high
+	vpsllq          xmm3, xmm2, 1
+	vpternlogd      xmm3, xmm8, xmm0, 150
+	vmovdqu8        xmm8, oword [rcx + rsi*1]       ; last 16 bytes of src
+	vpxord          xmm4, xmm3, oword [rcx]
+	vpxord          xmm4, xmm4, oword [rdi]
 	cmp             eax, 12
 	jb              near L.xts_dec_steal_a_aes128
 	je              near L.xts_dec_steal_a_aes192
-	vaesdec         xmm0, xmm0, oword [r10 - 208]
-	vaesdec         xmm0, xmm0, oword [r10 - 192]
+	vaesdec         xmm4, xmm4, oword [r10 - 208]
+	vaesdec         xmm4, xmm4, oword [r10 - 192]
 L.xts_dec_steal_a_aes192:
-	vaesdec         xmm0, xmm0, oword [r10 - 176]
-	vaesdec         xmm0, xmm0, oword [r10 - 160]
+	vaesdec         xmm4, xmm4, oword [r10 - 176]
+	vaesdec         xmm4, xmm4, oword [r10 - 160]
 L.xts_dec_steal_a_aes128:
-	vaesdec         xmm0, xmm0, oword [r10 - 144]
-	vaesdec         xmm0, xmm0, oword [r10 - 128]
-	vaesdec         xmm0, xmm0, oword [r10 - 112]
-	vaesdec         xmm0, xmm0, oword [r10 - 96]
-	vaesdec         xmm0, xmm0, oword [r10 - 80]
-	vaesdec         xmm0, xmm0, oword [r10 - 64]
-	vaesdec         xmm0, xmm0, oword [r10 - 48]
-	vaesdec         xmm0, xmm0, oword [r10 - 32]
-	vaesdec         xmm0, xmm0, oword [r10 - 16]
-	vaesdeclast     xmm0, xmm0, oword [r10]
-	vpxord          xmm0, xmm0, xmm11
+	vaesdec         xmm4, xmm4, oword [r10 - 144]
+	vaesdec         xmm4, xmm4, oword [r10 - 128]
+	vaesdec         xmm4, xmm4, oword [r10 - 112]
+	vaesdec         xmm4, xmm4, oword [r10 - 96]
+	vaesdec         xmm4, xmm4, oword [r10 - 80]
+	vaesdec         xmm4, xmm4, oword [r10 - 64]
+	vaesdec         xmm4, xmm4, oword [r10 - 48]
+	vaesdec         xmm4, xmm4, oword [r10 - 32]
+	vaesdec         xmm4, xmm4, oword [r10 - 16]
+	vaesdeclast     xmm4, xmm4, oword [r10]
+	vpxord          xmm4, xmm4, xmm3
 	lea             r11, [rel L.xts_cts_table]
 ; short block out: CC's first PART bytes, at the top of a store ending at the end
-	vmovdqu8        xmm9, oword [r11 + rsi*1]
-	vpshufb         xmm9, xmm0, xmm9
+	vmovdqu8        xmm1, oword [r11 + rsi*1]
+	vpshufb         xmm1, xmm4, xmm1
 ; last whole block in: the PART stolen bytes, then CC from byte PART on
 	neg             rsi
-	vmovdqu8        xmm8, oword [r11 + rsi*1 + 32]
-	vpshufb         xmm4, xmm4, xmm8
-	vmovdqu8        xmm8, oword [r11 + rsi*1 + 64]
+	vmovdqu8        xmm0, oword [r11 + rsi*1 + 32]
+	vpshufb         xmm8, xmm8, xmm0
+	vmovdqu8        xmm0, oword [r11 + rsi*1 + 64]
 	neg             rsi
-	vpternlogd      xmm0, xmm8, xmm4, 234           ; (CC & MASK) | TAIL16
-	vmovdqu8        oword [rdx + rsi*1], xmm9
-	vpxord          xmm0, xmm0, xmm10
-	vpxord          xmm0, xmm0, oword [rdi]
+	vpternlogd      xmm4, xmm0, xmm8, 234           ; (CC & MASK) | TAIL16
+	vmovdqu8        oword [rdx + rsi*1], xmm1
+	vpxord          xmm4, xmm4, xmm2
+	vpxord          xmm4, xmm4, oword [rdi]
 	cmp             eax, 12
 	jb              near L.xts_dec_steal_b_aes128
 	je              near L.xts_dec_steal_b_aes192
-	vaesdec         xmm0, xmm0, oword [r10 - 208]
-	vaesdec         xmm0, xmm0, oword [r10 - 192]
+	vaesdec         xmm4, xmm4, oword [r10 - 208]
+	vaesdec         xmm4, xmm4, oword [r10 - 192]
 L.xts_dec_steal_b_aes192:
-	vaesdec         xmm0, xmm0, oword [r10 - 176]
-	vaesdec         xmm0, xmm0, oword [r10 - 160]
+	vaesdec         xmm4, xmm4, oword [r10 - 176]
+	vaesdec         xmm4, xmm4, oword [r10 - 160]
 L.xts_dec_steal_b_aes128:
-	vaesdec         xmm0, xmm0, oword [r10 - 144]
-	vaesdec         xmm0, xmm0, oword [r10 - 128]
-	vaesdec         xmm0, xmm0, oword [r10 - 112]
-	vaesdec         xmm0, xmm0, oword [r10 - 96]
-	vaesdec         xmm0, xmm0, oword [r10 - 80]
-	vaesdec         xmm0, xmm0, oword [r10 - 64]
-	vaesdec         xmm0, xmm0, oword [r10 - 48]
-	vaesdec         xmm0, xmm0, oword [r10 - 32]
-	vaesdec         xmm0, xmm0, oword [r10 - 16]
-	vaesdeclast     xmm0, xmm0, oword [r10]
-	vpxord          xmm0, xmm0, xmm10
-	vmovdqu8        oword [rdx], xmm0
+	vaesdec         xmm4, xmm4, oword [r10 - 144]
+	vaesdec         xmm4, xmm4, oword [r10 - 128]
+	vaesdec         xmm4, xmm4, oword [r10 - 112]
+	vaesdec         xmm4, xmm4, oword [r10 - 96]
+	vaesdec         xmm4, xmm4, oword [r10 - 80]
+	vaesdec         xmm4, xmm4, oword [r10 - 64]
+	vaesdec         xmm4, xmm4, oword [r10 - 48]
+	vaesdec         xmm4, xmm4, oword [r10 - 32]
+	vaesdec         xmm4, xmm4, oword [r10 - 16]
+	vaesdeclast     xmm4, xmm4, oword [r10]
+	vpxord          xmm4, xmm4, xmm2
+	vmovdqu8        oword [rdx], xmm4
 L.xts_dec_return:
 	xor             eax, eax
 	vzeroupper
@@ -1115,103 +1115,103 @@ L.xts_dec_return:
 L.xts_dec_main_loop:
 ; LLVM-MCA-BEGIN xts_dec_avx10_256_main_loop
 ; 4 vectors = 128 bytes per iteration
-	vmovdqa64       ymm4, ymm8
-	vpsrlq          ymm10, ymm8, 62                 ; top 2 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm5, ymm8, 2
-	vpternlogd      ymm5, ymm10, ymm11, 150
-	vpsrlq          ymm10, ymm8, 60                 ; top 4 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm6, ymm8, 4
-	vpternlogd      ymm6, ymm10, ymm11, 150
-	vpsrlq          ymm10, ymm8, 58                 ; top 6 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm7, ymm8, 6
-	vpternlogd      ymm7, ymm10, ymm11, 150
-	vpsrldq         ymm10, ymm8, 15                 ; the top 8 bits
-	vpclmulqdq      ymm10, ymm10, ymm9, 0           ; ... times 0x87
-	vpslldq         ymm8, ymm8, 1
-	vpxord          ymm8, ymm8, ymm10
-	vmovdqu8        ymm0, [rcx]
-	vpternlogd      ymm0, ymm4, ymm12, 150
-	vmovdqu8        ymm1, [rcx + 32]
-	vpternlogd      ymm1, ymm5, ymm12, 150
-	vmovdqu8        ymm2, [rcx + 64]
-	vpternlogd      ymm2, ymm6, ymm12, 150
-	vmovdqu8        ymm3, [rcx + 96]
-	vpternlogd      ymm3, ymm7, ymm12, 150
+	vmovdqa64       ymm8, ymm0
+	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm9, ymm0, 2
+	vpternlogd      ymm9, ymm2, ymm3, 150
+	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm10, ymm0, 4
+	vpternlogd      ymm10, ymm2, ymm3, 150
+	vpsrlq          ymm2, ymm0, 58                  ; top 6 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm11, ymm0, 6
+	vpternlogd      ymm11, ymm2, ymm3, 150
+	vpsrldq         ymm2, ymm0, 15                  ; the top 8 bits
+	vpclmulqdq      ymm2, ymm2, ymm1, 0             ; ... times 0x87
+	vpslldq         ymm0, ymm0, 1
+	vpxord          ymm0, ymm0, ymm2
+	vmovdqu8        ymm4, [rcx]
+	vpternlogd      ymm4, ymm8, ymm12, 150
+	vmovdqu8        ymm5, [rcx + 32]
+	vpternlogd      ymm5, ymm9, ymm12, 150
+	vmovdqu8        ymm6, [rcx + 64]
+	vpternlogd      ymm6, ymm10, ymm12, 150
+	vmovdqu8        ymm7, [rcx + 96]
+	vpternlogd      ymm7, ymm11, ymm12, 150
 	cmp             eax, 12
 	jb              near L.xts_dec_main_aes128
 	je              near L.xts_dec_main_aes192
-	vaesdec         ymm0, ymm0, ymm26
-	vaesdec         ymm1, ymm1, ymm26
-	vaesdec         ymm2, ymm2, ymm26
-	vaesdec         ymm3, ymm3, ymm26
-	vaesdec         ymm0, ymm0, ymm25
-	vaesdec         ymm1, ymm1, ymm25
-	vaesdec         ymm2, ymm2, ymm25
-	vaesdec         ymm3, ymm3, ymm25
+	vaesdec         ymm4, ymm4, ymm26
+	vaesdec         ymm5, ymm5, ymm26
+	vaesdec         ymm6, ymm6, ymm26
+	vaesdec         ymm7, ymm7, ymm26
+	vaesdec         ymm4, ymm4, ymm25
+	vaesdec         ymm5, ymm5, ymm25
+	vaesdec         ymm6, ymm6, ymm25
+	vaesdec         ymm7, ymm7, ymm25
 L.xts_dec_main_aes192:
-	vaesdec         ymm0, ymm0, ymm24
-	vaesdec         ymm1, ymm1, ymm24
-	vaesdec         ymm2, ymm2, ymm24
-	vaesdec         ymm3, ymm3, ymm24
-	vaesdec         ymm0, ymm0, ymm23
-	vaesdec         ymm1, ymm1, ymm23
-	vaesdec         ymm2, ymm2, ymm23
-	vaesdec         ymm3, ymm3, ymm23
+	vaesdec         ymm4, ymm4, ymm24
+	vaesdec         ymm5, ymm5, ymm24
+	vaesdec         ymm6, ymm6, ymm24
+	vaesdec         ymm7, ymm7, ymm24
+	vaesdec         ymm4, ymm4, ymm23
+	vaesdec         ymm5, ymm5, ymm23
+	vaesdec         ymm6, ymm6, ymm23
+	vaesdec         ymm7, ymm7, ymm23
 L.xts_dec_main_aes128:
-	vaesdec         ymm0, ymm0, ymm22
-	vaesdec         ymm1, ymm1, ymm22
-	vaesdec         ymm2, ymm2, ymm22
-	vaesdec         ymm3, ymm3, ymm22
-	vaesdec         ymm0, ymm0, ymm21
-	vaesdec         ymm1, ymm1, ymm21
-	vaesdec         ymm2, ymm2, ymm21
-	vaesdec         ymm3, ymm3, ymm21
-	vaesdec         ymm0, ymm0, ymm20
-	vaesdec         ymm1, ymm1, ymm20
-	vaesdec         ymm2, ymm2, ymm20
-	vaesdec         ymm3, ymm3, ymm20
-	vaesdec         ymm0, ymm0, ymm19
-	vaesdec         ymm1, ymm1, ymm19
-	vaesdec         ymm2, ymm2, ymm19
-	vaesdec         ymm3, ymm3, ymm19
-	vaesdec         ymm0, ymm0, ymm18
-	vaesdec         ymm1, ymm1, ymm18
-	vaesdec         ymm2, ymm2, ymm18
-	vaesdec         ymm3, ymm3, ymm18
-	vaesdec         ymm0, ymm0, ymm17
-	vaesdec         ymm1, ymm1, ymm17
-	vaesdec         ymm2, ymm2, ymm17
-	vaesdec         ymm3, ymm3, ymm17
-	vaesdec         ymm0, ymm0, ymm16
-	vaesdec         ymm1, ymm1, ymm16
-	vaesdec         ymm2, ymm2, ymm16
-	vaesdec         ymm3, ymm3, ymm16
-	vaesdec         ymm0, ymm0, ymm15
-	vaesdec         ymm1, ymm1, ymm15
-	vaesdec         ymm2, ymm2, ymm15
-	vaesdec         ymm3, ymm3, ymm15
-	vaesdec         ymm0, ymm0, ymm14
-	vaesdec         ymm1, ymm1, ymm14
-	vaesdec         ymm2, ymm2, ymm14
-	vaesdec         ymm3, ymm3, ymm14
-	vpxord          ymm10, ymm13, ymm4
-	vaesdeclast     ymm0, ymm0, ymm10
-	vmovdqu8        yword [rdx], ymm0
-	vpxord          ymm10, ymm13, ymm5
-	vaesdeclast     ymm1, ymm1, ymm10
-	vmovdqu8        yword [rdx + 32], ymm1
-	vpxord          ymm10, ymm13, ymm6
-	vaesdeclast     ymm2, ymm2, ymm10
-	vmovdqu8        yword [rdx + 64], ymm2
-	vpxord          ymm10, ymm13, ymm7
-	vaesdeclast     ymm3, ymm3, ymm10
-	vmovdqu8        yword [rdx + 96], ymm3
+	vaesdec         ymm4, ymm4, ymm22
+	vaesdec         ymm5, ymm5, ymm22
+	vaesdec         ymm6, ymm6, ymm22
+	vaesdec         ymm7, ymm7, ymm22
+	vaesdec         ymm4, ymm4, ymm21
+	vaesdec         ymm5, ymm5, ymm21
+	vaesdec         ymm6, ymm6, ymm21
+	vaesdec         ymm7, ymm7, ymm21
+	vaesdec         ymm4, ymm4, ymm20
+	vaesdec         ymm5, ymm5, ymm20
+	vaesdec         ymm6, ymm6, ymm20
+	vaesdec         ymm7, ymm7, ymm20
+	vaesdec         ymm4, ymm4, ymm19
+	vaesdec         ymm5, ymm5, ymm19
+	vaesdec         ymm6, ymm6, ymm19
+	vaesdec         ymm7, ymm7, ymm19
+	vaesdec         ymm4, ymm4, ymm18
+	vaesdec         ymm5, ymm5, ymm18
+	vaesdec         ymm6, ymm6, ymm18
+	vaesdec         ymm7, ymm7, ymm18
+	vaesdec         ymm4, ymm4, ymm17
+	vaesdec         ymm5, ymm5, ymm17
+	vaesdec         ymm6, ymm6, ymm17
+	vaesdec         ymm7, ymm7, ymm17
+	vaesdec         ymm4, ymm4, ymm16
+	vaesdec         ymm5, ymm5, ymm16
+	vaesdec         ymm6, ymm6, ymm16
+	vaesdec         ymm7, ymm7, ymm16
+	vaesdec         ymm4, ymm4, ymm15
+	vaesdec         ymm5, ymm5, ymm15
+	vaesdec         ymm6, ymm6, ymm15
+	vaesdec         ymm7, ymm7, ymm15
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
+	vpxord          ymm2, ymm13, ymm8
+	vaesdeclast     ymm4, ymm4, ymm2
+	vmovdqu8        yword [rdx], ymm4
+	vpxord          ymm2, ymm13, ymm9
+	vaesdeclast     ymm5, ymm5, ymm2
+	vmovdqu8        yword [rdx + 32], ymm5
+	vpxord          ymm2, ymm13, ymm10
+	vaesdeclast     ymm6, ymm6, ymm2
+	vmovdqu8        yword [rdx + 64], ymm6
+	vpxord          ymm2, ymm13, ymm11
+	vaesdeclast     ymm7, ymm7, ymm2
+	vmovdqu8        yword [rdx + 96], ymm7
 	add             rcx, 128
 	add             rdx, 128
 	sub             r8, 128

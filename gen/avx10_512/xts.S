@@ -22,8 +22,8 @@
 # handled by ciphertext stealing on xmm.
 #
 # Registers: KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11, PART=rsi, PART=rsi (after the tweak is made)
-#            X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, TW0=zmm4, TW1=zmm5
-#            TW2=zmm6, TW3=zmm7, BASE=zmm8, POLY=zmm9, T1=zmm10, T2=zmm11
+#            BASE=zmm0, POLY=zmm1, T1=zmm2, T2=zmm3, X0=zmm4, X1=zmm5
+#            X2=zmm6, X3=zmm7, TW0=zmm8, TW1=zmm9, TW2=zmm10, TW3=zmm11
 #            K0=zmm12, KLAST=zmm13, KLAST-1=zmm14, KLAST-2=zmm15, KLAST-3=zmm16, KLAST-4=zmm17
 #            KLAST-5=zmm18, KLAST-6=zmm19, KLAST-7=zmm20, KLAST-8=zmm21, KLAST-9=zmm22, KLAST-10=zmm23
 #            KLAST-11=zmm24, KLAST-12=zmm25, KLAST-13=zmm26
@@ -39,27 +39,27 @@ aesgen_xts_encrypt_avx10_512:
 # T = E_K2(iv), on xmm with the tweak key read from memory
 	lea             (%rsi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10
-	vmovdqu8        (%r9), %xmm8
-	vpxord          (%rsi), %xmm8, %xmm8
+	vmovdqu8        (%r9), %xmm0
+	vpxord          (%rsi), %xmm0, %xmm0
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_tweak_aes128
 	{disp32} je     .Lxts_enc_tweak_aes192
-	vaesenc         -208(%r10), %xmm8, %xmm8
-	vaesenc         -192(%r10), %xmm8, %xmm8
+	vaesenc         -208(%r10), %xmm0, %xmm0
+	vaesenc         -192(%r10), %xmm0, %xmm0
 .Lxts_enc_tweak_aes192:
-	vaesenc         -176(%r10), %xmm8, %xmm8
-	vaesenc         -160(%r10), %xmm8, %xmm8
+	vaesenc         -176(%r10), %xmm0, %xmm0
+	vaesenc         -160(%r10), %xmm0, %xmm0
 .Lxts_enc_tweak_aes128:
-	vaesenc         -144(%r10), %xmm8, %xmm8
-	vaesenc         -128(%r10), %xmm8, %xmm8
-	vaesenc         -112(%r10), %xmm8, %xmm8
-	vaesenc         -96(%r10), %xmm8, %xmm8
-	vaesenc         -80(%r10), %xmm8, %xmm8
-	vaesenc         -64(%r10), %xmm8, %xmm8
-	vaesenc         -48(%r10), %xmm8, %xmm8
-	vaesenc         -32(%r10), %xmm8, %xmm8
-	vaesenc         -16(%r10), %xmm8, %xmm8
-	vaesenclast     (%r10), %xmm8, %xmm8
+	vaesenc         -144(%r10), %xmm0, %xmm0
+	vaesenc         -128(%r10), %xmm0, %xmm0
+	vaesenc         -112(%r10), %xmm0, %xmm0
+	vaesenc         -96(%r10), %xmm0, %xmm0
+	vaesenc         -80(%r10), %xmm0, %xmm0
+	vaesenc         -64(%r10), %xmm0, %xmm0
+	vaesenc         -48(%r10), %xmm0, %xmm0
+	vaesenc         -32(%r10), %xmm0, %xmm0
+	vaesenc         -16(%r10), %xmm0, %xmm0
+	vaesenclast     (%r10), %xmm0, %xmm0
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &key1[rounds]
 	vbroadcasti32x4 (%rdi), %zmm12
@@ -81,26 +81,26 @@ aesgen_xts_encrypt_avx10_512:
 	vbroadcasti32x4 -192(%r10), %zmm25
 	vbroadcasti32x4 -208(%r10), %zmm26
 .Lxts_enc_keys_loaded:
-	vbroadcasti32x4 .Lxts_poly(%rip), %zmm9
+	vbroadcasti32x4 .Lxts_poly(%rip), %zmm1
 # BASE = T, T*x, T*x^2, T*x^3 in lanes 0..3
-	vpsrlq          $63, %xmm8, %xmm10              # top 1 bits of each half
-	vpclmulqdq      $1, %xmm9, %xmm10, %xmm11       # high half's, times 0x87
-	vpslldq         $8, %xmm10, %xmm10              # low half's carry into high
-	vpsllq          $1, %xmm8, %xmm4
-	vpternlogd      $150, %xmm11, %xmm10, %xmm4
-	vinserti32x4    $1, %xmm4, %zmm8, %zmm8
-	vpsrlq          $62, %xmm8, %xmm10              # top 2 bits of each half
-	vpclmulqdq      $1, %xmm9, %xmm10, %xmm11       # high half's, times 0x87
-	vpslldq         $8, %xmm10, %xmm10              # low half's carry into high
-	vpsllq          $2, %xmm8, %xmm4
-	vpternlogd      $150, %xmm11, %xmm10, %xmm4
-	vinserti32x4    $2, %xmm4, %zmm8, %zmm8
-	vpsrlq          $61, %xmm8, %xmm10              # top 3 bits of each half
-	vpclmulqdq      $1, %xmm9, %xmm10, %xmm11       # high half's, times 0x87
-	vpslldq         $8, %xmm10, %xmm10              # low half's carry into high
-	vpsllq          $3, %xmm8, %xmm4
-	vpternlogd      $150, %xmm11, %xmm10, %xmm4
-	vinserti32x4    $3, %xmm4, %zmm8, %zmm8
+	vpsrlq          $63, %xmm0, %xmm2               # top 1 bits of each half
+	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
+	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
+	vpsllq          $1, %xmm0, %xmm8
+	vpternlogd      $150, %xmm3, %xmm2, %xmm8
+	vinserti32x4    $1, %xmm8, %zmm0, %zmm0
+	vpsrlq          $62, %xmm0, %xmm2               # top 2 bits of each half
+	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
+	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
+	vpsllq          $2, %xmm0, %xmm8
+	vpternlogd      $150, %xmm3, %xmm2, %xmm8
+	vinserti32x4    $2, %xmm8, %zmm0, %zmm0
+	vpsrlq          $61, %xmm0, %xmm2               # top 3 bits of each half
+	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
+	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
+	vpsllq          $3, %xmm0, %xmm8
+	vpternlogd      $150, %xmm3, %xmm2, %xmm8
+	vinserti32x4    $3, %xmm8, %zmm0, %zmm0
 	mov             %r8d, %esi
 	and             $15, %esi                       # bytes past the last whole block
 	{disp32} jz     .Lxts_enc_whole_blocks
@@ -119,397 +119,397 @@ aesgen_xts_encrypt_avx10_512:
 	cmp             $192, %r8
 	{disp32} jbe    .Lxts_enc_final3
 .Lxts_enc_final4:
-	{load} vmovdqa64 %zmm8, %zmm4
-	vpsrlq          $60, %zmm8, %zmm10              # top 4 bits of each half
-	vpclmulqdq      $1, %zmm9, %zmm10, %zmm11       # high half's, times 0x87
-	vpslldq         $8, %zmm10, %zmm10              # low half's carry into high
-	vpsllq          $4, %zmm8, %zmm5
-	vpternlogd      $150, %zmm11, %zmm10, %zmm5
-	vpsrldq         $15, %zmm8, %zmm10              # the top 8 bits
-	vpclmulqdq      $0, %zmm9, %zmm10, %zmm10       # ... times 0x87
-	vpslldq         $1, %zmm8, %zmm6
-	vpxord          %zmm10, %zmm6, %zmm6
-	vpsrlq          $52, %zmm8, %zmm10              # top 12 bits of each half
-	vpclmulqdq      $1, %zmm9, %zmm10, %zmm11       # high half's, times 0x87
-	vpslldq         $8, %zmm10, %zmm10              # low half's carry into high
-	vpsllq          $12, %zmm8, %zmm7
-	vpternlogd      $150, %zmm11, %zmm10, %zmm7
-	vpsrldq         $14, %zmm8, %zmm10              # the top 16 bits
-	vpclmulqdq      $0, %zmm9, %zmm10, %zmm10       # ... times 0x87
-	vpslldq         $2, %zmm8, %zmm8
-	vpxord          %zmm10, %zmm8, %zmm8
+	vmovdqa64       %zmm0, %zmm8
+	vpsrlq          $60, %zmm0, %zmm2               # top 4 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $4, %zmm0, %zmm9
+	vpternlogd      $150, %zmm3, %zmm2, %zmm9
+	vpsrldq         $15, %zmm0, %zmm2               # the top 8 bits
+	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
+	vpslldq         $1, %zmm0, %zmm10
+	vpxord          %zmm2, %zmm10, %zmm10
+	vpsrlq          $52, %zmm0, %zmm2               # top 12 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $12, %zmm0, %zmm11
+	vpternlogd      $150, %zmm3, %zmm2, %zmm11
+	vpsrldq         $14, %zmm0, %zmm2               # the top 16 bits
+	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
+	vpslldq         $2, %zmm0, %zmm0
+	vpxord          %zmm2, %zmm0, %zmm0
 	sub             $192, %r8                       # bytes in the last vector
-	vmovdqu8        (%rcx), %zmm0
-	vpternlogd      $150, %zmm12, %zmm4, %zmm0
-	vmovdqu8        64(%rcx), %zmm1
-	vpternlogd      $150, %zmm12, %zmm5, %zmm1
-	vmovdqu8        128(%rcx), %zmm2
-	vpternlogd      $150, %zmm12, %zmm6, %zmm2
+	vmovdqu8        (%rcx), %zmm4
+	vpternlogd      $150, %zmm12, %zmm8, %zmm4
+	vmovdqu8        64(%rcx), %zmm5
+	vpternlogd      $150, %zmm12, %zmm9, %zmm5
+	vmovdqu8        128(%rcx), %zmm6
+	vpternlogd      $150, %zmm12, %zmm10, %zmm6
 	mov             $-1, %r11
 	bzhi            %r8, %r11, %r11
 	kmovq           %r11, %k1
-	vmovdqu8        192(%rcx), %zmm3{%k1}{z}
-	vpternlogd      $150, %zmm12, %zmm7, %zmm3
+	vmovdqu8        192(%rcx), %zmm7{%k1}{z}
+	vpternlogd      $150, %zmm12, %zmm11, %zmm7
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_final4_aes128
 	{disp32} je     .Lxts_enc_final4_aes192
-	vaesenc         %zmm26, %zmm0, %zmm0
-	vaesenc         %zmm26, %zmm1, %zmm1
-	vaesenc         %zmm26, %zmm2, %zmm2
-	vaesenc         %zmm26, %zmm3, %zmm3
-	vaesenc         %zmm25, %zmm0, %zmm0
-	vaesenc         %zmm25, %zmm1, %zmm1
-	vaesenc         %zmm25, %zmm2, %zmm2
-	vaesenc         %zmm25, %zmm3, %zmm3
+	vaesenc         %zmm26, %zmm4, %zmm4
+	vaesenc         %zmm26, %zmm5, %zmm5
+	vaesenc         %zmm26, %zmm6, %zmm6
+	vaesenc         %zmm26, %zmm7, %zmm7
+	vaesenc         %zmm25, %zmm4, %zmm4
+	vaesenc         %zmm25, %zmm5, %zmm5
+	vaesenc         %zmm25, %zmm6, %zmm6
+	vaesenc         %zmm25, %zmm7, %zmm7
 .Lxts_enc_final4_aes192:
-	vaesenc         %zmm24, %zmm0, %zmm0
-	vaesenc         %zmm24, %zmm1, %zmm1
-	vaesenc         %zmm24, %zmm2, %zmm2
-	vaesenc         %zmm24, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
+	vaesenc         %zmm24, %zmm4, %zmm4
+	vaesenc         %zmm24, %zmm5, %zmm5
+	vaesenc         %zmm24, %zmm6, %zmm6
+	vaesenc         %zmm24, %zmm7, %zmm7
+	vaesenc         %zmm23, %zmm4, %zmm4
+	vaesenc         %zmm23, %zmm5, %zmm5
+	vaesenc         %zmm23, %zmm6, %zmm6
+	vaesenc         %zmm23, %zmm7, %zmm7
 .Lxts_enc_final4_aes128:
-	vaesenc         %zmm22, %zmm0, %zmm0
-	vaesenc         %zmm22, %zmm1, %zmm1
-	vaesenc         %zmm22, %zmm2, %zmm2
-	vaesenc         %zmm22, %zmm3, %zmm3
-	vaesenc         %zmm21, %zmm0, %zmm0
-	vaesenc         %zmm21, %zmm1, %zmm1
-	vaesenc         %zmm21, %zmm2, %zmm2
-	vaesenc         %zmm21, %zmm3, %zmm3
-	vaesenc         %zmm20, %zmm0, %zmm0
-	vaesenc         %zmm20, %zmm1, %zmm1
-	vaesenc         %zmm20, %zmm2, %zmm2
-	vaesenc         %zmm20, %zmm3, %zmm3
-	vaesenc         %zmm19, %zmm0, %zmm0
-	vaesenc         %zmm19, %zmm1, %zmm1
-	vaesenc         %zmm19, %zmm2, %zmm2
-	vaesenc         %zmm19, %zmm3, %zmm3
-	vaesenc         %zmm18, %zmm0, %zmm0
-	vaesenc         %zmm18, %zmm1, %zmm1
-	vaesenc         %zmm18, %zmm2, %zmm2
-	vaesenc         %zmm18, %zmm3, %zmm3
-	vaesenc         %zmm17, %zmm0, %zmm0
-	vaesenc         %zmm17, %zmm1, %zmm1
-	vaesenc         %zmm17, %zmm2, %zmm2
-	vaesenc         %zmm17, %zmm3, %zmm3
-	vaesenc         %zmm16, %zmm0, %zmm0
-	vaesenc         %zmm16, %zmm1, %zmm1
-	vaesenc         %zmm16, %zmm2, %zmm2
-	vaesenc         %zmm16, %zmm3, %zmm3
-	vaesenc         %zmm15, %zmm0, %zmm0
-	vaesenc         %zmm15, %zmm1, %zmm1
-	vaesenc         %zmm15, %zmm2, %zmm2
-	vaesenc         %zmm15, %zmm3, %zmm3
-	vaesenc         %zmm14, %zmm0, %zmm0
-	vaesenc         %zmm14, %zmm1, %zmm1
-	vaesenc         %zmm14, %zmm2, %zmm2
-	vaesenc         %zmm14, %zmm3, %zmm3
-	vpxord          %zmm4, %zmm13, %zmm10
-	vaesenclast     %zmm10, %zmm0, %zmm0
-	vmovdqu8        %zmm0, (%rdx)
-	vpxord          %zmm5, %zmm13, %zmm10
-	vaesenclast     %zmm10, %zmm1, %zmm1
-	vmovdqu8        %zmm1, 64(%rdx)
-	vpxord          %zmm6, %zmm13, %zmm10
-	vaesenclast     %zmm10, %zmm2, %zmm2
-	vmovdqu8        %zmm2, 128(%rdx)
-	vpxord          %zmm7, %zmm13, %zmm10
-	vaesenclast     %zmm10, %zmm3, %zmm3
-	vmovdqu8        %zmm3, 192(%rdx){%k1}
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vaesenc         %zmm22, %zmm6, %zmm6
+	vaesenc         %zmm22, %zmm7, %zmm7
+	vaesenc         %zmm21, %zmm4, %zmm4
+	vaesenc         %zmm21, %zmm5, %zmm5
+	vaesenc         %zmm21, %zmm6, %zmm6
+	vaesenc         %zmm21, %zmm7, %zmm7
+	vaesenc         %zmm20, %zmm4, %zmm4
+	vaesenc         %zmm20, %zmm5, %zmm5
+	vaesenc         %zmm20, %zmm6, %zmm6
+	vaesenc         %zmm20, %zmm7, %zmm7
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+	vaesenc         %zmm18, %zmm4, %zmm4
+	vaesenc         %zmm18, %zmm5, %zmm5
+	vaesenc         %zmm18, %zmm6, %zmm6
+	vaesenc         %zmm18, %zmm7, %zmm7
+	vaesenc         %zmm17, %zmm4, %zmm4
+	vaesenc         %zmm17, %zmm5, %zmm5
+	vaesenc         %zmm17, %zmm6, %zmm6
+	vaesenc         %zmm17, %zmm7, %zmm7
+	vaesenc         %zmm16, %zmm4, %zmm4
+	vaesenc         %zmm16, %zmm5, %zmm5
+	vaesenc         %zmm16, %zmm6, %zmm6
+	vaesenc         %zmm16, %zmm7, %zmm7
+	vaesenc         %zmm15, %zmm4, %zmm4
+	vaesenc         %zmm15, %zmm5, %zmm5
+	vaesenc         %zmm15, %zmm6, %zmm6
+	vaesenc         %zmm15, %zmm7, %zmm7
+	vaesenc         %zmm14, %zmm4, %zmm4
+	vaesenc         %zmm14, %zmm5, %zmm5
+	vaesenc         %zmm14, %zmm6, %zmm6
+	vaesenc         %zmm14, %zmm7, %zmm7
+	vpxord          %zmm8, %zmm13, %zmm2
+	vaesenclast     %zmm2, %zmm4, %zmm4
+	vmovdqu8        %zmm4, (%rdx)
+	vpxord          %zmm9, %zmm13, %zmm2
+	vaesenclast     %zmm2, %zmm5, %zmm5
+	vmovdqu8        %zmm5, 64(%rdx)
+	vpxord          %zmm10, %zmm13, %zmm2
+	vaesenclast     %zmm2, %zmm6, %zmm6
+	vmovdqu8        %zmm6, 128(%rdx)
+	vpxord          %zmm11, %zmm13, %zmm2
+	vaesenclast     %zmm2, %zmm7, %zmm7
+	vmovdqu8        %zmm7, 192(%rdx){%k1}
 	add             %r8, %rcx
 	add             %r8, %rdx
 	add             $192, %rcx
 	add             $192, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          $63, %zmm7, %zmm10              # top 1 bits of each half
-	vpclmulqdq      $1, %zmm9, %zmm10, %zmm11       # high half's, times 0x87
-	vpslldq         $8, %zmm10, %zmm10              # low half's carry into high
-	vpsllq          $1, %zmm7, %zmm7
-	vpternlogd      $150, %zmm11, %zmm10, %zmm7
+	vpsrlq          $63, %zmm11, %zmm2              # top 1 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $1, %zmm11, %zmm11
+	vpternlogd      $150, %zmm3, %zmm2, %zmm11
 	lea             .Lxts_lane_select(%rip), %r11
-	vmovdqu8        -16(%r11,%r8,1), %xmm11
-	vpermd          %zmm7, %zmm11, %zmm10
+	vmovdqu8        -16(%r11,%r8,1), %xmm3
+	vpermd          %zmm11, %zmm3, %zmm2
 	{disp32} jmp    .Lxts_enc_steal_or_done
 .Lxts_enc_final3:
-	{load} vmovdqa64 %zmm8, %zmm4
-	vpsrlq          $60, %zmm8, %zmm10              # top 4 bits of each half
-	vpclmulqdq      $1, %zmm9, %zmm10, %zmm11       # high half's, times 0x87
-	vpslldq         $8, %zmm10, %zmm10              # low half's carry into high
-	vpsllq          $4, %zmm8, %zmm5
-	vpternlogd      $150, %zmm11, %zmm10, %zmm5
-	vpsrldq         $15, %zmm8, %zmm10              # the top 8 bits
-	vpclmulqdq      $0, %zmm9, %zmm10, %zmm10       # ... times 0x87
-	vpslldq         $1, %zmm8, %zmm6
-	vpxord          %zmm10, %zmm6, %zmm6
-	vpsrlq          $52, %zmm8, %zmm10              # top 12 bits of each half
-	vpclmulqdq      $1, %zmm9, %zmm10, %zmm11       # high half's, times 0x87
-	vpslldq         $8, %zmm10, %zmm10              # low half's carry into high
-	vpsllq          $12, %zmm8, %zmm8
-	vpternlogd      $150, %zmm11, %zmm10, %zmm8
+	vmovdqa64       %zmm0, %zmm8
+	vpsrlq          $60, %zmm0, %zmm2               # top 4 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $4, %zmm0, %zmm9
+	vpternlogd      $150, %zmm3, %zmm2, %zmm9
+	vpsrldq         $15, %zmm0, %zmm2               # the top 8 bits
+	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
+	vpslldq         $1, %zmm0, %zmm10
+	vpxord          %zmm2, %zmm10, %zmm10
+	vpsrlq          $52, %zmm0, %zmm2               # top 12 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $12, %zmm0, %zmm0
+	vpternlogd      $150, %zmm3, %zmm2, %zmm0
 	sub             $128, %r8                       # bytes in the last vector
-	vmovdqu8        (%rcx), %zmm0
-	vpternlogd      $150, %zmm12, %zmm4, %zmm0
-	vmovdqu8        64(%rcx), %zmm1
-	vpternlogd      $150, %zmm12, %zmm5, %zmm1
+	vmovdqu8        (%rcx), %zmm4
+	vpternlogd      $150, %zmm12, %zmm8, %zmm4
+	vmovdqu8        64(%rcx), %zmm5
+	vpternlogd      $150, %zmm12, %zmm9, %zmm5
 	mov             $-1, %r11
 	bzhi            %r8, %r11, %r11
 	kmovq           %r11, %k1
-	vmovdqu8        128(%rcx), %zmm2{%k1}{z}
-	vpternlogd      $150, %zmm12, %zmm6, %zmm2
+	vmovdqu8        128(%rcx), %zmm6{%k1}{z}
+	vpternlogd      $150, %zmm12, %zmm10, %zmm6
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_final3_aes128
 	{disp32} je     .Lxts_enc_final3_aes192
-	vaesenc         %zmm26, %zmm0, %zmm0
-	vaesenc         %zmm26, %zmm1, %zmm1
-	vaesenc         %zmm26, %zmm2, %zmm2
-	vaesenc         %zmm25, %zmm0, %zmm0
-	vaesenc         %zmm25, %zmm1, %zmm1
-	vaesenc         %zmm25, %zmm2, %zmm2
+	vaesenc         %zmm26, %zmm4, %zmm4
+	vaesenc         %zmm26, %zmm5, %zmm5
+	vaesenc         %zmm26, %zmm6, %zmm6
+	vaesenc         %zmm25, %zmm4, %zmm4
+	vaesenc         %zmm25, %zmm5, %zmm5
+	vaesenc         %zmm25, %zmm6, %zmm6
 .Lxts_enc_final3_aes192:
-	vaesenc         %zmm24, %zmm0, %zmm0
-	vaesenc         %zmm24, %zmm1, %zmm1
-	vaesenc         %zmm24, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
+	vaesenc         %zmm24, %zmm4, %zmm4
+	vaesenc         %zmm24, %zmm5, %zmm5
+	vaesenc         %zmm24, %zmm6, %zmm6
+	vaesenc         %zmm23, %zmm4, %zmm4
+	vaesenc         %zmm23, %zmm5, %zmm5
+	vaesenc         %zmm23, %zmm6, %zmm6
 .Lxts_enc_final3_aes128:
-	vaesenc         %zmm22, %zmm0, %zmm0
-	vaesenc         %zmm22, %zmm1, %zmm1
-	vaesenc         %zmm22, %zmm2, %zmm2
-	vaesenc         %zmm21, %zmm0, %zmm0
-	vaesenc         %zmm21, %zmm1, %zmm1
-	vaesenc         %zmm21, %zmm2, %zmm2
-	vaesenc         %zmm20, %zmm0, %zmm0
-	vaesenc         %zmm20, %zmm1, %zmm1
-	vaesenc         %zmm20, %zmm2, %zmm2
-	vaesenc         %zmm19, %zmm0, %zmm0
-	vaesenc         %zmm19, %zmm1, %zmm1
-	vaesenc         %zmm19, %zmm2, %zmm2
-	vaesenc         %zmm18, %zmm0, %zmm0
-	vaesenc         %zmm18, %zmm1, %zmm1
-	vaesenc         %zmm18, %zmm2, %zmm2
-	vaesenc         %zmm17, %zmm0, %zmm0
-	vaesenc         %zmm17, %zmm1, %zmm1
-	vaesenc         %zmm17, %zmm2, %zmm2
-	vaesenc         %zmm16, %zmm0, %zmm0
-	vaesenc         %zmm16, %zmm1, %zmm1
-	vaesenc         %zmm16, %zmm2, %zmm2
-	vaesenc         %zmm15, %zmm0, %zmm0
-	vaesenc         %zmm15, %zmm1, %zmm1
-	vaesenc         %zmm15, %zmm2, %zmm2
-	vaesenc         %zmm14, %zmm0, %zmm0
-	vaesenc         %zmm14, %zmm1, %zmm1
-	vaesenc         %zmm14, %zmm2, %zmm2
-	vpxord          %zmm4, %zmm13, %zmm10
-	vaesenclast     %zmm10, %zmm0, %zmm0
-	vmovdqu8        %zmm0, (%rdx)
-	vpxord          %zmm5, %zmm13, %zmm10
-	vaesenclast     %zmm10, %zmm1, %zmm1
-	vmovdqu8        %zmm1, 64(%rdx)
-	vpxord          %zmm6, %zmm13, %zmm10
-	vaesenclast     %zmm10, %zmm2, %zmm2
-	vmovdqu8        %zmm2, 128(%rdx){%k1}
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vaesenc         %zmm22, %zmm6, %zmm6
+	vaesenc         %zmm21, %zmm4, %zmm4
+	vaesenc         %zmm21, %zmm5, %zmm5
+	vaesenc         %zmm21, %zmm6, %zmm6
+	vaesenc         %zmm20, %zmm4, %zmm4
+	vaesenc         %zmm20, %zmm5, %zmm5
+	vaesenc         %zmm20, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm18, %zmm4, %zmm4
+	vaesenc         %zmm18, %zmm5, %zmm5
+	vaesenc         %zmm18, %zmm6, %zmm6
+	vaesenc         %zmm17, %zmm4, %zmm4
+	vaesenc         %zmm17, %zmm5, %zmm5
+	vaesenc         %zmm17, %zmm6, %zmm6
+	vaesenc         %zmm16, %zmm4, %zmm4
+	vaesenc         %zmm16, %zmm5, %zmm5
+	vaesenc         %zmm16, %zmm6, %zmm6
+	vaesenc         %zmm15, %zmm4, %zmm4
+	vaesenc         %zmm15, %zmm5, %zmm5
+	vaesenc         %zmm15, %zmm6, %zmm6
+	vaesenc         %zmm14, %zmm4, %zmm4
+	vaesenc         %zmm14, %zmm5, %zmm5
+	vaesenc         %zmm14, %zmm6, %zmm6
+	vpxord          %zmm8, %zmm13, %zmm2
+	vaesenclast     %zmm2, %zmm4, %zmm4
+	vmovdqu8        %zmm4, (%rdx)
+	vpxord          %zmm9, %zmm13, %zmm2
+	vaesenclast     %zmm2, %zmm5, %zmm5
+	vmovdqu8        %zmm5, 64(%rdx)
+	vpxord          %zmm10, %zmm13, %zmm2
+	vaesenclast     %zmm2, %zmm6, %zmm6
+	vmovdqu8        %zmm6, 128(%rdx){%k1}
 	add             %r8, %rcx
 	add             %r8, %rdx
 	add             $128, %rcx
 	add             $128, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          $63, %zmm6, %zmm10              # top 1 bits of each half
-	vpclmulqdq      $1, %zmm9, %zmm10, %zmm11       # high half's, times 0x87
-	vpslldq         $8, %zmm10, %zmm10              # low half's carry into high
-	vpsllq          $1, %zmm6, %zmm6
-	vpternlogd      $150, %zmm11, %zmm10, %zmm6
+	vpsrlq          $63, %zmm10, %zmm2              # top 1 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $1, %zmm10, %zmm10
+	vpternlogd      $150, %zmm3, %zmm2, %zmm10
 	lea             .Lxts_lane_select(%rip), %r11
-	vmovdqu8        -16(%r11,%r8,1), %xmm11
-	vpermd          %zmm6, %zmm11, %zmm10
+	vmovdqu8        -16(%r11,%r8,1), %xmm3
+	vpermd          %zmm10, %zmm3, %zmm2
 	{disp32} jmp    .Lxts_enc_steal_or_done
 .Lxts_enc_final2:
-	{load} vmovdqa64 %zmm8, %zmm4
-	vpsrlq          $60, %zmm8, %zmm10              # top 4 bits of each half
-	vpclmulqdq      $1, %zmm9, %zmm10, %zmm11       # high half's, times 0x87
-	vpslldq         $8, %zmm10, %zmm10              # low half's carry into high
-	vpsllq          $4, %zmm8, %zmm5
-	vpternlogd      $150, %zmm11, %zmm10, %zmm5
-	vpsrldq         $15, %zmm8, %zmm10              # the top 8 bits
-	vpclmulqdq      $0, %zmm9, %zmm10, %zmm10       # ... times 0x87
-	vpslldq         $1, %zmm8, %zmm8
-	vpxord          %zmm10, %zmm8, %zmm8
+	vmovdqa64       %zmm0, %zmm8
+	vpsrlq          $60, %zmm0, %zmm2               # top 4 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $4, %zmm0, %zmm9
+	vpternlogd      $150, %zmm3, %zmm2, %zmm9
+	vpsrldq         $15, %zmm0, %zmm2               # the top 8 bits
+	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
+	vpslldq         $1, %zmm0, %zmm0
+	vpxord          %zmm2, %zmm0, %zmm0
 	sub             $64, %r8                        # bytes in the last vector
-	vmovdqu8        (%rcx), %zmm0
-	vpternlogd      $150, %zmm12, %zmm4, %zmm0
+	vmovdqu8        (%rcx), %zmm4
+	vpternlogd      $150, %zmm12, %zmm8, %zmm4
 	mov             $-1, %r11
 	bzhi            %r8, %r11, %r11
 	kmovq           %r11, %k1
-	vmovdqu8        64(%rcx), %zmm1{%k1}{z}
-	vpternlogd      $150, %zmm12, %zmm5, %zmm1
+	vmovdqu8        64(%rcx), %zmm5{%k1}{z}
+	vpternlogd      $150, %zmm12, %zmm9, %zmm5
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_final2_aes128
 	{disp32} je     .Lxts_enc_final2_aes192
-	vaesenc         %zmm26, %zmm0, %zmm0
-	vaesenc         %zmm26, %zmm1, %zmm1
-	vaesenc         %zmm25, %zmm0, %zmm0
-	vaesenc         %zmm25, %zmm1, %zmm1
+	vaesenc         %zmm26, %zmm4, %zmm4
+	vaesenc         %zmm26, %zmm5, %zmm5
+	vaesenc         %zmm25, %zmm4, %zmm4
+	vaesenc         %zmm25, %zmm5, %zmm5
 .Lxts_enc_final2_aes192:
-	vaesenc         %zmm24, %zmm0, %zmm0
-	vaesenc         %zmm24, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
+	vaesenc         %zmm24, %zmm4, %zmm4
+	vaesenc         %zmm24, %zmm5, %zmm5
+	vaesenc         %zmm23, %zmm4, %zmm4
+	vaesenc         %zmm23, %zmm5, %zmm5
 .Lxts_enc_final2_aes128:
-	vaesenc         %zmm22, %zmm0, %zmm0
-	vaesenc         %zmm22, %zmm1, %zmm1
-	vaesenc         %zmm21, %zmm0, %zmm0
-	vaesenc         %zmm21, %zmm1, %zmm1
-	vaesenc         %zmm20, %zmm0, %zmm0
-	vaesenc         %zmm20, %zmm1, %zmm1
-	vaesenc         %zmm19, %zmm0, %zmm0
-	vaesenc         %zmm19, %zmm1, %zmm1
-	vaesenc         %zmm18, %zmm0, %zmm0
-	vaesenc         %zmm18, %zmm1, %zmm1
-	vaesenc         %zmm17, %zmm0, %zmm0
-	vaesenc         %zmm17, %zmm1, %zmm1
-	vaesenc         %zmm16, %zmm0, %zmm0
-	vaesenc         %zmm16, %zmm1, %zmm1
-	vaesenc         %zmm15, %zmm0, %zmm0
-	vaesenc         %zmm15, %zmm1, %zmm1
-	vaesenc         %zmm14, %zmm0, %zmm0
-	vaesenc         %zmm14, %zmm1, %zmm1
-	vpxord          %zmm4, %zmm13, %zmm10
-	vaesenclast     %zmm10, %zmm0, %zmm0
-	vmovdqu8        %zmm0, (%rdx)
-	vpxord          %zmm5, %zmm13, %zmm10
-	vaesenclast     %zmm10, %zmm1, %zmm1
-	vmovdqu8        %zmm1, 64(%rdx){%k1}
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vaesenc         %zmm21, %zmm4, %zmm4
+	vaesenc         %zmm21, %zmm5, %zmm5
+	vaesenc         %zmm20, %zmm4, %zmm4
+	vaesenc         %zmm20, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm18, %zmm4, %zmm4
+	vaesenc         %zmm18, %zmm5, %zmm5
+	vaesenc         %zmm17, %zmm4, %zmm4
+	vaesenc         %zmm17, %zmm5, %zmm5
+	vaesenc         %zmm16, %zmm4, %zmm4
+	vaesenc         %zmm16, %zmm5, %zmm5
+	vaesenc         %zmm15, %zmm4, %zmm4
+	vaesenc         %zmm15, %zmm5, %zmm5
+	vaesenc         %zmm14, %zmm4, %zmm4
+	vaesenc         %zmm14, %zmm5, %zmm5
+	vpxord          %zmm8, %zmm13, %zmm2
+	vaesenclast     %zmm2, %zmm4, %zmm4
+	vmovdqu8        %zmm4, (%rdx)
+	vpxord          %zmm9, %zmm13, %zmm2
+	vaesenclast     %zmm2, %zmm5, %zmm5
+	vmovdqu8        %zmm5, 64(%rdx){%k1}
 	add             %r8, %rcx
 	add             %r8, %rdx
 	add             $64, %rcx
 	add             $64, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          $63, %zmm5, %zmm10              # top 1 bits of each half
-	vpclmulqdq      $1, %zmm9, %zmm10, %zmm11       # high half's, times 0x87
-	vpslldq         $8, %zmm10, %zmm10              # low half's carry into high
-	vpsllq          $1, %zmm5, %zmm5
-	vpternlogd      $150, %zmm11, %zmm10, %zmm5
+	vpsrlq          $63, %zmm9, %zmm2               # top 1 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $1, %zmm9, %zmm9
+	vpternlogd      $150, %zmm3, %zmm2, %zmm9
 	lea             .Lxts_lane_select(%rip), %r11
-	vmovdqu8        -16(%r11,%r8,1), %xmm11
-	vpermd          %zmm5, %zmm11, %zmm10
+	vmovdqu8        -16(%r11,%r8,1), %xmm3
+	vpermd          %zmm9, %zmm3, %zmm2
 	{disp32} jmp    .Lxts_enc_steal_or_done
 .Lxts_enc_final1:
-	{load} vmovdqa64 %zmm8, %zmm4
-	vpsrlq          $60, %zmm8, %zmm10              # top 4 bits of each half
-	vpclmulqdq      $1, %zmm9, %zmm10, %zmm11       # high half's, times 0x87
-	vpslldq         $8, %zmm10, %zmm10              # low half's carry into high
-	vpsllq          $4, %zmm8, %zmm8
-	vpternlogd      $150, %zmm11, %zmm10, %zmm8
+	vmovdqa64       %zmm0, %zmm8
+	vpsrlq          $60, %zmm0, %zmm2               # top 4 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $4, %zmm0, %zmm0
+	vpternlogd      $150, %zmm3, %zmm2, %zmm0
 	mov             $-1, %r11
 	bzhi            %r8, %r11, %r11
 	kmovq           %r11, %k1
-	vmovdqu8        (%rcx), %zmm0{%k1}{z}
-	vpternlogd      $150, %zmm12, %zmm4, %zmm0
+	vmovdqu8        (%rcx), %zmm4{%k1}{z}
+	vpternlogd      $150, %zmm12, %zmm8, %zmm4
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_final1_aes128
 	{disp32} je     .Lxts_enc_final1_aes192
-	vaesenc         %zmm26, %zmm0, %zmm0
-	vaesenc         %zmm25, %zmm0, %zmm0
+	vaesenc         %zmm26, %zmm4, %zmm4
+	vaesenc         %zmm25, %zmm4, %zmm4
 .Lxts_enc_final1_aes192:
-	vaesenc         %zmm24, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm0, %zmm0
+	vaesenc         %zmm24, %zmm4, %zmm4
+	vaesenc         %zmm23, %zmm4, %zmm4
 .Lxts_enc_final1_aes128:
-	vaesenc         %zmm22, %zmm0, %zmm0
-	vaesenc         %zmm21, %zmm0, %zmm0
-	vaesenc         %zmm20, %zmm0, %zmm0
-	vaesenc         %zmm19, %zmm0, %zmm0
-	vaesenc         %zmm18, %zmm0, %zmm0
-	vaesenc         %zmm17, %zmm0, %zmm0
-	vaesenc         %zmm16, %zmm0, %zmm0
-	vaesenc         %zmm15, %zmm0, %zmm0
-	vaesenc         %zmm14, %zmm0, %zmm0
-	vpxord          %zmm4, %zmm13, %zmm10
-	vaesenclast     %zmm10, %zmm0, %zmm0
-	vmovdqu8        %zmm0, (%rdx){%k1}
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm21, %zmm4, %zmm4
+	vaesenc         %zmm20, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm18, %zmm4, %zmm4
+	vaesenc         %zmm17, %zmm4, %zmm4
+	vaesenc         %zmm16, %zmm4, %zmm4
+	vaesenc         %zmm15, %zmm4, %zmm4
+	vaesenc         %zmm14, %zmm4, %zmm4
+	vpxord          %zmm8, %zmm13, %zmm2
+	vaesenclast     %zmm2, %zmm4, %zmm4
+	vmovdqu8        %zmm4, (%rdx){%k1}
 	add             %r8, %rcx
 	add             %r8, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          $63, %zmm4, %zmm10              # top 1 bits of each half
-	vpclmulqdq      $1, %zmm9, %zmm10, %zmm11       # high half's, times 0x87
-	vpslldq         $8, %zmm10, %zmm10              # low half's carry into high
-	vpsllq          $1, %zmm4, %zmm4
-	vpternlogd      $150, %zmm11, %zmm10, %zmm4
+	vpsrlq          $63, %zmm8, %zmm2               # top 1 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $1, %zmm8, %zmm8
+	vpternlogd      $150, %zmm3, %zmm2, %zmm8
 	lea             .Lxts_lane_select(%rip), %r11
-	vmovdqu8        -16(%r11,%r8,1), %xmm11
-	vpermd          %zmm4, %zmm11, %zmm10
+	vmovdqu8        -16(%r11,%r8,1), %xmm3
+	vpermd          %zmm8, %zmm3, %zmm2
 	{disp32} jmp    .Lxts_enc_steal_or_done
 
 .Lxts_enc_no_tail:
-	{load} vmovdqa64 %xmm8, %xmm10                  # the next block's tweak
+	vmovdqa64       %xmm0, %xmm2                    # the next block's tweak
 .Lxts_enc_steal_or_done:
 	test            %rsi, %rsi
 	{disp32} jz     .Lxts_enc_return
-	vpsrlq          $63, %xmm10, %xmm4              # top 1 bits of each half
-	vpclmulqdq      $1, %xmm9, %xmm4, %xmm8         # high half's, times 0x87
-	vpslldq         $8, %xmm4, %xmm4                # low half's carry into high
-	vpsllq          $1, %xmm10, %xmm11
-	vpternlogd      $150, %xmm8, %xmm4, %xmm11
-	vmovdqu8        (%rcx,%rsi,1), %xmm4            # last 16 bytes of src
-	vpxord          (%rcx), %xmm10, %xmm0
-	vpxord          (%rdi), %xmm0, %xmm0
+	vpsrlq          $63, %xmm2, %xmm8               # top 1 bits of each half
+	vpclmulqdq      $1, %xmm1, %xmm8, %xmm0         # high half's, times 0x87
+	vpslldq         $8, %xmm8, %xmm8                # low half's carry into high
+	vpsllq          $1, %xmm2, %xmm3
+	vpternlogd      $150, %xmm0, %xmm8, %xmm3
+	vmovdqu8        (%rcx,%rsi,1), %xmm8            # last 16 bytes of src
+	vpxord          (%rcx), %xmm2, %xmm4
+	vpxord          (%rdi), %xmm4, %xmm4
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_steal_a_aes128
 	{disp32} je     .Lxts_enc_steal_a_aes192
-	vaesenc         -208(%r10), %xmm0, %xmm0
-	vaesenc         -192(%r10), %xmm0, %xmm0
+	vaesenc         -208(%r10), %xmm4, %xmm4
+	vaesenc         -192(%r10), %xmm4, %xmm4
 .Lxts_enc_steal_a_aes192:
-	vaesenc         -176(%r10), %xmm0, %xmm0
-	vaesenc         -160(%r10), %xmm0, %xmm0
+	vaesenc         -176(%r10), %xmm4, %xmm4
+	vaesenc         -160(%r10), %xmm4, %xmm4
 .Lxts_enc_steal_a_aes128:
-	vaesenc         -144(%r10), %xmm0, %xmm0
-	vaesenc         -128(%r10), %xmm0, %xmm0
-	vaesenc         -112(%r10), %xmm0, %xmm0
-	vaesenc         -96(%r10), %xmm0, %xmm0
-	vaesenc         -80(%r10), %xmm0, %xmm0
-	vaesenc         -64(%r10), %xmm0, %xmm0
-	vaesenc         -48(%r10), %xmm0, %xmm0
-	vaesenc         -32(%r10), %xmm0, %xmm0
-	vaesenc         -16(%r10), %xmm0, %xmm0
-	vaesenclast     (%r10), %xmm0, %xmm0
-	vpxord          %xmm10, %xmm0, %xmm0
+	vaesenc         -144(%r10), %xmm4, %xmm4
+	vaesenc         -128(%r10), %xmm4, %xmm4
+	vaesenc         -112(%r10), %xmm4, %xmm4
+	vaesenc         -96(%r10), %xmm4, %xmm4
+	vaesenc         -80(%r10), %xmm4, %xmm4
+	vaesenc         -64(%r10), %xmm4, %xmm4
+	vaesenc         -48(%r10), %xmm4, %xmm4
+	vaesenc         -32(%r10), %xmm4, %xmm4
+	vaesenc         -16(%r10), %xmm4, %xmm4
+	vaesenclast     (%r10), %xmm4, %xmm4
+	vpxord          %xmm2, %xmm4, %xmm4
 	lea             .Lxts_cts_table(%rip), %r11
 # short block out: CC's first PART bytes, at the top of a store ending at the end
-	vmovdqu8        (%r11,%rsi,1), %xmm9
-	vpshufb         %xmm9, %xmm0, %xmm9
+	vmovdqu8        (%r11,%rsi,1), %xmm1
+	vpshufb         %xmm1, %xmm4, %xmm1
 # last whole block in: the PART stolen bytes, then CC from byte PART on
 	neg             %rsi
-	vmovdqu8        32(%r11,%rsi,1), %xmm8
-	vpshufb         %xmm8, %xmm4, %xmm4
-	vmovdqu8        64(%r11,%rsi,1), %xmm8
+	vmovdqu8        32(%r11,%rsi,1), %xmm0
+	vpshufb         %xmm0, %xmm8, %xmm8
+	vmovdqu8        64(%r11,%rsi,1), %xmm0
 	neg             %rsi
-	vpternlogd      $234, %xmm4, %xmm8, %xmm0       # (CC & MASK) | TAIL16
-	vmovdqu8        %xmm9, (%rdx,%rsi,1)
-	vpxord          %xmm11, %xmm0, %xmm0
-	vpxord          (%rdi), %xmm0, %xmm0
+	vpternlogd      $234, %xmm8, %xmm0, %xmm4       # (CC & MASK) | TAIL16
+	vmovdqu8        %xmm1, (%rdx,%rsi,1)
+	vpxord          %xmm3, %xmm4, %xmm4
+	vpxord          (%rdi), %xmm4, %xmm4
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_steal_b_aes128
 	{disp32} je     .Lxts_enc_steal_b_aes192
-	vaesenc         -208(%r10), %xmm0, %xmm0
-	vaesenc         -192(%r10), %xmm0, %xmm0
+	vaesenc         -208(%r10), %xmm4, %xmm4
+	vaesenc         -192(%r10), %xmm4, %xmm4
 .Lxts_enc_steal_b_aes192:
-	vaesenc         -176(%r10), %xmm0, %xmm0
-	vaesenc         -160(%r10), %xmm0, %xmm0
+	vaesenc         -176(%r10), %xmm4, %xmm4
+	vaesenc         -160(%r10), %xmm4, %xmm4
 .Lxts_enc_steal_b_aes128:
-	vaesenc         -144(%r10), %xmm0, %xmm0
-	vaesenc         -128(%r10), %xmm0, %xmm0
-	vaesenc         -112(%r10), %xmm0, %xmm0
-	vaesenc         -96(%r10), %xmm0, %xmm0
-	vaesenc         -80(%r10), %xmm0, %xmm0
-	vaesenc         -64(%r10), %xmm0, %xmm0
-	vaesenc         -48(%r10), %xmm0, %xmm0
-	vaesenc         -32(%r10), %xmm0, %xmm0
-	vaesenc         -16(%r10), %xmm0, %xmm0
-	vaesenclast     (%r10), %xmm0, %xmm0
-	vpxord          %xmm11, %xmm0, %xmm0
-	vmovdqu8        %xmm0, (%rdx)
+	vaesenc         -144(%r10), %xmm4, %xmm4
+	vaesenc         -128(%r10), %xmm4, %xmm4
+	vaesenc         -112(%r10), %xmm4, %xmm4
+	vaesenc         -96(%r10), %xmm4, %xmm4
+	vaesenc         -80(%r10), %xmm4, %xmm4
+	vaesenc         -64(%r10), %xmm4, %xmm4
+	vaesenc         -48(%r10), %xmm4, %xmm4
+	vaesenc         -32(%r10), %xmm4, %xmm4
+	vaesenc         -16(%r10), %xmm4, %xmm4
+	vaesenclast     (%r10), %xmm4, %xmm4
+	vpxord          %xmm3, %xmm4, %xmm4
+	vmovdqu8        %xmm4, (%rdx)
 .Lxts_enc_return:
 	xor             %eax, %eax
 	vzeroupper
@@ -519,102 +519,102 @@ aesgen_xts_encrypt_avx10_512:
 .Lxts_enc_main_loop:
 # LLVM-MCA-BEGIN xts_enc_avx10_512_main_loop
 # 4 vectors = 256 bytes per iteration
-	{load} vmovdqa64 %zmm8, %zmm4
-	vpsrlq          $60, %zmm8, %zmm10              # top 4 bits of each half
-	vpclmulqdq      $1, %zmm9, %zmm10, %zmm11       # high half's, times 0x87
-	vpslldq         $8, %zmm10, %zmm10              # low half's carry into high
-	vpsllq          $4, %zmm8, %zmm5
-	vpternlogd      $150, %zmm11, %zmm10, %zmm5
-	vpsrldq         $15, %zmm8, %zmm10              # the top 8 bits
-	vpclmulqdq      $0, %zmm9, %zmm10, %zmm10       # ... times 0x87
-	vpslldq         $1, %zmm8, %zmm6
-	vpxord          %zmm10, %zmm6, %zmm6
-	vpsrlq          $52, %zmm8, %zmm10              # top 12 bits of each half
-	vpclmulqdq      $1, %zmm9, %zmm10, %zmm11       # high half's, times 0x87
-	vpslldq         $8, %zmm10, %zmm10              # low half's carry into high
-	vpsllq          $12, %zmm8, %zmm7
-	vpternlogd      $150, %zmm11, %zmm10, %zmm7
-	vpsrldq         $14, %zmm8, %zmm10              # the top 16 bits
-	vpclmulqdq      $0, %zmm9, %zmm10, %zmm10       # ... times 0x87
-	vpslldq         $2, %zmm8, %zmm8
-	vpxord          %zmm10, %zmm8, %zmm8
-	vmovdqu8        (%rcx), %zmm0
-	vpternlogd      $150, %zmm12, %zmm4, %zmm0
-	vmovdqu8        64(%rcx), %zmm1
-	vpternlogd      $150, %zmm12, %zmm5, %zmm1
-	vmovdqu8        128(%rcx), %zmm2
-	vpternlogd      $150, %zmm12, %zmm6, %zmm2
-	vmovdqu8        192(%rcx), %zmm3
-	vpternlogd      $150, %zmm12, %zmm7, %zmm3
+	vmovdqa64       %zmm0, %zmm8
+	vpsrlq          $60, %zmm0, %zmm2               # top 4 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $4, %zmm0, %zmm9
+	vpternlogd      $150, %zmm3, %zmm2, %zmm9
+	vpsrldq         $15, %zmm0, %zmm2               # the top 8 bits
+	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
+	vpslldq         $1, %zmm0, %zmm10
+	vpxord          %zmm2, %zmm10, %zmm10
+	vpsrlq          $52, %zmm0, %zmm2               # top 12 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $12, %zmm0, %zmm11
+	vpternlogd      $150, %zmm3, %zmm2, %zmm11
+	vpsrldq         $14, %zmm0, %zmm2               # the top 16 bits
+	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
+	vpslldq         $2, %zmm0, %zmm0
+	vpxord          %zmm2, %zmm0, %zmm0
+	vmovdqu8        (%rcx), %zmm4
+	vpternlogd      $150, %zmm12, %zmm8, %zmm4
+	vmovdqu8        64(%rcx), %zmm5
+	vpternlogd      $150, %zmm12, %zmm9, %zmm5
+	vmovdqu8        128(%rcx), %zmm6
+	vpternlogd      $150, %zmm12, %zmm10, %zmm6
+	vmovdqu8        192(%rcx), %zmm7
+	vpternlogd      $150, %zmm12, %zmm11, %zmm7
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_main_aes128
 	{disp32} je     .Lxts_enc_main_aes192
-	vaesenc         %zmm26, %zmm0, %zmm0
-	vaesenc         %zmm26, %zmm1, %zmm1
-	vaesenc         %zmm26, %zmm2, %zmm2
-	vaesenc         %zmm26, %zmm3, %zmm3
-	vaesenc         %zmm25, %zmm0, %zmm0
-	vaesenc         %zmm25, %zmm1, %zmm1
-	vaesenc         %zmm25, %zmm2, %zmm2
-	vaesenc         %zmm25, %zmm3, %zmm3
+	vaesenc         %zmm26, %zmm4, %zmm4
+	vaesenc         %zmm26, %zmm5, %zmm5
+	vaesenc         %zmm26, %zmm6, %zmm6
+	vaesenc         %zmm26, %zmm7, %zmm7
+	vaesenc         %zmm25, %zmm4, %zmm4
+	vaesenc         %zmm25, %zmm5, %zmm5
+	vaesenc         %zmm25, %zmm6, %zmm6
+	vaesenc         %zmm25, %zmm7, %zmm7
 .Lxts_enc_main_aes192:
-	vaesenc         %zmm24, %zmm0, %zmm0
-	vaesenc         %zmm24, %zmm1, %zmm1
-	vaesenc         %zmm24, %zmm2, %zmm2
-	vaesenc         %zmm24, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
+	vaesenc         %zmm24, %zmm4, %zmm4
+	vaesenc         %zmm24, %zmm5, %zmm5
+	vaesenc         %zmm24, %zmm6, %zmm6
+	vaesenc         %zmm24, %zmm7, %zmm7
+	vaesenc         %zmm23, %zmm4, %zmm4
+	vaesenc         %zmm23, %zmm5, %zmm5
+	vaesenc         %zmm23, %zmm6, %zmm6
+	vaesenc         %zmm23, %zmm7, %zmm7
 .Lxts_enc_main_aes128:
-	vaesenc         %zmm22, %zmm0, %zmm0
-	vaesenc         %zmm22, %zmm1, %zmm1
-	vaesenc         %zmm22, %zmm2, %zmm2
-	vaesenc         %zmm22, %zmm3, %zmm3
-	vaesenc         %zmm21, %zmm0, %zmm0
-	vaesenc         %zmm21, %zmm1, %zmm1
-	vaesenc         %zmm21, %zmm2, %zmm2
-	vaesenc         %zmm21, %zmm3, %zmm3
-	vaesenc         %zmm20, %zmm0, %zmm0
-	vaesenc         %zmm20, %zmm1, %zmm1
-	vaesenc         %zmm20, %zmm2, %zmm2
-	vaesenc         %zmm20, %zmm3, %zmm3
-	vaesenc         %zmm19, %zmm0, %zmm0
-	vaesenc         %zmm19, %zmm1, %zmm1
-	vaesenc         %zmm19, %zmm2, %zmm2
-	vaesenc         %zmm19, %zmm3, %zmm3
-	vaesenc         %zmm18, %zmm0, %zmm0
-	vaesenc         %zmm18, %zmm1, %zmm1
-	vaesenc         %zmm18, %zmm2, %zmm2
-	vaesenc         %zmm18, %zmm3, %zmm3
-	vaesenc         %zmm17, %zmm0, %zmm0
-	vaesenc         %zmm17, %zmm1, %zmm1
-	vaesenc         %zmm17, %zmm2, %zmm2
-	vaesenc         %zmm17, %zmm3, %zmm3
-	vaesenc         %zmm16, %zmm0, %zmm0
-	vaesenc         %zmm16, %zmm1, %zmm1
-	vaesenc         %zmm16, %zmm2, %zmm2
-	vaesenc         %zmm16, %zmm3, %zmm3
-	vaesenc         %zmm15, %zmm0, %zmm0
-	vaesenc         %zmm15, %zmm1, %zmm1
-	vaesenc         %zmm15, %zmm2, %zmm2
-	vaesenc         %zmm15, %zmm3, %zmm3
-	vaesenc         %zmm14, %zmm0, %zmm0
-	vaesenc         %zmm14, %zmm1, %zmm1
-	vaesenc         %zmm14, %zmm2, %zmm2
-	vaesenc         %zmm14, %zmm3, %zmm3
-	vpxord          %zmm4, %zmm13, %zmm10
-	vaesenclast     %zmm10, %zmm0, %zmm0
-	vmovdqu8        %zmm0, (%rdx)
-	vpxord          %zmm5, %zmm13, %zmm10
-	vaesenclast     %zmm10, %zmm1, %zmm1
-	vmovdqu8        %zmm1, 64(%rdx)
-	vpxord          %zmm6, %zmm13, %zmm10
-	vaesenclast     %zmm10, %zmm2, %zmm2
-	vmovdqu8        %zmm2, 128(%rdx)
-	vpxord          %zmm7, %zmm13, %zmm10
-	vaesenclast     %zmm10, %zmm3, %zmm3
-	vmovdqu8        %zmm3, 192(%rdx)
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vaesenc         %zmm22, %zmm6, %zmm6
+	vaesenc         %zmm22, %zmm7, %zmm7
+	vaesenc         %zmm21, %zmm4, %zmm4
+	vaesenc         %zmm21, %zmm5, %zmm5
+	vaesenc         %zmm21, %zmm6, %zmm6
+	vaesenc         %zmm21, %zmm7, %zmm7
+	vaesenc         %zmm20, %zmm4, %zmm4
+	vaesenc         %zmm20, %zmm5, %zmm5
+	vaesenc         %zmm20, %zmm6, %zmm6
+	vaesenc         %zmm20, %zmm7, %zmm7
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+	vaesenc         %zmm18, %zmm4, %zmm4
+	vaesenc         %zmm18, %zmm5, %zmm5
+	vaesenc         %zmm18, %zmm6, %zmm6
+	vaesenc         %zmm18, %zmm7, %zmm7
+	vaesenc         %zmm17, %zmm4, %zmm4
+	vaesenc         %zmm17, %zmm5, %zmm5
+	vaesenc         %zmm17, %zmm6, %zmm6
+	vaesenc         %zmm17, %zmm7, %zmm7
+	vaesenc         %zmm16, %zmm4, %zmm4
+	vaesenc         %zmm16, %zmm5, %zmm5
+	vaesenc         %zmm16, %zmm6, %zmm6
+	vaesenc         %zmm16, %zmm7, %zmm7
+	vaesenc         %zmm15, %zmm4, %zmm4
+	vaesenc         %zmm15, %zmm5, %zmm5
+	vaesenc         %zmm15, %zmm6, %zmm6
+	vaesenc         %zmm15, %zmm7, %zmm7
+	vaesenc         %zmm14, %zmm4, %zmm4
+	vaesenc         %zmm14, %zmm5, %zmm5
+	vaesenc         %zmm14, %zmm6, %zmm6
+	vaesenc         %zmm14, %zmm7, %zmm7
+	vpxord          %zmm8, %zmm13, %zmm2
+	vaesenclast     %zmm2, %zmm4, %zmm4
+	vmovdqu8        %zmm4, (%rdx)
+	vpxord          %zmm9, %zmm13, %zmm2
+	vaesenclast     %zmm2, %zmm5, %zmm5
+	vmovdqu8        %zmm5, 64(%rdx)
+	vpxord          %zmm10, %zmm13, %zmm2
+	vaesenclast     %zmm2, %zmm6, %zmm6
+	vmovdqu8        %zmm6, 128(%rdx)
+	vpxord          %zmm11, %zmm13, %zmm2
+	vaesenclast     %zmm2, %zmm7, %zmm7
+	vmovdqu8        %zmm7, 192(%rdx)
 	add             $256, %rcx
 	add             $256, %rdx
 	sub             $256, %r8
@@ -640,8 +640,8 @@ aesgen_xts_encrypt_avx10_512:
 # handled by ciphertext stealing on xmm.
 #
 # Registers: KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11, PART=rsi, PART=rsi (after the tweak is made)
-#            X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, TW0=zmm4, TW1=zmm5
-#            TW2=zmm6, TW3=zmm7, BASE=zmm8, POLY=zmm9, T1=zmm10, T2=zmm11
+#            BASE=zmm0, POLY=zmm1, T1=zmm2, T2=zmm3, X0=zmm4, X1=zmm5
+#            X2=zmm6, X3=zmm7, TW0=zmm8, TW1=zmm9, TW2=zmm10, TW3=zmm11
 #            K0=zmm12, KLAST=zmm13, KLAST-1=zmm14, KLAST-2=zmm15, KLAST-3=zmm16, KLAST-4=zmm17
 #            KLAST-5=zmm18, KLAST-6=zmm19, KLAST-7=zmm20, KLAST-8=zmm21, KLAST-9=zmm22, KLAST-10=zmm23
 #            KLAST-11=zmm24, KLAST-12=zmm25, KLAST-13=zmm26
@@ -657,27 +657,27 @@ aesgen_xts_decrypt_avx10_512:
 # T = E_K2(iv), on xmm with the tweak key read from memory
 	lea             (%rsi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10
-	vmovdqu8        (%r9), %xmm8
-	vpxord          (%rsi), %xmm8, %xmm8
+	vmovdqu8        (%r9), %xmm0
+	vpxord          (%rsi), %xmm0, %xmm0
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_tweak_aes128
 	{disp32} je     .Lxts_dec_tweak_aes192
-	vaesenc         -208(%r10), %xmm8, %xmm8
-	vaesenc         -192(%r10), %xmm8, %xmm8
+	vaesenc         -208(%r10), %xmm0, %xmm0
+	vaesenc         -192(%r10), %xmm0, %xmm0
 .Lxts_dec_tweak_aes192:
-	vaesenc         -176(%r10), %xmm8, %xmm8
-	vaesenc         -160(%r10), %xmm8, %xmm8
+	vaesenc         -176(%r10), %xmm0, %xmm0
+	vaesenc         -160(%r10), %xmm0, %xmm0
 .Lxts_dec_tweak_aes128:
-	vaesenc         -144(%r10), %xmm8, %xmm8
-	vaesenc         -128(%r10), %xmm8, %xmm8
-	vaesenc         -112(%r10), %xmm8, %xmm8
-	vaesenc         -96(%r10), %xmm8, %xmm8
-	vaesenc         -80(%r10), %xmm8, %xmm8
-	vaesenc         -64(%r10), %xmm8, %xmm8
-	vaesenc         -48(%r10), %xmm8, %xmm8
-	vaesenc         -32(%r10), %xmm8, %xmm8
-	vaesenc         -16(%r10), %xmm8, %xmm8
-	vaesenclast     (%r10), %xmm8, %xmm8
+	vaesenc         -144(%r10), %xmm0, %xmm0
+	vaesenc         -128(%r10), %xmm0, %xmm0
+	vaesenc         -112(%r10), %xmm0, %xmm0
+	vaesenc         -96(%r10), %xmm0, %xmm0
+	vaesenc         -80(%r10), %xmm0, %xmm0
+	vaesenc         -64(%r10), %xmm0, %xmm0
+	vaesenc         -48(%r10), %xmm0, %xmm0
+	vaesenc         -32(%r10), %xmm0, %xmm0
+	vaesenc         -16(%r10), %xmm0, %xmm0
+	vaesenclast     (%r10), %xmm0, %xmm0
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &key1[rounds]
 	vbroadcasti32x4 (%rdi), %zmm12
@@ -699,26 +699,26 @@ aesgen_xts_decrypt_avx10_512:
 	vbroadcasti32x4 -192(%r10), %zmm25
 	vbroadcasti32x4 -208(%r10), %zmm26
 .Lxts_dec_keys_loaded:
-	vbroadcasti32x4 .Lxts_poly(%rip), %zmm9
+	vbroadcasti32x4 .Lxts_poly(%rip), %zmm1
 # BASE = T, T*x, T*x^2, T*x^3 in lanes 0..3
-	vpsrlq          $63, %xmm8, %xmm10              # top 1 bits of each half
-	vpclmulqdq      $1, %xmm9, %xmm10, %xmm11       # high half's, times 0x87
-	vpslldq         $8, %xmm10, %xmm10              # low half's carry into high
-	vpsllq          $1, %xmm8, %xmm4
-	vpternlogd      $150, %xmm11, %xmm10, %xmm4
-	vinserti32x4    $1, %xmm4, %zmm8, %zmm8
-	vpsrlq          $62, %xmm8, %xmm10              # top 2 bits of each half
-	vpclmulqdq      $1, %xmm9, %xmm10, %xmm11       # high half's, times 0x87
-	vpslldq         $8, %xmm10, %xmm10              # low half's carry into high
-	vpsllq          $2, %xmm8, %xmm4
-	vpternlogd      $150, %xmm11, %xmm10, %xmm4
-	vinserti32x4    $2, %xmm4, %zmm8, %zmm8
-	vpsrlq          $61, %xmm8, %xmm10              # top 3 bits of each half
-	vpclmulqdq      $1, %xmm9, %xmm10, %xmm11       # high half's, times 0x87
-	vpslldq         $8, %xmm10, %xmm10              # low half's carry into high
-	vpsllq          $3, %xmm8, %xmm4
-	vpternlogd      $150, %xmm11, %xmm10, %xmm4
-	vinserti32x4    $3, %xmm4, %zmm8, %zmm8
+	vpsrlq          $63, %xmm0, %xmm2               # top 1 bits of each half
+	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
+	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
+	vpsllq          $1, %xmm0, %xmm8
+	vpternlogd      $150, %xmm3, %xmm2, %xmm8
+	vinserti32x4    $1, %xmm8, %zmm0, %zmm0
+	vpsrlq          $62, %xmm0, %xmm2               # top 2 bits of each half
+	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
+	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
+	vpsllq          $2, %xmm0, %xmm8
+	vpternlogd      $150, %xmm3, %xmm2, %xmm8
+	vinserti32x4    $2, %xmm8, %zmm0, %zmm0
+	vpsrlq          $61, %xmm0, %xmm2               # top 3 bits of each half
+	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
+	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
+	vpsllq          $3, %xmm0, %xmm8
+	vpternlogd      $150, %xmm3, %xmm2, %xmm8
+	vinserti32x4    $3, %xmm8, %zmm0, %zmm0
 	mov             %r8d, %esi
 	and             $15, %esi                       # bytes past the last whole block
 	{disp32} jz     .Lxts_dec_whole_blocks
@@ -737,397 +737,397 @@ aesgen_xts_decrypt_avx10_512:
 	cmp             $192, %r8
 	{disp32} jbe    .Lxts_dec_final3
 .Lxts_dec_final4:
-	{load} vmovdqa64 %zmm8, %zmm4
-	vpsrlq          $60, %zmm8, %zmm10              # top 4 bits of each half
-	vpclmulqdq      $1, %zmm9, %zmm10, %zmm11       # high half's, times 0x87
-	vpslldq         $8, %zmm10, %zmm10              # low half's carry into high
-	vpsllq          $4, %zmm8, %zmm5
-	vpternlogd      $150, %zmm11, %zmm10, %zmm5
-	vpsrldq         $15, %zmm8, %zmm10              # the top 8 bits
-	vpclmulqdq      $0, %zmm9, %zmm10, %zmm10       # ... times 0x87
-	vpslldq         $1, %zmm8, %zmm6
-	vpxord          %zmm10, %zmm6, %zmm6
-	vpsrlq          $52, %zmm8, %zmm10              # top 12 bits of each half
-	vpclmulqdq      $1, %zmm9, %zmm10, %zmm11       # high half's, times 0x87
-	vpslldq         $8, %zmm10, %zmm10              # low half's carry into high
-	vpsllq          $12, %zmm8, %zmm7
-	vpternlogd      $150, %zmm11, %zmm10, %zmm7
-	vpsrldq         $14, %zmm8, %zmm10              # the top 16 bits
-	vpclmulqdq      $0, %zmm9, %zmm10, %zmm10       # ... times 0x87
-	vpslldq         $2, %zmm8, %zmm8
-	vpxord          %zmm10, %zmm8, %zmm8
+	vmovdqa64       %zmm0, %zmm8
+	vpsrlq          $60, %zmm0, %zmm2               # top 4 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $4, %zmm0, %zmm9
+	vpternlogd      $150, %zmm3, %zmm2, %zmm9
+	vpsrldq         $15, %zmm0, %zmm2               # the top 8 bits
+	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
+	vpslldq         $1, %zmm0, %zmm10
+	vpxord          %zmm2, %zmm10, %zmm10
+	vpsrlq          $52, %zmm0, %zmm2               # top 12 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $12, %zmm0, %zmm11
+	vpternlogd      $150, %zmm3, %zmm2, %zmm11
+	vpsrldq         $14, %zmm0, %zmm2               # the top 16 bits
+	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
+	vpslldq         $2, %zmm0, %zmm0
+	vpxord          %zmm2, %zmm0, %zmm0
 	sub             $192, %r8                       # bytes in the last vector
-	vmovdqu8        (%rcx), %zmm0
-	vpternlogd      $150, %zmm12, %zmm4, %zmm0
-	vmovdqu8        64(%rcx), %zmm1
-	vpternlogd      $150, %zmm12, %zmm5, %zmm1
-	vmovdqu8        128(%rcx), %zmm2
-	vpternlogd      $150, %zmm12, %zmm6, %zmm2
+	vmovdqu8        (%rcx), %zmm4
+	vpternlogd      $150, %zmm12, %zmm8, %zmm4
+	vmovdqu8        64(%rcx), %zmm5
+	vpternlogd      $150, %zmm12, %zmm9, %zmm5
+	vmovdqu8        128(%rcx), %zmm6
+	vpternlogd      $150, %zmm12, %zmm10, %zmm6
 	mov             $-1, %r11
 	bzhi            %r8, %r11, %r11
 	kmovq           %r11, %k1
-	vmovdqu8        192(%rcx), %zmm3{%k1}{z}
-	vpternlogd      $150, %zmm12, %zmm7, %zmm3
+	vmovdqu8        192(%rcx), %zmm7{%k1}{z}
+	vpternlogd      $150, %zmm12, %zmm11, %zmm7
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_final4_aes128
 	{disp32} je     .Lxts_dec_final4_aes192
-	vaesdec         %zmm26, %zmm0, %zmm0
-	vaesdec         %zmm26, %zmm1, %zmm1
-	vaesdec         %zmm26, %zmm2, %zmm2
-	vaesdec         %zmm26, %zmm3, %zmm3
-	vaesdec         %zmm25, %zmm0, %zmm0
-	vaesdec         %zmm25, %zmm1, %zmm1
-	vaesdec         %zmm25, %zmm2, %zmm2
-	vaesdec         %zmm25, %zmm3, %zmm3
+	vaesdec         %zmm26, %zmm4, %zmm4
+	vaesdec         %zmm26, %zmm5, %zmm5
+	vaesdec         %zmm26, %zmm6, %zmm6
+	vaesdec         %zmm26, %zmm7, %zmm7
+	vaesdec         %zmm25, %zmm4, %zmm4
+	vaesdec         %zmm25, %zmm5, %zmm5
+	vaesdec         %zmm25, %zmm6, %zmm6
+	vaesdec         %zmm25, %zmm7, %zmm7
 .Lxts_dec_final4_aes192:
-	vaesdec         %zmm24, %zmm0, %zmm0
-	vaesdec         %zmm24, %zmm1, %zmm1
-	vaesdec         %zmm24, %zmm2, %zmm2
-	vaesdec         %zmm24, %zmm3, %zmm3
-	vaesdec         %zmm23, %zmm0, %zmm0
-	vaesdec         %zmm23, %zmm1, %zmm1
-	vaesdec         %zmm23, %zmm2, %zmm2
-	vaesdec         %zmm23, %zmm3, %zmm3
+	vaesdec         %zmm24, %zmm4, %zmm4
+	vaesdec         %zmm24, %zmm5, %zmm5
+	vaesdec         %zmm24, %zmm6, %zmm6
+	vaesdec         %zmm24, %zmm7, %zmm7
+	vaesdec         %zmm23, %zmm4, %zmm4
+	vaesdec         %zmm23, %zmm5, %zmm5
+	vaesdec         %zmm23, %zmm6, %zmm6
+	vaesdec         %zmm23, %zmm7, %zmm7
 .Lxts_dec_final4_aes128:
-	vaesdec         %zmm22, %zmm0, %zmm0
-	vaesdec         %zmm22, %zmm1, %zmm1
-	vaesdec         %zmm22, %zmm2, %zmm2
-	vaesdec         %zmm22, %zmm3, %zmm3
-	vaesdec         %zmm21, %zmm0, %zmm0
-	vaesdec         %zmm21, %zmm1, %zmm1
-	vaesdec         %zmm21, %zmm2, %zmm2
-	vaesdec         %zmm21, %zmm3, %zmm3
-	vaesdec         %zmm20, %zmm0, %zmm0
-	vaesdec         %zmm20, %zmm1, %zmm1
-	vaesdec         %zmm20, %zmm2, %zmm2
-	vaesdec         %zmm20, %zmm3, %zmm3
-	vaesdec         %zmm19, %zmm0, %zmm0
-	vaesdec         %zmm19, %zmm1, %zmm1
-	vaesdec         %zmm19, %zmm2, %zmm2
-	vaesdec         %zmm19, %zmm3, %zmm3
-	vaesdec         %zmm18, %zmm0, %zmm0
-	vaesdec         %zmm18, %zmm1, %zmm1
-	vaesdec         %zmm18, %zmm2, %zmm2
-	vaesdec         %zmm18, %zmm3, %zmm3
-	vaesdec         %zmm17, %zmm0, %zmm0
-	vaesdec         %zmm17, %zmm1, %zmm1
-	vaesdec         %zmm17, %zmm2, %zmm2
-	vaesdec         %zmm17, %zmm3, %zmm3
-	vaesdec         %zmm16, %zmm0, %zmm0
-	vaesdec         %zmm16, %zmm1, %zmm1
-	vaesdec         %zmm16, %zmm2, %zmm2
-	vaesdec         %zmm16, %zmm3, %zmm3
-	vaesdec         %zmm15, %zmm0, %zmm0
-	vaesdec         %zmm15, %zmm1, %zmm1
-	vaesdec         %zmm15, %zmm2, %zmm2
-	vaesdec         %zmm15, %zmm3, %zmm3
-	vaesdec         %zmm14, %zmm0, %zmm0
-	vaesdec         %zmm14, %zmm1, %zmm1
-	vaesdec         %zmm14, %zmm2, %zmm2
-	vaesdec         %zmm14, %zmm3, %zmm3
-	vpxord          %zmm4, %zmm13, %zmm10
-	vaesdeclast     %zmm10, %zmm0, %zmm0
-	vmovdqu8        %zmm0, (%rdx)
-	vpxord          %zmm5, %zmm13, %zmm10
-	vaesdeclast     %zmm10, %zmm1, %zmm1
-	vmovdqu8        %zmm1, 64(%rdx)
-	vpxord          %zmm6, %zmm13, %zmm10
-	vaesdeclast     %zmm10, %zmm2, %zmm2
-	vmovdqu8        %zmm2, 128(%rdx)
-	vpxord          %zmm7, %zmm13, %zmm10
-	vaesdeclast     %zmm10, %zmm3, %zmm3
-	vmovdqu8        %zmm3, 192(%rdx){%k1}
+	vaesdec         %zmm22, %zmm4, %zmm4
+	vaesdec         %zmm22, %zmm5, %zmm5
+	vaesdec         %zmm22, %zmm6, %zmm6
+	vaesdec         %zmm22, %zmm7, %zmm7
+	vaesdec         %zmm21, %zmm4, %zmm4
+	vaesdec         %zmm21, %zmm5, %zmm5
+	vaesdec         %zmm21, %zmm6, %zmm6
+	vaesdec         %zmm21, %zmm7, %zmm7
+	vaesdec         %zmm20, %zmm4, %zmm4
+	vaesdec         %zmm20, %zmm5, %zmm5
+	vaesdec         %zmm20, %zmm6, %zmm6
+	vaesdec         %zmm20, %zmm7, %zmm7
+	vaesdec         %zmm19, %zmm4, %zmm4
+	vaesdec         %zmm19, %zmm5, %zmm5
+	vaesdec         %zmm19, %zmm6, %zmm6
+	vaesdec         %zmm19, %zmm7, %zmm7
+	vaesdec         %zmm18, %zmm4, %zmm4
+	vaesdec         %zmm18, %zmm5, %zmm5
+	vaesdec         %zmm18, %zmm6, %zmm6
+	vaesdec         %zmm18, %zmm7, %zmm7
+	vaesdec         %zmm17, %zmm4, %zmm4
+	vaesdec         %zmm17, %zmm5, %zmm5
+	vaesdec         %zmm17, %zmm6, %zmm6
+	vaesdec         %zmm17, %zmm7, %zmm7
+	vaesdec         %zmm16, %zmm4, %zmm4
+	vaesdec         %zmm16, %zmm5, %zmm5
+	vaesdec         %zmm16, %zmm6, %zmm6
+	vaesdec         %zmm16, %zmm7, %zmm7
+	vaesdec         %zmm15, %zmm4, %zmm4
+	vaesdec         %zmm15, %zmm5, %zmm5
+	vaesdec         %zmm15, %zmm6, %zmm6
+	vaesdec         %zmm15, %zmm7, %zmm7
+	vaesdec         %zmm14, %zmm4, %zmm4
+	vaesdec         %zmm14, %zmm5, %zmm5
+	vaesdec         %zmm14, %zmm6, %zmm6
+	vaesdec         %zmm14, %zmm7, %zmm7
+	vpxord          %zmm8, %zmm13, %zmm2
+	vaesdeclast     %zmm2, %zmm4, %zmm4
+	vmovdqu8        %zmm4, (%rdx)
+	vpxord          %zmm9, %zmm13, %zmm2
+	vaesdeclast     %zmm2, %zmm5, %zmm5
+	vmovdqu8        %zmm5, 64(%rdx)
+	vpxord          %zmm10, %zmm13, %zmm2
+	vaesdeclast     %zmm2, %zmm6, %zmm6
+	vmovdqu8        %zmm6, 128(%rdx)
+	vpxord          %zmm11, %zmm13, %zmm2
+	vaesdeclast     %zmm2, %zmm7, %zmm7
+	vmovdqu8        %zmm7, 192(%rdx){%k1}
 	add             %r8, %rcx
 	add             %r8, %rdx
 	add             $192, %rcx
 	add             $192, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          $63, %zmm7, %zmm10              # top 1 bits of each half
-	vpclmulqdq      $1, %zmm9, %zmm10, %zmm11       # high half's, times 0x87
-	vpslldq         $8, %zmm10, %zmm10              # low half's carry into high
-	vpsllq          $1, %zmm7, %zmm7
-	vpternlogd      $150, %zmm11, %zmm10, %zmm7
+	vpsrlq          $63, %zmm11, %zmm2              # top 1 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $1, %zmm11, %zmm11
+	vpternlogd      $150, %zmm3, %zmm2, %zmm11
 	lea             .Lxts_lane_select(%rip), %r11
-	vmovdqu8        -16(%r11,%r8,1), %xmm11
-	vpermd          %zmm7, %zmm11, %zmm10
+	vmovdqu8        -16(%r11,%r8,1), %xmm3
+	vpermd          %zmm11, %zmm3, %zmm2
 	{disp32} jmp    .Lxts_dec_steal_or_done
 .Lxts_dec_final3:
-	{load} vmovdqa64 %zmm8, %zmm4
-	vpsrlq          $60, %zmm8, %zmm10              # top 4 bits of each half
-	vpclmulqdq      $1, %zmm9, %zmm10, %zmm11       # high half's, times 0x87
-	vpslldq         $8, %zmm10, %zmm10              # low half's carry into high
-	vpsllq          $4, %zmm8, %zmm5
-	vpternlogd      $150, %zmm11, %zmm10, %zmm5
-	vpsrldq         $15, %zmm8, %zmm10              # the top 8 bits
-	vpclmulqdq      $0, %zmm9, %zmm10, %zmm10       # ... times 0x87
-	vpslldq         $1, %zmm8, %zmm6
-	vpxord          %zmm10, %zmm6, %zmm6
-	vpsrlq          $52, %zmm8, %zmm10              # top 12 bits of each half
-	vpclmulqdq      $1, %zmm9, %zmm10, %zmm11       # high half's, times 0x87
-	vpslldq         $8, %zmm10, %zmm10              # low half's carry into high
-	vpsllq          $12, %zmm8, %zmm8
-	vpternlogd      $150, %zmm11, %zmm10, %zmm8
+	vmovdqa64       %zmm0, %zmm8
+	vpsrlq          $60, %zmm0, %zmm2               # top 4 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $4, %zmm0, %zmm9
+	vpternlogd      $150, %zmm3, %zmm2, %zmm9
+	vpsrldq         $15, %zmm0, %zmm2               # the top 8 bits
+	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
+	vpslldq         $1, %zmm0, %zmm10
+	vpxord          %zmm2, %zmm10, %zmm10
+	vpsrlq          $52, %zmm0, %zmm2               # top 12 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $12, %zmm0, %zmm0
+	vpternlogd      $150, %zmm3, %zmm2, %zmm0
 	sub             $128, %r8                       # bytes in the last vector
-	vmovdqu8        (%rcx), %zmm0
-	vpternlogd      $150, %zmm12, %zmm4, %zmm0
-	vmovdqu8        64(%rcx), %zmm1
-	vpternlogd      $150, %zmm12, %zmm5, %zmm1
+	vmovdqu8        (%rcx), %zmm4
+	vpternlogd      $150, %zmm12, %zmm8, %zmm4
+	vmovdqu8        64(%rcx), %zmm5
+	vpternlogd      $150, %zmm12, %zmm9, %zmm5
 	mov             $-1, %r11
 	bzhi            %r8, %r11, %r11
 	kmovq           %r11, %k1
-	vmovdqu8        128(%rcx), %zmm2{%k1}{z}
-	vpternlogd      $150, %zmm12, %zmm6, %zmm2
+	vmovdqu8        128(%rcx), %zmm6{%k1}{z}
+	vpternlogd      $150, %zmm12, %zmm10, %zmm6
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_final3_aes128
 	{disp32} je     .Lxts_dec_final3_aes192
-	vaesdec         %zmm26, %zmm0, %zmm0
-	vaesdec         %zmm26, %zmm1, %zmm1
-	vaesdec         %zmm26, %zmm2, %zmm2
-	vaesdec         %zmm25, %zmm0, %zmm0
-	vaesdec         %zmm25, %zmm1, %zmm1
-	vaesdec         %zmm25, %zmm2, %zmm2
+	vaesdec         %zmm26, %zmm4, %zmm4
+	vaesdec         %zmm26, %zmm5, %zmm5
+	vaesdec         %zmm26, %zmm6, %zmm6
+	vaesdec         %zmm25, %zmm4, %zmm4
+	vaesdec         %zmm25, %zmm5, %zmm5
+	vaesdec         %zmm25, %zmm6, %zmm6
 .Lxts_dec_final3_aes192:
-	vaesdec         %zmm24, %zmm0, %zmm0
-	vaesdec         %zmm24, %zmm1, %zmm1
-	vaesdec         %zmm24, %zmm2, %zmm2
-	vaesdec         %zmm23, %zmm0, %zmm0
-	vaesdec         %zmm23, %zmm1, %zmm1
-	vaesdec         %zmm23, %zmm2, %zmm2
+	vaesdec         %zmm24, %zmm4, %zmm4
+	vaesdec         %zmm24, %zmm5, %zmm5
+	vaesdec         %zmm24, %zmm6, %zmm6
+	vaesdec         %zmm23, %zmm4, %zmm4
+	vaesdec         %zmm23, %zmm5, %zmm5
+	vaesdec         %zmm23, %zmm6, %zmm6
 .Lxts_dec_final3_aes128:
-	vaesdec         %zmm22, %zmm0, %zmm0
-	vaesdec         %zmm22, %zmm1, %zmm1
-	vaesdec         %zmm22, %zmm2, %zmm2
-	vaesdec         %zmm21, %zmm0, %zmm0
-	vaesdec         %zmm21, %zmm1, %zmm1
-	vaesdec         %zmm21, %zmm2, %zmm2
-	vaesdec         %zmm20, %zmm0, %zmm0
-	vaesdec         %zmm20, %zmm1, %zmm1
-	vaesdec         %zmm20, %zmm2, %zmm2
-	vaesdec         %zmm19, %zmm0, %zmm0
-	vaesdec         %zmm19, %zmm1, %zmm1
-	vaesdec         %zmm19, %zmm2, %zmm2
-	vaesdec         %zmm18, %zmm0, %zmm0
-	vaesdec         %zmm18, %zmm1, %zmm1
-	vaesdec         %zmm18, %zmm2, %zmm2
-	vaesdec         %zmm17, %zmm0, %zmm0
-	vaesdec         %zmm17, %zmm1, %zmm1
-	vaesdec         %zmm17, %zmm2, %zmm2
-	vaesdec         %zmm16, %zmm0, %zmm0
-	vaesdec         %zmm16, %zmm1, %zmm1
-	vaesdec         %zmm16, %zmm2, %zmm2
-	vaesdec         %zmm15, %zmm0, %zmm0
-	vaesdec         %zmm15, %zmm1, %zmm1
-	vaesdec         %zmm15, %zmm2, %zmm2
-	vaesdec         %zmm14, %zmm0, %zmm0
-	vaesdec         %zmm14, %zmm1, %zmm1
-	vaesdec         %zmm14, %zmm2, %zmm2
-	vpxord          %zmm4, %zmm13, %zmm10
-	vaesdeclast     %zmm10, %zmm0, %zmm0
-	vmovdqu8        %zmm0, (%rdx)
-	vpxord          %zmm5, %zmm13, %zmm10
-	vaesdeclast     %zmm10, %zmm1, %zmm1
-	vmovdqu8        %zmm1, 64(%rdx)
-	vpxord          %zmm6, %zmm13, %zmm10
-	vaesdeclast     %zmm10, %zmm2, %zmm2
-	vmovdqu8        %zmm2, 128(%rdx){%k1}
+	vaesdec         %zmm22, %zmm4, %zmm4
+	vaesdec         %zmm22, %zmm5, %zmm5
+	vaesdec         %zmm22, %zmm6, %zmm6
+	vaesdec         %zmm21, %zmm4, %zmm4
+	vaesdec         %zmm21, %zmm5, %zmm5
+	vaesdec         %zmm21, %zmm6, %zmm6
+	vaesdec         %zmm20, %zmm4, %zmm4
+	vaesdec         %zmm20, %zmm5, %zmm5
+	vaesdec         %zmm20, %zmm6, %zmm6
+	vaesdec         %zmm19, %zmm4, %zmm4
+	vaesdec         %zmm19, %zmm5, %zmm5
+	vaesdec         %zmm19, %zmm6, %zmm6
+	vaesdec         %zmm18, %zmm4, %zmm4
+	vaesdec         %zmm18, %zmm5, %zmm5
+	vaesdec         %zmm18, %zmm6, %zmm6
+	vaesdec         %zmm17, %zmm4, %zmm4
+	vaesdec         %zmm17, %zmm5, %zmm5
+	vaesdec         %zmm17, %zmm6, %zmm6
+	vaesdec         %zmm16, %zmm4, %zmm4
+	vaesdec         %zmm16, %zmm5, %zmm5
+	vaesdec         %zmm16, %zmm6, %zmm6
+	vaesdec         %zmm15, %zmm4, %zmm4
+	vaesdec         %zmm15, %zmm5, %zmm5
+	vaesdec         %zmm15, %zmm6, %zmm6
+	vaesdec         %zmm14, %zmm4, %zmm4
+	vaesdec         %zmm14, %zmm5, %zmm5
+	vaesdec         %zmm14, %zmm6, %zmm6
+	vpxord          %zmm8, %zmm13, %zmm2
+	vaesdeclast     %zmm2, %zmm4, %zmm4
+	vmovdqu8        %zmm4, (%rdx)
+	vpxord          %zmm9, %zmm13, %zmm2
+	vaesdeclast     %zmm2, %zmm5, %zmm5
+	vmovdqu8        %zmm5, 64(%rdx)
+	vpxord          %zmm10, %zmm13, %zmm2
+	vaesdeclast     %zmm2, %zmm6, %zmm6
+	vmovdqu8        %zmm6, 128(%rdx){%k1}
 	add             %r8, %rcx
 	add             %r8, %rdx
 	add             $128, %rcx
 	add             $128, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          $63, %zmm6, %zmm10              # top 1 bits of each half
-	vpclmulqdq      $1, %zmm9, %zmm10, %zmm11       # high half's, times 0x87
-	vpslldq         $8, %zmm10, %zmm10              # low half's carry into high
-	vpsllq          $1, %zmm6, %zmm6
-	vpternlogd      $150, %zmm11, %zmm10, %zmm6
+	vpsrlq          $63, %zmm10, %zmm2              # top 1 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $1, %zmm10, %zmm10
+	vpternlogd      $150, %zmm3, %zmm2, %zmm10
 	lea             .Lxts_lane_select(%rip), %r11
-	vmovdqu8        -16(%r11,%r8,1), %xmm11
-	vpermd          %zmm6, %zmm11, %zmm10
+	vmovdqu8        -16(%r11,%r8,1), %xmm3
+	vpermd          %zmm10, %zmm3, %zmm2
 	{disp32} jmp    .Lxts_dec_steal_or_done
 .Lxts_dec_final2:
-	{load} vmovdqa64 %zmm8, %zmm4
-	vpsrlq          $60, %zmm8, %zmm10              # top 4 bits of each half
-	vpclmulqdq      $1, %zmm9, %zmm10, %zmm11       # high half's, times 0x87
-	vpslldq         $8, %zmm10, %zmm10              # low half's carry into high
-	vpsllq          $4, %zmm8, %zmm5
-	vpternlogd      $150, %zmm11, %zmm10, %zmm5
-	vpsrldq         $15, %zmm8, %zmm10              # the top 8 bits
-	vpclmulqdq      $0, %zmm9, %zmm10, %zmm10       # ... times 0x87
-	vpslldq         $1, %zmm8, %zmm8
-	vpxord          %zmm10, %zmm8, %zmm8
+	vmovdqa64       %zmm0, %zmm8
+	vpsrlq          $60, %zmm0, %zmm2               # top 4 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $4, %zmm0, %zmm9
+	vpternlogd      $150, %zmm3, %zmm2, %zmm9
+	vpsrldq         $15, %zmm0, %zmm2               # the top 8 bits
+	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
+	vpslldq         $1, %zmm0, %zmm0
+	vpxord          %zmm2, %zmm0, %zmm0
 	sub             $64, %r8                        # bytes in the last vector
-	vmovdqu8        (%rcx), %zmm0
-	vpternlogd      $150, %zmm12, %zmm4, %zmm0
+	vmovdqu8        (%rcx), %zmm4
+	vpternlogd      $150, %zmm12, %zmm8, %zmm4
 	mov             $-1, %r11
 	bzhi            %r8, %r11, %r11
 	kmovq           %r11, %k1
-	vmovdqu8        64(%rcx), %zmm1{%k1}{z}
-	vpternlogd      $150, %zmm12, %zmm5, %zmm1
+	vmovdqu8        64(%rcx), %zmm5{%k1}{z}
+	vpternlogd      $150, %zmm12, %zmm9, %zmm5
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_final2_aes128
 	{disp32} je     .Lxts_dec_final2_aes192
-	vaesdec         %zmm26, %zmm0, %zmm0
-	vaesdec         %zmm26, %zmm1, %zmm1
-	vaesdec         %zmm25, %zmm0, %zmm0
-	vaesdec         %zmm25, %zmm1, %zmm1
+	vaesdec         %zmm26, %zmm4, %zmm4
+	vaesdec         %zmm26, %zmm5, %zmm5
+	vaesdec         %zmm25, %zmm4, %zmm4
+	vaesdec         %zmm25, %zmm5, %zmm5
 .Lxts_dec_final2_aes192:
-	vaesdec         %zmm24, %zmm0, %zmm0
-	vaesdec         %zmm24, %zmm1, %zmm1
-	vaesdec         %zmm23, %zmm0, %zmm0
-	vaesdec         %zmm23, %zmm1, %zmm1
+	vaesdec         %zmm24, %zmm4, %zmm4
+	vaesdec         %zmm24, %zmm5, %zmm5
+	vaesdec         %zmm23, %zmm4, %zmm4
+	vaesdec         %zmm23, %zmm5, %zmm5
 .Lxts_dec_final2_aes128:
-	vaesdec         %zmm22, %zmm0, %zmm0
-	vaesdec         %zmm22, %zmm1, %zmm1
-	vaesdec         %zmm21, %zmm0, %zmm0
-	vaesdec         %zmm21, %zmm1, %zmm1
-	vaesdec         %zmm20, %zmm0, %zmm0
-	vaesdec         %zmm20, %zmm1, %zmm1
-	vaesdec         %zmm19, %zmm0, %zmm0
-	vaesdec         %zmm19, %zmm1, %zmm1
-	vaesdec         %zmm18, %zmm0, %zmm0
-	vaesdec         %zmm18, %zmm1, %zmm1
-	vaesdec         %zmm17, %zmm0, %zmm0
-	vaesdec         %zmm17, %zmm1, %zmm1
-	vaesdec         %zmm16, %zmm0, %zmm0
-	vaesdec         %zmm16, %zmm1, %zmm1
-	vaesdec         %zmm15, %zmm0, %zmm0
-	vaesdec         %zmm15, %zmm1, %zmm1
-	vaesdec         %zmm14, %zmm0, %zmm0
-	vaesdec         %zmm14, %zmm1, %zmm1
-	vpxord          %zmm4, %zmm13, %zmm10
-	vaesdeclast     %zmm10, %zmm0, %zmm0
-	vmovdqu8        %zmm0, (%rdx)
-	vpxord          %zmm5, %zmm13, %zmm10
-	vaesdeclast     %zmm10, %zmm1, %zmm1
-	vmovdqu8        %zmm1, 64(%rdx){%k1}
+	vaesdec         %zmm22, %zmm4, %zmm4
+	vaesdec         %zmm22, %zmm5, %zmm5
+	vaesdec         %zmm21, %zmm4, %zmm4
+	vaesdec         %zmm21, %zmm5, %zmm5
+	vaesdec         %zmm20, %zmm4, %zmm4
+	vaesdec         %zmm20, %zmm5, %zmm5
+	vaesdec         %zmm19, %zmm4, %zmm4
+	vaesdec         %zmm19, %zmm5, %zmm5
+	vaesdec         %zmm18, %zmm4, %zmm4
+	vaesdec         %zmm18, %zmm5, %zmm5
+	vaesdec         %zmm17, %zmm4, %zmm4
+	vaesdec         %zmm17, %zmm5, %zmm5
+	vaesdec         %zmm16, %zmm4, %zmm4
+	vaesdec         %zmm16, %zmm5, %zmm5
+	vaesdec         %zmm15, %zmm4, %zmm4
+	vaesdec         %zmm15, %zmm5, %zmm5
+	vaesdec         %zmm14, %zmm4, %zmm4
+	vaesdec         %zmm14, %zmm5, %zmm5
+	vpxord          %zmm8, %zmm13, %zmm2
+	vaesdeclast     %zmm2, %zmm4, %zmm4
+	vmovdqu8        %zmm4, (%rdx)
+	vpxord          %zmm9, %zmm13, %zmm2
+	vaesdeclast     %zmm2, %zmm5, %zmm5
+	vmovdqu8        %zmm5, 64(%rdx){%k1}
 	add             %r8, %rcx
 	add             %r8, %rdx
 	add             $64, %rcx
 	add             $64, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          $63, %zmm5, %zmm10              # top 1 bits of each half
-	vpclmulqdq      $1, %zmm9, %zmm10, %zmm11       # high half's, times 0x87
-	vpslldq         $8, %zmm10, %zmm10              # low half's carry into high
-	vpsllq          $1, %zmm5, %zmm5
-	vpternlogd      $150, %zmm11, %zmm10, %zmm5
+	vpsrlq          $63, %zmm9, %zmm2               # top 1 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $1, %zmm9, %zmm9
+	vpternlogd      $150, %zmm3, %zmm2, %zmm9
 	lea             .Lxts_lane_select(%rip), %r11
-	vmovdqu8        -16(%r11,%r8,1), %xmm11
-	vpermd          %zmm5, %zmm11, %zmm10
+	vmovdqu8        -16(%r11,%r8,1), %xmm3
+	vpermd          %zmm9, %zmm3, %zmm2
 	{disp32} jmp    .Lxts_dec_steal_or_done
 .Lxts_dec_final1:
-	{load} vmovdqa64 %zmm8, %zmm4
-	vpsrlq          $60, %zmm8, %zmm10              # top 4 bits of each half
-	vpclmulqdq      $1, %zmm9, %zmm10, %zmm11       # high half's, times 0x87
-	vpslldq         $8, %zmm10, %zmm10              # low half's carry into high
-	vpsllq          $4, %zmm8, %zmm8
-	vpternlogd      $150, %zmm11, %zmm10, %zmm8
+	vmovdqa64       %zmm0, %zmm8
+	vpsrlq          $60, %zmm0, %zmm2               # top 4 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $4, %zmm0, %zmm0
+	vpternlogd      $150, %zmm3, %zmm2, %zmm0
 	mov             $-1, %r11
 	bzhi            %r8, %r11, %r11
 	kmovq           %r11, %k1
-	vmovdqu8        (%rcx), %zmm0{%k1}{z}
-	vpternlogd      $150, %zmm12, %zmm4, %zmm0
+	vmovdqu8        (%rcx), %zmm4{%k1}{z}
+	vpternlogd      $150, %zmm12, %zmm8, %zmm4
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_final1_aes128
 	{disp32} je     .Lxts_dec_final1_aes192
-	vaesdec         %zmm26, %zmm0, %zmm0
-	vaesdec         %zmm25, %zmm0, %zmm0
+	vaesdec         %zmm26, %zmm4, %zmm4
+	vaesdec         %zmm25, %zmm4, %zmm4
 .Lxts_dec_final1_aes192:
-	vaesdec         %zmm24, %zmm0, %zmm0
-	vaesdec         %zmm23, %zmm0, %zmm0
+	vaesdec         %zmm24, %zmm4, %zmm4
+	vaesdec         %zmm23, %zmm4, %zmm4
 .Lxts_dec_final1_aes128:
-	vaesdec         %zmm22, %zmm0, %zmm0
-	vaesdec         %zmm21, %zmm0, %zmm0
-	vaesdec         %zmm20, %zmm0, %zmm0
-	vaesdec         %zmm19, %zmm0, %zmm0
-	vaesdec         %zmm18, %zmm0, %zmm0
-	vaesdec         %zmm17, %zmm0, %zmm0
-	vaesdec         %zmm16, %zmm0, %zmm0
-	vaesdec         %zmm15, %zmm0, %zmm0
-	vaesdec         %zmm14, %zmm0, %zmm0
-	vpxord          %zmm4, %zmm13, %zmm10
-	vaesdeclast     %zmm10, %zmm0, %zmm0
-	vmovdqu8        %zmm0, (%rdx){%k1}
+	vaesdec         %zmm22, %zmm4, %zmm4
+	vaesdec         %zmm21, %zmm4, %zmm4
+	vaesdec         %zmm20, %zmm4, %zmm4
+	vaesdec         %zmm19, %zmm4, %zmm4
+	vaesdec         %zmm18, %zmm4, %zmm4
+	vaesdec         %zmm17, %zmm4, %zmm4
+	vaesdec         %zmm16, %zmm4, %zmm4
+	vaesdec         %zmm15, %zmm4, %zmm4
+	vaesdec         %zmm14, %zmm4, %zmm4
+	vpxord          %zmm8, %zmm13, %zmm2
+	vaesdeclast     %zmm2, %zmm4, %zmm4
+	vmovdqu8        %zmm4, (%rdx){%k1}
 	add             %r8, %rcx
 	add             %r8, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          $63, %zmm4, %zmm10              # top 1 bits of each half
-	vpclmulqdq      $1, %zmm9, %zmm10, %zmm11       # high half's, times 0x87
-	vpslldq         $8, %zmm10, %zmm10              # low half's carry into high
-	vpsllq          $1, %zmm4, %zmm4
-	vpternlogd      $150, %zmm11, %zmm10, %zmm4
+	vpsrlq          $63, %zmm8, %zmm2               # top 1 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $1, %zmm8, %zmm8
+	vpternlogd      $150, %zmm3, %zmm2, %zmm8
 	lea             .Lxts_lane_select(%rip), %r11
-	vmovdqu8        -16(%r11,%r8,1), %xmm11
-	vpermd          %zmm4, %zmm11, %zmm10
+	vmovdqu8        -16(%r11,%r8,1), %xmm3
+	vpermd          %zmm8, %zmm3, %zmm2
 	{disp32} jmp    .Lxts_dec_steal_or_done
 
 .Lxts_dec_no_tail:
-	{load} vmovdqa64 %xmm8, %xmm10                  # the next block's tweak
+	vmovdqa64       %xmm0, %xmm2                    # the next block's tweak
 .Lxts_dec_steal_or_done:
 	test            %rsi, %rsi
 	{disp32} jz     .Lxts_dec_return
-	vpsrlq          $63, %xmm10, %xmm4              # top 1 bits of each half
-	vpclmulqdq      $1, %xmm9, %xmm4, %xmm8         # high half's, times 0x87
-	vpslldq         $8, %xmm4, %xmm4                # low half's carry into high
-	vpsllq          $1, %xmm10, %xmm11
-	vpternlogd      $150, %xmm8, %xmm4, %xmm11
-	vmovdqu8        (%rcx,%rsi,1), %xmm4            # last 16 bytes of src
-	vpxord          (%rcx), %xmm11, %xmm0
-	vpxord          (%rdi), %xmm0, %xmm0
+	vpsrlq          $63, %xmm2, %xmm8               # top 1 bits of each half
+	vpclmulqdq      $1, %xmm1, %xmm8, %xmm0         # high half's, times 0x87
+	vpslldq         $8, %xmm8, %xmm8                # low half's carry into high
+	vpsllq          $1, %xmm2, %xmm3
+	vpternlogd      $150, %xmm0, %xmm8, %xmm3
+	vmovdqu8        (%rcx,%rsi,1), %xmm8            # last 16 bytes of src
+	vpxord          (%rcx), %xmm3, %xmm4
+	vpxord          (%rdi), %xmm4, %xmm4
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_steal_a_aes128
 	{disp32} je     .Lxts_dec_steal_a_aes192
-	vaesdec         -208(%r10), %xmm0, %xmm0
-	vaesdec         -192(%r10), %xmm0, %xmm0
+	vaesdec         -208(%r10), %xmm4, %xmm4
+	vaesdec         -192(%r10), %xmm4, %xmm4
 .Lxts_dec_steal_a_aes192:
-	vaesdec         -176(%r10), %xmm0, %xmm0
-	vaesdec         -160(%r10), %xmm0, %xmm0
+	vaesdec         -176(%r10), %xmm4, %xmm4
+	vaesdec         -160(%r10), %xmm4, %xmm4
 .Lxts_dec_steal_a_aes128:
-	vaesdec         -144(%r10), %xmm0, %xmm0
-	vaesdec         -128(%r10), %xmm0, %xmm0
-	vaesdec         -112(%r10), %xmm0, %xmm0
-	vaesdec         -96(%r10), %xmm0, %xmm0
-	vaesdec         -80(%r10), %xmm0, %xmm0
-	vaesdec         -64(%r10), %xmm0, %xmm0
-	vaesdec         -48(%r10), %xmm0, %xmm0
-	vaesdec         -32(%r10), %xmm0, %xmm0
-	vaesdec         -16(%r10), %xmm0, %xmm0
-	vaesdeclast     (%r10), %xmm0, %xmm0
-	vpxord          %xmm11, %xmm0, %xmm0
+	vaesdec         -144(%r10), %xmm4, %xmm4
+	vaesdec         -128(%r10), %xmm4, %xmm4
+	vaesdec         -112(%r10), %xmm4, %xmm4
+	vaesdec         -96(%r10), %xmm4, %xmm4
+	vaesdec         -80(%r10), %xmm4, %xmm4
+	vaesdec         -64(%r10), %xmm4, %xmm4
+	vaesdec         -48(%r10), %xmm4, %xmm4
+	vaesdec         -32(%r10), %xmm4, %xmm4
+	vaesdec         -16(%r10), %xmm4, %xmm4
+	vaesdeclast     (%r10), %xmm4, %xmm4
+	vpxord          %xmm3, %xmm4, %xmm4
 	lea             .Lxts_cts_table(%rip), %r11
 # short block out: CC's first PART bytes, at the top of a store ending at the end
-	vmovdqu8        (%r11,%rsi,1), %xmm9
-	vpshufb         %xmm9, %xmm0, %xmm9
+	vmovdqu8        (%r11,%rsi,1), %xmm1
+	vpshufb         %xmm1, %xmm4, %xmm1
 # last whole block in: the PART stolen bytes, then CC from byte PART on
 	neg             %rsi
-	vmovdqu8        32(%r11,%rsi,1), %xmm8
-	vpshufb         %xmm8, %xmm4, %xmm4
-	vmovdqu8        64(%r11,%rsi,1), %xmm8
+	vmovdqu8        32(%r11,%rsi,1), %xmm0
+	vpshufb         %xmm0, %xmm8, %xmm8
+	vmovdqu8        64(%r11,%rsi,1), %xmm0
 	neg             %rsi
-	vpternlogd      $234, %xmm4, %xmm8, %xmm0       # (CC & MASK) | TAIL16
-	vmovdqu8        %xmm9, (%rdx,%rsi,1)
-	vpxord          %xmm10, %xmm0, %xmm0
-	vpxord          (%rdi), %xmm0, %xmm0
+	vpternlogd      $234, %xmm8, %xmm0, %xmm4       # (CC & MASK) | TAIL16
+	vmovdqu8        %xmm1, (%rdx,%rsi,1)
+	vpxord          %xmm2, %xmm4, %xmm4
+	vpxord          (%rdi), %xmm4, %xmm4
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_steal_b_aes128
 	{disp32} je     .Lxts_dec_steal_b_aes192
-	vaesdec         -208(%r10), %xmm0, %xmm0
-	vaesdec         -192(%r10), %xmm0, %xmm0
+	vaesdec         -208(%r10), %xmm4, %xmm4
+	vaesdec         -192(%r10), %xmm4, %xmm4
 .Lxts_dec_steal_b_aes192:
-	vaesdec         -176(%r10), %xmm0, %xmm0
-	vaesdec         -160(%r10), %xmm0, %xmm0
+	vaesdec         -176(%r10), %xmm4, %xmm4
+	vaesdec         -160(%r10), %xmm4, %xmm4
 .Lxts_dec_steal_b_aes128:
-	vaesdec         -144(%r10), %xmm0, %xmm0
-	vaesdec         -128(%r10), %xmm0, %xmm0
-	vaesdec         -112(%r10), %xmm0, %xmm0
-	vaesdec         -96(%r10), %xmm0, %xmm0
-	vaesdec         -80(%r10), %xmm0, %xmm0
-	vaesdec         -64(%r10), %xmm0, %xmm0
-	vaesdec         -48(%r10), %xmm0, %xmm0
-	vaesdec         -32(%r10), %xmm0, %xmm0
-	vaesdec         -16(%r10), %xmm0, %xmm0
-	vaesdeclast     (%r10), %xmm0, %xmm0
-	vpxord          %xmm10, %xmm0, %xmm0
-	vmovdqu8        %xmm0, (%rdx)
+	vaesdec         -144(%r10), %xmm4, %xmm4
+	vaesdec         -128(%r10), %xmm4, %xmm4
+	vaesdec         -112(%r10), %xmm4, %xmm4
+	vaesdec         -96(%r10), %xmm4, %xmm4
+	vaesdec         -80(%r10), %xmm4, %xmm4
+	vaesdec         -64(%r10), %xmm4, %xmm4
+	vaesdec         -48(%r10), %xmm4, %xmm4
+	vaesdec         -32(%r10), %xmm4, %xmm4
+	vaesdec         -16(%r10), %xmm4, %xmm4
+	vaesdeclast     (%r10), %xmm4, %xmm4
+	vpxord          %xmm2, %xmm4, %xmm4
+	vmovdqu8        %xmm4, (%rdx)
 .Lxts_dec_return:
 	xor             %eax, %eax
 	vzeroupper
@@ -1137,102 +1137,102 @@ aesgen_xts_decrypt_avx10_512:
 .Lxts_dec_main_loop:
 # LLVM-MCA-BEGIN xts_dec_avx10_512_main_loop
 # 4 vectors = 256 bytes per iteration
-	{load} vmovdqa64 %zmm8, %zmm4
-	vpsrlq          $60, %zmm8, %zmm10              # top 4 bits of each half
-	vpclmulqdq      $1, %zmm9, %zmm10, %zmm11       # high half's, times 0x87
-	vpslldq         $8, %zmm10, %zmm10              # low half's carry into high
-	vpsllq          $4, %zmm8, %zmm5
-	vpternlogd      $150, %zmm11, %zmm10, %zmm5
-	vpsrldq         $15, %zmm8, %zmm10              # the top 8 bits
-	vpclmulqdq      $0, %zmm9, %zmm10, %zmm10       # ... times 0x87
-	vpslldq         $1, %zmm8, %zmm6
-	vpxord          %zmm10, %zmm6, %zmm6
-	vpsrlq          $52, %zmm8, %zmm10              # top 12 bits of each half
-	vpclmulqdq      $1, %zmm9, %zmm10, %zmm11       # high half's, times 0x87
-	vpslldq         $8, %zmm10, %zmm10              # low half's carry into high
-	vpsllq          $12, %zmm8, %zmm7
-	vpternlogd      $150, %zmm11, %zmm10, %zmm7
-	vpsrldq         $14, %zmm8, %zmm10              # the top 16 bits
-	vpclmulqdq      $0, %zmm9, %zmm10, %zmm10       # ... times 0x87
-	vpslldq         $2, %zmm8, %zmm8
-	vpxord          %zmm10, %zmm8, %zmm8
-	vmovdqu8        (%rcx), %zmm0
-	vpternlogd      $150, %zmm12, %zmm4, %zmm0
-	vmovdqu8        64(%rcx), %zmm1
-	vpternlogd      $150, %zmm12, %zmm5, %zmm1
-	vmovdqu8        128(%rcx), %zmm2
-	vpternlogd      $150, %zmm12, %zmm6, %zmm2
-	vmovdqu8        192(%rcx), %zmm3
-	vpternlogd      $150, %zmm12, %zmm7, %zmm3
+	vmovdqa64       %zmm0, %zmm8
+	vpsrlq          $60, %zmm0, %zmm2               # top 4 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $4, %zmm0, %zmm9
+	vpternlogd      $150, %zmm3, %zmm2, %zmm9
+	vpsrldq         $15, %zmm0, %zmm2               # the top 8 bits
+	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
+	vpslldq         $1, %zmm0, %zmm10
+	vpxord          %zmm2, %zmm10, %zmm10
+	vpsrlq          $52, %zmm0, %zmm2               # top 12 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $12, %zmm0, %zmm11
+	vpternlogd      $150, %zmm3, %zmm2, %zmm11
+	vpsrldq         $14, %zmm0, %zmm2               # the top 16 bits
+	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
+	vpslldq         $2, %zmm0, %zmm0
+	vpxord          %zmm2, %zmm0, %zmm0
+	vmovdqu8        (%rcx), %zmm4
+	vpternlogd      $150, %zmm12, %zmm8, %zmm4
+	vmovdqu8        64(%rcx), %zmm5
+	vpternlogd      $150, %zmm12, %zmm9, %zmm5
+	vmovdqu8        128(%rcx), %zmm6
+	vpternlogd      $150, %zmm12, %zmm10, %zmm6
+	vmovdqu8        192(%rcx), %zmm7
+	vpternlogd      $150, %zmm12, %zmm11, %zmm7
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_main_aes128
 	{disp32} je     .Lxts_dec_main_aes192
-	vaesdec         %zmm26, %zmm0, %zmm0
-	vaesdec         %zmm26, %zmm1, %zmm1
-	vaesdec         %zmm26, %zmm2, %zmm2
-	vaesdec         %zmm26, %zmm3, %zmm3
-	vaesdec         %zmm25, %zmm0, %zmm0
-	vaesdec         %zmm25, %zmm1, %zmm1
-	vaesdec         %zmm25, %zmm2, %zmm2
-	vaesdec         %zmm25, %zmm3, %zmm3
+	vaesdec         %zmm26, %zmm4, %zmm4
+	vaesdec         %zmm26, %zmm5, %zmm5
+	vaesdec         %zmm26, %zmm6, %zmm6
+	vaesdec         %zmm26, %zmm7, %zmm7
+	vaesdec         %zmm25, %zmm4, %zmm4
+	vaesdec         %zmm25, %zmm5, %zmm5
+	vaesdec         %zmm25, %zmm6, %zmm6
+	vaesdec         %zmm25, %zmm7, %zmm7
 .Lxts_dec_main_aes192:
-	vaesdec         %zmm24, %zmm0, %zmm0
-	vaesdec         %zmm24, %zmm1, %zmm1
-	vaesdec         %zmm24, %zmm2, %zmm2
-	vaesdec         %zmm24, %zmm3, %zmm3
-	vaesdec         %zmm23, %zmm0, %zmm0
-	vaesdec         %zmm23, %zmm1, %zmm1
-	vaesdec         %zmm23, %zmm2, %zmm2
-	vaesdec         %zmm23, %zmm3, %zmm3
+	vaesdec         %zmm24, %zmm4, %zmm4
+	vaesdec         %zmm24, %zmm5, %zmm5
+	vaesdec         %zmm24, %zmm6, %zmm6
+	vaesdec         %zmm24, %zmm7, %zmm7
+	vaesdec         %zmm23, %zmm4, %zmm4
+	vaesdec         %zmm23, %zmm5, %zmm5
+	vaesdec         %zmm23, %zmm6, %zmm6
+	vaesdec         %zmm23, %zmm7, %zmm7
 .Lxts_dec_main_aes128:
-	vaesdec         %zmm22, %zmm0, %zmm0
-	vaesdec         %zmm22, %zmm1, %zmm1
-	vaesdec         %zmm22, %zmm2, %zmm2
-	vaesdec         %zmm22, %zmm3, %zmm3
-	vaesdec         %zmm21, %zmm0, %zmm0
-	vaesdec         %zmm21, %zmm1, %zmm1
-	vaesdec         %zmm21, %zmm2, %zmm2
-	vaesdec         %zmm21, %zmm3, %zmm3
-	vaesdec         %zmm20, %zmm0, %zmm0
-	vaesdec         %zmm20, %zmm1, %zmm1
-	vaesdec         %zmm20, %zmm2, %zmm2
-	vaesdec         %zmm20, %zmm3, %zmm3
-	vaesdec         %zmm19, %zmm0, %zmm0
-	vaesdec         %zmm19, %zmm1, %zmm1
-	vaesdec         %zmm19, %zmm2, %zmm2
-	vaesdec         %zmm19, %zmm3, %zmm3
-	vaesdec         %zmm18, %zmm0, %zmm0
-	vaesdec         %zmm18, %zmm1, %zmm1
-	vaesdec         %zmm18, %zmm2, %zmm2
-	vaesdec         %zmm18, %zmm3, %zmm3
-	vaesdec         %zmm17, %zmm0, %zmm0
-	vaesdec         %zmm17, %zmm1, %zmm1
-	vaesdec         %zmm17, %zmm2, %zmm2
-	vaesdec         %zmm17, %zmm3, %zmm3
-	vaesdec         %zmm16, %zmm0, %zmm0
-	vaesdec         %zmm16, %zmm1, %zmm1
-	vaesdec         %zmm16, %zmm2, %zmm2
-	vaesdec         %zmm16, %zmm3, %zmm3
-	vaesdec         %zmm15, %zmm0, %zmm0
-	vaesdec         %zmm15, %zmm1, %zmm1
-	vaesdec         %zmm15, %zmm2, %zmm2
-	vaesdec         %zmm15, %zmm3, %zmm3
-	vaesdec         %zmm14, %zmm0, %zmm0
-	vaesdec         %zmm14, %zmm1, %zmm1
-	vaesdec         %zmm14, %zmm2, %zmm2
-	vaesdec         %zmm14, %zmm3, %zmm3
-	vpxord          %zmm4, %zmm13, %zmm10
-	vaesdeclast     %zmm10, %zmm0, %zmm0
-	vmovdqu8        %zmm0, (%rdx)
-	vpxord          %zmm5, %zmm13, %zmm10
-	vaesdeclast     %zmm10, %zmm1, %zmm1
-	vmovdqu8        %zmm1, 64(%rdx)
-	vpxord          %zmm6, %zmm13, %zmm10
-	vaesdeclast     %zmm10, %zmm2, %zmm2
-	vmovdqu8        %zmm2, 128(%rdx)
-	vpxord          %zmm7, %zmm13, %zmm10
-	vaesdeclast     %zmm10, %zmm3, %zmm3
-	vmovdqu8        %zmm3, 192(%rdx)
+	vaesdec         %zmm22, %zmm4, %zmm4
+	vaesdec         %zmm22, %zmm5, %zmm5
+	vaesdec         %zmm22, %zmm6, %zmm6
+	vaesdec         %zmm22, %zmm7, %zmm7
+	vaesdec         %zmm21, %zmm4, %zmm4
+	vaesdec         %zmm21, %zmm5, %zmm5
+	vaesdec         %zmm21, %zmm6, %zmm6
+	vaesdec         %zmm21, %zmm7, %zmm7
+	vaesdec         %zmm20, %zmm4, %zmm4
+	vaesdec         %zmm20, %zmm5, %zmm5
+	vaesdec         %zmm20, %zmm6, %zmm6
+	vaesdec         %zmm20, %zmm7, %zmm7
+	vaesdec         %zmm19, %zmm4, %zmm4
+	vaesdec         %zmm19, %zmm5, %zmm5
+	vaesdec         %zmm19, %zmm6, %zmm6
+	vaesdec         %zmm19, %zmm7, %zmm7
+	vaesdec         %zmm18, %zmm4, %zmm4
+	vaesdec         %zmm18, %zmm5, %zmm5
+	vaesdec         %zmm18, %zmm6, %zmm6
+	vaesdec         %zmm18, %zmm7, %zmm7
+	vaesdec         %zmm17, %zmm4, %zmm4
+	vaesdec         %zmm17, %zmm5, %zmm5
+	vaesdec         %zmm17, %zmm6, %zmm6
+	vaesdec         %zmm17, %zmm7, %zmm7
+	vaesdec         %zmm16, %zmm4, %zmm4
+	vaesdec         %zmm16, %zmm5, %zmm5
+	vaesdec         %zmm16, %zmm6, %zmm6
+	vaesdec         %zmm16, %zmm7, %zmm7
+	vaesdec         %zmm15, %zmm4, %zmm4
+	vaesdec         %zmm15, %zmm5, %zmm5
+	vaesdec         %zmm15, %zmm6, %zmm6
+	vaesdec         %zmm15, %zmm7, %zmm7
+	vaesdec         %zmm14, %zmm4, %zmm4
+	vaesdec         %zmm14, %zmm5, %zmm5
+	vaesdec         %zmm14, %zmm6, %zmm6
+	vaesdec         %zmm14, %zmm7, %zmm7
+	vpxord          %zmm8, %zmm13, %zmm2
+	vaesdeclast     %zmm2, %zmm4, %zmm4
+	vmovdqu8        %zmm4, (%rdx)
+	vpxord          %zmm9, %zmm13, %zmm2
+	vaesdeclast     %zmm2, %zmm5, %zmm5
+	vmovdqu8        %zmm5, 64(%rdx)
+	vpxord          %zmm10, %zmm13, %zmm2
+	vaesdeclast     %zmm2, %zmm6, %zmm6
+	vmovdqu8        %zmm6, 128(%rdx)
+	vpxord          %zmm11, %zmm13, %zmm2
+	vaesdeclast     %zmm2, %zmm7, %zmm7
+	vmovdqu8        %zmm7, 192(%rdx)
 	add             $256, %rcx
 	add             $256, %rdx
 	sub             $256, %r8

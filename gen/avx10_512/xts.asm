@@ -25,8 +25,8 @@
 ; handled by ciphertext stealing on xmm.
 ;
 ; Registers: KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11, PART=rsi, PART=rsi (after the tweak is made)
-;            X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, TW0=zmm4, TW1=zmm5
-;            TW2=zmm6, TW3=zmm7, BASE=zmm8, POLY=zmm9, T1=zmm10, T2=zmm11
+;            BASE=zmm0, POLY=zmm1, T1=zmm2, T2=zmm3, X0=zmm4, X1=zmm5
+;            X2=zmm6, X3=zmm7, TW0=zmm8, TW1=zmm9, TW2=zmm10, TW3=zmm11
 ;            K0=zmm12, KLAST=zmm13, KLAST-1=zmm14, KLAST-2=zmm15, KLAST-3=zmm16, KLAST-4=zmm17
 ;            KLAST-5=zmm18, KLAST-6=zmm19, KLAST-7=zmm20, KLAST-8=zmm21, KLAST-9=zmm22, KLAST-10=zmm23
 ;            KLAST-11=zmm24, KLAST-12=zmm25, KLAST-13=zmm26
@@ -39,27 +39,27 @@ aesgen_xts_encrypt_avx10_512:
 ; T = E_K2(iv), on xmm with the tweak key read from memory
 	lea             r10, [rsi + rax*8]
 	lea             r10, [r10 + rax*8]
-	vmovdqu8        xmm8, oword [r9]
-	vpxord          xmm8, xmm8, oword [rsi]
+	vmovdqu8        xmm0, oword [r9]
+	vpxord          xmm0, xmm0, oword [rsi]
 	cmp             eax, 12
 	jb              near L.xts_enc_tweak_aes128
 	je              near L.xts_enc_tweak_aes192
-	vaesenc         xmm8, xmm8, oword [r10 - 208]
-	vaesenc         xmm8, xmm8, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, oword [r10 - 192]
 L.xts_enc_tweak_aes192:
-	vaesenc         xmm8, xmm8, oword [r10 - 176]
-	vaesenc         xmm8, xmm8, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, oword [r10 - 160]
 L.xts_enc_tweak_aes128:
-	vaesenc         xmm8, xmm8, oword [r10 - 144]
-	vaesenc         xmm8, xmm8, oword [r10 - 128]
-	vaesenc         xmm8, xmm8, oword [r10 - 112]
-	vaesenc         xmm8, xmm8, oword [r10 - 96]
-	vaesenc         xmm8, xmm8, oword [r10 - 80]
-	vaesenc         xmm8, xmm8, oword [r10 - 64]
-	vaesenc         xmm8, xmm8, oword [r10 - 48]
-	vaesenc         xmm8, xmm8, oword [r10 - 32]
-	vaesenc         xmm8, xmm8, oword [r10 - 16]
-	vaesenclast     xmm8, xmm8, oword [r10]
+	vaesenc         xmm0, xmm0, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, oword [r10 - 16]
+	vaesenclast     xmm0, xmm0, oword [r10]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &key1[rounds]
 	vbroadcasti32x4 zmm12, oword [rdi]
@@ -81,26 +81,26 @@ L.xts_enc_tweak_aes128:
 	vbroadcasti32x4 zmm25, oword [r10 - 192]
 	vbroadcasti32x4 zmm26, oword [r10 - 208]
 L.xts_enc_keys_loaded:
-	vbroadcasti32x4 zmm9, oword [rel L.xts_poly]
+	vbroadcasti32x4 zmm1, oword [rel L.xts_poly]
 ; BASE = T, T*x, T*x^2, T*x^3 in lanes 0..3
-	vpsrlq          xmm10, xmm8, 63                 ; top 1 bits of each half
-	vpclmulqdq      xmm11, xmm10, xmm9, 1           ; high half's, times 0x87
-	vpslldq         xmm10, xmm10, 8                 ; low half's carry into high
-	vpsllq          xmm4, xmm8, 1
-	vpternlogd      xmm4, xmm10, xmm11, 150
-	vinserti32x4    zmm8, zmm8, xmm4, 1
-	vpsrlq          xmm10, xmm8, 62                 ; top 2 bits of each half
-	vpclmulqdq      xmm11, xmm10, xmm9, 1           ; high half's, times 0x87
-	vpslldq         xmm10, xmm10, 8                 ; low half's carry into high
-	vpsllq          xmm4, xmm8, 2
-	vpternlogd      xmm4, xmm10, xmm11, 150
-	vinserti32x4    zmm8, zmm8, xmm4, 2
-	vpsrlq          xmm10, xmm8, 61                 ; top 3 bits of each half
-	vpclmulqdq      xmm11, xmm10, xmm9, 1           ; high half's, times 0x87
-	vpslldq         xmm10, xmm10, 8                 ; low half's carry into high
-	vpsllq          xmm4, xmm8, 3
-	vpternlogd      xmm4, xmm10, xmm11, 150
-	vinserti32x4    zmm8, zmm8, xmm4, 3
+	vpsrlq          xmm2, xmm0, 63                  ; top 1 bits of each half
+	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
+	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
+	vpsllq          xmm8, xmm0, 1
+	vpternlogd      xmm8, xmm2, xmm3, 150
+	vinserti32x4    zmm0, zmm0, xmm8, 1
+	vpsrlq          xmm2, xmm0, 62                  ; top 2 bits of each half
+	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
+	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
+	vpsllq          xmm8, xmm0, 2
+	vpternlogd      xmm8, xmm2, xmm3, 150
+	vinserti32x4    zmm0, zmm0, xmm8, 2
+	vpsrlq          xmm2, xmm0, 61                  ; top 3 bits of each half
+	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
+	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
+	vpsllq          xmm8, xmm0, 3
+	vpternlogd      xmm8, xmm2, xmm3, 150
+	vinserti32x4    zmm0, zmm0, xmm8, 3
 	mov             esi, r8d
 	and             esi, 15                         ; bytes past the last whole block
 	jz              near L.xts_enc_whole_blocks
@@ -119,397 +119,397 @@ L.xts_enc_main_done:
 	cmp             r8, 192
 	jbe             near L.xts_enc_final3
 L.xts_enc_final4:
-	vmovdqa64       zmm4, zmm8
-	vpsrlq          zmm10, zmm8, 60                 ; top 4 bits of each half
-	vpclmulqdq      zmm11, zmm10, zmm9, 1           ; high half's, times 0x87
-	vpslldq         zmm10, zmm10, 8                 ; low half's carry into high
-	vpsllq          zmm5, zmm8, 4
-	vpternlogd      zmm5, zmm10, zmm11, 150
-	vpsrldq         zmm10, zmm8, 15                 ; the top 8 bits
-	vpclmulqdq      zmm10, zmm10, zmm9, 0           ; ... times 0x87
-	vpslldq         zmm6, zmm8, 1
-	vpxord          zmm6, zmm6, zmm10
-	vpsrlq          zmm10, zmm8, 52                 ; top 12 bits of each half
-	vpclmulqdq      zmm11, zmm10, zmm9, 1           ; high half's, times 0x87
-	vpslldq         zmm10, zmm10, 8                 ; low half's carry into high
-	vpsllq          zmm7, zmm8, 12
-	vpternlogd      zmm7, zmm10, zmm11, 150
-	vpsrldq         zmm10, zmm8, 14                 ; the top 16 bits
-	vpclmulqdq      zmm10, zmm10, zmm9, 0           ; ... times 0x87
-	vpslldq         zmm8, zmm8, 2
-	vpxord          zmm8, zmm8, zmm10
+	vmovdqa64       zmm8, zmm0
+	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm9, zmm0, 4
+	vpternlogd      zmm9, zmm2, zmm3, 150
+	vpsrldq         zmm2, zmm0, 15                  ; the top 8 bits
+	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
+	vpslldq         zmm10, zmm0, 1
+	vpxord          zmm10, zmm10, zmm2
+	vpsrlq          zmm2, zmm0, 52                  ; top 12 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm11, zmm0, 12
+	vpternlogd      zmm11, zmm2, zmm3, 150
+	vpsrldq         zmm2, zmm0, 14                  ; the top 16 bits
+	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
+	vpslldq         zmm0, zmm0, 2
+	vpxord          zmm0, zmm0, zmm2
 	sub             r8, 192                         ; bytes in the last vector
-	vmovdqu8        zmm0, [rcx]
-	vpternlogd      zmm0, zmm4, zmm12, 150
-	vmovdqu8        zmm1, [rcx + 64]
-	vpternlogd      zmm1, zmm5, zmm12, 150
-	vmovdqu8        zmm2, [rcx + 128]
-	vpternlogd      zmm2, zmm6, zmm12, 150
+	vmovdqu8        zmm4, [rcx]
+	vpternlogd      zmm4, zmm8, zmm12, 150
+	vmovdqu8        zmm5, [rcx + 64]
+	vpternlogd      zmm5, zmm9, zmm12, 150
+	vmovdqu8        zmm6, [rcx + 128]
+	vpternlogd      zmm6, zmm10, zmm12, 150
 	mov             r11, -1
 	bzhi            r11, r11, r8
 	kmovq           k1, r11
-	vmovdqu8        zmm3{k1}{z}, [rcx + 192]
-	vpternlogd      zmm3, zmm7, zmm12, 150
+	vmovdqu8        zmm7{k1}{z}, [rcx + 192]
+	vpternlogd      zmm7, zmm11, zmm12, 150
 	cmp             eax, 12
 	jb              near L.xts_enc_final4_aes128
 	je              near L.xts_enc_final4_aes192
-	vaesenc         zmm0, zmm0, zmm26
-	vaesenc         zmm1, zmm1, zmm26
-	vaesenc         zmm2, zmm2, zmm26
-	vaesenc         zmm3, zmm3, zmm26
-	vaesenc         zmm0, zmm0, zmm25
-	vaesenc         zmm1, zmm1, zmm25
-	vaesenc         zmm2, zmm2, zmm25
-	vaesenc         zmm3, zmm3, zmm25
+	vaesenc         zmm4, zmm4, zmm26
+	vaesenc         zmm5, zmm5, zmm26
+	vaesenc         zmm6, zmm6, zmm26
+	vaesenc         zmm7, zmm7, zmm26
+	vaesenc         zmm4, zmm4, zmm25
+	vaesenc         zmm5, zmm5, zmm25
+	vaesenc         zmm6, zmm6, zmm25
+	vaesenc         zmm7, zmm7, zmm25
 L.xts_enc_final4_aes192:
-	vaesenc         zmm0, zmm0, zmm24
-	vaesenc         zmm1, zmm1, zmm24
-	vaesenc         zmm2, zmm2, zmm24
-	vaesenc         zmm3, zmm3, zmm24
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
+	vaesenc         zmm4, zmm4, zmm24
+	vaesenc         zmm5, zmm5, zmm24
+	vaesenc         zmm6, zmm6, zmm24
+	vaesenc         zmm7, zmm7, zmm24
+	vaesenc         zmm4, zmm4, zmm23
+	vaesenc         zmm5, zmm5, zmm23
+	vaesenc         zmm6, zmm6, zmm23
+	vaesenc         zmm7, zmm7, zmm23
 L.xts_enc_final4_aes128:
-	vaesenc         zmm0, zmm0, zmm22
-	vaesenc         zmm1, zmm1, zmm22
-	vaesenc         zmm2, zmm2, zmm22
-	vaesenc         zmm3, zmm3, zmm22
-	vaesenc         zmm0, zmm0, zmm21
-	vaesenc         zmm1, zmm1, zmm21
-	vaesenc         zmm2, zmm2, zmm21
-	vaesenc         zmm3, zmm3, zmm21
-	vaesenc         zmm0, zmm0, zmm20
-	vaesenc         zmm1, zmm1, zmm20
-	vaesenc         zmm2, zmm2, zmm20
-	vaesenc         zmm3, zmm3, zmm20
-	vaesenc         zmm0, zmm0, zmm19
-	vaesenc         zmm1, zmm1, zmm19
-	vaesenc         zmm2, zmm2, zmm19
-	vaesenc         zmm3, zmm3, zmm19
-	vaesenc         zmm0, zmm0, zmm18
-	vaesenc         zmm1, zmm1, zmm18
-	vaesenc         zmm2, zmm2, zmm18
-	vaesenc         zmm3, zmm3, zmm18
-	vaesenc         zmm0, zmm0, zmm17
-	vaesenc         zmm1, zmm1, zmm17
-	vaesenc         zmm2, zmm2, zmm17
-	vaesenc         zmm3, zmm3, zmm17
-	vaesenc         zmm0, zmm0, zmm16
-	vaesenc         zmm1, zmm1, zmm16
-	vaesenc         zmm2, zmm2, zmm16
-	vaesenc         zmm3, zmm3, zmm16
-	vaesenc         zmm0, zmm0, zmm15
-	vaesenc         zmm1, zmm1, zmm15
-	vaesenc         zmm2, zmm2, zmm15
-	vaesenc         zmm3, zmm3, zmm15
-	vaesenc         zmm0, zmm0, zmm14
-	vaesenc         zmm1, zmm1, zmm14
-	vaesenc         zmm2, zmm2, zmm14
-	vaesenc         zmm3, zmm3, zmm14
-	vpxord          zmm10, zmm13, zmm4
-	vaesenclast     zmm0, zmm0, zmm10
-	vmovdqu8        zword [rdx], zmm0
-	vpxord          zmm10, zmm13, zmm5
-	vaesenclast     zmm1, zmm1, zmm10
-	vmovdqu8        zword [rdx + 64], zmm1
-	vpxord          zmm10, zmm13, zmm6
-	vaesenclast     zmm2, zmm2, zmm10
-	vmovdqu8        zword [rdx + 128], zmm2
-	vpxord          zmm10, zmm13, zmm7
-	vaesenclast     zmm3, zmm3, zmm10
-	vmovdqu8        [rdx + 192]{k1}, zmm3
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vaesenc         zmm6, zmm6, zmm22
+	vaesenc         zmm7, zmm7, zmm22
+	vaesenc         zmm4, zmm4, zmm21
+	vaesenc         zmm5, zmm5, zmm21
+	vaesenc         zmm6, zmm6, zmm21
+	vaesenc         zmm7, zmm7, zmm21
+	vaesenc         zmm4, zmm4, zmm20
+	vaesenc         zmm5, zmm5, zmm20
+	vaesenc         zmm6, zmm6, zmm20
+	vaesenc         zmm7, zmm7, zmm20
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+	vaesenc         zmm4, zmm4, zmm18
+	vaesenc         zmm5, zmm5, zmm18
+	vaesenc         zmm6, zmm6, zmm18
+	vaesenc         zmm7, zmm7, zmm18
+	vaesenc         zmm4, zmm4, zmm17
+	vaesenc         zmm5, zmm5, zmm17
+	vaesenc         zmm6, zmm6, zmm17
+	vaesenc         zmm7, zmm7, zmm17
+	vaesenc         zmm4, zmm4, zmm16
+	vaesenc         zmm5, zmm5, zmm16
+	vaesenc         zmm6, zmm6, zmm16
+	vaesenc         zmm7, zmm7, zmm16
+	vaesenc         zmm4, zmm4, zmm15
+	vaesenc         zmm5, zmm5, zmm15
+	vaesenc         zmm6, zmm6, zmm15
+	vaesenc         zmm7, zmm7, zmm15
+	vaesenc         zmm4, zmm4, zmm14
+	vaesenc         zmm5, zmm5, zmm14
+	vaesenc         zmm6, zmm6, zmm14
+	vaesenc         zmm7, zmm7, zmm14
+	vpxord          zmm2, zmm13, zmm8
+	vaesenclast     zmm4, zmm4, zmm2
+	vmovdqu8        zword [rdx], zmm4
+	vpxord          zmm2, zmm13, zmm9
+	vaesenclast     zmm5, zmm5, zmm2
+	vmovdqu8        zword [rdx + 64], zmm5
+	vpxord          zmm2, zmm13, zmm10
+	vaesenclast     zmm6, zmm6, zmm2
+	vmovdqu8        zword [rdx + 128], zmm6
+	vpxord          zmm2, zmm13, zmm11
+	vaesenclast     zmm7, zmm7, zmm2
+	vmovdqu8        [rdx + 192]{k1}, zmm7
 	add             rcx, r8
 	add             rdx, r8
 	add             rcx, 192
 	add             rdx, 192
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          zmm10, zmm7, 63                 ; top 1 bits of each half
-	vpclmulqdq      zmm11, zmm10, zmm9, 1           ; high half's, times 0x87
-	vpslldq         zmm10, zmm10, 8                 ; low half's carry into high
-	vpsllq          zmm7, zmm7, 1
-	vpternlogd      zmm7, zmm10, zmm11, 150
+	vpsrlq          zmm2, zmm11, 63                 ; top 1 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm11, zmm11, 1
+	vpternlogd      zmm11, zmm2, zmm3, 150
 	lea             r11, [rel L.xts_lane_select]
-	vmovdqu8        xmm11, oword [r11 + r8*1 - 16]
-	vpermd          zmm10, zmm11, zmm7
+	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
+	vpermd          zmm2, zmm3, zmm11
 	jmp             near L.xts_enc_steal_or_done
 L.xts_enc_final3:
-	vmovdqa64       zmm4, zmm8
-	vpsrlq          zmm10, zmm8, 60                 ; top 4 bits of each half
-	vpclmulqdq      zmm11, zmm10, zmm9, 1           ; high half's, times 0x87
-	vpslldq         zmm10, zmm10, 8                 ; low half's carry into high
-	vpsllq          zmm5, zmm8, 4
-	vpternlogd      zmm5, zmm10, zmm11, 150
-	vpsrldq         zmm10, zmm8, 15                 ; the top 8 bits
-	vpclmulqdq      zmm10, zmm10, zmm9, 0           ; ... times 0x87
-	vpslldq         zmm6, zmm8, 1
-	vpxord          zmm6, zmm6, zmm10
-	vpsrlq          zmm10, zmm8, 52                 ; top 12 bits of each half
-	vpclmulqdq      zmm11, zmm10, zmm9, 1           ; high half's, times 0x87
-	vpslldq         zmm10, zmm10, 8                 ; low half's carry into high
-	vpsllq          zmm8, zmm8, 12
-	vpternlogd      zmm8, zmm10, zmm11, 150
+	vmovdqa64       zmm8, zmm0
+	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm9, zmm0, 4
+	vpternlogd      zmm9, zmm2, zmm3, 150
+	vpsrldq         zmm2, zmm0, 15                  ; the top 8 bits
+	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
+	vpslldq         zmm10, zmm0, 1
+	vpxord          zmm10, zmm10, zmm2
+	vpsrlq          zmm2, zmm0, 52                  ; top 12 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm0, zmm0, 12
+	vpternlogd      zmm0, zmm2, zmm3, 150
 	sub             r8, 128                         ; bytes in the last vector
-	vmovdqu8        zmm0, [rcx]
-	vpternlogd      zmm0, zmm4, zmm12, 150
-	vmovdqu8        zmm1, [rcx + 64]
-	vpternlogd      zmm1, zmm5, zmm12, 150
+	vmovdqu8        zmm4, [rcx]
+	vpternlogd      zmm4, zmm8, zmm12, 150
+	vmovdqu8        zmm5, [rcx + 64]
+	vpternlogd      zmm5, zmm9, zmm12, 150
 	mov             r11, -1
 	bzhi            r11, r11, r8
 	kmovq           k1, r11
-	vmovdqu8        zmm2{k1}{z}, [rcx + 128]
-	vpternlogd      zmm2, zmm6, zmm12, 150
+	vmovdqu8        zmm6{k1}{z}, [rcx + 128]
+	vpternlogd      zmm6, zmm10, zmm12, 150
 	cmp             eax, 12
 	jb              near L.xts_enc_final3_aes128
 	je              near L.xts_enc_final3_aes192
-	vaesenc         zmm0, zmm0, zmm26
-	vaesenc         zmm1, zmm1, zmm26
-	vaesenc         zmm2, zmm2, zmm26
-	vaesenc         zmm0, zmm0, zmm25
-	vaesenc         zmm1, zmm1, zmm25
-	vaesenc         zmm2, zmm2, zmm25
+	vaesenc         zmm4, zmm4, zmm26
+	vaesenc         zmm5, zmm5, zmm26
+	vaesenc         zmm6, zmm6, zmm26
+	vaesenc         zmm4, zmm4, zmm25
+	vaesenc         zmm5, zmm5, zmm25
+	vaesenc         zmm6, zmm6, zmm25
 L.xts_enc_final3_aes192:
-	vaesenc         zmm0, zmm0, zmm24
-	vaesenc         zmm1, zmm1, zmm24
-	vaesenc         zmm2, zmm2, zmm24
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
+	vaesenc         zmm4, zmm4, zmm24
+	vaesenc         zmm5, zmm5, zmm24
+	vaesenc         zmm6, zmm6, zmm24
+	vaesenc         zmm4, zmm4, zmm23
+	vaesenc         zmm5, zmm5, zmm23
+	vaesenc         zmm6, zmm6, zmm23
 L.xts_enc_final3_aes128:
-	vaesenc         zmm0, zmm0, zmm22
-	vaesenc         zmm1, zmm1, zmm22
-	vaesenc         zmm2, zmm2, zmm22
-	vaesenc         zmm0, zmm0, zmm21
-	vaesenc         zmm1, zmm1, zmm21
-	vaesenc         zmm2, zmm2, zmm21
-	vaesenc         zmm0, zmm0, zmm20
-	vaesenc         zmm1, zmm1, zmm20
-	vaesenc         zmm2, zmm2, zmm20
-	vaesenc         zmm0, zmm0, zmm19
-	vaesenc         zmm1, zmm1, zmm19
-	vaesenc         zmm2, zmm2, zmm19
-	vaesenc         zmm0, zmm0, zmm18
-	vaesenc         zmm1, zmm1, zmm18
-	vaesenc         zmm2, zmm2, zmm18
-	vaesenc         zmm0, zmm0, zmm17
-	vaesenc         zmm1, zmm1, zmm17
-	vaesenc         zmm2, zmm2, zmm17
-	vaesenc         zmm0, zmm0, zmm16
-	vaesenc         zmm1, zmm1, zmm16
-	vaesenc         zmm2, zmm2, zmm16
-	vaesenc         zmm0, zmm0, zmm15
-	vaesenc         zmm1, zmm1, zmm15
-	vaesenc         zmm2, zmm2, zmm15
-	vaesenc         zmm0, zmm0, zmm14
-	vaesenc         zmm1, zmm1, zmm14
-	vaesenc         zmm2, zmm2, zmm14
-	vpxord          zmm10, zmm13, zmm4
-	vaesenclast     zmm0, zmm0, zmm10
-	vmovdqu8        zword [rdx], zmm0
-	vpxord          zmm10, zmm13, zmm5
-	vaesenclast     zmm1, zmm1, zmm10
-	vmovdqu8        zword [rdx + 64], zmm1
-	vpxord          zmm10, zmm13, zmm6
-	vaesenclast     zmm2, zmm2, zmm10
-	vmovdqu8        [rdx + 128]{k1}, zmm2
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vaesenc         zmm6, zmm6, zmm22
+	vaesenc         zmm4, zmm4, zmm21
+	vaesenc         zmm5, zmm5, zmm21
+	vaesenc         zmm6, zmm6, zmm21
+	vaesenc         zmm4, zmm4, zmm20
+	vaesenc         zmm5, zmm5, zmm20
+	vaesenc         zmm6, zmm6, zmm20
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm4, zmm4, zmm18
+	vaesenc         zmm5, zmm5, zmm18
+	vaesenc         zmm6, zmm6, zmm18
+	vaesenc         zmm4, zmm4, zmm17
+	vaesenc         zmm5, zmm5, zmm17
+	vaesenc         zmm6, zmm6, zmm17
+	vaesenc         zmm4, zmm4, zmm16
+	vaesenc         zmm5, zmm5, zmm16
+	vaesenc         zmm6, zmm6, zmm16
+	vaesenc         zmm4, zmm4, zmm15
+	vaesenc         zmm5, zmm5, zmm15
+	vaesenc         zmm6, zmm6, zmm15
+	vaesenc         zmm4, zmm4, zmm14
+	vaesenc         zmm5, zmm5, zmm14
+	vaesenc         zmm6, zmm6, zmm14
+	vpxord          zmm2, zmm13, zmm8
+	vaesenclast     zmm4, zmm4, zmm2
+	vmovdqu8        zword [rdx], zmm4
+	vpxord          zmm2, zmm13, zmm9
+	vaesenclast     zmm5, zmm5, zmm2
+	vmovdqu8        zword [rdx + 64], zmm5
+	vpxord          zmm2, zmm13, zmm10
+	vaesenclast     zmm6, zmm6, zmm2
+	vmovdqu8        [rdx + 128]{k1}, zmm6
 	add             rcx, r8
 	add             rdx, r8
 	add             rcx, 128
 	add             rdx, 128
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          zmm10, zmm6, 63                 ; top 1 bits of each half
-	vpclmulqdq      zmm11, zmm10, zmm9, 1           ; high half's, times 0x87
-	vpslldq         zmm10, zmm10, 8                 ; low half's carry into high
-	vpsllq          zmm6, zmm6, 1
-	vpternlogd      zmm6, zmm10, zmm11, 150
+	vpsrlq          zmm2, zmm10, 63                 ; top 1 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm10, zmm10, 1
+	vpternlogd      zmm10, zmm2, zmm3, 150
 	lea             r11, [rel L.xts_lane_select]
-	vmovdqu8        xmm11, oword [r11 + r8*1 - 16]
-	vpermd          zmm10, zmm11, zmm6
+	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
+	vpermd          zmm2, zmm3, zmm10
 	jmp             near L.xts_enc_steal_or_done
 L.xts_enc_final2:
-	vmovdqa64       zmm4, zmm8
-	vpsrlq          zmm10, zmm8, 60                 ; top 4 bits of each half
-	vpclmulqdq      zmm11, zmm10, zmm9, 1           ; high half's, times 0x87
-	vpslldq         zmm10, zmm10, 8                 ; low half's carry into high
-	vpsllq          zmm5, zmm8, 4
-	vpternlogd      zmm5, zmm10, zmm11, 150
-	vpsrldq         zmm10, zmm8, 15                 ; the top 8 bits
-	vpclmulqdq      zmm10, zmm10, zmm9, 0           ; ... times 0x87
-	vpslldq         zmm8, zmm8, 1
-	vpxord          zmm8, zmm8, zmm10
+	vmovdqa64       zmm8, zmm0
+	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm9, zmm0, 4
+	vpternlogd      zmm9, zmm2, zmm3, 150
+	vpsrldq         zmm2, zmm0, 15                  ; the top 8 bits
+	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
+	vpslldq         zmm0, zmm0, 1
+	vpxord          zmm0, zmm0, zmm2
 	sub             r8, 64                          ; bytes in the last vector
-	vmovdqu8        zmm0, [rcx]
-	vpternlogd      zmm0, zmm4, zmm12, 150
+	vmovdqu8        zmm4, [rcx]
+	vpternlogd      zmm4, zmm8, zmm12, 150
 	mov             r11, -1
 	bzhi            r11, r11, r8
 	kmovq           k1, r11
-	vmovdqu8        zmm1{k1}{z}, [rcx + 64]
-	vpternlogd      zmm1, zmm5, zmm12, 150
+	vmovdqu8        zmm5{k1}{z}, [rcx + 64]
+	vpternlogd      zmm5, zmm9, zmm12, 150
 	cmp             eax, 12
 	jb              near L.xts_enc_final2_aes128
 	je              near L.xts_enc_final2_aes192
-	vaesenc         zmm0, zmm0, zmm26
-	vaesenc         zmm1, zmm1, zmm26
-	vaesenc         zmm0, zmm0, zmm25
-	vaesenc         zmm1, zmm1, zmm25
+	vaesenc         zmm4, zmm4, zmm26
+	vaesenc         zmm5, zmm5, zmm26
+	vaesenc         zmm4, zmm4, zmm25
+	vaesenc         zmm5, zmm5, zmm25
 L.xts_enc_final2_aes192:
-	vaesenc         zmm0, zmm0, zmm24
-	vaesenc         zmm1, zmm1, zmm24
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
+	vaesenc         zmm4, zmm4, zmm24
+	vaesenc         zmm5, zmm5, zmm24
+	vaesenc         zmm4, zmm4, zmm23
+	vaesenc         zmm5, zmm5, zmm23
 L.xts_enc_final2_aes128:
-	vaesenc         zmm0, zmm0, zmm22
-	vaesenc         zmm1, zmm1, zmm22
-	vaesenc         zmm0, zmm0, zmm21
-	vaesenc         zmm1, zmm1, zmm21
-	vaesenc         zmm0, zmm0, zmm20
-	vaesenc         zmm1, zmm1, zmm20
-	vaesenc         zmm0, zmm0, zmm19
-	vaesenc         zmm1, zmm1, zmm19
-	vaesenc         zmm0, zmm0, zmm18
-	vaesenc         zmm1, zmm1, zmm18
-	vaesenc         zmm0, zmm0, zmm17
-	vaesenc         zmm1, zmm1, zmm17
-	vaesenc         zmm0, zmm0, zmm16
-	vaesenc         zmm1, zmm1, zmm16
-	vaesenc         zmm0, zmm0, zmm15
-	vaesenc         zmm1, zmm1, zmm15
-	vaesenc         zmm0, zmm0, zmm14
-	vaesenc         zmm1, zmm1, zmm14
-	vpxord          zmm10, zmm13, zmm4
-	vaesenclast     zmm0, zmm0, zmm10
-	vmovdqu8        zword [rdx], zmm0
-	vpxord          zmm10, zmm13, zmm5
-	vaesenclast     zmm1, zmm1, zmm10
-	vmovdqu8        [rdx + 64]{k1}, zmm1
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vaesenc         zmm4, zmm4, zmm21
+	vaesenc         zmm5, zmm5, zmm21
+	vaesenc         zmm4, zmm4, zmm20
+	vaesenc         zmm5, zmm5, zmm20
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm4, zmm4, zmm18
+	vaesenc         zmm5, zmm5, zmm18
+	vaesenc         zmm4, zmm4, zmm17
+	vaesenc         zmm5, zmm5, zmm17
+	vaesenc         zmm4, zmm4, zmm16
+	vaesenc         zmm5, zmm5, zmm16
+	vaesenc         zmm4, zmm4, zmm15
+	vaesenc         zmm5, zmm5, zmm15
+	vaesenc         zmm4, zmm4, zmm14
+	vaesenc         zmm5, zmm5, zmm14
+	vpxord          zmm2, zmm13, zmm8
+	vaesenclast     zmm4, zmm4, zmm2
+	vmovdqu8        zword [rdx], zmm4
+	vpxord          zmm2, zmm13, zmm9
+	vaesenclast     zmm5, zmm5, zmm2
+	vmovdqu8        [rdx + 64]{k1}, zmm5
 	add             rcx, r8
 	add             rdx, r8
 	add             rcx, 64
 	add             rdx, 64
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          zmm10, zmm5, 63                 ; top 1 bits of each half
-	vpclmulqdq      zmm11, zmm10, zmm9, 1           ; high half's, times 0x87
-	vpslldq         zmm10, zmm10, 8                 ; low half's carry into high
-	vpsllq          zmm5, zmm5, 1
-	vpternlogd      zmm5, zmm10, zmm11, 150
+	vpsrlq          zmm2, zmm9, 63                  ; top 1 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm9, zmm9, 1
+	vpternlogd      zmm9, zmm2, zmm3, 150
 	lea             r11, [rel L.xts_lane_select]
-	vmovdqu8        xmm11, oword [r11 + r8*1 - 16]
-	vpermd          zmm10, zmm11, zmm5
+	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
+	vpermd          zmm2, zmm3, zmm9
 	jmp             near L.xts_enc_steal_or_done
 L.xts_enc_final1:
-	vmovdqa64       zmm4, zmm8
-	vpsrlq          zmm10, zmm8, 60                 ; top 4 bits of each half
-	vpclmulqdq      zmm11, zmm10, zmm9, 1           ; high half's, times 0x87
-	vpslldq         zmm10, zmm10, 8                 ; low half's carry into high
-	vpsllq          zmm8, zmm8, 4
-	vpternlogd      zmm8, zmm10, zmm11, 150
+	vmovdqa64       zmm8, zmm0
+	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm0, zmm0, 4
+	vpternlogd      zmm0, zmm2, zmm3, 150
 	mov             r11, -1
 	bzhi            r11, r11, r8
 	kmovq           k1, r11
-	vmovdqu8        zmm0{k1}{z}, [rcx]
-	vpternlogd      zmm0, zmm4, zmm12, 150
+	vmovdqu8        zmm4{k1}{z}, [rcx]
+	vpternlogd      zmm4, zmm8, zmm12, 150
 	cmp             eax, 12
 	jb              near L.xts_enc_final1_aes128
 	je              near L.xts_enc_final1_aes192
-	vaesenc         zmm0, zmm0, zmm26
-	vaesenc         zmm0, zmm0, zmm25
+	vaesenc         zmm4, zmm4, zmm26
+	vaesenc         zmm4, zmm4, zmm25
 L.xts_enc_final1_aes192:
-	vaesenc         zmm0, zmm0, zmm24
-	vaesenc         zmm0, zmm0, zmm23
+	vaesenc         zmm4, zmm4, zmm24
+	vaesenc         zmm4, zmm4, zmm23
 L.xts_enc_final1_aes128:
-	vaesenc         zmm0, zmm0, zmm22
-	vaesenc         zmm0, zmm0, zmm21
-	vaesenc         zmm0, zmm0, zmm20
-	vaesenc         zmm0, zmm0, zmm19
-	vaesenc         zmm0, zmm0, zmm18
-	vaesenc         zmm0, zmm0, zmm17
-	vaesenc         zmm0, zmm0, zmm16
-	vaesenc         zmm0, zmm0, zmm15
-	vaesenc         zmm0, zmm0, zmm14
-	vpxord          zmm10, zmm13, zmm4
-	vaesenclast     zmm0, zmm0, zmm10
-	vmovdqu8        [rdx]{k1}, zmm0
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm4, zmm4, zmm21
+	vaesenc         zmm4, zmm4, zmm20
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm4, zmm4, zmm18
+	vaesenc         zmm4, zmm4, zmm17
+	vaesenc         zmm4, zmm4, zmm16
+	vaesenc         zmm4, zmm4, zmm15
+	vaesenc         zmm4, zmm4, zmm14
+	vpxord          zmm2, zmm13, zmm8
+	vaesenclast     zmm4, zmm4, zmm2
+	vmovdqu8        [rdx]{k1}, zmm4
 	add             rcx, r8
 	add             rdx, r8
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          zmm10, zmm4, 63                 ; top 1 bits of each half
-	vpclmulqdq      zmm11, zmm10, zmm9, 1           ; high half's, times 0x87
-	vpslldq         zmm10, zmm10, 8                 ; low half's carry into high
-	vpsllq          zmm4, zmm4, 1
-	vpternlogd      zmm4, zmm10, zmm11, 150
+	vpsrlq          zmm2, zmm8, 63                  ; top 1 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm8, zmm8, 1
+	vpternlogd      zmm8, zmm2, zmm3, 150
 	lea             r11, [rel L.xts_lane_select]
-	vmovdqu8        xmm11, oword [r11 + r8*1 - 16]
-	vpermd          zmm10, zmm11, zmm4
+	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
+	vpermd          zmm2, zmm3, zmm8
 	jmp             near L.xts_enc_steal_or_done
 
 L.xts_enc_no_tail:
-	vmovdqa64       xmm10, xmm8                     ; the next block's tweak
+	vmovdqa64       xmm2, xmm0                      ; the next block's tweak
 L.xts_enc_steal_or_done:
 	test            rsi, rsi
 	jz              near L.xts_enc_return
-	vpsrlq          xmm4, xmm10, 63                 ; top 1 bits of each half
-	vpclmulqdq      xmm8, xmm4, xmm9, 1             ; high half's, times 0x87
-	vpslldq         xmm4, xmm4, 8                   ; low half's carry into high
-	vpsllq          xmm11, xmm10, 1
-	vpternlogd      xmm11, xmm4, xmm8, 150
-	vmovdqu8        xmm4, oword [rcx + rsi*1]       ; last 16 bytes of src
-	vpxord          xmm0, xmm10, oword [rcx]
-	vpxord          xmm0, xmm0, oword [rdi]
+	vpsrlq          xmm8, xmm2, 63                  ; top 1 bits of each half
+	vpclmulqdq      xmm0, xmm8, xmm1, 1             ; high half's, times 0x87
+	vpslldq         xmm8, xmm8, 8                   ; low half's carry into high
+	vpsllq          xmm3, xmm2, 1
+	vpternlogd      xmm3, xmm8, xmm0, 150
+	vmovdqu8        xmm8, oword [rcx + rsi*1]       ; last 16 bytes of src
+	vpxord          xmm4, xmm2, oword [rcx]
+	vpxord          xmm4, xmm4, oword [rdi]
 	cmp             eax, 12
 	jb              near L.xts_enc_steal_a_aes128
 	je              near L.xts_enc_steal_a_aes192
-	vaesenc         xmm0, xmm0, oword [r10 - 208]
-	vaesenc         xmm0, xmm0, oword [r10 - 192]
+	vaesenc         xmm4, xmm4, oword [r10 - 208]
+	vaesenc         xmm4, xmm4, oword [r10 - 192]
 L.xts_enc_steal_a_aes192:
-	vaesenc         xmm0, xmm0, oword [r10 - 176]
-	vaesenc         xmm0, xmm0, oword [r10 - 160]
+	vaesenc         xmm4, xmm4, oword [r10 - 176]
+	vaesenc         xmm4, xmm4, oword [r10 - 160]
 L.xts_enc_steal_a_aes128:
-	vaesenc         xmm0, xmm0, oword [r10 - 144]
-	vaesenc         xmm0, xmm0, oword [r10 - 128]
-	vaesenc         xmm0, xmm0, oword [r10 - 112]
-	vaesenc         xmm0, xmm0, oword [r10 - 96]
-	vaesenc         xmm0, xmm0, oword [r10 - 80]
-	vaesenc         xmm0, xmm0, oword [r10 - 64]
-	vaesenc         xmm0, xmm0, oword [r10 - 48]
-	vaesenc         xmm0, xmm0, oword [r10 - 32]
-	vaesenc         xmm0, xmm0, oword [r10 - 16]
-	vaesenclast     xmm0, xmm0, oword [r10]
-	vpxord          xmm0, xmm0, xmm10
+	vaesenc         xmm4, xmm4, oword [r10 - 144]
+	vaesenc         xmm4, xmm4, oword [r10 - 128]
+	vaesenc         xmm4, xmm4, oword [r10 - 112]
+	vaesenc         xmm4, xmm4, oword [r10 - 96]
+	vaesenc         xmm4, xmm4, oword [r10 - 80]
+	vaesenc         xmm4, xmm4, oword [r10 - 64]
+	vaesenc         xmm4, xmm4, oword [r10 - 48]
+	vaesenc         xmm4, xmm4, oword [r10 - 32]
+	vaesenc         xmm4, xmm4, oword [r10 - 16]
+	vaesenclast     xmm4, xmm4, oword [r10]
+	vpxord          xmm4, xmm4, xmm2
 	lea             r11, [rel L.xts_cts_table]
 ; short block out: CC's first PART bytes, at the top of a store ending at the end
-	vmovdqu8        xmm9, oword [r11 + rsi*1]
-	vpshufb         xmm9, xmm0, xmm9
+	vmovdqu8        xmm1, oword [r11 + rsi*1]
+	vpshufb         xmm1, xmm4, xmm1
 ; last whole block in: the PART stolen bytes, then CC from byte PART on
 	neg             rsi
-	vmovdqu8        xmm8, oword [r11 + rsi*1 + 32]
-	vpshufb         xmm4, xmm4, xmm8
-	vmovdqu8        xmm8, oword [r11 + rsi*1 + 64]
+	vmovdqu8        xmm0, oword [r11 + rsi*1 + 32]
+	vpshufb         xmm8, xmm8, xmm0
+	vmovdqu8        xmm0, oword [r11 + rsi*1 + 64]
 	neg             rsi
-	vpternlogd      xmm0, xmm8, xmm4, 234           ; (CC & MASK) | TAIL16
-	vmovdqu8        oword [rdx + rsi*1], xmm9
-	vpxord          xmm0, xmm0, xmm11
-	vpxord          xmm0, xmm0, oword [rdi]
+	vpternlogd      xmm4, xmm0, xmm8, 234           ; (CC & MASK) | TAIL16
+	vmovdqu8        oword [rdx + rsi*1], xmm1
+	vpxord          xmm4, xmm4, xmm3
+	vpxord          xmm4, xmm4, oword [rdi]
 	cmp             eax, 12
 	jb              near L.xts_enc_steal_b_aes128
 	je              near L.xts_enc_steal_b_aes192
-	vaesenc         xmm0, xmm0, oword [r10 - 208]
-	vaesenc         xmm0, xmm0, oword [r10 - 192]
+	vaesenc         xmm4, xmm4, oword [r10 - 208]
+	vaesenc         xmm4, xmm4, oword [r10 - 192]
 L.xts_enc_steal_b_aes192:
-	vaesenc         xmm0, xmm0, oword [r10 - 176]
-	vaesenc         xmm0, xmm0, oword [r10 - 160]
+	vaesenc         xmm4, xmm4, oword [r10 - 176]
+	vaesenc         xmm4, xmm4, oword [r10 - 160]
 L.xts_enc_steal_b_aes128:
-	vaesenc         xmm0, xmm0, oword [r10 - 144]
-	vaesenc         xmm0, xmm0, oword [r10 - 128]
-	vaesenc         xmm0, xmm0, oword [r10 - 112]
-	vaesenc         xmm0, xmm0, oword [r10 - 96]
-	vaesenc         xmm0, xmm0, oword [r10 - 80]
-	vaesenc         xmm0, xmm0, oword [r10 - 64]
-	vaesenc         xmm0, xmm0, oword [r10 - 48]
-	vaesenc         xmm0, xmm0, oword [r10 - 32]
-	vaesenc         xmm0, xmm0, oword [r10 - 16]
-	vaesenclast     xmm0, xmm0, oword [r10]
-	vpxord          xmm0, xmm0, xmm11
-	vmovdqu8        oword [rdx], xmm0
+	vaesenc         xmm4, xmm4, oword [r10 - 144]
+	vaesenc         xmm4, xmm4, oword [r10 - 128]
+	vaesenc         xmm4, xmm4, oword [r10 - 112]
+	vaesenc         xmm4, xmm4, oword [r10 - 96]
+	vaesenc         xmm4, xmm4, oword [r10 - 80]
+	vaesenc         xmm4, xmm4, oword [r10 - 64]
+	vaesenc         xmm4, xmm4, oword [r10 - 48]
+	vaesenc         xmm4, xmm4, oword [r10 - 32]
+	vaesenc         xmm4, xmm4, oword [r10 - 16]
+	vaesenclast     xmm4, xmm4, oword [r10]
+	vpxord          xmm4, xmm4, xmm3
+	vmovdqu8        oword [rdx], xmm4
 L.xts_enc_return:
 	xor             eax, eax
 	vzeroupper
@@ -519,102 +519,102 @@ L.xts_enc_return:
 L.xts_enc_main_loop:
 ; LLVM-MCA-BEGIN xts_enc_avx10_512_main_loop
 ; 4 vectors = 256 bytes per iteration
-	vmovdqa64       zmm4, zmm8
-	vpsrlq          zmm10, zmm8, 60                 ; top 4 bits of each half
-	vpclmulqdq      zmm11, zmm10, zmm9, 1           ; high half's, times 0x87
-	vpslldq         zmm10, zmm10, 8                 ; low half's carry into high
-	vpsllq          zmm5, zmm8, 4
-	vpternlogd      zmm5, zmm10, zmm11, 150
-	vpsrldq         zmm10, zmm8, 15                 ; the top 8 bits
-	vpclmulqdq      zmm10, zmm10, zmm9, 0           ; ... times 0x87
-	vpslldq         zmm6, zmm8, 1
-	vpxord          zmm6, zmm6, zmm10
-	vpsrlq          zmm10, zmm8, 52                 ; top 12 bits of each half
-	vpclmulqdq      zmm11, zmm10, zmm9, 1           ; high half's, times 0x87
-	vpslldq         zmm10, zmm10, 8                 ; low half's carry into high
-	vpsllq          zmm7, zmm8, 12
-	vpternlogd      zmm7, zmm10, zmm11, 150
-	vpsrldq         zmm10, zmm8, 14                 ; the top 16 bits
-	vpclmulqdq      zmm10, zmm10, zmm9, 0           ; ... times 0x87
-	vpslldq         zmm8, zmm8, 2
-	vpxord          zmm8, zmm8, zmm10
-	vmovdqu8        zmm0, [rcx]
-	vpternlogd      zmm0, zmm4, zmm12, 150
-	vmovdqu8        zmm1, [rcx + 64]
-	vpternlogd      zmm1, zmm5, zmm12, 150
-	vmovdqu8        zmm2, [rcx + 128]
-	vpternlogd      zmm2, zmm6, zmm12, 150
-	vmovdqu8        zmm3, [rcx + 192]
-	vpternlogd      zmm3, zmm7, zmm12, 150
+	vmovdqa64       zmm8, zmm0
+	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm9, zmm0, 4
+	vpternlogd      zmm9, zmm2, zmm3, 150
+	vpsrldq         zmm2, zmm0, 15                  ; the top 8 bits
+	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
+	vpslldq         zmm10, zmm0, 1
+	vpxord          zmm10, zmm10, zmm2
+	vpsrlq          zmm2, zmm0, 52                  ; top 12 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm11, zmm0, 12
+	vpternlogd      zmm11, zmm2, zmm3, 150
+	vpsrldq         zmm2, zmm0, 14                  ; the top 16 bits
+	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
+	vpslldq         zmm0, zmm0, 2
+	vpxord          zmm0, zmm0, zmm2
+	vmovdqu8        zmm4, [rcx]
+	vpternlogd      zmm4, zmm8, zmm12, 150
+	vmovdqu8        zmm5, [rcx + 64]
+	vpternlogd      zmm5, zmm9, zmm12, 150
+	vmovdqu8        zmm6, [rcx + 128]
+	vpternlogd      zmm6, zmm10, zmm12, 150
+	vmovdqu8        zmm7, [rcx + 192]
+	vpternlogd      zmm7, zmm11, zmm12, 150
 	cmp             eax, 12
 	jb              near L.xts_enc_main_aes128
 	je              near L.xts_enc_main_aes192
-	vaesenc         zmm0, zmm0, zmm26
-	vaesenc         zmm1, zmm1, zmm26
-	vaesenc         zmm2, zmm2, zmm26
-	vaesenc         zmm3, zmm3, zmm26
-	vaesenc         zmm0, zmm0, zmm25
-	vaesenc         zmm1, zmm1, zmm25
-	vaesenc         zmm2, zmm2, zmm25
-	vaesenc         zmm3, zmm3, zmm25
+	vaesenc         zmm4, zmm4, zmm26
+	vaesenc         zmm5, zmm5, zmm26
+	vaesenc         zmm6, zmm6, zmm26
+	vaesenc         zmm7, zmm7, zmm26
+	vaesenc         zmm4, zmm4, zmm25
+	vaesenc         zmm5, zmm5, zmm25
+	vaesenc         zmm6, zmm6, zmm25
+	vaesenc         zmm7, zmm7, zmm25
 L.xts_enc_main_aes192:
-	vaesenc         zmm0, zmm0, zmm24
-	vaesenc         zmm1, zmm1, zmm24
-	vaesenc         zmm2, zmm2, zmm24
-	vaesenc         zmm3, zmm3, zmm24
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
+	vaesenc         zmm4, zmm4, zmm24
+	vaesenc         zmm5, zmm5, zmm24
+	vaesenc         zmm6, zmm6, zmm24
+	vaesenc         zmm7, zmm7, zmm24
+	vaesenc         zmm4, zmm4, zmm23
+	vaesenc         zmm5, zmm5, zmm23
+	vaesenc         zmm6, zmm6, zmm23
+	vaesenc         zmm7, zmm7, zmm23
 L.xts_enc_main_aes128:
-	vaesenc         zmm0, zmm0, zmm22
-	vaesenc         zmm1, zmm1, zmm22
-	vaesenc         zmm2, zmm2, zmm22
-	vaesenc         zmm3, zmm3, zmm22
-	vaesenc         zmm0, zmm0, zmm21
-	vaesenc         zmm1, zmm1, zmm21
-	vaesenc         zmm2, zmm2, zmm21
-	vaesenc         zmm3, zmm3, zmm21
-	vaesenc         zmm0, zmm0, zmm20
-	vaesenc         zmm1, zmm1, zmm20
-	vaesenc         zmm2, zmm2, zmm20
-	vaesenc         zmm3, zmm3, zmm20
-	vaesenc         zmm0, zmm0, zmm19
-	vaesenc         zmm1, zmm1, zmm19
-	vaesenc         zmm2, zmm2, zmm19
-	vaesenc         zmm3, zmm3, zmm19
-	vaesenc         zmm0, zmm0, zmm18
-	vaesenc         zmm1, zmm1, zmm18
-	vaesenc         zmm2, zmm2, zmm18
-	vaesenc         zmm3, zmm3, zmm18
-	vaesenc         zmm0, zmm0, zmm17
-	vaesenc         zmm1, zmm1, zmm17
-	vaesenc         zmm2, zmm2, zmm17
-	vaesenc         zmm3, zmm3, zmm17
-	vaesenc         zmm0, zmm0, zmm16
-	vaesenc         zmm1, zmm1, zmm16
-	vaesenc         zmm2, zmm2, zmm16
-	vaesenc         zmm3, zmm3, zmm16
-	vaesenc         zmm0, zmm0, zmm15
-	vaesenc         zmm1, zmm1, zmm15
-	vaesenc         zmm2, zmm2, zmm15
-	vaesenc         zmm3, zmm3, zmm15
-	vaesenc         zmm0, zmm0, zmm14
-	vaesenc         zmm1, zmm1, zmm14
-	vaesenc         zmm2, zmm2, zmm14
-	vaesenc         zmm3, zmm3, zmm14
-	vpxord          zmm10, zmm13, zmm4
-	vaesenclast     zmm0, zmm0, zmm10
-	vmovdqu8        zword [rdx], zmm0
-	vpxord          zmm10, zmm13, zmm5
-	vaesenclast     zmm1, zmm1, zmm10
-	vmovdqu8        zword [rdx + 64], zmm1
-	vpxord          zmm10, zmm13, zmm6
-	vaesenclast     zmm2, zmm2, zmm10
-	vmovdqu8        zword [rdx + 128], zmm2
-	vpxord          zmm10, zmm13, zmm7
-	vaesenclast     zmm3, zmm3, zmm10
-	vmovdqu8        zword [rdx + 192], zmm3
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vaesenc         zmm6, zmm6, zmm22
+	vaesenc         zmm7, zmm7, zmm22
+	vaesenc         zmm4, zmm4, zmm21
+	vaesenc         zmm5, zmm5, zmm21
+	vaesenc         zmm6, zmm6, zmm21
+	vaesenc         zmm7, zmm7, zmm21
+	vaesenc         zmm4, zmm4, zmm20
+	vaesenc         zmm5, zmm5, zmm20
+	vaesenc         zmm6, zmm6, zmm20
+	vaesenc         zmm7, zmm7, zmm20
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+	vaesenc         zmm4, zmm4, zmm18
+	vaesenc         zmm5, zmm5, zmm18
+	vaesenc         zmm6, zmm6, zmm18
+	vaesenc         zmm7, zmm7, zmm18
+	vaesenc         zmm4, zmm4, zmm17
+	vaesenc         zmm5, zmm5, zmm17
+	vaesenc         zmm6, zmm6, zmm17
+	vaesenc         zmm7, zmm7, zmm17
+	vaesenc         zmm4, zmm4, zmm16
+	vaesenc         zmm5, zmm5, zmm16
+	vaesenc         zmm6, zmm6, zmm16
+	vaesenc         zmm7, zmm7, zmm16
+	vaesenc         zmm4, zmm4, zmm15
+	vaesenc         zmm5, zmm5, zmm15
+	vaesenc         zmm6, zmm6, zmm15
+	vaesenc         zmm7, zmm7, zmm15
+	vaesenc         zmm4, zmm4, zmm14
+	vaesenc         zmm5, zmm5, zmm14
+	vaesenc         zmm6, zmm6, zmm14
+	vaesenc         zmm7, zmm7, zmm14
+	vpxord          zmm2, zmm13, zmm8
+	vaesenclast     zmm4, zmm4, zmm2
+	vmovdqu8        zword [rdx], zmm4
+	vpxord          zmm2, zmm13, zmm9
+	vaesenclast     zmm5, zmm5, zmm2
+	vmovdqu8        zword [rdx + 64], zmm5
+	vpxord          zmm2, zmm13, zmm10
+	vaesenclast     zmm6, zmm6, zmm2
+	vmovdqu8        zword [rdx + 128], zmm6
+	vpxord          zmm2, zmm13, zmm11
+	vaesenclast     zmm7, zmm7, zmm2
+	vmovdqu8        zword [rdx + 192], zmm7
 	add             rcx, 256
 	add             rdx, 256
 	sub             r8, 256
@@ -638,8 +638,8 @@ L.xts_enc_main_aes128:
 ; handled by ciphertext stealing on xmm.
 ;
 ; Registers: KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11, PART=rsi, PART=rsi (after the tweak is made)
-;            X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, TW0=zmm4, TW1=zmm5
-;            TW2=zmm6, TW3=zmm7, BASE=zmm8, POLY=zmm9, T1=zmm10, T2=zmm11
+;            BASE=zmm0, POLY=zmm1, T1=zmm2, T2=zmm3, X0=zmm4, X1=zmm5
+;            X2=zmm6, X3=zmm7, TW0=zmm8, TW1=zmm9, TW2=zmm10, TW3=zmm11
 ;            K0=zmm12, KLAST=zmm13, KLAST-1=zmm14, KLAST-2=zmm15, KLAST-3=zmm16, KLAST-4=zmm17
 ;            KLAST-5=zmm18, KLAST-6=zmm19, KLAST-7=zmm20, KLAST-8=zmm21, KLAST-9=zmm22, KLAST-10=zmm23
 ;            KLAST-11=zmm24, KLAST-12=zmm25, KLAST-13=zmm26
@@ -652,27 +652,27 @@ aesgen_xts_decrypt_avx10_512:
 ; T = E_K2(iv), on xmm with the tweak key read from memory
 	lea             r10, [rsi + rax*8]
 	lea             r10, [r10 + rax*8]
-	vmovdqu8        xmm8, oword [r9]
-	vpxord          xmm8, xmm8, oword [rsi]
+	vmovdqu8        xmm0, oword [r9]
+	vpxord          xmm0, xmm0, oword [rsi]
 	cmp             eax, 12
 	jb              near L.xts_dec_tweak_aes128
 	je              near L.xts_dec_tweak_aes192
-	vaesenc         xmm8, xmm8, oword [r10 - 208]
-	vaesenc         xmm8, xmm8, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, oword [r10 - 192]
 L.xts_dec_tweak_aes192:
-	vaesenc         xmm8, xmm8, oword [r10 - 176]
-	vaesenc         xmm8, xmm8, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, oword [r10 - 160]
 L.xts_dec_tweak_aes128:
-	vaesenc         xmm8, xmm8, oword [r10 - 144]
-	vaesenc         xmm8, xmm8, oword [r10 - 128]
-	vaesenc         xmm8, xmm8, oword [r10 - 112]
-	vaesenc         xmm8, xmm8, oword [r10 - 96]
-	vaesenc         xmm8, xmm8, oword [r10 - 80]
-	vaesenc         xmm8, xmm8, oword [r10 - 64]
-	vaesenc         xmm8, xmm8, oword [r10 - 48]
-	vaesenc         xmm8, xmm8, oword [r10 - 32]
-	vaesenc         xmm8, xmm8, oword [r10 - 16]
-	vaesenclast     xmm8, xmm8, oword [r10]
+	vaesenc         xmm0, xmm0, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, oword [r10 - 16]
+	vaesenclast     xmm0, xmm0, oword [r10]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &key1[rounds]
 	vbroadcasti32x4 zmm12, oword [rdi]
@@ -694,26 +694,26 @@ L.xts_dec_tweak_aes128:
 	vbroadcasti32x4 zmm25, oword [r10 - 192]
 	vbroadcasti32x4 zmm26, oword [r10 - 208]
 L.xts_dec_keys_loaded:
-	vbroadcasti32x4 zmm9, oword [rel L.xts_poly]
+	vbroadcasti32x4 zmm1, oword [rel L.xts_poly]
 ; BASE = T, T*x, T*x^2, T*x^3 in lanes 0..3
-	vpsrlq          xmm10, xmm8, 63                 ; top 1 bits of each half
-	vpclmulqdq      xmm11, xmm10, xmm9, 1           ; high half's, times 0x87
-	vpslldq         xmm10, xmm10, 8                 ; low half's carry into high
-	vpsllq          xmm4, xmm8, 1
-	vpternlogd      xmm4, xmm10, xmm11, 150
-	vinserti32x4    zmm8, zmm8, xmm4, 1
-	vpsrlq          xmm10, xmm8, 62                 ; top 2 bits of each half
-	vpclmulqdq      xmm11, xmm10, xmm9, 1           ; high half's, times 0x87
-	vpslldq         xmm10, xmm10, 8                 ; low half's carry into high
-	vpsllq          xmm4, xmm8, 2
-	vpternlogd      xmm4, xmm10, xmm11, 150
-	vinserti32x4    zmm8, zmm8, xmm4, 2
-	vpsrlq          xmm10, xmm8, 61                 ; top 3 bits of each half
-	vpclmulqdq      xmm11, xmm10, xmm9, 1           ; high half's, times 0x87
-	vpslldq         xmm10, xmm10, 8                 ; low half's carry into high
-	vpsllq          xmm4, xmm8, 3
-	vpternlogd      xmm4, xmm10, xmm11, 150
-	vinserti32x4    zmm8, zmm8, xmm4, 3
+	vpsrlq          xmm2, xmm0, 63                  ; top 1 bits of each half
+	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
+	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
+	vpsllq          xmm8, xmm0, 1
+	vpternlogd      xmm8, xmm2, xmm3, 150
+	vinserti32x4    zmm0, zmm0, xmm8, 1
+	vpsrlq          xmm2, xmm0, 62                  ; top 2 bits of each half
+	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
+	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
+	vpsllq          xmm8, xmm0, 2
+	vpternlogd      xmm8, xmm2, xmm3, 150
+	vinserti32x4    zmm0, zmm0, xmm8, 2
+	vpsrlq          xmm2, xmm0, 61                  ; top 3 bits of each half
+	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
+	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
+	vpsllq          xmm8, xmm0, 3
+	vpternlogd      xmm8, xmm2, xmm3, 150
+	vinserti32x4    zmm0, zmm0, xmm8, 3
 	mov             esi, r8d
 	and             esi, 15                         ; bytes past the last whole block
 	jz              near L.xts_dec_whole_blocks
@@ -732,397 +732,397 @@ L.xts_dec_main_done:
 	cmp             r8, 192
 	jbe             near L.xts_dec_final3
 L.xts_dec_final4:
-	vmovdqa64       zmm4, zmm8
-	vpsrlq          zmm10, zmm8, 60                 ; top 4 bits of each half
-	vpclmulqdq      zmm11, zmm10, zmm9, 1           ; high half's, times 0x87
-	vpslldq         zmm10, zmm10, 8                 ; low half's carry into high
-	vpsllq          zmm5, zmm8, 4
-	vpternlogd      zmm5, zmm10, zmm11, 150
-	vpsrldq         zmm10, zmm8, 15                 ; the top 8 bits
-	vpclmulqdq      zmm10, zmm10, zmm9, 0           ; ... times 0x87
-	vpslldq         zmm6, zmm8, 1
-	vpxord          zmm6, zmm6, zmm10
-	vpsrlq          zmm10, zmm8, 52                 ; top 12 bits of each half
-	vpclmulqdq      zmm11, zmm10, zmm9, 1           ; high half's, times 0x87
-	vpslldq         zmm10, zmm10, 8                 ; low half's carry into high
-	vpsllq          zmm7, zmm8, 12
-	vpternlogd      zmm7, zmm10, zmm11, 150
-	vpsrldq         zmm10, zmm8, 14                 ; the top 16 bits
-	vpclmulqdq      zmm10, zmm10, zmm9, 0           ; ... times 0x87
-	vpslldq         zmm8, zmm8, 2
-	vpxord          zmm8, zmm8, zmm10
+	vmovdqa64       zmm8, zmm0
+	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm9, zmm0, 4
+	vpternlogd      zmm9, zmm2, zmm3, 150
+	vpsrldq         zmm2, zmm0, 15                  ; the top 8 bits
+	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
+	vpslldq         zmm10, zmm0, 1
+	vpxord          zmm10, zmm10, zmm2
+	vpsrlq          zmm2, zmm0, 52                  ; top 12 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm11, zmm0, 12
+	vpternlogd      zmm11, zmm2, zmm3, 150
+	vpsrldq         zmm2, zmm0, 14                  ; the top 16 bits
+	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
+	vpslldq         zmm0, zmm0, 2
+	vpxord          zmm0, zmm0, zmm2
 	sub             r8, 192                         ; bytes in the last vector
-	vmovdqu8        zmm0, [rcx]
-	vpternlogd      zmm0, zmm4, zmm12, 150
-	vmovdqu8        zmm1, [rcx + 64]
-	vpternlogd      zmm1, zmm5, zmm12, 150
-	vmovdqu8        zmm2, [rcx + 128]
-	vpternlogd      zmm2, zmm6, zmm12, 150
+	vmovdqu8        zmm4, [rcx]
+	vpternlogd      zmm4, zmm8, zmm12, 150
+	vmovdqu8        zmm5, [rcx + 64]
+	vpternlogd      zmm5, zmm9, zmm12, 150
+	vmovdqu8        zmm6, [rcx + 128]
+	vpternlogd      zmm6, zmm10, zmm12, 150
 	mov             r11, -1
 	bzhi            r11, r11, r8
 	kmovq           k1, r11
-	vmovdqu8        zmm3{k1}{z}, [rcx + 192]
-	vpternlogd      zmm3, zmm7, zmm12, 150
+	vmovdqu8        zmm7{k1}{z}, [rcx + 192]
+	vpternlogd      zmm7, zmm11, zmm12, 150
 	cmp             eax, 12
 	jb              near L.xts_dec_final4_aes128
 	je              near L.xts_dec_final4_aes192
-	vaesdec         zmm0, zmm0, zmm26
-	vaesdec         zmm1, zmm1, zmm26
-	vaesdec         zmm2, zmm2, zmm26
-	vaesdec         zmm3, zmm3, zmm26
-	vaesdec         zmm0, zmm0, zmm25
-	vaesdec         zmm1, zmm1, zmm25
-	vaesdec         zmm2, zmm2, zmm25
-	vaesdec         zmm3, zmm3, zmm25
+	vaesdec         zmm4, zmm4, zmm26
+	vaesdec         zmm5, zmm5, zmm26
+	vaesdec         zmm6, zmm6, zmm26
+	vaesdec         zmm7, zmm7, zmm26
+	vaesdec         zmm4, zmm4, zmm25
+	vaesdec         zmm5, zmm5, zmm25
+	vaesdec         zmm6, zmm6, zmm25
+	vaesdec         zmm7, zmm7, zmm25
 L.xts_dec_final4_aes192:
-	vaesdec         zmm0, zmm0, zmm24
-	vaesdec         zmm1, zmm1, zmm24
-	vaesdec         zmm2, zmm2, zmm24
-	vaesdec         zmm3, zmm3, zmm24
-	vaesdec         zmm0, zmm0, zmm23
-	vaesdec         zmm1, zmm1, zmm23
-	vaesdec         zmm2, zmm2, zmm23
-	vaesdec         zmm3, zmm3, zmm23
+	vaesdec         zmm4, zmm4, zmm24
+	vaesdec         zmm5, zmm5, zmm24
+	vaesdec         zmm6, zmm6, zmm24
+	vaesdec         zmm7, zmm7, zmm24
+	vaesdec         zmm4, zmm4, zmm23
+	vaesdec         zmm5, zmm5, zmm23
+	vaesdec         zmm6, zmm6, zmm23
+	vaesdec         zmm7, zmm7, zmm23
 L.xts_dec_final4_aes128:
-	vaesdec         zmm0, zmm0, zmm22
-	vaesdec         zmm1, zmm1, zmm22
-	vaesdec         zmm2, zmm2, zmm22
-	vaesdec         zmm3, zmm3, zmm22
-	vaesdec         zmm0, zmm0, zmm21
-	vaesdec         zmm1, zmm1, zmm21
-	vaesdec         zmm2, zmm2, zmm21
-	vaesdec         zmm3, zmm3, zmm21
-	vaesdec         zmm0, zmm0, zmm20
-	vaesdec         zmm1, zmm1, zmm20
-	vaesdec         zmm2, zmm2, zmm20
-	vaesdec         zmm3, zmm3, zmm20
-	vaesdec         zmm0, zmm0, zmm19
-	vaesdec         zmm1, zmm1, zmm19
-	vaesdec         zmm2, zmm2, zmm19
-	vaesdec         zmm3, zmm3, zmm19
-	vaesdec         zmm0, zmm0, zmm18
-	vaesdec         zmm1, zmm1, zmm18
-	vaesdec         zmm2, zmm2, zmm18
-	vaesdec         zmm3, zmm3, zmm18
-	vaesdec         zmm0, zmm0, zmm17
-	vaesdec         zmm1, zmm1, zmm17
-	vaesdec         zmm2, zmm2, zmm17
-	vaesdec         zmm3, zmm3, zmm17
-	vaesdec         zmm0, zmm0, zmm16
-	vaesdec         zmm1, zmm1, zmm16
-	vaesdec         zmm2, zmm2, zmm16
-	vaesdec         zmm3, zmm3, zmm16
-	vaesdec         zmm0, zmm0, zmm15
-	vaesdec         zmm1, zmm1, zmm15
-	vaesdec         zmm2, zmm2, zmm15
-	vaesdec         zmm3, zmm3, zmm15
-	vaesdec         zmm0, zmm0, zmm14
-	vaesdec         zmm1, zmm1, zmm14
-	vaesdec         zmm2, zmm2, zmm14
-	vaesdec         zmm3, zmm3, zmm14
-	vpxord          zmm10, zmm13, zmm4
-	vaesdeclast     zmm0, zmm0, zmm10
-	vmovdqu8        zword [rdx], zmm0
-	vpxord          zmm10, zmm13, zmm5
-	vaesdeclast     zmm1, zmm1, zmm10
-	vmovdqu8        zword [rdx + 64], zmm1
-	vpxord          zmm10, zmm13, zmm6
-	vaesdeclast     zmm2, zmm2, zmm10
-	vmovdqu8        zword [rdx + 128], zmm2
-	vpxord          zmm10, zmm13, zmm7
-	vaesdeclast     zmm3, zmm3, zmm10
-	vmovdqu8        [rdx + 192]{k1}, zmm3
+	vaesdec         zmm4, zmm4, zmm22
+	vaesdec         zmm5, zmm5, zmm22
+	vaesdec         zmm6, zmm6, zmm22
+	vaesdec         zmm7, zmm7, zmm22
+	vaesdec         zmm4, zmm4, zmm21
+	vaesdec         zmm5, zmm5, zmm21
+	vaesdec         zmm6, zmm6, zmm21
+	vaesdec         zmm7, zmm7, zmm21
+	vaesdec         zmm4, zmm4, zmm20
+	vaesdec         zmm5, zmm5, zmm20
+	vaesdec         zmm6, zmm6, zmm20
+	vaesdec         zmm7, zmm7, zmm20
+	vaesdec         zmm4, zmm4, zmm19
+	vaesdec         zmm5, zmm5, zmm19
+	vaesdec         zmm6, zmm6, zmm19
+	vaesdec         zmm7, zmm7, zmm19
+	vaesdec         zmm4, zmm4, zmm18
+	vaesdec         zmm5, zmm5, zmm18
+	vaesdec         zmm6, zmm6, zmm18
+	vaesdec         zmm7, zmm7, zmm18
+	vaesdec         zmm4, zmm4, zmm17
+	vaesdec         zmm5, zmm5, zmm17
+	vaesdec         zmm6, zmm6, zmm17
+	vaesdec         zmm7, zmm7, zmm17
+	vaesdec         zmm4, zmm4, zmm16
+	vaesdec         zmm5, zmm5, zmm16
+	vaesdec         zmm6, zmm6, zmm16
+	vaesdec         zmm7, zmm7, zmm16
+	vaesdec         zmm4, zmm4, zmm15
+	vaesdec         zmm5, zmm5, zmm15
+	vaesdec         zmm6, zmm6, zmm15
+	vaesdec         zmm7, zmm7, zmm15
+	vaesdec         zmm4, zmm4, zmm14
+	vaesdec         zmm5, zmm5, zmm14
+	vaesdec         zmm6, zmm6, zmm14
+	vaesdec         zmm7, zmm7, zmm14
+	vpxord          zmm2, zmm13, zmm8
+	vaesdeclast     zmm4, zmm4, zmm2
+	vmovdqu8        zword [rdx], zmm4
+	vpxord          zmm2, zmm13, zmm9
+	vaesdeclast     zmm5, zmm5, zmm2
+	vmovdqu8        zword [rdx + 64], zmm5
+	vpxord          zmm2, zmm13, zmm10
+	vaesdeclast     zmm6, zmm6, zmm2
+	vmovdqu8        zword [rdx + 128], zmm6
+	vpxord          zmm2, zmm13, zmm11
+	vaesdeclast     zmm7, zmm7, zmm2
+	vmovdqu8        [rdx + 192]{k1}, zmm7
 	add             rcx, r8
 	add             rdx, r8
 	add             rcx, 192
 	add             rdx, 192
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          zmm10, zmm7, 63                 ; top 1 bits of each half
-	vpclmulqdq      zmm11, zmm10, zmm9, 1           ; high half's, times 0x87
-	vpslldq         zmm10, zmm10, 8                 ; low half's carry into high
-	vpsllq          zmm7, zmm7, 1
-	vpternlogd      zmm7, zmm10, zmm11, 150
+	vpsrlq          zmm2, zmm11, 63                 ; top 1 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm11, zmm11, 1
+	vpternlogd      zmm11, zmm2, zmm3, 150
 	lea             r11, [rel L.xts_lane_select]
-	vmovdqu8        xmm11, oword [r11 + r8*1 - 16]
-	vpermd          zmm10, zmm11, zmm7
+	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
+	vpermd          zmm2, zmm3, zmm11
 	jmp             near L.xts_dec_steal_or_done
 L.xts_dec_final3:
-	vmovdqa64       zmm4, zmm8
-	vpsrlq          zmm10, zmm8, 60                 ; top 4 bits of each half
-	vpclmulqdq      zmm11, zmm10, zmm9, 1           ; high half's, times 0x87
-	vpslldq         zmm10, zmm10, 8                 ; low half's carry into high
-	vpsllq          zmm5, zmm8, 4
-	vpternlogd      zmm5, zmm10, zmm11, 150
-	vpsrldq         zmm10, zmm8, 15                 ; the top 8 bits
-	vpclmulqdq      zmm10, zmm10, zmm9, 0           ; ... times 0x87
-	vpslldq         zmm6, zmm8, 1
-	vpxord          zmm6, zmm6, zmm10
-	vpsrlq          zmm10, zmm8, 52                 ; top 12 bits of each half
-	vpclmulqdq      zmm11, zmm10, zmm9, 1           ; high half's, times 0x87
-	vpslldq         zmm10, zmm10, 8                 ; low half's carry into high
-	vpsllq          zmm8, zmm8, 12
-	vpternlogd      zmm8, zmm10, zmm11, 150
+	vmovdqa64       zmm8, zmm0
+	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm9, zmm0, 4
+	vpternlogd      zmm9, zmm2, zmm3, 150
+	vpsrldq         zmm2, zmm0, 15                  ; the top 8 bits
+	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
+	vpslldq         zmm10, zmm0, 1
+	vpxord          zmm10, zmm10, zmm2
+	vpsrlq          zmm2, zmm0, 52                  ; top 12 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm0, zmm0, 12
+	vpternlogd      zmm0, zmm2, zmm3, 150
 	sub             r8, 128                         ; bytes in the last vector
-	vmovdqu8        zmm0, [rcx]
-	vpternlogd      zmm0, zmm4, zmm12, 150
-	vmovdqu8        zmm1, [rcx + 64]
-	vpternlogd      zmm1, zmm5, zmm12, 150
+	vmovdqu8        zmm4, [rcx]
+	vpternlogd      zmm4, zmm8, zmm12, 150
+	vmovdqu8        zmm5, [rcx + 64]
+	vpternlogd      zmm5, zmm9, zmm12, 150
 	mov             r11, -1
 	bzhi            r11, r11, r8
 	kmovq           k1, r11
-	vmovdqu8        zmm2{k1}{z}, [rcx + 128]
-	vpternlogd      zmm2, zmm6, zmm12, 150
+	vmovdqu8        zmm6{k1}{z}, [rcx + 128]
+	vpternlogd      zmm6, zmm10, zmm12, 150
 	cmp             eax, 12
 	jb              near L.xts_dec_final3_aes128
 	je              near L.xts_dec_final3_aes192
-	vaesdec         zmm0, zmm0, zmm26
-	vaesdec         zmm1, zmm1, zmm26
-	vaesdec         zmm2, zmm2, zmm26
-	vaesdec         zmm0, zmm0, zmm25
-	vaesdec         zmm1, zmm1, zmm25
-	vaesdec         zmm2, zmm2, zmm25
+	vaesdec         zmm4, zmm4, zmm26
+	vaesdec         zmm5, zmm5, zmm26
+	vaesdec         zmm6, zmm6, zmm26
+	vaesdec         zmm4, zmm4, zmm25
+	vaesdec         zmm5, zmm5, zmm25
+	vaesdec         zmm6, zmm6, zmm25
 L.xts_dec_final3_aes192:
-	vaesdec         zmm0, zmm0, zmm24
-	vaesdec         zmm1, zmm1, zmm24
-	vaesdec         zmm2, zmm2, zmm24
-	vaesdec         zmm0, zmm0, zmm23
-	vaesdec         zmm1, zmm1, zmm23
-	vaesdec         zmm2, zmm2, zmm23
+	vaesdec         zmm4, zmm4, zmm24
+	vaesdec         zmm5, zmm5, zmm24
+	vaesdec         zmm6, zmm6, zmm24
+	vaesdec         zmm4, zmm4, zmm23
+	vaesdec         zmm5, zmm5, zmm23
+	vaesdec         zmm6, zmm6, zmm23
 L.xts_dec_final3_aes128:
-	vaesdec         zmm0, zmm0, zmm22
-	vaesdec         zmm1, zmm1, zmm22
-	vaesdec         zmm2, zmm2, zmm22
-	vaesdec         zmm0, zmm0, zmm21
-	vaesdec         zmm1, zmm1, zmm21
-	vaesdec         zmm2, zmm2, zmm21
-	vaesdec         zmm0, zmm0, zmm20
-	vaesdec         zmm1, zmm1, zmm20
-	vaesdec         zmm2, zmm2, zmm20
-	vaesdec         zmm0, zmm0, zmm19
-	vaesdec         zmm1, zmm1, zmm19
-	vaesdec         zmm2, zmm2, zmm19
-	vaesdec         zmm0, zmm0, zmm18
-	vaesdec         zmm1, zmm1, zmm18
-	vaesdec         zmm2, zmm2, zmm18
-	vaesdec         zmm0, zmm0, zmm17
-	vaesdec         zmm1, zmm1, zmm17
-	vaesdec         zmm2, zmm2, zmm17
-	vaesdec         zmm0, zmm0, zmm16
-	vaesdec         zmm1, zmm1, zmm16
-	vaesdec         zmm2, zmm2, zmm16
-	vaesdec         zmm0, zmm0, zmm15
-	vaesdec         zmm1, zmm1, zmm15
-	vaesdec         zmm2, zmm2, zmm15
-	vaesdec         zmm0, zmm0, zmm14
-	vaesdec         zmm1, zmm1, zmm14
-	vaesdec         zmm2, zmm2, zmm14
-	vpxord          zmm10, zmm13, zmm4
-	vaesdeclast     zmm0, zmm0, zmm10
-	vmovdqu8        zword [rdx], zmm0
-	vpxord          zmm10, zmm13, zmm5
-	vaesdeclast     zmm1, zmm1, zmm10
-	vmovdqu8        zword [rdx + 64], zmm1
-	vpxord          zmm10, zmm13, zmm6
-	vaesdeclast     zmm2, zmm2, zmm10
-	vmovdqu8        [rdx + 128]{k1}, zmm2
+	vaesdec         zmm4, zmm4, zmm22
+	vaesdec         zmm5, zmm5, zmm22
+	vaesdec         zmm6, zmm6, zmm22
+	vaesdec         zmm4, zmm4, zmm21
+	vaesdec         zmm5, zmm5, zmm21
+	vaesdec         zmm6, zmm6, zmm21
+	vaesdec         zmm4, zmm4, zmm20
+	vaesdec         zmm5, zmm5, zmm20
+	vaesdec         zmm6, zmm6, zmm20
+	vaesdec         zmm4, zmm4, zmm19
+	vaesdec         zmm5, zmm5, zmm19
+	vaesdec         zmm6, zmm6, zmm19
+	vaesdec         zmm4, zmm4, zmm18
+	vaesdec         zmm5, zmm5, zmm18
+	vaesdec         zmm6, zmm6, zmm18
+	vaesdec         zmm4, zmm4, zmm17
+	vaesdec         zmm5, zmm5, zmm17
+	vaesdec         zmm6, zmm6, zmm17
+	vaesdec         zmm4, zmm4, zmm16
+	vaesdec         zmm5, zmm5, zmm16
+	vaesdec         zmm6, zmm6, zmm16
+	vaesdec         zmm4, zmm4, zmm15
+	vaesdec         zmm5, zmm5, zmm15
+	vaesdec         zmm6, zmm6, zmm15
+	vaesdec         zmm4, zmm4, zmm14
+	vaesdec         zmm5, zmm5, zmm14
+	vaesdec         zmm6, zmm6, zmm14
+	vpxord          zmm2, zmm13, zmm8
+	vaesdeclast     zmm4, zmm4, zmm2
+	vmovdqu8        zword [rdx], zmm4
+	vpxord          zmm2, zmm13, zmm9
+	vaesdeclast     zmm5, zmm5, zmm2
+	vmovdqu8        zword [rdx + 64], zmm5
+	vpxord          zmm2, zmm13, zmm10
+	vaesdeclast     zmm6, zmm6, zmm2
+	vmovdqu8        [rdx + 128]{k1}, zmm6
 	add             rcx, r8
 	add             rdx, r8
 	add             rcx, 128
 	add             rdx, 128
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          zmm10, zmm6, 63                 ; top 1 bits of each half
-	vpclmulqdq      zmm11, zmm10, zmm9, 1           ; high half's, times 0x87
-	vpslldq         zmm10, zmm10, 8                 ; low half's carry into high
-	vpsllq          zmm6, zmm6, 1
-	vpternlogd      zmm6, zmm10, zmm11, 150
+	vpsrlq          zmm2, zmm10, 63                 ; top 1 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm10, zmm10, 1
+	vpternlogd      zmm10, zmm2, zmm3, 150
 	lea             r11, [rel L.xts_lane_select]
-	vmovdqu8        xmm11, oword [r11 + r8*1 - 16]
-	vpermd          zmm10, zmm11, zmm6
+	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
+	vpermd          zmm2, zmm3, zmm10
 	jmp             near L.xts_dec_steal_or_done
 L.xts_dec_final2:
-	vmovdqa64       zmm4, zmm8
-	vpsrlq          zmm10, zmm8, 60                 ; top 4 bits of each half
-	vpclmulqdq      zmm11, zmm10, zmm9, 1           ; high half's, times 0x87
-	vpslldq         zmm10, zmm10, 8                 ; low half's carry into high
-	vpsllq          zmm5, zmm8, 4
-	vpternlogd      zmm5, zmm10, zmm11, 150
-	vpsrldq         zmm10, zmm8, 15                 ; the top 8 bits
-	vpclmulqdq      zmm10, zmm10, zmm9, 0           ; ... times 0x87
-	vpslldq         zmm8, zmm8, 1
-	vpxord          zmm8, zmm8, zmm10
+	vmovdqa64       zmm8, zmm0
+	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm9, zmm0, 4
+	vpternlogd      zmm9, zmm2, zmm3, 150
+	vpsrldq         zmm2, zmm0, 15                  ; the top 8 bits
+	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
+	vpslldq         zmm0, zmm0, 1
+	vpxord          zmm0, zmm0, zmm2
 	sub             r8, 64                          ; bytes in the last vector
-	vmovdqu8        zmm0, [rcx]
-	vpternlogd      zmm0, zmm4, zmm12, 150
+	vmovdqu8        zmm4, [rcx]
+	vpternlogd      zmm4, zmm8, zmm12, 150
 	mov             r11, -1
 	bzhi            r11, r11, r8
 	kmovq           k1, r11
-	vmovdqu8        zmm1{k1}{z}, [rcx + 64]
-	vpternlogd      zmm1, zmm5, zmm12, 150
+	vmovdqu8        zmm5{k1}{z}, [rcx + 64]
+	vpternlogd      zmm5, zmm9, zmm12, 150
 	cmp             eax, 12
 	jb              near L.xts_dec_final2_aes128
 	je              near L.xts_dec_final2_aes192
-	vaesdec         zmm0, zmm0, zmm26
-	vaesdec         zmm1, zmm1, zmm26
-	vaesdec         zmm0, zmm0, zmm25
-	vaesdec         zmm1, zmm1, zmm25
+	vaesdec         zmm4, zmm4, zmm26
+	vaesdec         zmm5, zmm5, zmm26
+	vaesdec         zmm4, zmm4, zmm25
+	vaesdec         zmm5, zmm5, zmm25
 L.xts_dec_final2_aes192:
-	vaesdec         zmm0, zmm0, zmm24
-	vaesdec         zmm1, zmm1, zmm24
-	vaesdec         zmm0, zmm0, zmm23
-	vaesdec         zmm1, zmm1, zmm23
+	vaesdec         zmm4, zmm4, zmm24
+	vaesdec         zmm5, zmm5, zmm24
+	vaesdec         zmm4, zmm4, zmm23
+	vaesdec         zmm5, zmm5, zmm23
 L.xts_dec_final2_aes128:
-	vaesdec         zmm0, zmm0, zmm22
-	vaesdec         zmm1, zmm1, zmm22
-	vaesdec         zmm0, zmm0, zmm21
-	vaesdec         zmm1, zmm1, zmm21
-	vaesdec         zmm0, zmm0, zmm20
-	vaesdec         zmm1, zmm1, zmm20
-	vaesdec         zmm0, zmm0, zmm19
-	vaesdec         zmm1, zmm1, zmm19
-	vaesdec         zmm0, zmm0, zmm18
-	vaesdec         zmm1, zmm1, zmm18
-	vaesdec         zmm0, zmm0, zmm17
-	vaesdec         zmm1, zmm1, zmm17
-	vaesdec         zmm0, zmm0, zmm16
-	vaesdec         zmm1, zmm1, zmm16
-	vaesdec         zmm0, zmm0, zmm15
-	vaesdec         zmm1, zmm1, zmm15
-	vaesdec         zmm0, zmm0, zmm14
-	vaesdec         zmm1, zmm1, zmm14
-	vpxord          zmm10, zmm13, zmm4
-	vaesdeclast     zmm0, zmm0, zmm10
-	vmovdqu8        zword [rdx], zmm0
-	vpxord          zmm10, zmm13, zmm5
-	vaesdeclast     zmm1, zmm1, zmm10
-	vmovdqu8        [rdx + 64]{k1}, zmm1
+	vaesdec         zmm4, zmm4, zmm22
+	vaesdec         zmm5, zmm5, zmm22
+	vaesdec         zmm4, zmm4, zmm21
+	vaesdec         zmm5, zmm5, zmm21
+	vaesdec         zmm4, zmm4, zmm20
+	vaesdec         zmm5, zmm5, zmm20
+	vaesdec         zmm4, zmm4, zmm19
+	vaesdec         zmm5, zmm5, zmm19
+	vaesdec         zmm4, zmm4, zmm18
+	vaesdec         zmm5, zmm5, zmm18
+	vaesdec         zmm4, zmm4, zmm17
+	vaesdec         zmm5, zmm5, zmm17
+	vaesdec         zmm4, zmm4, zmm16
+	vaesdec         zmm5, zmm5, zmm16
+	vaesdec         zmm4, zmm4, zmm15
+	vaesdec         zmm5, zmm5, zmm15
+	vaesdec         zmm4, zmm4, zmm14
+	vaesdec         zmm5, zmm5, zmm14
+	vpxord          zmm2, zmm13, zmm8
+	vaesdeclast     zmm4, zmm4, zmm2
+	vmovdqu8        zword [rdx], zmm4
+	vpxord          zmm2, zmm13, zmm9
+	vaesdeclast     zmm5, zmm5, zmm2
+	vmovdqu8        [rdx + 64]{k1}, zmm5
 	add             rcx, r8
 	add             rdx, r8
 	add             rcx, 64
 	add             rdx, 64
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          zmm10, zmm5, 63                 ; top 1 bits of each half
-	vpclmulqdq      zmm11, zmm10, zmm9, 1           ; high half's, times 0x87
-	vpslldq         zmm10, zmm10, 8                 ; low half's carry into high
-	vpsllq          zmm5, zmm5, 1
-	vpternlogd      zmm5, zmm10, zmm11, 150
+	vpsrlq          zmm2, zmm9, 63                  ; top 1 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm9, zmm9, 1
+	vpternlogd      zmm9, zmm2, zmm3, 150
 	lea             r11, [rel L.xts_lane_select]
-	vmovdqu8        xmm11, oword [r11 + r8*1 - 16]
-	vpermd          zmm10, zmm11, zmm5
+	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
+	vpermd          zmm2, zmm3, zmm9
 	jmp             near L.xts_dec_steal_or_done
 L.xts_dec_final1:
-	vmovdqa64       zmm4, zmm8
-	vpsrlq          zmm10, zmm8, 60                 ; top 4 bits of each half
-	vpclmulqdq      zmm11, zmm10, zmm9, 1           ; high half's, times 0x87
-	vpslldq         zmm10, zmm10, 8                 ; low half's carry into high
-	vpsllq          zmm8, zmm8, 4
-	vpternlogd      zmm8, zmm10, zmm11, 150
+	vmovdqa64       zmm8, zmm0
+	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm0, zmm0, 4
+	vpternlogd      zmm0, zmm2, zmm3, 150
 	mov             r11, -1
 	bzhi            r11, r11, r8
 	kmovq           k1, r11
-	vmovdqu8        zmm0{k1}{z}, [rcx]
-	vpternlogd      zmm0, zmm4, zmm12, 150
+	vmovdqu8        zmm4{k1}{z}, [rcx]
+	vpternlogd      zmm4, zmm8, zmm12, 150
 	cmp             eax, 12
 	jb              near L.xts_dec_final1_aes128
 	je              near L.xts_dec_final1_aes192
-	vaesdec         zmm0, zmm0, zmm26
-	vaesdec         zmm0, zmm0, zmm25
+	vaesdec         zmm4, zmm4, zmm26
+	vaesdec         zmm4, zmm4, zmm25
 L.xts_dec_final1_aes192:
-	vaesdec         zmm0, zmm0, zmm24
-	vaesdec         zmm0, zmm0, zmm23
+	vaesdec         zmm4, zmm4, zmm24
+	vaesdec         zmm4, zmm4, zmm23
 L.xts_dec_final1_aes128:
-	vaesdec         zmm0, zmm0, zmm22
-	vaesdec         zmm0, zmm0, zmm21
-	vaesdec         zmm0, zmm0, zmm20
-	vaesdec         zmm0, zmm0, zmm19
-	vaesdec         zmm0, zmm0, zmm18
-	vaesdec         zmm0, zmm0, zmm17
-	vaesdec         zmm0, zmm0, zmm16
-	vaesdec         zmm0, zmm0, zmm15
-	vaesdec         zmm0, zmm0, zmm14
-	vpxord          zmm10, zmm13, zmm4
-	vaesdeclast     zmm0, zmm0, zmm10
-	vmovdqu8        [rdx]{k1}, zmm0
+	vaesdec         zmm4, zmm4, zmm22
+	vaesdec         zmm4, zmm4, zmm21
+	vaesdec         zmm4, zmm4, zmm20
+	vaesdec         zmm4, zmm4, zmm19
+	vaesdec         zmm4, zmm4, zmm18
+	vaesdec         zmm4, zmm4, zmm17
+	vaesdec         zmm4, zmm4, zmm16
+	vaesdec         zmm4, zmm4, zmm15
+	vaesdec         zmm4, zmm4, zmm14
+	vpxord          zmm2, zmm13, zmm8
+	vaesdeclast     zmm4, zmm4, zmm2
+	vmovdqu8        [rdx]{k1}, zmm4
 	add             rcx, r8
 	add             rdx, r8
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          zmm10, zmm4, 63                 ; top 1 bits of each half
-	vpclmulqdq      zmm11, zmm10, zmm9, 1           ; high half's, times 0x87
-	vpslldq         zmm10, zmm10, 8                 ; low half's carry into high
-	vpsllq          zmm4, zmm4, 1
-	vpternlogd      zmm4, zmm10, zmm11, 150
+	vpsrlq          zmm2, zmm8, 63                  ; top 1 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm8, zmm8, 1
+	vpternlogd      zmm8, zmm2, zmm3, 150
 	lea             r11, [rel L.xts_lane_select]
-	vmovdqu8        xmm11, oword [r11 + r8*1 - 16]
-	vpermd          zmm10, zmm11, zmm4
+	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
+	vpermd          zmm2, zmm3, zmm8
 	jmp             near L.xts_dec_steal_or_done
 
 L.xts_dec_no_tail:
-	vmovdqa64       xmm10, xmm8                     ; the next block's tweak
+	vmovdqa64       xmm2, xmm0                      ; the next block's tweak
 L.xts_dec_steal_or_done:
 	test            rsi, rsi
 	jz              near L.xts_dec_return
-	vpsrlq          xmm4, xmm10, 63                 ; top 1 bits of each half
-	vpclmulqdq      xmm8, xmm4, xmm9, 1             ; high half's, times 0x87
-	vpslldq         xmm4, xmm4, 8                   ; low half's carry into high
-	vpsllq          xmm11, xmm10, 1
-	vpternlogd      xmm11, xmm4, xmm8, 150
-	vmovdqu8        xmm4, oword [rcx + rsi*1]       ; last 16 bytes of src
-	vpxord          xmm0, xmm11, oword [rcx]
-	vpxord          xmm0, xmm0, oword [rdi]
+	vpsrlq          xmm8, xmm2, 63                  ; top 1 bits of each half
+	vpclmulqdq      xmm0, xmm8, xmm1, 1             ; high half's, times 0x87
+	vpslldq         xmm8, xmm8, 8                   ; low half's carry into high
+	vpsllq          xmm3, xmm2, 1
+	vpternlogd      xmm3, xmm8, xmm0, 150
+	vmovdqu8        xmm8, oword [rcx + rsi*1]       ; last 16 bytes of src
+	vpxord          xmm4, xmm3, oword [rcx]
+	vpxord          xmm4, xmm4, oword [rdi]
 	cmp             eax, 12
 	jb              near L.xts_dec_steal_a_aes128
 	je              near L.xts_dec_steal_a_aes192
-	vaesdec         xmm0, xmm0, oword [r10 - 208]
-	vaesdec         xmm0, xmm0, oword [r10 - 192]
+	vaesdec         xmm4, xmm4, oword [r10 - 208]
+	vaesdec         xmm4, xmm4, oword [r10 - 192]
 L.xts_dec_steal_a_aes192:
-	vaesdec         xmm0, xmm0, oword [r10 - 176]
-	vaesdec         xmm0, xmm0, oword [r10 - 160]
+	vaesdec         xmm4, xmm4, oword [r10 - 176]
+	vaesdec         xmm4, xmm4, oword [r10 - 160]
 L.xts_dec_steal_a_aes128:
-	vaesdec         xmm0, xmm0, oword [r10 - 144]
-	vaesdec         xmm0, xmm0, oword [r10 - 128]
-	vaesdec         xmm0, xmm0, oword [r10 - 112]
-	vaesdec         xmm0, xmm0, oword [r10 - 96]
-	vaesdec         xmm0, xmm0, oword [r10 - 80]
-	vaesdec         xmm0, xmm0, oword [r10 - 64]
-	vaesdec         xmm0, xmm0, oword [r10 - 48]
-	vaesdec         xmm0, xmm0, oword [r10 - 32]
-	vaesdec         xmm0, xmm0, oword [r10 - 16]
-	vaesdeclast     xmm0, xmm0, oword [r10]
-	vpxord          xmm0, xmm0, xmm11
+	vaesdec         xmm4, xmm4, oword [r10 - 144]
+	vaesdec         xmm4, xmm4, oword [r10 - 128]
+	vaesdec         xmm4, xmm4, oword [r10 - 112]
+	vaesdec         xmm4, xmm4, oword [r10 - 96]
+	vaesdec         xmm4, xmm4, oword [r10 - 80]
+	vaesdec         xmm4, xmm4, oword [r10 - 64]
+	vaesdec         xmm4, xmm4, oword [r10 - 48]
+	vaesdec         xmm4, xmm4, oword [r10 - 32]
+	vaesdec         xmm4, xmm4, oword [r10 - 16]
+	vaesdeclast     xmm4, xmm4, oword [r10]
+	vpxord          xmm4, xmm4, xmm3
 	lea             r11, [rel L.xts_cts_table]
 ; short block out: CC's first PART bytes, at the top of a store ending at the end
-	vmovdqu8        xmm9, oword [r11 + rsi*1]
-	vpshufb         xmm9, xmm0, xmm9
+	vmovdqu8        xmm1, oword [r11 + rsi*1]
+	vpshufb         xmm1, xmm4, xmm1
 ; last whole block in: the PART stolen bytes, then CC from byte PART on
 	neg             rsi
-	vmovdqu8        xmm8, oword [r11 + rsi*1 + 32]
-	vpshufb         xmm4, xmm4, xmm8
-	vmovdqu8        xmm8, oword [r11 + rsi*1 + 64]
+	vmovdqu8        xmm0, oword [r11 + rsi*1 + 32]
+	vpshufb         xmm8, xmm8, xmm0
+	vmovdqu8        xmm0, oword [r11 + rsi*1 + 64]
 	neg             rsi
-	vpternlogd      xmm0, xmm8, xmm4, 234           ; (CC & MASK) | TAIL16
-	vmovdqu8        oword [rdx + rsi*1], xmm9
-	vpxord          xmm0, xmm0, xmm10
-	vpxord          xmm0, xmm0, oword [rdi]
+	vpternlogd      xmm4, xmm0, xmm8, 234           ; (CC & MASK) | TAIL16
+	vmovdqu8        oword [rdx + rsi*1], xmm1
+	vpxord          xmm4, xmm4, xmm2
+	vpxord          xmm4, xmm4, oword [rdi]
 	cmp             eax, 12
 	jb              near L.xts_dec_steal_b_aes128
 	je              near L.xts_dec_steal_b_aes192
-	vaesdec         xmm0, xmm0, oword [r10 - 208]
-	vaesdec         xmm0, xmm0, oword [r10 - 192]
+	vaesdec         xmm4, xmm4, oword [r10 - 208]
+	vaesdec         xmm4, xmm4, oword [r10 - 192]
 L.xts_dec_steal_b_aes192:
-	vaesdec         xmm0, xmm0, oword [r10 - 176]
-	vaesdec         xmm0, xmm0, oword [r10 - 160]
+	vaesdec         xmm4, xmm4, oword [r10 - 176]
+	vaesdec         xmm4, xmm4, oword [r10 - 160]
 L.xts_dec_steal_b_aes128:
-	vaesdec         xmm0, xmm0, oword [r10 - 144]
-	vaesdec         xmm0, xmm0, oword [r10 - 128]
-	vaesdec         xmm0, xmm0, oword [r10 - 112]
-	vaesdec         xmm0, xmm0, oword [r10 - 96]
-	vaesdec         xmm0, xmm0, oword [r10 - 80]
-	vaesdec         xmm0, xmm0, oword [r10 - 64]
-	vaesdec         xmm0, xmm0, oword [r10 - 48]
-	vaesdec         xmm0, xmm0, oword [r10 - 32]
-	vaesdec         xmm0, xmm0, oword [r10 - 16]
-	vaesdeclast     xmm0, xmm0, oword [r10]
-	vpxord          xmm0, xmm0, xmm10
-	vmovdqu8        oword [rdx], xmm0
+	vaesdec         xmm4, xmm4, oword [r10 - 144]
+	vaesdec         xmm4, xmm4, oword [r10 - 128]
+	vaesdec         xmm4, xmm4, oword [r10 - 112]
+	vaesdec         xmm4, xmm4, oword [r10 - 96]
+	vaesdec         xmm4, xmm4, oword [r10 - 80]
+	vaesdec         xmm4, xmm4, oword [r10 - 64]
+	vaesdec         xmm4, xmm4, oword [r10 - 48]
+	vaesdec         xmm4, xmm4, oword [r10 - 32]
+	vaesdec         xmm4, xmm4, oword [r10 - 16]
+	vaesdeclast     xmm4, xmm4, oword [r10]
+	vpxord          xmm4, xmm4, xmm2
+	vmovdqu8        oword [rdx], xmm4
 L.xts_dec_return:
 	xor             eax, eax
 	vzeroupper
@@ -1132,102 +1132,102 @@ L.xts_dec_return:
 L.xts_dec_main_loop:
 ; LLVM-MCA-BEGIN xts_dec_avx10_512_main_loop
 ; 4 vectors = 256 bytes per iteration
-	vmovdqa64       zmm4, zmm8
-	vpsrlq          zmm10, zmm8, 60                 ; top 4 bits of each half
-	vpclmulqdq      zmm11, zmm10, zmm9, 1           ; high half's, times 0x87
-	vpslldq         zmm10, zmm10, 8                 ; low half's carry into high
-	vpsllq          zmm5, zmm8, 4
-	vpternlogd      zmm5, zmm10, zmm11, 150
-	vpsrldq         zmm10, zmm8, 15                 ; the top 8 bits
-	vpclmulqdq      zmm10, zmm10, zmm9, 0           ; ... times 0x87
-	vpslldq         zmm6, zmm8, 1
-	vpxord          zmm6, zmm6, zmm10
-	vpsrlq          zmm10, zmm8, 52                 ; top 12 bits of each half
-	vpclmulqdq      zmm11, zmm10, zmm9, 1           ; high half's, times 0x87
-	vpslldq         zmm10, zmm10, 8                 ; low half's carry into high
-	vpsllq          zmm7, zmm8, 12
-	vpternlogd      zmm7, zmm10, zmm11, 150
-	vpsrldq         zmm10, zmm8, 14                 ; the top 16 bits
-	vpclmulqdq      zmm10, zmm10, zmm9, 0           ; ... times 0x87
-	vpslldq         zmm8, zmm8, 2
-	vpxord          zmm8, zmm8, zmm10
-	vmovdqu8        zmm0, [rcx]
-	vpternlogd      zmm0, zmm4, zmm12, 150
-	vmovdqu8        zmm1, [rcx + 64]
-	vpternlogd      zmm1, zmm5, zmm12, 150
-	vmovdqu8        zmm2, [rcx + 128]
-	vpternlogd      zmm2, zmm6, zmm12, 150
-	vmovdqu8        zmm3, [rcx + 192]
-	vpternlogd      zmm3, zmm7, zmm12, 150
+	vmovdqa64       zmm8, zmm0
+	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm9, zmm0, 4
+	vpternlogd      zmm9, zmm2, zmm3, 150
+	vpsrldq         zmm2, zmm0, 15                  ; the top 8 bits
+	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
+	vpslldq         zmm10, zmm0, 1
+	vpxord          zmm10, zmm10, zmm2
+	vpsrlq          zmm2, zmm0, 52                  ; top 12 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm11, zmm0, 12
+	vpternlogd      zmm11, zmm2, zmm3, 150
+	vpsrldq         zmm2, zmm0, 14                  ; the top 16 bits
+	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
+	vpslldq         zmm0, zmm0, 2
+	vpxord          zmm0, zmm0, zmm2
+	vmovdqu8        zmm4, [rcx]
+	vpternlogd      zmm4, zmm8, zmm12, 150
+	vmovdqu8        zmm5, [rcx + 64]
+	vpternlogd      zmm5, zmm9, zmm12, 150
+	vmovdqu8        zmm6, [rcx + 128]
+	vpternlogd      zmm6, zmm10, zmm12, 150
+	vmovdqu8        zmm7, [rcx + 192]
+	vpternlogd      zmm7, zmm11, zmm12, 150
 	cmp             eax, 12
 	jb              near L.xts_dec_main_aes128
 	je              near L.xts_dec_main_aes192
-	vaesdec         zmm0, zmm0, zmm26
-	vaesdec         zmm1, zmm1, zmm26
-	vaesdec         zmm2, zmm2, zmm26
-	vaesdec         zmm3, zmm3, zmm26
-	vaesdec         zmm0, zmm0, zmm25
-	vaesdec         zmm1, zmm1, zmm25
-	vaesdec         zmm2, zmm2, zmm25
-	vaesdec         zmm3, zmm3, zmm25
+	vaesdec         zmm4, zmm4, zmm26
+	vaesdec         zmm5, zmm5, zmm26
+	vaesdec         zmm6, zmm6, zmm26
+	vaesdec         zmm7, zmm7, zmm26
+	vaesdec         zmm4, zmm4, zmm25
+	vaesdec         zmm5, zmm5, zmm25
+	vaesdec         zmm6, zmm6, zmm25
+	vaesdec         zmm7, zmm7, zmm25
 L.xts_dec_main_aes192:
-	vaesdec         zmm0, zmm0, zmm24
-	vaesdec         zmm1, zmm1, zmm24
-	vaesdec         zmm2, zmm2, zmm24
-	vaesdec         zmm3, zmm3, zmm24
-	vaesdec         zmm0, zmm0, zmm23
-	vaesdec         zmm1, zmm1, zmm23
-	vaesdec         zmm2, zmm2, zmm23
-	vaesdec         zmm3, zmm3, zmm23
+	vaesdec         zmm4, zmm4, zmm24
+	vaesdec         zmm5, zmm5, zmm24
+	vaesdec         zmm6, zmm6, zmm24
+	vaesdec         zmm7, zmm7, zmm24
+	vaesdec         zmm4, zmm4, zmm23
+	vaesdec         zmm5, zmm5, zmm23
+	vaesdec         zmm6, zmm6, zmm23
+	vaesdec         zmm7, zmm7, zmm23
 L.xts_dec_main_aes128:
-	vaesdec         zmm0, zmm0, zmm22
-	vaesdec         zmm1, zmm1, zmm22
-	vaesdec         zmm2, zmm2, zmm22
-	vaesdec         zmm3, zmm3, zmm22
-	vaesdec         zmm0, zmm0, zmm21
-	vaesdec         zmm1, zmm1, zmm21
-	vaesdec         zmm2, zmm2, zmm21
-	vaesdec         zmm3, zmm3, zmm21
-	vaesdec         zmm0, zmm0, zmm20
-	vaesdec         zmm1, zmm1, zmm20
-	vaesdec         zmm2, zmm2, zmm20
-	vaesdec         zmm3, zmm3, zmm20
-	vaesdec         zmm0, zmm0, zmm19
-	vaesdec         zmm1, zmm1, zmm19
-	vaesdec         zmm2, zmm2, zmm19
-	vaesdec         zmm3, zmm3, zmm19
-	vaesdec         zmm0, zmm0, zmm18
-	vaesdec         zmm1, zmm1, zmm18
-	vaesdec         zmm2, zmm2, zmm18
-	vaesdec         zmm3, zmm3, zmm18
-	vaesdec         zmm0, zmm0, zmm17
-	vaesdec         zmm1, zmm1, zmm17
-	vaesdec         zmm2, zmm2, zmm17
-	vaesdec         zmm3, zmm3, zmm17
-	vaesdec         zmm0, zmm0, zmm16
-	vaesdec         zmm1, zmm1, zmm16
-	vaesdec         zmm2, zmm2, zmm16
-	vaesdec         zmm3, zmm3, zmm16
-	vaesdec         zmm0, zmm0, zmm15
-	vaesdec         zmm1, zmm1, zmm15
-	vaesdec         zmm2, zmm2, zmm15
-	vaesdec         zmm3, zmm3, zmm15
-	vaesdec         zmm0, zmm0, zmm14
-	vaesdec         zmm1, zmm1, zmm14
-	vaesdec         zmm2, zmm2, zmm14
-	vaesdec         zmm3, zmm3, zmm14
-	vpxord          zmm10, zmm13, zmm4
-	vaesdeclast     zmm0, zmm0, zmm10
-	vmovdqu8        zword [rdx], zmm0
-	vpxord          zmm10, zmm13, zmm5
-	vaesdeclast     zmm1, zmm1, zmm10
-	vmovdqu8        zword [rdx + 64], zmm1
-	vpxord          zmm10, zmm13, zmm6
-	vaesdeclast     zmm2, zmm2, zmm10
-	vmovdqu8        zword [rdx + 128], zmm2
-	vpxord          zmm10, zmm13, zmm7
-	vaesdeclast     zmm3, zmm3, zmm10
-	vmovdqu8        zword [rdx + 192], zmm3
+	vaesdec         zmm4, zmm4, zmm22
+	vaesdec         zmm5, zmm5, zmm22
+	vaesdec         zmm6, zmm6, zmm22
+	vaesdec         zmm7, zmm7, zmm22
+	vaesdec         zmm4, zmm4, zmm21
+	vaesdec         zmm5, zmm5, zmm21
+	vaesdec         zmm6, zmm6, zmm21
+	vaesdec         zmm7, zmm7, zmm21
+	vaesdec         zmm4, zmm4, zmm20
+	vaesdec         zmm5, zmm5, zmm20
+	vaesdec         zmm6, zmm6, zmm20
+	vaesdec         zmm7, zmm7, zmm20
+	vaesdec         zmm4, zmm4, zmm19
+	vaesdec         zmm5, zmm5, zmm19
+	vaesdec         zmm6, zmm6, zmm19
+	vaesdec         zmm7, zmm7, zmm19
+	vaesdec         zmm4, zmm4, zmm18
+	vaesdec         zmm5, zmm5, zmm18
+	vaesdec         zmm6, zmm6, zmm18
+	vaesdec         zmm7, zmm7, zmm18
+	vaesdec         zmm4, zmm4, zmm17
+	vaesdec         zmm5, zmm5, zmm17
+	vaesdec         zmm6, zmm6, zmm17
+	vaesdec         zmm7, zmm7, zmm17
+	vaesdec         zmm4, zmm4, zmm16
+	vaesdec         zmm5, zmm5, zmm16
+	vaesdec         zmm6, zmm6, zmm16
+	vaesdec         zmm7, zmm7, zmm16
+	vaesdec         zmm4, zmm4, zmm15
+	vaesdec         zmm5, zmm5, zmm15
+	vaesdec         zmm6, zmm6, zmm15
+	vaesdec         zmm7, zmm7, zmm15
+	vaesdec         zmm4, zmm4, zmm14
+	vaesdec         zmm5, zmm5, zmm14
+	vaesdec         zmm6, zmm6, zmm14
+	vaesdec         zmm7, zmm7, zmm14
+	vpxord          zmm2, zmm13, zmm8
+	vaesdeclast     zmm4, zmm4, zmm2
+	vmovdqu8        zword [rdx], zmm4
+	vpxord          zmm2, zmm13, zmm9
+	vaesdeclast     zmm5, zmm5, zmm2
+	vmovdqu8        zword [rdx + 64], zmm5
+	vpxord          zmm2, zmm13, zmm10
+	vaesdeclast     zmm6, zmm6, zmm2
+	vmovdqu8        zword [rdx + 128], zmm6
+	vpxord          zmm2, zmm13, zmm11
+	vaesdeclast     zmm7, zmm7, zmm2
+	vmovdqu8        zword [rdx + 192], zmm7
 	add             rcx, 256
 	add             rdx, 256
 	sub             r8, 256

@@ -22,8 +22,8 @@
 # handled by ciphertext stealing on xmm.
 #
 # Registers: KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11, PART=rsi, PART=rsi (after the tweak is made)
-#            X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, TW0=ymm4, TW1=ymm5
-#            TW2=ymm6, TW3=ymm7, BASE=ymm8, POLY=ymm9, T1=ymm10, T2=ymm11
+#            BASE=ymm0, POLY=ymm1, T1=ymm2, T2=ymm3, X0=ymm4, X1=ymm5
+#            X2=ymm6, X3=ymm7, TW0=ymm8, TW1=ymm9, TW2=ymm10, TW3=ymm11
 #            K0=ymm12, KLAST=ymm13, KT=ymm14
 	.text
 	.p2align 5, 0xcc
@@ -37,40 +37,40 @@ aesgen_xts_encrypt_vaes_avx2:
 # T = E_K2(iv), on xmm with the tweak key read from memory
 	lea             (%rsi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10
-	vmovdqu         (%r9), %xmm8
-	vpxor           (%rsi), %xmm8, %xmm8
+	vmovdqu         (%r9), %xmm0
+	vpxor           (%rsi), %xmm0, %xmm0
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_tweak_aes128
 	{disp32} je     .Lxts_enc_tweak_aes192
-	vaesenc         -208(%r10), %xmm8, %xmm8
-	vaesenc         -192(%r10), %xmm8, %xmm8
+	vaesenc         -208(%r10), %xmm0, %xmm0
+	vaesenc         -192(%r10), %xmm0, %xmm0
 .Lxts_enc_tweak_aes192:
-	vaesenc         -176(%r10), %xmm8, %xmm8
-	vaesenc         -160(%r10), %xmm8, %xmm8
+	vaesenc         -176(%r10), %xmm0, %xmm0
+	vaesenc         -160(%r10), %xmm0, %xmm0
 .Lxts_enc_tweak_aes128:
-	vaesenc         -144(%r10), %xmm8, %xmm8
-	vaesenc         -128(%r10), %xmm8, %xmm8
-	vaesenc         -112(%r10), %xmm8, %xmm8
-	vaesenc         -96(%r10), %xmm8, %xmm8
-	vaesenc         -80(%r10), %xmm8, %xmm8
-	vaesenc         -64(%r10), %xmm8, %xmm8
-	vaesenc         -48(%r10), %xmm8, %xmm8
-	vaesenc         -32(%r10), %xmm8, %xmm8
-	vaesenc         -16(%r10), %xmm8, %xmm8
-	vaesenclast     (%r10), %xmm8, %xmm8
+	vaesenc         -144(%r10), %xmm0, %xmm0
+	vaesenc         -128(%r10), %xmm0, %xmm0
+	vaesenc         -112(%r10), %xmm0, %xmm0
+	vaesenc         -96(%r10), %xmm0, %xmm0
+	vaesenc         -80(%r10), %xmm0, %xmm0
+	vaesenc         -64(%r10), %xmm0, %xmm0
+	vaesenc         -48(%r10), %xmm0, %xmm0
+	vaesenc         -32(%r10), %xmm0, %xmm0
+	vaesenc         -16(%r10), %xmm0, %xmm0
+	vaesenclast     (%r10), %xmm0, %xmm0
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &key1[rounds]
 	vbroadcasti128  (%rdi), %ymm12
 	vbroadcasti128  (%r10), %ymm13
-	vbroadcasti128  .Lxts_poly(%rip), %ymm9
+	vbroadcasti128  .Lxts_poly(%rip), %ymm1
 # BASE = T, T*x in lanes 0..1
-	vpsrlq          $63, %xmm8, %xmm10              # top 1 bits of each half
-	vpclmulqdq      $1, %xmm9, %xmm10, %xmm11       # high half's, times 0x87
-	vpslldq         $8, %xmm10, %xmm10              # low half's carry into high
-	vpsllq          $1, %xmm8, %xmm4
-	vpxor           %xmm10, %xmm4, %xmm4
-	vpxor           %xmm11, %xmm4, %xmm4
-	vinserti128     $1, %xmm4, %ymm8, %ymm8
+	vpsrlq          $63, %xmm0, %xmm2               # top 1 bits of each half
+	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
+	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
+	vpsllq          $1, %xmm0, %xmm8
+	vpxor           %xmm2, %xmm8, %xmm8
+	vpxor           %xmm3, %xmm8, %xmm8
+	vinserti128     $1, %xmm8, %ymm0, %ymm0
 	mov             %r8d, %esi
 	and             $15, %esi                       # bytes past the last whole block
 	{disp32} jz     .Lxts_enc_whole_blocks
@@ -89,499 +89,499 @@ aesgen_xts_encrypt_vaes_avx2:
 	cmp             $96, %r8
 	{disp32} jbe    .Lxts_enc_final3
 .Lxts_enc_final4:
-	{load} vmovdqa  %ymm8, %ymm4
-	vpsrlq          $62, %ymm8, %ymm10              # top 2 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $2, %ymm8, %ymm5
-	vpxor           %ymm10, %ymm5, %ymm5
-	vpxor           %ymm11, %ymm5, %ymm5
-	vpsrlq          $60, %ymm8, %ymm10              # top 4 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $4, %ymm8, %ymm6
-	vpxor           %ymm10, %ymm6, %ymm6
-	vpxor           %ymm11, %ymm6, %ymm6
-	vpsrlq          $58, %ymm8, %ymm10              # top 6 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $6, %ymm8, %ymm7
-	vpxor           %ymm10, %ymm7, %ymm7
-	vpxor           %ymm11, %ymm7, %ymm7
-	vpsrldq         $15, %ymm8, %ymm10              # the top 8 bits
-	vpclmulqdq      $0, %ymm9, %ymm10, %ymm10       # ... times 0x87
-	vpslldq         $1, %ymm8, %ymm8
-	vpxor           %ymm10, %ymm8, %ymm8
+	vmovdqa         %ymm0, %ymm8
+	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $2, %ymm0, %ymm9
+	vpxor           %ymm2, %ymm9, %ymm9
+	vpxor           %ymm3, %ymm9, %ymm9
+	vpsrlq          $60, %ymm0, %ymm2               # top 4 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $4, %ymm0, %ymm10
+	vpxor           %ymm2, %ymm10, %ymm10
+	vpxor           %ymm3, %ymm10, %ymm10
+	vpsrlq          $58, %ymm0, %ymm2               # top 6 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $6, %ymm0, %ymm11
+	vpxor           %ymm2, %ymm11, %ymm11
+	vpxor           %ymm3, %ymm11, %ymm11
+	vpsrldq         $15, %ymm0, %ymm2               # the top 8 bits
+	vpclmulqdq      $0, %ymm1, %ymm2, %ymm2         # ... times 0x87
+	vpslldq         $1, %ymm0, %ymm0
+	vpxor           %ymm2, %ymm0, %ymm0
 	sub             $96, %r8                        # bytes in the last vector
-	vpxor           (%rcx), %ymm4, %ymm0
-	vpxor           %ymm12, %ymm0, %ymm0
-	vpxor           32(%rcx), %ymm5, %ymm1
-	vpxor           %ymm12, %ymm1, %ymm1
-	vpxor           64(%rcx), %ymm6, %ymm2
-	vpxor           %ymm12, %ymm2, %ymm2
+	vpxor           (%rcx), %ymm8, %ymm4
+	vpxor           %ymm12, %ymm4, %ymm4
+	vpxor           32(%rcx), %ymm9, %ymm5
+	vpxor           %ymm12, %ymm5, %ymm5
+	vpxor           64(%rcx), %ymm10, %ymm6
+	vpxor           %ymm12, %ymm6, %ymm6
 	cmp             $16, %r8
 	{disp32} ja     .Lxts_enc_final4_load_full
-	vmovdqu         96(%rcx), %xmm3                 # one block; upper lane zeroed
+	vmovdqu         96(%rcx), %xmm7                 # one block; upper lane zeroed
 	{disp32} jmp    .Lxts_enc_final4_loaded
 .Lxts_enc_final4_load_full:
-	vmovdqu         96(%rcx), %ymm3
+	vmovdqu         96(%rcx), %ymm7
 .Lxts_enc_final4_loaded:
-	vpxor           %ymm7, %ymm3, %ymm3
-	vpxor           %ymm12, %ymm3, %ymm3
+	vpxor           %ymm11, %ymm7, %ymm7
+	vpxor           %ymm12, %ymm7, %ymm7
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_final4_aes128
 	{disp32} je     .Lxts_enc_final4_aes192
 	vbroadcasti128  -208(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
 	vbroadcasti128  -192(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
 .Lxts_enc_final4_aes192:
 	vbroadcasti128  -176(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
 	vbroadcasti128  -160(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
 .Lxts_enc_final4_aes128:
 	vbroadcasti128  -144(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
 	vbroadcasti128  -128(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
 	vbroadcasti128  -112(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
 	vbroadcasti128  -96(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
 	vbroadcasti128  -80(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
 	vbroadcasti128  -64(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
 	vbroadcasti128  -48(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
 	vbroadcasti128  -32(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
 	vbroadcasti128  -16(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
-	vpxor           %ymm4, %ymm13, %ymm10
-	vaesenclast     %ymm10, %ymm0, %ymm0
-	vmovdqu         %ymm0, (%rdx)
-	vpxor           %ymm5, %ymm13, %ymm10
-	vaesenclast     %ymm10, %ymm1, %ymm1
-	vmovdqu         %ymm1, 32(%rdx)
-	vpxor           %ymm6, %ymm13, %ymm10
-	vaesenclast     %ymm10, %ymm2, %ymm2
-	vmovdqu         %ymm2, 64(%rdx)
-	vpxor           %ymm7, %ymm13, %ymm10
-	vaesenclast     %ymm10, %ymm3, %ymm3
-	vmovdqu         %xmm3, 96(%rdx)
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
+	vpxor           %ymm8, %ymm13, %ymm2
+	vaesenclast     %ymm2, %ymm4, %ymm4
+	vmovdqu         %ymm4, (%rdx)
+	vpxor           %ymm9, %ymm13, %ymm2
+	vaesenclast     %ymm2, %ymm5, %ymm5
+	vmovdqu         %ymm5, 32(%rdx)
+	vpxor           %ymm10, %ymm13, %ymm2
+	vaesenclast     %ymm2, %ymm6, %ymm6
+	vmovdqu         %ymm6, 64(%rdx)
+	vpxor           %ymm11, %ymm13, %ymm2
+	vaesenclast     %ymm2, %ymm7, %ymm7
+	vmovdqu         %xmm7, 96(%rdx)
 	cmp             $16, %r8
 	{disp32} jbe    .Lxts_enc_final4_stored
-	vextracti128    $1, %ymm3, 112(%rdx)
+	vextracti128    $1, %ymm7, 112(%rdx)
 .Lxts_enc_final4_stored:
 	add             %r8, %rcx
 	add             %r8, %rdx
 	add             $96, %rcx
 	add             $96, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          $63, %ymm7, %ymm10              # top 1 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $1, %ymm7, %ymm7
-	vpxor           %ymm10, %ymm7, %ymm7
-	vpxor           %ymm11, %ymm7, %ymm7
+	vpsrlq          $63, %ymm11, %ymm2              # top 1 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $1, %ymm11, %ymm11
+	vpxor           %ymm2, %ymm11, %ymm11
+	vpxor           %ymm3, %ymm11, %ymm11
 	lea             .Lxts_lane_select(%rip), %r11
-	vmovdqu         -16(%r11,%r8,1), %xmm11
-	vpermd          %ymm7, %ymm11, %ymm10
+	vmovdqu         -16(%r11,%r8,1), %xmm3
+	vpermd          %ymm11, %ymm3, %ymm2
 	{disp32} jmp    .Lxts_enc_steal_or_done
 .Lxts_enc_final3:
-	{load} vmovdqa  %ymm8, %ymm4
-	vpsrlq          $62, %ymm8, %ymm10              # top 2 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $2, %ymm8, %ymm5
-	vpxor           %ymm10, %ymm5, %ymm5
-	vpxor           %ymm11, %ymm5, %ymm5
-	vpsrlq          $60, %ymm8, %ymm10              # top 4 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $4, %ymm8, %ymm6
-	vpxor           %ymm10, %ymm6, %ymm6
-	vpxor           %ymm11, %ymm6, %ymm6
-	vpsrlq          $58, %ymm8, %ymm10              # top 6 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $6, %ymm8, %ymm8
-	vpxor           %ymm10, %ymm8, %ymm8
-	vpxor           %ymm11, %ymm8, %ymm8
+	vmovdqa         %ymm0, %ymm8
+	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $2, %ymm0, %ymm9
+	vpxor           %ymm2, %ymm9, %ymm9
+	vpxor           %ymm3, %ymm9, %ymm9
+	vpsrlq          $60, %ymm0, %ymm2               # top 4 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $4, %ymm0, %ymm10
+	vpxor           %ymm2, %ymm10, %ymm10
+	vpxor           %ymm3, %ymm10, %ymm10
+	vpsrlq          $58, %ymm0, %ymm2               # top 6 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $6, %ymm0, %ymm0
+	vpxor           %ymm2, %ymm0, %ymm0
+	vpxor           %ymm3, %ymm0, %ymm0
 	sub             $64, %r8                        # bytes in the last vector
-	vpxor           (%rcx), %ymm4, %ymm0
-	vpxor           %ymm12, %ymm0, %ymm0
-	vpxor           32(%rcx), %ymm5, %ymm1
-	vpxor           %ymm12, %ymm1, %ymm1
+	vpxor           (%rcx), %ymm8, %ymm4
+	vpxor           %ymm12, %ymm4, %ymm4
+	vpxor           32(%rcx), %ymm9, %ymm5
+	vpxor           %ymm12, %ymm5, %ymm5
 	cmp             $16, %r8
 	{disp32} ja     .Lxts_enc_final3_load_full
-	vmovdqu         64(%rcx), %xmm2                 # one block; upper lane zeroed
+	vmovdqu         64(%rcx), %xmm6                 # one block; upper lane zeroed
 	{disp32} jmp    .Lxts_enc_final3_loaded
 .Lxts_enc_final3_load_full:
-	vmovdqu         64(%rcx), %ymm2
+	vmovdqu         64(%rcx), %ymm6
 .Lxts_enc_final3_loaded:
-	vpxor           %ymm6, %ymm2, %ymm2
-	vpxor           %ymm12, %ymm2, %ymm2
+	vpxor           %ymm10, %ymm6, %ymm6
+	vpxor           %ymm12, %ymm6, %ymm6
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_final3_aes128
 	{disp32} je     .Lxts_enc_final3_aes192
 	vbroadcasti128  -208(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
 	vbroadcasti128  -192(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
 .Lxts_enc_final3_aes192:
 	vbroadcasti128  -176(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
 	vbroadcasti128  -160(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
 .Lxts_enc_final3_aes128:
 	vbroadcasti128  -144(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
 	vbroadcasti128  -128(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
 	vbroadcasti128  -112(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
 	vbroadcasti128  -96(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
 	vbroadcasti128  -80(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
 	vbroadcasti128  -64(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
 	vbroadcasti128  -48(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
 	vbroadcasti128  -32(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
 	vbroadcasti128  -16(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vpxor           %ymm4, %ymm13, %ymm10
-	vaesenclast     %ymm10, %ymm0, %ymm0
-	vmovdqu         %ymm0, (%rdx)
-	vpxor           %ymm5, %ymm13, %ymm10
-	vaesenclast     %ymm10, %ymm1, %ymm1
-	vmovdqu         %ymm1, 32(%rdx)
-	vpxor           %ymm6, %ymm13, %ymm10
-	vaesenclast     %ymm10, %ymm2, %ymm2
-	vmovdqu         %xmm2, 64(%rdx)
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vpxor           %ymm8, %ymm13, %ymm2
+	vaesenclast     %ymm2, %ymm4, %ymm4
+	vmovdqu         %ymm4, (%rdx)
+	vpxor           %ymm9, %ymm13, %ymm2
+	vaesenclast     %ymm2, %ymm5, %ymm5
+	vmovdqu         %ymm5, 32(%rdx)
+	vpxor           %ymm10, %ymm13, %ymm2
+	vaesenclast     %ymm2, %ymm6, %ymm6
+	vmovdqu         %xmm6, 64(%rdx)
 	cmp             $16, %r8
 	{disp32} jbe    .Lxts_enc_final3_stored
-	vextracti128    $1, %ymm2, 80(%rdx)
+	vextracti128    $1, %ymm6, 80(%rdx)
 .Lxts_enc_final3_stored:
 	add             %r8, %rcx
 	add             %r8, %rdx
 	add             $64, %rcx
 	add             $64, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          $63, %ymm6, %ymm10              # top 1 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $1, %ymm6, %ymm6
-	vpxor           %ymm10, %ymm6, %ymm6
-	vpxor           %ymm11, %ymm6, %ymm6
+	vpsrlq          $63, %ymm10, %ymm2              # top 1 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $1, %ymm10, %ymm10
+	vpxor           %ymm2, %ymm10, %ymm10
+	vpxor           %ymm3, %ymm10, %ymm10
 	lea             .Lxts_lane_select(%rip), %r11
-	vmovdqu         -16(%r11,%r8,1), %xmm11
-	vpermd          %ymm6, %ymm11, %ymm10
+	vmovdqu         -16(%r11,%r8,1), %xmm3
+	vpermd          %ymm10, %ymm3, %ymm2
 	{disp32} jmp    .Lxts_enc_steal_or_done
 .Lxts_enc_final2:
-	{load} vmovdqa  %ymm8, %ymm4
-	vpsrlq          $62, %ymm8, %ymm10              # top 2 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $2, %ymm8, %ymm5
-	vpxor           %ymm10, %ymm5, %ymm5
-	vpxor           %ymm11, %ymm5, %ymm5
-	vpsrlq          $60, %ymm8, %ymm10              # top 4 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $4, %ymm8, %ymm8
-	vpxor           %ymm10, %ymm8, %ymm8
-	vpxor           %ymm11, %ymm8, %ymm8
+	vmovdqa         %ymm0, %ymm8
+	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $2, %ymm0, %ymm9
+	vpxor           %ymm2, %ymm9, %ymm9
+	vpxor           %ymm3, %ymm9, %ymm9
+	vpsrlq          $60, %ymm0, %ymm2               # top 4 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $4, %ymm0, %ymm0
+	vpxor           %ymm2, %ymm0, %ymm0
+	vpxor           %ymm3, %ymm0, %ymm0
 	sub             $32, %r8                        # bytes in the last vector
-	vpxor           (%rcx), %ymm4, %ymm0
-	vpxor           %ymm12, %ymm0, %ymm0
+	vpxor           (%rcx), %ymm8, %ymm4
+	vpxor           %ymm12, %ymm4, %ymm4
 	cmp             $16, %r8
 	{disp32} ja     .Lxts_enc_final2_load_full
-	vmovdqu         32(%rcx), %xmm1                 # one block; upper lane zeroed
+	vmovdqu         32(%rcx), %xmm5                 # one block; upper lane zeroed
 	{disp32} jmp    .Lxts_enc_final2_loaded
 .Lxts_enc_final2_load_full:
-	vmovdqu         32(%rcx), %ymm1
+	vmovdqu         32(%rcx), %ymm5
 .Lxts_enc_final2_loaded:
-	vpxor           %ymm5, %ymm1, %ymm1
-	vpxor           %ymm12, %ymm1, %ymm1
+	vpxor           %ymm9, %ymm5, %ymm5
+	vpxor           %ymm12, %ymm5, %ymm5
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_final2_aes128
 	{disp32} je     .Lxts_enc_final2_aes192
 	vbroadcasti128  -208(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
 	vbroadcasti128  -192(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
 .Lxts_enc_final2_aes192:
 	vbroadcasti128  -176(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
 	vbroadcasti128  -160(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
 .Lxts_enc_final2_aes128:
 	vbroadcasti128  -144(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
 	vbroadcasti128  -128(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
 	vbroadcasti128  -112(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
 	vbroadcasti128  -96(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
 	vbroadcasti128  -80(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
 	vbroadcasti128  -64(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
 	vbroadcasti128  -48(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
 	vbroadcasti128  -32(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
 	vbroadcasti128  -16(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vpxor           %ymm4, %ymm13, %ymm10
-	vaesenclast     %ymm10, %ymm0, %ymm0
-	vmovdqu         %ymm0, (%rdx)
-	vpxor           %ymm5, %ymm13, %ymm10
-	vaesenclast     %ymm10, %ymm1, %ymm1
-	vmovdqu         %xmm1, 32(%rdx)
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vpxor           %ymm8, %ymm13, %ymm2
+	vaesenclast     %ymm2, %ymm4, %ymm4
+	vmovdqu         %ymm4, (%rdx)
+	vpxor           %ymm9, %ymm13, %ymm2
+	vaesenclast     %ymm2, %ymm5, %ymm5
+	vmovdqu         %xmm5, 32(%rdx)
 	cmp             $16, %r8
 	{disp32} jbe    .Lxts_enc_final2_stored
-	vextracti128    $1, %ymm1, 48(%rdx)
+	vextracti128    $1, %ymm5, 48(%rdx)
 .Lxts_enc_final2_stored:
 	add             %r8, %rcx
 	add             %r8, %rdx
 	add             $32, %rcx
 	add             $32, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          $63, %ymm5, %ymm10              # top 1 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $1, %ymm5, %ymm5
-	vpxor           %ymm10, %ymm5, %ymm5
-	vpxor           %ymm11, %ymm5, %ymm5
+	vpsrlq          $63, %ymm9, %ymm2               # top 1 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $1, %ymm9, %ymm9
+	vpxor           %ymm2, %ymm9, %ymm9
+	vpxor           %ymm3, %ymm9, %ymm9
 	lea             .Lxts_lane_select(%rip), %r11
-	vmovdqu         -16(%r11,%r8,1), %xmm11
-	vpermd          %ymm5, %ymm11, %ymm10
+	vmovdqu         -16(%r11,%r8,1), %xmm3
+	vpermd          %ymm9, %ymm3, %ymm2
 	{disp32} jmp    .Lxts_enc_steal_or_done
 .Lxts_enc_final1:
-	{load} vmovdqa  %ymm8, %ymm4
-	vpsrlq          $62, %ymm8, %ymm10              # top 2 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $2, %ymm8, %ymm8
-	vpxor           %ymm10, %ymm8, %ymm8
-	vpxor           %ymm11, %ymm8, %ymm8
+	vmovdqa         %ymm0, %ymm8
+	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $2, %ymm0, %ymm0
+	vpxor           %ymm2, %ymm0, %ymm0
+	vpxor           %ymm3, %ymm0, %ymm0
 	cmp             $16, %r8
 	{disp32} ja     .Lxts_enc_final1_load_full
-	vmovdqu         (%rcx), %xmm0                   # one block; upper lane zeroed
+	vmovdqu         (%rcx), %xmm4                   # one block; upper lane zeroed
 	{disp32} jmp    .Lxts_enc_final1_loaded
 .Lxts_enc_final1_load_full:
-	vmovdqu         (%rcx), %ymm0
+	vmovdqu         (%rcx), %ymm4
 .Lxts_enc_final1_loaded:
-	vpxor           %ymm4, %ymm0, %ymm0
-	vpxor           %ymm12, %ymm0, %ymm0
+	vpxor           %ymm8, %ymm4, %ymm4
+	vpxor           %ymm12, %ymm4, %ymm4
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_final1_aes128
 	{disp32} je     .Lxts_enc_final1_aes192
 	vbroadcasti128  -208(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm4, %ymm4
 	vbroadcasti128  -192(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm4, %ymm4
 .Lxts_enc_final1_aes192:
 	vbroadcasti128  -176(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm4, %ymm4
 	vbroadcasti128  -160(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm4, %ymm4
 .Lxts_enc_final1_aes128:
 	vbroadcasti128  -144(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm4, %ymm4
 	vbroadcasti128  -128(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm4, %ymm4
 	vbroadcasti128  -112(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm4, %ymm4
 	vbroadcasti128  -96(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm4, %ymm4
 	vbroadcasti128  -80(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm4, %ymm4
 	vbroadcasti128  -64(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm4, %ymm4
 	vbroadcasti128  -48(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm4, %ymm4
 	vbroadcasti128  -32(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm4, %ymm4
 	vbroadcasti128  -16(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vpxor           %ymm4, %ymm13, %ymm10
-	vaesenclast     %ymm10, %ymm0, %ymm0
-	vmovdqu         %xmm0, (%rdx)
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vpxor           %ymm8, %ymm13, %ymm2
+	vaesenclast     %ymm2, %ymm4, %ymm4
+	vmovdqu         %xmm4, (%rdx)
 	cmp             $16, %r8
 	{disp32} jbe    .Lxts_enc_final1_stored
-	vextracti128    $1, %ymm0, 16(%rdx)
+	vextracti128    $1, %ymm4, 16(%rdx)
 .Lxts_enc_final1_stored:
 	add             %r8, %rcx
 	add             %r8, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          $63, %ymm4, %ymm10              # top 1 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $1, %ymm4, %ymm4
-	vpxor           %ymm10, %ymm4, %ymm4
-	vpxor           %ymm11, %ymm4, %ymm4
+	vpsrlq          $63, %ymm8, %ymm2               # top 1 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $1, %ymm8, %ymm8
+	vpxor           %ymm2, %ymm8, %ymm8
+	vpxor           %ymm3, %ymm8, %ymm8
 	lea             .Lxts_lane_select(%rip), %r11
-	vmovdqu         -16(%r11,%r8,1), %xmm11
-	vpermd          %ymm4, %ymm11, %ymm10
+	vmovdqu         -16(%r11,%r8,1), %xmm3
+	vpermd          %ymm8, %ymm3, %ymm2
 	{disp32} jmp    .Lxts_enc_steal_or_done
 
 .Lxts_enc_no_tail:
-	{load} vmovdqa  %xmm8, %xmm10                   # the next block's tweak
+	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
 .Lxts_enc_steal_or_done:
 	test            %rsi, %rsi
 	{disp32} jz     .Lxts_enc_return
-	vpsrlq          $63, %xmm10, %xmm4              # top 1 bits of each half
-	vpclmulqdq      $1, %xmm9, %xmm4, %xmm8         # high half's, times 0x87
-	vpslldq         $8, %xmm4, %xmm4                # low half's carry into high
-	vpsllq          $1, %xmm10, %xmm11
-	vpxor           %xmm4, %xmm11, %xmm11
-	vpxor           %xmm8, %xmm11, %xmm11
-	vmovdqu         (%rcx,%rsi,1), %xmm4            # last 16 bytes of src
-	vpxor           (%rcx), %xmm10, %xmm0
-	vpxor           (%rdi), %xmm0, %xmm0
+	vpsrlq          $63, %xmm2, %xmm8               # top 1 bits of each half
+	vpclmulqdq      $1, %xmm1, %xmm8, %xmm0         # high half's, times 0x87
+	vpslldq         $8, %xmm8, %xmm8                # low half's carry into high
+	vpsllq          $1, %xmm2, %xmm3
+	vpxor           %xmm8, %xmm3, %xmm3
+	vpxor           %xmm0, %xmm3, %xmm3
+	vmovdqu         (%rcx,%rsi,1), %xmm8            # last 16 bytes of src
+	vpxor           (%rcx), %xmm2, %xmm4
+	vpxor           (%rdi), %xmm4, %xmm4
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_steal_a_aes128
 	{disp32} je     .Lxts_enc_steal_a_aes192
-	vaesenc         -208(%r10), %xmm0, %xmm0
-	vaesenc         -192(%r10), %xmm0, %xmm0
+	vaesenc         -208(%r10), %xmm4, %xmm4
+	vaesenc         -192(%r10), %xmm4, %xmm4
 .Lxts_enc_steal_a_aes192:
-	vaesenc         -176(%r10), %xmm0, %xmm0
-	vaesenc         -160(%r10), %xmm0, %xmm0
+	vaesenc         -176(%r10), %xmm4, %xmm4
+	vaesenc         -160(%r10), %xmm4, %xmm4
 .Lxts_enc_steal_a_aes128:
-	vaesenc         -144(%r10), %xmm0, %xmm0
-	vaesenc         -128(%r10), %xmm0, %xmm0
-	vaesenc         -112(%r10), %xmm0, %xmm0
-	vaesenc         -96(%r10), %xmm0, %xmm0
-	vaesenc         -80(%r10), %xmm0, %xmm0
-	vaesenc         -64(%r10), %xmm0, %xmm0
-	vaesenc         -48(%r10), %xmm0, %xmm0
-	vaesenc         -32(%r10), %xmm0, %xmm0
-	vaesenc         -16(%r10), %xmm0, %xmm0
-	vaesenclast     (%r10), %xmm0, %xmm0
-	vpxor           %xmm10, %xmm0, %xmm0
+	vaesenc         -144(%r10), %xmm4, %xmm4
+	vaesenc         -128(%r10), %xmm4, %xmm4
+	vaesenc         -112(%r10), %xmm4, %xmm4
+	vaesenc         -96(%r10), %xmm4, %xmm4
+	vaesenc         -80(%r10), %xmm4, %xmm4
+	vaesenc         -64(%r10), %xmm4, %xmm4
+	vaesenc         -48(%r10), %xmm4, %xmm4
+	vaesenc         -32(%r10), %xmm4, %xmm4
+	vaesenc         -16(%r10), %xmm4, %xmm4
+	vaesenclast     (%r10), %xmm4, %xmm4
+	vpxor           %xmm2, %xmm4, %xmm4
 	lea             .Lxts_cts_table(%rip), %r11
 # short block out: CC's first PART bytes, at the top of a store ending at the end
-	vmovdqu         (%r11,%rsi,1), %xmm9
-	vpshufb         %xmm9, %xmm0, %xmm9
+	vmovdqu         (%r11,%rsi,1), %xmm1
+	vpshufb         %xmm1, %xmm4, %xmm1
 # last whole block in: the PART stolen bytes, then CC from byte PART on
 	neg             %rsi
-	vmovdqu         32(%r11,%rsi,1), %xmm8
-	vpshufb         %xmm8, %xmm4, %xmm4
-	vmovdqu         64(%r11,%rsi,1), %xmm8
+	vmovdqu         32(%r11,%rsi,1), %xmm0
+	vpshufb         %xmm0, %xmm8, %xmm8
+	vmovdqu         64(%r11,%rsi,1), %xmm0
 	neg             %rsi
-	vpand           %xmm8, %xmm0, %xmm0
-	vpor            %xmm4, %xmm0, %xmm0
-	vmovdqu         %xmm9, (%rdx,%rsi,1)
-	vpxor           %xmm11, %xmm0, %xmm0
-	vpxor           (%rdi), %xmm0, %xmm0
+	vpand           %xmm0, %xmm4, %xmm4
+	vpor            %xmm8, %xmm4, %xmm4
+	vmovdqu         %xmm1, (%rdx,%rsi,1)
+	vpxor           %xmm3, %xmm4, %xmm4
+	vpxor           (%rdi), %xmm4, %xmm4
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_steal_b_aes128
 	{disp32} je     .Lxts_enc_steal_b_aes192
-	vaesenc         -208(%r10), %xmm0, %xmm0
-	vaesenc         -192(%r10), %xmm0, %xmm0
+	vaesenc         -208(%r10), %xmm4, %xmm4
+	vaesenc         -192(%r10), %xmm4, %xmm4
 .Lxts_enc_steal_b_aes192:
-	vaesenc         -176(%r10), %xmm0, %xmm0
-	vaesenc         -160(%r10), %xmm0, %xmm0
+	vaesenc         -176(%r10), %xmm4, %xmm4
+	vaesenc         -160(%r10), %xmm4, %xmm4
 .Lxts_enc_steal_b_aes128:
-	vaesenc         -144(%r10), %xmm0, %xmm0
-	vaesenc         -128(%r10), %xmm0, %xmm0
-	vaesenc         -112(%r10), %xmm0, %xmm0
-	vaesenc         -96(%r10), %xmm0, %xmm0
-	vaesenc         -80(%r10), %xmm0, %xmm0
-	vaesenc         -64(%r10), %xmm0, %xmm0
-	vaesenc         -48(%r10), %xmm0, %xmm0
-	vaesenc         -32(%r10), %xmm0, %xmm0
-	vaesenc         -16(%r10), %xmm0, %xmm0
-	vaesenclast     (%r10), %xmm0, %xmm0
-	vpxor           %xmm11, %xmm0, %xmm0
-	vmovdqu         %xmm0, (%rdx)
+	vaesenc         -144(%r10), %xmm4, %xmm4
+	vaesenc         -128(%r10), %xmm4, %xmm4
+	vaesenc         -112(%r10), %xmm4, %xmm4
+	vaesenc         -96(%r10), %xmm4, %xmm4
+	vaesenc         -80(%r10), %xmm4, %xmm4
+	vaesenc         -64(%r10), %xmm4, %xmm4
+	vaesenc         -48(%r10), %xmm4, %xmm4
+	vaesenc         -32(%r10), %xmm4, %xmm4
+	vaesenc         -16(%r10), %xmm4, %xmm4
+	vaesenclast     (%r10), %xmm4, %xmm4
+	vpxor           %xmm3, %xmm4, %xmm4
+	vmovdqu         %xmm4, (%rdx)
 .Lxts_enc_return:
 	xor             %eax, %eax
 	vzeroupper
@@ -591,119 +591,119 @@ aesgen_xts_encrypt_vaes_avx2:
 .Lxts_enc_main_loop:
 # LLVM-MCA-BEGIN xts_enc_vaes_avx2_main_loop
 # 4 vectors = 128 bytes per iteration
-	{load} vmovdqa  %ymm8, %ymm4
-	vpsrlq          $62, %ymm8, %ymm10              # top 2 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $2, %ymm8, %ymm5
-	vpxor           %ymm10, %ymm5, %ymm5
-	vpxor           %ymm11, %ymm5, %ymm5
-	vpsrlq          $60, %ymm8, %ymm10              # top 4 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $4, %ymm8, %ymm6
-	vpxor           %ymm10, %ymm6, %ymm6
-	vpxor           %ymm11, %ymm6, %ymm6
-	vpsrlq          $58, %ymm8, %ymm10              # top 6 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $6, %ymm8, %ymm7
-	vpxor           %ymm10, %ymm7, %ymm7
-	vpxor           %ymm11, %ymm7, %ymm7
-	vpsrldq         $15, %ymm8, %ymm10              # the top 8 bits
-	vpclmulqdq      $0, %ymm9, %ymm10, %ymm10       # ... times 0x87
-	vpslldq         $1, %ymm8, %ymm8
-	vpxor           %ymm10, %ymm8, %ymm8
-	vpxor           (%rcx), %ymm4, %ymm0
-	vpxor           %ymm12, %ymm0, %ymm0
-	vpxor           32(%rcx), %ymm5, %ymm1
-	vpxor           %ymm12, %ymm1, %ymm1
-	vpxor           64(%rcx), %ymm6, %ymm2
-	vpxor           %ymm12, %ymm2, %ymm2
-	vpxor           96(%rcx), %ymm7, %ymm3
-	vpxor           %ymm12, %ymm3, %ymm3
+	vmovdqa         %ymm0, %ymm8
+	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $2, %ymm0, %ymm9
+	vpxor           %ymm2, %ymm9, %ymm9
+	vpxor           %ymm3, %ymm9, %ymm9
+	vpsrlq          $60, %ymm0, %ymm2               # top 4 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $4, %ymm0, %ymm10
+	vpxor           %ymm2, %ymm10, %ymm10
+	vpxor           %ymm3, %ymm10, %ymm10
+	vpsrlq          $58, %ymm0, %ymm2               # top 6 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $6, %ymm0, %ymm11
+	vpxor           %ymm2, %ymm11, %ymm11
+	vpxor           %ymm3, %ymm11, %ymm11
+	vpsrldq         $15, %ymm0, %ymm2               # the top 8 bits
+	vpclmulqdq      $0, %ymm1, %ymm2, %ymm2         # ... times 0x87
+	vpslldq         $1, %ymm0, %ymm0
+	vpxor           %ymm2, %ymm0, %ymm0
+	vpxor           (%rcx), %ymm8, %ymm4
+	vpxor           %ymm12, %ymm4, %ymm4
+	vpxor           32(%rcx), %ymm9, %ymm5
+	vpxor           %ymm12, %ymm5, %ymm5
+	vpxor           64(%rcx), %ymm10, %ymm6
+	vpxor           %ymm12, %ymm6, %ymm6
+	vpxor           96(%rcx), %ymm11, %ymm7
+	vpxor           %ymm12, %ymm7, %ymm7
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_main_aes128
 	{disp32} je     .Lxts_enc_main_aes192
 	vbroadcasti128  -208(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
 	vbroadcasti128  -192(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
 .Lxts_enc_main_aes192:
 	vbroadcasti128  -176(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
 	vbroadcasti128  -160(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
 .Lxts_enc_main_aes128:
 	vbroadcasti128  -144(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
 	vbroadcasti128  -128(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
 	vbroadcasti128  -112(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
 	vbroadcasti128  -96(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
 	vbroadcasti128  -80(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
 	vbroadcasti128  -64(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
 	vbroadcasti128  -48(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
 	vbroadcasti128  -32(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
 	vbroadcasti128  -16(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
-	vpxor           %ymm4, %ymm13, %ymm10
-	vaesenclast     %ymm10, %ymm0, %ymm0
-	vmovdqu         %ymm0, (%rdx)
-	vpxor           %ymm5, %ymm13, %ymm10
-	vaesenclast     %ymm10, %ymm1, %ymm1
-	vmovdqu         %ymm1, 32(%rdx)
-	vpxor           %ymm6, %ymm13, %ymm10
-	vaesenclast     %ymm10, %ymm2, %ymm2
-	vmovdqu         %ymm2, 64(%rdx)
-	vpxor           %ymm7, %ymm13, %ymm10
-	vaesenclast     %ymm10, %ymm3, %ymm3
-	vmovdqu         %ymm3, 96(%rdx)
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
+	vpxor           %ymm8, %ymm13, %ymm2
+	vaesenclast     %ymm2, %ymm4, %ymm4
+	vmovdqu         %ymm4, (%rdx)
+	vpxor           %ymm9, %ymm13, %ymm2
+	vaesenclast     %ymm2, %ymm5, %ymm5
+	vmovdqu         %ymm5, 32(%rdx)
+	vpxor           %ymm10, %ymm13, %ymm2
+	vaesenclast     %ymm2, %ymm6, %ymm6
+	vmovdqu         %ymm6, 64(%rdx)
+	vpxor           %ymm11, %ymm13, %ymm2
+	vaesenclast     %ymm2, %ymm7, %ymm7
+	vmovdqu         %ymm7, 96(%rdx)
 	add             $128, %rcx
 	add             $128, %rdx
 	sub             $128, %r8
@@ -729,8 +729,8 @@ aesgen_xts_encrypt_vaes_avx2:
 # handled by ciphertext stealing on xmm.
 #
 # Registers: KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11, PART=rsi, PART=rsi (after the tweak is made)
-#            X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, TW0=ymm4, TW1=ymm5
-#            TW2=ymm6, TW3=ymm7, BASE=ymm8, POLY=ymm9, T1=ymm10, T2=ymm11
+#            BASE=ymm0, POLY=ymm1, T1=ymm2, T2=ymm3, X0=ymm4, X1=ymm5
+#            X2=ymm6, X3=ymm7, TW0=ymm8, TW1=ymm9, TW2=ymm10, TW3=ymm11
 #            K0=ymm12, KLAST=ymm13, KT=ymm14
 	.text
 	.p2align 5, 0xcc
@@ -744,40 +744,40 @@ aesgen_xts_decrypt_vaes_avx2:
 # T = E_K2(iv), on xmm with the tweak key read from memory
 	lea             (%rsi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10
-	vmovdqu         (%r9), %xmm8
-	vpxor           (%rsi), %xmm8, %xmm8
+	vmovdqu         (%r9), %xmm0
+	vpxor           (%rsi), %xmm0, %xmm0
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_tweak_aes128
 	{disp32} je     .Lxts_dec_tweak_aes192
-	vaesenc         -208(%r10), %xmm8, %xmm8
-	vaesenc         -192(%r10), %xmm8, %xmm8
+	vaesenc         -208(%r10), %xmm0, %xmm0
+	vaesenc         -192(%r10), %xmm0, %xmm0
 .Lxts_dec_tweak_aes192:
-	vaesenc         -176(%r10), %xmm8, %xmm8
-	vaesenc         -160(%r10), %xmm8, %xmm8
+	vaesenc         -176(%r10), %xmm0, %xmm0
+	vaesenc         -160(%r10), %xmm0, %xmm0
 .Lxts_dec_tweak_aes128:
-	vaesenc         -144(%r10), %xmm8, %xmm8
-	vaesenc         -128(%r10), %xmm8, %xmm8
-	vaesenc         -112(%r10), %xmm8, %xmm8
-	vaesenc         -96(%r10), %xmm8, %xmm8
-	vaesenc         -80(%r10), %xmm8, %xmm8
-	vaesenc         -64(%r10), %xmm8, %xmm8
-	vaesenc         -48(%r10), %xmm8, %xmm8
-	vaesenc         -32(%r10), %xmm8, %xmm8
-	vaesenc         -16(%r10), %xmm8, %xmm8
-	vaesenclast     (%r10), %xmm8, %xmm8
+	vaesenc         -144(%r10), %xmm0, %xmm0
+	vaesenc         -128(%r10), %xmm0, %xmm0
+	vaesenc         -112(%r10), %xmm0, %xmm0
+	vaesenc         -96(%r10), %xmm0, %xmm0
+	vaesenc         -80(%r10), %xmm0, %xmm0
+	vaesenc         -64(%r10), %xmm0, %xmm0
+	vaesenc         -48(%r10), %xmm0, %xmm0
+	vaesenc         -32(%r10), %xmm0, %xmm0
+	vaesenc         -16(%r10), %xmm0, %xmm0
+	vaesenclast     (%r10), %xmm0, %xmm0
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &key1[rounds]
 	vbroadcasti128  (%rdi), %ymm12
 	vbroadcasti128  (%r10), %ymm13
-	vbroadcasti128  .Lxts_poly(%rip), %ymm9
+	vbroadcasti128  .Lxts_poly(%rip), %ymm1
 # BASE = T, T*x in lanes 0..1
-	vpsrlq          $63, %xmm8, %xmm10              # top 1 bits of each half
-	vpclmulqdq      $1, %xmm9, %xmm10, %xmm11       # high half's, times 0x87
-	vpslldq         $8, %xmm10, %xmm10              # low half's carry into high
-	vpsllq          $1, %xmm8, %xmm4
-	vpxor           %xmm10, %xmm4, %xmm4
-	vpxor           %xmm11, %xmm4, %xmm4
-	vinserti128     $1, %xmm4, %ymm8, %ymm8
+	vpsrlq          $63, %xmm0, %xmm2               # top 1 bits of each half
+	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
+	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
+	vpsllq          $1, %xmm0, %xmm8
+	vpxor           %xmm2, %xmm8, %xmm8
+	vpxor           %xmm3, %xmm8, %xmm8
+	vinserti128     $1, %xmm8, %ymm0, %ymm0
 	mov             %r8d, %esi
 	and             $15, %esi                       # bytes past the last whole block
 	{disp32} jz     .Lxts_dec_whole_blocks
@@ -796,499 +796,499 @@ aesgen_xts_decrypt_vaes_avx2:
 	cmp             $96, %r8
 	{disp32} jbe    .Lxts_dec_final3
 .Lxts_dec_final4:
-	{load} vmovdqa  %ymm8, %ymm4
-	vpsrlq          $62, %ymm8, %ymm10              # top 2 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $2, %ymm8, %ymm5
-	vpxor           %ymm10, %ymm5, %ymm5
-	vpxor           %ymm11, %ymm5, %ymm5
-	vpsrlq          $60, %ymm8, %ymm10              # top 4 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $4, %ymm8, %ymm6
-	vpxor           %ymm10, %ymm6, %ymm6
-	vpxor           %ymm11, %ymm6, %ymm6
-	vpsrlq          $58, %ymm8, %ymm10              # top 6 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $6, %ymm8, %ymm7
-	vpxor           %ymm10, %ymm7, %ymm7
-	vpxor           %ymm11, %ymm7, %ymm7
-	vpsrldq         $15, %ymm8, %ymm10              # the top 8 bits
-	vpclmulqdq      $0, %ymm9, %ymm10, %ymm10       # ... times 0x87
-	vpslldq         $1, %ymm8, %ymm8
-	vpxor           %ymm10, %ymm8, %ymm8
+	vmovdqa         %ymm0, %ymm8
+	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $2, %ymm0, %ymm9
+	vpxor           %ymm2, %ymm9, %ymm9
+	vpxor           %ymm3, %ymm9, %ymm9
+	vpsrlq          $60, %ymm0, %ymm2               # top 4 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $4, %ymm0, %ymm10
+	vpxor           %ymm2, %ymm10, %ymm10
+	vpxor           %ymm3, %ymm10, %ymm10
+	vpsrlq          $58, %ymm0, %ymm2               # top 6 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $6, %ymm0, %ymm11
+	vpxor           %ymm2, %ymm11, %ymm11
+	vpxor           %ymm3, %ymm11, %ymm11
+	vpsrldq         $15, %ymm0, %ymm2               # the top 8 bits
+	vpclmulqdq      $0, %ymm1, %ymm2, %ymm2         # ... times 0x87
+	vpslldq         $1, %ymm0, %ymm0
+	vpxor           %ymm2, %ymm0, %ymm0
 	sub             $96, %r8                        # bytes in the last vector
-	vpxor           (%rcx), %ymm4, %ymm0
-	vpxor           %ymm12, %ymm0, %ymm0
-	vpxor           32(%rcx), %ymm5, %ymm1
-	vpxor           %ymm12, %ymm1, %ymm1
-	vpxor           64(%rcx), %ymm6, %ymm2
-	vpxor           %ymm12, %ymm2, %ymm2
+	vpxor           (%rcx), %ymm8, %ymm4
+	vpxor           %ymm12, %ymm4, %ymm4
+	vpxor           32(%rcx), %ymm9, %ymm5
+	vpxor           %ymm12, %ymm5, %ymm5
+	vpxor           64(%rcx), %ymm10, %ymm6
+	vpxor           %ymm12, %ymm6, %ymm6
 	cmp             $16, %r8
 	{disp32} ja     .Lxts_dec_final4_load_full
-	vmovdqu         96(%rcx), %xmm3                 # one block; upper lane zeroed
+	vmovdqu         96(%rcx), %xmm7                 # one block; upper lane zeroed
 	{disp32} jmp    .Lxts_dec_final4_loaded
 .Lxts_dec_final4_load_full:
-	vmovdqu         96(%rcx), %ymm3
+	vmovdqu         96(%rcx), %ymm7
 .Lxts_dec_final4_loaded:
-	vpxor           %ymm7, %ymm3, %ymm3
-	vpxor           %ymm12, %ymm3, %ymm3
+	vpxor           %ymm11, %ymm7, %ymm7
+	vpxor           %ymm12, %ymm7, %ymm7
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_final4_aes128
 	{disp32} je     .Lxts_dec_final4_aes192
 	vbroadcasti128  -208(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
-	vaesdec         %ymm14, %ymm1, %ymm1
-	vaesdec         %ymm14, %ymm2, %ymm2
-	vaesdec         %ymm14, %ymm3, %ymm3
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
 	vbroadcasti128  -192(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
-	vaesdec         %ymm14, %ymm1, %ymm1
-	vaesdec         %ymm14, %ymm2, %ymm2
-	vaesdec         %ymm14, %ymm3, %ymm3
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
 .Lxts_dec_final4_aes192:
 	vbroadcasti128  -176(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
-	vaesdec         %ymm14, %ymm1, %ymm1
-	vaesdec         %ymm14, %ymm2, %ymm2
-	vaesdec         %ymm14, %ymm3, %ymm3
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
 	vbroadcasti128  -160(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
-	vaesdec         %ymm14, %ymm1, %ymm1
-	vaesdec         %ymm14, %ymm2, %ymm2
-	vaesdec         %ymm14, %ymm3, %ymm3
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
 .Lxts_dec_final4_aes128:
 	vbroadcasti128  -144(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
-	vaesdec         %ymm14, %ymm1, %ymm1
-	vaesdec         %ymm14, %ymm2, %ymm2
-	vaesdec         %ymm14, %ymm3, %ymm3
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
 	vbroadcasti128  -128(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
-	vaesdec         %ymm14, %ymm1, %ymm1
-	vaesdec         %ymm14, %ymm2, %ymm2
-	vaesdec         %ymm14, %ymm3, %ymm3
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
 	vbroadcasti128  -112(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
-	vaesdec         %ymm14, %ymm1, %ymm1
-	vaesdec         %ymm14, %ymm2, %ymm2
-	vaesdec         %ymm14, %ymm3, %ymm3
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
 	vbroadcasti128  -96(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
-	vaesdec         %ymm14, %ymm1, %ymm1
-	vaesdec         %ymm14, %ymm2, %ymm2
-	vaesdec         %ymm14, %ymm3, %ymm3
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
 	vbroadcasti128  -80(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
-	vaesdec         %ymm14, %ymm1, %ymm1
-	vaesdec         %ymm14, %ymm2, %ymm2
-	vaesdec         %ymm14, %ymm3, %ymm3
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
 	vbroadcasti128  -64(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
-	vaesdec         %ymm14, %ymm1, %ymm1
-	vaesdec         %ymm14, %ymm2, %ymm2
-	vaesdec         %ymm14, %ymm3, %ymm3
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
 	vbroadcasti128  -48(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
-	vaesdec         %ymm14, %ymm1, %ymm1
-	vaesdec         %ymm14, %ymm2, %ymm2
-	vaesdec         %ymm14, %ymm3, %ymm3
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
 	vbroadcasti128  -32(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
-	vaesdec         %ymm14, %ymm1, %ymm1
-	vaesdec         %ymm14, %ymm2, %ymm2
-	vaesdec         %ymm14, %ymm3, %ymm3
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
 	vbroadcasti128  -16(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
-	vaesdec         %ymm14, %ymm1, %ymm1
-	vaesdec         %ymm14, %ymm2, %ymm2
-	vaesdec         %ymm14, %ymm3, %ymm3
-	vpxor           %ymm4, %ymm13, %ymm10
-	vaesdeclast     %ymm10, %ymm0, %ymm0
-	vmovdqu         %ymm0, (%rdx)
-	vpxor           %ymm5, %ymm13, %ymm10
-	vaesdeclast     %ymm10, %ymm1, %ymm1
-	vmovdqu         %ymm1, 32(%rdx)
-	vpxor           %ymm6, %ymm13, %ymm10
-	vaesdeclast     %ymm10, %ymm2, %ymm2
-	vmovdqu         %ymm2, 64(%rdx)
-	vpxor           %ymm7, %ymm13, %ymm10
-	vaesdeclast     %ymm10, %ymm3, %ymm3
-	vmovdqu         %xmm3, 96(%rdx)
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
+	vpxor           %ymm8, %ymm13, %ymm2
+	vaesdeclast     %ymm2, %ymm4, %ymm4
+	vmovdqu         %ymm4, (%rdx)
+	vpxor           %ymm9, %ymm13, %ymm2
+	vaesdeclast     %ymm2, %ymm5, %ymm5
+	vmovdqu         %ymm5, 32(%rdx)
+	vpxor           %ymm10, %ymm13, %ymm2
+	vaesdeclast     %ymm2, %ymm6, %ymm6
+	vmovdqu         %ymm6, 64(%rdx)
+	vpxor           %ymm11, %ymm13, %ymm2
+	vaesdeclast     %ymm2, %ymm7, %ymm7
+	vmovdqu         %xmm7, 96(%rdx)
 	cmp             $16, %r8
 	{disp32} jbe    .Lxts_dec_final4_stored
-	vextracti128    $1, %ymm3, 112(%rdx)
+	vextracti128    $1, %ymm7, 112(%rdx)
 .Lxts_dec_final4_stored:
 	add             %r8, %rcx
 	add             %r8, %rdx
 	add             $96, %rcx
 	add             $96, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          $63, %ymm7, %ymm10              # top 1 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $1, %ymm7, %ymm7
-	vpxor           %ymm10, %ymm7, %ymm7
-	vpxor           %ymm11, %ymm7, %ymm7
+	vpsrlq          $63, %ymm11, %ymm2              # top 1 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $1, %ymm11, %ymm11
+	vpxor           %ymm2, %ymm11, %ymm11
+	vpxor           %ymm3, %ymm11, %ymm11
 	lea             .Lxts_lane_select(%rip), %r11
-	vmovdqu         -16(%r11,%r8,1), %xmm11
-	vpermd          %ymm7, %ymm11, %ymm10
+	vmovdqu         -16(%r11,%r8,1), %xmm3
+	vpermd          %ymm11, %ymm3, %ymm2
 	{disp32} jmp    .Lxts_dec_steal_or_done
 .Lxts_dec_final3:
-	{load} vmovdqa  %ymm8, %ymm4
-	vpsrlq          $62, %ymm8, %ymm10              # top 2 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $2, %ymm8, %ymm5
-	vpxor           %ymm10, %ymm5, %ymm5
-	vpxor           %ymm11, %ymm5, %ymm5
-	vpsrlq          $60, %ymm8, %ymm10              # top 4 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $4, %ymm8, %ymm6
-	vpxor           %ymm10, %ymm6, %ymm6
-	vpxor           %ymm11, %ymm6, %ymm6
-	vpsrlq          $58, %ymm8, %ymm10              # top 6 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $6, %ymm8, %ymm8
-	vpxor           %ymm10, %ymm8, %ymm8
-	vpxor           %ymm11, %ymm8, %ymm8
+	vmovdqa         %ymm0, %ymm8
+	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $2, %ymm0, %ymm9
+	vpxor           %ymm2, %ymm9, %ymm9
+	vpxor           %ymm3, %ymm9, %ymm9
+	vpsrlq          $60, %ymm0, %ymm2               # top 4 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $4, %ymm0, %ymm10
+	vpxor           %ymm2, %ymm10, %ymm10
+	vpxor           %ymm3, %ymm10, %ymm10
+	vpsrlq          $58, %ymm0, %ymm2               # top 6 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $6, %ymm0, %ymm0
+	vpxor           %ymm2, %ymm0, %ymm0
+	vpxor           %ymm3, %ymm0, %ymm0
 	sub             $64, %r8                        # bytes in the last vector
-	vpxor           (%rcx), %ymm4, %ymm0
-	vpxor           %ymm12, %ymm0, %ymm0
-	vpxor           32(%rcx), %ymm5, %ymm1
-	vpxor           %ymm12, %ymm1, %ymm1
+	vpxor           (%rcx), %ymm8, %ymm4
+	vpxor           %ymm12, %ymm4, %ymm4
+	vpxor           32(%rcx), %ymm9, %ymm5
+	vpxor           %ymm12, %ymm5, %ymm5
 	cmp             $16, %r8
 	{disp32} ja     .Lxts_dec_final3_load_full
-	vmovdqu         64(%rcx), %xmm2                 # one block; upper lane zeroed
+	vmovdqu         64(%rcx), %xmm6                 # one block; upper lane zeroed
 	{disp32} jmp    .Lxts_dec_final3_loaded
 .Lxts_dec_final3_load_full:
-	vmovdqu         64(%rcx), %ymm2
+	vmovdqu         64(%rcx), %ymm6
 .Lxts_dec_final3_loaded:
-	vpxor           %ymm6, %ymm2, %ymm2
-	vpxor           %ymm12, %ymm2, %ymm2
+	vpxor           %ymm10, %ymm6, %ymm6
+	vpxor           %ymm12, %ymm6, %ymm6
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_final3_aes128
 	{disp32} je     .Lxts_dec_final3_aes192
 	vbroadcasti128  -208(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
-	vaesdec         %ymm14, %ymm1, %ymm1
-	vaesdec         %ymm14, %ymm2, %ymm2
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
 	vbroadcasti128  -192(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
-	vaesdec         %ymm14, %ymm1, %ymm1
-	vaesdec         %ymm14, %ymm2, %ymm2
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
 .Lxts_dec_final3_aes192:
 	vbroadcasti128  -176(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
-	vaesdec         %ymm14, %ymm1, %ymm1
-	vaesdec         %ymm14, %ymm2, %ymm2
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
 	vbroadcasti128  -160(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
-	vaesdec         %ymm14, %ymm1, %ymm1
-	vaesdec         %ymm14, %ymm2, %ymm2
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
 .Lxts_dec_final3_aes128:
 	vbroadcasti128  -144(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
-	vaesdec         %ymm14, %ymm1, %ymm1
-	vaesdec         %ymm14, %ymm2, %ymm2
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
 	vbroadcasti128  -128(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
-	vaesdec         %ymm14, %ymm1, %ymm1
-	vaesdec         %ymm14, %ymm2, %ymm2
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
 	vbroadcasti128  -112(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
-	vaesdec         %ymm14, %ymm1, %ymm1
-	vaesdec         %ymm14, %ymm2, %ymm2
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
 	vbroadcasti128  -96(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
-	vaesdec         %ymm14, %ymm1, %ymm1
-	vaesdec         %ymm14, %ymm2, %ymm2
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
 	vbroadcasti128  -80(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
-	vaesdec         %ymm14, %ymm1, %ymm1
-	vaesdec         %ymm14, %ymm2, %ymm2
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
 	vbroadcasti128  -64(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
-	vaesdec         %ymm14, %ymm1, %ymm1
-	vaesdec         %ymm14, %ymm2, %ymm2
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
 	vbroadcasti128  -48(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
-	vaesdec         %ymm14, %ymm1, %ymm1
-	vaesdec         %ymm14, %ymm2, %ymm2
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
 	vbroadcasti128  -32(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
-	vaesdec         %ymm14, %ymm1, %ymm1
-	vaesdec         %ymm14, %ymm2, %ymm2
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
 	vbroadcasti128  -16(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
-	vaesdec         %ymm14, %ymm1, %ymm1
-	vaesdec         %ymm14, %ymm2, %ymm2
-	vpxor           %ymm4, %ymm13, %ymm10
-	vaesdeclast     %ymm10, %ymm0, %ymm0
-	vmovdqu         %ymm0, (%rdx)
-	vpxor           %ymm5, %ymm13, %ymm10
-	vaesdeclast     %ymm10, %ymm1, %ymm1
-	vmovdqu         %ymm1, 32(%rdx)
-	vpxor           %ymm6, %ymm13, %ymm10
-	vaesdeclast     %ymm10, %ymm2, %ymm2
-	vmovdqu         %xmm2, 64(%rdx)
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vpxor           %ymm8, %ymm13, %ymm2
+	vaesdeclast     %ymm2, %ymm4, %ymm4
+	vmovdqu         %ymm4, (%rdx)
+	vpxor           %ymm9, %ymm13, %ymm2
+	vaesdeclast     %ymm2, %ymm5, %ymm5
+	vmovdqu         %ymm5, 32(%rdx)
+	vpxor           %ymm10, %ymm13, %ymm2
+	vaesdeclast     %ymm2, %ymm6, %ymm6
+	vmovdqu         %xmm6, 64(%rdx)
 	cmp             $16, %r8
 	{disp32} jbe    .Lxts_dec_final3_stored
-	vextracti128    $1, %ymm2, 80(%rdx)
+	vextracti128    $1, %ymm6, 80(%rdx)
 .Lxts_dec_final3_stored:
 	add             %r8, %rcx
 	add             %r8, %rdx
 	add             $64, %rcx
 	add             $64, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          $63, %ymm6, %ymm10              # top 1 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $1, %ymm6, %ymm6
-	vpxor           %ymm10, %ymm6, %ymm6
-	vpxor           %ymm11, %ymm6, %ymm6
+	vpsrlq          $63, %ymm10, %ymm2              # top 1 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $1, %ymm10, %ymm10
+	vpxor           %ymm2, %ymm10, %ymm10
+	vpxor           %ymm3, %ymm10, %ymm10
 	lea             .Lxts_lane_select(%rip), %r11
-	vmovdqu         -16(%r11,%r8,1), %xmm11
-	vpermd          %ymm6, %ymm11, %ymm10
+	vmovdqu         -16(%r11,%r8,1), %xmm3
+	vpermd          %ymm10, %ymm3, %ymm2
 	{disp32} jmp    .Lxts_dec_steal_or_done
 .Lxts_dec_final2:
-	{load} vmovdqa  %ymm8, %ymm4
-	vpsrlq          $62, %ymm8, %ymm10              # top 2 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $2, %ymm8, %ymm5
-	vpxor           %ymm10, %ymm5, %ymm5
-	vpxor           %ymm11, %ymm5, %ymm5
-	vpsrlq          $60, %ymm8, %ymm10              # top 4 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $4, %ymm8, %ymm8
-	vpxor           %ymm10, %ymm8, %ymm8
-	vpxor           %ymm11, %ymm8, %ymm8
+	vmovdqa         %ymm0, %ymm8
+	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $2, %ymm0, %ymm9
+	vpxor           %ymm2, %ymm9, %ymm9
+	vpxor           %ymm3, %ymm9, %ymm9
+	vpsrlq          $60, %ymm0, %ymm2               # top 4 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $4, %ymm0, %ymm0
+	vpxor           %ymm2, %ymm0, %ymm0
+	vpxor           %ymm3, %ymm0, %ymm0
 	sub             $32, %r8                        # bytes in the last vector
-	vpxor           (%rcx), %ymm4, %ymm0
-	vpxor           %ymm12, %ymm0, %ymm0
+	vpxor           (%rcx), %ymm8, %ymm4
+	vpxor           %ymm12, %ymm4, %ymm4
 	cmp             $16, %r8
 	{disp32} ja     .Lxts_dec_final2_load_full
-	vmovdqu         32(%rcx), %xmm1                 # one block; upper lane zeroed
+	vmovdqu         32(%rcx), %xmm5                 # one block; upper lane zeroed
 	{disp32} jmp    .Lxts_dec_final2_loaded
 .Lxts_dec_final2_load_full:
-	vmovdqu         32(%rcx), %ymm1
+	vmovdqu         32(%rcx), %ymm5
 .Lxts_dec_final2_loaded:
-	vpxor           %ymm5, %ymm1, %ymm1
-	vpxor           %ymm12, %ymm1, %ymm1
+	vpxor           %ymm9, %ymm5, %ymm5
+	vpxor           %ymm12, %ymm5, %ymm5
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_final2_aes128
 	{disp32} je     .Lxts_dec_final2_aes192
 	vbroadcasti128  -208(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
-	vaesdec         %ymm14, %ymm1, %ymm1
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
 	vbroadcasti128  -192(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
-	vaesdec         %ymm14, %ymm1, %ymm1
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
 .Lxts_dec_final2_aes192:
 	vbroadcasti128  -176(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
-	vaesdec         %ymm14, %ymm1, %ymm1
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
 	vbroadcasti128  -160(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
-	vaesdec         %ymm14, %ymm1, %ymm1
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
 .Lxts_dec_final2_aes128:
 	vbroadcasti128  -144(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
-	vaesdec         %ymm14, %ymm1, %ymm1
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
 	vbroadcasti128  -128(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
-	vaesdec         %ymm14, %ymm1, %ymm1
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
 	vbroadcasti128  -112(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
-	vaesdec         %ymm14, %ymm1, %ymm1
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
 	vbroadcasti128  -96(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
-	vaesdec         %ymm14, %ymm1, %ymm1
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
 	vbroadcasti128  -80(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
-	vaesdec         %ymm14, %ymm1, %ymm1
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
 	vbroadcasti128  -64(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
-	vaesdec         %ymm14, %ymm1, %ymm1
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
 	vbroadcasti128  -48(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
-	vaesdec         %ymm14, %ymm1, %ymm1
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
 	vbroadcasti128  -32(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
-	vaesdec         %ymm14, %ymm1, %ymm1
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
 	vbroadcasti128  -16(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
-	vaesdec         %ymm14, %ymm1, %ymm1
-	vpxor           %ymm4, %ymm13, %ymm10
-	vaesdeclast     %ymm10, %ymm0, %ymm0
-	vmovdqu         %ymm0, (%rdx)
-	vpxor           %ymm5, %ymm13, %ymm10
-	vaesdeclast     %ymm10, %ymm1, %ymm1
-	vmovdqu         %xmm1, 32(%rdx)
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vpxor           %ymm8, %ymm13, %ymm2
+	vaesdeclast     %ymm2, %ymm4, %ymm4
+	vmovdqu         %ymm4, (%rdx)
+	vpxor           %ymm9, %ymm13, %ymm2
+	vaesdeclast     %ymm2, %ymm5, %ymm5
+	vmovdqu         %xmm5, 32(%rdx)
 	cmp             $16, %r8
 	{disp32} jbe    .Lxts_dec_final2_stored
-	vextracti128    $1, %ymm1, 48(%rdx)
+	vextracti128    $1, %ymm5, 48(%rdx)
 .Lxts_dec_final2_stored:
 	add             %r8, %rcx
 	add             %r8, %rdx
 	add             $32, %rcx
 	add             $32, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          $63, %ymm5, %ymm10              # top 1 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $1, %ymm5, %ymm5
-	vpxor           %ymm10, %ymm5, %ymm5
-	vpxor           %ymm11, %ymm5, %ymm5
+	vpsrlq          $63, %ymm9, %ymm2               # top 1 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $1, %ymm9, %ymm9
+	vpxor           %ymm2, %ymm9, %ymm9
+	vpxor           %ymm3, %ymm9, %ymm9
 	lea             .Lxts_lane_select(%rip), %r11
-	vmovdqu         -16(%r11,%r8,1), %xmm11
-	vpermd          %ymm5, %ymm11, %ymm10
+	vmovdqu         -16(%r11,%r8,1), %xmm3
+	vpermd          %ymm9, %ymm3, %ymm2
 	{disp32} jmp    .Lxts_dec_steal_or_done
 .Lxts_dec_final1:
-	{load} vmovdqa  %ymm8, %ymm4
-	vpsrlq          $62, %ymm8, %ymm10              # top 2 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $2, %ymm8, %ymm8
-	vpxor           %ymm10, %ymm8, %ymm8
-	vpxor           %ymm11, %ymm8, %ymm8
+	vmovdqa         %ymm0, %ymm8
+	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $2, %ymm0, %ymm0
+	vpxor           %ymm2, %ymm0, %ymm0
+	vpxor           %ymm3, %ymm0, %ymm0
 	cmp             $16, %r8
 	{disp32} ja     .Lxts_dec_final1_load_full
-	vmovdqu         (%rcx), %xmm0                   # one block; upper lane zeroed
+	vmovdqu         (%rcx), %xmm4                   # one block; upper lane zeroed
 	{disp32} jmp    .Lxts_dec_final1_loaded
 .Lxts_dec_final1_load_full:
-	vmovdqu         (%rcx), %ymm0
+	vmovdqu         (%rcx), %ymm4
 .Lxts_dec_final1_loaded:
-	vpxor           %ymm4, %ymm0, %ymm0
-	vpxor           %ymm12, %ymm0, %ymm0
+	vpxor           %ymm8, %ymm4, %ymm4
+	vpxor           %ymm12, %ymm4, %ymm4
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_final1_aes128
 	{disp32} je     .Lxts_dec_final1_aes192
 	vbroadcasti128  -208(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
+	vaesdec         %ymm14, %ymm4, %ymm4
 	vbroadcasti128  -192(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
+	vaesdec         %ymm14, %ymm4, %ymm4
 .Lxts_dec_final1_aes192:
 	vbroadcasti128  -176(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
+	vaesdec         %ymm14, %ymm4, %ymm4
 	vbroadcasti128  -160(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
+	vaesdec         %ymm14, %ymm4, %ymm4
 .Lxts_dec_final1_aes128:
 	vbroadcasti128  -144(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
+	vaesdec         %ymm14, %ymm4, %ymm4
 	vbroadcasti128  -128(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
+	vaesdec         %ymm14, %ymm4, %ymm4
 	vbroadcasti128  -112(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
+	vaesdec         %ymm14, %ymm4, %ymm4
 	vbroadcasti128  -96(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
+	vaesdec         %ymm14, %ymm4, %ymm4
 	vbroadcasti128  -80(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
+	vaesdec         %ymm14, %ymm4, %ymm4
 	vbroadcasti128  -64(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
+	vaesdec         %ymm14, %ymm4, %ymm4
 	vbroadcasti128  -48(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
+	vaesdec         %ymm14, %ymm4, %ymm4
 	vbroadcasti128  -32(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
+	vaesdec         %ymm14, %ymm4, %ymm4
 	vbroadcasti128  -16(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
-	vpxor           %ymm4, %ymm13, %ymm10
-	vaesdeclast     %ymm10, %ymm0, %ymm0
-	vmovdqu         %xmm0, (%rdx)
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vpxor           %ymm8, %ymm13, %ymm2
+	vaesdeclast     %ymm2, %ymm4, %ymm4
+	vmovdqu         %xmm4, (%rdx)
 	cmp             $16, %r8
 	{disp32} jbe    .Lxts_dec_final1_stored
-	vextracti128    $1, %ymm0, 16(%rdx)
+	vextracti128    $1, %ymm4, 16(%rdx)
 .Lxts_dec_final1_stored:
 	add             %r8, %rcx
 	add             %r8, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          $63, %ymm4, %ymm10              # top 1 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $1, %ymm4, %ymm4
-	vpxor           %ymm10, %ymm4, %ymm4
-	vpxor           %ymm11, %ymm4, %ymm4
+	vpsrlq          $63, %ymm8, %ymm2               # top 1 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $1, %ymm8, %ymm8
+	vpxor           %ymm2, %ymm8, %ymm8
+	vpxor           %ymm3, %ymm8, %ymm8
 	lea             .Lxts_lane_select(%rip), %r11
-	vmovdqu         -16(%r11,%r8,1), %xmm11
-	vpermd          %ymm4, %ymm11, %ymm10
+	vmovdqu         -16(%r11,%r8,1), %xmm3
+	vpermd          %ymm8, %ymm3, %ymm2
 	{disp32} jmp    .Lxts_dec_steal_or_done
 
 .Lxts_dec_no_tail:
-	{load} vmovdqa  %xmm8, %xmm10                   # the next block's tweak
+	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
 .Lxts_dec_steal_or_done:
 	test            %rsi, %rsi
 	{disp32} jz     .Lxts_dec_return
-	vpsrlq          $63, %xmm10, %xmm4              # top 1 bits of each half
-	vpclmulqdq      $1, %xmm9, %xmm4, %xmm8         # high half's, times 0x87
-	vpslldq         $8, %xmm4, %xmm4                # low half's carry into high
-	vpsllq          $1, %xmm10, %xmm11
-	vpxor           %xmm4, %xmm11, %xmm11
-	vpxor           %xmm8, %xmm11, %xmm11
-	vmovdqu         (%rcx,%rsi,1), %xmm4            # last 16 bytes of src
-	vpxor           (%rcx), %xmm11, %xmm0
-	vpxor           (%rdi), %xmm0, %xmm0
+	vpsrlq          $63, %xmm2, %xmm8               # top 1 bits of each half
+	vpclmulqdq      $1, %xmm1, %xmm8, %xmm0         # high half's, times 0x87
+	vpslldq         $8, %xmm8, %xmm8                # low half's carry into high
+	vpsllq          $1, %xmm2, %xmm3
+	vpxor           %xmm8, %xmm3, %xmm3
+	vpxor           %xmm0, %xmm3, %xmm3
+	vmovdqu         (%rcx,%rsi,1), %xmm8            # last 16 bytes of src
+	vpxor           (%rcx), %xmm3, %xmm4
+	vpxor           (%rdi), %xmm4, %xmm4
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_steal_a_aes128
 	{disp32} je     .Lxts_dec_steal_a_aes192
-	vaesdec         -208(%r10), %xmm0, %xmm0
-	vaesdec         -192(%r10), %xmm0, %xmm0
+	vaesdec         -208(%r10), %xmm4, %xmm4
+	vaesdec         -192(%r10), %xmm4, %xmm4
 .Lxts_dec_steal_a_aes192:
-	vaesdec         -176(%r10), %xmm0, %xmm0
-	vaesdec         -160(%r10), %xmm0, %xmm0
+	vaesdec         -176(%r10), %xmm4, %xmm4
+	vaesdec         -160(%r10), %xmm4, %xmm4
 .Lxts_dec_steal_a_aes128:
-	vaesdec         -144(%r10), %xmm0, %xmm0
-	vaesdec         -128(%r10), %xmm0, %xmm0
-	vaesdec         -112(%r10), %xmm0, %xmm0
-	vaesdec         -96(%r10), %xmm0, %xmm0
-	vaesdec         -80(%r10), %xmm0, %xmm0
-	vaesdec         -64(%r10), %xmm0, %xmm0
-	vaesdec         -48(%r10), %xmm0, %xmm0
-	vaesdec         -32(%r10), %xmm0, %xmm0
-	vaesdec         -16(%r10), %xmm0, %xmm0
-	vaesdeclast     (%r10), %xmm0, %xmm0
-	vpxor           %xmm11, %xmm0, %xmm0
+	vaesdec         -144(%r10), %xmm4, %xmm4
+	vaesdec         -128(%r10), %xmm4, %xmm4
+	vaesdec         -112(%r10), %xmm4, %xmm4
+	vaesdec         -96(%r10), %xmm4, %xmm4
+	vaesdec         -80(%r10), %xmm4, %xmm4
+	vaesdec         -64(%r10), %xmm4, %xmm4
+	vaesdec         -48(%r10), %xmm4, %xmm4
+	vaesdec         -32(%r10), %xmm4, %xmm4
+	vaesdec         -16(%r10), %xmm4, %xmm4
+	vaesdeclast     (%r10), %xmm4, %xmm4
+	vpxor           %xmm3, %xmm4, %xmm4
 	lea             .Lxts_cts_table(%rip), %r11
 # short block out: CC's first PART bytes, at the top of a store ending at the end
-	vmovdqu         (%r11,%rsi,1), %xmm9
-	vpshufb         %xmm9, %xmm0, %xmm9
+	vmovdqu         (%r11,%rsi,1), %xmm1
+	vpshufb         %xmm1, %xmm4, %xmm1
 # last whole block in: the PART stolen bytes, then CC from byte PART on
 	neg             %rsi
-	vmovdqu         32(%r11,%rsi,1), %xmm8
-	vpshufb         %xmm8, %xmm4, %xmm4
-	vmovdqu         64(%r11,%rsi,1), %xmm8
+	vmovdqu         32(%r11,%rsi,1), %xmm0
+	vpshufb         %xmm0, %xmm8, %xmm8
+	vmovdqu         64(%r11,%rsi,1), %xmm0
 	neg             %rsi
-	vpand           %xmm8, %xmm0, %xmm0
-	vpor            %xmm4, %xmm0, %xmm0
-	vmovdqu         %xmm9, (%rdx,%rsi,1)
-	vpxor           %xmm10, %xmm0, %xmm0
-	vpxor           (%rdi), %xmm0, %xmm0
+	vpand           %xmm0, %xmm4, %xmm4
+	vpor            %xmm8, %xmm4, %xmm4
+	vmovdqu         %xmm1, (%rdx,%rsi,1)
+	vpxor           %xmm2, %xmm4, %xmm4
+	vpxor           (%rdi), %xmm4, %xmm4
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_steal_b_aes128
 	{disp32} je     .Lxts_dec_steal_b_aes192
-	vaesdec         -208(%r10), %xmm0, %xmm0
-	vaesdec         -192(%r10), %xmm0, %xmm0
+	vaesdec         -208(%r10), %xmm4, %xmm4
+	vaesdec         -192(%r10), %xmm4, %xmm4
 .Lxts_dec_steal_b_aes192:
-	vaesdec         -176(%r10), %xmm0, %xmm0
-	vaesdec         -160(%r10), %xmm0, %xmm0
+	vaesdec         -176(%r10), %xmm4, %xmm4
+	vaesdec         -160(%r10), %xmm4, %xmm4
 .Lxts_dec_steal_b_aes128:
-	vaesdec         -144(%r10), %xmm0, %xmm0
-	vaesdec         -128(%r10), %xmm0, %xmm0
-	vaesdec         -112(%r10), %xmm0, %xmm0
-	vaesdec         -96(%r10), %xmm0, %xmm0
-	vaesdec         -80(%r10), %xmm0, %xmm0
-	vaesdec         -64(%r10), %xmm0, %xmm0
-	vaesdec         -48(%r10), %xmm0, %xmm0
-	vaesdec         -32(%r10), %xmm0, %xmm0
-	vaesdec         -16(%r10), %xmm0, %xmm0
-	vaesdeclast     (%r10), %xmm0, %xmm0
-	vpxor           %xmm10, %xmm0, %xmm0
-	vmovdqu         %xmm0, (%rdx)
+	vaesdec         -144(%r10), %xmm4, %xmm4
+	vaesdec         -128(%r10), %xmm4, %xmm4
+	vaesdec         -112(%r10), %xmm4, %xmm4
+	vaesdec         -96(%r10), %xmm4, %xmm4
+	vaesdec         -80(%r10), %xmm4, %xmm4
+	vaesdec         -64(%r10), %xmm4, %xmm4
+	vaesdec         -48(%r10), %xmm4, %xmm4
+	vaesdec         -32(%r10), %xmm4, %xmm4
+	vaesdec         -16(%r10), %xmm4, %xmm4
+	vaesdeclast     (%r10), %xmm4, %xmm4
+	vpxor           %xmm2, %xmm4, %xmm4
+	vmovdqu         %xmm4, (%rdx)
 .Lxts_dec_return:
 	xor             %eax, %eax
 	vzeroupper
@@ -1298,119 +1298,119 @@ aesgen_xts_decrypt_vaes_avx2:
 .Lxts_dec_main_loop:
 # LLVM-MCA-BEGIN xts_dec_vaes_avx2_main_loop
 # 4 vectors = 128 bytes per iteration
-	{load} vmovdqa  %ymm8, %ymm4
-	vpsrlq          $62, %ymm8, %ymm10              # top 2 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $2, %ymm8, %ymm5
-	vpxor           %ymm10, %ymm5, %ymm5
-	vpxor           %ymm11, %ymm5, %ymm5
-	vpsrlq          $60, %ymm8, %ymm10              # top 4 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $4, %ymm8, %ymm6
-	vpxor           %ymm10, %ymm6, %ymm6
-	vpxor           %ymm11, %ymm6, %ymm6
-	vpsrlq          $58, %ymm8, %ymm10              # top 6 bits of each half
-	vpclmulqdq      $1, %ymm9, %ymm10, %ymm11       # high half's, times 0x87
-	vpslldq         $8, %ymm10, %ymm10              # low half's carry into high
-	vpsllq          $6, %ymm8, %ymm7
-	vpxor           %ymm10, %ymm7, %ymm7
-	vpxor           %ymm11, %ymm7, %ymm7
-	vpsrldq         $15, %ymm8, %ymm10              # the top 8 bits
-	vpclmulqdq      $0, %ymm9, %ymm10, %ymm10       # ... times 0x87
-	vpslldq         $1, %ymm8, %ymm8
-	vpxor           %ymm10, %ymm8, %ymm8
-	vpxor           (%rcx), %ymm4, %ymm0
-	vpxor           %ymm12, %ymm0, %ymm0
-	vpxor           32(%rcx), %ymm5, %ymm1
-	vpxor           %ymm12, %ymm1, %ymm1
-	vpxor           64(%rcx), %ymm6, %ymm2
-	vpxor           %ymm12, %ymm2, %ymm2
-	vpxor           96(%rcx), %ymm7, %ymm3
-	vpxor           %ymm12, %ymm3, %ymm3
+	vmovdqa         %ymm0, %ymm8
+	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $2, %ymm0, %ymm9
+	vpxor           %ymm2, %ymm9, %ymm9
+	vpxor           %ymm3, %ymm9, %ymm9
+	vpsrlq          $60, %ymm0, %ymm2               # top 4 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $4, %ymm0, %ymm10
+	vpxor           %ymm2, %ymm10, %ymm10
+	vpxor           %ymm3, %ymm10, %ymm10
+	vpsrlq          $58, %ymm0, %ymm2               # top 6 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $6, %ymm0, %ymm11
+	vpxor           %ymm2, %ymm11, %ymm11
+	vpxor           %ymm3, %ymm11, %ymm11
+	vpsrldq         $15, %ymm0, %ymm2               # the top 8 bits
+	vpclmulqdq      $0, %ymm1, %ymm2, %ymm2         # ... times 0x87
+	vpslldq         $1, %ymm0, %ymm0
+	vpxor           %ymm2, %ymm0, %ymm0
+	vpxor           (%rcx), %ymm8, %ymm4
+	vpxor           %ymm12, %ymm4, %ymm4
+	vpxor           32(%rcx), %ymm9, %ymm5
+	vpxor           %ymm12, %ymm5, %ymm5
+	vpxor           64(%rcx), %ymm10, %ymm6
+	vpxor           %ymm12, %ymm6, %ymm6
+	vpxor           96(%rcx), %ymm11, %ymm7
+	vpxor           %ymm12, %ymm7, %ymm7
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_main_aes128
 	{disp32} je     .Lxts_dec_main_aes192
 	vbroadcasti128  -208(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
-	vaesdec         %ymm14, %ymm1, %ymm1
-	vaesdec         %ymm14, %ymm2, %ymm2
-	vaesdec         %ymm14, %ymm3, %ymm3
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
 	vbroadcasti128  -192(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
-	vaesdec         %ymm14, %ymm1, %ymm1
-	vaesdec         %ymm14, %ymm2, %ymm2
-	vaesdec         %ymm14, %ymm3, %ymm3
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
 .Lxts_dec_main_aes192:
 	vbroadcasti128  -176(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
-	vaesdec         %ymm14, %ymm1, %ymm1
-	vaesdec         %ymm14, %ymm2, %ymm2
-	vaesdec         %ymm14, %ymm3, %ymm3
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
 	vbroadcasti128  -160(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
-	vaesdec         %ymm14, %ymm1, %ymm1
-	vaesdec         %ymm14, %ymm2, %ymm2
-	vaesdec         %ymm14, %ymm3, %ymm3
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
 .Lxts_dec_main_aes128:
 	vbroadcasti128  -144(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
-	vaesdec         %ymm14, %ymm1, %ymm1
-	vaesdec         %ymm14, %ymm2, %ymm2
-	vaesdec         %ymm14, %ymm3, %ymm3
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
 	vbroadcasti128  -128(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
-	vaesdec         %ymm14, %ymm1, %ymm1
-	vaesdec         %ymm14, %ymm2, %ymm2
-	vaesdec         %ymm14, %ymm3, %ymm3
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
 	vbroadcasti128  -112(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
-	vaesdec         %ymm14, %ymm1, %ymm1
-	vaesdec         %ymm14, %ymm2, %ymm2
-	vaesdec         %ymm14, %ymm3, %ymm3
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
 	vbroadcasti128  -96(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
-	vaesdec         %ymm14, %ymm1, %ymm1
-	vaesdec         %ymm14, %ymm2, %ymm2
-	vaesdec         %ymm14, %ymm3, %ymm3
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
 	vbroadcasti128  -80(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
-	vaesdec         %ymm14, %ymm1, %ymm1
-	vaesdec         %ymm14, %ymm2, %ymm2
-	vaesdec         %ymm14, %ymm3, %ymm3
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
 	vbroadcasti128  -64(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
-	vaesdec         %ymm14, %ymm1, %ymm1
-	vaesdec         %ymm14, %ymm2, %ymm2
-	vaesdec         %ymm14, %ymm3, %ymm3
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
 	vbroadcasti128  -48(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
-	vaesdec         %ymm14, %ymm1, %ymm1
-	vaesdec         %ymm14, %ymm2, %ymm2
-	vaesdec         %ymm14, %ymm3, %ymm3
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
 	vbroadcasti128  -32(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
-	vaesdec         %ymm14, %ymm1, %ymm1
-	vaesdec         %ymm14, %ymm2, %ymm2
-	vaesdec         %ymm14, %ymm3, %ymm3
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
 	vbroadcasti128  -16(%r10), %ymm14
-	vaesdec         %ymm14, %ymm0, %ymm0
-	vaesdec         %ymm14, %ymm1, %ymm1
-	vaesdec         %ymm14, %ymm2, %ymm2
-	vaesdec         %ymm14, %ymm3, %ymm3
-	vpxor           %ymm4, %ymm13, %ymm10
-	vaesdeclast     %ymm10, %ymm0, %ymm0
-	vmovdqu         %ymm0, (%rdx)
-	vpxor           %ymm5, %ymm13, %ymm10
-	vaesdeclast     %ymm10, %ymm1, %ymm1
-	vmovdqu         %ymm1, 32(%rdx)
-	vpxor           %ymm6, %ymm13, %ymm10
-	vaesdeclast     %ymm10, %ymm2, %ymm2
-	vmovdqu         %ymm2, 64(%rdx)
-	vpxor           %ymm7, %ymm13, %ymm10
-	vaesdeclast     %ymm10, %ymm3, %ymm3
-	vmovdqu         %ymm3, 96(%rdx)
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
+	vpxor           %ymm8, %ymm13, %ymm2
+	vaesdeclast     %ymm2, %ymm4, %ymm4
+	vmovdqu         %ymm4, (%rdx)
+	vpxor           %ymm9, %ymm13, %ymm2
+	vaesdeclast     %ymm2, %ymm5, %ymm5
+	vmovdqu         %ymm5, 32(%rdx)
+	vpxor           %ymm10, %ymm13, %ymm2
+	vaesdeclast     %ymm2, %ymm6, %ymm6
+	vmovdqu         %ymm6, 64(%rdx)
+	vpxor           %ymm11, %ymm13, %ymm2
+	vaesdeclast     %ymm2, %ymm7, %ymm7
+	vmovdqu         %ymm7, 96(%rdx)
 	add             $128, %rcx
 	add             $128, %rdx
 	sub             $128, %r8

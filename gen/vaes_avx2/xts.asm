@@ -25,8 +25,8 @@
 ; handled by ciphertext stealing on xmm.
 ;
 ; Registers: KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11, PART=rsi, PART=rsi (after the tweak is made)
-;            X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, TW0=ymm4, TW1=ymm5
-;            TW2=ymm6, TW3=ymm7, BASE=ymm8, POLY=ymm9, T1=ymm10, T2=ymm11
+;            BASE=ymm0, POLY=ymm1, T1=ymm2, T2=ymm3, X0=ymm4, X1=ymm5
+;            X2=ymm6, X3=ymm7, TW0=ymm8, TW1=ymm9, TW2=ymm10, TW3=ymm11
 ;            K0=ymm12, KLAST=ymm13, KT=ymm14
 	section .text
 	align 32, db 0xcc
@@ -37,40 +37,40 @@ aesgen_xts_encrypt_vaes_avx2:
 ; T = E_K2(iv), on xmm with the tweak key read from memory
 	lea             r10, [rsi + rax*8]
 	lea             r10, [r10 + rax*8]
-	vmovdqu         xmm8, oword [r9]
-	vpxor           xmm8, xmm8, oword [rsi]
+	vmovdqu         xmm0, oword [r9]
+	vpxor           xmm0, xmm0, oword [rsi]
 	cmp             eax, 12
 	jb              near L.xts_enc_tweak_aes128
 	je              near L.xts_enc_tweak_aes192
-	vaesenc         xmm8, xmm8, oword [r10 - 208]
-	vaesenc         xmm8, xmm8, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, oword [r10 - 192]
 L.xts_enc_tweak_aes192:
-	vaesenc         xmm8, xmm8, oword [r10 - 176]
-	vaesenc         xmm8, xmm8, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, oword [r10 - 160]
 L.xts_enc_tweak_aes128:
-	vaesenc         xmm8, xmm8, oword [r10 - 144]
-	vaesenc         xmm8, xmm8, oword [r10 - 128]
-	vaesenc         xmm8, xmm8, oword [r10 - 112]
-	vaesenc         xmm8, xmm8, oword [r10 - 96]
-	vaesenc         xmm8, xmm8, oword [r10 - 80]
-	vaesenc         xmm8, xmm8, oword [r10 - 64]
-	vaesenc         xmm8, xmm8, oword [r10 - 48]
-	vaesenc         xmm8, xmm8, oword [r10 - 32]
-	vaesenc         xmm8, xmm8, oword [r10 - 16]
-	vaesenclast     xmm8, xmm8, oword [r10]
+	vaesenc         xmm0, xmm0, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, oword [r10 - 16]
+	vaesenclast     xmm0, xmm0, oword [r10]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &key1[rounds]
 	vbroadcasti128  ymm12, oword [rdi]
 	vbroadcasti128  ymm13, oword [r10]
-	vbroadcasti128  ymm9, oword [rel L.xts_poly]
+	vbroadcasti128  ymm1, oword [rel L.xts_poly]
 ; BASE = T, T*x in lanes 0..1
-	vpsrlq          xmm10, xmm8, 63                 ; top 1 bits of each half
-	vpclmulqdq      xmm11, xmm10, xmm9, 1           ; high half's, times 0x87
-	vpslldq         xmm10, xmm10, 8                 ; low half's carry into high
-	vpsllq          xmm4, xmm8, 1
-	vpxor           xmm4, xmm4, xmm10
-	vpxor           xmm4, xmm4, xmm11
-	vinserti128     ymm8, ymm8, xmm4, 1
+	vpsrlq          xmm2, xmm0, 63                  ; top 1 bits of each half
+	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
+	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
+	vpsllq          xmm8, xmm0, 1
+	vpxor           xmm8, xmm8, xmm2
+	vpxor           xmm8, xmm8, xmm3
+	vinserti128     ymm0, ymm0, xmm8, 1
 	mov             esi, r8d
 	and             esi, 15                         ; bytes past the last whole block
 	jz              near L.xts_enc_whole_blocks
@@ -89,499 +89,499 @@ L.xts_enc_main_done:
 	cmp             r8, 96
 	jbe             near L.xts_enc_final3
 L.xts_enc_final4:
-	vmovdqa         ymm4, ymm8
-	vpsrlq          ymm10, ymm8, 62                 ; top 2 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm5, ymm8, 2
-	vpxor           ymm5, ymm5, ymm10
-	vpxor           ymm5, ymm5, ymm11
-	vpsrlq          ymm10, ymm8, 60                 ; top 4 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm6, ymm8, 4
-	vpxor           ymm6, ymm6, ymm10
-	vpxor           ymm6, ymm6, ymm11
-	vpsrlq          ymm10, ymm8, 58                 ; top 6 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm7, ymm8, 6
-	vpxor           ymm7, ymm7, ymm10
-	vpxor           ymm7, ymm7, ymm11
-	vpsrldq         ymm10, ymm8, 15                 ; the top 8 bits
-	vpclmulqdq      ymm10, ymm10, ymm9, 0           ; ... times 0x87
-	vpslldq         ymm8, ymm8, 1
-	vpxor           ymm8, ymm8, ymm10
+	vmovdqa         ymm8, ymm0
+	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm9, ymm0, 2
+	vpxor           ymm9, ymm9, ymm2
+	vpxor           ymm9, ymm9, ymm3
+	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm10, ymm0, 4
+	vpxor           ymm10, ymm10, ymm2
+	vpxor           ymm10, ymm10, ymm3
+	vpsrlq          ymm2, ymm0, 58                  ; top 6 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm11, ymm0, 6
+	vpxor           ymm11, ymm11, ymm2
+	vpxor           ymm11, ymm11, ymm3
+	vpsrldq         ymm2, ymm0, 15                  ; the top 8 bits
+	vpclmulqdq      ymm2, ymm2, ymm1, 0             ; ... times 0x87
+	vpslldq         ymm0, ymm0, 1
+	vpxor           ymm0, ymm0, ymm2
 	sub             r8, 96                          ; bytes in the last vector
-	vpxor           ymm0, ymm4, yword [rcx]
-	vpxor           ymm0, ymm0, ymm12
-	vpxor           ymm1, ymm5, yword [rcx + 32]
-	vpxor           ymm1, ymm1, ymm12
-	vpxor           ymm2, ymm6, yword [rcx + 64]
-	vpxor           ymm2, ymm2, ymm12
+	vpxor           ymm4, ymm8, yword [rcx]
+	vpxor           ymm4, ymm4, ymm12
+	vpxor           ymm5, ymm9, yword [rcx + 32]
+	vpxor           ymm5, ymm5, ymm12
+	vpxor           ymm6, ymm10, yword [rcx + 64]
+	vpxor           ymm6, ymm6, ymm12
 	cmp             r8, 16
 	ja              near L.xts_enc_final4_load_full
-	vmovdqu         xmm3, oword [rcx + 96]          ; one block; upper lane zeroed
+	vmovdqu         xmm7, oword [rcx + 96]          ; one block; upper lane zeroed
 	jmp             near L.xts_enc_final4_loaded
 L.xts_enc_final4_load_full:
-	vmovdqu         ymm3, yword [rcx + 96]
+	vmovdqu         ymm7, yword [rcx + 96]
 L.xts_enc_final4_loaded:
-	vpxor           ymm3, ymm3, ymm7
-	vpxor           ymm3, ymm3, ymm12
+	vpxor           ymm7, ymm7, ymm11
+	vpxor           ymm7, ymm7, ymm12
 	cmp             eax, 12
 	jb              near L.xts_enc_final4_aes128
 	je              near L.xts_enc_final4_aes192
 	vbroadcasti128  ymm14, oword [r10 - 208]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 192]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
 L.xts_enc_final4_aes192:
 	vbroadcasti128  ymm14, oword [r10 - 176]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 160]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
 L.xts_enc_final4_aes128:
 	vbroadcasti128  ymm14, oword [r10 - 144]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 128]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 112]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 96]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 80]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 64]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 48]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 32]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 16]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
-	vpxor           ymm10, ymm13, ymm4
-	vaesenclast     ymm0, ymm0, ymm10
-	vmovdqu         yword [rdx], ymm0
-	vpxor           ymm10, ymm13, ymm5
-	vaesenclast     ymm1, ymm1, ymm10
-	vmovdqu         yword [rdx + 32], ymm1
-	vpxor           ymm10, ymm13, ymm6
-	vaesenclast     ymm2, ymm2, ymm10
-	vmovdqu         yword [rdx + 64], ymm2
-	vpxor           ymm10, ymm13, ymm7
-	vaesenclast     ymm3, ymm3, ymm10
-	vmovdqu         oword [rdx + 96], xmm3
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
+	vpxor           ymm2, ymm13, ymm8
+	vaesenclast     ymm4, ymm4, ymm2
+	vmovdqu         yword [rdx], ymm4
+	vpxor           ymm2, ymm13, ymm9
+	vaesenclast     ymm5, ymm5, ymm2
+	vmovdqu         yword [rdx + 32], ymm5
+	vpxor           ymm2, ymm13, ymm10
+	vaesenclast     ymm6, ymm6, ymm2
+	vmovdqu         yword [rdx + 64], ymm6
+	vpxor           ymm2, ymm13, ymm11
+	vaesenclast     ymm7, ymm7, ymm2
+	vmovdqu         oword [rdx + 96], xmm7
 	cmp             r8, 16
 	jbe             near L.xts_enc_final4_stored
-	vextracti128    oword [rdx + 112], ymm3, 1
+	vextracti128    oword [rdx + 112], ymm7, 1
 L.xts_enc_final4_stored:
 	add             rcx, r8
 	add             rdx, r8
 	add             rcx, 96
 	add             rdx, 96
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          ymm10, ymm7, 63                 ; top 1 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm7, ymm7, 1
-	vpxor           ymm7, ymm7, ymm10
-	vpxor           ymm7, ymm7, ymm11
+	vpsrlq          ymm2, ymm11, 63                 ; top 1 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm11, ymm11, 1
+	vpxor           ymm11, ymm11, ymm2
+	vpxor           ymm11, ymm11, ymm3
 	lea             r11, [rel L.xts_lane_select]
-	vmovdqu         xmm11, oword [r11 + r8*1 - 16]
-	vpermd          ymm10, ymm11, ymm7
+	vmovdqu         xmm3, oword [r11 + r8*1 - 16]
+	vpermd          ymm2, ymm3, ymm11
 	jmp             near L.xts_enc_steal_or_done
 L.xts_enc_final3:
-	vmovdqa         ymm4, ymm8
-	vpsrlq          ymm10, ymm8, 62                 ; top 2 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm5, ymm8, 2
-	vpxor           ymm5, ymm5, ymm10
-	vpxor           ymm5, ymm5, ymm11
-	vpsrlq          ymm10, ymm8, 60                 ; top 4 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm6, ymm8, 4
-	vpxor           ymm6, ymm6, ymm10
-	vpxor           ymm6, ymm6, ymm11
-	vpsrlq          ymm10, ymm8, 58                 ; top 6 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm8, ymm8, 6
-	vpxor           ymm8, ymm8, ymm10
-	vpxor           ymm8, ymm8, ymm11
+	vmovdqa         ymm8, ymm0
+	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm9, ymm0, 2
+	vpxor           ymm9, ymm9, ymm2
+	vpxor           ymm9, ymm9, ymm3
+	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm10, ymm0, 4
+	vpxor           ymm10, ymm10, ymm2
+	vpxor           ymm10, ymm10, ymm3
+	vpsrlq          ymm2, ymm0, 58                  ; top 6 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm0, ymm0, 6
+	vpxor           ymm0, ymm0, ymm2
+	vpxor           ymm0, ymm0, ymm3
 	sub             r8, 64                          ; bytes in the last vector
-	vpxor           ymm0, ymm4, yword [rcx]
-	vpxor           ymm0, ymm0, ymm12
-	vpxor           ymm1, ymm5, yword [rcx + 32]
-	vpxor           ymm1, ymm1, ymm12
+	vpxor           ymm4, ymm8, yword [rcx]
+	vpxor           ymm4, ymm4, ymm12
+	vpxor           ymm5, ymm9, yword [rcx + 32]
+	vpxor           ymm5, ymm5, ymm12
 	cmp             r8, 16
 	ja              near L.xts_enc_final3_load_full
-	vmovdqu         xmm2, oword [rcx + 64]          ; one block; upper lane zeroed
+	vmovdqu         xmm6, oword [rcx + 64]          ; one block; upper lane zeroed
 	jmp             near L.xts_enc_final3_loaded
 L.xts_enc_final3_load_full:
-	vmovdqu         ymm2, yword [rcx + 64]
+	vmovdqu         ymm6, yword [rcx + 64]
 L.xts_enc_final3_loaded:
-	vpxor           ymm2, ymm2, ymm6
-	vpxor           ymm2, ymm2, ymm12
+	vpxor           ymm6, ymm6, ymm10
+	vpxor           ymm6, ymm6, ymm12
 	cmp             eax, 12
 	jb              near L.xts_enc_final3_aes128
 	je              near L.xts_enc_final3_aes192
 	vbroadcasti128  ymm14, oword [r10 - 208]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 192]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
 L.xts_enc_final3_aes192:
 	vbroadcasti128  ymm14, oword [r10 - 176]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 160]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
 L.xts_enc_final3_aes128:
 	vbroadcasti128  ymm14, oword [r10 - 144]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 128]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 112]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 96]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 80]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 64]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 48]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 32]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 16]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vpxor           ymm10, ymm13, ymm4
-	vaesenclast     ymm0, ymm0, ymm10
-	vmovdqu         yword [rdx], ymm0
-	vpxor           ymm10, ymm13, ymm5
-	vaesenclast     ymm1, ymm1, ymm10
-	vmovdqu         yword [rdx + 32], ymm1
-	vpxor           ymm10, ymm13, ymm6
-	vaesenclast     ymm2, ymm2, ymm10
-	vmovdqu         oword [rdx + 64], xmm2
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vpxor           ymm2, ymm13, ymm8
+	vaesenclast     ymm4, ymm4, ymm2
+	vmovdqu         yword [rdx], ymm4
+	vpxor           ymm2, ymm13, ymm9
+	vaesenclast     ymm5, ymm5, ymm2
+	vmovdqu         yword [rdx + 32], ymm5
+	vpxor           ymm2, ymm13, ymm10
+	vaesenclast     ymm6, ymm6, ymm2
+	vmovdqu         oword [rdx + 64], xmm6
 	cmp             r8, 16
 	jbe             near L.xts_enc_final3_stored
-	vextracti128    oword [rdx + 80], ymm2, 1
+	vextracti128    oword [rdx + 80], ymm6, 1
 L.xts_enc_final3_stored:
 	add             rcx, r8
 	add             rdx, r8
 	add             rcx, 64
 	add             rdx, 64
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          ymm10, ymm6, 63                 ; top 1 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm6, ymm6, 1
-	vpxor           ymm6, ymm6, ymm10
-	vpxor           ymm6, ymm6, ymm11
+	vpsrlq          ymm2, ymm10, 63                 ; top 1 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm10, ymm10, 1
+	vpxor           ymm10, ymm10, ymm2
+	vpxor           ymm10, ymm10, ymm3
 	lea             r11, [rel L.xts_lane_select]
-	vmovdqu         xmm11, oword [r11 + r8*1 - 16]
-	vpermd          ymm10, ymm11, ymm6
+	vmovdqu         xmm3, oword [r11 + r8*1 - 16]
+	vpermd          ymm2, ymm3, ymm10
 	jmp             near L.xts_enc_steal_or_done
 L.xts_enc_final2:
-	vmovdqa         ymm4, ymm8
-	vpsrlq          ymm10, ymm8, 62                 ; top 2 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm5, ymm8, 2
-	vpxor           ymm5, ymm5, ymm10
-	vpxor           ymm5, ymm5, ymm11
-	vpsrlq          ymm10, ymm8, 60                 ; top 4 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm8, ymm8, 4
-	vpxor           ymm8, ymm8, ymm10
-	vpxor           ymm8, ymm8, ymm11
+	vmovdqa         ymm8, ymm0
+	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm9, ymm0, 2
+	vpxor           ymm9, ymm9, ymm2
+	vpxor           ymm9, ymm9, ymm3
+	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm0, ymm0, 4
+	vpxor           ymm0, ymm0, ymm2
+	vpxor           ymm0, ymm0, ymm3
 	sub             r8, 32                          ; bytes in the last vector
-	vpxor           ymm0, ymm4, yword [rcx]
-	vpxor           ymm0, ymm0, ymm12
+	vpxor           ymm4, ymm8, yword [rcx]
+	vpxor           ymm4, ymm4, ymm12
 	cmp             r8, 16
 	ja              near L.xts_enc_final2_load_full
-	vmovdqu         xmm1, oword [rcx + 32]          ; one block; upper lane zeroed
+	vmovdqu         xmm5, oword [rcx + 32]          ; one block; upper lane zeroed
 	jmp             near L.xts_enc_final2_loaded
 L.xts_enc_final2_load_full:
-	vmovdqu         ymm1, yword [rcx + 32]
+	vmovdqu         ymm5, yword [rcx + 32]
 L.xts_enc_final2_loaded:
-	vpxor           ymm1, ymm1, ymm5
-	vpxor           ymm1, ymm1, ymm12
+	vpxor           ymm5, ymm5, ymm9
+	vpxor           ymm5, ymm5, ymm12
 	cmp             eax, 12
 	jb              near L.xts_enc_final2_aes128
 	je              near L.xts_enc_final2_aes192
 	vbroadcasti128  ymm14, oword [r10 - 208]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 192]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
 L.xts_enc_final2_aes192:
 	vbroadcasti128  ymm14, oword [r10 - 176]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 160]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
 L.xts_enc_final2_aes128:
 	vbroadcasti128  ymm14, oword [r10 - 144]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 128]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 112]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 96]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 80]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 64]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 48]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 32]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 16]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vpxor           ymm10, ymm13, ymm4
-	vaesenclast     ymm0, ymm0, ymm10
-	vmovdqu         yword [rdx], ymm0
-	vpxor           ymm10, ymm13, ymm5
-	vaesenclast     ymm1, ymm1, ymm10
-	vmovdqu         oword [rdx + 32], xmm1
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vpxor           ymm2, ymm13, ymm8
+	vaesenclast     ymm4, ymm4, ymm2
+	vmovdqu         yword [rdx], ymm4
+	vpxor           ymm2, ymm13, ymm9
+	vaesenclast     ymm5, ymm5, ymm2
+	vmovdqu         oword [rdx + 32], xmm5
 	cmp             r8, 16
 	jbe             near L.xts_enc_final2_stored
-	vextracti128    oword [rdx + 48], ymm1, 1
+	vextracti128    oword [rdx + 48], ymm5, 1
 L.xts_enc_final2_stored:
 	add             rcx, r8
 	add             rdx, r8
 	add             rcx, 32
 	add             rdx, 32
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          ymm10, ymm5, 63                 ; top 1 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm5, ymm5, 1
-	vpxor           ymm5, ymm5, ymm10
-	vpxor           ymm5, ymm5, ymm11
+	vpsrlq          ymm2, ymm9, 63                  ; top 1 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm9, ymm9, 1
+	vpxor           ymm9, ymm9, ymm2
+	vpxor           ymm9, ymm9, ymm3
 	lea             r11, [rel L.xts_lane_select]
-	vmovdqu         xmm11, oword [r11 + r8*1 - 16]
-	vpermd          ymm10, ymm11, ymm5
+	vmovdqu         xmm3, oword [r11 + r8*1 - 16]
+	vpermd          ymm2, ymm3, ymm9
 	jmp             near L.xts_enc_steal_or_done
 L.xts_enc_final1:
-	vmovdqa         ymm4, ymm8
-	vpsrlq          ymm10, ymm8, 62                 ; top 2 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm8, ymm8, 2
-	vpxor           ymm8, ymm8, ymm10
-	vpxor           ymm8, ymm8, ymm11
+	vmovdqa         ymm8, ymm0
+	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm0, ymm0, 2
+	vpxor           ymm0, ymm0, ymm2
+	vpxor           ymm0, ymm0, ymm3
 	cmp             r8, 16
 	ja              near L.xts_enc_final1_load_full
-	vmovdqu         xmm0, oword [rcx]               ; one block; upper lane zeroed
+	vmovdqu         xmm4, oword [rcx]               ; one block; upper lane zeroed
 	jmp             near L.xts_enc_final1_loaded
 L.xts_enc_final1_load_full:
-	vmovdqu         ymm0, yword [rcx]
+	vmovdqu         ymm4, yword [rcx]
 L.xts_enc_final1_loaded:
-	vpxor           ymm0, ymm0, ymm4
-	vpxor           ymm0, ymm0, ymm12
+	vpxor           ymm4, ymm4, ymm8
+	vpxor           ymm4, ymm4, ymm12
 	cmp             eax, 12
 	jb              near L.xts_enc_final1_aes128
 	je              near L.xts_enc_final1_aes192
 	vbroadcasti128  ymm14, oword [r10 - 208]
-	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm4, ymm4, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 192]
-	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm4, ymm4, ymm14
 L.xts_enc_final1_aes192:
 	vbroadcasti128  ymm14, oword [r10 - 176]
-	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm4, ymm4, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 160]
-	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm4, ymm4, ymm14
 L.xts_enc_final1_aes128:
 	vbroadcasti128  ymm14, oword [r10 - 144]
-	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm4, ymm4, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 128]
-	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm4, ymm4, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 112]
-	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm4, ymm4, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 96]
-	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm4, ymm4, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 80]
-	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm4, ymm4, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 64]
-	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm4, ymm4, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 48]
-	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm4, ymm4, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 32]
-	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm4, ymm4, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 16]
-	vaesenc         ymm0, ymm0, ymm14
-	vpxor           ymm10, ymm13, ymm4
-	vaesenclast     ymm0, ymm0, ymm10
-	vmovdqu         oword [rdx], xmm0
+	vaesenc         ymm4, ymm4, ymm14
+	vpxor           ymm2, ymm13, ymm8
+	vaesenclast     ymm4, ymm4, ymm2
+	vmovdqu         oword [rdx], xmm4
 	cmp             r8, 16
 	jbe             near L.xts_enc_final1_stored
-	vextracti128    oword [rdx + 16], ymm0, 1
+	vextracti128    oword [rdx + 16], ymm4, 1
 L.xts_enc_final1_stored:
 	add             rcx, r8
 	add             rdx, r8
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          ymm10, ymm4, 63                 ; top 1 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm4, ymm4, 1
-	vpxor           ymm4, ymm4, ymm10
-	vpxor           ymm4, ymm4, ymm11
+	vpsrlq          ymm2, ymm8, 63                  ; top 1 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm8, ymm8, 1
+	vpxor           ymm8, ymm8, ymm2
+	vpxor           ymm8, ymm8, ymm3
 	lea             r11, [rel L.xts_lane_select]
-	vmovdqu         xmm11, oword [r11 + r8*1 - 16]
-	vpermd          ymm10, ymm11, ymm4
+	vmovdqu         xmm3, oword [r11 + r8*1 - 16]
+	vpermd          ymm2, ymm3, ymm8
 	jmp             near L.xts_enc_steal_or_done
 
 L.xts_enc_no_tail:
-	vmovdqa         xmm10, xmm8                     ; the next block's tweak
+	vmovdqa         xmm2, xmm0                      ; the next block's tweak
 L.xts_enc_steal_or_done:
 	test            rsi, rsi
 	jz              near L.xts_enc_return
-	vpsrlq          xmm4, xmm10, 63                 ; top 1 bits of each half
-	vpclmulqdq      xmm8, xmm4, xmm9, 1             ; high half's, times 0x87
-	vpslldq         xmm4, xmm4, 8                   ; low half's carry into high
-	vpsllq          xmm11, xmm10, 1
-	vpxor           xmm11, xmm11, xmm4
-	vpxor           xmm11, xmm11, xmm8
-	vmovdqu         xmm4, oword [rcx + rsi*1]       ; last 16 bytes of src
-	vpxor           xmm0, xmm10, oword [rcx]
-	vpxor           xmm0, xmm0, oword [rdi]
+	vpsrlq          xmm8, xmm2, 63                  ; top 1 bits of each half
+	vpclmulqdq      xmm0, xmm8, xmm1, 1             ; high half's, times 0x87
+	vpslldq         xmm8, xmm8, 8                   ; low half's carry into high
+	vpsllq          xmm3, xmm2, 1
+	vpxor           xmm3, xmm3, xmm8
+	vpxor           xmm3, xmm3, xmm0
+	vmovdqu         xmm8, oword [rcx + rsi*1]       ; last 16 bytes of src
+	vpxor           xmm4, xmm2, oword [rcx]
+	vpxor           xmm4, xmm4, oword [rdi]
 	cmp             eax, 12
 	jb              near L.xts_enc_steal_a_aes128
 	je              near L.xts_enc_steal_a_aes192
-	vaesenc         xmm0, xmm0, oword [r10 - 208]
-	vaesenc         xmm0, xmm0, oword [r10 - 192]
+	vaesenc         xmm4, xmm4, oword [r10 - 208]
+	vaesenc         xmm4, xmm4, oword [r10 - 192]
 L.xts_enc_steal_a_aes192:
-	vaesenc         xmm0, xmm0, oword [r10 - 176]
-	vaesenc         xmm0, xmm0, oword [r10 - 160]
+	vaesenc         xmm4, xmm4, oword [r10 - 176]
+	vaesenc         xmm4, xmm4, oword [r10 - 160]
 L.xts_enc_steal_a_aes128:
-	vaesenc         xmm0, xmm0, oword [r10 - 144]
-	vaesenc         xmm0, xmm0, oword [r10 - 128]
-	vaesenc         xmm0, xmm0, oword [r10 - 112]
-	vaesenc         xmm0, xmm0, oword [r10 - 96]
-	vaesenc         xmm0, xmm0, oword [r10 - 80]
-	vaesenc         xmm0, xmm0, oword [r10 - 64]
-	vaesenc         xmm0, xmm0, oword [r10 - 48]
-	vaesenc         xmm0, xmm0, oword [r10 - 32]
-	vaesenc         xmm0, xmm0, oword [r10 - 16]
-	vaesenclast     xmm0, xmm0, oword [r10]
-	vpxor           xmm0, xmm0, xmm10
+	vaesenc         xmm4, xmm4, oword [r10 - 144]
+	vaesenc         xmm4, xmm4, oword [r10 - 128]
+	vaesenc         xmm4, xmm4, oword [r10 - 112]
+	vaesenc         xmm4, xmm4, oword [r10 - 96]
+	vaesenc         xmm4, xmm4, oword [r10 - 80]
+	vaesenc         xmm4, xmm4, oword [r10 - 64]
+	vaesenc         xmm4, xmm4, oword [r10 - 48]
+	vaesenc         xmm4, xmm4, oword [r10 - 32]
+	vaesenc         xmm4, xmm4, oword [r10 - 16]
+	vaesenclast     xmm4, xmm4, oword [r10]
+	vpxor           xmm4, xmm4, xmm2
 	lea             r11, [rel L.xts_cts_table]
 ; short block out: CC's first PART bytes, at the top of a store ending at the end
-	vmovdqu         xmm9, oword [r11 + rsi*1]
-	vpshufb         xmm9, xmm0, xmm9
+	vmovdqu         xmm1, oword [r11 + rsi*1]
+	vpshufb         xmm1, xmm4, xmm1
 ; last whole block in: the PART stolen bytes, then CC from byte PART on
 	neg             rsi
-	vmovdqu         xmm8, oword [r11 + rsi*1 + 32]
-	vpshufb         xmm4, xmm4, xmm8
-	vmovdqu         xmm8, oword [r11 + rsi*1 + 64]
+	vmovdqu         xmm0, oword [r11 + rsi*1 + 32]
+	vpshufb         xmm8, xmm8, xmm0
+	vmovdqu         xmm0, oword [r11 + rsi*1 + 64]
 	neg             rsi
-	vpand           xmm0, xmm0, xmm8
-	vpor            xmm0, xmm0, xmm4
-	vmovdqu         oword [rdx + rsi*1], xmm9
-	vpxor           xmm0, xmm0, xmm11
-	vpxor           xmm0, xmm0, oword [rdi]
+	vpand           xmm4, xmm4, xmm0
+	vpor            xmm4, xmm4, xmm8
+	vmovdqu         oword [rdx + rsi*1], xmm1
+	vpxor           xmm4, xmm4, xmm3
+	vpxor           xmm4, xmm4, oword [rdi]
 	cmp             eax, 12
 	jb              near L.xts_enc_steal_b_aes128
 	je              near L.xts_enc_steal_b_aes192
-	vaesenc         xmm0, xmm0, oword [r10 - 208]
-	vaesenc         xmm0, xmm0, oword [r10 - 192]
+	vaesenc         xmm4, xmm4, oword [r10 - 208]
+	vaesenc         xmm4, xmm4, oword [r10 - 192]
 L.xts_enc_steal_b_aes192:
-	vaesenc         xmm0, xmm0, oword [r10 - 176]
-	vaesenc         xmm0, xmm0, oword [r10 - 160]
+	vaesenc         xmm4, xmm4, oword [r10 - 176]
+	vaesenc         xmm4, xmm4, oword [r10 - 160]
 L.xts_enc_steal_b_aes128:
-	vaesenc         xmm0, xmm0, oword [r10 - 144]
-	vaesenc         xmm0, xmm0, oword [r10 - 128]
-	vaesenc         xmm0, xmm0, oword [r10 - 112]
-	vaesenc         xmm0, xmm0, oword [r10 - 96]
-	vaesenc         xmm0, xmm0, oword [r10 - 80]
-	vaesenc         xmm0, xmm0, oword [r10 - 64]
-	vaesenc         xmm0, xmm0, oword [r10 - 48]
-	vaesenc         xmm0, xmm0, oword [r10 - 32]
-	vaesenc         xmm0, xmm0, oword [r10 - 16]
-	vaesenclast     xmm0, xmm0, oword [r10]
-	vpxor           xmm0, xmm0, xmm11
-	vmovdqu         oword [rdx], xmm0
+	vaesenc         xmm4, xmm4, oword [r10 - 144]
+	vaesenc         xmm4, xmm4, oword [r10 - 128]
+	vaesenc         xmm4, xmm4, oword [r10 - 112]
+	vaesenc         xmm4, xmm4, oword [r10 - 96]
+	vaesenc         xmm4, xmm4, oword [r10 - 80]
+	vaesenc         xmm4, xmm4, oword [r10 - 64]
+	vaesenc         xmm4, xmm4, oword [r10 - 48]
+	vaesenc         xmm4, xmm4, oword [r10 - 32]
+	vaesenc         xmm4, xmm4, oword [r10 - 16]
+	vaesenclast     xmm4, xmm4, oword [r10]
+	vpxor           xmm4, xmm4, xmm3
+	vmovdqu         oword [rdx], xmm4
 L.xts_enc_return:
 	xor             eax, eax
 	vzeroupper
@@ -591,119 +591,119 @@ L.xts_enc_return:
 L.xts_enc_main_loop:
 ; LLVM-MCA-BEGIN xts_enc_vaes_avx2_main_loop
 ; 4 vectors = 128 bytes per iteration
-	vmovdqa         ymm4, ymm8
-	vpsrlq          ymm10, ymm8, 62                 ; top 2 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm5, ymm8, 2
-	vpxor           ymm5, ymm5, ymm10
-	vpxor           ymm5, ymm5, ymm11
-	vpsrlq          ymm10, ymm8, 60                 ; top 4 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm6, ymm8, 4
-	vpxor           ymm6, ymm6, ymm10
-	vpxor           ymm6, ymm6, ymm11
-	vpsrlq          ymm10, ymm8, 58                 ; top 6 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm7, ymm8, 6
-	vpxor           ymm7, ymm7, ymm10
-	vpxor           ymm7, ymm7, ymm11
-	vpsrldq         ymm10, ymm8, 15                 ; the top 8 bits
-	vpclmulqdq      ymm10, ymm10, ymm9, 0           ; ... times 0x87
-	vpslldq         ymm8, ymm8, 1
-	vpxor           ymm8, ymm8, ymm10
-	vpxor           ymm0, ymm4, yword [rcx]
-	vpxor           ymm0, ymm0, ymm12
-	vpxor           ymm1, ymm5, yword [rcx + 32]
-	vpxor           ymm1, ymm1, ymm12
-	vpxor           ymm2, ymm6, yword [rcx + 64]
-	vpxor           ymm2, ymm2, ymm12
-	vpxor           ymm3, ymm7, yword [rcx + 96]
-	vpxor           ymm3, ymm3, ymm12
+	vmovdqa         ymm8, ymm0
+	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm9, ymm0, 2
+	vpxor           ymm9, ymm9, ymm2
+	vpxor           ymm9, ymm9, ymm3
+	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm10, ymm0, 4
+	vpxor           ymm10, ymm10, ymm2
+	vpxor           ymm10, ymm10, ymm3
+	vpsrlq          ymm2, ymm0, 58                  ; top 6 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm11, ymm0, 6
+	vpxor           ymm11, ymm11, ymm2
+	vpxor           ymm11, ymm11, ymm3
+	vpsrldq         ymm2, ymm0, 15                  ; the top 8 bits
+	vpclmulqdq      ymm2, ymm2, ymm1, 0             ; ... times 0x87
+	vpslldq         ymm0, ymm0, 1
+	vpxor           ymm0, ymm0, ymm2
+	vpxor           ymm4, ymm8, yword [rcx]
+	vpxor           ymm4, ymm4, ymm12
+	vpxor           ymm5, ymm9, yword [rcx + 32]
+	vpxor           ymm5, ymm5, ymm12
+	vpxor           ymm6, ymm10, yword [rcx + 64]
+	vpxor           ymm6, ymm6, ymm12
+	vpxor           ymm7, ymm11, yword [rcx + 96]
+	vpxor           ymm7, ymm7, ymm12
 	cmp             eax, 12
 	jb              near L.xts_enc_main_aes128
 	je              near L.xts_enc_main_aes192
 	vbroadcasti128  ymm14, oword [r10 - 208]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 192]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
 L.xts_enc_main_aes192:
 	vbroadcasti128  ymm14, oword [r10 - 176]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 160]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
 L.xts_enc_main_aes128:
 	vbroadcasti128  ymm14, oword [r10 - 144]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 128]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 112]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 96]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 80]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 64]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 48]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 32]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 16]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
-	vpxor           ymm10, ymm13, ymm4
-	vaesenclast     ymm0, ymm0, ymm10
-	vmovdqu         yword [rdx], ymm0
-	vpxor           ymm10, ymm13, ymm5
-	vaesenclast     ymm1, ymm1, ymm10
-	vmovdqu         yword [rdx + 32], ymm1
-	vpxor           ymm10, ymm13, ymm6
-	vaesenclast     ymm2, ymm2, ymm10
-	vmovdqu         yword [rdx + 64], ymm2
-	vpxor           ymm10, ymm13, ymm7
-	vaesenclast     ymm3, ymm3, ymm10
-	vmovdqu         yword [rdx + 96], ymm3
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
+	vpxor           ymm2, ymm13, ymm8
+	vaesenclast     ymm4, ymm4, ymm2
+	vmovdqu         yword [rdx], ymm4
+	vpxor           ymm2, ymm13, ymm9
+	vaesenclast     ymm5, ymm5, ymm2
+	vmovdqu         yword [rdx + 32], ymm5
+	vpxor           ymm2, ymm13, ymm10
+	vaesenclast     ymm6, ymm6, ymm2
+	vmovdqu         yword [rdx + 64], ymm6
+	vpxor           ymm2, ymm13, ymm11
+	vaesenclast     ymm7, ymm7, ymm2
+	vmovdqu         yword [rdx + 96], ymm7
 	add             rcx, 128
 	add             rdx, 128
 	sub             r8, 128
@@ -727,8 +727,8 @@ L.xts_enc_main_aes128:
 ; handled by ciphertext stealing on xmm.
 ;
 ; Registers: KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11, PART=rsi, PART=rsi (after the tweak is made)
-;            X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, TW0=ymm4, TW1=ymm5
-;            TW2=ymm6, TW3=ymm7, BASE=ymm8, POLY=ymm9, T1=ymm10, T2=ymm11
+;            BASE=ymm0, POLY=ymm1, T1=ymm2, T2=ymm3, X0=ymm4, X1=ymm5
+;            X2=ymm6, X3=ymm7, TW0=ymm8, TW1=ymm9, TW2=ymm10, TW3=ymm11
 ;            K0=ymm12, KLAST=ymm13, KT=ymm14
 	section .text
 	align 32, db 0xcc
@@ -739,40 +739,40 @@ aesgen_xts_decrypt_vaes_avx2:
 ; T = E_K2(iv), on xmm with the tweak key read from memory
 	lea             r10, [rsi + rax*8]
 	lea             r10, [r10 + rax*8]
-	vmovdqu         xmm8, oword [r9]
-	vpxor           xmm8, xmm8, oword [rsi]
+	vmovdqu         xmm0, oword [r9]
+	vpxor           xmm0, xmm0, oword [rsi]
 	cmp             eax, 12
 	jb              near L.xts_dec_tweak_aes128
 	je              near L.xts_dec_tweak_aes192
-	vaesenc         xmm8, xmm8, oword [r10 - 208]
-	vaesenc         xmm8, xmm8, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, oword [r10 - 192]
 L.xts_dec_tweak_aes192:
-	vaesenc         xmm8, xmm8, oword [r10 - 176]
-	vaesenc         xmm8, xmm8, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, oword [r10 - 160]
 L.xts_dec_tweak_aes128:
-	vaesenc         xmm8, xmm8, oword [r10 - 144]
-	vaesenc         xmm8, xmm8, oword [r10 - 128]
-	vaesenc         xmm8, xmm8, oword [r10 - 112]
-	vaesenc         xmm8, xmm8, oword [r10 - 96]
-	vaesenc         xmm8, xmm8, oword [r10 - 80]
-	vaesenc         xmm8, xmm8, oword [r10 - 64]
-	vaesenc         xmm8, xmm8, oword [r10 - 48]
-	vaesenc         xmm8, xmm8, oword [r10 - 32]
-	vaesenc         xmm8, xmm8, oword [r10 - 16]
-	vaesenclast     xmm8, xmm8, oword [r10]
+	vaesenc         xmm0, xmm0, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, oword [r10 - 16]
+	vaesenclast     xmm0, xmm0, oword [r10]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &key1[rounds]
 	vbroadcasti128  ymm12, oword [rdi]
 	vbroadcasti128  ymm13, oword [r10]
-	vbroadcasti128  ymm9, oword [rel L.xts_poly]
+	vbroadcasti128  ymm1, oword [rel L.xts_poly]
 ; BASE = T, T*x in lanes 0..1
-	vpsrlq          xmm10, xmm8, 63                 ; top 1 bits of each half
-	vpclmulqdq      xmm11, xmm10, xmm9, 1           ; high half's, times 0x87
-	vpslldq         xmm10, xmm10, 8                 ; low half's carry into high
-	vpsllq          xmm4, xmm8, 1
-	vpxor           xmm4, xmm4, xmm10
-	vpxor           xmm4, xmm4, xmm11
-	vinserti128     ymm8, ymm8, xmm4, 1
+	vpsrlq          xmm2, xmm0, 63                  ; top 1 bits of each half
+	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
+	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
+	vpsllq          xmm8, xmm0, 1
+	vpxor           xmm8, xmm8, xmm2
+	vpxor           xmm8, xmm8, xmm3
+	vinserti128     ymm0, ymm0, xmm8, 1
 	mov             esi, r8d
 	and             esi, 15                         ; bytes past the last whole block
 	jz              near L.xts_dec_whole_blocks
@@ -791,499 +791,499 @@ L.xts_dec_main_done:
 	cmp             r8, 96
 	jbe             near L.xts_dec_final3
 L.xts_dec_final4:
-	vmovdqa         ymm4, ymm8
-	vpsrlq          ymm10, ymm8, 62                 ; top 2 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm5, ymm8, 2
-	vpxor           ymm5, ymm5, ymm10
-	vpxor           ymm5, ymm5, ymm11
-	vpsrlq          ymm10, ymm8, 60                 ; top 4 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm6, ymm8, 4
-	vpxor           ymm6, ymm6, ymm10
-	vpxor           ymm6, ymm6, ymm11
-	vpsrlq          ymm10, ymm8, 58                 ; top 6 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm7, ymm8, 6
-	vpxor           ymm7, ymm7, ymm10
-	vpxor           ymm7, ymm7, ymm11
-	vpsrldq         ymm10, ymm8, 15                 ; the top 8 bits
-	vpclmulqdq      ymm10, ymm10, ymm9, 0           ; ... times 0x87
-	vpslldq         ymm8, ymm8, 1
-	vpxor           ymm8, ymm8, ymm10
+	vmovdqa         ymm8, ymm0
+	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm9, ymm0, 2
+	vpxor           ymm9, ymm9, ymm2
+	vpxor           ymm9, ymm9, ymm3
+	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm10, ymm0, 4
+	vpxor           ymm10, ymm10, ymm2
+	vpxor           ymm10, ymm10, ymm3
+	vpsrlq          ymm2, ymm0, 58                  ; top 6 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm11, ymm0, 6
+	vpxor           ymm11, ymm11, ymm2
+	vpxor           ymm11, ymm11, ymm3
+	vpsrldq         ymm2, ymm0, 15                  ; the top 8 bits
+	vpclmulqdq      ymm2, ymm2, ymm1, 0             ; ... times 0x87
+	vpslldq         ymm0, ymm0, 1
+	vpxor           ymm0, ymm0, ymm2
 	sub             r8, 96                          ; bytes in the last vector
-	vpxor           ymm0, ymm4, yword [rcx]
-	vpxor           ymm0, ymm0, ymm12
-	vpxor           ymm1, ymm5, yword [rcx + 32]
-	vpxor           ymm1, ymm1, ymm12
-	vpxor           ymm2, ymm6, yword [rcx + 64]
-	vpxor           ymm2, ymm2, ymm12
+	vpxor           ymm4, ymm8, yword [rcx]
+	vpxor           ymm4, ymm4, ymm12
+	vpxor           ymm5, ymm9, yword [rcx + 32]
+	vpxor           ymm5, ymm5, ymm12
+	vpxor           ymm6, ymm10, yword [rcx + 64]
+	vpxor           ymm6, ymm6, ymm12
 	cmp             r8, 16
 	ja              near L.xts_dec_final4_load_full
-	vmovdqu         xmm3, oword [rcx + 96]          ; one block; upper lane zeroed
+	vmovdqu         xmm7, oword [rcx + 96]          ; one block; upper lane zeroed
 	jmp             near L.xts_dec_final4_loaded
 L.xts_dec_final4_load_full:
-	vmovdqu         ymm3, yword [rcx + 96]
+	vmovdqu         ymm7, yword [rcx + 96]
 L.xts_dec_final4_loaded:
-	vpxor           ymm3, ymm3, ymm7
-	vpxor           ymm3, ymm3, ymm12
+	vpxor           ymm7, ymm7, ymm11
+	vpxor           ymm7, ymm7, ymm12
 	cmp             eax, 12
 	jb              near L.xts_dec_final4_aes128
 	je              near L.xts_dec_final4_aes192
 	vbroadcasti128  ymm14, oword [r10 - 208]
-	vaesdec         ymm0, ymm0, ymm14
-	vaesdec         ymm1, ymm1, ymm14
-	vaesdec         ymm2, ymm2, ymm14
-	vaesdec         ymm3, ymm3, ymm14
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 192]
-	vaesdec         ymm0, ymm0, ymm14
-	vaesdec         ymm1, ymm1, ymm14
-	vaesdec         ymm2, ymm2, ymm14
-	vaesdec         ymm3, ymm3, ymm14
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
 L.xts_dec_final4_aes192:
 	vbroadcasti128  ymm14, oword [r10 - 176]
-	vaesdec         ymm0, ymm0, ymm14
-	vaesdec         ymm1, ymm1, ymm14
-	vaesdec         ymm2, ymm2, ymm14
-	vaesdec         ymm3, ymm3, ymm14
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 160]
-	vaesdec         ymm0, ymm0, ymm14
-	vaesdec         ymm1, ymm1, ymm14
-	vaesdec         ymm2, ymm2, ymm14
-	vaesdec         ymm3, ymm3, ymm14
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
 L.xts_dec_final4_aes128:
 	vbroadcasti128  ymm14, oword [r10 - 144]
-	vaesdec         ymm0, ymm0, ymm14
-	vaesdec         ymm1, ymm1, ymm14
-	vaesdec         ymm2, ymm2, ymm14
-	vaesdec         ymm3, ymm3, ymm14
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 128]
-	vaesdec         ymm0, ymm0, ymm14
-	vaesdec         ymm1, ymm1, ymm14
-	vaesdec         ymm2, ymm2, ymm14
-	vaesdec         ymm3, ymm3, ymm14
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 112]
-	vaesdec         ymm0, ymm0, ymm14
-	vaesdec         ymm1, ymm1, ymm14
-	vaesdec         ymm2, ymm2, ymm14
-	vaesdec         ymm3, ymm3, ymm14
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 96]
-	vaesdec         ymm0, ymm0, ymm14
-	vaesdec         ymm1, ymm1, ymm14
-	vaesdec         ymm2, ymm2, ymm14
-	vaesdec         ymm3, ymm3, ymm14
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 80]
-	vaesdec         ymm0, ymm0, ymm14
-	vaesdec         ymm1, ymm1, ymm14
-	vaesdec         ymm2, ymm2, ymm14
-	vaesdec         ymm3, ymm3, ymm14
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 64]
-	vaesdec         ymm0, ymm0, ymm14
-	vaesdec         ymm1, ymm1, ymm14
-	vaesdec         ymm2, ymm2, ymm14
-	vaesdec         ymm3, ymm3, ymm14
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 48]
-	vaesdec         ymm0, ymm0, ymm14
-	vaesdec         ymm1, ymm1, ymm14
-	vaesdec         ymm2, ymm2, ymm14
-	vaesdec         ymm3, ymm3, ymm14
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 32]
-	vaesdec         ymm0, ymm0, ymm14
-	vaesdec         ymm1, ymm1, ymm14
-	vaesdec         ymm2, ymm2, ymm14
-	vaesdec         ymm3, ymm3, ymm14
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 16]
-	vaesdec         ymm0, ymm0, ymm14
-	vaesdec         ymm1, ymm1, ymm14
-	vaesdec         ymm2, ymm2, ymm14
-	vaesdec         ymm3, ymm3, ymm14
-	vpxor           ymm10, ymm13, ymm4
-	vaesdeclast     ymm0, ymm0, ymm10
-	vmovdqu         yword [rdx], ymm0
-	vpxor           ymm10, ymm13, ymm5
-	vaesdeclast     ymm1, ymm1, ymm10
-	vmovdqu         yword [rdx + 32], ymm1
-	vpxor           ymm10, ymm13, ymm6
-	vaesdeclast     ymm2, ymm2, ymm10
-	vmovdqu         yword [rdx + 64], ymm2
-	vpxor           ymm10, ymm13, ymm7
-	vaesdeclast     ymm3, ymm3, ymm10
-	vmovdqu         oword [rdx + 96], xmm3
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
+	vpxor           ymm2, ymm13, ymm8
+	vaesdeclast     ymm4, ymm4, ymm2
+	vmovdqu         yword [rdx], ymm4
+	vpxor           ymm2, ymm13, ymm9
+	vaesdeclast     ymm5, ymm5, ymm2
+	vmovdqu         yword [rdx + 32], ymm5
+	vpxor           ymm2, ymm13, ymm10
+	vaesdeclast     ymm6, ymm6, ymm2
+	vmovdqu         yword [rdx + 64], ymm6
+	vpxor           ymm2, ymm13, ymm11
+	vaesdeclast     ymm7, ymm7, ymm2
+	vmovdqu         oword [rdx + 96], xmm7
 	cmp             r8, 16
 	jbe             near L.xts_dec_final4_stored
-	vextracti128    oword [rdx + 112], ymm3, 1
+	vextracti128    oword [rdx + 112], ymm7, 1
 L.xts_dec_final4_stored:
 	add             rcx, r8
 	add             rdx, r8
 	add             rcx, 96
 	add             rdx, 96
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          ymm10, ymm7, 63                 ; top 1 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm7, ymm7, 1
-	vpxor           ymm7, ymm7, ymm10
-	vpxor           ymm7, ymm7, ymm11
+	vpsrlq          ymm2, ymm11, 63                 ; top 1 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm11, ymm11, 1
+	vpxor           ymm11, ymm11, ymm2
+	vpxor           ymm11, ymm11, ymm3
 	lea             r11, [rel L.xts_lane_select]
-	vmovdqu         xmm11, oword [r11 + r8*1 - 16]
-	vpermd          ymm10, ymm11, ymm7
+	vmovdqu         xmm3, oword [r11 + r8*1 - 16]
+	vpermd          ymm2, ymm3, ymm11
 	jmp             near L.xts_dec_steal_or_done
 L.xts_dec_final3:
-	vmovdqa         ymm4, ymm8
-	vpsrlq          ymm10, ymm8, 62                 ; top 2 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm5, ymm8, 2
-	vpxor           ymm5, ymm5, ymm10
-	vpxor           ymm5, ymm5, ymm11
-	vpsrlq          ymm10, ymm8, 60                 ; top 4 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm6, ymm8, 4
-	vpxor           ymm6, ymm6, ymm10
-	vpxor           ymm6, ymm6, ymm11
-	vpsrlq          ymm10, ymm8, 58                 ; top 6 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm8, ymm8, 6
-	vpxor           ymm8, ymm8, ymm10
-	vpxor           ymm8, ymm8, ymm11
+	vmovdqa         ymm8, ymm0
+	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm9, ymm0, 2
+	vpxor           ymm9, ymm9, ymm2
+	vpxor           ymm9, ymm9, ymm3
+	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm10, ymm0, 4
+	vpxor           ymm10, ymm10, ymm2
+	vpxor           ymm10, ymm10, ymm3
+	vpsrlq          ymm2, ymm0, 58                  ; top 6 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm0, ymm0, 6
+	vpxor           ymm0, ymm0, ymm2
+	vpxor           ymm0, ymm0, ymm3
 	sub             r8, 64                          ; bytes in the last vector
-	vpxor           ymm0, ymm4, yword [rcx]
-	vpxor           ymm0, ymm0, ymm12
-	vpxor           ymm1, ymm5, yword [rcx + 32]
-	vpxor           ymm1, ymm1, ymm12
+	vpxor           ymm4, ymm8, yword [rcx]
+	vpxor           ymm4, ymm4, ymm12
+	vpxor           ymm5, ymm9, yword [rcx + 32]
+	vpxor           ymm5, ymm5, ymm12
 	cmp             r8, 16
 	ja              near L.xts_dec_final3_load_full
-	vmovdqu         xmm2, oword [rcx + 64]          ; one block; upper lane zeroed
+	vmovdqu         xmm6, oword [rcx + 64]          ; one block; upper lane zeroed
 	jmp             near L.xts_dec_final3_loaded
 L.xts_dec_final3_load_full:
-	vmovdqu         ymm2, yword [rcx + 64]
+	vmovdqu         ymm6, yword [rcx + 64]
 L.xts_dec_final3_loaded:
-	vpxor           ymm2, ymm2, ymm6
-	vpxor           ymm2, ymm2, ymm12
+	vpxor           ymm6, ymm6, ymm10
+	vpxor           ymm6, ymm6, ymm12
 	cmp             eax, 12
 	jb              near L.xts_dec_final3_aes128
 	je              near L.xts_dec_final3_aes192
 	vbroadcasti128  ymm14, oword [r10 - 208]
-	vaesdec         ymm0, ymm0, ymm14
-	vaesdec         ymm1, ymm1, ymm14
-	vaesdec         ymm2, ymm2, ymm14
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 192]
-	vaesdec         ymm0, ymm0, ymm14
-	vaesdec         ymm1, ymm1, ymm14
-	vaesdec         ymm2, ymm2, ymm14
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
 L.xts_dec_final3_aes192:
 	vbroadcasti128  ymm14, oword [r10 - 176]
-	vaesdec         ymm0, ymm0, ymm14
-	vaesdec         ymm1, ymm1, ymm14
-	vaesdec         ymm2, ymm2, ymm14
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 160]
-	vaesdec         ymm0, ymm0, ymm14
-	vaesdec         ymm1, ymm1, ymm14
-	vaesdec         ymm2, ymm2, ymm14
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
 L.xts_dec_final3_aes128:
 	vbroadcasti128  ymm14, oword [r10 - 144]
-	vaesdec         ymm0, ymm0, ymm14
-	vaesdec         ymm1, ymm1, ymm14
-	vaesdec         ymm2, ymm2, ymm14
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 128]
-	vaesdec         ymm0, ymm0, ymm14
-	vaesdec         ymm1, ymm1, ymm14
-	vaesdec         ymm2, ymm2, ymm14
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 112]
-	vaesdec         ymm0, ymm0, ymm14
-	vaesdec         ymm1, ymm1, ymm14
-	vaesdec         ymm2, ymm2, ymm14
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 96]
-	vaesdec         ymm0, ymm0, ymm14
-	vaesdec         ymm1, ymm1, ymm14
-	vaesdec         ymm2, ymm2, ymm14
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 80]
-	vaesdec         ymm0, ymm0, ymm14
-	vaesdec         ymm1, ymm1, ymm14
-	vaesdec         ymm2, ymm2, ymm14
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 64]
-	vaesdec         ymm0, ymm0, ymm14
-	vaesdec         ymm1, ymm1, ymm14
-	vaesdec         ymm2, ymm2, ymm14
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 48]
-	vaesdec         ymm0, ymm0, ymm14
-	vaesdec         ymm1, ymm1, ymm14
-	vaesdec         ymm2, ymm2, ymm14
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 32]
-	vaesdec         ymm0, ymm0, ymm14
-	vaesdec         ymm1, ymm1, ymm14
-	vaesdec         ymm2, ymm2, ymm14
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 16]
-	vaesdec         ymm0, ymm0, ymm14
-	vaesdec         ymm1, ymm1, ymm14
-	vaesdec         ymm2, ymm2, ymm14
-	vpxor           ymm10, ymm13, ymm4
-	vaesdeclast     ymm0, ymm0, ymm10
-	vmovdqu         yword [rdx], ymm0
-	vpxor           ymm10, ymm13, ymm5
-	vaesdeclast     ymm1, ymm1, ymm10
-	vmovdqu         yword [rdx + 32], ymm1
-	vpxor           ymm10, ymm13, ymm6
-	vaesdeclast     ymm2, ymm2, ymm10
-	vmovdqu         oword [rdx + 64], xmm2
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vpxor           ymm2, ymm13, ymm8
+	vaesdeclast     ymm4, ymm4, ymm2
+	vmovdqu         yword [rdx], ymm4
+	vpxor           ymm2, ymm13, ymm9
+	vaesdeclast     ymm5, ymm5, ymm2
+	vmovdqu         yword [rdx + 32], ymm5
+	vpxor           ymm2, ymm13, ymm10
+	vaesdeclast     ymm6, ymm6, ymm2
+	vmovdqu         oword [rdx + 64], xmm6
 	cmp             r8, 16
 	jbe             near L.xts_dec_final3_stored
-	vextracti128    oword [rdx + 80], ymm2, 1
+	vextracti128    oword [rdx + 80], ymm6, 1
 L.xts_dec_final3_stored:
 	add             rcx, r8
 	add             rdx, r8
 	add             rcx, 64
 	add             rdx, 64
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          ymm10, ymm6, 63                 ; top 1 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm6, ymm6, 1
-	vpxor           ymm6, ymm6, ymm10
-	vpxor           ymm6, ymm6, ymm11
+	vpsrlq          ymm2, ymm10, 63                 ; top 1 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm10, ymm10, 1
+	vpxor           ymm10, ymm10, ymm2
+	vpxor           ymm10, ymm10, ymm3
 	lea             r11, [rel L.xts_lane_select]
-	vmovdqu         xmm11, oword [r11 + r8*1 - 16]
-	vpermd          ymm10, ymm11, ymm6
+	vmovdqu         xmm3, oword [r11 + r8*1 - 16]
+	vpermd          ymm2, ymm3, ymm10
 	jmp             near L.xts_dec_steal_or_done
 L.xts_dec_final2:
-	vmovdqa         ymm4, ymm8
-	vpsrlq          ymm10, ymm8, 62                 ; top 2 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm5, ymm8, 2
-	vpxor           ymm5, ymm5, ymm10
-	vpxor           ymm5, ymm5, ymm11
-	vpsrlq          ymm10, ymm8, 60                 ; top 4 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm8, ymm8, 4
-	vpxor           ymm8, ymm8, ymm10
-	vpxor           ymm8, ymm8, ymm11
+	vmovdqa         ymm8, ymm0
+	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm9, ymm0, 2
+	vpxor           ymm9, ymm9, ymm2
+	vpxor           ymm9, ymm9, ymm3
+	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm0, ymm0, 4
+	vpxor           ymm0, ymm0, ymm2
+	vpxor           ymm0, ymm0, ymm3
 	sub             r8, 32                          ; bytes in the last vector
-	vpxor           ymm0, ymm4, yword [rcx]
-	vpxor           ymm0, ymm0, ymm12
+	vpxor           ymm4, ymm8, yword [rcx]
+	vpxor           ymm4, ymm4, ymm12
 	cmp             r8, 16
 	ja              near L.xts_dec_final2_load_full
-	vmovdqu         xmm1, oword [rcx + 32]          ; one block; upper lane zeroed
+	vmovdqu         xmm5, oword [rcx + 32]          ; one block; upper lane zeroed
 	jmp             near L.xts_dec_final2_loaded
 L.xts_dec_final2_load_full:
-	vmovdqu         ymm1, yword [rcx + 32]
+	vmovdqu         ymm5, yword [rcx + 32]
 L.xts_dec_final2_loaded:
-	vpxor           ymm1, ymm1, ymm5
-	vpxor           ymm1, ymm1, ymm12
+	vpxor           ymm5, ymm5, ymm9
+	vpxor           ymm5, ymm5, ymm12
 	cmp             eax, 12
 	jb              near L.xts_dec_final2_aes128
 	je              near L.xts_dec_final2_aes192
 	vbroadcasti128  ymm14, oword [r10 - 208]
-	vaesdec         ymm0, ymm0, ymm14
-	vaesdec         ymm1, ymm1, ymm14
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 192]
-	vaesdec         ymm0, ymm0, ymm14
-	vaesdec         ymm1, ymm1, ymm14
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
 L.xts_dec_final2_aes192:
 	vbroadcasti128  ymm14, oword [r10 - 176]
-	vaesdec         ymm0, ymm0, ymm14
-	vaesdec         ymm1, ymm1, ymm14
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 160]
-	vaesdec         ymm0, ymm0, ymm14
-	vaesdec         ymm1, ymm1, ymm14
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
 L.xts_dec_final2_aes128:
 	vbroadcasti128  ymm14, oword [r10 - 144]
-	vaesdec         ymm0, ymm0, ymm14
-	vaesdec         ymm1, ymm1, ymm14
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 128]
-	vaesdec         ymm0, ymm0, ymm14
-	vaesdec         ymm1, ymm1, ymm14
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 112]
-	vaesdec         ymm0, ymm0, ymm14
-	vaesdec         ymm1, ymm1, ymm14
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 96]
-	vaesdec         ymm0, ymm0, ymm14
-	vaesdec         ymm1, ymm1, ymm14
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 80]
-	vaesdec         ymm0, ymm0, ymm14
-	vaesdec         ymm1, ymm1, ymm14
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 64]
-	vaesdec         ymm0, ymm0, ymm14
-	vaesdec         ymm1, ymm1, ymm14
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 48]
-	vaesdec         ymm0, ymm0, ymm14
-	vaesdec         ymm1, ymm1, ymm14
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 32]
-	vaesdec         ymm0, ymm0, ymm14
-	vaesdec         ymm1, ymm1, ymm14
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 16]
-	vaesdec         ymm0, ymm0, ymm14
-	vaesdec         ymm1, ymm1, ymm14
-	vpxor           ymm10, ymm13, ymm4
-	vaesdeclast     ymm0, ymm0, ymm10
-	vmovdqu         yword [rdx], ymm0
-	vpxor           ymm10, ymm13, ymm5
-	vaesdeclast     ymm1, ymm1, ymm10
-	vmovdqu         oword [rdx + 32], xmm1
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vpxor           ymm2, ymm13, ymm8
+	vaesdeclast     ymm4, ymm4, ymm2
+	vmovdqu         yword [rdx], ymm4
+	vpxor           ymm2, ymm13, ymm9
+	vaesdeclast     ymm5, ymm5, ymm2
+	vmovdqu         oword [rdx + 32], xmm5
 	cmp             r8, 16
 	jbe             near L.xts_dec_final2_stored
-	vextracti128    oword [rdx + 48], ymm1, 1
+	vextracti128    oword [rdx + 48], ymm5, 1
 L.xts_dec_final2_stored:
 	add             rcx, r8
 	add             rdx, r8
 	add             rcx, 32
 	add             rdx, 32
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          ymm10, ymm5, 63                 ; top 1 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm5, ymm5, 1
-	vpxor           ymm5, ymm5, ymm10
-	vpxor           ymm5, ymm5, ymm11
+	vpsrlq          ymm2, ymm9, 63                  ; top 1 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm9, ymm9, 1
+	vpxor           ymm9, ymm9, ymm2
+	vpxor           ymm9, ymm9, ymm3
 	lea             r11, [rel L.xts_lane_select]
-	vmovdqu         xmm11, oword [r11 + r8*1 - 16]
-	vpermd          ymm10, ymm11, ymm5
+	vmovdqu         xmm3, oword [r11 + r8*1 - 16]
+	vpermd          ymm2, ymm3, ymm9
 	jmp             near L.xts_dec_steal_or_done
 L.xts_dec_final1:
-	vmovdqa         ymm4, ymm8
-	vpsrlq          ymm10, ymm8, 62                 ; top 2 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm8, ymm8, 2
-	vpxor           ymm8, ymm8, ymm10
-	vpxor           ymm8, ymm8, ymm11
+	vmovdqa         ymm8, ymm0
+	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm0, ymm0, 2
+	vpxor           ymm0, ymm0, ymm2
+	vpxor           ymm0, ymm0, ymm3
 	cmp             r8, 16
 	ja              near L.xts_dec_final1_load_full
-	vmovdqu         xmm0, oword [rcx]               ; one block; upper lane zeroed
+	vmovdqu         xmm4, oword [rcx]               ; one block; upper lane zeroed
 	jmp             near L.xts_dec_final1_loaded
 L.xts_dec_final1_load_full:
-	vmovdqu         ymm0, yword [rcx]
+	vmovdqu         ymm4, yword [rcx]
 L.xts_dec_final1_loaded:
-	vpxor           ymm0, ymm0, ymm4
-	vpxor           ymm0, ymm0, ymm12
+	vpxor           ymm4, ymm4, ymm8
+	vpxor           ymm4, ymm4, ymm12
 	cmp             eax, 12
 	jb              near L.xts_dec_final1_aes128
 	je              near L.xts_dec_final1_aes192
 	vbroadcasti128  ymm14, oword [r10 - 208]
-	vaesdec         ymm0, ymm0, ymm14
+	vaesdec         ymm4, ymm4, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 192]
-	vaesdec         ymm0, ymm0, ymm14
+	vaesdec         ymm4, ymm4, ymm14
 L.xts_dec_final1_aes192:
 	vbroadcasti128  ymm14, oword [r10 - 176]
-	vaesdec         ymm0, ymm0, ymm14
+	vaesdec         ymm4, ymm4, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 160]
-	vaesdec         ymm0, ymm0, ymm14
+	vaesdec         ymm4, ymm4, ymm14
 L.xts_dec_final1_aes128:
 	vbroadcasti128  ymm14, oword [r10 - 144]
-	vaesdec         ymm0, ymm0, ymm14
+	vaesdec         ymm4, ymm4, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 128]
-	vaesdec         ymm0, ymm0, ymm14
+	vaesdec         ymm4, ymm4, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 112]
-	vaesdec         ymm0, ymm0, ymm14
+	vaesdec         ymm4, ymm4, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 96]
-	vaesdec         ymm0, ymm0, ymm14
+	vaesdec         ymm4, ymm4, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 80]
-	vaesdec         ymm0, ymm0, ymm14
+	vaesdec         ymm4, ymm4, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 64]
-	vaesdec         ymm0, ymm0, ymm14
+	vaesdec         ymm4, ymm4, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 48]
-	vaesdec         ymm0, ymm0, ymm14
+	vaesdec         ymm4, ymm4, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 32]
-	vaesdec         ymm0, ymm0, ymm14
+	vaesdec         ymm4, ymm4, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 16]
-	vaesdec         ymm0, ymm0, ymm14
-	vpxor           ymm10, ymm13, ymm4
-	vaesdeclast     ymm0, ymm0, ymm10
-	vmovdqu         oword [rdx], xmm0
+	vaesdec         ymm4, ymm4, ymm14
+	vpxor           ymm2, ymm13, ymm8
+	vaesdeclast     ymm4, ymm4, ymm2
+	vmovdqu         oword [rdx], xmm4
 	cmp             r8, 16
 	jbe             near L.xts_dec_final1_stored
-	vextracti128    oword [rdx + 16], ymm0, 1
+	vextracti128    oword [rdx + 16], ymm4, 1
 L.xts_dec_final1_stored:
 	add             rcx, r8
 	add             rdx, r8
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          ymm10, ymm4, 63                 ; top 1 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm4, ymm4, 1
-	vpxor           ymm4, ymm4, ymm10
-	vpxor           ymm4, ymm4, ymm11
+	vpsrlq          ymm2, ymm8, 63                  ; top 1 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm8, ymm8, 1
+	vpxor           ymm8, ymm8, ymm2
+	vpxor           ymm8, ymm8, ymm3
 	lea             r11, [rel L.xts_lane_select]
-	vmovdqu         xmm11, oword [r11 + r8*1 - 16]
-	vpermd          ymm10, ymm11, ymm4
+	vmovdqu         xmm3, oword [r11 + r8*1 - 16]
+	vpermd          ymm2, ymm3, ymm8
 	jmp             near L.xts_dec_steal_or_done
 
 L.xts_dec_no_tail:
-	vmovdqa         xmm10, xmm8                     ; the next block's tweak
+	vmovdqa         xmm2, xmm0                      ; the next block's tweak
 L.xts_dec_steal_or_done:
 	test            rsi, rsi
 	jz              near L.xts_dec_return
-	vpsrlq          xmm4, xmm10, 63                 ; top 1 bits of each half
-	vpclmulqdq      xmm8, xmm4, xmm9, 1             ; high half's, times 0x87
-	vpslldq         xmm4, xmm4, 8                   ; low half's carry into high
-	vpsllq          xmm11, xmm10, 1
-	vpxor           xmm11, xmm11, xmm4
-	vpxor           xmm11, xmm11, xmm8
-	vmovdqu         xmm4, oword [rcx + rsi*1]       ; last 16 bytes of src
-	vpxor           xmm0, xmm11, oword [rcx]
-	vpxor           xmm0, xmm0, oword [rdi]
+	vpsrlq          xmm8, xmm2, 63                  ; top 1 bits of each half
+	vpclmulqdq      xmm0, xmm8, xmm1, 1             ; high half's, times 0x87
+	vpslldq         xmm8, xmm8, 8                   ; low half's carry into high
+	vpsllq          xmm3, xmm2, 1
+	vpxor           xmm3, xmm3, xmm8
+	vpxor           xmm3, xmm3, xmm0
+	vmovdqu         xmm8, oword [rcx + rsi*1]       ; last 16 bytes of src
+	vpxor           xmm4, xmm3, oword [rcx]
+	vpxor           xmm4, xmm4, oword [rdi]
 	cmp             eax, 12
 	jb              near L.xts_dec_steal_a_aes128
 	je              near L.xts_dec_steal_a_aes192
-	vaesdec         xmm0, xmm0, oword [r10 - 208]
-	vaesdec         xmm0, xmm0, oword [r10 - 192]
+	vaesdec         xmm4, xmm4, oword [r10 - 208]
+	vaesdec         xmm4, xmm4, oword [r10 - 192]
 L.xts_dec_steal_a_aes192:
-	vaesdec         xmm0, xmm0, oword [r10 - 176]
-	vaesdec         xmm0, xmm0, oword [r10 - 160]
+	vaesdec         xmm4, xmm4, oword [r10 - 176]
+	vaesdec         xmm4, xmm4, oword [r10 - 160]
 L.xts_dec_steal_a_aes128:
-	vaesdec         xmm0, xmm0, oword [r10 - 144]
-	vaesdec         xmm0, xmm0, oword [r10 - 128]
-	vaesdec         xmm0, xmm0, oword [r10 - 112]
-	vaesdec         xmm0, xmm0, oword [r10 - 96]
-	vaesdec         xmm0, xmm0, oword [r10 - 80]
-	vaesdec         xmm0, xmm0, oword [r10 - 64]
-	vaesdec         xmm0, xmm0, oword [r10 - 48]
-	vaesdec         xmm0, xmm0, oword [r10 - 32]
-	vaesdec         xmm0, xmm0, oword [r10 - 16]
-	vaesdeclast     xmm0, xmm0, oword [r10]
-	vpxor           xmm0, xmm0, xmm11
+	vaesdec         xmm4, xmm4, oword [r10 - 144]
+	vaesdec         xmm4, xmm4, oword [r10 - 128]
+	vaesdec         xmm4, xmm4, oword [r10 - 112]
+	vaesdec         xmm4, xmm4, oword [r10 - 96]
+	vaesdec         xmm4, xmm4, oword [r10 - 80]
+	vaesdec         xmm4, xmm4, oword [r10 - 64]
+	vaesdec         xmm4, xmm4, oword [r10 - 48]
+	vaesdec         xmm4, xmm4, oword [r10 - 32]
+	vaesdec         xmm4, xmm4, oword [r10 - 16]
+	vaesdeclast     xmm4, xmm4, oword [r10]
+	vpxor           xmm4, xmm4, xmm3
 	lea             r11, [rel L.xts_cts_table]
 ; short block out: CC's first PART bytes, at the top of a store ending at the end
-	vmovdqu         xmm9, oword [r11 + rsi*1]
-	vpshufb         xmm9, xmm0, xmm9
+	vmovdqu         xmm1, oword [r11 + rsi*1]
+	vpshufb         xmm1, xmm4, xmm1
 ; last whole block in: the PART stolen bytes, then CC from byte PART on
 	neg             rsi
-	vmovdqu         xmm8, oword [r11 + rsi*1 + 32]
-	vpshufb         xmm4, xmm4, xmm8
-	vmovdqu         xmm8, oword [r11 + rsi*1 + 64]
+	vmovdqu         xmm0, oword [r11 + rsi*1 + 32]
+	vpshufb         xmm8, xmm8, xmm0
+	vmovdqu         xmm0, oword [r11 + rsi*1 + 64]
 	neg             rsi
-	vpand           xmm0, xmm0, xmm8
-	vpor            xmm0, xmm0, xmm4
-	vmovdqu         oword [rdx + rsi*1], xmm9
-	vpxor           xmm0, xmm0, xmm10
-	vpxor           xmm0, xmm0, oword [rdi]
+	vpand           xmm4, xmm4, xmm0
+	vpor            xmm4, xmm4, xmm8
+	vmovdqu         oword [rdx + rsi*1], xmm1
+	vpxor           xmm4, xmm4, xmm2
+	vpxor           xmm4, xmm4, oword [rdi]
 	cmp             eax, 12
 	jb              near L.xts_dec_steal_b_aes128
 	je              near L.xts_dec_steal_b_aes192
-	vaesdec         xmm0, xmm0, oword [r10 - 208]
-	vaesdec         xmm0, xmm0, oword [r10 - 192]
+	vaesdec         xmm4, xmm4, oword [r10 - 208]
+	vaesdec         xmm4, xmm4, oword [r10 - 192]
 L.xts_dec_steal_b_aes192:
-	vaesdec         xmm0, xmm0, oword [r10 - 176]
-	vaesdec         xmm0, xmm0, oword [r10 - 160]
+	vaesdec         xmm4, xmm4, oword [r10 - 176]
+	vaesdec         xmm4, xmm4, oword [r10 - 160]
 L.xts_dec_steal_b_aes128:
-	vaesdec         xmm0, xmm0, oword [r10 - 144]
-	vaesdec         xmm0, xmm0, oword [r10 - 128]
-	vaesdec         xmm0, xmm0, oword [r10 - 112]
-	vaesdec         xmm0, xmm0, oword [r10 - 96]
-	vaesdec         xmm0, xmm0, oword [r10 - 80]
-	vaesdec         xmm0, xmm0, oword [r10 - 64]
-	vaesdec         xmm0, xmm0, oword [r10 - 48]
-	vaesdec         xmm0, xmm0, oword [r10 - 32]
-	vaesdec         xmm0, xmm0, oword [r10 - 16]
-	vaesdeclast     xmm0, xmm0, oword [r10]
-	vpxor           xmm0, xmm0, xmm10
-	vmovdqu         oword [rdx], xmm0
+	vaesdec         xmm4, xmm4, oword [r10 - 144]
+	vaesdec         xmm4, xmm4, oword [r10 - 128]
+	vaesdec         xmm4, xmm4, oword [r10 - 112]
+	vaesdec         xmm4, xmm4, oword [r10 - 96]
+	vaesdec         xmm4, xmm4, oword [r10 - 80]
+	vaesdec         xmm4, xmm4, oword [r10 - 64]
+	vaesdec         xmm4, xmm4, oword [r10 - 48]
+	vaesdec         xmm4, xmm4, oword [r10 - 32]
+	vaesdec         xmm4, xmm4, oword [r10 - 16]
+	vaesdeclast     xmm4, xmm4, oword [r10]
+	vpxor           xmm4, xmm4, xmm2
+	vmovdqu         oword [rdx], xmm4
 L.xts_dec_return:
 	xor             eax, eax
 	vzeroupper
@@ -1293,119 +1293,119 @@ L.xts_dec_return:
 L.xts_dec_main_loop:
 ; LLVM-MCA-BEGIN xts_dec_vaes_avx2_main_loop
 ; 4 vectors = 128 bytes per iteration
-	vmovdqa         ymm4, ymm8
-	vpsrlq          ymm10, ymm8, 62                 ; top 2 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm5, ymm8, 2
-	vpxor           ymm5, ymm5, ymm10
-	vpxor           ymm5, ymm5, ymm11
-	vpsrlq          ymm10, ymm8, 60                 ; top 4 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm6, ymm8, 4
-	vpxor           ymm6, ymm6, ymm10
-	vpxor           ymm6, ymm6, ymm11
-	vpsrlq          ymm10, ymm8, 58                 ; top 6 bits of each half
-	vpclmulqdq      ymm11, ymm10, ymm9, 1           ; high half's, times 0x87
-	vpslldq         ymm10, ymm10, 8                 ; low half's carry into high
-	vpsllq          ymm7, ymm8, 6
-	vpxor           ymm7, ymm7, ymm10
-	vpxor           ymm7, ymm7, ymm11
-	vpsrldq         ymm10, ymm8, 15                 ; the top 8 bits
-	vpclmulqdq      ymm10, ymm10, ymm9, 0           ; ... times 0x87
-	vpslldq         ymm8, ymm8, 1
-	vpxor           ymm8, ymm8, ymm10
-	vpxor           ymm0, ymm4, yword [rcx]
-	vpxor           ymm0, ymm0, ymm12
-	vpxor           ymm1, ymm5, yword [rcx + 32]
-	vpxor           ymm1, ymm1, ymm12
-	vpxor           ymm2, ymm6, yword [rcx + 64]
-	vpxor           ymm2, ymm2, ymm12
-	vpxor           ymm3, ymm7, yword [rcx + 96]
-	vpxor           ymm3, ymm3, ymm12
+	vmovdqa         ymm8, ymm0
+	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm9, ymm0, 2
+	vpxor           ymm9, ymm9, ymm2
+	vpxor           ymm9, ymm9, ymm3
+	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm10, ymm0, 4
+	vpxor           ymm10, ymm10, ymm2
+	vpxor           ymm10, ymm10, ymm3
+	vpsrlq          ymm2, ymm0, 58                  ; top 6 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm11, ymm0, 6
+	vpxor           ymm11, ymm11, ymm2
+	vpxor           ymm11, ymm11, ymm3
+	vpsrldq         ymm2, ymm0, 15                  ; the top 8 bits
+	vpclmulqdq      ymm2, ymm2, ymm1, 0             ; ... times 0x87
+	vpslldq         ymm0, ymm0, 1
+	vpxor           ymm0, ymm0, ymm2
+	vpxor           ymm4, ymm8, yword [rcx]
+	vpxor           ymm4, ymm4, ymm12
+	vpxor           ymm5, ymm9, yword [rcx + 32]
+	vpxor           ymm5, ymm5, ymm12
+	vpxor           ymm6, ymm10, yword [rcx + 64]
+	vpxor           ymm6, ymm6, ymm12
+	vpxor           ymm7, ymm11, yword [rcx + 96]
+	vpxor           ymm7, ymm7, ymm12
 	cmp             eax, 12
 	jb              near L.xts_dec_main_aes128
 	je              near L.xts_dec_main_aes192
 	vbroadcasti128  ymm14, oword [r10 - 208]
-	vaesdec         ymm0, ymm0, ymm14
-	vaesdec         ymm1, ymm1, ymm14
-	vaesdec         ymm2, ymm2, ymm14
-	vaesdec         ymm3, ymm3, ymm14
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 192]
-	vaesdec         ymm0, ymm0, ymm14
-	vaesdec         ymm1, ymm1, ymm14
-	vaesdec         ymm2, ymm2, ymm14
-	vaesdec         ymm3, ymm3, ymm14
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
 L.xts_dec_main_aes192:
 	vbroadcasti128  ymm14, oword [r10 - 176]
-	vaesdec         ymm0, ymm0, ymm14
-	vaesdec         ymm1, ymm1, ymm14
-	vaesdec         ymm2, ymm2, ymm14
-	vaesdec         ymm3, ymm3, ymm14
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 160]
-	vaesdec         ymm0, ymm0, ymm14
-	vaesdec         ymm1, ymm1, ymm14
-	vaesdec         ymm2, ymm2, ymm14
-	vaesdec         ymm3, ymm3, ymm14
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
 L.xts_dec_main_aes128:
 	vbroadcasti128  ymm14, oword [r10 - 144]
-	vaesdec         ymm0, ymm0, ymm14
-	vaesdec         ymm1, ymm1, ymm14
-	vaesdec         ymm2, ymm2, ymm14
-	vaesdec         ymm3, ymm3, ymm14
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 128]
-	vaesdec         ymm0, ymm0, ymm14
-	vaesdec         ymm1, ymm1, ymm14
-	vaesdec         ymm2, ymm2, ymm14
-	vaesdec         ymm3, ymm3, ymm14
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 112]
-	vaesdec         ymm0, ymm0, ymm14
-	vaesdec         ymm1, ymm1, ymm14
-	vaesdec         ymm2, ymm2, ymm14
-	vaesdec         ymm3, ymm3, ymm14
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 96]
-	vaesdec         ymm0, ymm0, ymm14
-	vaesdec         ymm1, ymm1, ymm14
-	vaesdec         ymm2, ymm2, ymm14
-	vaesdec         ymm3, ymm3, ymm14
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 80]
-	vaesdec         ymm0, ymm0, ymm14
-	vaesdec         ymm1, ymm1, ymm14
-	vaesdec         ymm2, ymm2, ymm14
-	vaesdec         ymm3, ymm3, ymm14
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 64]
-	vaesdec         ymm0, ymm0, ymm14
-	vaesdec         ymm1, ymm1, ymm14
-	vaesdec         ymm2, ymm2, ymm14
-	vaesdec         ymm3, ymm3, ymm14
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 48]
-	vaesdec         ymm0, ymm0, ymm14
-	vaesdec         ymm1, ymm1, ymm14
-	vaesdec         ymm2, ymm2, ymm14
-	vaesdec         ymm3, ymm3, ymm14
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 32]
-	vaesdec         ymm0, ymm0, ymm14
-	vaesdec         ymm1, ymm1, ymm14
-	vaesdec         ymm2, ymm2, ymm14
-	vaesdec         ymm3, ymm3, ymm14
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 16]
-	vaesdec         ymm0, ymm0, ymm14
-	vaesdec         ymm1, ymm1, ymm14
-	vaesdec         ymm2, ymm2, ymm14
-	vaesdec         ymm3, ymm3, ymm14
-	vpxor           ymm10, ymm13, ymm4
-	vaesdeclast     ymm0, ymm0, ymm10
-	vmovdqu         yword [rdx], ymm0
-	vpxor           ymm10, ymm13, ymm5
-	vaesdeclast     ymm1, ymm1, ymm10
-	vmovdqu         yword [rdx + 32], ymm1
-	vpxor           ymm10, ymm13, ymm6
-	vaesdeclast     ymm2, ymm2, ymm10
-	vmovdqu         yword [rdx + 64], ymm2
-	vpxor           ymm10, ymm13, ymm7
-	vaesdeclast     ymm3, ymm3, ymm10
-	vmovdqu         yword [rdx + 96], ymm3
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
+	vpxor           ymm2, ymm13, ymm8
+	vaesdeclast     ymm4, ymm4, ymm2
+	vmovdqu         yword [rdx], ymm4
+	vpxor           ymm2, ymm13, ymm9
+	vaesdeclast     ymm5, ymm5, ymm2
+	vmovdqu         yword [rdx + 32], ymm5
+	vpxor           ymm2, ymm13, ymm10
+	vaesdeclast     ymm6, ymm6, ymm2
+	vmovdqu         yword [rdx + 64], ymm6
+	vpxor           ymm2, ymm13, ymm11
+	vaesdeclast     ymm7, ymm7, ymm2
+	vmovdqu         yword [rdx + 96], ymm7
 	add             rcx, 128
 	add             rdx, 128
 	sub             r8, 128

@@ -11,12 +11,6 @@ CPP_DIRECTIVES = {"if", "ifdef", "ifndef", "elif", "else", "endif", "define", "u
 
 SUFFIX = {1: "b", 2: "w", 4: "l", 8: "q"}
 
-# Register-to-register moves have a load and a store opcode.  GNU as picks the store one
-# when that allows a 2-byte VEX prefix; NASM always picks the load one.  {load} makes
-# GNU as agree, so the twins stay byte-identical.
-VECTOR_MOVES = {"vmovdqa", "vmovdqu", "vmovdqa32", "vmovdqa64", "vmovdqu8", "vmovdqu16",
-                "vmovdqu32", "vmovdqu64", "vmovaps", "vmovups", "vmovapd", "vmovupd"}
-
 
 class AttPrinter(Printer):
     comment_prefix = "#"
@@ -79,8 +73,6 @@ class AttPrinter(Printer):
         name = self.mnemonic(instr)
         if self.is_forward_jump(instr):
             name = "{disp32} " + name
-        elif instr.mnemonic in VECTOR_MOVES and all(isinstance(op, Reg) for op in instr.operands):
-            name = "{load} " + name
         return f"{name:<15} {operands}".rstrip() if operands else name
 
     # Directives -----------------------------------------------------------------------
