@@ -49,11 +49,39 @@ typedef int aesgen_xctr_fn(const aesgen_aes_key *key, uint8_t *dst, const uint8_
 typedef int aesgen_xts_fn(const aesgen_aes_key *key1, const aesgen_aes_key *key2,
                           uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 
+/*
+ * GCM (SP 800-38D).  The GHASH key material lives in struct aesgen_gcm_key (public
+ * header) right after the AES key: the asm reads key->aes (offset 0) and
+ * key->h_powers (offset AESGEN_GCM_H_POWERS_OFFSET): H^32 .. H^1, highest first, each
+ * 16 bytes, followed by 48 zero bytes.  Each power is stored byte-reflected (reversed
+ * byte order, as a little-endian 128-bit integer) and multiplied by x^-1 modulo
+ * x^128 + x^7 + x^2 + x + 1, the form in which a carry-less product needs no bit shift
+ * (see templates/gcm.j2).  acc is the GHASH accumulator in the same byte-reflected form
+ * (all zero at the start of a message; the tag is bswap(acc) ^ E_K(J0)).
+ *
+ * ghash:       acc = GHASH_H(acc, data) over len bytes, len a multiple of 16.
+ * enc_update:  CTR with inc32 from the counter block ctr (16 bytes, the counter block of
+ *              the first block in big-endian/GCM order), dst = src ^ keystream, then GHASH
+ *              over dst.  len a multiple of 16.  ctr is not written.
+ * dec_update:  the same with GHASH over src (the ciphertext).
+ * In place (dst == src) is allowed.
+ */
+#define AESGEN_GCM_H_POWERS_OFFSET 256
+#define AESGEN_GCM_H_POWERS        32
+typedef struct aesgen_gcm_key aesgen_gcm_key;
+typedef int aesgen_gcm_ghash_fn(const aesgen_gcm_key *key, uint8_t acc[16],
+                                const uint8_t *data, size_t len);
+typedef int aesgen_gcm_update_fn(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
+                                 size_t len, const uint8_t ctr[16], uint8_t acc[16]);
+
 #define AESGEN_DECLARE_ISA(isa)                  \
     aesgen_ctr_fn aesgen_ctr_crypt_##isa;        \
     aesgen_xctr_fn aesgen_xctr_crypt_##isa;      \
     aesgen_xts_fn aesgen_xts_encrypt_##isa;      \
-    aesgen_xts_fn aesgen_xts_decrypt_##isa;
+    aesgen_xts_fn aesgen_xts_decrypt_##isa;      \
+    aesgen_gcm_ghash_fn aesgen_gcm_ghash_##isa;  \
+    aesgen_gcm_update_fn aesgen_gcm_enc_update_##isa; \
+    aesgen_gcm_update_fn aesgen_gcm_dec_update_##isa;
 
 AESGEN_DECLARE_ISA(aesni_avx)
 AESGEN_DECLARE_ISA(vaes_avx2)
