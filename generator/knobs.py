@@ -3,6 +3,7 @@
 from dataclasses import dataclass
 from typing import Callable, Dict, Tuple
 
+from . import tuning
 from .errors import UsageError
 from .isa import Isa
 
@@ -53,10 +54,26 @@ def parse_assignment(text: str):
     return name, parsed
 
 
+def tuned_defaults(mode, isa: Isa) -> Dict[str, object]:
+    """generator/tuning.json's knobs for this mode and ISA, checked like the user's."""
+    tuned = tuning.tuned_knobs(mode.name, isa.name)
+    where = f"{tuning.TUNING_FILE}: tuning.{mode.name}.{isa.name}"
+    for name, value in tuned.items():
+        if name not in mode.knobs:
+            raise UsageError(f"{where}: knob {name} does not apply to mode {mode.name}; "
+                             f"its knobs: {', '.join(mode.knobs)}")
+        if value not in KNOBS[name].values:
+            raise UsageError(f"{where}: bad value {value!r} for {name}; valid: "
+                             + ", ".join(str(v) for v in KNOBS[name].values))
+    return tuned
+
+
 def resolve(mode, isa: Isa, assignments: Dict[str, object]) -> Dict[str, object]:
-    """Defaults for this mode and ISA, overridden by the user's assignments."""
+    """Defaults for this mode and ISA (built in, then generator/tuning.json), overridden
+    by the user's assignments."""
     values = dict(mode.defaults)
     values["KEYS"] = default_keys(isa)
+    values.update(tuned_defaults(mode, isa))
     for name, value in assignments.items():
         if name not in mode.knobs:
             raise UsageError(f"knob {name} does not apply to mode {mode.name}; "

@@ -134,12 +134,18 @@ def build_parser():
         command = sub.add_parser(name, help=text)
         command.add_argument("--gen", default=gen_default)
         command.add_argument("--baseline", default=BASELINE)
+
+    from . import explore, report
+    explore.add_parser(sub)
+    report.add_parser(sub)
     return parser
 
 
 def main(argv=None):
+    from . import explore, report
     handlers = {"mca": command_mca, "mca-check": command_mca_check,
-                "mca-baseline": command_mca_baseline}
+                "mca-baseline": command_mca_baseline, "explore": explore.command,
+                "bench-report": report.command}
     try:
         args = build_parser().parse_args(argv)
         return handlers[args.command](args)

@@ -300,6 +300,51 @@ def mca_version() -> str:
     return out.strip().splitlines()[0] if out.strip() else "unknown"
 
 
+# LLVM's name of this host's CPU -> the closest model of MODELS (same core design).
+HOST_ALIASES = {
+    "emeraldrapids": "sapphirerapids", "graniterapids": "sapphirerapids",
+    "graniterapids-d": "sapphirerapids", "alderlake": "sapphirerapids",
+    "raptorlake": "sapphirerapids", "meteorlake": "sapphirerapids",
+    "icelake-client": "icelake-server", "tigerlake": "icelake-server",
+    "rocketlake": "icelake-server",
+    "skylake-avx512": "skylake", "cascadelake": "skylake", "cooperlake": "skylake",
+    "znver2": "znver3", "znver1": "znver3",
+}
+
+
+def host_model() -> Optional[str]:
+    """The model closest to this machine (LLVM's host CPU name, through HOST_ALIASES),
+    or None when llvm-mca is missing or the CPU is unlike every model."""
+    try:
+        out = subprocess.run([LLVM_MCA, "--version"], capture_output=True, text=True).stdout
+    except OSError:
+        return None
+    match = re.search(r"Host CPU:\s*(\S+)", out)
+    if not match:
+        return None
+    name = match.group(1)
+    name = HOST_ALIASES.get(name, name)
+    return name if name in MODELS else None
+
+
+def cpu_description() -> str:
+    """'Intel(R) Xeon(R) Processor (family 6, model 0xcf)' from /proc/cpuinfo."""
+    facts = {}
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as handle:
+            for line in handle:
+                key, _, value = line.partition(":")
+                facts.setdefault(key.strip(), value.strip())
+                if not line.strip():
+                    break
+    except OSError:
+        return "unknown"
+    model = facts.get("model", "")
+    model = f"0x{int(model):02x}" if model.isdigit() else model
+    return f"{facts.get('model name', 'unknown')} (family {facts.get('cpu family', '?')}, " \
+           f"model {model})"
+
+
 def _region_source(named_traces) -> str:
     parts = []
     for name, instrs in named_traces:

@@ -1,14 +1,17 @@
 # perf/perf.mk -- llvm-mca estimates and the knob sweep.  Included by the top Makefile
-# (PYTHON, BUILD).  README.md "Performance tooling" explains the outputs.
+# after tests/tests.mk and tests/bench/bench.mk (PYTHON, BUILD, BENCH_BIN).
+# README.md "Performance tooling (llvm-mca, explore)" explains the outputs.
 #
 #   make mca                 llvm-mca estimates of every marked loop in gen/, on each legal
 #                            model: a table, and $(BUILD)/mca/estimates.json
 #   make mca-check           gen/ against mca/baseline.json (also run by make test)
 #   make mca-baseline        rewrite mca/baseline.json from gen/ (commit the diff)
+#   make explore MODE=ctr ISA=avx10_512 [APPLY=1] [ROUNDS=n]   sweep the knobs
+#                            (MODE, ISA: a name, a comma list or all; default all)
 
 MCA_OUT := $(BUILD)/mca
 
-.PHONY: mca mca-check mca-baseline
+.PHONY: mca mca-check mca-baseline explore perf-tools
 mca: test-tools
 	$(PYTHON) -m perf mca --json $(MCA_OUT)/estimates.json
 
@@ -17,3 +20,14 @@ mca-check: test-tools
 
 mca-baseline: test-tools
 	$(PYTHON) -m perf mca-baseline
+
+# gnuplot (charts) is needed by make explore and make bench, never by make test.
+perf-tools:
+	@sh perf/tools.sh
+
+# Reuses $(BUILD)'s runtime and bench objects; each variant gets its own library and
+# bench binary under $(BUILD)/explore/<mode>-<isa>/ (the default build is untouched).
+EXPLORE_ARGS := --mode $(or $(MODE),all) --isa $(or $(ISA),all) --build $(BUILD) \
+                $(if $(filter 1 yes true,$(APPLY)),--apply) $(if $(ROUNDS),--rounds $(ROUNDS))
+explore: test-tools perf-tools lib $(BENCH_BIN)
+	$(PYTHON) -m perf explore $(EXPLORE_ARGS)

@@ -11,6 +11,8 @@
 # and BENCH_GENERIC from the environment; make passes command-line variables on.
 # Results: a table per mode and key size on stdout, and $(BENCH_OUT)/results.json
 # (format: tests/bench/README.md).  Not part of make test; it never fails on a time.
+# Then perf/report.py: llvm-mca's estimate next to the measured cycles/byte
+# ($(BENCH_OUT)/calibration.json) and $(BENCH_OUT)/<mode>.png charts.
 
 BENCH_OUT  := $(BUILD)/bench
 BENCH_BIN  := $(BENCH_OUT)/bench
@@ -21,6 +23,8 @@ BENCH_ARGS ?=
 .PHONY: bench
 bench: lib $(BENCH_BIN)
 	$(BENCH_BIN) --json $(BENCH_OUT)/results.json $(BENCH_ARGS)
+	@sh perf/tools.sh || echo "bench: no gnuplot, no charts (perf/tools.sh)"
+	$(PYTHON) -m perf bench-report --results $(BENCH_OUT)/results.json
 
 $(BENCH_BIN): $(BENCH_OBJS) $(BUILD)/libaesgen.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(BENCH_OBJS) $(BUILD)/libaesgen.a -lcrypto
