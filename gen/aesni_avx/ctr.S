@@ -590,7 +590,6 @@ aesgen_ctr_crypt_aesni_avx:
 	xor             (%rdx), %r11b
 	mov             %r11b, (%rsi)
 .Lctr_final1_no1:
-
 .Lctr_return:
 	xor             %eax, %eax
 	vzeroupper

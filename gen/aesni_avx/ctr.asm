@@ -590,7 +590,6 @@ L.ctr_final1_no2:
 	xor             r11b, byte [rdx]
 	mov             byte [rsi], r11b
 L.ctr_final1_no1:
-
 L.ctr_return:
 	xor             eax, eax
 	vzeroupper

@@ -575,7 +575,6 @@ aesgen_xctr_crypt_aesni_avx:
 	xor             (%rdx), %r11b
 	mov             %r11b, (%rsi)
 .Lxctr_final1_no1:
-
 .Lxctr_return:
 	xor             %eax, %eax
 	vzeroupper

@@ -414,7 +414,6 @@ aesgen_ctr_crypt_avx10_256:
 	vpxord          %ymm14, %ymm12, %ymm12
 	vaesenclast     %ymm12, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi){%k1}
-
 .Lctr_return:
 	xor             %eax, %eax
 	vzeroupper

@@ -414,7 +414,6 @@ L.ctr_final1_aes128:
 	vpxord          ymm12, ymm12, ymm14
 	vaesenclast     ymm0, ymm0, ymm12
 	vmovdqu8        [rsi]{k1}, ymm0
-
 L.ctr_return:
 	xor             eax, eax
 	vzeroupper

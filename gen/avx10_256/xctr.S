@@ -399,7 +399,6 @@ aesgen_xctr_crypt_avx10_256:
 	vpxord          %ymm12, %ymm11, %ymm11
 	vaesenclast     %ymm11, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi){%k1}
-
 .Lxctr_return:
 	xor             %eax, %eax
 	vzeroupper

@@ -399,7 +399,6 @@ L.xctr_final1_aes128:
 	vpxord          ymm11, ymm11, ymm12
 	vaesenclast     ymm0, ymm0, ymm11
 	vmovdqu8        [rsi]{k1}, ymm0
-
 L.xctr_return:
 	xor             eax, eax
 	vzeroupper

@@ -414,7 +414,6 @@ aesgen_ctr_crypt_avx10_512:
 	vpxord          %zmm14, %zmm12, %zmm12
 	vaesenclast     %zmm12, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi){%k1}
-
 .Lctr_return:
 	xor             %eax, %eax
 	vzeroupper

@@ -414,7 +414,6 @@ L.ctr_final1_aes128:
 	vpxord          zmm12, zmm12, zmm14
 	vaesenclast     zmm0, zmm0, zmm12
 	vmovdqu8        [rsi]{k1}, zmm0
-
 L.ctr_return:
 	xor             eax, eax
 	vzeroupper

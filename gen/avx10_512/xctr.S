@@ -399,7 +399,6 @@ aesgen_xctr_crypt_avx10_512:
 	vpxord          %zmm12, %zmm11, %zmm11
 	vaesenclast     %zmm11, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi){%k1}
-
 .Lxctr_return:
 	xor             %eax, %eax
 	vzeroupper

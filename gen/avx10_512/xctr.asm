@@ -399,7 +399,6 @@ L.xctr_final1_aes128:
 	vpxord          zmm11, zmm11, zmm12
 	vaesenclast     zmm0, zmm0, zmm11
 	vmovdqu8        [rsi]{k1}, zmm0
-
 L.xctr_return:
 	xor             eax, eax
 	vzeroupper

@@ -628,7 +628,6 @@ aesgen_ctr_crypt_vaes_avx2:
 	xor             (%rdx), %r11b
 	mov             %r11b, (%rsi)
 .Lctr_final1_no1:
-
 .Lctr_return:
 	xor             %eax, %eax
 	vzeroupper

@@ -613,7 +613,6 @@ aesgen_xctr_crypt_vaes_avx2:
 	xor             (%rdx), %r11b
 	mov             %r11b, (%rsi)
 .Lxctr_final1_no1:
-
 .Lxctr_return:
 	xor             %eax, %eax
 	vzeroupper

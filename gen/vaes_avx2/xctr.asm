@@ -613,7 +613,6 @@ L.xctr_final1_no2:
 	xor             r11b, byte [rdx]
 	mov             byte [rsi], r11b
 L.xctr_final1_no1:
-
 L.xctr_return:
 	xor             eax, eax
 	vzeroupper
