@@ -51,11 +51,77 @@ int aesgen_isa_id_usable(aesgen_isa_id id)
     return (aesgen_cpu_features() & impl->needs) == impl->needs;
 }
 
+/*
+ * Per-microarchitecture preferences of "auto".  The widest usable ISA is not always the
+ * fastest: Intel Skylake-SP, Cascade Lake and Cooper Lake (family 6, model 0x55) lower
+ * the core clock while 512-bit instructions run (AVX-512 frequency licences), which
+ * slows down the rest of the program as well, so 256-bit EVEX code is preferred there.
+ * Only "auto" consults this table: AESGEN_ISA=avx10_512 or aesgen_select_isa("avx10_512")
+ * still selects the 512-bit code.
+ */
+typedef struct uarch_preference {
+    const char *vendor;          /* CPUID leaf 0 vendor string */
+    unsigned family, model;      /* display family and model (CPUID leaf 1) */
+    aesgen_isa_id avoid;         /* when "auto" would pick this ... */
+    aesgen_isa_id instead;       /* ... take this, if it is usable */
+} uarch_preference;
+
+static const uarch_preference uarch_preferences[] = {
+    { "GenuineIntel", 6, 0x55, AESGEN_ISA_AVX10_512, AESGEN_ISA_AVX10_256 },
+};
+
+/* Applies the table to the ISA "auto" found for this vendor, family and model. */
+static aesgen_isa_id uarch_preferred_isa(const char *vendor, unsigned family,
+                                         unsigned model, aesgen_isa_id widest)
+{
+    for (size_t i = 0; i < sizeof uarch_preferences / sizeof uarch_preferences[0]; i++) {
+        const uarch_preference *p = &uarch_preferences[i];
+        if (p->avoid == widest && p->family == family && p->model == model &&
+            strcmp(p->vendor, vendor) == 0 && aesgen_isa_id_usable(p->instead))
+            return p->instead;
+    }
+    return widest;
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+
+/* Vendor string and display family/model (the extended fields folded in as the SDM
+ * says: extended family only for family 15, extended model for families 6 and 15). */
+static void cpu_signature(char vendor[13], unsigned *family, unsigned *model)
+{
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    memset(vendor, 0, 13);
+    *family = *model = 0;
+    if (!__get_cpuid(0, &eax, &ebx, &ecx, &edx))
+        return;
+    memcpy(vendor, &ebx, 4);
+    memcpy(vendor + 4, &edx, 4);
+    memcpy(vendor + 8, &ecx, 4);
+    if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx))
+        return;
+    unsigned base_family = (eax >> 8) & 0xf, base_model = (eax >> 4) & 0xf;
+    *family = base_family == 15 ? base_family + ((eax >> 20) & 0xff) : base_family;
+    *model = (base_family == 6 || base_family == 15) ? base_model | ((eax >> 12) & 0xf0)
+                                                     : base_model;
+}
+#else
+static void cpu_signature(char vendor[13], unsigned *family, unsigned *model)
+{
+    memset(vendor, 0, 13);
+    *family = *model = 0;
+}
+#endif
+
 static aesgen_isa_id best_usable_isa(void)
 {
     for (int id = AESGEN_ISA_COUNT - 1; id > AESGEN_ISA_GENERIC; id--)
-        if (aesgen_isa_id_usable((aesgen_isa_id)id))
-            return (aesgen_isa_id)id;
+        if (aesgen_isa_id_usable((aesgen_isa_id)id)) {
+            char vendor[13];
+            unsigned family, model;
+            cpu_signature(vendor, &family, &model);
+            return uarch_preferred_isa(vendor, family, model, (aesgen_isa_id)id);
+        }
     return AESGEN_ISA_GENERIC;
 }
 
