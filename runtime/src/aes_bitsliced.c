@@ -1,5 +1,6 @@
 /*
- * Portable constant-time AES-CTR and AES-XCTR ("generic" ISA).
+ * Portable constant-time AES ("generic" ISA): the bitsliced cipher and its
+ * equivalent inverse cipher (used by xts_generic.c), and AES-CTR and AES-XCTR.
  *
  * Bitsliced: 4 blocks (64 bytes) are processed at once as 8 64-bit planes,
  * plane j holding bit j of each of the 64 bytes.  Every step is a fixed
@@ -16,11 +17,17 @@
  * so each 32-bit half of a plane holds one column parity, each byte of a half
  * one state row, and the row rotations of MixColumns are rotations of the
  * 32-bit halves by whole bytes.  ShiftRows is the permutation derived below.
+ *
+ * The inverse cipher reuses the forward S-box circuit rather than a second
+ * one: with S(x) = A(x^-1) ^ 0x63 (A the linear part of the affine map),
+ *     S^-1(y) = A^-1(S(z) ^ 0x63)   where z = A^-1(y ^ 0x63),
+ * since S(z) ^ 0x63 = A(z^-1) gives A^-1(S(z) ^ 0x63) = z^-1, and z^-1 is the
+ * x with A(x^-1) = y ^ 0x63.  Two cheap linear maps around the same circuit.
  */
 #include <string.h>
 #include "internal.h"
 
-#define BS_BLOCKS 4
+#define BS_BLOCKS AESGEN_BS_BLOCKS
 #define BS_BYTES  (16 * BS_BLOCKS)
 
 typedef uint64_t planes[8];
@@ -130,6 +137,34 @@ static void sub_bytes(planes p)
 }
 
 /*
+ * A^-1(y) ^ 0x05 on bitsliced bytes, which equals A^-1(y ^ 0x63): the inverse
+ * affine map of the AES S-box, bit i = y[i+2] ^ y[i+5] ^ y[i+7] (mod 8) ^ bit i of 0x05.
+ */
+static void inv_affine(planes p)
+{
+    /* Written out: a copy of p through memcpy became 16-byte loads of the
+     * 8-byte stores just made, which stall store forwarding. */
+    const uint64_t y0 = p[0], y1 = p[1], y2 = p[2], y3 = p[3];
+    const uint64_t y4 = p[4], y5 = p[5], y6 = p[6], y7 = p[7];
+    p[0] = ~(y2 ^ y5 ^ y7);
+    p[1] = y3 ^ y6 ^ y0;
+    p[2] = ~(y4 ^ y7 ^ y1);
+    p[3] = y5 ^ y0 ^ y2;
+    p[4] = y6 ^ y1 ^ y3;
+    p[5] = y7 ^ y2 ^ y4;
+    p[6] = y0 ^ y3 ^ y5;
+    p[7] = y1 ^ y4 ^ y6;
+}
+
+/* InvSubBytes on all 64 bytes: S^-1(y) = A^-1(S(A^-1(y ^ 0x63)) ^ 0x63) (see the top). */
+static void inv_sub_bytes(planes p)
+{
+    inv_affine(p);
+    sub_bytes(p);
+    inv_affine(p);
+}
+
+/*
  * ShiftRows: new[row][col] = old[row][(col + row) % 4].  With the column at
  * bits 5 (col&1) and 0 (col>>1) of the position, the moves per row are:
  *   row 1: col0<-col1 (>>32), col1<-col2 (<<31), col2<-col3 (>>32), col3<-col0 (<<33)
@@ -156,6 +191,32 @@ static void shift_rows(planes p)
         p[j] = shift_rows_plane(p[j]);
 }
 
+/*
+ * InvShiftRows: new[row][col] = old[row][(col - row) % 4], so row 1 moves as
+ * row 3 of ShiftRows and row 3 as row 1:
+ *   row 1: col0<-col3 (>>33), col1<-col0 (<<32), col2<-col1 (>>31), col3<-col2 (<<32)
+ *   row 3: col0<-col1 (>>32), col1<-col2 (<<31), col2<-col3 (>>32), col3<-col0 (<<33)
+ */
+static uint64_t inv_shift_rows_plane(uint64_t x)
+{
+    const uint64_t row0 = x & 0x000000ff000000ffu;
+    const uint64_t row1 = ((x >> 33) & 0x0000000000005500u)
+                        | ((x >> 31) & 0x000000000000aa00u)
+                        | ((x << 32) & 0x0000ff0000000000u);
+    const uint64_t row2 = ((x >> 1) & 0x0055000000550000u)
+                        | ((x << 1) & 0x00aa000000aa0000u);
+    const uint64_t row3 = ((x >> 32) & 0x00000000ff000000u)
+                        | ((x << 31) & 0x5500000000000000u)
+                        | ((x << 33) & 0xaa00000000000000u);
+    return row0 | row1 | row2 | row3;
+}
+
+static void inv_shift_rows(planes p)
+{
+    for (int j = 0; j < 8; j++)
+        p[j] = inv_shift_rows_plane(p[j]);
+}
+
 /* Row r of the result holds row r+1 (mod 4) of x: rotate each 32-bit half by a byte. */
 static uint64_t rows_up1(uint64_t x)
 {
@@ -168,23 +229,53 @@ static uint64_t rows_up2(uint64_t x)
 }
 
 /*
+ * Multiplies every byte by 2 (xtime): planes move up one bit and bit 7 folds
+ * back in with the AES polynomial 0x11b (bits 0, 1, 3, 4).
+ */
+static void xtime(planes out, const planes t)
+{
+    const uint64_t top = t[7];
+    out[0] = top;
+    out[1] = t[0] ^ top;
+    out[2] = t[1];
+    out[3] = t[2] ^ top;
+    out[4] = t[3] ^ top;
+    out[5] = t[4];
+    out[6] = t[5];
+    out[7] = t[6];
+}
+
+/*
  * MixColumns: out[r] = 2*a[r] ^ 3*a[r+1] ^ a[r+2] ^ a[r+3]
  *                    = 2*t[r] ^ a[r+1] ^ t[r+2]   with t[r] = a[r] ^ a[r+1].
- * Multiplying by 2 (xtime) moves planes up one bit and folds bit 7 back in
- * with the AES polynomial 0x11b (bits 0, 1, 3, 4).
  */
 static void mix_columns(planes p)
 {
-    planes a1, t;
+    planes a1, t, xt;
     for (int j = 0; j < 8; j++) {
         a1[j] = rows_up1(p[j]);
         t[j] = p[j] ^ a1[j];
     }
-    const uint64_t top = t[7];
-    const uint64_t xt[8] = { top, t[0] ^ top, t[1], t[2] ^ top,
-                             t[3] ^ top, t[4], t[5], t[6] };
+    xtime(xt, t);
     for (int j = 0; j < 8; j++)
         p[j] = xt[j] ^ a1[j] ^ rows_up2(t[j]);
+}
+
+/*
+ * InvMixColumns = MixColumns after the circulant (5, 0, 4, 0):
+ * (2,3,1,1) * (5,0,4,0) = (14,11,13,9) as circulants, and
+ * 5*a[r] ^ 4*a[r+2] = a[r] ^ 4*(a[r] ^ a[r+2]), two xtimes of one sum.
+ */
+static void inv_mix_columns(planes p)
+{
+    planes u, x2, x4;
+    for (int j = 0; j < 8; j++)
+        u[j] = p[j] ^ rows_up2(p[j]);
+    xtime(x2, u);
+    xtime(x4, x2);
+    for (int j = 0; j < 8; j++)
+        p[j] ^= x4[j];
+    mix_columns(p);
 }
 
 static void add_round_key(planes p, const planes rk)
@@ -193,13 +284,7 @@ static void add_round_key(planes p, const planes rk)
         p[j] ^= rk[j];
 }
 
-/* Round keys in bitsliced form: each round key repeated in all 4 block slots. */
-typedef struct bitsliced_key {
-    planes rk[15];
-    unsigned rounds;
-} bitsliced_key;
-
-static void bitslice_key(bitsliced_key *bk, const aesgen_aes_key *key)
+void aesgen_bs_key_init(aesgen_bs_key *bk, const aesgen_aes_key *key)
 {
     bk->rounds = key->rounds;
     for (unsigned r = 0; r <= key->rounds; r++) {
@@ -213,7 +298,7 @@ static void bitslice_key(bitsliced_key *bk, const aesgen_aes_key *key)
 }
 
 /* Encrypts 4 blocks given (and returned) as 8 little-endian words, 2 per block. */
-static void encrypt_4_blocks(planes words, const bitsliced_key *bk)
+static void encrypt_4_blocks(planes words, const aesgen_bs_key *bk)
 {
     transpose8x8(words);
     add_round_key(words, bk->rk[0]);
@@ -227,6 +312,35 @@ static void encrypt_4_blocks(planes words, const bitsliced_key *bk)
     shift_rows(words);
     add_round_key(words, bk->rk[bk->rounds]);
     transpose8x8(words);
+}
+
+/* Decrypts 4 blocks with the equivalent inverse cipher (FIPS-197 5.3.5), whose
+ * round structure is the cipher's: the decryption schedule holds the
+ * InvMixColumns of the middle round keys. */
+static void decrypt_4_blocks(planes words, const aesgen_bs_key *bk)
+{
+    transpose8x8(words);
+    add_round_key(words, bk->rk[0]);
+    for (unsigned r = 1; r < bk->rounds; r++) {
+        inv_sub_bytes(words);
+        inv_shift_rows(words);
+        inv_mix_columns(words);
+        add_round_key(words, bk->rk[r]);
+    }
+    inv_sub_bytes(words);
+    inv_shift_rows(words);
+    add_round_key(words, bk->rk[bk->rounds]);
+    transpose8x8(words);
+}
+
+void aesgen_bs_encrypt4(uint64_t words[8], const aesgen_bs_key *bk)
+{
+    encrypt_4_blocks(words, bk);
+}
+
+void aesgen_bs_decrypt4(uint64_t words[8], const aesgen_bs_key *bk)
+{
+    decrypt_4_blocks(words, bk);
 }
 
 /* dst = src ^ keystream for n <= 64 bytes; keystream is 8 little-endian words. */
@@ -256,9 +370,9 @@ int aesgen_ctr_crypt_generic(const aesgen_aes_key *key, uint8_t *dst, const uint
 {
     if (len == 0)
         return AESGEN_OK;
-    bitsliced_key bk;
+    aesgen_bs_key bk;
     planes w;
-    bitslice_key(&bk, key);
+    aesgen_bs_key_init(&bk, key);
     const uint64_t hi_word = bswap64(ctr_hi);
     uint64_t lo = ctr_lo;
     while (len > 0) {
@@ -285,9 +399,9 @@ int aesgen_xctr_crypt_generic(const aesgen_aes_key *key, uint8_t *dst, const uin
 {
     if (len == 0)
         return AESGEN_OK;
-    bitsliced_key bk;
+    aesgen_bs_key bk;
     planes w;
-    bitslice_key(&bk, key);
+    aesgen_bs_key_init(&bk, key);
     const uint64_t iv_lo = load_le64(iv), iv_hi = load_le64(iv + 8);
     while (len > 0) {
         for (int blk = 0; blk < BS_BLOCKS; blk++) {

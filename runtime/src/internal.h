@@ -46,6 +46,10 @@ typedef enum aesgen_isa_id {
 /* Expands key into out.  key_len not 16/24/32 (or NULL): AESGEN_EINVAL, out untouched. */
 typedef int aesgen_expand_fn(aesgen_aes_key *out, const uint8_t *key, size_t key_len);
 
+/* The decryption (equivalent inverse cipher) schedule of asm_abi.h from an
+ * encryption schedule.  dec may equal enc (converted in place). */
+typedef void aesgen_dec_key_fn(aesgen_aes_key *dec, const aesgen_aes_key *enc);
+
 typedef struct aesgen_isa_impl {
     const char       *name;
     unsigned          needs;    /* AESGEN_CPU_* bits that must all be usable */
@@ -69,10 +73,33 @@ int aesgen_key_len_valid(size_t key_len);
 aesgen_expand_fn aesgen_expand_key_generic;
 /* The same expansion using AESKEYGENASSIST; needs AES-NI. */
 aesgen_expand_fn aesgen_expand_key_aesni;
+/* Decryption schedules: constant-time portable InvMixColumns, or AESIMC
+ * (needs AES-NI).  Both give identical bytes. */
+aesgen_dec_key_fn aesgen_dec_key_generic;
+aesgen_dec_key_fn aesgen_dec_key_aesni;
 
-/* ---- Portable constant-time AES (aes_bitsliced.c) ------------------------ */
+/* ---- Portable constant-time AES (aes_bitsliced.c, xts_generic.c) --------- */
 
+/* aesgen_{ctr,xctr}_crypt_generic, aesgen_xts_{en,de}crypt_generic: the
+ * asm_abi.h signatures and contracts (the XTS ones also return AESGEN_EINVAL
+ * for len < 16 instead of relying on the caller). */
 AESGEN_DECLARE_ISA(generic)
+
+/* Blocks per bitsliced step, and a key schedule in bitsliced form (each round
+ * key repeated in all AESGEN_BS_BLOCKS block slots). */
+#define AESGEN_BS_BLOCKS 4
+typedef struct aesgen_bs_key {
+    uint64_t rk[15][8];
+    unsigned rounds;
+} aesgen_bs_key;
+
+/* Bitslices a schedule (encryption or decryption; the layout is the same). */
+void aesgen_bs_key_init(aesgen_bs_key *bk, const aesgen_aes_key *key);
+/* 4 blocks, given and returned as 8 little-endian words (2 per block), through
+ * the cipher (encryption schedule) or the equivalent inverse cipher
+ * (decryption schedule of asm_abi.h). */
+void aesgen_bs_encrypt4(uint64_t words[8], const aesgen_bs_key *bk);
+void aesgen_bs_decrypt4(uint64_t words[8], const aesgen_bs_key *bk);
 
 /* SubWord of the key schedule: the S-box on each byte of w, in constant time. */
 uint32_t aesgen_sub_word_ct(uint32_t w);

@@ -4,6 +4,11 @@
  * portable path, AESKEYGENASSIST for the assembly ISAs.  Both are constant
  * time: no table lookups or branches depend on the key.
  *
+ * The decryption schedule (equivalent inverse cipher, FIPS-197 5.3.5, in the
+ * order of asm_abi.h) is the encryption schedule reversed, with InvMixColumns
+ * applied to the middle round keys: by AESIMC, or portably by the linear
+ * formula below (no tables either).
+ *
  * Words are little-endian loads of 4 key bytes, so byte 0 of the FIPS word is
  * the low 8 bits, RotWord is a rotate right by 8, and storing the words
  * little-endian gives the round keys in the byte order AESENC expects.
@@ -83,6 +88,97 @@ int aesgen_expand_key_generic(aesgen_aes_key *out, const uint8_t *key, size_t ke
 {
     return expand_key_checked(out, key, key_len, aesgen_sub_word_ct);
 }
+
+/* Multiplies each of the 4 bytes of w by 2 in GF(2^8); masks, no branches. */
+static uint32_t xtime4(uint32_t w)
+{
+    const uint32_t high = (w >> 7) & 0x01010101u;
+    return ((w & 0x7f7f7f7fu) << 1) ^ (high * 0x1bu);
+}
+
+static uint32_t rotr16(uint32_t w)
+{
+    return (w >> 16) | (w << 16);
+}
+
+/*
+ * InvMixColumns of one column (byte r of w = row r).  As in the bitsliced
+ * cipher: the circulant (14,11,13,9) is (2,3,1,1) * (5,0,4,0), i.e.
+ * a[r] ^= 4*(a[r] ^ a[r+2]), then MixColumns 2*t[r] ^ a[r+1] ^ t[r+2] with
+ * t[r] = a[r] ^ a[r+1].  Row r+k of w is byte r of w rotated right by 8k.
+ */
+static uint32_t inv_mix_column(uint32_t w)
+{
+    w ^= xtime4(xtime4(w ^ rotr16(w)));
+    const uint32_t a1 = rotr8(w), t = w ^ a1;
+    return xtime4(t) ^ a1 ^ rotr16(t);
+}
+
+static void inv_mix_round_key(uint8_t out[16], const uint8_t in[16])
+{
+    uint32_t w[4];
+    for (int c = 0; c < 4; c++)
+        w[c] = inv_mix_column(load_le32(in + 4 * c));
+    for (int c = 0; c < 4; c++)
+        store_le32(out + 4 * c, w[c]);
+}
+
+typedef void round_key_fn(uint8_t out[16], const uint8_t in[16]);
+
+/* Copies a round key; memmove because the in-place conversion may pass out == in. */
+static void copy_round_key(uint8_t out[16], const uint8_t in[16])
+{
+    memmove(out, in, 16);
+}
+
+/*
+ * dec.rk[i] = f(enc.rk[rounds - i]) with f the identity for the first and last
+ * round keys and InvMixColumns for the others.  Pairs (i, rounds - i) are
+ * read before either is written, so dec may be enc.  Unused slots are zeroed.
+ */
+static void dec_key_with(aesgen_aes_key *dec, const aesgen_aes_key *enc,
+                         round_key_fn *inv_mix)
+{
+    const uint32_t rounds = enc->rounds;
+    for (uint32_t i = 0; i <= rounds / 2; i++) {
+        const uint32_t j = rounds - i;
+        uint8_t a[16], b[16];
+        memcpy(a, enc->rk[i], 16);
+        memcpy(b, enc->rk[j], 16);
+        round_key_fn *f = (i == 0) ? copy_round_key : inv_mix;
+        f(dec->rk[i], b);
+        f(dec->rk[j], a);
+        aesgen_wipe(a, sizeof a);
+        aesgen_wipe(b, sizeof b);
+    }
+    for (uint32_t i = rounds + 1; i < 15; i++)
+        memset(dec->rk[i], 0, 16);
+    dec->rounds = rounds;
+}
+
+void aesgen_dec_key_generic(aesgen_aes_key *dec, const aesgen_aes_key *enc)
+{
+    dec_key_with(dec, enc, inv_mix_round_key);
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+__attribute__((target("aes,sse2")))
+static void inv_mix_round_key_aesni(uint8_t out[16], const uint8_t in[16])
+{
+    const __m128i k = _mm_loadu_si128((const __m128i *)(const void *)in);
+    _mm_storeu_si128((__m128i *)(void *)out, _mm_aesimc_si128(k));
+}
+
+void aesgen_dec_key_aesni(aesgen_aes_key *dec, const aesgen_aes_key *enc)
+{
+    dec_key_with(dec, enc, inv_mix_round_key_aesni);
+}
+#else
+void aesgen_dec_key_aesni(aesgen_aes_key *dec, const aesgen_aes_key *enc)
+{
+    dec_key_with(dec, enc, inv_mix_round_key);
+}
+#endif
 
 #if defined(__x86_64__) || defined(__i386__)
 /* AESKEYGENASSIST with rcon 0: dword 0 of the result is SubWord(dword 1 of x). */
