@@ -11,7 +11,7 @@ BUILD   ?= build
 PREFIX  ?= /usr/local
 
 ISAS    := aesni_avx vaes_avx2 avx10_256 avx10_512
-MODES   := ctr xctr xts
+MODES   := ctr xctr xts gcm
 
 # Every generated file the library is built from (GNU as syntax).
 GEN_S   := $(foreach i,$(ISAS),$(foreach m,$(MODES),gen/$(i)/$(m).S))

@@ -67,7 +67,7 @@ def _valid_alternatives(mode, isa, abi, knobs):
         try:
             generate(mode, isa, trial, abi)
             fitting.append(str(unroll))
-        except RegisterBudgetError:
+        except (RegisterBudgetError, UsageError):
             pass
     return fitting
 

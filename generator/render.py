@@ -7,7 +7,7 @@ import jinja2
 
 from . import VERSION
 from .abi import KEY_ROUNDS_OFFSET, Abi, Function
-from .errors import TemplateError
+from .errors import TemplateError, UsageError
 from .isa import Isa
 from .lint import lint
 from .modes import Mode
@@ -50,6 +50,11 @@ def header(mode: Mode, isa: Isa, knobs, abi: Abi):
     ]
 
 
+def _refuse(message):
+    """Templates call this for a knob combination they cannot generate."""
+    raise UsageError(message)
+
+
 def render_neutral(mode: Mode, isa: Isa, knobs, abi: Abi) -> str:
     vregs = VectorRegisters(isa)
 
@@ -60,7 +65,7 @@ def render_neutral(mode: Mode, isa: Isa, knobs, abi: Abi) -> str:
     # Globals, so that imported macro libraries see them too.
     environment.globals.update(
         isa=isa, knobs=knobs, abi=abi, vregs=vregs, function=function, mode=mode,
-        symbol=lambda base: f"aesgen_{base}_{isa.name}", zip=zip,
+        symbol=lambda base: f"aesgen_{base}_{isa.name}", zip=zip, refuse=_refuse,
         KEY_ROUNDS_OFFSET=KEY_ROUNDS_OFFSET)
     return environment.get_template(mode.template).render()
 

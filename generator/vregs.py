@@ -48,6 +48,24 @@ class VectorRegisters:
         self.assigned.extend(regs)
         return regs
 
+    @property
+    def free(self) -> int:
+        return self.isa.vector_registers - self.requested
+
+    def one_or_none(self, role: str):
+        """A register if one is left, else None (the template falls back to memory)."""
+        return self.one(role) if self.free > 0 else None
+
+    def up_to(self, role: str, count: int):
+        """As many of count registers as are left (possibly none)."""
+        return self.many(role, min(count, self.free)) if self.free > 0 else []
+
+    def keyed_up_to(self, role: str, keys):
+        """Registers for the last keys that fit: keyed_up_to("K-", range(1, 14)) keeps the
+        lowest keys when registers run out."""
+        keys = list(keys)[:self.free]
+        return self.keyed(role, keys)
+
     def keyed(self, role: str, keys):
         """One register per key, named role+key: keyed("KLAST-", range(1, 14))."""
         return {key: self.one(f"{role}{key}") for key in keys}

@@ -1,5 +1,5 @@
 /*
- * Differential check of one set of generated CTR/XCTR/XTS objects against OpenSSL, without
+ * Differential check of one set of generated CTR/XCTR/XTS/GCM objects against OpenSSL, without
  * the runtime: used by tests/python/test_gen_files.py to prove that non-default knob
  * variants (UNROLL, TAIL, KEYS) are correct, not just that they assemble.
  *
@@ -23,8 +23,19 @@ typedef void xctr_fn(const aes_key *, uint8_t *, const uint8_t *, size_t, const 
                      uint64_t);
 typedef int xts_fn(const aes_key *, const aes_key *, uint8_t *, const uint8_t *, size_t,
                    const uint8_t *);
+/* The GCM key as the assembly reads it: round keys, then H^32..H^1 at offset 256. */
+typedef struct {
+    aes_key aes;
+    _Alignas(64) uint8_t h_powers[32][16];
+    uint8_t h_pad[48];
+} gcm_key;
+typedef int ghash_fn(const gcm_key *, uint8_t *, const uint8_t *, size_t);
+typedef int gcm_update_fn(const gcm_key *, uint8_t *, const uint8_t *, size_t, const uint8_t *,
+                          uint8_t *);
 #define DECLARE(isa) ctr_fn aesgen_ctr_crypt_##isa; xctr_fn aesgen_xctr_crypt_##isa; \
-                     xts_fn aesgen_xts_encrypt_##isa, aesgen_xts_decrypt_##isa;
+                     xts_fn aesgen_xts_encrypt_##isa, aesgen_xts_decrypt_##isa; \
+                     ghash_fn aesgen_gcm_ghash_##isa; \
+                     gcm_update_fn aesgen_gcm_enc_update_##isa, aesgen_gcm_dec_update_##isa;
 DECLARE(aesni_avx) DECLARE(vaes_avx2) DECLARE(avx10_256) DECLARE(avx10_512)
 
 static int has_avx(void) { return __builtin_cpu_supports("avx") && __builtin_cpu_supports("aes"); }
@@ -40,10 +51,14 @@ static const struct {
     ctr_fn *ctr;
     xctr_fn *xctr;
     xts_fn *xts_encrypt, *xts_decrypt;
+    ghash_fn *ghash;
+    gcm_update_fn *gcm_enc, *gcm_dec;
     int (*supported)(void);
 } isas[] = {
 #define ISA(name, supported) { #name, aesgen_ctr_crypt_##name, aesgen_xctr_crypt_##name, \
-                               aesgen_xts_encrypt_##name, aesgen_xts_decrypt_##name, supported }
+                               aesgen_xts_encrypt_##name, aesgen_xts_decrypt_##name, \
+                               aesgen_gcm_ghash_##name, aesgen_gcm_enc_update_##name, \
+                               aesgen_gcm_dec_update_##name, supported }
     ISA(aesni_avx, has_avx),
     ISA(vaes_avx2, has_vaes),
     ISA(avx10_256, has_avx512),
@@ -183,6 +198,95 @@ static int check_xts(int isa, const uint8_t *key, int half, size_t len)
     return ok && memcmp(dst, src, len) == 0 && dst[len] == 0xA5;
 }
 
+/* GHASH product as the assembly defines it: a * b * x^-128 modulo the reversed GCM
+ * polynomial, on byte-reflected values (schoolbook, then two folds by 0xc2 << 56). */
+typedef unsigned __int128 u128;
+
+static u128 clmul64(uint64_t a, uint64_t b)
+{
+    u128 r = 0;
+    for (int i = 0; i < 64; i++)
+        if ((b >> i) & 1) r ^= (u128)a << i;
+    return r;
+}
+
+static u128 ghash_mul(u128 a, u128 b)
+{
+    const uint64_t poly = 0xc200000000000000ull;
+    u128 lo = clmul64((uint64_t)a, (uint64_t)b), hi = clmul64((uint64_t)(a >> 64), (uint64_t)(b >> 64));
+    u128 mi = clmul64((uint64_t)a, (uint64_t)(b >> 64)) ^ clmul64((uint64_t)(a >> 64), (uint64_t)b);
+    mi ^= ((lo << 64) | (lo >> 64)) ^ clmul64((uint64_t)lo, poly);
+    return hi ^ ((mi << 64) | (mi >> 64)) ^ clmul64((uint64_t)mi, poly);
+}
+
+static u128 load_reflected(const uint8_t *p)
+{
+    u128 v = 0;
+    for (int i = 0; i < 16; i++) v = (v << 8) | p[i];
+    return v;
+}
+
+/* H = E_K(0); H^1 in the stored form is reflect(H) * x^-1 (shift left, fold 0xc2..01). */
+static void gcm_setup(gcm_key *g, const uint8_t *key, int key_len)
+{
+    uint8_t zero[16] = {0}, h_raw[16];
+    expand_key(&g->aes, key, key_len);
+    ecb_encrypt(key, key_len, zero, h_raw, 16);
+    u128 h = load_reflected(h_raw);
+    u128 h1 = (h << 1) ^ ((h >> 127) ? (((u128)0xc2 << 120) | 1) : 0), p = h1;
+    for (int i = 1; i <= 32; i++, p = ghash_mul(p, h1))
+        memcpy(g->h_powers[32 - i], &p, 16);
+    memset(g->h_pad, 0, sizeof g->h_pad);
+}
+
+/* One GCM message (12-byte IV) through ghash + update, both ways, against OpenSSL. */
+static int check_gcm(int isa, const gcm_key *g, const uint8_t *key, int key_len, size_t len,
+                     size_t aad_len)
+{
+    static uint8_t aad[700];
+    uint8_t iv[12], tag[16], acc[16], ctr[16], lengths[16] = {0}, j0[16], ej0[16];
+    int written, ok = 1;
+    for (size_t i = 0; i < len; i++) src[i] = (uint8_t)rand();
+    for (size_t i = 0; i < aad_len; i++) aad[i] = (uint8_t)rand();
+    for (int i = 0; i < 12; i++) iv[i] = (uint8_t)rand();
+    EVP_CIPHER_CTX *c = EVP_CIPHER_CTX_new();
+    EVP_EncryptInit_ex(c, key_len == 16 ? EVP_aes_128_gcm() : key_len == 24 ? EVP_aes_192_gcm()
+                                                                              : EVP_aes_256_gcm(),
+                       NULL, key, iv);
+    if (aad_len) EVP_EncryptUpdate(c, NULL, &written, aad, (int)aad_len);
+    EVP_EncryptUpdate(c, expect, &written, src, (int)len);
+    EVP_EncryptFinal_ex(c, expect + len, &written);
+    EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_GCM_GET_TAG, 16, tag);
+    EVP_CIPHER_CTX_free(c);
+    memcpy(j0, iv, 12);
+    j0[12] = j0[13] = j0[14] = 0;
+    j0[15] = 1;
+    ecb_encrypt(key, key_len, j0, ej0, 16);
+    for (int i = 0; i < 8; i++) {
+        lengths[7 - i] = (uint8_t)(((uint64_t)aad_len * 8) >> (8 * i));
+        lengths[15 - i] = (uint8_t)(((uint64_t)len * 8) >> (8 * i));
+    }
+    for (int decrypt = 0; decrypt < 2; decrypt++) {
+        size_t whole = aad_len & ~(size_t)15;
+        memset(acc, 0, 16);
+        isas[isa].ghash(g, acc, aad, whole);
+        if (aad_len > whole) {
+            uint8_t last[16] = {0};
+            memcpy(last, aad + whole, aad_len - whole);
+            isas[isa].ghash(g, acc, last, 16);
+        }
+        memcpy(ctr, j0, 16);
+        ctr[15] = 2;
+        memset(dst, 0xA5, sizeof dst);
+        (decrypt ? isas[isa].gcm_dec : isas[isa].gcm_enc)(g, dst, decrypt ? expect : src, len,
+                                                          ctr, acc);
+        isas[isa].ghash(g, acc, lengths, 16);
+        for (int i = 0; i < 16; i++) ok &= (uint8_t)(acc[15 - i] ^ ej0[i]) == tag[i];
+        ok &= memcmp(dst, decrypt ? src : expect, len) == 0 && dst[len] == 0xA5;
+    }
+    return ok;
+}
+
 int main(void)
 {
     int passed = 0, failed = 0;
@@ -213,6 +317,19 @@ int main(void)
             for (size_t len = 16; len <= MAX_LEN && !bad; len += len < 1100 ? 1 : 61)
                 if (!check_xts((int)isa, key, half, len)) {
                     printf("FAIL %s xts AES-%d len %zu\n", isas[isa].name, half * 8, len);
+                    bad = 1;
+                }
+            bad ? failed++ : passed++;
+        }
+        for (int key_len = 16; key_len <= 32; key_len += 8) {
+            static gcm_key g;
+            uint8_t key[32];
+            int bad = 0;
+            for (int i = 0; i < 32; i++) key[i] = (uint8_t)rand();
+            gcm_setup(&g, key, key_len);
+            for (size_t blocks = 0; blocks * 16 <= MAX_LEN && !bad; blocks += blocks < 70 ? 1 : 13)
+                if (!check_gcm((int)isa, &g, key, key_len, blocks * 16, (size_t)rand() % 600)) {
+                    printf("FAIL %s gcm AES-%d len %zu\n", isas[isa].name, key_len * 8, blocks * 16);
                     bad = 1;
                 }
             bad ? failed++ : passed++;

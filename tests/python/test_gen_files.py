@@ -21,8 +21,10 @@ from generator.vregs import RegisterBudgetError
 ENDBR64 = bytes.fromhex("f30f1efa")
 
 # The functions each mode's file defines, and the names of their main loops.
-FUNCTIONS = {"ctr": ["crypt"], "xctr": ["crypt"], "xts": ["encrypt", "decrypt"]}
-LOOPS = {"ctr": ["ctr"], "xctr": ["xctr"], "xts": ["xts_enc", "xts_dec"]}
+FUNCTIONS = {"ctr": ["crypt"], "xctr": ["crypt"], "xts": ["encrypt", "decrypt"],
+             "gcm": ["ghash", "enc_update", "dec_update"]}
+LOOPS = {"ctr": ["ctr"], "xctr": ["xctr"], "xts": ["xts_enc", "xts_dec"],
+         "gcm": ["gcm_enc", "gcm_dec"]}
 
 
 def gen_path(isa, mode, ext):

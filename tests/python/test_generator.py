@@ -79,7 +79,7 @@ class CommandLine(unittest.TestCase):
 
     def test_unknown_mode(self):
         self.assert_usage_error(run_cli("gen", "--check", "--mode", "ofb"), "ofb",
-                                "valid: ctr, xctr, xts")
+                                "valid: ctr, xctr, xts, gcm")
 
     def test_bad_knob_value(self):
         self.assert_usage_error(run_cli("gen", "--check", "UNROLL=5"), "'5'",
