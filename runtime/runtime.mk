@@ -1,6 +1,6 @@
 # runtime/runtime.mk -- libaesgen.a, libaesgen.so and `make install`.
 # Included by the top Makefile, which defines CC, CFLAGS, ASFLAGS, BUILD,
-# PREFIX and GEN_S.  All paths are relative to the top directory.
+# PREFIX, ISAS, MODES and GEN_S.  All paths are relative to the top directory.
 
 AESGEN_VERSION := 0.1.0
 
@@ -8,7 +8,7 @@ RT_SRC_DIR  := runtime/src
 RT_OBJ_DIR  := $(BUILD)/obj
 RT_HEADER   := runtime/include/aesgen.h
 RT_SRCS     := $(addprefix $(RT_SRC_DIR)/,aes_bitsliced.c cpu.c ctr.c isa.c key_expand.c \
-                                          util.c xctr.c)
+                                          util.c xctr.c xts.c xts_generic.c)
 RT_C_OBJS   := $(patsubst $(RT_SRC_DIR)/%.c,$(RT_OBJ_DIR)/runtime/%.o,$(RT_SRCS))
 
 # The generated assembly is linked in only when every file of GEN_S exists;
@@ -17,8 +17,16 @@ RT_HAVE_ASM := $(if $(filter-out $(wildcard $(GEN_S)),$(GEN_S)),,yes)
 RT_ASM_OBJS := $(if $(RT_HAVE_ASM),$(patsubst gen/%.S,$(RT_OBJ_DIR)/gen/%.o,$(GEN_S)))
 RT_OBJS     := $(RT_C_OBJS) $(RT_ASM_OBJS)
 
+# XTS assembly is referenced only when it is linked in: xts is one of MODES
+# (so its files are in GEN_S, all present) and gen/<isa>/xts.S exists for every
+# ISA.  Otherwise the asm ISAs run XTS with the generic code (see isa.c).
+RT_XTS_S    := $(foreach i,$(ISAS),gen/$(i)/xts.S)
+RT_HAVE_XTS_ASM := $(if $(and $(RT_HAVE_ASM),$(filter xts,$(MODES)), \
+                      $(if $(filter-out $(wildcard $(RT_XTS_S)),$(RT_XTS_S)),,yes)),yes)
+
 # Hidden by default: only functions marked AESGEN_API are exported.
-RT_CFLAGS   := -fvisibility=hidden $(if $(RT_HAVE_ASM),-DAESGEN_HAVE_ASM)
+RT_CFLAGS   := -fvisibility=hidden $(if $(RT_HAVE_ASM),-DAESGEN_HAVE_ASM) \
+               $(if $(RT_HAVE_XTS_ASM),-DAESGEN_HAVE_XTS_ASM)
 
 RT_LIB_A    := $(BUILD)/libaesgen.a
 RT_LIB_SO   := $(BUILD)/libaesgen.so

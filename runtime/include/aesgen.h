@@ -1,6 +1,6 @@
 /*
- * aesgen -- AES-CTR and AES-XCTR with generated x86-64 assembly (AES-NI/AVX,
- * VAES/AVX2, AVX-512) and a constant-time portable C fallback.
+ * aesgen -- AES-CTR, AES-XCTR and AES-XTS with generated x86-64 assembly
+ * (AES-NI/AVX, VAES/AVX2, AVX-512) and a constant-time portable C fallback.
  *
  * Rules that hold for every function here:
  *  - Functions that can fail return AESGEN_OK (0) or a negative AESGEN_E* code;
@@ -41,7 +41,7 @@ extern "C" {
 
 enum {
     AESGEN_OK      = 0,
-    AESGEN_EINVAL  = -22,  /* bad argument: key length, NULL pointer, limits */
+    AESGEN_EINVAL  = -22,  /* bad argument: key length, NULL pointer, XTS len < 16, limits */
     AESGEN_EBADMSG = -74,  /* authentication failure (GCM, later) */
     AESGEN_ENOTSUP = -95,  /* the requested ISA cannot run on this CPU/OS */
 };
@@ -65,10 +65,12 @@ AESGEN_API int         aesgen_isa_supported(const char *name); /* 1 if usable he
 
 /*
  * The expanded AES key as the assembly reads it (see runtime/src/asm_abi.h):
- * encryption round keys rk[0..rounds] at offset 0, the round count at offset 240.
+ * round keys rk[0..rounds] at offset 0, the round count at offset 240.  Usually
+ * the encryption schedule; XTS also keeps a decryption (equivalent inverse
+ * cipher) schedule in the same layout.
  */
 typedef struct aesgen_aes_key {
-    AESGEN_ALIGNAS(16) uint8_t rk[15][16];  /* encryption round keys rk[0..rounds] */
+    AESGEN_ALIGNAS(16) uint8_t rk[15][16];  /* round keys rk[0..rounds] */
     uint32_t rounds;                        /* 10, 12 or 14 */
 } aesgen_aes_key;
 
@@ -123,6 +125,50 @@ AESGEN_API int aesgen_xctr_crypt(aesgen_xctr_ctx *ctx, uint8_t *dst, const uint8
                                  size_t len);
 /* Extension: start a new message under the same key, as aesgen_ctr_set_iv. */
 AESGEN_API int aesgen_xctr_set_iv(aesgen_xctr_ctx *ctx, const uint8_t iv[16]);
+
+typedef struct aesgen_xts_ctx {
+    aesgen_aes_key k1_enc;   /* data key K1, encryption schedule */
+    aesgen_aes_key k1_dec;   /* data key K1, equivalent-inverse-cipher schedule */
+    aesgen_aes_key k2_enc;   /* tweak key K2, encryption schedule */
+    /* Chosen at init; both return 0.  iv is the tweak before encryption with K2. */
+    int (*encrypt)(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst,
+                   const uint8_t *src, size_t len, const uint8_t iv[16]);
+    int (*decrypt)(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst,
+                   const uint8_t *src, size_t len, const uint8_t iv[16]);
+} aesgen_xts_ctx;
+
+/*
+ * XTS (IEEE 1619 / SP 800-38E) with byte-granular ciphertext stealing.
+ * key is K1 || K2 (data key, then tweak key): key_len 32, 48 or 64 (AES-128,
+ * -192, -256).  K1 == K2 is accepted (some published vectors use it), although
+ * IEEE 1619-2018 requires distinct keys.
+ * One encrypt/decrypt call is one data unit of len >= 16 bytes, any length
+ * (no upper limit is enforced; the standards allow 2^20 blocks per unit).
+ * tweak is the 16-byte value encrypted with K2; for data unit n it is n as
+ * 16 bytes little-endian.  len < 16: AESGEN_EINVAL, dst untouched.
+ * The context is only read by encrypt/decrypt: one context may be used by
+ * several threads at once.
+ */
+AESGEN_API int aesgen_xts_init(aesgen_xts_ctx *ctx, const uint8_t *key, size_t key_len);
+AESGEN_API int aesgen_xts_encrypt(const aesgen_xts_ctx *ctx, uint8_t *dst, const uint8_t *src,
+                                  size_t len, const uint8_t tweak[16]);
+AESGEN_API int aesgen_xts_decrypt(const aesgen_xts_ctx *ctx, uint8_t *dst, const uint8_t *src,
+                                  size_t len, const uint8_t tweak[16]);
+
+/*
+ * Extension: consecutive sectors (data units) of sector_size bytes each, as
+ * dm-crypt with the plain64 IV: sector first_sector + i is encrypted with
+ * tweak = (first_sector + i) as 16 bytes little-endian (a sector number past
+ * 2^64 - 1 carries into byte 8).  sector_size >= 16 and len a multiple of
+ * sector_size, else AESGEN_EINVAL; len == 0 is accepted.  Same result as one
+ * aesgen_xts_encrypt / aesgen_xts_decrypt call per sector.
+ */
+AESGEN_API int aesgen_xts_encrypt_sectors(const aesgen_xts_ctx *ctx, uint8_t *dst,
+                                          const uint8_t *src, size_t len, size_t sector_size,
+                                          uint64_t first_sector);
+AESGEN_API int aesgen_xts_decrypt_sectors(const aesgen_xts_ctx *ctx, uint8_t *dst,
+                                          const uint8_t *src, size_t len, size_t sector_size,
+                                          uint64_t first_sector);
 
 /* Wipes memory in a way the compiler cannot remove (keys, contexts). */
 AESGEN_API void aesgen_wipe(void *p, size_t n);

@@ -51,11 +51,17 @@ typedef int aesgen_expand_fn(aesgen_aes_key *out, const uint8_t *key, size_t key
 typedef void aesgen_dec_key_fn(aesgen_aes_key *dec, const aesgen_aes_key *enc);
 
 typedef struct aesgen_isa_impl {
-    const char       *name;
-    unsigned          needs;    /* AESGEN_CPU_* bits that must all be usable */
-    aesgen_expand_fn *expand;   /* NULL: not built into this library */
-    aesgen_ctr_fn    *ctr;
-    aesgen_xctr_fn   *xctr;
+    const char        *name;
+    unsigned           needs;      /* AESGEN_CPU_* bits that must all be usable */
+    aesgen_expand_fn  *expand;     /* NULL: not built into this library */
+    aesgen_dec_key_fn *dec_key;
+    aesgen_ctr_fn     *ctr;
+    aesgen_xctr_fn    *xctr;
+    /* NULL on the asm ISAs while gen/<isa>/xts.S is not built in
+     * (AESGEN_HAVE_XTS_ASM undefined): aesgen_xts_init then uses the generic
+     * XTS functions with this ISA's key expansion. */
+    aesgen_xts_fn     *xts_encrypt;
+    aesgen_xts_fn     *xts_decrypt;
 } aesgen_isa_impl;
 
 /* The implementation table entry for id (id < AESGEN_ISA_COUNT). */

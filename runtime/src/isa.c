@@ -17,17 +17,36 @@
 #define NEEDS_AVX10     (NEEDS_VAES_AVX2 | AESGEN_CPU_AVX512F | AESGEN_CPU_AVX512BW | \
                          AESGEN_CPU_AVX512VL | AESGEN_CPU_AVX512DQ)
 
-/* Without the generated assembly the asm ISAs are known names with no code. */
-#ifdef AESGEN_HAVE_ASM
-#define ASM_IMPL(isa, needs) \
-    { #isa, needs, aesgen_expand_key_aesni, aesgen_ctr_crypt_##isa, aesgen_xctr_crypt_##isa }
+/*
+ * Without the generated assembly the asm ISAs are known names with no code.
+ * XTS assembly comes later than CTR/XCTR: until it is built in
+ * (AESGEN_HAVE_XTS_ASM, set by runtime.mk) the XTS entries stay NULL and
+ * aesgen_xts_init falls back to the generic XTS functions.
+ */
+#if defined(AESGEN_HAVE_ASM) && defined(AESGEN_HAVE_XTS_ASM)
+#define XTS_FNS(isa) .xts_encrypt = aesgen_xts_encrypt_##isa, \
+                     .xts_decrypt = aesgen_xts_decrypt_##isa,
 #else
-#define ASM_IMPL(isa, needs) { #isa, needs, NULL, NULL, NULL }
+#define XTS_FNS(isa)
+#endif
+
+#ifdef AESGEN_HAVE_ASM
+#define ASM_IMPL(isa, needs_bits) {                                             \
+        .name = #isa, .needs = needs_bits, .expand = aesgen_expand_key_aesni,    \
+        .dec_key = aesgen_dec_key_aesni, .ctr = aesgen_ctr_crypt_##isa,          \
+        .xctr = aesgen_xctr_crypt_##isa, XTS_FNS(isa) }
+#else
+#define ASM_IMPL(isa, needs_bits) { .name = #isa, .needs = needs_bits }
 #endif
 
 static const aesgen_isa_impl isa_table[AESGEN_ISA_COUNT] = {
-    [AESGEN_ISA_GENERIC] = { "generic", 0, aesgen_expand_key_generic,
-                             aesgen_ctr_crypt_generic, aesgen_xctr_crypt_generic },
+    [AESGEN_ISA_GENERIC] = { .name = "generic", .needs = 0,
+                             .expand = aesgen_expand_key_generic,
+                             .dec_key = aesgen_dec_key_generic,
+                             .ctr = aesgen_ctr_crypt_generic,
+                             .xctr = aesgen_xctr_crypt_generic,
+                             .xts_encrypt = aesgen_xts_encrypt_generic,
+                             .xts_decrypt = aesgen_xts_decrypt_generic },
     [AESGEN_ISA_AESNI_AVX] = ASM_IMPL(aesni_avx, NEEDS_AESNI_AVX),
     [AESGEN_ISA_VAES_AVX2] = ASM_IMPL(vaes_avx2, NEEDS_VAES_AVX2),
     [AESGEN_ISA_AVX10_256] = ASM_IMPL(avx10_256, NEEDS_AVX10),
