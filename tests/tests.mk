@@ -4,14 +4,17 @@
 #
 #   make test                     tools check, lib, test binary, tests/run.py
 #   $(BUILD)/tests/aesgen_tests --only GROUP   one C group (api, known-answer,
-#                                 differential, page-edge, abi, threads) by hand
+#                                 differential, page-edge, abi, threads, xts-api,
+#                                 xts-sectors, xts-known-answer, xts-differential,
+#                                 xts-page-edge, xts-abi, xts-threads) by hand
 
 TEST_DIR    := $(BUILD)/tests
 # Listed, not globbed: tests/c also holds stand-alone programs (variant_check.c,
 # built by tests/python/test_gen_files.py) that are not part of this binary.
 TEST_C_SRCS := $(addprefix tests/c/,main.c check.c isa.c harness.c reference.c jsonl.c \
                  test_api.c test_kat.c test_diff.c test_page_edge.c test_abi.c \
-                 test_threads.c)
+                 test_threads.c xts_harness.c test_xts_api.c test_xts_kat.c \
+                 test_xts_diff.c)
 TEST_OBJS   := $(patsubst tests/c/%.c,$(TEST_DIR)/%.o,$(TEST_C_SRCS)) $(TEST_DIR)/abi_thunk.o
 TEST_BIN    := $(TEST_DIR)/aesgen_tests
 

@@ -27,6 +27,13 @@ static const struct group groups[] = {
     { "page-edge", test_page_edges },
     { "abi", test_abi },
     { "threads", test_threads },
+    { "xts-api", test_xts_api },
+    { "xts-sectors", test_xts_sectors },
+    { "xts-known-answer", test_xts_known_answers },
+    { "xts-differential", test_xts_differential },
+    { "xts-page-edge", test_xts_page_edges },
+    { "xts-abi", test_xts_abi },
+    { "xts-threads", test_xts_threads },
 };
 
 static double now_seconds(void)
@@ -88,7 +95,7 @@ int main(int argc, char **argv)
         double start = now_seconds();
         unsigned long failed_before = check_failed_count(), total_before = check_total_count();
         groups[g].run(&config);
-        check_note("group %-13s %6.2f s, %6lu checks, %lu failed", groups[g].name,
+        check_note("group %-16s %6.2f s, %6lu checks, %lu failed", groups[g].name,
                    now_seconds() - start, check_total_count() - total_before,
                    check_failed_count() - failed_before);
     }

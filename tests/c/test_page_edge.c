@@ -9,6 +9,9 @@
  *
  * A fault is caught (SIGSEGV handler + siglongjmp), counted as a failure that
  * names the case and the faulting address, and the tests go on.
+ *
+ * XTS (test_xts_page_edges) uses the same arena: every data-unit length 16..320
+ * and some long ones, ciphertext stealing lengths included, both directions.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -23,6 +26,7 @@
 #include "harness.h"
 #include "isa.h"
 #include "tests.h"
+#include "xts_harness.h"
 
 enum { DATA_PAGES = 3 };
 
@@ -196,6 +200,78 @@ void test_page_edges(const struct test_config *config)
     }
     release_faults(&catcher);
     free(pt);
+    free(want);
+    munmap(a.base, a.total);
+}
+
+/* ---- XTS -------------------------------------------------------------------- */
+
+static void check_xts_edge(const char *isa, const aesgen_xts_ctx *ctx, const uint8_t *key,
+                           size_t key_len, enum xts_dir dir, const uint8_t *tweak,
+                           const struct arena *a, const struct placement *p, size_t len,
+                           const uint8_t *in, uint8_t *want)
+{
+    xts_reference(dir, key, key_len, tweak, want, in, len);
+    uint8_t *src = place(a->src_area, a->data_size, len, p->at_end);
+    uint8_t *dst = p->in_place ? src : place(a->dst_area, a->data_size, len, p->at_end);
+    memcpy(src, in, len);
+    if (sigsetjmp(fault_return, 1) != 0) {
+        char where[96];
+        describe_fault(where, sizeof where, src, dst, len);
+        check(false, "%s xts aes-%u %s %s len=%zu: faulted at %s", isa, xts_aes_bits(key_len),
+              xts_dir_name(dir), p->name, len, where);
+        return;
+    }
+    fault_armed = 1;
+    int rc = xts_api(ctx, dir, dst, src, len, tweak);
+    fault_armed = 0;
+    check(rc == AESGEN_OK && memcmp(dst, want, len) == 0, "%s xts aes-%u %s %s len=%zu (rc %d)",
+          isa, xts_aes_bits(key_len), xts_dir_name(dir), p->name, len, rc);
+}
+
+static void run_xts_isa(const char *isa, const struct arena *a, const uint8_t *in, uint8_t *want)
+{
+    static const size_t long_lengths[] = { 512, 1000, 1420, 4096, 4096 + 17, 2 * 4096 + 33,
+                                           3 * 4096 };
+    for (size_t k = 0; k < 3; k++) {
+        size_t key_len = xts_key_sizes[k];
+        uint8_t key[64], tweak[16];
+        aesgen_xts_ctx ctx;
+        xts_random_key(key, key_len);
+        rng_fill(tweak, sizeof tweak);
+        if (!check_int(aesgen_xts_init(&ctx, key, key_len), AESGEN_OK, "%s xts init", isa))
+            continue;
+        for (int d = 0; d < 2; d++) {
+            for (size_t p = 0; p < sizeof placements / sizeof placements[0]; p++) {
+                for (size_t len = 16; len <= 320; len++)
+                    check_xts_edge(isa, &ctx, key, key_len, (enum xts_dir)d, tweak, a,
+                                   &placements[p], len, in, want);
+                for (size_t l = 0; l < sizeof long_lengths / sizeof long_lengths[0]; l++)
+                    if (long_lengths[l] <= a->data_size)
+                        check_xts_edge(isa, &ctx, key, key_len, (enum xts_dir)d, tweak, a,
+                                       &placements[p], long_lengths[l], in, want);
+            }
+        }
+    }
+}
+
+void test_xts_page_edges(const struct test_config *config)
+{
+    (void)config;
+    check_set_group("xts-page-edge");
+    struct arena a;
+    if (!check(arena_map(&a), "map pages with PROT_NONE guards"))
+        return;
+    uint8_t *in = xmalloc(a.data_size), *want = xmalloc(a.data_size);
+    rng_fill(in, a.data_size);
+    struct fault_catcher catcher;
+    catch_faults(&catcher);
+    FOR_EACH_RUNNABLE_ISA(isa) {
+        if (isa_select(isa))
+            run_xts_isa(isa->name, &a, in, want);
+    }
+    release_faults(&catcher);
+    free(in);
     free(want);
     munmap(a.base, a.total);
 }

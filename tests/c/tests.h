@@ -14,6 +14,13 @@ void test_differential(const struct test_config *config);
 void test_page_edges(const struct test_config *config);
 void test_abi(const struct test_config *config);
 void test_threads(const struct test_config *config);
+void test_xts_api(const struct test_config *config);
+void test_xts_sectors(const struct test_config *config);
+void test_xts_known_answers(const struct test_config *config);
+void test_xts_differential(const struct test_config *config);
+void test_xts_page_edges(const struct test_config *config);
+void test_xts_abi(const struct test_config *config);
+void test_xts_threads(const struct test_config *config);
 
 /* The child side of the AESGEN_ISA test (main.c runs it for --print-isa). */
 int api_print_isa_child(void);
