@@ -38,8 +38,12 @@ typedef void *bench_setup_peer_fn(unsigned keybits, const uint8_t *key, size_t k
 typedef void bench_teardown_fn(void *state);
 
 typedef struct bench_workload {
-    const char *mode;             /* filter value and JSON "mode": "ctr" */
+    const char *mode;             /* filter value and JSON "mode": "ctr", "xts-enc" */
+    const char *family;           /* a second filter value shared by related workloads
+                                     ("xts" for xts-enc and xts-dec); NULL if none */
     const char *title;            /* table heading: "CTR" */
+    const char *tcrypt_alg;       /* tcrypt's algorithm name; NULL: "<mode>(aes)" */
+    const char *tcrypt_op;        /* "encryption" (NULL) or "decryption" */
     unsigned key_factor;          /* key material = key_factor * AES key size (XTS: 2) */
     unsigned extra_blocks;        /* AES blocks per message beyond ceil(len/16) (XTS tweak: 1) */
     int tcrypt_lines;             /* also print Linux tcrypt-format lines */
@@ -115,6 +119,8 @@ int bench_parse_options(int argc, char **argv, bench_options *o);
 /* Allowed unless the filter names values for key and none of them is this one. */
 int bench_filter_allows(const char *spec, const char *key, const char *value);
 int bench_filter_allows_number(const char *spec, const char *key, size_t value);
+/* The filter's mode values name this workload's mode or family (or there are none). */
+int bench_filter_allows_workload(const char *spec, const bench_workload *w);
 
 /* bench_machine.c */
 double bench_now_ns(void);

@@ -330,7 +330,7 @@ static bench_block *make_blocks(const bench_options *o, size_t *n_blocks)
         return NULL;
     for (size_t wi = 0; wi < bench_workload_count; wi++) {
         const bench_workload *w = &bench_workloads[wi];
-        if (!bench_filter_allows(o->filter, "mode", w->mode))
+        if (!bench_filter_allows_workload(o->filter, w))
             continue;
         for (size_t k = 0; k < N_KEY_BITS; k++) {
             if (!bench_filter_allows_number(o->filter, "bits", bench_key_bits[k]))
@@ -456,7 +456,7 @@ static void print_run_header(const bench_options *o)
            o->samples, o->sample_target_ns / 1e3);
     for (size_t i = 0; i < bench_workload_count; i++) {
         const bench_workload *w = &bench_workloads[i];
-        if (!bench_filter_allows(o->filter, "mode", w->mode))
+        if (!bench_filter_allows_workload(o->filter, w))
             continue;
         printf("per message, %s: ours = %s\n", w->title, w->ours_per_message);
         printf("per message, %s: openssl = %s\n", w->title,

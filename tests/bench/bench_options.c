@@ -20,7 +20,8 @@ static void usage(FILE *out)
             "  --sample-us N      target length of one timed batch (env BENCH_SAMPLE_US)\n"
             "  --cpu N            CPU to pin to (env BENCH_CPU; default the last allowed)\n"
             "  --filter SPEC      e.g. mode=ctr,bits=256,len=1420,impl=openssl; keys may\n"
-            "                     repeat (mode=ctr,mode=xctr) (env BENCH_FILTER)\n"
+            "                     repeat (mode=ctr,mode=xctr); modes: ctr, xctr, xts-enc,\n"
+            "                     xts-dec, xts (both) (env BENCH_FILTER)\n"
             "  --json FILE        write one record per (mode, keybits, length, impl)\n"
             "  --tcrypt           Linux tcrypt-format lines for every workload\n"
             "  env BENCH_GENERIC=1 is --with-generic\n");
@@ -91,6 +92,15 @@ int bench_filter_allows_number(const char *spec, const char *key, size_t value)
     char text[32];
     snprintf(text, sizeof text, "%zu", value);
     return bench_filter_allows(spec, key, text);
+}
+
+/* mode=xts selects xts-enc and xts-dec; mode=xts-dec just the one.  Without any
+ * mode value every workload is allowed (both calls return 1). */
+int bench_filter_allows_workload(const char *spec, const bench_workload *w)
+{
+    if (bench_filter_allows(spec, "mode", w->mode))
+        return 1;
+    return w->family && bench_filter_allows(spec, "mode", w->family);
 }
 
 int bench_parse_options(int argc, char **argv, bench_options *o)

@@ -158,8 +158,12 @@ void bench_print_tcrypt(const bench_result *results, size_t n, const char *const
         return;
     const bench_workload *w = results[0].workload;
     for (size_t i = 0; i < n_impls; i++) {
-        printf("\ntesting speed of %s(aes) %s encryption (cycles = TSC ticks)\n", w->mode,
-               impls[i]);
+        if (w->tcrypt_alg)
+            printf("\ntesting speed of %s", w->tcrypt_alg);
+        else
+            printf("\ntesting speed of %s(aes)", w->mode);
+        printf(" %s %s (cycles = TSC ticks)\n", impls[i],
+               w->tcrypt_op ? w->tcrypt_op : "encryption");
         unsigned test = first_test;
         for (size_t r = 0; r < n; r++) {
             const bench_result *res = &results[r];
