@@ -63,7 +63,7 @@ class Candidate:
     knobs: Dict[str, object]
     is_default: bool
     directory: str = ""
-    status: str = "pending"        # ok, WRONG, no fit, error, unchecked
+    status: str = "pending"        # ok, WRONG, no fit, invalid, error, unchecked, unmeasured
     reason: str = ""
     estimates: List[mca.Estimate] = field(default_factory=list)
     bench: str = ""                # the variant's bench binary
@@ -167,6 +167,9 @@ class Workspace:
             texts = generate(self.mode, self.isa, c.knobs, SYSV)
         except RegisterBudgetError as error:
             c.status, c.reason = "no fit", str(error)
+            return
+        except UsageError as error:      # a template's own limit (GCM: powers of H)
+            c.status, c.reason = "invalid", str(error)
             return
         source = os.path.join(c.directory, "gen", self.target)
         os.makedirs(os.path.dirname(source), exist_ok=True)
