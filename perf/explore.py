@@ -168,8 +168,10 @@ class Workspace:
         except RegisterBudgetError as error:
             c.status, c.reason = "no fit", str(error)
             return
-        except UsageError as error:      # a template's own limit (GCM: powers of H)
-            c.status, c.reason = "invalid", str(error)
+        except Exception as error:       # pylint: disable=broad-except
+            # A template's own limit (GCM: UNROLL beyond the stored powers of H) or any
+            # other refusal: this combination cannot be built, the sweep goes on.
+            c.status, c.reason = "invalid", f"{type(error).__name__}: {error}"
             return
         source = os.path.join(c.directory, "gen", self.target)
         os.makedirs(os.path.dirname(source), exist_ok=True)
