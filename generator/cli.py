@@ -15,7 +15,7 @@ from .isa import ISAS, get_isa
 from .knobs import KNOBS, parse_assignment, resolve
 from .modes import MODES, get_mode
 from .render import generate
-from .vregs import RegisterBudgetError
+from .vregs import DoesNotFit, RegisterBudgetError
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -67,7 +67,7 @@ def _valid_alternatives(mode, isa, abi, knobs):
         try:
             generate(mode, isa, trial, abi)
             fitting.append(str(unroll))
-        except (RegisterBudgetError, UsageError):
+        except DoesNotFit:
             pass
     return fitting
 
@@ -76,11 +76,11 @@ def _generate_checked(mode, isa, abi, assignments):
     knobs = resolve(mode, isa, assignments)
     try:
         return knobs, generate(mode, isa, knobs, abi)
-    except RegisterBudgetError as error:
+    except DoesNotFit as error:
         fitting = _valid_alternatives(mode, isa, abi, knobs)
         other = "" if knobs.get("KEYS") == "mem" else "; or set KEYS=mem"
         raise UsageError(
-            f"{mode.name}/{isa.name}: UNROLL={knobs['UNROLL']} with KEYS={knobs['KEYS']} "
+            f"{mode.name}/{isa.name}: UNROLL={knobs['UNROLL']} with KEYS={knobs['KEYS']}: "
             f"{error}; valid UNROLL here: {', '.join(fitting) or 'none'}{other}") from None
 
 

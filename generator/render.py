@@ -7,13 +7,13 @@ import jinja2
 
 from . import VERSION
 from .abi import KEY_ROUNDS_OFFSET, Abi, Function
-from .errors import TemplateError, UsageError
+from .errors import TemplateError
 from .isa import Isa
 from .lint import lint
 from .modes import Mode
 from .parse import parse
 from .printers import PRINTERS
-from .vregs import VectorRegisters
+from .vregs import DoesNotFit, VectorRegisters
 
 TEMPLATE_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                             "templates")
@@ -52,7 +52,7 @@ def header(mode: Mode, isa: Isa, knobs, abi: Abi):
 
 def _refuse(message):
     """Templates call this for a knob combination they cannot generate."""
-    raise UsageError(message)
+    raise DoesNotFit(message)
 
 
 def render_neutral(mode: Mode, isa: Isa, knobs, abi: Abi) -> str:

@@ -7,7 +7,11 @@ how a knob value that does not fit (UNROLL=16 with round keys in registers) is d
 from .isa import Isa
 
 
-class RegisterBudgetError(Exception):
+class DoesNotFit(Exception):
+    """A knob combination this ISA cannot generate (registers, key-struct limits)."""
+
+
+class RegisterBudgetError(DoesNotFit):
     def __init__(self, isa: Isa, needed: int, names):
         self.isa, self.needed, self.names = isa, needed, names
         super().__init__(f"needs {needed} vector registers, {isa.name} has "

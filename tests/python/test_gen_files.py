@@ -16,7 +16,7 @@ from generator.isa import ISAS, get_isa
 from generator.knobs import parse_assignment, resolve
 from generator.modes import MODES, get_mode
 from generator.render import generate
-from generator.vregs import RegisterBudgetError
+from generator.vregs import DoesNotFit, RegisterBudgetError
 
 ENDBR64 = bytes.fromhex("f30f1efa")
 
@@ -72,7 +72,7 @@ def write_variant(directory, assignments):
         for mode in MODES.values():
             try:
                 texts = generate(mode, isa, resolve(mode, isa, assignments), SYSV)
-            except RegisterBudgetError:
+            except DoesNotFit:
                 texts = generate(mode, isa, resolve(mode, isa, {}), SYSV)
             for ext, text in texts.items():
                 os.makedirs(os.path.join(directory, isa.name), exist_ok=True)

@@ -16,7 +16,7 @@ from generator.parse import parse, parse_line
 from generator.printers.att import AttPrinter
 from generator.printers.nasm import NasmPrinter
 from generator.render import generate
-from generator.vregs import RegisterBudgetError
+from generator.vregs import DoesNotFit, RegisterBudgetError
 
 
 def run_cli(*args):
@@ -246,7 +246,7 @@ class Generation(unittest.TestCase):
                         knobs = resolve(mode, isa, {"UNROLL": unroll, "KEYS": keys})
                         try:
                             texts = generate(mode, isa, knobs, SYSV)
-                        except RegisterBudgetError:
+                        except DoesNotFit:
                             continue
                         self.assertIn(f"UNROLL={unroll}", texts["S"])
 
