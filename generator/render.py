@@ -50,6 +50,19 @@ def header(mode: Mode, isa: Isa, knobs, abi: Abi):
     ]
 
 
+def _split_chunks(code, count):
+    """The non-empty lines of code in count nearly equal, order-preserving chunks
+    (templates interleave them with other work, e.g. GHASH between AES rounds)."""
+    lines = [line for line in str(code).splitlines() if line.strip()]
+    size, extra = divmod(len(lines), count)
+    chunks, start = [], 0
+    for index in range(count):
+        end = start + size + (1 if index < extra else 0)
+        chunks.append("\n".join(lines[start:end]))
+        start = end
+    return chunks
+
+
 def _refuse(message):
     """Templates call this for a knob combination they cannot generate."""
     raise DoesNotFit(message)
@@ -66,6 +79,7 @@ def render_neutral(mode: Mode, isa: Isa, knobs, abi: Abi) -> str:
     environment.globals.update(
         isa=isa, knobs=knobs, abi=abi, vregs=vregs, function=function, mode=mode,
         symbol=lambda base: f"aesgen_{base}_{isa.name}", zip=zip, refuse=_refuse,
+        split_chunks=_split_chunks,
         KEY_ROUNDS_OFFSET=KEY_ROUNDS_OFFSET)
     return environment.get_template(mode.template).render()
 

@@ -832,53 +832,6 @@ aesgen_gcm_dec_update_aesni_avx:
 	vpxor           %xmm12, %xmm1, %xmm1
 	vpxor           %xmm12, %xmm2, %xmm2
 	vpxor           %xmm12, %xmm3, %xmm3
-	vmovdqu         (%rdx), %xmm4
-	vpshufb         %xmm15, %xmm4, %xmm4
-	vpxor           %xmm9, %xmm4, %xmm4
-	vpclmulqdq      $0, 704(%rdi), %xmm4, %xmm5
-	vpclmulqdq      $16, 704(%rdi), %xmm4, %xmm6
-	vpclmulqdq      $1, 704(%rdi), %xmm4, %xmm8
-	vpclmulqdq      $17, 704(%rdi), %xmm4, %xmm7
-	vpxor           %xmm8, %xmm6, %xmm6
-	vmovdqu         16(%rdx), %xmm4
-	vpshufb         %xmm15, %xmm4, %xmm4
-	vpclmulqdq      $0, 720(%rdi), %xmm4, %xmm8
-	vpxor           %xmm8, %xmm5, %xmm5
-	vpclmulqdq      $16, 720(%rdi), %xmm4, %xmm8
-	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $1, 720(%rdi), %xmm4, %xmm8
-	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $17, 720(%rdi), %xmm4, %xmm8
-	vpxor           %xmm8, %xmm7, %xmm7
-	vmovdqu         32(%rdx), %xmm4
-	vpshufb         %xmm15, %xmm4, %xmm4
-	vpclmulqdq      $0, 736(%rdi), %xmm4, %xmm8
-	vpxor           %xmm8, %xmm5, %xmm5
-	vpclmulqdq      $16, 736(%rdi), %xmm4, %xmm8
-	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $1, 736(%rdi), %xmm4, %xmm8
-	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $17, 736(%rdi), %xmm4, %xmm8
-	vpxor           %xmm8, %xmm7, %xmm7
-	vmovdqu         48(%rdx), %xmm4
-	vpshufb         %xmm15, %xmm4, %xmm4
-	vpclmulqdq      $0, 752(%rdi), %xmm4, %xmm8
-	vpxor           %xmm8, %xmm5, %xmm5
-	vpclmulqdq      $16, 752(%rdi), %xmm4, %xmm8
-	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $1, 752(%rdi), %xmm4, %xmm8
-	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $17, 752(%rdi), %xmm4, %xmm8
-	vpxor           %xmm8, %xmm7, %xmm7
-	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %xmm5, %xmm5
-	vpxor           %xmm5, %xmm6, %xmm6
-	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %xmm6, %xmm6
-	vpxor           %xmm6, %xmm7, %xmm7
-	vpxor           %xmm8, %xmm7, %xmm7
-	vmovdqa         %xmm7, %xmm9
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_main_aes128
 	{disp32} je     .Lgcm_dec_main_aes192
@@ -909,46 +862,93 @@ aesgen_gcm_dec_update_aesni_avx:
 	vaesenc         %xmm14, %xmm1, %xmm1
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         (%rdx), %xmm4
+	vpshufb         %xmm15, %xmm4, %xmm4
+	vpxor           %xmm9, %xmm4, %xmm4
+	vpclmulqdq      $0, 704(%rdi), %xmm4, %xmm5
+	vpclmulqdq      $16, 704(%rdi), %xmm4, %xmm6
+	vpclmulqdq      $1, 704(%rdi), %xmm4, %xmm8
 	vmovdqu         -128(%r10), %xmm14
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vaesenc         %xmm14, %xmm1, %xmm1
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
+	vpclmulqdq      $17, 704(%rdi), %xmm4, %xmm7
+	vpxor           %xmm8, %xmm6, %xmm6
+	vmovdqu         16(%rdx), %xmm4
+	vpshufb         %xmm15, %xmm4, %xmm4
+	vpclmulqdq      $0, 720(%rdi), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm5, %xmm5
 	vmovdqu         -112(%r10), %xmm14
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vaesenc         %xmm14, %xmm1, %xmm1
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
+	vpclmulqdq      $16, 720(%rdi), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $1, 720(%rdi), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $17, 720(%rdi), %xmm4, %xmm8
 	vmovdqu         -96(%r10), %xmm14
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vaesenc         %xmm14, %xmm1, %xmm1
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
+	vpxor           %xmm8, %xmm7, %xmm7
+	vmovdqu         32(%rdx), %xmm4
+	vpshufb         %xmm15, %xmm4, %xmm4
+	vpclmulqdq      $0, 736(%rdi), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm5, %xmm5
 	vmovdqu         -80(%r10), %xmm14
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vaesenc         %xmm14, %xmm1, %xmm1
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
+	vpclmulqdq      $16, 736(%rdi), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $1, 736(%rdi), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $17, 736(%rdi), %xmm4, %xmm8
 	vmovdqu         -64(%r10), %xmm14
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vaesenc         %xmm14, %xmm1, %xmm1
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
+	vpxor           %xmm8, %xmm7, %xmm7
+	vmovdqu         48(%rdx), %xmm4
+	vpshufb         %xmm15, %xmm4, %xmm4
+	vpclmulqdq      $0, 752(%rdi), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm5, %xmm5
 	vmovdqu         -48(%r10), %xmm14
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vaesenc         %xmm14, %xmm1, %xmm1
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
+	vpclmulqdq      $16, 752(%rdi), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $1, 752(%rdi), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $17, 752(%rdi), %xmm4, %xmm8
 	vmovdqu         -32(%r10), %xmm14
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vaesenc         %xmm14, %xmm1, %xmm1
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
+	vpxor           %xmm8, %xmm7, %xmm7
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %xmm5, %xmm5
+	vpxor           %xmm5, %xmm6, %xmm6
+	vpxor           %xmm8, %xmm6, %xmm6
 	vmovdqu         -16(%r10), %xmm14
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vaesenc         %xmm14, %xmm1, %xmm1
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %xmm6, %xmm6
+	vpxor           %xmm6, %xmm7, %xmm7
+	vpxor           %xmm8, %xmm7, %xmm7
+	vmovdqa         %xmm7, %xmm9
 	vpxor           (%rdx), %xmm13, %xmm8
 	vaesenclast     %xmm8, %xmm0, %xmm0
 	vmovdqu         %xmm0, (%rsi)

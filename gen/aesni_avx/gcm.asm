@@ -820,53 +820,6 @@ L.gcm_dec_loop:
 	vpxor           xmm1, xmm1, xmm12
 	vpxor           xmm2, xmm2, xmm12
 	vpxor           xmm3, xmm3, xmm12
-	vmovdqu         xmm4, oword [rdx]
-	vpshufb         xmm4, xmm4, xmm15
-	vpxor           xmm4, xmm4, xmm9
-	vpclmulqdq      xmm5, xmm4, oword [rdi + 704], 0
-	vpclmulqdq      xmm6, xmm4, oword [rdi + 704], 16
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 704], 1
-	vpclmulqdq      xmm7, xmm4, oword [rdi + 704], 17
-	vpxor           xmm6, xmm6, xmm8
-	vmovdqu         xmm4, oword [rdx + 16]
-	vpshufb         xmm4, xmm4, xmm15
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 0
-	vpxor           xmm5, xmm5, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 16
-	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 1
-	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 17
-	vpxor           xmm7, xmm7, xmm8
-	vmovdqu         xmm4, oword [rdx + 32]
-	vpshufb         xmm4, xmm4, xmm15
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 0
-	vpxor           xmm5, xmm5, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 16
-	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 1
-	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 17
-	vpxor           xmm7, xmm7, xmm8
-	vmovdqu         xmm4, oword [rdx + 48]
-	vpshufb         xmm4, xmm4, xmm15
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 0
-	vpxor           xmm5, xmm5, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 16
-	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 1
-	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 17
-	vpxor           xmm7, xmm7, xmm8
-	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (x^63+x^62+x^57)
-	vpshufd         xmm5, xmm5, 78
-	vpxor           xmm6, xmm6, xmm5
-	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (x^63+x^62+x^57)
-	vpshufd         xmm6, xmm6, 78
-	vpxor           xmm7, xmm7, xmm6
-	vpxor           xmm7, xmm7, xmm8
-	vmovdqa         xmm9, xmm7
 	cmp             eax, 12
 	jb              near L.gcm_dec_main_aes128
 	je              near L.gcm_dec_main_aes192
@@ -897,46 +850,93 @@ L.gcm_dec_main_aes128:
 	vaesenc         xmm1, xmm1, xmm14
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm4, oword [rdx]
+	vpshufb         xmm4, xmm4, xmm15
+	vpxor           xmm4, xmm4, xmm9
+	vpclmulqdq      xmm5, xmm4, oword [rdi + 704], 0
+	vpclmulqdq      xmm6, xmm4, oword [rdi + 704], 16
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 704], 1
 	vmovdqu         xmm14, oword [r10 - 128]
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
+	vpclmulqdq      xmm7, xmm4, oword [rdi + 704], 17
+	vpxor           xmm6, xmm6, xmm8
+	vmovdqu         xmm4, oword [rdx + 16]
+	vpshufb         xmm4, xmm4, xmm15
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 0
+	vpxor           xmm5, xmm5, xmm8
 	vmovdqu         xmm14, oword [r10 - 112]
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 16
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 1
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 17
 	vmovdqu         xmm14, oword [r10 - 96]
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
+	vpxor           xmm7, xmm7, xmm8
+	vmovdqu         xmm4, oword [rdx + 32]
+	vpshufb         xmm4, xmm4, xmm15
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 0
+	vpxor           xmm5, xmm5, xmm8
 	vmovdqu         xmm14, oword [r10 - 80]
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 16
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 1
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 17
 	vmovdqu         xmm14, oword [r10 - 64]
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
+	vpxor           xmm7, xmm7, xmm8
+	vmovdqu         xmm4, oword [rdx + 48]
+	vpshufb         xmm4, xmm4, xmm15
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 0
+	vpxor           xmm5, xmm5, xmm8
 	vmovdqu         xmm14, oword [r10 - 48]
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 16
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 1
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 17
 	vmovdqu         xmm14, oword [r10 - 32]
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
+	vpxor           xmm7, xmm7, xmm8
+	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (x^63+x^62+x^57)
+	vpshufd         xmm5, xmm5, 78
+	vpxor           xmm6, xmm6, xmm5
+	vpxor           xmm6, xmm6, xmm8
 	vmovdqu         xmm14, oword [r10 - 16]
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
+	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (x^63+x^62+x^57)
+	vpshufd         xmm6, xmm6, 78
+	vpxor           xmm7, xmm7, xmm6
+	vpxor           xmm7, xmm7, xmm8
+	vmovdqa         xmm9, xmm7
 	vpxor           xmm8, xmm13, oword [rdx]
 	vaesenclast     xmm0, xmm0, xmm8
 	vmovdqu         oword [rsi], xmm0

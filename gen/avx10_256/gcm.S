@@ -17,10 +17,10 @@
 #
 # Registers: X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
 #            MI=ymm6, HI=ymm7, T0=ymm8, T1=ymm9, ACC=ymm10, CTR=ymm11
-#            INC=ymm12, K0=ymm13, KLAST=ymm14, KT=ymm15, BSWAP=ymm16, GFPOLY=ymm17
-#            HPOW0=ymm18, HPOW1=ymm19, HPOW2=ymm20, HPOW3=ymm21, KLAST-1=ymm22, KLAST-2=ymm23
-#            KLAST-3=ymm24, KLAST-4=ymm25, KLAST-5=ymm26, KLAST-6=ymm27, KLAST-7=ymm28, KLAST-8=ymm29
-#            KLAST-9=ymm30, KLAST-10=ymm31
+#            INC=ymm12, K0=ymm13, KLAST=ymm14, KT=ymm15, GD0=ymm16, GD1=ymm17
+#            GD2=ymm18, GD3=ymm19, BSWAP=ymm20, GFPOLY=ymm21, HPOW0=ymm22, HPOW1=ymm23
+#            HPOW2=ymm24, HPOW3=ymm25, KLAST-1=ymm26, KLAST-2=ymm27, KLAST-3=ymm28, KLAST-4=ymm29
+#            KLAST-5=ymm30, KLAST-6=ymm31
 # int aesgen_gcm_ghash_avx10_256(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data,
 #                  size_t len);   len a multiple of 16
 #
@@ -37,12 +37,12 @@ aesgen_gcm_ghash_avx10_256:
 	vmovdqu8        (%rsi), %xmm10
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_ghash_store
-	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %ymm16
-	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %ymm17
-	vmovdqu8        640(%rdi), %ymm18
-	vmovdqu8        672(%rdi), %ymm19
-	vmovdqu8        704(%rdi), %ymm20
-	vmovdqu8        736(%rdi), %ymm21
+	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %ymm20
+	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %ymm21
+	vmovdqu8        640(%rdi), %ymm22
+	vmovdqu8        672(%rdi), %ymm23
+	vmovdqu8        704(%rdi), %ymm24
+	vmovdqu8        736(%rdi), %ymm25
 	sub             $128, %rcx
 	{disp32} jb     .Lgcm_ghash_tail
 .Lgcm_ghash_loop:
@@ -50,41 +50,41 @@ aesgen_gcm_ghash_avx10_256:
 	vmovdqu8        32(%rdx), %ymm1
 	vmovdqu8        64(%rdx), %ymm2
 	vmovdqu8        96(%rdx), %ymm3
-	vpshufb         %ymm16, %ymm0, %ymm4
+	vpshufb         %ymm20, %ymm0, %ymm4
 	vpxord          %ymm10, %ymm4, %ymm4            # the running hash joins block 0
-	vpclmulqdq      $0, %ymm18, %ymm4, %ymm5
-	vpclmulqdq      $16, %ymm18, %ymm4, %ymm6
-	vpclmulqdq      $1, %ymm18, %ymm4, %ymm8
-	vpclmulqdq      $17, %ymm18, %ymm4, %ymm7
+	vpclmulqdq      $0, %ymm22, %ymm4, %ymm5
+	vpclmulqdq      $16, %ymm22, %ymm4, %ymm6
+	vpclmulqdq      $1, %ymm22, %ymm4, %ymm8
+	vpclmulqdq      $17, %ymm22, %ymm4, %ymm7
 	vpxord          %ymm8, %ymm6, %ymm6
-	vpshufb         %ymm16, %ymm1, %ymm4
-	vpclmulqdq      $0, %ymm19, %ymm4, %ymm8
-	vpclmulqdq      $16, %ymm19, %ymm4, %ymm9
+	vpshufb         %ymm20, %ymm1, %ymm4
+	vpclmulqdq      $0, %ymm23, %ymm4, %ymm8
+	vpclmulqdq      $16, %ymm23, %ymm4, %ymm9
 	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, %ymm19, %ymm4, %ymm8
+	vpclmulqdq      $1, %ymm23, %ymm4, %ymm8
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, %ymm19, %ymm4, %ymm8
+	vpclmulqdq      $17, %ymm23, %ymm4, %ymm8
 	vpxord          %ymm8, %ymm7, %ymm7
-	vpshufb         %ymm16, %ymm2, %ymm4
-	vpclmulqdq      $0, %ymm20, %ymm4, %ymm8
-	vpclmulqdq      $16, %ymm20, %ymm4, %ymm9
+	vpshufb         %ymm20, %ymm2, %ymm4
+	vpclmulqdq      $0, %ymm24, %ymm4, %ymm8
+	vpclmulqdq      $16, %ymm24, %ymm4, %ymm9
 	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, %ymm20, %ymm4, %ymm8
+	vpclmulqdq      $1, %ymm24, %ymm4, %ymm8
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, %ymm20, %ymm4, %ymm8
+	vpclmulqdq      $17, %ymm24, %ymm4, %ymm8
 	vpxord          %ymm8, %ymm7, %ymm7
-	vpshufb         %ymm16, %ymm3, %ymm4
-	vpclmulqdq      $0, %ymm21, %ymm4, %ymm8
-	vpclmulqdq      $16, %ymm21, %ymm4, %ymm9
+	vpshufb         %ymm20, %ymm3, %ymm4
+	vpclmulqdq      $0, %ymm25, %ymm4, %ymm8
+	vpclmulqdq      $16, %ymm25, %ymm4, %ymm9
 	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, %ymm21, %ymm4, %ymm8
+	vpclmulqdq      $1, %ymm25, %ymm4, %ymm8
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, %ymm21, %ymm4, %ymm8
+	vpclmulqdq      $17, %ymm25, %ymm4, %ymm8
 	vpxord          %ymm8, %ymm7, %ymm7
-	vpclmulqdq      $16, %ymm17, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
 	vpshufd         $78, %ymm5, %ymm5
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm17, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
 	vpshufd         $78, %ymm6, %ymm6
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
 	vextracti32x4   $1, %ymm7, %xmm8
@@ -111,7 +111,7 @@ aesgen_gcm_ghash_avx10_256:
 	kmovd           %eax, %k1
 	vmovdqu8        (%rdx), %ymm4{%k1}{z}
 .Lgcm_ghash_tail_loaded:
-	vpshufb         %ymm16, %ymm4, %ymm4
+	vpshufb         %ymm20, %ymm4, %ymm4
 	vpxord          %ymm10, %ymm4, %ymm4            # the running hash joins block 0
 	vpxord          %ymm10, %ymm10, %ymm10
 	vpclmulqdq      $0, (%r10), %ymm4, %ymm8
@@ -125,10 +125,10 @@ aesgen_gcm_ghash_avx10_256:
 	add             $32, %r10
 	sub             $32, %rcx
 	ja              .Lgcm_ghash_tail_vector
-	vpclmulqdq      $16, %ymm17, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
 	vpshufd         $78, %ymm5, %ymm5
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm17, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
 	vpshufd         $78, %ymm6, %ymm6
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
 	vextracti32x4   $1, %ymm7, %xmm8
@@ -163,41 +163,127 @@ aesgen_gcm_enc_update_avx10_256:
 	lea             (%r10,%rax,8), %r10             # &rk[rounds]
 	vbroadcasti32x4 (%rdi), %ymm13
 	vbroadcasti32x4 (%r10), %ymm14
-	vbroadcasti32x4 -16(%r10), %ymm22
-	vbroadcasti32x4 -32(%r10), %ymm23
-	vbroadcasti32x4 -48(%r10), %ymm24
-	vbroadcasti32x4 -64(%r10), %ymm25
-	vbroadcasti32x4 -80(%r10), %ymm26
-	vbroadcasti32x4 -96(%r10), %ymm27
-	vbroadcasti32x4 -112(%r10), %ymm28
-	vbroadcasti32x4 -128(%r10), %ymm29
-	vbroadcasti32x4 -144(%r10), %ymm30
-	cmp             $12, %eax
-	{disp32} jb     .Lgcm_enc_keys_loaded
-	vbroadcasti32x4 -160(%r10), %ymm31
-.Lgcm_enc_keys_loaded:
-	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %ymm16
-	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %ymm17
-	vmovdqu8        640(%rdi), %ymm18
-	vmovdqu8        672(%rdi), %ymm19
-	vmovdqu8        704(%rdi), %ymm20
-	vmovdqu8        736(%rdi), %ymm21
+	vbroadcasti32x4 -16(%r10), %ymm26
+	vbroadcasti32x4 -32(%r10), %ymm27
+	vbroadcasti32x4 -48(%r10), %ymm28
+	vbroadcasti32x4 -64(%r10), %ymm29
+	vbroadcasti32x4 -80(%r10), %ymm30
+	vbroadcasti32x4 -96(%r10), %ymm31
+	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %ymm20
+	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %ymm21
+	vmovdqu8        640(%rdi), %ymm22
+	vmovdqu8        672(%rdi), %ymm23
+	vmovdqu8        704(%rdi), %ymm24
+	vmovdqu8        736(%rdi), %ymm25
 	vmovdqu8        (%r9), %xmm10
 	vbroadcasti32x4 (%r8), %ymm11
-	vpshufb         %ymm16, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm11
 	vpaddd          .Lgcm_lane_offsets_32(%rip), %ymm11, %ymm11
 	vbroadcasti32x4 .Lgcm_lane_count(%rip), %ymm12
 	sub             $128, %rcx
 	{disp32} jb     .Lgcm_enc_tail
+# the first iteration only encrypts; each later one hashes its predecessor's output
+	vpshufb         %ymm20, %ymm11, %ymm0
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm1
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm2
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm3
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpxord          %ymm13, %ymm0, %ymm0
+	vpxord          %ymm13, %ymm1, %ymm1
+	vpxord          %ymm13, %ymm2, %ymm2
+	vpxord          %ymm13, %ymm3, %ymm3
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_first_aes128
+	{disp32} je     .Lgcm_enc_first_aes192
+	vbroadcasti32x4 -208(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -192(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+.Lgcm_enc_first_aes192:
+	vbroadcasti32x4 -176(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -160(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+.Lgcm_enc_first_aes128:
+	vbroadcasti32x4 -144(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -128(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -112(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vaesenc         %ymm31, %ymm0, %ymm0
+	vaesenc         %ymm31, %ymm1, %ymm1
+	vaesenc         %ymm31, %ymm2, %ymm2
+	vaesenc         %ymm31, %ymm3, %ymm3
+	vaesenc         %ymm30, %ymm0, %ymm0
+	vaesenc         %ymm30, %ymm1, %ymm1
+	vaesenc         %ymm30, %ymm2, %ymm2
+	vaesenc         %ymm30, %ymm3, %ymm3
+	vaesenc         %ymm29, %ymm0, %ymm0
+	vaesenc         %ymm29, %ymm1, %ymm1
+	vaesenc         %ymm29, %ymm2, %ymm2
+	vaesenc         %ymm29, %ymm3, %ymm3
+	vaesenc         %ymm28, %ymm0, %ymm0
+	vaesenc         %ymm28, %ymm1, %ymm1
+	vaesenc         %ymm28, %ymm2, %ymm2
+	vaesenc         %ymm28, %ymm3, %ymm3
+	vaesenc         %ymm27, %ymm0, %ymm0
+	vaesenc         %ymm27, %ymm1, %ymm1
+	vaesenc         %ymm27, %ymm2, %ymm2
+	vaesenc         %ymm27, %ymm3, %ymm3
+	vaesenc         %ymm26, %ymm0, %ymm0
+	vaesenc         %ymm26, %ymm1, %ymm1
+	vaesenc         %ymm26, %ymm2, %ymm2
+	vaesenc         %ymm26, %ymm3, %ymm3
+	vpxord          (%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm0, %ymm16
+	vmovdqu8        %ymm16, (%rsi)
+	vpxord          32(%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm1, %ymm17
+	vmovdqu8        %ymm17, 32(%rsi)
+	vpxord          64(%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm2, %ymm18
+	vmovdqu8        %ymm18, 64(%rsi)
+	vpxord          96(%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm3, %ymm19
+	vmovdqu8        %ymm19, 96(%rsi)
+	add             $128, %rdx
+	add             $128, %rsi
+	sub             $128, %rcx
+	{disp32} jb     .Lgcm_enc_hash_last
 .Lgcm_enc_loop:
 # LLVM-MCA-BEGIN gcm_enc_avx10_256_main_loop
-	vpshufb         %ymm16, %ymm11, %ymm0
+	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
-	vpshufb         %ymm16, %ymm11, %ymm1
+	vpshufb         %ymm20, %ymm11, %ymm1
 	vpaddd          %ymm12, %ymm11, %ymm11
-	vpshufb         %ymm16, %ymm11, %ymm2
+	vpshufb         %ymm20, %ymm11, %ymm2
 	vpaddd          %ymm12, %ymm11, %ymm11
-	vpshufb         %ymm16, %ymm11, %ymm3
+	vpshufb         %ymm20, %ymm11, %ymm3
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpxord          %ymm13, %ymm0, %ymm0
 	vpxord          %ymm13, %ymm1, %ymm1
@@ -222,103 +308,147 @@ aesgen_gcm_enc_update_avx10_256:
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -160(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+.Lgcm_enc_main_aes128:
+	vbroadcasti32x4 -144(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vpshufb         %ymm20, %ymm16, %ymm4
+	vpxord          %ymm10, %ymm4, %ymm4            # the running hash joins block 0
+	vpclmulqdq      $0, %ymm22, %ymm4, %ymm5
+	vpclmulqdq      $16, %ymm22, %ymm4, %ymm6
+	vpclmulqdq      $1, %ymm22, %ymm4, %ymm8
+	vbroadcasti32x4 -128(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vpclmulqdq      $17, %ymm22, %ymm4, %ymm7
+	vpxord          %ymm8, %ymm6, %ymm6
+	vpshufb         %ymm20, %ymm17, %ymm4
+	vpclmulqdq      $0, %ymm23, %ymm4, %ymm8
+	vpclmulqdq      $16, %ymm23, %ymm4, %ymm9
+	vbroadcasti32x4 -112(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $1, %ymm23, %ymm4, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, %ymm23, %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
 	vaesenc         %ymm31, %ymm0, %ymm0
 	vaesenc         %ymm31, %ymm1, %ymm1
 	vaesenc         %ymm31, %ymm2, %ymm2
 	vaesenc         %ymm31, %ymm3, %ymm3
-.Lgcm_enc_main_aes128:
+	vpshufb         %ymm20, %ymm18, %ymm4
+	vpclmulqdq      $0, %ymm24, %ymm4, %ymm8
+	vpclmulqdq      $16, %ymm24, %ymm4, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
 	vaesenc         %ymm30, %ymm0, %ymm0
 	vaesenc         %ymm30, %ymm1, %ymm1
 	vaesenc         %ymm30, %ymm2, %ymm2
 	vaesenc         %ymm30, %ymm3, %ymm3
+	vpclmulqdq      $1, %ymm24, %ymm4, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, %ymm24, %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
 	vaesenc         %ymm29, %ymm0, %ymm0
 	vaesenc         %ymm29, %ymm1, %ymm1
 	vaesenc         %ymm29, %ymm2, %ymm2
 	vaesenc         %ymm29, %ymm3, %ymm3
+	vpshufb         %ymm20, %ymm19, %ymm4
+	vpclmulqdq      $0, %ymm25, %ymm4, %ymm8
+	vpclmulqdq      $16, %ymm25, %ymm4, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
 	vaesenc         %ymm28, %ymm0, %ymm0
 	vaesenc         %ymm28, %ymm1, %ymm1
 	vaesenc         %ymm28, %ymm2, %ymm2
 	vaesenc         %ymm28, %ymm3, %ymm3
+	vpclmulqdq      $1, %ymm25, %ymm4, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, %ymm25, %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
 	vaesenc         %ymm27, %ymm0, %ymm0
 	vaesenc         %ymm27, %ymm1, %ymm1
 	vaesenc         %ymm27, %ymm2, %ymm2
 	vaesenc         %ymm27, %ymm3, %ymm3
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm5, %ymm5
+	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
 	vaesenc         %ymm26, %ymm0, %ymm0
 	vaesenc         %ymm26, %ymm1, %ymm1
 	vaesenc         %ymm26, %ymm2, %ymm2
 	vaesenc         %ymm26, %ymm3, %ymm3
-	vaesenc         %ymm25, %ymm0, %ymm0
-	vaesenc         %ymm25, %ymm1, %ymm1
-	vaesenc         %ymm25, %ymm2, %ymm2
-	vaesenc         %ymm25, %ymm3, %ymm3
-	vaesenc         %ymm24, %ymm0, %ymm0
-	vaesenc         %ymm24, %ymm1, %ymm1
-	vaesenc         %ymm24, %ymm2, %ymm2
-	vaesenc         %ymm24, %ymm3, %ymm3
-	vaesenc         %ymm23, %ymm0, %ymm0
-	vaesenc         %ymm23, %ymm1, %ymm1
-	vaesenc         %ymm23, %ymm2, %ymm2
-	vaesenc         %ymm23, %ymm3, %ymm3
-	vaesenc         %ymm22, %ymm0, %ymm0
-	vaesenc         %ymm22, %ymm1, %ymm1
-	vaesenc         %ymm22, %ymm2, %ymm2
-	vaesenc         %ymm22, %ymm3, %ymm3
-	vpxord          (%rdx), %ymm14, %ymm8
-	vaesenclast     %ymm8, %ymm0, %ymm0
-	vmovdqu8        %ymm0, (%rsi)
-	vpxord          32(%rdx), %ymm14, %ymm8
-	vaesenclast     %ymm8, %ymm1, %ymm1
-	vmovdqu8        %ymm1, 32(%rsi)
-	vpxord          64(%rdx), %ymm14, %ymm8
-	vaesenclast     %ymm8, %ymm2, %ymm2
-	vmovdqu8        %ymm2, 64(%rsi)
-	vpxord          96(%rdx), %ymm14, %ymm8
-	vaesenclast     %ymm8, %ymm3, %ymm3
-	vmovdqu8        %ymm3, 96(%rsi)
-	vpshufb         %ymm16, %ymm0, %ymm4
-	vpxord          %ymm10, %ymm4, %ymm4            # the running hash joins block 0
-	vpclmulqdq      $0, %ymm18, %ymm4, %ymm5
-	vpclmulqdq      $16, %ymm18, %ymm4, %ymm6
-	vpclmulqdq      $1, %ymm18, %ymm4, %ymm8
-	vpclmulqdq      $17, %ymm18, %ymm4, %ymm7
-	vpxord          %ymm8, %ymm6, %ymm6
-	vpshufb         %ymm16, %ymm1, %ymm4
-	vpclmulqdq      $0, %ymm19, %ymm4, %ymm8
-	vpclmulqdq      $16, %ymm19, %ymm4, %ymm9
-	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, %ymm19, %ymm4, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, %ymm19, %ymm4, %ymm8
-	vpxord          %ymm8, %ymm7, %ymm7
-	vpshufb         %ymm16, %ymm2, %ymm4
-	vpclmulqdq      $0, %ymm20, %ymm4, %ymm8
-	vpclmulqdq      $16, %ymm20, %ymm4, %ymm9
-	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, %ymm20, %ymm4, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, %ymm20, %ymm4, %ymm8
-	vpxord          %ymm8, %ymm7, %ymm7
-	vpshufb         %ymm16, %ymm3, %ymm4
-	vpclmulqdq      $0, %ymm21, %ymm4, %ymm8
-	vpclmulqdq      $16, %ymm21, %ymm4, %ymm9
-	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, %ymm21, %ymm4, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, %ymm21, %ymm4, %ymm8
-	vpxord          %ymm8, %ymm7, %ymm7
-	vpclmulqdq      $16, %ymm17, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
-	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm17, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
 	vpshufd         $78, %ymm6, %ymm6
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
 	vextracti32x4   $1, %ymm7, %xmm8
 	vpxord          %xmm8, %xmm7, %xmm10
+	vpxord          (%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm0, %ymm16
+	vmovdqu8        %ymm16, (%rsi)
+	vpxord          32(%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm1, %ymm17
+	vmovdqu8        %ymm17, 32(%rsi)
+	vpxord          64(%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm2, %ymm18
+	vmovdqu8        %ymm18, 64(%rsi)
+	vpxord          96(%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm3, %ymm19
+	vmovdqu8        %ymm19, 96(%rsi)
 	add             $128, %rdx
 	add             $128, %rsi
 	sub             $128, %rcx
 	jae             .Lgcm_enc_loop
 # LLVM-MCA-END
+.Lgcm_enc_hash_last:
+	vpshufb         %ymm20, %ymm16, %ymm4
+	vpxord          %ymm10, %ymm4, %ymm4            # the running hash joins block 0
+	vpclmulqdq      $0, %ymm22, %ymm4, %ymm5
+	vpclmulqdq      $16, %ymm22, %ymm4, %ymm6
+	vpclmulqdq      $1, %ymm22, %ymm4, %ymm8
+	vpclmulqdq      $17, %ymm22, %ymm4, %ymm7
+	vpxord          %ymm8, %ymm6, %ymm6
+	vpshufb         %ymm20, %ymm17, %ymm4
+	vpclmulqdq      $0, %ymm23, %ymm4, %ymm8
+	vpclmulqdq      $16, %ymm23, %ymm4, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $1, %ymm23, %ymm4, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, %ymm23, %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
+	vpshufb         %ymm20, %ymm18, %ymm4
+	vpclmulqdq      $0, %ymm24, %ymm4, %ymm8
+	vpclmulqdq      $16, %ymm24, %ymm4, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $1, %ymm24, %ymm4, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, %ymm24, %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
+	vpshufb         %ymm20, %ymm19, %ymm4
+	vpclmulqdq      $0, %ymm25, %ymm4, %ymm8
+	vpclmulqdq      $16, %ymm25, %ymm4, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $1, %ymm25, %ymm4, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, %ymm25, %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm5, %ymm5
+	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm6, %ymm6
+	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+	vextracti32x4   $1, %ymm7, %xmm8
+	vpxord          %xmm8, %xmm7, %xmm10
 .Lgcm_enc_tail:
 	add             $128, %rcx
 	{disp32} jz     .Lgcm_enc_store
@@ -335,13 +465,13 @@ aesgen_gcm_enc_update_avx10_256:
 	cmp             $96, %rcx
 	{disp32} jbe    .Lgcm_enc_final3
 .Lgcm_enc_final4:
-	vpshufb         %ymm16, %ymm11, %ymm0
+	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
-	vpshufb         %ymm16, %ymm11, %ymm1
+	vpshufb         %ymm20, %ymm11, %ymm1
 	vpaddd          %ymm12, %ymm11, %ymm11
-	vpshufb         %ymm16, %ymm11, %ymm2
+	vpshufb         %ymm20, %ymm11, %ymm2
 	vpaddd          %ymm12, %ymm11, %ymm11
-	vpshufb         %ymm16, %ymm11, %ymm3
+	vpshufb         %ymm20, %ymm11, %ymm3
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpxord          %ymm13, %ymm0, %ymm0
 	vpxord          %ymm13, %ymm1, %ymm1
@@ -366,11 +496,31 @@ aesgen_gcm_enc_update_avx10_256:
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -160(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+.Lgcm_enc_final4_aes128:
+	vbroadcasti32x4 -144(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -128(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -112(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
 	vaesenc         %ymm31, %ymm0, %ymm0
 	vaesenc         %ymm31, %ymm1, %ymm1
 	vaesenc         %ymm31, %ymm2, %ymm2
 	vaesenc         %ymm31, %ymm3, %ymm3
-.Lgcm_enc_final4_aes128:
 	vaesenc         %ymm30, %ymm0, %ymm0
 	vaesenc         %ymm30, %ymm1, %ymm1
 	vaesenc         %ymm30, %ymm2, %ymm2
@@ -391,22 +541,6 @@ aesgen_gcm_enc_update_avx10_256:
 	vaesenc         %ymm26, %ymm1, %ymm1
 	vaesenc         %ymm26, %ymm2, %ymm2
 	vaesenc         %ymm26, %ymm3, %ymm3
-	vaesenc         %ymm25, %ymm0, %ymm0
-	vaesenc         %ymm25, %ymm1, %ymm1
-	vaesenc         %ymm25, %ymm2, %ymm2
-	vaesenc         %ymm25, %ymm3, %ymm3
-	vaesenc         %ymm24, %ymm0, %ymm0
-	vaesenc         %ymm24, %ymm1, %ymm1
-	vaesenc         %ymm24, %ymm2, %ymm2
-	vaesenc         %ymm24, %ymm3, %ymm3
-	vaesenc         %ymm23, %ymm0, %ymm0
-	vaesenc         %ymm23, %ymm1, %ymm1
-	vaesenc         %ymm23, %ymm2, %ymm2
-	vaesenc         %ymm23, %ymm3, %ymm3
-	vaesenc         %ymm22, %ymm0, %ymm0
-	vaesenc         %ymm22, %ymm1, %ymm1
-	vaesenc         %ymm22, %ymm2, %ymm2
-	vaesenc         %ymm22, %ymm3, %ymm3
 	vpxord          (%rdx), %ymm14, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi)
@@ -428,11 +562,11 @@ aesgen_gcm_enc_update_avx10_256:
 	vmovdqu8        %ymm3, (%rsi){%k1}
 	{disp32} jmp    .Lgcm_enc_tail_crypted
 .Lgcm_enc_final3:
-	vpshufb         %ymm16, %ymm11, %ymm0
+	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
-	vpshufb         %ymm16, %ymm11, %ymm1
+	vpshufb         %ymm20, %ymm11, %ymm1
 	vpaddd          %ymm12, %ymm11, %ymm11
-	vpshufb         %ymm16, %ymm11, %ymm2
+	vpshufb         %ymm20, %ymm11, %ymm2
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpxord          %ymm13, %ymm0, %ymm0
 	vpxord          %ymm13, %ymm1, %ymm1
@@ -453,10 +587,26 @@ aesgen_gcm_enc_update_avx10_256:
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
+	vbroadcasti32x4 -160(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+.Lgcm_enc_final3_aes128:
+	vbroadcasti32x4 -144(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vbroadcasti32x4 -128(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vbroadcasti32x4 -112(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm31, %ymm0, %ymm0
 	vaesenc         %ymm31, %ymm1, %ymm1
 	vaesenc         %ymm31, %ymm2, %ymm2
-.Lgcm_enc_final3_aes128:
 	vaesenc         %ymm30, %ymm0, %ymm0
 	vaesenc         %ymm30, %ymm1, %ymm1
 	vaesenc         %ymm30, %ymm2, %ymm2
@@ -472,18 +622,6 @@ aesgen_gcm_enc_update_avx10_256:
 	vaesenc         %ymm26, %ymm0, %ymm0
 	vaesenc         %ymm26, %ymm1, %ymm1
 	vaesenc         %ymm26, %ymm2, %ymm2
-	vaesenc         %ymm25, %ymm0, %ymm0
-	vaesenc         %ymm25, %ymm1, %ymm1
-	vaesenc         %ymm25, %ymm2, %ymm2
-	vaesenc         %ymm24, %ymm0, %ymm0
-	vaesenc         %ymm24, %ymm1, %ymm1
-	vaesenc         %ymm24, %ymm2, %ymm2
-	vaesenc         %ymm23, %ymm0, %ymm0
-	vaesenc         %ymm23, %ymm1, %ymm1
-	vaesenc         %ymm23, %ymm2, %ymm2
-	vaesenc         %ymm22, %ymm0, %ymm0
-	vaesenc         %ymm22, %ymm1, %ymm1
-	vaesenc         %ymm22, %ymm2, %ymm2
 	vpxord          (%rdx), %ymm14, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi)
@@ -502,9 +640,9 @@ aesgen_gcm_enc_update_avx10_256:
 	vmovdqu8        %ymm2, (%rsi){%k1}
 	{disp32} jmp    .Lgcm_enc_tail_crypted
 .Lgcm_enc_final2:
-	vpshufb         %ymm16, %ymm11, %ymm0
+	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
-	vpshufb         %ymm16, %ymm11, %ymm1
+	vpshufb         %ymm20, %ymm11, %ymm1
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpxord          %ymm13, %ymm0, %ymm0
 	vpxord          %ymm13, %ymm1, %ymm1
@@ -521,9 +659,21 @@ aesgen_gcm_enc_update_avx10_256:
 	vbroadcasti32x4 -176(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
+	vbroadcasti32x4 -160(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+.Lgcm_enc_final2_aes128:
+	vbroadcasti32x4 -144(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vbroadcasti32x4 -128(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vbroadcasti32x4 -112(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm31, %ymm0, %ymm0
 	vaesenc         %ymm31, %ymm1, %ymm1
-.Lgcm_enc_final2_aes128:
 	vaesenc         %ymm30, %ymm0, %ymm0
 	vaesenc         %ymm30, %ymm1, %ymm1
 	vaesenc         %ymm29, %ymm0, %ymm0
@@ -534,14 +684,6 @@ aesgen_gcm_enc_update_avx10_256:
 	vaesenc         %ymm27, %ymm1, %ymm1
 	vaesenc         %ymm26, %ymm0, %ymm0
 	vaesenc         %ymm26, %ymm1, %ymm1
-	vaesenc         %ymm25, %ymm0, %ymm0
-	vaesenc         %ymm25, %ymm1, %ymm1
-	vaesenc         %ymm24, %ymm0, %ymm0
-	vaesenc         %ymm24, %ymm1, %ymm1
-	vaesenc         %ymm23, %ymm0, %ymm0
-	vaesenc         %ymm23, %ymm1, %ymm1
-	vaesenc         %ymm22, %ymm0, %ymm0
-	vaesenc         %ymm22, %ymm1, %ymm1
 	vpxord          (%rdx), %ymm14, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi)
@@ -557,7 +699,7 @@ aesgen_gcm_enc_update_avx10_256:
 	vmovdqu8        %ymm1, (%rsi){%k1}
 	{disp32} jmp    .Lgcm_enc_tail_crypted
 .Lgcm_enc_final1:
-	vpshufb         %ymm16, %ymm11, %ymm0
+	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpxord          %ymm13, %ymm0, %ymm0
 	cmp             $12, %eax
@@ -570,17 +712,21 @@ aesgen_gcm_enc_update_avx10_256:
 .Lgcm_enc_final1_aes192:
 	vbroadcasti32x4 -176(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm31, %ymm0, %ymm0
+	vbroadcasti32x4 -160(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
 .Lgcm_enc_final1_aes128:
+	vbroadcasti32x4 -144(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vbroadcasti32x4 -128(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vbroadcasti32x4 -112(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm31, %ymm0, %ymm0
 	vaesenc         %ymm30, %ymm0, %ymm0
 	vaesenc         %ymm29, %ymm0, %ymm0
 	vaesenc         %ymm28, %ymm0, %ymm0
 	vaesenc         %ymm27, %ymm0, %ymm0
 	vaesenc         %ymm26, %ymm0, %ymm0
-	vaesenc         %ymm25, %ymm0, %ymm0
-	vaesenc         %ymm24, %ymm0, %ymm0
-	vaesenc         %ymm23, %ymm0, %ymm0
-	vaesenc         %ymm22, %ymm0, %ymm0
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # LEN low bits set
 	kmovd           %r11d, %k1
@@ -609,7 +755,7 @@ aesgen_gcm_enc_update_avx10_256:
 	kmovd           %r11d, %k1
 	vmovdqu8        (%rdx), %ymm4{%k1}{z}
 .Lgcm_enc_ghash_loaded:
-	vpshufb         %ymm16, %ymm4, %ymm4
+	vpshufb         %ymm20, %ymm4, %ymm4
 	vpxord          %ymm10, %ymm4, %ymm4            # the running hash joins block 0
 	vpxord          %ymm10, %ymm10, %ymm10
 	vpclmulqdq      $0, (%r8), %ymm4, %ymm8
@@ -623,10 +769,10 @@ aesgen_gcm_enc_update_avx10_256:
 	add             $32, %r8
 	sub             $32, %rcx
 	ja              .Lgcm_enc_ghash_vector
-	vpclmulqdq      $16, %ymm17, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
 	vpshufd         $78, %ymm5, %ymm5
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm17, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
 	vpshufd         $78, %ymm6, %ymm6
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
 	vextracti32x4   $1, %ymm7, %xmm8
@@ -662,89 +808,39 @@ aesgen_gcm_dec_update_avx10_256:
 	lea             (%r10,%rax,8), %r10             # &rk[rounds]
 	vbroadcasti32x4 (%rdi), %ymm13
 	vbroadcasti32x4 (%r10), %ymm14
-	vbroadcasti32x4 -16(%r10), %ymm22
-	vbroadcasti32x4 -32(%r10), %ymm23
-	vbroadcasti32x4 -48(%r10), %ymm24
-	vbroadcasti32x4 -64(%r10), %ymm25
-	vbroadcasti32x4 -80(%r10), %ymm26
-	vbroadcasti32x4 -96(%r10), %ymm27
-	vbroadcasti32x4 -112(%r10), %ymm28
-	vbroadcasti32x4 -128(%r10), %ymm29
-	vbroadcasti32x4 -144(%r10), %ymm30
-	cmp             $12, %eax
-	{disp32} jb     .Lgcm_dec_keys_loaded
-	vbroadcasti32x4 -160(%r10), %ymm31
-.Lgcm_dec_keys_loaded:
-	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %ymm16
-	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %ymm17
-	vmovdqu8        640(%rdi), %ymm18
-	vmovdqu8        672(%rdi), %ymm19
-	vmovdqu8        704(%rdi), %ymm20
-	vmovdqu8        736(%rdi), %ymm21
+	vbroadcasti32x4 -16(%r10), %ymm26
+	vbroadcasti32x4 -32(%r10), %ymm27
+	vbroadcasti32x4 -48(%r10), %ymm28
+	vbroadcasti32x4 -64(%r10), %ymm29
+	vbroadcasti32x4 -80(%r10), %ymm30
+	vbroadcasti32x4 -96(%r10), %ymm31
+	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %ymm20
+	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %ymm21
+	vmovdqu8        640(%rdi), %ymm22
+	vmovdqu8        672(%rdi), %ymm23
+	vmovdqu8        704(%rdi), %ymm24
+	vmovdqu8        736(%rdi), %ymm25
 	vmovdqu8        (%r9), %xmm10
 	vbroadcasti32x4 (%r8), %ymm11
-	vpshufb         %ymm16, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm11
 	vpaddd          .Lgcm_lane_offsets_32(%rip), %ymm11, %ymm11
 	vbroadcasti32x4 .Lgcm_lane_count(%rip), %ymm12
 	sub             $128, %rcx
 	{disp32} jb     .Lgcm_dec_tail
 .Lgcm_dec_loop:
 # LLVM-MCA-BEGIN gcm_dec_avx10_256_main_loop
-	vpshufb         %ymm16, %ymm11, %ymm0
+	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
-	vpshufb         %ymm16, %ymm11, %ymm1
+	vpshufb         %ymm20, %ymm11, %ymm1
 	vpaddd          %ymm12, %ymm11, %ymm11
-	vpshufb         %ymm16, %ymm11, %ymm2
+	vpshufb         %ymm20, %ymm11, %ymm2
 	vpaddd          %ymm12, %ymm11, %ymm11
-	vpshufb         %ymm16, %ymm11, %ymm3
+	vpshufb         %ymm20, %ymm11, %ymm3
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpxord          %ymm13, %ymm0, %ymm0
 	vpxord          %ymm13, %ymm1, %ymm1
 	vpxord          %ymm13, %ymm2, %ymm2
 	vpxord          %ymm13, %ymm3, %ymm3
-	vmovdqu8        (%rdx), %ymm4
-	vpshufb         %ymm16, %ymm4, %ymm4
-	vpxord          %ymm10, %ymm4, %ymm4
-	vpclmulqdq      $0, %ymm18, %ymm4, %ymm5
-	vpclmulqdq      $16, %ymm18, %ymm4, %ymm6
-	vpclmulqdq      $1, %ymm18, %ymm4, %ymm8
-	vpclmulqdq      $17, %ymm18, %ymm4, %ymm7
-	vpxord          %ymm8, %ymm6, %ymm6
-	vmovdqu8        32(%rdx), %ymm4
-	vpshufb         %ymm16, %ymm4, %ymm4
-	vpclmulqdq      $0, %ymm19, %ymm4, %ymm8
-	vpclmulqdq      $16, %ymm19, %ymm4, %ymm9
-	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, %ymm19, %ymm4, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, %ymm19, %ymm4, %ymm8
-	vpxord          %ymm8, %ymm7, %ymm7
-	vmovdqu8        64(%rdx), %ymm4
-	vpshufb         %ymm16, %ymm4, %ymm4
-	vpclmulqdq      $0, %ymm20, %ymm4, %ymm8
-	vpclmulqdq      $16, %ymm20, %ymm4, %ymm9
-	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, %ymm20, %ymm4, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, %ymm20, %ymm4, %ymm8
-	vpxord          %ymm8, %ymm7, %ymm7
-	vmovdqu8        96(%rdx), %ymm4
-	vpshufb         %ymm16, %ymm4, %ymm4
-	vpclmulqdq      $0, %ymm21, %ymm4, %ymm8
-	vpclmulqdq      $16, %ymm21, %ymm4, %ymm9
-	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, %ymm21, %ymm4, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, %ymm21, %ymm4, %ymm8
-	vpxord          %ymm8, %ymm7, %ymm7
-	vpclmulqdq      $16, %ymm17, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
-	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm17, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm6, %ymm6
-	vpternlogd      $150, %ymm8, %ymm6, %ymm7
-	vextracti32x4   $1, %ymm7, %xmm8
-	vpxord          %xmm8, %xmm7, %xmm10
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_main_aes128
 	{disp32} je     .Lgcm_dec_main_aes192
@@ -764,47 +860,94 @@ aesgen_gcm_dec_update_avx10_256:
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -160(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+.Lgcm_dec_main_aes128:
+	vbroadcasti32x4 -144(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vmovdqu8        (%rdx), %ymm4
+	vpshufb         %ymm20, %ymm4, %ymm4
+	vpxord          %ymm10, %ymm4, %ymm4
+	vpclmulqdq      $0, %ymm22, %ymm4, %ymm5
+	vpclmulqdq      $16, %ymm22, %ymm4, %ymm6
+	vbroadcasti32x4 -128(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vpclmulqdq      $1, %ymm22, %ymm4, %ymm8
+	vpclmulqdq      $17, %ymm22, %ymm4, %ymm7
+	vpxord          %ymm8, %ymm6, %ymm6
+	vmovdqu8        32(%rdx), %ymm4
+	vpshufb         %ymm20, %ymm4, %ymm4
+	vbroadcasti32x4 -112(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vpclmulqdq      $0, %ymm23, %ymm4, %ymm8
+	vpclmulqdq      $16, %ymm23, %ymm4, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $1, %ymm23, %ymm4, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
 	vaesenc         %ymm31, %ymm0, %ymm0
 	vaesenc         %ymm31, %ymm1, %ymm1
 	vaesenc         %ymm31, %ymm2, %ymm2
 	vaesenc         %ymm31, %ymm3, %ymm3
-.Lgcm_dec_main_aes128:
+	vpclmulqdq      $17, %ymm23, %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
+	vmovdqu8        64(%rdx), %ymm4
+	vpshufb         %ymm20, %ymm4, %ymm4
+	vpclmulqdq      $0, %ymm24, %ymm4, %ymm8
 	vaesenc         %ymm30, %ymm0, %ymm0
 	vaesenc         %ymm30, %ymm1, %ymm1
 	vaesenc         %ymm30, %ymm2, %ymm2
 	vaesenc         %ymm30, %ymm3, %ymm3
+	vpclmulqdq      $16, %ymm24, %ymm4, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $1, %ymm24, %ymm4, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, %ymm24, %ymm4, %ymm8
 	vaesenc         %ymm29, %ymm0, %ymm0
 	vaesenc         %ymm29, %ymm1, %ymm1
 	vaesenc         %ymm29, %ymm2, %ymm2
 	vaesenc         %ymm29, %ymm3, %ymm3
+	vpxord          %ymm8, %ymm7, %ymm7
+	vmovdqu8        96(%rdx), %ymm4
+	vpshufb         %ymm20, %ymm4, %ymm4
+	vpclmulqdq      $0, %ymm25, %ymm4, %ymm8
+	vpclmulqdq      $16, %ymm25, %ymm4, %ymm9
 	vaesenc         %ymm28, %ymm0, %ymm0
 	vaesenc         %ymm28, %ymm1, %ymm1
 	vaesenc         %ymm28, %ymm2, %ymm2
 	vaesenc         %ymm28, %ymm3, %ymm3
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $1, %ymm25, %ymm4, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, %ymm25, %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
 	vaesenc         %ymm27, %ymm0, %ymm0
 	vaesenc         %ymm27, %ymm1, %ymm1
 	vaesenc         %ymm27, %ymm2, %ymm2
 	vaesenc         %ymm27, %ymm3, %ymm3
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm5, %ymm5
+	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
 	vaesenc         %ymm26, %ymm0, %ymm0
 	vaesenc         %ymm26, %ymm1, %ymm1
 	vaesenc         %ymm26, %ymm2, %ymm2
 	vaesenc         %ymm26, %ymm3, %ymm3
-	vaesenc         %ymm25, %ymm0, %ymm0
-	vaesenc         %ymm25, %ymm1, %ymm1
-	vaesenc         %ymm25, %ymm2, %ymm2
-	vaesenc         %ymm25, %ymm3, %ymm3
-	vaesenc         %ymm24, %ymm0, %ymm0
-	vaesenc         %ymm24, %ymm1, %ymm1
-	vaesenc         %ymm24, %ymm2, %ymm2
-	vaesenc         %ymm24, %ymm3, %ymm3
-	vaesenc         %ymm23, %ymm0, %ymm0
-	vaesenc         %ymm23, %ymm1, %ymm1
-	vaesenc         %ymm23, %ymm2, %ymm2
-	vaesenc         %ymm23, %ymm3, %ymm3
-	vaesenc         %ymm22, %ymm0, %ymm0
-	vaesenc         %ymm22, %ymm1, %ymm1
-	vaesenc         %ymm22, %ymm2, %ymm2
-	vaesenc         %ymm22, %ymm3, %ymm3
+	vpshufd         $78, %ymm6, %ymm6
+	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+	vextracti32x4   $1, %ymm7, %xmm8
+	vpxord          %xmm8, %xmm7, %xmm10
 	vpxord          (%rdx), %ymm14, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi)
@@ -845,7 +988,7 @@ aesgen_gcm_dec_update_avx10_256:
 	kmovd           %r11d, %k1
 	vmovdqu8        (%rdx), %ymm4{%k1}{z}
 .Lgcm_dec_ghash_loaded:
-	vpshufb         %ymm16, %ymm4, %ymm4
+	vpshufb         %ymm20, %ymm4, %ymm4
 	vpxord          %ymm10, %ymm4, %ymm4            # the running hash joins block 0
 	vpxord          %ymm10, %ymm10, %ymm10
 	vpclmulqdq      $0, (%r8), %ymm4, %ymm8
@@ -859,10 +1002,10 @@ aesgen_gcm_dec_update_avx10_256:
 	add             $32, %r8
 	sub             $32, %rcx
 	ja              .Lgcm_dec_ghash_vector
-	vpclmulqdq      $16, %ymm17, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
 	vpshufd         $78, %ymm5, %ymm5
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm17, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
 	vpshufd         $78, %ymm6, %ymm6
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
 	vextracti32x4   $1, %ymm7, %xmm8
@@ -881,13 +1024,13 @@ aesgen_gcm_dec_update_avx10_256:
 	cmp             $96, %rcx
 	{disp32} jbe    .Lgcm_dec_final3
 .Lgcm_dec_final4:
-	vpshufb         %ymm16, %ymm11, %ymm0
+	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
-	vpshufb         %ymm16, %ymm11, %ymm1
+	vpshufb         %ymm20, %ymm11, %ymm1
 	vpaddd          %ymm12, %ymm11, %ymm11
-	vpshufb         %ymm16, %ymm11, %ymm2
+	vpshufb         %ymm20, %ymm11, %ymm2
 	vpaddd          %ymm12, %ymm11, %ymm11
-	vpshufb         %ymm16, %ymm11, %ymm3
+	vpshufb         %ymm20, %ymm11, %ymm3
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpxord          %ymm13, %ymm0, %ymm0
 	vpxord          %ymm13, %ymm1, %ymm1
@@ -912,11 +1055,31 @@ aesgen_gcm_dec_update_avx10_256:
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -160(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+.Lgcm_dec_final4_aes128:
+	vbroadcasti32x4 -144(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -128(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -112(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
 	vaesenc         %ymm31, %ymm0, %ymm0
 	vaesenc         %ymm31, %ymm1, %ymm1
 	vaesenc         %ymm31, %ymm2, %ymm2
 	vaesenc         %ymm31, %ymm3, %ymm3
-.Lgcm_dec_final4_aes128:
 	vaesenc         %ymm30, %ymm0, %ymm0
 	vaesenc         %ymm30, %ymm1, %ymm1
 	vaesenc         %ymm30, %ymm2, %ymm2
@@ -937,22 +1100,6 @@ aesgen_gcm_dec_update_avx10_256:
 	vaesenc         %ymm26, %ymm1, %ymm1
 	vaesenc         %ymm26, %ymm2, %ymm2
 	vaesenc         %ymm26, %ymm3, %ymm3
-	vaesenc         %ymm25, %ymm0, %ymm0
-	vaesenc         %ymm25, %ymm1, %ymm1
-	vaesenc         %ymm25, %ymm2, %ymm2
-	vaesenc         %ymm25, %ymm3, %ymm3
-	vaesenc         %ymm24, %ymm0, %ymm0
-	vaesenc         %ymm24, %ymm1, %ymm1
-	vaesenc         %ymm24, %ymm2, %ymm2
-	vaesenc         %ymm24, %ymm3, %ymm3
-	vaesenc         %ymm23, %ymm0, %ymm0
-	vaesenc         %ymm23, %ymm1, %ymm1
-	vaesenc         %ymm23, %ymm2, %ymm2
-	vaesenc         %ymm23, %ymm3, %ymm3
-	vaesenc         %ymm22, %ymm0, %ymm0
-	vaesenc         %ymm22, %ymm1, %ymm1
-	vaesenc         %ymm22, %ymm2, %ymm2
-	vaesenc         %ymm22, %ymm3, %ymm3
 	vpxord          (%rdx), %ymm14, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi)
@@ -974,11 +1121,11 @@ aesgen_gcm_dec_update_avx10_256:
 	vmovdqu8        %ymm3, (%rsi){%k1}
 	{disp32} jmp    .Lgcm_dec_store
 .Lgcm_dec_final3:
-	vpshufb         %ymm16, %ymm11, %ymm0
+	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
-	vpshufb         %ymm16, %ymm11, %ymm1
+	vpshufb         %ymm20, %ymm11, %ymm1
 	vpaddd          %ymm12, %ymm11, %ymm11
-	vpshufb         %ymm16, %ymm11, %ymm2
+	vpshufb         %ymm20, %ymm11, %ymm2
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpxord          %ymm13, %ymm0, %ymm0
 	vpxord          %ymm13, %ymm1, %ymm1
@@ -999,10 +1146,26 @@ aesgen_gcm_dec_update_avx10_256:
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
+	vbroadcasti32x4 -160(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+.Lgcm_dec_final3_aes128:
+	vbroadcasti32x4 -144(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vbroadcasti32x4 -128(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vbroadcasti32x4 -112(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm31, %ymm0, %ymm0
 	vaesenc         %ymm31, %ymm1, %ymm1
 	vaesenc         %ymm31, %ymm2, %ymm2
-.Lgcm_dec_final3_aes128:
 	vaesenc         %ymm30, %ymm0, %ymm0
 	vaesenc         %ymm30, %ymm1, %ymm1
 	vaesenc         %ymm30, %ymm2, %ymm2
@@ -1018,18 +1181,6 @@ aesgen_gcm_dec_update_avx10_256:
 	vaesenc         %ymm26, %ymm0, %ymm0
 	vaesenc         %ymm26, %ymm1, %ymm1
 	vaesenc         %ymm26, %ymm2, %ymm2
-	vaesenc         %ymm25, %ymm0, %ymm0
-	vaesenc         %ymm25, %ymm1, %ymm1
-	vaesenc         %ymm25, %ymm2, %ymm2
-	vaesenc         %ymm24, %ymm0, %ymm0
-	vaesenc         %ymm24, %ymm1, %ymm1
-	vaesenc         %ymm24, %ymm2, %ymm2
-	vaesenc         %ymm23, %ymm0, %ymm0
-	vaesenc         %ymm23, %ymm1, %ymm1
-	vaesenc         %ymm23, %ymm2, %ymm2
-	vaesenc         %ymm22, %ymm0, %ymm0
-	vaesenc         %ymm22, %ymm1, %ymm1
-	vaesenc         %ymm22, %ymm2, %ymm2
 	vpxord          (%rdx), %ymm14, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi)
@@ -1048,9 +1199,9 @@ aesgen_gcm_dec_update_avx10_256:
 	vmovdqu8        %ymm2, (%rsi){%k1}
 	{disp32} jmp    .Lgcm_dec_store
 .Lgcm_dec_final2:
-	vpshufb         %ymm16, %ymm11, %ymm0
+	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
-	vpshufb         %ymm16, %ymm11, %ymm1
+	vpshufb         %ymm20, %ymm11, %ymm1
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpxord          %ymm13, %ymm0, %ymm0
 	vpxord          %ymm13, %ymm1, %ymm1
@@ -1067,9 +1218,21 @@ aesgen_gcm_dec_update_avx10_256:
 	vbroadcasti32x4 -176(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
+	vbroadcasti32x4 -160(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+.Lgcm_dec_final2_aes128:
+	vbroadcasti32x4 -144(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vbroadcasti32x4 -128(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vbroadcasti32x4 -112(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm31, %ymm0, %ymm0
 	vaesenc         %ymm31, %ymm1, %ymm1
-.Lgcm_dec_final2_aes128:
 	vaesenc         %ymm30, %ymm0, %ymm0
 	vaesenc         %ymm30, %ymm1, %ymm1
 	vaesenc         %ymm29, %ymm0, %ymm0
@@ -1080,14 +1243,6 @@ aesgen_gcm_dec_update_avx10_256:
 	vaesenc         %ymm27, %ymm1, %ymm1
 	vaesenc         %ymm26, %ymm0, %ymm0
 	vaesenc         %ymm26, %ymm1, %ymm1
-	vaesenc         %ymm25, %ymm0, %ymm0
-	vaesenc         %ymm25, %ymm1, %ymm1
-	vaesenc         %ymm24, %ymm0, %ymm0
-	vaesenc         %ymm24, %ymm1, %ymm1
-	vaesenc         %ymm23, %ymm0, %ymm0
-	vaesenc         %ymm23, %ymm1, %ymm1
-	vaesenc         %ymm22, %ymm0, %ymm0
-	vaesenc         %ymm22, %ymm1, %ymm1
 	vpxord          (%rdx), %ymm14, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi)
@@ -1103,7 +1258,7 @@ aesgen_gcm_dec_update_avx10_256:
 	vmovdqu8        %ymm1, (%rsi){%k1}
 	{disp32} jmp    .Lgcm_dec_store
 .Lgcm_dec_final1:
-	vpshufb         %ymm16, %ymm11, %ymm0
+	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpxord          %ymm13, %ymm0, %ymm0
 	cmp             $12, %eax
@@ -1116,17 +1271,21 @@ aesgen_gcm_dec_update_avx10_256:
 .Lgcm_dec_final1_aes192:
 	vbroadcasti32x4 -176(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm31, %ymm0, %ymm0
+	vbroadcasti32x4 -160(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
 .Lgcm_dec_final1_aes128:
+	vbroadcasti32x4 -144(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vbroadcasti32x4 -128(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vbroadcasti32x4 -112(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm31, %ymm0, %ymm0
 	vaesenc         %ymm30, %ymm0, %ymm0
 	vaesenc         %ymm29, %ymm0, %ymm0
 	vaesenc         %ymm28, %ymm0, %ymm0
 	vaesenc         %ymm27, %ymm0, %ymm0
 	vaesenc         %ymm26, %ymm0, %ymm0
-	vaesenc         %ymm25, %ymm0, %ymm0
-	vaesenc         %ymm24, %ymm0, %ymm0
-	vaesenc         %ymm23, %ymm0, %ymm0
-	vaesenc         %ymm22, %ymm0, %ymm0
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # LEN low bits set
 	kmovd           %r11d, %k1

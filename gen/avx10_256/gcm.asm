@@ -20,10 +20,10 @@
 ;
 ; Registers: X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
 ;            MI=ymm6, HI=ymm7, T0=ymm8, T1=ymm9, ACC=ymm10, CTR=ymm11
-;            INC=ymm12, K0=ymm13, KLAST=ymm14, KT=ymm15, BSWAP=ymm16, GFPOLY=ymm17
-;            HPOW0=ymm18, HPOW1=ymm19, HPOW2=ymm20, HPOW3=ymm21, KLAST-1=ymm22, KLAST-2=ymm23
-;            KLAST-3=ymm24, KLAST-4=ymm25, KLAST-5=ymm26, KLAST-6=ymm27, KLAST-7=ymm28, KLAST-8=ymm29
-;            KLAST-9=ymm30, KLAST-10=ymm31
+;            INC=ymm12, K0=ymm13, KLAST=ymm14, KT=ymm15, GD0=ymm16, GD1=ymm17
+;            GD2=ymm18, GD3=ymm19, BSWAP=ymm20, GFPOLY=ymm21, HPOW0=ymm22, HPOW1=ymm23
+;            HPOW2=ymm24, HPOW3=ymm25, KLAST-1=ymm26, KLAST-2=ymm27, KLAST-3=ymm28, KLAST-4=ymm29
+;            KLAST-5=ymm30, KLAST-6=ymm31
 ; int aesgen_gcm_ghash_avx10_256(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data,
 ;                  size_t len);   len a multiple of 16
 ;
@@ -37,12 +37,12 @@ aesgen_gcm_ghash_avx10_256:
 	vmovdqu8        xmm10, oword [rsi]
 	test            rcx, rcx
 	jz              near L.gcm_ghash_store
-	vbroadcasti32x4 ymm16, oword [rel L.gcm_bswap_mask_16]
-	vbroadcasti32x4 ymm17, oword [rel L.gcm_gfpoly_16]
-	vmovdqu8        ymm18, yword [rdi + 640]
-	vmovdqu8        ymm19, yword [rdi + 672]
-	vmovdqu8        ymm20, yword [rdi + 704]
-	vmovdqu8        ymm21, yword [rdi + 736]
+	vbroadcasti32x4 ymm20, oword [rel L.gcm_bswap_mask_16]
+	vbroadcasti32x4 ymm21, oword [rel L.gcm_gfpoly_16]
+	vmovdqu8        ymm22, yword [rdi + 640]
+	vmovdqu8        ymm23, yword [rdi + 672]
+	vmovdqu8        ymm24, yword [rdi + 704]
+	vmovdqu8        ymm25, yword [rdi + 736]
 	sub             rcx, 128
 	jb              near L.gcm_ghash_tail
 L.gcm_ghash_loop:
@@ -50,41 +50,41 @@ L.gcm_ghash_loop:
 	vmovdqu8        ymm1, yword [rdx + 32]
 	vmovdqu8        ymm2, yword [rdx + 64]
 	vmovdqu8        ymm3, yword [rdx + 96]
-	vpshufb         ymm4, ymm0, ymm16
+	vpshufb         ymm4, ymm0, ymm20
 	vpxord          ymm4, ymm4, ymm10               ; the running hash joins block 0
-	vpclmulqdq      ymm5, ymm4, ymm18, 0
-	vpclmulqdq      ymm6, ymm4, ymm18, 16
-	vpclmulqdq      ymm8, ymm4, ymm18, 1
-	vpclmulqdq      ymm7, ymm4, ymm18, 17
+	vpclmulqdq      ymm5, ymm4, ymm22, 0
+	vpclmulqdq      ymm6, ymm4, ymm22, 16
+	vpclmulqdq      ymm8, ymm4, ymm22, 1
+	vpclmulqdq      ymm7, ymm4, ymm22, 17
 	vpxord          ymm6, ymm6, ymm8
-	vpshufb         ymm4, ymm1, ymm16
-	vpclmulqdq      ymm8, ymm4, ymm19, 0
-	vpclmulqdq      ymm9, ymm4, ymm19, 16
+	vpshufb         ymm4, ymm1, ymm20
+	vpclmulqdq      ymm8, ymm4, ymm23, 0
+	vpclmulqdq      ymm9, ymm4, ymm23, 16
 	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, ymm19, 1
+	vpclmulqdq      ymm8, ymm4, ymm23, 1
 	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm4, ymm19, 17
+	vpclmulqdq      ymm8, ymm4, ymm23, 17
 	vpxord          ymm7, ymm7, ymm8
-	vpshufb         ymm4, ymm2, ymm16
-	vpclmulqdq      ymm8, ymm4, ymm20, 0
-	vpclmulqdq      ymm9, ymm4, ymm20, 16
+	vpshufb         ymm4, ymm2, ymm20
+	vpclmulqdq      ymm8, ymm4, ymm24, 0
+	vpclmulqdq      ymm9, ymm4, ymm24, 16
 	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, ymm20, 1
+	vpclmulqdq      ymm8, ymm4, ymm24, 1
 	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm4, ymm20, 17
+	vpclmulqdq      ymm8, ymm4, ymm24, 17
 	vpxord          ymm7, ymm7, ymm8
-	vpshufb         ymm4, ymm3, ymm16
-	vpclmulqdq      ymm8, ymm4, ymm21, 0
-	vpclmulqdq      ymm9, ymm4, ymm21, 16
+	vpshufb         ymm4, ymm3, ymm20
+	vpclmulqdq      ymm8, ymm4, ymm25, 0
+	vpclmulqdq      ymm9, ymm4, ymm25, 16
 	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, ymm21, 1
+	vpclmulqdq      ymm8, ymm4, ymm25, 1
 	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm4, ymm21, 17
+	vpclmulqdq      ymm8, ymm4, ymm25, 17
 	vpxord          ymm7, ymm7, ymm8
-	vpclmulqdq      ymm8, ymm5, ymm17, 16           ; LO_L * (x^63+x^62+x^57)
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
 	vpshufd         ymm5, ymm5, 78
 	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm17, 16           ; MI_L * (x^63+x^62+x^57)
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
 	vpshufd         ymm6, ymm6, 78
 	vpternlogd      ymm7, ymm6, ymm8, 150
 	vextracti32x4   xmm8, ymm7, 1
@@ -111,7 +111,7 @@ L.gcm_ghash_tail_load_part:
 	kmovd           k1, eax
 	vmovdqu8        ymm4{k1}{z}, [rdx]
 L.gcm_ghash_tail_loaded:
-	vpshufb         ymm4, ymm4, ymm16
+	vpshufb         ymm4, ymm4, ymm20
 	vpxord          ymm4, ymm4, ymm10               ; the running hash joins block 0
 	vpxord          ymm10, ymm10, ymm10
 	vpclmulqdq      ymm8, ymm4, yword [r10], 0
@@ -125,10 +125,10 @@ L.gcm_ghash_tail_loaded:
 	add             r10, 32
 	sub             rcx, 32
 	ja              L.gcm_ghash_tail_vector
-	vpclmulqdq      ymm8, ymm5, ymm17, 16           ; LO_L * (x^63+x^62+x^57)
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
 	vpshufd         ymm5, ymm5, 78
 	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm17, 16           ; MI_L * (x^63+x^62+x^57)
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
 	vpshufd         ymm6, ymm6, 78
 	vpternlogd      ymm7, ymm6, ymm8, 150
 	vextracti32x4   xmm8, ymm7, 1
@@ -158,41 +158,127 @@ aesgen_gcm_enc_update_avx10_256:
 	lea             r10, [r10 + rax*8]              ; &rk[rounds]
 	vbroadcasti32x4 ymm13, oword [rdi]
 	vbroadcasti32x4 ymm14, oword [r10]
-	vbroadcasti32x4 ymm22, oword [r10 - 16]
-	vbroadcasti32x4 ymm23, oword [r10 - 32]
-	vbroadcasti32x4 ymm24, oword [r10 - 48]
-	vbroadcasti32x4 ymm25, oword [r10 - 64]
-	vbroadcasti32x4 ymm26, oword [r10 - 80]
-	vbroadcasti32x4 ymm27, oword [r10 - 96]
-	vbroadcasti32x4 ymm28, oword [r10 - 112]
-	vbroadcasti32x4 ymm29, oword [r10 - 128]
-	vbroadcasti32x4 ymm30, oword [r10 - 144]
-	cmp             eax, 12
-	jb              near L.gcm_enc_keys_loaded
-	vbroadcasti32x4 ymm31, oword [r10 - 160]
-L.gcm_enc_keys_loaded:
-	vbroadcasti32x4 ymm16, oword [rel L.gcm_bswap_mask_16]
-	vbroadcasti32x4 ymm17, oword [rel L.gcm_gfpoly_16]
-	vmovdqu8        ymm18, yword [rdi + 640]
-	vmovdqu8        ymm19, yword [rdi + 672]
-	vmovdqu8        ymm20, yword [rdi + 704]
-	vmovdqu8        ymm21, yword [rdi + 736]
+	vbroadcasti32x4 ymm26, oword [r10 - 16]
+	vbroadcasti32x4 ymm27, oword [r10 - 32]
+	vbroadcasti32x4 ymm28, oword [r10 - 48]
+	vbroadcasti32x4 ymm29, oword [r10 - 64]
+	vbroadcasti32x4 ymm30, oword [r10 - 80]
+	vbroadcasti32x4 ymm31, oword [r10 - 96]
+	vbroadcasti32x4 ymm20, oword [rel L.gcm_bswap_mask_16]
+	vbroadcasti32x4 ymm21, oword [rel L.gcm_gfpoly_16]
+	vmovdqu8        ymm22, yword [rdi + 640]
+	vmovdqu8        ymm23, yword [rdi + 672]
+	vmovdqu8        ymm24, yword [rdi + 704]
+	vmovdqu8        ymm25, yword [rdi + 736]
 	vmovdqu8        xmm10, oword [r9]
 	vbroadcasti32x4 ymm11, oword [r8]
-	vpshufb         ymm11, ymm11, ymm16
+	vpshufb         ymm11, ymm11, ymm20
 	vpaddd          ymm11, ymm11, yword [rel L.gcm_lane_offsets_32]
 	vbroadcasti32x4 ymm12, oword [rel L.gcm_lane_count]
 	sub             rcx, 128
 	jb              near L.gcm_enc_tail
+; the first iteration only encrypts; each later one hashes its predecessor's output
+	vpshufb         ymm0, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm1, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm2, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm3, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpxord          ymm0, ymm0, ymm13
+	vpxord          ymm1, ymm1, ymm13
+	vpxord          ymm2, ymm2, ymm13
+	vpxord          ymm3, ymm3, ymm13
+	cmp             eax, 12
+	jb              near L.gcm_enc_first_aes128
+	je              near L.gcm_enc_first_aes192
+	vbroadcasti32x4 ymm15, oword [r10 - 208]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 192]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+L.gcm_enc_first_aes192:
+	vbroadcasti32x4 ymm15, oword [r10 - 176]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+L.gcm_enc_first_aes128:
+	vbroadcasti32x4 ymm15, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vaesenc         ymm0, ymm0, ymm31
+	vaesenc         ymm1, ymm1, ymm31
+	vaesenc         ymm2, ymm2, ymm31
+	vaesenc         ymm3, ymm3, ymm31
+	vaesenc         ymm0, ymm0, ymm30
+	vaesenc         ymm1, ymm1, ymm30
+	vaesenc         ymm2, ymm2, ymm30
+	vaesenc         ymm3, ymm3, ymm30
+	vaesenc         ymm0, ymm0, ymm29
+	vaesenc         ymm1, ymm1, ymm29
+	vaesenc         ymm2, ymm2, ymm29
+	vaesenc         ymm3, ymm3, ymm29
+	vaesenc         ymm0, ymm0, ymm28
+	vaesenc         ymm1, ymm1, ymm28
+	vaesenc         ymm2, ymm2, ymm28
+	vaesenc         ymm3, ymm3, ymm28
+	vaesenc         ymm0, ymm0, ymm27
+	vaesenc         ymm1, ymm1, ymm27
+	vaesenc         ymm2, ymm2, ymm27
+	vaesenc         ymm3, ymm3, ymm27
+	vaesenc         ymm0, ymm0, ymm26
+	vaesenc         ymm1, ymm1, ymm26
+	vaesenc         ymm2, ymm2, ymm26
+	vaesenc         ymm3, ymm3, ymm26
+	vpxord          ymm8, ymm14, yword [rdx]
+	vaesenclast     ymm16, ymm0, ymm8
+	vmovdqu8        yword [rsi], ymm16
+	vpxord          ymm8, ymm14, yword [rdx + 32]
+	vaesenclast     ymm17, ymm1, ymm8
+	vmovdqu8        yword [rsi + 32], ymm17
+	vpxord          ymm8, ymm14, yword [rdx + 64]
+	vaesenclast     ymm18, ymm2, ymm8
+	vmovdqu8        yword [rsi + 64], ymm18
+	vpxord          ymm8, ymm14, yword [rdx + 96]
+	vaesenclast     ymm19, ymm3, ymm8
+	vmovdqu8        yword [rsi + 96], ymm19
+	add             rdx, 128
+	add             rsi, 128
+	sub             rcx, 128
+	jb              near L.gcm_enc_hash_last
 L.gcm_enc_loop:
 ; LLVM-MCA-BEGIN gcm_enc_avx10_256_main_loop
-	vpshufb         ymm0, ymm11, ymm16
+	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
-	vpshufb         ymm1, ymm11, ymm16
+	vpshufb         ymm1, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
-	vpshufb         ymm2, ymm11, ymm16
+	vpshufb         ymm2, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
-	vpshufb         ymm3, ymm11, ymm16
+	vpshufb         ymm3, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpxord          ymm0, ymm0, ymm13
 	vpxord          ymm1, ymm1, ymm13
@@ -217,103 +303,147 @@ L.gcm_enc_main_aes192:
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+L.gcm_enc_main_aes128:
+	vbroadcasti32x4 ymm15, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vpshufb         ymm4, ymm16, ymm20
+	vpxord          ymm4, ymm4, ymm10               ; the running hash joins block 0
+	vpclmulqdq      ymm5, ymm4, ymm22, 0
+	vpclmulqdq      ymm6, ymm4, ymm22, 16
+	vpclmulqdq      ymm8, ymm4, ymm22, 1
+	vbroadcasti32x4 ymm15, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vpclmulqdq      ymm7, ymm4, ymm22, 17
+	vpxord          ymm6, ymm6, ymm8
+	vpshufb         ymm4, ymm17, ymm20
+	vpclmulqdq      ymm8, ymm4, ymm23, 0
+	vpclmulqdq      ymm9, ymm4, ymm23, 16
+	vbroadcasti32x4 ymm15, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, ymm23, 1
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, ymm23, 17
+	vpxord          ymm7, ymm7, ymm8
 	vaesenc         ymm0, ymm0, ymm31
 	vaesenc         ymm1, ymm1, ymm31
 	vaesenc         ymm2, ymm2, ymm31
 	vaesenc         ymm3, ymm3, ymm31
-L.gcm_enc_main_aes128:
+	vpshufb         ymm4, ymm18, ymm20
+	vpclmulqdq      ymm8, ymm4, ymm24, 0
+	vpclmulqdq      ymm9, ymm4, ymm24, 16
+	vpxord          ymm5, ymm5, ymm8
 	vaesenc         ymm0, ymm0, ymm30
 	vaesenc         ymm1, ymm1, ymm30
 	vaesenc         ymm2, ymm2, ymm30
 	vaesenc         ymm3, ymm3, ymm30
+	vpclmulqdq      ymm8, ymm4, ymm24, 1
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, ymm24, 17
+	vpxord          ymm7, ymm7, ymm8
 	vaesenc         ymm0, ymm0, ymm29
 	vaesenc         ymm1, ymm1, ymm29
 	vaesenc         ymm2, ymm2, ymm29
 	vaesenc         ymm3, ymm3, ymm29
+	vpshufb         ymm4, ymm19, ymm20
+	vpclmulqdq      ymm8, ymm4, ymm25, 0
+	vpclmulqdq      ymm9, ymm4, ymm25, 16
+	vpxord          ymm5, ymm5, ymm8
 	vaesenc         ymm0, ymm0, ymm28
 	vaesenc         ymm1, ymm1, ymm28
 	vaesenc         ymm2, ymm2, ymm28
 	vaesenc         ymm3, ymm3, ymm28
+	vpclmulqdq      ymm8, ymm4, ymm25, 1
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, ymm25, 17
+	vpxord          ymm7, ymm7, ymm8
 	vaesenc         ymm0, ymm0, ymm27
 	vaesenc         ymm1, ymm1, ymm27
 	vaesenc         ymm2, ymm2, ymm27
 	vaesenc         ymm3, ymm3, ymm27
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         ymm5, ymm5, 78
+	vpternlogd      ymm6, ymm5, ymm8, 150
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
 	vaesenc         ymm0, ymm0, ymm26
 	vaesenc         ymm1, ymm1, ymm26
 	vaesenc         ymm2, ymm2, ymm26
 	vaesenc         ymm3, ymm3, ymm26
-	vaesenc         ymm0, ymm0, ymm25
-	vaesenc         ymm1, ymm1, ymm25
-	vaesenc         ymm2, ymm2, ymm25
-	vaesenc         ymm3, ymm3, ymm25
-	vaesenc         ymm0, ymm0, ymm24
-	vaesenc         ymm1, ymm1, ymm24
-	vaesenc         ymm2, ymm2, ymm24
-	vaesenc         ymm3, ymm3, ymm24
-	vaesenc         ymm0, ymm0, ymm23
-	vaesenc         ymm1, ymm1, ymm23
-	vaesenc         ymm2, ymm2, ymm23
-	vaesenc         ymm3, ymm3, ymm23
-	vaesenc         ymm0, ymm0, ymm22
-	vaesenc         ymm1, ymm1, ymm22
-	vaesenc         ymm2, ymm2, ymm22
-	vaesenc         ymm3, ymm3, ymm22
-	vpxord          ymm8, ymm14, yword [rdx]
-	vaesenclast     ymm0, ymm0, ymm8
-	vmovdqu8        yword [rsi], ymm0
-	vpxord          ymm8, ymm14, yword [rdx + 32]
-	vaesenclast     ymm1, ymm1, ymm8
-	vmovdqu8        yword [rsi + 32], ymm1
-	vpxord          ymm8, ymm14, yword [rdx + 64]
-	vaesenclast     ymm2, ymm2, ymm8
-	vmovdqu8        yword [rsi + 64], ymm2
-	vpxord          ymm8, ymm14, yword [rdx + 96]
-	vaesenclast     ymm3, ymm3, ymm8
-	vmovdqu8        yword [rsi + 96], ymm3
-	vpshufb         ymm4, ymm0, ymm16
-	vpxord          ymm4, ymm4, ymm10               ; the running hash joins block 0
-	vpclmulqdq      ymm5, ymm4, ymm18, 0
-	vpclmulqdq      ymm6, ymm4, ymm18, 16
-	vpclmulqdq      ymm8, ymm4, ymm18, 1
-	vpclmulqdq      ymm7, ymm4, ymm18, 17
-	vpxord          ymm6, ymm6, ymm8
-	vpshufb         ymm4, ymm1, ymm16
-	vpclmulqdq      ymm8, ymm4, ymm19, 0
-	vpclmulqdq      ymm9, ymm4, ymm19, 16
-	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, ymm19, 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm4, ymm19, 17
-	vpxord          ymm7, ymm7, ymm8
-	vpshufb         ymm4, ymm2, ymm16
-	vpclmulqdq      ymm8, ymm4, ymm20, 0
-	vpclmulqdq      ymm9, ymm4, ymm20, 16
-	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, ymm20, 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm4, ymm20, 17
-	vpxord          ymm7, ymm7, ymm8
-	vpshufb         ymm4, ymm3, ymm16
-	vpclmulqdq      ymm8, ymm4, ymm21, 0
-	vpclmulqdq      ymm9, ymm4, ymm21, 16
-	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, ymm21, 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm4, ymm21, 17
-	vpxord          ymm7, ymm7, ymm8
-	vpclmulqdq      ymm8, ymm5, ymm17, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
-	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm17, 16           ; MI_L * (x^63+x^62+x^57)
 	vpshufd         ymm6, ymm6, 78
 	vpternlogd      ymm7, ymm6, ymm8, 150
 	vextracti32x4   xmm8, ymm7, 1
 	vpxord          xmm10, xmm7, xmm8
+	vpxord          ymm8, ymm14, yword [rdx]
+	vaesenclast     ymm16, ymm0, ymm8
+	vmovdqu8        yword [rsi], ymm16
+	vpxord          ymm8, ymm14, yword [rdx + 32]
+	vaesenclast     ymm17, ymm1, ymm8
+	vmovdqu8        yword [rsi + 32], ymm17
+	vpxord          ymm8, ymm14, yword [rdx + 64]
+	vaesenclast     ymm18, ymm2, ymm8
+	vmovdqu8        yword [rsi + 64], ymm18
+	vpxord          ymm8, ymm14, yword [rdx + 96]
+	vaesenclast     ymm19, ymm3, ymm8
+	vmovdqu8        yword [rsi + 96], ymm19
 	add             rdx, 128
 	add             rsi, 128
 	sub             rcx, 128
 	jae             L.gcm_enc_loop
 ; LLVM-MCA-END
+L.gcm_enc_hash_last:
+	vpshufb         ymm4, ymm16, ymm20
+	vpxord          ymm4, ymm4, ymm10               ; the running hash joins block 0
+	vpclmulqdq      ymm5, ymm4, ymm22, 0
+	vpclmulqdq      ymm6, ymm4, ymm22, 16
+	vpclmulqdq      ymm8, ymm4, ymm22, 1
+	vpclmulqdq      ymm7, ymm4, ymm22, 17
+	vpxord          ymm6, ymm6, ymm8
+	vpshufb         ymm4, ymm17, ymm20
+	vpclmulqdq      ymm8, ymm4, ymm23, 0
+	vpclmulqdq      ymm9, ymm4, ymm23, 16
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, ymm23, 1
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, ymm23, 17
+	vpxord          ymm7, ymm7, ymm8
+	vpshufb         ymm4, ymm18, ymm20
+	vpclmulqdq      ymm8, ymm4, ymm24, 0
+	vpclmulqdq      ymm9, ymm4, ymm24, 16
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, ymm24, 1
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, ymm24, 17
+	vpxord          ymm7, ymm7, ymm8
+	vpshufb         ymm4, ymm19, ymm20
+	vpclmulqdq      ymm8, ymm4, ymm25, 0
+	vpclmulqdq      ymm9, ymm4, ymm25, 16
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, ymm25, 1
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, ymm25, 17
+	vpxord          ymm7, ymm7, ymm8
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         ymm5, ymm5, 78
+	vpternlogd      ymm6, ymm5, ymm8, 150
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         ymm6, ymm6, 78
+	vpternlogd      ymm7, ymm6, ymm8, 150
+	vextracti32x4   xmm8, ymm7, 1
+	vpxord          xmm10, xmm7, xmm8
 L.gcm_enc_tail:
 	add             rcx, 128
 	jz              near L.gcm_enc_store
@@ -329,13 +459,13 @@ L.gcm_enc_final:
 	cmp             rcx, 96
 	jbe             near L.gcm_enc_final3
 L.gcm_enc_final4:
-	vpshufb         ymm0, ymm11, ymm16
+	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
-	vpshufb         ymm1, ymm11, ymm16
+	vpshufb         ymm1, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
-	vpshufb         ymm2, ymm11, ymm16
+	vpshufb         ymm2, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
-	vpshufb         ymm3, ymm11, ymm16
+	vpshufb         ymm3, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpxord          ymm0, ymm0, ymm13
 	vpxord          ymm1, ymm1, ymm13
@@ -360,11 +490,31 @@ L.gcm_enc_final4_aes192:
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+L.gcm_enc_final4_aes128:
+	vbroadcasti32x4 ymm15, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
 	vaesenc         ymm0, ymm0, ymm31
 	vaesenc         ymm1, ymm1, ymm31
 	vaesenc         ymm2, ymm2, ymm31
 	vaesenc         ymm3, ymm3, ymm31
-L.gcm_enc_final4_aes128:
 	vaesenc         ymm0, ymm0, ymm30
 	vaesenc         ymm1, ymm1, ymm30
 	vaesenc         ymm2, ymm2, ymm30
@@ -385,22 +535,6 @@ L.gcm_enc_final4_aes128:
 	vaesenc         ymm1, ymm1, ymm26
 	vaesenc         ymm2, ymm2, ymm26
 	vaesenc         ymm3, ymm3, ymm26
-	vaesenc         ymm0, ymm0, ymm25
-	vaesenc         ymm1, ymm1, ymm25
-	vaesenc         ymm2, ymm2, ymm25
-	vaesenc         ymm3, ymm3, ymm25
-	vaesenc         ymm0, ymm0, ymm24
-	vaesenc         ymm1, ymm1, ymm24
-	vaesenc         ymm2, ymm2, ymm24
-	vaesenc         ymm3, ymm3, ymm24
-	vaesenc         ymm0, ymm0, ymm23
-	vaesenc         ymm1, ymm1, ymm23
-	vaesenc         ymm2, ymm2, ymm23
-	vaesenc         ymm3, ymm3, ymm23
-	vaesenc         ymm0, ymm0, ymm22
-	vaesenc         ymm1, ymm1, ymm22
-	vaesenc         ymm2, ymm2, ymm22
-	vaesenc         ymm3, ymm3, ymm22
 	vpxord          ymm8, ymm14, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm8
 	vmovdqu8        yword [rsi], ymm0
@@ -422,11 +556,11 @@ L.gcm_enc_final4_aes128:
 	vmovdqu8        [rsi]{k1}, ymm3
 	jmp             near L.gcm_enc_tail_crypted
 L.gcm_enc_final3:
-	vpshufb         ymm0, ymm11, ymm16
+	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
-	vpshufb         ymm1, ymm11, ymm16
+	vpshufb         ymm1, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
-	vpshufb         ymm2, ymm11, ymm16
+	vpshufb         ymm2, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpxord          ymm0, ymm0, ymm13
 	vpxord          ymm1, ymm1, ymm13
@@ -447,10 +581,26 @@ L.gcm_enc_final3_aes192:
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+L.gcm_enc_final3_aes128:
+	vbroadcasti32x4 ymm15, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm0, ymm0, ymm31
 	vaesenc         ymm1, ymm1, ymm31
 	vaesenc         ymm2, ymm2, ymm31
-L.gcm_enc_final3_aes128:
 	vaesenc         ymm0, ymm0, ymm30
 	vaesenc         ymm1, ymm1, ymm30
 	vaesenc         ymm2, ymm2, ymm30
@@ -466,18 +616,6 @@ L.gcm_enc_final3_aes128:
 	vaesenc         ymm0, ymm0, ymm26
 	vaesenc         ymm1, ymm1, ymm26
 	vaesenc         ymm2, ymm2, ymm26
-	vaesenc         ymm0, ymm0, ymm25
-	vaesenc         ymm1, ymm1, ymm25
-	vaesenc         ymm2, ymm2, ymm25
-	vaesenc         ymm0, ymm0, ymm24
-	vaesenc         ymm1, ymm1, ymm24
-	vaesenc         ymm2, ymm2, ymm24
-	vaesenc         ymm0, ymm0, ymm23
-	vaesenc         ymm1, ymm1, ymm23
-	vaesenc         ymm2, ymm2, ymm23
-	vaesenc         ymm0, ymm0, ymm22
-	vaesenc         ymm1, ymm1, ymm22
-	vaesenc         ymm2, ymm2, ymm22
 	vpxord          ymm8, ymm14, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm8
 	vmovdqu8        yword [rsi], ymm0
@@ -496,9 +634,9 @@ L.gcm_enc_final3_aes128:
 	vmovdqu8        [rsi]{k1}, ymm2
 	jmp             near L.gcm_enc_tail_crypted
 L.gcm_enc_final2:
-	vpshufb         ymm0, ymm11, ymm16
+	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
-	vpshufb         ymm1, ymm11, ymm16
+	vpshufb         ymm1, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpxord          ymm0, ymm0, ymm13
 	vpxord          ymm1, ymm1, ymm13
@@ -515,9 +653,21 @@ L.gcm_enc_final2_aes192:
 	vbroadcasti32x4 ymm15, oword [r10 - 176]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+L.gcm_enc_final2_aes128:
+	vbroadcasti32x4 ymm15, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm0, ymm0, ymm31
 	vaesenc         ymm1, ymm1, ymm31
-L.gcm_enc_final2_aes128:
 	vaesenc         ymm0, ymm0, ymm30
 	vaesenc         ymm1, ymm1, ymm30
 	vaesenc         ymm0, ymm0, ymm29
@@ -528,14 +678,6 @@ L.gcm_enc_final2_aes128:
 	vaesenc         ymm1, ymm1, ymm27
 	vaesenc         ymm0, ymm0, ymm26
 	vaesenc         ymm1, ymm1, ymm26
-	vaesenc         ymm0, ymm0, ymm25
-	vaesenc         ymm1, ymm1, ymm25
-	vaesenc         ymm0, ymm0, ymm24
-	vaesenc         ymm1, ymm1, ymm24
-	vaesenc         ymm0, ymm0, ymm23
-	vaesenc         ymm1, ymm1, ymm23
-	vaesenc         ymm0, ymm0, ymm22
-	vaesenc         ymm1, ymm1, ymm22
 	vpxord          ymm8, ymm14, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm8
 	vmovdqu8        yword [rsi], ymm0
@@ -551,7 +693,7 @@ L.gcm_enc_final2_aes128:
 	vmovdqu8        [rsi]{k1}, ymm1
 	jmp             near L.gcm_enc_tail_crypted
 L.gcm_enc_final1:
-	vpshufb         ymm0, ymm11, ymm16
+	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpxord          ymm0, ymm0, ymm13
 	cmp             eax, 12
@@ -564,17 +706,21 @@ L.gcm_enc_final1:
 L.gcm_enc_final1_aes192:
 	vbroadcasti32x4 ymm15, oword [r10 - 176]
 	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm0, ymm0, ymm31
+	vbroadcasti32x4 ymm15, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm15
 L.gcm_enc_final1_aes128:
+	vbroadcasti32x4 ymm15, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm0, ymm0, ymm31
 	vaesenc         ymm0, ymm0, ymm30
 	vaesenc         ymm0, ymm0, ymm29
 	vaesenc         ymm0, ymm0, ymm28
 	vaesenc         ymm0, ymm0, ymm27
 	vaesenc         ymm0, ymm0, ymm26
-	vaesenc         ymm0, ymm0, ymm25
-	vaesenc         ymm0, ymm0, ymm24
-	vaesenc         ymm0, ymm0, ymm23
-	vaesenc         ymm0, ymm0, ymm22
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; LEN low bits set
 	kmovd           k1, r11d
@@ -602,7 +748,7 @@ L.gcm_enc_ghash_load_part:
 	kmovd           k1, r11d
 	vmovdqu8        ymm4{k1}{z}, [rdx]
 L.gcm_enc_ghash_loaded:
-	vpshufb         ymm4, ymm4, ymm16
+	vpshufb         ymm4, ymm4, ymm20
 	vpxord          ymm4, ymm4, ymm10               ; the running hash joins block 0
 	vpxord          ymm10, ymm10, ymm10
 	vpclmulqdq      ymm8, ymm4, yword [r8], 0
@@ -616,10 +762,10 @@ L.gcm_enc_ghash_loaded:
 	add             r8, 32
 	sub             rcx, 32
 	ja              L.gcm_enc_ghash_vector
-	vpclmulqdq      ymm8, ymm5, ymm17, 16           ; LO_L * (x^63+x^62+x^57)
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
 	vpshufd         ymm5, ymm5, 78
 	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm17, 16           ; MI_L * (x^63+x^62+x^57)
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
 	vpshufd         ymm6, ymm6, 78
 	vpternlogd      ymm7, ymm6, ymm8, 150
 	vextracti32x4   xmm8, ymm7, 1
@@ -650,89 +796,39 @@ aesgen_gcm_dec_update_avx10_256:
 	lea             r10, [r10 + rax*8]              ; &rk[rounds]
 	vbroadcasti32x4 ymm13, oword [rdi]
 	vbroadcasti32x4 ymm14, oword [r10]
-	vbroadcasti32x4 ymm22, oword [r10 - 16]
-	vbroadcasti32x4 ymm23, oword [r10 - 32]
-	vbroadcasti32x4 ymm24, oword [r10 - 48]
-	vbroadcasti32x4 ymm25, oword [r10 - 64]
-	vbroadcasti32x4 ymm26, oword [r10 - 80]
-	vbroadcasti32x4 ymm27, oword [r10 - 96]
-	vbroadcasti32x4 ymm28, oword [r10 - 112]
-	vbroadcasti32x4 ymm29, oword [r10 - 128]
-	vbroadcasti32x4 ymm30, oword [r10 - 144]
-	cmp             eax, 12
-	jb              near L.gcm_dec_keys_loaded
-	vbroadcasti32x4 ymm31, oword [r10 - 160]
-L.gcm_dec_keys_loaded:
-	vbroadcasti32x4 ymm16, oword [rel L.gcm_bswap_mask_16]
-	vbroadcasti32x4 ymm17, oword [rel L.gcm_gfpoly_16]
-	vmovdqu8        ymm18, yword [rdi + 640]
-	vmovdqu8        ymm19, yword [rdi + 672]
-	vmovdqu8        ymm20, yword [rdi + 704]
-	vmovdqu8        ymm21, yword [rdi + 736]
+	vbroadcasti32x4 ymm26, oword [r10 - 16]
+	vbroadcasti32x4 ymm27, oword [r10 - 32]
+	vbroadcasti32x4 ymm28, oword [r10 - 48]
+	vbroadcasti32x4 ymm29, oword [r10 - 64]
+	vbroadcasti32x4 ymm30, oword [r10 - 80]
+	vbroadcasti32x4 ymm31, oword [r10 - 96]
+	vbroadcasti32x4 ymm20, oword [rel L.gcm_bswap_mask_16]
+	vbroadcasti32x4 ymm21, oword [rel L.gcm_gfpoly_16]
+	vmovdqu8        ymm22, yword [rdi + 640]
+	vmovdqu8        ymm23, yword [rdi + 672]
+	vmovdqu8        ymm24, yword [rdi + 704]
+	vmovdqu8        ymm25, yword [rdi + 736]
 	vmovdqu8        xmm10, oword [r9]
 	vbroadcasti32x4 ymm11, oword [r8]
-	vpshufb         ymm11, ymm11, ymm16
+	vpshufb         ymm11, ymm11, ymm20
 	vpaddd          ymm11, ymm11, yword [rel L.gcm_lane_offsets_32]
 	vbroadcasti32x4 ymm12, oword [rel L.gcm_lane_count]
 	sub             rcx, 128
 	jb              near L.gcm_dec_tail
 L.gcm_dec_loop:
 ; LLVM-MCA-BEGIN gcm_dec_avx10_256_main_loop
-	vpshufb         ymm0, ymm11, ymm16
+	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
-	vpshufb         ymm1, ymm11, ymm16
+	vpshufb         ymm1, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
-	vpshufb         ymm2, ymm11, ymm16
+	vpshufb         ymm2, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
-	vpshufb         ymm3, ymm11, ymm16
+	vpshufb         ymm3, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpxord          ymm0, ymm0, ymm13
 	vpxord          ymm1, ymm1, ymm13
 	vpxord          ymm2, ymm2, ymm13
 	vpxord          ymm3, ymm3, ymm13
-	vmovdqu8        ymm4, yword [rdx]
-	vpshufb         ymm4, ymm4, ymm16
-	vpxord          ymm4, ymm4, ymm10
-	vpclmulqdq      ymm5, ymm4, ymm18, 0
-	vpclmulqdq      ymm6, ymm4, ymm18, 16
-	vpclmulqdq      ymm8, ymm4, ymm18, 1
-	vpclmulqdq      ymm7, ymm4, ymm18, 17
-	vpxord          ymm6, ymm6, ymm8
-	vmovdqu8        ymm4, yword [rdx + 32]
-	vpshufb         ymm4, ymm4, ymm16
-	vpclmulqdq      ymm8, ymm4, ymm19, 0
-	vpclmulqdq      ymm9, ymm4, ymm19, 16
-	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, ymm19, 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm4, ymm19, 17
-	vpxord          ymm7, ymm7, ymm8
-	vmovdqu8        ymm4, yword [rdx + 64]
-	vpshufb         ymm4, ymm4, ymm16
-	vpclmulqdq      ymm8, ymm4, ymm20, 0
-	vpclmulqdq      ymm9, ymm4, ymm20, 16
-	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, ymm20, 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm4, ymm20, 17
-	vpxord          ymm7, ymm7, ymm8
-	vmovdqu8        ymm4, yword [rdx + 96]
-	vpshufb         ymm4, ymm4, ymm16
-	vpclmulqdq      ymm8, ymm4, ymm21, 0
-	vpclmulqdq      ymm9, ymm4, ymm21, 16
-	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, ymm21, 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm4, ymm21, 17
-	vpxord          ymm7, ymm7, ymm8
-	vpclmulqdq      ymm8, ymm5, ymm17, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
-	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm17, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         ymm6, ymm6, 78
-	vpternlogd      ymm7, ymm6, ymm8, 150
-	vextracti32x4   xmm8, ymm7, 1
-	vpxord          xmm10, xmm7, xmm8
 	cmp             eax, 12
 	jb              near L.gcm_dec_main_aes128
 	je              near L.gcm_dec_main_aes192
@@ -752,47 +848,94 @@ L.gcm_dec_main_aes192:
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+L.gcm_dec_main_aes128:
+	vbroadcasti32x4 ymm15, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vmovdqu8        ymm4, yword [rdx]
+	vpshufb         ymm4, ymm4, ymm20
+	vpxord          ymm4, ymm4, ymm10
+	vpclmulqdq      ymm5, ymm4, ymm22, 0
+	vpclmulqdq      ymm6, ymm4, ymm22, 16
+	vbroadcasti32x4 ymm15, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vpclmulqdq      ymm8, ymm4, ymm22, 1
+	vpclmulqdq      ymm7, ymm4, ymm22, 17
+	vpxord          ymm6, ymm6, ymm8
+	vmovdqu8        ymm4, yword [rdx + 32]
+	vpshufb         ymm4, ymm4, ymm20
+	vbroadcasti32x4 ymm15, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vpclmulqdq      ymm8, ymm4, ymm23, 0
+	vpclmulqdq      ymm9, ymm4, ymm23, 16
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, ymm23, 1
+	vpternlogd      ymm6, ymm8, ymm9, 150
 	vaesenc         ymm0, ymm0, ymm31
 	vaesenc         ymm1, ymm1, ymm31
 	vaesenc         ymm2, ymm2, ymm31
 	vaesenc         ymm3, ymm3, ymm31
-L.gcm_dec_main_aes128:
+	vpclmulqdq      ymm8, ymm4, ymm23, 17
+	vpxord          ymm7, ymm7, ymm8
+	vmovdqu8        ymm4, yword [rdx + 64]
+	vpshufb         ymm4, ymm4, ymm20
+	vpclmulqdq      ymm8, ymm4, ymm24, 0
 	vaesenc         ymm0, ymm0, ymm30
 	vaesenc         ymm1, ymm1, ymm30
 	vaesenc         ymm2, ymm2, ymm30
 	vaesenc         ymm3, ymm3, ymm30
+	vpclmulqdq      ymm9, ymm4, ymm24, 16
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, ymm24, 1
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, ymm24, 17
 	vaesenc         ymm0, ymm0, ymm29
 	vaesenc         ymm1, ymm1, ymm29
 	vaesenc         ymm2, ymm2, ymm29
 	vaesenc         ymm3, ymm3, ymm29
+	vpxord          ymm7, ymm7, ymm8
+	vmovdqu8        ymm4, yword [rdx + 96]
+	vpshufb         ymm4, ymm4, ymm20
+	vpclmulqdq      ymm8, ymm4, ymm25, 0
+	vpclmulqdq      ymm9, ymm4, ymm25, 16
 	vaesenc         ymm0, ymm0, ymm28
 	vaesenc         ymm1, ymm1, ymm28
 	vaesenc         ymm2, ymm2, ymm28
 	vaesenc         ymm3, ymm3, ymm28
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, ymm25, 1
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, ymm25, 17
+	vpxord          ymm7, ymm7, ymm8
 	vaesenc         ymm0, ymm0, ymm27
 	vaesenc         ymm1, ymm1, ymm27
 	vaesenc         ymm2, ymm2, ymm27
 	vaesenc         ymm3, ymm3, ymm27
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         ymm5, ymm5, 78
+	vpternlogd      ymm6, ymm5, ymm8, 150
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
 	vaesenc         ymm0, ymm0, ymm26
 	vaesenc         ymm1, ymm1, ymm26
 	vaesenc         ymm2, ymm2, ymm26
 	vaesenc         ymm3, ymm3, ymm26
-	vaesenc         ymm0, ymm0, ymm25
-	vaesenc         ymm1, ymm1, ymm25
-	vaesenc         ymm2, ymm2, ymm25
-	vaesenc         ymm3, ymm3, ymm25
-	vaesenc         ymm0, ymm0, ymm24
-	vaesenc         ymm1, ymm1, ymm24
-	vaesenc         ymm2, ymm2, ymm24
-	vaesenc         ymm3, ymm3, ymm24
-	vaesenc         ymm0, ymm0, ymm23
-	vaesenc         ymm1, ymm1, ymm23
-	vaesenc         ymm2, ymm2, ymm23
-	vaesenc         ymm3, ymm3, ymm23
-	vaesenc         ymm0, ymm0, ymm22
-	vaesenc         ymm1, ymm1, ymm22
-	vaesenc         ymm2, ymm2, ymm22
-	vaesenc         ymm3, ymm3, ymm22
+	vpshufd         ymm6, ymm6, 78
+	vpternlogd      ymm7, ymm6, ymm8, 150
+	vextracti32x4   xmm8, ymm7, 1
+	vpxord          xmm10, xmm7, xmm8
 	vpxord          ymm8, ymm14, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm8
 	vmovdqu8        yword [rsi], ymm0
@@ -831,7 +974,7 @@ L.gcm_dec_ghash_load_part:
 	kmovd           k1, r11d
 	vmovdqu8        ymm4{k1}{z}, [rdx]
 L.gcm_dec_ghash_loaded:
-	vpshufb         ymm4, ymm4, ymm16
+	vpshufb         ymm4, ymm4, ymm20
 	vpxord          ymm4, ymm4, ymm10               ; the running hash joins block 0
 	vpxord          ymm10, ymm10, ymm10
 	vpclmulqdq      ymm8, ymm4, yword [r8], 0
@@ -845,10 +988,10 @@ L.gcm_dec_ghash_loaded:
 	add             r8, 32
 	sub             rcx, 32
 	ja              L.gcm_dec_ghash_vector
-	vpclmulqdq      ymm8, ymm5, ymm17, 16           ; LO_L * (x^63+x^62+x^57)
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
 	vpshufd         ymm5, ymm5, 78
 	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm17, 16           ; MI_L * (x^63+x^62+x^57)
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
 	vpshufd         ymm6, ymm6, 78
 	vpternlogd      ymm7, ymm6, ymm8, 150
 	vextracti32x4   xmm8, ymm7, 1
@@ -865,13 +1008,13 @@ L.gcm_dec_final:
 	cmp             rcx, 96
 	jbe             near L.gcm_dec_final3
 L.gcm_dec_final4:
-	vpshufb         ymm0, ymm11, ymm16
+	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
-	vpshufb         ymm1, ymm11, ymm16
+	vpshufb         ymm1, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
-	vpshufb         ymm2, ymm11, ymm16
+	vpshufb         ymm2, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
-	vpshufb         ymm3, ymm11, ymm16
+	vpshufb         ymm3, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpxord          ymm0, ymm0, ymm13
 	vpxord          ymm1, ymm1, ymm13
@@ -896,11 +1039,31 @@ L.gcm_dec_final4_aes192:
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+L.gcm_dec_final4_aes128:
+	vbroadcasti32x4 ymm15, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
 	vaesenc         ymm0, ymm0, ymm31
 	vaesenc         ymm1, ymm1, ymm31
 	vaesenc         ymm2, ymm2, ymm31
 	vaesenc         ymm3, ymm3, ymm31
-L.gcm_dec_final4_aes128:
 	vaesenc         ymm0, ymm0, ymm30
 	vaesenc         ymm1, ymm1, ymm30
 	vaesenc         ymm2, ymm2, ymm30
@@ -921,22 +1084,6 @@ L.gcm_dec_final4_aes128:
 	vaesenc         ymm1, ymm1, ymm26
 	vaesenc         ymm2, ymm2, ymm26
 	vaesenc         ymm3, ymm3, ymm26
-	vaesenc         ymm0, ymm0, ymm25
-	vaesenc         ymm1, ymm1, ymm25
-	vaesenc         ymm2, ymm2, ymm25
-	vaesenc         ymm3, ymm3, ymm25
-	vaesenc         ymm0, ymm0, ymm24
-	vaesenc         ymm1, ymm1, ymm24
-	vaesenc         ymm2, ymm2, ymm24
-	vaesenc         ymm3, ymm3, ymm24
-	vaesenc         ymm0, ymm0, ymm23
-	vaesenc         ymm1, ymm1, ymm23
-	vaesenc         ymm2, ymm2, ymm23
-	vaesenc         ymm3, ymm3, ymm23
-	vaesenc         ymm0, ymm0, ymm22
-	vaesenc         ymm1, ymm1, ymm22
-	vaesenc         ymm2, ymm2, ymm22
-	vaesenc         ymm3, ymm3, ymm22
 	vpxord          ymm8, ymm14, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm8
 	vmovdqu8        yword [rsi], ymm0
@@ -958,11 +1105,11 @@ L.gcm_dec_final4_aes128:
 	vmovdqu8        [rsi]{k1}, ymm3
 	jmp             near L.gcm_dec_store
 L.gcm_dec_final3:
-	vpshufb         ymm0, ymm11, ymm16
+	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
-	vpshufb         ymm1, ymm11, ymm16
+	vpshufb         ymm1, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
-	vpshufb         ymm2, ymm11, ymm16
+	vpshufb         ymm2, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpxord          ymm0, ymm0, ymm13
 	vpxord          ymm1, ymm1, ymm13
@@ -983,10 +1130,26 @@ L.gcm_dec_final3_aes192:
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+L.gcm_dec_final3_aes128:
+	vbroadcasti32x4 ymm15, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm0, ymm0, ymm31
 	vaesenc         ymm1, ymm1, ymm31
 	vaesenc         ymm2, ymm2, ymm31
-L.gcm_dec_final3_aes128:
 	vaesenc         ymm0, ymm0, ymm30
 	vaesenc         ymm1, ymm1, ymm30
 	vaesenc         ymm2, ymm2, ymm30
@@ -1002,18 +1165,6 @@ L.gcm_dec_final3_aes128:
 	vaesenc         ymm0, ymm0, ymm26
 	vaesenc         ymm1, ymm1, ymm26
 	vaesenc         ymm2, ymm2, ymm26
-	vaesenc         ymm0, ymm0, ymm25
-	vaesenc         ymm1, ymm1, ymm25
-	vaesenc         ymm2, ymm2, ymm25
-	vaesenc         ymm0, ymm0, ymm24
-	vaesenc         ymm1, ymm1, ymm24
-	vaesenc         ymm2, ymm2, ymm24
-	vaesenc         ymm0, ymm0, ymm23
-	vaesenc         ymm1, ymm1, ymm23
-	vaesenc         ymm2, ymm2, ymm23
-	vaesenc         ymm0, ymm0, ymm22
-	vaesenc         ymm1, ymm1, ymm22
-	vaesenc         ymm2, ymm2, ymm22
 	vpxord          ymm8, ymm14, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm8
 	vmovdqu8        yword [rsi], ymm0
@@ -1032,9 +1183,9 @@ L.gcm_dec_final3_aes128:
 	vmovdqu8        [rsi]{k1}, ymm2
 	jmp             near L.gcm_dec_store
 L.gcm_dec_final2:
-	vpshufb         ymm0, ymm11, ymm16
+	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
-	vpshufb         ymm1, ymm11, ymm16
+	vpshufb         ymm1, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpxord          ymm0, ymm0, ymm13
 	vpxord          ymm1, ymm1, ymm13
@@ -1051,9 +1202,21 @@ L.gcm_dec_final2_aes192:
 	vbroadcasti32x4 ymm15, oword [r10 - 176]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+L.gcm_dec_final2_aes128:
+	vbroadcasti32x4 ymm15, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm0, ymm0, ymm31
 	vaesenc         ymm1, ymm1, ymm31
-L.gcm_dec_final2_aes128:
 	vaesenc         ymm0, ymm0, ymm30
 	vaesenc         ymm1, ymm1, ymm30
 	vaesenc         ymm0, ymm0, ymm29
@@ -1064,14 +1227,6 @@ L.gcm_dec_final2_aes128:
 	vaesenc         ymm1, ymm1, ymm27
 	vaesenc         ymm0, ymm0, ymm26
 	vaesenc         ymm1, ymm1, ymm26
-	vaesenc         ymm0, ymm0, ymm25
-	vaesenc         ymm1, ymm1, ymm25
-	vaesenc         ymm0, ymm0, ymm24
-	vaesenc         ymm1, ymm1, ymm24
-	vaesenc         ymm0, ymm0, ymm23
-	vaesenc         ymm1, ymm1, ymm23
-	vaesenc         ymm0, ymm0, ymm22
-	vaesenc         ymm1, ymm1, ymm22
 	vpxord          ymm8, ymm14, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm8
 	vmovdqu8        yword [rsi], ymm0
@@ -1087,7 +1242,7 @@ L.gcm_dec_final2_aes128:
 	vmovdqu8        [rsi]{k1}, ymm1
 	jmp             near L.gcm_dec_store
 L.gcm_dec_final1:
-	vpshufb         ymm0, ymm11, ymm16
+	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpxord          ymm0, ymm0, ymm13
 	cmp             eax, 12
@@ -1100,17 +1255,21 @@ L.gcm_dec_final1:
 L.gcm_dec_final1_aes192:
 	vbroadcasti32x4 ymm15, oword [r10 - 176]
 	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm0, ymm0, ymm31
+	vbroadcasti32x4 ymm15, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm15
 L.gcm_dec_final1_aes128:
+	vbroadcasti32x4 ymm15, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm0, ymm0, ymm31
 	vaesenc         ymm0, ymm0, ymm30
 	vaesenc         ymm0, ymm0, ymm29
 	vaesenc         ymm0, ymm0, ymm28
 	vaesenc         ymm0, ymm0, ymm27
 	vaesenc         ymm0, ymm0, ymm26
-	vaesenc         ymm0, ymm0, ymm25
-	vaesenc         ymm0, ymm0, ymm24
-	vaesenc         ymm0, ymm0, ymm23
-	vaesenc         ymm0, ymm0, ymm22
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; LEN low bits set
 	kmovd           k1, r11d

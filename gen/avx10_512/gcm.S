@@ -17,10 +17,10 @@
 #
 # Registers: X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, D=zmm4, LO=zmm5
 #            MI=zmm6, HI=zmm7, T0=zmm8, T1=zmm9, ACC=zmm10, CTR=zmm11
-#            INC=zmm12, K0=zmm13, KLAST=zmm14, KT=zmm15, BSWAP=zmm16, GFPOLY=zmm17
-#            HPOW0=zmm18, HPOW1=zmm19, HPOW2=zmm20, HPOW3=zmm21, KLAST-1=zmm22, KLAST-2=zmm23
-#            KLAST-3=zmm24, KLAST-4=zmm25, KLAST-5=zmm26, KLAST-6=zmm27, KLAST-7=zmm28, KLAST-8=zmm29
-#            KLAST-9=zmm30, KLAST-10=zmm31
+#            INC=zmm12, K0=zmm13, KLAST=zmm14, KT=zmm15, GD0=zmm16, GD1=zmm17
+#            GD2=zmm18, GD3=zmm19, BSWAP=zmm20, GFPOLY=zmm21, HPOW0=zmm22, HPOW1=zmm23
+#            HPOW2=zmm24, HPOW3=zmm25, KLAST-1=zmm26, KLAST-2=zmm27, KLAST-3=zmm28, KLAST-4=zmm29
+#            KLAST-5=zmm30, KLAST-6=zmm31
 # int aesgen_gcm_ghash_avx10_512(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data,
 #                  size_t len);   len a multiple of 16
 #
@@ -37,12 +37,12 @@ aesgen_gcm_ghash_avx10_512:
 	vmovdqu8        (%rsi), %xmm10
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_ghash_store
-	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %zmm16
-	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %zmm17
-	vmovdqu8        512(%rdi), %zmm18
-	vmovdqu8        576(%rdi), %zmm19
-	vmovdqu8        640(%rdi), %zmm20
-	vmovdqu8        704(%rdi), %zmm21
+	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %zmm20
+	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %zmm21
+	vmovdqu8        512(%rdi), %zmm22
+	vmovdqu8        576(%rdi), %zmm23
+	vmovdqu8        640(%rdi), %zmm24
+	vmovdqu8        704(%rdi), %zmm25
 	sub             $256, %rcx
 	{disp32} jb     .Lgcm_ghash_tail
 .Lgcm_ghash_loop:
@@ -50,41 +50,41 @@ aesgen_gcm_ghash_avx10_512:
 	vmovdqu8        64(%rdx), %zmm1
 	vmovdqu8        128(%rdx), %zmm2
 	vmovdqu8        192(%rdx), %zmm3
-	vpshufb         %zmm16, %zmm0, %zmm4
+	vpshufb         %zmm20, %zmm0, %zmm4
 	vpxord          %zmm10, %zmm4, %zmm4            # the running hash joins block 0
-	vpclmulqdq      $0, %zmm18, %zmm4, %zmm5
-	vpclmulqdq      $16, %zmm18, %zmm4, %zmm6
-	vpclmulqdq      $1, %zmm18, %zmm4, %zmm8
-	vpclmulqdq      $17, %zmm18, %zmm4, %zmm7
+	vpclmulqdq      $0, %zmm22, %zmm4, %zmm5
+	vpclmulqdq      $16, %zmm22, %zmm4, %zmm6
+	vpclmulqdq      $1, %zmm22, %zmm4, %zmm8
+	vpclmulqdq      $17, %zmm22, %zmm4, %zmm7
 	vpxord          %zmm8, %zmm6, %zmm6
-	vpshufb         %zmm16, %zmm1, %zmm4
-	vpclmulqdq      $0, %zmm19, %zmm4, %zmm8
-	vpclmulqdq      $16, %zmm19, %zmm4, %zmm9
+	vpshufb         %zmm20, %zmm1, %zmm4
+	vpclmulqdq      $0, %zmm23, %zmm4, %zmm8
+	vpclmulqdq      $16, %zmm23, %zmm4, %zmm9
 	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, %zmm19, %zmm4, %zmm8
+	vpclmulqdq      $1, %zmm23, %zmm4, %zmm8
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, %zmm19, %zmm4, %zmm8
+	vpclmulqdq      $17, %zmm23, %zmm4, %zmm8
 	vpxord          %zmm8, %zmm7, %zmm7
-	vpshufb         %zmm16, %zmm2, %zmm4
-	vpclmulqdq      $0, %zmm20, %zmm4, %zmm8
-	vpclmulqdq      $16, %zmm20, %zmm4, %zmm9
+	vpshufb         %zmm20, %zmm2, %zmm4
+	vpclmulqdq      $0, %zmm24, %zmm4, %zmm8
+	vpclmulqdq      $16, %zmm24, %zmm4, %zmm9
 	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, %zmm20, %zmm4, %zmm8
+	vpclmulqdq      $1, %zmm24, %zmm4, %zmm8
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, %zmm20, %zmm4, %zmm8
+	vpclmulqdq      $17, %zmm24, %zmm4, %zmm8
 	vpxord          %zmm8, %zmm7, %zmm7
-	vpshufb         %zmm16, %zmm3, %zmm4
-	vpclmulqdq      $0, %zmm21, %zmm4, %zmm8
-	vpclmulqdq      $16, %zmm21, %zmm4, %zmm9
+	vpshufb         %zmm20, %zmm3, %zmm4
+	vpclmulqdq      $0, %zmm25, %zmm4, %zmm8
+	vpclmulqdq      $16, %zmm25, %zmm4, %zmm9
 	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, %zmm21, %zmm4, %zmm8
+	vpclmulqdq      $1, %zmm25, %zmm4, %zmm8
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, %zmm21, %zmm4, %zmm8
+	vpclmulqdq      $17, %zmm25, %zmm4, %zmm8
 	vpxord          %zmm8, %zmm7, %zmm7
-	vpclmulqdq      $16, %zmm17, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
 	vpshufd         $78, %zmm5, %zmm5
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm17, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
 	vpshufd         $78, %zmm6, %zmm6
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
 	vextracti32x4   $1, %zmm7, %xmm8
@@ -114,7 +114,7 @@ aesgen_gcm_ghash_avx10_512:
 	kmovq           %rax, %k1
 	vmovdqu8        (%rdx), %zmm4{%k1}{z}
 .Lgcm_ghash_tail_loaded:
-	vpshufb         %zmm16, %zmm4, %zmm4
+	vpshufb         %zmm20, %zmm4, %zmm4
 	vpxord          %zmm10, %zmm4, %zmm4            # the running hash joins block 0
 	vpxord          %zmm10, %zmm10, %zmm10
 	vpclmulqdq      $0, (%r10), %zmm4, %zmm8
@@ -128,10 +128,10 @@ aesgen_gcm_ghash_avx10_512:
 	add             $64, %r10
 	sub             $64, %rcx
 	ja              .Lgcm_ghash_tail_vector
-	vpclmulqdq      $16, %zmm17, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
 	vpshufd         $78, %zmm5, %zmm5
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm17, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
 	vpshufd         $78, %zmm6, %zmm6
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
 	vextracti32x4   $1, %zmm7, %xmm8
@@ -169,41 +169,127 @@ aesgen_gcm_enc_update_avx10_512:
 	lea             (%r10,%rax,8), %r10             # &rk[rounds]
 	vbroadcasti32x4 (%rdi), %zmm13
 	vbroadcasti32x4 (%r10), %zmm14
-	vbroadcasti32x4 -16(%r10), %zmm22
-	vbroadcasti32x4 -32(%r10), %zmm23
-	vbroadcasti32x4 -48(%r10), %zmm24
-	vbroadcasti32x4 -64(%r10), %zmm25
-	vbroadcasti32x4 -80(%r10), %zmm26
-	vbroadcasti32x4 -96(%r10), %zmm27
-	vbroadcasti32x4 -112(%r10), %zmm28
-	vbroadcasti32x4 -128(%r10), %zmm29
-	vbroadcasti32x4 -144(%r10), %zmm30
-	cmp             $12, %eax
-	{disp32} jb     .Lgcm_enc_keys_loaded
-	vbroadcasti32x4 -160(%r10), %zmm31
-.Lgcm_enc_keys_loaded:
-	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %zmm16
-	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %zmm17
-	vmovdqu8        512(%rdi), %zmm18
-	vmovdqu8        576(%rdi), %zmm19
-	vmovdqu8        640(%rdi), %zmm20
-	vmovdqu8        704(%rdi), %zmm21
+	vbroadcasti32x4 -16(%r10), %zmm26
+	vbroadcasti32x4 -32(%r10), %zmm27
+	vbroadcasti32x4 -48(%r10), %zmm28
+	vbroadcasti32x4 -64(%r10), %zmm29
+	vbroadcasti32x4 -80(%r10), %zmm30
+	vbroadcasti32x4 -96(%r10), %zmm31
+	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %zmm20
+	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %zmm21
+	vmovdqu8        512(%rdi), %zmm22
+	vmovdqu8        576(%rdi), %zmm23
+	vmovdqu8        640(%rdi), %zmm24
+	vmovdqu8        704(%rdi), %zmm25
 	vmovdqu8        (%r9), %xmm10
 	vbroadcasti32x4 (%r8), %zmm11
-	vpshufb         %zmm16, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm11
 	vpaddd          .Lgcm_lane_offsets_64(%rip), %zmm11, %zmm11
 	vbroadcasti32x4 .Lgcm_lane_count(%rip), %zmm12
 	sub             $256, %rcx
 	{disp32} jb     .Lgcm_enc_tail
+# the first iteration only encrypts; each later one hashes its predecessor's output
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm1
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm2
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm3
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+	vpxord          %zmm13, %zmm1, %zmm1
+	vpxord          %zmm13, %zmm2, %zmm2
+	vpxord          %zmm13, %zmm3, %zmm3
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_first_aes128
+	{disp32} je     .Lgcm_enc_first_aes192
+	vbroadcasti32x4 -208(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -192(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+.Lgcm_enc_first_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+.Lgcm_enc_first_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vaesenc         %zmm31, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm1, %zmm1
+	vaesenc         %zmm31, %zmm2, %zmm2
+	vaesenc         %zmm31, %zmm3, %zmm3
+	vaesenc         %zmm30, %zmm0, %zmm0
+	vaesenc         %zmm30, %zmm1, %zmm1
+	vaesenc         %zmm30, %zmm2, %zmm2
+	vaesenc         %zmm30, %zmm3, %zmm3
+	vaesenc         %zmm29, %zmm0, %zmm0
+	vaesenc         %zmm29, %zmm1, %zmm1
+	vaesenc         %zmm29, %zmm2, %zmm2
+	vaesenc         %zmm29, %zmm3, %zmm3
+	vaesenc         %zmm28, %zmm0, %zmm0
+	vaesenc         %zmm28, %zmm1, %zmm1
+	vaesenc         %zmm28, %zmm2, %zmm2
+	vaesenc         %zmm28, %zmm3, %zmm3
+	vaesenc         %zmm27, %zmm0, %zmm0
+	vaesenc         %zmm27, %zmm1, %zmm1
+	vaesenc         %zmm27, %zmm2, %zmm2
+	vaesenc         %zmm27, %zmm3, %zmm3
+	vaesenc         %zmm26, %zmm0, %zmm0
+	vaesenc         %zmm26, %zmm1, %zmm1
+	vaesenc         %zmm26, %zmm2, %zmm2
+	vaesenc         %zmm26, %zmm3, %zmm3
+	vpxord          (%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm0, %zmm16
+	vmovdqu8        %zmm16, (%rsi)
+	vpxord          64(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm1, %zmm17
+	vmovdqu8        %zmm17, 64(%rsi)
+	vpxord          128(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm2, %zmm18
+	vmovdqu8        %zmm18, 128(%rsi)
+	vpxord          192(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm3, %zmm19
+	vmovdqu8        %zmm19, 192(%rsi)
+	add             $256, %rdx
+	add             $256, %rsi
+	sub             $256, %rcx
+	{disp32} jb     .Lgcm_enc_hash_last
 .Lgcm_enc_loop:
 # LLVM-MCA-BEGIN gcm_enc_avx10_512_main_loop
-	vpshufb         %zmm16, %zmm11, %zmm0
+	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
-	vpshufb         %zmm16, %zmm11, %zmm1
+	vpshufb         %zmm20, %zmm11, %zmm1
 	vpaddd          %zmm12, %zmm11, %zmm11
-	vpshufb         %zmm16, %zmm11, %zmm2
+	vpshufb         %zmm20, %zmm11, %zmm2
 	vpaddd          %zmm12, %zmm11, %zmm11
-	vpshufb         %zmm16, %zmm11, %zmm3
+	vpshufb         %zmm20, %zmm11, %zmm3
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpxord          %zmm13, %zmm0, %zmm0
 	vpxord          %zmm13, %zmm1, %zmm1
@@ -228,94 +314,146 @@ aesgen_gcm_enc_update_avx10_512:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+.Lgcm_enc_main_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vpshufb         %zmm20, %zmm16, %zmm4
+	vpxord          %zmm10, %zmm4, %zmm4            # the running hash joins block 0
+	vpclmulqdq      $0, %zmm22, %zmm4, %zmm5
+	vpclmulqdq      $16, %zmm22, %zmm4, %zmm6
+	vpclmulqdq      $1, %zmm22, %zmm4, %zmm8
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vpclmulqdq      $17, %zmm22, %zmm4, %zmm7
+	vpxord          %zmm8, %zmm6, %zmm6
+	vpshufb         %zmm20, %zmm17, %zmm4
+	vpclmulqdq      $0, %zmm23, %zmm4, %zmm8
+	vpclmulqdq      $16, %zmm23, %zmm4, %zmm9
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, %zmm23, %zmm4, %zmm8
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, %zmm23, %zmm4, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
 	vaesenc         %zmm31, %zmm0, %zmm0
 	vaesenc         %zmm31, %zmm1, %zmm1
 	vaesenc         %zmm31, %zmm2, %zmm2
 	vaesenc         %zmm31, %zmm3, %zmm3
-.Lgcm_enc_main_aes128:
+	vpshufb         %zmm20, %zmm18, %zmm4
+	vpclmulqdq      $0, %zmm24, %zmm4, %zmm8
+	vpclmulqdq      $16, %zmm24, %zmm4, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, %zmm24, %zmm4, %zmm8
 	vaesenc         %zmm30, %zmm0, %zmm0
 	vaesenc         %zmm30, %zmm1, %zmm1
 	vaesenc         %zmm30, %zmm2, %zmm2
 	vaesenc         %zmm30, %zmm3, %zmm3
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, %zmm24, %zmm4, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
+	vpshufb         %zmm20, %zmm19, %zmm4
+	vpclmulqdq      $0, %zmm25, %zmm4, %zmm8
 	vaesenc         %zmm29, %zmm0, %zmm0
 	vaesenc         %zmm29, %zmm1, %zmm1
 	vaesenc         %zmm29, %zmm2, %zmm2
 	vaesenc         %zmm29, %zmm3, %zmm3
+	vpclmulqdq      $16, %zmm25, %zmm4, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, %zmm25, %zmm4, %zmm8
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, %zmm25, %zmm4, %zmm8
 	vaesenc         %zmm28, %zmm0, %zmm0
 	vaesenc         %zmm28, %zmm1, %zmm1
 	vaesenc         %zmm28, %zmm2, %zmm2
 	vaesenc         %zmm28, %zmm3, %zmm3
+	vpxord          %zmm8, %zmm7, %zmm7
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm5, %zmm5
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
 	vaesenc         %zmm27, %zmm0, %zmm0
 	vaesenc         %zmm27, %zmm1, %zmm1
 	vaesenc         %zmm27, %zmm2, %zmm2
 	vaesenc         %zmm27, %zmm3, %zmm3
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm6, %zmm6
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+	vextracti32x4   $1, %zmm7, %xmm8
 	vaesenc         %zmm26, %zmm0, %zmm0
 	vaesenc         %zmm26, %zmm1, %zmm1
 	vaesenc         %zmm26, %zmm2, %zmm2
 	vaesenc         %zmm26, %zmm3, %zmm3
-	vaesenc         %zmm25, %zmm0, %zmm0
-	vaesenc         %zmm25, %zmm1, %zmm1
-	vaesenc         %zmm25, %zmm2, %zmm2
-	vaesenc         %zmm25, %zmm3, %zmm3
-	vaesenc         %zmm24, %zmm0, %zmm0
-	vaesenc         %zmm24, %zmm1, %zmm1
-	vaesenc         %zmm24, %zmm2, %zmm2
-	vaesenc         %zmm24, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm22, %zmm0, %zmm0
-	vaesenc         %zmm22, %zmm1, %zmm1
-	vaesenc         %zmm22, %zmm2, %zmm2
-	vaesenc         %zmm22, %zmm3, %zmm3
+	vextracti32x4   $2, %zmm7, %xmm9
+	vextracti32x4   $3, %zmm7, %xmm5
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpternlogd      $150, %xmm5, %xmm9, %xmm10
 	vpxord          (%rdx), %zmm14, %zmm8
-	vaesenclast     %zmm8, %zmm0, %zmm0
-	vmovdqu8        %zmm0, (%rsi)
+	vaesenclast     %zmm8, %zmm0, %zmm16
+	vmovdqu8        %zmm16, (%rsi)
 	vpxord          64(%rdx), %zmm14, %zmm8
-	vaesenclast     %zmm8, %zmm1, %zmm1
-	vmovdqu8        %zmm1, 64(%rsi)
+	vaesenclast     %zmm8, %zmm1, %zmm17
+	vmovdqu8        %zmm17, 64(%rsi)
 	vpxord          128(%rdx), %zmm14, %zmm8
-	vaesenclast     %zmm8, %zmm2, %zmm2
-	vmovdqu8        %zmm2, 128(%rsi)
+	vaesenclast     %zmm8, %zmm2, %zmm18
+	vmovdqu8        %zmm18, 128(%rsi)
 	vpxord          192(%rdx), %zmm14, %zmm8
-	vaesenclast     %zmm8, %zmm3, %zmm3
-	vmovdqu8        %zmm3, 192(%rsi)
-	vpshufb         %zmm16, %zmm0, %zmm4
+	vaesenclast     %zmm8, %zmm3, %zmm19
+	vmovdqu8        %zmm19, 192(%rsi)
+	add             $256, %rdx
+	add             $256, %rsi
+	sub             $256, %rcx
+	jae             .Lgcm_enc_loop
+# LLVM-MCA-END
+.Lgcm_enc_hash_last:
+	vpshufb         %zmm20, %zmm16, %zmm4
 	vpxord          %zmm10, %zmm4, %zmm4            # the running hash joins block 0
-	vpclmulqdq      $0, %zmm18, %zmm4, %zmm5
-	vpclmulqdq      $16, %zmm18, %zmm4, %zmm6
-	vpclmulqdq      $1, %zmm18, %zmm4, %zmm8
-	vpclmulqdq      $17, %zmm18, %zmm4, %zmm7
+	vpclmulqdq      $0, %zmm22, %zmm4, %zmm5
+	vpclmulqdq      $16, %zmm22, %zmm4, %zmm6
+	vpclmulqdq      $1, %zmm22, %zmm4, %zmm8
+	vpclmulqdq      $17, %zmm22, %zmm4, %zmm7
 	vpxord          %zmm8, %zmm6, %zmm6
-	vpshufb         %zmm16, %zmm1, %zmm4
-	vpclmulqdq      $0, %zmm19, %zmm4, %zmm8
-	vpclmulqdq      $16, %zmm19, %zmm4, %zmm9
+	vpshufb         %zmm20, %zmm17, %zmm4
+	vpclmulqdq      $0, %zmm23, %zmm4, %zmm8
+	vpclmulqdq      $16, %zmm23, %zmm4, %zmm9
 	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, %zmm19, %zmm4, %zmm8
+	vpclmulqdq      $1, %zmm23, %zmm4, %zmm8
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, %zmm19, %zmm4, %zmm8
+	vpclmulqdq      $17, %zmm23, %zmm4, %zmm8
 	vpxord          %zmm8, %zmm7, %zmm7
-	vpshufb         %zmm16, %zmm2, %zmm4
-	vpclmulqdq      $0, %zmm20, %zmm4, %zmm8
-	vpclmulqdq      $16, %zmm20, %zmm4, %zmm9
+	vpshufb         %zmm20, %zmm18, %zmm4
+	vpclmulqdq      $0, %zmm24, %zmm4, %zmm8
+	vpclmulqdq      $16, %zmm24, %zmm4, %zmm9
 	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, %zmm20, %zmm4, %zmm8
+	vpclmulqdq      $1, %zmm24, %zmm4, %zmm8
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, %zmm20, %zmm4, %zmm8
+	vpclmulqdq      $17, %zmm24, %zmm4, %zmm8
 	vpxord          %zmm8, %zmm7, %zmm7
-	vpshufb         %zmm16, %zmm3, %zmm4
-	vpclmulqdq      $0, %zmm21, %zmm4, %zmm8
-	vpclmulqdq      $16, %zmm21, %zmm4, %zmm9
+	vpshufb         %zmm20, %zmm19, %zmm4
+	vpclmulqdq      $0, %zmm25, %zmm4, %zmm8
+	vpclmulqdq      $16, %zmm25, %zmm4, %zmm9
 	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, %zmm21, %zmm4, %zmm8
+	vpclmulqdq      $1, %zmm25, %zmm4, %zmm8
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, %zmm21, %zmm4, %zmm8
+	vpclmulqdq      $17, %zmm25, %zmm4, %zmm8
 	vpxord          %zmm8, %zmm7, %zmm7
-	vpclmulqdq      $16, %zmm17, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
 	vpshufd         $78, %zmm5, %zmm5
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm17, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
 	vpshufd         $78, %zmm6, %zmm6
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
 	vextracti32x4   $1, %zmm7, %xmm8
@@ -323,11 +461,6 @@ aesgen_gcm_enc_update_avx10_512:
 	vextracti32x4   $3, %zmm7, %xmm5
 	vpxord          %xmm8, %xmm7, %xmm10
 	vpternlogd      $150, %xmm5, %xmm9, %xmm10
-	add             $256, %rdx
-	add             $256, %rsi
-	sub             $256, %rcx
-	jae             .Lgcm_enc_loop
-# LLVM-MCA-END
 .Lgcm_enc_tail:
 	add             $256, %rcx
 	{disp32} jz     .Lgcm_enc_store
@@ -344,13 +477,13 @@ aesgen_gcm_enc_update_avx10_512:
 	cmp             $192, %rcx
 	{disp32} jbe    .Lgcm_enc_final3
 .Lgcm_enc_final4:
-	vpshufb         %zmm16, %zmm11, %zmm0
+	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
-	vpshufb         %zmm16, %zmm11, %zmm1
+	vpshufb         %zmm20, %zmm11, %zmm1
 	vpaddd          %zmm12, %zmm11, %zmm11
-	vpshufb         %zmm16, %zmm11, %zmm2
+	vpshufb         %zmm20, %zmm11, %zmm2
 	vpaddd          %zmm12, %zmm11, %zmm11
-	vpshufb         %zmm16, %zmm11, %zmm3
+	vpshufb         %zmm20, %zmm11, %zmm3
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpxord          %zmm13, %zmm0, %zmm0
 	vpxord          %zmm13, %zmm1, %zmm1
@@ -375,11 +508,31 @@ aesgen_gcm_enc_update_avx10_512:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+.Lgcm_enc_final4_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
 	vaesenc         %zmm31, %zmm0, %zmm0
 	vaesenc         %zmm31, %zmm1, %zmm1
 	vaesenc         %zmm31, %zmm2, %zmm2
 	vaesenc         %zmm31, %zmm3, %zmm3
-.Lgcm_enc_final4_aes128:
 	vaesenc         %zmm30, %zmm0, %zmm0
 	vaesenc         %zmm30, %zmm1, %zmm1
 	vaesenc         %zmm30, %zmm2, %zmm2
@@ -400,22 +553,6 @@ aesgen_gcm_enc_update_avx10_512:
 	vaesenc         %zmm26, %zmm1, %zmm1
 	vaesenc         %zmm26, %zmm2, %zmm2
 	vaesenc         %zmm26, %zmm3, %zmm3
-	vaesenc         %zmm25, %zmm0, %zmm0
-	vaesenc         %zmm25, %zmm1, %zmm1
-	vaesenc         %zmm25, %zmm2, %zmm2
-	vaesenc         %zmm25, %zmm3, %zmm3
-	vaesenc         %zmm24, %zmm0, %zmm0
-	vaesenc         %zmm24, %zmm1, %zmm1
-	vaesenc         %zmm24, %zmm2, %zmm2
-	vaesenc         %zmm24, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm22, %zmm0, %zmm0
-	vaesenc         %zmm22, %zmm1, %zmm1
-	vaesenc         %zmm22, %zmm2, %zmm2
-	vaesenc         %zmm22, %zmm3, %zmm3
 	vpxord          (%rdx), %zmm14, %zmm8
 	vaesenclast     %zmm8, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi)
@@ -437,11 +574,11 @@ aesgen_gcm_enc_update_avx10_512:
 	vmovdqu8        %zmm3, (%rsi){%k1}
 	{disp32} jmp    .Lgcm_enc_tail_crypted
 .Lgcm_enc_final3:
-	vpshufb         %zmm16, %zmm11, %zmm0
+	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
-	vpshufb         %zmm16, %zmm11, %zmm1
+	vpshufb         %zmm20, %zmm11, %zmm1
 	vpaddd          %zmm12, %zmm11, %zmm11
-	vpshufb         %zmm16, %zmm11, %zmm2
+	vpshufb         %zmm20, %zmm11, %zmm2
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpxord          %zmm13, %zmm0, %zmm0
 	vpxord          %zmm13, %zmm1, %zmm1
@@ -462,10 +599,26 @@ aesgen_gcm_enc_update_avx10_512:
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+.Lgcm_enc_final3_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm31, %zmm0, %zmm0
 	vaesenc         %zmm31, %zmm1, %zmm1
 	vaesenc         %zmm31, %zmm2, %zmm2
-.Lgcm_enc_final3_aes128:
 	vaesenc         %zmm30, %zmm0, %zmm0
 	vaesenc         %zmm30, %zmm1, %zmm1
 	vaesenc         %zmm30, %zmm2, %zmm2
@@ -481,18 +634,6 @@ aesgen_gcm_enc_update_avx10_512:
 	vaesenc         %zmm26, %zmm0, %zmm0
 	vaesenc         %zmm26, %zmm1, %zmm1
 	vaesenc         %zmm26, %zmm2, %zmm2
-	vaesenc         %zmm25, %zmm0, %zmm0
-	vaesenc         %zmm25, %zmm1, %zmm1
-	vaesenc         %zmm25, %zmm2, %zmm2
-	vaesenc         %zmm24, %zmm0, %zmm0
-	vaesenc         %zmm24, %zmm1, %zmm1
-	vaesenc         %zmm24, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm22, %zmm0, %zmm0
-	vaesenc         %zmm22, %zmm1, %zmm1
-	vaesenc         %zmm22, %zmm2, %zmm2
 	vpxord          (%rdx), %zmm14, %zmm8
 	vaesenclast     %zmm8, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi)
@@ -511,9 +652,9 @@ aesgen_gcm_enc_update_avx10_512:
 	vmovdqu8        %zmm2, (%rsi){%k1}
 	{disp32} jmp    .Lgcm_enc_tail_crypted
 .Lgcm_enc_final2:
-	vpshufb         %zmm16, %zmm11, %zmm0
+	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
-	vpshufb         %zmm16, %zmm11, %zmm1
+	vpshufb         %zmm20, %zmm11, %zmm1
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpxord          %zmm13, %zmm0, %zmm0
 	vpxord          %zmm13, %zmm1, %zmm1
@@ -530,9 +671,21 @@ aesgen_gcm_enc_update_avx10_512:
 	vbroadcasti32x4 -176(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+.Lgcm_enc_final2_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm31, %zmm0, %zmm0
 	vaesenc         %zmm31, %zmm1, %zmm1
-.Lgcm_enc_final2_aes128:
 	vaesenc         %zmm30, %zmm0, %zmm0
 	vaesenc         %zmm30, %zmm1, %zmm1
 	vaesenc         %zmm29, %zmm0, %zmm0
@@ -543,14 +696,6 @@ aesgen_gcm_enc_update_avx10_512:
 	vaesenc         %zmm27, %zmm1, %zmm1
 	vaesenc         %zmm26, %zmm0, %zmm0
 	vaesenc         %zmm26, %zmm1, %zmm1
-	vaesenc         %zmm25, %zmm0, %zmm0
-	vaesenc         %zmm25, %zmm1, %zmm1
-	vaesenc         %zmm24, %zmm0, %zmm0
-	vaesenc         %zmm24, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm22, %zmm0, %zmm0
-	vaesenc         %zmm22, %zmm1, %zmm1
 	vpxord          (%rdx), %zmm14, %zmm8
 	vaesenclast     %zmm8, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi)
@@ -566,7 +711,7 @@ aesgen_gcm_enc_update_avx10_512:
 	vmovdqu8        %zmm1, (%rsi){%k1}
 	{disp32} jmp    .Lgcm_enc_tail_crypted
 .Lgcm_enc_final1:
-	vpshufb         %zmm16, %zmm11, %zmm0
+	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpxord          %zmm13, %zmm0, %zmm0
 	cmp             $12, %eax
@@ -579,17 +724,21 @@ aesgen_gcm_enc_update_avx10_512:
 .Lgcm_enc_final1_aes192:
 	vbroadcasti32x4 -176(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
-	vaesenc         %zmm31, %zmm0, %zmm0
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
 .Lgcm_enc_final1_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm0, %zmm0
 	vaesenc         %zmm30, %zmm0, %zmm0
 	vaesenc         %zmm29, %zmm0, %zmm0
 	vaesenc         %zmm28, %zmm0, %zmm0
 	vaesenc         %zmm27, %zmm0, %zmm0
 	vaesenc         %zmm26, %zmm0, %zmm0
-	vaesenc         %zmm25, %zmm0, %zmm0
-	vaesenc         %zmm24, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm22, %zmm0, %zmm0
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # LEN low bits set
 	kmovq           %r11, %k1
@@ -618,7 +767,7 @@ aesgen_gcm_enc_update_avx10_512:
 	kmovq           %r11, %k1
 	vmovdqu8        (%rdx), %zmm4{%k1}{z}
 .Lgcm_enc_ghash_loaded:
-	vpshufb         %zmm16, %zmm4, %zmm4
+	vpshufb         %zmm20, %zmm4, %zmm4
 	vpxord          %zmm10, %zmm4, %zmm4            # the running hash joins block 0
 	vpxord          %zmm10, %zmm10, %zmm10
 	vpclmulqdq      $0, (%r8), %zmm4, %zmm8
@@ -632,10 +781,10 @@ aesgen_gcm_enc_update_avx10_512:
 	add             $64, %r8
 	sub             $64, %rcx
 	ja              .Lgcm_enc_ghash_vector
-	vpclmulqdq      $16, %zmm17, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
 	vpshufd         $78, %zmm5, %zmm5
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm17, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
 	vpshufd         $78, %zmm6, %zmm6
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
 	vextracti32x4   $1, %zmm7, %xmm8
@@ -674,92 +823,39 @@ aesgen_gcm_dec_update_avx10_512:
 	lea             (%r10,%rax,8), %r10             # &rk[rounds]
 	vbroadcasti32x4 (%rdi), %zmm13
 	vbroadcasti32x4 (%r10), %zmm14
-	vbroadcasti32x4 -16(%r10), %zmm22
-	vbroadcasti32x4 -32(%r10), %zmm23
-	vbroadcasti32x4 -48(%r10), %zmm24
-	vbroadcasti32x4 -64(%r10), %zmm25
-	vbroadcasti32x4 -80(%r10), %zmm26
-	vbroadcasti32x4 -96(%r10), %zmm27
-	vbroadcasti32x4 -112(%r10), %zmm28
-	vbroadcasti32x4 -128(%r10), %zmm29
-	vbroadcasti32x4 -144(%r10), %zmm30
-	cmp             $12, %eax
-	{disp32} jb     .Lgcm_dec_keys_loaded
-	vbroadcasti32x4 -160(%r10), %zmm31
-.Lgcm_dec_keys_loaded:
-	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %zmm16
-	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %zmm17
-	vmovdqu8        512(%rdi), %zmm18
-	vmovdqu8        576(%rdi), %zmm19
-	vmovdqu8        640(%rdi), %zmm20
-	vmovdqu8        704(%rdi), %zmm21
+	vbroadcasti32x4 -16(%r10), %zmm26
+	vbroadcasti32x4 -32(%r10), %zmm27
+	vbroadcasti32x4 -48(%r10), %zmm28
+	vbroadcasti32x4 -64(%r10), %zmm29
+	vbroadcasti32x4 -80(%r10), %zmm30
+	vbroadcasti32x4 -96(%r10), %zmm31
+	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %zmm20
+	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %zmm21
+	vmovdqu8        512(%rdi), %zmm22
+	vmovdqu8        576(%rdi), %zmm23
+	vmovdqu8        640(%rdi), %zmm24
+	vmovdqu8        704(%rdi), %zmm25
 	vmovdqu8        (%r9), %xmm10
 	vbroadcasti32x4 (%r8), %zmm11
-	vpshufb         %zmm16, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm11
 	vpaddd          .Lgcm_lane_offsets_64(%rip), %zmm11, %zmm11
 	vbroadcasti32x4 .Lgcm_lane_count(%rip), %zmm12
 	sub             $256, %rcx
 	{disp32} jb     .Lgcm_dec_tail
 .Lgcm_dec_loop:
 # LLVM-MCA-BEGIN gcm_dec_avx10_512_main_loop
-	vpshufb         %zmm16, %zmm11, %zmm0
+	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
-	vpshufb         %zmm16, %zmm11, %zmm1
+	vpshufb         %zmm20, %zmm11, %zmm1
 	vpaddd          %zmm12, %zmm11, %zmm11
-	vpshufb         %zmm16, %zmm11, %zmm2
+	vpshufb         %zmm20, %zmm11, %zmm2
 	vpaddd          %zmm12, %zmm11, %zmm11
-	vpshufb         %zmm16, %zmm11, %zmm3
+	vpshufb         %zmm20, %zmm11, %zmm3
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpxord          %zmm13, %zmm0, %zmm0
 	vpxord          %zmm13, %zmm1, %zmm1
 	vpxord          %zmm13, %zmm2, %zmm2
 	vpxord          %zmm13, %zmm3, %zmm3
-	vmovdqu8        (%rdx), %zmm4
-	vpshufb         %zmm16, %zmm4, %zmm4
-	vpxord          %zmm10, %zmm4, %zmm4
-	vpclmulqdq      $0, %zmm18, %zmm4, %zmm5
-	vpclmulqdq      $16, %zmm18, %zmm4, %zmm6
-	vpclmulqdq      $1, %zmm18, %zmm4, %zmm8
-	vpclmulqdq      $17, %zmm18, %zmm4, %zmm7
-	vpxord          %zmm8, %zmm6, %zmm6
-	vmovdqu8        64(%rdx), %zmm4
-	vpshufb         %zmm16, %zmm4, %zmm4
-	vpclmulqdq      $0, %zmm19, %zmm4, %zmm8
-	vpclmulqdq      $16, %zmm19, %zmm4, %zmm9
-	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, %zmm19, %zmm4, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, %zmm19, %zmm4, %zmm8
-	vpxord          %zmm8, %zmm7, %zmm7
-	vmovdqu8        128(%rdx), %zmm4
-	vpshufb         %zmm16, %zmm4, %zmm4
-	vpclmulqdq      $0, %zmm20, %zmm4, %zmm8
-	vpclmulqdq      $16, %zmm20, %zmm4, %zmm9
-	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, %zmm20, %zmm4, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, %zmm20, %zmm4, %zmm8
-	vpxord          %zmm8, %zmm7, %zmm7
-	vmovdqu8        192(%rdx), %zmm4
-	vpshufb         %zmm16, %zmm4, %zmm4
-	vpclmulqdq      $0, %zmm21, %zmm4, %zmm8
-	vpclmulqdq      $16, %zmm21, %zmm4, %zmm9
-	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, %zmm21, %zmm4, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, %zmm21, %zmm4, %zmm8
-	vpxord          %zmm8, %zmm7, %zmm7
-	vpclmulqdq      $16, %zmm17, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm5, %zmm5
-	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm17, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm6, %zmm6
-	vpternlogd      $150, %zmm8, %zmm6, %zmm7
-	vextracti32x4   $1, %zmm7, %xmm8
-	vextracti32x4   $2, %zmm7, %xmm9
-	vextracti32x4   $3, %zmm7, %xmm5
-	vpxord          %xmm8, %xmm7, %xmm10
-	vpternlogd      $150, %xmm5, %xmm9, %xmm10
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_main_aes128
 	{disp32} je     .Lgcm_dec_main_aes192
@@ -779,47 +875,97 @@ aesgen_gcm_dec_update_avx10_512:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+.Lgcm_dec_main_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vmovdqu8        (%rdx), %zmm4
+	vpshufb         %zmm20, %zmm4, %zmm4
+	vpxord          %zmm10, %zmm4, %zmm4
+	vpclmulqdq      $0, %zmm22, %zmm4, %zmm5
+	vpclmulqdq      $16, %zmm22, %zmm4, %zmm6
+	vpclmulqdq      $1, %zmm22, %zmm4, %zmm8
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vpclmulqdq      $17, %zmm22, %zmm4, %zmm7
+	vpxord          %zmm8, %zmm6, %zmm6
+	vmovdqu8        64(%rdx), %zmm4
+	vpshufb         %zmm20, %zmm4, %zmm4
+	vpclmulqdq      $0, %zmm23, %zmm4, %zmm8
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vpclmulqdq      $16, %zmm23, %zmm4, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, %zmm23, %zmm4, %zmm8
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, %zmm23, %zmm4, %zmm8
 	vaesenc         %zmm31, %zmm0, %zmm0
 	vaesenc         %zmm31, %zmm1, %zmm1
 	vaesenc         %zmm31, %zmm2, %zmm2
 	vaesenc         %zmm31, %zmm3, %zmm3
-.Lgcm_dec_main_aes128:
+	vpxord          %zmm8, %zmm7, %zmm7
+	vmovdqu8        128(%rdx), %zmm4
+	vpshufb         %zmm20, %zmm4, %zmm4
+	vpclmulqdq      $0, %zmm24, %zmm4, %zmm8
+	vpclmulqdq      $16, %zmm24, %zmm4, %zmm9
 	vaesenc         %zmm30, %zmm0, %zmm0
 	vaesenc         %zmm30, %zmm1, %zmm1
 	vaesenc         %zmm30, %zmm2, %zmm2
 	vaesenc         %zmm30, %zmm3, %zmm3
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, %zmm24, %zmm4, %zmm8
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, %zmm24, %zmm4, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
 	vaesenc         %zmm29, %zmm0, %zmm0
 	vaesenc         %zmm29, %zmm1, %zmm1
 	vaesenc         %zmm29, %zmm2, %zmm2
 	vaesenc         %zmm29, %zmm3, %zmm3
+	vmovdqu8        192(%rdx), %zmm4
+	vpshufb         %zmm20, %zmm4, %zmm4
+	vpclmulqdq      $0, %zmm25, %zmm4, %zmm8
+	vpclmulqdq      $16, %zmm25, %zmm4, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
 	vaesenc         %zmm28, %zmm0, %zmm0
 	vaesenc         %zmm28, %zmm1, %zmm1
 	vaesenc         %zmm28, %zmm2, %zmm2
 	vaesenc         %zmm28, %zmm3, %zmm3
+	vpclmulqdq      $1, %zmm25, %zmm4, %zmm8
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, %zmm25, %zmm4, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
 	vaesenc         %zmm27, %zmm0, %zmm0
 	vaesenc         %zmm27, %zmm1, %zmm1
 	vaesenc         %zmm27, %zmm2, %zmm2
 	vaesenc         %zmm27, %zmm3, %zmm3
+	vpshufd         $78, %zmm5, %zmm5
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm6, %zmm6
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
 	vaesenc         %zmm26, %zmm0, %zmm0
 	vaesenc         %zmm26, %zmm1, %zmm1
 	vaesenc         %zmm26, %zmm2, %zmm2
 	vaesenc         %zmm26, %zmm3, %zmm3
-	vaesenc         %zmm25, %zmm0, %zmm0
-	vaesenc         %zmm25, %zmm1, %zmm1
-	vaesenc         %zmm25, %zmm2, %zmm2
-	vaesenc         %zmm25, %zmm3, %zmm3
-	vaesenc         %zmm24, %zmm0, %zmm0
-	vaesenc         %zmm24, %zmm1, %zmm1
-	vaesenc         %zmm24, %zmm2, %zmm2
-	vaesenc         %zmm24, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm22, %zmm0, %zmm0
-	vaesenc         %zmm22, %zmm1, %zmm1
-	vaesenc         %zmm22, %zmm2, %zmm2
-	vaesenc         %zmm22, %zmm3, %zmm3
+	vextracti32x4   $1, %zmm7, %xmm8
+	vextracti32x4   $2, %zmm7, %xmm9
+	vextracti32x4   $3, %zmm7, %xmm5
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpternlogd      $150, %xmm5, %xmm9, %xmm10
 	vpxord          (%rdx), %zmm14, %zmm8
 	vaesenclast     %zmm8, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi)
@@ -860,7 +1006,7 @@ aesgen_gcm_dec_update_avx10_512:
 	kmovq           %r11, %k1
 	vmovdqu8        (%rdx), %zmm4{%k1}{z}
 .Lgcm_dec_ghash_loaded:
-	vpshufb         %zmm16, %zmm4, %zmm4
+	vpshufb         %zmm20, %zmm4, %zmm4
 	vpxord          %zmm10, %zmm4, %zmm4            # the running hash joins block 0
 	vpxord          %zmm10, %zmm10, %zmm10
 	vpclmulqdq      $0, (%r8), %zmm4, %zmm8
@@ -874,10 +1020,10 @@ aesgen_gcm_dec_update_avx10_512:
 	add             $64, %r8
 	sub             $64, %rcx
 	ja              .Lgcm_dec_ghash_vector
-	vpclmulqdq      $16, %zmm17, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
 	vpshufd         $78, %zmm5, %zmm5
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm17, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
 	vpshufd         $78, %zmm6, %zmm6
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
 	vextracti32x4   $1, %zmm7, %xmm8
@@ -899,13 +1045,13 @@ aesgen_gcm_dec_update_avx10_512:
 	cmp             $192, %rcx
 	{disp32} jbe    .Lgcm_dec_final3
 .Lgcm_dec_final4:
-	vpshufb         %zmm16, %zmm11, %zmm0
+	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
-	vpshufb         %zmm16, %zmm11, %zmm1
+	vpshufb         %zmm20, %zmm11, %zmm1
 	vpaddd          %zmm12, %zmm11, %zmm11
-	vpshufb         %zmm16, %zmm11, %zmm2
+	vpshufb         %zmm20, %zmm11, %zmm2
 	vpaddd          %zmm12, %zmm11, %zmm11
-	vpshufb         %zmm16, %zmm11, %zmm3
+	vpshufb         %zmm20, %zmm11, %zmm3
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpxord          %zmm13, %zmm0, %zmm0
 	vpxord          %zmm13, %zmm1, %zmm1
@@ -930,11 +1076,31 @@ aesgen_gcm_dec_update_avx10_512:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+.Lgcm_dec_final4_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
 	vaesenc         %zmm31, %zmm0, %zmm0
 	vaesenc         %zmm31, %zmm1, %zmm1
 	vaesenc         %zmm31, %zmm2, %zmm2
 	vaesenc         %zmm31, %zmm3, %zmm3
-.Lgcm_dec_final4_aes128:
 	vaesenc         %zmm30, %zmm0, %zmm0
 	vaesenc         %zmm30, %zmm1, %zmm1
 	vaesenc         %zmm30, %zmm2, %zmm2
@@ -955,22 +1121,6 @@ aesgen_gcm_dec_update_avx10_512:
 	vaesenc         %zmm26, %zmm1, %zmm1
 	vaesenc         %zmm26, %zmm2, %zmm2
 	vaesenc         %zmm26, %zmm3, %zmm3
-	vaesenc         %zmm25, %zmm0, %zmm0
-	vaesenc         %zmm25, %zmm1, %zmm1
-	vaesenc         %zmm25, %zmm2, %zmm2
-	vaesenc         %zmm25, %zmm3, %zmm3
-	vaesenc         %zmm24, %zmm0, %zmm0
-	vaesenc         %zmm24, %zmm1, %zmm1
-	vaesenc         %zmm24, %zmm2, %zmm2
-	vaesenc         %zmm24, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm22, %zmm0, %zmm0
-	vaesenc         %zmm22, %zmm1, %zmm1
-	vaesenc         %zmm22, %zmm2, %zmm2
-	vaesenc         %zmm22, %zmm3, %zmm3
 	vpxord          (%rdx), %zmm14, %zmm8
 	vaesenclast     %zmm8, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi)
@@ -992,11 +1142,11 @@ aesgen_gcm_dec_update_avx10_512:
 	vmovdqu8        %zmm3, (%rsi){%k1}
 	{disp32} jmp    .Lgcm_dec_store
 .Lgcm_dec_final3:
-	vpshufb         %zmm16, %zmm11, %zmm0
+	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
-	vpshufb         %zmm16, %zmm11, %zmm1
+	vpshufb         %zmm20, %zmm11, %zmm1
 	vpaddd          %zmm12, %zmm11, %zmm11
-	vpshufb         %zmm16, %zmm11, %zmm2
+	vpshufb         %zmm20, %zmm11, %zmm2
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpxord          %zmm13, %zmm0, %zmm0
 	vpxord          %zmm13, %zmm1, %zmm1
@@ -1017,10 +1167,26 @@ aesgen_gcm_dec_update_avx10_512:
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+.Lgcm_dec_final3_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm31, %zmm0, %zmm0
 	vaesenc         %zmm31, %zmm1, %zmm1
 	vaesenc         %zmm31, %zmm2, %zmm2
-.Lgcm_dec_final3_aes128:
 	vaesenc         %zmm30, %zmm0, %zmm0
 	vaesenc         %zmm30, %zmm1, %zmm1
 	vaesenc         %zmm30, %zmm2, %zmm2
@@ -1036,18 +1202,6 @@ aesgen_gcm_dec_update_avx10_512:
 	vaesenc         %zmm26, %zmm0, %zmm0
 	vaesenc         %zmm26, %zmm1, %zmm1
 	vaesenc         %zmm26, %zmm2, %zmm2
-	vaesenc         %zmm25, %zmm0, %zmm0
-	vaesenc         %zmm25, %zmm1, %zmm1
-	vaesenc         %zmm25, %zmm2, %zmm2
-	vaesenc         %zmm24, %zmm0, %zmm0
-	vaesenc         %zmm24, %zmm1, %zmm1
-	vaesenc         %zmm24, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm22, %zmm0, %zmm0
-	vaesenc         %zmm22, %zmm1, %zmm1
-	vaesenc         %zmm22, %zmm2, %zmm2
 	vpxord          (%rdx), %zmm14, %zmm8
 	vaesenclast     %zmm8, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi)
@@ -1066,9 +1220,9 @@ aesgen_gcm_dec_update_avx10_512:
 	vmovdqu8        %zmm2, (%rsi){%k1}
 	{disp32} jmp    .Lgcm_dec_store
 .Lgcm_dec_final2:
-	vpshufb         %zmm16, %zmm11, %zmm0
+	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
-	vpshufb         %zmm16, %zmm11, %zmm1
+	vpshufb         %zmm20, %zmm11, %zmm1
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpxord          %zmm13, %zmm0, %zmm0
 	vpxord          %zmm13, %zmm1, %zmm1
@@ -1085,9 +1239,21 @@ aesgen_gcm_dec_update_avx10_512:
 	vbroadcasti32x4 -176(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+.Lgcm_dec_final2_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm31, %zmm0, %zmm0
 	vaesenc         %zmm31, %zmm1, %zmm1
-.Lgcm_dec_final2_aes128:
 	vaesenc         %zmm30, %zmm0, %zmm0
 	vaesenc         %zmm30, %zmm1, %zmm1
 	vaesenc         %zmm29, %zmm0, %zmm0
@@ -1098,14 +1264,6 @@ aesgen_gcm_dec_update_avx10_512:
 	vaesenc         %zmm27, %zmm1, %zmm1
 	vaesenc         %zmm26, %zmm0, %zmm0
 	vaesenc         %zmm26, %zmm1, %zmm1
-	vaesenc         %zmm25, %zmm0, %zmm0
-	vaesenc         %zmm25, %zmm1, %zmm1
-	vaesenc         %zmm24, %zmm0, %zmm0
-	vaesenc         %zmm24, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm22, %zmm0, %zmm0
-	vaesenc         %zmm22, %zmm1, %zmm1
 	vpxord          (%rdx), %zmm14, %zmm8
 	vaesenclast     %zmm8, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi)
@@ -1121,7 +1279,7 @@ aesgen_gcm_dec_update_avx10_512:
 	vmovdqu8        %zmm1, (%rsi){%k1}
 	{disp32} jmp    .Lgcm_dec_store
 .Lgcm_dec_final1:
-	vpshufb         %zmm16, %zmm11, %zmm0
+	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpxord          %zmm13, %zmm0, %zmm0
 	cmp             $12, %eax
@@ -1134,17 +1292,21 @@ aesgen_gcm_dec_update_avx10_512:
 .Lgcm_dec_final1_aes192:
 	vbroadcasti32x4 -176(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
-	vaesenc         %zmm31, %zmm0, %zmm0
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
 .Lgcm_dec_final1_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm0, %zmm0
 	vaesenc         %zmm30, %zmm0, %zmm0
 	vaesenc         %zmm29, %zmm0, %zmm0
 	vaesenc         %zmm28, %zmm0, %zmm0
 	vaesenc         %zmm27, %zmm0, %zmm0
 	vaesenc         %zmm26, %zmm0, %zmm0
-	vaesenc         %zmm25, %zmm0, %zmm0
-	vaesenc         %zmm24, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm22, %zmm0, %zmm0
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # LEN low bits set
 	kmovq           %r11, %k1

@@ -20,10 +20,10 @@
 ;
 ; Registers: X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, D=zmm4, LO=zmm5
 ;            MI=zmm6, HI=zmm7, T0=zmm8, T1=zmm9, ACC=zmm10, CTR=zmm11
-;            INC=zmm12, K0=zmm13, KLAST=zmm14, KT=zmm15, BSWAP=zmm16, GFPOLY=zmm17
-;            HPOW0=zmm18, HPOW1=zmm19, HPOW2=zmm20, HPOW3=zmm21, KLAST-1=zmm22, KLAST-2=zmm23
-;            KLAST-3=zmm24, KLAST-4=zmm25, KLAST-5=zmm26, KLAST-6=zmm27, KLAST-7=zmm28, KLAST-8=zmm29
-;            KLAST-9=zmm30, KLAST-10=zmm31
+;            INC=zmm12, K0=zmm13, KLAST=zmm14, KT=zmm15, GD0=zmm16, GD1=zmm17
+;            GD2=zmm18, GD3=zmm19, BSWAP=zmm20, GFPOLY=zmm21, HPOW0=zmm22, HPOW1=zmm23
+;            HPOW2=zmm24, HPOW3=zmm25, KLAST-1=zmm26, KLAST-2=zmm27, KLAST-3=zmm28, KLAST-4=zmm29
+;            KLAST-5=zmm30, KLAST-6=zmm31
 ; int aesgen_gcm_ghash_avx10_512(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data,
 ;                  size_t len);   len a multiple of 16
 ;
@@ -37,12 +37,12 @@ aesgen_gcm_ghash_avx10_512:
 	vmovdqu8        xmm10, oword [rsi]
 	test            rcx, rcx
 	jz              near L.gcm_ghash_store
-	vbroadcasti32x4 zmm16, oword [rel L.gcm_bswap_mask_16]
-	vbroadcasti32x4 zmm17, oword [rel L.gcm_gfpoly_16]
-	vmovdqu8        zmm18, zword [rdi + 512]
-	vmovdqu8        zmm19, zword [rdi + 576]
-	vmovdqu8        zmm20, zword [rdi + 640]
-	vmovdqu8        zmm21, zword [rdi + 704]
+	vbroadcasti32x4 zmm20, oword [rel L.gcm_bswap_mask_16]
+	vbroadcasti32x4 zmm21, oword [rel L.gcm_gfpoly_16]
+	vmovdqu8        zmm22, zword [rdi + 512]
+	vmovdqu8        zmm23, zword [rdi + 576]
+	vmovdqu8        zmm24, zword [rdi + 640]
+	vmovdqu8        zmm25, zword [rdi + 704]
 	sub             rcx, 256
 	jb              near L.gcm_ghash_tail
 L.gcm_ghash_loop:
@@ -50,41 +50,41 @@ L.gcm_ghash_loop:
 	vmovdqu8        zmm1, zword [rdx + 64]
 	vmovdqu8        zmm2, zword [rdx + 128]
 	vmovdqu8        zmm3, zword [rdx + 192]
-	vpshufb         zmm4, zmm0, zmm16
+	vpshufb         zmm4, zmm0, zmm20
 	vpxord          zmm4, zmm4, zmm10               ; the running hash joins block 0
-	vpclmulqdq      zmm5, zmm4, zmm18, 0
-	vpclmulqdq      zmm6, zmm4, zmm18, 16
-	vpclmulqdq      zmm8, zmm4, zmm18, 1
-	vpclmulqdq      zmm7, zmm4, zmm18, 17
+	vpclmulqdq      zmm5, zmm4, zmm22, 0
+	vpclmulqdq      zmm6, zmm4, zmm22, 16
+	vpclmulqdq      zmm8, zmm4, zmm22, 1
+	vpclmulqdq      zmm7, zmm4, zmm22, 17
 	vpxord          zmm6, zmm6, zmm8
-	vpshufb         zmm4, zmm1, zmm16
-	vpclmulqdq      zmm8, zmm4, zmm19, 0
-	vpclmulqdq      zmm9, zmm4, zmm19, 16
+	vpshufb         zmm4, zmm1, zmm20
+	vpclmulqdq      zmm8, zmm4, zmm23, 0
+	vpclmulqdq      zmm9, zmm4, zmm23, 16
 	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zmm19, 1
+	vpclmulqdq      zmm8, zmm4, zmm23, 1
 	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zmm19, 17
+	vpclmulqdq      zmm8, zmm4, zmm23, 17
 	vpxord          zmm7, zmm7, zmm8
-	vpshufb         zmm4, zmm2, zmm16
-	vpclmulqdq      zmm8, zmm4, zmm20, 0
-	vpclmulqdq      zmm9, zmm4, zmm20, 16
+	vpshufb         zmm4, zmm2, zmm20
+	vpclmulqdq      zmm8, zmm4, zmm24, 0
+	vpclmulqdq      zmm9, zmm4, zmm24, 16
 	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zmm20, 1
+	vpclmulqdq      zmm8, zmm4, zmm24, 1
 	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zmm20, 17
+	vpclmulqdq      zmm8, zmm4, zmm24, 17
 	vpxord          zmm7, zmm7, zmm8
-	vpshufb         zmm4, zmm3, zmm16
-	vpclmulqdq      zmm8, zmm4, zmm21, 0
-	vpclmulqdq      zmm9, zmm4, zmm21, 16
+	vpshufb         zmm4, zmm3, zmm20
+	vpclmulqdq      zmm8, zmm4, zmm25, 0
+	vpclmulqdq      zmm9, zmm4, zmm25, 16
 	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zmm21, 1
+	vpclmulqdq      zmm8, zmm4, zmm25, 1
 	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zmm21, 17
+	vpclmulqdq      zmm8, zmm4, zmm25, 17
 	vpxord          zmm7, zmm7, zmm8
-	vpclmulqdq      zmm8, zmm5, zmm17, 16           ; LO_L * (x^63+x^62+x^57)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
 	vpshufd         zmm5, zmm5, 78
 	vpternlogd      zmm6, zmm5, zmm8, 150
-	vpclmulqdq      zmm8, zmm6, zmm17, 16           ; MI_L * (x^63+x^62+x^57)
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
 	vpshufd         zmm6, zmm6, 78
 	vpternlogd      zmm7, zmm6, zmm8, 150
 	vextracti32x4   xmm8, zmm7, 1
@@ -114,7 +114,7 @@ L.gcm_ghash_tail_load_part:
 	kmovq           k1, rax
 	vmovdqu8        zmm4{k1}{z}, [rdx]
 L.gcm_ghash_tail_loaded:
-	vpshufb         zmm4, zmm4, zmm16
+	vpshufb         zmm4, zmm4, zmm20
 	vpxord          zmm4, zmm4, zmm10               ; the running hash joins block 0
 	vpxord          zmm10, zmm10, zmm10
 	vpclmulqdq      zmm8, zmm4, zword [r10], 0
@@ -128,10 +128,10 @@ L.gcm_ghash_tail_loaded:
 	add             r10, 64
 	sub             rcx, 64
 	ja              L.gcm_ghash_tail_vector
-	vpclmulqdq      zmm8, zmm5, zmm17, 16           ; LO_L * (x^63+x^62+x^57)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
 	vpshufd         zmm5, zmm5, 78
 	vpternlogd      zmm6, zmm5, zmm8, 150
-	vpclmulqdq      zmm8, zmm6, zmm17, 16           ; MI_L * (x^63+x^62+x^57)
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
 	vpshufd         zmm6, zmm6, 78
 	vpternlogd      zmm7, zmm6, zmm8, 150
 	vextracti32x4   xmm8, zmm7, 1
@@ -164,41 +164,127 @@ aesgen_gcm_enc_update_avx10_512:
 	lea             r10, [r10 + rax*8]              ; &rk[rounds]
 	vbroadcasti32x4 zmm13, oword [rdi]
 	vbroadcasti32x4 zmm14, oword [r10]
-	vbroadcasti32x4 zmm22, oword [r10 - 16]
-	vbroadcasti32x4 zmm23, oword [r10 - 32]
-	vbroadcasti32x4 zmm24, oword [r10 - 48]
-	vbroadcasti32x4 zmm25, oword [r10 - 64]
-	vbroadcasti32x4 zmm26, oword [r10 - 80]
-	vbroadcasti32x4 zmm27, oword [r10 - 96]
-	vbroadcasti32x4 zmm28, oword [r10 - 112]
-	vbroadcasti32x4 zmm29, oword [r10 - 128]
-	vbroadcasti32x4 zmm30, oword [r10 - 144]
-	cmp             eax, 12
-	jb              near L.gcm_enc_keys_loaded
-	vbroadcasti32x4 zmm31, oword [r10 - 160]
-L.gcm_enc_keys_loaded:
-	vbroadcasti32x4 zmm16, oword [rel L.gcm_bswap_mask_16]
-	vbroadcasti32x4 zmm17, oword [rel L.gcm_gfpoly_16]
-	vmovdqu8        zmm18, zword [rdi + 512]
-	vmovdqu8        zmm19, zword [rdi + 576]
-	vmovdqu8        zmm20, zword [rdi + 640]
-	vmovdqu8        zmm21, zword [rdi + 704]
+	vbroadcasti32x4 zmm26, oword [r10 - 16]
+	vbroadcasti32x4 zmm27, oword [r10 - 32]
+	vbroadcasti32x4 zmm28, oword [r10 - 48]
+	vbroadcasti32x4 zmm29, oword [r10 - 64]
+	vbroadcasti32x4 zmm30, oword [r10 - 80]
+	vbroadcasti32x4 zmm31, oword [r10 - 96]
+	vbroadcasti32x4 zmm20, oword [rel L.gcm_bswap_mask_16]
+	vbroadcasti32x4 zmm21, oword [rel L.gcm_gfpoly_16]
+	vmovdqu8        zmm22, zword [rdi + 512]
+	vmovdqu8        zmm23, zword [rdi + 576]
+	vmovdqu8        zmm24, zword [rdi + 640]
+	vmovdqu8        zmm25, zword [rdi + 704]
 	vmovdqu8        xmm10, oword [r9]
 	vbroadcasti32x4 zmm11, oword [r8]
-	vpshufb         zmm11, zmm11, zmm16
+	vpshufb         zmm11, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zword [rel L.gcm_lane_offsets_64]
 	vbroadcasti32x4 zmm12, oword [rel L.gcm_lane_count]
 	sub             rcx, 256
 	jb              near L.gcm_enc_tail
+; the first iteration only encrypts; each later one hashes its predecessor's output
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm1, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm2, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm3, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+	vpxord          zmm1, zmm1, zmm13
+	vpxord          zmm2, zmm2, zmm13
+	vpxord          zmm3, zmm3, zmm13
+	cmp             eax, 12
+	jb              near L.gcm_enc_first_aes128
+	je              near L.gcm_enc_first_aes192
+	vbroadcasti32x4 zmm15, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+L.gcm_enc_first_aes192:
+	vbroadcasti32x4 zmm15, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+L.gcm_enc_first_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vaesenc         zmm0, zmm0, zmm31
+	vaesenc         zmm1, zmm1, zmm31
+	vaesenc         zmm2, zmm2, zmm31
+	vaesenc         zmm3, zmm3, zmm31
+	vaesenc         zmm0, zmm0, zmm30
+	vaesenc         zmm1, zmm1, zmm30
+	vaesenc         zmm2, zmm2, zmm30
+	vaesenc         zmm3, zmm3, zmm30
+	vaesenc         zmm0, zmm0, zmm29
+	vaesenc         zmm1, zmm1, zmm29
+	vaesenc         zmm2, zmm2, zmm29
+	vaesenc         zmm3, zmm3, zmm29
+	vaesenc         zmm0, zmm0, zmm28
+	vaesenc         zmm1, zmm1, zmm28
+	vaesenc         zmm2, zmm2, zmm28
+	vaesenc         zmm3, zmm3, zmm28
+	vaesenc         zmm0, zmm0, zmm27
+	vaesenc         zmm1, zmm1, zmm27
+	vaesenc         zmm2, zmm2, zmm27
+	vaesenc         zmm3, zmm3, zmm27
+	vaesenc         zmm0, zmm0, zmm26
+	vaesenc         zmm1, zmm1, zmm26
+	vaesenc         zmm2, zmm2, zmm26
+	vaesenc         zmm3, zmm3, zmm26
+	vpxord          zmm8, zmm14, zword [rdx]
+	vaesenclast     zmm16, zmm0, zmm8
+	vmovdqu8        zword [rsi], zmm16
+	vpxord          zmm8, zmm14, zword [rdx + 64]
+	vaesenclast     zmm17, zmm1, zmm8
+	vmovdqu8        zword [rsi + 64], zmm17
+	vpxord          zmm8, zmm14, zword [rdx + 128]
+	vaesenclast     zmm18, zmm2, zmm8
+	vmovdqu8        zword [rsi + 128], zmm18
+	vpxord          zmm8, zmm14, zword [rdx + 192]
+	vaesenclast     zmm19, zmm3, zmm8
+	vmovdqu8        zword [rsi + 192], zmm19
+	add             rdx, 256
+	add             rsi, 256
+	sub             rcx, 256
+	jb              near L.gcm_enc_hash_last
 L.gcm_enc_loop:
 ; LLVM-MCA-BEGIN gcm_enc_avx10_512_main_loop
-	vpshufb         zmm0, zmm11, zmm16
+	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
-	vpshufb         zmm1, zmm11, zmm16
+	vpshufb         zmm1, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
-	vpshufb         zmm2, zmm11, zmm16
+	vpshufb         zmm2, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
-	vpshufb         zmm3, zmm11, zmm16
+	vpshufb         zmm3, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpxord          zmm0, zmm0, zmm13
 	vpxord          zmm1, zmm1, zmm13
@@ -223,94 +309,146 @@ L.gcm_enc_main_aes192:
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+L.gcm_enc_main_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vpshufb         zmm4, zmm16, zmm20
+	vpxord          zmm4, zmm4, zmm10               ; the running hash joins block 0
+	vpclmulqdq      zmm5, zmm4, zmm22, 0
+	vpclmulqdq      zmm6, zmm4, zmm22, 16
+	vpclmulqdq      zmm8, zmm4, zmm22, 1
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vpclmulqdq      zmm7, zmm4, zmm22, 17
+	vpxord          zmm6, zmm6, zmm8
+	vpshufb         zmm4, zmm17, zmm20
+	vpclmulqdq      zmm8, zmm4, zmm23, 0
+	vpclmulqdq      zmm9, zmm4, zmm23, 16
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zmm23, 1
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zmm23, 17
+	vpxord          zmm7, zmm7, zmm8
 	vaesenc         zmm0, zmm0, zmm31
 	vaesenc         zmm1, zmm1, zmm31
 	vaesenc         zmm2, zmm2, zmm31
 	vaesenc         zmm3, zmm3, zmm31
-L.gcm_enc_main_aes128:
+	vpshufb         zmm4, zmm18, zmm20
+	vpclmulqdq      zmm8, zmm4, zmm24, 0
+	vpclmulqdq      zmm9, zmm4, zmm24, 16
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zmm24, 1
 	vaesenc         zmm0, zmm0, zmm30
 	vaesenc         zmm1, zmm1, zmm30
 	vaesenc         zmm2, zmm2, zmm30
 	vaesenc         zmm3, zmm3, zmm30
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zmm24, 17
+	vpxord          zmm7, zmm7, zmm8
+	vpshufb         zmm4, zmm19, zmm20
+	vpclmulqdq      zmm8, zmm4, zmm25, 0
 	vaesenc         zmm0, zmm0, zmm29
 	vaesenc         zmm1, zmm1, zmm29
 	vaesenc         zmm2, zmm2, zmm29
 	vaesenc         zmm3, zmm3, zmm29
+	vpclmulqdq      zmm9, zmm4, zmm25, 16
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zmm25, 1
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zmm25, 17
 	vaesenc         zmm0, zmm0, zmm28
 	vaesenc         zmm1, zmm1, zmm28
 	vaesenc         zmm2, zmm2, zmm28
 	vaesenc         zmm3, zmm3, zmm28
+	vpxord          zmm7, zmm7, zmm8
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         zmm5, zmm5, 78
+	vpternlogd      zmm6, zmm5, zmm8, 150
 	vaesenc         zmm0, zmm0, zmm27
 	vaesenc         zmm1, zmm1, zmm27
 	vaesenc         zmm2, zmm2, zmm27
 	vaesenc         zmm3, zmm3, zmm27
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         zmm6, zmm6, 78
+	vpternlogd      zmm7, zmm6, zmm8, 150
+	vextracti32x4   xmm8, zmm7, 1
 	vaesenc         zmm0, zmm0, zmm26
 	vaesenc         zmm1, zmm1, zmm26
 	vaesenc         zmm2, zmm2, zmm26
 	vaesenc         zmm3, zmm3, zmm26
-	vaesenc         zmm0, zmm0, zmm25
-	vaesenc         zmm1, zmm1, zmm25
-	vaesenc         zmm2, zmm2, zmm25
-	vaesenc         zmm3, zmm3, zmm25
-	vaesenc         zmm0, zmm0, zmm24
-	vaesenc         zmm1, zmm1, zmm24
-	vaesenc         zmm2, zmm2, zmm24
-	vaesenc         zmm3, zmm3, zmm24
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm0, zmm0, zmm22
-	vaesenc         zmm1, zmm1, zmm22
-	vaesenc         zmm2, zmm2, zmm22
-	vaesenc         zmm3, zmm3, zmm22
+	vextracti32x4   xmm9, zmm7, 2
+	vextracti32x4   xmm5, zmm7, 3
+	vpxord          xmm10, xmm7, xmm8
+	vpternlogd      xmm10, xmm9, xmm5, 150
 	vpxord          zmm8, zmm14, zword [rdx]
-	vaesenclast     zmm0, zmm0, zmm8
-	vmovdqu8        zword [rsi], zmm0
+	vaesenclast     zmm16, zmm0, zmm8
+	vmovdqu8        zword [rsi], zmm16
 	vpxord          zmm8, zmm14, zword [rdx + 64]
-	vaesenclast     zmm1, zmm1, zmm8
-	vmovdqu8        zword [rsi + 64], zmm1
+	vaesenclast     zmm17, zmm1, zmm8
+	vmovdqu8        zword [rsi + 64], zmm17
 	vpxord          zmm8, zmm14, zword [rdx + 128]
-	vaesenclast     zmm2, zmm2, zmm8
-	vmovdqu8        zword [rsi + 128], zmm2
+	vaesenclast     zmm18, zmm2, zmm8
+	vmovdqu8        zword [rsi + 128], zmm18
 	vpxord          zmm8, zmm14, zword [rdx + 192]
-	vaesenclast     zmm3, zmm3, zmm8
-	vmovdqu8        zword [rsi + 192], zmm3
-	vpshufb         zmm4, zmm0, zmm16
+	vaesenclast     zmm19, zmm3, zmm8
+	vmovdqu8        zword [rsi + 192], zmm19
+	add             rdx, 256
+	add             rsi, 256
+	sub             rcx, 256
+	jae             L.gcm_enc_loop
+; LLVM-MCA-END
+L.gcm_enc_hash_last:
+	vpshufb         zmm4, zmm16, zmm20
 	vpxord          zmm4, zmm4, zmm10               ; the running hash joins block 0
-	vpclmulqdq      zmm5, zmm4, zmm18, 0
-	vpclmulqdq      zmm6, zmm4, zmm18, 16
-	vpclmulqdq      zmm8, zmm4, zmm18, 1
-	vpclmulqdq      zmm7, zmm4, zmm18, 17
+	vpclmulqdq      zmm5, zmm4, zmm22, 0
+	vpclmulqdq      zmm6, zmm4, zmm22, 16
+	vpclmulqdq      zmm8, zmm4, zmm22, 1
+	vpclmulqdq      zmm7, zmm4, zmm22, 17
 	vpxord          zmm6, zmm6, zmm8
-	vpshufb         zmm4, zmm1, zmm16
-	vpclmulqdq      zmm8, zmm4, zmm19, 0
-	vpclmulqdq      zmm9, zmm4, zmm19, 16
+	vpshufb         zmm4, zmm17, zmm20
+	vpclmulqdq      zmm8, zmm4, zmm23, 0
+	vpclmulqdq      zmm9, zmm4, zmm23, 16
 	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zmm19, 1
+	vpclmulqdq      zmm8, zmm4, zmm23, 1
 	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zmm19, 17
+	vpclmulqdq      zmm8, zmm4, zmm23, 17
 	vpxord          zmm7, zmm7, zmm8
-	vpshufb         zmm4, zmm2, zmm16
-	vpclmulqdq      zmm8, zmm4, zmm20, 0
-	vpclmulqdq      zmm9, zmm4, zmm20, 16
+	vpshufb         zmm4, zmm18, zmm20
+	vpclmulqdq      zmm8, zmm4, zmm24, 0
+	vpclmulqdq      zmm9, zmm4, zmm24, 16
 	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zmm20, 1
+	vpclmulqdq      zmm8, zmm4, zmm24, 1
 	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zmm20, 17
+	vpclmulqdq      zmm8, zmm4, zmm24, 17
 	vpxord          zmm7, zmm7, zmm8
-	vpshufb         zmm4, zmm3, zmm16
-	vpclmulqdq      zmm8, zmm4, zmm21, 0
-	vpclmulqdq      zmm9, zmm4, zmm21, 16
+	vpshufb         zmm4, zmm19, zmm20
+	vpclmulqdq      zmm8, zmm4, zmm25, 0
+	vpclmulqdq      zmm9, zmm4, zmm25, 16
 	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zmm21, 1
+	vpclmulqdq      zmm8, zmm4, zmm25, 1
 	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zmm21, 17
+	vpclmulqdq      zmm8, zmm4, zmm25, 17
 	vpxord          zmm7, zmm7, zmm8
-	vpclmulqdq      zmm8, zmm5, zmm17, 16           ; LO_L * (x^63+x^62+x^57)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
 	vpshufd         zmm5, zmm5, 78
 	vpternlogd      zmm6, zmm5, zmm8, 150
-	vpclmulqdq      zmm8, zmm6, zmm17, 16           ; MI_L * (x^63+x^62+x^57)
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
 	vpshufd         zmm6, zmm6, 78
 	vpternlogd      zmm7, zmm6, zmm8, 150
 	vextracti32x4   xmm8, zmm7, 1
@@ -318,11 +456,6 @@ L.gcm_enc_main_aes128:
 	vextracti32x4   xmm5, zmm7, 3
 	vpxord          xmm10, xmm7, xmm8
 	vpternlogd      xmm10, xmm9, xmm5, 150
-	add             rdx, 256
-	add             rsi, 256
-	sub             rcx, 256
-	jae             L.gcm_enc_loop
-; LLVM-MCA-END
 L.gcm_enc_tail:
 	add             rcx, 256
 	jz              near L.gcm_enc_store
@@ -338,13 +471,13 @@ L.gcm_enc_final:
 	cmp             rcx, 192
 	jbe             near L.gcm_enc_final3
 L.gcm_enc_final4:
-	vpshufb         zmm0, zmm11, zmm16
+	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
-	vpshufb         zmm1, zmm11, zmm16
+	vpshufb         zmm1, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
-	vpshufb         zmm2, zmm11, zmm16
+	vpshufb         zmm2, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
-	vpshufb         zmm3, zmm11, zmm16
+	vpshufb         zmm3, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpxord          zmm0, zmm0, zmm13
 	vpxord          zmm1, zmm1, zmm13
@@ -369,11 +502,31 @@ L.gcm_enc_final4_aes192:
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+L.gcm_enc_final4_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
 	vaesenc         zmm0, zmm0, zmm31
 	vaesenc         zmm1, zmm1, zmm31
 	vaesenc         zmm2, zmm2, zmm31
 	vaesenc         zmm3, zmm3, zmm31
-L.gcm_enc_final4_aes128:
 	vaesenc         zmm0, zmm0, zmm30
 	vaesenc         zmm1, zmm1, zmm30
 	vaesenc         zmm2, zmm2, zmm30
@@ -394,22 +547,6 @@ L.gcm_enc_final4_aes128:
 	vaesenc         zmm1, zmm1, zmm26
 	vaesenc         zmm2, zmm2, zmm26
 	vaesenc         zmm3, zmm3, zmm26
-	vaesenc         zmm0, zmm0, zmm25
-	vaesenc         zmm1, zmm1, zmm25
-	vaesenc         zmm2, zmm2, zmm25
-	vaesenc         zmm3, zmm3, zmm25
-	vaesenc         zmm0, zmm0, zmm24
-	vaesenc         zmm1, zmm1, zmm24
-	vaesenc         zmm2, zmm2, zmm24
-	vaesenc         zmm3, zmm3, zmm24
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm0, zmm0, zmm22
-	vaesenc         zmm1, zmm1, zmm22
-	vaesenc         zmm2, zmm2, zmm22
-	vaesenc         zmm3, zmm3, zmm22
 	vpxord          zmm8, zmm14, zword [rdx]
 	vaesenclast     zmm0, zmm0, zmm8
 	vmovdqu8        zword [rsi], zmm0
@@ -431,11 +568,11 @@ L.gcm_enc_final4_aes128:
 	vmovdqu8        [rsi]{k1}, zmm3
 	jmp             near L.gcm_enc_tail_crypted
 L.gcm_enc_final3:
-	vpshufb         zmm0, zmm11, zmm16
+	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
-	vpshufb         zmm1, zmm11, zmm16
+	vpshufb         zmm1, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
-	vpshufb         zmm2, zmm11, zmm16
+	vpshufb         zmm2, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpxord          zmm0, zmm0, zmm13
 	vpxord          zmm1, zmm1, zmm13
@@ -456,10 +593,26 @@ L.gcm_enc_final3_aes192:
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+L.gcm_enc_final3_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm0, zmm0, zmm31
 	vaesenc         zmm1, zmm1, zmm31
 	vaesenc         zmm2, zmm2, zmm31
-L.gcm_enc_final3_aes128:
 	vaesenc         zmm0, zmm0, zmm30
 	vaesenc         zmm1, zmm1, zmm30
 	vaesenc         zmm2, zmm2, zmm30
@@ -475,18 +628,6 @@ L.gcm_enc_final3_aes128:
 	vaesenc         zmm0, zmm0, zmm26
 	vaesenc         zmm1, zmm1, zmm26
 	vaesenc         zmm2, zmm2, zmm26
-	vaesenc         zmm0, zmm0, zmm25
-	vaesenc         zmm1, zmm1, zmm25
-	vaesenc         zmm2, zmm2, zmm25
-	vaesenc         zmm0, zmm0, zmm24
-	vaesenc         zmm1, zmm1, zmm24
-	vaesenc         zmm2, zmm2, zmm24
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm0, zmm0, zmm22
-	vaesenc         zmm1, zmm1, zmm22
-	vaesenc         zmm2, zmm2, zmm22
 	vpxord          zmm8, zmm14, zword [rdx]
 	vaesenclast     zmm0, zmm0, zmm8
 	vmovdqu8        zword [rsi], zmm0
@@ -505,9 +646,9 @@ L.gcm_enc_final3_aes128:
 	vmovdqu8        [rsi]{k1}, zmm2
 	jmp             near L.gcm_enc_tail_crypted
 L.gcm_enc_final2:
-	vpshufb         zmm0, zmm11, zmm16
+	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
-	vpshufb         zmm1, zmm11, zmm16
+	vpshufb         zmm1, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpxord          zmm0, zmm0, zmm13
 	vpxord          zmm1, zmm1, zmm13
@@ -524,9 +665,21 @@ L.gcm_enc_final2_aes192:
 	vbroadcasti32x4 zmm15, oword [r10 - 176]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+L.gcm_enc_final2_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm0, zmm0, zmm31
 	vaesenc         zmm1, zmm1, zmm31
-L.gcm_enc_final2_aes128:
 	vaesenc         zmm0, zmm0, zmm30
 	vaesenc         zmm1, zmm1, zmm30
 	vaesenc         zmm0, zmm0, zmm29
@@ -537,14 +690,6 @@ L.gcm_enc_final2_aes128:
 	vaesenc         zmm1, zmm1, zmm27
 	vaesenc         zmm0, zmm0, zmm26
 	vaesenc         zmm1, zmm1, zmm26
-	vaesenc         zmm0, zmm0, zmm25
-	vaesenc         zmm1, zmm1, zmm25
-	vaesenc         zmm0, zmm0, zmm24
-	vaesenc         zmm1, zmm1, zmm24
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm0, zmm0, zmm22
-	vaesenc         zmm1, zmm1, zmm22
 	vpxord          zmm8, zmm14, zword [rdx]
 	vaesenclast     zmm0, zmm0, zmm8
 	vmovdqu8        zword [rsi], zmm0
@@ -560,7 +705,7 @@ L.gcm_enc_final2_aes128:
 	vmovdqu8        [rsi]{k1}, zmm1
 	jmp             near L.gcm_enc_tail_crypted
 L.gcm_enc_final1:
-	vpshufb         zmm0, zmm11, zmm16
+	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpxord          zmm0, zmm0, zmm13
 	cmp             eax, 12
@@ -573,17 +718,21 @@ L.gcm_enc_final1:
 L.gcm_enc_final1_aes192:
 	vbroadcasti32x4 zmm15, oword [r10 - 176]
 	vaesenc         zmm0, zmm0, zmm15
-	vaesenc         zmm0, zmm0, zmm31
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
 L.gcm_enc_final1_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm0, zmm0, zmm31
 	vaesenc         zmm0, zmm0, zmm30
 	vaesenc         zmm0, zmm0, zmm29
 	vaesenc         zmm0, zmm0, zmm28
 	vaesenc         zmm0, zmm0, zmm27
 	vaesenc         zmm0, zmm0, zmm26
-	vaesenc         zmm0, zmm0, zmm25
-	vaesenc         zmm0, zmm0, zmm24
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm0, zmm0, zmm22
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; LEN low bits set
 	kmovq           k1, r11
@@ -611,7 +760,7 @@ L.gcm_enc_ghash_load_part:
 	kmovq           k1, r11
 	vmovdqu8        zmm4{k1}{z}, [rdx]
 L.gcm_enc_ghash_loaded:
-	vpshufb         zmm4, zmm4, zmm16
+	vpshufb         zmm4, zmm4, zmm20
 	vpxord          zmm4, zmm4, zmm10               ; the running hash joins block 0
 	vpxord          zmm10, zmm10, zmm10
 	vpclmulqdq      zmm8, zmm4, zword [r8], 0
@@ -625,10 +774,10 @@ L.gcm_enc_ghash_loaded:
 	add             r8, 64
 	sub             rcx, 64
 	ja              L.gcm_enc_ghash_vector
-	vpclmulqdq      zmm8, zmm5, zmm17, 16           ; LO_L * (x^63+x^62+x^57)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
 	vpshufd         zmm5, zmm5, 78
 	vpternlogd      zmm6, zmm5, zmm8, 150
-	vpclmulqdq      zmm8, zmm6, zmm17, 16           ; MI_L * (x^63+x^62+x^57)
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
 	vpshufd         zmm6, zmm6, 78
 	vpternlogd      zmm7, zmm6, zmm8, 150
 	vextracti32x4   xmm8, zmm7, 1
@@ -662,92 +811,39 @@ aesgen_gcm_dec_update_avx10_512:
 	lea             r10, [r10 + rax*8]              ; &rk[rounds]
 	vbroadcasti32x4 zmm13, oword [rdi]
 	vbroadcasti32x4 zmm14, oword [r10]
-	vbroadcasti32x4 zmm22, oword [r10 - 16]
-	vbroadcasti32x4 zmm23, oword [r10 - 32]
-	vbroadcasti32x4 zmm24, oword [r10 - 48]
-	vbroadcasti32x4 zmm25, oword [r10 - 64]
-	vbroadcasti32x4 zmm26, oword [r10 - 80]
-	vbroadcasti32x4 zmm27, oword [r10 - 96]
-	vbroadcasti32x4 zmm28, oword [r10 - 112]
-	vbroadcasti32x4 zmm29, oword [r10 - 128]
-	vbroadcasti32x4 zmm30, oword [r10 - 144]
-	cmp             eax, 12
-	jb              near L.gcm_dec_keys_loaded
-	vbroadcasti32x4 zmm31, oword [r10 - 160]
-L.gcm_dec_keys_loaded:
-	vbroadcasti32x4 zmm16, oword [rel L.gcm_bswap_mask_16]
-	vbroadcasti32x4 zmm17, oword [rel L.gcm_gfpoly_16]
-	vmovdqu8        zmm18, zword [rdi + 512]
-	vmovdqu8        zmm19, zword [rdi + 576]
-	vmovdqu8        zmm20, zword [rdi + 640]
-	vmovdqu8        zmm21, zword [rdi + 704]
+	vbroadcasti32x4 zmm26, oword [r10 - 16]
+	vbroadcasti32x4 zmm27, oword [r10 - 32]
+	vbroadcasti32x4 zmm28, oword [r10 - 48]
+	vbroadcasti32x4 zmm29, oword [r10 - 64]
+	vbroadcasti32x4 zmm30, oword [r10 - 80]
+	vbroadcasti32x4 zmm31, oword [r10 - 96]
+	vbroadcasti32x4 zmm20, oword [rel L.gcm_bswap_mask_16]
+	vbroadcasti32x4 zmm21, oword [rel L.gcm_gfpoly_16]
+	vmovdqu8        zmm22, zword [rdi + 512]
+	vmovdqu8        zmm23, zword [rdi + 576]
+	vmovdqu8        zmm24, zword [rdi + 640]
+	vmovdqu8        zmm25, zword [rdi + 704]
 	vmovdqu8        xmm10, oword [r9]
 	vbroadcasti32x4 zmm11, oword [r8]
-	vpshufb         zmm11, zmm11, zmm16
+	vpshufb         zmm11, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zword [rel L.gcm_lane_offsets_64]
 	vbroadcasti32x4 zmm12, oword [rel L.gcm_lane_count]
 	sub             rcx, 256
 	jb              near L.gcm_dec_tail
 L.gcm_dec_loop:
 ; LLVM-MCA-BEGIN gcm_dec_avx10_512_main_loop
-	vpshufb         zmm0, zmm11, zmm16
+	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
-	vpshufb         zmm1, zmm11, zmm16
+	vpshufb         zmm1, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
-	vpshufb         zmm2, zmm11, zmm16
+	vpshufb         zmm2, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
-	vpshufb         zmm3, zmm11, zmm16
+	vpshufb         zmm3, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpxord          zmm0, zmm0, zmm13
 	vpxord          zmm1, zmm1, zmm13
 	vpxord          zmm2, zmm2, zmm13
 	vpxord          zmm3, zmm3, zmm13
-	vmovdqu8        zmm4, zword [rdx]
-	vpshufb         zmm4, zmm4, zmm16
-	vpxord          zmm4, zmm4, zmm10
-	vpclmulqdq      zmm5, zmm4, zmm18, 0
-	vpclmulqdq      zmm6, zmm4, zmm18, 16
-	vpclmulqdq      zmm8, zmm4, zmm18, 1
-	vpclmulqdq      zmm7, zmm4, zmm18, 17
-	vpxord          zmm6, zmm6, zmm8
-	vmovdqu8        zmm4, zword [rdx + 64]
-	vpshufb         zmm4, zmm4, zmm16
-	vpclmulqdq      zmm8, zmm4, zmm19, 0
-	vpclmulqdq      zmm9, zmm4, zmm19, 16
-	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zmm19, 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zmm19, 17
-	vpxord          zmm7, zmm7, zmm8
-	vmovdqu8        zmm4, zword [rdx + 128]
-	vpshufb         zmm4, zmm4, zmm16
-	vpclmulqdq      zmm8, zmm4, zmm20, 0
-	vpclmulqdq      zmm9, zmm4, zmm20, 16
-	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zmm20, 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zmm20, 17
-	vpxord          zmm7, zmm7, zmm8
-	vmovdqu8        zmm4, zword [rdx + 192]
-	vpshufb         zmm4, zmm4, zmm16
-	vpclmulqdq      zmm8, zmm4, zmm21, 0
-	vpclmulqdq      zmm9, zmm4, zmm21, 16
-	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zmm21, 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zmm21, 17
-	vpxord          zmm7, zmm7, zmm8
-	vpclmulqdq      zmm8, zmm5, zmm17, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         zmm5, zmm5, 78
-	vpternlogd      zmm6, zmm5, zmm8, 150
-	vpclmulqdq      zmm8, zmm6, zmm17, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         zmm6, zmm6, 78
-	vpternlogd      zmm7, zmm6, zmm8, 150
-	vextracti32x4   xmm8, zmm7, 1
-	vextracti32x4   xmm9, zmm7, 2
-	vextracti32x4   xmm5, zmm7, 3
-	vpxord          xmm10, xmm7, xmm8
-	vpternlogd      xmm10, xmm9, xmm5, 150
 	cmp             eax, 12
 	jb              near L.gcm_dec_main_aes128
 	je              near L.gcm_dec_main_aes192
@@ -767,47 +863,97 @@ L.gcm_dec_main_aes192:
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+L.gcm_dec_main_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vmovdqu8        zmm4, zword [rdx]
+	vpshufb         zmm4, zmm4, zmm20
+	vpxord          zmm4, zmm4, zmm10
+	vpclmulqdq      zmm5, zmm4, zmm22, 0
+	vpclmulqdq      zmm6, zmm4, zmm22, 16
+	vpclmulqdq      zmm8, zmm4, zmm22, 1
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vpclmulqdq      zmm7, zmm4, zmm22, 17
+	vpxord          zmm6, zmm6, zmm8
+	vmovdqu8        zmm4, zword [rdx + 64]
+	vpshufb         zmm4, zmm4, zmm20
+	vpclmulqdq      zmm8, zmm4, zmm23, 0
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vpclmulqdq      zmm9, zmm4, zmm23, 16
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zmm23, 1
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zmm23, 17
 	vaesenc         zmm0, zmm0, zmm31
 	vaesenc         zmm1, zmm1, zmm31
 	vaesenc         zmm2, zmm2, zmm31
 	vaesenc         zmm3, zmm3, zmm31
-L.gcm_dec_main_aes128:
+	vpxord          zmm7, zmm7, zmm8
+	vmovdqu8        zmm4, zword [rdx + 128]
+	vpshufb         zmm4, zmm4, zmm20
+	vpclmulqdq      zmm8, zmm4, zmm24, 0
+	vpclmulqdq      zmm9, zmm4, zmm24, 16
 	vaesenc         zmm0, zmm0, zmm30
 	vaesenc         zmm1, zmm1, zmm30
 	vaesenc         zmm2, zmm2, zmm30
 	vaesenc         zmm3, zmm3, zmm30
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zmm24, 1
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zmm24, 17
+	vpxord          zmm7, zmm7, zmm8
 	vaesenc         zmm0, zmm0, zmm29
 	vaesenc         zmm1, zmm1, zmm29
 	vaesenc         zmm2, zmm2, zmm29
 	vaesenc         zmm3, zmm3, zmm29
+	vmovdqu8        zmm4, zword [rdx + 192]
+	vpshufb         zmm4, zmm4, zmm20
+	vpclmulqdq      zmm8, zmm4, zmm25, 0
+	vpclmulqdq      zmm9, zmm4, zmm25, 16
+	vpxord          zmm5, zmm5, zmm8
 	vaesenc         zmm0, zmm0, zmm28
 	vaesenc         zmm1, zmm1, zmm28
 	vaesenc         zmm2, zmm2, zmm28
 	vaesenc         zmm3, zmm3, zmm28
+	vpclmulqdq      zmm8, zmm4, zmm25, 1
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zmm25, 17
+	vpxord          zmm7, zmm7, zmm8
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
 	vaesenc         zmm0, zmm0, zmm27
 	vaesenc         zmm1, zmm1, zmm27
 	vaesenc         zmm2, zmm2, zmm27
 	vaesenc         zmm3, zmm3, zmm27
+	vpshufd         zmm5, zmm5, 78
+	vpternlogd      zmm6, zmm5, zmm8, 150
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         zmm6, zmm6, 78
+	vpternlogd      zmm7, zmm6, zmm8, 150
 	vaesenc         zmm0, zmm0, zmm26
 	vaesenc         zmm1, zmm1, zmm26
 	vaesenc         zmm2, zmm2, zmm26
 	vaesenc         zmm3, zmm3, zmm26
-	vaesenc         zmm0, zmm0, zmm25
-	vaesenc         zmm1, zmm1, zmm25
-	vaesenc         zmm2, zmm2, zmm25
-	vaesenc         zmm3, zmm3, zmm25
-	vaesenc         zmm0, zmm0, zmm24
-	vaesenc         zmm1, zmm1, zmm24
-	vaesenc         zmm2, zmm2, zmm24
-	vaesenc         zmm3, zmm3, zmm24
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm0, zmm0, zmm22
-	vaesenc         zmm1, zmm1, zmm22
-	vaesenc         zmm2, zmm2, zmm22
-	vaesenc         zmm3, zmm3, zmm22
+	vextracti32x4   xmm8, zmm7, 1
+	vextracti32x4   xmm9, zmm7, 2
+	vextracti32x4   xmm5, zmm7, 3
+	vpxord          xmm10, xmm7, xmm8
+	vpternlogd      xmm10, xmm9, xmm5, 150
 	vpxord          zmm8, zmm14, zword [rdx]
 	vaesenclast     zmm0, zmm0, zmm8
 	vmovdqu8        zword [rsi], zmm0
@@ -846,7 +992,7 @@ L.gcm_dec_ghash_load_part:
 	kmovq           k1, r11
 	vmovdqu8        zmm4{k1}{z}, [rdx]
 L.gcm_dec_ghash_loaded:
-	vpshufb         zmm4, zmm4, zmm16
+	vpshufb         zmm4, zmm4, zmm20
 	vpxord          zmm4, zmm4, zmm10               ; the running hash joins block 0
 	vpxord          zmm10, zmm10, zmm10
 	vpclmulqdq      zmm8, zmm4, zword [r8], 0
@@ -860,10 +1006,10 @@ L.gcm_dec_ghash_loaded:
 	add             r8, 64
 	sub             rcx, 64
 	ja              L.gcm_dec_ghash_vector
-	vpclmulqdq      zmm8, zmm5, zmm17, 16           ; LO_L * (x^63+x^62+x^57)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
 	vpshufd         zmm5, zmm5, 78
 	vpternlogd      zmm6, zmm5, zmm8, 150
-	vpclmulqdq      zmm8, zmm6, zmm17, 16           ; MI_L * (x^63+x^62+x^57)
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
 	vpshufd         zmm6, zmm6, 78
 	vpternlogd      zmm7, zmm6, zmm8, 150
 	vextracti32x4   xmm8, zmm7, 1
@@ -883,13 +1029,13 @@ L.gcm_dec_final:
 	cmp             rcx, 192
 	jbe             near L.gcm_dec_final3
 L.gcm_dec_final4:
-	vpshufb         zmm0, zmm11, zmm16
+	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
-	vpshufb         zmm1, zmm11, zmm16
+	vpshufb         zmm1, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
-	vpshufb         zmm2, zmm11, zmm16
+	vpshufb         zmm2, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
-	vpshufb         zmm3, zmm11, zmm16
+	vpshufb         zmm3, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpxord          zmm0, zmm0, zmm13
 	vpxord          zmm1, zmm1, zmm13
@@ -914,11 +1060,31 @@ L.gcm_dec_final4_aes192:
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+L.gcm_dec_final4_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
 	vaesenc         zmm0, zmm0, zmm31
 	vaesenc         zmm1, zmm1, zmm31
 	vaesenc         zmm2, zmm2, zmm31
 	vaesenc         zmm3, zmm3, zmm31
-L.gcm_dec_final4_aes128:
 	vaesenc         zmm0, zmm0, zmm30
 	vaesenc         zmm1, zmm1, zmm30
 	vaesenc         zmm2, zmm2, zmm30
@@ -939,22 +1105,6 @@ L.gcm_dec_final4_aes128:
 	vaesenc         zmm1, zmm1, zmm26
 	vaesenc         zmm2, zmm2, zmm26
 	vaesenc         zmm3, zmm3, zmm26
-	vaesenc         zmm0, zmm0, zmm25
-	vaesenc         zmm1, zmm1, zmm25
-	vaesenc         zmm2, zmm2, zmm25
-	vaesenc         zmm3, zmm3, zmm25
-	vaesenc         zmm0, zmm0, zmm24
-	vaesenc         zmm1, zmm1, zmm24
-	vaesenc         zmm2, zmm2, zmm24
-	vaesenc         zmm3, zmm3, zmm24
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm0, zmm0, zmm22
-	vaesenc         zmm1, zmm1, zmm22
-	vaesenc         zmm2, zmm2, zmm22
-	vaesenc         zmm3, zmm3, zmm22
 	vpxord          zmm8, zmm14, zword [rdx]
 	vaesenclast     zmm0, zmm0, zmm8
 	vmovdqu8        zword [rsi], zmm0
@@ -976,11 +1126,11 @@ L.gcm_dec_final4_aes128:
 	vmovdqu8        [rsi]{k1}, zmm3
 	jmp             near L.gcm_dec_store
 L.gcm_dec_final3:
-	vpshufb         zmm0, zmm11, zmm16
+	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
-	vpshufb         zmm1, zmm11, zmm16
+	vpshufb         zmm1, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
-	vpshufb         zmm2, zmm11, zmm16
+	vpshufb         zmm2, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpxord          zmm0, zmm0, zmm13
 	vpxord          zmm1, zmm1, zmm13
@@ -1001,10 +1151,26 @@ L.gcm_dec_final3_aes192:
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+L.gcm_dec_final3_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm0, zmm0, zmm31
 	vaesenc         zmm1, zmm1, zmm31
 	vaesenc         zmm2, zmm2, zmm31
-L.gcm_dec_final3_aes128:
 	vaesenc         zmm0, zmm0, zmm30
 	vaesenc         zmm1, zmm1, zmm30
 	vaesenc         zmm2, zmm2, zmm30
@@ -1020,18 +1186,6 @@ L.gcm_dec_final3_aes128:
 	vaesenc         zmm0, zmm0, zmm26
 	vaesenc         zmm1, zmm1, zmm26
 	vaesenc         zmm2, zmm2, zmm26
-	vaesenc         zmm0, zmm0, zmm25
-	vaesenc         zmm1, zmm1, zmm25
-	vaesenc         zmm2, zmm2, zmm25
-	vaesenc         zmm0, zmm0, zmm24
-	vaesenc         zmm1, zmm1, zmm24
-	vaesenc         zmm2, zmm2, zmm24
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm0, zmm0, zmm22
-	vaesenc         zmm1, zmm1, zmm22
-	vaesenc         zmm2, zmm2, zmm22
 	vpxord          zmm8, zmm14, zword [rdx]
 	vaesenclast     zmm0, zmm0, zmm8
 	vmovdqu8        zword [rsi], zmm0
@@ -1050,9 +1204,9 @@ L.gcm_dec_final3_aes128:
 	vmovdqu8        [rsi]{k1}, zmm2
 	jmp             near L.gcm_dec_store
 L.gcm_dec_final2:
-	vpshufb         zmm0, zmm11, zmm16
+	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
-	vpshufb         zmm1, zmm11, zmm16
+	vpshufb         zmm1, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpxord          zmm0, zmm0, zmm13
 	vpxord          zmm1, zmm1, zmm13
@@ -1069,9 +1223,21 @@ L.gcm_dec_final2_aes192:
 	vbroadcasti32x4 zmm15, oword [r10 - 176]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+L.gcm_dec_final2_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm0, zmm0, zmm31
 	vaesenc         zmm1, zmm1, zmm31
-L.gcm_dec_final2_aes128:
 	vaesenc         zmm0, zmm0, zmm30
 	vaesenc         zmm1, zmm1, zmm30
 	vaesenc         zmm0, zmm0, zmm29
@@ -1082,14 +1248,6 @@ L.gcm_dec_final2_aes128:
 	vaesenc         zmm1, zmm1, zmm27
 	vaesenc         zmm0, zmm0, zmm26
 	vaesenc         zmm1, zmm1, zmm26
-	vaesenc         zmm0, zmm0, zmm25
-	vaesenc         zmm1, zmm1, zmm25
-	vaesenc         zmm0, zmm0, zmm24
-	vaesenc         zmm1, zmm1, zmm24
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm0, zmm0, zmm22
-	vaesenc         zmm1, zmm1, zmm22
 	vpxord          zmm8, zmm14, zword [rdx]
 	vaesenclast     zmm0, zmm0, zmm8
 	vmovdqu8        zword [rsi], zmm0
@@ -1105,7 +1263,7 @@ L.gcm_dec_final2_aes128:
 	vmovdqu8        [rsi]{k1}, zmm1
 	jmp             near L.gcm_dec_store
 L.gcm_dec_final1:
-	vpshufb         zmm0, zmm11, zmm16
+	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpxord          zmm0, zmm0, zmm13
 	cmp             eax, 12
@@ -1118,17 +1276,21 @@ L.gcm_dec_final1:
 L.gcm_dec_final1_aes192:
 	vbroadcasti32x4 zmm15, oword [r10 - 176]
 	vaesenc         zmm0, zmm0, zmm15
-	vaesenc         zmm0, zmm0, zmm31
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
 L.gcm_dec_final1_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm0, zmm0, zmm31
 	vaesenc         zmm0, zmm0, zmm30
 	vaesenc         zmm0, zmm0, zmm29
 	vaesenc         zmm0, zmm0, zmm28
 	vaesenc         zmm0, zmm0, zmm27
 	vaesenc         zmm0, zmm0, zmm26
-	vaesenc         zmm0, zmm0, zmm25
-	vaesenc         zmm0, zmm0, zmm24
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm0, zmm0, zmm22
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; LEN low bits set
 	kmovq           k1, r11

@@ -886,54 +886,6 @@ aesgen_gcm_dec_update_vaes_avx2:
 	vpxor           %ymm12, %ymm1, %ymm1
 	vpxor           %ymm12, %ymm2, %ymm2
 	vpxor           %ymm12, %ymm3, %ymm3
-	vmovdqu         (%rdx), %ymm4
-	vpshufb         %ymm15, %ymm4, %ymm4
-	vpxor           %ymm9, %ymm4, %ymm4
-	vpclmulqdq      $0, 640(%rdi), %ymm4, %ymm5
-	vpclmulqdq      $16, 640(%rdi), %ymm4, %ymm6
-	vpclmulqdq      $1, 640(%rdi), %ymm4, %ymm8
-	vpclmulqdq      $17, 640(%rdi), %ymm4, %ymm7
-	vpxor           %ymm8, %ymm6, %ymm6
-	vmovdqu         32(%rdx), %ymm4
-	vpshufb         %ymm15, %ymm4, %ymm4
-	vpclmulqdq      $0, 672(%rdi), %ymm4, %ymm8
-	vpxor           %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $16, 672(%rdi), %ymm4, %ymm8
-	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $1, 672(%rdi), %ymm4, %ymm8
-	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $17, 672(%rdi), %ymm4, %ymm8
-	vpxor           %ymm8, %ymm7, %ymm7
-	vmovdqu         64(%rdx), %ymm4
-	vpshufb         %ymm15, %ymm4, %ymm4
-	vpclmulqdq      $0, 704(%rdi), %ymm4, %ymm8
-	vpxor           %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $16, 704(%rdi), %ymm4, %ymm8
-	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $1, 704(%rdi), %ymm4, %ymm8
-	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $17, 704(%rdi), %ymm4, %ymm8
-	vpxor           %ymm8, %ymm7, %ymm7
-	vmovdqu         96(%rdx), %ymm4
-	vpshufb         %ymm15, %ymm4, %ymm4
-	vpclmulqdq      $0, 736(%rdi), %ymm4, %ymm8
-	vpxor           %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $16, 736(%rdi), %ymm4, %ymm8
-	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $1, 736(%rdi), %ymm4, %ymm8
-	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $17, 736(%rdi), %ymm4, %ymm8
-	vpxor           %ymm8, %ymm7, %ymm7
-	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm5, %ymm8 # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
-	vpxor           %ymm5, %ymm6, %ymm6
-	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm6, %ymm8 # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm6, %ymm6
-	vpxor           %ymm6, %ymm7, %ymm7
-	vpxor           %ymm8, %ymm7, %ymm7
-	vextracti128    $1, %ymm7, %xmm8
-	vpxor           %xmm8, %xmm7, %xmm9
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_main_aes128
 	{disp32} je     .Lgcm_dec_main_aes192
@@ -964,46 +916,94 @@ aesgen_gcm_dec_update_vaes_avx2:
 	vaesenc         %ymm14, %ymm1, %ymm1
 	vaesenc         %ymm14, %ymm2, %ymm2
 	vaesenc         %ymm14, %ymm3, %ymm3
+	vmovdqu         (%rdx), %ymm4
+	vpshufb         %ymm15, %ymm4, %ymm4
+	vpxor           %ymm9, %ymm4, %ymm4
+	vpclmulqdq      $0, 640(%rdi), %ymm4, %ymm5
+	vpclmulqdq      $16, 640(%rdi), %ymm4, %ymm6
+	vpclmulqdq      $1, 640(%rdi), %ymm4, %ymm8
 	vbroadcasti128  -128(%r10), %ymm14
 	vaesenc         %ymm14, %ymm0, %ymm0
 	vaesenc         %ymm14, %ymm1, %ymm1
 	vaesenc         %ymm14, %ymm2, %ymm2
 	vaesenc         %ymm14, %ymm3, %ymm3
+	vpclmulqdq      $17, 640(%rdi), %ymm4, %ymm7
+	vpxor           %ymm8, %ymm6, %ymm6
+	vmovdqu         32(%rdx), %ymm4
+	vpshufb         %ymm15, %ymm4, %ymm4
+	vpclmulqdq      $0, 672(%rdi), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm5, %ymm5
 	vbroadcasti128  -112(%r10), %ymm14
 	vaesenc         %ymm14, %ymm0, %ymm0
 	vaesenc         %ymm14, %ymm1, %ymm1
 	vaesenc         %ymm14, %ymm2, %ymm2
 	vaesenc         %ymm14, %ymm3, %ymm3
+	vpclmulqdq      $16, 672(%rdi), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $1, 672(%rdi), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $17, 672(%rdi), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm7, %ymm7
 	vbroadcasti128  -96(%r10), %ymm14
 	vaesenc         %ymm14, %ymm0, %ymm0
 	vaesenc         %ymm14, %ymm1, %ymm1
 	vaesenc         %ymm14, %ymm2, %ymm2
 	vaesenc         %ymm14, %ymm3, %ymm3
+	vmovdqu         64(%rdx), %ymm4
+	vpshufb         %ymm15, %ymm4, %ymm4
+	vpclmulqdq      $0, 704(%rdi), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $16, 704(%rdi), %ymm4, %ymm8
 	vbroadcasti128  -80(%r10), %ymm14
 	vaesenc         %ymm14, %ymm0, %ymm0
 	vaesenc         %ymm14, %ymm1, %ymm1
 	vaesenc         %ymm14, %ymm2, %ymm2
 	vaesenc         %ymm14, %ymm3, %ymm3
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $1, 704(%rdi), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $17, 704(%rdi), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm7, %ymm7
 	vbroadcasti128  -64(%r10), %ymm14
 	vaesenc         %ymm14, %ymm0, %ymm0
 	vaesenc         %ymm14, %ymm1, %ymm1
 	vaesenc         %ymm14, %ymm2, %ymm2
 	vaesenc         %ymm14, %ymm3, %ymm3
+	vmovdqu         96(%rdx), %ymm4
+	vpshufb         %ymm15, %ymm4, %ymm4
+	vpclmulqdq      $0, 736(%rdi), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $16, 736(%rdi), %ymm4, %ymm8
 	vbroadcasti128  -48(%r10), %ymm14
 	vaesenc         %ymm14, %ymm0, %ymm0
 	vaesenc         %ymm14, %ymm1, %ymm1
 	vaesenc         %ymm14, %ymm2, %ymm2
 	vaesenc         %ymm14, %ymm3, %ymm3
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $1, 736(%rdi), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $17, 736(%rdi), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm7, %ymm7
 	vbroadcasti128  -32(%r10), %ymm14
 	vaesenc         %ymm14, %ymm0, %ymm0
 	vaesenc         %ymm14, %ymm1, %ymm1
 	vaesenc         %ymm14, %ymm2, %ymm2
 	vaesenc         %ymm14, %ymm3, %ymm3
+	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm5, %ymm8 # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm5, %ymm5
+	vpxor           %ymm5, %ymm6, %ymm6
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm6, %ymm8 # MI_L * (x^63+x^62+x^57)
 	vbroadcasti128  -16(%r10), %ymm14
 	vaesenc         %ymm14, %ymm0, %ymm0
 	vaesenc         %ymm14, %ymm1, %ymm1
 	vaesenc         %ymm14, %ymm2, %ymm2
 	vaesenc         %ymm14, %ymm3, %ymm3
+	vpshufd         $78, %ymm6, %ymm6
+	vpxor           %ymm6, %ymm7, %ymm7
+	vpxor           %ymm8, %ymm7, %ymm7
+	vextracti128    $1, %ymm7, %xmm8
+	vpxor           %xmm8, %xmm7, %xmm9
 	vpxor           (%rdx), %ymm13, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
 	vmovdqu         %ymm0, (%rsi)

@@ -874,54 +874,6 @@ L.gcm_dec_loop:
 	vpxor           ymm1, ymm1, ymm12
 	vpxor           ymm2, ymm2, ymm12
 	vpxor           ymm3, ymm3, ymm12
-	vmovdqu         ymm4, yword [rdx]
-	vpshufb         ymm4, ymm4, ymm15
-	vpxor           ymm4, ymm4, ymm9
-	vpclmulqdq      ymm5, ymm4, yword [rdi + 640], 0
-	vpclmulqdq      ymm6, ymm4, yword [rdi + 640], 16
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 640], 1
-	vpclmulqdq      ymm7, ymm4, yword [rdi + 640], 17
-	vpxor           ymm6, ymm6, ymm8
-	vmovdqu         ymm4, yword [rdx + 32]
-	vpshufb         ymm4, ymm4, ymm15
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 0
-	vpxor           ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 16
-	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 1
-	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 17
-	vpxor           ymm7, ymm7, ymm8
-	vmovdqu         ymm4, yword [rdx + 64]
-	vpshufb         ymm4, ymm4, ymm15
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 0
-	vpxor           ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 16
-	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 1
-	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 17
-	vpxor           ymm7, ymm7, ymm8
-	vmovdqu         ymm4, yword [rdx + 96]
-	vpshufb         ymm4, ymm4, ymm15
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 0
-	vpxor           ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 16
-	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 1
-	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 17
-	vpxor           ymm7, ymm7, ymm8
-	vpclmulqdq      ymm8, ymm5, yword [rel L.gcm_gfpoly_32], 16 ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
-	vpxor           ymm6, ymm6, ymm5
-	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm6, yword [rel L.gcm_gfpoly_32], 16 ; MI_L * (x^63+x^62+x^57)
-	vpshufd         ymm6, ymm6, 78
-	vpxor           ymm7, ymm7, ymm6
-	vpxor           ymm7, ymm7, ymm8
-	vextracti128    xmm8, ymm7, 1
-	vpxor           xmm9, xmm7, xmm8
 	cmp             eax, 12
 	jb              near L.gcm_dec_main_aes128
 	je              near L.gcm_dec_main_aes192
@@ -952,46 +904,94 @@ L.gcm_dec_main_aes128:
 	vaesenc         ymm1, ymm1, ymm14
 	vaesenc         ymm2, ymm2, ymm14
 	vaesenc         ymm3, ymm3, ymm14
+	vmovdqu         ymm4, yword [rdx]
+	vpshufb         ymm4, ymm4, ymm15
+	vpxor           ymm4, ymm4, ymm9
+	vpclmulqdq      ymm5, ymm4, yword [rdi + 640], 0
+	vpclmulqdq      ymm6, ymm4, yword [rdi + 640], 16
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 640], 1
 	vbroadcasti128  ymm14, oword [r10 - 128]
 	vaesenc         ymm0, ymm0, ymm14
 	vaesenc         ymm1, ymm1, ymm14
 	vaesenc         ymm2, ymm2, ymm14
 	vaesenc         ymm3, ymm3, ymm14
+	vpclmulqdq      ymm7, ymm4, yword [rdi + 640], 17
+	vpxor           ymm6, ymm6, ymm8
+	vmovdqu         ymm4, yword [rdx + 32]
+	vpshufb         ymm4, ymm4, ymm15
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 0
+	vpxor           ymm5, ymm5, ymm8
 	vbroadcasti128  ymm14, oword [r10 - 112]
 	vaesenc         ymm0, ymm0, ymm14
 	vaesenc         ymm1, ymm1, ymm14
 	vaesenc         ymm2, ymm2, ymm14
 	vaesenc         ymm3, ymm3, ymm14
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 16
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 1
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 17
+	vpxor           ymm7, ymm7, ymm8
 	vbroadcasti128  ymm14, oword [r10 - 96]
 	vaesenc         ymm0, ymm0, ymm14
 	vaesenc         ymm1, ymm1, ymm14
 	vaesenc         ymm2, ymm2, ymm14
 	vaesenc         ymm3, ymm3, ymm14
+	vmovdqu         ymm4, yword [rdx + 64]
+	vpshufb         ymm4, ymm4, ymm15
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 0
+	vpxor           ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 16
 	vbroadcasti128  ymm14, oword [r10 - 80]
 	vaesenc         ymm0, ymm0, ymm14
 	vaesenc         ymm1, ymm1, ymm14
 	vaesenc         ymm2, ymm2, ymm14
 	vaesenc         ymm3, ymm3, ymm14
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 1
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 17
+	vpxor           ymm7, ymm7, ymm8
 	vbroadcasti128  ymm14, oword [r10 - 64]
 	vaesenc         ymm0, ymm0, ymm14
 	vaesenc         ymm1, ymm1, ymm14
 	vaesenc         ymm2, ymm2, ymm14
 	vaesenc         ymm3, ymm3, ymm14
+	vmovdqu         ymm4, yword [rdx + 96]
+	vpshufb         ymm4, ymm4, ymm15
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 0
+	vpxor           ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 16
 	vbroadcasti128  ymm14, oword [r10 - 48]
 	vaesenc         ymm0, ymm0, ymm14
 	vaesenc         ymm1, ymm1, ymm14
 	vaesenc         ymm2, ymm2, ymm14
 	vaesenc         ymm3, ymm3, ymm14
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 1
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 17
+	vpxor           ymm7, ymm7, ymm8
 	vbroadcasti128  ymm14, oword [r10 - 32]
 	vaesenc         ymm0, ymm0, ymm14
 	vaesenc         ymm1, ymm1, ymm14
 	vaesenc         ymm2, ymm2, ymm14
 	vaesenc         ymm3, ymm3, ymm14
+	vpclmulqdq      ymm8, ymm5, yword [rel L.gcm_gfpoly_32], 16 ; LO_L * (x^63+x^62+x^57)
+	vpshufd         ymm5, ymm5, 78
+	vpxor           ymm6, ymm6, ymm5
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm6, yword [rel L.gcm_gfpoly_32], 16 ; MI_L * (x^63+x^62+x^57)
 	vbroadcasti128  ymm14, oword [r10 - 16]
 	vaesenc         ymm0, ymm0, ymm14
 	vaesenc         ymm1, ymm1, ymm14
 	vaesenc         ymm2, ymm2, ymm14
 	vaesenc         ymm3, ymm3, ymm14
+	vpshufd         ymm6, ymm6, 78
+	vpxor           ymm7, ymm7, ymm6
+	vpxor           ymm7, ymm7, ymm8
+	vextracti128    xmm8, ymm7, 1
+	vpxor           xmm9, xmm7, xmm8
 	vpxor           ymm8, ymm13, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm8
 	vmovdqu         yword [rsi], ymm0
