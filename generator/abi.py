@@ -112,10 +112,15 @@ class Function:
             lines.append(f"mov {register}, qword [rsp + {offset + pushed}]")
         return "\n".join(lines)
 
-    def epilogue(self) -> str:
+    def epilogue(self, xmm_only: bool = False) -> str:
+        """xmm_only: this path wrote no ymm/zmm register, so the upper state is as the
+        caller left it and vzeroupper (a few cycles on a short call) is skipped."""
         # Every generated function returns 0 (AESGEN_OK), so C callers can tail-call it.
         lines = ["xor eax, eax"]
-        lines += ["vzeroupper"] if self.clear_upper else []
+        if xmm_only:
+            lines.append(".xmm_only")
+        elif self.clear_upper:
+            lines.append("vzeroupper")
         for register in reversed(self.saved):
             lines += [f"pop {register}", f".cfi_pop {register}"]
         lines.append("ret")

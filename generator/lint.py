@@ -89,7 +89,16 @@ def check_functions(statements, clear_upper):
     """endbr64 first at every global entry; vzeroupper right before every ret."""
     functions = {s.args[0] for s in statements
                  if isinstance(s, Directive) and s.name == "function"}
-    code = [s for s in statements if isinstance(s, (Instr, Label))]
+    code, xmm_only_returns, pending = [], set(), False
+    for s in statements:
+        if isinstance(s, Directive) and s.name == "xmm_only":
+            pending = True
+        elif isinstance(s, (Instr, Label)):
+            if isinstance(s, Instr) and s.mnemonic == "ret" and pending:
+                xmm_only_returns.add(len(code))
+            if isinstance(s, Label) or (isinstance(s, Instr) and s.mnemonic == "ret"):
+                pending = False
+            code.append(s)
     for position, s in enumerate(code):
         if isinstance(s, Label) and s.name in functions:
             following = code[position + 1] if position + 1 < len(code) else None
@@ -97,9 +106,10 @@ def check_functions(statements, clear_upper):
                 raise TemplateError(f"function {s.name} does not start with endbr64")
         if clear_upper and isinstance(s, Instr) and s.mnemonic == "ret":
             previous = [c for c in code[:position] if isinstance(c, Instr)
-                        and c.mnemonic not in ("pop",)]
+                        and c.mnemonic not in ("pop", "xor")]
             if not previous or previous[-1].mnemonic != "vzeroupper":
-                raise TemplateError("ret without vzeroupper before it")
+                if position not in xmm_only_returns:
+                    raise TemplateError("ret without vzeroupper before it")
 
 
 def check_mca_markers(statements):

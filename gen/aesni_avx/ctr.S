@@ -828,7 +828,7 @@ aesgen_ctr_crypt_aesni_avx:
 	{disp32} jb     .Lctr_one_bytes
 	vpxor           (%rdx), %xmm0, %xmm12
 	vmovdqu         %xmm12, (%rsi)
-	jmp             .Lctr_return
+	{disp32} jmp    .Lctr_one_return
 .Lctr_one_bytes:
 	test            $8, %ecx
 	{disp32} jz     .Lctr_one_no8
@@ -863,7 +863,10 @@ aesgen_ctr_crypt_aesni_avx:
 	xor             (%rdx), %r11b
 	mov             %r11b, (%rsi)
 .Lctr_one_no1:
-	jmp             .Lctr_return
+.Lctr_one_return:
+	xor             %eax, %eax
+# only xmm registers were written on this path: no vzeroupper needed
+	ret
 	.cfi_endproc
 	.size	aesgen_ctr_crypt_aesni_avx, . - aesgen_ctr_crypt_aesni_avx
 

@@ -780,7 +780,7 @@ aesgen_xctr_crypt_aesni_avx:
 	{disp32} jb     .Lxctr_one_bytes
 	vpxor           (%rdx), %xmm0, %xmm11
 	vmovdqu         %xmm11, (%rsi)
-	jmp             .Lxctr_return
+	{disp32} jmp    .Lxctr_one_return
 .Lxctr_one_bytes:
 	test            $8, %ecx
 	{disp32} jz     .Lxctr_one_no8
@@ -815,7 +815,10 @@ aesgen_xctr_crypt_aesni_avx:
 	xor             (%rdx), %r11b
 	mov             %r11b, (%rsi)
 .Lxctr_one_no1:
-	jmp             .Lxctr_return
+.Lxctr_one_return:
+	xor             %eax, %eax
+# only xmm registers were written on this path: no vzeroupper needed
+	ret
 	.cfi_endproc
 	.size	aesgen_xctr_crypt_aesni_avx, . - aesgen_xctr_crypt_aesni_avx
 

@@ -780,7 +780,7 @@ L.xctr_one_aes128:
 	jb              near L.xctr_one_bytes
 	vpxor           xmm11, xmm0, oword [rdx]
 	vmovdqu         oword [rsi], xmm11
-	jmp             L.xctr_return
+	jmp             near L.xctr_one_return
 L.xctr_one_bytes:
 	test            ecx, 8
 	jz              near L.xctr_one_no8
@@ -815,7 +815,10 @@ L.xctr_one_no2:
 	xor             r11b, byte [rdx]
 	mov             byte [rsi], r11b
 L.xctr_one_no1:
-	jmp             L.xctr_return
+L.xctr_one_return:
+	xor             eax, eax
+; only xmm registers were written on this path: no vzeroupper needed
+	ret
 
 	section .rodata align=64
 	align 64, db 0

@@ -641,7 +641,10 @@ L.ctr_one_aes128:
 	vpxord          xmm12, xmm12, oword [r10]
 	vaesenclast     xmm0, xmm0, xmm12
 	vmovdqu8        [rsi]{k1}, xmm0
-	jmp             L.ctr_return
+L.ctr_one_return:
+	xor             eax, eax
+; only xmm registers were written on this path: no vzeroupper needed
+	ret
 
 	section .rodata align=64
 	align 64, db 0

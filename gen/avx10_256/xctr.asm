@@ -593,7 +593,10 @@ L.xctr_one_aes128:
 	vpxord          xmm11, xmm11, oword [r10]
 	vaesenclast     xmm0, xmm0, xmm11
 	vmovdqu8        [rsi]{k1}, xmm0
-	jmp             L.xctr_return
+L.xctr_one_return:
+	xor             eax, eax
+; only xmm registers were written on this path: no vzeroupper needed
+	ret
 
 	section .rodata align=64
 	align 64, db 0

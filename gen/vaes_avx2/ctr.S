@@ -866,7 +866,7 @@ aesgen_ctr_crypt_vaes_avx2:
 	{disp32} jb     .Lctr_one_bytes
 	vpxor           (%rdx), %xmm0, %xmm12
 	vmovdqu         %xmm12, (%rsi)
-	jmp             .Lctr_return
+	{disp32} jmp    .Lctr_one_return
 .Lctr_one_bytes:
 	test            $8, %ecx
 	{disp32} jz     .Lctr_one_no8
@@ -901,7 +901,10 @@ aesgen_ctr_crypt_vaes_avx2:
 	xor             (%rdx), %r11b
 	mov             %r11b, (%rsi)
 .Lctr_one_no1:
-	jmp             .Lctr_return
+.Lctr_one_return:
+	xor             %eax, %eax
+# only xmm registers were written on this path: no vzeroupper needed
+	ret
 	.cfi_endproc
 	.size	aesgen_ctr_crypt_vaes_avx2, . - aesgen_ctr_crypt_vaes_avx2
 

@@ -866,7 +866,7 @@ L.ctr_one_aes128:
 	jb              near L.ctr_one_bytes
 	vpxor           xmm12, xmm0, oword [rdx]
 	vmovdqu         oword [rsi], xmm12
-	jmp             L.ctr_return
+	jmp             near L.ctr_one_return
 L.ctr_one_bytes:
 	test            ecx, 8
 	jz              near L.ctr_one_no8
@@ -901,7 +901,10 @@ L.ctr_one_no2:
 	xor             r11b, byte [rdx]
 	mov             byte [rsi], r11b
 L.ctr_one_no1:
-	jmp             L.ctr_return
+L.ctr_one_return:
+	xor             eax, eax
+; only xmm registers were written on this path: no vzeroupper needed
+	ret
 
 	section .rodata align=64
 	align 64, db 0

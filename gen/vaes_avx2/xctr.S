@@ -818,7 +818,7 @@ aesgen_xctr_crypt_vaes_avx2:
 	{disp32} jb     .Lxctr_one_bytes
 	vpxor           (%rdx), %xmm0, %xmm11
 	vmovdqu         %xmm11, (%rsi)
-	jmp             .Lxctr_return
+	{disp32} jmp    .Lxctr_one_return
 .Lxctr_one_bytes:
 	test            $8, %ecx
 	{disp32} jz     .Lxctr_one_no8
@@ -853,7 +853,10 @@ aesgen_xctr_crypt_vaes_avx2:
 	xor             (%rdx), %r11b
 	mov             %r11b, (%rsi)
 .Lxctr_one_no1:
-	jmp             .Lxctr_return
+.Lxctr_one_return:
+	xor             %eax, %eax
+# only xmm registers were written on this path: no vzeroupper needed
+	ret
 	.cfi_endproc
 	.size	aesgen_xctr_crypt_vaes_avx2, . - aesgen_xctr_crypt_vaes_avx2
 

@@ -126,6 +126,9 @@ class AttPrinter(Printer):
     def directive_cfi_adjust(self, amount):
         return [f"{INDENT}.cfi_adjust_cfa_offset {amount}"]
 
+    def directive_xmm_only(self):
+        return ["# only xmm registers were written on this path: no vzeroupper needed"]
+
     def directive_notes(self):
         words = ", ".join(str(w) for w in GNU_PROPERTY_WORDS)
         desc = ", ".join(hex(w) for w in GNU_PROPERTY_DESC)

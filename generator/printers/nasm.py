@@ -99,6 +99,9 @@ class NasmPrinter(Printer):
     directive_cfi_startproc = directive_cfi_endproc = _no_cfi
     directive_cfi_push = directive_cfi_pop = directive_cfi_adjust = _no_cfi
 
+    def directive_xmm_only(self):
+        return ["; only xmm registers were written on this path: no vzeroupper needed"]
+
     def directive_notes(self):
         words = ", ".join(str(w) for w in GNU_PROPERTY_WORDS)
         desc = ", ".join(hex(w) for w in GNU_PROPERTY_DESC)

@@ -228,6 +228,11 @@ class Lints(unittest.TestCase):
         with self.assertRaises(TemplateError):
             self.check("nop", function=FUNCTION.replace("vzeroupper\n", ""))
 
+    def test_xmm_only_return_needs_no_vzeroupper(self):
+        self.check("nop", function=FUNCTION.replace("vzeroupper\n", ".xmm_only\n"))
+        with self.assertRaises(TemplateError):   # the marker covers one ret only
+            self.check("ret", function=FUNCTION.replace("vzeroupper\n", ""))
+
     def test_undefined_label(self):
         with self.assertRaises(TemplateError):
             self.check("jmp .Lnowhere")
