@@ -62,6 +62,7 @@ class Function:
         self.abi, self.name, self.clear_upper = abi, name, clear_upper
         self.regs: Dict[str, Gpr] = {}
         self.saved: List[str] = []
+        self.frame = 0          # bytes of stack the function reserves below its saves
         self.stack_loads: List[Tuple[str, int]] = []
         pool = [r for r in abi.caller_saved if r not in abi.argument_registers[:len(args)]]
         pool += list(abi.callee_saved)
@@ -88,6 +89,11 @@ class Function:
         self._bind(name, register)
         return register
 
+    def reserve_stack(self, size: int) -> str:
+        """Scratch space at [rsp, rsp + size) for the function body (returns '')."""
+        self.frame = (size + 15) // 16 * 16
+        return ""
+
     def alias(self, name: str, existing: str) -> str:
         """A second name for a register whose first use is over (returns '' for templates)."""
         self.regs[name] = self.regs[existing]
@@ -110,6 +116,8 @@ class Function:
         pushed = 8 * len(self.saved)
         for register, offset in self.stack_loads:
             lines.append(f"mov {register}, qword [rsp + {offset + pushed}]")
+        if self.frame:
+            lines += [f"sub rsp, {self.frame}", f".cfi_adjust {self.frame}"]
         return "\n".join(lines)
 
     def epilogue(self, xmm_only: bool = False) -> str:
@@ -121,6 +129,8 @@ class Function:
             lines.append(".xmm_only")
         elif self.clear_upper:
             lines.append("vzeroupper")
+        if self.frame:
+            lines += [f"add rsp, {self.frame}", f".cfi_adjust -{self.frame}"]
         for register in reversed(self.saved):
             lines += [f"pop {register}", f".cfi_pop {register}"]
         lines.append("ret")

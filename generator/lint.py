@@ -106,7 +106,7 @@ def check_functions(statements, clear_upper):
                 raise TemplateError(f"function {s.name} does not start with endbr64")
         if clear_upper and isinstance(s, Instr) and s.mnemonic == "ret":
             previous = [c for c in code[:position] if isinstance(c, Instr)
-                        and c.mnemonic not in ("pop", "xor")]
+                        and c.mnemonic not in ("pop", "xor", "add")]
             if not previous or previous[-1].mnemonic != "vzeroupper":
                 if position not in xmm_only_returns:
                     raise TemplateError("ret without vzeroupper before it")

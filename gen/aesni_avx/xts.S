@@ -23,8 +23,8 @@
 #
 # Registers: KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11, PART=rsi, PART=rsi (after the tweak is made)
 #            BASE=xmm0, POLY=xmm1, T1=xmm2, T2=xmm3, X0=xmm4, X1=xmm5
-#            X2=xmm6, X3=xmm7, TW0=xmm8, TW1=xmm9, TW2=xmm10, TW3=xmm11
-#            K0=xmm12, KLAST=xmm13, KT=xmm14
+#            X2=xmm6, X3=xmm7, TW=xmm8, K0=xmm9, KLAST=xmm10, KT=xmm11
+#            TW0=xmm12, TW1=xmm13, TW2=xmm14
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_xts_encrypt_aesni_avx
@@ -60,8 +60,8 @@ aesgen_xts_encrypt_aesni_avx:
 	vaesenclast     (%r10), %xmm0, %xmm0
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &key1[rounds]
-	vmovdqu         (%rdi), %xmm12
-	vmovdqu         (%r10), %xmm13
+	vmovdqu         (%rdi), %xmm9
+	vmovdqu         (%r10), %xmm10
 	vmovdqu         .Lxts_poly(%rip), %xmm1
 	mov             %r8d, %esi
 	and             $15, %esi                       # bytes past the last whole block
@@ -85,21 +85,21 @@ aesgen_xts_encrypt_aesni_avx:
 	vpsrlq          $63, %xmm0, %xmm2               # top 1 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
-	vpsllq          $1, %xmm0, %xmm9
-	vpxor           %xmm2, %xmm9, %xmm9
-	vpxor           %xmm3, %xmm9, %xmm9
+	vpsllq          $1, %xmm0, %xmm12
+	vpxor           %xmm2, %xmm12, %xmm12
+	vpxor           %xmm3, %xmm12, %xmm12
 	vpsrlq          $62, %xmm0, %xmm2               # top 2 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
-	vpsllq          $2, %xmm0, %xmm10
-	vpxor           %xmm2, %xmm10, %xmm10
-	vpxor           %xmm3, %xmm10, %xmm10
+	vpsllq          $2, %xmm0, %xmm13
+	vpxor           %xmm2, %xmm13, %xmm13
+	vpxor           %xmm3, %xmm13, %xmm13
 	vpsrlq          $61, %xmm0, %xmm2               # top 3 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
-	vpsllq          $3, %xmm0, %xmm11
-	vpxor           %xmm2, %xmm11, %xmm11
-	vpxor           %xmm3, %xmm11, %xmm11
+	vpsllq          $3, %xmm0, %xmm14
+	vpxor           %xmm2, %xmm14, %xmm14
+	vpxor           %xmm3, %xmm14, %xmm14
 	vpsrlq          $60, %xmm0, %xmm2               # top 4 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
@@ -108,93 +108,93 @@ aesgen_xts_encrypt_aesni_avx:
 	vpxor           %xmm3, %xmm0, %xmm0
 	sub             $48, %r8                        # bytes in the last vector
 	vpxor           (%rcx), %xmm8, %xmm4
-	vpxor           %xmm12, %xmm4, %xmm4
-	vpxor           16(%rcx), %xmm9, %xmm5
-	vpxor           %xmm12, %xmm5, %xmm5
-	vpxor           32(%rcx), %xmm10, %xmm6
-	vpxor           %xmm12, %xmm6, %xmm6
-	vpxor           48(%rcx), %xmm11, %xmm7
-	vpxor           %xmm12, %xmm7, %xmm7
+	vpxor           %xmm9, %xmm4, %xmm4
+	vpxor           16(%rcx), %xmm12, %xmm5
+	vpxor           %xmm9, %xmm5, %xmm5
+	vpxor           32(%rcx), %xmm13, %xmm6
+	vpxor           %xmm9, %xmm6, %xmm6
+	vpxor           48(%rcx), %xmm14, %xmm7
+	vpxor           %xmm9, %xmm7, %xmm7
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_final4_aes128
 	{disp32} je     .Lxts_enc_final4_aes192
-	vmovdqu         -208(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vaesenc         %xmm14, %xmm7, %xmm7
-	vmovdqu         -192(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -208(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vaesenc         %xmm11, %xmm5, %xmm5
+	vaesenc         %xmm11, %xmm6, %xmm6
+	vaesenc         %xmm11, %xmm7, %xmm7
+	vmovdqu         -192(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vaesenc         %xmm11, %xmm5, %xmm5
+	vaesenc         %xmm11, %xmm6, %xmm6
+	vaesenc         %xmm11, %xmm7, %xmm7
 .Lxts_enc_final4_aes192:
-	vmovdqu         -176(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vaesenc         %xmm14, %xmm7, %xmm7
-	vmovdqu         -160(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -176(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vaesenc         %xmm11, %xmm5, %xmm5
+	vaesenc         %xmm11, %xmm6, %xmm6
+	vaesenc         %xmm11, %xmm7, %xmm7
+	vmovdqu         -160(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vaesenc         %xmm11, %xmm5, %xmm5
+	vaesenc         %xmm11, %xmm6, %xmm6
+	vaesenc         %xmm11, %xmm7, %xmm7
 .Lxts_enc_final4_aes128:
-	vmovdqu         -144(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vaesenc         %xmm14, %xmm7, %xmm7
-	vmovdqu         -128(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vaesenc         %xmm14, %xmm7, %xmm7
-	vmovdqu         -112(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vaesenc         %xmm14, %xmm7, %xmm7
-	vmovdqu         -96(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vaesenc         %xmm14, %xmm7, %xmm7
-	vmovdqu         -80(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vaesenc         %xmm14, %xmm7, %xmm7
-	vmovdqu         -64(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vaesenc         %xmm14, %xmm7, %xmm7
-	vmovdqu         -48(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vaesenc         %xmm14, %xmm7, %xmm7
-	vmovdqu         -32(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vaesenc         %xmm14, %xmm7, %xmm7
-	vmovdqu         -16(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vaesenc         %xmm14, %xmm7, %xmm7
-	vpxor           %xmm8, %xmm13, %xmm2
+	vmovdqu         -144(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vaesenc         %xmm11, %xmm5, %xmm5
+	vaesenc         %xmm11, %xmm6, %xmm6
+	vaesenc         %xmm11, %xmm7, %xmm7
+	vmovdqu         -128(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vaesenc         %xmm11, %xmm5, %xmm5
+	vaesenc         %xmm11, %xmm6, %xmm6
+	vaesenc         %xmm11, %xmm7, %xmm7
+	vmovdqu         -112(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vaesenc         %xmm11, %xmm5, %xmm5
+	vaesenc         %xmm11, %xmm6, %xmm6
+	vaesenc         %xmm11, %xmm7, %xmm7
+	vmovdqu         -96(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vaesenc         %xmm11, %xmm5, %xmm5
+	vaesenc         %xmm11, %xmm6, %xmm6
+	vaesenc         %xmm11, %xmm7, %xmm7
+	vmovdqu         -80(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vaesenc         %xmm11, %xmm5, %xmm5
+	vaesenc         %xmm11, %xmm6, %xmm6
+	vaesenc         %xmm11, %xmm7, %xmm7
+	vmovdqu         -64(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vaesenc         %xmm11, %xmm5, %xmm5
+	vaesenc         %xmm11, %xmm6, %xmm6
+	vaesenc         %xmm11, %xmm7, %xmm7
+	vmovdqu         -48(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vaesenc         %xmm11, %xmm5, %xmm5
+	vaesenc         %xmm11, %xmm6, %xmm6
+	vaesenc         %xmm11, %xmm7, %xmm7
+	vmovdqu         -32(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vaesenc         %xmm11, %xmm5, %xmm5
+	vaesenc         %xmm11, %xmm6, %xmm6
+	vaesenc         %xmm11, %xmm7, %xmm7
+	vmovdqu         -16(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vaesenc         %xmm11, %xmm5, %xmm5
+	vaesenc         %xmm11, %xmm6, %xmm6
+	vaesenc         %xmm11, %xmm7, %xmm7
+	vpxor           %xmm8, %xmm10, %xmm2
 	vaesenclast     %xmm2, %xmm4, %xmm4
 	vmovdqu         %xmm4, (%rdx)
-	vpxor           %xmm9, %xmm13, %xmm2
+	vpxor           %xmm12, %xmm10, %xmm2
 	vaesenclast     %xmm2, %xmm5, %xmm5
 	vmovdqu         %xmm5, 16(%rdx)
-	vpxor           %xmm10, %xmm13, %xmm2
+	vpxor           %xmm13, %xmm10, %xmm2
 	vaesenclast     %xmm2, %xmm6, %xmm6
 	vmovdqu         %xmm6, 32(%rdx)
-	vpxor           %xmm11, %xmm13, %xmm2
+	vpxor           %xmm14, %xmm10, %xmm2
 	vaesenclast     %xmm2, %xmm7, %xmm7
 	vmovdqu         %xmm7, 48(%rdx)
 	add             %r8, %rcx
@@ -208,15 +208,15 @@ aesgen_xts_encrypt_aesni_avx:
 	vpsrlq          $63, %xmm0, %xmm2               # top 1 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
-	vpsllq          $1, %xmm0, %xmm9
-	vpxor           %xmm2, %xmm9, %xmm9
-	vpxor           %xmm3, %xmm9, %xmm9
+	vpsllq          $1, %xmm0, %xmm12
+	vpxor           %xmm2, %xmm12, %xmm12
+	vpxor           %xmm3, %xmm12, %xmm12
 	vpsrlq          $62, %xmm0, %xmm2               # top 2 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
-	vpsllq          $2, %xmm0, %xmm10
-	vpxor           %xmm2, %xmm10, %xmm10
-	vpxor           %xmm3, %xmm10, %xmm10
+	vpsllq          $2, %xmm0, %xmm13
+	vpxor           %xmm2, %xmm13, %xmm13
+	vpxor           %xmm3, %xmm13, %xmm13
 	vpsrlq          $61, %xmm0, %xmm2               # top 3 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
@@ -225,75 +225,75 @@ aesgen_xts_encrypt_aesni_avx:
 	vpxor           %xmm3, %xmm0, %xmm0
 	sub             $32, %r8                        # bytes in the last vector
 	vpxor           (%rcx), %xmm8, %xmm4
-	vpxor           %xmm12, %xmm4, %xmm4
-	vpxor           16(%rcx), %xmm9, %xmm5
-	vpxor           %xmm12, %xmm5, %xmm5
-	vpxor           32(%rcx), %xmm10, %xmm6
-	vpxor           %xmm12, %xmm6, %xmm6
+	vpxor           %xmm9, %xmm4, %xmm4
+	vpxor           16(%rcx), %xmm12, %xmm5
+	vpxor           %xmm9, %xmm5, %xmm5
+	vpxor           32(%rcx), %xmm13, %xmm6
+	vpxor           %xmm9, %xmm6, %xmm6
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_final3_aes128
 	{disp32} je     .Lxts_enc_final3_aes192
-	vmovdqu         -208(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vmovdqu         -192(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
+	vmovdqu         -208(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vaesenc         %xmm11, %xmm5, %xmm5
+	vaesenc         %xmm11, %xmm6, %xmm6
+	vmovdqu         -192(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vaesenc         %xmm11, %xmm5, %xmm5
+	vaesenc         %xmm11, %xmm6, %xmm6
 .Lxts_enc_final3_aes192:
-	vmovdqu         -176(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vmovdqu         -160(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
+	vmovdqu         -176(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vaesenc         %xmm11, %xmm5, %xmm5
+	vaesenc         %xmm11, %xmm6, %xmm6
+	vmovdqu         -160(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vaesenc         %xmm11, %xmm5, %xmm5
+	vaesenc         %xmm11, %xmm6, %xmm6
 .Lxts_enc_final3_aes128:
-	vmovdqu         -144(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vmovdqu         -128(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vmovdqu         -112(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vmovdqu         -96(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vmovdqu         -80(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vmovdqu         -64(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vmovdqu         -48(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vmovdqu         -32(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vmovdqu         -16(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vpxor           %xmm8, %xmm13, %xmm2
+	vmovdqu         -144(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vaesenc         %xmm11, %xmm5, %xmm5
+	vaesenc         %xmm11, %xmm6, %xmm6
+	vmovdqu         -128(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vaesenc         %xmm11, %xmm5, %xmm5
+	vaesenc         %xmm11, %xmm6, %xmm6
+	vmovdqu         -112(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vaesenc         %xmm11, %xmm5, %xmm5
+	vaesenc         %xmm11, %xmm6, %xmm6
+	vmovdqu         -96(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vaesenc         %xmm11, %xmm5, %xmm5
+	vaesenc         %xmm11, %xmm6, %xmm6
+	vmovdqu         -80(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vaesenc         %xmm11, %xmm5, %xmm5
+	vaesenc         %xmm11, %xmm6, %xmm6
+	vmovdqu         -64(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vaesenc         %xmm11, %xmm5, %xmm5
+	vaesenc         %xmm11, %xmm6, %xmm6
+	vmovdqu         -48(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vaesenc         %xmm11, %xmm5, %xmm5
+	vaesenc         %xmm11, %xmm6, %xmm6
+	vmovdqu         -32(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vaesenc         %xmm11, %xmm5, %xmm5
+	vaesenc         %xmm11, %xmm6, %xmm6
+	vmovdqu         -16(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vaesenc         %xmm11, %xmm5, %xmm5
+	vaesenc         %xmm11, %xmm6, %xmm6
+	vpxor           %xmm8, %xmm10, %xmm2
 	vaesenclast     %xmm2, %xmm4, %xmm4
 	vmovdqu         %xmm4, (%rdx)
-	vpxor           %xmm9, %xmm13, %xmm2
+	vpxor           %xmm12, %xmm10, %xmm2
 	vaesenclast     %xmm2, %xmm5, %xmm5
 	vmovdqu         %xmm5, 16(%rdx)
-	vpxor           %xmm10, %xmm13, %xmm2
+	vpxor           %xmm13, %xmm10, %xmm2
 	vaesenclast     %xmm2, %xmm6, %xmm6
 	vmovdqu         %xmm6, 32(%rdx)
 	add             %r8, %rcx
@@ -307,9 +307,9 @@ aesgen_xts_encrypt_aesni_avx:
 	vpsrlq          $63, %xmm0, %xmm2               # top 1 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
-	vpsllq          $1, %xmm0, %xmm9
-	vpxor           %xmm2, %xmm9, %xmm9
-	vpxor           %xmm3, %xmm9, %xmm9
+	vpsllq          $1, %xmm0, %xmm12
+	vpxor           %xmm2, %xmm12, %xmm12
+	vpxor           %xmm3, %xmm12, %xmm12
 	vpsrlq          $62, %xmm0, %xmm2               # top 2 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
@@ -318,57 +318,57 @@ aesgen_xts_encrypt_aesni_avx:
 	vpxor           %xmm3, %xmm0, %xmm0
 	sub             $16, %r8                        # bytes in the last vector
 	vpxor           (%rcx), %xmm8, %xmm4
-	vpxor           %xmm12, %xmm4, %xmm4
-	vpxor           16(%rcx), %xmm9, %xmm5
-	vpxor           %xmm12, %xmm5, %xmm5
+	vpxor           %xmm9, %xmm4, %xmm4
+	vpxor           16(%rcx), %xmm12, %xmm5
+	vpxor           %xmm9, %xmm5, %xmm5
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_final2_aes128
 	{disp32} je     .Lxts_enc_final2_aes192
-	vmovdqu         -208(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vmovdqu         -192(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
+	vmovdqu         -208(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vaesenc         %xmm11, %xmm5, %xmm5
+	vmovdqu         -192(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vaesenc         %xmm11, %xmm5, %xmm5
 .Lxts_enc_final2_aes192:
-	vmovdqu         -176(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vmovdqu         -160(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
+	vmovdqu         -176(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vaesenc         %xmm11, %xmm5, %xmm5
+	vmovdqu         -160(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vaesenc         %xmm11, %xmm5, %xmm5
 .Lxts_enc_final2_aes128:
-	vmovdqu         -144(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vmovdqu         -128(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vmovdqu         -112(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vmovdqu         -96(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vmovdqu         -80(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vmovdqu         -64(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vmovdqu         -48(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vmovdqu         -32(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vmovdqu         -16(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vpxor           %xmm8, %xmm13, %xmm2
+	vmovdqu         -144(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vaesenc         %xmm11, %xmm5, %xmm5
+	vmovdqu         -128(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vaesenc         %xmm11, %xmm5, %xmm5
+	vmovdqu         -112(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vaesenc         %xmm11, %xmm5, %xmm5
+	vmovdqu         -96(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vaesenc         %xmm11, %xmm5, %xmm5
+	vmovdqu         -80(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vaesenc         %xmm11, %xmm5, %xmm5
+	vmovdqu         -64(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vaesenc         %xmm11, %xmm5, %xmm5
+	vmovdqu         -48(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vaesenc         %xmm11, %xmm5, %xmm5
+	vmovdqu         -32(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vaesenc         %xmm11, %xmm5, %xmm5
+	vmovdqu         -16(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vaesenc         %xmm11, %xmm5, %xmm5
+	vpxor           %xmm8, %xmm10, %xmm2
 	vaesenclast     %xmm2, %xmm4, %xmm4
 	vmovdqu         %xmm4, (%rdx)
-	vpxor           %xmm9, %xmm13, %xmm2
+	vpxor           %xmm12, %xmm10, %xmm2
 	vaesenclast     %xmm2, %xmm5, %xmm5
 	vmovdqu         %xmm5, 16(%rdx)
 	add             %r8, %rcx
@@ -386,39 +386,39 @@ aesgen_xts_encrypt_aesni_avx:
 	vpxor           %xmm2, %xmm0, %xmm0
 	vpxor           %xmm3, %xmm0, %xmm0
 	vpxor           (%rcx), %xmm8, %xmm4
-	vpxor           %xmm12, %xmm4, %xmm4
+	vpxor           %xmm9, %xmm4, %xmm4
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_final1_aes128
 	{disp32} je     .Lxts_enc_final1_aes192
-	vmovdqu         -208(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vmovdqu         -192(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
+	vmovdqu         -208(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vmovdqu         -192(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
 .Lxts_enc_final1_aes192:
-	vmovdqu         -176(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vmovdqu         -160(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
+	vmovdqu         -176(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vmovdqu         -160(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
 .Lxts_enc_final1_aes128:
-	vmovdqu         -144(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vmovdqu         -128(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vmovdqu         -112(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vmovdqu         -96(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vmovdqu         -80(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vmovdqu         -64(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vmovdqu         -48(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vmovdqu         -32(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vmovdqu         -16(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vpxor           %xmm8, %xmm13, %xmm2
+	vmovdqu         -144(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vmovdqu         -128(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vmovdqu         -112(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vmovdqu         -96(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vmovdqu         -80(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vmovdqu         -64(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vmovdqu         -48(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vmovdqu         -32(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vmovdqu         -16(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vpxor           %xmm8, %xmm10, %xmm2
 	vaesenclast     %xmm2, %xmm4, %xmm4
 	vmovdqu         %xmm4, (%rdx)
 	add             %r8, %rcx
@@ -509,21 +509,21 @@ aesgen_xts_encrypt_aesni_avx:
 	vpsrlq          $63, %xmm0, %xmm2               # top 1 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
-	vpsllq          $1, %xmm0, %xmm9
-	vpxor           %xmm2, %xmm9, %xmm9
-	vpxor           %xmm3, %xmm9, %xmm9
+	vpsllq          $1, %xmm0, %xmm12
+	vpxor           %xmm2, %xmm12, %xmm12
+	vpxor           %xmm3, %xmm12, %xmm12
 	vpsrlq          $62, %xmm0, %xmm2               # top 2 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
-	vpsllq          $2, %xmm0, %xmm10
-	vpxor           %xmm2, %xmm10, %xmm10
-	vpxor           %xmm3, %xmm10, %xmm10
+	vpsllq          $2, %xmm0, %xmm13
+	vpxor           %xmm2, %xmm13, %xmm13
+	vpxor           %xmm3, %xmm13, %xmm13
 	vpsrlq          $61, %xmm0, %xmm2               # top 3 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
-	vpsllq          $3, %xmm0, %xmm11
-	vpxor           %xmm2, %xmm11, %xmm11
-	vpxor           %xmm3, %xmm11, %xmm11
+	vpsllq          $3, %xmm0, %xmm14
+	vpxor           %xmm2, %xmm14, %xmm14
+	vpxor           %xmm3, %xmm14, %xmm14
 	vpsrlq          $60, %xmm0, %xmm2               # top 4 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
@@ -531,93 +531,93 @@ aesgen_xts_encrypt_aesni_avx:
 	vpxor           %xmm2, %xmm0, %xmm0
 	vpxor           %xmm3, %xmm0, %xmm0
 	vpxor           (%rcx), %xmm8, %xmm4
-	vpxor           %xmm12, %xmm4, %xmm4
-	vpxor           16(%rcx), %xmm9, %xmm5
-	vpxor           %xmm12, %xmm5, %xmm5
-	vpxor           32(%rcx), %xmm10, %xmm6
-	vpxor           %xmm12, %xmm6, %xmm6
-	vpxor           48(%rcx), %xmm11, %xmm7
-	vpxor           %xmm12, %xmm7, %xmm7
+	vpxor           %xmm9, %xmm4, %xmm4
+	vpxor           16(%rcx), %xmm12, %xmm5
+	vpxor           %xmm9, %xmm5, %xmm5
+	vpxor           32(%rcx), %xmm13, %xmm6
+	vpxor           %xmm9, %xmm6, %xmm6
+	vpxor           48(%rcx), %xmm14, %xmm7
+	vpxor           %xmm9, %xmm7, %xmm7
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_main_aes128
 	{disp32} je     .Lxts_enc_main_aes192
-	vmovdqu         -208(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vaesenc         %xmm14, %xmm7, %xmm7
-	vmovdqu         -192(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -208(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vaesenc         %xmm11, %xmm5, %xmm5
+	vaesenc         %xmm11, %xmm6, %xmm6
+	vaesenc         %xmm11, %xmm7, %xmm7
+	vmovdqu         -192(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vaesenc         %xmm11, %xmm5, %xmm5
+	vaesenc         %xmm11, %xmm6, %xmm6
+	vaesenc         %xmm11, %xmm7, %xmm7
 .Lxts_enc_main_aes192:
-	vmovdqu         -176(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vaesenc         %xmm14, %xmm7, %xmm7
-	vmovdqu         -160(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -176(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vaesenc         %xmm11, %xmm5, %xmm5
+	vaesenc         %xmm11, %xmm6, %xmm6
+	vaesenc         %xmm11, %xmm7, %xmm7
+	vmovdqu         -160(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vaesenc         %xmm11, %xmm5, %xmm5
+	vaesenc         %xmm11, %xmm6, %xmm6
+	vaesenc         %xmm11, %xmm7, %xmm7
 .Lxts_enc_main_aes128:
-	vmovdqu         -144(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vaesenc         %xmm14, %xmm7, %xmm7
-	vmovdqu         -128(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vaesenc         %xmm14, %xmm7, %xmm7
-	vmovdqu         -112(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vaesenc         %xmm14, %xmm7, %xmm7
-	vmovdqu         -96(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vaesenc         %xmm14, %xmm7, %xmm7
-	vmovdqu         -80(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vaesenc         %xmm14, %xmm7, %xmm7
-	vmovdqu         -64(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vaesenc         %xmm14, %xmm7, %xmm7
-	vmovdqu         -48(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vaesenc         %xmm14, %xmm7, %xmm7
-	vmovdqu         -32(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vaesenc         %xmm14, %xmm7, %xmm7
-	vmovdqu         -16(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vaesenc         %xmm14, %xmm7, %xmm7
-	vpxor           %xmm8, %xmm13, %xmm2
+	vmovdqu         -144(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vaesenc         %xmm11, %xmm5, %xmm5
+	vaesenc         %xmm11, %xmm6, %xmm6
+	vaesenc         %xmm11, %xmm7, %xmm7
+	vmovdqu         -128(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vaesenc         %xmm11, %xmm5, %xmm5
+	vaesenc         %xmm11, %xmm6, %xmm6
+	vaesenc         %xmm11, %xmm7, %xmm7
+	vmovdqu         -112(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vaesenc         %xmm11, %xmm5, %xmm5
+	vaesenc         %xmm11, %xmm6, %xmm6
+	vaesenc         %xmm11, %xmm7, %xmm7
+	vmovdqu         -96(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vaesenc         %xmm11, %xmm5, %xmm5
+	vaesenc         %xmm11, %xmm6, %xmm6
+	vaesenc         %xmm11, %xmm7, %xmm7
+	vmovdqu         -80(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vaesenc         %xmm11, %xmm5, %xmm5
+	vaesenc         %xmm11, %xmm6, %xmm6
+	vaesenc         %xmm11, %xmm7, %xmm7
+	vmovdqu         -64(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vaesenc         %xmm11, %xmm5, %xmm5
+	vaesenc         %xmm11, %xmm6, %xmm6
+	vaesenc         %xmm11, %xmm7, %xmm7
+	vmovdqu         -48(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vaesenc         %xmm11, %xmm5, %xmm5
+	vaesenc         %xmm11, %xmm6, %xmm6
+	vaesenc         %xmm11, %xmm7, %xmm7
+	vmovdqu         -32(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vaesenc         %xmm11, %xmm5, %xmm5
+	vaesenc         %xmm11, %xmm6, %xmm6
+	vaesenc         %xmm11, %xmm7, %xmm7
+	vmovdqu         -16(%r10), %xmm11
+	vaesenc         %xmm11, %xmm4, %xmm4
+	vaesenc         %xmm11, %xmm5, %xmm5
+	vaesenc         %xmm11, %xmm6, %xmm6
+	vaesenc         %xmm11, %xmm7, %xmm7
+	vpxor           %xmm8, %xmm10, %xmm2
 	vaesenclast     %xmm2, %xmm4, %xmm4
 	vmovdqu         %xmm4, (%rdx)
-	vpxor           %xmm9, %xmm13, %xmm2
+	vpxor           %xmm12, %xmm10, %xmm2
 	vaesenclast     %xmm2, %xmm5, %xmm5
 	vmovdqu         %xmm5, 16(%rdx)
-	vpxor           %xmm10, %xmm13, %xmm2
+	vpxor           %xmm13, %xmm10, %xmm2
 	vaesenclast     %xmm2, %xmm6, %xmm6
 	vmovdqu         %xmm6, 32(%rdx)
-	vpxor           %xmm11, %xmm13, %xmm2
+	vpxor           %xmm14, %xmm10, %xmm2
 	vaesenclast     %xmm2, %xmm7, %xmm7
 	vmovdqu         %xmm7, 48(%rdx)
 	add             $64, %rcx
@@ -646,8 +646,8 @@ aesgen_xts_encrypt_aesni_avx:
 #
 # Registers: KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11, PART=rsi, PART=rsi (after the tweak is made)
 #            BASE=xmm0, POLY=xmm1, T1=xmm2, T2=xmm3, X0=xmm4, X1=xmm5
-#            X2=xmm6, X3=xmm7, TW0=xmm8, TW1=xmm9, TW2=xmm10, TW3=xmm11
-#            K0=xmm12, KLAST=xmm13, KT=xmm14
+#            X2=xmm6, X3=xmm7, TW=xmm8, K0=xmm9, KLAST=xmm10, KT=xmm11
+#            TW0=xmm12, TW1=xmm13, TW2=xmm14
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_xts_decrypt_aesni_avx
@@ -683,8 +683,8 @@ aesgen_xts_decrypt_aesni_avx:
 	vaesenclast     (%r10), %xmm0, %xmm0
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &key1[rounds]
-	vmovdqu         (%rdi), %xmm12
-	vmovdqu         (%r10), %xmm13
+	vmovdqu         (%rdi), %xmm9
+	vmovdqu         (%r10), %xmm10
 	vmovdqu         .Lxts_poly(%rip), %xmm1
 	mov             %r8d, %esi
 	and             $15, %esi                       # bytes past the last whole block
@@ -708,21 +708,21 @@ aesgen_xts_decrypt_aesni_avx:
 	vpsrlq          $63, %xmm0, %xmm2               # top 1 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
-	vpsllq          $1, %xmm0, %xmm9
-	vpxor           %xmm2, %xmm9, %xmm9
-	vpxor           %xmm3, %xmm9, %xmm9
+	vpsllq          $1, %xmm0, %xmm12
+	vpxor           %xmm2, %xmm12, %xmm12
+	vpxor           %xmm3, %xmm12, %xmm12
 	vpsrlq          $62, %xmm0, %xmm2               # top 2 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
-	vpsllq          $2, %xmm0, %xmm10
-	vpxor           %xmm2, %xmm10, %xmm10
-	vpxor           %xmm3, %xmm10, %xmm10
+	vpsllq          $2, %xmm0, %xmm13
+	vpxor           %xmm2, %xmm13, %xmm13
+	vpxor           %xmm3, %xmm13, %xmm13
 	vpsrlq          $61, %xmm0, %xmm2               # top 3 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
-	vpsllq          $3, %xmm0, %xmm11
-	vpxor           %xmm2, %xmm11, %xmm11
-	vpxor           %xmm3, %xmm11, %xmm11
+	vpsllq          $3, %xmm0, %xmm14
+	vpxor           %xmm2, %xmm14, %xmm14
+	vpxor           %xmm3, %xmm14, %xmm14
 	vpsrlq          $60, %xmm0, %xmm2               # top 4 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
@@ -731,93 +731,93 @@ aesgen_xts_decrypt_aesni_avx:
 	vpxor           %xmm3, %xmm0, %xmm0
 	sub             $48, %r8                        # bytes in the last vector
 	vpxor           (%rcx), %xmm8, %xmm4
-	vpxor           %xmm12, %xmm4, %xmm4
-	vpxor           16(%rcx), %xmm9, %xmm5
-	vpxor           %xmm12, %xmm5, %xmm5
-	vpxor           32(%rcx), %xmm10, %xmm6
-	vpxor           %xmm12, %xmm6, %xmm6
-	vpxor           48(%rcx), %xmm11, %xmm7
-	vpxor           %xmm12, %xmm7, %xmm7
+	vpxor           %xmm9, %xmm4, %xmm4
+	vpxor           16(%rcx), %xmm12, %xmm5
+	vpxor           %xmm9, %xmm5, %xmm5
+	vpxor           32(%rcx), %xmm13, %xmm6
+	vpxor           %xmm9, %xmm6, %xmm6
+	vpxor           48(%rcx), %xmm14, %xmm7
+	vpxor           %xmm9, %xmm7, %xmm7
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_final4_aes128
 	{disp32} je     .Lxts_dec_final4_aes192
-	vmovdqu         -208(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vaesdec         %xmm14, %xmm6, %xmm6
-	vaesdec         %xmm14, %xmm7, %xmm7
-	vmovdqu         -192(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vaesdec         %xmm14, %xmm6, %xmm6
-	vaesdec         %xmm14, %xmm7, %xmm7
+	vmovdqu         -208(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vaesdec         %xmm11, %xmm5, %xmm5
+	vaesdec         %xmm11, %xmm6, %xmm6
+	vaesdec         %xmm11, %xmm7, %xmm7
+	vmovdqu         -192(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vaesdec         %xmm11, %xmm5, %xmm5
+	vaesdec         %xmm11, %xmm6, %xmm6
+	vaesdec         %xmm11, %xmm7, %xmm7
 .Lxts_dec_final4_aes192:
-	vmovdqu         -176(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vaesdec         %xmm14, %xmm6, %xmm6
-	vaesdec         %xmm14, %xmm7, %xmm7
-	vmovdqu         -160(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vaesdec         %xmm14, %xmm6, %xmm6
-	vaesdec         %xmm14, %xmm7, %xmm7
+	vmovdqu         -176(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vaesdec         %xmm11, %xmm5, %xmm5
+	vaesdec         %xmm11, %xmm6, %xmm6
+	vaesdec         %xmm11, %xmm7, %xmm7
+	vmovdqu         -160(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vaesdec         %xmm11, %xmm5, %xmm5
+	vaesdec         %xmm11, %xmm6, %xmm6
+	vaesdec         %xmm11, %xmm7, %xmm7
 .Lxts_dec_final4_aes128:
-	vmovdqu         -144(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vaesdec         %xmm14, %xmm6, %xmm6
-	vaesdec         %xmm14, %xmm7, %xmm7
-	vmovdqu         -128(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vaesdec         %xmm14, %xmm6, %xmm6
-	vaesdec         %xmm14, %xmm7, %xmm7
-	vmovdqu         -112(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vaesdec         %xmm14, %xmm6, %xmm6
-	vaesdec         %xmm14, %xmm7, %xmm7
-	vmovdqu         -96(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vaesdec         %xmm14, %xmm6, %xmm6
-	vaesdec         %xmm14, %xmm7, %xmm7
-	vmovdqu         -80(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vaesdec         %xmm14, %xmm6, %xmm6
-	vaesdec         %xmm14, %xmm7, %xmm7
-	vmovdqu         -64(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vaesdec         %xmm14, %xmm6, %xmm6
-	vaesdec         %xmm14, %xmm7, %xmm7
-	vmovdqu         -48(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vaesdec         %xmm14, %xmm6, %xmm6
-	vaesdec         %xmm14, %xmm7, %xmm7
-	vmovdqu         -32(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vaesdec         %xmm14, %xmm6, %xmm6
-	vaesdec         %xmm14, %xmm7, %xmm7
-	vmovdqu         -16(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vaesdec         %xmm14, %xmm6, %xmm6
-	vaesdec         %xmm14, %xmm7, %xmm7
-	vpxor           %xmm8, %xmm13, %xmm2
+	vmovdqu         -144(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vaesdec         %xmm11, %xmm5, %xmm5
+	vaesdec         %xmm11, %xmm6, %xmm6
+	vaesdec         %xmm11, %xmm7, %xmm7
+	vmovdqu         -128(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vaesdec         %xmm11, %xmm5, %xmm5
+	vaesdec         %xmm11, %xmm6, %xmm6
+	vaesdec         %xmm11, %xmm7, %xmm7
+	vmovdqu         -112(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vaesdec         %xmm11, %xmm5, %xmm5
+	vaesdec         %xmm11, %xmm6, %xmm6
+	vaesdec         %xmm11, %xmm7, %xmm7
+	vmovdqu         -96(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vaesdec         %xmm11, %xmm5, %xmm5
+	vaesdec         %xmm11, %xmm6, %xmm6
+	vaesdec         %xmm11, %xmm7, %xmm7
+	vmovdqu         -80(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vaesdec         %xmm11, %xmm5, %xmm5
+	vaesdec         %xmm11, %xmm6, %xmm6
+	vaesdec         %xmm11, %xmm7, %xmm7
+	vmovdqu         -64(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vaesdec         %xmm11, %xmm5, %xmm5
+	vaesdec         %xmm11, %xmm6, %xmm6
+	vaesdec         %xmm11, %xmm7, %xmm7
+	vmovdqu         -48(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vaesdec         %xmm11, %xmm5, %xmm5
+	vaesdec         %xmm11, %xmm6, %xmm6
+	vaesdec         %xmm11, %xmm7, %xmm7
+	vmovdqu         -32(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vaesdec         %xmm11, %xmm5, %xmm5
+	vaesdec         %xmm11, %xmm6, %xmm6
+	vaesdec         %xmm11, %xmm7, %xmm7
+	vmovdqu         -16(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vaesdec         %xmm11, %xmm5, %xmm5
+	vaesdec         %xmm11, %xmm6, %xmm6
+	vaesdec         %xmm11, %xmm7, %xmm7
+	vpxor           %xmm8, %xmm10, %xmm2
 	vaesdeclast     %xmm2, %xmm4, %xmm4
 	vmovdqu         %xmm4, (%rdx)
-	vpxor           %xmm9, %xmm13, %xmm2
+	vpxor           %xmm12, %xmm10, %xmm2
 	vaesdeclast     %xmm2, %xmm5, %xmm5
 	vmovdqu         %xmm5, 16(%rdx)
-	vpxor           %xmm10, %xmm13, %xmm2
+	vpxor           %xmm13, %xmm10, %xmm2
 	vaesdeclast     %xmm2, %xmm6, %xmm6
 	vmovdqu         %xmm6, 32(%rdx)
-	vpxor           %xmm11, %xmm13, %xmm2
+	vpxor           %xmm14, %xmm10, %xmm2
 	vaesdeclast     %xmm2, %xmm7, %xmm7
 	vmovdqu         %xmm7, 48(%rdx)
 	add             %r8, %rcx
@@ -831,15 +831,15 @@ aesgen_xts_decrypt_aesni_avx:
 	vpsrlq          $63, %xmm0, %xmm2               # top 1 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
-	vpsllq          $1, %xmm0, %xmm9
-	vpxor           %xmm2, %xmm9, %xmm9
-	vpxor           %xmm3, %xmm9, %xmm9
+	vpsllq          $1, %xmm0, %xmm12
+	vpxor           %xmm2, %xmm12, %xmm12
+	vpxor           %xmm3, %xmm12, %xmm12
 	vpsrlq          $62, %xmm0, %xmm2               # top 2 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
-	vpsllq          $2, %xmm0, %xmm10
-	vpxor           %xmm2, %xmm10, %xmm10
-	vpxor           %xmm3, %xmm10, %xmm10
+	vpsllq          $2, %xmm0, %xmm13
+	vpxor           %xmm2, %xmm13, %xmm13
+	vpxor           %xmm3, %xmm13, %xmm13
 	vpsrlq          $61, %xmm0, %xmm2               # top 3 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
@@ -848,75 +848,75 @@ aesgen_xts_decrypt_aesni_avx:
 	vpxor           %xmm3, %xmm0, %xmm0
 	sub             $32, %r8                        # bytes in the last vector
 	vpxor           (%rcx), %xmm8, %xmm4
-	vpxor           %xmm12, %xmm4, %xmm4
-	vpxor           16(%rcx), %xmm9, %xmm5
-	vpxor           %xmm12, %xmm5, %xmm5
-	vpxor           32(%rcx), %xmm10, %xmm6
-	vpxor           %xmm12, %xmm6, %xmm6
+	vpxor           %xmm9, %xmm4, %xmm4
+	vpxor           16(%rcx), %xmm12, %xmm5
+	vpxor           %xmm9, %xmm5, %xmm5
+	vpxor           32(%rcx), %xmm13, %xmm6
+	vpxor           %xmm9, %xmm6, %xmm6
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_final3_aes128
 	{disp32} je     .Lxts_dec_final3_aes192
-	vmovdqu         -208(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vaesdec         %xmm14, %xmm6, %xmm6
-	vmovdqu         -192(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vaesdec         %xmm14, %xmm6, %xmm6
+	vmovdqu         -208(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vaesdec         %xmm11, %xmm5, %xmm5
+	vaesdec         %xmm11, %xmm6, %xmm6
+	vmovdqu         -192(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vaesdec         %xmm11, %xmm5, %xmm5
+	vaesdec         %xmm11, %xmm6, %xmm6
 .Lxts_dec_final3_aes192:
-	vmovdqu         -176(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vaesdec         %xmm14, %xmm6, %xmm6
-	vmovdqu         -160(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vaesdec         %xmm14, %xmm6, %xmm6
+	vmovdqu         -176(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vaesdec         %xmm11, %xmm5, %xmm5
+	vaesdec         %xmm11, %xmm6, %xmm6
+	vmovdqu         -160(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vaesdec         %xmm11, %xmm5, %xmm5
+	vaesdec         %xmm11, %xmm6, %xmm6
 .Lxts_dec_final3_aes128:
-	vmovdqu         -144(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vaesdec         %xmm14, %xmm6, %xmm6
-	vmovdqu         -128(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vaesdec         %xmm14, %xmm6, %xmm6
-	vmovdqu         -112(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vaesdec         %xmm14, %xmm6, %xmm6
-	vmovdqu         -96(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vaesdec         %xmm14, %xmm6, %xmm6
-	vmovdqu         -80(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vaesdec         %xmm14, %xmm6, %xmm6
-	vmovdqu         -64(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vaesdec         %xmm14, %xmm6, %xmm6
-	vmovdqu         -48(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vaesdec         %xmm14, %xmm6, %xmm6
-	vmovdqu         -32(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vaesdec         %xmm14, %xmm6, %xmm6
-	vmovdqu         -16(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vaesdec         %xmm14, %xmm6, %xmm6
-	vpxor           %xmm8, %xmm13, %xmm2
+	vmovdqu         -144(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vaesdec         %xmm11, %xmm5, %xmm5
+	vaesdec         %xmm11, %xmm6, %xmm6
+	vmovdqu         -128(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vaesdec         %xmm11, %xmm5, %xmm5
+	vaesdec         %xmm11, %xmm6, %xmm6
+	vmovdqu         -112(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vaesdec         %xmm11, %xmm5, %xmm5
+	vaesdec         %xmm11, %xmm6, %xmm6
+	vmovdqu         -96(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vaesdec         %xmm11, %xmm5, %xmm5
+	vaesdec         %xmm11, %xmm6, %xmm6
+	vmovdqu         -80(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vaesdec         %xmm11, %xmm5, %xmm5
+	vaesdec         %xmm11, %xmm6, %xmm6
+	vmovdqu         -64(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vaesdec         %xmm11, %xmm5, %xmm5
+	vaesdec         %xmm11, %xmm6, %xmm6
+	vmovdqu         -48(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vaesdec         %xmm11, %xmm5, %xmm5
+	vaesdec         %xmm11, %xmm6, %xmm6
+	vmovdqu         -32(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vaesdec         %xmm11, %xmm5, %xmm5
+	vaesdec         %xmm11, %xmm6, %xmm6
+	vmovdqu         -16(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vaesdec         %xmm11, %xmm5, %xmm5
+	vaesdec         %xmm11, %xmm6, %xmm6
+	vpxor           %xmm8, %xmm10, %xmm2
 	vaesdeclast     %xmm2, %xmm4, %xmm4
 	vmovdqu         %xmm4, (%rdx)
-	vpxor           %xmm9, %xmm13, %xmm2
+	vpxor           %xmm12, %xmm10, %xmm2
 	vaesdeclast     %xmm2, %xmm5, %xmm5
 	vmovdqu         %xmm5, 16(%rdx)
-	vpxor           %xmm10, %xmm13, %xmm2
+	vpxor           %xmm13, %xmm10, %xmm2
 	vaesdeclast     %xmm2, %xmm6, %xmm6
 	vmovdqu         %xmm6, 32(%rdx)
 	add             %r8, %rcx
@@ -930,9 +930,9 @@ aesgen_xts_decrypt_aesni_avx:
 	vpsrlq          $63, %xmm0, %xmm2               # top 1 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
-	vpsllq          $1, %xmm0, %xmm9
-	vpxor           %xmm2, %xmm9, %xmm9
-	vpxor           %xmm3, %xmm9, %xmm9
+	vpsllq          $1, %xmm0, %xmm12
+	vpxor           %xmm2, %xmm12, %xmm12
+	vpxor           %xmm3, %xmm12, %xmm12
 	vpsrlq          $62, %xmm0, %xmm2               # top 2 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
@@ -941,57 +941,57 @@ aesgen_xts_decrypt_aesni_avx:
 	vpxor           %xmm3, %xmm0, %xmm0
 	sub             $16, %r8                        # bytes in the last vector
 	vpxor           (%rcx), %xmm8, %xmm4
-	vpxor           %xmm12, %xmm4, %xmm4
-	vpxor           16(%rcx), %xmm9, %xmm5
-	vpxor           %xmm12, %xmm5, %xmm5
+	vpxor           %xmm9, %xmm4, %xmm4
+	vpxor           16(%rcx), %xmm12, %xmm5
+	vpxor           %xmm9, %xmm5, %xmm5
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_final2_aes128
 	{disp32} je     .Lxts_dec_final2_aes192
-	vmovdqu         -208(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vmovdqu         -192(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
+	vmovdqu         -208(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vaesdec         %xmm11, %xmm5, %xmm5
+	vmovdqu         -192(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vaesdec         %xmm11, %xmm5, %xmm5
 .Lxts_dec_final2_aes192:
-	vmovdqu         -176(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vmovdqu         -160(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
+	vmovdqu         -176(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vaesdec         %xmm11, %xmm5, %xmm5
+	vmovdqu         -160(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vaesdec         %xmm11, %xmm5, %xmm5
 .Lxts_dec_final2_aes128:
-	vmovdqu         -144(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vmovdqu         -128(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vmovdqu         -112(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vmovdqu         -96(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vmovdqu         -80(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vmovdqu         -64(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vmovdqu         -48(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vmovdqu         -32(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vmovdqu         -16(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vpxor           %xmm8, %xmm13, %xmm2
+	vmovdqu         -144(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vaesdec         %xmm11, %xmm5, %xmm5
+	vmovdqu         -128(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vaesdec         %xmm11, %xmm5, %xmm5
+	vmovdqu         -112(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vaesdec         %xmm11, %xmm5, %xmm5
+	vmovdqu         -96(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vaesdec         %xmm11, %xmm5, %xmm5
+	vmovdqu         -80(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vaesdec         %xmm11, %xmm5, %xmm5
+	vmovdqu         -64(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vaesdec         %xmm11, %xmm5, %xmm5
+	vmovdqu         -48(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vaesdec         %xmm11, %xmm5, %xmm5
+	vmovdqu         -32(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vaesdec         %xmm11, %xmm5, %xmm5
+	vmovdqu         -16(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vaesdec         %xmm11, %xmm5, %xmm5
+	vpxor           %xmm8, %xmm10, %xmm2
 	vaesdeclast     %xmm2, %xmm4, %xmm4
 	vmovdqu         %xmm4, (%rdx)
-	vpxor           %xmm9, %xmm13, %xmm2
+	vpxor           %xmm12, %xmm10, %xmm2
 	vaesdeclast     %xmm2, %xmm5, %xmm5
 	vmovdqu         %xmm5, 16(%rdx)
 	add             %r8, %rcx
@@ -1009,39 +1009,39 @@ aesgen_xts_decrypt_aesni_avx:
 	vpxor           %xmm2, %xmm0, %xmm0
 	vpxor           %xmm3, %xmm0, %xmm0
 	vpxor           (%rcx), %xmm8, %xmm4
-	vpxor           %xmm12, %xmm4, %xmm4
+	vpxor           %xmm9, %xmm4, %xmm4
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_final1_aes128
 	{disp32} je     .Lxts_dec_final1_aes192
-	vmovdqu         -208(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vmovdqu         -192(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
+	vmovdqu         -208(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vmovdqu         -192(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
 .Lxts_dec_final1_aes192:
-	vmovdqu         -176(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vmovdqu         -160(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
+	vmovdqu         -176(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vmovdqu         -160(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
 .Lxts_dec_final1_aes128:
-	vmovdqu         -144(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vmovdqu         -128(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vmovdqu         -112(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vmovdqu         -96(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vmovdqu         -80(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vmovdqu         -64(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vmovdqu         -48(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vmovdqu         -32(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vmovdqu         -16(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vpxor           %xmm8, %xmm13, %xmm2
+	vmovdqu         -144(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vmovdqu         -128(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vmovdqu         -112(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vmovdqu         -96(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vmovdqu         -80(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vmovdqu         -64(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vmovdqu         -48(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vmovdqu         -32(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vmovdqu         -16(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vpxor           %xmm8, %xmm10, %xmm2
 	vaesdeclast     %xmm2, %xmm4, %xmm4
 	vmovdqu         %xmm4, (%rdx)
 	add             %r8, %rcx
@@ -1132,21 +1132,21 @@ aesgen_xts_decrypt_aesni_avx:
 	vpsrlq          $63, %xmm0, %xmm2               # top 1 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
-	vpsllq          $1, %xmm0, %xmm9
-	vpxor           %xmm2, %xmm9, %xmm9
-	vpxor           %xmm3, %xmm9, %xmm9
+	vpsllq          $1, %xmm0, %xmm12
+	vpxor           %xmm2, %xmm12, %xmm12
+	vpxor           %xmm3, %xmm12, %xmm12
 	vpsrlq          $62, %xmm0, %xmm2               # top 2 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
-	vpsllq          $2, %xmm0, %xmm10
-	vpxor           %xmm2, %xmm10, %xmm10
-	vpxor           %xmm3, %xmm10, %xmm10
+	vpsllq          $2, %xmm0, %xmm13
+	vpxor           %xmm2, %xmm13, %xmm13
+	vpxor           %xmm3, %xmm13, %xmm13
 	vpsrlq          $61, %xmm0, %xmm2               # top 3 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
-	vpsllq          $3, %xmm0, %xmm11
-	vpxor           %xmm2, %xmm11, %xmm11
-	vpxor           %xmm3, %xmm11, %xmm11
+	vpsllq          $3, %xmm0, %xmm14
+	vpxor           %xmm2, %xmm14, %xmm14
+	vpxor           %xmm3, %xmm14, %xmm14
 	vpsrlq          $60, %xmm0, %xmm2               # top 4 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
@@ -1154,93 +1154,93 @@ aesgen_xts_decrypt_aesni_avx:
 	vpxor           %xmm2, %xmm0, %xmm0
 	vpxor           %xmm3, %xmm0, %xmm0
 	vpxor           (%rcx), %xmm8, %xmm4
-	vpxor           %xmm12, %xmm4, %xmm4
-	vpxor           16(%rcx), %xmm9, %xmm5
-	vpxor           %xmm12, %xmm5, %xmm5
-	vpxor           32(%rcx), %xmm10, %xmm6
-	vpxor           %xmm12, %xmm6, %xmm6
-	vpxor           48(%rcx), %xmm11, %xmm7
-	vpxor           %xmm12, %xmm7, %xmm7
+	vpxor           %xmm9, %xmm4, %xmm4
+	vpxor           16(%rcx), %xmm12, %xmm5
+	vpxor           %xmm9, %xmm5, %xmm5
+	vpxor           32(%rcx), %xmm13, %xmm6
+	vpxor           %xmm9, %xmm6, %xmm6
+	vpxor           48(%rcx), %xmm14, %xmm7
+	vpxor           %xmm9, %xmm7, %xmm7
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_main_aes128
 	{disp32} je     .Lxts_dec_main_aes192
-	vmovdqu         -208(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vaesdec         %xmm14, %xmm6, %xmm6
-	vaesdec         %xmm14, %xmm7, %xmm7
-	vmovdqu         -192(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vaesdec         %xmm14, %xmm6, %xmm6
-	vaesdec         %xmm14, %xmm7, %xmm7
+	vmovdqu         -208(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vaesdec         %xmm11, %xmm5, %xmm5
+	vaesdec         %xmm11, %xmm6, %xmm6
+	vaesdec         %xmm11, %xmm7, %xmm7
+	vmovdqu         -192(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vaesdec         %xmm11, %xmm5, %xmm5
+	vaesdec         %xmm11, %xmm6, %xmm6
+	vaesdec         %xmm11, %xmm7, %xmm7
 .Lxts_dec_main_aes192:
-	vmovdqu         -176(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vaesdec         %xmm14, %xmm6, %xmm6
-	vaesdec         %xmm14, %xmm7, %xmm7
-	vmovdqu         -160(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vaesdec         %xmm14, %xmm6, %xmm6
-	vaesdec         %xmm14, %xmm7, %xmm7
+	vmovdqu         -176(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vaesdec         %xmm11, %xmm5, %xmm5
+	vaesdec         %xmm11, %xmm6, %xmm6
+	vaesdec         %xmm11, %xmm7, %xmm7
+	vmovdqu         -160(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vaesdec         %xmm11, %xmm5, %xmm5
+	vaesdec         %xmm11, %xmm6, %xmm6
+	vaesdec         %xmm11, %xmm7, %xmm7
 .Lxts_dec_main_aes128:
-	vmovdqu         -144(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vaesdec         %xmm14, %xmm6, %xmm6
-	vaesdec         %xmm14, %xmm7, %xmm7
-	vmovdqu         -128(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vaesdec         %xmm14, %xmm6, %xmm6
-	vaesdec         %xmm14, %xmm7, %xmm7
-	vmovdqu         -112(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vaesdec         %xmm14, %xmm6, %xmm6
-	vaesdec         %xmm14, %xmm7, %xmm7
-	vmovdqu         -96(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vaesdec         %xmm14, %xmm6, %xmm6
-	vaesdec         %xmm14, %xmm7, %xmm7
-	vmovdqu         -80(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vaesdec         %xmm14, %xmm6, %xmm6
-	vaesdec         %xmm14, %xmm7, %xmm7
-	vmovdqu         -64(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vaesdec         %xmm14, %xmm6, %xmm6
-	vaesdec         %xmm14, %xmm7, %xmm7
-	vmovdqu         -48(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vaesdec         %xmm14, %xmm6, %xmm6
-	vaesdec         %xmm14, %xmm7, %xmm7
-	vmovdqu         -32(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vaesdec         %xmm14, %xmm6, %xmm6
-	vaesdec         %xmm14, %xmm7, %xmm7
-	vmovdqu         -16(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vaesdec         %xmm14, %xmm6, %xmm6
-	vaesdec         %xmm14, %xmm7, %xmm7
-	vpxor           %xmm8, %xmm13, %xmm2
+	vmovdqu         -144(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vaesdec         %xmm11, %xmm5, %xmm5
+	vaesdec         %xmm11, %xmm6, %xmm6
+	vaesdec         %xmm11, %xmm7, %xmm7
+	vmovdqu         -128(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vaesdec         %xmm11, %xmm5, %xmm5
+	vaesdec         %xmm11, %xmm6, %xmm6
+	vaesdec         %xmm11, %xmm7, %xmm7
+	vmovdqu         -112(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vaesdec         %xmm11, %xmm5, %xmm5
+	vaesdec         %xmm11, %xmm6, %xmm6
+	vaesdec         %xmm11, %xmm7, %xmm7
+	vmovdqu         -96(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vaesdec         %xmm11, %xmm5, %xmm5
+	vaesdec         %xmm11, %xmm6, %xmm6
+	vaesdec         %xmm11, %xmm7, %xmm7
+	vmovdqu         -80(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vaesdec         %xmm11, %xmm5, %xmm5
+	vaesdec         %xmm11, %xmm6, %xmm6
+	vaesdec         %xmm11, %xmm7, %xmm7
+	vmovdqu         -64(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vaesdec         %xmm11, %xmm5, %xmm5
+	vaesdec         %xmm11, %xmm6, %xmm6
+	vaesdec         %xmm11, %xmm7, %xmm7
+	vmovdqu         -48(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vaesdec         %xmm11, %xmm5, %xmm5
+	vaesdec         %xmm11, %xmm6, %xmm6
+	vaesdec         %xmm11, %xmm7, %xmm7
+	vmovdqu         -32(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vaesdec         %xmm11, %xmm5, %xmm5
+	vaesdec         %xmm11, %xmm6, %xmm6
+	vaesdec         %xmm11, %xmm7, %xmm7
+	vmovdqu         -16(%r10), %xmm11
+	vaesdec         %xmm11, %xmm4, %xmm4
+	vaesdec         %xmm11, %xmm5, %xmm5
+	vaesdec         %xmm11, %xmm6, %xmm6
+	vaesdec         %xmm11, %xmm7, %xmm7
+	vpxor           %xmm8, %xmm10, %xmm2
 	vaesdeclast     %xmm2, %xmm4, %xmm4
 	vmovdqu         %xmm4, (%rdx)
-	vpxor           %xmm9, %xmm13, %xmm2
+	vpxor           %xmm12, %xmm10, %xmm2
 	vaesdeclast     %xmm2, %xmm5, %xmm5
 	vmovdqu         %xmm5, 16(%rdx)
-	vpxor           %xmm10, %xmm13, %xmm2
+	vpxor           %xmm13, %xmm10, %xmm2
 	vaesdeclast     %xmm2, %xmm6, %xmm6
 	vmovdqu         %xmm6, 32(%rdx)
-	vpxor           %xmm11, %xmm13, %xmm2
+	vpxor           %xmm14, %xmm10, %xmm2
 	vaesdeclast     %xmm2, %xmm7, %xmm7
 	vmovdqu         %xmm7, 48(%rdx)
 	add             $64, %rcx

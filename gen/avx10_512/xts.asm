@@ -26,10 +26,10 @@
 ;
 ; Registers: KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11, PART=rsi, PART=rsi (after the tweak is made)
 ;            BASE=zmm0, POLY=zmm1, T1=zmm2, T2=zmm3, X0=zmm4, X1=zmm5
-;            X2=zmm6, X3=zmm7, TW0=zmm8, TW1=zmm9, TW2=zmm10, TW3=zmm11
-;            K0=zmm12, KLAST=zmm13, KLAST-1=zmm14, KLAST-2=zmm15, KLAST-3=zmm16, KLAST-4=zmm17
-;            KLAST-5=zmm18, KLAST-6=zmm19, KLAST-7=zmm20, KLAST-8=zmm21, KLAST-9=zmm22, KLAST-10=zmm23
-;            KLAST-11=zmm24, KLAST-12=zmm25, KLAST-13=zmm26
+;            X2=zmm6, X3=zmm7, TW=zmm8, K0=zmm9, KLAST=zmm10, KLAST-1=zmm11
+;            KLAST-2=zmm12, KLAST-3=zmm13, KLAST-4=zmm14, KLAST-5=zmm15, KLAST-6=zmm16, KLAST-7=zmm17
+;            KLAST-8=zmm18, KLAST-9=zmm19, KLAST-10=zmm20, KLAST-11=zmm21, KLAST-12=zmm22, KLAST-13=zmm23
+;            TW0=zmm24, TW1=zmm25, TW2=zmm26
 	section .text
 	align 32, db 0xcc
 	global aesgen_xts_encrypt_avx10_512:function hidden
@@ -62,24 +62,24 @@ L.xts_enc_tweak_aes128:
 	vaesenclast     xmm0, xmm0, oword [r10]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &key1[rounds]
-	vbroadcasti32x4 zmm12, oword [rdi]
-	vbroadcasti32x4 zmm13, oword [r10]
-	vbroadcasti32x4 zmm14, oword [r10 - 16]
-	vbroadcasti32x4 zmm15, oword [r10 - 32]
-	vbroadcasti32x4 zmm16, oword [r10 - 48]
-	vbroadcasti32x4 zmm17, oword [r10 - 64]
-	vbroadcasti32x4 zmm18, oword [r10 - 80]
-	vbroadcasti32x4 zmm19, oword [r10 - 96]
-	vbroadcasti32x4 zmm20, oword [r10 - 112]
-	vbroadcasti32x4 zmm21, oword [r10 - 128]
-	vbroadcasti32x4 zmm22, oword [r10 - 144]
+	vbroadcasti32x4 zmm9, oword [rdi]
+	vbroadcasti32x4 zmm10, oword [r10]
+	vbroadcasti32x4 zmm11, oword [r10 - 16]
+	vbroadcasti32x4 zmm12, oword [r10 - 32]
+	vbroadcasti32x4 zmm13, oword [r10 - 48]
+	vbroadcasti32x4 zmm14, oword [r10 - 64]
+	vbroadcasti32x4 zmm15, oword [r10 - 80]
+	vbroadcasti32x4 zmm16, oword [r10 - 96]
+	vbroadcasti32x4 zmm17, oword [r10 - 112]
+	vbroadcasti32x4 zmm18, oword [r10 - 128]
+	vbroadcasti32x4 zmm19, oword [r10 - 144]
 	cmp             eax, 12
 	jb              near L.xts_enc_keys_loaded
-	vbroadcasti32x4 zmm23, oword [r10 - 160]
-	vbroadcasti32x4 zmm24, oword [r10 - 176]
+	vbroadcasti32x4 zmm20, oword [r10 - 160]
+	vbroadcasti32x4 zmm21, oword [r10 - 176]
 	je              near L.xts_enc_keys_loaded
-	vbroadcasti32x4 zmm25, oword [r10 - 192]
-	vbroadcasti32x4 zmm26, oword [r10 - 208]
+	vbroadcasti32x4 zmm22, oword [r10 - 192]
+	vbroadcasti32x4 zmm23, oword [r10 - 208]
 L.xts_enc_keys_loaded:
 	vbroadcasti32x4 zmm1, oword [rel L.xts_poly]
 ; BASE = T, T*x, T*x^2, T*x^3 in lanes 0..3
@@ -123,58 +123,45 @@ L.xts_enc_final4:
 	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
-	vpsllq          zmm9, zmm0, 4
-	vpternlogd      zmm9, zmm2, zmm3, 150
+	vpsllq          zmm24, zmm0, 4
+	vpternlogd      zmm24, zmm2, zmm3, 150
 	vpsrldq         zmm2, zmm0, 15                  ; the top 8 bits
 	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
-	vpslldq         zmm10, zmm0, 1
-	vpxord          zmm10, zmm10, zmm2
+	vpslldq         zmm25, zmm0, 1
+	vpxord          zmm25, zmm25, zmm2
 	vpsrlq          zmm2, zmm0, 52                  ; top 12 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
-	vpsllq          zmm11, zmm0, 12
-	vpternlogd      zmm11, zmm2, zmm3, 150
+	vpsllq          zmm26, zmm0, 12
+	vpternlogd      zmm26, zmm2, zmm3, 150
 	vpsrldq         zmm2, zmm0, 14                  ; the top 16 bits
 	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
 	vpslldq         zmm0, zmm0, 2
 	vpxord          zmm0, zmm0, zmm2
 	sub             r8, 192                         ; bytes in the last vector
 	vmovdqu8        zmm4, [rcx]
-	vpternlogd      zmm4, zmm8, zmm12, 150
+	vpternlogd      zmm4, zmm9, zmm8, 150
 	vmovdqu8        zmm5, [rcx + 64]
-	vpternlogd      zmm5, zmm9, zmm12, 150
+	vpternlogd      zmm5, zmm9, zmm24, 150
 	vmovdqu8        zmm6, [rcx + 128]
-	vpternlogd      zmm6, zmm10, zmm12, 150
+	vpternlogd      zmm6, zmm9, zmm25, 150
 	mov             r11, -1
 	bzhi            r11, r11, r8
 	kmovq           k1, r11
 	vmovdqu8        zmm7{k1}{z}, [rcx + 192]
-	vpternlogd      zmm7, zmm11, zmm12, 150
+	vpternlogd      zmm7, zmm9, zmm26, 150
 	cmp             eax, 12
 	jb              near L.xts_enc_final4_aes128
 	je              near L.xts_enc_final4_aes192
-	vaesenc         zmm4, zmm4, zmm26
-	vaesenc         zmm5, zmm5, zmm26
-	vaesenc         zmm6, zmm6, zmm26
-	vaesenc         zmm7, zmm7, zmm26
-	vaesenc         zmm4, zmm4, zmm25
-	vaesenc         zmm5, zmm5, zmm25
-	vaesenc         zmm6, zmm6, zmm25
-	vaesenc         zmm7, zmm7, zmm25
-L.xts_enc_final4_aes192:
-	vaesenc         zmm4, zmm4, zmm24
-	vaesenc         zmm5, zmm5, zmm24
-	vaesenc         zmm6, zmm6, zmm24
-	vaesenc         zmm7, zmm7, zmm24
 	vaesenc         zmm4, zmm4, zmm23
 	vaesenc         zmm5, zmm5, zmm23
 	vaesenc         zmm6, zmm6, zmm23
 	vaesenc         zmm7, zmm7, zmm23
-L.xts_enc_final4_aes128:
 	vaesenc         zmm4, zmm4, zmm22
 	vaesenc         zmm5, zmm5, zmm22
 	vaesenc         zmm6, zmm6, zmm22
 	vaesenc         zmm7, zmm7, zmm22
+L.xts_enc_final4_aes192:
 	vaesenc         zmm4, zmm4, zmm21
 	vaesenc         zmm5, zmm5, zmm21
 	vaesenc         zmm6, zmm6, zmm21
@@ -183,6 +170,7 @@ L.xts_enc_final4_aes128:
 	vaesenc         zmm5, zmm5, zmm20
 	vaesenc         zmm6, zmm6, zmm20
 	vaesenc         zmm7, zmm7, zmm20
+L.xts_enc_final4_aes128:
 	vaesenc         zmm4, zmm4, zmm19
 	vaesenc         zmm5, zmm5, zmm19
 	vaesenc         zmm6, zmm6, zmm19
@@ -207,16 +195,28 @@ L.xts_enc_final4_aes128:
 	vaesenc         zmm5, zmm5, zmm14
 	vaesenc         zmm6, zmm6, zmm14
 	vaesenc         zmm7, zmm7, zmm14
-	vpxord          zmm2, zmm13, zmm8
+	vaesenc         zmm4, zmm4, zmm13
+	vaesenc         zmm5, zmm5, zmm13
+	vaesenc         zmm6, zmm6, zmm13
+	vaesenc         zmm7, zmm7, zmm13
+	vaesenc         zmm4, zmm4, zmm12
+	vaesenc         zmm5, zmm5, zmm12
+	vaesenc         zmm6, zmm6, zmm12
+	vaesenc         zmm7, zmm7, zmm12
+	vaesenc         zmm4, zmm4, zmm11
+	vaesenc         zmm5, zmm5, zmm11
+	vaesenc         zmm6, zmm6, zmm11
+	vaesenc         zmm7, zmm7, zmm11
+	vpxord          zmm2, zmm10, zmm8
 	vaesenclast     zmm4, zmm4, zmm2
 	vmovdqu8        zword [rdx], zmm4
-	vpxord          zmm2, zmm13, zmm9
+	vpxord          zmm2, zmm10, zmm24
 	vaesenclast     zmm5, zmm5, zmm2
 	vmovdqu8        zword [rdx + 64], zmm5
-	vpxord          zmm2, zmm13, zmm10
+	vpxord          zmm2, zmm10, zmm25
 	vaesenclast     zmm6, zmm6, zmm2
 	vmovdqu8        zword [rdx + 128], zmm6
-	vpxord          zmm2, zmm13, zmm11
+	vpxord          zmm2, zmm10, zmm26
 	vaesenclast     zmm7, zmm7, zmm2
 	vmovdqu8        [rdx + 192]{k1}, zmm7
 	add             rcx, r8
@@ -224,26 +224,26 @@ L.xts_enc_final4_aes128:
 	add             rcx, 192
 	add             rdx, 192
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          zmm2, zmm11, 63                 ; top 1 bits of each half
+	vpsrlq          zmm2, zmm26, 63                 ; top 1 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
-	vpsllq          zmm11, zmm11, 1
-	vpternlogd      zmm11, zmm2, zmm3, 150
+	vpsllq          zmm26, zmm26, 1
+	vpternlogd      zmm26, zmm2, zmm3, 150
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
-	vpermd          zmm2, zmm3, zmm11
+	vpermd          zmm2, zmm3, zmm26
 	jmp             near L.xts_enc_steal_or_done
 L.xts_enc_final3:
 	vmovdqa64       zmm8, zmm0
 	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
-	vpsllq          zmm9, zmm0, 4
-	vpternlogd      zmm9, zmm2, zmm3, 150
+	vpsllq          zmm24, zmm0, 4
+	vpternlogd      zmm24, zmm2, zmm3, 150
 	vpsrldq         zmm2, zmm0, 15                  ; the top 8 bits
 	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
-	vpslldq         zmm10, zmm0, 1
-	vpxord          zmm10, zmm10, zmm2
+	vpslldq         zmm25, zmm0, 1
+	vpxord          zmm25, zmm25, zmm2
 	vpsrlq          zmm2, zmm0, 52                  ; top 12 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
@@ -251,40 +251,31 @@ L.xts_enc_final3:
 	vpternlogd      zmm0, zmm2, zmm3, 150
 	sub             r8, 128                         ; bytes in the last vector
 	vmovdqu8        zmm4, [rcx]
-	vpternlogd      zmm4, zmm8, zmm12, 150
+	vpternlogd      zmm4, zmm9, zmm8, 150
 	vmovdqu8        zmm5, [rcx + 64]
-	vpternlogd      zmm5, zmm9, zmm12, 150
+	vpternlogd      zmm5, zmm9, zmm24, 150
 	mov             r11, -1
 	bzhi            r11, r11, r8
 	kmovq           k1, r11
 	vmovdqu8        zmm6{k1}{z}, [rcx + 128]
-	vpternlogd      zmm6, zmm10, zmm12, 150
+	vpternlogd      zmm6, zmm9, zmm25, 150
 	cmp             eax, 12
 	jb              near L.xts_enc_final3_aes128
 	je              near L.xts_enc_final3_aes192
-	vaesenc         zmm4, zmm4, zmm26
-	vaesenc         zmm5, zmm5, zmm26
-	vaesenc         zmm6, zmm6, zmm26
-	vaesenc         zmm4, zmm4, zmm25
-	vaesenc         zmm5, zmm5, zmm25
-	vaesenc         zmm6, zmm6, zmm25
-L.xts_enc_final3_aes192:
-	vaesenc         zmm4, zmm4, zmm24
-	vaesenc         zmm5, zmm5, zmm24
-	vaesenc         zmm6, zmm6, zmm24
 	vaesenc         zmm4, zmm4, zmm23
 	vaesenc         zmm5, zmm5, zmm23
 	vaesenc         zmm6, zmm6, zmm23
-L.xts_enc_final3_aes128:
 	vaesenc         zmm4, zmm4, zmm22
 	vaesenc         zmm5, zmm5, zmm22
 	vaesenc         zmm6, zmm6, zmm22
+L.xts_enc_final3_aes192:
 	vaesenc         zmm4, zmm4, zmm21
 	vaesenc         zmm5, zmm5, zmm21
 	vaesenc         zmm6, zmm6, zmm21
 	vaesenc         zmm4, zmm4, zmm20
 	vaesenc         zmm5, zmm5, zmm20
 	vaesenc         zmm6, zmm6, zmm20
+L.xts_enc_final3_aes128:
 	vaesenc         zmm4, zmm4, zmm19
 	vaesenc         zmm5, zmm5, zmm19
 	vaesenc         zmm6, zmm6, zmm19
@@ -303,13 +294,22 @@ L.xts_enc_final3_aes128:
 	vaesenc         zmm4, zmm4, zmm14
 	vaesenc         zmm5, zmm5, zmm14
 	vaesenc         zmm6, zmm6, zmm14
-	vpxord          zmm2, zmm13, zmm8
+	vaesenc         zmm4, zmm4, zmm13
+	vaesenc         zmm5, zmm5, zmm13
+	vaesenc         zmm6, zmm6, zmm13
+	vaesenc         zmm4, zmm4, zmm12
+	vaesenc         zmm5, zmm5, zmm12
+	vaesenc         zmm6, zmm6, zmm12
+	vaesenc         zmm4, zmm4, zmm11
+	vaesenc         zmm5, zmm5, zmm11
+	vaesenc         zmm6, zmm6, zmm11
+	vpxord          zmm2, zmm10, zmm8
 	vaesenclast     zmm4, zmm4, zmm2
 	vmovdqu8        zword [rdx], zmm4
-	vpxord          zmm2, zmm13, zmm9
+	vpxord          zmm2, zmm10, zmm24
 	vaesenclast     zmm5, zmm5, zmm2
 	vmovdqu8        zword [rdx + 64], zmm5
-	vpxord          zmm2, zmm13, zmm10
+	vpxord          zmm2, zmm10, zmm25
 	vaesenclast     zmm6, zmm6, zmm2
 	vmovdqu8        [rdx + 128]{k1}, zmm6
 	add             rcx, r8
@@ -317,53 +317,47 @@ L.xts_enc_final3_aes128:
 	add             rcx, 128
 	add             rdx, 128
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          zmm2, zmm10, 63                 ; top 1 bits of each half
+	vpsrlq          zmm2, zmm25, 63                 ; top 1 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
-	vpsllq          zmm10, zmm10, 1
-	vpternlogd      zmm10, zmm2, zmm3, 150
+	vpsllq          zmm25, zmm25, 1
+	vpternlogd      zmm25, zmm2, zmm3, 150
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
-	vpermd          zmm2, zmm3, zmm10
+	vpermd          zmm2, zmm3, zmm25
 	jmp             near L.xts_enc_steal_or_done
 L.xts_enc_final2:
 	vmovdqa64       zmm8, zmm0
 	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
-	vpsllq          zmm9, zmm0, 4
-	vpternlogd      zmm9, zmm2, zmm3, 150
+	vpsllq          zmm24, zmm0, 4
+	vpternlogd      zmm24, zmm2, zmm3, 150
 	vpsrldq         zmm2, zmm0, 15                  ; the top 8 bits
 	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
 	vpslldq         zmm0, zmm0, 1
 	vpxord          zmm0, zmm0, zmm2
 	sub             r8, 64                          ; bytes in the last vector
 	vmovdqu8        zmm4, [rcx]
-	vpternlogd      zmm4, zmm8, zmm12, 150
+	vpternlogd      zmm4, zmm9, zmm8, 150
 	mov             r11, -1
 	bzhi            r11, r11, r8
 	kmovq           k1, r11
 	vmovdqu8        zmm5{k1}{z}, [rcx + 64]
-	vpternlogd      zmm5, zmm9, zmm12, 150
+	vpternlogd      zmm5, zmm9, zmm24, 150
 	cmp             eax, 12
 	jb              near L.xts_enc_final2_aes128
 	je              near L.xts_enc_final2_aes192
-	vaesenc         zmm4, zmm4, zmm26
-	vaesenc         zmm5, zmm5, zmm26
-	vaesenc         zmm4, zmm4, zmm25
-	vaesenc         zmm5, zmm5, zmm25
-L.xts_enc_final2_aes192:
-	vaesenc         zmm4, zmm4, zmm24
-	vaesenc         zmm5, zmm5, zmm24
 	vaesenc         zmm4, zmm4, zmm23
 	vaesenc         zmm5, zmm5, zmm23
-L.xts_enc_final2_aes128:
 	vaesenc         zmm4, zmm4, zmm22
 	vaesenc         zmm5, zmm5, zmm22
+L.xts_enc_final2_aes192:
 	vaesenc         zmm4, zmm4, zmm21
 	vaesenc         zmm5, zmm5, zmm21
 	vaesenc         zmm4, zmm4, zmm20
 	vaesenc         zmm5, zmm5, zmm20
+L.xts_enc_final2_aes128:
 	vaesenc         zmm4, zmm4, zmm19
 	vaesenc         zmm5, zmm5, zmm19
 	vaesenc         zmm4, zmm4, zmm18
@@ -376,10 +370,16 @@ L.xts_enc_final2_aes128:
 	vaesenc         zmm5, zmm5, zmm15
 	vaesenc         zmm4, zmm4, zmm14
 	vaesenc         zmm5, zmm5, zmm14
-	vpxord          zmm2, zmm13, zmm8
+	vaesenc         zmm4, zmm4, zmm13
+	vaesenc         zmm5, zmm5, zmm13
+	vaesenc         zmm4, zmm4, zmm12
+	vaesenc         zmm5, zmm5, zmm12
+	vaesenc         zmm4, zmm4, zmm11
+	vaesenc         zmm5, zmm5, zmm11
+	vpxord          zmm2, zmm10, zmm8
 	vaesenclast     zmm4, zmm4, zmm2
 	vmovdqu8        zword [rdx], zmm4
-	vpxord          zmm2, zmm13, zmm9
+	vpxord          zmm2, zmm10, zmm24
 	vaesenclast     zmm5, zmm5, zmm2
 	vmovdqu8        [rdx + 64]{k1}, zmm5
 	add             rcx, r8
@@ -387,14 +387,14 @@ L.xts_enc_final2_aes128:
 	add             rcx, 64
 	add             rdx, 64
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          zmm2, zmm9, 63                  ; top 1 bits of each half
+	vpsrlq          zmm2, zmm24, 63                 ; top 1 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
-	vpsllq          zmm9, zmm9, 1
-	vpternlogd      zmm9, zmm2, zmm3, 150
+	vpsllq          zmm24, zmm24, 1
+	vpternlogd      zmm24, zmm2, zmm3, 150
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
-	vpermd          zmm2, zmm3, zmm9
+	vpermd          zmm2, zmm3, zmm24
 	jmp             near L.xts_enc_steal_or_done
 L.xts_enc_final1:
 	vmovdqa64       zmm8, zmm0
@@ -407,26 +407,26 @@ L.xts_enc_final1:
 	bzhi            r11, r11, r8
 	kmovq           k1, r11
 	vmovdqu8        zmm4{k1}{z}, [rcx]
-	vpternlogd      zmm4, zmm8, zmm12, 150
+	vpternlogd      zmm4, zmm9, zmm8, 150
 	cmp             eax, 12
 	jb              near L.xts_enc_final1_aes128
 	je              near L.xts_enc_final1_aes192
-	vaesenc         zmm4, zmm4, zmm26
-	vaesenc         zmm4, zmm4, zmm25
-L.xts_enc_final1_aes192:
-	vaesenc         zmm4, zmm4, zmm24
 	vaesenc         zmm4, zmm4, zmm23
-L.xts_enc_final1_aes128:
 	vaesenc         zmm4, zmm4, zmm22
+L.xts_enc_final1_aes192:
 	vaesenc         zmm4, zmm4, zmm21
 	vaesenc         zmm4, zmm4, zmm20
+L.xts_enc_final1_aes128:
 	vaesenc         zmm4, zmm4, zmm19
 	vaesenc         zmm4, zmm4, zmm18
 	vaesenc         zmm4, zmm4, zmm17
 	vaesenc         zmm4, zmm4, zmm16
 	vaesenc         zmm4, zmm4, zmm15
 	vaesenc         zmm4, zmm4, zmm14
-	vpxord          zmm2, zmm13, zmm8
+	vaesenc         zmm4, zmm4, zmm13
+	vaesenc         zmm4, zmm4, zmm12
+	vaesenc         zmm4, zmm4, zmm11
+	vpxord          zmm2, zmm10, zmm8
 	vaesenclast     zmm4, zmm4, zmm2
 	vmovdqu8        [rdx]{k1}, zmm4
 	add             rcx, r8
@@ -523,54 +523,41 @@ L.xts_enc_main_loop:
 	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
-	vpsllq          zmm9, zmm0, 4
-	vpternlogd      zmm9, zmm2, zmm3, 150
+	vpsllq          zmm24, zmm0, 4
+	vpternlogd      zmm24, zmm2, zmm3, 150
 	vpsrldq         zmm2, zmm0, 15                  ; the top 8 bits
 	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
-	vpslldq         zmm10, zmm0, 1
-	vpxord          zmm10, zmm10, zmm2
+	vpslldq         zmm25, zmm0, 1
+	vpxord          zmm25, zmm25, zmm2
 	vpsrlq          zmm2, zmm0, 52                  ; top 12 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
-	vpsllq          zmm11, zmm0, 12
-	vpternlogd      zmm11, zmm2, zmm3, 150
+	vpsllq          zmm26, zmm0, 12
+	vpternlogd      zmm26, zmm2, zmm3, 150
 	vpsrldq         zmm2, zmm0, 14                  ; the top 16 bits
 	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
 	vpslldq         zmm0, zmm0, 2
 	vpxord          zmm0, zmm0, zmm2
 	vmovdqu8        zmm4, [rcx]
-	vpternlogd      zmm4, zmm8, zmm12, 150
+	vpternlogd      zmm4, zmm9, zmm8, 150
 	vmovdqu8        zmm5, [rcx + 64]
-	vpternlogd      zmm5, zmm9, zmm12, 150
+	vpternlogd      zmm5, zmm9, zmm24, 150
 	vmovdqu8        zmm6, [rcx + 128]
-	vpternlogd      zmm6, zmm10, zmm12, 150
+	vpternlogd      zmm6, zmm9, zmm25, 150
 	vmovdqu8        zmm7, [rcx + 192]
-	vpternlogd      zmm7, zmm11, zmm12, 150
+	vpternlogd      zmm7, zmm9, zmm26, 150
 	cmp             eax, 12
 	jb              near L.xts_enc_main_aes128
 	je              near L.xts_enc_main_aes192
-	vaesenc         zmm4, zmm4, zmm26
-	vaesenc         zmm5, zmm5, zmm26
-	vaesenc         zmm6, zmm6, zmm26
-	vaesenc         zmm7, zmm7, zmm26
-	vaesenc         zmm4, zmm4, zmm25
-	vaesenc         zmm5, zmm5, zmm25
-	vaesenc         zmm6, zmm6, zmm25
-	vaesenc         zmm7, zmm7, zmm25
-L.xts_enc_main_aes192:
-	vaesenc         zmm4, zmm4, zmm24
-	vaesenc         zmm5, zmm5, zmm24
-	vaesenc         zmm6, zmm6, zmm24
-	vaesenc         zmm7, zmm7, zmm24
 	vaesenc         zmm4, zmm4, zmm23
 	vaesenc         zmm5, zmm5, zmm23
 	vaesenc         zmm6, zmm6, zmm23
 	vaesenc         zmm7, zmm7, zmm23
-L.xts_enc_main_aes128:
 	vaesenc         zmm4, zmm4, zmm22
 	vaesenc         zmm5, zmm5, zmm22
 	vaesenc         zmm6, zmm6, zmm22
 	vaesenc         zmm7, zmm7, zmm22
+L.xts_enc_main_aes192:
 	vaesenc         zmm4, zmm4, zmm21
 	vaesenc         zmm5, zmm5, zmm21
 	vaesenc         zmm6, zmm6, zmm21
@@ -579,6 +566,7 @@ L.xts_enc_main_aes128:
 	vaesenc         zmm5, zmm5, zmm20
 	vaesenc         zmm6, zmm6, zmm20
 	vaesenc         zmm7, zmm7, zmm20
+L.xts_enc_main_aes128:
 	vaesenc         zmm4, zmm4, zmm19
 	vaesenc         zmm5, zmm5, zmm19
 	vaesenc         zmm6, zmm6, zmm19
@@ -603,16 +591,28 @@ L.xts_enc_main_aes128:
 	vaesenc         zmm5, zmm5, zmm14
 	vaesenc         zmm6, zmm6, zmm14
 	vaesenc         zmm7, zmm7, zmm14
-	vpxord          zmm2, zmm13, zmm8
+	vaesenc         zmm4, zmm4, zmm13
+	vaesenc         zmm5, zmm5, zmm13
+	vaesenc         zmm6, zmm6, zmm13
+	vaesenc         zmm7, zmm7, zmm13
+	vaesenc         zmm4, zmm4, zmm12
+	vaesenc         zmm5, zmm5, zmm12
+	vaesenc         zmm6, zmm6, zmm12
+	vaesenc         zmm7, zmm7, zmm12
+	vaesenc         zmm4, zmm4, zmm11
+	vaesenc         zmm5, zmm5, zmm11
+	vaesenc         zmm6, zmm6, zmm11
+	vaesenc         zmm7, zmm7, zmm11
+	vpxord          zmm2, zmm10, zmm8
 	vaesenclast     zmm4, zmm4, zmm2
 	vmovdqu8        zword [rdx], zmm4
-	vpxord          zmm2, zmm13, zmm9
+	vpxord          zmm2, zmm10, zmm24
 	vaesenclast     zmm5, zmm5, zmm2
 	vmovdqu8        zword [rdx + 64], zmm5
-	vpxord          zmm2, zmm13, zmm10
+	vpxord          zmm2, zmm10, zmm25
 	vaesenclast     zmm6, zmm6, zmm2
 	vmovdqu8        zword [rdx + 128], zmm6
-	vpxord          zmm2, zmm13, zmm11
+	vpxord          zmm2, zmm10, zmm26
 	vaesenclast     zmm7, zmm7, zmm2
 	vmovdqu8        zword [rdx + 192], zmm7
 	add             rcx, 256
@@ -639,10 +639,10 @@ L.xts_enc_main_aes128:
 ;
 ; Registers: KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11, PART=rsi, PART=rsi (after the tweak is made)
 ;            BASE=zmm0, POLY=zmm1, T1=zmm2, T2=zmm3, X0=zmm4, X1=zmm5
-;            X2=zmm6, X3=zmm7, TW0=zmm8, TW1=zmm9, TW2=zmm10, TW3=zmm11
-;            K0=zmm12, KLAST=zmm13, KLAST-1=zmm14, KLAST-2=zmm15, KLAST-3=zmm16, KLAST-4=zmm17
-;            KLAST-5=zmm18, KLAST-6=zmm19, KLAST-7=zmm20, KLAST-8=zmm21, KLAST-9=zmm22, KLAST-10=zmm23
-;            KLAST-11=zmm24, KLAST-12=zmm25, KLAST-13=zmm26
+;            X2=zmm6, X3=zmm7, TW=zmm8, K0=zmm9, KLAST=zmm10, KLAST-1=zmm11
+;            KLAST-2=zmm12, KLAST-3=zmm13, KLAST-4=zmm14, KLAST-5=zmm15, KLAST-6=zmm16, KLAST-7=zmm17
+;            KLAST-8=zmm18, KLAST-9=zmm19, KLAST-10=zmm20, KLAST-11=zmm21, KLAST-12=zmm22, KLAST-13=zmm23
+;            TW0=zmm24, TW1=zmm25, TW2=zmm26
 	section .text
 	align 32, db 0xcc
 	global aesgen_xts_decrypt_avx10_512:function hidden
@@ -675,24 +675,24 @@ L.xts_dec_tweak_aes128:
 	vaesenclast     xmm0, xmm0, oword [r10]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &key1[rounds]
-	vbroadcasti32x4 zmm12, oword [rdi]
-	vbroadcasti32x4 zmm13, oword [r10]
-	vbroadcasti32x4 zmm14, oword [r10 - 16]
-	vbroadcasti32x4 zmm15, oword [r10 - 32]
-	vbroadcasti32x4 zmm16, oword [r10 - 48]
-	vbroadcasti32x4 zmm17, oword [r10 - 64]
-	vbroadcasti32x4 zmm18, oword [r10 - 80]
-	vbroadcasti32x4 zmm19, oword [r10 - 96]
-	vbroadcasti32x4 zmm20, oword [r10 - 112]
-	vbroadcasti32x4 zmm21, oword [r10 - 128]
-	vbroadcasti32x4 zmm22, oword [r10 - 144]
+	vbroadcasti32x4 zmm9, oword [rdi]
+	vbroadcasti32x4 zmm10, oword [r10]
+	vbroadcasti32x4 zmm11, oword [r10 - 16]
+	vbroadcasti32x4 zmm12, oword [r10 - 32]
+	vbroadcasti32x4 zmm13, oword [r10 - 48]
+	vbroadcasti32x4 zmm14, oword [r10 - 64]
+	vbroadcasti32x4 zmm15, oword [r10 - 80]
+	vbroadcasti32x4 zmm16, oword [r10 - 96]
+	vbroadcasti32x4 zmm17, oword [r10 - 112]
+	vbroadcasti32x4 zmm18, oword [r10 - 128]
+	vbroadcasti32x4 zmm19, oword [r10 - 144]
 	cmp             eax, 12
 	jb              near L.xts_dec_keys_loaded
-	vbroadcasti32x4 zmm23, oword [r10 - 160]
-	vbroadcasti32x4 zmm24, oword [r10 - 176]
+	vbroadcasti32x4 zmm20, oword [r10 - 160]
+	vbroadcasti32x4 zmm21, oword [r10 - 176]
 	je              near L.xts_dec_keys_loaded
-	vbroadcasti32x4 zmm25, oword [r10 - 192]
-	vbroadcasti32x4 zmm26, oword [r10 - 208]
+	vbroadcasti32x4 zmm22, oword [r10 - 192]
+	vbroadcasti32x4 zmm23, oword [r10 - 208]
 L.xts_dec_keys_loaded:
 	vbroadcasti32x4 zmm1, oword [rel L.xts_poly]
 ; BASE = T, T*x, T*x^2, T*x^3 in lanes 0..3
@@ -736,58 +736,45 @@ L.xts_dec_final4:
 	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
-	vpsllq          zmm9, zmm0, 4
-	vpternlogd      zmm9, zmm2, zmm3, 150
+	vpsllq          zmm24, zmm0, 4
+	vpternlogd      zmm24, zmm2, zmm3, 150
 	vpsrldq         zmm2, zmm0, 15                  ; the top 8 bits
 	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
-	vpslldq         zmm10, zmm0, 1
-	vpxord          zmm10, zmm10, zmm2
+	vpslldq         zmm25, zmm0, 1
+	vpxord          zmm25, zmm25, zmm2
 	vpsrlq          zmm2, zmm0, 52                  ; top 12 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
-	vpsllq          zmm11, zmm0, 12
-	vpternlogd      zmm11, zmm2, zmm3, 150
+	vpsllq          zmm26, zmm0, 12
+	vpternlogd      zmm26, zmm2, zmm3, 150
 	vpsrldq         zmm2, zmm0, 14                  ; the top 16 bits
 	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
 	vpslldq         zmm0, zmm0, 2
 	vpxord          zmm0, zmm0, zmm2
 	sub             r8, 192                         ; bytes in the last vector
 	vmovdqu8        zmm4, [rcx]
-	vpternlogd      zmm4, zmm8, zmm12, 150
+	vpternlogd      zmm4, zmm9, zmm8, 150
 	vmovdqu8        zmm5, [rcx + 64]
-	vpternlogd      zmm5, zmm9, zmm12, 150
+	vpternlogd      zmm5, zmm9, zmm24, 150
 	vmovdqu8        zmm6, [rcx + 128]
-	vpternlogd      zmm6, zmm10, zmm12, 150
+	vpternlogd      zmm6, zmm9, zmm25, 150
 	mov             r11, -1
 	bzhi            r11, r11, r8
 	kmovq           k1, r11
 	vmovdqu8        zmm7{k1}{z}, [rcx + 192]
-	vpternlogd      zmm7, zmm11, zmm12, 150
+	vpternlogd      zmm7, zmm9, zmm26, 150
 	cmp             eax, 12
 	jb              near L.xts_dec_final4_aes128
 	je              near L.xts_dec_final4_aes192
-	vaesdec         zmm4, zmm4, zmm26
-	vaesdec         zmm5, zmm5, zmm26
-	vaesdec         zmm6, zmm6, zmm26
-	vaesdec         zmm7, zmm7, zmm26
-	vaesdec         zmm4, zmm4, zmm25
-	vaesdec         zmm5, zmm5, zmm25
-	vaesdec         zmm6, zmm6, zmm25
-	vaesdec         zmm7, zmm7, zmm25
-L.xts_dec_final4_aes192:
-	vaesdec         zmm4, zmm4, zmm24
-	vaesdec         zmm5, zmm5, zmm24
-	vaesdec         zmm6, zmm6, zmm24
-	vaesdec         zmm7, zmm7, zmm24
 	vaesdec         zmm4, zmm4, zmm23
 	vaesdec         zmm5, zmm5, zmm23
 	vaesdec         zmm6, zmm6, zmm23
 	vaesdec         zmm7, zmm7, zmm23
-L.xts_dec_final4_aes128:
 	vaesdec         zmm4, zmm4, zmm22
 	vaesdec         zmm5, zmm5, zmm22
 	vaesdec         zmm6, zmm6, zmm22
 	vaesdec         zmm7, zmm7, zmm22
+L.xts_dec_final4_aes192:
 	vaesdec         zmm4, zmm4, zmm21
 	vaesdec         zmm5, zmm5, zmm21
 	vaesdec         zmm6, zmm6, zmm21
@@ -796,6 +783,7 @@ L.xts_dec_final4_aes128:
 	vaesdec         zmm5, zmm5, zmm20
 	vaesdec         zmm6, zmm6, zmm20
 	vaesdec         zmm7, zmm7, zmm20
+L.xts_dec_final4_aes128:
 	vaesdec         zmm4, zmm4, zmm19
 	vaesdec         zmm5, zmm5, zmm19
 	vaesdec         zmm6, zmm6, zmm19
@@ -820,16 +808,28 @@ L.xts_dec_final4_aes128:
 	vaesdec         zmm5, zmm5, zmm14
 	vaesdec         zmm6, zmm6, zmm14
 	vaesdec         zmm7, zmm7, zmm14
-	vpxord          zmm2, zmm13, zmm8
+	vaesdec         zmm4, zmm4, zmm13
+	vaesdec         zmm5, zmm5, zmm13
+	vaesdec         zmm6, zmm6, zmm13
+	vaesdec         zmm7, zmm7, zmm13
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         zmm5, zmm5, zmm12
+	vaesdec         zmm6, zmm6, zmm12
+	vaesdec         zmm7, zmm7, zmm12
+	vaesdec         zmm4, zmm4, zmm11
+	vaesdec         zmm5, zmm5, zmm11
+	vaesdec         zmm6, zmm6, zmm11
+	vaesdec         zmm7, zmm7, zmm11
+	vpxord          zmm2, zmm10, zmm8
 	vaesdeclast     zmm4, zmm4, zmm2
 	vmovdqu8        zword [rdx], zmm4
-	vpxord          zmm2, zmm13, zmm9
+	vpxord          zmm2, zmm10, zmm24
 	vaesdeclast     zmm5, zmm5, zmm2
 	vmovdqu8        zword [rdx + 64], zmm5
-	vpxord          zmm2, zmm13, zmm10
+	vpxord          zmm2, zmm10, zmm25
 	vaesdeclast     zmm6, zmm6, zmm2
 	vmovdqu8        zword [rdx + 128], zmm6
-	vpxord          zmm2, zmm13, zmm11
+	vpxord          zmm2, zmm10, zmm26
 	vaesdeclast     zmm7, zmm7, zmm2
 	vmovdqu8        [rdx + 192]{k1}, zmm7
 	add             rcx, r8
@@ -837,26 +837,26 @@ L.xts_dec_final4_aes128:
 	add             rcx, 192
 	add             rdx, 192
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          zmm2, zmm11, 63                 ; top 1 bits of each half
+	vpsrlq          zmm2, zmm26, 63                 ; top 1 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
-	vpsllq          zmm11, zmm11, 1
-	vpternlogd      zmm11, zmm2, zmm3, 150
+	vpsllq          zmm26, zmm26, 1
+	vpternlogd      zmm26, zmm2, zmm3, 150
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
-	vpermd          zmm2, zmm3, zmm11
+	vpermd          zmm2, zmm3, zmm26
 	jmp             near L.xts_dec_steal_or_done
 L.xts_dec_final3:
 	vmovdqa64       zmm8, zmm0
 	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
-	vpsllq          zmm9, zmm0, 4
-	vpternlogd      zmm9, zmm2, zmm3, 150
+	vpsllq          zmm24, zmm0, 4
+	vpternlogd      zmm24, zmm2, zmm3, 150
 	vpsrldq         zmm2, zmm0, 15                  ; the top 8 bits
 	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
-	vpslldq         zmm10, zmm0, 1
-	vpxord          zmm10, zmm10, zmm2
+	vpslldq         zmm25, zmm0, 1
+	vpxord          zmm25, zmm25, zmm2
 	vpsrlq          zmm2, zmm0, 52                  ; top 12 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
@@ -864,40 +864,31 @@ L.xts_dec_final3:
 	vpternlogd      zmm0, zmm2, zmm3, 150
 	sub             r8, 128                         ; bytes in the last vector
 	vmovdqu8        zmm4, [rcx]
-	vpternlogd      zmm4, zmm8, zmm12, 150
+	vpternlogd      zmm4, zmm9, zmm8, 150
 	vmovdqu8        zmm5, [rcx + 64]
-	vpternlogd      zmm5, zmm9, zmm12, 150
+	vpternlogd      zmm5, zmm9, zmm24, 150
 	mov             r11, -1
 	bzhi            r11, r11, r8
 	kmovq           k1, r11
 	vmovdqu8        zmm6{k1}{z}, [rcx + 128]
-	vpternlogd      zmm6, zmm10, zmm12, 150
+	vpternlogd      zmm6, zmm9, zmm25, 150
 	cmp             eax, 12
 	jb              near L.xts_dec_final3_aes128
 	je              near L.xts_dec_final3_aes192
-	vaesdec         zmm4, zmm4, zmm26
-	vaesdec         zmm5, zmm5, zmm26
-	vaesdec         zmm6, zmm6, zmm26
-	vaesdec         zmm4, zmm4, zmm25
-	vaesdec         zmm5, zmm5, zmm25
-	vaesdec         zmm6, zmm6, zmm25
-L.xts_dec_final3_aes192:
-	vaesdec         zmm4, zmm4, zmm24
-	vaesdec         zmm5, zmm5, zmm24
-	vaesdec         zmm6, zmm6, zmm24
 	vaesdec         zmm4, zmm4, zmm23
 	vaesdec         zmm5, zmm5, zmm23
 	vaesdec         zmm6, zmm6, zmm23
-L.xts_dec_final3_aes128:
 	vaesdec         zmm4, zmm4, zmm22
 	vaesdec         zmm5, zmm5, zmm22
 	vaesdec         zmm6, zmm6, zmm22
+L.xts_dec_final3_aes192:
 	vaesdec         zmm4, zmm4, zmm21
 	vaesdec         zmm5, zmm5, zmm21
 	vaesdec         zmm6, zmm6, zmm21
 	vaesdec         zmm4, zmm4, zmm20
 	vaesdec         zmm5, zmm5, zmm20
 	vaesdec         zmm6, zmm6, zmm20
+L.xts_dec_final3_aes128:
 	vaesdec         zmm4, zmm4, zmm19
 	vaesdec         zmm5, zmm5, zmm19
 	vaesdec         zmm6, zmm6, zmm19
@@ -916,13 +907,22 @@ L.xts_dec_final3_aes128:
 	vaesdec         zmm4, zmm4, zmm14
 	vaesdec         zmm5, zmm5, zmm14
 	vaesdec         zmm6, zmm6, zmm14
-	vpxord          zmm2, zmm13, zmm8
+	vaesdec         zmm4, zmm4, zmm13
+	vaesdec         zmm5, zmm5, zmm13
+	vaesdec         zmm6, zmm6, zmm13
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         zmm5, zmm5, zmm12
+	vaesdec         zmm6, zmm6, zmm12
+	vaesdec         zmm4, zmm4, zmm11
+	vaesdec         zmm5, zmm5, zmm11
+	vaesdec         zmm6, zmm6, zmm11
+	vpxord          zmm2, zmm10, zmm8
 	vaesdeclast     zmm4, zmm4, zmm2
 	vmovdqu8        zword [rdx], zmm4
-	vpxord          zmm2, zmm13, zmm9
+	vpxord          zmm2, zmm10, zmm24
 	vaesdeclast     zmm5, zmm5, zmm2
 	vmovdqu8        zword [rdx + 64], zmm5
-	vpxord          zmm2, zmm13, zmm10
+	vpxord          zmm2, zmm10, zmm25
 	vaesdeclast     zmm6, zmm6, zmm2
 	vmovdqu8        [rdx + 128]{k1}, zmm6
 	add             rcx, r8
@@ -930,53 +930,47 @@ L.xts_dec_final3_aes128:
 	add             rcx, 128
 	add             rdx, 128
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          zmm2, zmm10, 63                 ; top 1 bits of each half
+	vpsrlq          zmm2, zmm25, 63                 ; top 1 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
-	vpsllq          zmm10, zmm10, 1
-	vpternlogd      zmm10, zmm2, zmm3, 150
+	vpsllq          zmm25, zmm25, 1
+	vpternlogd      zmm25, zmm2, zmm3, 150
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
-	vpermd          zmm2, zmm3, zmm10
+	vpermd          zmm2, zmm3, zmm25
 	jmp             near L.xts_dec_steal_or_done
 L.xts_dec_final2:
 	vmovdqa64       zmm8, zmm0
 	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
-	vpsllq          zmm9, zmm0, 4
-	vpternlogd      zmm9, zmm2, zmm3, 150
+	vpsllq          zmm24, zmm0, 4
+	vpternlogd      zmm24, zmm2, zmm3, 150
 	vpsrldq         zmm2, zmm0, 15                  ; the top 8 bits
 	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
 	vpslldq         zmm0, zmm0, 1
 	vpxord          zmm0, zmm0, zmm2
 	sub             r8, 64                          ; bytes in the last vector
 	vmovdqu8        zmm4, [rcx]
-	vpternlogd      zmm4, zmm8, zmm12, 150
+	vpternlogd      zmm4, zmm9, zmm8, 150
 	mov             r11, -1
 	bzhi            r11, r11, r8
 	kmovq           k1, r11
 	vmovdqu8        zmm5{k1}{z}, [rcx + 64]
-	vpternlogd      zmm5, zmm9, zmm12, 150
+	vpternlogd      zmm5, zmm9, zmm24, 150
 	cmp             eax, 12
 	jb              near L.xts_dec_final2_aes128
 	je              near L.xts_dec_final2_aes192
-	vaesdec         zmm4, zmm4, zmm26
-	vaesdec         zmm5, zmm5, zmm26
-	vaesdec         zmm4, zmm4, zmm25
-	vaesdec         zmm5, zmm5, zmm25
-L.xts_dec_final2_aes192:
-	vaesdec         zmm4, zmm4, zmm24
-	vaesdec         zmm5, zmm5, zmm24
 	vaesdec         zmm4, zmm4, zmm23
 	vaesdec         zmm5, zmm5, zmm23
-L.xts_dec_final2_aes128:
 	vaesdec         zmm4, zmm4, zmm22
 	vaesdec         zmm5, zmm5, zmm22
+L.xts_dec_final2_aes192:
 	vaesdec         zmm4, zmm4, zmm21
 	vaesdec         zmm5, zmm5, zmm21
 	vaesdec         zmm4, zmm4, zmm20
 	vaesdec         zmm5, zmm5, zmm20
+L.xts_dec_final2_aes128:
 	vaesdec         zmm4, zmm4, zmm19
 	vaesdec         zmm5, zmm5, zmm19
 	vaesdec         zmm4, zmm4, zmm18
@@ -989,10 +983,16 @@ L.xts_dec_final2_aes128:
 	vaesdec         zmm5, zmm5, zmm15
 	vaesdec         zmm4, zmm4, zmm14
 	vaesdec         zmm5, zmm5, zmm14
-	vpxord          zmm2, zmm13, zmm8
+	vaesdec         zmm4, zmm4, zmm13
+	vaesdec         zmm5, zmm5, zmm13
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         zmm5, zmm5, zmm12
+	vaesdec         zmm4, zmm4, zmm11
+	vaesdec         zmm5, zmm5, zmm11
+	vpxord          zmm2, zmm10, zmm8
 	vaesdeclast     zmm4, zmm4, zmm2
 	vmovdqu8        zword [rdx], zmm4
-	vpxord          zmm2, zmm13, zmm9
+	vpxord          zmm2, zmm10, zmm24
 	vaesdeclast     zmm5, zmm5, zmm2
 	vmovdqu8        [rdx + 64]{k1}, zmm5
 	add             rcx, r8
@@ -1000,14 +1000,14 @@ L.xts_dec_final2_aes128:
 	add             rcx, 64
 	add             rdx, 64
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          zmm2, zmm9, 63                  ; top 1 bits of each half
+	vpsrlq          zmm2, zmm24, 63                 ; top 1 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
-	vpsllq          zmm9, zmm9, 1
-	vpternlogd      zmm9, zmm2, zmm3, 150
+	vpsllq          zmm24, zmm24, 1
+	vpternlogd      zmm24, zmm2, zmm3, 150
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
-	vpermd          zmm2, zmm3, zmm9
+	vpermd          zmm2, zmm3, zmm24
 	jmp             near L.xts_dec_steal_or_done
 L.xts_dec_final1:
 	vmovdqa64       zmm8, zmm0
@@ -1020,26 +1020,26 @@ L.xts_dec_final1:
 	bzhi            r11, r11, r8
 	kmovq           k1, r11
 	vmovdqu8        zmm4{k1}{z}, [rcx]
-	vpternlogd      zmm4, zmm8, zmm12, 150
+	vpternlogd      zmm4, zmm9, zmm8, 150
 	cmp             eax, 12
 	jb              near L.xts_dec_final1_aes128
 	je              near L.xts_dec_final1_aes192
-	vaesdec         zmm4, zmm4, zmm26
-	vaesdec         zmm4, zmm4, zmm25
-L.xts_dec_final1_aes192:
-	vaesdec         zmm4, zmm4, zmm24
 	vaesdec         zmm4, zmm4, zmm23
-L.xts_dec_final1_aes128:
 	vaesdec         zmm4, zmm4, zmm22
+L.xts_dec_final1_aes192:
 	vaesdec         zmm4, zmm4, zmm21
 	vaesdec         zmm4, zmm4, zmm20
+L.xts_dec_final1_aes128:
 	vaesdec         zmm4, zmm4, zmm19
 	vaesdec         zmm4, zmm4, zmm18
 	vaesdec         zmm4, zmm4, zmm17
 	vaesdec         zmm4, zmm4, zmm16
 	vaesdec         zmm4, zmm4, zmm15
 	vaesdec         zmm4, zmm4, zmm14
-	vpxord          zmm2, zmm13, zmm8
+	vaesdec         zmm4, zmm4, zmm13
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         zmm4, zmm4, zmm11
+	vpxord          zmm2, zmm10, zmm8
 	vaesdeclast     zmm4, zmm4, zmm2
 	vmovdqu8        [rdx]{k1}, zmm4
 	add             rcx, r8
@@ -1136,54 +1136,41 @@ L.xts_dec_main_loop:
 	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
-	vpsllq          zmm9, zmm0, 4
-	vpternlogd      zmm9, zmm2, zmm3, 150
+	vpsllq          zmm24, zmm0, 4
+	vpternlogd      zmm24, zmm2, zmm3, 150
 	vpsrldq         zmm2, zmm0, 15                  ; the top 8 bits
 	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
-	vpslldq         zmm10, zmm0, 1
-	vpxord          zmm10, zmm10, zmm2
+	vpslldq         zmm25, zmm0, 1
+	vpxord          zmm25, zmm25, zmm2
 	vpsrlq          zmm2, zmm0, 52                  ; top 12 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
-	vpsllq          zmm11, zmm0, 12
-	vpternlogd      zmm11, zmm2, zmm3, 150
+	vpsllq          zmm26, zmm0, 12
+	vpternlogd      zmm26, zmm2, zmm3, 150
 	vpsrldq         zmm2, zmm0, 14                  ; the top 16 bits
 	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
 	vpslldq         zmm0, zmm0, 2
 	vpxord          zmm0, zmm0, zmm2
 	vmovdqu8        zmm4, [rcx]
-	vpternlogd      zmm4, zmm8, zmm12, 150
+	vpternlogd      zmm4, zmm9, zmm8, 150
 	vmovdqu8        zmm5, [rcx + 64]
-	vpternlogd      zmm5, zmm9, zmm12, 150
+	vpternlogd      zmm5, zmm9, zmm24, 150
 	vmovdqu8        zmm6, [rcx + 128]
-	vpternlogd      zmm6, zmm10, zmm12, 150
+	vpternlogd      zmm6, zmm9, zmm25, 150
 	vmovdqu8        zmm7, [rcx + 192]
-	vpternlogd      zmm7, zmm11, zmm12, 150
+	vpternlogd      zmm7, zmm9, zmm26, 150
 	cmp             eax, 12
 	jb              near L.xts_dec_main_aes128
 	je              near L.xts_dec_main_aes192
-	vaesdec         zmm4, zmm4, zmm26
-	vaesdec         zmm5, zmm5, zmm26
-	vaesdec         zmm6, zmm6, zmm26
-	vaesdec         zmm7, zmm7, zmm26
-	vaesdec         zmm4, zmm4, zmm25
-	vaesdec         zmm5, zmm5, zmm25
-	vaesdec         zmm6, zmm6, zmm25
-	vaesdec         zmm7, zmm7, zmm25
-L.xts_dec_main_aes192:
-	vaesdec         zmm4, zmm4, zmm24
-	vaesdec         zmm5, zmm5, zmm24
-	vaesdec         zmm6, zmm6, zmm24
-	vaesdec         zmm7, zmm7, zmm24
 	vaesdec         zmm4, zmm4, zmm23
 	vaesdec         zmm5, zmm5, zmm23
 	vaesdec         zmm6, zmm6, zmm23
 	vaesdec         zmm7, zmm7, zmm23
-L.xts_dec_main_aes128:
 	vaesdec         zmm4, zmm4, zmm22
 	vaesdec         zmm5, zmm5, zmm22
 	vaesdec         zmm6, zmm6, zmm22
 	vaesdec         zmm7, zmm7, zmm22
+L.xts_dec_main_aes192:
 	vaesdec         zmm4, zmm4, zmm21
 	vaesdec         zmm5, zmm5, zmm21
 	vaesdec         zmm6, zmm6, zmm21
@@ -1192,6 +1179,7 @@ L.xts_dec_main_aes128:
 	vaesdec         zmm5, zmm5, zmm20
 	vaesdec         zmm6, zmm6, zmm20
 	vaesdec         zmm7, zmm7, zmm20
+L.xts_dec_main_aes128:
 	vaesdec         zmm4, zmm4, zmm19
 	vaesdec         zmm5, zmm5, zmm19
 	vaesdec         zmm6, zmm6, zmm19
@@ -1216,16 +1204,28 @@ L.xts_dec_main_aes128:
 	vaesdec         zmm5, zmm5, zmm14
 	vaesdec         zmm6, zmm6, zmm14
 	vaesdec         zmm7, zmm7, zmm14
-	vpxord          zmm2, zmm13, zmm8
+	vaesdec         zmm4, zmm4, zmm13
+	vaesdec         zmm5, zmm5, zmm13
+	vaesdec         zmm6, zmm6, zmm13
+	vaesdec         zmm7, zmm7, zmm13
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         zmm5, zmm5, zmm12
+	vaesdec         zmm6, zmm6, zmm12
+	vaesdec         zmm7, zmm7, zmm12
+	vaesdec         zmm4, zmm4, zmm11
+	vaesdec         zmm5, zmm5, zmm11
+	vaesdec         zmm6, zmm6, zmm11
+	vaesdec         zmm7, zmm7, zmm11
+	vpxord          zmm2, zmm10, zmm8
 	vaesdeclast     zmm4, zmm4, zmm2
 	vmovdqu8        zword [rdx], zmm4
-	vpxord          zmm2, zmm13, zmm9
+	vpxord          zmm2, zmm10, zmm24
 	vaesdeclast     zmm5, zmm5, zmm2
 	vmovdqu8        zword [rdx + 64], zmm5
-	vpxord          zmm2, zmm13, zmm10
+	vpxord          zmm2, zmm10, zmm25
 	vaesdeclast     zmm6, zmm6, zmm2
 	vmovdqu8        zword [rdx + 128], zmm6
-	vpxord          zmm2, zmm13, zmm11
+	vpxord          zmm2, zmm10, zmm26
 	vaesdeclast     zmm7, zmm7, zmm2
 	vmovdqu8        zword [rdx + 192], zmm7
 	add             rcx, 256

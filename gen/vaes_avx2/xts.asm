@@ -26,8 +26,8 @@
 ;
 ; Registers: KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11, PART=rsi, PART=rsi (after the tweak is made)
 ;            BASE=ymm0, POLY=ymm1, T1=ymm2, T2=ymm3, X0=ymm4, X1=ymm5
-;            X2=ymm6, X3=ymm7, TW0=ymm8, TW1=ymm9, TW2=ymm10, TW3=ymm11
-;            K0=ymm12, KLAST=ymm13, KT=ymm14
+;            X2=ymm6, X3=ymm7, TW=ymm8, K0=ymm9, KLAST=ymm10, KT=ymm11
+;            TW0=ymm12, TW1=ymm13, TW2=ymm14
 	section .text
 	align 32, db 0xcc
 	global aesgen_xts_encrypt_vaes_avx2:function hidden
@@ -60,8 +60,8 @@ L.xts_enc_tweak_aes128:
 	vaesenclast     xmm0, xmm0, oword [r10]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &key1[rounds]
-	vbroadcasti128  ymm12, oword [rdi]
-	vbroadcasti128  ymm13, oword [r10]
+	vbroadcasti128  ymm9, oword [rdi]
+	vbroadcasti128  ymm10, oword [r10]
 	vbroadcasti128  ymm1, oword [rel L.xts_poly]
 ; BASE = T, T*x in lanes 0..1
 	vpsrlq          xmm2, xmm0, 63                  ; top 1 bits of each half
@@ -93,32 +93,32 @@ L.xts_enc_final4:
 	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm9, ymm0, 2
-	vpxor           ymm9, ymm9, ymm2
-	vpxor           ymm9, ymm9, ymm3
+	vpsllq          ymm12, ymm0, 2
+	vpxor           ymm12, ymm12, ymm2
+	vpxor           ymm12, ymm12, ymm3
 	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm10, ymm0, 4
-	vpxor           ymm10, ymm10, ymm2
-	vpxor           ymm10, ymm10, ymm3
+	vpsllq          ymm13, ymm0, 4
+	vpxor           ymm13, ymm13, ymm2
+	vpxor           ymm13, ymm13, ymm3
 	vpsrlq          ymm2, ymm0, 58                  ; top 6 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm11, ymm0, 6
-	vpxor           ymm11, ymm11, ymm2
-	vpxor           ymm11, ymm11, ymm3
+	vpsllq          ymm14, ymm0, 6
+	vpxor           ymm14, ymm14, ymm2
+	vpxor           ymm14, ymm14, ymm3
 	vpsrldq         ymm2, ymm0, 15                  ; the top 8 bits
 	vpclmulqdq      ymm2, ymm2, ymm1, 0             ; ... times 0x87
 	vpslldq         ymm0, ymm0, 1
 	vpxor           ymm0, ymm0, ymm2
 	sub             r8, 96                          ; bytes in the last vector
 	vpxor           ymm4, ymm8, yword [rcx]
-	vpxor           ymm4, ymm4, ymm12
-	vpxor           ymm5, ymm9, yword [rcx + 32]
-	vpxor           ymm5, ymm5, ymm12
-	vpxor           ymm6, ymm10, yword [rcx + 64]
-	vpxor           ymm6, ymm6, ymm12
+	vpxor           ymm4, ymm4, ymm9
+	vpxor           ymm5, ymm12, yword [rcx + 32]
+	vpxor           ymm5, ymm5, ymm9
+	vpxor           ymm6, ymm13, yword [rcx + 64]
+	vpxor           ymm6, ymm6, ymm9
 	cmp             r8, 16
 	ja              near L.xts_enc_final4_load_full
 	vmovdqu         xmm7, oword [rcx + 96]          ; one block; upper lane zeroed
@@ -126,88 +126,88 @@ L.xts_enc_final4:
 L.xts_enc_final4_load_full:
 	vmovdqu         ymm7, yword [rcx + 96]
 L.xts_enc_final4_loaded:
-	vpxor           ymm7, ymm7, ymm11
-	vpxor           ymm7, ymm7, ymm12
+	vpxor           ymm7, ymm7, ymm14
+	vpxor           ymm7, ymm7, ymm9
 	cmp             eax, 12
 	jb              near L.xts_enc_final4_aes128
 	je              near L.xts_enc_final4_aes192
-	vbroadcasti128  ymm14, oword [r10 - 208]
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vaesenc         ymm6, ymm6, ymm14
-	vaesenc         ymm7, ymm7, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 192]
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vaesenc         ymm6, ymm6, ymm14
-	vaesenc         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm11, oword [r10 - 208]
+	vaesenc         ymm4, ymm4, ymm11
+	vaesenc         ymm5, ymm5, ymm11
+	vaesenc         ymm6, ymm6, ymm11
+	vaesenc         ymm7, ymm7, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 192]
+	vaesenc         ymm4, ymm4, ymm11
+	vaesenc         ymm5, ymm5, ymm11
+	vaesenc         ymm6, ymm6, ymm11
+	vaesenc         ymm7, ymm7, ymm11
 L.xts_enc_final4_aes192:
-	vbroadcasti128  ymm14, oword [r10 - 176]
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vaesenc         ymm6, ymm6, ymm14
-	vaesenc         ymm7, ymm7, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 160]
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vaesenc         ymm6, ymm6, ymm14
-	vaesenc         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm11, oword [r10 - 176]
+	vaesenc         ymm4, ymm4, ymm11
+	vaesenc         ymm5, ymm5, ymm11
+	vaesenc         ymm6, ymm6, ymm11
+	vaesenc         ymm7, ymm7, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 160]
+	vaesenc         ymm4, ymm4, ymm11
+	vaesenc         ymm5, ymm5, ymm11
+	vaesenc         ymm6, ymm6, ymm11
+	vaesenc         ymm7, ymm7, ymm11
 L.xts_enc_final4_aes128:
-	vbroadcasti128  ymm14, oword [r10 - 144]
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vaesenc         ymm6, ymm6, ymm14
-	vaesenc         ymm7, ymm7, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 128]
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vaesenc         ymm6, ymm6, ymm14
-	vaesenc         ymm7, ymm7, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 112]
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vaesenc         ymm6, ymm6, ymm14
-	vaesenc         ymm7, ymm7, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 96]
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vaesenc         ymm6, ymm6, ymm14
-	vaesenc         ymm7, ymm7, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 80]
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vaesenc         ymm6, ymm6, ymm14
-	vaesenc         ymm7, ymm7, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 64]
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vaesenc         ymm6, ymm6, ymm14
-	vaesenc         ymm7, ymm7, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 48]
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vaesenc         ymm6, ymm6, ymm14
-	vaesenc         ymm7, ymm7, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 32]
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vaesenc         ymm6, ymm6, ymm14
-	vaesenc         ymm7, ymm7, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 16]
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vaesenc         ymm6, ymm6, ymm14
-	vaesenc         ymm7, ymm7, ymm14
-	vpxor           ymm2, ymm13, ymm8
+	vbroadcasti128  ymm11, oword [r10 - 144]
+	vaesenc         ymm4, ymm4, ymm11
+	vaesenc         ymm5, ymm5, ymm11
+	vaesenc         ymm6, ymm6, ymm11
+	vaesenc         ymm7, ymm7, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 128]
+	vaesenc         ymm4, ymm4, ymm11
+	vaesenc         ymm5, ymm5, ymm11
+	vaesenc         ymm6, ymm6, ymm11
+	vaesenc         ymm7, ymm7, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 112]
+	vaesenc         ymm4, ymm4, ymm11
+	vaesenc         ymm5, ymm5, ymm11
+	vaesenc         ymm6, ymm6, ymm11
+	vaesenc         ymm7, ymm7, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 96]
+	vaesenc         ymm4, ymm4, ymm11
+	vaesenc         ymm5, ymm5, ymm11
+	vaesenc         ymm6, ymm6, ymm11
+	vaesenc         ymm7, ymm7, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 80]
+	vaesenc         ymm4, ymm4, ymm11
+	vaesenc         ymm5, ymm5, ymm11
+	vaesenc         ymm6, ymm6, ymm11
+	vaesenc         ymm7, ymm7, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 64]
+	vaesenc         ymm4, ymm4, ymm11
+	vaesenc         ymm5, ymm5, ymm11
+	vaesenc         ymm6, ymm6, ymm11
+	vaesenc         ymm7, ymm7, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 48]
+	vaesenc         ymm4, ymm4, ymm11
+	vaesenc         ymm5, ymm5, ymm11
+	vaesenc         ymm6, ymm6, ymm11
+	vaesenc         ymm7, ymm7, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 32]
+	vaesenc         ymm4, ymm4, ymm11
+	vaesenc         ymm5, ymm5, ymm11
+	vaesenc         ymm6, ymm6, ymm11
+	vaesenc         ymm7, ymm7, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 16]
+	vaesenc         ymm4, ymm4, ymm11
+	vaesenc         ymm5, ymm5, ymm11
+	vaesenc         ymm6, ymm6, ymm11
+	vaesenc         ymm7, ymm7, ymm11
+	vpxor           ymm2, ymm10, ymm8
 	vaesenclast     ymm4, ymm4, ymm2
 	vmovdqu         yword [rdx], ymm4
-	vpxor           ymm2, ymm13, ymm9
+	vpxor           ymm2, ymm10, ymm12
 	vaesenclast     ymm5, ymm5, ymm2
 	vmovdqu         yword [rdx + 32], ymm5
-	vpxor           ymm2, ymm13, ymm10
+	vpxor           ymm2, ymm10, ymm13
 	vaesenclast     ymm6, ymm6, ymm2
 	vmovdqu         yword [rdx + 64], ymm6
-	vpxor           ymm2, ymm13, ymm11
+	vpxor           ymm2, ymm10, ymm14
 	vaesenclast     ymm7, ymm7, ymm2
 	vmovdqu         oword [rdx + 96], xmm7
 	cmp             r8, 16
@@ -219,30 +219,30 @@ L.xts_enc_final4_stored:
 	add             rcx, 96
 	add             rdx, 96
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          ymm2, ymm11, 63                 ; top 1 bits of each half
+	vpsrlq          ymm2, ymm14, 63                 ; top 1 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm11, ymm11, 1
-	vpxor           ymm11, ymm11, ymm2
-	vpxor           ymm11, ymm11, ymm3
+	vpsllq          ymm14, ymm14, 1
+	vpxor           ymm14, ymm14, ymm2
+	vpxor           ymm14, ymm14, ymm3
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu         xmm3, oword [r11 + r8*1 - 16]
-	vpermd          ymm2, ymm3, ymm11
+	vpermd          ymm2, ymm3, ymm14
 	jmp             near L.xts_enc_steal_or_done
 L.xts_enc_final3:
 	vmovdqa         ymm8, ymm0
 	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm9, ymm0, 2
-	vpxor           ymm9, ymm9, ymm2
-	vpxor           ymm9, ymm9, ymm3
+	vpsllq          ymm12, ymm0, 2
+	vpxor           ymm12, ymm12, ymm2
+	vpxor           ymm12, ymm12, ymm3
 	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm10, ymm0, 4
-	vpxor           ymm10, ymm10, ymm2
-	vpxor           ymm10, ymm10, ymm3
+	vpsllq          ymm13, ymm0, 4
+	vpxor           ymm13, ymm13, ymm2
+	vpxor           ymm13, ymm13, ymm3
 	vpsrlq          ymm2, ymm0, 58                  ; top 6 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
@@ -251,9 +251,9 @@ L.xts_enc_final3:
 	vpxor           ymm0, ymm0, ymm3
 	sub             r8, 64                          ; bytes in the last vector
 	vpxor           ymm4, ymm8, yword [rcx]
-	vpxor           ymm4, ymm4, ymm12
-	vpxor           ymm5, ymm9, yword [rcx + 32]
-	vpxor           ymm5, ymm5, ymm12
+	vpxor           ymm4, ymm4, ymm9
+	vpxor           ymm5, ymm12, yword [rcx + 32]
+	vpxor           ymm5, ymm5, ymm9
 	cmp             r8, 16
 	ja              near L.xts_enc_final3_load_full
 	vmovdqu         xmm6, oword [rcx + 64]          ; one block; upper lane zeroed
@@ -261,72 +261,72 @@ L.xts_enc_final3:
 L.xts_enc_final3_load_full:
 	vmovdqu         ymm6, yword [rcx + 64]
 L.xts_enc_final3_loaded:
-	vpxor           ymm6, ymm6, ymm10
-	vpxor           ymm6, ymm6, ymm12
+	vpxor           ymm6, ymm6, ymm13
+	vpxor           ymm6, ymm6, ymm9
 	cmp             eax, 12
 	jb              near L.xts_enc_final3_aes128
 	je              near L.xts_enc_final3_aes192
-	vbroadcasti128  ymm14, oword [r10 - 208]
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vaesenc         ymm6, ymm6, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 192]
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vaesenc         ymm6, ymm6, ymm14
+	vbroadcasti128  ymm11, oword [r10 - 208]
+	vaesenc         ymm4, ymm4, ymm11
+	vaesenc         ymm5, ymm5, ymm11
+	vaesenc         ymm6, ymm6, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 192]
+	vaesenc         ymm4, ymm4, ymm11
+	vaesenc         ymm5, ymm5, ymm11
+	vaesenc         ymm6, ymm6, ymm11
 L.xts_enc_final3_aes192:
-	vbroadcasti128  ymm14, oword [r10 - 176]
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vaesenc         ymm6, ymm6, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 160]
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vaesenc         ymm6, ymm6, ymm14
+	vbroadcasti128  ymm11, oword [r10 - 176]
+	vaesenc         ymm4, ymm4, ymm11
+	vaesenc         ymm5, ymm5, ymm11
+	vaesenc         ymm6, ymm6, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 160]
+	vaesenc         ymm4, ymm4, ymm11
+	vaesenc         ymm5, ymm5, ymm11
+	vaesenc         ymm6, ymm6, ymm11
 L.xts_enc_final3_aes128:
-	vbroadcasti128  ymm14, oword [r10 - 144]
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vaesenc         ymm6, ymm6, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 128]
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vaesenc         ymm6, ymm6, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 112]
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vaesenc         ymm6, ymm6, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 96]
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vaesenc         ymm6, ymm6, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 80]
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vaesenc         ymm6, ymm6, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 64]
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vaesenc         ymm6, ymm6, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 48]
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vaesenc         ymm6, ymm6, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 32]
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vaesenc         ymm6, ymm6, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 16]
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vaesenc         ymm6, ymm6, ymm14
-	vpxor           ymm2, ymm13, ymm8
+	vbroadcasti128  ymm11, oword [r10 - 144]
+	vaesenc         ymm4, ymm4, ymm11
+	vaesenc         ymm5, ymm5, ymm11
+	vaesenc         ymm6, ymm6, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 128]
+	vaesenc         ymm4, ymm4, ymm11
+	vaesenc         ymm5, ymm5, ymm11
+	vaesenc         ymm6, ymm6, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 112]
+	vaesenc         ymm4, ymm4, ymm11
+	vaesenc         ymm5, ymm5, ymm11
+	vaesenc         ymm6, ymm6, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 96]
+	vaesenc         ymm4, ymm4, ymm11
+	vaesenc         ymm5, ymm5, ymm11
+	vaesenc         ymm6, ymm6, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 80]
+	vaesenc         ymm4, ymm4, ymm11
+	vaesenc         ymm5, ymm5, ymm11
+	vaesenc         ymm6, ymm6, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 64]
+	vaesenc         ymm4, ymm4, ymm11
+	vaesenc         ymm5, ymm5, ymm11
+	vaesenc         ymm6, ymm6, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 48]
+	vaesenc         ymm4, ymm4, ymm11
+	vaesenc         ymm5, ymm5, ymm11
+	vaesenc         ymm6, ymm6, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 32]
+	vaesenc         ymm4, ymm4, ymm11
+	vaesenc         ymm5, ymm5, ymm11
+	vaesenc         ymm6, ymm6, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 16]
+	vaesenc         ymm4, ymm4, ymm11
+	vaesenc         ymm5, ymm5, ymm11
+	vaesenc         ymm6, ymm6, ymm11
+	vpxor           ymm2, ymm10, ymm8
 	vaesenclast     ymm4, ymm4, ymm2
 	vmovdqu         yword [rdx], ymm4
-	vpxor           ymm2, ymm13, ymm9
+	vpxor           ymm2, ymm10, ymm12
 	vaesenclast     ymm5, ymm5, ymm2
 	vmovdqu         yword [rdx + 32], ymm5
-	vpxor           ymm2, ymm13, ymm10
+	vpxor           ymm2, ymm10, ymm13
 	vaesenclast     ymm6, ymm6, ymm2
 	vmovdqu         oword [rdx + 64], xmm6
 	cmp             r8, 16
@@ -338,24 +338,24 @@ L.xts_enc_final3_stored:
 	add             rcx, 64
 	add             rdx, 64
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          ymm2, ymm10, 63                 ; top 1 bits of each half
+	vpsrlq          ymm2, ymm13, 63                 ; top 1 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm10, ymm10, 1
-	vpxor           ymm10, ymm10, ymm2
-	vpxor           ymm10, ymm10, ymm3
+	vpsllq          ymm13, ymm13, 1
+	vpxor           ymm13, ymm13, ymm2
+	vpxor           ymm13, ymm13, ymm3
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu         xmm3, oword [r11 + r8*1 - 16]
-	vpermd          ymm2, ymm3, ymm10
+	vpermd          ymm2, ymm3, ymm13
 	jmp             near L.xts_enc_steal_or_done
 L.xts_enc_final2:
 	vmovdqa         ymm8, ymm0
 	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm9, ymm0, 2
-	vpxor           ymm9, ymm9, ymm2
-	vpxor           ymm9, ymm9, ymm3
+	vpsllq          ymm12, ymm0, 2
+	vpxor           ymm12, ymm12, ymm2
+	vpxor           ymm12, ymm12, ymm3
 	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
@@ -364,7 +364,7 @@ L.xts_enc_final2:
 	vpxor           ymm0, ymm0, ymm3
 	sub             r8, 32                          ; bytes in the last vector
 	vpxor           ymm4, ymm8, yword [rcx]
-	vpxor           ymm4, ymm4, ymm12
+	vpxor           ymm4, ymm4, ymm9
 	cmp             r8, 16
 	ja              near L.xts_enc_final2_load_full
 	vmovdqu         xmm5, oword [rcx + 32]          ; one block; upper lane zeroed
@@ -372,56 +372,56 @@ L.xts_enc_final2:
 L.xts_enc_final2_load_full:
 	vmovdqu         ymm5, yword [rcx + 32]
 L.xts_enc_final2_loaded:
-	vpxor           ymm5, ymm5, ymm9
 	vpxor           ymm5, ymm5, ymm12
+	vpxor           ymm5, ymm5, ymm9
 	cmp             eax, 12
 	jb              near L.xts_enc_final2_aes128
 	je              near L.xts_enc_final2_aes192
-	vbroadcasti128  ymm14, oword [r10 - 208]
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 192]
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
+	vbroadcasti128  ymm11, oword [r10 - 208]
+	vaesenc         ymm4, ymm4, ymm11
+	vaesenc         ymm5, ymm5, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 192]
+	vaesenc         ymm4, ymm4, ymm11
+	vaesenc         ymm5, ymm5, ymm11
 L.xts_enc_final2_aes192:
-	vbroadcasti128  ymm14, oword [r10 - 176]
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 160]
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
+	vbroadcasti128  ymm11, oword [r10 - 176]
+	vaesenc         ymm4, ymm4, ymm11
+	vaesenc         ymm5, ymm5, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 160]
+	vaesenc         ymm4, ymm4, ymm11
+	vaesenc         ymm5, ymm5, ymm11
 L.xts_enc_final2_aes128:
-	vbroadcasti128  ymm14, oword [r10 - 144]
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 128]
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 112]
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 96]
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 80]
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 64]
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 48]
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 32]
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 16]
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vpxor           ymm2, ymm13, ymm8
+	vbroadcasti128  ymm11, oword [r10 - 144]
+	vaesenc         ymm4, ymm4, ymm11
+	vaesenc         ymm5, ymm5, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 128]
+	vaesenc         ymm4, ymm4, ymm11
+	vaesenc         ymm5, ymm5, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 112]
+	vaesenc         ymm4, ymm4, ymm11
+	vaesenc         ymm5, ymm5, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 96]
+	vaesenc         ymm4, ymm4, ymm11
+	vaesenc         ymm5, ymm5, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 80]
+	vaesenc         ymm4, ymm4, ymm11
+	vaesenc         ymm5, ymm5, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 64]
+	vaesenc         ymm4, ymm4, ymm11
+	vaesenc         ymm5, ymm5, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 48]
+	vaesenc         ymm4, ymm4, ymm11
+	vaesenc         ymm5, ymm5, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 32]
+	vaesenc         ymm4, ymm4, ymm11
+	vaesenc         ymm5, ymm5, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 16]
+	vaesenc         ymm4, ymm4, ymm11
+	vaesenc         ymm5, ymm5, ymm11
+	vpxor           ymm2, ymm10, ymm8
 	vaesenclast     ymm4, ymm4, ymm2
 	vmovdqu         yword [rdx], ymm4
-	vpxor           ymm2, ymm13, ymm9
+	vpxor           ymm2, ymm10, ymm12
 	vaesenclast     ymm5, ymm5, ymm2
 	vmovdqu         oword [rdx + 32], xmm5
 	cmp             r8, 16
@@ -433,15 +433,15 @@ L.xts_enc_final2_stored:
 	add             rcx, 32
 	add             rdx, 32
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          ymm2, ymm9, 63                  ; top 1 bits of each half
+	vpsrlq          ymm2, ymm12, 63                 ; top 1 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm9, ymm9, 1
-	vpxor           ymm9, ymm9, ymm2
-	vpxor           ymm9, ymm9, ymm3
+	vpsllq          ymm12, ymm12, 1
+	vpxor           ymm12, ymm12, ymm2
+	vpxor           ymm12, ymm12, ymm3
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu         xmm3, oword [r11 + r8*1 - 16]
-	vpermd          ymm2, ymm3, ymm9
+	vpermd          ymm2, ymm3, ymm12
 	jmp             near L.xts_enc_steal_or_done
 L.xts_enc_final1:
 	vmovdqa         ymm8, ymm0
@@ -459,39 +459,39 @@ L.xts_enc_final1_load_full:
 	vmovdqu         ymm4, yword [rcx]
 L.xts_enc_final1_loaded:
 	vpxor           ymm4, ymm4, ymm8
-	vpxor           ymm4, ymm4, ymm12
+	vpxor           ymm4, ymm4, ymm9
 	cmp             eax, 12
 	jb              near L.xts_enc_final1_aes128
 	je              near L.xts_enc_final1_aes192
-	vbroadcasti128  ymm14, oword [r10 - 208]
-	vaesenc         ymm4, ymm4, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 192]
-	vaesenc         ymm4, ymm4, ymm14
+	vbroadcasti128  ymm11, oword [r10 - 208]
+	vaesenc         ymm4, ymm4, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 192]
+	vaesenc         ymm4, ymm4, ymm11
 L.xts_enc_final1_aes192:
-	vbroadcasti128  ymm14, oword [r10 - 176]
-	vaesenc         ymm4, ymm4, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 160]
-	vaesenc         ymm4, ymm4, ymm14
+	vbroadcasti128  ymm11, oword [r10 - 176]
+	vaesenc         ymm4, ymm4, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 160]
+	vaesenc         ymm4, ymm4, ymm11
 L.xts_enc_final1_aes128:
-	vbroadcasti128  ymm14, oword [r10 - 144]
-	vaesenc         ymm4, ymm4, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 128]
-	vaesenc         ymm4, ymm4, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 112]
-	vaesenc         ymm4, ymm4, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 96]
-	vaesenc         ymm4, ymm4, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 80]
-	vaesenc         ymm4, ymm4, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 64]
-	vaesenc         ymm4, ymm4, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 48]
-	vaesenc         ymm4, ymm4, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 32]
-	vaesenc         ymm4, ymm4, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 16]
-	vaesenc         ymm4, ymm4, ymm14
-	vpxor           ymm2, ymm13, ymm8
+	vbroadcasti128  ymm11, oword [r10 - 144]
+	vaesenc         ymm4, ymm4, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 128]
+	vaesenc         ymm4, ymm4, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 112]
+	vaesenc         ymm4, ymm4, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 96]
+	vaesenc         ymm4, ymm4, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 80]
+	vaesenc         ymm4, ymm4, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 64]
+	vaesenc         ymm4, ymm4, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 48]
+	vaesenc         ymm4, ymm4, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 32]
+	vaesenc         ymm4, ymm4, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 16]
+	vaesenc         ymm4, ymm4, ymm11
+	vpxor           ymm2, ymm10, ymm8
 	vaesenclast     ymm4, ymm4, ymm2
 	vmovdqu         oword [rdx], xmm4
 	cmp             r8, 16
@@ -595,113 +595,113 @@ L.xts_enc_main_loop:
 	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm9, ymm0, 2
-	vpxor           ymm9, ymm9, ymm2
-	vpxor           ymm9, ymm9, ymm3
+	vpsllq          ymm12, ymm0, 2
+	vpxor           ymm12, ymm12, ymm2
+	vpxor           ymm12, ymm12, ymm3
 	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm10, ymm0, 4
-	vpxor           ymm10, ymm10, ymm2
-	vpxor           ymm10, ymm10, ymm3
+	vpsllq          ymm13, ymm0, 4
+	vpxor           ymm13, ymm13, ymm2
+	vpxor           ymm13, ymm13, ymm3
 	vpsrlq          ymm2, ymm0, 58                  ; top 6 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm11, ymm0, 6
-	vpxor           ymm11, ymm11, ymm2
-	vpxor           ymm11, ymm11, ymm3
+	vpsllq          ymm14, ymm0, 6
+	vpxor           ymm14, ymm14, ymm2
+	vpxor           ymm14, ymm14, ymm3
 	vpsrldq         ymm2, ymm0, 15                  ; the top 8 bits
 	vpclmulqdq      ymm2, ymm2, ymm1, 0             ; ... times 0x87
 	vpslldq         ymm0, ymm0, 1
 	vpxor           ymm0, ymm0, ymm2
 	vpxor           ymm4, ymm8, yword [rcx]
-	vpxor           ymm4, ymm4, ymm12
-	vpxor           ymm5, ymm9, yword [rcx + 32]
-	vpxor           ymm5, ymm5, ymm12
-	vpxor           ymm6, ymm10, yword [rcx + 64]
-	vpxor           ymm6, ymm6, ymm12
-	vpxor           ymm7, ymm11, yword [rcx + 96]
-	vpxor           ymm7, ymm7, ymm12
+	vpxor           ymm4, ymm4, ymm9
+	vpxor           ymm5, ymm12, yword [rcx + 32]
+	vpxor           ymm5, ymm5, ymm9
+	vpxor           ymm6, ymm13, yword [rcx + 64]
+	vpxor           ymm6, ymm6, ymm9
+	vpxor           ymm7, ymm14, yword [rcx + 96]
+	vpxor           ymm7, ymm7, ymm9
 	cmp             eax, 12
 	jb              near L.xts_enc_main_aes128
 	je              near L.xts_enc_main_aes192
-	vbroadcasti128  ymm14, oword [r10 - 208]
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vaesenc         ymm6, ymm6, ymm14
-	vaesenc         ymm7, ymm7, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 192]
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vaesenc         ymm6, ymm6, ymm14
-	vaesenc         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm11, oword [r10 - 208]
+	vaesenc         ymm4, ymm4, ymm11
+	vaesenc         ymm5, ymm5, ymm11
+	vaesenc         ymm6, ymm6, ymm11
+	vaesenc         ymm7, ymm7, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 192]
+	vaesenc         ymm4, ymm4, ymm11
+	vaesenc         ymm5, ymm5, ymm11
+	vaesenc         ymm6, ymm6, ymm11
+	vaesenc         ymm7, ymm7, ymm11
 L.xts_enc_main_aes192:
-	vbroadcasti128  ymm14, oword [r10 - 176]
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vaesenc         ymm6, ymm6, ymm14
-	vaesenc         ymm7, ymm7, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 160]
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vaesenc         ymm6, ymm6, ymm14
-	vaesenc         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm11, oword [r10 - 176]
+	vaesenc         ymm4, ymm4, ymm11
+	vaesenc         ymm5, ymm5, ymm11
+	vaesenc         ymm6, ymm6, ymm11
+	vaesenc         ymm7, ymm7, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 160]
+	vaesenc         ymm4, ymm4, ymm11
+	vaesenc         ymm5, ymm5, ymm11
+	vaesenc         ymm6, ymm6, ymm11
+	vaesenc         ymm7, ymm7, ymm11
 L.xts_enc_main_aes128:
-	vbroadcasti128  ymm14, oword [r10 - 144]
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vaesenc         ymm6, ymm6, ymm14
-	vaesenc         ymm7, ymm7, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 128]
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vaesenc         ymm6, ymm6, ymm14
-	vaesenc         ymm7, ymm7, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 112]
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vaesenc         ymm6, ymm6, ymm14
-	vaesenc         ymm7, ymm7, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 96]
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vaesenc         ymm6, ymm6, ymm14
-	vaesenc         ymm7, ymm7, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 80]
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vaesenc         ymm6, ymm6, ymm14
-	vaesenc         ymm7, ymm7, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 64]
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vaesenc         ymm6, ymm6, ymm14
-	vaesenc         ymm7, ymm7, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 48]
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vaesenc         ymm6, ymm6, ymm14
-	vaesenc         ymm7, ymm7, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 32]
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vaesenc         ymm6, ymm6, ymm14
-	vaesenc         ymm7, ymm7, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 16]
-	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm5, ymm5, ymm14
-	vaesenc         ymm6, ymm6, ymm14
-	vaesenc         ymm7, ymm7, ymm14
-	vpxor           ymm2, ymm13, ymm8
+	vbroadcasti128  ymm11, oword [r10 - 144]
+	vaesenc         ymm4, ymm4, ymm11
+	vaesenc         ymm5, ymm5, ymm11
+	vaesenc         ymm6, ymm6, ymm11
+	vaesenc         ymm7, ymm7, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 128]
+	vaesenc         ymm4, ymm4, ymm11
+	vaesenc         ymm5, ymm5, ymm11
+	vaesenc         ymm6, ymm6, ymm11
+	vaesenc         ymm7, ymm7, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 112]
+	vaesenc         ymm4, ymm4, ymm11
+	vaesenc         ymm5, ymm5, ymm11
+	vaesenc         ymm6, ymm6, ymm11
+	vaesenc         ymm7, ymm7, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 96]
+	vaesenc         ymm4, ymm4, ymm11
+	vaesenc         ymm5, ymm5, ymm11
+	vaesenc         ymm6, ymm6, ymm11
+	vaesenc         ymm7, ymm7, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 80]
+	vaesenc         ymm4, ymm4, ymm11
+	vaesenc         ymm5, ymm5, ymm11
+	vaesenc         ymm6, ymm6, ymm11
+	vaesenc         ymm7, ymm7, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 64]
+	vaesenc         ymm4, ymm4, ymm11
+	vaesenc         ymm5, ymm5, ymm11
+	vaesenc         ymm6, ymm6, ymm11
+	vaesenc         ymm7, ymm7, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 48]
+	vaesenc         ymm4, ymm4, ymm11
+	vaesenc         ymm5, ymm5, ymm11
+	vaesenc         ymm6, ymm6, ymm11
+	vaesenc         ymm7, ymm7, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 32]
+	vaesenc         ymm4, ymm4, ymm11
+	vaesenc         ymm5, ymm5, ymm11
+	vaesenc         ymm6, ymm6, ymm11
+	vaesenc         ymm7, ymm7, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 16]
+	vaesenc         ymm4, ymm4, ymm11
+	vaesenc         ymm5, ymm5, ymm11
+	vaesenc         ymm6, ymm6, ymm11
+	vaesenc         ymm7, ymm7, ymm11
+	vpxor           ymm2, ymm10, ymm8
 	vaesenclast     ymm4, ymm4, ymm2
 	vmovdqu         yword [rdx], ymm4
-	vpxor           ymm2, ymm13, ymm9
+	vpxor           ymm2, ymm10, ymm12
 	vaesenclast     ymm5, ymm5, ymm2
 	vmovdqu         yword [rdx + 32], ymm5
-	vpxor           ymm2, ymm13, ymm10
+	vpxor           ymm2, ymm10, ymm13
 	vaesenclast     ymm6, ymm6, ymm2
 	vmovdqu         yword [rdx + 64], ymm6
-	vpxor           ymm2, ymm13, ymm11
+	vpxor           ymm2, ymm10, ymm14
 	vaesenclast     ymm7, ymm7, ymm2
 	vmovdqu         yword [rdx + 96], ymm7
 	add             rcx, 128
@@ -728,8 +728,8 @@ L.xts_enc_main_aes128:
 ;
 ; Registers: KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11, PART=rsi, PART=rsi (after the tweak is made)
 ;            BASE=ymm0, POLY=ymm1, T1=ymm2, T2=ymm3, X0=ymm4, X1=ymm5
-;            X2=ymm6, X3=ymm7, TW0=ymm8, TW1=ymm9, TW2=ymm10, TW3=ymm11
-;            K0=ymm12, KLAST=ymm13, KT=ymm14
+;            X2=ymm6, X3=ymm7, TW=ymm8, K0=ymm9, KLAST=ymm10, KT=ymm11
+;            TW0=ymm12, TW1=ymm13, TW2=ymm14
 	section .text
 	align 32, db 0xcc
 	global aesgen_xts_decrypt_vaes_avx2:function hidden
@@ -762,8 +762,8 @@ L.xts_dec_tweak_aes128:
 	vaesenclast     xmm0, xmm0, oword [r10]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &key1[rounds]
-	vbroadcasti128  ymm12, oword [rdi]
-	vbroadcasti128  ymm13, oword [r10]
+	vbroadcasti128  ymm9, oword [rdi]
+	vbroadcasti128  ymm10, oword [r10]
 	vbroadcasti128  ymm1, oword [rel L.xts_poly]
 ; BASE = T, T*x in lanes 0..1
 	vpsrlq          xmm2, xmm0, 63                  ; top 1 bits of each half
@@ -795,32 +795,32 @@ L.xts_dec_final4:
 	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm9, ymm0, 2
-	vpxor           ymm9, ymm9, ymm2
-	vpxor           ymm9, ymm9, ymm3
+	vpsllq          ymm12, ymm0, 2
+	vpxor           ymm12, ymm12, ymm2
+	vpxor           ymm12, ymm12, ymm3
 	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm10, ymm0, 4
-	vpxor           ymm10, ymm10, ymm2
-	vpxor           ymm10, ymm10, ymm3
+	vpsllq          ymm13, ymm0, 4
+	vpxor           ymm13, ymm13, ymm2
+	vpxor           ymm13, ymm13, ymm3
 	vpsrlq          ymm2, ymm0, 58                  ; top 6 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm11, ymm0, 6
-	vpxor           ymm11, ymm11, ymm2
-	vpxor           ymm11, ymm11, ymm3
+	vpsllq          ymm14, ymm0, 6
+	vpxor           ymm14, ymm14, ymm2
+	vpxor           ymm14, ymm14, ymm3
 	vpsrldq         ymm2, ymm0, 15                  ; the top 8 bits
 	vpclmulqdq      ymm2, ymm2, ymm1, 0             ; ... times 0x87
 	vpslldq         ymm0, ymm0, 1
 	vpxor           ymm0, ymm0, ymm2
 	sub             r8, 96                          ; bytes in the last vector
 	vpxor           ymm4, ymm8, yword [rcx]
-	vpxor           ymm4, ymm4, ymm12
-	vpxor           ymm5, ymm9, yword [rcx + 32]
-	vpxor           ymm5, ymm5, ymm12
-	vpxor           ymm6, ymm10, yword [rcx + 64]
-	vpxor           ymm6, ymm6, ymm12
+	vpxor           ymm4, ymm4, ymm9
+	vpxor           ymm5, ymm12, yword [rcx + 32]
+	vpxor           ymm5, ymm5, ymm9
+	vpxor           ymm6, ymm13, yword [rcx + 64]
+	vpxor           ymm6, ymm6, ymm9
 	cmp             r8, 16
 	ja              near L.xts_dec_final4_load_full
 	vmovdqu         xmm7, oword [rcx + 96]          ; one block; upper lane zeroed
@@ -828,88 +828,88 @@ L.xts_dec_final4:
 L.xts_dec_final4_load_full:
 	vmovdqu         ymm7, yword [rcx + 96]
 L.xts_dec_final4_loaded:
-	vpxor           ymm7, ymm7, ymm11
-	vpxor           ymm7, ymm7, ymm12
+	vpxor           ymm7, ymm7, ymm14
+	vpxor           ymm7, ymm7, ymm9
 	cmp             eax, 12
 	jb              near L.xts_dec_final4_aes128
 	je              near L.xts_dec_final4_aes192
-	vbroadcasti128  ymm14, oword [r10 - 208]
-	vaesdec         ymm4, ymm4, ymm14
-	vaesdec         ymm5, ymm5, ymm14
-	vaesdec         ymm6, ymm6, ymm14
-	vaesdec         ymm7, ymm7, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 192]
-	vaesdec         ymm4, ymm4, ymm14
-	vaesdec         ymm5, ymm5, ymm14
-	vaesdec         ymm6, ymm6, ymm14
-	vaesdec         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm11, oword [r10 - 208]
+	vaesdec         ymm4, ymm4, ymm11
+	vaesdec         ymm5, ymm5, ymm11
+	vaesdec         ymm6, ymm6, ymm11
+	vaesdec         ymm7, ymm7, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 192]
+	vaesdec         ymm4, ymm4, ymm11
+	vaesdec         ymm5, ymm5, ymm11
+	vaesdec         ymm6, ymm6, ymm11
+	vaesdec         ymm7, ymm7, ymm11
 L.xts_dec_final4_aes192:
-	vbroadcasti128  ymm14, oword [r10 - 176]
-	vaesdec         ymm4, ymm4, ymm14
-	vaesdec         ymm5, ymm5, ymm14
-	vaesdec         ymm6, ymm6, ymm14
-	vaesdec         ymm7, ymm7, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 160]
-	vaesdec         ymm4, ymm4, ymm14
-	vaesdec         ymm5, ymm5, ymm14
-	vaesdec         ymm6, ymm6, ymm14
-	vaesdec         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm11, oword [r10 - 176]
+	vaesdec         ymm4, ymm4, ymm11
+	vaesdec         ymm5, ymm5, ymm11
+	vaesdec         ymm6, ymm6, ymm11
+	vaesdec         ymm7, ymm7, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 160]
+	vaesdec         ymm4, ymm4, ymm11
+	vaesdec         ymm5, ymm5, ymm11
+	vaesdec         ymm6, ymm6, ymm11
+	vaesdec         ymm7, ymm7, ymm11
 L.xts_dec_final4_aes128:
-	vbroadcasti128  ymm14, oword [r10 - 144]
-	vaesdec         ymm4, ymm4, ymm14
-	vaesdec         ymm5, ymm5, ymm14
-	vaesdec         ymm6, ymm6, ymm14
-	vaesdec         ymm7, ymm7, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 128]
-	vaesdec         ymm4, ymm4, ymm14
-	vaesdec         ymm5, ymm5, ymm14
-	vaesdec         ymm6, ymm6, ymm14
-	vaesdec         ymm7, ymm7, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 112]
-	vaesdec         ymm4, ymm4, ymm14
-	vaesdec         ymm5, ymm5, ymm14
-	vaesdec         ymm6, ymm6, ymm14
-	vaesdec         ymm7, ymm7, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 96]
-	vaesdec         ymm4, ymm4, ymm14
-	vaesdec         ymm5, ymm5, ymm14
-	vaesdec         ymm6, ymm6, ymm14
-	vaesdec         ymm7, ymm7, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 80]
-	vaesdec         ymm4, ymm4, ymm14
-	vaesdec         ymm5, ymm5, ymm14
-	vaesdec         ymm6, ymm6, ymm14
-	vaesdec         ymm7, ymm7, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 64]
-	vaesdec         ymm4, ymm4, ymm14
-	vaesdec         ymm5, ymm5, ymm14
-	vaesdec         ymm6, ymm6, ymm14
-	vaesdec         ymm7, ymm7, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 48]
-	vaesdec         ymm4, ymm4, ymm14
-	vaesdec         ymm5, ymm5, ymm14
-	vaesdec         ymm6, ymm6, ymm14
-	vaesdec         ymm7, ymm7, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 32]
-	vaesdec         ymm4, ymm4, ymm14
-	vaesdec         ymm5, ymm5, ymm14
-	vaesdec         ymm6, ymm6, ymm14
-	vaesdec         ymm7, ymm7, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 16]
-	vaesdec         ymm4, ymm4, ymm14
-	vaesdec         ymm5, ymm5, ymm14
-	vaesdec         ymm6, ymm6, ymm14
-	vaesdec         ymm7, ymm7, ymm14
-	vpxor           ymm2, ymm13, ymm8
+	vbroadcasti128  ymm11, oword [r10 - 144]
+	vaesdec         ymm4, ymm4, ymm11
+	vaesdec         ymm5, ymm5, ymm11
+	vaesdec         ymm6, ymm6, ymm11
+	vaesdec         ymm7, ymm7, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 128]
+	vaesdec         ymm4, ymm4, ymm11
+	vaesdec         ymm5, ymm5, ymm11
+	vaesdec         ymm6, ymm6, ymm11
+	vaesdec         ymm7, ymm7, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 112]
+	vaesdec         ymm4, ymm4, ymm11
+	vaesdec         ymm5, ymm5, ymm11
+	vaesdec         ymm6, ymm6, ymm11
+	vaesdec         ymm7, ymm7, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 96]
+	vaesdec         ymm4, ymm4, ymm11
+	vaesdec         ymm5, ymm5, ymm11
+	vaesdec         ymm6, ymm6, ymm11
+	vaesdec         ymm7, ymm7, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 80]
+	vaesdec         ymm4, ymm4, ymm11
+	vaesdec         ymm5, ymm5, ymm11
+	vaesdec         ymm6, ymm6, ymm11
+	vaesdec         ymm7, ymm7, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 64]
+	vaesdec         ymm4, ymm4, ymm11
+	vaesdec         ymm5, ymm5, ymm11
+	vaesdec         ymm6, ymm6, ymm11
+	vaesdec         ymm7, ymm7, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 48]
+	vaesdec         ymm4, ymm4, ymm11
+	vaesdec         ymm5, ymm5, ymm11
+	vaesdec         ymm6, ymm6, ymm11
+	vaesdec         ymm7, ymm7, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 32]
+	vaesdec         ymm4, ymm4, ymm11
+	vaesdec         ymm5, ymm5, ymm11
+	vaesdec         ymm6, ymm6, ymm11
+	vaesdec         ymm7, ymm7, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 16]
+	vaesdec         ymm4, ymm4, ymm11
+	vaesdec         ymm5, ymm5, ymm11
+	vaesdec         ymm6, ymm6, ymm11
+	vaesdec         ymm7, ymm7, ymm11
+	vpxor           ymm2, ymm10, ymm8
 	vaesdeclast     ymm4, ymm4, ymm2
 	vmovdqu         yword [rdx], ymm4
-	vpxor           ymm2, ymm13, ymm9
+	vpxor           ymm2, ymm10, ymm12
 	vaesdeclast     ymm5, ymm5, ymm2
 	vmovdqu         yword [rdx + 32], ymm5
-	vpxor           ymm2, ymm13, ymm10
+	vpxor           ymm2, ymm10, ymm13
 	vaesdeclast     ymm6, ymm6, ymm2
 	vmovdqu         yword [rdx + 64], ymm6
-	vpxor           ymm2, ymm13, ymm11
+	vpxor           ymm2, ymm10, ymm14
 	vaesdeclast     ymm7, ymm7, ymm2
 	vmovdqu         oword [rdx + 96], xmm7
 	cmp             r8, 16
@@ -921,30 +921,30 @@ L.xts_dec_final4_stored:
 	add             rcx, 96
 	add             rdx, 96
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          ymm2, ymm11, 63                 ; top 1 bits of each half
+	vpsrlq          ymm2, ymm14, 63                 ; top 1 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm11, ymm11, 1
-	vpxor           ymm11, ymm11, ymm2
-	vpxor           ymm11, ymm11, ymm3
+	vpsllq          ymm14, ymm14, 1
+	vpxor           ymm14, ymm14, ymm2
+	vpxor           ymm14, ymm14, ymm3
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu         xmm3, oword [r11 + r8*1 - 16]
-	vpermd          ymm2, ymm3, ymm11
+	vpermd          ymm2, ymm3, ymm14
 	jmp             near L.xts_dec_steal_or_done
 L.xts_dec_final3:
 	vmovdqa         ymm8, ymm0
 	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm9, ymm0, 2
-	vpxor           ymm9, ymm9, ymm2
-	vpxor           ymm9, ymm9, ymm3
+	vpsllq          ymm12, ymm0, 2
+	vpxor           ymm12, ymm12, ymm2
+	vpxor           ymm12, ymm12, ymm3
 	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm10, ymm0, 4
-	vpxor           ymm10, ymm10, ymm2
-	vpxor           ymm10, ymm10, ymm3
+	vpsllq          ymm13, ymm0, 4
+	vpxor           ymm13, ymm13, ymm2
+	vpxor           ymm13, ymm13, ymm3
 	vpsrlq          ymm2, ymm0, 58                  ; top 6 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
@@ -953,9 +953,9 @@ L.xts_dec_final3:
 	vpxor           ymm0, ymm0, ymm3
 	sub             r8, 64                          ; bytes in the last vector
 	vpxor           ymm4, ymm8, yword [rcx]
-	vpxor           ymm4, ymm4, ymm12
-	vpxor           ymm5, ymm9, yword [rcx + 32]
-	vpxor           ymm5, ymm5, ymm12
+	vpxor           ymm4, ymm4, ymm9
+	vpxor           ymm5, ymm12, yword [rcx + 32]
+	vpxor           ymm5, ymm5, ymm9
 	cmp             r8, 16
 	ja              near L.xts_dec_final3_load_full
 	vmovdqu         xmm6, oword [rcx + 64]          ; one block; upper lane zeroed
@@ -963,72 +963,72 @@ L.xts_dec_final3:
 L.xts_dec_final3_load_full:
 	vmovdqu         ymm6, yword [rcx + 64]
 L.xts_dec_final3_loaded:
-	vpxor           ymm6, ymm6, ymm10
-	vpxor           ymm6, ymm6, ymm12
+	vpxor           ymm6, ymm6, ymm13
+	vpxor           ymm6, ymm6, ymm9
 	cmp             eax, 12
 	jb              near L.xts_dec_final3_aes128
 	je              near L.xts_dec_final3_aes192
-	vbroadcasti128  ymm14, oword [r10 - 208]
-	vaesdec         ymm4, ymm4, ymm14
-	vaesdec         ymm5, ymm5, ymm14
-	vaesdec         ymm6, ymm6, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 192]
-	vaesdec         ymm4, ymm4, ymm14
-	vaesdec         ymm5, ymm5, ymm14
-	vaesdec         ymm6, ymm6, ymm14
+	vbroadcasti128  ymm11, oword [r10 - 208]
+	vaesdec         ymm4, ymm4, ymm11
+	vaesdec         ymm5, ymm5, ymm11
+	vaesdec         ymm6, ymm6, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 192]
+	vaesdec         ymm4, ymm4, ymm11
+	vaesdec         ymm5, ymm5, ymm11
+	vaesdec         ymm6, ymm6, ymm11
 L.xts_dec_final3_aes192:
-	vbroadcasti128  ymm14, oword [r10 - 176]
-	vaesdec         ymm4, ymm4, ymm14
-	vaesdec         ymm5, ymm5, ymm14
-	vaesdec         ymm6, ymm6, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 160]
-	vaesdec         ymm4, ymm4, ymm14
-	vaesdec         ymm5, ymm5, ymm14
-	vaesdec         ymm6, ymm6, ymm14
+	vbroadcasti128  ymm11, oword [r10 - 176]
+	vaesdec         ymm4, ymm4, ymm11
+	vaesdec         ymm5, ymm5, ymm11
+	vaesdec         ymm6, ymm6, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 160]
+	vaesdec         ymm4, ymm4, ymm11
+	vaesdec         ymm5, ymm5, ymm11
+	vaesdec         ymm6, ymm6, ymm11
 L.xts_dec_final3_aes128:
-	vbroadcasti128  ymm14, oword [r10 - 144]
-	vaesdec         ymm4, ymm4, ymm14
-	vaesdec         ymm5, ymm5, ymm14
-	vaesdec         ymm6, ymm6, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 128]
-	vaesdec         ymm4, ymm4, ymm14
-	vaesdec         ymm5, ymm5, ymm14
-	vaesdec         ymm6, ymm6, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 112]
-	vaesdec         ymm4, ymm4, ymm14
-	vaesdec         ymm5, ymm5, ymm14
-	vaesdec         ymm6, ymm6, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 96]
-	vaesdec         ymm4, ymm4, ymm14
-	vaesdec         ymm5, ymm5, ymm14
-	vaesdec         ymm6, ymm6, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 80]
-	vaesdec         ymm4, ymm4, ymm14
-	vaesdec         ymm5, ymm5, ymm14
-	vaesdec         ymm6, ymm6, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 64]
-	vaesdec         ymm4, ymm4, ymm14
-	vaesdec         ymm5, ymm5, ymm14
-	vaesdec         ymm6, ymm6, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 48]
-	vaesdec         ymm4, ymm4, ymm14
-	vaesdec         ymm5, ymm5, ymm14
-	vaesdec         ymm6, ymm6, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 32]
-	vaesdec         ymm4, ymm4, ymm14
-	vaesdec         ymm5, ymm5, ymm14
-	vaesdec         ymm6, ymm6, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 16]
-	vaesdec         ymm4, ymm4, ymm14
-	vaesdec         ymm5, ymm5, ymm14
-	vaesdec         ymm6, ymm6, ymm14
-	vpxor           ymm2, ymm13, ymm8
+	vbroadcasti128  ymm11, oword [r10 - 144]
+	vaesdec         ymm4, ymm4, ymm11
+	vaesdec         ymm5, ymm5, ymm11
+	vaesdec         ymm6, ymm6, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 128]
+	vaesdec         ymm4, ymm4, ymm11
+	vaesdec         ymm5, ymm5, ymm11
+	vaesdec         ymm6, ymm6, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 112]
+	vaesdec         ymm4, ymm4, ymm11
+	vaesdec         ymm5, ymm5, ymm11
+	vaesdec         ymm6, ymm6, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 96]
+	vaesdec         ymm4, ymm4, ymm11
+	vaesdec         ymm5, ymm5, ymm11
+	vaesdec         ymm6, ymm6, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 80]
+	vaesdec         ymm4, ymm4, ymm11
+	vaesdec         ymm5, ymm5, ymm11
+	vaesdec         ymm6, ymm6, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 64]
+	vaesdec         ymm4, ymm4, ymm11
+	vaesdec         ymm5, ymm5, ymm11
+	vaesdec         ymm6, ymm6, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 48]
+	vaesdec         ymm4, ymm4, ymm11
+	vaesdec         ymm5, ymm5, ymm11
+	vaesdec         ymm6, ymm6, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 32]
+	vaesdec         ymm4, ymm4, ymm11
+	vaesdec         ymm5, ymm5, ymm11
+	vaesdec         ymm6, ymm6, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 16]
+	vaesdec         ymm4, ymm4, ymm11
+	vaesdec         ymm5, ymm5, ymm11
+	vaesdec         ymm6, ymm6, ymm11
+	vpxor           ymm2, ymm10, ymm8
 	vaesdeclast     ymm4, ymm4, ymm2
 	vmovdqu         yword [rdx], ymm4
-	vpxor           ymm2, ymm13, ymm9
+	vpxor           ymm2, ymm10, ymm12
 	vaesdeclast     ymm5, ymm5, ymm2
 	vmovdqu         yword [rdx + 32], ymm5
-	vpxor           ymm2, ymm13, ymm10
+	vpxor           ymm2, ymm10, ymm13
 	vaesdeclast     ymm6, ymm6, ymm2
 	vmovdqu         oword [rdx + 64], xmm6
 	cmp             r8, 16
@@ -1040,24 +1040,24 @@ L.xts_dec_final3_stored:
 	add             rcx, 64
 	add             rdx, 64
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          ymm2, ymm10, 63                 ; top 1 bits of each half
+	vpsrlq          ymm2, ymm13, 63                 ; top 1 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm10, ymm10, 1
-	vpxor           ymm10, ymm10, ymm2
-	vpxor           ymm10, ymm10, ymm3
+	vpsllq          ymm13, ymm13, 1
+	vpxor           ymm13, ymm13, ymm2
+	vpxor           ymm13, ymm13, ymm3
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu         xmm3, oword [r11 + r8*1 - 16]
-	vpermd          ymm2, ymm3, ymm10
+	vpermd          ymm2, ymm3, ymm13
 	jmp             near L.xts_dec_steal_or_done
 L.xts_dec_final2:
 	vmovdqa         ymm8, ymm0
 	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm9, ymm0, 2
-	vpxor           ymm9, ymm9, ymm2
-	vpxor           ymm9, ymm9, ymm3
+	vpsllq          ymm12, ymm0, 2
+	vpxor           ymm12, ymm12, ymm2
+	vpxor           ymm12, ymm12, ymm3
 	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
@@ -1066,7 +1066,7 @@ L.xts_dec_final2:
 	vpxor           ymm0, ymm0, ymm3
 	sub             r8, 32                          ; bytes in the last vector
 	vpxor           ymm4, ymm8, yword [rcx]
-	vpxor           ymm4, ymm4, ymm12
+	vpxor           ymm4, ymm4, ymm9
 	cmp             r8, 16
 	ja              near L.xts_dec_final2_load_full
 	vmovdqu         xmm5, oword [rcx + 32]          ; one block; upper lane zeroed
@@ -1074,56 +1074,56 @@ L.xts_dec_final2:
 L.xts_dec_final2_load_full:
 	vmovdqu         ymm5, yword [rcx + 32]
 L.xts_dec_final2_loaded:
-	vpxor           ymm5, ymm5, ymm9
 	vpxor           ymm5, ymm5, ymm12
+	vpxor           ymm5, ymm5, ymm9
 	cmp             eax, 12
 	jb              near L.xts_dec_final2_aes128
 	je              near L.xts_dec_final2_aes192
-	vbroadcasti128  ymm14, oword [r10 - 208]
-	vaesdec         ymm4, ymm4, ymm14
-	vaesdec         ymm5, ymm5, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 192]
-	vaesdec         ymm4, ymm4, ymm14
-	vaesdec         ymm5, ymm5, ymm14
+	vbroadcasti128  ymm11, oword [r10 - 208]
+	vaesdec         ymm4, ymm4, ymm11
+	vaesdec         ymm5, ymm5, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 192]
+	vaesdec         ymm4, ymm4, ymm11
+	vaesdec         ymm5, ymm5, ymm11
 L.xts_dec_final2_aes192:
-	vbroadcasti128  ymm14, oword [r10 - 176]
-	vaesdec         ymm4, ymm4, ymm14
-	vaesdec         ymm5, ymm5, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 160]
-	vaesdec         ymm4, ymm4, ymm14
-	vaesdec         ymm5, ymm5, ymm14
+	vbroadcasti128  ymm11, oword [r10 - 176]
+	vaesdec         ymm4, ymm4, ymm11
+	vaesdec         ymm5, ymm5, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 160]
+	vaesdec         ymm4, ymm4, ymm11
+	vaesdec         ymm5, ymm5, ymm11
 L.xts_dec_final2_aes128:
-	vbroadcasti128  ymm14, oword [r10 - 144]
-	vaesdec         ymm4, ymm4, ymm14
-	vaesdec         ymm5, ymm5, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 128]
-	vaesdec         ymm4, ymm4, ymm14
-	vaesdec         ymm5, ymm5, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 112]
-	vaesdec         ymm4, ymm4, ymm14
-	vaesdec         ymm5, ymm5, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 96]
-	vaesdec         ymm4, ymm4, ymm14
-	vaesdec         ymm5, ymm5, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 80]
-	vaesdec         ymm4, ymm4, ymm14
-	vaesdec         ymm5, ymm5, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 64]
-	vaesdec         ymm4, ymm4, ymm14
-	vaesdec         ymm5, ymm5, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 48]
-	vaesdec         ymm4, ymm4, ymm14
-	vaesdec         ymm5, ymm5, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 32]
-	vaesdec         ymm4, ymm4, ymm14
-	vaesdec         ymm5, ymm5, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 16]
-	vaesdec         ymm4, ymm4, ymm14
-	vaesdec         ymm5, ymm5, ymm14
-	vpxor           ymm2, ymm13, ymm8
+	vbroadcasti128  ymm11, oword [r10 - 144]
+	vaesdec         ymm4, ymm4, ymm11
+	vaesdec         ymm5, ymm5, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 128]
+	vaesdec         ymm4, ymm4, ymm11
+	vaesdec         ymm5, ymm5, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 112]
+	vaesdec         ymm4, ymm4, ymm11
+	vaesdec         ymm5, ymm5, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 96]
+	vaesdec         ymm4, ymm4, ymm11
+	vaesdec         ymm5, ymm5, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 80]
+	vaesdec         ymm4, ymm4, ymm11
+	vaesdec         ymm5, ymm5, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 64]
+	vaesdec         ymm4, ymm4, ymm11
+	vaesdec         ymm5, ymm5, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 48]
+	vaesdec         ymm4, ymm4, ymm11
+	vaesdec         ymm5, ymm5, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 32]
+	vaesdec         ymm4, ymm4, ymm11
+	vaesdec         ymm5, ymm5, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 16]
+	vaesdec         ymm4, ymm4, ymm11
+	vaesdec         ymm5, ymm5, ymm11
+	vpxor           ymm2, ymm10, ymm8
 	vaesdeclast     ymm4, ymm4, ymm2
 	vmovdqu         yword [rdx], ymm4
-	vpxor           ymm2, ymm13, ymm9
+	vpxor           ymm2, ymm10, ymm12
 	vaesdeclast     ymm5, ymm5, ymm2
 	vmovdqu         oword [rdx + 32], xmm5
 	cmp             r8, 16
@@ -1135,15 +1135,15 @@ L.xts_dec_final2_stored:
 	add             rcx, 32
 	add             rdx, 32
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          ymm2, ymm9, 63                  ; top 1 bits of each half
+	vpsrlq          ymm2, ymm12, 63                 ; top 1 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm9, ymm9, 1
-	vpxor           ymm9, ymm9, ymm2
-	vpxor           ymm9, ymm9, ymm3
+	vpsllq          ymm12, ymm12, 1
+	vpxor           ymm12, ymm12, ymm2
+	vpxor           ymm12, ymm12, ymm3
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu         xmm3, oword [r11 + r8*1 - 16]
-	vpermd          ymm2, ymm3, ymm9
+	vpermd          ymm2, ymm3, ymm12
 	jmp             near L.xts_dec_steal_or_done
 L.xts_dec_final1:
 	vmovdqa         ymm8, ymm0
@@ -1161,39 +1161,39 @@ L.xts_dec_final1_load_full:
 	vmovdqu         ymm4, yword [rcx]
 L.xts_dec_final1_loaded:
 	vpxor           ymm4, ymm4, ymm8
-	vpxor           ymm4, ymm4, ymm12
+	vpxor           ymm4, ymm4, ymm9
 	cmp             eax, 12
 	jb              near L.xts_dec_final1_aes128
 	je              near L.xts_dec_final1_aes192
-	vbroadcasti128  ymm14, oword [r10 - 208]
-	vaesdec         ymm4, ymm4, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 192]
-	vaesdec         ymm4, ymm4, ymm14
+	vbroadcasti128  ymm11, oword [r10 - 208]
+	vaesdec         ymm4, ymm4, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 192]
+	vaesdec         ymm4, ymm4, ymm11
 L.xts_dec_final1_aes192:
-	vbroadcasti128  ymm14, oword [r10 - 176]
-	vaesdec         ymm4, ymm4, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 160]
-	vaesdec         ymm4, ymm4, ymm14
+	vbroadcasti128  ymm11, oword [r10 - 176]
+	vaesdec         ymm4, ymm4, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 160]
+	vaesdec         ymm4, ymm4, ymm11
 L.xts_dec_final1_aes128:
-	vbroadcasti128  ymm14, oword [r10 - 144]
-	vaesdec         ymm4, ymm4, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 128]
-	vaesdec         ymm4, ymm4, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 112]
-	vaesdec         ymm4, ymm4, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 96]
-	vaesdec         ymm4, ymm4, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 80]
-	vaesdec         ymm4, ymm4, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 64]
-	vaesdec         ymm4, ymm4, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 48]
-	vaesdec         ymm4, ymm4, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 32]
-	vaesdec         ymm4, ymm4, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 16]
-	vaesdec         ymm4, ymm4, ymm14
-	vpxor           ymm2, ymm13, ymm8
+	vbroadcasti128  ymm11, oword [r10 - 144]
+	vaesdec         ymm4, ymm4, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 128]
+	vaesdec         ymm4, ymm4, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 112]
+	vaesdec         ymm4, ymm4, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 96]
+	vaesdec         ymm4, ymm4, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 80]
+	vaesdec         ymm4, ymm4, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 64]
+	vaesdec         ymm4, ymm4, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 48]
+	vaesdec         ymm4, ymm4, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 32]
+	vaesdec         ymm4, ymm4, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 16]
+	vaesdec         ymm4, ymm4, ymm11
+	vpxor           ymm2, ymm10, ymm8
 	vaesdeclast     ymm4, ymm4, ymm2
 	vmovdqu         oword [rdx], xmm4
 	cmp             r8, 16
@@ -1297,113 +1297,113 @@ L.xts_dec_main_loop:
 	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm9, ymm0, 2
-	vpxor           ymm9, ymm9, ymm2
-	vpxor           ymm9, ymm9, ymm3
+	vpsllq          ymm12, ymm0, 2
+	vpxor           ymm12, ymm12, ymm2
+	vpxor           ymm12, ymm12, ymm3
 	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm10, ymm0, 4
-	vpxor           ymm10, ymm10, ymm2
-	vpxor           ymm10, ymm10, ymm3
+	vpsllq          ymm13, ymm0, 4
+	vpxor           ymm13, ymm13, ymm2
+	vpxor           ymm13, ymm13, ymm3
 	vpsrlq          ymm2, ymm0, 58                  ; top 6 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm11, ymm0, 6
-	vpxor           ymm11, ymm11, ymm2
-	vpxor           ymm11, ymm11, ymm3
+	vpsllq          ymm14, ymm0, 6
+	vpxor           ymm14, ymm14, ymm2
+	vpxor           ymm14, ymm14, ymm3
 	vpsrldq         ymm2, ymm0, 15                  ; the top 8 bits
 	vpclmulqdq      ymm2, ymm2, ymm1, 0             ; ... times 0x87
 	vpslldq         ymm0, ymm0, 1
 	vpxor           ymm0, ymm0, ymm2
 	vpxor           ymm4, ymm8, yword [rcx]
-	vpxor           ymm4, ymm4, ymm12
-	vpxor           ymm5, ymm9, yword [rcx + 32]
-	vpxor           ymm5, ymm5, ymm12
-	vpxor           ymm6, ymm10, yword [rcx + 64]
-	vpxor           ymm6, ymm6, ymm12
-	vpxor           ymm7, ymm11, yword [rcx + 96]
-	vpxor           ymm7, ymm7, ymm12
+	vpxor           ymm4, ymm4, ymm9
+	vpxor           ymm5, ymm12, yword [rcx + 32]
+	vpxor           ymm5, ymm5, ymm9
+	vpxor           ymm6, ymm13, yword [rcx + 64]
+	vpxor           ymm6, ymm6, ymm9
+	vpxor           ymm7, ymm14, yword [rcx + 96]
+	vpxor           ymm7, ymm7, ymm9
 	cmp             eax, 12
 	jb              near L.xts_dec_main_aes128
 	je              near L.xts_dec_main_aes192
-	vbroadcasti128  ymm14, oword [r10 - 208]
-	vaesdec         ymm4, ymm4, ymm14
-	vaesdec         ymm5, ymm5, ymm14
-	vaesdec         ymm6, ymm6, ymm14
-	vaesdec         ymm7, ymm7, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 192]
-	vaesdec         ymm4, ymm4, ymm14
-	vaesdec         ymm5, ymm5, ymm14
-	vaesdec         ymm6, ymm6, ymm14
-	vaesdec         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm11, oword [r10 - 208]
+	vaesdec         ymm4, ymm4, ymm11
+	vaesdec         ymm5, ymm5, ymm11
+	vaesdec         ymm6, ymm6, ymm11
+	vaesdec         ymm7, ymm7, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 192]
+	vaesdec         ymm4, ymm4, ymm11
+	vaesdec         ymm5, ymm5, ymm11
+	vaesdec         ymm6, ymm6, ymm11
+	vaesdec         ymm7, ymm7, ymm11
 L.xts_dec_main_aes192:
-	vbroadcasti128  ymm14, oword [r10 - 176]
-	vaesdec         ymm4, ymm4, ymm14
-	vaesdec         ymm5, ymm5, ymm14
-	vaesdec         ymm6, ymm6, ymm14
-	vaesdec         ymm7, ymm7, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 160]
-	vaesdec         ymm4, ymm4, ymm14
-	vaesdec         ymm5, ymm5, ymm14
-	vaesdec         ymm6, ymm6, ymm14
-	vaesdec         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm11, oword [r10 - 176]
+	vaesdec         ymm4, ymm4, ymm11
+	vaesdec         ymm5, ymm5, ymm11
+	vaesdec         ymm6, ymm6, ymm11
+	vaesdec         ymm7, ymm7, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 160]
+	vaesdec         ymm4, ymm4, ymm11
+	vaesdec         ymm5, ymm5, ymm11
+	vaesdec         ymm6, ymm6, ymm11
+	vaesdec         ymm7, ymm7, ymm11
 L.xts_dec_main_aes128:
-	vbroadcasti128  ymm14, oword [r10 - 144]
-	vaesdec         ymm4, ymm4, ymm14
-	vaesdec         ymm5, ymm5, ymm14
-	vaesdec         ymm6, ymm6, ymm14
-	vaesdec         ymm7, ymm7, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 128]
-	vaesdec         ymm4, ymm4, ymm14
-	vaesdec         ymm5, ymm5, ymm14
-	vaesdec         ymm6, ymm6, ymm14
-	vaesdec         ymm7, ymm7, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 112]
-	vaesdec         ymm4, ymm4, ymm14
-	vaesdec         ymm5, ymm5, ymm14
-	vaesdec         ymm6, ymm6, ymm14
-	vaesdec         ymm7, ymm7, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 96]
-	vaesdec         ymm4, ymm4, ymm14
-	vaesdec         ymm5, ymm5, ymm14
-	vaesdec         ymm6, ymm6, ymm14
-	vaesdec         ymm7, ymm7, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 80]
-	vaesdec         ymm4, ymm4, ymm14
-	vaesdec         ymm5, ymm5, ymm14
-	vaesdec         ymm6, ymm6, ymm14
-	vaesdec         ymm7, ymm7, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 64]
-	vaesdec         ymm4, ymm4, ymm14
-	vaesdec         ymm5, ymm5, ymm14
-	vaesdec         ymm6, ymm6, ymm14
-	vaesdec         ymm7, ymm7, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 48]
-	vaesdec         ymm4, ymm4, ymm14
-	vaesdec         ymm5, ymm5, ymm14
-	vaesdec         ymm6, ymm6, ymm14
-	vaesdec         ymm7, ymm7, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 32]
-	vaesdec         ymm4, ymm4, ymm14
-	vaesdec         ymm5, ymm5, ymm14
-	vaesdec         ymm6, ymm6, ymm14
-	vaesdec         ymm7, ymm7, ymm14
-	vbroadcasti128  ymm14, oword [r10 - 16]
-	vaesdec         ymm4, ymm4, ymm14
-	vaesdec         ymm5, ymm5, ymm14
-	vaesdec         ymm6, ymm6, ymm14
-	vaesdec         ymm7, ymm7, ymm14
-	vpxor           ymm2, ymm13, ymm8
+	vbroadcasti128  ymm11, oword [r10 - 144]
+	vaesdec         ymm4, ymm4, ymm11
+	vaesdec         ymm5, ymm5, ymm11
+	vaesdec         ymm6, ymm6, ymm11
+	vaesdec         ymm7, ymm7, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 128]
+	vaesdec         ymm4, ymm4, ymm11
+	vaesdec         ymm5, ymm5, ymm11
+	vaesdec         ymm6, ymm6, ymm11
+	vaesdec         ymm7, ymm7, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 112]
+	vaesdec         ymm4, ymm4, ymm11
+	vaesdec         ymm5, ymm5, ymm11
+	vaesdec         ymm6, ymm6, ymm11
+	vaesdec         ymm7, ymm7, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 96]
+	vaesdec         ymm4, ymm4, ymm11
+	vaesdec         ymm5, ymm5, ymm11
+	vaesdec         ymm6, ymm6, ymm11
+	vaesdec         ymm7, ymm7, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 80]
+	vaesdec         ymm4, ymm4, ymm11
+	vaesdec         ymm5, ymm5, ymm11
+	vaesdec         ymm6, ymm6, ymm11
+	vaesdec         ymm7, ymm7, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 64]
+	vaesdec         ymm4, ymm4, ymm11
+	vaesdec         ymm5, ymm5, ymm11
+	vaesdec         ymm6, ymm6, ymm11
+	vaesdec         ymm7, ymm7, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 48]
+	vaesdec         ymm4, ymm4, ymm11
+	vaesdec         ymm5, ymm5, ymm11
+	vaesdec         ymm6, ymm6, ymm11
+	vaesdec         ymm7, ymm7, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 32]
+	vaesdec         ymm4, ymm4, ymm11
+	vaesdec         ymm5, ymm5, ymm11
+	vaesdec         ymm6, ymm6, ymm11
+	vaesdec         ymm7, ymm7, ymm11
+	vbroadcasti128  ymm11, oword [r10 - 16]
+	vaesdec         ymm4, ymm4, ymm11
+	vaesdec         ymm5, ymm5, ymm11
+	vaesdec         ymm6, ymm6, ymm11
+	vaesdec         ymm7, ymm7, ymm11
+	vpxor           ymm2, ymm10, ymm8
 	vaesdeclast     ymm4, ymm4, ymm2
 	vmovdqu         yword [rdx], ymm4
-	vpxor           ymm2, ymm13, ymm9
+	vpxor           ymm2, ymm10, ymm12
 	vaesdeclast     ymm5, ymm5, ymm2
 	vmovdqu         yword [rdx + 32], ymm5
-	vpxor           ymm2, ymm13, ymm10
+	vpxor           ymm2, ymm10, ymm13
 	vaesdeclast     ymm6, ymm6, ymm2
 	vmovdqu         yword [rdx + 64], ymm6
-	vpxor           ymm2, ymm13, ymm11
+	vpxor           ymm2, ymm10, ymm14
 	vaesdeclast     ymm7, ymm7, ymm2
 	vmovdqu         yword [rdx + 96], ymm7
 	add             rcx, 128
