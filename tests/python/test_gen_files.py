@@ -156,6 +156,8 @@ class Twins(unittest.TestCase):
                                                 r"(.*\n)+?; LLVM-MCA-END")
 
     def test_vzeroupper_before_every_ret(self):
+        """Every return clears the upper state, except the xmm-only returns the source
+        marks (their path writes no ymm/zmm register; the C ABI test checks XINUSE)."""
         for isa in ISAS:
             for mode in MODES:
                 gas, _ = assemble_pair(GEN, isa, mode, self.tmp.name)
@@ -163,8 +165,16 @@ class Twins(unittest.TestCase):
                 instructions = re.findall(r"^\s+[0-9a-f]+:\s+(\S+)", listing, re.M)
                 rets = [i for i, name in enumerate(instructions) if name == "ret"]
                 self.assertTrue(rets)
-                for index in rets:
-                    self.assertEqual(instructions[index - 1], "vzeroupper", f"{isa} {mode}")
+                before = []
+                for i in rets:   # skip the stack frame release and register restores
+                    j = i - 1
+                    while instructions[j] in ("add", "pop"):
+                        j -= 1
+                    before.append(instructions[j])
+                with open(gen_path(isa, mode, "S")) as handle:
+                    marked = handle.read().count("only xmm registers were written on this path")
+                self.assertEqual(before.count("vzeroupper"), len(rets) - marked, f"{isa} {mode}")
+                self.assertTrue(all(b in ("vzeroupper", "xor") for b in before), before)
 
 
 VARIANTS = [
