@@ -23,8 +23,8 @@
 #
 # Registers: KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11, PART=rsi, PART=rsi (after the tweak is made)
 #            BASE=xmm0, POLY=xmm1, T1=xmm2, T2=xmm3, X0=xmm4, X1=xmm5
-#            X2=xmm6, X3=xmm7, TW=xmm8, K0=xmm9, KLAST=xmm10, KT=xmm11
-#            TW0=xmm12, TW1=xmm13, TW2=xmm14
+#            X2=xmm6, X3=xmm7, TW=xmm8, K0=xmm9, KLAST=xmm10, TW0=xmm11
+#            TW1=xmm12, TW2=xmm13, KT=xmm14
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_xts_encrypt_aesni_avx
@@ -85,21 +85,21 @@ aesgen_xts_encrypt_aesni_avx:
 	vpsrlq          $63, %xmm0, %xmm2               # top 1 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
-	vpsllq          $1, %xmm0, %xmm12
-	vpxor           %xmm2, %xmm12, %xmm12
-	vpxor           %xmm3, %xmm12, %xmm12
+	vpsllq          $1, %xmm0, %xmm11
+	vpxor           %xmm2, %xmm11, %xmm11
+	vpxor           %xmm3, %xmm11, %xmm11
 	vpsrlq          $62, %xmm0, %xmm2               # top 2 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
-	vpsllq          $2, %xmm0, %xmm13
-	vpxor           %xmm2, %xmm13, %xmm13
-	vpxor           %xmm3, %xmm13, %xmm13
+	vpsllq          $2, %xmm0, %xmm12
+	vpxor           %xmm2, %xmm12, %xmm12
+	vpxor           %xmm3, %xmm12, %xmm12
 	vpsrlq          $61, %xmm0, %xmm2               # top 3 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
-	vpsllq          $3, %xmm0, %xmm14
-	vpxor           %xmm2, %xmm14, %xmm14
-	vpxor           %xmm3, %xmm14, %xmm14
+	vpsllq          $3, %xmm0, %xmm13
+	vpxor           %xmm2, %xmm13, %xmm13
+	vpxor           %xmm3, %xmm13, %xmm13
 	vpsrlq          $60, %xmm0, %xmm2               # top 4 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
@@ -109,92 +109,92 @@ aesgen_xts_encrypt_aesni_avx:
 	sub             $48, %r8                        # bytes in the last vector
 	vpxor           (%rcx), %xmm8, %xmm4
 	vpxor           %xmm9, %xmm4, %xmm4
-	vpxor           16(%rcx), %xmm12, %xmm5
+	vpxor           16(%rcx), %xmm11, %xmm5
 	vpxor           %xmm9, %xmm5, %xmm5
-	vpxor           32(%rcx), %xmm13, %xmm6
+	vpxor           32(%rcx), %xmm12, %xmm6
 	vpxor           %xmm9, %xmm6, %xmm6
-	vpxor           48(%rcx), %xmm14, %xmm7
+	vpxor           48(%rcx), %xmm13, %xmm7
 	vpxor           %xmm9, %xmm7, %xmm7
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_final4_aes128
 	{disp32} je     .Lxts_enc_final4_aes192
-	vmovdqu         -208(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vaesenc         %xmm11, %xmm5, %xmm5
-	vaesenc         %xmm11, %xmm6, %xmm6
-	vaesenc         %xmm11, %xmm7, %xmm7
-	vmovdqu         -192(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vaesenc         %xmm11, %xmm5, %xmm5
-	vaesenc         %xmm11, %xmm6, %xmm6
-	vaesenc         %xmm11, %xmm7, %xmm7
+	vmovdqu         -208(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -192(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
 .Lxts_enc_final4_aes192:
-	vmovdqu         -176(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vaesenc         %xmm11, %xmm5, %xmm5
-	vaesenc         %xmm11, %xmm6, %xmm6
-	vaesenc         %xmm11, %xmm7, %xmm7
-	vmovdqu         -160(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vaesenc         %xmm11, %xmm5, %xmm5
-	vaesenc         %xmm11, %xmm6, %xmm6
-	vaesenc         %xmm11, %xmm7, %xmm7
+	vmovdqu         -176(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -160(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
 .Lxts_enc_final4_aes128:
-	vmovdqu         -144(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vaesenc         %xmm11, %xmm5, %xmm5
-	vaesenc         %xmm11, %xmm6, %xmm6
-	vaesenc         %xmm11, %xmm7, %xmm7
-	vmovdqu         -128(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vaesenc         %xmm11, %xmm5, %xmm5
-	vaesenc         %xmm11, %xmm6, %xmm6
-	vaesenc         %xmm11, %xmm7, %xmm7
-	vmovdqu         -112(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vaesenc         %xmm11, %xmm5, %xmm5
-	vaesenc         %xmm11, %xmm6, %xmm6
-	vaesenc         %xmm11, %xmm7, %xmm7
-	vmovdqu         -96(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vaesenc         %xmm11, %xmm5, %xmm5
-	vaesenc         %xmm11, %xmm6, %xmm6
-	vaesenc         %xmm11, %xmm7, %xmm7
-	vmovdqu         -80(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vaesenc         %xmm11, %xmm5, %xmm5
-	vaesenc         %xmm11, %xmm6, %xmm6
-	vaesenc         %xmm11, %xmm7, %xmm7
-	vmovdqu         -64(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vaesenc         %xmm11, %xmm5, %xmm5
-	vaesenc         %xmm11, %xmm6, %xmm6
-	vaesenc         %xmm11, %xmm7, %xmm7
-	vmovdqu         -48(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vaesenc         %xmm11, %xmm5, %xmm5
-	vaesenc         %xmm11, %xmm6, %xmm6
-	vaesenc         %xmm11, %xmm7, %xmm7
-	vmovdqu         -32(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vaesenc         %xmm11, %xmm5, %xmm5
-	vaesenc         %xmm11, %xmm6, %xmm6
-	vaesenc         %xmm11, %xmm7, %xmm7
-	vmovdqu         -16(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vaesenc         %xmm11, %xmm5, %xmm5
-	vaesenc         %xmm11, %xmm6, %xmm6
-	vaesenc         %xmm11, %xmm7, %xmm7
+	vmovdqu         -144(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -128(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -112(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -96(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -80(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -64(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -48(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -32(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -16(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
 	vpxor           %xmm8, %xmm10, %xmm2
 	vaesenclast     %xmm2, %xmm4, %xmm4
 	vmovdqu         %xmm4, (%rdx)
-	vpxor           %xmm12, %xmm10, %xmm2
+	vpxor           %xmm11, %xmm10, %xmm2
 	vaesenclast     %xmm2, %xmm5, %xmm5
 	vmovdqu         %xmm5, 16(%rdx)
-	vpxor           %xmm13, %xmm10, %xmm2
+	vpxor           %xmm12, %xmm10, %xmm2
 	vaesenclast     %xmm2, %xmm6, %xmm6
 	vmovdqu         %xmm6, 32(%rdx)
-	vpxor           %xmm14, %xmm10, %xmm2
+	vpxor           %xmm13, %xmm10, %xmm2
 	vaesenclast     %xmm2, %xmm7, %xmm7
 	vmovdqu         %xmm7, 48(%rdx)
 	add             %r8, %rcx
@@ -208,15 +208,15 @@ aesgen_xts_encrypt_aesni_avx:
 	vpsrlq          $63, %xmm0, %xmm2               # top 1 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
-	vpsllq          $1, %xmm0, %xmm12
-	vpxor           %xmm2, %xmm12, %xmm12
-	vpxor           %xmm3, %xmm12, %xmm12
+	vpsllq          $1, %xmm0, %xmm11
+	vpxor           %xmm2, %xmm11, %xmm11
+	vpxor           %xmm3, %xmm11, %xmm11
 	vpsrlq          $62, %xmm0, %xmm2               # top 2 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
-	vpsllq          $2, %xmm0, %xmm13
-	vpxor           %xmm2, %xmm13, %xmm13
-	vpxor           %xmm3, %xmm13, %xmm13
+	vpsllq          $2, %xmm0, %xmm12
+	vpxor           %xmm2, %xmm12, %xmm12
+	vpxor           %xmm3, %xmm12, %xmm12
 	vpsrlq          $61, %xmm0, %xmm2               # top 3 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
@@ -226,74 +226,74 @@ aesgen_xts_encrypt_aesni_avx:
 	sub             $32, %r8                        # bytes in the last vector
 	vpxor           (%rcx), %xmm8, %xmm4
 	vpxor           %xmm9, %xmm4, %xmm4
-	vpxor           16(%rcx), %xmm12, %xmm5
+	vpxor           16(%rcx), %xmm11, %xmm5
 	vpxor           %xmm9, %xmm5, %xmm5
-	vpxor           32(%rcx), %xmm13, %xmm6
+	vpxor           32(%rcx), %xmm12, %xmm6
 	vpxor           %xmm9, %xmm6, %xmm6
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_final3_aes128
 	{disp32} je     .Lxts_enc_final3_aes192
-	vmovdqu         -208(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vaesenc         %xmm11, %xmm5, %xmm5
-	vaesenc         %xmm11, %xmm6, %xmm6
-	vmovdqu         -192(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vaesenc         %xmm11, %xmm5, %xmm5
-	vaesenc         %xmm11, %xmm6, %xmm6
+	vmovdqu         -208(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vmovdqu         -192(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
 .Lxts_enc_final3_aes192:
-	vmovdqu         -176(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vaesenc         %xmm11, %xmm5, %xmm5
-	vaesenc         %xmm11, %xmm6, %xmm6
-	vmovdqu         -160(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vaesenc         %xmm11, %xmm5, %xmm5
-	vaesenc         %xmm11, %xmm6, %xmm6
+	vmovdqu         -176(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vmovdqu         -160(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
 .Lxts_enc_final3_aes128:
-	vmovdqu         -144(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vaesenc         %xmm11, %xmm5, %xmm5
-	vaesenc         %xmm11, %xmm6, %xmm6
-	vmovdqu         -128(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vaesenc         %xmm11, %xmm5, %xmm5
-	vaesenc         %xmm11, %xmm6, %xmm6
-	vmovdqu         -112(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vaesenc         %xmm11, %xmm5, %xmm5
-	vaesenc         %xmm11, %xmm6, %xmm6
-	vmovdqu         -96(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vaesenc         %xmm11, %xmm5, %xmm5
-	vaesenc         %xmm11, %xmm6, %xmm6
-	vmovdqu         -80(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vaesenc         %xmm11, %xmm5, %xmm5
-	vaesenc         %xmm11, %xmm6, %xmm6
-	vmovdqu         -64(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vaesenc         %xmm11, %xmm5, %xmm5
-	vaesenc         %xmm11, %xmm6, %xmm6
-	vmovdqu         -48(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vaesenc         %xmm11, %xmm5, %xmm5
-	vaesenc         %xmm11, %xmm6, %xmm6
-	vmovdqu         -32(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vaesenc         %xmm11, %xmm5, %xmm5
-	vaesenc         %xmm11, %xmm6, %xmm6
-	vmovdqu         -16(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vaesenc         %xmm11, %xmm5, %xmm5
-	vaesenc         %xmm11, %xmm6, %xmm6
+	vmovdqu         -144(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vmovdqu         -128(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vmovdqu         -112(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vmovdqu         -96(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vmovdqu         -80(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vmovdqu         -64(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vmovdqu         -48(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vmovdqu         -32(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vmovdqu         -16(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
 	vpxor           %xmm8, %xmm10, %xmm2
 	vaesenclast     %xmm2, %xmm4, %xmm4
 	vmovdqu         %xmm4, (%rdx)
-	vpxor           %xmm12, %xmm10, %xmm2
+	vpxor           %xmm11, %xmm10, %xmm2
 	vaesenclast     %xmm2, %xmm5, %xmm5
 	vmovdqu         %xmm5, 16(%rdx)
-	vpxor           %xmm13, %xmm10, %xmm2
+	vpxor           %xmm12, %xmm10, %xmm2
 	vaesenclast     %xmm2, %xmm6, %xmm6
 	vmovdqu         %xmm6, 32(%rdx)
 	add             %r8, %rcx
@@ -307,9 +307,9 @@ aesgen_xts_encrypt_aesni_avx:
 	vpsrlq          $63, %xmm0, %xmm2               # top 1 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
-	vpsllq          $1, %xmm0, %xmm12
-	vpxor           %xmm2, %xmm12, %xmm12
-	vpxor           %xmm3, %xmm12, %xmm12
+	vpsllq          $1, %xmm0, %xmm11
+	vpxor           %xmm2, %xmm11, %xmm11
+	vpxor           %xmm3, %xmm11, %xmm11
 	vpsrlq          $62, %xmm0, %xmm2               # top 2 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
@@ -319,56 +319,56 @@ aesgen_xts_encrypt_aesni_avx:
 	sub             $16, %r8                        # bytes in the last vector
 	vpxor           (%rcx), %xmm8, %xmm4
 	vpxor           %xmm9, %xmm4, %xmm4
-	vpxor           16(%rcx), %xmm12, %xmm5
+	vpxor           16(%rcx), %xmm11, %xmm5
 	vpxor           %xmm9, %xmm5, %xmm5
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_final2_aes128
 	{disp32} je     .Lxts_enc_final2_aes192
-	vmovdqu         -208(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vaesenc         %xmm11, %xmm5, %xmm5
-	vmovdqu         -192(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vaesenc         %xmm11, %xmm5, %xmm5
+	vmovdqu         -208(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vmovdqu         -192(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
 .Lxts_enc_final2_aes192:
-	vmovdqu         -176(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vaesenc         %xmm11, %xmm5, %xmm5
-	vmovdqu         -160(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vaesenc         %xmm11, %xmm5, %xmm5
+	vmovdqu         -176(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vmovdqu         -160(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
 .Lxts_enc_final2_aes128:
-	vmovdqu         -144(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vaesenc         %xmm11, %xmm5, %xmm5
-	vmovdqu         -128(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vaesenc         %xmm11, %xmm5, %xmm5
-	vmovdqu         -112(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vaesenc         %xmm11, %xmm5, %xmm5
-	vmovdqu         -96(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vaesenc         %xmm11, %xmm5, %xmm5
-	vmovdqu         -80(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vaesenc         %xmm11, %xmm5, %xmm5
-	vmovdqu         -64(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vaesenc         %xmm11, %xmm5, %xmm5
-	vmovdqu         -48(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vaesenc         %xmm11, %xmm5, %xmm5
-	vmovdqu         -32(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vaesenc         %xmm11, %xmm5, %xmm5
-	vmovdqu         -16(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vaesenc         %xmm11, %xmm5, %xmm5
+	vmovdqu         -144(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vmovdqu         -128(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vmovdqu         -112(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vmovdqu         -96(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vmovdqu         -80(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vmovdqu         -64(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vmovdqu         -48(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vmovdqu         -32(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vmovdqu         -16(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
 	vpxor           %xmm8, %xmm10, %xmm2
 	vaesenclast     %xmm2, %xmm4, %xmm4
 	vmovdqu         %xmm4, (%rdx)
-	vpxor           %xmm12, %xmm10, %xmm2
+	vpxor           %xmm11, %xmm10, %xmm2
 	vaesenclast     %xmm2, %xmm5, %xmm5
 	vmovdqu         %xmm5, 16(%rdx)
 	add             %r8, %rcx
@@ -390,34 +390,34 @@ aesgen_xts_encrypt_aesni_avx:
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_final1_aes128
 	{disp32} je     .Lxts_enc_final1_aes192
-	vmovdqu         -208(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vmovdqu         -192(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
+	vmovdqu         -208(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vmovdqu         -192(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
 .Lxts_enc_final1_aes192:
-	vmovdqu         -176(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vmovdqu         -160(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
+	vmovdqu         -176(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vmovdqu         -160(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
 .Lxts_enc_final1_aes128:
-	vmovdqu         -144(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vmovdqu         -128(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vmovdqu         -112(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vmovdqu         -96(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vmovdqu         -80(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vmovdqu         -64(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vmovdqu         -48(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vmovdqu         -32(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vmovdqu         -16(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
+	vmovdqu         -144(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vmovdqu         -128(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vmovdqu         -112(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vmovdqu         -96(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vmovdqu         -80(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vmovdqu         -64(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vmovdqu         -48(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vmovdqu         -32(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vmovdqu         -16(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
 	vpxor           %xmm8, %xmm10, %xmm2
 	vaesenclast     %xmm2, %xmm4, %xmm4
 	vmovdqu         %xmm4, (%rdx)
@@ -509,21 +509,21 @@ aesgen_xts_encrypt_aesni_avx:
 	vpsrlq          $63, %xmm0, %xmm2               # top 1 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
-	vpsllq          $1, %xmm0, %xmm12
-	vpxor           %xmm2, %xmm12, %xmm12
-	vpxor           %xmm3, %xmm12, %xmm12
+	vpsllq          $1, %xmm0, %xmm11
+	vpxor           %xmm2, %xmm11, %xmm11
+	vpxor           %xmm3, %xmm11, %xmm11
 	vpsrlq          $62, %xmm0, %xmm2               # top 2 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
-	vpsllq          $2, %xmm0, %xmm13
-	vpxor           %xmm2, %xmm13, %xmm13
-	vpxor           %xmm3, %xmm13, %xmm13
+	vpsllq          $2, %xmm0, %xmm12
+	vpxor           %xmm2, %xmm12, %xmm12
+	vpxor           %xmm3, %xmm12, %xmm12
 	vpsrlq          $61, %xmm0, %xmm2               # top 3 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
-	vpsllq          $3, %xmm0, %xmm14
-	vpxor           %xmm2, %xmm14, %xmm14
-	vpxor           %xmm3, %xmm14, %xmm14
+	vpsllq          $3, %xmm0, %xmm13
+	vpxor           %xmm2, %xmm13, %xmm13
+	vpxor           %xmm3, %xmm13, %xmm13
 	vpsrlq          $60, %xmm0, %xmm2               # top 4 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
@@ -532,92 +532,92 @@ aesgen_xts_encrypt_aesni_avx:
 	vpxor           %xmm3, %xmm0, %xmm0
 	vpxor           (%rcx), %xmm8, %xmm4
 	vpxor           %xmm9, %xmm4, %xmm4
-	vpxor           16(%rcx), %xmm12, %xmm5
+	vpxor           16(%rcx), %xmm11, %xmm5
 	vpxor           %xmm9, %xmm5, %xmm5
-	vpxor           32(%rcx), %xmm13, %xmm6
+	vpxor           32(%rcx), %xmm12, %xmm6
 	vpxor           %xmm9, %xmm6, %xmm6
-	vpxor           48(%rcx), %xmm14, %xmm7
+	vpxor           48(%rcx), %xmm13, %xmm7
 	vpxor           %xmm9, %xmm7, %xmm7
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_main_aes128
 	{disp32} je     .Lxts_enc_main_aes192
-	vmovdqu         -208(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vaesenc         %xmm11, %xmm5, %xmm5
-	vaesenc         %xmm11, %xmm6, %xmm6
-	vaesenc         %xmm11, %xmm7, %xmm7
-	vmovdqu         -192(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vaesenc         %xmm11, %xmm5, %xmm5
-	vaesenc         %xmm11, %xmm6, %xmm6
-	vaesenc         %xmm11, %xmm7, %xmm7
+	vmovdqu         -208(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -192(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
 .Lxts_enc_main_aes192:
-	vmovdqu         -176(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vaesenc         %xmm11, %xmm5, %xmm5
-	vaesenc         %xmm11, %xmm6, %xmm6
-	vaesenc         %xmm11, %xmm7, %xmm7
-	vmovdqu         -160(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vaesenc         %xmm11, %xmm5, %xmm5
-	vaesenc         %xmm11, %xmm6, %xmm6
-	vaesenc         %xmm11, %xmm7, %xmm7
+	vmovdqu         -176(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -160(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
 .Lxts_enc_main_aes128:
-	vmovdqu         -144(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vaesenc         %xmm11, %xmm5, %xmm5
-	vaesenc         %xmm11, %xmm6, %xmm6
-	vaesenc         %xmm11, %xmm7, %xmm7
-	vmovdqu         -128(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vaesenc         %xmm11, %xmm5, %xmm5
-	vaesenc         %xmm11, %xmm6, %xmm6
-	vaesenc         %xmm11, %xmm7, %xmm7
-	vmovdqu         -112(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vaesenc         %xmm11, %xmm5, %xmm5
-	vaesenc         %xmm11, %xmm6, %xmm6
-	vaesenc         %xmm11, %xmm7, %xmm7
-	vmovdqu         -96(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vaesenc         %xmm11, %xmm5, %xmm5
-	vaesenc         %xmm11, %xmm6, %xmm6
-	vaesenc         %xmm11, %xmm7, %xmm7
-	vmovdqu         -80(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vaesenc         %xmm11, %xmm5, %xmm5
-	vaesenc         %xmm11, %xmm6, %xmm6
-	vaesenc         %xmm11, %xmm7, %xmm7
-	vmovdqu         -64(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vaesenc         %xmm11, %xmm5, %xmm5
-	vaesenc         %xmm11, %xmm6, %xmm6
-	vaesenc         %xmm11, %xmm7, %xmm7
-	vmovdqu         -48(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vaesenc         %xmm11, %xmm5, %xmm5
-	vaesenc         %xmm11, %xmm6, %xmm6
-	vaesenc         %xmm11, %xmm7, %xmm7
-	vmovdqu         -32(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vaesenc         %xmm11, %xmm5, %xmm5
-	vaesenc         %xmm11, %xmm6, %xmm6
-	vaesenc         %xmm11, %xmm7, %xmm7
-	vmovdqu         -16(%r10), %xmm11
-	vaesenc         %xmm11, %xmm4, %xmm4
-	vaesenc         %xmm11, %xmm5, %xmm5
-	vaesenc         %xmm11, %xmm6, %xmm6
-	vaesenc         %xmm11, %xmm7, %xmm7
+	vmovdqu         -144(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -128(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -112(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -96(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -80(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -64(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -48(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -32(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -16(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
 	vpxor           %xmm8, %xmm10, %xmm2
 	vaesenclast     %xmm2, %xmm4, %xmm4
 	vmovdqu         %xmm4, (%rdx)
-	vpxor           %xmm12, %xmm10, %xmm2
+	vpxor           %xmm11, %xmm10, %xmm2
 	vaesenclast     %xmm2, %xmm5, %xmm5
 	vmovdqu         %xmm5, 16(%rdx)
-	vpxor           %xmm13, %xmm10, %xmm2
+	vpxor           %xmm12, %xmm10, %xmm2
 	vaesenclast     %xmm2, %xmm6, %xmm6
 	vmovdqu         %xmm6, 32(%rdx)
-	vpxor           %xmm14, %xmm10, %xmm2
+	vpxor           %xmm13, %xmm10, %xmm2
 	vaesenclast     %xmm2, %xmm7, %xmm7
 	vmovdqu         %xmm7, 48(%rdx)
 	add             $64, %rcx
@@ -646,8 +646,8 @@ aesgen_xts_encrypt_aesni_avx:
 #
 # Registers: KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11, PART=rsi, PART=rsi (after the tweak is made)
 #            BASE=xmm0, POLY=xmm1, T1=xmm2, T2=xmm3, X0=xmm4, X1=xmm5
-#            X2=xmm6, X3=xmm7, TW=xmm8, K0=xmm9, KLAST=xmm10, KT=xmm11
-#            TW0=xmm12, TW1=xmm13, TW2=xmm14
+#            X2=xmm6, X3=xmm7, TW=xmm8, K0=xmm9, KLAST=xmm10, TW0=xmm11
+#            TW1=xmm12, TW2=xmm13, KT=xmm14
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_xts_decrypt_aesni_avx
@@ -708,21 +708,21 @@ aesgen_xts_decrypt_aesni_avx:
 	vpsrlq          $63, %xmm0, %xmm2               # top 1 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
-	vpsllq          $1, %xmm0, %xmm12
-	vpxor           %xmm2, %xmm12, %xmm12
-	vpxor           %xmm3, %xmm12, %xmm12
+	vpsllq          $1, %xmm0, %xmm11
+	vpxor           %xmm2, %xmm11, %xmm11
+	vpxor           %xmm3, %xmm11, %xmm11
 	vpsrlq          $62, %xmm0, %xmm2               # top 2 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
-	vpsllq          $2, %xmm0, %xmm13
-	vpxor           %xmm2, %xmm13, %xmm13
-	vpxor           %xmm3, %xmm13, %xmm13
+	vpsllq          $2, %xmm0, %xmm12
+	vpxor           %xmm2, %xmm12, %xmm12
+	vpxor           %xmm3, %xmm12, %xmm12
 	vpsrlq          $61, %xmm0, %xmm2               # top 3 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
-	vpsllq          $3, %xmm0, %xmm14
-	vpxor           %xmm2, %xmm14, %xmm14
-	vpxor           %xmm3, %xmm14, %xmm14
+	vpsllq          $3, %xmm0, %xmm13
+	vpxor           %xmm2, %xmm13, %xmm13
+	vpxor           %xmm3, %xmm13, %xmm13
 	vpsrlq          $60, %xmm0, %xmm2               # top 4 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
@@ -732,92 +732,92 @@ aesgen_xts_decrypt_aesni_avx:
 	sub             $48, %r8                        # bytes in the last vector
 	vpxor           (%rcx), %xmm8, %xmm4
 	vpxor           %xmm9, %xmm4, %xmm4
-	vpxor           16(%rcx), %xmm12, %xmm5
+	vpxor           16(%rcx), %xmm11, %xmm5
 	vpxor           %xmm9, %xmm5, %xmm5
-	vpxor           32(%rcx), %xmm13, %xmm6
+	vpxor           32(%rcx), %xmm12, %xmm6
 	vpxor           %xmm9, %xmm6, %xmm6
-	vpxor           48(%rcx), %xmm14, %xmm7
+	vpxor           48(%rcx), %xmm13, %xmm7
 	vpxor           %xmm9, %xmm7, %xmm7
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_final4_aes128
 	{disp32} je     .Lxts_dec_final4_aes192
-	vmovdqu         -208(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vaesdec         %xmm11, %xmm5, %xmm5
-	vaesdec         %xmm11, %xmm6, %xmm6
-	vaesdec         %xmm11, %xmm7, %xmm7
-	vmovdqu         -192(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vaesdec         %xmm11, %xmm5, %xmm5
-	vaesdec         %xmm11, %xmm6, %xmm6
-	vaesdec         %xmm11, %xmm7, %xmm7
+	vmovdqu         -208(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
+	vmovdqu         -192(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
 .Lxts_dec_final4_aes192:
-	vmovdqu         -176(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vaesdec         %xmm11, %xmm5, %xmm5
-	vaesdec         %xmm11, %xmm6, %xmm6
-	vaesdec         %xmm11, %xmm7, %xmm7
-	vmovdqu         -160(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vaesdec         %xmm11, %xmm5, %xmm5
-	vaesdec         %xmm11, %xmm6, %xmm6
-	vaesdec         %xmm11, %xmm7, %xmm7
+	vmovdqu         -176(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
+	vmovdqu         -160(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
 .Lxts_dec_final4_aes128:
-	vmovdqu         -144(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vaesdec         %xmm11, %xmm5, %xmm5
-	vaesdec         %xmm11, %xmm6, %xmm6
-	vaesdec         %xmm11, %xmm7, %xmm7
-	vmovdqu         -128(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vaesdec         %xmm11, %xmm5, %xmm5
-	vaesdec         %xmm11, %xmm6, %xmm6
-	vaesdec         %xmm11, %xmm7, %xmm7
-	vmovdqu         -112(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vaesdec         %xmm11, %xmm5, %xmm5
-	vaesdec         %xmm11, %xmm6, %xmm6
-	vaesdec         %xmm11, %xmm7, %xmm7
-	vmovdqu         -96(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vaesdec         %xmm11, %xmm5, %xmm5
-	vaesdec         %xmm11, %xmm6, %xmm6
-	vaesdec         %xmm11, %xmm7, %xmm7
-	vmovdqu         -80(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vaesdec         %xmm11, %xmm5, %xmm5
-	vaesdec         %xmm11, %xmm6, %xmm6
-	vaesdec         %xmm11, %xmm7, %xmm7
-	vmovdqu         -64(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vaesdec         %xmm11, %xmm5, %xmm5
-	vaesdec         %xmm11, %xmm6, %xmm6
-	vaesdec         %xmm11, %xmm7, %xmm7
-	vmovdqu         -48(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vaesdec         %xmm11, %xmm5, %xmm5
-	vaesdec         %xmm11, %xmm6, %xmm6
-	vaesdec         %xmm11, %xmm7, %xmm7
-	vmovdqu         -32(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vaesdec         %xmm11, %xmm5, %xmm5
-	vaesdec         %xmm11, %xmm6, %xmm6
-	vaesdec         %xmm11, %xmm7, %xmm7
-	vmovdqu         -16(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vaesdec         %xmm11, %xmm5, %xmm5
-	vaesdec         %xmm11, %xmm6, %xmm6
-	vaesdec         %xmm11, %xmm7, %xmm7
+	vmovdqu         -144(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
+	vmovdqu         -128(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
+	vmovdqu         -112(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
+	vmovdqu         -96(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
+	vmovdqu         -80(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
+	vmovdqu         -64(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
+	vmovdqu         -48(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
+	vmovdqu         -32(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
+	vmovdqu         -16(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
 	vpxor           %xmm8, %xmm10, %xmm2
 	vaesdeclast     %xmm2, %xmm4, %xmm4
 	vmovdqu         %xmm4, (%rdx)
-	vpxor           %xmm12, %xmm10, %xmm2
+	vpxor           %xmm11, %xmm10, %xmm2
 	vaesdeclast     %xmm2, %xmm5, %xmm5
 	vmovdqu         %xmm5, 16(%rdx)
-	vpxor           %xmm13, %xmm10, %xmm2
+	vpxor           %xmm12, %xmm10, %xmm2
 	vaesdeclast     %xmm2, %xmm6, %xmm6
 	vmovdqu         %xmm6, 32(%rdx)
-	vpxor           %xmm14, %xmm10, %xmm2
+	vpxor           %xmm13, %xmm10, %xmm2
 	vaesdeclast     %xmm2, %xmm7, %xmm7
 	vmovdqu         %xmm7, 48(%rdx)
 	add             %r8, %rcx
@@ -831,15 +831,15 @@ aesgen_xts_decrypt_aesni_avx:
 	vpsrlq          $63, %xmm0, %xmm2               # top 1 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
-	vpsllq          $1, %xmm0, %xmm12
-	vpxor           %xmm2, %xmm12, %xmm12
-	vpxor           %xmm3, %xmm12, %xmm12
+	vpsllq          $1, %xmm0, %xmm11
+	vpxor           %xmm2, %xmm11, %xmm11
+	vpxor           %xmm3, %xmm11, %xmm11
 	vpsrlq          $62, %xmm0, %xmm2               # top 2 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
-	vpsllq          $2, %xmm0, %xmm13
-	vpxor           %xmm2, %xmm13, %xmm13
-	vpxor           %xmm3, %xmm13, %xmm13
+	vpsllq          $2, %xmm0, %xmm12
+	vpxor           %xmm2, %xmm12, %xmm12
+	vpxor           %xmm3, %xmm12, %xmm12
 	vpsrlq          $61, %xmm0, %xmm2               # top 3 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
@@ -849,74 +849,74 @@ aesgen_xts_decrypt_aesni_avx:
 	sub             $32, %r8                        # bytes in the last vector
 	vpxor           (%rcx), %xmm8, %xmm4
 	vpxor           %xmm9, %xmm4, %xmm4
-	vpxor           16(%rcx), %xmm12, %xmm5
+	vpxor           16(%rcx), %xmm11, %xmm5
 	vpxor           %xmm9, %xmm5, %xmm5
-	vpxor           32(%rcx), %xmm13, %xmm6
+	vpxor           32(%rcx), %xmm12, %xmm6
 	vpxor           %xmm9, %xmm6, %xmm6
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_final3_aes128
 	{disp32} je     .Lxts_dec_final3_aes192
-	vmovdqu         -208(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vaesdec         %xmm11, %xmm5, %xmm5
-	vaesdec         %xmm11, %xmm6, %xmm6
-	vmovdqu         -192(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vaesdec         %xmm11, %xmm5, %xmm5
-	vaesdec         %xmm11, %xmm6, %xmm6
+	vmovdqu         -208(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vmovdqu         -192(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
 .Lxts_dec_final3_aes192:
-	vmovdqu         -176(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vaesdec         %xmm11, %xmm5, %xmm5
-	vaesdec         %xmm11, %xmm6, %xmm6
-	vmovdqu         -160(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vaesdec         %xmm11, %xmm5, %xmm5
-	vaesdec         %xmm11, %xmm6, %xmm6
+	vmovdqu         -176(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vmovdqu         -160(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
 .Lxts_dec_final3_aes128:
-	vmovdqu         -144(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vaesdec         %xmm11, %xmm5, %xmm5
-	vaesdec         %xmm11, %xmm6, %xmm6
-	vmovdqu         -128(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vaesdec         %xmm11, %xmm5, %xmm5
-	vaesdec         %xmm11, %xmm6, %xmm6
-	vmovdqu         -112(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vaesdec         %xmm11, %xmm5, %xmm5
-	vaesdec         %xmm11, %xmm6, %xmm6
-	vmovdqu         -96(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vaesdec         %xmm11, %xmm5, %xmm5
-	vaesdec         %xmm11, %xmm6, %xmm6
-	vmovdqu         -80(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vaesdec         %xmm11, %xmm5, %xmm5
-	vaesdec         %xmm11, %xmm6, %xmm6
-	vmovdqu         -64(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vaesdec         %xmm11, %xmm5, %xmm5
-	vaesdec         %xmm11, %xmm6, %xmm6
-	vmovdqu         -48(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vaesdec         %xmm11, %xmm5, %xmm5
-	vaesdec         %xmm11, %xmm6, %xmm6
-	vmovdqu         -32(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vaesdec         %xmm11, %xmm5, %xmm5
-	vaesdec         %xmm11, %xmm6, %xmm6
-	vmovdqu         -16(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vaesdec         %xmm11, %xmm5, %xmm5
-	vaesdec         %xmm11, %xmm6, %xmm6
+	vmovdqu         -144(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vmovdqu         -128(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vmovdqu         -112(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vmovdqu         -96(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vmovdqu         -80(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vmovdqu         -64(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vmovdqu         -48(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vmovdqu         -32(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vmovdqu         -16(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
 	vpxor           %xmm8, %xmm10, %xmm2
 	vaesdeclast     %xmm2, %xmm4, %xmm4
 	vmovdqu         %xmm4, (%rdx)
-	vpxor           %xmm12, %xmm10, %xmm2
+	vpxor           %xmm11, %xmm10, %xmm2
 	vaesdeclast     %xmm2, %xmm5, %xmm5
 	vmovdqu         %xmm5, 16(%rdx)
-	vpxor           %xmm13, %xmm10, %xmm2
+	vpxor           %xmm12, %xmm10, %xmm2
 	vaesdeclast     %xmm2, %xmm6, %xmm6
 	vmovdqu         %xmm6, 32(%rdx)
 	add             %r8, %rcx
@@ -930,9 +930,9 @@ aesgen_xts_decrypt_aesni_avx:
 	vpsrlq          $63, %xmm0, %xmm2               # top 1 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
-	vpsllq          $1, %xmm0, %xmm12
-	vpxor           %xmm2, %xmm12, %xmm12
-	vpxor           %xmm3, %xmm12, %xmm12
+	vpsllq          $1, %xmm0, %xmm11
+	vpxor           %xmm2, %xmm11, %xmm11
+	vpxor           %xmm3, %xmm11, %xmm11
 	vpsrlq          $62, %xmm0, %xmm2               # top 2 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
@@ -942,56 +942,56 @@ aesgen_xts_decrypt_aesni_avx:
 	sub             $16, %r8                        # bytes in the last vector
 	vpxor           (%rcx), %xmm8, %xmm4
 	vpxor           %xmm9, %xmm4, %xmm4
-	vpxor           16(%rcx), %xmm12, %xmm5
+	vpxor           16(%rcx), %xmm11, %xmm5
 	vpxor           %xmm9, %xmm5, %xmm5
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_final2_aes128
 	{disp32} je     .Lxts_dec_final2_aes192
-	vmovdqu         -208(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vaesdec         %xmm11, %xmm5, %xmm5
-	vmovdqu         -192(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vaesdec         %xmm11, %xmm5, %xmm5
+	vmovdqu         -208(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vmovdqu         -192(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
 .Lxts_dec_final2_aes192:
-	vmovdqu         -176(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vaesdec         %xmm11, %xmm5, %xmm5
-	vmovdqu         -160(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vaesdec         %xmm11, %xmm5, %xmm5
+	vmovdqu         -176(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vmovdqu         -160(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
 .Lxts_dec_final2_aes128:
-	vmovdqu         -144(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vaesdec         %xmm11, %xmm5, %xmm5
-	vmovdqu         -128(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vaesdec         %xmm11, %xmm5, %xmm5
-	vmovdqu         -112(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vaesdec         %xmm11, %xmm5, %xmm5
-	vmovdqu         -96(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vaesdec         %xmm11, %xmm5, %xmm5
-	vmovdqu         -80(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vaesdec         %xmm11, %xmm5, %xmm5
-	vmovdqu         -64(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vaesdec         %xmm11, %xmm5, %xmm5
-	vmovdqu         -48(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vaesdec         %xmm11, %xmm5, %xmm5
-	vmovdqu         -32(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vaesdec         %xmm11, %xmm5, %xmm5
-	vmovdqu         -16(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vaesdec         %xmm11, %xmm5, %xmm5
+	vmovdqu         -144(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vmovdqu         -128(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vmovdqu         -112(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vmovdqu         -96(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vmovdqu         -80(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vmovdqu         -64(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vmovdqu         -48(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vmovdqu         -32(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vmovdqu         -16(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
 	vpxor           %xmm8, %xmm10, %xmm2
 	vaesdeclast     %xmm2, %xmm4, %xmm4
 	vmovdqu         %xmm4, (%rdx)
-	vpxor           %xmm12, %xmm10, %xmm2
+	vpxor           %xmm11, %xmm10, %xmm2
 	vaesdeclast     %xmm2, %xmm5, %xmm5
 	vmovdqu         %xmm5, 16(%rdx)
 	add             %r8, %rcx
@@ -1013,34 +1013,34 @@ aesgen_xts_decrypt_aesni_avx:
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_final1_aes128
 	{disp32} je     .Lxts_dec_final1_aes192
-	vmovdqu         -208(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vmovdqu         -192(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
+	vmovdqu         -208(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vmovdqu         -192(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
 .Lxts_dec_final1_aes192:
-	vmovdqu         -176(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vmovdqu         -160(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
+	vmovdqu         -176(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vmovdqu         -160(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
 .Lxts_dec_final1_aes128:
-	vmovdqu         -144(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vmovdqu         -128(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vmovdqu         -112(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vmovdqu         -96(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vmovdqu         -80(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vmovdqu         -64(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vmovdqu         -48(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vmovdqu         -32(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vmovdqu         -16(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
+	vmovdqu         -144(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vmovdqu         -128(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vmovdqu         -112(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vmovdqu         -96(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vmovdqu         -80(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vmovdqu         -64(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vmovdqu         -48(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vmovdqu         -32(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vmovdqu         -16(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
 	vpxor           %xmm8, %xmm10, %xmm2
 	vaesdeclast     %xmm2, %xmm4, %xmm4
 	vmovdqu         %xmm4, (%rdx)
@@ -1132,21 +1132,21 @@ aesgen_xts_decrypt_aesni_avx:
 	vpsrlq          $63, %xmm0, %xmm2               # top 1 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
-	vpsllq          $1, %xmm0, %xmm12
-	vpxor           %xmm2, %xmm12, %xmm12
-	vpxor           %xmm3, %xmm12, %xmm12
+	vpsllq          $1, %xmm0, %xmm11
+	vpxor           %xmm2, %xmm11, %xmm11
+	vpxor           %xmm3, %xmm11, %xmm11
 	vpsrlq          $62, %xmm0, %xmm2               # top 2 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
-	vpsllq          $2, %xmm0, %xmm13
-	vpxor           %xmm2, %xmm13, %xmm13
-	vpxor           %xmm3, %xmm13, %xmm13
+	vpsllq          $2, %xmm0, %xmm12
+	vpxor           %xmm2, %xmm12, %xmm12
+	vpxor           %xmm3, %xmm12, %xmm12
 	vpsrlq          $61, %xmm0, %xmm2               # top 3 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
-	vpsllq          $3, %xmm0, %xmm14
-	vpxor           %xmm2, %xmm14, %xmm14
-	vpxor           %xmm3, %xmm14, %xmm14
+	vpsllq          $3, %xmm0, %xmm13
+	vpxor           %xmm2, %xmm13, %xmm13
+	vpxor           %xmm3, %xmm13, %xmm13
 	vpsrlq          $60, %xmm0, %xmm2               # top 4 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
@@ -1155,92 +1155,92 @@ aesgen_xts_decrypt_aesni_avx:
 	vpxor           %xmm3, %xmm0, %xmm0
 	vpxor           (%rcx), %xmm8, %xmm4
 	vpxor           %xmm9, %xmm4, %xmm4
-	vpxor           16(%rcx), %xmm12, %xmm5
+	vpxor           16(%rcx), %xmm11, %xmm5
 	vpxor           %xmm9, %xmm5, %xmm5
-	vpxor           32(%rcx), %xmm13, %xmm6
+	vpxor           32(%rcx), %xmm12, %xmm6
 	vpxor           %xmm9, %xmm6, %xmm6
-	vpxor           48(%rcx), %xmm14, %xmm7
+	vpxor           48(%rcx), %xmm13, %xmm7
 	vpxor           %xmm9, %xmm7, %xmm7
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_main_aes128
 	{disp32} je     .Lxts_dec_main_aes192
-	vmovdqu         -208(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vaesdec         %xmm11, %xmm5, %xmm5
-	vaesdec         %xmm11, %xmm6, %xmm6
-	vaesdec         %xmm11, %xmm7, %xmm7
-	vmovdqu         -192(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vaesdec         %xmm11, %xmm5, %xmm5
-	vaesdec         %xmm11, %xmm6, %xmm6
-	vaesdec         %xmm11, %xmm7, %xmm7
+	vmovdqu         -208(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
+	vmovdqu         -192(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
 .Lxts_dec_main_aes192:
-	vmovdqu         -176(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vaesdec         %xmm11, %xmm5, %xmm5
-	vaesdec         %xmm11, %xmm6, %xmm6
-	vaesdec         %xmm11, %xmm7, %xmm7
-	vmovdqu         -160(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vaesdec         %xmm11, %xmm5, %xmm5
-	vaesdec         %xmm11, %xmm6, %xmm6
-	vaesdec         %xmm11, %xmm7, %xmm7
+	vmovdqu         -176(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
+	vmovdqu         -160(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
 .Lxts_dec_main_aes128:
-	vmovdqu         -144(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vaesdec         %xmm11, %xmm5, %xmm5
-	vaesdec         %xmm11, %xmm6, %xmm6
-	vaesdec         %xmm11, %xmm7, %xmm7
-	vmovdqu         -128(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vaesdec         %xmm11, %xmm5, %xmm5
-	vaesdec         %xmm11, %xmm6, %xmm6
-	vaesdec         %xmm11, %xmm7, %xmm7
-	vmovdqu         -112(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vaesdec         %xmm11, %xmm5, %xmm5
-	vaesdec         %xmm11, %xmm6, %xmm6
-	vaesdec         %xmm11, %xmm7, %xmm7
-	vmovdqu         -96(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vaesdec         %xmm11, %xmm5, %xmm5
-	vaesdec         %xmm11, %xmm6, %xmm6
-	vaesdec         %xmm11, %xmm7, %xmm7
-	vmovdqu         -80(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vaesdec         %xmm11, %xmm5, %xmm5
-	vaesdec         %xmm11, %xmm6, %xmm6
-	vaesdec         %xmm11, %xmm7, %xmm7
-	vmovdqu         -64(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vaesdec         %xmm11, %xmm5, %xmm5
-	vaesdec         %xmm11, %xmm6, %xmm6
-	vaesdec         %xmm11, %xmm7, %xmm7
-	vmovdqu         -48(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vaesdec         %xmm11, %xmm5, %xmm5
-	vaesdec         %xmm11, %xmm6, %xmm6
-	vaesdec         %xmm11, %xmm7, %xmm7
-	vmovdqu         -32(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vaesdec         %xmm11, %xmm5, %xmm5
-	vaesdec         %xmm11, %xmm6, %xmm6
-	vaesdec         %xmm11, %xmm7, %xmm7
-	vmovdqu         -16(%r10), %xmm11
-	vaesdec         %xmm11, %xmm4, %xmm4
-	vaesdec         %xmm11, %xmm5, %xmm5
-	vaesdec         %xmm11, %xmm6, %xmm6
-	vaesdec         %xmm11, %xmm7, %xmm7
+	vmovdqu         -144(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
+	vmovdqu         -128(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
+	vmovdqu         -112(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
+	vmovdqu         -96(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
+	vmovdqu         -80(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
+	vmovdqu         -64(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
+	vmovdqu         -48(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
+	vmovdqu         -32(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
+	vmovdqu         -16(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
 	vpxor           %xmm8, %xmm10, %xmm2
 	vaesdeclast     %xmm2, %xmm4, %xmm4
 	vmovdqu         %xmm4, (%rdx)
-	vpxor           %xmm12, %xmm10, %xmm2
+	vpxor           %xmm11, %xmm10, %xmm2
 	vaesdeclast     %xmm2, %xmm5, %xmm5
 	vmovdqu         %xmm5, 16(%rdx)
-	vpxor           %xmm13, %xmm10, %xmm2
+	vpxor           %xmm12, %xmm10, %xmm2
 	vaesdeclast     %xmm2, %xmm6, %xmm6
 	vmovdqu         %xmm6, 32(%rdx)
-	vpxor           %xmm14, %xmm10, %xmm2
+	vpxor           %xmm13, %xmm10, %xmm2
 	vaesdeclast     %xmm2, %xmm7, %xmm7
 	vmovdqu         %xmm7, 48(%rdx)
 	add             $64, %rcx

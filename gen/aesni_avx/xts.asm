@@ -26,8 +26,8 @@
 ;
 ; Registers: KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11, PART=rsi, PART=rsi (after the tweak is made)
 ;            BASE=xmm0, POLY=xmm1, T1=xmm2, T2=xmm3, X0=xmm4, X1=xmm5
-;            X2=xmm6, X3=xmm7, TW=xmm8, K0=xmm9, KLAST=xmm10, KT=xmm11
-;            TW0=xmm12, TW1=xmm13, TW2=xmm14
+;            X2=xmm6, X3=xmm7, TW=xmm8, K0=xmm9, KLAST=xmm10, TW0=xmm11
+;            TW1=xmm12, TW2=xmm13, KT=xmm14
 	section .text
 	align 32, db 0xcc
 	global aesgen_xts_encrypt_aesni_avx:function hidden
@@ -85,21 +85,21 @@ L.xts_enc_final4:
 	vpsrlq          xmm2, xmm0, 63                  ; top 1 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
-	vpsllq          xmm12, xmm0, 1
-	vpxor           xmm12, xmm12, xmm2
-	vpxor           xmm12, xmm12, xmm3
+	vpsllq          xmm11, xmm0, 1
+	vpxor           xmm11, xmm11, xmm2
+	vpxor           xmm11, xmm11, xmm3
 	vpsrlq          xmm2, xmm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
-	vpsllq          xmm13, xmm0, 2
-	vpxor           xmm13, xmm13, xmm2
-	vpxor           xmm13, xmm13, xmm3
+	vpsllq          xmm12, xmm0, 2
+	vpxor           xmm12, xmm12, xmm2
+	vpxor           xmm12, xmm12, xmm3
 	vpsrlq          xmm2, xmm0, 61                  ; top 3 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
-	vpsllq          xmm14, xmm0, 3
-	vpxor           xmm14, xmm14, xmm2
-	vpxor           xmm14, xmm14, xmm3
+	vpsllq          xmm13, xmm0, 3
+	vpxor           xmm13, xmm13, xmm2
+	vpxor           xmm13, xmm13, xmm3
 	vpsrlq          xmm2, xmm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
@@ -109,92 +109,92 @@ L.xts_enc_final4:
 	sub             r8, 48                          ; bytes in the last vector
 	vpxor           xmm4, xmm8, oword [rcx]
 	vpxor           xmm4, xmm4, xmm9
-	vpxor           xmm5, xmm12, oword [rcx + 16]
+	vpxor           xmm5, xmm11, oword [rcx + 16]
 	vpxor           xmm5, xmm5, xmm9
-	vpxor           xmm6, xmm13, oword [rcx + 32]
+	vpxor           xmm6, xmm12, oword [rcx + 32]
 	vpxor           xmm6, xmm6, xmm9
-	vpxor           xmm7, xmm14, oword [rcx + 48]
+	vpxor           xmm7, xmm13, oword [rcx + 48]
 	vpxor           xmm7, xmm7, xmm9
 	cmp             eax, 12
 	jb              near L.xts_enc_final4_aes128
 	je              near L.xts_enc_final4_aes192
-	vmovdqu         xmm11, oword [r10 - 208]
-	vaesenc         xmm4, xmm4, xmm11
-	vaesenc         xmm5, xmm5, xmm11
-	vaesenc         xmm6, xmm6, xmm11
-	vaesenc         xmm7, xmm7, xmm11
-	vmovdqu         xmm11, oword [r10 - 192]
-	vaesenc         xmm4, xmm4, xmm11
-	vaesenc         xmm5, xmm5, xmm11
-	vaesenc         xmm6, xmm6, xmm11
-	vaesenc         xmm7, xmm7, xmm11
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
 L.xts_enc_final4_aes192:
-	vmovdqu         xmm11, oword [r10 - 176]
-	vaesenc         xmm4, xmm4, xmm11
-	vaesenc         xmm5, xmm5, xmm11
-	vaesenc         xmm6, xmm6, xmm11
-	vaesenc         xmm7, xmm7, xmm11
-	vmovdqu         xmm11, oword [r10 - 160]
-	vaesenc         xmm4, xmm4, xmm11
-	vaesenc         xmm5, xmm5, xmm11
-	vaesenc         xmm6, xmm6, xmm11
-	vaesenc         xmm7, xmm7, xmm11
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
 L.xts_enc_final4_aes128:
-	vmovdqu         xmm11, oword [r10 - 144]
-	vaesenc         xmm4, xmm4, xmm11
-	vaesenc         xmm5, xmm5, xmm11
-	vaesenc         xmm6, xmm6, xmm11
-	vaesenc         xmm7, xmm7, xmm11
-	vmovdqu         xmm11, oword [r10 - 128]
-	vaesenc         xmm4, xmm4, xmm11
-	vaesenc         xmm5, xmm5, xmm11
-	vaesenc         xmm6, xmm6, xmm11
-	vaesenc         xmm7, xmm7, xmm11
-	vmovdqu         xmm11, oword [r10 - 112]
-	vaesenc         xmm4, xmm4, xmm11
-	vaesenc         xmm5, xmm5, xmm11
-	vaesenc         xmm6, xmm6, xmm11
-	vaesenc         xmm7, xmm7, xmm11
-	vmovdqu         xmm11, oword [r10 - 96]
-	vaesenc         xmm4, xmm4, xmm11
-	vaesenc         xmm5, xmm5, xmm11
-	vaesenc         xmm6, xmm6, xmm11
-	vaesenc         xmm7, xmm7, xmm11
-	vmovdqu         xmm11, oword [r10 - 80]
-	vaesenc         xmm4, xmm4, xmm11
-	vaesenc         xmm5, xmm5, xmm11
-	vaesenc         xmm6, xmm6, xmm11
-	vaesenc         xmm7, xmm7, xmm11
-	vmovdqu         xmm11, oword [r10 - 64]
-	vaesenc         xmm4, xmm4, xmm11
-	vaesenc         xmm5, xmm5, xmm11
-	vaesenc         xmm6, xmm6, xmm11
-	vaesenc         xmm7, xmm7, xmm11
-	vmovdqu         xmm11, oword [r10 - 48]
-	vaesenc         xmm4, xmm4, xmm11
-	vaesenc         xmm5, xmm5, xmm11
-	vaesenc         xmm6, xmm6, xmm11
-	vaesenc         xmm7, xmm7, xmm11
-	vmovdqu         xmm11, oword [r10 - 32]
-	vaesenc         xmm4, xmm4, xmm11
-	vaesenc         xmm5, xmm5, xmm11
-	vaesenc         xmm6, xmm6, xmm11
-	vaesenc         xmm7, xmm7, xmm11
-	vmovdqu         xmm11, oword [r10 - 16]
-	vaesenc         xmm4, xmm4, xmm11
-	vaesenc         xmm5, xmm5, xmm11
-	vaesenc         xmm6, xmm6, xmm11
-	vaesenc         xmm7, xmm7, xmm11
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
 	vpxor           xmm2, xmm10, xmm8
 	vaesenclast     xmm4, xmm4, xmm2
 	vmovdqu         oword [rdx], xmm4
-	vpxor           xmm2, xmm10, xmm12
+	vpxor           xmm2, xmm10, xmm11
 	vaesenclast     xmm5, xmm5, xmm2
 	vmovdqu         oword [rdx + 16], xmm5
-	vpxor           xmm2, xmm10, xmm13
+	vpxor           xmm2, xmm10, xmm12
 	vaesenclast     xmm6, xmm6, xmm2
 	vmovdqu         oword [rdx + 32], xmm6
-	vpxor           xmm2, xmm10, xmm14
+	vpxor           xmm2, xmm10, xmm13
 	vaesenclast     xmm7, xmm7, xmm2
 	vmovdqu         oword [rdx + 48], xmm7
 	add             rcx, r8
@@ -208,15 +208,15 @@ L.xts_enc_final3:
 	vpsrlq          xmm2, xmm0, 63                  ; top 1 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
-	vpsllq          xmm12, xmm0, 1
-	vpxor           xmm12, xmm12, xmm2
-	vpxor           xmm12, xmm12, xmm3
+	vpsllq          xmm11, xmm0, 1
+	vpxor           xmm11, xmm11, xmm2
+	vpxor           xmm11, xmm11, xmm3
 	vpsrlq          xmm2, xmm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
-	vpsllq          xmm13, xmm0, 2
-	vpxor           xmm13, xmm13, xmm2
-	vpxor           xmm13, xmm13, xmm3
+	vpsllq          xmm12, xmm0, 2
+	vpxor           xmm12, xmm12, xmm2
+	vpxor           xmm12, xmm12, xmm3
 	vpsrlq          xmm2, xmm0, 61                  ; top 3 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
@@ -226,74 +226,74 @@ L.xts_enc_final3:
 	sub             r8, 32                          ; bytes in the last vector
 	vpxor           xmm4, xmm8, oword [rcx]
 	vpxor           xmm4, xmm4, xmm9
-	vpxor           xmm5, xmm12, oword [rcx + 16]
+	vpxor           xmm5, xmm11, oword [rcx + 16]
 	vpxor           xmm5, xmm5, xmm9
-	vpxor           xmm6, xmm13, oword [rcx + 32]
+	vpxor           xmm6, xmm12, oword [rcx + 32]
 	vpxor           xmm6, xmm6, xmm9
 	cmp             eax, 12
 	jb              near L.xts_enc_final3_aes128
 	je              near L.xts_enc_final3_aes192
-	vmovdqu         xmm11, oword [r10 - 208]
-	vaesenc         xmm4, xmm4, xmm11
-	vaesenc         xmm5, xmm5, xmm11
-	vaesenc         xmm6, xmm6, xmm11
-	vmovdqu         xmm11, oword [r10 - 192]
-	vaesenc         xmm4, xmm4, xmm11
-	vaesenc         xmm5, xmm5, xmm11
-	vaesenc         xmm6, xmm6, xmm11
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
 L.xts_enc_final3_aes192:
-	vmovdqu         xmm11, oword [r10 - 176]
-	vaesenc         xmm4, xmm4, xmm11
-	vaesenc         xmm5, xmm5, xmm11
-	vaesenc         xmm6, xmm6, xmm11
-	vmovdqu         xmm11, oword [r10 - 160]
-	vaesenc         xmm4, xmm4, xmm11
-	vaesenc         xmm5, xmm5, xmm11
-	vaesenc         xmm6, xmm6, xmm11
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
 L.xts_enc_final3_aes128:
-	vmovdqu         xmm11, oword [r10 - 144]
-	vaesenc         xmm4, xmm4, xmm11
-	vaesenc         xmm5, xmm5, xmm11
-	vaesenc         xmm6, xmm6, xmm11
-	vmovdqu         xmm11, oword [r10 - 128]
-	vaesenc         xmm4, xmm4, xmm11
-	vaesenc         xmm5, xmm5, xmm11
-	vaesenc         xmm6, xmm6, xmm11
-	vmovdqu         xmm11, oword [r10 - 112]
-	vaesenc         xmm4, xmm4, xmm11
-	vaesenc         xmm5, xmm5, xmm11
-	vaesenc         xmm6, xmm6, xmm11
-	vmovdqu         xmm11, oword [r10 - 96]
-	vaesenc         xmm4, xmm4, xmm11
-	vaesenc         xmm5, xmm5, xmm11
-	vaesenc         xmm6, xmm6, xmm11
-	vmovdqu         xmm11, oword [r10 - 80]
-	vaesenc         xmm4, xmm4, xmm11
-	vaesenc         xmm5, xmm5, xmm11
-	vaesenc         xmm6, xmm6, xmm11
-	vmovdqu         xmm11, oword [r10 - 64]
-	vaesenc         xmm4, xmm4, xmm11
-	vaesenc         xmm5, xmm5, xmm11
-	vaesenc         xmm6, xmm6, xmm11
-	vmovdqu         xmm11, oword [r10 - 48]
-	vaesenc         xmm4, xmm4, xmm11
-	vaesenc         xmm5, xmm5, xmm11
-	vaesenc         xmm6, xmm6, xmm11
-	vmovdqu         xmm11, oword [r10 - 32]
-	vaesenc         xmm4, xmm4, xmm11
-	vaesenc         xmm5, xmm5, xmm11
-	vaesenc         xmm6, xmm6, xmm11
-	vmovdqu         xmm11, oword [r10 - 16]
-	vaesenc         xmm4, xmm4, xmm11
-	vaesenc         xmm5, xmm5, xmm11
-	vaesenc         xmm6, xmm6, xmm11
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
 	vpxor           xmm2, xmm10, xmm8
 	vaesenclast     xmm4, xmm4, xmm2
 	vmovdqu         oword [rdx], xmm4
-	vpxor           xmm2, xmm10, xmm12
+	vpxor           xmm2, xmm10, xmm11
 	vaesenclast     xmm5, xmm5, xmm2
 	vmovdqu         oword [rdx + 16], xmm5
-	vpxor           xmm2, xmm10, xmm13
+	vpxor           xmm2, xmm10, xmm12
 	vaesenclast     xmm6, xmm6, xmm2
 	vmovdqu         oword [rdx + 32], xmm6
 	add             rcx, r8
@@ -307,9 +307,9 @@ L.xts_enc_final2:
 	vpsrlq          xmm2, xmm0, 63                  ; top 1 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
-	vpsllq          xmm12, xmm0, 1
-	vpxor           xmm12, xmm12, xmm2
-	vpxor           xmm12, xmm12, xmm3
+	vpsllq          xmm11, xmm0, 1
+	vpxor           xmm11, xmm11, xmm2
+	vpxor           xmm11, xmm11, xmm3
 	vpsrlq          xmm2, xmm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
@@ -319,56 +319,56 @@ L.xts_enc_final2:
 	sub             r8, 16                          ; bytes in the last vector
 	vpxor           xmm4, xmm8, oword [rcx]
 	vpxor           xmm4, xmm4, xmm9
-	vpxor           xmm5, xmm12, oword [rcx + 16]
+	vpxor           xmm5, xmm11, oword [rcx + 16]
 	vpxor           xmm5, xmm5, xmm9
 	cmp             eax, 12
 	jb              near L.xts_enc_final2_aes128
 	je              near L.xts_enc_final2_aes192
-	vmovdqu         xmm11, oword [r10 - 208]
-	vaesenc         xmm4, xmm4, xmm11
-	vaesenc         xmm5, xmm5, xmm11
-	vmovdqu         xmm11, oword [r10 - 192]
-	vaesenc         xmm4, xmm4, xmm11
-	vaesenc         xmm5, xmm5, xmm11
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
 L.xts_enc_final2_aes192:
-	vmovdqu         xmm11, oword [r10 - 176]
-	vaesenc         xmm4, xmm4, xmm11
-	vaesenc         xmm5, xmm5, xmm11
-	vmovdqu         xmm11, oword [r10 - 160]
-	vaesenc         xmm4, xmm4, xmm11
-	vaesenc         xmm5, xmm5, xmm11
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
 L.xts_enc_final2_aes128:
-	vmovdqu         xmm11, oword [r10 - 144]
-	vaesenc         xmm4, xmm4, xmm11
-	vaesenc         xmm5, xmm5, xmm11
-	vmovdqu         xmm11, oword [r10 - 128]
-	vaesenc         xmm4, xmm4, xmm11
-	vaesenc         xmm5, xmm5, xmm11
-	vmovdqu         xmm11, oword [r10 - 112]
-	vaesenc         xmm4, xmm4, xmm11
-	vaesenc         xmm5, xmm5, xmm11
-	vmovdqu         xmm11, oword [r10 - 96]
-	vaesenc         xmm4, xmm4, xmm11
-	vaesenc         xmm5, xmm5, xmm11
-	vmovdqu         xmm11, oword [r10 - 80]
-	vaesenc         xmm4, xmm4, xmm11
-	vaesenc         xmm5, xmm5, xmm11
-	vmovdqu         xmm11, oword [r10 - 64]
-	vaesenc         xmm4, xmm4, xmm11
-	vaesenc         xmm5, xmm5, xmm11
-	vmovdqu         xmm11, oword [r10 - 48]
-	vaesenc         xmm4, xmm4, xmm11
-	vaesenc         xmm5, xmm5, xmm11
-	vmovdqu         xmm11, oword [r10 - 32]
-	vaesenc         xmm4, xmm4, xmm11
-	vaesenc         xmm5, xmm5, xmm11
-	vmovdqu         xmm11, oword [r10 - 16]
-	vaesenc         xmm4, xmm4, xmm11
-	vaesenc         xmm5, xmm5, xmm11
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
 	vpxor           xmm2, xmm10, xmm8
 	vaesenclast     xmm4, xmm4, xmm2
 	vmovdqu         oword [rdx], xmm4
-	vpxor           xmm2, xmm10, xmm12
+	vpxor           xmm2, xmm10, xmm11
 	vaesenclast     xmm5, xmm5, xmm2
 	vmovdqu         oword [rdx + 16], xmm5
 	add             rcx, r8
@@ -390,34 +390,34 @@ L.xts_enc_final1:
 	cmp             eax, 12
 	jb              near L.xts_enc_final1_aes128
 	je              near L.xts_enc_final1_aes192
-	vmovdqu         xmm11, oword [r10 - 208]
-	vaesenc         xmm4, xmm4, xmm11
-	vmovdqu         xmm11, oword [r10 - 192]
-	vaesenc         xmm4, xmm4, xmm11
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm4, xmm4, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm4, xmm4, xmm14
 L.xts_enc_final1_aes192:
-	vmovdqu         xmm11, oword [r10 - 176]
-	vaesenc         xmm4, xmm4, xmm11
-	vmovdqu         xmm11, oword [r10 - 160]
-	vaesenc         xmm4, xmm4, xmm11
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm4, xmm4, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm4, xmm4, xmm14
 L.xts_enc_final1_aes128:
-	vmovdqu         xmm11, oword [r10 - 144]
-	vaesenc         xmm4, xmm4, xmm11
-	vmovdqu         xmm11, oword [r10 - 128]
-	vaesenc         xmm4, xmm4, xmm11
-	vmovdqu         xmm11, oword [r10 - 112]
-	vaesenc         xmm4, xmm4, xmm11
-	vmovdqu         xmm11, oword [r10 - 96]
-	vaesenc         xmm4, xmm4, xmm11
-	vmovdqu         xmm11, oword [r10 - 80]
-	vaesenc         xmm4, xmm4, xmm11
-	vmovdqu         xmm11, oword [r10 - 64]
-	vaesenc         xmm4, xmm4, xmm11
-	vmovdqu         xmm11, oword [r10 - 48]
-	vaesenc         xmm4, xmm4, xmm11
-	vmovdqu         xmm11, oword [r10 - 32]
-	vaesenc         xmm4, xmm4, xmm11
-	vmovdqu         xmm11, oword [r10 - 16]
-	vaesenc         xmm4, xmm4, xmm11
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm4, xmm4, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm4, xmm4, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm4, xmm4, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm4, xmm4, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm4, xmm4, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm4, xmm4, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm4, xmm4, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm4, xmm4, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm4, xmm4, xmm14
 	vpxor           xmm2, xmm10, xmm8
 	vaesenclast     xmm4, xmm4, xmm2
 	vmovdqu         oword [rdx], xmm4
@@ -509,21 +509,21 @@ L.xts_enc_main_loop:
 	vpsrlq          xmm2, xmm0, 63                  ; top 1 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
-	vpsllq          xmm12, xmm0, 1
-	vpxor           xmm12, xmm12, xmm2
-	vpxor           xmm12, xmm12, xmm3
+	vpsllq          xmm11, xmm0, 1
+	vpxor           xmm11, xmm11, xmm2
+	vpxor           xmm11, xmm11, xmm3
 	vpsrlq          xmm2, xmm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
-	vpsllq          xmm13, xmm0, 2
-	vpxor           xmm13, xmm13, xmm2
-	vpxor           xmm13, xmm13, xmm3
+	vpsllq          xmm12, xmm0, 2
+	vpxor           xmm12, xmm12, xmm2
+	vpxor           xmm12, xmm12, xmm3
 	vpsrlq          xmm2, xmm0, 61                  ; top 3 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
-	vpsllq          xmm14, xmm0, 3
-	vpxor           xmm14, xmm14, xmm2
-	vpxor           xmm14, xmm14, xmm3
+	vpsllq          xmm13, xmm0, 3
+	vpxor           xmm13, xmm13, xmm2
+	vpxor           xmm13, xmm13, xmm3
 	vpsrlq          xmm2, xmm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
@@ -532,92 +532,92 @@ L.xts_enc_main_loop:
 	vpxor           xmm0, xmm0, xmm3
 	vpxor           xmm4, xmm8, oword [rcx]
 	vpxor           xmm4, xmm4, xmm9
-	vpxor           xmm5, xmm12, oword [rcx + 16]
+	vpxor           xmm5, xmm11, oword [rcx + 16]
 	vpxor           xmm5, xmm5, xmm9
-	vpxor           xmm6, xmm13, oword [rcx + 32]
+	vpxor           xmm6, xmm12, oword [rcx + 32]
 	vpxor           xmm6, xmm6, xmm9
-	vpxor           xmm7, xmm14, oword [rcx + 48]
+	vpxor           xmm7, xmm13, oword [rcx + 48]
 	vpxor           xmm7, xmm7, xmm9
 	cmp             eax, 12
 	jb              near L.xts_enc_main_aes128
 	je              near L.xts_enc_main_aes192
-	vmovdqu         xmm11, oword [r10 - 208]
-	vaesenc         xmm4, xmm4, xmm11
-	vaesenc         xmm5, xmm5, xmm11
-	vaesenc         xmm6, xmm6, xmm11
-	vaesenc         xmm7, xmm7, xmm11
-	vmovdqu         xmm11, oword [r10 - 192]
-	vaesenc         xmm4, xmm4, xmm11
-	vaesenc         xmm5, xmm5, xmm11
-	vaesenc         xmm6, xmm6, xmm11
-	vaesenc         xmm7, xmm7, xmm11
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
 L.xts_enc_main_aes192:
-	vmovdqu         xmm11, oword [r10 - 176]
-	vaesenc         xmm4, xmm4, xmm11
-	vaesenc         xmm5, xmm5, xmm11
-	vaesenc         xmm6, xmm6, xmm11
-	vaesenc         xmm7, xmm7, xmm11
-	vmovdqu         xmm11, oword [r10 - 160]
-	vaesenc         xmm4, xmm4, xmm11
-	vaesenc         xmm5, xmm5, xmm11
-	vaesenc         xmm6, xmm6, xmm11
-	vaesenc         xmm7, xmm7, xmm11
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
 L.xts_enc_main_aes128:
-	vmovdqu         xmm11, oword [r10 - 144]
-	vaesenc         xmm4, xmm4, xmm11
-	vaesenc         xmm5, xmm5, xmm11
-	vaesenc         xmm6, xmm6, xmm11
-	vaesenc         xmm7, xmm7, xmm11
-	vmovdqu         xmm11, oword [r10 - 128]
-	vaesenc         xmm4, xmm4, xmm11
-	vaesenc         xmm5, xmm5, xmm11
-	vaesenc         xmm6, xmm6, xmm11
-	vaesenc         xmm7, xmm7, xmm11
-	vmovdqu         xmm11, oword [r10 - 112]
-	vaesenc         xmm4, xmm4, xmm11
-	vaesenc         xmm5, xmm5, xmm11
-	vaesenc         xmm6, xmm6, xmm11
-	vaesenc         xmm7, xmm7, xmm11
-	vmovdqu         xmm11, oword [r10 - 96]
-	vaesenc         xmm4, xmm4, xmm11
-	vaesenc         xmm5, xmm5, xmm11
-	vaesenc         xmm6, xmm6, xmm11
-	vaesenc         xmm7, xmm7, xmm11
-	vmovdqu         xmm11, oword [r10 - 80]
-	vaesenc         xmm4, xmm4, xmm11
-	vaesenc         xmm5, xmm5, xmm11
-	vaesenc         xmm6, xmm6, xmm11
-	vaesenc         xmm7, xmm7, xmm11
-	vmovdqu         xmm11, oword [r10 - 64]
-	vaesenc         xmm4, xmm4, xmm11
-	vaesenc         xmm5, xmm5, xmm11
-	vaesenc         xmm6, xmm6, xmm11
-	vaesenc         xmm7, xmm7, xmm11
-	vmovdqu         xmm11, oword [r10 - 48]
-	vaesenc         xmm4, xmm4, xmm11
-	vaesenc         xmm5, xmm5, xmm11
-	vaesenc         xmm6, xmm6, xmm11
-	vaesenc         xmm7, xmm7, xmm11
-	vmovdqu         xmm11, oword [r10 - 32]
-	vaesenc         xmm4, xmm4, xmm11
-	vaesenc         xmm5, xmm5, xmm11
-	vaesenc         xmm6, xmm6, xmm11
-	vaesenc         xmm7, xmm7, xmm11
-	vmovdqu         xmm11, oword [r10 - 16]
-	vaesenc         xmm4, xmm4, xmm11
-	vaesenc         xmm5, xmm5, xmm11
-	vaesenc         xmm6, xmm6, xmm11
-	vaesenc         xmm7, xmm7, xmm11
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
 	vpxor           xmm2, xmm10, xmm8
 	vaesenclast     xmm4, xmm4, xmm2
 	vmovdqu         oword [rdx], xmm4
-	vpxor           xmm2, xmm10, xmm12
+	vpxor           xmm2, xmm10, xmm11
 	vaesenclast     xmm5, xmm5, xmm2
 	vmovdqu         oword [rdx + 16], xmm5
-	vpxor           xmm2, xmm10, xmm13
+	vpxor           xmm2, xmm10, xmm12
 	vaesenclast     xmm6, xmm6, xmm2
 	vmovdqu         oword [rdx + 32], xmm6
-	vpxor           xmm2, xmm10, xmm14
+	vpxor           xmm2, xmm10, xmm13
 	vaesenclast     xmm7, xmm7, xmm2
 	vmovdqu         oword [rdx + 48], xmm7
 	add             rcx, 64
@@ -644,8 +644,8 @@ L.xts_enc_main_aes128:
 ;
 ; Registers: KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11, PART=rsi, PART=rsi (after the tweak is made)
 ;            BASE=xmm0, POLY=xmm1, T1=xmm2, T2=xmm3, X0=xmm4, X1=xmm5
-;            X2=xmm6, X3=xmm7, TW=xmm8, K0=xmm9, KLAST=xmm10, KT=xmm11
-;            TW0=xmm12, TW1=xmm13, TW2=xmm14
+;            X2=xmm6, X3=xmm7, TW=xmm8, K0=xmm9, KLAST=xmm10, TW0=xmm11
+;            TW1=xmm12, TW2=xmm13, KT=xmm14
 	section .text
 	align 32, db 0xcc
 	global aesgen_xts_decrypt_aesni_avx:function hidden
@@ -703,21 +703,21 @@ L.xts_dec_final4:
 	vpsrlq          xmm2, xmm0, 63                  ; top 1 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
-	vpsllq          xmm12, xmm0, 1
-	vpxor           xmm12, xmm12, xmm2
-	vpxor           xmm12, xmm12, xmm3
+	vpsllq          xmm11, xmm0, 1
+	vpxor           xmm11, xmm11, xmm2
+	vpxor           xmm11, xmm11, xmm3
 	vpsrlq          xmm2, xmm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
-	vpsllq          xmm13, xmm0, 2
-	vpxor           xmm13, xmm13, xmm2
-	vpxor           xmm13, xmm13, xmm3
+	vpsllq          xmm12, xmm0, 2
+	vpxor           xmm12, xmm12, xmm2
+	vpxor           xmm12, xmm12, xmm3
 	vpsrlq          xmm2, xmm0, 61                  ; top 3 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
-	vpsllq          xmm14, xmm0, 3
-	vpxor           xmm14, xmm14, xmm2
-	vpxor           xmm14, xmm14, xmm3
+	vpsllq          xmm13, xmm0, 3
+	vpxor           xmm13, xmm13, xmm2
+	vpxor           xmm13, xmm13, xmm3
 	vpsrlq          xmm2, xmm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
@@ -727,92 +727,92 @@ L.xts_dec_final4:
 	sub             r8, 48                          ; bytes in the last vector
 	vpxor           xmm4, xmm8, oword [rcx]
 	vpxor           xmm4, xmm4, xmm9
-	vpxor           xmm5, xmm12, oword [rcx + 16]
+	vpxor           xmm5, xmm11, oword [rcx + 16]
 	vpxor           xmm5, xmm5, xmm9
-	vpxor           xmm6, xmm13, oword [rcx + 32]
+	vpxor           xmm6, xmm12, oword [rcx + 32]
 	vpxor           xmm6, xmm6, xmm9
-	vpxor           xmm7, xmm14, oword [rcx + 48]
+	vpxor           xmm7, xmm13, oword [rcx + 48]
 	vpxor           xmm7, xmm7, xmm9
 	cmp             eax, 12
 	jb              near L.xts_dec_final4_aes128
 	je              near L.xts_dec_final4_aes192
-	vmovdqu         xmm11, oword [r10 - 208]
-	vaesdec         xmm4, xmm4, xmm11
-	vaesdec         xmm5, xmm5, xmm11
-	vaesdec         xmm6, xmm6, xmm11
-	vaesdec         xmm7, xmm7, xmm11
-	vmovdqu         xmm11, oword [r10 - 192]
-	vaesdec         xmm4, xmm4, xmm11
-	vaesdec         xmm5, xmm5, xmm11
-	vaesdec         xmm6, xmm6, xmm11
-	vaesdec         xmm7, xmm7, xmm11
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
 L.xts_dec_final4_aes192:
-	vmovdqu         xmm11, oword [r10 - 176]
-	vaesdec         xmm4, xmm4, xmm11
-	vaesdec         xmm5, xmm5, xmm11
-	vaesdec         xmm6, xmm6, xmm11
-	vaesdec         xmm7, xmm7, xmm11
-	vmovdqu         xmm11, oword [r10 - 160]
-	vaesdec         xmm4, xmm4, xmm11
-	vaesdec         xmm5, xmm5, xmm11
-	vaesdec         xmm6, xmm6, xmm11
-	vaesdec         xmm7, xmm7, xmm11
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
 L.xts_dec_final4_aes128:
-	vmovdqu         xmm11, oword [r10 - 144]
-	vaesdec         xmm4, xmm4, xmm11
-	vaesdec         xmm5, xmm5, xmm11
-	vaesdec         xmm6, xmm6, xmm11
-	vaesdec         xmm7, xmm7, xmm11
-	vmovdqu         xmm11, oword [r10 - 128]
-	vaesdec         xmm4, xmm4, xmm11
-	vaesdec         xmm5, xmm5, xmm11
-	vaesdec         xmm6, xmm6, xmm11
-	vaesdec         xmm7, xmm7, xmm11
-	vmovdqu         xmm11, oword [r10 - 112]
-	vaesdec         xmm4, xmm4, xmm11
-	vaesdec         xmm5, xmm5, xmm11
-	vaesdec         xmm6, xmm6, xmm11
-	vaesdec         xmm7, xmm7, xmm11
-	vmovdqu         xmm11, oword [r10 - 96]
-	vaesdec         xmm4, xmm4, xmm11
-	vaesdec         xmm5, xmm5, xmm11
-	vaesdec         xmm6, xmm6, xmm11
-	vaesdec         xmm7, xmm7, xmm11
-	vmovdqu         xmm11, oword [r10 - 80]
-	vaesdec         xmm4, xmm4, xmm11
-	vaesdec         xmm5, xmm5, xmm11
-	vaesdec         xmm6, xmm6, xmm11
-	vaesdec         xmm7, xmm7, xmm11
-	vmovdqu         xmm11, oword [r10 - 64]
-	vaesdec         xmm4, xmm4, xmm11
-	vaesdec         xmm5, xmm5, xmm11
-	vaesdec         xmm6, xmm6, xmm11
-	vaesdec         xmm7, xmm7, xmm11
-	vmovdqu         xmm11, oword [r10 - 48]
-	vaesdec         xmm4, xmm4, xmm11
-	vaesdec         xmm5, xmm5, xmm11
-	vaesdec         xmm6, xmm6, xmm11
-	vaesdec         xmm7, xmm7, xmm11
-	vmovdqu         xmm11, oword [r10 - 32]
-	vaesdec         xmm4, xmm4, xmm11
-	vaesdec         xmm5, xmm5, xmm11
-	vaesdec         xmm6, xmm6, xmm11
-	vaesdec         xmm7, xmm7, xmm11
-	vmovdqu         xmm11, oword [r10 - 16]
-	vaesdec         xmm4, xmm4, xmm11
-	vaesdec         xmm5, xmm5, xmm11
-	vaesdec         xmm6, xmm6, xmm11
-	vaesdec         xmm7, xmm7, xmm11
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
 	vpxor           xmm2, xmm10, xmm8
 	vaesdeclast     xmm4, xmm4, xmm2
 	vmovdqu         oword [rdx], xmm4
-	vpxor           xmm2, xmm10, xmm12
+	vpxor           xmm2, xmm10, xmm11
 	vaesdeclast     xmm5, xmm5, xmm2
 	vmovdqu         oword [rdx + 16], xmm5
-	vpxor           xmm2, xmm10, xmm13
+	vpxor           xmm2, xmm10, xmm12
 	vaesdeclast     xmm6, xmm6, xmm2
 	vmovdqu         oword [rdx + 32], xmm6
-	vpxor           xmm2, xmm10, xmm14
+	vpxor           xmm2, xmm10, xmm13
 	vaesdeclast     xmm7, xmm7, xmm2
 	vmovdqu         oword [rdx + 48], xmm7
 	add             rcx, r8
@@ -826,15 +826,15 @@ L.xts_dec_final3:
 	vpsrlq          xmm2, xmm0, 63                  ; top 1 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
-	vpsllq          xmm12, xmm0, 1
-	vpxor           xmm12, xmm12, xmm2
-	vpxor           xmm12, xmm12, xmm3
+	vpsllq          xmm11, xmm0, 1
+	vpxor           xmm11, xmm11, xmm2
+	vpxor           xmm11, xmm11, xmm3
 	vpsrlq          xmm2, xmm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
-	vpsllq          xmm13, xmm0, 2
-	vpxor           xmm13, xmm13, xmm2
-	vpxor           xmm13, xmm13, xmm3
+	vpsllq          xmm12, xmm0, 2
+	vpxor           xmm12, xmm12, xmm2
+	vpxor           xmm12, xmm12, xmm3
 	vpsrlq          xmm2, xmm0, 61                  ; top 3 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
@@ -844,74 +844,74 @@ L.xts_dec_final3:
 	sub             r8, 32                          ; bytes in the last vector
 	vpxor           xmm4, xmm8, oword [rcx]
 	vpxor           xmm4, xmm4, xmm9
-	vpxor           xmm5, xmm12, oword [rcx + 16]
+	vpxor           xmm5, xmm11, oword [rcx + 16]
 	vpxor           xmm5, xmm5, xmm9
-	vpxor           xmm6, xmm13, oword [rcx + 32]
+	vpxor           xmm6, xmm12, oword [rcx + 32]
 	vpxor           xmm6, xmm6, xmm9
 	cmp             eax, 12
 	jb              near L.xts_dec_final3_aes128
 	je              near L.xts_dec_final3_aes192
-	vmovdqu         xmm11, oword [r10 - 208]
-	vaesdec         xmm4, xmm4, xmm11
-	vaesdec         xmm5, xmm5, xmm11
-	vaesdec         xmm6, xmm6, xmm11
-	vmovdqu         xmm11, oword [r10 - 192]
-	vaesdec         xmm4, xmm4, xmm11
-	vaesdec         xmm5, xmm5, xmm11
-	vaesdec         xmm6, xmm6, xmm11
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
 L.xts_dec_final3_aes192:
-	vmovdqu         xmm11, oword [r10 - 176]
-	vaesdec         xmm4, xmm4, xmm11
-	vaesdec         xmm5, xmm5, xmm11
-	vaesdec         xmm6, xmm6, xmm11
-	vmovdqu         xmm11, oword [r10 - 160]
-	vaesdec         xmm4, xmm4, xmm11
-	vaesdec         xmm5, xmm5, xmm11
-	vaesdec         xmm6, xmm6, xmm11
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
 L.xts_dec_final3_aes128:
-	vmovdqu         xmm11, oword [r10 - 144]
-	vaesdec         xmm4, xmm4, xmm11
-	vaesdec         xmm5, xmm5, xmm11
-	vaesdec         xmm6, xmm6, xmm11
-	vmovdqu         xmm11, oword [r10 - 128]
-	vaesdec         xmm4, xmm4, xmm11
-	vaesdec         xmm5, xmm5, xmm11
-	vaesdec         xmm6, xmm6, xmm11
-	vmovdqu         xmm11, oword [r10 - 112]
-	vaesdec         xmm4, xmm4, xmm11
-	vaesdec         xmm5, xmm5, xmm11
-	vaesdec         xmm6, xmm6, xmm11
-	vmovdqu         xmm11, oword [r10 - 96]
-	vaesdec         xmm4, xmm4, xmm11
-	vaesdec         xmm5, xmm5, xmm11
-	vaesdec         xmm6, xmm6, xmm11
-	vmovdqu         xmm11, oword [r10 - 80]
-	vaesdec         xmm4, xmm4, xmm11
-	vaesdec         xmm5, xmm5, xmm11
-	vaesdec         xmm6, xmm6, xmm11
-	vmovdqu         xmm11, oword [r10 - 64]
-	vaesdec         xmm4, xmm4, xmm11
-	vaesdec         xmm5, xmm5, xmm11
-	vaesdec         xmm6, xmm6, xmm11
-	vmovdqu         xmm11, oword [r10 - 48]
-	vaesdec         xmm4, xmm4, xmm11
-	vaesdec         xmm5, xmm5, xmm11
-	vaesdec         xmm6, xmm6, xmm11
-	vmovdqu         xmm11, oword [r10 - 32]
-	vaesdec         xmm4, xmm4, xmm11
-	vaesdec         xmm5, xmm5, xmm11
-	vaesdec         xmm6, xmm6, xmm11
-	vmovdqu         xmm11, oword [r10 - 16]
-	vaesdec         xmm4, xmm4, xmm11
-	vaesdec         xmm5, xmm5, xmm11
-	vaesdec         xmm6, xmm6, xmm11
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
 	vpxor           xmm2, xmm10, xmm8
 	vaesdeclast     xmm4, xmm4, xmm2
 	vmovdqu         oword [rdx], xmm4
-	vpxor           xmm2, xmm10, xmm12
+	vpxor           xmm2, xmm10, xmm11
 	vaesdeclast     xmm5, xmm5, xmm2
 	vmovdqu         oword [rdx + 16], xmm5
-	vpxor           xmm2, xmm10, xmm13
+	vpxor           xmm2, xmm10, xmm12
 	vaesdeclast     xmm6, xmm6, xmm2
 	vmovdqu         oword [rdx + 32], xmm6
 	add             rcx, r8
@@ -925,9 +925,9 @@ L.xts_dec_final2:
 	vpsrlq          xmm2, xmm0, 63                  ; top 1 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
-	vpsllq          xmm12, xmm0, 1
-	vpxor           xmm12, xmm12, xmm2
-	vpxor           xmm12, xmm12, xmm3
+	vpsllq          xmm11, xmm0, 1
+	vpxor           xmm11, xmm11, xmm2
+	vpxor           xmm11, xmm11, xmm3
 	vpsrlq          xmm2, xmm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
@@ -937,56 +937,56 @@ L.xts_dec_final2:
 	sub             r8, 16                          ; bytes in the last vector
 	vpxor           xmm4, xmm8, oword [rcx]
 	vpxor           xmm4, xmm4, xmm9
-	vpxor           xmm5, xmm12, oword [rcx + 16]
+	vpxor           xmm5, xmm11, oword [rcx + 16]
 	vpxor           xmm5, xmm5, xmm9
 	cmp             eax, 12
 	jb              near L.xts_dec_final2_aes128
 	je              near L.xts_dec_final2_aes192
-	vmovdqu         xmm11, oword [r10 - 208]
-	vaesdec         xmm4, xmm4, xmm11
-	vaesdec         xmm5, xmm5, xmm11
-	vmovdqu         xmm11, oword [r10 - 192]
-	vaesdec         xmm4, xmm4, xmm11
-	vaesdec         xmm5, xmm5, xmm11
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
 L.xts_dec_final2_aes192:
-	vmovdqu         xmm11, oword [r10 - 176]
-	vaesdec         xmm4, xmm4, xmm11
-	vaesdec         xmm5, xmm5, xmm11
-	vmovdqu         xmm11, oword [r10 - 160]
-	vaesdec         xmm4, xmm4, xmm11
-	vaesdec         xmm5, xmm5, xmm11
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
 L.xts_dec_final2_aes128:
-	vmovdqu         xmm11, oword [r10 - 144]
-	vaesdec         xmm4, xmm4, xmm11
-	vaesdec         xmm5, xmm5, xmm11
-	vmovdqu         xmm11, oword [r10 - 128]
-	vaesdec         xmm4, xmm4, xmm11
-	vaesdec         xmm5, xmm5, xmm11
-	vmovdqu         xmm11, oword [r10 - 112]
-	vaesdec         xmm4, xmm4, xmm11
-	vaesdec         xmm5, xmm5, xmm11
-	vmovdqu         xmm11, oword [r10 - 96]
-	vaesdec         xmm4, xmm4, xmm11
-	vaesdec         xmm5, xmm5, xmm11
-	vmovdqu         xmm11, oword [r10 - 80]
-	vaesdec         xmm4, xmm4, xmm11
-	vaesdec         xmm5, xmm5, xmm11
-	vmovdqu         xmm11, oword [r10 - 64]
-	vaesdec         xmm4, xmm4, xmm11
-	vaesdec         xmm5, xmm5, xmm11
-	vmovdqu         xmm11, oword [r10 - 48]
-	vaesdec         xmm4, xmm4, xmm11
-	vaesdec         xmm5, xmm5, xmm11
-	vmovdqu         xmm11, oword [r10 - 32]
-	vaesdec         xmm4, xmm4, xmm11
-	vaesdec         xmm5, xmm5, xmm11
-	vmovdqu         xmm11, oword [r10 - 16]
-	vaesdec         xmm4, xmm4, xmm11
-	vaesdec         xmm5, xmm5, xmm11
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
 	vpxor           xmm2, xmm10, xmm8
 	vaesdeclast     xmm4, xmm4, xmm2
 	vmovdqu         oword [rdx], xmm4
-	vpxor           xmm2, xmm10, xmm12
+	vpxor           xmm2, xmm10, xmm11
 	vaesdeclast     xmm5, xmm5, xmm2
 	vmovdqu         oword [rdx + 16], xmm5
 	add             rcx, r8
@@ -1008,34 +1008,34 @@ L.xts_dec_final1:
 	cmp             eax, 12
 	jb              near L.xts_dec_final1_aes128
 	je              near L.xts_dec_final1_aes192
-	vmovdqu         xmm11, oword [r10 - 208]
-	vaesdec         xmm4, xmm4, xmm11
-	vmovdqu         xmm11, oword [r10 - 192]
-	vaesdec         xmm4, xmm4, xmm11
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesdec         xmm4, xmm4, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesdec         xmm4, xmm4, xmm14
 L.xts_dec_final1_aes192:
-	vmovdqu         xmm11, oword [r10 - 176]
-	vaesdec         xmm4, xmm4, xmm11
-	vmovdqu         xmm11, oword [r10 - 160]
-	vaesdec         xmm4, xmm4, xmm11
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesdec         xmm4, xmm4, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesdec         xmm4, xmm4, xmm14
 L.xts_dec_final1_aes128:
-	vmovdqu         xmm11, oword [r10 - 144]
-	vaesdec         xmm4, xmm4, xmm11
-	vmovdqu         xmm11, oword [r10 - 128]
-	vaesdec         xmm4, xmm4, xmm11
-	vmovdqu         xmm11, oword [r10 - 112]
-	vaesdec         xmm4, xmm4, xmm11
-	vmovdqu         xmm11, oword [r10 - 96]
-	vaesdec         xmm4, xmm4, xmm11
-	vmovdqu         xmm11, oword [r10 - 80]
-	vaesdec         xmm4, xmm4, xmm11
-	vmovdqu         xmm11, oword [r10 - 64]
-	vaesdec         xmm4, xmm4, xmm11
-	vmovdqu         xmm11, oword [r10 - 48]
-	vaesdec         xmm4, xmm4, xmm11
-	vmovdqu         xmm11, oword [r10 - 32]
-	vaesdec         xmm4, xmm4, xmm11
-	vmovdqu         xmm11, oword [r10 - 16]
-	vaesdec         xmm4, xmm4, xmm11
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesdec         xmm4, xmm4, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesdec         xmm4, xmm4, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesdec         xmm4, xmm4, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesdec         xmm4, xmm4, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesdec         xmm4, xmm4, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesdec         xmm4, xmm4, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesdec         xmm4, xmm4, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesdec         xmm4, xmm4, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesdec         xmm4, xmm4, xmm14
 	vpxor           xmm2, xmm10, xmm8
 	vaesdeclast     xmm4, xmm4, xmm2
 	vmovdqu         oword [rdx], xmm4
@@ -1127,21 +1127,21 @@ L.xts_dec_main_loop:
 	vpsrlq          xmm2, xmm0, 63                  ; top 1 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
-	vpsllq          xmm12, xmm0, 1
-	vpxor           xmm12, xmm12, xmm2
-	vpxor           xmm12, xmm12, xmm3
+	vpsllq          xmm11, xmm0, 1
+	vpxor           xmm11, xmm11, xmm2
+	vpxor           xmm11, xmm11, xmm3
 	vpsrlq          xmm2, xmm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
-	vpsllq          xmm13, xmm0, 2
-	vpxor           xmm13, xmm13, xmm2
-	vpxor           xmm13, xmm13, xmm3
+	vpsllq          xmm12, xmm0, 2
+	vpxor           xmm12, xmm12, xmm2
+	vpxor           xmm12, xmm12, xmm3
 	vpsrlq          xmm2, xmm0, 61                  ; top 3 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
-	vpsllq          xmm14, xmm0, 3
-	vpxor           xmm14, xmm14, xmm2
-	vpxor           xmm14, xmm14, xmm3
+	vpsllq          xmm13, xmm0, 3
+	vpxor           xmm13, xmm13, xmm2
+	vpxor           xmm13, xmm13, xmm3
 	vpsrlq          xmm2, xmm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
@@ -1150,92 +1150,92 @@ L.xts_dec_main_loop:
 	vpxor           xmm0, xmm0, xmm3
 	vpxor           xmm4, xmm8, oword [rcx]
 	vpxor           xmm4, xmm4, xmm9
-	vpxor           xmm5, xmm12, oword [rcx + 16]
+	vpxor           xmm5, xmm11, oword [rcx + 16]
 	vpxor           xmm5, xmm5, xmm9
-	vpxor           xmm6, xmm13, oword [rcx + 32]
+	vpxor           xmm6, xmm12, oword [rcx + 32]
 	vpxor           xmm6, xmm6, xmm9
-	vpxor           xmm7, xmm14, oword [rcx + 48]
+	vpxor           xmm7, xmm13, oword [rcx + 48]
 	vpxor           xmm7, xmm7, xmm9
 	cmp             eax, 12
 	jb              near L.xts_dec_main_aes128
 	je              near L.xts_dec_main_aes192
-	vmovdqu         xmm11, oword [r10 - 208]
-	vaesdec         xmm4, xmm4, xmm11
-	vaesdec         xmm5, xmm5, xmm11
-	vaesdec         xmm6, xmm6, xmm11
-	vaesdec         xmm7, xmm7, xmm11
-	vmovdqu         xmm11, oword [r10 - 192]
-	vaesdec         xmm4, xmm4, xmm11
-	vaesdec         xmm5, xmm5, xmm11
-	vaesdec         xmm6, xmm6, xmm11
-	vaesdec         xmm7, xmm7, xmm11
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
 L.xts_dec_main_aes192:
-	vmovdqu         xmm11, oword [r10 - 176]
-	vaesdec         xmm4, xmm4, xmm11
-	vaesdec         xmm5, xmm5, xmm11
-	vaesdec         xmm6, xmm6, xmm11
-	vaesdec         xmm7, xmm7, xmm11
-	vmovdqu         xmm11, oword [r10 - 160]
-	vaesdec         xmm4, xmm4, xmm11
-	vaesdec         xmm5, xmm5, xmm11
-	vaesdec         xmm6, xmm6, xmm11
-	vaesdec         xmm7, xmm7, xmm11
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
 L.xts_dec_main_aes128:
-	vmovdqu         xmm11, oword [r10 - 144]
-	vaesdec         xmm4, xmm4, xmm11
-	vaesdec         xmm5, xmm5, xmm11
-	vaesdec         xmm6, xmm6, xmm11
-	vaesdec         xmm7, xmm7, xmm11
-	vmovdqu         xmm11, oword [r10 - 128]
-	vaesdec         xmm4, xmm4, xmm11
-	vaesdec         xmm5, xmm5, xmm11
-	vaesdec         xmm6, xmm6, xmm11
-	vaesdec         xmm7, xmm7, xmm11
-	vmovdqu         xmm11, oword [r10 - 112]
-	vaesdec         xmm4, xmm4, xmm11
-	vaesdec         xmm5, xmm5, xmm11
-	vaesdec         xmm6, xmm6, xmm11
-	vaesdec         xmm7, xmm7, xmm11
-	vmovdqu         xmm11, oword [r10 - 96]
-	vaesdec         xmm4, xmm4, xmm11
-	vaesdec         xmm5, xmm5, xmm11
-	vaesdec         xmm6, xmm6, xmm11
-	vaesdec         xmm7, xmm7, xmm11
-	vmovdqu         xmm11, oword [r10 - 80]
-	vaesdec         xmm4, xmm4, xmm11
-	vaesdec         xmm5, xmm5, xmm11
-	vaesdec         xmm6, xmm6, xmm11
-	vaesdec         xmm7, xmm7, xmm11
-	vmovdqu         xmm11, oword [r10 - 64]
-	vaesdec         xmm4, xmm4, xmm11
-	vaesdec         xmm5, xmm5, xmm11
-	vaesdec         xmm6, xmm6, xmm11
-	vaesdec         xmm7, xmm7, xmm11
-	vmovdqu         xmm11, oword [r10 - 48]
-	vaesdec         xmm4, xmm4, xmm11
-	vaesdec         xmm5, xmm5, xmm11
-	vaesdec         xmm6, xmm6, xmm11
-	vaesdec         xmm7, xmm7, xmm11
-	vmovdqu         xmm11, oword [r10 - 32]
-	vaesdec         xmm4, xmm4, xmm11
-	vaesdec         xmm5, xmm5, xmm11
-	vaesdec         xmm6, xmm6, xmm11
-	vaesdec         xmm7, xmm7, xmm11
-	vmovdqu         xmm11, oword [r10 - 16]
-	vaesdec         xmm4, xmm4, xmm11
-	vaesdec         xmm5, xmm5, xmm11
-	vaesdec         xmm6, xmm6, xmm11
-	vaesdec         xmm7, xmm7, xmm11
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
 	vpxor           xmm2, xmm10, xmm8
 	vaesdeclast     xmm4, xmm4, xmm2
 	vmovdqu         oword [rdx], xmm4
-	vpxor           xmm2, xmm10, xmm12
+	vpxor           xmm2, xmm10, xmm11
 	vaesdeclast     xmm5, xmm5, xmm2
 	vmovdqu         oword [rdx + 16], xmm5
-	vpxor           xmm2, xmm10, xmm13
+	vpxor           xmm2, xmm10, xmm12
 	vaesdeclast     xmm6, xmm6, xmm2
 	vmovdqu         oword [rdx + 32], xmm6
-	vpxor           xmm2, xmm10, xmm14
+	vpxor           xmm2, xmm10, xmm13
 	vaesdeclast     xmm7, xmm7, xmm2
 	vmovdqu         oword [rdx + 48], xmm7
 	add             rcx, 64

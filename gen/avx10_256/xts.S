@@ -23,10 +23,10 @@
 #
 # Registers: KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11, PART=rsi, PART=rsi (after the tweak is made)
 #            BASE=ymm0, POLY=ymm1, T1=ymm2, T2=ymm3, X0=ymm4, X1=ymm5
-#            X2=ymm6, X3=ymm7, TW=ymm8, K0=ymm9, KLAST=ymm10, KLAST-1=ymm11
-#            KLAST-2=ymm12, KLAST-3=ymm13, KLAST-4=ymm14, KLAST-5=ymm15, KLAST-6=ymm16, KLAST-7=ymm17
-#            KLAST-8=ymm18, KLAST-9=ymm19, KLAST-10=ymm20, KLAST-11=ymm21, KLAST-12=ymm22, KLAST-13=ymm23
-#            TW0=ymm24, TW1=ymm25, TW2=ymm26
+#            X2=ymm6, X3=ymm7, TW=ymm8, K0=ymm9, KLAST=ymm10, TW0=ymm11
+#            TW1=ymm12, TW2=ymm13, KLAST-1=ymm14, KLAST-2=ymm15, KLAST-3=ymm16, KLAST-4=ymm17
+#            KLAST-5=ymm18, KLAST-6=ymm19, KLAST-7=ymm20, KLAST-8=ymm21, KLAST-9=ymm22, KLAST-10=ymm23
+#            KLAST-11=ymm24, KLAST-12=ymm25, KLAST-13=ymm26
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_xts_encrypt_avx10_256
@@ -64,22 +64,22 @@ aesgen_xts_encrypt_avx10_256:
 	lea             (%r10,%rax,8), %r10             # &key1[rounds]
 	vbroadcasti32x4 (%rdi), %ymm9
 	vbroadcasti32x4 (%r10), %ymm10
-	vbroadcasti32x4 -16(%r10), %ymm11
-	vbroadcasti32x4 -32(%r10), %ymm12
-	vbroadcasti32x4 -48(%r10), %ymm13
-	vbroadcasti32x4 -64(%r10), %ymm14
-	vbroadcasti32x4 -80(%r10), %ymm15
-	vbroadcasti32x4 -96(%r10), %ymm16
-	vbroadcasti32x4 -112(%r10), %ymm17
-	vbroadcasti32x4 -128(%r10), %ymm18
-	vbroadcasti32x4 -144(%r10), %ymm19
+	vbroadcasti32x4 -16(%r10), %ymm14
+	vbroadcasti32x4 -32(%r10), %ymm15
+	vbroadcasti32x4 -48(%r10), %ymm16
+	vbroadcasti32x4 -64(%r10), %ymm17
+	vbroadcasti32x4 -80(%r10), %ymm18
+	vbroadcasti32x4 -96(%r10), %ymm19
+	vbroadcasti32x4 -112(%r10), %ymm20
+	vbroadcasti32x4 -128(%r10), %ymm21
+	vbroadcasti32x4 -144(%r10), %ymm22
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_keys_loaded
-	vbroadcasti32x4 -160(%r10), %ymm20
-	vbroadcasti32x4 -176(%r10), %ymm21
+	vbroadcasti32x4 -160(%r10), %ymm23
+	vbroadcasti32x4 -176(%r10), %ymm24
 	{disp32} je     .Lxts_enc_keys_loaded
-	vbroadcasti32x4 -192(%r10), %ymm22
-	vbroadcasti32x4 -208(%r10), %ymm23
+	vbroadcasti32x4 -192(%r10), %ymm25
+	vbroadcasti32x4 -208(%r10), %ymm26
 .Lxts_enc_keys_loaded:
 	vbroadcasti32x4 .Lxts_poly(%rip), %ymm1
 # BASE = T, T*x in lanes 0..1
@@ -111,18 +111,18 @@ aesgen_xts_encrypt_avx10_256:
 	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
-	vpsllq          $2, %ymm0, %ymm24
-	vpternlogd      $150, %ymm3, %ymm2, %ymm24
+	vpsllq          $2, %ymm0, %ymm11
+	vpternlogd      $150, %ymm3, %ymm2, %ymm11
 	vpsrlq          $60, %ymm0, %ymm2               # top 4 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
-	vpsllq          $4, %ymm0, %ymm25
-	vpternlogd      $150, %ymm3, %ymm2, %ymm25
+	vpsllq          $4, %ymm0, %ymm12
+	vpternlogd      $150, %ymm3, %ymm2, %ymm12
 	vpsrlq          $58, %ymm0, %ymm2               # top 6 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
-	vpsllq          $6, %ymm0, %ymm26
-	vpternlogd      $150, %ymm3, %ymm2, %ymm26
+	vpsllq          $6, %ymm0, %ymm13
+	vpternlogd      $150, %ymm3, %ymm2, %ymm13
 	vpsrldq         $15, %ymm0, %ymm2               # the top 8 bits
 	vpclmulqdq      $0, %ymm1, %ymm2, %ymm2         # ... times 0x87
 	vpslldq         $1, %ymm0, %ymm0
@@ -131,26 +131,39 @@ aesgen_xts_encrypt_avx10_256:
 	vmovdqu8        (%rcx), %ymm4
 	vpternlogd      $150, %ymm8, %ymm9, %ymm4
 	vmovdqu8        32(%rcx), %ymm5
-	vpternlogd      $150, %ymm24, %ymm9, %ymm5
+	vpternlogd      $150, %ymm11, %ymm9, %ymm5
 	vmovdqu8        64(%rcx), %ymm6
-	vpternlogd      $150, %ymm25, %ymm9, %ymm6
+	vpternlogd      $150, %ymm12, %ymm9, %ymm6
 	mov             $-1, %r11
 	bzhi            %r8, %r11, %r11
 	kmovd           %r11d, %k1
 	vmovdqu8        96(%rcx), %ymm7{%k1}{z}
-	vpternlogd      $150, %ymm26, %ymm9, %ymm7
+	vpternlogd      $150, %ymm13, %ymm9, %ymm7
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_final4_aes128
 	{disp32} je     .Lxts_enc_final4_aes192
+	vaesenc         %ymm26, %ymm4, %ymm4
+	vaesenc         %ymm26, %ymm5, %ymm5
+	vaesenc         %ymm26, %ymm6, %ymm6
+	vaesenc         %ymm26, %ymm7, %ymm7
+	vaesenc         %ymm25, %ymm4, %ymm4
+	vaesenc         %ymm25, %ymm5, %ymm5
+	vaesenc         %ymm25, %ymm6, %ymm6
+	vaesenc         %ymm25, %ymm7, %ymm7
+.Lxts_enc_final4_aes192:
+	vaesenc         %ymm24, %ymm4, %ymm4
+	vaesenc         %ymm24, %ymm5, %ymm5
+	vaesenc         %ymm24, %ymm6, %ymm6
+	vaesenc         %ymm24, %ymm7, %ymm7
 	vaesenc         %ymm23, %ymm4, %ymm4
 	vaesenc         %ymm23, %ymm5, %ymm5
 	vaesenc         %ymm23, %ymm6, %ymm6
 	vaesenc         %ymm23, %ymm7, %ymm7
+.Lxts_enc_final4_aes128:
 	vaesenc         %ymm22, %ymm4, %ymm4
 	vaesenc         %ymm22, %ymm5, %ymm5
 	vaesenc         %ymm22, %ymm6, %ymm6
 	vaesenc         %ymm22, %ymm7, %ymm7
-.Lxts_enc_final4_aes192:
 	vaesenc         %ymm21, %ymm4, %ymm4
 	vaesenc         %ymm21, %ymm5, %ymm5
 	vaesenc         %ymm21, %ymm6, %ymm6
@@ -159,7 +172,6 @@ aesgen_xts_encrypt_avx10_256:
 	vaesenc         %ymm20, %ymm5, %ymm5
 	vaesenc         %ymm20, %ymm6, %ymm6
 	vaesenc         %ymm20, %ymm7, %ymm7
-.Lxts_enc_final4_aes128:
 	vaesenc         %ymm19, %ymm4, %ymm4
 	vaesenc         %ymm19, %ymm5, %ymm5
 	vaesenc         %ymm19, %ymm6, %ymm6
@@ -184,28 +196,16 @@ aesgen_xts_encrypt_avx10_256:
 	vaesenc         %ymm14, %ymm5, %ymm5
 	vaesenc         %ymm14, %ymm6, %ymm6
 	vaesenc         %ymm14, %ymm7, %ymm7
-	vaesenc         %ymm13, %ymm4, %ymm4
-	vaesenc         %ymm13, %ymm5, %ymm5
-	vaesenc         %ymm13, %ymm6, %ymm6
-	vaesenc         %ymm13, %ymm7, %ymm7
-	vaesenc         %ymm12, %ymm4, %ymm4
-	vaesenc         %ymm12, %ymm5, %ymm5
-	vaesenc         %ymm12, %ymm6, %ymm6
-	vaesenc         %ymm12, %ymm7, %ymm7
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vaesenc         %ymm11, %ymm5, %ymm5
-	vaesenc         %ymm11, %ymm6, %ymm6
-	vaesenc         %ymm11, %ymm7, %ymm7
 	vpxord          %ymm8, %ymm10, %ymm2
 	vaesenclast     %ymm2, %ymm4, %ymm4
 	vmovdqu8        %ymm4, (%rdx)
-	vpxord          %ymm24, %ymm10, %ymm2
+	vpxord          %ymm11, %ymm10, %ymm2
 	vaesenclast     %ymm2, %ymm5, %ymm5
 	vmovdqu8        %ymm5, 32(%rdx)
-	vpxord          %ymm25, %ymm10, %ymm2
+	vpxord          %ymm12, %ymm10, %ymm2
 	vaesenclast     %ymm2, %ymm6, %ymm6
 	vmovdqu8        %ymm6, 64(%rdx)
-	vpxord          %ymm26, %ymm10, %ymm2
+	vpxord          %ymm13, %ymm10, %ymm2
 	vaesenclast     %ymm2, %ymm7, %ymm7
 	vmovdqu8        %ymm7, 96(%rdx){%k1}
 	add             %r8, %rcx
@@ -213,27 +213,27 @@ aesgen_xts_encrypt_avx10_256:
 	add             $96, %rcx
 	add             $96, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          $63, %ymm26, %ymm2              # top 1 bits of each half
+	vpsrlq          $63, %ymm13, %ymm2              # top 1 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
-	vpsllq          $1, %ymm26, %ymm26
-	vpternlogd      $150, %ymm3, %ymm2, %ymm26
+	vpsllq          $1, %ymm13, %ymm13
+	vpternlogd      $150, %ymm3, %ymm2, %ymm13
 	lea             .Lxts_lane_select(%rip), %r11
 	vmovdqu8        -16(%r11,%r8,1), %xmm3
-	vpermd          %ymm26, %ymm3, %ymm2
+	vpermd          %ymm13, %ymm3, %ymm2
 	{disp32} jmp    .Lxts_enc_steal_or_done
 .Lxts_enc_final3:
 	vmovdqa64       %ymm0, %ymm8
 	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
-	vpsllq          $2, %ymm0, %ymm24
-	vpternlogd      $150, %ymm3, %ymm2, %ymm24
+	vpsllq          $2, %ymm0, %ymm11
+	vpternlogd      $150, %ymm3, %ymm2, %ymm11
 	vpsrlq          $60, %ymm0, %ymm2               # top 4 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
-	vpsllq          $4, %ymm0, %ymm25
-	vpternlogd      $150, %ymm3, %ymm2, %ymm25
+	vpsllq          $4, %ymm0, %ymm12
+	vpternlogd      $150, %ymm3, %ymm2, %ymm12
 	vpsrlq          $58, %ymm0, %ymm2               # top 6 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
@@ -243,29 +243,38 @@ aesgen_xts_encrypt_avx10_256:
 	vmovdqu8        (%rcx), %ymm4
 	vpternlogd      $150, %ymm8, %ymm9, %ymm4
 	vmovdqu8        32(%rcx), %ymm5
-	vpternlogd      $150, %ymm24, %ymm9, %ymm5
+	vpternlogd      $150, %ymm11, %ymm9, %ymm5
 	mov             $-1, %r11
 	bzhi            %r8, %r11, %r11
 	kmovd           %r11d, %k1
 	vmovdqu8        64(%rcx), %ymm6{%k1}{z}
-	vpternlogd      $150, %ymm25, %ymm9, %ymm6
+	vpternlogd      $150, %ymm12, %ymm9, %ymm6
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_final3_aes128
 	{disp32} je     .Lxts_enc_final3_aes192
+	vaesenc         %ymm26, %ymm4, %ymm4
+	vaesenc         %ymm26, %ymm5, %ymm5
+	vaesenc         %ymm26, %ymm6, %ymm6
+	vaesenc         %ymm25, %ymm4, %ymm4
+	vaesenc         %ymm25, %ymm5, %ymm5
+	vaesenc         %ymm25, %ymm6, %ymm6
+.Lxts_enc_final3_aes192:
+	vaesenc         %ymm24, %ymm4, %ymm4
+	vaesenc         %ymm24, %ymm5, %ymm5
+	vaesenc         %ymm24, %ymm6, %ymm6
 	vaesenc         %ymm23, %ymm4, %ymm4
 	vaesenc         %ymm23, %ymm5, %ymm5
 	vaesenc         %ymm23, %ymm6, %ymm6
+.Lxts_enc_final3_aes128:
 	vaesenc         %ymm22, %ymm4, %ymm4
 	vaesenc         %ymm22, %ymm5, %ymm5
 	vaesenc         %ymm22, %ymm6, %ymm6
-.Lxts_enc_final3_aes192:
 	vaesenc         %ymm21, %ymm4, %ymm4
 	vaesenc         %ymm21, %ymm5, %ymm5
 	vaesenc         %ymm21, %ymm6, %ymm6
 	vaesenc         %ymm20, %ymm4, %ymm4
 	vaesenc         %ymm20, %ymm5, %ymm5
 	vaesenc         %ymm20, %ymm6, %ymm6
-.Lxts_enc_final3_aes128:
 	vaesenc         %ymm19, %ymm4, %ymm4
 	vaesenc         %ymm19, %ymm5, %ymm5
 	vaesenc         %ymm19, %ymm6, %ymm6
@@ -284,22 +293,13 @@ aesgen_xts_encrypt_avx10_256:
 	vaesenc         %ymm14, %ymm4, %ymm4
 	vaesenc         %ymm14, %ymm5, %ymm5
 	vaesenc         %ymm14, %ymm6, %ymm6
-	vaesenc         %ymm13, %ymm4, %ymm4
-	vaesenc         %ymm13, %ymm5, %ymm5
-	vaesenc         %ymm13, %ymm6, %ymm6
-	vaesenc         %ymm12, %ymm4, %ymm4
-	vaesenc         %ymm12, %ymm5, %ymm5
-	vaesenc         %ymm12, %ymm6, %ymm6
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vaesenc         %ymm11, %ymm5, %ymm5
-	vaesenc         %ymm11, %ymm6, %ymm6
 	vpxord          %ymm8, %ymm10, %ymm2
 	vaesenclast     %ymm2, %ymm4, %ymm4
 	vmovdqu8        %ymm4, (%rdx)
-	vpxord          %ymm24, %ymm10, %ymm2
+	vpxord          %ymm11, %ymm10, %ymm2
 	vaesenclast     %ymm2, %ymm5, %ymm5
 	vmovdqu8        %ymm5, 32(%rdx)
-	vpxord          %ymm25, %ymm10, %ymm2
+	vpxord          %ymm12, %ymm10, %ymm2
 	vaesenclast     %ymm2, %ymm6, %ymm6
 	vmovdqu8        %ymm6, 64(%rdx){%k1}
 	add             %r8, %rcx
@@ -307,22 +307,22 @@ aesgen_xts_encrypt_avx10_256:
 	add             $64, %rcx
 	add             $64, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          $63, %ymm25, %ymm2              # top 1 bits of each half
+	vpsrlq          $63, %ymm12, %ymm2              # top 1 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
-	vpsllq          $1, %ymm25, %ymm25
-	vpternlogd      $150, %ymm3, %ymm2, %ymm25
+	vpsllq          $1, %ymm12, %ymm12
+	vpternlogd      $150, %ymm3, %ymm2, %ymm12
 	lea             .Lxts_lane_select(%rip), %r11
 	vmovdqu8        -16(%r11,%r8,1), %xmm3
-	vpermd          %ymm25, %ymm3, %ymm2
+	vpermd          %ymm12, %ymm3, %ymm2
 	{disp32} jmp    .Lxts_enc_steal_or_done
 .Lxts_enc_final2:
 	vmovdqa64       %ymm0, %ymm8
 	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
-	vpsllq          $2, %ymm0, %ymm24
-	vpternlogd      $150, %ymm3, %ymm2, %ymm24
+	vpsllq          $2, %ymm0, %ymm11
+	vpternlogd      $150, %ymm3, %ymm2, %ymm11
 	vpsrlq          $60, %ymm0, %ymm2               # top 4 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
@@ -335,20 +335,26 @@ aesgen_xts_encrypt_avx10_256:
 	bzhi            %r8, %r11, %r11
 	kmovd           %r11d, %k1
 	vmovdqu8        32(%rcx), %ymm5{%k1}{z}
-	vpternlogd      $150, %ymm24, %ymm9, %ymm5
+	vpternlogd      $150, %ymm11, %ymm9, %ymm5
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_final2_aes128
 	{disp32} je     .Lxts_enc_final2_aes192
+	vaesenc         %ymm26, %ymm4, %ymm4
+	vaesenc         %ymm26, %ymm5, %ymm5
+	vaesenc         %ymm25, %ymm4, %ymm4
+	vaesenc         %ymm25, %ymm5, %ymm5
+.Lxts_enc_final2_aes192:
+	vaesenc         %ymm24, %ymm4, %ymm4
+	vaesenc         %ymm24, %ymm5, %ymm5
 	vaesenc         %ymm23, %ymm4, %ymm4
 	vaesenc         %ymm23, %ymm5, %ymm5
+.Lxts_enc_final2_aes128:
 	vaesenc         %ymm22, %ymm4, %ymm4
 	vaesenc         %ymm22, %ymm5, %ymm5
-.Lxts_enc_final2_aes192:
 	vaesenc         %ymm21, %ymm4, %ymm4
 	vaesenc         %ymm21, %ymm5, %ymm5
 	vaesenc         %ymm20, %ymm4, %ymm4
 	vaesenc         %ymm20, %ymm5, %ymm5
-.Lxts_enc_final2_aes128:
 	vaesenc         %ymm19, %ymm4, %ymm4
 	vaesenc         %ymm19, %ymm5, %ymm5
 	vaesenc         %ymm18, %ymm4, %ymm4
@@ -361,16 +367,10 @@ aesgen_xts_encrypt_avx10_256:
 	vaesenc         %ymm15, %ymm5, %ymm5
 	vaesenc         %ymm14, %ymm4, %ymm4
 	vaesenc         %ymm14, %ymm5, %ymm5
-	vaesenc         %ymm13, %ymm4, %ymm4
-	vaesenc         %ymm13, %ymm5, %ymm5
-	vaesenc         %ymm12, %ymm4, %ymm4
-	vaesenc         %ymm12, %ymm5, %ymm5
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vaesenc         %ymm11, %ymm5, %ymm5
 	vpxord          %ymm8, %ymm10, %ymm2
 	vaesenclast     %ymm2, %ymm4, %ymm4
 	vmovdqu8        %ymm4, (%rdx)
-	vpxord          %ymm24, %ymm10, %ymm2
+	vpxord          %ymm11, %ymm10, %ymm2
 	vaesenclast     %ymm2, %ymm5, %ymm5
 	vmovdqu8        %ymm5, 32(%rdx){%k1}
 	add             %r8, %rcx
@@ -378,14 +378,14 @@ aesgen_xts_encrypt_avx10_256:
 	add             $32, %rcx
 	add             $32, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          $63, %ymm24, %ymm2              # top 1 bits of each half
+	vpsrlq          $63, %ymm11, %ymm2              # top 1 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
-	vpsllq          $1, %ymm24, %ymm24
-	vpternlogd      $150, %ymm3, %ymm2, %ymm24
+	vpsllq          $1, %ymm11, %ymm11
+	vpternlogd      $150, %ymm3, %ymm2, %ymm11
 	lea             .Lxts_lane_select(%rip), %r11
 	vmovdqu8        -16(%r11,%r8,1), %xmm3
-	vpermd          %ymm24, %ymm3, %ymm2
+	vpermd          %ymm11, %ymm3, %ymm2
 	{disp32} jmp    .Lxts_enc_steal_or_done
 .Lxts_enc_final1:
 	vmovdqa64       %ymm0, %ymm8
@@ -402,21 +402,21 @@ aesgen_xts_encrypt_avx10_256:
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_final1_aes128
 	{disp32} je     .Lxts_enc_final1_aes192
-	vaesenc         %ymm23, %ymm4, %ymm4
-	vaesenc         %ymm22, %ymm4, %ymm4
+	vaesenc         %ymm26, %ymm4, %ymm4
+	vaesenc         %ymm25, %ymm4, %ymm4
 .Lxts_enc_final1_aes192:
+	vaesenc         %ymm24, %ymm4, %ymm4
+	vaesenc         %ymm23, %ymm4, %ymm4
+.Lxts_enc_final1_aes128:
+	vaesenc         %ymm22, %ymm4, %ymm4
 	vaesenc         %ymm21, %ymm4, %ymm4
 	vaesenc         %ymm20, %ymm4, %ymm4
-.Lxts_enc_final1_aes128:
 	vaesenc         %ymm19, %ymm4, %ymm4
 	vaesenc         %ymm18, %ymm4, %ymm4
 	vaesenc         %ymm17, %ymm4, %ymm4
 	vaesenc         %ymm16, %ymm4, %ymm4
 	vaesenc         %ymm15, %ymm4, %ymm4
 	vaesenc         %ymm14, %ymm4, %ymm4
-	vaesenc         %ymm13, %ymm4, %ymm4
-	vaesenc         %ymm12, %ymm4, %ymm4
-	vaesenc         %ymm11, %ymm4, %ymm4
 	vpxord          %ymm8, %ymm10, %ymm2
 	vaesenclast     %ymm2, %ymm4, %ymm4
 	vmovdqu8        %ymm4, (%rdx){%k1}
@@ -514,18 +514,18 @@ aesgen_xts_encrypt_avx10_256:
 	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
-	vpsllq          $2, %ymm0, %ymm24
-	vpternlogd      $150, %ymm3, %ymm2, %ymm24
+	vpsllq          $2, %ymm0, %ymm11
+	vpternlogd      $150, %ymm3, %ymm2, %ymm11
 	vpsrlq          $60, %ymm0, %ymm2               # top 4 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
-	vpsllq          $4, %ymm0, %ymm25
-	vpternlogd      $150, %ymm3, %ymm2, %ymm25
+	vpsllq          $4, %ymm0, %ymm12
+	vpternlogd      $150, %ymm3, %ymm2, %ymm12
 	vpsrlq          $58, %ymm0, %ymm2               # top 6 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
-	vpsllq          $6, %ymm0, %ymm26
-	vpternlogd      $150, %ymm3, %ymm2, %ymm26
+	vpsllq          $6, %ymm0, %ymm13
+	vpternlogd      $150, %ymm3, %ymm2, %ymm13
 	vpsrldq         $15, %ymm0, %ymm2               # the top 8 bits
 	vpclmulqdq      $0, %ymm1, %ymm2, %ymm2         # ... times 0x87
 	vpslldq         $1, %ymm0, %ymm0
@@ -533,23 +533,36 @@ aesgen_xts_encrypt_avx10_256:
 	vmovdqu8        (%rcx), %ymm4
 	vpternlogd      $150, %ymm8, %ymm9, %ymm4
 	vmovdqu8        32(%rcx), %ymm5
-	vpternlogd      $150, %ymm24, %ymm9, %ymm5
+	vpternlogd      $150, %ymm11, %ymm9, %ymm5
 	vmovdqu8        64(%rcx), %ymm6
-	vpternlogd      $150, %ymm25, %ymm9, %ymm6
+	vpternlogd      $150, %ymm12, %ymm9, %ymm6
 	vmovdqu8        96(%rcx), %ymm7
-	vpternlogd      $150, %ymm26, %ymm9, %ymm7
+	vpternlogd      $150, %ymm13, %ymm9, %ymm7
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_main_aes128
 	{disp32} je     .Lxts_enc_main_aes192
+	vaesenc         %ymm26, %ymm4, %ymm4
+	vaesenc         %ymm26, %ymm5, %ymm5
+	vaesenc         %ymm26, %ymm6, %ymm6
+	vaesenc         %ymm26, %ymm7, %ymm7
+	vaesenc         %ymm25, %ymm4, %ymm4
+	vaesenc         %ymm25, %ymm5, %ymm5
+	vaesenc         %ymm25, %ymm6, %ymm6
+	vaesenc         %ymm25, %ymm7, %ymm7
+.Lxts_enc_main_aes192:
+	vaesenc         %ymm24, %ymm4, %ymm4
+	vaesenc         %ymm24, %ymm5, %ymm5
+	vaesenc         %ymm24, %ymm6, %ymm6
+	vaesenc         %ymm24, %ymm7, %ymm7
 	vaesenc         %ymm23, %ymm4, %ymm4
 	vaesenc         %ymm23, %ymm5, %ymm5
 	vaesenc         %ymm23, %ymm6, %ymm6
 	vaesenc         %ymm23, %ymm7, %ymm7
+.Lxts_enc_main_aes128:
 	vaesenc         %ymm22, %ymm4, %ymm4
 	vaesenc         %ymm22, %ymm5, %ymm5
 	vaesenc         %ymm22, %ymm6, %ymm6
 	vaesenc         %ymm22, %ymm7, %ymm7
-.Lxts_enc_main_aes192:
 	vaesenc         %ymm21, %ymm4, %ymm4
 	vaesenc         %ymm21, %ymm5, %ymm5
 	vaesenc         %ymm21, %ymm6, %ymm6
@@ -558,7 +571,6 @@ aesgen_xts_encrypt_avx10_256:
 	vaesenc         %ymm20, %ymm5, %ymm5
 	vaesenc         %ymm20, %ymm6, %ymm6
 	vaesenc         %ymm20, %ymm7, %ymm7
-.Lxts_enc_main_aes128:
 	vaesenc         %ymm19, %ymm4, %ymm4
 	vaesenc         %ymm19, %ymm5, %ymm5
 	vaesenc         %ymm19, %ymm6, %ymm6
@@ -583,28 +595,16 @@ aesgen_xts_encrypt_avx10_256:
 	vaesenc         %ymm14, %ymm5, %ymm5
 	vaesenc         %ymm14, %ymm6, %ymm6
 	vaesenc         %ymm14, %ymm7, %ymm7
-	vaesenc         %ymm13, %ymm4, %ymm4
-	vaesenc         %ymm13, %ymm5, %ymm5
-	vaesenc         %ymm13, %ymm6, %ymm6
-	vaesenc         %ymm13, %ymm7, %ymm7
-	vaesenc         %ymm12, %ymm4, %ymm4
-	vaesenc         %ymm12, %ymm5, %ymm5
-	vaesenc         %ymm12, %ymm6, %ymm6
-	vaesenc         %ymm12, %ymm7, %ymm7
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vaesenc         %ymm11, %ymm5, %ymm5
-	vaesenc         %ymm11, %ymm6, %ymm6
-	vaesenc         %ymm11, %ymm7, %ymm7
 	vpxord          %ymm8, %ymm10, %ymm2
 	vaesenclast     %ymm2, %ymm4, %ymm4
 	vmovdqu8        %ymm4, (%rdx)
-	vpxord          %ymm24, %ymm10, %ymm2
+	vpxord          %ymm11, %ymm10, %ymm2
 	vaesenclast     %ymm2, %ymm5, %ymm5
 	vmovdqu8        %ymm5, 32(%rdx)
-	vpxord          %ymm25, %ymm10, %ymm2
+	vpxord          %ymm12, %ymm10, %ymm2
 	vaesenclast     %ymm2, %ymm6, %ymm6
 	vmovdqu8        %ymm6, 64(%rdx)
-	vpxord          %ymm26, %ymm10, %ymm2
+	vpxord          %ymm13, %ymm10, %ymm2
 	vaesenclast     %ymm2, %ymm7, %ymm7
 	vmovdqu8        %ymm7, 96(%rdx)
 	add             $128, %rcx
@@ -633,10 +633,10 @@ aesgen_xts_encrypt_avx10_256:
 #
 # Registers: KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11, PART=rsi, PART=rsi (after the tweak is made)
 #            BASE=ymm0, POLY=ymm1, T1=ymm2, T2=ymm3, X0=ymm4, X1=ymm5
-#            X2=ymm6, X3=ymm7, TW=ymm8, K0=ymm9, KLAST=ymm10, KLAST-1=ymm11
-#            KLAST-2=ymm12, KLAST-3=ymm13, KLAST-4=ymm14, KLAST-5=ymm15, KLAST-6=ymm16, KLAST-7=ymm17
-#            KLAST-8=ymm18, KLAST-9=ymm19, KLAST-10=ymm20, KLAST-11=ymm21, KLAST-12=ymm22, KLAST-13=ymm23
-#            TW0=ymm24, TW1=ymm25, TW2=ymm26
+#            X2=ymm6, X3=ymm7, TW=ymm8, K0=ymm9, KLAST=ymm10, TW0=ymm11
+#            TW1=ymm12, TW2=ymm13, KLAST-1=ymm14, KLAST-2=ymm15, KLAST-3=ymm16, KLAST-4=ymm17
+#            KLAST-5=ymm18, KLAST-6=ymm19, KLAST-7=ymm20, KLAST-8=ymm21, KLAST-9=ymm22, KLAST-10=ymm23
+#            KLAST-11=ymm24, KLAST-12=ymm25, KLAST-13=ymm26
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_xts_decrypt_avx10_256
@@ -674,22 +674,22 @@ aesgen_xts_decrypt_avx10_256:
 	lea             (%r10,%rax,8), %r10             # &key1[rounds]
 	vbroadcasti32x4 (%rdi), %ymm9
 	vbroadcasti32x4 (%r10), %ymm10
-	vbroadcasti32x4 -16(%r10), %ymm11
-	vbroadcasti32x4 -32(%r10), %ymm12
-	vbroadcasti32x4 -48(%r10), %ymm13
-	vbroadcasti32x4 -64(%r10), %ymm14
-	vbroadcasti32x4 -80(%r10), %ymm15
-	vbroadcasti32x4 -96(%r10), %ymm16
-	vbroadcasti32x4 -112(%r10), %ymm17
-	vbroadcasti32x4 -128(%r10), %ymm18
-	vbroadcasti32x4 -144(%r10), %ymm19
+	vbroadcasti32x4 -16(%r10), %ymm14
+	vbroadcasti32x4 -32(%r10), %ymm15
+	vbroadcasti32x4 -48(%r10), %ymm16
+	vbroadcasti32x4 -64(%r10), %ymm17
+	vbroadcasti32x4 -80(%r10), %ymm18
+	vbroadcasti32x4 -96(%r10), %ymm19
+	vbroadcasti32x4 -112(%r10), %ymm20
+	vbroadcasti32x4 -128(%r10), %ymm21
+	vbroadcasti32x4 -144(%r10), %ymm22
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_keys_loaded
-	vbroadcasti32x4 -160(%r10), %ymm20
-	vbroadcasti32x4 -176(%r10), %ymm21
+	vbroadcasti32x4 -160(%r10), %ymm23
+	vbroadcasti32x4 -176(%r10), %ymm24
 	{disp32} je     .Lxts_dec_keys_loaded
-	vbroadcasti32x4 -192(%r10), %ymm22
-	vbroadcasti32x4 -208(%r10), %ymm23
+	vbroadcasti32x4 -192(%r10), %ymm25
+	vbroadcasti32x4 -208(%r10), %ymm26
 .Lxts_dec_keys_loaded:
 	vbroadcasti32x4 .Lxts_poly(%rip), %ymm1
 # BASE = T, T*x in lanes 0..1
@@ -721,18 +721,18 @@ aesgen_xts_decrypt_avx10_256:
 	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
-	vpsllq          $2, %ymm0, %ymm24
-	vpternlogd      $150, %ymm3, %ymm2, %ymm24
+	vpsllq          $2, %ymm0, %ymm11
+	vpternlogd      $150, %ymm3, %ymm2, %ymm11
 	vpsrlq          $60, %ymm0, %ymm2               # top 4 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
-	vpsllq          $4, %ymm0, %ymm25
-	vpternlogd      $150, %ymm3, %ymm2, %ymm25
+	vpsllq          $4, %ymm0, %ymm12
+	vpternlogd      $150, %ymm3, %ymm2, %ymm12
 	vpsrlq          $58, %ymm0, %ymm2               # top 6 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
-	vpsllq          $6, %ymm0, %ymm26
-	vpternlogd      $150, %ymm3, %ymm2, %ymm26
+	vpsllq          $6, %ymm0, %ymm13
+	vpternlogd      $150, %ymm3, %ymm2, %ymm13
 	vpsrldq         $15, %ymm0, %ymm2               # the top 8 bits
 	vpclmulqdq      $0, %ymm1, %ymm2, %ymm2         # ... times 0x87
 	vpslldq         $1, %ymm0, %ymm0
@@ -741,26 +741,39 @@ aesgen_xts_decrypt_avx10_256:
 	vmovdqu8        (%rcx), %ymm4
 	vpternlogd      $150, %ymm8, %ymm9, %ymm4
 	vmovdqu8        32(%rcx), %ymm5
-	vpternlogd      $150, %ymm24, %ymm9, %ymm5
+	vpternlogd      $150, %ymm11, %ymm9, %ymm5
 	vmovdqu8        64(%rcx), %ymm6
-	vpternlogd      $150, %ymm25, %ymm9, %ymm6
+	vpternlogd      $150, %ymm12, %ymm9, %ymm6
 	mov             $-1, %r11
 	bzhi            %r8, %r11, %r11
 	kmovd           %r11d, %k1
 	vmovdqu8        96(%rcx), %ymm7{%k1}{z}
-	vpternlogd      $150, %ymm26, %ymm9, %ymm7
+	vpternlogd      $150, %ymm13, %ymm9, %ymm7
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_final4_aes128
 	{disp32} je     .Lxts_dec_final4_aes192
+	vaesdec         %ymm26, %ymm4, %ymm4
+	vaesdec         %ymm26, %ymm5, %ymm5
+	vaesdec         %ymm26, %ymm6, %ymm6
+	vaesdec         %ymm26, %ymm7, %ymm7
+	vaesdec         %ymm25, %ymm4, %ymm4
+	vaesdec         %ymm25, %ymm5, %ymm5
+	vaesdec         %ymm25, %ymm6, %ymm6
+	vaesdec         %ymm25, %ymm7, %ymm7
+.Lxts_dec_final4_aes192:
+	vaesdec         %ymm24, %ymm4, %ymm4
+	vaesdec         %ymm24, %ymm5, %ymm5
+	vaesdec         %ymm24, %ymm6, %ymm6
+	vaesdec         %ymm24, %ymm7, %ymm7
 	vaesdec         %ymm23, %ymm4, %ymm4
 	vaesdec         %ymm23, %ymm5, %ymm5
 	vaesdec         %ymm23, %ymm6, %ymm6
 	vaesdec         %ymm23, %ymm7, %ymm7
+.Lxts_dec_final4_aes128:
 	vaesdec         %ymm22, %ymm4, %ymm4
 	vaesdec         %ymm22, %ymm5, %ymm5
 	vaesdec         %ymm22, %ymm6, %ymm6
 	vaesdec         %ymm22, %ymm7, %ymm7
-.Lxts_dec_final4_aes192:
 	vaesdec         %ymm21, %ymm4, %ymm4
 	vaesdec         %ymm21, %ymm5, %ymm5
 	vaesdec         %ymm21, %ymm6, %ymm6
@@ -769,7 +782,6 @@ aesgen_xts_decrypt_avx10_256:
 	vaesdec         %ymm20, %ymm5, %ymm5
 	vaesdec         %ymm20, %ymm6, %ymm6
 	vaesdec         %ymm20, %ymm7, %ymm7
-.Lxts_dec_final4_aes128:
 	vaesdec         %ymm19, %ymm4, %ymm4
 	vaesdec         %ymm19, %ymm5, %ymm5
 	vaesdec         %ymm19, %ymm6, %ymm6
@@ -794,28 +806,16 @@ aesgen_xts_decrypt_avx10_256:
 	vaesdec         %ymm14, %ymm5, %ymm5
 	vaesdec         %ymm14, %ymm6, %ymm6
 	vaesdec         %ymm14, %ymm7, %ymm7
-	vaesdec         %ymm13, %ymm4, %ymm4
-	vaesdec         %ymm13, %ymm5, %ymm5
-	vaesdec         %ymm13, %ymm6, %ymm6
-	vaesdec         %ymm13, %ymm7, %ymm7
-	vaesdec         %ymm12, %ymm4, %ymm4
-	vaesdec         %ymm12, %ymm5, %ymm5
-	vaesdec         %ymm12, %ymm6, %ymm6
-	vaesdec         %ymm12, %ymm7, %ymm7
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vaesdec         %ymm11, %ymm5, %ymm5
-	vaesdec         %ymm11, %ymm6, %ymm6
-	vaesdec         %ymm11, %ymm7, %ymm7
 	vpxord          %ymm8, %ymm10, %ymm2
 	vaesdeclast     %ymm2, %ymm4, %ymm4
 	vmovdqu8        %ymm4, (%rdx)
-	vpxord          %ymm24, %ymm10, %ymm2
+	vpxord          %ymm11, %ymm10, %ymm2
 	vaesdeclast     %ymm2, %ymm5, %ymm5
 	vmovdqu8        %ymm5, 32(%rdx)
-	vpxord          %ymm25, %ymm10, %ymm2
+	vpxord          %ymm12, %ymm10, %ymm2
 	vaesdeclast     %ymm2, %ymm6, %ymm6
 	vmovdqu8        %ymm6, 64(%rdx)
-	vpxord          %ymm26, %ymm10, %ymm2
+	vpxord          %ymm13, %ymm10, %ymm2
 	vaesdeclast     %ymm2, %ymm7, %ymm7
 	vmovdqu8        %ymm7, 96(%rdx){%k1}
 	add             %r8, %rcx
@@ -823,27 +823,27 @@ aesgen_xts_decrypt_avx10_256:
 	add             $96, %rcx
 	add             $96, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          $63, %ymm26, %ymm2              # top 1 bits of each half
+	vpsrlq          $63, %ymm13, %ymm2              # top 1 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
-	vpsllq          $1, %ymm26, %ymm26
-	vpternlogd      $150, %ymm3, %ymm2, %ymm26
+	vpsllq          $1, %ymm13, %ymm13
+	vpternlogd      $150, %ymm3, %ymm2, %ymm13
 	lea             .Lxts_lane_select(%rip), %r11
 	vmovdqu8        -16(%r11,%r8,1), %xmm3
-	vpermd          %ymm26, %ymm3, %ymm2
+	vpermd          %ymm13, %ymm3, %ymm2
 	{disp32} jmp    .Lxts_dec_steal_or_done
 .Lxts_dec_final3:
 	vmovdqa64       %ymm0, %ymm8
 	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
-	vpsllq          $2, %ymm0, %ymm24
-	vpternlogd      $150, %ymm3, %ymm2, %ymm24
+	vpsllq          $2, %ymm0, %ymm11
+	vpternlogd      $150, %ymm3, %ymm2, %ymm11
 	vpsrlq          $60, %ymm0, %ymm2               # top 4 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
-	vpsllq          $4, %ymm0, %ymm25
-	vpternlogd      $150, %ymm3, %ymm2, %ymm25
+	vpsllq          $4, %ymm0, %ymm12
+	vpternlogd      $150, %ymm3, %ymm2, %ymm12
 	vpsrlq          $58, %ymm0, %ymm2               # top 6 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
@@ -853,29 +853,38 @@ aesgen_xts_decrypt_avx10_256:
 	vmovdqu8        (%rcx), %ymm4
 	vpternlogd      $150, %ymm8, %ymm9, %ymm4
 	vmovdqu8        32(%rcx), %ymm5
-	vpternlogd      $150, %ymm24, %ymm9, %ymm5
+	vpternlogd      $150, %ymm11, %ymm9, %ymm5
 	mov             $-1, %r11
 	bzhi            %r8, %r11, %r11
 	kmovd           %r11d, %k1
 	vmovdqu8        64(%rcx), %ymm6{%k1}{z}
-	vpternlogd      $150, %ymm25, %ymm9, %ymm6
+	vpternlogd      $150, %ymm12, %ymm9, %ymm6
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_final3_aes128
 	{disp32} je     .Lxts_dec_final3_aes192
+	vaesdec         %ymm26, %ymm4, %ymm4
+	vaesdec         %ymm26, %ymm5, %ymm5
+	vaesdec         %ymm26, %ymm6, %ymm6
+	vaesdec         %ymm25, %ymm4, %ymm4
+	vaesdec         %ymm25, %ymm5, %ymm5
+	vaesdec         %ymm25, %ymm6, %ymm6
+.Lxts_dec_final3_aes192:
+	vaesdec         %ymm24, %ymm4, %ymm4
+	vaesdec         %ymm24, %ymm5, %ymm5
+	vaesdec         %ymm24, %ymm6, %ymm6
 	vaesdec         %ymm23, %ymm4, %ymm4
 	vaesdec         %ymm23, %ymm5, %ymm5
 	vaesdec         %ymm23, %ymm6, %ymm6
+.Lxts_dec_final3_aes128:
 	vaesdec         %ymm22, %ymm4, %ymm4
 	vaesdec         %ymm22, %ymm5, %ymm5
 	vaesdec         %ymm22, %ymm6, %ymm6
-.Lxts_dec_final3_aes192:
 	vaesdec         %ymm21, %ymm4, %ymm4
 	vaesdec         %ymm21, %ymm5, %ymm5
 	vaesdec         %ymm21, %ymm6, %ymm6
 	vaesdec         %ymm20, %ymm4, %ymm4
 	vaesdec         %ymm20, %ymm5, %ymm5
 	vaesdec         %ymm20, %ymm6, %ymm6
-.Lxts_dec_final3_aes128:
 	vaesdec         %ymm19, %ymm4, %ymm4
 	vaesdec         %ymm19, %ymm5, %ymm5
 	vaesdec         %ymm19, %ymm6, %ymm6
@@ -894,22 +903,13 @@ aesgen_xts_decrypt_avx10_256:
 	vaesdec         %ymm14, %ymm4, %ymm4
 	vaesdec         %ymm14, %ymm5, %ymm5
 	vaesdec         %ymm14, %ymm6, %ymm6
-	vaesdec         %ymm13, %ymm4, %ymm4
-	vaesdec         %ymm13, %ymm5, %ymm5
-	vaesdec         %ymm13, %ymm6, %ymm6
-	vaesdec         %ymm12, %ymm4, %ymm4
-	vaesdec         %ymm12, %ymm5, %ymm5
-	vaesdec         %ymm12, %ymm6, %ymm6
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vaesdec         %ymm11, %ymm5, %ymm5
-	vaesdec         %ymm11, %ymm6, %ymm6
 	vpxord          %ymm8, %ymm10, %ymm2
 	vaesdeclast     %ymm2, %ymm4, %ymm4
 	vmovdqu8        %ymm4, (%rdx)
-	vpxord          %ymm24, %ymm10, %ymm2
+	vpxord          %ymm11, %ymm10, %ymm2
 	vaesdeclast     %ymm2, %ymm5, %ymm5
 	vmovdqu8        %ymm5, 32(%rdx)
-	vpxord          %ymm25, %ymm10, %ymm2
+	vpxord          %ymm12, %ymm10, %ymm2
 	vaesdeclast     %ymm2, %ymm6, %ymm6
 	vmovdqu8        %ymm6, 64(%rdx){%k1}
 	add             %r8, %rcx
@@ -917,22 +917,22 @@ aesgen_xts_decrypt_avx10_256:
 	add             $64, %rcx
 	add             $64, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          $63, %ymm25, %ymm2              # top 1 bits of each half
+	vpsrlq          $63, %ymm12, %ymm2              # top 1 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
-	vpsllq          $1, %ymm25, %ymm25
-	vpternlogd      $150, %ymm3, %ymm2, %ymm25
+	vpsllq          $1, %ymm12, %ymm12
+	vpternlogd      $150, %ymm3, %ymm2, %ymm12
 	lea             .Lxts_lane_select(%rip), %r11
 	vmovdqu8        -16(%r11,%r8,1), %xmm3
-	vpermd          %ymm25, %ymm3, %ymm2
+	vpermd          %ymm12, %ymm3, %ymm2
 	{disp32} jmp    .Lxts_dec_steal_or_done
 .Lxts_dec_final2:
 	vmovdqa64       %ymm0, %ymm8
 	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
-	vpsllq          $2, %ymm0, %ymm24
-	vpternlogd      $150, %ymm3, %ymm2, %ymm24
+	vpsllq          $2, %ymm0, %ymm11
+	vpternlogd      $150, %ymm3, %ymm2, %ymm11
 	vpsrlq          $60, %ymm0, %ymm2               # top 4 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
@@ -945,20 +945,26 @@ aesgen_xts_decrypt_avx10_256:
 	bzhi            %r8, %r11, %r11
 	kmovd           %r11d, %k1
 	vmovdqu8        32(%rcx), %ymm5{%k1}{z}
-	vpternlogd      $150, %ymm24, %ymm9, %ymm5
+	vpternlogd      $150, %ymm11, %ymm9, %ymm5
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_final2_aes128
 	{disp32} je     .Lxts_dec_final2_aes192
+	vaesdec         %ymm26, %ymm4, %ymm4
+	vaesdec         %ymm26, %ymm5, %ymm5
+	vaesdec         %ymm25, %ymm4, %ymm4
+	vaesdec         %ymm25, %ymm5, %ymm5
+.Lxts_dec_final2_aes192:
+	vaesdec         %ymm24, %ymm4, %ymm4
+	vaesdec         %ymm24, %ymm5, %ymm5
 	vaesdec         %ymm23, %ymm4, %ymm4
 	vaesdec         %ymm23, %ymm5, %ymm5
+.Lxts_dec_final2_aes128:
 	vaesdec         %ymm22, %ymm4, %ymm4
 	vaesdec         %ymm22, %ymm5, %ymm5
-.Lxts_dec_final2_aes192:
 	vaesdec         %ymm21, %ymm4, %ymm4
 	vaesdec         %ymm21, %ymm5, %ymm5
 	vaesdec         %ymm20, %ymm4, %ymm4
 	vaesdec         %ymm20, %ymm5, %ymm5
-.Lxts_dec_final2_aes128:
 	vaesdec         %ymm19, %ymm4, %ymm4
 	vaesdec         %ymm19, %ymm5, %ymm5
 	vaesdec         %ymm18, %ymm4, %ymm4
@@ -971,16 +977,10 @@ aesgen_xts_decrypt_avx10_256:
 	vaesdec         %ymm15, %ymm5, %ymm5
 	vaesdec         %ymm14, %ymm4, %ymm4
 	vaesdec         %ymm14, %ymm5, %ymm5
-	vaesdec         %ymm13, %ymm4, %ymm4
-	vaesdec         %ymm13, %ymm5, %ymm5
-	vaesdec         %ymm12, %ymm4, %ymm4
-	vaesdec         %ymm12, %ymm5, %ymm5
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vaesdec         %ymm11, %ymm5, %ymm5
 	vpxord          %ymm8, %ymm10, %ymm2
 	vaesdeclast     %ymm2, %ymm4, %ymm4
 	vmovdqu8        %ymm4, (%rdx)
-	vpxord          %ymm24, %ymm10, %ymm2
+	vpxord          %ymm11, %ymm10, %ymm2
 	vaesdeclast     %ymm2, %ymm5, %ymm5
 	vmovdqu8        %ymm5, 32(%rdx){%k1}
 	add             %r8, %rcx
@@ -988,14 +988,14 @@ aesgen_xts_decrypt_avx10_256:
 	add             $32, %rcx
 	add             $32, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          $63, %ymm24, %ymm2              # top 1 bits of each half
+	vpsrlq          $63, %ymm11, %ymm2              # top 1 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
-	vpsllq          $1, %ymm24, %ymm24
-	vpternlogd      $150, %ymm3, %ymm2, %ymm24
+	vpsllq          $1, %ymm11, %ymm11
+	vpternlogd      $150, %ymm3, %ymm2, %ymm11
 	lea             .Lxts_lane_select(%rip), %r11
 	vmovdqu8        -16(%r11,%r8,1), %xmm3
-	vpermd          %ymm24, %ymm3, %ymm2
+	vpermd          %ymm11, %ymm3, %ymm2
 	{disp32} jmp    .Lxts_dec_steal_or_done
 .Lxts_dec_final1:
 	vmovdqa64       %ymm0, %ymm8
@@ -1012,21 +1012,21 @@ aesgen_xts_decrypt_avx10_256:
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_final1_aes128
 	{disp32} je     .Lxts_dec_final1_aes192
-	vaesdec         %ymm23, %ymm4, %ymm4
-	vaesdec         %ymm22, %ymm4, %ymm4
+	vaesdec         %ymm26, %ymm4, %ymm4
+	vaesdec         %ymm25, %ymm4, %ymm4
 .Lxts_dec_final1_aes192:
+	vaesdec         %ymm24, %ymm4, %ymm4
+	vaesdec         %ymm23, %ymm4, %ymm4
+.Lxts_dec_final1_aes128:
+	vaesdec         %ymm22, %ymm4, %ymm4
 	vaesdec         %ymm21, %ymm4, %ymm4
 	vaesdec         %ymm20, %ymm4, %ymm4
-.Lxts_dec_final1_aes128:
 	vaesdec         %ymm19, %ymm4, %ymm4
 	vaesdec         %ymm18, %ymm4, %ymm4
 	vaesdec         %ymm17, %ymm4, %ymm4
 	vaesdec         %ymm16, %ymm4, %ymm4
 	vaesdec         %ymm15, %ymm4, %ymm4
 	vaesdec         %ymm14, %ymm4, %ymm4
-	vaesdec         %ymm13, %ymm4, %ymm4
-	vaesdec         %ymm12, %ymm4, %ymm4
-	vaesdec         %ymm11, %ymm4, %ymm4
 	vpxord          %ymm8, %ymm10, %ymm2
 	vaesdeclast     %ymm2, %ymm4, %ymm4
 	vmovdqu8        %ymm4, (%rdx){%k1}
@@ -1124,18 +1124,18 @@ aesgen_xts_decrypt_avx10_256:
 	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
-	vpsllq          $2, %ymm0, %ymm24
-	vpternlogd      $150, %ymm3, %ymm2, %ymm24
+	vpsllq          $2, %ymm0, %ymm11
+	vpternlogd      $150, %ymm3, %ymm2, %ymm11
 	vpsrlq          $60, %ymm0, %ymm2               # top 4 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
-	vpsllq          $4, %ymm0, %ymm25
-	vpternlogd      $150, %ymm3, %ymm2, %ymm25
+	vpsllq          $4, %ymm0, %ymm12
+	vpternlogd      $150, %ymm3, %ymm2, %ymm12
 	vpsrlq          $58, %ymm0, %ymm2               # top 6 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
-	vpsllq          $6, %ymm0, %ymm26
-	vpternlogd      $150, %ymm3, %ymm2, %ymm26
+	vpsllq          $6, %ymm0, %ymm13
+	vpternlogd      $150, %ymm3, %ymm2, %ymm13
 	vpsrldq         $15, %ymm0, %ymm2               # the top 8 bits
 	vpclmulqdq      $0, %ymm1, %ymm2, %ymm2         # ... times 0x87
 	vpslldq         $1, %ymm0, %ymm0
@@ -1143,23 +1143,36 @@ aesgen_xts_decrypt_avx10_256:
 	vmovdqu8        (%rcx), %ymm4
 	vpternlogd      $150, %ymm8, %ymm9, %ymm4
 	vmovdqu8        32(%rcx), %ymm5
-	vpternlogd      $150, %ymm24, %ymm9, %ymm5
+	vpternlogd      $150, %ymm11, %ymm9, %ymm5
 	vmovdqu8        64(%rcx), %ymm6
-	vpternlogd      $150, %ymm25, %ymm9, %ymm6
+	vpternlogd      $150, %ymm12, %ymm9, %ymm6
 	vmovdqu8        96(%rcx), %ymm7
-	vpternlogd      $150, %ymm26, %ymm9, %ymm7
+	vpternlogd      $150, %ymm13, %ymm9, %ymm7
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_main_aes128
 	{disp32} je     .Lxts_dec_main_aes192
+	vaesdec         %ymm26, %ymm4, %ymm4
+	vaesdec         %ymm26, %ymm5, %ymm5
+	vaesdec         %ymm26, %ymm6, %ymm6
+	vaesdec         %ymm26, %ymm7, %ymm7
+	vaesdec         %ymm25, %ymm4, %ymm4
+	vaesdec         %ymm25, %ymm5, %ymm5
+	vaesdec         %ymm25, %ymm6, %ymm6
+	vaesdec         %ymm25, %ymm7, %ymm7
+.Lxts_dec_main_aes192:
+	vaesdec         %ymm24, %ymm4, %ymm4
+	vaesdec         %ymm24, %ymm5, %ymm5
+	vaesdec         %ymm24, %ymm6, %ymm6
+	vaesdec         %ymm24, %ymm7, %ymm7
 	vaesdec         %ymm23, %ymm4, %ymm4
 	vaesdec         %ymm23, %ymm5, %ymm5
 	vaesdec         %ymm23, %ymm6, %ymm6
 	vaesdec         %ymm23, %ymm7, %ymm7
+.Lxts_dec_main_aes128:
 	vaesdec         %ymm22, %ymm4, %ymm4
 	vaesdec         %ymm22, %ymm5, %ymm5
 	vaesdec         %ymm22, %ymm6, %ymm6
 	vaesdec         %ymm22, %ymm7, %ymm7
-.Lxts_dec_main_aes192:
 	vaesdec         %ymm21, %ymm4, %ymm4
 	vaesdec         %ymm21, %ymm5, %ymm5
 	vaesdec         %ymm21, %ymm6, %ymm6
@@ -1168,7 +1181,6 @@ aesgen_xts_decrypt_avx10_256:
 	vaesdec         %ymm20, %ymm5, %ymm5
 	vaesdec         %ymm20, %ymm6, %ymm6
 	vaesdec         %ymm20, %ymm7, %ymm7
-.Lxts_dec_main_aes128:
 	vaesdec         %ymm19, %ymm4, %ymm4
 	vaesdec         %ymm19, %ymm5, %ymm5
 	vaesdec         %ymm19, %ymm6, %ymm6
@@ -1193,28 +1205,16 @@ aesgen_xts_decrypt_avx10_256:
 	vaesdec         %ymm14, %ymm5, %ymm5
 	vaesdec         %ymm14, %ymm6, %ymm6
 	vaesdec         %ymm14, %ymm7, %ymm7
-	vaesdec         %ymm13, %ymm4, %ymm4
-	vaesdec         %ymm13, %ymm5, %ymm5
-	vaesdec         %ymm13, %ymm6, %ymm6
-	vaesdec         %ymm13, %ymm7, %ymm7
-	vaesdec         %ymm12, %ymm4, %ymm4
-	vaesdec         %ymm12, %ymm5, %ymm5
-	vaesdec         %ymm12, %ymm6, %ymm6
-	vaesdec         %ymm12, %ymm7, %ymm7
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vaesdec         %ymm11, %ymm5, %ymm5
-	vaesdec         %ymm11, %ymm6, %ymm6
-	vaesdec         %ymm11, %ymm7, %ymm7
 	vpxord          %ymm8, %ymm10, %ymm2
 	vaesdeclast     %ymm2, %ymm4, %ymm4
 	vmovdqu8        %ymm4, (%rdx)
-	vpxord          %ymm24, %ymm10, %ymm2
+	vpxord          %ymm11, %ymm10, %ymm2
 	vaesdeclast     %ymm2, %ymm5, %ymm5
 	vmovdqu8        %ymm5, 32(%rdx)
-	vpxord          %ymm25, %ymm10, %ymm2
+	vpxord          %ymm12, %ymm10, %ymm2
 	vaesdeclast     %ymm2, %ymm6, %ymm6
 	vmovdqu8        %ymm6, 64(%rdx)
-	vpxord          %ymm26, %ymm10, %ymm2
+	vpxord          %ymm13, %ymm10, %ymm2
 	vaesdeclast     %ymm2, %ymm7, %ymm7
 	vmovdqu8        %ymm7, 96(%rdx)
 	add             $128, %rcx

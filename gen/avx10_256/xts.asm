@@ -26,10 +26,10 @@
 ;
 ; Registers: KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11, PART=rsi, PART=rsi (after the tweak is made)
 ;            BASE=ymm0, POLY=ymm1, T1=ymm2, T2=ymm3, X0=ymm4, X1=ymm5
-;            X2=ymm6, X3=ymm7, TW=ymm8, K0=ymm9, KLAST=ymm10, KLAST-1=ymm11
-;            KLAST-2=ymm12, KLAST-3=ymm13, KLAST-4=ymm14, KLAST-5=ymm15, KLAST-6=ymm16, KLAST-7=ymm17
-;            KLAST-8=ymm18, KLAST-9=ymm19, KLAST-10=ymm20, KLAST-11=ymm21, KLAST-12=ymm22, KLAST-13=ymm23
-;            TW0=ymm24, TW1=ymm25, TW2=ymm26
+;            X2=ymm6, X3=ymm7, TW=ymm8, K0=ymm9, KLAST=ymm10, TW0=ymm11
+;            TW1=ymm12, TW2=ymm13, KLAST-1=ymm14, KLAST-2=ymm15, KLAST-3=ymm16, KLAST-4=ymm17
+;            KLAST-5=ymm18, KLAST-6=ymm19, KLAST-7=ymm20, KLAST-8=ymm21, KLAST-9=ymm22, KLAST-10=ymm23
+;            KLAST-11=ymm24, KLAST-12=ymm25, KLAST-13=ymm26
 	section .text
 	align 32, db 0xcc
 	global aesgen_xts_encrypt_avx10_256:function hidden
@@ -64,22 +64,22 @@ L.xts_enc_tweak_aes128:
 	lea             r10, [r10 + rax*8]              ; &key1[rounds]
 	vbroadcasti32x4 ymm9, oword [rdi]
 	vbroadcasti32x4 ymm10, oword [r10]
-	vbroadcasti32x4 ymm11, oword [r10 - 16]
-	vbroadcasti32x4 ymm12, oword [r10 - 32]
-	vbroadcasti32x4 ymm13, oword [r10 - 48]
-	vbroadcasti32x4 ymm14, oword [r10 - 64]
-	vbroadcasti32x4 ymm15, oword [r10 - 80]
-	vbroadcasti32x4 ymm16, oword [r10 - 96]
-	vbroadcasti32x4 ymm17, oword [r10 - 112]
-	vbroadcasti32x4 ymm18, oword [r10 - 128]
-	vbroadcasti32x4 ymm19, oword [r10 - 144]
+	vbroadcasti32x4 ymm14, oword [r10 - 16]
+	vbroadcasti32x4 ymm15, oword [r10 - 32]
+	vbroadcasti32x4 ymm16, oword [r10 - 48]
+	vbroadcasti32x4 ymm17, oword [r10 - 64]
+	vbroadcasti32x4 ymm18, oword [r10 - 80]
+	vbroadcasti32x4 ymm19, oword [r10 - 96]
+	vbroadcasti32x4 ymm20, oword [r10 - 112]
+	vbroadcasti32x4 ymm21, oword [r10 - 128]
+	vbroadcasti32x4 ymm22, oword [r10 - 144]
 	cmp             eax, 12
 	jb              near L.xts_enc_keys_loaded
-	vbroadcasti32x4 ymm20, oword [r10 - 160]
-	vbroadcasti32x4 ymm21, oword [r10 - 176]
+	vbroadcasti32x4 ymm23, oword [r10 - 160]
+	vbroadcasti32x4 ymm24, oword [r10 - 176]
 	je              near L.xts_enc_keys_loaded
-	vbroadcasti32x4 ymm22, oword [r10 - 192]
-	vbroadcasti32x4 ymm23, oword [r10 - 208]
+	vbroadcasti32x4 ymm25, oword [r10 - 192]
+	vbroadcasti32x4 ymm26, oword [r10 - 208]
 L.xts_enc_keys_loaded:
 	vbroadcasti32x4 ymm1, oword [rel L.xts_poly]
 ; BASE = T, T*x in lanes 0..1
@@ -111,18 +111,18 @@ L.xts_enc_final4:
 	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm24, ymm0, 2
-	vpternlogd      ymm24, ymm2, ymm3, 150
+	vpsllq          ymm11, ymm0, 2
+	vpternlogd      ymm11, ymm2, ymm3, 150
 	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm25, ymm0, 4
-	vpternlogd      ymm25, ymm2, ymm3, 150
+	vpsllq          ymm12, ymm0, 4
+	vpternlogd      ymm12, ymm2, ymm3, 150
 	vpsrlq          ymm2, ymm0, 58                  ; top 6 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm26, ymm0, 6
-	vpternlogd      ymm26, ymm2, ymm3, 150
+	vpsllq          ymm13, ymm0, 6
+	vpternlogd      ymm13, ymm2, ymm3, 150
 	vpsrldq         ymm2, ymm0, 15                  ; the top 8 bits
 	vpclmulqdq      ymm2, ymm2, ymm1, 0             ; ... times 0x87
 	vpslldq         ymm0, ymm0, 1
@@ -131,26 +131,39 @@ L.xts_enc_final4:
 	vmovdqu8        ymm4, [rcx]
 	vpternlogd      ymm4, ymm9, ymm8, 150
 	vmovdqu8        ymm5, [rcx + 32]
-	vpternlogd      ymm5, ymm9, ymm24, 150
+	vpternlogd      ymm5, ymm9, ymm11, 150
 	vmovdqu8        ymm6, [rcx + 64]
-	vpternlogd      ymm6, ymm9, ymm25, 150
+	vpternlogd      ymm6, ymm9, ymm12, 150
 	mov             r11, -1
 	bzhi            r11, r11, r8
 	kmovd           k1, r11d
 	vmovdqu8        ymm7{k1}{z}, [rcx + 96]
-	vpternlogd      ymm7, ymm9, ymm26, 150
+	vpternlogd      ymm7, ymm9, ymm13, 150
 	cmp             eax, 12
 	jb              near L.xts_enc_final4_aes128
 	je              near L.xts_enc_final4_aes192
+	vaesenc         ymm4, ymm4, ymm26
+	vaesenc         ymm5, ymm5, ymm26
+	vaesenc         ymm6, ymm6, ymm26
+	vaesenc         ymm7, ymm7, ymm26
+	vaesenc         ymm4, ymm4, ymm25
+	vaesenc         ymm5, ymm5, ymm25
+	vaesenc         ymm6, ymm6, ymm25
+	vaesenc         ymm7, ymm7, ymm25
+L.xts_enc_final4_aes192:
+	vaesenc         ymm4, ymm4, ymm24
+	vaesenc         ymm5, ymm5, ymm24
+	vaesenc         ymm6, ymm6, ymm24
+	vaesenc         ymm7, ymm7, ymm24
 	vaesenc         ymm4, ymm4, ymm23
 	vaesenc         ymm5, ymm5, ymm23
 	vaesenc         ymm6, ymm6, ymm23
 	vaesenc         ymm7, ymm7, ymm23
+L.xts_enc_final4_aes128:
 	vaesenc         ymm4, ymm4, ymm22
 	vaesenc         ymm5, ymm5, ymm22
 	vaesenc         ymm6, ymm6, ymm22
 	vaesenc         ymm7, ymm7, ymm22
-L.xts_enc_final4_aes192:
 	vaesenc         ymm4, ymm4, ymm21
 	vaesenc         ymm5, ymm5, ymm21
 	vaesenc         ymm6, ymm6, ymm21
@@ -159,7 +172,6 @@ L.xts_enc_final4_aes192:
 	vaesenc         ymm5, ymm5, ymm20
 	vaesenc         ymm6, ymm6, ymm20
 	vaesenc         ymm7, ymm7, ymm20
-L.xts_enc_final4_aes128:
 	vaesenc         ymm4, ymm4, ymm19
 	vaesenc         ymm5, ymm5, ymm19
 	vaesenc         ymm6, ymm6, ymm19
@@ -184,28 +196,16 @@ L.xts_enc_final4_aes128:
 	vaesenc         ymm5, ymm5, ymm14
 	vaesenc         ymm6, ymm6, ymm14
 	vaesenc         ymm7, ymm7, ymm14
-	vaesenc         ymm4, ymm4, ymm13
-	vaesenc         ymm5, ymm5, ymm13
-	vaesenc         ymm6, ymm6, ymm13
-	vaesenc         ymm7, ymm7, ymm13
-	vaesenc         ymm4, ymm4, ymm12
-	vaesenc         ymm5, ymm5, ymm12
-	vaesenc         ymm6, ymm6, ymm12
-	vaesenc         ymm7, ymm7, ymm12
-	vaesenc         ymm4, ymm4, ymm11
-	vaesenc         ymm5, ymm5, ymm11
-	vaesenc         ymm6, ymm6, ymm11
-	vaesenc         ymm7, ymm7, ymm11
 	vpxord          ymm2, ymm10, ymm8
 	vaesenclast     ymm4, ymm4, ymm2
 	vmovdqu8        yword [rdx], ymm4
-	vpxord          ymm2, ymm10, ymm24
+	vpxord          ymm2, ymm10, ymm11
 	vaesenclast     ymm5, ymm5, ymm2
 	vmovdqu8        yword [rdx + 32], ymm5
-	vpxord          ymm2, ymm10, ymm25
+	vpxord          ymm2, ymm10, ymm12
 	vaesenclast     ymm6, ymm6, ymm2
 	vmovdqu8        yword [rdx + 64], ymm6
-	vpxord          ymm2, ymm10, ymm26
+	vpxord          ymm2, ymm10, ymm13
 	vaesenclast     ymm7, ymm7, ymm2
 	vmovdqu8        [rdx + 96]{k1}, ymm7
 	add             rcx, r8
@@ -213,27 +213,27 @@ L.xts_enc_final4_aes128:
 	add             rcx, 96
 	add             rdx, 96
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          ymm2, ymm26, 63                 ; top 1 bits of each half
+	vpsrlq          ymm2, ymm13, 63                 ; top 1 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm26, ymm26, 1
-	vpternlogd      ymm26, ymm2, ymm3, 150
+	vpsllq          ymm13, ymm13, 1
+	vpternlogd      ymm13, ymm2, ymm3, 150
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
-	vpermd          ymm2, ymm3, ymm26
+	vpermd          ymm2, ymm3, ymm13
 	jmp             near L.xts_enc_steal_or_done
 L.xts_enc_final3:
 	vmovdqa64       ymm8, ymm0
 	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm24, ymm0, 2
-	vpternlogd      ymm24, ymm2, ymm3, 150
+	vpsllq          ymm11, ymm0, 2
+	vpternlogd      ymm11, ymm2, ymm3, 150
 	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm25, ymm0, 4
-	vpternlogd      ymm25, ymm2, ymm3, 150
+	vpsllq          ymm12, ymm0, 4
+	vpternlogd      ymm12, ymm2, ymm3, 150
 	vpsrlq          ymm2, ymm0, 58                  ; top 6 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
@@ -243,29 +243,38 @@ L.xts_enc_final3:
 	vmovdqu8        ymm4, [rcx]
 	vpternlogd      ymm4, ymm9, ymm8, 150
 	vmovdqu8        ymm5, [rcx + 32]
-	vpternlogd      ymm5, ymm9, ymm24, 150
+	vpternlogd      ymm5, ymm9, ymm11, 150
 	mov             r11, -1
 	bzhi            r11, r11, r8
 	kmovd           k1, r11d
 	vmovdqu8        ymm6{k1}{z}, [rcx + 64]
-	vpternlogd      ymm6, ymm9, ymm25, 150
+	vpternlogd      ymm6, ymm9, ymm12, 150
 	cmp             eax, 12
 	jb              near L.xts_enc_final3_aes128
 	je              near L.xts_enc_final3_aes192
+	vaesenc         ymm4, ymm4, ymm26
+	vaesenc         ymm5, ymm5, ymm26
+	vaesenc         ymm6, ymm6, ymm26
+	vaesenc         ymm4, ymm4, ymm25
+	vaesenc         ymm5, ymm5, ymm25
+	vaesenc         ymm6, ymm6, ymm25
+L.xts_enc_final3_aes192:
+	vaesenc         ymm4, ymm4, ymm24
+	vaesenc         ymm5, ymm5, ymm24
+	vaesenc         ymm6, ymm6, ymm24
 	vaesenc         ymm4, ymm4, ymm23
 	vaesenc         ymm5, ymm5, ymm23
 	vaesenc         ymm6, ymm6, ymm23
+L.xts_enc_final3_aes128:
 	vaesenc         ymm4, ymm4, ymm22
 	vaesenc         ymm5, ymm5, ymm22
 	vaesenc         ymm6, ymm6, ymm22
-L.xts_enc_final3_aes192:
 	vaesenc         ymm4, ymm4, ymm21
 	vaesenc         ymm5, ymm5, ymm21
 	vaesenc         ymm6, ymm6, ymm21
 	vaesenc         ymm4, ymm4, ymm20
 	vaesenc         ymm5, ymm5, ymm20
 	vaesenc         ymm6, ymm6, ymm20
-L.xts_enc_final3_aes128:
 	vaesenc         ymm4, ymm4, ymm19
 	vaesenc         ymm5, ymm5, ymm19
 	vaesenc         ymm6, ymm6, ymm19
@@ -284,22 +293,13 @@ L.xts_enc_final3_aes128:
 	vaesenc         ymm4, ymm4, ymm14
 	vaesenc         ymm5, ymm5, ymm14
 	vaesenc         ymm6, ymm6, ymm14
-	vaesenc         ymm4, ymm4, ymm13
-	vaesenc         ymm5, ymm5, ymm13
-	vaesenc         ymm6, ymm6, ymm13
-	vaesenc         ymm4, ymm4, ymm12
-	vaesenc         ymm5, ymm5, ymm12
-	vaesenc         ymm6, ymm6, ymm12
-	vaesenc         ymm4, ymm4, ymm11
-	vaesenc         ymm5, ymm5, ymm11
-	vaesenc         ymm6, ymm6, ymm11
 	vpxord          ymm2, ymm10, ymm8
 	vaesenclast     ymm4, ymm4, ymm2
 	vmovdqu8        yword [rdx], ymm4
-	vpxord          ymm2, ymm10, ymm24
+	vpxord          ymm2, ymm10, ymm11
 	vaesenclast     ymm5, ymm5, ymm2
 	vmovdqu8        yword [rdx + 32], ymm5
-	vpxord          ymm2, ymm10, ymm25
+	vpxord          ymm2, ymm10, ymm12
 	vaesenclast     ymm6, ymm6, ymm2
 	vmovdqu8        [rdx + 64]{k1}, ymm6
 	add             rcx, r8
@@ -307,22 +307,22 @@ L.xts_enc_final3_aes128:
 	add             rcx, 64
 	add             rdx, 64
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          ymm2, ymm25, 63                 ; top 1 bits of each half
+	vpsrlq          ymm2, ymm12, 63                 ; top 1 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm25, ymm25, 1
-	vpternlogd      ymm25, ymm2, ymm3, 150
+	vpsllq          ymm12, ymm12, 1
+	vpternlogd      ymm12, ymm2, ymm3, 150
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
-	vpermd          ymm2, ymm3, ymm25
+	vpermd          ymm2, ymm3, ymm12
 	jmp             near L.xts_enc_steal_or_done
 L.xts_enc_final2:
 	vmovdqa64       ymm8, ymm0
 	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm24, ymm0, 2
-	vpternlogd      ymm24, ymm2, ymm3, 150
+	vpsllq          ymm11, ymm0, 2
+	vpternlogd      ymm11, ymm2, ymm3, 150
 	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
@@ -335,20 +335,26 @@ L.xts_enc_final2:
 	bzhi            r11, r11, r8
 	kmovd           k1, r11d
 	vmovdqu8        ymm5{k1}{z}, [rcx + 32]
-	vpternlogd      ymm5, ymm9, ymm24, 150
+	vpternlogd      ymm5, ymm9, ymm11, 150
 	cmp             eax, 12
 	jb              near L.xts_enc_final2_aes128
 	je              near L.xts_enc_final2_aes192
+	vaesenc         ymm4, ymm4, ymm26
+	vaesenc         ymm5, ymm5, ymm26
+	vaesenc         ymm4, ymm4, ymm25
+	vaesenc         ymm5, ymm5, ymm25
+L.xts_enc_final2_aes192:
+	vaesenc         ymm4, ymm4, ymm24
+	vaesenc         ymm5, ymm5, ymm24
 	vaesenc         ymm4, ymm4, ymm23
 	vaesenc         ymm5, ymm5, ymm23
+L.xts_enc_final2_aes128:
 	vaesenc         ymm4, ymm4, ymm22
 	vaesenc         ymm5, ymm5, ymm22
-L.xts_enc_final2_aes192:
 	vaesenc         ymm4, ymm4, ymm21
 	vaesenc         ymm5, ymm5, ymm21
 	vaesenc         ymm4, ymm4, ymm20
 	vaesenc         ymm5, ymm5, ymm20
-L.xts_enc_final2_aes128:
 	vaesenc         ymm4, ymm4, ymm19
 	vaesenc         ymm5, ymm5, ymm19
 	vaesenc         ymm4, ymm4, ymm18
@@ -361,16 +367,10 @@ L.xts_enc_final2_aes128:
 	vaesenc         ymm5, ymm5, ymm15
 	vaesenc         ymm4, ymm4, ymm14
 	vaesenc         ymm5, ymm5, ymm14
-	vaesenc         ymm4, ymm4, ymm13
-	vaesenc         ymm5, ymm5, ymm13
-	vaesenc         ymm4, ymm4, ymm12
-	vaesenc         ymm5, ymm5, ymm12
-	vaesenc         ymm4, ymm4, ymm11
-	vaesenc         ymm5, ymm5, ymm11
 	vpxord          ymm2, ymm10, ymm8
 	vaesenclast     ymm4, ymm4, ymm2
 	vmovdqu8        yword [rdx], ymm4
-	vpxord          ymm2, ymm10, ymm24
+	vpxord          ymm2, ymm10, ymm11
 	vaesenclast     ymm5, ymm5, ymm2
 	vmovdqu8        [rdx + 32]{k1}, ymm5
 	add             rcx, r8
@@ -378,14 +378,14 @@ L.xts_enc_final2_aes128:
 	add             rcx, 32
 	add             rdx, 32
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          ymm2, ymm24, 63                 ; top 1 bits of each half
+	vpsrlq          ymm2, ymm11, 63                 ; top 1 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm24, ymm24, 1
-	vpternlogd      ymm24, ymm2, ymm3, 150
+	vpsllq          ymm11, ymm11, 1
+	vpternlogd      ymm11, ymm2, ymm3, 150
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
-	vpermd          ymm2, ymm3, ymm24
+	vpermd          ymm2, ymm3, ymm11
 	jmp             near L.xts_enc_steal_or_done
 L.xts_enc_final1:
 	vmovdqa64       ymm8, ymm0
@@ -402,21 +402,21 @@ L.xts_enc_final1:
 	cmp             eax, 12
 	jb              near L.xts_enc_final1_aes128
 	je              near L.xts_enc_final1_aes192
-	vaesenc         ymm4, ymm4, ymm23
-	vaesenc         ymm4, ymm4, ymm22
+	vaesenc         ymm4, ymm4, ymm26
+	vaesenc         ymm4, ymm4, ymm25
 L.xts_enc_final1_aes192:
+	vaesenc         ymm4, ymm4, ymm24
+	vaesenc         ymm4, ymm4, ymm23
+L.xts_enc_final1_aes128:
+	vaesenc         ymm4, ymm4, ymm22
 	vaesenc         ymm4, ymm4, ymm21
 	vaesenc         ymm4, ymm4, ymm20
-L.xts_enc_final1_aes128:
 	vaesenc         ymm4, ymm4, ymm19
 	vaesenc         ymm4, ymm4, ymm18
 	vaesenc         ymm4, ymm4, ymm17
 	vaesenc         ymm4, ymm4, ymm16
 	vaesenc         ymm4, ymm4, ymm15
 	vaesenc         ymm4, ymm4, ymm14
-	vaesenc         ymm4, ymm4, ymm13
-	vaesenc         ymm4, ymm4, ymm12
-	vaesenc         ymm4, ymm4, ymm11
 	vpxord          ymm2, ymm10, ymm8
 	vaesenclast     ymm4, ymm4, ymm2
 	vmovdqu8        [rdx]{k1}, ymm4
@@ -514,18 +514,18 @@ L.xts_enc_main_loop:
 	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm24, ymm0, 2
-	vpternlogd      ymm24, ymm2, ymm3, 150
+	vpsllq          ymm11, ymm0, 2
+	vpternlogd      ymm11, ymm2, ymm3, 150
 	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm25, ymm0, 4
-	vpternlogd      ymm25, ymm2, ymm3, 150
+	vpsllq          ymm12, ymm0, 4
+	vpternlogd      ymm12, ymm2, ymm3, 150
 	vpsrlq          ymm2, ymm0, 58                  ; top 6 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm26, ymm0, 6
-	vpternlogd      ymm26, ymm2, ymm3, 150
+	vpsllq          ymm13, ymm0, 6
+	vpternlogd      ymm13, ymm2, ymm3, 150
 	vpsrldq         ymm2, ymm0, 15                  ; the top 8 bits
 	vpclmulqdq      ymm2, ymm2, ymm1, 0             ; ... times 0x87
 	vpslldq         ymm0, ymm0, 1
@@ -533,23 +533,36 @@ L.xts_enc_main_loop:
 	vmovdqu8        ymm4, [rcx]
 	vpternlogd      ymm4, ymm9, ymm8, 150
 	vmovdqu8        ymm5, [rcx + 32]
-	vpternlogd      ymm5, ymm9, ymm24, 150
+	vpternlogd      ymm5, ymm9, ymm11, 150
 	vmovdqu8        ymm6, [rcx + 64]
-	vpternlogd      ymm6, ymm9, ymm25, 150
+	vpternlogd      ymm6, ymm9, ymm12, 150
 	vmovdqu8        ymm7, [rcx + 96]
-	vpternlogd      ymm7, ymm9, ymm26, 150
+	vpternlogd      ymm7, ymm9, ymm13, 150
 	cmp             eax, 12
 	jb              near L.xts_enc_main_aes128
 	je              near L.xts_enc_main_aes192
+	vaesenc         ymm4, ymm4, ymm26
+	vaesenc         ymm5, ymm5, ymm26
+	vaesenc         ymm6, ymm6, ymm26
+	vaesenc         ymm7, ymm7, ymm26
+	vaesenc         ymm4, ymm4, ymm25
+	vaesenc         ymm5, ymm5, ymm25
+	vaesenc         ymm6, ymm6, ymm25
+	vaesenc         ymm7, ymm7, ymm25
+L.xts_enc_main_aes192:
+	vaesenc         ymm4, ymm4, ymm24
+	vaesenc         ymm5, ymm5, ymm24
+	vaesenc         ymm6, ymm6, ymm24
+	vaesenc         ymm7, ymm7, ymm24
 	vaesenc         ymm4, ymm4, ymm23
 	vaesenc         ymm5, ymm5, ymm23
 	vaesenc         ymm6, ymm6, ymm23
 	vaesenc         ymm7, ymm7, ymm23
+L.xts_enc_main_aes128:
 	vaesenc         ymm4, ymm4, ymm22
 	vaesenc         ymm5, ymm5, ymm22
 	vaesenc         ymm6, ymm6, ymm22
 	vaesenc         ymm7, ymm7, ymm22
-L.xts_enc_main_aes192:
 	vaesenc         ymm4, ymm4, ymm21
 	vaesenc         ymm5, ymm5, ymm21
 	vaesenc         ymm6, ymm6, ymm21
@@ -558,7 +571,6 @@ L.xts_enc_main_aes192:
 	vaesenc         ymm5, ymm5, ymm20
 	vaesenc         ymm6, ymm6, ymm20
 	vaesenc         ymm7, ymm7, ymm20
-L.xts_enc_main_aes128:
 	vaesenc         ymm4, ymm4, ymm19
 	vaesenc         ymm5, ymm5, ymm19
 	vaesenc         ymm6, ymm6, ymm19
@@ -583,28 +595,16 @@ L.xts_enc_main_aes128:
 	vaesenc         ymm5, ymm5, ymm14
 	vaesenc         ymm6, ymm6, ymm14
 	vaesenc         ymm7, ymm7, ymm14
-	vaesenc         ymm4, ymm4, ymm13
-	vaesenc         ymm5, ymm5, ymm13
-	vaesenc         ymm6, ymm6, ymm13
-	vaesenc         ymm7, ymm7, ymm13
-	vaesenc         ymm4, ymm4, ymm12
-	vaesenc         ymm5, ymm5, ymm12
-	vaesenc         ymm6, ymm6, ymm12
-	vaesenc         ymm7, ymm7, ymm12
-	vaesenc         ymm4, ymm4, ymm11
-	vaesenc         ymm5, ymm5, ymm11
-	vaesenc         ymm6, ymm6, ymm11
-	vaesenc         ymm7, ymm7, ymm11
 	vpxord          ymm2, ymm10, ymm8
 	vaesenclast     ymm4, ymm4, ymm2
 	vmovdqu8        yword [rdx], ymm4
-	vpxord          ymm2, ymm10, ymm24
+	vpxord          ymm2, ymm10, ymm11
 	vaesenclast     ymm5, ymm5, ymm2
 	vmovdqu8        yword [rdx + 32], ymm5
-	vpxord          ymm2, ymm10, ymm25
+	vpxord          ymm2, ymm10, ymm12
 	vaesenclast     ymm6, ymm6, ymm2
 	vmovdqu8        yword [rdx + 64], ymm6
-	vpxord          ymm2, ymm10, ymm26
+	vpxord          ymm2, ymm10, ymm13
 	vaesenclast     ymm7, ymm7, ymm2
 	vmovdqu8        yword [rdx + 96], ymm7
 	add             rcx, 128
@@ -631,10 +631,10 @@ L.xts_enc_main_aes128:
 ;
 ; Registers: KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11, PART=rsi, PART=rsi (after the tweak is made)
 ;            BASE=ymm0, POLY=ymm1, T1=ymm2, T2=ymm3, X0=ymm4, X1=ymm5
-;            X2=ymm6, X3=ymm7, TW=ymm8, K0=ymm9, KLAST=ymm10, KLAST-1=ymm11
-;            KLAST-2=ymm12, KLAST-3=ymm13, KLAST-4=ymm14, KLAST-5=ymm15, KLAST-6=ymm16, KLAST-7=ymm17
-;            KLAST-8=ymm18, KLAST-9=ymm19, KLAST-10=ymm20, KLAST-11=ymm21, KLAST-12=ymm22, KLAST-13=ymm23
-;            TW0=ymm24, TW1=ymm25, TW2=ymm26
+;            X2=ymm6, X3=ymm7, TW=ymm8, K0=ymm9, KLAST=ymm10, TW0=ymm11
+;            TW1=ymm12, TW2=ymm13, KLAST-1=ymm14, KLAST-2=ymm15, KLAST-3=ymm16, KLAST-4=ymm17
+;            KLAST-5=ymm18, KLAST-6=ymm19, KLAST-7=ymm20, KLAST-8=ymm21, KLAST-9=ymm22, KLAST-10=ymm23
+;            KLAST-11=ymm24, KLAST-12=ymm25, KLAST-13=ymm26
 	section .text
 	align 32, db 0xcc
 	global aesgen_xts_decrypt_avx10_256:function hidden
@@ -669,22 +669,22 @@ L.xts_dec_tweak_aes128:
 	lea             r10, [r10 + rax*8]              ; &key1[rounds]
 	vbroadcasti32x4 ymm9, oword [rdi]
 	vbroadcasti32x4 ymm10, oword [r10]
-	vbroadcasti32x4 ymm11, oword [r10 - 16]
-	vbroadcasti32x4 ymm12, oword [r10 - 32]
-	vbroadcasti32x4 ymm13, oword [r10 - 48]
-	vbroadcasti32x4 ymm14, oword [r10 - 64]
-	vbroadcasti32x4 ymm15, oword [r10 - 80]
-	vbroadcasti32x4 ymm16, oword [r10 - 96]
-	vbroadcasti32x4 ymm17, oword [r10 - 112]
-	vbroadcasti32x4 ymm18, oword [r10 - 128]
-	vbroadcasti32x4 ymm19, oword [r10 - 144]
+	vbroadcasti32x4 ymm14, oword [r10 - 16]
+	vbroadcasti32x4 ymm15, oword [r10 - 32]
+	vbroadcasti32x4 ymm16, oword [r10 - 48]
+	vbroadcasti32x4 ymm17, oword [r10 - 64]
+	vbroadcasti32x4 ymm18, oword [r10 - 80]
+	vbroadcasti32x4 ymm19, oword [r10 - 96]
+	vbroadcasti32x4 ymm20, oword [r10 - 112]
+	vbroadcasti32x4 ymm21, oword [r10 - 128]
+	vbroadcasti32x4 ymm22, oword [r10 - 144]
 	cmp             eax, 12
 	jb              near L.xts_dec_keys_loaded
-	vbroadcasti32x4 ymm20, oword [r10 - 160]
-	vbroadcasti32x4 ymm21, oword [r10 - 176]
+	vbroadcasti32x4 ymm23, oword [r10 - 160]
+	vbroadcasti32x4 ymm24, oword [r10 - 176]
 	je              near L.xts_dec_keys_loaded
-	vbroadcasti32x4 ymm22, oword [r10 - 192]
-	vbroadcasti32x4 ymm23, oword [r10 - 208]
+	vbroadcasti32x4 ymm25, oword [r10 - 192]
+	vbroadcasti32x4 ymm26, oword [r10 - 208]
 L.xts_dec_keys_loaded:
 	vbroadcasti32x4 ymm1, oword [rel L.xts_poly]
 ; BASE = T, T*x in lanes 0..1
@@ -716,18 +716,18 @@ L.xts_dec_final4:
 	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm24, ymm0, 2
-	vpternlogd      ymm24, ymm2, ymm3, 150
+	vpsllq          ymm11, ymm0, 2
+	vpternlogd      ymm11, ymm2, ymm3, 150
 	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm25, ymm0, 4
-	vpternlogd      ymm25, ymm2, ymm3, 150
+	vpsllq          ymm12, ymm0, 4
+	vpternlogd      ymm12, ymm2, ymm3, 150
 	vpsrlq          ymm2, ymm0, 58                  ; top 6 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm26, ymm0, 6
-	vpternlogd      ymm26, ymm2, ymm3, 150
+	vpsllq          ymm13, ymm0, 6
+	vpternlogd      ymm13, ymm2, ymm3, 150
 	vpsrldq         ymm2, ymm0, 15                  ; the top 8 bits
 	vpclmulqdq      ymm2, ymm2, ymm1, 0             ; ... times 0x87
 	vpslldq         ymm0, ymm0, 1
@@ -736,26 +736,39 @@ L.xts_dec_final4:
 	vmovdqu8        ymm4, [rcx]
 	vpternlogd      ymm4, ymm9, ymm8, 150
 	vmovdqu8        ymm5, [rcx + 32]
-	vpternlogd      ymm5, ymm9, ymm24, 150
+	vpternlogd      ymm5, ymm9, ymm11, 150
 	vmovdqu8        ymm6, [rcx + 64]
-	vpternlogd      ymm6, ymm9, ymm25, 150
+	vpternlogd      ymm6, ymm9, ymm12, 150
 	mov             r11, -1
 	bzhi            r11, r11, r8
 	kmovd           k1, r11d
 	vmovdqu8        ymm7{k1}{z}, [rcx + 96]
-	vpternlogd      ymm7, ymm9, ymm26, 150
+	vpternlogd      ymm7, ymm9, ymm13, 150
 	cmp             eax, 12
 	jb              near L.xts_dec_final4_aes128
 	je              near L.xts_dec_final4_aes192
+	vaesdec         ymm4, ymm4, ymm26
+	vaesdec         ymm5, ymm5, ymm26
+	vaesdec         ymm6, ymm6, ymm26
+	vaesdec         ymm7, ymm7, ymm26
+	vaesdec         ymm4, ymm4, ymm25
+	vaesdec         ymm5, ymm5, ymm25
+	vaesdec         ymm6, ymm6, ymm25
+	vaesdec         ymm7, ymm7, ymm25
+L.xts_dec_final4_aes192:
+	vaesdec         ymm4, ymm4, ymm24
+	vaesdec         ymm5, ymm5, ymm24
+	vaesdec         ymm6, ymm6, ymm24
+	vaesdec         ymm7, ymm7, ymm24
 	vaesdec         ymm4, ymm4, ymm23
 	vaesdec         ymm5, ymm5, ymm23
 	vaesdec         ymm6, ymm6, ymm23
 	vaesdec         ymm7, ymm7, ymm23
+L.xts_dec_final4_aes128:
 	vaesdec         ymm4, ymm4, ymm22
 	vaesdec         ymm5, ymm5, ymm22
 	vaesdec         ymm6, ymm6, ymm22
 	vaesdec         ymm7, ymm7, ymm22
-L.xts_dec_final4_aes192:
 	vaesdec         ymm4, ymm4, ymm21
 	vaesdec         ymm5, ymm5, ymm21
 	vaesdec         ymm6, ymm6, ymm21
@@ -764,7 +777,6 @@ L.xts_dec_final4_aes192:
 	vaesdec         ymm5, ymm5, ymm20
 	vaesdec         ymm6, ymm6, ymm20
 	vaesdec         ymm7, ymm7, ymm20
-L.xts_dec_final4_aes128:
 	vaesdec         ymm4, ymm4, ymm19
 	vaesdec         ymm5, ymm5, ymm19
 	vaesdec         ymm6, ymm6, ymm19
@@ -789,28 +801,16 @@ L.xts_dec_final4_aes128:
 	vaesdec         ymm5, ymm5, ymm14
 	vaesdec         ymm6, ymm6, ymm14
 	vaesdec         ymm7, ymm7, ymm14
-	vaesdec         ymm4, ymm4, ymm13
-	vaesdec         ymm5, ymm5, ymm13
-	vaesdec         ymm6, ymm6, ymm13
-	vaesdec         ymm7, ymm7, ymm13
-	vaesdec         ymm4, ymm4, ymm12
-	vaesdec         ymm5, ymm5, ymm12
-	vaesdec         ymm6, ymm6, ymm12
-	vaesdec         ymm7, ymm7, ymm12
-	vaesdec         ymm4, ymm4, ymm11
-	vaesdec         ymm5, ymm5, ymm11
-	vaesdec         ymm6, ymm6, ymm11
-	vaesdec         ymm7, ymm7, ymm11
 	vpxord          ymm2, ymm10, ymm8
 	vaesdeclast     ymm4, ymm4, ymm2
 	vmovdqu8        yword [rdx], ymm4
-	vpxord          ymm2, ymm10, ymm24
+	vpxord          ymm2, ymm10, ymm11
 	vaesdeclast     ymm5, ymm5, ymm2
 	vmovdqu8        yword [rdx + 32], ymm5
-	vpxord          ymm2, ymm10, ymm25
+	vpxord          ymm2, ymm10, ymm12
 	vaesdeclast     ymm6, ymm6, ymm2
 	vmovdqu8        yword [rdx + 64], ymm6
-	vpxord          ymm2, ymm10, ymm26
+	vpxord          ymm2, ymm10, ymm13
 	vaesdeclast     ymm7, ymm7, ymm2
 	vmovdqu8        [rdx + 96]{k1}, ymm7
 	add             rcx, r8
@@ -818,27 +818,27 @@ L.xts_dec_final4_aes128:
 	add             rcx, 96
 	add             rdx, 96
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          ymm2, ymm26, 63                 ; top 1 bits of each half
+	vpsrlq          ymm2, ymm13, 63                 ; top 1 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm26, ymm26, 1
-	vpternlogd      ymm26, ymm2, ymm3, 150
+	vpsllq          ymm13, ymm13, 1
+	vpternlogd      ymm13, ymm2, ymm3, 150
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
-	vpermd          ymm2, ymm3, ymm26
+	vpermd          ymm2, ymm3, ymm13
 	jmp             near L.xts_dec_steal_or_done
 L.xts_dec_final3:
 	vmovdqa64       ymm8, ymm0
 	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm24, ymm0, 2
-	vpternlogd      ymm24, ymm2, ymm3, 150
+	vpsllq          ymm11, ymm0, 2
+	vpternlogd      ymm11, ymm2, ymm3, 150
 	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm25, ymm0, 4
-	vpternlogd      ymm25, ymm2, ymm3, 150
+	vpsllq          ymm12, ymm0, 4
+	vpternlogd      ymm12, ymm2, ymm3, 150
 	vpsrlq          ymm2, ymm0, 58                  ; top 6 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
@@ -848,29 +848,38 @@ L.xts_dec_final3:
 	vmovdqu8        ymm4, [rcx]
 	vpternlogd      ymm4, ymm9, ymm8, 150
 	vmovdqu8        ymm5, [rcx + 32]
-	vpternlogd      ymm5, ymm9, ymm24, 150
+	vpternlogd      ymm5, ymm9, ymm11, 150
 	mov             r11, -1
 	bzhi            r11, r11, r8
 	kmovd           k1, r11d
 	vmovdqu8        ymm6{k1}{z}, [rcx + 64]
-	vpternlogd      ymm6, ymm9, ymm25, 150
+	vpternlogd      ymm6, ymm9, ymm12, 150
 	cmp             eax, 12
 	jb              near L.xts_dec_final3_aes128
 	je              near L.xts_dec_final3_aes192
+	vaesdec         ymm4, ymm4, ymm26
+	vaesdec         ymm5, ymm5, ymm26
+	vaesdec         ymm6, ymm6, ymm26
+	vaesdec         ymm4, ymm4, ymm25
+	vaesdec         ymm5, ymm5, ymm25
+	vaesdec         ymm6, ymm6, ymm25
+L.xts_dec_final3_aes192:
+	vaesdec         ymm4, ymm4, ymm24
+	vaesdec         ymm5, ymm5, ymm24
+	vaesdec         ymm6, ymm6, ymm24
 	vaesdec         ymm4, ymm4, ymm23
 	vaesdec         ymm5, ymm5, ymm23
 	vaesdec         ymm6, ymm6, ymm23
+L.xts_dec_final3_aes128:
 	vaesdec         ymm4, ymm4, ymm22
 	vaesdec         ymm5, ymm5, ymm22
 	vaesdec         ymm6, ymm6, ymm22
-L.xts_dec_final3_aes192:
 	vaesdec         ymm4, ymm4, ymm21
 	vaesdec         ymm5, ymm5, ymm21
 	vaesdec         ymm6, ymm6, ymm21
 	vaesdec         ymm4, ymm4, ymm20
 	vaesdec         ymm5, ymm5, ymm20
 	vaesdec         ymm6, ymm6, ymm20
-L.xts_dec_final3_aes128:
 	vaesdec         ymm4, ymm4, ymm19
 	vaesdec         ymm5, ymm5, ymm19
 	vaesdec         ymm6, ymm6, ymm19
@@ -889,22 +898,13 @@ L.xts_dec_final3_aes128:
 	vaesdec         ymm4, ymm4, ymm14
 	vaesdec         ymm5, ymm5, ymm14
 	vaesdec         ymm6, ymm6, ymm14
-	vaesdec         ymm4, ymm4, ymm13
-	vaesdec         ymm5, ymm5, ymm13
-	vaesdec         ymm6, ymm6, ymm13
-	vaesdec         ymm4, ymm4, ymm12
-	vaesdec         ymm5, ymm5, ymm12
-	vaesdec         ymm6, ymm6, ymm12
-	vaesdec         ymm4, ymm4, ymm11
-	vaesdec         ymm5, ymm5, ymm11
-	vaesdec         ymm6, ymm6, ymm11
 	vpxord          ymm2, ymm10, ymm8
 	vaesdeclast     ymm4, ymm4, ymm2
 	vmovdqu8        yword [rdx], ymm4
-	vpxord          ymm2, ymm10, ymm24
+	vpxord          ymm2, ymm10, ymm11
 	vaesdeclast     ymm5, ymm5, ymm2
 	vmovdqu8        yword [rdx + 32], ymm5
-	vpxord          ymm2, ymm10, ymm25
+	vpxord          ymm2, ymm10, ymm12
 	vaesdeclast     ymm6, ymm6, ymm2
 	vmovdqu8        [rdx + 64]{k1}, ymm6
 	add             rcx, r8
@@ -912,22 +912,22 @@ L.xts_dec_final3_aes128:
 	add             rcx, 64
 	add             rdx, 64
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          ymm2, ymm25, 63                 ; top 1 bits of each half
+	vpsrlq          ymm2, ymm12, 63                 ; top 1 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm25, ymm25, 1
-	vpternlogd      ymm25, ymm2, ymm3, 150
+	vpsllq          ymm12, ymm12, 1
+	vpternlogd      ymm12, ymm2, ymm3, 150
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
-	vpermd          ymm2, ymm3, ymm25
+	vpermd          ymm2, ymm3, ymm12
 	jmp             near L.xts_dec_steal_or_done
 L.xts_dec_final2:
 	vmovdqa64       ymm8, ymm0
 	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm24, ymm0, 2
-	vpternlogd      ymm24, ymm2, ymm3, 150
+	vpsllq          ymm11, ymm0, 2
+	vpternlogd      ymm11, ymm2, ymm3, 150
 	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
@@ -940,20 +940,26 @@ L.xts_dec_final2:
 	bzhi            r11, r11, r8
 	kmovd           k1, r11d
 	vmovdqu8        ymm5{k1}{z}, [rcx + 32]
-	vpternlogd      ymm5, ymm9, ymm24, 150
+	vpternlogd      ymm5, ymm9, ymm11, 150
 	cmp             eax, 12
 	jb              near L.xts_dec_final2_aes128
 	je              near L.xts_dec_final2_aes192
+	vaesdec         ymm4, ymm4, ymm26
+	vaesdec         ymm5, ymm5, ymm26
+	vaesdec         ymm4, ymm4, ymm25
+	vaesdec         ymm5, ymm5, ymm25
+L.xts_dec_final2_aes192:
+	vaesdec         ymm4, ymm4, ymm24
+	vaesdec         ymm5, ymm5, ymm24
 	vaesdec         ymm4, ymm4, ymm23
 	vaesdec         ymm5, ymm5, ymm23
+L.xts_dec_final2_aes128:
 	vaesdec         ymm4, ymm4, ymm22
 	vaesdec         ymm5, ymm5, ymm22
-L.xts_dec_final2_aes192:
 	vaesdec         ymm4, ymm4, ymm21
 	vaesdec         ymm5, ymm5, ymm21
 	vaesdec         ymm4, ymm4, ymm20
 	vaesdec         ymm5, ymm5, ymm20
-L.xts_dec_final2_aes128:
 	vaesdec         ymm4, ymm4, ymm19
 	vaesdec         ymm5, ymm5, ymm19
 	vaesdec         ymm4, ymm4, ymm18
@@ -966,16 +972,10 @@ L.xts_dec_final2_aes128:
 	vaesdec         ymm5, ymm5, ymm15
 	vaesdec         ymm4, ymm4, ymm14
 	vaesdec         ymm5, ymm5, ymm14
-	vaesdec         ymm4, ymm4, ymm13
-	vaesdec         ymm5, ymm5, ymm13
-	vaesdec         ymm4, ymm4, ymm12
-	vaesdec         ymm5, ymm5, ymm12
-	vaesdec         ymm4, ymm4, ymm11
-	vaesdec         ymm5, ymm5, ymm11
 	vpxord          ymm2, ymm10, ymm8
 	vaesdeclast     ymm4, ymm4, ymm2
 	vmovdqu8        yword [rdx], ymm4
-	vpxord          ymm2, ymm10, ymm24
+	vpxord          ymm2, ymm10, ymm11
 	vaesdeclast     ymm5, ymm5, ymm2
 	vmovdqu8        [rdx + 32]{k1}, ymm5
 	add             rcx, r8
@@ -983,14 +983,14 @@ L.xts_dec_final2_aes128:
 	add             rcx, 32
 	add             rdx, 32
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          ymm2, ymm24, 63                 ; top 1 bits of each half
+	vpsrlq          ymm2, ymm11, 63                 ; top 1 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm24, ymm24, 1
-	vpternlogd      ymm24, ymm2, ymm3, 150
+	vpsllq          ymm11, ymm11, 1
+	vpternlogd      ymm11, ymm2, ymm3, 150
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
-	vpermd          ymm2, ymm3, ymm24
+	vpermd          ymm2, ymm3, ymm11
 	jmp             near L.xts_dec_steal_or_done
 L.xts_dec_final1:
 	vmovdqa64       ymm8, ymm0
@@ -1007,21 +1007,21 @@ L.xts_dec_final1:
 	cmp             eax, 12
 	jb              near L.xts_dec_final1_aes128
 	je              near L.xts_dec_final1_aes192
-	vaesdec         ymm4, ymm4, ymm23
-	vaesdec         ymm4, ymm4, ymm22
+	vaesdec         ymm4, ymm4, ymm26
+	vaesdec         ymm4, ymm4, ymm25
 L.xts_dec_final1_aes192:
+	vaesdec         ymm4, ymm4, ymm24
+	vaesdec         ymm4, ymm4, ymm23
+L.xts_dec_final1_aes128:
+	vaesdec         ymm4, ymm4, ymm22
 	vaesdec         ymm4, ymm4, ymm21
 	vaesdec         ymm4, ymm4, ymm20
-L.xts_dec_final1_aes128:
 	vaesdec         ymm4, ymm4, ymm19
 	vaesdec         ymm4, ymm4, ymm18
 	vaesdec         ymm4, ymm4, ymm17
 	vaesdec         ymm4, ymm4, ymm16
 	vaesdec         ymm4, ymm4, ymm15
 	vaesdec         ymm4, ymm4, ymm14
-	vaesdec         ymm4, ymm4, ymm13
-	vaesdec         ymm4, ymm4, ymm12
-	vaesdec         ymm4, ymm4, ymm11
 	vpxord          ymm2, ymm10, ymm8
 	vaesdeclast     ymm4, ymm4, ymm2
 	vmovdqu8        [rdx]{k1}, ymm4
@@ -1119,18 +1119,18 @@ L.xts_dec_main_loop:
 	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm24, ymm0, 2
-	vpternlogd      ymm24, ymm2, ymm3, 150
+	vpsllq          ymm11, ymm0, 2
+	vpternlogd      ymm11, ymm2, ymm3, 150
 	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm25, ymm0, 4
-	vpternlogd      ymm25, ymm2, ymm3, 150
+	vpsllq          ymm12, ymm0, 4
+	vpternlogd      ymm12, ymm2, ymm3, 150
 	vpsrlq          ymm2, ymm0, 58                  ; top 6 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm26, ymm0, 6
-	vpternlogd      ymm26, ymm2, ymm3, 150
+	vpsllq          ymm13, ymm0, 6
+	vpternlogd      ymm13, ymm2, ymm3, 150
 	vpsrldq         ymm2, ymm0, 15                  ; the top 8 bits
 	vpclmulqdq      ymm2, ymm2, ymm1, 0             ; ... times 0x87
 	vpslldq         ymm0, ymm0, 1
@@ -1138,23 +1138,36 @@ L.xts_dec_main_loop:
 	vmovdqu8        ymm4, [rcx]
 	vpternlogd      ymm4, ymm9, ymm8, 150
 	vmovdqu8        ymm5, [rcx + 32]
-	vpternlogd      ymm5, ymm9, ymm24, 150
+	vpternlogd      ymm5, ymm9, ymm11, 150
 	vmovdqu8        ymm6, [rcx + 64]
-	vpternlogd      ymm6, ymm9, ymm25, 150
+	vpternlogd      ymm6, ymm9, ymm12, 150
 	vmovdqu8        ymm7, [rcx + 96]
-	vpternlogd      ymm7, ymm9, ymm26, 150
+	vpternlogd      ymm7, ymm9, ymm13, 150
 	cmp             eax, 12
 	jb              near L.xts_dec_main_aes128
 	je              near L.xts_dec_main_aes192
+	vaesdec         ymm4, ymm4, ymm26
+	vaesdec         ymm5, ymm5, ymm26
+	vaesdec         ymm6, ymm6, ymm26
+	vaesdec         ymm7, ymm7, ymm26
+	vaesdec         ymm4, ymm4, ymm25
+	vaesdec         ymm5, ymm5, ymm25
+	vaesdec         ymm6, ymm6, ymm25
+	vaesdec         ymm7, ymm7, ymm25
+L.xts_dec_main_aes192:
+	vaesdec         ymm4, ymm4, ymm24
+	vaesdec         ymm5, ymm5, ymm24
+	vaesdec         ymm6, ymm6, ymm24
+	vaesdec         ymm7, ymm7, ymm24
 	vaesdec         ymm4, ymm4, ymm23
 	vaesdec         ymm5, ymm5, ymm23
 	vaesdec         ymm6, ymm6, ymm23
 	vaesdec         ymm7, ymm7, ymm23
+L.xts_dec_main_aes128:
 	vaesdec         ymm4, ymm4, ymm22
 	vaesdec         ymm5, ymm5, ymm22
 	vaesdec         ymm6, ymm6, ymm22
 	vaesdec         ymm7, ymm7, ymm22
-L.xts_dec_main_aes192:
 	vaesdec         ymm4, ymm4, ymm21
 	vaesdec         ymm5, ymm5, ymm21
 	vaesdec         ymm6, ymm6, ymm21
@@ -1163,7 +1176,6 @@ L.xts_dec_main_aes192:
 	vaesdec         ymm5, ymm5, ymm20
 	vaesdec         ymm6, ymm6, ymm20
 	vaesdec         ymm7, ymm7, ymm20
-L.xts_dec_main_aes128:
 	vaesdec         ymm4, ymm4, ymm19
 	vaesdec         ymm5, ymm5, ymm19
 	vaesdec         ymm6, ymm6, ymm19
@@ -1188,28 +1200,16 @@ L.xts_dec_main_aes128:
 	vaesdec         ymm5, ymm5, ymm14
 	vaesdec         ymm6, ymm6, ymm14
 	vaesdec         ymm7, ymm7, ymm14
-	vaesdec         ymm4, ymm4, ymm13
-	vaesdec         ymm5, ymm5, ymm13
-	vaesdec         ymm6, ymm6, ymm13
-	vaesdec         ymm7, ymm7, ymm13
-	vaesdec         ymm4, ymm4, ymm12
-	vaesdec         ymm5, ymm5, ymm12
-	vaesdec         ymm6, ymm6, ymm12
-	vaesdec         ymm7, ymm7, ymm12
-	vaesdec         ymm4, ymm4, ymm11
-	vaesdec         ymm5, ymm5, ymm11
-	vaesdec         ymm6, ymm6, ymm11
-	vaesdec         ymm7, ymm7, ymm11
 	vpxord          ymm2, ymm10, ymm8
 	vaesdeclast     ymm4, ymm4, ymm2
 	vmovdqu8        yword [rdx], ymm4
-	vpxord          ymm2, ymm10, ymm24
+	vpxord          ymm2, ymm10, ymm11
 	vaesdeclast     ymm5, ymm5, ymm2
 	vmovdqu8        yword [rdx + 32], ymm5
-	vpxord          ymm2, ymm10, ymm25
+	vpxord          ymm2, ymm10, ymm12
 	vaesdeclast     ymm6, ymm6, ymm2
 	vmovdqu8        yword [rdx + 64], ymm6
-	vpxord          ymm2, ymm10, ymm26
+	vpxord          ymm2, ymm10, ymm13
 	vaesdeclast     ymm7, ymm7, ymm2
 	vmovdqu8        yword [rdx + 96], ymm7
 	add             rcx, 128

@@ -23,10 +23,10 @@
 #
 # Registers: KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11, PART=rsi, PART=rsi (after the tweak is made)
 #            BASE=zmm0, POLY=zmm1, T1=zmm2, T2=zmm3, X0=zmm4, X1=zmm5
-#            X2=zmm6, X3=zmm7, TW=zmm8, K0=zmm9, KLAST=zmm10, KLAST-1=zmm11
-#            KLAST-2=zmm12, KLAST-3=zmm13, KLAST-4=zmm14, KLAST-5=zmm15, KLAST-6=zmm16, KLAST-7=zmm17
-#            KLAST-8=zmm18, KLAST-9=zmm19, KLAST-10=zmm20, KLAST-11=zmm21, KLAST-12=zmm22, KLAST-13=zmm23
-#            TW0=zmm24, TW1=zmm25, TW2=zmm26
+#            X2=zmm6, X3=zmm7, TW=zmm8, K0=zmm9, KLAST=zmm10, TW0=zmm11
+#            TW1=zmm12, TW2=zmm13, KLAST-1=zmm14, KLAST-2=zmm15, KLAST-3=zmm16, KLAST-4=zmm17
+#            KLAST-5=zmm18, KLAST-6=zmm19, KLAST-7=zmm20, KLAST-8=zmm21, KLAST-9=zmm22, KLAST-10=zmm23
+#            KLAST-11=zmm24, KLAST-12=zmm25, KLAST-13=zmm26
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_xts_encrypt_avx10_512
@@ -64,22 +64,22 @@ aesgen_xts_encrypt_avx10_512:
 	lea             (%r10,%rax,8), %r10             # &key1[rounds]
 	vbroadcasti32x4 (%rdi), %zmm9
 	vbroadcasti32x4 (%r10), %zmm10
-	vbroadcasti32x4 -16(%r10), %zmm11
-	vbroadcasti32x4 -32(%r10), %zmm12
-	vbroadcasti32x4 -48(%r10), %zmm13
-	vbroadcasti32x4 -64(%r10), %zmm14
-	vbroadcasti32x4 -80(%r10), %zmm15
-	vbroadcasti32x4 -96(%r10), %zmm16
-	vbroadcasti32x4 -112(%r10), %zmm17
-	vbroadcasti32x4 -128(%r10), %zmm18
-	vbroadcasti32x4 -144(%r10), %zmm19
+	vbroadcasti32x4 -16(%r10), %zmm14
+	vbroadcasti32x4 -32(%r10), %zmm15
+	vbroadcasti32x4 -48(%r10), %zmm16
+	vbroadcasti32x4 -64(%r10), %zmm17
+	vbroadcasti32x4 -80(%r10), %zmm18
+	vbroadcasti32x4 -96(%r10), %zmm19
+	vbroadcasti32x4 -112(%r10), %zmm20
+	vbroadcasti32x4 -128(%r10), %zmm21
+	vbroadcasti32x4 -144(%r10), %zmm22
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_keys_loaded
-	vbroadcasti32x4 -160(%r10), %zmm20
-	vbroadcasti32x4 -176(%r10), %zmm21
+	vbroadcasti32x4 -160(%r10), %zmm23
+	vbroadcasti32x4 -176(%r10), %zmm24
 	{disp32} je     .Lxts_enc_keys_loaded
-	vbroadcasti32x4 -192(%r10), %zmm22
-	vbroadcasti32x4 -208(%r10), %zmm23
+	vbroadcasti32x4 -192(%r10), %zmm25
+	vbroadcasti32x4 -208(%r10), %zmm26
 .Lxts_enc_keys_loaded:
 	vbroadcasti32x4 .Lxts_poly(%rip), %zmm1
 # BASE = T, T*x, T*x^2, T*x^3 in lanes 0..3
@@ -123,17 +123,17 @@ aesgen_xts_encrypt_avx10_512:
 	vpsrlq          $60, %zmm0, %zmm2               # top 4 bits of each half
 	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
 	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
-	vpsllq          $4, %zmm0, %zmm24
-	vpternlogd      $150, %zmm3, %zmm2, %zmm24
+	vpsllq          $4, %zmm0, %zmm11
+	vpternlogd      $150, %zmm3, %zmm2, %zmm11
 	vpsrldq         $15, %zmm0, %zmm2               # the top 8 bits
 	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
-	vpslldq         $1, %zmm0, %zmm25
-	vpxord          %zmm2, %zmm25, %zmm25
+	vpslldq         $1, %zmm0, %zmm12
+	vpxord          %zmm2, %zmm12, %zmm12
 	vpsrlq          $52, %zmm0, %zmm2               # top 12 bits of each half
 	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
 	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
-	vpsllq          $12, %zmm0, %zmm26
-	vpternlogd      $150, %zmm3, %zmm2, %zmm26
+	vpsllq          $12, %zmm0, %zmm13
+	vpternlogd      $150, %zmm3, %zmm2, %zmm13
 	vpsrldq         $14, %zmm0, %zmm2               # the top 16 bits
 	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
 	vpslldq         $2, %zmm0, %zmm0
@@ -142,26 +142,39 @@ aesgen_xts_encrypt_avx10_512:
 	vmovdqu8        (%rcx), %zmm4
 	vpternlogd      $150, %zmm8, %zmm9, %zmm4
 	vmovdqu8        64(%rcx), %zmm5
-	vpternlogd      $150, %zmm24, %zmm9, %zmm5
+	vpternlogd      $150, %zmm11, %zmm9, %zmm5
 	vmovdqu8        128(%rcx), %zmm6
-	vpternlogd      $150, %zmm25, %zmm9, %zmm6
+	vpternlogd      $150, %zmm12, %zmm9, %zmm6
 	mov             $-1, %r11
 	bzhi            %r8, %r11, %r11
 	kmovq           %r11, %k1
 	vmovdqu8        192(%rcx), %zmm7{%k1}{z}
-	vpternlogd      $150, %zmm26, %zmm9, %zmm7
+	vpternlogd      $150, %zmm13, %zmm9, %zmm7
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_final4_aes128
 	{disp32} je     .Lxts_enc_final4_aes192
+	vaesenc         %zmm26, %zmm4, %zmm4
+	vaesenc         %zmm26, %zmm5, %zmm5
+	vaesenc         %zmm26, %zmm6, %zmm6
+	vaesenc         %zmm26, %zmm7, %zmm7
+	vaesenc         %zmm25, %zmm4, %zmm4
+	vaesenc         %zmm25, %zmm5, %zmm5
+	vaesenc         %zmm25, %zmm6, %zmm6
+	vaesenc         %zmm25, %zmm7, %zmm7
+.Lxts_enc_final4_aes192:
+	vaesenc         %zmm24, %zmm4, %zmm4
+	vaesenc         %zmm24, %zmm5, %zmm5
+	vaesenc         %zmm24, %zmm6, %zmm6
+	vaesenc         %zmm24, %zmm7, %zmm7
 	vaesenc         %zmm23, %zmm4, %zmm4
 	vaesenc         %zmm23, %zmm5, %zmm5
 	vaesenc         %zmm23, %zmm6, %zmm6
 	vaesenc         %zmm23, %zmm7, %zmm7
+.Lxts_enc_final4_aes128:
 	vaesenc         %zmm22, %zmm4, %zmm4
 	vaesenc         %zmm22, %zmm5, %zmm5
 	vaesenc         %zmm22, %zmm6, %zmm6
 	vaesenc         %zmm22, %zmm7, %zmm7
-.Lxts_enc_final4_aes192:
 	vaesenc         %zmm21, %zmm4, %zmm4
 	vaesenc         %zmm21, %zmm5, %zmm5
 	vaesenc         %zmm21, %zmm6, %zmm6
@@ -170,7 +183,6 @@ aesgen_xts_encrypt_avx10_512:
 	vaesenc         %zmm20, %zmm5, %zmm5
 	vaesenc         %zmm20, %zmm6, %zmm6
 	vaesenc         %zmm20, %zmm7, %zmm7
-.Lxts_enc_final4_aes128:
 	vaesenc         %zmm19, %zmm4, %zmm4
 	vaesenc         %zmm19, %zmm5, %zmm5
 	vaesenc         %zmm19, %zmm6, %zmm6
@@ -195,28 +207,16 @@ aesgen_xts_encrypt_avx10_512:
 	vaesenc         %zmm14, %zmm5, %zmm5
 	vaesenc         %zmm14, %zmm6, %zmm6
 	vaesenc         %zmm14, %zmm7, %zmm7
-	vaesenc         %zmm13, %zmm4, %zmm4
-	vaesenc         %zmm13, %zmm5, %zmm5
-	vaesenc         %zmm13, %zmm6, %zmm6
-	vaesenc         %zmm13, %zmm7, %zmm7
-	vaesenc         %zmm12, %zmm4, %zmm4
-	vaesenc         %zmm12, %zmm5, %zmm5
-	vaesenc         %zmm12, %zmm6, %zmm6
-	vaesenc         %zmm12, %zmm7, %zmm7
-	vaesenc         %zmm11, %zmm4, %zmm4
-	vaesenc         %zmm11, %zmm5, %zmm5
-	vaesenc         %zmm11, %zmm6, %zmm6
-	vaesenc         %zmm11, %zmm7, %zmm7
 	vpxord          %zmm8, %zmm10, %zmm2
 	vaesenclast     %zmm2, %zmm4, %zmm4
 	vmovdqu8        %zmm4, (%rdx)
-	vpxord          %zmm24, %zmm10, %zmm2
+	vpxord          %zmm11, %zmm10, %zmm2
 	vaesenclast     %zmm2, %zmm5, %zmm5
 	vmovdqu8        %zmm5, 64(%rdx)
-	vpxord          %zmm25, %zmm10, %zmm2
+	vpxord          %zmm12, %zmm10, %zmm2
 	vaesenclast     %zmm2, %zmm6, %zmm6
 	vmovdqu8        %zmm6, 128(%rdx)
-	vpxord          %zmm26, %zmm10, %zmm2
+	vpxord          %zmm13, %zmm10, %zmm2
 	vaesenclast     %zmm2, %zmm7, %zmm7
 	vmovdqu8        %zmm7, 192(%rdx){%k1}
 	add             %r8, %rcx
@@ -224,26 +224,26 @@ aesgen_xts_encrypt_avx10_512:
 	add             $192, %rcx
 	add             $192, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          $63, %zmm26, %zmm2              # top 1 bits of each half
+	vpsrlq          $63, %zmm13, %zmm2              # top 1 bits of each half
 	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
 	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
-	vpsllq          $1, %zmm26, %zmm26
-	vpternlogd      $150, %zmm3, %zmm2, %zmm26
+	vpsllq          $1, %zmm13, %zmm13
+	vpternlogd      $150, %zmm3, %zmm2, %zmm13
 	lea             .Lxts_lane_select(%rip), %r11
 	vmovdqu8        -16(%r11,%r8,1), %xmm3
-	vpermd          %zmm26, %zmm3, %zmm2
+	vpermd          %zmm13, %zmm3, %zmm2
 	{disp32} jmp    .Lxts_enc_steal_or_done
 .Lxts_enc_final3:
 	vmovdqa64       %zmm0, %zmm8
 	vpsrlq          $60, %zmm0, %zmm2               # top 4 bits of each half
 	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
 	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
-	vpsllq          $4, %zmm0, %zmm24
-	vpternlogd      $150, %zmm3, %zmm2, %zmm24
+	vpsllq          $4, %zmm0, %zmm11
+	vpternlogd      $150, %zmm3, %zmm2, %zmm11
 	vpsrldq         $15, %zmm0, %zmm2               # the top 8 bits
 	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
-	vpslldq         $1, %zmm0, %zmm25
-	vpxord          %zmm2, %zmm25, %zmm25
+	vpslldq         $1, %zmm0, %zmm12
+	vpxord          %zmm2, %zmm12, %zmm12
 	vpsrlq          $52, %zmm0, %zmm2               # top 12 bits of each half
 	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
 	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
@@ -253,29 +253,38 @@ aesgen_xts_encrypt_avx10_512:
 	vmovdqu8        (%rcx), %zmm4
 	vpternlogd      $150, %zmm8, %zmm9, %zmm4
 	vmovdqu8        64(%rcx), %zmm5
-	vpternlogd      $150, %zmm24, %zmm9, %zmm5
+	vpternlogd      $150, %zmm11, %zmm9, %zmm5
 	mov             $-1, %r11
 	bzhi            %r8, %r11, %r11
 	kmovq           %r11, %k1
 	vmovdqu8        128(%rcx), %zmm6{%k1}{z}
-	vpternlogd      $150, %zmm25, %zmm9, %zmm6
+	vpternlogd      $150, %zmm12, %zmm9, %zmm6
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_final3_aes128
 	{disp32} je     .Lxts_enc_final3_aes192
+	vaesenc         %zmm26, %zmm4, %zmm4
+	vaesenc         %zmm26, %zmm5, %zmm5
+	vaesenc         %zmm26, %zmm6, %zmm6
+	vaesenc         %zmm25, %zmm4, %zmm4
+	vaesenc         %zmm25, %zmm5, %zmm5
+	vaesenc         %zmm25, %zmm6, %zmm6
+.Lxts_enc_final3_aes192:
+	vaesenc         %zmm24, %zmm4, %zmm4
+	vaesenc         %zmm24, %zmm5, %zmm5
+	vaesenc         %zmm24, %zmm6, %zmm6
 	vaesenc         %zmm23, %zmm4, %zmm4
 	vaesenc         %zmm23, %zmm5, %zmm5
 	vaesenc         %zmm23, %zmm6, %zmm6
+.Lxts_enc_final3_aes128:
 	vaesenc         %zmm22, %zmm4, %zmm4
 	vaesenc         %zmm22, %zmm5, %zmm5
 	vaesenc         %zmm22, %zmm6, %zmm6
-.Lxts_enc_final3_aes192:
 	vaesenc         %zmm21, %zmm4, %zmm4
 	vaesenc         %zmm21, %zmm5, %zmm5
 	vaesenc         %zmm21, %zmm6, %zmm6
 	vaesenc         %zmm20, %zmm4, %zmm4
 	vaesenc         %zmm20, %zmm5, %zmm5
 	vaesenc         %zmm20, %zmm6, %zmm6
-.Lxts_enc_final3_aes128:
 	vaesenc         %zmm19, %zmm4, %zmm4
 	vaesenc         %zmm19, %zmm5, %zmm5
 	vaesenc         %zmm19, %zmm6, %zmm6
@@ -294,22 +303,13 @@ aesgen_xts_encrypt_avx10_512:
 	vaesenc         %zmm14, %zmm4, %zmm4
 	vaesenc         %zmm14, %zmm5, %zmm5
 	vaesenc         %zmm14, %zmm6, %zmm6
-	vaesenc         %zmm13, %zmm4, %zmm4
-	vaesenc         %zmm13, %zmm5, %zmm5
-	vaesenc         %zmm13, %zmm6, %zmm6
-	vaesenc         %zmm12, %zmm4, %zmm4
-	vaesenc         %zmm12, %zmm5, %zmm5
-	vaesenc         %zmm12, %zmm6, %zmm6
-	vaesenc         %zmm11, %zmm4, %zmm4
-	vaesenc         %zmm11, %zmm5, %zmm5
-	vaesenc         %zmm11, %zmm6, %zmm6
 	vpxord          %zmm8, %zmm10, %zmm2
 	vaesenclast     %zmm2, %zmm4, %zmm4
 	vmovdqu8        %zmm4, (%rdx)
-	vpxord          %zmm24, %zmm10, %zmm2
+	vpxord          %zmm11, %zmm10, %zmm2
 	vaesenclast     %zmm2, %zmm5, %zmm5
 	vmovdqu8        %zmm5, 64(%rdx)
-	vpxord          %zmm25, %zmm10, %zmm2
+	vpxord          %zmm12, %zmm10, %zmm2
 	vaesenclast     %zmm2, %zmm6, %zmm6
 	vmovdqu8        %zmm6, 128(%rdx){%k1}
 	add             %r8, %rcx
@@ -317,22 +317,22 @@ aesgen_xts_encrypt_avx10_512:
 	add             $128, %rcx
 	add             $128, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          $63, %zmm25, %zmm2              # top 1 bits of each half
+	vpsrlq          $63, %zmm12, %zmm2              # top 1 bits of each half
 	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
 	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
-	vpsllq          $1, %zmm25, %zmm25
-	vpternlogd      $150, %zmm3, %zmm2, %zmm25
+	vpsllq          $1, %zmm12, %zmm12
+	vpternlogd      $150, %zmm3, %zmm2, %zmm12
 	lea             .Lxts_lane_select(%rip), %r11
 	vmovdqu8        -16(%r11,%r8,1), %xmm3
-	vpermd          %zmm25, %zmm3, %zmm2
+	vpermd          %zmm12, %zmm3, %zmm2
 	{disp32} jmp    .Lxts_enc_steal_or_done
 .Lxts_enc_final2:
 	vmovdqa64       %zmm0, %zmm8
 	vpsrlq          $60, %zmm0, %zmm2               # top 4 bits of each half
 	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
 	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
-	vpsllq          $4, %zmm0, %zmm24
-	vpternlogd      $150, %zmm3, %zmm2, %zmm24
+	vpsllq          $4, %zmm0, %zmm11
+	vpternlogd      $150, %zmm3, %zmm2, %zmm11
 	vpsrldq         $15, %zmm0, %zmm2               # the top 8 bits
 	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
 	vpslldq         $1, %zmm0, %zmm0
@@ -344,20 +344,26 @@ aesgen_xts_encrypt_avx10_512:
 	bzhi            %r8, %r11, %r11
 	kmovq           %r11, %k1
 	vmovdqu8        64(%rcx), %zmm5{%k1}{z}
-	vpternlogd      $150, %zmm24, %zmm9, %zmm5
+	vpternlogd      $150, %zmm11, %zmm9, %zmm5
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_final2_aes128
 	{disp32} je     .Lxts_enc_final2_aes192
+	vaesenc         %zmm26, %zmm4, %zmm4
+	vaesenc         %zmm26, %zmm5, %zmm5
+	vaesenc         %zmm25, %zmm4, %zmm4
+	vaesenc         %zmm25, %zmm5, %zmm5
+.Lxts_enc_final2_aes192:
+	vaesenc         %zmm24, %zmm4, %zmm4
+	vaesenc         %zmm24, %zmm5, %zmm5
 	vaesenc         %zmm23, %zmm4, %zmm4
 	vaesenc         %zmm23, %zmm5, %zmm5
+.Lxts_enc_final2_aes128:
 	vaesenc         %zmm22, %zmm4, %zmm4
 	vaesenc         %zmm22, %zmm5, %zmm5
-.Lxts_enc_final2_aes192:
 	vaesenc         %zmm21, %zmm4, %zmm4
 	vaesenc         %zmm21, %zmm5, %zmm5
 	vaesenc         %zmm20, %zmm4, %zmm4
 	vaesenc         %zmm20, %zmm5, %zmm5
-.Lxts_enc_final2_aes128:
 	vaesenc         %zmm19, %zmm4, %zmm4
 	vaesenc         %zmm19, %zmm5, %zmm5
 	vaesenc         %zmm18, %zmm4, %zmm4
@@ -370,16 +376,10 @@ aesgen_xts_encrypt_avx10_512:
 	vaesenc         %zmm15, %zmm5, %zmm5
 	vaesenc         %zmm14, %zmm4, %zmm4
 	vaesenc         %zmm14, %zmm5, %zmm5
-	vaesenc         %zmm13, %zmm4, %zmm4
-	vaesenc         %zmm13, %zmm5, %zmm5
-	vaesenc         %zmm12, %zmm4, %zmm4
-	vaesenc         %zmm12, %zmm5, %zmm5
-	vaesenc         %zmm11, %zmm4, %zmm4
-	vaesenc         %zmm11, %zmm5, %zmm5
 	vpxord          %zmm8, %zmm10, %zmm2
 	vaesenclast     %zmm2, %zmm4, %zmm4
 	vmovdqu8        %zmm4, (%rdx)
-	vpxord          %zmm24, %zmm10, %zmm2
+	vpxord          %zmm11, %zmm10, %zmm2
 	vaesenclast     %zmm2, %zmm5, %zmm5
 	vmovdqu8        %zmm5, 64(%rdx){%k1}
 	add             %r8, %rcx
@@ -387,14 +387,14 @@ aesgen_xts_encrypt_avx10_512:
 	add             $64, %rcx
 	add             $64, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          $63, %zmm24, %zmm2              # top 1 bits of each half
+	vpsrlq          $63, %zmm11, %zmm2              # top 1 bits of each half
 	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
 	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
-	vpsllq          $1, %zmm24, %zmm24
-	vpternlogd      $150, %zmm3, %zmm2, %zmm24
+	vpsllq          $1, %zmm11, %zmm11
+	vpternlogd      $150, %zmm3, %zmm2, %zmm11
 	lea             .Lxts_lane_select(%rip), %r11
 	vmovdqu8        -16(%r11,%r8,1), %xmm3
-	vpermd          %zmm24, %zmm3, %zmm2
+	vpermd          %zmm11, %zmm3, %zmm2
 	{disp32} jmp    .Lxts_enc_steal_or_done
 .Lxts_enc_final1:
 	vmovdqa64       %zmm0, %zmm8
@@ -411,21 +411,21 @@ aesgen_xts_encrypt_avx10_512:
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_final1_aes128
 	{disp32} je     .Lxts_enc_final1_aes192
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm26, %zmm4, %zmm4
+	vaesenc         %zmm25, %zmm4, %zmm4
 .Lxts_enc_final1_aes192:
+	vaesenc         %zmm24, %zmm4, %zmm4
+	vaesenc         %zmm23, %zmm4, %zmm4
+.Lxts_enc_final1_aes128:
+	vaesenc         %zmm22, %zmm4, %zmm4
 	vaesenc         %zmm21, %zmm4, %zmm4
 	vaesenc         %zmm20, %zmm4, %zmm4
-.Lxts_enc_final1_aes128:
 	vaesenc         %zmm19, %zmm4, %zmm4
 	vaesenc         %zmm18, %zmm4, %zmm4
 	vaesenc         %zmm17, %zmm4, %zmm4
 	vaesenc         %zmm16, %zmm4, %zmm4
 	vaesenc         %zmm15, %zmm4, %zmm4
 	vaesenc         %zmm14, %zmm4, %zmm4
-	vaesenc         %zmm13, %zmm4, %zmm4
-	vaesenc         %zmm12, %zmm4, %zmm4
-	vaesenc         %zmm11, %zmm4, %zmm4
 	vpxord          %zmm8, %zmm10, %zmm2
 	vaesenclast     %zmm2, %zmm4, %zmm4
 	vmovdqu8        %zmm4, (%rdx){%k1}
@@ -523,17 +523,17 @@ aesgen_xts_encrypt_avx10_512:
 	vpsrlq          $60, %zmm0, %zmm2               # top 4 bits of each half
 	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
 	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
-	vpsllq          $4, %zmm0, %zmm24
-	vpternlogd      $150, %zmm3, %zmm2, %zmm24
+	vpsllq          $4, %zmm0, %zmm11
+	vpternlogd      $150, %zmm3, %zmm2, %zmm11
 	vpsrldq         $15, %zmm0, %zmm2               # the top 8 bits
 	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
-	vpslldq         $1, %zmm0, %zmm25
-	vpxord          %zmm2, %zmm25, %zmm25
+	vpslldq         $1, %zmm0, %zmm12
+	vpxord          %zmm2, %zmm12, %zmm12
 	vpsrlq          $52, %zmm0, %zmm2               # top 12 bits of each half
 	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
 	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
-	vpsllq          $12, %zmm0, %zmm26
-	vpternlogd      $150, %zmm3, %zmm2, %zmm26
+	vpsllq          $12, %zmm0, %zmm13
+	vpternlogd      $150, %zmm3, %zmm2, %zmm13
 	vpsrldq         $14, %zmm0, %zmm2               # the top 16 bits
 	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
 	vpslldq         $2, %zmm0, %zmm0
@@ -541,23 +541,36 @@ aesgen_xts_encrypt_avx10_512:
 	vmovdqu8        (%rcx), %zmm4
 	vpternlogd      $150, %zmm8, %zmm9, %zmm4
 	vmovdqu8        64(%rcx), %zmm5
-	vpternlogd      $150, %zmm24, %zmm9, %zmm5
+	vpternlogd      $150, %zmm11, %zmm9, %zmm5
 	vmovdqu8        128(%rcx), %zmm6
-	vpternlogd      $150, %zmm25, %zmm9, %zmm6
+	vpternlogd      $150, %zmm12, %zmm9, %zmm6
 	vmovdqu8        192(%rcx), %zmm7
-	vpternlogd      $150, %zmm26, %zmm9, %zmm7
+	vpternlogd      $150, %zmm13, %zmm9, %zmm7
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_main_aes128
 	{disp32} je     .Lxts_enc_main_aes192
+	vaesenc         %zmm26, %zmm4, %zmm4
+	vaesenc         %zmm26, %zmm5, %zmm5
+	vaesenc         %zmm26, %zmm6, %zmm6
+	vaesenc         %zmm26, %zmm7, %zmm7
+	vaesenc         %zmm25, %zmm4, %zmm4
+	vaesenc         %zmm25, %zmm5, %zmm5
+	vaesenc         %zmm25, %zmm6, %zmm6
+	vaesenc         %zmm25, %zmm7, %zmm7
+.Lxts_enc_main_aes192:
+	vaesenc         %zmm24, %zmm4, %zmm4
+	vaesenc         %zmm24, %zmm5, %zmm5
+	vaesenc         %zmm24, %zmm6, %zmm6
+	vaesenc         %zmm24, %zmm7, %zmm7
 	vaesenc         %zmm23, %zmm4, %zmm4
 	vaesenc         %zmm23, %zmm5, %zmm5
 	vaesenc         %zmm23, %zmm6, %zmm6
 	vaesenc         %zmm23, %zmm7, %zmm7
+.Lxts_enc_main_aes128:
 	vaesenc         %zmm22, %zmm4, %zmm4
 	vaesenc         %zmm22, %zmm5, %zmm5
 	vaesenc         %zmm22, %zmm6, %zmm6
 	vaesenc         %zmm22, %zmm7, %zmm7
-.Lxts_enc_main_aes192:
 	vaesenc         %zmm21, %zmm4, %zmm4
 	vaesenc         %zmm21, %zmm5, %zmm5
 	vaesenc         %zmm21, %zmm6, %zmm6
@@ -566,7 +579,6 @@ aesgen_xts_encrypt_avx10_512:
 	vaesenc         %zmm20, %zmm5, %zmm5
 	vaesenc         %zmm20, %zmm6, %zmm6
 	vaesenc         %zmm20, %zmm7, %zmm7
-.Lxts_enc_main_aes128:
 	vaesenc         %zmm19, %zmm4, %zmm4
 	vaesenc         %zmm19, %zmm5, %zmm5
 	vaesenc         %zmm19, %zmm6, %zmm6
@@ -591,28 +603,16 @@ aesgen_xts_encrypt_avx10_512:
 	vaesenc         %zmm14, %zmm5, %zmm5
 	vaesenc         %zmm14, %zmm6, %zmm6
 	vaesenc         %zmm14, %zmm7, %zmm7
-	vaesenc         %zmm13, %zmm4, %zmm4
-	vaesenc         %zmm13, %zmm5, %zmm5
-	vaesenc         %zmm13, %zmm6, %zmm6
-	vaesenc         %zmm13, %zmm7, %zmm7
-	vaesenc         %zmm12, %zmm4, %zmm4
-	vaesenc         %zmm12, %zmm5, %zmm5
-	vaesenc         %zmm12, %zmm6, %zmm6
-	vaesenc         %zmm12, %zmm7, %zmm7
-	vaesenc         %zmm11, %zmm4, %zmm4
-	vaesenc         %zmm11, %zmm5, %zmm5
-	vaesenc         %zmm11, %zmm6, %zmm6
-	vaesenc         %zmm11, %zmm7, %zmm7
 	vpxord          %zmm8, %zmm10, %zmm2
 	vaesenclast     %zmm2, %zmm4, %zmm4
 	vmovdqu8        %zmm4, (%rdx)
-	vpxord          %zmm24, %zmm10, %zmm2
+	vpxord          %zmm11, %zmm10, %zmm2
 	vaesenclast     %zmm2, %zmm5, %zmm5
 	vmovdqu8        %zmm5, 64(%rdx)
-	vpxord          %zmm25, %zmm10, %zmm2
+	vpxord          %zmm12, %zmm10, %zmm2
 	vaesenclast     %zmm2, %zmm6, %zmm6
 	vmovdqu8        %zmm6, 128(%rdx)
-	vpxord          %zmm26, %zmm10, %zmm2
+	vpxord          %zmm13, %zmm10, %zmm2
 	vaesenclast     %zmm2, %zmm7, %zmm7
 	vmovdqu8        %zmm7, 192(%rdx)
 	add             $256, %rcx
@@ -641,10 +641,10 @@ aesgen_xts_encrypt_avx10_512:
 #
 # Registers: KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11, PART=rsi, PART=rsi (after the tweak is made)
 #            BASE=zmm0, POLY=zmm1, T1=zmm2, T2=zmm3, X0=zmm4, X1=zmm5
-#            X2=zmm6, X3=zmm7, TW=zmm8, K0=zmm9, KLAST=zmm10, KLAST-1=zmm11
-#            KLAST-2=zmm12, KLAST-3=zmm13, KLAST-4=zmm14, KLAST-5=zmm15, KLAST-6=zmm16, KLAST-7=zmm17
-#            KLAST-8=zmm18, KLAST-9=zmm19, KLAST-10=zmm20, KLAST-11=zmm21, KLAST-12=zmm22, KLAST-13=zmm23
-#            TW0=zmm24, TW1=zmm25, TW2=zmm26
+#            X2=zmm6, X3=zmm7, TW=zmm8, K0=zmm9, KLAST=zmm10, TW0=zmm11
+#            TW1=zmm12, TW2=zmm13, KLAST-1=zmm14, KLAST-2=zmm15, KLAST-3=zmm16, KLAST-4=zmm17
+#            KLAST-5=zmm18, KLAST-6=zmm19, KLAST-7=zmm20, KLAST-8=zmm21, KLAST-9=zmm22, KLAST-10=zmm23
+#            KLAST-11=zmm24, KLAST-12=zmm25, KLAST-13=zmm26
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_xts_decrypt_avx10_512
@@ -682,22 +682,22 @@ aesgen_xts_decrypt_avx10_512:
 	lea             (%r10,%rax,8), %r10             # &key1[rounds]
 	vbroadcasti32x4 (%rdi), %zmm9
 	vbroadcasti32x4 (%r10), %zmm10
-	vbroadcasti32x4 -16(%r10), %zmm11
-	vbroadcasti32x4 -32(%r10), %zmm12
-	vbroadcasti32x4 -48(%r10), %zmm13
-	vbroadcasti32x4 -64(%r10), %zmm14
-	vbroadcasti32x4 -80(%r10), %zmm15
-	vbroadcasti32x4 -96(%r10), %zmm16
-	vbroadcasti32x4 -112(%r10), %zmm17
-	vbroadcasti32x4 -128(%r10), %zmm18
-	vbroadcasti32x4 -144(%r10), %zmm19
+	vbroadcasti32x4 -16(%r10), %zmm14
+	vbroadcasti32x4 -32(%r10), %zmm15
+	vbroadcasti32x4 -48(%r10), %zmm16
+	vbroadcasti32x4 -64(%r10), %zmm17
+	vbroadcasti32x4 -80(%r10), %zmm18
+	vbroadcasti32x4 -96(%r10), %zmm19
+	vbroadcasti32x4 -112(%r10), %zmm20
+	vbroadcasti32x4 -128(%r10), %zmm21
+	vbroadcasti32x4 -144(%r10), %zmm22
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_keys_loaded
-	vbroadcasti32x4 -160(%r10), %zmm20
-	vbroadcasti32x4 -176(%r10), %zmm21
+	vbroadcasti32x4 -160(%r10), %zmm23
+	vbroadcasti32x4 -176(%r10), %zmm24
 	{disp32} je     .Lxts_dec_keys_loaded
-	vbroadcasti32x4 -192(%r10), %zmm22
-	vbroadcasti32x4 -208(%r10), %zmm23
+	vbroadcasti32x4 -192(%r10), %zmm25
+	vbroadcasti32x4 -208(%r10), %zmm26
 .Lxts_dec_keys_loaded:
 	vbroadcasti32x4 .Lxts_poly(%rip), %zmm1
 # BASE = T, T*x, T*x^2, T*x^3 in lanes 0..3
@@ -741,17 +741,17 @@ aesgen_xts_decrypt_avx10_512:
 	vpsrlq          $60, %zmm0, %zmm2               # top 4 bits of each half
 	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
 	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
-	vpsllq          $4, %zmm0, %zmm24
-	vpternlogd      $150, %zmm3, %zmm2, %zmm24
+	vpsllq          $4, %zmm0, %zmm11
+	vpternlogd      $150, %zmm3, %zmm2, %zmm11
 	vpsrldq         $15, %zmm0, %zmm2               # the top 8 bits
 	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
-	vpslldq         $1, %zmm0, %zmm25
-	vpxord          %zmm2, %zmm25, %zmm25
+	vpslldq         $1, %zmm0, %zmm12
+	vpxord          %zmm2, %zmm12, %zmm12
 	vpsrlq          $52, %zmm0, %zmm2               # top 12 bits of each half
 	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
 	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
-	vpsllq          $12, %zmm0, %zmm26
-	vpternlogd      $150, %zmm3, %zmm2, %zmm26
+	vpsllq          $12, %zmm0, %zmm13
+	vpternlogd      $150, %zmm3, %zmm2, %zmm13
 	vpsrldq         $14, %zmm0, %zmm2               # the top 16 bits
 	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
 	vpslldq         $2, %zmm0, %zmm0
@@ -760,26 +760,39 @@ aesgen_xts_decrypt_avx10_512:
 	vmovdqu8        (%rcx), %zmm4
 	vpternlogd      $150, %zmm8, %zmm9, %zmm4
 	vmovdqu8        64(%rcx), %zmm5
-	vpternlogd      $150, %zmm24, %zmm9, %zmm5
+	vpternlogd      $150, %zmm11, %zmm9, %zmm5
 	vmovdqu8        128(%rcx), %zmm6
-	vpternlogd      $150, %zmm25, %zmm9, %zmm6
+	vpternlogd      $150, %zmm12, %zmm9, %zmm6
 	mov             $-1, %r11
 	bzhi            %r8, %r11, %r11
 	kmovq           %r11, %k1
 	vmovdqu8        192(%rcx), %zmm7{%k1}{z}
-	vpternlogd      $150, %zmm26, %zmm9, %zmm7
+	vpternlogd      $150, %zmm13, %zmm9, %zmm7
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_final4_aes128
 	{disp32} je     .Lxts_dec_final4_aes192
+	vaesdec         %zmm26, %zmm4, %zmm4
+	vaesdec         %zmm26, %zmm5, %zmm5
+	vaesdec         %zmm26, %zmm6, %zmm6
+	vaesdec         %zmm26, %zmm7, %zmm7
+	vaesdec         %zmm25, %zmm4, %zmm4
+	vaesdec         %zmm25, %zmm5, %zmm5
+	vaesdec         %zmm25, %zmm6, %zmm6
+	vaesdec         %zmm25, %zmm7, %zmm7
+.Lxts_dec_final4_aes192:
+	vaesdec         %zmm24, %zmm4, %zmm4
+	vaesdec         %zmm24, %zmm5, %zmm5
+	vaesdec         %zmm24, %zmm6, %zmm6
+	vaesdec         %zmm24, %zmm7, %zmm7
 	vaesdec         %zmm23, %zmm4, %zmm4
 	vaesdec         %zmm23, %zmm5, %zmm5
 	vaesdec         %zmm23, %zmm6, %zmm6
 	vaesdec         %zmm23, %zmm7, %zmm7
+.Lxts_dec_final4_aes128:
 	vaesdec         %zmm22, %zmm4, %zmm4
 	vaesdec         %zmm22, %zmm5, %zmm5
 	vaesdec         %zmm22, %zmm6, %zmm6
 	vaesdec         %zmm22, %zmm7, %zmm7
-.Lxts_dec_final4_aes192:
 	vaesdec         %zmm21, %zmm4, %zmm4
 	vaesdec         %zmm21, %zmm5, %zmm5
 	vaesdec         %zmm21, %zmm6, %zmm6
@@ -788,7 +801,6 @@ aesgen_xts_decrypt_avx10_512:
 	vaesdec         %zmm20, %zmm5, %zmm5
 	vaesdec         %zmm20, %zmm6, %zmm6
 	vaesdec         %zmm20, %zmm7, %zmm7
-.Lxts_dec_final4_aes128:
 	vaesdec         %zmm19, %zmm4, %zmm4
 	vaesdec         %zmm19, %zmm5, %zmm5
 	vaesdec         %zmm19, %zmm6, %zmm6
@@ -813,28 +825,16 @@ aesgen_xts_decrypt_avx10_512:
 	vaesdec         %zmm14, %zmm5, %zmm5
 	vaesdec         %zmm14, %zmm6, %zmm6
 	vaesdec         %zmm14, %zmm7, %zmm7
-	vaesdec         %zmm13, %zmm4, %zmm4
-	vaesdec         %zmm13, %zmm5, %zmm5
-	vaesdec         %zmm13, %zmm6, %zmm6
-	vaesdec         %zmm13, %zmm7, %zmm7
-	vaesdec         %zmm12, %zmm4, %zmm4
-	vaesdec         %zmm12, %zmm5, %zmm5
-	vaesdec         %zmm12, %zmm6, %zmm6
-	vaesdec         %zmm12, %zmm7, %zmm7
-	vaesdec         %zmm11, %zmm4, %zmm4
-	vaesdec         %zmm11, %zmm5, %zmm5
-	vaesdec         %zmm11, %zmm6, %zmm6
-	vaesdec         %zmm11, %zmm7, %zmm7
 	vpxord          %zmm8, %zmm10, %zmm2
 	vaesdeclast     %zmm2, %zmm4, %zmm4
 	vmovdqu8        %zmm4, (%rdx)
-	vpxord          %zmm24, %zmm10, %zmm2
+	vpxord          %zmm11, %zmm10, %zmm2
 	vaesdeclast     %zmm2, %zmm5, %zmm5
 	vmovdqu8        %zmm5, 64(%rdx)
-	vpxord          %zmm25, %zmm10, %zmm2
+	vpxord          %zmm12, %zmm10, %zmm2
 	vaesdeclast     %zmm2, %zmm6, %zmm6
 	vmovdqu8        %zmm6, 128(%rdx)
-	vpxord          %zmm26, %zmm10, %zmm2
+	vpxord          %zmm13, %zmm10, %zmm2
 	vaesdeclast     %zmm2, %zmm7, %zmm7
 	vmovdqu8        %zmm7, 192(%rdx){%k1}
 	add             %r8, %rcx
@@ -842,26 +842,26 @@ aesgen_xts_decrypt_avx10_512:
 	add             $192, %rcx
 	add             $192, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          $63, %zmm26, %zmm2              # top 1 bits of each half
+	vpsrlq          $63, %zmm13, %zmm2              # top 1 bits of each half
 	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
 	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
-	vpsllq          $1, %zmm26, %zmm26
-	vpternlogd      $150, %zmm3, %zmm2, %zmm26
+	vpsllq          $1, %zmm13, %zmm13
+	vpternlogd      $150, %zmm3, %zmm2, %zmm13
 	lea             .Lxts_lane_select(%rip), %r11
 	vmovdqu8        -16(%r11,%r8,1), %xmm3
-	vpermd          %zmm26, %zmm3, %zmm2
+	vpermd          %zmm13, %zmm3, %zmm2
 	{disp32} jmp    .Lxts_dec_steal_or_done
 .Lxts_dec_final3:
 	vmovdqa64       %zmm0, %zmm8
 	vpsrlq          $60, %zmm0, %zmm2               # top 4 bits of each half
 	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
 	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
-	vpsllq          $4, %zmm0, %zmm24
-	vpternlogd      $150, %zmm3, %zmm2, %zmm24
+	vpsllq          $4, %zmm0, %zmm11
+	vpternlogd      $150, %zmm3, %zmm2, %zmm11
 	vpsrldq         $15, %zmm0, %zmm2               # the top 8 bits
 	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
-	vpslldq         $1, %zmm0, %zmm25
-	vpxord          %zmm2, %zmm25, %zmm25
+	vpslldq         $1, %zmm0, %zmm12
+	vpxord          %zmm2, %zmm12, %zmm12
 	vpsrlq          $52, %zmm0, %zmm2               # top 12 bits of each half
 	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
 	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
@@ -871,29 +871,38 @@ aesgen_xts_decrypt_avx10_512:
 	vmovdqu8        (%rcx), %zmm4
 	vpternlogd      $150, %zmm8, %zmm9, %zmm4
 	vmovdqu8        64(%rcx), %zmm5
-	vpternlogd      $150, %zmm24, %zmm9, %zmm5
+	vpternlogd      $150, %zmm11, %zmm9, %zmm5
 	mov             $-1, %r11
 	bzhi            %r8, %r11, %r11
 	kmovq           %r11, %k1
 	vmovdqu8        128(%rcx), %zmm6{%k1}{z}
-	vpternlogd      $150, %zmm25, %zmm9, %zmm6
+	vpternlogd      $150, %zmm12, %zmm9, %zmm6
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_final3_aes128
 	{disp32} je     .Lxts_dec_final3_aes192
+	vaesdec         %zmm26, %zmm4, %zmm4
+	vaesdec         %zmm26, %zmm5, %zmm5
+	vaesdec         %zmm26, %zmm6, %zmm6
+	vaesdec         %zmm25, %zmm4, %zmm4
+	vaesdec         %zmm25, %zmm5, %zmm5
+	vaesdec         %zmm25, %zmm6, %zmm6
+.Lxts_dec_final3_aes192:
+	vaesdec         %zmm24, %zmm4, %zmm4
+	vaesdec         %zmm24, %zmm5, %zmm5
+	vaesdec         %zmm24, %zmm6, %zmm6
 	vaesdec         %zmm23, %zmm4, %zmm4
 	vaesdec         %zmm23, %zmm5, %zmm5
 	vaesdec         %zmm23, %zmm6, %zmm6
+.Lxts_dec_final3_aes128:
 	vaesdec         %zmm22, %zmm4, %zmm4
 	vaesdec         %zmm22, %zmm5, %zmm5
 	vaesdec         %zmm22, %zmm6, %zmm6
-.Lxts_dec_final3_aes192:
 	vaesdec         %zmm21, %zmm4, %zmm4
 	vaesdec         %zmm21, %zmm5, %zmm5
 	vaesdec         %zmm21, %zmm6, %zmm6
 	vaesdec         %zmm20, %zmm4, %zmm4
 	vaesdec         %zmm20, %zmm5, %zmm5
 	vaesdec         %zmm20, %zmm6, %zmm6
-.Lxts_dec_final3_aes128:
 	vaesdec         %zmm19, %zmm4, %zmm4
 	vaesdec         %zmm19, %zmm5, %zmm5
 	vaesdec         %zmm19, %zmm6, %zmm6
@@ -912,22 +921,13 @@ aesgen_xts_decrypt_avx10_512:
 	vaesdec         %zmm14, %zmm4, %zmm4
 	vaesdec         %zmm14, %zmm5, %zmm5
 	vaesdec         %zmm14, %zmm6, %zmm6
-	vaesdec         %zmm13, %zmm4, %zmm4
-	vaesdec         %zmm13, %zmm5, %zmm5
-	vaesdec         %zmm13, %zmm6, %zmm6
-	vaesdec         %zmm12, %zmm4, %zmm4
-	vaesdec         %zmm12, %zmm5, %zmm5
-	vaesdec         %zmm12, %zmm6, %zmm6
-	vaesdec         %zmm11, %zmm4, %zmm4
-	vaesdec         %zmm11, %zmm5, %zmm5
-	vaesdec         %zmm11, %zmm6, %zmm6
 	vpxord          %zmm8, %zmm10, %zmm2
 	vaesdeclast     %zmm2, %zmm4, %zmm4
 	vmovdqu8        %zmm4, (%rdx)
-	vpxord          %zmm24, %zmm10, %zmm2
+	vpxord          %zmm11, %zmm10, %zmm2
 	vaesdeclast     %zmm2, %zmm5, %zmm5
 	vmovdqu8        %zmm5, 64(%rdx)
-	vpxord          %zmm25, %zmm10, %zmm2
+	vpxord          %zmm12, %zmm10, %zmm2
 	vaesdeclast     %zmm2, %zmm6, %zmm6
 	vmovdqu8        %zmm6, 128(%rdx){%k1}
 	add             %r8, %rcx
@@ -935,22 +935,22 @@ aesgen_xts_decrypt_avx10_512:
 	add             $128, %rcx
 	add             $128, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          $63, %zmm25, %zmm2              # top 1 bits of each half
+	vpsrlq          $63, %zmm12, %zmm2              # top 1 bits of each half
 	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
 	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
-	vpsllq          $1, %zmm25, %zmm25
-	vpternlogd      $150, %zmm3, %zmm2, %zmm25
+	vpsllq          $1, %zmm12, %zmm12
+	vpternlogd      $150, %zmm3, %zmm2, %zmm12
 	lea             .Lxts_lane_select(%rip), %r11
 	vmovdqu8        -16(%r11,%r8,1), %xmm3
-	vpermd          %zmm25, %zmm3, %zmm2
+	vpermd          %zmm12, %zmm3, %zmm2
 	{disp32} jmp    .Lxts_dec_steal_or_done
 .Lxts_dec_final2:
 	vmovdqa64       %zmm0, %zmm8
 	vpsrlq          $60, %zmm0, %zmm2               # top 4 bits of each half
 	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
 	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
-	vpsllq          $4, %zmm0, %zmm24
-	vpternlogd      $150, %zmm3, %zmm2, %zmm24
+	vpsllq          $4, %zmm0, %zmm11
+	vpternlogd      $150, %zmm3, %zmm2, %zmm11
 	vpsrldq         $15, %zmm0, %zmm2               # the top 8 bits
 	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
 	vpslldq         $1, %zmm0, %zmm0
@@ -962,20 +962,26 @@ aesgen_xts_decrypt_avx10_512:
 	bzhi            %r8, %r11, %r11
 	kmovq           %r11, %k1
 	vmovdqu8        64(%rcx), %zmm5{%k1}{z}
-	vpternlogd      $150, %zmm24, %zmm9, %zmm5
+	vpternlogd      $150, %zmm11, %zmm9, %zmm5
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_final2_aes128
 	{disp32} je     .Lxts_dec_final2_aes192
+	vaesdec         %zmm26, %zmm4, %zmm4
+	vaesdec         %zmm26, %zmm5, %zmm5
+	vaesdec         %zmm25, %zmm4, %zmm4
+	vaesdec         %zmm25, %zmm5, %zmm5
+.Lxts_dec_final2_aes192:
+	vaesdec         %zmm24, %zmm4, %zmm4
+	vaesdec         %zmm24, %zmm5, %zmm5
 	vaesdec         %zmm23, %zmm4, %zmm4
 	vaesdec         %zmm23, %zmm5, %zmm5
+.Lxts_dec_final2_aes128:
 	vaesdec         %zmm22, %zmm4, %zmm4
 	vaesdec         %zmm22, %zmm5, %zmm5
-.Lxts_dec_final2_aes192:
 	vaesdec         %zmm21, %zmm4, %zmm4
 	vaesdec         %zmm21, %zmm5, %zmm5
 	vaesdec         %zmm20, %zmm4, %zmm4
 	vaesdec         %zmm20, %zmm5, %zmm5
-.Lxts_dec_final2_aes128:
 	vaesdec         %zmm19, %zmm4, %zmm4
 	vaesdec         %zmm19, %zmm5, %zmm5
 	vaesdec         %zmm18, %zmm4, %zmm4
@@ -988,16 +994,10 @@ aesgen_xts_decrypt_avx10_512:
 	vaesdec         %zmm15, %zmm5, %zmm5
 	vaesdec         %zmm14, %zmm4, %zmm4
 	vaesdec         %zmm14, %zmm5, %zmm5
-	vaesdec         %zmm13, %zmm4, %zmm4
-	vaesdec         %zmm13, %zmm5, %zmm5
-	vaesdec         %zmm12, %zmm4, %zmm4
-	vaesdec         %zmm12, %zmm5, %zmm5
-	vaesdec         %zmm11, %zmm4, %zmm4
-	vaesdec         %zmm11, %zmm5, %zmm5
 	vpxord          %zmm8, %zmm10, %zmm2
 	vaesdeclast     %zmm2, %zmm4, %zmm4
 	vmovdqu8        %zmm4, (%rdx)
-	vpxord          %zmm24, %zmm10, %zmm2
+	vpxord          %zmm11, %zmm10, %zmm2
 	vaesdeclast     %zmm2, %zmm5, %zmm5
 	vmovdqu8        %zmm5, 64(%rdx){%k1}
 	add             %r8, %rcx
@@ -1005,14 +1005,14 @@ aesgen_xts_decrypt_avx10_512:
 	add             $64, %rcx
 	add             $64, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          $63, %zmm24, %zmm2              # top 1 bits of each half
+	vpsrlq          $63, %zmm11, %zmm2              # top 1 bits of each half
 	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
 	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
-	vpsllq          $1, %zmm24, %zmm24
-	vpternlogd      $150, %zmm3, %zmm2, %zmm24
+	vpsllq          $1, %zmm11, %zmm11
+	vpternlogd      $150, %zmm3, %zmm2, %zmm11
 	lea             .Lxts_lane_select(%rip), %r11
 	vmovdqu8        -16(%r11,%r8,1), %xmm3
-	vpermd          %zmm24, %zmm3, %zmm2
+	vpermd          %zmm11, %zmm3, %zmm2
 	{disp32} jmp    .Lxts_dec_steal_or_done
 .Lxts_dec_final1:
 	vmovdqa64       %zmm0, %zmm8
@@ -1029,21 +1029,21 @@ aesgen_xts_decrypt_avx10_512:
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_final1_aes128
 	{disp32} je     .Lxts_dec_final1_aes192
-	vaesdec         %zmm23, %zmm4, %zmm4
-	vaesdec         %zmm22, %zmm4, %zmm4
+	vaesdec         %zmm26, %zmm4, %zmm4
+	vaesdec         %zmm25, %zmm4, %zmm4
 .Lxts_dec_final1_aes192:
+	vaesdec         %zmm24, %zmm4, %zmm4
+	vaesdec         %zmm23, %zmm4, %zmm4
+.Lxts_dec_final1_aes128:
+	vaesdec         %zmm22, %zmm4, %zmm4
 	vaesdec         %zmm21, %zmm4, %zmm4
 	vaesdec         %zmm20, %zmm4, %zmm4
-.Lxts_dec_final1_aes128:
 	vaesdec         %zmm19, %zmm4, %zmm4
 	vaesdec         %zmm18, %zmm4, %zmm4
 	vaesdec         %zmm17, %zmm4, %zmm4
 	vaesdec         %zmm16, %zmm4, %zmm4
 	vaesdec         %zmm15, %zmm4, %zmm4
 	vaesdec         %zmm14, %zmm4, %zmm4
-	vaesdec         %zmm13, %zmm4, %zmm4
-	vaesdec         %zmm12, %zmm4, %zmm4
-	vaesdec         %zmm11, %zmm4, %zmm4
 	vpxord          %zmm8, %zmm10, %zmm2
 	vaesdeclast     %zmm2, %zmm4, %zmm4
 	vmovdqu8        %zmm4, (%rdx){%k1}
@@ -1141,17 +1141,17 @@ aesgen_xts_decrypt_avx10_512:
 	vpsrlq          $60, %zmm0, %zmm2               # top 4 bits of each half
 	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
 	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
-	vpsllq          $4, %zmm0, %zmm24
-	vpternlogd      $150, %zmm3, %zmm2, %zmm24
+	vpsllq          $4, %zmm0, %zmm11
+	vpternlogd      $150, %zmm3, %zmm2, %zmm11
 	vpsrldq         $15, %zmm0, %zmm2               # the top 8 bits
 	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
-	vpslldq         $1, %zmm0, %zmm25
-	vpxord          %zmm2, %zmm25, %zmm25
+	vpslldq         $1, %zmm0, %zmm12
+	vpxord          %zmm2, %zmm12, %zmm12
 	vpsrlq          $52, %zmm0, %zmm2               # top 12 bits of each half
 	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
 	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
-	vpsllq          $12, %zmm0, %zmm26
-	vpternlogd      $150, %zmm3, %zmm2, %zmm26
+	vpsllq          $12, %zmm0, %zmm13
+	vpternlogd      $150, %zmm3, %zmm2, %zmm13
 	vpsrldq         $14, %zmm0, %zmm2               # the top 16 bits
 	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
 	vpslldq         $2, %zmm0, %zmm0
@@ -1159,23 +1159,36 @@ aesgen_xts_decrypt_avx10_512:
 	vmovdqu8        (%rcx), %zmm4
 	vpternlogd      $150, %zmm8, %zmm9, %zmm4
 	vmovdqu8        64(%rcx), %zmm5
-	vpternlogd      $150, %zmm24, %zmm9, %zmm5
+	vpternlogd      $150, %zmm11, %zmm9, %zmm5
 	vmovdqu8        128(%rcx), %zmm6
-	vpternlogd      $150, %zmm25, %zmm9, %zmm6
+	vpternlogd      $150, %zmm12, %zmm9, %zmm6
 	vmovdqu8        192(%rcx), %zmm7
-	vpternlogd      $150, %zmm26, %zmm9, %zmm7
+	vpternlogd      $150, %zmm13, %zmm9, %zmm7
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_main_aes128
 	{disp32} je     .Lxts_dec_main_aes192
+	vaesdec         %zmm26, %zmm4, %zmm4
+	vaesdec         %zmm26, %zmm5, %zmm5
+	vaesdec         %zmm26, %zmm6, %zmm6
+	vaesdec         %zmm26, %zmm7, %zmm7
+	vaesdec         %zmm25, %zmm4, %zmm4
+	vaesdec         %zmm25, %zmm5, %zmm5
+	vaesdec         %zmm25, %zmm6, %zmm6
+	vaesdec         %zmm25, %zmm7, %zmm7
+.Lxts_dec_main_aes192:
+	vaesdec         %zmm24, %zmm4, %zmm4
+	vaesdec         %zmm24, %zmm5, %zmm5
+	vaesdec         %zmm24, %zmm6, %zmm6
+	vaesdec         %zmm24, %zmm7, %zmm7
 	vaesdec         %zmm23, %zmm4, %zmm4
 	vaesdec         %zmm23, %zmm5, %zmm5
 	vaesdec         %zmm23, %zmm6, %zmm6
 	vaesdec         %zmm23, %zmm7, %zmm7
+.Lxts_dec_main_aes128:
 	vaesdec         %zmm22, %zmm4, %zmm4
 	vaesdec         %zmm22, %zmm5, %zmm5
 	vaesdec         %zmm22, %zmm6, %zmm6
 	vaesdec         %zmm22, %zmm7, %zmm7
-.Lxts_dec_main_aes192:
 	vaesdec         %zmm21, %zmm4, %zmm4
 	vaesdec         %zmm21, %zmm5, %zmm5
 	vaesdec         %zmm21, %zmm6, %zmm6
@@ -1184,7 +1197,6 @@ aesgen_xts_decrypt_avx10_512:
 	vaesdec         %zmm20, %zmm5, %zmm5
 	vaesdec         %zmm20, %zmm6, %zmm6
 	vaesdec         %zmm20, %zmm7, %zmm7
-.Lxts_dec_main_aes128:
 	vaesdec         %zmm19, %zmm4, %zmm4
 	vaesdec         %zmm19, %zmm5, %zmm5
 	vaesdec         %zmm19, %zmm6, %zmm6
@@ -1209,28 +1221,16 @@ aesgen_xts_decrypt_avx10_512:
 	vaesdec         %zmm14, %zmm5, %zmm5
 	vaesdec         %zmm14, %zmm6, %zmm6
 	vaesdec         %zmm14, %zmm7, %zmm7
-	vaesdec         %zmm13, %zmm4, %zmm4
-	vaesdec         %zmm13, %zmm5, %zmm5
-	vaesdec         %zmm13, %zmm6, %zmm6
-	vaesdec         %zmm13, %zmm7, %zmm7
-	vaesdec         %zmm12, %zmm4, %zmm4
-	vaesdec         %zmm12, %zmm5, %zmm5
-	vaesdec         %zmm12, %zmm6, %zmm6
-	vaesdec         %zmm12, %zmm7, %zmm7
-	vaesdec         %zmm11, %zmm4, %zmm4
-	vaesdec         %zmm11, %zmm5, %zmm5
-	vaesdec         %zmm11, %zmm6, %zmm6
-	vaesdec         %zmm11, %zmm7, %zmm7
 	vpxord          %zmm8, %zmm10, %zmm2
 	vaesdeclast     %zmm2, %zmm4, %zmm4
 	vmovdqu8        %zmm4, (%rdx)
-	vpxord          %zmm24, %zmm10, %zmm2
+	vpxord          %zmm11, %zmm10, %zmm2
 	vaesdeclast     %zmm2, %zmm5, %zmm5
 	vmovdqu8        %zmm5, 64(%rdx)
-	vpxord          %zmm25, %zmm10, %zmm2
+	vpxord          %zmm12, %zmm10, %zmm2
 	vaesdeclast     %zmm2, %zmm6, %zmm6
 	vmovdqu8        %zmm6, 128(%rdx)
-	vpxord          %zmm26, %zmm10, %zmm2
+	vpxord          %zmm13, %zmm10, %zmm2
 	vaesdeclast     %zmm2, %zmm7, %zmm7
 	vmovdqu8        %zmm7, 192(%rdx)
 	add             $256, %rcx

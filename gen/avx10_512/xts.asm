@@ -26,10 +26,10 @@
 ;
 ; Registers: KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11, PART=rsi, PART=rsi (after the tweak is made)
 ;            BASE=zmm0, POLY=zmm1, T1=zmm2, T2=zmm3, X0=zmm4, X1=zmm5
-;            X2=zmm6, X3=zmm7, TW=zmm8, K0=zmm9, KLAST=zmm10, KLAST-1=zmm11
-;            KLAST-2=zmm12, KLAST-3=zmm13, KLAST-4=zmm14, KLAST-5=zmm15, KLAST-6=zmm16, KLAST-7=zmm17
-;            KLAST-8=zmm18, KLAST-9=zmm19, KLAST-10=zmm20, KLAST-11=zmm21, KLAST-12=zmm22, KLAST-13=zmm23
-;            TW0=zmm24, TW1=zmm25, TW2=zmm26
+;            X2=zmm6, X3=zmm7, TW=zmm8, K0=zmm9, KLAST=zmm10, TW0=zmm11
+;            TW1=zmm12, TW2=zmm13, KLAST-1=zmm14, KLAST-2=zmm15, KLAST-3=zmm16, KLAST-4=zmm17
+;            KLAST-5=zmm18, KLAST-6=zmm19, KLAST-7=zmm20, KLAST-8=zmm21, KLAST-9=zmm22, KLAST-10=zmm23
+;            KLAST-11=zmm24, KLAST-12=zmm25, KLAST-13=zmm26
 	section .text
 	align 32, db 0xcc
 	global aesgen_xts_encrypt_avx10_512:function hidden
@@ -64,22 +64,22 @@ L.xts_enc_tweak_aes128:
 	lea             r10, [r10 + rax*8]              ; &key1[rounds]
 	vbroadcasti32x4 zmm9, oword [rdi]
 	vbroadcasti32x4 zmm10, oword [r10]
-	vbroadcasti32x4 zmm11, oword [r10 - 16]
-	vbroadcasti32x4 zmm12, oword [r10 - 32]
-	vbroadcasti32x4 zmm13, oword [r10 - 48]
-	vbroadcasti32x4 zmm14, oword [r10 - 64]
-	vbroadcasti32x4 zmm15, oword [r10 - 80]
-	vbroadcasti32x4 zmm16, oword [r10 - 96]
-	vbroadcasti32x4 zmm17, oword [r10 - 112]
-	vbroadcasti32x4 zmm18, oword [r10 - 128]
-	vbroadcasti32x4 zmm19, oword [r10 - 144]
+	vbroadcasti32x4 zmm14, oword [r10 - 16]
+	vbroadcasti32x4 zmm15, oword [r10 - 32]
+	vbroadcasti32x4 zmm16, oword [r10 - 48]
+	vbroadcasti32x4 zmm17, oword [r10 - 64]
+	vbroadcasti32x4 zmm18, oword [r10 - 80]
+	vbroadcasti32x4 zmm19, oword [r10 - 96]
+	vbroadcasti32x4 zmm20, oword [r10 - 112]
+	vbroadcasti32x4 zmm21, oword [r10 - 128]
+	vbroadcasti32x4 zmm22, oword [r10 - 144]
 	cmp             eax, 12
 	jb              near L.xts_enc_keys_loaded
-	vbroadcasti32x4 zmm20, oword [r10 - 160]
-	vbroadcasti32x4 zmm21, oword [r10 - 176]
+	vbroadcasti32x4 zmm23, oword [r10 - 160]
+	vbroadcasti32x4 zmm24, oword [r10 - 176]
 	je              near L.xts_enc_keys_loaded
-	vbroadcasti32x4 zmm22, oword [r10 - 192]
-	vbroadcasti32x4 zmm23, oword [r10 - 208]
+	vbroadcasti32x4 zmm25, oword [r10 - 192]
+	vbroadcasti32x4 zmm26, oword [r10 - 208]
 L.xts_enc_keys_loaded:
 	vbroadcasti32x4 zmm1, oword [rel L.xts_poly]
 ; BASE = T, T*x, T*x^2, T*x^3 in lanes 0..3
@@ -123,17 +123,17 @@ L.xts_enc_final4:
 	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
-	vpsllq          zmm24, zmm0, 4
-	vpternlogd      zmm24, zmm2, zmm3, 150
+	vpsllq          zmm11, zmm0, 4
+	vpternlogd      zmm11, zmm2, zmm3, 150
 	vpsrldq         zmm2, zmm0, 15                  ; the top 8 bits
 	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
-	vpslldq         zmm25, zmm0, 1
-	vpxord          zmm25, zmm25, zmm2
+	vpslldq         zmm12, zmm0, 1
+	vpxord          zmm12, zmm12, zmm2
 	vpsrlq          zmm2, zmm0, 52                  ; top 12 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
-	vpsllq          zmm26, zmm0, 12
-	vpternlogd      zmm26, zmm2, zmm3, 150
+	vpsllq          zmm13, zmm0, 12
+	vpternlogd      zmm13, zmm2, zmm3, 150
 	vpsrldq         zmm2, zmm0, 14                  ; the top 16 bits
 	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
 	vpslldq         zmm0, zmm0, 2
@@ -142,26 +142,39 @@ L.xts_enc_final4:
 	vmovdqu8        zmm4, [rcx]
 	vpternlogd      zmm4, zmm9, zmm8, 150
 	vmovdqu8        zmm5, [rcx + 64]
-	vpternlogd      zmm5, zmm9, zmm24, 150
+	vpternlogd      zmm5, zmm9, zmm11, 150
 	vmovdqu8        zmm6, [rcx + 128]
-	vpternlogd      zmm6, zmm9, zmm25, 150
+	vpternlogd      zmm6, zmm9, zmm12, 150
 	mov             r11, -1
 	bzhi            r11, r11, r8
 	kmovq           k1, r11
 	vmovdqu8        zmm7{k1}{z}, [rcx + 192]
-	vpternlogd      zmm7, zmm9, zmm26, 150
+	vpternlogd      zmm7, zmm9, zmm13, 150
 	cmp             eax, 12
 	jb              near L.xts_enc_final4_aes128
 	je              near L.xts_enc_final4_aes192
+	vaesenc         zmm4, zmm4, zmm26
+	vaesenc         zmm5, zmm5, zmm26
+	vaesenc         zmm6, zmm6, zmm26
+	vaesenc         zmm7, zmm7, zmm26
+	vaesenc         zmm4, zmm4, zmm25
+	vaesenc         zmm5, zmm5, zmm25
+	vaesenc         zmm6, zmm6, zmm25
+	vaesenc         zmm7, zmm7, zmm25
+L.xts_enc_final4_aes192:
+	vaesenc         zmm4, zmm4, zmm24
+	vaesenc         zmm5, zmm5, zmm24
+	vaesenc         zmm6, zmm6, zmm24
+	vaesenc         zmm7, zmm7, zmm24
 	vaesenc         zmm4, zmm4, zmm23
 	vaesenc         zmm5, zmm5, zmm23
 	vaesenc         zmm6, zmm6, zmm23
 	vaesenc         zmm7, zmm7, zmm23
+L.xts_enc_final4_aes128:
 	vaesenc         zmm4, zmm4, zmm22
 	vaesenc         zmm5, zmm5, zmm22
 	vaesenc         zmm6, zmm6, zmm22
 	vaesenc         zmm7, zmm7, zmm22
-L.xts_enc_final4_aes192:
 	vaesenc         zmm4, zmm4, zmm21
 	vaesenc         zmm5, zmm5, zmm21
 	vaesenc         zmm6, zmm6, zmm21
@@ -170,7 +183,6 @@ L.xts_enc_final4_aes192:
 	vaesenc         zmm5, zmm5, zmm20
 	vaesenc         zmm6, zmm6, zmm20
 	vaesenc         zmm7, zmm7, zmm20
-L.xts_enc_final4_aes128:
 	vaesenc         zmm4, zmm4, zmm19
 	vaesenc         zmm5, zmm5, zmm19
 	vaesenc         zmm6, zmm6, zmm19
@@ -195,28 +207,16 @@ L.xts_enc_final4_aes128:
 	vaesenc         zmm5, zmm5, zmm14
 	vaesenc         zmm6, zmm6, zmm14
 	vaesenc         zmm7, zmm7, zmm14
-	vaesenc         zmm4, zmm4, zmm13
-	vaesenc         zmm5, zmm5, zmm13
-	vaesenc         zmm6, zmm6, zmm13
-	vaesenc         zmm7, zmm7, zmm13
-	vaesenc         zmm4, zmm4, zmm12
-	vaesenc         zmm5, zmm5, zmm12
-	vaesenc         zmm6, zmm6, zmm12
-	vaesenc         zmm7, zmm7, zmm12
-	vaesenc         zmm4, zmm4, zmm11
-	vaesenc         zmm5, zmm5, zmm11
-	vaesenc         zmm6, zmm6, zmm11
-	vaesenc         zmm7, zmm7, zmm11
 	vpxord          zmm2, zmm10, zmm8
 	vaesenclast     zmm4, zmm4, zmm2
 	vmovdqu8        zword [rdx], zmm4
-	vpxord          zmm2, zmm10, zmm24
+	vpxord          zmm2, zmm10, zmm11
 	vaesenclast     zmm5, zmm5, zmm2
 	vmovdqu8        zword [rdx + 64], zmm5
-	vpxord          zmm2, zmm10, zmm25
+	vpxord          zmm2, zmm10, zmm12
 	vaesenclast     zmm6, zmm6, zmm2
 	vmovdqu8        zword [rdx + 128], zmm6
-	vpxord          zmm2, zmm10, zmm26
+	vpxord          zmm2, zmm10, zmm13
 	vaesenclast     zmm7, zmm7, zmm2
 	vmovdqu8        [rdx + 192]{k1}, zmm7
 	add             rcx, r8
@@ -224,26 +224,26 @@ L.xts_enc_final4_aes128:
 	add             rcx, 192
 	add             rdx, 192
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          zmm2, zmm26, 63                 ; top 1 bits of each half
+	vpsrlq          zmm2, zmm13, 63                 ; top 1 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
-	vpsllq          zmm26, zmm26, 1
-	vpternlogd      zmm26, zmm2, zmm3, 150
+	vpsllq          zmm13, zmm13, 1
+	vpternlogd      zmm13, zmm2, zmm3, 150
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
-	vpermd          zmm2, zmm3, zmm26
+	vpermd          zmm2, zmm3, zmm13
 	jmp             near L.xts_enc_steal_or_done
 L.xts_enc_final3:
 	vmovdqa64       zmm8, zmm0
 	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
-	vpsllq          zmm24, zmm0, 4
-	vpternlogd      zmm24, zmm2, zmm3, 150
+	vpsllq          zmm11, zmm0, 4
+	vpternlogd      zmm11, zmm2, zmm3, 150
 	vpsrldq         zmm2, zmm0, 15                  ; the top 8 bits
 	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
-	vpslldq         zmm25, zmm0, 1
-	vpxord          zmm25, zmm25, zmm2
+	vpslldq         zmm12, zmm0, 1
+	vpxord          zmm12, zmm12, zmm2
 	vpsrlq          zmm2, zmm0, 52                  ; top 12 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
@@ -253,29 +253,38 @@ L.xts_enc_final3:
 	vmovdqu8        zmm4, [rcx]
 	vpternlogd      zmm4, zmm9, zmm8, 150
 	vmovdqu8        zmm5, [rcx + 64]
-	vpternlogd      zmm5, zmm9, zmm24, 150
+	vpternlogd      zmm5, zmm9, zmm11, 150
 	mov             r11, -1
 	bzhi            r11, r11, r8
 	kmovq           k1, r11
 	vmovdqu8        zmm6{k1}{z}, [rcx + 128]
-	vpternlogd      zmm6, zmm9, zmm25, 150
+	vpternlogd      zmm6, zmm9, zmm12, 150
 	cmp             eax, 12
 	jb              near L.xts_enc_final3_aes128
 	je              near L.xts_enc_final3_aes192
+	vaesenc         zmm4, zmm4, zmm26
+	vaesenc         zmm5, zmm5, zmm26
+	vaesenc         zmm6, zmm6, zmm26
+	vaesenc         zmm4, zmm4, zmm25
+	vaesenc         zmm5, zmm5, zmm25
+	vaesenc         zmm6, zmm6, zmm25
+L.xts_enc_final3_aes192:
+	vaesenc         zmm4, zmm4, zmm24
+	vaesenc         zmm5, zmm5, zmm24
+	vaesenc         zmm6, zmm6, zmm24
 	vaesenc         zmm4, zmm4, zmm23
 	vaesenc         zmm5, zmm5, zmm23
 	vaesenc         zmm6, zmm6, zmm23
+L.xts_enc_final3_aes128:
 	vaesenc         zmm4, zmm4, zmm22
 	vaesenc         zmm5, zmm5, zmm22
 	vaesenc         zmm6, zmm6, zmm22
-L.xts_enc_final3_aes192:
 	vaesenc         zmm4, zmm4, zmm21
 	vaesenc         zmm5, zmm5, zmm21
 	vaesenc         zmm6, zmm6, zmm21
 	vaesenc         zmm4, zmm4, zmm20
 	vaesenc         zmm5, zmm5, zmm20
 	vaesenc         zmm6, zmm6, zmm20
-L.xts_enc_final3_aes128:
 	vaesenc         zmm4, zmm4, zmm19
 	vaesenc         zmm5, zmm5, zmm19
 	vaesenc         zmm6, zmm6, zmm19
@@ -294,22 +303,13 @@ L.xts_enc_final3_aes128:
 	vaesenc         zmm4, zmm4, zmm14
 	vaesenc         zmm5, zmm5, zmm14
 	vaesenc         zmm6, zmm6, zmm14
-	vaesenc         zmm4, zmm4, zmm13
-	vaesenc         zmm5, zmm5, zmm13
-	vaesenc         zmm6, zmm6, zmm13
-	vaesenc         zmm4, zmm4, zmm12
-	vaesenc         zmm5, zmm5, zmm12
-	vaesenc         zmm6, zmm6, zmm12
-	vaesenc         zmm4, zmm4, zmm11
-	vaesenc         zmm5, zmm5, zmm11
-	vaesenc         zmm6, zmm6, zmm11
 	vpxord          zmm2, zmm10, zmm8
 	vaesenclast     zmm4, zmm4, zmm2
 	vmovdqu8        zword [rdx], zmm4
-	vpxord          zmm2, zmm10, zmm24
+	vpxord          zmm2, zmm10, zmm11
 	vaesenclast     zmm5, zmm5, zmm2
 	vmovdqu8        zword [rdx + 64], zmm5
-	vpxord          zmm2, zmm10, zmm25
+	vpxord          zmm2, zmm10, zmm12
 	vaesenclast     zmm6, zmm6, zmm2
 	vmovdqu8        [rdx + 128]{k1}, zmm6
 	add             rcx, r8
@@ -317,22 +317,22 @@ L.xts_enc_final3_aes128:
 	add             rcx, 128
 	add             rdx, 128
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          zmm2, zmm25, 63                 ; top 1 bits of each half
+	vpsrlq          zmm2, zmm12, 63                 ; top 1 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
-	vpsllq          zmm25, zmm25, 1
-	vpternlogd      zmm25, zmm2, zmm3, 150
+	vpsllq          zmm12, zmm12, 1
+	vpternlogd      zmm12, zmm2, zmm3, 150
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
-	vpermd          zmm2, zmm3, zmm25
+	vpermd          zmm2, zmm3, zmm12
 	jmp             near L.xts_enc_steal_or_done
 L.xts_enc_final2:
 	vmovdqa64       zmm8, zmm0
 	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
-	vpsllq          zmm24, zmm0, 4
-	vpternlogd      zmm24, zmm2, zmm3, 150
+	vpsllq          zmm11, zmm0, 4
+	vpternlogd      zmm11, zmm2, zmm3, 150
 	vpsrldq         zmm2, zmm0, 15                  ; the top 8 bits
 	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
 	vpslldq         zmm0, zmm0, 1
@@ -344,20 +344,26 @@ L.xts_enc_final2:
 	bzhi            r11, r11, r8
 	kmovq           k1, r11
 	vmovdqu8        zmm5{k1}{z}, [rcx + 64]
-	vpternlogd      zmm5, zmm9, zmm24, 150
+	vpternlogd      zmm5, zmm9, zmm11, 150
 	cmp             eax, 12
 	jb              near L.xts_enc_final2_aes128
 	je              near L.xts_enc_final2_aes192
+	vaesenc         zmm4, zmm4, zmm26
+	vaesenc         zmm5, zmm5, zmm26
+	vaesenc         zmm4, zmm4, zmm25
+	vaesenc         zmm5, zmm5, zmm25
+L.xts_enc_final2_aes192:
+	vaesenc         zmm4, zmm4, zmm24
+	vaesenc         zmm5, zmm5, zmm24
 	vaesenc         zmm4, zmm4, zmm23
 	vaesenc         zmm5, zmm5, zmm23
+L.xts_enc_final2_aes128:
 	vaesenc         zmm4, zmm4, zmm22
 	vaesenc         zmm5, zmm5, zmm22
-L.xts_enc_final2_aes192:
 	vaesenc         zmm4, zmm4, zmm21
 	vaesenc         zmm5, zmm5, zmm21
 	vaesenc         zmm4, zmm4, zmm20
 	vaesenc         zmm5, zmm5, zmm20
-L.xts_enc_final2_aes128:
 	vaesenc         zmm4, zmm4, zmm19
 	vaesenc         zmm5, zmm5, zmm19
 	vaesenc         zmm4, zmm4, zmm18
@@ -370,16 +376,10 @@ L.xts_enc_final2_aes128:
 	vaesenc         zmm5, zmm5, zmm15
 	vaesenc         zmm4, zmm4, zmm14
 	vaesenc         zmm5, zmm5, zmm14
-	vaesenc         zmm4, zmm4, zmm13
-	vaesenc         zmm5, zmm5, zmm13
-	vaesenc         zmm4, zmm4, zmm12
-	vaesenc         zmm5, zmm5, zmm12
-	vaesenc         zmm4, zmm4, zmm11
-	vaesenc         zmm5, zmm5, zmm11
 	vpxord          zmm2, zmm10, zmm8
 	vaesenclast     zmm4, zmm4, zmm2
 	vmovdqu8        zword [rdx], zmm4
-	vpxord          zmm2, zmm10, zmm24
+	vpxord          zmm2, zmm10, zmm11
 	vaesenclast     zmm5, zmm5, zmm2
 	vmovdqu8        [rdx + 64]{k1}, zmm5
 	add             rcx, r8
@@ -387,14 +387,14 @@ L.xts_enc_final2_aes128:
 	add             rcx, 64
 	add             rdx, 64
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          zmm2, zmm24, 63                 ; top 1 bits of each half
+	vpsrlq          zmm2, zmm11, 63                 ; top 1 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
-	vpsllq          zmm24, zmm24, 1
-	vpternlogd      zmm24, zmm2, zmm3, 150
+	vpsllq          zmm11, zmm11, 1
+	vpternlogd      zmm11, zmm2, zmm3, 150
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
-	vpermd          zmm2, zmm3, zmm24
+	vpermd          zmm2, zmm3, zmm11
 	jmp             near L.xts_enc_steal_or_done
 L.xts_enc_final1:
 	vmovdqa64       zmm8, zmm0
@@ -411,21 +411,21 @@ L.xts_enc_final1:
 	cmp             eax, 12
 	jb              near L.xts_enc_final1_aes128
 	je              near L.xts_enc_final1_aes192
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm4, zmm4, zmm26
+	vaesenc         zmm4, zmm4, zmm25
 L.xts_enc_final1_aes192:
+	vaesenc         zmm4, zmm4, zmm24
+	vaesenc         zmm4, zmm4, zmm23
+L.xts_enc_final1_aes128:
+	vaesenc         zmm4, zmm4, zmm22
 	vaesenc         zmm4, zmm4, zmm21
 	vaesenc         zmm4, zmm4, zmm20
-L.xts_enc_final1_aes128:
 	vaesenc         zmm4, zmm4, zmm19
 	vaesenc         zmm4, zmm4, zmm18
 	vaesenc         zmm4, zmm4, zmm17
 	vaesenc         zmm4, zmm4, zmm16
 	vaesenc         zmm4, zmm4, zmm15
 	vaesenc         zmm4, zmm4, zmm14
-	vaesenc         zmm4, zmm4, zmm13
-	vaesenc         zmm4, zmm4, zmm12
-	vaesenc         zmm4, zmm4, zmm11
 	vpxord          zmm2, zmm10, zmm8
 	vaesenclast     zmm4, zmm4, zmm2
 	vmovdqu8        [rdx]{k1}, zmm4
@@ -523,17 +523,17 @@ L.xts_enc_main_loop:
 	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
-	vpsllq          zmm24, zmm0, 4
-	vpternlogd      zmm24, zmm2, zmm3, 150
+	vpsllq          zmm11, zmm0, 4
+	vpternlogd      zmm11, zmm2, zmm3, 150
 	vpsrldq         zmm2, zmm0, 15                  ; the top 8 bits
 	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
-	vpslldq         zmm25, zmm0, 1
-	vpxord          zmm25, zmm25, zmm2
+	vpslldq         zmm12, zmm0, 1
+	vpxord          zmm12, zmm12, zmm2
 	vpsrlq          zmm2, zmm0, 52                  ; top 12 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
-	vpsllq          zmm26, zmm0, 12
-	vpternlogd      zmm26, zmm2, zmm3, 150
+	vpsllq          zmm13, zmm0, 12
+	vpternlogd      zmm13, zmm2, zmm3, 150
 	vpsrldq         zmm2, zmm0, 14                  ; the top 16 bits
 	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
 	vpslldq         zmm0, zmm0, 2
@@ -541,23 +541,36 @@ L.xts_enc_main_loop:
 	vmovdqu8        zmm4, [rcx]
 	vpternlogd      zmm4, zmm9, zmm8, 150
 	vmovdqu8        zmm5, [rcx + 64]
-	vpternlogd      zmm5, zmm9, zmm24, 150
+	vpternlogd      zmm5, zmm9, zmm11, 150
 	vmovdqu8        zmm6, [rcx + 128]
-	vpternlogd      zmm6, zmm9, zmm25, 150
+	vpternlogd      zmm6, zmm9, zmm12, 150
 	vmovdqu8        zmm7, [rcx + 192]
-	vpternlogd      zmm7, zmm9, zmm26, 150
+	vpternlogd      zmm7, zmm9, zmm13, 150
 	cmp             eax, 12
 	jb              near L.xts_enc_main_aes128
 	je              near L.xts_enc_main_aes192
+	vaesenc         zmm4, zmm4, zmm26
+	vaesenc         zmm5, zmm5, zmm26
+	vaesenc         zmm6, zmm6, zmm26
+	vaesenc         zmm7, zmm7, zmm26
+	vaesenc         zmm4, zmm4, zmm25
+	vaesenc         zmm5, zmm5, zmm25
+	vaesenc         zmm6, zmm6, zmm25
+	vaesenc         zmm7, zmm7, zmm25
+L.xts_enc_main_aes192:
+	vaesenc         zmm4, zmm4, zmm24
+	vaesenc         zmm5, zmm5, zmm24
+	vaesenc         zmm6, zmm6, zmm24
+	vaesenc         zmm7, zmm7, zmm24
 	vaesenc         zmm4, zmm4, zmm23
 	vaesenc         zmm5, zmm5, zmm23
 	vaesenc         zmm6, zmm6, zmm23
 	vaesenc         zmm7, zmm7, zmm23
+L.xts_enc_main_aes128:
 	vaesenc         zmm4, zmm4, zmm22
 	vaesenc         zmm5, zmm5, zmm22
 	vaesenc         zmm6, zmm6, zmm22
 	vaesenc         zmm7, zmm7, zmm22
-L.xts_enc_main_aes192:
 	vaesenc         zmm4, zmm4, zmm21
 	vaesenc         zmm5, zmm5, zmm21
 	vaesenc         zmm6, zmm6, zmm21
@@ -566,7 +579,6 @@ L.xts_enc_main_aes192:
 	vaesenc         zmm5, zmm5, zmm20
 	vaesenc         zmm6, zmm6, zmm20
 	vaesenc         zmm7, zmm7, zmm20
-L.xts_enc_main_aes128:
 	vaesenc         zmm4, zmm4, zmm19
 	vaesenc         zmm5, zmm5, zmm19
 	vaesenc         zmm6, zmm6, zmm19
@@ -591,28 +603,16 @@ L.xts_enc_main_aes128:
 	vaesenc         zmm5, zmm5, zmm14
 	vaesenc         zmm6, zmm6, zmm14
 	vaesenc         zmm7, zmm7, zmm14
-	vaesenc         zmm4, zmm4, zmm13
-	vaesenc         zmm5, zmm5, zmm13
-	vaesenc         zmm6, zmm6, zmm13
-	vaesenc         zmm7, zmm7, zmm13
-	vaesenc         zmm4, zmm4, zmm12
-	vaesenc         zmm5, zmm5, zmm12
-	vaesenc         zmm6, zmm6, zmm12
-	vaesenc         zmm7, zmm7, zmm12
-	vaesenc         zmm4, zmm4, zmm11
-	vaesenc         zmm5, zmm5, zmm11
-	vaesenc         zmm6, zmm6, zmm11
-	vaesenc         zmm7, zmm7, zmm11
 	vpxord          zmm2, zmm10, zmm8
 	vaesenclast     zmm4, zmm4, zmm2
 	vmovdqu8        zword [rdx], zmm4
-	vpxord          zmm2, zmm10, zmm24
+	vpxord          zmm2, zmm10, zmm11
 	vaesenclast     zmm5, zmm5, zmm2
 	vmovdqu8        zword [rdx + 64], zmm5
-	vpxord          zmm2, zmm10, zmm25
+	vpxord          zmm2, zmm10, zmm12
 	vaesenclast     zmm6, zmm6, zmm2
 	vmovdqu8        zword [rdx + 128], zmm6
-	vpxord          zmm2, zmm10, zmm26
+	vpxord          zmm2, zmm10, zmm13
 	vaesenclast     zmm7, zmm7, zmm2
 	vmovdqu8        zword [rdx + 192], zmm7
 	add             rcx, 256
@@ -639,10 +639,10 @@ L.xts_enc_main_aes128:
 ;
 ; Registers: KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11, PART=rsi, PART=rsi (after the tweak is made)
 ;            BASE=zmm0, POLY=zmm1, T1=zmm2, T2=zmm3, X0=zmm4, X1=zmm5
-;            X2=zmm6, X3=zmm7, TW=zmm8, K0=zmm9, KLAST=zmm10, KLAST-1=zmm11
-;            KLAST-2=zmm12, KLAST-3=zmm13, KLAST-4=zmm14, KLAST-5=zmm15, KLAST-6=zmm16, KLAST-7=zmm17
-;            KLAST-8=zmm18, KLAST-9=zmm19, KLAST-10=zmm20, KLAST-11=zmm21, KLAST-12=zmm22, KLAST-13=zmm23
-;            TW0=zmm24, TW1=zmm25, TW2=zmm26
+;            X2=zmm6, X3=zmm7, TW=zmm8, K0=zmm9, KLAST=zmm10, TW0=zmm11
+;            TW1=zmm12, TW2=zmm13, KLAST-1=zmm14, KLAST-2=zmm15, KLAST-3=zmm16, KLAST-4=zmm17
+;            KLAST-5=zmm18, KLAST-6=zmm19, KLAST-7=zmm20, KLAST-8=zmm21, KLAST-9=zmm22, KLAST-10=zmm23
+;            KLAST-11=zmm24, KLAST-12=zmm25, KLAST-13=zmm26
 	section .text
 	align 32, db 0xcc
 	global aesgen_xts_decrypt_avx10_512:function hidden
@@ -677,22 +677,22 @@ L.xts_dec_tweak_aes128:
 	lea             r10, [r10 + rax*8]              ; &key1[rounds]
 	vbroadcasti32x4 zmm9, oword [rdi]
 	vbroadcasti32x4 zmm10, oword [r10]
-	vbroadcasti32x4 zmm11, oword [r10 - 16]
-	vbroadcasti32x4 zmm12, oword [r10 - 32]
-	vbroadcasti32x4 zmm13, oword [r10 - 48]
-	vbroadcasti32x4 zmm14, oword [r10 - 64]
-	vbroadcasti32x4 zmm15, oword [r10 - 80]
-	vbroadcasti32x4 zmm16, oword [r10 - 96]
-	vbroadcasti32x4 zmm17, oword [r10 - 112]
-	vbroadcasti32x4 zmm18, oword [r10 - 128]
-	vbroadcasti32x4 zmm19, oword [r10 - 144]
+	vbroadcasti32x4 zmm14, oword [r10 - 16]
+	vbroadcasti32x4 zmm15, oword [r10 - 32]
+	vbroadcasti32x4 zmm16, oword [r10 - 48]
+	vbroadcasti32x4 zmm17, oword [r10 - 64]
+	vbroadcasti32x4 zmm18, oword [r10 - 80]
+	vbroadcasti32x4 zmm19, oword [r10 - 96]
+	vbroadcasti32x4 zmm20, oword [r10 - 112]
+	vbroadcasti32x4 zmm21, oword [r10 - 128]
+	vbroadcasti32x4 zmm22, oword [r10 - 144]
 	cmp             eax, 12
 	jb              near L.xts_dec_keys_loaded
-	vbroadcasti32x4 zmm20, oword [r10 - 160]
-	vbroadcasti32x4 zmm21, oword [r10 - 176]
+	vbroadcasti32x4 zmm23, oword [r10 - 160]
+	vbroadcasti32x4 zmm24, oword [r10 - 176]
 	je              near L.xts_dec_keys_loaded
-	vbroadcasti32x4 zmm22, oword [r10 - 192]
-	vbroadcasti32x4 zmm23, oword [r10 - 208]
+	vbroadcasti32x4 zmm25, oword [r10 - 192]
+	vbroadcasti32x4 zmm26, oword [r10 - 208]
 L.xts_dec_keys_loaded:
 	vbroadcasti32x4 zmm1, oword [rel L.xts_poly]
 ; BASE = T, T*x, T*x^2, T*x^3 in lanes 0..3
@@ -736,17 +736,17 @@ L.xts_dec_final4:
 	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
-	vpsllq          zmm24, zmm0, 4
-	vpternlogd      zmm24, zmm2, zmm3, 150
+	vpsllq          zmm11, zmm0, 4
+	vpternlogd      zmm11, zmm2, zmm3, 150
 	vpsrldq         zmm2, zmm0, 15                  ; the top 8 bits
 	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
-	vpslldq         zmm25, zmm0, 1
-	vpxord          zmm25, zmm25, zmm2
+	vpslldq         zmm12, zmm0, 1
+	vpxord          zmm12, zmm12, zmm2
 	vpsrlq          zmm2, zmm0, 52                  ; top 12 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
-	vpsllq          zmm26, zmm0, 12
-	vpternlogd      zmm26, zmm2, zmm3, 150
+	vpsllq          zmm13, zmm0, 12
+	vpternlogd      zmm13, zmm2, zmm3, 150
 	vpsrldq         zmm2, zmm0, 14                  ; the top 16 bits
 	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
 	vpslldq         zmm0, zmm0, 2
@@ -755,26 +755,39 @@ L.xts_dec_final4:
 	vmovdqu8        zmm4, [rcx]
 	vpternlogd      zmm4, zmm9, zmm8, 150
 	vmovdqu8        zmm5, [rcx + 64]
-	vpternlogd      zmm5, zmm9, zmm24, 150
+	vpternlogd      zmm5, zmm9, zmm11, 150
 	vmovdqu8        zmm6, [rcx + 128]
-	vpternlogd      zmm6, zmm9, zmm25, 150
+	vpternlogd      zmm6, zmm9, zmm12, 150
 	mov             r11, -1
 	bzhi            r11, r11, r8
 	kmovq           k1, r11
 	vmovdqu8        zmm7{k1}{z}, [rcx + 192]
-	vpternlogd      zmm7, zmm9, zmm26, 150
+	vpternlogd      zmm7, zmm9, zmm13, 150
 	cmp             eax, 12
 	jb              near L.xts_dec_final4_aes128
 	je              near L.xts_dec_final4_aes192
+	vaesdec         zmm4, zmm4, zmm26
+	vaesdec         zmm5, zmm5, zmm26
+	vaesdec         zmm6, zmm6, zmm26
+	vaesdec         zmm7, zmm7, zmm26
+	vaesdec         zmm4, zmm4, zmm25
+	vaesdec         zmm5, zmm5, zmm25
+	vaesdec         zmm6, zmm6, zmm25
+	vaesdec         zmm7, zmm7, zmm25
+L.xts_dec_final4_aes192:
+	vaesdec         zmm4, zmm4, zmm24
+	vaesdec         zmm5, zmm5, zmm24
+	vaesdec         zmm6, zmm6, zmm24
+	vaesdec         zmm7, zmm7, zmm24
 	vaesdec         zmm4, zmm4, zmm23
 	vaesdec         zmm5, zmm5, zmm23
 	vaesdec         zmm6, zmm6, zmm23
 	vaesdec         zmm7, zmm7, zmm23
+L.xts_dec_final4_aes128:
 	vaesdec         zmm4, zmm4, zmm22
 	vaesdec         zmm5, zmm5, zmm22
 	vaesdec         zmm6, zmm6, zmm22
 	vaesdec         zmm7, zmm7, zmm22
-L.xts_dec_final4_aes192:
 	vaesdec         zmm4, zmm4, zmm21
 	vaesdec         zmm5, zmm5, zmm21
 	vaesdec         zmm6, zmm6, zmm21
@@ -783,7 +796,6 @@ L.xts_dec_final4_aes192:
 	vaesdec         zmm5, zmm5, zmm20
 	vaesdec         zmm6, zmm6, zmm20
 	vaesdec         zmm7, zmm7, zmm20
-L.xts_dec_final4_aes128:
 	vaesdec         zmm4, zmm4, zmm19
 	vaesdec         zmm5, zmm5, zmm19
 	vaesdec         zmm6, zmm6, zmm19
@@ -808,28 +820,16 @@ L.xts_dec_final4_aes128:
 	vaesdec         zmm5, zmm5, zmm14
 	vaesdec         zmm6, zmm6, zmm14
 	vaesdec         zmm7, zmm7, zmm14
-	vaesdec         zmm4, zmm4, zmm13
-	vaesdec         zmm5, zmm5, zmm13
-	vaesdec         zmm6, zmm6, zmm13
-	vaesdec         zmm7, zmm7, zmm13
-	vaesdec         zmm4, zmm4, zmm12
-	vaesdec         zmm5, zmm5, zmm12
-	vaesdec         zmm6, zmm6, zmm12
-	vaesdec         zmm7, zmm7, zmm12
-	vaesdec         zmm4, zmm4, zmm11
-	vaesdec         zmm5, zmm5, zmm11
-	vaesdec         zmm6, zmm6, zmm11
-	vaesdec         zmm7, zmm7, zmm11
 	vpxord          zmm2, zmm10, zmm8
 	vaesdeclast     zmm4, zmm4, zmm2
 	vmovdqu8        zword [rdx], zmm4
-	vpxord          zmm2, zmm10, zmm24
+	vpxord          zmm2, zmm10, zmm11
 	vaesdeclast     zmm5, zmm5, zmm2
 	vmovdqu8        zword [rdx + 64], zmm5
-	vpxord          zmm2, zmm10, zmm25
+	vpxord          zmm2, zmm10, zmm12
 	vaesdeclast     zmm6, zmm6, zmm2
 	vmovdqu8        zword [rdx + 128], zmm6
-	vpxord          zmm2, zmm10, zmm26
+	vpxord          zmm2, zmm10, zmm13
 	vaesdeclast     zmm7, zmm7, zmm2
 	vmovdqu8        [rdx + 192]{k1}, zmm7
 	add             rcx, r8
@@ -837,26 +837,26 @@ L.xts_dec_final4_aes128:
 	add             rcx, 192
 	add             rdx, 192
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          zmm2, zmm26, 63                 ; top 1 bits of each half
+	vpsrlq          zmm2, zmm13, 63                 ; top 1 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
-	vpsllq          zmm26, zmm26, 1
-	vpternlogd      zmm26, zmm2, zmm3, 150
+	vpsllq          zmm13, zmm13, 1
+	vpternlogd      zmm13, zmm2, zmm3, 150
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
-	vpermd          zmm2, zmm3, zmm26
+	vpermd          zmm2, zmm3, zmm13
 	jmp             near L.xts_dec_steal_or_done
 L.xts_dec_final3:
 	vmovdqa64       zmm8, zmm0
 	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
-	vpsllq          zmm24, zmm0, 4
-	vpternlogd      zmm24, zmm2, zmm3, 150
+	vpsllq          zmm11, zmm0, 4
+	vpternlogd      zmm11, zmm2, zmm3, 150
 	vpsrldq         zmm2, zmm0, 15                  ; the top 8 bits
 	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
-	vpslldq         zmm25, zmm0, 1
-	vpxord          zmm25, zmm25, zmm2
+	vpslldq         zmm12, zmm0, 1
+	vpxord          zmm12, zmm12, zmm2
 	vpsrlq          zmm2, zmm0, 52                  ; top 12 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
@@ -866,29 +866,38 @@ L.xts_dec_final3:
 	vmovdqu8        zmm4, [rcx]
 	vpternlogd      zmm4, zmm9, zmm8, 150
 	vmovdqu8        zmm5, [rcx + 64]
-	vpternlogd      zmm5, zmm9, zmm24, 150
+	vpternlogd      zmm5, zmm9, zmm11, 150
 	mov             r11, -1
 	bzhi            r11, r11, r8
 	kmovq           k1, r11
 	vmovdqu8        zmm6{k1}{z}, [rcx + 128]
-	vpternlogd      zmm6, zmm9, zmm25, 150
+	vpternlogd      zmm6, zmm9, zmm12, 150
 	cmp             eax, 12
 	jb              near L.xts_dec_final3_aes128
 	je              near L.xts_dec_final3_aes192
+	vaesdec         zmm4, zmm4, zmm26
+	vaesdec         zmm5, zmm5, zmm26
+	vaesdec         zmm6, zmm6, zmm26
+	vaesdec         zmm4, zmm4, zmm25
+	vaesdec         zmm5, zmm5, zmm25
+	vaesdec         zmm6, zmm6, zmm25
+L.xts_dec_final3_aes192:
+	vaesdec         zmm4, zmm4, zmm24
+	vaesdec         zmm5, zmm5, zmm24
+	vaesdec         zmm6, zmm6, zmm24
 	vaesdec         zmm4, zmm4, zmm23
 	vaesdec         zmm5, zmm5, zmm23
 	vaesdec         zmm6, zmm6, zmm23
+L.xts_dec_final3_aes128:
 	vaesdec         zmm4, zmm4, zmm22
 	vaesdec         zmm5, zmm5, zmm22
 	vaesdec         zmm6, zmm6, zmm22
-L.xts_dec_final3_aes192:
 	vaesdec         zmm4, zmm4, zmm21
 	vaesdec         zmm5, zmm5, zmm21
 	vaesdec         zmm6, zmm6, zmm21
 	vaesdec         zmm4, zmm4, zmm20
 	vaesdec         zmm5, zmm5, zmm20
 	vaesdec         zmm6, zmm6, zmm20
-L.xts_dec_final3_aes128:
 	vaesdec         zmm4, zmm4, zmm19
 	vaesdec         zmm5, zmm5, zmm19
 	vaesdec         zmm6, zmm6, zmm19
@@ -907,22 +916,13 @@ L.xts_dec_final3_aes128:
 	vaesdec         zmm4, zmm4, zmm14
 	vaesdec         zmm5, zmm5, zmm14
 	vaesdec         zmm6, zmm6, zmm14
-	vaesdec         zmm4, zmm4, zmm13
-	vaesdec         zmm5, zmm5, zmm13
-	vaesdec         zmm6, zmm6, zmm13
-	vaesdec         zmm4, zmm4, zmm12
-	vaesdec         zmm5, zmm5, zmm12
-	vaesdec         zmm6, zmm6, zmm12
-	vaesdec         zmm4, zmm4, zmm11
-	vaesdec         zmm5, zmm5, zmm11
-	vaesdec         zmm6, zmm6, zmm11
 	vpxord          zmm2, zmm10, zmm8
 	vaesdeclast     zmm4, zmm4, zmm2
 	vmovdqu8        zword [rdx], zmm4
-	vpxord          zmm2, zmm10, zmm24
+	vpxord          zmm2, zmm10, zmm11
 	vaesdeclast     zmm5, zmm5, zmm2
 	vmovdqu8        zword [rdx + 64], zmm5
-	vpxord          zmm2, zmm10, zmm25
+	vpxord          zmm2, zmm10, zmm12
 	vaesdeclast     zmm6, zmm6, zmm2
 	vmovdqu8        [rdx + 128]{k1}, zmm6
 	add             rcx, r8
@@ -930,22 +930,22 @@ L.xts_dec_final3_aes128:
 	add             rcx, 128
 	add             rdx, 128
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          zmm2, zmm25, 63                 ; top 1 bits of each half
+	vpsrlq          zmm2, zmm12, 63                 ; top 1 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
-	vpsllq          zmm25, zmm25, 1
-	vpternlogd      zmm25, zmm2, zmm3, 150
+	vpsllq          zmm12, zmm12, 1
+	vpternlogd      zmm12, zmm2, zmm3, 150
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
-	vpermd          zmm2, zmm3, zmm25
+	vpermd          zmm2, zmm3, zmm12
 	jmp             near L.xts_dec_steal_or_done
 L.xts_dec_final2:
 	vmovdqa64       zmm8, zmm0
 	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
-	vpsllq          zmm24, zmm0, 4
-	vpternlogd      zmm24, zmm2, zmm3, 150
+	vpsllq          zmm11, zmm0, 4
+	vpternlogd      zmm11, zmm2, zmm3, 150
 	vpsrldq         zmm2, zmm0, 15                  ; the top 8 bits
 	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
 	vpslldq         zmm0, zmm0, 1
@@ -957,20 +957,26 @@ L.xts_dec_final2:
 	bzhi            r11, r11, r8
 	kmovq           k1, r11
 	vmovdqu8        zmm5{k1}{z}, [rcx + 64]
-	vpternlogd      zmm5, zmm9, zmm24, 150
+	vpternlogd      zmm5, zmm9, zmm11, 150
 	cmp             eax, 12
 	jb              near L.xts_dec_final2_aes128
 	je              near L.xts_dec_final2_aes192
+	vaesdec         zmm4, zmm4, zmm26
+	vaesdec         zmm5, zmm5, zmm26
+	vaesdec         zmm4, zmm4, zmm25
+	vaesdec         zmm5, zmm5, zmm25
+L.xts_dec_final2_aes192:
+	vaesdec         zmm4, zmm4, zmm24
+	vaesdec         zmm5, zmm5, zmm24
 	vaesdec         zmm4, zmm4, zmm23
 	vaesdec         zmm5, zmm5, zmm23
+L.xts_dec_final2_aes128:
 	vaesdec         zmm4, zmm4, zmm22
 	vaesdec         zmm5, zmm5, zmm22
-L.xts_dec_final2_aes192:
 	vaesdec         zmm4, zmm4, zmm21
 	vaesdec         zmm5, zmm5, zmm21
 	vaesdec         zmm4, zmm4, zmm20
 	vaesdec         zmm5, zmm5, zmm20
-L.xts_dec_final2_aes128:
 	vaesdec         zmm4, zmm4, zmm19
 	vaesdec         zmm5, zmm5, zmm19
 	vaesdec         zmm4, zmm4, zmm18
@@ -983,16 +989,10 @@ L.xts_dec_final2_aes128:
 	vaesdec         zmm5, zmm5, zmm15
 	vaesdec         zmm4, zmm4, zmm14
 	vaesdec         zmm5, zmm5, zmm14
-	vaesdec         zmm4, zmm4, zmm13
-	vaesdec         zmm5, zmm5, zmm13
-	vaesdec         zmm4, zmm4, zmm12
-	vaesdec         zmm5, zmm5, zmm12
-	vaesdec         zmm4, zmm4, zmm11
-	vaesdec         zmm5, zmm5, zmm11
 	vpxord          zmm2, zmm10, zmm8
 	vaesdeclast     zmm4, zmm4, zmm2
 	vmovdqu8        zword [rdx], zmm4
-	vpxord          zmm2, zmm10, zmm24
+	vpxord          zmm2, zmm10, zmm11
 	vaesdeclast     zmm5, zmm5, zmm2
 	vmovdqu8        [rdx + 64]{k1}, zmm5
 	add             rcx, r8
@@ -1000,14 +1000,14 @@ L.xts_dec_final2_aes128:
 	add             rcx, 64
 	add             rdx, 64
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          zmm2, zmm24, 63                 ; top 1 bits of each half
+	vpsrlq          zmm2, zmm11, 63                 ; top 1 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
-	vpsllq          zmm24, zmm24, 1
-	vpternlogd      zmm24, zmm2, zmm3, 150
+	vpsllq          zmm11, zmm11, 1
+	vpternlogd      zmm11, zmm2, zmm3, 150
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
-	vpermd          zmm2, zmm3, zmm24
+	vpermd          zmm2, zmm3, zmm11
 	jmp             near L.xts_dec_steal_or_done
 L.xts_dec_final1:
 	vmovdqa64       zmm8, zmm0
@@ -1024,21 +1024,21 @@ L.xts_dec_final1:
 	cmp             eax, 12
 	jb              near L.xts_dec_final1_aes128
 	je              near L.xts_dec_final1_aes192
-	vaesdec         zmm4, zmm4, zmm23
-	vaesdec         zmm4, zmm4, zmm22
+	vaesdec         zmm4, zmm4, zmm26
+	vaesdec         zmm4, zmm4, zmm25
 L.xts_dec_final1_aes192:
+	vaesdec         zmm4, zmm4, zmm24
+	vaesdec         zmm4, zmm4, zmm23
+L.xts_dec_final1_aes128:
+	vaesdec         zmm4, zmm4, zmm22
 	vaesdec         zmm4, zmm4, zmm21
 	vaesdec         zmm4, zmm4, zmm20
-L.xts_dec_final1_aes128:
 	vaesdec         zmm4, zmm4, zmm19
 	vaesdec         zmm4, zmm4, zmm18
 	vaesdec         zmm4, zmm4, zmm17
 	vaesdec         zmm4, zmm4, zmm16
 	vaesdec         zmm4, zmm4, zmm15
 	vaesdec         zmm4, zmm4, zmm14
-	vaesdec         zmm4, zmm4, zmm13
-	vaesdec         zmm4, zmm4, zmm12
-	vaesdec         zmm4, zmm4, zmm11
 	vpxord          zmm2, zmm10, zmm8
 	vaesdeclast     zmm4, zmm4, zmm2
 	vmovdqu8        [rdx]{k1}, zmm4
@@ -1136,17 +1136,17 @@ L.xts_dec_main_loop:
 	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
-	vpsllq          zmm24, zmm0, 4
-	vpternlogd      zmm24, zmm2, zmm3, 150
+	vpsllq          zmm11, zmm0, 4
+	vpternlogd      zmm11, zmm2, zmm3, 150
 	vpsrldq         zmm2, zmm0, 15                  ; the top 8 bits
 	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
-	vpslldq         zmm25, zmm0, 1
-	vpxord          zmm25, zmm25, zmm2
+	vpslldq         zmm12, zmm0, 1
+	vpxord          zmm12, zmm12, zmm2
 	vpsrlq          zmm2, zmm0, 52                  ; top 12 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
-	vpsllq          zmm26, zmm0, 12
-	vpternlogd      zmm26, zmm2, zmm3, 150
+	vpsllq          zmm13, zmm0, 12
+	vpternlogd      zmm13, zmm2, zmm3, 150
 	vpsrldq         zmm2, zmm0, 14                  ; the top 16 bits
 	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
 	vpslldq         zmm0, zmm0, 2
@@ -1154,23 +1154,36 @@ L.xts_dec_main_loop:
 	vmovdqu8        zmm4, [rcx]
 	vpternlogd      zmm4, zmm9, zmm8, 150
 	vmovdqu8        zmm5, [rcx + 64]
-	vpternlogd      zmm5, zmm9, zmm24, 150
+	vpternlogd      zmm5, zmm9, zmm11, 150
 	vmovdqu8        zmm6, [rcx + 128]
-	vpternlogd      zmm6, zmm9, zmm25, 150
+	vpternlogd      zmm6, zmm9, zmm12, 150
 	vmovdqu8        zmm7, [rcx + 192]
-	vpternlogd      zmm7, zmm9, zmm26, 150
+	vpternlogd      zmm7, zmm9, zmm13, 150
 	cmp             eax, 12
 	jb              near L.xts_dec_main_aes128
 	je              near L.xts_dec_main_aes192
+	vaesdec         zmm4, zmm4, zmm26
+	vaesdec         zmm5, zmm5, zmm26
+	vaesdec         zmm6, zmm6, zmm26
+	vaesdec         zmm7, zmm7, zmm26
+	vaesdec         zmm4, zmm4, zmm25
+	vaesdec         zmm5, zmm5, zmm25
+	vaesdec         zmm6, zmm6, zmm25
+	vaesdec         zmm7, zmm7, zmm25
+L.xts_dec_main_aes192:
+	vaesdec         zmm4, zmm4, zmm24
+	vaesdec         zmm5, zmm5, zmm24
+	vaesdec         zmm6, zmm6, zmm24
+	vaesdec         zmm7, zmm7, zmm24
 	vaesdec         zmm4, zmm4, zmm23
 	vaesdec         zmm5, zmm5, zmm23
 	vaesdec         zmm6, zmm6, zmm23
 	vaesdec         zmm7, zmm7, zmm23
+L.xts_dec_main_aes128:
 	vaesdec         zmm4, zmm4, zmm22
 	vaesdec         zmm5, zmm5, zmm22
 	vaesdec         zmm6, zmm6, zmm22
 	vaesdec         zmm7, zmm7, zmm22
-L.xts_dec_main_aes192:
 	vaesdec         zmm4, zmm4, zmm21
 	vaesdec         zmm5, zmm5, zmm21
 	vaesdec         zmm6, zmm6, zmm21
@@ -1179,7 +1192,6 @@ L.xts_dec_main_aes192:
 	vaesdec         zmm5, zmm5, zmm20
 	vaesdec         zmm6, zmm6, zmm20
 	vaesdec         zmm7, zmm7, zmm20
-L.xts_dec_main_aes128:
 	vaesdec         zmm4, zmm4, zmm19
 	vaesdec         zmm5, zmm5, zmm19
 	vaesdec         zmm6, zmm6, zmm19
@@ -1204,28 +1216,16 @@ L.xts_dec_main_aes128:
 	vaesdec         zmm5, zmm5, zmm14
 	vaesdec         zmm6, zmm6, zmm14
 	vaesdec         zmm7, zmm7, zmm14
-	vaesdec         zmm4, zmm4, zmm13
-	vaesdec         zmm5, zmm5, zmm13
-	vaesdec         zmm6, zmm6, zmm13
-	vaesdec         zmm7, zmm7, zmm13
-	vaesdec         zmm4, zmm4, zmm12
-	vaesdec         zmm5, zmm5, zmm12
-	vaesdec         zmm6, zmm6, zmm12
-	vaesdec         zmm7, zmm7, zmm12
-	vaesdec         zmm4, zmm4, zmm11
-	vaesdec         zmm5, zmm5, zmm11
-	vaesdec         zmm6, zmm6, zmm11
-	vaesdec         zmm7, zmm7, zmm11
 	vpxord          zmm2, zmm10, zmm8
 	vaesdeclast     zmm4, zmm4, zmm2
 	vmovdqu8        zword [rdx], zmm4
-	vpxord          zmm2, zmm10, zmm24
+	vpxord          zmm2, zmm10, zmm11
 	vaesdeclast     zmm5, zmm5, zmm2
 	vmovdqu8        zword [rdx + 64], zmm5
-	vpxord          zmm2, zmm10, zmm25
+	vpxord          zmm2, zmm10, zmm12
 	vaesdeclast     zmm6, zmm6, zmm2
 	vmovdqu8        zword [rdx + 128], zmm6
-	vpxord          zmm2, zmm10, zmm26
+	vpxord          zmm2, zmm10, zmm13
 	vaesdeclast     zmm7, zmm7, zmm2
 	vmovdqu8        zword [rdx + 192], zmm7
 	add             rcx, 256

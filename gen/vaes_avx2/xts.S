@@ -23,8 +23,8 @@
 #
 # Registers: KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11, PART=rsi, PART=rsi (after the tweak is made)
 #            BASE=ymm0, POLY=ymm1, T1=ymm2, T2=ymm3, X0=ymm4, X1=ymm5
-#            X2=ymm6, X3=ymm7, TW=ymm8, K0=ymm9, KLAST=ymm10, KT=ymm11
-#            TW0=ymm12, TW1=ymm13, TW2=ymm14
+#            X2=ymm6, X3=ymm7, TW=ymm8, K0=ymm9, KLAST=ymm10, TW0=ymm11
+#            TW1=ymm12, TW2=ymm13, KT=ymm14
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_xts_encrypt_vaes_avx2
@@ -93,21 +93,21 @@ aesgen_xts_encrypt_vaes_avx2:
 	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
-	vpsllq          $2, %ymm0, %ymm12
-	vpxor           %ymm2, %ymm12, %ymm12
-	vpxor           %ymm3, %ymm12, %ymm12
+	vpsllq          $2, %ymm0, %ymm11
+	vpxor           %ymm2, %ymm11, %ymm11
+	vpxor           %ymm3, %ymm11, %ymm11
 	vpsrlq          $60, %ymm0, %ymm2               # top 4 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
-	vpsllq          $4, %ymm0, %ymm13
-	vpxor           %ymm2, %ymm13, %ymm13
-	vpxor           %ymm3, %ymm13, %ymm13
+	vpsllq          $4, %ymm0, %ymm12
+	vpxor           %ymm2, %ymm12, %ymm12
+	vpxor           %ymm3, %ymm12, %ymm12
 	vpsrlq          $58, %ymm0, %ymm2               # top 6 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
-	vpsllq          $6, %ymm0, %ymm14
-	vpxor           %ymm2, %ymm14, %ymm14
-	vpxor           %ymm3, %ymm14, %ymm14
+	vpsllq          $6, %ymm0, %ymm13
+	vpxor           %ymm2, %ymm13, %ymm13
+	vpxor           %ymm3, %ymm13, %ymm13
 	vpsrldq         $15, %ymm0, %ymm2               # the top 8 bits
 	vpclmulqdq      $0, %ymm1, %ymm2, %ymm2         # ... times 0x87
 	vpslldq         $1, %ymm0, %ymm0
@@ -115,9 +115,9 @@ aesgen_xts_encrypt_vaes_avx2:
 	sub             $96, %r8                        # bytes in the last vector
 	vpxor           (%rcx), %ymm8, %ymm4
 	vpxor           %ymm9, %ymm4, %ymm4
-	vpxor           32(%rcx), %ymm12, %ymm5
+	vpxor           32(%rcx), %ymm11, %ymm5
 	vpxor           %ymm9, %ymm5, %ymm5
-	vpxor           64(%rcx), %ymm13, %ymm6
+	vpxor           64(%rcx), %ymm12, %ymm6
 	vpxor           %ymm9, %ymm6, %ymm6
 	cmp             $16, %r8
 	{disp32} ja     .Lxts_enc_final4_load_full
@@ -126,88 +126,88 @@ aesgen_xts_encrypt_vaes_avx2:
 .Lxts_enc_final4_load_full:
 	vmovdqu         96(%rcx), %ymm7
 .Lxts_enc_final4_loaded:
-	vpxor           %ymm14, %ymm7, %ymm7
+	vpxor           %ymm13, %ymm7, %ymm7
 	vpxor           %ymm9, %ymm7, %ymm7
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_final4_aes128
 	{disp32} je     .Lxts_enc_final4_aes192
-	vbroadcasti128  -208(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vaesenc         %ymm11, %ymm5, %ymm5
-	vaesenc         %ymm11, %ymm6, %ymm6
-	vaesenc         %ymm11, %ymm7, %ymm7
-	vbroadcasti128  -192(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vaesenc         %ymm11, %ymm5, %ymm5
-	vaesenc         %ymm11, %ymm6, %ymm6
-	vaesenc         %ymm11, %ymm7, %ymm7
+	vbroadcasti128  -208(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -192(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
 .Lxts_enc_final4_aes192:
-	vbroadcasti128  -176(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vaesenc         %ymm11, %ymm5, %ymm5
-	vaesenc         %ymm11, %ymm6, %ymm6
-	vaesenc         %ymm11, %ymm7, %ymm7
-	vbroadcasti128  -160(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vaesenc         %ymm11, %ymm5, %ymm5
-	vaesenc         %ymm11, %ymm6, %ymm6
-	vaesenc         %ymm11, %ymm7, %ymm7
+	vbroadcasti128  -176(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -160(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
 .Lxts_enc_final4_aes128:
-	vbroadcasti128  -144(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vaesenc         %ymm11, %ymm5, %ymm5
-	vaesenc         %ymm11, %ymm6, %ymm6
-	vaesenc         %ymm11, %ymm7, %ymm7
-	vbroadcasti128  -128(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vaesenc         %ymm11, %ymm5, %ymm5
-	vaesenc         %ymm11, %ymm6, %ymm6
-	vaesenc         %ymm11, %ymm7, %ymm7
-	vbroadcasti128  -112(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vaesenc         %ymm11, %ymm5, %ymm5
-	vaesenc         %ymm11, %ymm6, %ymm6
-	vaesenc         %ymm11, %ymm7, %ymm7
-	vbroadcasti128  -96(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vaesenc         %ymm11, %ymm5, %ymm5
-	vaesenc         %ymm11, %ymm6, %ymm6
-	vaesenc         %ymm11, %ymm7, %ymm7
-	vbroadcasti128  -80(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vaesenc         %ymm11, %ymm5, %ymm5
-	vaesenc         %ymm11, %ymm6, %ymm6
-	vaesenc         %ymm11, %ymm7, %ymm7
-	vbroadcasti128  -64(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vaesenc         %ymm11, %ymm5, %ymm5
-	vaesenc         %ymm11, %ymm6, %ymm6
-	vaesenc         %ymm11, %ymm7, %ymm7
-	vbroadcasti128  -48(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vaesenc         %ymm11, %ymm5, %ymm5
-	vaesenc         %ymm11, %ymm6, %ymm6
-	vaesenc         %ymm11, %ymm7, %ymm7
-	vbroadcasti128  -32(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vaesenc         %ymm11, %ymm5, %ymm5
-	vaesenc         %ymm11, %ymm6, %ymm6
-	vaesenc         %ymm11, %ymm7, %ymm7
-	vbroadcasti128  -16(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vaesenc         %ymm11, %ymm5, %ymm5
-	vaesenc         %ymm11, %ymm6, %ymm6
-	vaesenc         %ymm11, %ymm7, %ymm7
+	vbroadcasti128  -144(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -128(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -112(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -96(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -80(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -64(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -48(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -32(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -16(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
 	vpxor           %ymm8, %ymm10, %ymm2
 	vaesenclast     %ymm2, %ymm4, %ymm4
 	vmovdqu         %ymm4, (%rdx)
-	vpxor           %ymm12, %ymm10, %ymm2
+	vpxor           %ymm11, %ymm10, %ymm2
 	vaesenclast     %ymm2, %ymm5, %ymm5
 	vmovdqu         %ymm5, 32(%rdx)
-	vpxor           %ymm13, %ymm10, %ymm2
+	vpxor           %ymm12, %ymm10, %ymm2
 	vaesenclast     %ymm2, %ymm6, %ymm6
 	vmovdqu         %ymm6, 64(%rdx)
-	vpxor           %ymm14, %ymm10, %ymm2
+	vpxor           %ymm13, %ymm10, %ymm2
 	vaesenclast     %ymm2, %ymm7, %ymm7
 	vmovdqu         %xmm7, 96(%rdx)
 	cmp             $16, %r8
@@ -219,30 +219,30 @@ aesgen_xts_encrypt_vaes_avx2:
 	add             $96, %rcx
 	add             $96, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          $63, %ymm14, %ymm2              # top 1 bits of each half
+	vpsrlq          $63, %ymm13, %ymm2              # top 1 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
-	vpsllq          $1, %ymm14, %ymm14
-	vpxor           %ymm2, %ymm14, %ymm14
-	vpxor           %ymm3, %ymm14, %ymm14
+	vpsllq          $1, %ymm13, %ymm13
+	vpxor           %ymm2, %ymm13, %ymm13
+	vpxor           %ymm3, %ymm13, %ymm13
 	lea             .Lxts_lane_select(%rip), %r11
 	vmovdqu         -16(%r11,%r8,1), %xmm3
-	vpermd          %ymm14, %ymm3, %ymm2
+	vpermd          %ymm13, %ymm3, %ymm2
 	{disp32} jmp    .Lxts_enc_steal_or_done
 .Lxts_enc_final3:
 	vmovdqa         %ymm0, %ymm8
 	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
-	vpsllq          $2, %ymm0, %ymm12
-	vpxor           %ymm2, %ymm12, %ymm12
-	vpxor           %ymm3, %ymm12, %ymm12
+	vpsllq          $2, %ymm0, %ymm11
+	vpxor           %ymm2, %ymm11, %ymm11
+	vpxor           %ymm3, %ymm11, %ymm11
 	vpsrlq          $60, %ymm0, %ymm2               # top 4 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
-	vpsllq          $4, %ymm0, %ymm13
-	vpxor           %ymm2, %ymm13, %ymm13
-	vpxor           %ymm3, %ymm13, %ymm13
+	vpsllq          $4, %ymm0, %ymm12
+	vpxor           %ymm2, %ymm12, %ymm12
+	vpxor           %ymm3, %ymm12, %ymm12
 	vpsrlq          $58, %ymm0, %ymm2               # top 6 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
@@ -252,7 +252,7 @@ aesgen_xts_encrypt_vaes_avx2:
 	sub             $64, %r8                        # bytes in the last vector
 	vpxor           (%rcx), %ymm8, %ymm4
 	vpxor           %ymm9, %ymm4, %ymm4
-	vpxor           32(%rcx), %ymm12, %ymm5
+	vpxor           32(%rcx), %ymm11, %ymm5
 	vpxor           %ymm9, %ymm5, %ymm5
 	cmp             $16, %r8
 	{disp32} ja     .Lxts_enc_final3_load_full
@@ -261,72 +261,72 @@ aesgen_xts_encrypt_vaes_avx2:
 .Lxts_enc_final3_load_full:
 	vmovdqu         64(%rcx), %ymm6
 .Lxts_enc_final3_loaded:
-	vpxor           %ymm13, %ymm6, %ymm6
+	vpxor           %ymm12, %ymm6, %ymm6
 	vpxor           %ymm9, %ymm6, %ymm6
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_final3_aes128
 	{disp32} je     .Lxts_enc_final3_aes192
-	vbroadcasti128  -208(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vaesenc         %ymm11, %ymm5, %ymm5
-	vaesenc         %ymm11, %ymm6, %ymm6
-	vbroadcasti128  -192(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vaesenc         %ymm11, %ymm5, %ymm5
-	vaesenc         %ymm11, %ymm6, %ymm6
+	vbroadcasti128  -208(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vbroadcasti128  -192(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
 .Lxts_enc_final3_aes192:
-	vbroadcasti128  -176(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vaesenc         %ymm11, %ymm5, %ymm5
-	vaesenc         %ymm11, %ymm6, %ymm6
-	vbroadcasti128  -160(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vaesenc         %ymm11, %ymm5, %ymm5
-	vaesenc         %ymm11, %ymm6, %ymm6
+	vbroadcasti128  -176(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vbroadcasti128  -160(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
 .Lxts_enc_final3_aes128:
-	vbroadcasti128  -144(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vaesenc         %ymm11, %ymm5, %ymm5
-	vaesenc         %ymm11, %ymm6, %ymm6
-	vbroadcasti128  -128(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vaesenc         %ymm11, %ymm5, %ymm5
-	vaesenc         %ymm11, %ymm6, %ymm6
-	vbroadcasti128  -112(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vaesenc         %ymm11, %ymm5, %ymm5
-	vaesenc         %ymm11, %ymm6, %ymm6
-	vbroadcasti128  -96(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vaesenc         %ymm11, %ymm5, %ymm5
-	vaesenc         %ymm11, %ymm6, %ymm6
-	vbroadcasti128  -80(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vaesenc         %ymm11, %ymm5, %ymm5
-	vaesenc         %ymm11, %ymm6, %ymm6
-	vbroadcasti128  -64(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vaesenc         %ymm11, %ymm5, %ymm5
-	vaesenc         %ymm11, %ymm6, %ymm6
-	vbroadcasti128  -48(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vaesenc         %ymm11, %ymm5, %ymm5
-	vaesenc         %ymm11, %ymm6, %ymm6
-	vbroadcasti128  -32(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vaesenc         %ymm11, %ymm5, %ymm5
-	vaesenc         %ymm11, %ymm6, %ymm6
-	vbroadcasti128  -16(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vaesenc         %ymm11, %ymm5, %ymm5
-	vaesenc         %ymm11, %ymm6, %ymm6
+	vbroadcasti128  -144(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vbroadcasti128  -128(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vbroadcasti128  -112(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vbroadcasti128  -96(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vbroadcasti128  -80(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vbroadcasti128  -64(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vbroadcasti128  -48(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vbroadcasti128  -32(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vbroadcasti128  -16(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
 	vpxor           %ymm8, %ymm10, %ymm2
 	vaesenclast     %ymm2, %ymm4, %ymm4
 	vmovdqu         %ymm4, (%rdx)
-	vpxor           %ymm12, %ymm10, %ymm2
+	vpxor           %ymm11, %ymm10, %ymm2
 	vaesenclast     %ymm2, %ymm5, %ymm5
 	vmovdqu         %ymm5, 32(%rdx)
-	vpxor           %ymm13, %ymm10, %ymm2
+	vpxor           %ymm12, %ymm10, %ymm2
 	vaesenclast     %ymm2, %ymm6, %ymm6
 	vmovdqu         %xmm6, 64(%rdx)
 	cmp             $16, %r8
@@ -338,24 +338,24 @@ aesgen_xts_encrypt_vaes_avx2:
 	add             $64, %rcx
 	add             $64, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          $63, %ymm13, %ymm2              # top 1 bits of each half
+	vpsrlq          $63, %ymm12, %ymm2              # top 1 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
-	vpsllq          $1, %ymm13, %ymm13
-	vpxor           %ymm2, %ymm13, %ymm13
-	vpxor           %ymm3, %ymm13, %ymm13
+	vpsllq          $1, %ymm12, %ymm12
+	vpxor           %ymm2, %ymm12, %ymm12
+	vpxor           %ymm3, %ymm12, %ymm12
 	lea             .Lxts_lane_select(%rip), %r11
 	vmovdqu         -16(%r11,%r8,1), %xmm3
-	vpermd          %ymm13, %ymm3, %ymm2
+	vpermd          %ymm12, %ymm3, %ymm2
 	{disp32} jmp    .Lxts_enc_steal_or_done
 .Lxts_enc_final2:
 	vmovdqa         %ymm0, %ymm8
 	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
-	vpsllq          $2, %ymm0, %ymm12
-	vpxor           %ymm2, %ymm12, %ymm12
-	vpxor           %ymm3, %ymm12, %ymm12
+	vpsllq          $2, %ymm0, %ymm11
+	vpxor           %ymm2, %ymm11, %ymm11
+	vpxor           %ymm3, %ymm11, %ymm11
 	vpsrlq          $60, %ymm0, %ymm2               # top 4 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
@@ -372,56 +372,56 @@ aesgen_xts_encrypt_vaes_avx2:
 .Lxts_enc_final2_load_full:
 	vmovdqu         32(%rcx), %ymm5
 .Lxts_enc_final2_loaded:
-	vpxor           %ymm12, %ymm5, %ymm5
+	vpxor           %ymm11, %ymm5, %ymm5
 	vpxor           %ymm9, %ymm5, %ymm5
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_final2_aes128
 	{disp32} je     .Lxts_enc_final2_aes192
-	vbroadcasti128  -208(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vaesenc         %ymm11, %ymm5, %ymm5
-	vbroadcasti128  -192(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vaesenc         %ymm11, %ymm5, %ymm5
+	vbroadcasti128  -208(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vbroadcasti128  -192(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
 .Lxts_enc_final2_aes192:
-	vbroadcasti128  -176(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vaesenc         %ymm11, %ymm5, %ymm5
-	vbroadcasti128  -160(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vaesenc         %ymm11, %ymm5, %ymm5
+	vbroadcasti128  -176(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vbroadcasti128  -160(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
 .Lxts_enc_final2_aes128:
-	vbroadcasti128  -144(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vaesenc         %ymm11, %ymm5, %ymm5
-	vbroadcasti128  -128(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vaesenc         %ymm11, %ymm5, %ymm5
-	vbroadcasti128  -112(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vaesenc         %ymm11, %ymm5, %ymm5
-	vbroadcasti128  -96(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vaesenc         %ymm11, %ymm5, %ymm5
-	vbroadcasti128  -80(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vaesenc         %ymm11, %ymm5, %ymm5
-	vbroadcasti128  -64(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vaesenc         %ymm11, %ymm5, %ymm5
-	vbroadcasti128  -48(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vaesenc         %ymm11, %ymm5, %ymm5
-	vbroadcasti128  -32(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vaesenc         %ymm11, %ymm5, %ymm5
-	vbroadcasti128  -16(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vaesenc         %ymm11, %ymm5, %ymm5
+	vbroadcasti128  -144(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vbroadcasti128  -128(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vbroadcasti128  -112(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vbroadcasti128  -96(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vbroadcasti128  -80(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vbroadcasti128  -64(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vbroadcasti128  -48(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vbroadcasti128  -32(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vbroadcasti128  -16(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
 	vpxor           %ymm8, %ymm10, %ymm2
 	vaesenclast     %ymm2, %ymm4, %ymm4
 	vmovdqu         %ymm4, (%rdx)
-	vpxor           %ymm12, %ymm10, %ymm2
+	vpxor           %ymm11, %ymm10, %ymm2
 	vaesenclast     %ymm2, %ymm5, %ymm5
 	vmovdqu         %xmm5, 32(%rdx)
 	cmp             $16, %r8
@@ -433,15 +433,15 @@ aesgen_xts_encrypt_vaes_avx2:
 	add             $32, %rcx
 	add             $32, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          $63, %ymm12, %ymm2              # top 1 bits of each half
+	vpsrlq          $63, %ymm11, %ymm2              # top 1 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
-	vpsllq          $1, %ymm12, %ymm12
-	vpxor           %ymm2, %ymm12, %ymm12
-	vpxor           %ymm3, %ymm12, %ymm12
+	vpsllq          $1, %ymm11, %ymm11
+	vpxor           %ymm2, %ymm11, %ymm11
+	vpxor           %ymm3, %ymm11, %ymm11
 	lea             .Lxts_lane_select(%rip), %r11
 	vmovdqu         -16(%r11,%r8,1), %xmm3
-	vpermd          %ymm12, %ymm3, %ymm2
+	vpermd          %ymm11, %ymm3, %ymm2
 	{disp32} jmp    .Lxts_enc_steal_or_done
 .Lxts_enc_final1:
 	vmovdqa         %ymm0, %ymm8
@@ -463,34 +463,34 @@ aesgen_xts_encrypt_vaes_avx2:
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_final1_aes128
 	{disp32} je     .Lxts_enc_final1_aes192
-	vbroadcasti128  -208(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vbroadcasti128  -192(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
+	vbroadcasti128  -208(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vbroadcasti128  -192(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
 .Lxts_enc_final1_aes192:
-	vbroadcasti128  -176(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vbroadcasti128  -160(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
+	vbroadcasti128  -176(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vbroadcasti128  -160(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
 .Lxts_enc_final1_aes128:
-	vbroadcasti128  -144(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vbroadcasti128  -128(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vbroadcasti128  -112(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vbroadcasti128  -96(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vbroadcasti128  -80(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vbroadcasti128  -64(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vbroadcasti128  -48(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vbroadcasti128  -32(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vbroadcasti128  -16(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
+	vbroadcasti128  -144(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vbroadcasti128  -128(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vbroadcasti128  -112(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vbroadcasti128  -96(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vbroadcasti128  -80(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vbroadcasti128  -64(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vbroadcasti128  -48(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vbroadcasti128  -32(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vbroadcasti128  -16(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
 	vpxor           %ymm8, %ymm10, %ymm2
 	vaesenclast     %ymm2, %ymm4, %ymm4
 	vmovdqu         %xmm4, (%rdx)
@@ -595,113 +595,113 @@ aesgen_xts_encrypt_vaes_avx2:
 	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
-	vpsllq          $2, %ymm0, %ymm12
-	vpxor           %ymm2, %ymm12, %ymm12
-	vpxor           %ymm3, %ymm12, %ymm12
+	vpsllq          $2, %ymm0, %ymm11
+	vpxor           %ymm2, %ymm11, %ymm11
+	vpxor           %ymm3, %ymm11, %ymm11
 	vpsrlq          $60, %ymm0, %ymm2               # top 4 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
-	vpsllq          $4, %ymm0, %ymm13
-	vpxor           %ymm2, %ymm13, %ymm13
-	vpxor           %ymm3, %ymm13, %ymm13
+	vpsllq          $4, %ymm0, %ymm12
+	vpxor           %ymm2, %ymm12, %ymm12
+	vpxor           %ymm3, %ymm12, %ymm12
 	vpsrlq          $58, %ymm0, %ymm2               # top 6 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
-	vpsllq          $6, %ymm0, %ymm14
-	vpxor           %ymm2, %ymm14, %ymm14
-	vpxor           %ymm3, %ymm14, %ymm14
+	vpsllq          $6, %ymm0, %ymm13
+	vpxor           %ymm2, %ymm13, %ymm13
+	vpxor           %ymm3, %ymm13, %ymm13
 	vpsrldq         $15, %ymm0, %ymm2               # the top 8 bits
 	vpclmulqdq      $0, %ymm1, %ymm2, %ymm2         # ... times 0x87
 	vpslldq         $1, %ymm0, %ymm0
 	vpxor           %ymm2, %ymm0, %ymm0
 	vpxor           (%rcx), %ymm8, %ymm4
 	vpxor           %ymm9, %ymm4, %ymm4
-	vpxor           32(%rcx), %ymm12, %ymm5
+	vpxor           32(%rcx), %ymm11, %ymm5
 	vpxor           %ymm9, %ymm5, %ymm5
-	vpxor           64(%rcx), %ymm13, %ymm6
+	vpxor           64(%rcx), %ymm12, %ymm6
 	vpxor           %ymm9, %ymm6, %ymm6
-	vpxor           96(%rcx), %ymm14, %ymm7
+	vpxor           96(%rcx), %ymm13, %ymm7
 	vpxor           %ymm9, %ymm7, %ymm7
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_main_aes128
 	{disp32} je     .Lxts_enc_main_aes192
-	vbroadcasti128  -208(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vaesenc         %ymm11, %ymm5, %ymm5
-	vaesenc         %ymm11, %ymm6, %ymm6
-	vaesenc         %ymm11, %ymm7, %ymm7
-	vbroadcasti128  -192(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vaesenc         %ymm11, %ymm5, %ymm5
-	vaesenc         %ymm11, %ymm6, %ymm6
-	vaesenc         %ymm11, %ymm7, %ymm7
+	vbroadcasti128  -208(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -192(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
 .Lxts_enc_main_aes192:
-	vbroadcasti128  -176(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vaesenc         %ymm11, %ymm5, %ymm5
-	vaesenc         %ymm11, %ymm6, %ymm6
-	vaesenc         %ymm11, %ymm7, %ymm7
-	vbroadcasti128  -160(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vaesenc         %ymm11, %ymm5, %ymm5
-	vaesenc         %ymm11, %ymm6, %ymm6
-	vaesenc         %ymm11, %ymm7, %ymm7
+	vbroadcasti128  -176(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -160(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
 .Lxts_enc_main_aes128:
-	vbroadcasti128  -144(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vaesenc         %ymm11, %ymm5, %ymm5
-	vaesenc         %ymm11, %ymm6, %ymm6
-	vaesenc         %ymm11, %ymm7, %ymm7
-	vbroadcasti128  -128(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vaesenc         %ymm11, %ymm5, %ymm5
-	vaesenc         %ymm11, %ymm6, %ymm6
-	vaesenc         %ymm11, %ymm7, %ymm7
-	vbroadcasti128  -112(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vaesenc         %ymm11, %ymm5, %ymm5
-	vaesenc         %ymm11, %ymm6, %ymm6
-	vaesenc         %ymm11, %ymm7, %ymm7
-	vbroadcasti128  -96(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vaesenc         %ymm11, %ymm5, %ymm5
-	vaesenc         %ymm11, %ymm6, %ymm6
-	vaesenc         %ymm11, %ymm7, %ymm7
-	vbroadcasti128  -80(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vaesenc         %ymm11, %ymm5, %ymm5
-	vaesenc         %ymm11, %ymm6, %ymm6
-	vaesenc         %ymm11, %ymm7, %ymm7
-	vbroadcasti128  -64(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vaesenc         %ymm11, %ymm5, %ymm5
-	vaesenc         %ymm11, %ymm6, %ymm6
-	vaesenc         %ymm11, %ymm7, %ymm7
-	vbroadcasti128  -48(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vaesenc         %ymm11, %ymm5, %ymm5
-	vaesenc         %ymm11, %ymm6, %ymm6
-	vaesenc         %ymm11, %ymm7, %ymm7
-	vbroadcasti128  -32(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vaesenc         %ymm11, %ymm5, %ymm5
-	vaesenc         %ymm11, %ymm6, %ymm6
-	vaesenc         %ymm11, %ymm7, %ymm7
-	vbroadcasti128  -16(%r10), %ymm11
-	vaesenc         %ymm11, %ymm4, %ymm4
-	vaesenc         %ymm11, %ymm5, %ymm5
-	vaesenc         %ymm11, %ymm6, %ymm6
-	vaesenc         %ymm11, %ymm7, %ymm7
+	vbroadcasti128  -144(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -128(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -112(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -96(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -80(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -64(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -48(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -32(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -16(%r10), %ymm14
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
 	vpxor           %ymm8, %ymm10, %ymm2
 	vaesenclast     %ymm2, %ymm4, %ymm4
 	vmovdqu         %ymm4, (%rdx)
-	vpxor           %ymm12, %ymm10, %ymm2
+	vpxor           %ymm11, %ymm10, %ymm2
 	vaesenclast     %ymm2, %ymm5, %ymm5
 	vmovdqu         %ymm5, 32(%rdx)
-	vpxor           %ymm13, %ymm10, %ymm2
+	vpxor           %ymm12, %ymm10, %ymm2
 	vaesenclast     %ymm2, %ymm6, %ymm6
 	vmovdqu         %ymm6, 64(%rdx)
-	vpxor           %ymm14, %ymm10, %ymm2
+	vpxor           %ymm13, %ymm10, %ymm2
 	vaesenclast     %ymm2, %ymm7, %ymm7
 	vmovdqu         %ymm7, 96(%rdx)
 	add             $128, %rcx
@@ -730,8 +730,8 @@ aesgen_xts_encrypt_vaes_avx2:
 #
 # Registers: KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11, PART=rsi, PART=rsi (after the tweak is made)
 #            BASE=ymm0, POLY=ymm1, T1=ymm2, T2=ymm3, X0=ymm4, X1=ymm5
-#            X2=ymm6, X3=ymm7, TW=ymm8, K0=ymm9, KLAST=ymm10, KT=ymm11
-#            TW0=ymm12, TW1=ymm13, TW2=ymm14
+#            X2=ymm6, X3=ymm7, TW=ymm8, K0=ymm9, KLAST=ymm10, TW0=ymm11
+#            TW1=ymm12, TW2=ymm13, KT=ymm14
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_xts_decrypt_vaes_avx2
@@ -800,21 +800,21 @@ aesgen_xts_decrypt_vaes_avx2:
 	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
-	vpsllq          $2, %ymm0, %ymm12
-	vpxor           %ymm2, %ymm12, %ymm12
-	vpxor           %ymm3, %ymm12, %ymm12
+	vpsllq          $2, %ymm0, %ymm11
+	vpxor           %ymm2, %ymm11, %ymm11
+	vpxor           %ymm3, %ymm11, %ymm11
 	vpsrlq          $60, %ymm0, %ymm2               # top 4 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
-	vpsllq          $4, %ymm0, %ymm13
-	vpxor           %ymm2, %ymm13, %ymm13
-	vpxor           %ymm3, %ymm13, %ymm13
+	vpsllq          $4, %ymm0, %ymm12
+	vpxor           %ymm2, %ymm12, %ymm12
+	vpxor           %ymm3, %ymm12, %ymm12
 	vpsrlq          $58, %ymm0, %ymm2               # top 6 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
-	vpsllq          $6, %ymm0, %ymm14
-	vpxor           %ymm2, %ymm14, %ymm14
-	vpxor           %ymm3, %ymm14, %ymm14
+	vpsllq          $6, %ymm0, %ymm13
+	vpxor           %ymm2, %ymm13, %ymm13
+	vpxor           %ymm3, %ymm13, %ymm13
 	vpsrldq         $15, %ymm0, %ymm2               # the top 8 bits
 	vpclmulqdq      $0, %ymm1, %ymm2, %ymm2         # ... times 0x87
 	vpslldq         $1, %ymm0, %ymm0
@@ -822,9 +822,9 @@ aesgen_xts_decrypt_vaes_avx2:
 	sub             $96, %r8                        # bytes in the last vector
 	vpxor           (%rcx), %ymm8, %ymm4
 	vpxor           %ymm9, %ymm4, %ymm4
-	vpxor           32(%rcx), %ymm12, %ymm5
+	vpxor           32(%rcx), %ymm11, %ymm5
 	vpxor           %ymm9, %ymm5, %ymm5
-	vpxor           64(%rcx), %ymm13, %ymm6
+	vpxor           64(%rcx), %ymm12, %ymm6
 	vpxor           %ymm9, %ymm6, %ymm6
 	cmp             $16, %r8
 	{disp32} ja     .Lxts_dec_final4_load_full
@@ -833,88 +833,88 @@ aesgen_xts_decrypt_vaes_avx2:
 .Lxts_dec_final4_load_full:
 	vmovdqu         96(%rcx), %ymm7
 .Lxts_dec_final4_loaded:
-	vpxor           %ymm14, %ymm7, %ymm7
+	vpxor           %ymm13, %ymm7, %ymm7
 	vpxor           %ymm9, %ymm7, %ymm7
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_final4_aes128
 	{disp32} je     .Lxts_dec_final4_aes192
-	vbroadcasti128  -208(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vaesdec         %ymm11, %ymm5, %ymm5
-	vaesdec         %ymm11, %ymm6, %ymm6
-	vaesdec         %ymm11, %ymm7, %ymm7
-	vbroadcasti128  -192(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vaesdec         %ymm11, %ymm5, %ymm5
-	vaesdec         %ymm11, %ymm6, %ymm6
-	vaesdec         %ymm11, %ymm7, %ymm7
+	vbroadcasti128  -208(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -192(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
 .Lxts_dec_final4_aes192:
-	vbroadcasti128  -176(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vaesdec         %ymm11, %ymm5, %ymm5
-	vaesdec         %ymm11, %ymm6, %ymm6
-	vaesdec         %ymm11, %ymm7, %ymm7
-	vbroadcasti128  -160(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vaesdec         %ymm11, %ymm5, %ymm5
-	vaesdec         %ymm11, %ymm6, %ymm6
-	vaesdec         %ymm11, %ymm7, %ymm7
+	vbroadcasti128  -176(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -160(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
 .Lxts_dec_final4_aes128:
-	vbroadcasti128  -144(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vaesdec         %ymm11, %ymm5, %ymm5
-	vaesdec         %ymm11, %ymm6, %ymm6
-	vaesdec         %ymm11, %ymm7, %ymm7
-	vbroadcasti128  -128(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vaesdec         %ymm11, %ymm5, %ymm5
-	vaesdec         %ymm11, %ymm6, %ymm6
-	vaesdec         %ymm11, %ymm7, %ymm7
-	vbroadcasti128  -112(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vaesdec         %ymm11, %ymm5, %ymm5
-	vaesdec         %ymm11, %ymm6, %ymm6
-	vaesdec         %ymm11, %ymm7, %ymm7
-	vbroadcasti128  -96(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vaesdec         %ymm11, %ymm5, %ymm5
-	vaesdec         %ymm11, %ymm6, %ymm6
-	vaesdec         %ymm11, %ymm7, %ymm7
-	vbroadcasti128  -80(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vaesdec         %ymm11, %ymm5, %ymm5
-	vaesdec         %ymm11, %ymm6, %ymm6
-	vaesdec         %ymm11, %ymm7, %ymm7
-	vbroadcasti128  -64(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vaesdec         %ymm11, %ymm5, %ymm5
-	vaesdec         %ymm11, %ymm6, %ymm6
-	vaesdec         %ymm11, %ymm7, %ymm7
-	vbroadcasti128  -48(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vaesdec         %ymm11, %ymm5, %ymm5
-	vaesdec         %ymm11, %ymm6, %ymm6
-	vaesdec         %ymm11, %ymm7, %ymm7
-	vbroadcasti128  -32(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vaesdec         %ymm11, %ymm5, %ymm5
-	vaesdec         %ymm11, %ymm6, %ymm6
-	vaesdec         %ymm11, %ymm7, %ymm7
-	vbroadcasti128  -16(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vaesdec         %ymm11, %ymm5, %ymm5
-	vaesdec         %ymm11, %ymm6, %ymm6
-	vaesdec         %ymm11, %ymm7, %ymm7
+	vbroadcasti128  -144(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -128(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -112(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -96(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -80(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -64(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -48(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -32(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -16(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
 	vpxor           %ymm8, %ymm10, %ymm2
 	vaesdeclast     %ymm2, %ymm4, %ymm4
 	vmovdqu         %ymm4, (%rdx)
-	vpxor           %ymm12, %ymm10, %ymm2
+	vpxor           %ymm11, %ymm10, %ymm2
 	vaesdeclast     %ymm2, %ymm5, %ymm5
 	vmovdqu         %ymm5, 32(%rdx)
-	vpxor           %ymm13, %ymm10, %ymm2
+	vpxor           %ymm12, %ymm10, %ymm2
 	vaesdeclast     %ymm2, %ymm6, %ymm6
 	vmovdqu         %ymm6, 64(%rdx)
-	vpxor           %ymm14, %ymm10, %ymm2
+	vpxor           %ymm13, %ymm10, %ymm2
 	vaesdeclast     %ymm2, %ymm7, %ymm7
 	vmovdqu         %xmm7, 96(%rdx)
 	cmp             $16, %r8
@@ -926,30 +926,30 @@ aesgen_xts_decrypt_vaes_avx2:
 	add             $96, %rcx
 	add             $96, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          $63, %ymm14, %ymm2              # top 1 bits of each half
+	vpsrlq          $63, %ymm13, %ymm2              # top 1 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
-	vpsllq          $1, %ymm14, %ymm14
-	vpxor           %ymm2, %ymm14, %ymm14
-	vpxor           %ymm3, %ymm14, %ymm14
+	vpsllq          $1, %ymm13, %ymm13
+	vpxor           %ymm2, %ymm13, %ymm13
+	vpxor           %ymm3, %ymm13, %ymm13
 	lea             .Lxts_lane_select(%rip), %r11
 	vmovdqu         -16(%r11,%r8,1), %xmm3
-	vpermd          %ymm14, %ymm3, %ymm2
+	vpermd          %ymm13, %ymm3, %ymm2
 	{disp32} jmp    .Lxts_dec_steal_or_done
 .Lxts_dec_final3:
 	vmovdqa         %ymm0, %ymm8
 	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
-	vpsllq          $2, %ymm0, %ymm12
-	vpxor           %ymm2, %ymm12, %ymm12
-	vpxor           %ymm3, %ymm12, %ymm12
+	vpsllq          $2, %ymm0, %ymm11
+	vpxor           %ymm2, %ymm11, %ymm11
+	vpxor           %ymm3, %ymm11, %ymm11
 	vpsrlq          $60, %ymm0, %ymm2               # top 4 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
-	vpsllq          $4, %ymm0, %ymm13
-	vpxor           %ymm2, %ymm13, %ymm13
-	vpxor           %ymm3, %ymm13, %ymm13
+	vpsllq          $4, %ymm0, %ymm12
+	vpxor           %ymm2, %ymm12, %ymm12
+	vpxor           %ymm3, %ymm12, %ymm12
 	vpsrlq          $58, %ymm0, %ymm2               # top 6 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
@@ -959,7 +959,7 @@ aesgen_xts_decrypt_vaes_avx2:
 	sub             $64, %r8                        # bytes in the last vector
 	vpxor           (%rcx), %ymm8, %ymm4
 	vpxor           %ymm9, %ymm4, %ymm4
-	vpxor           32(%rcx), %ymm12, %ymm5
+	vpxor           32(%rcx), %ymm11, %ymm5
 	vpxor           %ymm9, %ymm5, %ymm5
 	cmp             $16, %r8
 	{disp32} ja     .Lxts_dec_final3_load_full
@@ -968,72 +968,72 @@ aesgen_xts_decrypt_vaes_avx2:
 .Lxts_dec_final3_load_full:
 	vmovdqu         64(%rcx), %ymm6
 .Lxts_dec_final3_loaded:
-	vpxor           %ymm13, %ymm6, %ymm6
+	vpxor           %ymm12, %ymm6, %ymm6
 	vpxor           %ymm9, %ymm6, %ymm6
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_final3_aes128
 	{disp32} je     .Lxts_dec_final3_aes192
-	vbroadcasti128  -208(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vaesdec         %ymm11, %ymm5, %ymm5
-	vaesdec         %ymm11, %ymm6, %ymm6
-	vbroadcasti128  -192(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vaesdec         %ymm11, %ymm5, %ymm5
-	vaesdec         %ymm11, %ymm6, %ymm6
+	vbroadcasti128  -208(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vbroadcasti128  -192(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
 .Lxts_dec_final3_aes192:
-	vbroadcasti128  -176(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vaesdec         %ymm11, %ymm5, %ymm5
-	vaesdec         %ymm11, %ymm6, %ymm6
-	vbroadcasti128  -160(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vaesdec         %ymm11, %ymm5, %ymm5
-	vaesdec         %ymm11, %ymm6, %ymm6
+	vbroadcasti128  -176(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vbroadcasti128  -160(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
 .Lxts_dec_final3_aes128:
-	vbroadcasti128  -144(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vaesdec         %ymm11, %ymm5, %ymm5
-	vaesdec         %ymm11, %ymm6, %ymm6
-	vbroadcasti128  -128(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vaesdec         %ymm11, %ymm5, %ymm5
-	vaesdec         %ymm11, %ymm6, %ymm6
-	vbroadcasti128  -112(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vaesdec         %ymm11, %ymm5, %ymm5
-	vaesdec         %ymm11, %ymm6, %ymm6
-	vbroadcasti128  -96(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vaesdec         %ymm11, %ymm5, %ymm5
-	vaesdec         %ymm11, %ymm6, %ymm6
-	vbroadcasti128  -80(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vaesdec         %ymm11, %ymm5, %ymm5
-	vaesdec         %ymm11, %ymm6, %ymm6
-	vbroadcasti128  -64(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vaesdec         %ymm11, %ymm5, %ymm5
-	vaesdec         %ymm11, %ymm6, %ymm6
-	vbroadcasti128  -48(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vaesdec         %ymm11, %ymm5, %ymm5
-	vaesdec         %ymm11, %ymm6, %ymm6
-	vbroadcasti128  -32(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vaesdec         %ymm11, %ymm5, %ymm5
-	vaesdec         %ymm11, %ymm6, %ymm6
-	vbroadcasti128  -16(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vaesdec         %ymm11, %ymm5, %ymm5
-	vaesdec         %ymm11, %ymm6, %ymm6
+	vbroadcasti128  -144(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vbroadcasti128  -128(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vbroadcasti128  -112(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vbroadcasti128  -96(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vbroadcasti128  -80(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vbroadcasti128  -64(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vbroadcasti128  -48(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vbroadcasti128  -32(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vbroadcasti128  -16(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
 	vpxor           %ymm8, %ymm10, %ymm2
 	vaesdeclast     %ymm2, %ymm4, %ymm4
 	vmovdqu         %ymm4, (%rdx)
-	vpxor           %ymm12, %ymm10, %ymm2
+	vpxor           %ymm11, %ymm10, %ymm2
 	vaesdeclast     %ymm2, %ymm5, %ymm5
 	vmovdqu         %ymm5, 32(%rdx)
-	vpxor           %ymm13, %ymm10, %ymm2
+	vpxor           %ymm12, %ymm10, %ymm2
 	vaesdeclast     %ymm2, %ymm6, %ymm6
 	vmovdqu         %xmm6, 64(%rdx)
 	cmp             $16, %r8
@@ -1045,24 +1045,24 @@ aesgen_xts_decrypt_vaes_avx2:
 	add             $64, %rcx
 	add             $64, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          $63, %ymm13, %ymm2              # top 1 bits of each half
+	vpsrlq          $63, %ymm12, %ymm2              # top 1 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
-	vpsllq          $1, %ymm13, %ymm13
-	vpxor           %ymm2, %ymm13, %ymm13
-	vpxor           %ymm3, %ymm13, %ymm13
+	vpsllq          $1, %ymm12, %ymm12
+	vpxor           %ymm2, %ymm12, %ymm12
+	vpxor           %ymm3, %ymm12, %ymm12
 	lea             .Lxts_lane_select(%rip), %r11
 	vmovdqu         -16(%r11,%r8,1), %xmm3
-	vpermd          %ymm13, %ymm3, %ymm2
+	vpermd          %ymm12, %ymm3, %ymm2
 	{disp32} jmp    .Lxts_dec_steal_or_done
 .Lxts_dec_final2:
 	vmovdqa         %ymm0, %ymm8
 	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
-	vpsllq          $2, %ymm0, %ymm12
-	vpxor           %ymm2, %ymm12, %ymm12
-	vpxor           %ymm3, %ymm12, %ymm12
+	vpsllq          $2, %ymm0, %ymm11
+	vpxor           %ymm2, %ymm11, %ymm11
+	vpxor           %ymm3, %ymm11, %ymm11
 	vpsrlq          $60, %ymm0, %ymm2               # top 4 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
@@ -1079,56 +1079,56 @@ aesgen_xts_decrypt_vaes_avx2:
 .Lxts_dec_final2_load_full:
 	vmovdqu         32(%rcx), %ymm5
 .Lxts_dec_final2_loaded:
-	vpxor           %ymm12, %ymm5, %ymm5
+	vpxor           %ymm11, %ymm5, %ymm5
 	vpxor           %ymm9, %ymm5, %ymm5
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_final2_aes128
 	{disp32} je     .Lxts_dec_final2_aes192
-	vbroadcasti128  -208(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vaesdec         %ymm11, %ymm5, %ymm5
-	vbroadcasti128  -192(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vaesdec         %ymm11, %ymm5, %ymm5
+	vbroadcasti128  -208(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vbroadcasti128  -192(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
 .Lxts_dec_final2_aes192:
-	vbroadcasti128  -176(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vaesdec         %ymm11, %ymm5, %ymm5
-	vbroadcasti128  -160(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vaesdec         %ymm11, %ymm5, %ymm5
+	vbroadcasti128  -176(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vbroadcasti128  -160(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
 .Lxts_dec_final2_aes128:
-	vbroadcasti128  -144(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vaesdec         %ymm11, %ymm5, %ymm5
-	vbroadcasti128  -128(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vaesdec         %ymm11, %ymm5, %ymm5
-	vbroadcasti128  -112(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vaesdec         %ymm11, %ymm5, %ymm5
-	vbroadcasti128  -96(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vaesdec         %ymm11, %ymm5, %ymm5
-	vbroadcasti128  -80(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vaesdec         %ymm11, %ymm5, %ymm5
-	vbroadcasti128  -64(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vaesdec         %ymm11, %ymm5, %ymm5
-	vbroadcasti128  -48(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vaesdec         %ymm11, %ymm5, %ymm5
-	vbroadcasti128  -32(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vaesdec         %ymm11, %ymm5, %ymm5
-	vbroadcasti128  -16(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vaesdec         %ymm11, %ymm5, %ymm5
+	vbroadcasti128  -144(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vbroadcasti128  -128(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vbroadcasti128  -112(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vbroadcasti128  -96(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vbroadcasti128  -80(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vbroadcasti128  -64(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vbroadcasti128  -48(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vbroadcasti128  -32(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vbroadcasti128  -16(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
 	vpxor           %ymm8, %ymm10, %ymm2
 	vaesdeclast     %ymm2, %ymm4, %ymm4
 	vmovdqu         %ymm4, (%rdx)
-	vpxor           %ymm12, %ymm10, %ymm2
+	vpxor           %ymm11, %ymm10, %ymm2
 	vaesdeclast     %ymm2, %ymm5, %ymm5
 	vmovdqu         %xmm5, 32(%rdx)
 	cmp             $16, %r8
@@ -1140,15 +1140,15 @@ aesgen_xts_decrypt_vaes_avx2:
 	add             $32, %rcx
 	add             $32, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          $63, %ymm12, %ymm2              # top 1 bits of each half
+	vpsrlq          $63, %ymm11, %ymm2              # top 1 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
-	vpsllq          $1, %ymm12, %ymm12
-	vpxor           %ymm2, %ymm12, %ymm12
-	vpxor           %ymm3, %ymm12, %ymm12
+	vpsllq          $1, %ymm11, %ymm11
+	vpxor           %ymm2, %ymm11, %ymm11
+	vpxor           %ymm3, %ymm11, %ymm11
 	lea             .Lxts_lane_select(%rip), %r11
 	vmovdqu         -16(%r11,%r8,1), %xmm3
-	vpermd          %ymm12, %ymm3, %ymm2
+	vpermd          %ymm11, %ymm3, %ymm2
 	{disp32} jmp    .Lxts_dec_steal_or_done
 .Lxts_dec_final1:
 	vmovdqa         %ymm0, %ymm8
@@ -1170,34 +1170,34 @@ aesgen_xts_decrypt_vaes_avx2:
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_final1_aes128
 	{disp32} je     .Lxts_dec_final1_aes192
-	vbroadcasti128  -208(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vbroadcasti128  -192(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
+	vbroadcasti128  -208(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vbroadcasti128  -192(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
 .Lxts_dec_final1_aes192:
-	vbroadcasti128  -176(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vbroadcasti128  -160(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
+	vbroadcasti128  -176(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vbroadcasti128  -160(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
 .Lxts_dec_final1_aes128:
-	vbroadcasti128  -144(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vbroadcasti128  -128(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vbroadcasti128  -112(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vbroadcasti128  -96(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vbroadcasti128  -80(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vbroadcasti128  -64(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vbroadcasti128  -48(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vbroadcasti128  -32(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vbroadcasti128  -16(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
+	vbroadcasti128  -144(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vbroadcasti128  -128(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vbroadcasti128  -112(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vbroadcasti128  -96(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vbroadcasti128  -80(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vbroadcasti128  -64(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vbroadcasti128  -48(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vbroadcasti128  -32(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vbroadcasti128  -16(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
 	vpxor           %ymm8, %ymm10, %ymm2
 	vaesdeclast     %ymm2, %ymm4, %ymm4
 	vmovdqu         %xmm4, (%rdx)
@@ -1302,113 +1302,113 @@ aesgen_xts_decrypt_vaes_avx2:
 	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
-	vpsllq          $2, %ymm0, %ymm12
-	vpxor           %ymm2, %ymm12, %ymm12
-	vpxor           %ymm3, %ymm12, %ymm12
+	vpsllq          $2, %ymm0, %ymm11
+	vpxor           %ymm2, %ymm11, %ymm11
+	vpxor           %ymm3, %ymm11, %ymm11
 	vpsrlq          $60, %ymm0, %ymm2               # top 4 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
-	vpsllq          $4, %ymm0, %ymm13
-	vpxor           %ymm2, %ymm13, %ymm13
-	vpxor           %ymm3, %ymm13, %ymm13
+	vpsllq          $4, %ymm0, %ymm12
+	vpxor           %ymm2, %ymm12, %ymm12
+	vpxor           %ymm3, %ymm12, %ymm12
 	vpsrlq          $58, %ymm0, %ymm2               # top 6 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
-	vpsllq          $6, %ymm0, %ymm14
-	vpxor           %ymm2, %ymm14, %ymm14
-	vpxor           %ymm3, %ymm14, %ymm14
+	vpsllq          $6, %ymm0, %ymm13
+	vpxor           %ymm2, %ymm13, %ymm13
+	vpxor           %ymm3, %ymm13, %ymm13
 	vpsrldq         $15, %ymm0, %ymm2               # the top 8 bits
 	vpclmulqdq      $0, %ymm1, %ymm2, %ymm2         # ... times 0x87
 	vpslldq         $1, %ymm0, %ymm0
 	vpxor           %ymm2, %ymm0, %ymm0
 	vpxor           (%rcx), %ymm8, %ymm4
 	vpxor           %ymm9, %ymm4, %ymm4
-	vpxor           32(%rcx), %ymm12, %ymm5
+	vpxor           32(%rcx), %ymm11, %ymm5
 	vpxor           %ymm9, %ymm5, %ymm5
-	vpxor           64(%rcx), %ymm13, %ymm6
+	vpxor           64(%rcx), %ymm12, %ymm6
 	vpxor           %ymm9, %ymm6, %ymm6
-	vpxor           96(%rcx), %ymm14, %ymm7
+	vpxor           96(%rcx), %ymm13, %ymm7
 	vpxor           %ymm9, %ymm7, %ymm7
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_main_aes128
 	{disp32} je     .Lxts_dec_main_aes192
-	vbroadcasti128  -208(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vaesdec         %ymm11, %ymm5, %ymm5
-	vaesdec         %ymm11, %ymm6, %ymm6
-	vaesdec         %ymm11, %ymm7, %ymm7
-	vbroadcasti128  -192(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vaesdec         %ymm11, %ymm5, %ymm5
-	vaesdec         %ymm11, %ymm6, %ymm6
-	vaesdec         %ymm11, %ymm7, %ymm7
+	vbroadcasti128  -208(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -192(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
 .Lxts_dec_main_aes192:
-	vbroadcasti128  -176(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vaesdec         %ymm11, %ymm5, %ymm5
-	vaesdec         %ymm11, %ymm6, %ymm6
-	vaesdec         %ymm11, %ymm7, %ymm7
-	vbroadcasti128  -160(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vaesdec         %ymm11, %ymm5, %ymm5
-	vaesdec         %ymm11, %ymm6, %ymm6
-	vaesdec         %ymm11, %ymm7, %ymm7
+	vbroadcasti128  -176(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -160(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
 .Lxts_dec_main_aes128:
-	vbroadcasti128  -144(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vaesdec         %ymm11, %ymm5, %ymm5
-	vaesdec         %ymm11, %ymm6, %ymm6
-	vaesdec         %ymm11, %ymm7, %ymm7
-	vbroadcasti128  -128(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vaesdec         %ymm11, %ymm5, %ymm5
-	vaesdec         %ymm11, %ymm6, %ymm6
-	vaesdec         %ymm11, %ymm7, %ymm7
-	vbroadcasti128  -112(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vaesdec         %ymm11, %ymm5, %ymm5
-	vaesdec         %ymm11, %ymm6, %ymm6
-	vaesdec         %ymm11, %ymm7, %ymm7
-	vbroadcasti128  -96(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vaesdec         %ymm11, %ymm5, %ymm5
-	vaesdec         %ymm11, %ymm6, %ymm6
-	vaesdec         %ymm11, %ymm7, %ymm7
-	vbroadcasti128  -80(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vaesdec         %ymm11, %ymm5, %ymm5
-	vaesdec         %ymm11, %ymm6, %ymm6
-	vaesdec         %ymm11, %ymm7, %ymm7
-	vbroadcasti128  -64(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vaesdec         %ymm11, %ymm5, %ymm5
-	vaesdec         %ymm11, %ymm6, %ymm6
-	vaesdec         %ymm11, %ymm7, %ymm7
-	vbroadcasti128  -48(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vaesdec         %ymm11, %ymm5, %ymm5
-	vaesdec         %ymm11, %ymm6, %ymm6
-	vaesdec         %ymm11, %ymm7, %ymm7
-	vbroadcasti128  -32(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vaesdec         %ymm11, %ymm5, %ymm5
-	vaesdec         %ymm11, %ymm6, %ymm6
-	vaesdec         %ymm11, %ymm7, %ymm7
-	vbroadcasti128  -16(%r10), %ymm11
-	vaesdec         %ymm11, %ymm4, %ymm4
-	vaesdec         %ymm11, %ymm5, %ymm5
-	vaesdec         %ymm11, %ymm6, %ymm6
-	vaesdec         %ymm11, %ymm7, %ymm7
+	vbroadcasti128  -144(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -128(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -112(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -96(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -80(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -64(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -48(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -32(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -16(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
 	vpxor           %ymm8, %ymm10, %ymm2
 	vaesdeclast     %ymm2, %ymm4, %ymm4
 	vmovdqu         %ymm4, (%rdx)
-	vpxor           %ymm12, %ymm10, %ymm2
+	vpxor           %ymm11, %ymm10, %ymm2
 	vaesdeclast     %ymm2, %ymm5, %ymm5
 	vmovdqu         %ymm5, 32(%rdx)
-	vpxor           %ymm13, %ymm10, %ymm2
+	vpxor           %ymm12, %ymm10, %ymm2
 	vaesdeclast     %ymm2, %ymm6, %ymm6
 	vmovdqu         %ymm6, 64(%rdx)
-	vpxor           %ymm14, %ymm10, %ymm2
+	vpxor           %ymm13, %ymm10, %ymm2
 	vaesdeclast     %ymm2, %ymm7, %ymm7
 	vmovdqu         %ymm7, 96(%rdx)
 	add             $128, %rcx

@@ -26,8 +26,8 @@
 ;
 ; Registers: KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11, PART=rsi, PART=rsi (after the tweak is made)
 ;            BASE=ymm0, POLY=ymm1, T1=ymm2, T2=ymm3, X0=ymm4, X1=ymm5
-;            X2=ymm6, X3=ymm7, TW=ymm8, K0=ymm9, KLAST=ymm10, KT=ymm11
-;            TW0=ymm12, TW1=ymm13, TW2=ymm14
+;            X2=ymm6, X3=ymm7, TW=ymm8, K0=ymm9, KLAST=ymm10, TW0=ymm11
+;            TW1=ymm12, TW2=ymm13, KT=ymm14
 	section .text
 	align 32, db 0xcc
 	global aesgen_xts_encrypt_vaes_avx2:function hidden
@@ -93,21 +93,21 @@ L.xts_enc_final4:
 	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm12, ymm0, 2
-	vpxor           ymm12, ymm12, ymm2
-	vpxor           ymm12, ymm12, ymm3
+	vpsllq          ymm11, ymm0, 2
+	vpxor           ymm11, ymm11, ymm2
+	vpxor           ymm11, ymm11, ymm3
 	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm13, ymm0, 4
-	vpxor           ymm13, ymm13, ymm2
-	vpxor           ymm13, ymm13, ymm3
+	vpsllq          ymm12, ymm0, 4
+	vpxor           ymm12, ymm12, ymm2
+	vpxor           ymm12, ymm12, ymm3
 	vpsrlq          ymm2, ymm0, 58                  ; top 6 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm14, ymm0, 6
-	vpxor           ymm14, ymm14, ymm2
-	vpxor           ymm14, ymm14, ymm3
+	vpsllq          ymm13, ymm0, 6
+	vpxor           ymm13, ymm13, ymm2
+	vpxor           ymm13, ymm13, ymm3
 	vpsrldq         ymm2, ymm0, 15                  ; the top 8 bits
 	vpclmulqdq      ymm2, ymm2, ymm1, 0             ; ... times 0x87
 	vpslldq         ymm0, ymm0, 1
@@ -115,9 +115,9 @@ L.xts_enc_final4:
 	sub             r8, 96                          ; bytes in the last vector
 	vpxor           ymm4, ymm8, yword [rcx]
 	vpxor           ymm4, ymm4, ymm9
-	vpxor           ymm5, ymm12, yword [rcx + 32]
+	vpxor           ymm5, ymm11, yword [rcx + 32]
 	vpxor           ymm5, ymm5, ymm9
-	vpxor           ymm6, ymm13, yword [rcx + 64]
+	vpxor           ymm6, ymm12, yword [rcx + 64]
 	vpxor           ymm6, ymm6, ymm9
 	cmp             r8, 16
 	ja              near L.xts_enc_final4_load_full
@@ -126,88 +126,88 @@ L.xts_enc_final4:
 L.xts_enc_final4_load_full:
 	vmovdqu         ymm7, yword [rcx + 96]
 L.xts_enc_final4_loaded:
-	vpxor           ymm7, ymm7, ymm14
+	vpxor           ymm7, ymm7, ymm13
 	vpxor           ymm7, ymm7, ymm9
 	cmp             eax, 12
 	jb              near L.xts_enc_final4_aes128
 	je              near L.xts_enc_final4_aes192
-	vbroadcasti128  ymm11, oword [r10 - 208]
-	vaesenc         ymm4, ymm4, ymm11
-	vaesenc         ymm5, ymm5, ymm11
-	vaesenc         ymm6, ymm6, ymm11
-	vaesenc         ymm7, ymm7, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 192]
-	vaesenc         ymm4, ymm4, ymm11
-	vaesenc         ymm5, ymm5, ymm11
-	vaesenc         ymm6, ymm6, ymm11
-	vaesenc         ymm7, ymm7, ymm11
+	vbroadcasti128  ymm14, oword [r10 - 208]
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 192]
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
 L.xts_enc_final4_aes192:
-	vbroadcasti128  ymm11, oword [r10 - 176]
-	vaesenc         ymm4, ymm4, ymm11
-	vaesenc         ymm5, ymm5, ymm11
-	vaesenc         ymm6, ymm6, ymm11
-	vaesenc         ymm7, ymm7, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 160]
-	vaesenc         ymm4, ymm4, ymm11
-	vaesenc         ymm5, ymm5, ymm11
-	vaesenc         ymm6, ymm6, ymm11
-	vaesenc         ymm7, ymm7, ymm11
+	vbroadcasti128  ymm14, oword [r10 - 176]
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 160]
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
 L.xts_enc_final4_aes128:
-	vbroadcasti128  ymm11, oword [r10 - 144]
-	vaesenc         ymm4, ymm4, ymm11
-	vaesenc         ymm5, ymm5, ymm11
-	vaesenc         ymm6, ymm6, ymm11
-	vaesenc         ymm7, ymm7, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 128]
-	vaesenc         ymm4, ymm4, ymm11
-	vaesenc         ymm5, ymm5, ymm11
-	vaesenc         ymm6, ymm6, ymm11
-	vaesenc         ymm7, ymm7, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 112]
-	vaesenc         ymm4, ymm4, ymm11
-	vaesenc         ymm5, ymm5, ymm11
-	vaesenc         ymm6, ymm6, ymm11
-	vaesenc         ymm7, ymm7, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 96]
-	vaesenc         ymm4, ymm4, ymm11
-	vaesenc         ymm5, ymm5, ymm11
-	vaesenc         ymm6, ymm6, ymm11
-	vaesenc         ymm7, ymm7, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 80]
-	vaesenc         ymm4, ymm4, ymm11
-	vaesenc         ymm5, ymm5, ymm11
-	vaesenc         ymm6, ymm6, ymm11
-	vaesenc         ymm7, ymm7, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 64]
-	vaesenc         ymm4, ymm4, ymm11
-	vaesenc         ymm5, ymm5, ymm11
-	vaesenc         ymm6, ymm6, ymm11
-	vaesenc         ymm7, ymm7, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 48]
-	vaesenc         ymm4, ymm4, ymm11
-	vaesenc         ymm5, ymm5, ymm11
-	vaesenc         ymm6, ymm6, ymm11
-	vaesenc         ymm7, ymm7, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 32]
-	vaesenc         ymm4, ymm4, ymm11
-	vaesenc         ymm5, ymm5, ymm11
-	vaesenc         ymm6, ymm6, ymm11
-	vaesenc         ymm7, ymm7, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 16]
-	vaesenc         ymm4, ymm4, ymm11
-	vaesenc         ymm5, ymm5, ymm11
-	vaesenc         ymm6, ymm6, ymm11
-	vaesenc         ymm7, ymm7, ymm11
+	vbroadcasti128  ymm14, oword [r10 - 144]
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 128]
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 112]
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 96]
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 80]
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 64]
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 48]
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 32]
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 16]
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
 	vpxor           ymm2, ymm10, ymm8
 	vaesenclast     ymm4, ymm4, ymm2
 	vmovdqu         yword [rdx], ymm4
-	vpxor           ymm2, ymm10, ymm12
+	vpxor           ymm2, ymm10, ymm11
 	vaesenclast     ymm5, ymm5, ymm2
 	vmovdqu         yword [rdx + 32], ymm5
-	vpxor           ymm2, ymm10, ymm13
+	vpxor           ymm2, ymm10, ymm12
 	vaesenclast     ymm6, ymm6, ymm2
 	vmovdqu         yword [rdx + 64], ymm6
-	vpxor           ymm2, ymm10, ymm14
+	vpxor           ymm2, ymm10, ymm13
 	vaesenclast     ymm7, ymm7, ymm2
 	vmovdqu         oword [rdx + 96], xmm7
 	cmp             r8, 16
@@ -219,30 +219,30 @@ L.xts_enc_final4_stored:
 	add             rcx, 96
 	add             rdx, 96
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          ymm2, ymm14, 63                 ; top 1 bits of each half
+	vpsrlq          ymm2, ymm13, 63                 ; top 1 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm14, ymm14, 1
-	vpxor           ymm14, ymm14, ymm2
-	vpxor           ymm14, ymm14, ymm3
+	vpsllq          ymm13, ymm13, 1
+	vpxor           ymm13, ymm13, ymm2
+	vpxor           ymm13, ymm13, ymm3
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu         xmm3, oword [r11 + r8*1 - 16]
-	vpermd          ymm2, ymm3, ymm14
+	vpermd          ymm2, ymm3, ymm13
 	jmp             near L.xts_enc_steal_or_done
 L.xts_enc_final3:
 	vmovdqa         ymm8, ymm0
 	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm12, ymm0, 2
-	vpxor           ymm12, ymm12, ymm2
-	vpxor           ymm12, ymm12, ymm3
+	vpsllq          ymm11, ymm0, 2
+	vpxor           ymm11, ymm11, ymm2
+	vpxor           ymm11, ymm11, ymm3
 	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm13, ymm0, 4
-	vpxor           ymm13, ymm13, ymm2
-	vpxor           ymm13, ymm13, ymm3
+	vpsllq          ymm12, ymm0, 4
+	vpxor           ymm12, ymm12, ymm2
+	vpxor           ymm12, ymm12, ymm3
 	vpsrlq          ymm2, ymm0, 58                  ; top 6 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
@@ -252,7 +252,7 @@ L.xts_enc_final3:
 	sub             r8, 64                          ; bytes in the last vector
 	vpxor           ymm4, ymm8, yword [rcx]
 	vpxor           ymm4, ymm4, ymm9
-	vpxor           ymm5, ymm12, yword [rcx + 32]
+	vpxor           ymm5, ymm11, yword [rcx + 32]
 	vpxor           ymm5, ymm5, ymm9
 	cmp             r8, 16
 	ja              near L.xts_enc_final3_load_full
@@ -261,72 +261,72 @@ L.xts_enc_final3:
 L.xts_enc_final3_load_full:
 	vmovdqu         ymm6, yword [rcx + 64]
 L.xts_enc_final3_loaded:
-	vpxor           ymm6, ymm6, ymm13
+	vpxor           ymm6, ymm6, ymm12
 	vpxor           ymm6, ymm6, ymm9
 	cmp             eax, 12
 	jb              near L.xts_enc_final3_aes128
 	je              near L.xts_enc_final3_aes192
-	vbroadcasti128  ymm11, oword [r10 - 208]
-	vaesenc         ymm4, ymm4, ymm11
-	vaesenc         ymm5, ymm5, ymm11
-	vaesenc         ymm6, ymm6, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 192]
-	vaesenc         ymm4, ymm4, ymm11
-	vaesenc         ymm5, ymm5, ymm11
-	vaesenc         ymm6, ymm6, ymm11
+	vbroadcasti128  ymm14, oword [r10 - 208]
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 192]
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
 L.xts_enc_final3_aes192:
-	vbroadcasti128  ymm11, oword [r10 - 176]
-	vaesenc         ymm4, ymm4, ymm11
-	vaesenc         ymm5, ymm5, ymm11
-	vaesenc         ymm6, ymm6, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 160]
-	vaesenc         ymm4, ymm4, ymm11
-	vaesenc         ymm5, ymm5, ymm11
-	vaesenc         ymm6, ymm6, ymm11
+	vbroadcasti128  ymm14, oword [r10 - 176]
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 160]
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
 L.xts_enc_final3_aes128:
-	vbroadcasti128  ymm11, oword [r10 - 144]
-	vaesenc         ymm4, ymm4, ymm11
-	vaesenc         ymm5, ymm5, ymm11
-	vaesenc         ymm6, ymm6, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 128]
-	vaesenc         ymm4, ymm4, ymm11
-	vaesenc         ymm5, ymm5, ymm11
-	vaesenc         ymm6, ymm6, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 112]
-	vaesenc         ymm4, ymm4, ymm11
-	vaesenc         ymm5, ymm5, ymm11
-	vaesenc         ymm6, ymm6, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 96]
-	vaesenc         ymm4, ymm4, ymm11
-	vaesenc         ymm5, ymm5, ymm11
-	vaesenc         ymm6, ymm6, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 80]
-	vaesenc         ymm4, ymm4, ymm11
-	vaesenc         ymm5, ymm5, ymm11
-	vaesenc         ymm6, ymm6, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 64]
-	vaesenc         ymm4, ymm4, ymm11
-	vaesenc         ymm5, ymm5, ymm11
-	vaesenc         ymm6, ymm6, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 48]
-	vaesenc         ymm4, ymm4, ymm11
-	vaesenc         ymm5, ymm5, ymm11
-	vaesenc         ymm6, ymm6, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 32]
-	vaesenc         ymm4, ymm4, ymm11
-	vaesenc         ymm5, ymm5, ymm11
-	vaesenc         ymm6, ymm6, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 16]
-	vaesenc         ymm4, ymm4, ymm11
-	vaesenc         ymm5, ymm5, ymm11
-	vaesenc         ymm6, ymm6, ymm11
+	vbroadcasti128  ymm14, oword [r10 - 144]
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 128]
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 112]
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 96]
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 80]
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 64]
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 48]
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 32]
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 16]
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
 	vpxor           ymm2, ymm10, ymm8
 	vaesenclast     ymm4, ymm4, ymm2
 	vmovdqu         yword [rdx], ymm4
-	vpxor           ymm2, ymm10, ymm12
+	vpxor           ymm2, ymm10, ymm11
 	vaesenclast     ymm5, ymm5, ymm2
 	vmovdqu         yword [rdx + 32], ymm5
-	vpxor           ymm2, ymm10, ymm13
+	vpxor           ymm2, ymm10, ymm12
 	vaesenclast     ymm6, ymm6, ymm2
 	vmovdqu         oword [rdx + 64], xmm6
 	cmp             r8, 16
@@ -338,24 +338,24 @@ L.xts_enc_final3_stored:
 	add             rcx, 64
 	add             rdx, 64
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          ymm2, ymm13, 63                 ; top 1 bits of each half
+	vpsrlq          ymm2, ymm12, 63                 ; top 1 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm13, ymm13, 1
-	vpxor           ymm13, ymm13, ymm2
-	vpxor           ymm13, ymm13, ymm3
+	vpsllq          ymm12, ymm12, 1
+	vpxor           ymm12, ymm12, ymm2
+	vpxor           ymm12, ymm12, ymm3
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu         xmm3, oword [r11 + r8*1 - 16]
-	vpermd          ymm2, ymm3, ymm13
+	vpermd          ymm2, ymm3, ymm12
 	jmp             near L.xts_enc_steal_or_done
 L.xts_enc_final2:
 	vmovdqa         ymm8, ymm0
 	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm12, ymm0, 2
-	vpxor           ymm12, ymm12, ymm2
-	vpxor           ymm12, ymm12, ymm3
+	vpsllq          ymm11, ymm0, 2
+	vpxor           ymm11, ymm11, ymm2
+	vpxor           ymm11, ymm11, ymm3
 	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
@@ -372,56 +372,56 @@ L.xts_enc_final2:
 L.xts_enc_final2_load_full:
 	vmovdqu         ymm5, yword [rcx + 32]
 L.xts_enc_final2_loaded:
-	vpxor           ymm5, ymm5, ymm12
+	vpxor           ymm5, ymm5, ymm11
 	vpxor           ymm5, ymm5, ymm9
 	cmp             eax, 12
 	jb              near L.xts_enc_final2_aes128
 	je              near L.xts_enc_final2_aes192
-	vbroadcasti128  ymm11, oword [r10 - 208]
-	vaesenc         ymm4, ymm4, ymm11
-	vaesenc         ymm5, ymm5, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 192]
-	vaesenc         ymm4, ymm4, ymm11
-	vaesenc         ymm5, ymm5, ymm11
+	vbroadcasti128  ymm14, oword [r10 - 208]
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 192]
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
 L.xts_enc_final2_aes192:
-	vbroadcasti128  ymm11, oword [r10 - 176]
-	vaesenc         ymm4, ymm4, ymm11
-	vaesenc         ymm5, ymm5, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 160]
-	vaesenc         ymm4, ymm4, ymm11
-	vaesenc         ymm5, ymm5, ymm11
+	vbroadcasti128  ymm14, oword [r10 - 176]
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 160]
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
 L.xts_enc_final2_aes128:
-	vbroadcasti128  ymm11, oword [r10 - 144]
-	vaesenc         ymm4, ymm4, ymm11
-	vaesenc         ymm5, ymm5, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 128]
-	vaesenc         ymm4, ymm4, ymm11
-	vaesenc         ymm5, ymm5, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 112]
-	vaesenc         ymm4, ymm4, ymm11
-	vaesenc         ymm5, ymm5, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 96]
-	vaesenc         ymm4, ymm4, ymm11
-	vaesenc         ymm5, ymm5, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 80]
-	vaesenc         ymm4, ymm4, ymm11
-	vaesenc         ymm5, ymm5, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 64]
-	vaesenc         ymm4, ymm4, ymm11
-	vaesenc         ymm5, ymm5, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 48]
-	vaesenc         ymm4, ymm4, ymm11
-	vaesenc         ymm5, ymm5, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 32]
-	vaesenc         ymm4, ymm4, ymm11
-	vaesenc         ymm5, ymm5, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 16]
-	vaesenc         ymm4, ymm4, ymm11
-	vaesenc         ymm5, ymm5, ymm11
+	vbroadcasti128  ymm14, oword [r10 - 144]
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 128]
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 112]
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 96]
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 80]
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 64]
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 48]
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 32]
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 16]
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
 	vpxor           ymm2, ymm10, ymm8
 	vaesenclast     ymm4, ymm4, ymm2
 	vmovdqu         yword [rdx], ymm4
-	vpxor           ymm2, ymm10, ymm12
+	vpxor           ymm2, ymm10, ymm11
 	vaesenclast     ymm5, ymm5, ymm2
 	vmovdqu         oword [rdx + 32], xmm5
 	cmp             r8, 16
@@ -433,15 +433,15 @@ L.xts_enc_final2_stored:
 	add             rcx, 32
 	add             rdx, 32
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          ymm2, ymm12, 63                 ; top 1 bits of each half
+	vpsrlq          ymm2, ymm11, 63                 ; top 1 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm12, ymm12, 1
-	vpxor           ymm12, ymm12, ymm2
-	vpxor           ymm12, ymm12, ymm3
+	vpsllq          ymm11, ymm11, 1
+	vpxor           ymm11, ymm11, ymm2
+	vpxor           ymm11, ymm11, ymm3
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu         xmm3, oword [r11 + r8*1 - 16]
-	vpermd          ymm2, ymm3, ymm12
+	vpermd          ymm2, ymm3, ymm11
 	jmp             near L.xts_enc_steal_or_done
 L.xts_enc_final1:
 	vmovdqa         ymm8, ymm0
@@ -463,34 +463,34 @@ L.xts_enc_final1_loaded:
 	cmp             eax, 12
 	jb              near L.xts_enc_final1_aes128
 	je              near L.xts_enc_final1_aes192
-	vbroadcasti128  ymm11, oword [r10 - 208]
-	vaesenc         ymm4, ymm4, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 192]
-	vaesenc         ymm4, ymm4, ymm11
+	vbroadcasti128  ymm14, oword [r10 - 208]
+	vaesenc         ymm4, ymm4, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 192]
+	vaesenc         ymm4, ymm4, ymm14
 L.xts_enc_final1_aes192:
-	vbroadcasti128  ymm11, oword [r10 - 176]
-	vaesenc         ymm4, ymm4, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 160]
-	vaesenc         ymm4, ymm4, ymm11
+	vbroadcasti128  ymm14, oword [r10 - 176]
+	vaesenc         ymm4, ymm4, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 160]
+	vaesenc         ymm4, ymm4, ymm14
 L.xts_enc_final1_aes128:
-	vbroadcasti128  ymm11, oword [r10 - 144]
-	vaesenc         ymm4, ymm4, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 128]
-	vaesenc         ymm4, ymm4, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 112]
-	vaesenc         ymm4, ymm4, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 96]
-	vaesenc         ymm4, ymm4, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 80]
-	vaesenc         ymm4, ymm4, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 64]
-	vaesenc         ymm4, ymm4, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 48]
-	vaesenc         ymm4, ymm4, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 32]
-	vaesenc         ymm4, ymm4, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 16]
-	vaesenc         ymm4, ymm4, ymm11
+	vbroadcasti128  ymm14, oword [r10 - 144]
+	vaesenc         ymm4, ymm4, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 128]
+	vaesenc         ymm4, ymm4, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 112]
+	vaesenc         ymm4, ymm4, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 96]
+	vaesenc         ymm4, ymm4, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 80]
+	vaesenc         ymm4, ymm4, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 64]
+	vaesenc         ymm4, ymm4, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 48]
+	vaesenc         ymm4, ymm4, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 32]
+	vaesenc         ymm4, ymm4, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 16]
+	vaesenc         ymm4, ymm4, ymm14
 	vpxor           ymm2, ymm10, ymm8
 	vaesenclast     ymm4, ymm4, ymm2
 	vmovdqu         oword [rdx], xmm4
@@ -595,113 +595,113 @@ L.xts_enc_main_loop:
 	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm12, ymm0, 2
-	vpxor           ymm12, ymm12, ymm2
-	vpxor           ymm12, ymm12, ymm3
+	vpsllq          ymm11, ymm0, 2
+	vpxor           ymm11, ymm11, ymm2
+	vpxor           ymm11, ymm11, ymm3
 	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm13, ymm0, 4
-	vpxor           ymm13, ymm13, ymm2
-	vpxor           ymm13, ymm13, ymm3
+	vpsllq          ymm12, ymm0, 4
+	vpxor           ymm12, ymm12, ymm2
+	vpxor           ymm12, ymm12, ymm3
 	vpsrlq          ymm2, ymm0, 58                  ; top 6 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm14, ymm0, 6
-	vpxor           ymm14, ymm14, ymm2
-	vpxor           ymm14, ymm14, ymm3
+	vpsllq          ymm13, ymm0, 6
+	vpxor           ymm13, ymm13, ymm2
+	vpxor           ymm13, ymm13, ymm3
 	vpsrldq         ymm2, ymm0, 15                  ; the top 8 bits
 	vpclmulqdq      ymm2, ymm2, ymm1, 0             ; ... times 0x87
 	vpslldq         ymm0, ymm0, 1
 	vpxor           ymm0, ymm0, ymm2
 	vpxor           ymm4, ymm8, yword [rcx]
 	vpxor           ymm4, ymm4, ymm9
-	vpxor           ymm5, ymm12, yword [rcx + 32]
+	vpxor           ymm5, ymm11, yword [rcx + 32]
 	vpxor           ymm5, ymm5, ymm9
-	vpxor           ymm6, ymm13, yword [rcx + 64]
+	vpxor           ymm6, ymm12, yword [rcx + 64]
 	vpxor           ymm6, ymm6, ymm9
-	vpxor           ymm7, ymm14, yword [rcx + 96]
+	vpxor           ymm7, ymm13, yword [rcx + 96]
 	vpxor           ymm7, ymm7, ymm9
 	cmp             eax, 12
 	jb              near L.xts_enc_main_aes128
 	je              near L.xts_enc_main_aes192
-	vbroadcasti128  ymm11, oword [r10 - 208]
-	vaesenc         ymm4, ymm4, ymm11
-	vaesenc         ymm5, ymm5, ymm11
-	vaesenc         ymm6, ymm6, ymm11
-	vaesenc         ymm7, ymm7, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 192]
-	vaesenc         ymm4, ymm4, ymm11
-	vaesenc         ymm5, ymm5, ymm11
-	vaesenc         ymm6, ymm6, ymm11
-	vaesenc         ymm7, ymm7, ymm11
+	vbroadcasti128  ymm14, oword [r10 - 208]
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 192]
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
 L.xts_enc_main_aes192:
-	vbroadcasti128  ymm11, oword [r10 - 176]
-	vaesenc         ymm4, ymm4, ymm11
-	vaesenc         ymm5, ymm5, ymm11
-	vaesenc         ymm6, ymm6, ymm11
-	vaesenc         ymm7, ymm7, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 160]
-	vaesenc         ymm4, ymm4, ymm11
-	vaesenc         ymm5, ymm5, ymm11
-	vaesenc         ymm6, ymm6, ymm11
-	vaesenc         ymm7, ymm7, ymm11
+	vbroadcasti128  ymm14, oword [r10 - 176]
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 160]
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
 L.xts_enc_main_aes128:
-	vbroadcasti128  ymm11, oword [r10 - 144]
-	vaesenc         ymm4, ymm4, ymm11
-	vaesenc         ymm5, ymm5, ymm11
-	vaesenc         ymm6, ymm6, ymm11
-	vaesenc         ymm7, ymm7, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 128]
-	vaesenc         ymm4, ymm4, ymm11
-	vaesenc         ymm5, ymm5, ymm11
-	vaesenc         ymm6, ymm6, ymm11
-	vaesenc         ymm7, ymm7, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 112]
-	vaesenc         ymm4, ymm4, ymm11
-	vaesenc         ymm5, ymm5, ymm11
-	vaesenc         ymm6, ymm6, ymm11
-	vaesenc         ymm7, ymm7, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 96]
-	vaesenc         ymm4, ymm4, ymm11
-	vaesenc         ymm5, ymm5, ymm11
-	vaesenc         ymm6, ymm6, ymm11
-	vaesenc         ymm7, ymm7, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 80]
-	vaesenc         ymm4, ymm4, ymm11
-	vaesenc         ymm5, ymm5, ymm11
-	vaesenc         ymm6, ymm6, ymm11
-	vaesenc         ymm7, ymm7, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 64]
-	vaesenc         ymm4, ymm4, ymm11
-	vaesenc         ymm5, ymm5, ymm11
-	vaesenc         ymm6, ymm6, ymm11
-	vaesenc         ymm7, ymm7, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 48]
-	vaesenc         ymm4, ymm4, ymm11
-	vaesenc         ymm5, ymm5, ymm11
-	vaesenc         ymm6, ymm6, ymm11
-	vaesenc         ymm7, ymm7, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 32]
-	vaesenc         ymm4, ymm4, ymm11
-	vaesenc         ymm5, ymm5, ymm11
-	vaesenc         ymm6, ymm6, ymm11
-	vaesenc         ymm7, ymm7, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 16]
-	vaesenc         ymm4, ymm4, ymm11
-	vaesenc         ymm5, ymm5, ymm11
-	vaesenc         ymm6, ymm6, ymm11
-	vaesenc         ymm7, ymm7, ymm11
+	vbroadcasti128  ymm14, oword [r10 - 144]
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 128]
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 112]
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 96]
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 80]
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 64]
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 48]
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 32]
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 16]
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
 	vpxor           ymm2, ymm10, ymm8
 	vaesenclast     ymm4, ymm4, ymm2
 	vmovdqu         yword [rdx], ymm4
-	vpxor           ymm2, ymm10, ymm12
+	vpxor           ymm2, ymm10, ymm11
 	vaesenclast     ymm5, ymm5, ymm2
 	vmovdqu         yword [rdx + 32], ymm5
-	vpxor           ymm2, ymm10, ymm13
+	vpxor           ymm2, ymm10, ymm12
 	vaesenclast     ymm6, ymm6, ymm2
 	vmovdqu         yword [rdx + 64], ymm6
-	vpxor           ymm2, ymm10, ymm14
+	vpxor           ymm2, ymm10, ymm13
 	vaesenclast     ymm7, ymm7, ymm2
 	vmovdqu         yword [rdx + 96], ymm7
 	add             rcx, 128
@@ -728,8 +728,8 @@ L.xts_enc_main_aes128:
 ;
 ; Registers: KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11, PART=rsi, PART=rsi (after the tweak is made)
 ;            BASE=ymm0, POLY=ymm1, T1=ymm2, T2=ymm3, X0=ymm4, X1=ymm5
-;            X2=ymm6, X3=ymm7, TW=ymm8, K0=ymm9, KLAST=ymm10, KT=ymm11
-;            TW0=ymm12, TW1=ymm13, TW2=ymm14
+;            X2=ymm6, X3=ymm7, TW=ymm8, K0=ymm9, KLAST=ymm10, TW0=ymm11
+;            TW1=ymm12, TW2=ymm13, KT=ymm14
 	section .text
 	align 32, db 0xcc
 	global aesgen_xts_decrypt_vaes_avx2:function hidden
@@ -795,21 +795,21 @@ L.xts_dec_final4:
 	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm12, ymm0, 2
-	vpxor           ymm12, ymm12, ymm2
-	vpxor           ymm12, ymm12, ymm3
+	vpsllq          ymm11, ymm0, 2
+	vpxor           ymm11, ymm11, ymm2
+	vpxor           ymm11, ymm11, ymm3
 	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm13, ymm0, 4
-	vpxor           ymm13, ymm13, ymm2
-	vpxor           ymm13, ymm13, ymm3
+	vpsllq          ymm12, ymm0, 4
+	vpxor           ymm12, ymm12, ymm2
+	vpxor           ymm12, ymm12, ymm3
 	vpsrlq          ymm2, ymm0, 58                  ; top 6 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm14, ymm0, 6
-	vpxor           ymm14, ymm14, ymm2
-	vpxor           ymm14, ymm14, ymm3
+	vpsllq          ymm13, ymm0, 6
+	vpxor           ymm13, ymm13, ymm2
+	vpxor           ymm13, ymm13, ymm3
 	vpsrldq         ymm2, ymm0, 15                  ; the top 8 bits
 	vpclmulqdq      ymm2, ymm2, ymm1, 0             ; ... times 0x87
 	vpslldq         ymm0, ymm0, 1
@@ -817,9 +817,9 @@ L.xts_dec_final4:
 	sub             r8, 96                          ; bytes in the last vector
 	vpxor           ymm4, ymm8, yword [rcx]
 	vpxor           ymm4, ymm4, ymm9
-	vpxor           ymm5, ymm12, yword [rcx + 32]
+	vpxor           ymm5, ymm11, yword [rcx + 32]
 	vpxor           ymm5, ymm5, ymm9
-	vpxor           ymm6, ymm13, yword [rcx + 64]
+	vpxor           ymm6, ymm12, yword [rcx + 64]
 	vpxor           ymm6, ymm6, ymm9
 	cmp             r8, 16
 	ja              near L.xts_dec_final4_load_full
@@ -828,88 +828,88 @@ L.xts_dec_final4:
 L.xts_dec_final4_load_full:
 	vmovdqu         ymm7, yword [rcx + 96]
 L.xts_dec_final4_loaded:
-	vpxor           ymm7, ymm7, ymm14
+	vpxor           ymm7, ymm7, ymm13
 	vpxor           ymm7, ymm7, ymm9
 	cmp             eax, 12
 	jb              near L.xts_dec_final4_aes128
 	je              near L.xts_dec_final4_aes192
-	vbroadcasti128  ymm11, oword [r10 - 208]
-	vaesdec         ymm4, ymm4, ymm11
-	vaesdec         ymm5, ymm5, ymm11
-	vaesdec         ymm6, ymm6, ymm11
-	vaesdec         ymm7, ymm7, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 192]
-	vaesdec         ymm4, ymm4, ymm11
-	vaesdec         ymm5, ymm5, ymm11
-	vaesdec         ymm6, ymm6, ymm11
-	vaesdec         ymm7, ymm7, ymm11
+	vbroadcasti128  ymm14, oword [r10 - 208]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 192]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
 L.xts_dec_final4_aes192:
-	vbroadcasti128  ymm11, oword [r10 - 176]
-	vaesdec         ymm4, ymm4, ymm11
-	vaesdec         ymm5, ymm5, ymm11
-	vaesdec         ymm6, ymm6, ymm11
-	vaesdec         ymm7, ymm7, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 160]
-	vaesdec         ymm4, ymm4, ymm11
-	vaesdec         ymm5, ymm5, ymm11
-	vaesdec         ymm6, ymm6, ymm11
-	vaesdec         ymm7, ymm7, ymm11
+	vbroadcasti128  ymm14, oword [r10 - 176]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 160]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
 L.xts_dec_final4_aes128:
-	vbroadcasti128  ymm11, oword [r10 - 144]
-	vaesdec         ymm4, ymm4, ymm11
-	vaesdec         ymm5, ymm5, ymm11
-	vaesdec         ymm6, ymm6, ymm11
-	vaesdec         ymm7, ymm7, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 128]
-	vaesdec         ymm4, ymm4, ymm11
-	vaesdec         ymm5, ymm5, ymm11
-	vaesdec         ymm6, ymm6, ymm11
-	vaesdec         ymm7, ymm7, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 112]
-	vaesdec         ymm4, ymm4, ymm11
-	vaesdec         ymm5, ymm5, ymm11
-	vaesdec         ymm6, ymm6, ymm11
-	vaesdec         ymm7, ymm7, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 96]
-	vaesdec         ymm4, ymm4, ymm11
-	vaesdec         ymm5, ymm5, ymm11
-	vaesdec         ymm6, ymm6, ymm11
-	vaesdec         ymm7, ymm7, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 80]
-	vaesdec         ymm4, ymm4, ymm11
-	vaesdec         ymm5, ymm5, ymm11
-	vaesdec         ymm6, ymm6, ymm11
-	vaesdec         ymm7, ymm7, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 64]
-	vaesdec         ymm4, ymm4, ymm11
-	vaesdec         ymm5, ymm5, ymm11
-	vaesdec         ymm6, ymm6, ymm11
-	vaesdec         ymm7, ymm7, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 48]
-	vaesdec         ymm4, ymm4, ymm11
-	vaesdec         ymm5, ymm5, ymm11
-	vaesdec         ymm6, ymm6, ymm11
-	vaesdec         ymm7, ymm7, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 32]
-	vaesdec         ymm4, ymm4, ymm11
-	vaesdec         ymm5, ymm5, ymm11
-	vaesdec         ymm6, ymm6, ymm11
-	vaesdec         ymm7, ymm7, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 16]
-	vaesdec         ymm4, ymm4, ymm11
-	vaesdec         ymm5, ymm5, ymm11
-	vaesdec         ymm6, ymm6, ymm11
-	vaesdec         ymm7, ymm7, ymm11
+	vbroadcasti128  ymm14, oword [r10 - 144]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 128]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 112]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 96]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 80]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 64]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 48]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 32]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 16]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
 	vpxor           ymm2, ymm10, ymm8
 	vaesdeclast     ymm4, ymm4, ymm2
 	vmovdqu         yword [rdx], ymm4
-	vpxor           ymm2, ymm10, ymm12
+	vpxor           ymm2, ymm10, ymm11
 	vaesdeclast     ymm5, ymm5, ymm2
 	vmovdqu         yword [rdx + 32], ymm5
-	vpxor           ymm2, ymm10, ymm13
+	vpxor           ymm2, ymm10, ymm12
 	vaesdeclast     ymm6, ymm6, ymm2
 	vmovdqu         yword [rdx + 64], ymm6
-	vpxor           ymm2, ymm10, ymm14
+	vpxor           ymm2, ymm10, ymm13
 	vaesdeclast     ymm7, ymm7, ymm2
 	vmovdqu         oword [rdx + 96], xmm7
 	cmp             r8, 16
@@ -921,30 +921,30 @@ L.xts_dec_final4_stored:
 	add             rcx, 96
 	add             rdx, 96
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          ymm2, ymm14, 63                 ; top 1 bits of each half
+	vpsrlq          ymm2, ymm13, 63                 ; top 1 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm14, ymm14, 1
-	vpxor           ymm14, ymm14, ymm2
-	vpxor           ymm14, ymm14, ymm3
+	vpsllq          ymm13, ymm13, 1
+	vpxor           ymm13, ymm13, ymm2
+	vpxor           ymm13, ymm13, ymm3
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu         xmm3, oword [r11 + r8*1 - 16]
-	vpermd          ymm2, ymm3, ymm14
+	vpermd          ymm2, ymm3, ymm13
 	jmp             near L.xts_dec_steal_or_done
 L.xts_dec_final3:
 	vmovdqa         ymm8, ymm0
 	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm12, ymm0, 2
-	vpxor           ymm12, ymm12, ymm2
-	vpxor           ymm12, ymm12, ymm3
+	vpsllq          ymm11, ymm0, 2
+	vpxor           ymm11, ymm11, ymm2
+	vpxor           ymm11, ymm11, ymm3
 	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm13, ymm0, 4
-	vpxor           ymm13, ymm13, ymm2
-	vpxor           ymm13, ymm13, ymm3
+	vpsllq          ymm12, ymm0, 4
+	vpxor           ymm12, ymm12, ymm2
+	vpxor           ymm12, ymm12, ymm3
 	vpsrlq          ymm2, ymm0, 58                  ; top 6 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
@@ -954,7 +954,7 @@ L.xts_dec_final3:
 	sub             r8, 64                          ; bytes in the last vector
 	vpxor           ymm4, ymm8, yword [rcx]
 	vpxor           ymm4, ymm4, ymm9
-	vpxor           ymm5, ymm12, yword [rcx + 32]
+	vpxor           ymm5, ymm11, yword [rcx + 32]
 	vpxor           ymm5, ymm5, ymm9
 	cmp             r8, 16
 	ja              near L.xts_dec_final3_load_full
@@ -963,72 +963,72 @@ L.xts_dec_final3:
 L.xts_dec_final3_load_full:
 	vmovdqu         ymm6, yword [rcx + 64]
 L.xts_dec_final3_loaded:
-	vpxor           ymm6, ymm6, ymm13
+	vpxor           ymm6, ymm6, ymm12
 	vpxor           ymm6, ymm6, ymm9
 	cmp             eax, 12
 	jb              near L.xts_dec_final3_aes128
 	je              near L.xts_dec_final3_aes192
-	vbroadcasti128  ymm11, oword [r10 - 208]
-	vaesdec         ymm4, ymm4, ymm11
-	vaesdec         ymm5, ymm5, ymm11
-	vaesdec         ymm6, ymm6, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 192]
-	vaesdec         ymm4, ymm4, ymm11
-	vaesdec         ymm5, ymm5, ymm11
-	vaesdec         ymm6, ymm6, ymm11
+	vbroadcasti128  ymm14, oword [r10 - 208]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 192]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
 L.xts_dec_final3_aes192:
-	vbroadcasti128  ymm11, oword [r10 - 176]
-	vaesdec         ymm4, ymm4, ymm11
-	vaesdec         ymm5, ymm5, ymm11
-	vaesdec         ymm6, ymm6, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 160]
-	vaesdec         ymm4, ymm4, ymm11
-	vaesdec         ymm5, ymm5, ymm11
-	vaesdec         ymm6, ymm6, ymm11
+	vbroadcasti128  ymm14, oword [r10 - 176]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 160]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
 L.xts_dec_final3_aes128:
-	vbroadcasti128  ymm11, oword [r10 - 144]
-	vaesdec         ymm4, ymm4, ymm11
-	vaesdec         ymm5, ymm5, ymm11
-	vaesdec         ymm6, ymm6, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 128]
-	vaesdec         ymm4, ymm4, ymm11
-	vaesdec         ymm5, ymm5, ymm11
-	vaesdec         ymm6, ymm6, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 112]
-	vaesdec         ymm4, ymm4, ymm11
-	vaesdec         ymm5, ymm5, ymm11
-	vaesdec         ymm6, ymm6, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 96]
-	vaesdec         ymm4, ymm4, ymm11
-	vaesdec         ymm5, ymm5, ymm11
-	vaesdec         ymm6, ymm6, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 80]
-	vaesdec         ymm4, ymm4, ymm11
-	vaesdec         ymm5, ymm5, ymm11
-	vaesdec         ymm6, ymm6, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 64]
-	vaesdec         ymm4, ymm4, ymm11
-	vaesdec         ymm5, ymm5, ymm11
-	vaesdec         ymm6, ymm6, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 48]
-	vaesdec         ymm4, ymm4, ymm11
-	vaesdec         ymm5, ymm5, ymm11
-	vaesdec         ymm6, ymm6, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 32]
-	vaesdec         ymm4, ymm4, ymm11
-	vaesdec         ymm5, ymm5, ymm11
-	vaesdec         ymm6, ymm6, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 16]
-	vaesdec         ymm4, ymm4, ymm11
-	vaesdec         ymm5, ymm5, ymm11
-	vaesdec         ymm6, ymm6, ymm11
+	vbroadcasti128  ymm14, oword [r10 - 144]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 128]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 112]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 96]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 80]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 64]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 48]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 32]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 16]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
 	vpxor           ymm2, ymm10, ymm8
 	vaesdeclast     ymm4, ymm4, ymm2
 	vmovdqu         yword [rdx], ymm4
-	vpxor           ymm2, ymm10, ymm12
+	vpxor           ymm2, ymm10, ymm11
 	vaesdeclast     ymm5, ymm5, ymm2
 	vmovdqu         yword [rdx + 32], ymm5
-	vpxor           ymm2, ymm10, ymm13
+	vpxor           ymm2, ymm10, ymm12
 	vaesdeclast     ymm6, ymm6, ymm2
 	vmovdqu         oword [rdx + 64], xmm6
 	cmp             r8, 16
@@ -1040,24 +1040,24 @@ L.xts_dec_final3_stored:
 	add             rcx, 64
 	add             rdx, 64
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          ymm2, ymm13, 63                 ; top 1 bits of each half
+	vpsrlq          ymm2, ymm12, 63                 ; top 1 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm13, ymm13, 1
-	vpxor           ymm13, ymm13, ymm2
-	vpxor           ymm13, ymm13, ymm3
+	vpsllq          ymm12, ymm12, 1
+	vpxor           ymm12, ymm12, ymm2
+	vpxor           ymm12, ymm12, ymm3
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu         xmm3, oword [r11 + r8*1 - 16]
-	vpermd          ymm2, ymm3, ymm13
+	vpermd          ymm2, ymm3, ymm12
 	jmp             near L.xts_dec_steal_or_done
 L.xts_dec_final2:
 	vmovdqa         ymm8, ymm0
 	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm12, ymm0, 2
-	vpxor           ymm12, ymm12, ymm2
-	vpxor           ymm12, ymm12, ymm3
+	vpsllq          ymm11, ymm0, 2
+	vpxor           ymm11, ymm11, ymm2
+	vpxor           ymm11, ymm11, ymm3
 	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
@@ -1074,56 +1074,56 @@ L.xts_dec_final2:
 L.xts_dec_final2_load_full:
 	vmovdqu         ymm5, yword [rcx + 32]
 L.xts_dec_final2_loaded:
-	vpxor           ymm5, ymm5, ymm12
+	vpxor           ymm5, ymm5, ymm11
 	vpxor           ymm5, ymm5, ymm9
 	cmp             eax, 12
 	jb              near L.xts_dec_final2_aes128
 	je              near L.xts_dec_final2_aes192
-	vbroadcasti128  ymm11, oword [r10 - 208]
-	vaesdec         ymm4, ymm4, ymm11
-	vaesdec         ymm5, ymm5, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 192]
-	vaesdec         ymm4, ymm4, ymm11
-	vaesdec         ymm5, ymm5, ymm11
+	vbroadcasti128  ymm14, oword [r10 - 208]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 192]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
 L.xts_dec_final2_aes192:
-	vbroadcasti128  ymm11, oword [r10 - 176]
-	vaesdec         ymm4, ymm4, ymm11
-	vaesdec         ymm5, ymm5, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 160]
-	vaesdec         ymm4, ymm4, ymm11
-	vaesdec         ymm5, ymm5, ymm11
+	vbroadcasti128  ymm14, oword [r10 - 176]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 160]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
 L.xts_dec_final2_aes128:
-	vbroadcasti128  ymm11, oword [r10 - 144]
-	vaesdec         ymm4, ymm4, ymm11
-	vaesdec         ymm5, ymm5, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 128]
-	vaesdec         ymm4, ymm4, ymm11
-	vaesdec         ymm5, ymm5, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 112]
-	vaesdec         ymm4, ymm4, ymm11
-	vaesdec         ymm5, ymm5, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 96]
-	vaesdec         ymm4, ymm4, ymm11
-	vaesdec         ymm5, ymm5, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 80]
-	vaesdec         ymm4, ymm4, ymm11
-	vaesdec         ymm5, ymm5, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 64]
-	vaesdec         ymm4, ymm4, ymm11
-	vaesdec         ymm5, ymm5, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 48]
-	vaesdec         ymm4, ymm4, ymm11
-	vaesdec         ymm5, ymm5, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 32]
-	vaesdec         ymm4, ymm4, ymm11
-	vaesdec         ymm5, ymm5, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 16]
-	vaesdec         ymm4, ymm4, ymm11
-	vaesdec         ymm5, ymm5, ymm11
+	vbroadcasti128  ymm14, oword [r10 - 144]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 128]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 112]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 96]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 80]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 64]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 48]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 32]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 16]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
 	vpxor           ymm2, ymm10, ymm8
 	vaesdeclast     ymm4, ymm4, ymm2
 	vmovdqu         yword [rdx], ymm4
-	vpxor           ymm2, ymm10, ymm12
+	vpxor           ymm2, ymm10, ymm11
 	vaesdeclast     ymm5, ymm5, ymm2
 	vmovdqu         oword [rdx + 32], xmm5
 	cmp             r8, 16
@@ -1135,15 +1135,15 @@ L.xts_dec_final2_stored:
 	add             rcx, 32
 	add             rdx, 32
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-	vpsrlq          ymm2, ymm12, 63                 ; top 1 bits of each half
+	vpsrlq          ymm2, ymm11, 63                 ; top 1 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm12, ymm12, 1
-	vpxor           ymm12, ymm12, ymm2
-	vpxor           ymm12, ymm12, ymm3
+	vpsllq          ymm11, ymm11, 1
+	vpxor           ymm11, ymm11, ymm2
+	vpxor           ymm11, ymm11, ymm3
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu         xmm3, oword [r11 + r8*1 - 16]
-	vpermd          ymm2, ymm3, ymm12
+	vpermd          ymm2, ymm3, ymm11
 	jmp             near L.xts_dec_steal_or_done
 L.xts_dec_final1:
 	vmovdqa         ymm8, ymm0
@@ -1165,34 +1165,34 @@ L.xts_dec_final1_loaded:
 	cmp             eax, 12
 	jb              near L.xts_dec_final1_aes128
 	je              near L.xts_dec_final1_aes192
-	vbroadcasti128  ymm11, oword [r10 - 208]
-	vaesdec         ymm4, ymm4, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 192]
-	vaesdec         ymm4, ymm4, ymm11
+	vbroadcasti128  ymm14, oword [r10 - 208]
+	vaesdec         ymm4, ymm4, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 192]
+	vaesdec         ymm4, ymm4, ymm14
 L.xts_dec_final1_aes192:
-	vbroadcasti128  ymm11, oword [r10 - 176]
-	vaesdec         ymm4, ymm4, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 160]
-	vaesdec         ymm4, ymm4, ymm11
+	vbroadcasti128  ymm14, oword [r10 - 176]
+	vaesdec         ymm4, ymm4, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 160]
+	vaesdec         ymm4, ymm4, ymm14
 L.xts_dec_final1_aes128:
-	vbroadcasti128  ymm11, oword [r10 - 144]
-	vaesdec         ymm4, ymm4, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 128]
-	vaesdec         ymm4, ymm4, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 112]
-	vaesdec         ymm4, ymm4, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 96]
-	vaesdec         ymm4, ymm4, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 80]
-	vaesdec         ymm4, ymm4, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 64]
-	vaesdec         ymm4, ymm4, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 48]
-	vaesdec         ymm4, ymm4, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 32]
-	vaesdec         ymm4, ymm4, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 16]
-	vaesdec         ymm4, ymm4, ymm11
+	vbroadcasti128  ymm14, oword [r10 - 144]
+	vaesdec         ymm4, ymm4, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 128]
+	vaesdec         ymm4, ymm4, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 112]
+	vaesdec         ymm4, ymm4, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 96]
+	vaesdec         ymm4, ymm4, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 80]
+	vaesdec         ymm4, ymm4, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 64]
+	vaesdec         ymm4, ymm4, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 48]
+	vaesdec         ymm4, ymm4, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 32]
+	vaesdec         ymm4, ymm4, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 16]
+	vaesdec         ymm4, ymm4, ymm14
 	vpxor           ymm2, ymm10, ymm8
 	vaesdeclast     ymm4, ymm4, ymm2
 	vmovdqu         oword [rdx], xmm4
@@ -1297,113 +1297,113 @@ L.xts_dec_main_loop:
 	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm12, ymm0, 2
-	vpxor           ymm12, ymm12, ymm2
-	vpxor           ymm12, ymm12, ymm3
+	vpsllq          ymm11, ymm0, 2
+	vpxor           ymm11, ymm11, ymm2
+	vpxor           ymm11, ymm11, ymm3
 	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm13, ymm0, 4
-	vpxor           ymm13, ymm13, ymm2
-	vpxor           ymm13, ymm13, ymm3
+	vpsllq          ymm12, ymm0, 4
+	vpxor           ymm12, ymm12, ymm2
+	vpxor           ymm12, ymm12, ymm3
 	vpsrlq          ymm2, ymm0, 58                  ; top 6 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm14, ymm0, 6
-	vpxor           ymm14, ymm14, ymm2
-	vpxor           ymm14, ymm14, ymm3
+	vpsllq          ymm13, ymm0, 6
+	vpxor           ymm13, ymm13, ymm2
+	vpxor           ymm13, ymm13, ymm3
 	vpsrldq         ymm2, ymm0, 15                  ; the top 8 bits
 	vpclmulqdq      ymm2, ymm2, ymm1, 0             ; ... times 0x87
 	vpslldq         ymm0, ymm0, 1
 	vpxor           ymm0, ymm0, ymm2
 	vpxor           ymm4, ymm8, yword [rcx]
 	vpxor           ymm4, ymm4, ymm9
-	vpxor           ymm5, ymm12, yword [rcx + 32]
+	vpxor           ymm5, ymm11, yword [rcx + 32]
 	vpxor           ymm5, ymm5, ymm9
-	vpxor           ymm6, ymm13, yword [rcx + 64]
+	vpxor           ymm6, ymm12, yword [rcx + 64]
 	vpxor           ymm6, ymm6, ymm9
-	vpxor           ymm7, ymm14, yword [rcx + 96]
+	vpxor           ymm7, ymm13, yword [rcx + 96]
 	vpxor           ymm7, ymm7, ymm9
 	cmp             eax, 12
 	jb              near L.xts_dec_main_aes128
 	je              near L.xts_dec_main_aes192
-	vbroadcasti128  ymm11, oword [r10 - 208]
-	vaesdec         ymm4, ymm4, ymm11
-	vaesdec         ymm5, ymm5, ymm11
-	vaesdec         ymm6, ymm6, ymm11
-	vaesdec         ymm7, ymm7, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 192]
-	vaesdec         ymm4, ymm4, ymm11
-	vaesdec         ymm5, ymm5, ymm11
-	vaesdec         ymm6, ymm6, ymm11
-	vaesdec         ymm7, ymm7, ymm11
+	vbroadcasti128  ymm14, oword [r10 - 208]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 192]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
 L.xts_dec_main_aes192:
-	vbroadcasti128  ymm11, oword [r10 - 176]
-	vaesdec         ymm4, ymm4, ymm11
-	vaesdec         ymm5, ymm5, ymm11
-	vaesdec         ymm6, ymm6, ymm11
-	vaesdec         ymm7, ymm7, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 160]
-	vaesdec         ymm4, ymm4, ymm11
-	vaesdec         ymm5, ymm5, ymm11
-	vaesdec         ymm6, ymm6, ymm11
-	vaesdec         ymm7, ymm7, ymm11
+	vbroadcasti128  ymm14, oword [r10 - 176]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 160]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
 L.xts_dec_main_aes128:
-	vbroadcasti128  ymm11, oword [r10 - 144]
-	vaesdec         ymm4, ymm4, ymm11
-	vaesdec         ymm5, ymm5, ymm11
-	vaesdec         ymm6, ymm6, ymm11
-	vaesdec         ymm7, ymm7, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 128]
-	vaesdec         ymm4, ymm4, ymm11
-	vaesdec         ymm5, ymm5, ymm11
-	vaesdec         ymm6, ymm6, ymm11
-	vaesdec         ymm7, ymm7, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 112]
-	vaesdec         ymm4, ymm4, ymm11
-	vaesdec         ymm5, ymm5, ymm11
-	vaesdec         ymm6, ymm6, ymm11
-	vaesdec         ymm7, ymm7, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 96]
-	vaesdec         ymm4, ymm4, ymm11
-	vaesdec         ymm5, ymm5, ymm11
-	vaesdec         ymm6, ymm6, ymm11
-	vaesdec         ymm7, ymm7, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 80]
-	vaesdec         ymm4, ymm4, ymm11
-	vaesdec         ymm5, ymm5, ymm11
-	vaesdec         ymm6, ymm6, ymm11
-	vaesdec         ymm7, ymm7, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 64]
-	vaesdec         ymm4, ymm4, ymm11
-	vaesdec         ymm5, ymm5, ymm11
-	vaesdec         ymm6, ymm6, ymm11
-	vaesdec         ymm7, ymm7, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 48]
-	vaesdec         ymm4, ymm4, ymm11
-	vaesdec         ymm5, ymm5, ymm11
-	vaesdec         ymm6, ymm6, ymm11
-	vaesdec         ymm7, ymm7, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 32]
-	vaesdec         ymm4, ymm4, ymm11
-	vaesdec         ymm5, ymm5, ymm11
-	vaesdec         ymm6, ymm6, ymm11
-	vaesdec         ymm7, ymm7, ymm11
-	vbroadcasti128  ymm11, oword [r10 - 16]
-	vaesdec         ymm4, ymm4, ymm11
-	vaesdec         ymm5, ymm5, ymm11
-	vaesdec         ymm6, ymm6, ymm11
-	vaesdec         ymm7, ymm7, ymm11
+	vbroadcasti128  ymm14, oword [r10 - 144]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 128]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 112]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 96]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 80]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 64]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 48]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 32]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 16]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
 	vpxor           ymm2, ymm10, ymm8
 	vaesdeclast     ymm4, ymm4, ymm2
 	vmovdqu         yword [rdx], ymm4
-	vpxor           ymm2, ymm10, ymm12
+	vpxor           ymm2, ymm10, ymm11
 	vaesdeclast     ymm5, ymm5, ymm2
 	vmovdqu         yword [rdx + 32], ymm5
-	vpxor           ymm2, ymm10, ymm13
+	vpxor           ymm2, ymm10, ymm12
 	vaesdeclast     ymm6, ymm6, ymm2
 	vmovdqu         yword [rdx + 64], ymm6
-	vpxor           ymm2, ymm10, ymm14
+	vpxor           ymm2, ymm10, ymm13
 	vaesdeclast     ymm7, ymm7, ymm2
 	vmovdqu         yword [rdx + 96], ymm7
 	add             rcx, 128
