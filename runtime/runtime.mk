@@ -8,7 +8,8 @@ RT_SRC_DIR  := runtime/src
 RT_OBJ_DIR  := $(BUILD)/obj
 RT_HEADER   := runtime/include/aesgen.h
 RT_SRCS     := $(addprefix $(RT_SRC_DIR)/,aes_bitsliced.c cpu.c ctr.c isa.c key_expand.c \
-                                          util.c xctr.c xts.c xts_generic.c)
+                                          util.c xctr.c xts.c xts_generic.c \
+                                          gcm.c gcm_clmul.c gcm_generic.c)
 RT_C_OBJS   := $(patsubst $(RT_SRC_DIR)/%.c,$(RT_OBJ_DIR)/runtime/%.o,$(RT_SRCS))
 
 # The generated assembly is linked in only when every file of GEN_S exists;
@@ -24,9 +25,16 @@ RT_XTS_S    := $(foreach i,$(ISAS),gen/$(i)/xts.S)
 RT_HAVE_XTS_ASM := $(if $(and $(RT_HAVE_ASM),$(filter xts,$(MODES)), \
                       $(if $(filter-out $(wildcard $(RT_XTS_S)),$(RT_XTS_S)),,yes)),yes)
 
+# GCM assembly likewise (AESGEN_HAVE_GCM_ASM); without it the asm ISAs run GCM
+# with the AES-NI/PCLMULQDQ intrinsics of gcm_clmul.c (see isa.c).
+RT_GCM_S    := $(foreach i,$(ISAS),gen/$(i)/gcm.S)
+RT_HAVE_GCM_ASM := $(if $(and $(RT_HAVE_ASM),$(filter gcm,$(MODES)), \
+                      $(if $(filter-out $(wildcard $(RT_GCM_S)),$(RT_GCM_S)),,yes)),yes)
+
 # Hidden by default: only functions marked AESGEN_API are exported.
 RT_CFLAGS   := -fvisibility=hidden $(if $(RT_HAVE_ASM),-DAESGEN_HAVE_ASM) \
-               $(if $(RT_HAVE_XTS_ASM),-DAESGEN_HAVE_XTS_ASM)
+               $(if $(RT_HAVE_XTS_ASM),-DAESGEN_HAVE_XTS_ASM) \
+               $(if $(RT_HAVE_GCM_ASM),-DAESGEN_HAVE_GCM_ASM)
 
 RT_LIB_A    := $(BUILD)/libaesgen.a
 RT_LIB_SO   := $(BUILD)/libaesgen.so

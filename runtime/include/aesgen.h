@@ -1,6 +1,7 @@
 /*
- * aesgen -- AES-CTR, AES-XCTR and AES-XTS with generated x86-64 assembly
- * (AES-NI/AVX, VAES/AVX2, AVX-512) and a constant-time portable C fallback.
+ * aesgen -- AES-CTR, AES-XCTR, AES-XTS and AES-GCM with generated x86-64
+ * assembly (AES-NI/AVX, VAES/AVX2, AVX-512) and a constant-time portable C
+ * fallback.
  *
  * Rules that hold for every function here:
  *  - Functions that can fail return AESGEN_OK (0) or a negative AESGEN_E* code;
@@ -12,7 +13,8 @@
  *  - A context keeps using the implementation (ISA) selected when it was
  *    initialized.  Distinct contexts may be used concurrently from different
  *    threads; one context must not be used by two threads at once.
- *  - Contexts are plain data (no pointers to caller memory, nothing to free);
+ *  - Contexts are plain data (no pointers to caller memory, nothing to free;
+ *    the one exception: a GCM context refers to its aesgen_gcm_key, see there);
  *    call aesgen_wipe(ctx, sizeof *ctx) when done to erase the key material.
  */
 #ifndef AESGEN_H
@@ -41,8 +43,9 @@ extern "C" {
 
 enum {
     AESGEN_OK      = 0,
-    AESGEN_EINVAL  = -22,  /* bad argument: key length, NULL pointer, XTS len < 16, limits */
-    AESGEN_EBADMSG = -74,  /* authentication failure (GCM, later) */
+    AESGEN_EINVAL  = -22,  /* bad argument: key length, NULL pointer, XTS len < 16,
+                              GCM misuse (tag length, order of calls), limits */
+    AESGEN_EBADMSG = -74,  /* authentication failure (GCM) */
     AESGEN_ENOTSUP = -95,  /* the requested ISA cannot run on this CPU/OS */
 };
 
@@ -169,6 +172,97 @@ AESGEN_API int aesgen_xts_encrypt_sectors(const aesgen_xts_ctx *ctx, uint8_t *ds
 AESGEN_API int aesgen_xts_decrypt_sectors(const aesgen_xts_ctx *ctx, uint8_t *dst,
                                           const uint8_t *src, size_t len, size_t sector_size,
                                           uint64_t first_sector);
+
+/*
+ * GCM (SP 800-38D).  The key object holds the round keys and the precomputed
+ * powers of H; it is made once by aesgen_gcm_init and only read afterwards, so
+ * any number of messages (contexts, threads) may use it at once.  It also fixes
+ * the implementation (ISA) of every message that uses it.
+ * The assembly reads aes at offset 0 and h_powers at offset
+ * AESGEN_GCM_H_POWERS_OFFSET (runtime/src/asm_abi.h, which repeats these two
+ * definitions): H^32 .. H^1, highest first, each byte-reflected and times x^-1
+ * mod the GCM polynomial, then 48 zero bytes.
+ */
+#define AESGEN_GCM_H_POWERS_OFFSET 256
+#define AESGEN_GCM_H_POWERS 32
+
+typedef struct aesgen_gcm_key {
+    aesgen_aes_key aes;                                            /* offset 0 */
+    AESGEN_ALIGNAS(64) uint8_t h_powers[AESGEN_GCM_H_POWERS][16];  /* offset 256 */
+    uint8_t h_pad[48];                                             /* zeros */
+    /* Chosen at init; the first three have the asm_abi.h contracts and return 0. */
+    int (*ghash)(const struct aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data,
+                 size_t len);
+    int (*enc_update)(const struct aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
+                      size_t len, const uint8_t ctr[16], uint8_t acc[16]);
+    int (*dec_update)(const struct aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
+                      size_t len, const uint8_t ctr[16], uint8_t acc[16]);
+    void (*encrypt_block)(const aesgen_aes_key *key, uint8_t out[16], const uint8_t in[16]);
+} aesgen_gcm_key;
+
+#ifdef __cplusplus
+static_assert(offsetof(aesgen_gcm_key, h_powers) == AESGEN_GCM_H_POWERS_OFFSET,
+              "h_powers where the assembly reads it");
+#else
+_Static_assert(offsetof(aesgen_gcm_key, h_powers) == AESGEN_GCM_H_POWERS_OFFSET,
+               "h_powers where the assembly reads it");
+#endif
+
+/*
+ * One message in progress.  The one exception to "no pointers to caller
+ * memory": key points to the aesgen_gcm_key given to aesgen_gcm_start, which
+ * must stay valid and unchanged until the message's final call (copying the
+ * ~800 bytes of key material into every message would cost more than a short
+ * message).  Final wipes the context; it must be started again before reuse.
+ */
+typedef struct aesgen_gcm_ctx {
+    const aesgen_gcm_key *key;
+    AESGEN_ALIGNAS(16) uint8_t acc[16];  /* GHASH accumulator, byte-reflected (asm_abi.h) */
+    uint8_t ctr[16];       /* counter block of the next keystream block, GCM byte order */
+    uint8_t tag_mask[16];  /* E_K(J0) */
+    uint8_t buf[16];       /* pending bytes: AAD, or the ciphertext of the data block in progress */
+    uint8_t ks[16];        /* keystream of the data block in progress */
+    uint64_t aad_len;      /* bytes so far */
+    uint64_t data_len;     /* bytes so far */
+    uint32_t buf_len;      /* bytes in buf */
+    uint32_t state;        /* 0: no message (not started, or finished) */
+} aesgen_gcm_ctx;
+
+/*
+ * k is the AES key: key_len 16, 24 or 32.
+ * start: iv_len >= 1 (12 is the fast path: J0 = iv || 0^31 || 1; other lengths
+ * go through GHASH).  Then any number of aad calls, then any number of
+ * encrypt_update (or decrypt_update, not both) calls, with any lengths and any
+ * split (scatter/gather; partial blocks are carried between calls), then the
+ * matching final.  tag_len is one of 4, 8, 12, 13, 14, 15, 16; decrypt_final
+ * compares the first tag_len bytes of the tag in constant time and returns
+ * AESGEN_EBADMSG on a mismatch.  Both finals wipe the context (also on
+ * AESGEN_EBADMSG).
+ * AESGEN_EINVAL (and nothing changed): NULL pointers (NULL data is fine with
+ * len 0), iv_len 0, aad after an update, mixing encrypt and decrypt updates,
+ * any call on a context not started or already finished, a bad tag_len, more
+ * than 2^36 - 32 bytes of text or 2^61 - 1 bytes of AAD in one message.
+ * Any update call, even of 0 bytes, ends the AAD.
+ * The one-shot functions do start, aad, update, final; aesgen_gcm_decrypt
+ * wipes dst (len bytes) when it returns AESGEN_EBADMSG.
+ */
+AESGEN_API int aesgen_gcm_init(aesgen_gcm_key *key, const uint8_t *k, size_t key_len);
+AESGEN_API int aesgen_gcm_start(aesgen_gcm_ctx *ctx, const aesgen_gcm_key *key,
+                                const uint8_t *iv, size_t iv_len);
+AESGEN_API int aesgen_gcm_aad(aesgen_gcm_ctx *ctx, const uint8_t *aad, size_t len);
+AESGEN_API int aesgen_gcm_encrypt_update(aesgen_gcm_ctx *ctx, uint8_t *dst, const uint8_t *src,
+                                         size_t len);
+AESGEN_API int aesgen_gcm_decrypt_update(aesgen_gcm_ctx *ctx, uint8_t *dst, const uint8_t *src,
+                                         size_t len);
+AESGEN_API int aesgen_gcm_encrypt_final(aesgen_gcm_ctx *ctx, uint8_t *tag, size_t tag_len);
+AESGEN_API int aesgen_gcm_decrypt_final(aesgen_gcm_ctx *ctx, const uint8_t *tag, size_t tag_len);
+AESGEN_API int aesgen_gcm_encrypt(const aesgen_gcm_key *key, const uint8_t *iv, size_t iv_len,
+                                  const uint8_t *aad, size_t aad_len, uint8_t *dst,
+                                  const uint8_t *src, size_t len, uint8_t *tag, size_t tag_len);
+AESGEN_API int aesgen_gcm_decrypt(const aesgen_gcm_key *key, const uint8_t *iv, size_t iv_len,
+                                  const uint8_t *aad, size_t aad_len, uint8_t *dst,
+                                  const uint8_t *src, size_t len, const uint8_t *tag,
+                                  size_t tag_len);
 
 /* Wipes memory in a way the compiler cannot remove (keys, contexts). */
 AESGEN_API void aesgen_wipe(void *p, size_t n);

@@ -50,6 +50,13 @@ typedef int aesgen_expand_fn(aesgen_aes_key *out, const uint8_t *key, size_t key
  * encryption schedule.  dec may equal enc (converted in place). */
 typedef void aesgen_dec_key_fn(aesgen_aes_key *dec, const aesgen_aes_key *enc);
 
+/* One AES block with an encryption schedule; out may equal in. */
+typedef void aesgen_block_fn(const aesgen_aes_key *key, uint8_t out[16], const uint8_t in[16]);
+
+/* GCM key setup after key->aes is expanded: H = AES_K(0) and key->h_powers
+ * (asm_abi.h form), key->h_pad zeroed. */
+typedef void aesgen_gcm_setup_fn(aesgen_gcm_key *key);
+
 typedef struct aesgen_isa_impl {
     const char        *name;
     unsigned           needs;      /* AESGEN_CPU_* bits that must all be usable */
@@ -62,6 +69,13 @@ typedef struct aesgen_isa_impl {
      * XTS functions with this ISA's key expansion. */
     aesgen_xts_fn     *xts_encrypt;
     aesgen_xts_fn     *xts_decrypt;
+    /* GCM: the asm ISAs use the intrinsics of gcm_clmul.c for ghash and the
+     * updates while gen/<isa>/gcm.S is not built in (AESGEN_HAVE_GCM_ASM). */
+    aesgen_block_fn      *encrypt_block;   /* one block, encryption schedule */
+    aesgen_gcm_setup_fn  *gcm_setup;
+    aesgen_gcm_ghash_fn  *gcm_ghash;
+    aesgen_gcm_update_fn *gcm_enc_update;
+    aesgen_gcm_update_fn *gcm_dec_update;
 } aesgen_isa_impl;
 
 /* The implementation table entry for id (id < AESGEN_ISA_COUNT). */
@@ -106,6 +120,20 @@ void aesgen_bs_key_init(aesgen_bs_key *bk, const aesgen_aes_key *key);
  * (decryption schedule of asm_abi.h). */
 void aesgen_bs_encrypt4(uint64_t words[8], const aesgen_bs_key *bk);
 void aesgen_bs_decrypt4(uint64_t words[8], const aesgen_bs_key *bk);
+
+/* ---- GCM pieces (gcm_generic.c, gcm_clmul.c) ----------------------------- */
+
+/* aesgen_gcm_{ghash,enc_update,dec_update}_generic (declared above): constant
+ * time, on the bitsliced cipher and a multiply-based carry-less product. */
+aesgen_block_fn     aesgen_encrypt_block_generic;
+aesgen_gcm_setup_fn aesgen_gcm_setup_generic;
+/* AES-NI / PCLMULQDQ intrinsics (need AES-NI, PCLMULQDQ and AVX).  The
+ * ghash/update ones have the asm_abi.h contracts, one block at a time. */
+aesgen_block_fn      aesgen_encrypt_block_aesni;
+aesgen_gcm_setup_fn  aesgen_gcm_setup_clmul;
+aesgen_gcm_ghash_fn  aesgen_gcm_ghash_clmul;
+aesgen_gcm_update_fn aesgen_gcm_enc_update_clmul;
+aesgen_gcm_update_fn aesgen_gcm_dec_update_clmul;
 
 /* SubWord of the key schedule: the S-box on each byte of w, in constant time. */
 uint32_t aesgen_sub_word_ct(uint32_t w);

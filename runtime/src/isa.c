@@ -30,11 +30,28 @@
 #define XTS_FNS(isa)
 #endif
 
+/*
+ * GCM likewise: until gen/<isa>/gcm.S is built in (AESGEN_HAVE_GCM_ASM) the asm
+ * ISAs run GHASH and the CTR+GHASH updates with the intrinsics of gcm_clmul.c.
+ * The key setup and single blocks are always the intrinsics.
+ */
+#if defined(AESGEN_HAVE_ASM) && defined(AESGEN_HAVE_GCM_ASM)
+#define GCM_BULK(isa) .gcm_ghash = aesgen_gcm_ghash_##isa,           \
+                      .gcm_enc_update = aesgen_gcm_enc_update_##isa, \
+                      .gcm_dec_update = aesgen_gcm_dec_update_##isa,
+#else
+#define GCM_BULK(isa) .gcm_ghash = aesgen_gcm_ghash_clmul,           \
+                      .gcm_enc_update = aesgen_gcm_enc_update_clmul, \
+                      .gcm_dec_update = aesgen_gcm_dec_update_clmul,
+#endif
+#define GCM_FNS(isa) .encrypt_block = aesgen_encrypt_block_aesni, \
+                     .gcm_setup = aesgen_gcm_setup_clmul, GCM_BULK(isa)
+
 #ifdef AESGEN_HAVE_ASM
 #define ASM_IMPL(isa, needs_bits) {                                             \
         .name = #isa, .needs = needs_bits, .expand = aesgen_expand_key_aesni,    \
         .dec_key = aesgen_dec_key_aesni, .ctr = aesgen_ctr_crypt_##isa,          \
-        .xctr = aesgen_xctr_crypt_##isa, XTS_FNS(isa) }
+        .xctr = aesgen_xctr_crypt_##isa, XTS_FNS(isa) GCM_FNS(isa) }
 #else
 #define ASM_IMPL(isa, needs_bits) { .name = #isa, .needs = needs_bits }
 #endif
@@ -46,7 +63,12 @@ static const aesgen_isa_impl isa_table[AESGEN_ISA_COUNT] = {
                              .ctr = aesgen_ctr_crypt_generic,
                              .xctr = aesgen_xctr_crypt_generic,
                              .xts_encrypt = aesgen_xts_encrypt_generic,
-                             .xts_decrypt = aesgen_xts_decrypt_generic },
+                             .xts_decrypt = aesgen_xts_decrypt_generic,
+                             .encrypt_block = aesgen_encrypt_block_generic,
+                             .gcm_setup = aesgen_gcm_setup_generic,
+                             .gcm_ghash = aesgen_gcm_ghash_generic,
+                             .gcm_enc_update = aesgen_gcm_enc_update_generic,
+                             .gcm_dec_update = aesgen_gcm_dec_update_generic },
     [AESGEN_ISA_AESNI_AVX] = ASM_IMPL(aesni_avx, NEEDS_AESNI_AVX),
     [AESGEN_ISA_VAES_AVX2] = ASM_IMPL(vaes_avx2, NEEDS_VAES_AVX2),
     [AESGEN_ISA_AVX10_256] = ASM_IMPL(avx10_256, NEEDS_AVX10),

@@ -1,0 +1,391 @@
+/*
+ * GCM API glue (SP 800-38D): key setup, J0, the streaming state machine,
+ * partial blocks, limits, tags.  The bulk work is done by the key's
+ * implementation functions (asm_abi.h contracts: whole blocks only); this
+ * file handles everything that is not a whole block:
+ *  - AAD is hashed in whole blocks as it comes; a partial block waits in buf.
+ *  - Text: whole blocks go to enc_update/dec_update; a partial block at the
+ *    end of a call is en/decrypted here with one keystream block (kept in ks
+ *    for the next call) and its ciphertext bytes wait in buf, to be hashed
+ *    once the block is complete or at final (zero-padded).
+ *  - ctr is the counter block of the next keystream block; it advances with
+ *    inc32 (the low 32 bits, mod 2^32) as SP 800-38D says.
+ */
+#include <string.h>
+#include "internal.h"
+
+/* Phases of a message; 0 (a wiped or never started context) is "no message". */
+enum {
+    GCM_IDLE = 0,
+    GCM_AAD  = 0x41414400,   /* started; AAD may come */
+    GCM_ENC  = 0x454e4300,   /* encrypt_update seen */
+    GCM_DEC  = 0x44454300,   /* decrypt_update seen */
+};
+
+/* SP 800-38D limits, in bytes: len(P) <= 2^39 - 256 bits, len(A) and len(IV)
+ * <= 2^64 - 1 bits. */
+#define GCM_MAX_TEXT ((UINT64_C(1) << 36) - 32)
+#define GCM_MAX_AAD  ((UINT64_C(1) << 61) - 1)
+#define GCM_MAX_IV   ((UINT64_C(1) << 61) - 1)
+
+static void store_be64(uint8_t *p, uint64_t v)
+{
+    for (int i = 7; i >= 0; i--, v >>= 8)
+        p[i] = (uint8_t)v;
+}
+
+/* inc32 applied n times: the last 4 bytes as a big-endian counter mod 2^32. */
+static void inc32(uint8_t ctr[16], uint64_t n)
+{
+    uint32_t c = (uint32_t)ctr[12] << 24 | (uint32_t)ctr[13] << 16 |
+                 (uint32_t)ctr[14] << 8 | ctr[15];
+    c += (uint32_t)n;
+    for (int i = 15; i >= 12; i--, c >>= 8)
+        ctr[i] = (uint8_t)c;
+}
+
+static int tag_len_valid(size_t tag_len)
+{
+    return tag_len == 4 || tag_len == 8 || (tag_len >= 12 && tag_len <= 16);
+}
+
+/* ---- Key ------------------------------------------------------------------ */
+
+int aesgen_gcm_init(aesgen_gcm_key *key, const uint8_t *k, size_t key_len)
+{
+    if (key == NULL || k == NULL || !aesgen_key_len_valid(key_len))
+        return AESGEN_EINVAL;
+    const aesgen_isa_impl *impl = aesgen_isa_current();
+    /* An implementation without GCM functions would use the portable ones
+     * (none exists today: every usable table entry has them). */
+    if (impl->gcm_setup == NULL)
+        impl = aesgen_isa_impl_get(AESGEN_ISA_GENERIC);
+    uint8_t copy[32];
+    memcpy(copy, k, key_len);   /* k may lie in *key, which is cleared below */
+    memset(key, 0, sizeof *key);
+    impl->expand(&key->aes, copy, key_len);
+    aesgen_wipe(copy, sizeof copy);
+    key->ghash = impl->gcm_ghash;
+    key->enc_update = impl->gcm_enc_update;
+    key->dec_update = impl->gcm_dec_update;
+    key->encrypt_block = impl->encrypt_block;
+    impl->gcm_setup(key);
+    return AESGEN_OK;
+}
+
+static int key_ready(const aesgen_gcm_key *key)
+{
+    return key != NULL && key->ghash != NULL && key->enc_update != NULL &&
+           key->dec_update != NULL && key->encrypt_block != NULL;
+}
+
+/* ---- Start: J0, E_K(J0), the first counter -------------------------------- */
+
+/* GHASH of len bytes with the last partial block zero-padded; len may be 0. */
+static void ghash_padded(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *p,
+                         size_t len)
+{
+    const size_t whole = len & ~(size_t)15;
+    if (whole != 0)
+        key->ghash(key, acc, p, whole);
+    if (len > whole) {
+        uint8_t block[16] = { 0 };
+        memcpy(block, p + whole, len - whole);
+        key->ghash(key, acc, block, sizeof block);
+    }
+}
+
+/* The reflected accumulator back in GCM byte order. */
+static void acc_to_block(uint8_t out[16], const uint8_t acc[16])
+{
+    for (int i = 0; i < 16; i++)
+        out[i] = acc[15 - i];
+}
+
+/* J0 = IV || 0^31 || 1 for 96-bit IVs, else GHASH(IV || 0-pad || 0^64 || [len(IV)]_64). */
+static void compute_j0(const aesgen_gcm_key *key, const uint8_t *iv, size_t iv_len,
+                       uint8_t j0[16])
+{
+    if (iv_len == 12) {
+        memcpy(j0, iv, 12);
+        j0[12] = j0[13] = j0[14] = 0;
+        j0[15] = 1;
+        return;
+    }
+    uint8_t acc[16] = { 0 }, lengths[16] = { 0 };
+    ghash_padded(key, acc, iv, iv_len);
+    store_be64(lengths + 8, (uint64_t)iv_len * 8);
+    key->ghash(key, acc, lengths, sizeof lengths);
+    acc_to_block(j0, acc);
+}
+
+int aesgen_gcm_start(aesgen_gcm_ctx *ctx, const aesgen_gcm_key *key, const uint8_t *iv,
+                     size_t iv_len)
+{
+    if (ctx == NULL || !key_ready(key) || iv == NULL || iv_len == 0 ||
+        (uint64_t)iv_len > GCM_MAX_IV)
+        return AESGEN_EINVAL;
+    uint8_t j0[16];
+    compute_j0(key, iv, iv_len, j0);   /* before ctx is written: iv may lie in it */
+    memset(ctx, 0, sizeof *ctx);
+    ctx->key = key;
+    key->encrypt_block(&key->aes, ctx->tag_mask, j0);
+    memcpy(ctx->ctr, j0, sizeof j0);
+    inc32(ctx->ctr, 1);
+    ctx->state = GCM_AAD;
+    return AESGEN_OK;
+}
+
+/* ---- AAD ------------------------------------------------------------------ */
+
+/* Appends up to 16 - buf_len bytes to buf; returns how many. */
+static size_t buf_fill(aesgen_gcm_ctx *ctx, const uint8_t *p, size_t len)
+{
+    size_t n = 16 - ctx->buf_len;
+    if (n > len)
+        n = len;
+    if (n != 0)
+        memcpy(ctx->buf + ctx->buf_len, p, n);
+    ctx->buf_len += (uint32_t)n;
+    return n;
+}
+
+/* Hashes the pending partial block zero-padded, if any, and forgets its keystream. */
+static void buf_flush(aesgen_gcm_ctx *ctx)
+{
+    if (ctx->buf_len != 0) {
+        memset(ctx->buf + ctx->buf_len, 0, 16 - ctx->buf_len);
+        ctx->key->ghash(ctx->key, ctx->acc, ctx->buf, 16);
+        ctx->buf_len = 0;
+    }
+    aesgen_wipe(ctx->ks, sizeof ctx->ks);
+}
+
+int aesgen_gcm_aad(aesgen_gcm_ctx *ctx, const uint8_t *aad, size_t len)
+{
+    if (ctx == NULL || ctx->state != GCM_AAD || (len != 0 && aad == NULL) ||
+        (uint64_t)len > GCM_MAX_AAD - ctx->aad_len)
+        return AESGEN_EINVAL;
+    if (len == 0)
+        return AESGEN_OK;   /* aad may be NULL: no pointer arithmetic on it */
+    ctx->aad_len += len;
+    if (ctx->buf_len != 0) {
+        const size_t n = buf_fill(ctx, aad, len);
+        aad += n;
+        len -= n;
+        if (ctx->buf_len < 16)
+            return AESGEN_OK;
+        ctx->key->ghash(ctx->key, ctx->acc, ctx->buf, 16);
+        ctx->buf_len = 0;
+    }
+    const size_t whole = len & ~(size_t)15;
+    if (whole != 0)
+        ctx->key->ghash(ctx->key, ctx->acc, aad, whole);
+    buf_fill(ctx, aad + whole, len - whole);
+    return AESGEN_OK;
+}
+
+/* ---- Text ----------------------------------------------------------------- */
+
+static int update_check(const aesgen_gcm_ctx *ctx, uint32_t phase, const uint8_t *dst,
+                        const uint8_t *src, size_t len)
+{
+    if (ctx == NULL || (ctx->state != GCM_AAD && ctx->state != phase))
+        return AESGEN_EINVAL;
+    if (len != 0 && (dst == NULL || src == NULL))
+        return AESGEN_EINVAL;
+    if ((uint64_t)len > GCM_MAX_TEXT - ctx->data_len)
+        return AESGEN_EINVAL;
+    return AESGEN_OK;
+}
+
+/* n bytes with the keystream of the block in progress (ks from offset buf_len);
+ * the ciphertext bytes join buf.  In place works: each input byte is read
+ * before its output byte is written. */
+static void crypt_bytes(aesgen_gcm_ctx *ctx, uint32_t phase, uint8_t *dst, const uint8_t *src,
+                        size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const uint8_t in = src[i];
+        const uint8_t out = in ^ ctx->ks[ctx->buf_len];
+        ctx->buf[ctx->buf_len++] = phase == GCM_DEC ? in : out;
+        dst[i] = out;
+    }
+}
+
+/* Continues the partial block of an earlier call; returns the bytes used. */
+static size_t finish_block(aesgen_gcm_ctx *ctx, uint32_t phase, uint8_t *dst,
+                           const uint8_t *src, size_t len)
+{
+    if (ctx->buf_len == 0)
+        return 0;
+    size_t n = 16 - ctx->buf_len;
+    if (n > len)
+        n = len;
+    crypt_bytes(ctx, phase, dst, src, n);
+    if (ctx->buf_len == 16)
+        buf_flush(ctx);
+    return n;
+}
+
+/* Starts a partial block (0 < len < 16): one keystream block from ctr. */
+static void start_block(aesgen_gcm_ctx *ctx, uint32_t phase, uint8_t *dst, const uint8_t *src,
+                        size_t len)
+{
+    ctx->key->encrypt_block(&ctx->key->aes, ctx->ks, ctx->ctr);
+    inc32(ctx->ctr, 1);
+    crypt_bytes(ctx, phase, dst, src, len);
+}
+
+static int update(aesgen_gcm_ctx *ctx, uint32_t phase, uint8_t *dst, const uint8_t *src,
+                  size_t len)
+{
+    const int err = update_check(ctx, phase, dst, src, len);
+    if (err != AESGEN_OK)
+        return err;
+    if (ctx->state == GCM_AAD) {
+        buf_flush(ctx);   /* the AAD ends here */
+        ctx->state = phase;
+    }
+    if (len == 0)
+        return AESGEN_OK;   /* dst and src may be NULL */
+    ctx->data_len += len;
+    const size_t n = finish_block(ctx, phase, dst, src, len);
+    dst += n;
+    src += n;
+    len -= n;
+    const size_t whole = len & ~(size_t)15;
+    if (whole != 0) {
+        const aesgen_gcm_key *key = ctx->key;
+        (phase == GCM_DEC ? key->dec_update : key->enc_update)(key, dst, src, whole,
+                                                               ctx->ctr, ctx->acc);
+        inc32(ctx->ctr, whole / 16);
+    }
+    if (len > whole)
+        start_block(ctx, phase, dst + whole, src + whole, len - whole);
+    return AESGEN_OK;
+}
+
+int aesgen_gcm_encrypt_update(aesgen_gcm_ctx *ctx, uint8_t *dst, const uint8_t *src, size_t len)
+{
+    return update(ctx, GCM_ENC, dst, src, len);
+}
+
+int aesgen_gcm_decrypt_update(aesgen_gcm_ctx *ctx, uint8_t *dst, const uint8_t *src, size_t len)
+{
+    return update(ctx, GCM_DEC, dst, src, len);
+}
+
+/* ---- Final ---------------------------------------------------------------- */
+
+static int final_check(const aesgen_gcm_ctx *ctx, uint32_t phase, const uint8_t *tag,
+                       size_t tag_len)
+{
+    if (ctx == NULL || (ctx->state != GCM_AAD && ctx->state != phase))
+        return AESGEN_EINVAL;
+    if (tag == NULL || !tag_len_valid(tag_len))
+        return AESGEN_EINVAL;
+    return AESGEN_OK;
+}
+
+/* The full tag: GHASH over the padded AAD and text and the lengths block,
+ * XOR E_K(J0).  The pending partial block (if any) and the lengths block go
+ * to GHASH in one call: short messages are dominated by calls.  Wipes the
+ * context (the message is over). */
+static void compute_tag(aesgen_gcm_ctx *ctx, uint8_t tag[16])
+{
+    uint8_t last[32] = { 0 };
+    const size_t pending = ctx->buf_len != 0 ? 16 : 0;
+    memcpy(last, ctx->buf, ctx->buf_len);
+    store_be64(last + pending, ctx->aad_len * 8);
+    store_be64(last + pending + 8, ctx->data_len * 8);
+    ctx->key->ghash(ctx->key, ctx->acc, last, pending + 16);
+    aesgen_wipe(last, sizeof last);
+    acc_to_block(tag, ctx->acc);
+    for (int i = 0; i < 16; i++)
+        tag[i] ^= ctx->tag_mask[i];
+    aesgen_wipe(ctx, sizeof *ctx);
+}
+
+int aesgen_gcm_encrypt_final(aesgen_gcm_ctx *ctx, uint8_t *tag, size_t tag_len)
+{
+    const int err = final_check(ctx, GCM_ENC, tag, tag_len);
+    if (err != AESGEN_OK)
+        return err;
+    uint8_t full[16];
+    compute_tag(ctx, full);
+    memcpy(tag, full, tag_len);
+    aesgen_wipe(full, sizeof full);
+    return AESGEN_OK;
+}
+
+/* Every byte is compared, whatever the earlier ones were; only the result
+ * (which the caller learns anyway) decides the branch. */
+static int tags_equal(const uint8_t *a, const uint8_t *b, size_t len)
+{
+    uint8_t diff = 0;
+    for (size_t i = 0; i < len; i++)
+        diff |= a[i] ^ b[i];
+    return diff == 0;
+}
+
+int aesgen_gcm_decrypt_final(aesgen_gcm_ctx *ctx, const uint8_t *tag, size_t tag_len)
+{
+    const int err = final_check(ctx, GCM_DEC, tag, tag_len);
+    if (err != AESGEN_OK)
+        return err;
+    uint8_t full[16];
+    compute_tag(ctx, full);
+    const int ok = tags_equal(full, tag, tag_len);
+    aesgen_wipe(full, sizeof full);
+    return ok ? AESGEN_OK : AESGEN_EBADMSG;
+}
+
+/* ---- One-shot ------------------------------------------------------------- */
+
+/* What the streaming calls could only reject after dst was written. */
+static int oneshot_check(const uint8_t *tag, size_t tag_len)
+{
+    return tag != NULL && tag_len_valid(tag_len) ? AESGEN_OK : AESGEN_EINVAL;
+}
+
+int aesgen_gcm_encrypt(const aesgen_gcm_key *key, const uint8_t *iv, size_t iv_len,
+                       const uint8_t *aad, size_t aad_len, uint8_t *dst, const uint8_t *src,
+                       size_t len, uint8_t *tag, size_t tag_len)
+{
+    aesgen_gcm_ctx ctx;
+    int err = oneshot_check(tag, tag_len);
+    if (err == AESGEN_OK)
+        err = aesgen_gcm_start(&ctx, key, iv, iv_len);
+    if (err != AESGEN_OK)
+        return err;
+    err = aesgen_gcm_aad(&ctx, aad, aad_len);
+    if (err == AESGEN_OK)
+        err = aesgen_gcm_encrypt_update(&ctx, dst, src, len);
+    if (err == AESGEN_OK)
+        err = aesgen_gcm_encrypt_final(&ctx, tag, tag_len);
+    aesgen_wipe(&ctx, sizeof ctx);
+    return err;
+}
+
+int aesgen_gcm_decrypt(const aesgen_gcm_key *key, const uint8_t *iv, size_t iv_len,
+                       const uint8_t *aad, size_t aad_len, uint8_t *dst, const uint8_t *src,
+                       size_t len, const uint8_t *tag, size_t tag_len)
+{
+    aesgen_gcm_ctx ctx;
+    int err = oneshot_check(tag, tag_len);
+    if (err == AESGEN_OK)
+        err = aesgen_gcm_start(&ctx, key, iv, iv_len);
+    if (err != AESGEN_OK)
+        return err;
+    err = aesgen_gcm_aad(&ctx, aad, aad_len);
+    if (err == AESGEN_OK)
+        err = aesgen_gcm_decrypt_update(&ctx, dst, src, len);
+    if (err == AESGEN_OK) {
+        err = aesgen_gcm_decrypt_final(&ctx, tag, tag_len);
+        if (err == AESGEN_EBADMSG)
+            aesgen_wipe(dst, len);
+    }
+    aesgen_wipe(&ctx, sizeof ctx);
+    return err;
+}
