@@ -38,6 +38,16 @@ _Static_assert(offsetof(struct abi_call, fcw_post) == 114, "abi_thunk.S CALL_FCW
 
 void aesgen_test_abi_call(struct abi_call *call);
 
+/* test_abi.c, for ABI groups in other files. */
+/* Calls fn(args[0..5]) through the thunk with the flags this CPU allows. */
+struct abi_call abi_call_through_thunk(void (*fn)(void), const uint64_t args[6]);
+/* What the call broke, or NULL. */
+const char *abi_violation(const struct abi_call *c);
+/* Proves the thunk sees each kind of violation (once per process). */
+void abi_harness_self_test(void);
+/* The tests' own key schedule against FIPS-197 A.1. */
+void abi_key_schedule_self_test(void);
+
 /* Functions that break one rule each, to show that the harness notices. */
 void aesgen_test_bad_clobber_rbx(void);
 void aesgen_test_bad_clobber_r15(void);

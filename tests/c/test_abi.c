@@ -31,7 +31,7 @@ static uint64_t harness_flags(void)
 /* XINUSE can be trusted only if the harness itself reads clean after VZEROUPPER. */
 static bool xinuse_usable;
 
-static struct abi_call call_through_thunk(void (*fn)(void), const uint64_t args[6])
+struct abi_call abi_call_through_thunk(void (*fn)(void), const uint64_t args[6])
 {
     struct abi_call call;
     memset(&call, 0, sizeof call);
@@ -44,7 +44,7 @@ static struct abi_call call_through_thunk(void (*fn)(void), const uint64_t args[
 }
 
 /* What the call broke, or NULL. */
-static const char *abi_violation(const struct abi_call *c)
+const char *abi_violation(const struct abi_call *c)
 {
     static char why[200];
     static const char *const reg_names[6] = { "rbx", "rbp", "r12", "r13", "r14", "r15" };
@@ -74,13 +74,13 @@ static const char *abi_violation(const struct abi_call *c)
 
 /* The harness must catch each planted violation, and pass a clean function.
  * Once per process, by whichever group comes first. */
-static void harness_self_test(void)
+void abi_harness_self_test(void)
 {
     static bool done;
     if (done)
         return;
     done = true;
-    struct abi_call c = call_through_thunk(aesgen_test_good_noop, NULL);
+    struct abi_call c = abi_call_through_thunk(aesgen_test_good_noop, NULL);
     xinuse_usable = cpu_has_xgetbv1()
                     && !(c.xinuse_pre & (XINUSE_YMM_HI128 | XINUSE_ZMM_HI256))
                     && !(c.xinuse & (XINUSE_YMM_HI128 | XINUSE_ZMM_HI256));
@@ -92,20 +92,20 @@ static void harness_self_test(void)
         check_skip("xinuse: XINUSE reads dirty even after VZEROUPPER (%#llx); "
                    "upper-state checks not possible", (unsigned long long)c.xinuse);
 
-    c = call_through_thunk(aesgen_test_bad_clobber_rbx, NULL);
+    c = abi_call_through_thunk(aesgen_test_bad_clobber_rbx, NULL);
     check(c.clobbered == 1, "abi harness: notices rbx clobbered");
-    c = call_through_thunk(aesgen_test_bad_clobber_r15, NULL);
+    c = abi_call_through_thunk(aesgen_test_bad_clobber_r15, NULL);
     check(c.clobbered == 32, "abi harness: notices r15 clobbered");
-    c = call_through_thunk(aesgen_test_bad_set_df, NULL);
+    c = abi_call_through_thunk(aesgen_test_bad_set_df, NULL);
     check(c.df_set == 1 && c.clobbered == 0, "abi harness: notices DF left set");
-    c = call_through_thunk(aesgen_test_bad_rsp, NULL);
+    c = abi_call_through_thunk(aesgen_test_bad_rsp, NULL);
     check(c.rsp_moved == 1, "abi harness: notices rsp not restored");
     if (xinuse_usable && cpu_has_avx()) {
-        c = call_through_thunk(aesgen_test_bad_dirty_ymm, NULL);
+        c = abi_call_through_thunk(aesgen_test_bad_dirty_ymm, NULL);
         check(c.xinuse & XINUSE_YMM_HI128, "abi harness: notices dirty ymm upper state");
     }
     if (xinuse_usable && cpu_has_avx512()) {
-        c = call_through_thunk(aesgen_test_bad_dirty_zmm, NULL);
+        c = abi_call_through_thunk(aesgen_test_bad_dirty_zmm, NULL);
         check(c.xinuse & XINUSE_ZMM_HI256, "abi harness: notices dirty zmm upper state");
     }
 }
@@ -158,7 +158,7 @@ static void run_direct(const struct test_isa *isa, const struct direct_case *d,
     }
     void (*fn)(void) = d->mode == MODE_CTR ? (void (*)(void))isa->ctr_fn
                                            : (void (*)(void))isa->xctr_fn;
-    struct abi_call c = call_through_thunk(fn, args);
+    struct abi_call c = abi_call_through_thunk(fn, args);
     const char *why = abi_violation(&c);
     check(why == NULL, "%s: ABI (%s)", name, why ? why : "");
     check_bytes(dst_data, want, d->len, "%s: output matches OpenSSL", name);
@@ -247,7 +247,7 @@ static void run_api_calls(const struct test_isa *isa, const uint8_t *pt)
             uint64_t args[6] = { (uintptr_t)&s.ctx, (uintptr_t)dst.data, (uintptr_t)pt, lengths[l] };
             void (*fn)(void) = mode == MODE_CTR ? (void (*)(void))aesgen_ctr_crypt
                                                 : (void (*)(void))aesgen_xctr_crypt;
-            struct abi_call c = call_through_thunk(fn, args);
+            struct abi_call c = abi_call_through_thunk(fn, args);
             const char *why = abi_violation(&c);
             check(why == NULL, "%s aesgen_%s_crypt len=%zu through the thunk: ABI (%s)", isa->name,
                   mode_name((enum mode)mode), lengths[l], why ? why : "");
@@ -258,7 +258,7 @@ static void run_api_calls(const struct test_isa *isa, const uint8_t *pt)
 
 /* Our own key schedule must be right, or every direct test would fail for
  * the wrong reason: FIPS-197 Appendix A.1, the last round key w[40..43]. */
-static void key_schedule_self_test(void)
+void abi_key_schedule_self_test(void)
 {
     static const uint8_t key[16] = { 0x2b, 0x7e, 0x15, 0x16, 0x28, 0xae, 0xd2, 0xa6,
                                      0xab, 0xf7, 0x15, 0x88, 0x09, 0xcf, 0x4f, 0x3c };
@@ -274,8 +274,8 @@ void test_abi(const struct test_config *config)
 {
     (void)config;
     check_set_group("abi");
-    key_schedule_self_test();
-    harness_self_test();
+    abi_key_schedule_self_test();
+    abi_harness_self_test();
     enum { BUF = 4096 + 64 };
     uint8_t *pt = xmalloc(BUF), *want = xmalloc(BUF);
     rng_fill(pt, BUF);
@@ -329,7 +329,7 @@ static void run_xts_direct(const struct test_isa *isa, const struct xts_direct_k
     uint64_t args[6] = { (uintptr_t)key1, (uintptr_t)&k->k2_enc, (uintptr_t)dst_data,
                          (uintptr_t)src.data, len, (uintptr_t)iv };
     aesgen_xts_fn *fn = dir == XTS_ENCRYPT ? isa->xts_encrypt_fn : isa->xts_decrypt_fn;
-    struct abi_call c = call_through_thunk((void (*)(void))fn, args);
+    struct abi_call c = abi_call_through_thunk((void (*)(void))fn, args);
     const char *why = abi_violation(&c);
     check(why == NULL, "%s: ABI (%s)", name, why ? why : "");
     check_bytes(dst_data, want, len, "%s: output matches the reference", name);
@@ -373,7 +373,7 @@ static void run_xts_api_calls(const struct test_isa *isa, const uint8_t *pt)
                                  (uintptr_t)tweak };
             void (*fn)(void) = d == XTS_ENCRYPT ? (void (*)(void))aesgen_xts_encrypt
                                                 : (void (*)(void))aesgen_xts_decrypt;
-            struct abi_call c = call_through_thunk(fn, args);
+            struct abi_call c = abi_call_through_thunk(fn, args);
             const char *why = abi_violation(&c);
             check(why == NULL, "%s aesgen_xts_%s len=%zu through the thunk: ABI (%s)", isa->name,
                   xts_dir_name((enum xts_dir)d), lengths[l], why ? why : "");
@@ -384,7 +384,7 @@ static void run_xts_api_calls(const struct test_isa *isa, const uint8_t *pt)
                              UINT64_MAX };
         void (*fn)(void) = d == XTS_ENCRYPT ? (void (*)(void))aesgen_xts_encrypt_sectors
                                             : (void (*)(void))aesgen_xts_decrypt_sectors;
-        struct abi_call c = call_through_thunk(fn, args);
+        struct abi_call c = abi_call_through_thunk(fn, args);
         const char *why = abi_violation(&c);
         check(why == NULL, "%s aesgen_xts_%s_sectors through the thunk: ABI (%s)", isa->name,
               xts_dir_name((enum xts_dir)d), why ? why : "");
@@ -396,8 +396,8 @@ void test_xts_abi(const struct test_config *config)
 {
     (void)config;
     check_set_group("xts-abi");
-    key_schedule_self_test();
-    harness_self_test();
+    abi_key_schedule_self_test();
+    abi_harness_self_test();
     enum { BUF = 4096 + 64 };
     uint8_t *pt = xmalloc(BUF), *want = xmalloc(BUF);
     rng_fill(pt, BUF);

@@ -3,109 +3,31 @@
  * begins, or start right after one.  An implementation that reads or writes
  * even one byte past the end (a full-vector load of the tail, say) faults.
  *
- * Layout of one arena, every page PAGE bytes:
- *     [guard][data x DATA_PAGES][guard][data x DATA_PAGES][guard]
- * src lives in the first data area, dst in the second.
- *
- * A fault is caught (SIGSEGV handler + siglongjmp), counted as a failure that
- * names the case and the faulting address, and the tests go on.
+ * The arenas (page_arena.h): src lives in the first data area, dst in the
+ * second.  A fault is caught (SIGSEGV handler + siglongjmp), counted as a
+ * failure that names the case and the faulting address, and the tests go on.
  *
  * XTS (test_xts_page_edges) uses the same arena: every data-unit length 16..320
  * and some long ones, ciphertext stealing lengths included, both directions.
  */
 #define _GNU_SOURCE
-#include <setjmp.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "check.h"
 #include "harness.h"
 #include "isa.h"
+#include "page_arena.h"
 #include "tests.h"
 #include "xts_harness.h"
-
-enum { DATA_PAGES = 3 };
-
-struct arena {
-    uint8_t *base;
-    size_t page, data_size, total;
-    uint8_t *src_area, *dst_area;     /* start of each data area */
-};
-
-static bool arena_map(struct arena *a)
-{
-    a->page = (size_t)sysconf(_SC_PAGESIZE);
-    a->data_size = DATA_PAGES * a->page;
-    a->total = 3 * a->page + 2 * a->data_size;
-    a->base = mmap(NULL, a->total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (a->base == MAP_FAILED)
-        return false;
-    a->src_area = a->base + a->page;
-    a->dst_area = a->src_area + a->data_size + a->page;
-    return mprotect(a->base, a->page, PROT_NONE) == 0
-           && mprotect(a->src_area + a->data_size, a->page, PROT_NONE) == 0
-           && mprotect(a->dst_area + a->data_size, a->page, PROT_NONE) == 0;
-}
-
-/* ---- Surviving a fault -------------------------------------------------- */
-
-static sigjmp_buf fault_return;
-static volatile sig_atomic_t fault_armed;
-static void *volatile fault_address;
-
-static void on_fault(int sig, siginfo_t *info, void *context)
-{
-    (void)context;
-    if (!fault_armed) {            /* not ours: die as usual */
-        signal(sig, SIG_DFL);
-        raise(sig);
-        return;
-    }
-    fault_armed = 0;
-    fault_address = info->si_addr;
-    siglongjmp(fault_return, 1);
-}
-
-struct fault_catcher {
-    struct sigaction old_segv, old_bus;
-};
-
-static void catch_faults(struct fault_catcher *c)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = on_fault;
-    sa.sa_flags = SA_SIGINFO | SA_NODEFER;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGSEGV, &sa, &c->old_segv);
-    sigaction(SIGBUS, &sa, &c->old_bus);
-}
-
-static void release_faults(const struct fault_catcher *c)
-{
-    sigaction(SIGSEGV, &c->old_segv, NULL);
-    sigaction(SIGBUS, &c->old_bus, NULL);
-}
 
 /* Where the fault hit, relative to the buffers, for the failure message. */
 static void describe_fault(char *out, size_t cap, const uint8_t *src, const uint8_t *dst,
                            size_t len)
 {
-    const uint8_t *at = fault_address;
-    if (at >= src + len && at < src + len + 4096)
-        snprintf(out, cap, "%zu bytes past the end of src", (size_t)(at - (src + len)));
-    else if (at >= dst + len && at < dst + len + 4096)
-        snprintf(out, cap, "%zu bytes past the end of dst", (size_t)(at - (dst + len)));
-    else if (at < src && at >= src - 4096)
-        snprintf(out, cap, "%zu bytes before src", (size_t)(src - at));
-    else if (at < dst && at >= dst - 4096)
-        snprintf(out, cap, "%zu bytes before dst", (size_t)(dst - at));
-    else
-        snprintf(out, cap, "address %p", fault_address);
+    const struct fault_region regions[] = { { "src", src, len }, { "dst", dst, len } };
+    describe_fault_in(out, cap, regions, 2);
 }
 
 /* ---- The tests ------------------------------------------------------------ */
@@ -123,11 +45,6 @@ static const struct placement placements[] = {
     { "in place, starting after a guard page", false, true },
 };
 
-static uint8_t *place(uint8_t *area, size_t area_size, size_t len, bool at_end)
-{
-    return at_end ? area + area_size - len : area;
-}
-
 /* The stream is first advanced by `prefix` bytes elsewhere, so the call at
  * the edge also starts in the middle of a keystream block. */
 static void check_edge(const char *isa, enum mode mode, size_t key_len, const uint8_t *key,
@@ -136,8 +53,8 @@ static void check_edge(const char *isa, enum mode mode, size_t key_len, const ui
 {
     uint8_t scratch[64];
     reference(mode, key, key_len, iv, want, pt, prefix + len);
-    uint8_t *src = place(a->src_area, a->data_size, len, p->at_end);
-    uint8_t *dst = p->in_place ? src : place(a->dst_area, a->data_size, len, p->at_end);
+    uint8_t *src = arena_place(a->src_area, a->data_size, len, p->at_end);
+    uint8_t *dst = p->in_place ? src : arena_place(a->dst_area, a->data_size, len, p->at_end);
     memcpy(src, pt + prefix, len);
     struct stream s;
     int rc = stream_init(&s, mode, key, key_len, iv);
@@ -201,7 +118,7 @@ void test_page_edges(const struct test_config *config)
     release_faults(&catcher);
     free(pt);
     free(want);
-    munmap(a.base, a.total);
+    arena_unmap(&a);
 }
 
 /* ---- XTS -------------------------------------------------------------------- */
@@ -212,8 +129,8 @@ static void check_xts_edge(const char *isa, const aesgen_xts_ctx *ctx, const uin
                            const uint8_t *in, uint8_t *want)
 {
     xts_reference(dir, key, key_len, tweak, want, in, len);
-    uint8_t *src = place(a->src_area, a->data_size, len, p->at_end);
-    uint8_t *dst = p->in_place ? src : place(a->dst_area, a->data_size, len, p->at_end);
+    uint8_t *src = arena_place(a->src_area, a->data_size, len, p->at_end);
+    uint8_t *dst = p->in_place ? src : arena_place(a->dst_area, a->data_size, len, p->at_end);
     memcpy(src, in, len);
     if (sigsetjmp(fault_return, 1) != 0) {
         char where[96];
@@ -273,5 +190,5 @@ void test_xts_page_edges(const struct test_config *config)
     release_faults(&catcher);
     free(in);
     free(want);
-    munmap(a.base, a.total);
+    arena_unmap(&a);
 }
