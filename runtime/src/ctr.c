@@ -62,17 +62,7 @@ static size_t ctr_finish_block(aesgen_ctr_ctx *ctx, uint8_t *dst, const uint8_t 
                    ctx->ctr[1] - (ctx->ctr[0] == 0));
         ctx->ks_valid = 1;
     }
-    size_t n = 16 - ctx->pos;
-    if (n > len)
-        n = len;
-    for (size_t i = 0; i < n; i++)
-        dst[i] = src[i] ^ ctx->ks[ctx->pos + i];
-    ctx->pos = (uint32_t)((ctx->pos + n) % 16);
-    if (ctx->pos == 0) {
-        aesgen_wipe(ctx->ks, sizeof ctx->ks);
-        ctx->ks_valid = 0;
-    }
-    return n;
+    return aesgen_use_keystream(ctx->ks, &ctx->pos, &ctx->ks_valid, dst, src, len);
 }
 
 /* Starts at a block boundary; splits the call where the low counter half wraps. */

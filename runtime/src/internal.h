@@ -138,4 +138,11 @@ aesgen_gcm_update_fn aesgen_gcm_dec_update_clmul;
 /* SubWord of the key schedule: the S-box on each byte of w, in constant time. */
 uint32_t aesgen_sub_word_ct(uint32_t w);
 
+/* ---- Streaming (util.c) --------------------------------------------------- */
+
+/* XORs the rest of the keystream block in progress (ks from byte *pos on) into up to len
+ * bytes; advances *pos and wipes ks when the block is used up.  Returns the bytes done. */
+size_t aesgen_use_keystream(uint8_t ks[16], uint32_t *pos, uint32_t *ks_valid, uint8_t *dst,
+                            const uint8_t *src, size_t len);
+
 #endif /* AESGEN_INTERNAL_H */

@@ -2,6 +2,22 @@
 #include <string.h>
 #include "internal.h"
 
+size_t aesgen_use_keystream(uint8_t ks[16], uint32_t *pos, uint32_t *ks_valid, uint8_t *dst,
+                            const uint8_t *src, size_t len)
+{
+    size_t n = 16 - *pos;
+    if (n > len)
+        n = len;
+    for (size_t i = 0; i < n; i++)
+        dst[i] = src[i] ^ ks[*pos + i];
+    *pos = (uint32_t)((*pos + n) % 16);
+    if (*pos == 0) {              /* block used up: nothing of it stays in the context */
+        aesgen_wipe(ks, 16);
+        *ks_valid = 0;
+    }
+    return n;
+}
+
 const char *aesgen_strerror(int err)
 {
     switch (err) {

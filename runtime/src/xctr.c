@@ -54,17 +54,7 @@ static size_t xctr_finish_block(aesgen_xctr_ctx *ctx, uint8_t *dst, const uint8_
         ctx->crypt(&ctx->key, ctx->ks, ctx->ks, sizeof ctx->ks, ctx->iv, ctx->index - 1);
         ctx->ks_valid = 1;
     }
-    size_t n = 16 - ctx->pos;
-    if (n > len)
-        n = len;
-    for (size_t i = 0; i < n; i++)
-        dst[i] = src[i] ^ ctx->ks[ctx->pos + i];
-    ctx->pos = (uint32_t)((ctx->pos + n) % 16);
-    if (ctx->pos == 0) {
-        aesgen_wipe(ctx->ks, sizeof ctx->ks);
-        ctx->ks_valid = 0;
-    }
-    return n;
+    return aesgen_use_keystream(ctx->ks, &ctx->pos, &ctx->ks_valid, dst, src, len);
 }
 
 int aesgen_xctr_crypt(aesgen_xctr_ctx *ctx, uint8_t *dst, const uint8_t *src, size_t len)

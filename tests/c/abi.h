@@ -38,7 +38,7 @@ _Static_assert(offsetof(struct abi_call, fcw_post) == 114, "abi_thunk.S CALL_FCW
 
 void aesgen_test_abi_call(struct abi_call *call);
 
-/* test_abi.c, for ABI groups in other files. */
+/* test_abi.c, shared by the ABI groups (abi, xts-abi, gcm-abi). */
 /* Calls fn(args[0..5]) through the thunk with the flags this CPU allows. */
 struct abi_call abi_call_through_thunk(void (*fn)(void), const uint64_t args[6]);
 /* What the call broke, or NULL. */

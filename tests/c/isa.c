@@ -12,20 +12,25 @@
 
 /* Weak: when gen/ does not exist yet the library has no assembly, and these
  * resolve to NULL instead of breaking the link. */
-#define WEAK_ISA(isa)                                                    \
-    extern aesgen_ctr_fn aesgen_ctr_crypt_##isa __attribute__((weak));   \
-    extern aesgen_xctr_fn aesgen_xctr_crypt_##isa __attribute__((weak)); \
-    extern aesgen_xts_fn aesgen_xts_encrypt_##isa __attribute__((weak)); \
-    extern aesgen_xts_fn aesgen_xts_decrypt_##isa __attribute__((weak));
+#define WEAK_ISA(isa)                                                                \
+    extern aesgen_ctr_fn aesgen_ctr_crypt_##isa __attribute__((weak));               \
+    extern aesgen_xctr_fn aesgen_xctr_crypt_##isa __attribute__((weak));             \
+    extern aesgen_xts_fn aesgen_xts_encrypt_##isa __attribute__((weak));             \
+    extern aesgen_xts_fn aesgen_xts_decrypt_##isa __attribute__((weak));             \
+    extern aesgen_gcm_ghash_fn aesgen_gcm_ghash_##isa __attribute__((weak));         \
+    extern aesgen_gcm_update_fn aesgen_gcm_enc_update_##isa __attribute__((weak));   \
+    extern aesgen_gcm_update_fn aesgen_gcm_dec_update_##isa __attribute__((weak));
 WEAK_ISA(aesni_avx)
 WEAK_ISA(vaes_avx2)
 WEAK_ISA(avx10_256)
 WEAK_ISA(avx10_512)
 
-#define ASM_ISA(isa)                                                          \
-    { .name = #isa, .is_asm = true, .ctr_fn = aesgen_ctr_crypt_##isa,         \
+#define ASM_ISA(isa)                                                                  \
+    { .name = #isa, .is_asm = true, .ctr_fn = aesgen_ctr_crypt_##isa,                 \
       .xctr_fn = aesgen_xctr_crypt_##isa, .xts_encrypt_fn = aesgen_xts_encrypt_##isa, \
-      .xts_decrypt_fn = aesgen_xts_decrypt_##isa }
+      .xts_decrypt_fn = aesgen_xts_decrypt_##isa, .gcm_ghash_fn = aesgen_gcm_ghash_##isa, \
+      .gcm_enc_update_fn = aesgen_gcm_enc_update_##isa,                               \
+      .gcm_dec_update_fn = aesgen_gcm_dec_update_##isa }
 
 struct test_isa test_isas[ISA_COUNT] = {
     { .name = "generic", .is_slow = true },
@@ -163,6 +168,7 @@ static void resolve_one(struct test_isa *isa, const char *repo_root)
     bool lib_ok = aesgen_isa_supported(isa->name) == 1;
     bool gen_exists = isa->is_asm && gen_file_exists(repo_root, isa->name, "ctr");
     isa->xts_generated = isa->is_asm && gen_file_exists(repo_root, isa->name, "xts");
+    isa->gcm_generated = isa->is_asm && gen_file_exists(repo_root, isa->name, "gcm");
 
     if (lib_ok && !cpu_ok) {
         /* Running it would die of SIGILL: the library's detection is wrong. */
@@ -203,6 +209,20 @@ bool isa_xts_asm_usable(const struct test_isa *isa)
     }
     return check(linked, "xts asm %s: gen/%s/xts.S exists, so aesgen_xts_{encrypt,decrypt}_%s "
                  "must be linked into the library", isa->name, isa->name, isa->name);
+}
+
+bool isa_gcm_asm_usable(const struct test_isa *isa)
+{
+    if (!isa->is_asm || !isa->runnable)
+        return false;
+    bool linked = isa->gcm_ghash_fn && isa->gcm_enc_update_fn && isa->gcm_dec_update_fn;
+    if (!isa->gcm_generated && !linked) {
+        check_skip("gcm asm %s: not generated yet (no gen/%s/gcm.S)", isa->name, isa->name);
+        return false;
+    }
+    return check(linked, "gcm asm %s: gen/%s/gcm.S exists, so aesgen_gcm_{ghash,enc_update,"
+                 "dec_update}_%s must be linked into the library", isa->name, isa->name,
+                 isa->name);
 }
 
 bool isa_select(const struct test_isa *isa)

@@ -25,6 +25,10 @@ struct test_isa {
     aesgen_xts_fn *xts_encrypt_fn;   /* NULL until gen/<isa>/xts.S is generated and linked */
     aesgen_xts_fn *xts_decrypt_fn;
     bool xts_generated;        /* set by isa_resolve(): gen/<isa>/xts.S exists */
+    aesgen_gcm_ghash_fn *gcm_ghash_fn;       /* NULL until gen/<isa>/gcm.S is linked */
+    aesgen_gcm_update_fn *gcm_enc_update_fn;
+    aesgen_gcm_update_fn *gcm_dec_update_fn;
+    bool gcm_generated;        /* set by isa_resolve(): gen/<isa>/gcm.S exists */
 };
 
 extern struct test_isa test_isas[ISA_COUNT];
@@ -36,6 +40,11 @@ void isa_resolve(const char *repo_root);
  * both are linked.  Otherwise one counted skip (not generated yet) or failure
  * (gen/<isa>/xts.S exists but the functions are missing), naming the ISA. */
 bool isa_xts_asm_usable(const struct test_isa *isa);
+
+/* The same for GCM: aesgen_gcm_{ghash,enc_update,dec_update}_<isa> callable
+ * directly, else one counted skip (no gen/<isa>/gcm.S) or failure (it exists
+ * but the functions are not linked). */
+bool isa_gcm_asm_usable(const struct test_isa *isa);
 
 /* Selects the ISA in the library (a counted check); false if that failed. */
 bool isa_select(const struct test_isa *isa);

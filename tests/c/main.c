@@ -34,6 +34,12 @@ static const struct group groups[] = {
     { "xts-page-edge", test_xts_page_edges },
     { "xts-abi", test_xts_abi },
     { "xts-threads", test_xts_threads },
+    { "gcm-api", test_gcm_api },
+    { "gcm-known-answer", test_gcm_known_answers },
+    { "gcm-differential", test_gcm_differential },
+    { "gcm-page-edge", test_gcm_page_edges },
+    { "gcm-abi", test_gcm_abi },
+    { "gcm-threads", test_gcm_threads },
 };
 
 static double now_seconds(void)

@@ -10,6 +10,7 @@
  * XTS (test_xts_abi): aesgen_xts_{en,de}crypt_<isa>(key1, key2, dst, src, len,
  * iv) directly, with key schedules made here (decrypt: the equivalent inverse
  * cipher schedule), and the public XTS functions, through the same thunk.
+ * GCM (test_gcm_abi.c) uses the helpers this file exports through abi.h.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,0 +1,271 @@
+/*
+ * GCM ABI tests (group gcm-abi): the generated aesgen_gcm_ghash_<isa>,
+ * aesgen_gcm_enc_update_<isa> and aesgen_gcm_dec_update_<isa> called directly
+ * through the checking thunk (abi_thunk.S: callee-saved registers, rsp, DF,
+ * MXCSR, x87 control word, XINUSE), with a key made by aesgen_gcm_init under
+ * that ISA, for lengths 0, 16, 32, 48, 64, 256, 496..528 (the 32 stored powers
+ * of H), 4096 and k x stride - 16, k x stride, k x stride + 16 (k = 1..3), where
+ * the stride is the ISA's main-loop iteration (16 x lanes x UNROLL, UNROLL read
+ * from the header of gen/<isa>/gcm.S).  Outputs against the tests' own
+ * reference (CTR with inc32 from AES-ECB, GHASH bit by bit, accumulators in
+ * asm_abi.h's reflected form), counters whose low 32 bits wrap inside the call,
+ * in place; nothing but dst and acc may change (src, ctr, key, guard bytes).
+ * Missing functions fail once gen/<isa>/gcm.S exists.
+ * Then the public streaming functions of every ISA (the generic one too)
+ * through the same thunk.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "abi.h"
+#include "check.h"
+#include "gcm_harness.h"
+#include "harness.h"
+#include "isa.h"
+#include "tests.h"
+
+enum { MAX_LENGTHS = 40 };
+
+static unsigned lanes(const char *isa)
+{
+    if (strcmp(isa, "avx10_512") == 0)
+        return 4;
+    if (strcmp(isa, "vaes_avx2") == 0 || strcmp(isa, "avx10_256") == 0)
+        return 2;
+    return 1;
+}
+
+/* UNROLL from the "# knobs: ... UNROLL=n" line of gen/<isa>/gcm.S; 0 if absent. */
+static unsigned generated_unroll(const char *repo_root, const char *isa)
+{
+    char path[4096], line[512];
+    unsigned unroll = 0;
+    snprintf(path, sizeof path, "%s/gen/%s/gcm.S", repo_root, isa);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    for (int i = 0; i < 20 && fgets(line, sizeof line, f); i++) {
+        const char *knob = strstr(line, "UNROLL=");
+        if (strncmp(line, "# knobs:", 8) == 0 && knob)
+            unroll = (unsigned)strtoul(knob + 7, NULL, 10);
+    }
+    fclose(f);
+    return unroll;
+}
+
+static size_t add_length(size_t *lens, size_t n, size_t len)
+{
+    for (size_t i = 0; i < n; i++)
+        if (lens[i] == len)
+            return n;
+    if (n < MAX_LENGTHS)
+        lens[n++] = len;
+    return n;
+}
+
+static size_t abi_lengths(const char *repo_root, const char *isa, size_t *lens)
+{
+    static const size_t fixed[] = { 0, 16, 32, 48, 64, 256, 496, 512, 528, 4096 };
+    unsigned unroll = generated_unroll(repo_root, isa);
+    if (!check(unroll > 0, "gcm abi %s: gen/%s/gcm.S names its UNROLL knob", isa, isa))
+        unroll = 4;
+    size_t stride = 16 * lanes(isa) * unroll, n = 0;
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        n = add_length(lens, n, fixed[i]);
+    for (size_t k = 1; k <= 3; k++) {
+        n = add_length(lens, n, k * stride - 16);
+        n = add_length(lens, n, k * stride);
+        n = add_length(lens, n, k * stride + 16);
+    }
+    check_note("gcm abi %s: main-loop stride %zu bytes (UNROLL=%u), %zu lengths", isa, stride,
+               unroll, n);
+    return n;
+}
+
+struct abi_key {
+    const char *isa;
+    uint8_t raw[32];
+    size_t key_len;
+    aesgen_gcm_key gk, copy;
+    uint8_t h[16];
+};
+
+static bool key_intact(const struct abi_key *k)
+{
+    return memcmp(&k->gk, &k->copy, sizeof k->gk) == 0;
+}
+
+/* acc = GHASH continued over data: the reference works in GCM order. */
+static void ref_ghash_reflected(const uint8_t h[16], uint8_t acc[16], const uint8_t *data,
+                                size_t len)
+{
+    uint8_t y[16];
+    gcm_reflect(acc, y);
+    gcm_ref_ghash(h, y, data, len);
+    gcm_reflect(y, acc);
+}
+
+static void direct_ghash(const struct test_isa *isa, struct abi_key *k, size_t len,
+                         size_t misalign, const uint8_t *random)
+{
+    char name[160];
+    snprintf(name, sizeof name, "%s gcm aes-%u direct ghash len=%zu%s", isa->name,
+             key_bits(k->key_len), len, misalign ? " misaligned" : "");
+    struct guarded data = guarded_alloc(len, misalign), acc = guarded_alloc(16, misalign);
+    uint8_t want[16];
+    memcpy(data.data, random, len);
+    rng_fill(acc.data, 16);
+    memcpy(want, acc.data, 16);
+    ref_ghash_reflected(k->h, want, random, len);
+    uint64_t args[6] = { (uintptr_t)&k->gk, (uintptr_t)acc.data, (uintptr_t)data.data, len };
+    struct abi_call c = abi_call_through_thunk((void (*)(void))isa->gcm_ghash_fn, args);
+    const char *why = abi_violation(&c);
+    check(why == NULL, "%s: ABI (%s)", name, why ? why : "");
+    check_bytes(acc.data, want, 16, "%s: accumulator matches the reference", name);
+    check(guarded_intact(&data) && guarded_intact(&acc) && memcmp(data.data, random, len) == 0
+          && key_intact(k), "%s: writes nothing but acc (data, key, guard bytes intact)", name);
+    guarded_free(&data);
+    guarded_free(&acc);
+}
+
+/* Counter blocks: random, the 32-bit counter wrapping mid-call, on the first
+ * block, on the second; the first 12 bytes random. */
+static void counter_block(size_t len, int variant, uint8_t ctr[16])
+{
+    uint32_t blocks = (uint32_t)(len / 16), low;
+    rng_fill(ctr, 16);
+    switch (variant) {
+    case 0: low = (uint32_t)rng_next(); break;
+    case 1: low = 0xffffffffu - blocks / 2; break;
+    case 2: low = 0xffffffffu; break;
+    default: low = 0xfffffffeu; break;
+    }
+    for (int b = 0; b < 4; b++)
+        ctr[12 + b] = (uint8_t)(low >> (24 - 8 * b));
+}
+
+static void direct_update(const struct test_isa *isa, struct abi_key *k, enum gcm_dir dir,
+                          size_t len, int variant, bool in_place, const uint8_t *random)
+{
+    char name[200];
+    struct guarded dst = guarded_alloc(len, len / 16 % 16), src = guarded_alloc(len, 3);
+    struct guarded ctr = guarded_alloc(16, variant), acc = guarded_alloc(16, variant == 3 ? 8 : 0);
+    counter_block(len, variant, ctr.data);
+    snprintf(name, sizeof name, "%s gcm aes-%u direct %s_update len=%zu ctr ..%02x%02x%02x%02x%s",
+             isa->name, key_bits(k->key_len), dir == GCM_ENCRYPT ? "enc" : "dec", len,
+             ctr.data[12], ctr.data[13], ctr.data[14], ctr.data[15], in_place ? " in place" : "");
+    uint8_t ctr_copy[16], want_acc[16];
+    uint8_t *want = xmalloc(len);
+    memcpy(ctr_copy, ctr.data, 16);
+    memcpy(src.data, random, len);
+    rng_fill(acc.data, 16);
+    memcpy(want_acc, acc.data, 16);
+    gcm_ref_ctr32(k->raw, k->key_len, ctr.data, want, random, len);
+    ref_ghash_reflected(k->h, want_acc, dir == GCM_ENCRYPT ? want : random, len);
+    uint8_t *out = in_place ? src.data : dst.data;
+    uint64_t args[6] = { (uintptr_t)&k->gk, (uintptr_t)out, (uintptr_t)src.data, len,
+                         (uintptr_t)ctr.data, (uintptr_t)acc.data };
+    aesgen_gcm_update_fn *fn = dir == GCM_ENCRYPT ? isa->gcm_enc_update_fn : isa->gcm_dec_update_fn;
+    struct abi_call c = abi_call_through_thunk((void (*)(void))fn, args);
+    const char *why = abi_violation(&c);
+    check(why == NULL, "%s: ABI (%s)", name, why ? why : "");
+    check_bytes(out, want, len, "%s: output matches CTR with inc32", name);
+    check_bytes(acc.data, want_acc, 16, "%s: accumulator matches GHASH over the %s", name,
+                dir == GCM_ENCRYPT ? "ciphertext (dst)" : "ciphertext (src)");
+    check(guarded_intact(&dst) && guarded_intact(&src) && guarded_intact(&ctr)
+          && guarded_intact(&acc) && memcmp(ctr.data, ctr_copy, 16) == 0
+          && (in_place || memcmp(src.data, random, len) == 0) && key_intact(k),
+          "%s: writes nothing but dst and acc (src, ctr, key, guard bytes intact)", name);
+    free(want);
+    guarded_free(&dst);
+    guarded_free(&src);
+    guarded_free(&ctr);
+    guarded_free(&acc);
+}
+
+static void run_direct(const struct test_isa *isa, const char *repo_root, const uint8_t *random)
+{
+    size_t lens[MAX_LENGTHS];
+    size_t n = abi_lengths(repo_root, isa->name, lens);
+    if (!isa_select(isa))
+        return;
+    for (size_t ks = 0; ks < 3; ks++) {
+        struct abi_key k = { .isa = isa->name, .key_len = key_sizes[ks] };
+        if (!gcm_make_key(&k.gk, k.raw, k.key_len, isa->name))
+            continue;
+        k.copy = k.gk;
+        gcm_ref_hash_key(k.raw, k.key_len, k.h);
+        for (size_t l = 0; l < n; l++) {
+            direct_ghash(isa, &k, lens[l], 0, random);
+            direct_ghash(isa, &k, lens[l], 1 + l % 15, random);
+            for (int d = 0; d < 2; d++)
+                for (int variant = 0; variant < 4; variant++)
+                    direct_update(isa, &k, (enum gcm_dir)d, lens[l], variant, variant == 3,
+                                  random);
+        }
+    }
+}
+
+/* The public streaming functions through the thunk (the one-shot ones take more
+ * than six arguments, which the thunk cannot pass). */
+static void run_api_calls(const struct test_isa *isa, const uint8_t *random)
+{
+    static const size_t lengths[] = { 0, 1, 16, 17, 500, 4096 + 3 };
+    if (!isa_select(isa))
+        return;
+    uint8_t raw[32], iv[12], tag[16];
+    aesgen_gcm_key gk;
+    rng_fill(raw, sizeof raw);
+    rng_fill(iv, sizeof iv);
+    uint64_t init_args[6] = { (uintptr_t)&gk, (uintptr_t)raw, 32 };
+    struct abi_call c = abi_call_through_thunk((void (*)(void))aesgen_gcm_init, init_args);
+    const char *why = abi_violation(&c);
+    check(why == NULL, "%s aesgen_gcm_init through the thunk: ABI (%s)", isa->name,
+          why ? why : "");
+    for (int d = 0; d < 2; d++) {
+        enum gcm_dir dir = (enum gcm_dir)d;
+        for (size_t l = 0; l < sizeof lengths / sizeof lengths[0]; l++) {
+            size_t len = lengths[l];
+            aesgen_gcm_ctx ctx;
+            uint8_t *dst = xmalloc(len);
+            struct { const char *fn; void (*call)(void); uint64_t args[6]; } steps[] = {
+                { "start", (void (*)(void))aesgen_gcm_start,
+                  { (uintptr_t)&ctx, (uintptr_t)&gk, (uintptr_t)iv, 12 } },
+                { "aad", (void (*)(void))aesgen_gcm_aad,
+                  { (uintptr_t)&ctx, (uintptr_t)random, 13 + len % 50 } },
+                { dir == GCM_ENCRYPT ? "encrypt_update" : "decrypt_update",
+                  dir == GCM_ENCRYPT ? (void (*)(void))aesgen_gcm_encrypt_update
+                                     : (void (*)(void))aesgen_gcm_decrypt_update,
+                  { (uintptr_t)&ctx, (uintptr_t)dst, (uintptr_t)random, len } },
+                { dir == GCM_ENCRYPT ? "encrypt_final" : "decrypt_final",
+                  dir == GCM_ENCRYPT ? (void (*)(void))aesgen_gcm_encrypt_final
+                                     : (void (*)(void))aesgen_gcm_decrypt_final,
+                  { (uintptr_t)&ctx, (uintptr_t)tag, 16 } },
+            };
+            for (size_t s = 0; s < sizeof steps / sizeof steps[0]; s++) {
+                c = abi_call_through_thunk(steps[s].call, steps[s].args);
+                why = abi_violation(&c);
+                check(why == NULL, "%s aesgen_gcm_%s (%s len=%zu) through the thunk: ABI (%s)",
+                      isa->name, steps[s].fn, gcm_dir_name(dir), len, why ? why : "");
+            }
+            free(dst);
+        }
+    }
+}
+
+void test_gcm_abi(const struct test_config *config)
+{
+    check_set_group("gcm-abi");
+    abi_key_schedule_self_test();
+    abi_harness_self_test();
+    enum { BUF = 4096 + 64 * 16 };
+    uint8_t *random = xmalloc(BUF);
+    rng_fill(random, BUF);
+    FOR_EACH_RUNNABLE_ISA(isa) {
+        if (isa_gcm_asm_usable(isa))
+            run_direct(isa, config->repo_root, random);
+        run_api_calls(isa, random);
+    }
+    free(random);
+}

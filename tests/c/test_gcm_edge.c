@@ -1,0 +1,278 @@
+/*
+ * GCM page-edge tests (group gcm-page-edge): every buffer GCM reads or writes
+ * ends exactly where a PROT_NONE page begins, or starts right after one
+ * (page_arena.h), encrypt and decrypt, every ISA and key size:
+ *  - the text (src and dst, also in place): every length 0..300 and long ones,
+ *    one-shot and streamed (a 7-byte call first, so the rest starts mid-block);
+ *  - the AAD: every length 0..300 and long ones, with no text (GMAC) and with
+ *    33 bytes, one-shot and streamed (5 bytes first);
+ *  - the IV: every length 1..128 and some longer (the GHASH path);
+ *  - the tag: every tag length, written by encrypt, read by decrypt.
+ * A fault is a failure that names the case and where it hit.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "gcm_harness.h"
+#include "harness.h"
+#include "isa.h"
+#include "page_arena.h"
+#include "tests.h"
+
+struct edge_call {
+    enum gcm_dir dir;
+    const uint8_t *iv;
+    size_t iv_len;
+    const uint8_t *aad;
+    size_t aad_len;
+    uint8_t *dst;
+    const uint8_t *src;
+    size_t len;
+    uint8_t *tag;
+    size_t tag_len;
+    size_t first_aad_chunk, first_text_chunk;   /* streamed: the first call's length */
+    bool streamed;
+};
+
+/* A message and its reference answer. */
+struct message {
+    const uint8_t *iv, *aad, *pt;
+    size_t iv_len, aad_len, len;
+    uint8_t *ct;
+    uint8_t tag[16];
+};
+
+static void answer(const uint8_t *key, size_t key_len, struct message *msg)
+{
+    gcm_ref_encrypt(key, key_len, msg->iv, msg->iv_len, msg->aad, msg->aad_len, msg->ct, msg->pt,
+                    msg->len, msg->tag);
+}
+
+/* The call under a fault catcher; then the output against the answer. */
+static void run_edge(const char *name, const aesgen_gcm_key *key, struct edge_call *c,
+                     const struct message *msg)
+{
+    const struct fault_region regions[] = {
+        { "src", c->src, c->len }, { "dst", c->dst, c->len }, { "aad", c->aad, c->aad_len },
+        { "iv", c->iv, c->iv_len }, { "tag", c->tag, c->tag_len },
+    };
+    if (sigsetjmp(fault_return, 1) != 0) {
+        char where[96];
+        describe_fault_in(where, sizeof where, regions, sizeof regions / sizeof regions[0]);
+        check(false, "%s: faulted at %s", name, where);
+        return;
+    }
+    fault_armed = 1;
+    int rc;
+    if (c->streamed)
+        rc = gcm_api_streamed(c->dir, key, c->iv, c->iv_len, c->aad, c->aad_len,
+                              &c->first_aad_chunk, 1, c->dst, c->src, c->len,
+                              &c->first_text_chunk, 1, c->tag, c->tag_len);
+    else
+        rc = gcm_api_oneshot(c->dir, key, c->iv, c->iv_len, c->aad, c->aad_len, c->dst, c->src,
+                             c->len, c->tag, c->tag_len);
+    fault_armed = 0;
+    bool ok = rc == AESGEN_OK;
+    if (c->dir == GCM_ENCRYPT)
+        ok = ok && memcmp(c->dst, msg->ct, c->len) == 0
+             && memcmp(c->tag, msg->tag, c->tag_len) == 0;
+    else
+        ok = ok && memcmp(c->dst, msg->pt, c->len) == 0;
+    check(ok, "%s (rc %d)", name, rc);
+}
+
+struct placement {
+    const char *name;
+    bool at_end;        /* true: ends at the next guard; false: starts after one */
+    bool in_place;
+};
+
+static const struct placement placements[] = {
+    { "ending at a guard page", true, false },
+    { "starting after a guard page", false, false },
+    { "in place, ending at a guard page", true, true },
+    { "in place, starting after a guard page", false, true },
+};
+
+struct edge_env {
+    const char *isa;
+    const struct arena *a;
+    const uint8_t *key;
+    size_t key_len;
+    const aesgen_gcm_key *gk;
+    const uint8_t *random;     /* 2 x a.data_size random bytes: messages, AAD and IVs */
+    uint8_t *ct;               /* room for the answer */
+};
+
+/* The text at the edges; aad and iv on the heap. */
+static void text_edges(const struct edge_env *e, size_t len, const uint8_t *aad, const uint8_t *iv)
+{
+    struct message msg = { iv, aad, e->random, 12, 13, len, e->ct, { 0 } };
+    answer(e->key, e->key_len, &msg);
+    for (size_t p = 0; p < sizeof placements / sizeof placements[0]; p++) {
+        const struct placement *pl = &placements[p];
+        uint8_t *src = arena_place(e->a->src_area, e->a->data_size, len, pl->at_end);
+        uint8_t *dst = pl->in_place ? src : arena_place(e->a->dst_area, e->a->data_size, len,
+                                                         pl->at_end);
+        for (int d = 0; d < 2; d++) {
+            for (int streamed = 0; streamed < 2; streamed++) {
+                enum gcm_dir dir = (enum gcm_dir)d;
+                uint8_t tag[16];
+                memcpy(src, dir == GCM_ENCRYPT ? msg.pt : msg.ct, len);
+                memcpy(tag, msg.tag, 16);
+                struct edge_call c = { dir, iv, 12, aad, 13, dst, src, len, tag, 16, 5, 7,
+                                       streamed };
+                char name[200];
+                snprintf(name, sizeof name, "%s gcm aes-%u %s%s text %s len=%zu", e->isa,
+                         key_bits(e->key_len), gcm_dir_name(dir), streamed ? " streamed" : "",
+                         pl->name, len);
+                run_edge(name, e->gk, &c, &msg);
+            }
+        }
+    }
+}
+
+/* The AAD at the edges (src area); text on the heap. */
+static void aad_edges(const struct edge_env *e, size_t aad_len, size_t len, const uint8_t *pt,
+                      const uint8_t *iv)
+{
+    uint8_t *out = xmalloc(len);
+    for (int at_end = 0; at_end < 2; at_end++) {
+        uint8_t *aad = arena_place(e->a->src_area, e->a->data_size, aad_len, at_end);
+        memcpy(aad, e->random + 1000, aad_len);
+        struct message msg = { iv, aad, pt, 12, aad_len, len, e->ct, { 0 } };
+        answer(e->key, e->key_len, &msg);
+        for (int d = 0; d < 2; d++) {
+            for (int streamed = 0; streamed < 2; streamed++) {
+                enum gcm_dir dir = (enum gcm_dir)d;
+                uint8_t tag[16];
+                memcpy(tag, msg.tag, 16);
+                struct edge_call c = { dir, iv, 12, aad, aad_len, out,
+                                       dir == GCM_ENCRYPT ? msg.pt : msg.ct, len, tag, 16, 5, 7,
+                                       streamed };
+                char name[200];
+                snprintf(name, sizeof name, "%s gcm aes-%u %s%s aad %s aad=%zu len=%zu", e->isa,
+                         key_bits(e->key_len), gcm_dir_name(dir), streamed ? " streamed" : "",
+                         placements[at_end ? 0 : 1].name, aad_len, len);
+                run_edge(name, e->gk, &c, &msg);
+            }
+        }
+    }
+    free(out);
+}
+
+/* The IV at the edges (src area). */
+static void iv_edges(const struct edge_env *e, size_t iv_len, const uint8_t *pt)
+{
+    uint8_t out[20];
+    for (int at_end = 0; at_end < 2; at_end++) {
+        uint8_t *iv = arena_place(e->a->src_area, e->a->data_size, iv_len, at_end);
+        memcpy(iv, e->random + 2000, iv_len);
+        struct message msg = { iv, e->random + 3000, pt, iv_len, 7, sizeof out, e->ct, { 0 } };
+        answer(e->key, e->key_len, &msg);
+        for (int d = 0; d < 2; d++) {
+            enum gcm_dir dir = (enum gcm_dir)d;
+            uint8_t tag[16];
+            memcpy(tag, msg.tag, 16);
+            struct edge_call c = { dir, iv, iv_len, msg.aad, 7, out,
+                                   dir == GCM_ENCRYPT ? msg.pt : msg.ct, sizeof out, tag, 16, 0,
+                                   0, false };
+            char name[200];
+            snprintf(name, sizeof name, "%s gcm aes-%u %s iv %s iv=%zu", e->isa,
+                     key_bits(e->key_len), gcm_dir_name(dir), placements[at_end ? 0 : 1].name,
+                     iv_len);
+            run_edge(name, e->gk, &c, &msg);
+        }
+    }
+}
+
+/* The tag at the edges (dst area): encrypt writes exactly tag_len bytes there. */
+static void tag_edges(const struct edge_env *e, const uint8_t *iv)
+{
+    uint8_t out[40];
+    struct message msg = { iv, e->random + 500, e->random, 12, 20, sizeof out, e->ct, { 0 } };
+    answer(e->key, e->key_len, &msg);
+    for (size_t t = 0; t < GCM_TAG_LENGTH_COUNT; t++) {
+        size_t tag_len = gcm_tag_lengths[t];
+        for (int at_end = 0; at_end < 2; at_end++) {
+            uint8_t *tag = arena_place(e->a->dst_area, e->a->data_size, tag_len, at_end);
+            for (int d = 0; d < 2; d++) {
+                for (int streamed = 0; streamed < 2; streamed++) {
+                    enum gcm_dir dir = (enum gcm_dir)d;
+                    memcpy(tag, msg.tag, tag_len);
+                    struct edge_call c = { dir, iv, 12, msg.aad, 20, out,
+                                           dir == GCM_ENCRYPT ? msg.pt : msg.ct, sizeof out, tag,
+                                           tag_len, 3, 17, streamed };
+                    char name[200];
+                    snprintf(name, sizeof name, "%s gcm aes-%u %s%s tag %s tag=%zu", e->isa,
+                             key_bits(e->key_len), gcm_dir_name(dir),
+                             streamed ? " streamed" : "", placements[at_end ? 0 : 1].name,
+                             tag_len);
+                    run_edge(name, e->gk, &c, &msg);
+                }
+            }
+        }
+    }
+}
+
+static void run_isa(struct edge_env *e)
+{
+    static const size_t long_texts[] = { 512, 1000, 1420, 4096, 4096 + 17, 2 * 4096 + 33,
+                                         3 * 4096 };
+    static const size_t long_aads[] = { 512, 1000, 4096 + 17, 3 * 4096 };
+    static const size_t long_ivs[] = { 256, 1000, 4096 + 3 };
+    uint8_t raw[32], aad[13], iv[12];
+    aesgen_gcm_key gk;
+    rng_fill(aad, sizeof aad);
+    rng_fill(iv, sizeof iv);
+    for (size_t k = 0; k < 3; k++) {
+        e->key_len = key_sizes[k];
+        if (!gcm_make_key(&gk, raw, e->key_len, e->isa))
+            continue;
+        e->key = raw;
+        e->gk = &gk;
+        for (size_t len = 0; len <= 300; len++)
+            text_edges(e, len, aad, iv);
+        for (size_t l = 0; l < sizeof long_texts / sizeof long_texts[0]; l++)
+            if (long_texts[l] <= e->a->data_size)
+                text_edges(e, long_texts[l], aad, iv);
+        for (size_t aad_len = 0; aad_len <= 300; aad_len++) {
+            aad_edges(e, aad_len, 0, e->random, iv);
+            aad_edges(e, aad_len, 33, e->random, iv);
+        }
+        for (size_t l = 0; l < sizeof long_aads / sizeof long_aads[0]; l++)
+            if (long_aads[l] <= e->a->data_size)
+                aad_edges(e, long_aads[l], 33, e->random, iv);
+        for (size_t iv_len = 1; iv_len <= 128; iv_len++)
+            iv_edges(e, iv_len, e->random);
+        for (size_t l = 0; l < sizeof long_ivs / sizeof long_ivs[0]; l++)
+            if (long_ivs[l] <= e->a->data_size)
+                iv_edges(e, long_ivs[l], e->random);
+        tag_edges(e, iv);
+    }
+}
+
+void test_gcm_page_edges(const struct test_config *config)
+{
+    (void)config;
+    check_set_group("gcm-page-edge");
+    struct arena a;
+    if (!check(arena_map(&a), "map pages with PROT_NONE guards"))
+        return;
+    uint8_t *random = xmalloc(2 * a.data_size), *ct = xmalloc(a.data_size);
+    rng_fill(random, 2 * a.data_size);
+    struct fault_catcher catcher;
+    catch_faults(&catcher);
+    FOR_EACH_RUNNABLE_ISA(isa) {
+        if (!isa_select(isa))
+            continue;
+        struct edge_env e = { isa->name, &a, NULL, 0, NULL, random, ct };
+        run_isa(&e);
+    }
+    release_faults(&catcher);
+    free(random);
+    free(ct);
+    arena_unmap(&a);
+}
