@@ -8,7 +8,7 @@
  *   bench_workloads.c  the table of workloads (mode x implementation family)
  *   bench_report.c     tables, JSON file, Linux tcrypt-format lines
  *
- * A workload is one mode (CTR, XCTR, later XTS, GCM) with a setup and a run function
+ * A workload is one mode (CTR, XCTR, XTS, GCM) with a setup and a run function
  * for our library (one instance per ISA) and, where OpenSSL has the mode, for OpenSSL.
  * Adding a mode means adding functions and one entry to bench_workloads[].
  */
@@ -22,6 +22,7 @@
 #define BENCH_MAX_IMPLS  8       /* generic + 4 ISAs + OpenSSL, with room to spare */
 #define BENCH_KEY_MAX    64      /* key material handed to setup (XTS needs 2 keys) */
 #define BENCH_MAX_SAMPLES 101
+#define BENCH_EXTRA_OUT  64      /* room after dst[len] for what else a message writes */
 
 /*
  * Encrypt `count` messages of `len` bytes, each one started afresh (new IV, same key),
@@ -46,6 +47,9 @@ typedef struct bench_workload {
     const char *tcrypt_op;        /* "encryption" (NULL) or "decryption" */
     unsigned key_factor;          /* key material = key_factor * AES key size (XTS: 2) */
     unsigned extra_blocks;        /* AES blocks per message beyond ceil(len/16) (XTS tweak: 1) */
+    unsigned extra_out;           /* bytes a message writes after dst[len] that the output
+                                     check compares too (GCM: the tag; at most
+                                     BENCH_EXTRA_OUT) */
     int tcrypt_lines;             /* also print Linux tcrypt-format lines */
     const char *ours_per_message; /* what one timed message costs us, for the header */
     const char *peer_per_message; /* same for the peer; NULL when there is no peer */

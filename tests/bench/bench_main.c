@@ -111,6 +111,7 @@ static void summarize_machine(bench_machine *m, machine_probe *p, unsigned sampl
 /* ---- implementations of one workload and key ---- */
 
 typedef struct impl_set {
+    const bench_workload *workload;
     bench_impl impls[BENCH_MAX_IMPLS];
     size_t n;
     bench_impl reference;        /* output every impl is compared with; state NULL if none */
@@ -144,6 +145,7 @@ static void build_impls(impl_set *set, const bench_workload *w, unsigned keybits
     size_t key_len = w->key_factor * keybits / 8;
     make_key(key, key_len, keybits);
     memset(set, 0, sizeof *set);
+    set->workload = w;
 
     if (o->with_generic && bench_filter_allows(o->filter, "impl", "generic"))
         add_ours(set, w, "generic", key, key_len);
@@ -239,10 +241,12 @@ static int verify_impl(const bench_impl *impl, const impl_set *set, const bench_
 {
     if (!set->reference.state)
         return -1;
+    size_t out = len + set->workload->extra_out;   /* GCM: the tag after the text */
+    memset(b->check, 0, out);
     set->reference.run(set->reference.state, b->check, b->src, len, 1);
-    memset(b->dst, 0, len);
+    memset(b->dst, 0, out);
     impl->run(impl->state, b->dst, b->src, len, 1);
-    return memcmp(b->dst, b->check, len) == 0;
+    return memcmp(b->dst, b->check, out) == 0;
 }
 
 static void prepare_case(bench_case *c, const bench_buffers *b, const bench_options *o)
@@ -433,15 +437,16 @@ static void report_block(const bench_block *blk, const bench_case *cases, size_t
 
 static int alloc_buffers(bench_buffers *b)
 {
-    b->src = aligned_alloc(64, BENCH_MAX_LEN);
-    b->dst = aligned_alloc(64, BENCH_MAX_LEN);
-    b->check = aligned_alloc(64, BENCH_MAX_LEN);
+    const size_t size = BENCH_MAX_LEN + BENCH_EXTRA_OUT;   /* dst[len..]: e.g. a GCM tag */
+    b->src = aligned_alloc(64, size);
+    b->dst = aligned_alloc(64, size);
+    b->check = aligned_alloc(64, size);
     if (!b->src || !b->dst || !b->check)
         return 0;
-    for (size_t i = 0; i < BENCH_MAX_LEN; i++)
+    for (size_t i = 0; i < size; i++)
         b->src[i] = (uint8_t)(i * 7 + 3);
-    memset(b->dst, 0, BENCH_MAX_LEN);
-    memset(b->check, 0, BENCH_MAX_LEN);
+    memset(b->dst, 0, size);
+    memset(b->check, 0, size);
     return 1;
 }
 

@@ -21,7 +21,8 @@ static void usage(FILE *out)
             "  --cpu N            CPU to pin to (env BENCH_CPU; default the last allowed)\n"
             "  --filter SPEC      e.g. mode=ctr,bits=256,len=1420,impl=openssl; keys may\n"
             "                     repeat (mode=ctr,mode=xctr); modes: ctr, xctr, xts-enc,\n"
-            "                     xts-dec, xts (both) (env BENCH_FILTER)\n"
+            "                     xts-dec, xts (both), gcm-enc, gcm-dec, gcm-stream,\n"
+            "                     gcm (all three) (env BENCH_FILTER)\n"
             "  --json FILE        write one record per (mode, keybits, length, impl)\n"
             "  --tcrypt           Linux tcrypt-format lines for every workload\n"
             "  env BENCH_GENERIC=1 is --with-generic\n");
