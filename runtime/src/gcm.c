@@ -95,11 +95,17 @@ static void ghash_padded(const aesgen_gcm_key *key, uint8_t acc[16], const uint8
     }
 }
 
-/* The reflected accumulator back in GCM byte order. */
+/* The reflected accumulator back in GCM byte order (two 8-byte swaps, not a byte loop:
+ * this sits on every message's critical path). */
 static void acc_to_block(uint8_t out[16], const uint8_t acc[16])
 {
-    for (int i = 0; i < 16; i++)
-        out[i] = acc[15 - i];
+    uint64_t lo, hi;
+    memcpy(&lo, acc, 8);
+    memcpy(&hi, acc + 8, 8);
+    hi = __builtin_bswap64(hi);
+    lo = __builtin_bswap64(lo);
+    memcpy(out, &hi, 8);
+    memcpy(out + 8, &lo, 8);
 }
 
 /* J0 = IV || 0^31 || 1 for 96-bit IVs, else GHASH(IV || 0-pad || 0^64 || [len(IV)]_64). */
@@ -127,7 +133,10 @@ int aesgen_gcm_start(aesgen_gcm_ctx *ctx, const aesgen_gcm_key *key, const uint8
         return AESGEN_EINVAL;
     uint8_t j0[16];
     compute_j0(key, iv, iv_len, j0);   /* before ctx is written: iv may lie in it */
-    memset(ctx, 0, sizeof *ctx);
+    /* Only what is read before it is written: buf and ks are filled before use. */
+    memset(ctx->acc, 0, sizeof ctx->acc);
+    ctx->aad_len = ctx->data_len = 0;
+    ctx->buf_len = 0;
     ctx->key = key;
     key->encrypt_block(&key->aes, ctx->tag_mask, j0);
     memcpy(ctx->ctr, j0, sizeof j0);
@@ -302,8 +311,12 @@ static void compute_tag(aesgen_gcm_ctx *ctx, uint8_t tag[16])
     ctx->key->ghash(ctx->key, ctx->acc, last, pending + 16);
     aesgen_wipe(last, sizeof last);
     acc_to_block(tag, ctx->acc);
-    for (int i = 0; i < 16; i++)
-        tag[i] ^= ctx->tag_mask[i];
+    uint64_t t[2], m[2];
+    memcpy(t, tag, 16);
+    memcpy(m, ctx->tag_mask, 16);
+    t[0] ^= m[0];
+    t[1] ^= m[1];
+    memcpy(tag, t, 16);
     aesgen_wipe(ctx, sizeof *ctx);
 }
 
