@@ -13,7 +13,7 @@
 TEST_DIR    := $(BUILD)/tests
 # Listed, not globbed: tests/c also holds stand-alone programs (variant_check.c,
 # built by tests/python/test_gen_files.py) that are not part of this binary.
-TEST_C_SRCS := $(addprefix tests/c/,main.c check.c isa.c harness.c reference.c jsonl.c \
+TEST_C_SRCS := $(addprefix tests/c/,main.c check.c isa.c harness.c reference.c jsonl.c vectors.c \
                  test_api.c test_kat.c test_diff.c page_arena.c test_page_edge.c test_abi.c \
                  test_threads.c xts_harness.c test_xts_api.c test_xts_kat.c \
                  test_xts_diff.c gcm_harness.c test_gcm_api.c test_gcm_kat.c \

@@ -18,14 +18,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 
 #include "check.h"
 #include "gcm_harness.h"
 #include "harness.h"
 #include "isa.h"
-#include "jsonl.h"
 #include "tests.h"
+#include "vectors.h"
 
 struct gcm_vector {
     char id[260];
@@ -38,36 +37,11 @@ struct gcm_vector {
     bool valid;
 };
 
-struct gcm_vector_file {
-    const char *path;          /* relative to the vectors directory */
-    bool gzip;
-    size_t min_cases;          /* fewer means the file is not what the tests expect */
-};
-
-static const struct gcm_vector_file gcm_vector_files[] = {
+static const struct vector_file gcm_vector_files[] = {
     { "normalized/gcm.jsonl", false, 777 },
     { "normalized/gcm_nist_cavp_subset.jsonl.gz", true, 12596 },
     { "derived/gcm.jsonl", false, 228 },
 };
-
-/* A hex field into a fresh buffer ("" is an empty one); false if absent or bad. */
-static bool hex_field(const struct json_object *o, const char *key, uint8_t **out, size_t *len)
-{
-    const char *hex = json_string(o, key);
-    *out = NULL;
-    if (!hex)
-        return false;
-    size_t cap = strlen(hex) / 2;
-    *out = xmalloc(cap);
-    long n = hex_decode(hex, *out, cap);
-    if (n < 0) {
-        free(*out);
-        *out = NULL;
-        return false;
-    }
-    *len = (size_t)n;
-    return true;
-}
 
 static bool tag_len_allowed(size_t n)
 {
@@ -104,11 +78,11 @@ static bool vector_from_json(const struct json_object *o, struct gcm_vector *v, 
               && (v->key_len == 16 || v->key_len == 24 || v->key_len == 32)
               && hex_decode(key_hex, v->key, sizeof v->key) == (long)v->key_len
               && tag_len_allowed(v->tag_len) && hex_decode(tag_hex, v->tag, 16) == (long)v->tag_len
-              && hex_field(o, "iv", &v->iv, &v->iv_len) && hex_field(o, "aad", &v->aad, &v->aad_len)
-              && hex_field(o, "ct", &v->ct, &ct_len);
+              && vector_hex(o, "iv", &v->iv, &v->iv_len) && vector_hex(o, "aad", &v->aad, &v->aad_len)
+              && vector_hex(o, "ct", &v->ct, &ct_len);
     v->len = ct_len;
     if (ok && !json_is_null(o, "pt"))
-        ok = hex_field(o, "pt", &v->pt, &pt_len) && pt_len == ct_len;
+        ok = vector_hex(o, "pt", &v->pt, &pt_len) && pt_len == ct_len;
     else if (ok)
         ok = !v->valid;          /* only invalid cases may lack the plaintext */
     if (!ok)
@@ -132,60 +106,36 @@ static void count(struct vector_stats *s, const struct gcm_vector *v)
     s->zero_iv += v->iv_len == 0;
 }
 
-static FILE *open_vectors(const char *path, bool gzip)
+struct gcm_vector_list {
+    struct gcm_vector *cases;
+    size_t count, cap;
+    struct vector_stats stats;     /* of the file being read */
+};
+
+/* vector_case_fn: appends the line's case to the gcm_vector_list. */
+static bool add_gcm_vector(const struct json_object *o, const char *where, void *ctx)
 {
-    if (!gzip)
-        return fopen(path, "r");
-    char command[4400];
-    if (strchr(path, '\''))
-        return NULL;
-    snprintf(command, sizeof command, "gzip -dc -- '%s'", path);
-    return popen(command, "r");
+    struct gcm_vector_list *list = ctx;
+    list->cases = vector_grow(list->cases, list->count, &list->cap, sizeof *list->cases);
+    struct gcm_vector *v = &list->cases[list->count];
+    if (!vector_from_json(o, v, where))
+        return false;
+    count(&list->stats, v);
+    list->count++;
+    return true;
 }
 
-static void load_file(const char *dir, const struct gcm_vector_file *file,
-                      struct gcm_vector **cases, size_t *n, size_t *cap)
+static void load_file(const char *dir, const struct vector_file *file,
+                      struct gcm_vector_list *list)
 {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, file->path);
-    FILE *f = open_vectors(path, file->gzip);
-    if (!check(f != NULL, "open vector file %s", path))
-        return;
-    char *line = NULL;
-    size_t line_cap = 0, line_no = 0, used = 0;
-    struct vector_stats stats = { 0 };
-    while (getline(&line, &line_cap, f) > 0) {
-        line_no++;
-        if (line[strspn(line, " \t\r\n")] == '\0')
-            continue;
-        char where[4200];
-        snprintf(where, sizeof where, "%s:%zu", file->path, line_no);
-        struct json_object o;
-        if (!check(json_parse_flat(line, &o) == 0, "%s: parses as a flat JSON object", where))
-            continue;
-        if (*n == *cap)
-            *cases = xrealloc(*cases, (*cap = *cap * 2 + 1024) * sizeof **cases);
-        if (vector_from_json(&o, &(*cases)[*n], where)) {
-            count(&stats, &(*cases)[*n]);
-            (*n)++;
-            used++;
-        }
-        json_free(&o);
-    }
-    free(line);
-    if (file->gzip) {
-        int status = pclose(f);
-        check(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-              "%s: gzip -dc exits with status 0 (status %#x)", file->path, status);
-    } else {
-        fclose(f);
-    }
-    check(used >= file->min_cases, "%s: at least %zu usable vectors (found %zu)", file->path,
-          file->min_cases, used);
-    check_note("vectors: %s: %zu GCM cases (%zu valid, %zu invalid; %zu GMAC; IV != 12 bytes "
-               "%zu, of which 1..11 bytes %zu, > 16 bytes %zu, empty %zu; truncated tags %zu)",
-               file->path, used, stats.valid, stats.invalid, stats.gmac, stats.iv_not_12,
-               stats.iv_short, stats.iv_long, stats.zero_iv, stats.truncated_tag);
+    size_t used;
+    const struct vector_stats *s = &list->stats;
+    memset(&list->stats, 0, sizeof list->stats);
+    if (vector_file_read(dir, file, add_gcm_vector, list, &used))
+        check_note("vectors: %s: %zu GCM cases (%zu valid, %zu invalid; %zu GMAC; IV != 12 "
+                   "bytes %zu, of which 1..11 bytes %zu, > 16 bytes %zu, empty %zu; truncated "
+                   "tags %zu)", file->path, used, s->valid, s->invalid, s->gmac, s->iv_not_12,
+                   s->iv_short, s->iv_long, s->zero_iv, s->truncated_tag);
 }
 
 /* ---- The references must agree with every case first -------------------------- */
@@ -414,18 +364,17 @@ static void run_case(const char *isa, const struct gcm_vector *v)
 void test_gcm_known_answers(const struct test_config *config)
 {
     check_set_group("gcm-known-answer");
-    struct gcm_vector *cases = NULL;
-    size_t n = 0, cap = 0;
+    struct gcm_vector_list list = { NULL, 0, 0, { 0 } };
     for (size_t f = 0; f < sizeof gcm_vector_files / sizeof gcm_vector_files[0]; f++)
-        load_file(config->vectors_dir, &gcm_vector_files[f], &cases, &n, &cap);
-    reference_self_test(cases, n);
+        load_file(config->vectors_dir, &gcm_vector_files[f], &list);
+    reference_self_test(list.cases, list.count);
     FOR_EACH_RUNNABLE_ISA(isa) {
         if (!isa_select(isa))
             continue;
-        for (size_t i = 0; i < n; i++)
-            run_case(isa->name, &cases[i]);
+        for (size_t i = 0; i < list.count; i++)
+            run_case(isa->name, &list.cases[i]);
     }
-    for (size_t i = 0; i < n; i++)
-        vector_free(&cases[i]);
-    free(cases);
+    for (size_t i = 0; i < list.count; i++)
+        vector_free(&list.cases[i]);
+    free(list.cases);
 }

@@ -10,8 +10,8 @@
 #include "check.h"
 #include "harness.h"
 #include "isa.h"
-#include "jsonl.h"
 #include "tests.h"
+#include "vectors.h"
 
 struct kat {
     char id[160];
@@ -23,40 +23,12 @@ struct kat {
     size_t len;
 };
 
-struct kat_file {
-    const char *path;          /* relative to the vectors directory */
-    size_t min_cases;          /* fewer means the file is not what the tests expect */
+static const struct vector_file kat_files[] = {
+    { "normalized/ctr.jsonl", false, 16 },
+    { "normalized/xctr.jsonl", false, 180 },
+    { "derived/ctr.jsonl", false, 153 },
+    { "derived/xctr.jsonl", false, 126 },
 };
-
-static const struct kat_file kat_files[] = {
-    { "normalized/ctr.jsonl", 16 },
-    { "normalized/xctr.jsonl", 180 },
-    { "derived/ctr.jsonl", 153 },
-    { "derived/xctr.jsonl", 126 },
-};
-
-/* Decodes a hex field into a new buffer; false if absent or not hex. */
-static bool field_bytes(const struct json_object *o, const char *key, uint8_t **out, size_t *len)
-{
-    const char *hex = json_string(o, key);
-    if (!hex)
-        return false;
-    size_t cap = strlen(hex) / 2;
-    *out = xmalloc(cap);
-    long n = hex_decode(hex, *out, cap);
-    if (n < 0) {
-        free(*out);
-        return false;
-    }
-    *len = (size_t)n;
-    return true;
-}
-
-static bool field_fixed(const struct json_object *o, const char *key, uint8_t *out, size_t want)
-{
-    const char *hex = json_string(o, key);
-    return hex && strlen(hex) == 2 * want && hex_decode(hex, out, want) == (long)want;
-}
 
 /* Fills k from one parsed line; false (and a failed check) if malformed. */
 static bool kat_from_json(const struct json_object *o, struct kat *k, const char *where)
@@ -72,9 +44,10 @@ static bool kat_from_json(const struct json_object *o, struct kat *k, const char
               && result && strcmp(result, "valid") == 0
               && json_integer(o, "keybits", &keybits) && (size_t)keybits == k->key_len * 8
               && (k->key_len == 16 || k->key_len == 24 || k->key_len == 32)
-              && field_fixed(o, "key", k->key, k->key_len) && field_fixed(o, "iv", k->iv, 16);
+              && vector_hex_fixed(o, "key", k->key, k->key_len)
+              && vector_hex_fixed(o, "iv", k->iv, 16);
     k->pt = k->ct = NULL;
-    if (ok && field_bytes(o, "pt", &k->pt, &k->len) && field_bytes(o, "ct", &k->ct, &ct_len))
+    if (ok && vector_hex(o, "pt", &k->pt, &k->len) && vector_hex(o, "ct", &k->ct, &ct_len))
         ok = ct_len == k->len;
     else
         ok = false;
@@ -87,46 +60,38 @@ static void kat_free(struct kat *k)
     free(k->ct);
 }
 
-/* Reads the usable cases of one file into a growing array. */
-static void load_file(const char *dir, const struct kat_file *file, struct kat **cases,
-                      size_t *count, size_t *cap)
+struct kat_list {
+    struct kat *cases;
+    size_t count, cap;
+    size_t ctr32;              /* lines of the file being read left out */
+};
+
+/* vector_case_fn: appends the line's case to the kat_list. */
+static bool add_kat(const struct json_object *o, const char *where, void *ctx)
 {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, file->path);
-    FILE *f = fopen(path, "r");
-    if (!check(f != NULL, "open vector file %s", path))
-        return;
-    char *line = NULL;
-    size_t line_cap = 0, line_no = 0, used = 0, ctr32 = 0;
-    while (getline(&line, &line_cap, f) > 0) {
-        line_no++;
-        if (line[strspn(line, " \t\r\n")] == '\0')
-            continue;
-        char where[4200];
-        snprintf(where, sizeof where, "%s:%zu", file->path, line_no);
-        struct json_object o;
-        if (!check(json_parse_flat(line, &o) == 0, "%s: parses as a flat JSON object", where))
-            continue;
-        const char *mode = json_string(&o, "mode");
-        if (mode && strcmp(mode, "ctr32") == 0) {
-            ctr32++;               /* a 32-bit counter: not what the CTR API implements */
-        } else {
-            if (*count == *cap)
-                *cases = xrealloc(*cases, (*cap = *cap * 2 + 64) * sizeof **cases);
-            if (kat_from_json(&o, &(*cases)[*count], where)) {
-                (*count)++;
-                used++;
-            } else {
-                kat_free(&(*cases)[*count]);
-            }
-        }
-        json_free(&o);
+    struct kat_list *list = ctx;
+    const char *mode = json_string(o, "mode");
+    if (mode && strcmp(mode, "ctr32") == 0) {
+        list->ctr32++;             /* a 32-bit counter: not what the CTR API implements */
+        return false;
     }
-    free(line);
-    fclose(f);
-    check(used >= file->min_cases, "%s: at least %zu usable vectors (found %zu)", file->path,
-          file->min_cases, used);
-    check_note("vectors: %s: %zu cases%s", file->path, used, ctr32 ? " (ctr32 cases left out)" : "");
+    list->cases = vector_grow(list->cases, list->count, &list->cap, sizeof *list->cases);
+    struct kat *k = &list->cases[list->count];
+    if (!kat_from_json(o, k, where)) {
+        kat_free(k);
+        return false;
+    }
+    list->count++;
+    return true;
+}
+
+static void load_file(const char *dir, const struct vector_file *file, struct kat_list *list)
+{
+    size_t used;
+    list->ctr32 = 0;
+    if (vector_file_read(dir, file, add_kat, list, &used))
+        check_note("vectors: %s: %zu cases%s", file->path, used,
+                   list->ctr32 ? " (ctr32 cases left out)" : "");
 }
 
 static void check_oneshot(const char *isa, const struct kat *k)
@@ -187,17 +152,16 @@ static void run_case(const char *isa, const struct kat *k)
 void test_known_answers(const struct test_config *config)
 {
     check_set_group("known-answer");
-    struct kat *cases = NULL;
-    size_t count = 0, cap = 0;
+    struct kat_list list = { NULL, 0, 0, 0 };
     for (size_t f = 0; f < sizeof kat_files / sizeof kat_files[0]; f++)
-        load_file(config->vectors_dir, &kat_files[f], &cases, &count, &cap);
+        load_file(config->vectors_dir, &kat_files[f], &list);
     FOR_EACH_RUNNABLE_ISA(isa) {
         if (!isa_select(isa))
             continue;
-        for (size_t i = 0; i < count; i++)
-            run_case(isa->name, &cases[i]);
+        for (size_t i = 0; i < list.count; i++)
+            run_case(isa->name, &list.cases[i]);
     }
-    for (size_t i = 0; i < count; i++)
-        kat_free(&cases[i]);
-    free(cases);
+    for (size_t i = 0; i < list.count; i++)
+        kat_free(&list.cases[i]);
+    free(list.cases);
 }

@@ -13,9 +13,9 @@
 #include "check.h"
 #include "harness.h"
 #include "isa.h"
-#include "jsonl.h"
 #include "reference.h"
 #include "tests.h"
+#include "vectors.h"
 #include "xts_harness.h"
 
 struct xts_kat {
@@ -27,38 +27,10 @@ struct xts_kat {
     size_t len;
 };
 
-struct xts_kat_file {
-    const char *path;          /* relative to the vectors directory */
-    size_t min_cases;          /* fewer means the file is not what the tests expect */
+static const struct vector_file xts_kat_files[] = {
+    { "normalized/xts.jsonl", false, 2942 },
+    { "derived/xts.jsonl", false, 135 },
 };
-
-static const struct xts_kat_file xts_kat_files[] = {
-    { "normalized/xts.jsonl", 2942 },
-    { "derived/xts.jsonl", 135 },
-};
-
-static bool hex_field(const struct json_object *o, const char *key, uint8_t **out, size_t *len)
-{
-    const char *hex = json_string(o, key);
-    if (!hex)
-        return false;
-    size_t cap = strlen(hex) / 2;
-    *out = xmalloc(cap);
-    long n = hex_decode(hex, *out, cap);
-    if (n < 0) {
-        free(*out);
-        *out = NULL;
-        return false;
-    }
-    *len = (size_t)n;
-    return true;
-}
-
-static bool hex_fixed(const struct json_object *o, const char *key, uint8_t *out, size_t want)
-{
-    const char *hex = json_string(o, key);
-    return hex && strlen(hex) == 2 * want && hex_decode(hex, out, want) == (long)want;
-}
 
 /* keybits is the size of each of the two keys; key is K1 || K2. */
 static bool kat_from_json(const struct json_object *o, struct xts_kat *k, const char *where)
@@ -74,8 +46,8 @@ static bool kat_from_json(const struct json_object *o, struct xts_kat *k, const 
     bool ok = mode && strcmp(mode, "xts") == 0 && result && strcmp(result, "valid") == 0
               && json_integer(o, "keybits", &keybits) && (size_t)keybits * 2 == k->key_len * 8
               && (k->key_len == 32 || k->key_len == 48 || k->key_len == 64)
-              && hex_fixed(o, "key", k->key, k->key_len) && hex_fixed(o, "iv", k->tweak, 16)
-              && hex_field(o, "pt", &k->pt, &k->len) && hex_field(o, "ct", &k->ct, &ct_len)
+              && vector_hex_fixed(o, "key", k->key, k->key_len) && vector_hex_fixed(o, "iv", k->tweak, 16)
+              && vector_hex(o, "pt", &k->pt, &k->len) && vector_hex(o, "ct", &k->ct, &ct_len)
               && ct_len == k->len && k->len >= 16;
     return check(ok, "%s: well-formed XTS vector \"%s\"", where, k->id);
 }
@@ -86,43 +58,34 @@ static void kat_free(struct xts_kat *k)
     free(k->ct);
 }
 
-static void load_file(const char *dir, const struct xts_kat_file *file, struct xts_kat **cases,
-                      size_t *count, size_t *cap)
+struct xts_kat_list {
+    struct xts_kat *cases;
+    size_t count, cap;
+    size_t per_size[3];        /* AES-128, -192, -256 cases of the file being read */
+};
+
+/* vector_case_fn: appends the line's case to the xts_kat_list. */
+static bool add_xts_kat(const struct json_object *o, const char *where, void *ctx)
 {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, file->path);
-    FILE *f = fopen(path, "r");
-    if (!check(f != NULL, "open vector file %s", path))
-        return;
-    char *line = NULL;
-    size_t line_cap = 0, line_no = 0, used = 0, per_size[3] = { 0, 0, 0 };
-    while (getline(&line, &line_cap, f) > 0) {
-        line_no++;
-        if (line[strspn(line, " \t\r\n")] == '\0')
-            continue;
-        char where[4200];
-        snprintf(where, sizeof where, "%s:%zu", file->path, line_no);
-        struct json_object o;
-        if (!check(json_parse_flat(line, &o) == 0, "%s: parses as a flat JSON object", where))
-            continue;
-        if (*count == *cap)
-            *cases = xrealloc(*cases, (*cap = *cap * 2 + 256) * sizeof **cases);
-        struct xts_kat *k = &(*cases)[*count];
-        if (kat_from_json(&o, k, where)) {
-            per_size[k->key_len / 16 - 2]++;
-            (*count)++;
-            used++;
-        } else {
-            kat_free(k);
-        }
-        json_free(&o);
+    struct xts_kat_list *list = ctx;
+    list->cases = vector_grow(list->cases, list->count, &list->cap, sizeof *list->cases);
+    struct xts_kat *k = &list->cases[list->count];
+    if (!kat_from_json(o, k, where)) {
+        kat_free(k);
+        return false;
     }
-    free(line);
-    fclose(f);
-    check(used >= file->min_cases, "%s: at least %zu usable vectors (found %zu)", file->path,
-          file->min_cases, used);
-    check_note("vectors: %s: %zu XTS cases (AES-128 %zu, AES-192 %zu, AES-256 %zu)", file->path,
-               used, per_size[0], per_size[1], per_size[2]);
+    list->per_size[k->key_len / 16 - 2]++;
+    list->count++;
+    return true;
+}
+
+static void load_file(const char *dir, const struct vector_file *file, struct xts_kat_list *list)
+{
+    size_t used;
+    memset(list->per_size, 0, sizeof list->per_size);
+    if (vector_file_read(dir, file, add_xts_kat, list, &used))
+        check_note("vectors: %s: %zu XTS cases (AES-128 %zu, AES-192 %zu, AES-256 %zu)",
+                   file->path, used, list->per_size[0], list->per_size[1], list->per_size[2]);
 }
 
 /* The ECB-built reference must match the published answers before it may judge
@@ -181,18 +144,17 @@ static void run_case(const char *isa, const struct xts_kat *k)
 void test_xts_known_answers(const struct test_config *config)
 {
     check_set_group("xts-known-answer");
-    struct xts_kat *cases = NULL;
-    size_t count = 0, cap = 0;
+    struct xts_kat_list list = { NULL, 0, 0, { 0, 0, 0 } };
     for (size_t f = 0; f < sizeof xts_kat_files / sizeof xts_kat_files[0]; f++)
-        load_file(config->vectors_dir, &xts_kat_files[f], &cases, &count, &cap);
-    reference_self_test(cases, count);
+        load_file(config->vectors_dir, &xts_kat_files[f], &list);
+    reference_self_test(list.cases, list.count);
     FOR_EACH_RUNNABLE_ISA(isa) {
         if (!isa_select(isa))
             continue;
-        for (size_t i = 0; i < count; i++)
-            run_case(isa->name, &cases[i]);
+        for (size_t i = 0; i < list.count; i++)
+            run_case(isa->name, &list.cases[i]);
     }
-    for (size_t i = 0; i < count; i++)
-        kat_free(&cases[i]);
-    free(cases);
+    for (size_t i = 0; i < list.count; i++)
+        kat_free(&list.cases[i]);
+    free(list.cases);
 }
