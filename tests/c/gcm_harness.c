@@ -2,12 +2,12 @@
 #include "gcm_harness.h"
 
 #include <openssl/evp.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
 #include "harness.h"
+#include "reference.h"
 
 const size_t gcm_tag_lengths[GCM_TAG_LENGTH_COUNT] = { 4, 8, 12, 13, 14, 15, 16 };
 
@@ -66,13 +66,6 @@ int gcm_api_streamed(enum gcm_dir dir, const aesgen_gcm_key *key, const uint8_t 
 
 /* ---- OpenSSL ------------------------------------------------------------------ */
 
-/* The oracle failing is a broken test environment, not a failed check. */
-static void die(const char *what)
-{
-    fprintf(stderr, "GCM reference (OpenSSL) failed: %s\n", what);
-    exit(3);
-}
-
 static const EVP_CIPHER *gcm_cipher(size_t key_len)
 {
     switch (key_len) {
@@ -83,66 +76,42 @@ static const EVP_CIPHER *gcm_cipher(size_t key_len)
     return NULL;
 }
 
-static const EVP_CIPHER *ecb_cipher(size_t key_len)
+/* The main thread's context (the threads group computes its answers first). */
+static EVP_CIPHER_CTX *gcm_evp_ctx(void)
 {
-    switch (key_len) {
-    case 16: return EVP_aes_128_ecb();
-    case 24: return EVP_aes_192_ecb();
-    case 32: return EVP_aes_256_ecb();
-    }
-    return NULL;
-}
-
-/* The main thread's contexts (the threads group computes its answers first). */
-static EVP_CIPHER_CTX *evp_ctx(int which)
-{
-    static EVP_CIPHER_CTX *ctx[2];
-    if (!ctx[which] && !(ctx[which] = EVP_CIPHER_CTX_new()))
-        die("EVP_CIPHER_CTX_new");
-    return ctx[which];
+    static EVP_CIPHER_CTX *ctx;
+    if (!ctx && !(ctx = EVP_CIPHER_CTX_new()))
+        ref_die("EVP_CIPHER_CTX_new (GCM)");
+    return ctx;
 }
 
 bool gcm_ref_evp(enum gcm_dir dir, const uint8_t *key, size_t key_len, const uint8_t *iv,
                  size_t iv_len, const uint8_t *aad, size_t aad_len, uint8_t *dst,
                  const uint8_t *src, size_t len, uint8_t tag[16], size_t tag_len)
 {
-    EVP_CIPHER_CTX *ctx = evp_ctx(0);
+    EVP_CIPHER_CTX *ctx = gcm_evp_ctx();
     int enc = dir == GCM_ENCRYPT, out_len = 0;
     if (!gcm_cipher(key_len) || iv_len == 0 || iv_len > GCM_OPENSSL_MAX_IV
         || aad_len > (1u << 30) || len > (1u << 30)
         || EVP_CipherInit_ex(ctx, gcm_cipher(key_len), NULL, NULL, NULL, enc) != 1
         || EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_IVLEN, (int)iv_len, NULL) != 1
         || EVP_CipherInit_ex(ctx, NULL, NULL, key, iv, enc) != 1)
-        die("EVP_CipherInit_ex (GCM)");
+        ref_die("EVP_CipherInit_ex (GCM)");
     if (aad_len && EVP_CipherUpdate(ctx, NULL, &out_len, aad, (int)aad_len) != 1)
-        die("EVP_CipherUpdate (GCM AAD)");
+        ref_die("EVP_CipherUpdate (GCM AAD)");
     if (len && (EVP_CipherUpdate(ctx, dst, &out_len, src, (int)len) != 1
                 || out_len != (int)len))
-        die("EVP_CipherUpdate (GCM)");
+        ref_die("EVP_CipherUpdate (GCM)");
     uint8_t none[16];
     if (enc) {
         if (EVP_CipherFinal_ex(ctx, none, &out_len) != 1 || out_len != 0
             || EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_GET_TAG, 16, tag) != 1)
-            die("EVP_CipherFinal_ex / GET_TAG (GCM)");
+            ref_die("EVP_CipherFinal_ex / GET_TAG (GCM)");
         return true;
     }
     if (EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_TAG, (int)tag_len, tag) != 1)
-        die("EVP_CTRL_GCM_SET_TAG");
+        ref_die("EVP_CTRL_GCM_SET_TAG");
     return EVP_CipherFinal_ex(ctx, none, &out_len) == 1;
-}
-
-/* AES-ECB of whole blocks, in place or not. */
-static void ecb(const uint8_t *key, size_t key_len, uint8_t *dst, const uint8_t *src,
-                size_t len)
-{
-    EVP_CIPHER_CTX *ctx = evp_ctx(1);
-    int out_len = 0;
-    if (!ecb_cipher(key_len) || EVP_EncryptInit_ex(ctx, ecb_cipher(key_len), NULL, key, NULL) != 1)
-        die("EVP_EncryptInit_ex (ECB)");
-    EVP_CIPHER_CTX_set_padding(ctx, 0);
-    if (len && (EVP_EncryptUpdate(ctx, dst, &out_len, src, (int)len) != 1
-                || out_len != (int)len))
-        die("EVP_EncryptUpdate (ECB)");
 }
 
 /* ---- GF(2^128), SP 800-38D ----------------------------------------------------- */
@@ -184,7 +153,7 @@ void gf128_mul(const uint8_t x[16], const uint8_t y[16], uint8_t out[16])
 void gcm_ref_hash_key(const uint8_t *key, size_t key_len, uint8_t h[16])
 {
     static const uint8_t zero[16];
-    ecb(key, key_len, h, zero, 16);
+    ref_ecb_encrypt(key, key_len, h, zero, 16);
 }
 
 void gcm_ref_ghash(const uint8_t h[16], uint8_t y[16], const uint8_t *data, size_t len)
@@ -246,9 +215,7 @@ void gcm_ref_ctr32(const uint8_t *key, size_t key_len, const uint8_t ctr[16], ui
         memcpy(stream + 16 * j, counter, 16);
         inc32(counter);
     }
-    ecb(key, key_len, stream, stream, blocks * 16);
-    for (size_t i = 0; i < len; i++)
-        dst[i] = src[i] ^ stream[i];
+    ref_xor_keystream(key, key_len, stream, dst, src, len);
     free(stream);
 }
 
@@ -266,7 +233,7 @@ void gcm_ref_own_encrypt(const uint8_t *key, size_t key_len, const uint8_t *iv, 
     ghash_padded(h, s, dst, len);
     lengths_block(aad_len, len, lengths);
     gcm_ref_ghash(h, s, lengths, 16);
-    ecb(key, key_len, mask, j0, 16);
+    ref_ecb_encrypt(key, key_len, mask, j0, 16);
     for (int i = 0; i < 16; i++)
         tag[i] = s[i] ^ mask[i];
 }

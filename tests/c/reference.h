@@ -11,6 +11,19 @@
 
 #include "aesgen.h"
 
+/* The oracle failing is a broken test environment, not a failed check: says
+ * what failed and exits with status 3. */
+_Noreturn void ref_die(const char *what);
+
+/* OpenSSL AES-ECB encryption of len bytes (whole blocks), in place or not. */
+void ref_ecb_encrypt(const uint8_t *key, size_t key_len, uint8_t *dst, const uint8_t *src,
+                     size_t len);
+
+/* The counter modes' last step: encrypts the ceil(len / 16) counter blocks in
+ * place (AES-ECB) and sets dst = src XOR them. */
+void ref_xor_keystream(const uint8_t *key, size_t key_len, uint8_t *counter_blocks, uint8_t *dst,
+                       const uint8_t *src, size_t len);
+
 /* CTR with a 128-bit big-endian counter starting at iv (OpenSSL aes-N-ctr). */
 void ref_ctr(const uint8_t *key, size_t key_len, const uint8_t iv[16],
              uint8_t *dst, const uint8_t *src, size_t len);
