@@ -70,6 +70,32 @@ void reference(enum mode mode, const uint8_t *key, size_t key_len, const uint8_t
         ref_xctr(key, key_len, iv, 1, dst, src, len);
 }
 
+enum { UNTOUCHED_PATTERN = 0x5a };
+
+void fill_pattern(void *p, size_t n)
+{
+    memset(p, UNTOUCHED_PATTERN, n);
+}
+
+bool still_pattern(const void *p, size_t n)
+{
+    return all_bytes_are(p, n, UNTOUCHED_PATTERN);
+}
+
+bool all_bytes_are(const void *p, size_t n, uint8_t value)
+{
+    const uint8_t *b = p;
+    for (size_t i = 0; i < n; i++)
+        if (b[i] != value)
+            return false;
+    return true;
+}
+
+bool all_zero(const void *p, size_t n)
+{
+    return all_bytes_are(p, n, 0);
+}
+
 void *xmalloc(size_t n)
 {
     void *p = malloc(n ? n : 1);

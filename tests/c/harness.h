@@ -56,6 +56,15 @@ struct guarded guarded_alloc(size_t len, size_t misalign);
 bool guarded_intact(const struct guarded *g);
 void guarded_free(struct guarded *g);
 
+/* Memory set to a pattern before a call that must fail, to see afterwards
+ * whether the call wrote to it. */
+void fill_pattern(void *p, size_t n);
+bool still_pattern(const void *p, size_t n);
+
+/* Every one of the n bytes equals value (0: a wiped buffer). */
+bool all_bytes_are(const void *p, size_t n, uint8_t value);
+bool all_zero(const void *p, size_t n);
+
 void *xmalloc(size_t n);            /* exit(3) when out of memory */
 void *xrealloc(void *p, size_t n);
 

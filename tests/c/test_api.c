@@ -34,21 +34,6 @@ static void strerror_never_null(void)
           "aesgen_strerror tells EINVAL and ENOTSUP apart");
 }
 
-/* A context filled with a pattern, to see whether a failing call wrote to it. */
-static void fill_pattern(void *p, size_t n)
-{
-    memset(p, 0x5a, n);
-}
-
-static bool still_pattern(const void *p, size_t n)
-{
-    const uint8_t *b = p;
-    for (size_t i = 0; i < n; i++)
-        if (b[i] != 0x5a)
-            return false;
-    return true;
-}
-
 static void bad_key_lengths(enum mode mode)
 {
     static const size_t bad[] = { 0, 1, 8, 15, 17, 20, 23, 25, 31, 33, 40, 48, 64, SIZE_MAX };

@@ -39,29 +39,6 @@
 #define GCM_MAX_TEXT ((UINT64_C(1) << 36) - 32)
 #define GCM_MAX_AAD  ((UINT64_C(1) << 61) - 1)
 
-static void fill_pattern(void *p, size_t n)
-{
-    memset(p, 0x5a, n);
-}
-
-static bool still_pattern(const void *p, size_t n)
-{
-    const uint8_t *b = p;
-    for (size_t i = 0; i < n; i++)
-        if (b[i] != 0x5a)
-            return false;
-    return true;
-}
-
-static bool all_zero(const void *p, size_t n)
-{
-    const uint8_t *b = p;
-    for (size_t i = 0; i < n; i++)
-        if (b[i])
-            return false;
-    return true;
-}
-
 /* A key, a message and its answer, shared by the checks of one ISA. */
 struct fixture {
     const char *isa;

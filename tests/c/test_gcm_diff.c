@@ -84,14 +84,6 @@ static void flip_bit(uint8_t *p, size_t n)
     p[bit / 8] ^= (uint8_t)(1u << (bit % 8));
 }
 
-static bool all_zero(const uint8_t *p, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (p[i])
-            return false;
-    return true;
-}
-
 /* Decrypt of a forged message: EBADMSG, dst wiped, nothing outside it. */
 static void forgeries(struct material *m, const struct shape *sh, const uint8_t *iv,
                       const uint8_t tag[16], const char *name)

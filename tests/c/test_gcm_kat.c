@@ -186,14 +186,6 @@ static void reference_self_test(const struct gcm_vector *cases, size_t n)
 
 /* ---- Valid cases ------------------------------------------------------------------ */
 
-static bool all_zero(const uint8_t *p, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (p[i])
-            return false;
-    return true;
-}
-
 static void oneshot_valid(const char *isa, const aesgen_gcm_key *key, const struct gcm_vector *v)
 {
     struct guarded dst = guarded_alloc(v->len, v->len % 16), tag = guarded_alloc(v->tag_len, 5);
@@ -296,9 +288,8 @@ static void zero_length_iv(const char *isa, const aesgen_gcm_key *key, const str
                                 v->tag_len);
     int rc2 = aesgen_gcm_encrypt(key, iv, 0, v->aad, v->aad_len, dst.data, v->ct, v->len, tag,
                                  v->tag_len);
-    bool untouched = guarded_intact(&dst) && tag[0] == 0xee && tag[15] == 0xee;
-    for (size_t i = 0; i < v->len; i++)
-        untouched &= dst.data[i] == 0xee;
+    bool untouched = guarded_intact(&dst) && tag[0] == 0xee && tag[15] == 0xee
+                     && all_bytes_are(dst.data, v->len, 0xee);
     check(rc == AESGEN_EINVAL && rc2 == AESGEN_EINVAL && untouched,
           "%s gcm \"%s\" zero-length IV: one-shot decrypt and encrypt refuse with EINVAL "
           "(got %d, %d), nothing written", isa, v->id, rc, rc2);

@@ -30,20 +30,6 @@
 #include "tests.h"
 #include "xts_harness.h"
 
-static void fill_pattern(void *p, size_t n)
-{
-    memset(p, 0x5a, n);
-}
-
-static bool still_pattern(const void *p, size_t n)
-{
-    const uint8_t *b = p;
-    for (size_t i = 0; i < n; i++)
-        if (b[i] != 0x5a)
-            return false;
-    return true;
-}
-
 static void bad_key_lengths(const char *isa)
 {
     static const size_t bad[] = { 0, 1, 16, 24, 31, 33, 40, 47, 49, 56, 63, 65, 96, 128, SIZE_MAX };
@@ -106,9 +92,7 @@ static void short_units(const char *isa)
             struct guarded dst = guarded_alloc(16, 0);
             memset(dst.data, 0xee, 16);
             int rc = xts_api(&ctx, dir, dst.data, src, len, tweak);
-            bool untouched = guarded_intact(&dst);
-            for (size_t i = 0; i < 16; i++)
-                untouched &= dst.data[i] == 0xee;
+            bool untouched = guarded_intact(&dst) && all_bytes_are(dst.data, 16, 0xee);
             check(rc == AESGEN_EINVAL && untouched, "%s xts %s len=%zu: EINVAL (got %d), dst untouched",
                   isa, xts_dir_name(dir), len, rc);
             memcpy(buf, src, 16);
@@ -344,9 +328,7 @@ static void sector_errors(const char *isa, const uint8_t *in)
             memset(dst.data, 0xee, bad[i].len);
             int rc = xts_api_sectors(&ctx, (enum xts_dir)d, dst.data, in, bad[i].len,
                                      bad[i].sector_size, 5);
-            bool untouched = guarded_intact(&dst);
-            for (size_t b = 0; b < bad[i].len; b++)
-                untouched &= dst.data[b] == 0xee;
+            bool untouched = guarded_intact(&dst) && all_bytes_are(dst.data, bad[i].len, 0xee);
             check(rc == AESGEN_EINVAL && untouched,
                   "%s xts %s_sectors len=%zu sector_size=%zu: EINVAL (got %d), dst untouched",
                   isa, xts_dir_name((enum xts_dir)d), bad[i].len, bad[i].sector_size, rc);
