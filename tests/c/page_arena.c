@@ -7,6 +7,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "check.h"
+
 bool arena_map(struct arena *a)
 {
     a->page = (size_t)sysconf(_SC_PAGESIZE);
@@ -31,6 +33,25 @@ void arena_unmap(struct arena *a)
 uint8_t *arena_place(uint8_t *area, size_t area_size, size_t len, bool at_end)
 {
     return at_end ? area + area_size - len : area;
+}
+
+const struct edge_placement edge_placements[EDGE_PLACEMENT_COUNT] = {
+    { "ending at a guard page", true, false },
+    { "starting after a guard page", false, false },
+    { "in place, ending at a guard page", true, true },
+    { "in place, starting after a guard page", false, true },
+};
+
+const char *edge_side_name(bool at_end)
+{
+    return edge_placements[at_end ? 0 : 1].name;
+}
+
+void arena_place_pair(const struct arena *a, const struct edge_placement *p, size_t len,
+                      uint8_t **src, uint8_t **dst)
+{
+    *src = arena_place(a->src_area, a->data_size, len, p->at_end);
+    *dst = p->in_place ? *src : arena_place(a->dst_area, a->data_size, len, p->at_end);
 }
 
 /* ---- Surviving a fault -------------------------------------------------- */
@@ -84,4 +105,20 @@ void describe_fault_in(char *out, size_t cap, const struct fault_region *regions
         }
     }
     snprintf(out, cap, "address %p", fault_address);
+}
+
+/* ---- A page-edge group's arena -------------------------------------------- */
+
+bool arena_open_catching(struct arena *a, struct fault_catcher *c)
+{
+    if (!check(arena_map(a), "map pages with PROT_NONE guards"))
+        return false;
+    catch_faults(c);
+    return true;
+}
+
+void arena_close_catching(struct arena *a, const struct fault_catcher *c)
+{
+    release_faults(c);
+    arena_unmap(a);
 }

@@ -37,6 +37,25 @@ void arena_unmap(struct arena *a);
  * right after the guard before it. */
 uint8_t *arena_place(uint8_t *area, size_t area_size, size_t len, bool at_end);
 
+/* Where a page-edge case puts its buffers. */
+struct edge_placement {
+    const char *name;
+    bool at_end;        /* true: buffers end at the next guard; false: start after one */
+    bool in_place;
+};
+
+/* Ending at a guard page, starting after one ([0] and [1]), then both in place. */
+enum { EDGE_PLACEMENT_COUNT = 4 };
+extern const struct edge_placement edge_placements[EDGE_PLACEMENT_COUNT];
+
+/* The name of a one-buffer placement: edge_placements[0] or [1]. */
+const char *edge_side_name(bool at_end);
+
+/* src of len bytes in the first data area, dst in the second (or dst = src in
+ * place), both placed as p says. */
+void arena_place_pair(const struct arena *a, const struct edge_placement *p, size_t len,
+                      uint8_t **src, uint8_t **dst);
+
 extern sigjmp_buf fault_return;
 extern volatile sig_atomic_t fault_armed;
 extern void *volatile fault_address;
@@ -47,6 +66,11 @@ struct fault_catcher {
 
 void catch_faults(struct fault_catcher *c);
 void release_faults(const struct fault_catcher *c);
+
+/* The page-edge groups' setup and teardown: maps the arena (a counted check)
+ * and catches faults; false, with nothing to undo, if the mapping failed. */
+bool arena_open_catching(struct arena *a, struct fault_catcher *c);
+void arena_close_catching(struct arena *a, const struct fault_catcher *c);
 
 /* A named buffer, to say where a fault hit. */
 struct fault_region {

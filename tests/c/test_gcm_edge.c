@@ -83,19 +83,6 @@ static void run_edge(const char *name, const aesgen_gcm_key *key, struct edge_ca
     check(ok, "%s (rc %d)", name, rc);
 }
 
-struct placement {
-    const char *name;
-    bool at_end;        /* true: ends at the next guard; false: starts after one */
-    bool in_place;
-};
-
-static const struct placement placements[] = {
-    { "ending at a guard page", true, false },
-    { "starting after a guard page", false, false },
-    { "in place, ending at a guard page", true, true },
-    { "in place, starting after a guard page", false, true },
-};
-
 struct edge_env {
     const char *isa;
     const struct arena *a;
@@ -111,11 +98,10 @@ static void text_edges(const struct edge_env *e, size_t len, const uint8_t *aad,
 {
     struct message msg = { iv, aad, e->random, 12, 13, len, e->ct, { 0 } };
     answer(e->key, e->key_len, &msg);
-    for (size_t p = 0; p < sizeof placements / sizeof placements[0]; p++) {
-        const struct placement *pl = &placements[p];
-        uint8_t *src = arena_place(e->a->src_area, e->a->data_size, len, pl->at_end);
-        uint8_t *dst = pl->in_place ? src : arena_place(e->a->dst_area, e->a->data_size, len,
-                                                         pl->at_end);
+    for (size_t p = 0; p < EDGE_PLACEMENT_COUNT; p++) {
+        const struct edge_placement *pl = &edge_placements[p];
+        uint8_t *src, *dst;
+        arena_place_pair(e->a, pl, len, &src, &dst);
         for (int d = 0; d < 2; d++) {
             for (int streamed = 0; streamed < 2; streamed++) {
                 enum gcm_dir dir = (enum gcm_dir)d;
@@ -155,7 +141,7 @@ static void aad_edges(const struct edge_env *e, size_t aad_len, size_t len, cons
                 char name[200];
                 snprintf(name, sizeof name, "%s gcm aes-%u %s%s aad %s aad=%zu len=%zu", e->isa,
                          key_bits(e->key_len), gcm_dir_name(dir), streamed ? " streamed" : "",
-                         placements[at_end ? 0 : 1].name, aad_len, len);
+                         edge_side_name(at_end), aad_len, len);
                 run_edge(name, e->gk, &c, &msg);
             }
         }
@@ -181,7 +167,7 @@ static void iv_edges(const struct edge_env *e, size_t iv_len, const uint8_t *pt)
                                    0, false };
             char name[200];
             snprintf(name, sizeof name, "%s gcm aes-%u %s iv %s iv=%zu", e->isa,
-                     key_bits(e->key_len), gcm_dir_name(dir), placements[at_end ? 0 : 1].name,
+                     key_bits(e->key_len), gcm_dir_name(dir), edge_side_name(at_end),
                      iv_len);
             run_edge(name, e->gk, &c, &msg);
         }
@@ -208,7 +194,7 @@ static void tag_edges(const struct edge_env *e, const uint8_t *iv)
                     char name[200];
                     snprintf(name, sizeof name, "%s gcm aes-%u %s%s tag %s tag=%zu", e->isa,
                              key_bits(e->key_len), gcm_dir_name(dir),
-                             streamed ? " streamed" : "", placements[at_end ? 0 : 1].name,
+                             streamed ? " streamed" : "", edge_side_name(at_end),
                              tag_len);
                     run_edge(name, e->gk, &c, &msg);
                 }
@@ -259,20 +245,18 @@ void test_gcm_page_edges(const struct test_config *config)
     (void)config;
     check_set_group("gcm-page-edge");
     struct arena a;
-    if (!check(arena_map(&a), "map pages with PROT_NONE guards"))
+    struct fault_catcher catcher;
+    if (!arena_open_catching(&a, &catcher))
         return;
     uint8_t *random = xmalloc(2 * a.data_size), *ct = xmalloc(a.data_size);
     rng_fill(random, 2 * a.data_size);
-    struct fault_catcher catcher;
-    catch_faults(&catcher);
     FOR_EACH_RUNNABLE_ISA(isa) {
         if (!isa_select(isa))
             continue;
         struct edge_env e = { isa->name, &a, NULL, 0, NULL, random, ct };
         run_isa(&e);
     }
-    release_faults(&catcher);
     free(random);
     free(ct);
-    arena_unmap(&a);
+    arena_close_catching(&a, &catcher);
 }

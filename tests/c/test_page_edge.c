@@ -32,29 +32,16 @@ static void describe_fault(char *out, size_t cap, const uint8_t *src, const uint
 
 /* ---- The tests ------------------------------------------------------------ */
 
-struct placement {
-    const char *name;
-    bool at_end;        /* true: buffers end at the next guard; false: start after one */
-    bool in_place;
-};
-
-static const struct placement placements[] = {
-    { "ending at a guard page", true, false },
-    { "starting after a guard page", false, false },
-    { "in place, ending at a guard page", true, true },
-    { "in place, starting after a guard page", false, true },
-};
-
 /* The stream is first advanced by `prefix` bytes elsewhere, so the call at
  * the edge also starts in the middle of a keystream block. */
 static void check_edge(const char *isa, enum mode mode, size_t key_len, const uint8_t *key,
-                       const uint8_t *iv, const struct arena *a, const struct placement *p,
+                       const uint8_t *iv, const struct arena *a, const struct edge_placement *p,
                        size_t len, size_t prefix, const uint8_t *pt, uint8_t *want)
 {
     uint8_t scratch[64];
     reference(mode, key, key_len, iv, want, pt, prefix + len);
-    uint8_t *src = arena_place(a->src_area, a->data_size, len, p->at_end);
-    uint8_t *dst = p->in_place ? src : arena_place(a->dst_area, a->data_size, len, p->at_end);
+    uint8_t *src, *dst;
+    arena_place_pair(a, p, len, &src, &dst);
     memcpy(src, pt + prefix, len);
     struct stream s;
     int rc = stream_init(&s, mode, key, key_len, iv);
@@ -84,17 +71,17 @@ static void run_isa(const char *isa, const struct arena *a, const uint8_t *pt, u
         rng_fill(key, sizeof key);
         for (int mode = 0; mode < MODE_COUNT; mode++) {
             rng_fill(iv, sizeof iv);
-            for (size_t p = 0; p < sizeof placements / sizeof placements[0]; p++) {
+            for (size_t p = 0; p < EDGE_PLACEMENT_COUNT; p++) {
                 /* From a block boundary, and from 5 bytes into a block. */
                 for (size_t len = 0; len <= 320; len++)
                     for (size_t prefix = 0; prefix <= 5; prefix += 5)
                         check_edge(isa, (enum mode)mode, key_sizes[k], key, iv, a,
-                                   &placements[p], len, prefix, pt, want);
+                                   &edge_placements[p], len, prefix, pt, want);
                 for (size_t l = 0; l < sizeof long_lengths / sizeof long_lengths[0]; l++)
                     if (long_lengths[l] <= a->data_size)
                         for (size_t prefix = 0; prefix <= 17; prefix += 17)
                             check_edge(isa, (enum mode)mode, key_sizes[k], key, iv, a,
-                                       &placements[p], long_lengths[l], prefix, pt, want);
+                                       &edge_placements[p], long_lengths[l], prefix, pt, want);
             }
         }
     }
@@ -105,32 +92,30 @@ void test_page_edges(const struct test_config *config)
     (void)config;
     check_set_group("page-edge");
     struct arena a;
-    if (!check(arena_map(&a), "map pages with PROT_NONE guards"))
+    struct fault_catcher catcher;
+    if (!arena_open_catching(&a, &catcher))
         return;
     uint8_t *pt = xmalloc(a.data_size + 64), *want = xmalloc(a.data_size + 64);
     rng_fill(pt, a.data_size + 64);
-    struct fault_catcher catcher;
-    catch_faults(&catcher);
     FOR_EACH_RUNNABLE_ISA(isa) {
         if (isa_select(isa))
             run_isa(isa->name, &a, pt, want);
     }
-    release_faults(&catcher);
     free(pt);
     free(want);
-    arena_unmap(&a);
+    arena_close_catching(&a, &catcher);
 }
 
 /* ---- XTS -------------------------------------------------------------------- */
 
 static void check_xts_edge(const char *isa, const aesgen_xts_ctx *ctx, const uint8_t *key,
                            size_t key_len, enum xts_dir dir, const uint8_t *tweak,
-                           const struct arena *a, const struct placement *p, size_t len,
+                           const struct arena *a, const struct edge_placement *p, size_t len,
                            const uint8_t *in, uint8_t *want)
 {
     xts_reference(dir, key, key_len, tweak, want, in, len);
-    uint8_t *src = arena_place(a->src_area, a->data_size, len, p->at_end);
-    uint8_t *dst = p->in_place ? src : arena_place(a->dst_area, a->data_size, len, p->at_end);
+    uint8_t *src, *dst;
+    arena_place_pair(a, p, len, &src, &dst);
     memcpy(src, in, len);
     if (sigsetjmp(fault_return, 1) != 0) {
         char where[96];
@@ -159,14 +144,14 @@ static void run_xts_isa(const char *isa, const struct arena *a, const uint8_t *i
         if (!check_int(aesgen_xts_init(&ctx, key, key_len), AESGEN_OK, "%s xts init", isa))
             continue;
         for (int d = 0; d < 2; d++) {
-            for (size_t p = 0; p < sizeof placements / sizeof placements[0]; p++) {
+            for (size_t p = 0; p < EDGE_PLACEMENT_COUNT; p++) {
                 for (size_t len = 16; len <= 320; len++)
                     check_xts_edge(isa, &ctx, key, key_len, (enum xts_dir)d, tweak, a,
-                                   &placements[p], len, in, want);
+                                   &edge_placements[p], len, in, want);
                 for (size_t l = 0; l < sizeof long_lengths / sizeof long_lengths[0]; l++)
                     if (long_lengths[l] <= a->data_size)
                         check_xts_edge(isa, &ctx, key, key_len, (enum xts_dir)d, tweak, a,
-                                       &placements[p], long_lengths[l], in, want);
+                                       &edge_placements[p], long_lengths[l], in, want);
             }
         }
     }
@@ -177,18 +162,16 @@ void test_xts_page_edges(const struct test_config *config)
     (void)config;
     check_set_group("xts-page-edge");
     struct arena a;
-    if (!check(arena_map(&a), "map pages with PROT_NONE guards"))
+    struct fault_catcher catcher;
+    if (!arena_open_catching(&a, &catcher))
         return;
     uint8_t *in = xmalloc(a.data_size), *want = xmalloc(a.data_size);
     rng_fill(in, a.data_size);
-    struct fault_catcher catcher;
-    catch_faults(&catcher);
     FOR_EACH_RUNNABLE_ISA(isa) {
         if (isa_select(isa))
             run_xts_isa(isa->name, &a, in, want);
     }
-    release_faults(&catcher);
     free(in);
     free(want);
-    arena_unmap(&a);
+    arena_close_catching(&a, &catcher);
 }
