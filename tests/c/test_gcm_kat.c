@@ -78,7 +78,8 @@ static bool vector_from_json(const struct json_object *o, struct gcm_vector *v, 
               && (v->key_len == 16 || v->key_len == 24 || v->key_len == 32)
               && hex_decode(key_hex, v->key, sizeof v->key) == (long)v->key_len
               && tag_len_allowed(v->tag_len) && hex_decode(tag_hex, v->tag, 16) == (long)v->tag_len
-              && vector_hex(o, "iv", &v->iv, &v->iv_len) && vector_hex(o, "aad", &v->aad, &v->aad_len)
+              && vector_hex(o, "iv", &v->iv, &v->iv_len)
+              && vector_hex(o, "aad", &v->aad, &v->aad_len)
               && vector_hex(o, "ct", &v->ct, &ct_len);
     v->len = ct_len;
     if (ok && !json_is_null(o, "pt"))

@@ -46,7 +46,8 @@ static bool kat_from_json(const struct json_object *o, struct xts_kat *k, const 
     bool ok = mode && strcmp(mode, "xts") == 0 && result && strcmp(result, "valid") == 0
               && json_integer(o, "keybits", &keybits) && (size_t)keybits * 2 == k->key_len * 8
               && (k->key_len == 32 || k->key_len == 48 || k->key_len == 64)
-              && vector_hex_fixed(o, "key", k->key, k->key_len) && vector_hex_fixed(o, "iv", k->tweak, 16)
+              && vector_hex_fixed(o, "key", k->key, k->key_len)
+              && vector_hex_fixed(o, "iv", k->tweak, 16)
               && vector_hex(o, "pt", &k->pt, &k->len) && vector_hex(o, "ct", &k->ct, &ct_len)
               && ct_len == k->len && k->len >= 16;
     return check(ok, "%s: well-formed XTS vector \"%s\"", where, k->id);
