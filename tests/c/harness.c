@@ -96,6 +96,12 @@ bool all_zero(const void *p, size_t n)
     return all_bytes_are(p, n, 0);
 }
 
+size_t thread_chunk_len(uint64_t *state)
+{
+    *state = *state * 6364136223846793005u + 1442695040888963407u;   /* an LCG (Knuth's MMIX) */
+    return (size_t)(*state >> 33) % 3000;
+}
+
 void *xmalloc(size_t n)
 {
     void *p = malloc(n ? n : 1);

@@ -65,6 +65,10 @@ bool still_pattern(const void *p, size_t n);
 bool all_bytes_are(const void *p, size_t n, uint8_t value);
 bool all_zero(const void *p, size_t n);
 
+/* A chunk length in [0, 3000) from a worker thread's own generator state:
+ * check.c's shared generator is not thread-safe. */
+size_t thread_chunk_len(uint64_t *state);
+
 void *xmalloc(size_t n);            /* exit(3) when out of memory */
 void *xrealloc(void *p, size_t n);
 

@@ -650,12 +650,6 @@ struct gcm_worker {
     int mismatches;
 };
 
-static size_t next_chunk(uint64_t *state)
-{
-    *state = *state * 6364136223846793005u + 1442695040888963407u;
-    return (size_t)(*state >> 33) % 3000;
-}
-
 static void *gcm_work(void *arg)
 {
     struct gcm_worker *w = arg;
@@ -680,7 +674,7 @@ static void *gcm_work(void *arg)
             rc = rc ? rc : aesgen_gcm_aad(&ctx, w->aad, 10);
             rc = rc ? rc : aesgen_gcm_aad(&ctx, w->aad + 10, THREAD_AAD - 10);
             while (rc == AESGEN_OK && done < THREAD_MESSAGE) {
-                size_t n = next_chunk(&w->seed);
+                size_t n = thread_chunk_len(&w->seed);
                 if (n > THREAD_MESSAGE - done)
                     n = THREAD_MESSAGE - done;
                 rc = w->dir == GCM_ENCRYPT

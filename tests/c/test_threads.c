@@ -29,13 +29,6 @@ struct worker {
     int mismatches;
 };
 
-/* A private generator per thread: the shared one in check.c is not thread-safe. */
-static size_t next_chunk(uint64_t *state)
-{
-    *state = *state * 6364136223846793005u + 1442695040888963407u;
-    return (size_t)(*state >> 33) % 3000;
-}
-
 static void *work(void *arg)
 {
     struct worker *w = arg;
@@ -48,7 +41,7 @@ static void *work(void *arg)
         struct stream s = w->pristine;            /* contexts are plain data */
         size_t done = 0;
         while (done < MESSAGE) {
-            size_t n = next_chunk(&w->seed);
+            size_t n = thread_chunk_len(&w->seed);
             if (n > MESSAGE - done)
                 n = MESSAGE - done;
             if (stream_crypt(&s, out + done, w->pt + done, n) != AESGEN_OK)
