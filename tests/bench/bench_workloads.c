@@ -49,24 +49,41 @@ static int select_isa_for_init(const char *isa)
     return aesgen_select_isa(isa) == AESGEN_OK;
 }
 
+/* Keys a freshly allocated (zeroed) state; 1 on success. */
+typedef int key_state_fn(void *state, const uint8_t *key, size_t key_len);
+
+/* What every setup of ours does: select the ISA, allocate the state, key it.
+ * NULL, with nothing left allocated (teardown frees a half-keyed state), on failure. */
+static void *setup_ours_keyed(const char *isa, size_t size, key_state_fn *key_state,
+                              bench_teardown_fn *teardown, const uint8_t *key, size_t key_len)
+{
+    if (!select_isa_for_init(isa))
+        return NULL;
+    void *st = alloc_state(size);
+    if (!st)
+        return NULL;
+    if (!key_state(st, key, key_len)) {
+        teardown(st);
+        return NULL;
+    }
+    return st;
+}
+
 /* ---- CTR, ours ---- */
 
 typedef struct ctr_ours {
     aesgen_ctr_ctx ctx;            /* keyed once, re-IV'd per message */
 } ctr_ours;
 
+static int ctr_key(void *state, const uint8_t *key, size_t key_len)
+{
+    ctr_ours *st = state;
+    return aesgen_ctr_init(&st->ctx, key, key_len, bench_iv) == AESGEN_OK;
+}
+
 static void *ctr_setup_ours(const char *isa, const uint8_t *key, size_t key_len)
 {
-    if (!select_isa_for_init(isa))
-        return NULL;
-    ctr_ours *st = alloc_state(sizeof *st);
-    if (!st)
-        return NULL;
-    if (aesgen_ctr_init(&st->ctx, key, key_len, bench_iv) != AESGEN_OK) {
-        free(st);
-        return NULL;
-    }
-    return st;
+    return setup_ours_keyed(isa, sizeof(ctr_ours), ctr_key, free_state, key, key_len);
 }
 
 static void ctr_run_ours(void *state, uint8_t *dst, const uint8_t *src, size_t len,
@@ -85,18 +102,15 @@ typedef struct xctr_ours {
     aesgen_xctr_ctx ctx;           /* keyed once, re-IV'd per message */
 } xctr_ours;
 
+static int xctr_key(void *state, const uint8_t *key, size_t key_len)
+{
+    xctr_ours *st = state;
+    return aesgen_xctr_init(&st->ctx, key, key_len, bench_iv) == AESGEN_OK;
+}
+
 static void *xctr_setup_ours(const char *isa, const uint8_t *key, size_t key_len)
 {
-    if (!select_isa_for_init(isa))
-        return NULL;
-    xctr_ours *st = alloc_state(sizeof *st);
-    if (!st)
-        return NULL;
-    if (aesgen_xctr_init(&st->ctx, key, key_len, bench_iv) != AESGEN_OK) {
-        free(st);
-        return NULL;
-    }
-    return st;
+    return setup_ours_keyed(isa, sizeof(xctr_ours), xctr_key, free_state, key, key_len);
 }
 
 static void xctr_run_ours(void *state, uint8_t *dst, const uint8_t *src, size_t len,
@@ -115,18 +129,15 @@ typedef struct xts_ours {
     aesgen_xts_ctx ctx;            /* keyed once; the tweak goes with each call */
 } xts_ours;
 
+static int xts_key(void *state, const uint8_t *key, size_t key_len)
+{
+    xts_ours *st = state;
+    return aesgen_xts_init(&st->ctx, key, key_len) == AESGEN_OK;
+}
+
 static void *xts_setup_ours(const char *isa, const uint8_t *key, size_t key_len)
 {
-    if (!select_isa_for_init(isa))
-        return NULL;
-    xts_ours *st = alloc_state(sizeof *st);
-    if (!st)
-        return NULL;
-    if (aesgen_xts_init(&st->ctx, key, key_len) != AESGEN_OK) {
-        free(st);
-        return NULL;
-    }
-    return st;
+    return setup_ours_keyed(isa, sizeof(xts_ours), xts_key, free_state, key, key_len);
 }
 
 static void xts_encrypt_run_ours(void *state, uint8_t *dst, const uint8_t *src, size_t len,
@@ -343,19 +354,16 @@ static void gcm_teardown_ours(void *state)
     free(st);
 }
 
+static int gcm_key(void *state, const uint8_t *key, size_t key_len)
+{
+    gcm_ours *st = state;
+    return aesgen_gcm_init(&st->key, key, key_len) == AESGEN_OK
+           && gcm_tagger_init(&st->tags, key, key_len);
+}
+
 static void *gcm_setup_ours(const char *isa, const uint8_t *key, size_t key_len)
 {
-    if (!select_isa_for_init(isa))
-        return NULL;
-    gcm_ours *st = alloc_state(sizeof *st);
-    if (!st)
-        return NULL;
-    if (aesgen_gcm_init(&st->key, key, key_len) != AESGEN_OK
-        || !gcm_tagger_init(&st->tags, key, key_len)) {
-        gcm_teardown_ours(st);
-        return NULL;
-    }
-    return st;
+    return setup_ours_keyed(isa, sizeof(gcm_ours), gcm_key, gcm_teardown_ours, key, key_len);
 }
 
 static void gcm_encrypt_run_ours(void *state, uint8_t *dst, const uint8_t *src, size_t len,
