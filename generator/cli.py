@@ -128,7 +128,9 @@ def command_list(_args):
     for mode in MODES.values():
         defaults = " ".join(f"{k}={v}" for k, v in sorted(mode.defaults.items()))
         print(f"  {mode.name:<10} {mode.summary}; knobs {', '.join(mode.knobs)} "
-              f"(defaults {defaults}, KEYS=reg on 32-register ISAs, mem on 16)")
+              f"(defaults {defaults}, KEYS=reg on 32-register ISAs, mem on 16"
+              + (", GHASH=karatsuba on 32-register ISAs, school on 16" if "GHASH" in mode.knobs
+                 else "") + ")")
     print("knobs:")
     for knob in KNOBS.values():
         print(f"  {knob.name:<10} {'|'.join(str(v) for v in knob.values)}: {knob.doc}")

@@ -51,6 +51,16 @@ class KnobValidation(unittest.TestCase):
         self.assertEqual(resolve(ctr, get_isa("aesni_avx"), {})["KEYS"], "mem")
         self.assertEqual(resolve(ctr, get_isa("aesni_avx"), {})["UNROLL"], 8)
 
+    def test_ghash_default_and_refusal(self):
+        gcm = get_mode("gcm")
+        self.assertEqual(resolve(gcm, get_isa("avx10_512"), {})["GHASH"], "karatsuba")
+        self.assertEqual(resolve(gcm, get_isa("vaes_avx2"), {})["GHASH"], "school")
+        with self.assertRaises(UsageError):
+            resolve(get_mode("ctr"), get_isa("avx10_512"), {"GHASH": "school"})
+        vex = get_isa("vaes_avx2")
+        with self.assertRaises(DoesNotFit):
+            generate(gcm, vex, resolve(gcm, vex, {"GHASH": "karatsuba"}), SYSV)
+
     def test_tail_follows_small_unroll(self):
         knobs = resolve(get_mode("ctr"), get_isa("avx10_512"), {"UNROLL": 2})
         self.assertEqual(knobs["TAIL"], 2)
@@ -104,7 +114,7 @@ class CommandLine(unittest.TestCase):
     def test_list_shows_isas_modes_knobs(self):
         result = run_cli("list")
         self.assertEqual(result.returncode, 0)
-        for name in list(ISAS) + list(MODES) + ["UNROLL", "KEYS", "TAIL"]:
+        for name in list(ISAS) + list(MODES) + ["UNROLL", "KEYS", "TAIL", "GHASH"]:
             self.assertIn(name, result.stdout)
 
     def test_help(self):
