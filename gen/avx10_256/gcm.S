@@ -39,6 +39,8 @@ aesgen_gcm_ghash_avx10_256:
 	{disp32} jz     .Lgcm_ghash_store
 	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %ymm20
 	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %ymm21
+	sub             $128, %rcx
+	{disp32} jb     .Lgcm_ghash_tail
 	vmovdqu8        640(%rdi), %ymm22
 	vmovdqu8        672(%rdi), %ymm23
 	vmovdqu8        704(%rdi), %ymm24
@@ -51,8 +53,6 @@ aesgen_gcm_ghash_avx10_256:
 	vpxord          %ymm24, %ymm28, %ymm28          # H_L ^ H_H in both halves
 	vpshufd         $78, %ymm25, %ymm29
 	vpxord          %ymm25, %ymm29, %ymm29          # H_L ^ H_H in both halves
-	sub             $128, %rcx
-	{disp32} jb     .Lgcm_ghash_tail
 .Lgcm_ghash_loop:
 	vmovdqu8        (%rdx), %ymm0
 	vmovdqu8        32(%rdx), %ymm1
@@ -179,6 +179,13 @@ aesgen_gcm_enc_update_avx10_256:
 	vbroadcasti32x4 -32(%r10), %ymm31
 	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %ymm20
 	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %ymm21
+	vmovdqu8        (%r9), %xmm10
+	vbroadcasti32x4 (%r8), %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm11
+	vpaddd          .Lgcm_lane_offsets_32(%rip), %ymm11, %ymm11
+	vbroadcasti32x4 .Lgcm_lane_count(%rip), %ymm12
+	sub             $128, %rcx
+	{disp32} jb     .Lgcm_enc_tail
 	vmovdqu8        640(%rdi), %ymm22
 	vmovdqu8        672(%rdi), %ymm23
 	vmovdqu8        704(%rdi), %ymm24
@@ -191,13 +198,6 @@ aesgen_gcm_enc_update_avx10_256:
 	vpxord          %ymm24, %ymm28, %ymm28          # H_L ^ H_H in both halves
 	vpshufd         $78, %ymm25, %ymm29
 	vpxord          %ymm25, %ymm29, %ymm29          # H_L ^ H_H in both halves
-	vmovdqu8        (%r9), %xmm10
-	vbroadcasti32x4 (%r8), %ymm11
-	vpshufb         %ymm20, %ymm11, %ymm11
-	vpaddd          .Lgcm_lane_offsets_32(%rip), %ymm11, %ymm11
-	vbroadcasti32x4 .Lgcm_lane_count(%rip), %ymm12
-	sub             $128, %rcx
-	{disp32} jb     .Lgcm_enc_tail
 # the first iteration only encrypts; each later one hashes its predecessor's output
 	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
@@ -860,6 +860,13 @@ aesgen_gcm_dec_update_avx10_256:
 	vbroadcasti32x4 -32(%r10), %ymm31
 	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %ymm20
 	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %ymm21
+	vmovdqu8        (%r9), %xmm10
+	vbroadcasti32x4 (%r8), %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm11
+	vpaddd          .Lgcm_lane_offsets_32(%rip), %ymm11, %ymm11
+	vbroadcasti32x4 .Lgcm_lane_count(%rip), %ymm12
+	sub             $128, %rcx
+	{disp32} jb     .Lgcm_dec_tail
 	vmovdqu8        640(%rdi), %ymm22
 	vmovdqu8        672(%rdi), %ymm23
 	vmovdqu8        704(%rdi), %ymm24
@@ -872,13 +879,6 @@ aesgen_gcm_dec_update_avx10_256:
 	vpxord          %ymm24, %ymm28, %ymm28          # H_L ^ H_H in both halves
 	vpshufd         $78, %ymm25, %ymm29
 	vpxord          %ymm25, %ymm29, %ymm29          # H_L ^ H_H in both halves
-	vmovdqu8        (%r9), %xmm10
-	vbroadcasti32x4 (%r8), %ymm11
-	vpshufb         %ymm20, %ymm11, %ymm11
-	vpaddd          .Lgcm_lane_offsets_32(%rip), %ymm11, %ymm11
-	vbroadcasti32x4 .Lgcm_lane_count(%rip), %ymm12
-	sub             $128, %rcx
-	{disp32} jb     .Lgcm_dec_tail
 .Lgcm_dec_loop:
 # LLVM-MCA-BEGIN gcm_dec_avx10_256_main_loop
 	vpshufb         %ymm20, %ymm11, %ymm0

@@ -39,6 +39,8 @@ aesgen_gcm_ghash_avx10_256:
 	jz              near L.gcm_ghash_store
 	vbroadcasti32x4 ymm20, oword [rel L.gcm_bswap_mask_16]
 	vbroadcasti32x4 ymm21, oword [rel L.gcm_gfpoly_16]
+	sub             rcx, 128
+	jb              near L.gcm_ghash_tail
 	vmovdqu8        ymm22, yword [rdi + 640]
 	vmovdqu8        ymm23, yword [rdi + 672]
 	vmovdqu8        ymm24, yword [rdi + 704]
@@ -51,8 +53,6 @@ aesgen_gcm_ghash_avx10_256:
 	vpxord          ymm28, ymm28, ymm24             ; H_L ^ H_H in both halves
 	vpshufd         ymm29, ymm25, 78
 	vpxord          ymm29, ymm29, ymm25             ; H_L ^ H_H in both halves
-	sub             rcx, 128
-	jb              near L.gcm_ghash_tail
 L.gcm_ghash_loop:
 	vmovdqu8        ymm0, yword [rdx]
 	vmovdqu8        ymm1, yword [rdx + 32]
@@ -174,6 +174,13 @@ aesgen_gcm_enc_update_avx10_256:
 	vbroadcasti32x4 ymm31, oword [r10 - 32]
 	vbroadcasti32x4 ymm20, oword [rel L.gcm_bswap_mask_16]
 	vbroadcasti32x4 ymm21, oword [rel L.gcm_gfpoly_16]
+	vmovdqu8        xmm10, oword [r9]
+	vbroadcasti32x4 ymm11, oword [r8]
+	vpshufb         ymm11, ymm11, ymm20
+	vpaddd          ymm11, ymm11, yword [rel L.gcm_lane_offsets_32]
+	vbroadcasti32x4 ymm12, oword [rel L.gcm_lane_count]
+	sub             rcx, 128
+	jb              near L.gcm_enc_tail
 	vmovdqu8        ymm22, yword [rdi + 640]
 	vmovdqu8        ymm23, yword [rdi + 672]
 	vmovdqu8        ymm24, yword [rdi + 704]
@@ -186,13 +193,6 @@ aesgen_gcm_enc_update_avx10_256:
 	vpxord          ymm28, ymm28, ymm24             ; H_L ^ H_H in both halves
 	vpshufd         ymm29, ymm25, 78
 	vpxord          ymm29, ymm29, ymm25             ; H_L ^ H_H in both halves
-	vmovdqu8        xmm10, oword [r9]
-	vbroadcasti32x4 ymm11, oword [r8]
-	vpshufb         ymm11, ymm11, ymm20
-	vpaddd          ymm11, ymm11, yword [rel L.gcm_lane_offsets_32]
-	vbroadcasti32x4 ymm12, oword [rel L.gcm_lane_count]
-	sub             rcx, 128
-	jb              near L.gcm_enc_tail
 ; the first iteration only encrypts; each later one hashes its predecessor's output
 	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
@@ -848,6 +848,13 @@ aesgen_gcm_dec_update_avx10_256:
 	vbroadcasti32x4 ymm31, oword [r10 - 32]
 	vbroadcasti32x4 ymm20, oword [rel L.gcm_bswap_mask_16]
 	vbroadcasti32x4 ymm21, oword [rel L.gcm_gfpoly_16]
+	vmovdqu8        xmm10, oword [r9]
+	vbroadcasti32x4 ymm11, oword [r8]
+	vpshufb         ymm11, ymm11, ymm20
+	vpaddd          ymm11, ymm11, yword [rel L.gcm_lane_offsets_32]
+	vbroadcasti32x4 ymm12, oword [rel L.gcm_lane_count]
+	sub             rcx, 128
+	jb              near L.gcm_dec_tail
 	vmovdqu8        ymm22, yword [rdi + 640]
 	vmovdqu8        ymm23, yword [rdi + 672]
 	vmovdqu8        ymm24, yword [rdi + 704]
@@ -860,13 +867,6 @@ aesgen_gcm_dec_update_avx10_256:
 	vpxord          ymm28, ymm28, ymm24             ; H_L ^ H_H in both halves
 	vpshufd         ymm29, ymm25, 78
 	vpxord          ymm29, ymm29, ymm25             ; H_L ^ H_H in both halves
-	vmovdqu8        xmm10, oword [r9]
-	vbroadcasti32x4 ymm11, oword [r8]
-	vpshufb         ymm11, ymm11, ymm20
-	vpaddd          ymm11, ymm11, yword [rel L.gcm_lane_offsets_32]
-	vbroadcasti32x4 ymm12, oword [rel L.gcm_lane_count]
-	sub             rcx, 128
-	jb              near L.gcm_dec_tail
 L.gcm_dec_loop:
 ; LLVM-MCA-BEGIN gcm_dec_avx10_256_main_loop
 	vpshufb         ymm0, ymm11, ymm20

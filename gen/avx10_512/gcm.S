@@ -39,6 +39,8 @@ aesgen_gcm_ghash_avx10_512:
 	{disp32} jz     .Lgcm_ghash_store
 	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %zmm20
 	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %zmm21
+	sub             $256, %rcx
+	{disp32} jb     .Lgcm_ghash_tail
 	vmovdqu8        512(%rdi), %zmm22
 	vmovdqu8        576(%rdi), %zmm23
 	vmovdqu8        640(%rdi), %zmm24
@@ -51,8 +53,6 @@ aesgen_gcm_ghash_avx10_512:
 	vpxord          %zmm24, %zmm28, %zmm28          # H_L ^ H_H in both halves
 	vpshufd         $78, %zmm25, %zmm29
 	vpxord          %zmm25, %zmm29, %zmm29          # H_L ^ H_H in both halves
-	sub             $256, %rcx
-	{disp32} jb     .Lgcm_ghash_tail
 .Lgcm_ghash_loop:
 	vmovdqu8        (%rdx), %zmm0
 	vmovdqu8        64(%rdx), %zmm1
@@ -185,6 +185,13 @@ aesgen_gcm_enc_update_avx10_512:
 	vbroadcasti32x4 -32(%r10), %zmm31
 	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %zmm20
 	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %zmm21
+	vmovdqu8        (%r9), %xmm10
+	vbroadcasti32x4 (%r8), %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm11
+	vpaddd          .Lgcm_lane_offsets_64(%rip), %zmm11, %zmm11
+	vbroadcasti32x4 .Lgcm_lane_count(%rip), %zmm12
+	sub             $256, %rcx
+	{disp32} jb     .Lgcm_enc_tail
 	vmovdqu8        512(%rdi), %zmm22
 	vmovdqu8        576(%rdi), %zmm23
 	vmovdqu8        640(%rdi), %zmm24
@@ -197,13 +204,6 @@ aesgen_gcm_enc_update_avx10_512:
 	vpxord          %zmm24, %zmm28, %zmm28          # H_L ^ H_H in both halves
 	vpshufd         $78, %zmm25, %zmm29
 	vpxord          %zmm25, %zmm29, %zmm29          # H_L ^ H_H in both halves
-	vmovdqu8        (%r9), %xmm10
-	vbroadcasti32x4 (%r8), %zmm11
-	vpshufb         %zmm20, %zmm11, %zmm11
-	vpaddd          .Lgcm_lane_offsets_64(%rip), %zmm11, %zmm11
-	vbroadcasti32x4 .Lgcm_lane_count(%rip), %zmm12
-	sub             $256, %rcx
-	{disp32} jb     .Lgcm_enc_tail
 # the first iteration only encrypts; each later one hashes its predecessor's output
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
@@ -875,6 +875,13 @@ aesgen_gcm_dec_update_avx10_512:
 	vbroadcasti32x4 -32(%r10), %zmm31
 	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %zmm20
 	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %zmm21
+	vmovdqu8        (%r9), %xmm10
+	vbroadcasti32x4 (%r8), %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm11
+	vpaddd          .Lgcm_lane_offsets_64(%rip), %zmm11, %zmm11
+	vbroadcasti32x4 .Lgcm_lane_count(%rip), %zmm12
+	sub             $256, %rcx
+	{disp32} jb     .Lgcm_dec_tail
 	vmovdqu8        512(%rdi), %zmm22
 	vmovdqu8        576(%rdi), %zmm23
 	vmovdqu8        640(%rdi), %zmm24
@@ -887,13 +894,6 @@ aesgen_gcm_dec_update_avx10_512:
 	vpxord          %zmm24, %zmm28, %zmm28          # H_L ^ H_H in both halves
 	vpshufd         $78, %zmm25, %zmm29
 	vpxord          %zmm25, %zmm29, %zmm29          # H_L ^ H_H in both halves
-	vmovdqu8        (%r9), %xmm10
-	vbroadcasti32x4 (%r8), %zmm11
-	vpshufb         %zmm20, %zmm11, %zmm11
-	vpaddd          .Lgcm_lane_offsets_64(%rip), %zmm11, %zmm11
-	vbroadcasti32x4 .Lgcm_lane_count(%rip), %zmm12
-	sub             $256, %rcx
-	{disp32} jb     .Lgcm_dec_tail
 .Lgcm_dec_loop:
 # LLVM-MCA-BEGIN gcm_dec_avx10_512_main_loop
 	vpshufb         %zmm20, %zmm11, %zmm0

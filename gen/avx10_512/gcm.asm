@@ -39,6 +39,8 @@ aesgen_gcm_ghash_avx10_512:
 	jz              near L.gcm_ghash_store
 	vbroadcasti32x4 zmm20, oword [rel L.gcm_bswap_mask_16]
 	vbroadcasti32x4 zmm21, oword [rel L.gcm_gfpoly_16]
+	sub             rcx, 256
+	jb              near L.gcm_ghash_tail
 	vmovdqu8        zmm22, zword [rdi + 512]
 	vmovdqu8        zmm23, zword [rdi + 576]
 	vmovdqu8        zmm24, zword [rdi + 640]
@@ -51,8 +53,6 @@ aesgen_gcm_ghash_avx10_512:
 	vpxord          zmm28, zmm28, zmm24             ; H_L ^ H_H in both halves
 	vpshufd         zmm29, zmm25, 78
 	vpxord          zmm29, zmm29, zmm25             ; H_L ^ H_H in both halves
-	sub             rcx, 256
-	jb              near L.gcm_ghash_tail
 L.gcm_ghash_loop:
 	vmovdqu8        zmm0, zword [rdx]
 	vmovdqu8        zmm1, zword [rdx + 64]
@@ -180,6 +180,13 @@ aesgen_gcm_enc_update_avx10_512:
 	vbroadcasti32x4 zmm31, oword [r10 - 32]
 	vbroadcasti32x4 zmm20, oword [rel L.gcm_bswap_mask_16]
 	vbroadcasti32x4 zmm21, oword [rel L.gcm_gfpoly_16]
+	vmovdqu8        xmm10, oword [r9]
+	vbroadcasti32x4 zmm11, oword [r8]
+	vpshufb         zmm11, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zword [rel L.gcm_lane_offsets_64]
+	vbroadcasti32x4 zmm12, oword [rel L.gcm_lane_count]
+	sub             rcx, 256
+	jb              near L.gcm_enc_tail
 	vmovdqu8        zmm22, zword [rdi + 512]
 	vmovdqu8        zmm23, zword [rdi + 576]
 	vmovdqu8        zmm24, zword [rdi + 640]
@@ -192,13 +199,6 @@ aesgen_gcm_enc_update_avx10_512:
 	vpxord          zmm28, zmm28, zmm24             ; H_L ^ H_H in both halves
 	vpshufd         zmm29, zmm25, 78
 	vpxord          zmm29, zmm29, zmm25             ; H_L ^ H_H in both halves
-	vmovdqu8        xmm10, oword [r9]
-	vbroadcasti32x4 zmm11, oword [r8]
-	vpshufb         zmm11, zmm11, zmm20
-	vpaddd          zmm11, zmm11, zword [rel L.gcm_lane_offsets_64]
-	vbroadcasti32x4 zmm12, oword [rel L.gcm_lane_count]
-	sub             rcx, 256
-	jb              near L.gcm_enc_tail
 ; the first iteration only encrypts; each later one hashes its predecessor's output
 	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
@@ -863,6 +863,13 @@ aesgen_gcm_dec_update_avx10_512:
 	vbroadcasti32x4 zmm31, oword [r10 - 32]
 	vbroadcasti32x4 zmm20, oword [rel L.gcm_bswap_mask_16]
 	vbroadcasti32x4 zmm21, oword [rel L.gcm_gfpoly_16]
+	vmovdqu8        xmm10, oword [r9]
+	vbroadcasti32x4 zmm11, oword [r8]
+	vpshufb         zmm11, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zword [rel L.gcm_lane_offsets_64]
+	vbroadcasti32x4 zmm12, oword [rel L.gcm_lane_count]
+	sub             rcx, 256
+	jb              near L.gcm_dec_tail
 	vmovdqu8        zmm22, zword [rdi + 512]
 	vmovdqu8        zmm23, zword [rdi + 576]
 	vmovdqu8        zmm24, zword [rdi + 640]
@@ -875,13 +882,6 @@ aesgen_gcm_dec_update_avx10_512:
 	vpxord          zmm28, zmm28, zmm24             ; H_L ^ H_H in both halves
 	vpshufd         zmm29, zmm25, 78
 	vpxord          zmm29, zmm29, zmm25             ; H_L ^ H_H in both halves
-	vmovdqu8        xmm10, oword [r9]
-	vbroadcasti32x4 zmm11, oword [r8]
-	vpshufb         zmm11, zmm11, zmm20
-	vpaddd          zmm11, zmm11, zword [rel L.gcm_lane_offsets_64]
-	vbroadcasti32x4 zmm12, oword [rel L.gcm_lane_count]
-	sub             rcx, 256
-	jb              near L.gcm_dec_tail
 L.gcm_dec_loop:
 ; LLVM-MCA-BEGIN gcm_dec_avx10_512_main_loop
 	vpshufb         zmm0, zmm11, zmm20
