@@ -198,6 +198,16 @@ typedef struct aesgen_gcm_key {
     int (*dec_update)(const struct aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
                       size_t len, const uint8_t ctr[16], uint8_t acc[16]);
     void (*encrypt_block)(const aesgen_aes_key *key, uint8_t out[16], const uint8_t in[16]);
+    /* The same for short calls (a few blocks): on the vector ISAs the xmm code, whose
+     * prologue costs less than that of the ymm/zmm code. */
+    int (*ghash_short)(const struct aesgen_gcm_key *key, uint8_t acc[16],
+                       const uint8_t *data, size_t len);
+    int (*enc_update_short)(const struct aesgen_gcm_key *key, uint8_t *dst,
+                            const uint8_t *src, size_t len, const uint8_t ctr[16],
+                            uint8_t acc[16]);
+    int (*dec_update_short)(const struct aesgen_gcm_key *key, uint8_t *dst,
+                            const uint8_t *src, size_t len, const uint8_t ctr[16],
+                            uint8_t acc[16]);
 } aesgen_gcm_key;
 
 #ifdef __cplusplus

@@ -115,6 +115,15 @@ int aesgen_gcm_init(aesgen_gcm_key *key, const uint8_t *k, size_t key_len)
     key->enc_update = impl->gcm_enc_update;
     key->dec_update = impl->gcm_dec_update;
     key->encrypt_block = impl->encrypt_block;
+    /* Short calls take the xmm code when this ISA is a wider one: every vector ISA runs
+     * it (same key layout), and its prologue is the cheapest. */
+    const aesgen_isa_impl *narrow = aesgen_isa_impl_get(AESGEN_ISA_AESNI_AVX);
+    const int use_narrow = impl != aesgen_isa_impl_get(AESGEN_ISA_GENERIC) &&
+                           narrow->gcm_ghash != NULL && aesgen_isa_id_usable(AESGEN_ISA_AESNI_AVX);
+    const aesgen_isa_impl *small = use_narrow ? narrow : impl;
+    key->ghash_short = small->gcm_ghash;
+    key->enc_update_short = small->gcm_enc_update;
+    key->dec_update_short = small->gcm_dec_update;
     impl->gcm_setup(key);
     return AESGEN_OK;
 }
@@ -122,7 +131,29 @@ int aesgen_gcm_init(aesgen_gcm_key *key, const uint8_t *k, size_t key_len)
 static int key_ready(const aesgen_gcm_key *key)
 {
     return key != NULL && key->ghash != NULL && key->enc_update != NULL &&
-           key->dec_update != NULL && key->encrypt_block != NULL;
+           key->dec_update != NULL && key->encrypt_block != NULL &&
+           key->ghash_short != NULL && key->enc_update_short != NULL &&
+           key->dec_update_short != NULL;
+}
+
+/* ---- Dispatch by length ---------------------------------------------------- */
+
+/* Up to this many bytes a call goes to the short-call functions (see aesgen.h). */
+#define GCM_SHORT_CALL 64
+
+static void ghash(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *p, size_t len)
+{
+    (len <= GCM_SHORT_CALL ? key->ghash_short : key->ghash)(key, acc, p, len);
+}
+
+static void crypt_blocks(const aesgen_gcm_key *key, uint32_t phase, uint8_t *dst,
+                         const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16])
+{
+    const int is_short = len <= GCM_SHORT_CALL;
+    if (phase == GCM_DEC)
+        (is_short ? key->dec_update_short : key->dec_update)(key, dst, src, len, ctr, acc);
+    else
+        (is_short ? key->enc_update_short : key->enc_update)(key, dst, src, len, ctr, acc);
 }
 
 /* ---- Start: J0, E_K(J0), the first counter -------------------------------- */
@@ -133,11 +164,11 @@ static void ghash_padded(const aesgen_gcm_key *key, uint8_t acc[16], const uint8
 {
     const size_t whole = len & ~(size_t)15;
     if (whole != 0)
-        key->ghash(key, acc, p, whole);
+        ghash(key, acc, p, whole);
     if (len > whole) {
         uint8_t block[16] = { 0 };
         memcpy(block, p + whole, len - whole);
-        key->ghash(key, acc, block, sizeof block);
+        ghash(key, acc, block, sizeof block);
     }
 }
 
@@ -167,7 +198,7 @@ static void compute_j0(const aesgen_gcm_key *key, const uint8_t *iv, size_t iv_l
     uint8_t acc[16] = { 0 }, lengths[16] = { 0 };
     ghash_padded(key, acc, iv, iv_len);
     store_be128(lengths, 0, (uint64_t)iv_len * 8);
-    key->ghash(key, acc, lengths, sizeof lengths);
+    ghash(key, acc, lengths, sizeof lengths);
     acc_to_block(j0, acc);
 }
 
@@ -213,7 +244,7 @@ static size_t buf_fill(aesgen_gcm_ctx *ctx, const uint8_t *p, size_t len)
 static void buf_flush(aesgen_gcm_ctx *ctx)
 {
     if (ctx->buf_len != 0) {
-        ctx->key->ghash(ctx->key, ctx->acc, ctx->buf, 16);
+        ghash(ctx->key, ctx->acc, ctx->buf, 16);
         buf_reset(ctx);
     }
     aesgen_wipe(ctx->ks, sizeof ctx->ks);
@@ -233,12 +264,12 @@ int aesgen_gcm_aad(aesgen_gcm_ctx *ctx, const uint8_t *aad, size_t len)
         len -= n;
         if (ctx->buf_len < 16)
             return AESGEN_OK;
-        ctx->key->ghash(ctx->key, ctx->acc, ctx->buf, 16);
+        ghash(ctx->key, ctx->acc, ctx->buf, 16);
         buf_reset(ctx);
     }
     const size_t whole = len & ~(size_t)15;
     if (whole != 0)
-        ctx->key->ghash(ctx->key, ctx->acc, aad, whole);
+        ghash(ctx->key, ctx->acc, aad, whole);
     buf_fill(ctx, aad + whole, len - whole);
     return AESGEN_OK;
 }
@@ -314,9 +345,7 @@ static int update(aesgen_gcm_ctx *ctx, uint32_t phase, uint8_t *dst, const uint8
     len -= n;
     const size_t whole = len & ~(size_t)15;
     if (whole != 0) {
-        const aesgen_gcm_key *key = ctx->key;
-        (phase == GCM_DEC ? key->dec_update : key->enc_update)(key, dst, src, whole,
-                                                               ctx->ctr, ctx->acc);
+        crypt_blocks(ctx->key, phase, dst, src, whole, ctx->ctr, ctx->acc);
         inc32(ctx->ctr, whole / 16);
     }
     if (len > whole)
@@ -356,7 +385,7 @@ static void compute_tag(aesgen_gcm_ctx *ctx, uint8_t tag[16])
     const size_t pending = ctx->buf_len != 0 ? 16 : 0;
     memcpy(last, ctx->buf, 16);          /* zero past buf_len (see buf_fill) */
     store_be128(last + pending, ctx->aad_len * 8, ctx->data_len * 8);
-    ctx->key->ghash(ctx->key, ctx->acc, last, pending + 16);
+    ghash(ctx->key, ctx->acc, last, pending + 16);
     aesgen_wipe(last, sizeof last);
     /* tag = bswap(acc) ^ E_K(J0), in registers and stored once. */
     const uint64_t high = __builtin_bswap64(load64(ctx->acc)) ^ load64(ctx->tag_mask + 8);
