@@ -436,19 +436,32 @@ static int oneshot_check(const uint8_t *tag, size_t tag_len)
     return tag != NULL && tag_len_valid(tag_len) ? AESGEN_OK : AESGEN_EINVAL;
 }
 
+/* The checks, start and AAD both one-shot calls begin with; on an error after start the
+ * context is wiped (nothing was written to dst yet). */
+static int oneshot_start(aesgen_gcm_ctx *ctx, const aesgen_gcm_key *key, const uint8_t *iv,
+                         size_t iv_len, const uint8_t *aad, size_t aad_len, const uint8_t *tag,
+                         size_t tag_len)
+{
+    int err = oneshot_check(tag, tag_len);
+    if (err == AESGEN_OK)
+        err = aesgen_gcm_start(ctx, key, iv, iv_len);
+    if (err != AESGEN_OK)
+        return err;
+    err = aesgen_gcm_aad(ctx, aad, aad_len);
+    if (err != AESGEN_OK)
+        aesgen_wipe(ctx, sizeof *ctx);
+    return err;
+}
+
 int aesgen_gcm_encrypt(const aesgen_gcm_key *key, const uint8_t *iv, size_t iv_len,
                        const uint8_t *aad, size_t aad_len, uint8_t *dst, const uint8_t *src,
                        size_t len, uint8_t *tag, size_t tag_len)
 {
     aesgen_gcm_ctx ctx;
-    int err = oneshot_check(tag, tag_len);
-    if (err == AESGEN_OK)
-        err = aesgen_gcm_start(&ctx, key, iv, iv_len);
+    int err = oneshot_start(&ctx, key, iv, iv_len, aad, aad_len, tag, tag_len);
     if (err != AESGEN_OK)
         return err;
-    err = aesgen_gcm_aad(&ctx, aad, aad_len);
-    if (err == AESGEN_OK)
-        err = aesgen_gcm_encrypt_update(&ctx, dst, src, len);
+    err = aesgen_gcm_encrypt_update(&ctx, dst, src, len);
     if (err == AESGEN_OK)
         err = aesgen_gcm_encrypt_final(&ctx, tag, tag_len);
     aesgen_wipe(&ctx, sizeof ctx);
@@ -460,14 +473,10 @@ int aesgen_gcm_decrypt(const aesgen_gcm_key *key, const uint8_t *iv, size_t iv_l
                        size_t len, const uint8_t *tag, size_t tag_len)
 {
     aesgen_gcm_ctx ctx;
-    int err = oneshot_check(tag, tag_len);
-    if (err == AESGEN_OK)
-        err = aesgen_gcm_start(&ctx, key, iv, iv_len);
+    int err = oneshot_start(&ctx, key, iv, iv_len, aad, aad_len, tag, tag_len);
     if (err != AESGEN_OK)
         return err;
-    err = aesgen_gcm_aad(&ctx, aad, aad_len);
-    if (err == AESGEN_OK)
-        err = aesgen_gcm_decrypt_update(&ctx, dst, src, len);
+    err = aesgen_gcm_decrypt_update(&ctx, dst, src, len);
     if (err == AESGEN_OK) {
         err = aesgen_gcm_decrypt_final(&ctx, tag, tag_len);
         if (err == AESGEN_EBADMSG)
