@@ -463,8 +463,9 @@ int aesgen_gcm_encrypt(const aesgen_gcm_key *key, const uint8_t *iv, size_t iv_l
         return err;
     err = aesgen_gcm_encrypt_update(&ctx, dst, src, len);
     if (err == AESGEN_OK)
-        err = aesgen_gcm_encrypt_final(&ctx, tag, tag_len);
-    aesgen_wipe(&ctx, sizeof ctx);
+        err = aesgen_gcm_encrypt_final(&ctx, tag, tag_len);   /* wipes ctx when it runs */
+    if (err == AESGEN_EINVAL)
+        aesgen_wipe(&ctx, sizeof ctx);
     return err;
 }
 
@@ -478,10 +479,11 @@ int aesgen_gcm_decrypt(const aesgen_gcm_key *key, const uint8_t *iv, size_t iv_l
         return err;
     err = aesgen_gcm_decrypt_update(&ctx, dst, src, len);
     if (err == AESGEN_OK) {
-        err = aesgen_gcm_decrypt_final(&ctx, tag, tag_len);
+        err = aesgen_gcm_decrypt_final(&ctx, tag, tag_len);   /* wipes ctx when it runs */
         if (err == AESGEN_EBADMSG)
             aesgen_wipe(dst, len);
     }
-    aesgen_wipe(&ctx, sizeof ctx);
+    if (err == AESGEN_EINVAL)
+        aesgen_wipe(&ctx, sizeof ctx);
     return err;
 }
