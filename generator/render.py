@@ -63,6 +63,11 @@ def _split_chunks(code, count):
     return chunks
 
 
+def _xmm_keys(keys):
+    """{m: register} round keys viewed at 128 bits (one block beside vector code)."""
+    return {m: reg.as_xmm() for m, reg in keys.items()}
+
+
 def _refuse(message):
     """Templates call this for a knob combination they cannot generate."""
     raise DoesNotFit(message)
@@ -79,7 +84,7 @@ def render_neutral(mode: Mode, isa: Isa, knobs, abi: Abi) -> str:
     environment.globals.update(
         isa=isa, knobs=knobs, abi=abi, vregs=vregs, function=function, mode=mode,
         symbol=lambda base: f"aesgen_{base}_{isa.name}", zip=zip, refuse=_refuse,
-        split_chunks=_split_chunks,
+        split_chunks=_split_chunks, xmm_keys=_xmm_keys,
         KEY_ROUNDS_OFFSET=KEY_ROUNDS_OFFSET)
     return environment.get_template(mode.template).render()
 

@@ -1379,6 +1379,1621 @@ aesgen_gcm_dec_update_avx10_256:
 	.cfi_endproc
 	.size	aesgen_gcm_dec_update_avx10_256, . - aesgen_gcm_dec_update_avx10_256
 
+# int aesgen_gcm_enc_record_avx10_256(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
+#                  size_t len, struct aesgen_gcm_record *rec);   any len
+#
+# One whole message: GHASH of the AAD, E_K(J0), encryption with the same stitched
+# loop as aesgen_gcm_enc_update_avx10_256, then the last 1..8 blocks and the lengths block
+# in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
+	.text
+	.p2align 5, 0xcc
+	.globl	aesgen_gcm_enc_record_avx10_256
+	.hidden	aesgen_gcm_enc_record_avx10_256
+	.type	aesgen_gcm_enc_record_avx10_256, @function
+aesgen_gcm_enc_record_avx10_256:
+	.cfi_startproc
+	endbr64
+	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %ymm20
+	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %ymm21
+	vpxord          %xmm10, %xmm10, %xmm10
+	mov             40(%r8), %r10
+	test            %r10, %r10
+	{disp32} jz     .Lgcm_enc_rec_aad_done
+	mov             32(%r8), %rax
+	lea             768(%rdi), %r9
+	lea             15(%r10), %r11
+	and             $-16, %r11                      # 16 x the block count
+	sub             %r11, %r9
+	vpxord          %ymm5, %ymm5, %ymm5
+	vpxord          %ymm6, %ymm6, %ymm6
+	vpxord          %ymm7, %ymm7, %ymm7
+.Lgcm_enc_rec_aad_vector:
+	cmp             $32, %r10
+	{disp32} jb     .Lgcm_enc_rec_aad_load_part
+	vmovdqu8        (%rax), %ymm4
+	{disp32} jmp    .Lgcm_enc_rec_aad_loaded
+.Lgcm_enc_rec_aad_load_part:
+	mov             $-1, %r11
+	bzhi            %r10, %r11, %r11                # the blocks that remain
+	kmovd           %r11d, %k1
+	vmovdqu8        (%rax), %ymm4{%k1}{z}
+.Lgcm_enc_rec_aad_loaded:
+	vpshufb         %ymm20, %ymm4, %ymm4
+	vpxord          %ymm10, %ymm4, %ymm4            # the running hash joins block 0
+	vpxord          %ymm10, %ymm10, %ymm10
+	vpclmulqdq      $0, (%r9), %ymm4, %ymm8
+	vpclmulqdq      $16, (%r9), %ymm4, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $1, (%r9), %ymm4, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, (%r9), %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
+	add             $32, %rax
+	add             $32, %r9
+	sub             $32, %r10
+	ja              .Lgcm_enc_rec_aad_vector
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm5, %ymm5
+	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm6, %ymm6
+	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+	vextracti32x4   $1, %ymm7, %xmm8
+	vpxord          %xmm8, %xmm7, %xmm10
+.Lgcm_enc_rec_aad_done:
+	mov             240(%rdi), %eax
+	lea             (%rdi,%rax,8), %r10
+	lea             (%r10,%rax,8), %r10             # &rk[rounds]
+	vbroadcasti32x4 (%rdi), %ymm13
+	vbroadcasti32x4 (%r10), %ymm14
+	vbroadcasti32x4 -16(%r10), %ymm30
+	vbroadcasti32x4 -32(%r10), %ymm31
+# E_K(J0) masks the tag: one block on xmm, beside the data's blocks
+	vmovdqu8        (%r8), %xmm4
+	vpxord          %xmm13, %xmm4, %xmm4
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_rec_j0_aes128
+	{disp32} je     .Lgcm_enc_rec_j0_aes192
+	vaesenc         -208(%r10), %xmm4, %xmm4
+	vaesenc         -192(%r10), %xmm4, %xmm4
+.Lgcm_enc_rec_j0_aes192:
+	vaesenc         -176(%r10), %xmm4, %xmm4
+	vaesenc         -160(%r10), %xmm4, %xmm4
+.Lgcm_enc_rec_j0_aes128:
+	vaesenc         -144(%r10), %xmm4, %xmm4
+	vaesenc         -128(%r10), %xmm4, %xmm4
+	vaesenc         -112(%r10), %xmm4, %xmm4
+	vaesenc         -96(%r10), %xmm4, %xmm4
+	vaesenc         -80(%r10), %xmm4, %xmm4
+	vaesenc         -64(%r10), %xmm4, %xmm4
+	vaesenc         -48(%r10), %xmm4, %xmm4
+	vaesenc         %xmm31, %xmm4, %xmm4
+	vaesenc         %xmm30, %xmm4, %xmm4
+	vaesenclast     %xmm14, %xmm4, %xmm4
+	vmovdqu8        %xmm4, 48(%r8)
+	vbroadcasti32x4 (%r8), %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm11
+	vpaddd          .Lgcm_record_offsets_32(%rip), %ymm11, %ymm11 # J0 + 1, + 2, ...
+	vbroadcasti32x4 .Lgcm_lane_count(%rip), %ymm12
+	test            %rcx, %rcx
+	{disp32} jz     .Lgcm_enc_rec_no_data
+	sub             $128, %rcx
+	{disp32} jb     .Lgcm_enc_rec_tail
+	vmovdqu8        640(%rdi), %ymm22
+	vmovdqu8        672(%rdi), %ymm23
+	vmovdqu8        704(%rdi), %ymm24
+	vmovdqu8        736(%rdi), %ymm25
+	vpshufd         $78, %ymm22, %ymm26
+	vpxord          %ymm22, %ymm26, %ymm26          # H_L ^ H_H in both halves
+	vpshufd         $78, %ymm23, %ymm27
+	vpxord          %ymm23, %ymm27, %ymm27          # H_L ^ H_H in both halves
+	vpshufd         $78, %ymm24, %ymm28
+	vpxord          %ymm24, %ymm28, %ymm28          # H_L ^ H_H in both halves
+	vpshufd         $78, %ymm25, %ymm29
+	vpxord          %ymm25, %ymm29, %ymm29          # H_L ^ H_H in both halves
+# the first iteration only encrypts; each later one hashes its predecessor's output
+	vpshufb         %ymm20, %ymm11, %ymm0
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm1
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm2
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm3
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpxord          %ymm13, %ymm0, %ymm0
+	vpxord          %ymm13, %ymm1, %ymm1
+	vpxord          %ymm13, %ymm2, %ymm2
+	vpxord          %ymm13, %ymm3, %ymm3
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_rec_first_aes128
+	{disp32} je     .Lgcm_enc_rec_first_aes192
+	vbroadcasti32x4 -208(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -192(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+.Lgcm_enc_rec_first_aes192:
+	vbroadcasti32x4 -176(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -160(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+.Lgcm_enc_rec_first_aes128:
+	vbroadcasti32x4 -144(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -128(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -112(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -96(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -80(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -64(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -48(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vaesenc         %ymm31, %ymm0, %ymm0
+	vaesenc         %ymm31, %ymm1, %ymm1
+	vaesenc         %ymm31, %ymm2, %ymm2
+	vaesenc         %ymm31, %ymm3, %ymm3
+	vaesenc         %ymm30, %ymm0, %ymm0
+	vaesenc         %ymm30, %ymm1, %ymm1
+	vaesenc         %ymm30, %ymm2, %ymm2
+	vaesenc         %ymm30, %ymm3, %ymm3
+	vpxord          (%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm0, %ymm16
+	vmovdqu8        %ymm16, (%rsi)
+	vpxord          32(%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm1, %ymm17
+	vmovdqu8        %ymm17, 32(%rsi)
+	vpxord          64(%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm2, %ymm18
+	vmovdqu8        %ymm18, 64(%rsi)
+	vpxord          96(%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm3, %ymm19
+	vmovdqu8        %ymm19, 96(%rsi)
+	add             $128, %rdx
+	add             $128, %rsi
+	sub             $128, %rcx
+	{disp32} jb     .Lgcm_enc_rec_hash_last
+.Lgcm_enc_rec_loop:
+# LLVM-MCA-BEGIN gcm_enc_rec_avx10_256_main_loop
+	vpshufb         %ymm20, %ymm11, %ymm0
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm1
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm2
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm3
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpxord          %ymm13, %ymm0, %ymm0
+	vpxord          %ymm13, %ymm1, %ymm1
+	vpxord          %ymm13, %ymm2, %ymm2
+	vpxord          %ymm13, %ymm3, %ymm3
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_rec_main_aes128
+	{disp32} je     .Lgcm_enc_rec_main_aes192
+	vbroadcasti32x4 -208(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -192(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+.Lgcm_enc_rec_main_aes192:
+	vbroadcasti32x4 -176(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -160(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+.Lgcm_enc_rec_main_aes128:
+	vbroadcasti32x4 -144(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vpshufb         %ymm20, %ymm16, %ymm4
+	vpxord          %ymm10, %ymm4, %ymm4            # the running hash joins block 0
+	vpshufd         $78, %ymm4, %ymm8
+	vpxord          %ymm4, %ymm8, %ymm8             # d_L ^ d_H in the low half
+	vpclmulqdq      $0, %ymm22, %ymm4, %ymm5
+	vbroadcasti32x4 -128(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vpclmulqdq      $17, %ymm22, %ymm4, %ymm7
+	vpclmulqdq      $0, %ymm26, %ymm8, %ymm6
+	vpshufb         %ymm20, %ymm17, %ymm4
+	vpshufd         $78, %ymm4, %ymm8
+	vpxord          %ymm4, %ymm8, %ymm8             # d_L ^ d_H in the low half
+	vbroadcasti32x4 -112(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vpclmulqdq      $0, %ymm27, %ymm8, %ymm8
+	vpxord          %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $0, %ymm23, %ymm4, %ymm8
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $17, %ymm23, %ymm4, %ymm8
+	vbroadcasti32x4 -96(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vpxord          %ymm8, %ymm7, %ymm7
+	vpshufb         %ymm20, %ymm18, %ymm4
+	vpshufd         $78, %ymm4, %ymm8
+	vpxord          %ymm4, %ymm8, %ymm8             # d_L ^ d_H in the low half
+	vpclmulqdq      $0, %ymm28, %ymm8, %ymm8
+	vbroadcasti32x4 -80(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vpxord          %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $0, %ymm24, %ymm4, %ymm8
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $17, %ymm24, %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
+	vbroadcasti32x4 -64(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vpshufb         %ymm20, %ymm19, %ymm4
+	vpshufd         $78, %ymm4, %ymm8
+	vpxord          %ymm4, %ymm8, %ymm8             # d_L ^ d_H in the low half
+	vpclmulqdq      $0, %ymm29, %ymm8, %ymm8
+	vpxord          %ymm8, %ymm6, %ymm6
+	vbroadcasti32x4 -48(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vpclmulqdq      $0, %ymm25, %ymm4, %ymm8
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $17, %ymm25, %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
+	vpternlogd      $150, %ymm7, %ymm5, %ymm6
+	vaesenc         %ymm31, %ymm0, %ymm0
+	vaesenc         %ymm31, %ymm1, %ymm1
+	vaesenc         %ymm31, %ymm2, %ymm2
+	vaesenc         %ymm31, %ymm3, %ymm3
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm5, %ymm5
+	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
+	vaesenc         %ymm30, %ymm0, %ymm0
+	vaesenc         %ymm30, %ymm1, %ymm1
+	vaesenc         %ymm30, %ymm2, %ymm2
+	vaesenc         %ymm30, %ymm3, %ymm3
+	vpshufd         $78, %ymm6, %ymm6
+	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+	vextracti32x4   $1, %ymm7, %xmm8
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpxord          (%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm0, %ymm16
+	vmovdqu8        %ymm16, (%rsi)
+	vpxord          32(%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm1, %ymm17
+	vmovdqu8        %ymm17, 32(%rsi)
+	vpxord          64(%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm2, %ymm18
+	vmovdqu8        %ymm18, 64(%rsi)
+	vpxord          96(%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm3, %ymm19
+	vmovdqu8        %ymm19, 96(%rsi)
+	add             $128, %rdx
+	add             $128, %rsi
+	sub             $128, %rcx
+	jae             .Lgcm_enc_rec_loop
+# LLVM-MCA-END
+.Lgcm_enc_rec_hash_last:
+	vpshufb         %ymm20, %ymm16, %ymm4
+	vpxord          %ymm10, %ymm4, %ymm4            # the running hash joins block 0
+	vpshufd         $78, %ymm4, %ymm8
+	vpxord          %ymm4, %ymm8, %ymm8             # d_L ^ d_H in the low half
+	vpclmulqdq      $0, %ymm22, %ymm4, %ymm5
+	vpclmulqdq      $17, %ymm22, %ymm4, %ymm7
+	vpclmulqdq      $0, %ymm26, %ymm8, %ymm6
+	vpshufb         %ymm20, %ymm17, %ymm4
+	vpshufd         $78, %ymm4, %ymm8
+	vpxord          %ymm4, %ymm8, %ymm8             # d_L ^ d_H in the low half
+	vpclmulqdq      $0, %ymm27, %ymm8, %ymm8
+	vpxord          %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $0, %ymm23, %ymm4, %ymm8
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $17, %ymm23, %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
+	vpshufb         %ymm20, %ymm18, %ymm4
+	vpshufd         $78, %ymm4, %ymm8
+	vpxord          %ymm4, %ymm8, %ymm8             # d_L ^ d_H in the low half
+	vpclmulqdq      $0, %ymm28, %ymm8, %ymm8
+	vpxord          %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $0, %ymm24, %ymm4, %ymm8
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $17, %ymm24, %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
+	vpshufb         %ymm20, %ymm19, %ymm4
+	vpshufd         $78, %ymm4, %ymm8
+	vpxord          %ymm4, %ymm8, %ymm8             # d_L ^ d_H in the low half
+	vpclmulqdq      $0, %ymm29, %ymm8, %ymm8
+	vpxord          %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $0, %ymm25, %ymm4, %ymm8
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $17, %ymm25, %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
+	vpternlogd      $150, %ymm7, %ymm5, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm5, %ymm5
+	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm6, %ymm6
+	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+	vextracti32x4   $1, %ymm7, %xmm8
+	vpxord          %xmm8, %xmm7, %xmm10
+.Lgcm_enc_rec_tail:
+	add             $128, %rcx
+	{disp32} jz     .Lgcm_enc_rec_no_data
+	cmp             $32, %rcx
+	{disp32} jbe    .Lgcm_enc_rec_final1
+	cmp             $64, %rcx
+	{disp32} jbe    .Lgcm_enc_rec_final2
+	cmp             $96, %rcx
+	{disp32} jbe    .Lgcm_enc_rec_final3
+.Lgcm_enc_rec_final4:
+	lea             15(%rcx), %r11
+	and             $-16, %r11
+	lea             752(%rdi), %r9
+	sub             %r11, %r9                       # H^(blocks + 1): the lengths block takes H^1
+	sub             $96, %rcx
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # the last vector's bytes
+	kmovd           %r11d, %k1
+	vpshufb         %ymm20, %ymm11, %ymm0
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm1
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm2
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm3
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpxord          %ymm13, %ymm0, %ymm0
+	vpxord          %ymm13, %ymm1, %ymm1
+	vpxord          %ymm13, %ymm2, %ymm2
+	vpxord          %ymm13, %ymm3, %ymm3
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_rec_final4_aes128
+	{disp32} je     .Lgcm_enc_rec_final4_aes192
+	vbroadcasti32x4 -208(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -192(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+.Lgcm_enc_rec_final4_aes192:
+	vbroadcasti32x4 -176(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -160(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+.Lgcm_enc_rec_final4_aes128:
+	vbroadcasti32x4 -144(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -128(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -112(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -96(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -80(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -64(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -48(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vaesenc         %ymm31, %ymm0, %ymm0
+	vaesenc         %ymm31, %ymm1, %ymm1
+	vaesenc         %ymm31, %ymm2, %ymm2
+	vaesenc         %ymm31, %ymm3, %ymm3
+	vaesenc         %ymm30, %ymm0, %ymm0
+	vaesenc         %ymm30, %ymm1, %ymm1
+	vaesenc         %ymm30, %ymm2, %ymm2
+	vaesenc         %ymm30, %ymm3, %ymm3
+	vpxord          (%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm0, %ymm0
+	vmovdqu8        %ymm0, (%rsi)
+	vpxord          32(%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm1, %ymm1
+	vmovdqu8        %ymm1, 32(%rsi)
+	vpxord          64(%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm2, %ymm2
+	vmovdqu8        %ymm2, 64(%rsi)
+	vmovdqu8        96(%rdx), %ymm8{%k1}{z}
+	vpxord          %ymm14, %ymm8, %ymm8
+	vaesenclast     %ymm8, %ymm3, %ymm3
+	vmovdqu8        %ymm3, 96(%rsi){%k1}
+	vmovdqu8        %ymm3, %ymm3{%k1}{z}            # GHASH sees the padding as zeros
+	vpshufb         %ymm20, %ymm0, %ymm4
+	vpxord          %ymm10, %ymm4, %ymm4
+	vpclmulqdq      $0, (%r9), %ymm4, %ymm5
+	vpclmulqdq      $16, (%r9), %ymm4, %ymm6
+	vpclmulqdq      $1, (%r9), %ymm4, %ymm8
+	vpclmulqdq      $17, (%r9), %ymm4, %ymm7
+	vpxord          %ymm8, %ymm6, %ymm6
+	vpshufb         %ymm20, %ymm1, %ymm4
+	vpclmulqdq      $0, 32(%r9), %ymm4, %ymm8
+	vpclmulqdq      $16, 32(%r9), %ymm4, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $1, 32(%r9), %ymm4, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, 32(%r9), %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
+	vpshufb         %ymm20, %ymm2, %ymm4
+	vpclmulqdq      $0, 64(%r9), %ymm4, %ymm8
+	vpclmulqdq      $16, 64(%r9), %ymm4, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $1, 64(%r9), %ymm4, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, 64(%r9), %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
+	vpshufb         %ymm20, %ymm3, %ymm4
+	vpclmulqdq      $0, 96(%r9), %ymm4, %ymm8
+	vpclmulqdq      $16, 96(%r9), %ymm4, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $1, 96(%r9), %ymm4, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, 96(%r9), %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm5, %ymm5
+	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm6, %ymm6
+	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+	vextracti32x4   $1, %ymm7, %xmm8
+	vpxord          %xmm8, %xmm7, %xmm10
+	{disp32} jmp    .Lgcm_enc_rec_tag
+.Lgcm_enc_rec_final3:
+	lea             15(%rcx), %r11
+	and             $-16, %r11
+	lea             752(%rdi), %r9
+	sub             %r11, %r9                       # H^(blocks + 1): the lengths block takes H^1
+	sub             $64, %rcx
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # the last vector's bytes
+	kmovd           %r11d, %k1
+	vpshufb         %ymm20, %ymm11, %ymm0
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm1
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm2
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpxord          %ymm13, %ymm0, %ymm0
+	vpxord          %ymm13, %ymm1, %ymm1
+	vpxord          %ymm13, %ymm2, %ymm2
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_rec_final3_aes128
+	{disp32} je     .Lgcm_enc_rec_final3_aes192
+	vbroadcasti32x4 -208(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vbroadcasti32x4 -192(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+.Lgcm_enc_rec_final3_aes192:
+	vbroadcasti32x4 -176(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vbroadcasti32x4 -160(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+.Lgcm_enc_rec_final3_aes128:
+	vbroadcasti32x4 -144(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vbroadcasti32x4 -128(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vbroadcasti32x4 -112(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vbroadcasti32x4 -96(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vbroadcasti32x4 -80(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vbroadcasti32x4 -64(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vbroadcasti32x4 -48(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm31, %ymm0, %ymm0
+	vaesenc         %ymm31, %ymm1, %ymm1
+	vaesenc         %ymm31, %ymm2, %ymm2
+	vaesenc         %ymm30, %ymm0, %ymm0
+	vaesenc         %ymm30, %ymm1, %ymm1
+	vaesenc         %ymm30, %ymm2, %ymm2
+	vpxord          (%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm0, %ymm0
+	vmovdqu8        %ymm0, (%rsi)
+	vpxord          32(%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm1, %ymm1
+	vmovdqu8        %ymm1, 32(%rsi)
+	vmovdqu8        64(%rdx), %ymm8{%k1}{z}
+	vpxord          %ymm14, %ymm8, %ymm8
+	vaesenclast     %ymm8, %ymm2, %ymm2
+	vmovdqu8        %ymm2, 64(%rsi){%k1}
+	vmovdqu8        %ymm2, %ymm2{%k1}{z}            # GHASH sees the padding as zeros
+	vpshufb         %ymm20, %ymm0, %ymm4
+	vpxord          %ymm10, %ymm4, %ymm4
+	vpclmulqdq      $0, (%r9), %ymm4, %ymm5
+	vpclmulqdq      $16, (%r9), %ymm4, %ymm6
+	vpclmulqdq      $1, (%r9), %ymm4, %ymm8
+	vpclmulqdq      $17, (%r9), %ymm4, %ymm7
+	vpxord          %ymm8, %ymm6, %ymm6
+	vpshufb         %ymm20, %ymm1, %ymm4
+	vpclmulqdq      $0, 32(%r9), %ymm4, %ymm8
+	vpclmulqdq      $16, 32(%r9), %ymm4, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $1, 32(%r9), %ymm4, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, 32(%r9), %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
+	vpshufb         %ymm20, %ymm2, %ymm4
+	vpclmulqdq      $0, 64(%r9), %ymm4, %ymm8
+	vpclmulqdq      $16, 64(%r9), %ymm4, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $1, 64(%r9), %ymm4, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, 64(%r9), %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm5, %ymm5
+	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm6, %ymm6
+	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+	vextracti32x4   $1, %ymm7, %xmm8
+	vpxord          %xmm8, %xmm7, %xmm10
+	{disp32} jmp    .Lgcm_enc_rec_tag
+.Lgcm_enc_rec_final2:
+	lea             15(%rcx), %r11
+	and             $-16, %r11
+	lea             752(%rdi), %r9
+	sub             %r11, %r9                       # H^(blocks + 1): the lengths block takes H^1
+	sub             $32, %rcx
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # the last vector's bytes
+	kmovd           %r11d, %k1
+	vpshufb         %ymm20, %ymm11, %ymm0
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm1
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpxord          %ymm13, %ymm0, %ymm0
+	vpxord          %ymm13, %ymm1, %ymm1
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_rec_final2_aes128
+	{disp32} je     .Lgcm_enc_rec_final2_aes192
+	vbroadcasti32x4 -208(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vbroadcasti32x4 -192(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+.Lgcm_enc_rec_final2_aes192:
+	vbroadcasti32x4 -176(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vbroadcasti32x4 -160(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+.Lgcm_enc_rec_final2_aes128:
+	vbroadcasti32x4 -144(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vbroadcasti32x4 -128(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vbroadcasti32x4 -112(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vbroadcasti32x4 -96(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vbroadcasti32x4 -80(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vbroadcasti32x4 -64(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vbroadcasti32x4 -48(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm31, %ymm0, %ymm0
+	vaesenc         %ymm31, %ymm1, %ymm1
+	vaesenc         %ymm30, %ymm0, %ymm0
+	vaesenc         %ymm30, %ymm1, %ymm1
+	vpxord          (%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm0, %ymm0
+	vmovdqu8        %ymm0, (%rsi)
+	vmovdqu8        32(%rdx), %ymm8{%k1}{z}
+	vpxord          %ymm14, %ymm8, %ymm8
+	vaesenclast     %ymm8, %ymm1, %ymm1
+	vmovdqu8        %ymm1, 32(%rsi){%k1}
+	vmovdqu8        %ymm1, %ymm1{%k1}{z}            # GHASH sees the padding as zeros
+	vpshufb         %ymm20, %ymm0, %ymm4
+	vpxord          %ymm10, %ymm4, %ymm4
+	vpclmulqdq      $0, (%r9), %ymm4, %ymm5
+	vpclmulqdq      $16, (%r9), %ymm4, %ymm6
+	vpclmulqdq      $1, (%r9), %ymm4, %ymm8
+	vpclmulqdq      $17, (%r9), %ymm4, %ymm7
+	vpxord          %ymm8, %ymm6, %ymm6
+	vpshufb         %ymm20, %ymm1, %ymm4
+	vpclmulqdq      $0, 32(%r9), %ymm4, %ymm8
+	vpclmulqdq      $16, 32(%r9), %ymm4, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $1, 32(%r9), %ymm4, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, 32(%r9), %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm5, %ymm5
+	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm6, %ymm6
+	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+	vextracti32x4   $1, %ymm7, %xmm8
+	vpxord          %xmm8, %xmm7, %xmm10
+	{disp32} jmp    .Lgcm_enc_rec_tag
+.Lgcm_enc_rec_final1:
+	lea             15(%rcx), %r11
+	and             $-16, %r11
+	lea             752(%rdi), %r9
+	sub             %r11, %r9                       # H^(blocks + 1): the lengths block takes H^1
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # the last vector's bytes
+	kmovd           %r11d, %k1
+	vpshufb         %ymm20, %ymm11, %ymm0
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpxord          %ymm13, %ymm0, %ymm0
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_rec_final1_aes128
+	{disp32} je     .Lgcm_enc_rec_final1_aes192
+	vbroadcasti32x4 -208(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vbroadcasti32x4 -192(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+.Lgcm_enc_rec_final1_aes192:
+	vbroadcasti32x4 -176(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vbroadcasti32x4 -160(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+.Lgcm_enc_rec_final1_aes128:
+	vbroadcasti32x4 -144(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vbroadcasti32x4 -128(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vbroadcasti32x4 -112(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vbroadcasti32x4 -96(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vbroadcasti32x4 -80(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vbroadcasti32x4 -64(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vbroadcasti32x4 -48(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm31, %ymm0, %ymm0
+	vaesenc         %ymm30, %ymm0, %ymm0
+	vmovdqu8        (%rdx), %ymm8{%k1}{z}
+	vpxord          %ymm14, %ymm8, %ymm8
+	vaesenclast     %ymm8, %ymm0, %ymm0
+	vmovdqu8        %ymm0, (%rsi){%k1}
+	vmovdqu8        %ymm0, %ymm0{%k1}{z}            # GHASH sees the padding as zeros
+	vpshufb         %ymm20, %ymm0, %ymm4
+	vpxord          %ymm10, %ymm4, %ymm4
+	vpclmulqdq      $0, (%r9), %ymm4, %ymm5
+	vpclmulqdq      $16, (%r9), %ymm4, %ymm6
+	vpclmulqdq      $1, (%r9), %ymm4, %ymm8
+	vpclmulqdq      $17, (%r9), %ymm4, %ymm7
+	vpxord          %ymm8, %ymm6, %ymm6
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm5, %ymm5
+	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm6, %ymm6
+	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+	vextracti32x4   $1, %ymm7, %xmm8
+	vpxord          %xmm8, %xmm7, %xmm10
+	{disp32} jmp    .Lgcm_enc_rec_tag
+.Lgcm_enc_rec_no_data:
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpxord          %xmm10, %xmm4, %xmm4
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm5
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm6
+	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm7
+	vpxord          %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm5, %ymm5
+	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm6, %ymm6
+	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+	vextracti32x4   $1, %ymm7, %xmm8
+	vpxord          %xmm8, %xmm7, %xmm10
+.Lgcm_enc_rec_tag:
+	vpshufb         %xmm20, %xmm10, %xmm10
+	vpxord          48(%r8), %xmm10, %xmm10
+	vmovdqu8        %xmm10, 48(%r8)
+	xor             %eax, %eax
+	vzeroupper
+	ret
+	.cfi_endproc
+	.size	aesgen_gcm_enc_record_avx10_256, . - aesgen_gcm_enc_record_avx10_256
+
+# int aesgen_gcm_dec_record_avx10_256(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
+#                  size_t len, struct aesgen_gcm_record *rec);   any len
+#
+# One whole message: GHASH of the AAD, E_K(J0), decryption with the same stitched
+# loop as aesgen_gcm_dec_update_avx10_256, then the last 1..8 blocks and the lengths block
+# in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
+	.text
+	.p2align 5, 0xcc
+	.globl	aesgen_gcm_dec_record_avx10_256
+	.hidden	aesgen_gcm_dec_record_avx10_256
+	.type	aesgen_gcm_dec_record_avx10_256, @function
+aesgen_gcm_dec_record_avx10_256:
+	.cfi_startproc
+	endbr64
+	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %ymm20
+	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %ymm21
+	vpxord          %xmm10, %xmm10, %xmm10
+	mov             40(%r8), %r10
+	test            %r10, %r10
+	{disp32} jz     .Lgcm_dec_rec_aad_done
+	mov             32(%r8), %rax
+	lea             768(%rdi), %r9
+	lea             15(%r10), %r11
+	and             $-16, %r11                      # 16 x the block count
+	sub             %r11, %r9
+	vpxord          %ymm5, %ymm5, %ymm5
+	vpxord          %ymm6, %ymm6, %ymm6
+	vpxord          %ymm7, %ymm7, %ymm7
+.Lgcm_dec_rec_aad_vector:
+	cmp             $32, %r10
+	{disp32} jb     .Lgcm_dec_rec_aad_load_part
+	vmovdqu8        (%rax), %ymm4
+	{disp32} jmp    .Lgcm_dec_rec_aad_loaded
+.Lgcm_dec_rec_aad_load_part:
+	mov             $-1, %r11
+	bzhi            %r10, %r11, %r11                # the blocks that remain
+	kmovd           %r11d, %k1
+	vmovdqu8        (%rax), %ymm4{%k1}{z}
+.Lgcm_dec_rec_aad_loaded:
+	vpshufb         %ymm20, %ymm4, %ymm4
+	vpxord          %ymm10, %ymm4, %ymm4            # the running hash joins block 0
+	vpxord          %ymm10, %ymm10, %ymm10
+	vpclmulqdq      $0, (%r9), %ymm4, %ymm8
+	vpclmulqdq      $16, (%r9), %ymm4, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $1, (%r9), %ymm4, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, (%r9), %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
+	add             $32, %rax
+	add             $32, %r9
+	sub             $32, %r10
+	ja              .Lgcm_dec_rec_aad_vector
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm5, %ymm5
+	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm6, %ymm6
+	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+	vextracti32x4   $1, %ymm7, %xmm8
+	vpxord          %xmm8, %xmm7, %xmm10
+.Lgcm_dec_rec_aad_done:
+	mov             240(%rdi), %eax
+	lea             (%rdi,%rax,8), %r10
+	lea             (%r10,%rax,8), %r10             # &rk[rounds]
+	vbroadcasti32x4 (%rdi), %ymm13
+	vbroadcasti32x4 (%r10), %ymm14
+	vbroadcasti32x4 -16(%r10), %ymm30
+	vbroadcasti32x4 -32(%r10), %ymm31
+# E_K(J0) masks the tag: one block on xmm, beside the data's blocks
+	vmovdqu8        (%r8), %xmm4
+	vpxord          %xmm13, %xmm4, %xmm4
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_rec_j0_aes128
+	{disp32} je     .Lgcm_dec_rec_j0_aes192
+	vaesenc         -208(%r10), %xmm4, %xmm4
+	vaesenc         -192(%r10), %xmm4, %xmm4
+.Lgcm_dec_rec_j0_aes192:
+	vaesenc         -176(%r10), %xmm4, %xmm4
+	vaesenc         -160(%r10), %xmm4, %xmm4
+.Lgcm_dec_rec_j0_aes128:
+	vaesenc         -144(%r10), %xmm4, %xmm4
+	vaesenc         -128(%r10), %xmm4, %xmm4
+	vaesenc         -112(%r10), %xmm4, %xmm4
+	vaesenc         -96(%r10), %xmm4, %xmm4
+	vaesenc         -80(%r10), %xmm4, %xmm4
+	vaesenc         -64(%r10), %xmm4, %xmm4
+	vaesenc         -48(%r10), %xmm4, %xmm4
+	vaesenc         %xmm31, %xmm4, %xmm4
+	vaesenc         %xmm30, %xmm4, %xmm4
+	vaesenclast     %xmm14, %xmm4, %xmm4
+	vmovdqu8        %xmm4, 48(%r8)
+	vbroadcasti32x4 (%r8), %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm11
+	vpaddd          .Lgcm_record_offsets_32(%rip), %ymm11, %ymm11 # J0 + 1, + 2, ...
+	vbroadcasti32x4 .Lgcm_lane_count(%rip), %ymm12
+	test            %rcx, %rcx
+	{disp32} jz     .Lgcm_dec_rec_no_data
+	sub             $128, %rcx
+	{disp32} jb     .Lgcm_dec_rec_tail
+	vmovdqu8        640(%rdi), %ymm22
+	vmovdqu8        672(%rdi), %ymm23
+	vmovdqu8        704(%rdi), %ymm24
+	vmovdqu8        736(%rdi), %ymm25
+	vpshufd         $78, %ymm22, %ymm26
+	vpxord          %ymm22, %ymm26, %ymm26          # H_L ^ H_H in both halves
+	vpshufd         $78, %ymm23, %ymm27
+	vpxord          %ymm23, %ymm27, %ymm27          # H_L ^ H_H in both halves
+	vpshufd         $78, %ymm24, %ymm28
+	vpxord          %ymm24, %ymm28, %ymm28          # H_L ^ H_H in both halves
+	vpshufd         $78, %ymm25, %ymm29
+	vpxord          %ymm25, %ymm29, %ymm29          # H_L ^ H_H in both halves
+.Lgcm_dec_rec_loop:
+# LLVM-MCA-BEGIN gcm_dec_rec_avx10_256_main_loop
+	vpshufb         %ymm20, %ymm11, %ymm0
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm1
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm2
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm3
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpxord          %ymm13, %ymm0, %ymm0
+	vpxord          %ymm13, %ymm1, %ymm1
+	vpxord          %ymm13, %ymm2, %ymm2
+	vpxord          %ymm13, %ymm3, %ymm3
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_rec_main_aes128
+	{disp32} je     .Lgcm_dec_rec_main_aes192
+	vbroadcasti32x4 -208(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -192(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+.Lgcm_dec_rec_main_aes192:
+	vbroadcasti32x4 -176(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -160(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+.Lgcm_dec_rec_main_aes128:
+	vbroadcasti32x4 -144(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vmovdqu8        (%rdx), %ymm4
+	vpshufb         %ymm20, %ymm4, %ymm4
+	vpxord          %ymm10, %ymm4, %ymm4
+	vpshufd         $78, %ymm4, %ymm8
+	vpxord          %ymm4, %ymm8, %ymm8             # d_L ^ d_H in the low half
+	vpclmulqdq      $0, %ymm22, %ymm4, %ymm5
+	vbroadcasti32x4 -128(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vpclmulqdq      $17, %ymm22, %ymm4, %ymm7
+	vpclmulqdq      $0, %ymm26, %ymm8, %ymm6
+	vmovdqu8        32(%rdx), %ymm4
+	vpshufb         %ymm20, %ymm4, %ymm4
+	vpshufd         $78, %ymm4, %ymm8
+	vpxord          %ymm4, %ymm8, %ymm8             # d_L ^ d_H in the low half
+	vbroadcasti32x4 -112(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vpclmulqdq      $0, %ymm27, %ymm8, %ymm8
+	vpxord          %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $0, %ymm23, %ymm4, %ymm8
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $17, %ymm23, %ymm4, %ymm8
+	vbroadcasti32x4 -96(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vpxord          %ymm8, %ymm7, %ymm7
+	vmovdqu8        64(%rdx), %ymm4
+	vpshufb         %ymm20, %ymm4, %ymm4
+	vpshufd         $78, %ymm4, %ymm8
+	vpxord          %ymm4, %ymm8, %ymm8             # d_L ^ d_H in the low half
+	vbroadcasti32x4 -80(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vpclmulqdq      $0, %ymm28, %ymm8, %ymm8
+	vpxord          %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $0, %ymm24, %ymm4, %ymm8
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $17, %ymm24, %ymm4, %ymm8
+	vbroadcasti32x4 -64(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vpxord          %ymm8, %ymm7, %ymm7
+	vmovdqu8        96(%rdx), %ymm4
+	vpshufb         %ymm20, %ymm4, %ymm4
+	vpshufd         $78, %ymm4, %ymm8
+	vpxord          %ymm4, %ymm8, %ymm8             # d_L ^ d_H in the low half
+	vbroadcasti32x4 -48(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vpclmulqdq      $0, %ymm29, %ymm8, %ymm8
+	vpxord          %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $0, %ymm25, %ymm4, %ymm8
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $17, %ymm25, %ymm4, %ymm8
+	vaesenc         %ymm31, %ymm0, %ymm0
+	vaesenc         %ymm31, %ymm1, %ymm1
+	vaesenc         %ymm31, %ymm2, %ymm2
+	vaesenc         %ymm31, %ymm3, %ymm3
+	vpxord          %ymm8, %ymm7, %ymm7
+	vpternlogd      $150, %ymm7, %ymm5, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm5, %ymm5
+	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+	vaesenc         %ymm30, %ymm0, %ymm0
+	vaesenc         %ymm30, %ymm1, %ymm1
+	vaesenc         %ymm30, %ymm2, %ymm2
+	vaesenc         %ymm30, %ymm3, %ymm3
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm6, %ymm6
+	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+	vextracti32x4   $1, %ymm7, %xmm8
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpxord          (%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm0, %ymm0
+	vmovdqu8        %ymm0, (%rsi)
+	vpxord          32(%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm1, %ymm1
+	vmovdqu8        %ymm1, 32(%rsi)
+	vpxord          64(%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm2, %ymm2
+	vmovdqu8        %ymm2, 64(%rsi)
+	vpxord          96(%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm3, %ymm3
+	vmovdqu8        %ymm3, 96(%rsi)
+	add             $128, %rdx
+	add             $128, %rsi
+	sub             $128, %rcx
+	jae             .Lgcm_dec_rec_loop
+# LLVM-MCA-END
+.Lgcm_dec_rec_tail:
+	add             $128, %rcx
+	{disp32} jz     .Lgcm_dec_rec_no_data
+	cmp             $32, %rcx
+	{disp32} jbe    .Lgcm_dec_rec_final1
+	cmp             $64, %rcx
+	{disp32} jbe    .Lgcm_dec_rec_final2
+	cmp             $96, %rcx
+	{disp32} jbe    .Lgcm_dec_rec_final3
+.Lgcm_dec_rec_final4:
+	lea             15(%rcx), %r11
+	and             $-16, %r11
+	lea             752(%rdi), %r9
+	sub             %r11, %r9                       # H^(blocks + 1): the lengths block takes H^1
+	sub             $96, %rcx
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # the last vector's bytes
+	kmovd           %r11d, %k1
+# GHASH of the ciphertext first: the data may be decrypted in place
+	vmovdqu8        (%rdx), %ymm4
+	vpshufb         %ymm20, %ymm4, %ymm4
+	vpxord          %ymm10, %ymm4, %ymm4
+	vpclmulqdq      $0, (%r9), %ymm4, %ymm5
+	vpclmulqdq      $16, (%r9), %ymm4, %ymm6
+	vpclmulqdq      $1, (%r9), %ymm4, %ymm8
+	vpclmulqdq      $17, (%r9), %ymm4, %ymm7
+	vpxord          %ymm8, %ymm6, %ymm6
+	vmovdqu8        32(%rdx), %ymm4
+	vpshufb         %ymm20, %ymm4, %ymm4
+	vpclmulqdq      $0, 32(%r9), %ymm4, %ymm8
+	vpclmulqdq      $16, 32(%r9), %ymm4, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $1, 32(%r9), %ymm4, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, 32(%r9), %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
+	vmovdqu8        64(%rdx), %ymm4
+	vpshufb         %ymm20, %ymm4, %ymm4
+	vpclmulqdq      $0, 64(%r9), %ymm4, %ymm8
+	vpclmulqdq      $16, 64(%r9), %ymm4, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $1, 64(%r9), %ymm4, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, 64(%r9), %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
+	vmovdqu8        96(%rdx), %ymm4{%k1}{z}         # zero-padded
+	vpshufb         %ymm20, %ymm4, %ymm4
+	vpclmulqdq      $0, 96(%r9), %ymm4, %ymm8
+	vpclmulqdq      $16, 96(%r9), %ymm4, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $1, 96(%r9), %ymm4, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, 96(%r9), %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm5, %ymm5
+	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm6, %ymm6
+	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+	vextracti32x4   $1, %ymm7, %xmm8
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpshufb         %ymm20, %ymm11, %ymm0
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm1
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm2
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm3
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpxord          %ymm13, %ymm0, %ymm0
+	vpxord          %ymm13, %ymm1, %ymm1
+	vpxord          %ymm13, %ymm2, %ymm2
+	vpxord          %ymm13, %ymm3, %ymm3
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_rec_final4_aes128
+	{disp32} je     .Lgcm_dec_rec_final4_aes192
+	vbroadcasti32x4 -208(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -192(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+.Lgcm_dec_rec_final4_aes192:
+	vbroadcasti32x4 -176(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -160(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+.Lgcm_dec_rec_final4_aes128:
+	vbroadcasti32x4 -144(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -128(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -112(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -96(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -80(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -64(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -48(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vaesenc         %ymm31, %ymm0, %ymm0
+	vaesenc         %ymm31, %ymm1, %ymm1
+	vaesenc         %ymm31, %ymm2, %ymm2
+	vaesenc         %ymm31, %ymm3, %ymm3
+	vaesenc         %ymm30, %ymm0, %ymm0
+	vaesenc         %ymm30, %ymm1, %ymm1
+	vaesenc         %ymm30, %ymm2, %ymm2
+	vaesenc         %ymm30, %ymm3, %ymm3
+	vpxord          (%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm0, %ymm0
+	vmovdqu8        %ymm0, (%rsi)
+	vpxord          32(%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm1, %ymm1
+	vmovdqu8        %ymm1, 32(%rsi)
+	vpxord          64(%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm2, %ymm2
+	vmovdqu8        %ymm2, 64(%rsi)
+	vmovdqu8        96(%rdx), %ymm8{%k1}{z}
+	vpxord          %ymm14, %ymm8, %ymm8
+	vaesenclast     %ymm8, %ymm3, %ymm3
+	vmovdqu8        %ymm3, 96(%rsi){%k1}
+	{disp32} jmp    .Lgcm_dec_rec_tag
+.Lgcm_dec_rec_final3:
+	lea             15(%rcx), %r11
+	and             $-16, %r11
+	lea             752(%rdi), %r9
+	sub             %r11, %r9                       # H^(blocks + 1): the lengths block takes H^1
+	sub             $64, %rcx
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # the last vector's bytes
+	kmovd           %r11d, %k1
+# GHASH of the ciphertext first: the data may be decrypted in place
+	vmovdqu8        (%rdx), %ymm4
+	vpshufb         %ymm20, %ymm4, %ymm4
+	vpxord          %ymm10, %ymm4, %ymm4
+	vpclmulqdq      $0, (%r9), %ymm4, %ymm5
+	vpclmulqdq      $16, (%r9), %ymm4, %ymm6
+	vpclmulqdq      $1, (%r9), %ymm4, %ymm8
+	vpclmulqdq      $17, (%r9), %ymm4, %ymm7
+	vpxord          %ymm8, %ymm6, %ymm6
+	vmovdqu8        32(%rdx), %ymm4
+	vpshufb         %ymm20, %ymm4, %ymm4
+	vpclmulqdq      $0, 32(%r9), %ymm4, %ymm8
+	vpclmulqdq      $16, 32(%r9), %ymm4, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $1, 32(%r9), %ymm4, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, 32(%r9), %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
+	vmovdqu8        64(%rdx), %ymm4{%k1}{z}         # zero-padded
+	vpshufb         %ymm20, %ymm4, %ymm4
+	vpclmulqdq      $0, 64(%r9), %ymm4, %ymm8
+	vpclmulqdq      $16, 64(%r9), %ymm4, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $1, 64(%r9), %ymm4, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, 64(%r9), %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm5, %ymm5
+	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm6, %ymm6
+	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+	vextracti32x4   $1, %ymm7, %xmm8
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpshufb         %ymm20, %ymm11, %ymm0
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm1
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm2
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpxord          %ymm13, %ymm0, %ymm0
+	vpxord          %ymm13, %ymm1, %ymm1
+	vpxord          %ymm13, %ymm2, %ymm2
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_rec_final3_aes128
+	{disp32} je     .Lgcm_dec_rec_final3_aes192
+	vbroadcasti32x4 -208(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vbroadcasti32x4 -192(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+.Lgcm_dec_rec_final3_aes192:
+	vbroadcasti32x4 -176(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vbroadcasti32x4 -160(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+.Lgcm_dec_rec_final3_aes128:
+	vbroadcasti32x4 -144(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vbroadcasti32x4 -128(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vbroadcasti32x4 -112(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vbroadcasti32x4 -96(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vbroadcasti32x4 -80(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vbroadcasti32x4 -64(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vbroadcasti32x4 -48(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm31, %ymm0, %ymm0
+	vaesenc         %ymm31, %ymm1, %ymm1
+	vaesenc         %ymm31, %ymm2, %ymm2
+	vaesenc         %ymm30, %ymm0, %ymm0
+	vaesenc         %ymm30, %ymm1, %ymm1
+	vaesenc         %ymm30, %ymm2, %ymm2
+	vpxord          (%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm0, %ymm0
+	vmovdqu8        %ymm0, (%rsi)
+	vpxord          32(%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm1, %ymm1
+	vmovdqu8        %ymm1, 32(%rsi)
+	vmovdqu8        64(%rdx), %ymm8{%k1}{z}
+	vpxord          %ymm14, %ymm8, %ymm8
+	vaesenclast     %ymm8, %ymm2, %ymm2
+	vmovdqu8        %ymm2, 64(%rsi){%k1}
+	{disp32} jmp    .Lgcm_dec_rec_tag
+.Lgcm_dec_rec_final2:
+	lea             15(%rcx), %r11
+	and             $-16, %r11
+	lea             752(%rdi), %r9
+	sub             %r11, %r9                       # H^(blocks + 1): the lengths block takes H^1
+	sub             $32, %rcx
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # the last vector's bytes
+	kmovd           %r11d, %k1
+# GHASH of the ciphertext first: the data may be decrypted in place
+	vmovdqu8        (%rdx), %ymm4
+	vpshufb         %ymm20, %ymm4, %ymm4
+	vpxord          %ymm10, %ymm4, %ymm4
+	vpclmulqdq      $0, (%r9), %ymm4, %ymm5
+	vpclmulqdq      $16, (%r9), %ymm4, %ymm6
+	vpclmulqdq      $1, (%r9), %ymm4, %ymm8
+	vpclmulqdq      $17, (%r9), %ymm4, %ymm7
+	vpxord          %ymm8, %ymm6, %ymm6
+	vmovdqu8        32(%rdx), %ymm4{%k1}{z}         # zero-padded
+	vpshufb         %ymm20, %ymm4, %ymm4
+	vpclmulqdq      $0, 32(%r9), %ymm4, %ymm8
+	vpclmulqdq      $16, 32(%r9), %ymm4, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $1, 32(%r9), %ymm4, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, 32(%r9), %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm5, %ymm5
+	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm6, %ymm6
+	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+	vextracti32x4   $1, %ymm7, %xmm8
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpshufb         %ymm20, %ymm11, %ymm0
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm1
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpxord          %ymm13, %ymm0, %ymm0
+	vpxord          %ymm13, %ymm1, %ymm1
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_rec_final2_aes128
+	{disp32} je     .Lgcm_dec_rec_final2_aes192
+	vbroadcasti32x4 -208(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vbroadcasti32x4 -192(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+.Lgcm_dec_rec_final2_aes192:
+	vbroadcasti32x4 -176(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vbroadcasti32x4 -160(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+.Lgcm_dec_rec_final2_aes128:
+	vbroadcasti32x4 -144(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vbroadcasti32x4 -128(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vbroadcasti32x4 -112(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vbroadcasti32x4 -96(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vbroadcasti32x4 -80(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vbroadcasti32x4 -64(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vbroadcasti32x4 -48(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm31, %ymm0, %ymm0
+	vaesenc         %ymm31, %ymm1, %ymm1
+	vaesenc         %ymm30, %ymm0, %ymm0
+	vaesenc         %ymm30, %ymm1, %ymm1
+	vpxord          (%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm0, %ymm0
+	vmovdqu8        %ymm0, (%rsi)
+	vmovdqu8        32(%rdx), %ymm8{%k1}{z}
+	vpxord          %ymm14, %ymm8, %ymm8
+	vaesenclast     %ymm8, %ymm1, %ymm1
+	vmovdqu8        %ymm1, 32(%rsi){%k1}
+	{disp32} jmp    .Lgcm_dec_rec_tag
+.Lgcm_dec_rec_final1:
+	lea             15(%rcx), %r11
+	and             $-16, %r11
+	lea             752(%rdi), %r9
+	sub             %r11, %r9                       # H^(blocks + 1): the lengths block takes H^1
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # the last vector's bytes
+	kmovd           %r11d, %k1
+# GHASH of the ciphertext first: the data may be decrypted in place
+	vmovdqu8        (%rdx), %ymm4{%k1}{z}           # zero-padded
+	vpshufb         %ymm20, %ymm4, %ymm4
+	vpxord          %ymm10, %ymm4, %ymm4
+	vpclmulqdq      $0, (%r9), %ymm4, %ymm5
+	vpclmulqdq      $16, (%r9), %ymm4, %ymm6
+	vpclmulqdq      $1, (%r9), %ymm4, %ymm8
+	vpclmulqdq      $17, (%r9), %ymm4, %ymm7
+	vpxord          %ymm8, %ymm6, %ymm6
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm5, %ymm5
+	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm6, %ymm6
+	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+	vextracti32x4   $1, %ymm7, %xmm8
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpshufb         %ymm20, %ymm11, %ymm0
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpxord          %ymm13, %ymm0, %ymm0
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_rec_final1_aes128
+	{disp32} je     .Lgcm_dec_rec_final1_aes192
+	vbroadcasti32x4 -208(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vbroadcasti32x4 -192(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+.Lgcm_dec_rec_final1_aes192:
+	vbroadcasti32x4 -176(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vbroadcasti32x4 -160(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+.Lgcm_dec_rec_final1_aes128:
+	vbroadcasti32x4 -144(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vbroadcasti32x4 -128(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vbroadcasti32x4 -112(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vbroadcasti32x4 -96(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vbroadcasti32x4 -80(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vbroadcasti32x4 -64(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vbroadcasti32x4 -48(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm31, %ymm0, %ymm0
+	vaesenc         %ymm30, %ymm0, %ymm0
+	vmovdqu8        (%rdx), %ymm8{%k1}{z}
+	vpxord          %ymm14, %ymm8, %ymm8
+	vaesenclast     %ymm8, %ymm0, %ymm0
+	vmovdqu8        %ymm0, (%rsi){%k1}
+	{disp32} jmp    .Lgcm_dec_rec_tag
+.Lgcm_dec_rec_no_data:
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpxord          %xmm10, %xmm4, %xmm4
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm5
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm6
+	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm7
+	vpxord          %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm5, %ymm5
+	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm6, %ymm6
+	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+	vextracti32x4   $1, %ymm7, %xmm8
+	vpxord          %xmm8, %xmm7, %xmm10
+.Lgcm_dec_rec_tag:
+	vpshufb         %xmm20, %xmm10, %xmm10
+	vpxord          48(%r8), %xmm10, %xmm10
+	vmovdqu8        %xmm10, 48(%r8)
+	xor             %eax, %eax
+	vzeroupper
+	ret
+	.cfi_endproc
+	.size	aesgen_gcm_dec_record_avx10_256, . - aesgen_gcm_dec_record_avx10_256
+
 	.section .rodata
 	.p2align 6
 .Lgcm_bswap_mask_16:
@@ -1398,6 +3013,11 @@ aesgen_gcm_dec_update_avx10_256:
 .Lgcm_lane_offsets_32:
 	.long	0, 0, 0, 0
 	.long	1, 0, 0, 0
+# The record functions' first counters: J0 + 1, J0 + 2, ... per lane.
+	.p2align 6
+.Lgcm_record_offsets_32:
+	.long	1, 0, 0, 0
+	.long	2, 0, 0, 0
 	.section .note.GNU-stack,"",@progbits
 	.section .note.gnu.property,"a",@note
 	.p2align 3

@@ -1361,6 +1361,1611 @@ L.gcm_dec_return:
 	vzeroupper
 	ret
 
+; int aesgen_gcm_enc_record_avx10_256(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
+;                  size_t len, struct aesgen_gcm_record *rec);   any len
+;
+; One whole message: GHASH of the AAD, E_K(J0), encryption with the same stitched
+; loop as aesgen_gcm_enc_update_avx10_256, then the last 1..8 blocks and the lengths block
+; in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
+	section .text
+	align 32, db 0xcc
+	global aesgen_gcm_enc_record_avx10_256:function hidden
+aesgen_gcm_enc_record_avx10_256:
+	endbr64
+	vbroadcasti32x4 ymm20, oword [rel L.gcm_bswap_mask_16]
+	vbroadcasti32x4 ymm21, oword [rel L.gcm_gfpoly_16]
+	vpxord          xmm10, xmm10, xmm10
+	mov             r10, qword [r8 + 40]
+	test            r10, r10
+	jz              near L.gcm_enc_rec_aad_done
+	mov             rax, qword [r8 + 32]
+	lea             r9, [rdi + 768]
+	lea             r11, [r10 + 15]
+	and             r11, -16                        ; 16 x the block count
+	sub             r9, r11
+	vpxord          ymm5, ymm5, ymm5
+	vpxord          ymm6, ymm6, ymm6
+	vpxord          ymm7, ymm7, ymm7
+L.gcm_enc_rec_aad_vector:
+	cmp             r10, 32
+	jb              near L.gcm_enc_rec_aad_load_part
+	vmovdqu8        ymm4, [rax]
+	jmp             near L.gcm_enc_rec_aad_loaded
+L.gcm_enc_rec_aad_load_part:
+	mov             r11, -1
+	bzhi            r11, r11, r10                   ; the blocks that remain
+	kmovd           k1, r11d
+	vmovdqu8        ymm4{k1}{z}, [rax]
+L.gcm_enc_rec_aad_loaded:
+	vpshufb         ymm4, ymm4, ymm20
+	vpxord          ymm4, ymm4, ymm10               ; the running hash joins block 0
+	vpxord          ymm10, ymm10, ymm10
+	vpclmulqdq      ymm8, ymm4, yword [r9], 0
+	vpclmulqdq      ymm9, ymm4, yword [r9], 16
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [r9], 1
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, yword [r9], 17
+	vpxord          ymm7, ymm7, ymm8
+	add             rax, 32
+	add             r9, 32
+	sub             r10, 32
+	ja              L.gcm_enc_rec_aad_vector
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         ymm5, ymm5, 78
+	vpternlogd      ymm6, ymm5, ymm8, 150
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         ymm6, ymm6, 78
+	vpternlogd      ymm7, ymm6, ymm8, 150
+	vextracti32x4   xmm8, ymm7, 1
+	vpxord          xmm10, xmm7, xmm8
+L.gcm_enc_rec_aad_done:
+	mov             eax, dword [rdi + 240]
+	lea             r10, [rdi + rax*8]
+	lea             r10, [r10 + rax*8]              ; &rk[rounds]
+	vbroadcasti32x4 ymm13, oword [rdi]
+	vbroadcasti32x4 ymm14, oword [r10]
+	vbroadcasti32x4 ymm30, oword [r10 - 16]
+	vbroadcasti32x4 ymm31, oword [r10 - 32]
+; E_K(J0) masks the tag: one block on xmm, beside the data's blocks
+	vmovdqu8        xmm4, oword [r8]
+	vpxord          xmm4, xmm4, xmm13
+	cmp             eax, 12
+	jb              near L.gcm_enc_rec_j0_aes128
+	je              near L.gcm_enc_rec_j0_aes192
+	vaesenc         xmm4, xmm4, oword [r10 - 208]
+	vaesenc         xmm4, xmm4, oword [r10 - 192]
+L.gcm_enc_rec_j0_aes192:
+	vaesenc         xmm4, xmm4, oword [r10 - 176]
+	vaesenc         xmm4, xmm4, oword [r10 - 160]
+L.gcm_enc_rec_j0_aes128:
+	vaesenc         xmm4, xmm4, oword [r10 - 144]
+	vaesenc         xmm4, xmm4, oword [r10 - 128]
+	vaesenc         xmm4, xmm4, oword [r10 - 112]
+	vaesenc         xmm4, xmm4, oword [r10 - 96]
+	vaesenc         xmm4, xmm4, oword [r10 - 80]
+	vaesenc         xmm4, xmm4, oword [r10 - 64]
+	vaesenc         xmm4, xmm4, oword [r10 - 48]
+	vaesenc         xmm4, xmm4, xmm31
+	vaesenc         xmm4, xmm4, xmm30
+	vaesenclast     xmm4, xmm4, xmm14
+	vmovdqu8        oword [r8 + 48], xmm4
+	vbroadcasti32x4 ymm11, oword [r8]
+	vpshufb         ymm11, ymm11, ymm20
+	vpaddd          ymm11, ymm11, yword [rel L.gcm_record_offsets_32] ; J0 + 1, + 2, ...
+	vbroadcasti32x4 ymm12, oword [rel L.gcm_lane_count]
+	test            rcx, rcx
+	jz              near L.gcm_enc_rec_no_data
+	sub             rcx, 128
+	jb              near L.gcm_enc_rec_tail
+	vmovdqu8        ymm22, yword [rdi + 640]
+	vmovdqu8        ymm23, yword [rdi + 672]
+	vmovdqu8        ymm24, yword [rdi + 704]
+	vmovdqu8        ymm25, yword [rdi + 736]
+	vpshufd         ymm26, ymm22, 78
+	vpxord          ymm26, ymm26, ymm22             ; H_L ^ H_H in both halves
+	vpshufd         ymm27, ymm23, 78
+	vpxord          ymm27, ymm27, ymm23             ; H_L ^ H_H in both halves
+	vpshufd         ymm28, ymm24, 78
+	vpxord          ymm28, ymm28, ymm24             ; H_L ^ H_H in both halves
+	vpshufd         ymm29, ymm25, 78
+	vpxord          ymm29, ymm29, ymm25             ; H_L ^ H_H in both halves
+; the first iteration only encrypts; each later one hashes its predecessor's output
+	vpshufb         ymm0, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm1, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm2, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm3, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpxord          ymm0, ymm0, ymm13
+	vpxord          ymm1, ymm1, ymm13
+	vpxord          ymm2, ymm2, ymm13
+	vpxord          ymm3, ymm3, ymm13
+	cmp             eax, 12
+	jb              near L.gcm_enc_rec_first_aes128
+	je              near L.gcm_enc_rec_first_aes192
+	vbroadcasti32x4 ymm15, oword [r10 - 208]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 192]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+L.gcm_enc_rec_first_aes192:
+	vbroadcasti32x4 ymm15, oword [r10 - 176]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+L.gcm_enc_rec_first_aes128:
+	vbroadcasti32x4 ymm15, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 96]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 80]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 64]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 48]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vaesenc         ymm0, ymm0, ymm31
+	vaesenc         ymm1, ymm1, ymm31
+	vaesenc         ymm2, ymm2, ymm31
+	vaesenc         ymm3, ymm3, ymm31
+	vaesenc         ymm0, ymm0, ymm30
+	vaesenc         ymm1, ymm1, ymm30
+	vaesenc         ymm2, ymm2, ymm30
+	vaesenc         ymm3, ymm3, ymm30
+	vpxord          ymm8, ymm14, yword [rdx]
+	vaesenclast     ymm16, ymm0, ymm8
+	vmovdqu8        yword [rsi], ymm16
+	vpxord          ymm8, ymm14, yword [rdx + 32]
+	vaesenclast     ymm17, ymm1, ymm8
+	vmovdqu8        yword [rsi + 32], ymm17
+	vpxord          ymm8, ymm14, yword [rdx + 64]
+	vaesenclast     ymm18, ymm2, ymm8
+	vmovdqu8        yword [rsi + 64], ymm18
+	vpxord          ymm8, ymm14, yword [rdx + 96]
+	vaesenclast     ymm19, ymm3, ymm8
+	vmovdqu8        yword [rsi + 96], ymm19
+	add             rdx, 128
+	add             rsi, 128
+	sub             rcx, 128
+	jb              near L.gcm_enc_rec_hash_last
+L.gcm_enc_rec_loop:
+; LLVM-MCA-BEGIN gcm_enc_rec_avx10_256_main_loop
+	vpshufb         ymm0, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm1, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm2, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm3, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpxord          ymm0, ymm0, ymm13
+	vpxord          ymm1, ymm1, ymm13
+	vpxord          ymm2, ymm2, ymm13
+	vpxord          ymm3, ymm3, ymm13
+	cmp             eax, 12
+	jb              near L.gcm_enc_rec_main_aes128
+	je              near L.gcm_enc_rec_main_aes192
+	vbroadcasti32x4 ymm15, oword [r10 - 208]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 192]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+L.gcm_enc_rec_main_aes192:
+	vbroadcasti32x4 ymm15, oword [r10 - 176]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+L.gcm_enc_rec_main_aes128:
+	vbroadcasti32x4 ymm15, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vpshufb         ymm4, ymm16, ymm20
+	vpxord          ymm4, ymm4, ymm10               ; the running hash joins block 0
+	vpshufd         ymm8, ymm4, 78
+	vpxord          ymm8, ymm8, ymm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      ymm5, ymm4, ymm22, 0
+	vbroadcasti32x4 ymm15, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vpclmulqdq      ymm7, ymm4, ymm22, 17
+	vpclmulqdq      ymm6, ymm8, ymm26, 0
+	vpshufb         ymm4, ymm17, ymm20
+	vpshufd         ymm8, ymm4, 78
+	vpxord          ymm8, ymm8, ymm4                ; d_L ^ d_H in the low half
+	vbroadcasti32x4 ymm15, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vpclmulqdq      ymm8, ymm8, ymm27, 0
+	vpxord          ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, ymm23, 0
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, ymm23, 17
+	vbroadcasti32x4 ymm15, oword [r10 - 96]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vpxord          ymm7, ymm7, ymm8
+	vpshufb         ymm4, ymm18, ymm20
+	vpshufd         ymm8, ymm4, 78
+	vpxord          ymm8, ymm8, ymm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      ymm8, ymm8, ymm28, 0
+	vbroadcasti32x4 ymm15, oword [r10 - 80]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vpxord          ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, ymm24, 0
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, ymm24, 17
+	vpxord          ymm7, ymm7, ymm8
+	vbroadcasti32x4 ymm15, oword [r10 - 64]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vpshufb         ymm4, ymm19, ymm20
+	vpshufd         ymm8, ymm4, 78
+	vpxord          ymm8, ymm8, ymm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      ymm8, ymm8, ymm29, 0
+	vpxord          ymm6, ymm6, ymm8
+	vbroadcasti32x4 ymm15, oword [r10 - 48]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vpclmulqdq      ymm8, ymm4, ymm25, 0
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, ymm25, 17
+	vpxord          ymm7, ymm7, ymm8
+	vpternlogd      ymm6, ymm5, ymm7, 150
+	vaesenc         ymm0, ymm0, ymm31
+	vaesenc         ymm1, ymm1, ymm31
+	vaesenc         ymm2, ymm2, ymm31
+	vaesenc         ymm3, ymm3, ymm31
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         ymm5, ymm5, 78
+	vpternlogd      ymm6, ymm5, ymm8, 150
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vaesenc         ymm0, ymm0, ymm30
+	vaesenc         ymm1, ymm1, ymm30
+	vaesenc         ymm2, ymm2, ymm30
+	vaesenc         ymm3, ymm3, ymm30
+	vpshufd         ymm6, ymm6, 78
+	vpternlogd      ymm7, ymm6, ymm8, 150
+	vextracti32x4   xmm8, ymm7, 1
+	vpxord          xmm10, xmm7, xmm8
+	vpxord          ymm8, ymm14, yword [rdx]
+	vaesenclast     ymm16, ymm0, ymm8
+	vmovdqu8        yword [rsi], ymm16
+	vpxord          ymm8, ymm14, yword [rdx + 32]
+	vaesenclast     ymm17, ymm1, ymm8
+	vmovdqu8        yword [rsi + 32], ymm17
+	vpxord          ymm8, ymm14, yword [rdx + 64]
+	vaesenclast     ymm18, ymm2, ymm8
+	vmovdqu8        yword [rsi + 64], ymm18
+	vpxord          ymm8, ymm14, yword [rdx + 96]
+	vaesenclast     ymm19, ymm3, ymm8
+	vmovdqu8        yword [rsi + 96], ymm19
+	add             rdx, 128
+	add             rsi, 128
+	sub             rcx, 128
+	jae             L.gcm_enc_rec_loop
+; LLVM-MCA-END
+L.gcm_enc_rec_hash_last:
+	vpshufb         ymm4, ymm16, ymm20
+	vpxord          ymm4, ymm4, ymm10               ; the running hash joins block 0
+	vpshufd         ymm8, ymm4, 78
+	vpxord          ymm8, ymm8, ymm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      ymm5, ymm4, ymm22, 0
+	vpclmulqdq      ymm7, ymm4, ymm22, 17
+	vpclmulqdq      ymm6, ymm8, ymm26, 0
+	vpshufb         ymm4, ymm17, ymm20
+	vpshufd         ymm8, ymm4, 78
+	vpxord          ymm8, ymm8, ymm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      ymm8, ymm8, ymm27, 0
+	vpxord          ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, ymm23, 0
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, ymm23, 17
+	vpxord          ymm7, ymm7, ymm8
+	vpshufb         ymm4, ymm18, ymm20
+	vpshufd         ymm8, ymm4, 78
+	vpxord          ymm8, ymm8, ymm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      ymm8, ymm8, ymm28, 0
+	vpxord          ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, ymm24, 0
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, ymm24, 17
+	vpxord          ymm7, ymm7, ymm8
+	vpshufb         ymm4, ymm19, ymm20
+	vpshufd         ymm8, ymm4, 78
+	vpxord          ymm8, ymm8, ymm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      ymm8, ymm8, ymm29, 0
+	vpxord          ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, ymm25, 0
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, ymm25, 17
+	vpxord          ymm7, ymm7, ymm8
+	vpternlogd      ymm6, ymm5, ymm7, 150
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         ymm5, ymm5, 78
+	vpternlogd      ymm6, ymm5, ymm8, 150
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         ymm6, ymm6, 78
+	vpternlogd      ymm7, ymm6, ymm8, 150
+	vextracti32x4   xmm8, ymm7, 1
+	vpxord          xmm10, xmm7, xmm8
+L.gcm_enc_rec_tail:
+	add             rcx, 128
+	jz              near L.gcm_enc_rec_no_data
+	cmp             rcx, 32
+	jbe             near L.gcm_enc_rec_final1
+	cmp             rcx, 64
+	jbe             near L.gcm_enc_rec_final2
+	cmp             rcx, 96
+	jbe             near L.gcm_enc_rec_final3
+L.gcm_enc_rec_final4:
+	lea             r11, [rcx + 15]
+	and             r11, -16
+	lea             r9, [rdi + 752]
+	sub             r9, r11                         ; H^(blocks + 1): the lengths block takes H^1
+	sub             rcx, 96
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; the last vector's bytes
+	kmovd           k1, r11d
+	vpshufb         ymm0, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm1, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm2, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm3, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpxord          ymm0, ymm0, ymm13
+	vpxord          ymm1, ymm1, ymm13
+	vpxord          ymm2, ymm2, ymm13
+	vpxord          ymm3, ymm3, ymm13
+	cmp             eax, 12
+	jb              near L.gcm_enc_rec_final4_aes128
+	je              near L.gcm_enc_rec_final4_aes192
+	vbroadcasti32x4 ymm15, oword [r10 - 208]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 192]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+L.gcm_enc_rec_final4_aes192:
+	vbroadcasti32x4 ymm15, oword [r10 - 176]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+L.gcm_enc_rec_final4_aes128:
+	vbroadcasti32x4 ymm15, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 96]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 80]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 64]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 48]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vaesenc         ymm0, ymm0, ymm31
+	vaesenc         ymm1, ymm1, ymm31
+	vaesenc         ymm2, ymm2, ymm31
+	vaesenc         ymm3, ymm3, ymm31
+	vaesenc         ymm0, ymm0, ymm30
+	vaesenc         ymm1, ymm1, ymm30
+	vaesenc         ymm2, ymm2, ymm30
+	vaesenc         ymm3, ymm3, ymm30
+	vpxord          ymm8, ymm14, yword [rdx]
+	vaesenclast     ymm0, ymm0, ymm8
+	vmovdqu8        yword [rsi], ymm0
+	vpxord          ymm8, ymm14, yword [rdx + 32]
+	vaesenclast     ymm1, ymm1, ymm8
+	vmovdqu8        yword [rsi + 32], ymm1
+	vpxord          ymm8, ymm14, yword [rdx + 64]
+	vaesenclast     ymm2, ymm2, ymm8
+	vmovdqu8        yword [rsi + 64], ymm2
+	vmovdqu8        ymm8{k1}{z}, [rdx + 96]
+	vpxord          ymm8, ymm8, ymm14
+	vaesenclast     ymm3, ymm3, ymm8
+	vmovdqu8        [rsi + 96]{k1}, ymm3
+	vmovdqu8        ymm3{k1}{z}, ymm3               ; GHASH sees the padding as zeros
+	vpshufb         ymm4, ymm0, ymm20
+	vpxord          ymm4, ymm4, ymm10
+	vpclmulqdq      ymm5, ymm4, yword [r9], 0
+	vpclmulqdq      ymm6, ymm4, yword [r9], 16
+	vpclmulqdq      ymm8, ymm4, yword [r9], 1
+	vpclmulqdq      ymm7, ymm4, yword [r9], 17
+	vpxord          ymm6, ymm6, ymm8
+	vpshufb         ymm4, ymm1, ymm20
+	vpclmulqdq      ymm8, ymm4, yword [r9 + 32], 0
+	vpclmulqdq      ymm9, ymm4, yword [r9 + 32], 16
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [r9 + 32], 1
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, yword [r9 + 32], 17
+	vpxord          ymm7, ymm7, ymm8
+	vpshufb         ymm4, ymm2, ymm20
+	vpclmulqdq      ymm8, ymm4, yword [r9 + 64], 0
+	vpclmulqdq      ymm9, ymm4, yword [r9 + 64], 16
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [r9 + 64], 1
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, yword [r9 + 64], 17
+	vpxord          ymm7, ymm7, ymm8
+	vpshufb         ymm4, ymm3, ymm20
+	vpclmulqdq      ymm8, ymm4, yword [r9 + 96], 0
+	vpclmulqdq      ymm9, ymm4, yword [r9 + 96], 16
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [r9 + 96], 1
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, yword [r9 + 96], 17
+	vpxord          ymm7, ymm7, ymm8
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
+	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
+	vpxord          ymm7, ymm7, ymm8
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         ymm5, ymm5, 78
+	vpternlogd      ymm6, ymm5, ymm8, 150
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         ymm6, ymm6, 78
+	vpternlogd      ymm7, ymm6, ymm8, 150
+	vextracti32x4   xmm8, ymm7, 1
+	vpxord          xmm10, xmm7, xmm8
+	jmp             near L.gcm_enc_rec_tag
+L.gcm_enc_rec_final3:
+	lea             r11, [rcx + 15]
+	and             r11, -16
+	lea             r9, [rdi + 752]
+	sub             r9, r11                         ; H^(blocks + 1): the lengths block takes H^1
+	sub             rcx, 64
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; the last vector's bytes
+	kmovd           k1, r11d
+	vpshufb         ymm0, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm1, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm2, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpxord          ymm0, ymm0, ymm13
+	vpxord          ymm1, ymm1, ymm13
+	vpxord          ymm2, ymm2, ymm13
+	cmp             eax, 12
+	jb              near L.gcm_enc_rec_final3_aes128
+	je              near L.gcm_enc_rec_final3_aes192
+	vbroadcasti32x4 ymm15, oword [r10 - 208]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 192]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+L.gcm_enc_rec_final3_aes192:
+	vbroadcasti32x4 ymm15, oword [r10 - 176]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+L.gcm_enc_rec_final3_aes128:
+	vbroadcasti32x4 ymm15, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 96]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 80]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 64]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 48]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm0, ymm0, ymm31
+	vaesenc         ymm1, ymm1, ymm31
+	vaesenc         ymm2, ymm2, ymm31
+	vaesenc         ymm0, ymm0, ymm30
+	vaesenc         ymm1, ymm1, ymm30
+	vaesenc         ymm2, ymm2, ymm30
+	vpxord          ymm8, ymm14, yword [rdx]
+	vaesenclast     ymm0, ymm0, ymm8
+	vmovdqu8        yword [rsi], ymm0
+	vpxord          ymm8, ymm14, yword [rdx + 32]
+	vaesenclast     ymm1, ymm1, ymm8
+	vmovdqu8        yword [rsi + 32], ymm1
+	vmovdqu8        ymm8{k1}{z}, [rdx + 64]
+	vpxord          ymm8, ymm8, ymm14
+	vaesenclast     ymm2, ymm2, ymm8
+	vmovdqu8        [rsi + 64]{k1}, ymm2
+	vmovdqu8        ymm2{k1}{z}, ymm2               ; GHASH sees the padding as zeros
+	vpshufb         ymm4, ymm0, ymm20
+	vpxord          ymm4, ymm4, ymm10
+	vpclmulqdq      ymm5, ymm4, yword [r9], 0
+	vpclmulqdq      ymm6, ymm4, yword [r9], 16
+	vpclmulqdq      ymm8, ymm4, yword [r9], 1
+	vpclmulqdq      ymm7, ymm4, yword [r9], 17
+	vpxord          ymm6, ymm6, ymm8
+	vpshufb         ymm4, ymm1, ymm20
+	vpclmulqdq      ymm8, ymm4, yword [r9 + 32], 0
+	vpclmulqdq      ymm9, ymm4, yword [r9 + 32], 16
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [r9 + 32], 1
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, yword [r9 + 32], 17
+	vpxord          ymm7, ymm7, ymm8
+	vpshufb         ymm4, ymm2, ymm20
+	vpclmulqdq      ymm8, ymm4, yword [r9 + 64], 0
+	vpclmulqdq      ymm9, ymm4, yword [r9 + 64], 16
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [r9 + 64], 1
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, yword [r9 + 64], 17
+	vpxord          ymm7, ymm7, ymm8
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
+	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
+	vpxord          ymm7, ymm7, ymm8
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         ymm5, ymm5, 78
+	vpternlogd      ymm6, ymm5, ymm8, 150
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         ymm6, ymm6, 78
+	vpternlogd      ymm7, ymm6, ymm8, 150
+	vextracti32x4   xmm8, ymm7, 1
+	vpxord          xmm10, xmm7, xmm8
+	jmp             near L.gcm_enc_rec_tag
+L.gcm_enc_rec_final2:
+	lea             r11, [rcx + 15]
+	and             r11, -16
+	lea             r9, [rdi + 752]
+	sub             r9, r11                         ; H^(blocks + 1): the lengths block takes H^1
+	sub             rcx, 32
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; the last vector's bytes
+	kmovd           k1, r11d
+	vpshufb         ymm0, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm1, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpxord          ymm0, ymm0, ymm13
+	vpxord          ymm1, ymm1, ymm13
+	cmp             eax, 12
+	jb              near L.gcm_enc_rec_final2_aes128
+	je              near L.gcm_enc_rec_final2_aes192
+	vbroadcasti32x4 ymm15, oword [r10 - 208]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 192]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+L.gcm_enc_rec_final2_aes192:
+	vbroadcasti32x4 ymm15, oword [r10 - 176]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+L.gcm_enc_rec_final2_aes128:
+	vbroadcasti32x4 ymm15, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 96]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 80]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 64]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 48]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm0, ymm0, ymm31
+	vaesenc         ymm1, ymm1, ymm31
+	vaesenc         ymm0, ymm0, ymm30
+	vaesenc         ymm1, ymm1, ymm30
+	vpxord          ymm8, ymm14, yword [rdx]
+	vaesenclast     ymm0, ymm0, ymm8
+	vmovdqu8        yword [rsi], ymm0
+	vmovdqu8        ymm8{k1}{z}, [rdx + 32]
+	vpxord          ymm8, ymm8, ymm14
+	vaesenclast     ymm1, ymm1, ymm8
+	vmovdqu8        [rsi + 32]{k1}, ymm1
+	vmovdqu8        ymm1{k1}{z}, ymm1               ; GHASH sees the padding as zeros
+	vpshufb         ymm4, ymm0, ymm20
+	vpxord          ymm4, ymm4, ymm10
+	vpclmulqdq      ymm5, ymm4, yword [r9], 0
+	vpclmulqdq      ymm6, ymm4, yword [r9], 16
+	vpclmulqdq      ymm8, ymm4, yword [r9], 1
+	vpclmulqdq      ymm7, ymm4, yword [r9], 17
+	vpxord          ymm6, ymm6, ymm8
+	vpshufb         ymm4, ymm1, ymm20
+	vpclmulqdq      ymm8, ymm4, yword [r9 + 32], 0
+	vpclmulqdq      ymm9, ymm4, yword [r9 + 32], 16
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [r9 + 32], 1
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, yword [r9 + 32], 17
+	vpxord          ymm7, ymm7, ymm8
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
+	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
+	vpxord          ymm7, ymm7, ymm8
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         ymm5, ymm5, 78
+	vpternlogd      ymm6, ymm5, ymm8, 150
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         ymm6, ymm6, 78
+	vpternlogd      ymm7, ymm6, ymm8, 150
+	vextracti32x4   xmm8, ymm7, 1
+	vpxord          xmm10, xmm7, xmm8
+	jmp             near L.gcm_enc_rec_tag
+L.gcm_enc_rec_final1:
+	lea             r11, [rcx + 15]
+	and             r11, -16
+	lea             r9, [rdi + 752]
+	sub             r9, r11                         ; H^(blocks + 1): the lengths block takes H^1
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; the last vector's bytes
+	kmovd           k1, r11d
+	vpshufb         ymm0, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpxord          ymm0, ymm0, ymm13
+	cmp             eax, 12
+	jb              near L.gcm_enc_rec_final1_aes128
+	je              near L.gcm_enc_rec_final1_aes192
+	vbroadcasti32x4 ymm15, oword [r10 - 208]
+	vaesenc         ymm0, ymm0, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 192]
+	vaesenc         ymm0, ymm0, ymm15
+L.gcm_enc_rec_final1_aes192:
+	vbroadcasti32x4 ymm15, oword [r10 - 176]
+	vaesenc         ymm0, ymm0, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm15
+L.gcm_enc_rec_final1_aes128:
+	vbroadcasti32x4 ymm15, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 96]
+	vaesenc         ymm0, ymm0, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 80]
+	vaesenc         ymm0, ymm0, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 64]
+	vaesenc         ymm0, ymm0, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 48]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm0, ymm0, ymm31
+	vaesenc         ymm0, ymm0, ymm30
+	vmovdqu8        ymm8{k1}{z}, [rdx]
+	vpxord          ymm8, ymm8, ymm14
+	vaesenclast     ymm0, ymm0, ymm8
+	vmovdqu8        [rsi]{k1}, ymm0
+	vmovdqu8        ymm0{k1}{z}, ymm0               ; GHASH sees the padding as zeros
+	vpshufb         ymm4, ymm0, ymm20
+	vpxord          ymm4, ymm4, ymm10
+	vpclmulqdq      ymm5, ymm4, yword [r9], 0
+	vpclmulqdq      ymm6, ymm4, yword [r9], 16
+	vpclmulqdq      ymm8, ymm4, yword [r9], 1
+	vpclmulqdq      ymm7, ymm4, yword [r9], 17
+	vpxord          ymm6, ymm6, ymm8
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
+	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
+	vpxord          ymm7, ymm7, ymm8
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         ymm5, ymm5, 78
+	vpternlogd      ymm6, ymm5, ymm8, 150
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         ymm6, ymm6, 78
+	vpternlogd      ymm7, ymm6, ymm8, 150
+	vextracti32x4   xmm8, ymm7, 1
+	vpxord          xmm10, xmm7, xmm8
+	jmp             near L.gcm_enc_rec_tag
+L.gcm_enc_rec_no_data:
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpxord          xmm4, xmm4, xmm10
+	vpclmulqdq      ymm5, ymm4, yword [rdi + 752], 0
+	vpclmulqdq      ymm6, ymm4, yword [rdi + 752], 16
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
+	vpclmulqdq      ymm7, ymm4, yword [rdi + 752], 17
+	vpxord          ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         ymm5, ymm5, 78
+	vpternlogd      ymm6, ymm5, ymm8, 150
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         ymm6, ymm6, 78
+	vpternlogd      ymm7, ymm6, ymm8, 150
+	vextracti32x4   xmm8, ymm7, 1
+	vpxord          xmm10, xmm7, xmm8
+L.gcm_enc_rec_tag:
+	vpshufb         xmm10, xmm10, xmm20
+	vpxord          xmm10, xmm10, oword [r8 + 48]
+	vmovdqu8        oword [r8 + 48], xmm10
+	xor             eax, eax
+	vzeroupper
+	ret
+
+; int aesgen_gcm_dec_record_avx10_256(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
+;                  size_t len, struct aesgen_gcm_record *rec);   any len
+;
+; One whole message: GHASH of the AAD, E_K(J0), decryption with the same stitched
+; loop as aesgen_gcm_dec_update_avx10_256, then the last 1..8 blocks and the lengths block
+; in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
+	section .text
+	align 32, db 0xcc
+	global aesgen_gcm_dec_record_avx10_256:function hidden
+aesgen_gcm_dec_record_avx10_256:
+	endbr64
+	vbroadcasti32x4 ymm20, oword [rel L.gcm_bswap_mask_16]
+	vbroadcasti32x4 ymm21, oword [rel L.gcm_gfpoly_16]
+	vpxord          xmm10, xmm10, xmm10
+	mov             r10, qword [r8 + 40]
+	test            r10, r10
+	jz              near L.gcm_dec_rec_aad_done
+	mov             rax, qword [r8 + 32]
+	lea             r9, [rdi + 768]
+	lea             r11, [r10 + 15]
+	and             r11, -16                        ; 16 x the block count
+	sub             r9, r11
+	vpxord          ymm5, ymm5, ymm5
+	vpxord          ymm6, ymm6, ymm6
+	vpxord          ymm7, ymm7, ymm7
+L.gcm_dec_rec_aad_vector:
+	cmp             r10, 32
+	jb              near L.gcm_dec_rec_aad_load_part
+	vmovdqu8        ymm4, [rax]
+	jmp             near L.gcm_dec_rec_aad_loaded
+L.gcm_dec_rec_aad_load_part:
+	mov             r11, -1
+	bzhi            r11, r11, r10                   ; the blocks that remain
+	kmovd           k1, r11d
+	vmovdqu8        ymm4{k1}{z}, [rax]
+L.gcm_dec_rec_aad_loaded:
+	vpshufb         ymm4, ymm4, ymm20
+	vpxord          ymm4, ymm4, ymm10               ; the running hash joins block 0
+	vpxord          ymm10, ymm10, ymm10
+	vpclmulqdq      ymm8, ymm4, yword [r9], 0
+	vpclmulqdq      ymm9, ymm4, yword [r9], 16
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [r9], 1
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, yword [r9], 17
+	vpxord          ymm7, ymm7, ymm8
+	add             rax, 32
+	add             r9, 32
+	sub             r10, 32
+	ja              L.gcm_dec_rec_aad_vector
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         ymm5, ymm5, 78
+	vpternlogd      ymm6, ymm5, ymm8, 150
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         ymm6, ymm6, 78
+	vpternlogd      ymm7, ymm6, ymm8, 150
+	vextracti32x4   xmm8, ymm7, 1
+	vpxord          xmm10, xmm7, xmm8
+L.gcm_dec_rec_aad_done:
+	mov             eax, dword [rdi + 240]
+	lea             r10, [rdi + rax*8]
+	lea             r10, [r10 + rax*8]              ; &rk[rounds]
+	vbroadcasti32x4 ymm13, oword [rdi]
+	vbroadcasti32x4 ymm14, oword [r10]
+	vbroadcasti32x4 ymm30, oword [r10 - 16]
+	vbroadcasti32x4 ymm31, oword [r10 - 32]
+; E_K(J0) masks the tag: one block on xmm, beside the data's blocks
+	vmovdqu8        xmm4, oword [r8]
+	vpxord          xmm4, xmm4, xmm13
+	cmp             eax, 12
+	jb              near L.gcm_dec_rec_j0_aes128
+	je              near L.gcm_dec_rec_j0_aes192
+	vaesenc         xmm4, xmm4, oword [r10 - 208]
+	vaesenc         xmm4, xmm4, oword [r10 - 192]
+L.gcm_dec_rec_j0_aes192:
+	vaesenc         xmm4, xmm4, oword [r10 - 176]
+	vaesenc         xmm4, xmm4, oword [r10 - 160]
+L.gcm_dec_rec_j0_aes128:
+	vaesenc         xmm4, xmm4, oword [r10 - 144]
+	vaesenc         xmm4, xmm4, oword [r10 - 128]
+	vaesenc         xmm4, xmm4, oword [r10 - 112]
+	vaesenc         xmm4, xmm4, oword [r10 - 96]
+	vaesenc         xmm4, xmm4, oword [r10 - 80]
+	vaesenc         xmm4, xmm4, oword [r10 - 64]
+	vaesenc         xmm4, xmm4, oword [r10 - 48]
+	vaesenc         xmm4, xmm4, xmm31
+	vaesenc         xmm4, xmm4, xmm30
+	vaesenclast     xmm4, xmm4, xmm14
+	vmovdqu8        oword [r8 + 48], xmm4
+	vbroadcasti32x4 ymm11, oword [r8]
+	vpshufb         ymm11, ymm11, ymm20
+	vpaddd          ymm11, ymm11, yword [rel L.gcm_record_offsets_32] ; J0 + 1, + 2, ...
+	vbroadcasti32x4 ymm12, oword [rel L.gcm_lane_count]
+	test            rcx, rcx
+	jz              near L.gcm_dec_rec_no_data
+	sub             rcx, 128
+	jb              near L.gcm_dec_rec_tail
+	vmovdqu8        ymm22, yword [rdi + 640]
+	vmovdqu8        ymm23, yword [rdi + 672]
+	vmovdqu8        ymm24, yword [rdi + 704]
+	vmovdqu8        ymm25, yword [rdi + 736]
+	vpshufd         ymm26, ymm22, 78
+	vpxord          ymm26, ymm26, ymm22             ; H_L ^ H_H in both halves
+	vpshufd         ymm27, ymm23, 78
+	vpxord          ymm27, ymm27, ymm23             ; H_L ^ H_H in both halves
+	vpshufd         ymm28, ymm24, 78
+	vpxord          ymm28, ymm28, ymm24             ; H_L ^ H_H in both halves
+	vpshufd         ymm29, ymm25, 78
+	vpxord          ymm29, ymm29, ymm25             ; H_L ^ H_H in both halves
+L.gcm_dec_rec_loop:
+; LLVM-MCA-BEGIN gcm_dec_rec_avx10_256_main_loop
+	vpshufb         ymm0, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm1, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm2, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm3, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpxord          ymm0, ymm0, ymm13
+	vpxord          ymm1, ymm1, ymm13
+	vpxord          ymm2, ymm2, ymm13
+	vpxord          ymm3, ymm3, ymm13
+	cmp             eax, 12
+	jb              near L.gcm_dec_rec_main_aes128
+	je              near L.gcm_dec_rec_main_aes192
+	vbroadcasti32x4 ymm15, oword [r10 - 208]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 192]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+L.gcm_dec_rec_main_aes192:
+	vbroadcasti32x4 ymm15, oword [r10 - 176]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+L.gcm_dec_rec_main_aes128:
+	vbroadcasti32x4 ymm15, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vmovdqu8        ymm4, yword [rdx]
+	vpshufb         ymm4, ymm4, ymm20
+	vpxord          ymm4, ymm4, ymm10
+	vpshufd         ymm8, ymm4, 78
+	vpxord          ymm8, ymm8, ymm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      ymm5, ymm4, ymm22, 0
+	vbroadcasti32x4 ymm15, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vpclmulqdq      ymm7, ymm4, ymm22, 17
+	vpclmulqdq      ymm6, ymm8, ymm26, 0
+	vmovdqu8        ymm4, yword [rdx + 32]
+	vpshufb         ymm4, ymm4, ymm20
+	vpshufd         ymm8, ymm4, 78
+	vpxord          ymm8, ymm8, ymm4                ; d_L ^ d_H in the low half
+	vbroadcasti32x4 ymm15, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vpclmulqdq      ymm8, ymm8, ymm27, 0
+	vpxord          ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, ymm23, 0
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, ymm23, 17
+	vbroadcasti32x4 ymm15, oword [r10 - 96]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vpxord          ymm7, ymm7, ymm8
+	vmovdqu8        ymm4, yword [rdx + 64]
+	vpshufb         ymm4, ymm4, ymm20
+	vpshufd         ymm8, ymm4, 78
+	vpxord          ymm8, ymm8, ymm4                ; d_L ^ d_H in the low half
+	vbroadcasti32x4 ymm15, oword [r10 - 80]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vpclmulqdq      ymm8, ymm8, ymm28, 0
+	vpxord          ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, ymm24, 0
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, ymm24, 17
+	vbroadcasti32x4 ymm15, oword [r10 - 64]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vpxord          ymm7, ymm7, ymm8
+	vmovdqu8        ymm4, yword [rdx + 96]
+	vpshufb         ymm4, ymm4, ymm20
+	vpshufd         ymm8, ymm4, 78
+	vpxord          ymm8, ymm8, ymm4                ; d_L ^ d_H in the low half
+	vbroadcasti32x4 ymm15, oword [r10 - 48]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vpclmulqdq      ymm8, ymm8, ymm29, 0
+	vpxord          ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, ymm25, 0
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, ymm25, 17
+	vaesenc         ymm0, ymm0, ymm31
+	vaesenc         ymm1, ymm1, ymm31
+	vaesenc         ymm2, ymm2, ymm31
+	vaesenc         ymm3, ymm3, ymm31
+	vpxord          ymm7, ymm7, ymm8
+	vpternlogd      ymm6, ymm5, ymm7, 150
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         ymm5, ymm5, 78
+	vpternlogd      ymm6, ymm5, ymm8, 150
+	vaesenc         ymm0, ymm0, ymm30
+	vaesenc         ymm1, ymm1, ymm30
+	vaesenc         ymm2, ymm2, ymm30
+	vaesenc         ymm3, ymm3, ymm30
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         ymm6, ymm6, 78
+	vpternlogd      ymm7, ymm6, ymm8, 150
+	vextracti32x4   xmm8, ymm7, 1
+	vpxord          xmm10, xmm7, xmm8
+	vpxord          ymm8, ymm14, yword [rdx]
+	vaesenclast     ymm0, ymm0, ymm8
+	vmovdqu8        yword [rsi], ymm0
+	vpxord          ymm8, ymm14, yword [rdx + 32]
+	vaesenclast     ymm1, ymm1, ymm8
+	vmovdqu8        yword [rsi + 32], ymm1
+	vpxord          ymm8, ymm14, yword [rdx + 64]
+	vaesenclast     ymm2, ymm2, ymm8
+	vmovdqu8        yword [rsi + 64], ymm2
+	vpxord          ymm8, ymm14, yword [rdx + 96]
+	vaesenclast     ymm3, ymm3, ymm8
+	vmovdqu8        yword [rsi + 96], ymm3
+	add             rdx, 128
+	add             rsi, 128
+	sub             rcx, 128
+	jae             L.gcm_dec_rec_loop
+; LLVM-MCA-END
+L.gcm_dec_rec_tail:
+	add             rcx, 128
+	jz              near L.gcm_dec_rec_no_data
+	cmp             rcx, 32
+	jbe             near L.gcm_dec_rec_final1
+	cmp             rcx, 64
+	jbe             near L.gcm_dec_rec_final2
+	cmp             rcx, 96
+	jbe             near L.gcm_dec_rec_final3
+L.gcm_dec_rec_final4:
+	lea             r11, [rcx + 15]
+	and             r11, -16
+	lea             r9, [rdi + 752]
+	sub             r9, r11                         ; H^(blocks + 1): the lengths block takes H^1
+	sub             rcx, 96
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; the last vector's bytes
+	kmovd           k1, r11d
+; GHASH of the ciphertext first: the data may be decrypted in place
+	vmovdqu8        ymm4, [rdx]
+	vpshufb         ymm4, ymm4, ymm20
+	vpxord          ymm4, ymm4, ymm10
+	vpclmulqdq      ymm5, ymm4, yword [r9], 0
+	vpclmulqdq      ymm6, ymm4, yword [r9], 16
+	vpclmulqdq      ymm8, ymm4, yword [r9], 1
+	vpclmulqdq      ymm7, ymm4, yword [r9], 17
+	vpxord          ymm6, ymm6, ymm8
+	vmovdqu8        ymm4, [rdx + 32]
+	vpshufb         ymm4, ymm4, ymm20
+	vpclmulqdq      ymm8, ymm4, yword [r9 + 32], 0
+	vpclmulqdq      ymm9, ymm4, yword [r9 + 32], 16
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [r9 + 32], 1
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, yword [r9 + 32], 17
+	vpxord          ymm7, ymm7, ymm8
+	vmovdqu8        ymm4, [rdx + 64]
+	vpshufb         ymm4, ymm4, ymm20
+	vpclmulqdq      ymm8, ymm4, yword [r9 + 64], 0
+	vpclmulqdq      ymm9, ymm4, yword [r9 + 64], 16
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [r9 + 64], 1
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, yword [r9 + 64], 17
+	vpxord          ymm7, ymm7, ymm8
+	vmovdqu8        ymm4{k1}{z}, [rdx + 96]         ; zero-padded
+	vpshufb         ymm4, ymm4, ymm20
+	vpclmulqdq      ymm8, ymm4, yword [r9 + 96], 0
+	vpclmulqdq      ymm9, ymm4, yword [r9 + 96], 16
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [r9 + 96], 1
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, yword [r9 + 96], 17
+	vpxord          ymm7, ymm7, ymm8
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
+	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
+	vpxord          ymm7, ymm7, ymm8
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         ymm5, ymm5, 78
+	vpternlogd      ymm6, ymm5, ymm8, 150
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         ymm6, ymm6, 78
+	vpternlogd      ymm7, ymm6, ymm8, 150
+	vextracti32x4   xmm8, ymm7, 1
+	vpxord          xmm10, xmm7, xmm8
+	vpshufb         ymm0, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm1, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm2, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm3, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpxord          ymm0, ymm0, ymm13
+	vpxord          ymm1, ymm1, ymm13
+	vpxord          ymm2, ymm2, ymm13
+	vpxord          ymm3, ymm3, ymm13
+	cmp             eax, 12
+	jb              near L.gcm_dec_rec_final4_aes128
+	je              near L.gcm_dec_rec_final4_aes192
+	vbroadcasti32x4 ymm15, oword [r10 - 208]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 192]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+L.gcm_dec_rec_final4_aes192:
+	vbroadcasti32x4 ymm15, oword [r10 - 176]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+L.gcm_dec_rec_final4_aes128:
+	vbroadcasti32x4 ymm15, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 96]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 80]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 64]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 48]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vaesenc         ymm0, ymm0, ymm31
+	vaesenc         ymm1, ymm1, ymm31
+	vaesenc         ymm2, ymm2, ymm31
+	vaesenc         ymm3, ymm3, ymm31
+	vaesenc         ymm0, ymm0, ymm30
+	vaesenc         ymm1, ymm1, ymm30
+	vaesenc         ymm2, ymm2, ymm30
+	vaesenc         ymm3, ymm3, ymm30
+	vpxord          ymm8, ymm14, yword [rdx]
+	vaesenclast     ymm0, ymm0, ymm8
+	vmovdqu8        yword [rsi], ymm0
+	vpxord          ymm8, ymm14, yword [rdx + 32]
+	vaesenclast     ymm1, ymm1, ymm8
+	vmovdqu8        yword [rsi + 32], ymm1
+	vpxord          ymm8, ymm14, yword [rdx + 64]
+	vaesenclast     ymm2, ymm2, ymm8
+	vmovdqu8        yword [rsi + 64], ymm2
+	vmovdqu8        ymm8{k1}{z}, [rdx + 96]
+	vpxord          ymm8, ymm8, ymm14
+	vaesenclast     ymm3, ymm3, ymm8
+	vmovdqu8        [rsi + 96]{k1}, ymm3
+	jmp             near L.gcm_dec_rec_tag
+L.gcm_dec_rec_final3:
+	lea             r11, [rcx + 15]
+	and             r11, -16
+	lea             r9, [rdi + 752]
+	sub             r9, r11                         ; H^(blocks + 1): the lengths block takes H^1
+	sub             rcx, 64
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; the last vector's bytes
+	kmovd           k1, r11d
+; GHASH of the ciphertext first: the data may be decrypted in place
+	vmovdqu8        ymm4, [rdx]
+	vpshufb         ymm4, ymm4, ymm20
+	vpxord          ymm4, ymm4, ymm10
+	vpclmulqdq      ymm5, ymm4, yword [r9], 0
+	vpclmulqdq      ymm6, ymm4, yword [r9], 16
+	vpclmulqdq      ymm8, ymm4, yword [r9], 1
+	vpclmulqdq      ymm7, ymm4, yword [r9], 17
+	vpxord          ymm6, ymm6, ymm8
+	vmovdqu8        ymm4, [rdx + 32]
+	vpshufb         ymm4, ymm4, ymm20
+	vpclmulqdq      ymm8, ymm4, yword [r9 + 32], 0
+	vpclmulqdq      ymm9, ymm4, yword [r9 + 32], 16
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [r9 + 32], 1
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, yword [r9 + 32], 17
+	vpxord          ymm7, ymm7, ymm8
+	vmovdqu8        ymm4{k1}{z}, [rdx + 64]         ; zero-padded
+	vpshufb         ymm4, ymm4, ymm20
+	vpclmulqdq      ymm8, ymm4, yword [r9 + 64], 0
+	vpclmulqdq      ymm9, ymm4, yword [r9 + 64], 16
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [r9 + 64], 1
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, yword [r9 + 64], 17
+	vpxord          ymm7, ymm7, ymm8
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
+	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
+	vpxord          ymm7, ymm7, ymm8
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         ymm5, ymm5, 78
+	vpternlogd      ymm6, ymm5, ymm8, 150
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         ymm6, ymm6, 78
+	vpternlogd      ymm7, ymm6, ymm8, 150
+	vextracti32x4   xmm8, ymm7, 1
+	vpxord          xmm10, xmm7, xmm8
+	vpshufb         ymm0, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm1, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm2, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpxord          ymm0, ymm0, ymm13
+	vpxord          ymm1, ymm1, ymm13
+	vpxord          ymm2, ymm2, ymm13
+	cmp             eax, 12
+	jb              near L.gcm_dec_rec_final3_aes128
+	je              near L.gcm_dec_rec_final3_aes192
+	vbroadcasti32x4 ymm15, oword [r10 - 208]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 192]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+L.gcm_dec_rec_final3_aes192:
+	vbroadcasti32x4 ymm15, oword [r10 - 176]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+L.gcm_dec_rec_final3_aes128:
+	vbroadcasti32x4 ymm15, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 96]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 80]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 64]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 48]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm0, ymm0, ymm31
+	vaesenc         ymm1, ymm1, ymm31
+	vaesenc         ymm2, ymm2, ymm31
+	vaesenc         ymm0, ymm0, ymm30
+	vaesenc         ymm1, ymm1, ymm30
+	vaesenc         ymm2, ymm2, ymm30
+	vpxord          ymm8, ymm14, yword [rdx]
+	vaesenclast     ymm0, ymm0, ymm8
+	vmovdqu8        yword [rsi], ymm0
+	vpxord          ymm8, ymm14, yword [rdx + 32]
+	vaesenclast     ymm1, ymm1, ymm8
+	vmovdqu8        yword [rsi + 32], ymm1
+	vmovdqu8        ymm8{k1}{z}, [rdx + 64]
+	vpxord          ymm8, ymm8, ymm14
+	vaesenclast     ymm2, ymm2, ymm8
+	vmovdqu8        [rsi + 64]{k1}, ymm2
+	jmp             near L.gcm_dec_rec_tag
+L.gcm_dec_rec_final2:
+	lea             r11, [rcx + 15]
+	and             r11, -16
+	lea             r9, [rdi + 752]
+	sub             r9, r11                         ; H^(blocks + 1): the lengths block takes H^1
+	sub             rcx, 32
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; the last vector's bytes
+	kmovd           k1, r11d
+; GHASH of the ciphertext first: the data may be decrypted in place
+	vmovdqu8        ymm4, [rdx]
+	vpshufb         ymm4, ymm4, ymm20
+	vpxord          ymm4, ymm4, ymm10
+	vpclmulqdq      ymm5, ymm4, yword [r9], 0
+	vpclmulqdq      ymm6, ymm4, yword [r9], 16
+	vpclmulqdq      ymm8, ymm4, yword [r9], 1
+	vpclmulqdq      ymm7, ymm4, yword [r9], 17
+	vpxord          ymm6, ymm6, ymm8
+	vmovdqu8        ymm4{k1}{z}, [rdx + 32]         ; zero-padded
+	vpshufb         ymm4, ymm4, ymm20
+	vpclmulqdq      ymm8, ymm4, yword [r9 + 32], 0
+	vpclmulqdq      ymm9, ymm4, yword [r9 + 32], 16
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [r9 + 32], 1
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, yword [r9 + 32], 17
+	vpxord          ymm7, ymm7, ymm8
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
+	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
+	vpxord          ymm7, ymm7, ymm8
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         ymm5, ymm5, 78
+	vpternlogd      ymm6, ymm5, ymm8, 150
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         ymm6, ymm6, 78
+	vpternlogd      ymm7, ymm6, ymm8, 150
+	vextracti32x4   xmm8, ymm7, 1
+	vpxord          xmm10, xmm7, xmm8
+	vpshufb         ymm0, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm1, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpxord          ymm0, ymm0, ymm13
+	vpxord          ymm1, ymm1, ymm13
+	cmp             eax, 12
+	jb              near L.gcm_dec_rec_final2_aes128
+	je              near L.gcm_dec_rec_final2_aes192
+	vbroadcasti32x4 ymm15, oword [r10 - 208]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 192]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+L.gcm_dec_rec_final2_aes192:
+	vbroadcasti32x4 ymm15, oword [r10 - 176]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+L.gcm_dec_rec_final2_aes128:
+	vbroadcasti32x4 ymm15, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 96]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 80]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 64]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 48]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm0, ymm0, ymm31
+	vaesenc         ymm1, ymm1, ymm31
+	vaesenc         ymm0, ymm0, ymm30
+	vaesenc         ymm1, ymm1, ymm30
+	vpxord          ymm8, ymm14, yword [rdx]
+	vaesenclast     ymm0, ymm0, ymm8
+	vmovdqu8        yword [rsi], ymm0
+	vmovdqu8        ymm8{k1}{z}, [rdx + 32]
+	vpxord          ymm8, ymm8, ymm14
+	vaesenclast     ymm1, ymm1, ymm8
+	vmovdqu8        [rsi + 32]{k1}, ymm1
+	jmp             near L.gcm_dec_rec_tag
+L.gcm_dec_rec_final1:
+	lea             r11, [rcx + 15]
+	and             r11, -16
+	lea             r9, [rdi + 752]
+	sub             r9, r11                         ; H^(blocks + 1): the lengths block takes H^1
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; the last vector's bytes
+	kmovd           k1, r11d
+; GHASH of the ciphertext first: the data may be decrypted in place
+	vmovdqu8        ymm4{k1}{z}, [rdx]              ; zero-padded
+	vpshufb         ymm4, ymm4, ymm20
+	vpxord          ymm4, ymm4, ymm10
+	vpclmulqdq      ymm5, ymm4, yword [r9], 0
+	vpclmulqdq      ymm6, ymm4, yword [r9], 16
+	vpclmulqdq      ymm8, ymm4, yword [r9], 1
+	vpclmulqdq      ymm7, ymm4, yword [r9], 17
+	vpxord          ymm6, ymm6, ymm8
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
+	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
+	vpxord          ymm7, ymm7, ymm8
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         ymm5, ymm5, 78
+	vpternlogd      ymm6, ymm5, ymm8, 150
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         ymm6, ymm6, 78
+	vpternlogd      ymm7, ymm6, ymm8, 150
+	vextracti32x4   xmm8, ymm7, 1
+	vpxord          xmm10, xmm7, xmm8
+	vpshufb         ymm0, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpxord          ymm0, ymm0, ymm13
+	cmp             eax, 12
+	jb              near L.gcm_dec_rec_final1_aes128
+	je              near L.gcm_dec_rec_final1_aes192
+	vbroadcasti32x4 ymm15, oword [r10 - 208]
+	vaesenc         ymm0, ymm0, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 192]
+	vaesenc         ymm0, ymm0, ymm15
+L.gcm_dec_rec_final1_aes192:
+	vbroadcasti32x4 ymm15, oword [r10 - 176]
+	vaesenc         ymm0, ymm0, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm15
+L.gcm_dec_rec_final1_aes128:
+	vbroadcasti32x4 ymm15, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 96]
+	vaesenc         ymm0, ymm0, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 80]
+	vaesenc         ymm0, ymm0, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 64]
+	vaesenc         ymm0, ymm0, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 48]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm0, ymm0, ymm31
+	vaesenc         ymm0, ymm0, ymm30
+	vmovdqu8        ymm8{k1}{z}, [rdx]
+	vpxord          ymm8, ymm8, ymm14
+	vaesenclast     ymm0, ymm0, ymm8
+	vmovdqu8        [rsi]{k1}, ymm0
+	jmp             near L.gcm_dec_rec_tag
+L.gcm_dec_rec_no_data:
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpxord          xmm4, xmm4, xmm10
+	vpclmulqdq      ymm5, ymm4, yword [rdi + 752], 0
+	vpclmulqdq      ymm6, ymm4, yword [rdi + 752], 16
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
+	vpclmulqdq      ymm7, ymm4, yword [rdi + 752], 17
+	vpxord          ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         ymm5, ymm5, 78
+	vpternlogd      ymm6, ymm5, ymm8, 150
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         ymm6, ymm6, 78
+	vpternlogd      ymm7, ymm6, ymm8, 150
+	vextracti32x4   xmm8, ymm7, 1
+	vpxord          xmm10, xmm7, xmm8
+L.gcm_dec_rec_tag:
+	vpshufb         xmm10, xmm10, xmm20
+	vpxord          xmm10, xmm10, oword [r8 + 48]
+	vmovdqu8        oword [r8 + 48], xmm10
+	xor             eax, eax
+	vzeroupper
+	ret
+
 	section .rodata align=64
 	align 64, db 0
 L.gcm_bswap_mask_16:
@@ -1380,6 +2985,11 @@ L.gcm_lane_count:
 L.gcm_lane_offsets_32:
 	dd	0, 0, 0, 0
 	dd	1, 0, 0, 0
+; The record functions' first counters: J0 + 1, J0 + 2, ... per lane.
+	align 64, db 0
+L.gcm_record_offsets_32:
+	dd	1, 0, 0, 0
+	dd	2, 0, 0, 0
 
 	section .note.GNU-stack noalloc noexec nowrite progbits
 	section .note.gnu.property note alloc noexec align=8

@@ -1400,6 +1400,1666 @@ aesgen_gcm_dec_update_avx10_512:
 	.cfi_endproc
 	.size	aesgen_gcm_dec_update_avx10_512, . - aesgen_gcm_dec_update_avx10_512
 
+# int aesgen_gcm_enc_record_avx10_512(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
+#                  size_t len, struct aesgen_gcm_record *rec);   any len
+#
+# One whole message: GHASH of the AAD, E_K(J0), encryption with the same stitched
+# loop as aesgen_gcm_enc_update_avx10_512, then the last 1..16 blocks and the lengths block
+# in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
+	.text
+	.p2align 5, 0xcc
+	.globl	aesgen_gcm_enc_record_avx10_512
+	.hidden	aesgen_gcm_enc_record_avx10_512
+	.type	aesgen_gcm_enc_record_avx10_512, @function
+aesgen_gcm_enc_record_avx10_512:
+	.cfi_startproc
+	endbr64
+	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %zmm20
+	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %zmm21
+	vpxord          %xmm10, %xmm10, %xmm10
+	mov             40(%r8), %r10
+	test            %r10, %r10
+	{disp32} jz     .Lgcm_enc_rec_aad_done
+	mov             32(%r8), %rax
+	lea             768(%rdi), %r9
+	lea             15(%r10), %r11
+	and             $-16, %r11                      # 16 x the block count
+	sub             %r11, %r9
+	vpxord          %zmm5, %zmm5, %zmm5
+	vpxord          %zmm6, %zmm6, %zmm6
+	vpxord          %zmm7, %zmm7, %zmm7
+.Lgcm_enc_rec_aad_vector:
+	cmp             $64, %r10
+	{disp32} jb     .Lgcm_enc_rec_aad_load_part
+	vmovdqu8        (%rax), %zmm4
+	{disp32} jmp    .Lgcm_enc_rec_aad_loaded
+.Lgcm_enc_rec_aad_load_part:
+	mov             $-1, %r11
+	bzhi            %r10, %r11, %r11                # the blocks that remain
+	kmovq           %r11, %k1
+	vmovdqu8        (%rax), %zmm4{%k1}{z}
+.Lgcm_enc_rec_aad_loaded:
+	vpshufb         %zmm20, %zmm4, %zmm4
+	vpxord          %zmm10, %zmm4, %zmm4            # the running hash joins block 0
+	vpxord          %zmm10, %zmm10, %zmm10
+	vpclmulqdq      $0, (%r9), %zmm4, %zmm8
+	vpclmulqdq      $16, (%r9), %zmm4, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, (%r9), %zmm4, %zmm8
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, (%r9), %zmm4, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
+	add             $64, %rax
+	add             $64, %r9
+	sub             $64, %r10
+	ja              .Lgcm_enc_rec_aad_vector
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm5, %zmm5
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm6, %zmm6
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+	vextracti32x4   $1, %zmm7, %xmm8
+	vextracti32x4   $2, %zmm7, %xmm9
+	vextracti32x4   $3, %zmm7, %xmm5
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+.Lgcm_enc_rec_aad_done:
+	mov             240(%rdi), %eax
+	lea             (%rdi,%rax,8), %r10
+	lea             (%r10,%rax,8), %r10             # &rk[rounds]
+	vbroadcasti32x4 (%rdi), %zmm13
+	vbroadcasti32x4 (%r10), %zmm14
+	vbroadcasti32x4 -16(%r10), %zmm30
+	vbroadcasti32x4 -32(%r10), %zmm31
+# E_K(J0) masks the tag: one block on xmm, beside the data's blocks
+	vmovdqu8        (%r8), %xmm4
+	vpxord          %xmm13, %xmm4, %xmm4
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_rec_j0_aes128
+	{disp32} je     .Lgcm_enc_rec_j0_aes192
+	vaesenc         -208(%r10), %xmm4, %xmm4
+	vaesenc         -192(%r10), %xmm4, %xmm4
+.Lgcm_enc_rec_j0_aes192:
+	vaesenc         -176(%r10), %xmm4, %xmm4
+	vaesenc         -160(%r10), %xmm4, %xmm4
+.Lgcm_enc_rec_j0_aes128:
+	vaesenc         -144(%r10), %xmm4, %xmm4
+	vaesenc         -128(%r10), %xmm4, %xmm4
+	vaesenc         -112(%r10), %xmm4, %xmm4
+	vaesenc         -96(%r10), %xmm4, %xmm4
+	vaesenc         -80(%r10), %xmm4, %xmm4
+	vaesenc         -64(%r10), %xmm4, %xmm4
+	vaesenc         -48(%r10), %xmm4, %xmm4
+	vaesenc         %xmm31, %xmm4, %xmm4
+	vaesenc         %xmm30, %xmm4, %xmm4
+	vaesenclast     %xmm14, %xmm4, %xmm4
+	vmovdqu8        %xmm4, 48(%r8)
+	vbroadcasti32x4 (%r8), %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm11
+	vpaddd          .Lgcm_record_offsets_64(%rip), %zmm11, %zmm11 # J0 + 1, + 2, ...
+	vbroadcasti32x4 .Lgcm_lane_count(%rip), %zmm12
+	test            %rcx, %rcx
+	{disp32} jz     .Lgcm_enc_rec_no_data
+	sub             $256, %rcx
+	{disp32} jb     .Lgcm_enc_rec_tail
+	vmovdqu8        512(%rdi), %zmm22
+	vmovdqu8        576(%rdi), %zmm23
+	vmovdqu8        640(%rdi), %zmm24
+	vmovdqu8        704(%rdi), %zmm25
+	vpshufd         $78, %zmm22, %zmm26
+	vpxord          %zmm22, %zmm26, %zmm26          # H_L ^ H_H in both halves
+	vpshufd         $78, %zmm23, %zmm27
+	vpxord          %zmm23, %zmm27, %zmm27          # H_L ^ H_H in both halves
+	vpshufd         $78, %zmm24, %zmm28
+	vpxord          %zmm24, %zmm28, %zmm28          # H_L ^ H_H in both halves
+	vpshufd         $78, %zmm25, %zmm29
+	vpxord          %zmm25, %zmm29, %zmm29          # H_L ^ H_H in both halves
+# the first iteration only encrypts; each later one hashes its predecessor's output
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm1
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm2
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm3
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+	vpxord          %zmm13, %zmm1, %zmm1
+	vpxord          %zmm13, %zmm2, %zmm2
+	vpxord          %zmm13, %zmm3, %zmm3
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_rec_first_aes128
+	{disp32} je     .Lgcm_enc_rec_first_aes192
+	vbroadcasti32x4 -208(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -192(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+.Lgcm_enc_rec_first_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+.Lgcm_enc_rec_first_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -96(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -80(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -64(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -48(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vaesenc         %zmm31, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm1, %zmm1
+	vaesenc         %zmm31, %zmm2, %zmm2
+	vaesenc         %zmm31, %zmm3, %zmm3
+	vaesenc         %zmm30, %zmm0, %zmm0
+	vaesenc         %zmm30, %zmm1, %zmm1
+	vaesenc         %zmm30, %zmm2, %zmm2
+	vaesenc         %zmm30, %zmm3, %zmm3
+	vpxord          (%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm0, %zmm16
+	vmovdqu8        %zmm16, (%rsi)
+	vpxord          64(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm1, %zmm17
+	vmovdqu8        %zmm17, 64(%rsi)
+	vpxord          128(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm2, %zmm18
+	vmovdqu8        %zmm18, 128(%rsi)
+	vpxord          192(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm3, %zmm19
+	vmovdqu8        %zmm19, 192(%rsi)
+	add             $256, %rdx
+	add             $256, %rsi
+	sub             $256, %rcx
+	{disp32} jb     .Lgcm_enc_rec_hash_last
+.Lgcm_enc_rec_loop:
+# LLVM-MCA-BEGIN gcm_enc_rec_avx10_512_main_loop
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm1
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm2
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm3
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+	vpxord          %zmm13, %zmm1, %zmm1
+	vpxord          %zmm13, %zmm2, %zmm2
+	vpxord          %zmm13, %zmm3, %zmm3
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_rec_main_aes128
+	{disp32} je     .Lgcm_enc_rec_main_aes192
+	vbroadcasti32x4 -208(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -192(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+.Lgcm_enc_rec_main_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+.Lgcm_enc_rec_main_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vpshufb         %zmm20, %zmm16, %zmm4
+	vpxord          %zmm10, %zmm4, %zmm4            # the running hash joins block 0
+	vpshufd         $78, %zmm4, %zmm8
+	vpxord          %zmm4, %zmm8, %zmm8             # d_L ^ d_H in the low half
+	vpclmulqdq      $0, %zmm22, %zmm4, %zmm5
+	vpclmulqdq      $17, %zmm22, %zmm4, %zmm7
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vpclmulqdq      $0, %zmm26, %zmm8, %zmm6
+	vpshufb         %zmm20, %zmm17, %zmm4
+	vpshufd         $78, %zmm4, %zmm8
+	vpxord          %zmm4, %zmm8, %zmm8             # d_L ^ d_H in the low half
+	vpclmulqdq      $0, %zmm27, %zmm8, %zmm8
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vpxord          %zmm8, %zmm6, %zmm6
+	vpclmulqdq      $0, %zmm23, %zmm4, %zmm8
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $17, %zmm23, %zmm4, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
+	vbroadcasti32x4 -96(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vpshufb         %zmm20, %zmm18, %zmm4
+	vpshufd         $78, %zmm4, %zmm8
+	vpxord          %zmm4, %zmm8, %zmm8             # d_L ^ d_H in the low half
+	vpclmulqdq      $0, %zmm28, %zmm8, %zmm8
+	vpxord          %zmm8, %zmm6, %zmm6
+	vbroadcasti32x4 -80(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vpclmulqdq      $0, %zmm24, %zmm4, %zmm8
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $17, %zmm24, %zmm4, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
+	vpshufb         %zmm20, %zmm19, %zmm4
+	vbroadcasti32x4 -64(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vpshufd         $78, %zmm4, %zmm8
+	vpxord          %zmm4, %zmm8, %zmm8             # d_L ^ d_H in the low half
+	vpclmulqdq      $0, %zmm29, %zmm8, %zmm8
+	vpxord          %zmm8, %zmm6, %zmm6
+	vpclmulqdq      $0, %zmm25, %zmm4, %zmm8
+	vbroadcasti32x4 -48(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $17, %zmm25, %zmm4, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
+	vpternlogd      $150, %zmm7, %zmm5, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
+	vaesenc         %zmm31, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm1, %zmm1
+	vaesenc         %zmm31, %zmm2, %zmm2
+	vaesenc         %zmm31, %zmm3, %zmm3
+	vpshufd         $78, %zmm5, %zmm5
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm6, %zmm6
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+	vaesenc         %zmm30, %zmm0, %zmm0
+	vaesenc         %zmm30, %zmm1, %zmm1
+	vaesenc         %zmm30, %zmm2, %zmm2
+	vaesenc         %zmm30, %zmm3, %zmm3
+	vextracti32x4   $1, %zmm7, %xmm8
+	vextracti32x4   $2, %zmm7, %xmm9
+	vextracti32x4   $3, %zmm7, %xmm5
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+	vpxord          (%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm0, %zmm16
+	vmovdqu8        %zmm16, (%rsi)
+	vpxord          64(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm1, %zmm17
+	vmovdqu8        %zmm17, 64(%rsi)
+	vpxord          128(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm2, %zmm18
+	vmovdqu8        %zmm18, 128(%rsi)
+	vpxord          192(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm3, %zmm19
+	vmovdqu8        %zmm19, 192(%rsi)
+	add             $256, %rdx
+	add             $256, %rsi
+	sub             $256, %rcx
+	jae             .Lgcm_enc_rec_loop
+# LLVM-MCA-END
+.Lgcm_enc_rec_hash_last:
+	vpshufb         %zmm20, %zmm16, %zmm4
+	vpxord          %zmm10, %zmm4, %zmm4            # the running hash joins block 0
+	vpshufd         $78, %zmm4, %zmm8
+	vpxord          %zmm4, %zmm8, %zmm8             # d_L ^ d_H in the low half
+	vpclmulqdq      $0, %zmm22, %zmm4, %zmm5
+	vpclmulqdq      $17, %zmm22, %zmm4, %zmm7
+	vpclmulqdq      $0, %zmm26, %zmm8, %zmm6
+	vpshufb         %zmm20, %zmm17, %zmm4
+	vpshufd         $78, %zmm4, %zmm8
+	vpxord          %zmm4, %zmm8, %zmm8             # d_L ^ d_H in the low half
+	vpclmulqdq      $0, %zmm27, %zmm8, %zmm8
+	vpxord          %zmm8, %zmm6, %zmm6
+	vpclmulqdq      $0, %zmm23, %zmm4, %zmm8
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $17, %zmm23, %zmm4, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
+	vpshufb         %zmm20, %zmm18, %zmm4
+	vpshufd         $78, %zmm4, %zmm8
+	vpxord          %zmm4, %zmm8, %zmm8             # d_L ^ d_H in the low half
+	vpclmulqdq      $0, %zmm28, %zmm8, %zmm8
+	vpxord          %zmm8, %zmm6, %zmm6
+	vpclmulqdq      $0, %zmm24, %zmm4, %zmm8
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $17, %zmm24, %zmm4, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
+	vpshufb         %zmm20, %zmm19, %zmm4
+	vpshufd         $78, %zmm4, %zmm8
+	vpxord          %zmm4, %zmm8, %zmm8             # d_L ^ d_H in the low half
+	vpclmulqdq      $0, %zmm29, %zmm8, %zmm8
+	vpxord          %zmm8, %zmm6, %zmm6
+	vpclmulqdq      $0, %zmm25, %zmm4, %zmm8
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $17, %zmm25, %zmm4, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
+	vpternlogd      $150, %zmm7, %zmm5, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm5, %zmm5
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm6, %zmm6
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+	vextracti32x4   $1, %zmm7, %xmm8
+	vextracti32x4   $2, %zmm7, %xmm9
+	vextracti32x4   $3, %zmm7, %xmm5
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+.Lgcm_enc_rec_tail:
+	add             $256, %rcx
+	{disp32} jz     .Lgcm_enc_rec_no_data
+	cmp             $64, %rcx
+	{disp32} jbe    .Lgcm_enc_rec_final1
+	cmp             $128, %rcx
+	{disp32} jbe    .Lgcm_enc_rec_final2
+	cmp             $192, %rcx
+	{disp32} jbe    .Lgcm_enc_rec_final3
+.Lgcm_enc_rec_final4:
+	lea             15(%rcx), %r11
+	and             $-16, %r11
+	lea             752(%rdi), %r9
+	sub             %r11, %r9                       # H^(blocks + 1): the lengths block takes H^1
+	sub             $192, %rcx
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # the last vector's bytes
+	kmovq           %r11, %k1
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm1
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm2
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm3
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+	vpxord          %zmm13, %zmm1, %zmm1
+	vpxord          %zmm13, %zmm2, %zmm2
+	vpxord          %zmm13, %zmm3, %zmm3
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_rec_final4_aes128
+	{disp32} je     .Lgcm_enc_rec_final4_aes192
+	vbroadcasti32x4 -208(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -192(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+.Lgcm_enc_rec_final4_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+.Lgcm_enc_rec_final4_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -96(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -80(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -64(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -48(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vaesenc         %zmm31, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm1, %zmm1
+	vaesenc         %zmm31, %zmm2, %zmm2
+	vaesenc         %zmm31, %zmm3, %zmm3
+	vaesenc         %zmm30, %zmm0, %zmm0
+	vaesenc         %zmm30, %zmm1, %zmm1
+	vaesenc         %zmm30, %zmm2, %zmm2
+	vaesenc         %zmm30, %zmm3, %zmm3
+	vpxord          (%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi)
+	vpxord          64(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm1, %zmm1
+	vmovdqu8        %zmm1, 64(%rsi)
+	vpxord          128(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm2, %zmm2
+	vmovdqu8        %zmm2, 128(%rsi)
+	vmovdqu8        192(%rdx), %zmm8{%k1}{z}
+	vpxord          %zmm14, %zmm8, %zmm8
+	vaesenclast     %zmm8, %zmm3, %zmm3
+	vmovdqu8        %zmm3, 192(%rsi){%k1}
+	vmovdqu8        %zmm3, %zmm3{%k1}{z}            # GHASH sees the padding as zeros
+	vpshufb         %zmm20, %zmm0, %zmm4
+	vpxord          %zmm10, %zmm4, %zmm4
+	vpclmulqdq      $0, (%r9), %zmm4, %zmm5
+	vpclmulqdq      $16, (%r9), %zmm4, %zmm6
+	vpclmulqdq      $1, (%r9), %zmm4, %zmm8
+	vpclmulqdq      $17, (%r9), %zmm4, %zmm7
+	vpxord          %zmm8, %zmm6, %zmm6
+	vpshufb         %zmm20, %zmm1, %zmm4
+	vpclmulqdq      $0, 64(%r9), %zmm4, %zmm8
+	vpclmulqdq      $16, 64(%r9), %zmm4, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, 64(%r9), %zmm4, %zmm8
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 64(%r9), %zmm4, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
+	vpshufb         %zmm20, %zmm2, %zmm4
+	vpclmulqdq      $0, 128(%r9), %zmm4, %zmm8
+	vpclmulqdq      $16, 128(%r9), %zmm4, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, 128(%r9), %zmm4, %zmm8
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 128(%r9), %zmm4, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
+	vpshufb         %zmm20, %zmm3, %zmm4
+	vpclmulqdq      $0, 192(%r9), %zmm4, %zmm8
+	vpclmulqdq      $16, 192(%r9), %zmm4, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, 192(%r9), %zmm4, %zmm8
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 192(%r9), %zmm4, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
+	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm5, %zmm5
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm6, %zmm6
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+	vextracti32x4   $1, %zmm7, %xmm8
+	vextracti32x4   $2, %zmm7, %xmm9
+	vextracti32x4   $3, %zmm7, %xmm5
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+	{disp32} jmp    .Lgcm_enc_rec_tag
+.Lgcm_enc_rec_final3:
+	lea             15(%rcx), %r11
+	and             $-16, %r11
+	lea             752(%rdi), %r9
+	sub             %r11, %r9                       # H^(blocks + 1): the lengths block takes H^1
+	sub             $128, %rcx
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # the last vector's bytes
+	kmovq           %r11, %k1
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm1
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm2
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+	vpxord          %zmm13, %zmm1, %zmm1
+	vpxord          %zmm13, %zmm2, %zmm2
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_rec_final3_aes128
+	{disp32} je     .Lgcm_enc_rec_final3_aes192
+	vbroadcasti32x4 -208(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vbroadcasti32x4 -192(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+.Lgcm_enc_rec_final3_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+.Lgcm_enc_rec_final3_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vbroadcasti32x4 -96(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vbroadcasti32x4 -80(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vbroadcasti32x4 -64(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vbroadcasti32x4 -48(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm31, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm1, %zmm1
+	vaesenc         %zmm31, %zmm2, %zmm2
+	vaesenc         %zmm30, %zmm0, %zmm0
+	vaesenc         %zmm30, %zmm1, %zmm1
+	vaesenc         %zmm30, %zmm2, %zmm2
+	vpxord          (%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi)
+	vpxord          64(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm1, %zmm1
+	vmovdqu8        %zmm1, 64(%rsi)
+	vmovdqu8        128(%rdx), %zmm8{%k1}{z}
+	vpxord          %zmm14, %zmm8, %zmm8
+	vaesenclast     %zmm8, %zmm2, %zmm2
+	vmovdqu8        %zmm2, 128(%rsi){%k1}
+	vmovdqu8        %zmm2, %zmm2{%k1}{z}            # GHASH sees the padding as zeros
+	vpshufb         %zmm20, %zmm0, %zmm4
+	vpxord          %zmm10, %zmm4, %zmm4
+	vpclmulqdq      $0, (%r9), %zmm4, %zmm5
+	vpclmulqdq      $16, (%r9), %zmm4, %zmm6
+	vpclmulqdq      $1, (%r9), %zmm4, %zmm8
+	vpclmulqdq      $17, (%r9), %zmm4, %zmm7
+	vpxord          %zmm8, %zmm6, %zmm6
+	vpshufb         %zmm20, %zmm1, %zmm4
+	vpclmulqdq      $0, 64(%r9), %zmm4, %zmm8
+	vpclmulqdq      $16, 64(%r9), %zmm4, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, 64(%r9), %zmm4, %zmm8
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 64(%r9), %zmm4, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
+	vpshufb         %zmm20, %zmm2, %zmm4
+	vpclmulqdq      $0, 128(%r9), %zmm4, %zmm8
+	vpclmulqdq      $16, 128(%r9), %zmm4, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, 128(%r9), %zmm4, %zmm8
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 128(%r9), %zmm4, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
+	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm5, %zmm5
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm6, %zmm6
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+	vextracti32x4   $1, %zmm7, %xmm8
+	vextracti32x4   $2, %zmm7, %xmm9
+	vextracti32x4   $3, %zmm7, %xmm5
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+	{disp32} jmp    .Lgcm_enc_rec_tag
+.Lgcm_enc_rec_final2:
+	lea             15(%rcx), %r11
+	and             $-16, %r11
+	lea             752(%rdi), %r9
+	sub             %r11, %r9                       # H^(blocks + 1): the lengths block takes H^1
+	sub             $64, %rcx
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # the last vector's bytes
+	kmovq           %r11, %k1
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm1
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+	vpxord          %zmm13, %zmm1, %zmm1
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_rec_final2_aes128
+	{disp32} je     .Lgcm_enc_rec_final2_aes192
+	vbroadcasti32x4 -208(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vbroadcasti32x4 -192(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+.Lgcm_enc_rec_final2_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+.Lgcm_enc_rec_final2_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vbroadcasti32x4 -96(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vbroadcasti32x4 -80(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vbroadcasti32x4 -64(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vbroadcasti32x4 -48(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm31, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm1, %zmm1
+	vaesenc         %zmm30, %zmm0, %zmm0
+	vaesenc         %zmm30, %zmm1, %zmm1
+	vpxord          (%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi)
+	vmovdqu8        64(%rdx), %zmm8{%k1}{z}
+	vpxord          %zmm14, %zmm8, %zmm8
+	vaesenclast     %zmm8, %zmm1, %zmm1
+	vmovdqu8        %zmm1, 64(%rsi){%k1}
+	vmovdqu8        %zmm1, %zmm1{%k1}{z}            # GHASH sees the padding as zeros
+	vpshufb         %zmm20, %zmm0, %zmm4
+	vpxord          %zmm10, %zmm4, %zmm4
+	vpclmulqdq      $0, (%r9), %zmm4, %zmm5
+	vpclmulqdq      $16, (%r9), %zmm4, %zmm6
+	vpclmulqdq      $1, (%r9), %zmm4, %zmm8
+	vpclmulqdq      $17, (%r9), %zmm4, %zmm7
+	vpxord          %zmm8, %zmm6, %zmm6
+	vpshufb         %zmm20, %zmm1, %zmm4
+	vpclmulqdq      $0, 64(%r9), %zmm4, %zmm8
+	vpclmulqdq      $16, 64(%r9), %zmm4, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, 64(%r9), %zmm4, %zmm8
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 64(%r9), %zmm4, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
+	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm5, %zmm5
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm6, %zmm6
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+	vextracti32x4   $1, %zmm7, %xmm8
+	vextracti32x4   $2, %zmm7, %xmm9
+	vextracti32x4   $3, %zmm7, %xmm5
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+	{disp32} jmp    .Lgcm_enc_rec_tag
+.Lgcm_enc_rec_final1:
+	lea             15(%rcx), %r11
+	and             $-16, %r11
+	lea             752(%rdi), %r9
+	sub             %r11, %r9                       # H^(blocks + 1): the lengths block takes H^1
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # the last vector's bytes
+	kmovq           %r11, %k1
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_rec_final1_aes128
+	{disp32} je     .Lgcm_enc_rec_final1_aes192
+	vbroadcasti32x4 -208(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vbroadcasti32x4 -192(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+.Lgcm_enc_rec_final1_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+.Lgcm_enc_rec_final1_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vbroadcasti32x4 -96(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vbroadcasti32x4 -80(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vbroadcasti32x4 -64(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vbroadcasti32x4 -48(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm0, %zmm0
+	vaesenc         %zmm30, %zmm0, %zmm0
+	vmovdqu8        (%rdx), %zmm8{%k1}{z}
+	vpxord          %zmm14, %zmm8, %zmm8
+	vaesenclast     %zmm8, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi){%k1}
+	vmovdqu8        %zmm0, %zmm0{%k1}{z}            # GHASH sees the padding as zeros
+	vpshufb         %zmm20, %zmm0, %zmm4
+	vpxord          %zmm10, %zmm4, %zmm4
+	vpclmulqdq      $0, (%r9), %zmm4, %zmm5
+	vpclmulqdq      $16, (%r9), %zmm4, %zmm6
+	vpclmulqdq      $1, (%r9), %zmm4, %zmm8
+	vpclmulqdq      $17, (%r9), %zmm4, %zmm7
+	vpxord          %zmm8, %zmm6, %zmm6
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
+	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm5, %zmm5
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm6, %zmm6
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+	vextracti32x4   $1, %zmm7, %xmm8
+	vextracti32x4   $2, %zmm7, %xmm9
+	vextracti32x4   $3, %zmm7, %xmm5
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+	{disp32} jmp    .Lgcm_enc_rec_tag
+.Lgcm_enc_rec_no_data:
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpxord          %xmm10, %xmm4, %xmm4
+	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm5
+	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm6
+	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8
+	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm7
+	vpxord          %zmm8, %zmm6, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm5, %zmm5
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm6, %zmm6
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+	vextracti32x4   $1, %zmm7, %xmm8
+	vextracti32x4   $2, %zmm7, %xmm9
+	vextracti32x4   $3, %zmm7, %xmm5
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+.Lgcm_enc_rec_tag:
+	vpshufb         %xmm20, %xmm10, %xmm10
+	vpxord          48(%r8), %xmm10, %xmm10
+	vmovdqu8        %xmm10, 48(%r8)
+	xor             %eax, %eax
+	vzeroupper
+	ret
+	.cfi_endproc
+	.size	aesgen_gcm_enc_record_avx10_512, . - aesgen_gcm_enc_record_avx10_512
+
+# int aesgen_gcm_dec_record_avx10_512(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
+#                  size_t len, struct aesgen_gcm_record *rec);   any len
+#
+# One whole message: GHASH of the AAD, E_K(J0), decryption with the same stitched
+# loop as aesgen_gcm_dec_update_avx10_512, then the last 1..16 blocks and the lengths block
+# in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
+	.text
+	.p2align 5, 0xcc
+	.globl	aesgen_gcm_dec_record_avx10_512
+	.hidden	aesgen_gcm_dec_record_avx10_512
+	.type	aesgen_gcm_dec_record_avx10_512, @function
+aesgen_gcm_dec_record_avx10_512:
+	.cfi_startproc
+	endbr64
+	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %zmm20
+	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %zmm21
+	vpxord          %xmm10, %xmm10, %xmm10
+	mov             40(%r8), %r10
+	test            %r10, %r10
+	{disp32} jz     .Lgcm_dec_rec_aad_done
+	mov             32(%r8), %rax
+	lea             768(%rdi), %r9
+	lea             15(%r10), %r11
+	and             $-16, %r11                      # 16 x the block count
+	sub             %r11, %r9
+	vpxord          %zmm5, %zmm5, %zmm5
+	vpxord          %zmm6, %zmm6, %zmm6
+	vpxord          %zmm7, %zmm7, %zmm7
+.Lgcm_dec_rec_aad_vector:
+	cmp             $64, %r10
+	{disp32} jb     .Lgcm_dec_rec_aad_load_part
+	vmovdqu8        (%rax), %zmm4
+	{disp32} jmp    .Lgcm_dec_rec_aad_loaded
+.Lgcm_dec_rec_aad_load_part:
+	mov             $-1, %r11
+	bzhi            %r10, %r11, %r11                # the blocks that remain
+	kmovq           %r11, %k1
+	vmovdqu8        (%rax), %zmm4{%k1}{z}
+.Lgcm_dec_rec_aad_loaded:
+	vpshufb         %zmm20, %zmm4, %zmm4
+	vpxord          %zmm10, %zmm4, %zmm4            # the running hash joins block 0
+	vpxord          %zmm10, %zmm10, %zmm10
+	vpclmulqdq      $0, (%r9), %zmm4, %zmm8
+	vpclmulqdq      $16, (%r9), %zmm4, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, (%r9), %zmm4, %zmm8
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, (%r9), %zmm4, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
+	add             $64, %rax
+	add             $64, %r9
+	sub             $64, %r10
+	ja              .Lgcm_dec_rec_aad_vector
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm5, %zmm5
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm6, %zmm6
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+	vextracti32x4   $1, %zmm7, %xmm8
+	vextracti32x4   $2, %zmm7, %xmm9
+	vextracti32x4   $3, %zmm7, %xmm5
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+.Lgcm_dec_rec_aad_done:
+	mov             240(%rdi), %eax
+	lea             (%rdi,%rax,8), %r10
+	lea             (%r10,%rax,8), %r10             # &rk[rounds]
+	vbroadcasti32x4 (%rdi), %zmm13
+	vbroadcasti32x4 (%r10), %zmm14
+	vbroadcasti32x4 -16(%r10), %zmm30
+	vbroadcasti32x4 -32(%r10), %zmm31
+# E_K(J0) masks the tag: one block on xmm, beside the data's blocks
+	vmovdqu8        (%r8), %xmm4
+	vpxord          %xmm13, %xmm4, %xmm4
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_rec_j0_aes128
+	{disp32} je     .Lgcm_dec_rec_j0_aes192
+	vaesenc         -208(%r10), %xmm4, %xmm4
+	vaesenc         -192(%r10), %xmm4, %xmm4
+.Lgcm_dec_rec_j0_aes192:
+	vaesenc         -176(%r10), %xmm4, %xmm4
+	vaesenc         -160(%r10), %xmm4, %xmm4
+.Lgcm_dec_rec_j0_aes128:
+	vaesenc         -144(%r10), %xmm4, %xmm4
+	vaesenc         -128(%r10), %xmm4, %xmm4
+	vaesenc         -112(%r10), %xmm4, %xmm4
+	vaesenc         -96(%r10), %xmm4, %xmm4
+	vaesenc         -80(%r10), %xmm4, %xmm4
+	vaesenc         -64(%r10), %xmm4, %xmm4
+	vaesenc         -48(%r10), %xmm4, %xmm4
+	vaesenc         %xmm31, %xmm4, %xmm4
+	vaesenc         %xmm30, %xmm4, %xmm4
+	vaesenclast     %xmm14, %xmm4, %xmm4
+	vmovdqu8        %xmm4, 48(%r8)
+	vbroadcasti32x4 (%r8), %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm11
+	vpaddd          .Lgcm_record_offsets_64(%rip), %zmm11, %zmm11 # J0 + 1, + 2, ...
+	vbroadcasti32x4 .Lgcm_lane_count(%rip), %zmm12
+	test            %rcx, %rcx
+	{disp32} jz     .Lgcm_dec_rec_no_data
+	sub             $256, %rcx
+	{disp32} jb     .Lgcm_dec_rec_tail
+	vmovdqu8        512(%rdi), %zmm22
+	vmovdqu8        576(%rdi), %zmm23
+	vmovdqu8        640(%rdi), %zmm24
+	vmovdqu8        704(%rdi), %zmm25
+	vpshufd         $78, %zmm22, %zmm26
+	vpxord          %zmm22, %zmm26, %zmm26          # H_L ^ H_H in both halves
+	vpshufd         $78, %zmm23, %zmm27
+	vpxord          %zmm23, %zmm27, %zmm27          # H_L ^ H_H in both halves
+	vpshufd         $78, %zmm24, %zmm28
+	vpxord          %zmm24, %zmm28, %zmm28          # H_L ^ H_H in both halves
+	vpshufd         $78, %zmm25, %zmm29
+	vpxord          %zmm25, %zmm29, %zmm29          # H_L ^ H_H in both halves
+.Lgcm_dec_rec_loop:
+# LLVM-MCA-BEGIN gcm_dec_rec_avx10_512_main_loop
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm1
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm2
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm3
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+	vpxord          %zmm13, %zmm1, %zmm1
+	vpxord          %zmm13, %zmm2, %zmm2
+	vpxord          %zmm13, %zmm3, %zmm3
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_rec_main_aes128
+	{disp32} je     .Lgcm_dec_rec_main_aes192
+	vbroadcasti32x4 -208(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -192(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+.Lgcm_dec_rec_main_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+.Lgcm_dec_rec_main_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vmovdqu8        (%rdx), %zmm4
+	vpshufb         %zmm20, %zmm4, %zmm4
+	vpxord          %zmm10, %zmm4, %zmm4
+	vpshufd         $78, %zmm4, %zmm8
+	vpxord          %zmm4, %zmm8, %zmm8             # d_L ^ d_H in the low half
+	vpclmulqdq      $0, %zmm22, %zmm4, %zmm5
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vpclmulqdq      $17, %zmm22, %zmm4, %zmm7
+	vpclmulqdq      $0, %zmm26, %zmm8, %zmm6
+	vmovdqu8        64(%rdx), %zmm4
+	vpshufb         %zmm20, %zmm4, %zmm4
+	vpshufd         $78, %zmm4, %zmm8
+	vpxord          %zmm4, %zmm8, %zmm8             # d_L ^ d_H in the low half
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vpclmulqdq      $0, %zmm27, %zmm8, %zmm8
+	vpxord          %zmm8, %zmm6, %zmm6
+	vpclmulqdq      $0, %zmm23, %zmm4, %zmm8
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $17, %zmm23, %zmm4, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
+	vbroadcasti32x4 -96(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vmovdqu8        128(%rdx), %zmm4
+	vpshufb         %zmm20, %zmm4, %zmm4
+	vpshufd         $78, %zmm4, %zmm8
+	vpxord          %zmm4, %zmm8, %zmm8             # d_L ^ d_H in the low half
+	vpclmulqdq      $0, %zmm28, %zmm8, %zmm8
+	vpxord          %zmm8, %zmm6, %zmm6
+	vbroadcasti32x4 -80(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vpclmulqdq      $0, %zmm24, %zmm4, %zmm8
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $17, %zmm24, %zmm4, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
+	vmovdqu8        192(%rdx), %zmm4
+	vpshufb         %zmm20, %zmm4, %zmm4
+	vbroadcasti32x4 -64(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vpshufd         $78, %zmm4, %zmm8
+	vpxord          %zmm4, %zmm8, %zmm8             # d_L ^ d_H in the low half
+	vpclmulqdq      $0, %zmm29, %zmm8, %zmm8
+	vpxord          %zmm8, %zmm6, %zmm6
+	vpclmulqdq      $0, %zmm25, %zmm4, %zmm8
+	vbroadcasti32x4 -48(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $17, %zmm25, %zmm4, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
+	vpternlogd      $150, %zmm7, %zmm5, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
+	vaesenc         %zmm31, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm1, %zmm1
+	vaesenc         %zmm31, %zmm2, %zmm2
+	vaesenc         %zmm31, %zmm3, %zmm3
+	vpshufd         $78, %zmm5, %zmm5
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm6, %zmm6
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+	vaesenc         %zmm30, %zmm0, %zmm0
+	vaesenc         %zmm30, %zmm1, %zmm1
+	vaesenc         %zmm30, %zmm2, %zmm2
+	vaesenc         %zmm30, %zmm3, %zmm3
+	vextracti32x4   $1, %zmm7, %xmm8
+	vextracti32x4   $2, %zmm7, %xmm9
+	vextracti32x4   $3, %zmm7, %xmm5
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+	vpxord          (%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi)
+	vpxord          64(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm1, %zmm1
+	vmovdqu8        %zmm1, 64(%rsi)
+	vpxord          128(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm2, %zmm2
+	vmovdqu8        %zmm2, 128(%rsi)
+	vpxord          192(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm3, %zmm3
+	vmovdqu8        %zmm3, 192(%rsi)
+	add             $256, %rdx
+	add             $256, %rsi
+	sub             $256, %rcx
+	jae             .Lgcm_dec_rec_loop
+# LLVM-MCA-END
+.Lgcm_dec_rec_tail:
+	add             $256, %rcx
+	{disp32} jz     .Lgcm_dec_rec_no_data
+	cmp             $64, %rcx
+	{disp32} jbe    .Lgcm_dec_rec_final1
+	cmp             $128, %rcx
+	{disp32} jbe    .Lgcm_dec_rec_final2
+	cmp             $192, %rcx
+	{disp32} jbe    .Lgcm_dec_rec_final3
+.Lgcm_dec_rec_final4:
+	lea             15(%rcx), %r11
+	and             $-16, %r11
+	lea             752(%rdi), %r9
+	sub             %r11, %r9                       # H^(blocks + 1): the lengths block takes H^1
+	sub             $192, %rcx
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # the last vector's bytes
+	kmovq           %r11, %k1
+# GHASH of the ciphertext first: the data may be decrypted in place
+	vmovdqu8        (%rdx), %zmm4
+	vpshufb         %zmm20, %zmm4, %zmm4
+	vpxord          %zmm10, %zmm4, %zmm4
+	vpclmulqdq      $0, (%r9), %zmm4, %zmm5
+	vpclmulqdq      $16, (%r9), %zmm4, %zmm6
+	vpclmulqdq      $1, (%r9), %zmm4, %zmm8
+	vpclmulqdq      $17, (%r9), %zmm4, %zmm7
+	vpxord          %zmm8, %zmm6, %zmm6
+	vmovdqu8        64(%rdx), %zmm4
+	vpshufb         %zmm20, %zmm4, %zmm4
+	vpclmulqdq      $0, 64(%r9), %zmm4, %zmm8
+	vpclmulqdq      $16, 64(%r9), %zmm4, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, 64(%r9), %zmm4, %zmm8
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 64(%r9), %zmm4, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
+	vmovdqu8        128(%rdx), %zmm4
+	vpshufb         %zmm20, %zmm4, %zmm4
+	vpclmulqdq      $0, 128(%r9), %zmm4, %zmm8
+	vpclmulqdq      $16, 128(%r9), %zmm4, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, 128(%r9), %zmm4, %zmm8
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 128(%r9), %zmm4, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
+	vmovdqu8        192(%rdx), %zmm4{%k1}{z}        # zero-padded
+	vpshufb         %zmm20, %zmm4, %zmm4
+	vpclmulqdq      $0, 192(%r9), %zmm4, %zmm8
+	vpclmulqdq      $16, 192(%r9), %zmm4, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, 192(%r9), %zmm4, %zmm8
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 192(%r9), %zmm4, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
+	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm5, %zmm5
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm6, %zmm6
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+	vextracti32x4   $1, %zmm7, %xmm8
+	vextracti32x4   $2, %zmm7, %xmm9
+	vextracti32x4   $3, %zmm7, %xmm5
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm1
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm2
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm3
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+	vpxord          %zmm13, %zmm1, %zmm1
+	vpxord          %zmm13, %zmm2, %zmm2
+	vpxord          %zmm13, %zmm3, %zmm3
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_rec_final4_aes128
+	{disp32} je     .Lgcm_dec_rec_final4_aes192
+	vbroadcasti32x4 -208(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -192(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+.Lgcm_dec_rec_final4_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+.Lgcm_dec_rec_final4_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -96(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -80(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -64(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -48(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vaesenc         %zmm31, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm1, %zmm1
+	vaesenc         %zmm31, %zmm2, %zmm2
+	vaesenc         %zmm31, %zmm3, %zmm3
+	vaesenc         %zmm30, %zmm0, %zmm0
+	vaesenc         %zmm30, %zmm1, %zmm1
+	vaesenc         %zmm30, %zmm2, %zmm2
+	vaesenc         %zmm30, %zmm3, %zmm3
+	vpxord          (%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi)
+	vpxord          64(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm1, %zmm1
+	vmovdqu8        %zmm1, 64(%rsi)
+	vpxord          128(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm2, %zmm2
+	vmovdqu8        %zmm2, 128(%rsi)
+	vmovdqu8        192(%rdx), %zmm8{%k1}{z}
+	vpxord          %zmm14, %zmm8, %zmm8
+	vaesenclast     %zmm8, %zmm3, %zmm3
+	vmovdqu8        %zmm3, 192(%rsi){%k1}
+	{disp32} jmp    .Lgcm_dec_rec_tag
+.Lgcm_dec_rec_final3:
+	lea             15(%rcx), %r11
+	and             $-16, %r11
+	lea             752(%rdi), %r9
+	sub             %r11, %r9                       # H^(blocks + 1): the lengths block takes H^1
+	sub             $128, %rcx
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # the last vector's bytes
+	kmovq           %r11, %k1
+# GHASH of the ciphertext first: the data may be decrypted in place
+	vmovdqu8        (%rdx), %zmm4
+	vpshufb         %zmm20, %zmm4, %zmm4
+	vpxord          %zmm10, %zmm4, %zmm4
+	vpclmulqdq      $0, (%r9), %zmm4, %zmm5
+	vpclmulqdq      $16, (%r9), %zmm4, %zmm6
+	vpclmulqdq      $1, (%r9), %zmm4, %zmm8
+	vpclmulqdq      $17, (%r9), %zmm4, %zmm7
+	vpxord          %zmm8, %zmm6, %zmm6
+	vmovdqu8        64(%rdx), %zmm4
+	vpshufb         %zmm20, %zmm4, %zmm4
+	vpclmulqdq      $0, 64(%r9), %zmm4, %zmm8
+	vpclmulqdq      $16, 64(%r9), %zmm4, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, 64(%r9), %zmm4, %zmm8
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 64(%r9), %zmm4, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
+	vmovdqu8        128(%rdx), %zmm4{%k1}{z}        # zero-padded
+	vpshufb         %zmm20, %zmm4, %zmm4
+	vpclmulqdq      $0, 128(%r9), %zmm4, %zmm8
+	vpclmulqdq      $16, 128(%r9), %zmm4, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, 128(%r9), %zmm4, %zmm8
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 128(%r9), %zmm4, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
+	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm5, %zmm5
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm6, %zmm6
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+	vextracti32x4   $1, %zmm7, %xmm8
+	vextracti32x4   $2, %zmm7, %xmm9
+	vextracti32x4   $3, %zmm7, %xmm5
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm1
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm2
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+	vpxord          %zmm13, %zmm1, %zmm1
+	vpxord          %zmm13, %zmm2, %zmm2
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_rec_final3_aes128
+	{disp32} je     .Lgcm_dec_rec_final3_aes192
+	vbroadcasti32x4 -208(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vbroadcasti32x4 -192(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+.Lgcm_dec_rec_final3_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+.Lgcm_dec_rec_final3_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vbroadcasti32x4 -96(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vbroadcasti32x4 -80(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vbroadcasti32x4 -64(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vbroadcasti32x4 -48(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm31, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm1, %zmm1
+	vaesenc         %zmm31, %zmm2, %zmm2
+	vaesenc         %zmm30, %zmm0, %zmm0
+	vaesenc         %zmm30, %zmm1, %zmm1
+	vaesenc         %zmm30, %zmm2, %zmm2
+	vpxord          (%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi)
+	vpxord          64(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm1, %zmm1
+	vmovdqu8        %zmm1, 64(%rsi)
+	vmovdqu8        128(%rdx), %zmm8{%k1}{z}
+	vpxord          %zmm14, %zmm8, %zmm8
+	vaesenclast     %zmm8, %zmm2, %zmm2
+	vmovdqu8        %zmm2, 128(%rsi){%k1}
+	{disp32} jmp    .Lgcm_dec_rec_tag
+.Lgcm_dec_rec_final2:
+	lea             15(%rcx), %r11
+	and             $-16, %r11
+	lea             752(%rdi), %r9
+	sub             %r11, %r9                       # H^(blocks + 1): the lengths block takes H^1
+	sub             $64, %rcx
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # the last vector's bytes
+	kmovq           %r11, %k1
+# GHASH of the ciphertext first: the data may be decrypted in place
+	vmovdqu8        (%rdx), %zmm4
+	vpshufb         %zmm20, %zmm4, %zmm4
+	vpxord          %zmm10, %zmm4, %zmm4
+	vpclmulqdq      $0, (%r9), %zmm4, %zmm5
+	vpclmulqdq      $16, (%r9), %zmm4, %zmm6
+	vpclmulqdq      $1, (%r9), %zmm4, %zmm8
+	vpclmulqdq      $17, (%r9), %zmm4, %zmm7
+	vpxord          %zmm8, %zmm6, %zmm6
+	vmovdqu8        64(%rdx), %zmm4{%k1}{z}         # zero-padded
+	vpshufb         %zmm20, %zmm4, %zmm4
+	vpclmulqdq      $0, 64(%r9), %zmm4, %zmm8
+	vpclmulqdq      $16, 64(%r9), %zmm4, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, 64(%r9), %zmm4, %zmm8
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 64(%r9), %zmm4, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
+	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm5, %zmm5
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm6, %zmm6
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+	vextracti32x4   $1, %zmm7, %xmm8
+	vextracti32x4   $2, %zmm7, %xmm9
+	vextracti32x4   $3, %zmm7, %xmm5
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm1
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+	vpxord          %zmm13, %zmm1, %zmm1
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_rec_final2_aes128
+	{disp32} je     .Lgcm_dec_rec_final2_aes192
+	vbroadcasti32x4 -208(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vbroadcasti32x4 -192(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+.Lgcm_dec_rec_final2_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+.Lgcm_dec_rec_final2_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vbroadcasti32x4 -96(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vbroadcasti32x4 -80(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vbroadcasti32x4 -64(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vbroadcasti32x4 -48(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm31, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm1, %zmm1
+	vaesenc         %zmm30, %zmm0, %zmm0
+	vaesenc         %zmm30, %zmm1, %zmm1
+	vpxord          (%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi)
+	vmovdqu8        64(%rdx), %zmm8{%k1}{z}
+	vpxord          %zmm14, %zmm8, %zmm8
+	vaesenclast     %zmm8, %zmm1, %zmm1
+	vmovdqu8        %zmm1, 64(%rsi){%k1}
+	{disp32} jmp    .Lgcm_dec_rec_tag
+.Lgcm_dec_rec_final1:
+	lea             15(%rcx), %r11
+	and             $-16, %r11
+	lea             752(%rdi), %r9
+	sub             %r11, %r9                       # H^(blocks + 1): the lengths block takes H^1
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # the last vector's bytes
+	kmovq           %r11, %k1
+# GHASH of the ciphertext first: the data may be decrypted in place
+	vmovdqu8        (%rdx), %zmm4{%k1}{z}           # zero-padded
+	vpshufb         %zmm20, %zmm4, %zmm4
+	vpxord          %zmm10, %zmm4, %zmm4
+	vpclmulqdq      $0, (%r9), %zmm4, %zmm5
+	vpclmulqdq      $16, (%r9), %zmm4, %zmm6
+	vpclmulqdq      $1, (%r9), %zmm4, %zmm8
+	vpclmulqdq      $17, (%r9), %zmm4, %zmm7
+	vpxord          %zmm8, %zmm6, %zmm6
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
+	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm5, %zmm5
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm6, %zmm6
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+	vextracti32x4   $1, %zmm7, %xmm8
+	vextracti32x4   $2, %zmm7, %xmm9
+	vextracti32x4   $3, %zmm7, %xmm5
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_rec_final1_aes128
+	{disp32} je     .Lgcm_dec_rec_final1_aes192
+	vbroadcasti32x4 -208(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vbroadcasti32x4 -192(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+.Lgcm_dec_rec_final1_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+.Lgcm_dec_rec_final1_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vbroadcasti32x4 -96(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vbroadcasti32x4 -80(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vbroadcasti32x4 -64(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vbroadcasti32x4 -48(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm0, %zmm0
+	vaesenc         %zmm30, %zmm0, %zmm0
+	vmovdqu8        (%rdx), %zmm8{%k1}{z}
+	vpxord          %zmm14, %zmm8, %zmm8
+	vaesenclast     %zmm8, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi){%k1}
+	{disp32} jmp    .Lgcm_dec_rec_tag
+.Lgcm_dec_rec_no_data:
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpxord          %xmm10, %xmm4, %xmm4
+	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm5
+	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm6
+	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8
+	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm7
+	vpxord          %zmm8, %zmm6, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm5, %zmm5
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm6, %zmm6
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+	vextracti32x4   $1, %zmm7, %xmm8
+	vextracti32x4   $2, %zmm7, %xmm9
+	vextracti32x4   $3, %zmm7, %xmm5
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+.Lgcm_dec_rec_tag:
+	vpshufb         %xmm20, %xmm10, %xmm10
+	vpxord          48(%r8), %xmm10, %xmm10
+	vmovdqu8        %xmm10, 48(%r8)
+	xor             %eax, %eax
+	vzeroupper
+	ret
+	.cfi_endproc
+	.size	aesgen_gcm_dec_record_avx10_512, . - aesgen_gcm_dec_record_avx10_512
+
 	.section .rodata
 	.p2align 6
 .Lgcm_bswap_mask_16:
@@ -1425,6 +3085,13 @@ aesgen_gcm_dec_update_avx10_512:
 	.long	1, 0, 0, 0
 	.long	2, 0, 0, 0
 	.long	3, 0, 0, 0
+# The record functions' first counters: J0 + 1, J0 + 2, ... per lane.
+	.p2align 6
+.Lgcm_record_offsets_64:
+	.long	1, 0, 0, 0
+	.long	2, 0, 0, 0
+	.long	3, 0, 0, 0
+	.long	4, 0, 0, 0
 	.section .note.GNU-stack,"",@progbits
 	.section .note.gnu.property,"a",@note
 	.p2align 3

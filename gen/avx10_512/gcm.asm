@@ -1382,6 +1382,1656 @@ L.gcm_dec_return:
 	vzeroupper
 	ret
 
+; int aesgen_gcm_enc_record_avx10_512(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
+;                  size_t len, struct aesgen_gcm_record *rec);   any len
+;
+; One whole message: GHASH of the AAD, E_K(J0), encryption with the same stitched
+; loop as aesgen_gcm_enc_update_avx10_512, then the last 1..16 blocks and the lengths block
+; in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
+	section .text
+	align 32, db 0xcc
+	global aesgen_gcm_enc_record_avx10_512:function hidden
+aesgen_gcm_enc_record_avx10_512:
+	endbr64
+	vbroadcasti32x4 zmm20, oword [rel L.gcm_bswap_mask_16]
+	vbroadcasti32x4 zmm21, oword [rel L.gcm_gfpoly_16]
+	vpxord          xmm10, xmm10, xmm10
+	mov             r10, qword [r8 + 40]
+	test            r10, r10
+	jz              near L.gcm_enc_rec_aad_done
+	mov             rax, qword [r8 + 32]
+	lea             r9, [rdi + 768]
+	lea             r11, [r10 + 15]
+	and             r11, -16                        ; 16 x the block count
+	sub             r9, r11
+	vpxord          zmm5, zmm5, zmm5
+	vpxord          zmm6, zmm6, zmm6
+	vpxord          zmm7, zmm7, zmm7
+L.gcm_enc_rec_aad_vector:
+	cmp             r10, 64
+	jb              near L.gcm_enc_rec_aad_load_part
+	vmovdqu8        zmm4, [rax]
+	jmp             near L.gcm_enc_rec_aad_loaded
+L.gcm_enc_rec_aad_load_part:
+	mov             r11, -1
+	bzhi            r11, r11, r10                   ; the blocks that remain
+	kmovq           k1, r11
+	vmovdqu8        zmm4{k1}{z}, [rax]
+L.gcm_enc_rec_aad_loaded:
+	vpshufb         zmm4, zmm4, zmm20
+	vpxord          zmm4, zmm4, zmm10               ; the running hash joins block 0
+	vpxord          zmm10, zmm10, zmm10
+	vpclmulqdq      zmm8, zmm4, zword [r9], 0
+	vpclmulqdq      zmm9, zmm4, zword [r9], 16
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [r9], 1
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [r9], 17
+	vpxord          zmm7, zmm7, zmm8
+	add             rax, 64
+	add             r9, 64
+	sub             r10, 64
+	ja              L.gcm_enc_rec_aad_vector
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         zmm5, zmm5, 78
+	vpternlogd      zmm6, zmm5, zmm8, 150
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         zmm6, zmm6, 78
+	vpternlogd      zmm7, zmm6, zmm8, 150
+	vextracti32x4   xmm8, zmm7, 1
+	vextracti32x4   xmm9, zmm7, 2
+	vextracti32x4   xmm5, zmm7, 3
+	vpxord          xmm10, xmm7, xmm8
+	vpternlogd      xmm10, xmm9, xmm5, 150
+L.gcm_enc_rec_aad_done:
+	mov             eax, dword [rdi + 240]
+	lea             r10, [rdi + rax*8]
+	lea             r10, [r10 + rax*8]              ; &rk[rounds]
+	vbroadcasti32x4 zmm13, oword [rdi]
+	vbroadcasti32x4 zmm14, oword [r10]
+	vbroadcasti32x4 zmm30, oword [r10 - 16]
+	vbroadcasti32x4 zmm31, oword [r10 - 32]
+; E_K(J0) masks the tag: one block on xmm, beside the data's blocks
+	vmovdqu8        xmm4, oword [r8]
+	vpxord          xmm4, xmm4, xmm13
+	cmp             eax, 12
+	jb              near L.gcm_enc_rec_j0_aes128
+	je              near L.gcm_enc_rec_j0_aes192
+	vaesenc         xmm4, xmm4, oword [r10 - 208]
+	vaesenc         xmm4, xmm4, oword [r10 - 192]
+L.gcm_enc_rec_j0_aes192:
+	vaesenc         xmm4, xmm4, oword [r10 - 176]
+	vaesenc         xmm4, xmm4, oword [r10 - 160]
+L.gcm_enc_rec_j0_aes128:
+	vaesenc         xmm4, xmm4, oword [r10 - 144]
+	vaesenc         xmm4, xmm4, oword [r10 - 128]
+	vaesenc         xmm4, xmm4, oword [r10 - 112]
+	vaesenc         xmm4, xmm4, oword [r10 - 96]
+	vaesenc         xmm4, xmm4, oword [r10 - 80]
+	vaesenc         xmm4, xmm4, oword [r10 - 64]
+	vaesenc         xmm4, xmm4, oword [r10 - 48]
+	vaesenc         xmm4, xmm4, xmm31
+	vaesenc         xmm4, xmm4, xmm30
+	vaesenclast     xmm4, xmm4, xmm14
+	vmovdqu8        oword [r8 + 48], xmm4
+	vbroadcasti32x4 zmm11, oword [r8]
+	vpshufb         zmm11, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zword [rel L.gcm_record_offsets_64] ; J0 + 1, + 2, ...
+	vbroadcasti32x4 zmm12, oword [rel L.gcm_lane_count]
+	test            rcx, rcx
+	jz              near L.gcm_enc_rec_no_data
+	sub             rcx, 256
+	jb              near L.gcm_enc_rec_tail
+	vmovdqu8        zmm22, zword [rdi + 512]
+	vmovdqu8        zmm23, zword [rdi + 576]
+	vmovdqu8        zmm24, zword [rdi + 640]
+	vmovdqu8        zmm25, zword [rdi + 704]
+	vpshufd         zmm26, zmm22, 78
+	vpxord          zmm26, zmm26, zmm22             ; H_L ^ H_H in both halves
+	vpshufd         zmm27, zmm23, 78
+	vpxord          zmm27, zmm27, zmm23             ; H_L ^ H_H in both halves
+	vpshufd         zmm28, zmm24, 78
+	vpxord          zmm28, zmm28, zmm24             ; H_L ^ H_H in both halves
+	vpshufd         zmm29, zmm25, 78
+	vpxord          zmm29, zmm29, zmm25             ; H_L ^ H_H in both halves
+; the first iteration only encrypts; each later one hashes its predecessor's output
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm1, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm2, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm3, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+	vpxord          zmm1, zmm1, zmm13
+	vpxord          zmm2, zmm2, zmm13
+	vpxord          zmm3, zmm3, zmm13
+	cmp             eax, 12
+	jb              near L.gcm_enc_rec_first_aes128
+	je              near L.gcm_enc_rec_first_aes192
+	vbroadcasti32x4 zmm15, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+L.gcm_enc_rec_first_aes192:
+	vbroadcasti32x4 zmm15, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+L.gcm_enc_rec_first_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 96]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 80]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 64]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 48]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vaesenc         zmm0, zmm0, zmm31
+	vaesenc         zmm1, zmm1, zmm31
+	vaesenc         zmm2, zmm2, zmm31
+	vaesenc         zmm3, zmm3, zmm31
+	vaesenc         zmm0, zmm0, zmm30
+	vaesenc         zmm1, zmm1, zmm30
+	vaesenc         zmm2, zmm2, zmm30
+	vaesenc         zmm3, zmm3, zmm30
+	vpxord          zmm8, zmm14, zword [rdx]
+	vaesenclast     zmm16, zmm0, zmm8
+	vmovdqu8        zword [rsi], zmm16
+	vpxord          zmm8, zmm14, zword [rdx + 64]
+	vaesenclast     zmm17, zmm1, zmm8
+	vmovdqu8        zword [rsi + 64], zmm17
+	vpxord          zmm8, zmm14, zword [rdx + 128]
+	vaesenclast     zmm18, zmm2, zmm8
+	vmovdqu8        zword [rsi + 128], zmm18
+	vpxord          zmm8, zmm14, zword [rdx + 192]
+	vaesenclast     zmm19, zmm3, zmm8
+	vmovdqu8        zword [rsi + 192], zmm19
+	add             rdx, 256
+	add             rsi, 256
+	sub             rcx, 256
+	jb              near L.gcm_enc_rec_hash_last
+L.gcm_enc_rec_loop:
+; LLVM-MCA-BEGIN gcm_enc_rec_avx10_512_main_loop
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm1, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm2, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm3, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+	vpxord          zmm1, zmm1, zmm13
+	vpxord          zmm2, zmm2, zmm13
+	vpxord          zmm3, zmm3, zmm13
+	cmp             eax, 12
+	jb              near L.gcm_enc_rec_main_aes128
+	je              near L.gcm_enc_rec_main_aes192
+	vbroadcasti32x4 zmm15, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+L.gcm_enc_rec_main_aes192:
+	vbroadcasti32x4 zmm15, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+L.gcm_enc_rec_main_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vpshufb         zmm4, zmm16, zmm20
+	vpxord          zmm4, zmm4, zmm10               ; the running hash joins block 0
+	vpshufd         zmm8, zmm4, 78
+	vpxord          zmm8, zmm8, zmm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      zmm5, zmm4, zmm22, 0
+	vpclmulqdq      zmm7, zmm4, zmm22, 17
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vpclmulqdq      zmm6, zmm8, zmm26, 0
+	vpshufb         zmm4, zmm17, zmm20
+	vpshufd         zmm8, zmm4, 78
+	vpxord          zmm8, zmm8, zmm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      zmm8, zmm8, zmm27, 0
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vpxord          zmm6, zmm6, zmm8
+	vpclmulqdq      zmm8, zmm4, zmm23, 0
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zmm23, 17
+	vpxord          zmm7, zmm7, zmm8
+	vbroadcasti32x4 zmm15, oword [r10 - 96]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vpshufb         zmm4, zmm18, zmm20
+	vpshufd         zmm8, zmm4, 78
+	vpxord          zmm8, zmm8, zmm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      zmm8, zmm8, zmm28, 0
+	vpxord          zmm6, zmm6, zmm8
+	vbroadcasti32x4 zmm15, oword [r10 - 80]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vpclmulqdq      zmm8, zmm4, zmm24, 0
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zmm24, 17
+	vpxord          zmm7, zmm7, zmm8
+	vpshufb         zmm4, zmm19, zmm20
+	vbroadcasti32x4 zmm15, oword [r10 - 64]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vpshufd         zmm8, zmm4, 78
+	vpxord          zmm8, zmm8, zmm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      zmm8, zmm8, zmm29, 0
+	vpxord          zmm6, zmm6, zmm8
+	vpclmulqdq      zmm8, zmm4, zmm25, 0
+	vbroadcasti32x4 zmm15, oword [r10 - 48]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zmm25, 17
+	vpxord          zmm7, zmm7, zmm8
+	vpternlogd      zmm6, zmm5, zmm7, 150
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vaesenc         zmm0, zmm0, zmm31
+	vaesenc         zmm1, zmm1, zmm31
+	vaesenc         zmm2, zmm2, zmm31
+	vaesenc         zmm3, zmm3, zmm31
+	vpshufd         zmm5, zmm5, 78
+	vpternlogd      zmm6, zmm5, zmm8, 150
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         zmm6, zmm6, 78
+	vpternlogd      zmm7, zmm6, zmm8, 150
+	vaesenc         zmm0, zmm0, zmm30
+	vaesenc         zmm1, zmm1, zmm30
+	vaesenc         zmm2, zmm2, zmm30
+	vaesenc         zmm3, zmm3, zmm30
+	vextracti32x4   xmm8, zmm7, 1
+	vextracti32x4   xmm9, zmm7, 2
+	vextracti32x4   xmm5, zmm7, 3
+	vpxord          xmm10, xmm7, xmm8
+	vpternlogd      xmm10, xmm9, xmm5, 150
+	vpxord          zmm8, zmm14, zword [rdx]
+	vaesenclast     zmm16, zmm0, zmm8
+	vmovdqu8        zword [rsi], zmm16
+	vpxord          zmm8, zmm14, zword [rdx + 64]
+	vaesenclast     zmm17, zmm1, zmm8
+	vmovdqu8        zword [rsi + 64], zmm17
+	vpxord          zmm8, zmm14, zword [rdx + 128]
+	vaesenclast     zmm18, zmm2, zmm8
+	vmovdqu8        zword [rsi + 128], zmm18
+	vpxord          zmm8, zmm14, zword [rdx + 192]
+	vaesenclast     zmm19, zmm3, zmm8
+	vmovdqu8        zword [rsi + 192], zmm19
+	add             rdx, 256
+	add             rsi, 256
+	sub             rcx, 256
+	jae             L.gcm_enc_rec_loop
+; LLVM-MCA-END
+L.gcm_enc_rec_hash_last:
+	vpshufb         zmm4, zmm16, zmm20
+	vpxord          zmm4, zmm4, zmm10               ; the running hash joins block 0
+	vpshufd         zmm8, zmm4, 78
+	vpxord          zmm8, zmm8, zmm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      zmm5, zmm4, zmm22, 0
+	vpclmulqdq      zmm7, zmm4, zmm22, 17
+	vpclmulqdq      zmm6, zmm8, zmm26, 0
+	vpshufb         zmm4, zmm17, zmm20
+	vpshufd         zmm8, zmm4, 78
+	vpxord          zmm8, zmm8, zmm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      zmm8, zmm8, zmm27, 0
+	vpxord          zmm6, zmm6, zmm8
+	vpclmulqdq      zmm8, zmm4, zmm23, 0
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zmm23, 17
+	vpxord          zmm7, zmm7, zmm8
+	vpshufb         zmm4, zmm18, zmm20
+	vpshufd         zmm8, zmm4, 78
+	vpxord          zmm8, zmm8, zmm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      zmm8, zmm8, zmm28, 0
+	vpxord          zmm6, zmm6, zmm8
+	vpclmulqdq      zmm8, zmm4, zmm24, 0
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zmm24, 17
+	vpxord          zmm7, zmm7, zmm8
+	vpshufb         zmm4, zmm19, zmm20
+	vpshufd         zmm8, zmm4, 78
+	vpxord          zmm8, zmm8, zmm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      zmm8, zmm8, zmm29, 0
+	vpxord          zmm6, zmm6, zmm8
+	vpclmulqdq      zmm8, zmm4, zmm25, 0
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zmm25, 17
+	vpxord          zmm7, zmm7, zmm8
+	vpternlogd      zmm6, zmm5, zmm7, 150
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         zmm5, zmm5, 78
+	vpternlogd      zmm6, zmm5, zmm8, 150
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         zmm6, zmm6, 78
+	vpternlogd      zmm7, zmm6, zmm8, 150
+	vextracti32x4   xmm8, zmm7, 1
+	vextracti32x4   xmm9, zmm7, 2
+	vextracti32x4   xmm5, zmm7, 3
+	vpxord          xmm10, xmm7, xmm8
+	vpternlogd      xmm10, xmm9, xmm5, 150
+L.gcm_enc_rec_tail:
+	add             rcx, 256
+	jz              near L.gcm_enc_rec_no_data
+	cmp             rcx, 64
+	jbe             near L.gcm_enc_rec_final1
+	cmp             rcx, 128
+	jbe             near L.gcm_enc_rec_final2
+	cmp             rcx, 192
+	jbe             near L.gcm_enc_rec_final3
+L.gcm_enc_rec_final4:
+	lea             r11, [rcx + 15]
+	and             r11, -16
+	lea             r9, [rdi + 752]
+	sub             r9, r11                         ; H^(blocks + 1): the lengths block takes H^1
+	sub             rcx, 192
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; the last vector's bytes
+	kmovq           k1, r11
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm1, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm2, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm3, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+	vpxord          zmm1, zmm1, zmm13
+	vpxord          zmm2, zmm2, zmm13
+	vpxord          zmm3, zmm3, zmm13
+	cmp             eax, 12
+	jb              near L.gcm_enc_rec_final4_aes128
+	je              near L.gcm_enc_rec_final4_aes192
+	vbroadcasti32x4 zmm15, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+L.gcm_enc_rec_final4_aes192:
+	vbroadcasti32x4 zmm15, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+L.gcm_enc_rec_final4_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 96]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 80]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 64]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 48]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vaesenc         zmm0, zmm0, zmm31
+	vaesenc         zmm1, zmm1, zmm31
+	vaesenc         zmm2, zmm2, zmm31
+	vaesenc         zmm3, zmm3, zmm31
+	vaesenc         zmm0, zmm0, zmm30
+	vaesenc         zmm1, zmm1, zmm30
+	vaesenc         zmm2, zmm2, zmm30
+	vaesenc         zmm3, zmm3, zmm30
+	vpxord          zmm8, zmm14, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm8
+	vmovdqu8        zword [rsi], zmm0
+	vpxord          zmm8, zmm14, zword [rdx + 64]
+	vaesenclast     zmm1, zmm1, zmm8
+	vmovdqu8        zword [rsi + 64], zmm1
+	vpxord          zmm8, zmm14, zword [rdx + 128]
+	vaesenclast     zmm2, zmm2, zmm8
+	vmovdqu8        zword [rsi + 128], zmm2
+	vmovdqu8        zmm8{k1}{z}, [rdx + 192]
+	vpxord          zmm8, zmm8, zmm14
+	vaesenclast     zmm3, zmm3, zmm8
+	vmovdqu8        [rsi + 192]{k1}, zmm3
+	vmovdqu8        zmm3{k1}{z}, zmm3               ; GHASH sees the padding as zeros
+	vpshufb         zmm4, zmm0, zmm20
+	vpxord          zmm4, zmm4, zmm10
+	vpclmulqdq      zmm5, zmm4, zword [r9], 0
+	vpclmulqdq      zmm6, zmm4, zword [r9], 16
+	vpclmulqdq      zmm8, zmm4, zword [r9], 1
+	vpclmulqdq      zmm7, zmm4, zword [r9], 17
+	vpxord          zmm6, zmm6, zmm8
+	vpshufb         zmm4, zmm1, zmm20
+	vpclmulqdq      zmm8, zmm4, zword [r9 + 64], 0
+	vpclmulqdq      zmm9, zmm4, zword [r9 + 64], 16
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [r9 + 64], 1
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [r9 + 64], 17
+	vpxord          zmm7, zmm7, zmm8
+	vpshufb         zmm4, zmm2, zmm20
+	vpclmulqdq      zmm8, zmm4, zword [r9 + 128], 0
+	vpclmulqdq      zmm9, zmm4, zword [r9 + 128], 16
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [r9 + 128], 1
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [r9 + 128], 17
+	vpxord          zmm7, zmm7, zmm8
+	vpshufb         zmm4, zmm3, zmm20
+	vpclmulqdq      zmm8, zmm4, zword [r9 + 192], 0
+	vpclmulqdq      zmm9, zmm4, zword [r9 + 192], 16
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [r9 + 192], 1
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [r9 + 192], 17
+	vpxord          zmm7, zmm7, zmm8
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17
+	vpxord          zmm7, zmm7, zmm8
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         zmm5, zmm5, 78
+	vpternlogd      zmm6, zmm5, zmm8, 150
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         zmm6, zmm6, 78
+	vpternlogd      zmm7, zmm6, zmm8, 150
+	vextracti32x4   xmm8, zmm7, 1
+	vextracti32x4   xmm9, zmm7, 2
+	vextracti32x4   xmm5, zmm7, 3
+	vpxord          xmm10, xmm7, xmm8
+	vpternlogd      xmm10, xmm9, xmm5, 150
+	jmp             near L.gcm_enc_rec_tag
+L.gcm_enc_rec_final3:
+	lea             r11, [rcx + 15]
+	and             r11, -16
+	lea             r9, [rdi + 752]
+	sub             r9, r11                         ; H^(blocks + 1): the lengths block takes H^1
+	sub             rcx, 128
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; the last vector's bytes
+	kmovq           k1, r11
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm1, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm2, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+	vpxord          zmm1, zmm1, zmm13
+	vpxord          zmm2, zmm2, zmm13
+	cmp             eax, 12
+	jb              near L.gcm_enc_rec_final3_aes128
+	je              near L.gcm_enc_rec_final3_aes192
+	vbroadcasti32x4 zmm15, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+L.gcm_enc_rec_final3_aes192:
+	vbroadcasti32x4 zmm15, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+L.gcm_enc_rec_final3_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 96]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 80]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 64]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 48]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm0, zmm0, zmm31
+	vaesenc         zmm1, zmm1, zmm31
+	vaesenc         zmm2, zmm2, zmm31
+	vaesenc         zmm0, zmm0, zmm30
+	vaesenc         zmm1, zmm1, zmm30
+	vaesenc         zmm2, zmm2, zmm30
+	vpxord          zmm8, zmm14, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm8
+	vmovdqu8        zword [rsi], zmm0
+	vpxord          zmm8, zmm14, zword [rdx + 64]
+	vaesenclast     zmm1, zmm1, zmm8
+	vmovdqu8        zword [rsi + 64], zmm1
+	vmovdqu8        zmm8{k1}{z}, [rdx + 128]
+	vpxord          zmm8, zmm8, zmm14
+	vaesenclast     zmm2, zmm2, zmm8
+	vmovdqu8        [rsi + 128]{k1}, zmm2
+	vmovdqu8        zmm2{k1}{z}, zmm2               ; GHASH sees the padding as zeros
+	vpshufb         zmm4, zmm0, zmm20
+	vpxord          zmm4, zmm4, zmm10
+	vpclmulqdq      zmm5, zmm4, zword [r9], 0
+	vpclmulqdq      zmm6, zmm4, zword [r9], 16
+	vpclmulqdq      zmm8, zmm4, zword [r9], 1
+	vpclmulqdq      zmm7, zmm4, zword [r9], 17
+	vpxord          zmm6, zmm6, zmm8
+	vpshufb         zmm4, zmm1, zmm20
+	vpclmulqdq      zmm8, zmm4, zword [r9 + 64], 0
+	vpclmulqdq      zmm9, zmm4, zword [r9 + 64], 16
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [r9 + 64], 1
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [r9 + 64], 17
+	vpxord          zmm7, zmm7, zmm8
+	vpshufb         zmm4, zmm2, zmm20
+	vpclmulqdq      zmm8, zmm4, zword [r9 + 128], 0
+	vpclmulqdq      zmm9, zmm4, zword [r9 + 128], 16
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [r9 + 128], 1
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [r9 + 128], 17
+	vpxord          zmm7, zmm7, zmm8
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17
+	vpxord          zmm7, zmm7, zmm8
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         zmm5, zmm5, 78
+	vpternlogd      zmm6, zmm5, zmm8, 150
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         zmm6, zmm6, 78
+	vpternlogd      zmm7, zmm6, zmm8, 150
+	vextracti32x4   xmm8, zmm7, 1
+	vextracti32x4   xmm9, zmm7, 2
+	vextracti32x4   xmm5, zmm7, 3
+	vpxord          xmm10, xmm7, xmm8
+	vpternlogd      xmm10, xmm9, xmm5, 150
+	jmp             near L.gcm_enc_rec_tag
+L.gcm_enc_rec_final2:
+	lea             r11, [rcx + 15]
+	and             r11, -16
+	lea             r9, [rdi + 752]
+	sub             r9, r11                         ; H^(blocks + 1): the lengths block takes H^1
+	sub             rcx, 64
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; the last vector's bytes
+	kmovq           k1, r11
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm1, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+	vpxord          zmm1, zmm1, zmm13
+	cmp             eax, 12
+	jb              near L.gcm_enc_rec_final2_aes128
+	je              near L.gcm_enc_rec_final2_aes192
+	vbroadcasti32x4 zmm15, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+L.gcm_enc_rec_final2_aes192:
+	vbroadcasti32x4 zmm15, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+L.gcm_enc_rec_final2_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 96]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 80]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 64]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 48]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm0, zmm0, zmm31
+	vaesenc         zmm1, zmm1, zmm31
+	vaesenc         zmm0, zmm0, zmm30
+	vaesenc         zmm1, zmm1, zmm30
+	vpxord          zmm8, zmm14, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm8
+	vmovdqu8        zword [rsi], zmm0
+	vmovdqu8        zmm8{k1}{z}, [rdx + 64]
+	vpxord          zmm8, zmm8, zmm14
+	vaesenclast     zmm1, zmm1, zmm8
+	vmovdqu8        [rsi + 64]{k1}, zmm1
+	vmovdqu8        zmm1{k1}{z}, zmm1               ; GHASH sees the padding as zeros
+	vpshufb         zmm4, zmm0, zmm20
+	vpxord          zmm4, zmm4, zmm10
+	vpclmulqdq      zmm5, zmm4, zword [r9], 0
+	vpclmulqdq      zmm6, zmm4, zword [r9], 16
+	vpclmulqdq      zmm8, zmm4, zword [r9], 1
+	vpclmulqdq      zmm7, zmm4, zword [r9], 17
+	vpxord          zmm6, zmm6, zmm8
+	vpshufb         zmm4, zmm1, zmm20
+	vpclmulqdq      zmm8, zmm4, zword [r9 + 64], 0
+	vpclmulqdq      zmm9, zmm4, zword [r9 + 64], 16
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [r9 + 64], 1
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [r9 + 64], 17
+	vpxord          zmm7, zmm7, zmm8
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17
+	vpxord          zmm7, zmm7, zmm8
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         zmm5, zmm5, 78
+	vpternlogd      zmm6, zmm5, zmm8, 150
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         zmm6, zmm6, 78
+	vpternlogd      zmm7, zmm6, zmm8, 150
+	vextracti32x4   xmm8, zmm7, 1
+	vextracti32x4   xmm9, zmm7, 2
+	vextracti32x4   xmm5, zmm7, 3
+	vpxord          xmm10, xmm7, xmm8
+	vpternlogd      xmm10, xmm9, xmm5, 150
+	jmp             near L.gcm_enc_rec_tag
+L.gcm_enc_rec_final1:
+	lea             r11, [rcx + 15]
+	and             r11, -16
+	lea             r9, [rdi + 752]
+	sub             r9, r11                         ; H^(blocks + 1): the lengths block takes H^1
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; the last vector's bytes
+	kmovq           k1, r11
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+	cmp             eax, 12
+	jb              near L.gcm_enc_rec_final1_aes128
+	je              near L.gcm_enc_rec_final1_aes192
+	vbroadcasti32x4 zmm15, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm15
+L.gcm_enc_rec_final1_aes192:
+	vbroadcasti32x4 zmm15, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+L.gcm_enc_rec_final1_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 96]
+	vaesenc         zmm0, zmm0, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 80]
+	vaesenc         zmm0, zmm0, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 64]
+	vaesenc         zmm0, zmm0, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 48]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm0, zmm0, zmm31
+	vaesenc         zmm0, zmm0, zmm30
+	vmovdqu8        zmm8{k1}{z}, [rdx]
+	vpxord          zmm8, zmm8, zmm14
+	vaesenclast     zmm0, zmm0, zmm8
+	vmovdqu8        [rsi]{k1}, zmm0
+	vmovdqu8        zmm0{k1}{z}, zmm0               ; GHASH sees the padding as zeros
+	vpshufb         zmm4, zmm0, zmm20
+	vpxord          zmm4, zmm4, zmm10
+	vpclmulqdq      zmm5, zmm4, zword [r9], 0
+	vpclmulqdq      zmm6, zmm4, zword [r9], 16
+	vpclmulqdq      zmm8, zmm4, zword [r9], 1
+	vpclmulqdq      zmm7, zmm4, zword [r9], 17
+	vpxord          zmm6, zmm6, zmm8
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17
+	vpxord          zmm7, zmm7, zmm8
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         zmm5, zmm5, 78
+	vpternlogd      zmm6, zmm5, zmm8, 150
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         zmm6, zmm6, 78
+	vpternlogd      zmm7, zmm6, zmm8, 150
+	vextracti32x4   xmm8, zmm7, 1
+	vextracti32x4   xmm9, zmm7, 2
+	vextracti32x4   xmm5, zmm7, 3
+	vpxord          xmm10, xmm7, xmm8
+	vpternlogd      xmm10, xmm9, xmm5, 150
+	jmp             near L.gcm_enc_rec_tag
+L.gcm_enc_rec_no_data:
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpxord          xmm4, xmm4, xmm10
+	vpclmulqdq      zmm5, zmm4, zword [rdi + 752], 0
+	vpclmulqdq      zmm6, zmm4, zword [rdi + 752], 16
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1
+	vpclmulqdq      zmm7, zmm4, zword [rdi + 752], 17
+	vpxord          zmm6, zmm6, zmm8
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         zmm5, zmm5, 78
+	vpternlogd      zmm6, zmm5, zmm8, 150
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         zmm6, zmm6, 78
+	vpternlogd      zmm7, zmm6, zmm8, 150
+	vextracti32x4   xmm8, zmm7, 1
+	vextracti32x4   xmm9, zmm7, 2
+	vextracti32x4   xmm5, zmm7, 3
+	vpxord          xmm10, xmm7, xmm8
+	vpternlogd      xmm10, xmm9, xmm5, 150
+L.gcm_enc_rec_tag:
+	vpshufb         xmm10, xmm10, xmm20
+	vpxord          xmm10, xmm10, oword [r8 + 48]
+	vmovdqu8        oword [r8 + 48], xmm10
+	xor             eax, eax
+	vzeroupper
+	ret
+
+; int aesgen_gcm_dec_record_avx10_512(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
+;                  size_t len, struct aesgen_gcm_record *rec);   any len
+;
+; One whole message: GHASH of the AAD, E_K(J0), decryption with the same stitched
+; loop as aesgen_gcm_dec_update_avx10_512, then the last 1..16 blocks and the lengths block
+; in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
+	section .text
+	align 32, db 0xcc
+	global aesgen_gcm_dec_record_avx10_512:function hidden
+aesgen_gcm_dec_record_avx10_512:
+	endbr64
+	vbroadcasti32x4 zmm20, oword [rel L.gcm_bswap_mask_16]
+	vbroadcasti32x4 zmm21, oword [rel L.gcm_gfpoly_16]
+	vpxord          xmm10, xmm10, xmm10
+	mov             r10, qword [r8 + 40]
+	test            r10, r10
+	jz              near L.gcm_dec_rec_aad_done
+	mov             rax, qword [r8 + 32]
+	lea             r9, [rdi + 768]
+	lea             r11, [r10 + 15]
+	and             r11, -16                        ; 16 x the block count
+	sub             r9, r11
+	vpxord          zmm5, zmm5, zmm5
+	vpxord          zmm6, zmm6, zmm6
+	vpxord          zmm7, zmm7, zmm7
+L.gcm_dec_rec_aad_vector:
+	cmp             r10, 64
+	jb              near L.gcm_dec_rec_aad_load_part
+	vmovdqu8        zmm4, [rax]
+	jmp             near L.gcm_dec_rec_aad_loaded
+L.gcm_dec_rec_aad_load_part:
+	mov             r11, -1
+	bzhi            r11, r11, r10                   ; the blocks that remain
+	kmovq           k1, r11
+	vmovdqu8        zmm4{k1}{z}, [rax]
+L.gcm_dec_rec_aad_loaded:
+	vpshufb         zmm4, zmm4, zmm20
+	vpxord          zmm4, zmm4, zmm10               ; the running hash joins block 0
+	vpxord          zmm10, zmm10, zmm10
+	vpclmulqdq      zmm8, zmm4, zword [r9], 0
+	vpclmulqdq      zmm9, zmm4, zword [r9], 16
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [r9], 1
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [r9], 17
+	vpxord          zmm7, zmm7, zmm8
+	add             rax, 64
+	add             r9, 64
+	sub             r10, 64
+	ja              L.gcm_dec_rec_aad_vector
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         zmm5, zmm5, 78
+	vpternlogd      zmm6, zmm5, zmm8, 150
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         zmm6, zmm6, 78
+	vpternlogd      zmm7, zmm6, zmm8, 150
+	vextracti32x4   xmm8, zmm7, 1
+	vextracti32x4   xmm9, zmm7, 2
+	vextracti32x4   xmm5, zmm7, 3
+	vpxord          xmm10, xmm7, xmm8
+	vpternlogd      xmm10, xmm9, xmm5, 150
+L.gcm_dec_rec_aad_done:
+	mov             eax, dword [rdi + 240]
+	lea             r10, [rdi + rax*8]
+	lea             r10, [r10 + rax*8]              ; &rk[rounds]
+	vbroadcasti32x4 zmm13, oword [rdi]
+	vbroadcasti32x4 zmm14, oword [r10]
+	vbroadcasti32x4 zmm30, oword [r10 - 16]
+	vbroadcasti32x4 zmm31, oword [r10 - 32]
+; E_K(J0) masks the tag: one block on xmm, beside the data's blocks
+	vmovdqu8        xmm4, oword [r8]
+	vpxord          xmm4, xmm4, xmm13
+	cmp             eax, 12
+	jb              near L.gcm_dec_rec_j0_aes128
+	je              near L.gcm_dec_rec_j0_aes192
+	vaesenc         xmm4, xmm4, oword [r10 - 208]
+	vaesenc         xmm4, xmm4, oword [r10 - 192]
+L.gcm_dec_rec_j0_aes192:
+	vaesenc         xmm4, xmm4, oword [r10 - 176]
+	vaesenc         xmm4, xmm4, oword [r10 - 160]
+L.gcm_dec_rec_j0_aes128:
+	vaesenc         xmm4, xmm4, oword [r10 - 144]
+	vaesenc         xmm4, xmm4, oword [r10 - 128]
+	vaesenc         xmm4, xmm4, oword [r10 - 112]
+	vaesenc         xmm4, xmm4, oword [r10 - 96]
+	vaesenc         xmm4, xmm4, oword [r10 - 80]
+	vaesenc         xmm4, xmm4, oword [r10 - 64]
+	vaesenc         xmm4, xmm4, oword [r10 - 48]
+	vaesenc         xmm4, xmm4, xmm31
+	vaesenc         xmm4, xmm4, xmm30
+	vaesenclast     xmm4, xmm4, xmm14
+	vmovdqu8        oword [r8 + 48], xmm4
+	vbroadcasti32x4 zmm11, oword [r8]
+	vpshufb         zmm11, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zword [rel L.gcm_record_offsets_64] ; J0 + 1, + 2, ...
+	vbroadcasti32x4 zmm12, oword [rel L.gcm_lane_count]
+	test            rcx, rcx
+	jz              near L.gcm_dec_rec_no_data
+	sub             rcx, 256
+	jb              near L.gcm_dec_rec_tail
+	vmovdqu8        zmm22, zword [rdi + 512]
+	vmovdqu8        zmm23, zword [rdi + 576]
+	vmovdqu8        zmm24, zword [rdi + 640]
+	vmovdqu8        zmm25, zword [rdi + 704]
+	vpshufd         zmm26, zmm22, 78
+	vpxord          zmm26, zmm26, zmm22             ; H_L ^ H_H in both halves
+	vpshufd         zmm27, zmm23, 78
+	vpxord          zmm27, zmm27, zmm23             ; H_L ^ H_H in both halves
+	vpshufd         zmm28, zmm24, 78
+	vpxord          zmm28, zmm28, zmm24             ; H_L ^ H_H in both halves
+	vpshufd         zmm29, zmm25, 78
+	vpxord          zmm29, zmm29, zmm25             ; H_L ^ H_H in both halves
+L.gcm_dec_rec_loop:
+; LLVM-MCA-BEGIN gcm_dec_rec_avx10_512_main_loop
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm1, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm2, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm3, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+	vpxord          zmm1, zmm1, zmm13
+	vpxord          zmm2, zmm2, zmm13
+	vpxord          zmm3, zmm3, zmm13
+	cmp             eax, 12
+	jb              near L.gcm_dec_rec_main_aes128
+	je              near L.gcm_dec_rec_main_aes192
+	vbroadcasti32x4 zmm15, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+L.gcm_dec_rec_main_aes192:
+	vbroadcasti32x4 zmm15, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+L.gcm_dec_rec_main_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vmovdqu8        zmm4, zword [rdx]
+	vpshufb         zmm4, zmm4, zmm20
+	vpxord          zmm4, zmm4, zmm10
+	vpshufd         zmm8, zmm4, 78
+	vpxord          zmm8, zmm8, zmm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      zmm5, zmm4, zmm22, 0
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vpclmulqdq      zmm7, zmm4, zmm22, 17
+	vpclmulqdq      zmm6, zmm8, zmm26, 0
+	vmovdqu8        zmm4, zword [rdx + 64]
+	vpshufb         zmm4, zmm4, zmm20
+	vpshufd         zmm8, zmm4, 78
+	vpxord          zmm8, zmm8, zmm4                ; d_L ^ d_H in the low half
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vpclmulqdq      zmm8, zmm8, zmm27, 0
+	vpxord          zmm6, zmm6, zmm8
+	vpclmulqdq      zmm8, zmm4, zmm23, 0
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zmm23, 17
+	vpxord          zmm7, zmm7, zmm8
+	vbroadcasti32x4 zmm15, oword [r10 - 96]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vmovdqu8        zmm4, zword [rdx + 128]
+	vpshufb         zmm4, zmm4, zmm20
+	vpshufd         zmm8, zmm4, 78
+	vpxord          zmm8, zmm8, zmm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      zmm8, zmm8, zmm28, 0
+	vpxord          zmm6, zmm6, zmm8
+	vbroadcasti32x4 zmm15, oword [r10 - 80]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vpclmulqdq      zmm8, zmm4, zmm24, 0
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zmm24, 17
+	vpxord          zmm7, zmm7, zmm8
+	vmovdqu8        zmm4, zword [rdx + 192]
+	vpshufb         zmm4, zmm4, zmm20
+	vbroadcasti32x4 zmm15, oword [r10 - 64]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vpshufd         zmm8, zmm4, 78
+	vpxord          zmm8, zmm8, zmm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      zmm8, zmm8, zmm29, 0
+	vpxord          zmm6, zmm6, zmm8
+	vpclmulqdq      zmm8, zmm4, zmm25, 0
+	vbroadcasti32x4 zmm15, oword [r10 - 48]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zmm25, 17
+	vpxord          zmm7, zmm7, zmm8
+	vpternlogd      zmm6, zmm5, zmm7, 150
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vaesenc         zmm0, zmm0, zmm31
+	vaesenc         zmm1, zmm1, zmm31
+	vaesenc         zmm2, zmm2, zmm31
+	vaesenc         zmm3, zmm3, zmm31
+	vpshufd         zmm5, zmm5, 78
+	vpternlogd      zmm6, zmm5, zmm8, 150
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         zmm6, zmm6, 78
+	vpternlogd      zmm7, zmm6, zmm8, 150
+	vaesenc         zmm0, zmm0, zmm30
+	vaesenc         zmm1, zmm1, zmm30
+	vaesenc         zmm2, zmm2, zmm30
+	vaesenc         zmm3, zmm3, zmm30
+	vextracti32x4   xmm8, zmm7, 1
+	vextracti32x4   xmm9, zmm7, 2
+	vextracti32x4   xmm5, zmm7, 3
+	vpxord          xmm10, xmm7, xmm8
+	vpternlogd      xmm10, xmm9, xmm5, 150
+	vpxord          zmm8, zmm14, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm8
+	vmovdqu8        zword [rsi], zmm0
+	vpxord          zmm8, zmm14, zword [rdx + 64]
+	vaesenclast     zmm1, zmm1, zmm8
+	vmovdqu8        zword [rsi + 64], zmm1
+	vpxord          zmm8, zmm14, zword [rdx + 128]
+	vaesenclast     zmm2, zmm2, zmm8
+	vmovdqu8        zword [rsi + 128], zmm2
+	vpxord          zmm8, zmm14, zword [rdx + 192]
+	vaesenclast     zmm3, zmm3, zmm8
+	vmovdqu8        zword [rsi + 192], zmm3
+	add             rdx, 256
+	add             rsi, 256
+	sub             rcx, 256
+	jae             L.gcm_dec_rec_loop
+; LLVM-MCA-END
+L.gcm_dec_rec_tail:
+	add             rcx, 256
+	jz              near L.gcm_dec_rec_no_data
+	cmp             rcx, 64
+	jbe             near L.gcm_dec_rec_final1
+	cmp             rcx, 128
+	jbe             near L.gcm_dec_rec_final2
+	cmp             rcx, 192
+	jbe             near L.gcm_dec_rec_final3
+L.gcm_dec_rec_final4:
+	lea             r11, [rcx + 15]
+	and             r11, -16
+	lea             r9, [rdi + 752]
+	sub             r9, r11                         ; H^(blocks + 1): the lengths block takes H^1
+	sub             rcx, 192
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; the last vector's bytes
+	kmovq           k1, r11
+; GHASH of the ciphertext first: the data may be decrypted in place
+	vmovdqu8        zmm4, [rdx]
+	vpshufb         zmm4, zmm4, zmm20
+	vpxord          zmm4, zmm4, zmm10
+	vpclmulqdq      zmm5, zmm4, zword [r9], 0
+	vpclmulqdq      zmm6, zmm4, zword [r9], 16
+	vpclmulqdq      zmm8, zmm4, zword [r9], 1
+	vpclmulqdq      zmm7, zmm4, zword [r9], 17
+	vpxord          zmm6, zmm6, zmm8
+	vmovdqu8        zmm4, [rdx + 64]
+	vpshufb         zmm4, zmm4, zmm20
+	vpclmulqdq      zmm8, zmm4, zword [r9 + 64], 0
+	vpclmulqdq      zmm9, zmm4, zword [r9 + 64], 16
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [r9 + 64], 1
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [r9 + 64], 17
+	vpxord          zmm7, zmm7, zmm8
+	vmovdqu8        zmm4, [rdx + 128]
+	vpshufb         zmm4, zmm4, zmm20
+	vpclmulqdq      zmm8, zmm4, zword [r9 + 128], 0
+	vpclmulqdq      zmm9, zmm4, zword [r9 + 128], 16
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [r9 + 128], 1
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [r9 + 128], 17
+	vpxord          zmm7, zmm7, zmm8
+	vmovdqu8        zmm4{k1}{z}, [rdx + 192]        ; zero-padded
+	vpshufb         zmm4, zmm4, zmm20
+	vpclmulqdq      zmm8, zmm4, zword [r9 + 192], 0
+	vpclmulqdq      zmm9, zmm4, zword [r9 + 192], 16
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [r9 + 192], 1
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [r9 + 192], 17
+	vpxord          zmm7, zmm7, zmm8
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17
+	vpxord          zmm7, zmm7, zmm8
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         zmm5, zmm5, 78
+	vpternlogd      zmm6, zmm5, zmm8, 150
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         zmm6, zmm6, 78
+	vpternlogd      zmm7, zmm6, zmm8, 150
+	vextracti32x4   xmm8, zmm7, 1
+	vextracti32x4   xmm9, zmm7, 2
+	vextracti32x4   xmm5, zmm7, 3
+	vpxord          xmm10, xmm7, xmm8
+	vpternlogd      xmm10, xmm9, xmm5, 150
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm1, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm2, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm3, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+	vpxord          zmm1, zmm1, zmm13
+	vpxord          zmm2, zmm2, zmm13
+	vpxord          zmm3, zmm3, zmm13
+	cmp             eax, 12
+	jb              near L.gcm_dec_rec_final4_aes128
+	je              near L.gcm_dec_rec_final4_aes192
+	vbroadcasti32x4 zmm15, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+L.gcm_dec_rec_final4_aes192:
+	vbroadcasti32x4 zmm15, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+L.gcm_dec_rec_final4_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 96]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 80]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 64]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 48]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vaesenc         zmm0, zmm0, zmm31
+	vaesenc         zmm1, zmm1, zmm31
+	vaesenc         zmm2, zmm2, zmm31
+	vaesenc         zmm3, zmm3, zmm31
+	vaesenc         zmm0, zmm0, zmm30
+	vaesenc         zmm1, zmm1, zmm30
+	vaesenc         zmm2, zmm2, zmm30
+	vaesenc         zmm3, zmm3, zmm30
+	vpxord          zmm8, zmm14, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm8
+	vmovdqu8        zword [rsi], zmm0
+	vpxord          zmm8, zmm14, zword [rdx + 64]
+	vaesenclast     zmm1, zmm1, zmm8
+	vmovdqu8        zword [rsi + 64], zmm1
+	vpxord          zmm8, zmm14, zword [rdx + 128]
+	vaesenclast     zmm2, zmm2, zmm8
+	vmovdqu8        zword [rsi + 128], zmm2
+	vmovdqu8        zmm8{k1}{z}, [rdx + 192]
+	vpxord          zmm8, zmm8, zmm14
+	vaesenclast     zmm3, zmm3, zmm8
+	vmovdqu8        [rsi + 192]{k1}, zmm3
+	jmp             near L.gcm_dec_rec_tag
+L.gcm_dec_rec_final3:
+	lea             r11, [rcx + 15]
+	and             r11, -16
+	lea             r9, [rdi + 752]
+	sub             r9, r11                         ; H^(blocks + 1): the lengths block takes H^1
+	sub             rcx, 128
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; the last vector's bytes
+	kmovq           k1, r11
+; GHASH of the ciphertext first: the data may be decrypted in place
+	vmovdqu8        zmm4, [rdx]
+	vpshufb         zmm4, zmm4, zmm20
+	vpxord          zmm4, zmm4, zmm10
+	vpclmulqdq      zmm5, zmm4, zword [r9], 0
+	vpclmulqdq      zmm6, zmm4, zword [r9], 16
+	vpclmulqdq      zmm8, zmm4, zword [r9], 1
+	vpclmulqdq      zmm7, zmm4, zword [r9], 17
+	vpxord          zmm6, zmm6, zmm8
+	vmovdqu8        zmm4, [rdx + 64]
+	vpshufb         zmm4, zmm4, zmm20
+	vpclmulqdq      zmm8, zmm4, zword [r9 + 64], 0
+	vpclmulqdq      zmm9, zmm4, zword [r9 + 64], 16
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [r9 + 64], 1
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [r9 + 64], 17
+	vpxord          zmm7, zmm7, zmm8
+	vmovdqu8        zmm4{k1}{z}, [rdx + 128]        ; zero-padded
+	vpshufb         zmm4, zmm4, zmm20
+	vpclmulqdq      zmm8, zmm4, zword [r9 + 128], 0
+	vpclmulqdq      zmm9, zmm4, zword [r9 + 128], 16
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [r9 + 128], 1
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [r9 + 128], 17
+	vpxord          zmm7, zmm7, zmm8
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17
+	vpxord          zmm7, zmm7, zmm8
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         zmm5, zmm5, 78
+	vpternlogd      zmm6, zmm5, zmm8, 150
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         zmm6, zmm6, 78
+	vpternlogd      zmm7, zmm6, zmm8, 150
+	vextracti32x4   xmm8, zmm7, 1
+	vextracti32x4   xmm9, zmm7, 2
+	vextracti32x4   xmm5, zmm7, 3
+	vpxord          xmm10, xmm7, xmm8
+	vpternlogd      xmm10, xmm9, xmm5, 150
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm1, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm2, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+	vpxord          zmm1, zmm1, zmm13
+	vpxord          zmm2, zmm2, zmm13
+	cmp             eax, 12
+	jb              near L.gcm_dec_rec_final3_aes128
+	je              near L.gcm_dec_rec_final3_aes192
+	vbroadcasti32x4 zmm15, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+L.gcm_dec_rec_final3_aes192:
+	vbroadcasti32x4 zmm15, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+L.gcm_dec_rec_final3_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 96]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 80]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 64]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 48]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm0, zmm0, zmm31
+	vaesenc         zmm1, zmm1, zmm31
+	vaesenc         zmm2, zmm2, zmm31
+	vaesenc         zmm0, zmm0, zmm30
+	vaesenc         zmm1, zmm1, zmm30
+	vaesenc         zmm2, zmm2, zmm30
+	vpxord          zmm8, zmm14, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm8
+	vmovdqu8        zword [rsi], zmm0
+	vpxord          zmm8, zmm14, zword [rdx + 64]
+	vaesenclast     zmm1, zmm1, zmm8
+	vmovdqu8        zword [rsi + 64], zmm1
+	vmovdqu8        zmm8{k1}{z}, [rdx + 128]
+	vpxord          zmm8, zmm8, zmm14
+	vaesenclast     zmm2, zmm2, zmm8
+	vmovdqu8        [rsi + 128]{k1}, zmm2
+	jmp             near L.gcm_dec_rec_tag
+L.gcm_dec_rec_final2:
+	lea             r11, [rcx + 15]
+	and             r11, -16
+	lea             r9, [rdi + 752]
+	sub             r9, r11                         ; H^(blocks + 1): the lengths block takes H^1
+	sub             rcx, 64
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; the last vector's bytes
+	kmovq           k1, r11
+; GHASH of the ciphertext first: the data may be decrypted in place
+	vmovdqu8        zmm4, [rdx]
+	vpshufb         zmm4, zmm4, zmm20
+	vpxord          zmm4, zmm4, zmm10
+	vpclmulqdq      zmm5, zmm4, zword [r9], 0
+	vpclmulqdq      zmm6, zmm4, zword [r9], 16
+	vpclmulqdq      zmm8, zmm4, zword [r9], 1
+	vpclmulqdq      zmm7, zmm4, zword [r9], 17
+	vpxord          zmm6, zmm6, zmm8
+	vmovdqu8        zmm4{k1}{z}, [rdx + 64]         ; zero-padded
+	vpshufb         zmm4, zmm4, zmm20
+	vpclmulqdq      zmm8, zmm4, zword [r9 + 64], 0
+	vpclmulqdq      zmm9, zmm4, zword [r9 + 64], 16
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [r9 + 64], 1
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [r9 + 64], 17
+	vpxord          zmm7, zmm7, zmm8
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17
+	vpxord          zmm7, zmm7, zmm8
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         zmm5, zmm5, 78
+	vpternlogd      zmm6, zmm5, zmm8, 150
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         zmm6, zmm6, 78
+	vpternlogd      zmm7, zmm6, zmm8, 150
+	vextracti32x4   xmm8, zmm7, 1
+	vextracti32x4   xmm9, zmm7, 2
+	vextracti32x4   xmm5, zmm7, 3
+	vpxord          xmm10, xmm7, xmm8
+	vpternlogd      xmm10, xmm9, xmm5, 150
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm1, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+	vpxord          zmm1, zmm1, zmm13
+	cmp             eax, 12
+	jb              near L.gcm_dec_rec_final2_aes128
+	je              near L.gcm_dec_rec_final2_aes192
+	vbroadcasti32x4 zmm15, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+L.gcm_dec_rec_final2_aes192:
+	vbroadcasti32x4 zmm15, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+L.gcm_dec_rec_final2_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 96]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 80]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 64]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 48]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm0, zmm0, zmm31
+	vaesenc         zmm1, zmm1, zmm31
+	vaesenc         zmm0, zmm0, zmm30
+	vaesenc         zmm1, zmm1, zmm30
+	vpxord          zmm8, zmm14, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm8
+	vmovdqu8        zword [rsi], zmm0
+	vmovdqu8        zmm8{k1}{z}, [rdx + 64]
+	vpxord          zmm8, zmm8, zmm14
+	vaesenclast     zmm1, zmm1, zmm8
+	vmovdqu8        [rsi + 64]{k1}, zmm1
+	jmp             near L.gcm_dec_rec_tag
+L.gcm_dec_rec_final1:
+	lea             r11, [rcx + 15]
+	and             r11, -16
+	lea             r9, [rdi + 752]
+	sub             r9, r11                         ; H^(blocks + 1): the lengths block takes H^1
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; the last vector's bytes
+	kmovq           k1, r11
+; GHASH of the ciphertext first: the data may be decrypted in place
+	vmovdqu8        zmm4{k1}{z}, [rdx]              ; zero-padded
+	vpshufb         zmm4, zmm4, zmm20
+	vpxord          zmm4, zmm4, zmm10
+	vpclmulqdq      zmm5, zmm4, zword [r9], 0
+	vpclmulqdq      zmm6, zmm4, zword [r9], 16
+	vpclmulqdq      zmm8, zmm4, zword [r9], 1
+	vpclmulqdq      zmm7, zmm4, zword [r9], 17
+	vpxord          zmm6, zmm6, zmm8
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17
+	vpxord          zmm7, zmm7, zmm8
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         zmm5, zmm5, 78
+	vpternlogd      zmm6, zmm5, zmm8, 150
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         zmm6, zmm6, 78
+	vpternlogd      zmm7, zmm6, zmm8, 150
+	vextracti32x4   xmm8, zmm7, 1
+	vextracti32x4   xmm9, zmm7, 2
+	vextracti32x4   xmm5, zmm7, 3
+	vpxord          xmm10, xmm7, xmm8
+	vpternlogd      xmm10, xmm9, xmm5, 150
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+	cmp             eax, 12
+	jb              near L.gcm_dec_rec_final1_aes128
+	je              near L.gcm_dec_rec_final1_aes192
+	vbroadcasti32x4 zmm15, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm15
+L.gcm_dec_rec_final1_aes192:
+	vbroadcasti32x4 zmm15, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+L.gcm_dec_rec_final1_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 96]
+	vaesenc         zmm0, zmm0, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 80]
+	vaesenc         zmm0, zmm0, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 64]
+	vaesenc         zmm0, zmm0, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 48]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm0, zmm0, zmm31
+	vaesenc         zmm0, zmm0, zmm30
+	vmovdqu8        zmm8{k1}{z}, [rdx]
+	vpxord          zmm8, zmm8, zmm14
+	vaesenclast     zmm0, zmm0, zmm8
+	vmovdqu8        [rsi]{k1}, zmm0
+	jmp             near L.gcm_dec_rec_tag
+L.gcm_dec_rec_no_data:
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpxord          xmm4, xmm4, xmm10
+	vpclmulqdq      zmm5, zmm4, zword [rdi + 752], 0
+	vpclmulqdq      zmm6, zmm4, zword [rdi + 752], 16
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1
+	vpclmulqdq      zmm7, zmm4, zword [rdi + 752], 17
+	vpxord          zmm6, zmm6, zmm8
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         zmm5, zmm5, 78
+	vpternlogd      zmm6, zmm5, zmm8, 150
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         zmm6, zmm6, 78
+	vpternlogd      zmm7, zmm6, zmm8, 150
+	vextracti32x4   xmm8, zmm7, 1
+	vextracti32x4   xmm9, zmm7, 2
+	vextracti32x4   xmm5, zmm7, 3
+	vpxord          xmm10, xmm7, xmm8
+	vpternlogd      xmm10, xmm9, xmm5, 150
+L.gcm_dec_rec_tag:
+	vpshufb         xmm10, xmm10, xmm20
+	vpxord          xmm10, xmm10, oword [r8 + 48]
+	vmovdqu8        oword [r8 + 48], xmm10
+	xor             eax, eax
+	vzeroupper
+	ret
+
 	section .rodata align=64
 	align 64, db 0
 L.gcm_bswap_mask_16:
@@ -1407,6 +3057,13 @@ L.gcm_lane_offsets_64:
 	dd	1, 0, 0, 0
 	dd	2, 0, 0, 0
 	dd	3, 0, 0, 0
+; The record functions' first counters: J0 + 1, J0 + 2, ... per lane.
+	align 64, db 0
+L.gcm_record_offsets_64:
+	dd	1, 0, 0, 0
+	dd	2, 0, 0, 0
+	dd	3, 0, 0, 0
+	dd	4, 0, 0, 0
 
 	section .note.GNU-stack noalloc noexec nowrite progbits
 	section .note.gnu.property note alloc noexec align=8

@@ -186,6 +186,8 @@ AESGEN_API int aesgen_xts_decrypt_sectors(const aesgen_xts_ctx *ctx, uint8_t *ds
 #define AESGEN_GCM_H_POWERS_OFFSET 256
 #define AESGEN_GCM_H_POWERS 32
 
+struct aesgen_gcm_record;   /* internal: the record functions' argument block */
+
 typedef struct aesgen_gcm_key {
     aesgen_aes_key aes;                                            /* offset 0 */
     AESGEN_ALIGNAS(64) uint8_t h_powers[AESGEN_GCM_H_POWERS][16];  /* offset 256 */
@@ -208,6 +210,12 @@ typedef struct aesgen_gcm_key {
     int (*dec_update_short)(const struct aesgen_gcm_key *key, uint8_t *dst,
                             const uint8_t *src, size_t len, const uint8_t ctr[16],
                             uint8_t acc[16]);
+    /* A whole message per call (NULL when the ISA has none): the one-shot functions'
+     * fast path. */
+    int (*enc_record)(const struct aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
+                      size_t len, struct aesgen_gcm_record *rec);
+    int (*dec_record)(const struct aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
+                      size_t len, struct aesgen_gcm_record *rec);
 } aesgen_gcm_key;
 
 #ifdef __cplusplus

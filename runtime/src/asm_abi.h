@@ -74,6 +74,30 @@ typedef int aesgen_gcm_ghash_fn(const aesgen_gcm_key *key, uint8_t acc[16],
 typedef int aesgen_gcm_update_fn(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
                                  size_t len, const uint8_t ctr[16], uint8_t acc[16]);
 
+/*
+ * Records (EVEX ISAs only): one whole message per call, the one-shot API's fast path.
+ * enc_record / dec_record en/decrypt len bytes (any length, 0 too) of src into dst with
+ * the counter blocks J0 + 1, J0 + 2, ... (inc32), hash rec->aad (aad_len <=
+ * AESGEN_GCM_RECORD_MAX_AAD bytes; not read when 0), the ciphertext and rec->lengths,
+ * and write the full tag bswap(GHASH) ^ E_K(J0) to rec->tag (also used as scratch for
+ * E_K(J0)).  lengths is GHASH's last block in the asm's reflected form: the bit lengths
+ * of the text and of the AAD as two little-endian 64-bit integers, in that order.
+ * Only [src, src+len), [dst, dst+len), the AAD, the key and rec are accessed.  The AAD
+ * is hashed and the ciphertext of decryption read before any byte of dst is written.
+ */
+#define AESGEN_GCM_RECORD_MAX_AAD (16 * AESGEN_GCM_H_POWERS)
+typedef struct aesgen_gcm_record {
+    uint8_t j0[16];          /* offset 0 */
+    uint64_t lengths[2];     /* offset 16 */
+    const uint8_t *aad;      /* offset 32 */
+    size_t aad_len;          /* offset 40 */
+    uint8_t tag[16];         /* offset 48 */
+} aesgen_gcm_record;
+_Static_assert(offsetof(aesgen_gcm_record, aad_len) == 40 &&
+               offsetof(aesgen_gcm_record, tag) == 48, "offsets templates/gcm.j2 uses");
+typedef int aesgen_gcm_record_fn(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
+                                 size_t len, aesgen_gcm_record *rec);
+
 #define AESGEN_DECLARE_ISA(isa)                  \
     aesgen_ctr_fn aesgen_ctr_crypt_##isa;        \
     aesgen_xctr_fn aesgen_xctr_crypt_##isa;      \
@@ -87,5 +111,7 @@ AESGEN_DECLARE_ISA(aesni_avx)
 AESGEN_DECLARE_ISA(vaes_avx2)
 AESGEN_DECLARE_ISA(avx10_256)
 AESGEN_DECLARE_ISA(avx10_512)
+aesgen_gcm_record_fn aesgen_gcm_enc_record_avx10_256, aesgen_gcm_dec_record_avx10_256;
+aesgen_gcm_record_fn aesgen_gcm_enc_record_avx10_512, aesgen_gcm_dec_record_avx10_512;
 
 #endif

@@ -124,6 +124,8 @@ int aesgen_gcm_init(aesgen_gcm_key *key, const uint8_t *k, size_t key_len)
     key->ghash_short = small->gcm_ghash;
     key->enc_update_short = small->gcm_enc_update;
     key->dec_update_short = small->gcm_dec_update;
+    key->enc_record = impl->gcm_enc_record;
+    key->dec_record = impl->gcm_dec_record;
     impl->gcm_setup(key);
     return AESGEN_OK;
 }
@@ -453,10 +455,45 @@ static int oneshot_start(aesgen_gcm_ctx *ctx, const aesgen_gcm_key *key, const u
     return err;
 }
 
+/* ---- One-shot in one asm call (the record functions) ------------------------ */
+
+/* Whether the key's ISA has record functions and the AAD fits them. */
+static int record_fits(const aesgen_gcm_key *key, aesgen_gcm_record_fn *fn, size_t aad_len)
+{
+    return key != NULL && fn != NULL && aad_len <= AESGEN_GCM_RECORD_MAX_AAD;
+}
+
+/* The checks of start, aad, update and final together, then the whole message in one
+ * call; rec->tag receives the full tag. */
+static int record_run(const aesgen_gcm_key *key, aesgen_gcm_record_fn *fn, const uint8_t *iv,
+                      size_t iv_len, const uint8_t *aad, size_t aad_len, uint8_t *dst,
+                      const uint8_t *src, size_t len, const uint8_t *tag, size_t tag_len,
+                      aesgen_gcm_record *rec)
+{
+    if (!key_ready(key) || iv == NULL || iv_len == 0 || (uint64_t)iv_len > GCM_MAX_IV ||
+        (aad_len != 0 && aad == NULL) || (len != 0 && (dst == NULL || src == NULL)) ||
+        (uint64_t)len > GCM_MAX_TEXT || oneshot_check(tag, tag_len) != AESGEN_OK)
+        return AESGEN_EINVAL;
+    compute_j0(key, iv, iv_len, rec->j0);
+    store_block((uint8_t *)rec->lengths, (uint64_t)len * 8, (uint64_t)aad_len * 8);
+    rec->aad = aad;
+    rec->aad_len = aad_len;
+    fn(key, dst, src, len, rec);
+    return AESGEN_OK;
+}
+
 int aesgen_gcm_encrypt(const aesgen_gcm_key *key, const uint8_t *iv, size_t iv_len,
                        const uint8_t *aad, size_t aad_len, uint8_t *dst, const uint8_t *src,
                        size_t len, uint8_t *tag, size_t tag_len)
 {
+    if (record_fits(key, key ? key->enc_record : NULL, aad_len)) {
+        aesgen_gcm_record rec;
+        const int err = record_run(key, key->enc_record, iv, iv_len, aad, aad_len, dst, src,
+                                   len, tag, tag_len, &rec);
+        if (err == AESGEN_OK)
+            memcpy(tag, rec.tag, tag_len);
+        return err;
+    }
     aesgen_gcm_ctx ctx;
     int err = oneshot_start(&ctx, key, iv, iv_len, aad, aad_len, tag, tag_len);
     if (err != AESGEN_OK)
@@ -473,6 +510,17 @@ int aesgen_gcm_decrypt(const aesgen_gcm_key *key, const uint8_t *iv, size_t iv_l
                        const uint8_t *aad, size_t aad_len, uint8_t *dst, const uint8_t *src,
                        size_t len, const uint8_t *tag, size_t tag_len)
 {
+    if (record_fits(key, key ? key->dec_record : NULL, aad_len)) {
+        aesgen_gcm_record rec;
+        int err = record_run(key, key->dec_record, iv, iv_len, aad, aad_len, dst, src, len,
+                             tag, tag_len, &rec);
+        if (err == AESGEN_OK && !tags_equal(rec.tag, tag, tag_len)) {
+            aesgen_wipe(dst, len);
+            err = AESGEN_EBADMSG;
+        }
+        aesgen_wipe(rec.tag, sizeof rec.tag);   /* the expected tag */
+        return err;
+    }
     aesgen_gcm_ctx ctx;
     int err = oneshot_start(&ctx, key, iv, iv_len, aad, aad_len, tag, tag_len);
     if (err != AESGEN_OK)

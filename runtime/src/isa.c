@@ -44,16 +44,22 @@
                       .gcm_enc_update = aesgen_gcm_enc_update_clmul, \
                       .gcm_dec_update = aesgen_gcm_dec_update_clmul,
 #endif
+#if defined(AESGEN_HAVE_ASM) && defined(AESGEN_HAVE_GCM_ASM)
+#define GCM_RECORD(isa) .gcm_enc_record = aesgen_gcm_enc_record_##isa, \
+                        .gcm_dec_record = aesgen_gcm_dec_record_##isa,
+#else
+#define GCM_RECORD(isa)
+#endif
 #define GCM_FNS(isa) .encrypt_block = aesgen_encrypt_block_aesni, \
                      .gcm_setup = aesgen_gcm_setup_clmul, GCM_BULK(isa)
 
 #ifdef AESGEN_HAVE_ASM
-#define ASM_IMPL(isa, needs_bits) {                                             \
+#define ASM_IMPL(isa, needs_bits, extra) {                                      \
         .name = #isa, .needs = needs_bits, .expand = aesgen_expand_key_aesni,    \
         .dec_key = aesgen_dec_key_aesni, .ctr = aesgen_ctr_crypt_##isa,          \
-        .xctr = aesgen_xctr_crypt_##isa, XTS_FNS(isa) GCM_FNS(isa) }
+        .xctr = aesgen_xctr_crypt_##isa, XTS_FNS(isa) GCM_FNS(isa) extra }
 #else
-#define ASM_IMPL(isa, needs_bits) { .name = #isa, .needs = needs_bits }
+#define ASM_IMPL(isa, needs_bits, extra) { .name = #isa, .needs = needs_bits }
 #endif
 
 static const aesgen_isa_impl isa_table[AESGEN_ISA_COUNT] = {
@@ -69,10 +75,10 @@ static const aesgen_isa_impl isa_table[AESGEN_ISA_COUNT] = {
                              .gcm_ghash = aesgen_gcm_ghash_generic,
                              .gcm_enc_update = aesgen_gcm_enc_update_generic,
                              .gcm_dec_update = aesgen_gcm_dec_update_generic },
-    [AESGEN_ISA_AESNI_AVX] = ASM_IMPL(aesni_avx, NEEDS_AESNI_AVX),
-    [AESGEN_ISA_VAES_AVX2] = ASM_IMPL(vaes_avx2, NEEDS_VAES_AVX2),
-    [AESGEN_ISA_AVX10_256] = ASM_IMPL(avx10_256, NEEDS_AVX10),
-    [AESGEN_ISA_AVX10_512] = ASM_IMPL(avx10_512, NEEDS_AVX10),
+    [AESGEN_ISA_AESNI_AVX] = ASM_IMPL(aesni_avx, NEEDS_AESNI_AVX, ),
+    [AESGEN_ISA_VAES_AVX2] = ASM_IMPL(vaes_avx2, NEEDS_VAES_AVX2, ),
+    [AESGEN_ISA_AVX10_256] = ASM_IMPL(avx10_256, NEEDS_AVX10, GCM_RECORD(avx10_256)),
+    [AESGEN_ISA_AVX10_512] = ASM_IMPL(avx10_512, NEEDS_AVX10, GCM_RECORD(avx10_512)),
 };
 
 #define ISA_UNSET (-1)

@@ -19,7 +19,9 @@
     extern aesgen_xts_fn aesgen_xts_decrypt_##isa __attribute__((weak));             \
     extern aesgen_gcm_ghash_fn aesgen_gcm_ghash_##isa __attribute__((weak));         \
     extern aesgen_gcm_update_fn aesgen_gcm_enc_update_##isa __attribute__((weak));   \
-    extern aesgen_gcm_update_fn aesgen_gcm_dec_update_##isa __attribute__((weak));
+    extern aesgen_gcm_update_fn aesgen_gcm_dec_update_##isa __attribute__((weak));  \
+    extern aesgen_gcm_record_fn aesgen_gcm_enc_record_##isa __attribute__((weak));   \
+    extern aesgen_gcm_record_fn aesgen_gcm_dec_record_##isa __attribute__((weak));
 WEAK_ISA(aesni_avx)
 WEAK_ISA(vaes_avx2)
 WEAK_ISA(avx10_256)
@@ -30,7 +32,9 @@ WEAK_ISA(avx10_512)
       .xctr_fn = aesgen_xctr_crypt_##isa, .xts_encrypt_fn = aesgen_xts_encrypt_##isa, \
       .xts_decrypt_fn = aesgen_xts_decrypt_##isa, .gcm_ghash_fn = aesgen_gcm_ghash_##isa, \
       .gcm_enc_update_fn = aesgen_gcm_enc_update_##isa,                               \
-      .gcm_dec_update_fn = aesgen_gcm_dec_update_##isa }
+      .gcm_dec_update_fn = aesgen_gcm_dec_update_##isa,                               \
+      .gcm_enc_record_fn = aesgen_gcm_enc_record_##isa,                               \
+      .gcm_dec_record_fn = aesgen_gcm_dec_record_##isa }
 
 struct test_isa test_isas[ISA_COUNT] = {
     { .name = "generic", .is_slow = true },

@@ -28,6 +28,8 @@ struct test_isa {
     aesgen_gcm_ghash_fn *gcm_ghash_fn;       /* NULL until gen/<isa>/gcm.S is linked */
     aesgen_gcm_update_fn *gcm_enc_update_fn;
     aesgen_gcm_update_fn *gcm_dec_update_fn;
+    aesgen_gcm_record_fn *gcm_enc_record_fn;   /* EVEX ISAs only (asm_abi.h) */
+    aesgen_gcm_record_fn *gcm_dec_record_fn;
     bool gcm_generated;        /* set by isa_resolve(): gen/<isa>/gcm.S exists */
 };
 

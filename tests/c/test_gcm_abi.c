@@ -11,6 +11,9 @@
  * asm_abi.h's reflected form), counters whose low 32 bits wrap inside the call,
  * in place; nothing but dst and acc may change (src, ctr, key, guard bytes).
  * Missing functions fail once gen/<isa>/gcm.S exists.
+ * The EVEX ISAs' record functions (a whole message per call) likewise, for every
+ * length up to two iterations + 80 bytes with AAD of 0..512 bytes, J0 near the
+ * 32-bit wrap, in place; nothing but dst and rec->tag may change.
  * Then the public streaming functions of every ISA (the generic one too)
  * through the same thunk.
  */
@@ -184,6 +187,110 @@ static void direct_update(const struct test_isa *isa, struct abi_key *k, enum gc
     guarded_free(&acc);
 }
 
+/* The record functions (EVEX ISAs): a whole message per call.  The reference: CTR with
+ * inc32 from J0 + 1, GHASH over the zero-padded AAD, the zero-padded ciphertext and the
+ * lengths block, XOR E_K(J0) (the CTR keystream of J0 itself). */
+static void ref_record(const struct abi_key *k, enum gcm_dir dir, const uint8_t j0[16],
+                       const uint8_t *aad, size_t aad_len, const uint8_t *src, uint8_t *out,
+                       size_t len, uint8_t tag[16])
+{
+    uint8_t ctr[16], y[16] = { 0 }, lengths[16], zero[16] = { 0 }, mask[16];
+    memcpy(ctr, j0, 16);
+    uint32_t low = (uint32_t)ctr[12] << 24 | ctr[13] << 16 | ctr[14] << 8 | ctr[15];
+    low += 1;
+    for (int b = 0; b < 4; b++)
+        ctr[12 + b] = (uint8_t)(low >> (24 - 8 * b));
+    gcm_ref_ctr32(k->raw, k->key_len, ctr, out, src, len);
+    const uint8_t *cipher = dir == GCM_ENCRYPT ? out : src;
+    uint8_t *padded = xmalloc(aad_len + len + 32);
+    size_t aad_padded = (aad_len + 15) / 16 * 16, text_padded = (len + 15) / 16 * 16;
+    memset(padded, 0, aad_len + len + 32);
+    memcpy(padded, aad, aad_len);
+    memcpy(padded + aad_padded, cipher, len);
+    gcm_ref_ghash(k->h, y, padded, aad_padded + text_padded);
+    for (int b = 0; b < 8; b++) {
+        lengths[b] = (uint8_t)((uint64_t)aad_len * 8 >> (56 - 8 * b));
+        lengths[8 + b] = (uint8_t)((uint64_t)len * 8 >> (56 - 8 * b));
+    }
+    gcm_ref_ghash(k->h, y, lengths, 16);
+    gcm_ref_ctr32(k->raw, k->key_len, j0, mask, zero, 16);
+    for (int b = 0; b < 16; b++)
+        tag[b] = y[b] ^ mask[b];
+    free(padded);
+}
+
+static void direct_record(const struct test_isa *isa, struct abi_key *k, enum gcm_dir dir,
+                          size_t len, size_t aad_len, int variant, const uint8_t *random)
+{
+    char name[200];
+    const bool in_place = variant == 3;
+    struct guarded dst = guarded_alloc(len, len / 16 % 16), src = guarded_alloc(len, 5);
+    struct guarded aad = guarded_alloc(aad_len, 1 + aad_len % 7);
+    struct guarded rec = guarded_alloc(sizeof(aesgen_gcm_record), variant == 2 ? 8 : 0);
+    aesgen_gcm_record *r = (aesgen_gcm_record *)(void *)rec.data;
+    uint8_t j0[16], want_tag[16];
+    counter_block(len, variant, j0);
+    snprintf(name, sizeof name, "%s gcm aes-%u direct %s_record len=%zu aad=%zu j0 ..%02x%02x%02x%02x%s",
+             isa->name, key_bits(k->key_len), dir == GCM_ENCRYPT ? "enc" : "dec", len, aad_len,
+             j0[12], j0[13], j0[14], j0[15], in_place ? " in place" : "");
+    uint8_t *want = xmalloc(len + 1);
+    memcpy(src.data, random, len);
+    memcpy(aad.data, random + 1000 % (len + 1), aad_len);
+    ref_record(k, dir, j0, aad.data, aad_len, src.data, want, len, want_tag);
+    memcpy(r->j0, j0, 16);
+    r->lengths[0] = (uint64_t)len * 8;
+    r->lengths[1] = (uint64_t)aad_len * 8;
+    r->aad = aad_len ? aad.data : NULL;
+    r->aad_len = aad_len;
+    rng_fill(r->tag, 16);
+    aesgen_gcm_record copy = *r;
+    uint8_t *out = in_place ? src.data : dst.data;
+    uint64_t args[6] = { (uintptr_t)&k->gk, (uintptr_t)(len ? out : NULL),
+                         (uintptr_t)(len ? src.data : NULL), len, (uintptr_t)r };
+    aesgen_gcm_record_fn *fn = dir == GCM_ENCRYPT ? isa->gcm_enc_record_fn : isa->gcm_dec_record_fn;
+    struct abi_call c = abi_call_through_thunk((void (*)(void))fn, args);
+    const char *why = abi_violation(&c);
+    check(why == NULL, "%s: ABI (%s)", name, why ? why : "");
+    check_bytes(out, want, len, "%s: output matches CTR with inc32 from J0 + 1", name);
+    check_bytes(r->tag, want_tag, 16, "%s: tag matches GHASH(AAD, ciphertext, lengths) ^ E(J0)",
+                name);
+    check(memcmp(r, &copy, offsetof(aesgen_gcm_record, tag)) == 0 && guarded_intact(&rec)
+          && guarded_intact(&dst) && guarded_intact(&src) && guarded_intact(&aad)
+          && (in_place || memcmp(src.data, random, len) == 0) && key_intact(k),
+          "%s: writes nothing but dst and rec->tag (src, AAD, record, key, guards intact)", name);
+    free(want);
+    guarded_free(&dst);
+    guarded_free(&src);
+    guarded_free(&aad);
+    guarded_free(&rec);
+}
+
+/* Every length up to two main-loop iterations + a few, with the AAD lengths that matter
+ * (none, partial, whole, several vectors, the largest the record accepts). */
+static void run_direct_records(const struct test_isa *isa, struct abi_key *k, size_t stride,
+                               const uint8_t *random)
+{
+    static const size_t aad_lengths[] = { 0, 1, 13, 16, 17, 63, 64, 65, 200,
+                                          AESGEN_GCM_RECORD_MAX_AAD };
+    const bool linked = isa->gcm_enc_record_fn != NULL && isa->gcm_dec_record_fn != NULL;
+    if (!check(linked, "gcm asm %s: aesgen_gcm_{enc,dec}_record_%s are linked", isa->name,
+               isa->name))
+        return;
+    size_t i = 0;
+    for (size_t len = 0; len <= 2 * stride + 80; len += len < 130 ? 1 : 15, i++) {
+        const size_t aad_len = aad_lengths[i % (sizeof aad_lengths / sizeof aad_lengths[0])];
+        direct_record(isa, k, (enum gcm_dir)(i % 2), len, aad_len, (int)(i % 4), random);
+    }
+    for (size_t a = 0; a < sizeof aad_lengths / sizeof aad_lengths[0]; a++)
+        for (int d = 0; d < 2; d++)
+            direct_record(isa, k, (enum gcm_dir)d, 4096 + 17, aad_lengths[a], a % 4, random);
+}
+
+static bool has_records(const struct test_isa *isa)
+{
+    return strncmp(isa->name, "avx10_", 6) == 0;
+}
+
 static void run_direct(const struct test_isa *isa, const char *repo_root, const uint8_t *random)
 {
     size_t lens[MAX_LENGTHS];
@@ -204,6 +311,9 @@ static void run_direct(const struct test_isa *isa, const char *repo_root, const 
                     direct_update(isa, &k, (enum gcm_dir)d, lens[l], variant, variant == 3,
                                   random);
         }
+        if (has_records(isa))
+            run_direct_records(isa, &k, 16 * lanes(isa->name) * generated_unroll(repo_root, isa->name),
+                               random);
     }
 }
 
