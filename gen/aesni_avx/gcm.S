@@ -1453,6 +1453,1597 @@ aesgen_gcm_dec_update_aesni_avx:
 	.cfi_endproc
 	.size	aesgen_gcm_dec_update_aesni_avx, . - aesgen_gcm_dec_update_aesni_avx
 
+# int aesgen_gcm_enc_record_aesni_avx(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
+#                  size_t len, struct aesgen_gcm_record *rec);   any len
+#
+# One whole message: GHASH of the AAD, E_K(J0), encryption with the same stitched
+# loop as aesgen_gcm_enc_update_aesni_avx, then the last 1..4 blocks and the lengths block
+# in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
+	.text
+	.p2align 5, 0xcc
+	.globl	aesgen_gcm_enc_record_aesni_avx
+	.hidden	aesgen_gcm_enc_record_aesni_avx
+	.type	aesgen_gcm_enc_record_aesni_avx, @function
+aesgen_gcm_enc_record_aesni_avx:
+	.cfi_startproc
+	endbr64
+	vmovdqu         .Lgcm_bswap_mask_16(%rip), %xmm15
+	vpxor           %xmm9, %xmm9, %xmm9
+	mov             40(%r8), %r10
+	test            %r10, %r10
+	{disp32} jz     .Lgcm_enc_rec_aad_done
+	mov             32(%r8), %rax
+	lea             768(%rdi), %r9
+	sub             %r10, %r9
+	vpxor           %xmm5, %xmm5, %xmm5
+	vpxor           %xmm6, %xmm6, %xmm6
+	vpxor           %xmm7, %xmm7, %xmm7
+.Lgcm_enc_rec_aad_vector:
+	vmovdqu         (%rax), %xmm4
+	vpshufb         %xmm15, %xmm4, %xmm4
+	vpxor           %xmm9, %xmm4, %xmm4             # the running hash joins block 0
+	vpxor           %xmm9, %xmm9, %xmm9
+	vpclmulqdq      $0, (%r9), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm5, %xmm5
+	vpclmulqdq      $16, (%r9), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $1, (%r9), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $17, (%r9), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm7, %xmm7
+	add             $16, %rax
+	add             $16, %r9
+	sub             $16, %r10
+	ja              .Lgcm_enc_rec_aad_vector
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %xmm5, %xmm5
+	vpxor           %xmm5, %xmm6, %xmm6
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %xmm6, %xmm6
+	vpxor           %xmm6, %xmm7, %xmm7
+	vpxor           %xmm8, %xmm7, %xmm7
+	vmovdqa         %xmm7, %xmm9
+.Lgcm_enc_rec_aad_done:
+	mov             240(%rdi), %eax
+	lea             (%rdi,%rax,8), %r10
+	lea             (%r10,%rax,8), %r10             # &rk[rounds]
+	vmovdqu         (%rdi), %xmm12
+	vmovdqu         (%r10), %xmm13
+# E_K(J0) masks the tag: one block on xmm, beside the data's blocks
+	vmovdqu         (%r8), %xmm4
+	vpxor           %xmm12, %xmm4, %xmm4
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_rec_j0_aes128
+	{disp32} je     .Lgcm_enc_rec_j0_aes192
+	vaesenc         -208(%r10), %xmm4, %xmm4
+	vaesenc         -192(%r10), %xmm4, %xmm4
+.Lgcm_enc_rec_j0_aes192:
+	vaesenc         -176(%r10), %xmm4, %xmm4
+	vaesenc         -160(%r10), %xmm4, %xmm4
+.Lgcm_enc_rec_j0_aes128:
+	vaesenc         -144(%r10), %xmm4, %xmm4
+	vaesenc         -128(%r10), %xmm4, %xmm4
+	vaesenc         -112(%r10), %xmm4, %xmm4
+	vaesenc         -96(%r10), %xmm4, %xmm4
+	vaesenc         -80(%r10), %xmm4, %xmm4
+	vaesenc         -64(%r10), %xmm4, %xmm4
+	vaesenc         -48(%r10), %xmm4, %xmm4
+	vaesenc         -32(%r10), %xmm4, %xmm4
+	vaesenc         -16(%r10), %xmm4, %xmm4
+	vaesenclast     %xmm13, %xmm4, %xmm4
+	vmovdqu         %xmm4, 48(%r8)
+	vmovdqu         (%r8), %xmm10
+	vpshufb         %xmm15, %xmm10, %xmm10
+	vpaddd          .Lgcm_record_offsets_16(%rip), %xmm10, %xmm10 # J0 + 1, + 2, ...
+	vmovdqu         .Lgcm_lane_count(%rip), %xmm11
+	test            %rcx, %rcx                      # whole blocks only
+	{disp32} jz     .Lgcm_enc_rec_partial
+	sub             $64, %rcx
+	{disp32} jb     .Lgcm_enc_rec_tail
+.Lgcm_enc_rec_loop:
+# LLVM-MCA-BEGIN gcm_enc_rec_aesni_avx_main_loop
+	vpshufb         %xmm15, %xmm10, %xmm0
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpshufb         %xmm15, %xmm10, %xmm1
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpshufb         %xmm15, %xmm10, %xmm2
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpshufb         %xmm15, %xmm10, %xmm3
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpxor           %xmm12, %xmm0, %xmm0
+	vpxor           %xmm12, %xmm1, %xmm1
+	vpxor           %xmm12, %xmm2, %xmm2
+	vpxor           %xmm12, %xmm3, %xmm3
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_rec_main_aes128
+	{disp32} je     .Lgcm_enc_rec_main_aes192
+	vmovdqu         -208(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -192(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+.Lgcm_enc_rec_main_aes192:
+	vmovdqu         -176(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -160(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+.Lgcm_enc_rec_main_aes128:
+	vmovdqu         -144(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -128(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -112(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -96(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -80(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -64(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -48(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -32(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -16(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vpxor           (%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm0, %xmm0
+	vmovdqu         %xmm0, (%rsi)
+	vpxor           16(%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm1, %xmm1
+	vmovdqu         %xmm1, 16(%rsi)
+	vpxor           32(%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm2, %xmm2
+	vmovdqu         %xmm2, 32(%rsi)
+	vpxor           48(%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm3, %xmm3
+	vmovdqu         %xmm3, 48(%rsi)
+	vpshufb         %xmm15, %xmm0, %xmm4
+	vpxor           %xmm9, %xmm4, %xmm4             # the running hash joins block 0
+	vpclmulqdq      $0, 704(%rdi), %xmm4, %xmm5
+	vpclmulqdq      $16, 704(%rdi), %xmm4, %xmm6
+	vpclmulqdq      $1, 704(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $17, 704(%rdi), %xmm4, %xmm7
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpshufb         %xmm15, %xmm1, %xmm4
+	vpclmulqdq      $0, 720(%rdi), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm5, %xmm5
+	vpclmulqdq      $16, 720(%rdi), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $1, 720(%rdi), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $17, 720(%rdi), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm7, %xmm7
+	vpshufb         %xmm15, %xmm2, %xmm4
+	vpclmulqdq      $0, 736(%rdi), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm5, %xmm5
+	vpclmulqdq      $16, 736(%rdi), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $1, 736(%rdi), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $17, 736(%rdi), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm7, %xmm7
+	vpshufb         %xmm15, %xmm3, %xmm4
+	vpclmulqdq      $0, 752(%rdi), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm5, %xmm5
+	vpclmulqdq      $16, 752(%rdi), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $1, 752(%rdi), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $17, 752(%rdi), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm7, %xmm7
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %xmm5, %xmm5
+	vpxor           %xmm5, %xmm6, %xmm6
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %xmm6, %xmm6
+	vpxor           %xmm6, %xmm7, %xmm7
+	vpxor           %xmm8, %xmm7, %xmm7
+	vmovdqa         %xmm7, %xmm9
+	add             $64, %rdx
+	add             $64, %rsi
+	sub             $64, %rcx
+	jae             .Lgcm_enc_rec_loop
+# LLVM-MCA-END
+.Lgcm_enc_rec_tail:
+	add             $64, %rcx
+	{disp32} jz     .Lgcm_enc_rec_partial
+	mov             %rcx, %r9                       # remember the tail for its GHASH
+	push            %rsi
+	.cfi_adjust_cfa_offset 8
+
+# 1..64 bytes remain: pick the final group by the number of vectors they need.
+.Lgcm_enc_rec_final:
+	cmp             $16, %rcx
+	{disp32} jbe    .Lgcm_enc_rec_final1
+	cmp             $32, %rcx
+	{disp32} jbe    .Lgcm_enc_rec_final2
+	cmp             $48, %rcx
+	{disp32} jbe    .Lgcm_enc_rec_final3
+.Lgcm_enc_rec_final4:
+	vpshufb         %xmm15, %xmm10, %xmm0
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpshufb         %xmm15, %xmm10, %xmm1
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpshufb         %xmm15, %xmm10, %xmm2
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpshufb         %xmm15, %xmm10, %xmm3
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpxor           %xmm12, %xmm0, %xmm0
+	vpxor           %xmm12, %xmm1, %xmm1
+	vpxor           %xmm12, %xmm2, %xmm2
+	vpxor           %xmm12, %xmm3, %xmm3
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_rec_final4_aes128
+	{disp32} je     .Lgcm_enc_rec_final4_aes192
+	vmovdqu         -208(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -192(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+.Lgcm_enc_rec_final4_aes192:
+	vmovdqu         -176(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -160(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+.Lgcm_enc_rec_final4_aes128:
+	vmovdqu         -144(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -128(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -112(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -96(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -80(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -64(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -48(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -32(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -16(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vpxor           (%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm0, %xmm0
+	vmovdqu         %xmm0, (%rsi)
+	vpxor           16(%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm1, %xmm1
+	vmovdqu         %xmm1, 16(%rsi)
+	vpxor           32(%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm2, %xmm2
+	vmovdqu         %xmm2, 32(%rsi)
+	add             $48, %rdx
+	add             $48, %rsi
+	sub             $48, %rcx
+	vaesenclast     %xmm13, %xmm3, %xmm3
+	cmp             $16, %rcx
+	{disp32} jb     .Lgcm_enc_rec_final4_bytes
+	vpxor           (%rdx), %xmm3, %xmm8
+	vmovdqu         %xmm8, (%rsi)
+	{disp32} jmp    .Lgcm_enc_rec_tail_crypted
+.Lgcm_enc_rec_final4_bytes:
+	test            $8, %ecx
+	{disp32} jz     .Lgcm_enc_rec_final4_no8
+	vmovq           %xmm3, %r11
+	xor             (%rdx), %r11
+	mov             %r11, (%rsi)
+	vpsrldq         $8, %xmm3, %xmm3
+	add             $8, %rdx
+	add             $8, %rsi
+.Lgcm_enc_rec_final4_no8:
+	test            $4, %ecx
+	{disp32} jz     .Lgcm_enc_rec_final4_no4
+	vmovd           %xmm3, %r11d
+	xor             (%rdx), %r11d
+	mov             %r11d, (%rsi)
+	vpsrldq         $4, %xmm3, %xmm3
+	add             $4, %rdx
+	add             $4, %rsi
+.Lgcm_enc_rec_final4_no4:
+	test            $2, %ecx
+	{disp32} jz     .Lgcm_enc_rec_final4_no2
+	vmovd           %xmm3, %r11d
+	xor             (%rdx), %r11w
+	mov             %r11w, (%rsi)
+	vpsrldq         $2, %xmm3, %xmm3
+	add             $2, %rdx
+	add             $2, %rsi
+.Lgcm_enc_rec_final4_no2:
+	test            $1, %ecx
+	{disp32} jz     .Lgcm_enc_rec_final4_no1
+	vmovd           %xmm3, %r11d
+	xor             (%rdx), %r11b
+	mov             %r11b, (%rsi)
+.Lgcm_enc_rec_final4_no1:
+	{disp32} jmp    .Lgcm_enc_rec_tail_crypted
+.Lgcm_enc_rec_final3:
+	vpshufb         %xmm15, %xmm10, %xmm0
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpshufb         %xmm15, %xmm10, %xmm1
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpshufb         %xmm15, %xmm10, %xmm2
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpxor           %xmm12, %xmm0, %xmm0
+	vpxor           %xmm12, %xmm1, %xmm1
+	vpxor           %xmm12, %xmm2, %xmm2
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_rec_final3_aes128
+	{disp32} je     .Lgcm_enc_rec_final3_aes192
+	vmovdqu         -208(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vmovdqu         -192(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+.Lgcm_enc_rec_final3_aes192:
+	vmovdqu         -176(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vmovdqu         -160(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+.Lgcm_enc_rec_final3_aes128:
+	vmovdqu         -144(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vmovdqu         -128(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vmovdqu         -112(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vmovdqu         -96(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vmovdqu         -80(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vmovdqu         -64(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vmovdqu         -48(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vmovdqu         -32(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vmovdqu         -16(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vpxor           (%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm0, %xmm0
+	vmovdqu         %xmm0, (%rsi)
+	vpxor           16(%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm1, %xmm1
+	vmovdqu         %xmm1, 16(%rsi)
+	add             $32, %rdx
+	add             $32, %rsi
+	sub             $32, %rcx
+	vaesenclast     %xmm13, %xmm2, %xmm2
+	cmp             $16, %rcx
+	{disp32} jb     .Lgcm_enc_rec_final3_bytes
+	vpxor           (%rdx), %xmm2, %xmm8
+	vmovdqu         %xmm8, (%rsi)
+	{disp32} jmp    .Lgcm_enc_rec_tail_crypted
+.Lgcm_enc_rec_final3_bytes:
+	test            $8, %ecx
+	{disp32} jz     .Lgcm_enc_rec_final3_no8
+	vmovq           %xmm2, %r11
+	xor             (%rdx), %r11
+	mov             %r11, (%rsi)
+	vpsrldq         $8, %xmm2, %xmm2
+	add             $8, %rdx
+	add             $8, %rsi
+.Lgcm_enc_rec_final3_no8:
+	test            $4, %ecx
+	{disp32} jz     .Lgcm_enc_rec_final3_no4
+	vmovd           %xmm2, %r11d
+	xor             (%rdx), %r11d
+	mov             %r11d, (%rsi)
+	vpsrldq         $4, %xmm2, %xmm2
+	add             $4, %rdx
+	add             $4, %rsi
+.Lgcm_enc_rec_final3_no4:
+	test            $2, %ecx
+	{disp32} jz     .Lgcm_enc_rec_final3_no2
+	vmovd           %xmm2, %r11d
+	xor             (%rdx), %r11w
+	mov             %r11w, (%rsi)
+	vpsrldq         $2, %xmm2, %xmm2
+	add             $2, %rdx
+	add             $2, %rsi
+.Lgcm_enc_rec_final3_no2:
+	test            $1, %ecx
+	{disp32} jz     .Lgcm_enc_rec_final3_no1
+	vmovd           %xmm2, %r11d
+	xor             (%rdx), %r11b
+	mov             %r11b, (%rsi)
+.Lgcm_enc_rec_final3_no1:
+	{disp32} jmp    .Lgcm_enc_rec_tail_crypted
+.Lgcm_enc_rec_final2:
+	vpshufb         %xmm15, %xmm10, %xmm0
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpshufb         %xmm15, %xmm10, %xmm1
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpxor           %xmm12, %xmm0, %xmm0
+	vpxor           %xmm12, %xmm1, %xmm1
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_rec_final2_aes128
+	{disp32} je     .Lgcm_enc_rec_final2_aes192
+	vmovdqu         -208(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -192(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+.Lgcm_enc_rec_final2_aes192:
+	vmovdqu         -176(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -160(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+.Lgcm_enc_rec_final2_aes128:
+	vmovdqu         -144(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -128(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -112(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -96(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -80(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -64(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -48(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -32(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -16(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vpxor           (%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm0, %xmm0
+	vmovdqu         %xmm0, (%rsi)
+	add             $16, %rdx
+	add             $16, %rsi
+	sub             $16, %rcx
+	vaesenclast     %xmm13, %xmm1, %xmm1
+	cmp             $16, %rcx
+	{disp32} jb     .Lgcm_enc_rec_final2_bytes
+	vpxor           (%rdx), %xmm1, %xmm8
+	vmovdqu         %xmm8, (%rsi)
+	{disp32} jmp    .Lgcm_enc_rec_tail_crypted
+.Lgcm_enc_rec_final2_bytes:
+	test            $8, %ecx
+	{disp32} jz     .Lgcm_enc_rec_final2_no8
+	vmovq           %xmm1, %r11
+	xor             (%rdx), %r11
+	mov             %r11, (%rsi)
+	vpsrldq         $8, %xmm1, %xmm1
+	add             $8, %rdx
+	add             $8, %rsi
+.Lgcm_enc_rec_final2_no8:
+	test            $4, %ecx
+	{disp32} jz     .Lgcm_enc_rec_final2_no4
+	vmovd           %xmm1, %r11d
+	xor             (%rdx), %r11d
+	mov             %r11d, (%rsi)
+	vpsrldq         $4, %xmm1, %xmm1
+	add             $4, %rdx
+	add             $4, %rsi
+.Lgcm_enc_rec_final2_no4:
+	test            $2, %ecx
+	{disp32} jz     .Lgcm_enc_rec_final2_no2
+	vmovd           %xmm1, %r11d
+	xor             (%rdx), %r11w
+	mov             %r11w, (%rsi)
+	vpsrldq         $2, %xmm1, %xmm1
+	add             $2, %rdx
+	add             $2, %rsi
+.Lgcm_enc_rec_final2_no2:
+	test            $1, %ecx
+	{disp32} jz     .Lgcm_enc_rec_final2_no1
+	vmovd           %xmm1, %r11d
+	xor             (%rdx), %r11b
+	mov             %r11b, (%rsi)
+.Lgcm_enc_rec_final2_no1:
+	{disp32} jmp    .Lgcm_enc_rec_tail_crypted
+.Lgcm_enc_rec_final1:
+	vpshufb         %xmm15, %xmm10, %xmm0
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpxor           %xmm12, %xmm0, %xmm0
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_rec_final1_aes128
+	{disp32} je     .Lgcm_enc_rec_final1_aes192
+	vmovdqu         -208(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -192(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+.Lgcm_enc_rec_final1_aes192:
+	vmovdqu         -176(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -160(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+.Lgcm_enc_rec_final1_aes128:
+	vmovdqu         -144(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -128(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -112(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -96(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -80(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -64(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -48(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -32(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -16(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenclast     %xmm13, %xmm0, %xmm0
+	cmp             $16, %rcx
+	{disp32} jb     .Lgcm_enc_rec_final1_bytes
+	vpxor           (%rdx), %xmm0, %xmm8
+	vmovdqu         %xmm8, (%rsi)
+	{disp32} jmp    .Lgcm_enc_rec_tail_crypted
+.Lgcm_enc_rec_final1_bytes:
+	test            $8, %ecx
+	{disp32} jz     .Lgcm_enc_rec_final1_no8
+	vmovq           %xmm0, %r11
+	xor             (%rdx), %r11
+	mov             %r11, (%rsi)
+	vpsrldq         $8, %xmm0, %xmm0
+	add             $8, %rdx
+	add             $8, %rsi
+.Lgcm_enc_rec_final1_no8:
+	test            $4, %ecx
+	{disp32} jz     .Lgcm_enc_rec_final1_no4
+	vmovd           %xmm0, %r11d
+	xor             (%rdx), %r11d
+	mov             %r11d, (%rsi)
+	vpsrldq         $4, %xmm0, %xmm0
+	add             $4, %rdx
+	add             $4, %rsi
+.Lgcm_enc_rec_final1_no4:
+	test            $2, %ecx
+	{disp32} jz     .Lgcm_enc_rec_final1_no2
+	vmovd           %xmm0, %r11d
+	xor             (%rdx), %r11w
+	mov             %r11w, (%rsi)
+	vpsrldq         $2, %xmm0, %xmm0
+	add             $2, %rdx
+	add             $2, %rsi
+.Lgcm_enc_rec_final1_no2:
+	test            $1, %ecx
+	{disp32} jz     .Lgcm_enc_rec_final1_no1
+	vmovd           %xmm0, %r11d
+	xor             (%rdx), %r11b
+	mov             %r11b, (%rsi)
+.Lgcm_enc_rec_final1_no1:
+	{disp32} jmp    .Lgcm_enc_rec_tail_crypted
+.Lgcm_enc_rec_tail_crypted:
+	pop             %rdx                            # hash the ciphertext just written
+	.cfi_adjust_cfa_offset -8
+	mov             %r9, %rcx
+	lea             768(%rdi), %r9
+	sub             %rcx, %r9
+	vpxor           %xmm5, %xmm5, %xmm5
+	vpxor           %xmm6, %xmm6, %xmm6
+	vpxor           %xmm7, %xmm7, %xmm7
+.Lgcm_enc_rec_ghash_vector:
+	vmovdqu         (%rdx), %xmm4
+	vpshufb         %xmm15, %xmm4, %xmm4
+	vpxor           %xmm9, %xmm4, %xmm4             # the running hash joins block 0
+	vpxor           %xmm9, %xmm9, %xmm9
+	vpclmulqdq      $0, (%r9), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm5, %xmm5
+	vpclmulqdq      $16, (%r9), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $1, (%r9), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $17, (%r9), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm7, %xmm7
+	add             $16, %rdx
+	add             $16, %r9
+	sub             $16, %rcx
+	ja              .Lgcm_enc_rec_ghash_vector
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %xmm5, %xmm5
+	vpxor           %xmm5, %xmm6, %xmm6
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %xmm6, %xmm6
+	vpxor           %xmm6, %xmm7, %xmm7
+	vpxor           %xmm8, %xmm7, %xmm7
+	vmovdqa         %xmm7, %xmm9
+.Lgcm_enc_rec_partial:
+	mov             96(%r8), %r11
+	test            %r11, %r11
+	{disp32} jz     .Lgcm_enc_rec_no_data
+# the partial block, zero-padded in the record: its keystream block on xmm
+	vmovdqu         64(%r8), %xmm4
+	vpxor           %xmm12, %xmm4, %xmm4
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_rec_part_aes128
+	{disp32} je     .Lgcm_enc_rec_part_aes192
+	vaesenc         -208(%r10), %xmm4, %xmm4
+	vaesenc         -192(%r10), %xmm4, %xmm4
+.Lgcm_enc_rec_part_aes192:
+	vaesenc         -176(%r10), %xmm4, %xmm4
+	vaesenc         -160(%r10), %xmm4, %xmm4
+.Lgcm_enc_rec_part_aes128:
+	vaesenc         -144(%r10), %xmm4, %xmm4
+	vaesenc         -128(%r10), %xmm4, %xmm4
+	vaesenc         -112(%r10), %xmm4, %xmm4
+	vaesenc         -96(%r10), %xmm4, %xmm4
+	vaesenc         -80(%r10), %xmm4, %xmm4
+	vaesenc         -64(%r10), %xmm4, %xmm4
+	vaesenc         -48(%r10), %xmm4, %xmm4
+	vaesenc         -32(%r10), %xmm4, %xmm4
+	vaesenc         -16(%r10), %xmm4, %xmm4
+	vaesenclast     %xmm13, %xmm4, %xmm4
+	vmovdqu         80(%r8), %xmm0
+	vpxor           %xmm0, %xmm4, %xmm4
+	vmovdqu         %xmm4, 80(%r8)
+	lea             .Lgcm_tail_bytes+16(%rip), %r9
+	sub             %r11, %r9
+	vpand           (%r9), %xmm4, %xmm4             # GHASH sees the padding as zeros
+	vpshufb         %xmm15, %xmm4, %xmm4
+	vpxor           %xmm9, %xmm4, %xmm4
+	vpclmulqdq      $0, 736(%rdi), %xmm4, %xmm5
+	vpclmulqdq      $16, 736(%rdi), %xmm4, %xmm6
+	vpclmulqdq      $1, 736(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $17, 736(%rdi), %xmm4, %xmm7
+	vpxor           %xmm8, %xmm6, %xmm6
+	vmovdqu         16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm5, %xmm5
+	vpclmulqdq      $16, 752(%rdi), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $1, 752(%rdi), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $17, 752(%rdi), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm7, %xmm7
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %xmm5, %xmm5
+	vpxor           %xmm5, %xmm6, %xmm6
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %xmm6, %xmm6
+	vpxor           %xmm6, %xmm7, %xmm7
+	vpxor           %xmm8, %xmm7, %xmm7
+	vmovdqa         %xmm7, %xmm9
+	{disp32} jmp    .Lgcm_enc_rec_tag
+.Lgcm_enc_rec_no_data:
+	vmovdqu         16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpxor           %xmm9, %xmm4, %xmm4
+	vpclmulqdq      $0, 752(%rdi), %xmm4, %xmm5
+	vpclmulqdq      $16, 752(%rdi), %xmm4, %xmm6
+	vpclmulqdq      $1, 752(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $17, 752(%rdi), %xmm4, %xmm7
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %xmm5, %xmm5
+	vpxor           %xmm5, %xmm6, %xmm6
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %xmm6, %xmm6
+	vpxor           %xmm6, %xmm7, %xmm7
+	vpxor           %xmm8, %xmm7, %xmm7
+	vmovdqa         %xmm7, %xmm9
+.Lgcm_enc_rec_tag:
+	vpshufb         %xmm15, %xmm9, %xmm9
+	vpxor           48(%r8), %xmm9, %xmm9
+	vmovdqu         %xmm9, 48(%r8)
+	xor             %eax, %eax
+	vzeroupper
+	ret
+	.cfi_endproc
+	.size	aesgen_gcm_enc_record_aesni_avx, . - aesgen_gcm_enc_record_aesni_avx
+
+# int aesgen_gcm_dec_record_aesni_avx(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
+#                  size_t len, struct aesgen_gcm_record *rec);   any len
+#
+# One whole message: GHASH of the AAD, E_K(J0), decryption with the same stitched
+# loop as aesgen_gcm_dec_update_aesni_avx, then the last 1..4 blocks and the lengths block
+# in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
+	.text
+	.p2align 5, 0xcc
+	.globl	aesgen_gcm_dec_record_aesni_avx
+	.hidden	aesgen_gcm_dec_record_aesni_avx
+	.type	aesgen_gcm_dec_record_aesni_avx, @function
+aesgen_gcm_dec_record_aesni_avx:
+	.cfi_startproc
+	endbr64
+	vmovdqu         .Lgcm_bswap_mask_16(%rip), %xmm15
+	vpxor           %xmm9, %xmm9, %xmm9
+	mov             40(%r8), %r10
+	test            %r10, %r10
+	{disp32} jz     .Lgcm_dec_rec_aad_done
+	mov             32(%r8), %rax
+	lea             768(%rdi), %r9
+	sub             %r10, %r9
+	vpxor           %xmm5, %xmm5, %xmm5
+	vpxor           %xmm6, %xmm6, %xmm6
+	vpxor           %xmm7, %xmm7, %xmm7
+.Lgcm_dec_rec_aad_vector:
+	vmovdqu         (%rax), %xmm4
+	vpshufb         %xmm15, %xmm4, %xmm4
+	vpxor           %xmm9, %xmm4, %xmm4             # the running hash joins block 0
+	vpxor           %xmm9, %xmm9, %xmm9
+	vpclmulqdq      $0, (%r9), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm5, %xmm5
+	vpclmulqdq      $16, (%r9), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $1, (%r9), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $17, (%r9), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm7, %xmm7
+	add             $16, %rax
+	add             $16, %r9
+	sub             $16, %r10
+	ja              .Lgcm_dec_rec_aad_vector
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %xmm5, %xmm5
+	vpxor           %xmm5, %xmm6, %xmm6
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %xmm6, %xmm6
+	vpxor           %xmm6, %xmm7, %xmm7
+	vpxor           %xmm8, %xmm7, %xmm7
+	vmovdqa         %xmm7, %xmm9
+.Lgcm_dec_rec_aad_done:
+	mov             240(%rdi), %eax
+	lea             (%rdi,%rax,8), %r10
+	lea             (%r10,%rax,8), %r10             # &rk[rounds]
+	vmovdqu         (%rdi), %xmm12
+	vmovdqu         (%r10), %xmm13
+# E_K(J0) masks the tag: one block on xmm, beside the data's blocks
+	vmovdqu         (%r8), %xmm4
+	vpxor           %xmm12, %xmm4, %xmm4
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_rec_j0_aes128
+	{disp32} je     .Lgcm_dec_rec_j0_aes192
+	vaesenc         -208(%r10), %xmm4, %xmm4
+	vaesenc         -192(%r10), %xmm4, %xmm4
+.Lgcm_dec_rec_j0_aes192:
+	vaesenc         -176(%r10), %xmm4, %xmm4
+	vaesenc         -160(%r10), %xmm4, %xmm4
+.Lgcm_dec_rec_j0_aes128:
+	vaesenc         -144(%r10), %xmm4, %xmm4
+	vaesenc         -128(%r10), %xmm4, %xmm4
+	vaesenc         -112(%r10), %xmm4, %xmm4
+	vaesenc         -96(%r10), %xmm4, %xmm4
+	vaesenc         -80(%r10), %xmm4, %xmm4
+	vaesenc         -64(%r10), %xmm4, %xmm4
+	vaesenc         -48(%r10), %xmm4, %xmm4
+	vaesenc         -32(%r10), %xmm4, %xmm4
+	vaesenc         -16(%r10), %xmm4, %xmm4
+	vaesenclast     %xmm13, %xmm4, %xmm4
+	vmovdqu         %xmm4, 48(%r8)
+	vmovdqu         (%r8), %xmm10
+	vpshufb         %xmm15, %xmm10, %xmm10
+	vpaddd          .Lgcm_record_offsets_16(%rip), %xmm10, %xmm10 # J0 + 1, + 2, ...
+	vmovdqu         .Lgcm_lane_count(%rip), %xmm11
+	test            %rcx, %rcx                      # whole blocks only
+	{disp32} jz     .Lgcm_dec_rec_partial
+	sub             $64, %rcx
+	{disp32} jb     .Lgcm_dec_rec_tail
+.Lgcm_dec_rec_loop:
+# LLVM-MCA-BEGIN gcm_dec_rec_aesni_avx_main_loop
+	vpshufb         %xmm15, %xmm10, %xmm0
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpshufb         %xmm15, %xmm10, %xmm1
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpshufb         %xmm15, %xmm10, %xmm2
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpshufb         %xmm15, %xmm10, %xmm3
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpxor           %xmm12, %xmm0, %xmm0
+	vpxor           %xmm12, %xmm1, %xmm1
+	vpxor           %xmm12, %xmm2, %xmm2
+	vpxor           %xmm12, %xmm3, %xmm3
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_rec_main_aes128
+	{disp32} je     .Lgcm_dec_rec_main_aes192
+	vmovdqu         -208(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -192(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+.Lgcm_dec_rec_main_aes192:
+	vmovdqu         -176(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -160(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+.Lgcm_dec_rec_main_aes128:
+	vmovdqu         -144(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         (%rdx), %xmm4
+	vpshufb         %xmm15, %xmm4, %xmm4
+	vpxor           %xmm9, %xmm4, %xmm4
+	vpclmulqdq      $0, 704(%rdi), %xmm4, %xmm5
+	vpclmulqdq      $16, 704(%rdi), %xmm4, %xmm6
+	vpclmulqdq      $1, 704(%rdi), %xmm4, %xmm8
+	vmovdqu         -128(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vpclmulqdq      $17, 704(%rdi), %xmm4, %xmm7
+	vpxor           %xmm8, %xmm6, %xmm6
+	vmovdqu         16(%rdx), %xmm4
+	vpshufb         %xmm15, %xmm4, %xmm4
+	vpclmulqdq      $0, 720(%rdi), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm5, %xmm5
+	vmovdqu         -112(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vpclmulqdq      $16, 720(%rdi), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $1, 720(%rdi), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $17, 720(%rdi), %xmm4, %xmm8
+	vmovdqu         -96(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vpxor           %xmm8, %xmm7, %xmm7
+	vmovdqu         32(%rdx), %xmm4
+	vpshufb         %xmm15, %xmm4, %xmm4
+	vpclmulqdq      $0, 736(%rdi), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm5, %xmm5
+	vmovdqu         -80(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vpclmulqdq      $16, 736(%rdi), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $1, 736(%rdi), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $17, 736(%rdi), %xmm4, %xmm8
+	vmovdqu         -64(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vpxor           %xmm8, %xmm7, %xmm7
+	vmovdqu         48(%rdx), %xmm4
+	vpshufb         %xmm15, %xmm4, %xmm4
+	vpclmulqdq      $0, 752(%rdi), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm5, %xmm5
+	vmovdqu         -48(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vpclmulqdq      $16, 752(%rdi), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $1, 752(%rdi), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $17, 752(%rdi), %xmm4, %xmm8
+	vmovdqu         -32(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vpxor           %xmm8, %xmm7, %xmm7
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %xmm5, %xmm5
+	vpxor           %xmm5, %xmm6, %xmm6
+	vpxor           %xmm8, %xmm6, %xmm6
+	vmovdqu         -16(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %xmm6, %xmm6
+	vpxor           %xmm6, %xmm7, %xmm7
+	vpxor           %xmm8, %xmm7, %xmm7
+	vmovdqa         %xmm7, %xmm9
+	vpxor           (%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm0, %xmm0
+	vmovdqu         %xmm0, (%rsi)
+	vpxor           16(%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm1, %xmm1
+	vmovdqu         %xmm1, 16(%rsi)
+	vpxor           32(%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm2, %xmm2
+	vmovdqu         %xmm2, 32(%rsi)
+	vpxor           48(%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm3, %xmm3
+	vmovdqu         %xmm3, 48(%rsi)
+	add             $64, %rdx
+	add             $64, %rsi
+	sub             $64, %rcx
+	jae             .Lgcm_dec_rec_loop
+# LLVM-MCA-END
+.Lgcm_dec_rec_tail:
+	add             $64, %rcx
+	{disp32} jz     .Lgcm_dec_rec_partial
+	push            %rdx
+	.cfi_adjust_cfa_offset 8
+	push            %rcx
+	.cfi_adjust_cfa_offset 8
+	lea             768(%rdi), %r9
+	sub             %rcx, %r9
+	vpxor           %xmm5, %xmm5, %xmm5
+	vpxor           %xmm6, %xmm6, %xmm6
+	vpxor           %xmm7, %xmm7, %xmm7
+.Lgcm_dec_rec_ghash_vector:
+	vmovdqu         (%rdx), %xmm4
+	vpshufb         %xmm15, %xmm4, %xmm4
+	vpxor           %xmm9, %xmm4, %xmm4             # the running hash joins block 0
+	vpxor           %xmm9, %xmm9, %xmm9
+	vpclmulqdq      $0, (%r9), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm5, %xmm5
+	vpclmulqdq      $16, (%r9), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $1, (%r9), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $17, (%r9), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm7, %xmm7
+	add             $16, %rdx
+	add             $16, %r9
+	sub             $16, %rcx
+	ja              .Lgcm_dec_rec_ghash_vector
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %xmm5, %xmm5
+	vpxor           %xmm5, %xmm6, %xmm6
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %xmm6, %xmm6
+	vpxor           %xmm6, %xmm7, %xmm7
+	vpxor           %xmm8, %xmm7, %xmm7
+	vmovdqa         %xmm7, %xmm9
+	pop             %rcx
+	.cfi_adjust_cfa_offset -8
+	pop             %rdx
+	.cfi_adjust_cfa_offset -8
+
+# 1..64 bytes remain: pick the final group by the number of vectors they need.
+.Lgcm_dec_rec_final:
+	cmp             $16, %rcx
+	{disp32} jbe    .Lgcm_dec_rec_final1
+	cmp             $32, %rcx
+	{disp32} jbe    .Lgcm_dec_rec_final2
+	cmp             $48, %rcx
+	{disp32} jbe    .Lgcm_dec_rec_final3
+.Lgcm_dec_rec_final4:
+	vpshufb         %xmm15, %xmm10, %xmm0
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpshufb         %xmm15, %xmm10, %xmm1
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpshufb         %xmm15, %xmm10, %xmm2
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpshufb         %xmm15, %xmm10, %xmm3
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpxor           %xmm12, %xmm0, %xmm0
+	vpxor           %xmm12, %xmm1, %xmm1
+	vpxor           %xmm12, %xmm2, %xmm2
+	vpxor           %xmm12, %xmm3, %xmm3
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_rec_final4_aes128
+	{disp32} je     .Lgcm_dec_rec_final4_aes192
+	vmovdqu         -208(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -192(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+.Lgcm_dec_rec_final4_aes192:
+	vmovdqu         -176(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -160(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+.Lgcm_dec_rec_final4_aes128:
+	vmovdqu         -144(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -128(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -112(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -96(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -80(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -64(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -48(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -32(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -16(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vpxor           (%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm0, %xmm0
+	vmovdqu         %xmm0, (%rsi)
+	vpxor           16(%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm1, %xmm1
+	vmovdqu         %xmm1, 16(%rsi)
+	vpxor           32(%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm2, %xmm2
+	vmovdqu         %xmm2, 32(%rsi)
+	add             $48, %rdx
+	add             $48, %rsi
+	sub             $48, %rcx
+	vaesenclast     %xmm13, %xmm3, %xmm3
+	cmp             $16, %rcx
+	{disp32} jb     .Lgcm_dec_rec_final4_bytes
+	vpxor           (%rdx), %xmm3, %xmm8
+	vmovdqu         %xmm8, (%rsi)
+	{disp32} jmp    .Lgcm_dec_rec_partial
+.Lgcm_dec_rec_final4_bytes:
+	test            $8, %ecx
+	{disp32} jz     .Lgcm_dec_rec_final4_no8
+	vmovq           %xmm3, %r11
+	xor             (%rdx), %r11
+	mov             %r11, (%rsi)
+	vpsrldq         $8, %xmm3, %xmm3
+	add             $8, %rdx
+	add             $8, %rsi
+.Lgcm_dec_rec_final4_no8:
+	test            $4, %ecx
+	{disp32} jz     .Lgcm_dec_rec_final4_no4
+	vmovd           %xmm3, %r11d
+	xor             (%rdx), %r11d
+	mov             %r11d, (%rsi)
+	vpsrldq         $4, %xmm3, %xmm3
+	add             $4, %rdx
+	add             $4, %rsi
+.Lgcm_dec_rec_final4_no4:
+	test            $2, %ecx
+	{disp32} jz     .Lgcm_dec_rec_final4_no2
+	vmovd           %xmm3, %r11d
+	xor             (%rdx), %r11w
+	mov             %r11w, (%rsi)
+	vpsrldq         $2, %xmm3, %xmm3
+	add             $2, %rdx
+	add             $2, %rsi
+.Lgcm_dec_rec_final4_no2:
+	test            $1, %ecx
+	{disp32} jz     .Lgcm_dec_rec_final4_no1
+	vmovd           %xmm3, %r11d
+	xor             (%rdx), %r11b
+	mov             %r11b, (%rsi)
+.Lgcm_dec_rec_final4_no1:
+	{disp32} jmp    .Lgcm_dec_rec_partial
+.Lgcm_dec_rec_final3:
+	vpshufb         %xmm15, %xmm10, %xmm0
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpshufb         %xmm15, %xmm10, %xmm1
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpshufb         %xmm15, %xmm10, %xmm2
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpxor           %xmm12, %xmm0, %xmm0
+	vpxor           %xmm12, %xmm1, %xmm1
+	vpxor           %xmm12, %xmm2, %xmm2
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_rec_final3_aes128
+	{disp32} je     .Lgcm_dec_rec_final3_aes192
+	vmovdqu         -208(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vmovdqu         -192(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+.Lgcm_dec_rec_final3_aes192:
+	vmovdqu         -176(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vmovdqu         -160(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+.Lgcm_dec_rec_final3_aes128:
+	vmovdqu         -144(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vmovdqu         -128(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vmovdqu         -112(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vmovdqu         -96(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vmovdqu         -80(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vmovdqu         -64(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vmovdqu         -48(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vmovdqu         -32(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vmovdqu         -16(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vpxor           (%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm0, %xmm0
+	vmovdqu         %xmm0, (%rsi)
+	vpxor           16(%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm1, %xmm1
+	vmovdqu         %xmm1, 16(%rsi)
+	add             $32, %rdx
+	add             $32, %rsi
+	sub             $32, %rcx
+	vaesenclast     %xmm13, %xmm2, %xmm2
+	cmp             $16, %rcx
+	{disp32} jb     .Lgcm_dec_rec_final3_bytes
+	vpxor           (%rdx), %xmm2, %xmm8
+	vmovdqu         %xmm8, (%rsi)
+	{disp32} jmp    .Lgcm_dec_rec_partial
+.Lgcm_dec_rec_final3_bytes:
+	test            $8, %ecx
+	{disp32} jz     .Lgcm_dec_rec_final3_no8
+	vmovq           %xmm2, %r11
+	xor             (%rdx), %r11
+	mov             %r11, (%rsi)
+	vpsrldq         $8, %xmm2, %xmm2
+	add             $8, %rdx
+	add             $8, %rsi
+.Lgcm_dec_rec_final3_no8:
+	test            $4, %ecx
+	{disp32} jz     .Lgcm_dec_rec_final3_no4
+	vmovd           %xmm2, %r11d
+	xor             (%rdx), %r11d
+	mov             %r11d, (%rsi)
+	vpsrldq         $4, %xmm2, %xmm2
+	add             $4, %rdx
+	add             $4, %rsi
+.Lgcm_dec_rec_final3_no4:
+	test            $2, %ecx
+	{disp32} jz     .Lgcm_dec_rec_final3_no2
+	vmovd           %xmm2, %r11d
+	xor             (%rdx), %r11w
+	mov             %r11w, (%rsi)
+	vpsrldq         $2, %xmm2, %xmm2
+	add             $2, %rdx
+	add             $2, %rsi
+.Lgcm_dec_rec_final3_no2:
+	test            $1, %ecx
+	{disp32} jz     .Lgcm_dec_rec_final3_no1
+	vmovd           %xmm2, %r11d
+	xor             (%rdx), %r11b
+	mov             %r11b, (%rsi)
+.Lgcm_dec_rec_final3_no1:
+	{disp32} jmp    .Lgcm_dec_rec_partial
+.Lgcm_dec_rec_final2:
+	vpshufb         %xmm15, %xmm10, %xmm0
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpshufb         %xmm15, %xmm10, %xmm1
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpxor           %xmm12, %xmm0, %xmm0
+	vpxor           %xmm12, %xmm1, %xmm1
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_rec_final2_aes128
+	{disp32} je     .Lgcm_dec_rec_final2_aes192
+	vmovdqu         -208(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -192(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+.Lgcm_dec_rec_final2_aes192:
+	vmovdqu         -176(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -160(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+.Lgcm_dec_rec_final2_aes128:
+	vmovdqu         -144(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -128(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -112(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -96(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -80(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -64(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -48(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -32(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -16(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vpxor           (%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm0, %xmm0
+	vmovdqu         %xmm0, (%rsi)
+	add             $16, %rdx
+	add             $16, %rsi
+	sub             $16, %rcx
+	vaesenclast     %xmm13, %xmm1, %xmm1
+	cmp             $16, %rcx
+	{disp32} jb     .Lgcm_dec_rec_final2_bytes
+	vpxor           (%rdx), %xmm1, %xmm8
+	vmovdqu         %xmm8, (%rsi)
+	{disp32} jmp    .Lgcm_dec_rec_partial
+.Lgcm_dec_rec_final2_bytes:
+	test            $8, %ecx
+	{disp32} jz     .Lgcm_dec_rec_final2_no8
+	vmovq           %xmm1, %r11
+	xor             (%rdx), %r11
+	mov             %r11, (%rsi)
+	vpsrldq         $8, %xmm1, %xmm1
+	add             $8, %rdx
+	add             $8, %rsi
+.Lgcm_dec_rec_final2_no8:
+	test            $4, %ecx
+	{disp32} jz     .Lgcm_dec_rec_final2_no4
+	vmovd           %xmm1, %r11d
+	xor             (%rdx), %r11d
+	mov             %r11d, (%rsi)
+	vpsrldq         $4, %xmm1, %xmm1
+	add             $4, %rdx
+	add             $4, %rsi
+.Lgcm_dec_rec_final2_no4:
+	test            $2, %ecx
+	{disp32} jz     .Lgcm_dec_rec_final2_no2
+	vmovd           %xmm1, %r11d
+	xor             (%rdx), %r11w
+	mov             %r11w, (%rsi)
+	vpsrldq         $2, %xmm1, %xmm1
+	add             $2, %rdx
+	add             $2, %rsi
+.Lgcm_dec_rec_final2_no2:
+	test            $1, %ecx
+	{disp32} jz     .Lgcm_dec_rec_final2_no1
+	vmovd           %xmm1, %r11d
+	xor             (%rdx), %r11b
+	mov             %r11b, (%rsi)
+.Lgcm_dec_rec_final2_no1:
+	{disp32} jmp    .Lgcm_dec_rec_partial
+.Lgcm_dec_rec_final1:
+	vpshufb         %xmm15, %xmm10, %xmm0
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpxor           %xmm12, %xmm0, %xmm0
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_rec_final1_aes128
+	{disp32} je     .Lgcm_dec_rec_final1_aes192
+	vmovdqu         -208(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -192(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+.Lgcm_dec_rec_final1_aes192:
+	vmovdqu         -176(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -160(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+.Lgcm_dec_rec_final1_aes128:
+	vmovdqu         -144(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -128(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -112(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -96(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -80(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -64(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -48(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -32(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -16(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenclast     %xmm13, %xmm0, %xmm0
+	cmp             $16, %rcx
+	{disp32} jb     .Lgcm_dec_rec_final1_bytes
+	vpxor           (%rdx), %xmm0, %xmm8
+	vmovdqu         %xmm8, (%rsi)
+	{disp32} jmp    .Lgcm_dec_rec_partial
+.Lgcm_dec_rec_final1_bytes:
+	test            $8, %ecx
+	{disp32} jz     .Lgcm_dec_rec_final1_no8
+	vmovq           %xmm0, %r11
+	xor             (%rdx), %r11
+	mov             %r11, (%rsi)
+	vpsrldq         $8, %xmm0, %xmm0
+	add             $8, %rdx
+	add             $8, %rsi
+.Lgcm_dec_rec_final1_no8:
+	test            $4, %ecx
+	{disp32} jz     .Lgcm_dec_rec_final1_no4
+	vmovd           %xmm0, %r11d
+	xor             (%rdx), %r11d
+	mov             %r11d, (%rsi)
+	vpsrldq         $4, %xmm0, %xmm0
+	add             $4, %rdx
+	add             $4, %rsi
+.Lgcm_dec_rec_final1_no4:
+	test            $2, %ecx
+	{disp32} jz     .Lgcm_dec_rec_final1_no2
+	vmovd           %xmm0, %r11d
+	xor             (%rdx), %r11w
+	mov             %r11w, (%rsi)
+	vpsrldq         $2, %xmm0, %xmm0
+	add             $2, %rdx
+	add             $2, %rsi
+.Lgcm_dec_rec_final1_no2:
+	test            $1, %ecx
+	{disp32} jz     .Lgcm_dec_rec_final1_no1
+	vmovd           %xmm0, %r11d
+	xor             (%rdx), %r11b
+	mov             %r11b, (%rsi)
+.Lgcm_dec_rec_final1_no1:
+	{disp32} jmp    .Lgcm_dec_rec_partial
+.Lgcm_dec_rec_partial:
+	mov             96(%r8), %r11
+	test            %r11, %r11
+	{disp32} jz     .Lgcm_dec_rec_no_data
+# the partial block, zero-padded in the record: its keystream block on xmm
+	vmovdqu         64(%r8), %xmm4
+	vpxor           %xmm12, %xmm4, %xmm4
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_rec_part_aes128
+	{disp32} je     .Lgcm_dec_rec_part_aes192
+	vaesenc         -208(%r10), %xmm4, %xmm4
+	vaesenc         -192(%r10), %xmm4, %xmm4
+.Lgcm_dec_rec_part_aes192:
+	vaesenc         -176(%r10), %xmm4, %xmm4
+	vaesenc         -160(%r10), %xmm4, %xmm4
+.Lgcm_dec_rec_part_aes128:
+	vaesenc         -144(%r10), %xmm4, %xmm4
+	vaesenc         -128(%r10), %xmm4, %xmm4
+	vaesenc         -112(%r10), %xmm4, %xmm4
+	vaesenc         -96(%r10), %xmm4, %xmm4
+	vaesenc         -80(%r10), %xmm4, %xmm4
+	vaesenc         -64(%r10), %xmm4, %xmm4
+	vaesenc         -48(%r10), %xmm4, %xmm4
+	vaesenc         -32(%r10), %xmm4, %xmm4
+	vaesenc         -16(%r10), %xmm4, %xmm4
+	vaesenclast     %xmm13, %xmm4, %xmm4
+	vmovdqu         80(%r8), %xmm0
+	vpxor           %xmm0, %xmm4, %xmm4
+	vmovdqu         %xmm4, 80(%r8)
+	vmovdqa         %xmm0, %xmm4                    # GHASH the ciphertext (zero-padded)
+	vpshufb         %xmm15, %xmm4, %xmm4
+	vpxor           %xmm9, %xmm4, %xmm4
+	vpclmulqdq      $0, 736(%rdi), %xmm4, %xmm5
+	vpclmulqdq      $16, 736(%rdi), %xmm4, %xmm6
+	vpclmulqdq      $1, 736(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $17, 736(%rdi), %xmm4, %xmm7
+	vpxor           %xmm8, %xmm6, %xmm6
+	vmovdqu         16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm5, %xmm5
+	vpclmulqdq      $16, 752(%rdi), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $1, 752(%rdi), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $17, 752(%rdi), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm7, %xmm7
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %xmm5, %xmm5
+	vpxor           %xmm5, %xmm6, %xmm6
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %xmm6, %xmm6
+	vpxor           %xmm6, %xmm7, %xmm7
+	vpxor           %xmm8, %xmm7, %xmm7
+	vmovdqa         %xmm7, %xmm9
+	{disp32} jmp    .Lgcm_dec_rec_tag
+.Lgcm_dec_rec_no_data:
+	vmovdqu         16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpxor           %xmm9, %xmm4, %xmm4
+	vpclmulqdq      $0, 752(%rdi), %xmm4, %xmm5
+	vpclmulqdq      $16, 752(%rdi), %xmm4, %xmm6
+	vpclmulqdq      $1, 752(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $17, 752(%rdi), %xmm4, %xmm7
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %xmm5, %xmm5
+	vpxor           %xmm5, %xmm6, %xmm6
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %xmm6, %xmm6
+	vpxor           %xmm6, %xmm7, %xmm7
+	vpxor           %xmm8, %xmm7, %xmm7
+	vmovdqa         %xmm7, %xmm9
+.Lgcm_dec_rec_tag:
+	vpshufb         %xmm15, %xmm9, %xmm9
+	vpxor           48(%r8), %xmm9, %xmm9
+	vmovdqu         %xmm9, 48(%r8)
+	xor             %eax, %eax
+	vzeroupper
+	ret
+	.cfi_endproc
+	.size	aesgen_gcm_dec_record_aesni_avx, . - aesgen_gcm_dec_record_aesni_avx
+
 	.section .rodata
 	.p2align 6
 .Lgcm_bswap_mask_16:
@@ -1464,6 +3055,13 @@ aesgen_gcm_dec_update_aesni_avx:
 # Per-lane increment of the block counter (dword 0 of the reflected counter block).
 .Lgcm_lane_count:
 	.long	1, 0, 0, 0
+# The record functions' first counters: J0 + 1, J0 + 2, ... per lane.
+	.p2align 6
+.Lgcm_record_offsets_16:
+	.long	1, 0, 0, 0
+# 16 bytes at .Lgcm_tail_bytes + 16 - n keep the first n bytes of a block.
+.Lgcm_tail_bytes:
+	.quad	-1, -1, 0, 0
 	.section .note.GNU-stack,"",@progbits
 	.section .note.gnu.property,"a",@note
 	.p2align 3

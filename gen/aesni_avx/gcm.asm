@@ -1435,6 +1435,1581 @@ L.gcm_dec_return:
 	vzeroupper
 	ret
 
+; int aesgen_gcm_enc_record_aesni_avx(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
+;                  size_t len, struct aesgen_gcm_record *rec);   any len
+;
+; One whole message: GHASH of the AAD, E_K(J0), encryption with the same stitched
+; loop as aesgen_gcm_enc_update_aesni_avx, then the last 1..4 blocks and the lengths block
+; in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
+	section .text
+	align 32, db 0xcc
+	global aesgen_gcm_enc_record_aesni_avx:function hidden
+aesgen_gcm_enc_record_aesni_avx:
+	endbr64
+	vmovdqu         xmm15, oword [rel L.gcm_bswap_mask_16]
+	vpxor           xmm9, xmm9, xmm9
+	mov             r10, qword [r8 + 40]
+	test            r10, r10
+	jz              near L.gcm_enc_rec_aad_done
+	mov             rax, qword [r8 + 32]
+	lea             r9, [rdi + 768]
+	sub             r9, r10
+	vpxor           xmm5, xmm5, xmm5
+	vpxor           xmm6, xmm6, xmm6
+	vpxor           xmm7, xmm7, xmm7
+L.gcm_enc_rec_aad_vector:
+	vmovdqu         xmm4, oword [rax]
+	vpshufb         xmm4, xmm4, xmm15
+	vpxor           xmm4, xmm4, xmm9                ; the running hash joins block 0
+	vpxor           xmm9, xmm9, xmm9
+	vpclmulqdq      xmm8, xmm4, oword [r9], 0
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [r9], 16
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [r9], 1
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [r9], 17
+	vpxor           xmm7, xmm7, xmm8
+	add             rax, 16
+	add             r9, 16
+	sub             r10, 16
+	ja              L.gcm_enc_rec_aad_vector
+	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (x^63+x^62+x^57)
+	vpshufd         xmm5, xmm5, 78
+	vpxor           xmm6, xmm6, xmm5
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (x^63+x^62+x^57)
+	vpshufd         xmm6, xmm6, 78
+	vpxor           xmm7, xmm7, xmm6
+	vpxor           xmm7, xmm7, xmm8
+	vmovdqa         xmm9, xmm7
+L.gcm_enc_rec_aad_done:
+	mov             eax, dword [rdi + 240]
+	lea             r10, [rdi + rax*8]
+	lea             r10, [r10 + rax*8]              ; &rk[rounds]
+	vmovdqu         xmm12, oword [rdi]
+	vmovdqu         xmm13, oword [r10]
+; E_K(J0) masks the tag: one block on xmm, beside the data's blocks
+	vmovdqu         xmm4, oword [r8]
+	vpxor           xmm4, xmm4, xmm12
+	cmp             eax, 12
+	jb              near L.gcm_enc_rec_j0_aes128
+	je              near L.gcm_enc_rec_j0_aes192
+	vaesenc         xmm4, xmm4, oword [r10 - 208]
+	vaesenc         xmm4, xmm4, oword [r10 - 192]
+L.gcm_enc_rec_j0_aes192:
+	vaesenc         xmm4, xmm4, oword [r10 - 176]
+	vaesenc         xmm4, xmm4, oword [r10 - 160]
+L.gcm_enc_rec_j0_aes128:
+	vaesenc         xmm4, xmm4, oword [r10 - 144]
+	vaesenc         xmm4, xmm4, oword [r10 - 128]
+	vaesenc         xmm4, xmm4, oword [r10 - 112]
+	vaesenc         xmm4, xmm4, oword [r10 - 96]
+	vaesenc         xmm4, xmm4, oword [r10 - 80]
+	vaesenc         xmm4, xmm4, oword [r10 - 64]
+	vaesenc         xmm4, xmm4, oword [r10 - 48]
+	vaesenc         xmm4, xmm4, oword [r10 - 32]
+	vaesenc         xmm4, xmm4, oword [r10 - 16]
+	vaesenclast     xmm4, xmm4, xmm13
+	vmovdqu         oword [r8 + 48], xmm4
+	vmovdqu         xmm10, oword [r8]
+	vpshufb         xmm10, xmm10, xmm15
+	vpaddd          xmm10, xmm10, oword [rel L.gcm_record_offsets_16] ; J0 + 1, + 2, ...
+	vmovdqu         xmm11, oword [rel L.gcm_lane_count]
+	test            rcx, rcx                        ; whole blocks only
+	jz              near L.gcm_enc_rec_partial
+	sub             rcx, 64
+	jb              near L.gcm_enc_rec_tail
+L.gcm_enc_rec_loop:
+; LLVM-MCA-BEGIN gcm_enc_rec_aesni_avx_main_loop
+	vpshufb         xmm0, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm1, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm2, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm3, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpxor           xmm0, xmm0, xmm12
+	vpxor           xmm1, xmm1, xmm12
+	vpxor           xmm2, xmm2, xmm12
+	vpxor           xmm3, xmm3, xmm12
+	cmp             eax, 12
+	jb              near L.gcm_enc_rec_main_aes128
+	je              near L.gcm_enc_rec_main_aes192
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+L.gcm_enc_rec_main_aes192:
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+L.gcm_enc_rec_main_aes128:
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vpxor           xmm8, xmm13, oword [rdx]
+	vaesenclast     xmm0, xmm0, xmm8
+	vmovdqu         oword [rsi], xmm0
+	vpxor           xmm8, xmm13, oword [rdx + 16]
+	vaesenclast     xmm1, xmm1, xmm8
+	vmovdqu         oword [rsi + 16], xmm1
+	vpxor           xmm8, xmm13, oword [rdx + 32]
+	vaesenclast     xmm2, xmm2, xmm8
+	vmovdqu         oword [rsi + 32], xmm2
+	vpxor           xmm8, xmm13, oword [rdx + 48]
+	vaesenclast     xmm3, xmm3, xmm8
+	vmovdqu         oword [rsi + 48], xmm3
+	vpshufb         xmm4, xmm0, xmm15
+	vpxor           xmm4, xmm4, xmm9                ; the running hash joins block 0
+	vpclmulqdq      xmm5, xmm4, oword [rdi + 704], 0
+	vpclmulqdq      xmm6, xmm4, oword [rdi + 704], 16
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 704], 1
+	vpclmulqdq      xmm7, xmm4, oword [rdi + 704], 17
+	vpxor           xmm6, xmm6, xmm8
+	vpshufb         xmm4, xmm1, xmm15
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 0
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 16
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 1
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 17
+	vpxor           xmm7, xmm7, xmm8
+	vpshufb         xmm4, xmm2, xmm15
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 0
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 16
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 1
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 17
+	vpxor           xmm7, xmm7, xmm8
+	vpshufb         xmm4, xmm3, xmm15
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 0
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 16
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 1
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 17
+	vpxor           xmm7, xmm7, xmm8
+	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (x^63+x^62+x^57)
+	vpshufd         xmm5, xmm5, 78
+	vpxor           xmm6, xmm6, xmm5
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (x^63+x^62+x^57)
+	vpshufd         xmm6, xmm6, 78
+	vpxor           xmm7, xmm7, xmm6
+	vpxor           xmm7, xmm7, xmm8
+	vmovdqa         xmm9, xmm7
+	add             rdx, 64
+	add             rsi, 64
+	sub             rcx, 64
+	jae             L.gcm_enc_rec_loop
+; LLVM-MCA-END
+L.gcm_enc_rec_tail:
+	add             rcx, 64
+	jz              near L.gcm_enc_rec_partial
+	mov             r9, rcx                         ; remember the tail for its GHASH
+	push            rsi
+
+; 1..64 bytes remain: pick the final group by the number of vectors they need.
+L.gcm_enc_rec_final:
+	cmp             rcx, 16
+	jbe             near L.gcm_enc_rec_final1
+	cmp             rcx, 32
+	jbe             near L.gcm_enc_rec_final2
+	cmp             rcx, 48
+	jbe             near L.gcm_enc_rec_final3
+L.gcm_enc_rec_final4:
+	vpshufb         xmm0, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm1, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm2, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm3, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpxor           xmm0, xmm0, xmm12
+	vpxor           xmm1, xmm1, xmm12
+	vpxor           xmm2, xmm2, xmm12
+	vpxor           xmm3, xmm3, xmm12
+	cmp             eax, 12
+	jb              near L.gcm_enc_rec_final4_aes128
+	je              near L.gcm_enc_rec_final4_aes192
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+L.gcm_enc_rec_final4_aes192:
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+L.gcm_enc_rec_final4_aes128:
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vpxor           xmm8, xmm13, oword [rdx]
+	vaesenclast     xmm0, xmm0, xmm8
+	vmovdqu         oword [rsi], xmm0
+	vpxor           xmm8, xmm13, oword [rdx + 16]
+	vaesenclast     xmm1, xmm1, xmm8
+	vmovdqu         oword [rsi + 16], xmm1
+	vpxor           xmm8, xmm13, oword [rdx + 32]
+	vaesenclast     xmm2, xmm2, xmm8
+	vmovdqu         oword [rsi + 32], xmm2
+	add             rdx, 48
+	add             rsi, 48
+	sub             rcx, 48
+	vaesenclast     xmm3, xmm3, xmm13
+	cmp             rcx, 16
+	jb              near L.gcm_enc_rec_final4_bytes
+	vpxor           xmm8, xmm3, oword [rdx]
+	vmovdqu         oword [rsi], xmm8
+	jmp             near L.gcm_enc_rec_tail_crypted
+L.gcm_enc_rec_final4_bytes:
+	test            ecx, 8
+	jz              near L.gcm_enc_rec_final4_no8
+	vmovq           r11, xmm3
+	xor             r11, qword [rdx]
+	mov             qword [rsi], r11
+	vpsrldq         xmm3, xmm3, 8
+	add             rdx, 8
+	add             rsi, 8
+L.gcm_enc_rec_final4_no8:
+	test            ecx, 4
+	jz              near L.gcm_enc_rec_final4_no4
+	vmovd           r11d, xmm3
+	xor             r11d, dword [rdx]
+	mov             dword [rsi], r11d
+	vpsrldq         xmm3, xmm3, 4
+	add             rdx, 4
+	add             rsi, 4
+L.gcm_enc_rec_final4_no4:
+	test            ecx, 2
+	jz              near L.gcm_enc_rec_final4_no2
+	vmovd           r11d, xmm3
+	xor             r11w, word [rdx]
+	mov             word [rsi], r11w
+	vpsrldq         xmm3, xmm3, 2
+	add             rdx, 2
+	add             rsi, 2
+L.gcm_enc_rec_final4_no2:
+	test            ecx, 1
+	jz              near L.gcm_enc_rec_final4_no1
+	vmovd           r11d, xmm3
+	xor             r11b, byte [rdx]
+	mov             byte [rsi], r11b
+L.gcm_enc_rec_final4_no1:
+	jmp             near L.gcm_enc_rec_tail_crypted
+L.gcm_enc_rec_final3:
+	vpshufb         xmm0, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm1, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm2, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpxor           xmm0, xmm0, xmm12
+	vpxor           xmm1, xmm1, xmm12
+	vpxor           xmm2, xmm2, xmm12
+	cmp             eax, 12
+	jb              near L.gcm_enc_rec_final3_aes128
+	je              near L.gcm_enc_rec_final3_aes192
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+L.gcm_enc_rec_final3_aes192:
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+L.gcm_enc_rec_final3_aes128:
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vpxor           xmm8, xmm13, oword [rdx]
+	vaesenclast     xmm0, xmm0, xmm8
+	vmovdqu         oword [rsi], xmm0
+	vpxor           xmm8, xmm13, oword [rdx + 16]
+	vaesenclast     xmm1, xmm1, xmm8
+	vmovdqu         oword [rsi + 16], xmm1
+	add             rdx, 32
+	add             rsi, 32
+	sub             rcx, 32
+	vaesenclast     xmm2, xmm2, xmm13
+	cmp             rcx, 16
+	jb              near L.gcm_enc_rec_final3_bytes
+	vpxor           xmm8, xmm2, oword [rdx]
+	vmovdqu         oword [rsi], xmm8
+	jmp             near L.gcm_enc_rec_tail_crypted
+L.gcm_enc_rec_final3_bytes:
+	test            ecx, 8
+	jz              near L.gcm_enc_rec_final3_no8
+	vmovq           r11, xmm2
+	xor             r11, qword [rdx]
+	mov             qword [rsi], r11
+	vpsrldq         xmm2, xmm2, 8
+	add             rdx, 8
+	add             rsi, 8
+L.gcm_enc_rec_final3_no8:
+	test            ecx, 4
+	jz              near L.gcm_enc_rec_final3_no4
+	vmovd           r11d, xmm2
+	xor             r11d, dword [rdx]
+	mov             dword [rsi], r11d
+	vpsrldq         xmm2, xmm2, 4
+	add             rdx, 4
+	add             rsi, 4
+L.gcm_enc_rec_final3_no4:
+	test            ecx, 2
+	jz              near L.gcm_enc_rec_final3_no2
+	vmovd           r11d, xmm2
+	xor             r11w, word [rdx]
+	mov             word [rsi], r11w
+	vpsrldq         xmm2, xmm2, 2
+	add             rdx, 2
+	add             rsi, 2
+L.gcm_enc_rec_final3_no2:
+	test            ecx, 1
+	jz              near L.gcm_enc_rec_final3_no1
+	vmovd           r11d, xmm2
+	xor             r11b, byte [rdx]
+	mov             byte [rsi], r11b
+L.gcm_enc_rec_final3_no1:
+	jmp             near L.gcm_enc_rec_tail_crypted
+L.gcm_enc_rec_final2:
+	vpshufb         xmm0, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm1, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpxor           xmm0, xmm0, xmm12
+	vpxor           xmm1, xmm1, xmm12
+	cmp             eax, 12
+	jb              near L.gcm_enc_rec_final2_aes128
+	je              near L.gcm_enc_rec_final2_aes192
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+L.gcm_enc_rec_final2_aes192:
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+L.gcm_enc_rec_final2_aes128:
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vpxor           xmm8, xmm13, oword [rdx]
+	vaesenclast     xmm0, xmm0, xmm8
+	vmovdqu         oword [rsi], xmm0
+	add             rdx, 16
+	add             rsi, 16
+	sub             rcx, 16
+	vaesenclast     xmm1, xmm1, xmm13
+	cmp             rcx, 16
+	jb              near L.gcm_enc_rec_final2_bytes
+	vpxor           xmm8, xmm1, oword [rdx]
+	vmovdqu         oword [rsi], xmm8
+	jmp             near L.gcm_enc_rec_tail_crypted
+L.gcm_enc_rec_final2_bytes:
+	test            ecx, 8
+	jz              near L.gcm_enc_rec_final2_no8
+	vmovq           r11, xmm1
+	xor             r11, qword [rdx]
+	mov             qword [rsi], r11
+	vpsrldq         xmm1, xmm1, 8
+	add             rdx, 8
+	add             rsi, 8
+L.gcm_enc_rec_final2_no8:
+	test            ecx, 4
+	jz              near L.gcm_enc_rec_final2_no4
+	vmovd           r11d, xmm1
+	xor             r11d, dword [rdx]
+	mov             dword [rsi], r11d
+	vpsrldq         xmm1, xmm1, 4
+	add             rdx, 4
+	add             rsi, 4
+L.gcm_enc_rec_final2_no4:
+	test            ecx, 2
+	jz              near L.gcm_enc_rec_final2_no2
+	vmovd           r11d, xmm1
+	xor             r11w, word [rdx]
+	mov             word [rsi], r11w
+	vpsrldq         xmm1, xmm1, 2
+	add             rdx, 2
+	add             rsi, 2
+L.gcm_enc_rec_final2_no2:
+	test            ecx, 1
+	jz              near L.gcm_enc_rec_final2_no1
+	vmovd           r11d, xmm1
+	xor             r11b, byte [rdx]
+	mov             byte [rsi], r11b
+L.gcm_enc_rec_final2_no1:
+	jmp             near L.gcm_enc_rec_tail_crypted
+L.gcm_enc_rec_final1:
+	vpshufb         xmm0, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpxor           xmm0, xmm0, xmm12
+	cmp             eax, 12
+	jb              near L.gcm_enc_rec_final1_aes128
+	je              near L.gcm_enc_rec_final1_aes192
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm14
+L.gcm_enc_rec_final1_aes192:
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm14
+L.gcm_enc_rec_final1_aes128:
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenclast     xmm0, xmm0, xmm13
+	cmp             rcx, 16
+	jb              near L.gcm_enc_rec_final1_bytes
+	vpxor           xmm8, xmm0, oword [rdx]
+	vmovdqu         oword [rsi], xmm8
+	jmp             near L.gcm_enc_rec_tail_crypted
+L.gcm_enc_rec_final1_bytes:
+	test            ecx, 8
+	jz              near L.gcm_enc_rec_final1_no8
+	vmovq           r11, xmm0
+	xor             r11, qword [rdx]
+	mov             qword [rsi], r11
+	vpsrldq         xmm0, xmm0, 8
+	add             rdx, 8
+	add             rsi, 8
+L.gcm_enc_rec_final1_no8:
+	test            ecx, 4
+	jz              near L.gcm_enc_rec_final1_no4
+	vmovd           r11d, xmm0
+	xor             r11d, dword [rdx]
+	mov             dword [rsi], r11d
+	vpsrldq         xmm0, xmm0, 4
+	add             rdx, 4
+	add             rsi, 4
+L.gcm_enc_rec_final1_no4:
+	test            ecx, 2
+	jz              near L.gcm_enc_rec_final1_no2
+	vmovd           r11d, xmm0
+	xor             r11w, word [rdx]
+	mov             word [rsi], r11w
+	vpsrldq         xmm0, xmm0, 2
+	add             rdx, 2
+	add             rsi, 2
+L.gcm_enc_rec_final1_no2:
+	test            ecx, 1
+	jz              near L.gcm_enc_rec_final1_no1
+	vmovd           r11d, xmm0
+	xor             r11b, byte [rdx]
+	mov             byte [rsi], r11b
+L.gcm_enc_rec_final1_no1:
+	jmp             near L.gcm_enc_rec_tail_crypted
+L.gcm_enc_rec_tail_crypted:
+	pop             rdx                             ; hash the ciphertext just written
+	mov             rcx, r9
+	lea             r9, [rdi + 768]
+	sub             r9, rcx
+	vpxor           xmm5, xmm5, xmm5
+	vpxor           xmm6, xmm6, xmm6
+	vpxor           xmm7, xmm7, xmm7
+L.gcm_enc_rec_ghash_vector:
+	vmovdqu         xmm4, oword [rdx]
+	vpshufb         xmm4, xmm4, xmm15
+	vpxor           xmm4, xmm4, xmm9                ; the running hash joins block 0
+	vpxor           xmm9, xmm9, xmm9
+	vpclmulqdq      xmm8, xmm4, oword [r9], 0
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [r9], 16
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [r9], 1
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [r9], 17
+	vpxor           xmm7, xmm7, xmm8
+	add             rdx, 16
+	add             r9, 16
+	sub             rcx, 16
+	ja              L.gcm_enc_rec_ghash_vector
+	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (x^63+x^62+x^57)
+	vpshufd         xmm5, xmm5, 78
+	vpxor           xmm6, xmm6, xmm5
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (x^63+x^62+x^57)
+	vpshufd         xmm6, xmm6, 78
+	vpxor           xmm7, xmm7, xmm6
+	vpxor           xmm7, xmm7, xmm8
+	vmovdqa         xmm9, xmm7
+L.gcm_enc_rec_partial:
+	mov             r11, qword [r8 + 96]
+	test            r11, r11
+	jz              near L.gcm_enc_rec_no_data
+; the partial block, zero-padded in the record: its keystream block on xmm
+	vmovdqu         xmm4, oword [r8 + 64]
+	vpxor           xmm4, xmm4, xmm12
+	cmp             eax, 12
+	jb              near L.gcm_enc_rec_part_aes128
+	je              near L.gcm_enc_rec_part_aes192
+	vaesenc         xmm4, xmm4, oword [r10 - 208]
+	vaesenc         xmm4, xmm4, oword [r10 - 192]
+L.gcm_enc_rec_part_aes192:
+	vaesenc         xmm4, xmm4, oword [r10 - 176]
+	vaesenc         xmm4, xmm4, oword [r10 - 160]
+L.gcm_enc_rec_part_aes128:
+	vaesenc         xmm4, xmm4, oword [r10 - 144]
+	vaesenc         xmm4, xmm4, oword [r10 - 128]
+	vaesenc         xmm4, xmm4, oword [r10 - 112]
+	vaesenc         xmm4, xmm4, oword [r10 - 96]
+	vaesenc         xmm4, xmm4, oword [r10 - 80]
+	vaesenc         xmm4, xmm4, oword [r10 - 64]
+	vaesenc         xmm4, xmm4, oword [r10 - 48]
+	vaesenc         xmm4, xmm4, oword [r10 - 32]
+	vaesenc         xmm4, xmm4, oword [r10 - 16]
+	vaesenclast     xmm4, xmm4, xmm13
+	vmovdqu         xmm0, oword [r8 + 80]
+	vpxor           xmm4, xmm4, xmm0
+	vmovdqu         oword [r8 + 80], xmm4
+	lea             r9, [rel L.gcm_tail_bytes + 16]
+	sub             r9, r11
+	vpand           xmm4, xmm4, oword [r9]          ; GHASH sees the padding as zeros
+	vpshufb         xmm4, xmm4, xmm15
+	vpxor           xmm4, xmm4, xmm9
+	vpclmulqdq      xmm5, xmm4, oword [rdi + 736], 0
+	vpclmulqdq      xmm6, xmm4, oword [rdi + 736], 16
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 1
+	vpclmulqdq      xmm7, xmm4, oword [rdi + 736], 17
+	vpxor           xmm6, xmm6, xmm8
+	vmovdqu         xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 0
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 16
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 1
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 17
+	vpxor           xmm7, xmm7, xmm8
+	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (x^63+x^62+x^57)
+	vpshufd         xmm5, xmm5, 78
+	vpxor           xmm6, xmm6, xmm5
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (x^63+x^62+x^57)
+	vpshufd         xmm6, xmm6, 78
+	vpxor           xmm7, xmm7, xmm6
+	vpxor           xmm7, xmm7, xmm8
+	vmovdqa         xmm9, xmm7
+	jmp             near L.gcm_enc_rec_tag
+L.gcm_enc_rec_no_data:
+	vmovdqu         xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpxor           xmm4, xmm4, xmm9
+	vpclmulqdq      xmm5, xmm4, oword [rdi + 752], 0
+	vpclmulqdq      xmm6, xmm4, oword [rdi + 752], 16
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 1
+	vpclmulqdq      xmm7, xmm4, oword [rdi + 752], 17
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (x^63+x^62+x^57)
+	vpshufd         xmm5, xmm5, 78
+	vpxor           xmm6, xmm6, xmm5
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (x^63+x^62+x^57)
+	vpshufd         xmm6, xmm6, 78
+	vpxor           xmm7, xmm7, xmm6
+	vpxor           xmm7, xmm7, xmm8
+	vmovdqa         xmm9, xmm7
+L.gcm_enc_rec_tag:
+	vpshufb         xmm9, xmm9, xmm15
+	vpxor           xmm9, xmm9, oword [r8 + 48]
+	vmovdqu         oword [r8 + 48], xmm9
+	xor             eax, eax
+	vzeroupper
+	ret
+
+; int aesgen_gcm_dec_record_aesni_avx(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
+;                  size_t len, struct aesgen_gcm_record *rec);   any len
+;
+; One whole message: GHASH of the AAD, E_K(J0), decryption with the same stitched
+; loop as aesgen_gcm_dec_update_aesni_avx, then the last 1..4 blocks and the lengths block
+; in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
+	section .text
+	align 32, db 0xcc
+	global aesgen_gcm_dec_record_aesni_avx:function hidden
+aesgen_gcm_dec_record_aesni_avx:
+	endbr64
+	vmovdqu         xmm15, oword [rel L.gcm_bswap_mask_16]
+	vpxor           xmm9, xmm9, xmm9
+	mov             r10, qword [r8 + 40]
+	test            r10, r10
+	jz              near L.gcm_dec_rec_aad_done
+	mov             rax, qword [r8 + 32]
+	lea             r9, [rdi + 768]
+	sub             r9, r10
+	vpxor           xmm5, xmm5, xmm5
+	vpxor           xmm6, xmm6, xmm6
+	vpxor           xmm7, xmm7, xmm7
+L.gcm_dec_rec_aad_vector:
+	vmovdqu         xmm4, oword [rax]
+	vpshufb         xmm4, xmm4, xmm15
+	vpxor           xmm4, xmm4, xmm9                ; the running hash joins block 0
+	vpxor           xmm9, xmm9, xmm9
+	vpclmulqdq      xmm8, xmm4, oword [r9], 0
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [r9], 16
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [r9], 1
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [r9], 17
+	vpxor           xmm7, xmm7, xmm8
+	add             rax, 16
+	add             r9, 16
+	sub             r10, 16
+	ja              L.gcm_dec_rec_aad_vector
+	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (x^63+x^62+x^57)
+	vpshufd         xmm5, xmm5, 78
+	vpxor           xmm6, xmm6, xmm5
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (x^63+x^62+x^57)
+	vpshufd         xmm6, xmm6, 78
+	vpxor           xmm7, xmm7, xmm6
+	vpxor           xmm7, xmm7, xmm8
+	vmovdqa         xmm9, xmm7
+L.gcm_dec_rec_aad_done:
+	mov             eax, dword [rdi + 240]
+	lea             r10, [rdi + rax*8]
+	lea             r10, [r10 + rax*8]              ; &rk[rounds]
+	vmovdqu         xmm12, oword [rdi]
+	vmovdqu         xmm13, oword [r10]
+; E_K(J0) masks the tag: one block on xmm, beside the data's blocks
+	vmovdqu         xmm4, oword [r8]
+	vpxor           xmm4, xmm4, xmm12
+	cmp             eax, 12
+	jb              near L.gcm_dec_rec_j0_aes128
+	je              near L.gcm_dec_rec_j0_aes192
+	vaesenc         xmm4, xmm4, oword [r10 - 208]
+	vaesenc         xmm4, xmm4, oword [r10 - 192]
+L.gcm_dec_rec_j0_aes192:
+	vaesenc         xmm4, xmm4, oword [r10 - 176]
+	vaesenc         xmm4, xmm4, oword [r10 - 160]
+L.gcm_dec_rec_j0_aes128:
+	vaesenc         xmm4, xmm4, oword [r10 - 144]
+	vaesenc         xmm4, xmm4, oword [r10 - 128]
+	vaesenc         xmm4, xmm4, oword [r10 - 112]
+	vaesenc         xmm4, xmm4, oword [r10 - 96]
+	vaesenc         xmm4, xmm4, oword [r10 - 80]
+	vaesenc         xmm4, xmm4, oword [r10 - 64]
+	vaesenc         xmm4, xmm4, oword [r10 - 48]
+	vaesenc         xmm4, xmm4, oword [r10 - 32]
+	vaesenc         xmm4, xmm4, oword [r10 - 16]
+	vaesenclast     xmm4, xmm4, xmm13
+	vmovdqu         oword [r8 + 48], xmm4
+	vmovdqu         xmm10, oword [r8]
+	vpshufb         xmm10, xmm10, xmm15
+	vpaddd          xmm10, xmm10, oword [rel L.gcm_record_offsets_16] ; J0 + 1, + 2, ...
+	vmovdqu         xmm11, oword [rel L.gcm_lane_count]
+	test            rcx, rcx                        ; whole blocks only
+	jz              near L.gcm_dec_rec_partial
+	sub             rcx, 64
+	jb              near L.gcm_dec_rec_tail
+L.gcm_dec_rec_loop:
+; LLVM-MCA-BEGIN gcm_dec_rec_aesni_avx_main_loop
+	vpshufb         xmm0, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm1, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm2, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm3, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpxor           xmm0, xmm0, xmm12
+	vpxor           xmm1, xmm1, xmm12
+	vpxor           xmm2, xmm2, xmm12
+	vpxor           xmm3, xmm3, xmm12
+	cmp             eax, 12
+	jb              near L.gcm_dec_rec_main_aes128
+	je              near L.gcm_dec_rec_main_aes192
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+L.gcm_dec_rec_main_aes192:
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+L.gcm_dec_rec_main_aes128:
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm4, oword [rdx]
+	vpshufb         xmm4, xmm4, xmm15
+	vpxor           xmm4, xmm4, xmm9
+	vpclmulqdq      xmm5, xmm4, oword [rdi + 704], 0
+	vpclmulqdq      xmm6, xmm4, oword [rdi + 704], 16
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 704], 1
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vpclmulqdq      xmm7, xmm4, oword [rdi + 704], 17
+	vpxor           xmm6, xmm6, xmm8
+	vmovdqu         xmm4, oword [rdx + 16]
+	vpshufb         xmm4, xmm4, xmm15
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 0
+	vpxor           xmm5, xmm5, xmm8
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 16
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 1
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 17
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vpxor           xmm7, xmm7, xmm8
+	vmovdqu         xmm4, oword [rdx + 32]
+	vpshufb         xmm4, xmm4, xmm15
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 0
+	vpxor           xmm5, xmm5, xmm8
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 16
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 1
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 17
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vpxor           xmm7, xmm7, xmm8
+	vmovdqu         xmm4, oword [rdx + 48]
+	vpshufb         xmm4, xmm4, xmm15
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 0
+	vpxor           xmm5, xmm5, xmm8
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 16
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 1
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 17
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vpxor           xmm7, xmm7, xmm8
+	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (x^63+x^62+x^57)
+	vpshufd         xmm5, xmm5, 78
+	vpxor           xmm6, xmm6, xmm5
+	vpxor           xmm6, xmm6, xmm8
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (x^63+x^62+x^57)
+	vpshufd         xmm6, xmm6, 78
+	vpxor           xmm7, xmm7, xmm6
+	vpxor           xmm7, xmm7, xmm8
+	vmovdqa         xmm9, xmm7
+	vpxor           xmm8, xmm13, oword [rdx]
+	vaesenclast     xmm0, xmm0, xmm8
+	vmovdqu         oword [rsi], xmm0
+	vpxor           xmm8, xmm13, oword [rdx + 16]
+	vaesenclast     xmm1, xmm1, xmm8
+	vmovdqu         oword [rsi + 16], xmm1
+	vpxor           xmm8, xmm13, oword [rdx + 32]
+	vaesenclast     xmm2, xmm2, xmm8
+	vmovdqu         oword [rsi + 32], xmm2
+	vpxor           xmm8, xmm13, oword [rdx + 48]
+	vaesenclast     xmm3, xmm3, xmm8
+	vmovdqu         oword [rsi + 48], xmm3
+	add             rdx, 64
+	add             rsi, 64
+	sub             rcx, 64
+	jae             L.gcm_dec_rec_loop
+; LLVM-MCA-END
+L.gcm_dec_rec_tail:
+	add             rcx, 64
+	jz              near L.gcm_dec_rec_partial
+	push            rdx
+	push            rcx
+	lea             r9, [rdi + 768]
+	sub             r9, rcx
+	vpxor           xmm5, xmm5, xmm5
+	vpxor           xmm6, xmm6, xmm6
+	vpxor           xmm7, xmm7, xmm7
+L.gcm_dec_rec_ghash_vector:
+	vmovdqu         xmm4, oword [rdx]
+	vpshufb         xmm4, xmm4, xmm15
+	vpxor           xmm4, xmm4, xmm9                ; the running hash joins block 0
+	vpxor           xmm9, xmm9, xmm9
+	vpclmulqdq      xmm8, xmm4, oword [r9], 0
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [r9], 16
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [r9], 1
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [r9], 17
+	vpxor           xmm7, xmm7, xmm8
+	add             rdx, 16
+	add             r9, 16
+	sub             rcx, 16
+	ja              L.gcm_dec_rec_ghash_vector
+	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (x^63+x^62+x^57)
+	vpshufd         xmm5, xmm5, 78
+	vpxor           xmm6, xmm6, xmm5
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (x^63+x^62+x^57)
+	vpshufd         xmm6, xmm6, 78
+	vpxor           xmm7, xmm7, xmm6
+	vpxor           xmm7, xmm7, xmm8
+	vmovdqa         xmm9, xmm7
+	pop             rcx
+	pop             rdx
+
+; 1..64 bytes remain: pick the final group by the number of vectors they need.
+L.gcm_dec_rec_final:
+	cmp             rcx, 16
+	jbe             near L.gcm_dec_rec_final1
+	cmp             rcx, 32
+	jbe             near L.gcm_dec_rec_final2
+	cmp             rcx, 48
+	jbe             near L.gcm_dec_rec_final3
+L.gcm_dec_rec_final4:
+	vpshufb         xmm0, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm1, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm2, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm3, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpxor           xmm0, xmm0, xmm12
+	vpxor           xmm1, xmm1, xmm12
+	vpxor           xmm2, xmm2, xmm12
+	vpxor           xmm3, xmm3, xmm12
+	cmp             eax, 12
+	jb              near L.gcm_dec_rec_final4_aes128
+	je              near L.gcm_dec_rec_final4_aes192
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+L.gcm_dec_rec_final4_aes192:
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+L.gcm_dec_rec_final4_aes128:
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vpxor           xmm8, xmm13, oword [rdx]
+	vaesenclast     xmm0, xmm0, xmm8
+	vmovdqu         oword [rsi], xmm0
+	vpxor           xmm8, xmm13, oword [rdx + 16]
+	vaesenclast     xmm1, xmm1, xmm8
+	vmovdqu         oword [rsi + 16], xmm1
+	vpxor           xmm8, xmm13, oword [rdx + 32]
+	vaesenclast     xmm2, xmm2, xmm8
+	vmovdqu         oword [rsi + 32], xmm2
+	add             rdx, 48
+	add             rsi, 48
+	sub             rcx, 48
+	vaesenclast     xmm3, xmm3, xmm13
+	cmp             rcx, 16
+	jb              near L.gcm_dec_rec_final4_bytes
+	vpxor           xmm8, xmm3, oword [rdx]
+	vmovdqu         oword [rsi], xmm8
+	jmp             near L.gcm_dec_rec_partial
+L.gcm_dec_rec_final4_bytes:
+	test            ecx, 8
+	jz              near L.gcm_dec_rec_final4_no8
+	vmovq           r11, xmm3
+	xor             r11, qword [rdx]
+	mov             qword [rsi], r11
+	vpsrldq         xmm3, xmm3, 8
+	add             rdx, 8
+	add             rsi, 8
+L.gcm_dec_rec_final4_no8:
+	test            ecx, 4
+	jz              near L.gcm_dec_rec_final4_no4
+	vmovd           r11d, xmm3
+	xor             r11d, dword [rdx]
+	mov             dword [rsi], r11d
+	vpsrldq         xmm3, xmm3, 4
+	add             rdx, 4
+	add             rsi, 4
+L.gcm_dec_rec_final4_no4:
+	test            ecx, 2
+	jz              near L.gcm_dec_rec_final4_no2
+	vmovd           r11d, xmm3
+	xor             r11w, word [rdx]
+	mov             word [rsi], r11w
+	vpsrldq         xmm3, xmm3, 2
+	add             rdx, 2
+	add             rsi, 2
+L.gcm_dec_rec_final4_no2:
+	test            ecx, 1
+	jz              near L.gcm_dec_rec_final4_no1
+	vmovd           r11d, xmm3
+	xor             r11b, byte [rdx]
+	mov             byte [rsi], r11b
+L.gcm_dec_rec_final4_no1:
+	jmp             near L.gcm_dec_rec_partial
+L.gcm_dec_rec_final3:
+	vpshufb         xmm0, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm1, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm2, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpxor           xmm0, xmm0, xmm12
+	vpxor           xmm1, xmm1, xmm12
+	vpxor           xmm2, xmm2, xmm12
+	cmp             eax, 12
+	jb              near L.gcm_dec_rec_final3_aes128
+	je              near L.gcm_dec_rec_final3_aes192
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+L.gcm_dec_rec_final3_aes192:
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+L.gcm_dec_rec_final3_aes128:
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vpxor           xmm8, xmm13, oword [rdx]
+	vaesenclast     xmm0, xmm0, xmm8
+	vmovdqu         oword [rsi], xmm0
+	vpxor           xmm8, xmm13, oword [rdx + 16]
+	vaesenclast     xmm1, xmm1, xmm8
+	vmovdqu         oword [rsi + 16], xmm1
+	add             rdx, 32
+	add             rsi, 32
+	sub             rcx, 32
+	vaesenclast     xmm2, xmm2, xmm13
+	cmp             rcx, 16
+	jb              near L.gcm_dec_rec_final3_bytes
+	vpxor           xmm8, xmm2, oword [rdx]
+	vmovdqu         oword [rsi], xmm8
+	jmp             near L.gcm_dec_rec_partial
+L.gcm_dec_rec_final3_bytes:
+	test            ecx, 8
+	jz              near L.gcm_dec_rec_final3_no8
+	vmovq           r11, xmm2
+	xor             r11, qword [rdx]
+	mov             qword [rsi], r11
+	vpsrldq         xmm2, xmm2, 8
+	add             rdx, 8
+	add             rsi, 8
+L.gcm_dec_rec_final3_no8:
+	test            ecx, 4
+	jz              near L.gcm_dec_rec_final3_no4
+	vmovd           r11d, xmm2
+	xor             r11d, dword [rdx]
+	mov             dword [rsi], r11d
+	vpsrldq         xmm2, xmm2, 4
+	add             rdx, 4
+	add             rsi, 4
+L.gcm_dec_rec_final3_no4:
+	test            ecx, 2
+	jz              near L.gcm_dec_rec_final3_no2
+	vmovd           r11d, xmm2
+	xor             r11w, word [rdx]
+	mov             word [rsi], r11w
+	vpsrldq         xmm2, xmm2, 2
+	add             rdx, 2
+	add             rsi, 2
+L.gcm_dec_rec_final3_no2:
+	test            ecx, 1
+	jz              near L.gcm_dec_rec_final3_no1
+	vmovd           r11d, xmm2
+	xor             r11b, byte [rdx]
+	mov             byte [rsi], r11b
+L.gcm_dec_rec_final3_no1:
+	jmp             near L.gcm_dec_rec_partial
+L.gcm_dec_rec_final2:
+	vpshufb         xmm0, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm1, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpxor           xmm0, xmm0, xmm12
+	vpxor           xmm1, xmm1, xmm12
+	cmp             eax, 12
+	jb              near L.gcm_dec_rec_final2_aes128
+	je              near L.gcm_dec_rec_final2_aes192
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+L.gcm_dec_rec_final2_aes192:
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+L.gcm_dec_rec_final2_aes128:
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vpxor           xmm8, xmm13, oword [rdx]
+	vaesenclast     xmm0, xmm0, xmm8
+	vmovdqu         oword [rsi], xmm0
+	add             rdx, 16
+	add             rsi, 16
+	sub             rcx, 16
+	vaesenclast     xmm1, xmm1, xmm13
+	cmp             rcx, 16
+	jb              near L.gcm_dec_rec_final2_bytes
+	vpxor           xmm8, xmm1, oword [rdx]
+	vmovdqu         oword [rsi], xmm8
+	jmp             near L.gcm_dec_rec_partial
+L.gcm_dec_rec_final2_bytes:
+	test            ecx, 8
+	jz              near L.gcm_dec_rec_final2_no8
+	vmovq           r11, xmm1
+	xor             r11, qword [rdx]
+	mov             qword [rsi], r11
+	vpsrldq         xmm1, xmm1, 8
+	add             rdx, 8
+	add             rsi, 8
+L.gcm_dec_rec_final2_no8:
+	test            ecx, 4
+	jz              near L.gcm_dec_rec_final2_no4
+	vmovd           r11d, xmm1
+	xor             r11d, dword [rdx]
+	mov             dword [rsi], r11d
+	vpsrldq         xmm1, xmm1, 4
+	add             rdx, 4
+	add             rsi, 4
+L.gcm_dec_rec_final2_no4:
+	test            ecx, 2
+	jz              near L.gcm_dec_rec_final2_no2
+	vmovd           r11d, xmm1
+	xor             r11w, word [rdx]
+	mov             word [rsi], r11w
+	vpsrldq         xmm1, xmm1, 2
+	add             rdx, 2
+	add             rsi, 2
+L.gcm_dec_rec_final2_no2:
+	test            ecx, 1
+	jz              near L.gcm_dec_rec_final2_no1
+	vmovd           r11d, xmm1
+	xor             r11b, byte [rdx]
+	mov             byte [rsi], r11b
+L.gcm_dec_rec_final2_no1:
+	jmp             near L.gcm_dec_rec_partial
+L.gcm_dec_rec_final1:
+	vpshufb         xmm0, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpxor           xmm0, xmm0, xmm12
+	cmp             eax, 12
+	jb              near L.gcm_dec_rec_final1_aes128
+	je              near L.gcm_dec_rec_final1_aes192
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm14
+L.gcm_dec_rec_final1_aes192:
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm14
+L.gcm_dec_rec_final1_aes128:
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenclast     xmm0, xmm0, xmm13
+	cmp             rcx, 16
+	jb              near L.gcm_dec_rec_final1_bytes
+	vpxor           xmm8, xmm0, oword [rdx]
+	vmovdqu         oword [rsi], xmm8
+	jmp             near L.gcm_dec_rec_partial
+L.gcm_dec_rec_final1_bytes:
+	test            ecx, 8
+	jz              near L.gcm_dec_rec_final1_no8
+	vmovq           r11, xmm0
+	xor             r11, qword [rdx]
+	mov             qword [rsi], r11
+	vpsrldq         xmm0, xmm0, 8
+	add             rdx, 8
+	add             rsi, 8
+L.gcm_dec_rec_final1_no8:
+	test            ecx, 4
+	jz              near L.gcm_dec_rec_final1_no4
+	vmovd           r11d, xmm0
+	xor             r11d, dword [rdx]
+	mov             dword [rsi], r11d
+	vpsrldq         xmm0, xmm0, 4
+	add             rdx, 4
+	add             rsi, 4
+L.gcm_dec_rec_final1_no4:
+	test            ecx, 2
+	jz              near L.gcm_dec_rec_final1_no2
+	vmovd           r11d, xmm0
+	xor             r11w, word [rdx]
+	mov             word [rsi], r11w
+	vpsrldq         xmm0, xmm0, 2
+	add             rdx, 2
+	add             rsi, 2
+L.gcm_dec_rec_final1_no2:
+	test            ecx, 1
+	jz              near L.gcm_dec_rec_final1_no1
+	vmovd           r11d, xmm0
+	xor             r11b, byte [rdx]
+	mov             byte [rsi], r11b
+L.gcm_dec_rec_final1_no1:
+	jmp             near L.gcm_dec_rec_partial
+L.gcm_dec_rec_partial:
+	mov             r11, qword [r8 + 96]
+	test            r11, r11
+	jz              near L.gcm_dec_rec_no_data
+; the partial block, zero-padded in the record: its keystream block on xmm
+	vmovdqu         xmm4, oword [r8 + 64]
+	vpxor           xmm4, xmm4, xmm12
+	cmp             eax, 12
+	jb              near L.gcm_dec_rec_part_aes128
+	je              near L.gcm_dec_rec_part_aes192
+	vaesenc         xmm4, xmm4, oword [r10 - 208]
+	vaesenc         xmm4, xmm4, oword [r10 - 192]
+L.gcm_dec_rec_part_aes192:
+	vaesenc         xmm4, xmm4, oword [r10 - 176]
+	vaesenc         xmm4, xmm4, oword [r10 - 160]
+L.gcm_dec_rec_part_aes128:
+	vaesenc         xmm4, xmm4, oword [r10 - 144]
+	vaesenc         xmm4, xmm4, oword [r10 - 128]
+	vaesenc         xmm4, xmm4, oword [r10 - 112]
+	vaesenc         xmm4, xmm4, oword [r10 - 96]
+	vaesenc         xmm4, xmm4, oword [r10 - 80]
+	vaesenc         xmm4, xmm4, oword [r10 - 64]
+	vaesenc         xmm4, xmm4, oword [r10 - 48]
+	vaesenc         xmm4, xmm4, oword [r10 - 32]
+	vaesenc         xmm4, xmm4, oword [r10 - 16]
+	vaesenclast     xmm4, xmm4, xmm13
+	vmovdqu         xmm0, oword [r8 + 80]
+	vpxor           xmm4, xmm4, xmm0
+	vmovdqu         oword [r8 + 80], xmm4
+	vmovdqa         xmm4, xmm0                      ; GHASH the ciphertext (zero-padded)
+	vpshufb         xmm4, xmm4, xmm15
+	vpxor           xmm4, xmm4, xmm9
+	vpclmulqdq      xmm5, xmm4, oword [rdi + 736], 0
+	vpclmulqdq      xmm6, xmm4, oword [rdi + 736], 16
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 1
+	vpclmulqdq      xmm7, xmm4, oword [rdi + 736], 17
+	vpxor           xmm6, xmm6, xmm8
+	vmovdqu         xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 0
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 16
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 1
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 17
+	vpxor           xmm7, xmm7, xmm8
+	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (x^63+x^62+x^57)
+	vpshufd         xmm5, xmm5, 78
+	vpxor           xmm6, xmm6, xmm5
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (x^63+x^62+x^57)
+	vpshufd         xmm6, xmm6, 78
+	vpxor           xmm7, xmm7, xmm6
+	vpxor           xmm7, xmm7, xmm8
+	vmovdqa         xmm9, xmm7
+	jmp             near L.gcm_dec_rec_tag
+L.gcm_dec_rec_no_data:
+	vmovdqu         xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpxor           xmm4, xmm4, xmm9
+	vpclmulqdq      xmm5, xmm4, oword [rdi + 752], 0
+	vpclmulqdq      xmm6, xmm4, oword [rdi + 752], 16
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 1
+	vpclmulqdq      xmm7, xmm4, oword [rdi + 752], 17
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (x^63+x^62+x^57)
+	vpshufd         xmm5, xmm5, 78
+	vpxor           xmm6, xmm6, xmm5
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (x^63+x^62+x^57)
+	vpshufd         xmm6, xmm6, 78
+	vpxor           xmm7, xmm7, xmm6
+	vpxor           xmm7, xmm7, xmm8
+	vmovdqa         xmm9, xmm7
+L.gcm_dec_rec_tag:
+	vpshufb         xmm9, xmm9, xmm15
+	vpxor           xmm9, xmm9, oword [r8 + 48]
+	vmovdqu         oword [r8 + 48], xmm9
+	xor             eax, eax
+	vzeroupper
+	ret
+
 	section .rodata align=64
 	align 64, db 0
 L.gcm_bswap_mask_16:
@@ -1446,6 +3021,13 @@ L.gcm_gfpoly_16:
 ; Per-lane increment of the block counter (dword 0 of the reflected counter block).
 L.gcm_lane_count:
 	dd	1, 0, 0, 0
+; The record functions' first counters: J0 + 1, J0 + 2, ... per lane.
+	align 64, db 0
+L.gcm_record_offsets_16:
+	dd	1, 0, 0, 0
+; 16 bytes at .Lgcm_tail_bytes + 16 - n keep the first n bytes of a block.
+L.gcm_tail_bytes:
+	dq	-1, -1, 0, 0
 
 	section .note.GNU-stack noalloc noexec nowrite progbits
 	section .note.gnu.property note alloc noexec align=8

@@ -1551,6 +1551,1703 @@ aesgen_gcm_dec_update_vaes_avx2:
 	.cfi_endproc
 	.size	aesgen_gcm_dec_update_vaes_avx2, . - aesgen_gcm_dec_update_vaes_avx2
 
+# int aesgen_gcm_enc_record_vaes_avx2(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
+#                  size_t len, struct aesgen_gcm_record *rec);   any len
+#
+# One whole message: GHASH of the AAD, E_K(J0), encryption with the same stitched
+# loop as aesgen_gcm_enc_update_vaes_avx2, then the last 1..8 blocks and the lengths block
+# in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
+	.text
+	.p2align 5, 0xcc
+	.globl	aesgen_gcm_enc_record_vaes_avx2
+	.hidden	aesgen_gcm_enc_record_vaes_avx2
+	.type	aesgen_gcm_enc_record_vaes_avx2, @function
+aesgen_gcm_enc_record_vaes_avx2:
+	.cfi_startproc
+	endbr64
+	vbroadcasti128  .Lgcm_bswap_mask_16(%rip), %ymm15
+	vpxor           %xmm9, %xmm9, %xmm9
+	mov             40(%r8), %r10
+	test            %r10, %r10
+	{disp32} jz     .Lgcm_enc_rec_aad_done
+	mov             32(%r8), %rax
+	lea             768(%rdi), %r9
+	sub             %r10, %r9
+	vpxor           %ymm5, %ymm5, %ymm5
+	vpxor           %ymm6, %ymm6, %ymm6
+	vpxor           %ymm7, %ymm7, %ymm7
+.Lgcm_enc_rec_aad_vector:
+	cmp             $16, %r10
+	{disp32} ja     .Lgcm_enc_rec_aad_load_full
+	vmovdqu         (%rax), %xmm4                   # one block; the upper lane is zeroed
+	{disp32} jmp    .Lgcm_enc_rec_aad_loaded
+.Lgcm_enc_rec_aad_load_full:
+	vmovdqu         (%rax), %ymm4
+.Lgcm_enc_rec_aad_loaded:
+	vpshufb         %ymm15, %ymm4, %ymm4
+	vpxor           %ymm9, %ymm4, %ymm4             # the running hash joins block 0
+	vpxor           %ymm9, %ymm9, %ymm9
+	vpclmulqdq      $0, (%r9), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $16, (%r9), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $1, (%r9), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $17, (%r9), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm7, %ymm7
+	add             $32, %rax
+	add             $32, %r9
+	sub             $32, %r10
+	ja              .Lgcm_enc_rec_aad_vector
+	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm5, %ymm8 # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm5, %ymm5
+	vpxor           %ymm5, %ymm6, %ymm6
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm6, %ymm8 # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm6, %ymm6
+	vpxor           %ymm6, %ymm7, %ymm7
+	vpxor           %ymm8, %ymm7, %ymm7
+	vextracti128    $1, %ymm7, %xmm8
+	vpxor           %xmm8, %xmm7, %xmm9
+.Lgcm_enc_rec_aad_done:
+	mov             240(%rdi), %eax
+	lea             (%rdi,%rax,8), %r10
+	lea             (%r10,%rax,8), %r10             # &rk[rounds]
+	vbroadcasti128  (%rdi), %ymm12
+	vbroadcasti128  (%r10), %ymm13
+# E_K(J0) masks the tag: one block on xmm, beside the data's blocks
+	vmovdqu         (%r8), %xmm4
+	vpxor           %xmm12, %xmm4, %xmm4
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_rec_j0_aes128
+	{disp32} je     .Lgcm_enc_rec_j0_aes192
+	vaesenc         -208(%r10), %xmm4, %xmm4
+	vaesenc         -192(%r10), %xmm4, %xmm4
+.Lgcm_enc_rec_j0_aes192:
+	vaesenc         -176(%r10), %xmm4, %xmm4
+	vaesenc         -160(%r10), %xmm4, %xmm4
+.Lgcm_enc_rec_j0_aes128:
+	vaesenc         -144(%r10), %xmm4, %xmm4
+	vaesenc         -128(%r10), %xmm4, %xmm4
+	vaesenc         -112(%r10), %xmm4, %xmm4
+	vaesenc         -96(%r10), %xmm4, %xmm4
+	vaesenc         -80(%r10), %xmm4, %xmm4
+	vaesenc         -64(%r10), %xmm4, %xmm4
+	vaesenc         -48(%r10), %xmm4, %xmm4
+	vaesenc         -32(%r10), %xmm4, %xmm4
+	vaesenc         -16(%r10), %xmm4, %xmm4
+	vaesenclast     %xmm13, %xmm4, %xmm4
+	vmovdqu         %xmm4, 48(%r8)
+	vbroadcasti128  (%r8), %ymm10
+	vpshufb         %ymm15, %ymm10, %ymm10
+	vpaddd          .Lgcm_record_offsets_32(%rip), %ymm10, %ymm10 # J0 + 1, + 2, ...
+	vbroadcasti128  .Lgcm_lane_count(%rip), %ymm11
+	test            %rcx, %rcx                      # whole blocks only
+	{disp32} jz     .Lgcm_enc_rec_partial
+	sub             $128, %rcx
+	{disp32} jb     .Lgcm_enc_rec_tail
+.Lgcm_enc_rec_loop:
+# LLVM-MCA-BEGIN gcm_enc_rec_vaes_avx2_main_loop
+	vpshufb         %ymm15, %ymm10, %ymm0
+	vpaddd          %ymm11, %ymm10, %ymm10
+	vpshufb         %ymm15, %ymm10, %ymm1
+	vpaddd          %ymm11, %ymm10, %ymm10
+	vpshufb         %ymm15, %ymm10, %ymm2
+	vpaddd          %ymm11, %ymm10, %ymm10
+	vpshufb         %ymm15, %ymm10, %ymm3
+	vpaddd          %ymm11, %ymm10, %ymm10
+	vpxor           %ymm12, %ymm0, %ymm0
+	vpxor           %ymm12, %ymm1, %ymm1
+	vpxor           %ymm12, %ymm2, %ymm2
+	vpxor           %ymm12, %ymm3, %ymm3
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_rec_main_aes128
+	{disp32} je     .Lgcm_enc_rec_main_aes192
+	vbroadcasti128  -208(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -192(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+.Lgcm_enc_rec_main_aes192:
+	vbroadcasti128  -176(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -160(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+.Lgcm_enc_rec_main_aes128:
+	vbroadcasti128  -144(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -128(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -112(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -96(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -80(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -64(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -48(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -32(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -16(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vpxor           (%rdx), %ymm13, %ymm8
+	vaesenclast     %ymm8, %ymm0, %ymm0
+	vmovdqu         %ymm0, (%rsi)
+	vpxor           32(%rdx), %ymm13, %ymm8
+	vaesenclast     %ymm8, %ymm1, %ymm1
+	vmovdqu         %ymm1, 32(%rsi)
+	vpxor           64(%rdx), %ymm13, %ymm8
+	vaesenclast     %ymm8, %ymm2, %ymm2
+	vmovdqu         %ymm2, 64(%rsi)
+	vpxor           96(%rdx), %ymm13, %ymm8
+	vaesenclast     %ymm8, %ymm3, %ymm3
+	vmovdqu         %ymm3, 96(%rsi)
+	vpshufb         %ymm15, %ymm0, %ymm4
+	vpxor           %ymm9, %ymm4, %ymm4             # the running hash joins block 0
+	vpclmulqdq      $0, 640(%rdi), %ymm4, %ymm5
+	vpclmulqdq      $16, 640(%rdi), %ymm4, %ymm6
+	vpclmulqdq      $1, 640(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $17, 640(%rdi), %ymm4, %ymm7
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpshufb         %ymm15, %ymm1, %ymm4
+	vpclmulqdq      $0, 672(%rdi), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $16, 672(%rdi), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $1, 672(%rdi), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $17, 672(%rdi), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm7, %ymm7
+	vpshufb         %ymm15, %ymm2, %ymm4
+	vpclmulqdq      $0, 704(%rdi), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $16, 704(%rdi), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $1, 704(%rdi), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $17, 704(%rdi), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm7, %ymm7
+	vpshufb         %ymm15, %ymm3, %ymm4
+	vpclmulqdq      $0, 736(%rdi), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $16, 736(%rdi), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $1, 736(%rdi), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $17, 736(%rdi), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm7, %ymm7
+	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm5, %ymm8 # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm5, %ymm5
+	vpxor           %ymm5, %ymm6, %ymm6
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm6, %ymm8 # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm6, %ymm6
+	vpxor           %ymm6, %ymm7, %ymm7
+	vpxor           %ymm8, %ymm7, %ymm7
+	vextracti128    $1, %ymm7, %xmm8
+	vpxor           %xmm8, %xmm7, %xmm9
+	add             $128, %rdx
+	add             $128, %rsi
+	sub             $128, %rcx
+	jae             .Lgcm_enc_rec_loop
+# LLVM-MCA-END
+.Lgcm_enc_rec_tail:
+	add             $128, %rcx
+	{disp32} jz     .Lgcm_enc_rec_partial
+	mov             %rcx, %r9                       # remember the tail for its GHASH
+	push            %rsi
+	.cfi_adjust_cfa_offset 8
+
+# 1..128 bytes remain: pick the final group by the number of vectors they need.
+.Lgcm_enc_rec_final:
+	cmp             $32, %rcx
+	{disp32} jbe    .Lgcm_enc_rec_final1
+	cmp             $64, %rcx
+	{disp32} jbe    .Lgcm_enc_rec_final2
+	cmp             $96, %rcx
+	{disp32} jbe    .Lgcm_enc_rec_final3
+.Lgcm_enc_rec_final4:
+	vpshufb         %ymm15, %ymm10, %ymm0
+	vpaddd          %ymm11, %ymm10, %ymm10
+	vpshufb         %ymm15, %ymm10, %ymm1
+	vpaddd          %ymm11, %ymm10, %ymm10
+	vpshufb         %ymm15, %ymm10, %ymm2
+	vpaddd          %ymm11, %ymm10, %ymm10
+	vpshufb         %ymm15, %ymm10, %ymm3
+	vpaddd          %ymm11, %ymm10, %ymm10
+	vpxor           %ymm12, %ymm0, %ymm0
+	vpxor           %ymm12, %ymm1, %ymm1
+	vpxor           %ymm12, %ymm2, %ymm2
+	vpxor           %ymm12, %ymm3, %ymm3
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_rec_final4_aes128
+	{disp32} je     .Lgcm_enc_rec_final4_aes192
+	vbroadcasti128  -208(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -192(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+.Lgcm_enc_rec_final4_aes192:
+	vbroadcasti128  -176(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -160(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+.Lgcm_enc_rec_final4_aes128:
+	vbroadcasti128  -144(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -128(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -112(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -96(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -80(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -64(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -48(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -32(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -16(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vpxor           (%rdx), %ymm13, %ymm8
+	vaesenclast     %ymm8, %ymm0, %ymm0
+	vmovdqu         %ymm0, (%rsi)
+	vpxor           32(%rdx), %ymm13, %ymm8
+	vaesenclast     %ymm8, %ymm1, %ymm1
+	vmovdqu         %ymm1, 32(%rsi)
+	vpxor           64(%rdx), %ymm13, %ymm8
+	vaesenclast     %ymm8, %ymm2, %ymm2
+	vmovdqu         %ymm2, 64(%rsi)
+	add             $96, %rdx
+	add             $96, %rsi
+	sub             $96, %rcx
+	vaesenclast     %ymm13, %ymm3, %ymm3
+	cmp             $16, %rcx
+	{disp32} jb     .Lgcm_enc_rec_final4_bytes
+	vpxor           (%rdx), %xmm3, %xmm8
+	vmovdqu         %xmm8, (%rsi)
+	{disp32} je     .Lgcm_enc_rec_tail_crypted      # exactly 16 were left
+	add             $16, %rdx
+	add             $16, %rsi
+	sub             $16, %rcx
+	vextracti128    $1, %ymm3, %xmm3                # next lane's keystream
+	cmp             $16, %rcx
+	{disp32} jb     .Lgcm_enc_rec_final4_bytes
+	vpxor           (%rdx), %xmm3, %xmm8
+	vmovdqu         %xmm8, (%rsi)
+	{disp32} jmp    .Lgcm_enc_rec_tail_crypted
+.Lgcm_enc_rec_final4_bytes:
+	test            $8, %ecx
+	{disp32} jz     .Lgcm_enc_rec_final4_no8
+	vmovq           %xmm3, %r11
+	xor             (%rdx), %r11
+	mov             %r11, (%rsi)
+	vpsrldq         $8, %xmm3, %xmm3
+	add             $8, %rdx
+	add             $8, %rsi
+.Lgcm_enc_rec_final4_no8:
+	test            $4, %ecx
+	{disp32} jz     .Lgcm_enc_rec_final4_no4
+	vmovd           %xmm3, %r11d
+	xor             (%rdx), %r11d
+	mov             %r11d, (%rsi)
+	vpsrldq         $4, %xmm3, %xmm3
+	add             $4, %rdx
+	add             $4, %rsi
+.Lgcm_enc_rec_final4_no4:
+	test            $2, %ecx
+	{disp32} jz     .Lgcm_enc_rec_final4_no2
+	vmovd           %xmm3, %r11d
+	xor             (%rdx), %r11w
+	mov             %r11w, (%rsi)
+	vpsrldq         $2, %xmm3, %xmm3
+	add             $2, %rdx
+	add             $2, %rsi
+.Lgcm_enc_rec_final4_no2:
+	test            $1, %ecx
+	{disp32} jz     .Lgcm_enc_rec_final4_no1
+	vmovd           %xmm3, %r11d
+	xor             (%rdx), %r11b
+	mov             %r11b, (%rsi)
+.Lgcm_enc_rec_final4_no1:
+	{disp32} jmp    .Lgcm_enc_rec_tail_crypted
+.Lgcm_enc_rec_final3:
+	vpshufb         %ymm15, %ymm10, %ymm0
+	vpaddd          %ymm11, %ymm10, %ymm10
+	vpshufb         %ymm15, %ymm10, %ymm1
+	vpaddd          %ymm11, %ymm10, %ymm10
+	vpshufb         %ymm15, %ymm10, %ymm2
+	vpaddd          %ymm11, %ymm10, %ymm10
+	vpxor           %ymm12, %ymm0, %ymm0
+	vpxor           %ymm12, %ymm1, %ymm1
+	vpxor           %ymm12, %ymm2, %ymm2
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_rec_final3_aes128
+	{disp32} je     .Lgcm_enc_rec_final3_aes192
+	vbroadcasti128  -208(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vbroadcasti128  -192(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+.Lgcm_enc_rec_final3_aes192:
+	vbroadcasti128  -176(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vbroadcasti128  -160(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+.Lgcm_enc_rec_final3_aes128:
+	vbroadcasti128  -144(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vbroadcasti128  -128(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vbroadcasti128  -112(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vbroadcasti128  -96(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vbroadcasti128  -80(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vbroadcasti128  -64(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vbroadcasti128  -48(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vbroadcasti128  -32(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vbroadcasti128  -16(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vpxor           (%rdx), %ymm13, %ymm8
+	vaesenclast     %ymm8, %ymm0, %ymm0
+	vmovdqu         %ymm0, (%rsi)
+	vpxor           32(%rdx), %ymm13, %ymm8
+	vaesenclast     %ymm8, %ymm1, %ymm1
+	vmovdqu         %ymm1, 32(%rsi)
+	add             $64, %rdx
+	add             $64, %rsi
+	sub             $64, %rcx
+	vaesenclast     %ymm13, %ymm2, %ymm2
+	cmp             $16, %rcx
+	{disp32} jb     .Lgcm_enc_rec_final3_bytes
+	vpxor           (%rdx), %xmm2, %xmm8
+	vmovdqu         %xmm8, (%rsi)
+	{disp32} je     .Lgcm_enc_rec_tail_crypted      # exactly 16 were left
+	add             $16, %rdx
+	add             $16, %rsi
+	sub             $16, %rcx
+	vextracti128    $1, %ymm2, %xmm2                # next lane's keystream
+	cmp             $16, %rcx
+	{disp32} jb     .Lgcm_enc_rec_final3_bytes
+	vpxor           (%rdx), %xmm2, %xmm8
+	vmovdqu         %xmm8, (%rsi)
+	{disp32} jmp    .Lgcm_enc_rec_tail_crypted
+.Lgcm_enc_rec_final3_bytes:
+	test            $8, %ecx
+	{disp32} jz     .Lgcm_enc_rec_final3_no8
+	vmovq           %xmm2, %r11
+	xor             (%rdx), %r11
+	mov             %r11, (%rsi)
+	vpsrldq         $8, %xmm2, %xmm2
+	add             $8, %rdx
+	add             $8, %rsi
+.Lgcm_enc_rec_final3_no8:
+	test            $4, %ecx
+	{disp32} jz     .Lgcm_enc_rec_final3_no4
+	vmovd           %xmm2, %r11d
+	xor             (%rdx), %r11d
+	mov             %r11d, (%rsi)
+	vpsrldq         $4, %xmm2, %xmm2
+	add             $4, %rdx
+	add             $4, %rsi
+.Lgcm_enc_rec_final3_no4:
+	test            $2, %ecx
+	{disp32} jz     .Lgcm_enc_rec_final3_no2
+	vmovd           %xmm2, %r11d
+	xor             (%rdx), %r11w
+	mov             %r11w, (%rsi)
+	vpsrldq         $2, %xmm2, %xmm2
+	add             $2, %rdx
+	add             $2, %rsi
+.Lgcm_enc_rec_final3_no2:
+	test            $1, %ecx
+	{disp32} jz     .Lgcm_enc_rec_final3_no1
+	vmovd           %xmm2, %r11d
+	xor             (%rdx), %r11b
+	mov             %r11b, (%rsi)
+.Lgcm_enc_rec_final3_no1:
+	{disp32} jmp    .Lgcm_enc_rec_tail_crypted
+.Lgcm_enc_rec_final2:
+	vpshufb         %ymm15, %ymm10, %ymm0
+	vpaddd          %ymm11, %ymm10, %ymm10
+	vpshufb         %ymm15, %ymm10, %ymm1
+	vpaddd          %ymm11, %ymm10, %ymm10
+	vpxor           %ymm12, %ymm0, %ymm0
+	vpxor           %ymm12, %ymm1, %ymm1
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_rec_final2_aes128
+	{disp32} je     .Lgcm_enc_rec_final2_aes192
+	vbroadcasti128  -208(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vbroadcasti128  -192(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+.Lgcm_enc_rec_final2_aes192:
+	vbroadcasti128  -176(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vbroadcasti128  -160(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+.Lgcm_enc_rec_final2_aes128:
+	vbroadcasti128  -144(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vbroadcasti128  -128(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vbroadcasti128  -112(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vbroadcasti128  -96(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vbroadcasti128  -80(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vbroadcasti128  -64(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vbroadcasti128  -48(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vbroadcasti128  -32(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vbroadcasti128  -16(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vpxor           (%rdx), %ymm13, %ymm8
+	vaesenclast     %ymm8, %ymm0, %ymm0
+	vmovdqu         %ymm0, (%rsi)
+	add             $32, %rdx
+	add             $32, %rsi
+	sub             $32, %rcx
+	vaesenclast     %ymm13, %ymm1, %ymm1
+	cmp             $16, %rcx
+	{disp32} jb     .Lgcm_enc_rec_final2_bytes
+	vpxor           (%rdx), %xmm1, %xmm8
+	vmovdqu         %xmm8, (%rsi)
+	{disp32} je     .Lgcm_enc_rec_tail_crypted      # exactly 16 were left
+	add             $16, %rdx
+	add             $16, %rsi
+	sub             $16, %rcx
+	vextracti128    $1, %ymm1, %xmm1                # next lane's keystream
+	cmp             $16, %rcx
+	{disp32} jb     .Lgcm_enc_rec_final2_bytes
+	vpxor           (%rdx), %xmm1, %xmm8
+	vmovdqu         %xmm8, (%rsi)
+	{disp32} jmp    .Lgcm_enc_rec_tail_crypted
+.Lgcm_enc_rec_final2_bytes:
+	test            $8, %ecx
+	{disp32} jz     .Lgcm_enc_rec_final2_no8
+	vmovq           %xmm1, %r11
+	xor             (%rdx), %r11
+	mov             %r11, (%rsi)
+	vpsrldq         $8, %xmm1, %xmm1
+	add             $8, %rdx
+	add             $8, %rsi
+.Lgcm_enc_rec_final2_no8:
+	test            $4, %ecx
+	{disp32} jz     .Lgcm_enc_rec_final2_no4
+	vmovd           %xmm1, %r11d
+	xor             (%rdx), %r11d
+	mov             %r11d, (%rsi)
+	vpsrldq         $4, %xmm1, %xmm1
+	add             $4, %rdx
+	add             $4, %rsi
+.Lgcm_enc_rec_final2_no4:
+	test            $2, %ecx
+	{disp32} jz     .Lgcm_enc_rec_final2_no2
+	vmovd           %xmm1, %r11d
+	xor             (%rdx), %r11w
+	mov             %r11w, (%rsi)
+	vpsrldq         $2, %xmm1, %xmm1
+	add             $2, %rdx
+	add             $2, %rsi
+.Lgcm_enc_rec_final2_no2:
+	test            $1, %ecx
+	{disp32} jz     .Lgcm_enc_rec_final2_no1
+	vmovd           %xmm1, %r11d
+	xor             (%rdx), %r11b
+	mov             %r11b, (%rsi)
+.Lgcm_enc_rec_final2_no1:
+	{disp32} jmp    .Lgcm_enc_rec_tail_crypted
+.Lgcm_enc_rec_final1:
+	vpshufb         %ymm15, %ymm10, %ymm0
+	vpaddd          %ymm11, %ymm10, %ymm10
+	vpxor           %ymm12, %ymm0, %ymm0
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_rec_final1_aes128
+	{disp32} je     .Lgcm_enc_rec_final1_aes192
+	vbroadcasti128  -208(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vbroadcasti128  -192(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+.Lgcm_enc_rec_final1_aes192:
+	vbroadcasti128  -176(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vbroadcasti128  -160(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+.Lgcm_enc_rec_final1_aes128:
+	vbroadcasti128  -144(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vbroadcasti128  -128(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vbroadcasti128  -112(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vbroadcasti128  -96(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vbroadcasti128  -80(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vbroadcasti128  -64(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vbroadcasti128  -48(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vbroadcasti128  -32(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vbroadcasti128  -16(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenclast     %ymm13, %ymm0, %ymm0
+	cmp             $16, %rcx
+	{disp32} jb     .Lgcm_enc_rec_final1_bytes
+	vpxor           (%rdx), %xmm0, %xmm8
+	vmovdqu         %xmm8, (%rsi)
+	{disp32} je     .Lgcm_enc_rec_tail_crypted      # exactly 16 were left
+	add             $16, %rdx
+	add             $16, %rsi
+	sub             $16, %rcx
+	vextracti128    $1, %ymm0, %xmm0                # next lane's keystream
+	cmp             $16, %rcx
+	{disp32} jb     .Lgcm_enc_rec_final1_bytes
+	vpxor           (%rdx), %xmm0, %xmm8
+	vmovdqu         %xmm8, (%rsi)
+	{disp32} jmp    .Lgcm_enc_rec_tail_crypted
+.Lgcm_enc_rec_final1_bytes:
+	test            $8, %ecx
+	{disp32} jz     .Lgcm_enc_rec_final1_no8
+	vmovq           %xmm0, %r11
+	xor             (%rdx), %r11
+	mov             %r11, (%rsi)
+	vpsrldq         $8, %xmm0, %xmm0
+	add             $8, %rdx
+	add             $8, %rsi
+.Lgcm_enc_rec_final1_no8:
+	test            $4, %ecx
+	{disp32} jz     .Lgcm_enc_rec_final1_no4
+	vmovd           %xmm0, %r11d
+	xor             (%rdx), %r11d
+	mov             %r11d, (%rsi)
+	vpsrldq         $4, %xmm0, %xmm0
+	add             $4, %rdx
+	add             $4, %rsi
+.Lgcm_enc_rec_final1_no4:
+	test            $2, %ecx
+	{disp32} jz     .Lgcm_enc_rec_final1_no2
+	vmovd           %xmm0, %r11d
+	xor             (%rdx), %r11w
+	mov             %r11w, (%rsi)
+	vpsrldq         $2, %xmm0, %xmm0
+	add             $2, %rdx
+	add             $2, %rsi
+.Lgcm_enc_rec_final1_no2:
+	test            $1, %ecx
+	{disp32} jz     .Lgcm_enc_rec_final1_no1
+	vmovd           %xmm0, %r11d
+	xor             (%rdx), %r11b
+	mov             %r11b, (%rsi)
+.Lgcm_enc_rec_final1_no1:
+	{disp32} jmp    .Lgcm_enc_rec_tail_crypted
+.Lgcm_enc_rec_tail_crypted:
+	pop             %rdx                            # hash the ciphertext just written
+	.cfi_adjust_cfa_offset -8
+	mov             %r9, %rcx
+	lea             768(%rdi), %r9
+	sub             %rcx, %r9
+	vpxor           %ymm5, %ymm5, %ymm5
+	vpxor           %ymm6, %ymm6, %ymm6
+	vpxor           %ymm7, %ymm7, %ymm7
+.Lgcm_enc_rec_ghash_vector:
+	cmp             $16, %rcx
+	{disp32} ja     .Lgcm_enc_rec_ghash_load_full
+	vmovdqu         (%rdx), %xmm4                   # one block; the upper lane is zeroed
+	{disp32} jmp    .Lgcm_enc_rec_ghash_loaded
+.Lgcm_enc_rec_ghash_load_full:
+	vmovdqu         (%rdx), %ymm4
+.Lgcm_enc_rec_ghash_loaded:
+	vpshufb         %ymm15, %ymm4, %ymm4
+	vpxor           %ymm9, %ymm4, %ymm4             # the running hash joins block 0
+	vpxor           %ymm9, %ymm9, %ymm9
+	vpclmulqdq      $0, (%r9), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $16, (%r9), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $1, (%r9), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $17, (%r9), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm7, %ymm7
+	add             $32, %rdx
+	add             $32, %r9
+	sub             $32, %rcx
+	ja              .Lgcm_enc_rec_ghash_vector
+	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm5, %ymm8 # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm5, %ymm5
+	vpxor           %ymm5, %ymm6, %ymm6
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm6, %ymm8 # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm6, %ymm6
+	vpxor           %ymm6, %ymm7, %ymm7
+	vpxor           %ymm8, %ymm7, %ymm7
+	vextracti128    $1, %ymm7, %xmm8
+	vpxor           %xmm8, %xmm7, %xmm9
+.Lgcm_enc_rec_partial:
+	mov             96(%r8), %r11
+	test            %r11, %r11
+	{disp32} jz     .Lgcm_enc_rec_no_data
+# the partial block, zero-padded in the record: its keystream block on xmm
+	vmovdqu         64(%r8), %xmm4
+	vpxor           %xmm12, %xmm4, %xmm4
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_rec_part_aes128
+	{disp32} je     .Lgcm_enc_rec_part_aes192
+	vaesenc         -208(%r10), %xmm4, %xmm4
+	vaesenc         -192(%r10), %xmm4, %xmm4
+.Lgcm_enc_rec_part_aes192:
+	vaesenc         -176(%r10), %xmm4, %xmm4
+	vaesenc         -160(%r10), %xmm4, %xmm4
+.Lgcm_enc_rec_part_aes128:
+	vaesenc         -144(%r10), %xmm4, %xmm4
+	vaesenc         -128(%r10), %xmm4, %xmm4
+	vaesenc         -112(%r10), %xmm4, %xmm4
+	vaesenc         -96(%r10), %xmm4, %xmm4
+	vaesenc         -80(%r10), %xmm4, %xmm4
+	vaesenc         -64(%r10), %xmm4, %xmm4
+	vaesenc         -48(%r10), %xmm4, %xmm4
+	vaesenc         -32(%r10), %xmm4, %xmm4
+	vaesenc         -16(%r10), %xmm4, %xmm4
+	vaesenclast     %xmm13, %xmm4, %xmm4
+	vmovdqu         80(%r8), %xmm0
+	vpxor           %xmm0, %xmm4, %xmm4
+	vmovdqu         %xmm4, 80(%r8)
+	lea             .Lgcm_tail_bytes+16(%rip), %r9
+	sub             %r11, %r9
+	vpand           (%r9), %xmm4, %xmm4             # GHASH sees the padding as zeros
+	vpshufb         %ymm15, %ymm4, %ymm4
+	vpxor           %ymm9, %ymm4, %ymm4
+	vpclmulqdq      $0, 736(%rdi), %ymm4, %ymm5
+	vpclmulqdq      $16, 736(%rdi), %ymm4, %ymm6
+	vpclmulqdq      $1, 736(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $17, 736(%rdi), %ymm4, %ymm7
+	vpxor           %ymm8, %ymm6, %ymm6
+	vmovdqu         16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm7, %ymm7
+	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm5, %ymm8 # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm5, %ymm5
+	vpxor           %ymm5, %ymm6, %ymm6
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm6, %ymm8 # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm6, %ymm6
+	vpxor           %ymm6, %ymm7, %ymm7
+	vpxor           %ymm8, %ymm7, %ymm7
+	vextracti128    $1, %ymm7, %xmm8
+	vpxor           %xmm8, %xmm7, %xmm9
+	{disp32} jmp    .Lgcm_enc_rec_tag
+.Lgcm_enc_rec_no_data:
+	vmovdqu         16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpxor           %xmm9, %xmm4, %xmm4
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm5
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm6
+	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm7
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm5, %ymm8 # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm5, %ymm5
+	vpxor           %ymm5, %ymm6, %ymm6
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm6, %ymm8 # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm6, %ymm6
+	vpxor           %ymm6, %ymm7, %ymm7
+	vpxor           %ymm8, %ymm7, %ymm7
+	vextracti128    $1, %ymm7, %xmm8
+	vpxor           %xmm8, %xmm7, %xmm9
+.Lgcm_enc_rec_tag:
+	vpshufb         %xmm15, %xmm9, %xmm9
+	vpxor           48(%r8), %xmm9, %xmm9
+	vmovdqu         %xmm9, 48(%r8)
+	xor             %eax, %eax
+	vzeroupper
+	ret
+	.cfi_endproc
+	.size	aesgen_gcm_enc_record_vaes_avx2, . - aesgen_gcm_enc_record_vaes_avx2
+
+# int aesgen_gcm_dec_record_vaes_avx2(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
+#                  size_t len, struct aesgen_gcm_record *rec);   any len
+#
+# One whole message: GHASH of the AAD, E_K(J0), decryption with the same stitched
+# loop as aesgen_gcm_dec_update_vaes_avx2, then the last 1..8 blocks and the lengths block
+# in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
+	.text
+	.p2align 5, 0xcc
+	.globl	aesgen_gcm_dec_record_vaes_avx2
+	.hidden	aesgen_gcm_dec_record_vaes_avx2
+	.type	aesgen_gcm_dec_record_vaes_avx2, @function
+aesgen_gcm_dec_record_vaes_avx2:
+	.cfi_startproc
+	endbr64
+	vbroadcasti128  .Lgcm_bswap_mask_16(%rip), %ymm15
+	vpxor           %xmm9, %xmm9, %xmm9
+	mov             40(%r8), %r10
+	test            %r10, %r10
+	{disp32} jz     .Lgcm_dec_rec_aad_done
+	mov             32(%r8), %rax
+	lea             768(%rdi), %r9
+	sub             %r10, %r9
+	vpxor           %ymm5, %ymm5, %ymm5
+	vpxor           %ymm6, %ymm6, %ymm6
+	vpxor           %ymm7, %ymm7, %ymm7
+.Lgcm_dec_rec_aad_vector:
+	cmp             $16, %r10
+	{disp32} ja     .Lgcm_dec_rec_aad_load_full
+	vmovdqu         (%rax), %xmm4                   # one block; the upper lane is zeroed
+	{disp32} jmp    .Lgcm_dec_rec_aad_loaded
+.Lgcm_dec_rec_aad_load_full:
+	vmovdqu         (%rax), %ymm4
+.Lgcm_dec_rec_aad_loaded:
+	vpshufb         %ymm15, %ymm4, %ymm4
+	vpxor           %ymm9, %ymm4, %ymm4             # the running hash joins block 0
+	vpxor           %ymm9, %ymm9, %ymm9
+	vpclmulqdq      $0, (%r9), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $16, (%r9), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $1, (%r9), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $17, (%r9), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm7, %ymm7
+	add             $32, %rax
+	add             $32, %r9
+	sub             $32, %r10
+	ja              .Lgcm_dec_rec_aad_vector
+	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm5, %ymm8 # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm5, %ymm5
+	vpxor           %ymm5, %ymm6, %ymm6
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm6, %ymm8 # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm6, %ymm6
+	vpxor           %ymm6, %ymm7, %ymm7
+	vpxor           %ymm8, %ymm7, %ymm7
+	vextracti128    $1, %ymm7, %xmm8
+	vpxor           %xmm8, %xmm7, %xmm9
+.Lgcm_dec_rec_aad_done:
+	mov             240(%rdi), %eax
+	lea             (%rdi,%rax,8), %r10
+	lea             (%r10,%rax,8), %r10             # &rk[rounds]
+	vbroadcasti128  (%rdi), %ymm12
+	vbroadcasti128  (%r10), %ymm13
+# E_K(J0) masks the tag: one block on xmm, beside the data's blocks
+	vmovdqu         (%r8), %xmm4
+	vpxor           %xmm12, %xmm4, %xmm4
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_rec_j0_aes128
+	{disp32} je     .Lgcm_dec_rec_j0_aes192
+	vaesenc         -208(%r10), %xmm4, %xmm4
+	vaesenc         -192(%r10), %xmm4, %xmm4
+.Lgcm_dec_rec_j0_aes192:
+	vaesenc         -176(%r10), %xmm4, %xmm4
+	vaesenc         -160(%r10), %xmm4, %xmm4
+.Lgcm_dec_rec_j0_aes128:
+	vaesenc         -144(%r10), %xmm4, %xmm4
+	vaesenc         -128(%r10), %xmm4, %xmm4
+	vaesenc         -112(%r10), %xmm4, %xmm4
+	vaesenc         -96(%r10), %xmm4, %xmm4
+	vaesenc         -80(%r10), %xmm4, %xmm4
+	vaesenc         -64(%r10), %xmm4, %xmm4
+	vaesenc         -48(%r10), %xmm4, %xmm4
+	vaesenc         -32(%r10), %xmm4, %xmm4
+	vaesenc         -16(%r10), %xmm4, %xmm4
+	vaesenclast     %xmm13, %xmm4, %xmm4
+	vmovdqu         %xmm4, 48(%r8)
+	vbroadcasti128  (%r8), %ymm10
+	vpshufb         %ymm15, %ymm10, %ymm10
+	vpaddd          .Lgcm_record_offsets_32(%rip), %ymm10, %ymm10 # J0 + 1, + 2, ...
+	vbroadcasti128  .Lgcm_lane_count(%rip), %ymm11
+	test            %rcx, %rcx                      # whole blocks only
+	{disp32} jz     .Lgcm_dec_rec_partial
+	sub             $128, %rcx
+	{disp32} jb     .Lgcm_dec_rec_tail
+.Lgcm_dec_rec_loop:
+# LLVM-MCA-BEGIN gcm_dec_rec_vaes_avx2_main_loop
+	vpshufb         %ymm15, %ymm10, %ymm0
+	vpaddd          %ymm11, %ymm10, %ymm10
+	vpshufb         %ymm15, %ymm10, %ymm1
+	vpaddd          %ymm11, %ymm10, %ymm10
+	vpshufb         %ymm15, %ymm10, %ymm2
+	vpaddd          %ymm11, %ymm10, %ymm10
+	vpshufb         %ymm15, %ymm10, %ymm3
+	vpaddd          %ymm11, %ymm10, %ymm10
+	vpxor           %ymm12, %ymm0, %ymm0
+	vpxor           %ymm12, %ymm1, %ymm1
+	vpxor           %ymm12, %ymm2, %ymm2
+	vpxor           %ymm12, %ymm3, %ymm3
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_rec_main_aes128
+	{disp32} je     .Lgcm_dec_rec_main_aes192
+	vbroadcasti128  -208(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -192(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+.Lgcm_dec_rec_main_aes192:
+	vbroadcasti128  -176(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -160(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+.Lgcm_dec_rec_main_aes128:
+	vbroadcasti128  -144(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vmovdqu         (%rdx), %ymm4
+	vpshufb         %ymm15, %ymm4, %ymm4
+	vpxor           %ymm9, %ymm4, %ymm4
+	vpclmulqdq      $0, 640(%rdi), %ymm4, %ymm5
+	vpclmulqdq      $16, 640(%rdi), %ymm4, %ymm6
+	vpclmulqdq      $1, 640(%rdi), %ymm4, %ymm8
+	vbroadcasti128  -128(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vpclmulqdq      $17, 640(%rdi), %ymm4, %ymm7
+	vpxor           %ymm8, %ymm6, %ymm6
+	vmovdqu         32(%rdx), %ymm4
+	vpshufb         %ymm15, %ymm4, %ymm4
+	vpclmulqdq      $0, 672(%rdi), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm5, %ymm5
+	vbroadcasti128  -112(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vpclmulqdq      $16, 672(%rdi), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $1, 672(%rdi), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $17, 672(%rdi), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm7, %ymm7
+	vbroadcasti128  -96(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vmovdqu         64(%rdx), %ymm4
+	vpshufb         %ymm15, %ymm4, %ymm4
+	vpclmulqdq      $0, 704(%rdi), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $16, 704(%rdi), %ymm4, %ymm8
+	vbroadcasti128  -80(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $1, 704(%rdi), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $17, 704(%rdi), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm7, %ymm7
+	vbroadcasti128  -64(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vmovdqu         96(%rdx), %ymm4
+	vpshufb         %ymm15, %ymm4, %ymm4
+	vpclmulqdq      $0, 736(%rdi), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $16, 736(%rdi), %ymm4, %ymm8
+	vbroadcasti128  -48(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $1, 736(%rdi), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $17, 736(%rdi), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm7, %ymm7
+	vbroadcasti128  -32(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm5, %ymm8 # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm5, %ymm5
+	vpxor           %ymm5, %ymm6, %ymm6
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm6, %ymm8 # MI_L * (x^63+x^62+x^57)
+	vbroadcasti128  -16(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vpshufd         $78, %ymm6, %ymm6
+	vpxor           %ymm6, %ymm7, %ymm7
+	vpxor           %ymm8, %ymm7, %ymm7
+	vextracti128    $1, %ymm7, %xmm8
+	vpxor           %xmm8, %xmm7, %xmm9
+	vpxor           (%rdx), %ymm13, %ymm8
+	vaesenclast     %ymm8, %ymm0, %ymm0
+	vmovdqu         %ymm0, (%rsi)
+	vpxor           32(%rdx), %ymm13, %ymm8
+	vaesenclast     %ymm8, %ymm1, %ymm1
+	vmovdqu         %ymm1, 32(%rsi)
+	vpxor           64(%rdx), %ymm13, %ymm8
+	vaesenclast     %ymm8, %ymm2, %ymm2
+	vmovdqu         %ymm2, 64(%rsi)
+	vpxor           96(%rdx), %ymm13, %ymm8
+	vaesenclast     %ymm8, %ymm3, %ymm3
+	vmovdqu         %ymm3, 96(%rsi)
+	add             $128, %rdx
+	add             $128, %rsi
+	sub             $128, %rcx
+	jae             .Lgcm_dec_rec_loop
+# LLVM-MCA-END
+.Lgcm_dec_rec_tail:
+	add             $128, %rcx
+	{disp32} jz     .Lgcm_dec_rec_partial
+	push            %rdx
+	.cfi_adjust_cfa_offset 8
+	push            %rcx
+	.cfi_adjust_cfa_offset 8
+	lea             768(%rdi), %r9
+	sub             %rcx, %r9
+	vpxor           %ymm5, %ymm5, %ymm5
+	vpxor           %ymm6, %ymm6, %ymm6
+	vpxor           %ymm7, %ymm7, %ymm7
+.Lgcm_dec_rec_ghash_vector:
+	cmp             $16, %rcx
+	{disp32} ja     .Lgcm_dec_rec_ghash_load_full
+	vmovdqu         (%rdx), %xmm4                   # one block; the upper lane is zeroed
+	{disp32} jmp    .Lgcm_dec_rec_ghash_loaded
+.Lgcm_dec_rec_ghash_load_full:
+	vmovdqu         (%rdx), %ymm4
+.Lgcm_dec_rec_ghash_loaded:
+	vpshufb         %ymm15, %ymm4, %ymm4
+	vpxor           %ymm9, %ymm4, %ymm4             # the running hash joins block 0
+	vpxor           %ymm9, %ymm9, %ymm9
+	vpclmulqdq      $0, (%r9), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $16, (%r9), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $1, (%r9), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $17, (%r9), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm7, %ymm7
+	add             $32, %rdx
+	add             $32, %r9
+	sub             $32, %rcx
+	ja              .Lgcm_dec_rec_ghash_vector
+	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm5, %ymm8 # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm5, %ymm5
+	vpxor           %ymm5, %ymm6, %ymm6
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm6, %ymm8 # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm6, %ymm6
+	vpxor           %ymm6, %ymm7, %ymm7
+	vpxor           %ymm8, %ymm7, %ymm7
+	vextracti128    $1, %ymm7, %xmm8
+	vpxor           %xmm8, %xmm7, %xmm9
+	pop             %rcx
+	.cfi_adjust_cfa_offset -8
+	pop             %rdx
+	.cfi_adjust_cfa_offset -8
+
+# 1..128 bytes remain: pick the final group by the number of vectors they need.
+.Lgcm_dec_rec_final:
+	cmp             $32, %rcx
+	{disp32} jbe    .Lgcm_dec_rec_final1
+	cmp             $64, %rcx
+	{disp32} jbe    .Lgcm_dec_rec_final2
+	cmp             $96, %rcx
+	{disp32} jbe    .Lgcm_dec_rec_final3
+.Lgcm_dec_rec_final4:
+	vpshufb         %ymm15, %ymm10, %ymm0
+	vpaddd          %ymm11, %ymm10, %ymm10
+	vpshufb         %ymm15, %ymm10, %ymm1
+	vpaddd          %ymm11, %ymm10, %ymm10
+	vpshufb         %ymm15, %ymm10, %ymm2
+	vpaddd          %ymm11, %ymm10, %ymm10
+	vpshufb         %ymm15, %ymm10, %ymm3
+	vpaddd          %ymm11, %ymm10, %ymm10
+	vpxor           %ymm12, %ymm0, %ymm0
+	vpxor           %ymm12, %ymm1, %ymm1
+	vpxor           %ymm12, %ymm2, %ymm2
+	vpxor           %ymm12, %ymm3, %ymm3
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_rec_final4_aes128
+	{disp32} je     .Lgcm_dec_rec_final4_aes192
+	vbroadcasti128  -208(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -192(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+.Lgcm_dec_rec_final4_aes192:
+	vbroadcasti128  -176(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -160(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+.Lgcm_dec_rec_final4_aes128:
+	vbroadcasti128  -144(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -128(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -112(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -96(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -80(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -64(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -48(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -32(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -16(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vpxor           (%rdx), %ymm13, %ymm8
+	vaesenclast     %ymm8, %ymm0, %ymm0
+	vmovdqu         %ymm0, (%rsi)
+	vpxor           32(%rdx), %ymm13, %ymm8
+	vaesenclast     %ymm8, %ymm1, %ymm1
+	vmovdqu         %ymm1, 32(%rsi)
+	vpxor           64(%rdx), %ymm13, %ymm8
+	vaesenclast     %ymm8, %ymm2, %ymm2
+	vmovdqu         %ymm2, 64(%rsi)
+	add             $96, %rdx
+	add             $96, %rsi
+	sub             $96, %rcx
+	vaesenclast     %ymm13, %ymm3, %ymm3
+	cmp             $16, %rcx
+	{disp32} jb     .Lgcm_dec_rec_final4_bytes
+	vpxor           (%rdx), %xmm3, %xmm8
+	vmovdqu         %xmm8, (%rsi)
+	{disp32} je     .Lgcm_dec_rec_partial           # exactly 16 were left
+	add             $16, %rdx
+	add             $16, %rsi
+	sub             $16, %rcx
+	vextracti128    $1, %ymm3, %xmm3                # next lane's keystream
+	cmp             $16, %rcx
+	{disp32} jb     .Lgcm_dec_rec_final4_bytes
+	vpxor           (%rdx), %xmm3, %xmm8
+	vmovdqu         %xmm8, (%rsi)
+	{disp32} jmp    .Lgcm_dec_rec_partial
+.Lgcm_dec_rec_final4_bytes:
+	test            $8, %ecx
+	{disp32} jz     .Lgcm_dec_rec_final4_no8
+	vmovq           %xmm3, %r11
+	xor             (%rdx), %r11
+	mov             %r11, (%rsi)
+	vpsrldq         $8, %xmm3, %xmm3
+	add             $8, %rdx
+	add             $8, %rsi
+.Lgcm_dec_rec_final4_no8:
+	test            $4, %ecx
+	{disp32} jz     .Lgcm_dec_rec_final4_no4
+	vmovd           %xmm3, %r11d
+	xor             (%rdx), %r11d
+	mov             %r11d, (%rsi)
+	vpsrldq         $4, %xmm3, %xmm3
+	add             $4, %rdx
+	add             $4, %rsi
+.Lgcm_dec_rec_final4_no4:
+	test            $2, %ecx
+	{disp32} jz     .Lgcm_dec_rec_final4_no2
+	vmovd           %xmm3, %r11d
+	xor             (%rdx), %r11w
+	mov             %r11w, (%rsi)
+	vpsrldq         $2, %xmm3, %xmm3
+	add             $2, %rdx
+	add             $2, %rsi
+.Lgcm_dec_rec_final4_no2:
+	test            $1, %ecx
+	{disp32} jz     .Lgcm_dec_rec_final4_no1
+	vmovd           %xmm3, %r11d
+	xor             (%rdx), %r11b
+	mov             %r11b, (%rsi)
+.Lgcm_dec_rec_final4_no1:
+	{disp32} jmp    .Lgcm_dec_rec_partial
+.Lgcm_dec_rec_final3:
+	vpshufb         %ymm15, %ymm10, %ymm0
+	vpaddd          %ymm11, %ymm10, %ymm10
+	vpshufb         %ymm15, %ymm10, %ymm1
+	vpaddd          %ymm11, %ymm10, %ymm10
+	vpshufb         %ymm15, %ymm10, %ymm2
+	vpaddd          %ymm11, %ymm10, %ymm10
+	vpxor           %ymm12, %ymm0, %ymm0
+	vpxor           %ymm12, %ymm1, %ymm1
+	vpxor           %ymm12, %ymm2, %ymm2
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_rec_final3_aes128
+	{disp32} je     .Lgcm_dec_rec_final3_aes192
+	vbroadcasti128  -208(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vbroadcasti128  -192(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+.Lgcm_dec_rec_final3_aes192:
+	vbroadcasti128  -176(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vbroadcasti128  -160(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+.Lgcm_dec_rec_final3_aes128:
+	vbroadcasti128  -144(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vbroadcasti128  -128(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vbroadcasti128  -112(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vbroadcasti128  -96(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vbroadcasti128  -80(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vbroadcasti128  -64(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vbroadcasti128  -48(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vbroadcasti128  -32(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vbroadcasti128  -16(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vpxor           (%rdx), %ymm13, %ymm8
+	vaesenclast     %ymm8, %ymm0, %ymm0
+	vmovdqu         %ymm0, (%rsi)
+	vpxor           32(%rdx), %ymm13, %ymm8
+	vaesenclast     %ymm8, %ymm1, %ymm1
+	vmovdqu         %ymm1, 32(%rsi)
+	add             $64, %rdx
+	add             $64, %rsi
+	sub             $64, %rcx
+	vaesenclast     %ymm13, %ymm2, %ymm2
+	cmp             $16, %rcx
+	{disp32} jb     .Lgcm_dec_rec_final3_bytes
+	vpxor           (%rdx), %xmm2, %xmm8
+	vmovdqu         %xmm8, (%rsi)
+	{disp32} je     .Lgcm_dec_rec_partial           # exactly 16 were left
+	add             $16, %rdx
+	add             $16, %rsi
+	sub             $16, %rcx
+	vextracti128    $1, %ymm2, %xmm2                # next lane's keystream
+	cmp             $16, %rcx
+	{disp32} jb     .Lgcm_dec_rec_final3_bytes
+	vpxor           (%rdx), %xmm2, %xmm8
+	vmovdqu         %xmm8, (%rsi)
+	{disp32} jmp    .Lgcm_dec_rec_partial
+.Lgcm_dec_rec_final3_bytes:
+	test            $8, %ecx
+	{disp32} jz     .Lgcm_dec_rec_final3_no8
+	vmovq           %xmm2, %r11
+	xor             (%rdx), %r11
+	mov             %r11, (%rsi)
+	vpsrldq         $8, %xmm2, %xmm2
+	add             $8, %rdx
+	add             $8, %rsi
+.Lgcm_dec_rec_final3_no8:
+	test            $4, %ecx
+	{disp32} jz     .Lgcm_dec_rec_final3_no4
+	vmovd           %xmm2, %r11d
+	xor             (%rdx), %r11d
+	mov             %r11d, (%rsi)
+	vpsrldq         $4, %xmm2, %xmm2
+	add             $4, %rdx
+	add             $4, %rsi
+.Lgcm_dec_rec_final3_no4:
+	test            $2, %ecx
+	{disp32} jz     .Lgcm_dec_rec_final3_no2
+	vmovd           %xmm2, %r11d
+	xor             (%rdx), %r11w
+	mov             %r11w, (%rsi)
+	vpsrldq         $2, %xmm2, %xmm2
+	add             $2, %rdx
+	add             $2, %rsi
+.Lgcm_dec_rec_final3_no2:
+	test            $1, %ecx
+	{disp32} jz     .Lgcm_dec_rec_final3_no1
+	vmovd           %xmm2, %r11d
+	xor             (%rdx), %r11b
+	mov             %r11b, (%rsi)
+.Lgcm_dec_rec_final3_no1:
+	{disp32} jmp    .Lgcm_dec_rec_partial
+.Lgcm_dec_rec_final2:
+	vpshufb         %ymm15, %ymm10, %ymm0
+	vpaddd          %ymm11, %ymm10, %ymm10
+	vpshufb         %ymm15, %ymm10, %ymm1
+	vpaddd          %ymm11, %ymm10, %ymm10
+	vpxor           %ymm12, %ymm0, %ymm0
+	vpxor           %ymm12, %ymm1, %ymm1
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_rec_final2_aes128
+	{disp32} je     .Lgcm_dec_rec_final2_aes192
+	vbroadcasti128  -208(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vbroadcasti128  -192(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+.Lgcm_dec_rec_final2_aes192:
+	vbroadcasti128  -176(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vbroadcasti128  -160(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+.Lgcm_dec_rec_final2_aes128:
+	vbroadcasti128  -144(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vbroadcasti128  -128(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vbroadcasti128  -112(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vbroadcasti128  -96(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vbroadcasti128  -80(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vbroadcasti128  -64(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vbroadcasti128  -48(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vbroadcasti128  -32(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vbroadcasti128  -16(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vpxor           (%rdx), %ymm13, %ymm8
+	vaesenclast     %ymm8, %ymm0, %ymm0
+	vmovdqu         %ymm0, (%rsi)
+	add             $32, %rdx
+	add             $32, %rsi
+	sub             $32, %rcx
+	vaesenclast     %ymm13, %ymm1, %ymm1
+	cmp             $16, %rcx
+	{disp32} jb     .Lgcm_dec_rec_final2_bytes
+	vpxor           (%rdx), %xmm1, %xmm8
+	vmovdqu         %xmm8, (%rsi)
+	{disp32} je     .Lgcm_dec_rec_partial           # exactly 16 were left
+	add             $16, %rdx
+	add             $16, %rsi
+	sub             $16, %rcx
+	vextracti128    $1, %ymm1, %xmm1                # next lane's keystream
+	cmp             $16, %rcx
+	{disp32} jb     .Lgcm_dec_rec_final2_bytes
+	vpxor           (%rdx), %xmm1, %xmm8
+	vmovdqu         %xmm8, (%rsi)
+	{disp32} jmp    .Lgcm_dec_rec_partial
+.Lgcm_dec_rec_final2_bytes:
+	test            $8, %ecx
+	{disp32} jz     .Lgcm_dec_rec_final2_no8
+	vmovq           %xmm1, %r11
+	xor             (%rdx), %r11
+	mov             %r11, (%rsi)
+	vpsrldq         $8, %xmm1, %xmm1
+	add             $8, %rdx
+	add             $8, %rsi
+.Lgcm_dec_rec_final2_no8:
+	test            $4, %ecx
+	{disp32} jz     .Lgcm_dec_rec_final2_no4
+	vmovd           %xmm1, %r11d
+	xor             (%rdx), %r11d
+	mov             %r11d, (%rsi)
+	vpsrldq         $4, %xmm1, %xmm1
+	add             $4, %rdx
+	add             $4, %rsi
+.Lgcm_dec_rec_final2_no4:
+	test            $2, %ecx
+	{disp32} jz     .Lgcm_dec_rec_final2_no2
+	vmovd           %xmm1, %r11d
+	xor             (%rdx), %r11w
+	mov             %r11w, (%rsi)
+	vpsrldq         $2, %xmm1, %xmm1
+	add             $2, %rdx
+	add             $2, %rsi
+.Lgcm_dec_rec_final2_no2:
+	test            $1, %ecx
+	{disp32} jz     .Lgcm_dec_rec_final2_no1
+	vmovd           %xmm1, %r11d
+	xor             (%rdx), %r11b
+	mov             %r11b, (%rsi)
+.Lgcm_dec_rec_final2_no1:
+	{disp32} jmp    .Lgcm_dec_rec_partial
+.Lgcm_dec_rec_final1:
+	vpshufb         %ymm15, %ymm10, %ymm0
+	vpaddd          %ymm11, %ymm10, %ymm10
+	vpxor           %ymm12, %ymm0, %ymm0
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_rec_final1_aes128
+	{disp32} je     .Lgcm_dec_rec_final1_aes192
+	vbroadcasti128  -208(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vbroadcasti128  -192(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+.Lgcm_dec_rec_final1_aes192:
+	vbroadcasti128  -176(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vbroadcasti128  -160(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+.Lgcm_dec_rec_final1_aes128:
+	vbroadcasti128  -144(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vbroadcasti128  -128(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vbroadcasti128  -112(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vbroadcasti128  -96(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vbroadcasti128  -80(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vbroadcasti128  -64(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vbroadcasti128  -48(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vbroadcasti128  -32(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vbroadcasti128  -16(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenclast     %ymm13, %ymm0, %ymm0
+	cmp             $16, %rcx
+	{disp32} jb     .Lgcm_dec_rec_final1_bytes
+	vpxor           (%rdx), %xmm0, %xmm8
+	vmovdqu         %xmm8, (%rsi)
+	{disp32} je     .Lgcm_dec_rec_partial           # exactly 16 were left
+	add             $16, %rdx
+	add             $16, %rsi
+	sub             $16, %rcx
+	vextracti128    $1, %ymm0, %xmm0                # next lane's keystream
+	cmp             $16, %rcx
+	{disp32} jb     .Lgcm_dec_rec_final1_bytes
+	vpxor           (%rdx), %xmm0, %xmm8
+	vmovdqu         %xmm8, (%rsi)
+	{disp32} jmp    .Lgcm_dec_rec_partial
+.Lgcm_dec_rec_final1_bytes:
+	test            $8, %ecx
+	{disp32} jz     .Lgcm_dec_rec_final1_no8
+	vmovq           %xmm0, %r11
+	xor             (%rdx), %r11
+	mov             %r11, (%rsi)
+	vpsrldq         $8, %xmm0, %xmm0
+	add             $8, %rdx
+	add             $8, %rsi
+.Lgcm_dec_rec_final1_no8:
+	test            $4, %ecx
+	{disp32} jz     .Lgcm_dec_rec_final1_no4
+	vmovd           %xmm0, %r11d
+	xor             (%rdx), %r11d
+	mov             %r11d, (%rsi)
+	vpsrldq         $4, %xmm0, %xmm0
+	add             $4, %rdx
+	add             $4, %rsi
+.Lgcm_dec_rec_final1_no4:
+	test            $2, %ecx
+	{disp32} jz     .Lgcm_dec_rec_final1_no2
+	vmovd           %xmm0, %r11d
+	xor             (%rdx), %r11w
+	mov             %r11w, (%rsi)
+	vpsrldq         $2, %xmm0, %xmm0
+	add             $2, %rdx
+	add             $2, %rsi
+.Lgcm_dec_rec_final1_no2:
+	test            $1, %ecx
+	{disp32} jz     .Lgcm_dec_rec_final1_no1
+	vmovd           %xmm0, %r11d
+	xor             (%rdx), %r11b
+	mov             %r11b, (%rsi)
+.Lgcm_dec_rec_final1_no1:
+	{disp32} jmp    .Lgcm_dec_rec_partial
+.Lgcm_dec_rec_partial:
+	mov             96(%r8), %r11
+	test            %r11, %r11
+	{disp32} jz     .Lgcm_dec_rec_no_data
+# the partial block, zero-padded in the record: its keystream block on xmm
+	vmovdqu         64(%r8), %xmm4
+	vpxor           %xmm12, %xmm4, %xmm4
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_rec_part_aes128
+	{disp32} je     .Lgcm_dec_rec_part_aes192
+	vaesenc         -208(%r10), %xmm4, %xmm4
+	vaesenc         -192(%r10), %xmm4, %xmm4
+.Lgcm_dec_rec_part_aes192:
+	vaesenc         -176(%r10), %xmm4, %xmm4
+	vaesenc         -160(%r10), %xmm4, %xmm4
+.Lgcm_dec_rec_part_aes128:
+	vaesenc         -144(%r10), %xmm4, %xmm4
+	vaesenc         -128(%r10), %xmm4, %xmm4
+	vaesenc         -112(%r10), %xmm4, %xmm4
+	vaesenc         -96(%r10), %xmm4, %xmm4
+	vaesenc         -80(%r10), %xmm4, %xmm4
+	vaesenc         -64(%r10), %xmm4, %xmm4
+	vaesenc         -48(%r10), %xmm4, %xmm4
+	vaesenc         -32(%r10), %xmm4, %xmm4
+	vaesenc         -16(%r10), %xmm4, %xmm4
+	vaesenclast     %xmm13, %xmm4, %xmm4
+	vmovdqu         80(%r8), %xmm0
+	vpxor           %xmm0, %xmm4, %xmm4
+	vmovdqu         %xmm4, 80(%r8)
+	vmovdqa         %xmm0, %xmm4                    # GHASH the ciphertext (zero-padded)
+	vpshufb         %ymm15, %ymm4, %ymm4
+	vpxor           %ymm9, %ymm4, %ymm4
+	vpclmulqdq      $0, 736(%rdi), %ymm4, %ymm5
+	vpclmulqdq      $16, 736(%rdi), %ymm4, %ymm6
+	vpclmulqdq      $1, 736(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $17, 736(%rdi), %ymm4, %ymm7
+	vpxor           %ymm8, %ymm6, %ymm6
+	vmovdqu         16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm7, %ymm7
+	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm5, %ymm8 # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm5, %ymm5
+	vpxor           %ymm5, %ymm6, %ymm6
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm6, %ymm8 # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm6, %ymm6
+	vpxor           %ymm6, %ymm7, %ymm7
+	vpxor           %ymm8, %ymm7, %ymm7
+	vextracti128    $1, %ymm7, %xmm8
+	vpxor           %xmm8, %xmm7, %xmm9
+	{disp32} jmp    .Lgcm_dec_rec_tag
+.Lgcm_dec_rec_no_data:
+	vmovdqu         16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpxor           %xmm9, %xmm4, %xmm4
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm5
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm6
+	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm7
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm5, %ymm8 # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm5, %ymm5
+	vpxor           %ymm5, %ymm6, %ymm6
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm6, %ymm8 # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm6, %ymm6
+	vpxor           %ymm6, %ymm7, %ymm7
+	vpxor           %ymm8, %ymm7, %ymm7
+	vextracti128    $1, %ymm7, %xmm8
+	vpxor           %xmm8, %xmm7, %xmm9
+.Lgcm_dec_rec_tag:
+	vpshufb         %xmm15, %xmm9, %xmm9
+	vpxor           48(%r8), %xmm9, %xmm9
+	vmovdqu         %xmm9, 48(%r8)
+	xor             %eax, %eax
+	vzeroupper
+	ret
+	.cfi_endproc
+	.size	aesgen_gcm_dec_record_vaes_avx2, . - aesgen_gcm_dec_record_vaes_avx2
+
 	.section .rodata
 	.p2align 6
 .Lgcm_bswap_mask_16:
@@ -1570,6 +3267,14 @@ aesgen_gcm_dec_update_vaes_avx2:
 .Lgcm_lane_offsets_32:
 	.long	0, 0, 0, 0
 	.long	1, 0, 0, 0
+# The record functions' first counters: J0 + 1, J0 + 2, ... per lane.
+	.p2align 6
+.Lgcm_record_offsets_32:
+	.long	1, 0, 0, 0
+	.long	2, 0, 0, 0
+# 16 bytes at .Lgcm_tail_bytes + 16 - n keep the first n bytes of a block.
+.Lgcm_tail_bytes:
+	.quad	-1, -1, 0, 0
 	.section .note.GNU-stack,"",@progbits
 	.section .note.gnu.property,"a",@note
 	.p2align 3

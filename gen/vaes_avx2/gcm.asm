@@ -1533,6 +1533,1687 @@ L.gcm_dec_return:
 	vzeroupper
 	ret
 
+; int aesgen_gcm_enc_record_vaes_avx2(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
+;                  size_t len, struct aesgen_gcm_record *rec);   any len
+;
+; One whole message: GHASH of the AAD, E_K(J0), encryption with the same stitched
+; loop as aesgen_gcm_enc_update_vaes_avx2, then the last 1..8 blocks and the lengths block
+; in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
+	section .text
+	align 32, db 0xcc
+	global aesgen_gcm_enc_record_vaes_avx2:function hidden
+aesgen_gcm_enc_record_vaes_avx2:
+	endbr64
+	vbroadcasti128  ymm15, oword [rel L.gcm_bswap_mask_16]
+	vpxor           xmm9, xmm9, xmm9
+	mov             r10, qword [r8 + 40]
+	test            r10, r10
+	jz              near L.gcm_enc_rec_aad_done
+	mov             rax, qword [r8 + 32]
+	lea             r9, [rdi + 768]
+	sub             r9, r10
+	vpxor           ymm5, ymm5, ymm5
+	vpxor           ymm6, ymm6, ymm6
+	vpxor           ymm7, ymm7, ymm7
+L.gcm_enc_rec_aad_vector:
+	cmp             r10, 16
+	ja              near L.gcm_enc_rec_aad_load_full
+	vmovdqu         xmm4, oword [rax]               ; one block; the upper lane is zeroed
+	jmp             near L.gcm_enc_rec_aad_loaded
+L.gcm_enc_rec_aad_load_full:
+	vmovdqu         ymm4, yword [rax]
+L.gcm_enc_rec_aad_loaded:
+	vpshufb         ymm4, ymm4, ymm15
+	vpxor           ymm4, ymm4, ymm9                ; the running hash joins block 0
+	vpxor           ymm9, ymm9, ymm9
+	vpclmulqdq      ymm8, ymm4, yword [r9], 0
+	vpxor           ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [r9], 16
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [r9], 1
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [r9], 17
+	vpxor           ymm7, ymm7, ymm8
+	add             rax, 32
+	add             r9, 32
+	sub             r10, 32
+	ja              L.gcm_enc_rec_aad_vector
+	vpclmulqdq      ymm8, ymm5, yword [rel L.gcm_gfpoly_32], 16 ; LO_L * (x^63+x^62+x^57)
+	vpshufd         ymm5, ymm5, 78
+	vpxor           ymm6, ymm6, ymm5
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm6, yword [rel L.gcm_gfpoly_32], 16 ; MI_L * (x^63+x^62+x^57)
+	vpshufd         ymm6, ymm6, 78
+	vpxor           ymm7, ymm7, ymm6
+	vpxor           ymm7, ymm7, ymm8
+	vextracti128    xmm8, ymm7, 1
+	vpxor           xmm9, xmm7, xmm8
+L.gcm_enc_rec_aad_done:
+	mov             eax, dword [rdi + 240]
+	lea             r10, [rdi + rax*8]
+	lea             r10, [r10 + rax*8]              ; &rk[rounds]
+	vbroadcasti128  ymm12, oword [rdi]
+	vbroadcasti128  ymm13, oword [r10]
+; E_K(J0) masks the tag: one block on xmm, beside the data's blocks
+	vmovdqu         xmm4, oword [r8]
+	vpxor           xmm4, xmm4, xmm12
+	cmp             eax, 12
+	jb              near L.gcm_enc_rec_j0_aes128
+	je              near L.gcm_enc_rec_j0_aes192
+	vaesenc         xmm4, xmm4, oword [r10 - 208]
+	vaesenc         xmm4, xmm4, oword [r10 - 192]
+L.gcm_enc_rec_j0_aes192:
+	vaesenc         xmm4, xmm4, oword [r10 - 176]
+	vaesenc         xmm4, xmm4, oword [r10 - 160]
+L.gcm_enc_rec_j0_aes128:
+	vaesenc         xmm4, xmm4, oword [r10 - 144]
+	vaesenc         xmm4, xmm4, oword [r10 - 128]
+	vaesenc         xmm4, xmm4, oword [r10 - 112]
+	vaesenc         xmm4, xmm4, oword [r10 - 96]
+	vaesenc         xmm4, xmm4, oword [r10 - 80]
+	vaesenc         xmm4, xmm4, oword [r10 - 64]
+	vaesenc         xmm4, xmm4, oword [r10 - 48]
+	vaesenc         xmm4, xmm4, oword [r10 - 32]
+	vaesenc         xmm4, xmm4, oword [r10 - 16]
+	vaesenclast     xmm4, xmm4, xmm13
+	vmovdqu         oword [r8 + 48], xmm4
+	vbroadcasti128  ymm10, oword [r8]
+	vpshufb         ymm10, ymm10, ymm15
+	vpaddd          ymm10, ymm10, yword [rel L.gcm_record_offsets_32] ; J0 + 1, + 2, ...
+	vbroadcasti128  ymm11, oword [rel L.gcm_lane_count]
+	test            rcx, rcx                        ; whole blocks only
+	jz              near L.gcm_enc_rec_partial
+	sub             rcx, 128
+	jb              near L.gcm_enc_rec_tail
+L.gcm_enc_rec_loop:
+; LLVM-MCA-BEGIN gcm_enc_rec_vaes_avx2_main_loop
+	vpshufb         ymm0, ymm10, ymm15
+	vpaddd          ymm10, ymm10, ymm11
+	vpshufb         ymm1, ymm10, ymm15
+	vpaddd          ymm10, ymm10, ymm11
+	vpshufb         ymm2, ymm10, ymm15
+	vpaddd          ymm10, ymm10, ymm11
+	vpshufb         ymm3, ymm10, ymm15
+	vpaddd          ymm10, ymm10, ymm11
+	vpxor           ymm0, ymm0, ymm12
+	vpxor           ymm1, ymm1, ymm12
+	vpxor           ymm2, ymm2, ymm12
+	vpxor           ymm3, ymm3, ymm12
+	cmp             eax, 12
+	jb              near L.gcm_enc_rec_main_aes128
+	je              near L.gcm_enc_rec_main_aes192
+	vbroadcasti128  ymm14, oword [r10 - 208]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 192]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+L.gcm_enc_rec_main_aes192:
+	vbroadcasti128  ymm14, oword [r10 - 176]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+L.gcm_enc_rec_main_aes128:
+	vbroadcasti128  ymm14, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 96]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 80]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 64]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 48]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 32]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 16]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vpxor           ymm8, ymm13, yword [rdx]
+	vaesenclast     ymm0, ymm0, ymm8
+	vmovdqu         yword [rsi], ymm0
+	vpxor           ymm8, ymm13, yword [rdx + 32]
+	vaesenclast     ymm1, ymm1, ymm8
+	vmovdqu         yword [rsi + 32], ymm1
+	vpxor           ymm8, ymm13, yword [rdx + 64]
+	vaesenclast     ymm2, ymm2, ymm8
+	vmovdqu         yword [rsi + 64], ymm2
+	vpxor           ymm8, ymm13, yword [rdx + 96]
+	vaesenclast     ymm3, ymm3, ymm8
+	vmovdqu         yword [rsi + 96], ymm3
+	vpshufb         ymm4, ymm0, ymm15
+	vpxor           ymm4, ymm4, ymm9                ; the running hash joins block 0
+	vpclmulqdq      ymm5, ymm4, yword [rdi + 640], 0
+	vpclmulqdq      ymm6, ymm4, yword [rdi + 640], 16
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 640], 1
+	vpclmulqdq      ymm7, ymm4, yword [rdi + 640], 17
+	vpxor           ymm6, ymm6, ymm8
+	vpshufb         ymm4, ymm1, ymm15
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 0
+	vpxor           ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 16
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 1
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 17
+	vpxor           ymm7, ymm7, ymm8
+	vpshufb         ymm4, ymm2, ymm15
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 0
+	vpxor           ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 16
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 1
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 17
+	vpxor           ymm7, ymm7, ymm8
+	vpshufb         ymm4, ymm3, ymm15
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 0
+	vpxor           ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 16
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 1
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 17
+	vpxor           ymm7, ymm7, ymm8
+	vpclmulqdq      ymm8, ymm5, yword [rel L.gcm_gfpoly_32], 16 ; LO_L * (x^63+x^62+x^57)
+	vpshufd         ymm5, ymm5, 78
+	vpxor           ymm6, ymm6, ymm5
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm6, yword [rel L.gcm_gfpoly_32], 16 ; MI_L * (x^63+x^62+x^57)
+	vpshufd         ymm6, ymm6, 78
+	vpxor           ymm7, ymm7, ymm6
+	vpxor           ymm7, ymm7, ymm8
+	vextracti128    xmm8, ymm7, 1
+	vpxor           xmm9, xmm7, xmm8
+	add             rdx, 128
+	add             rsi, 128
+	sub             rcx, 128
+	jae             L.gcm_enc_rec_loop
+; LLVM-MCA-END
+L.gcm_enc_rec_tail:
+	add             rcx, 128
+	jz              near L.gcm_enc_rec_partial
+	mov             r9, rcx                         ; remember the tail for its GHASH
+	push            rsi
+
+; 1..128 bytes remain: pick the final group by the number of vectors they need.
+L.gcm_enc_rec_final:
+	cmp             rcx, 32
+	jbe             near L.gcm_enc_rec_final1
+	cmp             rcx, 64
+	jbe             near L.gcm_enc_rec_final2
+	cmp             rcx, 96
+	jbe             near L.gcm_enc_rec_final3
+L.gcm_enc_rec_final4:
+	vpshufb         ymm0, ymm10, ymm15
+	vpaddd          ymm10, ymm10, ymm11
+	vpshufb         ymm1, ymm10, ymm15
+	vpaddd          ymm10, ymm10, ymm11
+	vpshufb         ymm2, ymm10, ymm15
+	vpaddd          ymm10, ymm10, ymm11
+	vpshufb         ymm3, ymm10, ymm15
+	vpaddd          ymm10, ymm10, ymm11
+	vpxor           ymm0, ymm0, ymm12
+	vpxor           ymm1, ymm1, ymm12
+	vpxor           ymm2, ymm2, ymm12
+	vpxor           ymm3, ymm3, ymm12
+	cmp             eax, 12
+	jb              near L.gcm_enc_rec_final4_aes128
+	je              near L.gcm_enc_rec_final4_aes192
+	vbroadcasti128  ymm14, oword [r10 - 208]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 192]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+L.gcm_enc_rec_final4_aes192:
+	vbroadcasti128  ymm14, oword [r10 - 176]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+L.gcm_enc_rec_final4_aes128:
+	vbroadcasti128  ymm14, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 96]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 80]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 64]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 48]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 32]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 16]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vpxor           ymm8, ymm13, yword [rdx]
+	vaesenclast     ymm0, ymm0, ymm8
+	vmovdqu         yword [rsi], ymm0
+	vpxor           ymm8, ymm13, yword [rdx + 32]
+	vaesenclast     ymm1, ymm1, ymm8
+	vmovdqu         yword [rsi + 32], ymm1
+	vpxor           ymm8, ymm13, yword [rdx + 64]
+	vaesenclast     ymm2, ymm2, ymm8
+	vmovdqu         yword [rsi + 64], ymm2
+	add             rdx, 96
+	add             rsi, 96
+	sub             rcx, 96
+	vaesenclast     ymm3, ymm3, ymm13
+	cmp             rcx, 16
+	jb              near L.gcm_enc_rec_final4_bytes
+	vpxor           xmm8, xmm3, oword [rdx]
+	vmovdqu         oword [rsi], xmm8
+	je              near L.gcm_enc_rec_tail_crypted ; exactly 16 were left
+	add             rdx, 16
+	add             rsi, 16
+	sub             rcx, 16
+	vextracti128    xmm3, ymm3, 1                   ; next lane's keystream
+	cmp             rcx, 16
+	jb              near L.gcm_enc_rec_final4_bytes
+	vpxor           xmm8, xmm3, oword [rdx]
+	vmovdqu         oword [rsi], xmm8
+	jmp             near L.gcm_enc_rec_tail_crypted
+L.gcm_enc_rec_final4_bytes:
+	test            ecx, 8
+	jz              near L.gcm_enc_rec_final4_no8
+	vmovq           r11, xmm3
+	xor             r11, qword [rdx]
+	mov             qword [rsi], r11
+	vpsrldq         xmm3, xmm3, 8
+	add             rdx, 8
+	add             rsi, 8
+L.gcm_enc_rec_final4_no8:
+	test            ecx, 4
+	jz              near L.gcm_enc_rec_final4_no4
+	vmovd           r11d, xmm3
+	xor             r11d, dword [rdx]
+	mov             dword [rsi], r11d
+	vpsrldq         xmm3, xmm3, 4
+	add             rdx, 4
+	add             rsi, 4
+L.gcm_enc_rec_final4_no4:
+	test            ecx, 2
+	jz              near L.gcm_enc_rec_final4_no2
+	vmovd           r11d, xmm3
+	xor             r11w, word [rdx]
+	mov             word [rsi], r11w
+	vpsrldq         xmm3, xmm3, 2
+	add             rdx, 2
+	add             rsi, 2
+L.gcm_enc_rec_final4_no2:
+	test            ecx, 1
+	jz              near L.gcm_enc_rec_final4_no1
+	vmovd           r11d, xmm3
+	xor             r11b, byte [rdx]
+	mov             byte [rsi], r11b
+L.gcm_enc_rec_final4_no1:
+	jmp             near L.gcm_enc_rec_tail_crypted
+L.gcm_enc_rec_final3:
+	vpshufb         ymm0, ymm10, ymm15
+	vpaddd          ymm10, ymm10, ymm11
+	vpshufb         ymm1, ymm10, ymm15
+	vpaddd          ymm10, ymm10, ymm11
+	vpshufb         ymm2, ymm10, ymm15
+	vpaddd          ymm10, ymm10, ymm11
+	vpxor           ymm0, ymm0, ymm12
+	vpxor           ymm1, ymm1, ymm12
+	vpxor           ymm2, ymm2, ymm12
+	cmp             eax, 12
+	jb              near L.gcm_enc_rec_final3_aes128
+	je              near L.gcm_enc_rec_final3_aes192
+	vbroadcasti128  ymm14, oword [r10 - 208]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 192]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+L.gcm_enc_rec_final3_aes192:
+	vbroadcasti128  ymm14, oword [r10 - 176]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+L.gcm_enc_rec_final3_aes128:
+	vbroadcasti128  ymm14, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 96]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 80]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 64]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 48]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 32]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 16]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vpxor           ymm8, ymm13, yword [rdx]
+	vaesenclast     ymm0, ymm0, ymm8
+	vmovdqu         yword [rsi], ymm0
+	vpxor           ymm8, ymm13, yword [rdx + 32]
+	vaesenclast     ymm1, ymm1, ymm8
+	vmovdqu         yword [rsi + 32], ymm1
+	add             rdx, 64
+	add             rsi, 64
+	sub             rcx, 64
+	vaesenclast     ymm2, ymm2, ymm13
+	cmp             rcx, 16
+	jb              near L.gcm_enc_rec_final3_bytes
+	vpxor           xmm8, xmm2, oword [rdx]
+	vmovdqu         oword [rsi], xmm8
+	je              near L.gcm_enc_rec_tail_crypted ; exactly 16 were left
+	add             rdx, 16
+	add             rsi, 16
+	sub             rcx, 16
+	vextracti128    xmm2, ymm2, 1                   ; next lane's keystream
+	cmp             rcx, 16
+	jb              near L.gcm_enc_rec_final3_bytes
+	vpxor           xmm8, xmm2, oword [rdx]
+	vmovdqu         oword [rsi], xmm8
+	jmp             near L.gcm_enc_rec_tail_crypted
+L.gcm_enc_rec_final3_bytes:
+	test            ecx, 8
+	jz              near L.gcm_enc_rec_final3_no8
+	vmovq           r11, xmm2
+	xor             r11, qword [rdx]
+	mov             qword [rsi], r11
+	vpsrldq         xmm2, xmm2, 8
+	add             rdx, 8
+	add             rsi, 8
+L.gcm_enc_rec_final3_no8:
+	test            ecx, 4
+	jz              near L.gcm_enc_rec_final3_no4
+	vmovd           r11d, xmm2
+	xor             r11d, dword [rdx]
+	mov             dword [rsi], r11d
+	vpsrldq         xmm2, xmm2, 4
+	add             rdx, 4
+	add             rsi, 4
+L.gcm_enc_rec_final3_no4:
+	test            ecx, 2
+	jz              near L.gcm_enc_rec_final3_no2
+	vmovd           r11d, xmm2
+	xor             r11w, word [rdx]
+	mov             word [rsi], r11w
+	vpsrldq         xmm2, xmm2, 2
+	add             rdx, 2
+	add             rsi, 2
+L.gcm_enc_rec_final3_no2:
+	test            ecx, 1
+	jz              near L.gcm_enc_rec_final3_no1
+	vmovd           r11d, xmm2
+	xor             r11b, byte [rdx]
+	mov             byte [rsi], r11b
+L.gcm_enc_rec_final3_no1:
+	jmp             near L.gcm_enc_rec_tail_crypted
+L.gcm_enc_rec_final2:
+	vpshufb         ymm0, ymm10, ymm15
+	vpaddd          ymm10, ymm10, ymm11
+	vpshufb         ymm1, ymm10, ymm15
+	vpaddd          ymm10, ymm10, ymm11
+	vpxor           ymm0, ymm0, ymm12
+	vpxor           ymm1, ymm1, ymm12
+	cmp             eax, 12
+	jb              near L.gcm_enc_rec_final2_aes128
+	je              near L.gcm_enc_rec_final2_aes192
+	vbroadcasti128  ymm14, oword [r10 - 208]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 192]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+L.gcm_enc_rec_final2_aes192:
+	vbroadcasti128  ymm14, oword [r10 - 176]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+L.gcm_enc_rec_final2_aes128:
+	vbroadcasti128  ymm14, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 96]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 80]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 64]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 48]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 32]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 16]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vpxor           ymm8, ymm13, yword [rdx]
+	vaesenclast     ymm0, ymm0, ymm8
+	vmovdqu         yword [rsi], ymm0
+	add             rdx, 32
+	add             rsi, 32
+	sub             rcx, 32
+	vaesenclast     ymm1, ymm1, ymm13
+	cmp             rcx, 16
+	jb              near L.gcm_enc_rec_final2_bytes
+	vpxor           xmm8, xmm1, oword [rdx]
+	vmovdqu         oword [rsi], xmm8
+	je              near L.gcm_enc_rec_tail_crypted ; exactly 16 were left
+	add             rdx, 16
+	add             rsi, 16
+	sub             rcx, 16
+	vextracti128    xmm1, ymm1, 1                   ; next lane's keystream
+	cmp             rcx, 16
+	jb              near L.gcm_enc_rec_final2_bytes
+	vpxor           xmm8, xmm1, oword [rdx]
+	vmovdqu         oword [rsi], xmm8
+	jmp             near L.gcm_enc_rec_tail_crypted
+L.gcm_enc_rec_final2_bytes:
+	test            ecx, 8
+	jz              near L.gcm_enc_rec_final2_no8
+	vmovq           r11, xmm1
+	xor             r11, qword [rdx]
+	mov             qword [rsi], r11
+	vpsrldq         xmm1, xmm1, 8
+	add             rdx, 8
+	add             rsi, 8
+L.gcm_enc_rec_final2_no8:
+	test            ecx, 4
+	jz              near L.gcm_enc_rec_final2_no4
+	vmovd           r11d, xmm1
+	xor             r11d, dword [rdx]
+	mov             dword [rsi], r11d
+	vpsrldq         xmm1, xmm1, 4
+	add             rdx, 4
+	add             rsi, 4
+L.gcm_enc_rec_final2_no4:
+	test            ecx, 2
+	jz              near L.gcm_enc_rec_final2_no2
+	vmovd           r11d, xmm1
+	xor             r11w, word [rdx]
+	mov             word [rsi], r11w
+	vpsrldq         xmm1, xmm1, 2
+	add             rdx, 2
+	add             rsi, 2
+L.gcm_enc_rec_final2_no2:
+	test            ecx, 1
+	jz              near L.gcm_enc_rec_final2_no1
+	vmovd           r11d, xmm1
+	xor             r11b, byte [rdx]
+	mov             byte [rsi], r11b
+L.gcm_enc_rec_final2_no1:
+	jmp             near L.gcm_enc_rec_tail_crypted
+L.gcm_enc_rec_final1:
+	vpshufb         ymm0, ymm10, ymm15
+	vpaddd          ymm10, ymm10, ymm11
+	vpxor           ymm0, ymm0, ymm12
+	cmp             eax, 12
+	jb              near L.gcm_enc_rec_final1_aes128
+	je              near L.gcm_enc_rec_final1_aes192
+	vbroadcasti128  ymm14, oword [r10 - 208]
+	vaesenc         ymm0, ymm0, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 192]
+	vaesenc         ymm0, ymm0, ymm14
+L.gcm_enc_rec_final1_aes192:
+	vbroadcasti128  ymm14, oword [r10 - 176]
+	vaesenc         ymm0, ymm0, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm14
+L.gcm_enc_rec_final1_aes128:
+	vbroadcasti128  ymm14, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 96]
+	vaesenc         ymm0, ymm0, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 80]
+	vaesenc         ymm0, ymm0, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 64]
+	vaesenc         ymm0, ymm0, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 48]
+	vaesenc         ymm0, ymm0, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 32]
+	vaesenc         ymm0, ymm0, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 16]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenclast     ymm0, ymm0, ymm13
+	cmp             rcx, 16
+	jb              near L.gcm_enc_rec_final1_bytes
+	vpxor           xmm8, xmm0, oword [rdx]
+	vmovdqu         oword [rsi], xmm8
+	je              near L.gcm_enc_rec_tail_crypted ; exactly 16 were left
+	add             rdx, 16
+	add             rsi, 16
+	sub             rcx, 16
+	vextracti128    xmm0, ymm0, 1                   ; next lane's keystream
+	cmp             rcx, 16
+	jb              near L.gcm_enc_rec_final1_bytes
+	vpxor           xmm8, xmm0, oword [rdx]
+	vmovdqu         oword [rsi], xmm8
+	jmp             near L.gcm_enc_rec_tail_crypted
+L.gcm_enc_rec_final1_bytes:
+	test            ecx, 8
+	jz              near L.gcm_enc_rec_final1_no8
+	vmovq           r11, xmm0
+	xor             r11, qword [rdx]
+	mov             qword [rsi], r11
+	vpsrldq         xmm0, xmm0, 8
+	add             rdx, 8
+	add             rsi, 8
+L.gcm_enc_rec_final1_no8:
+	test            ecx, 4
+	jz              near L.gcm_enc_rec_final1_no4
+	vmovd           r11d, xmm0
+	xor             r11d, dword [rdx]
+	mov             dword [rsi], r11d
+	vpsrldq         xmm0, xmm0, 4
+	add             rdx, 4
+	add             rsi, 4
+L.gcm_enc_rec_final1_no4:
+	test            ecx, 2
+	jz              near L.gcm_enc_rec_final1_no2
+	vmovd           r11d, xmm0
+	xor             r11w, word [rdx]
+	mov             word [rsi], r11w
+	vpsrldq         xmm0, xmm0, 2
+	add             rdx, 2
+	add             rsi, 2
+L.gcm_enc_rec_final1_no2:
+	test            ecx, 1
+	jz              near L.gcm_enc_rec_final1_no1
+	vmovd           r11d, xmm0
+	xor             r11b, byte [rdx]
+	mov             byte [rsi], r11b
+L.gcm_enc_rec_final1_no1:
+	jmp             near L.gcm_enc_rec_tail_crypted
+L.gcm_enc_rec_tail_crypted:
+	pop             rdx                             ; hash the ciphertext just written
+	mov             rcx, r9
+	lea             r9, [rdi + 768]
+	sub             r9, rcx
+	vpxor           ymm5, ymm5, ymm5
+	vpxor           ymm6, ymm6, ymm6
+	vpxor           ymm7, ymm7, ymm7
+L.gcm_enc_rec_ghash_vector:
+	cmp             rcx, 16
+	ja              near L.gcm_enc_rec_ghash_load_full
+	vmovdqu         xmm4, oword [rdx]               ; one block; the upper lane is zeroed
+	jmp             near L.gcm_enc_rec_ghash_loaded
+L.gcm_enc_rec_ghash_load_full:
+	vmovdqu         ymm4, yword [rdx]
+L.gcm_enc_rec_ghash_loaded:
+	vpshufb         ymm4, ymm4, ymm15
+	vpxor           ymm4, ymm4, ymm9                ; the running hash joins block 0
+	vpxor           ymm9, ymm9, ymm9
+	vpclmulqdq      ymm8, ymm4, yword [r9], 0
+	vpxor           ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [r9], 16
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [r9], 1
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [r9], 17
+	vpxor           ymm7, ymm7, ymm8
+	add             rdx, 32
+	add             r9, 32
+	sub             rcx, 32
+	ja              L.gcm_enc_rec_ghash_vector
+	vpclmulqdq      ymm8, ymm5, yword [rel L.gcm_gfpoly_32], 16 ; LO_L * (x^63+x^62+x^57)
+	vpshufd         ymm5, ymm5, 78
+	vpxor           ymm6, ymm6, ymm5
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm6, yword [rel L.gcm_gfpoly_32], 16 ; MI_L * (x^63+x^62+x^57)
+	vpshufd         ymm6, ymm6, 78
+	vpxor           ymm7, ymm7, ymm6
+	vpxor           ymm7, ymm7, ymm8
+	vextracti128    xmm8, ymm7, 1
+	vpxor           xmm9, xmm7, xmm8
+L.gcm_enc_rec_partial:
+	mov             r11, qword [r8 + 96]
+	test            r11, r11
+	jz              near L.gcm_enc_rec_no_data
+; the partial block, zero-padded in the record: its keystream block on xmm
+	vmovdqu         xmm4, oword [r8 + 64]
+	vpxor           xmm4, xmm4, xmm12
+	cmp             eax, 12
+	jb              near L.gcm_enc_rec_part_aes128
+	je              near L.gcm_enc_rec_part_aes192
+	vaesenc         xmm4, xmm4, oword [r10 - 208]
+	vaesenc         xmm4, xmm4, oword [r10 - 192]
+L.gcm_enc_rec_part_aes192:
+	vaesenc         xmm4, xmm4, oword [r10 - 176]
+	vaesenc         xmm4, xmm4, oword [r10 - 160]
+L.gcm_enc_rec_part_aes128:
+	vaesenc         xmm4, xmm4, oword [r10 - 144]
+	vaesenc         xmm4, xmm4, oword [r10 - 128]
+	vaesenc         xmm4, xmm4, oword [r10 - 112]
+	vaesenc         xmm4, xmm4, oword [r10 - 96]
+	vaesenc         xmm4, xmm4, oword [r10 - 80]
+	vaesenc         xmm4, xmm4, oword [r10 - 64]
+	vaesenc         xmm4, xmm4, oword [r10 - 48]
+	vaesenc         xmm4, xmm4, oword [r10 - 32]
+	vaesenc         xmm4, xmm4, oword [r10 - 16]
+	vaesenclast     xmm4, xmm4, xmm13
+	vmovdqu         xmm0, oword [r8 + 80]
+	vpxor           xmm4, xmm4, xmm0
+	vmovdqu         oword [r8 + 80], xmm4
+	lea             r9, [rel L.gcm_tail_bytes + 16]
+	sub             r9, r11
+	vpand           xmm4, xmm4, oword [r9]          ; GHASH sees the padding as zeros
+	vpshufb         ymm4, ymm4, ymm15
+	vpxor           ymm4, ymm4, ymm9
+	vpclmulqdq      ymm5, ymm4, yword [rdi + 736], 0
+	vpclmulqdq      ymm6, ymm4, yword [rdi + 736], 16
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 1
+	vpclmulqdq      ymm7, ymm4, yword [rdi + 736], 17
+	vpxor           ymm6, ymm6, ymm8
+	vmovdqu         xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
+	vpxor           ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 16
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
+	vpxor           ymm7, ymm7, ymm8
+	vpclmulqdq      ymm8, ymm5, yword [rel L.gcm_gfpoly_32], 16 ; LO_L * (x^63+x^62+x^57)
+	vpshufd         ymm5, ymm5, 78
+	vpxor           ymm6, ymm6, ymm5
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm6, yword [rel L.gcm_gfpoly_32], 16 ; MI_L * (x^63+x^62+x^57)
+	vpshufd         ymm6, ymm6, 78
+	vpxor           ymm7, ymm7, ymm6
+	vpxor           ymm7, ymm7, ymm8
+	vextracti128    xmm8, ymm7, 1
+	vpxor           xmm9, xmm7, xmm8
+	jmp             near L.gcm_enc_rec_tag
+L.gcm_enc_rec_no_data:
+	vmovdqu         xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpxor           xmm4, xmm4, xmm9
+	vpclmulqdq      ymm5, ymm4, yword [rdi + 752], 0
+	vpclmulqdq      ymm6, ymm4, yword [rdi + 752], 16
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
+	vpclmulqdq      ymm7, ymm4, yword [rdi + 752], 17
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm5, yword [rel L.gcm_gfpoly_32], 16 ; LO_L * (x^63+x^62+x^57)
+	vpshufd         ymm5, ymm5, 78
+	vpxor           ymm6, ymm6, ymm5
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm6, yword [rel L.gcm_gfpoly_32], 16 ; MI_L * (x^63+x^62+x^57)
+	vpshufd         ymm6, ymm6, 78
+	vpxor           ymm7, ymm7, ymm6
+	vpxor           ymm7, ymm7, ymm8
+	vextracti128    xmm8, ymm7, 1
+	vpxor           xmm9, xmm7, xmm8
+L.gcm_enc_rec_tag:
+	vpshufb         xmm9, xmm9, xmm15
+	vpxor           xmm9, xmm9, oword [r8 + 48]
+	vmovdqu         oword [r8 + 48], xmm9
+	xor             eax, eax
+	vzeroupper
+	ret
+
+; int aesgen_gcm_dec_record_vaes_avx2(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
+;                  size_t len, struct aesgen_gcm_record *rec);   any len
+;
+; One whole message: GHASH of the AAD, E_K(J0), decryption with the same stitched
+; loop as aesgen_gcm_dec_update_vaes_avx2, then the last 1..8 blocks and the lengths block
+; in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
+	section .text
+	align 32, db 0xcc
+	global aesgen_gcm_dec_record_vaes_avx2:function hidden
+aesgen_gcm_dec_record_vaes_avx2:
+	endbr64
+	vbroadcasti128  ymm15, oword [rel L.gcm_bswap_mask_16]
+	vpxor           xmm9, xmm9, xmm9
+	mov             r10, qword [r8 + 40]
+	test            r10, r10
+	jz              near L.gcm_dec_rec_aad_done
+	mov             rax, qword [r8 + 32]
+	lea             r9, [rdi + 768]
+	sub             r9, r10
+	vpxor           ymm5, ymm5, ymm5
+	vpxor           ymm6, ymm6, ymm6
+	vpxor           ymm7, ymm7, ymm7
+L.gcm_dec_rec_aad_vector:
+	cmp             r10, 16
+	ja              near L.gcm_dec_rec_aad_load_full
+	vmovdqu         xmm4, oword [rax]               ; one block; the upper lane is zeroed
+	jmp             near L.gcm_dec_rec_aad_loaded
+L.gcm_dec_rec_aad_load_full:
+	vmovdqu         ymm4, yword [rax]
+L.gcm_dec_rec_aad_loaded:
+	vpshufb         ymm4, ymm4, ymm15
+	vpxor           ymm4, ymm4, ymm9                ; the running hash joins block 0
+	vpxor           ymm9, ymm9, ymm9
+	vpclmulqdq      ymm8, ymm4, yword [r9], 0
+	vpxor           ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [r9], 16
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [r9], 1
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [r9], 17
+	vpxor           ymm7, ymm7, ymm8
+	add             rax, 32
+	add             r9, 32
+	sub             r10, 32
+	ja              L.gcm_dec_rec_aad_vector
+	vpclmulqdq      ymm8, ymm5, yword [rel L.gcm_gfpoly_32], 16 ; LO_L * (x^63+x^62+x^57)
+	vpshufd         ymm5, ymm5, 78
+	vpxor           ymm6, ymm6, ymm5
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm6, yword [rel L.gcm_gfpoly_32], 16 ; MI_L * (x^63+x^62+x^57)
+	vpshufd         ymm6, ymm6, 78
+	vpxor           ymm7, ymm7, ymm6
+	vpxor           ymm7, ymm7, ymm8
+	vextracti128    xmm8, ymm7, 1
+	vpxor           xmm9, xmm7, xmm8
+L.gcm_dec_rec_aad_done:
+	mov             eax, dword [rdi + 240]
+	lea             r10, [rdi + rax*8]
+	lea             r10, [r10 + rax*8]              ; &rk[rounds]
+	vbroadcasti128  ymm12, oword [rdi]
+	vbroadcasti128  ymm13, oword [r10]
+; E_K(J0) masks the tag: one block on xmm, beside the data's blocks
+	vmovdqu         xmm4, oword [r8]
+	vpxor           xmm4, xmm4, xmm12
+	cmp             eax, 12
+	jb              near L.gcm_dec_rec_j0_aes128
+	je              near L.gcm_dec_rec_j0_aes192
+	vaesenc         xmm4, xmm4, oword [r10 - 208]
+	vaesenc         xmm4, xmm4, oword [r10 - 192]
+L.gcm_dec_rec_j0_aes192:
+	vaesenc         xmm4, xmm4, oword [r10 - 176]
+	vaesenc         xmm4, xmm4, oword [r10 - 160]
+L.gcm_dec_rec_j0_aes128:
+	vaesenc         xmm4, xmm4, oword [r10 - 144]
+	vaesenc         xmm4, xmm4, oword [r10 - 128]
+	vaesenc         xmm4, xmm4, oword [r10 - 112]
+	vaesenc         xmm4, xmm4, oword [r10 - 96]
+	vaesenc         xmm4, xmm4, oword [r10 - 80]
+	vaesenc         xmm4, xmm4, oword [r10 - 64]
+	vaesenc         xmm4, xmm4, oword [r10 - 48]
+	vaesenc         xmm4, xmm4, oword [r10 - 32]
+	vaesenc         xmm4, xmm4, oword [r10 - 16]
+	vaesenclast     xmm4, xmm4, xmm13
+	vmovdqu         oword [r8 + 48], xmm4
+	vbroadcasti128  ymm10, oword [r8]
+	vpshufb         ymm10, ymm10, ymm15
+	vpaddd          ymm10, ymm10, yword [rel L.gcm_record_offsets_32] ; J0 + 1, + 2, ...
+	vbroadcasti128  ymm11, oword [rel L.gcm_lane_count]
+	test            rcx, rcx                        ; whole blocks only
+	jz              near L.gcm_dec_rec_partial
+	sub             rcx, 128
+	jb              near L.gcm_dec_rec_tail
+L.gcm_dec_rec_loop:
+; LLVM-MCA-BEGIN gcm_dec_rec_vaes_avx2_main_loop
+	vpshufb         ymm0, ymm10, ymm15
+	vpaddd          ymm10, ymm10, ymm11
+	vpshufb         ymm1, ymm10, ymm15
+	vpaddd          ymm10, ymm10, ymm11
+	vpshufb         ymm2, ymm10, ymm15
+	vpaddd          ymm10, ymm10, ymm11
+	vpshufb         ymm3, ymm10, ymm15
+	vpaddd          ymm10, ymm10, ymm11
+	vpxor           ymm0, ymm0, ymm12
+	vpxor           ymm1, ymm1, ymm12
+	vpxor           ymm2, ymm2, ymm12
+	vpxor           ymm3, ymm3, ymm12
+	cmp             eax, 12
+	jb              near L.gcm_dec_rec_main_aes128
+	je              near L.gcm_dec_rec_main_aes192
+	vbroadcasti128  ymm14, oword [r10 - 208]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 192]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+L.gcm_dec_rec_main_aes192:
+	vbroadcasti128  ymm14, oword [r10 - 176]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+L.gcm_dec_rec_main_aes128:
+	vbroadcasti128  ymm14, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vmovdqu         ymm4, yword [rdx]
+	vpshufb         ymm4, ymm4, ymm15
+	vpxor           ymm4, ymm4, ymm9
+	vpclmulqdq      ymm5, ymm4, yword [rdi + 640], 0
+	vpclmulqdq      ymm6, ymm4, yword [rdi + 640], 16
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 640], 1
+	vbroadcasti128  ymm14, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vpclmulqdq      ymm7, ymm4, yword [rdi + 640], 17
+	vpxor           ymm6, ymm6, ymm8
+	vmovdqu         ymm4, yword [rdx + 32]
+	vpshufb         ymm4, ymm4, ymm15
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 0
+	vpxor           ymm5, ymm5, ymm8
+	vbroadcasti128  ymm14, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 16
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 1
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 17
+	vpxor           ymm7, ymm7, ymm8
+	vbroadcasti128  ymm14, oword [r10 - 96]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vmovdqu         ymm4, yword [rdx + 64]
+	vpshufb         ymm4, ymm4, ymm15
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 0
+	vpxor           ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 16
+	vbroadcasti128  ymm14, oword [r10 - 80]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 1
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 17
+	vpxor           ymm7, ymm7, ymm8
+	vbroadcasti128  ymm14, oword [r10 - 64]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vmovdqu         ymm4, yword [rdx + 96]
+	vpshufb         ymm4, ymm4, ymm15
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 0
+	vpxor           ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 16
+	vbroadcasti128  ymm14, oword [r10 - 48]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 1
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 17
+	vpxor           ymm7, ymm7, ymm8
+	vbroadcasti128  ymm14, oword [r10 - 32]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vpclmulqdq      ymm8, ymm5, yword [rel L.gcm_gfpoly_32], 16 ; LO_L * (x^63+x^62+x^57)
+	vpshufd         ymm5, ymm5, 78
+	vpxor           ymm6, ymm6, ymm5
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm6, yword [rel L.gcm_gfpoly_32], 16 ; MI_L * (x^63+x^62+x^57)
+	vbroadcasti128  ymm14, oword [r10 - 16]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vpshufd         ymm6, ymm6, 78
+	vpxor           ymm7, ymm7, ymm6
+	vpxor           ymm7, ymm7, ymm8
+	vextracti128    xmm8, ymm7, 1
+	vpxor           xmm9, xmm7, xmm8
+	vpxor           ymm8, ymm13, yword [rdx]
+	vaesenclast     ymm0, ymm0, ymm8
+	vmovdqu         yword [rsi], ymm0
+	vpxor           ymm8, ymm13, yword [rdx + 32]
+	vaesenclast     ymm1, ymm1, ymm8
+	vmovdqu         yword [rsi + 32], ymm1
+	vpxor           ymm8, ymm13, yword [rdx + 64]
+	vaesenclast     ymm2, ymm2, ymm8
+	vmovdqu         yword [rsi + 64], ymm2
+	vpxor           ymm8, ymm13, yword [rdx + 96]
+	vaesenclast     ymm3, ymm3, ymm8
+	vmovdqu         yword [rsi + 96], ymm3
+	add             rdx, 128
+	add             rsi, 128
+	sub             rcx, 128
+	jae             L.gcm_dec_rec_loop
+; LLVM-MCA-END
+L.gcm_dec_rec_tail:
+	add             rcx, 128
+	jz              near L.gcm_dec_rec_partial
+	push            rdx
+	push            rcx
+	lea             r9, [rdi + 768]
+	sub             r9, rcx
+	vpxor           ymm5, ymm5, ymm5
+	vpxor           ymm6, ymm6, ymm6
+	vpxor           ymm7, ymm7, ymm7
+L.gcm_dec_rec_ghash_vector:
+	cmp             rcx, 16
+	ja              near L.gcm_dec_rec_ghash_load_full
+	vmovdqu         xmm4, oword [rdx]               ; one block; the upper lane is zeroed
+	jmp             near L.gcm_dec_rec_ghash_loaded
+L.gcm_dec_rec_ghash_load_full:
+	vmovdqu         ymm4, yword [rdx]
+L.gcm_dec_rec_ghash_loaded:
+	vpshufb         ymm4, ymm4, ymm15
+	vpxor           ymm4, ymm4, ymm9                ; the running hash joins block 0
+	vpxor           ymm9, ymm9, ymm9
+	vpclmulqdq      ymm8, ymm4, yword [r9], 0
+	vpxor           ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [r9], 16
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [r9], 1
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [r9], 17
+	vpxor           ymm7, ymm7, ymm8
+	add             rdx, 32
+	add             r9, 32
+	sub             rcx, 32
+	ja              L.gcm_dec_rec_ghash_vector
+	vpclmulqdq      ymm8, ymm5, yword [rel L.gcm_gfpoly_32], 16 ; LO_L * (x^63+x^62+x^57)
+	vpshufd         ymm5, ymm5, 78
+	vpxor           ymm6, ymm6, ymm5
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm6, yword [rel L.gcm_gfpoly_32], 16 ; MI_L * (x^63+x^62+x^57)
+	vpshufd         ymm6, ymm6, 78
+	vpxor           ymm7, ymm7, ymm6
+	vpxor           ymm7, ymm7, ymm8
+	vextracti128    xmm8, ymm7, 1
+	vpxor           xmm9, xmm7, xmm8
+	pop             rcx
+	pop             rdx
+
+; 1..128 bytes remain: pick the final group by the number of vectors they need.
+L.gcm_dec_rec_final:
+	cmp             rcx, 32
+	jbe             near L.gcm_dec_rec_final1
+	cmp             rcx, 64
+	jbe             near L.gcm_dec_rec_final2
+	cmp             rcx, 96
+	jbe             near L.gcm_dec_rec_final3
+L.gcm_dec_rec_final4:
+	vpshufb         ymm0, ymm10, ymm15
+	vpaddd          ymm10, ymm10, ymm11
+	vpshufb         ymm1, ymm10, ymm15
+	vpaddd          ymm10, ymm10, ymm11
+	vpshufb         ymm2, ymm10, ymm15
+	vpaddd          ymm10, ymm10, ymm11
+	vpshufb         ymm3, ymm10, ymm15
+	vpaddd          ymm10, ymm10, ymm11
+	vpxor           ymm0, ymm0, ymm12
+	vpxor           ymm1, ymm1, ymm12
+	vpxor           ymm2, ymm2, ymm12
+	vpxor           ymm3, ymm3, ymm12
+	cmp             eax, 12
+	jb              near L.gcm_dec_rec_final4_aes128
+	je              near L.gcm_dec_rec_final4_aes192
+	vbroadcasti128  ymm14, oword [r10 - 208]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 192]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+L.gcm_dec_rec_final4_aes192:
+	vbroadcasti128  ymm14, oword [r10 - 176]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+L.gcm_dec_rec_final4_aes128:
+	vbroadcasti128  ymm14, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 96]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 80]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 64]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 48]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 32]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 16]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vpxor           ymm8, ymm13, yword [rdx]
+	vaesenclast     ymm0, ymm0, ymm8
+	vmovdqu         yword [rsi], ymm0
+	vpxor           ymm8, ymm13, yword [rdx + 32]
+	vaesenclast     ymm1, ymm1, ymm8
+	vmovdqu         yword [rsi + 32], ymm1
+	vpxor           ymm8, ymm13, yword [rdx + 64]
+	vaesenclast     ymm2, ymm2, ymm8
+	vmovdqu         yword [rsi + 64], ymm2
+	add             rdx, 96
+	add             rsi, 96
+	sub             rcx, 96
+	vaesenclast     ymm3, ymm3, ymm13
+	cmp             rcx, 16
+	jb              near L.gcm_dec_rec_final4_bytes
+	vpxor           xmm8, xmm3, oword [rdx]
+	vmovdqu         oword [rsi], xmm8
+	je              near L.gcm_dec_rec_partial      ; exactly 16 were left
+	add             rdx, 16
+	add             rsi, 16
+	sub             rcx, 16
+	vextracti128    xmm3, ymm3, 1                   ; next lane's keystream
+	cmp             rcx, 16
+	jb              near L.gcm_dec_rec_final4_bytes
+	vpxor           xmm8, xmm3, oword [rdx]
+	vmovdqu         oword [rsi], xmm8
+	jmp             near L.gcm_dec_rec_partial
+L.gcm_dec_rec_final4_bytes:
+	test            ecx, 8
+	jz              near L.gcm_dec_rec_final4_no8
+	vmovq           r11, xmm3
+	xor             r11, qword [rdx]
+	mov             qword [rsi], r11
+	vpsrldq         xmm3, xmm3, 8
+	add             rdx, 8
+	add             rsi, 8
+L.gcm_dec_rec_final4_no8:
+	test            ecx, 4
+	jz              near L.gcm_dec_rec_final4_no4
+	vmovd           r11d, xmm3
+	xor             r11d, dword [rdx]
+	mov             dword [rsi], r11d
+	vpsrldq         xmm3, xmm3, 4
+	add             rdx, 4
+	add             rsi, 4
+L.gcm_dec_rec_final4_no4:
+	test            ecx, 2
+	jz              near L.gcm_dec_rec_final4_no2
+	vmovd           r11d, xmm3
+	xor             r11w, word [rdx]
+	mov             word [rsi], r11w
+	vpsrldq         xmm3, xmm3, 2
+	add             rdx, 2
+	add             rsi, 2
+L.gcm_dec_rec_final4_no2:
+	test            ecx, 1
+	jz              near L.gcm_dec_rec_final4_no1
+	vmovd           r11d, xmm3
+	xor             r11b, byte [rdx]
+	mov             byte [rsi], r11b
+L.gcm_dec_rec_final4_no1:
+	jmp             near L.gcm_dec_rec_partial
+L.gcm_dec_rec_final3:
+	vpshufb         ymm0, ymm10, ymm15
+	vpaddd          ymm10, ymm10, ymm11
+	vpshufb         ymm1, ymm10, ymm15
+	vpaddd          ymm10, ymm10, ymm11
+	vpshufb         ymm2, ymm10, ymm15
+	vpaddd          ymm10, ymm10, ymm11
+	vpxor           ymm0, ymm0, ymm12
+	vpxor           ymm1, ymm1, ymm12
+	vpxor           ymm2, ymm2, ymm12
+	cmp             eax, 12
+	jb              near L.gcm_dec_rec_final3_aes128
+	je              near L.gcm_dec_rec_final3_aes192
+	vbroadcasti128  ymm14, oword [r10 - 208]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 192]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+L.gcm_dec_rec_final3_aes192:
+	vbroadcasti128  ymm14, oword [r10 - 176]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+L.gcm_dec_rec_final3_aes128:
+	vbroadcasti128  ymm14, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 96]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 80]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 64]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 48]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 32]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 16]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vpxor           ymm8, ymm13, yword [rdx]
+	vaesenclast     ymm0, ymm0, ymm8
+	vmovdqu         yword [rsi], ymm0
+	vpxor           ymm8, ymm13, yword [rdx + 32]
+	vaesenclast     ymm1, ymm1, ymm8
+	vmovdqu         yword [rsi + 32], ymm1
+	add             rdx, 64
+	add             rsi, 64
+	sub             rcx, 64
+	vaesenclast     ymm2, ymm2, ymm13
+	cmp             rcx, 16
+	jb              near L.gcm_dec_rec_final3_bytes
+	vpxor           xmm8, xmm2, oword [rdx]
+	vmovdqu         oword [rsi], xmm8
+	je              near L.gcm_dec_rec_partial      ; exactly 16 were left
+	add             rdx, 16
+	add             rsi, 16
+	sub             rcx, 16
+	vextracti128    xmm2, ymm2, 1                   ; next lane's keystream
+	cmp             rcx, 16
+	jb              near L.gcm_dec_rec_final3_bytes
+	vpxor           xmm8, xmm2, oword [rdx]
+	vmovdqu         oword [rsi], xmm8
+	jmp             near L.gcm_dec_rec_partial
+L.gcm_dec_rec_final3_bytes:
+	test            ecx, 8
+	jz              near L.gcm_dec_rec_final3_no8
+	vmovq           r11, xmm2
+	xor             r11, qword [rdx]
+	mov             qword [rsi], r11
+	vpsrldq         xmm2, xmm2, 8
+	add             rdx, 8
+	add             rsi, 8
+L.gcm_dec_rec_final3_no8:
+	test            ecx, 4
+	jz              near L.gcm_dec_rec_final3_no4
+	vmovd           r11d, xmm2
+	xor             r11d, dword [rdx]
+	mov             dword [rsi], r11d
+	vpsrldq         xmm2, xmm2, 4
+	add             rdx, 4
+	add             rsi, 4
+L.gcm_dec_rec_final3_no4:
+	test            ecx, 2
+	jz              near L.gcm_dec_rec_final3_no2
+	vmovd           r11d, xmm2
+	xor             r11w, word [rdx]
+	mov             word [rsi], r11w
+	vpsrldq         xmm2, xmm2, 2
+	add             rdx, 2
+	add             rsi, 2
+L.gcm_dec_rec_final3_no2:
+	test            ecx, 1
+	jz              near L.gcm_dec_rec_final3_no1
+	vmovd           r11d, xmm2
+	xor             r11b, byte [rdx]
+	mov             byte [rsi], r11b
+L.gcm_dec_rec_final3_no1:
+	jmp             near L.gcm_dec_rec_partial
+L.gcm_dec_rec_final2:
+	vpshufb         ymm0, ymm10, ymm15
+	vpaddd          ymm10, ymm10, ymm11
+	vpshufb         ymm1, ymm10, ymm15
+	vpaddd          ymm10, ymm10, ymm11
+	vpxor           ymm0, ymm0, ymm12
+	vpxor           ymm1, ymm1, ymm12
+	cmp             eax, 12
+	jb              near L.gcm_dec_rec_final2_aes128
+	je              near L.gcm_dec_rec_final2_aes192
+	vbroadcasti128  ymm14, oword [r10 - 208]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 192]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+L.gcm_dec_rec_final2_aes192:
+	vbroadcasti128  ymm14, oword [r10 - 176]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+L.gcm_dec_rec_final2_aes128:
+	vbroadcasti128  ymm14, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 96]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 80]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 64]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 48]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 32]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 16]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vpxor           ymm8, ymm13, yword [rdx]
+	vaesenclast     ymm0, ymm0, ymm8
+	vmovdqu         yword [rsi], ymm0
+	add             rdx, 32
+	add             rsi, 32
+	sub             rcx, 32
+	vaesenclast     ymm1, ymm1, ymm13
+	cmp             rcx, 16
+	jb              near L.gcm_dec_rec_final2_bytes
+	vpxor           xmm8, xmm1, oword [rdx]
+	vmovdqu         oword [rsi], xmm8
+	je              near L.gcm_dec_rec_partial      ; exactly 16 were left
+	add             rdx, 16
+	add             rsi, 16
+	sub             rcx, 16
+	vextracti128    xmm1, ymm1, 1                   ; next lane's keystream
+	cmp             rcx, 16
+	jb              near L.gcm_dec_rec_final2_bytes
+	vpxor           xmm8, xmm1, oword [rdx]
+	vmovdqu         oword [rsi], xmm8
+	jmp             near L.gcm_dec_rec_partial
+L.gcm_dec_rec_final2_bytes:
+	test            ecx, 8
+	jz              near L.gcm_dec_rec_final2_no8
+	vmovq           r11, xmm1
+	xor             r11, qword [rdx]
+	mov             qword [rsi], r11
+	vpsrldq         xmm1, xmm1, 8
+	add             rdx, 8
+	add             rsi, 8
+L.gcm_dec_rec_final2_no8:
+	test            ecx, 4
+	jz              near L.gcm_dec_rec_final2_no4
+	vmovd           r11d, xmm1
+	xor             r11d, dword [rdx]
+	mov             dword [rsi], r11d
+	vpsrldq         xmm1, xmm1, 4
+	add             rdx, 4
+	add             rsi, 4
+L.gcm_dec_rec_final2_no4:
+	test            ecx, 2
+	jz              near L.gcm_dec_rec_final2_no2
+	vmovd           r11d, xmm1
+	xor             r11w, word [rdx]
+	mov             word [rsi], r11w
+	vpsrldq         xmm1, xmm1, 2
+	add             rdx, 2
+	add             rsi, 2
+L.gcm_dec_rec_final2_no2:
+	test            ecx, 1
+	jz              near L.gcm_dec_rec_final2_no1
+	vmovd           r11d, xmm1
+	xor             r11b, byte [rdx]
+	mov             byte [rsi], r11b
+L.gcm_dec_rec_final2_no1:
+	jmp             near L.gcm_dec_rec_partial
+L.gcm_dec_rec_final1:
+	vpshufb         ymm0, ymm10, ymm15
+	vpaddd          ymm10, ymm10, ymm11
+	vpxor           ymm0, ymm0, ymm12
+	cmp             eax, 12
+	jb              near L.gcm_dec_rec_final1_aes128
+	je              near L.gcm_dec_rec_final1_aes192
+	vbroadcasti128  ymm14, oword [r10 - 208]
+	vaesenc         ymm0, ymm0, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 192]
+	vaesenc         ymm0, ymm0, ymm14
+L.gcm_dec_rec_final1_aes192:
+	vbroadcasti128  ymm14, oword [r10 - 176]
+	vaesenc         ymm0, ymm0, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm14
+L.gcm_dec_rec_final1_aes128:
+	vbroadcasti128  ymm14, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 96]
+	vaesenc         ymm0, ymm0, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 80]
+	vaesenc         ymm0, ymm0, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 64]
+	vaesenc         ymm0, ymm0, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 48]
+	vaesenc         ymm0, ymm0, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 32]
+	vaesenc         ymm0, ymm0, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 16]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenclast     ymm0, ymm0, ymm13
+	cmp             rcx, 16
+	jb              near L.gcm_dec_rec_final1_bytes
+	vpxor           xmm8, xmm0, oword [rdx]
+	vmovdqu         oword [rsi], xmm8
+	je              near L.gcm_dec_rec_partial      ; exactly 16 were left
+	add             rdx, 16
+	add             rsi, 16
+	sub             rcx, 16
+	vextracti128    xmm0, ymm0, 1                   ; next lane's keystream
+	cmp             rcx, 16
+	jb              near L.gcm_dec_rec_final1_bytes
+	vpxor           xmm8, xmm0, oword [rdx]
+	vmovdqu         oword [rsi], xmm8
+	jmp             near L.gcm_dec_rec_partial
+L.gcm_dec_rec_final1_bytes:
+	test            ecx, 8
+	jz              near L.gcm_dec_rec_final1_no8
+	vmovq           r11, xmm0
+	xor             r11, qword [rdx]
+	mov             qword [rsi], r11
+	vpsrldq         xmm0, xmm0, 8
+	add             rdx, 8
+	add             rsi, 8
+L.gcm_dec_rec_final1_no8:
+	test            ecx, 4
+	jz              near L.gcm_dec_rec_final1_no4
+	vmovd           r11d, xmm0
+	xor             r11d, dword [rdx]
+	mov             dword [rsi], r11d
+	vpsrldq         xmm0, xmm0, 4
+	add             rdx, 4
+	add             rsi, 4
+L.gcm_dec_rec_final1_no4:
+	test            ecx, 2
+	jz              near L.gcm_dec_rec_final1_no2
+	vmovd           r11d, xmm0
+	xor             r11w, word [rdx]
+	mov             word [rsi], r11w
+	vpsrldq         xmm0, xmm0, 2
+	add             rdx, 2
+	add             rsi, 2
+L.gcm_dec_rec_final1_no2:
+	test            ecx, 1
+	jz              near L.gcm_dec_rec_final1_no1
+	vmovd           r11d, xmm0
+	xor             r11b, byte [rdx]
+	mov             byte [rsi], r11b
+L.gcm_dec_rec_final1_no1:
+	jmp             near L.gcm_dec_rec_partial
+L.gcm_dec_rec_partial:
+	mov             r11, qword [r8 + 96]
+	test            r11, r11
+	jz              near L.gcm_dec_rec_no_data
+; the partial block, zero-padded in the record: its keystream block on xmm
+	vmovdqu         xmm4, oword [r8 + 64]
+	vpxor           xmm4, xmm4, xmm12
+	cmp             eax, 12
+	jb              near L.gcm_dec_rec_part_aes128
+	je              near L.gcm_dec_rec_part_aes192
+	vaesenc         xmm4, xmm4, oword [r10 - 208]
+	vaesenc         xmm4, xmm4, oword [r10 - 192]
+L.gcm_dec_rec_part_aes192:
+	vaesenc         xmm4, xmm4, oword [r10 - 176]
+	vaesenc         xmm4, xmm4, oword [r10 - 160]
+L.gcm_dec_rec_part_aes128:
+	vaesenc         xmm4, xmm4, oword [r10 - 144]
+	vaesenc         xmm4, xmm4, oword [r10 - 128]
+	vaesenc         xmm4, xmm4, oword [r10 - 112]
+	vaesenc         xmm4, xmm4, oword [r10 - 96]
+	vaesenc         xmm4, xmm4, oword [r10 - 80]
+	vaesenc         xmm4, xmm4, oword [r10 - 64]
+	vaesenc         xmm4, xmm4, oword [r10 - 48]
+	vaesenc         xmm4, xmm4, oword [r10 - 32]
+	vaesenc         xmm4, xmm4, oword [r10 - 16]
+	vaesenclast     xmm4, xmm4, xmm13
+	vmovdqu         xmm0, oword [r8 + 80]
+	vpxor           xmm4, xmm4, xmm0
+	vmovdqu         oword [r8 + 80], xmm4
+	vmovdqa         xmm4, xmm0                      ; GHASH the ciphertext (zero-padded)
+	vpshufb         ymm4, ymm4, ymm15
+	vpxor           ymm4, ymm4, ymm9
+	vpclmulqdq      ymm5, ymm4, yword [rdi + 736], 0
+	vpclmulqdq      ymm6, ymm4, yword [rdi + 736], 16
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 1
+	vpclmulqdq      ymm7, ymm4, yword [rdi + 736], 17
+	vpxor           ymm6, ymm6, ymm8
+	vmovdqu         xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
+	vpxor           ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 16
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
+	vpxor           ymm7, ymm7, ymm8
+	vpclmulqdq      ymm8, ymm5, yword [rel L.gcm_gfpoly_32], 16 ; LO_L * (x^63+x^62+x^57)
+	vpshufd         ymm5, ymm5, 78
+	vpxor           ymm6, ymm6, ymm5
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm6, yword [rel L.gcm_gfpoly_32], 16 ; MI_L * (x^63+x^62+x^57)
+	vpshufd         ymm6, ymm6, 78
+	vpxor           ymm7, ymm7, ymm6
+	vpxor           ymm7, ymm7, ymm8
+	vextracti128    xmm8, ymm7, 1
+	vpxor           xmm9, xmm7, xmm8
+	jmp             near L.gcm_dec_rec_tag
+L.gcm_dec_rec_no_data:
+	vmovdqu         xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpxor           xmm4, xmm4, xmm9
+	vpclmulqdq      ymm5, ymm4, yword [rdi + 752], 0
+	vpclmulqdq      ymm6, ymm4, yword [rdi + 752], 16
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
+	vpclmulqdq      ymm7, ymm4, yword [rdi + 752], 17
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm5, yword [rel L.gcm_gfpoly_32], 16 ; LO_L * (x^63+x^62+x^57)
+	vpshufd         ymm5, ymm5, 78
+	vpxor           ymm6, ymm6, ymm5
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm6, yword [rel L.gcm_gfpoly_32], 16 ; MI_L * (x^63+x^62+x^57)
+	vpshufd         ymm6, ymm6, 78
+	vpxor           ymm7, ymm7, ymm6
+	vpxor           ymm7, ymm7, ymm8
+	vextracti128    xmm8, ymm7, 1
+	vpxor           xmm9, xmm7, xmm8
+L.gcm_dec_rec_tag:
+	vpshufb         xmm9, xmm9, xmm15
+	vpxor           xmm9, xmm9, oword [r8 + 48]
+	vmovdqu         oword [r8 + 48], xmm9
+	xor             eax, eax
+	vzeroupper
+	ret
+
 	section .rodata align=64
 	align 64, db 0
 L.gcm_bswap_mask_16:
@@ -1552,6 +3233,14 @@ L.gcm_lane_count:
 L.gcm_lane_offsets_32:
 	dd	0, 0, 0, 0
 	dd	1, 0, 0, 0
+; The record functions' first counters: J0 + 1, J0 + 2, ... per lane.
+	align 64, db 0
+L.gcm_record_offsets_32:
+	dd	1, 0, 0, 0
+	dd	2, 0, 0, 0
+; 16 bytes at .Lgcm_tail_bytes + 16 - n keep the first n bytes of a block.
+L.gcm_tail_bytes:
+	dq	-1, -1, 0, 0
 
 	section .note.GNU-stack noalloc noexec nowrite progbits
 	section .note.gnu.property note alloc noexec align=8

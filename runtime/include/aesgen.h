@@ -216,6 +216,7 @@ typedef struct aesgen_gcm_key {
                       size_t len, struct aesgen_gcm_record *rec);
     int (*dec_record)(const struct aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
                       size_t len, struct aesgen_gcm_record *rec);
+    int record_pads;   /* 1: the record functions take whole blocks (see asm_abi.h) */
 } aesgen_gcm_key;
 
 #ifdef __cplusplus

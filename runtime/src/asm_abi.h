@@ -75,13 +75,19 @@ typedef int aesgen_gcm_update_fn(const aesgen_gcm_key *key, uint8_t *dst, const 
                                  size_t len, const uint8_t ctr[16], uint8_t acc[16]);
 
 /*
- * Records (EVEX ISAs only): one whole message per call, the one-shot API's fast path.
- * enc_record / dec_record en/decrypt len bytes (any length, 0 too) of src into dst with
- * the counter blocks J0 + 1, J0 + 2, ... (inc32), hash rec->aad (aad_len <=
- * AESGEN_GCM_RECORD_MAX_AAD bytes; not read when 0), the ciphertext and rec->lengths,
- * and write the full tag bswap(GHASH) ^ E_K(J0) to rec->tag (also used as scratch for
- * E_K(J0)).  lengths is GHASH's last block in the asm's reflected form: the bit lengths
- * of the text and of the AAD as two little-endian 64-bit integers, in that order.
+ * Records: one whole message per call, the one-shot API's fast path.
+ * enc_record / dec_record en/decrypt len bytes of src into dst with the counter blocks
+ * J0 + 1, J0 + 2, ... (inc32), hash the AAD (aad_len <= AESGEN_GCM_RECORD_MAX_AAD bytes;
+ * not read when 0), the ciphertext and rec->lengths, and write the full tag
+ * bswap(GHASH) ^ E_K(J0) to rec->tag (also used as scratch for E_K(J0)).  lengths is
+ * GHASH's last block in the asm's reflected form: the bit lengths of the text and of
+ * the AAD as two little-endian 64-bit integers, in that order.
+ *  - EVEX ISAs (avx10_*): any len and aad_len; the tail_* fields are not read.
+ *  - VEX ISAs (aesni_avx, vaes_avx2), no byte masks: aad_len is a multiple of 16 (the
+ *    caller pads the AAD with zeros) and so is len; the message's partial block, if any
+ *    (tail_len = 1..15 bytes), is in tail zero-padded, with its counter block (J0 +
+ *    1 + len/16) in tail_ctr; the function replaces tail with its output (the first
+ *    tail_len bytes are the result).  lengths counts the message's real lengths.
  * Only [src, src+len), [dst, dst+len), the AAD, the key and rec are accessed.  The AAD
  * is hashed and the ciphertext of decryption read before any byte of dst is written.
  */
@@ -92,9 +98,14 @@ typedef struct aesgen_gcm_record {
     const uint8_t *aad;      /* offset 32 */
     size_t aad_len;          /* offset 40 */
     uint8_t tag[16];         /* offset 48 */
+    uint8_t tail_ctr[16];    /* offset 64, VEX */
+    uint8_t tail[16];        /* offset 80, VEX */
+    size_t tail_len;         /* offset 96, VEX */
 } aesgen_gcm_record;
 _Static_assert(offsetof(aesgen_gcm_record, aad_len) == 40 &&
-               offsetof(aesgen_gcm_record, tag) == 48, "offsets templates/gcm.j2 uses");
+               offsetof(aesgen_gcm_record, tag) == 48 &&
+               offsetof(aesgen_gcm_record, tail) == 80 &&
+               offsetof(aesgen_gcm_record, tail_len) == 96, "offsets templates/gcm.j2 uses");
 typedef int aesgen_gcm_record_fn(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
                                  size_t len, aesgen_gcm_record *rec);
 
@@ -105,13 +116,13 @@ typedef int aesgen_gcm_record_fn(const aesgen_gcm_key *key, uint8_t *dst, const 
     aesgen_xts_fn aesgen_xts_decrypt_##isa;      \
     aesgen_gcm_ghash_fn aesgen_gcm_ghash_##isa;  \
     aesgen_gcm_update_fn aesgen_gcm_enc_update_##isa; \
-    aesgen_gcm_update_fn aesgen_gcm_dec_update_##isa;
+    aesgen_gcm_update_fn aesgen_gcm_dec_update_##isa; \
+    aesgen_gcm_record_fn aesgen_gcm_enc_record_##isa; \
+    aesgen_gcm_record_fn aesgen_gcm_dec_record_##isa;
 
 AESGEN_DECLARE_ISA(aesni_avx)
 AESGEN_DECLARE_ISA(vaes_avx2)
 AESGEN_DECLARE_ISA(avx10_256)
 AESGEN_DECLARE_ISA(avx10_512)
-aesgen_gcm_record_fn aesgen_gcm_enc_record_avx10_256, aesgen_gcm_dec_record_avx10_256;
-aesgen_gcm_record_fn aesgen_gcm_enc_record_avx10_512, aesgen_gcm_dec_record_avx10_512;
 
 #endif

@@ -126,6 +126,7 @@ int aesgen_gcm_init(aesgen_gcm_key *key, const uint8_t *k, size_t key_len)
     key->dec_update_short = small->gcm_dec_update;
     key->enc_record = impl->gcm_enc_record;
     key->dec_record = impl->gcm_dec_record;
+    key->record_pads = impl->gcm_record_pads;
     impl->gcm_setup(key);
     return AESGEN_OK;
 }
@@ -463,6 +464,35 @@ static int record_fits(const aesgen_gcm_key *key, aesgen_gcm_record_fn *fn, size
     return key != NULL && fn != NULL && aad_len <= AESGEN_GCM_RECORD_MAX_AAD;
 }
 
+/* The VEX record contract (asm_abi.h): the AAD zero-padded to whole blocks, the text's
+ * partial block zero-padded in the record with its counter block, its output copied
+ * out afterwards. */
+static void record_run_padded(const aesgen_gcm_key *key, aesgen_gcm_record_fn *fn,
+                              uint8_t *dst, const uint8_t *src, size_t len,
+                              aesgen_gcm_record *rec)
+{
+    uint8_t aad_copy[AESGEN_GCM_RECORD_MAX_AAD];
+    const size_t aad_whole = rec->aad_len & ~(size_t)15, aad_part = rec->aad_len - aad_whole;
+    if (aad_part != 0) {
+        memcpy(aad_copy, rec->aad, aad_whole);
+        store_partial_block(aad_copy + aad_whole, rec->aad + aad_whole, aad_part);
+        rec->aad = aad_copy;
+        rec->aad_len = aad_whole + 16;
+    }
+    const size_t whole = len & ~(size_t)15, part = len - whole;
+    rec->tail_len = part;
+    if (part != 0) {
+        store_partial_block(rec->tail, src + whole, part);
+        memcpy(rec->tail_ctr, rec->j0, 16);
+        inc32(rec->tail_ctr, 1 + whole / 16);
+    }
+    fn(key, dst, src, whole, rec);
+    if (part != 0) {
+        memcpy(dst + whole, rec->tail, part);
+        aesgen_wipe(rec->tail, sizeof rec->tail);   /* plaintext */
+    }
+}
+
 /* The checks of start, aad, update and final together, then the whole message in one
  * call; rec->tag receives the full tag. */
 static int record_run(const aesgen_gcm_key *key, aesgen_gcm_record_fn *fn, const uint8_t *iv,
@@ -478,7 +508,10 @@ static int record_run(const aesgen_gcm_key *key, aesgen_gcm_record_fn *fn, const
     store_block((uint8_t *)rec->lengths, (uint64_t)len * 8, (uint64_t)aad_len * 8);
     rec->aad = aad;
     rec->aad_len = aad_len;
-    fn(key, dst, src, len, rec);
+    if (key->record_pads)
+        record_run_padded(key, fn, dst, src, len, rec);
+    else
+        fn(key, dst, src, len, rec);
     return AESGEN_OK;
 }
 

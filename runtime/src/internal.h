@@ -78,6 +78,7 @@ typedef struct aesgen_isa_impl {
     aesgen_gcm_update_fn *gcm_dec_update;
     aesgen_gcm_record_fn *gcm_enc_record;   /* NULL: this ISA has no record functions */
     aesgen_gcm_record_fn *gcm_dec_record;
+    int gcm_record_pads;                    /* the VEX contract: whole blocks + tail */
 } aesgen_isa_impl;
 
 /* The implementation table entry for id (id < AESGEN_ISA_COUNT). */

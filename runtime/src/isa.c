@@ -45,10 +45,11 @@
                       .gcm_dec_update = aesgen_gcm_dec_update_clmul,
 #endif
 #if defined(AESGEN_HAVE_ASM) && defined(AESGEN_HAVE_GCM_ASM)
-#define GCM_RECORD(isa) .gcm_enc_record = aesgen_gcm_enc_record_##isa, \
-                        .gcm_dec_record = aesgen_gcm_dec_record_##isa,
+#define GCM_RECORD(isa, pads) .gcm_enc_record = aesgen_gcm_enc_record_##isa, \
+                              .gcm_dec_record = aesgen_gcm_dec_record_##isa, \
+                              .gcm_record_pads = pads,
 #else
-#define GCM_RECORD(isa)
+#define GCM_RECORD(isa, pads)
 #endif
 #define GCM_FNS(isa) .encrypt_block = aesgen_encrypt_block_aesni, \
                      .gcm_setup = aesgen_gcm_setup_clmul, GCM_BULK(isa)
@@ -75,10 +76,10 @@ static const aesgen_isa_impl isa_table[AESGEN_ISA_COUNT] = {
                              .gcm_ghash = aesgen_gcm_ghash_generic,
                              .gcm_enc_update = aesgen_gcm_enc_update_generic,
                              .gcm_dec_update = aesgen_gcm_dec_update_generic },
-    [AESGEN_ISA_AESNI_AVX] = ASM_IMPL(aesni_avx, NEEDS_AESNI_AVX, ),
-    [AESGEN_ISA_VAES_AVX2] = ASM_IMPL(vaes_avx2, NEEDS_VAES_AVX2, ),
-    [AESGEN_ISA_AVX10_256] = ASM_IMPL(avx10_256, NEEDS_AVX10, GCM_RECORD(avx10_256)),
-    [AESGEN_ISA_AVX10_512] = ASM_IMPL(avx10_512, NEEDS_AVX10, GCM_RECORD(avx10_512)),
+    [AESGEN_ISA_AESNI_AVX] = ASM_IMPL(aesni_avx, NEEDS_AESNI_AVX, GCM_RECORD(aesni_avx, 1)),
+    [AESGEN_ISA_VAES_AVX2] = ASM_IMPL(vaes_avx2, NEEDS_VAES_AVX2, GCM_RECORD(vaes_avx2, 1)),
+    [AESGEN_ISA_AVX10_256] = ASM_IMPL(avx10_256, NEEDS_AVX10, GCM_RECORD(avx10_256, 0)),
+    [AESGEN_ISA_AVX10_512] = ASM_IMPL(avx10_512, NEEDS_AVX10, GCM_RECORD(avx10_512, 0)),
 };
 
 #define ISA_UNSET (-1)
