@@ -58,40 +58,37 @@ aesgen_gcm_ghash_avx10_256:
 	vmovdqu8        32(%rdx), %ymm1
 	vmovdqu8        64(%rdx), %ymm2
 	vmovdqu8        96(%rdx), %ymm3
-	vpshufb         %ymm20, %ymm0, %ymm4
-	vpxord          %ymm10, %ymm4, %ymm4            # the running hash joins block 0
-	vpshufd         $78, %ymm4, %ymm8
-	vpxord          %ymm4, %ymm8, %ymm8             # d_L ^ d_H in the low half
-	vpclmulqdq      $0, %ymm22, %ymm4, %ymm5
-	vpclmulqdq      $17, %ymm22, %ymm4, %ymm7
-	vpclmulqdq      $0, %ymm26, %ymm8, %ymm6
-	vpshufb         %ymm20, %ymm1, %ymm4
-	vpshufd         $78, %ymm4, %ymm8
-	vpxord          %ymm4, %ymm8, %ymm8             # d_L ^ d_H in the low half
-	vpclmulqdq      $0, %ymm27, %ymm8, %ymm8
-	vpxord          %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $0, %ymm23, %ymm4, %ymm8
-	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $17, %ymm23, %ymm4, %ymm8
-	vpxord          %ymm8, %ymm7, %ymm7
-	vpshufb         %ymm20, %ymm2, %ymm4
-	vpshufd         $78, %ymm4, %ymm8
-	vpxord          %ymm4, %ymm8, %ymm8             # d_L ^ d_H in the low half
+	vpshufb         %ymm20, %ymm0, %ymm0
+	vpshufb         %ymm20, %ymm1, %ymm1
+	vpshufb         %ymm20, %ymm2, %ymm2
+	vpshufb         %ymm20, %ymm3, %ymm3
+	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
+	vpshufd         $78, %ymm0, %ymm8
+	vpshufd         $78, %ymm1, %ymm9
+	vpxord          %ymm0, %ymm8, %ymm8             # a_L ^ a_H
+	vpxord          %ymm1, %ymm9, %ymm9             # b_L ^ b_H
+	vpclmulqdq      $0, %ymm26, %ymm8, %ymm8
+	vpclmulqdq      $0, %ymm27, %ymm9, %ymm9
+	vpxord          %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $0, %ymm22, %ymm0, %ymm8
+	vpclmulqdq      $0, %ymm23, %ymm1, %ymm9
+	vpxord          %ymm9, %ymm8, %ymm5
+	vpclmulqdq      $17, %ymm22, %ymm0, %ymm0
+	vpclmulqdq      $17, %ymm23, %ymm1, %ymm1
+	vpxord          %ymm1, %ymm0, %ymm7
+	vpshufd         $78, %ymm2, %ymm8
+	vpshufd         $78, %ymm3, %ymm9
+	vpxord          %ymm2, %ymm8, %ymm8             # a_L ^ a_H
+	vpxord          %ymm3, %ymm9, %ymm9             # b_L ^ b_H
 	vpclmulqdq      $0, %ymm28, %ymm8, %ymm8
-	vpxord          %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $0, %ymm24, %ymm4, %ymm8
-	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $17, %ymm24, %ymm4, %ymm8
-	vpxord          %ymm8, %ymm7, %ymm7
-	vpshufb         %ymm20, %ymm3, %ymm4
-	vpshufd         $78, %ymm4, %ymm8
-	vpxord          %ymm4, %ymm8, %ymm8             # d_L ^ d_H in the low half
-	vpclmulqdq      $0, %ymm29, %ymm8, %ymm8
-	vpxord          %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $0, %ymm25, %ymm4, %ymm8
-	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $17, %ymm25, %ymm4, %ymm8
-	vpxord          %ymm8, %ymm7, %ymm7
+	vpclmulqdq      $0, %ymm29, %ymm9, %ymm9
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $0, %ymm24, %ymm2, %ymm8
+	vpclmulqdq      $0, %ymm25, %ymm3, %ymm9
+	vpternlogd      $150, %ymm9, %ymm8, %ymm5
+	vpclmulqdq      $17, %ymm24, %ymm2, %ymm2
+	vpclmulqdq      $17, %ymm25, %ymm3, %ymm3
+	vpternlogd      $150, %ymm3, %ymm2, %ymm7
 	vpternlogd      $150, %ymm7, %ymm5, %ymm6
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
 	vpshufd         $78, %ymm5, %ymm5
@@ -198,19 +195,22 @@ aesgen_gcm_enc_update_avx10_256:
 	vpxord          %ymm24, %ymm28, %ymm28          # H_L ^ H_H in both halves
 	vpshufd         $78, %ymm25, %ymm29
 	vpxord          %ymm25, %ymm29, %ymm29          # H_L ^ H_H in both halves
+	vmovd           %xmm11, %r11d                   # low byte of the first counter
+	vpshufb         %ymm20, %ymm11, %ymm11
+# CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 # the first iteration only encrypts; each later one hashes its predecessor's output
-	vpshufb         %ymm20, %ymm11, %ymm0
-	vpaddd          %ymm12, %ymm11, %ymm11
-	vpshufb         %ymm20, %ymm11, %ymm1
-	vpaddd          %ymm12, %ymm11, %ymm11
-	vpshufb         %ymm20, %ymm11, %ymm2
-	vpaddd          %ymm12, %ymm11, %ymm11
-	vpshufb         %ymm20, %ymm11, %ymm3
-	vpaddd          %ymm12, %ymm11, %ymm11
-	vpxord          %ymm13, %ymm0, %ymm0
+	cmp             $247, %r11b
+	{disp32} jae    .Lgcm_enc_first_ctr_carry       # a last byte would carry: out of line
+	vpxord          %ymm13, %ymm11, %ymm0
+	vpaddd          .Lgcm_be_inc_32(%rip), %ymm11, %ymm1
+	vpaddd          .Lgcm_be_inc_32+32(%rip), %ymm11, %ymm2
+	vpaddd          .Lgcm_be_inc_32+64(%rip), %ymm11, %ymm3
+	vpaddd          .Lgcm_be_inc_32+96(%rip), %ymm11, %ymm11
 	vpxord          %ymm13, %ymm1, %ymm1
 	vpxord          %ymm13, %ymm2, %ymm2
 	vpxord          %ymm13, %ymm3, %ymm3
+.Lgcm_enc_first_ctr_done:
+	add             $8, %r11b
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_first_aes128
 	{disp32} je     .Lgcm_enc_first_aes192
@@ -297,18 +297,18 @@ aesgen_gcm_enc_update_avx10_256:
 	{disp32} jb     .Lgcm_enc_hash_last
 .Lgcm_enc_loop:
 # LLVM-MCA-BEGIN gcm_enc_avx10_256_main_loop
-	vpshufb         %ymm20, %ymm11, %ymm0
-	vpaddd          %ymm12, %ymm11, %ymm11
-	vpshufb         %ymm20, %ymm11, %ymm1
-	vpaddd          %ymm12, %ymm11, %ymm11
-	vpshufb         %ymm20, %ymm11, %ymm2
-	vpaddd          %ymm12, %ymm11, %ymm11
-	vpshufb         %ymm20, %ymm11, %ymm3
-	vpaddd          %ymm12, %ymm11, %ymm11
-	vpxord          %ymm13, %ymm0, %ymm0
+	cmp             $247, %r11b
+	{disp32} jae    .Lgcm_enc_main_ctr_carry        # a last byte would carry: out of line
+	vpxord          %ymm13, %ymm11, %ymm0
+	vpaddd          .Lgcm_be_inc_32(%rip), %ymm11, %ymm1
+	vpaddd          .Lgcm_be_inc_32+32(%rip), %ymm11, %ymm2
+	vpaddd          .Lgcm_be_inc_32+64(%rip), %ymm11, %ymm3
+	vpaddd          .Lgcm_be_inc_32+96(%rip), %ymm11, %ymm11
 	vpxord          %ymm13, %ymm1, %ymm1
 	vpxord          %ymm13, %ymm2, %ymm2
 	vpxord          %ymm13, %ymm3, %ymm3
+.Lgcm_enc_main_ctr_done:
+	add             $8, %r11b
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_main_aes128
 	{disp32} je     .Lgcm_enc_main_aes192
@@ -339,70 +339,67 @@ aesgen_gcm_enc_update_avx10_256:
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpshufb         %ymm20, %ymm16, %ymm4
-	vpxord          %ymm10, %ymm4, %ymm4            # the running hash joins block 0
-	vpshufd         $78, %ymm4, %ymm8
-	vpxord          %ymm4, %ymm8, %ymm8             # d_L ^ d_H in the low half
-	vpclmulqdq      $0, %ymm22, %ymm4, %ymm5
+	vpshufb         %ymm20, %ymm16, %ymm16
+	vpshufb         %ymm20, %ymm17, %ymm17
+	vpshufb         %ymm20, %ymm18, %ymm18
+	vpshufb         %ymm20, %ymm19, %ymm19
+	vpxord          %ymm10, %ymm16, %ymm16          # the running hash joins block 0
 	vbroadcasti32x4 -128(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpclmulqdq      $17, %ymm22, %ymm4, %ymm7
-	vpclmulqdq      $0, %ymm26, %ymm8, %ymm6
-	vpshufb         %ymm20, %ymm17, %ymm4
-	vpshufd         $78, %ymm4, %ymm8
-	vpxord          %ymm4, %ymm8, %ymm8             # d_L ^ d_H in the low half
+	vpshufd         $78, %ymm16, %ymm8
+	vpshufd         $78, %ymm17, %ymm9
+	vpxord          %ymm16, %ymm8, %ymm8            # a_L ^ a_H
+	vpxord          %ymm17, %ymm9, %ymm9            # b_L ^ b_H
+	vpclmulqdq      $0, %ymm26, %ymm8, %ymm8
 	vbroadcasti32x4 -112(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpclmulqdq      $0, %ymm27, %ymm8, %ymm8
-	vpxord          %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $0, %ymm23, %ymm4, %ymm8
-	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $17, %ymm23, %ymm4, %ymm8
+	vpclmulqdq      $0, %ymm27, %ymm9, %ymm9
+	vpxord          %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $0, %ymm22, %ymm16, %ymm8
+	vpclmulqdq      $0, %ymm23, %ymm17, %ymm9
+	vpxord          %ymm9, %ymm8, %ymm5
 	vbroadcasti32x4 -96(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpxord          %ymm8, %ymm7, %ymm7
-	vpshufb         %ymm20, %ymm18, %ymm4
-	vpshufd         $78, %ymm4, %ymm8
-	vpxord          %ymm4, %ymm8, %ymm8             # d_L ^ d_H in the low half
-	vpclmulqdq      $0, %ymm28, %ymm8, %ymm8
+	vpclmulqdq      $17, %ymm22, %ymm16, %ymm16
+	vpclmulqdq      $17, %ymm23, %ymm17, %ymm17
+	vpxord          %ymm17, %ymm16, %ymm7
+	vpshufd         $78, %ymm18, %ymm8
+	vpshufd         $78, %ymm19, %ymm9
 	vbroadcasti32x4 -80(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpxord          %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $0, %ymm24, %ymm4, %ymm8
-	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $17, %ymm24, %ymm4, %ymm8
-	vpxord          %ymm8, %ymm7, %ymm7
+	vpxord          %ymm18, %ymm8, %ymm8            # a_L ^ a_H
+	vpxord          %ymm19, %ymm9, %ymm9            # b_L ^ b_H
+	vpclmulqdq      $0, %ymm28, %ymm8, %ymm8
+	vpclmulqdq      $0, %ymm29, %ymm9, %ymm9
 	vbroadcasti32x4 -64(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpshufb         %ymm20, %ymm19, %ymm4
-	vpshufd         $78, %ymm4, %ymm8
-	vpxord          %ymm4, %ymm8, %ymm8             # d_L ^ d_H in the low half
-	vpclmulqdq      $0, %ymm29, %ymm8, %ymm8
-	vpxord          %ymm8, %ymm6, %ymm6
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $0, %ymm24, %ymm18, %ymm8
+	vpclmulqdq      $0, %ymm25, %ymm19, %ymm9
+	vpternlogd      $150, %ymm9, %ymm8, %ymm5
 	vbroadcasti32x4 -48(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpclmulqdq      $0, %ymm25, %ymm4, %ymm8
-	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $17, %ymm25, %ymm4, %ymm8
-	vpxord          %ymm8, %ymm7, %ymm7
+	vpclmulqdq      $17, %ymm24, %ymm18, %ymm18
+	vpclmulqdq      $17, %ymm25, %ymm19, %ymm19
+	vpternlogd      $150, %ymm19, %ymm18, %ymm7
 	vpternlogd      $150, %ymm7, %ymm5, %ymm6
 	vaesenc         %ymm31, %ymm0, %ymm0
 	vaesenc         %ymm31, %ymm1, %ymm1
@@ -438,40 +435,37 @@ aesgen_gcm_enc_update_avx10_256:
 	jae             .Lgcm_enc_loop
 # LLVM-MCA-END
 .Lgcm_enc_hash_last:
-	vpshufb         %ymm20, %ymm16, %ymm4
-	vpxord          %ymm10, %ymm4, %ymm4            # the running hash joins block 0
-	vpshufd         $78, %ymm4, %ymm8
-	vpxord          %ymm4, %ymm8, %ymm8             # d_L ^ d_H in the low half
-	vpclmulqdq      $0, %ymm22, %ymm4, %ymm5
-	vpclmulqdq      $17, %ymm22, %ymm4, %ymm7
-	vpclmulqdq      $0, %ymm26, %ymm8, %ymm6
-	vpshufb         %ymm20, %ymm17, %ymm4
-	vpshufd         $78, %ymm4, %ymm8
-	vpxord          %ymm4, %ymm8, %ymm8             # d_L ^ d_H in the low half
-	vpclmulqdq      $0, %ymm27, %ymm8, %ymm8
-	vpxord          %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $0, %ymm23, %ymm4, %ymm8
-	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $17, %ymm23, %ymm4, %ymm8
-	vpxord          %ymm8, %ymm7, %ymm7
-	vpshufb         %ymm20, %ymm18, %ymm4
-	vpshufd         $78, %ymm4, %ymm8
-	vpxord          %ymm4, %ymm8, %ymm8             # d_L ^ d_H in the low half
+	vpshufb         %ymm20, %ymm16, %ymm16
+	vpshufb         %ymm20, %ymm17, %ymm17
+	vpshufb         %ymm20, %ymm18, %ymm18
+	vpshufb         %ymm20, %ymm19, %ymm19
+	vpxord          %ymm10, %ymm16, %ymm16          # the running hash joins block 0
+	vpshufd         $78, %ymm16, %ymm8
+	vpshufd         $78, %ymm17, %ymm9
+	vpxord          %ymm16, %ymm8, %ymm8            # a_L ^ a_H
+	vpxord          %ymm17, %ymm9, %ymm9            # b_L ^ b_H
+	vpclmulqdq      $0, %ymm26, %ymm8, %ymm8
+	vpclmulqdq      $0, %ymm27, %ymm9, %ymm9
+	vpxord          %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $0, %ymm22, %ymm16, %ymm8
+	vpclmulqdq      $0, %ymm23, %ymm17, %ymm9
+	vpxord          %ymm9, %ymm8, %ymm5
+	vpclmulqdq      $17, %ymm22, %ymm16, %ymm16
+	vpclmulqdq      $17, %ymm23, %ymm17, %ymm17
+	vpxord          %ymm17, %ymm16, %ymm7
+	vpshufd         $78, %ymm18, %ymm8
+	vpshufd         $78, %ymm19, %ymm9
+	vpxord          %ymm18, %ymm8, %ymm8            # a_L ^ a_H
+	vpxord          %ymm19, %ymm9, %ymm9            # b_L ^ b_H
 	vpclmulqdq      $0, %ymm28, %ymm8, %ymm8
-	vpxord          %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $0, %ymm24, %ymm4, %ymm8
-	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $17, %ymm24, %ymm4, %ymm8
-	vpxord          %ymm8, %ymm7, %ymm7
-	vpshufb         %ymm20, %ymm19, %ymm4
-	vpshufd         $78, %ymm4, %ymm8
-	vpxord          %ymm4, %ymm8, %ymm8             # d_L ^ d_H in the low half
-	vpclmulqdq      $0, %ymm29, %ymm8, %ymm8
-	vpxord          %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $0, %ymm25, %ymm4, %ymm8
-	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $17, %ymm25, %ymm4, %ymm8
-	vpxord          %ymm8, %ymm7, %ymm7
+	vpclmulqdq      $0, %ymm29, %ymm9, %ymm9
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $0, %ymm24, %ymm18, %ymm8
+	vpclmulqdq      $0, %ymm25, %ymm19, %ymm9
+	vpternlogd      $150, %ymm9, %ymm8, %ymm5
+	vpclmulqdq      $17, %ymm24, %ymm18, %ymm18
+	vpclmulqdq      $17, %ymm25, %ymm19, %ymm19
+	vpternlogd      $150, %ymm19, %ymm18, %ymm7
 	vpternlogd      $150, %ymm7, %ymm5, %ymm6
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
 	vpshufd         $78, %ymm5, %ymm5
@@ -481,6 +475,41 @@ aesgen_gcm_enc_update_avx10_256:
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
 	vextracti32x4   $1, %ymm7, %xmm8
 	vpxord          %xmm8, %xmm7, %xmm10
+	{disp32} jmp    .Lgcm_enc_bulk_done
+.Lgcm_enc_first_ctr_carry:
+	vpshufb         %ymm20, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm0
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm1
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm2
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm3
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpxord          %ymm13, %ymm0, %ymm0
+	vpxord          %ymm13, %ymm1, %ymm1
+	vpxord          %ymm13, %ymm2, %ymm2
+	vpxord          %ymm13, %ymm3, %ymm3
+	vpshufb         %ymm20, %ymm11, %ymm11
+	jmp             .Lgcm_enc_first_ctr_done
+.Lgcm_enc_main_ctr_carry:
+	vpshufb         %ymm20, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm0
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm1
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm2
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm3
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpxord          %ymm13, %ymm0, %ymm0
+	vpxord          %ymm13, %ymm1, %ymm1
+	vpxord          %ymm13, %ymm2, %ymm2
+	vpxord          %ymm13, %ymm3, %ymm3
+	vpshufb         %ymm20, %ymm11, %ymm11
+	jmp             .Lgcm_enc_main_ctr_done
+.Lgcm_enc_bulk_done:
+	vpshufb         %ymm20, %ymm11, %ymm11
 .Lgcm_enc_tail:
 	add             $128, %rcx
 	{disp32} jz     .Lgcm_enc_store
@@ -879,20 +908,23 @@ aesgen_gcm_dec_update_avx10_256:
 	vpxord          %ymm24, %ymm28, %ymm28          # H_L ^ H_H in both halves
 	vpshufd         $78, %ymm25, %ymm29
 	vpxord          %ymm25, %ymm29, %ymm29          # H_L ^ H_H in both halves
+	vmovd           %xmm11, %r11d                   # low byte of the first counter
+	vpshufb         %ymm20, %ymm11, %ymm11
+# CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 .Lgcm_dec_loop:
 # LLVM-MCA-BEGIN gcm_dec_avx10_256_main_loop
-	vpshufb         %ymm20, %ymm11, %ymm0
-	vpaddd          %ymm12, %ymm11, %ymm11
-	vpshufb         %ymm20, %ymm11, %ymm1
-	vpaddd          %ymm12, %ymm11, %ymm11
-	vpshufb         %ymm20, %ymm11, %ymm2
-	vpaddd          %ymm12, %ymm11, %ymm11
-	vpshufb         %ymm20, %ymm11, %ymm3
-	vpaddd          %ymm12, %ymm11, %ymm11
-	vpxord          %ymm13, %ymm0, %ymm0
+	cmp             $247, %r11b
+	{disp32} jae    .Lgcm_dec_main_ctr_carry        # a last byte would carry: out of line
+	vpxord          %ymm13, %ymm11, %ymm0
+	vpaddd          .Lgcm_be_inc_32(%rip), %ymm11, %ymm1
+	vpaddd          .Lgcm_be_inc_32+32(%rip), %ymm11, %ymm2
+	vpaddd          .Lgcm_be_inc_32+64(%rip), %ymm11, %ymm3
+	vpaddd          .Lgcm_be_inc_32+96(%rip), %ymm11, %ymm11
 	vpxord          %ymm13, %ymm1, %ymm1
 	vpxord          %ymm13, %ymm2, %ymm2
 	vpxord          %ymm13, %ymm3, %ymm3
+.Lgcm_dec_main_ctr_done:
+	add             $8, %r11b
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_main_aes128
 	{disp32} je     .Lgcm_dec_main_aes192
@@ -923,87 +955,84 @@ aesgen_gcm_dec_update_avx10_256:
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vmovdqu8        (%rdx), %ymm4
-	vpshufb         %ymm20, %ymm4, %ymm4
-	vpxord          %ymm10, %ymm4, %ymm4
-	vpshufd         $78, %ymm4, %ymm8
-	vpxord          %ymm4, %ymm8, %ymm8             # d_L ^ d_H in the low half
-	vpclmulqdq      $0, %ymm22, %ymm4, %ymm5
+	vmovdqu8        (%rdx), %ymm16
+	vmovdqu8        32(%rdx), %ymm17
+	vmovdqu8        64(%rdx), %ymm18
+	vmovdqu8        96(%rdx), %ymm19
+	vpshufb         %ymm20, %ymm16, %ymm16
 	vbroadcasti32x4 -128(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpclmulqdq      $17, %ymm22, %ymm4, %ymm7
-	vpclmulqdq      $0, %ymm26, %ymm8, %ymm6
-	vmovdqu8        32(%rdx), %ymm4
-	vpshufb         %ymm20, %ymm4, %ymm4
-	vpshufd         $78, %ymm4, %ymm8
-	vpxord          %ymm4, %ymm8, %ymm8             # d_L ^ d_H in the low half
+	vpshufb         %ymm20, %ymm17, %ymm17
+	vpshufb         %ymm20, %ymm18, %ymm18
+	vpshufb         %ymm20, %ymm19, %ymm19
+	vpxord          %ymm10, %ymm16, %ymm16          # the running hash joins block 0
+	vpshufd         $78, %ymm16, %ymm8
 	vbroadcasti32x4 -112(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpclmulqdq      $0, %ymm27, %ymm8, %ymm8
-	vpxord          %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $0, %ymm23, %ymm4, %ymm8
-	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $17, %ymm23, %ymm4, %ymm8
+	vpshufd         $78, %ymm17, %ymm9
+	vpxord          %ymm16, %ymm8, %ymm8            # a_L ^ a_H
+	vpxord          %ymm17, %ymm9, %ymm9            # b_L ^ b_H
+	vpclmulqdq      $0, %ymm26, %ymm8, %ymm8
+	vpclmulqdq      $0, %ymm27, %ymm9, %ymm9
 	vbroadcasti32x4 -96(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpxord          %ymm8, %ymm7, %ymm7
-	vmovdqu8        64(%rdx), %ymm4
-	vpshufb         %ymm20, %ymm4, %ymm4
-	vpshufd         $78, %ymm4, %ymm8
-	vpxord          %ymm4, %ymm8, %ymm8             # d_L ^ d_H in the low half
+	vpxord          %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $0, %ymm22, %ymm16, %ymm8
+	vpclmulqdq      $0, %ymm23, %ymm17, %ymm9
+	vpxord          %ymm9, %ymm8, %ymm5
+	vpclmulqdq      $17, %ymm22, %ymm16, %ymm16
 	vbroadcasti32x4 -80(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpclmulqdq      $0, %ymm28, %ymm8, %ymm8
-	vpxord          %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $0, %ymm24, %ymm4, %ymm8
-	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $17, %ymm24, %ymm4, %ymm8
+	vpclmulqdq      $17, %ymm23, %ymm17, %ymm17
+	vpxord          %ymm17, %ymm16, %ymm7
+	vpshufd         $78, %ymm18, %ymm8
+	vpshufd         $78, %ymm19, %ymm9
+	vpxord          %ymm18, %ymm8, %ymm8            # a_L ^ a_H
 	vbroadcasti32x4 -64(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpxord          %ymm8, %ymm7, %ymm7
-	vmovdqu8        96(%rdx), %ymm4
-	vpshufb         %ymm20, %ymm4, %ymm4
-	vpshufd         $78, %ymm4, %ymm8
-	vpxord          %ymm4, %ymm8, %ymm8             # d_L ^ d_H in the low half
+	vpxord          %ymm19, %ymm9, %ymm9            # b_L ^ b_H
+	vpclmulqdq      $0, %ymm28, %ymm8, %ymm8
+	vpclmulqdq      $0, %ymm29, %ymm9, %ymm9
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $0, %ymm24, %ymm18, %ymm8
 	vbroadcasti32x4 -48(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpclmulqdq      $0, %ymm29, %ymm8, %ymm8
-	vpxord          %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $0, %ymm25, %ymm4, %ymm8
-	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $17, %ymm25, %ymm4, %ymm8
+	vpclmulqdq      $0, %ymm25, %ymm19, %ymm9
+	vpternlogd      $150, %ymm9, %ymm8, %ymm5
+	vpclmulqdq      $17, %ymm24, %ymm18, %ymm18
+	vpclmulqdq      $17, %ymm25, %ymm19, %ymm19
+	vpternlogd      $150, %ymm19, %ymm18, %ymm7
 	vaesenc         %ymm31, %ymm0, %ymm0
 	vaesenc         %ymm31, %ymm1, %ymm1
 	vaesenc         %ymm31, %ymm2, %ymm2
 	vaesenc         %ymm31, %ymm3, %ymm3
-	vpxord          %ymm8, %ymm7, %ymm7
 	vpternlogd      $150, %ymm7, %ymm5, %ymm6
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
 	vpshufd         $78, %ymm5, %ymm5
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
 	vaesenc         %ymm30, %ymm0, %ymm0
 	vaesenc         %ymm30, %ymm1, %ymm1
 	vaesenc         %ymm30, %ymm2, %ymm2
 	vaesenc         %ymm30, %ymm3, %ymm3
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
 	vpshufd         $78, %ymm6, %ymm6
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
 	vextracti32x4   $1, %ymm7, %xmm8
@@ -1025,6 +1054,25 @@ aesgen_gcm_dec_update_avx10_256:
 	sub             $128, %rcx
 	jae             .Lgcm_dec_loop
 # LLVM-MCA-END
+	{disp32} jmp    .Lgcm_dec_bulk_done
+.Lgcm_dec_main_ctr_carry:
+	vpshufb         %ymm20, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm0
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm1
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm2
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm3
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpxord          %ymm13, %ymm0, %ymm0
+	vpxord          %ymm13, %ymm1, %ymm1
+	vpxord          %ymm13, %ymm2, %ymm2
+	vpxord          %ymm13, %ymm3, %ymm3
+	vpshufb         %ymm20, %ymm11, %ymm11
+	jmp             .Lgcm_dec_main_ctr_done
+.Lgcm_dec_bulk_done:
+	vpshufb         %ymm20, %ymm11, %ymm11
 .Lgcm_dec_tail:
 	add             $128, %rcx
 	{disp32} jz     .Lgcm_dec_store
@@ -1491,19 +1539,22 @@ aesgen_gcm_enc_record_avx10_256:
 	vpxord          %ymm24, %ymm28, %ymm28          # H_L ^ H_H in both halves
 	vpshufd         $78, %ymm25, %ymm29
 	vpxord          %ymm25, %ymm29, %ymm29          # H_L ^ H_H in both halves
+	vmovd           %xmm11, %r11d                   # low byte of the first counter
+	vpshufb         %ymm20, %ymm11, %ymm11
+# CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 # the first iteration only encrypts; each later one hashes its predecessor's output
-	vpshufb         %ymm20, %ymm11, %ymm0
-	vpaddd          %ymm12, %ymm11, %ymm11
-	vpshufb         %ymm20, %ymm11, %ymm1
-	vpaddd          %ymm12, %ymm11, %ymm11
-	vpshufb         %ymm20, %ymm11, %ymm2
-	vpaddd          %ymm12, %ymm11, %ymm11
-	vpshufb         %ymm20, %ymm11, %ymm3
-	vpaddd          %ymm12, %ymm11, %ymm11
-	vpxord          %ymm13, %ymm0, %ymm0
+	cmp             $247, %r11b
+	{disp32} jae    .Lgcm_enc_rec_first_ctr_carry   # a last byte would carry: out of line
+	vpxord          %ymm13, %ymm11, %ymm0
+	vpaddd          .Lgcm_be_inc_32(%rip), %ymm11, %ymm1
+	vpaddd          .Lgcm_be_inc_32+32(%rip), %ymm11, %ymm2
+	vpaddd          .Lgcm_be_inc_32+64(%rip), %ymm11, %ymm3
+	vpaddd          .Lgcm_be_inc_32+96(%rip), %ymm11, %ymm11
 	vpxord          %ymm13, %ymm1, %ymm1
 	vpxord          %ymm13, %ymm2, %ymm2
 	vpxord          %ymm13, %ymm3, %ymm3
+.Lgcm_enc_rec_first_ctr_done:
+	add             $8, %r11b
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_rec_first_aes128
 	{disp32} je     .Lgcm_enc_rec_first_aes192
@@ -1590,18 +1641,18 @@ aesgen_gcm_enc_record_avx10_256:
 	{disp32} jb     .Lgcm_enc_rec_hash_last
 .Lgcm_enc_rec_loop:
 # LLVM-MCA-BEGIN gcm_enc_rec_avx10_256_main_loop
-	vpshufb         %ymm20, %ymm11, %ymm0
-	vpaddd          %ymm12, %ymm11, %ymm11
-	vpshufb         %ymm20, %ymm11, %ymm1
-	vpaddd          %ymm12, %ymm11, %ymm11
-	vpshufb         %ymm20, %ymm11, %ymm2
-	vpaddd          %ymm12, %ymm11, %ymm11
-	vpshufb         %ymm20, %ymm11, %ymm3
-	vpaddd          %ymm12, %ymm11, %ymm11
-	vpxord          %ymm13, %ymm0, %ymm0
+	cmp             $247, %r11b
+	{disp32} jae    .Lgcm_enc_rec_main_ctr_carry    # a last byte would carry: out of line
+	vpxord          %ymm13, %ymm11, %ymm0
+	vpaddd          .Lgcm_be_inc_32(%rip), %ymm11, %ymm1
+	vpaddd          .Lgcm_be_inc_32+32(%rip), %ymm11, %ymm2
+	vpaddd          .Lgcm_be_inc_32+64(%rip), %ymm11, %ymm3
+	vpaddd          .Lgcm_be_inc_32+96(%rip), %ymm11, %ymm11
 	vpxord          %ymm13, %ymm1, %ymm1
 	vpxord          %ymm13, %ymm2, %ymm2
 	vpxord          %ymm13, %ymm3, %ymm3
+.Lgcm_enc_rec_main_ctr_done:
+	add             $8, %r11b
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_rec_main_aes128
 	{disp32} je     .Lgcm_enc_rec_main_aes192
@@ -1632,70 +1683,67 @@ aesgen_gcm_enc_record_avx10_256:
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpshufb         %ymm20, %ymm16, %ymm4
-	vpxord          %ymm10, %ymm4, %ymm4            # the running hash joins block 0
-	vpshufd         $78, %ymm4, %ymm8
-	vpxord          %ymm4, %ymm8, %ymm8             # d_L ^ d_H in the low half
-	vpclmulqdq      $0, %ymm22, %ymm4, %ymm5
+	vpshufb         %ymm20, %ymm16, %ymm16
+	vpshufb         %ymm20, %ymm17, %ymm17
+	vpshufb         %ymm20, %ymm18, %ymm18
+	vpshufb         %ymm20, %ymm19, %ymm19
+	vpxord          %ymm10, %ymm16, %ymm16          # the running hash joins block 0
 	vbroadcasti32x4 -128(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpclmulqdq      $17, %ymm22, %ymm4, %ymm7
-	vpclmulqdq      $0, %ymm26, %ymm8, %ymm6
-	vpshufb         %ymm20, %ymm17, %ymm4
-	vpshufd         $78, %ymm4, %ymm8
-	vpxord          %ymm4, %ymm8, %ymm8             # d_L ^ d_H in the low half
+	vpshufd         $78, %ymm16, %ymm8
+	vpshufd         $78, %ymm17, %ymm9
+	vpxord          %ymm16, %ymm8, %ymm8            # a_L ^ a_H
+	vpxord          %ymm17, %ymm9, %ymm9            # b_L ^ b_H
+	vpclmulqdq      $0, %ymm26, %ymm8, %ymm8
 	vbroadcasti32x4 -112(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpclmulqdq      $0, %ymm27, %ymm8, %ymm8
-	vpxord          %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $0, %ymm23, %ymm4, %ymm8
-	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $17, %ymm23, %ymm4, %ymm8
+	vpclmulqdq      $0, %ymm27, %ymm9, %ymm9
+	vpxord          %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $0, %ymm22, %ymm16, %ymm8
+	vpclmulqdq      $0, %ymm23, %ymm17, %ymm9
+	vpxord          %ymm9, %ymm8, %ymm5
 	vbroadcasti32x4 -96(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpxord          %ymm8, %ymm7, %ymm7
-	vpshufb         %ymm20, %ymm18, %ymm4
-	vpshufd         $78, %ymm4, %ymm8
-	vpxord          %ymm4, %ymm8, %ymm8             # d_L ^ d_H in the low half
-	vpclmulqdq      $0, %ymm28, %ymm8, %ymm8
+	vpclmulqdq      $17, %ymm22, %ymm16, %ymm16
+	vpclmulqdq      $17, %ymm23, %ymm17, %ymm17
+	vpxord          %ymm17, %ymm16, %ymm7
+	vpshufd         $78, %ymm18, %ymm8
+	vpshufd         $78, %ymm19, %ymm9
 	vbroadcasti32x4 -80(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpxord          %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $0, %ymm24, %ymm4, %ymm8
-	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $17, %ymm24, %ymm4, %ymm8
-	vpxord          %ymm8, %ymm7, %ymm7
+	vpxord          %ymm18, %ymm8, %ymm8            # a_L ^ a_H
+	vpxord          %ymm19, %ymm9, %ymm9            # b_L ^ b_H
+	vpclmulqdq      $0, %ymm28, %ymm8, %ymm8
+	vpclmulqdq      $0, %ymm29, %ymm9, %ymm9
 	vbroadcasti32x4 -64(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpshufb         %ymm20, %ymm19, %ymm4
-	vpshufd         $78, %ymm4, %ymm8
-	vpxord          %ymm4, %ymm8, %ymm8             # d_L ^ d_H in the low half
-	vpclmulqdq      $0, %ymm29, %ymm8, %ymm8
-	vpxord          %ymm8, %ymm6, %ymm6
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $0, %ymm24, %ymm18, %ymm8
+	vpclmulqdq      $0, %ymm25, %ymm19, %ymm9
+	vpternlogd      $150, %ymm9, %ymm8, %ymm5
 	vbroadcasti32x4 -48(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpclmulqdq      $0, %ymm25, %ymm4, %ymm8
-	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $17, %ymm25, %ymm4, %ymm8
-	vpxord          %ymm8, %ymm7, %ymm7
+	vpclmulqdq      $17, %ymm24, %ymm18, %ymm18
+	vpclmulqdq      $17, %ymm25, %ymm19, %ymm19
+	vpternlogd      $150, %ymm19, %ymm18, %ymm7
 	vpternlogd      $150, %ymm7, %ymm5, %ymm6
 	vaesenc         %ymm31, %ymm0, %ymm0
 	vaesenc         %ymm31, %ymm1, %ymm1
@@ -1731,40 +1779,37 @@ aesgen_gcm_enc_record_avx10_256:
 	jae             .Lgcm_enc_rec_loop
 # LLVM-MCA-END
 .Lgcm_enc_rec_hash_last:
-	vpshufb         %ymm20, %ymm16, %ymm4
-	vpxord          %ymm10, %ymm4, %ymm4            # the running hash joins block 0
-	vpshufd         $78, %ymm4, %ymm8
-	vpxord          %ymm4, %ymm8, %ymm8             # d_L ^ d_H in the low half
-	vpclmulqdq      $0, %ymm22, %ymm4, %ymm5
-	vpclmulqdq      $17, %ymm22, %ymm4, %ymm7
-	vpclmulqdq      $0, %ymm26, %ymm8, %ymm6
-	vpshufb         %ymm20, %ymm17, %ymm4
-	vpshufd         $78, %ymm4, %ymm8
-	vpxord          %ymm4, %ymm8, %ymm8             # d_L ^ d_H in the low half
-	vpclmulqdq      $0, %ymm27, %ymm8, %ymm8
-	vpxord          %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $0, %ymm23, %ymm4, %ymm8
-	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $17, %ymm23, %ymm4, %ymm8
-	vpxord          %ymm8, %ymm7, %ymm7
-	vpshufb         %ymm20, %ymm18, %ymm4
-	vpshufd         $78, %ymm4, %ymm8
-	vpxord          %ymm4, %ymm8, %ymm8             # d_L ^ d_H in the low half
+	vpshufb         %ymm20, %ymm16, %ymm16
+	vpshufb         %ymm20, %ymm17, %ymm17
+	vpshufb         %ymm20, %ymm18, %ymm18
+	vpshufb         %ymm20, %ymm19, %ymm19
+	vpxord          %ymm10, %ymm16, %ymm16          # the running hash joins block 0
+	vpshufd         $78, %ymm16, %ymm8
+	vpshufd         $78, %ymm17, %ymm9
+	vpxord          %ymm16, %ymm8, %ymm8            # a_L ^ a_H
+	vpxord          %ymm17, %ymm9, %ymm9            # b_L ^ b_H
+	vpclmulqdq      $0, %ymm26, %ymm8, %ymm8
+	vpclmulqdq      $0, %ymm27, %ymm9, %ymm9
+	vpxord          %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $0, %ymm22, %ymm16, %ymm8
+	vpclmulqdq      $0, %ymm23, %ymm17, %ymm9
+	vpxord          %ymm9, %ymm8, %ymm5
+	vpclmulqdq      $17, %ymm22, %ymm16, %ymm16
+	vpclmulqdq      $17, %ymm23, %ymm17, %ymm17
+	vpxord          %ymm17, %ymm16, %ymm7
+	vpshufd         $78, %ymm18, %ymm8
+	vpshufd         $78, %ymm19, %ymm9
+	vpxord          %ymm18, %ymm8, %ymm8            # a_L ^ a_H
+	vpxord          %ymm19, %ymm9, %ymm9            # b_L ^ b_H
 	vpclmulqdq      $0, %ymm28, %ymm8, %ymm8
-	vpxord          %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $0, %ymm24, %ymm4, %ymm8
-	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $17, %ymm24, %ymm4, %ymm8
-	vpxord          %ymm8, %ymm7, %ymm7
-	vpshufb         %ymm20, %ymm19, %ymm4
-	vpshufd         $78, %ymm4, %ymm8
-	vpxord          %ymm4, %ymm8, %ymm8             # d_L ^ d_H in the low half
-	vpclmulqdq      $0, %ymm29, %ymm8, %ymm8
-	vpxord          %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $0, %ymm25, %ymm4, %ymm8
-	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $17, %ymm25, %ymm4, %ymm8
-	vpxord          %ymm8, %ymm7, %ymm7
+	vpclmulqdq      $0, %ymm29, %ymm9, %ymm9
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $0, %ymm24, %ymm18, %ymm8
+	vpclmulqdq      $0, %ymm25, %ymm19, %ymm9
+	vpternlogd      $150, %ymm9, %ymm8, %ymm5
+	vpclmulqdq      $17, %ymm24, %ymm18, %ymm18
+	vpclmulqdq      $17, %ymm25, %ymm19, %ymm19
+	vpternlogd      $150, %ymm19, %ymm18, %ymm7
 	vpternlogd      $150, %ymm7, %ymm5, %ymm6
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
 	vpshufd         $78, %ymm5, %ymm5
@@ -1774,6 +1819,41 @@ aesgen_gcm_enc_record_avx10_256:
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
 	vextracti32x4   $1, %ymm7, %xmm8
 	vpxord          %xmm8, %xmm7, %xmm10
+	{disp32} jmp    .Lgcm_enc_rec_bulk_done
+.Lgcm_enc_rec_first_ctr_carry:
+	vpshufb         %ymm20, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm0
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm1
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm2
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm3
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpxord          %ymm13, %ymm0, %ymm0
+	vpxord          %ymm13, %ymm1, %ymm1
+	vpxord          %ymm13, %ymm2, %ymm2
+	vpxord          %ymm13, %ymm3, %ymm3
+	vpshufb         %ymm20, %ymm11, %ymm11
+	jmp             .Lgcm_enc_rec_first_ctr_done
+.Lgcm_enc_rec_main_ctr_carry:
+	vpshufb         %ymm20, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm0
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm1
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm2
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm3
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpxord          %ymm13, %ymm0, %ymm0
+	vpxord          %ymm13, %ymm1, %ymm1
+	vpxord          %ymm13, %ymm2, %ymm2
+	vpxord          %ymm13, %ymm3, %ymm3
+	vpshufb         %ymm20, %ymm11, %ymm11
+	jmp             .Lgcm_enc_rec_main_ctr_done
+.Lgcm_enc_rec_bulk_done:
+	vpshufb         %ymm20, %ymm11, %ymm11
 .Lgcm_enc_rec_tail:
 	add             $128, %rcx
 	{disp32} jz     .Lgcm_enc_rec_no_data
@@ -2362,20 +2442,23 @@ aesgen_gcm_dec_record_avx10_256:
 	vpxord          %ymm24, %ymm28, %ymm28          # H_L ^ H_H in both halves
 	vpshufd         $78, %ymm25, %ymm29
 	vpxord          %ymm25, %ymm29, %ymm29          # H_L ^ H_H in both halves
+	vmovd           %xmm11, %r11d                   # low byte of the first counter
+	vpshufb         %ymm20, %ymm11, %ymm11
+# CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 .Lgcm_dec_rec_loop:
 # LLVM-MCA-BEGIN gcm_dec_rec_avx10_256_main_loop
-	vpshufb         %ymm20, %ymm11, %ymm0
-	vpaddd          %ymm12, %ymm11, %ymm11
-	vpshufb         %ymm20, %ymm11, %ymm1
-	vpaddd          %ymm12, %ymm11, %ymm11
-	vpshufb         %ymm20, %ymm11, %ymm2
-	vpaddd          %ymm12, %ymm11, %ymm11
-	vpshufb         %ymm20, %ymm11, %ymm3
-	vpaddd          %ymm12, %ymm11, %ymm11
-	vpxord          %ymm13, %ymm0, %ymm0
+	cmp             $247, %r11b
+	{disp32} jae    .Lgcm_dec_rec_main_ctr_carry    # a last byte would carry: out of line
+	vpxord          %ymm13, %ymm11, %ymm0
+	vpaddd          .Lgcm_be_inc_32(%rip), %ymm11, %ymm1
+	vpaddd          .Lgcm_be_inc_32+32(%rip), %ymm11, %ymm2
+	vpaddd          .Lgcm_be_inc_32+64(%rip), %ymm11, %ymm3
+	vpaddd          .Lgcm_be_inc_32+96(%rip), %ymm11, %ymm11
 	vpxord          %ymm13, %ymm1, %ymm1
 	vpxord          %ymm13, %ymm2, %ymm2
 	vpxord          %ymm13, %ymm3, %ymm3
+.Lgcm_dec_rec_main_ctr_done:
+	add             $8, %r11b
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_rec_main_aes128
 	{disp32} je     .Lgcm_dec_rec_main_aes192
@@ -2406,87 +2489,84 @@ aesgen_gcm_dec_record_avx10_256:
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vmovdqu8        (%rdx), %ymm4
-	vpshufb         %ymm20, %ymm4, %ymm4
-	vpxord          %ymm10, %ymm4, %ymm4
-	vpshufd         $78, %ymm4, %ymm8
-	vpxord          %ymm4, %ymm8, %ymm8             # d_L ^ d_H in the low half
-	vpclmulqdq      $0, %ymm22, %ymm4, %ymm5
+	vmovdqu8        (%rdx), %ymm16
+	vmovdqu8        32(%rdx), %ymm17
+	vmovdqu8        64(%rdx), %ymm18
+	vmovdqu8        96(%rdx), %ymm19
+	vpshufb         %ymm20, %ymm16, %ymm16
 	vbroadcasti32x4 -128(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpclmulqdq      $17, %ymm22, %ymm4, %ymm7
-	vpclmulqdq      $0, %ymm26, %ymm8, %ymm6
-	vmovdqu8        32(%rdx), %ymm4
-	vpshufb         %ymm20, %ymm4, %ymm4
-	vpshufd         $78, %ymm4, %ymm8
-	vpxord          %ymm4, %ymm8, %ymm8             # d_L ^ d_H in the low half
+	vpshufb         %ymm20, %ymm17, %ymm17
+	vpshufb         %ymm20, %ymm18, %ymm18
+	vpshufb         %ymm20, %ymm19, %ymm19
+	vpxord          %ymm10, %ymm16, %ymm16          # the running hash joins block 0
+	vpshufd         $78, %ymm16, %ymm8
 	vbroadcasti32x4 -112(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpclmulqdq      $0, %ymm27, %ymm8, %ymm8
-	vpxord          %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $0, %ymm23, %ymm4, %ymm8
-	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $17, %ymm23, %ymm4, %ymm8
+	vpshufd         $78, %ymm17, %ymm9
+	vpxord          %ymm16, %ymm8, %ymm8            # a_L ^ a_H
+	vpxord          %ymm17, %ymm9, %ymm9            # b_L ^ b_H
+	vpclmulqdq      $0, %ymm26, %ymm8, %ymm8
+	vpclmulqdq      $0, %ymm27, %ymm9, %ymm9
 	vbroadcasti32x4 -96(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpxord          %ymm8, %ymm7, %ymm7
-	vmovdqu8        64(%rdx), %ymm4
-	vpshufb         %ymm20, %ymm4, %ymm4
-	vpshufd         $78, %ymm4, %ymm8
-	vpxord          %ymm4, %ymm8, %ymm8             # d_L ^ d_H in the low half
+	vpxord          %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $0, %ymm22, %ymm16, %ymm8
+	vpclmulqdq      $0, %ymm23, %ymm17, %ymm9
+	vpxord          %ymm9, %ymm8, %ymm5
+	vpclmulqdq      $17, %ymm22, %ymm16, %ymm16
 	vbroadcasti32x4 -80(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpclmulqdq      $0, %ymm28, %ymm8, %ymm8
-	vpxord          %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $0, %ymm24, %ymm4, %ymm8
-	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $17, %ymm24, %ymm4, %ymm8
+	vpclmulqdq      $17, %ymm23, %ymm17, %ymm17
+	vpxord          %ymm17, %ymm16, %ymm7
+	vpshufd         $78, %ymm18, %ymm8
+	vpshufd         $78, %ymm19, %ymm9
+	vpxord          %ymm18, %ymm8, %ymm8            # a_L ^ a_H
 	vbroadcasti32x4 -64(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpxord          %ymm8, %ymm7, %ymm7
-	vmovdqu8        96(%rdx), %ymm4
-	vpshufb         %ymm20, %ymm4, %ymm4
-	vpshufd         $78, %ymm4, %ymm8
-	vpxord          %ymm4, %ymm8, %ymm8             # d_L ^ d_H in the low half
+	vpxord          %ymm19, %ymm9, %ymm9            # b_L ^ b_H
+	vpclmulqdq      $0, %ymm28, %ymm8, %ymm8
+	vpclmulqdq      $0, %ymm29, %ymm9, %ymm9
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $0, %ymm24, %ymm18, %ymm8
 	vbroadcasti32x4 -48(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpclmulqdq      $0, %ymm29, %ymm8, %ymm8
-	vpxord          %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $0, %ymm25, %ymm4, %ymm8
-	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $17, %ymm25, %ymm4, %ymm8
+	vpclmulqdq      $0, %ymm25, %ymm19, %ymm9
+	vpternlogd      $150, %ymm9, %ymm8, %ymm5
+	vpclmulqdq      $17, %ymm24, %ymm18, %ymm18
+	vpclmulqdq      $17, %ymm25, %ymm19, %ymm19
+	vpternlogd      $150, %ymm19, %ymm18, %ymm7
 	vaesenc         %ymm31, %ymm0, %ymm0
 	vaesenc         %ymm31, %ymm1, %ymm1
 	vaesenc         %ymm31, %ymm2, %ymm2
 	vaesenc         %ymm31, %ymm3, %ymm3
-	vpxord          %ymm8, %ymm7, %ymm7
 	vpternlogd      $150, %ymm7, %ymm5, %ymm6
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
 	vpshufd         $78, %ymm5, %ymm5
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
 	vaesenc         %ymm30, %ymm0, %ymm0
 	vaesenc         %ymm30, %ymm1, %ymm1
 	vaesenc         %ymm30, %ymm2, %ymm2
 	vaesenc         %ymm30, %ymm3, %ymm3
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
 	vpshufd         $78, %ymm6, %ymm6
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
 	vextracti32x4   $1, %ymm7, %xmm8
@@ -2508,6 +2588,25 @@ aesgen_gcm_dec_record_avx10_256:
 	sub             $128, %rcx
 	jae             .Lgcm_dec_rec_loop
 # LLVM-MCA-END
+	{disp32} jmp    .Lgcm_dec_rec_bulk_done
+.Lgcm_dec_rec_main_ctr_carry:
+	vpshufb         %ymm20, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm0
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm1
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm2
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm3
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpxord          %ymm13, %ymm0, %ymm0
+	vpxord          %ymm13, %ymm1, %ymm1
+	vpxord          %ymm13, %ymm2, %ymm2
+	vpxord          %ymm13, %ymm3, %ymm3
+	vpshufb         %ymm20, %ymm11, %ymm11
+	jmp             .Lgcm_dec_rec_main_ctr_done
+.Lgcm_dec_rec_bulk_done:
+	vpshufb         %ymm20, %ymm11, %ymm11
 .Lgcm_dec_rec_tail:
 	add             $128, %rcx
 	{disp32} jz     .Lgcm_dec_rec_no_data
@@ -3013,6 +3112,18 @@ aesgen_gcm_dec_record_avx10_256:
 .Lgcm_lane_offsets_32:
 	.long	0, 0, 0, 0
 	.long	1, 0, 0, 0
+# Big-endian increments of the bulk loop's counters: vector j adds 2*j to the last
+# byte of every block (j = 1..4; the carry path handles a carry).
+	.p2align 6
+.Lgcm_be_inc_32:
+	.long	0, 0, 0, 33554432
+	.long	0, 0, 0, 33554432
+	.long	0, 0, 0, 67108864
+	.long	0, 0, 0, 67108864
+	.long	0, 0, 0, 100663296
+	.long	0, 0, 0, 100663296
+	.long	0, 0, 0, 134217728
+	.long	0, 0, 0, 134217728
 # The record functions' first counters: J0 + 1, J0 + 2, ... per lane.
 	.p2align 6
 .Lgcm_record_offsets_32:

@@ -58,40 +58,37 @@ L.gcm_ghash_loop:
 	vmovdqu8        ymm1, yword [rdx + 32]
 	vmovdqu8        ymm2, yword [rdx + 64]
 	vmovdqu8        ymm3, yword [rdx + 96]
-	vpshufb         ymm4, ymm0, ymm20
-	vpxord          ymm4, ymm4, ymm10               ; the running hash joins block 0
-	vpshufd         ymm8, ymm4, 78
-	vpxord          ymm8, ymm8, ymm4                ; d_L ^ d_H in the low half
-	vpclmulqdq      ymm5, ymm4, ymm22, 0
-	vpclmulqdq      ymm7, ymm4, ymm22, 17
-	vpclmulqdq      ymm6, ymm8, ymm26, 0
-	vpshufb         ymm4, ymm1, ymm20
-	vpshufd         ymm8, ymm4, 78
-	vpxord          ymm8, ymm8, ymm4                ; d_L ^ d_H in the low half
-	vpclmulqdq      ymm8, ymm8, ymm27, 0
-	vpxord          ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, ymm23, 0
-	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, ymm23, 17
-	vpxord          ymm7, ymm7, ymm8
-	vpshufb         ymm4, ymm2, ymm20
-	vpshufd         ymm8, ymm4, 78
-	vpxord          ymm8, ymm8, ymm4                ; d_L ^ d_H in the low half
+	vpshufb         ymm0, ymm0, ymm20
+	vpshufb         ymm1, ymm1, ymm20
+	vpshufb         ymm2, ymm2, ymm20
+	vpshufb         ymm3, ymm3, ymm20
+	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
+	vpshufd         ymm8, ymm0, 78
+	vpshufd         ymm9, ymm1, 78
+	vpxord          ymm8, ymm8, ymm0                ; a_L ^ a_H
+	vpxord          ymm9, ymm9, ymm1                ; b_L ^ b_H
+	vpclmulqdq      ymm8, ymm8, ymm26, 0
+	vpclmulqdq      ymm9, ymm9, ymm27, 0
+	vpxord          ymm6, ymm8, ymm9
+	vpclmulqdq      ymm8, ymm0, ymm22, 0
+	vpclmulqdq      ymm9, ymm1, ymm23, 0
+	vpxord          ymm5, ymm8, ymm9
+	vpclmulqdq      ymm0, ymm0, ymm22, 17
+	vpclmulqdq      ymm1, ymm1, ymm23, 17
+	vpxord          ymm7, ymm0, ymm1
+	vpshufd         ymm8, ymm2, 78
+	vpshufd         ymm9, ymm3, 78
+	vpxord          ymm8, ymm8, ymm2                ; a_L ^ a_H
+	vpxord          ymm9, ymm9, ymm3                ; b_L ^ b_H
 	vpclmulqdq      ymm8, ymm8, ymm28, 0
-	vpxord          ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, ymm24, 0
-	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, ymm24, 17
-	vpxord          ymm7, ymm7, ymm8
-	vpshufb         ymm4, ymm3, ymm20
-	vpshufd         ymm8, ymm4, 78
-	vpxord          ymm8, ymm8, ymm4                ; d_L ^ d_H in the low half
-	vpclmulqdq      ymm8, ymm8, ymm29, 0
-	vpxord          ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, ymm25, 0
-	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, ymm25, 17
-	vpxord          ymm7, ymm7, ymm8
+	vpclmulqdq      ymm9, ymm9, ymm29, 0
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm2, ymm24, 0
+	vpclmulqdq      ymm9, ymm3, ymm25, 0
+	vpternlogd      ymm5, ymm8, ymm9, 150
+	vpclmulqdq      ymm2, ymm2, ymm24, 17
+	vpclmulqdq      ymm3, ymm3, ymm25, 17
+	vpternlogd      ymm7, ymm2, ymm3, 150
 	vpternlogd      ymm6, ymm5, ymm7, 150
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
 	vpshufd         ymm5, ymm5, 78
@@ -193,19 +190,22 @@ aesgen_gcm_enc_update_avx10_256:
 	vpxord          ymm28, ymm28, ymm24             ; H_L ^ H_H in both halves
 	vpshufd         ymm29, ymm25, 78
 	vpxord          ymm29, ymm29, ymm25             ; H_L ^ H_H in both halves
+	vmovd           r11d, xmm11                     ; low byte of the first counter
+	vpshufb         ymm11, ymm11, ymm20
+; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 ; the first iteration only encrypts; each later one hashes its predecessor's output
-	vpshufb         ymm0, ymm11, ymm20
-	vpaddd          ymm11, ymm11, ymm12
-	vpshufb         ymm1, ymm11, ymm20
-	vpaddd          ymm11, ymm11, ymm12
-	vpshufb         ymm2, ymm11, ymm20
-	vpaddd          ymm11, ymm11, ymm12
-	vpshufb         ymm3, ymm11, ymm20
-	vpaddd          ymm11, ymm11, ymm12
-	vpxord          ymm0, ymm0, ymm13
+	cmp             r11b, 247
+	jae             near L.gcm_enc_first_ctr_carry  ; a last byte would carry: out of line
+	vpxord          ymm0, ymm11, ymm13
+	vpaddd          ymm1, ymm11, yword [rel L.gcm_be_inc_32]
+	vpaddd          ymm2, ymm11, yword [rel L.gcm_be_inc_32 + 32]
+	vpaddd          ymm3, ymm11, yword [rel L.gcm_be_inc_32 + 64]
+	vpaddd          ymm11, ymm11, yword [rel L.gcm_be_inc_32 + 96]
 	vpxord          ymm1, ymm1, ymm13
 	vpxord          ymm2, ymm2, ymm13
 	vpxord          ymm3, ymm3, ymm13
+L.gcm_enc_first_ctr_done:
+	add             r11b, 8
 	cmp             eax, 12
 	jb              near L.gcm_enc_first_aes128
 	je              near L.gcm_enc_first_aes192
@@ -292,18 +292,18 @@ L.gcm_enc_first_aes128:
 	jb              near L.gcm_enc_hash_last
 L.gcm_enc_loop:
 ; LLVM-MCA-BEGIN gcm_enc_avx10_256_main_loop
-	vpshufb         ymm0, ymm11, ymm20
-	vpaddd          ymm11, ymm11, ymm12
-	vpshufb         ymm1, ymm11, ymm20
-	vpaddd          ymm11, ymm11, ymm12
-	vpshufb         ymm2, ymm11, ymm20
-	vpaddd          ymm11, ymm11, ymm12
-	vpshufb         ymm3, ymm11, ymm20
-	vpaddd          ymm11, ymm11, ymm12
-	vpxord          ymm0, ymm0, ymm13
+	cmp             r11b, 247
+	jae             near L.gcm_enc_main_ctr_carry   ; a last byte would carry: out of line
+	vpxord          ymm0, ymm11, ymm13
+	vpaddd          ymm1, ymm11, yword [rel L.gcm_be_inc_32]
+	vpaddd          ymm2, ymm11, yword [rel L.gcm_be_inc_32 + 32]
+	vpaddd          ymm3, ymm11, yword [rel L.gcm_be_inc_32 + 64]
+	vpaddd          ymm11, ymm11, yword [rel L.gcm_be_inc_32 + 96]
 	vpxord          ymm1, ymm1, ymm13
 	vpxord          ymm2, ymm2, ymm13
 	vpxord          ymm3, ymm3, ymm13
+L.gcm_enc_main_ctr_done:
+	add             r11b, 8
 	cmp             eax, 12
 	jb              near L.gcm_enc_main_aes128
 	je              near L.gcm_enc_main_aes192
@@ -334,70 +334,67 @@ L.gcm_enc_main_aes128:
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpshufb         ymm4, ymm16, ymm20
-	vpxord          ymm4, ymm4, ymm10               ; the running hash joins block 0
-	vpshufd         ymm8, ymm4, 78
-	vpxord          ymm8, ymm8, ymm4                ; d_L ^ d_H in the low half
-	vpclmulqdq      ymm5, ymm4, ymm22, 0
+	vpshufb         ymm16, ymm16, ymm20
+	vpshufb         ymm17, ymm17, ymm20
+	vpshufb         ymm18, ymm18, ymm20
+	vpshufb         ymm19, ymm19, ymm20
+	vpxord          ymm16, ymm16, ymm10             ; the running hash joins block 0
 	vbroadcasti32x4 ymm15, oword [r10 - 128]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpclmulqdq      ymm7, ymm4, ymm22, 17
-	vpclmulqdq      ymm6, ymm8, ymm26, 0
-	vpshufb         ymm4, ymm17, ymm20
-	vpshufd         ymm8, ymm4, 78
-	vpxord          ymm8, ymm8, ymm4                ; d_L ^ d_H in the low half
+	vpshufd         ymm8, ymm16, 78
+	vpshufd         ymm9, ymm17, 78
+	vpxord          ymm8, ymm8, ymm16               ; a_L ^ a_H
+	vpxord          ymm9, ymm9, ymm17               ; b_L ^ b_H
+	vpclmulqdq      ymm8, ymm8, ymm26, 0
 	vbroadcasti32x4 ymm15, oword [r10 - 112]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpclmulqdq      ymm8, ymm8, ymm27, 0
-	vpxord          ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, ymm23, 0
-	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, ymm23, 17
+	vpclmulqdq      ymm9, ymm9, ymm27, 0
+	vpxord          ymm6, ymm8, ymm9
+	vpclmulqdq      ymm8, ymm16, ymm22, 0
+	vpclmulqdq      ymm9, ymm17, ymm23, 0
+	vpxord          ymm5, ymm8, ymm9
 	vbroadcasti32x4 ymm15, oword [r10 - 96]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpxord          ymm7, ymm7, ymm8
-	vpshufb         ymm4, ymm18, ymm20
-	vpshufd         ymm8, ymm4, 78
-	vpxord          ymm8, ymm8, ymm4                ; d_L ^ d_H in the low half
-	vpclmulqdq      ymm8, ymm8, ymm28, 0
+	vpclmulqdq      ymm16, ymm16, ymm22, 17
+	vpclmulqdq      ymm17, ymm17, ymm23, 17
+	vpxord          ymm7, ymm16, ymm17
+	vpshufd         ymm8, ymm18, 78
+	vpshufd         ymm9, ymm19, 78
 	vbroadcasti32x4 ymm15, oword [r10 - 80]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpxord          ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, ymm24, 0
-	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, ymm24, 17
-	vpxord          ymm7, ymm7, ymm8
+	vpxord          ymm8, ymm8, ymm18               ; a_L ^ a_H
+	vpxord          ymm9, ymm9, ymm19               ; b_L ^ b_H
+	vpclmulqdq      ymm8, ymm8, ymm28, 0
+	vpclmulqdq      ymm9, ymm9, ymm29, 0
 	vbroadcasti32x4 ymm15, oword [r10 - 64]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpshufb         ymm4, ymm19, ymm20
-	vpshufd         ymm8, ymm4, 78
-	vpxord          ymm8, ymm8, ymm4                ; d_L ^ d_H in the low half
-	vpclmulqdq      ymm8, ymm8, ymm29, 0
-	vpxord          ymm6, ymm6, ymm8
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm18, ymm24, 0
+	vpclmulqdq      ymm9, ymm19, ymm25, 0
+	vpternlogd      ymm5, ymm8, ymm9, 150
 	vbroadcasti32x4 ymm15, oword [r10 - 48]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpclmulqdq      ymm8, ymm4, ymm25, 0
-	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, ymm25, 17
-	vpxord          ymm7, ymm7, ymm8
+	vpclmulqdq      ymm18, ymm18, ymm24, 17
+	vpclmulqdq      ymm19, ymm19, ymm25, 17
+	vpternlogd      ymm7, ymm18, ymm19, 150
 	vpternlogd      ymm6, ymm5, ymm7, 150
 	vaesenc         ymm0, ymm0, ymm31
 	vaesenc         ymm1, ymm1, ymm31
@@ -433,40 +430,37 @@ L.gcm_enc_main_aes128:
 	jae             L.gcm_enc_loop
 ; LLVM-MCA-END
 L.gcm_enc_hash_last:
-	vpshufb         ymm4, ymm16, ymm20
-	vpxord          ymm4, ymm4, ymm10               ; the running hash joins block 0
-	vpshufd         ymm8, ymm4, 78
-	vpxord          ymm8, ymm8, ymm4                ; d_L ^ d_H in the low half
-	vpclmulqdq      ymm5, ymm4, ymm22, 0
-	vpclmulqdq      ymm7, ymm4, ymm22, 17
-	vpclmulqdq      ymm6, ymm8, ymm26, 0
-	vpshufb         ymm4, ymm17, ymm20
-	vpshufd         ymm8, ymm4, 78
-	vpxord          ymm8, ymm8, ymm4                ; d_L ^ d_H in the low half
-	vpclmulqdq      ymm8, ymm8, ymm27, 0
-	vpxord          ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, ymm23, 0
-	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, ymm23, 17
-	vpxord          ymm7, ymm7, ymm8
-	vpshufb         ymm4, ymm18, ymm20
-	vpshufd         ymm8, ymm4, 78
-	vpxord          ymm8, ymm8, ymm4                ; d_L ^ d_H in the low half
+	vpshufb         ymm16, ymm16, ymm20
+	vpshufb         ymm17, ymm17, ymm20
+	vpshufb         ymm18, ymm18, ymm20
+	vpshufb         ymm19, ymm19, ymm20
+	vpxord          ymm16, ymm16, ymm10             ; the running hash joins block 0
+	vpshufd         ymm8, ymm16, 78
+	vpshufd         ymm9, ymm17, 78
+	vpxord          ymm8, ymm8, ymm16               ; a_L ^ a_H
+	vpxord          ymm9, ymm9, ymm17               ; b_L ^ b_H
+	vpclmulqdq      ymm8, ymm8, ymm26, 0
+	vpclmulqdq      ymm9, ymm9, ymm27, 0
+	vpxord          ymm6, ymm8, ymm9
+	vpclmulqdq      ymm8, ymm16, ymm22, 0
+	vpclmulqdq      ymm9, ymm17, ymm23, 0
+	vpxord          ymm5, ymm8, ymm9
+	vpclmulqdq      ymm16, ymm16, ymm22, 17
+	vpclmulqdq      ymm17, ymm17, ymm23, 17
+	vpxord          ymm7, ymm16, ymm17
+	vpshufd         ymm8, ymm18, 78
+	vpshufd         ymm9, ymm19, 78
+	vpxord          ymm8, ymm8, ymm18               ; a_L ^ a_H
+	vpxord          ymm9, ymm9, ymm19               ; b_L ^ b_H
 	vpclmulqdq      ymm8, ymm8, ymm28, 0
-	vpxord          ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, ymm24, 0
-	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, ymm24, 17
-	vpxord          ymm7, ymm7, ymm8
-	vpshufb         ymm4, ymm19, ymm20
-	vpshufd         ymm8, ymm4, 78
-	vpxord          ymm8, ymm8, ymm4                ; d_L ^ d_H in the low half
-	vpclmulqdq      ymm8, ymm8, ymm29, 0
-	vpxord          ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, ymm25, 0
-	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, ymm25, 17
-	vpxord          ymm7, ymm7, ymm8
+	vpclmulqdq      ymm9, ymm9, ymm29, 0
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm18, ymm24, 0
+	vpclmulqdq      ymm9, ymm19, ymm25, 0
+	vpternlogd      ymm5, ymm8, ymm9, 150
+	vpclmulqdq      ymm18, ymm18, ymm24, 17
+	vpclmulqdq      ymm19, ymm19, ymm25, 17
+	vpternlogd      ymm7, ymm18, ymm19, 150
 	vpternlogd      ymm6, ymm5, ymm7, 150
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
 	vpshufd         ymm5, ymm5, 78
@@ -476,6 +470,41 @@ L.gcm_enc_hash_last:
 	vpternlogd      ymm7, ymm6, ymm8, 150
 	vextracti32x4   xmm8, ymm7, 1
 	vpxord          xmm10, xmm7, xmm8
+	jmp             near L.gcm_enc_bulk_done
+L.gcm_enc_first_ctr_carry:
+	vpshufb         ymm11, ymm11, ymm20
+	vpshufb         ymm0, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm1, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm2, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm3, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpxord          ymm0, ymm0, ymm13
+	vpxord          ymm1, ymm1, ymm13
+	vpxord          ymm2, ymm2, ymm13
+	vpxord          ymm3, ymm3, ymm13
+	vpshufb         ymm11, ymm11, ymm20
+	jmp             L.gcm_enc_first_ctr_done
+L.gcm_enc_main_ctr_carry:
+	vpshufb         ymm11, ymm11, ymm20
+	vpshufb         ymm0, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm1, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm2, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm3, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpxord          ymm0, ymm0, ymm13
+	vpxord          ymm1, ymm1, ymm13
+	vpxord          ymm2, ymm2, ymm13
+	vpxord          ymm3, ymm3, ymm13
+	vpshufb         ymm11, ymm11, ymm20
+	jmp             L.gcm_enc_main_ctr_done
+L.gcm_enc_bulk_done:
+	vpshufb         ymm11, ymm11, ymm20
 L.gcm_enc_tail:
 	add             rcx, 128
 	jz              near L.gcm_enc_store
@@ -867,20 +896,23 @@ aesgen_gcm_dec_update_avx10_256:
 	vpxord          ymm28, ymm28, ymm24             ; H_L ^ H_H in both halves
 	vpshufd         ymm29, ymm25, 78
 	vpxord          ymm29, ymm29, ymm25             ; H_L ^ H_H in both halves
+	vmovd           r11d, xmm11                     ; low byte of the first counter
+	vpshufb         ymm11, ymm11, ymm20
+; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 L.gcm_dec_loop:
 ; LLVM-MCA-BEGIN gcm_dec_avx10_256_main_loop
-	vpshufb         ymm0, ymm11, ymm20
-	vpaddd          ymm11, ymm11, ymm12
-	vpshufb         ymm1, ymm11, ymm20
-	vpaddd          ymm11, ymm11, ymm12
-	vpshufb         ymm2, ymm11, ymm20
-	vpaddd          ymm11, ymm11, ymm12
-	vpshufb         ymm3, ymm11, ymm20
-	vpaddd          ymm11, ymm11, ymm12
-	vpxord          ymm0, ymm0, ymm13
+	cmp             r11b, 247
+	jae             near L.gcm_dec_main_ctr_carry   ; a last byte would carry: out of line
+	vpxord          ymm0, ymm11, ymm13
+	vpaddd          ymm1, ymm11, yword [rel L.gcm_be_inc_32]
+	vpaddd          ymm2, ymm11, yword [rel L.gcm_be_inc_32 + 32]
+	vpaddd          ymm3, ymm11, yword [rel L.gcm_be_inc_32 + 64]
+	vpaddd          ymm11, ymm11, yword [rel L.gcm_be_inc_32 + 96]
 	vpxord          ymm1, ymm1, ymm13
 	vpxord          ymm2, ymm2, ymm13
 	vpxord          ymm3, ymm3, ymm13
+L.gcm_dec_main_ctr_done:
+	add             r11b, 8
 	cmp             eax, 12
 	jb              near L.gcm_dec_main_aes128
 	je              near L.gcm_dec_main_aes192
@@ -911,87 +943,84 @@ L.gcm_dec_main_aes128:
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vmovdqu8        ymm4, yword [rdx]
-	vpshufb         ymm4, ymm4, ymm20
-	vpxord          ymm4, ymm4, ymm10
-	vpshufd         ymm8, ymm4, 78
-	vpxord          ymm8, ymm8, ymm4                ; d_L ^ d_H in the low half
-	vpclmulqdq      ymm5, ymm4, ymm22, 0
+	vmovdqu8        ymm16, yword [rdx]
+	vmovdqu8        ymm17, yword [rdx + 32]
+	vmovdqu8        ymm18, yword [rdx + 64]
+	vmovdqu8        ymm19, yword [rdx + 96]
+	vpshufb         ymm16, ymm16, ymm20
 	vbroadcasti32x4 ymm15, oword [r10 - 128]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpclmulqdq      ymm7, ymm4, ymm22, 17
-	vpclmulqdq      ymm6, ymm8, ymm26, 0
-	vmovdqu8        ymm4, yword [rdx + 32]
-	vpshufb         ymm4, ymm4, ymm20
-	vpshufd         ymm8, ymm4, 78
-	vpxord          ymm8, ymm8, ymm4                ; d_L ^ d_H in the low half
+	vpshufb         ymm17, ymm17, ymm20
+	vpshufb         ymm18, ymm18, ymm20
+	vpshufb         ymm19, ymm19, ymm20
+	vpxord          ymm16, ymm16, ymm10             ; the running hash joins block 0
+	vpshufd         ymm8, ymm16, 78
 	vbroadcasti32x4 ymm15, oword [r10 - 112]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpclmulqdq      ymm8, ymm8, ymm27, 0
-	vpxord          ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, ymm23, 0
-	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, ymm23, 17
+	vpshufd         ymm9, ymm17, 78
+	vpxord          ymm8, ymm8, ymm16               ; a_L ^ a_H
+	vpxord          ymm9, ymm9, ymm17               ; b_L ^ b_H
+	vpclmulqdq      ymm8, ymm8, ymm26, 0
+	vpclmulqdq      ymm9, ymm9, ymm27, 0
 	vbroadcasti32x4 ymm15, oword [r10 - 96]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpxord          ymm7, ymm7, ymm8
-	vmovdqu8        ymm4, yword [rdx + 64]
-	vpshufb         ymm4, ymm4, ymm20
-	vpshufd         ymm8, ymm4, 78
-	vpxord          ymm8, ymm8, ymm4                ; d_L ^ d_H in the low half
+	vpxord          ymm6, ymm8, ymm9
+	vpclmulqdq      ymm8, ymm16, ymm22, 0
+	vpclmulqdq      ymm9, ymm17, ymm23, 0
+	vpxord          ymm5, ymm8, ymm9
+	vpclmulqdq      ymm16, ymm16, ymm22, 17
 	vbroadcasti32x4 ymm15, oword [r10 - 80]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpclmulqdq      ymm8, ymm8, ymm28, 0
-	vpxord          ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, ymm24, 0
-	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, ymm24, 17
+	vpclmulqdq      ymm17, ymm17, ymm23, 17
+	vpxord          ymm7, ymm16, ymm17
+	vpshufd         ymm8, ymm18, 78
+	vpshufd         ymm9, ymm19, 78
+	vpxord          ymm8, ymm8, ymm18               ; a_L ^ a_H
 	vbroadcasti32x4 ymm15, oword [r10 - 64]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpxord          ymm7, ymm7, ymm8
-	vmovdqu8        ymm4, yword [rdx + 96]
-	vpshufb         ymm4, ymm4, ymm20
-	vpshufd         ymm8, ymm4, 78
-	vpxord          ymm8, ymm8, ymm4                ; d_L ^ d_H in the low half
+	vpxord          ymm9, ymm9, ymm19               ; b_L ^ b_H
+	vpclmulqdq      ymm8, ymm8, ymm28, 0
+	vpclmulqdq      ymm9, ymm9, ymm29, 0
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm18, ymm24, 0
 	vbroadcasti32x4 ymm15, oword [r10 - 48]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpclmulqdq      ymm8, ymm8, ymm29, 0
-	vpxord          ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, ymm25, 0
-	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, ymm25, 17
+	vpclmulqdq      ymm9, ymm19, ymm25, 0
+	vpternlogd      ymm5, ymm8, ymm9, 150
+	vpclmulqdq      ymm18, ymm18, ymm24, 17
+	vpclmulqdq      ymm19, ymm19, ymm25, 17
+	vpternlogd      ymm7, ymm18, ymm19, 150
 	vaesenc         ymm0, ymm0, ymm31
 	vaesenc         ymm1, ymm1, ymm31
 	vaesenc         ymm2, ymm2, ymm31
 	vaesenc         ymm3, ymm3, ymm31
-	vpxord          ymm7, ymm7, ymm8
 	vpternlogd      ymm6, ymm5, ymm7, 150
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
 	vpshufd         ymm5, ymm5, 78
 	vpternlogd      ymm6, ymm5, ymm8, 150
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
 	vaesenc         ymm0, ymm0, ymm30
 	vaesenc         ymm1, ymm1, ymm30
 	vaesenc         ymm2, ymm2, ymm30
 	vaesenc         ymm3, ymm3, ymm30
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
 	vpshufd         ymm6, ymm6, 78
 	vpternlogd      ymm7, ymm6, ymm8, 150
 	vextracti32x4   xmm8, ymm7, 1
@@ -1013,6 +1042,25 @@ L.gcm_dec_main_aes128:
 	sub             rcx, 128
 	jae             L.gcm_dec_loop
 ; LLVM-MCA-END
+	jmp             near L.gcm_dec_bulk_done
+L.gcm_dec_main_ctr_carry:
+	vpshufb         ymm11, ymm11, ymm20
+	vpshufb         ymm0, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm1, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm2, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm3, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpxord          ymm0, ymm0, ymm13
+	vpxord          ymm1, ymm1, ymm13
+	vpxord          ymm2, ymm2, ymm13
+	vpxord          ymm3, ymm3, ymm13
+	vpshufb         ymm11, ymm11, ymm20
+	jmp             L.gcm_dec_main_ctr_done
+L.gcm_dec_bulk_done:
+	vpshufb         ymm11, ymm11, ymm20
 L.gcm_dec_tail:
 	add             rcx, 128
 	jz              near L.gcm_dec_store
@@ -1470,19 +1518,22 @@ L.gcm_enc_rec_j0_aes128:
 	vpxord          ymm28, ymm28, ymm24             ; H_L ^ H_H in both halves
 	vpshufd         ymm29, ymm25, 78
 	vpxord          ymm29, ymm29, ymm25             ; H_L ^ H_H in both halves
+	vmovd           r11d, xmm11                     ; low byte of the first counter
+	vpshufb         ymm11, ymm11, ymm20
+; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 ; the first iteration only encrypts; each later one hashes its predecessor's output
-	vpshufb         ymm0, ymm11, ymm20
-	vpaddd          ymm11, ymm11, ymm12
-	vpshufb         ymm1, ymm11, ymm20
-	vpaddd          ymm11, ymm11, ymm12
-	vpshufb         ymm2, ymm11, ymm20
-	vpaddd          ymm11, ymm11, ymm12
-	vpshufb         ymm3, ymm11, ymm20
-	vpaddd          ymm11, ymm11, ymm12
-	vpxord          ymm0, ymm0, ymm13
+	cmp             r11b, 247
+	jae             near L.gcm_enc_rec_first_ctr_carry ; a last byte would carry: out of line
+	vpxord          ymm0, ymm11, ymm13
+	vpaddd          ymm1, ymm11, yword [rel L.gcm_be_inc_32]
+	vpaddd          ymm2, ymm11, yword [rel L.gcm_be_inc_32 + 32]
+	vpaddd          ymm3, ymm11, yword [rel L.gcm_be_inc_32 + 64]
+	vpaddd          ymm11, ymm11, yword [rel L.gcm_be_inc_32 + 96]
 	vpxord          ymm1, ymm1, ymm13
 	vpxord          ymm2, ymm2, ymm13
 	vpxord          ymm3, ymm3, ymm13
+L.gcm_enc_rec_first_ctr_done:
+	add             r11b, 8
 	cmp             eax, 12
 	jb              near L.gcm_enc_rec_first_aes128
 	je              near L.gcm_enc_rec_first_aes192
@@ -1569,18 +1620,18 @@ L.gcm_enc_rec_first_aes128:
 	jb              near L.gcm_enc_rec_hash_last
 L.gcm_enc_rec_loop:
 ; LLVM-MCA-BEGIN gcm_enc_rec_avx10_256_main_loop
-	vpshufb         ymm0, ymm11, ymm20
-	vpaddd          ymm11, ymm11, ymm12
-	vpshufb         ymm1, ymm11, ymm20
-	vpaddd          ymm11, ymm11, ymm12
-	vpshufb         ymm2, ymm11, ymm20
-	vpaddd          ymm11, ymm11, ymm12
-	vpshufb         ymm3, ymm11, ymm20
-	vpaddd          ymm11, ymm11, ymm12
-	vpxord          ymm0, ymm0, ymm13
+	cmp             r11b, 247
+	jae             near L.gcm_enc_rec_main_ctr_carry ; a last byte would carry: out of line
+	vpxord          ymm0, ymm11, ymm13
+	vpaddd          ymm1, ymm11, yword [rel L.gcm_be_inc_32]
+	vpaddd          ymm2, ymm11, yword [rel L.gcm_be_inc_32 + 32]
+	vpaddd          ymm3, ymm11, yword [rel L.gcm_be_inc_32 + 64]
+	vpaddd          ymm11, ymm11, yword [rel L.gcm_be_inc_32 + 96]
 	vpxord          ymm1, ymm1, ymm13
 	vpxord          ymm2, ymm2, ymm13
 	vpxord          ymm3, ymm3, ymm13
+L.gcm_enc_rec_main_ctr_done:
+	add             r11b, 8
 	cmp             eax, 12
 	jb              near L.gcm_enc_rec_main_aes128
 	je              near L.gcm_enc_rec_main_aes192
@@ -1611,70 +1662,67 @@ L.gcm_enc_rec_main_aes128:
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpshufb         ymm4, ymm16, ymm20
-	vpxord          ymm4, ymm4, ymm10               ; the running hash joins block 0
-	vpshufd         ymm8, ymm4, 78
-	vpxord          ymm8, ymm8, ymm4                ; d_L ^ d_H in the low half
-	vpclmulqdq      ymm5, ymm4, ymm22, 0
+	vpshufb         ymm16, ymm16, ymm20
+	vpshufb         ymm17, ymm17, ymm20
+	vpshufb         ymm18, ymm18, ymm20
+	vpshufb         ymm19, ymm19, ymm20
+	vpxord          ymm16, ymm16, ymm10             ; the running hash joins block 0
 	vbroadcasti32x4 ymm15, oword [r10 - 128]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpclmulqdq      ymm7, ymm4, ymm22, 17
-	vpclmulqdq      ymm6, ymm8, ymm26, 0
-	vpshufb         ymm4, ymm17, ymm20
-	vpshufd         ymm8, ymm4, 78
-	vpxord          ymm8, ymm8, ymm4                ; d_L ^ d_H in the low half
+	vpshufd         ymm8, ymm16, 78
+	vpshufd         ymm9, ymm17, 78
+	vpxord          ymm8, ymm8, ymm16               ; a_L ^ a_H
+	vpxord          ymm9, ymm9, ymm17               ; b_L ^ b_H
+	vpclmulqdq      ymm8, ymm8, ymm26, 0
 	vbroadcasti32x4 ymm15, oword [r10 - 112]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpclmulqdq      ymm8, ymm8, ymm27, 0
-	vpxord          ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, ymm23, 0
-	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, ymm23, 17
+	vpclmulqdq      ymm9, ymm9, ymm27, 0
+	vpxord          ymm6, ymm8, ymm9
+	vpclmulqdq      ymm8, ymm16, ymm22, 0
+	vpclmulqdq      ymm9, ymm17, ymm23, 0
+	vpxord          ymm5, ymm8, ymm9
 	vbroadcasti32x4 ymm15, oword [r10 - 96]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpxord          ymm7, ymm7, ymm8
-	vpshufb         ymm4, ymm18, ymm20
-	vpshufd         ymm8, ymm4, 78
-	vpxord          ymm8, ymm8, ymm4                ; d_L ^ d_H in the low half
-	vpclmulqdq      ymm8, ymm8, ymm28, 0
+	vpclmulqdq      ymm16, ymm16, ymm22, 17
+	vpclmulqdq      ymm17, ymm17, ymm23, 17
+	vpxord          ymm7, ymm16, ymm17
+	vpshufd         ymm8, ymm18, 78
+	vpshufd         ymm9, ymm19, 78
 	vbroadcasti32x4 ymm15, oword [r10 - 80]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpxord          ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, ymm24, 0
-	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, ymm24, 17
-	vpxord          ymm7, ymm7, ymm8
+	vpxord          ymm8, ymm8, ymm18               ; a_L ^ a_H
+	vpxord          ymm9, ymm9, ymm19               ; b_L ^ b_H
+	vpclmulqdq      ymm8, ymm8, ymm28, 0
+	vpclmulqdq      ymm9, ymm9, ymm29, 0
 	vbroadcasti32x4 ymm15, oword [r10 - 64]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpshufb         ymm4, ymm19, ymm20
-	vpshufd         ymm8, ymm4, 78
-	vpxord          ymm8, ymm8, ymm4                ; d_L ^ d_H in the low half
-	vpclmulqdq      ymm8, ymm8, ymm29, 0
-	vpxord          ymm6, ymm6, ymm8
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm18, ymm24, 0
+	vpclmulqdq      ymm9, ymm19, ymm25, 0
+	vpternlogd      ymm5, ymm8, ymm9, 150
 	vbroadcasti32x4 ymm15, oword [r10 - 48]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpclmulqdq      ymm8, ymm4, ymm25, 0
-	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, ymm25, 17
-	vpxord          ymm7, ymm7, ymm8
+	vpclmulqdq      ymm18, ymm18, ymm24, 17
+	vpclmulqdq      ymm19, ymm19, ymm25, 17
+	vpternlogd      ymm7, ymm18, ymm19, 150
 	vpternlogd      ymm6, ymm5, ymm7, 150
 	vaesenc         ymm0, ymm0, ymm31
 	vaesenc         ymm1, ymm1, ymm31
@@ -1710,40 +1758,37 @@ L.gcm_enc_rec_main_aes128:
 	jae             L.gcm_enc_rec_loop
 ; LLVM-MCA-END
 L.gcm_enc_rec_hash_last:
-	vpshufb         ymm4, ymm16, ymm20
-	vpxord          ymm4, ymm4, ymm10               ; the running hash joins block 0
-	vpshufd         ymm8, ymm4, 78
-	vpxord          ymm8, ymm8, ymm4                ; d_L ^ d_H in the low half
-	vpclmulqdq      ymm5, ymm4, ymm22, 0
-	vpclmulqdq      ymm7, ymm4, ymm22, 17
-	vpclmulqdq      ymm6, ymm8, ymm26, 0
-	vpshufb         ymm4, ymm17, ymm20
-	vpshufd         ymm8, ymm4, 78
-	vpxord          ymm8, ymm8, ymm4                ; d_L ^ d_H in the low half
-	vpclmulqdq      ymm8, ymm8, ymm27, 0
-	vpxord          ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, ymm23, 0
-	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, ymm23, 17
-	vpxord          ymm7, ymm7, ymm8
-	vpshufb         ymm4, ymm18, ymm20
-	vpshufd         ymm8, ymm4, 78
-	vpxord          ymm8, ymm8, ymm4                ; d_L ^ d_H in the low half
+	vpshufb         ymm16, ymm16, ymm20
+	vpshufb         ymm17, ymm17, ymm20
+	vpshufb         ymm18, ymm18, ymm20
+	vpshufb         ymm19, ymm19, ymm20
+	vpxord          ymm16, ymm16, ymm10             ; the running hash joins block 0
+	vpshufd         ymm8, ymm16, 78
+	vpshufd         ymm9, ymm17, 78
+	vpxord          ymm8, ymm8, ymm16               ; a_L ^ a_H
+	vpxord          ymm9, ymm9, ymm17               ; b_L ^ b_H
+	vpclmulqdq      ymm8, ymm8, ymm26, 0
+	vpclmulqdq      ymm9, ymm9, ymm27, 0
+	vpxord          ymm6, ymm8, ymm9
+	vpclmulqdq      ymm8, ymm16, ymm22, 0
+	vpclmulqdq      ymm9, ymm17, ymm23, 0
+	vpxord          ymm5, ymm8, ymm9
+	vpclmulqdq      ymm16, ymm16, ymm22, 17
+	vpclmulqdq      ymm17, ymm17, ymm23, 17
+	vpxord          ymm7, ymm16, ymm17
+	vpshufd         ymm8, ymm18, 78
+	vpshufd         ymm9, ymm19, 78
+	vpxord          ymm8, ymm8, ymm18               ; a_L ^ a_H
+	vpxord          ymm9, ymm9, ymm19               ; b_L ^ b_H
 	vpclmulqdq      ymm8, ymm8, ymm28, 0
-	vpxord          ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, ymm24, 0
-	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, ymm24, 17
-	vpxord          ymm7, ymm7, ymm8
-	vpshufb         ymm4, ymm19, ymm20
-	vpshufd         ymm8, ymm4, 78
-	vpxord          ymm8, ymm8, ymm4                ; d_L ^ d_H in the low half
-	vpclmulqdq      ymm8, ymm8, ymm29, 0
-	vpxord          ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, ymm25, 0
-	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, ymm25, 17
-	vpxord          ymm7, ymm7, ymm8
+	vpclmulqdq      ymm9, ymm9, ymm29, 0
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm18, ymm24, 0
+	vpclmulqdq      ymm9, ymm19, ymm25, 0
+	vpternlogd      ymm5, ymm8, ymm9, 150
+	vpclmulqdq      ymm18, ymm18, ymm24, 17
+	vpclmulqdq      ymm19, ymm19, ymm25, 17
+	vpternlogd      ymm7, ymm18, ymm19, 150
 	vpternlogd      ymm6, ymm5, ymm7, 150
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
 	vpshufd         ymm5, ymm5, 78
@@ -1753,6 +1798,41 @@ L.gcm_enc_rec_hash_last:
 	vpternlogd      ymm7, ymm6, ymm8, 150
 	vextracti32x4   xmm8, ymm7, 1
 	vpxord          xmm10, xmm7, xmm8
+	jmp             near L.gcm_enc_rec_bulk_done
+L.gcm_enc_rec_first_ctr_carry:
+	vpshufb         ymm11, ymm11, ymm20
+	vpshufb         ymm0, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm1, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm2, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm3, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpxord          ymm0, ymm0, ymm13
+	vpxord          ymm1, ymm1, ymm13
+	vpxord          ymm2, ymm2, ymm13
+	vpxord          ymm3, ymm3, ymm13
+	vpshufb         ymm11, ymm11, ymm20
+	jmp             L.gcm_enc_rec_first_ctr_done
+L.gcm_enc_rec_main_ctr_carry:
+	vpshufb         ymm11, ymm11, ymm20
+	vpshufb         ymm0, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm1, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm2, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm3, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpxord          ymm0, ymm0, ymm13
+	vpxord          ymm1, ymm1, ymm13
+	vpxord          ymm2, ymm2, ymm13
+	vpxord          ymm3, ymm3, ymm13
+	vpshufb         ymm11, ymm11, ymm20
+	jmp             L.gcm_enc_rec_main_ctr_done
+L.gcm_enc_rec_bulk_done:
+	vpshufb         ymm11, ymm11, ymm20
 L.gcm_enc_rec_tail:
 	add             rcx, 128
 	jz              near L.gcm_enc_rec_no_data
@@ -2336,20 +2416,23 @@ L.gcm_dec_rec_j0_aes128:
 	vpxord          ymm28, ymm28, ymm24             ; H_L ^ H_H in both halves
 	vpshufd         ymm29, ymm25, 78
 	vpxord          ymm29, ymm29, ymm25             ; H_L ^ H_H in both halves
+	vmovd           r11d, xmm11                     ; low byte of the first counter
+	vpshufb         ymm11, ymm11, ymm20
+; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 L.gcm_dec_rec_loop:
 ; LLVM-MCA-BEGIN gcm_dec_rec_avx10_256_main_loop
-	vpshufb         ymm0, ymm11, ymm20
-	vpaddd          ymm11, ymm11, ymm12
-	vpshufb         ymm1, ymm11, ymm20
-	vpaddd          ymm11, ymm11, ymm12
-	vpshufb         ymm2, ymm11, ymm20
-	vpaddd          ymm11, ymm11, ymm12
-	vpshufb         ymm3, ymm11, ymm20
-	vpaddd          ymm11, ymm11, ymm12
-	vpxord          ymm0, ymm0, ymm13
+	cmp             r11b, 247
+	jae             near L.gcm_dec_rec_main_ctr_carry ; a last byte would carry: out of line
+	vpxord          ymm0, ymm11, ymm13
+	vpaddd          ymm1, ymm11, yword [rel L.gcm_be_inc_32]
+	vpaddd          ymm2, ymm11, yword [rel L.gcm_be_inc_32 + 32]
+	vpaddd          ymm3, ymm11, yword [rel L.gcm_be_inc_32 + 64]
+	vpaddd          ymm11, ymm11, yword [rel L.gcm_be_inc_32 + 96]
 	vpxord          ymm1, ymm1, ymm13
 	vpxord          ymm2, ymm2, ymm13
 	vpxord          ymm3, ymm3, ymm13
+L.gcm_dec_rec_main_ctr_done:
+	add             r11b, 8
 	cmp             eax, 12
 	jb              near L.gcm_dec_rec_main_aes128
 	je              near L.gcm_dec_rec_main_aes192
@@ -2380,87 +2463,84 @@ L.gcm_dec_rec_main_aes128:
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vmovdqu8        ymm4, yword [rdx]
-	vpshufb         ymm4, ymm4, ymm20
-	vpxord          ymm4, ymm4, ymm10
-	vpshufd         ymm8, ymm4, 78
-	vpxord          ymm8, ymm8, ymm4                ; d_L ^ d_H in the low half
-	vpclmulqdq      ymm5, ymm4, ymm22, 0
+	vmovdqu8        ymm16, yword [rdx]
+	vmovdqu8        ymm17, yword [rdx + 32]
+	vmovdqu8        ymm18, yword [rdx + 64]
+	vmovdqu8        ymm19, yword [rdx + 96]
+	vpshufb         ymm16, ymm16, ymm20
 	vbroadcasti32x4 ymm15, oword [r10 - 128]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpclmulqdq      ymm7, ymm4, ymm22, 17
-	vpclmulqdq      ymm6, ymm8, ymm26, 0
-	vmovdqu8        ymm4, yword [rdx + 32]
-	vpshufb         ymm4, ymm4, ymm20
-	vpshufd         ymm8, ymm4, 78
-	vpxord          ymm8, ymm8, ymm4                ; d_L ^ d_H in the low half
+	vpshufb         ymm17, ymm17, ymm20
+	vpshufb         ymm18, ymm18, ymm20
+	vpshufb         ymm19, ymm19, ymm20
+	vpxord          ymm16, ymm16, ymm10             ; the running hash joins block 0
+	vpshufd         ymm8, ymm16, 78
 	vbroadcasti32x4 ymm15, oword [r10 - 112]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpclmulqdq      ymm8, ymm8, ymm27, 0
-	vpxord          ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, ymm23, 0
-	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, ymm23, 17
+	vpshufd         ymm9, ymm17, 78
+	vpxord          ymm8, ymm8, ymm16               ; a_L ^ a_H
+	vpxord          ymm9, ymm9, ymm17               ; b_L ^ b_H
+	vpclmulqdq      ymm8, ymm8, ymm26, 0
+	vpclmulqdq      ymm9, ymm9, ymm27, 0
 	vbroadcasti32x4 ymm15, oword [r10 - 96]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpxord          ymm7, ymm7, ymm8
-	vmovdqu8        ymm4, yword [rdx + 64]
-	vpshufb         ymm4, ymm4, ymm20
-	vpshufd         ymm8, ymm4, 78
-	vpxord          ymm8, ymm8, ymm4                ; d_L ^ d_H in the low half
+	vpxord          ymm6, ymm8, ymm9
+	vpclmulqdq      ymm8, ymm16, ymm22, 0
+	vpclmulqdq      ymm9, ymm17, ymm23, 0
+	vpxord          ymm5, ymm8, ymm9
+	vpclmulqdq      ymm16, ymm16, ymm22, 17
 	vbroadcasti32x4 ymm15, oword [r10 - 80]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpclmulqdq      ymm8, ymm8, ymm28, 0
-	vpxord          ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, ymm24, 0
-	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, ymm24, 17
+	vpclmulqdq      ymm17, ymm17, ymm23, 17
+	vpxord          ymm7, ymm16, ymm17
+	vpshufd         ymm8, ymm18, 78
+	vpshufd         ymm9, ymm19, 78
+	vpxord          ymm8, ymm8, ymm18               ; a_L ^ a_H
 	vbroadcasti32x4 ymm15, oword [r10 - 64]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpxord          ymm7, ymm7, ymm8
-	vmovdqu8        ymm4, yword [rdx + 96]
-	vpshufb         ymm4, ymm4, ymm20
-	vpshufd         ymm8, ymm4, 78
-	vpxord          ymm8, ymm8, ymm4                ; d_L ^ d_H in the low half
+	vpxord          ymm9, ymm9, ymm19               ; b_L ^ b_H
+	vpclmulqdq      ymm8, ymm8, ymm28, 0
+	vpclmulqdq      ymm9, ymm9, ymm29, 0
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm18, ymm24, 0
 	vbroadcasti32x4 ymm15, oword [r10 - 48]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpclmulqdq      ymm8, ymm8, ymm29, 0
-	vpxord          ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, ymm25, 0
-	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, ymm25, 17
+	vpclmulqdq      ymm9, ymm19, ymm25, 0
+	vpternlogd      ymm5, ymm8, ymm9, 150
+	vpclmulqdq      ymm18, ymm18, ymm24, 17
+	vpclmulqdq      ymm19, ymm19, ymm25, 17
+	vpternlogd      ymm7, ymm18, ymm19, 150
 	vaesenc         ymm0, ymm0, ymm31
 	vaesenc         ymm1, ymm1, ymm31
 	vaesenc         ymm2, ymm2, ymm31
 	vaesenc         ymm3, ymm3, ymm31
-	vpxord          ymm7, ymm7, ymm8
 	vpternlogd      ymm6, ymm5, ymm7, 150
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
 	vpshufd         ymm5, ymm5, 78
 	vpternlogd      ymm6, ymm5, ymm8, 150
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
 	vaesenc         ymm0, ymm0, ymm30
 	vaesenc         ymm1, ymm1, ymm30
 	vaesenc         ymm2, ymm2, ymm30
 	vaesenc         ymm3, ymm3, ymm30
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
 	vpshufd         ymm6, ymm6, 78
 	vpternlogd      ymm7, ymm6, ymm8, 150
 	vextracti32x4   xmm8, ymm7, 1
@@ -2482,6 +2562,25 @@ L.gcm_dec_rec_main_aes128:
 	sub             rcx, 128
 	jae             L.gcm_dec_rec_loop
 ; LLVM-MCA-END
+	jmp             near L.gcm_dec_rec_bulk_done
+L.gcm_dec_rec_main_ctr_carry:
+	vpshufb         ymm11, ymm11, ymm20
+	vpshufb         ymm0, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm1, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm2, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm3, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpxord          ymm0, ymm0, ymm13
+	vpxord          ymm1, ymm1, ymm13
+	vpxord          ymm2, ymm2, ymm13
+	vpxord          ymm3, ymm3, ymm13
+	vpshufb         ymm11, ymm11, ymm20
+	jmp             L.gcm_dec_rec_main_ctr_done
+L.gcm_dec_rec_bulk_done:
+	vpshufb         ymm11, ymm11, ymm20
 L.gcm_dec_rec_tail:
 	add             rcx, 128
 	jz              near L.gcm_dec_rec_no_data
@@ -2985,6 +3084,18 @@ L.gcm_lane_count:
 L.gcm_lane_offsets_32:
 	dd	0, 0, 0, 0
 	dd	1, 0, 0, 0
+; Big-endian increments of the bulk loop's counters: vector j adds 2*j to the last
+; byte of every block (j = 1..4; the carry path handles a carry).
+	align 64, db 0
+L.gcm_be_inc_32:
+	dd	0, 0, 0, 33554432
+	dd	0, 0, 0, 33554432
+	dd	0, 0, 0, 67108864
+	dd	0, 0, 0, 67108864
+	dd	0, 0, 0, 100663296
+	dd	0, 0, 0, 100663296
+	dd	0, 0, 0, 134217728
+	dd	0, 0, 0, 134217728
 ; The record functions' first counters: J0 + 1, J0 + 2, ... per lane.
 	align 64, db 0
 L.gcm_record_offsets_32:

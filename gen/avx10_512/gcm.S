@@ -58,40 +58,37 @@ aesgen_gcm_ghash_avx10_512:
 	vmovdqu8        64(%rdx), %zmm1
 	vmovdqu8        128(%rdx), %zmm2
 	vmovdqu8        192(%rdx), %zmm3
-	vpshufb         %zmm20, %zmm0, %zmm4
-	vpxord          %zmm10, %zmm4, %zmm4            # the running hash joins block 0
-	vpshufd         $78, %zmm4, %zmm8
-	vpxord          %zmm4, %zmm8, %zmm8             # d_L ^ d_H in the low half
-	vpclmulqdq      $0, %zmm22, %zmm4, %zmm5
-	vpclmulqdq      $17, %zmm22, %zmm4, %zmm7
-	vpclmulqdq      $0, %zmm26, %zmm8, %zmm6
-	vpshufb         %zmm20, %zmm1, %zmm4
-	vpshufd         $78, %zmm4, %zmm8
-	vpxord          %zmm4, %zmm8, %zmm8             # d_L ^ d_H in the low half
-	vpclmulqdq      $0, %zmm27, %zmm8, %zmm8
-	vpxord          %zmm8, %zmm6, %zmm6
-	vpclmulqdq      $0, %zmm23, %zmm4, %zmm8
-	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $17, %zmm23, %zmm4, %zmm8
-	vpxord          %zmm8, %zmm7, %zmm7
-	vpshufb         %zmm20, %zmm2, %zmm4
-	vpshufd         $78, %zmm4, %zmm8
-	vpxord          %zmm4, %zmm8, %zmm8             # d_L ^ d_H in the low half
+	vpshufb         %zmm20, %zmm0, %zmm0
+	vpshufb         %zmm20, %zmm1, %zmm1
+	vpshufb         %zmm20, %zmm2, %zmm2
+	vpshufb         %zmm20, %zmm3, %zmm3
+	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
+	vpshufd         $78, %zmm0, %zmm8
+	vpshufd         $78, %zmm1, %zmm9
+	vpxord          %zmm0, %zmm8, %zmm8             # a_L ^ a_H
+	vpxord          %zmm1, %zmm9, %zmm9             # b_L ^ b_H
+	vpclmulqdq      $0, %zmm26, %zmm8, %zmm8
+	vpclmulqdq      $0, %zmm27, %zmm9, %zmm9
+	vpxord          %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $0, %zmm22, %zmm0, %zmm8
+	vpclmulqdq      $0, %zmm23, %zmm1, %zmm9
+	vpxord          %zmm9, %zmm8, %zmm5
+	vpclmulqdq      $17, %zmm22, %zmm0, %zmm0
+	vpclmulqdq      $17, %zmm23, %zmm1, %zmm1
+	vpxord          %zmm1, %zmm0, %zmm7
+	vpshufd         $78, %zmm2, %zmm8
+	vpshufd         $78, %zmm3, %zmm9
+	vpxord          %zmm2, %zmm8, %zmm8             # a_L ^ a_H
+	vpxord          %zmm3, %zmm9, %zmm9             # b_L ^ b_H
 	vpclmulqdq      $0, %zmm28, %zmm8, %zmm8
-	vpxord          %zmm8, %zmm6, %zmm6
-	vpclmulqdq      $0, %zmm24, %zmm4, %zmm8
-	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $17, %zmm24, %zmm4, %zmm8
-	vpxord          %zmm8, %zmm7, %zmm7
-	vpshufb         %zmm20, %zmm3, %zmm4
-	vpshufd         $78, %zmm4, %zmm8
-	vpxord          %zmm4, %zmm8, %zmm8             # d_L ^ d_H in the low half
-	vpclmulqdq      $0, %zmm29, %zmm8, %zmm8
-	vpxord          %zmm8, %zmm6, %zmm6
-	vpclmulqdq      $0, %zmm25, %zmm4, %zmm8
-	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $17, %zmm25, %zmm4, %zmm8
-	vpxord          %zmm8, %zmm7, %zmm7
+	vpclmulqdq      $0, %zmm29, %zmm9, %zmm9
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $0, %zmm24, %zmm2, %zmm8
+	vpclmulqdq      $0, %zmm25, %zmm3, %zmm9
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+	vpclmulqdq      $17, %zmm24, %zmm2, %zmm2
+	vpclmulqdq      $17, %zmm25, %zmm3, %zmm3
+	vpternlogd      $150, %zmm3, %zmm2, %zmm7
 	vpternlogd      $150, %zmm7, %zmm5, %zmm6
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
 	vpshufd         $78, %zmm5, %zmm5
@@ -204,19 +201,22 @@ aesgen_gcm_enc_update_avx10_512:
 	vpxord          %zmm24, %zmm28, %zmm28          # H_L ^ H_H in both halves
 	vpshufd         $78, %zmm25, %zmm29
 	vpxord          %zmm25, %zmm29, %zmm29          # H_L ^ H_H in both halves
+	vmovd           %xmm11, %r11d                   # low byte of the first counter
+	vpshufb         %zmm20, %zmm11, %zmm11
+# CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 # the first iteration only encrypts; each later one hashes its predecessor's output
-	vpshufb         %zmm20, %zmm11, %zmm0
-	vpaddd          %zmm12, %zmm11, %zmm11
-	vpshufb         %zmm20, %zmm11, %zmm1
-	vpaddd          %zmm12, %zmm11, %zmm11
-	vpshufb         %zmm20, %zmm11, %zmm2
-	vpaddd          %zmm12, %zmm11, %zmm11
-	vpshufb         %zmm20, %zmm11, %zmm3
-	vpaddd          %zmm12, %zmm11, %zmm11
-	vpxord          %zmm13, %zmm0, %zmm0
+	cmp             $237, %r11b
+	{disp32} jae    .Lgcm_enc_first_ctr_carry       # a last byte would carry: out of line
+	vpxord          %zmm13, %zmm11, %zmm0
+	vpaddd          .Lgcm_be_inc_64(%rip), %zmm11, %zmm1
+	vpaddd          .Lgcm_be_inc_64+64(%rip), %zmm11, %zmm2
+	vpaddd          .Lgcm_be_inc_64+128(%rip), %zmm11, %zmm3
+	vpaddd          .Lgcm_be_inc_64+192(%rip), %zmm11, %zmm11
 	vpxord          %zmm13, %zmm1, %zmm1
 	vpxord          %zmm13, %zmm2, %zmm2
 	vpxord          %zmm13, %zmm3, %zmm3
+.Lgcm_enc_first_ctr_done:
+	add             $16, %r11b
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_first_aes128
 	{disp32} je     .Lgcm_enc_first_aes192
@@ -303,18 +303,18 @@ aesgen_gcm_enc_update_avx10_512:
 	{disp32} jb     .Lgcm_enc_hash_last
 .Lgcm_enc_loop:
 # LLVM-MCA-BEGIN gcm_enc_avx10_512_main_loop
-	vpshufb         %zmm20, %zmm11, %zmm0
-	vpaddd          %zmm12, %zmm11, %zmm11
-	vpshufb         %zmm20, %zmm11, %zmm1
-	vpaddd          %zmm12, %zmm11, %zmm11
-	vpshufb         %zmm20, %zmm11, %zmm2
-	vpaddd          %zmm12, %zmm11, %zmm11
-	vpshufb         %zmm20, %zmm11, %zmm3
-	vpaddd          %zmm12, %zmm11, %zmm11
-	vpxord          %zmm13, %zmm0, %zmm0
+	cmp             $237, %r11b
+	{disp32} jae    .Lgcm_enc_main_ctr_carry        # a last byte would carry: out of line
+	vpxord          %zmm13, %zmm11, %zmm0
+	vpaddd          .Lgcm_be_inc_64(%rip), %zmm11, %zmm1
+	vpaddd          .Lgcm_be_inc_64+64(%rip), %zmm11, %zmm2
+	vpaddd          .Lgcm_be_inc_64+128(%rip), %zmm11, %zmm3
+	vpaddd          .Lgcm_be_inc_64+192(%rip), %zmm11, %zmm11
 	vpxord          %zmm13, %zmm1, %zmm1
 	vpxord          %zmm13, %zmm2, %zmm2
 	vpxord          %zmm13, %zmm3, %zmm3
+.Lgcm_enc_main_ctr_done:
+	add             $16, %r11b
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_main_aes128
 	{disp32} je     .Lgcm_enc_main_aes192
@@ -345,86 +345,83 @@ aesgen_gcm_enc_update_avx10_512:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpshufb         %zmm20, %zmm16, %zmm4
-	vpxord          %zmm10, %zmm4, %zmm4            # the running hash joins block 0
-	vpshufd         $78, %zmm4, %zmm8
-	vpxord          %zmm4, %zmm8, %zmm8             # d_L ^ d_H in the low half
-	vpclmulqdq      $0, %zmm22, %zmm4, %zmm5
-	vpclmulqdq      $17, %zmm22, %zmm4, %zmm7
+	vpshufb         %zmm20, %zmm16, %zmm16
+	vpshufb         %zmm20, %zmm17, %zmm17
+	vpshufb         %zmm20, %zmm18, %zmm18
+	vpshufb         %zmm20, %zmm19, %zmm19
+	vpxord          %zmm10, %zmm16, %zmm16          # the running hash joins block 0
 	vbroadcasti32x4 -128(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpclmulqdq      $0, %zmm26, %zmm8, %zmm6
-	vpshufb         %zmm20, %zmm17, %zmm4
-	vpshufd         $78, %zmm4, %zmm8
-	vpxord          %zmm4, %zmm8, %zmm8             # d_L ^ d_H in the low half
-	vpclmulqdq      $0, %zmm27, %zmm8, %zmm8
+	vpshufd         $78, %zmm16, %zmm8
+	vpshufd         $78, %zmm17, %zmm9
+	vpxord          %zmm16, %zmm8, %zmm8            # a_L ^ a_H
+	vpxord          %zmm17, %zmm9, %zmm9            # b_L ^ b_H
+	vpclmulqdq      $0, %zmm26, %zmm8, %zmm8
 	vbroadcasti32x4 -112(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpxord          %zmm8, %zmm6, %zmm6
-	vpclmulqdq      $0, %zmm23, %zmm4, %zmm8
-	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $17, %zmm23, %zmm4, %zmm8
-	vpxord          %zmm8, %zmm7, %zmm7
+	vpclmulqdq      $0, %zmm27, %zmm9, %zmm9
+	vpxord          %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $0, %zmm22, %zmm16, %zmm8
+	vpclmulqdq      $0, %zmm23, %zmm17, %zmm9
+	vpxord          %zmm9, %zmm8, %zmm5
 	vbroadcasti32x4 -96(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpshufb         %zmm20, %zmm18, %zmm4
-	vpshufd         $78, %zmm4, %zmm8
-	vpxord          %zmm4, %zmm8, %zmm8             # d_L ^ d_H in the low half
-	vpclmulqdq      $0, %zmm28, %zmm8, %zmm8
-	vpxord          %zmm8, %zmm6, %zmm6
+	vpclmulqdq      $17, %zmm22, %zmm16, %zmm16
+	vpclmulqdq      $17, %zmm23, %zmm17, %zmm17
+	vpxord          %zmm17, %zmm16, %zmm7
+	vpshufd         $78, %zmm18, %zmm8
+	vpshufd         $78, %zmm19, %zmm9
 	vbroadcasti32x4 -80(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpclmulqdq      $0, %zmm24, %zmm4, %zmm8
-	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $17, %zmm24, %zmm4, %zmm8
-	vpxord          %zmm8, %zmm7, %zmm7
-	vpshufb         %zmm20, %zmm19, %zmm4
+	vpxord          %zmm18, %zmm8, %zmm8            # a_L ^ a_H
+	vpxord          %zmm19, %zmm9, %zmm9            # b_L ^ b_H
+	vpclmulqdq      $0, %zmm28, %zmm8, %zmm8
+	vpclmulqdq      $0, %zmm29, %zmm9, %zmm9
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
 	vbroadcasti32x4 -64(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpshufd         $78, %zmm4, %zmm8
-	vpxord          %zmm4, %zmm8, %zmm8             # d_L ^ d_H in the low half
-	vpclmulqdq      $0, %zmm29, %zmm8, %zmm8
-	vpxord          %zmm8, %zmm6, %zmm6
-	vpclmulqdq      $0, %zmm25, %zmm4, %zmm8
+	vpclmulqdq      $0, %zmm24, %zmm18, %zmm8
+	vpclmulqdq      $0, %zmm25, %zmm19, %zmm9
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+	vpclmulqdq      $17, %zmm24, %zmm18, %zmm18
+	vpclmulqdq      $17, %zmm25, %zmm19, %zmm19
 	vbroadcasti32x4 -48(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $17, %zmm25, %zmm4, %zmm8
-	vpxord          %zmm8, %zmm7, %zmm7
+	vpternlogd      $150, %zmm19, %zmm18, %zmm7
 	vpternlogd      $150, %zmm7, %zmm5, %zmm6
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm5, %zmm5
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
 	vaesenc         %zmm31, %zmm0, %zmm0
 	vaesenc         %zmm31, %zmm1, %zmm1
 	vaesenc         %zmm31, %zmm2, %zmm2
 	vaesenc         %zmm31, %zmm3, %zmm3
-	vpshufd         $78, %zmm5, %zmm5
-	vpternlogd      $150, %zmm8, %zmm5, %zmm6
 	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
 	vpshufd         $78, %zmm6, %zmm6
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+	vextracti32x4   $1, %zmm7, %xmm8
 	vaesenc         %zmm30, %zmm0, %zmm0
 	vaesenc         %zmm30, %zmm1, %zmm1
 	vaesenc         %zmm30, %zmm2, %zmm2
 	vaesenc         %zmm30, %zmm3, %zmm3
-	vextracti32x4   $1, %zmm7, %xmm8
 	vextracti32x4   $2, %zmm7, %xmm9
 	vextracti32x4   $3, %zmm7, %xmm5
 	vpxord          %xmm8, %xmm7, %xmm10
@@ -447,40 +444,37 @@ aesgen_gcm_enc_update_avx10_512:
 	jae             .Lgcm_enc_loop
 # LLVM-MCA-END
 .Lgcm_enc_hash_last:
-	vpshufb         %zmm20, %zmm16, %zmm4
-	vpxord          %zmm10, %zmm4, %zmm4            # the running hash joins block 0
-	vpshufd         $78, %zmm4, %zmm8
-	vpxord          %zmm4, %zmm8, %zmm8             # d_L ^ d_H in the low half
-	vpclmulqdq      $0, %zmm22, %zmm4, %zmm5
-	vpclmulqdq      $17, %zmm22, %zmm4, %zmm7
-	vpclmulqdq      $0, %zmm26, %zmm8, %zmm6
-	vpshufb         %zmm20, %zmm17, %zmm4
-	vpshufd         $78, %zmm4, %zmm8
-	vpxord          %zmm4, %zmm8, %zmm8             # d_L ^ d_H in the low half
-	vpclmulqdq      $0, %zmm27, %zmm8, %zmm8
-	vpxord          %zmm8, %zmm6, %zmm6
-	vpclmulqdq      $0, %zmm23, %zmm4, %zmm8
-	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $17, %zmm23, %zmm4, %zmm8
-	vpxord          %zmm8, %zmm7, %zmm7
-	vpshufb         %zmm20, %zmm18, %zmm4
-	vpshufd         $78, %zmm4, %zmm8
-	vpxord          %zmm4, %zmm8, %zmm8             # d_L ^ d_H in the low half
+	vpshufb         %zmm20, %zmm16, %zmm16
+	vpshufb         %zmm20, %zmm17, %zmm17
+	vpshufb         %zmm20, %zmm18, %zmm18
+	vpshufb         %zmm20, %zmm19, %zmm19
+	vpxord          %zmm10, %zmm16, %zmm16          # the running hash joins block 0
+	vpshufd         $78, %zmm16, %zmm8
+	vpshufd         $78, %zmm17, %zmm9
+	vpxord          %zmm16, %zmm8, %zmm8            # a_L ^ a_H
+	vpxord          %zmm17, %zmm9, %zmm9            # b_L ^ b_H
+	vpclmulqdq      $0, %zmm26, %zmm8, %zmm8
+	vpclmulqdq      $0, %zmm27, %zmm9, %zmm9
+	vpxord          %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $0, %zmm22, %zmm16, %zmm8
+	vpclmulqdq      $0, %zmm23, %zmm17, %zmm9
+	vpxord          %zmm9, %zmm8, %zmm5
+	vpclmulqdq      $17, %zmm22, %zmm16, %zmm16
+	vpclmulqdq      $17, %zmm23, %zmm17, %zmm17
+	vpxord          %zmm17, %zmm16, %zmm7
+	vpshufd         $78, %zmm18, %zmm8
+	vpshufd         $78, %zmm19, %zmm9
+	vpxord          %zmm18, %zmm8, %zmm8            # a_L ^ a_H
+	vpxord          %zmm19, %zmm9, %zmm9            # b_L ^ b_H
 	vpclmulqdq      $0, %zmm28, %zmm8, %zmm8
-	vpxord          %zmm8, %zmm6, %zmm6
-	vpclmulqdq      $0, %zmm24, %zmm4, %zmm8
-	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $17, %zmm24, %zmm4, %zmm8
-	vpxord          %zmm8, %zmm7, %zmm7
-	vpshufb         %zmm20, %zmm19, %zmm4
-	vpshufd         $78, %zmm4, %zmm8
-	vpxord          %zmm4, %zmm8, %zmm8             # d_L ^ d_H in the low half
-	vpclmulqdq      $0, %zmm29, %zmm8, %zmm8
-	vpxord          %zmm8, %zmm6, %zmm6
-	vpclmulqdq      $0, %zmm25, %zmm4, %zmm8
-	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $17, %zmm25, %zmm4, %zmm8
-	vpxord          %zmm8, %zmm7, %zmm7
+	vpclmulqdq      $0, %zmm29, %zmm9, %zmm9
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $0, %zmm24, %zmm18, %zmm8
+	vpclmulqdq      $0, %zmm25, %zmm19, %zmm9
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+	vpclmulqdq      $17, %zmm24, %zmm18, %zmm18
+	vpclmulqdq      $17, %zmm25, %zmm19, %zmm19
+	vpternlogd      $150, %zmm19, %zmm18, %zmm7
 	vpternlogd      $150, %zmm7, %zmm5, %zmm6
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
 	vpshufd         $78, %zmm5, %zmm5
@@ -493,6 +487,41 @@ aesgen_gcm_enc_update_avx10_512:
 	vextracti32x4   $3, %zmm7, %xmm5
 	vpxord          %xmm8, %xmm7, %xmm10
 	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+	{disp32} jmp    .Lgcm_enc_bulk_done
+.Lgcm_enc_first_ctr_carry:
+	vpshufb         %zmm20, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm1
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm2
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm3
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+	vpxord          %zmm13, %zmm1, %zmm1
+	vpxord          %zmm13, %zmm2, %zmm2
+	vpxord          %zmm13, %zmm3, %zmm3
+	vpshufb         %zmm20, %zmm11, %zmm11
+	jmp             .Lgcm_enc_first_ctr_done
+.Lgcm_enc_main_ctr_carry:
+	vpshufb         %zmm20, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm1
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm2
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm3
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+	vpxord          %zmm13, %zmm1, %zmm1
+	vpxord          %zmm13, %zmm2, %zmm2
+	vpxord          %zmm13, %zmm3, %zmm3
+	vpshufb         %zmm20, %zmm11, %zmm11
+	jmp             .Lgcm_enc_main_ctr_done
+.Lgcm_enc_bulk_done:
+	vpshufb         %zmm20, %zmm11, %zmm11
 .Lgcm_enc_tail:
 	add             $256, %rcx
 	{disp32} jz     .Lgcm_enc_store
@@ -894,20 +923,23 @@ aesgen_gcm_dec_update_avx10_512:
 	vpxord          %zmm24, %zmm28, %zmm28          # H_L ^ H_H in both halves
 	vpshufd         $78, %zmm25, %zmm29
 	vpxord          %zmm25, %zmm29, %zmm29          # H_L ^ H_H in both halves
+	vmovd           %xmm11, %r11d                   # low byte of the first counter
+	vpshufb         %zmm20, %zmm11, %zmm11
+# CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 .Lgcm_dec_loop:
 # LLVM-MCA-BEGIN gcm_dec_avx10_512_main_loop
-	vpshufb         %zmm20, %zmm11, %zmm0
-	vpaddd          %zmm12, %zmm11, %zmm11
-	vpshufb         %zmm20, %zmm11, %zmm1
-	vpaddd          %zmm12, %zmm11, %zmm11
-	vpshufb         %zmm20, %zmm11, %zmm2
-	vpaddd          %zmm12, %zmm11, %zmm11
-	vpshufb         %zmm20, %zmm11, %zmm3
-	vpaddd          %zmm12, %zmm11, %zmm11
-	vpxord          %zmm13, %zmm0, %zmm0
+	cmp             $237, %r11b
+	{disp32} jae    .Lgcm_dec_main_ctr_carry        # a last byte would carry: out of line
+	vpxord          %zmm13, %zmm11, %zmm0
+	vpaddd          .Lgcm_be_inc_64(%rip), %zmm11, %zmm1
+	vpaddd          .Lgcm_be_inc_64+64(%rip), %zmm11, %zmm2
+	vpaddd          .Lgcm_be_inc_64+128(%rip), %zmm11, %zmm3
+	vpaddd          .Lgcm_be_inc_64+192(%rip), %zmm11, %zmm11
 	vpxord          %zmm13, %zmm1, %zmm1
 	vpxord          %zmm13, %zmm2, %zmm2
 	vpxord          %zmm13, %zmm3, %zmm3
+.Lgcm_dec_main_ctr_done:
+	add             $16, %r11b
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_main_aes128
 	{disp32} je     .Lgcm_dec_main_aes192
@@ -938,74 +970,71 @@ aesgen_gcm_dec_update_avx10_512:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vmovdqu8        (%rdx), %zmm4
-	vpshufb         %zmm20, %zmm4, %zmm4
-	vpxord          %zmm10, %zmm4, %zmm4
-	vpshufd         $78, %zmm4, %zmm8
-	vpxord          %zmm4, %zmm8, %zmm8             # d_L ^ d_H in the low half
-	vpclmulqdq      $0, %zmm22, %zmm4, %zmm5
+	vmovdqu8        (%rdx), %zmm16
+	vmovdqu8        64(%rdx), %zmm17
+	vmovdqu8        128(%rdx), %zmm18
+	vmovdqu8        192(%rdx), %zmm19
+	vpshufb         %zmm20, %zmm16, %zmm16
+	vpshufb         %zmm20, %zmm17, %zmm17
 	vbroadcasti32x4 -128(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpclmulqdq      $17, %zmm22, %zmm4, %zmm7
-	vpclmulqdq      $0, %zmm26, %zmm8, %zmm6
-	vmovdqu8        64(%rdx), %zmm4
-	vpshufb         %zmm20, %zmm4, %zmm4
-	vpshufd         $78, %zmm4, %zmm8
-	vpxord          %zmm4, %zmm8, %zmm8             # d_L ^ d_H in the low half
+	vpshufb         %zmm20, %zmm18, %zmm18
+	vpshufb         %zmm20, %zmm19, %zmm19
+	vpxord          %zmm10, %zmm16, %zmm16          # the running hash joins block 0
+	vpshufd         $78, %zmm16, %zmm8
+	vpshufd         $78, %zmm17, %zmm9
+	vpxord          %zmm16, %zmm8, %zmm8            # a_L ^ a_H
 	vbroadcasti32x4 -112(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpclmulqdq      $0, %zmm27, %zmm8, %zmm8
-	vpxord          %zmm8, %zmm6, %zmm6
-	vpclmulqdq      $0, %zmm23, %zmm4, %zmm8
-	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $17, %zmm23, %zmm4, %zmm8
-	vpxord          %zmm8, %zmm7, %zmm7
+	vpxord          %zmm17, %zmm9, %zmm9            # b_L ^ b_H
+	vpclmulqdq      $0, %zmm26, %zmm8, %zmm8
+	vpclmulqdq      $0, %zmm27, %zmm9, %zmm9
+	vpxord          %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $0, %zmm22, %zmm16, %zmm8
 	vbroadcasti32x4 -96(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vmovdqu8        128(%rdx), %zmm4
-	vpshufb         %zmm20, %zmm4, %zmm4
-	vpshufd         $78, %zmm4, %zmm8
-	vpxord          %zmm4, %zmm8, %zmm8             # d_L ^ d_H in the low half
-	vpclmulqdq      $0, %zmm28, %zmm8, %zmm8
-	vpxord          %zmm8, %zmm6, %zmm6
+	vpclmulqdq      $0, %zmm23, %zmm17, %zmm9
+	vpxord          %zmm9, %zmm8, %zmm5
+	vpclmulqdq      $17, %zmm22, %zmm16, %zmm16
+	vpclmulqdq      $17, %zmm23, %zmm17, %zmm17
+	vpxord          %zmm17, %zmm16, %zmm7
 	vbroadcasti32x4 -80(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpclmulqdq      $0, %zmm24, %zmm4, %zmm8
-	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $17, %zmm24, %zmm4, %zmm8
-	vpxord          %zmm8, %zmm7, %zmm7
-	vmovdqu8        192(%rdx), %zmm4
-	vpshufb         %zmm20, %zmm4, %zmm4
+	vpshufd         $78, %zmm18, %zmm8
+	vpshufd         $78, %zmm19, %zmm9
+	vpxord          %zmm18, %zmm8, %zmm8            # a_L ^ a_H
+	vpxord          %zmm19, %zmm9, %zmm9            # b_L ^ b_H
+	vpclmulqdq      $0, %zmm28, %zmm8, %zmm8
 	vbroadcasti32x4 -64(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpshufd         $78, %zmm4, %zmm8
-	vpxord          %zmm4, %zmm8, %zmm8             # d_L ^ d_H in the low half
-	vpclmulqdq      $0, %zmm29, %zmm8, %zmm8
-	vpxord          %zmm8, %zmm6, %zmm6
-	vpclmulqdq      $0, %zmm25, %zmm4, %zmm8
+	vpclmulqdq      $0, %zmm29, %zmm9, %zmm9
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $0, %zmm24, %zmm18, %zmm8
+	vpclmulqdq      $0, %zmm25, %zmm19, %zmm9
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
 	vbroadcasti32x4 -48(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $17, %zmm25, %zmm4, %zmm8
-	vpxord          %zmm8, %zmm7, %zmm7
+	vpclmulqdq      $17, %zmm24, %zmm18, %zmm18
+	vpclmulqdq      $17, %zmm25, %zmm19, %zmm19
+	vpternlogd      $150, %zmm19, %zmm18, %zmm7
 	vpternlogd      $150, %zmm7, %zmm5, %zmm6
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
 	vaesenc         %zmm31, %zmm0, %zmm0
@@ -1043,6 +1072,25 @@ aesgen_gcm_dec_update_avx10_512:
 	sub             $256, %rcx
 	jae             .Lgcm_dec_loop
 # LLVM-MCA-END
+	{disp32} jmp    .Lgcm_dec_bulk_done
+.Lgcm_dec_main_ctr_carry:
+	vpshufb         %zmm20, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm1
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm2
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm3
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+	vpxord          %zmm13, %zmm1, %zmm1
+	vpxord          %zmm13, %zmm2, %zmm2
+	vpxord          %zmm13, %zmm3, %zmm3
+	vpshufb         %zmm20, %zmm11, %zmm11
+	jmp             .Lgcm_dec_main_ctr_done
+.Lgcm_dec_bulk_done:
+	vpshufb         %zmm20, %zmm11, %zmm11
 .Lgcm_dec_tail:
 	add             $256, %rcx
 	{disp32} jz     .Lgcm_dec_store
@@ -1515,19 +1563,22 @@ aesgen_gcm_enc_record_avx10_512:
 	vpxord          %zmm24, %zmm28, %zmm28          # H_L ^ H_H in both halves
 	vpshufd         $78, %zmm25, %zmm29
 	vpxord          %zmm25, %zmm29, %zmm29          # H_L ^ H_H in both halves
+	vmovd           %xmm11, %r11d                   # low byte of the first counter
+	vpshufb         %zmm20, %zmm11, %zmm11
+# CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 # the first iteration only encrypts; each later one hashes its predecessor's output
-	vpshufb         %zmm20, %zmm11, %zmm0
-	vpaddd          %zmm12, %zmm11, %zmm11
-	vpshufb         %zmm20, %zmm11, %zmm1
-	vpaddd          %zmm12, %zmm11, %zmm11
-	vpshufb         %zmm20, %zmm11, %zmm2
-	vpaddd          %zmm12, %zmm11, %zmm11
-	vpshufb         %zmm20, %zmm11, %zmm3
-	vpaddd          %zmm12, %zmm11, %zmm11
-	vpxord          %zmm13, %zmm0, %zmm0
+	cmp             $237, %r11b
+	{disp32} jae    .Lgcm_enc_rec_first_ctr_carry   # a last byte would carry: out of line
+	vpxord          %zmm13, %zmm11, %zmm0
+	vpaddd          .Lgcm_be_inc_64(%rip), %zmm11, %zmm1
+	vpaddd          .Lgcm_be_inc_64+64(%rip), %zmm11, %zmm2
+	vpaddd          .Lgcm_be_inc_64+128(%rip), %zmm11, %zmm3
+	vpaddd          .Lgcm_be_inc_64+192(%rip), %zmm11, %zmm11
 	vpxord          %zmm13, %zmm1, %zmm1
 	vpxord          %zmm13, %zmm2, %zmm2
 	vpxord          %zmm13, %zmm3, %zmm3
+.Lgcm_enc_rec_first_ctr_done:
+	add             $16, %r11b
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_rec_first_aes128
 	{disp32} je     .Lgcm_enc_rec_first_aes192
@@ -1614,18 +1665,18 @@ aesgen_gcm_enc_record_avx10_512:
 	{disp32} jb     .Lgcm_enc_rec_hash_last
 .Lgcm_enc_rec_loop:
 # LLVM-MCA-BEGIN gcm_enc_rec_avx10_512_main_loop
-	vpshufb         %zmm20, %zmm11, %zmm0
-	vpaddd          %zmm12, %zmm11, %zmm11
-	vpshufb         %zmm20, %zmm11, %zmm1
-	vpaddd          %zmm12, %zmm11, %zmm11
-	vpshufb         %zmm20, %zmm11, %zmm2
-	vpaddd          %zmm12, %zmm11, %zmm11
-	vpshufb         %zmm20, %zmm11, %zmm3
-	vpaddd          %zmm12, %zmm11, %zmm11
-	vpxord          %zmm13, %zmm0, %zmm0
+	cmp             $237, %r11b
+	{disp32} jae    .Lgcm_enc_rec_main_ctr_carry    # a last byte would carry: out of line
+	vpxord          %zmm13, %zmm11, %zmm0
+	vpaddd          .Lgcm_be_inc_64(%rip), %zmm11, %zmm1
+	vpaddd          .Lgcm_be_inc_64+64(%rip), %zmm11, %zmm2
+	vpaddd          .Lgcm_be_inc_64+128(%rip), %zmm11, %zmm3
+	vpaddd          .Lgcm_be_inc_64+192(%rip), %zmm11, %zmm11
 	vpxord          %zmm13, %zmm1, %zmm1
 	vpxord          %zmm13, %zmm2, %zmm2
 	vpxord          %zmm13, %zmm3, %zmm3
+.Lgcm_enc_rec_main_ctr_done:
+	add             $16, %r11b
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_rec_main_aes128
 	{disp32} je     .Lgcm_enc_rec_main_aes192
@@ -1656,86 +1707,83 @@ aesgen_gcm_enc_record_avx10_512:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpshufb         %zmm20, %zmm16, %zmm4
-	vpxord          %zmm10, %zmm4, %zmm4            # the running hash joins block 0
-	vpshufd         $78, %zmm4, %zmm8
-	vpxord          %zmm4, %zmm8, %zmm8             # d_L ^ d_H in the low half
-	vpclmulqdq      $0, %zmm22, %zmm4, %zmm5
-	vpclmulqdq      $17, %zmm22, %zmm4, %zmm7
+	vpshufb         %zmm20, %zmm16, %zmm16
+	vpshufb         %zmm20, %zmm17, %zmm17
+	vpshufb         %zmm20, %zmm18, %zmm18
+	vpshufb         %zmm20, %zmm19, %zmm19
+	vpxord          %zmm10, %zmm16, %zmm16          # the running hash joins block 0
 	vbroadcasti32x4 -128(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpclmulqdq      $0, %zmm26, %zmm8, %zmm6
-	vpshufb         %zmm20, %zmm17, %zmm4
-	vpshufd         $78, %zmm4, %zmm8
-	vpxord          %zmm4, %zmm8, %zmm8             # d_L ^ d_H in the low half
-	vpclmulqdq      $0, %zmm27, %zmm8, %zmm8
+	vpshufd         $78, %zmm16, %zmm8
+	vpshufd         $78, %zmm17, %zmm9
+	vpxord          %zmm16, %zmm8, %zmm8            # a_L ^ a_H
+	vpxord          %zmm17, %zmm9, %zmm9            # b_L ^ b_H
+	vpclmulqdq      $0, %zmm26, %zmm8, %zmm8
 	vbroadcasti32x4 -112(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpxord          %zmm8, %zmm6, %zmm6
-	vpclmulqdq      $0, %zmm23, %zmm4, %zmm8
-	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $17, %zmm23, %zmm4, %zmm8
-	vpxord          %zmm8, %zmm7, %zmm7
+	vpclmulqdq      $0, %zmm27, %zmm9, %zmm9
+	vpxord          %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $0, %zmm22, %zmm16, %zmm8
+	vpclmulqdq      $0, %zmm23, %zmm17, %zmm9
+	vpxord          %zmm9, %zmm8, %zmm5
 	vbroadcasti32x4 -96(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpshufb         %zmm20, %zmm18, %zmm4
-	vpshufd         $78, %zmm4, %zmm8
-	vpxord          %zmm4, %zmm8, %zmm8             # d_L ^ d_H in the low half
-	vpclmulqdq      $0, %zmm28, %zmm8, %zmm8
-	vpxord          %zmm8, %zmm6, %zmm6
+	vpclmulqdq      $17, %zmm22, %zmm16, %zmm16
+	vpclmulqdq      $17, %zmm23, %zmm17, %zmm17
+	vpxord          %zmm17, %zmm16, %zmm7
+	vpshufd         $78, %zmm18, %zmm8
+	vpshufd         $78, %zmm19, %zmm9
 	vbroadcasti32x4 -80(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpclmulqdq      $0, %zmm24, %zmm4, %zmm8
-	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $17, %zmm24, %zmm4, %zmm8
-	vpxord          %zmm8, %zmm7, %zmm7
-	vpshufb         %zmm20, %zmm19, %zmm4
+	vpxord          %zmm18, %zmm8, %zmm8            # a_L ^ a_H
+	vpxord          %zmm19, %zmm9, %zmm9            # b_L ^ b_H
+	vpclmulqdq      $0, %zmm28, %zmm8, %zmm8
+	vpclmulqdq      $0, %zmm29, %zmm9, %zmm9
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
 	vbroadcasti32x4 -64(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpshufd         $78, %zmm4, %zmm8
-	vpxord          %zmm4, %zmm8, %zmm8             # d_L ^ d_H in the low half
-	vpclmulqdq      $0, %zmm29, %zmm8, %zmm8
-	vpxord          %zmm8, %zmm6, %zmm6
-	vpclmulqdq      $0, %zmm25, %zmm4, %zmm8
+	vpclmulqdq      $0, %zmm24, %zmm18, %zmm8
+	vpclmulqdq      $0, %zmm25, %zmm19, %zmm9
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+	vpclmulqdq      $17, %zmm24, %zmm18, %zmm18
+	vpclmulqdq      $17, %zmm25, %zmm19, %zmm19
 	vbroadcasti32x4 -48(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $17, %zmm25, %zmm4, %zmm8
-	vpxord          %zmm8, %zmm7, %zmm7
+	vpternlogd      $150, %zmm19, %zmm18, %zmm7
 	vpternlogd      $150, %zmm7, %zmm5, %zmm6
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm5, %zmm5
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
 	vaesenc         %zmm31, %zmm0, %zmm0
 	vaesenc         %zmm31, %zmm1, %zmm1
 	vaesenc         %zmm31, %zmm2, %zmm2
 	vaesenc         %zmm31, %zmm3, %zmm3
-	vpshufd         $78, %zmm5, %zmm5
-	vpternlogd      $150, %zmm8, %zmm5, %zmm6
 	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
 	vpshufd         $78, %zmm6, %zmm6
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+	vextracti32x4   $1, %zmm7, %xmm8
 	vaesenc         %zmm30, %zmm0, %zmm0
 	vaesenc         %zmm30, %zmm1, %zmm1
 	vaesenc         %zmm30, %zmm2, %zmm2
 	vaesenc         %zmm30, %zmm3, %zmm3
-	vextracti32x4   $1, %zmm7, %xmm8
 	vextracti32x4   $2, %zmm7, %xmm9
 	vextracti32x4   $3, %zmm7, %xmm5
 	vpxord          %xmm8, %xmm7, %xmm10
@@ -1758,40 +1806,37 @@ aesgen_gcm_enc_record_avx10_512:
 	jae             .Lgcm_enc_rec_loop
 # LLVM-MCA-END
 .Lgcm_enc_rec_hash_last:
-	vpshufb         %zmm20, %zmm16, %zmm4
-	vpxord          %zmm10, %zmm4, %zmm4            # the running hash joins block 0
-	vpshufd         $78, %zmm4, %zmm8
-	vpxord          %zmm4, %zmm8, %zmm8             # d_L ^ d_H in the low half
-	vpclmulqdq      $0, %zmm22, %zmm4, %zmm5
-	vpclmulqdq      $17, %zmm22, %zmm4, %zmm7
-	vpclmulqdq      $0, %zmm26, %zmm8, %zmm6
-	vpshufb         %zmm20, %zmm17, %zmm4
-	vpshufd         $78, %zmm4, %zmm8
-	vpxord          %zmm4, %zmm8, %zmm8             # d_L ^ d_H in the low half
-	vpclmulqdq      $0, %zmm27, %zmm8, %zmm8
-	vpxord          %zmm8, %zmm6, %zmm6
-	vpclmulqdq      $0, %zmm23, %zmm4, %zmm8
-	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $17, %zmm23, %zmm4, %zmm8
-	vpxord          %zmm8, %zmm7, %zmm7
-	vpshufb         %zmm20, %zmm18, %zmm4
-	vpshufd         $78, %zmm4, %zmm8
-	vpxord          %zmm4, %zmm8, %zmm8             # d_L ^ d_H in the low half
+	vpshufb         %zmm20, %zmm16, %zmm16
+	vpshufb         %zmm20, %zmm17, %zmm17
+	vpshufb         %zmm20, %zmm18, %zmm18
+	vpshufb         %zmm20, %zmm19, %zmm19
+	vpxord          %zmm10, %zmm16, %zmm16          # the running hash joins block 0
+	vpshufd         $78, %zmm16, %zmm8
+	vpshufd         $78, %zmm17, %zmm9
+	vpxord          %zmm16, %zmm8, %zmm8            # a_L ^ a_H
+	vpxord          %zmm17, %zmm9, %zmm9            # b_L ^ b_H
+	vpclmulqdq      $0, %zmm26, %zmm8, %zmm8
+	vpclmulqdq      $0, %zmm27, %zmm9, %zmm9
+	vpxord          %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $0, %zmm22, %zmm16, %zmm8
+	vpclmulqdq      $0, %zmm23, %zmm17, %zmm9
+	vpxord          %zmm9, %zmm8, %zmm5
+	vpclmulqdq      $17, %zmm22, %zmm16, %zmm16
+	vpclmulqdq      $17, %zmm23, %zmm17, %zmm17
+	vpxord          %zmm17, %zmm16, %zmm7
+	vpshufd         $78, %zmm18, %zmm8
+	vpshufd         $78, %zmm19, %zmm9
+	vpxord          %zmm18, %zmm8, %zmm8            # a_L ^ a_H
+	vpxord          %zmm19, %zmm9, %zmm9            # b_L ^ b_H
 	vpclmulqdq      $0, %zmm28, %zmm8, %zmm8
-	vpxord          %zmm8, %zmm6, %zmm6
-	vpclmulqdq      $0, %zmm24, %zmm4, %zmm8
-	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $17, %zmm24, %zmm4, %zmm8
-	vpxord          %zmm8, %zmm7, %zmm7
-	vpshufb         %zmm20, %zmm19, %zmm4
-	vpshufd         $78, %zmm4, %zmm8
-	vpxord          %zmm4, %zmm8, %zmm8             # d_L ^ d_H in the low half
-	vpclmulqdq      $0, %zmm29, %zmm8, %zmm8
-	vpxord          %zmm8, %zmm6, %zmm6
-	vpclmulqdq      $0, %zmm25, %zmm4, %zmm8
-	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $17, %zmm25, %zmm4, %zmm8
-	vpxord          %zmm8, %zmm7, %zmm7
+	vpclmulqdq      $0, %zmm29, %zmm9, %zmm9
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $0, %zmm24, %zmm18, %zmm8
+	vpclmulqdq      $0, %zmm25, %zmm19, %zmm9
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+	vpclmulqdq      $17, %zmm24, %zmm18, %zmm18
+	vpclmulqdq      $17, %zmm25, %zmm19, %zmm19
+	vpternlogd      $150, %zmm19, %zmm18, %zmm7
 	vpternlogd      $150, %zmm7, %zmm5, %zmm6
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
 	vpshufd         $78, %zmm5, %zmm5
@@ -1804,6 +1849,41 @@ aesgen_gcm_enc_record_avx10_512:
 	vextracti32x4   $3, %zmm7, %xmm5
 	vpxord          %xmm8, %xmm7, %xmm10
 	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+	{disp32} jmp    .Lgcm_enc_rec_bulk_done
+.Lgcm_enc_rec_first_ctr_carry:
+	vpshufb         %zmm20, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm1
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm2
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm3
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+	vpxord          %zmm13, %zmm1, %zmm1
+	vpxord          %zmm13, %zmm2, %zmm2
+	vpxord          %zmm13, %zmm3, %zmm3
+	vpshufb         %zmm20, %zmm11, %zmm11
+	jmp             .Lgcm_enc_rec_first_ctr_done
+.Lgcm_enc_rec_main_ctr_carry:
+	vpshufb         %zmm20, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm1
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm2
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm3
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+	vpxord          %zmm13, %zmm1, %zmm1
+	vpxord          %zmm13, %zmm2, %zmm2
+	vpxord          %zmm13, %zmm3, %zmm3
+	vpshufb         %zmm20, %zmm11, %zmm11
+	jmp             .Lgcm_enc_rec_main_ctr_done
+.Lgcm_enc_rec_bulk_done:
+	vpshufb         %zmm20, %zmm11, %zmm11
 .Lgcm_enc_rec_tail:
 	add             $256, %rcx
 	{disp32} jz     .Lgcm_enc_rec_no_data
@@ -2410,20 +2490,23 @@ aesgen_gcm_dec_record_avx10_512:
 	vpxord          %zmm24, %zmm28, %zmm28          # H_L ^ H_H in both halves
 	vpshufd         $78, %zmm25, %zmm29
 	vpxord          %zmm25, %zmm29, %zmm29          # H_L ^ H_H in both halves
+	vmovd           %xmm11, %r11d                   # low byte of the first counter
+	vpshufb         %zmm20, %zmm11, %zmm11
+# CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 .Lgcm_dec_rec_loop:
 # LLVM-MCA-BEGIN gcm_dec_rec_avx10_512_main_loop
-	vpshufb         %zmm20, %zmm11, %zmm0
-	vpaddd          %zmm12, %zmm11, %zmm11
-	vpshufb         %zmm20, %zmm11, %zmm1
-	vpaddd          %zmm12, %zmm11, %zmm11
-	vpshufb         %zmm20, %zmm11, %zmm2
-	vpaddd          %zmm12, %zmm11, %zmm11
-	vpshufb         %zmm20, %zmm11, %zmm3
-	vpaddd          %zmm12, %zmm11, %zmm11
-	vpxord          %zmm13, %zmm0, %zmm0
+	cmp             $237, %r11b
+	{disp32} jae    .Lgcm_dec_rec_main_ctr_carry    # a last byte would carry: out of line
+	vpxord          %zmm13, %zmm11, %zmm0
+	vpaddd          .Lgcm_be_inc_64(%rip), %zmm11, %zmm1
+	vpaddd          .Lgcm_be_inc_64+64(%rip), %zmm11, %zmm2
+	vpaddd          .Lgcm_be_inc_64+128(%rip), %zmm11, %zmm3
+	vpaddd          .Lgcm_be_inc_64+192(%rip), %zmm11, %zmm11
 	vpxord          %zmm13, %zmm1, %zmm1
 	vpxord          %zmm13, %zmm2, %zmm2
 	vpxord          %zmm13, %zmm3, %zmm3
+.Lgcm_dec_rec_main_ctr_done:
+	add             $16, %r11b
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_rec_main_aes128
 	{disp32} je     .Lgcm_dec_rec_main_aes192
@@ -2454,74 +2537,71 @@ aesgen_gcm_dec_record_avx10_512:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vmovdqu8        (%rdx), %zmm4
-	vpshufb         %zmm20, %zmm4, %zmm4
-	vpxord          %zmm10, %zmm4, %zmm4
-	vpshufd         $78, %zmm4, %zmm8
-	vpxord          %zmm4, %zmm8, %zmm8             # d_L ^ d_H in the low half
-	vpclmulqdq      $0, %zmm22, %zmm4, %zmm5
+	vmovdqu8        (%rdx), %zmm16
+	vmovdqu8        64(%rdx), %zmm17
+	vmovdqu8        128(%rdx), %zmm18
+	vmovdqu8        192(%rdx), %zmm19
+	vpshufb         %zmm20, %zmm16, %zmm16
+	vpshufb         %zmm20, %zmm17, %zmm17
 	vbroadcasti32x4 -128(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpclmulqdq      $17, %zmm22, %zmm4, %zmm7
-	vpclmulqdq      $0, %zmm26, %zmm8, %zmm6
-	vmovdqu8        64(%rdx), %zmm4
-	vpshufb         %zmm20, %zmm4, %zmm4
-	vpshufd         $78, %zmm4, %zmm8
-	vpxord          %zmm4, %zmm8, %zmm8             # d_L ^ d_H in the low half
+	vpshufb         %zmm20, %zmm18, %zmm18
+	vpshufb         %zmm20, %zmm19, %zmm19
+	vpxord          %zmm10, %zmm16, %zmm16          # the running hash joins block 0
+	vpshufd         $78, %zmm16, %zmm8
+	vpshufd         $78, %zmm17, %zmm9
+	vpxord          %zmm16, %zmm8, %zmm8            # a_L ^ a_H
 	vbroadcasti32x4 -112(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpclmulqdq      $0, %zmm27, %zmm8, %zmm8
-	vpxord          %zmm8, %zmm6, %zmm6
-	vpclmulqdq      $0, %zmm23, %zmm4, %zmm8
-	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $17, %zmm23, %zmm4, %zmm8
-	vpxord          %zmm8, %zmm7, %zmm7
+	vpxord          %zmm17, %zmm9, %zmm9            # b_L ^ b_H
+	vpclmulqdq      $0, %zmm26, %zmm8, %zmm8
+	vpclmulqdq      $0, %zmm27, %zmm9, %zmm9
+	vpxord          %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $0, %zmm22, %zmm16, %zmm8
 	vbroadcasti32x4 -96(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vmovdqu8        128(%rdx), %zmm4
-	vpshufb         %zmm20, %zmm4, %zmm4
-	vpshufd         $78, %zmm4, %zmm8
-	vpxord          %zmm4, %zmm8, %zmm8             # d_L ^ d_H in the low half
-	vpclmulqdq      $0, %zmm28, %zmm8, %zmm8
-	vpxord          %zmm8, %zmm6, %zmm6
+	vpclmulqdq      $0, %zmm23, %zmm17, %zmm9
+	vpxord          %zmm9, %zmm8, %zmm5
+	vpclmulqdq      $17, %zmm22, %zmm16, %zmm16
+	vpclmulqdq      $17, %zmm23, %zmm17, %zmm17
+	vpxord          %zmm17, %zmm16, %zmm7
 	vbroadcasti32x4 -80(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpclmulqdq      $0, %zmm24, %zmm4, %zmm8
-	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $17, %zmm24, %zmm4, %zmm8
-	vpxord          %zmm8, %zmm7, %zmm7
-	vmovdqu8        192(%rdx), %zmm4
-	vpshufb         %zmm20, %zmm4, %zmm4
+	vpshufd         $78, %zmm18, %zmm8
+	vpshufd         $78, %zmm19, %zmm9
+	vpxord          %zmm18, %zmm8, %zmm8            # a_L ^ a_H
+	vpxord          %zmm19, %zmm9, %zmm9            # b_L ^ b_H
+	vpclmulqdq      $0, %zmm28, %zmm8, %zmm8
 	vbroadcasti32x4 -64(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpshufd         $78, %zmm4, %zmm8
-	vpxord          %zmm4, %zmm8, %zmm8             # d_L ^ d_H in the low half
-	vpclmulqdq      $0, %zmm29, %zmm8, %zmm8
-	vpxord          %zmm8, %zmm6, %zmm6
-	vpclmulqdq      $0, %zmm25, %zmm4, %zmm8
+	vpclmulqdq      $0, %zmm29, %zmm9, %zmm9
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $0, %zmm24, %zmm18, %zmm8
+	vpclmulqdq      $0, %zmm25, %zmm19, %zmm9
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
 	vbroadcasti32x4 -48(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $17, %zmm25, %zmm4, %zmm8
-	vpxord          %zmm8, %zmm7, %zmm7
+	vpclmulqdq      $17, %zmm24, %zmm18, %zmm18
+	vpclmulqdq      $17, %zmm25, %zmm19, %zmm19
+	vpternlogd      $150, %zmm19, %zmm18, %zmm7
 	vpternlogd      $150, %zmm7, %zmm5, %zmm6
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
 	vaesenc         %zmm31, %zmm0, %zmm0
@@ -2559,6 +2639,25 @@ aesgen_gcm_dec_record_avx10_512:
 	sub             $256, %rcx
 	jae             .Lgcm_dec_rec_loop
 # LLVM-MCA-END
+	{disp32} jmp    .Lgcm_dec_rec_bulk_done
+.Lgcm_dec_rec_main_ctr_carry:
+	vpshufb         %zmm20, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm1
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm2
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm3
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+	vpxord          %zmm13, %zmm1, %zmm1
+	vpxord          %zmm13, %zmm2, %zmm2
+	vpxord          %zmm13, %zmm3, %zmm3
+	vpshufb         %zmm20, %zmm11, %zmm11
+	jmp             .Lgcm_dec_rec_main_ctr_done
+.Lgcm_dec_rec_bulk_done:
+	vpshufb         %zmm20, %zmm11, %zmm11
 .Lgcm_dec_rec_tail:
 	add             $256, %rcx
 	{disp32} jz     .Lgcm_dec_rec_no_data
@@ -3085,6 +3184,26 @@ aesgen_gcm_dec_record_avx10_512:
 	.long	1, 0, 0, 0
 	.long	2, 0, 0, 0
 	.long	3, 0, 0, 0
+# Big-endian increments of the bulk loop's counters: vector j adds 4*j to the last
+# byte of every block (j = 1..4; the carry path handles a carry).
+	.p2align 6
+.Lgcm_be_inc_64:
+	.long	0, 0, 0, 67108864
+	.long	0, 0, 0, 67108864
+	.long	0, 0, 0, 67108864
+	.long	0, 0, 0, 67108864
+	.long	0, 0, 0, 134217728
+	.long	0, 0, 0, 134217728
+	.long	0, 0, 0, 134217728
+	.long	0, 0, 0, 134217728
+	.long	0, 0, 0, 201326592
+	.long	0, 0, 0, 201326592
+	.long	0, 0, 0, 201326592
+	.long	0, 0, 0, 201326592
+	.long	0, 0, 0, 268435456
+	.long	0, 0, 0, 268435456
+	.long	0, 0, 0, 268435456
+	.long	0, 0, 0, 268435456
 # The record functions' first counters: J0 + 1, J0 + 2, ... per lane.
 	.p2align 6
 .Lgcm_record_offsets_64:

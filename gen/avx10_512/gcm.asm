@@ -58,40 +58,37 @@ L.gcm_ghash_loop:
 	vmovdqu8        zmm1, zword [rdx + 64]
 	vmovdqu8        zmm2, zword [rdx + 128]
 	vmovdqu8        zmm3, zword [rdx + 192]
-	vpshufb         zmm4, zmm0, zmm20
-	vpxord          zmm4, zmm4, zmm10               ; the running hash joins block 0
-	vpshufd         zmm8, zmm4, 78
-	vpxord          zmm8, zmm8, zmm4                ; d_L ^ d_H in the low half
-	vpclmulqdq      zmm5, zmm4, zmm22, 0
-	vpclmulqdq      zmm7, zmm4, zmm22, 17
-	vpclmulqdq      zmm6, zmm8, zmm26, 0
-	vpshufb         zmm4, zmm1, zmm20
-	vpshufd         zmm8, zmm4, 78
-	vpxord          zmm8, zmm8, zmm4                ; d_L ^ d_H in the low half
-	vpclmulqdq      zmm8, zmm8, zmm27, 0
-	vpxord          zmm6, zmm6, zmm8
-	vpclmulqdq      zmm8, zmm4, zmm23, 0
-	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zmm23, 17
-	vpxord          zmm7, zmm7, zmm8
-	vpshufb         zmm4, zmm2, zmm20
-	vpshufd         zmm8, zmm4, 78
-	vpxord          zmm8, zmm8, zmm4                ; d_L ^ d_H in the low half
+	vpshufb         zmm0, zmm0, zmm20
+	vpshufb         zmm1, zmm1, zmm20
+	vpshufb         zmm2, zmm2, zmm20
+	vpshufb         zmm3, zmm3, zmm20
+	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
+	vpshufd         zmm8, zmm0, 78
+	vpshufd         zmm9, zmm1, 78
+	vpxord          zmm8, zmm8, zmm0                ; a_L ^ a_H
+	vpxord          zmm9, zmm9, zmm1                ; b_L ^ b_H
+	vpclmulqdq      zmm8, zmm8, zmm26, 0
+	vpclmulqdq      zmm9, zmm9, zmm27, 0
+	vpxord          zmm6, zmm8, zmm9
+	vpclmulqdq      zmm8, zmm0, zmm22, 0
+	vpclmulqdq      zmm9, zmm1, zmm23, 0
+	vpxord          zmm5, zmm8, zmm9
+	vpclmulqdq      zmm0, zmm0, zmm22, 17
+	vpclmulqdq      zmm1, zmm1, zmm23, 17
+	vpxord          zmm7, zmm0, zmm1
+	vpshufd         zmm8, zmm2, 78
+	vpshufd         zmm9, zmm3, 78
+	vpxord          zmm8, zmm8, zmm2                ; a_L ^ a_H
+	vpxord          zmm9, zmm9, zmm3                ; b_L ^ b_H
 	vpclmulqdq      zmm8, zmm8, zmm28, 0
-	vpxord          zmm6, zmm6, zmm8
-	vpclmulqdq      zmm8, zmm4, zmm24, 0
-	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zmm24, 17
-	vpxord          zmm7, zmm7, zmm8
-	vpshufb         zmm4, zmm3, zmm20
-	vpshufd         zmm8, zmm4, 78
-	vpxord          zmm8, zmm8, zmm4                ; d_L ^ d_H in the low half
-	vpclmulqdq      zmm8, zmm8, zmm29, 0
-	vpxord          zmm6, zmm6, zmm8
-	vpclmulqdq      zmm8, zmm4, zmm25, 0
-	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zmm25, 17
-	vpxord          zmm7, zmm7, zmm8
+	vpclmulqdq      zmm9, zmm9, zmm29, 0
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm2, zmm24, 0
+	vpclmulqdq      zmm9, zmm3, zmm25, 0
+	vpternlogd      zmm5, zmm8, zmm9, 150
+	vpclmulqdq      zmm2, zmm2, zmm24, 17
+	vpclmulqdq      zmm3, zmm3, zmm25, 17
+	vpternlogd      zmm7, zmm2, zmm3, 150
 	vpternlogd      zmm6, zmm5, zmm7, 150
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
 	vpshufd         zmm5, zmm5, 78
@@ -199,19 +196,22 @@ aesgen_gcm_enc_update_avx10_512:
 	vpxord          zmm28, zmm28, zmm24             ; H_L ^ H_H in both halves
 	vpshufd         zmm29, zmm25, 78
 	vpxord          zmm29, zmm29, zmm25             ; H_L ^ H_H in both halves
+	vmovd           r11d, xmm11                     ; low byte of the first counter
+	vpshufb         zmm11, zmm11, zmm20
+; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 ; the first iteration only encrypts; each later one hashes its predecessor's output
-	vpshufb         zmm0, zmm11, zmm20
-	vpaddd          zmm11, zmm11, zmm12
-	vpshufb         zmm1, zmm11, zmm20
-	vpaddd          zmm11, zmm11, zmm12
-	vpshufb         zmm2, zmm11, zmm20
-	vpaddd          zmm11, zmm11, zmm12
-	vpshufb         zmm3, zmm11, zmm20
-	vpaddd          zmm11, zmm11, zmm12
-	vpxord          zmm0, zmm0, zmm13
+	cmp             r11b, 237
+	jae             near L.gcm_enc_first_ctr_carry  ; a last byte would carry: out of line
+	vpxord          zmm0, zmm11, zmm13
+	vpaddd          zmm1, zmm11, zword [rel L.gcm_be_inc_64]
+	vpaddd          zmm2, zmm11, zword [rel L.gcm_be_inc_64 + 64]
+	vpaddd          zmm3, zmm11, zword [rel L.gcm_be_inc_64 + 128]
+	vpaddd          zmm11, zmm11, zword [rel L.gcm_be_inc_64 + 192]
 	vpxord          zmm1, zmm1, zmm13
 	vpxord          zmm2, zmm2, zmm13
 	vpxord          zmm3, zmm3, zmm13
+L.gcm_enc_first_ctr_done:
+	add             r11b, 16
 	cmp             eax, 12
 	jb              near L.gcm_enc_first_aes128
 	je              near L.gcm_enc_first_aes192
@@ -298,18 +298,18 @@ L.gcm_enc_first_aes128:
 	jb              near L.gcm_enc_hash_last
 L.gcm_enc_loop:
 ; LLVM-MCA-BEGIN gcm_enc_avx10_512_main_loop
-	vpshufb         zmm0, zmm11, zmm20
-	vpaddd          zmm11, zmm11, zmm12
-	vpshufb         zmm1, zmm11, zmm20
-	vpaddd          zmm11, zmm11, zmm12
-	vpshufb         zmm2, zmm11, zmm20
-	vpaddd          zmm11, zmm11, zmm12
-	vpshufb         zmm3, zmm11, zmm20
-	vpaddd          zmm11, zmm11, zmm12
-	vpxord          zmm0, zmm0, zmm13
+	cmp             r11b, 237
+	jae             near L.gcm_enc_main_ctr_carry   ; a last byte would carry: out of line
+	vpxord          zmm0, zmm11, zmm13
+	vpaddd          zmm1, zmm11, zword [rel L.gcm_be_inc_64]
+	vpaddd          zmm2, zmm11, zword [rel L.gcm_be_inc_64 + 64]
+	vpaddd          zmm3, zmm11, zword [rel L.gcm_be_inc_64 + 128]
+	vpaddd          zmm11, zmm11, zword [rel L.gcm_be_inc_64 + 192]
 	vpxord          zmm1, zmm1, zmm13
 	vpxord          zmm2, zmm2, zmm13
 	vpxord          zmm3, zmm3, zmm13
+L.gcm_enc_main_ctr_done:
+	add             r11b, 16
 	cmp             eax, 12
 	jb              near L.gcm_enc_main_aes128
 	je              near L.gcm_enc_main_aes192
@@ -340,86 +340,83 @@ L.gcm_enc_main_aes128:
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpshufb         zmm4, zmm16, zmm20
-	vpxord          zmm4, zmm4, zmm10               ; the running hash joins block 0
-	vpshufd         zmm8, zmm4, 78
-	vpxord          zmm8, zmm8, zmm4                ; d_L ^ d_H in the low half
-	vpclmulqdq      zmm5, zmm4, zmm22, 0
-	vpclmulqdq      zmm7, zmm4, zmm22, 17
+	vpshufb         zmm16, zmm16, zmm20
+	vpshufb         zmm17, zmm17, zmm20
+	vpshufb         zmm18, zmm18, zmm20
+	vpshufb         zmm19, zmm19, zmm20
+	vpxord          zmm16, zmm16, zmm10             ; the running hash joins block 0
 	vbroadcasti32x4 zmm15, oword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpclmulqdq      zmm6, zmm8, zmm26, 0
-	vpshufb         zmm4, zmm17, zmm20
-	vpshufd         zmm8, zmm4, 78
-	vpxord          zmm8, zmm8, zmm4                ; d_L ^ d_H in the low half
-	vpclmulqdq      zmm8, zmm8, zmm27, 0
+	vpshufd         zmm8, zmm16, 78
+	vpshufd         zmm9, zmm17, 78
+	vpxord          zmm8, zmm8, zmm16               ; a_L ^ a_H
+	vpxord          zmm9, zmm9, zmm17               ; b_L ^ b_H
+	vpclmulqdq      zmm8, zmm8, zmm26, 0
 	vbroadcasti32x4 zmm15, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpxord          zmm6, zmm6, zmm8
-	vpclmulqdq      zmm8, zmm4, zmm23, 0
-	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zmm23, 17
-	vpxord          zmm7, zmm7, zmm8
+	vpclmulqdq      zmm9, zmm9, zmm27, 0
+	vpxord          zmm6, zmm8, zmm9
+	vpclmulqdq      zmm8, zmm16, zmm22, 0
+	vpclmulqdq      zmm9, zmm17, zmm23, 0
+	vpxord          zmm5, zmm8, zmm9
 	vbroadcasti32x4 zmm15, oword [r10 - 96]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpshufb         zmm4, zmm18, zmm20
-	vpshufd         zmm8, zmm4, 78
-	vpxord          zmm8, zmm8, zmm4                ; d_L ^ d_H in the low half
-	vpclmulqdq      zmm8, zmm8, zmm28, 0
-	vpxord          zmm6, zmm6, zmm8
+	vpclmulqdq      zmm16, zmm16, zmm22, 17
+	vpclmulqdq      zmm17, zmm17, zmm23, 17
+	vpxord          zmm7, zmm16, zmm17
+	vpshufd         zmm8, zmm18, 78
+	vpshufd         zmm9, zmm19, 78
 	vbroadcasti32x4 zmm15, oword [r10 - 80]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpclmulqdq      zmm8, zmm4, zmm24, 0
-	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zmm24, 17
-	vpxord          zmm7, zmm7, zmm8
-	vpshufb         zmm4, zmm19, zmm20
+	vpxord          zmm8, zmm8, zmm18               ; a_L ^ a_H
+	vpxord          zmm9, zmm9, zmm19               ; b_L ^ b_H
+	vpclmulqdq      zmm8, zmm8, zmm28, 0
+	vpclmulqdq      zmm9, zmm9, zmm29, 0
+	vpternlogd      zmm6, zmm8, zmm9, 150
 	vbroadcasti32x4 zmm15, oword [r10 - 64]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpshufd         zmm8, zmm4, 78
-	vpxord          zmm8, zmm8, zmm4                ; d_L ^ d_H in the low half
-	vpclmulqdq      zmm8, zmm8, zmm29, 0
-	vpxord          zmm6, zmm6, zmm8
-	vpclmulqdq      zmm8, zmm4, zmm25, 0
+	vpclmulqdq      zmm8, zmm18, zmm24, 0
+	vpclmulqdq      zmm9, zmm19, zmm25, 0
+	vpternlogd      zmm5, zmm8, zmm9, 150
+	vpclmulqdq      zmm18, zmm18, zmm24, 17
+	vpclmulqdq      zmm19, zmm19, zmm25, 17
 	vbroadcasti32x4 zmm15, oword [r10 - 48]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zmm25, 17
-	vpxord          zmm7, zmm7, zmm8
+	vpternlogd      zmm7, zmm18, zmm19, 150
 	vpternlogd      zmm6, zmm5, zmm7, 150
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         zmm5, zmm5, 78
+	vpternlogd      zmm6, zmm5, zmm8, 150
 	vaesenc         zmm0, zmm0, zmm31
 	vaesenc         zmm1, zmm1, zmm31
 	vaesenc         zmm2, zmm2, zmm31
 	vaesenc         zmm3, zmm3, zmm31
-	vpshufd         zmm5, zmm5, 78
-	vpternlogd      zmm6, zmm5, zmm8, 150
 	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
 	vpshufd         zmm6, zmm6, 78
 	vpternlogd      zmm7, zmm6, zmm8, 150
+	vextracti32x4   xmm8, zmm7, 1
 	vaesenc         zmm0, zmm0, zmm30
 	vaesenc         zmm1, zmm1, zmm30
 	vaesenc         zmm2, zmm2, zmm30
 	vaesenc         zmm3, zmm3, zmm30
-	vextracti32x4   xmm8, zmm7, 1
 	vextracti32x4   xmm9, zmm7, 2
 	vextracti32x4   xmm5, zmm7, 3
 	vpxord          xmm10, xmm7, xmm8
@@ -442,40 +439,37 @@ L.gcm_enc_main_aes128:
 	jae             L.gcm_enc_loop
 ; LLVM-MCA-END
 L.gcm_enc_hash_last:
-	vpshufb         zmm4, zmm16, zmm20
-	vpxord          zmm4, zmm4, zmm10               ; the running hash joins block 0
-	vpshufd         zmm8, zmm4, 78
-	vpxord          zmm8, zmm8, zmm4                ; d_L ^ d_H in the low half
-	vpclmulqdq      zmm5, zmm4, zmm22, 0
-	vpclmulqdq      zmm7, zmm4, zmm22, 17
-	vpclmulqdq      zmm6, zmm8, zmm26, 0
-	vpshufb         zmm4, zmm17, zmm20
-	vpshufd         zmm8, zmm4, 78
-	vpxord          zmm8, zmm8, zmm4                ; d_L ^ d_H in the low half
-	vpclmulqdq      zmm8, zmm8, zmm27, 0
-	vpxord          zmm6, zmm6, zmm8
-	vpclmulqdq      zmm8, zmm4, zmm23, 0
-	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zmm23, 17
-	vpxord          zmm7, zmm7, zmm8
-	vpshufb         zmm4, zmm18, zmm20
-	vpshufd         zmm8, zmm4, 78
-	vpxord          zmm8, zmm8, zmm4                ; d_L ^ d_H in the low half
+	vpshufb         zmm16, zmm16, zmm20
+	vpshufb         zmm17, zmm17, zmm20
+	vpshufb         zmm18, zmm18, zmm20
+	vpshufb         zmm19, zmm19, zmm20
+	vpxord          zmm16, zmm16, zmm10             ; the running hash joins block 0
+	vpshufd         zmm8, zmm16, 78
+	vpshufd         zmm9, zmm17, 78
+	vpxord          zmm8, zmm8, zmm16               ; a_L ^ a_H
+	vpxord          zmm9, zmm9, zmm17               ; b_L ^ b_H
+	vpclmulqdq      zmm8, zmm8, zmm26, 0
+	vpclmulqdq      zmm9, zmm9, zmm27, 0
+	vpxord          zmm6, zmm8, zmm9
+	vpclmulqdq      zmm8, zmm16, zmm22, 0
+	vpclmulqdq      zmm9, zmm17, zmm23, 0
+	vpxord          zmm5, zmm8, zmm9
+	vpclmulqdq      zmm16, zmm16, zmm22, 17
+	vpclmulqdq      zmm17, zmm17, zmm23, 17
+	vpxord          zmm7, zmm16, zmm17
+	vpshufd         zmm8, zmm18, 78
+	vpshufd         zmm9, zmm19, 78
+	vpxord          zmm8, zmm8, zmm18               ; a_L ^ a_H
+	vpxord          zmm9, zmm9, zmm19               ; b_L ^ b_H
 	vpclmulqdq      zmm8, zmm8, zmm28, 0
-	vpxord          zmm6, zmm6, zmm8
-	vpclmulqdq      zmm8, zmm4, zmm24, 0
-	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zmm24, 17
-	vpxord          zmm7, zmm7, zmm8
-	vpshufb         zmm4, zmm19, zmm20
-	vpshufd         zmm8, zmm4, 78
-	vpxord          zmm8, zmm8, zmm4                ; d_L ^ d_H in the low half
-	vpclmulqdq      zmm8, zmm8, zmm29, 0
-	vpxord          zmm6, zmm6, zmm8
-	vpclmulqdq      zmm8, zmm4, zmm25, 0
-	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zmm25, 17
-	vpxord          zmm7, zmm7, zmm8
+	vpclmulqdq      zmm9, zmm9, zmm29, 0
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm18, zmm24, 0
+	vpclmulqdq      zmm9, zmm19, zmm25, 0
+	vpternlogd      zmm5, zmm8, zmm9, 150
+	vpclmulqdq      zmm18, zmm18, zmm24, 17
+	vpclmulqdq      zmm19, zmm19, zmm25, 17
+	vpternlogd      zmm7, zmm18, zmm19, 150
 	vpternlogd      zmm6, zmm5, zmm7, 150
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
 	vpshufd         zmm5, zmm5, 78
@@ -488,6 +482,41 @@ L.gcm_enc_hash_last:
 	vextracti32x4   xmm5, zmm7, 3
 	vpxord          xmm10, xmm7, xmm8
 	vpternlogd      xmm10, xmm9, xmm5, 150
+	jmp             near L.gcm_enc_bulk_done
+L.gcm_enc_first_ctr_carry:
+	vpshufb         zmm11, zmm11, zmm20
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm1, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm2, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm3, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+	vpxord          zmm1, zmm1, zmm13
+	vpxord          zmm2, zmm2, zmm13
+	vpxord          zmm3, zmm3, zmm13
+	vpshufb         zmm11, zmm11, zmm20
+	jmp             L.gcm_enc_first_ctr_done
+L.gcm_enc_main_ctr_carry:
+	vpshufb         zmm11, zmm11, zmm20
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm1, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm2, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm3, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+	vpxord          zmm1, zmm1, zmm13
+	vpxord          zmm2, zmm2, zmm13
+	vpxord          zmm3, zmm3, zmm13
+	vpshufb         zmm11, zmm11, zmm20
+	jmp             L.gcm_enc_main_ctr_done
+L.gcm_enc_bulk_done:
+	vpshufb         zmm11, zmm11, zmm20
 L.gcm_enc_tail:
 	add             rcx, 256
 	jz              near L.gcm_enc_store
@@ -882,20 +911,23 @@ aesgen_gcm_dec_update_avx10_512:
 	vpxord          zmm28, zmm28, zmm24             ; H_L ^ H_H in both halves
 	vpshufd         zmm29, zmm25, 78
 	vpxord          zmm29, zmm29, zmm25             ; H_L ^ H_H in both halves
+	vmovd           r11d, xmm11                     ; low byte of the first counter
+	vpshufb         zmm11, zmm11, zmm20
+; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 L.gcm_dec_loop:
 ; LLVM-MCA-BEGIN gcm_dec_avx10_512_main_loop
-	vpshufb         zmm0, zmm11, zmm20
-	vpaddd          zmm11, zmm11, zmm12
-	vpshufb         zmm1, zmm11, zmm20
-	vpaddd          zmm11, zmm11, zmm12
-	vpshufb         zmm2, zmm11, zmm20
-	vpaddd          zmm11, zmm11, zmm12
-	vpshufb         zmm3, zmm11, zmm20
-	vpaddd          zmm11, zmm11, zmm12
-	vpxord          zmm0, zmm0, zmm13
+	cmp             r11b, 237
+	jae             near L.gcm_dec_main_ctr_carry   ; a last byte would carry: out of line
+	vpxord          zmm0, zmm11, zmm13
+	vpaddd          zmm1, zmm11, zword [rel L.gcm_be_inc_64]
+	vpaddd          zmm2, zmm11, zword [rel L.gcm_be_inc_64 + 64]
+	vpaddd          zmm3, zmm11, zword [rel L.gcm_be_inc_64 + 128]
+	vpaddd          zmm11, zmm11, zword [rel L.gcm_be_inc_64 + 192]
 	vpxord          zmm1, zmm1, zmm13
 	vpxord          zmm2, zmm2, zmm13
 	vpxord          zmm3, zmm3, zmm13
+L.gcm_dec_main_ctr_done:
+	add             r11b, 16
 	cmp             eax, 12
 	jb              near L.gcm_dec_main_aes128
 	je              near L.gcm_dec_main_aes192
@@ -926,74 +958,71 @@ L.gcm_dec_main_aes128:
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vmovdqu8        zmm4, zword [rdx]
-	vpshufb         zmm4, zmm4, zmm20
-	vpxord          zmm4, zmm4, zmm10
-	vpshufd         zmm8, zmm4, 78
-	vpxord          zmm8, zmm8, zmm4                ; d_L ^ d_H in the low half
-	vpclmulqdq      zmm5, zmm4, zmm22, 0
+	vmovdqu8        zmm16, zword [rdx]
+	vmovdqu8        zmm17, zword [rdx + 64]
+	vmovdqu8        zmm18, zword [rdx + 128]
+	vmovdqu8        zmm19, zword [rdx + 192]
+	vpshufb         zmm16, zmm16, zmm20
+	vpshufb         zmm17, zmm17, zmm20
 	vbroadcasti32x4 zmm15, oword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpclmulqdq      zmm7, zmm4, zmm22, 17
-	vpclmulqdq      zmm6, zmm8, zmm26, 0
-	vmovdqu8        zmm4, zword [rdx + 64]
-	vpshufb         zmm4, zmm4, zmm20
-	vpshufd         zmm8, zmm4, 78
-	vpxord          zmm8, zmm8, zmm4                ; d_L ^ d_H in the low half
+	vpshufb         zmm18, zmm18, zmm20
+	vpshufb         zmm19, zmm19, zmm20
+	vpxord          zmm16, zmm16, zmm10             ; the running hash joins block 0
+	vpshufd         zmm8, zmm16, 78
+	vpshufd         zmm9, zmm17, 78
+	vpxord          zmm8, zmm8, zmm16               ; a_L ^ a_H
 	vbroadcasti32x4 zmm15, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpclmulqdq      zmm8, zmm8, zmm27, 0
-	vpxord          zmm6, zmm6, zmm8
-	vpclmulqdq      zmm8, zmm4, zmm23, 0
-	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zmm23, 17
-	vpxord          zmm7, zmm7, zmm8
+	vpxord          zmm9, zmm9, zmm17               ; b_L ^ b_H
+	vpclmulqdq      zmm8, zmm8, zmm26, 0
+	vpclmulqdq      zmm9, zmm9, zmm27, 0
+	vpxord          zmm6, zmm8, zmm9
+	vpclmulqdq      zmm8, zmm16, zmm22, 0
 	vbroadcasti32x4 zmm15, oword [r10 - 96]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vmovdqu8        zmm4, zword [rdx + 128]
-	vpshufb         zmm4, zmm4, zmm20
-	vpshufd         zmm8, zmm4, 78
-	vpxord          zmm8, zmm8, zmm4                ; d_L ^ d_H in the low half
-	vpclmulqdq      zmm8, zmm8, zmm28, 0
-	vpxord          zmm6, zmm6, zmm8
+	vpclmulqdq      zmm9, zmm17, zmm23, 0
+	vpxord          zmm5, zmm8, zmm9
+	vpclmulqdq      zmm16, zmm16, zmm22, 17
+	vpclmulqdq      zmm17, zmm17, zmm23, 17
+	vpxord          zmm7, zmm16, zmm17
 	vbroadcasti32x4 zmm15, oword [r10 - 80]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpclmulqdq      zmm8, zmm4, zmm24, 0
-	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zmm24, 17
-	vpxord          zmm7, zmm7, zmm8
-	vmovdqu8        zmm4, zword [rdx + 192]
-	vpshufb         zmm4, zmm4, zmm20
+	vpshufd         zmm8, zmm18, 78
+	vpshufd         zmm9, zmm19, 78
+	vpxord          zmm8, zmm8, zmm18               ; a_L ^ a_H
+	vpxord          zmm9, zmm9, zmm19               ; b_L ^ b_H
+	vpclmulqdq      zmm8, zmm8, zmm28, 0
 	vbroadcasti32x4 zmm15, oword [r10 - 64]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpshufd         zmm8, zmm4, 78
-	vpxord          zmm8, zmm8, zmm4                ; d_L ^ d_H in the low half
-	vpclmulqdq      zmm8, zmm8, zmm29, 0
-	vpxord          zmm6, zmm6, zmm8
-	vpclmulqdq      zmm8, zmm4, zmm25, 0
+	vpclmulqdq      zmm9, zmm9, zmm29, 0
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm18, zmm24, 0
+	vpclmulqdq      zmm9, zmm19, zmm25, 0
+	vpternlogd      zmm5, zmm8, zmm9, 150
 	vbroadcasti32x4 zmm15, oword [r10 - 48]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zmm25, 17
-	vpxord          zmm7, zmm7, zmm8
+	vpclmulqdq      zmm18, zmm18, zmm24, 17
+	vpclmulqdq      zmm19, zmm19, zmm25, 17
+	vpternlogd      zmm7, zmm18, zmm19, 150
 	vpternlogd      zmm6, zmm5, zmm7, 150
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
 	vaesenc         zmm0, zmm0, zmm31
@@ -1031,6 +1060,25 @@ L.gcm_dec_main_aes128:
 	sub             rcx, 256
 	jae             L.gcm_dec_loop
 ; LLVM-MCA-END
+	jmp             near L.gcm_dec_bulk_done
+L.gcm_dec_main_ctr_carry:
+	vpshufb         zmm11, zmm11, zmm20
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm1, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm2, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm3, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+	vpxord          zmm1, zmm1, zmm13
+	vpxord          zmm2, zmm2, zmm13
+	vpxord          zmm3, zmm3, zmm13
+	vpshufb         zmm11, zmm11, zmm20
+	jmp             L.gcm_dec_main_ctr_done
+L.gcm_dec_bulk_done:
+	vpshufb         zmm11, zmm11, zmm20
 L.gcm_dec_tail:
 	add             rcx, 256
 	jz              near L.gcm_dec_store
@@ -1494,19 +1542,22 @@ L.gcm_enc_rec_j0_aes128:
 	vpxord          zmm28, zmm28, zmm24             ; H_L ^ H_H in both halves
 	vpshufd         zmm29, zmm25, 78
 	vpxord          zmm29, zmm29, zmm25             ; H_L ^ H_H in both halves
+	vmovd           r11d, xmm11                     ; low byte of the first counter
+	vpshufb         zmm11, zmm11, zmm20
+; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 ; the first iteration only encrypts; each later one hashes its predecessor's output
-	vpshufb         zmm0, zmm11, zmm20
-	vpaddd          zmm11, zmm11, zmm12
-	vpshufb         zmm1, zmm11, zmm20
-	vpaddd          zmm11, zmm11, zmm12
-	vpshufb         zmm2, zmm11, zmm20
-	vpaddd          zmm11, zmm11, zmm12
-	vpshufb         zmm3, zmm11, zmm20
-	vpaddd          zmm11, zmm11, zmm12
-	vpxord          zmm0, zmm0, zmm13
+	cmp             r11b, 237
+	jae             near L.gcm_enc_rec_first_ctr_carry ; a last byte would carry: out of line
+	vpxord          zmm0, zmm11, zmm13
+	vpaddd          zmm1, zmm11, zword [rel L.gcm_be_inc_64]
+	vpaddd          zmm2, zmm11, zword [rel L.gcm_be_inc_64 + 64]
+	vpaddd          zmm3, zmm11, zword [rel L.gcm_be_inc_64 + 128]
+	vpaddd          zmm11, zmm11, zword [rel L.gcm_be_inc_64 + 192]
 	vpxord          zmm1, zmm1, zmm13
 	vpxord          zmm2, zmm2, zmm13
 	vpxord          zmm3, zmm3, zmm13
+L.gcm_enc_rec_first_ctr_done:
+	add             r11b, 16
 	cmp             eax, 12
 	jb              near L.gcm_enc_rec_first_aes128
 	je              near L.gcm_enc_rec_first_aes192
@@ -1593,18 +1644,18 @@ L.gcm_enc_rec_first_aes128:
 	jb              near L.gcm_enc_rec_hash_last
 L.gcm_enc_rec_loop:
 ; LLVM-MCA-BEGIN gcm_enc_rec_avx10_512_main_loop
-	vpshufb         zmm0, zmm11, zmm20
-	vpaddd          zmm11, zmm11, zmm12
-	vpshufb         zmm1, zmm11, zmm20
-	vpaddd          zmm11, zmm11, zmm12
-	vpshufb         zmm2, zmm11, zmm20
-	vpaddd          zmm11, zmm11, zmm12
-	vpshufb         zmm3, zmm11, zmm20
-	vpaddd          zmm11, zmm11, zmm12
-	vpxord          zmm0, zmm0, zmm13
+	cmp             r11b, 237
+	jae             near L.gcm_enc_rec_main_ctr_carry ; a last byte would carry: out of line
+	vpxord          zmm0, zmm11, zmm13
+	vpaddd          zmm1, zmm11, zword [rel L.gcm_be_inc_64]
+	vpaddd          zmm2, zmm11, zword [rel L.gcm_be_inc_64 + 64]
+	vpaddd          zmm3, zmm11, zword [rel L.gcm_be_inc_64 + 128]
+	vpaddd          zmm11, zmm11, zword [rel L.gcm_be_inc_64 + 192]
 	vpxord          zmm1, zmm1, zmm13
 	vpxord          zmm2, zmm2, zmm13
 	vpxord          zmm3, zmm3, zmm13
+L.gcm_enc_rec_main_ctr_done:
+	add             r11b, 16
 	cmp             eax, 12
 	jb              near L.gcm_enc_rec_main_aes128
 	je              near L.gcm_enc_rec_main_aes192
@@ -1635,86 +1686,83 @@ L.gcm_enc_rec_main_aes128:
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpshufb         zmm4, zmm16, zmm20
-	vpxord          zmm4, zmm4, zmm10               ; the running hash joins block 0
-	vpshufd         zmm8, zmm4, 78
-	vpxord          zmm8, zmm8, zmm4                ; d_L ^ d_H in the low half
-	vpclmulqdq      zmm5, zmm4, zmm22, 0
-	vpclmulqdq      zmm7, zmm4, zmm22, 17
+	vpshufb         zmm16, zmm16, zmm20
+	vpshufb         zmm17, zmm17, zmm20
+	vpshufb         zmm18, zmm18, zmm20
+	vpshufb         zmm19, zmm19, zmm20
+	vpxord          zmm16, zmm16, zmm10             ; the running hash joins block 0
 	vbroadcasti32x4 zmm15, oword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpclmulqdq      zmm6, zmm8, zmm26, 0
-	vpshufb         zmm4, zmm17, zmm20
-	vpshufd         zmm8, zmm4, 78
-	vpxord          zmm8, zmm8, zmm4                ; d_L ^ d_H in the low half
-	vpclmulqdq      zmm8, zmm8, zmm27, 0
+	vpshufd         zmm8, zmm16, 78
+	vpshufd         zmm9, zmm17, 78
+	vpxord          zmm8, zmm8, zmm16               ; a_L ^ a_H
+	vpxord          zmm9, zmm9, zmm17               ; b_L ^ b_H
+	vpclmulqdq      zmm8, zmm8, zmm26, 0
 	vbroadcasti32x4 zmm15, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpxord          zmm6, zmm6, zmm8
-	vpclmulqdq      zmm8, zmm4, zmm23, 0
-	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zmm23, 17
-	vpxord          zmm7, zmm7, zmm8
+	vpclmulqdq      zmm9, zmm9, zmm27, 0
+	vpxord          zmm6, zmm8, zmm9
+	vpclmulqdq      zmm8, zmm16, zmm22, 0
+	vpclmulqdq      zmm9, zmm17, zmm23, 0
+	vpxord          zmm5, zmm8, zmm9
 	vbroadcasti32x4 zmm15, oword [r10 - 96]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpshufb         zmm4, zmm18, zmm20
-	vpshufd         zmm8, zmm4, 78
-	vpxord          zmm8, zmm8, zmm4                ; d_L ^ d_H in the low half
-	vpclmulqdq      zmm8, zmm8, zmm28, 0
-	vpxord          zmm6, zmm6, zmm8
+	vpclmulqdq      zmm16, zmm16, zmm22, 17
+	vpclmulqdq      zmm17, zmm17, zmm23, 17
+	vpxord          zmm7, zmm16, zmm17
+	vpshufd         zmm8, zmm18, 78
+	vpshufd         zmm9, zmm19, 78
 	vbroadcasti32x4 zmm15, oword [r10 - 80]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpclmulqdq      zmm8, zmm4, zmm24, 0
-	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zmm24, 17
-	vpxord          zmm7, zmm7, zmm8
-	vpshufb         zmm4, zmm19, zmm20
+	vpxord          zmm8, zmm8, zmm18               ; a_L ^ a_H
+	vpxord          zmm9, zmm9, zmm19               ; b_L ^ b_H
+	vpclmulqdq      zmm8, zmm8, zmm28, 0
+	vpclmulqdq      zmm9, zmm9, zmm29, 0
+	vpternlogd      zmm6, zmm8, zmm9, 150
 	vbroadcasti32x4 zmm15, oword [r10 - 64]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpshufd         zmm8, zmm4, 78
-	vpxord          zmm8, zmm8, zmm4                ; d_L ^ d_H in the low half
-	vpclmulqdq      zmm8, zmm8, zmm29, 0
-	vpxord          zmm6, zmm6, zmm8
-	vpclmulqdq      zmm8, zmm4, zmm25, 0
+	vpclmulqdq      zmm8, zmm18, zmm24, 0
+	vpclmulqdq      zmm9, zmm19, zmm25, 0
+	vpternlogd      zmm5, zmm8, zmm9, 150
+	vpclmulqdq      zmm18, zmm18, zmm24, 17
+	vpclmulqdq      zmm19, zmm19, zmm25, 17
 	vbroadcasti32x4 zmm15, oword [r10 - 48]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zmm25, 17
-	vpxord          zmm7, zmm7, zmm8
+	vpternlogd      zmm7, zmm18, zmm19, 150
 	vpternlogd      zmm6, zmm5, zmm7, 150
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         zmm5, zmm5, 78
+	vpternlogd      zmm6, zmm5, zmm8, 150
 	vaesenc         zmm0, zmm0, zmm31
 	vaesenc         zmm1, zmm1, zmm31
 	vaesenc         zmm2, zmm2, zmm31
 	vaesenc         zmm3, zmm3, zmm31
-	vpshufd         zmm5, zmm5, 78
-	vpternlogd      zmm6, zmm5, zmm8, 150
 	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
 	vpshufd         zmm6, zmm6, 78
 	vpternlogd      zmm7, zmm6, zmm8, 150
+	vextracti32x4   xmm8, zmm7, 1
 	vaesenc         zmm0, zmm0, zmm30
 	vaesenc         zmm1, zmm1, zmm30
 	vaesenc         zmm2, zmm2, zmm30
 	vaesenc         zmm3, zmm3, zmm30
-	vextracti32x4   xmm8, zmm7, 1
 	vextracti32x4   xmm9, zmm7, 2
 	vextracti32x4   xmm5, zmm7, 3
 	vpxord          xmm10, xmm7, xmm8
@@ -1737,40 +1785,37 @@ L.gcm_enc_rec_main_aes128:
 	jae             L.gcm_enc_rec_loop
 ; LLVM-MCA-END
 L.gcm_enc_rec_hash_last:
-	vpshufb         zmm4, zmm16, zmm20
-	vpxord          zmm4, zmm4, zmm10               ; the running hash joins block 0
-	vpshufd         zmm8, zmm4, 78
-	vpxord          zmm8, zmm8, zmm4                ; d_L ^ d_H in the low half
-	vpclmulqdq      zmm5, zmm4, zmm22, 0
-	vpclmulqdq      zmm7, zmm4, zmm22, 17
-	vpclmulqdq      zmm6, zmm8, zmm26, 0
-	vpshufb         zmm4, zmm17, zmm20
-	vpshufd         zmm8, zmm4, 78
-	vpxord          zmm8, zmm8, zmm4                ; d_L ^ d_H in the low half
-	vpclmulqdq      zmm8, zmm8, zmm27, 0
-	vpxord          zmm6, zmm6, zmm8
-	vpclmulqdq      zmm8, zmm4, zmm23, 0
-	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zmm23, 17
-	vpxord          zmm7, zmm7, zmm8
-	vpshufb         zmm4, zmm18, zmm20
-	vpshufd         zmm8, zmm4, 78
-	vpxord          zmm8, zmm8, zmm4                ; d_L ^ d_H in the low half
+	vpshufb         zmm16, zmm16, zmm20
+	vpshufb         zmm17, zmm17, zmm20
+	vpshufb         zmm18, zmm18, zmm20
+	vpshufb         zmm19, zmm19, zmm20
+	vpxord          zmm16, zmm16, zmm10             ; the running hash joins block 0
+	vpshufd         zmm8, zmm16, 78
+	vpshufd         zmm9, zmm17, 78
+	vpxord          zmm8, zmm8, zmm16               ; a_L ^ a_H
+	vpxord          zmm9, zmm9, zmm17               ; b_L ^ b_H
+	vpclmulqdq      zmm8, zmm8, zmm26, 0
+	vpclmulqdq      zmm9, zmm9, zmm27, 0
+	vpxord          zmm6, zmm8, zmm9
+	vpclmulqdq      zmm8, zmm16, zmm22, 0
+	vpclmulqdq      zmm9, zmm17, zmm23, 0
+	vpxord          zmm5, zmm8, zmm9
+	vpclmulqdq      zmm16, zmm16, zmm22, 17
+	vpclmulqdq      zmm17, zmm17, zmm23, 17
+	vpxord          zmm7, zmm16, zmm17
+	vpshufd         zmm8, zmm18, 78
+	vpshufd         zmm9, zmm19, 78
+	vpxord          zmm8, zmm8, zmm18               ; a_L ^ a_H
+	vpxord          zmm9, zmm9, zmm19               ; b_L ^ b_H
 	vpclmulqdq      zmm8, zmm8, zmm28, 0
-	vpxord          zmm6, zmm6, zmm8
-	vpclmulqdq      zmm8, zmm4, zmm24, 0
-	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zmm24, 17
-	vpxord          zmm7, zmm7, zmm8
-	vpshufb         zmm4, zmm19, zmm20
-	vpshufd         zmm8, zmm4, 78
-	vpxord          zmm8, zmm8, zmm4                ; d_L ^ d_H in the low half
-	vpclmulqdq      zmm8, zmm8, zmm29, 0
-	vpxord          zmm6, zmm6, zmm8
-	vpclmulqdq      zmm8, zmm4, zmm25, 0
-	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zmm25, 17
-	vpxord          zmm7, zmm7, zmm8
+	vpclmulqdq      zmm9, zmm9, zmm29, 0
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm18, zmm24, 0
+	vpclmulqdq      zmm9, zmm19, zmm25, 0
+	vpternlogd      zmm5, zmm8, zmm9, 150
+	vpclmulqdq      zmm18, zmm18, zmm24, 17
+	vpclmulqdq      zmm19, zmm19, zmm25, 17
+	vpternlogd      zmm7, zmm18, zmm19, 150
 	vpternlogd      zmm6, zmm5, zmm7, 150
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
 	vpshufd         zmm5, zmm5, 78
@@ -1783,6 +1828,41 @@ L.gcm_enc_rec_hash_last:
 	vextracti32x4   xmm5, zmm7, 3
 	vpxord          xmm10, xmm7, xmm8
 	vpternlogd      xmm10, xmm9, xmm5, 150
+	jmp             near L.gcm_enc_rec_bulk_done
+L.gcm_enc_rec_first_ctr_carry:
+	vpshufb         zmm11, zmm11, zmm20
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm1, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm2, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm3, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+	vpxord          zmm1, zmm1, zmm13
+	vpxord          zmm2, zmm2, zmm13
+	vpxord          zmm3, zmm3, zmm13
+	vpshufb         zmm11, zmm11, zmm20
+	jmp             L.gcm_enc_rec_first_ctr_done
+L.gcm_enc_rec_main_ctr_carry:
+	vpshufb         zmm11, zmm11, zmm20
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm1, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm2, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm3, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+	vpxord          zmm1, zmm1, zmm13
+	vpxord          zmm2, zmm2, zmm13
+	vpxord          zmm3, zmm3, zmm13
+	vpshufb         zmm11, zmm11, zmm20
+	jmp             L.gcm_enc_rec_main_ctr_done
+L.gcm_enc_rec_bulk_done:
+	vpshufb         zmm11, zmm11, zmm20
 L.gcm_enc_rec_tail:
 	add             rcx, 256
 	jz              near L.gcm_enc_rec_no_data
@@ -2384,20 +2464,23 @@ L.gcm_dec_rec_j0_aes128:
 	vpxord          zmm28, zmm28, zmm24             ; H_L ^ H_H in both halves
 	vpshufd         zmm29, zmm25, 78
 	vpxord          zmm29, zmm29, zmm25             ; H_L ^ H_H in both halves
+	vmovd           r11d, xmm11                     ; low byte of the first counter
+	vpshufb         zmm11, zmm11, zmm20
+; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 L.gcm_dec_rec_loop:
 ; LLVM-MCA-BEGIN gcm_dec_rec_avx10_512_main_loop
-	vpshufb         zmm0, zmm11, zmm20
-	vpaddd          zmm11, zmm11, zmm12
-	vpshufb         zmm1, zmm11, zmm20
-	vpaddd          zmm11, zmm11, zmm12
-	vpshufb         zmm2, zmm11, zmm20
-	vpaddd          zmm11, zmm11, zmm12
-	vpshufb         zmm3, zmm11, zmm20
-	vpaddd          zmm11, zmm11, zmm12
-	vpxord          zmm0, zmm0, zmm13
+	cmp             r11b, 237
+	jae             near L.gcm_dec_rec_main_ctr_carry ; a last byte would carry: out of line
+	vpxord          zmm0, zmm11, zmm13
+	vpaddd          zmm1, zmm11, zword [rel L.gcm_be_inc_64]
+	vpaddd          zmm2, zmm11, zword [rel L.gcm_be_inc_64 + 64]
+	vpaddd          zmm3, zmm11, zword [rel L.gcm_be_inc_64 + 128]
+	vpaddd          zmm11, zmm11, zword [rel L.gcm_be_inc_64 + 192]
 	vpxord          zmm1, zmm1, zmm13
 	vpxord          zmm2, zmm2, zmm13
 	vpxord          zmm3, zmm3, zmm13
+L.gcm_dec_rec_main_ctr_done:
+	add             r11b, 16
 	cmp             eax, 12
 	jb              near L.gcm_dec_rec_main_aes128
 	je              near L.gcm_dec_rec_main_aes192
@@ -2428,74 +2511,71 @@ L.gcm_dec_rec_main_aes128:
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vmovdqu8        zmm4, zword [rdx]
-	vpshufb         zmm4, zmm4, zmm20
-	vpxord          zmm4, zmm4, zmm10
-	vpshufd         zmm8, zmm4, 78
-	vpxord          zmm8, zmm8, zmm4                ; d_L ^ d_H in the low half
-	vpclmulqdq      zmm5, zmm4, zmm22, 0
+	vmovdqu8        zmm16, zword [rdx]
+	vmovdqu8        zmm17, zword [rdx + 64]
+	vmovdqu8        zmm18, zword [rdx + 128]
+	vmovdqu8        zmm19, zword [rdx + 192]
+	vpshufb         zmm16, zmm16, zmm20
+	vpshufb         zmm17, zmm17, zmm20
 	vbroadcasti32x4 zmm15, oword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpclmulqdq      zmm7, zmm4, zmm22, 17
-	vpclmulqdq      zmm6, zmm8, zmm26, 0
-	vmovdqu8        zmm4, zword [rdx + 64]
-	vpshufb         zmm4, zmm4, zmm20
-	vpshufd         zmm8, zmm4, 78
-	vpxord          zmm8, zmm8, zmm4                ; d_L ^ d_H in the low half
+	vpshufb         zmm18, zmm18, zmm20
+	vpshufb         zmm19, zmm19, zmm20
+	vpxord          zmm16, zmm16, zmm10             ; the running hash joins block 0
+	vpshufd         zmm8, zmm16, 78
+	vpshufd         zmm9, zmm17, 78
+	vpxord          zmm8, zmm8, zmm16               ; a_L ^ a_H
 	vbroadcasti32x4 zmm15, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpclmulqdq      zmm8, zmm8, zmm27, 0
-	vpxord          zmm6, zmm6, zmm8
-	vpclmulqdq      zmm8, zmm4, zmm23, 0
-	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zmm23, 17
-	vpxord          zmm7, zmm7, zmm8
+	vpxord          zmm9, zmm9, zmm17               ; b_L ^ b_H
+	vpclmulqdq      zmm8, zmm8, zmm26, 0
+	vpclmulqdq      zmm9, zmm9, zmm27, 0
+	vpxord          zmm6, zmm8, zmm9
+	vpclmulqdq      zmm8, zmm16, zmm22, 0
 	vbroadcasti32x4 zmm15, oword [r10 - 96]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vmovdqu8        zmm4, zword [rdx + 128]
-	vpshufb         zmm4, zmm4, zmm20
-	vpshufd         zmm8, zmm4, 78
-	vpxord          zmm8, zmm8, zmm4                ; d_L ^ d_H in the low half
-	vpclmulqdq      zmm8, zmm8, zmm28, 0
-	vpxord          zmm6, zmm6, zmm8
+	vpclmulqdq      zmm9, zmm17, zmm23, 0
+	vpxord          zmm5, zmm8, zmm9
+	vpclmulqdq      zmm16, zmm16, zmm22, 17
+	vpclmulqdq      zmm17, zmm17, zmm23, 17
+	vpxord          zmm7, zmm16, zmm17
 	vbroadcasti32x4 zmm15, oword [r10 - 80]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpclmulqdq      zmm8, zmm4, zmm24, 0
-	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zmm24, 17
-	vpxord          zmm7, zmm7, zmm8
-	vmovdqu8        zmm4, zword [rdx + 192]
-	vpshufb         zmm4, zmm4, zmm20
+	vpshufd         zmm8, zmm18, 78
+	vpshufd         zmm9, zmm19, 78
+	vpxord          zmm8, zmm8, zmm18               ; a_L ^ a_H
+	vpxord          zmm9, zmm9, zmm19               ; b_L ^ b_H
+	vpclmulqdq      zmm8, zmm8, zmm28, 0
 	vbroadcasti32x4 zmm15, oword [r10 - 64]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpshufd         zmm8, zmm4, 78
-	vpxord          zmm8, zmm8, zmm4                ; d_L ^ d_H in the low half
-	vpclmulqdq      zmm8, zmm8, zmm29, 0
-	vpxord          zmm6, zmm6, zmm8
-	vpclmulqdq      zmm8, zmm4, zmm25, 0
+	vpclmulqdq      zmm9, zmm9, zmm29, 0
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm18, zmm24, 0
+	vpclmulqdq      zmm9, zmm19, zmm25, 0
+	vpternlogd      zmm5, zmm8, zmm9, 150
 	vbroadcasti32x4 zmm15, oword [r10 - 48]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zmm25, 17
-	vpxord          zmm7, zmm7, zmm8
+	vpclmulqdq      zmm18, zmm18, zmm24, 17
+	vpclmulqdq      zmm19, zmm19, zmm25, 17
+	vpternlogd      zmm7, zmm18, zmm19, 150
 	vpternlogd      zmm6, zmm5, zmm7, 150
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
 	vaesenc         zmm0, zmm0, zmm31
@@ -2533,6 +2613,25 @@ L.gcm_dec_rec_main_aes128:
 	sub             rcx, 256
 	jae             L.gcm_dec_rec_loop
 ; LLVM-MCA-END
+	jmp             near L.gcm_dec_rec_bulk_done
+L.gcm_dec_rec_main_ctr_carry:
+	vpshufb         zmm11, zmm11, zmm20
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm1, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm2, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm3, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+	vpxord          zmm1, zmm1, zmm13
+	vpxord          zmm2, zmm2, zmm13
+	vpxord          zmm3, zmm3, zmm13
+	vpshufb         zmm11, zmm11, zmm20
+	jmp             L.gcm_dec_rec_main_ctr_done
+L.gcm_dec_rec_bulk_done:
+	vpshufb         zmm11, zmm11, zmm20
 L.gcm_dec_rec_tail:
 	add             rcx, 256
 	jz              near L.gcm_dec_rec_no_data
@@ -3057,6 +3156,26 @@ L.gcm_lane_offsets_64:
 	dd	1, 0, 0, 0
 	dd	2, 0, 0, 0
 	dd	3, 0, 0, 0
+; Big-endian increments of the bulk loop's counters: vector j adds 4*j to the last
+; byte of every block (j = 1..4; the carry path handles a carry).
+	align 64, db 0
+L.gcm_be_inc_64:
+	dd	0, 0, 0, 67108864
+	dd	0, 0, 0, 67108864
+	dd	0, 0, 0, 67108864
+	dd	0, 0, 0, 67108864
+	dd	0, 0, 0, 134217728
+	dd	0, 0, 0, 134217728
+	dd	0, 0, 0, 134217728
+	dd	0, 0, 0, 134217728
+	dd	0, 0, 0, 201326592
+	dd	0, 0, 0, 201326592
+	dd	0, 0, 0, 201326592
+	dd	0, 0, 0, 201326592
+	dd	0, 0, 0, 268435456
+	dd	0, 0, 0, 268435456
+	dd	0, 0, 0, 268435456
+	dd	0, 0, 0, 268435456
 ; The record functions' first counters: J0 + 1, J0 + 2, ... per lane.
 	align 64, db 0
 L.gcm_record_offsets_64:
