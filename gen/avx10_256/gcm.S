@@ -1526,7 +1526,7 @@ aesgen_gcm_enc_record_avx10_256:
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_enc_rec_no_data
 	sub             $128, %rcx
-	{disp32} jb     .Lgcm_enc_rec_tail
+	{disp32} jbe    .Lgcm_enc_rec_tail
 	vmovdqu8        640(%rdi), %ymm22
 	vmovdqu8        672(%rdi), %ymm23
 	vmovdqu8        704(%rdi), %ymm24
@@ -1638,7 +1638,7 @@ aesgen_gcm_enc_record_avx10_256:
 	add             $128, %rdx
 	add             $128, %rsi
 	sub             $128, %rcx
-	{disp32} jb     .Lgcm_enc_rec_hash_last
+	{disp32} jbe    .Lgcm_enc_rec_hash_last
 .Lgcm_enc_rec_loop:
 # LLVM-MCA-BEGIN gcm_enc_rec_avx10_256_main_loop
 	cmp             $247, %r11b
@@ -1776,7 +1776,7 @@ aesgen_gcm_enc_record_avx10_256:
 	add             $128, %rdx
 	add             $128, %rsi
 	sub             $128, %rcx
-	jae             .Lgcm_enc_rec_loop
+	ja              .Lgcm_enc_rec_loop
 # LLVM-MCA-END
 .Lgcm_enc_rec_hash_last:
 	vpshufb         %ymm20, %ymm16, %ymm16
@@ -2429,7 +2429,7 @@ aesgen_gcm_dec_record_avx10_256:
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_dec_rec_no_data
 	sub             $128, %rcx
-	{disp32} jb     .Lgcm_dec_rec_tail
+	{disp32} jbe    .Lgcm_dec_rec_tail
 	vmovdqu8        640(%rdi), %ymm22
 	vmovdqu8        672(%rdi), %ymm23
 	vmovdqu8        704(%rdi), %ymm24
@@ -2586,7 +2586,7 @@ aesgen_gcm_dec_record_avx10_256:
 	add             $128, %rdx
 	add             $128, %rsi
 	sub             $128, %rcx
-	jae             .Lgcm_dec_rec_loop
+	ja              .Lgcm_dec_rec_loop
 # LLVM-MCA-END
 	{disp32} jmp    .Lgcm_dec_rec_bulk_done
 .Lgcm_dec_rec_main_ctr_carry:

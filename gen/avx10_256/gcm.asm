@@ -1505,7 +1505,7 @@ L.gcm_enc_rec_j0_aes128:
 	test            rcx, rcx
 	jz              near L.gcm_enc_rec_no_data
 	sub             rcx, 128
-	jb              near L.gcm_enc_rec_tail
+	jbe             near L.gcm_enc_rec_tail
 	vmovdqu8        ymm22, yword [rdi + 640]
 	vmovdqu8        ymm23, yword [rdi + 672]
 	vmovdqu8        ymm24, yword [rdi + 704]
@@ -1617,7 +1617,7 @@ L.gcm_enc_rec_first_aes128:
 	add             rdx, 128
 	add             rsi, 128
 	sub             rcx, 128
-	jb              near L.gcm_enc_rec_hash_last
+	jbe             near L.gcm_enc_rec_hash_last
 L.gcm_enc_rec_loop:
 ; LLVM-MCA-BEGIN gcm_enc_rec_avx10_256_main_loop
 	cmp             r11b, 247
@@ -1755,7 +1755,7 @@ L.gcm_enc_rec_main_aes128:
 	add             rdx, 128
 	add             rsi, 128
 	sub             rcx, 128
-	jae             L.gcm_enc_rec_loop
+	ja              L.gcm_enc_rec_loop
 ; LLVM-MCA-END
 L.gcm_enc_rec_hash_last:
 	vpshufb         ymm16, ymm16, ymm20
@@ -2403,7 +2403,7 @@ L.gcm_dec_rec_j0_aes128:
 	test            rcx, rcx
 	jz              near L.gcm_dec_rec_no_data
 	sub             rcx, 128
-	jb              near L.gcm_dec_rec_tail
+	jbe             near L.gcm_dec_rec_tail
 	vmovdqu8        ymm22, yword [rdi + 640]
 	vmovdqu8        ymm23, yword [rdi + 672]
 	vmovdqu8        ymm24, yword [rdi + 704]
@@ -2560,7 +2560,7 @@ L.gcm_dec_rec_main_aes128:
 	add             rdx, 128
 	add             rsi, 128
 	sub             rcx, 128
-	jae             L.gcm_dec_rec_loop
+	ja              L.gcm_dec_rec_loop
 ; LLVM-MCA-END
 	jmp             near L.gcm_dec_rec_bulk_done
 L.gcm_dec_rec_main_ctr_carry:

@@ -1550,7 +1550,7 @@ aesgen_gcm_enc_record_avx10_512:
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_enc_rec_no_data
 	sub             $256, %rcx
-	{disp32} jb     .Lgcm_enc_rec_tail
+	{disp32} jbe    .Lgcm_enc_rec_tail
 	vmovdqu8        512(%rdi), %zmm22
 	vmovdqu8        576(%rdi), %zmm23
 	vmovdqu8        640(%rdi), %zmm24
@@ -1662,7 +1662,7 @@ aesgen_gcm_enc_record_avx10_512:
 	add             $256, %rdx
 	add             $256, %rsi
 	sub             $256, %rcx
-	{disp32} jb     .Lgcm_enc_rec_hash_last
+	{disp32} jbe    .Lgcm_enc_rec_hash_last
 .Lgcm_enc_rec_loop:
 # LLVM-MCA-BEGIN gcm_enc_rec_avx10_512_main_loop
 	cmp             $237, %r11b
@@ -1803,7 +1803,7 @@ aesgen_gcm_enc_record_avx10_512:
 	add             $256, %rdx
 	add             $256, %rsi
 	sub             $256, %rcx
-	jae             .Lgcm_enc_rec_loop
+	ja              .Lgcm_enc_rec_loop
 # LLVM-MCA-END
 .Lgcm_enc_rec_hash_last:
 	vpshufb         %zmm20, %zmm16, %zmm16
@@ -2477,7 +2477,7 @@ aesgen_gcm_dec_record_avx10_512:
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_dec_rec_no_data
 	sub             $256, %rcx
-	{disp32} jb     .Lgcm_dec_rec_tail
+	{disp32} jbe    .Lgcm_dec_rec_tail
 	vmovdqu8        512(%rdi), %zmm22
 	vmovdqu8        576(%rdi), %zmm23
 	vmovdqu8        640(%rdi), %zmm24
@@ -2637,7 +2637,7 @@ aesgen_gcm_dec_record_avx10_512:
 	add             $256, %rdx
 	add             $256, %rsi
 	sub             $256, %rcx
-	jae             .Lgcm_dec_rec_loop
+	ja              .Lgcm_dec_rec_loop
 # LLVM-MCA-END
 	{disp32} jmp    .Lgcm_dec_rec_bulk_done
 .Lgcm_dec_rec_main_ctr_carry:

@@ -1529,7 +1529,7 @@ L.gcm_enc_rec_j0_aes128:
 	test            rcx, rcx
 	jz              near L.gcm_enc_rec_no_data
 	sub             rcx, 256
-	jb              near L.gcm_enc_rec_tail
+	jbe             near L.gcm_enc_rec_tail
 	vmovdqu8        zmm22, zword [rdi + 512]
 	vmovdqu8        zmm23, zword [rdi + 576]
 	vmovdqu8        zmm24, zword [rdi + 640]
@@ -1641,7 +1641,7 @@ L.gcm_enc_rec_first_aes128:
 	add             rdx, 256
 	add             rsi, 256
 	sub             rcx, 256
-	jb              near L.gcm_enc_rec_hash_last
+	jbe             near L.gcm_enc_rec_hash_last
 L.gcm_enc_rec_loop:
 ; LLVM-MCA-BEGIN gcm_enc_rec_avx10_512_main_loop
 	cmp             r11b, 237
@@ -1782,7 +1782,7 @@ L.gcm_enc_rec_main_aes128:
 	add             rdx, 256
 	add             rsi, 256
 	sub             rcx, 256
-	jae             L.gcm_enc_rec_loop
+	ja              L.gcm_enc_rec_loop
 ; LLVM-MCA-END
 L.gcm_enc_rec_hash_last:
 	vpshufb         zmm16, zmm16, zmm20
@@ -2451,7 +2451,7 @@ L.gcm_dec_rec_j0_aes128:
 	test            rcx, rcx
 	jz              near L.gcm_dec_rec_no_data
 	sub             rcx, 256
-	jb              near L.gcm_dec_rec_tail
+	jbe             near L.gcm_dec_rec_tail
 	vmovdqu8        zmm22, zword [rdi + 512]
 	vmovdqu8        zmm23, zword [rdi + 576]
 	vmovdqu8        zmm24, zword [rdi + 640]
@@ -2611,7 +2611,7 @@ L.gcm_dec_rec_main_aes128:
 	add             rdx, 256
 	add             rsi, 256
 	sub             rcx, 256
-	jae             L.gcm_dec_rec_loop
+	ja              L.gcm_dec_rec_loop
 ; LLVM-MCA-END
 	jmp             near L.gcm_dec_rec_bulk_done
 L.gcm_dec_rec_main_ctr_carry:
