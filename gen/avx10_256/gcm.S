@@ -1966,37 +1966,35 @@ aesgen_gcm_enc_record_avx10_256:
 	vaesenclast     %ymm8, %ymm3, %ymm3
 	vmovdqu8        %ymm3, 96(%rsi){%k1}
 	vmovdqu8        %ymm3, %ymm3{%k1}{z}            # GHASH sees the padding as zeros
-	vpshufb         %ymm20, %ymm0, %ymm4
-	vpxord          %ymm10, %ymm4, %ymm4
-	vpclmulqdq      $0, (%r9), %ymm4, %ymm5
-	vpclmulqdq      $16, (%r9), %ymm4, %ymm6
-	vpclmulqdq      $1, (%r9), %ymm4, %ymm8
-	vpclmulqdq      $17, (%r9), %ymm4, %ymm7
-	vpxord          %ymm8, %ymm6, %ymm6
-	vpshufb         %ymm20, %ymm1, %ymm4
-	vpclmulqdq      $0, 32(%r9), %ymm4, %ymm8
-	vpclmulqdq      $16, 32(%r9), %ymm4, %ymm9
-	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, 32(%r9), %ymm4, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, 32(%r9), %ymm4, %ymm8
-	vpxord          %ymm8, %ymm7, %ymm7
-	vpshufb         %ymm20, %ymm2, %ymm4
-	vpclmulqdq      $0, 64(%r9), %ymm4, %ymm8
-	vpclmulqdq      $16, 64(%r9), %ymm4, %ymm9
-	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, 64(%r9), %ymm4, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, 64(%r9), %ymm4, %ymm8
-	vpxord          %ymm8, %ymm7, %ymm7
-	vpshufb         %ymm20, %ymm3, %ymm4
-	vpclmulqdq      $0, 96(%r9), %ymm4, %ymm8
-	vpclmulqdq      $16, 96(%r9), %ymm4, %ymm9
-	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, 96(%r9), %ymm4, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, 96(%r9), %ymm4, %ymm8
-	vpxord          %ymm8, %ymm7, %ymm7
+	vpshufb         %ymm20, %ymm0, %ymm0
+	vpshufb         %ymm20, %ymm1, %ymm1
+	vpshufb         %ymm20, %ymm2, %ymm2
+	vpshufb         %ymm20, %ymm3, %ymm3
+	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
+	vpclmulqdq      $0, (%r9), %ymm0, %ymm8
+	vpclmulqdq      $0, 32(%r9), %ymm1, %ymm9
+	vpxord          %ymm9, %ymm8, %ymm5
+	vpclmulqdq      $17, (%r9), %ymm0, %ymm8
+	vpclmulqdq      $17, 32(%r9), %ymm1, %ymm9
+	vpxord          %ymm9, %ymm8, %ymm7
+	vpclmulqdq      $1, (%r9), %ymm0, %ymm8
+	vpclmulqdq      $16, (%r9), %ymm0, %ymm0
+	vpxord          %ymm0, %ymm8, %ymm6
+	vpclmulqdq      $1, 32(%r9), %ymm1, %ymm8
+	vpclmulqdq      $16, 32(%r9), %ymm1, %ymm1
+	vpternlogd      $150, %ymm1, %ymm8, %ymm6
+	vpclmulqdq      $0, 64(%r9), %ymm2, %ymm8
+	vpclmulqdq      $0, 96(%r9), %ymm3, %ymm9
+	vpternlogd      $150, %ymm9, %ymm8, %ymm5
+	vpclmulqdq      $17, 64(%r9), %ymm2, %ymm8
+	vpclmulqdq      $17, 96(%r9), %ymm3, %ymm9
+	vpternlogd      $150, %ymm9, %ymm8, %ymm7
+	vpclmulqdq      $1, 64(%r9), %ymm2, %ymm8
+	vpclmulqdq      $16, 64(%r9), %ymm2, %ymm2
+	vpternlogd      $150, %ymm2, %ymm8, %ymm6
+	vpclmulqdq      $1, 96(%r9), %ymm3, %ymm8
+	vpclmulqdq      $16, 96(%r9), %ymm3, %ymm3
+	vpternlogd      $150, %ymm3, %ymm8, %ymm6
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
 	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
@@ -2098,28 +2096,28 @@ aesgen_gcm_enc_record_avx10_256:
 	vaesenclast     %ymm8, %ymm2, %ymm2
 	vmovdqu8        %ymm2, 64(%rsi){%k1}
 	vmovdqu8        %ymm2, %ymm2{%k1}{z}            # GHASH sees the padding as zeros
-	vpshufb         %ymm20, %ymm0, %ymm4
-	vpxord          %ymm10, %ymm4, %ymm4
-	vpclmulqdq      $0, (%r9), %ymm4, %ymm5
-	vpclmulqdq      $16, (%r9), %ymm4, %ymm6
-	vpclmulqdq      $1, (%r9), %ymm4, %ymm8
-	vpclmulqdq      $17, (%r9), %ymm4, %ymm7
-	vpxord          %ymm8, %ymm6, %ymm6
-	vpshufb         %ymm20, %ymm1, %ymm4
-	vpclmulqdq      $0, 32(%r9), %ymm4, %ymm8
-	vpclmulqdq      $16, 32(%r9), %ymm4, %ymm9
+	vpshufb         %ymm20, %ymm0, %ymm0
+	vpshufb         %ymm20, %ymm1, %ymm1
+	vpshufb         %ymm20, %ymm2, %ymm2
+	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
+	vpclmulqdq      $0, (%r9), %ymm0, %ymm8
+	vpclmulqdq      $0, 32(%r9), %ymm1, %ymm9
+	vpxord          %ymm9, %ymm8, %ymm5
+	vpclmulqdq      $17, (%r9), %ymm0, %ymm8
+	vpclmulqdq      $17, 32(%r9), %ymm1, %ymm9
+	vpxord          %ymm9, %ymm8, %ymm7
+	vpclmulqdq      $1, (%r9), %ymm0, %ymm8
+	vpclmulqdq      $16, (%r9), %ymm0, %ymm0
+	vpxord          %ymm0, %ymm8, %ymm6
+	vpclmulqdq      $1, 32(%r9), %ymm1, %ymm8
+	vpclmulqdq      $16, 32(%r9), %ymm1, %ymm1
+	vpternlogd      $150, %ymm1, %ymm8, %ymm6
+	vpclmulqdq      $0, 64(%r9), %ymm2, %ymm8
+	vpclmulqdq      $16, 64(%r9), %ymm2, %ymm9
 	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, 32(%r9), %ymm4, %ymm8
+	vpclmulqdq      $1, 64(%r9), %ymm2, %ymm8
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, 32(%r9), %ymm4, %ymm8
-	vpxord          %ymm8, %ymm7, %ymm7
-	vpshufb         %ymm20, %ymm2, %ymm4
-	vpclmulqdq      $0, 64(%r9), %ymm4, %ymm8
-	vpclmulqdq      $16, 64(%r9), %ymm4, %ymm9
-	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, 64(%r9), %ymm4, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, 64(%r9), %ymm4, %ymm8
+	vpclmulqdq      $17, 64(%r9), %ymm2, %ymm8
 	vpxord          %ymm8, %ymm7, %ymm7
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
@@ -2203,21 +2201,21 @@ aesgen_gcm_enc_record_avx10_256:
 	vaesenclast     %ymm8, %ymm1, %ymm1
 	vmovdqu8        %ymm1, 32(%rsi){%k1}
 	vmovdqu8        %ymm1, %ymm1{%k1}{z}            # GHASH sees the padding as zeros
-	vpshufb         %ymm20, %ymm0, %ymm4
-	vpxord          %ymm10, %ymm4, %ymm4
-	vpclmulqdq      $0, (%r9), %ymm4, %ymm5
-	vpclmulqdq      $16, (%r9), %ymm4, %ymm6
-	vpclmulqdq      $1, (%r9), %ymm4, %ymm8
-	vpclmulqdq      $17, (%r9), %ymm4, %ymm7
-	vpxord          %ymm8, %ymm6, %ymm6
-	vpshufb         %ymm20, %ymm1, %ymm4
-	vpclmulqdq      $0, 32(%r9), %ymm4, %ymm8
-	vpclmulqdq      $16, 32(%r9), %ymm4, %ymm9
-	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, 32(%r9), %ymm4, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, 32(%r9), %ymm4, %ymm8
-	vpxord          %ymm8, %ymm7, %ymm7
+	vpshufb         %ymm20, %ymm0, %ymm0
+	vpshufb         %ymm20, %ymm1, %ymm1
+	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
+	vpclmulqdq      $0, (%r9), %ymm0, %ymm8
+	vpclmulqdq      $0, 32(%r9), %ymm1, %ymm9
+	vpxord          %ymm9, %ymm8, %ymm5
+	vpclmulqdq      $17, (%r9), %ymm0, %ymm8
+	vpclmulqdq      $17, 32(%r9), %ymm1, %ymm9
+	vpxord          %ymm9, %ymm8, %ymm7
+	vpclmulqdq      $1, (%r9), %ymm0, %ymm8
+	vpclmulqdq      $16, (%r9), %ymm0, %ymm0
+	vpxord          %ymm0, %ymm8, %ymm6
+	vpclmulqdq      $1, 32(%r9), %ymm1, %ymm8
+	vpclmulqdq      $16, 32(%r9), %ymm1, %ymm1
+	vpternlogd      $150, %ymm1, %ymm8, %ymm6
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
 	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
@@ -2280,12 +2278,12 @@ aesgen_gcm_enc_record_avx10_256:
 	vaesenclast     %ymm8, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi){%k1}
 	vmovdqu8        %ymm0, %ymm0{%k1}{z}            # GHASH sees the padding as zeros
-	vpshufb         %ymm20, %ymm0, %ymm4
-	vpxord          %ymm10, %ymm4, %ymm4
-	vpclmulqdq      $0, (%r9), %ymm4, %ymm5
-	vpclmulqdq      $16, (%r9), %ymm4, %ymm6
-	vpclmulqdq      $1, (%r9), %ymm4, %ymm8
-	vpclmulqdq      $17, (%r9), %ymm4, %ymm7
+	vpshufb         %ymm20, %ymm0, %ymm0
+	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
+	vpclmulqdq      $0, (%r9), %ymm0, %ymm5
+	vpclmulqdq      $16, (%r9), %ymm0, %ymm6
+	vpclmulqdq      $1, (%r9), %ymm0, %ymm8
+	vpclmulqdq      $17, (%r9), %ymm0, %ymm7
 	vpxord          %ymm8, %ymm6, %ymm6
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
@@ -2625,42 +2623,41 @@ aesgen_gcm_dec_record_avx10_256:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # the last vector's bytes
 	kmovd           %r11d, %k1
-# GHASH of the ciphertext first: the data may be decrypted in place
-	vmovdqu8        (%rdx), %ymm4
-	vpshufb         %ymm20, %ymm4, %ymm4
-	vpxord          %ymm10, %ymm4, %ymm4
-	vpclmulqdq      $0, (%r9), %ymm4, %ymm5
-	vpclmulqdq      $16, (%r9), %ymm4, %ymm6
-	vpclmulqdq      $1, (%r9), %ymm4, %ymm8
-	vpclmulqdq      $17, (%r9), %ymm4, %ymm7
-	vpxord          %ymm8, %ymm6, %ymm6
-	vmovdqu8        32(%rdx), %ymm4
-	vpshufb         %ymm20, %ymm4, %ymm4
-	vpclmulqdq      $0, 32(%r9), %ymm4, %ymm8
-	vpclmulqdq      $16, 32(%r9), %ymm4, %ymm9
-	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, 32(%r9), %ymm4, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, 32(%r9), %ymm4, %ymm8
-	vpxord          %ymm8, %ymm7, %ymm7
-	vmovdqu8        64(%rdx), %ymm4
-	vpshufb         %ymm20, %ymm4, %ymm4
-	vpclmulqdq      $0, 64(%r9), %ymm4, %ymm8
-	vpclmulqdq      $16, 64(%r9), %ymm4, %ymm9
-	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, 64(%r9), %ymm4, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, 64(%r9), %ymm4, %ymm8
-	vpxord          %ymm8, %ymm7, %ymm7
-	vmovdqu8        96(%rdx), %ymm4{%k1}{z}         # zero-padded
-	vpshufb         %ymm20, %ymm4, %ymm4
-	vpclmulqdq      $0, 96(%r9), %ymm4, %ymm8
-	vpclmulqdq      $16, 96(%r9), %ymm4, %ymm9
-	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, 96(%r9), %ymm4, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, 96(%r9), %ymm4, %ymm8
-	vpxord          %ymm8, %ymm7, %ymm7
+# GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
+# AES registers before the counters take them
+	vmovdqu8        (%rdx), %ymm0
+	vmovdqu8        32(%rdx), %ymm1
+	vmovdqu8        64(%rdx), %ymm2
+	vmovdqu8        96(%rdx), %ymm3{%k1}{z}         # zero-padded
+	vpshufb         %ymm20, %ymm0, %ymm0
+	vpshufb         %ymm20, %ymm1, %ymm1
+	vpshufb         %ymm20, %ymm2, %ymm2
+	vpshufb         %ymm20, %ymm3, %ymm3
+	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
+	vpclmulqdq      $0, (%r9), %ymm0, %ymm8
+	vpclmulqdq      $0, 32(%r9), %ymm1, %ymm9
+	vpxord          %ymm9, %ymm8, %ymm5
+	vpclmulqdq      $17, (%r9), %ymm0, %ymm8
+	vpclmulqdq      $17, 32(%r9), %ymm1, %ymm9
+	vpxord          %ymm9, %ymm8, %ymm7
+	vpclmulqdq      $1, (%r9), %ymm0, %ymm8
+	vpclmulqdq      $16, (%r9), %ymm0, %ymm0
+	vpxord          %ymm0, %ymm8, %ymm6
+	vpclmulqdq      $1, 32(%r9), %ymm1, %ymm8
+	vpclmulqdq      $16, 32(%r9), %ymm1, %ymm1
+	vpternlogd      $150, %ymm1, %ymm8, %ymm6
+	vpclmulqdq      $0, 64(%r9), %ymm2, %ymm8
+	vpclmulqdq      $0, 96(%r9), %ymm3, %ymm9
+	vpternlogd      $150, %ymm9, %ymm8, %ymm5
+	vpclmulqdq      $17, 64(%r9), %ymm2, %ymm8
+	vpclmulqdq      $17, 96(%r9), %ymm3, %ymm9
+	vpternlogd      $150, %ymm9, %ymm8, %ymm7
+	vpclmulqdq      $1, 64(%r9), %ymm2, %ymm8
+	vpclmulqdq      $16, 64(%r9), %ymm2, %ymm2
+	vpternlogd      $150, %ymm2, %ymm8, %ymm6
+	vpclmulqdq      $1, 96(%r9), %ymm3, %ymm8
+	vpclmulqdq      $16, 96(%r9), %ymm3, %ymm3
+	vpternlogd      $150, %ymm3, %ymm8, %ymm6
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
 	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
@@ -2780,32 +2777,33 @@ aesgen_gcm_dec_record_avx10_256:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # the last vector's bytes
 	kmovd           %r11d, %k1
-# GHASH of the ciphertext first: the data may be decrypted in place
-	vmovdqu8        (%rdx), %ymm4
-	vpshufb         %ymm20, %ymm4, %ymm4
-	vpxord          %ymm10, %ymm4, %ymm4
-	vpclmulqdq      $0, (%r9), %ymm4, %ymm5
-	vpclmulqdq      $16, (%r9), %ymm4, %ymm6
-	vpclmulqdq      $1, (%r9), %ymm4, %ymm8
-	vpclmulqdq      $17, (%r9), %ymm4, %ymm7
-	vpxord          %ymm8, %ymm6, %ymm6
-	vmovdqu8        32(%rdx), %ymm4
-	vpshufb         %ymm20, %ymm4, %ymm4
-	vpclmulqdq      $0, 32(%r9), %ymm4, %ymm8
-	vpclmulqdq      $16, 32(%r9), %ymm4, %ymm9
+# GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
+# AES registers before the counters take them
+	vmovdqu8        (%rdx), %ymm0
+	vmovdqu8        32(%rdx), %ymm1
+	vmovdqu8        64(%rdx), %ymm2{%k1}{z}         # zero-padded
+	vpshufb         %ymm20, %ymm0, %ymm0
+	vpshufb         %ymm20, %ymm1, %ymm1
+	vpshufb         %ymm20, %ymm2, %ymm2
+	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
+	vpclmulqdq      $0, (%r9), %ymm0, %ymm8
+	vpclmulqdq      $0, 32(%r9), %ymm1, %ymm9
+	vpxord          %ymm9, %ymm8, %ymm5
+	vpclmulqdq      $17, (%r9), %ymm0, %ymm8
+	vpclmulqdq      $17, 32(%r9), %ymm1, %ymm9
+	vpxord          %ymm9, %ymm8, %ymm7
+	vpclmulqdq      $1, (%r9), %ymm0, %ymm8
+	vpclmulqdq      $16, (%r9), %ymm0, %ymm0
+	vpxord          %ymm0, %ymm8, %ymm6
+	vpclmulqdq      $1, 32(%r9), %ymm1, %ymm8
+	vpclmulqdq      $16, 32(%r9), %ymm1, %ymm1
+	vpternlogd      $150, %ymm1, %ymm8, %ymm6
+	vpclmulqdq      $0, 64(%r9), %ymm2, %ymm8
+	vpclmulqdq      $16, 64(%r9), %ymm2, %ymm9
 	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, 32(%r9), %ymm4, %ymm8
+	vpclmulqdq      $1, 64(%r9), %ymm2, %ymm8
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, 32(%r9), %ymm4, %ymm8
-	vpxord          %ymm8, %ymm7, %ymm7
-	vmovdqu8        64(%rdx), %ymm4{%k1}{z}         # zero-padded
-	vpshufb         %ymm20, %ymm4, %ymm4
-	vpclmulqdq      $0, 64(%r9), %ymm4, %ymm8
-	vpclmulqdq      $16, 64(%r9), %ymm4, %ymm9
-	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, 64(%r9), %ymm4, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, 64(%r9), %ymm4, %ymm8
+	vpclmulqdq      $17, 64(%r9), %ymm2, %ymm8
 	vpxord          %ymm8, %ymm7, %ymm7
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
@@ -2907,24 +2905,25 @@ aesgen_gcm_dec_record_avx10_256:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # the last vector's bytes
 	kmovd           %r11d, %k1
-# GHASH of the ciphertext first: the data may be decrypted in place
-	vmovdqu8        (%rdx), %ymm4
-	vpshufb         %ymm20, %ymm4, %ymm4
-	vpxord          %ymm10, %ymm4, %ymm4
-	vpclmulqdq      $0, (%r9), %ymm4, %ymm5
-	vpclmulqdq      $16, (%r9), %ymm4, %ymm6
-	vpclmulqdq      $1, (%r9), %ymm4, %ymm8
-	vpclmulqdq      $17, (%r9), %ymm4, %ymm7
-	vpxord          %ymm8, %ymm6, %ymm6
-	vmovdqu8        32(%rdx), %ymm4{%k1}{z}         # zero-padded
-	vpshufb         %ymm20, %ymm4, %ymm4
-	vpclmulqdq      $0, 32(%r9), %ymm4, %ymm8
-	vpclmulqdq      $16, 32(%r9), %ymm4, %ymm9
-	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, 32(%r9), %ymm4, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, 32(%r9), %ymm4, %ymm8
-	vpxord          %ymm8, %ymm7, %ymm7
+# GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
+# AES registers before the counters take them
+	vmovdqu8        (%rdx), %ymm0
+	vmovdqu8        32(%rdx), %ymm1{%k1}{z}         # zero-padded
+	vpshufb         %ymm20, %ymm0, %ymm0
+	vpshufb         %ymm20, %ymm1, %ymm1
+	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
+	vpclmulqdq      $0, (%r9), %ymm0, %ymm8
+	vpclmulqdq      $0, 32(%r9), %ymm1, %ymm9
+	vpxord          %ymm9, %ymm8, %ymm5
+	vpclmulqdq      $17, (%r9), %ymm0, %ymm8
+	vpclmulqdq      $17, 32(%r9), %ymm1, %ymm9
+	vpxord          %ymm9, %ymm8, %ymm7
+	vpclmulqdq      $1, (%r9), %ymm0, %ymm8
+	vpclmulqdq      $16, (%r9), %ymm0, %ymm0
+	vpxord          %ymm0, %ymm8, %ymm6
+	vpclmulqdq      $1, 32(%r9), %ymm1, %ymm8
+	vpclmulqdq      $16, 32(%r9), %ymm1, %ymm1
+	vpternlogd      $150, %ymm1, %ymm8, %ymm6
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
 	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
@@ -3005,14 +3004,15 @@ aesgen_gcm_dec_record_avx10_256:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # the last vector's bytes
 	kmovd           %r11d, %k1
-# GHASH of the ciphertext first: the data may be decrypted in place
-	vmovdqu8        (%rdx), %ymm4{%k1}{z}           # zero-padded
-	vpshufb         %ymm20, %ymm4, %ymm4
-	vpxord          %ymm10, %ymm4, %ymm4
-	vpclmulqdq      $0, (%r9), %ymm4, %ymm5
-	vpclmulqdq      $16, (%r9), %ymm4, %ymm6
-	vpclmulqdq      $1, (%r9), %ymm4, %ymm8
-	vpclmulqdq      $17, (%r9), %ymm4, %ymm7
+# GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
+# AES registers before the counters take them
+	vmovdqu8        (%rdx), %ymm0{%k1}{z}           # zero-padded
+	vpshufb         %ymm20, %ymm0, %ymm0
+	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
+	vpclmulqdq      $0, (%r9), %ymm0, %ymm5
+	vpclmulqdq      $16, (%r9), %ymm0, %ymm6
+	vpclmulqdq      $1, (%r9), %ymm0, %ymm8
+	vpclmulqdq      $17, (%r9), %ymm0, %ymm7
 	vpxord          %ymm8, %ymm6, %ymm6
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8

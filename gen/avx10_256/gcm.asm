@@ -1945,37 +1945,35 @@ L.gcm_enc_rec_final4_aes128:
 	vaesenclast     ymm3, ymm3, ymm8
 	vmovdqu8        [rsi + 96]{k1}, ymm3
 	vmovdqu8        ymm3{k1}{z}, ymm3               ; GHASH sees the padding as zeros
-	vpshufb         ymm4, ymm0, ymm20
-	vpxord          ymm4, ymm4, ymm10
-	vpclmulqdq      ymm5, ymm4, yword [r9], 0
-	vpclmulqdq      ymm6, ymm4, yword [r9], 16
-	vpclmulqdq      ymm8, ymm4, yword [r9], 1
-	vpclmulqdq      ymm7, ymm4, yword [r9], 17
-	vpxord          ymm6, ymm6, ymm8
-	vpshufb         ymm4, ymm1, ymm20
-	vpclmulqdq      ymm8, ymm4, yword [r9 + 32], 0
-	vpclmulqdq      ymm9, ymm4, yword [r9 + 32], 16
-	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [r9 + 32], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm4, yword [r9 + 32], 17
-	vpxord          ymm7, ymm7, ymm8
-	vpshufb         ymm4, ymm2, ymm20
-	vpclmulqdq      ymm8, ymm4, yword [r9 + 64], 0
-	vpclmulqdq      ymm9, ymm4, yword [r9 + 64], 16
-	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [r9 + 64], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm4, yword [r9 + 64], 17
-	vpxord          ymm7, ymm7, ymm8
-	vpshufb         ymm4, ymm3, ymm20
-	vpclmulqdq      ymm8, ymm4, yword [r9 + 96], 0
-	vpclmulqdq      ymm9, ymm4, yword [r9 + 96], 16
-	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [r9 + 96], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm4, yword [r9 + 96], 17
-	vpxord          ymm7, ymm7, ymm8
+	vpshufb         ymm0, ymm0, ymm20
+	vpshufb         ymm1, ymm1, ymm20
+	vpshufb         ymm2, ymm2, ymm20
+	vpshufb         ymm3, ymm3, ymm20
+	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
+	vpclmulqdq      ymm8, ymm0, yword [r9], 0
+	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 0
+	vpxord          ymm5, ymm8, ymm9
+	vpclmulqdq      ymm8, ymm0, yword [r9], 17
+	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 17
+	vpxord          ymm7, ymm8, ymm9
+	vpclmulqdq      ymm8, ymm0, yword [r9], 1
+	vpclmulqdq      ymm0, ymm0, yword [r9], 16
+	vpxord          ymm6, ymm8, ymm0
+	vpclmulqdq      ymm8, ymm1, yword [r9 + 32], 1
+	vpclmulqdq      ymm1, ymm1, yword [r9 + 32], 16
+	vpternlogd      ymm6, ymm8, ymm1, 150
+	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 0
+	vpclmulqdq      ymm9, ymm3, yword [r9 + 96], 0
+	vpternlogd      ymm5, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 17
+	vpclmulqdq      ymm9, ymm3, yword [r9 + 96], 17
+	vpternlogd      ymm7, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 1
+	vpclmulqdq      ymm2, ymm2, yword [r9 + 64], 16
+	vpternlogd      ymm6, ymm8, ymm2, 150
+	vpclmulqdq      ymm8, ymm3, yword [r9 + 96], 1
+	vpclmulqdq      ymm3, ymm3, yword [r9 + 96], 16
+	vpternlogd      ymm6, ymm8, ymm3, 150
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
 	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
@@ -2077,28 +2075,28 @@ L.gcm_enc_rec_final3_aes128:
 	vaesenclast     ymm2, ymm2, ymm8
 	vmovdqu8        [rsi + 64]{k1}, ymm2
 	vmovdqu8        ymm2{k1}{z}, ymm2               ; GHASH sees the padding as zeros
-	vpshufb         ymm4, ymm0, ymm20
-	vpxord          ymm4, ymm4, ymm10
-	vpclmulqdq      ymm5, ymm4, yword [r9], 0
-	vpclmulqdq      ymm6, ymm4, yword [r9], 16
-	vpclmulqdq      ymm8, ymm4, yword [r9], 1
-	vpclmulqdq      ymm7, ymm4, yword [r9], 17
-	vpxord          ymm6, ymm6, ymm8
-	vpshufb         ymm4, ymm1, ymm20
-	vpclmulqdq      ymm8, ymm4, yword [r9 + 32], 0
-	vpclmulqdq      ymm9, ymm4, yword [r9 + 32], 16
+	vpshufb         ymm0, ymm0, ymm20
+	vpshufb         ymm1, ymm1, ymm20
+	vpshufb         ymm2, ymm2, ymm20
+	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
+	vpclmulqdq      ymm8, ymm0, yword [r9], 0
+	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 0
+	vpxord          ymm5, ymm8, ymm9
+	vpclmulqdq      ymm8, ymm0, yword [r9], 17
+	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 17
+	vpxord          ymm7, ymm8, ymm9
+	vpclmulqdq      ymm8, ymm0, yword [r9], 1
+	vpclmulqdq      ymm0, ymm0, yword [r9], 16
+	vpxord          ymm6, ymm8, ymm0
+	vpclmulqdq      ymm8, ymm1, yword [r9 + 32], 1
+	vpclmulqdq      ymm1, ymm1, yword [r9 + 32], 16
+	vpternlogd      ymm6, ymm8, ymm1, 150
+	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 0
+	vpclmulqdq      ymm9, ymm2, yword [r9 + 64], 16
 	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [r9 + 32], 1
+	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 1
 	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm4, yword [r9 + 32], 17
-	vpxord          ymm7, ymm7, ymm8
-	vpshufb         ymm4, ymm2, ymm20
-	vpclmulqdq      ymm8, ymm4, yword [r9 + 64], 0
-	vpclmulqdq      ymm9, ymm4, yword [r9 + 64], 16
-	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [r9 + 64], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm4, yword [r9 + 64], 17
+	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 17
 	vpxord          ymm7, ymm7, ymm8
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
@@ -2182,21 +2180,21 @@ L.gcm_enc_rec_final2_aes128:
 	vaesenclast     ymm1, ymm1, ymm8
 	vmovdqu8        [rsi + 32]{k1}, ymm1
 	vmovdqu8        ymm1{k1}{z}, ymm1               ; GHASH sees the padding as zeros
-	vpshufb         ymm4, ymm0, ymm20
-	vpxord          ymm4, ymm4, ymm10
-	vpclmulqdq      ymm5, ymm4, yword [r9], 0
-	vpclmulqdq      ymm6, ymm4, yword [r9], 16
-	vpclmulqdq      ymm8, ymm4, yword [r9], 1
-	vpclmulqdq      ymm7, ymm4, yword [r9], 17
-	vpxord          ymm6, ymm6, ymm8
-	vpshufb         ymm4, ymm1, ymm20
-	vpclmulqdq      ymm8, ymm4, yword [r9 + 32], 0
-	vpclmulqdq      ymm9, ymm4, yword [r9 + 32], 16
-	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [r9 + 32], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm4, yword [r9 + 32], 17
-	vpxord          ymm7, ymm7, ymm8
+	vpshufb         ymm0, ymm0, ymm20
+	vpshufb         ymm1, ymm1, ymm20
+	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
+	vpclmulqdq      ymm8, ymm0, yword [r9], 0
+	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 0
+	vpxord          ymm5, ymm8, ymm9
+	vpclmulqdq      ymm8, ymm0, yword [r9], 17
+	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 17
+	vpxord          ymm7, ymm8, ymm9
+	vpclmulqdq      ymm8, ymm0, yword [r9], 1
+	vpclmulqdq      ymm0, ymm0, yword [r9], 16
+	vpxord          ymm6, ymm8, ymm0
+	vpclmulqdq      ymm8, ymm1, yword [r9 + 32], 1
+	vpclmulqdq      ymm1, ymm1, yword [r9 + 32], 16
+	vpternlogd      ymm6, ymm8, ymm1, 150
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
 	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
@@ -2259,12 +2257,12 @@ L.gcm_enc_rec_final1_aes128:
 	vaesenclast     ymm0, ymm0, ymm8
 	vmovdqu8        [rsi]{k1}, ymm0
 	vmovdqu8        ymm0{k1}{z}, ymm0               ; GHASH sees the padding as zeros
-	vpshufb         ymm4, ymm0, ymm20
-	vpxord          ymm4, ymm4, ymm10
-	vpclmulqdq      ymm5, ymm4, yword [r9], 0
-	vpclmulqdq      ymm6, ymm4, yword [r9], 16
-	vpclmulqdq      ymm8, ymm4, yword [r9], 1
-	vpclmulqdq      ymm7, ymm4, yword [r9], 17
+	vpshufb         ymm0, ymm0, ymm20
+	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
+	vpclmulqdq      ymm5, ymm0, yword [r9], 0
+	vpclmulqdq      ymm6, ymm0, yword [r9], 16
+	vpclmulqdq      ymm8, ymm0, yword [r9], 1
+	vpclmulqdq      ymm7, ymm0, yword [r9], 17
 	vpxord          ymm6, ymm6, ymm8
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
@@ -2599,42 +2597,41 @@ L.gcm_dec_rec_final4:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; the last vector's bytes
 	kmovd           k1, r11d
-; GHASH of the ciphertext first: the data may be decrypted in place
-	vmovdqu8        ymm4, [rdx]
-	vpshufb         ymm4, ymm4, ymm20
-	vpxord          ymm4, ymm4, ymm10
-	vpclmulqdq      ymm5, ymm4, yword [r9], 0
-	vpclmulqdq      ymm6, ymm4, yword [r9], 16
-	vpclmulqdq      ymm8, ymm4, yword [r9], 1
-	vpclmulqdq      ymm7, ymm4, yword [r9], 17
-	vpxord          ymm6, ymm6, ymm8
-	vmovdqu8        ymm4, [rdx + 32]
-	vpshufb         ymm4, ymm4, ymm20
-	vpclmulqdq      ymm8, ymm4, yword [r9 + 32], 0
-	vpclmulqdq      ymm9, ymm4, yword [r9 + 32], 16
-	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [r9 + 32], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm4, yword [r9 + 32], 17
-	vpxord          ymm7, ymm7, ymm8
-	vmovdqu8        ymm4, [rdx + 64]
-	vpshufb         ymm4, ymm4, ymm20
-	vpclmulqdq      ymm8, ymm4, yword [r9 + 64], 0
-	vpclmulqdq      ymm9, ymm4, yword [r9 + 64], 16
-	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [r9 + 64], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm4, yword [r9 + 64], 17
-	vpxord          ymm7, ymm7, ymm8
-	vmovdqu8        ymm4{k1}{z}, [rdx + 96]         ; zero-padded
-	vpshufb         ymm4, ymm4, ymm20
-	vpclmulqdq      ymm8, ymm4, yword [r9 + 96], 0
-	vpclmulqdq      ymm9, ymm4, yword [r9 + 96], 16
-	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [r9 + 96], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm4, yword [r9 + 96], 17
-	vpxord          ymm7, ymm7, ymm8
+; GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
+; AES registers before the counters take them
+	vmovdqu8        ymm0, [rdx]
+	vmovdqu8        ymm1, [rdx + 32]
+	vmovdqu8        ymm2, [rdx + 64]
+	vmovdqu8        ymm3{k1}{z}, [rdx + 96]         ; zero-padded
+	vpshufb         ymm0, ymm0, ymm20
+	vpshufb         ymm1, ymm1, ymm20
+	vpshufb         ymm2, ymm2, ymm20
+	vpshufb         ymm3, ymm3, ymm20
+	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
+	vpclmulqdq      ymm8, ymm0, yword [r9], 0
+	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 0
+	vpxord          ymm5, ymm8, ymm9
+	vpclmulqdq      ymm8, ymm0, yword [r9], 17
+	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 17
+	vpxord          ymm7, ymm8, ymm9
+	vpclmulqdq      ymm8, ymm0, yword [r9], 1
+	vpclmulqdq      ymm0, ymm0, yword [r9], 16
+	vpxord          ymm6, ymm8, ymm0
+	vpclmulqdq      ymm8, ymm1, yword [r9 + 32], 1
+	vpclmulqdq      ymm1, ymm1, yword [r9 + 32], 16
+	vpternlogd      ymm6, ymm8, ymm1, 150
+	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 0
+	vpclmulqdq      ymm9, ymm3, yword [r9 + 96], 0
+	vpternlogd      ymm5, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 17
+	vpclmulqdq      ymm9, ymm3, yword [r9 + 96], 17
+	vpternlogd      ymm7, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 1
+	vpclmulqdq      ymm2, ymm2, yword [r9 + 64], 16
+	vpternlogd      ymm6, ymm8, ymm2, 150
+	vpclmulqdq      ymm8, ymm3, yword [r9 + 96], 1
+	vpclmulqdq      ymm3, ymm3, yword [r9 + 96], 16
+	vpternlogd      ymm6, ymm8, ymm3, 150
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
 	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
@@ -2754,32 +2751,33 @@ L.gcm_dec_rec_final3:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; the last vector's bytes
 	kmovd           k1, r11d
-; GHASH of the ciphertext first: the data may be decrypted in place
-	vmovdqu8        ymm4, [rdx]
-	vpshufb         ymm4, ymm4, ymm20
-	vpxord          ymm4, ymm4, ymm10
-	vpclmulqdq      ymm5, ymm4, yword [r9], 0
-	vpclmulqdq      ymm6, ymm4, yword [r9], 16
-	vpclmulqdq      ymm8, ymm4, yword [r9], 1
-	vpclmulqdq      ymm7, ymm4, yword [r9], 17
-	vpxord          ymm6, ymm6, ymm8
-	vmovdqu8        ymm4, [rdx + 32]
-	vpshufb         ymm4, ymm4, ymm20
-	vpclmulqdq      ymm8, ymm4, yword [r9 + 32], 0
-	vpclmulqdq      ymm9, ymm4, yword [r9 + 32], 16
+; GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
+; AES registers before the counters take them
+	vmovdqu8        ymm0, [rdx]
+	vmovdqu8        ymm1, [rdx + 32]
+	vmovdqu8        ymm2{k1}{z}, [rdx + 64]         ; zero-padded
+	vpshufb         ymm0, ymm0, ymm20
+	vpshufb         ymm1, ymm1, ymm20
+	vpshufb         ymm2, ymm2, ymm20
+	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
+	vpclmulqdq      ymm8, ymm0, yword [r9], 0
+	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 0
+	vpxord          ymm5, ymm8, ymm9
+	vpclmulqdq      ymm8, ymm0, yword [r9], 17
+	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 17
+	vpxord          ymm7, ymm8, ymm9
+	vpclmulqdq      ymm8, ymm0, yword [r9], 1
+	vpclmulqdq      ymm0, ymm0, yword [r9], 16
+	vpxord          ymm6, ymm8, ymm0
+	vpclmulqdq      ymm8, ymm1, yword [r9 + 32], 1
+	vpclmulqdq      ymm1, ymm1, yword [r9 + 32], 16
+	vpternlogd      ymm6, ymm8, ymm1, 150
+	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 0
+	vpclmulqdq      ymm9, ymm2, yword [r9 + 64], 16
 	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [r9 + 32], 1
+	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 1
 	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm4, yword [r9 + 32], 17
-	vpxord          ymm7, ymm7, ymm8
-	vmovdqu8        ymm4{k1}{z}, [rdx + 64]         ; zero-padded
-	vpshufb         ymm4, ymm4, ymm20
-	vpclmulqdq      ymm8, ymm4, yword [r9 + 64], 0
-	vpclmulqdq      ymm9, ymm4, yword [r9 + 64], 16
-	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [r9 + 64], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm4, yword [r9 + 64], 17
+	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 17
 	vpxord          ymm7, ymm7, ymm8
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
@@ -2881,24 +2879,25 @@ L.gcm_dec_rec_final2:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; the last vector's bytes
 	kmovd           k1, r11d
-; GHASH of the ciphertext first: the data may be decrypted in place
-	vmovdqu8        ymm4, [rdx]
-	vpshufb         ymm4, ymm4, ymm20
-	vpxord          ymm4, ymm4, ymm10
-	vpclmulqdq      ymm5, ymm4, yword [r9], 0
-	vpclmulqdq      ymm6, ymm4, yword [r9], 16
-	vpclmulqdq      ymm8, ymm4, yword [r9], 1
-	vpclmulqdq      ymm7, ymm4, yword [r9], 17
-	vpxord          ymm6, ymm6, ymm8
-	vmovdqu8        ymm4{k1}{z}, [rdx + 32]         ; zero-padded
-	vpshufb         ymm4, ymm4, ymm20
-	vpclmulqdq      ymm8, ymm4, yword [r9 + 32], 0
-	vpclmulqdq      ymm9, ymm4, yword [r9 + 32], 16
-	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [r9 + 32], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm4, yword [r9 + 32], 17
-	vpxord          ymm7, ymm7, ymm8
+; GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
+; AES registers before the counters take them
+	vmovdqu8        ymm0, [rdx]
+	vmovdqu8        ymm1{k1}{z}, [rdx + 32]         ; zero-padded
+	vpshufb         ymm0, ymm0, ymm20
+	vpshufb         ymm1, ymm1, ymm20
+	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
+	vpclmulqdq      ymm8, ymm0, yword [r9], 0
+	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 0
+	vpxord          ymm5, ymm8, ymm9
+	vpclmulqdq      ymm8, ymm0, yword [r9], 17
+	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 17
+	vpxord          ymm7, ymm8, ymm9
+	vpclmulqdq      ymm8, ymm0, yword [r9], 1
+	vpclmulqdq      ymm0, ymm0, yword [r9], 16
+	vpxord          ymm6, ymm8, ymm0
+	vpclmulqdq      ymm8, ymm1, yword [r9 + 32], 1
+	vpclmulqdq      ymm1, ymm1, yword [r9 + 32], 16
+	vpternlogd      ymm6, ymm8, ymm1, 150
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
 	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
@@ -2979,14 +2978,15 @@ L.gcm_dec_rec_final1:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; the last vector's bytes
 	kmovd           k1, r11d
-; GHASH of the ciphertext first: the data may be decrypted in place
-	vmovdqu8        ymm4{k1}{z}, [rdx]              ; zero-padded
-	vpshufb         ymm4, ymm4, ymm20
-	vpxord          ymm4, ymm4, ymm10
-	vpclmulqdq      ymm5, ymm4, yword [r9], 0
-	vpclmulqdq      ymm6, ymm4, yword [r9], 16
-	vpclmulqdq      ymm8, ymm4, yword [r9], 1
-	vpclmulqdq      ymm7, ymm4, yword [r9], 17
+; GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
+; AES registers before the counters take them
+	vmovdqu8        ymm0{k1}{z}, [rdx]              ; zero-padded
+	vpshufb         ymm0, ymm0, ymm20
+	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
+	vpclmulqdq      ymm5, ymm0, yword [r9], 0
+	vpclmulqdq      ymm6, ymm0, yword [r9], 16
+	vpclmulqdq      ymm8, ymm0, yword [r9], 1
+	vpclmulqdq      ymm7, ymm0, yword [r9], 17
 	vpxord          ymm6, ymm6, ymm8
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0

@@ -1996,37 +1996,35 @@ aesgen_gcm_enc_record_avx10_512:
 	vaesenclast     %zmm8, %zmm3, %zmm3
 	vmovdqu8        %zmm3, 192(%rsi){%k1}
 	vmovdqu8        %zmm3, %zmm3{%k1}{z}            # GHASH sees the padding as zeros
-	vpshufb         %zmm20, %zmm0, %zmm4
-	vpxord          %zmm10, %zmm4, %zmm4
-	vpclmulqdq      $0, (%r9), %zmm4, %zmm5
-	vpclmulqdq      $16, (%r9), %zmm4, %zmm6
-	vpclmulqdq      $1, (%r9), %zmm4, %zmm8
-	vpclmulqdq      $17, (%r9), %zmm4, %zmm7
-	vpxord          %zmm8, %zmm6, %zmm6
-	vpshufb         %zmm20, %zmm1, %zmm4
-	vpclmulqdq      $0, 64(%r9), %zmm4, %zmm8
-	vpclmulqdq      $16, 64(%r9), %zmm4, %zmm9
-	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, 64(%r9), %zmm4, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, 64(%r9), %zmm4, %zmm8
-	vpxord          %zmm8, %zmm7, %zmm7
-	vpshufb         %zmm20, %zmm2, %zmm4
-	vpclmulqdq      $0, 128(%r9), %zmm4, %zmm8
-	vpclmulqdq      $16, 128(%r9), %zmm4, %zmm9
-	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, 128(%r9), %zmm4, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, 128(%r9), %zmm4, %zmm8
-	vpxord          %zmm8, %zmm7, %zmm7
-	vpshufb         %zmm20, %zmm3, %zmm4
-	vpclmulqdq      $0, 192(%r9), %zmm4, %zmm8
-	vpclmulqdq      $16, 192(%r9), %zmm4, %zmm9
-	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, 192(%r9), %zmm4, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, 192(%r9), %zmm4, %zmm8
-	vpxord          %zmm8, %zmm7, %zmm7
+	vpshufb         %zmm20, %zmm0, %zmm0
+	vpshufb         %zmm20, %zmm1, %zmm1
+	vpshufb         %zmm20, %zmm2, %zmm2
+	vpshufb         %zmm20, %zmm3, %zmm3
+	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
+	vpclmulqdq      $0, (%r9), %zmm0, %zmm8
+	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm9
+	vpxord          %zmm9, %zmm8, %zmm5
+	vpclmulqdq      $17, (%r9), %zmm0, %zmm8
+	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm9
+	vpxord          %zmm9, %zmm8, %zmm7
+	vpclmulqdq      $1, (%r9), %zmm0, %zmm8
+	vpclmulqdq      $16, (%r9), %zmm0, %zmm0
+	vpxord          %zmm0, %zmm8, %zmm6
+	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm8
+	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1
+	vpternlogd      $150, %zmm1, %zmm8, %zmm6
+	vpclmulqdq      $0, 128(%r9), %zmm2, %zmm8
+	vpclmulqdq      $0, 192(%r9), %zmm3, %zmm9
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+	vpclmulqdq      $17, 128(%r9), %zmm2, %zmm8
+	vpclmulqdq      $17, 192(%r9), %zmm3, %zmm9
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+	vpclmulqdq      $1, 128(%r9), %zmm2, %zmm8
+	vpclmulqdq      $16, 128(%r9), %zmm2, %zmm2
+	vpternlogd      $150, %zmm2, %zmm8, %zmm6
+	vpclmulqdq      $1, 192(%r9), %zmm3, %zmm8
+	vpclmulqdq      $16, 192(%r9), %zmm3, %zmm3
+	vpternlogd      $150, %zmm3, %zmm8, %zmm6
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
 	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
@@ -2131,28 +2129,28 @@ aesgen_gcm_enc_record_avx10_512:
 	vaesenclast     %zmm8, %zmm2, %zmm2
 	vmovdqu8        %zmm2, 128(%rsi){%k1}
 	vmovdqu8        %zmm2, %zmm2{%k1}{z}            # GHASH sees the padding as zeros
-	vpshufb         %zmm20, %zmm0, %zmm4
-	vpxord          %zmm10, %zmm4, %zmm4
-	vpclmulqdq      $0, (%r9), %zmm4, %zmm5
-	vpclmulqdq      $16, (%r9), %zmm4, %zmm6
-	vpclmulqdq      $1, (%r9), %zmm4, %zmm8
-	vpclmulqdq      $17, (%r9), %zmm4, %zmm7
-	vpxord          %zmm8, %zmm6, %zmm6
-	vpshufb         %zmm20, %zmm1, %zmm4
-	vpclmulqdq      $0, 64(%r9), %zmm4, %zmm8
-	vpclmulqdq      $16, 64(%r9), %zmm4, %zmm9
+	vpshufb         %zmm20, %zmm0, %zmm0
+	vpshufb         %zmm20, %zmm1, %zmm1
+	vpshufb         %zmm20, %zmm2, %zmm2
+	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
+	vpclmulqdq      $0, (%r9), %zmm0, %zmm8
+	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm9
+	vpxord          %zmm9, %zmm8, %zmm5
+	vpclmulqdq      $17, (%r9), %zmm0, %zmm8
+	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm9
+	vpxord          %zmm9, %zmm8, %zmm7
+	vpclmulqdq      $1, (%r9), %zmm0, %zmm8
+	vpclmulqdq      $16, (%r9), %zmm0, %zmm0
+	vpxord          %zmm0, %zmm8, %zmm6
+	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm8
+	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1
+	vpternlogd      $150, %zmm1, %zmm8, %zmm6
+	vpclmulqdq      $0, 128(%r9), %zmm2, %zmm8
+	vpclmulqdq      $16, 128(%r9), %zmm2, %zmm9
 	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, 64(%r9), %zmm4, %zmm8
+	vpclmulqdq      $1, 128(%r9), %zmm2, %zmm8
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, 64(%r9), %zmm4, %zmm8
-	vpxord          %zmm8, %zmm7, %zmm7
-	vpshufb         %zmm20, %zmm2, %zmm4
-	vpclmulqdq      $0, 128(%r9), %zmm4, %zmm8
-	vpclmulqdq      $16, 128(%r9), %zmm4, %zmm9
-	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, 128(%r9), %zmm4, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, 128(%r9), %zmm4, %zmm8
+	vpclmulqdq      $17, 128(%r9), %zmm2, %zmm8
 	vpxord          %zmm8, %zmm7, %zmm7
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
@@ -2239,21 +2237,21 @@ aesgen_gcm_enc_record_avx10_512:
 	vaesenclast     %zmm8, %zmm1, %zmm1
 	vmovdqu8        %zmm1, 64(%rsi){%k1}
 	vmovdqu8        %zmm1, %zmm1{%k1}{z}            # GHASH sees the padding as zeros
-	vpshufb         %zmm20, %zmm0, %zmm4
-	vpxord          %zmm10, %zmm4, %zmm4
-	vpclmulqdq      $0, (%r9), %zmm4, %zmm5
-	vpclmulqdq      $16, (%r9), %zmm4, %zmm6
-	vpclmulqdq      $1, (%r9), %zmm4, %zmm8
-	vpclmulqdq      $17, (%r9), %zmm4, %zmm7
-	vpxord          %zmm8, %zmm6, %zmm6
-	vpshufb         %zmm20, %zmm1, %zmm4
-	vpclmulqdq      $0, 64(%r9), %zmm4, %zmm8
-	vpclmulqdq      $16, 64(%r9), %zmm4, %zmm9
-	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, 64(%r9), %zmm4, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, 64(%r9), %zmm4, %zmm8
-	vpxord          %zmm8, %zmm7, %zmm7
+	vpshufb         %zmm20, %zmm0, %zmm0
+	vpshufb         %zmm20, %zmm1, %zmm1
+	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
+	vpclmulqdq      $0, (%r9), %zmm0, %zmm8
+	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm9
+	vpxord          %zmm9, %zmm8, %zmm5
+	vpclmulqdq      $17, (%r9), %zmm0, %zmm8
+	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm9
+	vpxord          %zmm9, %zmm8, %zmm7
+	vpclmulqdq      $1, (%r9), %zmm0, %zmm8
+	vpclmulqdq      $16, (%r9), %zmm0, %zmm0
+	vpxord          %zmm0, %zmm8, %zmm6
+	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm8
+	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1
+	vpternlogd      $150, %zmm1, %zmm8, %zmm6
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
 	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
@@ -2319,12 +2317,12 @@ aesgen_gcm_enc_record_avx10_512:
 	vaesenclast     %zmm8, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi){%k1}
 	vmovdqu8        %zmm0, %zmm0{%k1}{z}            # GHASH sees the padding as zeros
-	vpshufb         %zmm20, %zmm0, %zmm4
-	vpxord          %zmm10, %zmm4, %zmm4
-	vpclmulqdq      $0, (%r9), %zmm4, %zmm5
-	vpclmulqdq      $16, (%r9), %zmm4, %zmm6
-	vpclmulqdq      $1, (%r9), %zmm4, %zmm8
-	vpclmulqdq      $17, (%r9), %zmm4, %zmm7
+	vpshufb         %zmm20, %zmm0, %zmm0
+	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
+	vpclmulqdq      $0, (%r9), %zmm0, %zmm5
+	vpclmulqdq      $16, (%r9), %zmm0, %zmm6
+	vpclmulqdq      $1, (%r9), %zmm0, %zmm8
+	vpclmulqdq      $17, (%r9), %zmm0, %zmm7
 	vpxord          %zmm8, %zmm6, %zmm6
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
@@ -2676,42 +2674,41 @@ aesgen_gcm_dec_record_avx10_512:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # the last vector's bytes
 	kmovq           %r11, %k1
-# GHASH of the ciphertext first: the data may be decrypted in place
-	vmovdqu8        (%rdx), %zmm4
-	vpshufb         %zmm20, %zmm4, %zmm4
-	vpxord          %zmm10, %zmm4, %zmm4
-	vpclmulqdq      $0, (%r9), %zmm4, %zmm5
-	vpclmulqdq      $16, (%r9), %zmm4, %zmm6
-	vpclmulqdq      $1, (%r9), %zmm4, %zmm8
-	vpclmulqdq      $17, (%r9), %zmm4, %zmm7
-	vpxord          %zmm8, %zmm6, %zmm6
-	vmovdqu8        64(%rdx), %zmm4
-	vpshufb         %zmm20, %zmm4, %zmm4
-	vpclmulqdq      $0, 64(%r9), %zmm4, %zmm8
-	vpclmulqdq      $16, 64(%r9), %zmm4, %zmm9
-	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, 64(%r9), %zmm4, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, 64(%r9), %zmm4, %zmm8
-	vpxord          %zmm8, %zmm7, %zmm7
-	vmovdqu8        128(%rdx), %zmm4
-	vpshufb         %zmm20, %zmm4, %zmm4
-	vpclmulqdq      $0, 128(%r9), %zmm4, %zmm8
-	vpclmulqdq      $16, 128(%r9), %zmm4, %zmm9
-	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, 128(%r9), %zmm4, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, 128(%r9), %zmm4, %zmm8
-	vpxord          %zmm8, %zmm7, %zmm7
-	vmovdqu8        192(%rdx), %zmm4{%k1}{z}        # zero-padded
-	vpshufb         %zmm20, %zmm4, %zmm4
-	vpclmulqdq      $0, 192(%r9), %zmm4, %zmm8
-	vpclmulqdq      $16, 192(%r9), %zmm4, %zmm9
-	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, 192(%r9), %zmm4, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, 192(%r9), %zmm4, %zmm8
-	vpxord          %zmm8, %zmm7, %zmm7
+# GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
+# AES registers before the counters take them
+	vmovdqu8        (%rdx), %zmm0
+	vmovdqu8        64(%rdx), %zmm1
+	vmovdqu8        128(%rdx), %zmm2
+	vmovdqu8        192(%rdx), %zmm3{%k1}{z}        # zero-padded
+	vpshufb         %zmm20, %zmm0, %zmm0
+	vpshufb         %zmm20, %zmm1, %zmm1
+	vpshufb         %zmm20, %zmm2, %zmm2
+	vpshufb         %zmm20, %zmm3, %zmm3
+	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
+	vpclmulqdq      $0, (%r9), %zmm0, %zmm8
+	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm9
+	vpxord          %zmm9, %zmm8, %zmm5
+	vpclmulqdq      $17, (%r9), %zmm0, %zmm8
+	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm9
+	vpxord          %zmm9, %zmm8, %zmm7
+	vpclmulqdq      $1, (%r9), %zmm0, %zmm8
+	vpclmulqdq      $16, (%r9), %zmm0, %zmm0
+	vpxord          %zmm0, %zmm8, %zmm6
+	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm8
+	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1
+	vpternlogd      $150, %zmm1, %zmm8, %zmm6
+	vpclmulqdq      $0, 128(%r9), %zmm2, %zmm8
+	vpclmulqdq      $0, 192(%r9), %zmm3, %zmm9
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+	vpclmulqdq      $17, 128(%r9), %zmm2, %zmm8
+	vpclmulqdq      $17, 192(%r9), %zmm3, %zmm9
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+	vpclmulqdq      $1, 128(%r9), %zmm2, %zmm8
+	vpclmulqdq      $16, 128(%r9), %zmm2, %zmm2
+	vpternlogd      $150, %zmm2, %zmm8, %zmm6
+	vpclmulqdq      $1, 192(%r9), %zmm3, %zmm8
+	vpclmulqdq      $16, 192(%r9), %zmm3, %zmm3
+	vpternlogd      $150, %zmm3, %zmm8, %zmm6
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
 	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
@@ -2834,32 +2831,33 @@ aesgen_gcm_dec_record_avx10_512:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # the last vector's bytes
 	kmovq           %r11, %k1
-# GHASH of the ciphertext first: the data may be decrypted in place
-	vmovdqu8        (%rdx), %zmm4
-	vpshufb         %zmm20, %zmm4, %zmm4
-	vpxord          %zmm10, %zmm4, %zmm4
-	vpclmulqdq      $0, (%r9), %zmm4, %zmm5
-	vpclmulqdq      $16, (%r9), %zmm4, %zmm6
-	vpclmulqdq      $1, (%r9), %zmm4, %zmm8
-	vpclmulqdq      $17, (%r9), %zmm4, %zmm7
-	vpxord          %zmm8, %zmm6, %zmm6
-	vmovdqu8        64(%rdx), %zmm4
-	vpshufb         %zmm20, %zmm4, %zmm4
-	vpclmulqdq      $0, 64(%r9), %zmm4, %zmm8
-	vpclmulqdq      $16, 64(%r9), %zmm4, %zmm9
+# GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
+# AES registers before the counters take them
+	vmovdqu8        (%rdx), %zmm0
+	vmovdqu8        64(%rdx), %zmm1
+	vmovdqu8        128(%rdx), %zmm2{%k1}{z}        # zero-padded
+	vpshufb         %zmm20, %zmm0, %zmm0
+	vpshufb         %zmm20, %zmm1, %zmm1
+	vpshufb         %zmm20, %zmm2, %zmm2
+	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
+	vpclmulqdq      $0, (%r9), %zmm0, %zmm8
+	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm9
+	vpxord          %zmm9, %zmm8, %zmm5
+	vpclmulqdq      $17, (%r9), %zmm0, %zmm8
+	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm9
+	vpxord          %zmm9, %zmm8, %zmm7
+	vpclmulqdq      $1, (%r9), %zmm0, %zmm8
+	vpclmulqdq      $16, (%r9), %zmm0, %zmm0
+	vpxord          %zmm0, %zmm8, %zmm6
+	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm8
+	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1
+	vpternlogd      $150, %zmm1, %zmm8, %zmm6
+	vpclmulqdq      $0, 128(%r9), %zmm2, %zmm8
+	vpclmulqdq      $16, 128(%r9), %zmm2, %zmm9
 	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, 64(%r9), %zmm4, %zmm8
+	vpclmulqdq      $1, 128(%r9), %zmm2, %zmm8
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, 64(%r9), %zmm4, %zmm8
-	vpxord          %zmm8, %zmm7, %zmm7
-	vmovdqu8        128(%rdx), %zmm4{%k1}{z}        # zero-padded
-	vpshufb         %zmm20, %zmm4, %zmm4
-	vpclmulqdq      $0, 128(%r9), %zmm4, %zmm8
-	vpclmulqdq      $16, 128(%r9), %zmm4, %zmm9
-	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, 128(%r9), %zmm4, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, 128(%r9), %zmm4, %zmm8
+	vpclmulqdq      $17, 128(%r9), %zmm2, %zmm8
 	vpxord          %zmm8, %zmm7, %zmm7
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
@@ -2964,24 +2962,25 @@ aesgen_gcm_dec_record_avx10_512:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # the last vector's bytes
 	kmovq           %r11, %k1
-# GHASH of the ciphertext first: the data may be decrypted in place
-	vmovdqu8        (%rdx), %zmm4
-	vpshufb         %zmm20, %zmm4, %zmm4
-	vpxord          %zmm10, %zmm4, %zmm4
-	vpclmulqdq      $0, (%r9), %zmm4, %zmm5
-	vpclmulqdq      $16, (%r9), %zmm4, %zmm6
-	vpclmulqdq      $1, (%r9), %zmm4, %zmm8
-	vpclmulqdq      $17, (%r9), %zmm4, %zmm7
-	vpxord          %zmm8, %zmm6, %zmm6
-	vmovdqu8        64(%rdx), %zmm4{%k1}{z}         # zero-padded
-	vpshufb         %zmm20, %zmm4, %zmm4
-	vpclmulqdq      $0, 64(%r9), %zmm4, %zmm8
-	vpclmulqdq      $16, 64(%r9), %zmm4, %zmm9
-	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, 64(%r9), %zmm4, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, 64(%r9), %zmm4, %zmm8
-	vpxord          %zmm8, %zmm7, %zmm7
+# GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
+# AES registers before the counters take them
+	vmovdqu8        (%rdx), %zmm0
+	vmovdqu8        64(%rdx), %zmm1{%k1}{z}         # zero-padded
+	vpshufb         %zmm20, %zmm0, %zmm0
+	vpshufb         %zmm20, %zmm1, %zmm1
+	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
+	vpclmulqdq      $0, (%r9), %zmm0, %zmm8
+	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm9
+	vpxord          %zmm9, %zmm8, %zmm5
+	vpclmulqdq      $17, (%r9), %zmm0, %zmm8
+	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm9
+	vpxord          %zmm9, %zmm8, %zmm7
+	vpclmulqdq      $1, (%r9), %zmm0, %zmm8
+	vpclmulqdq      $16, (%r9), %zmm0, %zmm0
+	vpxord          %zmm0, %zmm8, %zmm6
+	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm8
+	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1
+	vpternlogd      $150, %zmm1, %zmm8, %zmm6
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
 	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
@@ -3065,14 +3064,15 @@ aesgen_gcm_dec_record_avx10_512:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # the last vector's bytes
 	kmovq           %r11, %k1
-# GHASH of the ciphertext first: the data may be decrypted in place
-	vmovdqu8        (%rdx), %zmm4{%k1}{z}           # zero-padded
-	vpshufb         %zmm20, %zmm4, %zmm4
-	vpxord          %zmm10, %zmm4, %zmm4
-	vpclmulqdq      $0, (%r9), %zmm4, %zmm5
-	vpclmulqdq      $16, (%r9), %zmm4, %zmm6
-	vpclmulqdq      $1, (%r9), %zmm4, %zmm8
-	vpclmulqdq      $17, (%r9), %zmm4, %zmm7
+# GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
+# AES registers before the counters take them
+	vmovdqu8        (%rdx), %zmm0{%k1}{z}           # zero-padded
+	vpshufb         %zmm20, %zmm0, %zmm0
+	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
+	vpclmulqdq      $0, (%r9), %zmm0, %zmm5
+	vpclmulqdq      $16, (%r9), %zmm0, %zmm6
+	vpclmulqdq      $1, (%r9), %zmm0, %zmm8
+	vpclmulqdq      $17, (%r9), %zmm0, %zmm7
 	vpxord          %zmm8, %zmm6, %zmm6
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8

@@ -1975,37 +1975,35 @@ L.gcm_enc_rec_final4_aes128:
 	vaesenclast     zmm3, zmm3, zmm8
 	vmovdqu8        [rsi + 192]{k1}, zmm3
 	vmovdqu8        zmm3{k1}{z}, zmm3               ; GHASH sees the padding as zeros
-	vpshufb         zmm4, zmm0, zmm20
-	vpxord          zmm4, zmm4, zmm10
-	vpclmulqdq      zmm5, zmm4, zword [r9], 0
-	vpclmulqdq      zmm6, zmm4, zword [r9], 16
-	vpclmulqdq      zmm8, zmm4, zword [r9], 1
-	vpclmulqdq      zmm7, zmm4, zword [r9], 17
-	vpxord          zmm6, zmm6, zmm8
-	vpshufb         zmm4, zmm1, zmm20
-	vpclmulqdq      zmm8, zmm4, zword [r9 + 64], 0
-	vpclmulqdq      zmm9, zmm4, zword [r9 + 64], 16
-	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zword [r9 + 64], 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zword [r9 + 64], 17
-	vpxord          zmm7, zmm7, zmm8
-	vpshufb         zmm4, zmm2, zmm20
-	vpclmulqdq      zmm8, zmm4, zword [r9 + 128], 0
-	vpclmulqdq      zmm9, zmm4, zword [r9 + 128], 16
-	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zword [r9 + 128], 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zword [r9 + 128], 17
-	vpxord          zmm7, zmm7, zmm8
-	vpshufb         zmm4, zmm3, zmm20
-	vpclmulqdq      zmm8, zmm4, zword [r9 + 192], 0
-	vpclmulqdq      zmm9, zmm4, zword [r9 + 192], 16
-	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zword [r9 + 192], 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zword [r9 + 192], 17
-	vpxord          zmm7, zmm7, zmm8
+	vpshufb         zmm0, zmm0, zmm20
+	vpshufb         zmm1, zmm1, zmm20
+	vpshufb         zmm2, zmm2, zmm20
+	vpshufb         zmm3, zmm3, zmm20
+	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
+	vpclmulqdq      zmm8, zmm0, zword [r9], 0
+	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 0
+	vpxord          zmm5, zmm8, zmm9
+	vpclmulqdq      zmm8, zmm0, zword [r9], 17
+	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 17
+	vpxord          zmm7, zmm8, zmm9
+	vpclmulqdq      zmm8, zmm0, zword [r9], 1
+	vpclmulqdq      zmm0, zmm0, zword [r9], 16
+	vpxord          zmm6, zmm8, zmm0
+	vpclmulqdq      zmm8, zmm1, zword [r9 + 64], 1
+	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16
+	vpternlogd      zmm6, zmm8, zmm1, 150
+	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 0
+	vpclmulqdq      zmm9, zmm3, zword [r9 + 192], 0
+	vpternlogd      zmm5, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 17
+	vpclmulqdq      zmm9, zmm3, zword [r9 + 192], 17
+	vpternlogd      zmm7, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 1
+	vpclmulqdq      zmm2, zmm2, zword [r9 + 128], 16
+	vpternlogd      zmm6, zmm8, zmm2, 150
+	vpclmulqdq      zmm8, zmm3, zword [r9 + 192], 1
+	vpclmulqdq      zmm3, zmm3, zword [r9 + 192], 16
+	vpternlogd      zmm6, zmm8, zmm3, 150
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
 	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
@@ -2110,28 +2108,28 @@ L.gcm_enc_rec_final3_aes128:
 	vaesenclast     zmm2, zmm2, zmm8
 	vmovdqu8        [rsi + 128]{k1}, zmm2
 	vmovdqu8        zmm2{k1}{z}, zmm2               ; GHASH sees the padding as zeros
-	vpshufb         zmm4, zmm0, zmm20
-	vpxord          zmm4, zmm4, zmm10
-	vpclmulqdq      zmm5, zmm4, zword [r9], 0
-	vpclmulqdq      zmm6, zmm4, zword [r9], 16
-	vpclmulqdq      zmm8, zmm4, zword [r9], 1
-	vpclmulqdq      zmm7, zmm4, zword [r9], 17
-	vpxord          zmm6, zmm6, zmm8
-	vpshufb         zmm4, zmm1, zmm20
-	vpclmulqdq      zmm8, zmm4, zword [r9 + 64], 0
-	vpclmulqdq      zmm9, zmm4, zword [r9 + 64], 16
+	vpshufb         zmm0, zmm0, zmm20
+	vpshufb         zmm1, zmm1, zmm20
+	vpshufb         zmm2, zmm2, zmm20
+	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
+	vpclmulqdq      zmm8, zmm0, zword [r9], 0
+	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 0
+	vpxord          zmm5, zmm8, zmm9
+	vpclmulqdq      zmm8, zmm0, zword [r9], 17
+	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 17
+	vpxord          zmm7, zmm8, zmm9
+	vpclmulqdq      zmm8, zmm0, zword [r9], 1
+	vpclmulqdq      zmm0, zmm0, zword [r9], 16
+	vpxord          zmm6, zmm8, zmm0
+	vpclmulqdq      zmm8, zmm1, zword [r9 + 64], 1
+	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16
+	vpternlogd      zmm6, zmm8, zmm1, 150
+	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 0
+	vpclmulqdq      zmm9, zmm2, zword [r9 + 128], 16
 	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zword [r9 + 64], 1
+	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 1
 	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zword [r9 + 64], 17
-	vpxord          zmm7, zmm7, zmm8
-	vpshufb         zmm4, zmm2, zmm20
-	vpclmulqdq      zmm8, zmm4, zword [r9 + 128], 0
-	vpclmulqdq      zmm9, zmm4, zword [r9 + 128], 16
-	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zword [r9 + 128], 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zword [r9 + 128], 17
+	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 17
 	vpxord          zmm7, zmm7, zmm8
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
@@ -2218,21 +2216,21 @@ L.gcm_enc_rec_final2_aes128:
 	vaesenclast     zmm1, zmm1, zmm8
 	vmovdqu8        [rsi + 64]{k1}, zmm1
 	vmovdqu8        zmm1{k1}{z}, zmm1               ; GHASH sees the padding as zeros
-	vpshufb         zmm4, zmm0, zmm20
-	vpxord          zmm4, zmm4, zmm10
-	vpclmulqdq      zmm5, zmm4, zword [r9], 0
-	vpclmulqdq      zmm6, zmm4, zword [r9], 16
-	vpclmulqdq      zmm8, zmm4, zword [r9], 1
-	vpclmulqdq      zmm7, zmm4, zword [r9], 17
-	vpxord          zmm6, zmm6, zmm8
-	vpshufb         zmm4, zmm1, zmm20
-	vpclmulqdq      zmm8, zmm4, zword [r9 + 64], 0
-	vpclmulqdq      zmm9, zmm4, zword [r9 + 64], 16
-	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zword [r9 + 64], 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zword [r9 + 64], 17
-	vpxord          zmm7, zmm7, zmm8
+	vpshufb         zmm0, zmm0, zmm20
+	vpshufb         zmm1, zmm1, zmm20
+	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
+	vpclmulqdq      zmm8, zmm0, zword [r9], 0
+	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 0
+	vpxord          zmm5, zmm8, zmm9
+	vpclmulqdq      zmm8, zmm0, zword [r9], 17
+	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 17
+	vpxord          zmm7, zmm8, zmm9
+	vpclmulqdq      zmm8, zmm0, zword [r9], 1
+	vpclmulqdq      zmm0, zmm0, zword [r9], 16
+	vpxord          zmm6, zmm8, zmm0
+	vpclmulqdq      zmm8, zmm1, zword [r9 + 64], 1
+	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16
+	vpternlogd      zmm6, zmm8, zmm1, 150
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
 	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
@@ -2298,12 +2296,12 @@ L.gcm_enc_rec_final1_aes128:
 	vaesenclast     zmm0, zmm0, zmm8
 	vmovdqu8        [rsi]{k1}, zmm0
 	vmovdqu8        zmm0{k1}{z}, zmm0               ; GHASH sees the padding as zeros
-	vpshufb         zmm4, zmm0, zmm20
-	vpxord          zmm4, zmm4, zmm10
-	vpclmulqdq      zmm5, zmm4, zword [r9], 0
-	vpclmulqdq      zmm6, zmm4, zword [r9], 16
-	vpclmulqdq      zmm8, zmm4, zword [r9], 1
-	vpclmulqdq      zmm7, zmm4, zword [r9], 17
+	vpshufb         zmm0, zmm0, zmm20
+	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
+	vpclmulqdq      zmm5, zmm0, zword [r9], 0
+	vpclmulqdq      zmm6, zmm0, zword [r9], 16
+	vpclmulqdq      zmm8, zmm0, zword [r9], 1
+	vpclmulqdq      zmm7, zmm0, zword [r9], 17
 	vpxord          zmm6, zmm6, zmm8
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
@@ -2650,42 +2648,41 @@ L.gcm_dec_rec_final4:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; the last vector's bytes
 	kmovq           k1, r11
-; GHASH of the ciphertext first: the data may be decrypted in place
-	vmovdqu8        zmm4, [rdx]
-	vpshufb         zmm4, zmm4, zmm20
-	vpxord          zmm4, zmm4, zmm10
-	vpclmulqdq      zmm5, zmm4, zword [r9], 0
-	vpclmulqdq      zmm6, zmm4, zword [r9], 16
-	vpclmulqdq      zmm8, zmm4, zword [r9], 1
-	vpclmulqdq      zmm7, zmm4, zword [r9], 17
-	vpxord          zmm6, zmm6, zmm8
-	vmovdqu8        zmm4, [rdx + 64]
-	vpshufb         zmm4, zmm4, zmm20
-	vpclmulqdq      zmm8, zmm4, zword [r9 + 64], 0
-	vpclmulqdq      zmm9, zmm4, zword [r9 + 64], 16
-	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zword [r9 + 64], 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zword [r9 + 64], 17
-	vpxord          zmm7, zmm7, zmm8
-	vmovdqu8        zmm4, [rdx + 128]
-	vpshufb         zmm4, zmm4, zmm20
-	vpclmulqdq      zmm8, zmm4, zword [r9 + 128], 0
-	vpclmulqdq      zmm9, zmm4, zword [r9 + 128], 16
-	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zword [r9 + 128], 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zword [r9 + 128], 17
-	vpxord          zmm7, zmm7, zmm8
-	vmovdqu8        zmm4{k1}{z}, [rdx + 192]        ; zero-padded
-	vpshufb         zmm4, zmm4, zmm20
-	vpclmulqdq      zmm8, zmm4, zword [r9 + 192], 0
-	vpclmulqdq      zmm9, zmm4, zword [r9 + 192], 16
-	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zword [r9 + 192], 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zword [r9 + 192], 17
-	vpxord          zmm7, zmm7, zmm8
+; GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
+; AES registers before the counters take them
+	vmovdqu8        zmm0, [rdx]
+	vmovdqu8        zmm1, [rdx + 64]
+	vmovdqu8        zmm2, [rdx + 128]
+	vmovdqu8        zmm3{k1}{z}, [rdx + 192]        ; zero-padded
+	vpshufb         zmm0, zmm0, zmm20
+	vpshufb         zmm1, zmm1, zmm20
+	vpshufb         zmm2, zmm2, zmm20
+	vpshufb         zmm3, zmm3, zmm20
+	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
+	vpclmulqdq      zmm8, zmm0, zword [r9], 0
+	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 0
+	vpxord          zmm5, zmm8, zmm9
+	vpclmulqdq      zmm8, zmm0, zword [r9], 17
+	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 17
+	vpxord          zmm7, zmm8, zmm9
+	vpclmulqdq      zmm8, zmm0, zword [r9], 1
+	vpclmulqdq      zmm0, zmm0, zword [r9], 16
+	vpxord          zmm6, zmm8, zmm0
+	vpclmulqdq      zmm8, zmm1, zword [r9 + 64], 1
+	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16
+	vpternlogd      zmm6, zmm8, zmm1, 150
+	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 0
+	vpclmulqdq      zmm9, zmm3, zword [r9 + 192], 0
+	vpternlogd      zmm5, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 17
+	vpclmulqdq      zmm9, zmm3, zword [r9 + 192], 17
+	vpternlogd      zmm7, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 1
+	vpclmulqdq      zmm2, zmm2, zword [r9 + 128], 16
+	vpternlogd      zmm6, zmm8, zmm2, 150
+	vpclmulqdq      zmm8, zmm3, zword [r9 + 192], 1
+	vpclmulqdq      zmm3, zmm3, zword [r9 + 192], 16
+	vpternlogd      zmm6, zmm8, zmm3, 150
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
 	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
@@ -2808,32 +2805,33 @@ L.gcm_dec_rec_final3:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; the last vector's bytes
 	kmovq           k1, r11
-; GHASH of the ciphertext first: the data may be decrypted in place
-	vmovdqu8        zmm4, [rdx]
-	vpshufb         zmm4, zmm4, zmm20
-	vpxord          zmm4, zmm4, zmm10
-	vpclmulqdq      zmm5, zmm4, zword [r9], 0
-	vpclmulqdq      zmm6, zmm4, zword [r9], 16
-	vpclmulqdq      zmm8, zmm4, zword [r9], 1
-	vpclmulqdq      zmm7, zmm4, zword [r9], 17
-	vpxord          zmm6, zmm6, zmm8
-	vmovdqu8        zmm4, [rdx + 64]
-	vpshufb         zmm4, zmm4, zmm20
-	vpclmulqdq      zmm8, zmm4, zword [r9 + 64], 0
-	vpclmulqdq      zmm9, zmm4, zword [r9 + 64], 16
+; GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
+; AES registers before the counters take them
+	vmovdqu8        zmm0, [rdx]
+	vmovdqu8        zmm1, [rdx + 64]
+	vmovdqu8        zmm2{k1}{z}, [rdx + 128]        ; zero-padded
+	vpshufb         zmm0, zmm0, zmm20
+	vpshufb         zmm1, zmm1, zmm20
+	vpshufb         zmm2, zmm2, zmm20
+	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
+	vpclmulqdq      zmm8, zmm0, zword [r9], 0
+	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 0
+	vpxord          zmm5, zmm8, zmm9
+	vpclmulqdq      zmm8, zmm0, zword [r9], 17
+	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 17
+	vpxord          zmm7, zmm8, zmm9
+	vpclmulqdq      zmm8, zmm0, zword [r9], 1
+	vpclmulqdq      zmm0, zmm0, zword [r9], 16
+	vpxord          zmm6, zmm8, zmm0
+	vpclmulqdq      zmm8, zmm1, zword [r9 + 64], 1
+	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16
+	vpternlogd      zmm6, zmm8, zmm1, 150
+	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 0
+	vpclmulqdq      zmm9, zmm2, zword [r9 + 128], 16
 	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zword [r9 + 64], 1
+	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 1
 	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zword [r9 + 64], 17
-	vpxord          zmm7, zmm7, zmm8
-	vmovdqu8        zmm4{k1}{z}, [rdx + 128]        ; zero-padded
-	vpshufb         zmm4, zmm4, zmm20
-	vpclmulqdq      zmm8, zmm4, zword [r9 + 128], 0
-	vpclmulqdq      zmm9, zmm4, zword [r9 + 128], 16
-	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zword [r9 + 128], 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zword [r9 + 128], 17
+	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 17
 	vpxord          zmm7, zmm7, zmm8
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
@@ -2938,24 +2936,25 @@ L.gcm_dec_rec_final2:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; the last vector's bytes
 	kmovq           k1, r11
-; GHASH of the ciphertext first: the data may be decrypted in place
-	vmovdqu8        zmm4, [rdx]
-	vpshufb         zmm4, zmm4, zmm20
-	vpxord          zmm4, zmm4, zmm10
-	vpclmulqdq      zmm5, zmm4, zword [r9], 0
-	vpclmulqdq      zmm6, zmm4, zword [r9], 16
-	vpclmulqdq      zmm8, zmm4, zword [r9], 1
-	vpclmulqdq      zmm7, zmm4, zword [r9], 17
-	vpxord          zmm6, zmm6, zmm8
-	vmovdqu8        zmm4{k1}{z}, [rdx + 64]         ; zero-padded
-	vpshufb         zmm4, zmm4, zmm20
-	vpclmulqdq      zmm8, zmm4, zword [r9 + 64], 0
-	vpclmulqdq      zmm9, zmm4, zword [r9 + 64], 16
-	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zword [r9 + 64], 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zword [r9 + 64], 17
-	vpxord          zmm7, zmm7, zmm8
+; GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
+; AES registers before the counters take them
+	vmovdqu8        zmm0, [rdx]
+	vmovdqu8        zmm1{k1}{z}, [rdx + 64]         ; zero-padded
+	vpshufb         zmm0, zmm0, zmm20
+	vpshufb         zmm1, zmm1, zmm20
+	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
+	vpclmulqdq      zmm8, zmm0, zword [r9], 0
+	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 0
+	vpxord          zmm5, zmm8, zmm9
+	vpclmulqdq      zmm8, zmm0, zword [r9], 17
+	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 17
+	vpxord          zmm7, zmm8, zmm9
+	vpclmulqdq      zmm8, zmm0, zword [r9], 1
+	vpclmulqdq      zmm0, zmm0, zword [r9], 16
+	vpxord          zmm6, zmm8, zmm0
+	vpclmulqdq      zmm8, zmm1, zword [r9 + 64], 1
+	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16
+	vpternlogd      zmm6, zmm8, zmm1, 150
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
 	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
@@ -3039,14 +3038,15 @@ L.gcm_dec_rec_final1:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; the last vector's bytes
 	kmovq           k1, r11
-; GHASH of the ciphertext first: the data may be decrypted in place
-	vmovdqu8        zmm4{k1}{z}, [rdx]              ; zero-padded
-	vpshufb         zmm4, zmm4, zmm20
-	vpxord          zmm4, zmm4, zmm10
-	vpclmulqdq      zmm5, zmm4, zword [r9], 0
-	vpclmulqdq      zmm6, zmm4, zword [r9], 16
-	vpclmulqdq      zmm8, zmm4, zword [r9], 1
-	vpclmulqdq      zmm7, zmm4, zword [r9], 17
+; GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
+; AES registers before the counters take them
+	vmovdqu8        zmm0{k1}{z}, [rdx]              ; zero-padded
+	vpshufb         zmm0, zmm0, zmm20
+	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
+	vpclmulqdq      zmm5, zmm0, zword [r9], 0
+	vpclmulqdq      zmm6, zmm0, zword [r9], 16
+	vpclmulqdq      zmm8, zmm0, zword [r9], 1
+	vpclmulqdq      zmm7, zmm0, zword [r9], 17
 	vpxord          zmm6, zmm6, zmm8
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
