@@ -2,6 +2,7 @@
 # mode: gcm (GCM: GHASH and CTR (inc32) with GHASH, one pass (SP 800-38D))
 # isa:  avx10_256 (VAES on ymm, EVEX, 32 registers and opmasks); abi: sysv
 # knobs: GHASH=karatsuba KEYS=reg TAIL=4 UNROLL=4
+# also: the functions with GHASH=school, named <symbol>_school (the runtime picks a set by CPU)
 # regenerate: python3 -m generator gen --isa avx10_256 --mode gcm GHASH=karatsuba KEYS=reg TAIL=4 UNROLL=4
 #   (or: make gen ISA=avx10_256 MODE=gcm GHASH=karatsuba KEYS=reg TAIL=4 UNROLL=4)
 # The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
@@ -3135,3 +3136,2957 @@ aesgen_gcm_dec_record_avx10_256:
 	.long	4, 16, 5
 	.asciz	"GNU"
 	.long	0xc0000002, 0x4, 0x3, 0x0
+
+# GCM for avx10_256, the functions with GHASH=school (suffix _school).
+#
+# GHASH works on byte-reflected blocks without bit reflection, which makes a carry-less
+# product represent a*b*x^-128 modulo x^128 + x^127 + x^126 + x^121 + 1; the powers of
+# H in the key are stored pre-multiplied to compensate (see runtime/src/asm_abi.h).
+# A product is LO = a_L*b_L, MI = a_L*b_H + a_H*b_L, HI = a_H*b_H; products of a whole
+# iteration are summed unreduced, then reduced once by two folds with the constant
+# x^63 + x^62 + x^57 (0xc2 << 56).
+#
+# Registers: X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
+#            MI=ymm6, HI=ymm7, T0=ymm8, T1=ymm9, ACC=ymm10, CTR=ymm11
+#            INC=ymm12, K0=ymm13, KLAST=ymm14, KT=ymm15, GD0=ymm16, GD1=ymm17
+#            GD2=ymm18, GD3=ymm19, BSWAP=ymm20, GFPOLY=ymm21, HPOW0=ymm22, HPOW1=ymm23
+#            HPOW2=ymm24, HPOW3=ymm25, KLAST-1=ymm26, KLAST-2=ymm27, KLAST-3=ymm28, KLAST-4=ymm29
+#            KLAST-5=ymm30, KLAST-6=ymm31
+# int aesgen_gcm_ghash_avx10_256_school(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data,
+#                  size_t len);   len a multiple of 16
+#
+# acc = (...((acc + B0)*H + B1)*H ...)*H over the blocks: 8 blocks per iteration are
+# multiplied by H^8..H^1 and summed before one reduction.
+	.text
+	.p2align 5, 0xcc
+	.globl	aesgen_gcm_ghash_avx10_256_school
+	.hidden	aesgen_gcm_ghash_avx10_256_school
+	.type	aesgen_gcm_ghash_avx10_256_school, @function
+aesgen_gcm_ghash_avx10_256_school:
+	.cfi_startproc
+	endbr64
+	vmovdqu8        (%rsi), %xmm10
+	test            %rcx, %rcx
+	{disp32} jz     .Lgcm_ghash_school_store
+	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %ymm20
+	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %ymm21
+	sub             $128, %rcx
+	{disp32} jb     .Lgcm_ghash_school_tail
+	vmovdqu8        640(%rdi), %ymm22
+	vmovdqu8        672(%rdi), %ymm23
+	vmovdqu8        704(%rdi), %ymm24
+	vmovdqu8        736(%rdi), %ymm25
+.Lgcm_ghash_school_loop:
+	vmovdqu8        (%rdx), %ymm0
+	vmovdqu8        32(%rdx), %ymm1
+	vmovdqu8        64(%rdx), %ymm2
+	vmovdqu8        96(%rdx), %ymm3
+	vpshufb         %ymm20, %ymm0, %ymm0
+	vpshufb         %ymm20, %ymm1, %ymm1
+	vpshufb         %ymm20, %ymm2, %ymm2
+	vpshufb         %ymm20, %ymm3, %ymm3
+	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
+	vpclmulqdq      $0, %ymm22, %ymm0, %ymm8
+	vpclmulqdq      $0, %ymm23, %ymm1, %ymm9
+	vpxord          %ymm9, %ymm8, %ymm5
+	vpclmulqdq      $17, %ymm22, %ymm0, %ymm8
+	vpclmulqdq      $17, %ymm23, %ymm1, %ymm9
+	vpxord          %ymm9, %ymm8, %ymm7
+	vpclmulqdq      $1, %ymm22, %ymm0, %ymm8
+	vpclmulqdq      $16, %ymm22, %ymm0, %ymm0
+	vpxord          %ymm0, %ymm8, %ymm6
+	vpclmulqdq      $1, %ymm23, %ymm1, %ymm8
+	vpclmulqdq      $16, %ymm23, %ymm1, %ymm1
+	vpternlogd      $150, %ymm1, %ymm8, %ymm6
+	vpclmulqdq      $0, %ymm24, %ymm2, %ymm8
+	vpclmulqdq      $0, %ymm25, %ymm3, %ymm9
+	vpternlogd      $150, %ymm9, %ymm8, %ymm5
+	vpclmulqdq      $17, %ymm24, %ymm2, %ymm8
+	vpclmulqdq      $17, %ymm25, %ymm3, %ymm9
+	vpternlogd      $150, %ymm9, %ymm8, %ymm7
+	vpclmulqdq      $1, %ymm24, %ymm2, %ymm8
+	vpclmulqdq      $16, %ymm24, %ymm2, %ymm2
+	vpternlogd      $150, %ymm2, %ymm8, %ymm6
+	vpclmulqdq      $1, %ymm25, %ymm3, %ymm8
+	vpclmulqdq      $16, %ymm25, %ymm3, %ymm3
+	vpternlogd      $150, %ymm3, %ymm8, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm5, %ymm5
+	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm6, %ymm6
+	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+	vextracti32x4   $1, %ymm7, %xmm8
+	vpxord          %xmm8, %xmm7, %xmm10
+	add             $128, %rdx
+	sub             $128, %rcx
+	jae             .Lgcm_ghash_school_loop
+.Lgcm_ghash_school_tail:
+	add             $128, %rcx
+	{disp32} jz     .Lgcm_ghash_school_store
+	lea             768(%rdi), %r10
+	sub             %rcx, %r10
+	vpxord          %ymm5, %ymm5, %ymm5
+	vpxord          %ymm6, %ymm6, %ymm6
+	vpxord          %ymm7, %ymm7, %ymm7
+.Lgcm_ghash_school_tail_vector:
+	cmp             $32, %rcx
+	{disp32} jb     .Lgcm_ghash_school_tail_load_part
+	vmovdqu8        (%rdx), %ymm4
+	{disp32} jmp    .Lgcm_ghash_school_tail_loaded
+.Lgcm_ghash_school_tail_load_part:
+	mov             $-1, %rax
+	bzhi            %rcx, %rax, %rax                # the blocks that remain
+	kmovd           %eax, %k1
+	vmovdqu8        (%rdx), %ymm4{%k1}{z}
+.Lgcm_ghash_school_tail_loaded:
+	vpshufb         %ymm20, %ymm4, %ymm4
+	vpxord          %ymm10, %ymm4, %ymm4            # the running hash joins block 0
+	vpxord          %ymm10, %ymm10, %ymm10
+	vpclmulqdq      $0, (%r10), %ymm4, %ymm8
+	vpclmulqdq      $16, (%r10), %ymm4, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $1, (%r10), %ymm4, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, (%r10), %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
+	add             $32, %rdx
+	add             $32, %r10
+	sub             $32, %rcx
+	ja              .Lgcm_ghash_school_tail_vector
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm5, %ymm5
+	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm6, %ymm6
+	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+	vextracti32x4   $1, %ymm7, %xmm8
+	vpxord          %xmm8, %xmm7, %xmm10
+.Lgcm_ghash_school_store:
+	vmovdqu8        %xmm10, (%rsi)
+	xor             %eax, %eax
+	vzeroupper
+	ret
+	.cfi_endproc
+	.size	aesgen_gcm_ghash_avx10_256_school, . - aesgen_gcm_ghash_avx10_256_school
+
+# int aesgen_gcm_enc_update_avx10_256_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
+#                  size_t len, const uint8_t ctr[16], uint8_t acc[16]);   len % 16 == 0
+#
+# Encrypts with CTR (inc32 on the counter block's last 4 bytes) and hashes the
+# ciphertext into acc.  Per iteration 4 vectors (8 blocks): the AES rounds of the
+# counters and the GHASH of the ciphertext just produced, whose 8 products with
+# H^8..H^1 are summed and reduced once.
+	.text
+	.p2align 5, 0xcc
+	.globl	aesgen_gcm_enc_update_avx10_256_school
+	.hidden	aesgen_gcm_enc_update_avx10_256_school
+	.type	aesgen_gcm_enc_update_avx10_256_school, @function
+aesgen_gcm_enc_update_avx10_256_school:
+	.cfi_startproc
+	endbr64
+	test            %rcx, %rcx
+	{disp32} jz     .Lgcm_enc_school_return
+	mov             240(%rdi), %eax
+	lea             (%rdi,%rax,8), %r10
+	lea             (%r10,%rax,8), %r10             # &rk[rounds]
+	vbroadcasti32x4 (%rdi), %ymm13
+	vbroadcasti32x4 (%r10), %ymm14
+	vbroadcasti32x4 -16(%r10), %ymm26
+	vbroadcasti32x4 -32(%r10), %ymm27
+	vbroadcasti32x4 -48(%r10), %ymm28
+	vbroadcasti32x4 -64(%r10), %ymm29
+	vbroadcasti32x4 -80(%r10), %ymm30
+	vbroadcasti32x4 -96(%r10), %ymm31
+	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %ymm20
+	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %ymm21
+	vmovdqu8        (%r9), %xmm10
+	vbroadcasti32x4 (%r8), %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm11
+	vpaddd          .Lgcm_lane_offsets_32(%rip), %ymm11, %ymm11
+	vbroadcasti32x4 .Lgcm_lane_count(%rip), %ymm12
+	sub             $128, %rcx
+	{disp32} jb     .Lgcm_enc_school_tail
+	vmovdqu8        640(%rdi), %ymm22
+	vmovdqu8        672(%rdi), %ymm23
+	vmovdqu8        704(%rdi), %ymm24
+	vmovdqu8        736(%rdi), %ymm25
+	vmovd           %xmm11, %r11d                   # low byte of the first counter
+	vpshufb         %ymm20, %ymm11, %ymm11
+# CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
+# the first iteration only encrypts; each later one hashes its predecessor's output
+	cmp             $247, %r11b
+	{disp32} jae    .Lgcm_enc_school_first_ctr_carry # a last byte would carry: out of line
+	vpxord          %ymm13, %ymm11, %ymm0
+	vpaddd          .Lgcm_be_inc_32(%rip), %ymm11, %ymm1
+	vpaddd          .Lgcm_be_inc_32+32(%rip), %ymm11, %ymm2
+	vpaddd          .Lgcm_be_inc_32+64(%rip), %ymm11, %ymm3
+	vpaddd          .Lgcm_be_inc_32+96(%rip), %ymm11, %ymm11
+	vpxord          %ymm13, %ymm1, %ymm1
+	vpxord          %ymm13, %ymm2, %ymm2
+	vpxord          %ymm13, %ymm3, %ymm3
+.Lgcm_enc_school_first_ctr_done:
+	add             $8, %r11b
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_school_first_aes128
+	{disp32} je     .Lgcm_enc_school_first_aes192
+	vbroadcasti32x4 -208(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -192(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+.Lgcm_enc_school_first_aes192:
+	vbroadcasti32x4 -176(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -160(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+.Lgcm_enc_school_first_aes128:
+	vbroadcasti32x4 -144(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -128(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -112(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vaesenc         %ymm31, %ymm0, %ymm0
+	vaesenc         %ymm31, %ymm1, %ymm1
+	vaesenc         %ymm31, %ymm2, %ymm2
+	vaesenc         %ymm31, %ymm3, %ymm3
+	vaesenc         %ymm30, %ymm0, %ymm0
+	vaesenc         %ymm30, %ymm1, %ymm1
+	vaesenc         %ymm30, %ymm2, %ymm2
+	vaesenc         %ymm30, %ymm3, %ymm3
+	vaesenc         %ymm29, %ymm0, %ymm0
+	vaesenc         %ymm29, %ymm1, %ymm1
+	vaesenc         %ymm29, %ymm2, %ymm2
+	vaesenc         %ymm29, %ymm3, %ymm3
+	vaesenc         %ymm28, %ymm0, %ymm0
+	vaesenc         %ymm28, %ymm1, %ymm1
+	vaesenc         %ymm28, %ymm2, %ymm2
+	vaesenc         %ymm28, %ymm3, %ymm3
+	vaesenc         %ymm27, %ymm0, %ymm0
+	vaesenc         %ymm27, %ymm1, %ymm1
+	vaesenc         %ymm27, %ymm2, %ymm2
+	vaesenc         %ymm27, %ymm3, %ymm3
+	vaesenc         %ymm26, %ymm0, %ymm0
+	vaesenc         %ymm26, %ymm1, %ymm1
+	vaesenc         %ymm26, %ymm2, %ymm2
+	vaesenc         %ymm26, %ymm3, %ymm3
+	vpxord          (%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm0, %ymm16
+	vmovdqu8        %ymm16, (%rsi)
+	vpxord          32(%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm1, %ymm17
+	vmovdqu8        %ymm17, 32(%rsi)
+	vpxord          64(%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm2, %ymm18
+	vmovdqu8        %ymm18, 64(%rsi)
+	vpxord          96(%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm3, %ymm19
+	vmovdqu8        %ymm19, 96(%rsi)
+	add             $128, %rdx
+	add             $128, %rsi
+	sub             $128, %rcx
+	{disp32} jb     .Lgcm_enc_school_hash_last
+.Lgcm_enc_school_loop:
+# LLVM-MCA-BEGIN gcm_enc_school_avx10_256_main_loop
+	cmp             $247, %r11b
+	{disp32} jae    .Lgcm_enc_school_main_ctr_carry # a last byte would carry: out of line
+	vpxord          %ymm13, %ymm11, %ymm0
+	vpaddd          .Lgcm_be_inc_32(%rip), %ymm11, %ymm1
+	vpaddd          .Lgcm_be_inc_32+32(%rip), %ymm11, %ymm2
+	vpaddd          .Lgcm_be_inc_32+64(%rip), %ymm11, %ymm3
+	vpaddd          .Lgcm_be_inc_32+96(%rip), %ymm11, %ymm11
+	vpxord          %ymm13, %ymm1, %ymm1
+	vpxord          %ymm13, %ymm2, %ymm2
+	vpxord          %ymm13, %ymm3, %ymm3
+.Lgcm_enc_school_main_ctr_done:
+	add             $8, %r11b
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_school_main_aes128
+	{disp32} je     .Lgcm_enc_school_main_aes192
+	vbroadcasti32x4 -208(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -192(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+.Lgcm_enc_school_main_aes192:
+	vbroadcasti32x4 -176(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -160(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+.Lgcm_enc_school_main_aes128:
+	vbroadcasti32x4 -144(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vpshufb         %ymm20, %ymm16, %ymm16
+	vpshufb         %ymm20, %ymm17, %ymm17
+	vpshufb         %ymm20, %ymm18, %ymm18
+	vpshufb         %ymm20, %ymm19, %ymm19
+	vpxord          %ymm10, %ymm16, %ymm16          # the running hash joins block 0
+	vbroadcasti32x4 -128(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vpclmulqdq      $0, %ymm22, %ymm16, %ymm8
+	vpclmulqdq      $0, %ymm23, %ymm17, %ymm9
+	vpxord          %ymm9, %ymm8, %ymm5
+	vpclmulqdq      $17, %ymm22, %ymm16, %ymm8
+	vbroadcasti32x4 -112(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vpclmulqdq      $17, %ymm23, %ymm17, %ymm9
+	vpxord          %ymm9, %ymm8, %ymm7
+	vpclmulqdq      $1, %ymm22, %ymm16, %ymm8
+	vpclmulqdq      $16, %ymm22, %ymm16, %ymm16
+	vaesenc         %ymm31, %ymm0, %ymm0
+	vaesenc         %ymm31, %ymm1, %ymm1
+	vaesenc         %ymm31, %ymm2, %ymm2
+	vaesenc         %ymm31, %ymm3, %ymm3
+	vpxord          %ymm16, %ymm8, %ymm6
+	vpclmulqdq      $1, %ymm23, %ymm17, %ymm8
+	vpclmulqdq      $16, %ymm23, %ymm17, %ymm17
+	vpternlogd      $150, %ymm17, %ymm8, %ymm6
+	vaesenc         %ymm30, %ymm0, %ymm0
+	vaesenc         %ymm30, %ymm1, %ymm1
+	vaesenc         %ymm30, %ymm2, %ymm2
+	vaesenc         %ymm30, %ymm3, %ymm3
+	vpclmulqdq      $0, %ymm24, %ymm18, %ymm8
+	vpclmulqdq      $0, %ymm25, %ymm19, %ymm9
+	vpternlogd      $150, %ymm9, %ymm8, %ymm5
+	vpclmulqdq      $17, %ymm24, %ymm18, %ymm8
+	vaesenc         %ymm29, %ymm0, %ymm0
+	vaesenc         %ymm29, %ymm1, %ymm1
+	vaesenc         %ymm29, %ymm2, %ymm2
+	vaesenc         %ymm29, %ymm3, %ymm3
+	vpclmulqdq      $17, %ymm25, %ymm19, %ymm9
+	vpternlogd      $150, %ymm9, %ymm8, %ymm7
+	vpclmulqdq      $1, %ymm24, %ymm18, %ymm8
+	vpclmulqdq      $16, %ymm24, %ymm18, %ymm18
+	vaesenc         %ymm28, %ymm0, %ymm0
+	vaesenc         %ymm28, %ymm1, %ymm1
+	vaesenc         %ymm28, %ymm2, %ymm2
+	vaesenc         %ymm28, %ymm3, %ymm3
+	vpternlogd      $150, %ymm18, %ymm8, %ymm6
+	vpclmulqdq      $1, %ymm25, %ymm19, %ymm8
+	vpclmulqdq      $16, %ymm25, %ymm19, %ymm19
+	vpternlogd      $150, %ymm19, %ymm8, %ymm6
+	vaesenc         %ymm27, %ymm0, %ymm0
+	vaesenc         %ymm27, %ymm1, %ymm1
+	vaesenc         %ymm27, %ymm2, %ymm2
+	vaesenc         %ymm27, %ymm3, %ymm3
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm5, %ymm5
+	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
+	vaesenc         %ymm26, %ymm0, %ymm0
+	vaesenc         %ymm26, %ymm1, %ymm1
+	vaesenc         %ymm26, %ymm2, %ymm2
+	vaesenc         %ymm26, %ymm3, %ymm3
+	vpshufd         $78, %ymm6, %ymm6
+	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+	vextracti32x4   $1, %ymm7, %xmm8
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpxord          (%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm0, %ymm16
+	vmovdqu8        %ymm16, (%rsi)
+	vpxord          32(%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm1, %ymm17
+	vmovdqu8        %ymm17, 32(%rsi)
+	vpxord          64(%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm2, %ymm18
+	vmovdqu8        %ymm18, 64(%rsi)
+	vpxord          96(%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm3, %ymm19
+	vmovdqu8        %ymm19, 96(%rsi)
+	add             $128, %rdx
+	add             $128, %rsi
+	sub             $128, %rcx
+	jae             .Lgcm_enc_school_loop
+# LLVM-MCA-END
+.Lgcm_enc_school_hash_last:
+	vpshufb         %ymm20, %ymm16, %ymm16
+	vpshufb         %ymm20, %ymm17, %ymm17
+	vpshufb         %ymm20, %ymm18, %ymm18
+	vpshufb         %ymm20, %ymm19, %ymm19
+	vpxord          %ymm10, %ymm16, %ymm16          # the running hash joins block 0
+	vpclmulqdq      $0, %ymm22, %ymm16, %ymm8
+	vpclmulqdq      $0, %ymm23, %ymm17, %ymm9
+	vpxord          %ymm9, %ymm8, %ymm5
+	vpclmulqdq      $17, %ymm22, %ymm16, %ymm8
+	vpclmulqdq      $17, %ymm23, %ymm17, %ymm9
+	vpxord          %ymm9, %ymm8, %ymm7
+	vpclmulqdq      $1, %ymm22, %ymm16, %ymm8
+	vpclmulqdq      $16, %ymm22, %ymm16, %ymm16
+	vpxord          %ymm16, %ymm8, %ymm6
+	vpclmulqdq      $1, %ymm23, %ymm17, %ymm8
+	vpclmulqdq      $16, %ymm23, %ymm17, %ymm17
+	vpternlogd      $150, %ymm17, %ymm8, %ymm6
+	vpclmulqdq      $0, %ymm24, %ymm18, %ymm8
+	vpclmulqdq      $0, %ymm25, %ymm19, %ymm9
+	vpternlogd      $150, %ymm9, %ymm8, %ymm5
+	vpclmulqdq      $17, %ymm24, %ymm18, %ymm8
+	vpclmulqdq      $17, %ymm25, %ymm19, %ymm9
+	vpternlogd      $150, %ymm9, %ymm8, %ymm7
+	vpclmulqdq      $1, %ymm24, %ymm18, %ymm8
+	vpclmulqdq      $16, %ymm24, %ymm18, %ymm18
+	vpternlogd      $150, %ymm18, %ymm8, %ymm6
+	vpclmulqdq      $1, %ymm25, %ymm19, %ymm8
+	vpclmulqdq      $16, %ymm25, %ymm19, %ymm19
+	vpternlogd      $150, %ymm19, %ymm8, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm5, %ymm5
+	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm6, %ymm6
+	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+	vextracti32x4   $1, %ymm7, %xmm8
+	vpxord          %xmm8, %xmm7, %xmm10
+	{disp32} jmp    .Lgcm_enc_school_bulk_done
+.Lgcm_enc_school_first_ctr_carry:
+	vpshufb         %ymm20, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm0
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm1
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm2
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm3
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpxord          %ymm13, %ymm0, %ymm0
+	vpxord          %ymm13, %ymm1, %ymm1
+	vpxord          %ymm13, %ymm2, %ymm2
+	vpxord          %ymm13, %ymm3, %ymm3
+	vpshufb         %ymm20, %ymm11, %ymm11
+	jmp             .Lgcm_enc_school_first_ctr_done
+.Lgcm_enc_school_main_ctr_carry:
+	vpshufb         %ymm20, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm0
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm1
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm2
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm3
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpxord          %ymm13, %ymm0, %ymm0
+	vpxord          %ymm13, %ymm1, %ymm1
+	vpxord          %ymm13, %ymm2, %ymm2
+	vpxord          %ymm13, %ymm3, %ymm3
+	vpshufb         %ymm20, %ymm11, %ymm11
+	jmp             .Lgcm_enc_school_main_ctr_done
+.Lgcm_enc_school_bulk_done:
+	vpshufb         %ymm20, %ymm11, %ymm11
+.Lgcm_enc_school_tail:
+	add             $128, %rcx
+	{disp32} jz     .Lgcm_enc_school_store
+	mov             %rcx, %r8                       # remember the tail for its GHASH
+	push            %rsi
+	.cfi_adjust_cfa_offset 8
+
+# 1..128 bytes remain: pick the final group by the number of vectors they need.
+.Lgcm_enc_school_final:
+	cmp             $32, %rcx
+	{disp32} jbe    .Lgcm_enc_school_final1
+	cmp             $64, %rcx
+	{disp32} jbe    .Lgcm_enc_school_final2
+	cmp             $96, %rcx
+	{disp32} jbe    .Lgcm_enc_school_final3
+.Lgcm_enc_school_final4:
+	vpshufb         %ymm20, %ymm11, %ymm0
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm1
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm2
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm3
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpxord          %ymm13, %ymm0, %ymm0
+	vpxord          %ymm13, %ymm1, %ymm1
+	vpxord          %ymm13, %ymm2, %ymm2
+	vpxord          %ymm13, %ymm3, %ymm3
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_school_final4_aes128
+	{disp32} je     .Lgcm_enc_school_final4_aes192
+	vbroadcasti32x4 -208(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -192(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+.Lgcm_enc_school_final4_aes192:
+	vbroadcasti32x4 -176(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -160(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+.Lgcm_enc_school_final4_aes128:
+	vbroadcasti32x4 -144(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -128(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -112(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vaesenc         %ymm31, %ymm0, %ymm0
+	vaesenc         %ymm31, %ymm1, %ymm1
+	vaesenc         %ymm31, %ymm2, %ymm2
+	vaesenc         %ymm31, %ymm3, %ymm3
+	vaesenc         %ymm30, %ymm0, %ymm0
+	vaesenc         %ymm30, %ymm1, %ymm1
+	vaesenc         %ymm30, %ymm2, %ymm2
+	vaesenc         %ymm30, %ymm3, %ymm3
+	vaesenc         %ymm29, %ymm0, %ymm0
+	vaesenc         %ymm29, %ymm1, %ymm1
+	vaesenc         %ymm29, %ymm2, %ymm2
+	vaesenc         %ymm29, %ymm3, %ymm3
+	vaesenc         %ymm28, %ymm0, %ymm0
+	vaesenc         %ymm28, %ymm1, %ymm1
+	vaesenc         %ymm28, %ymm2, %ymm2
+	vaesenc         %ymm28, %ymm3, %ymm3
+	vaesenc         %ymm27, %ymm0, %ymm0
+	vaesenc         %ymm27, %ymm1, %ymm1
+	vaesenc         %ymm27, %ymm2, %ymm2
+	vaesenc         %ymm27, %ymm3, %ymm3
+	vaesenc         %ymm26, %ymm0, %ymm0
+	vaesenc         %ymm26, %ymm1, %ymm1
+	vaesenc         %ymm26, %ymm2, %ymm2
+	vaesenc         %ymm26, %ymm3, %ymm3
+	vpxord          (%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm0, %ymm0
+	vmovdqu8        %ymm0, (%rsi)
+	vpxord          32(%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm1, %ymm1
+	vmovdqu8        %ymm1, 32(%rsi)
+	vpxord          64(%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm2, %ymm2
+	vmovdqu8        %ymm2, 64(%rsi)
+	add             $96, %rdx
+	add             $96, %rsi
+	sub             $96, %rcx
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # LEN low bits set
+	kmovd           %r11d, %k1
+	vmovdqu8        (%rdx), %ymm8{%k1}{z}
+	vpxord          %ymm14, %ymm8, %ymm8
+	vaesenclast     %ymm8, %ymm3, %ymm3
+	vmovdqu8        %ymm3, (%rsi){%k1}
+	{disp32} jmp    .Lgcm_enc_school_tail_crypted
+.Lgcm_enc_school_final3:
+	vpshufb         %ymm20, %ymm11, %ymm0
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm1
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm2
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpxord          %ymm13, %ymm0, %ymm0
+	vpxord          %ymm13, %ymm1, %ymm1
+	vpxord          %ymm13, %ymm2, %ymm2
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_school_final3_aes128
+	{disp32} je     .Lgcm_enc_school_final3_aes192
+	vbroadcasti32x4 -208(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vbroadcasti32x4 -192(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+.Lgcm_enc_school_final3_aes192:
+	vbroadcasti32x4 -176(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vbroadcasti32x4 -160(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+.Lgcm_enc_school_final3_aes128:
+	vbroadcasti32x4 -144(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vbroadcasti32x4 -128(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vbroadcasti32x4 -112(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm31, %ymm0, %ymm0
+	vaesenc         %ymm31, %ymm1, %ymm1
+	vaesenc         %ymm31, %ymm2, %ymm2
+	vaesenc         %ymm30, %ymm0, %ymm0
+	vaesenc         %ymm30, %ymm1, %ymm1
+	vaesenc         %ymm30, %ymm2, %ymm2
+	vaesenc         %ymm29, %ymm0, %ymm0
+	vaesenc         %ymm29, %ymm1, %ymm1
+	vaesenc         %ymm29, %ymm2, %ymm2
+	vaesenc         %ymm28, %ymm0, %ymm0
+	vaesenc         %ymm28, %ymm1, %ymm1
+	vaesenc         %ymm28, %ymm2, %ymm2
+	vaesenc         %ymm27, %ymm0, %ymm0
+	vaesenc         %ymm27, %ymm1, %ymm1
+	vaesenc         %ymm27, %ymm2, %ymm2
+	vaesenc         %ymm26, %ymm0, %ymm0
+	vaesenc         %ymm26, %ymm1, %ymm1
+	vaesenc         %ymm26, %ymm2, %ymm2
+	vpxord          (%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm0, %ymm0
+	vmovdqu8        %ymm0, (%rsi)
+	vpxord          32(%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm1, %ymm1
+	vmovdqu8        %ymm1, 32(%rsi)
+	add             $64, %rdx
+	add             $64, %rsi
+	sub             $64, %rcx
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # LEN low bits set
+	kmovd           %r11d, %k1
+	vmovdqu8        (%rdx), %ymm8{%k1}{z}
+	vpxord          %ymm14, %ymm8, %ymm8
+	vaesenclast     %ymm8, %ymm2, %ymm2
+	vmovdqu8        %ymm2, (%rsi){%k1}
+	{disp32} jmp    .Lgcm_enc_school_tail_crypted
+.Lgcm_enc_school_final2:
+	vpshufb         %ymm20, %ymm11, %ymm0
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm1
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpxord          %ymm13, %ymm0, %ymm0
+	vpxord          %ymm13, %ymm1, %ymm1
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_school_final2_aes128
+	{disp32} je     .Lgcm_enc_school_final2_aes192
+	vbroadcasti32x4 -208(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vbroadcasti32x4 -192(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+.Lgcm_enc_school_final2_aes192:
+	vbroadcasti32x4 -176(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vbroadcasti32x4 -160(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+.Lgcm_enc_school_final2_aes128:
+	vbroadcasti32x4 -144(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vbroadcasti32x4 -128(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vbroadcasti32x4 -112(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm31, %ymm0, %ymm0
+	vaesenc         %ymm31, %ymm1, %ymm1
+	vaesenc         %ymm30, %ymm0, %ymm0
+	vaesenc         %ymm30, %ymm1, %ymm1
+	vaesenc         %ymm29, %ymm0, %ymm0
+	vaesenc         %ymm29, %ymm1, %ymm1
+	vaesenc         %ymm28, %ymm0, %ymm0
+	vaesenc         %ymm28, %ymm1, %ymm1
+	vaesenc         %ymm27, %ymm0, %ymm0
+	vaesenc         %ymm27, %ymm1, %ymm1
+	vaesenc         %ymm26, %ymm0, %ymm0
+	vaesenc         %ymm26, %ymm1, %ymm1
+	vpxord          (%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm0, %ymm0
+	vmovdqu8        %ymm0, (%rsi)
+	add             $32, %rdx
+	add             $32, %rsi
+	sub             $32, %rcx
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # LEN low bits set
+	kmovd           %r11d, %k1
+	vmovdqu8        (%rdx), %ymm8{%k1}{z}
+	vpxord          %ymm14, %ymm8, %ymm8
+	vaesenclast     %ymm8, %ymm1, %ymm1
+	vmovdqu8        %ymm1, (%rsi){%k1}
+	{disp32} jmp    .Lgcm_enc_school_tail_crypted
+.Lgcm_enc_school_final1:
+	vpshufb         %ymm20, %ymm11, %ymm0
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpxord          %ymm13, %ymm0, %ymm0
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_school_final1_aes128
+	{disp32} je     .Lgcm_enc_school_final1_aes192
+	vbroadcasti32x4 -208(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vbroadcasti32x4 -192(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+.Lgcm_enc_school_final1_aes192:
+	vbroadcasti32x4 -176(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vbroadcasti32x4 -160(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+.Lgcm_enc_school_final1_aes128:
+	vbroadcasti32x4 -144(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vbroadcasti32x4 -128(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vbroadcasti32x4 -112(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm31, %ymm0, %ymm0
+	vaesenc         %ymm30, %ymm0, %ymm0
+	vaesenc         %ymm29, %ymm0, %ymm0
+	vaesenc         %ymm28, %ymm0, %ymm0
+	vaesenc         %ymm27, %ymm0, %ymm0
+	vaesenc         %ymm26, %ymm0, %ymm0
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # LEN low bits set
+	kmovd           %r11d, %k1
+	vmovdqu8        (%rdx), %ymm8{%k1}{z}
+	vpxord          %ymm14, %ymm8, %ymm8
+	vaesenclast     %ymm8, %ymm0, %ymm0
+	vmovdqu8        %ymm0, (%rsi){%k1}
+	{disp32} jmp    .Lgcm_enc_school_tail_crypted
+.Lgcm_enc_school_tail_crypted:
+	pop             %rdx                            # hash the ciphertext just written
+	.cfi_adjust_cfa_offset -8
+	mov             %r8, %rcx
+	lea             768(%rdi), %r8
+	sub             %rcx, %r8
+	vpxord          %ymm5, %ymm5, %ymm5
+	vpxord          %ymm6, %ymm6, %ymm6
+	vpxord          %ymm7, %ymm7, %ymm7
+.Lgcm_enc_school_ghash_vector:
+	cmp             $32, %rcx
+	{disp32} jb     .Lgcm_enc_school_ghash_load_part
+	vmovdqu8        (%rdx), %ymm4
+	{disp32} jmp    .Lgcm_enc_school_ghash_loaded
+.Lgcm_enc_school_ghash_load_part:
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # the blocks that remain
+	kmovd           %r11d, %k1
+	vmovdqu8        (%rdx), %ymm4{%k1}{z}
+.Lgcm_enc_school_ghash_loaded:
+	vpshufb         %ymm20, %ymm4, %ymm4
+	vpxord          %ymm10, %ymm4, %ymm4            # the running hash joins block 0
+	vpxord          %ymm10, %ymm10, %ymm10
+	vpclmulqdq      $0, (%r8), %ymm4, %ymm8
+	vpclmulqdq      $16, (%r8), %ymm4, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $1, (%r8), %ymm4, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, (%r8), %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
+	add             $32, %rdx
+	add             $32, %r8
+	sub             $32, %rcx
+	ja              .Lgcm_enc_school_ghash_vector
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm5, %ymm5
+	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm6, %ymm6
+	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+	vextracti32x4   $1, %ymm7, %xmm8
+	vpxord          %xmm8, %xmm7, %xmm10
+.Lgcm_enc_school_store:
+	vmovdqu8        %xmm10, (%r9)
+.Lgcm_enc_school_return:
+	xor             %eax, %eax
+	vzeroupper
+	ret
+	.cfi_endproc
+	.size	aesgen_gcm_enc_update_avx10_256_school, . - aesgen_gcm_enc_update_avx10_256_school
+
+# int aesgen_gcm_dec_update_avx10_256_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
+#                  size_t len, const uint8_t ctr[16], uint8_t acc[16]);   len % 16 == 0
+#
+# Decrypts with CTR (inc32 on the counter block's last 4 bytes) and hashes the
+# ciphertext into acc.  Per iteration 4 vectors (8 blocks): the AES rounds of the
+# counters and the GHASH of the source blocks, whose 8 products with
+# H^8..H^1 are summed and reduced once.
+	.text
+	.p2align 5, 0xcc
+	.globl	aesgen_gcm_dec_update_avx10_256_school
+	.hidden	aesgen_gcm_dec_update_avx10_256_school
+	.type	aesgen_gcm_dec_update_avx10_256_school, @function
+aesgen_gcm_dec_update_avx10_256_school:
+	.cfi_startproc
+	endbr64
+	test            %rcx, %rcx
+	{disp32} jz     .Lgcm_dec_school_return
+	mov             240(%rdi), %eax
+	lea             (%rdi,%rax,8), %r10
+	lea             (%r10,%rax,8), %r10             # &rk[rounds]
+	vbroadcasti32x4 (%rdi), %ymm13
+	vbroadcasti32x4 (%r10), %ymm14
+	vbroadcasti32x4 -16(%r10), %ymm26
+	vbroadcasti32x4 -32(%r10), %ymm27
+	vbroadcasti32x4 -48(%r10), %ymm28
+	vbroadcasti32x4 -64(%r10), %ymm29
+	vbroadcasti32x4 -80(%r10), %ymm30
+	vbroadcasti32x4 -96(%r10), %ymm31
+	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %ymm20
+	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %ymm21
+	vmovdqu8        (%r9), %xmm10
+	vbroadcasti32x4 (%r8), %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm11
+	vpaddd          .Lgcm_lane_offsets_32(%rip), %ymm11, %ymm11
+	vbroadcasti32x4 .Lgcm_lane_count(%rip), %ymm12
+	sub             $128, %rcx
+	{disp32} jb     .Lgcm_dec_school_tail
+	vmovdqu8        640(%rdi), %ymm22
+	vmovdqu8        672(%rdi), %ymm23
+	vmovdqu8        704(%rdi), %ymm24
+	vmovdqu8        736(%rdi), %ymm25
+	vmovd           %xmm11, %r11d                   # low byte of the first counter
+	vpshufb         %ymm20, %ymm11, %ymm11
+# CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
+.Lgcm_dec_school_loop:
+# LLVM-MCA-BEGIN gcm_dec_school_avx10_256_main_loop
+	cmp             $247, %r11b
+	{disp32} jae    .Lgcm_dec_school_main_ctr_carry # a last byte would carry: out of line
+	vpxord          %ymm13, %ymm11, %ymm0
+	vpaddd          .Lgcm_be_inc_32(%rip), %ymm11, %ymm1
+	vpaddd          .Lgcm_be_inc_32+32(%rip), %ymm11, %ymm2
+	vpaddd          .Lgcm_be_inc_32+64(%rip), %ymm11, %ymm3
+	vpaddd          .Lgcm_be_inc_32+96(%rip), %ymm11, %ymm11
+	vpxord          %ymm13, %ymm1, %ymm1
+	vpxord          %ymm13, %ymm2, %ymm2
+	vpxord          %ymm13, %ymm3, %ymm3
+.Lgcm_dec_school_main_ctr_done:
+	add             $8, %r11b
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_school_main_aes128
+	{disp32} je     .Lgcm_dec_school_main_aes192
+	vbroadcasti32x4 -208(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -192(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+.Lgcm_dec_school_main_aes192:
+	vbroadcasti32x4 -176(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -160(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+.Lgcm_dec_school_main_aes128:
+	vbroadcasti32x4 -144(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vmovdqu8        (%rdx), %ymm16
+	vmovdqu8        32(%rdx), %ymm17
+	vmovdqu8        64(%rdx), %ymm18
+	vmovdqu8        96(%rdx), %ymm19
+	vpshufb         %ymm20, %ymm16, %ymm16
+	vbroadcasti32x4 -128(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vpshufb         %ymm20, %ymm17, %ymm17
+	vpshufb         %ymm20, %ymm18, %ymm18
+	vpshufb         %ymm20, %ymm19, %ymm19
+	vpxord          %ymm10, %ymm16, %ymm16          # the running hash joins block 0
+	vpclmulqdq      $0, %ymm22, %ymm16, %ymm8
+	vbroadcasti32x4 -112(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vpclmulqdq      $0, %ymm23, %ymm17, %ymm9
+	vpxord          %ymm9, %ymm8, %ymm5
+	vpclmulqdq      $17, %ymm22, %ymm16, %ymm8
+	vpclmulqdq      $17, %ymm23, %ymm17, %ymm9
+	vpxord          %ymm9, %ymm8, %ymm7
+	vaesenc         %ymm31, %ymm0, %ymm0
+	vaesenc         %ymm31, %ymm1, %ymm1
+	vaesenc         %ymm31, %ymm2, %ymm2
+	vaesenc         %ymm31, %ymm3, %ymm3
+	vpclmulqdq      $1, %ymm22, %ymm16, %ymm8
+	vpclmulqdq      $16, %ymm22, %ymm16, %ymm16
+	vpxord          %ymm16, %ymm8, %ymm6
+	vpclmulqdq      $1, %ymm23, %ymm17, %ymm8
+	vpclmulqdq      $16, %ymm23, %ymm17, %ymm17
+	vaesenc         %ymm30, %ymm0, %ymm0
+	vaesenc         %ymm30, %ymm1, %ymm1
+	vaesenc         %ymm30, %ymm2, %ymm2
+	vaesenc         %ymm30, %ymm3, %ymm3
+	vpternlogd      $150, %ymm17, %ymm8, %ymm6
+	vpclmulqdq      $0, %ymm24, %ymm18, %ymm8
+	vpclmulqdq      $0, %ymm25, %ymm19, %ymm9
+	vpternlogd      $150, %ymm9, %ymm8, %ymm5
+	vpclmulqdq      $17, %ymm24, %ymm18, %ymm8
+	vaesenc         %ymm29, %ymm0, %ymm0
+	vaesenc         %ymm29, %ymm1, %ymm1
+	vaesenc         %ymm29, %ymm2, %ymm2
+	vaesenc         %ymm29, %ymm3, %ymm3
+	vpclmulqdq      $17, %ymm25, %ymm19, %ymm9
+	vpternlogd      $150, %ymm9, %ymm8, %ymm7
+	vpclmulqdq      $1, %ymm24, %ymm18, %ymm8
+	vpclmulqdq      $16, %ymm24, %ymm18, %ymm18
+	vaesenc         %ymm28, %ymm0, %ymm0
+	vaesenc         %ymm28, %ymm1, %ymm1
+	vaesenc         %ymm28, %ymm2, %ymm2
+	vaesenc         %ymm28, %ymm3, %ymm3
+	vpternlogd      $150, %ymm18, %ymm8, %ymm6
+	vpclmulqdq      $1, %ymm25, %ymm19, %ymm8
+	vpclmulqdq      $16, %ymm25, %ymm19, %ymm19
+	vpternlogd      $150, %ymm19, %ymm8, %ymm6
+	vaesenc         %ymm27, %ymm0, %ymm0
+	vaesenc         %ymm27, %ymm1, %ymm1
+	vaesenc         %ymm27, %ymm2, %ymm2
+	vaesenc         %ymm27, %ymm3, %ymm3
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm5, %ymm5
+	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
+	vaesenc         %ymm26, %ymm0, %ymm0
+	vaesenc         %ymm26, %ymm1, %ymm1
+	vaesenc         %ymm26, %ymm2, %ymm2
+	vaesenc         %ymm26, %ymm3, %ymm3
+	vpshufd         $78, %ymm6, %ymm6
+	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+	vextracti32x4   $1, %ymm7, %xmm8
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpxord          (%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm0, %ymm0
+	vmovdqu8        %ymm0, (%rsi)
+	vpxord          32(%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm1, %ymm1
+	vmovdqu8        %ymm1, 32(%rsi)
+	vpxord          64(%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm2, %ymm2
+	vmovdqu8        %ymm2, 64(%rsi)
+	vpxord          96(%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm3, %ymm3
+	vmovdqu8        %ymm3, 96(%rsi)
+	add             $128, %rdx
+	add             $128, %rsi
+	sub             $128, %rcx
+	jae             .Lgcm_dec_school_loop
+# LLVM-MCA-END
+	{disp32} jmp    .Lgcm_dec_school_bulk_done
+.Lgcm_dec_school_main_ctr_carry:
+	vpshufb         %ymm20, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm0
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm1
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm2
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm3
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpxord          %ymm13, %ymm0, %ymm0
+	vpxord          %ymm13, %ymm1, %ymm1
+	vpxord          %ymm13, %ymm2, %ymm2
+	vpxord          %ymm13, %ymm3, %ymm3
+	vpshufb         %ymm20, %ymm11, %ymm11
+	jmp             .Lgcm_dec_school_main_ctr_done
+.Lgcm_dec_school_bulk_done:
+	vpshufb         %ymm20, %ymm11, %ymm11
+.Lgcm_dec_school_tail:
+	add             $128, %rcx
+	{disp32} jz     .Lgcm_dec_school_store
+	push            %rdx
+	.cfi_adjust_cfa_offset 8
+	push            %rcx
+	.cfi_adjust_cfa_offset 8
+	lea             768(%rdi), %r8
+	sub             %rcx, %r8
+	vpxord          %ymm5, %ymm5, %ymm5
+	vpxord          %ymm6, %ymm6, %ymm6
+	vpxord          %ymm7, %ymm7, %ymm7
+.Lgcm_dec_school_ghash_vector:
+	cmp             $32, %rcx
+	{disp32} jb     .Lgcm_dec_school_ghash_load_part
+	vmovdqu8        (%rdx), %ymm4
+	{disp32} jmp    .Lgcm_dec_school_ghash_loaded
+.Lgcm_dec_school_ghash_load_part:
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # the blocks that remain
+	kmovd           %r11d, %k1
+	vmovdqu8        (%rdx), %ymm4{%k1}{z}
+.Lgcm_dec_school_ghash_loaded:
+	vpshufb         %ymm20, %ymm4, %ymm4
+	vpxord          %ymm10, %ymm4, %ymm4            # the running hash joins block 0
+	vpxord          %ymm10, %ymm10, %ymm10
+	vpclmulqdq      $0, (%r8), %ymm4, %ymm8
+	vpclmulqdq      $16, (%r8), %ymm4, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $1, (%r8), %ymm4, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, (%r8), %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
+	add             $32, %rdx
+	add             $32, %r8
+	sub             $32, %rcx
+	ja              .Lgcm_dec_school_ghash_vector
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm5, %ymm5
+	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm6, %ymm6
+	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+	vextracti32x4   $1, %ymm7, %xmm8
+	vpxord          %xmm8, %xmm7, %xmm10
+	pop             %rcx
+	.cfi_adjust_cfa_offset -8
+	pop             %rdx
+	.cfi_adjust_cfa_offset -8
+
+# 1..128 bytes remain: pick the final group by the number of vectors they need.
+.Lgcm_dec_school_final:
+	cmp             $32, %rcx
+	{disp32} jbe    .Lgcm_dec_school_final1
+	cmp             $64, %rcx
+	{disp32} jbe    .Lgcm_dec_school_final2
+	cmp             $96, %rcx
+	{disp32} jbe    .Lgcm_dec_school_final3
+.Lgcm_dec_school_final4:
+	vpshufb         %ymm20, %ymm11, %ymm0
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm1
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm2
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm3
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpxord          %ymm13, %ymm0, %ymm0
+	vpxord          %ymm13, %ymm1, %ymm1
+	vpxord          %ymm13, %ymm2, %ymm2
+	vpxord          %ymm13, %ymm3, %ymm3
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_school_final4_aes128
+	{disp32} je     .Lgcm_dec_school_final4_aes192
+	vbroadcasti32x4 -208(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -192(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+.Lgcm_dec_school_final4_aes192:
+	vbroadcasti32x4 -176(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -160(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+.Lgcm_dec_school_final4_aes128:
+	vbroadcasti32x4 -144(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -128(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -112(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vaesenc         %ymm31, %ymm0, %ymm0
+	vaesenc         %ymm31, %ymm1, %ymm1
+	vaesenc         %ymm31, %ymm2, %ymm2
+	vaesenc         %ymm31, %ymm3, %ymm3
+	vaesenc         %ymm30, %ymm0, %ymm0
+	vaesenc         %ymm30, %ymm1, %ymm1
+	vaesenc         %ymm30, %ymm2, %ymm2
+	vaesenc         %ymm30, %ymm3, %ymm3
+	vaesenc         %ymm29, %ymm0, %ymm0
+	vaesenc         %ymm29, %ymm1, %ymm1
+	vaesenc         %ymm29, %ymm2, %ymm2
+	vaesenc         %ymm29, %ymm3, %ymm3
+	vaesenc         %ymm28, %ymm0, %ymm0
+	vaesenc         %ymm28, %ymm1, %ymm1
+	vaesenc         %ymm28, %ymm2, %ymm2
+	vaesenc         %ymm28, %ymm3, %ymm3
+	vaesenc         %ymm27, %ymm0, %ymm0
+	vaesenc         %ymm27, %ymm1, %ymm1
+	vaesenc         %ymm27, %ymm2, %ymm2
+	vaesenc         %ymm27, %ymm3, %ymm3
+	vaesenc         %ymm26, %ymm0, %ymm0
+	vaesenc         %ymm26, %ymm1, %ymm1
+	vaesenc         %ymm26, %ymm2, %ymm2
+	vaesenc         %ymm26, %ymm3, %ymm3
+	vpxord          (%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm0, %ymm0
+	vmovdqu8        %ymm0, (%rsi)
+	vpxord          32(%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm1, %ymm1
+	vmovdqu8        %ymm1, 32(%rsi)
+	vpxord          64(%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm2, %ymm2
+	vmovdqu8        %ymm2, 64(%rsi)
+	add             $96, %rdx
+	add             $96, %rsi
+	sub             $96, %rcx
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # LEN low bits set
+	kmovd           %r11d, %k1
+	vmovdqu8        (%rdx), %ymm8{%k1}{z}
+	vpxord          %ymm14, %ymm8, %ymm8
+	vaesenclast     %ymm8, %ymm3, %ymm3
+	vmovdqu8        %ymm3, (%rsi){%k1}
+	{disp32} jmp    .Lgcm_dec_school_store
+.Lgcm_dec_school_final3:
+	vpshufb         %ymm20, %ymm11, %ymm0
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm1
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm2
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpxord          %ymm13, %ymm0, %ymm0
+	vpxord          %ymm13, %ymm1, %ymm1
+	vpxord          %ymm13, %ymm2, %ymm2
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_school_final3_aes128
+	{disp32} je     .Lgcm_dec_school_final3_aes192
+	vbroadcasti32x4 -208(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vbroadcasti32x4 -192(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+.Lgcm_dec_school_final3_aes192:
+	vbroadcasti32x4 -176(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vbroadcasti32x4 -160(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+.Lgcm_dec_school_final3_aes128:
+	vbroadcasti32x4 -144(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vbroadcasti32x4 -128(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vbroadcasti32x4 -112(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm31, %ymm0, %ymm0
+	vaesenc         %ymm31, %ymm1, %ymm1
+	vaesenc         %ymm31, %ymm2, %ymm2
+	vaesenc         %ymm30, %ymm0, %ymm0
+	vaesenc         %ymm30, %ymm1, %ymm1
+	vaesenc         %ymm30, %ymm2, %ymm2
+	vaesenc         %ymm29, %ymm0, %ymm0
+	vaesenc         %ymm29, %ymm1, %ymm1
+	vaesenc         %ymm29, %ymm2, %ymm2
+	vaesenc         %ymm28, %ymm0, %ymm0
+	vaesenc         %ymm28, %ymm1, %ymm1
+	vaesenc         %ymm28, %ymm2, %ymm2
+	vaesenc         %ymm27, %ymm0, %ymm0
+	vaesenc         %ymm27, %ymm1, %ymm1
+	vaesenc         %ymm27, %ymm2, %ymm2
+	vaesenc         %ymm26, %ymm0, %ymm0
+	vaesenc         %ymm26, %ymm1, %ymm1
+	vaesenc         %ymm26, %ymm2, %ymm2
+	vpxord          (%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm0, %ymm0
+	vmovdqu8        %ymm0, (%rsi)
+	vpxord          32(%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm1, %ymm1
+	vmovdqu8        %ymm1, 32(%rsi)
+	add             $64, %rdx
+	add             $64, %rsi
+	sub             $64, %rcx
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # LEN low bits set
+	kmovd           %r11d, %k1
+	vmovdqu8        (%rdx), %ymm8{%k1}{z}
+	vpxord          %ymm14, %ymm8, %ymm8
+	vaesenclast     %ymm8, %ymm2, %ymm2
+	vmovdqu8        %ymm2, (%rsi){%k1}
+	{disp32} jmp    .Lgcm_dec_school_store
+.Lgcm_dec_school_final2:
+	vpshufb         %ymm20, %ymm11, %ymm0
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm1
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpxord          %ymm13, %ymm0, %ymm0
+	vpxord          %ymm13, %ymm1, %ymm1
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_school_final2_aes128
+	{disp32} je     .Lgcm_dec_school_final2_aes192
+	vbroadcasti32x4 -208(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vbroadcasti32x4 -192(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+.Lgcm_dec_school_final2_aes192:
+	vbroadcasti32x4 -176(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vbroadcasti32x4 -160(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+.Lgcm_dec_school_final2_aes128:
+	vbroadcasti32x4 -144(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vbroadcasti32x4 -128(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vbroadcasti32x4 -112(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm31, %ymm0, %ymm0
+	vaesenc         %ymm31, %ymm1, %ymm1
+	vaesenc         %ymm30, %ymm0, %ymm0
+	vaesenc         %ymm30, %ymm1, %ymm1
+	vaesenc         %ymm29, %ymm0, %ymm0
+	vaesenc         %ymm29, %ymm1, %ymm1
+	vaesenc         %ymm28, %ymm0, %ymm0
+	vaesenc         %ymm28, %ymm1, %ymm1
+	vaesenc         %ymm27, %ymm0, %ymm0
+	vaesenc         %ymm27, %ymm1, %ymm1
+	vaesenc         %ymm26, %ymm0, %ymm0
+	vaesenc         %ymm26, %ymm1, %ymm1
+	vpxord          (%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm0, %ymm0
+	vmovdqu8        %ymm0, (%rsi)
+	add             $32, %rdx
+	add             $32, %rsi
+	sub             $32, %rcx
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # LEN low bits set
+	kmovd           %r11d, %k1
+	vmovdqu8        (%rdx), %ymm8{%k1}{z}
+	vpxord          %ymm14, %ymm8, %ymm8
+	vaesenclast     %ymm8, %ymm1, %ymm1
+	vmovdqu8        %ymm1, (%rsi){%k1}
+	{disp32} jmp    .Lgcm_dec_school_store
+.Lgcm_dec_school_final1:
+	vpshufb         %ymm20, %ymm11, %ymm0
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpxord          %ymm13, %ymm0, %ymm0
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_school_final1_aes128
+	{disp32} je     .Lgcm_dec_school_final1_aes192
+	vbroadcasti32x4 -208(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vbroadcasti32x4 -192(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+.Lgcm_dec_school_final1_aes192:
+	vbroadcasti32x4 -176(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vbroadcasti32x4 -160(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+.Lgcm_dec_school_final1_aes128:
+	vbroadcasti32x4 -144(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vbroadcasti32x4 -128(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vbroadcasti32x4 -112(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm31, %ymm0, %ymm0
+	vaesenc         %ymm30, %ymm0, %ymm0
+	vaesenc         %ymm29, %ymm0, %ymm0
+	vaesenc         %ymm28, %ymm0, %ymm0
+	vaesenc         %ymm27, %ymm0, %ymm0
+	vaesenc         %ymm26, %ymm0, %ymm0
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # LEN low bits set
+	kmovd           %r11d, %k1
+	vmovdqu8        (%rdx), %ymm8{%k1}{z}
+	vpxord          %ymm14, %ymm8, %ymm8
+	vaesenclast     %ymm8, %ymm0, %ymm0
+	vmovdqu8        %ymm0, (%rsi){%k1}
+	{disp32} jmp    .Lgcm_dec_school_store
+.Lgcm_dec_school_store:
+	vmovdqu8        %xmm10, (%r9)
+.Lgcm_dec_school_return:
+	xor             %eax, %eax
+	vzeroupper
+	ret
+	.cfi_endproc
+	.size	aesgen_gcm_dec_update_avx10_256_school, . - aesgen_gcm_dec_update_avx10_256_school
+
+# int aesgen_gcm_enc_record_avx10_256_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
+#                  size_t len, struct aesgen_gcm_record *rec);   any len
+#
+# One whole message: GHASH of the AAD, E_K(J0), encryption with the same stitched
+# loop as aesgen_gcm_enc_update_avx10_256_school, then the last 1..8 blocks and the lengths block
+# in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
+	.text
+	.p2align 5, 0xcc
+	.globl	aesgen_gcm_enc_record_avx10_256_school
+	.hidden	aesgen_gcm_enc_record_avx10_256_school
+	.type	aesgen_gcm_enc_record_avx10_256_school, @function
+aesgen_gcm_enc_record_avx10_256_school:
+	.cfi_startproc
+	endbr64
+	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %ymm20
+	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %ymm21
+	vpxord          %xmm10, %xmm10, %xmm10
+	mov             40(%r8), %r10
+	test            %r10, %r10
+	{disp32} jz     .Lgcm_enc_school_rec_aad_done
+	mov             32(%r8), %rax
+	lea             768(%rdi), %r9
+	lea             15(%r10), %r11
+	and             $-16, %r11                      # 16 x the block count
+	sub             %r11, %r9
+	vpxord          %ymm5, %ymm5, %ymm5
+	vpxord          %ymm6, %ymm6, %ymm6
+	vpxord          %ymm7, %ymm7, %ymm7
+.Lgcm_enc_school_rec_aad_vector:
+	cmp             $32, %r10
+	{disp32} jb     .Lgcm_enc_school_rec_aad_load_part
+	vmovdqu8        (%rax), %ymm4
+	{disp32} jmp    .Lgcm_enc_school_rec_aad_loaded
+.Lgcm_enc_school_rec_aad_load_part:
+	mov             $-1, %r11
+	bzhi            %r10, %r11, %r11                # the blocks that remain
+	kmovd           %r11d, %k1
+	vmovdqu8        (%rax), %ymm4{%k1}{z}
+.Lgcm_enc_school_rec_aad_loaded:
+	vpshufb         %ymm20, %ymm4, %ymm4
+	vpxord          %ymm10, %ymm4, %ymm4            # the running hash joins block 0
+	vpxord          %ymm10, %ymm10, %ymm10
+	vpclmulqdq      $0, (%r9), %ymm4, %ymm8
+	vpclmulqdq      $16, (%r9), %ymm4, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $1, (%r9), %ymm4, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, (%r9), %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
+	add             $32, %rax
+	add             $32, %r9
+	sub             $32, %r10
+	ja              .Lgcm_enc_school_rec_aad_vector
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm5, %ymm5
+	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm6, %ymm6
+	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+	vextracti32x4   $1, %ymm7, %xmm8
+	vpxord          %xmm8, %xmm7, %xmm10
+.Lgcm_enc_school_rec_aad_done:
+	mov             240(%rdi), %eax
+	lea             (%rdi,%rax,8), %r10
+	lea             (%r10,%rax,8), %r10             # &rk[rounds]
+	vbroadcasti32x4 (%rdi), %ymm13
+	vbroadcasti32x4 (%r10), %ymm14
+	vbroadcasti32x4 -16(%r10), %ymm26
+	vbroadcasti32x4 -32(%r10), %ymm27
+	vbroadcasti32x4 -48(%r10), %ymm28
+	vbroadcasti32x4 -64(%r10), %ymm29
+	vbroadcasti32x4 -80(%r10), %ymm30
+	vbroadcasti32x4 -96(%r10), %ymm31
+# E_K(J0) masks the tag: one block on xmm, beside the data's blocks
+	vmovdqu8        (%r8), %xmm4
+	vpxord          %xmm13, %xmm4, %xmm4
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_school_rec_j0_aes128
+	{disp32} je     .Lgcm_enc_school_rec_j0_aes192
+	vaesenc         -208(%r10), %xmm4, %xmm4
+	vaesenc         -192(%r10), %xmm4, %xmm4
+.Lgcm_enc_school_rec_j0_aes192:
+	vaesenc         -176(%r10), %xmm4, %xmm4
+	vaesenc         -160(%r10), %xmm4, %xmm4
+.Lgcm_enc_school_rec_j0_aes128:
+	vaesenc         -144(%r10), %xmm4, %xmm4
+	vaesenc         -128(%r10), %xmm4, %xmm4
+	vaesenc         -112(%r10), %xmm4, %xmm4
+	vaesenc         %xmm31, %xmm4, %xmm4
+	vaesenc         %xmm30, %xmm4, %xmm4
+	vaesenc         %xmm29, %xmm4, %xmm4
+	vaesenc         %xmm28, %xmm4, %xmm4
+	vaesenc         %xmm27, %xmm4, %xmm4
+	vaesenc         %xmm26, %xmm4, %xmm4
+	vaesenclast     %xmm14, %xmm4, %xmm4
+	vmovdqu8        %xmm4, 48(%r8)
+	vbroadcasti32x4 (%r8), %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm11
+	vpaddd          .Lgcm_record_offsets_32(%rip), %ymm11, %ymm11 # J0 + 1, + 2, ...
+	vbroadcasti32x4 .Lgcm_lane_count(%rip), %ymm12
+	test            %rcx, %rcx
+	{disp32} jz     .Lgcm_enc_school_rec_no_data
+	sub             $128, %rcx
+	{disp32} jbe    .Lgcm_enc_school_rec_tail
+	vmovdqu8        640(%rdi), %ymm22
+	vmovdqu8        672(%rdi), %ymm23
+	vmovdqu8        704(%rdi), %ymm24
+	vmovdqu8        736(%rdi), %ymm25
+	vmovd           %xmm11, %r11d                   # low byte of the first counter
+	vpshufb         %ymm20, %ymm11, %ymm11
+# CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
+# the first iteration only encrypts; each later one hashes its predecessor's output
+	cmp             $247, %r11b
+	{disp32} jae    .Lgcm_enc_school_rec_first_ctr_carry # a last byte would carry: out of line
+	vpxord          %ymm13, %ymm11, %ymm0
+	vpaddd          .Lgcm_be_inc_32(%rip), %ymm11, %ymm1
+	vpaddd          .Lgcm_be_inc_32+32(%rip), %ymm11, %ymm2
+	vpaddd          .Lgcm_be_inc_32+64(%rip), %ymm11, %ymm3
+	vpaddd          .Lgcm_be_inc_32+96(%rip), %ymm11, %ymm11
+	vpxord          %ymm13, %ymm1, %ymm1
+	vpxord          %ymm13, %ymm2, %ymm2
+	vpxord          %ymm13, %ymm3, %ymm3
+.Lgcm_enc_school_rec_first_ctr_done:
+	add             $8, %r11b
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_school_rec_first_aes128
+	{disp32} je     .Lgcm_enc_school_rec_first_aes192
+	vbroadcasti32x4 -208(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -192(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+.Lgcm_enc_school_rec_first_aes192:
+	vbroadcasti32x4 -176(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -160(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+.Lgcm_enc_school_rec_first_aes128:
+	vbroadcasti32x4 -144(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -128(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -112(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vaesenc         %ymm31, %ymm0, %ymm0
+	vaesenc         %ymm31, %ymm1, %ymm1
+	vaesenc         %ymm31, %ymm2, %ymm2
+	vaesenc         %ymm31, %ymm3, %ymm3
+	vaesenc         %ymm30, %ymm0, %ymm0
+	vaesenc         %ymm30, %ymm1, %ymm1
+	vaesenc         %ymm30, %ymm2, %ymm2
+	vaesenc         %ymm30, %ymm3, %ymm3
+	vaesenc         %ymm29, %ymm0, %ymm0
+	vaesenc         %ymm29, %ymm1, %ymm1
+	vaesenc         %ymm29, %ymm2, %ymm2
+	vaesenc         %ymm29, %ymm3, %ymm3
+	vaesenc         %ymm28, %ymm0, %ymm0
+	vaesenc         %ymm28, %ymm1, %ymm1
+	vaesenc         %ymm28, %ymm2, %ymm2
+	vaesenc         %ymm28, %ymm3, %ymm3
+	vaesenc         %ymm27, %ymm0, %ymm0
+	vaesenc         %ymm27, %ymm1, %ymm1
+	vaesenc         %ymm27, %ymm2, %ymm2
+	vaesenc         %ymm27, %ymm3, %ymm3
+	vaesenc         %ymm26, %ymm0, %ymm0
+	vaesenc         %ymm26, %ymm1, %ymm1
+	vaesenc         %ymm26, %ymm2, %ymm2
+	vaesenc         %ymm26, %ymm3, %ymm3
+	vpxord          (%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm0, %ymm16
+	vmovdqu8        %ymm16, (%rsi)
+	vpxord          32(%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm1, %ymm17
+	vmovdqu8        %ymm17, 32(%rsi)
+	vpxord          64(%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm2, %ymm18
+	vmovdqu8        %ymm18, 64(%rsi)
+	vpxord          96(%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm3, %ymm19
+	vmovdqu8        %ymm19, 96(%rsi)
+	add             $128, %rdx
+	add             $128, %rsi
+	sub             $128, %rcx
+	{disp32} jbe    .Lgcm_enc_school_rec_hash_last
+.Lgcm_enc_school_rec_loop:
+# LLVM-MCA-BEGIN gcm_enc_school_rec_avx10_256_main_loop
+	cmp             $247, %r11b
+	{disp32} jae    .Lgcm_enc_school_rec_main_ctr_carry # a last byte would carry: out of line
+	vpxord          %ymm13, %ymm11, %ymm0
+	vpaddd          .Lgcm_be_inc_32(%rip), %ymm11, %ymm1
+	vpaddd          .Lgcm_be_inc_32+32(%rip), %ymm11, %ymm2
+	vpaddd          .Lgcm_be_inc_32+64(%rip), %ymm11, %ymm3
+	vpaddd          .Lgcm_be_inc_32+96(%rip), %ymm11, %ymm11
+	vpxord          %ymm13, %ymm1, %ymm1
+	vpxord          %ymm13, %ymm2, %ymm2
+	vpxord          %ymm13, %ymm3, %ymm3
+.Lgcm_enc_school_rec_main_ctr_done:
+	add             $8, %r11b
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_school_rec_main_aes128
+	{disp32} je     .Lgcm_enc_school_rec_main_aes192
+	vbroadcasti32x4 -208(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -192(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+.Lgcm_enc_school_rec_main_aes192:
+	vbroadcasti32x4 -176(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -160(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+.Lgcm_enc_school_rec_main_aes128:
+	vbroadcasti32x4 -144(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vpshufb         %ymm20, %ymm16, %ymm16
+	vpshufb         %ymm20, %ymm17, %ymm17
+	vpshufb         %ymm20, %ymm18, %ymm18
+	vpshufb         %ymm20, %ymm19, %ymm19
+	vpxord          %ymm10, %ymm16, %ymm16          # the running hash joins block 0
+	vbroadcasti32x4 -128(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vpclmulqdq      $0, %ymm22, %ymm16, %ymm8
+	vpclmulqdq      $0, %ymm23, %ymm17, %ymm9
+	vpxord          %ymm9, %ymm8, %ymm5
+	vpclmulqdq      $17, %ymm22, %ymm16, %ymm8
+	vbroadcasti32x4 -112(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vpclmulqdq      $17, %ymm23, %ymm17, %ymm9
+	vpxord          %ymm9, %ymm8, %ymm7
+	vpclmulqdq      $1, %ymm22, %ymm16, %ymm8
+	vpclmulqdq      $16, %ymm22, %ymm16, %ymm16
+	vaesenc         %ymm31, %ymm0, %ymm0
+	vaesenc         %ymm31, %ymm1, %ymm1
+	vaesenc         %ymm31, %ymm2, %ymm2
+	vaesenc         %ymm31, %ymm3, %ymm3
+	vpxord          %ymm16, %ymm8, %ymm6
+	vpclmulqdq      $1, %ymm23, %ymm17, %ymm8
+	vpclmulqdq      $16, %ymm23, %ymm17, %ymm17
+	vpternlogd      $150, %ymm17, %ymm8, %ymm6
+	vaesenc         %ymm30, %ymm0, %ymm0
+	vaesenc         %ymm30, %ymm1, %ymm1
+	vaesenc         %ymm30, %ymm2, %ymm2
+	vaesenc         %ymm30, %ymm3, %ymm3
+	vpclmulqdq      $0, %ymm24, %ymm18, %ymm8
+	vpclmulqdq      $0, %ymm25, %ymm19, %ymm9
+	vpternlogd      $150, %ymm9, %ymm8, %ymm5
+	vpclmulqdq      $17, %ymm24, %ymm18, %ymm8
+	vaesenc         %ymm29, %ymm0, %ymm0
+	vaesenc         %ymm29, %ymm1, %ymm1
+	vaesenc         %ymm29, %ymm2, %ymm2
+	vaesenc         %ymm29, %ymm3, %ymm3
+	vpclmulqdq      $17, %ymm25, %ymm19, %ymm9
+	vpternlogd      $150, %ymm9, %ymm8, %ymm7
+	vpclmulqdq      $1, %ymm24, %ymm18, %ymm8
+	vpclmulqdq      $16, %ymm24, %ymm18, %ymm18
+	vaesenc         %ymm28, %ymm0, %ymm0
+	vaesenc         %ymm28, %ymm1, %ymm1
+	vaesenc         %ymm28, %ymm2, %ymm2
+	vaesenc         %ymm28, %ymm3, %ymm3
+	vpternlogd      $150, %ymm18, %ymm8, %ymm6
+	vpclmulqdq      $1, %ymm25, %ymm19, %ymm8
+	vpclmulqdq      $16, %ymm25, %ymm19, %ymm19
+	vpternlogd      $150, %ymm19, %ymm8, %ymm6
+	vaesenc         %ymm27, %ymm0, %ymm0
+	vaesenc         %ymm27, %ymm1, %ymm1
+	vaesenc         %ymm27, %ymm2, %ymm2
+	vaesenc         %ymm27, %ymm3, %ymm3
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm5, %ymm5
+	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
+	vaesenc         %ymm26, %ymm0, %ymm0
+	vaesenc         %ymm26, %ymm1, %ymm1
+	vaesenc         %ymm26, %ymm2, %ymm2
+	vaesenc         %ymm26, %ymm3, %ymm3
+	vpshufd         $78, %ymm6, %ymm6
+	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+	vextracti32x4   $1, %ymm7, %xmm8
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpxord          (%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm0, %ymm16
+	vmovdqu8        %ymm16, (%rsi)
+	vpxord          32(%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm1, %ymm17
+	vmovdqu8        %ymm17, 32(%rsi)
+	vpxord          64(%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm2, %ymm18
+	vmovdqu8        %ymm18, 64(%rsi)
+	vpxord          96(%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm3, %ymm19
+	vmovdqu8        %ymm19, 96(%rsi)
+	add             $128, %rdx
+	add             $128, %rsi
+	sub             $128, %rcx
+	ja              .Lgcm_enc_school_rec_loop
+# LLVM-MCA-END
+.Lgcm_enc_school_rec_hash_last:
+	vpshufb         %ymm20, %ymm16, %ymm16
+	vpshufb         %ymm20, %ymm17, %ymm17
+	vpshufb         %ymm20, %ymm18, %ymm18
+	vpshufb         %ymm20, %ymm19, %ymm19
+	vpxord          %ymm10, %ymm16, %ymm16          # the running hash joins block 0
+	vpclmulqdq      $0, %ymm22, %ymm16, %ymm8
+	vpclmulqdq      $0, %ymm23, %ymm17, %ymm9
+	vpxord          %ymm9, %ymm8, %ymm5
+	vpclmulqdq      $17, %ymm22, %ymm16, %ymm8
+	vpclmulqdq      $17, %ymm23, %ymm17, %ymm9
+	vpxord          %ymm9, %ymm8, %ymm7
+	vpclmulqdq      $1, %ymm22, %ymm16, %ymm8
+	vpclmulqdq      $16, %ymm22, %ymm16, %ymm16
+	vpxord          %ymm16, %ymm8, %ymm6
+	vpclmulqdq      $1, %ymm23, %ymm17, %ymm8
+	vpclmulqdq      $16, %ymm23, %ymm17, %ymm17
+	vpternlogd      $150, %ymm17, %ymm8, %ymm6
+	vpclmulqdq      $0, %ymm24, %ymm18, %ymm8
+	vpclmulqdq      $0, %ymm25, %ymm19, %ymm9
+	vpternlogd      $150, %ymm9, %ymm8, %ymm5
+	vpclmulqdq      $17, %ymm24, %ymm18, %ymm8
+	vpclmulqdq      $17, %ymm25, %ymm19, %ymm9
+	vpternlogd      $150, %ymm9, %ymm8, %ymm7
+	vpclmulqdq      $1, %ymm24, %ymm18, %ymm8
+	vpclmulqdq      $16, %ymm24, %ymm18, %ymm18
+	vpternlogd      $150, %ymm18, %ymm8, %ymm6
+	vpclmulqdq      $1, %ymm25, %ymm19, %ymm8
+	vpclmulqdq      $16, %ymm25, %ymm19, %ymm19
+	vpternlogd      $150, %ymm19, %ymm8, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm5, %ymm5
+	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm6, %ymm6
+	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+	vextracti32x4   $1, %ymm7, %xmm8
+	vpxord          %xmm8, %xmm7, %xmm10
+	{disp32} jmp    .Lgcm_enc_school_rec_bulk_done
+.Lgcm_enc_school_rec_first_ctr_carry:
+	vpshufb         %ymm20, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm0
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm1
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm2
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm3
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpxord          %ymm13, %ymm0, %ymm0
+	vpxord          %ymm13, %ymm1, %ymm1
+	vpxord          %ymm13, %ymm2, %ymm2
+	vpxord          %ymm13, %ymm3, %ymm3
+	vpshufb         %ymm20, %ymm11, %ymm11
+	jmp             .Lgcm_enc_school_rec_first_ctr_done
+.Lgcm_enc_school_rec_main_ctr_carry:
+	vpshufb         %ymm20, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm0
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm1
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm2
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm3
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpxord          %ymm13, %ymm0, %ymm0
+	vpxord          %ymm13, %ymm1, %ymm1
+	vpxord          %ymm13, %ymm2, %ymm2
+	vpxord          %ymm13, %ymm3, %ymm3
+	vpshufb         %ymm20, %ymm11, %ymm11
+	jmp             .Lgcm_enc_school_rec_main_ctr_done
+.Lgcm_enc_school_rec_bulk_done:
+	vpshufb         %ymm20, %ymm11, %ymm11
+.Lgcm_enc_school_rec_tail:
+	add             $128, %rcx
+	{disp32} jz     .Lgcm_enc_school_rec_no_data
+	cmp             $32, %rcx
+	{disp32} jbe    .Lgcm_enc_school_rec_final1
+	cmp             $64, %rcx
+	{disp32} jbe    .Lgcm_enc_school_rec_final2
+	cmp             $96, %rcx
+	{disp32} jbe    .Lgcm_enc_school_rec_final3
+.Lgcm_enc_school_rec_final4:
+	lea             15(%rcx), %r11
+	and             $-16, %r11
+	lea             752(%rdi), %r9
+	sub             %r11, %r9                       # H^(blocks + 1): the lengths block takes H^1
+	sub             $96, %rcx
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # the last vector's bytes
+	kmovd           %r11d, %k1
+	vpshufb         %ymm20, %ymm11, %ymm0
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm1
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm2
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm3
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpxord          %ymm13, %ymm0, %ymm0
+	vpxord          %ymm13, %ymm1, %ymm1
+	vpxord          %ymm13, %ymm2, %ymm2
+	vpxord          %ymm13, %ymm3, %ymm3
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_school_rec_final4_aes128
+	{disp32} je     .Lgcm_enc_school_rec_final4_aes192
+	vbroadcasti32x4 -208(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -192(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+.Lgcm_enc_school_rec_final4_aes192:
+	vbroadcasti32x4 -176(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -160(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+.Lgcm_enc_school_rec_final4_aes128:
+	vbroadcasti32x4 -144(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -128(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -112(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vaesenc         %ymm31, %ymm0, %ymm0
+	vaesenc         %ymm31, %ymm1, %ymm1
+	vaesenc         %ymm31, %ymm2, %ymm2
+	vaesenc         %ymm31, %ymm3, %ymm3
+	vaesenc         %ymm30, %ymm0, %ymm0
+	vaesenc         %ymm30, %ymm1, %ymm1
+	vaesenc         %ymm30, %ymm2, %ymm2
+	vaesenc         %ymm30, %ymm3, %ymm3
+	vaesenc         %ymm29, %ymm0, %ymm0
+	vaesenc         %ymm29, %ymm1, %ymm1
+	vaesenc         %ymm29, %ymm2, %ymm2
+	vaesenc         %ymm29, %ymm3, %ymm3
+	vaesenc         %ymm28, %ymm0, %ymm0
+	vaesenc         %ymm28, %ymm1, %ymm1
+	vaesenc         %ymm28, %ymm2, %ymm2
+	vaesenc         %ymm28, %ymm3, %ymm3
+	vaesenc         %ymm27, %ymm0, %ymm0
+	vaesenc         %ymm27, %ymm1, %ymm1
+	vaesenc         %ymm27, %ymm2, %ymm2
+	vaesenc         %ymm27, %ymm3, %ymm3
+	vaesenc         %ymm26, %ymm0, %ymm0
+	vaesenc         %ymm26, %ymm1, %ymm1
+	vaesenc         %ymm26, %ymm2, %ymm2
+	vaesenc         %ymm26, %ymm3, %ymm3
+	vpxord          (%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm0, %ymm0
+	vmovdqu8        %ymm0, (%rsi)
+	vpxord          32(%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm1, %ymm1
+	vmovdqu8        %ymm1, 32(%rsi)
+	vpxord          64(%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm2, %ymm2
+	vmovdqu8        %ymm2, 64(%rsi)
+	vmovdqu8        96(%rdx), %ymm8{%k1}{z}
+	vpxord          %ymm14, %ymm8, %ymm8
+	vaesenclast     %ymm8, %ymm3, %ymm3
+	vmovdqu8        %ymm3, 96(%rsi){%k1}
+	vmovdqu8        %ymm3, %ymm3{%k1}{z}            # GHASH sees the padding as zeros
+	vpshufb         %ymm20, %ymm0, %ymm0
+	vpshufb         %ymm20, %ymm1, %ymm1
+	vpshufb         %ymm20, %ymm2, %ymm2
+	vpshufb         %ymm20, %ymm3, %ymm3
+	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
+	vpclmulqdq      $0, (%r9), %ymm0, %ymm8
+	vpclmulqdq      $0, 32(%r9), %ymm1, %ymm9
+	vpxord          %ymm9, %ymm8, %ymm5
+	vpclmulqdq      $17, (%r9), %ymm0, %ymm8
+	vpclmulqdq      $17, 32(%r9), %ymm1, %ymm9
+	vpxord          %ymm9, %ymm8, %ymm7
+	vpclmulqdq      $1, (%r9), %ymm0, %ymm8
+	vpclmulqdq      $16, (%r9), %ymm0, %ymm0
+	vpxord          %ymm0, %ymm8, %ymm6
+	vpclmulqdq      $1, 32(%r9), %ymm1, %ymm8
+	vpclmulqdq      $16, 32(%r9), %ymm1, %ymm1
+	vpternlogd      $150, %ymm1, %ymm8, %ymm6
+	vpclmulqdq      $0, 64(%r9), %ymm2, %ymm8
+	vpclmulqdq      $0, 96(%r9), %ymm3, %ymm9
+	vpternlogd      $150, %ymm9, %ymm8, %ymm5
+	vpclmulqdq      $17, 64(%r9), %ymm2, %ymm8
+	vpclmulqdq      $17, 96(%r9), %ymm3, %ymm9
+	vpternlogd      $150, %ymm9, %ymm8, %ymm7
+	vpclmulqdq      $1, 64(%r9), %ymm2, %ymm8
+	vpclmulqdq      $16, 64(%r9), %ymm2, %ymm2
+	vpternlogd      $150, %ymm2, %ymm8, %ymm6
+	vpclmulqdq      $1, 96(%r9), %ymm3, %ymm8
+	vpclmulqdq      $16, 96(%r9), %ymm3, %ymm3
+	vpternlogd      $150, %ymm3, %ymm8, %ymm6
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm5, %ymm5
+	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm6, %ymm6
+	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+	vextracti32x4   $1, %ymm7, %xmm8
+	vpxord          %xmm8, %xmm7, %xmm10
+	{disp32} jmp    .Lgcm_enc_school_rec_tag
+.Lgcm_enc_school_rec_final3:
+	lea             15(%rcx), %r11
+	and             $-16, %r11
+	lea             752(%rdi), %r9
+	sub             %r11, %r9                       # H^(blocks + 1): the lengths block takes H^1
+	sub             $64, %rcx
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # the last vector's bytes
+	kmovd           %r11d, %k1
+	vpshufb         %ymm20, %ymm11, %ymm0
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm1
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm2
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpxord          %ymm13, %ymm0, %ymm0
+	vpxord          %ymm13, %ymm1, %ymm1
+	vpxord          %ymm13, %ymm2, %ymm2
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_school_rec_final3_aes128
+	{disp32} je     .Lgcm_enc_school_rec_final3_aes192
+	vbroadcasti32x4 -208(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vbroadcasti32x4 -192(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+.Lgcm_enc_school_rec_final3_aes192:
+	vbroadcasti32x4 -176(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vbroadcasti32x4 -160(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+.Lgcm_enc_school_rec_final3_aes128:
+	vbroadcasti32x4 -144(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vbroadcasti32x4 -128(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vbroadcasti32x4 -112(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm31, %ymm0, %ymm0
+	vaesenc         %ymm31, %ymm1, %ymm1
+	vaesenc         %ymm31, %ymm2, %ymm2
+	vaesenc         %ymm30, %ymm0, %ymm0
+	vaesenc         %ymm30, %ymm1, %ymm1
+	vaesenc         %ymm30, %ymm2, %ymm2
+	vaesenc         %ymm29, %ymm0, %ymm0
+	vaesenc         %ymm29, %ymm1, %ymm1
+	vaesenc         %ymm29, %ymm2, %ymm2
+	vaesenc         %ymm28, %ymm0, %ymm0
+	vaesenc         %ymm28, %ymm1, %ymm1
+	vaesenc         %ymm28, %ymm2, %ymm2
+	vaesenc         %ymm27, %ymm0, %ymm0
+	vaesenc         %ymm27, %ymm1, %ymm1
+	vaesenc         %ymm27, %ymm2, %ymm2
+	vaesenc         %ymm26, %ymm0, %ymm0
+	vaesenc         %ymm26, %ymm1, %ymm1
+	vaesenc         %ymm26, %ymm2, %ymm2
+	vpxord          (%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm0, %ymm0
+	vmovdqu8        %ymm0, (%rsi)
+	vpxord          32(%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm1, %ymm1
+	vmovdqu8        %ymm1, 32(%rsi)
+	vmovdqu8        64(%rdx), %ymm8{%k1}{z}
+	vpxord          %ymm14, %ymm8, %ymm8
+	vaesenclast     %ymm8, %ymm2, %ymm2
+	vmovdqu8        %ymm2, 64(%rsi){%k1}
+	vmovdqu8        %ymm2, %ymm2{%k1}{z}            # GHASH sees the padding as zeros
+	vpshufb         %ymm20, %ymm0, %ymm0
+	vpshufb         %ymm20, %ymm1, %ymm1
+	vpshufb         %ymm20, %ymm2, %ymm2
+	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
+	vpclmulqdq      $0, (%r9), %ymm0, %ymm8
+	vpclmulqdq      $0, 32(%r9), %ymm1, %ymm9
+	vpxord          %ymm9, %ymm8, %ymm5
+	vpclmulqdq      $17, (%r9), %ymm0, %ymm8
+	vpclmulqdq      $17, 32(%r9), %ymm1, %ymm9
+	vpxord          %ymm9, %ymm8, %ymm7
+	vpclmulqdq      $1, (%r9), %ymm0, %ymm8
+	vpclmulqdq      $16, (%r9), %ymm0, %ymm0
+	vpxord          %ymm0, %ymm8, %ymm6
+	vpclmulqdq      $1, 32(%r9), %ymm1, %ymm8
+	vpclmulqdq      $16, 32(%r9), %ymm1, %ymm1
+	vpternlogd      $150, %ymm1, %ymm8, %ymm6
+	vpclmulqdq      $0, 64(%r9), %ymm2, %ymm8
+	vpclmulqdq      $16, 64(%r9), %ymm2, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $1, 64(%r9), %ymm2, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, 64(%r9), %ymm2, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm5, %ymm5
+	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm6, %ymm6
+	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+	vextracti32x4   $1, %ymm7, %xmm8
+	vpxord          %xmm8, %xmm7, %xmm10
+	{disp32} jmp    .Lgcm_enc_school_rec_tag
+.Lgcm_enc_school_rec_final2:
+	lea             15(%rcx), %r11
+	and             $-16, %r11
+	lea             752(%rdi), %r9
+	sub             %r11, %r9                       # H^(blocks + 1): the lengths block takes H^1
+	sub             $32, %rcx
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # the last vector's bytes
+	kmovd           %r11d, %k1
+	vpshufb         %ymm20, %ymm11, %ymm0
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm1
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpxord          %ymm13, %ymm0, %ymm0
+	vpxord          %ymm13, %ymm1, %ymm1
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_school_rec_final2_aes128
+	{disp32} je     .Lgcm_enc_school_rec_final2_aes192
+	vbroadcasti32x4 -208(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vbroadcasti32x4 -192(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+.Lgcm_enc_school_rec_final2_aes192:
+	vbroadcasti32x4 -176(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vbroadcasti32x4 -160(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+.Lgcm_enc_school_rec_final2_aes128:
+	vbroadcasti32x4 -144(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vbroadcasti32x4 -128(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vbroadcasti32x4 -112(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm31, %ymm0, %ymm0
+	vaesenc         %ymm31, %ymm1, %ymm1
+	vaesenc         %ymm30, %ymm0, %ymm0
+	vaesenc         %ymm30, %ymm1, %ymm1
+	vaesenc         %ymm29, %ymm0, %ymm0
+	vaesenc         %ymm29, %ymm1, %ymm1
+	vaesenc         %ymm28, %ymm0, %ymm0
+	vaesenc         %ymm28, %ymm1, %ymm1
+	vaesenc         %ymm27, %ymm0, %ymm0
+	vaesenc         %ymm27, %ymm1, %ymm1
+	vaesenc         %ymm26, %ymm0, %ymm0
+	vaesenc         %ymm26, %ymm1, %ymm1
+	vpxord          (%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm0, %ymm0
+	vmovdqu8        %ymm0, (%rsi)
+	vmovdqu8        32(%rdx), %ymm8{%k1}{z}
+	vpxord          %ymm14, %ymm8, %ymm8
+	vaesenclast     %ymm8, %ymm1, %ymm1
+	vmovdqu8        %ymm1, 32(%rsi){%k1}
+	vmovdqu8        %ymm1, %ymm1{%k1}{z}            # GHASH sees the padding as zeros
+	vpshufb         %ymm20, %ymm0, %ymm0
+	vpshufb         %ymm20, %ymm1, %ymm1
+	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
+	vpclmulqdq      $0, (%r9), %ymm0, %ymm8
+	vpclmulqdq      $0, 32(%r9), %ymm1, %ymm9
+	vpxord          %ymm9, %ymm8, %ymm5
+	vpclmulqdq      $17, (%r9), %ymm0, %ymm8
+	vpclmulqdq      $17, 32(%r9), %ymm1, %ymm9
+	vpxord          %ymm9, %ymm8, %ymm7
+	vpclmulqdq      $1, (%r9), %ymm0, %ymm8
+	vpclmulqdq      $16, (%r9), %ymm0, %ymm0
+	vpxord          %ymm0, %ymm8, %ymm6
+	vpclmulqdq      $1, 32(%r9), %ymm1, %ymm8
+	vpclmulqdq      $16, 32(%r9), %ymm1, %ymm1
+	vpternlogd      $150, %ymm1, %ymm8, %ymm6
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm5, %ymm5
+	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm6, %ymm6
+	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+	vextracti32x4   $1, %ymm7, %xmm8
+	vpxord          %xmm8, %xmm7, %xmm10
+	{disp32} jmp    .Lgcm_enc_school_rec_tag
+.Lgcm_enc_school_rec_final1:
+	lea             15(%rcx), %r11
+	and             $-16, %r11
+	lea             752(%rdi), %r9
+	sub             %r11, %r9                       # H^(blocks + 1): the lengths block takes H^1
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # the last vector's bytes
+	kmovd           %r11d, %k1
+	vpshufb         %ymm20, %ymm11, %ymm0
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpxord          %ymm13, %ymm0, %ymm0
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_school_rec_final1_aes128
+	{disp32} je     .Lgcm_enc_school_rec_final1_aes192
+	vbroadcasti32x4 -208(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vbroadcasti32x4 -192(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+.Lgcm_enc_school_rec_final1_aes192:
+	vbroadcasti32x4 -176(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vbroadcasti32x4 -160(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+.Lgcm_enc_school_rec_final1_aes128:
+	vbroadcasti32x4 -144(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vbroadcasti32x4 -128(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vbroadcasti32x4 -112(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm31, %ymm0, %ymm0
+	vaesenc         %ymm30, %ymm0, %ymm0
+	vaesenc         %ymm29, %ymm0, %ymm0
+	vaesenc         %ymm28, %ymm0, %ymm0
+	vaesenc         %ymm27, %ymm0, %ymm0
+	vaesenc         %ymm26, %ymm0, %ymm0
+	vmovdqu8        (%rdx), %ymm8{%k1}{z}
+	vpxord          %ymm14, %ymm8, %ymm8
+	vaesenclast     %ymm8, %ymm0, %ymm0
+	vmovdqu8        %ymm0, (%rsi){%k1}
+	vmovdqu8        %ymm0, %ymm0{%k1}{z}            # GHASH sees the padding as zeros
+	vpshufb         %ymm20, %ymm0, %ymm0
+	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
+	vpclmulqdq      $0, (%r9), %ymm0, %ymm5
+	vpclmulqdq      $16, (%r9), %ymm0, %ymm6
+	vpclmulqdq      $1, (%r9), %ymm0, %ymm8
+	vpclmulqdq      $17, (%r9), %ymm0, %ymm7
+	vpxord          %ymm8, %ymm6, %ymm6
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm5, %ymm5
+	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm6, %ymm6
+	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+	vextracti32x4   $1, %ymm7, %xmm8
+	vpxord          %xmm8, %xmm7, %xmm10
+	{disp32} jmp    .Lgcm_enc_school_rec_tag
+.Lgcm_enc_school_rec_no_data:
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpxord          %xmm10, %xmm4, %xmm4
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm5
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm6
+	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm7
+	vpxord          %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm5, %ymm5
+	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm6, %ymm6
+	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+	vextracti32x4   $1, %ymm7, %xmm8
+	vpxord          %xmm8, %xmm7, %xmm10
+.Lgcm_enc_school_rec_tag:
+	vpshufb         %xmm20, %xmm10, %xmm10
+	vpxord          48(%r8), %xmm10, %xmm10
+	vmovdqu8        %xmm10, 48(%r8)
+	xor             %eax, %eax
+	vzeroupper
+	ret
+	.cfi_endproc
+	.size	aesgen_gcm_enc_record_avx10_256_school, . - aesgen_gcm_enc_record_avx10_256_school
+
+# int aesgen_gcm_dec_record_avx10_256_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
+#                  size_t len, struct aesgen_gcm_record *rec);   any len
+#
+# One whole message: GHASH of the AAD, E_K(J0), decryption with the same stitched
+# loop as aesgen_gcm_dec_update_avx10_256_school, then the last 1..8 blocks and the lengths block
+# in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
+	.text
+	.p2align 5, 0xcc
+	.globl	aesgen_gcm_dec_record_avx10_256_school
+	.hidden	aesgen_gcm_dec_record_avx10_256_school
+	.type	aesgen_gcm_dec_record_avx10_256_school, @function
+aesgen_gcm_dec_record_avx10_256_school:
+	.cfi_startproc
+	endbr64
+	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %ymm20
+	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %ymm21
+	vpxord          %xmm10, %xmm10, %xmm10
+	mov             40(%r8), %r10
+	test            %r10, %r10
+	{disp32} jz     .Lgcm_dec_school_rec_aad_done
+	mov             32(%r8), %rax
+	lea             768(%rdi), %r9
+	lea             15(%r10), %r11
+	and             $-16, %r11                      # 16 x the block count
+	sub             %r11, %r9
+	vpxord          %ymm5, %ymm5, %ymm5
+	vpxord          %ymm6, %ymm6, %ymm6
+	vpxord          %ymm7, %ymm7, %ymm7
+.Lgcm_dec_school_rec_aad_vector:
+	cmp             $32, %r10
+	{disp32} jb     .Lgcm_dec_school_rec_aad_load_part
+	vmovdqu8        (%rax), %ymm4
+	{disp32} jmp    .Lgcm_dec_school_rec_aad_loaded
+.Lgcm_dec_school_rec_aad_load_part:
+	mov             $-1, %r11
+	bzhi            %r10, %r11, %r11                # the blocks that remain
+	kmovd           %r11d, %k1
+	vmovdqu8        (%rax), %ymm4{%k1}{z}
+.Lgcm_dec_school_rec_aad_loaded:
+	vpshufb         %ymm20, %ymm4, %ymm4
+	vpxord          %ymm10, %ymm4, %ymm4            # the running hash joins block 0
+	vpxord          %ymm10, %ymm10, %ymm10
+	vpclmulqdq      $0, (%r9), %ymm4, %ymm8
+	vpclmulqdq      $16, (%r9), %ymm4, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $1, (%r9), %ymm4, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, (%r9), %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
+	add             $32, %rax
+	add             $32, %r9
+	sub             $32, %r10
+	ja              .Lgcm_dec_school_rec_aad_vector
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm5, %ymm5
+	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm6, %ymm6
+	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+	vextracti32x4   $1, %ymm7, %xmm8
+	vpxord          %xmm8, %xmm7, %xmm10
+.Lgcm_dec_school_rec_aad_done:
+	mov             240(%rdi), %eax
+	lea             (%rdi,%rax,8), %r10
+	lea             (%r10,%rax,8), %r10             # &rk[rounds]
+	vbroadcasti32x4 (%rdi), %ymm13
+	vbroadcasti32x4 (%r10), %ymm14
+	vbroadcasti32x4 -16(%r10), %ymm26
+	vbroadcasti32x4 -32(%r10), %ymm27
+	vbroadcasti32x4 -48(%r10), %ymm28
+	vbroadcasti32x4 -64(%r10), %ymm29
+	vbroadcasti32x4 -80(%r10), %ymm30
+	vbroadcasti32x4 -96(%r10), %ymm31
+# E_K(J0) masks the tag: one block on xmm, beside the data's blocks
+	vmovdqu8        (%r8), %xmm4
+	vpxord          %xmm13, %xmm4, %xmm4
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_school_rec_j0_aes128
+	{disp32} je     .Lgcm_dec_school_rec_j0_aes192
+	vaesenc         -208(%r10), %xmm4, %xmm4
+	vaesenc         -192(%r10), %xmm4, %xmm4
+.Lgcm_dec_school_rec_j0_aes192:
+	vaesenc         -176(%r10), %xmm4, %xmm4
+	vaesenc         -160(%r10), %xmm4, %xmm4
+.Lgcm_dec_school_rec_j0_aes128:
+	vaesenc         -144(%r10), %xmm4, %xmm4
+	vaesenc         -128(%r10), %xmm4, %xmm4
+	vaesenc         -112(%r10), %xmm4, %xmm4
+	vaesenc         %xmm31, %xmm4, %xmm4
+	vaesenc         %xmm30, %xmm4, %xmm4
+	vaesenc         %xmm29, %xmm4, %xmm4
+	vaesenc         %xmm28, %xmm4, %xmm4
+	vaesenc         %xmm27, %xmm4, %xmm4
+	vaesenc         %xmm26, %xmm4, %xmm4
+	vaesenclast     %xmm14, %xmm4, %xmm4
+	vmovdqu8        %xmm4, 48(%r8)
+	vbroadcasti32x4 (%r8), %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm11
+	vpaddd          .Lgcm_record_offsets_32(%rip), %ymm11, %ymm11 # J0 + 1, + 2, ...
+	vbroadcasti32x4 .Lgcm_lane_count(%rip), %ymm12
+	test            %rcx, %rcx
+	{disp32} jz     .Lgcm_dec_school_rec_no_data
+	sub             $128, %rcx
+	{disp32} jbe    .Lgcm_dec_school_rec_tail
+	vmovdqu8        640(%rdi), %ymm22
+	vmovdqu8        672(%rdi), %ymm23
+	vmovdqu8        704(%rdi), %ymm24
+	vmovdqu8        736(%rdi), %ymm25
+	vmovd           %xmm11, %r11d                   # low byte of the first counter
+	vpshufb         %ymm20, %ymm11, %ymm11
+# CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
+.Lgcm_dec_school_rec_loop:
+# LLVM-MCA-BEGIN gcm_dec_school_rec_avx10_256_main_loop
+	cmp             $247, %r11b
+	{disp32} jae    .Lgcm_dec_school_rec_main_ctr_carry # a last byte would carry: out of line
+	vpxord          %ymm13, %ymm11, %ymm0
+	vpaddd          .Lgcm_be_inc_32(%rip), %ymm11, %ymm1
+	vpaddd          .Lgcm_be_inc_32+32(%rip), %ymm11, %ymm2
+	vpaddd          .Lgcm_be_inc_32+64(%rip), %ymm11, %ymm3
+	vpaddd          .Lgcm_be_inc_32+96(%rip), %ymm11, %ymm11
+	vpxord          %ymm13, %ymm1, %ymm1
+	vpxord          %ymm13, %ymm2, %ymm2
+	vpxord          %ymm13, %ymm3, %ymm3
+.Lgcm_dec_school_rec_main_ctr_done:
+	add             $8, %r11b
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_school_rec_main_aes128
+	{disp32} je     .Lgcm_dec_school_rec_main_aes192
+	vbroadcasti32x4 -208(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -192(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+.Lgcm_dec_school_rec_main_aes192:
+	vbroadcasti32x4 -176(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -160(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+.Lgcm_dec_school_rec_main_aes128:
+	vbroadcasti32x4 -144(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vmovdqu8        (%rdx), %ymm16
+	vmovdqu8        32(%rdx), %ymm17
+	vmovdqu8        64(%rdx), %ymm18
+	vmovdqu8        96(%rdx), %ymm19
+	vpshufb         %ymm20, %ymm16, %ymm16
+	vbroadcasti32x4 -128(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vpshufb         %ymm20, %ymm17, %ymm17
+	vpshufb         %ymm20, %ymm18, %ymm18
+	vpshufb         %ymm20, %ymm19, %ymm19
+	vpxord          %ymm10, %ymm16, %ymm16          # the running hash joins block 0
+	vpclmulqdq      $0, %ymm22, %ymm16, %ymm8
+	vbroadcasti32x4 -112(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vpclmulqdq      $0, %ymm23, %ymm17, %ymm9
+	vpxord          %ymm9, %ymm8, %ymm5
+	vpclmulqdq      $17, %ymm22, %ymm16, %ymm8
+	vpclmulqdq      $17, %ymm23, %ymm17, %ymm9
+	vpxord          %ymm9, %ymm8, %ymm7
+	vaesenc         %ymm31, %ymm0, %ymm0
+	vaesenc         %ymm31, %ymm1, %ymm1
+	vaesenc         %ymm31, %ymm2, %ymm2
+	vaesenc         %ymm31, %ymm3, %ymm3
+	vpclmulqdq      $1, %ymm22, %ymm16, %ymm8
+	vpclmulqdq      $16, %ymm22, %ymm16, %ymm16
+	vpxord          %ymm16, %ymm8, %ymm6
+	vpclmulqdq      $1, %ymm23, %ymm17, %ymm8
+	vpclmulqdq      $16, %ymm23, %ymm17, %ymm17
+	vaesenc         %ymm30, %ymm0, %ymm0
+	vaesenc         %ymm30, %ymm1, %ymm1
+	vaesenc         %ymm30, %ymm2, %ymm2
+	vaesenc         %ymm30, %ymm3, %ymm3
+	vpternlogd      $150, %ymm17, %ymm8, %ymm6
+	vpclmulqdq      $0, %ymm24, %ymm18, %ymm8
+	vpclmulqdq      $0, %ymm25, %ymm19, %ymm9
+	vpternlogd      $150, %ymm9, %ymm8, %ymm5
+	vpclmulqdq      $17, %ymm24, %ymm18, %ymm8
+	vaesenc         %ymm29, %ymm0, %ymm0
+	vaesenc         %ymm29, %ymm1, %ymm1
+	vaesenc         %ymm29, %ymm2, %ymm2
+	vaesenc         %ymm29, %ymm3, %ymm3
+	vpclmulqdq      $17, %ymm25, %ymm19, %ymm9
+	vpternlogd      $150, %ymm9, %ymm8, %ymm7
+	vpclmulqdq      $1, %ymm24, %ymm18, %ymm8
+	vpclmulqdq      $16, %ymm24, %ymm18, %ymm18
+	vaesenc         %ymm28, %ymm0, %ymm0
+	vaesenc         %ymm28, %ymm1, %ymm1
+	vaesenc         %ymm28, %ymm2, %ymm2
+	vaesenc         %ymm28, %ymm3, %ymm3
+	vpternlogd      $150, %ymm18, %ymm8, %ymm6
+	vpclmulqdq      $1, %ymm25, %ymm19, %ymm8
+	vpclmulqdq      $16, %ymm25, %ymm19, %ymm19
+	vpternlogd      $150, %ymm19, %ymm8, %ymm6
+	vaesenc         %ymm27, %ymm0, %ymm0
+	vaesenc         %ymm27, %ymm1, %ymm1
+	vaesenc         %ymm27, %ymm2, %ymm2
+	vaesenc         %ymm27, %ymm3, %ymm3
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm5, %ymm5
+	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
+	vaesenc         %ymm26, %ymm0, %ymm0
+	vaesenc         %ymm26, %ymm1, %ymm1
+	vaesenc         %ymm26, %ymm2, %ymm2
+	vaesenc         %ymm26, %ymm3, %ymm3
+	vpshufd         $78, %ymm6, %ymm6
+	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+	vextracti32x4   $1, %ymm7, %xmm8
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpxord          (%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm0, %ymm0
+	vmovdqu8        %ymm0, (%rsi)
+	vpxord          32(%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm1, %ymm1
+	vmovdqu8        %ymm1, 32(%rsi)
+	vpxord          64(%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm2, %ymm2
+	vmovdqu8        %ymm2, 64(%rsi)
+	vpxord          96(%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm3, %ymm3
+	vmovdqu8        %ymm3, 96(%rsi)
+	add             $128, %rdx
+	add             $128, %rsi
+	sub             $128, %rcx
+	ja              .Lgcm_dec_school_rec_loop
+# LLVM-MCA-END
+	{disp32} jmp    .Lgcm_dec_school_rec_bulk_done
+.Lgcm_dec_school_rec_main_ctr_carry:
+	vpshufb         %ymm20, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm0
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm1
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm2
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm3
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpxord          %ymm13, %ymm0, %ymm0
+	vpxord          %ymm13, %ymm1, %ymm1
+	vpxord          %ymm13, %ymm2, %ymm2
+	vpxord          %ymm13, %ymm3, %ymm3
+	vpshufb         %ymm20, %ymm11, %ymm11
+	jmp             .Lgcm_dec_school_rec_main_ctr_done
+.Lgcm_dec_school_rec_bulk_done:
+	vpshufb         %ymm20, %ymm11, %ymm11
+.Lgcm_dec_school_rec_tail:
+	add             $128, %rcx
+	{disp32} jz     .Lgcm_dec_school_rec_no_data
+	cmp             $32, %rcx
+	{disp32} jbe    .Lgcm_dec_school_rec_final1
+	cmp             $64, %rcx
+	{disp32} jbe    .Lgcm_dec_school_rec_final2
+	cmp             $96, %rcx
+	{disp32} jbe    .Lgcm_dec_school_rec_final3
+.Lgcm_dec_school_rec_final4:
+	lea             15(%rcx), %r11
+	and             $-16, %r11
+	lea             752(%rdi), %r9
+	sub             %r11, %r9                       # H^(blocks + 1): the lengths block takes H^1
+	sub             $96, %rcx
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # the last vector's bytes
+	kmovd           %r11d, %k1
+# GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
+# AES registers before the counters take them
+	vmovdqu8        (%rdx), %ymm0
+	vmovdqu8        32(%rdx), %ymm1
+	vmovdqu8        64(%rdx), %ymm2
+	vmovdqu8        96(%rdx), %ymm3{%k1}{z}         # zero-padded
+	vpshufb         %ymm20, %ymm0, %ymm0
+	vpshufb         %ymm20, %ymm1, %ymm1
+	vpshufb         %ymm20, %ymm2, %ymm2
+	vpshufb         %ymm20, %ymm3, %ymm3
+	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
+	vpclmulqdq      $0, (%r9), %ymm0, %ymm8
+	vpclmulqdq      $0, 32(%r9), %ymm1, %ymm9
+	vpxord          %ymm9, %ymm8, %ymm5
+	vpclmulqdq      $17, (%r9), %ymm0, %ymm8
+	vpclmulqdq      $17, 32(%r9), %ymm1, %ymm9
+	vpxord          %ymm9, %ymm8, %ymm7
+	vpclmulqdq      $1, (%r9), %ymm0, %ymm8
+	vpclmulqdq      $16, (%r9), %ymm0, %ymm0
+	vpxord          %ymm0, %ymm8, %ymm6
+	vpclmulqdq      $1, 32(%r9), %ymm1, %ymm8
+	vpclmulqdq      $16, 32(%r9), %ymm1, %ymm1
+	vpternlogd      $150, %ymm1, %ymm8, %ymm6
+	vpclmulqdq      $0, 64(%r9), %ymm2, %ymm8
+	vpclmulqdq      $0, 96(%r9), %ymm3, %ymm9
+	vpternlogd      $150, %ymm9, %ymm8, %ymm5
+	vpclmulqdq      $17, 64(%r9), %ymm2, %ymm8
+	vpclmulqdq      $17, 96(%r9), %ymm3, %ymm9
+	vpternlogd      $150, %ymm9, %ymm8, %ymm7
+	vpclmulqdq      $1, 64(%r9), %ymm2, %ymm8
+	vpclmulqdq      $16, 64(%r9), %ymm2, %ymm2
+	vpternlogd      $150, %ymm2, %ymm8, %ymm6
+	vpclmulqdq      $1, 96(%r9), %ymm3, %ymm8
+	vpclmulqdq      $16, 96(%r9), %ymm3, %ymm3
+	vpternlogd      $150, %ymm3, %ymm8, %ymm6
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm5, %ymm5
+	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm6, %ymm6
+	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+	vextracti32x4   $1, %ymm7, %xmm8
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpshufb         %ymm20, %ymm11, %ymm0
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm1
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm2
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm3
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpxord          %ymm13, %ymm0, %ymm0
+	vpxord          %ymm13, %ymm1, %ymm1
+	vpxord          %ymm13, %ymm2, %ymm2
+	vpxord          %ymm13, %ymm3, %ymm3
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_school_rec_final4_aes128
+	{disp32} je     .Lgcm_dec_school_rec_final4_aes192
+	vbroadcasti32x4 -208(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -192(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+.Lgcm_dec_school_rec_final4_aes192:
+	vbroadcasti32x4 -176(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -160(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+.Lgcm_dec_school_rec_final4_aes128:
+	vbroadcasti32x4 -144(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -128(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti32x4 -112(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm15, %ymm3, %ymm3
+	vaesenc         %ymm31, %ymm0, %ymm0
+	vaesenc         %ymm31, %ymm1, %ymm1
+	vaesenc         %ymm31, %ymm2, %ymm2
+	vaesenc         %ymm31, %ymm3, %ymm3
+	vaesenc         %ymm30, %ymm0, %ymm0
+	vaesenc         %ymm30, %ymm1, %ymm1
+	vaesenc         %ymm30, %ymm2, %ymm2
+	vaesenc         %ymm30, %ymm3, %ymm3
+	vaesenc         %ymm29, %ymm0, %ymm0
+	vaesenc         %ymm29, %ymm1, %ymm1
+	vaesenc         %ymm29, %ymm2, %ymm2
+	vaesenc         %ymm29, %ymm3, %ymm3
+	vaesenc         %ymm28, %ymm0, %ymm0
+	vaesenc         %ymm28, %ymm1, %ymm1
+	vaesenc         %ymm28, %ymm2, %ymm2
+	vaesenc         %ymm28, %ymm3, %ymm3
+	vaesenc         %ymm27, %ymm0, %ymm0
+	vaesenc         %ymm27, %ymm1, %ymm1
+	vaesenc         %ymm27, %ymm2, %ymm2
+	vaesenc         %ymm27, %ymm3, %ymm3
+	vaesenc         %ymm26, %ymm0, %ymm0
+	vaesenc         %ymm26, %ymm1, %ymm1
+	vaesenc         %ymm26, %ymm2, %ymm2
+	vaesenc         %ymm26, %ymm3, %ymm3
+	vpxord          (%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm0, %ymm0
+	vmovdqu8        %ymm0, (%rsi)
+	vpxord          32(%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm1, %ymm1
+	vmovdqu8        %ymm1, 32(%rsi)
+	vpxord          64(%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm2, %ymm2
+	vmovdqu8        %ymm2, 64(%rsi)
+	vmovdqu8        96(%rdx), %ymm8{%k1}{z}
+	vpxord          %ymm14, %ymm8, %ymm8
+	vaesenclast     %ymm8, %ymm3, %ymm3
+	vmovdqu8        %ymm3, 96(%rsi){%k1}
+	{disp32} jmp    .Lgcm_dec_school_rec_tag
+.Lgcm_dec_school_rec_final3:
+	lea             15(%rcx), %r11
+	and             $-16, %r11
+	lea             752(%rdi), %r9
+	sub             %r11, %r9                       # H^(blocks + 1): the lengths block takes H^1
+	sub             $64, %rcx
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # the last vector's bytes
+	kmovd           %r11d, %k1
+# GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
+# AES registers before the counters take them
+	vmovdqu8        (%rdx), %ymm0
+	vmovdqu8        32(%rdx), %ymm1
+	vmovdqu8        64(%rdx), %ymm2{%k1}{z}         # zero-padded
+	vpshufb         %ymm20, %ymm0, %ymm0
+	vpshufb         %ymm20, %ymm1, %ymm1
+	vpshufb         %ymm20, %ymm2, %ymm2
+	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
+	vpclmulqdq      $0, (%r9), %ymm0, %ymm8
+	vpclmulqdq      $0, 32(%r9), %ymm1, %ymm9
+	vpxord          %ymm9, %ymm8, %ymm5
+	vpclmulqdq      $17, (%r9), %ymm0, %ymm8
+	vpclmulqdq      $17, 32(%r9), %ymm1, %ymm9
+	vpxord          %ymm9, %ymm8, %ymm7
+	vpclmulqdq      $1, (%r9), %ymm0, %ymm8
+	vpclmulqdq      $16, (%r9), %ymm0, %ymm0
+	vpxord          %ymm0, %ymm8, %ymm6
+	vpclmulqdq      $1, 32(%r9), %ymm1, %ymm8
+	vpclmulqdq      $16, 32(%r9), %ymm1, %ymm1
+	vpternlogd      $150, %ymm1, %ymm8, %ymm6
+	vpclmulqdq      $0, 64(%r9), %ymm2, %ymm8
+	vpclmulqdq      $16, 64(%r9), %ymm2, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $1, 64(%r9), %ymm2, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, 64(%r9), %ymm2, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm5, %ymm5
+	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm6, %ymm6
+	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+	vextracti32x4   $1, %ymm7, %xmm8
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpshufb         %ymm20, %ymm11, %ymm0
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm1
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm2
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpxord          %ymm13, %ymm0, %ymm0
+	vpxord          %ymm13, %ymm1, %ymm1
+	vpxord          %ymm13, %ymm2, %ymm2
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_school_rec_final3_aes128
+	{disp32} je     .Lgcm_dec_school_rec_final3_aes192
+	vbroadcasti32x4 -208(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vbroadcasti32x4 -192(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+.Lgcm_dec_school_rec_final3_aes192:
+	vbroadcasti32x4 -176(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vbroadcasti32x4 -160(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+.Lgcm_dec_school_rec_final3_aes128:
+	vbroadcasti32x4 -144(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vbroadcasti32x4 -128(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vbroadcasti32x4 -112(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm31, %ymm0, %ymm0
+	vaesenc         %ymm31, %ymm1, %ymm1
+	vaesenc         %ymm31, %ymm2, %ymm2
+	vaesenc         %ymm30, %ymm0, %ymm0
+	vaesenc         %ymm30, %ymm1, %ymm1
+	vaesenc         %ymm30, %ymm2, %ymm2
+	vaesenc         %ymm29, %ymm0, %ymm0
+	vaesenc         %ymm29, %ymm1, %ymm1
+	vaesenc         %ymm29, %ymm2, %ymm2
+	vaesenc         %ymm28, %ymm0, %ymm0
+	vaesenc         %ymm28, %ymm1, %ymm1
+	vaesenc         %ymm28, %ymm2, %ymm2
+	vaesenc         %ymm27, %ymm0, %ymm0
+	vaesenc         %ymm27, %ymm1, %ymm1
+	vaesenc         %ymm27, %ymm2, %ymm2
+	vaesenc         %ymm26, %ymm0, %ymm0
+	vaesenc         %ymm26, %ymm1, %ymm1
+	vaesenc         %ymm26, %ymm2, %ymm2
+	vpxord          (%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm0, %ymm0
+	vmovdqu8        %ymm0, (%rsi)
+	vpxord          32(%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm1, %ymm1
+	vmovdqu8        %ymm1, 32(%rsi)
+	vmovdqu8        64(%rdx), %ymm8{%k1}{z}
+	vpxord          %ymm14, %ymm8, %ymm8
+	vaesenclast     %ymm8, %ymm2, %ymm2
+	vmovdqu8        %ymm2, 64(%rsi){%k1}
+	{disp32} jmp    .Lgcm_dec_school_rec_tag
+.Lgcm_dec_school_rec_final2:
+	lea             15(%rcx), %r11
+	and             $-16, %r11
+	lea             752(%rdi), %r9
+	sub             %r11, %r9                       # H^(blocks + 1): the lengths block takes H^1
+	sub             $32, %rcx
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # the last vector's bytes
+	kmovd           %r11d, %k1
+# GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
+# AES registers before the counters take them
+	vmovdqu8        (%rdx), %ymm0
+	vmovdqu8        32(%rdx), %ymm1{%k1}{z}         # zero-padded
+	vpshufb         %ymm20, %ymm0, %ymm0
+	vpshufb         %ymm20, %ymm1, %ymm1
+	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
+	vpclmulqdq      $0, (%r9), %ymm0, %ymm8
+	vpclmulqdq      $0, 32(%r9), %ymm1, %ymm9
+	vpxord          %ymm9, %ymm8, %ymm5
+	vpclmulqdq      $17, (%r9), %ymm0, %ymm8
+	vpclmulqdq      $17, 32(%r9), %ymm1, %ymm9
+	vpxord          %ymm9, %ymm8, %ymm7
+	vpclmulqdq      $1, (%r9), %ymm0, %ymm8
+	vpclmulqdq      $16, (%r9), %ymm0, %ymm0
+	vpxord          %ymm0, %ymm8, %ymm6
+	vpclmulqdq      $1, 32(%r9), %ymm1, %ymm8
+	vpclmulqdq      $16, 32(%r9), %ymm1, %ymm1
+	vpternlogd      $150, %ymm1, %ymm8, %ymm6
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm5, %ymm5
+	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm6, %ymm6
+	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+	vextracti32x4   $1, %ymm7, %xmm8
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpshufb         %ymm20, %ymm11, %ymm0
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpshufb         %ymm20, %ymm11, %ymm1
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpxord          %ymm13, %ymm0, %ymm0
+	vpxord          %ymm13, %ymm1, %ymm1
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_school_rec_final2_aes128
+	{disp32} je     .Lgcm_dec_school_rec_final2_aes192
+	vbroadcasti32x4 -208(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vbroadcasti32x4 -192(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+.Lgcm_dec_school_rec_final2_aes192:
+	vbroadcasti32x4 -176(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vbroadcasti32x4 -160(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+.Lgcm_dec_school_rec_final2_aes128:
+	vbroadcasti32x4 -144(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vbroadcasti32x4 -128(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vbroadcasti32x4 -112(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm31, %ymm0, %ymm0
+	vaesenc         %ymm31, %ymm1, %ymm1
+	vaesenc         %ymm30, %ymm0, %ymm0
+	vaesenc         %ymm30, %ymm1, %ymm1
+	vaesenc         %ymm29, %ymm0, %ymm0
+	vaesenc         %ymm29, %ymm1, %ymm1
+	vaesenc         %ymm28, %ymm0, %ymm0
+	vaesenc         %ymm28, %ymm1, %ymm1
+	vaesenc         %ymm27, %ymm0, %ymm0
+	vaesenc         %ymm27, %ymm1, %ymm1
+	vaesenc         %ymm26, %ymm0, %ymm0
+	vaesenc         %ymm26, %ymm1, %ymm1
+	vpxord          (%rdx), %ymm14, %ymm8
+	vaesenclast     %ymm8, %ymm0, %ymm0
+	vmovdqu8        %ymm0, (%rsi)
+	vmovdqu8        32(%rdx), %ymm8{%k1}{z}
+	vpxord          %ymm14, %ymm8, %ymm8
+	vaesenclast     %ymm8, %ymm1, %ymm1
+	vmovdqu8        %ymm1, 32(%rsi){%k1}
+	{disp32} jmp    .Lgcm_dec_school_rec_tag
+.Lgcm_dec_school_rec_final1:
+	lea             15(%rcx), %r11
+	and             $-16, %r11
+	lea             752(%rdi), %r9
+	sub             %r11, %r9                       # H^(blocks + 1): the lengths block takes H^1
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # the last vector's bytes
+	kmovd           %r11d, %k1
+# GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
+# AES registers before the counters take them
+	vmovdqu8        (%rdx), %ymm0{%k1}{z}           # zero-padded
+	vpshufb         %ymm20, %ymm0, %ymm0
+	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
+	vpclmulqdq      $0, (%r9), %ymm0, %ymm5
+	vpclmulqdq      $16, (%r9), %ymm0, %ymm6
+	vpclmulqdq      $1, (%r9), %ymm0, %ymm8
+	vpclmulqdq      $17, (%r9), %ymm0, %ymm7
+	vpxord          %ymm8, %ymm6, %ymm6
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm5, %ymm5
+	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm6, %ymm6
+	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+	vextracti32x4   $1, %ymm7, %xmm8
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpshufb         %ymm20, %ymm11, %ymm0
+	vpaddd          %ymm12, %ymm11, %ymm11
+	vpxord          %ymm13, %ymm0, %ymm0
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_school_rec_final1_aes128
+	{disp32} je     .Lgcm_dec_school_rec_final1_aes192
+	vbroadcasti32x4 -208(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vbroadcasti32x4 -192(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+.Lgcm_dec_school_rec_final1_aes192:
+	vbroadcasti32x4 -176(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vbroadcasti32x4 -160(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+.Lgcm_dec_school_rec_final1_aes128:
+	vbroadcasti32x4 -144(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vbroadcasti32x4 -128(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vbroadcasti32x4 -112(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm31, %ymm0, %ymm0
+	vaesenc         %ymm30, %ymm0, %ymm0
+	vaesenc         %ymm29, %ymm0, %ymm0
+	vaesenc         %ymm28, %ymm0, %ymm0
+	vaesenc         %ymm27, %ymm0, %ymm0
+	vaesenc         %ymm26, %ymm0, %ymm0
+	vmovdqu8        (%rdx), %ymm8{%k1}{z}
+	vpxord          %ymm14, %ymm8, %ymm8
+	vaesenclast     %ymm8, %ymm0, %ymm0
+	vmovdqu8        %ymm0, (%rsi){%k1}
+	{disp32} jmp    .Lgcm_dec_school_rec_tag
+.Lgcm_dec_school_rec_no_data:
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpxord          %xmm10, %xmm4, %xmm4
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm5
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm6
+	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm7
+	vpxord          %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm5, %ymm5
+	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm6, %ymm6
+	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+	vextracti32x4   $1, %ymm7, %xmm8
+	vpxord          %xmm8, %xmm7, %xmm10
+.Lgcm_dec_school_rec_tag:
+	vpshufb         %xmm20, %xmm10, %xmm10
+	vpxord          48(%r8), %xmm10, %xmm10
+	vmovdqu8        %xmm10, 48(%r8)
+	xor             %eax, %eax
+	vzeroupper
+	ret
+	.cfi_endproc
+	.size	aesgen_gcm_dec_record_avx10_256_school, . - aesgen_gcm_dec_record_avx10_256_school

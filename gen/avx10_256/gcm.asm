@@ -2,6 +2,7 @@
 ; mode: gcm (GCM: GHASH and CTR (inc32) with GHASH, one pass (SP 800-38D))
 ; isa:  avx10_256 (VAES on ymm, EVEX, 32 registers and opmasks); abi: sysv
 ; knobs: GHASH=karatsuba KEYS=reg TAIL=4 UNROLL=4
+; also: the functions with GHASH=school, named <symbol>_school (the runtime picks a set by CPU)
 ; regenerate: python3 -m generator gen --isa avx10_256 --mode gcm GHASH=karatsuba KEYS=reg TAIL=4 UNROLL=4
 ;   (or: make gen ISA=avx10_256 MODE=gcm GHASH=karatsuba KEYS=reg TAIL=4 UNROLL=4)
 ; The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
@@ -3107,3 +3108,2926 @@ L.gcm_record_offsets_32:
 	dd 4, 16, 5
 	db 'GNU', 0
 	dd 0xc0000002, 0x4, 0x3, 0x0
+
+; GCM for avx10_256, the functions with GHASH=school (suffix _school).
+;
+; GHASH works on byte-reflected blocks without bit reflection, which makes a carry-less
+; product represent a*b*x^-128 modulo x^128 + x^127 + x^126 + x^121 + 1; the powers of
+; H in the key are stored pre-multiplied to compensate (see runtime/src/asm_abi.h).
+; A product is LO = a_L*b_L, MI = a_L*b_H + a_H*b_L, HI = a_H*b_H; products of a whole
+; iteration are summed unreduced, then reduced once by two folds with the constant
+; x^63 + x^62 + x^57 (0xc2 << 56).
+;
+; Registers: X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
+;            MI=ymm6, HI=ymm7, T0=ymm8, T1=ymm9, ACC=ymm10, CTR=ymm11
+;            INC=ymm12, K0=ymm13, KLAST=ymm14, KT=ymm15, GD0=ymm16, GD1=ymm17
+;            GD2=ymm18, GD3=ymm19, BSWAP=ymm20, GFPOLY=ymm21, HPOW0=ymm22, HPOW1=ymm23
+;            HPOW2=ymm24, HPOW3=ymm25, KLAST-1=ymm26, KLAST-2=ymm27, KLAST-3=ymm28, KLAST-4=ymm29
+;            KLAST-5=ymm30, KLAST-6=ymm31
+; int aesgen_gcm_ghash_avx10_256_school(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data,
+;                  size_t len);   len a multiple of 16
+;
+; acc = (...((acc + B0)*H + B1)*H ...)*H over the blocks: 8 blocks per iteration are
+; multiplied by H^8..H^1 and summed before one reduction.
+	section .text
+	align 32, db 0xcc
+	global aesgen_gcm_ghash_avx10_256_school:function hidden
+aesgen_gcm_ghash_avx10_256_school:
+	endbr64
+	vmovdqu8        xmm10, oword [rsi]
+	test            rcx, rcx
+	jz              near L.gcm_ghash_school_store
+	vbroadcasti32x4 ymm20, oword [rel L.gcm_bswap_mask_16]
+	vbroadcasti32x4 ymm21, oword [rel L.gcm_gfpoly_16]
+	sub             rcx, 128
+	jb              near L.gcm_ghash_school_tail
+	vmovdqu8        ymm22, yword [rdi + 640]
+	vmovdqu8        ymm23, yword [rdi + 672]
+	vmovdqu8        ymm24, yword [rdi + 704]
+	vmovdqu8        ymm25, yword [rdi + 736]
+L.gcm_ghash_school_loop:
+	vmovdqu8        ymm0, yword [rdx]
+	vmovdqu8        ymm1, yword [rdx + 32]
+	vmovdqu8        ymm2, yword [rdx + 64]
+	vmovdqu8        ymm3, yword [rdx + 96]
+	vpshufb         ymm0, ymm0, ymm20
+	vpshufb         ymm1, ymm1, ymm20
+	vpshufb         ymm2, ymm2, ymm20
+	vpshufb         ymm3, ymm3, ymm20
+	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
+	vpclmulqdq      ymm8, ymm0, ymm22, 0
+	vpclmulqdq      ymm9, ymm1, ymm23, 0
+	vpxord          ymm5, ymm8, ymm9
+	vpclmulqdq      ymm8, ymm0, ymm22, 17
+	vpclmulqdq      ymm9, ymm1, ymm23, 17
+	vpxord          ymm7, ymm8, ymm9
+	vpclmulqdq      ymm8, ymm0, ymm22, 1
+	vpclmulqdq      ymm0, ymm0, ymm22, 16
+	vpxord          ymm6, ymm8, ymm0
+	vpclmulqdq      ymm8, ymm1, ymm23, 1
+	vpclmulqdq      ymm1, ymm1, ymm23, 16
+	vpternlogd      ymm6, ymm8, ymm1, 150
+	vpclmulqdq      ymm8, ymm2, ymm24, 0
+	vpclmulqdq      ymm9, ymm3, ymm25, 0
+	vpternlogd      ymm5, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm2, ymm24, 17
+	vpclmulqdq      ymm9, ymm3, ymm25, 17
+	vpternlogd      ymm7, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm2, ymm24, 1
+	vpclmulqdq      ymm2, ymm2, ymm24, 16
+	vpternlogd      ymm6, ymm8, ymm2, 150
+	vpclmulqdq      ymm8, ymm3, ymm25, 1
+	vpclmulqdq      ymm3, ymm3, ymm25, 16
+	vpternlogd      ymm6, ymm8, ymm3, 150
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         ymm5, ymm5, 78
+	vpternlogd      ymm6, ymm5, ymm8, 150
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         ymm6, ymm6, 78
+	vpternlogd      ymm7, ymm6, ymm8, 150
+	vextracti32x4   xmm8, ymm7, 1
+	vpxord          xmm10, xmm7, xmm8
+	add             rdx, 128
+	sub             rcx, 128
+	jae             L.gcm_ghash_school_loop
+L.gcm_ghash_school_tail:
+	add             rcx, 128
+	jz              near L.gcm_ghash_school_store
+	lea             r10, [rdi + 768]
+	sub             r10, rcx
+	vpxord          ymm5, ymm5, ymm5
+	vpxord          ymm6, ymm6, ymm6
+	vpxord          ymm7, ymm7, ymm7
+L.gcm_ghash_school_tail_vector:
+	cmp             rcx, 32
+	jb              near L.gcm_ghash_school_tail_load_part
+	vmovdqu8        ymm4, [rdx]
+	jmp             near L.gcm_ghash_school_tail_loaded
+L.gcm_ghash_school_tail_load_part:
+	mov             rax, -1
+	bzhi            rax, rax, rcx                   ; the blocks that remain
+	kmovd           k1, eax
+	vmovdqu8        ymm4{k1}{z}, [rdx]
+L.gcm_ghash_school_tail_loaded:
+	vpshufb         ymm4, ymm4, ymm20
+	vpxord          ymm4, ymm4, ymm10               ; the running hash joins block 0
+	vpxord          ymm10, ymm10, ymm10
+	vpclmulqdq      ymm8, ymm4, yword [r10], 0
+	vpclmulqdq      ymm9, ymm4, yword [r10], 16
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [r10], 1
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, yword [r10], 17
+	vpxord          ymm7, ymm7, ymm8
+	add             rdx, 32
+	add             r10, 32
+	sub             rcx, 32
+	ja              L.gcm_ghash_school_tail_vector
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         ymm5, ymm5, 78
+	vpternlogd      ymm6, ymm5, ymm8, 150
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         ymm6, ymm6, 78
+	vpternlogd      ymm7, ymm6, ymm8, 150
+	vextracti32x4   xmm8, ymm7, 1
+	vpxord          xmm10, xmm7, xmm8
+L.gcm_ghash_school_store:
+	vmovdqu8        oword [rsi], xmm10
+	xor             eax, eax
+	vzeroupper
+	ret
+
+; int aesgen_gcm_enc_update_avx10_256_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
+;                  size_t len, const uint8_t ctr[16], uint8_t acc[16]);   len % 16 == 0
+;
+; Encrypts with CTR (inc32 on the counter block's last 4 bytes) and hashes the
+; ciphertext into acc.  Per iteration 4 vectors (8 blocks): the AES rounds of the
+; counters and the GHASH of the ciphertext just produced, whose 8 products with
+; H^8..H^1 are summed and reduced once.
+	section .text
+	align 32, db 0xcc
+	global aesgen_gcm_enc_update_avx10_256_school:function hidden
+aesgen_gcm_enc_update_avx10_256_school:
+	endbr64
+	test            rcx, rcx
+	jz              near L.gcm_enc_school_return
+	mov             eax, dword [rdi + 240]
+	lea             r10, [rdi + rax*8]
+	lea             r10, [r10 + rax*8]              ; &rk[rounds]
+	vbroadcasti32x4 ymm13, oword [rdi]
+	vbroadcasti32x4 ymm14, oword [r10]
+	vbroadcasti32x4 ymm26, oword [r10 - 16]
+	vbroadcasti32x4 ymm27, oword [r10 - 32]
+	vbroadcasti32x4 ymm28, oword [r10 - 48]
+	vbroadcasti32x4 ymm29, oword [r10 - 64]
+	vbroadcasti32x4 ymm30, oword [r10 - 80]
+	vbroadcasti32x4 ymm31, oword [r10 - 96]
+	vbroadcasti32x4 ymm20, oword [rel L.gcm_bswap_mask_16]
+	vbroadcasti32x4 ymm21, oword [rel L.gcm_gfpoly_16]
+	vmovdqu8        xmm10, oword [r9]
+	vbroadcasti32x4 ymm11, oword [r8]
+	vpshufb         ymm11, ymm11, ymm20
+	vpaddd          ymm11, ymm11, yword [rel L.gcm_lane_offsets_32]
+	vbroadcasti32x4 ymm12, oword [rel L.gcm_lane_count]
+	sub             rcx, 128
+	jb              near L.gcm_enc_school_tail
+	vmovdqu8        ymm22, yword [rdi + 640]
+	vmovdqu8        ymm23, yword [rdi + 672]
+	vmovdqu8        ymm24, yword [rdi + 704]
+	vmovdqu8        ymm25, yword [rdi + 736]
+	vmovd           r11d, xmm11                     ; low byte of the first counter
+	vpshufb         ymm11, ymm11, ymm20
+; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
+; the first iteration only encrypts; each later one hashes its predecessor's output
+	cmp             r11b, 247
+	jae             near L.gcm_enc_school_first_ctr_carry ; a last byte would carry: out of line
+	vpxord          ymm0, ymm11, ymm13
+	vpaddd          ymm1, ymm11, yword [rel L.gcm_be_inc_32]
+	vpaddd          ymm2, ymm11, yword [rel L.gcm_be_inc_32 + 32]
+	vpaddd          ymm3, ymm11, yword [rel L.gcm_be_inc_32 + 64]
+	vpaddd          ymm11, ymm11, yword [rel L.gcm_be_inc_32 + 96]
+	vpxord          ymm1, ymm1, ymm13
+	vpxord          ymm2, ymm2, ymm13
+	vpxord          ymm3, ymm3, ymm13
+L.gcm_enc_school_first_ctr_done:
+	add             r11b, 8
+	cmp             eax, 12
+	jb              near L.gcm_enc_school_first_aes128
+	je              near L.gcm_enc_school_first_aes192
+	vbroadcasti32x4 ymm15, oword [r10 - 208]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 192]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+L.gcm_enc_school_first_aes192:
+	vbroadcasti32x4 ymm15, oword [r10 - 176]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+L.gcm_enc_school_first_aes128:
+	vbroadcasti32x4 ymm15, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vaesenc         ymm0, ymm0, ymm31
+	vaesenc         ymm1, ymm1, ymm31
+	vaesenc         ymm2, ymm2, ymm31
+	vaesenc         ymm3, ymm3, ymm31
+	vaesenc         ymm0, ymm0, ymm30
+	vaesenc         ymm1, ymm1, ymm30
+	vaesenc         ymm2, ymm2, ymm30
+	vaesenc         ymm3, ymm3, ymm30
+	vaesenc         ymm0, ymm0, ymm29
+	vaesenc         ymm1, ymm1, ymm29
+	vaesenc         ymm2, ymm2, ymm29
+	vaesenc         ymm3, ymm3, ymm29
+	vaesenc         ymm0, ymm0, ymm28
+	vaesenc         ymm1, ymm1, ymm28
+	vaesenc         ymm2, ymm2, ymm28
+	vaesenc         ymm3, ymm3, ymm28
+	vaesenc         ymm0, ymm0, ymm27
+	vaesenc         ymm1, ymm1, ymm27
+	vaesenc         ymm2, ymm2, ymm27
+	vaesenc         ymm3, ymm3, ymm27
+	vaesenc         ymm0, ymm0, ymm26
+	vaesenc         ymm1, ymm1, ymm26
+	vaesenc         ymm2, ymm2, ymm26
+	vaesenc         ymm3, ymm3, ymm26
+	vpxord          ymm8, ymm14, yword [rdx]
+	vaesenclast     ymm16, ymm0, ymm8
+	vmovdqu8        yword [rsi], ymm16
+	vpxord          ymm8, ymm14, yword [rdx + 32]
+	vaesenclast     ymm17, ymm1, ymm8
+	vmovdqu8        yword [rsi + 32], ymm17
+	vpxord          ymm8, ymm14, yword [rdx + 64]
+	vaesenclast     ymm18, ymm2, ymm8
+	vmovdqu8        yword [rsi + 64], ymm18
+	vpxord          ymm8, ymm14, yword [rdx + 96]
+	vaesenclast     ymm19, ymm3, ymm8
+	vmovdqu8        yword [rsi + 96], ymm19
+	add             rdx, 128
+	add             rsi, 128
+	sub             rcx, 128
+	jb              near L.gcm_enc_school_hash_last
+L.gcm_enc_school_loop:
+; LLVM-MCA-BEGIN gcm_enc_school_avx10_256_main_loop
+	cmp             r11b, 247
+	jae             near L.gcm_enc_school_main_ctr_carry ; a last byte would carry: out of line
+	vpxord          ymm0, ymm11, ymm13
+	vpaddd          ymm1, ymm11, yword [rel L.gcm_be_inc_32]
+	vpaddd          ymm2, ymm11, yword [rel L.gcm_be_inc_32 + 32]
+	vpaddd          ymm3, ymm11, yword [rel L.gcm_be_inc_32 + 64]
+	vpaddd          ymm11, ymm11, yword [rel L.gcm_be_inc_32 + 96]
+	vpxord          ymm1, ymm1, ymm13
+	vpxord          ymm2, ymm2, ymm13
+	vpxord          ymm3, ymm3, ymm13
+L.gcm_enc_school_main_ctr_done:
+	add             r11b, 8
+	cmp             eax, 12
+	jb              near L.gcm_enc_school_main_aes128
+	je              near L.gcm_enc_school_main_aes192
+	vbroadcasti32x4 ymm15, oword [r10 - 208]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 192]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+L.gcm_enc_school_main_aes192:
+	vbroadcasti32x4 ymm15, oword [r10 - 176]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+L.gcm_enc_school_main_aes128:
+	vbroadcasti32x4 ymm15, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vpshufb         ymm16, ymm16, ymm20
+	vpshufb         ymm17, ymm17, ymm20
+	vpshufb         ymm18, ymm18, ymm20
+	vpshufb         ymm19, ymm19, ymm20
+	vpxord          ymm16, ymm16, ymm10             ; the running hash joins block 0
+	vbroadcasti32x4 ymm15, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vpclmulqdq      ymm8, ymm16, ymm22, 0
+	vpclmulqdq      ymm9, ymm17, ymm23, 0
+	vpxord          ymm5, ymm8, ymm9
+	vpclmulqdq      ymm8, ymm16, ymm22, 17
+	vbroadcasti32x4 ymm15, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vpclmulqdq      ymm9, ymm17, ymm23, 17
+	vpxord          ymm7, ymm8, ymm9
+	vpclmulqdq      ymm8, ymm16, ymm22, 1
+	vpclmulqdq      ymm16, ymm16, ymm22, 16
+	vaesenc         ymm0, ymm0, ymm31
+	vaesenc         ymm1, ymm1, ymm31
+	vaesenc         ymm2, ymm2, ymm31
+	vaesenc         ymm3, ymm3, ymm31
+	vpxord          ymm6, ymm8, ymm16
+	vpclmulqdq      ymm8, ymm17, ymm23, 1
+	vpclmulqdq      ymm17, ymm17, ymm23, 16
+	vpternlogd      ymm6, ymm8, ymm17, 150
+	vaesenc         ymm0, ymm0, ymm30
+	vaesenc         ymm1, ymm1, ymm30
+	vaesenc         ymm2, ymm2, ymm30
+	vaesenc         ymm3, ymm3, ymm30
+	vpclmulqdq      ymm8, ymm18, ymm24, 0
+	vpclmulqdq      ymm9, ymm19, ymm25, 0
+	vpternlogd      ymm5, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm18, ymm24, 17
+	vaesenc         ymm0, ymm0, ymm29
+	vaesenc         ymm1, ymm1, ymm29
+	vaesenc         ymm2, ymm2, ymm29
+	vaesenc         ymm3, ymm3, ymm29
+	vpclmulqdq      ymm9, ymm19, ymm25, 17
+	vpternlogd      ymm7, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm18, ymm24, 1
+	vpclmulqdq      ymm18, ymm18, ymm24, 16
+	vaesenc         ymm0, ymm0, ymm28
+	vaesenc         ymm1, ymm1, ymm28
+	vaesenc         ymm2, ymm2, ymm28
+	vaesenc         ymm3, ymm3, ymm28
+	vpternlogd      ymm6, ymm8, ymm18, 150
+	vpclmulqdq      ymm8, ymm19, ymm25, 1
+	vpclmulqdq      ymm19, ymm19, ymm25, 16
+	vpternlogd      ymm6, ymm8, ymm19, 150
+	vaesenc         ymm0, ymm0, ymm27
+	vaesenc         ymm1, ymm1, ymm27
+	vaesenc         ymm2, ymm2, ymm27
+	vaesenc         ymm3, ymm3, ymm27
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         ymm5, ymm5, 78
+	vpternlogd      ymm6, ymm5, ymm8, 150
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vaesenc         ymm0, ymm0, ymm26
+	vaesenc         ymm1, ymm1, ymm26
+	vaesenc         ymm2, ymm2, ymm26
+	vaesenc         ymm3, ymm3, ymm26
+	vpshufd         ymm6, ymm6, 78
+	vpternlogd      ymm7, ymm6, ymm8, 150
+	vextracti32x4   xmm8, ymm7, 1
+	vpxord          xmm10, xmm7, xmm8
+	vpxord          ymm8, ymm14, yword [rdx]
+	vaesenclast     ymm16, ymm0, ymm8
+	vmovdqu8        yword [rsi], ymm16
+	vpxord          ymm8, ymm14, yword [rdx + 32]
+	vaesenclast     ymm17, ymm1, ymm8
+	vmovdqu8        yword [rsi + 32], ymm17
+	vpxord          ymm8, ymm14, yword [rdx + 64]
+	vaesenclast     ymm18, ymm2, ymm8
+	vmovdqu8        yword [rsi + 64], ymm18
+	vpxord          ymm8, ymm14, yword [rdx + 96]
+	vaesenclast     ymm19, ymm3, ymm8
+	vmovdqu8        yword [rsi + 96], ymm19
+	add             rdx, 128
+	add             rsi, 128
+	sub             rcx, 128
+	jae             L.gcm_enc_school_loop
+; LLVM-MCA-END
+L.gcm_enc_school_hash_last:
+	vpshufb         ymm16, ymm16, ymm20
+	vpshufb         ymm17, ymm17, ymm20
+	vpshufb         ymm18, ymm18, ymm20
+	vpshufb         ymm19, ymm19, ymm20
+	vpxord          ymm16, ymm16, ymm10             ; the running hash joins block 0
+	vpclmulqdq      ymm8, ymm16, ymm22, 0
+	vpclmulqdq      ymm9, ymm17, ymm23, 0
+	vpxord          ymm5, ymm8, ymm9
+	vpclmulqdq      ymm8, ymm16, ymm22, 17
+	vpclmulqdq      ymm9, ymm17, ymm23, 17
+	vpxord          ymm7, ymm8, ymm9
+	vpclmulqdq      ymm8, ymm16, ymm22, 1
+	vpclmulqdq      ymm16, ymm16, ymm22, 16
+	vpxord          ymm6, ymm8, ymm16
+	vpclmulqdq      ymm8, ymm17, ymm23, 1
+	vpclmulqdq      ymm17, ymm17, ymm23, 16
+	vpternlogd      ymm6, ymm8, ymm17, 150
+	vpclmulqdq      ymm8, ymm18, ymm24, 0
+	vpclmulqdq      ymm9, ymm19, ymm25, 0
+	vpternlogd      ymm5, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm18, ymm24, 17
+	vpclmulqdq      ymm9, ymm19, ymm25, 17
+	vpternlogd      ymm7, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm18, ymm24, 1
+	vpclmulqdq      ymm18, ymm18, ymm24, 16
+	vpternlogd      ymm6, ymm8, ymm18, 150
+	vpclmulqdq      ymm8, ymm19, ymm25, 1
+	vpclmulqdq      ymm19, ymm19, ymm25, 16
+	vpternlogd      ymm6, ymm8, ymm19, 150
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         ymm5, ymm5, 78
+	vpternlogd      ymm6, ymm5, ymm8, 150
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         ymm6, ymm6, 78
+	vpternlogd      ymm7, ymm6, ymm8, 150
+	vextracti32x4   xmm8, ymm7, 1
+	vpxord          xmm10, xmm7, xmm8
+	jmp             near L.gcm_enc_school_bulk_done
+L.gcm_enc_school_first_ctr_carry:
+	vpshufb         ymm11, ymm11, ymm20
+	vpshufb         ymm0, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm1, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm2, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm3, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpxord          ymm0, ymm0, ymm13
+	vpxord          ymm1, ymm1, ymm13
+	vpxord          ymm2, ymm2, ymm13
+	vpxord          ymm3, ymm3, ymm13
+	vpshufb         ymm11, ymm11, ymm20
+	jmp             L.gcm_enc_school_first_ctr_done
+L.gcm_enc_school_main_ctr_carry:
+	vpshufb         ymm11, ymm11, ymm20
+	vpshufb         ymm0, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm1, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm2, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm3, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpxord          ymm0, ymm0, ymm13
+	vpxord          ymm1, ymm1, ymm13
+	vpxord          ymm2, ymm2, ymm13
+	vpxord          ymm3, ymm3, ymm13
+	vpshufb         ymm11, ymm11, ymm20
+	jmp             L.gcm_enc_school_main_ctr_done
+L.gcm_enc_school_bulk_done:
+	vpshufb         ymm11, ymm11, ymm20
+L.gcm_enc_school_tail:
+	add             rcx, 128
+	jz              near L.gcm_enc_school_store
+	mov             r8, rcx                         ; remember the tail for its GHASH
+	push            rsi
+
+; 1..128 bytes remain: pick the final group by the number of vectors they need.
+L.gcm_enc_school_final:
+	cmp             rcx, 32
+	jbe             near L.gcm_enc_school_final1
+	cmp             rcx, 64
+	jbe             near L.gcm_enc_school_final2
+	cmp             rcx, 96
+	jbe             near L.gcm_enc_school_final3
+L.gcm_enc_school_final4:
+	vpshufb         ymm0, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm1, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm2, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm3, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpxord          ymm0, ymm0, ymm13
+	vpxord          ymm1, ymm1, ymm13
+	vpxord          ymm2, ymm2, ymm13
+	vpxord          ymm3, ymm3, ymm13
+	cmp             eax, 12
+	jb              near L.gcm_enc_school_final4_aes128
+	je              near L.gcm_enc_school_final4_aes192
+	vbroadcasti32x4 ymm15, oword [r10 - 208]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 192]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+L.gcm_enc_school_final4_aes192:
+	vbroadcasti32x4 ymm15, oword [r10 - 176]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+L.gcm_enc_school_final4_aes128:
+	vbroadcasti32x4 ymm15, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vaesenc         ymm0, ymm0, ymm31
+	vaesenc         ymm1, ymm1, ymm31
+	vaesenc         ymm2, ymm2, ymm31
+	vaesenc         ymm3, ymm3, ymm31
+	vaesenc         ymm0, ymm0, ymm30
+	vaesenc         ymm1, ymm1, ymm30
+	vaesenc         ymm2, ymm2, ymm30
+	vaesenc         ymm3, ymm3, ymm30
+	vaesenc         ymm0, ymm0, ymm29
+	vaesenc         ymm1, ymm1, ymm29
+	vaesenc         ymm2, ymm2, ymm29
+	vaesenc         ymm3, ymm3, ymm29
+	vaesenc         ymm0, ymm0, ymm28
+	vaesenc         ymm1, ymm1, ymm28
+	vaesenc         ymm2, ymm2, ymm28
+	vaesenc         ymm3, ymm3, ymm28
+	vaesenc         ymm0, ymm0, ymm27
+	vaesenc         ymm1, ymm1, ymm27
+	vaesenc         ymm2, ymm2, ymm27
+	vaesenc         ymm3, ymm3, ymm27
+	vaesenc         ymm0, ymm0, ymm26
+	vaesenc         ymm1, ymm1, ymm26
+	vaesenc         ymm2, ymm2, ymm26
+	vaesenc         ymm3, ymm3, ymm26
+	vpxord          ymm8, ymm14, yword [rdx]
+	vaesenclast     ymm0, ymm0, ymm8
+	vmovdqu8        yword [rsi], ymm0
+	vpxord          ymm8, ymm14, yword [rdx + 32]
+	vaesenclast     ymm1, ymm1, ymm8
+	vmovdqu8        yword [rsi + 32], ymm1
+	vpxord          ymm8, ymm14, yword [rdx + 64]
+	vaesenclast     ymm2, ymm2, ymm8
+	vmovdqu8        yword [rsi + 64], ymm2
+	add             rdx, 96
+	add             rsi, 96
+	sub             rcx, 96
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; LEN low bits set
+	kmovd           k1, r11d
+	vmovdqu8        ymm8{k1}{z}, [rdx]
+	vpxord          ymm8, ymm8, ymm14
+	vaesenclast     ymm3, ymm3, ymm8
+	vmovdqu8        [rsi]{k1}, ymm3
+	jmp             near L.gcm_enc_school_tail_crypted
+L.gcm_enc_school_final3:
+	vpshufb         ymm0, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm1, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm2, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpxord          ymm0, ymm0, ymm13
+	vpxord          ymm1, ymm1, ymm13
+	vpxord          ymm2, ymm2, ymm13
+	cmp             eax, 12
+	jb              near L.gcm_enc_school_final3_aes128
+	je              near L.gcm_enc_school_final3_aes192
+	vbroadcasti32x4 ymm15, oword [r10 - 208]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 192]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+L.gcm_enc_school_final3_aes192:
+	vbroadcasti32x4 ymm15, oword [r10 - 176]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+L.gcm_enc_school_final3_aes128:
+	vbroadcasti32x4 ymm15, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm0, ymm0, ymm31
+	vaesenc         ymm1, ymm1, ymm31
+	vaesenc         ymm2, ymm2, ymm31
+	vaesenc         ymm0, ymm0, ymm30
+	vaesenc         ymm1, ymm1, ymm30
+	vaesenc         ymm2, ymm2, ymm30
+	vaesenc         ymm0, ymm0, ymm29
+	vaesenc         ymm1, ymm1, ymm29
+	vaesenc         ymm2, ymm2, ymm29
+	vaesenc         ymm0, ymm0, ymm28
+	vaesenc         ymm1, ymm1, ymm28
+	vaesenc         ymm2, ymm2, ymm28
+	vaesenc         ymm0, ymm0, ymm27
+	vaesenc         ymm1, ymm1, ymm27
+	vaesenc         ymm2, ymm2, ymm27
+	vaesenc         ymm0, ymm0, ymm26
+	vaesenc         ymm1, ymm1, ymm26
+	vaesenc         ymm2, ymm2, ymm26
+	vpxord          ymm8, ymm14, yword [rdx]
+	vaesenclast     ymm0, ymm0, ymm8
+	vmovdqu8        yword [rsi], ymm0
+	vpxord          ymm8, ymm14, yword [rdx + 32]
+	vaesenclast     ymm1, ymm1, ymm8
+	vmovdqu8        yword [rsi + 32], ymm1
+	add             rdx, 64
+	add             rsi, 64
+	sub             rcx, 64
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; LEN low bits set
+	kmovd           k1, r11d
+	vmovdqu8        ymm8{k1}{z}, [rdx]
+	vpxord          ymm8, ymm8, ymm14
+	vaesenclast     ymm2, ymm2, ymm8
+	vmovdqu8        [rsi]{k1}, ymm2
+	jmp             near L.gcm_enc_school_tail_crypted
+L.gcm_enc_school_final2:
+	vpshufb         ymm0, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm1, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpxord          ymm0, ymm0, ymm13
+	vpxord          ymm1, ymm1, ymm13
+	cmp             eax, 12
+	jb              near L.gcm_enc_school_final2_aes128
+	je              near L.gcm_enc_school_final2_aes192
+	vbroadcasti32x4 ymm15, oword [r10 - 208]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 192]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+L.gcm_enc_school_final2_aes192:
+	vbroadcasti32x4 ymm15, oword [r10 - 176]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+L.gcm_enc_school_final2_aes128:
+	vbroadcasti32x4 ymm15, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm0, ymm0, ymm31
+	vaesenc         ymm1, ymm1, ymm31
+	vaesenc         ymm0, ymm0, ymm30
+	vaesenc         ymm1, ymm1, ymm30
+	vaesenc         ymm0, ymm0, ymm29
+	vaesenc         ymm1, ymm1, ymm29
+	vaesenc         ymm0, ymm0, ymm28
+	vaesenc         ymm1, ymm1, ymm28
+	vaesenc         ymm0, ymm0, ymm27
+	vaesenc         ymm1, ymm1, ymm27
+	vaesenc         ymm0, ymm0, ymm26
+	vaesenc         ymm1, ymm1, ymm26
+	vpxord          ymm8, ymm14, yword [rdx]
+	vaesenclast     ymm0, ymm0, ymm8
+	vmovdqu8        yword [rsi], ymm0
+	add             rdx, 32
+	add             rsi, 32
+	sub             rcx, 32
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; LEN low bits set
+	kmovd           k1, r11d
+	vmovdqu8        ymm8{k1}{z}, [rdx]
+	vpxord          ymm8, ymm8, ymm14
+	vaesenclast     ymm1, ymm1, ymm8
+	vmovdqu8        [rsi]{k1}, ymm1
+	jmp             near L.gcm_enc_school_tail_crypted
+L.gcm_enc_school_final1:
+	vpshufb         ymm0, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpxord          ymm0, ymm0, ymm13
+	cmp             eax, 12
+	jb              near L.gcm_enc_school_final1_aes128
+	je              near L.gcm_enc_school_final1_aes192
+	vbroadcasti32x4 ymm15, oword [r10 - 208]
+	vaesenc         ymm0, ymm0, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 192]
+	vaesenc         ymm0, ymm0, ymm15
+L.gcm_enc_school_final1_aes192:
+	vbroadcasti32x4 ymm15, oword [r10 - 176]
+	vaesenc         ymm0, ymm0, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm15
+L.gcm_enc_school_final1_aes128:
+	vbroadcasti32x4 ymm15, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm0, ymm0, ymm31
+	vaesenc         ymm0, ymm0, ymm30
+	vaesenc         ymm0, ymm0, ymm29
+	vaesenc         ymm0, ymm0, ymm28
+	vaesenc         ymm0, ymm0, ymm27
+	vaesenc         ymm0, ymm0, ymm26
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; LEN low bits set
+	kmovd           k1, r11d
+	vmovdqu8        ymm8{k1}{z}, [rdx]
+	vpxord          ymm8, ymm8, ymm14
+	vaesenclast     ymm0, ymm0, ymm8
+	vmovdqu8        [rsi]{k1}, ymm0
+	jmp             near L.gcm_enc_school_tail_crypted
+L.gcm_enc_school_tail_crypted:
+	pop             rdx                             ; hash the ciphertext just written
+	mov             rcx, r8
+	lea             r8, [rdi + 768]
+	sub             r8, rcx
+	vpxord          ymm5, ymm5, ymm5
+	vpxord          ymm6, ymm6, ymm6
+	vpxord          ymm7, ymm7, ymm7
+L.gcm_enc_school_ghash_vector:
+	cmp             rcx, 32
+	jb              near L.gcm_enc_school_ghash_load_part
+	vmovdqu8        ymm4, [rdx]
+	jmp             near L.gcm_enc_school_ghash_loaded
+L.gcm_enc_school_ghash_load_part:
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; the blocks that remain
+	kmovd           k1, r11d
+	vmovdqu8        ymm4{k1}{z}, [rdx]
+L.gcm_enc_school_ghash_loaded:
+	vpshufb         ymm4, ymm4, ymm20
+	vpxord          ymm4, ymm4, ymm10               ; the running hash joins block 0
+	vpxord          ymm10, ymm10, ymm10
+	vpclmulqdq      ymm8, ymm4, yword [r8], 0
+	vpclmulqdq      ymm9, ymm4, yword [r8], 16
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [r8], 1
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, yword [r8], 17
+	vpxord          ymm7, ymm7, ymm8
+	add             rdx, 32
+	add             r8, 32
+	sub             rcx, 32
+	ja              L.gcm_enc_school_ghash_vector
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         ymm5, ymm5, 78
+	vpternlogd      ymm6, ymm5, ymm8, 150
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         ymm6, ymm6, 78
+	vpternlogd      ymm7, ymm6, ymm8, 150
+	vextracti32x4   xmm8, ymm7, 1
+	vpxord          xmm10, xmm7, xmm8
+L.gcm_enc_school_store:
+	vmovdqu8        oword [r9], xmm10
+L.gcm_enc_school_return:
+	xor             eax, eax
+	vzeroupper
+	ret
+
+; int aesgen_gcm_dec_update_avx10_256_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
+;                  size_t len, const uint8_t ctr[16], uint8_t acc[16]);   len % 16 == 0
+;
+; Decrypts with CTR (inc32 on the counter block's last 4 bytes) and hashes the
+; ciphertext into acc.  Per iteration 4 vectors (8 blocks): the AES rounds of the
+; counters and the GHASH of the source blocks, whose 8 products with
+; H^8..H^1 are summed and reduced once.
+	section .text
+	align 32, db 0xcc
+	global aesgen_gcm_dec_update_avx10_256_school:function hidden
+aesgen_gcm_dec_update_avx10_256_school:
+	endbr64
+	test            rcx, rcx
+	jz              near L.gcm_dec_school_return
+	mov             eax, dword [rdi + 240]
+	lea             r10, [rdi + rax*8]
+	lea             r10, [r10 + rax*8]              ; &rk[rounds]
+	vbroadcasti32x4 ymm13, oword [rdi]
+	vbroadcasti32x4 ymm14, oword [r10]
+	vbroadcasti32x4 ymm26, oword [r10 - 16]
+	vbroadcasti32x4 ymm27, oword [r10 - 32]
+	vbroadcasti32x4 ymm28, oword [r10 - 48]
+	vbroadcasti32x4 ymm29, oword [r10 - 64]
+	vbroadcasti32x4 ymm30, oword [r10 - 80]
+	vbroadcasti32x4 ymm31, oword [r10 - 96]
+	vbroadcasti32x4 ymm20, oword [rel L.gcm_bswap_mask_16]
+	vbroadcasti32x4 ymm21, oword [rel L.gcm_gfpoly_16]
+	vmovdqu8        xmm10, oword [r9]
+	vbroadcasti32x4 ymm11, oword [r8]
+	vpshufb         ymm11, ymm11, ymm20
+	vpaddd          ymm11, ymm11, yword [rel L.gcm_lane_offsets_32]
+	vbroadcasti32x4 ymm12, oword [rel L.gcm_lane_count]
+	sub             rcx, 128
+	jb              near L.gcm_dec_school_tail
+	vmovdqu8        ymm22, yword [rdi + 640]
+	vmovdqu8        ymm23, yword [rdi + 672]
+	vmovdqu8        ymm24, yword [rdi + 704]
+	vmovdqu8        ymm25, yword [rdi + 736]
+	vmovd           r11d, xmm11                     ; low byte of the first counter
+	vpshufb         ymm11, ymm11, ymm20
+; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
+L.gcm_dec_school_loop:
+; LLVM-MCA-BEGIN gcm_dec_school_avx10_256_main_loop
+	cmp             r11b, 247
+	jae             near L.gcm_dec_school_main_ctr_carry ; a last byte would carry: out of line
+	vpxord          ymm0, ymm11, ymm13
+	vpaddd          ymm1, ymm11, yword [rel L.gcm_be_inc_32]
+	vpaddd          ymm2, ymm11, yword [rel L.gcm_be_inc_32 + 32]
+	vpaddd          ymm3, ymm11, yword [rel L.gcm_be_inc_32 + 64]
+	vpaddd          ymm11, ymm11, yword [rel L.gcm_be_inc_32 + 96]
+	vpxord          ymm1, ymm1, ymm13
+	vpxord          ymm2, ymm2, ymm13
+	vpxord          ymm3, ymm3, ymm13
+L.gcm_dec_school_main_ctr_done:
+	add             r11b, 8
+	cmp             eax, 12
+	jb              near L.gcm_dec_school_main_aes128
+	je              near L.gcm_dec_school_main_aes192
+	vbroadcasti32x4 ymm15, oword [r10 - 208]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 192]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+L.gcm_dec_school_main_aes192:
+	vbroadcasti32x4 ymm15, oword [r10 - 176]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+L.gcm_dec_school_main_aes128:
+	vbroadcasti32x4 ymm15, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vmovdqu8        ymm16, yword [rdx]
+	vmovdqu8        ymm17, yword [rdx + 32]
+	vmovdqu8        ymm18, yword [rdx + 64]
+	vmovdqu8        ymm19, yword [rdx + 96]
+	vpshufb         ymm16, ymm16, ymm20
+	vbroadcasti32x4 ymm15, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vpshufb         ymm17, ymm17, ymm20
+	vpshufb         ymm18, ymm18, ymm20
+	vpshufb         ymm19, ymm19, ymm20
+	vpxord          ymm16, ymm16, ymm10             ; the running hash joins block 0
+	vpclmulqdq      ymm8, ymm16, ymm22, 0
+	vbroadcasti32x4 ymm15, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vpclmulqdq      ymm9, ymm17, ymm23, 0
+	vpxord          ymm5, ymm8, ymm9
+	vpclmulqdq      ymm8, ymm16, ymm22, 17
+	vpclmulqdq      ymm9, ymm17, ymm23, 17
+	vpxord          ymm7, ymm8, ymm9
+	vaesenc         ymm0, ymm0, ymm31
+	vaesenc         ymm1, ymm1, ymm31
+	vaesenc         ymm2, ymm2, ymm31
+	vaesenc         ymm3, ymm3, ymm31
+	vpclmulqdq      ymm8, ymm16, ymm22, 1
+	vpclmulqdq      ymm16, ymm16, ymm22, 16
+	vpxord          ymm6, ymm8, ymm16
+	vpclmulqdq      ymm8, ymm17, ymm23, 1
+	vpclmulqdq      ymm17, ymm17, ymm23, 16
+	vaesenc         ymm0, ymm0, ymm30
+	vaesenc         ymm1, ymm1, ymm30
+	vaesenc         ymm2, ymm2, ymm30
+	vaesenc         ymm3, ymm3, ymm30
+	vpternlogd      ymm6, ymm8, ymm17, 150
+	vpclmulqdq      ymm8, ymm18, ymm24, 0
+	vpclmulqdq      ymm9, ymm19, ymm25, 0
+	vpternlogd      ymm5, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm18, ymm24, 17
+	vaesenc         ymm0, ymm0, ymm29
+	vaesenc         ymm1, ymm1, ymm29
+	vaesenc         ymm2, ymm2, ymm29
+	vaesenc         ymm3, ymm3, ymm29
+	vpclmulqdq      ymm9, ymm19, ymm25, 17
+	vpternlogd      ymm7, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm18, ymm24, 1
+	vpclmulqdq      ymm18, ymm18, ymm24, 16
+	vaesenc         ymm0, ymm0, ymm28
+	vaesenc         ymm1, ymm1, ymm28
+	vaesenc         ymm2, ymm2, ymm28
+	vaesenc         ymm3, ymm3, ymm28
+	vpternlogd      ymm6, ymm8, ymm18, 150
+	vpclmulqdq      ymm8, ymm19, ymm25, 1
+	vpclmulqdq      ymm19, ymm19, ymm25, 16
+	vpternlogd      ymm6, ymm8, ymm19, 150
+	vaesenc         ymm0, ymm0, ymm27
+	vaesenc         ymm1, ymm1, ymm27
+	vaesenc         ymm2, ymm2, ymm27
+	vaesenc         ymm3, ymm3, ymm27
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         ymm5, ymm5, 78
+	vpternlogd      ymm6, ymm5, ymm8, 150
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vaesenc         ymm0, ymm0, ymm26
+	vaesenc         ymm1, ymm1, ymm26
+	vaesenc         ymm2, ymm2, ymm26
+	vaesenc         ymm3, ymm3, ymm26
+	vpshufd         ymm6, ymm6, 78
+	vpternlogd      ymm7, ymm6, ymm8, 150
+	vextracti32x4   xmm8, ymm7, 1
+	vpxord          xmm10, xmm7, xmm8
+	vpxord          ymm8, ymm14, yword [rdx]
+	vaesenclast     ymm0, ymm0, ymm8
+	vmovdqu8        yword [rsi], ymm0
+	vpxord          ymm8, ymm14, yword [rdx + 32]
+	vaesenclast     ymm1, ymm1, ymm8
+	vmovdqu8        yword [rsi + 32], ymm1
+	vpxord          ymm8, ymm14, yword [rdx + 64]
+	vaesenclast     ymm2, ymm2, ymm8
+	vmovdqu8        yword [rsi + 64], ymm2
+	vpxord          ymm8, ymm14, yword [rdx + 96]
+	vaesenclast     ymm3, ymm3, ymm8
+	vmovdqu8        yword [rsi + 96], ymm3
+	add             rdx, 128
+	add             rsi, 128
+	sub             rcx, 128
+	jae             L.gcm_dec_school_loop
+; LLVM-MCA-END
+	jmp             near L.gcm_dec_school_bulk_done
+L.gcm_dec_school_main_ctr_carry:
+	vpshufb         ymm11, ymm11, ymm20
+	vpshufb         ymm0, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm1, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm2, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm3, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpxord          ymm0, ymm0, ymm13
+	vpxord          ymm1, ymm1, ymm13
+	vpxord          ymm2, ymm2, ymm13
+	vpxord          ymm3, ymm3, ymm13
+	vpshufb         ymm11, ymm11, ymm20
+	jmp             L.gcm_dec_school_main_ctr_done
+L.gcm_dec_school_bulk_done:
+	vpshufb         ymm11, ymm11, ymm20
+L.gcm_dec_school_tail:
+	add             rcx, 128
+	jz              near L.gcm_dec_school_store
+	push            rdx
+	push            rcx
+	lea             r8, [rdi + 768]
+	sub             r8, rcx
+	vpxord          ymm5, ymm5, ymm5
+	vpxord          ymm6, ymm6, ymm6
+	vpxord          ymm7, ymm7, ymm7
+L.gcm_dec_school_ghash_vector:
+	cmp             rcx, 32
+	jb              near L.gcm_dec_school_ghash_load_part
+	vmovdqu8        ymm4, [rdx]
+	jmp             near L.gcm_dec_school_ghash_loaded
+L.gcm_dec_school_ghash_load_part:
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; the blocks that remain
+	kmovd           k1, r11d
+	vmovdqu8        ymm4{k1}{z}, [rdx]
+L.gcm_dec_school_ghash_loaded:
+	vpshufb         ymm4, ymm4, ymm20
+	vpxord          ymm4, ymm4, ymm10               ; the running hash joins block 0
+	vpxord          ymm10, ymm10, ymm10
+	vpclmulqdq      ymm8, ymm4, yword [r8], 0
+	vpclmulqdq      ymm9, ymm4, yword [r8], 16
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [r8], 1
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, yword [r8], 17
+	vpxord          ymm7, ymm7, ymm8
+	add             rdx, 32
+	add             r8, 32
+	sub             rcx, 32
+	ja              L.gcm_dec_school_ghash_vector
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         ymm5, ymm5, 78
+	vpternlogd      ymm6, ymm5, ymm8, 150
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         ymm6, ymm6, 78
+	vpternlogd      ymm7, ymm6, ymm8, 150
+	vextracti32x4   xmm8, ymm7, 1
+	vpxord          xmm10, xmm7, xmm8
+	pop             rcx
+	pop             rdx
+
+; 1..128 bytes remain: pick the final group by the number of vectors they need.
+L.gcm_dec_school_final:
+	cmp             rcx, 32
+	jbe             near L.gcm_dec_school_final1
+	cmp             rcx, 64
+	jbe             near L.gcm_dec_school_final2
+	cmp             rcx, 96
+	jbe             near L.gcm_dec_school_final3
+L.gcm_dec_school_final4:
+	vpshufb         ymm0, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm1, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm2, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm3, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpxord          ymm0, ymm0, ymm13
+	vpxord          ymm1, ymm1, ymm13
+	vpxord          ymm2, ymm2, ymm13
+	vpxord          ymm3, ymm3, ymm13
+	cmp             eax, 12
+	jb              near L.gcm_dec_school_final4_aes128
+	je              near L.gcm_dec_school_final4_aes192
+	vbroadcasti32x4 ymm15, oword [r10 - 208]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 192]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+L.gcm_dec_school_final4_aes192:
+	vbroadcasti32x4 ymm15, oword [r10 - 176]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+L.gcm_dec_school_final4_aes128:
+	vbroadcasti32x4 ymm15, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vaesenc         ymm0, ymm0, ymm31
+	vaesenc         ymm1, ymm1, ymm31
+	vaesenc         ymm2, ymm2, ymm31
+	vaesenc         ymm3, ymm3, ymm31
+	vaesenc         ymm0, ymm0, ymm30
+	vaesenc         ymm1, ymm1, ymm30
+	vaesenc         ymm2, ymm2, ymm30
+	vaesenc         ymm3, ymm3, ymm30
+	vaesenc         ymm0, ymm0, ymm29
+	vaesenc         ymm1, ymm1, ymm29
+	vaesenc         ymm2, ymm2, ymm29
+	vaesenc         ymm3, ymm3, ymm29
+	vaesenc         ymm0, ymm0, ymm28
+	vaesenc         ymm1, ymm1, ymm28
+	vaesenc         ymm2, ymm2, ymm28
+	vaesenc         ymm3, ymm3, ymm28
+	vaesenc         ymm0, ymm0, ymm27
+	vaesenc         ymm1, ymm1, ymm27
+	vaesenc         ymm2, ymm2, ymm27
+	vaesenc         ymm3, ymm3, ymm27
+	vaesenc         ymm0, ymm0, ymm26
+	vaesenc         ymm1, ymm1, ymm26
+	vaesenc         ymm2, ymm2, ymm26
+	vaesenc         ymm3, ymm3, ymm26
+	vpxord          ymm8, ymm14, yword [rdx]
+	vaesenclast     ymm0, ymm0, ymm8
+	vmovdqu8        yword [rsi], ymm0
+	vpxord          ymm8, ymm14, yword [rdx + 32]
+	vaesenclast     ymm1, ymm1, ymm8
+	vmovdqu8        yword [rsi + 32], ymm1
+	vpxord          ymm8, ymm14, yword [rdx + 64]
+	vaesenclast     ymm2, ymm2, ymm8
+	vmovdqu8        yword [rsi + 64], ymm2
+	add             rdx, 96
+	add             rsi, 96
+	sub             rcx, 96
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; LEN low bits set
+	kmovd           k1, r11d
+	vmovdqu8        ymm8{k1}{z}, [rdx]
+	vpxord          ymm8, ymm8, ymm14
+	vaesenclast     ymm3, ymm3, ymm8
+	vmovdqu8        [rsi]{k1}, ymm3
+	jmp             near L.gcm_dec_school_store
+L.gcm_dec_school_final3:
+	vpshufb         ymm0, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm1, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm2, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpxord          ymm0, ymm0, ymm13
+	vpxord          ymm1, ymm1, ymm13
+	vpxord          ymm2, ymm2, ymm13
+	cmp             eax, 12
+	jb              near L.gcm_dec_school_final3_aes128
+	je              near L.gcm_dec_school_final3_aes192
+	vbroadcasti32x4 ymm15, oword [r10 - 208]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 192]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+L.gcm_dec_school_final3_aes192:
+	vbroadcasti32x4 ymm15, oword [r10 - 176]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+L.gcm_dec_school_final3_aes128:
+	vbroadcasti32x4 ymm15, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm0, ymm0, ymm31
+	vaesenc         ymm1, ymm1, ymm31
+	vaesenc         ymm2, ymm2, ymm31
+	vaesenc         ymm0, ymm0, ymm30
+	vaesenc         ymm1, ymm1, ymm30
+	vaesenc         ymm2, ymm2, ymm30
+	vaesenc         ymm0, ymm0, ymm29
+	vaesenc         ymm1, ymm1, ymm29
+	vaesenc         ymm2, ymm2, ymm29
+	vaesenc         ymm0, ymm0, ymm28
+	vaesenc         ymm1, ymm1, ymm28
+	vaesenc         ymm2, ymm2, ymm28
+	vaesenc         ymm0, ymm0, ymm27
+	vaesenc         ymm1, ymm1, ymm27
+	vaesenc         ymm2, ymm2, ymm27
+	vaesenc         ymm0, ymm0, ymm26
+	vaesenc         ymm1, ymm1, ymm26
+	vaesenc         ymm2, ymm2, ymm26
+	vpxord          ymm8, ymm14, yword [rdx]
+	vaesenclast     ymm0, ymm0, ymm8
+	vmovdqu8        yword [rsi], ymm0
+	vpxord          ymm8, ymm14, yword [rdx + 32]
+	vaesenclast     ymm1, ymm1, ymm8
+	vmovdqu8        yword [rsi + 32], ymm1
+	add             rdx, 64
+	add             rsi, 64
+	sub             rcx, 64
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; LEN low bits set
+	kmovd           k1, r11d
+	vmovdqu8        ymm8{k1}{z}, [rdx]
+	vpxord          ymm8, ymm8, ymm14
+	vaesenclast     ymm2, ymm2, ymm8
+	vmovdqu8        [rsi]{k1}, ymm2
+	jmp             near L.gcm_dec_school_store
+L.gcm_dec_school_final2:
+	vpshufb         ymm0, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm1, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpxord          ymm0, ymm0, ymm13
+	vpxord          ymm1, ymm1, ymm13
+	cmp             eax, 12
+	jb              near L.gcm_dec_school_final2_aes128
+	je              near L.gcm_dec_school_final2_aes192
+	vbroadcasti32x4 ymm15, oword [r10 - 208]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 192]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+L.gcm_dec_school_final2_aes192:
+	vbroadcasti32x4 ymm15, oword [r10 - 176]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+L.gcm_dec_school_final2_aes128:
+	vbroadcasti32x4 ymm15, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm0, ymm0, ymm31
+	vaesenc         ymm1, ymm1, ymm31
+	vaesenc         ymm0, ymm0, ymm30
+	vaesenc         ymm1, ymm1, ymm30
+	vaesenc         ymm0, ymm0, ymm29
+	vaesenc         ymm1, ymm1, ymm29
+	vaesenc         ymm0, ymm0, ymm28
+	vaesenc         ymm1, ymm1, ymm28
+	vaesenc         ymm0, ymm0, ymm27
+	vaesenc         ymm1, ymm1, ymm27
+	vaesenc         ymm0, ymm0, ymm26
+	vaesenc         ymm1, ymm1, ymm26
+	vpxord          ymm8, ymm14, yword [rdx]
+	vaesenclast     ymm0, ymm0, ymm8
+	vmovdqu8        yword [rsi], ymm0
+	add             rdx, 32
+	add             rsi, 32
+	sub             rcx, 32
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; LEN low bits set
+	kmovd           k1, r11d
+	vmovdqu8        ymm8{k1}{z}, [rdx]
+	vpxord          ymm8, ymm8, ymm14
+	vaesenclast     ymm1, ymm1, ymm8
+	vmovdqu8        [rsi]{k1}, ymm1
+	jmp             near L.gcm_dec_school_store
+L.gcm_dec_school_final1:
+	vpshufb         ymm0, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpxord          ymm0, ymm0, ymm13
+	cmp             eax, 12
+	jb              near L.gcm_dec_school_final1_aes128
+	je              near L.gcm_dec_school_final1_aes192
+	vbroadcasti32x4 ymm15, oword [r10 - 208]
+	vaesenc         ymm0, ymm0, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 192]
+	vaesenc         ymm0, ymm0, ymm15
+L.gcm_dec_school_final1_aes192:
+	vbroadcasti32x4 ymm15, oword [r10 - 176]
+	vaesenc         ymm0, ymm0, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm15
+L.gcm_dec_school_final1_aes128:
+	vbroadcasti32x4 ymm15, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm0, ymm0, ymm31
+	vaesenc         ymm0, ymm0, ymm30
+	vaesenc         ymm0, ymm0, ymm29
+	vaesenc         ymm0, ymm0, ymm28
+	vaesenc         ymm0, ymm0, ymm27
+	vaesenc         ymm0, ymm0, ymm26
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; LEN low bits set
+	kmovd           k1, r11d
+	vmovdqu8        ymm8{k1}{z}, [rdx]
+	vpxord          ymm8, ymm8, ymm14
+	vaesenclast     ymm0, ymm0, ymm8
+	vmovdqu8        [rsi]{k1}, ymm0
+	jmp             near L.gcm_dec_school_store
+L.gcm_dec_school_store:
+	vmovdqu8        oword [r9], xmm10
+L.gcm_dec_school_return:
+	xor             eax, eax
+	vzeroupper
+	ret
+
+; int aesgen_gcm_enc_record_avx10_256_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
+;                  size_t len, struct aesgen_gcm_record *rec);   any len
+;
+; One whole message: GHASH of the AAD, E_K(J0), encryption with the same stitched
+; loop as aesgen_gcm_enc_update_avx10_256_school, then the last 1..8 blocks and the lengths block
+; in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
+	section .text
+	align 32, db 0xcc
+	global aesgen_gcm_enc_record_avx10_256_school:function hidden
+aesgen_gcm_enc_record_avx10_256_school:
+	endbr64
+	vbroadcasti32x4 ymm20, oword [rel L.gcm_bswap_mask_16]
+	vbroadcasti32x4 ymm21, oword [rel L.gcm_gfpoly_16]
+	vpxord          xmm10, xmm10, xmm10
+	mov             r10, qword [r8 + 40]
+	test            r10, r10
+	jz              near L.gcm_enc_school_rec_aad_done
+	mov             rax, qword [r8 + 32]
+	lea             r9, [rdi + 768]
+	lea             r11, [r10 + 15]
+	and             r11, -16                        ; 16 x the block count
+	sub             r9, r11
+	vpxord          ymm5, ymm5, ymm5
+	vpxord          ymm6, ymm6, ymm6
+	vpxord          ymm7, ymm7, ymm7
+L.gcm_enc_school_rec_aad_vector:
+	cmp             r10, 32
+	jb              near L.gcm_enc_school_rec_aad_load_part
+	vmovdqu8        ymm4, [rax]
+	jmp             near L.gcm_enc_school_rec_aad_loaded
+L.gcm_enc_school_rec_aad_load_part:
+	mov             r11, -1
+	bzhi            r11, r11, r10                   ; the blocks that remain
+	kmovd           k1, r11d
+	vmovdqu8        ymm4{k1}{z}, [rax]
+L.gcm_enc_school_rec_aad_loaded:
+	vpshufb         ymm4, ymm4, ymm20
+	vpxord          ymm4, ymm4, ymm10               ; the running hash joins block 0
+	vpxord          ymm10, ymm10, ymm10
+	vpclmulqdq      ymm8, ymm4, yword [r9], 0
+	vpclmulqdq      ymm9, ymm4, yword [r9], 16
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [r9], 1
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, yword [r9], 17
+	vpxord          ymm7, ymm7, ymm8
+	add             rax, 32
+	add             r9, 32
+	sub             r10, 32
+	ja              L.gcm_enc_school_rec_aad_vector
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         ymm5, ymm5, 78
+	vpternlogd      ymm6, ymm5, ymm8, 150
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         ymm6, ymm6, 78
+	vpternlogd      ymm7, ymm6, ymm8, 150
+	vextracti32x4   xmm8, ymm7, 1
+	vpxord          xmm10, xmm7, xmm8
+L.gcm_enc_school_rec_aad_done:
+	mov             eax, dword [rdi + 240]
+	lea             r10, [rdi + rax*8]
+	lea             r10, [r10 + rax*8]              ; &rk[rounds]
+	vbroadcasti32x4 ymm13, oword [rdi]
+	vbroadcasti32x4 ymm14, oword [r10]
+	vbroadcasti32x4 ymm26, oword [r10 - 16]
+	vbroadcasti32x4 ymm27, oword [r10 - 32]
+	vbroadcasti32x4 ymm28, oword [r10 - 48]
+	vbroadcasti32x4 ymm29, oword [r10 - 64]
+	vbroadcasti32x4 ymm30, oword [r10 - 80]
+	vbroadcasti32x4 ymm31, oword [r10 - 96]
+; E_K(J0) masks the tag: one block on xmm, beside the data's blocks
+	vmovdqu8        xmm4, oword [r8]
+	vpxord          xmm4, xmm4, xmm13
+	cmp             eax, 12
+	jb              near L.gcm_enc_school_rec_j0_aes128
+	je              near L.gcm_enc_school_rec_j0_aes192
+	vaesenc         xmm4, xmm4, oword [r10 - 208]
+	vaesenc         xmm4, xmm4, oword [r10 - 192]
+L.gcm_enc_school_rec_j0_aes192:
+	vaesenc         xmm4, xmm4, oword [r10 - 176]
+	vaesenc         xmm4, xmm4, oword [r10 - 160]
+L.gcm_enc_school_rec_j0_aes128:
+	vaesenc         xmm4, xmm4, oword [r10 - 144]
+	vaesenc         xmm4, xmm4, oword [r10 - 128]
+	vaesenc         xmm4, xmm4, oword [r10 - 112]
+	vaesenc         xmm4, xmm4, xmm31
+	vaesenc         xmm4, xmm4, xmm30
+	vaesenc         xmm4, xmm4, xmm29
+	vaesenc         xmm4, xmm4, xmm28
+	vaesenc         xmm4, xmm4, xmm27
+	vaesenc         xmm4, xmm4, xmm26
+	vaesenclast     xmm4, xmm4, xmm14
+	vmovdqu8        oword [r8 + 48], xmm4
+	vbroadcasti32x4 ymm11, oword [r8]
+	vpshufb         ymm11, ymm11, ymm20
+	vpaddd          ymm11, ymm11, yword [rel L.gcm_record_offsets_32] ; J0 + 1, + 2, ...
+	vbroadcasti32x4 ymm12, oword [rel L.gcm_lane_count]
+	test            rcx, rcx
+	jz              near L.gcm_enc_school_rec_no_data
+	sub             rcx, 128
+	jbe             near L.gcm_enc_school_rec_tail
+	vmovdqu8        ymm22, yword [rdi + 640]
+	vmovdqu8        ymm23, yword [rdi + 672]
+	vmovdqu8        ymm24, yword [rdi + 704]
+	vmovdqu8        ymm25, yword [rdi + 736]
+	vmovd           r11d, xmm11                     ; low byte of the first counter
+	vpshufb         ymm11, ymm11, ymm20
+; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
+; the first iteration only encrypts; each later one hashes its predecessor's output
+	cmp             r11b, 247
+	jae             near L.gcm_enc_school_rec_first_ctr_carry ; a last byte would carry: out of line
+	vpxord          ymm0, ymm11, ymm13
+	vpaddd          ymm1, ymm11, yword [rel L.gcm_be_inc_32]
+	vpaddd          ymm2, ymm11, yword [rel L.gcm_be_inc_32 + 32]
+	vpaddd          ymm3, ymm11, yword [rel L.gcm_be_inc_32 + 64]
+	vpaddd          ymm11, ymm11, yword [rel L.gcm_be_inc_32 + 96]
+	vpxord          ymm1, ymm1, ymm13
+	vpxord          ymm2, ymm2, ymm13
+	vpxord          ymm3, ymm3, ymm13
+L.gcm_enc_school_rec_first_ctr_done:
+	add             r11b, 8
+	cmp             eax, 12
+	jb              near L.gcm_enc_school_rec_first_aes128
+	je              near L.gcm_enc_school_rec_first_aes192
+	vbroadcasti32x4 ymm15, oword [r10 - 208]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 192]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+L.gcm_enc_school_rec_first_aes192:
+	vbroadcasti32x4 ymm15, oword [r10 - 176]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+L.gcm_enc_school_rec_first_aes128:
+	vbroadcasti32x4 ymm15, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vaesenc         ymm0, ymm0, ymm31
+	vaesenc         ymm1, ymm1, ymm31
+	vaesenc         ymm2, ymm2, ymm31
+	vaesenc         ymm3, ymm3, ymm31
+	vaesenc         ymm0, ymm0, ymm30
+	vaesenc         ymm1, ymm1, ymm30
+	vaesenc         ymm2, ymm2, ymm30
+	vaesenc         ymm3, ymm3, ymm30
+	vaesenc         ymm0, ymm0, ymm29
+	vaesenc         ymm1, ymm1, ymm29
+	vaesenc         ymm2, ymm2, ymm29
+	vaesenc         ymm3, ymm3, ymm29
+	vaesenc         ymm0, ymm0, ymm28
+	vaesenc         ymm1, ymm1, ymm28
+	vaesenc         ymm2, ymm2, ymm28
+	vaesenc         ymm3, ymm3, ymm28
+	vaesenc         ymm0, ymm0, ymm27
+	vaesenc         ymm1, ymm1, ymm27
+	vaesenc         ymm2, ymm2, ymm27
+	vaesenc         ymm3, ymm3, ymm27
+	vaesenc         ymm0, ymm0, ymm26
+	vaesenc         ymm1, ymm1, ymm26
+	vaesenc         ymm2, ymm2, ymm26
+	vaesenc         ymm3, ymm3, ymm26
+	vpxord          ymm8, ymm14, yword [rdx]
+	vaesenclast     ymm16, ymm0, ymm8
+	vmovdqu8        yword [rsi], ymm16
+	vpxord          ymm8, ymm14, yword [rdx + 32]
+	vaesenclast     ymm17, ymm1, ymm8
+	vmovdqu8        yword [rsi + 32], ymm17
+	vpxord          ymm8, ymm14, yword [rdx + 64]
+	vaesenclast     ymm18, ymm2, ymm8
+	vmovdqu8        yword [rsi + 64], ymm18
+	vpxord          ymm8, ymm14, yword [rdx + 96]
+	vaesenclast     ymm19, ymm3, ymm8
+	vmovdqu8        yword [rsi + 96], ymm19
+	add             rdx, 128
+	add             rsi, 128
+	sub             rcx, 128
+	jbe             near L.gcm_enc_school_rec_hash_last
+L.gcm_enc_school_rec_loop:
+; LLVM-MCA-BEGIN gcm_enc_school_rec_avx10_256_main_loop
+	cmp             r11b, 247
+	jae             near L.gcm_enc_school_rec_main_ctr_carry ; a last byte would carry: out of line
+	vpxord          ymm0, ymm11, ymm13
+	vpaddd          ymm1, ymm11, yword [rel L.gcm_be_inc_32]
+	vpaddd          ymm2, ymm11, yword [rel L.gcm_be_inc_32 + 32]
+	vpaddd          ymm3, ymm11, yword [rel L.gcm_be_inc_32 + 64]
+	vpaddd          ymm11, ymm11, yword [rel L.gcm_be_inc_32 + 96]
+	vpxord          ymm1, ymm1, ymm13
+	vpxord          ymm2, ymm2, ymm13
+	vpxord          ymm3, ymm3, ymm13
+L.gcm_enc_school_rec_main_ctr_done:
+	add             r11b, 8
+	cmp             eax, 12
+	jb              near L.gcm_enc_school_rec_main_aes128
+	je              near L.gcm_enc_school_rec_main_aes192
+	vbroadcasti32x4 ymm15, oword [r10 - 208]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 192]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+L.gcm_enc_school_rec_main_aes192:
+	vbroadcasti32x4 ymm15, oword [r10 - 176]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+L.gcm_enc_school_rec_main_aes128:
+	vbroadcasti32x4 ymm15, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vpshufb         ymm16, ymm16, ymm20
+	vpshufb         ymm17, ymm17, ymm20
+	vpshufb         ymm18, ymm18, ymm20
+	vpshufb         ymm19, ymm19, ymm20
+	vpxord          ymm16, ymm16, ymm10             ; the running hash joins block 0
+	vbroadcasti32x4 ymm15, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vpclmulqdq      ymm8, ymm16, ymm22, 0
+	vpclmulqdq      ymm9, ymm17, ymm23, 0
+	vpxord          ymm5, ymm8, ymm9
+	vpclmulqdq      ymm8, ymm16, ymm22, 17
+	vbroadcasti32x4 ymm15, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vpclmulqdq      ymm9, ymm17, ymm23, 17
+	vpxord          ymm7, ymm8, ymm9
+	vpclmulqdq      ymm8, ymm16, ymm22, 1
+	vpclmulqdq      ymm16, ymm16, ymm22, 16
+	vaesenc         ymm0, ymm0, ymm31
+	vaesenc         ymm1, ymm1, ymm31
+	vaesenc         ymm2, ymm2, ymm31
+	vaesenc         ymm3, ymm3, ymm31
+	vpxord          ymm6, ymm8, ymm16
+	vpclmulqdq      ymm8, ymm17, ymm23, 1
+	vpclmulqdq      ymm17, ymm17, ymm23, 16
+	vpternlogd      ymm6, ymm8, ymm17, 150
+	vaesenc         ymm0, ymm0, ymm30
+	vaesenc         ymm1, ymm1, ymm30
+	vaesenc         ymm2, ymm2, ymm30
+	vaesenc         ymm3, ymm3, ymm30
+	vpclmulqdq      ymm8, ymm18, ymm24, 0
+	vpclmulqdq      ymm9, ymm19, ymm25, 0
+	vpternlogd      ymm5, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm18, ymm24, 17
+	vaesenc         ymm0, ymm0, ymm29
+	vaesenc         ymm1, ymm1, ymm29
+	vaesenc         ymm2, ymm2, ymm29
+	vaesenc         ymm3, ymm3, ymm29
+	vpclmulqdq      ymm9, ymm19, ymm25, 17
+	vpternlogd      ymm7, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm18, ymm24, 1
+	vpclmulqdq      ymm18, ymm18, ymm24, 16
+	vaesenc         ymm0, ymm0, ymm28
+	vaesenc         ymm1, ymm1, ymm28
+	vaesenc         ymm2, ymm2, ymm28
+	vaesenc         ymm3, ymm3, ymm28
+	vpternlogd      ymm6, ymm8, ymm18, 150
+	vpclmulqdq      ymm8, ymm19, ymm25, 1
+	vpclmulqdq      ymm19, ymm19, ymm25, 16
+	vpternlogd      ymm6, ymm8, ymm19, 150
+	vaesenc         ymm0, ymm0, ymm27
+	vaesenc         ymm1, ymm1, ymm27
+	vaesenc         ymm2, ymm2, ymm27
+	vaesenc         ymm3, ymm3, ymm27
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         ymm5, ymm5, 78
+	vpternlogd      ymm6, ymm5, ymm8, 150
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vaesenc         ymm0, ymm0, ymm26
+	vaesenc         ymm1, ymm1, ymm26
+	vaesenc         ymm2, ymm2, ymm26
+	vaesenc         ymm3, ymm3, ymm26
+	vpshufd         ymm6, ymm6, 78
+	vpternlogd      ymm7, ymm6, ymm8, 150
+	vextracti32x4   xmm8, ymm7, 1
+	vpxord          xmm10, xmm7, xmm8
+	vpxord          ymm8, ymm14, yword [rdx]
+	vaesenclast     ymm16, ymm0, ymm8
+	vmovdqu8        yword [rsi], ymm16
+	vpxord          ymm8, ymm14, yword [rdx + 32]
+	vaesenclast     ymm17, ymm1, ymm8
+	vmovdqu8        yword [rsi + 32], ymm17
+	vpxord          ymm8, ymm14, yword [rdx + 64]
+	vaesenclast     ymm18, ymm2, ymm8
+	vmovdqu8        yword [rsi + 64], ymm18
+	vpxord          ymm8, ymm14, yword [rdx + 96]
+	vaesenclast     ymm19, ymm3, ymm8
+	vmovdqu8        yword [rsi + 96], ymm19
+	add             rdx, 128
+	add             rsi, 128
+	sub             rcx, 128
+	ja              L.gcm_enc_school_rec_loop
+; LLVM-MCA-END
+L.gcm_enc_school_rec_hash_last:
+	vpshufb         ymm16, ymm16, ymm20
+	vpshufb         ymm17, ymm17, ymm20
+	vpshufb         ymm18, ymm18, ymm20
+	vpshufb         ymm19, ymm19, ymm20
+	vpxord          ymm16, ymm16, ymm10             ; the running hash joins block 0
+	vpclmulqdq      ymm8, ymm16, ymm22, 0
+	vpclmulqdq      ymm9, ymm17, ymm23, 0
+	vpxord          ymm5, ymm8, ymm9
+	vpclmulqdq      ymm8, ymm16, ymm22, 17
+	vpclmulqdq      ymm9, ymm17, ymm23, 17
+	vpxord          ymm7, ymm8, ymm9
+	vpclmulqdq      ymm8, ymm16, ymm22, 1
+	vpclmulqdq      ymm16, ymm16, ymm22, 16
+	vpxord          ymm6, ymm8, ymm16
+	vpclmulqdq      ymm8, ymm17, ymm23, 1
+	vpclmulqdq      ymm17, ymm17, ymm23, 16
+	vpternlogd      ymm6, ymm8, ymm17, 150
+	vpclmulqdq      ymm8, ymm18, ymm24, 0
+	vpclmulqdq      ymm9, ymm19, ymm25, 0
+	vpternlogd      ymm5, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm18, ymm24, 17
+	vpclmulqdq      ymm9, ymm19, ymm25, 17
+	vpternlogd      ymm7, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm18, ymm24, 1
+	vpclmulqdq      ymm18, ymm18, ymm24, 16
+	vpternlogd      ymm6, ymm8, ymm18, 150
+	vpclmulqdq      ymm8, ymm19, ymm25, 1
+	vpclmulqdq      ymm19, ymm19, ymm25, 16
+	vpternlogd      ymm6, ymm8, ymm19, 150
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         ymm5, ymm5, 78
+	vpternlogd      ymm6, ymm5, ymm8, 150
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         ymm6, ymm6, 78
+	vpternlogd      ymm7, ymm6, ymm8, 150
+	vextracti32x4   xmm8, ymm7, 1
+	vpxord          xmm10, xmm7, xmm8
+	jmp             near L.gcm_enc_school_rec_bulk_done
+L.gcm_enc_school_rec_first_ctr_carry:
+	vpshufb         ymm11, ymm11, ymm20
+	vpshufb         ymm0, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm1, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm2, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm3, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpxord          ymm0, ymm0, ymm13
+	vpxord          ymm1, ymm1, ymm13
+	vpxord          ymm2, ymm2, ymm13
+	vpxord          ymm3, ymm3, ymm13
+	vpshufb         ymm11, ymm11, ymm20
+	jmp             L.gcm_enc_school_rec_first_ctr_done
+L.gcm_enc_school_rec_main_ctr_carry:
+	vpshufb         ymm11, ymm11, ymm20
+	vpshufb         ymm0, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm1, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm2, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm3, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpxord          ymm0, ymm0, ymm13
+	vpxord          ymm1, ymm1, ymm13
+	vpxord          ymm2, ymm2, ymm13
+	vpxord          ymm3, ymm3, ymm13
+	vpshufb         ymm11, ymm11, ymm20
+	jmp             L.gcm_enc_school_rec_main_ctr_done
+L.gcm_enc_school_rec_bulk_done:
+	vpshufb         ymm11, ymm11, ymm20
+L.gcm_enc_school_rec_tail:
+	add             rcx, 128
+	jz              near L.gcm_enc_school_rec_no_data
+	cmp             rcx, 32
+	jbe             near L.gcm_enc_school_rec_final1
+	cmp             rcx, 64
+	jbe             near L.gcm_enc_school_rec_final2
+	cmp             rcx, 96
+	jbe             near L.gcm_enc_school_rec_final3
+L.gcm_enc_school_rec_final4:
+	lea             r11, [rcx + 15]
+	and             r11, -16
+	lea             r9, [rdi + 752]
+	sub             r9, r11                         ; H^(blocks + 1): the lengths block takes H^1
+	sub             rcx, 96
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; the last vector's bytes
+	kmovd           k1, r11d
+	vpshufb         ymm0, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm1, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm2, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm3, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpxord          ymm0, ymm0, ymm13
+	vpxord          ymm1, ymm1, ymm13
+	vpxord          ymm2, ymm2, ymm13
+	vpxord          ymm3, ymm3, ymm13
+	cmp             eax, 12
+	jb              near L.gcm_enc_school_rec_final4_aes128
+	je              near L.gcm_enc_school_rec_final4_aes192
+	vbroadcasti32x4 ymm15, oword [r10 - 208]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 192]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+L.gcm_enc_school_rec_final4_aes192:
+	vbroadcasti32x4 ymm15, oword [r10 - 176]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+L.gcm_enc_school_rec_final4_aes128:
+	vbroadcasti32x4 ymm15, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vaesenc         ymm0, ymm0, ymm31
+	vaesenc         ymm1, ymm1, ymm31
+	vaesenc         ymm2, ymm2, ymm31
+	vaesenc         ymm3, ymm3, ymm31
+	vaesenc         ymm0, ymm0, ymm30
+	vaesenc         ymm1, ymm1, ymm30
+	vaesenc         ymm2, ymm2, ymm30
+	vaesenc         ymm3, ymm3, ymm30
+	vaesenc         ymm0, ymm0, ymm29
+	vaesenc         ymm1, ymm1, ymm29
+	vaesenc         ymm2, ymm2, ymm29
+	vaesenc         ymm3, ymm3, ymm29
+	vaesenc         ymm0, ymm0, ymm28
+	vaesenc         ymm1, ymm1, ymm28
+	vaesenc         ymm2, ymm2, ymm28
+	vaesenc         ymm3, ymm3, ymm28
+	vaesenc         ymm0, ymm0, ymm27
+	vaesenc         ymm1, ymm1, ymm27
+	vaesenc         ymm2, ymm2, ymm27
+	vaesenc         ymm3, ymm3, ymm27
+	vaesenc         ymm0, ymm0, ymm26
+	vaesenc         ymm1, ymm1, ymm26
+	vaesenc         ymm2, ymm2, ymm26
+	vaesenc         ymm3, ymm3, ymm26
+	vpxord          ymm8, ymm14, yword [rdx]
+	vaesenclast     ymm0, ymm0, ymm8
+	vmovdqu8        yword [rsi], ymm0
+	vpxord          ymm8, ymm14, yword [rdx + 32]
+	vaesenclast     ymm1, ymm1, ymm8
+	vmovdqu8        yword [rsi + 32], ymm1
+	vpxord          ymm8, ymm14, yword [rdx + 64]
+	vaesenclast     ymm2, ymm2, ymm8
+	vmovdqu8        yword [rsi + 64], ymm2
+	vmovdqu8        ymm8{k1}{z}, [rdx + 96]
+	vpxord          ymm8, ymm8, ymm14
+	vaesenclast     ymm3, ymm3, ymm8
+	vmovdqu8        [rsi + 96]{k1}, ymm3
+	vmovdqu8        ymm3{k1}{z}, ymm3               ; GHASH sees the padding as zeros
+	vpshufb         ymm0, ymm0, ymm20
+	vpshufb         ymm1, ymm1, ymm20
+	vpshufb         ymm2, ymm2, ymm20
+	vpshufb         ymm3, ymm3, ymm20
+	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
+	vpclmulqdq      ymm8, ymm0, yword [r9], 0
+	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 0
+	vpxord          ymm5, ymm8, ymm9
+	vpclmulqdq      ymm8, ymm0, yword [r9], 17
+	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 17
+	vpxord          ymm7, ymm8, ymm9
+	vpclmulqdq      ymm8, ymm0, yword [r9], 1
+	vpclmulqdq      ymm0, ymm0, yword [r9], 16
+	vpxord          ymm6, ymm8, ymm0
+	vpclmulqdq      ymm8, ymm1, yword [r9 + 32], 1
+	vpclmulqdq      ymm1, ymm1, yword [r9 + 32], 16
+	vpternlogd      ymm6, ymm8, ymm1, 150
+	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 0
+	vpclmulqdq      ymm9, ymm3, yword [r9 + 96], 0
+	vpternlogd      ymm5, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 17
+	vpclmulqdq      ymm9, ymm3, yword [r9 + 96], 17
+	vpternlogd      ymm7, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 1
+	vpclmulqdq      ymm2, ymm2, yword [r9 + 64], 16
+	vpternlogd      ymm6, ymm8, ymm2, 150
+	vpclmulqdq      ymm8, ymm3, yword [r9 + 96], 1
+	vpclmulqdq      ymm3, ymm3, yword [r9 + 96], 16
+	vpternlogd      ymm6, ymm8, ymm3, 150
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
+	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
+	vpxord          ymm7, ymm7, ymm8
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         ymm5, ymm5, 78
+	vpternlogd      ymm6, ymm5, ymm8, 150
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         ymm6, ymm6, 78
+	vpternlogd      ymm7, ymm6, ymm8, 150
+	vextracti32x4   xmm8, ymm7, 1
+	vpxord          xmm10, xmm7, xmm8
+	jmp             near L.gcm_enc_school_rec_tag
+L.gcm_enc_school_rec_final3:
+	lea             r11, [rcx + 15]
+	and             r11, -16
+	lea             r9, [rdi + 752]
+	sub             r9, r11                         ; H^(blocks + 1): the lengths block takes H^1
+	sub             rcx, 64
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; the last vector's bytes
+	kmovd           k1, r11d
+	vpshufb         ymm0, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm1, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm2, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpxord          ymm0, ymm0, ymm13
+	vpxord          ymm1, ymm1, ymm13
+	vpxord          ymm2, ymm2, ymm13
+	cmp             eax, 12
+	jb              near L.gcm_enc_school_rec_final3_aes128
+	je              near L.gcm_enc_school_rec_final3_aes192
+	vbroadcasti32x4 ymm15, oword [r10 - 208]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 192]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+L.gcm_enc_school_rec_final3_aes192:
+	vbroadcasti32x4 ymm15, oword [r10 - 176]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+L.gcm_enc_school_rec_final3_aes128:
+	vbroadcasti32x4 ymm15, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm0, ymm0, ymm31
+	vaesenc         ymm1, ymm1, ymm31
+	vaesenc         ymm2, ymm2, ymm31
+	vaesenc         ymm0, ymm0, ymm30
+	vaesenc         ymm1, ymm1, ymm30
+	vaesenc         ymm2, ymm2, ymm30
+	vaesenc         ymm0, ymm0, ymm29
+	vaesenc         ymm1, ymm1, ymm29
+	vaesenc         ymm2, ymm2, ymm29
+	vaesenc         ymm0, ymm0, ymm28
+	vaesenc         ymm1, ymm1, ymm28
+	vaesenc         ymm2, ymm2, ymm28
+	vaesenc         ymm0, ymm0, ymm27
+	vaesenc         ymm1, ymm1, ymm27
+	vaesenc         ymm2, ymm2, ymm27
+	vaesenc         ymm0, ymm0, ymm26
+	vaesenc         ymm1, ymm1, ymm26
+	vaesenc         ymm2, ymm2, ymm26
+	vpxord          ymm8, ymm14, yword [rdx]
+	vaesenclast     ymm0, ymm0, ymm8
+	vmovdqu8        yword [rsi], ymm0
+	vpxord          ymm8, ymm14, yword [rdx + 32]
+	vaesenclast     ymm1, ymm1, ymm8
+	vmovdqu8        yword [rsi + 32], ymm1
+	vmovdqu8        ymm8{k1}{z}, [rdx + 64]
+	vpxord          ymm8, ymm8, ymm14
+	vaesenclast     ymm2, ymm2, ymm8
+	vmovdqu8        [rsi + 64]{k1}, ymm2
+	vmovdqu8        ymm2{k1}{z}, ymm2               ; GHASH sees the padding as zeros
+	vpshufb         ymm0, ymm0, ymm20
+	vpshufb         ymm1, ymm1, ymm20
+	vpshufb         ymm2, ymm2, ymm20
+	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
+	vpclmulqdq      ymm8, ymm0, yword [r9], 0
+	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 0
+	vpxord          ymm5, ymm8, ymm9
+	vpclmulqdq      ymm8, ymm0, yword [r9], 17
+	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 17
+	vpxord          ymm7, ymm8, ymm9
+	vpclmulqdq      ymm8, ymm0, yword [r9], 1
+	vpclmulqdq      ymm0, ymm0, yword [r9], 16
+	vpxord          ymm6, ymm8, ymm0
+	vpclmulqdq      ymm8, ymm1, yword [r9 + 32], 1
+	vpclmulqdq      ymm1, ymm1, yword [r9 + 32], 16
+	vpternlogd      ymm6, ymm8, ymm1, 150
+	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 0
+	vpclmulqdq      ymm9, ymm2, yword [r9 + 64], 16
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 1
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 17
+	vpxord          ymm7, ymm7, ymm8
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
+	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
+	vpxord          ymm7, ymm7, ymm8
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         ymm5, ymm5, 78
+	vpternlogd      ymm6, ymm5, ymm8, 150
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         ymm6, ymm6, 78
+	vpternlogd      ymm7, ymm6, ymm8, 150
+	vextracti32x4   xmm8, ymm7, 1
+	vpxord          xmm10, xmm7, xmm8
+	jmp             near L.gcm_enc_school_rec_tag
+L.gcm_enc_school_rec_final2:
+	lea             r11, [rcx + 15]
+	and             r11, -16
+	lea             r9, [rdi + 752]
+	sub             r9, r11                         ; H^(blocks + 1): the lengths block takes H^1
+	sub             rcx, 32
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; the last vector's bytes
+	kmovd           k1, r11d
+	vpshufb         ymm0, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm1, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpxord          ymm0, ymm0, ymm13
+	vpxord          ymm1, ymm1, ymm13
+	cmp             eax, 12
+	jb              near L.gcm_enc_school_rec_final2_aes128
+	je              near L.gcm_enc_school_rec_final2_aes192
+	vbroadcasti32x4 ymm15, oword [r10 - 208]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 192]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+L.gcm_enc_school_rec_final2_aes192:
+	vbroadcasti32x4 ymm15, oword [r10 - 176]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+L.gcm_enc_school_rec_final2_aes128:
+	vbroadcasti32x4 ymm15, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm0, ymm0, ymm31
+	vaesenc         ymm1, ymm1, ymm31
+	vaesenc         ymm0, ymm0, ymm30
+	vaesenc         ymm1, ymm1, ymm30
+	vaesenc         ymm0, ymm0, ymm29
+	vaesenc         ymm1, ymm1, ymm29
+	vaesenc         ymm0, ymm0, ymm28
+	vaesenc         ymm1, ymm1, ymm28
+	vaesenc         ymm0, ymm0, ymm27
+	vaesenc         ymm1, ymm1, ymm27
+	vaesenc         ymm0, ymm0, ymm26
+	vaesenc         ymm1, ymm1, ymm26
+	vpxord          ymm8, ymm14, yword [rdx]
+	vaesenclast     ymm0, ymm0, ymm8
+	vmovdqu8        yword [rsi], ymm0
+	vmovdqu8        ymm8{k1}{z}, [rdx + 32]
+	vpxord          ymm8, ymm8, ymm14
+	vaesenclast     ymm1, ymm1, ymm8
+	vmovdqu8        [rsi + 32]{k1}, ymm1
+	vmovdqu8        ymm1{k1}{z}, ymm1               ; GHASH sees the padding as zeros
+	vpshufb         ymm0, ymm0, ymm20
+	vpshufb         ymm1, ymm1, ymm20
+	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
+	vpclmulqdq      ymm8, ymm0, yword [r9], 0
+	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 0
+	vpxord          ymm5, ymm8, ymm9
+	vpclmulqdq      ymm8, ymm0, yword [r9], 17
+	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 17
+	vpxord          ymm7, ymm8, ymm9
+	vpclmulqdq      ymm8, ymm0, yword [r9], 1
+	vpclmulqdq      ymm0, ymm0, yword [r9], 16
+	vpxord          ymm6, ymm8, ymm0
+	vpclmulqdq      ymm8, ymm1, yword [r9 + 32], 1
+	vpclmulqdq      ymm1, ymm1, yword [r9 + 32], 16
+	vpternlogd      ymm6, ymm8, ymm1, 150
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
+	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
+	vpxord          ymm7, ymm7, ymm8
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         ymm5, ymm5, 78
+	vpternlogd      ymm6, ymm5, ymm8, 150
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         ymm6, ymm6, 78
+	vpternlogd      ymm7, ymm6, ymm8, 150
+	vextracti32x4   xmm8, ymm7, 1
+	vpxord          xmm10, xmm7, xmm8
+	jmp             near L.gcm_enc_school_rec_tag
+L.gcm_enc_school_rec_final1:
+	lea             r11, [rcx + 15]
+	and             r11, -16
+	lea             r9, [rdi + 752]
+	sub             r9, r11                         ; H^(blocks + 1): the lengths block takes H^1
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; the last vector's bytes
+	kmovd           k1, r11d
+	vpshufb         ymm0, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpxord          ymm0, ymm0, ymm13
+	cmp             eax, 12
+	jb              near L.gcm_enc_school_rec_final1_aes128
+	je              near L.gcm_enc_school_rec_final1_aes192
+	vbroadcasti32x4 ymm15, oword [r10 - 208]
+	vaesenc         ymm0, ymm0, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 192]
+	vaesenc         ymm0, ymm0, ymm15
+L.gcm_enc_school_rec_final1_aes192:
+	vbroadcasti32x4 ymm15, oword [r10 - 176]
+	vaesenc         ymm0, ymm0, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm15
+L.gcm_enc_school_rec_final1_aes128:
+	vbroadcasti32x4 ymm15, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm0, ymm0, ymm31
+	vaesenc         ymm0, ymm0, ymm30
+	vaesenc         ymm0, ymm0, ymm29
+	vaesenc         ymm0, ymm0, ymm28
+	vaesenc         ymm0, ymm0, ymm27
+	vaesenc         ymm0, ymm0, ymm26
+	vmovdqu8        ymm8{k1}{z}, [rdx]
+	vpxord          ymm8, ymm8, ymm14
+	vaesenclast     ymm0, ymm0, ymm8
+	vmovdqu8        [rsi]{k1}, ymm0
+	vmovdqu8        ymm0{k1}{z}, ymm0               ; GHASH sees the padding as zeros
+	vpshufb         ymm0, ymm0, ymm20
+	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
+	vpclmulqdq      ymm5, ymm0, yword [r9], 0
+	vpclmulqdq      ymm6, ymm0, yword [r9], 16
+	vpclmulqdq      ymm8, ymm0, yword [r9], 1
+	vpclmulqdq      ymm7, ymm0, yword [r9], 17
+	vpxord          ymm6, ymm6, ymm8
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
+	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
+	vpxord          ymm7, ymm7, ymm8
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         ymm5, ymm5, 78
+	vpternlogd      ymm6, ymm5, ymm8, 150
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         ymm6, ymm6, 78
+	vpternlogd      ymm7, ymm6, ymm8, 150
+	vextracti32x4   xmm8, ymm7, 1
+	vpxord          xmm10, xmm7, xmm8
+	jmp             near L.gcm_enc_school_rec_tag
+L.gcm_enc_school_rec_no_data:
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpxord          xmm4, xmm4, xmm10
+	vpclmulqdq      ymm5, ymm4, yword [rdi + 752], 0
+	vpclmulqdq      ymm6, ymm4, yword [rdi + 752], 16
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
+	vpclmulqdq      ymm7, ymm4, yword [rdi + 752], 17
+	vpxord          ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         ymm5, ymm5, 78
+	vpternlogd      ymm6, ymm5, ymm8, 150
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         ymm6, ymm6, 78
+	vpternlogd      ymm7, ymm6, ymm8, 150
+	vextracti32x4   xmm8, ymm7, 1
+	vpxord          xmm10, xmm7, xmm8
+L.gcm_enc_school_rec_tag:
+	vpshufb         xmm10, xmm10, xmm20
+	vpxord          xmm10, xmm10, oword [r8 + 48]
+	vmovdqu8        oword [r8 + 48], xmm10
+	xor             eax, eax
+	vzeroupper
+	ret
+
+; int aesgen_gcm_dec_record_avx10_256_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
+;                  size_t len, struct aesgen_gcm_record *rec);   any len
+;
+; One whole message: GHASH of the AAD, E_K(J0), decryption with the same stitched
+; loop as aesgen_gcm_dec_update_avx10_256_school, then the last 1..8 blocks and the lengths block
+; in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
+	section .text
+	align 32, db 0xcc
+	global aesgen_gcm_dec_record_avx10_256_school:function hidden
+aesgen_gcm_dec_record_avx10_256_school:
+	endbr64
+	vbroadcasti32x4 ymm20, oword [rel L.gcm_bswap_mask_16]
+	vbroadcasti32x4 ymm21, oword [rel L.gcm_gfpoly_16]
+	vpxord          xmm10, xmm10, xmm10
+	mov             r10, qword [r8 + 40]
+	test            r10, r10
+	jz              near L.gcm_dec_school_rec_aad_done
+	mov             rax, qword [r8 + 32]
+	lea             r9, [rdi + 768]
+	lea             r11, [r10 + 15]
+	and             r11, -16                        ; 16 x the block count
+	sub             r9, r11
+	vpxord          ymm5, ymm5, ymm5
+	vpxord          ymm6, ymm6, ymm6
+	vpxord          ymm7, ymm7, ymm7
+L.gcm_dec_school_rec_aad_vector:
+	cmp             r10, 32
+	jb              near L.gcm_dec_school_rec_aad_load_part
+	vmovdqu8        ymm4, [rax]
+	jmp             near L.gcm_dec_school_rec_aad_loaded
+L.gcm_dec_school_rec_aad_load_part:
+	mov             r11, -1
+	bzhi            r11, r11, r10                   ; the blocks that remain
+	kmovd           k1, r11d
+	vmovdqu8        ymm4{k1}{z}, [rax]
+L.gcm_dec_school_rec_aad_loaded:
+	vpshufb         ymm4, ymm4, ymm20
+	vpxord          ymm4, ymm4, ymm10               ; the running hash joins block 0
+	vpxord          ymm10, ymm10, ymm10
+	vpclmulqdq      ymm8, ymm4, yword [r9], 0
+	vpclmulqdq      ymm9, ymm4, yword [r9], 16
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [r9], 1
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, yword [r9], 17
+	vpxord          ymm7, ymm7, ymm8
+	add             rax, 32
+	add             r9, 32
+	sub             r10, 32
+	ja              L.gcm_dec_school_rec_aad_vector
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         ymm5, ymm5, 78
+	vpternlogd      ymm6, ymm5, ymm8, 150
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         ymm6, ymm6, 78
+	vpternlogd      ymm7, ymm6, ymm8, 150
+	vextracti32x4   xmm8, ymm7, 1
+	vpxord          xmm10, xmm7, xmm8
+L.gcm_dec_school_rec_aad_done:
+	mov             eax, dword [rdi + 240]
+	lea             r10, [rdi + rax*8]
+	lea             r10, [r10 + rax*8]              ; &rk[rounds]
+	vbroadcasti32x4 ymm13, oword [rdi]
+	vbroadcasti32x4 ymm14, oword [r10]
+	vbroadcasti32x4 ymm26, oword [r10 - 16]
+	vbroadcasti32x4 ymm27, oword [r10 - 32]
+	vbroadcasti32x4 ymm28, oword [r10 - 48]
+	vbroadcasti32x4 ymm29, oword [r10 - 64]
+	vbroadcasti32x4 ymm30, oword [r10 - 80]
+	vbroadcasti32x4 ymm31, oword [r10 - 96]
+; E_K(J0) masks the tag: one block on xmm, beside the data's blocks
+	vmovdqu8        xmm4, oword [r8]
+	vpxord          xmm4, xmm4, xmm13
+	cmp             eax, 12
+	jb              near L.gcm_dec_school_rec_j0_aes128
+	je              near L.gcm_dec_school_rec_j0_aes192
+	vaesenc         xmm4, xmm4, oword [r10 - 208]
+	vaesenc         xmm4, xmm4, oword [r10 - 192]
+L.gcm_dec_school_rec_j0_aes192:
+	vaesenc         xmm4, xmm4, oword [r10 - 176]
+	vaesenc         xmm4, xmm4, oword [r10 - 160]
+L.gcm_dec_school_rec_j0_aes128:
+	vaesenc         xmm4, xmm4, oword [r10 - 144]
+	vaesenc         xmm4, xmm4, oword [r10 - 128]
+	vaesenc         xmm4, xmm4, oword [r10 - 112]
+	vaesenc         xmm4, xmm4, xmm31
+	vaesenc         xmm4, xmm4, xmm30
+	vaesenc         xmm4, xmm4, xmm29
+	vaesenc         xmm4, xmm4, xmm28
+	vaesenc         xmm4, xmm4, xmm27
+	vaesenc         xmm4, xmm4, xmm26
+	vaesenclast     xmm4, xmm4, xmm14
+	vmovdqu8        oword [r8 + 48], xmm4
+	vbroadcasti32x4 ymm11, oword [r8]
+	vpshufb         ymm11, ymm11, ymm20
+	vpaddd          ymm11, ymm11, yword [rel L.gcm_record_offsets_32] ; J0 + 1, + 2, ...
+	vbroadcasti32x4 ymm12, oword [rel L.gcm_lane_count]
+	test            rcx, rcx
+	jz              near L.gcm_dec_school_rec_no_data
+	sub             rcx, 128
+	jbe             near L.gcm_dec_school_rec_tail
+	vmovdqu8        ymm22, yword [rdi + 640]
+	vmovdqu8        ymm23, yword [rdi + 672]
+	vmovdqu8        ymm24, yword [rdi + 704]
+	vmovdqu8        ymm25, yword [rdi + 736]
+	vmovd           r11d, xmm11                     ; low byte of the first counter
+	vpshufb         ymm11, ymm11, ymm20
+; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
+L.gcm_dec_school_rec_loop:
+; LLVM-MCA-BEGIN gcm_dec_school_rec_avx10_256_main_loop
+	cmp             r11b, 247
+	jae             near L.gcm_dec_school_rec_main_ctr_carry ; a last byte would carry: out of line
+	vpxord          ymm0, ymm11, ymm13
+	vpaddd          ymm1, ymm11, yword [rel L.gcm_be_inc_32]
+	vpaddd          ymm2, ymm11, yword [rel L.gcm_be_inc_32 + 32]
+	vpaddd          ymm3, ymm11, yword [rel L.gcm_be_inc_32 + 64]
+	vpaddd          ymm11, ymm11, yword [rel L.gcm_be_inc_32 + 96]
+	vpxord          ymm1, ymm1, ymm13
+	vpxord          ymm2, ymm2, ymm13
+	vpxord          ymm3, ymm3, ymm13
+L.gcm_dec_school_rec_main_ctr_done:
+	add             r11b, 8
+	cmp             eax, 12
+	jb              near L.gcm_dec_school_rec_main_aes128
+	je              near L.gcm_dec_school_rec_main_aes192
+	vbroadcasti32x4 ymm15, oword [r10 - 208]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 192]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+L.gcm_dec_school_rec_main_aes192:
+	vbroadcasti32x4 ymm15, oword [r10 - 176]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+L.gcm_dec_school_rec_main_aes128:
+	vbroadcasti32x4 ymm15, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vmovdqu8        ymm16, yword [rdx]
+	vmovdqu8        ymm17, yword [rdx + 32]
+	vmovdqu8        ymm18, yword [rdx + 64]
+	vmovdqu8        ymm19, yword [rdx + 96]
+	vpshufb         ymm16, ymm16, ymm20
+	vbroadcasti32x4 ymm15, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vpshufb         ymm17, ymm17, ymm20
+	vpshufb         ymm18, ymm18, ymm20
+	vpshufb         ymm19, ymm19, ymm20
+	vpxord          ymm16, ymm16, ymm10             ; the running hash joins block 0
+	vpclmulqdq      ymm8, ymm16, ymm22, 0
+	vbroadcasti32x4 ymm15, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vpclmulqdq      ymm9, ymm17, ymm23, 0
+	vpxord          ymm5, ymm8, ymm9
+	vpclmulqdq      ymm8, ymm16, ymm22, 17
+	vpclmulqdq      ymm9, ymm17, ymm23, 17
+	vpxord          ymm7, ymm8, ymm9
+	vaesenc         ymm0, ymm0, ymm31
+	vaesenc         ymm1, ymm1, ymm31
+	vaesenc         ymm2, ymm2, ymm31
+	vaesenc         ymm3, ymm3, ymm31
+	vpclmulqdq      ymm8, ymm16, ymm22, 1
+	vpclmulqdq      ymm16, ymm16, ymm22, 16
+	vpxord          ymm6, ymm8, ymm16
+	vpclmulqdq      ymm8, ymm17, ymm23, 1
+	vpclmulqdq      ymm17, ymm17, ymm23, 16
+	vaesenc         ymm0, ymm0, ymm30
+	vaesenc         ymm1, ymm1, ymm30
+	vaesenc         ymm2, ymm2, ymm30
+	vaesenc         ymm3, ymm3, ymm30
+	vpternlogd      ymm6, ymm8, ymm17, 150
+	vpclmulqdq      ymm8, ymm18, ymm24, 0
+	vpclmulqdq      ymm9, ymm19, ymm25, 0
+	vpternlogd      ymm5, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm18, ymm24, 17
+	vaesenc         ymm0, ymm0, ymm29
+	vaesenc         ymm1, ymm1, ymm29
+	vaesenc         ymm2, ymm2, ymm29
+	vaesenc         ymm3, ymm3, ymm29
+	vpclmulqdq      ymm9, ymm19, ymm25, 17
+	vpternlogd      ymm7, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm18, ymm24, 1
+	vpclmulqdq      ymm18, ymm18, ymm24, 16
+	vaesenc         ymm0, ymm0, ymm28
+	vaesenc         ymm1, ymm1, ymm28
+	vaesenc         ymm2, ymm2, ymm28
+	vaesenc         ymm3, ymm3, ymm28
+	vpternlogd      ymm6, ymm8, ymm18, 150
+	vpclmulqdq      ymm8, ymm19, ymm25, 1
+	vpclmulqdq      ymm19, ymm19, ymm25, 16
+	vpternlogd      ymm6, ymm8, ymm19, 150
+	vaesenc         ymm0, ymm0, ymm27
+	vaesenc         ymm1, ymm1, ymm27
+	vaesenc         ymm2, ymm2, ymm27
+	vaesenc         ymm3, ymm3, ymm27
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         ymm5, ymm5, 78
+	vpternlogd      ymm6, ymm5, ymm8, 150
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vaesenc         ymm0, ymm0, ymm26
+	vaesenc         ymm1, ymm1, ymm26
+	vaesenc         ymm2, ymm2, ymm26
+	vaesenc         ymm3, ymm3, ymm26
+	vpshufd         ymm6, ymm6, 78
+	vpternlogd      ymm7, ymm6, ymm8, 150
+	vextracti32x4   xmm8, ymm7, 1
+	vpxord          xmm10, xmm7, xmm8
+	vpxord          ymm8, ymm14, yword [rdx]
+	vaesenclast     ymm0, ymm0, ymm8
+	vmovdqu8        yword [rsi], ymm0
+	vpxord          ymm8, ymm14, yword [rdx + 32]
+	vaesenclast     ymm1, ymm1, ymm8
+	vmovdqu8        yword [rsi + 32], ymm1
+	vpxord          ymm8, ymm14, yword [rdx + 64]
+	vaesenclast     ymm2, ymm2, ymm8
+	vmovdqu8        yword [rsi + 64], ymm2
+	vpxord          ymm8, ymm14, yword [rdx + 96]
+	vaesenclast     ymm3, ymm3, ymm8
+	vmovdqu8        yword [rsi + 96], ymm3
+	add             rdx, 128
+	add             rsi, 128
+	sub             rcx, 128
+	ja              L.gcm_dec_school_rec_loop
+; LLVM-MCA-END
+	jmp             near L.gcm_dec_school_rec_bulk_done
+L.gcm_dec_school_rec_main_ctr_carry:
+	vpshufb         ymm11, ymm11, ymm20
+	vpshufb         ymm0, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm1, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm2, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm3, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpxord          ymm0, ymm0, ymm13
+	vpxord          ymm1, ymm1, ymm13
+	vpxord          ymm2, ymm2, ymm13
+	vpxord          ymm3, ymm3, ymm13
+	vpshufb         ymm11, ymm11, ymm20
+	jmp             L.gcm_dec_school_rec_main_ctr_done
+L.gcm_dec_school_rec_bulk_done:
+	vpshufb         ymm11, ymm11, ymm20
+L.gcm_dec_school_rec_tail:
+	add             rcx, 128
+	jz              near L.gcm_dec_school_rec_no_data
+	cmp             rcx, 32
+	jbe             near L.gcm_dec_school_rec_final1
+	cmp             rcx, 64
+	jbe             near L.gcm_dec_school_rec_final2
+	cmp             rcx, 96
+	jbe             near L.gcm_dec_school_rec_final3
+L.gcm_dec_school_rec_final4:
+	lea             r11, [rcx + 15]
+	and             r11, -16
+	lea             r9, [rdi + 752]
+	sub             r9, r11                         ; H^(blocks + 1): the lengths block takes H^1
+	sub             rcx, 96
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; the last vector's bytes
+	kmovd           k1, r11d
+; GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
+; AES registers before the counters take them
+	vmovdqu8        ymm0, [rdx]
+	vmovdqu8        ymm1, [rdx + 32]
+	vmovdqu8        ymm2, [rdx + 64]
+	vmovdqu8        ymm3{k1}{z}, [rdx + 96]         ; zero-padded
+	vpshufb         ymm0, ymm0, ymm20
+	vpshufb         ymm1, ymm1, ymm20
+	vpshufb         ymm2, ymm2, ymm20
+	vpshufb         ymm3, ymm3, ymm20
+	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
+	vpclmulqdq      ymm8, ymm0, yword [r9], 0
+	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 0
+	vpxord          ymm5, ymm8, ymm9
+	vpclmulqdq      ymm8, ymm0, yword [r9], 17
+	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 17
+	vpxord          ymm7, ymm8, ymm9
+	vpclmulqdq      ymm8, ymm0, yword [r9], 1
+	vpclmulqdq      ymm0, ymm0, yword [r9], 16
+	vpxord          ymm6, ymm8, ymm0
+	vpclmulqdq      ymm8, ymm1, yword [r9 + 32], 1
+	vpclmulqdq      ymm1, ymm1, yword [r9 + 32], 16
+	vpternlogd      ymm6, ymm8, ymm1, 150
+	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 0
+	vpclmulqdq      ymm9, ymm3, yword [r9 + 96], 0
+	vpternlogd      ymm5, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 17
+	vpclmulqdq      ymm9, ymm3, yword [r9 + 96], 17
+	vpternlogd      ymm7, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 1
+	vpclmulqdq      ymm2, ymm2, yword [r9 + 64], 16
+	vpternlogd      ymm6, ymm8, ymm2, 150
+	vpclmulqdq      ymm8, ymm3, yword [r9 + 96], 1
+	vpclmulqdq      ymm3, ymm3, yword [r9 + 96], 16
+	vpternlogd      ymm6, ymm8, ymm3, 150
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
+	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
+	vpxord          ymm7, ymm7, ymm8
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         ymm5, ymm5, 78
+	vpternlogd      ymm6, ymm5, ymm8, 150
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         ymm6, ymm6, 78
+	vpternlogd      ymm7, ymm6, ymm8, 150
+	vextracti32x4   xmm8, ymm7, 1
+	vpxord          xmm10, xmm7, xmm8
+	vpshufb         ymm0, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm1, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm2, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm3, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpxord          ymm0, ymm0, ymm13
+	vpxord          ymm1, ymm1, ymm13
+	vpxord          ymm2, ymm2, ymm13
+	vpxord          ymm3, ymm3, ymm13
+	cmp             eax, 12
+	jb              near L.gcm_dec_school_rec_final4_aes128
+	je              near L.gcm_dec_school_rec_final4_aes192
+	vbroadcasti32x4 ymm15, oword [r10 - 208]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 192]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+L.gcm_dec_school_rec_final4_aes192:
+	vbroadcasti32x4 ymm15, oword [r10 - 176]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+L.gcm_dec_school_rec_final4_aes128:
+	vbroadcasti32x4 ymm15, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm3, ymm3, ymm15
+	vaesenc         ymm0, ymm0, ymm31
+	vaesenc         ymm1, ymm1, ymm31
+	vaesenc         ymm2, ymm2, ymm31
+	vaesenc         ymm3, ymm3, ymm31
+	vaesenc         ymm0, ymm0, ymm30
+	vaesenc         ymm1, ymm1, ymm30
+	vaesenc         ymm2, ymm2, ymm30
+	vaesenc         ymm3, ymm3, ymm30
+	vaesenc         ymm0, ymm0, ymm29
+	vaesenc         ymm1, ymm1, ymm29
+	vaesenc         ymm2, ymm2, ymm29
+	vaesenc         ymm3, ymm3, ymm29
+	vaesenc         ymm0, ymm0, ymm28
+	vaesenc         ymm1, ymm1, ymm28
+	vaesenc         ymm2, ymm2, ymm28
+	vaesenc         ymm3, ymm3, ymm28
+	vaesenc         ymm0, ymm0, ymm27
+	vaesenc         ymm1, ymm1, ymm27
+	vaesenc         ymm2, ymm2, ymm27
+	vaesenc         ymm3, ymm3, ymm27
+	vaesenc         ymm0, ymm0, ymm26
+	vaesenc         ymm1, ymm1, ymm26
+	vaesenc         ymm2, ymm2, ymm26
+	vaesenc         ymm3, ymm3, ymm26
+	vpxord          ymm8, ymm14, yword [rdx]
+	vaesenclast     ymm0, ymm0, ymm8
+	vmovdqu8        yword [rsi], ymm0
+	vpxord          ymm8, ymm14, yword [rdx + 32]
+	vaesenclast     ymm1, ymm1, ymm8
+	vmovdqu8        yword [rsi + 32], ymm1
+	vpxord          ymm8, ymm14, yword [rdx + 64]
+	vaesenclast     ymm2, ymm2, ymm8
+	vmovdqu8        yword [rsi + 64], ymm2
+	vmovdqu8        ymm8{k1}{z}, [rdx + 96]
+	vpxord          ymm8, ymm8, ymm14
+	vaesenclast     ymm3, ymm3, ymm8
+	vmovdqu8        [rsi + 96]{k1}, ymm3
+	jmp             near L.gcm_dec_school_rec_tag
+L.gcm_dec_school_rec_final3:
+	lea             r11, [rcx + 15]
+	and             r11, -16
+	lea             r9, [rdi + 752]
+	sub             r9, r11                         ; H^(blocks + 1): the lengths block takes H^1
+	sub             rcx, 64
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; the last vector's bytes
+	kmovd           k1, r11d
+; GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
+; AES registers before the counters take them
+	vmovdqu8        ymm0, [rdx]
+	vmovdqu8        ymm1, [rdx + 32]
+	vmovdqu8        ymm2{k1}{z}, [rdx + 64]         ; zero-padded
+	vpshufb         ymm0, ymm0, ymm20
+	vpshufb         ymm1, ymm1, ymm20
+	vpshufb         ymm2, ymm2, ymm20
+	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
+	vpclmulqdq      ymm8, ymm0, yword [r9], 0
+	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 0
+	vpxord          ymm5, ymm8, ymm9
+	vpclmulqdq      ymm8, ymm0, yword [r9], 17
+	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 17
+	vpxord          ymm7, ymm8, ymm9
+	vpclmulqdq      ymm8, ymm0, yword [r9], 1
+	vpclmulqdq      ymm0, ymm0, yword [r9], 16
+	vpxord          ymm6, ymm8, ymm0
+	vpclmulqdq      ymm8, ymm1, yword [r9 + 32], 1
+	vpclmulqdq      ymm1, ymm1, yword [r9 + 32], 16
+	vpternlogd      ymm6, ymm8, ymm1, 150
+	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 0
+	vpclmulqdq      ymm9, ymm2, yword [r9 + 64], 16
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 1
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 17
+	vpxord          ymm7, ymm7, ymm8
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
+	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
+	vpxord          ymm7, ymm7, ymm8
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         ymm5, ymm5, 78
+	vpternlogd      ymm6, ymm5, ymm8, 150
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         ymm6, ymm6, 78
+	vpternlogd      ymm7, ymm6, ymm8, 150
+	vextracti32x4   xmm8, ymm7, 1
+	vpxord          xmm10, xmm7, xmm8
+	vpshufb         ymm0, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm1, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm2, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpxord          ymm0, ymm0, ymm13
+	vpxord          ymm1, ymm1, ymm13
+	vpxord          ymm2, ymm2, ymm13
+	cmp             eax, 12
+	jb              near L.gcm_dec_school_rec_final3_aes128
+	je              near L.gcm_dec_school_rec_final3_aes192
+	vbroadcasti32x4 ymm15, oword [r10 - 208]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 192]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+L.gcm_dec_school_rec_final3_aes192:
+	vbroadcasti32x4 ymm15, oword [r10 - 176]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+L.gcm_dec_school_rec_final3_aes128:
+	vbroadcasti32x4 ymm15, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm0, ymm0, ymm31
+	vaesenc         ymm1, ymm1, ymm31
+	vaesenc         ymm2, ymm2, ymm31
+	vaesenc         ymm0, ymm0, ymm30
+	vaesenc         ymm1, ymm1, ymm30
+	vaesenc         ymm2, ymm2, ymm30
+	vaesenc         ymm0, ymm0, ymm29
+	vaesenc         ymm1, ymm1, ymm29
+	vaesenc         ymm2, ymm2, ymm29
+	vaesenc         ymm0, ymm0, ymm28
+	vaesenc         ymm1, ymm1, ymm28
+	vaesenc         ymm2, ymm2, ymm28
+	vaesenc         ymm0, ymm0, ymm27
+	vaesenc         ymm1, ymm1, ymm27
+	vaesenc         ymm2, ymm2, ymm27
+	vaesenc         ymm0, ymm0, ymm26
+	vaesenc         ymm1, ymm1, ymm26
+	vaesenc         ymm2, ymm2, ymm26
+	vpxord          ymm8, ymm14, yword [rdx]
+	vaesenclast     ymm0, ymm0, ymm8
+	vmovdqu8        yword [rsi], ymm0
+	vpxord          ymm8, ymm14, yword [rdx + 32]
+	vaesenclast     ymm1, ymm1, ymm8
+	vmovdqu8        yword [rsi + 32], ymm1
+	vmovdqu8        ymm8{k1}{z}, [rdx + 64]
+	vpxord          ymm8, ymm8, ymm14
+	vaesenclast     ymm2, ymm2, ymm8
+	vmovdqu8        [rsi + 64]{k1}, ymm2
+	jmp             near L.gcm_dec_school_rec_tag
+L.gcm_dec_school_rec_final2:
+	lea             r11, [rcx + 15]
+	and             r11, -16
+	lea             r9, [rdi + 752]
+	sub             r9, r11                         ; H^(blocks + 1): the lengths block takes H^1
+	sub             rcx, 32
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; the last vector's bytes
+	kmovd           k1, r11d
+; GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
+; AES registers before the counters take them
+	vmovdqu8        ymm0, [rdx]
+	vmovdqu8        ymm1{k1}{z}, [rdx + 32]         ; zero-padded
+	vpshufb         ymm0, ymm0, ymm20
+	vpshufb         ymm1, ymm1, ymm20
+	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
+	vpclmulqdq      ymm8, ymm0, yword [r9], 0
+	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 0
+	vpxord          ymm5, ymm8, ymm9
+	vpclmulqdq      ymm8, ymm0, yword [r9], 17
+	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 17
+	vpxord          ymm7, ymm8, ymm9
+	vpclmulqdq      ymm8, ymm0, yword [r9], 1
+	vpclmulqdq      ymm0, ymm0, yword [r9], 16
+	vpxord          ymm6, ymm8, ymm0
+	vpclmulqdq      ymm8, ymm1, yword [r9 + 32], 1
+	vpclmulqdq      ymm1, ymm1, yword [r9 + 32], 16
+	vpternlogd      ymm6, ymm8, ymm1, 150
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
+	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
+	vpxord          ymm7, ymm7, ymm8
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         ymm5, ymm5, 78
+	vpternlogd      ymm6, ymm5, ymm8, 150
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         ymm6, ymm6, 78
+	vpternlogd      ymm7, ymm6, ymm8, 150
+	vextracti32x4   xmm8, ymm7, 1
+	vpxord          xmm10, xmm7, xmm8
+	vpshufb         ymm0, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpshufb         ymm1, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpxord          ymm0, ymm0, ymm13
+	vpxord          ymm1, ymm1, ymm13
+	cmp             eax, 12
+	jb              near L.gcm_dec_school_rec_final2_aes128
+	je              near L.gcm_dec_school_rec_final2_aes192
+	vbroadcasti32x4 ymm15, oword [r10 - 208]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 192]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+L.gcm_dec_school_rec_final2_aes192:
+	vbroadcasti32x4 ymm15, oword [r10 - 176]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+L.gcm_dec_school_rec_final2_aes128:
+	vbroadcasti32x4 ymm15, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm0, ymm0, ymm31
+	vaesenc         ymm1, ymm1, ymm31
+	vaesenc         ymm0, ymm0, ymm30
+	vaesenc         ymm1, ymm1, ymm30
+	vaesenc         ymm0, ymm0, ymm29
+	vaesenc         ymm1, ymm1, ymm29
+	vaesenc         ymm0, ymm0, ymm28
+	vaesenc         ymm1, ymm1, ymm28
+	vaesenc         ymm0, ymm0, ymm27
+	vaesenc         ymm1, ymm1, ymm27
+	vaesenc         ymm0, ymm0, ymm26
+	vaesenc         ymm1, ymm1, ymm26
+	vpxord          ymm8, ymm14, yword [rdx]
+	vaesenclast     ymm0, ymm0, ymm8
+	vmovdqu8        yword [rsi], ymm0
+	vmovdqu8        ymm8{k1}{z}, [rdx + 32]
+	vpxord          ymm8, ymm8, ymm14
+	vaesenclast     ymm1, ymm1, ymm8
+	vmovdqu8        [rsi + 32]{k1}, ymm1
+	jmp             near L.gcm_dec_school_rec_tag
+L.gcm_dec_school_rec_final1:
+	lea             r11, [rcx + 15]
+	and             r11, -16
+	lea             r9, [rdi + 752]
+	sub             r9, r11                         ; H^(blocks + 1): the lengths block takes H^1
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; the last vector's bytes
+	kmovd           k1, r11d
+; GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
+; AES registers before the counters take them
+	vmovdqu8        ymm0{k1}{z}, [rdx]              ; zero-padded
+	vpshufb         ymm0, ymm0, ymm20
+	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
+	vpclmulqdq      ymm5, ymm0, yword [r9], 0
+	vpclmulqdq      ymm6, ymm0, yword [r9], 16
+	vpclmulqdq      ymm8, ymm0, yword [r9], 1
+	vpclmulqdq      ymm7, ymm0, yword [r9], 17
+	vpxord          ymm6, ymm6, ymm8
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
+	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
+	vpxord          ymm7, ymm7, ymm8
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         ymm5, ymm5, 78
+	vpternlogd      ymm6, ymm5, ymm8, 150
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         ymm6, ymm6, 78
+	vpternlogd      ymm7, ymm6, ymm8, 150
+	vextracti32x4   xmm8, ymm7, 1
+	vpxord          xmm10, xmm7, xmm8
+	vpshufb         ymm0, ymm11, ymm20
+	vpaddd          ymm11, ymm11, ymm12
+	vpxord          ymm0, ymm0, ymm13
+	cmp             eax, 12
+	jb              near L.gcm_dec_school_rec_final1_aes128
+	je              near L.gcm_dec_school_rec_final1_aes192
+	vbroadcasti32x4 ymm15, oword [r10 - 208]
+	vaesenc         ymm0, ymm0, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 192]
+	vaesenc         ymm0, ymm0, ymm15
+L.gcm_dec_school_rec_final1_aes192:
+	vbroadcasti32x4 ymm15, oword [r10 - 176]
+	vaesenc         ymm0, ymm0, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm15
+L.gcm_dec_school_rec_final1_aes128:
+	vbroadcasti32x4 ymm15, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm15
+	vbroadcasti32x4 ymm15, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm0, ymm0, ymm31
+	vaesenc         ymm0, ymm0, ymm30
+	vaesenc         ymm0, ymm0, ymm29
+	vaesenc         ymm0, ymm0, ymm28
+	vaesenc         ymm0, ymm0, ymm27
+	vaesenc         ymm0, ymm0, ymm26
+	vmovdqu8        ymm8{k1}{z}, [rdx]
+	vpxord          ymm8, ymm8, ymm14
+	vaesenclast     ymm0, ymm0, ymm8
+	vmovdqu8        [rsi]{k1}, ymm0
+	jmp             near L.gcm_dec_school_rec_tag
+L.gcm_dec_school_rec_no_data:
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpxord          xmm4, xmm4, xmm10
+	vpclmulqdq      ymm5, ymm4, yword [rdi + 752], 0
+	vpclmulqdq      ymm6, ymm4, yword [rdi + 752], 16
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
+	vpclmulqdq      ymm7, ymm4, yword [rdi + 752], 17
+	vpxord          ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         ymm5, ymm5, 78
+	vpternlogd      ymm6, ymm5, ymm8, 150
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         ymm6, ymm6, 78
+	vpternlogd      ymm7, ymm6, ymm8, 150
+	vextracti32x4   xmm8, ymm7, 1
+	vpxord          xmm10, xmm7, xmm8
+L.gcm_dec_school_rec_tag:
+	vpshufb         xmm10, xmm10, xmm20
+	vpxord          xmm10, xmm10, oword [r8 + 48]
+	vmovdqu8        oword [r8 + 48], xmm10
+	xor             eax, eax
+	vzeroupper
+	ret

@@ -2,6 +2,7 @@
 # mode: gcm (GCM: GHASH and CTR (inc32) with GHASH, one pass (SP 800-38D))
 # isa:  avx10_512 (VAES on zmm, EVEX, 32 registers and opmasks); abi: sysv
 # knobs: GHASH=karatsuba KEYS=reg TAIL=4 UNROLL=4
+# also: the functions with GHASH=school, named <symbol>_school (the runtime picks a set by CPU)
 # regenerate: python3 -m generator gen --isa avx10_512 --mode gcm GHASH=karatsuba KEYS=reg TAIL=4 UNROLL=4
 #   (or: make gen ISA=avx10_512 MODE=gcm GHASH=karatsuba KEYS=reg TAIL=4 UNROLL=4)
 # The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
@@ -3217,3 +3218,3023 @@ aesgen_gcm_dec_record_avx10_512:
 	.long	4, 16, 5
 	.asciz	"GNU"
 	.long	0xc0000002, 0x4, 0x3, 0x0
+
+# GCM for avx10_512, the functions with GHASH=school (suffix _school).
+#
+# GHASH works on byte-reflected blocks without bit reflection, which makes a carry-less
+# product represent a*b*x^-128 modulo x^128 + x^127 + x^126 + x^121 + 1; the powers of
+# H in the key are stored pre-multiplied to compensate (see runtime/src/asm_abi.h).
+# A product is LO = a_L*b_L, MI = a_L*b_H + a_H*b_L, HI = a_H*b_H; products of a whole
+# iteration are summed unreduced, then reduced once by two folds with the constant
+# x^63 + x^62 + x^57 (0xc2 << 56).
+#
+# Registers: X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, D=zmm4, LO=zmm5
+#            MI=zmm6, HI=zmm7, T0=zmm8, T1=zmm9, ACC=zmm10, CTR=zmm11
+#            INC=zmm12, K0=zmm13, KLAST=zmm14, KT=zmm15, GD0=zmm16, GD1=zmm17
+#            GD2=zmm18, GD3=zmm19, BSWAP=zmm20, GFPOLY=zmm21, HPOW0=zmm22, HPOW1=zmm23
+#            HPOW2=zmm24, HPOW3=zmm25, KLAST-1=zmm26, KLAST-2=zmm27, KLAST-3=zmm28, KLAST-4=zmm29
+#            KLAST-5=zmm30, KLAST-6=zmm31
+# int aesgen_gcm_ghash_avx10_512_school(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data,
+#                  size_t len);   len a multiple of 16
+#
+# acc = (...((acc + B0)*H + B1)*H ...)*H over the blocks: 16 blocks per iteration are
+# multiplied by H^16..H^1 and summed before one reduction.
+	.text
+	.p2align 5, 0xcc
+	.globl	aesgen_gcm_ghash_avx10_512_school
+	.hidden	aesgen_gcm_ghash_avx10_512_school
+	.type	aesgen_gcm_ghash_avx10_512_school, @function
+aesgen_gcm_ghash_avx10_512_school:
+	.cfi_startproc
+	endbr64
+	vmovdqu8        (%rsi), %xmm10
+	test            %rcx, %rcx
+	{disp32} jz     .Lgcm_ghash_school_store
+	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %zmm20
+	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %zmm21
+	sub             $256, %rcx
+	{disp32} jb     .Lgcm_ghash_school_tail
+	vmovdqu8        512(%rdi), %zmm22
+	vmovdqu8        576(%rdi), %zmm23
+	vmovdqu8        640(%rdi), %zmm24
+	vmovdqu8        704(%rdi), %zmm25
+.Lgcm_ghash_school_loop:
+	vmovdqu8        (%rdx), %zmm0
+	vmovdqu8        64(%rdx), %zmm1
+	vmovdqu8        128(%rdx), %zmm2
+	vmovdqu8        192(%rdx), %zmm3
+	vpshufb         %zmm20, %zmm0, %zmm0
+	vpshufb         %zmm20, %zmm1, %zmm1
+	vpshufb         %zmm20, %zmm2, %zmm2
+	vpshufb         %zmm20, %zmm3, %zmm3
+	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
+	vpclmulqdq      $0, %zmm22, %zmm0, %zmm8
+	vpclmulqdq      $0, %zmm23, %zmm1, %zmm9
+	vpxord          %zmm9, %zmm8, %zmm5
+	vpclmulqdq      $17, %zmm22, %zmm0, %zmm8
+	vpclmulqdq      $17, %zmm23, %zmm1, %zmm9
+	vpxord          %zmm9, %zmm8, %zmm7
+	vpclmulqdq      $1, %zmm22, %zmm0, %zmm8
+	vpclmulqdq      $16, %zmm22, %zmm0, %zmm0
+	vpxord          %zmm0, %zmm8, %zmm6
+	vpclmulqdq      $1, %zmm23, %zmm1, %zmm8
+	vpclmulqdq      $16, %zmm23, %zmm1, %zmm1
+	vpternlogd      $150, %zmm1, %zmm8, %zmm6
+	vpclmulqdq      $0, %zmm24, %zmm2, %zmm8
+	vpclmulqdq      $0, %zmm25, %zmm3, %zmm9
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+	vpclmulqdq      $17, %zmm24, %zmm2, %zmm8
+	vpclmulqdq      $17, %zmm25, %zmm3, %zmm9
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+	vpclmulqdq      $1, %zmm24, %zmm2, %zmm8
+	vpclmulqdq      $16, %zmm24, %zmm2, %zmm2
+	vpternlogd      $150, %zmm2, %zmm8, %zmm6
+	vpclmulqdq      $1, %zmm25, %zmm3, %zmm8
+	vpclmulqdq      $16, %zmm25, %zmm3, %zmm3
+	vpternlogd      $150, %zmm3, %zmm8, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm5, %zmm5
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm6, %zmm6
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+	vextracti32x4   $1, %zmm7, %xmm8
+	vextracti32x4   $2, %zmm7, %xmm9
+	vextracti32x4   $3, %zmm7, %xmm5
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+	add             $256, %rdx
+	sub             $256, %rcx
+	jae             .Lgcm_ghash_school_loop
+.Lgcm_ghash_school_tail:
+	add             $256, %rcx
+	{disp32} jz     .Lgcm_ghash_school_store
+	lea             768(%rdi), %r10
+	sub             %rcx, %r10
+	vpxord          %zmm5, %zmm5, %zmm5
+	vpxord          %zmm6, %zmm6, %zmm6
+	vpxord          %zmm7, %zmm7, %zmm7
+.Lgcm_ghash_school_tail_vector:
+	cmp             $64, %rcx
+	{disp32} jb     .Lgcm_ghash_school_tail_load_part
+	vmovdqu8        (%rdx), %zmm4
+	{disp32} jmp    .Lgcm_ghash_school_tail_loaded
+.Lgcm_ghash_school_tail_load_part:
+	mov             $-1, %rax
+	bzhi            %rcx, %rax, %rax                # the blocks that remain
+	kmovq           %rax, %k1
+	vmovdqu8        (%rdx), %zmm4{%k1}{z}
+.Lgcm_ghash_school_tail_loaded:
+	vpshufb         %zmm20, %zmm4, %zmm4
+	vpxord          %zmm10, %zmm4, %zmm4            # the running hash joins block 0
+	vpxord          %zmm10, %zmm10, %zmm10
+	vpclmulqdq      $0, (%r10), %zmm4, %zmm8
+	vpclmulqdq      $16, (%r10), %zmm4, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, (%r10), %zmm4, %zmm8
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, (%r10), %zmm4, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
+	add             $64, %rdx
+	add             $64, %r10
+	sub             $64, %rcx
+	ja              .Lgcm_ghash_school_tail_vector
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm5, %zmm5
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm6, %zmm6
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+	vextracti32x4   $1, %zmm7, %xmm8
+	vextracti32x4   $2, %zmm7, %xmm9
+	vextracti32x4   $3, %zmm7, %xmm5
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+.Lgcm_ghash_school_store:
+	vmovdqu8        %xmm10, (%rsi)
+	xor             %eax, %eax
+	vzeroupper
+	ret
+	.cfi_endproc
+	.size	aesgen_gcm_ghash_avx10_512_school, . - aesgen_gcm_ghash_avx10_512_school
+
+# int aesgen_gcm_enc_update_avx10_512_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
+#                  size_t len, const uint8_t ctr[16], uint8_t acc[16]);   len % 16 == 0
+#
+# Encrypts with CTR (inc32 on the counter block's last 4 bytes) and hashes the
+# ciphertext into acc.  Per iteration 4 vectors (16 blocks): the AES rounds of the
+# counters and the GHASH of the ciphertext just produced, whose 16 products with
+# H^16..H^1 are summed and reduced once.
+	.text
+	.p2align 5, 0xcc
+	.globl	aesgen_gcm_enc_update_avx10_512_school
+	.hidden	aesgen_gcm_enc_update_avx10_512_school
+	.type	aesgen_gcm_enc_update_avx10_512_school, @function
+aesgen_gcm_enc_update_avx10_512_school:
+	.cfi_startproc
+	endbr64
+	test            %rcx, %rcx
+	{disp32} jz     .Lgcm_enc_school_return
+	mov             240(%rdi), %eax
+	lea             (%rdi,%rax,8), %r10
+	lea             (%r10,%rax,8), %r10             # &rk[rounds]
+	vbroadcasti32x4 (%rdi), %zmm13
+	vbroadcasti32x4 (%r10), %zmm14
+	vbroadcasti32x4 -16(%r10), %zmm26
+	vbroadcasti32x4 -32(%r10), %zmm27
+	vbroadcasti32x4 -48(%r10), %zmm28
+	vbroadcasti32x4 -64(%r10), %zmm29
+	vbroadcasti32x4 -80(%r10), %zmm30
+	vbroadcasti32x4 -96(%r10), %zmm31
+	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %zmm20
+	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %zmm21
+	vmovdqu8        (%r9), %xmm10
+	vbroadcasti32x4 (%r8), %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm11
+	vpaddd          .Lgcm_lane_offsets_64(%rip), %zmm11, %zmm11
+	vbroadcasti32x4 .Lgcm_lane_count(%rip), %zmm12
+	sub             $256, %rcx
+	{disp32} jb     .Lgcm_enc_school_tail
+	vmovdqu8        512(%rdi), %zmm22
+	vmovdqu8        576(%rdi), %zmm23
+	vmovdqu8        640(%rdi), %zmm24
+	vmovdqu8        704(%rdi), %zmm25
+	vmovd           %xmm11, %r11d                   # low byte of the first counter
+	vpshufb         %zmm20, %zmm11, %zmm11
+# CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
+# the first iteration only encrypts; each later one hashes its predecessor's output
+	cmp             $237, %r11b
+	{disp32} jae    .Lgcm_enc_school_first_ctr_carry # a last byte would carry: out of line
+	vpxord          %zmm13, %zmm11, %zmm0
+	vpaddd          .Lgcm_be_inc_64(%rip), %zmm11, %zmm1
+	vpaddd          .Lgcm_be_inc_64+64(%rip), %zmm11, %zmm2
+	vpaddd          .Lgcm_be_inc_64+128(%rip), %zmm11, %zmm3
+	vpaddd          .Lgcm_be_inc_64+192(%rip), %zmm11, %zmm11
+	vpxord          %zmm13, %zmm1, %zmm1
+	vpxord          %zmm13, %zmm2, %zmm2
+	vpxord          %zmm13, %zmm3, %zmm3
+.Lgcm_enc_school_first_ctr_done:
+	add             $16, %r11b
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_school_first_aes128
+	{disp32} je     .Lgcm_enc_school_first_aes192
+	vbroadcasti32x4 -208(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -192(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+.Lgcm_enc_school_first_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+.Lgcm_enc_school_first_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vaesenc         %zmm31, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm1, %zmm1
+	vaesenc         %zmm31, %zmm2, %zmm2
+	vaesenc         %zmm31, %zmm3, %zmm3
+	vaesenc         %zmm30, %zmm0, %zmm0
+	vaesenc         %zmm30, %zmm1, %zmm1
+	vaesenc         %zmm30, %zmm2, %zmm2
+	vaesenc         %zmm30, %zmm3, %zmm3
+	vaesenc         %zmm29, %zmm0, %zmm0
+	vaesenc         %zmm29, %zmm1, %zmm1
+	vaesenc         %zmm29, %zmm2, %zmm2
+	vaesenc         %zmm29, %zmm3, %zmm3
+	vaesenc         %zmm28, %zmm0, %zmm0
+	vaesenc         %zmm28, %zmm1, %zmm1
+	vaesenc         %zmm28, %zmm2, %zmm2
+	vaesenc         %zmm28, %zmm3, %zmm3
+	vaesenc         %zmm27, %zmm0, %zmm0
+	vaesenc         %zmm27, %zmm1, %zmm1
+	vaesenc         %zmm27, %zmm2, %zmm2
+	vaesenc         %zmm27, %zmm3, %zmm3
+	vaesenc         %zmm26, %zmm0, %zmm0
+	vaesenc         %zmm26, %zmm1, %zmm1
+	vaesenc         %zmm26, %zmm2, %zmm2
+	vaesenc         %zmm26, %zmm3, %zmm3
+	vpxord          (%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm0, %zmm16
+	vmovdqu8        %zmm16, (%rsi)
+	vpxord          64(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm1, %zmm17
+	vmovdqu8        %zmm17, 64(%rsi)
+	vpxord          128(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm2, %zmm18
+	vmovdqu8        %zmm18, 128(%rsi)
+	vpxord          192(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm3, %zmm19
+	vmovdqu8        %zmm19, 192(%rsi)
+	add             $256, %rdx
+	add             $256, %rsi
+	sub             $256, %rcx
+	{disp32} jb     .Lgcm_enc_school_hash_last
+.Lgcm_enc_school_loop:
+# LLVM-MCA-BEGIN gcm_enc_school_avx10_512_main_loop
+	cmp             $237, %r11b
+	{disp32} jae    .Lgcm_enc_school_main_ctr_carry # a last byte would carry: out of line
+	vpxord          %zmm13, %zmm11, %zmm0
+	vpaddd          .Lgcm_be_inc_64(%rip), %zmm11, %zmm1
+	vpaddd          .Lgcm_be_inc_64+64(%rip), %zmm11, %zmm2
+	vpaddd          .Lgcm_be_inc_64+128(%rip), %zmm11, %zmm3
+	vpaddd          .Lgcm_be_inc_64+192(%rip), %zmm11, %zmm11
+	vpxord          %zmm13, %zmm1, %zmm1
+	vpxord          %zmm13, %zmm2, %zmm2
+	vpxord          %zmm13, %zmm3, %zmm3
+.Lgcm_enc_school_main_ctr_done:
+	add             $16, %r11b
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_school_main_aes128
+	{disp32} je     .Lgcm_enc_school_main_aes192
+	vbroadcasti32x4 -208(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -192(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+.Lgcm_enc_school_main_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+.Lgcm_enc_school_main_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vpshufb         %zmm20, %zmm16, %zmm16
+	vpshufb         %zmm20, %zmm17, %zmm17
+	vpshufb         %zmm20, %zmm18, %zmm18
+	vpshufb         %zmm20, %zmm19, %zmm19
+	vpxord          %zmm10, %zmm16, %zmm16          # the running hash joins block 0
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vpclmulqdq      $0, %zmm22, %zmm16, %zmm8
+	vpclmulqdq      $0, %zmm23, %zmm17, %zmm9
+	vpxord          %zmm9, %zmm8, %zmm5
+	vpclmulqdq      $17, %zmm22, %zmm16, %zmm8
+	vpclmulqdq      $17, %zmm23, %zmm17, %zmm9
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vpxord          %zmm9, %zmm8, %zmm7
+	vpclmulqdq      $1, %zmm22, %zmm16, %zmm8
+	vpclmulqdq      $16, %zmm22, %zmm16, %zmm16
+	vpxord          %zmm16, %zmm8, %zmm6
+	vpclmulqdq      $1, %zmm23, %zmm17, %zmm8
+	vaesenc         %zmm31, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm1, %zmm1
+	vaesenc         %zmm31, %zmm2, %zmm2
+	vaesenc         %zmm31, %zmm3, %zmm3
+	vpclmulqdq      $16, %zmm23, %zmm17, %zmm17
+	vpternlogd      $150, %zmm17, %zmm8, %zmm6
+	vpclmulqdq      $0, %zmm24, %zmm18, %zmm8
+	vpclmulqdq      $0, %zmm25, %zmm19, %zmm9
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+	vaesenc         %zmm30, %zmm0, %zmm0
+	vaesenc         %zmm30, %zmm1, %zmm1
+	vaesenc         %zmm30, %zmm2, %zmm2
+	vaesenc         %zmm30, %zmm3, %zmm3
+	vpclmulqdq      $17, %zmm24, %zmm18, %zmm8
+	vpclmulqdq      $17, %zmm25, %zmm19, %zmm9
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+	vpclmulqdq      $1, %zmm24, %zmm18, %zmm8
+	vaesenc         %zmm29, %zmm0, %zmm0
+	vaesenc         %zmm29, %zmm1, %zmm1
+	vaesenc         %zmm29, %zmm2, %zmm2
+	vaesenc         %zmm29, %zmm3, %zmm3
+	vpclmulqdq      $16, %zmm24, %zmm18, %zmm18
+	vpternlogd      $150, %zmm18, %zmm8, %zmm6
+	vpclmulqdq      $1, %zmm25, %zmm19, %zmm8
+	vpclmulqdq      $16, %zmm25, %zmm19, %zmm19
+	vaesenc         %zmm28, %zmm0, %zmm0
+	vaesenc         %zmm28, %zmm1, %zmm1
+	vaesenc         %zmm28, %zmm2, %zmm2
+	vaesenc         %zmm28, %zmm3, %zmm3
+	vpternlogd      $150, %zmm19, %zmm8, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm5, %zmm5
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+	vaesenc         %zmm27, %zmm0, %zmm0
+	vaesenc         %zmm27, %zmm1, %zmm1
+	vaesenc         %zmm27, %zmm2, %zmm2
+	vaesenc         %zmm27, %zmm3, %zmm3
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm6, %zmm6
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+	vextracti32x4   $1, %zmm7, %xmm8
+	vaesenc         %zmm26, %zmm0, %zmm0
+	vaesenc         %zmm26, %zmm1, %zmm1
+	vaesenc         %zmm26, %zmm2, %zmm2
+	vaesenc         %zmm26, %zmm3, %zmm3
+	vextracti32x4   $2, %zmm7, %xmm9
+	vextracti32x4   $3, %zmm7, %xmm5
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+	vpxord          (%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm0, %zmm16
+	vmovdqu8        %zmm16, (%rsi)
+	vpxord          64(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm1, %zmm17
+	vmovdqu8        %zmm17, 64(%rsi)
+	vpxord          128(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm2, %zmm18
+	vmovdqu8        %zmm18, 128(%rsi)
+	vpxord          192(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm3, %zmm19
+	vmovdqu8        %zmm19, 192(%rsi)
+	add             $256, %rdx
+	add             $256, %rsi
+	sub             $256, %rcx
+	jae             .Lgcm_enc_school_loop
+# LLVM-MCA-END
+.Lgcm_enc_school_hash_last:
+	vpshufb         %zmm20, %zmm16, %zmm16
+	vpshufb         %zmm20, %zmm17, %zmm17
+	vpshufb         %zmm20, %zmm18, %zmm18
+	vpshufb         %zmm20, %zmm19, %zmm19
+	vpxord          %zmm10, %zmm16, %zmm16          # the running hash joins block 0
+	vpclmulqdq      $0, %zmm22, %zmm16, %zmm8
+	vpclmulqdq      $0, %zmm23, %zmm17, %zmm9
+	vpxord          %zmm9, %zmm8, %zmm5
+	vpclmulqdq      $17, %zmm22, %zmm16, %zmm8
+	vpclmulqdq      $17, %zmm23, %zmm17, %zmm9
+	vpxord          %zmm9, %zmm8, %zmm7
+	vpclmulqdq      $1, %zmm22, %zmm16, %zmm8
+	vpclmulqdq      $16, %zmm22, %zmm16, %zmm16
+	vpxord          %zmm16, %zmm8, %zmm6
+	vpclmulqdq      $1, %zmm23, %zmm17, %zmm8
+	vpclmulqdq      $16, %zmm23, %zmm17, %zmm17
+	vpternlogd      $150, %zmm17, %zmm8, %zmm6
+	vpclmulqdq      $0, %zmm24, %zmm18, %zmm8
+	vpclmulqdq      $0, %zmm25, %zmm19, %zmm9
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+	vpclmulqdq      $17, %zmm24, %zmm18, %zmm8
+	vpclmulqdq      $17, %zmm25, %zmm19, %zmm9
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+	vpclmulqdq      $1, %zmm24, %zmm18, %zmm8
+	vpclmulqdq      $16, %zmm24, %zmm18, %zmm18
+	vpternlogd      $150, %zmm18, %zmm8, %zmm6
+	vpclmulqdq      $1, %zmm25, %zmm19, %zmm8
+	vpclmulqdq      $16, %zmm25, %zmm19, %zmm19
+	vpternlogd      $150, %zmm19, %zmm8, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm5, %zmm5
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm6, %zmm6
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+	vextracti32x4   $1, %zmm7, %xmm8
+	vextracti32x4   $2, %zmm7, %xmm9
+	vextracti32x4   $3, %zmm7, %xmm5
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+	{disp32} jmp    .Lgcm_enc_school_bulk_done
+.Lgcm_enc_school_first_ctr_carry:
+	vpshufb         %zmm20, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm1
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm2
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm3
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+	vpxord          %zmm13, %zmm1, %zmm1
+	vpxord          %zmm13, %zmm2, %zmm2
+	vpxord          %zmm13, %zmm3, %zmm3
+	vpshufb         %zmm20, %zmm11, %zmm11
+	jmp             .Lgcm_enc_school_first_ctr_done
+.Lgcm_enc_school_main_ctr_carry:
+	vpshufb         %zmm20, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm1
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm2
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm3
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+	vpxord          %zmm13, %zmm1, %zmm1
+	vpxord          %zmm13, %zmm2, %zmm2
+	vpxord          %zmm13, %zmm3, %zmm3
+	vpshufb         %zmm20, %zmm11, %zmm11
+	jmp             .Lgcm_enc_school_main_ctr_done
+.Lgcm_enc_school_bulk_done:
+	vpshufb         %zmm20, %zmm11, %zmm11
+.Lgcm_enc_school_tail:
+	add             $256, %rcx
+	{disp32} jz     .Lgcm_enc_school_store
+	mov             %rcx, %r8                       # remember the tail for its GHASH
+	push            %rsi
+	.cfi_adjust_cfa_offset 8
+
+# 1..256 bytes remain: pick the final group by the number of vectors they need.
+.Lgcm_enc_school_final:
+	cmp             $64, %rcx
+	{disp32} jbe    .Lgcm_enc_school_final1
+	cmp             $128, %rcx
+	{disp32} jbe    .Lgcm_enc_school_final2
+	cmp             $192, %rcx
+	{disp32} jbe    .Lgcm_enc_school_final3
+.Lgcm_enc_school_final4:
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm1
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm2
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm3
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+	vpxord          %zmm13, %zmm1, %zmm1
+	vpxord          %zmm13, %zmm2, %zmm2
+	vpxord          %zmm13, %zmm3, %zmm3
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_school_final4_aes128
+	{disp32} je     .Lgcm_enc_school_final4_aes192
+	vbroadcasti32x4 -208(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -192(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+.Lgcm_enc_school_final4_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+.Lgcm_enc_school_final4_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vaesenc         %zmm31, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm1, %zmm1
+	vaesenc         %zmm31, %zmm2, %zmm2
+	vaesenc         %zmm31, %zmm3, %zmm3
+	vaesenc         %zmm30, %zmm0, %zmm0
+	vaesenc         %zmm30, %zmm1, %zmm1
+	vaesenc         %zmm30, %zmm2, %zmm2
+	vaesenc         %zmm30, %zmm3, %zmm3
+	vaesenc         %zmm29, %zmm0, %zmm0
+	vaesenc         %zmm29, %zmm1, %zmm1
+	vaesenc         %zmm29, %zmm2, %zmm2
+	vaesenc         %zmm29, %zmm3, %zmm3
+	vaesenc         %zmm28, %zmm0, %zmm0
+	vaesenc         %zmm28, %zmm1, %zmm1
+	vaesenc         %zmm28, %zmm2, %zmm2
+	vaesenc         %zmm28, %zmm3, %zmm3
+	vaesenc         %zmm27, %zmm0, %zmm0
+	vaesenc         %zmm27, %zmm1, %zmm1
+	vaesenc         %zmm27, %zmm2, %zmm2
+	vaesenc         %zmm27, %zmm3, %zmm3
+	vaesenc         %zmm26, %zmm0, %zmm0
+	vaesenc         %zmm26, %zmm1, %zmm1
+	vaesenc         %zmm26, %zmm2, %zmm2
+	vaesenc         %zmm26, %zmm3, %zmm3
+	vpxord          (%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi)
+	vpxord          64(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm1, %zmm1
+	vmovdqu8        %zmm1, 64(%rsi)
+	vpxord          128(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm2, %zmm2
+	vmovdqu8        %zmm2, 128(%rsi)
+	add             $192, %rdx
+	add             $192, %rsi
+	sub             $192, %rcx
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # LEN low bits set
+	kmovq           %r11, %k1
+	vmovdqu8        (%rdx), %zmm8{%k1}{z}
+	vpxord          %zmm14, %zmm8, %zmm8
+	vaesenclast     %zmm8, %zmm3, %zmm3
+	vmovdqu8        %zmm3, (%rsi){%k1}
+	{disp32} jmp    .Lgcm_enc_school_tail_crypted
+.Lgcm_enc_school_final3:
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm1
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm2
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+	vpxord          %zmm13, %zmm1, %zmm1
+	vpxord          %zmm13, %zmm2, %zmm2
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_school_final3_aes128
+	{disp32} je     .Lgcm_enc_school_final3_aes192
+	vbroadcasti32x4 -208(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vbroadcasti32x4 -192(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+.Lgcm_enc_school_final3_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+.Lgcm_enc_school_final3_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm31, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm1, %zmm1
+	vaesenc         %zmm31, %zmm2, %zmm2
+	vaesenc         %zmm30, %zmm0, %zmm0
+	vaesenc         %zmm30, %zmm1, %zmm1
+	vaesenc         %zmm30, %zmm2, %zmm2
+	vaesenc         %zmm29, %zmm0, %zmm0
+	vaesenc         %zmm29, %zmm1, %zmm1
+	vaesenc         %zmm29, %zmm2, %zmm2
+	vaesenc         %zmm28, %zmm0, %zmm0
+	vaesenc         %zmm28, %zmm1, %zmm1
+	vaesenc         %zmm28, %zmm2, %zmm2
+	vaesenc         %zmm27, %zmm0, %zmm0
+	vaesenc         %zmm27, %zmm1, %zmm1
+	vaesenc         %zmm27, %zmm2, %zmm2
+	vaesenc         %zmm26, %zmm0, %zmm0
+	vaesenc         %zmm26, %zmm1, %zmm1
+	vaesenc         %zmm26, %zmm2, %zmm2
+	vpxord          (%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi)
+	vpxord          64(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm1, %zmm1
+	vmovdqu8        %zmm1, 64(%rsi)
+	add             $128, %rdx
+	add             $128, %rsi
+	sub             $128, %rcx
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # LEN low bits set
+	kmovq           %r11, %k1
+	vmovdqu8        (%rdx), %zmm8{%k1}{z}
+	vpxord          %zmm14, %zmm8, %zmm8
+	vaesenclast     %zmm8, %zmm2, %zmm2
+	vmovdqu8        %zmm2, (%rsi){%k1}
+	{disp32} jmp    .Lgcm_enc_school_tail_crypted
+.Lgcm_enc_school_final2:
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm1
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+	vpxord          %zmm13, %zmm1, %zmm1
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_school_final2_aes128
+	{disp32} je     .Lgcm_enc_school_final2_aes192
+	vbroadcasti32x4 -208(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vbroadcasti32x4 -192(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+.Lgcm_enc_school_final2_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+.Lgcm_enc_school_final2_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm31, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm1, %zmm1
+	vaesenc         %zmm30, %zmm0, %zmm0
+	vaesenc         %zmm30, %zmm1, %zmm1
+	vaesenc         %zmm29, %zmm0, %zmm0
+	vaesenc         %zmm29, %zmm1, %zmm1
+	vaesenc         %zmm28, %zmm0, %zmm0
+	vaesenc         %zmm28, %zmm1, %zmm1
+	vaesenc         %zmm27, %zmm0, %zmm0
+	vaesenc         %zmm27, %zmm1, %zmm1
+	vaesenc         %zmm26, %zmm0, %zmm0
+	vaesenc         %zmm26, %zmm1, %zmm1
+	vpxord          (%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi)
+	add             $64, %rdx
+	add             $64, %rsi
+	sub             $64, %rcx
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # LEN low bits set
+	kmovq           %r11, %k1
+	vmovdqu8        (%rdx), %zmm8{%k1}{z}
+	vpxord          %zmm14, %zmm8, %zmm8
+	vaesenclast     %zmm8, %zmm1, %zmm1
+	vmovdqu8        %zmm1, (%rsi){%k1}
+	{disp32} jmp    .Lgcm_enc_school_tail_crypted
+.Lgcm_enc_school_final1:
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_school_final1_aes128
+	{disp32} je     .Lgcm_enc_school_final1_aes192
+	vbroadcasti32x4 -208(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vbroadcasti32x4 -192(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+.Lgcm_enc_school_final1_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+.Lgcm_enc_school_final1_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm0, %zmm0
+	vaesenc         %zmm30, %zmm0, %zmm0
+	vaesenc         %zmm29, %zmm0, %zmm0
+	vaesenc         %zmm28, %zmm0, %zmm0
+	vaesenc         %zmm27, %zmm0, %zmm0
+	vaesenc         %zmm26, %zmm0, %zmm0
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # LEN low bits set
+	kmovq           %r11, %k1
+	vmovdqu8        (%rdx), %zmm8{%k1}{z}
+	vpxord          %zmm14, %zmm8, %zmm8
+	vaesenclast     %zmm8, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi){%k1}
+	{disp32} jmp    .Lgcm_enc_school_tail_crypted
+.Lgcm_enc_school_tail_crypted:
+	pop             %rdx                            # hash the ciphertext just written
+	.cfi_adjust_cfa_offset -8
+	mov             %r8, %rcx
+	lea             768(%rdi), %r8
+	sub             %rcx, %r8
+	vpxord          %zmm5, %zmm5, %zmm5
+	vpxord          %zmm6, %zmm6, %zmm6
+	vpxord          %zmm7, %zmm7, %zmm7
+.Lgcm_enc_school_ghash_vector:
+	cmp             $64, %rcx
+	{disp32} jb     .Lgcm_enc_school_ghash_load_part
+	vmovdqu8        (%rdx), %zmm4
+	{disp32} jmp    .Lgcm_enc_school_ghash_loaded
+.Lgcm_enc_school_ghash_load_part:
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # the blocks that remain
+	kmovq           %r11, %k1
+	vmovdqu8        (%rdx), %zmm4{%k1}{z}
+.Lgcm_enc_school_ghash_loaded:
+	vpshufb         %zmm20, %zmm4, %zmm4
+	vpxord          %zmm10, %zmm4, %zmm4            # the running hash joins block 0
+	vpxord          %zmm10, %zmm10, %zmm10
+	vpclmulqdq      $0, (%r8), %zmm4, %zmm8
+	vpclmulqdq      $16, (%r8), %zmm4, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, (%r8), %zmm4, %zmm8
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, (%r8), %zmm4, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
+	add             $64, %rdx
+	add             $64, %r8
+	sub             $64, %rcx
+	ja              .Lgcm_enc_school_ghash_vector
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm5, %zmm5
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm6, %zmm6
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+	vextracti32x4   $1, %zmm7, %xmm8
+	vextracti32x4   $2, %zmm7, %xmm9
+	vextracti32x4   $3, %zmm7, %xmm5
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+.Lgcm_enc_school_store:
+	vmovdqu8        %xmm10, (%r9)
+.Lgcm_enc_school_return:
+	xor             %eax, %eax
+	vzeroupper
+	ret
+	.cfi_endproc
+	.size	aesgen_gcm_enc_update_avx10_512_school, . - aesgen_gcm_enc_update_avx10_512_school
+
+# int aesgen_gcm_dec_update_avx10_512_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
+#                  size_t len, const uint8_t ctr[16], uint8_t acc[16]);   len % 16 == 0
+#
+# Decrypts with CTR (inc32 on the counter block's last 4 bytes) and hashes the
+# ciphertext into acc.  Per iteration 4 vectors (16 blocks): the AES rounds of the
+# counters and the GHASH of the source blocks, whose 16 products with
+# H^16..H^1 are summed and reduced once.
+	.text
+	.p2align 5, 0xcc
+	.globl	aesgen_gcm_dec_update_avx10_512_school
+	.hidden	aesgen_gcm_dec_update_avx10_512_school
+	.type	aesgen_gcm_dec_update_avx10_512_school, @function
+aesgen_gcm_dec_update_avx10_512_school:
+	.cfi_startproc
+	endbr64
+	test            %rcx, %rcx
+	{disp32} jz     .Lgcm_dec_school_return
+	mov             240(%rdi), %eax
+	lea             (%rdi,%rax,8), %r10
+	lea             (%r10,%rax,8), %r10             # &rk[rounds]
+	vbroadcasti32x4 (%rdi), %zmm13
+	vbroadcasti32x4 (%r10), %zmm14
+	vbroadcasti32x4 -16(%r10), %zmm26
+	vbroadcasti32x4 -32(%r10), %zmm27
+	vbroadcasti32x4 -48(%r10), %zmm28
+	vbroadcasti32x4 -64(%r10), %zmm29
+	vbroadcasti32x4 -80(%r10), %zmm30
+	vbroadcasti32x4 -96(%r10), %zmm31
+	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %zmm20
+	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %zmm21
+	vmovdqu8        (%r9), %xmm10
+	vbroadcasti32x4 (%r8), %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm11
+	vpaddd          .Lgcm_lane_offsets_64(%rip), %zmm11, %zmm11
+	vbroadcasti32x4 .Lgcm_lane_count(%rip), %zmm12
+	sub             $256, %rcx
+	{disp32} jb     .Lgcm_dec_school_tail
+	vmovdqu8        512(%rdi), %zmm22
+	vmovdqu8        576(%rdi), %zmm23
+	vmovdqu8        640(%rdi), %zmm24
+	vmovdqu8        704(%rdi), %zmm25
+	vmovd           %xmm11, %r11d                   # low byte of the first counter
+	vpshufb         %zmm20, %zmm11, %zmm11
+# CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
+.Lgcm_dec_school_loop:
+# LLVM-MCA-BEGIN gcm_dec_school_avx10_512_main_loop
+	cmp             $237, %r11b
+	{disp32} jae    .Lgcm_dec_school_main_ctr_carry # a last byte would carry: out of line
+	vpxord          %zmm13, %zmm11, %zmm0
+	vpaddd          .Lgcm_be_inc_64(%rip), %zmm11, %zmm1
+	vpaddd          .Lgcm_be_inc_64+64(%rip), %zmm11, %zmm2
+	vpaddd          .Lgcm_be_inc_64+128(%rip), %zmm11, %zmm3
+	vpaddd          .Lgcm_be_inc_64+192(%rip), %zmm11, %zmm11
+	vpxord          %zmm13, %zmm1, %zmm1
+	vpxord          %zmm13, %zmm2, %zmm2
+	vpxord          %zmm13, %zmm3, %zmm3
+.Lgcm_dec_school_main_ctr_done:
+	add             $16, %r11b
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_school_main_aes128
+	{disp32} je     .Lgcm_dec_school_main_aes192
+	vbroadcasti32x4 -208(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -192(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+.Lgcm_dec_school_main_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+.Lgcm_dec_school_main_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vmovdqu8        (%rdx), %zmm16
+	vmovdqu8        64(%rdx), %zmm17
+	vmovdqu8        128(%rdx), %zmm18
+	vmovdqu8        192(%rdx), %zmm19
+	vpshufb         %zmm20, %zmm16, %zmm16
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vpshufb         %zmm20, %zmm17, %zmm17
+	vpshufb         %zmm20, %zmm18, %zmm18
+	vpshufb         %zmm20, %zmm19, %zmm19
+	vpxord          %zmm10, %zmm16, %zmm16          # the running hash joins block 0
+	vpclmulqdq      $0, %zmm22, %zmm16, %zmm8
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vpclmulqdq      $0, %zmm23, %zmm17, %zmm9
+	vpxord          %zmm9, %zmm8, %zmm5
+	vpclmulqdq      $17, %zmm22, %zmm16, %zmm8
+	vpclmulqdq      $17, %zmm23, %zmm17, %zmm9
+	vpxord          %zmm9, %zmm8, %zmm7
+	vaesenc         %zmm31, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm1, %zmm1
+	vaesenc         %zmm31, %zmm2, %zmm2
+	vaesenc         %zmm31, %zmm3, %zmm3
+	vpclmulqdq      $1, %zmm22, %zmm16, %zmm8
+	vpclmulqdq      $16, %zmm22, %zmm16, %zmm16
+	vpxord          %zmm16, %zmm8, %zmm6
+	vpclmulqdq      $1, %zmm23, %zmm17, %zmm8
+	vpclmulqdq      $16, %zmm23, %zmm17, %zmm17
+	vaesenc         %zmm30, %zmm0, %zmm0
+	vaesenc         %zmm30, %zmm1, %zmm1
+	vaesenc         %zmm30, %zmm2, %zmm2
+	vaesenc         %zmm30, %zmm3, %zmm3
+	vpternlogd      $150, %zmm17, %zmm8, %zmm6
+	vpclmulqdq      $0, %zmm24, %zmm18, %zmm8
+	vpclmulqdq      $0, %zmm25, %zmm19, %zmm9
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+	vpclmulqdq      $17, %zmm24, %zmm18, %zmm8
+	vaesenc         %zmm29, %zmm0, %zmm0
+	vaesenc         %zmm29, %zmm1, %zmm1
+	vaesenc         %zmm29, %zmm2, %zmm2
+	vaesenc         %zmm29, %zmm3, %zmm3
+	vpclmulqdq      $17, %zmm25, %zmm19, %zmm9
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+	vpclmulqdq      $1, %zmm24, %zmm18, %zmm8
+	vpclmulqdq      $16, %zmm24, %zmm18, %zmm18
+	vpternlogd      $150, %zmm18, %zmm8, %zmm6
+	vaesenc         %zmm28, %zmm0, %zmm0
+	vaesenc         %zmm28, %zmm1, %zmm1
+	vaesenc         %zmm28, %zmm2, %zmm2
+	vaesenc         %zmm28, %zmm3, %zmm3
+	vpclmulqdq      $1, %zmm25, %zmm19, %zmm8
+	vpclmulqdq      $16, %zmm25, %zmm19, %zmm19
+	vpternlogd      $150, %zmm19, %zmm8, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm5, %zmm5
+	vaesenc         %zmm27, %zmm0, %zmm0
+	vaesenc         %zmm27, %zmm1, %zmm1
+	vaesenc         %zmm27, %zmm2, %zmm2
+	vaesenc         %zmm27, %zmm3, %zmm3
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm6, %zmm6
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+	vextracti32x4   $1, %zmm7, %xmm8
+	vaesenc         %zmm26, %zmm0, %zmm0
+	vaesenc         %zmm26, %zmm1, %zmm1
+	vaesenc         %zmm26, %zmm2, %zmm2
+	vaesenc         %zmm26, %zmm3, %zmm3
+	vextracti32x4   $2, %zmm7, %xmm9
+	vextracti32x4   $3, %zmm7, %xmm5
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+	vpxord          (%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi)
+	vpxord          64(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm1, %zmm1
+	vmovdqu8        %zmm1, 64(%rsi)
+	vpxord          128(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm2, %zmm2
+	vmovdqu8        %zmm2, 128(%rsi)
+	vpxord          192(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm3, %zmm3
+	vmovdqu8        %zmm3, 192(%rsi)
+	add             $256, %rdx
+	add             $256, %rsi
+	sub             $256, %rcx
+	jae             .Lgcm_dec_school_loop
+# LLVM-MCA-END
+	{disp32} jmp    .Lgcm_dec_school_bulk_done
+.Lgcm_dec_school_main_ctr_carry:
+	vpshufb         %zmm20, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm1
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm2
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm3
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+	vpxord          %zmm13, %zmm1, %zmm1
+	vpxord          %zmm13, %zmm2, %zmm2
+	vpxord          %zmm13, %zmm3, %zmm3
+	vpshufb         %zmm20, %zmm11, %zmm11
+	jmp             .Lgcm_dec_school_main_ctr_done
+.Lgcm_dec_school_bulk_done:
+	vpshufb         %zmm20, %zmm11, %zmm11
+.Lgcm_dec_school_tail:
+	add             $256, %rcx
+	{disp32} jz     .Lgcm_dec_school_store
+	push            %rdx
+	.cfi_adjust_cfa_offset 8
+	push            %rcx
+	.cfi_adjust_cfa_offset 8
+	lea             768(%rdi), %r8
+	sub             %rcx, %r8
+	vpxord          %zmm5, %zmm5, %zmm5
+	vpxord          %zmm6, %zmm6, %zmm6
+	vpxord          %zmm7, %zmm7, %zmm7
+.Lgcm_dec_school_ghash_vector:
+	cmp             $64, %rcx
+	{disp32} jb     .Lgcm_dec_school_ghash_load_part
+	vmovdqu8        (%rdx), %zmm4
+	{disp32} jmp    .Lgcm_dec_school_ghash_loaded
+.Lgcm_dec_school_ghash_load_part:
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # the blocks that remain
+	kmovq           %r11, %k1
+	vmovdqu8        (%rdx), %zmm4{%k1}{z}
+.Lgcm_dec_school_ghash_loaded:
+	vpshufb         %zmm20, %zmm4, %zmm4
+	vpxord          %zmm10, %zmm4, %zmm4            # the running hash joins block 0
+	vpxord          %zmm10, %zmm10, %zmm10
+	vpclmulqdq      $0, (%r8), %zmm4, %zmm8
+	vpclmulqdq      $16, (%r8), %zmm4, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, (%r8), %zmm4, %zmm8
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, (%r8), %zmm4, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
+	add             $64, %rdx
+	add             $64, %r8
+	sub             $64, %rcx
+	ja              .Lgcm_dec_school_ghash_vector
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm5, %zmm5
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm6, %zmm6
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+	vextracti32x4   $1, %zmm7, %xmm8
+	vextracti32x4   $2, %zmm7, %xmm9
+	vextracti32x4   $3, %zmm7, %xmm5
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+	pop             %rcx
+	.cfi_adjust_cfa_offset -8
+	pop             %rdx
+	.cfi_adjust_cfa_offset -8
+
+# 1..256 bytes remain: pick the final group by the number of vectors they need.
+.Lgcm_dec_school_final:
+	cmp             $64, %rcx
+	{disp32} jbe    .Lgcm_dec_school_final1
+	cmp             $128, %rcx
+	{disp32} jbe    .Lgcm_dec_school_final2
+	cmp             $192, %rcx
+	{disp32} jbe    .Lgcm_dec_school_final3
+.Lgcm_dec_school_final4:
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm1
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm2
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm3
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+	vpxord          %zmm13, %zmm1, %zmm1
+	vpxord          %zmm13, %zmm2, %zmm2
+	vpxord          %zmm13, %zmm3, %zmm3
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_school_final4_aes128
+	{disp32} je     .Lgcm_dec_school_final4_aes192
+	vbroadcasti32x4 -208(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -192(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+.Lgcm_dec_school_final4_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+.Lgcm_dec_school_final4_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vaesenc         %zmm31, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm1, %zmm1
+	vaesenc         %zmm31, %zmm2, %zmm2
+	vaesenc         %zmm31, %zmm3, %zmm3
+	vaesenc         %zmm30, %zmm0, %zmm0
+	vaesenc         %zmm30, %zmm1, %zmm1
+	vaesenc         %zmm30, %zmm2, %zmm2
+	vaesenc         %zmm30, %zmm3, %zmm3
+	vaesenc         %zmm29, %zmm0, %zmm0
+	vaesenc         %zmm29, %zmm1, %zmm1
+	vaesenc         %zmm29, %zmm2, %zmm2
+	vaesenc         %zmm29, %zmm3, %zmm3
+	vaesenc         %zmm28, %zmm0, %zmm0
+	vaesenc         %zmm28, %zmm1, %zmm1
+	vaesenc         %zmm28, %zmm2, %zmm2
+	vaesenc         %zmm28, %zmm3, %zmm3
+	vaesenc         %zmm27, %zmm0, %zmm0
+	vaesenc         %zmm27, %zmm1, %zmm1
+	vaesenc         %zmm27, %zmm2, %zmm2
+	vaesenc         %zmm27, %zmm3, %zmm3
+	vaesenc         %zmm26, %zmm0, %zmm0
+	vaesenc         %zmm26, %zmm1, %zmm1
+	vaesenc         %zmm26, %zmm2, %zmm2
+	vaesenc         %zmm26, %zmm3, %zmm3
+	vpxord          (%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi)
+	vpxord          64(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm1, %zmm1
+	vmovdqu8        %zmm1, 64(%rsi)
+	vpxord          128(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm2, %zmm2
+	vmovdqu8        %zmm2, 128(%rsi)
+	add             $192, %rdx
+	add             $192, %rsi
+	sub             $192, %rcx
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # LEN low bits set
+	kmovq           %r11, %k1
+	vmovdqu8        (%rdx), %zmm8{%k1}{z}
+	vpxord          %zmm14, %zmm8, %zmm8
+	vaesenclast     %zmm8, %zmm3, %zmm3
+	vmovdqu8        %zmm3, (%rsi){%k1}
+	{disp32} jmp    .Lgcm_dec_school_store
+.Lgcm_dec_school_final3:
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm1
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm2
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+	vpxord          %zmm13, %zmm1, %zmm1
+	vpxord          %zmm13, %zmm2, %zmm2
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_school_final3_aes128
+	{disp32} je     .Lgcm_dec_school_final3_aes192
+	vbroadcasti32x4 -208(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vbroadcasti32x4 -192(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+.Lgcm_dec_school_final3_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+.Lgcm_dec_school_final3_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm31, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm1, %zmm1
+	vaesenc         %zmm31, %zmm2, %zmm2
+	vaesenc         %zmm30, %zmm0, %zmm0
+	vaesenc         %zmm30, %zmm1, %zmm1
+	vaesenc         %zmm30, %zmm2, %zmm2
+	vaesenc         %zmm29, %zmm0, %zmm0
+	vaesenc         %zmm29, %zmm1, %zmm1
+	vaesenc         %zmm29, %zmm2, %zmm2
+	vaesenc         %zmm28, %zmm0, %zmm0
+	vaesenc         %zmm28, %zmm1, %zmm1
+	vaesenc         %zmm28, %zmm2, %zmm2
+	vaesenc         %zmm27, %zmm0, %zmm0
+	vaesenc         %zmm27, %zmm1, %zmm1
+	vaesenc         %zmm27, %zmm2, %zmm2
+	vaesenc         %zmm26, %zmm0, %zmm0
+	vaesenc         %zmm26, %zmm1, %zmm1
+	vaesenc         %zmm26, %zmm2, %zmm2
+	vpxord          (%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi)
+	vpxord          64(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm1, %zmm1
+	vmovdqu8        %zmm1, 64(%rsi)
+	add             $128, %rdx
+	add             $128, %rsi
+	sub             $128, %rcx
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # LEN low bits set
+	kmovq           %r11, %k1
+	vmovdqu8        (%rdx), %zmm8{%k1}{z}
+	vpxord          %zmm14, %zmm8, %zmm8
+	vaesenclast     %zmm8, %zmm2, %zmm2
+	vmovdqu8        %zmm2, (%rsi){%k1}
+	{disp32} jmp    .Lgcm_dec_school_store
+.Lgcm_dec_school_final2:
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm1
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+	vpxord          %zmm13, %zmm1, %zmm1
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_school_final2_aes128
+	{disp32} je     .Lgcm_dec_school_final2_aes192
+	vbroadcasti32x4 -208(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vbroadcasti32x4 -192(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+.Lgcm_dec_school_final2_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+.Lgcm_dec_school_final2_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm31, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm1, %zmm1
+	vaesenc         %zmm30, %zmm0, %zmm0
+	vaesenc         %zmm30, %zmm1, %zmm1
+	vaesenc         %zmm29, %zmm0, %zmm0
+	vaesenc         %zmm29, %zmm1, %zmm1
+	vaesenc         %zmm28, %zmm0, %zmm0
+	vaesenc         %zmm28, %zmm1, %zmm1
+	vaesenc         %zmm27, %zmm0, %zmm0
+	vaesenc         %zmm27, %zmm1, %zmm1
+	vaesenc         %zmm26, %zmm0, %zmm0
+	vaesenc         %zmm26, %zmm1, %zmm1
+	vpxord          (%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi)
+	add             $64, %rdx
+	add             $64, %rsi
+	sub             $64, %rcx
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # LEN low bits set
+	kmovq           %r11, %k1
+	vmovdqu8        (%rdx), %zmm8{%k1}{z}
+	vpxord          %zmm14, %zmm8, %zmm8
+	vaesenclast     %zmm8, %zmm1, %zmm1
+	vmovdqu8        %zmm1, (%rsi){%k1}
+	{disp32} jmp    .Lgcm_dec_school_store
+.Lgcm_dec_school_final1:
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_school_final1_aes128
+	{disp32} je     .Lgcm_dec_school_final1_aes192
+	vbroadcasti32x4 -208(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vbroadcasti32x4 -192(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+.Lgcm_dec_school_final1_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+.Lgcm_dec_school_final1_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm0, %zmm0
+	vaesenc         %zmm30, %zmm0, %zmm0
+	vaesenc         %zmm29, %zmm0, %zmm0
+	vaesenc         %zmm28, %zmm0, %zmm0
+	vaesenc         %zmm27, %zmm0, %zmm0
+	vaesenc         %zmm26, %zmm0, %zmm0
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # LEN low bits set
+	kmovq           %r11, %k1
+	vmovdqu8        (%rdx), %zmm8{%k1}{z}
+	vpxord          %zmm14, %zmm8, %zmm8
+	vaesenclast     %zmm8, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi){%k1}
+	{disp32} jmp    .Lgcm_dec_school_store
+.Lgcm_dec_school_store:
+	vmovdqu8        %xmm10, (%r9)
+.Lgcm_dec_school_return:
+	xor             %eax, %eax
+	vzeroupper
+	ret
+	.cfi_endproc
+	.size	aesgen_gcm_dec_update_avx10_512_school, . - aesgen_gcm_dec_update_avx10_512_school
+
+# int aesgen_gcm_enc_record_avx10_512_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
+#                  size_t len, struct aesgen_gcm_record *rec);   any len
+#
+# One whole message: GHASH of the AAD, E_K(J0), encryption with the same stitched
+# loop as aesgen_gcm_enc_update_avx10_512_school, then the last 1..16 blocks and the lengths block
+# in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
+	.text
+	.p2align 5, 0xcc
+	.globl	aesgen_gcm_enc_record_avx10_512_school
+	.hidden	aesgen_gcm_enc_record_avx10_512_school
+	.type	aesgen_gcm_enc_record_avx10_512_school, @function
+aesgen_gcm_enc_record_avx10_512_school:
+	.cfi_startproc
+	endbr64
+	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %zmm20
+	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %zmm21
+	vpxord          %xmm10, %xmm10, %xmm10
+	mov             40(%r8), %r10
+	test            %r10, %r10
+	{disp32} jz     .Lgcm_enc_school_rec_aad_done
+	mov             32(%r8), %rax
+	lea             768(%rdi), %r9
+	lea             15(%r10), %r11
+	and             $-16, %r11                      # 16 x the block count
+	sub             %r11, %r9
+	vpxord          %zmm5, %zmm5, %zmm5
+	vpxord          %zmm6, %zmm6, %zmm6
+	vpxord          %zmm7, %zmm7, %zmm7
+.Lgcm_enc_school_rec_aad_vector:
+	cmp             $64, %r10
+	{disp32} jb     .Lgcm_enc_school_rec_aad_load_part
+	vmovdqu8        (%rax), %zmm4
+	{disp32} jmp    .Lgcm_enc_school_rec_aad_loaded
+.Lgcm_enc_school_rec_aad_load_part:
+	mov             $-1, %r11
+	bzhi            %r10, %r11, %r11                # the blocks that remain
+	kmovq           %r11, %k1
+	vmovdqu8        (%rax), %zmm4{%k1}{z}
+.Lgcm_enc_school_rec_aad_loaded:
+	vpshufb         %zmm20, %zmm4, %zmm4
+	vpxord          %zmm10, %zmm4, %zmm4            # the running hash joins block 0
+	vpxord          %zmm10, %zmm10, %zmm10
+	vpclmulqdq      $0, (%r9), %zmm4, %zmm8
+	vpclmulqdq      $16, (%r9), %zmm4, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, (%r9), %zmm4, %zmm8
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, (%r9), %zmm4, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
+	add             $64, %rax
+	add             $64, %r9
+	sub             $64, %r10
+	ja              .Lgcm_enc_school_rec_aad_vector
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm5, %zmm5
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm6, %zmm6
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+	vextracti32x4   $1, %zmm7, %xmm8
+	vextracti32x4   $2, %zmm7, %xmm9
+	vextracti32x4   $3, %zmm7, %xmm5
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+.Lgcm_enc_school_rec_aad_done:
+	mov             240(%rdi), %eax
+	lea             (%rdi,%rax,8), %r10
+	lea             (%r10,%rax,8), %r10             # &rk[rounds]
+	vbroadcasti32x4 (%rdi), %zmm13
+	vbroadcasti32x4 (%r10), %zmm14
+	vbroadcasti32x4 -16(%r10), %zmm26
+	vbroadcasti32x4 -32(%r10), %zmm27
+	vbroadcasti32x4 -48(%r10), %zmm28
+	vbroadcasti32x4 -64(%r10), %zmm29
+	vbroadcasti32x4 -80(%r10), %zmm30
+	vbroadcasti32x4 -96(%r10), %zmm31
+# E_K(J0) masks the tag: one block on xmm, beside the data's blocks
+	vmovdqu8        (%r8), %xmm4
+	vpxord          %xmm13, %xmm4, %xmm4
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_school_rec_j0_aes128
+	{disp32} je     .Lgcm_enc_school_rec_j0_aes192
+	vaesenc         -208(%r10), %xmm4, %xmm4
+	vaesenc         -192(%r10), %xmm4, %xmm4
+.Lgcm_enc_school_rec_j0_aes192:
+	vaesenc         -176(%r10), %xmm4, %xmm4
+	vaesenc         -160(%r10), %xmm4, %xmm4
+.Lgcm_enc_school_rec_j0_aes128:
+	vaesenc         -144(%r10), %xmm4, %xmm4
+	vaesenc         -128(%r10), %xmm4, %xmm4
+	vaesenc         -112(%r10), %xmm4, %xmm4
+	vaesenc         %xmm31, %xmm4, %xmm4
+	vaesenc         %xmm30, %xmm4, %xmm4
+	vaesenc         %xmm29, %xmm4, %xmm4
+	vaesenc         %xmm28, %xmm4, %xmm4
+	vaesenc         %xmm27, %xmm4, %xmm4
+	vaesenc         %xmm26, %xmm4, %xmm4
+	vaesenclast     %xmm14, %xmm4, %xmm4
+	vmovdqu8        %xmm4, 48(%r8)
+	vbroadcasti32x4 (%r8), %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm11
+	vpaddd          .Lgcm_record_offsets_64(%rip), %zmm11, %zmm11 # J0 + 1, + 2, ...
+	vbroadcasti32x4 .Lgcm_lane_count(%rip), %zmm12
+	test            %rcx, %rcx
+	{disp32} jz     .Lgcm_enc_school_rec_no_data
+	sub             $256, %rcx
+	{disp32} jbe    .Lgcm_enc_school_rec_tail
+	vmovdqu8        512(%rdi), %zmm22
+	vmovdqu8        576(%rdi), %zmm23
+	vmovdqu8        640(%rdi), %zmm24
+	vmovdqu8        704(%rdi), %zmm25
+	vmovd           %xmm11, %r11d                   # low byte of the first counter
+	vpshufb         %zmm20, %zmm11, %zmm11
+# CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
+# the first iteration only encrypts; each later one hashes its predecessor's output
+	cmp             $237, %r11b
+	{disp32} jae    .Lgcm_enc_school_rec_first_ctr_carry # a last byte would carry: out of line
+	vpxord          %zmm13, %zmm11, %zmm0
+	vpaddd          .Lgcm_be_inc_64(%rip), %zmm11, %zmm1
+	vpaddd          .Lgcm_be_inc_64+64(%rip), %zmm11, %zmm2
+	vpaddd          .Lgcm_be_inc_64+128(%rip), %zmm11, %zmm3
+	vpaddd          .Lgcm_be_inc_64+192(%rip), %zmm11, %zmm11
+	vpxord          %zmm13, %zmm1, %zmm1
+	vpxord          %zmm13, %zmm2, %zmm2
+	vpxord          %zmm13, %zmm3, %zmm3
+.Lgcm_enc_school_rec_first_ctr_done:
+	add             $16, %r11b
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_school_rec_first_aes128
+	{disp32} je     .Lgcm_enc_school_rec_first_aes192
+	vbroadcasti32x4 -208(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -192(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+.Lgcm_enc_school_rec_first_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+.Lgcm_enc_school_rec_first_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vaesenc         %zmm31, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm1, %zmm1
+	vaesenc         %zmm31, %zmm2, %zmm2
+	vaesenc         %zmm31, %zmm3, %zmm3
+	vaesenc         %zmm30, %zmm0, %zmm0
+	vaesenc         %zmm30, %zmm1, %zmm1
+	vaesenc         %zmm30, %zmm2, %zmm2
+	vaesenc         %zmm30, %zmm3, %zmm3
+	vaesenc         %zmm29, %zmm0, %zmm0
+	vaesenc         %zmm29, %zmm1, %zmm1
+	vaesenc         %zmm29, %zmm2, %zmm2
+	vaesenc         %zmm29, %zmm3, %zmm3
+	vaesenc         %zmm28, %zmm0, %zmm0
+	vaesenc         %zmm28, %zmm1, %zmm1
+	vaesenc         %zmm28, %zmm2, %zmm2
+	vaesenc         %zmm28, %zmm3, %zmm3
+	vaesenc         %zmm27, %zmm0, %zmm0
+	vaesenc         %zmm27, %zmm1, %zmm1
+	vaesenc         %zmm27, %zmm2, %zmm2
+	vaesenc         %zmm27, %zmm3, %zmm3
+	vaesenc         %zmm26, %zmm0, %zmm0
+	vaesenc         %zmm26, %zmm1, %zmm1
+	vaesenc         %zmm26, %zmm2, %zmm2
+	vaesenc         %zmm26, %zmm3, %zmm3
+	vpxord          (%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm0, %zmm16
+	vmovdqu8        %zmm16, (%rsi)
+	vpxord          64(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm1, %zmm17
+	vmovdqu8        %zmm17, 64(%rsi)
+	vpxord          128(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm2, %zmm18
+	vmovdqu8        %zmm18, 128(%rsi)
+	vpxord          192(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm3, %zmm19
+	vmovdqu8        %zmm19, 192(%rsi)
+	add             $256, %rdx
+	add             $256, %rsi
+	sub             $256, %rcx
+	{disp32} jbe    .Lgcm_enc_school_rec_hash_last
+.Lgcm_enc_school_rec_loop:
+# LLVM-MCA-BEGIN gcm_enc_school_rec_avx10_512_main_loop
+	cmp             $237, %r11b
+	{disp32} jae    .Lgcm_enc_school_rec_main_ctr_carry # a last byte would carry: out of line
+	vpxord          %zmm13, %zmm11, %zmm0
+	vpaddd          .Lgcm_be_inc_64(%rip), %zmm11, %zmm1
+	vpaddd          .Lgcm_be_inc_64+64(%rip), %zmm11, %zmm2
+	vpaddd          .Lgcm_be_inc_64+128(%rip), %zmm11, %zmm3
+	vpaddd          .Lgcm_be_inc_64+192(%rip), %zmm11, %zmm11
+	vpxord          %zmm13, %zmm1, %zmm1
+	vpxord          %zmm13, %zmm2, %zmm2
+	vpxord          %zmm13, %zmm3, %zmm3
+.Lgcm_enc_school_rec_main_ctr_done:
+	add             $16, %r11b
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_school_rec_main_aes128
+	{disp32} je     .Lgcm_enc_school_rec_main_aes192
+	vbroadcasti32x4 -208(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -192(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+.Lgcm_enc_school_rec_main_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+.Lgcm_enc_school_rec_main_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vpshufb         %zmm20, %zmm16, %zmm16
+	vpshufb         %zmm20, %zmm17, %zmm17
+	vpshufb         %zmm20, %zmm18, %zmm18
+	vpshufb         %zmm20, %zmm19, %zmm19
+	vpxord          %zmm10, %zmm16, %zmm16          # the running hash joins block 0
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vpclmulqdq      $0, %zmm22, %zmm16, %zmm8
+	vpclmulqdq      $0, %zmm23, %zmm17, %zmm9
+	vpxord          %zmm9, %zmm8, %zmm5
+	vpclmulqdq      $17, %zmm22, %zmm16, %zmm8
+	vpclmulqdq      $17, %zmm23, %zmm17, %zmm9
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vpxord          %zmm9, %zmm8, %zmm7
+	vpclmulqdq      $1, %zmm22, %zmm16, %zmm8
+	vpclmulqdq      $16, %zmm22, %zmm16, %zmm16
+	vpxord          %zmm16, %zmm8, %zmm6
+	vpclmulqdq      $1, %zmm23, %zmm17, %zmm8
+	vaesenc         %zmm31, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm1, %zmm1
+	vaesenc         %zmm31, %zmm2, %zmm2
+	vaesenc         %zmm31, %zmm3, %zmm3
+	vpclmulqdq      $16, %zmm23, %zmm17, %zmm17
+	vpternlogd      $150, %zmm17, %zmm8, %zmm6
+	vpclmulqdq      $0, %zmm24, %zmm18, %zmm8
+	vpclmulqdq      $0, %zmm25, %zmm19, %zmm9
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+	vaesenc         %zmm30, %zmm0, %zmm0
+	vaesenc         %zmm30, %zmm1, %zmm1
+	vaesenc         %zmm30, %zmm2, %zmm2
+	vaesenc         %zmm30, %zmm3, %zmm3
+	vpclmulqdq      $17, %zmm24, %zmm18, %zmm8
+	vpclmulqdq      $17, %zmm25, %zmm19, %zmm9
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+	vpclmulqdq      $1, %zmm24, %zmm18, %zmm8
+	vaesenc         %zmm29, %zmm0, %zmm0
+	vaesenc         %zmm29, %zmm1, %zmm1
+	vaesenc         %zmm29, %zmm2, %zmm2
+	vaesenc         %zmm29, %zmm3, %zmm3
+	vpclmulqdq      $16, %zmm24, %zmm18, %zmm18
+	vpternlogd      $150, %zmm18, %zmm8, %zmm6
+	vpclmulqdq      $1, %zmm25, %zmm19, %zmm8
+	vpclmulqdq      $16, %zmm25, %zmm19, %zmm19
+	vaesenc         %zmm28, %zmm0, %zmm0
+	vaesenc         %zmm28, %zmm1, %zmm1
+	vaesenc         %zmm28, %zmm2, %zmm2
+	vaesenc         %zmm28, %zmm3, %zmm3
+	vpternlogd      $150, %zmm19, %zmm8, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm5, %zmm5
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+	vaesenc         %zmm27, %zmm0, %zmm0
+	vaesenc         %zmm27, %zmm1, %zmm1
+	vaesenc         %zmm27, %zmm2, %zmm2
+	vaesenc         %zmm27, %zmm3, %zmm3
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm6, %zmm6
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+	vextracti32x4   $1, %zmm7, %xmm8
+	vaesenc         %zmm26, %zmm0, %zmm0
+	vaesenc         %zmm26, %zmm1, %zmm1
+	vaesenc         %zmm26, %zmm2, %zmm2
+	vaesenc         %zmm26, %zmm3, %zmm3
+	vextracti32x4   $2, %zmm7, %xmm9
+	vextracti32x4   $3, %zmm7, %xmm5
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+	vpxord          (%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm0, %zmm16
+	vmovdqu8        %zmm16, (%rsi)
+	vpxord          64(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm1, %zmm17
+	vmovdqu8        %zmm17, 64(%rsi)
+	vpxord          128(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm2, %zmm18
+	vmovdqu8        %zmm18, 128(%rsi)
+	vpxord          192(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm3, %zmm19
+	vmovdqu8        %zmm19, 192(%rsi)
+	add             $256, %rdx
+	add             $256, %rsi
+	sub             $256, %rcx
+	ja              .Lgcm_enc_school_rec_loop
+# LLVM-MCA-END
+.Lgcm_enc_school_rec_hash_last:
+	vpshufb         %zmm20, %zmm16, %zmm16
+	vpshufb         %zmm20, %zmm17, %zmm17
+	vpshufb         %zmm20, %zmm18, %zmm18
+	vpshufb         %zmm20, %zmm19, %zmm19
+	vpxord          %zmm10, %zmm16, %zmm16          # the running hash joins block 0
+	vpclmulqdq      $0, %zmm22, %zmm16, %zmm8
+	vpclmulqdq      $0, %zmm23, %zmm17, %zmm9
+	vpxord          %zmm9, %zmm8, %zmm5
+	vpclmulqdq      $17, %zmm22, %zmm16, %zmm8
+	vpclmulqdq      $17, %zmm23, %zmm17, %zmm9
+	vpxord          %zmm9, %zmm8, %zmm7
+	vpclmulqdq      $1, %zmm22, %zmm16, %zmm8
+	vpclmulqdq      $16, %zmm22, %zmm16, %zmm16
+	vpxord          %zmm16, %zmm8, %zmm6
+	vpclmulqdq      $1, %zmm23, %zmm17, %zmm8
+	vpclmulqdq      $16, %zmm23, %zmm17, %zmm17
+	vpternlogd      $150, %zmm17, %zmm8, %zmm6
+	vpclmulqdq      $0, %zmm24, %zmm18, %zmm8
+	vpclmulqdq      $0, %zmm25, %zmm19, %zmm9
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+	vpclmulqdq      $17, %zmm24, %zmm18, %zmm8
+	vpclmulqdq      $17, %zmm25, %zmm19, %zmm9
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+	vpclmulqdq      $1, %zmm24, %zmm18, %zmm8
+	vpclmulqdq      $16, %zmm24, %zmm18, %zmm18
+	vpternlogd      $150, %zmm18, %zmm8, %zmm6
+	vpclmulqdq      $1, %zmm25, %zmm19, %zmm8
+	vpclmulqdq      $16, %zmm25, %zmm19, %zmm19
+	vpternlogd      $150, %zmm19, %zmm8, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm5, %zmm5
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm6, %zmm6
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+	vextracti32x4   $1, %zmm7, %xmm8
+	vextracti32x4   $2, %zmm7, %xmm9
+	vextracti32x4   $3, %zmm7, %xmm5
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+	{disp32} jmp    .Lgcm_enc_school_rec_bulk_done
+.Lgcm_enc_school_rec_first_ctr_carry:
+	vpshufb         %zmm20, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm1
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm2
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm3
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+	vpxord          %zmm13, %zmm1, %zmm1
+	vpxord          %zmm13, %zmm2, %zmm2
+	vpxord          %zmm13, %zmm3, %zmm3
+	vpshufb         %zmm20, %zmm11, %zmm11
+	jmp             .Lgcm_enc_school_rec_first_ctr_done
+.Lgcm_enc_school_rec_main_ctr_carry:
+	vpshufb         %zmm20, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm1
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm2
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm3
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+	vpxord          %zmm13, %zmm1, %zmm1
+	vpxord          %zmm13, %zmm2, %zmm2
+	vpxord          %zmm13, %zmm3, %zmm3
+	vpshufb         %zmm20, %zmm11, %zmm11
+	jmp             .Lgcm_enc_school_rec_main_ctr_done
+.Lgcm_enc_school_rec_bulk_done:
+	vpshufb         %zmm20, %zmm11, %zmm11
+.Lgcm_enc_school_rec_tail:
+	add             $256, %rcx
+	{disp32} jz     .Lgcm_enc_school_rec_no_data
+	cmp             $64, %rcx
+	{disp32} jbe    .Lgcm_enc_school_rec_final1
+	cmp             $128, %rcx
+	{disp32} jbe    .Lgcm_enc_school_rec_final2
+	cmp             $192, %rcx
+	{disp32} jbe    .Lgcm_enc_school_rec_final3
+.Lgcm_enc_school_rec_final4:
+	lea             15(%rcx), %r11
+	and             $-16, %r11
+	lea             752(%rdi), %r9
+	sub             %r11, %r9                       # H^(blocks + 1): the lengths block takes H^1
+	sub             $192, %rcx
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # the last vector's bytes
+	kmovq           %r11, %k1
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm1
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm2
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm3
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+	vpxord          %zmm13, %zmm1, %zmm1
+	vpxord          %zmm13, %zmm2, %zmm2
+	vpxord          %zmm13, %zmm3, %zmm3
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_school_rec_final4_aes128
+	{disp32} je     .Lgcm_enc_school_rec_final4_aes192
+	vbroadcasti32x4 -208(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -192(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+.Lgcm_enc_school_rec_final4_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+.Lgcm_enc_school_rec_final4_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vaesenc         %zmm31, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm1, %zmm1
+	vaesenc         %zmm31, %zmm2, %zmm2
+	vaesenc         %zmm31, %zmm3, %zmm3
+	vaesenc         %zmm30, %zmm0, %zmm0
+	vaesenc         %zmm30, %zmm1, %zmm1
+	vaesenc         %zmm30, %zmm2, %zmm2
+	vaesenc         %zmm30, %zmm3, %zmm3
+	vaesenc         %zmm29, %zmm0, %zmm0
+	vaesenc         %zmm29, %zmm1, %zmm1
+	vaesenc         %zmm29, %zmm2, %zmm2
+	vaesenc         %zmm29, %zmm3, %zmm3
+	vaesenc         %zmm28, %zmm0, %zmm0
+	vaesenc         %zmm28, %zmm1, %zmm1
+	vaesenc         %zmm28, %zmm2, %zmm2
+	vaesenc         %zmm28, %zmm3, %zmm3
+	vaesenc         %zmm27, %zmm0, %zmm0
+	vaesenc         %zmm27, %zmm1, %zmm1
+	vaesenc         %zmm27, %zmm2, %zmm2
+	vaesenc         %zmm27, %zmm3, %zmm3
+	vaesenc         %zmm26, %zmm0, %zmm0
+	vaesenc         %zmm26, %zmm1, %zmm1
+	vaesenc         %zmm26, %zmm2, %zmm2
+	vaesenc         %zmm26, %zmm3, %zmm3
+	vpxord          (%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi)
+	vpxord          64(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm1, %zmm1
+	vmovdqu8        %zmm1, 64(%rsi)
+	vpxord          128(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm2, %zmm2
+	vmovdqu8        %zmm2, 128(%rsi)
+	vmovdqu8        192(%rdx), %zmm8{%k1}{z}
+	vpxord          %zmm14, %zmm8, %zmm8
+	vaesenclast     %zmm8, %zmm3, %zmm3
+	vmovdqu8        %zmm3, 192(%rsi){%k1}
+	vmovdqu8        %zmm3, %zmm3{%k1}{z}            # GHASH sees the padding as zeros
+	vpshufb         %zmm20, %zmm0, %zmm0
+	vpshufb         %zmm20, %zmm1, %zmm1
+	vpshufb         %zmm20, %zmm2, %zmm2
+	vpshufb         %zmm20, %zmm3, %zmm3
+	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
+	vpclmulqdq      $0, (%r9), %zmm0, %zmm8
+	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm9
+	vpxord          %zmm9, %zmm8, %zmm5
+	vpclmulqdq      $17, (%r9), %zmm0, %zmm8
+	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm9
+	vpxord          %zmm9, %zmm8, %zmm7
+	vpclmulqdq      $1, (%r9), %zmm0, %zmm8
+	vpclmulqdq      $16, (%r9), %zmm0, %zmm0
+	vpxord          %zmm0, %zmm8, %zmm6
+	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm8
+	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1
+	vpternlogd      $150, %zmm1, %zmm8, %zmm6
+	vpclmulqdq      $0, 128(%r9), %zmm2, %zmm8
+	vpclmulqdq      $0, 192(%r9), %zmm3, %zmm9
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+	vpclmulqdq      $17, 128(%r9), %zmm2, %zmm8
+	vpclmulqdq      $17, 192(%r9), %zmm3, %zmm9
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+	vpclmulqdq      $1, 128(%r9), %zmm2, %zmm8
+	vpclmulqdq      $16, 128(%r9), %zmm2, %zmm2
+	vpternlogd      $150, %zmm2, %zmm8, %zmm6
+	vpclmulqdq      $1, 192(%r9), %zmm3, %zmm8
+	vpclmulqdq      $16, 192(%r9), %zmm3, %zmm3
+	vpternlogd      $150, %zmm3, %zmm8, %zmm6
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
+	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm5, %zmm5
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm6, %zmm6
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+	vextracti32x4   $1, %zmm7, %xmm8
+	vextracti32x4   $2, %zmm7, %xmm9
+	vextracti32x4   $3, %zmm7, %xmm5
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+	{disp32} jmp    .Lgcm_enc_school_rec_tag
+.Lgcm_enc_school_rec_final3:
+	lea             15(%rcx), %r11
+	and             $-16, %r11
+	lea             752(%rdi), %r9
+	sub             %r11, %r9                       # H^(blocks + 1): the lengths block takes H^1
+	sub             $128, %rcx
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # the last vector's bytes
+	kmovq           %r11, %k1
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm1
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm2
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+	vpxord          %zmm13, %zmm1, %zmm1
+	vpxord          %zmm13, %zmm2, %zmm2
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_school_rec_final3_aes128
+	{disp32} je     .Lgcm_enc_school_rec_final3_aes192
+	vbroadcasti32x4 -208(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vbroadcasti32x4 -192(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+.Lgcm_enc_school_rec_final3_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+.Lgcm_enc_school_rec_final3_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm31, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm1, %zmm1
+	vaesenc         %zmm31, %zmm2, %zmm2
+	vaesenc         %zmm30, %zmm0, %zmm0
+	vaesenc         %zmm30, %zmm1, %zmm1
+	vaesenc         %zmm30, %zmm2, %zmm2
+	vaesenc         %zmm29, %zmm0, %zmm0
+	vaesenc         %zmm29, %zmm1, %zmm1
+	vaesenc         %zmm29, %zmm2, %zmm2
+	vaesenc         %zmm28, %zmm0, %zmm0
+	vaesenc         %zmm28, %zmm1, %zmm1
+	vaesenc         %zmm28, %zmm2, %zmm2
+	vaesenc         %zmm27, %zmm0, %zmm0
+	vaesenc         %zmm27, %zmm1, %zmm1
+	vaesenc         %zmm27, %zmm2, %zmm2
+	vaesenc         %zmm26, %zmm0, %zmm0
+	vaesenc         %zmm26, %zmm1, %zmm1
+	vaesenc         %zmm26, %zmm2, %zmm2
+	vpxord          (%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi)
+	vpxord          64(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm1, %zmm1
+	vmovdqu8        %zmm1, 64(%rsi)
+	vmovdqu8        128(%rdx), %zmm8{%k1}{z}
+	vpxord          %zmm14, %zmm8, %zmm8
+	vaesenclast     %zmm8, %zmm2, %zmm2
+	vmovdqu8        %zmm2, 128(%rsi){%k1}
+	vmovdqu8        %zmm2, %zmm2{%k1}{z}            # GHASH sees the padding as zeros
+	vpshufb         %zmm20, %zmm0, %zmm0
+	vpshufb         %zmm20, %zmm1, %zmm1
+	vpshufb         %zmm20, %zmm2, %zmm2
+	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
+	vpclmulqdq      $0, (%r9), %zmm0, %zmm8
+	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm9
+	vpxord          %zmm9, %zmm8, %zmm5
+	vpclmulqdq      $17, (%r9), %zmm0, %zmm8
+	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm9
+	vpxord          %zmm9, %zmm8, %zmm7
+	vpclmulqdq      $1, (%r9), %zmm0, %zmm8
+	vpclmulqdq      $16, (%r9), %zmm0, %zmm0
+	vpxord          %zmm0, %zmm8, %zmm6
+	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm8
+	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1
+	vpternlogd      $150, %zmm1, %zmm8, %zmm6
+	vpclmulqdq      $0, 128(%r9), %zmm2, %zmm8
+	vpclmulqdq      $16, 128(%r9), %zmm2, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, 128(%r9), %zmm2, %zmm8
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 128(%r9), %zmm2, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
+	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm5, %zmm5
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm6, %zmm6
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+	vextracti32x4   $1, %zmm7, %xmm8
+	vextracti32x4   $2, %zmm7, %xmm9
+	vextracti32x4   $3, %zmm7, %xmm5
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+	{disp32} jmp    .Lgcm_enc_school_rec_tag
+.Lgcm_enc_school_rec_final2:
+	lea             15(%rcx), %r11
+	and             $-16, %r11
+	lea             752(%rdi), %r9
+	sub             %r11, %r9                       # H^(blocks + 1): the lengths block takes H^1
+	sub             $64, %rcx
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # the last vector's bytes
+	kmovq           %r11, %k1
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm1
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+	vpxord          %zmm13, %zmm1, %zmm1
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_school_rec_final2_aes128
+	{disp32} je     .Lgcm_enc_school_rec_final2_aes192
+	vbroadcasti32x4 -208(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vbroadcasti32x4 -192(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+.Lgcm_enc_school_rec_final2_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+.Lgcm_enc_school_rec_final2_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm31, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm1, %zmm1
+	vaesenc         %zmm30, %zmm0, %zmm0
+	vaesenc         %zmm30, %zmm1, %zmm1
+	vaesenc         %zmm29, %zmm0, %zmm0
+	vaesenc         %zmm29, %zmm1, %zmm1
+	vaesenc         %zmm28, %zmm0, %zmm0
+	vaesenc         %zmm28, %zmm1, %zmm1
+	vaesenc         %zmm27, %zmm0, %zmm0
+	vaesenc         %zmm27, %zmm1, %zmm1
+	vaesenc         %zmm26, %zmm0, %zmm0
+	vaesenc         %zmm26, %zmm1, %zmm1
+	vpxord          (%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi)
+	vmovdqu8        64(%rdx), %zmm8{%k1}{z}
+	vpxord          %zmm14, %zmm8, %zmm8
+	vaesenclast     %zmm8, %zmm1, %zmm1
+	vmovdqu8        %zmm1, 64(%rsi){%k1}
+	vmovdqu8        %zmm1, %zmm1{%k1}{z}            # GHASH sees the padding as zeros
+	vpshufb         %zmm20, %zmm0, %zmm0
+	vpshufb         %zmm20, %zmm1, %zmm1
+	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
+	vpclmulqdq      $0, (%r9), %zmm0, %zmm8
+	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm9
+	vpxord          %zmm9, %zmm8, %zmm5
+	vpclmulqdq      $17, (%r9), %zmm0, %zmm8
+	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm9
+	vpxord          %zmm9, %zmm8, %zmm7
+	vpclmulqdq      $1, (%r9), %zmm0, %zmm8
+	vpclmulqdq      $16, (%r9), %zmm0, %zmm0
+	vpxord          %zmm0, %zmm8, %zmm6
+	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm8
+	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1
+	vpternlogd      $150, %zmm1, %zmm8, %zmm6
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
+	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm5, %zmm5
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm6, %zmm6
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+	vextracti32x4   $1, %zmm7, %xmm8
+	vextracti32x4   $2, %zmm7, %xmm9
+	vextracti32x4   $3, %zmm7, %xmm5
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+	{disp32} jmp    .Lgcm_enc_school_rec_tag
+.Lgcm_enc_school_rec_final1:
+	lea             15(%rcx), %r11
+	and             $-16, %r11
+	lea             752(%rdi), %r9
+	sub             %r11, %r9                       # H^(blocks + 1): the lengths block takes H^1
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # the last vector's bytes
+	kmovq           %r11, %k1
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_school_rec_final1_aes128
+	{disp32} je     .Lgcm_enc_school_rec_final1_aes192
+	vbroadcasti32x4 -208(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vbroadcasti32x4 -192(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+.Lgcm_enc_school_rec_final1_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+.Lgcm_enc_school_rec_final1_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm0, %zmm0
+	vaesenc         %zmm30, %zmm0, %zmm0
+	vaesenc         %zmm29, %zmm0, %zmm0
+	vaesenc         %zmm28, %zmm0, %zmm0
+	vaesenc         %zmm27, %zmm0, %zmm0
+	vaesenc         %zmm26, %zmm0, %zmm0
+	vmovdqu8        (%rdx), %zmm8{%k1}{z}
+	vpxord          %zmm14, %zmm8, %zmm8
+	vaesenclast     %zmm8, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi){%k1}
+	vmovdqu8        %zmm0, %zmm0{%k1}{z}            # GHASH sees the padding as zeros
+	vpshufb         %zmm20, %zmm0, %zmm0
+	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
+	vpclmulqdq      $0, (%r9), %zmm0, %zmm5
+	vpclmulqdq      $16, (%r9), %zmm0, %zmm6
+	vpclmulqdq      $1, (%r9), %zmm0, %zmm8
+	vpclmulqdq      $17, (%r9), %zmm0, %zmm7
+	vpxord          %zmm8, %zmm6, %zmm6
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
+	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm5, %zmm5
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm6, %zmm6
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+	vextracti32x4   $1, %zmm7, %xmm8
+	vextracti32x4   $2, %zmm7, %xmm9
+	vextracti32x4   $3, %zmm7, %xmm5
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+	{disp32} jmp    .Lgcm_enc_school_rec_tag
+.Lgcm_enc_school_rec_no_data:
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpxord          %xmm10, %xmm4, %xmm4
+	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm5
+	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm6
+	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8
+	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm7
+	vpxord          %zmm8, %zmm6, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm5, %zmm5
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm6, %zmm6
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+	vextracti32x4   $1, %zmm7, %xmm8
+	vextracti32x4   $2, %zmm7, %xmm9
+	vextracti32x4   $3, %zmm7, %xmm5
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+.Lgcm_enc_school_rec_tag:
+	vpshufb         %xmm20, %xmm10, %xmm10
+	vpxord          48(%r8), %xmm10, %xmm10
+	vmovdqu8        %xmm10, 48(%r8)
+	xor             %eax, %eax
+	vzeroupper
+	ret
+	.cfi_endproc
+	.size	aesgen_gcm_enc_record_avx10_512_school, . - aesgen_gcm_enc_record_avx10_512_school
+
+# int aesgen_gcm_dec_record_avx10_512_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
+#                  size_t len, struct aesgen_gcm_record *rec);   any len
+#
+# One whole message: GHASH of the AAD, E_K(J0), decryption with the same stitched
+# loop as aesgen_gcm_dec_update_avx10_512_school, then the last 1..16 blocks and the lengths block
+# in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
+	.text
+	.p2align 5, 0xcc
+	.globl	aesgen_gcm_dec_record_avx10_512_school
+	.hidden	aesgen_gcm_dec_record_avx10_512_school
+	.type	aesgen_gcm_dec_record_avx10_512_school, @function
+aesgen_gcm_dec_record_avx10_512_school:
+	.cfi_startproc
+	endbr64
+	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %zmm20
+	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %zmm21
+	vpxord          %xmm10, %xmm10, %xmm10
+	mov             40(%r8), %r10
+	test            %r10, %r10
+	{disp32} jz     .Lgcm_dec_school_rec_aad_done
+	mov             32(%r8), %rax
+	lea             768(%rdi), %r9
+	lea             15(%r10), %r11
+	and             $-16, %r11                      # 16 x the block count
+	sub             %r11, %r9
+	vpxord          %zmm5, %zmm5, %zmm5
+	vpxord          %zmm6, %zmm6, %zmm6
+	vpxord          %zmm7, %zmm7, %zmm7
+.Lgcm_dec_school_rec_aad_vector:
+	cmp             $64, %r10
+	{disp32} jb     .Lgcm_dec_school_rec_aad_load_part
+	vmovdqu8        (%rax), %zmm4
+	{disp32} jmp    .Lgcm_dec_school_rec_aad_loaded
+.Lgcm_dec_school_rec_aad_load_part:
+	mov             $-1, %r11
+	bzhi            %r10, %r11, %r11                # the blocks that remain
+	kmovq           %r11, %k1
+	vmovdqu8        (%rax), %zmm4{%k1}{z}
+.Lgcm_dec_school_rec_aad_loaded:
+	vpshufb         %zmm20, %zmm4, %zmm4
+	vpxord          %zmm10, %zmm4, %zmm4            # the running hash joins block 0
+	vpxord          %zmm10, %zmm10, %zmm10
+	vpclmulqdq      $0, (%r9), %zmm4, %zmm8
+	vpclmulqdq      $16, (%r9), %zmm4, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, (%r9), %zmm4, %zmm8
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, (%r9), %zmm4, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
+	add             $64, %rax
+	add             $64, %r9
+	sub             $64, %r10
+	ja              .Lgcm_dec_school_rec_aad_vector
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm5, %zmm5
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm6, %zmm6
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+	vextracti32x4   $1, %zmm7, %xmm8
+	vextracti32x4   $2, %zmm7, %xmm9
+	vextracti32x4   $3, %zmm7, %xmm5
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+.Lgcm_dec_school_rec_aad_done:
+	mov             240(%rdi), %eax
+	lea             (%rdi,%rax,8), %r10
+	lea             (%r10,%rax,8), %r10             # &rk[rounds]
+	vbroadcasti32x4 (%rdi), %zmm13
+	vbroadcasti32x4 (%r10), %zmm14
+	vbroadcasti32x4 -16(%r10), %zmm26
+	vbroadcasti32x4 -32(%r10), %zmm27
+	vbroadcasti32x4 -48(%r10), %zmm28
+	vbroadcasti32x4 -64(%r10), %zmm29
+	vbroadcasti32x4 -80(%r10), %zmm30
+	vbroadcasti32x4 -96(%r10), %zmm31
+# E_K(J0) masks the tag: one block on xmm, beside the data's blocks
+	vmovdqu8        (%r8), %xmm4
+	vpxord          %xmm13, %xmm4, %xmm4
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_school_rec_j0_aes128
+	{disp32} je     .Lgcm_dec_school_rec_j0_aes192
+	vaesenc         -208(%r10), %xmm4, %xmm4
+	vaesenc         -192(%r10), %xmm4, %xmm4
+.Lgcm_dec_school_rec_j0_aes192:
+	vaesenc         -176(%r10), %xmm4, %xmm4
+	vaesenc         -160(%r10), %xmm4, %xmm4
+.Lgcm_dec_school_rec_j0_aes128:
+	vaesenc         -144(%r10), %xmm4, %xmm4
+	vaesenc         -128(%r10), %xmm4, %xmm4
+	vaesenc         -112(%r10), %xmm4, %xmm4
+	vaesenc         %xmm31, %xmm4, %xmm4
+	vaesenc         %xmm30, %xmm4, %xmm4
+	vaesenc         %xmm29, %xmm4, %xmm4
+	vaesenc         %xmm28, %xmm4, %xmm4
+	vaesenc         %xmm27, %xmm4, %xmm4
+	vaesenc         %xmm26, %xmm4, %xmm4
+	vaesenclast     %xmm14, %xmm4, %xmm4
+	vmovdqu8        %xmm4, 48(%r8)
+	vbroadcasti32x4 (%r8), %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm11
+	vpaddd          .Lgcm_record_offsets_64(%rip), %zmm11, %zmm11 # J0 + 1, + 2, ...
+	vbroadcasti32x4 .Lgcm_lane_count(%rip), %zmm12
+	test            %rcx, %rcx
+	{disp32} jz     .Lgcm_dec_school_rec_no_data
+	sub             $256, %rcx
+	{disp32} jbe    .Lgcm_dec_school_rec_tail
+	vmovdqu8        512(%rdi), %zmm22
+	vmovdqu8        576(%rdi), %zmm23
+	vmovdqu8        640(%rdi), %zmm24
+	vmovdqu8        704(%rdi), %zmm25
+	vmovd           %xmm11, %r11d                   # low byte of the first counter
+	vpshufb         %zmm20, %zmm11, %zmm11
+# CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
+.Lgcm_dec_school_rec_loop:
+# LLVM-MCA-BEGIN gcm_dec_school_rec_avx10_512_main_loop
+	cmp             $237, %r11b
+	{disp32} jae    .Lgcm_dec_school_rec_main_ctr_carry # a last byte would carry: out of line
+	vpxord          %zmm13, %zmm11, %zmm0
+	vpaddd          .Lgcm_be_inc_64(%rip), %zmm11, %zmm1
+	vpaddd          .Lgcm_be_inc_64+64(%rip), %zmm11, %zmm2
+	vpaddd          .Lgcm_be_inc_64+128(%rip), %zmm11, %zmm3
+	vpaddd          .Lgcm_be_inc_64+192(%rip), %zmm11, %zmm11
+	vpxord          %zmm13, %zmm1, %zmm1
+	vpxord          %zmm13, %zmm2, %zmm2
+	vpxord          %zmm13, %zmm3, %zmm3
+.Lgcm_dec_school_rec_main_ctr_done:
+	add             $16, %r11b
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_school_rec_main_aes128
+	{disp32} je     .Lgcm_dec_school_rec_main_aes192
+	vbroadcasti32x4 -208(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -192(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+.Lgcm_dec_school_rec_main_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+.Lgcm_dec_school_rec_main_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vmovdqu8        (%rdx), %zmm16
+	vmovdqu8        64(%rdx), %zmm17
+	vmovdqu8        128(%rdx), %zmm18
+	vmovdqu8        192(%rdx), %zmm19
+	vpshufb         %zmm20, %zmm16, %zmm16
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vpshufb         %zmm20, %zmm17, %zmm17
+	vpshufb         %zmm20, %zmm18, %zmm18
+	vpshufb         %zmm20, %zmm19, %zmm19
+	vpxord          %zmm10, %zmm16, %zmm16          # the running hash joins block 0
+	vpclmulqdq      $0, %zmm22, %zmm16, %zmm8
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vpclmulqdq      $0, %zmm23, %zmm17, %zmm9
+	vpxord          %zmm9, %zmm8, %zmm5
+	vpclmulqdq      $17, %zmm22, %zmm16, %zmm8
+	vpclmulqdq      $17, %zmm23, %zmm17, %zmm9
+	vpxord          %zmm9, %zmm8, %zmm7
+	vaesenc         %zmm31, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm1, %zmm1
+	vaesenc         %zmm31, %zmm2, %zmm2
+	vaesenc         %zmm31, %zmm3, %zmm3
+	vpclmulqdq      $1, %zmm22, %zmm16, %zmm8
+	vpclmulqdq      $16, %zmm22, %zmm16, %zmm16
+	vpxord          %zmm16, %zmm8, %zmm6
+	vpclmulqdq      $1, %zmm23, %zmm17, %zmm8
+	vpclmulqdq      $16, %zmm23, %zmm17, %zmm17
+	vaesenc         %zmm30, %zmm0, %zmm0
+	vaesenc         %zmm30, %zmm1, %zmm1
+	vaesenc         %zmm30, %zmm2, %zmm2
+	vaesenc         %zmm30, %zmm3, %zmm3
+	vpternlogd      $150, %zmm17, %zmm8, %zmm6
+	vpclmulqdq      $0, %zmm24, %zmm18, %zmm8
+	vpclmulqdq      $0, %zmm25, %zmm19, %zmm9
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+	vpclmulqdq      $17, %zmm24, %zmm18, %zmm8
+	vaesenc         %zmm29, %zmm0, %zmm0
+	vaesenc         %zmm29, %zmm1, %zmm1
+	vaesenc         %zmm29, %zmm2, %zmm2
+	vaesenc         %zmm29, %zmm3, %zmm3
+	vpclmulqdq      $17, %zmm25, %zmm19, %zmm9
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+	vpclmulqdq      $1, %zmm24, %zmm18, %zmm8
+	vpclmulqdq      $16, %zmm24, %zmm18, %zmm18
+	vpternlogd      $150, %zmm18, %zmm8, %zmm6
+	vaesenc         %zmm28, %zmm0, %zmm0
+	vaesenc         %zmm28, %zmm1, %zmm1
+	vaesenc         %zmm28, %zmm2, %zmm2
+	vaesenc         %zmm28, %zmm3, %zmm3
+	vpclmulqdq      $1, %zmm25, %zmm19, %zmm8
+	vpclmulqdq      $16, %zmm25, %zmm19, %zmm19
+	vpternlogd      $150, %zmm19, %zmm8, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm5, %zmm5
+	vaesenc         %zmm27, %zmm0, %zmm0
+	vaesenc         %zmm27, %zmm1, %zmm1
+	vaesenc         %zmm27, %zmm2, %zmm2
+	vaesenc         %zmm27, %zmm3, %zmm3
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm6, %zmm6
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+	vextracti32x4   $1, %zmm7, %xmm8
+	vaesenc         %zmm26, %zmm0, %zmm0
+	vaesenc         %zmm26, %zmm1, %zmm1
+	vaesenc         %zmm26, %zmm2, %zmm2
+	vaesenc         %zmm26, %zmm3, %zmm3
+	vextracti32x4   $2, %zmm7, %xmm9
+	vextracti32x4   $3, %zmm7, %xmm5
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+	vpxord          (%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi)
+	vpxord          64(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm1, %zmm1
+	vmovdqu8        %zmm1, 64(%rsi)
+	vpxord          128(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm2, %zmm2
+	vmovdqu8        %zmm2, 128(%rsi)
+	vpxord          192(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm3, %zmm3
+	vmovdqu8        %zmm3, 192(%rsi)
+	add             $256, %rdx
+	add             $256, %rsi
+	sub             $256, %rcx
+	ja              .Lgcm_dec_school_rec_loop
+# LLVM-MCA-END
+	{disp32} jmp    .Lgcm_dec_school_rec_bulk_done
+.Lgcm_dec_school_rec_main_ctr_carry:
+	vpshufb         %zmm20, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm1
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm2
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm3
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+	vpxord          %zmm13, %zmm1, %zmm1
+	vpxord          %zmm13, %zmm2, %zmm2
+	vpxord          %zmm13, %zmm3, %zmm3
+	vpshufb         %zmm20, %zmm11, %zmm11
+	jmp             .Lgcm_dec_school_rec_main_ctr_done
+.Lgcm_dec_school_rec_bulk_done:
+	vpshufb         %zmm20, %zmm11, %zmm11
+.Lgcm_dec_school_rec_tail:
+	add             $256, %rcx
+	{disp32} jz     .Lgcm_dec_school_rec_no_data
+	cmp             $64, %rcx
+	{disp32} jbe    .Lgcm_dec_school_rec_final1
+	cmp             $128, %rcx
+	{disp32} jbe    .Lgcm_dec_school_rec_final2
+	cmp             $192, %rcx
+	{disp32} jbe    .Lgcm_dec_school_rec_final3
+.Lgcm_dec_school_rec_final4:
+	lea             15(%rcx), %r11
+	and             $-16, %r11
+	lea             752(%rdi), %r9
+	sub             %r11, %r9                       # H^(blocks + 1): the lengths block takes H^1
+	sub             $192, %rcx
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # the last vector's bytes
+	kmovq           %r11, %k1
+# GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
+# AES registers before the counters take them
+	vmovdqu8        (%rdx), %zmm0
+	vmovdqu8        64(%rdx), %zmm1
+	vmovdqu8        128(%rdx), %zmm2
+	vmovdqu8        192(%rdx), %zmm3{%k1}{z}        # zero-padded
+	vpshufb         %zmm20, %zmm0, %zmm0
+	vpshufb         %zmm20, %zmm1, %zmm1
+	vpshufb         %zmm20, %zmm2, %zmm2
+	vpshufb         %zmm20, %zmm3, %zmm3
+	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
+	vpclmulqdq      $0, (%r9), %zmm0, %zmm8
+	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm9
+	vpxord          %zmm9, %zmm8, %zmm5
+	vpclmulqdq      $17, (%r9), %zmm0, %zmm8
+	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm9
+	vpxord          %zmm9, %zmm8, %zmm7
+	vpclmulqdq      $1, (%r9), %zmm0, %zmm8
+	vpclmulqdq      $16, (%r9), %zmm0, %zmm0
+	vpxord          %zmm0, %zmm8, %zmm6
+	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm8
+	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1
+	vpternlogd      $150, %zmm1, %zmm8, %zmm6
+	vpclmulqdq      $0, 128(%r9), %zmm2, %zmm8
+	vpclmulqdq      $0, 192(%r9), %zmm3, %zmm9
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+	vpclmulqdq      $17, 128(%r9), %zmm2, %zmm8
+	vpclmulqdq      $17, 192(%r9), %zmm3, %zmm9
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+	vpclmulqdq      $1, 128(%r9), %zmm2, %zmm8
+	vpclmulqdq      $16, 128(%r9), %zmm2, %zmm2
+	vpternlogd      $150, %zmm2, %zmm8, %zmm6
+	vpclmulqdq      $1, 192(%r9), %zmm3, %zmm8
+	vpclmulqdq      $16, 192(%r9), %zmm3, %zmm3
+	vpternlogd      $150, %zmm3, %zmm8, %zmm6
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
+	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm5, %zmm5
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm6, %zmm6
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+	vextracti32x4   $1, %zmm7, %xmm8
+	vextracti32x4   $2, %zmm7, %xmm9
+	vextracti32x4   $3, %zmm7, %xmm5
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm1
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm2
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm3
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+	vpxord          %zmm13, %zmm1, %zmm1
+	vpxord          %zmm13, %zmm2, %zmm2
+	vpxord          %zmm13, %zmm3, %zmm3
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_school_rec_final4_aes128
+	{disp32} je     .Lgcm_dec_school_rec_final4_aes192
+	vbroadcasti32x4 -208(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -192(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+.Lgcm_dec_school_rec_final4_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+.Lgcm_dec_school_rec_final4_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vaesenc         %zmm31, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm1, %zmm1
+	vaesenc         %zmm31, %zmm2, %zmm2
+	vaesenc         %zmm31, %zmm3, %zmm3
+	vaesenc         %zmm30, %zmm0, %zmm0
+	vaesenc         %zmm30, %zmm1, %zmm1
+	vaesenc         %zmm30, %zmm2, %zmm2
+	vaesenc         %zmm30, %zmm3, %zmm3
+	vaesenc         %zmm29, %zmm0, %zmm0
+	vaesenc         %zmm29, %zmm1, %zmm1
+	vaesenc         %zmm29, %zmm2, %zmm2
+	vaesenc         %zmm29, %zmm3, %zmm3
+	vaesenc         %zmm28, %zmm0, %zmm0
+	vaesenc         %zmm28, %zmm1, %zmm1
+	vaesenc         %zmm28, %zmm2, %zmm2
+	vaesenc         %zmm28, %zmm3, %zmm3
+	vaesenc         %zmm27, %zmm0, %zmm0
+	vaesenc         %zmm27, %zmm1, %zmm1
+	vaesenc         %zmm27, %zmm2, %zmm2
+	vaesenc         %zmm27, %zmm3, %zmm3
+	vaesenc         %zmm26, %zmm0, %zmm0
+	vaesenc         %zmm26, %zmm1, %zmm1
+	vaesenc         %zmm26, %zmm2, %zmm2
+	vaesenc         %zmm26, %zmm3, %zmm3
+	vpxord          (%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi)
+	vpxord          64(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm1, %zmm1
+	vmovdqu8        %zmm1, 64(%rsi)
+	vpxord          128(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm2, %zmm2
+	vmovdqu8        %zmm2, 128(%rsi)
+	vmovdqu8        192(%rdx), %zmm8{%k1}{z}
+	vpxord          %zmm14, %zmm8, %zmm8
+	vaesenclast     %zmm8, %zmm3, %zmm3
+	vmovdqu8        %zmm3, 192(%rsi){%k1}
+	{disp32} jmp    .Lgcm_dec_school_rec_tag
+.Lgcm_dec_school_rec_final3:
+	lea             15(%rcx), %r11
+	and             $-16, %r11
+	lea             752(%rdi), %r9
+	sub             %r11, %r9                       # H^(blocks + 1): the lengths block takes H^1
+	sub             $128, %rcx
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # the last vector's bytes
+	kmovq           %r11, %k1
+# GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
+# AES registers before the counters take them
+	vmovdqu8        (%rdx), %zmm0
+	vmovdqu8        64(%rdx), %zmm1
+	vmovdqu8        128(%rdx), %zmm2{%k1}{z}        # zero-padded
+	vpshufb         %zmm20, %zmm0, %zmm0
+	vpshufb         %zmm20, %zmm1, %zmm1
+	vpshufb         %zmm20, %zmm2, %zmm2
+	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
+	vpclmulqdq      $0, (%r9), %zmm0, %zmm8
+	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm9
+	vpxord          %zmm9, %zmm8, %zmm5
+	vpclmulqdq      $17, (%r9), %zmm0, %zmm8
+	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm9
+	vpxord          %zmm9, %zmm8, %zmm7
+	vpclmulqdq      $1, (%r9), %zmm0, %zmm8
+	vpclmulqdq      $16, (%r9), %zmm0, %zmm0
+	vpxord          %zmm0, %zmm8, %zmm6
+	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm8
+	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1
+	vpternlogd      $150, %zmm1, %zmm8, %zmm6
+	vpclmulqdq      $0, 128(%r9), %zmm2, %zmm8
+	vpclmulqdq      $16, 128(%r9), %zmm2, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, 128(%r9), %zmm2, %zmm8
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 128(%r9), %zmm2, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
+	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm5, %zmm5
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm6, %zmm6
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+	vextracti32x4   $1, %zmm7, %xmm8
+	vextracti32x4   $2, %zmm7, %xmm9
+	vextracti32x4   $3, %zmm7, %xmm5
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm1
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm2
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+	vpxord          %zmm13, %zmm1, %zmm1
+	vpxord          %zmm13, %zmm2, %zmm2
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_school_rec_final3_aes128
+	{disp32} je     .Lgcm_dec_school_rec_final3_aes192
+	vbroadcasti32x4 -208(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vbroadcasti32x4 -192(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+.Lgcm_dec_school_rec_final3_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+.Lgcm_dec_school_rec_final3_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm31, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm1, %zmm1
+	vaesenc         %zmm31, %zmm2, %zmm2
+	vaesenc         %zmm30, %zmm0, %zmm0
+	vaesenc         %zmm30, %zmm1, %zmm1
+	vaesenc         %zmm30, %zmm2, %zmm2
+	vaesenc         %zmm29, %zmm0, %zmm0
+	vaesenc         %zmm29, %zmm1, %zmm1
+	vaesenc         %zmm29, %zmm2, %zmm2
+	vaesenc         %zmm28, %zmm0, %zmm0
+	vaesenc         %zmm28, %zmm1, %zmm1
+	vaesenc         %zmm28, %zmm2, %zmm2
+	vaesenc         %zmm27, %zmm0, %zmm0
+	vaesenc         %zmm27, %zmm1, %zmm1
+	vaesenc         %zmm27, %zmm2, %zmm2
+	vaesenc         %zmm26, %zmm0, %zmm0
+	vaesenc         %zmm26, %zmm1, %zmm1
+	vaesenc         %zmm26, %zmm2, %zmm2
+	vpxord          (%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi)
+	vpxord          64(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm1, %zmm1
+	vmovdqu8        %zmm1, 64(%rsi)
+	vmovdqu8        128(%rdx), %zmm8{%k1}{z}
+	vpxord          %zmm14, %zmm8, %zmm8
+	vaesenclast     %zmm8, %zmm2, %zmm2
+	vmovdqu8        %zmm2, 128(%rsi){%k1}
+	{disp32} jmp    .Lgcm_dec_school_rec_tag
+.Lgcm_dec_school_rec_final2:
+	lea             15(%rcx), %r11
+	and             $-16, %r11
+	lea             752(%rdi), %r9
+	sub             %r11, %r9                       # H^(blocks + 1): the lengths block takes H^1
+	sub             $64, %rcx
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # the last vector's bytes
+	kmovq           %r11, %k1
+# GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
+# AES registers before the counters take them
+	vmovdqu8        (%rdx), %zmm0
+	vmovdqu8        64(%rdx), %zmm1{%k1}{z}         # zero-padded
+	vpshufb         %zmm20, %zmm0, %zmm0
+	vpshufb         %zmm20, %zmm1, %zmm1
+	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
+	vpclmulqdq      $0, (%r9), %zmm0, %zmm8
+	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm9
+	vpxord          %zmm9, %zmm8, %zmm5
+	vpclmulqdq      $17, (%r9), %zmm0, %zmm8
+	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm9
+	vpxord          %zmm9, %zmm8, %zmm7
+	vpclmulqdq      $1, (%r9), %zmm0, %zmm8
+	vpclmulqdq      $16, (%r9), %zmm0, %zmm0
+	vpxord          %zmm0, %zmm8, %zmm6
+	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm8
+	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1
+	vpternlogd      $150, %zmm1, %zmm8, %zmm6
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
+	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm5, %zmm5
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm6, %zmm6
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+	vextracti32x4   $1, %zmm7, %xmm8
+	vextracti32x4   $2, %zmm7, %xmm9
+	vextracti32x4   $3, %zmm7, %xmm5
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm1
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+	vpxord          %zmm13, %zmm1, %zmm1
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_school_rec_final2_aes128
+	{disp32} je     .Lgcm_dec_school_rec_final2_aes192
+	vbroadcasti32x4 -208(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vbroadcasti32x4 -192(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+.Lgcm_dec_school_rec_final2_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+.Lgcm_dec_school_rec_final2_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm31, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm1, %zmm1
+	vaesenc         %zmm30, %zmm0, %zmm0
+	vaesenc         %zmm30, %zmm1, %zmm1
+	vaesenc         %zmm29, %zmm0, %zmm0
+	vaesenc         %zmm29, %zmm1, %zmm1
+	vaesenc         %zmm28, %zmm0, %zmm0
+	vaesenc         %zmm28, %zmm1, %zmm1
+	vaesenc         %zmm27, %zmm0, %zmm0
+	vaesenc         %zmm27, %zmm1, %zmm1
+	vaesenc         %zmm26, %zmm0, %zmm0
+	vaesenc         %zmm26, %zmm1, %zmm1
+	vpxord          (%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi)
+	vmovdqu8        64(%rdx), %zmm8{%k1}{z}
+	vpxord          %zmm14, %zmm8, %zmm8
+	vaesenclast     %zmm8, %zmm1, %zmm1
+	vmovdqu8        %zmm1, 64(%rsi){%k1}
+	{disp32} jmp    .Lgcm_dec_school_rec_tag
+.Lgcm_dec_school_rec_final1:
+	lea             15(%rcx), %r11
+	and             $-16, %r11
+	lea             752(%rdi), %r9
+	sub             %r11, %r9                       # H^(blocks + 1): the lengths block takes H^1
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # the last vector's bytes
+	kmovq           %r11, %k1
+# GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
+# AES registers before the counters take them
+	vmovdqu8        (%rdx), %zmm0{%k1}{z}           # zero-padded
+	vpshufb         %zmm20, %zmm0, %zmm0
+	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
+	vpclmulqdq      $0, (%r9), %zmm0, %zmm5
+	vpclmulqdq      $16, (%r9), %zmm0, %zmm6
+	vpclmulqdq      $1, (%r9), %zmm0, %zmm8
+	vpclmulqdq      $17, (%r9), %zmm0, %zmm7
+	vpxord          %zmm8, %zmm6, %zmm6
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
+	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm5, %zmm5
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm6, %zmm6
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+	vextracti32x4   $1, %zmm7, %xmm8
+	vextracti32x4   $2, %zmm7, %xmm9
+	vextracti32x4   $3, %zmm7, %xmm5
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_school_rec_final1_aes128
+	{disp32} je     .Lgcm_dec_school_rec_final1_aes192
+	vbroadcasti32x4 -208(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vbroadcasti32x4 -192(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+.Lgcm_dec_school_rec_final1_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+.Lgcm_dec_school_rec_final1_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm0, %zmm0
+	vaesenc         %zmm30, %zmm0, %zmm0
+	vaesenc         %zmm29, %zmm0, %zmm0
+	vaesenc         %zmm28, %zmm0, %zmm0
+	vaesenc         %zmm27, %zmm0, %zmm0
+	vaesenc         %zmm26, %zmm0, %zmm0
+	vmovdqu8        (%rdx), %zmm8{%k1}{z}
+	vpxord          %zmm14, %zmm8, %zmm8
+	vaesenclast     %zmm8, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi){%k1}
+	{disp32} jmp    .Lgcm_dec_school_rec_tag
+.Lgcm_dec_school_rec_no_data:
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpxord          %xmm10, %xmm4, %xmm4
+	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm5
+	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm6
+	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8
+	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm7
+	vpxord          %zmm8, %zmm6, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm5, %zmm5
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm6, %zmm6
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+	vextracti32x4   $1, %zmm7, %xmm8
+	vextracti32x4   $2, %zmm7, %xmm9
+	vextracti32x4   $3, %zmm7, %xmm5
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+.Lgcm_dec_school_rec_tag:
+	vpshufb         %xmm20, %xmm10, %xmm10
+	vpxord          48(%r8), %xmm10, %xmm10
+	vmovdqu8        %xmm10, 48(%r8)
+	xor             %eax, %eax
+	vzeroupper
+	ret
+	.cfi_endproc
+	.size	aesgen_gcm_dec_record_avx10_512_school, . - aesgen_gcm_dec_record_avx10_512_school

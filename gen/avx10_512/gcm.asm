@@ -2,6 +2,7 @@
 ; mode: gcm (GCM: GHASH and CTR (inc32) with GHASH, one pass (SP 800-38D))
 ; isa:  avx10_512 (VAES on zmm, EVEX, 32 registers and opmasks); abi: sysv
 ; knobs: GHASH=karatsuba KEYS=reg TAIL=4 UNROLL=4
+; also: the functions with GHASH=school, named <symbol>_school (the runtime picks a set by CPU)
 ; regenerate: python3 -m generator gen --isa avx10_512 --mode gcm GHASH=karatsuba KEYS=reg TAIL=4 UNROLL=4
 ;   (or: make gen ISA=avx10_512 MODE=gcm GHASH=karatsuba KEYS=reg TAIL=4 UNROLL=4)
 ; The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
@@ -3189,3 +3190,2992 @@ L.gcm_record_offsets_64:
 	dd 4, 16, 5
 	db 'GNU', 0
 	dd 0xc0000002, 0x4, 0x3, 0x0
+
+; GCM for avx10_512, the functions with GHASH=school (suffix _school).
+;
+; GHASH works on byte-reflected blocks without bit reflection, which makes a carry-less
+; product represent a*b*x^-128 modulo x^128 + x^127 + x^126 + x^121 + 1; the powers of
+; H in the key are stored pre-multiplied to compensate (see runtime/src/asm_abi.h).
+; A product is LO = a_L*b_L, MI = a_L*b_H + a_H*b_L, HI = a_H*b_H; products of a whole
+; iteration are summed unreduced, then reduced once by two folds with the constant
+; x^63 + x^62 + x^57 (0xc2 << 56).
+;
+; Registers: X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, D=zmm4, LO=zmm5
+;            MI=zmm6, HI=zmm7, T0=zmm8, T1=zmm9, ACC=zmm10, CTR=zmm11
+;            INC=zmm12, K0=zmm13, KLAST=zmm14, KT=zmm15, GD0=zmm16, GD1=zmm17
+;            GD2=zmm18, GD3=zmm19, BSWAP=zmm20, GFPOLY=zmm21, HPOW0=zmm22, HPOW1=zmm23
+;            HPOW2=zmm24, HPOW3=zmm25, KLAST-1=zmm26, KLAST-2=zmm27, KLAST-3=zmm28, KLAST-4=zmm29
+;            KLAST-5=zmm30, KLAST-6=zmm31
+; int aesgen_gcm_ghash_avx10_512_school(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data,
+;                  size_t len);   len a multiple of 16
+;
+; acc = (...((acc + B0)*H + B1)*H ...)*H over the blocks: 16 blocks per iteration are
+; multiplied by H^16..H^1 and summed before one reduction.
+	section .text
+	align 32, db 0xcc
+	global aesgen_gcm_ghash_avx10_512_school:function hidden
+aesgen_gcm_ghash_avx10_512_school:
+	endbr64
+	vmovdqu8        xmm10, oword [rsi]
+	test            rcx, rcx
+	jz              near L.gcm_ghash_school_store
+	vbroadcasti32x4 zmm20, oword [rel L.gcm_bswap_mask_16]
+	vbroadcasti32x4 zmm21, oword [rel L.gcm_gfpoly_16]
+	sub             rcx, 256
+	jb              near L.gcm_ghash_school_tail
+	vmovdqu8        zmm22, zword [rdi + 512]
+	vmovdqu8        zmm23, zword [rdi + 576]
+	vmovdqu8        zmm24, zword [rdi + 640]
+	vmovdqu8        zmm25, zword [rdi + 704]
+L.gcm_ghash_school_loop:
+	vmovdqu8        zmm0, zword [rdx]
+	vmovdqu8        zmm1, zword [rdx + 64]
+	vmovdqu8        zmm2, zword [rdx + 128]
+	vmovdqu8        zmm3, zword [rdx + 192]
+	vpshufb         zmm0, zmm0, zmm20
+	vpshufb         zmm1, zmm1, zmm20
+	vpshufb         zmm2, zmm2, zmm20
+	vpshufb         zmm3, zmm3, zmm20
+	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
+	vpclmulqdq      zmm8, zmm0, zmm22, 0
+	vpclmulqdq      zmm9, zmm1, zmm23, 0
+	vpxord          zmm5, zmm8, zmm9
+	vpclmulqdq      zmm8, zmm0, zmm22, 17
+	vpclmulqdq      zmm9, zmm1, zmm23, 17
+	vpxord          zmm7, zmm8, zmm9
+	vpclmulqdq      zmm8, zmm0, zmm22, 1
+	vpclmulqdq      zmm0, zmm0, zmm22, 16
+	vpxord          zmm6, zmm8, zmm0
+	vpclmulqdq      zmm8, zmm1, zmm23, 1
+	vpclmulqdq      zmm1, zmm1, zmm23, 16
+	vpternlogd      zmm6, zmm8, zmm1, 150
+	vpclmulqdq      zmm8, zmm2, zmm24, 0
+	vpclmulqdq      zmm9, zmm3, zmm25, 0
+	vpternlogd      zmm5, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm2, zmm24, 17
+	vpclmulqdq      zmm9, zmm3, zmm25, 17
+	vpternlogd      zmm7, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm2, zmm24, 1
+	vpclmulqdq      zmm2, zmm2, zmm24, 16
+	vpternlogd      zmm6, zmm8, zmm2, 150
+	vpclmulqdq      zmm8, zmm3, zmm25, 1
+	vpclmulqdq      zmm3, zmm3, zmm25, 16
+	vpternlogd      zmm6, zmm8, zmm3, 150
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         zmm5, zmm5, 78
+	vpternlogd      zmm6, zmm5, zmm8, 150
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         zmm6, zmm6, 78
+	vpternlogd      zmm7, zmm6, zmm8, 150
+	vextracti32x4   xmm8, zmm7, 1
+	vextracti32x4   xmm9, zmm7, 2
+	vextracti32x4   xmm5, zmm7, 3
+	vpxord          xmm10, xmm7, xmm8
+	vpternlogd      xmm10, xmm9, xmm5, 150
+	add             rdx, 256
+	sub             rcx, 256
+	jae             L.gcm_ghash_school_loop
+L.gcm_ghash_school_tail:
+	add             rcx, 256
+	jz              near L.gcm_ghash_school_store
+	lea             r10, [rdi + 768]
+	sub             r10, rcx
+	vpxord          zmm5, zmm5, zmm5
+	vpxord          zmm6, zmm6, zmm6
+	vpxord          zmm7, zmm7, zmm7
+L.gcm_ghash_school_tail_vector:
+	cmp             rcx, 64
+	jb              near L.gcm_ghash_school_tail_load_part
+	vmovdqu8        zmm4, [rdx]
+	jmp             near L.gcm_ghash_school_tail_loaded
+L.gcm_ghash_school_tail_load_part:
+	mov             rax, -1
+	bzhi            rax, rax, rcx                   ; the blocks that remain
+	kmovq           k1, rax
+	vmovdqu8        zmm4{k1}{z}, [rdx]
+L.gcm_ghash_school_tail_loaded:
+	vpshufb         zmm4, zmm4, zmm20
+	vpxord          zmm4, zmm4, zmm10               ; the running hash joins block 0
+	vpxord          zmm10, zmm10, zmm10
+	vpclmulqdq      zmm8, zmm4, zword [r10], 0
+	vpclmulqdq      zmm9, zmm4, zword [r10], 16
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [r10], 1
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [r10], 17
+	vpxord          zmm7, zmm7, zmm8
+	add             rdx, 64
+	add             r10, 64
+	sub             rcx, 64
+	ja              L.gcm_ghash_school_tail_vector
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         zmm5, zmm5, 78
+	vpternlogd      zmm6, zmm5, zmm8, 150
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         zmm6, zmm6, 78
+	vpternlogd      zmm7, zmm6, zmm8, 150
+	vextracti32x4   xmm8, zmm7, 1
+	vextracti32x4   xmm9, zmm7, 2
+	vextracti32x4   xmm5, zmm7, 3
+	vpxord          xmm10, xmm7, xmm8
+	vpternlogd      xmm10, xmm9, xmm5, 150
+L.gcm_ghash_school_store:
+	vmovdqu8        oword [rsi], xmm10
+	xor             eax, eax
+	vzeroupper
+	ret
+
+; int aesgen_gcm_enc_update_avx10_512_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
+;                  size_t len, const uint8_t ctr[16], uint8_t acc[16]);   len % 16 == 0
+;
+; Encrypts with CTR (inc32 on the counter block's last 4 bytes) and hashes the
+; ciphertext into acc.  Per iteration 4 vectors (16 blocks): the AES rounds of the
+; counters and the GHASH of the ciphertext just produced, whose 16 products with
+; H^16..H^1 are summed and reduced once.
+	section .text
+	align 32, db 0xcc
+	global aesgen_gcm_enc_update_avx10_512_school:function hidden
+aesgen_gcm_enc_update_avx10_512_school:
+	endbr64
+	test            rcx, rcx
+	jz              near L.gcm_enc_school_return
+	mov             eax, dword [rdi + 240]
+	lea             r10, [rdi + rax*8]
+	lea             r10, [r10 + rax*8]              ; &rk[rounds]
+	vbroadcasti32x4 zmm13, oword [rdi]
+	vbroadcasti32x4 zmm14, oword [r10]
+	vbroadcasti32x4 zmm26, oword [r10 - 16]
+	vbroadcasti32x4 zmm27, oword [r10 - 32]
+	vbroadcasti32x4 zmm28, oword [r10 - 48]
+	vbroadcasti32x4 zmm29, oword [r10 - 64]
+	vbroadcasti32x4 zmm30, oword [r10 - 80]
+	vbroadcasti32x4 zmm31, oword [r10 - 96]
+	vbroadcasti32x4 zmm20, oword [rel L.gcm_bswap_mask_16]
+	vbroadcasti32x4 zmm21, oword [rel L.gcm_gfpoly_16]
+	vmovdqu8        xmm10, oword [r9]
+	vbroadcasti32x4 zmm11, oword [r8]
+	vpshufb         zmm11, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zword [rel L.gcm_lane_offsets_64]
+	vbroadcasti32x4 zmm12, oword [rel L.gcm_lane_count]
+	sub             rcx, 256
+	jb              near L.gcm_enc_school_tail
+	vmovdqu8        zmm22, zword [rdi + 512]
+	vmovdqu8        zmm23, zword [rdi + 576]
+	vmovdqu8        zmm24, zword [rdi + 640]
+	vmovdqu8        zmm25, zword [rdi + 704]
+	vmovd           r11d, xmm11                     ; low byte of the first counter
+	vpshufb         zmm11, zmm11, zmm20
+; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
+; the first iteration only encrypts; each later one hashes its predecessor's output
+	cmp             r11b, 237
+	jae             near L.gcm_enc_school_first_ctr_carry ; a last byte would carry: out of line
+	vpxord          zmm0, zmm11, zmm13
+	vpaddd          zmm1, zmm11, zword [rel L.gcm_be_inc_64]
+	vpaddd          zmm2, zmm11, zword [rel L.gcm_be_inc_64 + 64]
+	vpaddd          zmm3, zmm11, zword [rel L.gcm_be_inc_64 + 128]
+	vpaddd          zmm11, zmm11, zword [rel L.gcm_be_inc_64 + 192]
+	vpxord          zmm1, zmm1, zmm13
+	vpxord          zmm2, zmm2, zmm13
+	vpxord          zmm3, zmm3, zmm13
+L.gcm_enc_school_first_ctr_done:
+	add             r11b, 16
+	cmp             eax, 12
+	jb              near L.gcm_enc_school_first_aes128
+	je              near L.gcm_enc_school_first_aes192
+	vbroadcasti32x4 zmm15, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+L.gcm_enc_school_first_aes192:
+	vbroadcasti32x4 zmm15, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+L.gcm_enc_school_first_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vaesenc         zmm0, zmm0, zmm31
+	vaesenc         zmm1, zmm1, zmm31
+	vaesenc         zmm2, zmm2, zmm31
+	vaesenc         zmm3, zmm3, zmm31
+	vaesenc         zmm0, zmm0, zmm30
+	vaesenc         zmm1, zmm1, zmm30
+	vaesenc         zmm2, zmm2, zmm30
+	vaesenc         zmm3, zmm3, zmm30
+	vaesenc         zmm0, zmm0, zmm29
+	vaesenc         zmm1, zmm1, zmm29
+	vaesenc         zmm2, zmm2, zmm29
+	vaesenc         zmm3, zmm3, zmm29
+	vaesenc         zmm0, zmm0, zmm28
+	vaesenc         zmm1, zmm1, zmm28
+	vaesenc         zmm2, zmm2, zmm28
+	vaesenc         zmm3, zmm3, zmm28
+	vaesenc         zmm0, zmm0, zmm27
+	vaesenc         zmm1, zmm1, zmm27
+	vaesenc         zmm2, zmm2, zmm27
+	vaesenc         zmm3, zmm3, zmm27
+	vaesenc         zmm0, zmm0, zmm26
+	vaesenc         zmm1, zmm1, zmm26
+	vaesenc         zmm2, zmm2, zmm26
+	vaesenc         zmm3, zmm3, zmm26
+	vpxord          zmm8, zmm14, zword [rdx]
+	vaesenclast     zmm16, zmm0, zmm8
+	vmovdqu8        zword [rsi], zmm16
+	vpxord          zmm8, zmm14, zword [rdx + 64]
+	vaesenclast     zmm17, zmm1, zmm8
+	vmovdqu8        zword [rsi + 64], zmm17
+	vpxord          zmm8, zmm14, zword [rdx + 128]
+	vaesenclast     zmm18, zmm2, zmm8
+	vmovdqu8        zword [rsi + 128], zmm18
+	vpxord          zmm8, zmm14, zword [rdx + 192]
+	vaesenclast     zmm19, zmm3, zmm8
+	vmovdqu8        zword [rsi + 192], zmm19
+	add             rdx, 256
+	add             rsi, 256
+	sub             rcx, 256
+	jb              near L.gcm_enc_school_hash_last
+L.gcm_enc_school_loop:
+; LLVM-MCA-BEGIN gcm_enc_school_avx10_512_main_loop
+	cmp             r11b, 237
+	jae             near L.gcm_enc_school_main_ctr_carry ; a last byte would carry: out of line
+	vpxord          zmm0, zmm11, zmm13
+	vpaddd          zmm1, zmm11, zword [rel L.gcm_be_inc_64]
+	vpaddd          zmm2, zmm11, zword [rel L.gcm_be_inc_64 + 64]
+	vpaddd          zmm3, zmm11, zword [rel L.gcm_be_inc_64 + 128]
+	vpaddd          zmm11, zmm11, zword [rel L.gcm_be_inc_64 + 192]
+	vpxord          zmm1, zmm1, zmm13
+	vpxord          zmm2, zmm2, zmm13
+	vpxord          zmm3, zmm3, zmm13
+L.gcm_enc_school_main_ctr_done:
+	add             r11b, 16
+	cmp             eax, 12
+	jb              near L.gcm_enc_school_main_aes128
+	je              near L.gcm_enc_school_main_aes192
+	vbroadcasti32x4 zmm15, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+L.gcm_enc_school_main_aes192:
+	vbroadcasti32x4 zmm15, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+L.gcm_enc_school_main_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vpshufb         zmm16, zmm16, zmm20
+	vpshufb         zmm17, zmm17, zmm20
+	vpshufb         zmm18, zmm18, zmm20
+	vpshufb         zmm19, zmm19, zmm20
+	vpxord          zmm16, zmm16, zmm10             ; the running hash joins block 0
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vpclmulqdq      zmm8, zmm16, zmm22, 0
+	vpclmulqdq      zmm9, zmm17, zmm23, 0
+	vpxord          zmm5, zmm8, zmm9
+	vpclmulqdq      zmm8, zmm16, zmm22, 17
+	vpclmulqdq      zmm9, zmm17, zmm23, 17
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vpxord          zmm7, zmm8, zmm9
+	vpclmulqdq      zmm8, zmm16, zmm22, 1
+	vpclmulqdq      zmm16, zmm16, zmm22, 16
+	vpxord          zmm6, zmm8, zmm16
+	vpclmulqdq      zmm8, zmm17, zmm23, 1
+	vaesenc         zmm0, zmm0, zmm31
+	vaesenc         zmm1, zmm1, zmm31
+	vaesenc         zmm2, zmm2, zmm31
+	vaesenc         zmm3, zmm3, zmm31
+	vpclmulqdq      zmm17, zmm17, zmm23, 16
+	vpternlogd      zmm6, zmm8, zmm17, 150
+	vpclmulqdq      zmm8, zmm18, zmm24, 0
+	vpclmulqdq      zmm9, zmm19, zmm25, 0
+	vpternlogd      zmm5, zmm8, zmm9, 150
+	vaesenc         zmm0, zmm0, zmm30
+	vaesenc         zmm1, zmm1, zmm30
+	vaesenc         zmm2, zmm2, zmm30
+	vaesenc         zmm3, zmm3, zmm30
+	vpclmulqdq      zmm8, zmm18, zmm24, 17
+	vpclmulqdq      zmm9, zmm19, zmm25, 17
+	vpternlogd      zmm7, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm18, zmm24, 1
+	vaesenc         zmm0, zmm0, zmm29
+	vaesenc         zmm1, zmm1, zmm29
+	vaesenc         zmm2, zmm2, zmm29
+	vaesenc         zmm3, zmm3, zmm29
+	vpclmulqdq      zmm18, zmm18, zmm24, 16
+	vpternlogd      zmm6, zmm8, zmm18, 150
+	vpclmulqdq      zmm8, zmm19, zmm25, 1
+	vpclmulqdq      zmm19, zmm19, zmm25, 16
+	vaesenc         zmm0, zmm0, zmm28
+	vaesenc         zmm1, zmm1, zmm28
+	vaesenc         zmm2, zmm2, zmm28
+	vaesenc         zmm3, zmm3, zmm28
+	vpternlogd      zmm6, zmm8, zmm19, 150
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         zmm5, zmm5, 78
+	vpternlogd      zmm6, zmm5, zmm8, 150
+	vaesenc         zmm0, zmm0, zmm27
+	vaesenc         zmm1, zmm1, zmm27
+	vaesenc         zmm2, zmm2, zmm27
+	vaesenc         zmm3, zmm3, zmm27
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         zmm6, zmm6, 78
+	vpternlogd      zmm7, zmm6, zmm8, 150
+	vextracti32x4   xmm8, zmm7, 1
+	vaesenc         zmm0, zmm0, zmm26
+	vaesenc         zmm1, zmm1, zmm26
+	vaesenc         zmm2, zmm2, zmm26
+	vaesenc         zmm3, zmm3, zmm26
+	vextracti32x4   xmm9, zmm7, 2
+	vextracti32x4   xmm5, zmm7, 3
+	vpxord          xmm10, xmm7, xmm8
+	vpternlogd      xmm10, xmm9, xmm5, 150
+	vpxord          zmm8, zmm14, zword [rdx]
+	vaesenclast     zmm16, zmm0, zmm8
+	vmovdqu8        zword [rsi], zmm16
+	vpxord          zmm8, zmm14, zword [rdx + 64]
+	vaesenclast     zmm17, zmm1, zmm8
+	vmovdqu8        zword [rsi + 64], zmm17
+	vpxord          zmm8, zmm14, zword [rdx + 128]
+	vaesenclast     zmm18, zmm2, zmm8
+	vmovdqu8        zword [rsi + 128], zmm18
+	vpxord          zmm8, zmm14, zword [rdx + 192]
+	vaesenclast     zmm19, zmm3, zmm8
+	vmovdqu8        zword [rsi + 192], zmm19
+	add             rdx, 256
+	add             rsi, 256
+	sub             rcx, 256
+	jae             L.gcm_enc_school_loop
+; LLVM-MCA-END
+L.gcm_enc_school_hash_last:
+	vpshufb         zmm16, zmm16, zmm20
+	vpshufb         zmm17, zmm17, zmm20
+	vpshufb         zmm18, zmm18, zmm20
+	vpshufb         zmm19, zmm19, zmm20
+	vpxord          zmm16, zmm16, zmm10             ; the running hash joins block 0
+	vpclmulqdq      zmm8, zmm16, zmm22, 0
+	vpclmulqdq      zmm9, zmm17, zmm23, 0
+	vpxord          zmm5, zmm8, zmm9
+	vpclmulqdq      zmm8, zmm16, zmm22, 17
+	vpclmulqdq      zmm9, zmm17, zmm23, 17
+	vpxord          zmm7, zmm8, zmm9
+	vpclmulqdq      zmm8, zmm16, zmm22, 1
+	vpclmulqdq      zmm16, zmm16, zmm22, 16
+	vpxord          zmm6, zmm8, zmm16
+	vpclmulqdq      zmm8, zmm17, zmm23, 1
+	vpclmulqdq      zmm17, zmm17, zmm23, 16
+	vpternlogd      zmm6, zmm8, zmm17, 150
+	vpclmulqdq      zmm8, zmm18, zmm24, 0
+	vpclmulqdq      zmm9, zmm19, zmm25, 0
+	vpternlogd      zmm5, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm18, zmm24, 17
+	vpclmulqdq      zmm9, zmm19, zmm25, 17
+	vpternlogd      zmm7, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm18, zmm24, 1
+	vpclmulqdq      zmm18, zmm18, zmm24, 16
+	vpternlogd      zmm6, zmm8, zmm18, 150
+	vpclmulqdq      zmm8, zmm19, zmm25, 1
+	vpclmulqdq      zmm19, zmm19, zmm25, 16
+	vpternlogd      zmm6, zmm8, zmm19, 150
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         zmm5, zmm5, 78
+	vpternlogd      zmm6, zmm5, zmm8, 150
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         zmm6, zmm6, 78
+	vpternlogd      zmm7, zmm6, zmm8, 150
+	vextracti32x4   xmm8, zmm7, 1
+	vextracti32x4   xmm9, zmm7, 2
+	vextracti32x4   xmm5, zmm7, 3
+	vpxord          xmm10, xmm7, xmm8
+	vpternlogd      xmm10, xmm9, xmm5, 150
+	jmp             near L.gcm_enc_school_bulk_done
+L.gcm_enc_school_first_ctr_carry:
+	vpshufb         zmm11, zmm11, zmm20
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm1, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm2, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm3, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+	vpxord          zmm1, zmm1, zmm13
+	vpxord          zmm2, zmm2, zmm13
+	vpxord          zmm3, zmm3, zmm13
+	vpshufb         zmm11, zmm11, zmm20
+	jmp             L.gcm_enc_school_first_ctr_done
+L.gcm_enc_school_main_ctr_carry:
+	vpshufb         zmm11, zmm11, zmm20
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm1, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm2, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm3, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+	vpxord          zmm1, zmm1, zmm13
+	vpxord          zmm2, zmm2, zmm13
+	vpxord          zmm3, zmm3, zmm13
+	vpshufb         zmm11, zmm11, zmm20
+	jmp             L.gcm_enc_school_main_ctr_done
+L.gcm_enc_school_bulk_done:
+	vpshufb         zmm11, zmm11, zmm20
+L.gcm_enc_school_tail:
+	add             rcx, 256
+	jz              near L.gcm_enc_school_store
+	mov             r8, rcx                         ; remember the tail for its GHASH
+	push            rsi
+
+; 1..256 bytes remain: pick the final group by the number of vectors they need.
+L.gcm_enc_school_final:
+	cmp             rcx, 64
+	jbe             near L.gcm_enc_school_final1
+	cmp             rcx, 128
+	jbe             near L.gcm_enc_school_final2
+	cmp             rcx, 192
+	jbe             near L.gcm_enc_school_final3
+L.gcm_enc_school_final4:
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm1, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm2, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm3, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+	vpxord          zmm1, zmm1, zmm13
+	vpxord          zmm2, zmm2, zmm13
+	vpxord          zmm3, zmm3, zmm13
+	cmp             eax, 12
+	jb              near L.gcm_enc_school_final4_aes128
+	je              near L.gcm_enc_school_final4_aes192
+	vbroadcasti32x4 zmm15, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+L.gcm_enc_school_final4_aes192:
+	vbroadcasti32x4 zmm15, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+L.gcm_enc_school_final4_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vaesenc         zmm0, zmm0, zmm31
+	vaesenc         zmm1, zmm1, zmm31
+	vaesenc         zmm2, zmm2, zmm31
+	vaesenc         zmm3, zmm3, zmm31
+	vaesenc         zmm0, zmm0, zmm30
+	vaesenc         zmm1, zmm1, zmm30
+	vaesenc         zmm2, zmm2, zmm30
+	vaesenc         zmm3, zmm3, zmm30
+	vaesenc         zmm0, zmm0, zmm29
+	vaesenc         zmm1, zmm1, zmm29
+	vaesenc         zmm2, zmm2, zmm29
+	vaesenc         zmm3, zmm3, zmm29
+	vaesenc         zmm0, zmm0, zmm28
+	vaesenc         zmm1, zmm1, zmm28
+	vaesenc         zmm2, zmm2, zmm28
+	vaesenc         zmm3, zmm3, zmm28
+	vaesenc         zmm0, zmm0, zmm27
+	vaesenc         zmm1, zmm1, zmm27
+	vaesenc         zmm2, zmm2, zmm27
+	vaesenc         zmm3, zmm3, zmm27
+	vaesenc         zmm0, zmm0, zmm26
+	vaesenc         zmm1, zmm1, zmm26
+	vaesenc         zmm2, zmm2, zmm26
+	vaesenc         zmm3, zmm3, zmm26
+	vpxord          zmm8, zmm14, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm8
+	vmovdqu8        zword [rsi], zmm0
+	vpxord          zmm8, zmm14, zword [rdx + 64]
+	vaesenclast     zmm1, zmm1, zmm8
+	vmovdqu8        zword [rsi + 64], zmm1
+	vpxord          zmm8, zmm14, zword [rdx + 128]
+	vaesenclast     zmm2, zmm2, zmm8
+	vmovdqu8        zword [rsi + 128], zmm2
+	add             rdx, 192
+	add             rsi, 192
+	sub             rcx, 192
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; LEN low bits set
+	kmovq           k1, r11
+	vmovdqu8        zmm8{k1}{z}, [rdx]
+	vpxord          zmm8, zmm8, zmm14
+	vaesenclast     zmm3, zmm3, zmm8
+	vmovdqu8        [rsi]{k1}, zmm3
+	jmp             near L.gcm_enc_school_tail_crypted
+L.gcm_enc_school_final3:
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm1, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm2, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+	vpxord          zmm1, zmm1, zmm13
+	vpxord          zmm2, zmm2, zmm13
+	cmp             eax, 12
+	jb              near L.gcm_enc_school_final3_aes128
+	je              near L.gcm_enc_school_final3_aes192
+	vbroadcasti32x4 zmm15, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+L.gcm_enc_school_final3_aes192:
+	vbroadcasti32x4 zmm15, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+L.gcm_enc_school_final3_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm0, zmm0, zmm31
+	vaesenc         zmm1, zmm1, zmm31
+	vaesenc         zmm2, zmm2, zmm31
+	vaesenc         zmm0, zmm0, zmm30
+	vaesenc         zmm1, zmm1, zmm30
+	vaesenc         zmm2, zmm2, zmm30
+	vaesenc         zmm0, zmm0, zmm29
+	vaesenc         zmm1, zmm1, zmm29
+	vaesenc         zmm2, zmm2, zmm29
+	vaesenc         zmm0, zmm0, zmm28
+	vaesenc         zmm1, zmm1, zmm28
+	vaesenc         zmm2, zmm2, zmm28
+	vaesenc         zmm0, zmm0, zmm27
+	vaesenc         zmm1, zmm1, zmm27
+	vaesenc         zmm2, zmm2, zmm27
+	vaesenc         zmm0, zmm0, zmm26
+	vaesenc         zmm1, zmm1, zmm26
+	vaesenc         zmm2, zmm2, zmm26
+	vpxord          zmm8, zmm14, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm8
+	vmovdqu8        zword [rsi], zmm0
+	vpxord          zmm8, zmm14, zword [rdx + 64]
+	vaesenclast     zmm1, zmm1, zmm8
+	vmovdqu8        zword [rsi + 64], zmm1
+	add             rdx, 128
+	add             rsi, 128
+	sub             rcx, 128
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; LEN low bits set
+	kmovq           k1, r11
+	vmovdqu8        zmm8{k1}{z}, [rdx]
+	vpxord          zmm8, zmm8, zmm14
+	vaesenclast     zmm2, zmm2, zmm8
+	vmovdqu8        [rsi]{k1}, zmm2
+	jmp             near L.gcm_enc_school_tail_crypted
+L.gcm_enc_school_final2:
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm1, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+	vpxord          zmm1, zmm1, zmm13
+	cmp             eax, 12
+	jb              near L.gcm_enc_school_final2_aes128
+	je              near L.gcm_enc_school_final2_aes192
+	vbroadcasti32x4 zmm15, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+L.gcm_enc_school_final2_aes192:
+	vbroadcasti32x4 zmm15, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+L.gcm_enc_school_final2_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm0, zmm0, zmm31
+	vaesenc         zmm1, zmm1, zmm31
+	vaesenc         zmm0, zmm0, zmm30
+	vaesenc         zmm1, zmm1, zmm30
+	vaesenc         zmm0, zmm0, zmm29
+	vaesenc         zmm1, zmm1, zmm29
+	vaesenc         zmm0, zmm0, zmm28
+	vaesenc         zmm1, zmm1, zmm28
+	vaesenc         zmm0, zmm0, zmm27
+	vaesenc         zmm1, zmm1, zmm27
+	vaesenc         zmm0, zmm0, zmm26
+	vaesenc         zmm1, zmm1, zmm26
+	vpxord          zmm8, zmm14, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm8
+	vmovdqu8        zword [rsi], zmm0
+	add             rdx, 64
+	add             rsi, 64
+	sub             rcx, 64
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; LEN low bits set
+	kmovq           k1, r11
+	vmovdqu8        zmm8{k1}{z}, [rdx]
+	vpxord          zmm8, zmm8, zmm14
+	vaesenclast     zmm1, zmm1, zmm8
+	vmovdqu8        [rsi]{k1}, zmm1
+	jmp             near L.gcm_enc_school_tail_crypted
+L.gcm_enc_school_final1:
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+	cmp             eax, 12
+	jb              near L.gcm_enc_school_final1_aes128
+	je              near L.gcm_enc_school_final1_aes192
+	vbroadcasti32x4 zmm15, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm15
+L.gcm_enc_school_final1_aes192:
+	vbroadcasti32x4 zmm15, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+L.gcm_enc_school_final1_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm0, zmm0, zmm31
+	vaesenc         zmm0, zmm0, zmm30
+	vaesenc         zmm0, zmm0, zmm29
+	vaesenc         zmm0, zmm0, zmm28
+	vaesenc         zmm0, zmm0, zmm27
+	vaesenc         zmm0, zmm0, zmm26
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; LEN low bits set
+	kmovq           k1, r11
+	vmovdqu8        zmm8{k1}{z}, [rdx]
+	vpxord          zmm8, zmm8, zmm14
+	vaesenclast     zmm0, zmm0, zmm8
+	vmovdqu8        [rsi]{k1}, zmm0
+	jmp             near L.gcm_enc_school_tail_crypted
+L.gcm_enc_school_tail_crypted:
+	pop             rdx                             ; hash the ciphertext just written
+	mov             rcx, r8
+	lea             r8, [rdi + 768]
+	sub             r8, rcx
+	vpxord          zmm5, zmm5, zmm5
+	vpxord          zmm6, zmm6, zmm6
+	vpxord          zmm7, zmm7, zmm7
+L.gcm_enc_school_ghash_vector:
+	cmp             rcx, 64
+	jb              near L.gcm_enc_school_ghash_load_part
+	vmovdqu8        zmm4, [rdx]
+	jmp             near L.gcm_enc_school_ghash_loaded
+L.gcm_enc_school_ghash_load_part:
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; the blocks that remain
+	kmovq           k1, r11
+	vmovdqu8        zmm4{k1}{z}, [rdx]
+L.gcm_enc_school_ghash_loaded:
+	vpshufb         zmm4, zmm4, zmm20
+	vpxord          zmm4, zmm4, zmm10               ; the running hash joins block 0
+	vpxord          zmm10, zmm10, zmm10
+	vpclmulqdq      zmm8, zmm4, zword [r8], 0
+	vpclmulqdq      zmm9, zmm4, zword [r8], 16
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [r8], 1
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [r8], 17
+	vpxord          zmm7, zmm7, zmm8
+	add             rdx, 64
+	add             r8, 64
+	sub             rcx, 64
+	ja              L.gcm_enc_school_ghash_vector
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         zmm5, zmm5, 78
+	vpternlogd      zmm6, zmm5, zmm8, 150
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         zmm6, zmm6, 78
+	vpternlogd      zmm7, zmm6, zmm8, 150
+	vextracti32x4   xmm8, zmm7, 1
+	vextracti32x4   xmm9, zmm7, 2
+	vextracti32x4   xmm5, zmm7, 3
+	vpxord          xmm10, xmm7, xmm8
+	vpternlogd      xmm10, xmm9, xmm5, 150
+L.gcm_enc_school_store:
+	vmovdqu8        oword [r9], xmm10
+L.gcm_enc_school_return:
+	xor             eax, eax
+	vzeroupper
+	ret
+
+; int aesgen_gcm_dec_update_avx10_512_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
+;                  size_t len, const uint8_t ctr[16], uint8_t acc[16]);   len % 16 == 0
+;
+; Decrypts with CTR (inc32 on the counter block's last 4 bytes) and hashes the
+; ciphertext into acc.  Per iteration 4 vectors (16 blocks): the AES rounds of the
+; counters and the GHASH of the source blocks, whose 16 products with
+; H^16..H^1 are summed and reduced once.
+	section .text
+	align 32, db 0xcc
+	global aesgen_gcm_dec_update_avx10_512_school:function hidden
+aesgen_gcm_dec_update_avx10_512_school:
+	endbr64
+	test            rcx, rcx
+	jz              near L.gcm_dec_school_return
+	mov             eax, dword [rdi + 240]
+	lea             r10, [rdi + rax*8]
+	lea             r10, [r10 + rax*8]              ; &rk[rounds]
+	vbroadcasti32x4 zmm13, oword [rdi]
+	vbroadcasti32x4 zmm14, oword [r10]
+	vbroadcasti32x4 zmm26, oword [r10 - 16]
+	vbroadcasti32x4 zmm27, oword [r10 - 32]
+	vbroadcasti32x4 zmm28, oword [r10 - 48]
+	vbroadcasti32x4 zmm29, oword [r10 - 64]
+	vbroadcasti32x4 zmm30, oword [r10 - 80]
+	vbroadcasti32x4 zmm31, oword [r10 - 96]
+	vbroadcasti32x4 zmm20, oword [rel L.gcm_bswap_mask_16]
+	vbroadcasti32x4 zmm21, oword [rel L.gcm_gfpoly_16]
+	vmovdqu8        xmm10, oword [r9]
+	vbroadcasti32x4 zmm11, oword [r8]
+	vpshufb         zmm11, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zword [rel L.gcm_lane_offsets_64]
+	vbroadcasti32x4 zmm12, oword [rel L.gcm_lane_count]
+	sub             rcx, 256
+	jb              near L.gcm_dec_school_tail
+	vmovdqu8        zmm22, zword [rdi + 512]
+	vmovdqu8        zmm23, zword [rdi + 576]
+	vmovdqu8        zmm24, zword [rdi + 640]
+	vmovdqu8        zmm25, zword [rdi + 704]
+	vmovd           r11d, xmm11                     ; low byte of the first counter
+	vpshufb         zmm11, zmm11, zmm20
+; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
+L.gcm_dec_school_loop:
+; LLVM-MCA-BEGIN gcm_dec_school_avx10_512_main_loop
+	cmp             r11b, 237
+	jae             near L.gcm_dec_school_main_ctr_carry ; a last byte would carry: out of line
+	vpxord          zmm0, zmm11, zmm13
+	vpaddd          zmm1, zmm11, zword [rel L.gcm_be_inc_64]
+	vpaddd          zmm2, zmm11, zword [rel L.gcm_be_inc_64 + 64]
+	vpaddd          zmm3, zmm11, zword [rel L.gcm_be_inc_64 + 128]
+	vpaddd          zmm11, zmm11, zword [rel L.gcm_be_inc_64 + 192]
+	vpxord          zmm1, zmm1, zmm13
+	vpxord          zmm2, zmm2, zmm13
+	vpxord          zmm3, zmm3, zmm13
+L.gcm_dec_school_main_ctr_done:
+	add             r11b, 16
+	cmp             eax, 12
+	jb              near L.gcm_dec_school_main_aes128
+	je              near L.gcm_dec_school_main_aes192
+	vbroadcasti32x4 zmm15, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+L.gcm_dec_school_main_aes192:
+	vbroadcasti32x4 zmm15, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+L.gcm_dec_school_main_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vmovdqu8        zmm16, zword [rdx]
+	vmovdqu8        zmm17, zword [rdx + 64]
+	vmovdqu8        zmm18, zword [rdx + 128]
+	vmovdqu8        zmm19, zword [rdx + 192]
+	vpshufb         zmm16, zmm16, zmm20
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vpshufb         zmm17, zmm17, zmm20
+	vpshufb         zmm18, zmm18, zmm20
+	vpshufb         zmm19, zmm19, zmm20
+	vpxord          zmm16, zmm16, zmm10             ; the running hash joins block 0
+	vpclmulqdq      zmm8, zmm16, zmm22, 0
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vpclmulqdq      zmm9, zmm17, zmm23, 0
+	vpxord          zmm5, zmm8, zmm9
+	vpclmulqdq      zmm8, zmm16, zmm22, 17
+	vpclmulqdq      zmm9, zmm17, zmm23, 17
+	vpxord          zmm7, zmm8, zmm9
+	vaesenc         zmm0, zmm0, zmm31
+	vaesenc         zmm1, zmm1, zmm31
+	vaesenc         zmm2, zmm2, zmm31
+	vaesenc         zmm3, zmm3, zmm31
+	vpclmulqdq      zmm8, zmm16, zmm22, 1
+	vpclmulqdq      zmm16, zmm16, zmm22, 16
+	vpxord          zmm6, zmm8, zmm16
+	vpclmulqdq      zmm8, zmm17, zmm23, 1
+	vpclmulqdq      zmm17, zmm17, zmm23, 16
+	vaesenc         zmm0, zmm0, zmm30
+	vaesenc         zmm1, zmm1, zmm30
+	vaesenc         zmm2, zmm2, zmm30
+	vaesenc         zmm3, zmm3, zmm30
+	vpternlogd      zmm6, zmm8, zmm17, 150
+	vpclmulqdq      zmm8, zmm18, zmm24, 0
+	vpclmulqdq      zmm9, zmm19, zmm25, 0
+	vpternlogd      zmm5, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm18, zmm24, 17
+	vaesenc         zmm0, zmm0, zmm29
+	vaesenc         zmm1, zmm1, zmm29
+	vaesenc         zmm2, zmm2, zmm29
+	vaesenc         zmm3, zmm3, zmm29
+	vpclmulqdq      zmm9, zmm19, zmm25, 17
+	vpternlogd      zmm7, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm18, zmm24, 1
+	vpclmulqdq      zmm18, zmm18, zmm24, 16
+	vpternlogd      zmm6, zmm8, zmm18, 150
+	vaesenc         zmm0, zmm0, zmm28
+	vaesenc         zmm1, zmm1, zmm28
+	vaesenc         zmm2, zmm2, zmm28
+	vaesenc         zmm3, zmm3, zmm28
+	vpclmulqdq      zmm8, zmm19, zmm25, 1
+	vpclmulqdq      zmm19, zmm19, zmm25, 16
+	vpternlogd      zmm6, zmm8, zmm19, 150
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         zmm5, zmm5, 78
+	vaesenc         zmm0, zmm0, zmm27
+	vaesenc         zmm1, zmm1, zmm27
+	vaesenc         zmm2, zmm2, zmm27
+	vaesenc         zmm3, zmm3, zmm27
+	vpternlogd      zmm6, zmm5, zmm8, 150
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         zmm6, zmm6, 78
+	vpternlogd      zmm7, zmm6, zmm8, 150
+	vextracti32x4   xmm8, zmm7, 1
+	vaesenc         zmm0, zmm0, zmm26
+	vaesenc         zmm1, zmm1, zmm26
+	vaesenc         zmm2, zmm2, zmm26
+	vaesenc         zmm3, zmm3, zmm26
+	vextracti32x4   xmm9, zmm7, 2
+	vextracti32x4   xmm5, zmm7, 3
+	vpxord          xmm10, xmm7, xmm8
+	vpternlogd      xmm10, xmm9, xmm5, 150
+	vpxord          zmm8, zmm14, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm8
+	vmovdqu8        zword [rsi], zmm0
+	vpxord          zmm8, zmm14, zword [rdx + 64]
+	vaesenclast     zmm1, zmm1, zmm8
+	vmovdqu8        zword [rsi + 64], zmm1
+	vpxord          zmm8, zmm14, zword [rdx + 128]
+	vaesenclast     zmm2, zmm2, zmm8
+	vmovdqu8        zword [rsi + 128], zmm2
+	vpxord          zmm8, zmm14, zword [rdx + 192]
+	vaesenclast     zmm3, zmm3, zmm8
+	vmovdqu8        zword [rsi + 192], zmm3
+	add             rdx, 256
+	add             rsi, 256
+	sub             rcx, 256
+	jae             L.gcm_dec_school_loop
+; LLVM-MCA-END
+	jmp             near L.gcm_dec_school_bulk_done
+L.gcm_dec_school_main_ctr_carry:
+	vpshufb         zmm11, zmm11, zmm20
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm1, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm2, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm3, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+	vpxord          zmm1, zmm1, zmm13
+	vpxord          zmm2, zmm2, zmm13
+	vpxord          zmm3, zmm3, zmm13
+	vpshufb         zmm11, zmm11, zmm20
+	jmp             L.gcm_dec_school_main_ctr_done
+L.gcm_dec_school_bulk_done:
+	vpshufb         zmm11, zmm11, zmm20
+L.gcm_dec_school_tail:
+	add             rcx, 256
+	jz              near L.gcm_dec_school_store
+	push            rdx
+	push            rcx
+	lea             r8, [rdi + 768]
+	sub             r8, rcx
+	vpxord          zmm5, zmm5, zmm5
+	vpxord          zmm6, zmm6, zmm6
+	vpxord          zmm7, zmm7, zmm7
+L.gcm_dec_school_ghash_vector:
+	cmp             rcx, 64
+	jb              near L.gcm_dec_school_ghash_load_part
+	vmovdqu8        zmm4, [rdx]
+	jmp             near L.gcm_dec_school_ghash_loaded
+L.gcm_dec_school_ghash_load_part:
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; the blocks that remain
+	kmovq           k1, r11
+	vmovdqu8        zmm4{k1}{z}, [rdx]
+L.gcm_dec_school_ghash_loaded:
+	vpshufb         zmm4, zmm4, zmm20
+	vpxord          zmm4, zmm4, zmm10               ; the running hash joins block 0
+	vpxord          zmm10, zmm10, zmm10
+	vpclmulqdq      zmm8, zmm4, zword [r8], 0
+	vpclmulqdq      zmm9, zmm4, zword [r8], 16
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [r8], 1
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [r8], 17
+	vpxord          zmm7, zmm7, zmm8
+	add             rdx, 64
+	add             r8, 64
+	sub             rcx, 64
+	ja              L.gcm_dec_school_ghash_vector
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         zmm5, zmm5, 78
+	vpternlogd      zmm6, zmm5, zmm8, 150
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         zmm6, zmm6, 78
+	vpternlogd      zmm7, zmm6, zmm8, 150
+	vextracti32x4   xmm8, zmm7, 1
+	vextracti32x4   xmm9, zmm7, 2
+	vextracti32x4   xmm5, zmm7, 3
+	vpxord          xmm10, xmm7, xmm8
+	vpternlogd      xmm10, xmm9, xmm5, 150
+	pop             rcx
+	pop             rdx
+
+; 1..256 bytes remain: pick the final group by the number of vectors they need.
+L.gcm_dec_school_final:
+	cmp             rcx, 64
+	jbe             near L.gcm_dec_school_final1
+	cmp             rcx, 128
+	jbe             near L.gcm_dec_school_final2
+	cmp             rcx, 192
+	jbe             near L.gcm_dec_school_final3
+L.gcm_dec_school_final4:
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm1, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm2, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm3, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+	vpxord          zmm1, zmm1, zmm13
+	vpxord          zmm2, zmm2, zmm13
+	vpxord          zmm3, zmm3, zmm13
+	cmp             eax, 12
+	jb              near L.gcm_dec_school_final4_aes128
+	je              near L.gcm_dec_school_final4_aes192
+	vbroadcasti32x4 zmm15, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+L.gcm_dec_school_final4_aes192:
+	vbroadcasti32x4 zmm15, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+L.gcm_dec_school_final4_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vaesenc         zmm0, zmm0, zmm31
+	vaesenc         zmm1, zmm1, zmm31
+	vaesenc         zmm2, zmm2, zmm31
+	vaesenc         zmm3, zmm3, zmm31
+	vaesenc         zmm0, zmm0, zmm30
+	vaesenc         zmm1, zmm1, zmm30
+	vaesenc         zmm2, zmm2, zmm30
+	vaesenc         zmm3, zmm3, zmm30
+	vaesenc         zmm0, zmm0, zmm29
+	vaesenc         zmm1, zmm1, zmm29
+	vaesenc         zmm2, zmm2, zmm29
+	vaesenc         zmm3, zmm3, zmm29
+	vaesenc         zmm0, zmm0, zmm28
+	vaesenc         zmm1, zmm1, zmm28
+	vaesenc         zmm2, zmm2, zmm28
+	vaesenc         zmm3, zmm3, zmm28
+	vaesenc         zmm0, zmm0, zmm27
+	vaesenc         zmm1, zmm1, zmm27
+	vaesenc         zmm2, zmm2, zmm27
+	vaesenc         zmm3, zmm3, zmm27
+	vaesenc         zmm0, zmm0, zmm26
+	vaesenc         zmm1, zmm1, zmm26
+	vaesenc         zmm2, zmm2, zmm26
+	vaesenc         zmm3, zmm3, zmm26
+	vpxord          zmm8, zmm14, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm8
+	vmovdqu8        zword [rsi], zmm0
+	vpxord          zmm8, zmm14, zword [rdx + 64]
+	vaesenclast     zmm1, zmm1, zmm8
+	vmovdqu8        zword [rsi + 64], zmm1
+	vpxord          zmm8, zmm14, zword [rdx + 128]
+	vaesenclast     zmm2, zmm2, zmm8
+	vmovdqu8        zword [rsi + 128], zmm2
+	add             rdx, 192
+	add             rsi, 192
+	sub             rcx, 192
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; LEN low bits set
+	kmovq           k1, r11
+	vmovdqu8        zmm8{k1}{z}, [rdx]
+	vpxord          zmm8, zmm8, zmm14
+	vaesenclast     zmm3, zmm3, zmm8
+	vmovdqu8        [rsi]{k1}, zmm3
+	jmp             near L.gcm_dec_school_store
+L.gcm_dec_school_final3:
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm1, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm2, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+	vpxord          zmm1, zmm1, zmm13
+	vpxord          zmm2, zmm2, zmm13
+	cmp             eax, 12
+	jb              near L.gcm_dec_school_final3_aes128
+	je              near L.gcm_dec_school_final3_aes192
+	vbroadcasti32x4 zmm15, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+L.gcm_dec_school_final3_aes192:
+	vbroadcasti32x4 zmm15, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+L.gcm_dec_school_final3_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm0, zmm0, zmm31
+	vaesenc         zmm1, zmm1, zmm31
+	vaesenc         zmm2, zmm2, zmm31
+	vaesenc         zmm0, zmm0, zmm30
+	vaesenc         zmm1, zmm1, zmm30
+	vaesenc         zmm2, zmm2, zmm30
+	vaesenc         zmm0, zmm0, zmm29
+	vaesenc         zmm1, zmm1, zmm29
+	vaesenc         zmm2, zmm2, zmm29
+	vaesenc         zmm0, zmm0, zmm28
+	vaesenc         zmm1, zmm1, zmm28
+	vaesenc         zmm2, zmm2, zmm28
+	vaesenc         zmm0, zmm0, zmm27
+	vaesenc         zmm1, zmm1, zmm27
+	vaesenc         zmm2, zmm2, zmm27
+	vaesenc         zmm0, zmm0, zmm26
+	vaesenc         zmm1, zmm1, zmm26
+	vaesenc         zmm2, zmm2, zmm26
+	vpxord          zmm8, zmm14, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm8
+	vmovdqu8        zword [rsi], zmm0
+	vpxord          zmm8, zmm14, zword [rdx + 64]
+	vaesenclast     zmm1, zmm1, zmm8
+	vmovdqu8        zword [rsi + 64], zmm1
+	add             rdx, 128
+	add             rsi, 128
+	sub             rcx, 128
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; LEN low bits set
+	kmovq           k1, r11
+	vmovdqu8        zmm8{k1}{z}, [rdx]
+	vpxord          zmm8, zmm8, zmm14
+	vaesenclast     zmm2, zmm2, zmm8
+	vmovdqu8        [rsi]{k1}, zmm2
+	jmp             near L.gcm_dec_school_store
+L.gcm_dec_school_final2:
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm1, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+	vpxord          zmm1, zmm1, zmm13
+	cmp             eax, 12
+	jb              near L.gcm_dec_school_final2_aes128
+	je              near L.gcm_dec_school_final2_aes192
+	vbroadcasti32x4 zmm15, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+L.gcm_dec_school_final2_aes192:
+	vbroadcasti32x4 zmm15, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+L.gcm_dec_school_final2_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm0, zmm0, zmm31
+	vaesenc         zmm1, zmm1, zmm31
+	vaesenc         zmm0, zmm0, zmm30
+	vaesenc         zmm1, zmm1, zmm30
+	vaesenc         zmm0, zmm0, zmm29
+	vaesenc         zmm1, zmm1, zmm29
+	vaesenc         zmm0, zmm0, zmm28
+	vaesenc         zmm1, zmm1, zmm28
+	vaesenc         zmm0, zmm0, zmm27
+	vaesenc         zmm1, zmm1, zmm27
+	vaesenc         zmm0, zmm0, zmm26
+	vaesenc         zmm1, zmm1, zmm26
+	vpxord          zmm8, zmm14, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm8
+	vmovdqu8        zword [rsi], zmm0
+	add             rdx, 64
+	add             rsi, 64
+	sub             rcx, 64
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; LEN low bits set
+	kmovq           k1, r11
+	vmovdqu8        zmm8{k1}{z}, [rdx]
+	vpxord          zmm8, zmm8, zmm14
+	vaesenclast     zmm1, zmm1, zmm8
+	vmovdqu8        [rsi]{k1}, zmm1
+	jmp             near L.gcm_dec_school_store
+L.gcm_dec_school_final1:
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+	cmp             eax, 12
+	jb              near L.gcm_dec_school_final1_aes128
+	je              near L.gcm_dec_school_final1_aes192
+	vbroadcasti32x4 zmm15, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm15
+L.gcm_dec_school_final1_aes192:
+	vbroadcasti32x4 zmm15, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+L.gcm_dec_school_final1_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm0, zmm0, zmm31
+	vaesenc         zmm0, zmm0, zmm30
+	vaesenc         zmm0, zmm0, zmm29
+	vaesenc         zmm0, zmm0, zmm28
+	vaesenc         zmm0, zmm0, zmm27
+	vaesenc         zmm0, zmm0, zmm26
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; LEN low bits set
+	kmovq           k1, r11
+	vmovdqu8        zmm8{k1}{z}, [rdx]
+	vpxord          zmm8, zmm8, zmm14
+	vaesenclast     zmm0, zmm0, zmm8
+	vmovdqu8        [rsi]{k1}, zmm0
+	jmp             near L.gcm_dec_school_store
+L.gcm_dec_school_store:
+	vmovdqu8        oword [r9], xmm10
+L.gcm_dec_school_return:
+	xor             eax, eax
+	vzeroupper
+	ret
+
+; int aesgen_gcm_enc_record_avx10_512_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
+;                  size_t len, struct aesgen_gcm_record *rec);   any len
+;
+; One whole message: GHASH of the AAD, E_K(J0), encryption with the same stitched
+; loop as aesgen_gcm_enc_update_avx10_512_school, then the last 1..16 blocks and the lengths block
+; in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
+	section .text
+	align 32, db 0xcc
+	global aesgen_gcm_enc_record_avx10_512_school:function hidden
+aesgen_gcm_enc_record_avx10_512_school:
+	endbr64
+	vbroadcasti32x4 zmm20, oword [rel L.gcm_bswap_mask_16]
+	vbroadcasti32x4 zmm21, oword [rel L.gcm_gfpoly_16]
+	vpxord          xmm10, xmm10, xmm10
+	mov             r10, qword [r8 + 40]
+	test            r10, r10
+	jz              near L.gcm_enc_school_rec_aad_done
+	mov             rax, qword [r8 + 32]
+	lea             r9, [rdi + 768]
+	lea             r11, [r10 + 15]
+	and             r11, -16                        ; 16 x the block count
+	sub             r9, r11
+	vpxord          zmm5, zmm5, zmm5
+	vpxord          zmm6, zmm6, zmm6
+	vpxord          zmm7, zmm7, zmm7
+L.gcm_enc_school_rec_aad_vector:
+	cmp             r10, 64
+	jb              near L.gcm_enc_school_rec_aad_load_part
+	vmovdqu8        zmm4, [rax]
+	jmp             near L.gcm_enc_school_rec_aad_loaded
+L.gcm_enc_school_rec_aad_load_part:
+	mov             r11, -1
+	bzhi            r11, r11, r10                   ; the blocks that remain
+	kmovq           k1, r11
+	vmovdqu8        zmm4{k1}{z}, [rax]
+L.gcm_enc_school_rec_aad_loaded:
+	vpshufb         zmm4, zmm4, zmm20
+	vpxord          zmm4, zmm4, zmm10               ; the running hash joins block 0
+	vpxord          zmm10, zmm10, zmm10
+	vpclmulqdq      zmm8, zmm4, zword [r9], 0
+	vpclmulqdq      zmm9, zmm4, zword [r9], 16
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [r9], 1
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [r9], 17
+	vpxord          zmm7, zmm7, zmm8
+	add             rax, 64
+	add             r9, 64
+	sub             r10, 64
+	ja              L.gcm_enc_school_rec_aad_vector
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         zmm5, zmm5, 78
+	vpternlogd      zmm6, zmm5, zmm8, 150
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         zmm6, zmm6, 78
+	vpternlogd      zmm7, zmm6, zmm8, 150
+	vextracti32x4   xmm8, zmm7, 1
+	vextracti32x4   xmm9, zmm7, 2
+	vextracti32x4   xmm5, zmm7, 3
+	vpxord          xmm10, xmm7, xmm8
+	vpternlogd      xmm10, xmm9, xmm5, 150
+L.gcm_enc_school_rec_aad_done:
+	mov             eax, dword [rdi + 240]
+	lea             r10, [rdi + rax*8]
+	lea             r10, [r10 + rax*8]              ; &rk[rounds]
+	vbroadcasti32x4 zmm13, oword [rdi]
+	vbroadcasti32x4 zmm14, oword [r10]
+	vbroadcasti32x4 zmm26, oword [r10 - 16]
+	vbroadcasti32x4 zmm27, oword [r10 - 32]
+	vbroadcasti32x4 zmm28, oword [r10 - 48]
+	vbroadcasti32x4 zmm29, oword [r10 - 64]
+	vbroadcasti32x4 zmm30, oword [r10 - 80]
+	vbroadcasti32x4 zmm31, oword [r10 - 96]
+; E_K(J0) masks the tag: one block on xmm, beside the data's blocks
+	vmovdqu8        xmm4, oword [r8]
+	vpxord          xmm4, xmm4, xmm13
+	cmp             eax, 12
+	jb              near L.gcm_enc_school_rec_j0_aes128
+	je              near L.gcm_enc_school_rec_j0_aes192
+	vaesenc         xmm4, xmm4, oword [r10 - 208]
+	vaesenc         xmm4, xmm4, oword [r10 - 192]
+L.gcm_enc_school_rec_j0_aes192:
+	vaesenc         xmm4, xmm4, oword [r10 - 176]
+	vaesenc         xmm4, xmm4, oword [r10 - 160]
+L.gcm_enc_school_rec_j0_aes128:
+	vaesenc         xmm4, xmm4, oword [r10 - 144]
+	vaesenc         xmm4, xmm4, oword [r10 - 128]
+	vaesenc         xmm4, xmm4, oword [r10 - 112]
+	vaesenc         xmm4, xmm4, xmm31
+	vaesenc         xmm4, xmm4, xmm30
+	vaesenc         xmm4, xmm4, xmm29
+	vaesenc         xmm4, xmm4, xmm28
+	vaesenc         xmm4, xmm4, xmm27
+	vaesenc         xmm4, xmm4, xmm26
+	vaesenclast     xmm4, xmm4, xmm14
+	vmovdqu8        oword [r8 + 48], xmm4
+	vbroadcasti32x4 zmm11, oword [r8]
+	vpshufb         zmm11, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zword [rel L.gcm_record_offsets_64] ; J0 + 1, + 2, ...
+	vbroadcasti32x4 zmm12, oword [rel L.gcm_lane_count]
+	test            rcx, rcx
+	jz              near L.gcm_enc_school_rec_no_data
+	sub             rcx, 256
+	jbe             near L.gcm_enc_school_rec_tail
+	vmovdqu8        zmm22, zword [rdi + 512]
+	vmovdqu8        zmm23, zword [rdi + 576]
+	vmovdqu8        zmm24, zword [rdi + 640]
+	vmovdqu8        zmm25, zword [rdi + 704]
+	vmovd           r11d, xmm11                     ; low byte of the first counter
+	vpshufb         zmm11, zmm11, zmm20
+; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
+; the first iteration only encrypts; each later one hashes its predecessor's output
+	cmp             r11b, 237
+	jae             near L.gcm_enc_school_rec_first_ctr_carry ; a last byte would carry: out of line
+	vpxord          zmm0, zmm11, zmm13
+	vpaddd          zmm1, zmm11, zword [rel L.gcm_be_inc_64]
+	vpaddd          zmm2, zmm11, zword [rel L.gcm_be_inc_64 + 64]
+	vpaddd          zmm3, zmm11, zword [rel L.gcm_be_inc_64 + 128]
+	vpaddd          zmm11, zmm11, zword [rel L.gcm_be_inc_64 + 192]
+	vpxord          zmm1, zmm1, zmm13
+	vpxord          zmm2, zmm2, zmm13
+	vpxord          zmm3, zmm3, zmm13
+L.gcm_enc_school_rec_first_ctr_done:
+	add             r11b, 16
+	cmp             eax, 12
+	jb              near L.gcm_enc_school_rec_first_aes128
+	je              near L.gcm_enc_school_rec_first_aes192
+	vbroadcasti32x4 zmm15, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+L.gcm_enc_school_rec_first_aes192:
+	vbroadcasti32x4 zmm15, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+L.gcm_enc_school_rec_first_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vaesenc         zmm0, zmm0, zmm31
+	vaesenc         zmm1, zmm1, zmm31
+	vaesenc         zmm2, zmm2, zmm31
+	vaesenc         zmm3, zmm3, zmm31
+	vaesenc         zmm0, zmm0, zmm30
+	vaesenc         zmm1, zmm1, zmm30
+	vaesenc         zmm2, zmm2, zmm30
+	vaesenc         zmm3, zmm3, zmm30
+	vaesenc         zmm0, zmm0, zmm29
+	vaesenc         zmm1, zmm1, zmm29
+	vaesenc         zmm2, zmm2, zmm29
+	vaesenc         zmm3, zmm3, zmm29
+	vaesenc         zmm0, zmm0, zmm28
+	vaesenc         zmm1, zmm1, zmm28
+	vaesenc         zmm2, zmm2, zmm28
+	vaesenc         zmm3, zmm3, zmm28
+	vaesenc         zmm0, zmm0, zmm27
+	vaesenc         zmm1, zmm1, zmm27
+	vaesenc         zmm2, zmm2, zmm27
+	vaesenc         zmm3, zmm3, zmm27
+	vaesenc         zmm0, zmm0, zmm26
+	vaesenc         zmm1, zmm1, zmm26
+	vaesenc         zmm2, zmm2, zmm26
+	vaesenc         zmm3, zmm3, zmm26
+	vpxord          zmm8, zmm14, zword [rdx]
+	vaesenclast     zmm16, zmm0, zmm8
+	vmovdqu8        zword [rsi], zmm16
+	vpxord          zmm8, zmm14, zword [rdx + 64]
+	vaesenclast     zmm17, zmm1, zmm8
+	vmovdqu8        zword [rsi + 64], zmm17
+	vpxord          zmm8, zmm14, zword [rdx + 128]
+	vaesenclast     zmm18, zmm2, zmm8
+	vmovdqu8        zword [rsi + 128], zmm18
+	vpxord          zmm8, zmm14, zword [rdx + 192]
+	vaesenclast     zmm19, zmm3, zmm8
+	vmovdqu8        zword [rsi + 192], zmm19
+	add             rdx, 256
+	add             rsi, 256
+	sub             rcx, 256
+	jbe             near L.gcm_enc_school_rec_hash_last
+L.gcm_enc_school_rec_loop:
+; LLVM-MCA-BEGIN gcm_enc_school_rec_avx10_512_main_loop
+	cmp             r11b, 237
+	jae             near L.gcm_enc_school_rec_main_ctr_carry ; a last byte would carry: out of line
+	vpxord          zmm0, zmm11, zmm13
+	vpaddd          zmm1, zmm11, zword [rel L.gcm_be_inc_64]
+	vpaddd          zmm2, zmm11, zword [rel L.gcm_be_inc_64 + 64]
+	vpaddd          zmm3, zmm11, zword [rel L.gcm_be_inc_64 + 128]
+	vpaddd          zmm11, zmm11, zword [rel L.gcm_be_inc_64 + 192]
+	vpxord          zmm1, zmm1, zmm13
+	vpxord          zmm2, zmm2, zmm13
+	vpxord          zmm3, zmm3, zmm13
+L.gcm_enc_school_rec_main_ctr_done:
+	add             r11b, 16
+	cmp             eax, 12
+	jb              near L.gcm_enc_school_rec_main_aes128
+	je              near L.gcm_enc_school_rec_main_aes192
+	vbroadcasti32x4 zmm15, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+L.gcm_enc_school_rec_main_aes192:
+	vbroadcasti32x4 zmm15, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+L.gcm_enc_school_rec_main_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vpshufb         zmm16, zmm16, zmm20
+	vpshufb         zmm17, zmm17, zmm20
+	vpshufb         zmm18, zmm18, zmm20
+	vpshufb         zmm19, zmm19, zmm20
+	vpxord          zmm16, zmm16, zmm10             ; the running hash joins block 0
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vpclmulqdq      zmm8, zmm16, zmm22, 0
+	vpclmulqdq      zmm9, zmm17, zmm23, 0
+	vpxord          zmm5, zmm8, zmm9
+	vpclmulqdq      zmm8, zmm16, zmm22, 17
+	vpclmulqdq      zmm9, zmm17, zmm23, 17
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vpxord          zmm7, zmm8, zmm9
+	vpclmulqdq      zmm8, zmm16, zmm22, 1
+	vpclmulqdq      zmm16, zmm16, zmm22, 16
+	vpxord          zmm6, zmm8, zmm16
+	vpclmulqdq      zmm8, zmm17, zmm23, 1
+	vaesenc         zmm0, zmm0, zmm31
+	vaesenc         zmm1, zmm1, zmm31
+	vaesenc         zmm2, zmm2, zmm31
+	vaesenc         zmm3, zmm3, zmm31
+	vpclmulqdq      zmm17, zmm17, zmm23, 16
+	vpternlogd      zmm6, zmm8, zmm17, 150
+	vpclmulqdq      zmm8, zmm18, zmm24, 0
+	vpclmulqdq      zmm9, zmm19, zmm25, 0
+	vpternlogd      zmm5, zmm8, zmm9, 150
+	vaesenc         zmm0, zmm0, zmm30
+	vaesenc         zmm1, zmm1, zmm30
+	vaesenc         zmm2, zmm2, zmm30
+	vaesenc         zmm3, zmm3, zmm30
+	vpclmulqdq      zmm8, zmm18, zmm24, 17
+	vpclmulqdq      zmm9, zmm19, zmm25, 17
+	vpternlogd      zmm7, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm18, zmm24, 1
+	vaesenc         zmm0, zmm0, zmm29
+	vaesenc         zmm1, zmm1, zmm29
+	vaesenc         zmm2, zmm2, zmm29
+	vaesenc         zmm3, zmm3, zmm29
+	vpclmulqdq      zmm18, zmm18, zmm24, 16
+	vpternlogd      zmm6, zmm8, zmm18, 150
+	vpclmulqdq      zmm8, zmm19, zmm25, 1
+	vpclmulqdq      zmm19, zmm19, zmm25, 16
+	vaesenc         zmm0, zmm0, zmm28
+	vaesenc         zmm1, zmm1, zmm28
+	vaesenc         zmm2, zmm2, zmm28
+	vaesenc         zmm3, zmm3, zmm28
+	vpternlogd      zmm6, zmm8, zmm19, 150
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         zmm5, zmm5, 78
+	vpternlogd      zmm6, zmm5, zmm8, 150
+	vaesenc         zmm0, zmm0, zmm27
+	vaesenc         zmm1, zmm1, zmm27
+	vaesenc         zmm2, zmm2, zmm27
+	vaesenc         zmm3, zmm3, zmm27
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         zmm6, zmm6, 78
+	vpternlogd      zmm7, zmm6, zmm8, 150
+	vextracti32x4   xmm8, zmm7, 1
+	vaesenc         zmm0, zmm0, zmm26
+	vaesenc         zmm1, zmm1, zmm26
+	vaesenc         zmm2, zmm2, zmm26
+	vaesenc         zmm3, zmm3, zmm26
+	vextracti32x4   xmm9, zmm7, 2
+	vextracti32x4   xmm5, zmm7, 3
+	vpxord          xmm10, xmm7, xmm8
+	vpternlogd      xmm10, xmm9, xmm5, 150
+	vpxord          zmm8, zmm14, zword [rdx]
+	vaesenclast     zmm16, zmm0, zmm8
+	vmovdqu8        zword [rsi], zmm16
+	vpxord          zmm8, zmm14, zword [rdx + 64]
+	vaesenclast     zmm17, zmm1, zmm8
+	vmovdqu8        zword [rsi + 64], zmm17
+	vpxord          zmm8, zmm14, zword [rdx + 128]
+	vaesenclast     zmm18, zmm2, zmm8
+	vmovdqu8        zword [rsi + 128], zmm18
+	vpxord          zmm8, zmm14, zword [rdx + 192]
+	vaesenclast     zmm19, zmm3, zmm8
+	vmovdqu8        zword [rsi + 192], zmm19
+	add             rdx, 256
+	add             rsi, 256
+	sub             rcx, 256
+	ja              L.gcm_enc_school_rec_loop
+; LLVM-MCA-END
+L.gcm_enc_school_rec_hash_last:
+	vpshufb         zmm16, zmm16, zmm20
+	vpshufb         zmm17, zmm17, zmm20
+	vpshufb         zmm18, zmm18, zmm20
+	vpshufb         zmm19, zmm19, zmm20
+	vpxord          zmm16, zmm16, zmm10             ; the running hash joins block 0
+	vpclmulqdq      zmm8, zmm16, zmm22, 0
+	vpclmulqdq      zmm9, zmm17, zmm23, 0
+	vpxord          zmm5, zmm8, zmm9
+	vpclmulqdq      zmm8, zmm16, zmm22, 17
+	vpclmulqdq      zmm9, zmm17, zmm23, 17
+	vpxord          zmm7, zmm8, zmm9
+	vpclmulqdq      zmm8, zmm16, zmm22, 1
+	vpclmulqdq      zmm16, zmm16, zmm22, 16
+	vpxord          zmm6, zmm8, zmm16
+	vpclmulqdq      zmm8, zmm17, zmm23, 1
+	vpclmulqdq      zmm17, zmm17, zmm23, 16
+	vpternlogd      zmm6, zmm8, zmm17, 150
+	vpclmulqdq      zmm8, zmm18, zmm24, 0
+	vpclmulqdq      zmm9, zmm19, zmm25, 0
+	vpternlogd      zmm5, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm18, zmm24, 17
+	vpclmulqdq      zmm9, zmm19, zmm25, 17
+	vpternlogd      zmm7, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm18, zmm24, 1
+	vpclmulqdq      zmm18, zmm18, zmm24, 16
+	vpternlogd      zmm6, zmm8, zmm18, 150
+	vpclmulqdq      zmm8, zmm19, zmm25, 1
+	vpclmulqdq      zmm19, zmm19, zmm25, 16
+	vpternlogd      zmm6, zmm8, zmm19, 150
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         zmm5, zmm5, 78
+	vpternlogd      zmm6, zmm5, zmm8, 150
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         zmm6, zmm6, 78
+	vpternlogd      zmm7, zmm6, zmm8, 150
+	vextracti32x4   xmm8, zmm7, 1
+	vextracti32x4   xmm9, zmm7, 2
+	vextracti32x4   xmm5, zmm7, 3
+	vpxord          xmm10, xmm7, xmm8
+	vpternlogd      xmm10, xmm9, xmm5, 150
+	jmp             near L.gcm_enc_school_rec_bulk_done
+L.gcm_enc_school_rec_first_ctr_carry:
+	vpshufb         zmm11, zmm11, zmm20
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm1, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm2, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm3, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+	vpxord          zmm1, zmm1, zmm13
+	vpxord          zmm2, zmm2, zmm13
+	vpxord          zmm3, zmm3, zmm13
+	vpshufb         zmm11, zmm11, zmm20
+	jmp             L.gcm_enc_school_rec_first_ctr_done
+L.gcm_enc_school_rec_main_ctr_carry:
+	vpshufb         zmm11, zmm11, zmm20
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm1, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm2, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm3, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+	vpxord          zmm1, zmm1, zmm13
+	vpxord          zmm2, zmm2, zmm13
+	vpxord          zmm3, zmm3, zmm13
+	vpshufb         zmm11, zmm11, zmm20
+	jmp             L.gcm_enc_school_rec_main_ctr_done
+L.gcm_enc_school_rec_bulk_done:
+	vpshufb         zmm11, zmm11, zmm20
+L.gcm_enc_school_rec_tail:
+	add             rcx, 256
+	jz              near L.gcm_enc_school_rec_no_data
+	cmp             rcx, 64
+	jbe             near L.gcm_enc_school_rec_final1
+	cmp             rcx, 128
+	jbe             near L.gcm_enc_school_rec_final2
+	cmp             rcx, 192
+	jbe             near L.gcm_enc_school_rec_final3
+L.gcm_enc_school_rec_final4:
+	lea             r11, [rcx + 15]
+	and             r11, -16
+	lea             r9, [rdi + 752]
+	sub             r9, r11                         ; H^(blocks + 1): the lengths block takes H^1
+	sub             rcx, 192
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; the last vector's bytes
+	kmovq           k1, r11
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm1, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm2, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm3, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+	vpxord          zmm1, zmm1, zmm13
+	vpxord          zmm2, zmm2, zmm13
+	vpxord          zmm3, zmm3, zmm13
+	cmp             eax, 12
+	jb              near L.gcm_enc_school_rec_final4_aes128
+	je              near L.gcm_enc_school_rec_final4_aes192
+	vbroadcasti32x4 zmm15, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+L.gcm_enc_school_rec_final4_aes192:
+	vbroadcasti32x4 zmm15, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+L.gcm_enc_school_rec_final4_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vaesenc         zmm0, zmm0, zmm31
+	vaesenc         zmm1, zmm1, zmm31
+	vaesenc         zmm2, zmm2, zmm31
+	vaesenc         zmm3, zmm3, zmm31
+	vaesenc         zmm0, zmm0, zmm30
+	vaesenc         zmm1, zmm1, zmm30
+	vaesenc         zmm2, zmm2, zmm30
+	vaesenc         zmm3, zmm3, zmm30
+	vaesenc         zmm0, zmm0, zmm29
+	vaesenc         zmm1, zmm1, zmm29
+	vaesenc         zmm2, zmm2, zmm29
+	vaesenc         zmm3, zmm3, zmm29
+	vaesenc         zmm0, zmm0, zmm28
+	vaesenc         zmm1, zmm1, zmm28
+	vaesenc         zmm2, zmm2, zmm28
+	vaesenc         zmm3, zmm3, zmm28
+	vaesenc         zmm0, zmm0, zmm27
+	vaesenc         zmm1, zmm1, zmm27
+	vaesenc         zmm2, zmm2, zmm27
+	vaesenc         zmm3, zmm3, zmm27
+	vaesenc         zmm0, zmm0, zmm26
+	vaesenc         zmm1, zmm1, zmm26
+	vaesenc         zmm2, zmm2, zmm26
+	vaesenc         zmm3, zmm3, zmm26
+	vpxord          zmm8, zmm14, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm8
+	vmovdqu8        zword [rsi], zmm0
+	vpxord          zmm8, zmm14, zword [rdx + 64]
+	vaesenclast     zmm1, zmm1, zmm8
+	vmovdqu8        zword [rsi + 64], zmm1
+	vpxord          zmm8, zmm14, zword [rdx + 128]
+	vaesenclast     zmm2, zmm2, zmm8
+	vmovdqu8        zword [rsi + 128], zmm2
+	vmovdqu8        zmm8{k1}{z}, [rdx + 192]
+	vpxord          zmm8, zmm8, zmm14
+	vaesenclast     zmm3, zmm3, zmm8
+	vmovdqu8        [rsi + 192]{k1}, zmm3
+	vmovdqu8        zmm3{k1}{z}, zmm3               ; GHASH sees the padding as zeros
+	vpshufb         zmm0, zmm0, zmm20
+	vpshufb         zmm1, zmm1, zmm20
+	vpshufb         zmm2, zmm2, zmm20
+	vpshufb         zmm3, zmm3, zmm20
+	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
+	vpclmulqdq      zmm8, zmm0, zword [r9], 0
+	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 0
+	vpxord          zmm5, zmm8, zmm9
+	vpclmulqdq      zmm8, zmm0, zword [r9], 17
+	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 17
+	vpxord          zmm7, zmm8, zmm9
+	vpclmulqdq      zmm8, zmm0, zword [r9], 1
+	vpclmulqdq      zmm0, zmm0, zword [r9], 16
+	vpxord          zmm6, zmm8, zmm0
+	vpclmulqdq      zmm8, zmm1, zword [r9 + 64], 1
+	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16
+	vpternlogd      zmm6, zmm8, zmm1, 150
+	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 0
+	vpclmulqdq      zmm9, zmm3, zword [r9 + 192], 0
+	vpternlogd      zmm5, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 17
+	vpclmulqdq      zmm9, zmm3, zword [r9 + 192], 17
+	vpternlogd      zmm7, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 1
+	vpclmulqdq      zmm2, zmm2, zword [r9 + 128], 16
+	vpternlogd      zmm6, zmm8, zmm2, 150
+	vpclmulqdq      zmm8, zmm3, zword [r9 + 192], 1
+	vpclmulqdq      zmm3, zmm3, zword [r9 + 192], 16
+	vpternlogd      zmm6, zmm8, zmm3, 150
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17
+	vpxord          zmm7, zmm7, zmm8
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         zmm5, zmm5, 78
+	vpternlogd      zmm6, zmm5, zmm8, 150
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         zmm6, zmm6, 78
+	vpternlogd      zmm7, zmm6, zmm8, 150
+	vextracti32x4   xmm8, zmm7, 1
+	vextracti32x4   xmm9, zmm7, 2
+	vextracti32x4   xmm5, zmm7, 3
+	vpxord          xmm10, xmm7, xmm8
+	vpternlogd      xmm10, xmm9, xmm5, 150
+	jmp             near L.gcm_enc_school_rec_tag
+L.gcm_enc_school_rec_final3:
+	lea             r11, [rcx + 15]
+	and             r11, -16
+	lea             r9, [rdi + 752]
+	sub             r9, r11                         ; H^(blocks + 1): the lengths block takes H^1
+	sub             rcx, 128
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; the last vector's bytes
+	kmovq           k1, r11
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm1, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm2, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+	vpxord          zmm1, zmm1, zmm13
+	vpxord          zmm2, zmm2, zmm13
+	cmp             eax, 12
+	jb              near L.gcm_enc_school_rec_final3_aes128
+	je              near L.gcm_enc_school_rec_final3_aes192
+	vbroadcasti32x4 zmm15, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+L.gcm_enc_school_rec_final3_aes192:
+	vbroadcasti32x4 zmm15, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+L.gcm_enc_school_rec_final3_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm0, zmm0, zmm31
+	vaesenc         zmm1, zmm1, zmm31
+	vaesenc         zmm2, zmm2, zmm31
+	vaesenc         zmm0, zmm0, zmm30
+	vaesenc         zmm1, zmm1, zmm30
+	vaesenc         zmm2, zmm2, zmm30
+	vaesenc         zmm0, zmm0, zmm29
+	vaesenc         zmm1, zmm1, zmm29
+	vaesenc         zmm2, zmm2, zmm29
+	vaesenc         zmm0, zmm0, zmm28
+	vaesenc         zmm1, zmm1, zmm28
+	vaesenc         zmm2, zmm2, zmm28
+	vaesenc         zmm0, zmm0, zmm27
+	vaesenc         zmm1, zmm1, zmm27
+	vaesenc         zmm2, zmm2, zmm27
+	vaesenc         zmm0, zmm0, zmm26
+	vaesenc         zmm1, zmm1, zmm26
+	vaesenc         zmm2, zmm2, zmm26
+	vpxord          zmm8, zmm14, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm8
+	vmovdqu8        zword [rsi], zmm0
+	vpxord          zmm8, zmm14, zword [rdx + 64]
+	vaesenclast     zmm1, zmm1, zmm8
+	vmovdqu8        zword [rsi + 64], zmm1
+	vmovdqu8        zmm8{k1}{z}, [rdx + 128]
+	vpxord          zmm8, zmm8, zmm14
+	vaesenclast     zmm2, zmm2, zmm8
+	vmovdqu8        [rsi + 128]{k1}, zmm2
+	vmovdqu8        zmm2{k1}{z}, zmm2               ; GHASH sees the padding as zeros
+	vpshufb         zmm0, zmm0, zmm20
+	vpshufb         zmm1, zmm1, zmm20
+	vpshufb         zmm2, zmm2, zmm20
+	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
+	vpclmulqdq      zmm8, zmm0, zword [r9], 0
+	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 0
+	vpxord          zmm5, zmm8, zmm9
+	vpclmulqdq      zmm8, zmm0, zword [r9], 17
+	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 17
+	vpxord          zmm7, zmm8, zmm9
+	vpclmulqdq      zmm8, zmm0, zword [r9], 1
+	vpclmulqdq      zmm0, zmm0, zword [r9], 16
+	vpxord          zmm6, zmm8, zmm0
+	vpclmulqdq      zmm8, zmm1, zword [r9 + 64], 1
+	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16
+	vpternlogd      zmm6, zmm8, zmm1, 150
+	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 0
+	vpclmulqdq      zmm9, zmm2, zword [r9 + 128], 16
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 1
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 17
+	vpxord          zmm7, zmm7, zmm8
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17
+	vpxord          zmm7, zmm7, zmm8
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         zmm5, zmm5, 78
+	vpternlogd      zmm6, zmm5, zmm8, 150
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         zmm6, zmm6, 78
+	vpternlogd      zmm7, zmm6, zmm8, 150
+	vextracti32x4   xmm8, zmm7, 1
+	vextracti32x4   xmm9, zmm7, 2
+	vextracti32x4   xmm5, zmm7, 3
+	vpxord          xmm10, xmm7, xmm8
+	vpternlogd      xmm10, xmm9, xmm5, 150
+	jmp             near L.gcm_enc_school_rec_tag
+L.gcm_enc_school_rec_final2:
+	lea             r11, [rcx + 15]
+	and             r11, -16
+	lea             r9, [rdi + 752]
+	sub             r9, r11                         ; H^(blocks + 1): the lengths block takes H^1
+	sub             rcx, 64
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; the last vector's bytes
+	kmovq           k1, r11
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm1, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+	vpxord          zmm1, zmm1, zmm13
+	cmp             eax, 12
+	jb              near L.gcm_enc_school_rec_final2_aes128
+	je              near L.gcm_enc_school_rec_final2_aes192
+	vbroadcasti32x4 zmm15, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+L.gcm_enc_school_rec_final2_aes192:
+	vbroadcasti32x4 zmm15, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+L.gcm_enc_school_rec_final2_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm0, zmm0, zmm31
+	vaesenc         zmm1, zmm1, zmm31
+	vaesenc         zmm0, zmm0, zmm30
+	vaesenc         zmm1, zmm1, zmm30
+	vaesenc         zmm0, zmm0, zmm29
+	vaesenc         zmm1, zmm1, zmm29
+	vaesenc         zmm0, zmm0, zmm28
+	vaesenc         zmm1, zmm1, zmm28
+	vaesenc         zmm0, zmm0, zmm27
+	vaesenc         zmm1, zmm1, zmm27
+	vaesenc         zmm0, zmm0, zmm26
+	vaesenc         zmm1, zmm1, zmm26
+	vpxord          zmm8, zmm14, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm8
+	vmovdqu8        zword [rsi], zmm0
+	vmovdqu8        zmm8{k1}{z}, [rdx + 64]
+	vpxord          zmm8, zmm8, zmm14
+	vaesenclast     zmm1, zmm1, zmm8
+	vmovdqu8        [rsi + 64]{k1}, zmm1
+	vmovdqu8        zmm1{k1}{z}, zmm1               ; GHASH sees the padding as zeros
+	vpshufb         zmm0, zmm0, zmm20
+	vpshufb         zmm1, zmm1, zmm20
+	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
+	vpclmulqdq      zmm8, zmm0, zword [r9], 0
+	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 0
+	vpxord          zmm5, zmm8, zmm9
+	vpclmulqdq      zmm8, zmm0, zword [r9], 17
+	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 17
+	vpxord          zmm7, zmm8, zmm9
+	vpclmulqdq      zmm8, zmm0, zword [r9], 1
+	vpclmulqdq      zmm0, zmm0, zword [r9], 16
+	vpxord          zmm6, zmm8, zmm0
+	vpclmulqdq      zmm8, zmm1, zword [r9 + 64], 1
+	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16
+	vpternlogd      zmm6, zmm8, zmm1, 150
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17
+	vpxord          zmm7, zmm7, zmm8
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         zmm5, zmm5, 78
+	vpternlogd      zmm6, zmm5, zmm8, 150
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         zmm6, zmm6, 78
+	vpternlogd      zmm7, zmm6, zmm8, 150
+	vextracti32x4   xmm8, zmm7, 1
+	vextracti32x4   xmm9, zmm7, 2
+	vextracti32x4   xmm5, zmm7, 3
+	vpxord          xmm10, xmm7, xmm8
+	vpternlogd      xmm10, xmm9, xmm5, 150
+	jmp             near L.gcm_enc_school_rec_tag
+L.gcm_enc_school_rec_final1:
+	lea             r11, [rcx + 15]
+	and             r11, -16
+	lea             r9, [rdi + 752]
+	sub             r9, r11                         ; H^(blocks + 1): the lengths block takes H^1
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; the last vector's bytes
+	kmovq           k1, r11
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+	cmp             eax, 12
+	jb              near L.gcm_enc_school_rec_final1_aes128
+	je              near L.gcm_enc_school_rec_final1_aes192
+	vbroadcasti32x4 zmm15, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm15
+L.gcm_enc_school_rec_final1_aes192:
+	vbroadcasti32x4 zmm15, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+L.gcm_enc_school_rec_final1_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm0, zmm0, zmm31
+	vaesenc         zmm0, zmm0, zmm30
+	vaesenc         zmm0, zmm0, zmm29
+	vaesenc         zmm0, zmm0, zmm28
+	vaesenc         zmm0, zmm0, zmm27
+	vaesenc         zmm0, zmm0, zmm26
+	vmovdqu8        zmm8{k1}{z}, [rdx]
+	vpxord          zmm8, zmm8, zmm14
+	vaesenclast     zmm0, zmm0, zmm8
+	vmovdqu8        [rsi]{k1}, zmm0
+	vmovdqu8        zmm0{k1}{z}, zmm0               ; GHASH sees the padding as zeros
+	vpshufb         zmm0, zmm0, zmm20
+	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
+	vpclmulqdq      zmm5, zmm0, zword [r9], 0
+	vpclmulqdq      zmm6, zmm0, zword [r9], 16
+	vpclmulqdq      zmm8, zmm0, zword [r9], 1
+	vpclmulqdq      zmm7, zmm0, zword [r9], 17
+	vpxord          zmm6, zmm6, zmm8
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17
+	vpxord          zmm7, zmm7, zmm8
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         zmm5, zmm5, 78
+	vpternlogd      zmm6, zmm5, zmm8, 150
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         zmm6, zmm6, 78
+	vpternlogd      zmm7, zmm6, zmm8, 150
+	vextracti32x4   xmm8, zmm7, 1
+	vextracti32x4   xmm9, zmm7, 2
+	vextracti32x4   xmm5, zmm7, 3
+	vpxord          xmm10, xmm7, xmm8
+	vpternlogd      xmm10, xmm9, xmm5, 150
+	jmp             near L.gcm_enc_school_rec_tag
+L.gcm_enc_school_rec_no_data:
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpxord          xmm4, xmm4, xmm10
+	vpclmulqdq      zmm5, zmm4, zword [rdi + 752], 0
+	vpclmulqdq      zmm6, zmm4, zword [rdi + 752], 16
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1
+	vpclmulqdq      zmm7, zmm4, zword [rdi + 752], 17
+	vpxord          zmm6, zmm6, zmm8
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         zmm5, zmm5, 78
+	vpternlogd      zmm6, zmm5, zmm8, 150
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         zmm6, zmm6, 78
+	vpternlogd      zmm7, zmm6, zmm8, 150
+	vextracti32x4   xmm8, zmm7, 1
+	vextracti32x4   xmm9, zmm7, 2
+	vextracti32x4   xmm5, zmm7, 3
+	vpxord          xmm10, xmm7, xmm8
+	vpternlogd      xmm10, xmm9, xmm5, 150
+L.gcm_enc_school_rec_tag:
+	vpshufb         xmm10, xmm10, xmm20
+	vpxord          xmm10, xmm10, oword [r8 + 48]
+	vmovdqu8        oword [r8 + 48], xmm10
+	xor             eax, eax
+	vzeroupper
+	ret
+
+; int aesgen_gcm_dec_record_avx10_512_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
+;                  size_t len, struct aesgen_gcm_record *rec);   any len
+;
+; One whole message: GHASH of the AAD, E_K(J0), decryption with the same stitched
+; loop as aesgen_gcm_dec_update_avx10_512_school, then the last 1..16 blocks and the lengths block
+; in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
+	section .text
+	align 32, db 0xcc
+	global aesgen_gcm_dec_record_avx10_512_school:function hidden
+aesgen_gcm_dec_record_avx10_512_school:
+	endbr64
+	vbroadcasti32x4 zmm20, oword [rel L.gcm_bswap_mask_16]
+	vbroadcasti32x4 zmm21, oword [rel L.gcm_gfpoly_16]
+	vpxord          xmm10, xmm10, xmm10
+	mov             r10, qword [r8 + 40]
+	test            r10, r10
+	jz              near L.gcm_dec_school_rec_aad_done
+	mov             rax, qword [r8 + 32]
+	lea             r9, [rdi + 768]
+	lea             r11, [r10 + 15]
+	and             r11, -16                        ; 16 x the block count
+	sub             r9, r11
+	vpxord          zmm5, zmm5, zmm5
+	vpxord          zmm6, zmm6, zmm6
+	vpxord          zmm7, zmm7, zmm7
+L.gcm_dec_school_rec_aad_vector:
+	cmp             r10, 64
+	jb              near L.gcm_dec_school_rec_aad_load_part
+	vmovdqu8        zmm4, [rax]
+	jmp             near L.gcm_dec_school_rec_aad_loaded
+L.gcm_dec_school_rec_aad_load_part:
+	mov             r11, -1
+	bzhi            r11, r11, r10                   ; the blocks that remain
+	kmovq           k1, r11
+	vmovdqu8        zmm4{k1}{z}, [rax]
+L.gcm_dec_school_rec_aad_loaded:
+	vpshufb         zmm4, zmm4, zmm20
+	vpxord          zmm4, zmm4, zmm10               ; the running hash joins block 0
+	vpxord          zmm10, zmm10, zmm10
+	vpclmulqdq      zmm8, zmm4, zword [r9], 0
+	vpclmulqdq      zmm9, zmm4, zword [r9], 16
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [r9], 1
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [r9], 17
+	vpxord          zmm7, zmm7, zmm8
+	add             rax, 64
+	add             r9, 64
+	sub             r10, 64
+	ja              L.gcm_dec_school_rec_aad_vector
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         zmm5, zmm5, 78
+	vpternlogd      zmm6, zmm5, zmm8, 150
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         zmm6, zmm6, 78
+	vpternlogd      zmm7, zmm6, zmm8, 150
+	vextracti32x4   xmm8, zmm7, 1
+	vextracti32x4   xmm9, zmm7, 2
+	vextracti32x4   xmm5, zmm7, 3
+	vpxord          xmm10, xmm7, xmm8
+	vpternlogd      xmm10, xmm9, xmm5, 150
+L.gcm_dec_school_rec_aad_done:
+	mov             eax, dword [rdi + 240]
+	lea             r10, [rdi + rax*8]
+	lea             r10, [r10 + rax*8]              ; &rk[rounds]
+	vbroadcasti32x4 zmm13, oword [rdi]
+	vbroadcasti32x4 zmm14, oword [r10]
+	vbroadcasti32x4 zmm26, oword [r10 - 16]
+	vbroadcasti32x4 zmm27, oword [r10 - 32]
+	vbroadcasti32x4 zmm28, oword [r10 - 48]
+	vbroadcasti32x4 zmm29, oword [r10 - 64]
+	vbroadcasti32x4 zmm30, oword [r10 - 80]
+	vbroadcasti32x4 zmm31, oword [r10 - 96]
+; E_K(J0) masks the tag: one block on xmm, beside the data's blocks
+	vmovdqu8        xmm4, oword [r8]
+	vpxord          xmm4, xmm4, xmm13
+	cmp             eax, 12
+	jb              near L.gcm_dec_school_rec_j0_aes128
+	je              near L.gcm_dec_school_rec_j0_aes192
+	vaesenc         xmm4, xmm4, oword [r10 - 208]
+	vaesenc         xmm4, xmm4, oword [r10 - 192]
+L.gcm_dec_school_rec_j0_aes192:
+	vaesenc         xmm4, xmm4, oword [r10 - 176]
+	vaesenc         xmm4, xmm4, oword [r10 - 160]
+L.gcm_dec_school_rec_j0_aes128:
+	vaesenc         xmm4, xmm4, oword [r10 - 144]
+	vaesenc         xmm4, xmm4, oword [r10 - 128]
+	vaesenc         xmm4, xmm4, oword [r10 - 112]
+	vaesenc         xmm4, xmm4, xmm31
+	vaesenc         xmm4, xmm4, xmm30
+	vaesenc         xmm4, xmm4, xmm29
+	vaesenc         xmm4, xmm4, xmm28
+	vaesenc         xmm4, xmm4, xmm27
+	vaesenc         xmm4, xmm4, xmm26
+	vaesenclast     xmm4, xmm4, xmm14
+	vmovdqu8        oword [r8 + 48], xmm4
+	vbroadcasti32x4 zmm11, oword [r8]
+	vpshufb         zmm11, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zword [rel L.gcm_record_offsets_64] ; J0 + 1, + 2, ...
+	vbroadcasti32x4 zmm12, oword [rel L.gcm_lane_count]
+	test            rcx, rcx
+	jz              near L.gcm_dec_school_rec_no_data
+	sub             rcx, 256
+	jbe             near L.gcm_dec_school_rec_tail
+	vmovdqu8        zmm22, zword [rdi + 512]
+	vmovdqu8        zmm23, zword [rdi + 576]
+	vmovdqu8        zmm24, zword [rdi + 640]
+	vmovdqu8        zmm25, zword [rdi + 704]
+	vmovd           r11d, xmm11                     ; low byte of the first counter
+	vpshufb         zmm11, zmm11, zmm20
+; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
+L.gcm_dec_school_rec_loop:
+; LLVM-MCA-BEGIN gcm_dec_school_rec_avx10_512_main_loop
+	cmp             r11b, 237
+	jae             near L.gcm_dec_school_rec_main_ctr_carry ; a last byte would carry: out of line
+	vpxord          zmm0, zmm11, zmm13
+	vpaddd          zmm1, zmm11, zword [rel L.gcm_be_inc_64]
+	vpaddd          zmm2, zmm11, zword [rel L.gcm_be_inc_64 + 64]
+	vpaddd          zmm3, zmm11, zword [rel L.gcm_be_inc_64 + 128]
+	vpaddd          zmm11, zmm11, zword [rel L.gcm_be_inc_64 + 192]
+	vpxord          zmm1, zmm1, zmm13
+	vpxord          zmm2, zmm2, zmm13
+	vpxord          zmm3, zmm3, zmm13
+L.gcm_dec_school_rec_main_ctr_done:
+	add             r11b, 16
+	cmp             eax, 12
+	jb              near L.gcm_dec_school_rec_main_aes128
+	je              near L.gcm_dec_school_rec_main_aes192
+	vbroadcasti32x4 zmm15, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+L.gcm_dec_school_rec_main_aes192:
+	vbroadcasti32x4 zmm15, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+L.gcm_dec_school_rec_main_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vmovdqu8        zmm16, zword [rdx]
+	vmovdqu8        zmm17, zword [rdx + 64]
+	vmovdqu8        zmm18, zword [rdx + 128]
+	vmovdqu8        zmm19, zword [rdx + 192]
+	vpshufb         zmm16, zmm16, zmm20
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vpshufb         zmm17, zmm17, zmm20
+	vpshufb         zmm18, zmm18, zmm20
+	vpshufb         zmm19, zmm19, zmm20
+	vpxord          zmm16, zmm16, zmm10             ; the running hash joins block 0
+	vpclmulqdq      zmm8, zmm16, zmm22, 0
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vpclmulqdq      zmm9, zmm17, zmm23, 0
+	vpxord          zmm5, zmm8, zmm9
+	vpclmulqdq      zmm8, zmm16, zmm22, 17
+	vpclmulqdq      zmm9, zmm17, zmm23, 17
+	vpxord          zmm7, zmm8, zmm9
+	vaesenc         zmm0, zmm0, zmm31
+	vaesenc         zmm1, zmm1, zmm31
+	vaesenc         zmm2, zmm2, zmm31
+	vaesenc         zmm3, zmm3, zmm31
+	vpclmulqdq      zmm8, zmm16, zmm22, 1
+	vpclmulqdq      zmm16, zmm16, zmm22, 16
+	vpxord          zmm6, zmm8, zmm16
+	vpclmulqdq      zmm8, zmm17, zmm23, 1
+	vpclmulqdq      zmm17, zmm17, zmm23, 16
+	vaesenc         zmm0, zmm0, zmm30
+	vaesenc         zmm1, zmm1, zmm30
+	vaesenc         zmm2, zmm2, zmm30
+	vaesenc         zmm3, zmm3, zmm30
+	vpternlogd      zmm6, zmm8, zmm17, 150
+	vpclmulqdq      zmm8, zmm18, zmm24, 0
+	vpclmulqdq      zmm9, zmm19, zmm25, 0
+	vpternlogd      zmm5, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm18, zmm24, 17
+	vaesenc         zmm0, zmm0, zmm29
+	vaesenc         zmm1, zmm1, zmm29
+	vaesenc         zmm2, zmm2, zmm29
+	vaesenc         zmm3, zmm3, zmm29
+	vpclmulqdq      zmm9, zmm19, zmm25, 17
+	vpternlogd      zmm7, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm18, zmm24, 1
+	vpclmulqdq      zmm18, zmm18, zmm24, 16
+	vpternlogd      zmm6, zmm8, zmm18, 150
+	vaesenc         zmm0, zmm0, zmm28
+	vaesenc         zmm1, zmm1, zmm28
+	vaesenc         zmm2, zmm2, zmm28
+	vaesenc         zmm3, zmm3, zmm28
+	vpclmulqdq      zmm8, zmm19, zmm25, 1
+	vpclmulqdq      zmm19, zmm19, zmm25, 16
+	vpternlogd      zmm6, zmm8, zmm19, 150
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         zmm5, zmm5, 78
+	vaesenc         zmm0, zmm0, zmm27
+	vaesenc         zmm1, zmm1, zmm27
+	vaesenc         zmm2, zmm2, zmm27
+	vaesenc         zmm3, zmm3, zmm27
+	vpternlogd      zmm6, zmm5, zmm8, 150
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         zmm6, zmm6, 78
+	vpternlogd      zmm7, zmm6, zmm8, 150
+	vextracti32x4   xmm8, zmm7, 1
+	vaesenc         zmm0, zmm0, zmm26
+	vaesenc         zmm1, zmm1, zmm26
+	vaesenc         zmm2, zmm2, zmm26
+	vaesenc         zmm3, zmm3, zmm26
+	vextracti32x4   xmm9, zmm7, 2
+	vextracti32x4   xmm5, zmm7, 3
+	vpxord          xmm10, xmm7, xmm8
+	vpternlogd      xmm10, xmm9, xmm5, 150
+	vpxord          zmm8, zmm14, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm8
+	vmovdqu8        zword [rsi], zmm0
+	vpxord          zmm8, zmm14, zword [rdx + 64]
+	vaesenclast     zmm1, zmm1, zmm8
+	vmovdqu8        zword [rsi + 64], zmm1
+	vpxord          zmm8, zmm14, zword [rdx + 128]
+	vaesenclast     zmm2, zmm2, zmm8
+	vmovdqu8        zword [rsi + 128], zmm2
+	vpxord          zmm8, zmm14, zword [rdx + 192]
+	vaesenclast     zmm3, zmm3, zmm8
+	vmovdqu8        zword [rsi + 192], zmm3
+	add             rdx, 256
+	add             rsi, 256
+	sub             rcx, 256
+	ja              L.gcm_dec_school_rec_loop
+; LLVM-MCA-END
+	jmp             near L.gcm_dec_school_rec_bulk_done
+L.gcm_dec_school_rec_main_ctr_carry:
+	vpshufb         zmm11, zmm11, zmm20
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm1, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm2, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm3, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+	vpxord          zmm1, zmm1, zmm13
+	vpxord          zmm2, zmm2, zmm13
+	vpxord          zmm3, zmm3, zmm13
+	vpshufb         zmm11, zmm11, zmm20
+	jmp             L.gcm_dec_school_rec_main_ctr_done
+L.gcm_dec_school_rec_bulk_done:
+	vpshufb         zmm11, zmm11, zmm20
+L.gcm_dec_school_rec_tail:
+	add             rcx, 256
+	jz              near L.gcm_dec_school_rec_no_data
+	cmp             rcx, 64
+	jbe             near L.gcm_dec_school_rec_final1
+	cmp             rcx, 128
+	jbe             near L.gcm_dec_school_rec_final2
+	cmp             rcx, 192
+	jbe             near L.gcm_dec_school_rec_final3
+L.gcm_dec_school_rec_final4:
+	lea             r11, [rcx + 15]
+	and             r11, -16
+	lea             r9, [rdi + 752]
+	sub             r9, r11                         ; H^(blocks + 1): the lengths block takes H^1
+	sub             rcx, 192
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; the last vector's bytes
+	kmovq           k1, r11
+; GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
+; AES registers before the counters take them
+	vmovdqu8        zmm0, [rdx]
+	vmovdqu8        zmm1, [rdx + 64]
+	vmovdqu8        zmm2, [rdx + 128]
+	vmovdqu8        zmm3{k1}{z}, [rdx + 192]        ; zero-padded
+	vpshufb         zmm0, zmm0, zmm20
+	vpshufb         zmm1, zmm1, zmm20
+	vpshufb         zmm2, zmm2, zmm20
+	vpshufb         zmm3, zmm3, zmm20
+	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
+	vpclmulqdq      zmm8, zmm0, zword [r9], 0
+	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 0
+	vpxord          zmm5, zmm8, zmm9
+	vpclmulqdq      zmm8, zmm0, zword [r9], 17
+	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 17
+	vpxord          zmm7, zmm8, zmm9
+	vpclmulqdq      zmm8, zmm0, zword [r9], 1
+	vpclmulqdq      zmm0, zmm0, zword [r9], 16
+	vpxord          zmm6, zmm8, zmm0
+	vpclmulqdq      zmm8, zmm1, zword [r9 + 64], 1
+	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16
+	vpternlogd      zmm6, zmm8, zmm1, 150
+	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 0
+	vpclmulqdq      zmm9, zmm3, zword [r9 + 192], 0
+	vpternlogd      zmm5, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 17
+	vpclmulqdq      zmm9, zmm3, zword [r9 + 192], 17
+	vpternlogd      zmm7, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 1
+	vpclmulqdq      zmm2, zmm2, zword [r9 + 128], 16
+	vpternlogd      zmm6, zmm8, zmm2, 150
+	vpclmulqdq      zmm8, zmm3, zword [r9 + 192], 1
+	vpclmulqdq      zmm3, zmm3, zword [r9 + 192], 16
+	vpternlogd      zmm6, zmm8, zmm3, 150
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17
+	vpxord          zmm7, zmm7, zmm8
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         zmm5, zmm5, 78
+	vpternlogd      zmm6, zmm5, zmm8, 150
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         zmm6, zmm6, 78
+	vpternlogd      zmm7, zmm6, zmm8, 150
+	vextracti32x4   xmm8, zmm7, 1
+	vextracti32x4   xmm9, zmm7, 2
+	vextracti32x4   xmm5, zmm7, 3
+	vpxord          xmm10, xmm7, xmm8
+	vpternlogd      xmm10, xmm9, xmm5, 150
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm1, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm2, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm3, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+	vpxord          zmm1, zmm1, zmm13
+	vpxord          zmm2, zmm2, zmm13
+	vpxord          zmm3, zmm3, zmm13
+	cmp             eax, 12
+	jb              near L.gcm_dec_school_rec_final4_aes128
+	je              near L.gcm_dec_school_rec_final4_aes192
+	vbroadcasti32x4 zmm15, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+L.gcm_dec_school_rec_final4_aes192:
+	vbroadcasti32x4 zmm15, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+L.gcm_dec_school_rec_final4_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vaesenc         zmm0, zmm0, zmm31
+	vaesenc         zmm1, zmm1, zmm31
+	vaesenc         zmm2, zmm2, zmm31
+	vaesenc         zmm3, zmm3, zmm31
+	vaesenc         zmm0, zmm0, zmm30
+	vaesenc         zmm1, zmm1, zmm30
+	vaesenc         zmm2, zmm2, zmm30
+	vaesenc         zmm3, zmm3, zmm30
+	vaesenc         zmm0, zmm0, zmm29
+	vaesenc         zmm1, zmm1, zmm29
+	vaesenc         zmm2, zmm2, zmm29
+	vaesenc         zmm3, zmm3, zmm29
+	vaesenc         zmm0, zmm0, zmm28
+	vaesenc         zmm1, zmm1, zmm28
+	vaesenc         zmm2, zmm2, zmm28
+	vaesenc         zmm3, zmm3, zmm28
+	vaesenc         zmm0, zmm0, zmm27
+	vaesenc         zmm1, zmm1, zmm27
+	vaesenc         zmm2, zmm2, zmm27
+	vaesenc         zmm3, zmm3, zmm27
+	vaesenc         zmm0, zmm0, zmm26
+	vaesenc         zmm1, zmm1, zmm26
+	vaesenc         zmm2, zmm2, zmm26
+	vaesenc         zmm3, zmm3, zmm26
+	vpxord          zmm8, zmm14, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm8
+	vmovdqu8        zword [rsi], zmm0
+	vpxord          zmm8, zmm14, zword [rdx + 64]
+	vaesenclast     zmm1, zmm1, zmm8
+	vmovdqu8        zword [rsi + 64], zmm1
+	vpxord          zmm8, zmm14, zword [rdx + 128]
+	vaesenclast     zmm2, zmm2, zmm8
+	vmovdqu8        zword [rsi + 128], zmm2
+	vmovdqu8        zmm8{k1}{z}, [rdx + 192]
+	vpxord          zmm8, zmm8, zmm14
+	vaesenclast     zmm3, zmm3, zmm8
+	vmovdqu8        [rsi + 192]{k1}, zmm3
+	jmp             near L.gcm_dec_school_rec_tag
+L.gcm_dec_school_rec_final3:
+	lea             r11, [rcx + 15]
+	and             r11, -16
+	lea             r9, [rdi + 752]
+	sub             r9, r11                         ; H^(blocks + 1): the lengths block takes H^1
+	sub             rcx, 128
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; the last vector's bytes
+	kmovq           k1, r11
+; GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
+; AES registers before the counters take them
+	vmovdqu8        zmm0, [rdx]
+	vmovdqu8        zmm1, [rdx + 64]
+	vmovdqu8        zmm2{k1}{z}, [rdx + 128]        ; zero-padded
+	vpshufb         zmm0, zmm0, zmm20
+	vpshufb         zmm1, zmm1, zmm20
+	vpshufb         zmm2, zmm2, zmm20
+	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
+	vpclmulqdq      zmm8, zmm0, zword [r9], 0
+	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 0
+	vpxord          zmm5, zmm8, zmm9
+	vpclmulqdq      zmm8, zmm0, zword [r9], 17
+	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 17
+	vpxord          zmm7, zmm8, zmm9
+	vpclmulqdq      zmm8, zmm0, zword [r9], 1
+	vpclmulqdq      zmm0, zmm0, zword [r9], 16
+	vpxord          zmm6, zmm8, zmm0
+	vpclmulqdq      zmm8, zmm1, zword [r9 + 64], 1
+	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16
+	vpternlogd      zmm6, zmm8, zmm1, 150
+	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 0
+	vpclmulqdq      zmm9, zmm2, zword [r9 + 128], 16
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 1
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 17
+	vpxord          zmm7, zmm7, zmm8
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17
+	vpxord          zmm7, zmm7, zmm8
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         zmm5, zmm5, 78
+	vpternlogd      zmm6, zmm5, zmm8, 150
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         zmm6, zmm6, 78
+	vpternlogd      zmm7, zmm6, zmm8, 150
+	vextracti32x4   xmm8, zmm7, 1
+	vextracti32x4   xmm9, zmm7, 2
+	vextracti32x4   xmm5, zmm7, 3
+	vpxord          xmm10, xmm7, xmm8
+	vpternlogd      xmm10, xmm9, xmm5, 150
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm1, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm2, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+	vpxord          zmm1, zmm1, zmm13
+	vpxord          zmm2, zmm2, zmm13
+	cmp             eax, 12
+	jb              near L.gcm_dec_school_rec_final3_aes128
+	je              near L.gcm_dec_school_rec_final3_aes192
+	vbroadcasti32x4 zmm15, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+L.gcm_dec_school_rec_final3_aes192:
+	vbroadcasti32x4 zmm15, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+L.gcm_dec_school_rec_final3_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm0, zmm0, zmm31
+	vaesenc         zmm1, zmm1, zmm31
+	vaesenc         zmm2, zmm2, zmm31
+	vaesenc         zmm0, zmm0, zmm30
+	vaesenc         zmm1, zmm1, zmm30
+	vaesenc         zmm2, zmm2, zmm30
+	vaesenc         zmm0, zmm0, zmm29
+	vaesenc         zmm1, zmm1, zmm29
+	vaesenc         zmm2, zmm2, zmm29
+	vaesenc         zmm0, zmm0, zmm28
+	vaesenc         zmm1, zmm1, zmm28
+	vaesenc         zmm2, zmm2, zmm28
+	vaesenc         zmm0, zmm0, zmm27
+	vaesenc         zmm1, zmm1, zmm27
+	vaesenc         zmm2, zmm2, zmm27
+	vaesenc         zmm0, zmm0, zmm26
+	vaesenc         zmm1, zmm1, zmm26
+	vaesenc         zmm2, zmm2, zmm26
+	vpxord          zmm8, zmm14, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm8
+	vmovdqu8        zword [rsi], zmm0
+	vpxord          zmm8, zmm14, zword [rdx + 64]
+	vaesenclast     zmm1, zmm1, zmm8
+	vmovdqu8        zword [rsi + 64], zmm1
+	vmovdqu8        zmm8{k1}{z}, [rdx + 128]
+	vpxord          zmm8, zmm8, zmm14
+	vaesenclast     zmm2, zmm2, zmm8
+	vmovdqu8        [rsi + 128]{k1}, zmm2
+	jmp             near L.gcm_dec_school_rec_tag
+L.gcm_dec_school_rec_final2:
+	lea             r11, [rcx + 15]
+	and             r11, -16
+	lea             r9, [rdi + 752]
+	sub             r9, r11                         ; H^(blocks + 1): the lengths block takes H^1
+	sub             rcx, 64
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; the last vector's bytes
+	kmovq           k1, r11
+; GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
+; AES registers before the counters take them
+	vmovdqu8        zmm0, [rdx]
+	vmovdqu8        zmm1{k1}{z}, [rdx + 64]         ; zero-padded
+	vpshufb         zmm0, zmm0, zmm20
+	vpshufb         zmm1, zmm1, zmm20
+	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
+	vpclmulqdq      zmm8, zmm0, zword [r9], 0
+	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 0
+	vpxord          zmm5, zmm8, zmm9
+	vpclmulqdq      zmm8, zmm0, zword [r9], 17
+	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 17
+	vpxord          zmm7, zmm8, zmm9
+	vpclmulqdq      zmm8, zmm0, zword [r9], 1
+	vpclmulqdq      zmm0, zmm0, zword [r9], 16
+	vpxord          zmm6, zmm8, zmm0
+	vpclmulqdq      zmm8, zmm1, zword [r9 + 64], 1
+	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16
+	vpternlogd      zmm6, zmm8, zmm1, 150
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17
+	vpxord          zmm7, zmm7, zmm8
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         zmm5, zmm5, 78
+	vpternlogd      zmm6, zmm5, zmm8, 150
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         zmm6, zmm6, 78
+	vpternlogd      zmm7, zmm6, zmm8, 150
+	vextracti32x4   xmm8, zmm7, 1
+	vextracti32x4   xmm9, zmm7, 2
+	vextracti32x4   xmm5, zmm7, 3
+	vpxord          xmm10, xmm7, xmm8
+	vpternlogd      xmm10, xmm9, xmm5, 150
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm1, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+	vpxord          zmm1, zmm1, zmm13
+	cmp             eax, 12
+	jb              near L.gcm_dec_school_rec_final2_aes128
+	je              near L.gcm_dec_school_rec_final2_aes192
+	vbroadcasti32x4 zmm15, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+L.gcm_dec_school_rec_final2_aes192:
+	vbroadcasti32x4 zmm15, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+L.gcm_dec_school_rec_final2_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm0, zmm0, zmm31
+	vaesenc         zmm1, zmm1, zmm31
+	vaesenc         zmm0, zmm0, zmm30
+	vaesenc         zmm1, zmm1, zmm30
+	vaesenc         zmm0, zmm0, zmm29
+	vaesenc         zmm1, zmm1, zmm29
+	vaesenc         zmm0, zmm0, zmm28
+	vaesenc         zmm1, zmm1, zmm28
+	vaesenc         zmm0, zmm0, zmm27
+	vaesenc         zmm1, zmm1, zmm27
+	vaesenc         zmm0, zmm0, zmm26
+	vaesenc         zmm1, zmm1, zmm26
+	vpxord          zmm8, zmm14, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm8
+	vmovdqu8        zword [rsi], zmm0
+	vmovdqu8        zmm8{k1}{z}, [rdx + 64]
+	vpxord          zmm8, zmm8, zmm14
+	vaesenclast     zmm1, zmm1, zmm8
+	vmovdqu8        [rsi + 64]{k1}, zmm1
+	jmp             near L.gcm_dec_school_rec_tag
+L.gcm_dec_school_rec_final1:
+	lea             r11, [rcx + 15]
+	and             r11, -16
+	lea             r9, [rdi + 752]
+	sub             r9, r11                         ; H^(blocks + 1): the lengths block takes H^1
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; the last vector's bytes
+	kmovq           k1, r11
+; GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
+; AES registers before the counters take them
+	vmovdqu8        zmm0{k1}{z}, [rdx]              ; zero-padded
+	vpshufb         zmm0, zmm0, zmm20
+	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
+	vpclmulqdq      zmm5, zmm0, zword [r9], 0
+	vpclmulqdq      zmm6, zmm0, zword [r9], 16
+	vpclmulqdq      zmm8, zmm0, zword [r9], 1
+	vpclmulqdq      zmm7, zmm0, zword [r9], 17
+	vpxord          zmm6, zmm6, zmm8
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17
+	vpxord          zmm7, zmm7, zmm8
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         zmm5, zmm5, 78
+	vpternlogd      zmm6, zmm5, zmm8, 150
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         zmm6, zmm6, 78
+	vpternlogd      zmm7, zmm6, zmm8, 150
+	vextracti32x4   xmm8, zmm7, 1
+	vextracti32x4   xmm9, zmm7, 2
+	vextracti32x4   xmm5, zmm7, 3
+	vpxord          xmm10, xmm7, xmm8
+	vpternlogd      xmm10, xmm9, xmm5, 150
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+	cmp             eax, 12
+	jb              near L.gcm_dec_school_rec_final1_aes128
+	je              near L.gcm_dec_school_rec_final1_aes192
+	vbroadcasti32x4 zmm15, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm15
+L.gcm_dec_school_rec_final1_aes192:
+	vbroadcasti32x4 zmm15, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+L.gcm_dec_school_rec_final1_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm0, zmm0, zmm31
+	vaesenc         zmm0, zmm0, zmm30
+	vaesenc         zmm0, zmm0, zmm29
+	vaesenc         zmm0, zmm0, zmm28
+	vaesenc         zmm0, zmm0, zmm27
+	vaesenc         zmm0, zmm0, zmm26
+	vmovdqu8        zmm8{k1}{z}, [rdx]
+	vpxord          zmm8, zmm8, zmm14
+	vaesenclast     zmm0, zmm0, zmm8
+	vmovdqu8        [rsi]{k1}, zmm0
+	jmp             near L.gcm_dec_school_rec_tag
+L.gcm_dec_school_rec_no_data:
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpxord          xmm4, xmm4, xmm10
+	vpclmulqdq      zmm5, zmm4, zword [rdi + 752], 0
+	vpclmulqdq      zmm6, zmm4, zword [rdi + 752], 16
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1
+	vpclmulqdq      zmm7, zmm4, zword [rdi + 752], 17
+	vpxord          zmm6, zmm6, zmm8
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         zmm5, zmm5, 78
+	vpternlogd      zmm6, zmm5, zmm8, 150
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         zmm6, zmm6, 78
+	vpternlogd      zmm7, zmm6, zmm8, 150
+	vextracti32x4   xmm8, zmm7, 1
+	vextracti32x4   xmm9, zmm7, 2
+	vextracti32x4   xmm5, zmm7, 3
+	vpxord          xmm10, xmm7, xmm8
+	vpternlogd      xmm10, xmm9, xmm5, 150
+L.gcm_dec_school_rec_tag:
+	vpshufb         xmm10, xmm10, xmm20
+	vpxord          xmm10, xmm10, oword [r8 + 48]
+	vmovdqu8        oword [r8 + 48], xmm10
+	xor             eax, eax
+	vzeroupper
+	ret

@@ -120,9 +120,22 @@ typedef int aesgen_gcm_record_fn(const aesgen_gcm_key *key, uint8_t *dst, const 
     aesgen_gcm_record_fn aesgen_gcm_enc_record_##isa; \
     aesgen_gcm_record_fn aesgen_gcm_dec_record_##isa;
 
+/* gen/<isa>/gcm.S may also hold the functions with the other GHASH knob value, suffixed
+ * _school or _karatsuba (see its header); weak, so that a file without them links. */
+#define AESGEN_DECLARE_GCM_ALT(isa, alt)                                                \
+    extern aesgen_gcm_ghash_fn aesgen_gcm_ghash_##isa##_##alt __attribute__((weak));   \
+    extern aesgen_gcm_update_fn aesgen_gcm_enc_update_##isa##_##alt __attribute__((weak)); \
+    extern aesgen_gcm_update_fn aesgen_gcm_dec_update_##isa##_##alt __attribute__((weak)); \
+    extern aesgen_gcm_record_fn aesgen_gcm_enc_record_##isa##_##alt __attribute__((weak)); \
+    extern aesgen_gcm_record_fn aesgen_gcm_dec_record_##isa##_##alt __attribute__((weak));
+
 AESGEN_DECLARE_ISA(aesni_avx)
 AESGEN_DECLARE_ISA(vaes_avx2)
 AESGEN_DECLARE_ISA(avx10_256)
 AESGEN_DECLARE_ISA(avx10_512)
+AESGEN_DECLARE_GCM_ALT(avx10_256, school)
+AESGEN_DECLARE_GCM_ALT(avx10_256, karatsuba)
+AESGEN_DECLARE_GCM_ALT(avx10_512, school)
+AESGEN_DECLARE_GCM_ALT(avx10_512, karatsuba)
 
 #endif

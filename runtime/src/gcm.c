@@ -114,6 +114,16 @@ int aesgen_gcm_init(aesgen_gcm_key *key, const uint8_t *k, size_t key_len)
     key->ghash = impl->gcm_ghash;
     key->enc_update = impl->gcm_enc_update;
     key->dec_update = impl->gcm_dec_update;
+    key->enc_record = impl->gcm_enc_record;
+    key->dec_record = impl->gcm_dec_record;
+    const aesgen_gcm_fns *alt = aesgen_gcm_preferred(impl);
+    if (alt != NULL) {   /* the same contracts, the GHASH variant this CPU runs faster */
+        key->ghash = alt->ghash;
+        key->enc_update = alt->enc_update;
+        key->dec_update = alt->dec_update;
+        key->enc_record = alt->enc_record;
+        key->dec_record = alt->dec_record;
+    }
     key->encrypt_block = impl->encrypt_block;
     /* Short calls take the xmm code when this ISA is a wider one: every vector ISA runs
      * it (same key layout), and its prologue is the cheapest. */
@@ -124,8 +134,6 @@ int aesgen_gcm_init(aesgen_gcm_key *key, const uint8_t *k, size_t key_len)
     key->ghash_short = small->gcm_ghash;
     key->enc_update_short = small->gcm_enc_update;
     key->dec_update_short = small->gcm_dec_update;
-    key->enc_record = impl->gcm_enc_record;
-    key->dec_record = impl->gcm_dec_record;
     key->record_pads = impl->gcm_record_pads;
     impl->gcm_setup(key);
     return AESGEN_OK;

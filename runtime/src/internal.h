@@ -57,6 +57,15 @@ typedef void aesgen_block_fn(const aesgen_aes_key *key, uint8_t out[16], const u
  * (asm_abi.h form), key->h_pad zeroed. */
 typedef void aesgen_gcm_setup_fn(aesgen_gcm_key *key);
 
+/* One set of generated GCM functions (asm_abi.h contracts); NULL members: not built in. */
+typedef struct aesgen_gcm_fns {
+    aesgen_gcm_ghash_fn  *ghash;
+    aesgen_gcm_update_fn *enc_update;
+    aesgen_gcm_update_fn *dec_update;
+    aesgen_gcm_record_fn *enc_record;
+    aesgen_gcm_record_fn *dec_record;
+} aesgen_gcm_fns;
+
 typedef struct aesgen_isa_impl {
     const char        *name;
     unsigned           needs;      /* AESGEN_CPU_* bits that must all be usable */
@@ -79,7 +88,18 @@ typedef struct aesgen_isa_impl {
     aesgen_gcm_record_fn *gcm_enc_record;   /* NULL: this ISA has no record functions */
     aesgen_gcm_record_fn *gcm_dec_record;
     int gcm_record_pads;                    /* the VEX contract: whole blocks + tail */
+    /* The alternate GHASH sets of gen/<isa>/gcm.S (4 or 3 carry-less products per block);
+     * the one the CPU prefers replaces the functions above at aesgen_gcm_init. */
+    aesgen_gcm_fns gcm_school;
+    aesgen_gcm_fns gcm_karatsuba;
 } aesgen_isa_impl;
+
+/* The alternate GCM function set of impl this CPU prefers, or NULL (use impl's own):
+ * schoolbook GHASH on Intel, Karatsuba on AMD and Hygon (llvm-mca and measurements:
+ * Intel's VPCLMULQDQ is cheap next to the extra XORs and shuffles of Karatsuba; Zen 4/5
+ * issue it on the ports the AES rounds need).  AESGEN_GCM_GHASH=school|karatsuba in the
+ * environment overrides the CPU; a set is used only if all its functions are built in. */
+const aesgen_gcm_fns *aesgen_gcm_preferred(const aesgen_isa_impl *impl);
 
 /* The implementation table entry for id (id < AESGEN_ISA_COUNT). */
 const aesgen_isa_impl *aesgen_isa_impl_get(aesgen_isa_id id);

@@ -48,8 +48,14 @@
 #define GCM_RECORD(isa, pads) .gcm_enc_record = aesgen_gcm_enc_record_##isa, \
                               .gcm_dec_record = aesgen_gcm_dec_record_##isa, \
                               .gcm_record_pads = pads,
+#define GCM_SET(isa, alt) { aesgen_gcm_ghash_##isa##_##alt, aesgen_gcm_enc_update_##isa##_##alt, \
+                            aesgen_gcm_dec_update_##isa##_##alt, aesgen_gcm_enc_record_##isa##_##alt, \
+                            aesgen_gcm_dec_record_##isa##_##alt }
+#define GCM_ALTERNATES(isa) .gcm_school = GCM_SET(isa, school), \
+                            .gcm_karatsuba = GCM_SET(isa, karatsuba),
 #else
 #define GCM_RECORD(isa, pads)
+#define GCM_ALTERNATES(isa)
 #endif
 #define GCM_FNS(isa) .encrypt_block = aesgen_encrypt_block_aesni, \
                      .gcm_setup = aesgen_gcm_setup_clmul, GCM_BULK(isa)
@@ -78,8 +84,10 @@ static const aesgen_isa_impl isa_table[AESGEN_ISA_COUNT] = {
                              .gcm_dec_update = aesgen_gcm_dec_update_generic },
     [AESGEN_ISA_AESNI_AVX] = ASM_IMPL(aesni_avx, NEEDS_AESNI_AVX, GCM_RECORD(aesni_avx, 1)),
     [AESGEN_ISA_VAES_AVX2] = ASM_IMPL(vaes_avx2, NEEDS_VAES_AVX2, GCM_RECORD(vaes_avx2, 1)),
-    [AESGEN_ISA_AVX10_256] = ASM_IMPL(avx10_256, NEEDS_AVX10, GCM_RECORD(avx10_256, 0)),
-    [AESGEN_ISA_AVX10_512] = ASM_IMPL(avx10_512, NEEDS_AVX10, GCM_RECORD(avx10_512, 0)),
+    [AESGEN_ISA_AVX10_256] = ASM_IMPL(avx10_256, NEEDS_AVX10,
+                                      GCM_RECORD(avx10_256, 0) GCM_ALTERNATES(avx10_256)),
+    [AESGEN_ISA_AVX10_512] = ASM_IMPL(avx10_512, NEEDS_AVX10,
+                                      GCM_RECORD(avx10_512, 0) GCM_ALTERNATES(avx10_512)),
 };
 
 #define ISA_UNSET (-1)
@@ -242,4 +250,35 @@ const char *aesgen_isa_name(void)
 int aesgen_isa_supported(const char *name)
 {
     return resolve_request(parse_isa_name(name)) >= 0;
+}
+
+/* ---- GCM: the GHASH variant this CPU prefers ------------------------------ */
+
+static int gcm_fns_complete(const aesgen_gcm_fns *fns)
+{
+    return fns->ghash != NULL && fns->enc_update != NULL && fns->dec_update != NULL &&
+           fns->enc_record != NULL && fns->dec_record != NULL;
+}
+
+const aesgen_gcm_fns *aesgen_gcm_preferred(const aesgen_isa_impl *impl)
+{
+    const char *forced = getenv("AESGEN_GCM_GHASH");
+    int school;
+    if (forced != NULL && strcmp(forced, "school") == 0) {
+        school = 1;
+    } else if (forced != NULL && strcmp(forced, "karatsuba") == 0) {
+        school = 0;
+    } else {
+        char vendor[13];
+        unsigned family, model;
+        cpu_signature(vendor, &family, &model);
+        if (strcmp(vendor, "GenuineIntel") == 0)
+            school = 1;
+        else if (strcmp(vendor, "AuthenticAMD") == 0 || strcmp(vendor, "HygonGenuine") == 0)
+            school = 0;
+        else
+            return NULL;
+    }
+    const aesgen_gcm_fns *fns = school ? &impl->gcm_school : &impl->gcm_karatsuba;
+    return gcm_fns_complete(fns) ? fns : NULL;
 }

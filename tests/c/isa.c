@@ -3,6 +3,7 @@
 #include "isa.h"
 
 #include <cpuid.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -12,6 +13,17 @@
 
 /* Weak: when gen/ does not exist yet the library has no assembly, and these
  * resolve to NULL instead of breaking the link. */
+#define WEAK_GCM_ALT(isa, alt)                                                          \
+    extern aesgen_gcm_ghash_fn aesgen_gcm_ghash_##isa##_##alt __attribute__((weak));       \
+    extern aesgen_gcm_update_fn aesgen_gcm_enc_update_##isa##_##alt __attribute__((weak)); \
+    extern aesgen_gcm_update_fn aesgen_gcm_dec_update_##isa##_##alt __attribute__((weak)); \
+    extern aesgen_gcm_record_fn aesgen_gcm_enc_record_##isa##_##alt __attribute__((weak)); \
+    extern aesgen_gcm_record_fn aesgen_gcm_dec_record_##isa##_##alt __attribute__((weak));
+#define GCM_ALT_SET(isa, alt)                                                            \
+    { "_" #alt, aesgen_gcm_ghash_##isa##_##alt, aesgen_gcm_enc_update_##isa##_##alt,       \
+      aesgen_gcm_dec_update_##isa##_##alt, aesgen_gcm_enc_record_##isa##_##alt,           \
+      aesgen_gcm_dec_record_##isa##_##alt }
+
 #define WEAK_ISA(isa)                                                                \
     extern aesgen_ctr_fn aesgen_ctr_crypt_##isa __attribute__((weak));               \
     extern aesgen_xctr_fn aesgen_xctr_crypt_##isa __attribute__((weak));             \
@@ -21,7 +33,9 @@
     extern aesgen_gcm_update_fn aesgen_gcm_enc_update_##isa __attribute__((weak));   \
     extern aesgen_gcm_update_fn aesgen_gcm_dec_update_##isa __attribute__((weak));  \
     extern aesgen_gcm_record_fn aesgen_gcm_enc_record_##isa __attribute__((weak));   \
-    extern aesgen_gcm_record_fn aesgen_gcm_dec_record_##isa __attribute__((weak));
+    extern aesgen_gcm_record_fn aesgen_gcm_dec_record_##isa __attribute__((weak));   \
+    WEAK_GCM_ALT(isa, school)                                                         \
+    WEAK_GCM_ALT(isa, karatsuba)
 WEAK_ISA(aesni_avx)
 WEAK_ISA(vaes_avx2)
 WEAK_ISA(avx10_256)
@@ -34,7 +48,8 @@ WEAK_ISA(avx10_512)
       .gcm_enc_update_fn = aesgen_gcm_enc_update_##isa,                               \
       .gcm_dec_update_fn = aesgen_gcm_dec_update_##isa,                               \
       .gcm_enc_record_fn = aesgen_gcm_enc_record_##isa,                               \
-      .gcm_dec_record_fn = aesgen_gcm_dec_record_##isa }
+      .gcm_dec_record_fn = aesgen_gcm_dec_record_##isa,                               \
+      .gcm_alt = { GCM_ALT_SET(isa, school), GCM_ALT_SET(isa, karatsuba) } }
 
 struct test_isa test_isas[ISA_COUNT] = {
     { .name = "generic", .is_slow = true },
@@ -233,4 +248,50 @@ bool isa_select(const struct test_isa *isa)
 {
     int rc = aesgen_select_isa(isa->name);
     return check_int(rc, AESGEN_OK, "aesgen_select_isa(\"%s\")", isa->name);
+}
+
+/* ---- GCM function sets ------------------------------------------------------ */
+
+struct test_gcm_set isa_gcm_primary(const struct test_isa *isa)
+{
+    struct test_gcm_set set = { "", isa->gcm_ghash_fn, isa->gcm_enc_update_fn,
+                                isa->gcm_dec_update_fn, isa->gcm_enc_record_fn,
+                                isa->gcm_dec_record_fn };
+    return set;
+}
+
+bool gcm_set_complete(const struct test_gcm_set *set)
+{
+    return set->ghash && set->enc_update && set->dec_update && set->enc_record &&
+           set->dec_record;
+}
+
+static void cpu_vendor(char vendor[13])
+{
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    memset(vendor, 0, 13);
+    if (__get_cpuid(0, &a, &b, &c, &d)) {
+        memcpy(vendor, &b, 4);
+        memcpy(vendor + 4, &d, 4);
+        memcpy(vendor + 8, &c, 4);
+    }
+}
+
+struct test_gcm_set isa_gcm_expected(const struct test_isa *isa)
+{
+    const char *forced = getenv("AESGEN_GCM_GHASH");
+    char vendor[13];
+    cpu_vendor(vendor);
+    int alt = -1;   /* index into gcm_alt */
+    if (forced && strcmp(forced, "school") == 0)
+        alt = 0;
+    else if (forced && strcmp(forced, "karatsuba") == 0)
+        alt = 1;
+    else if (strcmp(vendor, "GenuineIntel") == 0)
+        alt = 0;
+    else if (strcmp(vendor, "AuthenticAMD") == 0 || strcmp(vendor, "HygonGenuine") == 0)
+        alt = 1;
+    if (alt >= 0 && isa->is_asm && gcm_set_complete(&isa->gcm_alt[alt]))
+        return isa->gcm_alt[alt];
+    return isa_gcm_primary(isa);
 }

@@ -15,6 +15,16 @@
 
 enum { ISA_COUNT = 5 };
 
+/* One set of generated GCM functions. */
+struct test_gcm_set {
+    const char *suffix;                /* "", "_school", "_karatsuba" */
+    aesgen_gcm_ghash_fn *ghash;
+    aesgen_gcm_update_fn *enc_update;
+    aesgen_gcm_update_fn *dec_update;
+    aesgen_gcm_record_fn *enc_record;
+    aesgen_gcm_record_fn *dec_record;
+};
+
 struct test_isa {
     const char *name;          /* as aesgen_select_isa() knows it */
     bool is_asm;               /* has generated functions of its own */
@@ -28,12 +38,24 @@ struct test_isa {
     aesgen_gcm_ghash_fn *gcm_ghash_fn;       /* NULL until gen/<isa>/gcm.S is linked */
     aesgen_gcm_update_fn *gcm_enc_update_fn;
     aesgen_gcm_update_fn *gcm_dec_update_fn;
-    aesgen_gcm_record_fn *gcm_enc_record_fn;   /* EVEX ISAs only (asm_abi.h) */
+    aesgen_gcm_record_fn *gcm_enc_record_fn;
     aesgen_gcm_record_fn *gcm_dec_record_fn;
+    /* The alternate GHASH sets gen/<isa>/gcm.S may hold (suffix _school, _karatsuba);
+     * NULL members when not linked. */
+    struct test_gcm_set gcm_alt[2];
     bool gcm_generated;        /* set by isa_resolve(): gen/<isa>/gcm.S exists */
 };
 
 extern struct test_isa test_isas[ISA_COUNT];
+
+/* The ISA's main GCM set (no suffix). */
+struct test_gcm_set isa_gcm_primary(const struct test_isa *isa);
+/* Whether every function of the set is linked. */
+bool gcm_set_complete(const struct test_gcm_set *set);
+/* The set aesgen_gcm_init should put in a key on this CPU (AESGEN_GCM_GHASH as the
+ * library reads it): the preferred alternate (school on Intel, karatsuba on AMD/Hygon)
+ * when it is complete, else the primary. */
+struct test_gcm_set isa_gcm_expected(const struct test_isa *isa);
 
 /* Decides test_isas[].runnable: one counted check or skip per ISA. */
 void isa_resolve(const char *repo_root);

@@ -11,6 +11,8 @@
  * asm_abi.h's reflected form), counters whose low 32 bits wrap inside the call,
  * in place; nothing but dst and acc may change (src, ctr, key, guard bytes).
  * Missing functions fail once gen/<isa>/gcm.S exists.
+ * Every function set the file holds is tested: the primary one and the alternates its
+ * header names ("# also: ... GHASH=school ... _school"), which must be linked.
  * The record functions (a whole message per call) likewise, for every length up to
  * two iterations + 80 bytes with AAD of 0..512 bytes, J0 near the 32-bit wrap, in
  * place (the VEX ISAs with their padded contract, see asm_abi.h); nothing but dst,
@@ -110,11 +112,11 @@ static void ref_ghash_reflected(const uint8_t h[16], uint8_t acc[16], const uint
     gcm_reflect(y, acc);
 }
 
-static void direct_ghash(const struct test_isa *isa, struct abi_key *k, size_t len,
-                         size_t misalign, const uint8_t *random)
+static void direct_ghash(const struct test_isa *isa, const struct test_gcm_set *set,
+                         struct abi_key *k, size_t len, size_t misalign, const uint8_t *random)
 {
     char name[160];
-    snprintf(name, sizeof name, "%s gcm aes-%u direct ghash len=%zu%s", isa->name,
+    snprintf(name, sizeof name, "%s%s gcm aes-%u direct ghash len=%zu%s", isa->name, set->suffix,
              key_bits(k->key_len), len, misalign ? " misaligned" : "");
     struct guarded data = guarded_alloc(len, misalign), acc = guarded_alloc(16, misalign);
     uint8_t want[16];
@@ -123,7 +125,7 @@ static void direct_ghash(const struct test_isa *isa, struct abi_key *k, size_t l
     memcpy(want, acc.data, 16);
     ref_ghash_reflected(k->h, want, random, len);
     uint64_t args[6] = { (uintptr_t)&k->gk, (uintptr_t)acc.data, (uintptr_t)data.data, len };
-    struct abi_call c = abi_call_through_thunk((void (*)(void))isa->gcm_ghash_fn, args);
+    struct abi_call c = abi_call_through_thunk((void (*)(void))set->ghash, args);
     const char *why = abi_violation(&c);
     check(why == NULL, "%s: ABI (%s)", name, why ? why : "");
     check_bytes(acc.data, want, 16, "%s: accumulator matches the reference", name);
@@ -149,15 +151,16 @@ static void counter_block(size_t len, int variant, uint8_t ctr[16])
         ctr[12 + b] = (uint8_t)(low >> (24 - 8 * b));
 }
 
-static void direct_update(const struct test_isa *isa, struct abi_key *k, enum gcm_dir dir,
+static void direct_update(const struct test_isa *isa, const struct test_gcm_set *set,
+                          struct abi_key *k, enum gcm_dir dir,
                           size_t len, int variant, bool in_place, const uint8_t *random)
 {
     char name[200];
     struct guarded dst = guarded_alloc(len, len / 16 % 16), src = guarded_alloc(len, 3);
     struct guarded ctr = guarded_alloc(16, variant), acc = guarded_alloc(16, variant == 3 ? 8 : 0);
     counter_block(len, variant, ctr.data);
-    snprintf(name, sizeof name, "%s gcm aes-%u direct %s_update len=%zu ctr ..%02x%02x%02x%02x%s",
-             isa->name, key_bits(k->key_len), dir == GCM_ENCRYPT ? "enc" : "dec", len,
+    snprintf(name, sizeof name, "%s%s gcm aes-%u direct %s_update len=%zu ctr ..%02x%02x%02x%02x%s",
+             isa->name, set->suffix, key_bits(k->key_len), dir == GCM_ENCRYPT ? "enc" : "dec", len,
              ctr.data[12], ctr.data[13], ctr.data[14], ctr.data[15], in_place ? " in place" : "");
     uint8_t ctr_copy[16], want_acc[16];
     uint8_t *want = xmalloc(len);
@@ -170,7 +173,7 @@ static void direct_update(const struct test_isa *isa, struct abi_key *k, enum gc
     uint8_t *out = in_place ? src.data : dst.data;
     uint64_t args[6] = { (uintptr_t)&k->gk, (uintptr_t)out, (uintptr_t)src.data, len,
                          (uintptr_t)ctr.data, (uintptr_t)acc.data };
-    aesgen_gcm_update_fn *fn = dir == GCM_ENCRYPT ? isa->gcm_enc_update_fn : isa->gcm_dec_update_fn;
+    aesgen_gcm_update_fn *fn = dir == GCM_ENCRYPT ? set->enc_update : set->dec_update;
     struct abi_call c = abi_call_through_thunk((void (*)(void))fn, args);
     const char *why = abi_violation(&c);
     check(why == NULL, "%s: ABI (%s)", name, why ? why : "");
@@ -222,7 +225,8 @@ static void ref_record(const struct abi_key *k, enum gcm_dir dir, const uint8_t 
 
 /* pads: the VEX contract (asm_abi.h): the AAD zero-padded to whole blocks, whole text
  * blocks in len, the partial block zero-padded in rec->tail with its counter block. */
-static void direct_record(const struct test_isa *isa, struct abi_key *k, enum gcm_dir dir,
+static void direct_record(const struct test_isa *isa, const struct test_gcm_set *set,
+                          struct abi_key *k, enum gcm_dir dir,
                           size_t len, size_t aad_len, int variant, bool pads,
                           const uint8_t *random)
 {
@@ -236,8 +240,8 @@ static void direct_record(const struct test_isa *isa, struct abi_key *k, enum gc
     aesgen_gcm_record *r = (aesgen_gcm_record *)(void *)rec.data;
     uint8_t j0[16], want_tag[16];
     counter_block(len, variant, j0);
-    snprintf(name, sizeof name, "%s gcm aes-%u direct %s_record len=%zu aad=%zu j0 ..%02x%02x%02x%02x%s",
-             isa->name, key_bits(k->key_len), dir == GCM_ENCRYPT ? "enc" : "dec", len, aad_len,
+    snprintf(name, sizeof name, "%s%s gcm aes-%u direct %s_record len=%zu aad=%zu j0 ..%02x%02x%02x%02x%s",
+             isa->name, set->suffix, key_bits(k->key_len), dir == GCM_ENCRYPT ? "enc" : "dec", len, aad_len,
              j0[12], j0[13], j0[14], j0[15], in_place ? " in place" : "");
     uint8_t *want = xmalloc(len + 1);
     memcpy(src.data, random, len);
@@ -264,7 +268,7 @@ static void direct_record(const struct test_isa *isa, struct abi_key *k, enum gc
     uint8_t *out = in_place ? src.data : dst.data;
     uint64_t args[6] = { (uintptr_t)&k->gk, (uintptr_t)(len ? out : NULL),
                          (uintptr_t)(len ? src.data : NULL), whole, (uintptr_t)r };
-    aesgen_gcm_record_fn *fn = dir == GCM_ENCRYPT ? isa->gcm_enc_record_fn : isa->gcm_dec_record_fn;
+    aesgen_gcm_record_fn *fn = dir == GCM_ENCRYPT ? set->enc_record : set->dec_record;
     struct abi_call c = abi_call_through_thunk((void (*)(void))fn, args);
     const char *why = abi_violation(&c);
     check(why == NULL, "%s: ABI (%s)", name, why ? why : "");
@@ -297,32 +301,80 @@ static bool records_pad(const struct test_isa *isa)
 
 /* Every length up to two main-loop iterations + a few, with the AAD lengths that matter
  * (none, partial, whole, several vectors, the largest the record accepts). */
-static void run_direct_records(const struct test_isa *isa, struct abi_key *k, size_t stride,
-                               const uint8_t *random)
+static void run_direct_records(const struct test_isa *isa, const struct test_gcm_set *set,
+                               struct abi_key *k, size_t stride, const uint8_t *random)
 {
     const bool pads = records_pad(isa);
     static const size_t aad_lengths[] = { 0, 1, 13, 16, 17, 63, 64, 65, 200,
                                           AESGEN_GCM_RECORD_MAX_AAD };
-    const bool linked = isa->gcm_enc_record_fn != NULL && isa->gcm_dec_record_fn != NULL;
-    if (!check(linked, "gcm asm %s: aesgen_gcm_{enc,dec}_record_%s are linked", isa->name,
-               isa->name))
+    const bool linked = set->enc_record != NULL && set->dec_record != NULL;
+    if (!check(linked, "gcm asm %s: aesgen_gcm_{enc,dec}_record_%s%s are linked", isa->name,
+               isa->name, set->suffix))
         return;
     size_t i = 0;
     for (size_t len = 0; len <= 2 * stride + 80; len += len < 130 ? 1 : 15, i++) {
         const size_t aad_len = aad_lengths[i % (sizeof aad_lengths / sizeof aad_lengths[0])];
-        direct_record(isa, k, (enum gcm_dir)(i % 2), len, aad_len, (int)(i % 4), pads, random);
+        direct_record(isa, set, k, (enum gcm_dir)(i % 2), len, aad_len, (int)(i % 4), pads,
+                      random);
     }
     for (size_t a = 0; a < sizeof aad_lengths / sizeof aad_lengths[0]; a++)
         for (int d = 0; d < 2; d++)
-            direct_record(isa, k, (enum gcm_dir)d, 4096 + 17, aad_lengths[a], a % 4, pads,
+            direct_record(isa, set, k, (enum gcm_dir)d, 4096 + 17, aad_lengths[a], a % 4, pads,
                           random);
 }
 
+
+/* The "# also: the functions with GHASH=<v>, named <symbol>_<v>" lines of the header of
+ * gen/<isa>/gcm.S: the suffixes of the alternate sets the file holds (up to 2). */
+static size_t generated_alternates(const char *repo_root, const char *isa, char suffix[2][24])
+{
+    char path[4096], line[512];
+    size_t n = 0;
+    snprintf(path, sizeof path, "%s/gen/%s/gcm.S", repo_root, isa);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    for (int i = 0; i < 20 && n < 2 && fgets(line, sizeof line, f); i++) {
+        const char *named = strstr(line, "named <symbol>");
+        if (strncmp(line, "# also:", 7) == 0 && named) {
+            named += strlen("named <symbol>");
+            size_t len = strcspn(named, " \n");
+            if (len > 0 && len < 24) {
+                memcpy(suffix[n], named, len);
+                suffix[n++][len] = 0;
+            }
+        }
+    }
+    fclose(f);
+    return n;
+}
+
+/* The primary set and every alternate the generated file names (each must be linked). */
+static size_t gcm_sets(const struct test_isa *isa, const char *repo_root,
+                       struct test_gcm_set sets[3])
+{
+    char suffix[2][24];
+    size_t n = 0, alternates = generated_alternates(repo_root, isa->name, suffix);
+    sets[n++] = isa_gcm_primary(isa);
+    for (size_t a = 0; a < alternates; a++) {
+        const struct test_gcm_set *found = NULL;
+        for (size_t i = 0; i < 2; i++)
+            if (strcmp(isa->gcm_alt[i].suffix, suffix[a]) == 0)
+                found = &isa->gcm_alt[i];
+        if (check(found != NULL && gcm_set_complete(found), "gcm asm %s: gen/%s/gcm.S has "
+                  "the %s functions, so they must be linked", isa->name, isa->name, suffix[a]))
+            sets[n++] = *found;
+    }
+    check_note("gcm abi %s: %zu function set(s)", isa->name, n);
+    return n;
+}
 
 static void run_direct(const struct test_isa *isa, const char *repo_root, const uint8_t *random)
 {
     size_t lens[MAX_LENGTHS];
     size_t n = abi_lengths(repo_root, isa->name, lens);
+    struct test_gcm_set sets[3];
+    size_t set_count = gcm_sets(isa, repo_root, sets);
     if (!isa_select(isa))
         return;
     for (size_t ks = 0; ks < 3; ks++) {
@@ -331,16 +383,20 @@ static void run_direct(const struct test_isa *isa, const char *repo_root, const 
             continue;
         k.copy = k.gk;
         gcm_ref_hash_key(k.raw, k.key_len, k.h);
-        for (size_t l = 0; l < n; l++) {
-            direct_ghash(isa, &k, lens[l], 0, random);
-            direct_ghash(isa, &k, lens[l], 1 + l % 15, random);
-            for (int d = 0; d < 2; d++)
-                for (int variant = 0; variant < 4; variant++)
-                    direct_update(isa, &k, (enum gcm_dir)d, lens[l], variant, variant == 3,
-                                  random);
-        }
-        run_direct_records(isa, &k, 16 * lanes(isa->name) * generated_unroll(repo_root, isa->name),
+        for (size_t s = 0; s < set_count; s++) {
+            const struct test_gcm_set *set = &sets[s];
+            for (size_t l = 0; l < n; l++) {
+                direct_ghash(isa, set, &k, lens[l], 0, random);
+                direct_ghash(isa, set, &k, lens[l], 1 + l % 15, random);
+                for (int d = 0; d < 2; d++)
+                    for (int variant = 0; variant < 4; variant++)
+                        direct_update(isa, set, &k, (enum gcm_dir)d, lens[l], variant,
+                                      variant == 3, random);
+            }
+            run_direct_records(isa, set, &k,
+                               16 * lanes(isa->name) * generated_unroll(repo_root, isa->name),
                                random);
+        }
     }
 }
 

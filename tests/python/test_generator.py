@@ -284,5 +284,44 @@ class Generation(unittest.TestCase):
         self.assertIn("KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTR_LO=r8, CTR_HI=r9", text)
 
 
+class Alternates(unittest.TestCase):
+    """GCM files hold the functions of the other GHASH value where it fits (Mode.alternate)."""
+
+    GCM_FUNCTIONS = ("gcm_ghash", "gcm_enc_update", "gcm_dec_update", "gcm_enc_record",
+                     "gcm_dec_record")
+
+    def globals_of(self, text):
+        return {line.split()[1] for line in text.splitlines()
+                if line.strip().startswith(".globl")}
+
+    def test_evex_gcm_has_both_ghash_sets(self):
+        mode, isa = get_mode("gcm"), get_isa("avx10_512")
+        text = generate(mode, isa, resolve(mode, isa, {}), SYSV)["S"]
+        names = self.globals_of(text)
+        for base in self.GCM_FUNCTIONS:
+            self.assertIn(f"aesgen_{base}_avx10_512", names)
+            self.assertIn(f"aesgen_{base}_avx10_512_school", names)
+        self.assertIn("# also: the functions with GHASH=school, named <symbol>_school", text)
+        self.assertEqual(text.count(".section .note.gnu.property"), 1)
+
+    def test_alternate_of_a_school_primary_is_karatsuba(self):
+        mode, isa = get_mode("gcm"), get_isa("avx10_256")
+        names = self.globals_of(generate(mode, isa, resolve(mode, isa, {"GHASH": "school"}),
+                                         SYSV)["S"])
+        self.assertIn("aesgen_gcm_enc_update_avx10_256_karatsuba", names)
+        self.assertNotIn("aesgen_gcm_enc_update_avx10_256_school", names)
+
+    def test_no_alternate_where_it_does_not_fit(self):
+        for isa_name in ("aesni_avx", "vaes_avx2"):      # Karatsuba needs 32 registers
+            mode, isa = get_mode("gcm"), get_isa(isa_name)
+            text = generate(mode, isa, resolve(mode, isa, {}), SYSV)["S"]
+            self.assertNotIn("# also:", text)
+            self.assertFalse([n for n in self.globals_of(text) if n.endswith("_karatsuba")])
+
+    def test_modes_without_alternates_are_unchanged(self):
+        mode, isa = get_mode("ctr"), get_isa("avx10_512")
+        self.assertNotIn("# also:", generate(mode, isa, resolve(mode, isa, {}), SYSV)["S"])
+
+
 if __name__ == "__main__":
     unittest.main()
