@@ -13,12 +13,6 @@
 
 /* Weak: when gen/ does not exist yet the library has no assembly, and these
  * resolve to NULL instead of breaking the link. */
-#define WEAK_GCM_ALT(isa, alt)                                                          \
-    extern aesgen_gcm_ghash_fn aesgen_gcm_ghash_##isa##_##alt __attribute__((weak));       \
-    extern aesgen_gcm_update_fn aesgen_gcm_enc_update_##isa##_##alt __attribute__((weak)); \
-    extern aesgen_gcm_update_fn aesgen_gcm_dec_update_##isa##_##alt __attribute__((weak)); \
-    extern aesgen_gcm_record_fn aesgen_gcm_enc_record_##isa##_##alt __attribute__((weak)); \
-    extern aesgen_gcm_record_fn aesgen_gcm_dec_record_##isa##_##alt __attribute__((weak));
 #define GCM_ALT_SET(isa, alt)                                                            \
     { "_" #alt, aesgen_gcm_ghash_##isa##_##alt, aesgen_gcm_enc_update_##isa##_##alt,       \
       aesgen_gcm_dec_update_##isa##_##alt, aesgen_gcm_enc_record_##isa##_##alt,           \
@@ -34,8 +28,8 @@
     extern aesgen_gcm_update_fn aesgen_gcm_dec_update_##isa __attribute__((weak));  \
     extern aesgen_gcm_record_fn aesgen_gcm_enc_record_##isa __attribute__((weak));   \
     extern aesgen_gcm_record_fn aesgen_gcm_dec_record_##isa __attribute__((weak));   \
-    WEAK_GCM_ALT(isa, school)                                                         \
-    WEAK_GCM_ALT(isa, karatsuba)
+    AESGEN_DECLARE_GCM_ALT(isa, school)                                               \
+    AESGEN_DECLARE_GCM_ALT(isa, karatsuba)
 WEAK_ISA(aesni_avx)
 WEAK_ISA(vaes_avx2)
 WEAK_ISA(avx10_256)

@@ -42,21 +42,33 @@ static unsigned lanes(const char *isa)
     return 1;
 }
 
-/* UNROLL from the "# knobs: ... UNROLL=n" line of gen/<isa>/gcm.S; 0 if absent. */
-static unsigned generated_unroll(const char *repo_root, const char *isa)
+/* The first lines of gen/<isa>/gcm.S (its header) into lines[], up to max; the count. */
+enum { HEADER_LINES = 20, HEADER_LINE_MAX = 512 };
+static size_t generated_header(const char *repo_root, const char *isa,
+                               char lines[HEADER_LINES][HEADER_LINE_MAX])
 {
-    char path[4096], line[512];
-    unsigned unroll = 0;
+    char path[4096];
+    size_t n = 0;
     snprintf(path, sizeof path, "%s/gen/%s/gcm.S", repo_root, isa);
     FILE *f = fopen(path, "r");
     if (!f)
         return 0;
-    for (int i = 0; i < 20 && fgets(line, sizeof line, f); i++) {
-        const char *knob = strstr(line, "UNROLL=");
-        if (strncmp(line, "# knobs:", 8) == 0 && knob)
+    while (n < HEADER_LINES && fgets(lines[n], HEADER_LINE_MAX, f))
+        n++;
+    fclose(f);
+    return n;
+}
+
+/* UNROLL from the "# knobs: ... UNROLL=n" line of gen/<isa>/gcm.S; 0 if absent. */
+static unsigned generated_unroll(const char *repo_root, const char *isa)
+{
+    char lines[HEADER_LINES][HEADER_LINE_MAX];
+    unsigned unroll = 0;
+    for (size_t i = 0, n = generated_header(repo_root, isa, lines); i < n; i++) {
+        const char *knob = strstr(lines[i], "UNROLL=");
+        if (strncmp(lines[i], "# knobs:", 8) == 0 && knob)
             unroll = (unsigned)strtoul(knob + 7, NULL, 10);
     }
-    fclose(f);
     return unroll;
 }
 
@@ -328,25 +340,20 @@ static void run_direct_records(const struct test_isa *isa, const struct test_gcm
  * gen/<isa>/gcm.S: the suffixes of the alternate sets the file holds (up to 2). */
 static size_t generated_alternates(const char *repo_root, const char *isa, char suffix[2][24])
 {
-    char path[4096], line[512];
-    size_t n = 0;
-    snprintf(path, sizeof path, "%s/gen/%s/gcm.S", repo_root, isa);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return 0;
-    for (int i = 0; i < 20 && n < 2 && fgets(line, sizeof line, f); i++) {
-        const char *named = strstr(line, "named <symbol>");
-        if (strncmp(line, "# also:", 7) == 0 && named) {
-            named += strlen("named <symbol>");
-            size_t len = strcspn(named, " \n");
-            if (len > 0 && len < 24) {
-                memcpy(suffix[n], named, len);
-                suffix[n++][len] = 0;
-            }
+    char lines[HEADER_LINES][HEADER_LINE_MAX];
+    size_t found = 0;
+    for (size_t i = 0, n = generated_header(repo_root, isa, lines); i < n && found < 2; i++) {
+        const char *named = strstr(lines[i], "named <symbol>");
+        if (strncmp(lines[i], "# also:", 7) != 0 || !named)
+            continue;
+        named += strlen("named <symbol>");
+        size_t len = strcspn(named, " \n");
+        if (len > 0 && len < 24) {
+            memcpy(suffix[found], named, len);
+            suffix[found++][len] = 0;
         }
     }
-    fclose(f);
-    return n;
+    return found;
 }
 
 /* The primary set and every alternate the generated file names (each must be linked). */
