@@ -90,6 +90,18 @@ class BenchModes(unittest.TestCase):
         self.assertEqual(report.pick_region(variant, "ctr").name, "ctr_avx10_512_main_loop")
         self.assertIsNone(report.pick_region(variant, "ctr-dec"))
 
+    def test_gcm_region_is_the_set_the_runtime_takes(self):
+        import os
+        from unittest import mock
+        variant = mca.read_variant(os.path.join(GEN, "avx10_512", "gcm.S"))
+        with mock.patch.dict(os.environ, {"AESGEN_GCM_GHASH": "school"}):
+            self.assertEqual(report.pick_region(variant, "gcm-enc").name,
+                             "gcm_enc_school_avx10_512_main_loop")
+        with mock.patch.dict(os.environ, {"AESGEN_GCM_GHASH": "karatsuba"}):
+            # the file's primary set is Karatsuba: no _karatsuba alternate
+            self.assertEqual(report.pick_region(variant, "gcm-dec").name,
+                             "gcm_dec_avx10_512_main_loop")
+
 
 class ChartPanels(unittest.TestCase):
     def test_ceiling_line_per_key_size(self):
