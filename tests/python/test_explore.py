@@ -1,6 +1,7 @@
 """perf/explore.py and perf/report.py: the sweep, ranking, the --apply rule, calibration
 rows and the bench-mode mapping (no timing here: the sweep itself is make explore)."""
 
+import os
 import unittest
 
 from repo import GEN
@@ -73,6 +74,18 @@ class ApplyRule(unittest.TestCase):
         default = candidate({"UNROLL": 8}, [100, 100, 100], default=True)
         ranked = explore.rank([default, candidate({"UNROLL": 4}, [90, 90, 90])])
         self.assertEqual(explore.clear_win(ranked[0], 3), (False, "the default knobs won"))
+
+
+class BenchEnvironment(unittest.TestCase):
+    def test_gcm_variant_times_its_own_ghash_set(self):
+        c = explore.Candidate(knobs={"GHASH": "karatsuba", "UNROLL": 4}, is_default=False)
+        env = explore.bench_env(c, BENCH_QUICK="1")
+        self.assertEqual((env["AESGEN_GCM_GHASH"], env["BENCH_QUICK"]), ("karatsuba", "1"))
+
+    def test_other_modes_leave_the_choice_alone(self):
+        c = explore.Candidate(knobs={"UNROLL": 8}, is_default=True)
+        self.assertEqual(explore.bench_env(c).get("AESGEN_GCM_GHASH"),
+                         os.environ.get("AESGEN_GCM_GHASH"))
 
 
 class BenchModes(unittest.TestCase):
