@@ -1445,17 +1445,59 @@ aesgen_gcm_enc_record_avx10_256:
 	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %ymm20
 	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %ymm21
 	vpxord          %xmm10, %xmm10, %xmm10
+	vpxord          %ymm5, %ymm5, %ymm5
+	vpxord          %ymm6, %ymm6, %ymm6
+	vpxord          %ymm7, %ymm7, %ymm7
 	mov             40(%r8), %r10
 	test            %r10, %r10
 	{disp32} jz     .Lgcm_enc_rec_aad_done
 	mov             32(%r8), %rax
-	lea             768(%rdi), %r9
+# A record without a bulk loop whose AAD, text and lengths blocks number at most
+# 32 hashes them all in one sum: the AAD's products wait unreduced in LO/MI/HI
+# for the tail's, with the powers H^(all blocks) down.
 	lea             15(%r10), %r11
-	and             $-16, %r11                      # 16 x the block count
+	and             $-16, %r11                      # 16 x the AAD's blocks
+	cmp             $128, %rcx
+	{disp32} ja     .Lgcm_enc_rec_aad_alone
+	lea             15(%rcx), %r9
+	and             $-16, %r9
+	lea             16(%r11,%r9,1), %r11            # 16 x all blocks
+	cmp             $512, %r11
+	{disp32} ja     .Lgcm_enc_rec_aad_alone_again
+	lea             768(%rdi), %r9
 	sub             %r11, %r9
-	vpxord          %ymm5, %ymm5, %ymm5
-	vpxord          %ymm6, %ymm6, %ymm6
-	vpxord          %ymm7, %ymm7, %ymm7
+.Lgcm_enc_rec_aad_sum_vector:
+	cmp             $32, %r10
+	{disp32} jb     .Lgcm_enc_rec_aad_sum_load_part
+	vmovdqu8        (%rax), %ymm4
+	{disp32} jmp    .Lgcm_enc_rec_aad_sum_loaded
+.Lgcm_enc_rec_aad_sum_load_part:
+	mov             $-1, %r11
+	bzhi            %r10, %r11, %r11                # the blocks that remain
+	kmovd           %r11d, %k1
+	vmovdqu8        (%rax), %ymm4{%k1}{z}
+.Lgcm_enc_rec_aad_sum_loaded:
+	vpshufb         %ymm20, %ymm4, %ymm4
+	vpxord          %ymm10, %ymm4, %ymm4            # the running hash joins block 0
+	vpxord          %ymm10, %ymm10, %ymm10
+	vpclmulqdq      $0, (%r9), %ymm4, %ymm8
+	vpclmulqdq      $16, (%r9), %ymm4, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $1, (%r9), %ymm4, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, (%r9), %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
+	add             $32, %rax
+	add             $32, %r9
+	sub             $32, %r10
+	ja              .Lgcm_enc_rec_aad_sum_vector
+	{disp32} jmp    .Lgcm_enc_rec_aad_done
+.Lgcm_enc_rec_aad_alone_again:
+	lea             15(%r10), %r11
+	and             $-16, %r11
+.Lgcm_enc_rec_aad_alone:
+	lea             768(%rdi), %r9
+	sub             %r11, %r9
 .Lgcm_enc_rec_aad_vector:
 	cmp             $32, %r10
 	{disp32} jb     .Lgcm_enc_rec_aad_load_part
@@ -1489,6 +1531,9 @@ aesgen_gcm_enc_record_avx10_256:
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
 	vextracti32x4   $1, %ymm7, %xmm8
 	vpxord          %xmm8, %xmm7, %xmm10
+	vpxord          %ymm5, %ymm5, %ymm5
+	vpxord          %ymm6, %ymm6, %ymm6
+	vpxord          %ymm7, %ymm7, %ymm7
 .Lgcm_enc_rec_aad_done:
 	mov             240(%rdi), %eax
 	lea             (%rdi,%rax,8), %r10
@@ -1855,6 +1900,10 @@ aesgen_gcm_enc_record_avx10_256:
 	jmp             .Lgcm_enc_rec_main_ctr_done
 .Lgcm_enc_rec_bulk_done:
 	vpshufb         %ymm20, %ymm11, %ymm11
+	vpxord          %ymm5, %ymm5, %ymm5
+	vpxord          %ymm6, %ymm6, %ymm6
+	vpxord          %ymm7, %ymm7, %ymm7
+# LO/MI/HI from here on: the AAD's products, or zeros
 .Lgcm_enc_rec_tail:
 	add             $128, %rcx
 	{disp32} jz     .Lgcm_enc_rec_no_data
@@ -1974,13 +2023,13 @@ aesgen_gcm_enc_record_avx10_256:
 	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
 	vpclmulqdq      $0, (%r9), %ymm0, %ymm8
 	vpclmulqdq      $0, 32(%r9), %ymm1, %ymm9
-	vpxord          %ymm9, %ymm8, %ymm5
+	vpternlogd      $150, %ymm9, %ymm8, %ymm5
 	vpclmulqdq      $17, (%r9), %ymm0, %ymm8
 	vpclmulqdq      $17, 32(%r9), %ymm1, %ymm9
-	vpxord          %ymm9, %ymm8, %ymm7
+	vpternlogd      $150, %ymm9, %ymm8, %ymm7
 	vpclmulqdq      $1, (%r9), %ymm0, %ymm8
 	vpclmulqdq      $16, (%r9), %ymm0, %ymm0
-	vpxord          %ymm0, %ymm8, %ymm6
+	vpternlogd      $150, %ymm0, %ymm8, %ymm6
 	vpclmulqdq      $1, 32(%r9), %ymm1, %ymm8
 	vpclmulqdq      $16, 32(%r9), %ymm1, %ymm1
 	vpternlogd      $150, %ymm1, %ymm8, %ymm6
@@ -2103,13 +2152,13 @@ aesgen_gcm_enc_record_avx10_256:
 	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
 	vpclmulqdq      $0, (%r9), %ymm0, %ymm8
 	vpclmulqdq      $0, 32(%r9), %ymm1, %ymm9
-	vpxord          %ymm9, %ymm8, %ymm5
+	vpternlogd      $150, %ymm9, %ymm8, %ymm5
 	vpclmulqdq      $17, (%r9), %ymm0, %ymm8
 	vpclmulqdq      $17, 32(%r9), %ymm1, %ymm9
-	vpxord          %ymm9, %ymm8, %ymm7
+	vpternlogd      $150, %ymm9, %ymm8, %ymm7
 	vpclmulqdq      $1, (%r9), %ymm0, %ymm8
 	vpclmulqdq      $16, (%r9), %ymm0, %ymm0
-	vpxord          %ymm0, %ymm8, %ymm6
+	vpternlogd      $150, %ymm0, %ymm8, %ymm6
 	vpclmulqdq      $1, 32(%r9), %ymm1, %ymm8
 	vpclmulqdq      $16, 32(%r9), %ymm1, %ymm1
 	vpternlogd      $150, %ymm1, %ymm8, %ymm6
@@ -2207,13 +2256,13 @@ aesgen_gcm_enc_record_avx10_256:
 	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
 	vpclmulqdq      $0, (%r9), %ymm0, %ymm8
 	vpclmulqdq      $0, 32(%r9), %ymm1, %ymm9
-	vpxord          %ymm9, %ymm8, %ymm5
+	vpternlogd      $150, %ymm9, %ymm8, %ymm5
 	vpclmulqdq      $17, (%r9), %ymm0, %ymm8
 	vpclmulqdq      $17, 32(%r9), %ymm1, %ymm9
-	vpxord          %ymm9, %ymm8, %ymm7
+	vpternlogd      $150, %ymm9, %ymm8, %ymm7
 	vpclmulqdq      $1, (%r9), %ymm0, %ymm8
 	vpclmulqdq      $16, (%r9), %ymm0, %ymm0
-	vpxord          %ymm0, %ymm8, %ymm6
+	vpternlogd      $150, %ymm0, %ymm8, %ymm6
 	vpclmulqdq      $1, 32(%r9), %ymm1, %ymm8
 	vpclmulqdq      $16, 32(%r9), %ymm1, %ymm1
 	vpternlogd      $150, %ymm1, %ymm8, %ymm6
@@ -2281,11 +2330,13 @@ aesgen_gcm_enc_record_avx10_256:
 	vmovdqu8        %ymm0, %ymm0{%k1}{z}            # GHASH sees the padding as zeros
 	vpshufb         %ymm20, %ymm0, %ymm0
 	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %ymm0, %ymm5
-	vpclmulqdq      $16, (%r9), %ymm0, %ymm6
+	vpclmulqdq      $0, (%r9), %ymm0, %ymm8
+	vpclmulqdq      $16, (%r9), %ymm0, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
 	vpclmulqdq      $1, (%r9), %ymm0, %ymm8
-	vpclmulqdq      $17, (%r9), %ymm0, %ymm7
-	vpxord          %ymm8, %ymm6, %ymm6
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, (%r9), %ymm0, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
 	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
@@ -2306,11 +2357,13 @@ aesgen_gcm_enc_record_avx10_256:
 .Lgcm_enc_rec_no_data:
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpxord          %xmm10, %xmm4, %xmm4
-	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm5
-	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm6
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
 	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
-	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm7
-	vpxord          %ymm8, %ymm6, %ymm6
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
 	vpshufd         $78, %ymm5, %ymm5
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
@@ -2346,17 +2399,59 @@ aesgen_gcm_dec_record_avx10_256:
 	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %ymm20
 	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %ymm21
 	vpxord          %xmm10, %xmm10, %xmm10
+	vpxord          %ymm5, %ymm5, %ymm5
+	vpxord          %ymm6, %ymm6, %ymm6
+	vpxord          %ymm7, %ymm7, %ymm7
 	mov             40(%r8), %r10
 	test            %r10, %r10
 	{disp32} jz     .Lgcm_dec_rec_aad_done
 	mov             32(%r8), %rax
-	lea             768(%rdi), %r9
+# A record without a bulk loop whose AAD, text and lengths blocks number at most
+# 32 hashes them all in one sum: the AAD's products wait unreduced in LO/MI/HI
+# for the tail's, with the powers H^(all blocks) down.
 	lea             15(%r10), %r11
-	and             $-16, %r11                      # 16 x the block count
+	and             $-16, %r11                      # 16 x the AAD's blocks
+	cmp             $128, %rcx
+	{disp32} ja     .Lgcm_dec_rec_aad_alone
+	lea             15(%rcx), %r9
+	and             $-16, %r9
+	lea             16(%r11,%r9,1), %r11            # 16 x all blocks
+	cmp             $512, %r11
+	{disp32} ja     .Lgcm_dec_rec_aad_alone_again
+	lea             768(%rdi), %r9
 	sub             %r11, %r9
-	vpxord          %ymm5, %ymm5, %ymm5
-	vpxord          %ymm6, %ymm6, %ymm6
-	vpxord          %ymm7, %ymm7, %ymm7
+.Lgcm_dec_rec_aad_sum_vector:
+	cmp             $32, %r10
+	{disp32} jb     .Lgcm_dec_rec_aad_sum_load_part
+	vmovdqu8        (%rax), %ymm4
+	{disp32} jmp    .Lgcm_dec_rec_aad_sum_loaded
+.Lgcm_dec_rec_aad_sum_load_part:
+	mov             $-1, %r11
+	bzhi            %r10, %r11, %r11                # the blocks that remain
+	kmovd           %r11d, %k1
+	vmovdqu8        (%rax), %ymm4{%k1}{z}
+.Lgcm_dec_rec_aad_sum_loaded:
+	vpshufb         %ymm20, %ymm4, %ymm4
+	vpxord          %ymm10, %ymm4, %ymm4            # the running hash joins block 0
+	vpxord          %ymm10, %ymm10, %ymm10
+	vpclmulqdq      $0, (%r9), %ymm4, %ymm8
+	vpclmulqdq      $16, (%r9), %ymm4, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $1, (%r9), %ymm4, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, (%r9), %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
+	add             $32, %rax
+	add             $32, %r9
+	sub             $32, %r10
+	ja              .Lgcm_dec_rec_aad_sum_vector
+	{disp32} jmp    .Lgcm_dec_rec_aad_done
+.Lgcm_dec_rec_aad_alone_again:
+	lea             15(%r10), %r11
+	and             $-16, %r11
+.Lgcm_dec_rec_aad_alone:
+	lea             768(%rdi), %r9
+	sub             %r11, %r9
 .Lgcm_dec_rec_aad_vector:
 	cmp             $32, %r10
 	{disp32} jb     .Lgcm_dec_rec_aad_load_part
@@ -2390,6 +2485,9 @@ aesgen_gcm_dec_record_avx10_256:
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
 	vextracti32x4   $1, %ymm7, %xmm8
 	vpxord          %xmm8, %xmm7, %xmm10
+	vpxord          %ymm5, %ymm5, %ymm5
+	vpxord          %ymm6, %ymm6, %ymm6
+	vpxord          %ymm7, %ymm7, %ymm7
 .Lgcm_dec_rec_aad_done:
 	mov             240(%rdi), %eax
 	lea             (%rdi,%rax,8), %r10
@@ -2606,6 +2704,10 @@ aesgen_gcm_dec_record_avx10_256:
 	jmp             .Lgcm_dec_rec_main_ctr_done
 .Lgcm_dec_rec_bulk_done:
 	vpshufb         %ymm20, %ymm11, %ymm11
+	vpxord          %ymm5, %ymm5, %ymm5
+	vpxord          %ymm6, %ymm6, %ymm6
+	vpxord          %ymm7, %ymm7, %ymm7
+# LO/MI/HI from here on: the AAD's products, or zeros
 .Lgcm_dec_rec_tail:
 	add             $128, %rcx
 	{disp32} jz     .Lgcm_dec_rec_no_data
@@ -2637,13 +2739,13 @@ aesgen_gcm_dec_record_avx10_256:
 	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
 	vpclmulqdq      $0, (%r9), %ymm0, %ymm8
 	vpclmulqdq      $0, 32(%r9), %ymm1, %ymm9
-	vpxord          %ymm9, %ymm8, %ymm5
+	vpternlogd      $150, %ymm9, %ymm8, %ymm5
 	vpclmulqdq      $17, (%r9), %ymm0, %ymm8
 	vpclmulqdq      $17, 32(%r9), %ymm1, %ymm9
-	vpxord          %ymm9, %ymm8, %ymm7
+	vpternlogd      $150, %ymm9, %ymm8, %ymm7
 	vpclmulqdq      $1, (%r9), %ymm0, %ymm8
 	vpclmulqdq      $16, (%r9), %ymm0, %ymm0
-	vpxord          %ymm0, %ymm8, %ymm6
+	vpternlogd      $150, %ymm0, %ymm8, %ymm6
 	vpclmulqdq      $1, 32(%r9), %ymm1, %ymm8
 	vpclmulqdq      $16, 32(%r9), %ymm1, %ymm1
 	vpternlogd      $150, %ymm1, %ymm8, %ymm6
@@ -2789,13 +2891,13 @@ aesgen_gcm_dec_record_avx10_256:
 	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
 	vpclmulqdq      $0, (%r9), %ymm0, %ymm8
 	vpclmulqdq      $0, 32(%r9), %ymm1, %ymm9
-	vpxord          %ymm9, %ymm8, %ymm5
+	vpternlogd      $150, %ymm9, %ymm8, %ymm5
 	vpclmulqdq      $17, (%r9), %ymm0, %ymm8
 	vpclmulqdq      $17, 32(%r9), %ymm1, %ymm9
-	vpxord          %ymm9, %ymm8, %ymm7
+	vpternlogd      $150, %ymm9, %ymm8, %ymm7
 	vpclmulqdq      $1, (%r9), %ymm0, %ymm8
 	vpclmulqdq      $16, (%r9), %ymm0, %ymm0
-	vpxord          %ymm0, %ymm8, %ymm6
+	vpternlogd      $150, %ymm0, %ymm8, %ymm6
 	vpclmulqdq      $1, 32(%r9), %ymm1, %ymm8
 	vpclmulqdq      $16, 32(%r9), %ymm1, %ymm1
 	vpternlogd      $150, %ymm1, %ymm8, %ymm6
@@ -2915,13 +3017,13 @@ aesgen_gcm_dec_record_avx10_256:
 	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
 	vpclmulqdq      $0, (%r9), %ymm0, %ymm8
 	vpclmulqdq      $0, 32(%r9), %ymm1, %ymm9
-	vpxord          %ymm9, %ymm8, %ymm5
+	vpternlogd      $150, %ymm9, %ymm8, %ymm5
 	vpclmulqdq      $17, (%r9), %ymm0, %ymm8
 	vpclmulqdq      $17, 32(%r9), %ymm1, %ymm9
-	vpxord          %ymm9, %ymm8, %ymm7
+	vpternlogd      $150, %ymm9, %ymm8, %ymm7
 	vpclmulqdq      $1, (%r9), %ymm0, %ymm8
 	vpclmulqdq      $16, (%r9), %ymm0, %ymm0
-	vpxord          %ymm0, %ymm8, %ymm6
+	vpternlogd      $150, %ymm0, %ymm8, %ymm6
 	vpclmulqdq      $1, 32(%r9), %ymm1, %ymm8
 	vpclmulqdq      $16, 32(%r9), %ymm1, %ymm1
 	vpternlogd      $150, %ymm1, %ymm8, %ymm6
@@ -3010,11 +3112,13 @@ aesgen_gcm_dec_record_avx10_256:
 	vmovdqu8        (%rdx), %ymm0{%k1}{z}           # zero-padded
 	vpshufb         %ymm20, %ymm0, %ymm0
 	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %ymm0, %ymm5
-	vpclmulqdq      $16, (%r9), %ymm0, %ymm6
+	vpclmulqdq      $0, (%r9), %ymm0, %ymm8
+	vpclmulqdq      $16, (%r9), %ymm0, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
 	vpclmulqdq      $1, (%r9), %ymm0, %ymm8
-	vpclmulqdq      $17, (%r9), %ymm0, %ymm7
-	vpxord          %ymm8, %ymm6, %ymm6
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, (%r9), %ymm0, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
 	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
@@ -3071,11 +3175,13 @@ aesgen_gcm_dec_record_avx10_256:
 .Lgcm_dec_rec_no_data:
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpxord          %xmm10, %xmm4, %xmm4
-	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm5
-	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm6
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
 	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
-	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm7
-	vpxord          %ymm8, %ymm6, %ymm6
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
 	vpshufd         $78, %ymm5, %ymm5
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
@@ -4503,17 +4609,59 @@ aesgen_gcm_enc_record_avx10_256_school:
 	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %ymm20
 	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %ymm21
 	vpxord          %xmm10, %xmm10, %xmm10
+	vpxord          %ymm5, %ymm5, %ymm5
+	vpxord          %ymm6, %ymm6, %ymm6
+	vpxord          %ymm7, %ymm7, %ymm7
 	mov             40(%r8), %r10
 	test            %r10, %r10
 	{disp32} jz     .Lgcm_enc_school_rec_aad_done
 	mov             32(%r8), %rax
-	lea             768(%rdi), %r9
+# A record without a bulk loop whose AAD, text and lengths blocks number at most
+# 32 hashes them all in one sum: the AAD's products wait unreduced in LO/MI/HI
+# for the tail's, with the powers H^(all blocks) down.
 	lea             15(%r10), %r11
-	and             $-16, %r11                      # 16 x the block count
+	and             $-16, %r11                      # 16 x the AAD's blocks
+	cmp             $128, %rcx
+	{disp32} ja     .Lgcm_enc_school_rec_aad_alone
+	lea             15(%rcx), %r9
+	and             $-16, %r9
+	lea             16(%r11,%r9,1), %r11            # 16 x all blocks
+	cmp             $512, %r11
+	{disp32} ja     .Lgcm_enc_school_rec_aad_alone_again
+	lea             768(%rdi), %r9
 	sub             %r11, %r9
-	vpxord          %ymm5, %ymm5, %ymm5
-	vpxord          %ymm6, %ymm6, %ymm6
-	vpxord          %ymm7, %ymm7, %ymm7
+.Lgcm_enc_school_rec_aad_sum_vector:
+	cmp             $32, %r10
+	{disp32} jb     .Lgcm_enc_school_rec_aad_sum_load_part
+	vmovdqu8        (%rax), %ymm4
+	{disp32} jmp    .Lgcm_enc_school_rec_aad_sum_loaded
+.Lgcm_enc_school_rec_aad_sum_load_part:
+	mov             $-1, %r11
+	bzhi            %r10, %r11, %r11                # the blocks that remain
+	kmovd           %r11d, %k1
+	vmovdqu8        (%rax), %ymm4{%k1}{z}
+.Lgcm_enc_school_rec_aad_sum_loaded:
+	vpshufb         %ymm20, %ymm4, %ymm4
+	vpxord          %ymm10, %ymm4, %ymm4            # the running hash joins block 0
+	vpxord          %ymm10, %ymm10, %ymm10
+	vpclmulqdq      $0, (%r9), %ymm4, %ymm8
+	vpclmulqdq      $16, (%r9), %ymm4, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $1, (%r9), %ymm4, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, (%r9), %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
+	add             $32, %rax
+	add             $32, %r9
+	sub             $32, %r10
+	ja              .Lgcm_enc_school_rec_aad_sum_vector
+	{disp32} jmp    .Lgcm_enc_school_rec_aad_done
+.Lgcm_enc_school_rec_aad_alone_again:
+	lea             15(%r10), %r11
+	and             $-16, %r11
+.Lgcm_enc_school_rec_aad_alone:
+	lea             768(%rdi), %r9
+	sub             %r11, %r9
 .Lgcm_enc_school_rec_aad_vector:
 	cmp             $32, %r10
 	{disp32} jb     .Lgcm_enc_school_rec_aad_load_part
@@ -4547,6 +4695,9 @@ aesgen_gcm_enc_record_avx10_256_school:
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
 	vextracti32x4   $1, %ymm7, %xmm8
 	vpxord          %xmm8, %xmm7, %xmm10
+	vpxord          %ymm5, %ymm5, %ymm5
+	vpxord          %ymm6, %ymm6, %ymm6
+	vpxord          %ymm7, %ymm7, %ymm7
 .Lgcm_enc_school_rec_aad_done:
 	mov             240(%rdi), %eax
 	lea             (%rdi,%rax,8), %r10
@@ -4895,6 +5046,10 @@ aesgen_gcm_enc_record_avx10_256_school:
 	jmp             .Lgcm_enc_school_rec_main_ctr_done
 .Lgcm_enc_school_rec_bulk_done:
 	vpshufb         %ymm20, %ymm11, %ymm11
+	vpxord          %ymm5, %ymm5, %ymm5
+	vpxord          %ymm6, %ymm6, %ymm6
+	vpxord          %ymm7, %ymm7, %ymm7
+# LO/MI/HI from here on: the AAD's products, or zeros
 .Lgcm_enc_school_rec_tail:
 	add             $128, %rcx
 	{disp32} jz     .Lgcm_enc_school_rec_no_data
@@ -5010,13 +5165,13 @@ aesgen_gcm_enc_record_avx10_256_school:
 	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
 	vpclmulqdq      $0, (%r9), %ymm0, %ymm8
 	vpclmulqdq      $0, 32(%r9), %ymm1, %ymm9
-	vpxord          %ymm9, %ymm8, %ymm5
+	vpternlogd      $150, %ymm9, %ymm8, %ymm5
 	vpclmulqdq      $17, (%r9), %ymm0, %ymm8
 	vpclmulqdq      $17, 32(%r9), %ymm1, %ymm9
-	vpxord          %ymm9, %ymm8, %ymm7
+	vpternlogd      $150, %ymm9, %ymm8, %ymm7
 	vpclmulqdq      $1, (%r9), %ymm0, %ymm8
 	vpclmulqdq      $16, (%r9), %ymm0, %ymm0
-	vpxord          %ymm0, %ymm8, %ymm6
+	vpternlogd      $150, %ymm0, %ymm8, %ymm6
 	vpclmulqdq      $1, 32(%r9), %ymm1, %ymm8
 	vpclmulqdq      $16, 32(%r9), %ymm1, %ymm1
 	vpternlogd      $150, %ymm1, %ymm8, %ymm6
@@ -5135,13 +5290,13 @@ aesgen_gcm_enc_record_avx10_256_school:
 	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
 	vpclmulqdq      $0, (%r9), %ymm0, %ymm8
 	vpclmulqdq      $0, 32(%r9), %ymm1, %ymm9
-	vpxord          %ymm9, %ymm8, %ymm5
+	vpternlogd      $150, %ymm9, %ymm8, %ymm5
 	vpclmulqdq      $17, (%r9), %ymm0, %ymm8
 	vpclmulqdq      $17, 32(%r9), %ymm1, %ymm9
-	vpxord          %ymm9, %ymm8, %ymm7
+	vpternlogd      $150, %ymm9, %ymm8, %ymm7
 	vpclmulqdq      $1, (%r9), %ymm0, %ymm8
 	vpclmulqdq      $16, (%r9), %ymm0, %ymm0
-	vpxord          %ymm0, %ymm8, %ymm6
+	vpternlogd      $150, %ymm0, %ymm8, %ymm6
 	vpclmulqdq      $1, 32(%r9), %ymm1, %ymm8
 	vpclmulqdq      $16, 32(%r9), %ymm1, %ymm1
 	vpternlogd      $150, %ymm1, %ymm8, %ymm6
@@ -5235,13 +5390,13 @@ aesgen_gcm_enc_record_avx10_256_school:
 	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
 	vpclmulqdq      $0, (%r9), %ymm0, %ymm8
 	vpclmulqdq      $0, 32(%r9), %ymm1, %ymm9
-	vpxord          %ymm9, %ymm8, %ymm5
+	vpternlogd      $150, %ymm9, %ymm8, %ymm5
 	vpclmulqdq      $17, (%r9), %ymm0, %ymm8
 	vpclmulqdq      $17, 32(%r9), %ymm1, %ymm9
-	vpxord          %ymm9, %ymm8, %ymm7
+	vpternlogd      $150, %ymm9, %ymm8, %ymm7
 	vpclmulqdq      $1, (%r9), %ymm0, %ymm8
 	vpclmulqdq      $16, (%r9), %ymm0, %ymm0
-	vpxord          %ymm0, %ymm8, %ymm6
+	vpternlogd      $150, %ymm0, %ymm8, %ymm6
 	vpclmulqdq      $1, 32(%r9), %ymm1, %ymm8
 	vpclmulqdq      $16, 32(%r9), %ymm1, %ymm1
 	vpternlogd      $150, %ymm1, %ymm8, %ymm6
@@ -5305,11 +5460,13 @@ aesgen_gcm_enc_record_avx10_256_school:
 	vmovdqu8        %ymm0, %ymm0{%k1}{z}            # GHASH sees the padding as zeros
 	vpshufb         %ymm20, %ymm0, %ymm0
 	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %ymm0, %ymm5
-	vpclmulqdq      $16, (%r9), %ymm0, %ymm6
+	vpclmulqdq      $0, (%r9), %ymm0, %ymm8
+	vpclmulqdq      $16, (%r9), %ymm0, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
 	vpclmulqdq      $1, (%r9), %ymm0, %ymm8
-	vpclmulqdq      $17, (%r9), %ymm0, %ymm7
-	vpxord          %ymm8, %ymm6, %ymm6
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, (%r9), %ymm0, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
 	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
@@ -5330,11 +5487,13 @@ aesgen_gcm_enc_record_avx10_256_school:
 .Lgcm_enc_school_rec_no_data:
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpxord          %xmm10, %xmm4, %xmm4
-	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm5
-	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm6
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
 	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
-	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm7
-	vpxord          %ymm8, %ymm6, %ymm6
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
 	vpshufd         $78, %ymm5, %ymm5
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
@@ -5370,17 +5529,59 @@ aesgen_gcm_dec_record_avx10_256_school:
 	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %ymm20
 	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %ymm21
 	vpxord          %xmm10, %xmm10, %xmm10
+	vpxord          %ymm5, %ymm5, %ymm5
+	vpxord          %ymm6, %ymm6, %ymm6
+	vpxord          %ymm7, %ymm7, %ymm7
 	mov             40(%r8), %r10
 	test            %r10, %r10
 	{disp32} jz     .Lgcm_dec_school_rec_aad_done
 	mov             32(%r8), %rax
-	lea             768(%rdi), %r9
+# A record without a bulk loop whose AAD, text and lengths blocks number at most
+# 32 hashes them all in one sum: the AAD's products wait unreduced in LO/MI/HI
+# for the tail's, with the powers H^(all blocks) down.
 	lea             15(%r10), %r11
-	and             $-16, %r11                      # 16 x the block count
+	and             $-16, %r11                      # 16 x the AAD's blocks
+	cmp             $128, %rcx
+	{disp32} ja     .Lgcm_dec_school_rec_aad_alone
+	lea             15(%rcx), %r9
+	and             $-16, %r9
+	lea             16(%r11,%r9,1), %r11            # 16 x all blocks
+	cmp             $512, %r11
+	{disp32} ja     .Lgcm_dec_school_rec_aad_alone_again
+	lea             768(%rdi), %r9
 	sub             %r11, %r9
-	vpxord          %ymm5, %ymm5, %ymm5
-	vpxord          %ymm6, %ymm6, %ymm6
-	vpxord          %ymm7, %ymm7, %ymm7
+.Lgcm_dec_school_rec_aad_sum_vector:
+	cmp             $32, %r10
+	{disp32} jb     .Lgcm_dec_school_rec_aad_sum_load_part
+	vmovdqu8        (%rax), %ymm4
+	{disp32} jmp    .Lgcm_dec_school_rec_aad_sum_loaded
+.Lgcm_dec_school_rec_aad_sum_load_part:
+	mov             $-1, %r11
+	bzhi            %r10, %r11, %r11                # the blocks that remain
+	kmovd           %r11d, %k1
+	vmovdqu8        (%rax), %ymm4{%k1}{z}
+.Lgcm_dec_school_rec_aad_sum_loaded:
+	vpshufb         %ymm20, %ymm4, %ymm4
+	vpxord          %ymm10, %ymm4, %ymm4            # the running hash joins block 0
+	vpxord          %ymm10, %ymm10, %ymm10
+	vpclmulqdq      $0, (%r9), %ymm4, %ymm8
+	vpclmulqdq      $16, (%r9), %ymm4, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $1, (%r9), %ymm4, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, (%r9), %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
+	add             $32, %rax
+	add             $32, %r9
+	sub             $32, %r10
+	ja              .Lgcm_dec_school_rec_aad_sum_vector
+	{disp32} jmp    .Lgcm_dec_school_rec_aad_done
+.Lgcm_dec_school_rec_aad_alone_again:
+	lea             15(%r10), %r11
+	and             $-16, %r11
+.Lgcm_dec_school_rec_aad_alone:
+	lea             768(%rdi), %r9
+	sub             %r11, %r9
 .Lgcm_dec_school_rec_aad_vector:
 	cmp             $32, %r10
 	{disp32} jb     .Lgcm_dec_school_rec_aad_load_part
@@ -5414,6 +5615,9 @@ aesgen_gcm_dec_record_avx10_256_school:
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
 	vextracti32x4   $1, %ymm7, %xmm8
 	vpxord          %xmm8, %xmm7, %xmm10
+	vpxord          %ymm5, %ymm5, %ymm5
+	vpxord          %ymm6, %ymm6, %ymm6
+	vpxord          %ymm7, %ymm7, %ymm7
 .Lgcm_dec_school_rec_aad_done:
 	mov             240(%rdi), %eax
 	lea             (%rdi,%rax,8), %r10
@@ -5619,6 +5823,10 @@ aesgen_gcm_dec_record_avx10_256_school:
 	jmp             .Lgcm_dec_school_rec_main_ctr_done
 .Lgcm_dec_school_rec_bulk_done:
 	vpshufb         %ymm20, %ymm11, %ymm11
+	vpxord          %ymm5, %ymm5, %ymm5
+	vpxord          %ymm6, %ymm6, %ymm6
+	vpxord          %ymm7, %ymm7, %ymm7
+# LO/MI/HI from here on: the AAD's products, or zeros
 .Lgcm_dec_school_rec_tail:
 	add             $128, %rcx
 	{disp32} jz     .Lgcm_dec_school_rec_no_data
@@ -5650,13 +5858,13 @@ aesgen_gcm_dec_record_avx10_256_school:
 	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
 	vpclmulqdq      $0, (%r9), %ymm0, %ymm8
 	vpclmulqdq      $0, 32(%r9), %ymm1, %ymm9
-	vpxord          %ymm9, %ymm8, %ymm5
+	vpternlogd      $150, %ymm9, %ymm8, %ymm5
 	vpclmulqdq      $17, (%r9), %ymm0, %ymm8
 	vpclmulqdq      $17, 32(%r9), %ymm1, %ymm9
-	vpxord          %ymm9, %ymm8, %ymm7
+	vpternlogd      $150, %ymm9, %ymm8, %ymm7
 	vpclmulqdq      $1, (%r9), %ymm0, %ymm8
 	vpclmulqdq      $16, (%r9), %ymm0, %ymm0
-	vpxord          %ymm0, %ymm8, %ymm6
+	vpternlogd      $150, %ymm0, %ymm8, %ymm6
 	vpclmulqdq      $1, 32(%r9), %ymm1, %ymm8
 	vpclmulqdq      $16, 32(%r9), %ymm1, %ymm1
 	vpternlogd      $150, %ymm1, %ymm8, %ymm6
@@ -5798,13 +6006,13 @@ aesgen_gcm_dec_record_avx10_256_school:
 	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
 	vpclmulqdq      $0, (%r9), %ymm0, %ymm8
 	vpclmulqdq      $0, 32(%r9), %ymm1, %ymm9
-	vpxord          %ymm9, %ymm8, %ymm5
+	vpternlogd      $150, %ymm9, %ymm8, %ymm5
 	vpclmulqdq      $17, (%r9), %ymm0, %ymm8
 	vpclmulqdq      $17, 32(%r9), %ymm1, %ymm9
-	vpxord          %ymm9, %ymm8, %ymm7
+	vpternlogd      $150, %ymm9, %ymm8, %ymm7
 	vpclmulqdq      $1, (%r9), %ymm0, %ymm8
 	vpclmulqdq      $16, (%r9), %ymm0, %ymm0
-	vpxord          %ymm0, %ymm8, %ymm6
+	vpternlogd      $150, %ymm0, %ymm8, %ymm6
 	vpclmulqdq      $1, 32(%r9), %ymm1, %ymm8
 	vpclmulqdq      $16, 32(%r9), %ymm1, %ymm1
 	vpternlogd      $150, %ymm1, %ymm8, %ymm6
@@ -5920,13 +6128,13 @@ aesgen_gcm_dec_record_avx10_256_school:
 	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
 	vpclmulqdq      $0, (%r9), %ymm0, %ymm8
 	vpclmulqdq      $0, 32(%r9), %ymm1, %ymm9
-	vpxord          %ymm9, %ymm8, %ymm5
+	vpternlogd      $150, %ymm9, %ymm8, %ymm5
 	vpclmulqdq      $17, (%r9), %ymm0, %ymm8
 	vpclmulqdq      $17, 32(%r9), %ymm1, %ymm9
-	vpxord          %ymm9, %ymm8, %ymm7
+	vpternlogd      $150, %ymm9, %ymm8, %ymm7
 	vpclmulqdq      $1, (%r9), %ymm0, %ymm8
 	vpclmulqdq      $16, (%r9), %ymm0, %ymm0
-	vpxord          %ymm0, %ymm8, %ymm6
+	vpternlogd      $150, %ymm0, %ymm8, %ymm6
 	vpclmulqdq      $1, 32(%r9), %ymm1, %ymm8
 	vpclmulqdq      $16, 32(%r9), %ymm1, %ymm1
 	vpternlogd      $150, %ymm1, %ymm8, %ymm6
@@ -6011,11 +6219,13 @@ aesgen_gcm_dec_record_avx10_256_school:
 	vmovdqu8        (%rdx), %ymm0{%k1}{z}           # zero-padded
 	vpshufb         %ymm20, %ymm0, %ymm0
 	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %ymm0, %ymm5
-	vpclmulqdq      $16, (%r9), %ymm0, %ymm6
+	vpclmulqdq      $0, (%r9), %ymm0, %ymm8
+	vpclmulqdq      $16, (%r9), %ymm0, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
 	vpclmulqdq      $1, (%r9), %ymm0, %ymm8
-	vpclmulqdq      $17, (%r9), %ymm0, %ymm7
-	vpxord          %ymm8, %ymm6, %ymm6
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, (%r9), %ymm0, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
 	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
@@ -6068,11 +6278,13 @@ aesgen_gcm_dec_record_avx10_256_school:
 .Lgcm_dec_school_rec_no_data:
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpxord          %xmm10, %xmm4, %xmm4
-	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm5
-	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm6
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
 	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
-	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm7
-	vpxord          %ymm8, %ymm6, %ymm6
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
 	vpshufd         $78, %ymm5, %ymm5
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6

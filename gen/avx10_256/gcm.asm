@@ -1424,17 +1424,59 @@ aesgen_gcm_enc_record_avx10_256:
 	vbroadcasti32x4 ymm20, oword [rel L.gcm_bswap_mask_16]
 	vbroadcasti32x4 ymm21, oword [rel L.gcm_gfpoly_16]
 	vpxord          xmm10, xmm10, xmm10
+	vpxord          ymm5, ymm5, ymm5
+	vpxord          ymm6, ymm6, ymm6
+	vpxord          ymm7, ymm7, ymm7
 	mov             r10, qword [r8 + 40]
 	test            r10, r10
 	jz              near L.gcm_enc_rec_aad_done
 	mov             rax, qword [r8 + 32]
-	lea             r9, [rdi + 768]
+; A record without a bulk loop whose AAD, text and lengths blocks number at most
+; 32 hashes them all in one sum: the AAD's products wait unreduced in LO/MI/HI
+; for the tail's, with the powers H^(all blocks) down.
 	lea             r11, [r10 + 15]
-	and             r11, -16                        ; 16 x the block count
+	and             r11, -16                        ; 16 x the AAD's blocks
+	cmp             rcx, 128
+	ja              near L.gcm_enc_rec_aad_alone
+	lea             r9, [rcx + 15]
+	and             r9, -16
+	lea             r11, [r11 + r9*1 + 16]          ; 16 x all blocks
+	cmp             r11, 512
+	ja              near L.gcm_enc_rec_aad_alone_again
+	lea             r9, [rdi + 768]
 	sub             r9, r11
-	vpxord          ymm5, ymm5, ymm5
-	vpxord          ymm6, ymm6, ymm6
-	vpxord          ymm7, ymm7, ymm7
+L.gcm_enc_rec_aad_sum_vector:
+	cmp             r10, 32
+	jb              near L.gcm_enc_rec_aad_sum_load_part
+	vmovdqu8        ymm4, [rax]
+	jmp             near L.gcm_enc_rec_aad_sum_loaded
+L.gcm_enc_rec_aad_sum_load_part:
+	mov             r11, -1
+	bzhi            r11, r11, r10                   ; the blocks that remain
+	kmovd           k1, r11d
+	vmovdqu8        ymm4{k1}{z}, [rax]
+L.gcm_enc_rec_aad_sum_loaded:
+	vpshufb         ymm4, ymm4, ymm20
+	vpxord          ymm4, ymm4, ymm10               ; the running hash joins block 0
+	vpxord          ymm10, ymm10, ymm10
+	vpclmulqdq      ymm8, ymm4, yword [r9], 0
+	vpclmulqdq      ymm9, ymm4, yword [r9], 16
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [r9], 1
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, yword [r9], 17
+	vpxord          ymm7, ymm7, ymm8
+	add             rax, 32
+	add             r9, 32
+	sub             r10, 32
+	ja              L.gcm_enc_rec_aad_sum_vector
+	jmp             near L.gcm_enc_rec_aad_done
+L.gcm_enc_rec_aad_alone_again:
+	lea             r11, [r10 + 15]
+	and             r11, -16
+L.gcm_enc_rec_aad_alone:
+	lea             r9, [rdi + 768]
+	sub             r9, r11
 L.gcm_enc_rec_aad_vector:
 	cmp             r10, 32
 	jb              near L.gcm_enc_rec_aad_load_part
@@ -1468,6 +1510,9 @@ L.gcm_enc_rec_aad_loaded:
 	vpternlogd      ymm7, ymm6, ymm8, 150
 	vextracti32x4   xmm8, ymm7, 1
 	vpxord          xmm10, xmm7, xmm8
+	vpxord          ymm5, ymm5, ymm5
+	vpxord          ymm6, ymm6, ymm6
+	vpxord          ymm7, ymm7, ymm7
 L.gcm_enc_rec_aad_done:
 	mov             eax, dword [rdi + 240]
 	lea             r10, [rdi + rax*8]
@@ -1834,6 +1879,10 @@ L.gcm_enc_rec_main_ctr_carry:
 	jmp             L.gcm_enc_rec_main_ctr_done
 L.gcm_enc_rec_bulk_done:
 	vpshufb         ymm11, ymm11, ymm20
+	vpxord          ymm5, ymm5, ymm5
+	vpxord          ymm6, ymm6, ymm6
+	vpxord          ymm7, ymm7, ymm7
+; LO/MI/HI from here on: the AAD's products, or zeros
 L.gcm_enc_rec_tail:
 	add             rcx, 128
 	jz              near L.gcm_enc_rec_no_data
@@ -1953,13 +2002,13 @@ L.gcm_enc_rec_final4_aes128:
 	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
 	vpclmulqdq      ymm8, ymm0, yword [r9], 0
 	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 0
-	vpxord          ymm5, ymm8, ymm9
+	vpternlogd      ymm5, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm0, yword [r9], 17
 	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 17
-	vpxord          ymm7, ymm8, ymm9
+	vpternlogd      ymm7, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm0, yword [r9], 1
 	vpclmulqdq      ymm0, ymm0, yword [r9], 16
-	vpxord          ymm6, ymm8, ymm0
+	vpternlogd      ymm6, ymm8, ymm0, 150
 	vpclmulqdq      ymm8, ymm1, yword [r9 + 32], 1
 	vpclmulqdq      ymm1, ymm1, yword [r9 + 32], 16
 	vpternlogd      ymm6, ymm8, ymm1, 150
@@ -2082,13 +2131,13 @@ L.gcm_enc_rec_final3_aes128:
 	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
 	vpclmulqdq      ymm8, ymm0, yword [r9], 0
 	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 0
-	vpxord          ymm5, ymm8, ymm9
+	vpternlogd      ymm5, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm0, yword [r9], 17
 	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 17
-	vpxord          ymm7, ymm8, ymm9
+	vpternlogd      ymm7, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm0, yword [r9], 1
 	vpclmulqdq      ymm0, ymm0, yword [r9], 16
-	vpxord          ymm6, ymm8, ymm0
+	vpternlogd      ymm6, ymm8, ymm0, 150
 	vpclmulqdq      ymm8, ymm1, yword [r9 + 32], 1
 	vpclmulqdq      ymm1, ymm1, yword [r9 + 32], 16
 	vpternlogd      ymm6, ymm8, ymm1, 150
@@ -2186,13 +2235,13 @@ L.gcm_enc_rec_final2_aes128:
 	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
 	vpclmulqdq      ymm8, ymm0, yword [r9], 0
 	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 0
-	vpxord          ymm5, ymm8, ymm9
+	vpternlogd      ymm5, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm0, yword [r9], 17
 	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 17
-	vpxord          ymm7, ymm8, ymm9
+	vpternlogd      ymm7, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm0, yword [r9], 1
 	vpclmulqdq      ymm0, ymm0, yword [r9], 16
-	vpxord          ymm6, ymm8, ymm0
+	vpternlogd      ymm6, ymm8, ymm0, 150
 	vpclmulqdq      ymm8, ymm1, yword [r9 + 32], 1
 	vpclmulqdq      ymm1, ymm1, yword [r9 + 32], 16
 	vpternlogd      ymm6, ymm8, ymm1, 150
@@ -2260,11 +2309,13 @@ L.gcm_enc_rec_final1_aes128:
 	vmovdqu8        ymm0{k1}{z}, ymm0               ; GHASH sees the padding as zeros
 	vpshufb         ymm0, ymm0, ymm20
 	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
-	vpclmulqdq      ymm5, ymm0, yword [r9], 0
-	vpclmulqdq      ymm6, ymm0, yword [r9], 16
+	vpclmulqdq      ymm8, ymm0, yword [r9], 0
+	vpclmulqdq      ymm9, ymm0, yword [r9], 16
+	vpxord          ymm5, ymm5, ymm8
 	vpclmulqdq      ymm8, ymm0, yword [r9], 1
-	vpclmulqdq      ymm7, ymm0, yword [r9], 17
-	vpxord          ymm6, ymm6, ymm8
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm0, yword [r9], 17
+	vpxord          ymm7, ymm7, ymm8
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
 	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
@@ -2285,11 +2336,13 @@ L.gcm_enc_rec_final1_aes128:
 L.gcm_enc_rec_no_data:
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpxord          xmm4, xmm4, xmm10
-	vpclmulqdq      ymm5, ymm4, yword [rdi + 752], 0
-	vpclmulqdq      ymm6, ymm4, yword [rdi + 752], 16
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
+	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
+	vpxord          ymm5, ymm5, ymm8
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
-	vpclmulqdq      ymm7, ymm4, yword [rdi + 752], 17
-	vpxord          ymm6, ymm6, ymm8
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
+	vpxord          ymm7, ymm7, ymm8
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
 	vpshufd         ymm5, ymm5, 78
 	vpternlogd      ymm6, ymm5, ymm8, 150
@@ -2320,17 +2373,59 @@ aesgen_gcm_dec_record_avx10_256:
 	vbroadcasti32x4 ymm20, oword [rel L.gcm_bswap_mask_16]
 	vbroadcasti32x4 ymm21, oword [rel L.gcm_gfpoly_16]
 	vpxord          xmm10, xmm10, xmm10
+	vpxord          ymm5, ymm5, ymm5
+	vpxord          ymm6, ymm6, ymm6
+	vpxord          ymm7, ymm7, ymm7
 	mov             r10, qword [r8 + 40]
 	test            r10, r10
 	jz              near L.gcm_dec_rec_aad_done
 	mov             rax, qword [r8 + 32]
-	lea             r9, [rdi + 768]
+; A record without a bulk loop whose AAD, text and lengths blocks number at most
+; 32 hashes them all in one sum: the AAD's products wait unreduced in LO/MI/HI
+; for the tail's, with the powers H^(all blocks) down.
 	lea             r11, [r10 + 15]
-	and             r11, -16                        ; 16 x the block count
+	and             r11, -16                        ; 16 x the AAD's blocks
+	cmp             rcx, 128
+	ja              near L.gcm_dec_rec_aad_alone
+	lea             r9, [rcx + 15]
+	and             r9, -16
+	lea             r11, [r11 + r9*1 + 16]          ; 16 x all blocks
+	cmp             r11, 512
+	ja              near L.gcm_dec_rec_aad_alone_again
+	lea             r9, [rdi + 768]
 	sub             r9, r11
-	vpxord          ymm5, ymm5, ymm5
-	vpxord          ymm6, ymm6, ymm6
-	vpxord          ymm7, ymm7, ymm7
+L.gcm_dec_rec_aad_sum_vector:
+	cmp             r10, 32
+	jb              near L.gcm_dec_rec_aad_sum_load_part
+	vmovdqu8        ymm4, [rax]
+	jmp             near L.gcm_dec_rec_aad_sum_loaded
+L.gcm_dec_rec_aad_sum_load_part:
+	mov             r11, -1
+	bzhi            r11, r11, r10                   ; the blocks that remain
+	kmovd           k1, r11d
+	vmovdqu8        ymm4{k1}{z}, [rax]
+L.gcm_dec_rec_aad_sum_loaded:
+	vpshufb         ymm4, ymm4, ymm20
+	vpxord          ymm4, ymm4, ymm10               ; the running hash joins block 0
+	vpxord          ymm10, ymm10, ymm10
+	vpclmulqdq      ymm8, ymm4, yword [r9], 0
+	vpclmulqdq      ymm9, ymm4, yword [r9], 16
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [r9], 1
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, yword [r9], 17
+	vpxord          ymm7, ymm7, ymm8
+	add             rax, 32
+	add             r9, 32
+	sub             r10, 32
+	ja              L.gcm_dec_rec_aad_sum_vector
+	jmp             near L.gcm_dec_rec_aad_done
+L.gcm_dec_rec_aad_alone_again:
+	lea             r11, [r10 + 15]
+	and             r11, -16
+L.gcm_dec_rec_aad_alone:
+	lea             r9, [rdi + 768]
+	sub             r9, r11
 L.gcm_dec_rec_aad_vector:
 	cmp             r10, 32
 	jb              near L.gcm_dec_rec_aad_load_part
@@ -2364,6 +2459,9 @@ L.gcm_dec_rec_aad_loaded:
 	vpternlogd      ymm7, ymm6, ymm8, 150
 	vextracti32x4   xmm8, ymm7, 1
 	vpxord          xmm10, xmm7, xmm8
+	vpxord          ymm5, ymm5, ymm5
+	vpxord          ymm6, ymm6, ymm6
+	vpxord          ymm7, ymm7, ymm7
 L.gcm_dec_rec_aad_done:
 	mov             eax, dword [rdi + 240]
 	lea             r10, [rdi + rax*8]
@@ -2580,6 +2678,10 @@ L.gcm_dec_rec_main_ctr_carry:
 	jmp             L.gcm_dec_rec_main_ctr_done
 L.gcm_dec_rec_bulk_done:
 	vpshufb         ymm11, ymm11, ymm20
+	vpxord          ymm5, ymm5, ymm5
+	vpxord          ymm6, ymm6, ymm6
+	vpxord          ymm7, ymm7, ymm7
+; LO/MI/HI from here on: the AAD's products, or zeros
 L.gcm_dec_rec_tail:
 	add             rcx, 128
 	jz              near L.gcm_dec_rec_no_data
@@ -2611,13 +2713,13 @@ L.gcm_dec_rec_final4:
 	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
 	vpclmulqdq      ymm8, ymm0, yword [r9], 0
 	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 0
-	vpxord          ymm5, ymm8, ymm9
+	vpternlogd      ymm5, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm0, yword [r9], 17
 	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 17
-	vpxord          ymm7, ymm8, ymm9
+	vpternlogd      ymm7, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm0, yword [r9], 1
 	vpclmulqdq      ymm0, ymm0, yword [r9], 16
-	vpxord          ymm6, ymm8, ymm0
+	vpternlogd      ymm6, ymm8, ymm0, 150
 	vpclmulqdq      ymm8, ymm1, yword [r9 + 32], 1
 	vpclmulqdq      ymm1, ymm1, yword [r9 + 32], 16
 	vpternlogd      ymm6, ymm8, ymm1, 150
@@ -2763,13 +2865,13 @@ L.gcm_dec_rec_final3:
 	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
 	vpclmulqdq      ymm8, ymm0, yword [r9], 0
 	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 0
-	vpxord          ymm5, ymm8, ymm9
+	vpternlogd      ymm5, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm0, yword [r9], 17
 	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 17
-	vpxord          ymm7, ymm8, ymm9
+	vpternlogd      ymm7, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm0, yword [r9], 1
 	vpclmulqdq      ymm0, ymm0, yword [r9], 16
-	vpxord          ymm6, ymm8, ymm0
+	vpternlogd      ymm6, ymm8, ymm0, 150
 	vpclmulqdq      ymm8, ymm1, yword [r9 + 32], 1
 	vpclmulqdq      ymm1, ymm1, yword [r9 + 32], 16
 	vpternlogd      ymm6, ymm8, ymm1, 150
@@ -2889,13 +2991,13 @@ L.gcm_dec_rec_final2:
 	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
 	vpclmulqdq      ymm8, ymm0, yword [r9], 0
 	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 0
-	vpxord          ymm5, ymm8, ymm9
+	vpternlogd      ymm5, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm0, yword [r9], 17
 	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 17
-	vpxord          ymm7, ymm8, ymm9
+	vpternlogd      ymm7, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm0, yword [r9], 1
 	vpclmulqdq      ymm0, ymm0, yword [r9], 16
-	vpxord          ymm6, ymm8, ymm0
+	vpternlogd      ymm6, ymm8, ymm0, 150
 	vpclmulqdq      ymm8, ymm1, yword [r9 + 32], 1
 	vpclmulqdq      ymm1, ymm1, yword [r9 + 32], 16
 	vpternlogd      ymm6, ymm8, ymm1, 150
@@ -2984,11 +3086,13 @@ L.gcm_dec_rec_final1:
 	vmovdqu8        ymm0{k1}{z}, [rdx]              ; zero-padded
 	vpshufb         ymm0, ymm0, ymm20
 	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
-	vpclmulqdq      ymm5, ymm0, yword [r9], 0
-	vpclmulqdq      ymm6, ymm0, yword [r9], 16
+	vpclmulqdq      ymm8, ymm0, yword [r9], 0
+	vpclmulqdq      ymm9, ymm0, yword [r9], 16
+	vpxord          ymm5, ymm5, ymm8
 	vpclmulqdq      ymm8, ymm0, yword [r9], 1
-	vpclmulqdq      ymm7, ymm0, yword [r9], 17
-	vpxord          ymm6, ymm6, ymm8
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm0, yword [r9], 17
+	vpxord          ymm7, ymm7, ymm8
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
 	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
@@ -3045,11 +3149,13 @@ L.gcm_dec_rec_final1_aes128:
 L.gcm_dec_rec_no_data:
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpxord          xmm4, xmm4, xmm10
-	vpclmulqdq      ymm5, ymm4, yword [rdi + 752], 0
-	vpclmulqdq      ymm6, ymm4, yword [rdi + 752], 16
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
+	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
+	vpxord          ymm5, ymm5, ymm8
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
-	vpclmulqdq      ymm7, ymm4, yword [rdi + 752], 17
-	vpxord          ymm6, ymm6, ymm8
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
+	vpxord          ymm7, ymm7, ymm8
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
 	vpshufd         ymm5, ymm5, 78
 	vpternlogd      ymm6, ymm5, ymm8, 150
@@ -4451,17 +4557,59 @@ aesgen_gcm_enc_record_avx10_256_school:
 	vbroadcasti32x4 ymm20, oword [rel L.gcm_bswap_mask_16]
 	vbroadcasti32x4 ymm21, oword [rel L.gcm_gfpoly_16]
 	vpxord          xmm10, xmm10, xmm10
+	vpxord          ymm5, ymm5, ymm5
+	vpxord          ymm6, ymm6, ymm6
+	vpxord          ymm7, ymm7, ymm7
 	mov             r10, qword [r8 + 40]
 	test            r10, r10
 	jz              near L.gcm_enc_school_rec_aad_done
 	mov             rax, qword [r8 + 32]
-	lea             r9, [rdi + 768]
+; A record without a bulk loop whose AAD, text and lengths blocks number at most
+; 32 hashes them all in one sum: the AAD's products wait unreduced in LO/MI/HI
+; for the tail's, with the powers H^(all blocks) down.
 	lea             r11, [r10 + 15]
-	and             r11, -16                        ; 16 x the block count
+	and             r11, -16                        ; 16 x the AAD's blocks
+	cmp             rcx, 128
+	ja              near L.gcm_enc_school_rec_aad_alone
+	lea             r9, [rcx + 15]
+	and             r9, -16
+	lea             r11, [r11 + r9*1 + 16]          ; 16 x all blocks
+	cmp             r11, 512
+	ja              near L.gcm_enc_school_rec_aad_alone_again
+	lea             r9, [rdi + 768]
 	sub             r9, r11
-	vpxord          ymm5, ymm5, ymm5
-	vpxord          ymm6, ymm6, ymm6
-	vpxord          ymm7, ymm7, ymm7
+L.gcm_enc_school_rec_aad_sum_vector:
+	cmp             r10, 32
+	jb              near L.gcm_enc_school_rec_aad_sum_load_part
+	vmovdqu8        ymm4, [rax]
+	jmp             near L.gcm_enc_school_rec_aad_sum_loaded
+L.gcm_enc_school_rec_aad_sum_load_part:
+	mov             r11, -1
+	bzhi            r11, r11, r10                   ; the blocks that remain
+	kmovd           k1, r11d
+	vmovdqu8        ymm4{k1}{z}, [rax]
+L.gcm_enc_school_rec_aad_sum_loaded:
+	vpshufb         ymm4, ymm4, ymm20
+	vpxord          ymm4, ymm4, ymm10               ; the running hash joins block 0
+	vpxord          ymm10, ymm10, ymm10
+	vpclmulqdq      ymm8, ymm4, yword [r9], 0
+	vpclmulqdq      ymm9, ymm4, yword [r9], 16
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [r9], 1
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, yword [r9], 17
+	vpxord          ymm7, ymm7, ymm8
+	add             rax, 32
+	add             r9, 32
+	sub             r10, 32
+	ja              L.gcm_enc_school_rec_aad_sum_vector
+	jmp             near L.gcm_enc_school_rec_aad_done
+L.gcm_enc_school_rec_aad_alone_again:
+	lea             r11, [r10 + 15]
+	and             r11, -16
+L.gcm_enc_school_rec_aad_alone:
+	lea             r9, [rdi + 768]
+	sub             r9, r11
 L.gcm_enc_school_rec_aad_vector:
 	cmp             r10, 32
 	jb              near L.gcm_enc_school_rec_aad_load_part
@@ -4495,6 +4643,9 @@ L.gcm_enc_school_rec_aad_loaded:
 	vpternlogd      ymm7, ymm6, ymm8, 150
 	vextracti32x4   xmm8, ymm7, 1
 	vpxord          xmm10, xmm7, xmm8
+	vpxord          ymm5, ymm5, ymm5
+	vpxord          ymm6, ymm6, ymm6
+	vpxord          ymm7, ymm7, ymm7
 L.gcm_enc_school_rec_aad_done:
 	mov             eax, dword [rdi + 240]
 	lea             r10, [rdi + rax*8]
@@ -4843,6 +4994,10 @@ L.gcm_enc_school_rec_main_ctr_carry:
 	jmp             L.gcm_enc_school_rec_main_ctr_done
 L.gcm_enc_school_rec_bulk_done:
 	vpshufb         ymm11, ymm11, ymm20
+	vpxord          ymm5, ymm5, ymm5
+	vpxord          ymm6, ymm6, ymm6
+	vpxord          ymm7, ymm7, ymm7
+; LO/MI/HI from here on: the AAD's products, or zeros
 L.gcm_enc_school_rec_tail:
 	add             rcx, 128
 	jz              near L.gcm_enc_school_rec_no_data
@@ -4958,13 +5113,13 @@ L.gcm_enc_school_rec_final4_aes128:
 	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
 	vpclmulqdq      ymm8, ymm0, yword [r9], 0
 	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 0
-	vpxord          ymm5, ymm8, ymm9
+	vpternlogd      ymm5, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm0, yword [r9], 17
 	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 17
-	vpxord          ymm7, ymm8, ymm9
+	vpternlogd      ymm7, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm0, yword [r9], 1
 	vpclmulqdq      ymm0, ymm0, yword [r9], 16
-	vpxord          ymm6, ymm8, ymm0
+	vpternlogd      ymm6, ymm8, ymm0, 150
 	vpclmulqdq      ymm8, ymm1, yword [r9 + 32], 1
 	vpclmulqdq      ymm1, ymm1, yword [r9 + 32], 16
 	vpternlogd      ymm6, ymm8, ymm1, 150
@@ -5083,13 +5238,13 @@ L.gcm_enc_school_rec_final3_aes128:
 	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
 	vpclmulqdq      ymm8, ymm0, yword [r9], 0
 	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 0
-	vpxord          ymm5, ymm8, ymm9
+	vpternlogd      ymm5, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm0, yword [r9], 17
 	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 17
-	vpxord          ymm7, ymm8, ymm9
+	vpternlogd      ymm7, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm0, yword [r9], 1
 	vpclmulqdq      ymm0, ymm0, yword [r9], 16
-	vpxord          ymm6, ymm8, ymm0
+	vpternlogd      ymm6, ymm8, ymm0, 150
 	vpclmulqdq      ymm8, ymm1, yword [r9 + 32], 1
 	vpclmulqdq      ymm1, ymm1, yword [r9 + 32], 16
 	vpternlogd      ymm6, ymm8, ymm1, 150
@@ -5183,13 +5338,13 @@ L.gcm_enc_school_rec_final2_aes128:
 	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
 	vpclmulqdq      ymm8, ymm0, yword [r9], 0
 	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 0
-	vpxord          ymm5, ymm8, ymm9
+	vpternlogd      ymm5, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm0, yword [r9], 17
 	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 17
-	vpxord          ymm7, ymm8, ymm9
+	vpternlogd      ymm7, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm0, yword [r9], 1
 	vpclmulqdq      ymm0, ymm0, yword [r9], 16
-	vpxord          ymm6, ymm8, ymm0
+	vpternlogd      ymm6, ymm8, ymm0, 150
 	vpclmulqdq      ymm8, ymm1, yword [r9 + 32], 1
 	vpclmulqdq      ymm1, ymm1, yword [r9 + 32], 16
 	vpternlogd      ymm6, ymm8, ymm1, 150
@@ -5253,11 +5408,13 @@ L.gcm_enc_school_rec_final1_aes128:
 	vmovdqu8        ymm0{k1}{z}, ymm0               ; GHASH sees the padding as zeros
 	vpshufb         ymm0, ymm0, ymm20
 	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
-	vpclmulqdq      ymm5, ymm0, yword [r9], 0
-	vpclmulqdq      ymm6, ymm0, yword [r9], 16
+	vpclmulqdq      ymm8, ymm0, yword [r9], 0
+	vpclmulqdq      ymm9, ymm0, yword [r9], 16
+	vpxord          ymm5, ymm5, ymm8
 	vpclmulqdq      ymm8, ymm0, yword [r9], 1
-	vpclmulqdq      ymm7, ymm0, yword [r9], 17
-	vpxord          ymm6, ymm6, ymm8
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm0, yword [r9], 17
+	vpxord          ymm7, ymm7, ymm8
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
 	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
@@ -5278,11 +5435,13 @@ L.gcm_enc_school_rec_final1_aes128:
 L.gcm_enc_school_rec_no_data:
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpxord          xmm4, xmm4, xmm10
-	vpclmulqdq      ymm5, ymm4, yword [rdi + 752], 0
-	vpclmulqdq      ymm6, ymm4, yword [rdi + 752], 16
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
+	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
+	vpxord          ymm5, ymm5, ymm8
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
-	vpclmulqdq      ymm7, ymm4, yword [rdi + 752], 17
-	vpxord          ymm6, ymm6, ymm8
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
+	vpxord          ymm7, ymm7, ymm8
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
 	vpshufd         ymm5, ymm5, 78
 	vpternlogd      ymm6, ymm5, ymm8, 150
@@ -5313,17 +5472,59 @@ aesgen_gcm_dec_record_avx10_256_school:
 	vbroadcasti32x4 ymm20, oword [rel L.gcm_bswap_mask_16]
 	vbroadcasti32x4 ymm21, oword [rel L.gcm_gfpoly_16]
 	vpxord          xmm10, xmm10, xmm10
+	vpxord          ymm5, ymm5, ymm5
+	vpxord          ymm6, ymm6, ymm6
+	vpxord          ymm7, ymm7, ymm7
 	mov             r10, qword [r8 + 40]
 	test            r10, r10
 	jz              near L.gcm_dec_school_rec_aad_done
 	mov             rax, qword [r8 + 32]
-	lea             r9, [rdi + 768]
+; A record without a bulk loop whose AAD, text and lengths blocks number at most
+; 32 hashes them all in one sum: the AAD's products wait unreduced in LO/MI/HI
+; for the tail's, with the powers H^(all blocks) down.
 	lea             r11, [r10 + 15]
-	and             r11, -16                        ; 16 x the block count
+	and             r11, -16                        ; 16 x the AAD's blocks
+	cmp             rcx, 128
+	ja              near L.gcm_dec_school_rec_aad_alone
+	lea             r9, [rcx + 15]
+	and             r9, -16
+	lea             r11, [r11 + r9*1 + 16]          ; 16 x all blocks
+	cmp             r11, 512
+	ja              near L.gcm_dec_school_rec_aad_alone_again
+	lea             r9, [rdi + 768]
 	sub             r9, r11
-	vpxord          ymm5, ymm5, ymm5
-	vpxord          ymm6, ymm6, ymm6
-	vpxord          ymm7, ymm7, ymm7
+L.gcm_dec_school_rec_aad_sum_vector:
+	cmp             r10, 32
+	jb              near L.gcm_dec_school_rec_aad_sum_load_part
+	vmovdqu8        ymm4, [rax]
+	jmp             near L.gcm_dec_school_rec_aad_sum_loaded
+L.gcm_dec_school_rec_aad_sum_load_part:
+	mov             r11, -1
+	bzhi            r11, r11, r10                   ; the blocks that remain
+	kmovd           k1, r11d
+	vmovdqu8        ymm4{k1}{z}, [rax]
+L.gcm_dec_school_rec_aad_sum_loaded:
+	vpshufb         ymm4, ymm4, ymm20
+	vpxord          ymm4, ymm4, ymm10               ; the running hash joins block 0
+	vpxord          ymm10, ymm10, ymm10
+	vpclmulqdq      ymm8, ymm4, yword [r9], 0
+	vpclmulqdq      ymm9, ymm4, yword [r9], 16
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [r9], 1
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, yword [r9], 17
+	vpxord          ymm7, ymm7, ymm8
+	add             rax, 32
+	add             r9, 32
+	sub             r10, 32
+	ja              L.gcm_dec_school_rec_aad_sum_vector
+	jmp             near L.gcm_dec_school_rec_aad_done
+L.gcm_dec_school_rec_aad_alone_again:
+	lea             r11, [r10 + 15]
+	and             r11, -16
+L.gcm_dec_school_rec_aad_alone:
+	lea             r9, [rdi + 768]
+	sub             r9, r11
 L.gcm_dec_school_rec_aad_vector:
 	cmp             r10, 32
 	jb              near L.gcm_dec_school_rec_aad_load_part
@@ -5357,6 +5558,9 @@ L.gcm_dec_school_rec_aad_loaded:
 	vpternlogd      ymm7, ymm6, ymm8, 150
 	vextracti32x4   xmm8, ymm7, 1
 	vpxord          xmm10, xmm7, xmm8
+	vpxord          ymm5, ymm5, ymm5
+	vpxord          ymm6, ymm6, ymm6
+	vpxord          ymm7, ymm7, ymm7
 L.gcm_dec_school_rec_aad_done:
 	mov             eax, dword [rdi + 240]
 	lea             r10, [rdi + rax*8]
@@ -5562,6 +5766,10 @@ L.gcm_dec_school_rec_main_ctr_carry:
 	jmp             L.gcm_dec_school_rec_main_ctr_done
 L.gcm_dec_school_rec_bulk_done:
 	vpshufb         ymm11, ymm11, ymm20
+	vpxord          ymm5, ymm5, ymm5
+	vpxord          ymm6, ymm6, ymm6
+	vpxord          ymm7, ymm7, ymm7
+; LO/MI/HI from here on: the AAD's products, or zeros
 L.gcm_dec_school_rec_tail:
 	add             rcx, 128
 	jz              near L.gcm_dec_school_rec_no_data
@@ -5593,13 +5801,13 @@ L.gcm_dec_school_rec_final4:
 	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
 	vpclmulqdq      ymm8, ymm0, yword [r9], 0
 	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 0
-	vpxord          ymm5, ymm8, ymm9
+	vpternlogd      ymm5, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm0, yword [r9], 17
 	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 17
-	vpxord          ymm7, ymm8, ymm9
+	vpternlogd      ymm7, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm0, yword [r9], 1
 	vpclmulqdq      ymm0, ymm0, yword [r9], 16
-	vpxord          ymm6, ymm8, ymm0
+	vpternlogd      ymm6, ymm8, ymm0, 150
 	vpclmulqdq      ymm8, ymm1, yword [r9 + 32], 1
 	vpclmulqdq      ymm1, ymm1, yword [r9 + 32], 16
 	vpternlogd      ymm6, ymm8, ymm1, 150
@@ -5741,13 +5949,13 @@ L.gcm_dec_school_rec_final3:
 	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
 	vpclmulqdq      ymm8, ymm0, yword [r9], 0
 	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 0
-	vpxord          ymm5, ymm8, ymm9
+	vpternlogd      ymm5, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm0, yword [r9], 17
 	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 17
-	vpxord          ymm7, ymm8, ymm9
+	vpternlogd      ymm7, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm0, yword [r9], 1
 	vpclmulqdq      ymm0, ymm0, yword [r9], 16
-	vpxord          ymm6, ymm8, ymm0
+	vpternlogd      ymm6, ymm8, ymm0, 150
 	vpclmulqdq      ymm8, ymm1, yword [r9 + 32], 1
 	vpclmulqdq      ymm1, ymm1, yword [r9 + 32], 16
 	vpternlogd      ymm6, ymm8, ymm1, 150
@@ -5863,13 +6071,13 @@ L.gcm_dec_school_rec_final2:
 	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
 	vpclmulqdq      ymm8, ymm0, yword [r9], 0
 	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 0
-	vpxord          ymm5, ymm8, ymm9
+	vpternlogd      ymm5, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm0, yword [r9], 17
 	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 17
-	vpxord          ymm7, ymm8, ymm9
+	vpternlogd      ymm7, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm0, yword [r9], 1
 	vpclmulqdq      ymm0, ymm0, yword [r9], 16
-	vpxord          ymm6, ymm8, ymm0
+	vpternlogd      ymm6, ymm8, ymm0, 150
 	vpclmulqdq      ymm8, ymm1, yword [r9 + 32], 1
 	vpclmulqdq      ymm1, ymm1, yword [r9 + 32], 16
 	vpternlogd      ymm6, ymm8, ymm1, 150
@@ -5954,11 +6162,13 @@ L.gcm_dec_school_rec_final1:
 	vmovdqu8        ymm0{k1}{z}, [rdx]              ; zero-padded
 	vpshufb         ymm0, ymm0, ymm20
 	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
-	vpclmulqdq      ymm5, ymm0, yword [r9], 0
-	vpclmulqdq      ymm6, ymm0, yword [r9], 16
+	vpclmulqdq      ymm8, ymm0, yword [r9], 0
+	vpclmulqdq      ymm9, ymm0, yword [r9], 16
+	vpxord          ymm5, ymm5, ymm8
 	vpclmulqdq      ymm8, ymm0, yword [r9], 1
-	vpclmulqdq      ymm7, ymm0, yword [r9], 17
-	vpxord          ymm6, ymm6, ymm8
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm0, yword [r9], 17
+	vpxord          ymm7, ymm7, ymm8
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
 	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
@@ -6011,11 +6221,13 @@ L.gcm_dec_school_rec_final1_aes128:
 L.gcm_dec_school_rec_no_data:
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpxord          xmm4, xmm4, xmm10
-	vpclmulqdq      ymm5, ymm4, yword [rdi + 752], 0
-	vpclmulqdq      ymm6, ymm4, yword [rdi + 752], 16
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
+	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
+	vpxord          ymm5, ymm5, ymm8
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
-	vpclmulqdq      ymm7, ymm4, yword [rdi + 752], 17
-	vpxord          ymm6, ymm6, ymm8
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
+	vpxord          ymm7, ymm7, ymm8
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
 	vpshufd         ymm5, ymm5, 78
 	vpternlogd      ymm6, ymm5, ymm8, 150

@@ -1466,17 +1466,59 @@ aesgen_gcm_enc_record_avx10_512:
 	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %zmm20
 	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %zmm21
 	vpxord          %xmm10, %xmm10, %xmm10
+	vpxord          %zmm5, %zmm5, %zmm5
+	vpxord          %zmm6, %zmm6, %zmm6
+	vpxord          %zmm7, %zmm7, %zmm7
 	mov             40(%r8), %r10
 	test            %r10, %r10
 	{disp32} jz     .Lgcm_enc_rec_aad_done
 	mov             32(%r8), %rax
-	lea             768(%rdi), %r9
+# A record without a bulk loop whose AAD, text and lengths blocks number at most
+# 32 hashes them all in one sum: the AAD's products wait unreduced in LO/MI/HI
+# for the tail's, with the powers H^(all blocks) down.
 	lea             15(%r10), %r11
-	and             $-16, %r11                      # 16 x the block count
+	and             $-16, %r11                      # 16 x the AAD's blocks
+	cmp             $256, %rcx
+	{disp32} ja     .Lgcm_enc_rec_aad_alone
+	lea             15(%rcx), %r9
+	and             $-16, %r9
+	lea             16(%r11,%r9,1), %r11            # 16 x all blocks
+	cmp             $512, %r11
+	{disp32} ja     .Lgcm_enc_rec_aad_alone_again
+	lea             768(%rdi), %r9
 	sub             %r11, %r9
-	vpxord          %zmm5, %zmm5, %zmm5
-	vpxord          %zmm6, %zmm6, %zmm6
-	vpxord          %zmm7, %zmm7, %zmm7
+.Lgcm_enc_rec_aad_sum_vector:
+	cmp             $64, %r10
+	{disp32} jb     .Lgcm_enc_rec_aad_sum_load_part
+	vmovdqu8        (%rax), %zmm4
+	{disp32} jmp    .Lgcm_enc_rec_aad_sum_loaded
+.Lgcm_enc_rec_aad_sum_load_part:
+	mov             $-1, %r11
+	bzhi            %r10, %r11, %r11                # the blocks that remain
+	kmovq           %r11, %k1
+	vmovdqu8        (%rax), %zmm4{%k1}{z}
+.Lgcm_enc_rec_aad_sum_loaded:
+	vpshufb         %zmm20, %zmm4, %zmm4
+	vpxord          %zmm10, %zmm4, %zmm4            # the running hash joins block 0
+	vpxord          %zmm10, %zmm10, %zmm10
+	vpclmulqdq      $0, (%r9), %zmm4, %zmm8
+	vpclmulqdq      $16, (%r9), %zmm4, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, (%r9), %zmm4, %zmm8
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, (%r9), %zmm4, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
+	add             $64, %rax
+	add             $64, %r9
+	sub             $64, %r10
+	ja              .Lgcm_enc_rec_aad_sum_vector
+	{disp32} jmp    .Lgcm_enc_rec_aad_done
+.Lgcm_enc_rec_aad_alone_again:
+	lea             15(%r10), %r11
+	and             $-16, %r11
+.Lgcm_enc_rec_aad_alone:
+	lea             768(%rdi), %r9
+	sub             %r11, %r9
 .Lgcm_enc_rec_aad_vector:
 	cmp             $64, %r10
 	{disp32} jb     .Lgcm_enc_rec_aad_load_part
@@ -1513,6 +1555,9 @@ aesgen_gcm_enc_record_avx10_512:
 	vextracti32x4   $3, %zmm7, %xmm5
 	vpxord          %xmm8, %xmm7, %xmm10
 	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+	vpxord          %zmm5, %zmm5, %zmm5
+	vpxord          %zmm6, %zmm6, %zmm6
+	vpxord          %zmm7, %zmm7, %zmm7
 .Lgcm_enc_rec_aad_done:
 	mov             240(%rdi), %eax
 	lea             (%rdi,%rax,8), %r10
@@ -1885,6 +1930,10 @@ aesgen_gcm_enc_record_avx10_512:
 	jmp             .Lgcm_enc_rec_main_ctr_done
 .Lgcm_enc_rec_bulk_done:
 	vpshufb         %zmm20, %zmm11, %zmm11
+	vpxord          %zmm5, %zmm5, %zmm5
+	vpxord          %zmm6, %zmm6, %zmm6
+	vpxord          %zmm7, %zmm7, %zmm7
+# LO/MI/HI from here on: the AAD's products, or zeros
 .Lgcm_enc_rec_tail:
 	add             $256, %rcx
 	{disp32} jz     .Lgcm_enc_rec_no_data
@@ -2004,13 +2053,13 @@ aesgen_gcm_enc_record_avx10_512:
 	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
 	vpclmulqdq      $0, (%r9), %zmm0, %zmm8
 	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm9
-	vpxord          %zmm9, %zmm8, %zmm5
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
 	vpclmulqdq      $17, (%r9), %zmm0, %zmm8
 	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm9
-	vpxord          %zmm9, %zmm8, %zmm7
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
 	vpclmulqdq      $1, (%r9), %zmm0, %zmm8
 	vpclmulqdq      $16, (%r9), %zmm0, %zmm0
-	vpxord          %zmm0, %zmm8, %zmm6
+	vpternlogd      $150, %zmm0, %zmm8, %zmm6
 	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm8
 	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1
 	vpternlogd      $150, %zmm1, %zmm8, %zmm6
@@ -2136,13 +2185,13 @@ aesgen_gcm_enc_record_avx10_512:
 	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
 	vpclmulqdq      $0, (%r9), %zmm0, %zmm8
 	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm9
-	vpxord          %zmm9, %zmm8, %zmm5
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
 	vpclmulqdq      $17, (%r9), %zmm0, %zmm8
 	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm9
-	vpxord          %zmm9, %zmm8, %zmm7
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
 	vpclmulqdq      $1, (%r9), %zmm0, %zmm8
 	vpclmulqdq      $16, (%r9), %zmm0, %zmm0
-	vpxord          %zmm0, %zmm8, %zmm6
+	vpternlogd      $150, %zmm0, %zmm8, %zmm6
 	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm8
 	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1
 	vpternlogd      $150, %zmm1, %zmm8, %zmm6
@@ -2243,13 +2292,13 @@ aesgen_gcm_enc_record_avx10_512:
 	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
 	vpclmulqdq      $0, (%r9), %zmm0, %zmm8
 	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm9
-	vpxord          %zmm9, %zmm8, %zmm5
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
 	vpclmulqdq      $17, (%r9), %zmm0, %zmm8
 	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm9
-	vpxord          %zmm9, %zmm8, %zmm7
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
 	vpclmulqdq      $1, (%r9), %zmm0, %zmm8
 	vpclmulqdq      $16, (%r9), %zmm0, %zmm0
-	vpxord          %zmm0, %zmm8, %zmm6
+	vpternlogd      $150, %zmm0, %zmm8, %zmm6
 	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm8
 	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1
 	vpternlogd      $150, %zmm1, %zmm8, %zmm6
@@ -2320,11 +2369,13 @@ aesgen_gcm_enc_record_avx10_512:
 	vmovdqu8        %zmm0, %zmm0{%k1}{z}            # GHASH sees the padding as zeros
 	vpshufb         %zmm20, %zmm0, %zmm0
 	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %zmm0, %zmm5
-	vpclmulqdq      $16, (%r9), %zmm0, %zmm6
+	vpclmulqdq      $0, (%r9), %zmm0, %zmm8
+	vpclmulqdq      $16, (%r9), %zmm0, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
 	vpclmulqdq      $1, (%r9), %zmm0, %zmm8
-	vpclmulqdq      $17, (%r9), %zmm0, %zmm7
-	vpxord          %zmm8, %zmm6, %zmm6
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, (%r9), %zmm0, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
 	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
@@ -2348,11 +2399,13 @@ aesgen_gcm_enc_record_avx10_512:
 .Lgcm_enc_rec_no_data:
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpxord          %xmm10, %xmm4, %xmm4
-	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm5
-	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm6
+	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
+	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
 	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8
-	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm7
-	vpxord          %zmm8, %zmm6, %zmm6
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
 	vpshufd         $78, %zmm5, %zmm5
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
@@ -2391,17 +2444,59 @@ aesgen_gcm_dec_record_avx10_512:
 	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %zmm20
 	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %zmm21
 	vpxord          %xmm10, %xmm10, %xmm10
+	vpxord          %zmm5, %zmm5, %zmm5
+	vpxord          %zmm6, %zmm6, %zmm6
+	vpxord          %zmm7, %zmm7, %zmm7
 	mov             40(%r8), %r10
 	test            %r10, %r10
 	{disp32} jz     .Lgcm_dec_rec_aad_done
 	mov             32(%r8), %rax
-	lea             768(%rdi), %r9
+# A record without a bulk loop whose AAD, text and lengths blocks number at most
+# 32 hashes them all in one sum: the AAD's products wait unreduced in LO/MI/HI
+# for the tail's, with the powers H^(all blocks) down.
 	lea             15(%r10), %r11
-	and             $-16, %r11                      # 16 x the block count
+	and             $-16, %r11                      # 16 x the AAD's blocks
+	cmp             $256, %rcx
+	{disp32} ja     .Lgcm_dec_rec_aad_alone
+	lea             15(%rcx), %r9
+	and             $-16, %r9
+	lea             16(%r11,%r9,1), %r11            # 16 x all blocks
+	cmp             $512, %r11
+	{disp32} ja     .Lgcm_dec_rec_aad_alone_again
+	lea             768(%rdi), %r9
 	sub             %r11, %r9
-	vpxord          %zmm5, %zmm5, %zmm5
-	vpxord          %zmm6, %zmm6, %zmm6
-	vpxord          %zmm7, %zmm7, %zmm7
+.Lgcm_dec_rec_aad_sum_vector:
+	cmp             $64, %r10
+	{disp32} jb     .Lgcm_dec_rec_aad_sum_load_part
+	vmovdqu8        (%rax), %zmm4
+	{disp32} jmp    .Lgcm_dec_rec_aad_sum_loaded
+.Lgcm_dec_rec_aad_sum_load_part:
+	mov             $-1, %r11
+	bzhi            %r10, %r11, %r11                # the blocks that remain
+	kmovq           %r11, %k1
+	vmovdqu8        (%rax), %zmm4{%k1}{z}
+.Lgcm_dec_rec_aad_sum_loaded:
+	vpshufb         %zmm20, %zmm4, %zmm4
+	vpxord          %zmm10, %zmm4, %zmm4            # the running hash joins block 0
+	vpxord          %zmm10, %zmm10, %zmm10
+	vpclmulqdq      $0, (%r9), %zmm4, %zmm8
+	vpclmulqdq      $16, (%r9), %zmm4, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, (%r9), %zmm4, %zmm8
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, (%r9), %zmm4, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
+	add             $64, %rax
+	add             $64, %r9
+	sub             $64, %r10
+	ja              .Lgcm_dec_rec_aad_sum_vector
+	{disp32} jmp    .Lgcm_dec_rec_aad_done
+.Lgcm_dec_rec_aad_alone_again:
+	lea             15(%r10), %r11
+	and             $-16, %r11
+.Lgcm_dec_rec_aad_alone:
+	lea             768(%rdi), %r9
+	sub             %r11, %r9
 .Lgcm_dec_rec_aad_vector:
 	cmp             $64, %r10
 	{disp32} jb     .Lgcm_dec_rec_aad_load_part
@@ -2438,6 +2533,9 @@ aesgen_gcm_dec_record_avx10_512:
 	vextracti32x4   $3, %zmm7, %xmm5
 	vpxord          %xmm8, %xmm7, %xmm10
 	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+	vpxord          %zmm5, %zmm5, %zmm5
+	vpxord          %zmm6, %zmm6, %zmm6
+	vpxord          %zmm7, %zmm7, %zmm7
 .Lgcm_dec_rec_aad_done:
 	mov             240(%rdi), %eax
 	lea             (%rdi,%rax,8), %r10
@@ -2657,6 +2755,10 @@ aesgen_gcm_dec_record_avx10_512:
 	jmp             .Lgcm_dec_rec_main_ctr_done
 .Lgcm_dec_rec_bulk_done:
 	vpshufb         %zmm20, %zmm11, %zmm11
+	vpxord          %zmm5, %zmm5, %zmm5
+	vpxord          %zmm6, %zmm6, %zmm6
+	vpxord          %zmm7, %zmm7, %zmm7
+# LO/MI/HI from here on: the AAD's products, or zeros
 .Lgcm_dec_rec_tail:
 	add             $256, %rcx
 	{disp32} jz     .Lgcm_dec_rec_no_data
@@ -2688,13 +2790,13 @@ aesgen_gcm_dec_record_avx10_512:
 	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
 	vpclmulqdq      $0, (%r9), %zmm0, %zmm8
 	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm9
-	vpxord          %zmm9, %zmm8, %zmm5
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
 	vpclmulqdq      $17, (%r9), %zmm0, %zmm8
 	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm9
-	vpxord          %zmm9, %zmm8, %zmm7
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
 	vpclmulqdq      $1, (%r9), %zmm0, %zmm8
 	vpclmulqdq      $16, (%r9), %zmm0, %zmm0
-	vpxord          %zmm0, %zmm8, %zmm6
+	vpternlogd      $150, %zmm0, %zmm8, %zmm6
 	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm8
 	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1
 	vpternlogd      $150, %zmm1, %zmm8, %zmm6
@@ -2843,13 +2945,13 @@ aesgen_gcm_dec_record_avx10_512:
 	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
 	vpclmulqdq      $0, (%r9), %zmm0, %zmm8
 	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm9
-	vpxord          %zmm9, %zmm8, %zmm5
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
 	vpclmulqdq      $17, (%r9), %zmm0, %zmm8
 	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm9
-	vpxord          %zmm9, %zmm8, %zmm7
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
 	vpclmulqdq      $1, (%r9), %zmm0, %zmm8
 	vpclmulqdq      $16, (%r9), %zmm0, %zmm0
-	vpxord          %zmm0, %zmm8, %zmm6
+	vpternlogd      $150, %zmm0, %zmm8, %zmm6
 	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm8
 	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1
 	vpternlogd      $150, %zmm1, %zmm8, %zmm6
@@ -2972,13 +3074,13 @@ aesgen_gcm_dec_record_avx10_512:
 	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
 	vpclmulqdq      $0, (%r9), %zmm0, %zmm8
 	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm9
-	vpxord          %zmm9, %zmm8, %zmm5
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
 	vpclmulqdq      $17, (%r9), %zmm0, %zmm8
 	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm9
-	vpxord          %zmm9, %zmm8, %zmm7
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
 	vpclmulqdq      $1, (%r9), %zmm0, %zmm8
 	vpclmulqdq      $16, (%r9), %zmm0, %zmm0
-	vpxord          %zmm0, %zmm8, %zmm6
+	vpternlogd      $150, %zmm0, %zmm8, %zmm6
 	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm8
 	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1
 	vpternlogd      $150, %zmm1, %zmm8, %zmm6
@@ -3070,11 +3172,13 @@ aesgen_gcm_dec_record_avx10_512:
 	vmovdqu8        (%rdx), %zmm0{%k1}{z}           # zero-padded
 	vpshufb         %zmm20, %zmm0, %zmm0
 	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %zmm0, %zmm5
-	vpclmulqdq      $16, (%r9), %zmm0, %zmm6
+	vpclmulqdq      $0, (%r9), %zmm0, %zmm8
+	vpclmulqdq      $16, (%r9), %zmm0, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
 	vpclmulqdq      $1, (%r9), %zmm0, %zmm8
-	vpclmulqdq      $17, (%r9), %zmm0, %zmm7
-	vpxord          %zmm8, %zmm6, %zmm6
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, (%r9), %zmm0, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
 	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
@@ -3134,11 +3238,13 @@ aesgen_gcm_dec_record_avx10_512:
 .Lgcm_dec_rec_no_data:
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpxord          %xmm10, %xmm4, %xmm4
-	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm5
-	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm6
+	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
+	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
 	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8
-	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm7
-	vpxord          %zmm8, %zmm6, %zmm6
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
 	vpshufd         $78, %zmm5, %zmm5
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
@@ -4606,17 +4712,59 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %zmm20
 	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %zmm21
 	vpxord          %xmm10, %xmm10, %xmm10
+	vpxord          %zmm5, %zmm5, %zmm5
+	vpxord          %zmm6, %zmm6, %zmm6
+	vpxord          %zmm7, %zmm7, %zmm7
 	mov             40(%r8), %r10
 	test            %r10, %r10
 	{disp32} jz     .Lgcm_enc_school_rec_aad_done
 	mov             32(%r8), %rax
-	lea             768(%rdi), %r9
+# A record without a bulk loop whose AAD, text and lengths blocks number at most
+# 32 hashes them all in one sum: the AAD's products wait unreduced in LO/MI/HI
+# for the tail's, with the powers H^(all blocks) down.
 	lea             15(%r10), %r11
-	and             $-16, %r11                      # 16 x the block count
+	and             $-16, %r11                      # 16 x the AAD's blocks
+	cmp             $256, %rcx
+	{disp32} ja     .Lgcm_enc_school_rec_aad_alone
+	lea             15(%rcx), %r9
+	and             $-16, %r9
+	lea             16(%r11,%r9,1), %r11            # 16 x all blocks
+	cmp             $512, %r11
+	{disp32} ja     .Lgcm_enc_school_rec_aad_alone_again
+	lea             768(%rdi), %r9
 	sub             %r11, %r9
-	vpxord          %zmm5, %zmm5, %zmm5
-	vpxord          %zmm6, %zmm6, %zmm6
-	vpxord          %zmm7, %zmm7, %zmm7
+.Lgcm_enc_school_rec_aad_sum_vector:
+	cmp             $64, %r10
+	{disp32} jb     .Lgcm_enc_school_rec_aad_sum_load_part
+	vmovdqu8        (%rax), %zmm4
+	{disp32} jmp    .Lgcm_enc_school_rec_aad_sum_loaded
+.Lgcm_enc_school_rec_aad_sum_load_part:
+	mov             $-1, %r11
+	bzhi            %r10, %r11, %r11                # the blocks that remain
+	kmovq           %r11, %k1
+	vmovdqu8        (%rax), %zmm4{%k1}{z}
+.Lgcm_enc_school_rec_aad_sum_loaded:
+	vpshufb         %zmm20, %zmm4, %zmm4
+	vpxord          %zmm10, %zmm4, %zmm4            # the running hash joins block 0
+	vpxord          %zmm10, %zmm10, %zmm10
+	vpclmulqdq      $0, (%r9), %zmm4, %zmm8
+	vpclmulqdq      $16, (%r9), %zmm4, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, (%r9), %zmm4, %zmm8
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, (%r9), %zmm4, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
+	add             $64, %rax
+	add             $64, %r9
+	sub             $64, %r10
+	ja              .Lgcm_enc_school_rec_aad_sum_vector
+	{disp32} jmp    .Lgcm_enc_school_rec_aad_done
+.Lgcm_enc_school_rec_aad_alone_again:
+	lea             15(%r10), %r11
+	and             $-16, %r11
+.Lgcm_enc_school_rec_aad_alone:
+	lea             768(%rdi), %r9
+	sub             %r11, %r9
 .Lgcm_enc_school_rec_aad_vector:
 	cmp             $64, %r10
 	{disp32} jb     .Lgcm_enc_school_rec_aad_load_part
@@ -4653,6 +4801,9 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vextracti32x4   $3, %zmm7, %xmm5
 	vpxord          %xmm8, %xmm7, %xmm10
 	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+	vpxord          %zmm5, %zmm5, %zmm5
+	vpxord          %zmm6, %zmm6, %zmm6
+	vpxord          %zmm7, %zmm7, %zmm7
 .Lgcm_enc_school_rec_aad_done:
 	mov             240(%rdi), %eax
 	lea             (%rdi,%rax,8), %r10
@@ -5007,6 +5158,10 @@ aesgen_gcm_enc_record_avx10_512_school:
 	jmp             .Lgcm_enc_school_rec_main_ctr_done
 .Lgcm_enc_school_rec_bulk_done:
 	vpshufb         %zmm20, %zmm11, %zmm11
+	vpxord          %zmm5, %zmm5, %zmm5
+	vpxord          %zmm6, %zmm6, %zmm6
+	vpxord          %zmm7, %zmm7, %zmm7
+# LO/MI/HI from here on: the AAD's products, or zeros
 .Lgcm_enc_school_rec_tail:
 	add             $256, %rcx
 	{disp32} jz     .Lgcm_enc_school_rec_no_data
@@ -5122,13 +5277,13 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
 	vpclmulqdq      $0, (%r9), %zmm0, %zmm8
 	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm9
-	vpxord          %zmm9, %zmm8, %zmm5
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
 	vpclmulqdq      $17, (%r9), %zmm0, %zmm8
 	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm9
-	vpxord          %zmm9, %zmm8, %zmm7
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
 	vpclmulqdq      $1, (%r9), %zmm0, %zmm8
 	vpclmulqdq      $16, (%r9), %zmm0, %zmm0
-	vpxord          %zmm0, %zmm8, %zmm6
+	vpternlogd      $150, %zmm0, %zmm8, %zmm6
 	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm8
 	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1
 	vpternlogd      $150, %zmm1, %zmm8, %zmm6
@@ -5250,13 +5405,13 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
 	vpclmulqdq      $0, (%r9), %zmm0, %zmm8
 	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm9
-	vpxord          %zmm9, %zmm8, %zmm5
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
 	vpclmulqdq      $17, (%r9), %zmm0, %zmm8
 	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm9
-	vpxord          %zmm9, %zmm8, %zmm7
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
 	vpclmulqdq      $1, (%r9), %zmm0, %zmm8
 	vpclmulqdq      $16, (%r9), %zmm0, %zmm0
-	vpxord          %zmm0, %zmm8, %zmm6
+	vpternlogd      $150, %zmm0, %zmm8, %zmm6
 	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm8
 	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1
 	vpternlogd      $150, %zmm1, %zmm8, %zmm6
@@ -5353,13 +5508,13 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
 	vpclmulqdq      $0, (%r9), %zmm0, %zmm8
 	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm9
-	vpxord          %zmm9, %zmm8, %zmm5
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
 	vpclmulqdq      $17, (%r9), %zmm0, %zmm8
 	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm9
-	vpxord          %zmm9, %zmm8, %zmm7
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
 	vpclmulqdq      $1, (%r9), %zmm0, %zmm8
 	vpclmulqdq      $16, (%r9), %zmm0, %zmm0
-	vpxord          %zmm0, %zmm8, %zmm6
+	vpternlogd      $150, %zmm0, %zmm8, %zmm6
 	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm8
 	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1
 	vpternlogd      $150, %zmm1, %zmm8, %zmm6
@@ -5426,11 +5581,13 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vmovdqu8        %zmm0, %zmm0{%k1}{z}            # GHASH sees the padding as zeros
 	vpshufb         %zmm20, %zmm0, %zmm0
 	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %zmm0, %zmm5
-	vpclmulqdq      $16, (%r9), %zmm0, %zmm6
+	vpclmulqdq      $0, (%r9), %zmm0, %zmm8
+	vpclmulqdq      $16, (%r9), %zmm0, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
 	vpclmulqdq      $1, (%r9), %zmm0, %zmm8
-	vpclmulqdq      $17, (%r9), %zmm0, %zmm7
-	vpxord          %zmm8, %zmm6, %zmm6
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, (%r9), %zmm0, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
 	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
@@ -5454,11 +5611,13 @@ aesgen_gcm_enc_record_avx10_512_school:
 .Lgcm_enc_school_rec_no_data:
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpxord          %xmm10, %xmm4, %xmm4
-	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm5
-	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm6
+	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
+	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
 	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8
-	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm7
-	vpxord          %zmm8, %zmm6, %zmm6
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
 	vpshufd         $78, %zmm5, %zmm5
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
@@ -5497,17 +5656,59 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %zmm20
 	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %zmm21
 	vpxord          %xmm10, %xmm10, %xmm10
+	vpxord          %zmm5, %zmm5, %zmm5
+	vpxord          %zmm6, %zmm6, %zmm6
+	vpxord          %zmm7, %zmm7, %zmm7
 	mov             40(%r8), %r10
 	test            %r10, %r10
 	{disp32} jz     .Lgcm_dec_school_rec_aad_done
 	mov             32(%r8), %rax
-	lea             768(%rdi), %r9
+# A record without a bulk loop whose AAD, text and lengths blocks number at most
+# 32 hashes them all in one sum: the AAD's products wait unreduced in LO/MI/HI
+# for the tail's, with the powers H^(all blocks) down.
 	lea             15(%r10), %r11
-	and             $-16, %r11                      # 16 x the block count
+	and             $-16, %r11                      # 16 x the AAD's blocks
+	cmp             $256, %rcx
+	{disp32} ja     .Lgcm_dec_school_rec_aad_alone
+	lea             15(%rcx), %r9
+	and             $-16, %r9
+	lea             16(%r11,%r9,1), %r11            # 16 x all blocks
+	cmp             $512, %r11
+	{disp32} ja     .Lgcm_dec_school_rec_aad_alone_again
+	lea             768(%rdi), %r9
 	sub             %r11, %r9
-	vpxord          %zmm5, %zmm5, %zmm5
-	vpxord          %zmm6, %zmm6, %zmm6
-	vpxord          %zmm7, %zmm7, %zmm7
+.Lgcm_dec_school_rec_aad_sum_vector:
+	cmp             $64, %r10
+	{disp32} jb     .Lgcm_dec_school_rec_aad_sum_load_part
+	vmovdqu8        (%rax), %zmm4
+	{disp32} jmp    .Lgcm_dec_school_rec_aad_sum_loaded
+.Lgcm_dec_school_rec_aad_sum_load_part:
+	mov             $-1, %r11
+	bzhi            %r10, %r11, %r11                # the blocks that remain
+	kmovq           %r11, %k1
+	vmovdqu8        (%rax), %zmm4{%k1}{z}
+.Lgcm_dec_school_rec_aad_sum_loaded:
+	vpshufb         %zmm20, %zmm4, %zmm4
+	vpxord          %zmm10, %zmm4, %zmm4            # the running hash joins block 0
+	vpxord          %zmm10, %zmm10, %zmm10
+	vpclmulqdq      $0, (%r9), %zmm4, %zmm8
+	vpclmulqdq      $16, (%r9), %zmm4, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, (%r9), %zmm4, %zmm8
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, (%r9), %zmm4, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
+	add             $64, %rax
+	add             $64, %r9
+	sub             $64, %r10
+	ja              .Lgcm_dec_school_rec_aad_sum_vector
+	{disp32} jmp    .Lgcm_dec_school_rec_aad_done
+.Lgcm_dec_school_rec_aad_alone_again:
+	lea             15(%r10), %r11
+	and             $-16, %r11
+.Lgcm_dec_school_rec_aad_alone:
+	lea             768(%rdi), %r9
+	sub             %r11, %r9
 .Lgcm_dec_school_rec_aad_vector:
 	cmp             $64, %r10
 	{disp32} jb     .Lgcm_dec_school_rec_aad_load_part
@@ -5544,6 +5745,9 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vextracti32x4   $3, %zmm7, %xmm5
 	vpxord          %xmm8, %xmm7, %xmm10
 	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+	vpxord          %zmm5, %zmm5, %zmm5
+	vpxord          %zmm6, %zmm6, %zmm6
+	vpxord          %zmm7, %zmm7, %zmm7
 .Lgcm_dec_school_rec_aad_done:
 	mov             240(%rdi), %eax
 	lea             (%rdi,%rax,8), %r10
@@ -5752,6 +5956,10 @@ aesgen_gcm_dec_record_avx10_512_school:
 	jmp             .Lgcm_dec_school_rec_main_ctr_done
 .Lgcm_dec_school_rec_bulk_done:
 	vpshufb         %zmm20, %zmm11, %zmm11
+	vpxord          %zmm5, %zmm5, %zmm5
+	vpxord          %zmm6, %zmm6, %zmm6
+	vpxord          %zmm7, %zmm7, %zmm7
+# LO/MI/HI from here on: the AAD's products, or zeros
 .Lgcm_dec_school_rec_tail:
 	add             $256, %rcx
 	{disp32} jz     .Lgcm_dec_school_rec_no_data
@@ -5783,13 +5991,13 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
 	vpclmulqdq      $0, (%r9), %zmm0, %zmm8
 	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm9
-	vpxord          %zmm9, %zmm8, %zmm5
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
 	vpclmulqdq      $17, (%r9), %zmm0, %zmm8
 	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm9
-	vpxord          %zmm9, %zmm8, %zmm7
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
 	vpclmulqdq      $1, (%r9), %zmm0, %zmm8
 	vpclmulqdq      $16, (%r9), %zmm0, %zmm0
-	vpxord          %zmm0, %zmm8, %zmm6
+	vpternlogd      $150, %zmm0, %zmm8, %zmm6
 	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm8
 	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1
 	vpternlogd      $150, %zmm1, %zmm8, %zmm6
@@ -5934,13 +6142,13 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
 	vpclmulqdq      $0, (%r9), %zmm0, %zmm8
 	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm9
-	vpxord          %zmm9, %zmm8, %zmm5
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
 	vpclmulqdq      $17, (%r9), %zmm0, %zmm8
 	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm9
-	vpxord          %zmm9, %zmm8, %zmm7
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
 	vpclmulqdq      $1, (%r9), %zmm0, %zmm8
 	vpclmulqdq      $16, (%r9), %zmm0, %zmm0
-	vpxord          %zmm0, %zmm8, %zmm6
+	vpternlogd      $150, %zmm0, %zmm8, %zmm6
 	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm8
 	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1
 	vpternlogd      $150, %zmm1, %zmm8, %zmm6
@@ -6059,13 +6267,13 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
 	vpclmulqdq      $0, (%r9), %zmm0, %zmm8
 	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm9
-	vpxord          %zmm9, %zmm8, %zmm5
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
 	vpclmulqdq      $17, (%r9), %zmm0, %zmm8
 	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm9
-	vpxord          %zmm9, %zmm8, %zmm7
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
 	vpclmulqdq      $1, (%r9), %zmm0, %zmm8
 	vpclmulqdq      $16, (%r9), %zmm0, %zmm0
-	vpxord          %zmm0, %zmm8, %zmm6
+	vpternlogd      $150, %zmm0, %zmm8, %zmm6
 	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm8
 	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1
 	vpternlogd      $150, %zmm1, %zmm8, %zmm6
@@ -6153,11 +6361,13 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vmovdqu8        (%rdx), %zmm0{%k1}{z}           # zero-padded
 	vpshufb         %zmm20, %zmm0, %zmm0
 	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %zmm0, %zmm5
-	vpclmulqdq      $16, (%r9), %zmm0, %zmm6
+	vpclmulqdq      $0, (%r9), %zmm0, %zmm8
+	vpclmulqdq      $16, (%r9), %zmm0, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
 	vpclmulqdq      $1, (%r9), %zmm0, %zmm8
-	vpclmulqdq      $17, (%r9), %zmm0, %zmm7
-	vpxord          %zmm8, %zmm6, %zmm6
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, (%r9), %zmm0, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
 	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
@@ -6213,11 +6423,13 @@ aesgen_gcm_dec_record_avx10_512_school:
 .Lgcm_dec_school_rec_no_data:
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpxord          %xmm10, %xmm4, %xmm4
-	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm5
-	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm6
+	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
+	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
 	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8
-	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm7
-	vpxord          %zmm8, %zmm6, %zmm6
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
 	vpshufd         $78, %zmm5, %zmm5
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6

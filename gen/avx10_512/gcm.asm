@@ -1445,17 +1445,59 @@ aesgen_gcm_enc_record_avx10_512:
 	vbroadcasti32x4 zmm20, oword [rel L.gcm_bswap_mask_16]
 	vbroadcasti32x4 zmm21, oword [rel L.gcm_gfpoly_16]
 	vpxord          xmm10, xmm10, xmm10
+	vpxord          zmm5, zmm5, zmm5
+	vpxord          zmm6, zmm6, zmm6
+	vpxord          zmm7, zmm7, zmm7
 	mov             r10, qword [r8 + 40]
 	test            r10, r10
 	jz              near L.gcm_enc_rec_aad_done
 	mov             rax, qword [r8 + 32]
-	lea             r9, [rdi + 768]
+; A record without a bulk loop whose AAD, text and lengths blocks number at most
+; 32 hashes them all in one sum: the AAD's products wait unreduced in LO/MI/HI
+; for the tail's, with the powers H^(all blocks) down.
 	lea             r11, [r10 + 15]
-	and             r11, -16                        ; 16 x the block count
+	and             r11, -16                        ; 16 x the AAD's blocks
+	cmp             rcx, 256
+	ja              near L.gcm_enc_rec_aad_alone
+	lea             r9, [rcx + 15]
+	and             r9, -16
+	lea             r11, [r11 + r9*1 + 16]          ; 16 x all blocks
+	cmp             r11, 512
+	ja              near L.gcm_enc_rec_aad_alone_again
+	lea             r9, [rdi + 768]
 	sub             r9, r11
-	vpxord          zmm5, zmm5, zmm5
-	vpxord          zmm6, zmm6, zmm6
-	vpxord          zmm7, zmm7, zmm7
+L.gcm_enc_rec_aad_sum_vector:
+	cmp             r10, 64
+	jb              near L.gcm_enc_rec_aad_sum_load_part
+	vmovdqu8        zmm4, [rax]
+	jmp             near L.gcm_enc_rec_aad_sum_loaded
+L.gcm_enc_rec_aad_sum_load_part:
+	mov             r11, -1
+	bzhi            r11, r11, r10                   ; the blocks that remain
+	kmovq           k1, r11
+	vmovdqu8        zmm4{k1}{z}, [rax]
+L.gcm_enc_rec_aad_sum_loaded:
+	vpshufb         zmm4, zmm4, zmm20
+	vpxord          zmm4, zmm4, zmm10               ; the running hash joins block 0
+	vpxord          zmm10, zmm10, zmm10
+	vpclmulqdq      zmm8, zmm4, zword [r9], 0
+	vpclmulqdq      zmm9, zmm4, zword [r9], 16
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [r9], 1
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [r9], 17
+	vpxord          zmm7, zmm7, zmm8
+	add             rax, 64
+	add             r9, 64
+	sub             r10, 64
+	ja              L.gcm_enc_rec_aad_sum_vector
+	jmp             near L.gcm_enc_rec_aad_done
+L.gcm_enc_rec_aad_alone_again:
+	lea             r11, [r10 + 15]
+	and             r11, -16
+L.gcm_enc_rec_aad_alone:
+	lea             r9, [rdi + 768]
+	sub             r9, r11
 L.gcm_enc_rec_aad_vector:
 	cmp             r10, 64
 	jb              near L.gcm_enc_rec_aad_load_part
@@ -1492,6 +1534,9 @@ L.gcm_enc_rec_aad_loaded:
 	vextracti32x4   xmm5, zmm7, 3
 	vpxord          xmm10, xmm7, xmm8
 	vpternlogd      xmm10, xmm9, xmm5, 150
+	vpxord          zmm5, zmm5, zmm5
+	vpxord          zmm6, zmm6, zmm6
+	vpxord          zmm7, zmm7, zmm7
 L.gcm_enc_rec_aad_done:
 	mov             eax, dword [rdi + 240]
 	lea             r10, [rdi + rax*8]
@@ -1864,6 +1909,10 @@ L.gcm_enc_rec_main_ctr_carry:
 	jmp             L.gcm_enc_rec_main_ctr_done
 L.gcm_enc_rec_bulk_done:
 	vpshufb         zmm11, zmm11, zmm20
+	vpxord          zmm5, zmm5, zmm5
+	vpxord          zmm6, zmm6, zmm6
+	vpxord          zmm7, zmm7, zmm7
+; LO/MI/HI from here on: the AAD's products, or zeros
 L.gcm_enc_rec_tail:
 	add             rcx, 256
 	jz              near L.gcm_enc_rec_no_data
@@ -1983,13 +2032,13 @@ L.gcm_enc_rec_final4_aes128:
 	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
 	vpclmulqdq      zmm8, zmm0, zword [r9], 0
 	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 0
-	vpxord          zmm5, zmm8, zmm9
+	vpternlogd      zmm5, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm0, zword [r9], 17
 	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 17
-	vpxord          zmm7, zmm8, zmm9
+	vpternlogd      zmm7, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm0, zword [r9], 1
 	vpclmulqdq      zmm0, zmm0, zword [r9], 16
-	vpxord          zmm6, zmm8, zmm0
+	vpternlogd      zmm6, zmm8, zmm0, 150
 	vpclmulqdq      zmm8, zmm1, zword [r9 + 64], 1
 	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16
 	vpternlogd      zmm6, zmm8, zmm1, 150
@@ -2115,13 +2164,13 @@ L.gcm_enc_rec_final3_aes128:
 	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
 	vpclmulqdq      zmm8, zmm0, zword [r9], 0
 	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 0
-	vpxord          zmm5, zmm8, zmm9
+	vpternlogd      zmm5, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm0, zword [r9], 17
 	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 17
-	vpxord          zmm7, zmm8, zmm9
+	vpternlogd      zmm7, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm0, zword [r9], 1
 	vpclmulqdq      zmm0, zmm0, zword [r9], 16
-	vpxord          zmm6, zmm8, zmm0
+	vpternlogd      zmm6, zmm8, zmm0, 150
 	vpclmulqdq      zmm8, zmm1, zword [r9 + 64], 1
 	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16
 	vpternlogd      zmm6, zmm8, zmm1, 150
@@ -2222,13 +2271,13 @@ L.gcm_enc_rec_final2_aes128:
 	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
 	vpclmulqdq      zmm8, zmm0, zword [r9], 0
 	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 0
-	vpxord          zmm5, zmm8, zmm9
+	vpternlogd      zmm5, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm0, zword [r9], 17
 	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 17
-	vpxord          zmm7, zmm8, zmm9
+	vpternlogd      zmm7, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm0, zword [r9], 1
 	vpclmulqdq      zmm0, zmm0, zword [r9], 16
-	vpxord          zmm6, zmm8, zmm0
+	vpternlogd      zmm6, zmm8, zmm0, 150
 	vpclmulqdq      zmm8, zmm1, zword [r9 + 64], 1
 	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16
 	vpternlogd      zmm6, zmm8, zmm1, 150
@@ -2299,11 +2348,13 @@ L.gcm_enc_rec_final1_aes128:
 	vmovdqu8        zmm0{k1}{z}, zmm0               ; GHASH sees the padding as zeros
 	vpshufb         zmm0, zmm0, zmm20
 	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
-	vpclmulqdq      zmm5, zmm0, zword [r9], 0
-	vpclmulqdq      zmm6, zmm0, zword [r9], 16
+	vpclmulqdq      zmm8, zmm0, zword [r9], 0
+	vpclmulqdq      zmm9, zmm0, zword [r9], 16
+	vpxord          zmm5, zmm5, zmm8
 	vpclmulqdq      zmm8, zmm0, zword [r9], 1
-	vpclmulqdq      zmm7, zmm0, zword [r9], 17
-	vpxord          zmm6, zmm6, zmm8
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm0, zword [r9], 17
+	vpxord          zmm7, zmm7, zmm8
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
 	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
@@ -2327,11 +2378,13 @@ L.gcm_enc_rec_final1_aes128:
 L.gcm_enc_rec_no_data:
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpxord          xmm4, xmm4, xmm10
-	vpclmulqdq      zmm5, zmm4, zword [rdi + 752], 0
-	vpclmulqdq      zmm6, zmm4, zword [rdi + 752], 16
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
+	vpxord          zmm5, zmm5, zmm8
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1
-	vpclmulqdq      zmm7, zmm4, zword [rdi + 752], 17
-	vpxord          zmm6, zmm6, zmm8
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17
+	vpxord          zmm7, zmm7, zmm8
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
 	vpshufd         zmm5, zmm5, 78
 	vpternlogd      zmm6, zmm5, zmm8, 150
@@ -2365,17 +2418,59 @@ aesgen_gcm_dec_record_avx10_512:
 	vbroadcasti32x4 zmm20, oword [rel L.gcm_bswap_mask_16]
 	vbroadcasti32x4 zmm21, oword [rel L.gcm_gfpoly_16]
 	vpxord          xmm10, xmm10, xmm10
+	vpxord          zmm5, zmm5, zmm5
+	vpxord          zmm6, zmm6, zmm6
+	vpxord          zmm7, zmm7, zmm7
 	mov             r10, qword [r8 + 40]
 	test            r10, r10
 	jz              near L.gcm_dec_rec_aad_done
 	mov             rax, qword [r8 + 32]
-	lea             r9, [rdi + 768]
+; A record without a bulk loop whose AAD, text and lengths blocks number at most
+; 32 hashes them all in one sum: the AAD's products wait unreduced in LO/MI/HI
+; for the tail's, with the powers H^(all blocks) down.
 	lea             r11, [r10 + 15]
-	and             r11, -16                        ; 16 x the block count
+	and             r11, -16                        ; 16 x the AAD's blocks
+	cmp             rcx, 256
+	ja              near L.gcm_dec_rec_aad_alone
+	lea             r9, [rcx + 15]
+	and             r9, -16
+	lea             r11, [r11 + r9*1 + 16]          ; 16 x all blocks
+	cmp             r11, 512
+	ja              near L.gcm_dec_rec_aad_alone_again
+	lea             r9, [rdi + 768]
 	sub             r9, r11
-	vpxord          zmm5, zmm5, zmm5
-	vpxord          zmm6, zmm6, zmm6
-	vpxord          zmm7, zmm7, zmm7
+L.gcm_dec_rec_aad_sum_vector:
+	cmp             r10, 64
+	jb              near L.gcm_dec_rec_aad_sum_load_part
+	vmovdqu8        zmm4, [rax]
+	jmp             near L.gcm_dec_rec_aad_sum_loaded
+L.gcm_dec_rec_aad_sum_load_part:
+	mov             r11, -1
+	bzhi            r11, r11, r10                   ; the blocks that remain
+	kmovq           k1, r11
+	vmovdqu8        zmm4{k1}{z}, [rax]
+L.gcm_dec_rec_aad_sum_loaded:
+	vpshufb         zmm4, zmm4, zmm20
+	vpxord          zmm4, zmm4, zmm10               ; the running hash joins block 0
+	vpxord          zmm10, zmm10, zmm10
+	vpclmulqdq      zmm8, zmm4, zword [r9], 0
+	vpclmulqdq      zmm9, zmm4, zword [r9], 16
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [r9], 1
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [r9], 17
+	vpxord          zmm7, zmm7, zmm8
+	add             rax, 64
+	add             r9, 64
+	sub             r10, 64
+	ja              L.gcm_dec_rec_aad_sum_vector
+	jmp             near L.gcm_dec_rec_aad_done
+L.gcm_dec_rec_aad_alone_again:
+	lea             r11, [r10 + 15]
+	and             r11, -16
+L.gcm_dec_rec_aad_alone:
+	lea             r9, [rdi + 768]
+	sub             r9, r11
 L.gcm_dec_rec_aad_vector:
 	cmp             r10, 64
 	jb              near L.gcm_dec_rec_aad_load_part
@@ -2412,6 +2507,9 @@ L.gcm_dec_rec_aad_loaded:
 	vextracti32x4   xmm5, zmm7, 3
 	vpxord          xmm10, xmm7, xmm8
 	vpternlogd      xmm10, xmm9, xmm5, 150
+	vpxord          zmm5, zmm5, zmm5
+	vpxord          zmm6, zmm6, zmm6
+	vpxord          zmm7, zmm7, zmm7
 L.gcm_dec_rec_aad_done:
 	mov             eax, dword [rdi + 240]
 	lea             r10, [rdi + rax*8]
@@ -2631,6 +2729,10 @@ L.gcm_dec_rec_main_ctr_carry:
 	jmp             L.gcm_dec_rec_main_ctr_done
 L.gcm_dec_rec_bulk_done:
 	vpshufb         zmm11, zmm11, zmm20
+	vpxord          zmm5, zmm5, zmm5
+	vpxord          zmm6, zmm6, zmm6
+	vpxord          zmm7, zmm7, zmm7
+; LO/MI/HI from here on: the AAD's products, or zeros
 L.gcm_dec_rec_tail:
 	add             rcx, 256
 	jz              near L.gcm_dec_rec_no_data
@@ -2662,13 +2764,13 @@ L.gcm_dec_rec_final4:
 	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
 	vpclmulqdq      zmm8, zmm0, zword [r9], 0
 	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 0
-	vpxord          zmm5, zmm8, zmm9
+	vpternlogd      zmm5, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm0, zword [r9], 17
 	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 17
-	vpxord          zmm7, zmm8, zmm9
+	vpternlogd      zmm7, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm0, zword [r9], 1
 	vpclmulqdq      zmm0, zmm0, zword [r9], 16
-	vpxord          zmm6, zmm8, zmm0
+	vpternlogd      zmm6, zmm8, zmm0, 150
 	vpclmulqdq      zmm8, zmm1, zword [r9 + 64], 1
 	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16
 	vpternlogd      zmm6, zmm8, zmm1, 150
@@ -2817,13 +2919,13 @@ L.gcm_dec_rec_final3:
 	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
 	vpclmulqdq      zmm8, zmm0, zword [r9], 0
 	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 0
-	vpxord          zmm5, zmm8, zmm9
+	vpternlogd      zmm5, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm0, zword [r9], 17
 	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 17
-	vpxord          zmm7, zmm8, zmm9
+	vpternlogd      zmm7, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm0, zword [r9], 1
 	vpclmulqdq      zmm0, zmm0, zword [r9], 16
-	vpxord          zmm6, zmm8, zmm0
+	vpternlogd      zmm6, zmm8, zmm0, 150
 	vpclmulqdq      zmm8, zmm1, zword [r9 + 64], 1
 	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16
 	vpternlogd      zmm6, zmm8, zmm1, 150
@@ -2946,13 +3048,13 @@ L.gcm_dec_rec_final2:
 	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
 	vpclmulqdq      zmm8, zmm0, zword [r9], 0
 	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 0
-	vpxord          zmm5, zmm8, zmm9
+	vpternlogd      zmm5, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm0, zword [r9], 17
 	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 17
-	vpxord          zmm7, zmm8, zmm9
+	vpternlogd      zmm7, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm0, zword [r9], 1
 	vpclmulqdq      zmm0, zmm0, zword [r9], 16
-	vpxord          zmm6, zmm8, zmm0
+	vpternlogd      zmm6, zmm8, zmm0, 150
 	vpclmulqdq      zmm8, zmm1, zword [r9 + 64], 1
 	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16
 	vpternlogd      zmm6, zmm8, zmm1, 150
@@ -3044,11 +3146,13 @@ L.gcm_dec_rec_final1:
 	vmovdqu8        zmm0{k1}{z}, [rdx]              ; zero-padded
 	vpshufb         zmm0, zmm0, zmm20
 	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
-	vpclmulqdq      zmm5, zmm0, zword [r9], 0
-	vpclmulqdq      zmm6, zmm0, zword [r9], 16
+	vpclmulqdq      zmm8, zmm0, zword [r9], 0
+	vpclmulqdq      zmm9, zmm0, zword [r9], 16
+	vpxord          zmm5, zmm5, zmm8
 	vpclmulqdq      zmm8, zmm0, zword [r9], 1
-	vpclmulqdq      zmm7, zmm0, zword [r9], 17
-	vpxord          zmm6, zmm6, zmm8
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm0, zword [r9], 17
+	vpxord          zmm7, zmm7, zmm8
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
 	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
@@ -3108,11 +3212,13 @@ L.gcm_dec_rec_final1_aes128:
 L.gcm_dec_rec_no_data:
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpxord          xmm4, xmm4, xmm10
-	vpclmulqdq      zmm5, zmm4, zword [rdi + 752], 0
-	vpclmulqdq      zmm6, zmm4, zword [rdi + 752], 16
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
+	vpxord          zmm5, zmm5, zmm8
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1
-	vpclmulqdq      zmm7, zmm4, zword [rdi + 752], 17
-	vpxord          zmm6, zmm6, zmm8
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17
+	vpxord          zmm7, zmm7, zmm8
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
 	vpshufd         zmm5, zmm5, 78
 	vpternlogd      zmm6, zmm5, zmm8, 150
@@ -4554,17 +4660,59 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vbroadcasti32x4 zmm20, oword [rel L.gcm_bswap_mask_16]
 	vbroadcasti32x4 zmm21, oword [rel L.gcm_gfpoly_16]
 	vpxord          xmm10, xmm10, xmm10
+	vpxord          zmm5, zmm5, zmm5
+	vpxord          zmm6, zmm6, zmm6
+	vpxord          zmm7, zmm7, zmm7
 	mov             r10, qword [r8 + 40]
 	test            r10, r10
 	jz              near L.gcm_enc_school_rec_aad_done
 	mov             rax, qword [r8 + 32]
-	lea             r9, [rdi + 768]
+; A record without a bulk loop whose AAD, text and lengths blocks number at most
+; 32 hashes them all in one sum: the AAD's products wait unreduced in LO/MI/HI
+; for the tail's, with the powers H^(all blocks) down.
 	lea             r11, [r10 + 15]
-	and             r11, -16                        ; 16 x the block count
+	and             r11, -16                        ; 16 x the AAD's blocks
+	cmp             rcx, 256
+	ja              near L.gcm_enc_school_rec_aad_alone
+	lea             r9, [rcx + 15]
+	and             r9, -16
+	lea             r11, [r11 + r9*1 + 16]          ; 16 x all blocks
+	cmp             r11, 512
+	ja              near L.gcm_enc_school_rec_aad_alone_again
+	lea             r9, [rdi + 768]
 	sub             r9, r11
-	vpxord          zmm5, zmm5, zmm5
-	vpxord          zmm6, zmm6, zmm6
-	vpxord          zmm7, zmm7, zmm7
+L.gcm_enc_school_rec_aad_sum_vector:
+	cmp             r10, 64
+	jb              near L.gcm_enc_school_rec_aad_sum_load_part
+	vmovdqu8        zmm4, [rax]
+	jmp             near L.gcm_enc_school_rec_aad_sum_loaded
+L.gcm_enc_school_rec_aad_sum_load_part:
+	mov             r11, -1
+	bzhi            r11, r11, r10                   ; the blocks that remain
+	kmovq           k1, r11
+	vmovdqu8        zmm4{k1}{z}, [rax]
+L.gcm_enc_school_rec_aad_sum_loaded:
+	vpshufb         zmm4, zmm4, zmm20
+	vpxord          zmm4, zmm4, zmm10               ; the running hash joins block 0
+	vpxord          zmm10, zmm10, zmm10
+	vpclmulqdq      zmm8, zmm4, zword [r9], 0
+	vpclmulqdq      zmm9, zmm4, zword [r9], 16
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [r9], 1
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [r9], 17
+	vpxord          zmm7, zmm7, zmm8
+	add             rax, 64
+	add             r9, 64
+	sub             r10, 64
+	ja              L.gcm_enc_school_rec_aad_sum_vector
+	jmp             near L.gcm_enc_school_rec_aad_done
+L.gcm_enc_school_rec_aad_alone_again:
+	lea             r11, [r10 + 15]
+	and             r11, -16
+L.gcm_enc_school_rec_aad_alone:
+	lea             r9, [rdi + 768]
+	sub             r9, r11
 L.gcm_enc_school_rec_aad_vector:
 	cmp             r10, 64
 	jb              near L.gcm_enc_school_rec_aad_load_part
@@ -4601,6 +4749,9 @@ L.gcm_enc_school_rec_aad_loaded:
 	vextracti32x4   xmm5, zmm7, 3
 	vpxord          xmm10, xmm7, xmm8
 	vpternlogd      xmm10, xmm9, xmm5, 150
+	vpxord          zmm5, zmm5, zmm5
+	vpxord          zmm6, zmm6, zmm6
+	vpxord          zmm7, zmm7, zmm7
 L.gcm_enc_school_rec_aad_done:
 	mov             eax, dword [rdi + 240]
 	lea             r10, [rdi + rax*8]
@@ -4955,6 +5106,10 @@ L.gcm_enc_school_rec_main_ctr_carry:
 	jmp             L.gcm_enc_school_rec_main_ctr_done
 L.gcm_enc_school_rec_bulk_done:
 	vpshufb         zmm11, zmm11, zmm20
+	vpxord          zmm5, zmm5, zmm5
+	vpxord          zmm6, zmm6, zmm6
+	vpxord          zmm7, zmm7, zmm7
+; LO/MI/HI from here on: the AAD's products, or zeros
 L.gcm_enc_school_rec_tail:
 	add             rcx, 256
 	jz              near L.gcm_enc_school_rec_no_data
@@ -5070,13 +5225,13 @@ L.gcm_enc_school_rec_final4_aes128:
 	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
 	vpclmulqdq      zmm8, zmm0, zword [r9], 0
 	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 0
-	vpxord          zmm5, zmm8, zmm9
+	vpternlogd      zmm5, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm0, zword [r9], 17
 	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 17
-	vpxord          zmm7, zmm8, zmm9
+	vpternlogd      zmm7, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm0, zword [r9], 1
 	vpclmulqdq      zmm0, zmm0, zword [r9], 16
-	vpxord          zmm6, zmm8, zmm0
+	vpternlogd      zmm6, zmm8, zmm0, 150
 	vpclmulqdq      zmm8, zmm1, zword [r9 + 64], 1
 	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16
 	vpternlogd      zmm6, zmm8, zmm1, 150
@@ -5198,13 +5353,13 @@ L.gcm_enc_school_rec_final3_aes128:
 	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
 	vpclmulqdq      zmm8, zmm0, zword [r9], 0
 	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 0
-	vpxord          zmm5, zmm8, zmm9
+	vpternlogd      zmm5, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm0, zword [r9], 17
 	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 17
-	vpxord          zmm7, zmm8, zmm9
+	vpternlogd      zmm7, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm0, zword [r9], 1
 	vpclmulqdq      zmm0, zmm0, zword [r9], 16
-	vpxord          zmm6, zmm8, zmm0
+	vpternlogd      zmm6, zmm8, zmm0, 150
 	vpclmulqdq      zmm8, zmm1, zword [r9 + 64], 1
 	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16
 	vpternlogd      zmm6, zmm8, zmm1, 150
@@ -5301,13 +5456,13 @@ L.gcm_enc_school_rec_final2_aes128:
 	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
 	vpclmulqdq      zmm8, zmm0, zword [r9], 0
 	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 0
-	vpxord          zmm5, zmm8, zmm9
+	vpternlogd      zmm5, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm0, zword [r9], 17
 	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 17
-	vpxord          zmm7, zmm8, zmm9
+	vpternlogd      zmm7, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm0, zword [r9], 1
 	vpclmulqdq      zmm0, zmm0, zword [r9], 16
-	vpxord          zmm6, zmm8, zmm0
+	vpternlogd      zmm6, zmm8, zmm0, 150
 	vpclmulqdq      zmm8, zmm1, zword [r9 + 64], 1
 	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16
 	vpternlogd      zmm6, zmm8, zmm1, 150
@@ -5374,11 +5529,13 @@ L.gcm_enc_school_rec_final1_aes128:
 	vmovdqu8        zmm0{k1}{z}, zmm0               ; GHASH sees the padding as zeros
 	vpshufb         zmm0, zmm0, zmm20
 	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
-	vpclmulqdq      zmm5, zmm0, zword [r9], 0
-	vpclmulqdq      zmm6, zmm0, zword [r9], 16
+	vpclmulqdq      zmm8, zmm0, zword [r9], 0
+	vpclmulqdq      zmm9, zmm0, zword [r9], 16
+	vpxord          zmm5, zmm5, zmm8
 	vpclmulqdq      zmm8, zmm0, zword [r9], 1
-	vpclmulqdq      zmm7, zmm0, zword [r9], 17
-	vpxord          zmm6, zmm6, zmm8
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm0, zword [r9], 17
+	vpxord          zmm7, zmm7, zmm8
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
 	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
@@ -5402,11 +5559,13 @@ L.gcm_enc_school_rec_final1_aes128:
 L.gcm_enc_school_rec_no_data:
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpxord          xmm4, xmm4, xmm10
-	vpclmulqdq      zmm5, zmm4, zword [rdi + 752], 0
-	vpclmulqdq      zmm6, zmm4, zword [rdi + 752], 16
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
+	vpxord          zmm5, zmm5, zmm8
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1
-	vpclmulqdq      zmm7, zmm4, zword [rdi + 752], 17
-	vpxord          zmm6, zmm6, zmm8
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17
+	vpxord          zmm7, zmm7, zmm8
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
 	vpshufd         zmm5, zmm5, 78
 	vpternlogd      zmm6, zmm5, zmm8, 150
@@ -5440,17 +5599,59 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vbroadcasti32x4 zmm20, oword [rel L.gcm_bswap_mask_16]
 	vbroadcasti32x4 zmm21, oword [rel L.gcm_gfpoly_16]
 	vpxord          xmm10, xmm10, xmm10
+	vpxord          zmm5, zmm5, zmm5
+	vpxord          zmm6, zmm6, zmm6
+	vpxord          zmm7, zmm7, zmm7
 	mov             r10, qword [r8 + 40]
 	test            r10, r10
 	jz              near L.gcm_dec_school_rec_aad_done
 	mov             rax, qword [r8 + 32]
-	lea             r9, [rdi + 768]
+; A record without a bulk loop whose AAD, text and lengths blocks number at most
+; 32 hashes them all in one sum: the AAD's products wait unreduced in LO/MI/HI
+; for the tail's, with the powers H^(all blocks) down.
 	lea             r11, [r10 + 15]
-	and             r11, -16                        ; 16 x the block count
+	and             r11, -16                        ; 16 x the AAD's blocks
+	cmp             rcx, 256
+	ja              near L.gcm_dec_school_rec_aad_alone
+	lea             r9, [rcx + 15]
+	and             r9, -16
+	lea             r11, [r11 + r9*1 + 16]          ; 16 x all blocks
+	cmp             r11, 512
+	ja              near L.gcm_dec_school_rec_aad_alone_again
+	lea             r9, [rdi + 768]
 	sub             r9, r11
-	vpxord          zmm5, zmm5, zmm5
-	vpxord          zmm6, zmm6, zmm6
-	vpxord          zmm7, zmm7, zmm7
+L.gcm_dec_school_rec_aad_sum_vector:
+	cmp             r10, 64
+	jb              near L.gcm_dec_school_rec_aad_sum_load_part
+	vmovdqu8        zmm4, [rax]
+	jmp             near L.gcm_dec_school_rec_aad_sum_loaded
+L.gcm_dec_school_rec_aad_sum_load_part:
+	mov             r11, -1
+	bzhi            r11, r11, r10                   ; the blocks that remain
+	kmovq           k1, r11
+	vmovdqu8        zmm4{k1}{z}, [rax]
+L.gcm_dec_school_rec_aad_sum_loaded:
+	vpshufb         zmm4, zmm4, zmm20
+	vpxord          zmm4, zmm4, zmm10               ; the running hash joins block 0
+	vpxord          zmm10, zmm10, zmm10
+	vpclmulqdq      zmm8, zmm4, zword [r9], 0
+	vpclmulqdq      zmm9, zmm4, zword [r9], 16
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [r9], 1
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [r9], 17
+	vpxord          zmm7, zmm7, zmm8
+	add             rax, 64
+	add             r9, 64
+	sub             r10, 64
+	ja              L.gcm_dec_school_rec_aad_sum_vector
+	jmp             near L.gcm_dec_school_rec_aad_done
+L.gcm_dec_school_rec_aad_alone_again:
+	lea             r11, [r10 + 15]
+	and             r11, -16
+L.gcm_dec_school_rec_aad_alone:
+	lea             r9, [rdi + 768]
+	sub             r9, r11
 L.gcm_dec_school_rec_aad_vector:
 	cmp             r10, 64
 	jb              near L.gcm_dec_school_rec_aad_load_part
@@ -5487,6 +5688,9 @@ L.gcm_dec_school_rec_aad_loaded:
 	vextracti32x4   xmm5, zmm7, 3
 	vpxord          xmm10, xmm7, xmm8
 	vpternlogd      xmm10, xmm9, xmm5, 150
+	vpxord          zmm5, zmm5, zmm5
+	vpxord          zmm6, zmm6, zmm6
+	vpxord          zmm7, zmm7, zmm7
 L.gcm_dec_school_rec_aad_done:
 	mov             eax, dword [rdi + 240]
 	lea             r10, [rdi + rax*8]
@@ -5695,6 +5899,10 @@ L.gcm_dec_school_rec_main_ctr_carry:
 	jmp             L.gcm_dec_school_rec_main_ctr_done
 L.gcm_dec_school_rec_bulk_done:
 	vpshufb         zmm11, zmm11, zmm20
+	vpxord          zmm5, zmm5, zmm5
+	vpxord          zmm6, zmm6, zmm6
+	vpxord          zmm7, zmm7, zmm7
+; LO/MI/HI from here on: the AAD's products, or zeros
 L.gcm_dec_school_rec_tail:
 	add             rcx, 256
 	jz              near L.gcm_dec_school_rec_no_data
@@ -5726,13 +5934,13 @@ L.gcm_dec_school_rec_final4:
 	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
 	vpclmulqdq      zmm8, zmm0, zword [r9], 0
 	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 0
-	vpxord          zmm5, zmm8, zmm9
+	vpternlogd      zmm5, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm0, zword [r9], 17
 	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 17
-	vpxord          zmm7, zmm8, zmm9
+	vpternlogd      zmm7, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm0, zword [r9], 1
 	vpclmulqdq      zmm0, zmm0, zword [r9], 16
-	vpxord          zmm6, zmm8, zmm0
+	vpternlogd      zmm6, zmm8, zmm0, 150
 	vpclmulqdq      zmm8, zmm1, zword [r9 + 64], 1
 	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16
 	vpternlogd      zmm6, zmm8, zmm1, 150
@@ -5877,13 +6085,13 @@ L.gcm_dec_school_rec_final3:
 	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
 	vpclmulqdq      zmm8, zmm0, zword [r9], 0
 	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 0
-	vpxord          zmm5, zmm8, zmm9
+	vpternlogd      zmm5, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm0, zword [r9], 17
 	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 17
-	vpxord          zmm7, zmm8, zmm9
+	vpternlogd      zmm7, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm0, zword [r9], 1
 	vpclmulqdq      zmm0, zmm0, zword [r9], 16
-	vpxord          zmm6, zmm8, zmm0
+	vpternlogd      zmm6, zmm8, zmm0, 150
 	vpclmulqdq      zmm8, zmm1, zword [r9 + 64], 1
 	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16
 	vpternlogd      zmm6, zmm8, zmm1, 150
@@ -6002,13 +6210,13 @@ L.gcm_dec_school_rec_final2:
 	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
 	vpclmulqdq      zmm8, zmm0, zword [r9], 0
 	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 0
-	vpxord          zmm5, zmm8, zmm9
+	vpternlogd      zmm5, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm0, zword [r9], 17
 	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 17
-	vpxord          zmm7, zmm8, zmm9
+	vpternlogd      zmm7, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm0, zword [r9], 1
 	vpclmulqdq      zmm0, zmm0, zword [r9], 16
-	vpxord          zmm6, zmm8, zmm0
+	vpternlogd      zmm6, zmm8, zmm0, 150
 	vpclmulqdq      zmm8, zmm1, zword [r9 + 64], 1
 	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16
 	vpternlogd      zmm6, zmm8, zmm1, 150
@@ -6096,11 +6304,13 @@ L.gcm_dec_school_rec_final1:
 	vmovdqu8        zmm0{k1}{z}, [rdx]              ; zero-padded
 	vpshufb         zmm0, zmm0, zmm20
 	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
-	vpclmulqdq      zmm5, zmm0, zword [r9], 0
-	vpclmulqdq      zmm6, zmm0, zword [r9], 16
+	vpclmulqdq      zmm8, zmm0, zword [r9], 0
+	vpclmulqdq      zmm9, zmm0, zword [r9], 16
+	vpxord          zmm5, zmm5, zmm8
 	vpclmulqdq      zmm8, zmm0, zword [r9], 1
-	vpclmulqdq      zmm7, zmm0, zword [r9], 17
-	vpxord          zmm6, zmm6, zmm8
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm0, zword [r9], 17
+	vpxord          zmm7, zmm7, zmm8
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
 	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
@@ -6156,11 +6366,13 @@ L.gcm_dec_school_rec_final1_aes128:
 L.gcm_dec_school_rec_no_data:
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpxord          xmm4, xmm4, xmm10
-	vpclmulqdq      zmm5, zmm4, zword [rdi + 752], 0
-	vpclmulqdq      zmm6, zmm4, zword [rdi + 752], 16
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
+	vpxord          zmm5, zmm5, zmm8
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1
-	vpclmulqdq      zmm7, zmm4, zword [rdi + 752], 17
-	vpxord          zmm6, zmm6, zmm8
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17
+	vpxord          zmm7, zmm7, zmm8
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
 	vpshufd         zmm5, zmm5, 78
 	vpternlogd      zmm6, zmm5, zmm8, 150

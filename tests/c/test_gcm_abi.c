@@ -333,6 +333,20 @@ static void run_direct_records(const struct test_isa *isa, const struct test_gcm
         for (int d = 0; d < 2; d++)
             direct_record(isa, set, k, (enum gcm_dir)d, 4096 + 17, aad_lengths[a], a % 4, pads,
                           random);
+    /* Without a bulk loop, AAD + text + lengths blocks up to 32 share one GHASH sum (the
+     * powers stored): records right at 32 blocks and one past it. */
+    static const size_t texts[] = { 1, 16, 100 };
+    const size_t last_iteration[] = { stride - 16, stride };
+    for (size_t t = 0; t < 5; t++) {
+        const size_t len = t < 3 ? texts[t] : last_iteration[t - 3];
+        const size_t text_blocks = (len + 15) / 16, fold_blocks = 31 - text_blocks;
+        const size_t aads[] = { 16 * fold_blocks - 15, 16 * fold_blocks,
+                                16 * fold_blocks + 1, 16 * fold_blocks + 16 };
+        for (size_t a = 0; a < 4; a++)
+            if (aads[a] <= AESGEN_GCM_RECORD_MAX_AAD)
+                direct_record(isa, set, k, (enum gcm_dir)(a % 2), len, aads[a], (int)a, pads,
+                              random);
+    }
 }
 
 
