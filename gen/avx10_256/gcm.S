@@ -2726,57 +2726,12 @@ aesgen_gcm_dec_record_avx10_256:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # the last vector's bytes
 	kmovd           %r11d, %k1
-# GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
-# AES registers before the counters take them
-	vmovdqu8        (%rdx), %ymm0
-	vmovdqu8        32(%rdx), %ymm1
-	vmovdqu8        64(%rdx), %ymm2
-	vmovdqu8        96(%rdx), %ymm3{%k1}{z}         # zero-padded
-	vpshufb         %ymm20, %ymm0, %ymm0
-	vpshufb         %ymm20, %ymm1, %ymm1
-	vpshufb         %ymm20, %ymm2, %ymm2
-	vpshufb         %ymm20, %ymm3, %ymm3
-	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %ymm0, %ymm8
-	vpclmulqdq      $0, 32(%r9), %ymm1, %ymm9
-	vpternlogd      $150, %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, (%r9), %ymm0, %ymm8
-	vpclmulqdq      $17, 32(%r9), %ymm1, %ymm9
-	vpternlogd      $150, %ymm9, %ymm8, %ymm7
-	vpclmulqdq      $1, (%r9), %ymm0, %ymm8
-	vpclmulqdq      $16, (%r9), %ymm0, %ymm0
-	vpternlogd      $150, %ymm0, %ymm8, %ymm6
-	vpclmulqdq      $1, 32(%r9), %ymm1, %ymm8
-	vpclmulqdq      $16, 32(%r9), %ymm1, %ymm1
-	vpternlogd      $150, %ymm1, %ymm8, %ymm6
-	vpclmulqdq      $0, 64(%r9), %ymm2, %ymm8
-	vpclmulqdq      $0, 96(%r9), %ymm3, %ymm9
-	vpternlogd      $150, %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, 64(%r9), %ymm2, %ymm8
-	vpclmulqdq      $17, 96(%r9), %ymm3, %ymm9
-	vpternlogd      $150, %ymm9, %ymm8, %ymm7
-	vpclmulqdq      $1, 64(%r9), %ymm2, %ymm8
-	vpclmulqdq      $16, 64(%r9), %ymm2, %ymm2
-	vpternlogd      $150, %ymm2, %ymm8, %ymm6
-	vpclmulqdq      $1, 96(%r9), %ymm3, %ymm8
-	vpclmulqdq      $16, 96(%r9), %ymm3, %ymm3
-	vpternlogd      $150, %ymm3, %ymm8, %ymm6
-	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
-	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
-	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
-	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
-	vpxord          %ymm8, %ymm7, %ymm7
-	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
-	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm6, %ymm6
-	vpternlogd      $150, %ymm8, %ymm6, %ymm7
-	vextracti32x4   $1, %ymm7, %xmm8
-	vpxord          %xmm8, %xmm7, %xmm10
+# the ciphertext, read before any output is written (the data may be decrypted in
+# place); its GHASH runs between the AES rounds
+	vmovdqu8        (%rdx), %ymm16
+	vmovdqu8        32(%rdx), %ymm17
+	vmovdqu8        64(%rdx), %ymm18
+	vmovdqu8        96(%rdx), %ymm19{%k1}{z}        # zero-padded
 	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpshufb         %ymm20, %ymm11, %ymm1
@@ -2819,44 +2774,89 @@ aesgen_gcm_dec_record_avx10_256:
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
+	vpshufb         %ymm20, %ymm16, %ymm16
+	vpshufb         %ymm20, %ymm17, %ymm17
+	vpshufb         %ymm20, %ymm18, %ymm18
+	vpshufb         %ymm20, %ymm19, %ymm19
+	vpxord          %ymm10, %ymm16, %ymm16          # the running hash joins block 0
 	vbroadcasti32x4 -128(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
+	vpclmulqdq      $0, (%r9), %ymm16, %ymm8
+	vpclmulqdq      $0, 32(%r9), %ymm17, %ymm9
+	vpternlogd      $150, %ymm9, %ymm8, %ymm5
+	vpclmulqdq      $17, (%r9), %ymm16, %ymm8
+	vpclmulqdq      $17, 32(%r9), %ymm17, %ymm9
 	vbroadcasti32x4 -112(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
+	vpternlogd      $150, %ymm9, %ymm8, %ymm7
+	vpclmulqdq      $1, (%r9), %ymm16, %ymm8
+	vpclmulqdq      $16, (%r9), %ymm16, %ymm16
+	vpternlogd      $150, %ymm16, %ymm8, %ymm6
+	vpclmulqdq      $1, 32(%r9), %ymm17, %ymm8
 	vbroadcasti32x4 -96(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
+	vpclmulqdq      $16, 32(%r9), %ymm17, %ymm17
+	vpternlogd      $150, %ymm17, %ymm8, %ymm6
+	vpclmulqdq      $0, 64(%r9), %ymm18, %ymm8
+	vpclmulqdq      $0, 96(%r9), %ymm19, %ymm9
+	vpternlogd      $150, %ymm9, %ymm8, %ymm5
 	vbroadcasti32x4 -80(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
+	vpclmulqdq      $17, 64(%r9), %ymm18, %ymm8
+	vpclmulqdq      $17, 96(%r9), %ymm19, %ymm9
+	vpternlogd      $150, %ymm9, %ymm8, %ymm7
+	vpclmulqdq      $1, 64(%r9), %ymm18, %ymm8
+	vpclmulqdq      $16, 64(%r9), %ymm18, %ymm18
 	vbroadcasti32x4 -64(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
+	vpternlogd      $150, %ymm18, %ymm8, %ymm6
+	vpclmulqdq      $1, 96(%r9), %ymm19, %ymm8
+	vpclmulqdq      $16, 96(%r9), %ymm19, %ymm19
+	vpternlogd      $150, %ymm19, %ymm8, %ymm6
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vbroadcasti32x4 -48(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
 	vaesenc         %ymm31, %ymm0, %ymm0
 	vaesenc         %ymm31, %ymm1, %ymm1
 	vaesenc         %ymm31, %ymm2, %ymm2
 	vaesenc         %ymm31, %ymm3, %ymm3
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm5, %ymm5
+	vpternlogd      $150, %ymm8, %ymm5, %ymm6
 	vaesenc         %ymm30, %ymm0, %ymm0
 	vaesenc         %ymm30, %ymm1, %ymm1
 	vaesenc         %ymm30, %ymm2, %ymm2
 	vaesenc         %ymm30, %ymm3, %ymm3
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm6, %ymm6
+	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+	vextracti32x4   $1, %ymm7, %xmm8
+	vpxord          %xmm8, %xmm7, %xmm10
 	vpxord          (%rdx), %ymm14, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi)
@@ -2880,50 +2880,11 @@ aesgen_gcm_dec_record_avx10_256:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # the last vector's bytes
 	kmovd           %r11d, %k1
-# GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
-# AES registers before the counters take them
-	vmovdqu8        (%rdx), %ymm0
-	vmovdqu8        32(%rdx), %ymm1
-	vmovdqu8        64(%rdx), %ymm2{%k1}{z}         # zero-padded
-	vpshufb         %ymm20, %ymm0, %ymm0
-	vpshufb         %ymm20, %ymm1, %ymm1
-	vpshufb         %ymm20, %ymm2, %ymm2
-	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %ymm0, %ymm8
-	vpclmulqdq      $0, 32(%r9), %ymm1, %ymm9
-	vpternlogd      $150, %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, (%r9), %ymm0, %ymm8
-	vpclmulqdq      $17, 32(%r9), %ymm1, %ymm9
-	vpternlogd      $150, %ymm9, %ymm8, %ymm7
-	vpclmulqdq      $1, (%r9), %ymm0, %ymm8
-	vpclmulqdq      $16, (%r9), %ymm0, %ymm0
-	vpternlogd      $150, %ymm0, %ymm8, %ymm6
-	vpclmulqdq      $1, 32(%r9), %ymm1, %ymm8
-	vpclmulqdq      $16, 32(%r9), %ymm1, %ymm1
-	vpternlogd      $150, %ymm1, %ymm8, %ymm6
-	vpclmulqdq      $0, 64(%r9), %ymm2, %ymm8
-	vpclmulqdq      $16, 64(%r9), %ymm2, %ymm9
-	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, 64(%r9), %ymm2, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, 64(%r9), %ymm2, %ymm8
-	vpxord          %ymm8, %ymm7, %ymm7
-	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
-	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
-	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
-	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
-	vpxord          %ymm8, %ymm7, %ymm7
-	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
-	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm6, %ymm6
-	vpternlogd      $150, %ymm8, %ymm6, %ymm7
-	vextracti32x4   $1, %ymm7, %xmm8
-	vpxord          %xmm8, %xmm7, %xmm10
+# the ciphertext, read before any output is written (the data may be decrypted in
+# place); its GHASH runs between the AES rounds
+	vmovdqu8        (%rdx), %ymm16
+	vmovdqu8        32(%rdx), %ymm17
+	vmovdqu8        64(%rdx), %ymm18{%k1}{z}        # zero-padded
 	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpshufb         %ymm20, %ymm11, %ymm1
@@ -2958,36 +2919,75 @@ aesgen_gcm_dec_record_avx10_256:
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
+	vpshufb         %ymm20, %ymm16, %ymm16
+	vpshufb         %ymm20, %ymm17, %ymm17
+	vpshufb         %ymm20, %ymm18, %ymm18
+	vpxord          %ymm10, %ymm16, %ymm16          # the running hash joins block 0
+	vpclmulqdq      $0, (%r9), %ymm16, %ymm8
 	vbroadcasti32x4 -128(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
+	vpclmulqdq      $0, 32(%r9), %ymm17, %ymm9
+	vpternlogd      $150, %ymm9, %ymm8, %ymm5
+	vpclmulqdq      $17, (%r9), %ymm16, %ymm8
+	vpclmulqdq      $17, 32(%r9), %ymm17, %ymm9
+	vpternlogd      $150, %ymm9, %ymm8, %ymm7
 	vbroadcasti32x4 -112(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
+	vpclmulqdq      $1, (%r9), %ymm16, %ymm8
+	vpclmulqdq      $16, (%r9), %ymm16, %ymm16
+	vpternlogd      $150, %ymm16, %ymm8, %ymm6
+	vpclmulqdq      $1, 32(%r9), %ymm17, %ymm8
+	vpclmulqdq      $16, 32(%r9), %ymm17, %ymm17
 	vbroadcasti32x4 -96(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
+	vpternlogd      $150, %ymm17, %ymm8, %ymm6
+	vpclmulqdq      $0, 64(%r9), %ymm18, %ymm8
+	vpclmulqdq      $16, 64(%r9), %ymm18, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
 	vbroadcasti32x4 -80(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
+	vpclmulqdq      $1, 64(%r9), %ymm18, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, 64(%r9), %ymm18, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
 	vbroadcasti32x4 -64(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
 	vbroadcasti32x4 -48(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
+	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
 	vaesenc         %ymm31, %ymm0, %ymm0
 	vaesenc         %ymm31, %ymm1, %ymm1
 	vaesenc         %ymm31, %ymm2, %ymm2
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm5, %ymm5
+	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
 	vaesenc         %ymm30, %ymm0, %ymm0
 	vaesenc         %ymm30, %ymm1, %ymm1
 	vaesenc         %ymm30, %ymm2, %ymm2
+	vpshufd         $78, %ymm6, %ymm6
+	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+	vextracti32x4   $1, %ymm7, %xmm8
+	vpxord          %xmm8, %xmm7, %xmm10
 	vpxord          (%rdx), %ymm14, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi)
@@ -3008,41 +3008,10 @@ aesgen_gcm_dec_record_avx10_256:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # the last vector's bytes
 	kmovd           %r11d, %k1
-# GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
-# AES registers before the counters take them
-	vmovdqu8        (%rdx), %ymm0
-	vmovdqu8        32(%rdx), %ymm1{%k1}{z}         # zero-padded
-	vpshufb         %ymm20, %ymm0, %ymm0
-	vpshufb         %ymm20, %ymm1, %ymm1
-	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %ymm0, %ymm8
-	vpclmulqdq      $0, 32(%r9), %ymm1, %ymm9
-	vpternlogd      $150, %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, (%r9), %ymm0, %ymm8
-	vpclmulqdq      $17, 32(%r9), %ymm1, %ymm9
-	vpternlogd      $150, %ymm9, %ymm8, %ymm7
-	vpclmulqdq      $1, (%r9), %ymm0, %ymm8
-	vpclmulqdq      $16, (%r9), %ymm0, %ymm0
-	vpternlogd      $150, %ymm0, %ymm8, %ymm6
-	vpclmulqdq      $1, 32(%r9), %ymm1, %ymm8
-	vpclmulqdq      $16, 32(%r9), %ymm1, %ymm1
-	vpternlogd      $150, %ymm1, %ymm8, %ymm6
-	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
-	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
-	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
-	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
-	vpxord          %ymm8, %ymm7, %ymm7
-	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
-	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm6, %ymm6
-	vpternlogd      $150, %ymm8, %ymm6, %ymm7
-	vextracti32x4   $1, %ymm7, %xmm8
-	vpxord          %xmm8, %xmm7, %xmm10
+# the ciphertext, read before any output is written (the data may be decrypted in
+# place); its GHASH runs between the AES rounds
+	vmovdqu8        (%rdx), %ymm16
+	vmovdqu8        32(%rdx), %ymm17{%k1}{z}        # zero-padded
 	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpshufb         %ymm20, %ymm11, %ymm1
@@ -3069,28 +3038,59 @@ aesgen_gcm_dec_record_avx10_256:
 	vbroadcasti32x4 -144(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
+	vpshufb         %ymm20, %ymm16, %ymm16
+	vpshufb         %ymm20, %ymm17, %ymm17
+	vpxord          %ymm10, %ymm16, %ymm16          # the running hash joins block 0
+	vpclmulqdq      $0, (%r9), %ymm16, %ymm8
 	vbroadcasti32x4 -128(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
+	vpclmulqdq      $0, 32(%r9), %ymm17, %ymm9
+	vpternlogd      $150, %ymm9, %ymm8, %ymm5
+	vpclmulqdq      $17, (%r9), %ymm16, %ymm8
+	vpclmulqdq      $17, 32(%r9), %ymm17, %ymm9
 	vbroadcasti32x4 -112(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
+	vpternlogd      $150, %ymm9, %ymm8, %ymm7
+	vpclmulqdq      $1, (%r9), %ymm16, %ymm8
+	vpclmulqdq      $16, (%r9), %ymm16, %ymm16
+	vpternlogd      $150, %ymm16, %ymm8, %ymm6
 	vbroadcasti32x4 -96(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
+	vpclmulqdq      $1, 32(%r9), %ymm17, %ymm8
+	vpclmulqdq      $16, 32(%r9), %ymm17, %ymm17
+	vpternlogd      $150, %ymm17, %ymm8, %ymm6
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vbroadcasti32x4 -80(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
 	vbroadcasti32x4 -64(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
+	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
 	vbroadcasti32x4 -48(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
+	vpxord          %ymm8, %ymm7, %ymm7
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm5, %ymm5
 	vaesenc         %ymm31, %ymm0, %ymm0
 	vaesenc         %ymm31, %ymm1, %ymm1
+	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm6, %ymm6
 	vaesenc         %ymm30, %ymm0, %ymm0
 	vaesenc         %ymm30, %ymm1, %ymm1
+	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+	vextracti32x4   $1, %ymm7, %xmm8
+	vpxord          %xmm8, %xmm7, %xmm10
 	vpxord          (%rdx), %ymm14, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi)
@@ -3107,34 +3107,9 @@ aesgen_gcm_dec_record_avx10_256:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # the last vector's bytes
 	kmovd           %r11d, %k1
-# GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
-# AES registers before the counters take them
-	vmovdqu8        (%rdx), %ymm0{%k1}{z}           # zero-padded
-	vpshufb         %ymm20, %ymm0, %ymm0
-	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %ymm0, %ymm8
-	vpclmulqdq      $16, (%r9), %ymm0, %ymm9
-	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, (%r9), %ymm0, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, (%r9), %ymm0, %ymm8
-	vpxord          %ymm8, %ymm7, %ymm7
-	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
-	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
-	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
-	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
-	vpxord          %ymm8, %ymm7, %ymm7
-	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
-	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm6, %ymm6
-	vpternlogd      $150, %ymm8, %ymm6, %ymm7
-	vextracti32x4   $1, %ymm7, %xmm8
-	vpxord          %xmm8, %xmm7, %xmm10
+# the ciphertext, read before any output is written (the data may be decrypted in
+# place); its GHASH runs between the AES rounds
+	vmovdqu8        (%rdx), %ymm16{%k1}{z}          # zero-padded
 	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpxord          %ymm13, %ymm0, %ymm0
@@ -3153,20 +3128,45 @@ aesgen_gcm_dec_record_avx10_256:
 .Lgcm_dec_rec_final1_aes128:
 	vbroadcasti32x4 -144(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
+	vpshufb         %ymm20, %ymm16, %ymm16
+	vpxord          %ymm10, %ymm16, %ymm16          # the running hash joins block 0
+	vpclmulqdq      $0, (%r9), %ymm16, %ymm8
 	vbroadcasti32x4 -128(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
+	vpclmulqdq      $16, (%r9), %ymm16, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $1, (%r9), %ymm16, %ymm8
 	vbroadcasti32x4 -112(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, (%r9), %ymm16, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
 	vbroadcasti32x4 -96(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
 	vbroadcasti32x4 -80(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
 	vbroadcasti32x4 -64(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
 	vbroadcasti32x4 -48(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
+	vpshufd         $78, %ymm5, %ymm5
+	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
 	vaesenc         %ymm31, %ymm0, %ymm0
+	vpshufd         $78, %ymm6, %ymm6
+	vpternlogd      $150, %ymm8, %ymm6, %ymm7
 	vaesenc         %ymm30, %ymm0, %ymm0
+	vextracti32x4   $1, %ymm7, %xmm8
+	vpxord          %xmm8, %xmm7, %xmm10
 	vmovdqu8        (%rdx), %ymm8{%k1}{z}
 	vpxord          %ymm14, %ymm8, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
@@ -5845,57 +5845,12 @@ aesgen_gcm_dec_record_avx10_256_school:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # the last vector's bytes
 	kmovd           %r11d, %k1
-# GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
-# AES registers before the counters take them
-	vmovdqu8        (%rdx), %ymm0
-	vmovdqu8        32(%rdx), %ymm1
-	vmovdqu8        64(%rdx), %ymm2
-	vmovdqu8        96(%rdx), %ymm3{%k1}{z}         # zero-padded
-	vpshufb         %ymm20, %ymm0, %ymm0
-	vpshufb         %ymm20, %ymm1, %ymm1
-	vpshufb         %ymm20, %ymm2, %ymm2
-	vpshufb         %ymm20, %ymm3, %ymm3
-	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %ymm0, %ymm8
-	vpclmulqdq      $0, 32(%r9), %ymm1, %ymm9
-	vpternlogd      $150, %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, (%r9), %ymm0, %ymm8
-	vpclmulqdq      $17, 32(%r9), %ymm1, %ymm9
-	vpternlogd      $150, %ymm9, %ymm8, %ymm7
-	vpclmulqdq      $1, (%r9), %ymm0, %ymm8
-	vpclmulqdq      $16, (%r9), %ymm0, %ymm0
-	vpternlogd      $150, %ymm0, %ymm8, %ymm6
-	vpclmulqdq      $1, 32(%r9), %ymm1, %ymm8
-	vpclmulqdq      $16, 32(%r9), %ymm1, %ymm1
-	vpternlogd      $150, %ymm1, %ymm8, %ymm6
-	vpclmulqdq      $0, 64(%r9), %ymm2, %ymm8
-	vpclmulqdq      $0, 96(%r9), %ymm3, %ymm9
-	vpternlogd      $150, %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, 64(%r9), %ymm2, %ymm8
-	vpclmulqdq      $17, 96(%r9), %ymm3, %ymm9
-	vpternlogd      $150, %ymm9, %ymm8, %ymm7
-	vpclmulqdq      $1, 64(%r9), %ymm2, %ymm8
-	vpclmulqdq      $16, 64(%r9), %ymm2, %ymm2
-	vpternlogd      $150, %ymm2, %ymm8, %ymm6
-	vpclmulqdq      $1, 96(%r9), %ymm3, %ymm8
-	vpclmulqdq      $16, 96(%r9), %ymm3, %ymm3
-	vpternlogd      $150, %ymm3, %ymm8, %ymm6
-	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
-	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
-	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
-	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
-	vpxord          %ymm8, %ymm7, %ymm7
-	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
-	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm6, %ymm6
-	vpternlogd      $150, %ymm8, %ymm6, %ymm7
-	vextracti32x4   $1, %ymm7, %xmm8
-	vpxord          %xmm8, %xmm7, %xmm10
+# the ciphertext, read before any output is written (the data may be decrypted in
+# place); its GHASH runs between the AES rounds
+	vmovdqu8        (%rdx), %ymm16
+	vmovdqu8        32(%rdx), %ymm17
+	vmovdqu8        64(%rdx), %ymm18
+	vmovdqu8        96(%rdx), %ymm19{%k1}{z}        # zero-padded
 	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpshufb         %ymm20, %ymm11, %ymm1
@@ -5938,40 +5893,85 @@ aesgen_gcm_dec_record_avx10_256_school:
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
+	vpshufb         %ymm20, %ymm16, %ymm16
+	vpshufb         %ymm20, %ymm17, %ymm17
+	vpshufb         %ymm20, %ymm18, %ymm18
+	vpshufb         %ymm20, %ymm19, %ymm19
+	vpxord          %ymm10, %ymm16, %ymm16          # the running hash joins block 0
 	vbroadcasti32x4 -128(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
+	vpclmulqdq      $0, (%r9), %ymm16, %ymm8
+	vpclmulqdq      $0, 32(%r9), %ymm17, %ymm9
+	vpternlogd      $150, %ymm9, %ymm8, %ymm5
+	vpclmulqdq      $17, (%r9), %ymm16, %ymm8
+	vpclmulqdq      $17, 32(%r9), %ymm17, %ymm9
 	vbroadcasti32x4 -112(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
+	vpternlogd      $150, %ymm9, %ymm8, %ymm7
+	vpclmulqdq      $1, (%r9), %ymm16, %ymm8
+	vpclmulqdq      $16, (%r9), %ymm16, %ymm16
+	vpternlogd      $150, %ymm16, %ymm8, %ymm6
+	vpclmulqdq      $1, 32(%r9), %ymm17, %ymm8
 	vaesenc         %ymm31, %ymm0, %ymm0
 	vaesenc         %ymm31, %ymm1, %ymm1
 	vaesenc         %ymm31, %ymm2, %ymm2
 	vaesenc         %ymm31, %ymm3, %ymm3
+	vpclmulqdq      $16, 32(%r9), %ymm17, %ymm17
+	vpternlogd      $150, %ymm17, %ymm8, %ymm6
+	vpclmulqdq      $0, 64(%r9), %ymm18, %ymm8
+	vpclmulqdq      $0, 96(%r9), %ymm19, %ymm9
+	vpternlogd      $150, %ymm9, %ymm8, %ymm5
 	vaesenc         %ymm30, %ymm0, %ymm0
 	vaesenc         %ymm30, %ymm1, %ymm1
 	vaesenc         %ymm30, %ymm2, %ymm2
 	vaesenc         %ymm30, %ymm3, %ymm3
+	vpclmulqdq      $17, 64(%r9), %ymm18, %ymm8
+	vpclmulqdq      $17, 96(%r9), %ymm19, %ymm9
+	vpternlogd      $150, %ymm9, %ymm8, %ymm7
+	vpclmulqdq      $1, 64(%r9), %ymm18, %ymm8
+	vpclmulqdq      $16, 64(%r9), %ymm18, %ymm18
 	vaesenc         %ymm29, %ymm0, %ymm0
 	vaesenc         %ymm29, %ymm1, %ymm1
 	vaesenc         %ymm29, %ymm2, %ymm2
 	vaesenc         %ymm29, %ymm3, %ymm3
+	vpternlogd      $150, %ymm18, %ymm8, %ymm6
+	vpclmulqdq      $1, 96(%r9), %ymm19, %ymm8
+	vpclmulqdq      $16, 96(%r9), %ymm19, %ymm19
+	vpternlogd      $150, %ymm19, %ymm8, %ymm6
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vaesenc         %ymm28, %ymm0, %ymm0
 	vaesenc         %ymm28, %ymm1, %ymm1
 	vaesenc         %ymm28, %ymm2, %ymm2
 	vaesenc         %ymm28, %ymm3, %ymm3
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
 	vaesenc         %ymm27, %ymm0, %ymm0
 	vaesenc         %ymm27, %ymm1, %ymm1
 	vaesenc         %ymm27, %ymm2, %ymm2
 	vaesenc         %ymm27, %ymm3, %ymm3
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm5, %ymm5
+	vpternlogd      $150, %ymm8, %ymm5, %ymm6
 	vaesenc         %ymm26, %ymm0, %ymm0
 	vaesenc         %ymm26, %ymm1, %ymm1
 	vaesenc         %ymm26, %ymm2, %ymm2
 	vaesenc         %ymm26, %ymm3, %ymm3
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm6, %ymm6
+	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+	vextracti32x4   $1, %ymm7, %xmm8
+	vpxord          %xmm8, %xmm7, %xmm10
 	vpxord          (%rdx), %ymm14, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi)
@@ -5995,50 +5995,11 @@ aesgen_gcm_dec_record_avx10_256_school:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # the last vector's bytes
 	kmovd           %r11d, %k1
-# GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
-# AES registers before the counters take them
-	vmovdqu8        (%rdx), %ymm0
-	vmovdqu8        32(%rdx), %ymm1
-	vmovdqu8        64(%rdx), %ymm2{%k1}{z}         # zero-padded
-	vpshufb         %ymm20, %ymm0, %ymm0
-	vpshufb         %ymm20, %ymm1, %ymm1
-	vpshufb         %ymm20, %ymm2, %ymm2
-	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %ymm0, %ymm8
-	vpclmulqdq      $0, 32(%r9), %ymm1, %ymm9
-	vpternlogd      $150, %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, (%r9), %ymm0, %ymm8
-	vpclmulqdq      $17, 32(%r9), %ymm1, %ymm9
-	vpternlogd      $150, %ymm9, %ymm8, %ymm7
-	vpclmulqdq      $1, (%r9), %ymm0, %ymm8
-	vpclmulqdq      $16, (%r9), %ymm0, %ymm0
-	vpternlogd      $150, %ymm0, %ymm8, %ymm6
-	vpclmulqdq      $1, 32(%r9), %ymm1, %ymm8
-	vpclmulqdq      $16, 32(%r9), %ymm1, %ymm1
-	vpternlogd      $150, %ymm1, %ymm8, %ymm6
-	vpclmulqdq      $0, 64(%r9), %ymm2, %ymm8
-	vpclmulqdq      $16, 64(%r9), %ymm2, %ymm9
-	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, 64(%r9), %ymm2, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, 64(%r9), %ymm2, %ymm8
-	vpxord          %ymm8, %ymm7, %ymm7
-	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
-	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
-	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
-	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
-	vpxord          %ymm8, %ymm7, %ymm7
-	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
-	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm6, %ymm6
-	vpternlogd      $150, %ymm8, %ymm6, %ymm7
-	vextracti32x4   $1, %ymm7, %xmm8
-	vpxord          %xmm8, %xmm7, %xmm10
+# the ciphertext, read before any output is written (the data may be decrypted in
+# place); its GHASH runs between the AES rounds
+	vmovdqu8        (%rdx), %ymm16
+	vmovdqu8        32(%rdx), %ymm17
+	vmovdqu8        64(%rdx), %ymm18{%k1}{z}        # zero-padded
 	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpshufb         %ymm20, %ymm11, %ymm1
@@ -6073,32 +6034,71 @@ aesgen_gcm_dec_record_avx10_256_school:
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
+	vpshufb         %ymm20, %ymm16, %ymm16
+	vpshufb         %ymm20, %ymm17, %ymm17
+	vpshufb         %ymm20, %ymm18, %ymm18
+	vpxord          %ymm10, %ymm16, %ymm16          # the running hash joins block 0
+	vpclmulqdq      $0, (%r9), %ymm16, %ymm8
 	vbroadcasti32x4 -128(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
+	vpclmulqdq      $0, 32(%r9), %ymm17, %ymm9
+	vpternlogd      $150, %ymm9, %ymm8, %ymm5
+	vpclmulqdq      $17, (%r9), %ymm16, %ymm8
+	vpclmulqdq      $17, 32(%r9), %ymm17, %ymm9
+	vpternlogd      $150, %ymm9, %ymm8, %ymm7
 	vbroadcasti32x4 -112(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
+	vpclmulqdq      $1, (%r9), %ymm16, %ymm8
+	vpclmulqdq      $16, (%r9), %ymm16, %ymm16
+	vpternlogd      $150, %ymm16, %ymm8, %ymm6
+	vpclmulqdq      $1, 32(%r9), %ymm17, %ymm8
+	vpclmulqdq      $16, 32(%r9), %ymm17, %ymm17
 	vaesenc         %ymm31, %ymm0, %ymm0
 	vaesenc         %ymm31, %ymm1, %ymm1
 	vaesenc         %ymm31, %ymm2, %ymm2
+	vpternlogd      $150, %ymm17, %ymm8, %ymm6
+	vpclmulqdq      $0, 64(%r9), %ymm18, %ymm8
+	vpclmulqdq      $16, 64(%r9), %ymm18, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
 	vaesenc         %ymm30, %ymm0, %ymm0
 	vaesenc         %ymm30, %ymm1, %ymm1
 	vaesenc         %ymm30, %ymm2, %ymm2
+	vpclmulqdq      $1, 64(%r9), %ymm18, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, 64(%r9), %ymm18, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
 	vaesenc         %ymm29, %ymm0, %ymm0
 	vaesenc         %ymm29, %ymm1, %ymm1
 	vaesenc         %ymm29, %ymm2, %ymm2
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
 	vaesenc         %ymm28, %ymm0, %ymm0
 	vaesenc         %ymm28, %ymm1, %ymm1
 	vaesenc         %ymm28, %ymm2, %ymm2
+	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
 	vaesenc         %ymm27, %ymm0, %ymm0
 	vaesenc         %ymm27, %ymm1, %ymm1
 	vaesenc         %ymm27, %ymm2, %ymm2
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm5, %ymm5
+	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
 	vaesenc         %ymm26, %ymm0, %ymm0
 	vaesenc         %ymm26, %ymm1, %ymm1
 	vaesenc         %ymm26, %ymm2, %ymm2
+	vpshufd         $78, %ymm6, %ymm6
+	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+	vextracti32x4   $1, %ymm7, %xmm8
+	vpxord          %xmm8, %xmm7, %xmm10
 	vpxord          (%rdx), %ymm14, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi)
@@ -6119,41 +6119,10 @@ aesgen_gcm_dec_record_avx10_256_school:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # the last vector's bytes
 	kmovd           %r11d, %k1
-# GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
-# AES registers before the counters take them
-	vmovdqu8        (%rdx), %ymm0
-	vmovdqu8        32(%rdx), %ymm1{%k1}{z}         # zero-padded
-	vpshufb         %ymm20, %ymm0, %ymm0
-	vpshufb         %ymm20, %ymm1, %ymm1
-	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %ymm0, %ymm8
-	vpclmulqdq      $0, 32(%r9), %ymm1, %ymm9
-	vpternlogd      $150, %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, (%r9), %ymm0, %ymm8
-	vpclmulqdq      $17, 32(%r9), %ymm1, %ymm9
-	vpternlogd      $150, %ymm9, %ymm8, %ymm7
-	vpclmulqdq      $1, (%r9), %ymm0, %ymm8
-	vpclmulqdq      $16, (%r9), %ymm0, %ymm0
-	vpternlogd      $150, %ymm0, %ymm8, %ymm6
-	vpclmulqdq      $1, 32(%r9), %ymm1, %ymm8
-	vpclmulqdq      $16, 32(%r9), %ymm1, %ymm1
-	vpternlogd      $150, %ymm1, %ymm8, %ymm6
-	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
-	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
-	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
-	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
-	vpxord          %ymm8, %ymm7, %ymm7
-	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
-	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm6, %ymm6
-	vpternlogd      $150, %ymm8, %ymm6, %ymm7
-	vextracti32x4   $1, %ymm7, %xmm8
-	vpxord          %xmm8, %xmm7, %xmm10
+# the ciphertext, read before any output is written (the data may be decrypted in
+# place); its GHASH runs between the AES rounds
+	vmovdqu8        (%rdx), %ymm16
+	vmovdqu8        32(%rdx), %ymm17{%k1}{z}        # zero-padded
 	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpshufb         %ymm20, %ymm11, %ymm1
@@ -6180,24 +6149,55 @@ aesgen_gcm_dec_record_avx10_256_school:
 	vbroadcasti32x4 -144(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
+	vpshufb         %ymm20, %ymm16, %ymm16
+	vpshufb         %ymm20, %ymm17, %ymm17
+	vpxord          %ymm10, %ymm16, %ymm16          # the running hash joins block 0
+	vpclmulqdq      $0, (%r9), %ymm16, %ymm8
 	vbroadcasti32x4 -128(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
+	vpclmulqdq      $0, 32(%r9), %ymm17, %ymm9
+	vpternlogd      $150, %ymm9, %ymm8, %ymm5
+	vpclmulqdq      $17, (%r9), %ymm16, %ymm8
+	vpclmulqdq      $17, 32(%r9), %ymm17, %ymm9
 	vbroadcasti32x4 -112(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
+	vpternlogd      $150, %ymm9, %ymm8, %ymm7
+	vpclmulqdq      $1, (%r9), %ymm16, %ymm8
+	vpclmulqdq      $16, (%r9), %ymm16, %ymm16
+	vpternlogd      $150, %ymm16, %ymm8, %ymm6
 	vaesenc         %ymm31, %ymm0, %ymm0
 	vaesenc         %ymm31, %ymm1, %ymm1
+	vpclmulqdq      $1, 32(%r9), %ymm17, %ymm8
+	vpclmulqdq      $16, 32(%r9), %ymm17, %ymm17
+	vpternlogd      $150, %ymm17, %ymm8, %ymm6
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vaesenc         %ymm30, %ymm0, %ymm0
 	vaesenc         %ymm30, %ymm1, %ymm1
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
 	vaesenc         %ymm29, %ymm0, %ymm0
 	vaesenc         %ymm29, %ymm1, %ymm1
+	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
 	vaesenc         %ymm28, %ymm0, %ymm0
 	vaesenc         %ymm28, %ymm1, %ymm1
+	vpxord          %ymm8, %ymm7, %ymm7
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm5, %ymm5
 	vaesenc         %ymm27, %ymm0, %ymm0
 	vaesenc         %ymm27, %ymm1, %ymm1
+	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %ymm6, %ymm6
 	vaesenc         %ymm26, %ymm0, %ymm0
 	vaesenc         %ymm26, %ymm1, %ymm1
+	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+	vextracti32x4   $1, %ymm7, %xmm8
+	vpxord          %xmm8, %xmm7, %xmm10
 	vpxord          (%rdx), %ymm14, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi)
@@ -6214,34 +6214,9 @@ aesgen_gcm_dec_record_avx10_256_school:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # the last vector's bytes
 	kmovd           %r11d, %k1
-# GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
-# AES registers before the counters take them
-	vmovdqu8        (%rdx), %ymm0{%k1}{z}           # zero-padded
-	vpshufb         %ymm20, %ymm0, %ymm0
-	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %ymm0, %ymm8
-	vpclmulqdq      $16, (%r9), %ymm0, %ymm9
-	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, (%r9), %ymm0, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, (%r9), %ymm0, %ymm8
-	vpxord          %ymm8, %ymm7, %ymm7
-	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
-	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
-	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
-	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
-	vpxord          %ymm8, %ymm7, %ymm7
-	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
-	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm6, %ymm6
-	vpternlogd      $150, %ymm8, %ymm6, %ymm7
-	vextracti32x4   $1, %ymm7, %xmm8
-	vpxord          %xmm8, %xmm7, %xmm10
+# the ciphertext, read before any output is written (the data may be decrypted in
+# place); its GHASH runs between the AES rounds
+	vmovdqu8        (%rdx), %ymm16{%k1}{z}          # zero-padded
 	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpxord          %ymm13, %ymm0, %ymm0
@@ -6260,16 +6235,41 @@ aesgen_gcm_dec_record_avx10_256_school:
 .Lgcm_dec_school_rec_final1_aes128:
 	vbroadcasti32x4 -144(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
+	vpshufb         %ymm20, %ymm16, %ymm16
+	vpxord          %ymm10, %ymm16, %ymm16          # the running hash joins block 0
+	vpclmulqdq      $0, (%r9), %ymm16, %ymm8
 	vbroadcasti32x4 -128(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
+	vpclmulqdq      $16, (%r9), %ymm16, %ymm9
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $1, (%r9), %ymm16, %ymm8
 	vbroadcasti32x4 -112(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, (%r9), %ymm16, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
 	vaesenc         %ymm31, %ymm0, %ymm0
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
 	vaesenc         %ymm30, %ymm0, %ymm0
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
 	vaesenc         %ymm29, %ymm0, %ymm0
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
+	vpxord          %ymm8, %ymm7, %ymm7
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
 	vaesenc         %ymm28, %ymm0, %ymm0
+	vpshufd         $78, %ymm5, %ymm5
+	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
 	vaesenc         %ymm27, %ymm0, %ymm0
+	vpshufd         $78, %ymm6, %ymm6
+	vpternlogd      $150, %ymm8, %ymm6, %ymm7
 	vaesenc         %ymm26, %ymm0, %ymm0
+	vextracti32x4   $1, %ymm7, %xmm8
+	vpxord          %xmm8, %xmm7, %xmm10
 	vmovdqu8        (%rdx), %ymm8{%k1}{z}
 	vpxord          %ymm14, %ymm8, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0

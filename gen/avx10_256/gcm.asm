@@ -2700,57 +2700,12 @@ L.gcm_dec_rec_final4:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; the last vector's bytes
 	kmovd           k1, r11d
-; GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
-; AES registers before the counters take them
-	vmovdqu8        ymm0, [rdx]
-	vmovdqu8        ymm1, [rdx + 32]
-	vmovdqu8        ymm2, [rdx + 64]
-	vmovdqu8        ymm3{k1}{z}, [rdx + 96]         ; zero-padded
-	vpshufb         ymm0, ymm0, ymm20
-	vpshufb         ymm1, ymm1, ymm20
-	vpshufb         ymm2, ymm2, ymm20
-	vpshufb         ymm3, ymm3, ymm20
-	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
-	vpclmulqdq      ymm8, ymm0, yword [r9], 0
-	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 0
-	vpternlogd      ymm5, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm0, yword [r9], 17
-	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 17
-	vpternlogd      ymm7, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm0, yword [r9], 1
-	vpclmulqdq      ymm0, ymm0, yword [r9], 16
-	vpternlogd      ymm6, ymm8, ymm0, 150
-	vpclmulqdq      ymm8, ymm1, yword [r9 + 32], 1
-	vpclmulqdq      ymm1, ymm1, yword [r9 + 32], 16
-	vpternlogd      ymm6, ymm8, ymm1, 150
-	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 0
-	vpclmulqdq      ymm9, ymm3, yword [r9 + 96], 0
-	vpternlogd      ymm5, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 17
-	vpclmulqdq      ymm9, ymm3, yword [r9 + 96], 17
-	vpternlogd      ymm7, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 1
-	vpclmulqdq      ymm2, ymm2, yword [r9 + 64], 16
-	vpternlogd      ymm6, ymm8, ymm2, 150
-	vpclmulqdq      ymm8, ymm3, yword [r9 + 96], 1
-	vpclmulqdq      ymm3, ymm3, yword [r9 + 96], 16
-	vpternlogd      ymm6, ymm8, ymm3, 150
-	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
-	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
-	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
-	vpxord          ymm7, ymm7, ymm8
-	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
-	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         ymm6, ymm6, 78
-	vpternlogd      ymm7, ymm6, ymm8, 150
-	vextracti32x4   xmm8, ymm7, 1
-	vpxord          xmm10, xmm7, xmm8
+; the ciphertext, read before any output is written (the data may be decrypted in
+; place); its GHASH runs between the AES rounds
+	vmovdqu8        ymm16, [rdx]
+	vmovdqu8        ymm17, [rdx + 32]
+	vmovdqu8        ymm18, [rdx + 64]
+	vmovdqu8        ymm19{k1}{z}, [rdx + 96]        ; zero-padded
 	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpshufb         ymm1, ymm11, ymm20
@@ -2793,44 +2748,89 @@ L.gcm_dec_rec_final4_aes128:
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
+	vpshufb         ymm16, ymm16, ymm20
+	vpshufb         ymm17, ymm17, ymm20
+	vpshufb         ymm18, ymm18, ymm20
+	vpshufb         ymm19, ymm19, ymm20
+	vpxord          ymm16, ymm16, ymm10             ; the running hash joins block 0
 	vbroadcasti32x4 ymm15, oword [r10 - 128]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
+	vpclmulqdq      ymm8, ymm16, yword [r9], 0
+	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 0
+	vpternlogd      ymm5, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm16, yword [r9], 17
+	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 17
 	vbroadcasti32x4 ymm15, oword [r10 - 112]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
+	vpternlogd      ymm7, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm16, yword [r9], 1
+	vpclmulqdq      ymm16, ymm16, yword [r9], 16
+	vpternlogd      ymm6, ymm8, ymm16, 150
+	vpclmulqdq      ymm8, ymm17, yword [r9 + 32], 1
 	vbroadcasti32x4 ymm15, oword [r10 - 96]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
+	vpclmulqdq      ymm17, ymm17, yword [r9 + 32], 16
+	vpternlogd      ymm6, ymm8, ymm17, 150
+	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 0
+	vpclmulqdq      ymm9, ymm19, yword [r9 + 96], 0
+	vpternlogd      ymm5, ymm8, ymm9, 150
 	vbroadcasti32x4 ymm15, oword [r10 - 80]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
+	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 17
+	vpclmulqdq      ymm9, ymm19, yword [r9 + 96], 17
+	vpternlogd      ymm7, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 1
+	vpclmulqdq      ymm18, ymm18, yword [r9 + 64], 16
 	vbroadcasti32x4 ymm15, oword [r10 - 64]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
+	vpternlogd      ymm6, ymm8, ymm18, 150
+	vpclmulqdq      ymm8, ymm19, yword [r9 + 96], 1
+	vpclmulqdq      ymm19, ymm19, yword [r9 + 96], 16
+	vpternlogd      ymm6, ymm8, ymm19, 150
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vbroadcasti32x4 ymm15, oword [r10 - 48]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
+	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
+	vpternlogd      ymm6, ymm8, ymm9, 150
 	vaesenc         ymm0, ymm0, ymm31
 	vaesenc         ymm1, ymm1, ymm31
 	vaesenc         ymm2, ymm2, ymm31
 	vaesenc         ymm3, ymm3, ymm31
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
+	vpxord          ymm7, ymm7, ymm8
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         ymm5, ymm5, 78
+	vpternlogd      ymm6, ymm5, ymm8, 150
 	vaesenc         ymm0, ymm0, ymm30
 	vaesenc         ymm1, ymm1, ymm30
 	vaesenc         ymm2, ymm2, ymm30
 	vaesenc         ymm3, ymm3, ymm30
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         ymm6, ymm6, 78
+	vpternlogd      ymm7, ymm6, ymm8, 150
+	vextracti32x4   xmm8, ymm7, 1
+	vpxord          xmm10, xmm7, xmm8
 	vpxord          ymm8, ymm14, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm8
 	vmovdqu8        yword [rsi], ymm0
@@ -2854,50 +2854,11 @@ L.gcm_dec_rec_final3:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; the last vector's bytes
 	kmovd           k1, r11d
-; GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
-; AES registers before the counters take them
-	vmovdqu8        ymm0, [rdx]
-	vmovdqu8        ymm1, [rdx + 32]
-	vmovdqu8        ymm2{k1}{z}, [rdx + 64]         ; zero-padded
-	vpshufb         ymm0, ymm0, ymm20
-	vpshufb         ymm1, ymm1, ymm20
-	vpshufb         ymm2, ymm2, ymm20
-	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
-	vpclmulqdq      ymm8, ymm0, yword [r9], 0
-	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 0
-	vpternlogd      ymm5, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm0, yword [r9], 17
-	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 17
-	vpternlogd      ymm7, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm0, yword [r9], 1
-	vpclmulqdq      ymm0, ymm0, yword [r9], 16
-	vpternlogd      ymm6, ymm8, ymm0, 150
-	vpclmulqdq      ymm8, ymm1, yword [r9 + 32], 1
-	vpclmulqdq      ymm1, ymm1, yword [r9 + 32], 16
-	vpternlogd      ymm6, ymm8, ymm1, 150
-	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 0
-	vpclmulqdq      ymm9, ymm2, yword [r9 + 64], 16
-	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 17
-	vpxord          ymm7, ymm7, ymm8
-	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
-	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
-	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
-	vpxord          ymm7, ymm7, ymm8
-	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
-	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         ymm6, ymm6, 78
-	vpternlogd      ymm7, ymm6, ymm8, 150
-	vextracti32x4   xmm8, ymm7, 1
-	vpxord          xmm10, xmm7, xmm8
+; the ciphertext, read before any output is written (the data may be decrypted in
+; place); its GHASH runs between the AES rounds
+	vmovdqu8        ymm16, [rdx]
+	vmovdqu8        ymm17, [rdx + 32]
+	vmovdqu8        ymm18{k1}{z}, [rdx + 64]        ; zero-padded
 	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpshufb         ymm1, ymm11, ymm20
@@ -2932,36 +2893,75 @@ L.gcm_dec_rec_final3_aes128:
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
+	vpshufb         ymm16, ymm16, ymm20
+	vpshufb         ymm17, ymm17, ymm20
+	vpshufb         ymm18, ymm18, ymm20
+	vpxord          ymm16, ymm16, ymm10             ; the running hash joins block 0
+	vpclmulqdq      ymm8, ymm16, yword [r9], 0
 	vbroadcasti32x4 ymm15, oword [r10 - 128]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
+	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 0
+	vpternlogd      ymm5, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm16, yword [r9], 17
+	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 17
+	vpternlogd      ymm7, ymm8, ymm9, 150
 	vbroadcasti32x4 ymm15, oword [r10 - 112]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
+	vpclmulqdq      ymm8, ymm16, yword [r9], 1
+	vpclmulqdq      ymm16, ymm16, yword [r9], 16
+	vpternlogd      ymm6, ymm8, ymm16, 150
+	vpclmulqdq      ymm8, ymm17, yword [r9 + 32], 1
+	vpclmulqdq      ymm17, ymm17, yword [r9 + 32], 16
 	vbroadcasti32x4 ymm15, oword [r10 - 96]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
+	vpternlogd      ymm6, ymm8, ymm17, 150
+	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 0
+	vpclmulqdq      ymm9, ymm18, yword [r9 + 64], 16
+	vpxord          ymm5, ymm5, ymm8
 	vbroadcasti32x4 ymm15, oword [r10 - 80]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
+	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 1
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 17
+	vpxord          ymm7, ymm7, ymm8
 	vbroadcasti32x4 ymm15, oword [r10 - 64]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
+	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
+	vpxord          ymm5, ymm5, ymm8
 	vbroadcasti32x4 ymm15, oword [r10 - 48]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
+	vpxord          ymm7, ymm7, ymm8
 	vaesenc         ymm0, ymm0, ymm31
 	vaesenc         ymm1, ymm1, ymm31
 	vaesenc         ymm2, ymm2, ymm31
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         ymm5, ymm5, 78
+	vpternlogd      ymm6, ymm5, ymm8, 150
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
 	vaesenc         ymm0, ymm0, ymm30
 	vaesenc         ymm1, ymm1, ymm30
 	vaesenc         ymm2, ymm2, ymm30
+	vpshufd         ymm6, ymm6, 78
+	vpternlogd      ymm7, ymm6, ymm8, 150
+	vextracti32x4   xmm8, ymm7, 1
+	vpxord          xmm10, xmm7, xmm8
 	vpxord          ymm8, ymm14, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm8
 	vmovdqu8        yword [rsi], ymm0
@@ -2982,41 +2982,10 @@ L.gcm_dec_rec_final2:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; the last vector's bytes
 	kmovd           k1, r11d
-; GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
-; AES registers before the counters take them
-	vmovdqu8        ymm0, [rdx]
-	vmovdqu8        ymm1{k1}{z}, [rdx + 32]         ; zero-padded
-	vpshufb         ymm0, ymm0, ymm20
-	vpshufb         ymm1, ymm1, ymm20
-	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
-	vpclmulqdq      ymm8, ymm0, yword [r9], 0
-	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 0
-	vpternlogd      ymm5, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm0, yword [r9], 17
-	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 17
-	vpternlogd      ymm7, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm0, yword [r9], 1
-	vpclmulqdq      ymm0, ymm0, yword [r9], 16
-	vpternlogd      ymm6, ymm8, ymm0, 150
-	vpclmulqdq      ymm8, ymm1, yword [r9 + 32], 1
-	vpclmulqdq      ymm1, ymm1, yword [r9 + 32], 16
-	vpternlogd      ymm6, ymm8, ymm1, 150
-	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
-	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
-	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
-	vpxord          ymm7, ymm7, ymm8
-	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
-	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         ymm6, ymm6, 78
-	vpternlogd      ymm7, ymm6, ymm8, 150
-	vextracti32x4   xmm8, ymm7, 1
-	vpxord          xmm10, xmm7, xmm8
+; the ciphertext, read before any output is written (the data may be decrypted in
+; place); its GHASH runs between the AES rounds
+	vmovdqu8        ymm16, [rdx]
+	vmovdqu8        ymm17{k1}{z}, [rdx + 32]        ; zero-padded
 	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpshufb         ymm1, ymm11, ymm20
@@ -3043,28 +3012,59 @@ L.gcm_dec_rec_final2_aes128:
 	vbroadcasti32x4 ymm15, oword [r10 - 144]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
+	vpshufb         ymm16, ymm16, ymm20
+	vpshufb         ymm17, ymm17, ymm20
+	vpxord          ymm16, ymm16, ymm10             ; the running hash joins block 0
+	vpclmulqdq      ymm8, ymm16, yword [r9], 0
 	vbroadcasti32x4 ymm15, oword [r10 - 128]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
+	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 0
+	vpternlogd      ymm5, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm16, yword [r9], 17
+	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 17
 	vbroadcasti32x4 ymm15, oword [r10 - 112]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
+	vpternlogd      ymm7, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm16, yword [r9], 1
+	vpclmulqdq      ymm16, ymm16, yword [r9], 16
+	vpternlogd      ymm6, ymm8, ymm16, 150
 	vbroadcasti32x4 ymm15, oword [r10 - 96]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
+	vpclmulqdq      ymm8, ymm17, yword [r9 + 32], 1
+	vpclmulqdq      ymm17, ymm17, yword [r9 + 32], 16
+	vpternlogd      ymm6, ymm8, ymm17, 150
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vbroadcasti32x4 ymm15, oword [r10 - 80]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
+	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
+	vpxord          ymm5, ymm5, ymm8
 	vbroadcasti32x4 ymm15, oword [r10 - 64]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
 	vbroadcasti32x4 ymm15, oword [r10 - 48]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
+	vpxord          ymm7, ymm7, ymm8
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         ymm5, ymm5, 78
 	vaesenc         ymm0, ymm0, ymm31
 	vaesenc         ymm1, ymm1, ymm31
+	vpternlogd      ymm6, ymm5, ymm8, 150
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         ymm6, ymm6, 78
 	vaesenc         ymm0, ymm0, ymm30
 	vaesenc         ymm1, ymm1, ymm30
+	vpternlogd      ymm7, ymm6, ymm8, 150
+	vextracti32x4   xmm8, ymm7, 1
+	vpxord          xmm10, xmm7, xmm8
 	vpxord          ymm8, ymm14, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm8
 	vmovdqu8        yword [rsi], ymm0
@@ -3081,34 +3081,9 @@ L.gcm_dec_rec_final1:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; the last vector's bytes
 	kmovd           k1, r11d
-; GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
-; AES registers before the counters take them
-	vmovdqu8        ymm0{k1}{z}, [rdx]              ; zero-padded
-	vpshufb         ymm0, ymm0, ymm20
-	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
-	vpclmulqdq      ymm8, ymm0, yword [r9], 0
-	vpclmulqdq      ymm9, ymm0, yword [r9], 16
-	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm0, yword [r9], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm0, yword [r9], 17
-	vpxord          ymm7, ymm7, ymm8
-	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
-	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
-	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
-	vpxord          ymm7, ymm7, ymm8
-	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
-	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         ymm6, ymm6, 78
-	vpternlogd      ymm7, ymm6, ymm8, 150
-	vextracti32x4   xmm8, ymm7, 1
-	vpxord          xmm10, xmm7, xmm8
+; the ciphertext, read before any output is written (the data may be decrypted in
+; place); its GHASH runs between the AES rounds
+	vmovdqu8        ymm16{k1}{z}, [rdx]             ; zero-padded
 	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpxord          ymm0, ymm0, ymm13
@@ -3127,20 +3102,45 @@ L.gcm_dec_rec_final1_aes192:
 L.gcm_dec_rec_final1_aes128:
 	vbroadcasti32x4 ymm15, oword [r10 - 144]
 	vaesenc         ymm0, ymm0, ymm15
+	vpshufb         ymm16, ymm16, ymm20
+	vpxord          ymm16, ymm16, ymm10             ; the running hash joins block 0
+	vpclmulqdq      ymm8, ymm16, yword [r9], 0
 	vbroadcasti32x4 ymm15, oword [r10 - 128]
 	vaesenc         ymm0, ymm0, ymm15
+	vpclmulqdq      ymm9, ymm16, yword [r9], 16
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm16, yword [r9], 1
 	vbroadcasti32x4 ymm15, oword [r10 - 112]
 	vaesenc         ymm0, ymm0, ymm15
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm16, yword [r9], 17
+	vpxord          ymm7, ymm7, ymm8
 	vbroadcasti32x4 ymm15, oword [r10 - 96]
 	vaesenc         ymm0, ymm0, ymm15
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
+	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
 	vbroadcasti32x4 ymm15, oword [r10 - 80]
 	vaesenc         ymm0, ymm0, ymm15
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
+	vpternlogd      ymm6, ymm8, ymm9, 150
 	vbroadcasti32x4 ymm15, oword [r10 - 64]
 	vaesenc         ymm0, ymm0, ymm15
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
+	vpxord          ymm7, ymm7, ymm8
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
 	vbroadcasti32x4 ymm15, oword [r10 - 48]
 	vaesenc         ymm0, ymm0, ymm15
+	vpshufd         ymm5, ymm5, 78
+	vpternlogd      ymm6, ymm5, ymm8, 150
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
 	vaesenc         ymm0, ymm0, ymm31
+	vpshufd         ymm6, ymm6, 78
+	vpternlogd      ymm7, ymm6, ymm8, 150
 	vaesenc         ymm0, ymm0, ymm30
+	vextracti32x4   xmm8, ymm7, 1
+	vpxord          xmm10, xmm7, xmm8
 	vmovdqu8        ymm8{k1}{z}, [rdx]
 	vpxord          ymm8, ymm8, ymm14
 	vaesenclast     ymm0, ymm0, ymm8
@@ -5788,57 +5788,12 @@ L.gcm_dec_school_rec_final4:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; the last vector's bytes
 	kmovd           k1, r11d
-; GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
-; AES registers before the counters take them
-	vmovdqu8        ymm0, [rdx]
-	vmovdqu8        ymm1, [rdx + 32]
-	vmovdqu8        ymm2, [rdx + 64]
-	vmovdqu8        ymm3{k1}{z}, [rdx + 96]         ; zero-padded
-	vpshufb         ymm0, ymm0, ymm20
-	vpshufb         ymm1, ymm1, ymm20
-	vpshufb         ymm2, ymm2, ymm20
-	vpshufb         ymm3, ymm3, ymm20
-	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
-	vpclmulqdq      ymm8, ymm0, yword [r9], 0
-	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 0
-	vpternlogd      ymm5, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm0, yword [r9], 17
-	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 17
-	vpternlogd      ymm7, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm0, yword [r9], 1
-	vpclmulqdq      ymm0, ymm0, yword [r9], 16
-	vpternlogd      ymm6, ymm8, ymm0, 150
-	vpclmulqdq      ymm8, ymm1, yword [r9 + 32], 1
-	vpclmulqdq      ymm1, ymm1, yword [r9 + 32], 16
-	vpternlogd      ymm6, ymm8, ymm1, 150
-	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 0
-	vpclmulqdq      ymm9, ymm3, yword [r9 + 96], 0
-	vpternlogd      ymm5, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 17
-	vpclmulqdq      ymm9, ymm3, yword [r9 + 96], 17
-	vpternlogd      ymm7, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 1
-	vpclmulqdq      ymm2, ymm2, yword [r9 + 64], 16
-	vpternlogd      ymm6, ymm8, ymm2, 150
-	vpclmulqdq      ymm8, ymm3, yword [r9 + 96], 1
-	vpclmulqdq      ymm3, ymm3, yword [r9 + 96], 16
-	vpternlogd      ymm6, ymm8, ymm3, 150
-	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
-	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
-	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
-	vpxord          ymm7, ymm7, ymm8
-	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
-	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         ymm6, ymm6, 78
-	vpternlogd      ymm7, ymm6, ymm8, 150
-	vextracti32x4   xmm8, ymm7, 1
-	vpxord          xmm10, xmm7, xmm8
+; the ciphertext, read before any output is written (the data may be decrypted in
+; place); its GHASH runs between the AES rounds
+	vmovdqu8        ymm16, [rdx]
+	vmovdqu8        ymm17, [rdx + 32]
+	vmovdqu8        ymm18, [rdx + 64]
+	vmovdqu8        ymm19{k1}{z}, [rdx + 96]        ; zero-padded
 	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpshufb         ymm1, ymm11, ymm20
@@ -5881,40 +5836,85 @@ L.gcm_dec_school_rec_final4_aes128:
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
+	vpshufb         ymm16, ymm16, ymm20
+	vpshufb         ymm17, ymm17, ymm20
+	vpshufb         ymm18, ymm18, ymm20
+	vpshufb         ymm19, ymm19, ymm20
+	vpxord          ymm16, ymm16, ymm10             ; the running hash joins block 0
 	vbroadcasti32x4 ymm15, oword [r10 - 128]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
+	vpclmulqdq      ymm8, ymm16, yword [r9], 0
+	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 0
+	vpternlogd      ymm5, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm16, yword [r9], 17
+	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 17
 	vbroadcasti32x4 ymm15, oword [r10 - 112]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
+	vpternlogd      ymm7, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm16, yword [r9], 1
+	vpclmulqdq      ymm16, ymm16, yword [r9], 16
+	vpternlogd      ymm6, ymm8, ymm16, 150
+	vpclmulqdq      ymm8, ymm17, yword [r9 + 32], 1
 	vaesenc         ymm0, ymm0, ymm31
 	vaesenc         ymm1, ymm1, ymm31
 	vaesenc         ymm2, ymm2, ymm31
 	vaesenc         ymm3, ymm3, ymm31
+	vpclmulqdq      ymm17, ymm17, yword [r9 + 32], 16
+	vpternlogd      ymm6, ymm8, ymm17, 150
+	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 0
+	vpclmulqdq      ymm9, ymm19, yword [r9 + 96], 0
+	vpternlogd      ymm5, ymm8, ymm9, 150
 	vaesenc         ymm0, ymm0, ymm30
 	vaesenc         ymm1, ymm1, ymm30
 	vaesenc         ymm2, ymm2, ymm30
 	vaesenc         ymm3, ymm3, ymm30
+	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 17
+	vpclmulqdq      ymm9, ymm19, yword [r9 + 96], 17
+	vpternlogd      ymm7, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 1
+	vpclmulqdq      ymm18, ymm18, yword [r9 + 64], 16
 	vaesenc         ymm0, ymm0, ymm29
 	vaesenc         ymm1, ymm1, ymm29
 	vaesenc         ymm2, ymm2, ymm29
 	vaesenc         ymm3, ymm3, ymm29
+	vpternlogd      ymm6, ymm8, ymm18, 150
+	vpclmulqdq      ymm8, ymm19, yword [r9 + 96], 1
+	vpclmulqdq      ymm19, ymm19, yword [r9 + 96], 16
+	vpternlogd      ymm6, ymm8, ymm19, 150
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vaesenc         ymm0, ymm0, ymm28
 	vaesenc         ymm1, ymm1, ymm28
 	vaesenc         ymm2, ymm2, ymm28
 	vaesenc         ymm3, ymm3, ymm28
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
+	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
+	vpternlogd      ymm6, ymm8, ymm9, 150
 	vaesenc         ymm0, ymm0, ymm27
 	vaesenc         ymm1, ymm1, ymm27
 	vaesenc         ymm2, ymm2, ymm27
 	vaesenc         ymm3, ymm3, ymm27
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
+	vpxord          ymm7, ymm7, ymm8
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         ymm5, ymm5, 78
+	vpternlogd      ymm6, ymm5, ymm8, 150
 	vaesenc         ymm0, ymm0, ymm26
 	vaesenc         ymm1, ymm1, ymm26
 	vaesenc         ymm2, ymm2, ymm26
 	vaesenc         ymm3, ymm3, ymm26
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         ymm6, ymm6, 78
+	vpternlogd      ymm7, ymm6, ymm8, 150
+	vextracti32x4   xmm8, ymm7, 1
+	vpxord          xmm10, xmm7, xmm8
 	vpxord          ymm8, ymm14, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm8
 	vmovdqu8        yword [rsi], ymm0
@@ -5938,50 +5938,11 @@ L.gcm_dec_school_rec_final3:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; the last vector's bytes
 	kmovd           k1, r11d
-; GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
-; AES registers before the counters take them
-	vmovdqu8        ymm0, [rdx]
-	vmovdqu8        ymm1, [rdx + 32]
-	vmovdqu8        ymm2{k1}{z}, [rdx + 64]         ; zero-padded
-	vpshufb         ymm0, ymm0, ymm20
-	vpshufb         ymm1, ymm1, ymm20
-	vpshufb         ymm2, ymm2, ymm20
-	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
-	vpclmulqdq      ymm8, ymm0, yword [r9], 0
-	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 0
-	vpternlogd      ymm5, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm0, yword [r9], 17
-	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 17
-	vpternlogd      ymm7, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm0, yword [r9], 1
-	vpclmulqdq      ymm0, ymm0, yword [r9], 16
-	vpternlogd      ymm6, ymm8, ymm0, 150
-	vpclmulqdq      ymm8, ymm1, yword [r9 + 32], 1
-	vpclmulqdq      ymm1, ymm1, yword [r9 + 32], 16
-	vpternlogd      ymm6, ymm8, ymm1, 150
-	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 0
-	vpclmulqdq      ymm9, ymm2, yword [r9 + 64], 16
-	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 17
-	vpxord          ymm7, ymm7, ymm8
-	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
-	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
-	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
-	vpxord          ymm7, ymm7, ymm8
-	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
-	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         ymm6, ymm6, 78
-	vpternlogd      ymm7, ymm6, ymm8, 150
-	vextracti32x4   xmm8, ymm7, 1
-	vpxord          xmm10, xmm7, xmm8
+; the ciphertext, read before any output is written (the data may be decrypted in
+; place); its GHASH runs between the AES rounds
+	vmovdqu8        ymm16, [rdx]
+	vmovdqu8        ymm17, [rdx + 32]
+	vmovdqu8        ymm18{k1}{z}, [rdx + 64]        ; zero-padded
 	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpshufb         ymm1, ymm11, ymm20
@@ -6016,32 +5977,71 @@ L.gcm_dec_school_rec_final3_aes128:
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
+	vpshufb         ymm16, ymm16, ymm20
+	vpshufb         ymm17, ymm17, ymm20
+	vpshufb         ymm18, ymm18, ymm20
+	vpxord          ymm16, ymm16, ymm10             ; the running hash joins block 0
+	vpclmulqdq      ymm8, ymm16, yword [r9], 0
 	vbroadcasti32x4 ymm15, oword [r10 - 128]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
+	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 0
+	vpternlogd      ymm5, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm16, yword [r9], 17
+	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 17
+	vpternlogd      ymm7, ymm8, ymm9, 150
 	vbroadcasti32x4 ymm15, oword [r10 - 112]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
+	vpclmulqdq      ymm8, ymm16, yword [r9], 1
+	vpclmulqdq      ymm16, ymm16, yword [r9], 16
+	vpternlogd      ymm6, ymm8, ymm16, 150
+	vpclmulqdq      ymm8, ymm17, yword [r9 + 32], 1
+	vpclmulqdq      ymm17, ymm17, yword [r9 + 32], 16
 	vaesenc         ymm0, ymm0, ymm31
 	vaesenc         ymm1, ymm1, ymm31
 	vaesenc         ymm2, ymm2, ymm31
+	vpternlogd      ymm6, ymm8, ymm17, 150
+	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 0
+	vpclmulqdq      ymm9, ymm18, yword [r9 + 64], 16
+	vpxord          ymm5, ymm5, ymm8
 	vaesenc         ymm0, ymm0, ymm30
 	vaesenc         ymm1, ymm1, ymm30
 	vaesenc         ymm2, ymm2, ymm30
+	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 1
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 17
+	vpxord          ymm7, ymm7, ymm8
 	vaesenc         ymm0, ymm0, ymm29
 	vaesenc         ymm1, ymm1, ymm29
 	vaesenc         ymm2, ymm2, ymm29
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
+	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
+	vpxord          ymm5, ymm5, ymm8
 	vaesenc         ymm0, ymm0, ymm28
 	vaesenc         ymm1, ymm1, ymm28
 	vaesenc         ymm2, ymm2, ymm28
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
+	vpxord          ymm7, ymm7, ymm8
 	vaesenc         ymm0, ymm0, ymm27
 	vaesenc         ymm1, ymm1, ymm27
 	vaesenc         ymm2, ymm2, ymm27
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         ymm5, ymm5, 78
+	vpternlogd      ymm6, ymm5, ymm8, 150
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
 	vaesenc         ymm0, ymm0, ymm26
 	vaesenc         ymm1, ymm1, ymm26
 	vaesenc         ymm2, ymm2, ymm26
+	vpshufd         ymm6, ymm6, 78
+	vpternlogd      ymm7, ymm6, ymm8, 150
+	vextracti32x4   xmm8, ymm7, 1
+	vpxord          xmm10, xmm7, xmm8
 	vpxord          ymm8, ymm14, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm8
 	vmovdqu8        yword [rsi], ymm0
@@ -6062,41 +6062,10 @@ L.gcm_dec_school_rec_final2:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; the last vector's bytes
 	kmovd           k1, r11d
-; GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
-; AES registers before the counters take them
-	vmovdqu8        ymm0, [rdx]
-	vmovdqu8        ymm1{k1}{z}, [rdx + 32]         ; zero-padded
-	vpshufb         ymm0, ymm0, ymm20
-	vpshufb         ymm1, ymm1, ymm20
-	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
-	vpclmulqdq      ymm8, ymm0, yword [r9], 0
-	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 0
-	vpternlogd      ymm5, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm0, yword [r9], 17
-	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 17
-	vpternlogd      ymm7, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm0, yword [r9], 1
-	vpclmulqdq      ymm0, ymm0, yword [r9], 16
-	vpternlogd      ymm6, ymm8, ymm0, 150
-	vpclmulqdq      ymm8, ymm1, yword [r9 + 32], 1
-	vpclmulqdq      ymm1, ymm1, yword [r9 + 32], 16
-	vpternlogd      ymm6, ymm8, ymm1, 150
-	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
-	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
-	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
-	vpxord          ymm7, ymm7, ymm8
-	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
-	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         ymm6, ymm6, 78
-	vpternlogd      ymm7, ymm6, ymm8, 150
-	vextracti32x4   xmm8, ymm7, 1
-	vpxord          xmm10, xmm7, xmm8
+; the ciphertext, read before any output is written (the data may be decrypted in
+; place); its GHASH runs between the AES rounds
+	vmovdqu8        ymm16, [rdx]
+	vmovdqu8        ymm17{k1}{z}, [rdx + 32]        ; zero-padded
 	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpshufb         ymm1, ymm11, ymm20
@@ -6123,24 +6092,55 @@ L.gcm_dec_school_rec_final2_aes128:
 	vbroadcasti32x4 ymm15, oword [r10 - 144]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
+	vpshufb         ymm16, ymm16, ymm20
+	vpshufb         ymm17, ymm17, ymm20
+	vpxord          ymm16, ymm16, ymm10             ; the running hash joins block 0
+	vpclmulqdq      ymm8, ymm16, yword [r9], 0
 	vbroadcasti32x4 ymm15, oword [r10 - 128]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
+	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 0
+	vpternlogd      ymm5, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm16, yword [r9], 17
+	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 17
 	vbroadcasti32x4 ymm15, oword [r10 - 112]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
+	vpternlogd      ymm7, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm16, yword [r9], 1
+	vpclmulqdq      ymm16, ymm16, yword [r9], 16
+	vpternlogd      ymm6, ymm8, ymm16, 150
 	vaesenc         ymm0, ymm0, ymm31
 	vaesenc         ymm1, ymm1, ymm31
+	vpclmulqdq      ymm8, ymm17, yword [r9 + 32], 1
+	vpclmulqdq      ymm17, ymm17, yword [r9 + 32], 16
+	vpternlogd      ymm6, ymm8, ymm17, 150
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vaesenc         ymm0, ymm0, ymm30
 	vaesenc         ymm1, ymm1, ymm30
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
+	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
+	vpxord          ymm5, ymm5, ymm8
 	vaesenc         ymm0, ymm0, ymm29
 	vaesenc         ymm1, ymm1, ymm29
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
 	vaesenc         ymm0, ymm0, ymm28
 	vaesenc         ymm1, ymm1, ymm28
+	vpxord          ymm7, ymm7, ymm8
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         ymm5, ymm5, 78
 	vaesenc         ymm0, ymm0, ymm27
 	vaesenc         ymm1, ymm1, ymm27
+	vpternlogd      ymm6, ymm5, ymm8, 150
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         ymm6, ymm6, 78
 	vaesenc         ymm0, ymm0, ymm26
 	vaesenc         ymm1, ymm1, ymm26
+	vpternlogd      ymm7, ymm6, ymm8, 150
+	vextracti32x4   xmm8, ymm7, 1
+	vpxord          xmm10, xmm7, xmm8
 	vpxord          ymm8, ymm14, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm8
 	vmovdqu8        yword [rsi], ymm0
@@ -6157,34 +6157,9 @@ L.gcm_dec_school_rec_final1:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; the last vector's bytes
 	kmovd           k1, r11d
-; GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
-; AES registers before the counters take them
-	vmovdqu8        ymm0{k1}{z}, [rdx]              ; zero-padded
-	vpshufb         ymm0, ymm0, ymm20
-	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
-	vpclmulqdq      ymm8, ymm0, yword [r9], 0
-	vpclmulqdq      ymm9, ymm0, yword [r9], 16
-	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm0, yword [r9], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm0, yword [r9], 17
-	vpxord          ymm7, ymm7, ymm8
-	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
-	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
-	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
-	vpxord          ymm7, ymm7, ymm8
-	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
-	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         ymm6, ymm6, 78
-	vpternlogd      ymm7, ymm6, ymm8, 150
-	vextracti32x4   xmm8, ymm7, 1
-	vpxord          xmm10, xmm7, xmm8
+; the ciphertext, read before any output is written (the data may be decrypted in
+; place); its GHASH runs between the AES rounds
+	vmovdqu8        ymm16{k1}{z}, [rdx]             ; zero-padded
 	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpxord          ymm0, ymm0, ymm13
@@ -6203,16 +6178,41 @@ L.gcm_dec_school_rec_final1_aes192:
 L.gcm_dec_school_rec_final1_aes128:
 	vbroadcasti32x4 ymm15, oword [r10 - 144]
 	vaesenc         ymm0, ymm0, ymm15
+	vpshufb         ymm16, ymm16, ymm20
+	vpxord          ymm16, ymm16, ymm10             ; the running hash joins block 0
+	vpclmulqdq      ymm8, ymm16, yword [r9], 0
 	vbroadcasti32x4 ymm15, oword [r10 - 128]
 	vaesenc         ymm0, ymm0, ymm15
+	vpclmulqdq      ymm9, ymm16, yword [r9], 16
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm16, yword [r9], 1
 	vbroadcasti32x4 ymm15, oword [r10 - 112]
 	vaesenc         ymm0, ymm0, ymm15
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm16, yword [r9], 17
+	vpxord          ymm7, ymm7, ymm8
 	vaesenc         ymm0, ymm0, ymm31
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
+	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
 	vaesenc         ymm0, ymm0, ymm30
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
+	vpternlogd      ymm6, ymm8, ymm9, 150
 	vaesenc         ymm0, ymm0, ymm29
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
+	vpxord          ymm7, ymm7, ymm8
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
 	vaesenc         ymm0, ymm0, ymm28
+	vpshufd         ymm5, ymm5, 78
+	vpternlogd      ymm6, ymm5, ymm8, 150
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
 	vaesenc         ymm0, ymm0, ymm27
+	vpshufd         ymm6, ymm6, 78
+	vpternlogd      ymm7, ymm6, ymm8, 150
 	vaesenc         ymm0, ymm0, ymm26
+	vextracti32x4   xmm8, ymm7, 1
+	vpxord          xmm10, xmm7, xmm8
 	vmovdqu8        ymm8{k1}{z}, [rdx]
 	vpxord          ymm8, ymm8, ymm14
 	vaesenclast     ymm0, ymm0, ymm8

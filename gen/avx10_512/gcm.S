@@ -2777,60 +2777,12 @@ aesgen_gcm_dec_record_avx10_512:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # the last vector's bytes
 	kmovq           %r11, %k1
-# GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
-# AES registers before the counters take them
-	vmovdqu8        (%rdx), %zmm0
-	vmovdqu8        64(%rdx), %zmm1
-	vmovdqu8        128(%rdx), %zmm2
-	vmovdqu8        192(%rdx), %zmm3{%k1}{z}        # zero-padded
-	vpshufb         %zmm20, %zmm0, %zmm0
-	vpshufb         %zmm20, %zmm1, %zmm1
-	vpshufb         %zmm20, %zmm2, %zmm2
-	vpshufb         %zmm20, %zmm3, %zmm3
-	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %zmm0, %zmm8
-	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm9
-	vpternlogd      $150, %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, (%r9), %zmm0, %zmm8
-	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm9
-	vpternlogd      $150, %zmm9, %zmm8, %zmm7
-	vpclmulqdq      $1, (%r9), %zmm0, %zmm8
-	vpclmulqdq      $16, (%r9), %zmm0, %zmm0
-	vpternlogd      $150, %zmm0, %zmm8, %zmm6
-	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm8
-	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1
-	vpternlogd      $150, %zmm1, %zmm8, %zmm6
-	vpclmulqdq      $0, 128(%r9), %zmm2, %zmm8
-	vpclmulqdq      $0, 192(%r9), %zmm3, %zmm9
-	vpternlogd      $150, %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, 128(%r9), %zmm2, %zmm8
-	vpclmulqdq      $17, 192(%r9), %zmm3, %zmm9
-	vpternlogd      $150, %zmm9, %zmm8, %zmm7
-	vpclmulqdq      $1, 128(%r9), %zmm2, %zmm8
-	vpclmulqdq      $16, 128(%r9), %zmm2, %zmm2
-	vpternlogd      $150, %zmm2, %zmm8, %zmm6
-	vpclmulqdq      $1, 192(%r9), %zmm3, %zmm8
-	vpclmulqdq      $16, 192(%r9), %zmm3, %zmm3
-	vpternlogd      $150, %zmm3, %zmm8, %zmm6
-	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
-	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
-	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
-	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8
-	vpxord          %zmm8, %zmm7, %zmm7
-	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm5, %zmm5
-	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm6, %zmm6
-	vpternlogd      $150, %zmm8, %zmm6, %zmm7
-	vextracti32x4   $1, %zmm7, %xmm8
-	vextracti32x4   $2, %zmm7, %xmm9
-	vextracti32x4   $3, %zmm7, %xmm5
-	vpxord          %xmm8, %xmm7, %xmm10
-	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+# the ciphertext, read before any output is written (the data may be decrypted in
+# place); its GHASH runs between the AES rounds
+	vmovdqu8        (%rdx), %zmm16
+	vmovdqu8        64(%rdx), %zmm17
+	vmovdqu8        128(%rdx), %zmm18
+	vmovdqu8        192(%rdx), %zmm19{%k1}{z}       # zero-padded
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpshufb         %zmm20, %zmm11, %zmm1
@@ -2873,44 +2825,92 @@ aesgen_gcm_dec_record_avx10_512:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
+	vpshufb         %zmm20, %zmm16, %zmm16
+	vpshufb         %zmm20, %zmm17, %zmm17
+	vpshufb         %zmm20, %zmm18, %zmm18
+	vpshufb         %zmm20, %zmm19, %zmm19
+	vpxord          %zmm10, %zmm16, %zmm16          # the running hash joins block 0
+	vpclmulqdq      $0, (%r9), %zmm16, %zmm8
 	vbroadcasti32x4 -128(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
+	vpclmulqdq      $0, 64(%r9), %zmm17, %zmm9
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+	vpclmulqdq      $17, (%r9), %zmm16, %zmm8
+	vpclmulqdq      $17, 64(%r9), %zmm17, %zmm9
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+	vpclmulqdq      $1, (%r9), %zmm16, %zmm8
 	vbroadcasti32x4 -112(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
+	vpclmulqdq      $16, (%r9), %zmm16, %zmm16
+	vpternlogd      $150, %zmm16, %zmm8, %zmm6
+	vpclmulqdq      $1, 64(%r9), %zmm17, %zmm8
+	vpclmulqdq      $16, 64(%r9), %zmm17, %zmm17
+	vpternlogd      $150, %zmm17, %zmm8, %zmm6
+	vpclmulqdq      $0, 128(%r9), %zmm18, %zmm8
 	vbroadcasti32x4 -96(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
+	vpclmulqdq      $0, 192(%r9), %zmm19, %zmm9
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+	vpclmulqdq      $17, 128(%r9), %zmm18, %zmm8
+	vpclmulqdq      $17, 192(%r9), %zmm19, %zmm9
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
 	vbroadcasti32x4 -80(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
+	vpclmulqdq      $1, 128(%r9), %zmm18, %zmm8
+	vpclmulqdq      $16, 128(%r9), %zmm18, %zmm18
+	vpternlogd      $150, %zmm18, %zmm8, %zmm6
+	vpclmulqdq      $1, 192(%r9), %zmm19, %zmm8
+	vpclmulqdq      $16, 192(%r9), %zmm19, %zmm19
 	vbroadcasti32x4 -64(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
+	vpternlogd      $150, %zmm19, %zmm8, %zmm6
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
+	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
 	vbroadcasti32x4 -48(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
+	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
 	vaesenc         %zmm31, %zmm0, %zmm0
 	vaesenc         %zmm31, %zmm1, %zmm1
 	vaesenc         %zmm31, %zmm2, %zmm2
 	vaesenc         %zmm31, %zmm3, %zmm3
+	vpshufd         $78, %zmm5, %zmm5
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm6, %zmm6
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
 	vaesenc         %zmm30, %zmm0, %zmm0
 	vaesenc         %zmm30, %zmm1, %zmm1
 	vaesenc         %zmm30, %zmm2, %zmm2
 	vaesenc         %zmm30, %zmm3, %zmm3
+	vextracti32x4   $1, %zmm7, %xmm8
+	vextracti32x4   $2, %zmm7, %xmm9
+	vextracti32x4   $3, %zmm7, %xmm5
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpternlogd      $150, %xmm5, %xmm9, %xmm10
 	vpxord          (%rdx), %zmm14, %zmm8
 	vaesenclast     %zmm8, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi)
@@ -2934,53 +2934,11 @@ aesgen_gcm_dec_record_avx10_512:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # the last vector's bytes
 	kmovq           %r11, %k1
-# GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
-# AES registers before the counters take them
-	vmovdqu8        (%rdx), %zmm0
-	vmovdqu8        64(%rdx), %zmm1
-	vmovdqu8        128(%rdx), %zmm2{%k1}{z}        # zero-padded
-	vpshufb         %zmm20, %zmm0, %zmm0
-	vpshufb         %zmm20, %zmm1, %zmm1
-	vpshufb         %zmm20, %zmm2, %zmm2
-	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %zmm0, %zmm8
-	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm9
-	vpternlogd      $150, %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, (%r9), %zmm0, %zmm8
-	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm9
-	vpternlogd      $150, %zmm9, %zmm8, %zmm7
-	vpclmulqdq      $1, (%r9), %zmm0, %zmm8
-	vpclmulqdq      $16, (%r9), %zmm0, %zmm0
-	vpternlogd      $150, %zmm0, %zmm8, %zmm6
-	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm8
-	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1
-	vpternlogd      $150, %zmm1, %zmm8, %zmm6
-	vpclmulqdq      $0, 128(%r9), %zmm2, %zmm8
-	vpclmulqdq      $16, 128(%r9), %zmm2, %zmm9
-	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, 128(%r9), %zmm2, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, 128(%r9), %zmm2, %zmm8
-	vpxord          %zmm8, %zmm7, %zmm7
-	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
-	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
-	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
-	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8
-	vpxord          %zmm8, %zmm7, %zmm7
-	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm5, %zmm5
-	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm6, %zmm6
-	vpternlogd      $150, %zmm8, %zmm6, %zmm7
-	vextracti32x4   $1, %zmm7, %xmm8
-	vextracti32x4   $2, %zmm7, %xmm9
-	vextracti32x4   $3, %zmm7, %xmm5
-	vpxord          %xmm8, %xmm7, %xmm10
-	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+# the ciphertext, read before any output is written (the data may be decrypted in
+# place); its GHASH runs between the AES rounds
+	vmovdqu8        (%rdx), %zmm16
+	vmovdqu8        64(%rdx), %zmm17
+	vmovdqu8        128(%rdx), %zmm18{%k1}{z}       # zero-padded
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpshufb         %zmm20, %zmm11, %zmm1
@@ -3015,36 +2973,78 @@ aesgen_gcm_dec_record_avx10_512:
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
+	vpshufb         %zmm20, %zmm16, %zmm16
+	vpshufb         %zmm20, %zmm17, %zmm17
+	vpshufb         %zmm20, %zmm18, %zmm18
+	vpxord          %zmm10, %zmm16, %zmm16          # the running hash joins block 0
+	vpclmulqdq      $0, (%r9), %zmm16, %zmm8
 	vbroadcasti32x4 -128(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
+	vpclmulqdq      $0, 64(%r9), %zmm17, %zmm9
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+	vpclmulqdq      $17, (%r9), %zmm16, %zmm8
+	vpclmulqdq      $17, 64(%r9), %zmm17, %zmm9
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
 	vbroadcasti32x4 -112(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
+	vpclmulqdq      $1, (%r9), %zmm16, %zmm8
+	vpclmulqdq      $16, (%r9), %zmm16, %zmm16
+	vpternlogd      $150, %zmm16, %zmm8, %zmm6
+	vpclmulqdq      $1, 64(%r9), %zmm17, %zmm8
+	vpclmulqdq      $16, 64(%r9), %zmm17, %zmm17
 	vbroadcasti32x4 -96(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
+	vpternlogd      $150, %zmm17, %zmm8, %zmm6
+	vpclmulqdq      $0, 128(%r9), %zmm18, %zmm8
+	vpclmulqdq      $16, 128(%r9), %zmm18, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, 128(%r9), %zmm18, %zmm8
 	vbroadcasti32x4 -80(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 128(%r9), %zmm18, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
 	vbroadcasti32x4 -64(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
+	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8
 	vbroadcasti32x4 -48(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
+	vpxord          %zmm8, %zmm7, %zmm7
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm5, %zmm5
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
 	vaesenc         %zmm31, %zmm0, %zmm0
 	vaesenc         %zmm31, %zmm1, %zmm1
 	vaesenc         %zmm31, %zmm2, %zmm2
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm6, %zmm6
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+	vextracti32x4   $1, %zmm7, %xmm8
 	vaesenc         %zmm30, %zmm0, %zmm0
 	vaesenc         %zmm30, %zmm1, %zmm1
 	vaesenc         %zmm30, %zmm2, %zmm2
+	vextracti32x4   $2, %zmm7, %xmm9
+	vextracti32x4   $3, %zmm7, %xmm5
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpternlogd      $150, %xmm5, %xmm9, %xmm10
 	vpxord          (%rdx), %zmm14, %zmm8
 	vaesenclast     %zmm8, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi)
@@ -3065,44 +3065,10 @@ aesgen_gcm_dec_record_avx10_512:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # the last vector's bytes
 	kmovq           %r11, %k1
-# GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
-# AES registers before the counters take them
-	vmovdqu8        (%rdx), %zmm0
-	vmovdqu8        64(%rdx), %zmm1{%k1}{z}         # zero-padded
-	vpshufb         %zmm20, %zmm0, %zmm0
-	vpshufb         %zmm20, %zmm1, %zmm1
-	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %zmm0, %zmm8
-	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm9
-	vpternlogd      $150, %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, (%r9), %zmm0, %zmm8
-	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm9
-	vpternlogd      $150, %zmm9, %zmm8, %zmm7
-	vpclmulqdq      $1, (%r9), %zmm0, %zmm8
-	vpclmulqdq      $16, (%r9), %zmm0, %zmm0
-	vpternlogd      $150, %zmm0, %zmm8, %zmm6
-	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm8
-	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1
-	vpternlogd      $150, %zmm1, %zmm8, %zmm6
-	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
-	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
-	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
-	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8
-	vpxord          %zmm8, %zmm7, %zmm7
-	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm5, %zmm5
-	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm6, %zmm6
-	vpternlogd      $150, %zmm8, %zmm6, %zmm7
-	vextracti32x4   $1, %zmm7, %xmm8
-	vextracti32x4   $2, %zmm7, %xmm9
-	vextracti32x4   $3, %zmm7, %xmm5
-	vpxord          %xmm8, %xmm7, %xmm10
-	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+# the ciphertext, read before any output is written (the data may be decrypted in
+# place); its GHASH runs between the AES rounds
+	vmovdqu8        (%rdx), %zmm16
+	vmovdqu8        64(%rdx), %zmm17{%k1}{z}        # zero-padded
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpshufb         %zmm20, %zmm11, %zmm1
@@ -3129,28 +3095,62 @@ aesgen_gcm_dec_record_avx10_512:
 	vbroadcasti32x4 -144(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
+	vpshufb         %zmm20, %zmm16, %zmm16
+	vpshufb         %zmm20, %zmm17, %zmm17
+	vpxord          %zmm10, %zmm16, %zmm16          # the running hash joins block 0
+	vpclmulqdq      $0, (%r9), %zmm16, %zmm8
 	vbroadcasti32x4 -128(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
+	vpclmulqdq      $0, 64(%r9), %zmm17, %zmm9
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+	vpclmulqdq      $17, (%r9), %zmm16, %zmm8
+	vpclmulqdq      $17, 64(%r9), %zmm17, %zmm9
 	vbroadcasti32x4 -112(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+	vpclmulqdq      $1, (%r9), %zmm16, %zmm8
+	vpclmulqdq      $16, (%r9), %zmm16, %zmm16
+	vpternlogd      $150, %zmm16, %zmm8, %zmm6
 	vbroadcasti32x4 -96(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
+	vpclmulqdq      $1, 64(%r9), %zmm17, %zmm8
+	vpclmulqdq      $16, 64(%r9), %zmm17, %zmm17
+	vpternlogd      $150, %zmm17, %zmm8, %zmm6
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vbroadcasti32x4 -80(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
+	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
+	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8
 	vbroadcasti32x4 -64(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
 	vbroadcasti32x4 -48(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
+	vpshufd         $78, %zmm5, %zmm5
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm6, %zmm6
 	vaesenc         %zmm31, %zmm0, %zmm0
 	vaesenc         %zmm31, %zmm1, %zmm1
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+	vextracti32x4   $1, %zmm7, %xmm8
+	vextracti32x4   $2, %zmm7, %xmm9
 	vaesenc         %zmm30, %zmm0, %zmm0
 	vaesenc         %zmm30, %zmm1, %zmm1
+	vextracti32x4   $3, %zmm7, %xmm5
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpternlogd      $150, %xmm5, %xmm9, %xmm10
 	vpxord          (%rdx), %zmm14, %zmm8
 	vaesenclast     %zmm8, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi)
@@ -3167,37 +3167,9 @@ aesgen_gcm_dec_record_avx10_512:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # the last vector's bytes
 	kmovq           %r11, %k1
-# GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
-# AES registers before the counters take them
-	vmovdqu8        (%rdx), %zmm0{%k1}{z}           # zero-padded
-	vpshufb         %zmm20, %zmm0, %zmm0
-	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %zmm0, %zmm8
-	vpclmulqdq      $16, (%r9), %zmm0, %zmm9
-	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, (%r9), %zmm0, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, (%r9), %zmm0, %zmm8
-	vpxord          %zmm8, %zmm7, %zmm7
-	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
-	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
-	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
-	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8
-	vpxord          %zmm8, %zmm7, %zmm7
-	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm5, %zmm5
-	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm6, %zmm6
-	vpternlogd      $150, %zmm8, %zmm6, %zmm7
-	vextracti32x4   $1, %zmm7, %xmm8
-	vextracti32x4   $2, %zmm7, %xmm9
-	vextracti32x4   $3, %zmm7, %xmm5
-	vpxord          %xmm8, %xmm7, %xmm10
-	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+# the ciphertext, read before any output is written (the data may be decrypted in
+# place); its GHASH runs between the AES rounds
+	vmovdqu8        (%rdx), %zmm16{%k1}{z}          # zero-padded
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpxord          %zmm13, %zmm0, %zmm0
@@ -3216,20 +3188,48 @@ aesgen_gcm_dec_record_avx10_512:
 .Lgcm_dec_rec_final1_aes128:
 	vbroadcasti32x4 -144(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
+	vpshufb         %zmm20, %zmm16, %zmm16
+	vpxord          %zmm10, %zmm16, %zmm16          # the running hash joins block 0
+	vpclmulqdq      $0, (%r9), %zmm16, %zmm8
+	vpclmulqdq      $16, (%r9), %zmm16, %zmm9
 	vbroadcasti32x4 -128(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, (%r9), %zmm16, %zmm8
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
 	vbroadcasti32x4 -112(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
+	vpclmulqdq      $17, (%r9), %zmm16, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vbroadcasti32x4 -96(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
+	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
+	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
 	vbroadcasti32x4 -80(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
+	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8
 	vbroadcasti32x4 -64(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
+	vpxord          %zmm8, %zmm7, %zmm7
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm5, %zmm5
 	vbroadcasti32x4 -48(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm6, %zmm6
 	vaesenc         %zmm31, %zmm0, %zmm0
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+	vextracti32x4   $1, %zmm7, %xmm8
+	vextracti32x4   $2, %zmm7, %xmm9
 	vaesenc         %zmm30, %zmm0, %zmm0
+	vextracti32x4   $3, %zmm7, %xmm5
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpternlogd      $150, %xmm5, %xmm9, %xmm10
 	vmovdqu8        (%rdx), %zmm8{%k1}{z}
 	vpxord          %zmm14, %zmm8, %zmm8
 	vaesenclast     %zmm8, %zmm0, %zmm0
@@ -5978,60 +5978,12 @@ aesgen_gcm_dec_record_avx10_512_school:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # the last vector's bytes
 	kmovq           %r11, %k1
-# GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
-# AES registers before the counters take them
-	vmovdqu8        (%rdx), %zmm0
-	vmovdqu8        64(%rdx), %zmm1
-	vmovdqu8        128(%rdx), %zmm2
-	vmovdqu8        192(%rdx), %zmm3{%k1}{z}        # zero-padded
-	vpshufb         %zmm20, %zmm0, %zmm0
-	vpshufb         %zmm20, %zmm1, %zmm1
-	vpshufb         %zmm20, %zmm2, %zmm2
-	vpshufb         %zmm20, %zmm3, %zmm3
-	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %zmm0, %zmm8
-	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm9
-	vpternlogd      $150, %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, (%r9), %zmm0, %zmm8
-	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm9
-	vpternlogd      $150, %zmm9, %zmm8, %zmm7
-	vpclmulqdq      $1, (%r9), %zmm0, %zmm8
-	vpclmulqdq      $16, (%r9), %zmm0, %zmm0
-	vpternlogd      $150, %zmm0, %zmm8, %zmm6
-	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm8
-	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1
-	vpternlogd      $150, %zmm1, %zmm8, %zmm6
-	vpclmulqdq      $0, 128(%r9), %zmm2, %zmm8
-	vpclmulqdq      $0, 192(%r9), %zmm3, %zmm9
-	vpternlogd      $150, %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, 128(%r9), %zmm2, %zmm8
-	vpclmulqdq      $17, 192(%r9), %zmm3, %zmm9
-	vpternlogd      $150, %zmm9, %zmm8, %zmm7
-	vpclmulqdq      $1, 128(%r9), %zmm2, %zmm8
-	vpclmulqdq      $16, 128(%r9), %zmm2, %zmm2
-	vpternlogd      $150, %zmm2, %zmm8, %zmm6
-	vpclmulqdq      $1, 192(%r9), %zmm3, %zmm8
-	vpclmulqdq      $16, 192(%r9), %zmm3, %zmm3
-	vpternlogd      $150, %zmm3, %zmm8, %zmm6
-	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
-	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
-	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
-	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8
-	vpxord          %zmm8, %zmm7, %zmm7
-	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm5, %zmm5
-	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm6, %zmm6
-	vpternlogd      $150, %zmm8, %zmm6, %zmm7
-	vextracti32x4   $1, %zmm7, %xmm8
-	vextracti32x4   $2, %zmm7, %xmm9
-	vextracti32x4   $3, %zmm7, %xmm5
-	vpxord          %xmm8, %xmm7, %xmm10
-	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+# the ciphertext, read before any output is written (the data may be decrypted in
+# place); its GHASH runs between the AES rounds
+	vmovdqu8        (%rdx), %zmm16
+	vmovdqu8        64(%rdx), %zmm17
+	vmovdqu8        128(%rdx), %zmm18
+	vmovdqu8        192(%rdx), %zmm19{%k1}{z}       # zero-padded
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpshufb         %zmm20, %zmm11, %zmm1
@@ -6074,40 +6026,88 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
+	vpshufb         %zmm20, %zmm16, %zmm16
+	vpshufb         %zmm20, %zmm17, %zmm17
+	vpshufb         %zmm20, %zmm18, %zmm18
+	vpshufb         %zmm20, %zmm19, %zmm19
+	vpxord          %zmm10, %zmm16, %zmm16          # the running hash joins block 0
+	vpclmulqdq      $0, (%r9), %zmm16, %zmm8
 	vbroadcasti32x4 -128(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
+	vpclmulqdq      $0, 64(%r9), %zmm17, %zmm9
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+	vpclmulqdq      $17, (%r9), %zmm16, %zmm8
+	vpclmulqdq      $17, 64(%r9), %zmm17, %zmm9
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+	vpclmulqdq      $1, (%r9), %zmm16, %zmm8
 	vbroadcasti32x4 -112(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
+	vpclmulqdq      $16, (%r9), %zmm16, %zmm16
+	vpternlogd      $150, %zmm16, %zmm8, %zmm6
+	vpclmulqdq      $1, 64(%r9), %zmm17, %zmm8
+	vpclmulqdq      $16, 64(%r9), %zmm17, %zmm17
+	vpternlogd      $150, %zmm17, %zmm8, %zmm6
+	vpclmulqdq      $0, 128(%r9), %zmm18, %zmm8
 	vaesenc         %zmm31, %zmm0, %zmm0
 	vaesenc         %zmm31, %zmm1, %zmm1
 	vaesenc         %zmm31, %zmm2, %zmm2
 	vaesenc         %zmm31, %zmm3, %zmm3
+	vpclmulqdq      $0, 192(%r9), %zmm19, %zmm9
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+	vpclmulqdq      $17, 128(%r9), %zmm18, %zmm8
+	vpclmulqdq      $17, 192(%r9), %zmm19, %zmm9
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
 	vaesenc         %zmm30, %zmm0, %zmm0
 	vaesenc         %zmm30, %zmm1, %zmm1
 	vaesenc         %zmm30, %zmm2, %zmm2
 	vaesenc         %zmm30, %zmm3, %zmm3
+	vpclmulqdq      $1, 128(%r9), %zmm18, %zmm8
+	vpclmulqdq      $16, 128(%r9), %zmm18, %zmm18
+	vpternlogd      $150, %zmm18, %zmm8, %zmm6
+	vpclmulqdq      $1, 192(%r9), %zmm19, %zmm8
+	vpclmulqdq      $16, 192(%r9), %zmm19, %zmm19
 	vaesenc         %zmm29, %zmm0, %zmm0
 	vaesenc         %zmm29, %zmm1, %zmm1
 	vaesenc         %zmm29, %zmm2, %zmm2
 	vaesenc         %zmm29, %zmm3, %zmm3
+	vpternlogd      $150, %zmm19, %zmm8, %zmm6
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
+	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
 	vaesenc         %zmm28, %zmm0, %zmm0
 	vaesenc         %zmm28, %zmm1, %zmm1
 	vaesenc         %zmm28, %zmm2, %zmm2
 	vaesenc         %zmm28, %zmm3, %zmm3
+	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
 	vaesenc         %zmm27, %zmm0, %zmm0
 	vaesenc         %zmm27, %zmm1, %zmm1
 	vaesenc         %zmm27, %zmm2, %zmm2
 	vaesenc         %zmm27, %zmm3, %zmm3
+	vpshufd         $78, %zmm5, %zmm5
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm6, %zmm6
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
 	vaesenc         %zmm26, %zmm0, %zmm0
 	vaesenc         %zmm26, %zmm1, %zmm1
 	vaesenc         %zmm26, %zmm2, %zmm2
 	vaesenc         %zmm26, %zmm3, %zmm3
+	vextracti32x4   $1, %zmm7, %xmm8
+	vextracti32x4   $2, %zmm7, %xmm9
+	vextracti32x4   $3, %zmm7, %xmm5
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpternlogd      $150, %xmm5, %xmm9, %xmm10
 	vpxord          (%rdx), %zmm14, %zmm8
 	vaesenclast     %zmm8, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi)
@@ -6131,53 +6131,11 @@ aesgen_gcm_dec_record_avx10_512_school:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # the last vector's bytes
 	kmovq           %r11, %k1
-# GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
-# AES registers before the counters take them
-	vmovdqu8        (%rdx), %zmm0
-	vmovdqu8        64(%rdx), %zmm1
-	vmovdqu8        128(%rdx), %zmm2{%k1}{z}        # zero-padded
-	vpshufb         %zmm20, %zmm0, %zmm0
-	vpshufb         %zmm20, %zmm1, %zmm1
-	vpshufb         %zmm20, %zmm2, %zmm2
-	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %zmm0, %zmm8
-	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm9
-	vpternlogd      $150, %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, (%r9), %zmm0, %zmm8
-	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm9
-	vpternlogd      $150, %zmm9, %zmm8, %zmm7
-	vpclmulqdq      $1, (%r9), %zmm0, %zmm8
-	vpclmulqdq      $16, (%r9), %zmm0, %zmm0
-	vpternlogd      $150, %zmm0, %zmm8, %zmm6
-	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm8
-	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1
-	vpternlogd      $150, %zmm1, %zmm8, %zmm6
-	vpclmulqdq      $0, 128(%r9), %zmm2, %zmm8
-	vpclmulqdq      $16, 128(%r9), %zmm2, %zmm9
-	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, 128(%r9), %zmm2, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, 128(%r9), %zmm2, %zmm8
-	vpxord          %zmm8, %zmm7, %zmm7
-	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
-	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
-	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
-	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8
-	vpxord          %zmm8, %zmm7, %zmm7
-	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm5, %zmm5
-	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm6, %zmm6
-	vpternlogd      $150, %zmm8, %zmm6, %zmm7
-	vextracti32x4   $1, %zmm7, %xmm8
-	vextracti32x4   $2, %zmm7, %xmm9
-	vextracti32x4   $3, %zmm7, %xmm5
-	vpxord          %xmm8, %xmm7, %xmm10
-	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+# the ciphertext, read before any output is written (the data may be decrypted in
+# place); its GHASH runs between the AES rounds
+	vmovdqu8        (%rdx), %zmm16
+	vmovdqu8        64(%rdx), %zmm17
+	vmovdqu8        128(%rdx), %zmm18{%k1}{z}       # zero-padded
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpshufb         %zmm20, %zmm11, %zmm1
@@ -6212,32 +6170,74 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
+	vpshufb         %zmm20, %zmm16, %zmm16
+	vpshufb         %zmm20, %zmm17, %zmm17
+	vpshufb         %zmm20, %zmm18, %zmm18
+	vpxord          %zmm10, %zmm16, %zmm16          # the running hash joins block 0
+	vpclmulqdq      $0, (%r9), %zmm16, %zmm8
 	vbroadcasti32x4 -128(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
+	vpclmulqdq      $0, 64(%r9), %zmm17, %zmm9
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+	vpclmulqdq      $17, (%r9), %zmm16, %zmm8
+	vpclmulqdq      $17, 64(%r9), %zmm17, %zmm9
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
 	vbroadcasti32x4 -112(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
+	vpclmulqdq      $1, (%r9), %zmm16, %zmm8
+	vpclmulqdq      $16, (%r9), %zmm16, %zmm16
+	vpternlogd      $150, %zmm16, %zmm8, %zmm6
+	vpclmulqdq      $1, 64(%r9), %zmm17, %zmm8
+	vpclmulqdq      $16, 64(%r9), %zmm17, %zmm17
 	vaesenc         %zmm31, %zmm0, %zmm0
 	vaesenc         %zmm31, %zmm1, %zmm1
 	vaesenc         %zmm31, %zmm2, %zmm2
+	vpternlogd      $150, %zmm17, %zmm8, %zmm6
+	vpclmulqdq      $0, 128(%r9), %zmm18, %zmm8
+	vpclmulqdq      $16, 128(%r9), %zmm18, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, 128(%r9), %zmm18, %zmm8
 	vaesenc         %zmm30, %zmm0, %zmm0
 	vaesenc         %zmm30, %zmm1, %zmm1
 	vaesenc         %zmm30, %zmm2, %zmm2
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 128(%r9), %zmm18, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
 	vaesenc         %zmm29, %zmm0, %zmm0
 	vaesenc         %zmm29, %zmm1, %zmm1
 	vaesenc         %zmm29, %zmm2, %zmm2
+	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8
 	vaesenc         %zmm28, %zmm0, %zmm0
 	vaesenc         %zmm28, %zmm1, %zmm1
 	vaesenc         %zmm28, %zmm2, %zmm2
+	vpxord          %zmm8, %zmm7, %zmm7
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm5, %zmm5
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
 	vaesenc         %zmm27, %zmm0, %zmm0
 	vaesenc         %zmm27, %zmm1, %zmm1
 	vaesenc         %zmm27, %zmm2, %zmm2
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm6, %zmm6
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+	vextracti32x4   $1, %zmm7, %xmm8
 	vaesenc         %zmm26, %zmm0, %zmm0
 	vaesenc         %zmm26, %zmm1, %zmm1
 	vaesenc         %zmm26, %zmm2, %zmm2
+	vextracti32x4   $2, %zmm7, %xmm9
+	vextracti32x4   $3, %zmm7, %xmm5
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpternlogd      $150, %xmm5, %xmm9, %xmm10
 	vpxord          (%rdx), %zmm14, %zmm8
 	vaesenclast     %zmm8, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi)
@@ -6258,44 +6258,10 @@ aesgen_gcm_dec_record_avx10_512_school:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # the last vector's bytes
 	kmovq           %r11, %k1
-# GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
-# AES registers before the counters take them
-	vmovdqu8        (%rdx), %zmm0
-	vmovdqu8        64(%rdx), %zmm1{%k1}{z}         # zero-padded
-	vpshufb         %zmm20, %zmm0, %zmm0
-	vpshufb         %zmm20, %zmm1, %zmm1
-	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %zmm0, %zmm8
-	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm9
-	vpternlogd      $150, %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, (%r9), %zmm0, %zmm8
-	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm9
-	vpternlogd      $150, %zmm9, %zmm8, %zmm7
-	vpclmulqdq      $1, (%r9), %zmm0, %zmm8
-	vpclmulqdq      $16, (%r9), %zmm0, %zmm0
-	vpternlogd      $150, %zmm0, %zmm8, %zmm6
-	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm8
-	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1
-	vpternlogd      $150, %zmm1, %zmm8, %zmm6
-	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
-	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
-	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
-	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8
-	vpxord          %zmm8, %zmm7, %zmm7
-	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm5, %zmm5
-	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm6, %zmm6
-	vpternlogd      $150, %zmm8, %zmm6, %zmm7
-	vextracti32x4   $1, %zmm7, %xmm8
-	vextracti32x4   $2, %zmm7, %xmm9
-	vextracti32x4   $3, %zmm7, %xmm5
-	vpxord          %xmm8, %xmm7, %xmm10
-	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+# the ciphertext, read before any output is written (the data may be decrypted in
+# place); its GHASH runs between the AES rounds
+	vmovdqu8        (%rdx), %zmm16
+	vmovdqu8        64(%rdx), %zmm17{%k1}{z}        # zero-padded
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpshufb         %zmm20, %zmm11, %zmm1
@@ -6322,24 +6288,58 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vbroadcasti32x4 -144(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
+	vpshufb         %zmm20, %zmm16, %zmm16
+	vpshufb         %zmm20, %zmm17, %zmm17
+	vpxord          %zmm10, %zmm16, %zmm16          # the running hash joins block 0
+	vpclmulqdq      $0, (%r9), %zmm16, %zmm8
 	vbroadcasti32x4 -128(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
+	vpclmulqdq      $0, 64(%r9), %zmm17, %zmm9
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+	vpclmulqdq      $17, (%r9), %zmm16, %zmm8
+	vpclmulqdq      $17, 64(%r9), %zmm17, %zmm9
 	vbroadcasti32x4 -112(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+	vpclmulqdq      $1, (%r9), %zmm16, %zmm8
+	vpclmulqdq      $16, (%r9), %zmm16, %zmm16
+	vpternlogd      $150, %zmm16, %zmm8, %zmm6
 	vaesenc         %zmm31, %zmm0, %zmm0
 	vaesenc         %zmm31, %zmm1, %zmm1
+	vpclmulqdq      $1, 64(%r9), %zmm17, %zmm8
+	vpclmulqdq      $16, 64(%r9), %zmm17, %zmm17
+	vpternlogd      $150, %zmm17, %zmm8, %zmm6
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vaesenc         %zmm30, %zmm0, %zmm0
 	vaesenc         %zmm30, %zmm1, %zmm1
+	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
+	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8
 	vaesenc         %zmm29, %zmm0, %zmm0
 	vaesenc         %zmm29, %zmm1, %zmm1
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
 	vaesenc         %zmm28, %zmm0, %zmm0
 	vaesenc         %zmm28, %zmm1, %zmm1
+	vpshufd         $78, %zmm5, %zmm5
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm6, %zmm6
 	vaesenc         %zmm27, %zmm0, %zmm0
 	vaesenc         %zmm27, %zmm1, %zmm1
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+	vextracti32x4   $1, %zmm7, %xmm8
+	vextracti32x4   $2, %zmm7, %xmm9
 	vaesenc         %zmm26, %zmm0, %zmm0
 	vaesenc         %zmm26, %zmm1, %zmm1
+	vextracti32x4   $3, %zmm7, %xmm5
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpternlogd      $150, %xmm5, %xmm9, %xmm10
 	vpxord          (%rdx), %zmm14, %zmm8
 	vaesenclast     %zmm8, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi)
@@ -6356,37 +6356,9 @@ aesgen_gcm_dec_record_avx10_512_school:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # the last vector's bytes
 	kmovq           %r11, %k1
-# GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
-# AES registers before the counters take them
-	vmovdqu8        (%rdx), %zmm0{%k1}{z}           # zero-padded
-	vpshufb         %zmm20, %zmm0, %zmm0
-	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %zmm0, %zmm8
-	vpclmulqdq      $16, (%r9), %zmm0, %zmm9
-	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, (%r9), %zmm0, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, (%r9), %zmm0, %zmm8
-	vpxord          %zmm8, %zmm7, %zmm7
-	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
-	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
-	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
-	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8
-	vpxord          %zmm8, %zmm7, %zmm7
-	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm5, %zmm5
-	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm6, %zmm6
-	vpternlogd      $150, %zmm8, %zmm6, %zmm7
-	vextracti32x4   $1, %zmm7, %xmm8
-	vextracti32x4   $2, %zmm7, %xmm9
-	vextracti32x4   $3, %zmm7, %xmm5
-	vpxord          %xmm8, %xmm7, %xmm10
-	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+# the ciphertext, read before any output is written (the data may be decrypted in
+# place); its GHASH runs between the AES rounds
+	vmovdqu8        (%rdx), %zmm16{%k1}{z}          # zero-padded
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpxord          %zmm13, %zmm0, %zmm0
@@ -6405,16 +6377,44 @@ aesgen_gcm_dec_record_avx10_512_school:
 .Lgcm_dec_school_rec_final1_aes128:
 	vbroadcasti32x4 -144(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
+	vpshufb         %zmm20, %zmm16, %zmm16
+	vpxord          %zmm10, %zmm16, %zmm16          # the running hash joins block 0
+	vpclmulqdq      $0, (%r9), %zmm16, %zmm8
+	vpclmulqdq      $16, (%r9), %zmm16, %zmm9
 	vbroadcasti32x4 -128(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, (%r9), %zmm16, %zmm8
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
 	vbroadcasti32x4 -112(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
+	vpclmulqdq      $17, (%r9), %zmm16, %zmm8
+	vpxord          %zmm8, %zmm7, %zmm7
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vaesenc         %zmm31, %zmm0, %zmm0
+	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
+	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
+	vpxord          %zmm8, %zmm5, %zmm5
 	vaesenc         %zmm30, %zmm0, %zmm0
+	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8
 	vaesenc         %zmm29, %zmm0, %zmm0
+	vpxord          %zmm8, %zmm7, %zmm7
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm5, %zmm5
 	vaesenc         %zmm28, %zmm0, %zmm0
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
+	vpshufd         $78, %zmm6, %zmm6
 	vaesenc         %zmm27, %zmm0, %zmm0
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+	vextracti32x4   $1, %zmm7, %xmm8
+	vextracti32x4   $2, %zmm7, %xmm9
 	vaesenc         %zmm26, %zmm0, %zmm0
+	vextracti32x4   $3, %zmm7, %xmm5
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpternlogd      $150, %xmm5, %xmm9, %xmm10
 	vmovdqu8        (%rdx), %zmm8{%k1}{z}
 	vpxord          %zmm14, %zmm8, %zmm8
 	vaesenclast     %zmm8, %zmm0, %zmm0

@@ -2751,60 +2751,12 @@ L.gcm_dec_rec_final4:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; the last vector's bytes
 	kmovq           k1, r11
-; GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
-; AES registers before the counters take them
-	vmovdqu8        zmm0, [rdx]
-	vmovdqu8        zmm1, [rdx + 64]
-	vmovdqu8        zmm2, [rdx + 128]
-	vmovdqu8        zmm3{k1}{z}, [rdx + 192]        ; zero-padded
-	vpshufb         zmm0, zmm0, zmm20
-	vpshufb         zmm1, zmm1, zmm20
-	vpshufb         zmm2, zmm2, zmm20
-	vpshufb         zmm3, zmm3, zmm20
-	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
-	vpclmulqdq      zmm8, zmm0, zword [r9], 0
-	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 0
-	vpternlogd      zmm5, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm0, zword [r9], 17
-	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 17
-	vpternlogd      zmm7, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm0, zword [r9], 1
-	vpclmulqdq      zmm0, zmm0, zword [r9], 16
-	vpternlogd      zmm6, zmm8, zmm0, 150
-	vpclmulqdq      zmm8, zmm1, zword [r9 + 64], 1
-	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16
-	vpternlogd      zmm6, zmm8, zmm1, 150
-	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 0
-	vpclmulqdq      zmm9, zmm3, zword [r9 + 192], 0
-	vpternlogd      zmm5, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 17
-	vpclmulqdq      zmm9, zmm3, zword [r9 + 192], 17
-	vpternlogd      zmm7, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 1
-	vpclmulqdq      zmm2, zmm2, zword [r9 + 128], 16
-	vpternlogd      zmm6, zmm8, zmm2, 150
-	vpclmulqdq      zmm8, zmm3, zword [r9 + 192], 1
-	vpclmulqdq      zmm3, zmm3, zword [r9 + 192], 16
-	vpternlogd      zmm6, zmm8, zmm3, 150
-	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
-	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
-	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17
-	vpxord          zmm7, zmm7, zmm8
-	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         zmm5, zmm5, 78
-	vpternlogd      zmm6, zmm5, zmm8, 150
-	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         zmm6, zmm6, 78
-	vpternlogd      zmm7, zmm6, zmm8, 150
-	vextracti32x4   xmm8, zmm7, 1
-	vextracti32x4   xmm9, zmm7, 2
-	vextracti32x4   xmm5, zmm7, 3
-	vpxord          xmm10, xmm7, xmm8
-	vpternlogd      xmm10, xmm9, xmm5, 150
+; the ciphertext, read before any output is written (the data may be decrypted in
+; place); its GHASH runs between the AES rounds
+	vmovdqu8        zmm16, [rdx]
+	vmovdqu8        zmm17, [rdx + 64]
+	vmovdqu8        zmm18, [rdx + 128]
+	vmovdqu8        zmm19{k1}{z}, [rdx + 192]       ; zero-padded
 	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpshufb         zmm1, zmm11, zmm20
@@ -2847,44 +2799,92 @@ L.gcm_dec_rec_final4_aes128:
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
+	vpshufb         zmm16, zmm16, zmm20
+	vpshufb         zmm17, zmm17, zmm20
+	vpshufb         zmm18, zmm18, zmm20
+	vpshufb         zmm19, zmm19, zmm20
+	vpxord          zmm16, zmm16, zmm10             ; the running hash joins block 0
+	vpclmulqdq      zmm8, zmm16, zword [r9], 0
 	vbroadcasti32x4 zmm15, oword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
+	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 0
+	vpternlogd      zmm5, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm16, zword [r9], 17
+	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 17
+	vpternlogd      zmm7, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm16, zword [r9], 1
 	vbroadcasti32x4 zmm15, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
+	vpclmulqdq      zmm16, zmm16, zword [r9], 16
+	vpternlogd      zmm6, zmm8, zmm16, 150
+	vpclmulqdq      zmm8, zmm17, zword [r9 + 64], 1
+	vpclmulqdq      zmm17, zmm17, zword [r9 + 64], 16
+	vpternlogd      zmm6, zmm8, zmm17, 150
+	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 0
 	vbroadcasti32x4 zmm15, oword [r10 - 96]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
+	vpclmulqdq      zmm9, zmm19, zword [r9 + 192], 0
+	vpternlogd      zmm5, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 17
+	vpclmulqdq      zmm9, zmm19, zword [r9 + 192], 17
+	vpternlogd      zmm7, zmm8, zmm9, 150
 	vbroadcasti32x4 zmm15, oword [r10 - 80]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
+	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 1
+	vpclmulqdq      zmm18, zmm18, zword [r9 + 128], 16
+	vpternlogd      zmm6, zmm8, zmm18, 150
+	vpclmulqdq      zmm8, zmm19, zword [r9 + 192], 1
+	vpclmulqdq      zmm19, zmm19, zword [r9 + 192], 16
 	vbroadcasti32x4 zmm15, oword [r10 - 64]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
+	vpternlogd      zmm6, zmm8, zmm19, 150
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
+	vpxord          zmm5, zmm5, zmm8
 	vbroadcasti32x4 zmm15, oword [r10 - 48]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17
+	vpxord          zmm7, zmm7, zmm8
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
 	vaesenc         zmm0, zmm0, zmm31
 	vaesenc         zmm1, zmm1, zmm31
 	vaesenc         zmm2, zmm2, zmm31
 	vaesenc         zmm3, zmm3, zmm31
+	vpshufd         zmm5, zmm5, 78
+	vpternlogd      zmm6, zmm5, zmm8, 150
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         zmm6, zmm6, 78
+	vpternlogd      zmm7, zmm6, zmm8, 150
 	vaesenc         zmm0, zmm0, zmm30
 	vaesenc         zmm1, zmm1, zmm30
 	vaesenc         zmm2, zmm2, zmm30
 	vaesenc         zmm3, zmm3, zmm30
+	vextracti32x4   xmm8, zmm7, 1
+	vextracti32x4   xmm9, zmm7, 2
+	vextracti32x4   xmm5, zmm7, 3
+	vpxord          xmm10, xmm7, xmm8
+	vpternlogd      xmm10, xmm9, xmm5, 150
 	vpxord          zmm8, zmm14, zword [rdx]
 	vaesenclast     zmm0, zmm0, zmm8
 	vmovdqu8        zword [rsi], zmm0
@@ -2908,53 +2908,11 @@ L.gcm_dec_rec_final3:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; the last vector's bytes
 	kmovq           k1, r11
-; GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
-; AES registers before the counters take them
-	vmovdqu8        zmm0, [rdx]
-	vmovdqu8        zmm1, [rdx + 64]
-	vmovdqu8        zmm2{k1}{z}, [rdx + 128]        ; zero-padded
-	vpshufb         zmm0, zmm0, zmm20
-	vpshufb         zmm1, zmm1, zmm20
-	vpshufb         zmm2, zmm2, zmm20
-	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
-	vpclmulqdq      zmm8, zmm0, zword [r9], 0
-	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 0
-	vpternlogd      zmm5, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm0, zword [r9], 17
-	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 17
-	vpternlogd      zmm7, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm0, zword [r9], 1
-	vpclmulqdq      zmm0, zmm0, zword [r9], 16
-	vpternlogd      zmm6, zmm8, zmm0, 150
-	vpclmulqdq      zmm8, zmm1, zword [r9 + 64], 1
-	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16
-	vpternlogd      zmm6, zmm8, zmm1, 150
-	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 0
-	vpclmulqdq      zmm9, zmm2, zword [r9 + 128], 16
-	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 17
-	vpxord          zmm7, zmm7, zmm8
-	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
-	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
-	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17
-	vpxord          zmm7, zmm7, zmm8
-	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         zmm5, zmm5, 78
-	vpternlogd      zmm6, zmm5, zmm8, 150
-	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         zmm6, zmm6, 78
-	vpternlogd      zmm7, zmm6, zmm8, 150
-	vextracti32x4   xmm8, zmm7, 1
-	vextracti32x4   xmm9, zmm7, 2
-	vextracti32x4   xmm5, zmm7, 3
-	vpxord          xmm10, xmm7, xmm8
-	vpternlogd      xmm10, xmm9, xmm5, 150
+; the ciphertext, read before any output is written (the data may be decrypted in
+; place); its GHASH runs between the AES rounds
+	vmovdqu8        zmm16, [rdx]
+	vmovdqu8        zmm17, [rdx + 64]
+	vmovdqu8        zmm18{k1}{z}, [rdx + 128]       ; zero-padded
 	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpshufb         zmm1, zmm11, zmm20
@@ -2989,36 +2947,78 @@ L.gcm_dec_rec_final3_aes128:
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
+	vpshufb         zmm16, zmm16, zmm20
+	vpshufb         zmm17, zmm17, zmm20
+	vpshufb         zmm18, zmm18, zmm20
+	vpxord          zmm16, zmm16, zmm10             ; the running hash joins block 0
+	vpclmulqdq      zmm8, zmm16, zword [r9], 0
 	vbroadcasti32x4 zmm15, oword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
+	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 0
+	vpternlogd      zmm5, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm16, zword [r9], 17
+	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 17
+	vpternlogd      zmm7, zmm8, zmm9, 150
 	vbroadcasti32x4 zmm15, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
+	vpclmulqdq      zmm8, zmm16, zword [r9], 1
+	vpclmulqdq      zmm16, zmm16, zword [r9], 16
+	vpternlogd      zmm6, zmm8, zmm16, 150
+	vpclmulqdq      zmm8, zmm17, zword [r9 + 64], 1
+	vpclmulqdq      zmm17, zmm17, zword [r9 + 64], 16
 	vbroadcasti32x4 zmm15, oword [r10 - 96]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
+	vpternlogd      zmm6, zmm8, zmm17, 150
+	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 0
+	vpclmulqdq      zmm9, zmm18, zword [r9 + 128], 16
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 1
 	vbroadcasti32x4 zmm15, oword [r10 - 80]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 17
+	vpxord          zmm7, zmm7, zmm8
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
 	vbroadcasti32x4 zmm15, oword [r10 - 64]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17
 	vbroadcasti32x4 zmm15, oword [r10 - 48]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
+	vpxord          zmm7, zmm7, zmm8
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         zmm5, zmm5, 78
+	vpternlogd      zmm6, zmm5, zmm8, 150
 	vaesenc         zmm0, zmm0, zmm31
 	vaesenc         zmm1, zmm1, zmm31
 	vaesenc         zmm2, zmm2, zmm31
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         zmm6, zmm6, 78
+	vpternlogd      zmm7, zmm6, zmm8, 150
+	vextracti32x4   xmm8, zmm7, 1
 	vaesenc         zmm0, zmm0, zmm30
 	vaesenc         zmm1, zmm1, zmm30
 	vaesenc         zmm2, zmm2, zmm30
+	vextracti32x4   xmm9, zmm7, 2
+	vextracti32x4   xmm5, zmm7, 3
+	vpxord          xmm10, xmm7, xmm8
+	vpternlogd      xmm10, xmm9, xmm5, 150
 	vpxord          zmm8, zmm14, zword [rdx]
 	vaesenclast     zmm0, zmm0, zmm8
 	vmovdqu8        zword [rsi], zmm0
@@ -3039,44 +3039,10 @@ L.gcm_dec_rec_final2:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; the last vector's bytes
 	kmovq           k1, r11
-; GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
-; AES registers before the counters take them
-	vmovdqu8        zmm0, [rdx]
-	vmovdqu8        zmm1{k1}{z}, [rdx + 64]         ; zero-padded
-	vpshufb         zmm0, zmm0, zmm20
-	vpshufb         zmm1, zmm1, zmm20
-	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
-	vpclmulqdq      zmm8, zmm0, zword [r9], 0
-	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 0
-	vpternlogd      zmm5, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm0, zword [r9], 17
-	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 17
-	vpternlogd      zmm7, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm0, zword [r9], 1
-	vpclmulqdq      zmm0, zmm0, zword [r9], 16
-	vpternlogd      zmm6, zmm8, zmm0, 150
-	vpclmulqdq      zmm8, zmm1, zword [r9 + 64], 1
-	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16
-	vpternlogd      zmm6, zmm8, zmm1, 150
-	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
-	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
-	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17
-	vpxord          zmm7, zmm7, zmm8
-	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         zmm5, zmm5, 78
-	vpternlogd      zmm6, zmm5, zmm8, 150
-	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         zmm6, zmm6, 78
-	vpternlogd      zmm7, zmm6, zmm8, 150
-	vextracti32x4   xmm8, zmm7, 1
-	vextracti32x4   xmm9, zmm7, 2
-	vextracti32x4   xmm5, zmm7, 3
-	vpxord          xmm10, xmm7, xmm8
-	vpternlogd      xmm10, xmm9, xmm5, 150
+; the ciphertext, read before any output is written (the data may be decrypted in
+; place); its GHASH runs between the AES rounds
+	vmovdqu8        zmm16, [rdx]
+	vmovdqu8        zmm17{k1}{z}, [rdx + 64]        ; zero-padded
 	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpshufb         zmm1, zmm11, zmm20
@@ -3103,28 +3069,62 @@ L.gcm_dec_rec_final2_aes128:
 	vbroadcasti32x4 zmm15, oword [r10 - 144]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
+	vpshufb         zmm16, zmm16, zmm20
+	vpshufb         zmm17, zmm17, zmm20
+	vpxord          zmm16, zmm16, zmm10             ; the running hash joins block 0
+	vpclmulqdq      zmm8, zmm16, zword [r9], 0
 	vbroadcasti32x4 zmm15, oword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
+	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 0
+	vpternlogd      zmm5, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm16, zword [r9], 17
+	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 17
 	vbroadcasti32x4 zmm15, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
+	vpternlogd      zmm7, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm16, zword [r9], 1
+	vpclmulqdq      zmm16, zmm16, zword [r9], 16
+	vpternlogd      zmm6, zmm8, zmm16, 150
 	vbroadcasti32x4 zmm15, oword [r10 - 96]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
+	vpclmulqdq      zmm8, zmm17, zword [r9 + 64], 1
+	vpclmulqdq      zmm17, zmm17, zword [r9 + 64], 16
+	vpternlogd      zmm6, zmm8, zmm17, 150
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vbroadcasti32x4 zmm15, oword [r10 - 80]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1
 	vbroadcasti32x4 zmm15, oword [r10 - 64]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17
+	vpxord          zmm7, zmm7, zmm8
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
 	vbroadcasti32x4 zmm15, oword [r10 - 48]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
+	vpshufd         zmm5, zmm5, 78
+	vpternlogd      zmm6, zmm5, zmm8, 150
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         zmm6, zmm6, 78
 	vaesenc         zmm0, zmm0, zmm31
 	vaesenc         zmm1, zmm1, zmm31
+	vpternlogd      zmm7, zmm6, zmm8, 150
+	vextracti32x4   xmm8, zmm7, 1
+	vextracti32x4   xmm9, zmm7, 2
 	vaesenc         zmm0, zmm0, zmm30
 	vaesenc         zmm1, zmm1, zmm30
+	vextracti32x4   xmm5, zmm7, 3
+	vpxord          xmm10, xmm7, xmm8
+	vpternlogd      xmm10, xmm9, xmm5, 150
 	vpxord          zmm8, zmm14, zword [rdx]
 	vaesenclast     zmm0, zmm0, zmm8
 	vmovdqu8        zword [rsi], zmm0
@@ -3141,37 +3141,9 @@ L.gcm_dec_rec_final1:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; the last vector's bytes
 	kmovq           k1, r11
-; GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
-; AES registers before the counters take them
-	vmovdqu8        zmm0{k1}{z}, [rdx]              ; zero-padded
-	vpshufb         zmm0, zmm0, zmm20
-	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
-	vpclmulqdq      zmm8, zmm0, zword [r9], 0
-	vpclmulqdq      zmm9, zmm0, zword [r9], 16
-	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm0, zword [r9], 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm0, zword [r9], 17
-	vpxord          zmm7, zmm7, zmm8
-	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
-	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
-	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17
-	vpxord          zmm7, zmm7, zmm8
-	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         zmm5, zmm5, 78
-	vpternlogd      zmm6, zmm5, zmm8, 150
-	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         zmm6, zmm6, 78
-	vpternlogd      zmm7, zmm6, zmm8, 150
-	vextracti32x4   xmm8, zmm7, 1
-	vextracti32x4   xmm9, zmm7, 2
-	vextracti32x4   xmm5, zmm7, 3
-	vpxord          xmm10, xmm7, xmm8
-	vpternlogd      xmm10, xmm9, xmm5, 150
+; the ciphertext, read before any output is written (the data may be decrypted in
+; place); its GHASH runs between the AES rounds
+	vmovdqu8        zmm16{k1}{z}, [rdx]             ; zero-padded
 	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpxord          zmm0, zmm0, zmm13
@@ -3190,20 +3162,48 @@ L.gcm_dec_rec_final1_aes192:
 L.gcm_dec_rec_final1_aes128:
 	vbroadcasti32x4 zmm15, oword [r10 - 144]
 	vaesenc         zmm0, zmm0, zmm15
+	vpshufb         zmm16, zmm16, zmm20
+	vpxord          zmm16, zmm16, zmm10             ; the running hash joins block 0
+	vpclmulqdq      zmm8, zmm16, zword [r9], 0
+	vpclmulqdq      zmm9, zmm16, zword [r9], 16
 	vbroadcasti32x4 zmm15, oword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm15
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm16, zword [r9], 1
+	vpternlogd      zmm6, zmm8, zmm9, 150
 	vbroadcasti32x4 zmm15, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm15
+	vpclmulqdq      zmm8, zmm16, zword [r9], 17
+	vpxord          zmm7, zmm7, zmm8
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vbroadcasti32x4 zmm15, oword [r10 - 96]
 	vaesenc         zmm0, zmm0, zmm15
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
+	vpxord          zmm5, zmm5, zmm8
 	vbroadcasti32x4 zmm15, oword [r10 - 80]
 	vaesenc         zmm0, zmm0, zmm15
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17
 	vbroadcasti32x4 zmm15, oword [r10 - 64]
 	vaesenc         zmm0, zmm0, zmm15
+	vpxord          zmm7, zmm7, zmm8
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         zmm5, zmm5, 78
 	vbroadcasti32x4 zmm15, oword [r10 - 48]
 	vaesenc         zmm0, zmm0, zmm15
+	vpternlogd      zmm6, zmm5, zmm8, 150
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         zmm6, zmm6, 78
 	vaesenc         zmm0, zmm0, zmm31
+	vpternlogd      zmm7, zmm6, zmm8, 150
+	vextracti32x4   xmm8, zmm7, 1
+	vextracti32x4   xmm9, zmm7, 2
 	vaesenc         zmm0, zmm0, zmm30
+	vextracti32x4   xmm5, zmm7, 3
+	vpxord          xmm10, xmm7, xmm8
+	vpternlogd      xmm10, xmm9, xmm5, 150
 	vmovdqu8        zmm8{k1}{z}, [rdx]
 	vpxord          zmm8, zmm8, zmm14
 	vaesenclast     zmm0, zmm0, zmm8
@@ -5921,60 +5921,12 @@ L.gcm_dec_school_rec_final4:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; the last vector's bytes
 	kmovq           k1, r11
-; GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
-; AES registers before the counters take them
-	vmovdqu8        zmm0, [rdx]
-	vmovdqu8        zmm1, [rdx + 64]
-	vmovdqu8        zmm2, [rdx + 128]
-	vmovdqu8        zmm3{k1}{z}, [rdx + 192]        ; zero-padded
-	vpshufb         zmm0, zmm0, zmm20
-	vpshufb         zmm1, zmm1, zmm20
-	vpshufb         zmm2, zmm2, zmm20
-	vpshufb         zmm3, zmm3, zmm20
-	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
-	vpclmulqdq      zmm8, zmm0, zword [r9], 0
-	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 0
-	vpternlogd      zmm5, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm0, zword [r9], 17
-	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 17
-	vpternlogd      zmm7, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm0, zword [r9], 1
-	vpclmulqdq      zmm0, zmm0, zword [r9], 16
-	vpternlogd      zmm6, zmm8, zmm0, 150
-	vpclmulqdq      zmm8, zmm1, zword [r9 + 64], 1
-	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16
-	vpternlogd      zmm6, zmm8, zmm1, 150
-	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 0
-	vpclmulqdq      zmm9, zmm3, zword [r9 + 192], 0
-	vpternlogd      zmm5, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 17
-	vpclmulqdq      zmm9, zmm3, zword [r9 + 192], 17
-	vpternlogd      zmm7, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 1
-	vpclmulqdq      zmm2, zmm2, zword [r9 + 128], 16
-	vpternlogd      zmm6, zmm8, zmm2, 150
-	vpclmulqdq      zmm8, zmm3, zword [r9 + 192], 1
-	vpclmulqdq      zmm3, zmm3, zword [r9 + 192], 16
-	vpternlogd      zmm6, zmm8, zmm3, 150
-	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
-	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
-	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17
-	vpxord          zmm7, zmm7, zmm8
-	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         zmm5, zmm5, 78
-	vpternlogd      zmm6, zmm5, zmm8, 150
-	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         zmm6, zmm6, 78
-	vpternlogd      zmm7, zmm6, zmm8, 150
-	vextracti32x4   xmm8, zmm7, 1
-	vextracti32x4   xmm9, zmm7, 2
-	vextracti32x4   xmm5, zmm7, 3
-	vpxord          xmm10, xmm7, xmm8
-	vpternlogd      xmm10, xmm9, xmm5, 150
+; the ciphertext, read before any output is written (the data may be decrypted in
+; place); its GHASH runs between the AES rounds
+	vmovdqu8        zmm16, [rdx]
+	vmovdqu8        zmm17, [rdx + 64]
+	vmovdqu8        zmm18, [rdx + 128]
+	vmovdqu8        zmm19{k1}{z}, [rdx + 192]       ; zero-padded
 	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpshufb         zmm1, zmm11, zmm20
@@ -6017,40 +5969,88 @@ L.gcm_dec_school_rec_final4_aes128:
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
+	vpshufb         zmm16, zmm16, zmm20
+	vpshufb         zmm17, zmm17, zmm20
+	vpshufb         zmm18, zmm18, zmm20
+	vpshufb         zmm19, zmm19, zmm20
+	vpxord          zmm16, zmm16, zmm10             ; the running hash joins block 0
+	vpclmulqdq      zmm8, zmm16, zword [r9], 0
 	vbroadcasti32x4 zmm15, oword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
+	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 0
+	vpternlogd      zmm5, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm16, zword [r9], 17
+	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 17
+	vpternlogd      zmm7, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm16, zword [r9], 1
 	vbroadcasti32x4 zmm15, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
+	vpclmulqdq      zmm16, zmm16, zword [r9], 16
+	vpternlogd      zmm6, zmm8, zmm16, 150
+	vpclmulqdq      zmm8, zmm17, zword [r9 + 64], 1
+	vpclmulqdq      zmm17, zmm17, zword [r9 + 64], 16
+	vpternlogd      zmm6, zmm8, zmm17, 150
+	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 0
 	vaesenc         zmm0, zmm0, zmm31
 	vaesenc         zmm1, zmm1, zmm31
 	vaesenc         zmm2, zmm2, zmm31
 	vaesenc         zmm3, zmm3, zmm31
+	vpclmulqdq      zmm9, zmm19, zword [r9 + 192], 0
+	vpternlogd      zmm5, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 17
+	vpclmulqdq      zmm9, zmm19, zword [r9 + 192], 17
+	vpternlogd      zmm7, zmm8, zmm9, 150
 	vaesenc         zmm0, zmm0, zmm30
 	vaesenc         zmm1, zmm1, zmm30
 	vaesenc         zmm2, zmm2, zmm30
 	vaesenc         zmm3, zmm3, zmm30
+	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 1
+	vpclmulqdq      zmm18, zmm18, zword [r9 + 128], 16
+	vpternlogd      zmm6, zmm8, zmm18, 150
+	vpclmulqdq      zmm8, zmm19, zword [r9 + 192], 1
+	vpclmulqdq      zmm19, zmm19, zword [r9 + 192], 16
 	vaesenc         zmm0, zmm0, zmm29
 	vaesenc         zmm1, zmm1, zmm29
 	vaesenc         zmm2, zmm2, zmm29
 	vaesenc         zmm3, zmm3, zmm29
+	vpternlogd      zmm6, zmm8, zmm19, 150
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
+	vpxord          zmm5, zmm5, zmm8
 	vaesenc         zmm0, zmm0, zmm28
 	vaesenc         zmm1, zmm1, zmm28
 	vaesenc         zmm2, zmm2, zmm28
 	vaesenc         zmm3, zmm3, zmm28
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17
+	vpxord          zmm7, zmm7, zmm8
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
 	vaesenc         zmm0, zmm0, zmm27
 	vaesenc         zmm1, zmm1, zmm27
 	vaesenc         zmm2, zmm2, zmm27
 	vaesenc         zmm3, zmm3, zmm27
+	vpshufd         zmm5, zmm5, 78
+	vpternlogd      zmm6, zmm5, zmm8, 150
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         zmm6, zmm6, 78
+	vpternlogd      zmm7, zmm6, zmm8, 150
 	vaesenc         zmm0, zmm0, zmm26
 	vaesenc         zmm1, zmm1, zmm26
 	vaesenc         zmm2, zmm2, zmm26
 	vaesenc         zmm3, zmm3, zmm26
+	vextracti32x4   xmm8, zmm7, 1
+	vextracti32x4   xmm9, zmm7, 2
+	vextracti32x4   xmm5, zmm7, 3
+	vpxord          xmm10, xmm7, xmm8
+	vpternlogd      xmm10, xmm9, xmm5, 150
 	vpxord          zmm8, zmm14, zword [rdx]
 	vaesenclast     zmm0, zmm0, zmm8
 	vmovdqu8        zword [rsi], zmm0
@@ -6074,53 +6074,11 @@ L.gcm_dec_school_rec_final3:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; the last vector's bytes
 	kmovq           k1, r11
-; GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
-; AES registers before the counters take them
-	vmovdqu8        zmm0, [rdx]
-	vmovdqu8        zmm1, [rdx + 64]
-	vmovdqu8        zmm2{k1}{z}, [rdx + 128]        ; zero-padded
-	vpshufb         zmm0, zmm0, zmm20
-	vpshufb         zmm1, zmm1, zmm20
-	vpshufb         zmm2, zmm2, zmm20
-	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
-	vpclmulqdq      zmm8, zmm0, zword [r9], 0
-	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 0
-	vpternlogd      zmm5, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm0, zword [r9], 17
-	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 17
-	vpternlogd      zmm7, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm0, zword [r9], 1
-	vpclmulqdq      zmm0, zmm0, zword [r9], 16
-	vpternlogd      zmm6, zmm8, zmm0, 150
-	vpclmulqdq      zmm8, zmm1, zword [r9 + 64], 1
-	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16
-	vpternlogd      zmm6, zmm8, zmm1, 150
-	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 0
-	vpclmulqdq      zmm9, zmm2, zword [r9 + 128], 16
-	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 17
-	vpxord          zmm7, zmm7, zmm8
-	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
-	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
-	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17
-	vpxord          zmm7, zmm7, zmm8
-	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         zmm5, zmm5, 78
-	vpternlogd      zmm6, zmm5, zmm8, 150
-	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         zmm6, zmm6, 78
-	vpternlogd      zmm7, zmm6, zmm8, 150
-	vextracti32x4   xmm8, zmm7, 1
-	vextracti32x4   xmm9, zmm7, 2
-	vextracti32x4   xmm5, zmm7, 3
-	vpxord          xmm10, xmm7, xmm8
-	vpternlogd      xmm10, xmm9, xmm5, 150
+; the ciphertext, read before any output is written (the data may be decrypted in
+; place); its GHASH runs between the AES rounds
+	vmovdqu8        zmm16, [rdx]
+	vmovdqu8        zmm17, [rdx + 64]
+	vmovdqu8        zmm18{k1}{z}, [rdx + 128]       ; zero-padded
 	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpshufb         zmm1, zmm11, zmm20
@@ -6155,32 +6113,74 @@ L.gcm_dec_school_rec_final3_aes128:
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
+	vpshufb         zmm16, zmm16, zmm20
+	vpshufb         zmm17, zmm17, zmm20
+	vpshufb         zmm18, zmm18, zmm20
+	vpxord          zmm16, zmm16, zmm10             ; the running hash joins block 0
+	vpclmulqdq      zmm8, zmm16, zword [r9], 0
 	vbroadcasti32x4 zmm15, oword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
+	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 0
+	vpternlogd      zmm5, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm16, zword [r9], 17
+	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 17
+	vpternlogd      zmm7, zmm8, zmm9, 150
 	vbroadcasti32x4 zmm15, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
+	vpclmulqdq      zmm8, zmm16, zword [r9], 1
+	vpclmulqdq      zmm16, zmm16, zword [r9], 16
+	vpternlogd      zmm6, zmm8, zmm16, 150
+	vpclmulqdq      zmm8, zmm17, zword [r9 + 64], 1
+	vpclmulqdq      zmm17, zmm17, zword [r9 + 64], 16
 	vaesenc         zmm0, zmm0, zmm31
 	vaesenc         zmm1, zmm1, zmm31
 	vaesenc         zmm2, zmm2, zmm31
+	vpternlogd      zmm6, zmm8, zmm17, 150
+	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 0
+	vpclmulqdq      zmm9, zmm18, zword [r9 + 128], 16
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 1
 	vaesenc         zmm0, zmm0, zmm30
 	vaesenc         zmm1, zmm1, zmm30
 	vaesenc         zmm2, zmm2, zmm30
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 17
+	vpxord          zmm7, zmm7, zmm8
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
 	vaesenc         zmm0, zmm0, zmm29
 	vaesenc         zmm1, zmm1, zmm29
 	vaesenc         zmm2, zmm2, zmm29
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17
 	vaesenc         zmm0, zmm0, zmm28
 	vaesenc         zmm1, zmm1, zmm28
 	vaesenc         zmm2, zmm2, zmm28
+	vpxord          zmm7, zmm7, zmm8
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         zmm5, zmm5, 78
+	vpternlogd      zmm6, zmm5, zmm8, 150
 	vaesenc         zmm0, zmm0, zmm27
 	vaesenc         zmm1, zmm1, zmm27
 	vaesenc         zmm2, zmm2, zmm27
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         zmm6, zmm6, 78
+	vpternlogd      zmm7, zmm6, zmm8, 150
+	vextracti32x4   xmm8, zmm7, 1
 	vaesenc         zmm0, zmm0, zmm26
 	vaesenc         zmm1, zmm1, zmm26
 	vaesenc         zmm2, zmm2, zmm26
+	vextracti32x4   xmm9, zmm7, 2
+	vextracti32x4   xmm5, zmm7, 3
+	vpxord          xmm10, xmm7, xmm8
+	vpternlogd      xmm10, xmm9, xmm5, 150
 	vpxord          zmm8, zmm14, zword [rdx]
 	vaesenclast     zmm0, zmm0, zmm8
 	vmovdqu8        zword [rsi], zmm0
@@ -6201,44 +6201,10 @@ L.gcm_dec_school_rec_final2:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; the last vector's bytes
 	kmovq           k1, r11
-; GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
-; AES registers before the counters take them
-	vmovdqu8        zmm0, [rdx]
-	vmovdqu8        zmm1{k1}{z}, [rdx + 64]         ; zero-padded
-	vpshufb         zmm0, zmm0, zmm20
-	vpshufb         zmm1, zmm1, zmm20
-	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
-	vpclmulqdq      zmm8, zmm0, zword [r9], 0
-	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 0
-	vpternlogd      zmm5, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm0, zword [r9], 17
-	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 17
-	vpternlogd      zmm7, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm0, zword [r9], 1
-	vpclmulqdq      zmm0, zmm0, zword [r9], 16
-	vpternlogd      zmm6, zmm8, zmm0, 150
-	vpclmulqdq      zmm8, zmm1, zword [r9 + 64], 1
-	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16
-	vpternlogd      zmm6, zmm8, zmm1, 150
-	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
-	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
-	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17
-	vpxord          zmm7, zmm7, zmm8
-	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         zmm5, zmm5, 78
-	vpternlogd      zmm6, zmm5, zmm8, 150
-	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         zmm6, zmm6, 78
-	vpternlogd      zmm7, zmm6, zmm8, 150
-	vextracti32x4   xmm8, zmm7, 1
-	vextracti32x4   xmm9, zmm7, 2
-	vextracti32x4   xmm5, zmm7, 3
-	vpxord          xmm10, xmm7, xmm8
-	vpternlogd      xmm10, xmm9, xmm5, 150
+; the ciphertext, read before any output is written (the data may be decrypted in
+; place); its GHASH runs between the AES rounds
+	vmovdqu8        zmm16, [rdx]
+	vmovdqu8        zmm17{k1}{z}, [rdx + 64]        ; zero-padded
 	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpshufb         zmm1, zmm11, zmm20
@@ -6265,24 +6231,58 @@ L.gcm_dec_school_rec_final2_aes128:
 	vbroadcasti32x4 zmm15, oword [r10 - 144]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
+	vpshufb         zmm16, zmm16, zmm20
+	vpshufb         zmm17, zmm17, zmm20
+	vpxord          zmm16, zmm16, zmm10             ; the running hash joins block 0
+	vpclmulqdq      zmm8, zmm16, zword [r9], 0
 	vbroadcasti32x4 zmm15, oword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
+	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 0
+	vpternlogd      zmm5, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm16, zword [r9], 17
+	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 17
 	vbroadcasti32x4 zmm15, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
+	vpternlogd      zmm7, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm16, zword [r9], 1
+	vpclmulqdq      zmm16, zmm16, zword [r9], 16
+	vpternlogd      zmm6, zmm8, zmm16, 150
 	vaesenc         zmm0, zmm0, zmm31
 	vaesenc         zmm1, zmm1, zmm31
+	vpclmulqdq      zmm8, zmm17, zword [r9 + 64], 1
+	vpclmulqdq      zmm17, zmm17, zword [r9 + 64], 16
+	vpternlogd      zmm6, zmm8, zmm17, 150
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vaesenc         zmm0, zmm0, zmm30
 	vaesenc         zmm1, zmm1, zmm30
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1
 	vaesenc         zmm0, zmm0, zmm29
 	vaesenc         zmm1, zmm1, zmm29
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17
+	vpxord          zmm7, zmm7, zmm8
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
 	vaesenc         zmm0, zmm0, zmm28
 	vaesenc         zmm1, zmm1, zmm28
+	vpshufd         zmm5, zmm5, 78
+	vpternlogd      zmm6, zmm5, zmm8, 150
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         zmm6, zmm6, 78
 	vaesenc         zmm0, zmm0, zmm27
 	vaesenc         zmm1, zmm1, zmm27
+	vpternlogd      zmm7, zmm6, zmm8, 150
+	vextracti32x4   xmm8, zmm7, 1
+	vextracti32x4   xmm9, zmm7, 2
 	vaesenc         zmm0, zmm0, zmm26
 	vaesenc         zmm1, zmm1, zmm26
+	vextracti32x4   xmm5, zmm7, 3
+	vpxord          xmm10, xmm7, xmm8
+	vpternlogd      xmm10, xmm9, xmm5, 150
 	vpxord          zmm8, zmm14, zword [rdx]
 	vaesenclast     zmm0, zmm0, zmm8
 	vmovdqu8        zword [rsi], zmm0
@@ -6299,37 +6299,9 @@ L.gcm_dec_school_rec_final1:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; the last vector's bytes
 	kmovq           k1, r11
-; GHASH of the ciphertext first (the data may be decrypted in place), loaded into the
-; AES registers before the counters take them
-	vmovdqu8        zmm0{k1}{z}, [rdx]              ; zero-padded
-	vpshufb         zmm0, zmm0, zmm20
-	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
-	vpclmulqdq      zmm8, zmm0, zword [r9], 0
-	vpclmulqdq      zmm9, zmm0, zword [r9], 16
-	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm0, zword [r9], 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm0, zword [r9], 17
-	vpxord          zmm7, zmm7, zmm8
-	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
-	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
-	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17
-	vpxord          zmm7, zmm7, zmm8
-	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         zmm5, zmm5, 78
-	vpternlogd      zmm6, zmm5, zmm8, 150
-	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         zmm6, zmm6, 78
-	vpternlogd      zmm7, zmm6, zmm8, 150
-	vextracti32x4   xmm8, zmm7, 1
-	vextracti32x4   xmm9, zmm7, 2
-	vextracti32x4   xmm5, zmm7, 3
-	vpxord          xmm10, xmm7, xmm8
-	vpternlogd      xmm10, xmm9, xmm5, 150
+; the ciphertext, read before any output is written (the data may be decrypted in
+; place); its GHASH runs between the AES rounds
+	vmovdqu8        zmm16{k1}{z}, [rdx]             ; zero-padded
 	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpxord          zmm0, zmm0, zmm13
@@ -6348,16 +6320,44 @@ L.gcm_dec_school_rec_final1_aes192:
 L.gcm_dec_school_rec_final1_aes128:
 	vbroadcasti32x4 zmm15, oword [r10 - 144]
 	vaesenc         zmm0, zmm0, zmm15
+	vpshufb         zmm16, zmm16, zmm20
+	vpxord          zmm16, zmm16, zmm10             ; the running hash joins block 0
+	vpclmulqdq      zmm8, zmm16, zword [r9], 0
+	vpclmulqdq      zmm9, zmm16, zword [r9], 16
 	vbroadcasti32x4 zmm15, oword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm15
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm16, zword [r9], 1
+	vpternlogd      zmm6, zmm8, zmm9, 150
 	vbroadcasti32x4 zmm15, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm15
+	vpclmulqdq      zmm8, zmm16, zword [r9], 17
+	vpxord          zmm7, zmm7, zmm8
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vaesenc         zmm0, zmm0, zmm31
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
+	vpxord          zmm5, zmm5, zmm8
 	vaesenc         zmm0, zmm0, zmm30
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17
 	vaesenc         zmm0, zmm0, zmm29
+	vpxord          zmm7, zmm7, zmm8
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
+	vpshufd         zmm5, zmm5, 78
 	vaesenc         zmm0, zmm0, zmm28
+	vpternlogd      zmm6, zmm5, zmm8, 150
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpshufd         zmm6, zmm6, 78
 	vaesenc         zmm0, zmm0, zmm27
+	vpternlogd      zmm7, zmm6, zmm8, 150
+	vextracti32x4   xmm8, zmm7, 1
+	vextracti32x4   xmm9, zmm7, 2
 	vaesenc         zmm0, zmm0, zmm26
+	vextracti32x4   xmm5, zmm7, 3
+	vpxord          xmm10, xmm7, xmm8
+	vpternlogd      xmm10, xmm9, xmm5, 150
 	vmovdqu8        zmm8{k1}{z}, [rdx]
 	vpxord          zmm8, zmm8, zmm14
 	vaesenclast     zmm0, zmm0, zmm8
