@@ -1469,6 +1469,9 @@ aesgen_gcm_enc_record_aesni_avx:
 	endbr64
 	vmovdqu         .Lgcm_bswap_mask_16(%rip), %xmm15
 	vpxor           %xmm9, %xmm9, %xmm9
+	vpxor           %xmm5, %xmm5, %xmm5
+	vpxor           %xmm6, %xmm6, %xmm6
+	vpxor           %xmm7, %xmm7, %xmm7
 	mov             40(%r8), %r10
 	test            %r10, %r10
 	{disp32} jz     .Lgcm_enc_rec_aad_done
@@ -1504,6 +1507,9 @@ aesgen_gcm_enc_record_aesni_avx:
 	vpxor           %xmm6, %xmm7, %xmm7
 	vpxor           %xmm8, %xmm7, %xmm7
 	vmovdqa         %xmm7, %xmm9
+	vpxor           %xmm5, %xmm5, %xmm5
+	vpxor           %xmm6, %xmm6, %xmm6
+	vpxor           %xmm7, %xmm7, %xmm7
 .Lgcm_enc_rec_aad_done:
 	mov             240(%rdi), %eax
 	lea             (%rdi,%rax,8), %r10
@@ -1685,6 +1691,11 @@ aesgen_gcm_enc_record_aesni_avx:
 	sub             $64, %rcx
 	jae             .Lgcm_enc_rec_loop
 # LLVM-MCA-END
+	vpxor           %xmm5, %xmm5, %xmm5
+	vpxor           %xmm6, %xmm6, %xmm6
+	vpxor           %xmm7, %xmm7, %xmm7
+# LO/MI/HI from here on: zeros, or the products of the whole blocks after the bulk
+# loop, which share one reduction with the partial block and the lengths block
 .Lgcm_enc_rec_tail:
 	add             $64, %rcx
 	{disp32} jz     .Lgcm_enc_rec_partial
@@ -2131,11 +2142,14 @@ aesgen_gcm_enc_record_aesni_avx:
 	pop             %rdx                            # hash the ciphertext just written
 	.cfi_adjust_cfa_offset -8
 	mov             %r9, %rcx
-	lea             768(%rdi), %r9
-	sub             %rcx, %r9
-	vpxor           %xmm5, %xmm5, %xmm5
-	vpxor           %xmm6, %xmm6, %xmm6
-	vpxor           %xmm7, %xmm7, %xmm7
+	xor             %r11d, %r11d
+	cmpq            $0, 96(%r8)
+	setne           %r11b
+	shl             $4, %r11d                       # 16 if a partial block follows
+	lea             752(%rdi), %r9
+	sub             %r11, %r9
+	sub             %rcx, %r9                       # H^(blocks + 1): the lengths block takes H^1
+
 .Lgcm_enc_rec_ghash_vector:
 	vmovdqu         (%rdx), %xmm4
 	vpshufb         %xmm15, %xmm4, %xmm4
@@ -2153,15 +2167,6 @@ aesgen_gcm_enc_record_aesni_avx:
 	add             $16, %r9
 	sub             $16, %rcx
 	ja              .Lgcm_enc_rec_ghash_vector
-	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %xmm5, %xmm5
-	vpxor           %xmm5, %xmm6, %xmm6
-	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %xmm6, %xmm6
-	vpxor           %xmm6, %xmm7, %xmm7
-	vpxor           %xmm8, %xmm7, %xmm7
-	vmovdqa         %xmm7, %xmm9
 .Lgcm_enc_rec_partial:
 	mov             96(%r8), %r11
 	test            %r11, %r11
@@ -2195,12 +2200,16 @@ aesgen_gcm_enc_record_aesni_avx:
 	sub             %r11, %r9
 	vpand           (%r9), %xmm4, %xmm4             # GHASH sees the padding as zeros
 	vpshufb         %xmm15, %xmm4, %xmm4
-	vpxor           %xmm9, %xmm4, %xmm4
-	vpclmulqdq      $0, 736(%rdi), %xmm4, %xmm5
-	vpclmulqdq      $16, 736(%rdi), %xmm4, %xmm6
-	vpclmulqdq      $1, 736(%rdi), %xmm4, %xmm8
-	vpclmulqdq      $17, 736(%rdi), %xmm4, %xmm7
+	vpxor           %xmm9, %xmm4, %xmm4             # ACC is zero if a block took it
+	vpxor           %xmm9, %xmm9, %xmm9
+	vpclmulqdq      $0, 736(%rdi), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm5, %xmm5
+	vpclmulqdq      $16, 736(%rdi), %xmm4, %xmm8
 	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $1, 736(%rdi), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $17, 736(%rdi), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm7, %xmm7
 	vmovdqu         16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %xmm4, %xmm8
 	vpxor           %xmm8, %xmm5, %xmm5
@@ -2223,11 +2232,14 @@ aesgen_gcm_enc_record_aesni_avx:
 .Lgcm_enc_rec_no_data:
 	vmovdqu         16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpxor           %xmm9, %xmm4, %xmm4
-	vpclmulqdq      $0, 752(%rdi), %xmm4, %xmm5
-	vpclmulqdq      $16, 752(%rdi), %xmm4, %xmm6
-	vpclmulqdq      $1, 752(%rdi), %xmm4, %xmm8
-	vpclmulqdq      $17, 752(%rdi), %xmm4, %xmm7
+	vpclmulqdq      $0, 752(%rdi), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm5, %xmm5
+	vpclmulqdq      $16, 752(%rdi), %xmm4, %xmm8
 	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $1, 752(%rdi), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $17, 752(%rdi), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm7, %xmm7
 	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (x^63+x^62+x^57)
 	vpshufd         $78, %xmm5, %xmm5
 	vpxor           %xmm5, %xmm6, %xmm6
@@ -2263,6 +2275,9 @@ aesgen_gcm_dec_record_aesni_avx:
 	endbr64
 	vmovdqu         .Lgcm_bswap_mask_16(%rip), %xmm15
 	vpxor           %xmm9, %xmm9, %xmm9
+	vpxor           %xmm5, %xmm5, %xmm5
+	vpxor           %xmm6, %xmm6, %xmm6
+	vpxor           %xmm7, %xmm7, %xmm7
 	mov             40(%r8), %r10
 	test            %r10, %r10
 	{disp32} jz     .Lgcm_dec_rec_aad_done
@@ -2298,6 +2313,9 @@ aesgen_gcm_dec_record_aesni_avx:
 	vpxor           %xmm6, %xmm7, %xmm7
 	vpxor           %xmm8, %xmm7, %xmm7
 	vmovdqa         %xmm7, %xmm9
+	vpxor           %xmm5, %xmm5, %xmm5
+	vpxor           %xmm6, %xmm6, %xmm6
+	vpxor           %xmm7, %xmm7, %xmm7
 .Lgcm_dec_rec_aad_done:
 	mov             240(%rdi), %eax
 	lea             (%rdi,%rax,8), %r10
@@ -2483,6 +2501,11 @@ aesgen_gcm_dec_record_aesni_avx:
 	sub             $64, %rcx
 	jae             .Lgcm_dec_rec_loop
 # LLVM-MCA-END
+	vpxor           %xmm5, %xmm5, %xmm5
+	vpxor           %xmm6, %xmm6, %xmm6
+	vpxor           %xmm7, %xmm7, %xmm7
+# LO/MI/HI from here on: zeros, or the products of the whole blocks after the bulk
+# loop, which share one reduction with the partial block and the lengths block
 .Lgcm_dec_rec_tail:
 	add             $64, %rcx
 	{disp32} jz     .Lgcm_dec_rec_partial
@@ -2490,11 +2513,14 @@ aesgen_gcm_dec_record_aesni_avx:
 	.cfi_adjust_cfa_offset 8
 	push            %rcx
 	.cfi_adjust_cfa_offset 8
-	lea             768(%rdi), %r9
-	sub             %rcx, %r9
-	vpxor           %xmm5, %xmm5, %xmm5
-	vpxor           %xmm6, %xmm6, %xmm6
-	vpxor           %xmm7, %xmm7, %xmm7
+	xor             %r11d, %r11d
+	cmpq            $0, 96(%r8)
+	setne           %r11b
+	shl             $4, %r11d                       # 16 if a partial block follows
+	lea             752(%rdi), %r9
+	sub             %r11, %r9
+	sub             %rcx, %r9                       # H^(blocks + 1): the lengths block takes H^1
+
 .Lgcm_dec_rec_ghash_vector:
 	vmovdqu         (%rdx), %xmm4
 	vpshufb         %xmm15, %xmm4, %xmm4
@@ -2512,15 +2538,6 @@ aesgen_gcm_dec_record_aesni_avx:
 	add             $16, %r9
 	sub             $16, %rcx
 	ja              .Lgcm_dec_rec_ghash_vector
-	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %xmm5, %xmm5
-	vpxor           %xmm5, %xmm6, %xmm6
-	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %xmm6, %xmm6
-	vpxor           %xmm6, %xmm7, %xmm7
-	vpxor           %xmm8, %xmm7, %xmm7
-	vmovdqa         %xmm7, %xmm9
 	pop             %rcx
 	.cfi_adjust_cfa_offset -8
 	pop             %rdx
@@ -2992,12 +3009,16 @@ aesgen_gcm_dec_record_aesni_avx:
 	vmovdqu         %xmm4, 80(%r8)
 	vmovdqa         %xmm0, %xmm4                    # GHASH the ciphertext (zero-padded)
 	vpshufb         %xmm15, %xmm4, %xmm4
-	vpxor           %xmm9, %xmm4, %xmm4
-	vpclmulqdq      $0, 736(%rdi), %xmm4, %xmm5
-	vpclmulqdq      $16, 736(%rdi), %xmm4, %xmm6
-	vpclmulqdq      $1, 736(%rdi), %xmm4, %xmm8
-	vpclmulqdq      $17, 736(%rdi), %xmm4, %xmm7
+	vpxor           %xmm9, %xmm4, %xmm4             # ACC is zero if a block took it
+	vpxor           %xmm9, %xmm9, %xmm9
+	vpclmulqdq      $0, 736(%rdi), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm5, %xmm5
+	vpclmulqdq      $16, 736(%rdi), %xmm4, %xmm8
 	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $1, 736(%rdi), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $17, 736(%rdi), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm7, %xmm7
 	vmovdqu         16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %xmm4, %xmm8
 	vpxor           %xmm8, %xmm5, %xmm5
@@ -3020,11 +3041,14 @@ aesgen_gcm_dec_record_aesni_avx:
 .Lgcm_dec_rec_no_data:
 	vmovdqu         16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpxor           %xmm9, %xmm4, %xmm4
-	vpclmulqdq      $0, 752(%rdi), %xmm4, %xmm5
-	vpclmulqdq      $16, 752(%rdi), %xmm4, %xmm6
-	vpclmulqdq      $1, 752(%rdi), %xmm4, %xmm8
-	vpclmulqdq      $17, 752(%rdi), %xmm4, %xmm7
+	vpclmulqdq      $0, 752(%rdi), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm5, %xmm5
+	vpclmulqdq      $16, 752(%rdi), %xmm4, %xmm8
 	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $1, 752(%rdi), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $17, 752(%rdi), %xmm4, %xmm8
+	vpxor           %xmm8, %xmm7, %xmm7
 	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (x^63+x^62+x^57)
 	vpshufd         $78, %xmm5, %xmm5
 	vpxor           %xmm5, %xmm6, %xmm6

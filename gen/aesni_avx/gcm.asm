@@ -1448,6 +1448,9 @@ aesgen_gcm_enc_record_aesni_avx:
 	endbr64
 	vmovdqu         xmm15, oword [rel L.gcm_bswap_mask_16]
 	vpxor           xmm9, xmm9, xmm9
+	vpxor           xmm5, xmm5, xmm5
+	vpxor           xmm6, xmm6, xmm6
+	vpxor           xmm7, xmm7, xmm7
 	mov             r10, qword [r8 + 40]
 	test            r10, r10
 	jz              near L.gcm_enc_rec_aad_done
@@ -1483,6 +1486,9 @@ L.gcm_enc_rec_aad_vector:
 	vpxor           xmm7, xmm7, xmm6
 	vpxor           xmm7, xmm7, xmm8
 	vmovdqa         xmm9, xmm7
+	vpxor           xmm5, xmm5, xmm5
+	vpxor           xmm6, xmm6, xmm6
+	vpxor           xmm7, xmm7, xmm7
 L.gcm_enc_rec_aad_done:
 	mov             eax, dword [rdi + 240]
 	lea             r10, [rdi + rax*8]
@@ -1664,6 +1670,11 @@ L.gcm_enc_rec_main_aes128:
 	sub             rcx, 64
 	jae             L.gcm_enc_rec_loop
 ; LLVM-MCA-END
+	vpxor           xmm5, xmm5, xmm5
+	vpxor           xmm6, xmm6, xmm6
+	vpxor           xmm7, xmm7, xmm7
+; LO/MI/HI from here on: zeros, or the products of the whole blocks after the bulk
+; loop, which share one reduction with the partial block and the lengths block
 L.gcm_enc_rec_tail:
 	add             rcx, 64
 	jz              near L.gcm_enc_rec_partial
@@ -2108,11 +2119,14 @@ L.gcm_enc_rec_final1_no1:
 L.gcm_enc_rec_tail_crypted:
 	pop             rdx                             ; hash the ciphertext just written
 	mov             rcx, r9
-	lea             r9, [rdi + 768]
-	sub             r9, rcx
-	vpxor           xmm5, xmm5, xmm5
-	vpxor           xmm6, xmm6, xmm6
-	vpxor           xmm7, xmm7, xmm7
+	xor             r11d, r11d
+	cmp             qword [r8 + 96], 0
+	setne           r11b
+	shl             r11d, 4                         ; 16 if a partial block follows
+	lea             r9, [rdi + 752]
+	sub             r9, r11
+	sub             r9, rcx                         ; H^(blocks + 1): the lengths block takes H^1
+
 L.gcm_enc_rec_ghash_vector:
 	vmovdqu         xmm4, oword [rdx]
 	vpshufb         xmm4, xmm4, xmm15
@@ -2130,15 +2144,6 @@ L.gcm_enc_rec_ghash_vector:
 	add             r9, 16
 	sub             rcx, 16
 	ja              L.gcm_enc_rec_ghash_vector
-	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (x^63+x^62+x^57)
-	vpshufd         xmm5, xmm5, 78
-	vpxor           xmm6, xmm6, xmm5
-	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (x^63+x^62+x^57)
-	vpshufd         xmm6, xmm6, 78
-	vpxor           xmm7, xmm7, xmm6
-	vpxor           xmm7, xmm7, xmm8
-	vmovdqa         xmm9, xmm7
 L.gcm_enc_rec_partial:
 	mov             r11, qword [r8 + 96]
 	test            r11, r11
@@ -2172,12 +2177,16 @@ L.gcm_enc_rec_part_aes128:
 	sub             r9, r11
 	vpand           xmm4, xmm4, oword [r9]          ; GHASH sees the padding as zeros
 	vpshufb         xmm4, xmm4, xmm15
-	vpxor           xmm4, xmm4, xmm9
-	vpclmulqdq      xmm5, xmm4, oword [rdi + 736], 0
-	vpclmulqdq      xmm6, xmm4, oword [rdi + 736], 16
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 1
-	vpclmulqdq      xmm7, xmm4, oword [rdi + 736], 17
+	vpxor           xmm4, xmm4, xmm9                ; ACC is zero if a block took it
+	vpxor           xmm9, xmm9, xmm9
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 0
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 16
 	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 1
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 17
+	vpxor           xmm7, xmm7, xmm8
 	vmovdqu         xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 0
 	vpxor           xmm5, xmm5, xmm8
@@ -2200,11 +2209,14 @@ L.gcm_enc_rec_part_aes128:
 L.gcm_enc_rec_no_data:
 	vmovdqu         xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpxor           xmm4, xmm4, xmm9
-	vpclmulqdq      xmm5, xmm4, oword [rdi + 752], 0
-	vpclmulqdq      xmm6, xmm4, oword [rdi + 752], 16
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 1
-	vpclmulqdq      xmm7, xmm4, oword [rdi + 752], 17
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 0
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 16
 	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 1
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 17
+	vpxor           xmm7, xmm7, xmm8
 	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (x^63+x^62+x^57)
 	vpshufd         xmm5, xmm5, 78
 	vpxor           xmm6, xmm6, xmm5
@@ -2235,6 +2247,9 @@ aesgen_gcm_dec_record_aesni_avx:
 	endbr64
 	vmovdqu         xmm15, oword [rel L.gcm_bswap_mask_16]
 	vpxor           xmm9, xmm9, xmm9
+	vpxor           xmm5, xmm5, xmm5
+	vpxor           xmm6, xmm6, xmm6
+	vpxor           xmm7, xmm7, xmm7
 	mov             r10, qword [r8 + 40]
 	test            r10, r10
 	jz              near L.gcm_dec_rec_aad_done
@@ -2270,6 +2285,9 @@ L.gcm_dec_rec_aad_vector:
 	vpxor           xmm7, xmm7, xmm6
 	vpxor           xmm7, xmm7, xmm8
 	vmovdqa         xmm9, xmm7
+	vpxor           xmm5, xmm5, xmm5
+	vpxor           xmm6, xmm6, xmm6
+	vpxor           xmm7, xmm7, xmm7
 L.gcm_dec_rec_aad_done:
 	mov             eax, dword [rdi + 240]
 	lea             r10, [rdi + rax*8]
@@ -2455,16 +2473,24 @@ L.gcm_dec_rec_main_aes128:
 	sub             rcx, 64
 	jae             L.gcm_dec_rec_loop
 ; LLVM-MCA-END
+	vpxor           xmm5, xmm5, xmm5
+	vpxor           xmm6, xmm6, xmm6
+	vpxor           xmm7, xmm7, xmm7
+; LO/MI/HI from here on: zeros, or the products of the whole blocks after the bulk
+; loop, which share one reduction with the partial block and the lengths block
 L.gcm_dec_rec_tail:
 	add             rcx, 64
 	jz              near L.gcm_dec_rec_partial
 	push            rdx
 	push            rcx
-	lea             r9, [rdi + 768]
-	sub             r9, rcx
-	vpxor           xmm5, xmm5, xmm5
-	vpxor           xmm6, xmm6, xmm6
-	vpxor           xmm7, xmm7, xmm7
+	xor             r11d, r11d
+	cmp             qword [r8 + 96], 0
+	setne           r11b
+	shl             r11d, 4                         ; 16 if a partial block follows
+	lea             r9, [rdi + 752]
+	sub             r9, r11
+	sub             r9, rcx                         ; H^(blocks + 1): the lengths block takes H^1
+
 L.gcm_dec_rec_ghash_vector:
 	vmovdqu         xmm4, oword [rdx]
 	vpshufb         xmm4, xmm4, xmm15
@@ -2482,15 +2508,6 @@ L.gcm_dec_rec_ghash_vector:
 	add             r9, 16
 	sub             rcx, 16
 	ja              L.gcm_dec_rec_ghash_vector
-	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (x^63+x^62+x^57)
-	vpshufd         xmm5, xmm5, 78
-	vpxor           xmm6, xmm6, xmm5
-	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (x^63+x^62+x^57)
-	vpshufd         xmm6, xmm6, 78
-	vpxor           xmm7, xmm7, xmm6
-	vpxor           xmm7, xmm7, xmm8
-	vmovdqa         xmm9, xmm7
 	pop             rcx
 	pop             rdx
 
@@ -2960,12 +2977,16 @@ L.gcm_dec_rec_part_aes128:
 	vmovdqu         oword [r8 + 80], xmm4
 	vmovdqa         xmm4, xmm0                      ; GHASH the ciphertext (zero-padded)
 	vpshufb         xmm4, xmm4, xmm15
-	vpxor           xmm4, xmm4, xmm9
-	vpclmulqdq      xmm5, xmm4, oword [rdi + 736], 0
-	vpclmulqdq      xmm6, xmm4, oword [rdi + 736], 16
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 1
-	vpclmulqdq      xmm7, xmm4, oword [rdi + 736], 17
+	vpxor           xmm4, xmm4, xmm9                ; ACC is zero if a block took it
+	vpxor           xmm9, xmm9, xmm9
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 0
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 16
 	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 1
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 17
+	vpxor           xmm7, xmm7, xmm8
 	vmovdqu         xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 0
 	vpxor           xmm5, xmm5, xmm8
@@ -2988,11 +3009,14 @@ L.gcm_dec_rec_part_aes128:
 L.gcm_dec_rec_no_data:
 	vmovdqu         xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpxor           xmm4, xmm4, xmm9
-	vpclmulqdq      xmm5, xmm4, oword [rdi + 752], 0
-	vpclmulqdq      xmm6, xmm4, oword [rdi + 752], 16
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 1
-	vpclmulqdq      xmm7, xmm4, oword [rdi + 752], 17
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 0
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 16
 	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 1
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 17
+	vpxor           xmm7, xmm7, xmm8
 	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (x^63+x^62+x^57)
 	vpshufd         xmm5, xmm5, 78
 	vpxor           xmm6, xmm6, xmm5

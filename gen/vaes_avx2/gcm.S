@@ -1567,6 +1567,9 @@ aesgen_gcm_enc_record_vaes_avx2:
 	endbr64
 	vbroadcasti128  .Lgcm_bswap_mask_16(%rip), %ymm15
 	vpxor           %xmm9, %xmm9, %xmm9
+	vpxor           %ymm5, %ymm5, %ymm5
+	vpxor           %ymm6, %ymm6, %ymm6
+	vpxor           %ymm7, %ymm7, %ymm7
 	mov             40(%r8), %r10
 	test            %r10, %r10
 	{disp32} jz     .Lgcm_enc_rec_aad_done
@@ -1609,6 +1612,9 @@ aesgen_gcm_enc_record_vaes_avx2:
 	vpxor           %ymm8, %ymm7, %ymm7
 	vextracti128    $1, %ymm7, %xmm8
 	vpxor           %xmm8, %xmm7, %xmm9
+	vpxor           %ymm5, %ymm5, %ymm5
+	vpxor           %ymm6, %ymm6, %ymm6
+	vpxor           %ymm7, %ymm7, %ymm7
 .Lgcm_enc_rec_aad_done:
 	mov             240(%rdi), %eax
 	lea             (%rdi,%rax,8), %r10
@@ -1791,6 +1797,11 @@ aesgen_gcm_enc_record_vaes_avx2:
 	sub             $128, %rcx
 	jae             .Lgcm_enc_rec_loop
 # LLVM-MCA-END
+	vpxor           %ymm5, %ymm5, %ymm5
+	vpxor           %ymm6, %ymm6, %ymm6
+	vpxor           %ymm7, %ymm7, %ymm7
+# LO/MI/HI from here on: zeros, or the products of the whole blocks after the bulk
+# loop, which share one reduction with the partial block and the lengths block
 .Lgcm_enc_rec_tail:
 	add             $128, %rcx
 	{disp32} jz     .Lgcm_enc_rec_partial
@@ -2273,11 +2284,14 @@ aesgen_gcm_enc_record_vaes_avx2:
 	pop             %rdx                            # hash the ciphertext just written
 	.cfi_adjust_cfa_offset -8
 	mov             %r9, %rcx
-	lea             768(%rdi), %r9
-	sub             %rcx, %r9
-	vpxor           %ymm5, %ymm5, %ymm5
-	vpxor           %ymm6, %ymm6, %ymm6
-	vpxor           %ymm7, %ymm7, %ymm7
+	xor             %r11d, %r11d
+	cmpq            $0, 96(%r8)
+	setne           %r11b
+	shl             $4, %r11d                       # 16 if a partial block follows
+	lea             752(%rdi), %r9
+	sub             %r11, %r9
+	sub             %rcx, %r9                       # H^(blocks + 1): the lengths block takes H^1
+
 .Lgcm_enc_rec_ghash_vector:
 	cmp             $16, %rcx
 	{disp32} ja     .Lgcm_enc_rec_ghash_load_full
@@ -2301,16 +2315,6 @@ aesgen_gcm_enc_record_vaes_avx2:
 	add             $32, %r9
 	sub             $32, %rcx
 	ja              .Lgcm_enc_rec_ghash_vector
-	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm5, %ymm8 # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
-	vpxor           %ymm5, %ymm6, %ymm6
-	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm6, %ymm8 # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm6, %ymm6
-	vpxor           %ymm6, %ymm7, %ymm7
-	vpxor           %ymm8, %ymm7, %ymm7
-	vextracti128    $1, %ymm7, %xmm8
-	vpxor           %xmm8, %xmm7, %xmm9
 .Lgcm_enc_rec_partial:
 	mov             96(%r8), %r11
 	test            %r11, %r11
@@ -2344,12 +2348,16 @@ aesgen_gcm_enc_record_vaes_avx2:
 	sub             %r11, %r9
 	vpand           (%r9), %xmm4, %xmm4             # GHASH sees the padding as zeros
 	vpshufb         %ymm15, %ymm4, %ymm4
-	vpxor           %ymm9, %ymm4, %ymm4
-	vpclmulqdq      $0, 736(%rdi), %ymm4, %ymm5
-	vpclmulqdq      $16, 736(%rdi), %ymm4, %ymm6
-	vpclmulqdq      $1, 736(%rdi), %ymm4, %ymm8
-	vpclmulqdq      $17, 736(%rdi), %ymm4, %ymm7
+	vpxor           %ymm9, %ymm4, %ymm4             # ACC is zero if a block took it
+	vpxor           %ymm9, %ymm9, %ymm9
+	vpclmulqdq      $0, 736(%rdi), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $16, 736(%rdi), %ymm4, %ymm8
 	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $1, 736(%rdi), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $17, 736(%rdi), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm7, %ymm7
 	vmovdqu         16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
 	vpxor           %ymm8, %ymm5, %ymm5
@@ -2373,11 +2381,14 @@ aesgen_gcm_enc_record_vaes_avx2:
 .Lgcm_enc_rec_no_data:
 	vmovdqu         16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpxor           %xmm9, %xmm4, %xmm4
-	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm5
-	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm6
-	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
-	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm7
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm8
 	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm7, %ymm7
 	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm5, %ymm8 # LO_L * (x^63+x^62+x^57)
 	vpshufd         $78, %ymm5, %ymm5
 	vpxor           %ymm5, %ymm6, %ymm6
@@ -2414,6 +2425,9 @@ aesgen_gcm_dec_record_vaes_avx2:
 	endbr64
 	vbroadcasti128  .Lgcm_bswap_mask_16(%rip), %ymm15
 	vpxor           %xmm9, %xmm9, %xmm9
+	vpxor           %ymm5, %ymm5, %ymm5
+	vpxor           %ymm6, %ymm6, %ymm6
+	vpxor           %ymm7, %ymm7, %ymm7
 	mov             40(%r8), %r10
 	test            %r10, %r10
 	{disp32} jz     .Lgcm_dec_rec_aad_done
@@ -2456,6 +2470,9 @@ aesgen_gcm_dec_record_vaes_avx2:
 	vpxor           %ymm8, %ymm7, %ymm7
 	vextracti128    $1, %ymm7, %xmm8
 	vpxor           %xmm8, %xmm7, %xmm9
+	vpxor           %ymm5, %ymm5, %ymm5
+	vpxor           %ymm6, %ymm6, %ymm6
+	vpxor           %ymm7, %ymm7, %ymm7
 .Lgcm_dec_rec_aad_done:
 	mov             240(%rdi), %eax
 	lea             (%rdi,%rax,8), %r10
@@ -2642,6 +2659,11 @@ aesgen_gcm_dec_record_vaes_avx2:
 	sub             $128, %rcx
 	jae             .Lgcm_dec_rec_loop
 # LLVM-MCA-END
+	vpxor           %ymm5, %ymm5, %ymm5
+	vpxor           %ymm6, %ymm6, %ymm6
+	vpxor           %ymm7, %ymm7, %ymm7
+# LO/MI/HI from here on: zeros, or the products of the whole blocks after the bulk
+# loop, which share one reduction with the partial block and the lengths block
 .Lgcm_dec_rec_tail:
 	add             $128, %rcx
 	{disp32} jz     .Lgcm_dec_rec_partial
@@ -2649,11 +2671,14 @@ aesgen_gcm_dec_record_vaes_avx2:
 	.cfi_adjust_cfa_offset 8
 	push            %rcx
 	.cfi_adjust_cfa_offset 8
-	lea             768(%rdi), %r9
-	sub             %rcx, %r9
-	vpxor           %ymm5, %ymm5, %ymm5
-	vpxor           %ymm6, %ymm6, %ymm6
-	vpxor           %ymm7, %ymm7, %ymm7
+	xor             %r11d, %r11d
+	cmpq            $0, 96(%r8)
+	setne           %r11b
+	shl             $4, %r11d                       # 16 if a partial block follows
+	lea             752(%rdi), %r9
+	sub             %r11, %r9
+	sub             %rcx, %r9                       # H^(blocks + 1): the lengths block takes H^1
+
 .Lgcm_dec_rec_ghash_vector:
 	cmp             $16, %rcx
 	{disp32} ja     .Lgcm_dec_rec_ghash_load_full
@@ -2677,16 +2702,6 @@ aesgen_gcm_dec_record_vaes_avx2:
 	add             $32, %r9
 	sub             $32, %rcx
 	ja              .Lgcm_dec_rec_ghash_vector
-	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm5, %ymm8 # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
-	vpxor           %ymm5, %ymm6, %ymm6
-	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm6, %ymm8 # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm6, %ymm6
-	vpxor           %ymm6, %ymm7, %ymm7
-	vpxor           %ymm8, %ymm7, %ymm7
-	vextracti128    $1, %ymm7, %xmm8
-	vpxor           %xmm8, %xmm7, %xmm9
 	pop             %rcx
 	.cfi_adjust_cfa_offset -8
 	pop             %rdx
@@ -3194,12 +3209,16 @@ aesgen_gcm_dec_record_vaes_avx2:
 	vmovdqu         %xmm4, 80(%r8)
 	vmovdqa         %xmm0, %xmm4                    # GHASH the ciphertext (zero-padded)
 	vpshufb         %ymm15, %ymm4, %ymm4
-	vpxor           %ymm9, %ymm4, %ymm4
-	vpclmulqdq      $0, 736(%rdi), %ymm4, %ymm5
-	vpclmulqdq      $16, 736(%rdi), %ymm4, %ymm6
-	vpclmulqdq      $1, 736(%rdi), %ymm4, %ymm8
-	vpclmulqdq      $17, 736(%rdi), %ymm4, %ymm7
+	vpxor           %ymm9, %ymm4, %ymm4             # ACC is zero if a block took it
+	vpxor           %ymm9, %ymm9, %ymm9
+	vpclmulqdq      $0, 736(%rdi), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $16, 736(%rdi), %ymm4, %ymm8
 	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $1, 736(%rdi), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $17, 736(%rdi), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm7, %ymm7
 	vmovdqu         16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
 	vpxor           %ymm8, %ymm5, %ymm5
@@ -3223,11 +3242,14 @@ aesgen_gcm_dec_record_vaes_avx2:
 .Lgcm_dec_rec_no_data:
 	vmovdqu         16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpxor           %xmm9, %xmm4, %xmm4
-	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm5
-	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm6
-	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
-	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm7
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm8
 	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
+	vpxor           %ymm8, %ymm7, %ymm7
 	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm5, %ymm8 # LO_L * (x^63+x^62+x^57)
 	vpshufd         $78, %ymm5, %ymm5
 	vpxor           %ymm5, %ymm6, %ymm6

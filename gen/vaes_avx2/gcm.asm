@@ -1546,6 +1546,9 @@ aesgen_gcm_enc_record_vaes_avx2:
 	endbr64
 	vbroadcasti128  ymm15, oword [rel L.gcm_bswap_mask_16]
 	vpxor           xmm9, xmm9, xmm9
+	vpxor           ymm5, ymm5, ymm5
+	vpxor           ymm6, ymm6, ymm6
+	vpxor           ymm7, ymm7, ymm7
 	mov             r10, qword [r8 + 40]
 	test            r10, r10
 	jz              near L.gcm_enc_rec_aad_done
@@ -1588,6 +1591,9 @@ L.gcm_enc_rec_aad_loaded:
 	vpxor           ymm7, ymm7, ymm8
 	vextracti128    xmm8, ymm7, 1
 	vpxor           xmm9, xmm7, xmm8
+	vpxor           ymm5, ymm5, ymm5
+	vpxor           ymm6, ymm6, ymm6
+	vpxor           ymm7, ymm7, ymm7
 L.gcm_enc_rec_aad_done:
 	mov             eax, dword [rdi + 240]
 	lea             r10, [rdi + rax*8]
@@ -1770,6 +1776,11 @@ L.gcm_enc_rec_main_aes128:
 	sub             rcx, 128
 	jae             L.gcm_enc_rec_loop
 ; LLVM-MCA-END
+	vpxor           ymm5, ymm5, ymm5
+	vpxor           ymm6, ymm6, ymm6
+	vpxor           ymm7, ymm7, ymm7
+; LO/MI/HI from here on: zeros, or the products of the whole blocks after the bulk
+; loop, which share one reduction with the partial block and the lengths block
 L.gcm_enc_rec_tail:
 	add             rcx, 128
 	jz              near L.gcm_enc_rec_partial
@@ -2250,11 +2261,14 @@ L.gcm_enc_rec_final1_no1:
 L.gcm_enc_rec_tail_crypted:
 	pop             rdx                             ; hash the ciphertext just written
 	mov             rcx, r9
-	lea             r9, [rdi + 768]
-	sub             r9, rcx
-	vpxor           ymm5, ymm5, ymm5
-	vpxor           ymm6, ymm6, ymm6
-	vpxor           ymm7, ymm7, ymm7
+	xor             r11d, r11d
+	cmp             qword [r8 + 96], 0
+	setne           r11b
+	shl             r11d, 4                         ; 16 if a partial block follows
+	lea             r9, [rdi + 752]
+	sub             r9, r11
+	sub             r9, rcx                         ; H^(blocks + 1): the lengths block takes H^1
+
 L.gcm_enc_rec_ghash_vector:
 	cmp             rcx, 16
 	ja              near L.gcm_enc_rec_ghash_load_full
@@ -2278,16 +2292,6 @@ L.gcm_enc_rec_ghash_loaded:
 	add             r9, 32
 	sub             rcx, 32
 	ja              L.gcm_enc_rec_ghash_vector
-	vpclmulqdq      ymm8, ymm5, yword [rel L.gcm_gfpoly_32], 16 ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
-	vpxor           ymm6, ymm6, ymm5
-	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm6, yword [rel L.gcm_gfpoly_32], 16 ; MI_L * (x^63+x^62+x^57)
-	vpshufd         ymm6, ymm6, 78
-	vpxor           ymm7, ymm7, ymm6
-	vpxor           ymm7, ymm7, ymm8
-	vextracti128    xmm8, ymm7, 1
-	vpxor           xmm9, xmm7, xmm8
 L.gcm_enc_rec_partial:
 	mov             r11, qword [r8 + 96]
 	test            r11, r11
@@ -2321,12 +2325,16 @@ L.gcm_enc_rec_part_aes128:
 	sub             r9, r11
 	vpand           xmm4, xmm4, oword [r9]          ; GHASH sees the padding as zeros
 	vpshufb         ymm4, ymm4, ymm15
-	vpxor           ymm4, ymm4, ymm9
-	vpclmulqdq      ymm5, ymm4, yword [rdi + 736], 0
-	vpclmulqdq      ymm6, ymm4, yword [rdi + 736], 16
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 1
-	vpclmulqdq      ymm7, ymm4, yword [rdi + 736], 17
+	vpxor           ymm4, ymm4, ymm9                ; ACC is zero if a block took it
+	vpxor           ymm9, ymm9, ymm9
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 0
+	vpxor           ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 16
 	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 1
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 17
+	vpxor           ymm7, ymm7, ymm8
 	vmovdqu         xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
 	vpxor           ymm5, ymm5, ymm8
@@ -2350,11 +2358,14 @@ L.gcm_enc_rec_part_aes128:
 L.gcm_enc_rec_no_data:
 	vmovdqu         xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpxor           xmm4, xmm4, xmm9
-	vpclmulqdq      ymm5, ymm4, yword [rdi + 752], 0
-	vpclmulqdq      ymm6, ymm4, yword [rdi + 752], 16
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
-	vpclmulqdq      ymm7, ymm4, yword [rdi + 752], 17
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
+	vpxor           ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 16
 	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
+	vpxor           ymm7, ymm7, ymm8
 	vpclmulqdq      ymm8, ymm5, yword [rel L.gcm_gfpoly_32], 16 ; LO_L * (x^63+x^62+x^57)
 	vpshufd         ymm5, ymm5, 78
 	vpxor           ymm6, ymm6, ymm5
@@ -2386,6 +2397,9 @@ aesgen_gcm_dec_record_vaes_avx2:
 	endbr64
 	vbroadcasti128  ymm15, oword [rel L.gcm_bswap_mask_16]
 	vpxor           xmm9, xmm9, xmm9
+	vpxor           ymm5, ymm5, ymm5
+	vpxor           ymm6, ymm6, ymm6
+	vpxor           ymm7, ymm7, ymm7
 	mov             r10, qword [r8 + 40]
 	test            r10, r10
 	jz              near L.gcm_dec_rec_aad_done
@@ -2428,6 +2442,9 @@ L.gcm_dec_rec_aad_loaded:
 	vpxor           ymm7, ymm7, ymm8
 	vextracti128    xmm8, ymm7, 1
 	vpxor           xmm9, xmm7, xmm8
+	vpxor           ymm5, ymm5, ymm5
+	vpxor           ymm6, ymm6, ymm6
+	vpxor           ymm7, ymm7, ymm7
 L.gcm_dec_rec_aad_done:
 	mov             eax, dword [rdi + 240]
 	lea             r10, [rdi + rax*8]
@@ -2614,16 +2631,24 @@ L.gcm_dec_rec_main_aes128:
 	sub             rcx, 128
 	jae             L.gcm_dec_rec_loop
 ; LLVM-MCA-END
+	vpxor           ymm5, ymm5, ymm5
+	vpxor           ymm6, ymm6, ymm6
+	vpxor           ymm7, ymm7, ymm7
+; LO/MI/HI from here on: zeros, or the products of the whole blocks after the bulk
+; loop, which share one reduction with the partial block and the lengths block
 L.gcm_dec_rec_tail:
 	add             rcx, 128
 	jz              near L.gcm_dec_rec_partial
 	push            rdx
 	push            rcx
-	lea             r9, [rdi + 768]
-	sub             r9, rcx
-	vpxor           ymm5, ymm5, ymm5
-	vpxor           ymm6, ymm6, ymm6
-	vpxor           ymm7, ymm7, ymm7
+	xor             r11d, r11d
+	cmp             qword [r8 + 96], 0
+	setne           r11b
+	shl             r11d, 4                         ; 16 if a partial block follows
+	lea             r9, [rdi + 752]
+	sub             r9, r11
+	sub             r9, rcx                         ; H^(blocks + 1): the lengths block takes H^1
+
 L.gcm_dec_rec_ghash_vector:
 	cmp             rcx, 16
 	ja              near L.gcm_dec_rec_ghash_load_full
@@ -2647,16 +2672,6 @@ L.gcm_dec_rec_ghash_loaded:
 	add             r9, 32
 	sub             rcx, 32
 	ja              L.gcm_dec_rec_ghash_vector
-	vpclmulqdq      ymm8, ymm5, yword [rel L.gcm_gfpoly_32], 16 ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
-	vpxor           ymm6, ymm6, ymm5
-	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm6, yword [rel L.gcm_gfpoly_32], 16 ; MI_L * (x^63+x^62+x^57)
-	vpshufd         ymm6, ymm6, 78
-	vpxor           ymm7, ymm7, ymm6
-	vpxor           ymm7, ymm7, ymm8
-	vextracti128    xmm8, ymm7, 1
-	vpxor           xmm9, xmm7, xmm8
 	pop             rcx
 	pop             rdx
 
@@ -3162,12 +3177,16 @@ L.gcm_dec_rec_part_aes128:
 	vmovdqu         oword [r8 + 80], xmm4
 	vmovdqa         xmm4, xmm0                      ; GHASH the ciphertext (zero-padded)
 	vpshufb         ymm4, ymm4, ymm15
-	vpxor           ymm4, ymm4, ymm9
-	vpclmulqdq      ymm5, ymm4, yword [rdi + 736], 0
-	vpclmulqdq      ymm6, ymm4, yword [rdi + 736], 16
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 1
-	vpclmulqdq      ymm7, ymm4, yword [rdi + 736], 17
+	vpxor           ymm4, ymm4, ymm9                ; ACC is zero if a block took it
+	vpxor           ymm9, ymm9, ymm9
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 0
+	vpxor           ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 16
 	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 1
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 17
+	vpxor           ymm7, ymm7, ymm8
 	vmovdqu         xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
 	vpxor           ymm5, ymm5, ymm8
@@ -3191,11 +3210,14 @@ L.gcm_dec_rec_part_aes128:
 L.gcm_dec_rec_no_data:
 	vmovdqu         xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpxor           xmm4, xmm4, xmm9
-	vpclmulqdq      ymm5, ymm4, yword [rdi + 752], 0
-	vpclmulqdq      ymm6, ymm4, yword [rdi + 752], 16
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
-	vpclmulqdq      ymm7, ymm4, yword [rdi + 752], 17
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
+	vpxor           ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 16
 	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
+	vpxor           ymm7, ymm7, ymm8
 	vpclmulqdq      ymm8, ymm5, yword [rel L.gcm_gfpoly_32], 16 ; LO_L * (x^63+x^62+x^57)
 	vpshufd         ymm5, ymm5, 78
 	vpxor           ymm6, ymm6, ymm5
