@@ -25,6 +25,7 @@
  * x with A(x^-1) = y ^ 0x63.  Two cheap linear maps around the same circuit.
  */
 #include <string.h>
+#include "bytes.h"
 #include "internal.h"
 
 #define BS_BLOCKS AESGEN_BS_BLOCKS
@@ -35,25 +36,6 @@ typedef uint64_t planes[8];
 static uint64_t bswap64(uint64_t x)
 {
     return __builtin_bswap64(x);
-}
-
-/* The little-endian interpretation of 8 bytes, whatever the host order. */
-static uint64_t load_le64(const uint8_t *p)
-{
-    uint64_t v;
-    memcpy(&v, p, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    v = bswap64(v);
-#endif
-    return v;
-}
-
-static void store_le64(uint8_t *p, uint64_t v)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    v = bswap64(v);
-#endif
-    memcpy(p, &v, 8);
 }
 
 /* Swaps the bits of *a selected by (mask << shift) with the bits of *b selected by mask. */

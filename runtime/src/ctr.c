@@ -11,14 +11,8 @@
  * counter), so the common one-shot path does no extra work.
  */
 #include <string.h>
+#include "bytes.h"
 #include "internal.h"
-
-static uint64_t load_be64(const uint8_t *p)
-{
-    uint64_t v;
-    memcpy(&v, p, sizeof v);
-    return __builtin_bswap64(v);
-}
 
 int aesgen_ctr_init(aesgen_ctr_ctx *ctx, const uint8_t *key, size_t key_len,
                     const uint8_t iv[16])

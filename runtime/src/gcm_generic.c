@@ -19,34 +19,13 @@
  * on the x86-64 CPUs this library targets.)
  */
 #include <string.h>
+#include "bytes.h"
 #include "internal.h"
 
 /* A GF(2^128) element in reflected form (see the top). */
 typedef struct gf128 {
     uint64_t hi, lo;
 } gf128;
-
-static uint64_t load_be64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++)
-        v = (v << 8) | p[i];
-    return v;
-}
-
-static void store_le64(uint8_t *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint64_t load_le64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = (v << 8) | p[i];
-    return v;
-}
 
 /* A GCM-order block as an element: the big-endian reading of its 16 bytes. */
 static gf128 gf_load_block(const uint8_t b[16])

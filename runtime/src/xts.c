@@ -7,6 +7,7 @@
  * init, which is why it is const and shareable between threads.
  */
 #include <string.h>
+#include "bytes.h"
 #include "internal.h"
 
 /* K1 || K2 with each half an AES-128, -192 or -256 key. */
@@ -50,12 +51,6 @@ int aesgen_xts_decrypt(const aesgen_xts_ctx *ctx, uint8_t *dst, const uint8_t *s
         || len < 16)
         return AESGEN_EINVAL;
     return ctx->decrypt(&ctx->k1_dec, &ctx->k2_enc, dst, src, len, tweak);
-}
-
-static void store_le64(uint8_t *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
 }
 
 /*

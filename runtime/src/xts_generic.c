@@ -17,6 +17,7 @@
  * so decryption uses the last two tweaks in reverse order.
  */
 #include <string.h>
+#include "bytes.h"
 #include "internal.h"
 
 typedef void cipher4_fn(uint64_t words[8], const aesgen_bs_key *bk);
@@ -25,24 +26,6 @@ typedef void cipher4_fn(uint64_t words[8], const aesgen_bs_key *bk);
 typedef struct xts_tweak {
     uint64_t lo, hi;
 } xts_tweak;
-
-static uint64_t load_le64(const uint8_t *p)
-{
-    uint64_t v;
-    memcpy(&v, p, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    v = __builtin_bswap64(v);
-#endif
-    return v;
-}
-
-static void store_le64(uint8_t *p, uint64_t v)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    v = __builtin_bswap64(v);
-#endif
-    memcpy(p, &v, 8);
-}
 
 /*
  * T * x in GF(2^128) mod x^128 + x^7 + x^2 + x + 1: a 128-bit left shift, and
