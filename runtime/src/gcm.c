@@ -95,6 +95,25 @@ static int tag_len_valid(size_t tag_len)
     return tag_len == 4 || tag_len == 8 || (tag_len >= 12 && tag_len <= 16);
 }
 
+/* The argument rules each call's checks share (the streaming calls add their state,
+ * the one-shot calls check them all at once). */
+static int iv_valid(const uint8_t *iv, size_t iv_len)
+{
+    return iv != NULL && iv_len != 0 && (uint64_t)iv_len <= GCM_MAX_IV;
+}
+
+/* len more bytes of AAD after `before`; aad may be NULL only when len is 0. */
+static int aad_valid(const uint8_t *aad, size_t len, uint64_t before)
+{
+    return (len == 0 || aad != NULL) && (uint64_t)len <= GCM_MAX_AAD - before;
+}
+
+/* len more bytes of text after `before`; dst and src may be NULL only when len is 0. */
+static int text_valid(const uint8_t *dst, const uint8_t *src, size_t len, uint64_t before)
+{
+    return (len == 0 || (dst != NULL && src != NULL)) && (uint64_t)len <= GCM_MAX_TEXT - before;
+}
+
 /* ---- Key ------------------------------------------------------------------ */
 
 int aesgen_gcm_init(aesgen_gcm_key *key, const uint8_t *k, size_t key_len)
@@ -216,8 +235,7 @@ static void compute_j0(const aesgen_gcm_key *key, const uint8_t *iv, size_t iv_l
 int aesgen_gcm_start(aesgen_gcm_ctx *ctx, const aesgen_gcm_key *key, const uint8_t *iv,
                      size_t iv_len)
 {
-    if (ctx == NULL || !key_ready(key) || iv == NULL || iv_len == 0 ||
-        (uint64_t)iv_len > GCM_MAX_IV)
+    if (ctx == NULL || !key_ready(key) || !iv_valid(iv, iv_len))
         return AESGEN_EINVAL;
     uint8_t j0[16];
     compute_j0(key, iv, iv_len, j0);   /* before ctx is written: iv may lie in it */
@@ -263,8 +281,7 @@ static void buf_flush(aesgen_gcm_ctx *ctx)
 
 int aesgen_gcm_aad(aesgen_gcm_ctx *ctx, const uint8_t *aad, size_t len)
 {
-    if (ctx == NULL || ctx->state != GCM_AAD || (len != 0 && aad == NULL) ||
-        (uint64_t)len > GCM_MAX_AAD - ctx->aad_len)
+    if (ctx == NULL || ctx->state != GCM_AAD || !aad_valid(aad, len, ctx->aad_len))
         return AESGEN_EINVAL;
     if (len == 0)
         return AESGEN_OK;   /* aad may be NULL: no pointer arithmetic on it */
@@ -292,11 +309,7 @@ static int update_check(const aesgen_gcm_ctx *ctx, uint32_t phase, const uint8_t
 {
     if (ctx == NULL || (ctx->state != GCM_AAD && ctx->state != phase))
         return AESGEN_EINVAL;
-    if (len != 0 && (dst == NULL || src == NULL))
-        return AESGEN_EINVAL;
-    if ((uint64_t)len > GCM_MAX_TEXT - ctx->data_len)
-        return AESGEN_EINVAL;
-    return AESGEN_OK;
+    return text_valid(dst, src, len, ctx->data_len) ? AESGEN_OK : AESGEN_EINVAL;
 }
 
 /* n bytes with the keystream of the block in progress (ks from offset buf_len);
@@ -508,9 +521,8 @@ static int record_run(const aesgen_gcm_key *key, aesgen_gcm_record_fn *fn, const
                       const uint8_t *src, size_t len, const uint8_t *tag, size_t tag_len,
                       aesgen_gcm_record *rec)
 {
-    if (!key_ready(key) || iv == NULL || iv_len == 0 || (uint64_t)iv_len > GCM_MAX_IV ||
-        (aad_len != 0 && aad == NULL) || (len != 0 && (dst == NULL || src == NULL)) ||
-        (uint64_t)len > GCM_MAX_TEXT || oneshot_check(tag, tag_len) != AESGEN_OK)
+    if (!key_ready(key) || !iv_valid(iv, iv_len) || !aad_valid(aad, aad_len, 0) ||
+        !text_valid(dst, src, len, 0) || oneshot_check(tag, tag_len) != AESGEN_OK)
         return AESGEN_EINVAL;
     compute_j0(key, iv, iv_len, rec->j0);
     store_block((uint8_t *)rec->lengths, (uint64_t)len * 8, (uint64_t)aad_len * 8);

@@ -122,6 +122,15 @@ static void start_errors(const struct fixture *f)
           && rc4 == AESGEN_EINVAL && still_pattern(dst, sizeof dst) && still_pattern(tag, 16),
           "%s gcm one-shot with iv_len 0, NULL key or NULL iv: EINVAL (got %d %d %d %d), "
           "dst and tag untouched", f->isa, rc1, rc2, rc3, rc4);
+    /* NULL AAD or text with a length: refused before anything is read or written */
+    int rc5 = aesgen_gcm_encrypt(&f->key, f->iv, 12, NULL, 5, dst, f->pt, sizeof dst, tag, 16);
+    int rc6 = aesgen_gcm_decrypt(&f->key, f->iv, 12, NULL, 5, dst, f->ct, sizeof dst, f->tag, 16);
+    int rc7 = aesgen_gcm_encrypt(&f->key, f->iv, 12, f->aad, 5, dst, NULL, 17, tag, 16);
+    int rc8 = aesgen_gcm_decrypt(&f->key, f->iv, 12, f->aad, 5, NULL, f->ct, 17, f->tag, 16);
+    check(rc5 == AESGEN_EINVAL && rc6 == AESGEN_EINVAL && rc7 == AESGEN_EINVAL
+          && rc8 == AESGEN_EINVAL && still_pattern(dst, sizeof dst) && still_pattern(tag, 16),
+          "%s gcm one-shot with NULL aad or NULL text and a length: EINVAL (got %d %d %d %d), "
+          "dst and tag untouched", f->isa, rc5, rc6, rc7, rc8);
 }
 
 /* Streams the fixture's message (aad, then text) with the given final, checking it. */
