@@ -1461,9 +1461,10 @@ aesgen_gcm_enc_record_avx10_256:
 	{disp32} ja     .Lgcm_enc_rec_aad_alone
 	lea             15(%rcx), %r9
 	and             $-16, %r9
-	lea             16(%r11,%r9,1), %r11            # 16 x all blocks
-	cmp             $512, %r11
-	{disp32} ja     .Lgcm_enc_rec_aad_alone_again
+	lea             16(%r11,%r9,1), %r9             # 16 x all blocks
+	cmp             $512, %r9
+	{disp32} ja     .Lgcm_enc_rec_aad_alone
+	mov             %r9, %r11
 	lea             768(%rdi), %r9
 	sub             %r11, %r9
 .Lgcm_enc_rec_aad_sum_vector:
@@ -1492,9 +1493,6 @@ aesgen_gcm_enc_record_avx10_256:
 	sub             $32, %r10
 	ja              .Lgcm_enc_rec_aad_sum_vector
 	{disp32} jmp    .Lgcm_enc_rec_aad_done
-.Lgcm_enc_rec_aad_alone_again:
-	lea             15(%r10), %r11
-	and             $-16, %r11
 .Lgcm_enc_rec_aad_alone:
 	lea             768(%rdi), %r9
 	sub             %r11, %r9
@@ -2415,9 +2413,10 @@ aesgen_gcm_dec_record_avx10_256:
 	{disp32} ja     .Lgcm_dec_rec_aad_alone
 	lea             15(%rcx), %r9
 	and             $-16, %r9
-	lea             16(%r11,%r9,1), %r11            # 16 x all blocks
-	cmp             $512, %r11
-	{disp32} ja     .Lgcm_dec_rec_aad_alone_again
+	lea             16(%r11,%r9,1), %r9             # 16 x all blocks
+	cmp             $512, %r9
+	{disp32} ja     .Lgcm_dec_rec_aad_alone
+	mov             %r9, %r11
 	lea             768(%rdi), %r9
 	sub             %r11, %r9
 .Lgcm_dec_rec_aad_sum_vector:
@@ -2446,9 +2445,6 @@ aesgen_gcm_dec_record_avx10_256:
 	sub             $32, %r10
 	ja              .Lgcm_dec_rec_aad_sum_vector
 	{disp32} jmp    .Lgcm_dec_rec_aad_done
-.Lgcm_dec_rec_aad_alone_again:
-	lea             15(%r10), %r11
-	and             $-16, %r11
 .Lgcm_dec_rec_aad_alone:
 	lea             768(%rdi), %r9
 	sub             %r11, %r9
@@ -4625,9 +4621,10 @@ aesgen_gcm_enc_record_avx10_256_school:
 	{disp32} ja     .Lgcm_enc_school_rec_aad_alone
 	lea             15(%rcx), %r9
 	and             $-16, %r9
-	lea             16(%r11,%r9,1), %r11            # 16 x all blocks
-	cmp             $512, %r11
-	{disp32} ja     .Lgcm_enc_school_rec_aad_alone_again
+	lea             16(%r11,%r9,1), %r9             # 16 x all blocks
+	cmp             $512, %r9
+	{disp32} ja     .Lgcm_enc_school_rec_aad_alone
+	mov             %r9, %r11
 	lea             768(%rdi), %r9
 	sub             %r11, %r9
 .Lgcm_enc_school_rec_aad_sum_vector:
@@ -4656,9 +4653,6 @@ aesgen_gcm_enc_record_avx10_256_school:
 	sub             $32, %r10
 	ja              .Lgcm_enc_school_rec_aad_sum_vector
 	{disp32} jmp    .Lgcm_enc_school_rec_aad_done
-.Lgcm_enc_school_rec_aad_alone_again:
-	lea             15(%r10), %r11
-	and             $-16, %r11
 .Lgcm_enc_school_rec_aad_alone:
 	lea             768(%rdi), %r9
 	sub             %r11, %r9
@@ -5545,9 +5539,10 @@ aesgen_gcm_dec_record_avx10_256_school:
 	{disp32} ja     .Lgcm_dec_school_rec_aad_alone
 	lea             15(%rcx), %r9
 	and             $-16, %r9
-	lea             16(%r11,%r9,1), %r11            # 16 x all blocks
-	cmp             $512, %r11
-	{disp32} ja     .Lgcm_dec_school_rec_aad_alone_again
+	lea             16(%r11,%r9,1), %r9             # 16 x all blocks
+	cmp             $512, %r9
+	{disp32} ja     .Lgcm_dec_school_rec_aad_alone
+	mov             %r9, %r11
 	lea             768(%rdi), %r9
 	sub             %r11, %r9
 .Lgcm_dec_school_rec_aad_sum_vector:
@@ -5576,9 +5571,6 @@ aesgen_gcm_dec_record_avx10_256_school:
 	sub             $32, %r10
 	ja              .Lgcm_dec_school_rec_aad_sum_vector
 	{disp32} jmp    .Lgcm_dec_school_rec_aad_done
-.Lgcm_dec_school_rec_aad_alone_again:
-	lea             15(%r10), %r11
-	and             $-16, %r11
 .Lgcm_dec_school_rec_aad_alone:
 	lea             768(%rdi), %r9
 	sub             %r11, %r9

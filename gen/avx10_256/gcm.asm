@@ -1440,9 +1440,10 @@ aesgen_gcm_enc_record_avx10_256:
 	ja              near L.gcm_enc_rec_aad_alone
 	lea             r9, [rcx + 15]
 	and             r9, -16
-	lea             r11, [r11 + r9*1 + 16]          ; 16 x all blocks
-	cmp             r11, 512
-	ja              near L.gcm_enc_rec_aad_alone_again
+	lea             r9, [r11 + r9*1 + 16]           ; 16 x all blocks
+	cmp             r9, 512
+	ja              near L.gcm_enc_rec_aad_alone
+	mov             r11, r9
 	lea             r9, [rdi + 768]
 	sub             r9, r11
 L.gcm_enc_rec_aad_sum_vector:
@@ -1471,9 +1472,6 @@ L.gcm_enc_rec_aad_sum_loaded:
 	sub             r10, 32
 	ja              L.gcm_enc_rec_aad_sum_vector
 	jmp             near L.gcm_enc_rec_aad_done
-L.gcm_enc_rec_aad_alone_again:
-	lea             r11, [r10 + 15]
-	and             r11, -16
 L.gcm_enc_rec_aad_alone:
 	lea             r9, [rdi + 768]
 	sub             r9, r11
@@ -2389,9 +2387,10 @@ aesgen_gcm_dec_record_avx10_256:
 	ja              near L.gcm_dec_rec_aad_alone
 	lea             r9, [rcx + 15]
 	and             r9, -16
-	lea             r11, [r11 + r9*1 + 16]          ; 16 x all blocks
-	cmp             r11, 512
-	ja              near L.gcm_dec_rec_aad_alone_again
+	lea             r9, [r11 + r9*1 + 16]           ; 16 x all blocks
+	cmp             r9, 512
+	ja              near L.gcm_dec_rec_aad_alone
+	mov             r11, r9
 	lea             r9, [rdi + 768]
 	sub             r9, r11
 L.gcm_dec_rec_aad_sum_vector:
@@ -2420,9 +2419,6 @@ L.gcm_dec_rec_aad_sum_loaded:
 	sub             r10, 32
 	ja              L.gcm_dec_rec_aad_sum_vector
 	jmp             near L.gcm_dec_rec_aad_done
-L.gcm_dec_rec_aad_alone_again:
-	lea             r11, [r10 + 15]
-	and             r11, -16
 L.gcm_dec_rec_aad_alone:
 	lea             r9, [rdi + 768]
 	sub             r9, r11
@@ -4573,9 +4569,10 @@ aesgen_gcm_enc_record_avx10_256_school:
 	ja              near L.gcm_enc_school_rec_aad_alone
 	lea             r9, [rcx + 15]
 	and             r9, -16
-	lea             r11, [r11 + r9*1 + 16]          ; 16 x all blocks
-	cmp             r11, 512
-	ja              near L.gcm_enc_school_rec_aad_alone_again
+	lea             r9, [r11 + r9*1 + 16]           ; 16 x all blocks
+	cmp             r9, 512
+	ja              near L.gcm_enc_school_rec_aad_alone
+	mov             r11, r9
 	lea             r9, [rdi + 768]
 	sub             r9, r11
 L.gcm_enc_school_rec_aad_sum_vector:
@@ -4604,9 +4601,6 @@ L.gcm_enc_school_rec_aad_sum_loaded:
 	sub             r10, 32
 	ja              L.gcm_enc_school_rec_aad_sum_vector
 	jmp             near L.gcm_enc_school_rec_aad_done
-L.gcm_enc_school_rec_aad_alone_again:
-	lea             r11, [r10 + 15]
-	and             r11, -16
 L.gcm_enc_school_rec_aad_alone:
 	lea             r9, [rdi + 768]
 	sub             r9, r11
@@ -5488,9 +5482,10 @@ aesgen_gcm_dec_record_avx10_256_school:
 	ja              near L.gcm_dec_school_rec_aad_alone
 	lea             r9, [rcx + 15]
 	and             r9, -16
-	lea             r11, [r11 + r9*1 + 16]          ; 16 x all blocks
-	cmp             r11, 512
-	ja              near L.gcm_dec_school_rec_aad_alone_again
+	lea             r9, [r11 + r9*1 + 16]           ; 16 x all blocks
+	cmp             r9, 512
+	ja              near L.gcm_dec_school_rec_aad_alone
+	mov             r11, r9
 	lea             r9, [rdi + 768]
 	sub             r9, r11
 L.gcm_dec_school_rec_aad_sum_vector:
@@ -5519,9 +5514,6 @@ L.gcm_dec_school_rec_aad_sum_loaded:
 	sub             r10, 32
 	ja              L.gcm_dec_school_rec_aad_sum_vector
 	jmp             near L.gcm_dec_school_rec_aad_done
-L.gcm_dec_school_rec_aad_alone_again:
-	lea             r11, [r10 + 15]
-	and             r11, -16
 L.gcm_dec_school_rec_aad_alone:
 	lea             r9, [rdi + 768]
 	sub             r9, r11

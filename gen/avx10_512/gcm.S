@@ -1482,9 +1482,10 @@ aesgen_gcm_enc_record_avx10_512:
 	{disp32} ja     .Lgcm_enc_rec_aad_alone
 	lea             15(%rcx), %r9
 	and             $-16, %r9
-	lea             16(%r11,%r9,1), %r11            # 16 x all blocks
-	cmp             $512, %r11
-	{disp32} ja     .Lgcm_enc_rec_aad_alone_again
+	lea             16(%r11,%r9,1), %r9             # 16 x all blocks
+	cmp             $512, %r9
+	{disp32} ja     .Lgcm_enc_rec_aad_alone
+	mov             %r9, %r11
 	lea             768(%rdi), %r9
 	sub             %r11, %r9
 .Lgcm_enc_rec_aad_sum_vector:
@@ -1513,9 +1514,6 @@ aesgen_gcm_enc_record_avx10_512:
 	sub             $64, %r10
 	ja              .Lgcm_enc_rec_aad_sum_vector
 	{disp32} jmp    .Lgcm_enc_rec_aad_done
-.Lgcm_enc_rec_aad_alone_again:
-	lea             15(%r10), %r11
-	and             $-16, %r11
 .Lgcm_enc_rec_aad_alone:
 	lea             768(%rdi), %r9
 	sub             %r11, %r9
@@ -2460,9 +2458,10 @@ aesgen_gcm_dec_record_avx10_512:
 	{disp32} ja     .Lgcm_dec_rec_aad_alone
 	lea             15(%rcx), %r9
 	and             $-16, %r9
-	lea             16(%r11,%r9,1), %r11            # 16 x all blocks
-	cmp             $512, %r11
-	{disp32} ja     .Lgcm_dec_rec_aad_alone_again
+	lea             16(%r11,%r9,1), %r9             # 16 x all blocks
+	cmp             $512, %r9
+	{disp32} ja     .Lgcm_dec_rec_aad_alone
+	mov             %r9, %r11
 	lea             768(%rdi), %r9
 	sub             %r11, %r9
 .Lgcm_dec_rec_aad_sum_vector:
@@ -2491,9 +2490,6 @@ aesgen_gcm_dec_record_avx10_512:
 	sub             $64, %r10
 	ja              .Lgcm_dec_rec_aad_sum_vector
 	{disp32} jmp    .Lgcm_dec_rec_aad_done
-.Lgcm_dec_rec_aad_alone_again:
-	lea             15(%r10), %r11
-	and             $-16, %r11
 .Lgcm_dec_rec_aad_alone:
 	lea             768(%rdi), %r9
 	sub             %r11, %r9
@@ -4728,9 +4724,10 @@ aesgen_gcm_enc_record_avx10_512_school:
 	{disp32} ja     .Lgcm_enc_school_rec_aad_alone
 	lea             15(%rcx), %r9
 	and             $-16, %r9
-	lea             16(%r11,%r9,1), %r11            # 16 x all blocks
-	cmp             $512, %r11
-	{disp32} ja     .Lgcm_enc_school_rec_aad_alone_again
+	lea             16(%r11,%r9,1), %r9             # 16 x all blocks
+	cmp             $512, %r9
+	{disp32} ja     .Lgcm_enc_school_rec_aad_alone
+	mov             %r9, %r11
 	lea             768(%rdi), %r9
 	sub             %r11, %r9
 .Lgcm_enc_school_rec_aad_sum_vector:
@@ -4759,9 +4756,6 @@ aesgen_gcm_enc_record_avx10_512_school:
 	sub             $64, %r10
 	ja              .Lgcm_enc_school_rec_aad_sum_vector
 	{disp32} jmp    .Lgcm_enc_school_rec_aad_done
-.Lgcm_enc_school_rec_aad_alone_again:
-	lea             15(%r10), %r11
-	and             $-16, %r11
 .Lgcm_enc_school_rec_aad_alone:
 	lea             768(%rdi), %r9
 	sub             %r11, %r9
@@ -5672,9 +5666,10 @@ aesgen_gcm_dec_record_avx10_512_school:
 	{disp32} ja     .Lgcm_dec_school_rec_aad_alone
 	lea             15(%rcx), %r9
 	and             $-16, %r9
-	lea             16(%r11,%r9,1), %r11            # 16 x all blocks
-	cmp             $512, %r11
-	{disp32} ja     .Lgcm_dec_school_rec_aad_alone_again
+	lea             16(%r11,%r9,1), %r9             # 16 x all blocks
+	cmp             $512, %r9
+	{disp32} ja     .Lgcm_dec_school_rec_aad_alone
+	mov             %r9, %r11
 	lea             768(%rdi), %r9
 	sub             %r11, %r9
 .Lgcm_dec_school_rec_aad_sum_vector:
@@ -5703,9 +5698,6 @@ aesgen_gcm_dec_record_avx10_512_school:
 	sub             $64, %r10
 	ja              .Lgcm_dec_school_rec_aad_sum_vector
 	{disp32} jmp    .Lgcm_dec_school_rec_aad_done
-.Lgcm_dec_school_rec_aad_alone_again:
-	lea             15(%r10), %r11
-	and             $-16, %r11
 .Lgcm_dec_school_rec_aad_alone:
 	lea             768(%rdi), %r9
 	sub             %r11, %r9

@@ -1461,9 +1461,10 @@ aesgen_gcm_enc_record_avx10_512:
 	ja              near L.gcm_enc_rec_aad_alone
 	lea             r9, [rcx + 15]
 	and             r9, -16
-	lea             r11, [r11 + r9*1 + 16]          ; 16 x all blocks
-	cmp             r11, 512
-	ja              near L.gcm_enc_rec_aad_alone_again
+	lea             r9, [r11 + r9*1 + 16]           ; 16 x all blocks
+	cmp             r9, 512
+	ja              near L.gcm_enc_rec_aad_alone
+	mov             r11, r9
 	lea             r9, [rdi + 768]
 	sub             r9, r11
 L.gcm_enc_rec_aad_sum_vector:
@@ -1492,9 +1493,6 @@ L.gcm_enc_rec_aad_sum_loaded:
 	sub             r10, 64
 	ja              L.gcm_enc_rec_aad_sum_vector
 	jmp             near L.gcm_enc_rec_aad_done
-L.gcm_enc_rec_aad_alone_again:
-	lea             r11, [r10 + 15]
-	and             r11, -16
 L.gcm_enc_rec_aad_alone:
 	lea             r9, [rdi + 768]
 	sub             r9, r11
@@ -2434,9 +2432,10 @@ aesgen_gcm_dec_record_avx10_512:
 	ja              near L.gcm_dec_rec_aad_alone
 	lea             r9, [rcx + 15]
 	and             r9, -16
-	lea             r11, [r11 + r9*1 + 16]          ; 16 x all blocks
-	cmp             r11, 512
-	ja              near L.gcm_dec_rec_aad_alone_again
+	lea             r9, [r11 + r9*1 + 16]           ; 16 x all blocks
+	cmp             r9, 512
+	ja              near L.gcm_dec_rec_aad_alone
+	mov             r11, r9
 	lea             r9, [rdi + 768]
 	sub             r9, r11
 L.gcm_dec_rec_aad_sum_vector:
@@ -2465,9 +2464,6 @@ L.gcm_dec_rec_aad_sum_loaded:
 	sub             r10, 64
 	ja              L.gcm_dec_rec_aad_sum_vector
 	jmp             near L.gcm_dec_rec_aad_done
-L.gcm_dec_rec_aad_alone_again:
-	lea             r11, [r10 + 15]
-	and             r11, -16
 L.gcm_dec_rec_aad_alone:
 	lea             r9, [rdi + 768]
 	sub             r9, r11
@@ -4676,9 +4672,10 @@ aesgen_gcm_enc_record_avx10_512_school:
 	ja              near L.gcm_enc_school_rec_aad_alone
 	lea             r9, [rcx + 15]
 	and             r9, -16
-	lea             r11, [r11 + r9*1 + 16]          ; 16 x all blocks
-	cmp             r11, 512
-	ja              near L.gcm_enc_school_rec_aad_alone_again
+	lea             r9, [r11 + r9*1 + 16]           ; 16 x all blocks
+	cmp             r9, 512
+	ja              near L.gcm_enc_school_rec_aad_alone
+	mov             r11, r9
 	lea             r9, [rdi + 768]
 	sub             r9, r11
 L.gcm_enc_school_rec_aad_sum_vector:
@@ -4707,9 +4704,6 @@ L.gcm_enc_school_rec_aad_sum_loaded:
 	sub             r10, 64
 	ja              L.gcm_enc_school_rec_aad_sum_vector
 	jmp             near L.gcm_enc_school_rec_aad_done
-L.gcm_enc_school_rec_aad_alone_again:
-	lea             r11, [r10 + 15]
-	and             r11, -16
 L.gcm_enc_school_rec_aad_alone:
 	lea             r9, [rdi + 768]
 	sub             r9, r11
@@ -5615,9 +5609,10 @@ aesgen_gcm_dec_record_avx10_512_school:
 	ja              near L.gcm_dec_school_rec_aad_alone
 	lea             r9, [rcx + 15]
 	and             r9, -16
-	lea             r11, [r11 + r9*1 + 16]          ; 16 x all blocks
-	cmp             r11, 512
-	ja              near L.gcm_dec_school_rec_aad_alone_again
+	lea             r9, [r11 + r9*1 + 16]           ; 16 x all blocks
+	cmp             r9, 512
+	ja              near L.gcm_dec_school_rec_aad_alone
+	mov             r11, r9
 	lea             r9, [rdi + 768]
 	sub             r9, r11
 L.gcm_dec_school_rec_aad_sum_vector:
@@ -5646,9 +5641,6 @@ L.gcm_dec_school_rec_aad_sum_loaded:
 	sub             r10, 64
 	ja              L.gcm_dec_school_rec_aad_sum_vector
 	jmp             near L.gcm_dec_school_rec_aad_done
-L.gcm_dec_school_rec_aad_alone_again:
-	lea             r11, [r10 + 15]
-	and             r11, -16
 L.gcm_dec_school_rec_aad_alone:
 	lea             r9, [rdi + 768]
 	sub             r9, r11
