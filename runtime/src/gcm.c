@@ -479,10 +479,13 @@ static int oneshot_start(aesgen_gcm_ctx *ctx, const aesgen_gcm_key *key, const u
 
 /* ---- One-shot in one asm call (the record functions) ------------------------ */
 
-/* Whether the key's ISA has record functions and the AAD fits them. */
-static int record_fits(const aesgen_gcm_key *key, aesgen_gcm_record_fn *fn, size_t aad_len)
+/* The key's record function for this direction when the AAD fits it, else NULL. */
+static aesgen_gcm_record_fn *record_fn(const aesgen_gcm_key *key, uint32_t phase,
+                                       size_t aad_len)
 {
-    return key != NULL && fn != NULL && aad_len <= AESGEN_GCM_RECORD_MAX_AAD;
+    if (key == NULL || aad_len > AESGEN_GCM_RECORD_MAX_AAD)
+        return NULL;
+    return phase == GCM_DEC ? key->dec_record : key->enc_record;
 }
 
 /* The VEX record contract (asm_abi.h): the AAD zero-padded to whole blocks, the text's
@@ -539,10 +542,11 @@ int aesgen_gcm_encrypt(const aesgen_gcm_key *key, const uint8_t *iv, size_t iv_l
                        const uint8_t *aad, size_t aad_len, uint8_t *dst, const uint8_t *src,
                        size_t len, uint8_t *tag, size_t tag_len)
 {
-    if (record_fits(key, key ? key->enc_record : NULL, aad_len)) {
+    aesgen_gcm_record_fn *fn = record_fn(key, GCM_ENC, aad_len);
+    if (fn != NULL) {
         aesgen_gcm_record rec;
-        const int err = record_run(key, key->enc_record, iv, iv_len, aad, aad_len, dst, src,
-                                   len, tag, tag_len, &rec);
+        const int err = record_run(key, fn, iv, iv_len, aad, aad_len, dst, src, len, tag,
+                                   tag_len, &rec);
         if (err == AESGEN_OK)
             memcpy(tag, rec.tag, tag_len);
         return err;
@@ -563,10 +567,11 @@ int aesgen_gcm_decrypt(const aesgen_gcm_key *key, const uint8_t *iv, size_t iv_l
                        const uint8_t *aad, size_t aad_len, uint8_t *dst, const uint8_t *src,
                        size_t len, const uint8_t *tag, size_t tag_len)
 {
-    if (record_fits(key, key ? key->dec_record : NULL, aad_len)) {
+    aesgen_gcm_record_fn *fn = record_fn(key, GCM_DEC, aad_len);
+    if (fn != NULL) {
         aesgen_gcm_record rec;
-        int err = record_run(key, key->dec_record, iv, iv_len, aad, aad_len, dst, src, len,
-                             tag, tag_len, &rec);
+        int err = record_run(key, fn, iv, iv_len, aad, aad_len, dst, src, len, tag, tag_len,
+                             &rec);
         if (err == AESGEN_OK && !tags_equal(rec.tag, tag, tag_len)) {
             aesgen_wipe(dst, len);
             err = AESGEN_EBADMSG;
