@@ -1,7 +1,8 @@
+/* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
 /*
  * The C test binary.  Usage: aesgen_tests [--only GROUP]...
  * Environment: AESGEN_ROOT (repository, default "."), AESGEN_VECTORS (vector
- * directory, default $AESGEN_ROOT/../shared/vectors), AESGEN_TEST_SEED.
+ * directory, default $AESGEN_ROOT/tests/vectors), AESGEN_TEST_SEED.
  * The last line of output is `N passed, N failed, N skipped`.
  */
 #define _GNU_SOURCE
@@ -70,7 +71,7 @@ static struct test_config make_config(void)
     config.repo_root = root && *root ? root : ".";
     const char *vec = getenv("AESGEN_VECTORS");
     if (!vec || !*vec) {
-        snprintf(vectors, sizeof vectors, "%s/../shared/vectors", config.repo_root);
+        snprintf(vectors, sizeof vectors, "%s/tests/vectors", config.repo_root);
         vec = vectors;
     }
     config.vectors_dir = vec;

@@ -1,10 +1,11 @@
+/* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
 /* The test groups of the C test binary, run in this order by main.c. */
 #ifndef AESGEN_TEST_TESTS_H
 #define AESGEN_TEST_TESTS_H
 
 struct test_config {
     const char *repo_root;     /* AESGEN_ROOT, else the current directory */
-    const char *vectors_dir;   /* AESGEN_VECTORS, else <repo_root>/../shared/vectors */
+    const char *vectors_dir;   /* AESGEN_VECTORS, else <repo_root>/tests/vectors */
     const char *self_path;     /* this binary, for the subprocess tests */
 };
 
