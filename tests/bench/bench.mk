@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
 # make bench -- throughput against OpenSSL and the machine's AES-round ceiling.
 # Included from the top-level Makefile (paths are relative to the repository root).
 #
@@ -35,19 +36,3 @@ $(BENCH_OUT)/%.o: tests/bench/%.c
 	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
 
 -include $(BENCH_OBJS:.o=.d)
-
-# make bench-boringssl BORINGSSL_GCM_S=<BoringSSL's gen/bcm/aes-gcm-avx10-x86_64-linux.S>
-# The optional peer benchmark against BoringSSL's VAES AVX-512 GCM (tests/bench/peer/;
-# BoringSSL's file is not in this repository).  PEER_ARGS: runs samples batch_us.
-PEER_OUT  := $(BUILD)/bench-peer
-PEER_ARGS ?=
-
-.PHONY: bench-boringssl
-bench-boringssl: lib
-	@test -n "$(BORINGSSL_GCM_S)" || { echo "bench-boringssl: set BORINGSSL_GCM_S to BoringSSL's gen/bcm/aes-gcm-avx10-x86_64-linux.S" >&2; exit 2; }
-	@mkdir -p $(PEER_OUT)
-	$(CC) -c -Itests/bench/peer/include -o $(PEER_OUT)/boringssl_gcm_asm.o $(BORINGSSL_GCM_S)
-	$(CC) -O2 -Wall -Wextra -Wno-deprecated-declarations -maes -msse4.1 -Iruntime/include \
-	    -o $(PEER_OUT)/boringssl_gcm tests/bench/peer/boringssl_gcm.c \
-	    $(PEER_OUT)/boringssl_gcm_asm.o $(BUILD)/libaesgen.a -lcrypto
-	$(PEER_OUT)/boringssl_gcm $(PEER_ARGS)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
 /*
  * Machine measurements for the bench: CPU pinning, feature detection (our own CPUID +
  * XGETBV, so the ceiling does not depend on the library under test), TSC rate, core

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
 /*
  * aesgen benchmark: throughput of every ISA this CPU runs against OpenSSL, with the
  * machine's AES-round ceiling and core clock measured in the same process.

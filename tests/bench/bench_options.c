@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
 /*
  * Command line and environment of the bench, and the BENCH_FILTER matcher.
  * The options that shape a run have environment twins (BENCH_QUICK, BENCH_FILTER,

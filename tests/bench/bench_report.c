@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
 /*
  * Output of the bench: the machine header, one table per (mode, key size), optional
  * Linux tcrypt-format lines, and the JSON file a later plot reads.

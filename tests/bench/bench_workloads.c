@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
 /*
  * The workloads the bench times.  Each mode has setup/run/teardown functions for our
  * library and, where OpenSSL has the mode, for OpenSSL; bench_workloads[] lists them.
