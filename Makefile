@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
 # aesgen -- top-level build.  `make help` lists the targets.
 #
 # The pieces live next to the code they build:

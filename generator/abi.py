@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
 """Calling conventions.  Templates name their arguments; the ABI decides where they live.
 
 A template asks for a Function with named arguments and named scratch registers; the

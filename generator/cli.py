@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
 """Command line: python3 -m generator {gen,list,show} ...
 
 Exit status: 0 done, 1 `gen --check` found stale files, 2 bad input (the message names

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
 """Errors the CLI reports to the user (exit status 2), as opposed to bugs."""
 
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
 """ISA levels: register file, vector width, encoding, and the CPU features each needs."""
 
 from dataclasses import dataclass

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
 """Knobs: the performance choices a template exposes, their valid values and defaults."""
 
 from dataclasses import dataclass

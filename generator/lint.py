@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
 """Passes over the parsed statements that reject code which must never be emitted."""
 
 from .errors import TemplateError

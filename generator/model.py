@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
 """The instruction model: typed operands and statements shared by all printers.
 
 Templates produce a neutral, Intel-ordered assembly text; parse.py turns it into these

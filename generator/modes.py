@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
 """Modes: which template makes which file, and the knobs each one reads."""
 
 from dataclasses import dataclass

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
 """Parser for the neutral assembly the templates produce.
 
 The neutral syntax is Intel operand order (destination first) with NASM-like memory

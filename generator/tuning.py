@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
 """generator/tuning.json: knob defaults measured on a real CPU by `make explore ... APPLY=1`.
 
 Per mode and ISA it holds the knobs that won the sweep and the CPU they were measured

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
 """Vector register allocation for templates.
 
 Templates name every vector register they use; running out of the ISA's register file is

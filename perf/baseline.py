@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
 """mca/baseline.json: the committed llvm-mca estimates that `make mca-check` guards.
 
 llvm-mca is deterministic, so unlike a wall-clock benchmark it can fail a test run:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
 """Command line: python3 -m perf {mca,mca-check,mca-baseline,explore,bench-report} ...
 
 Exit status: 0 done, 1 a check failed (mca-check) or a step failed, 2 bad input or a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
 """make explore: sweep the knobs of one mode and ISA, check, estimate and measure each.
 
 For every knob combination the generator accepts (UNROLL x KEYS x TAIL <= UNROLL; one

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
 """llvm-mca estimates of the main loops marked in generated files.
 
 A generated file (gen/<isa>/<mode>.S) marks each main loop with

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
 # perf/perf.mk -- llvm-mca estimates and the knob sweep.  Included by the top Makefile
 # after tests/tests.mk and tests/bench/bench.mk (PYTHON, BUILD, BENCH_BIN).
 # README.md "Performance tooling (llvm-mca, explore)" explains the outputs.

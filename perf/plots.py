@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
 """PNG charts through gnuplot (Debian gnuplot-nox; perf/tools.sh installs it).
 
 Each chart writes <name>.dat and <name>.gp next to <name>.png, so it can be redrawn or

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
 """make bench, after the run: llvm-mca calibration against the measurement, and charts.
 
 Calibration: for each mode, key size and ISA the bench measured, the main loop's

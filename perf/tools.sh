@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
 # Makes sure gnuplot is there for the charts of make bench and make explore (never
 # needed by make test).  Quiet when it is; as root installs the Debian package
 # gnuplot-nox; otherwise exits 2 naming it.  Same pattern as tests/tools.sh.

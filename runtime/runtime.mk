@@ -1,8 +1,14 @@
+# SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
 # runtime/runtime.mk -- libaesgen.a, libaesgen.so and `make install`.
 # Included by the top Makefile, which defines CC, CFLAGS, ASFLAGS, BUILD,
 # PREFIX, ISAS, MODES and GEN_S.  All paths are relative to the top directory.
 
-AESGEN_VERSION := 0.1.0
+# The version is defined once, in the public header; everything here reads it.
+AESGEN_VERSION       := $(shell sed -n 's/^\#define AESGEN_VERSION_STRING "\(.*\)"$$/\1/p' runtime/include/aesgen.h)
+AESGEN_VERSION_MAJOR := $(word 1,$(subst ., ,$(AESGEN_VERSION)))
+ifeq ($(AESGEN_VERSION_MAJOR),)
+$(error runtime/include/aesgen.h: no AESGEN_VERSION_STRING)
+endif
 
 RT_SRC_DIR  := runtime/src
 RT_OBJ_DIR  := $(BUILD)/obj

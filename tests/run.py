@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
 """Runs every test of `make test` and prints one summary line.
 
 Part 1: the Python unit tests, discovered as tests/python/test_*.py.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
 # tests/tests.mk -- `make test`: the C tests and the Python tests, one summary.
 # Included by the top Makefile (CC, CFLAGS, ASFLAGS, BUILD, PYTHON) after
 # runtime/runtime.mk (lib, RT_LIB_A).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
 # Makes sure the tools the tests (and the generator's tests) need are present:
 # nasm, llvm-mca-19, and binutils (objdump, objcopy, readelf, nm).
 # Quiet when all are there.  As root, installs what is missing with apt-get;

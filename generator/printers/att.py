@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
 """GNU as, AT&T syntax (.S files, assembled through the C preprocessor)."""
 
 from ..errors import TemplateError

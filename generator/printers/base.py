@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
 """What both printers share: walking statements, sections, the ELF notes' contents."""
 
 from ..errors import TemplateError

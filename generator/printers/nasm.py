@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
 """NASM syntax (.asm files).  NASM has no CFI directives; unwind info is GNU as only."""
 
 from ..errors import TemplateError

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
 /*
  * aesgen -- AES-CTR, AES-XCTR, AES-XTS and AES-GCM with generated x86-64
  * assembly (AES-NI/AVX, VAES/AVX2, AVX-512) and a constant-time portable C
@@ -40,6 +41,19 @@ extern "C" {
 #else
 #define AESGEN_ALIGNAS(n) _Alignas(n)
 #endif
+
+/*
+ * The version.  These three numbers are the one definition of aesgen's version:
+ * the generator's file headers, the pkg-config and CMake package files and the
+ * shared library's name (libaesgen.so.MAJOR) are all read from here.
+ */
+#define AESGEN_VERSION_MAJOR 0
+#define AESGEN_VERSION_MINOR 2
+#define AESGEN_VERSION_PATCH 0
+#define AESGEN_VERSION_STRING "0.2.0"
+
+/* AESGEN_VERSION_STRING of the library actually linked (may differ from the header's). */
+AESGEN_API const char *aesgen_version(void);
 
 enum {
     AESGEN_OK      = 0,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
 /*
  * Portable constant-time AES ("generic" ISA): the bitsliced cipher and its
  * equivalent inverse cipher (used by xts_generic.c), and AES-CTR and AES-XCTR.

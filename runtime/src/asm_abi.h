@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
 /*
  * The contract between the C runtime and the generated assembly (gen/<isa>/<mode>.S).
  *

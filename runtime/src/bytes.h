@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
 /*
  * 64-bit words read and written in a fixed byte order, whatever the host's order and
  * alignment (memcpy; compilers emit one move, plus a byte swap where the orders differ).

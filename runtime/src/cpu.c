@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
 /*
  * CPU feature detection: CPUID says what the processor has, XGETBV says which
  * register state the OS saves on context switches.  An ISA is usable only if

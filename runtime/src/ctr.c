@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
 /*
  * CTR mode streaming glue around one implementation function (asm or generic).
  *

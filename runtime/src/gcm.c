@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
 /*
  * GCM API glue (SP 800-38D): key setup, J0, the streaming state machine,
  * partial blocks, limits, tags.  The bulk work is done by the key's

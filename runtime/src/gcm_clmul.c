@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
 /*
  * GCM pieces for the asm ISAs written with AES-NI and PCLMULQDQ intrinsics:
  *  - always: the key setup (H and its powers in the asm_abi.h form) and the

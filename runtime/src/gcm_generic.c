@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
 /*
  * Portable constant-time GCM pieces ("generic" ISA): GHASH without tables,
  * CTR with inc32 on the bitsliced AES, one-block AES, and the H-power setup.

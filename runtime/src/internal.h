@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
 /*
  * Internal interfaces of the runtime, shared between its source files and
  * available to the tests and benchmarks through the static library

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
 /*
  * AES key expansion (FIPS-197 section 5.2), written once over 32-bit words and
  * parameterized by how SubWord is computed: a bitsliced S-box circuit for the

@@ -1,4 +1,5 @@
-/* Small public helpers: error strings and wiping. */
+/* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
+/* Small public helpers: the version, error strings and wiping. */
 #include <string.h>
 #include "internal.h"
 
@@ -16,6 +17,11 @@ size_t aesgen_use_keystream(uint8_t ks[16], uint32_t *pos, uint32_t *ks_valid, u
         *ks_valid = 0;
     }
     return n;
+}
+
+const char *aesgen_version(void)
+{
+    return AESGEN_VERSION_STRING;
 }
 
 const char *aesgen_strerror(int err)

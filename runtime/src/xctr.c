@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
 /*
  * XCTR mode streaming glue; same scheme as ctr.c (see there).  Block i uses
  * AES(iv ^ LE128(i)) with i = 1, 2, ...; index is the next i not yet started.

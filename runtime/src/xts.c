@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
 /*
  * XTS API glue: key setup, argument checks, and the sector helpers.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
 /*
  * Portable constant-time AES-XTS (IEEE 1619 / SP 800-38E) with ciphertext
  * stealing: aesgen_xts_encrypt_generic / aesgen_xts_decrypt_generic, with the

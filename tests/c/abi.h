@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
 /* The C side of tests/c/abi_thunk.S; offsets must match its CALL_* defines. */
 #ifndef AESGEN_TEST_ABI_H
 #define AESGEN_TEST_ABI_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
 /*
  * ABI checking thunk for the generated functions (GNU as, AT&T syntax).
  *

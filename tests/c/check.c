@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
 /* The tiny test framework of check.h. */
 #define _GNU_SOURCE
 #include "check.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
 /* Shared helpers of the GCM test groups: the API both ways, and the references. */
 #include "gcm_harness.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
 /*
  * What the GCM test groups share: the API in both directions (one-shot and
  * streamed in given chunks), and two references:

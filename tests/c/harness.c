@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
 /* Shared helpers of the test groups. */
 #include "harness.h"
 

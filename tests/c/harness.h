@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
 /*
  * What the test groups share: one interface over the CTR and XCTR contexts,
  * the matching reference, and buffers with guard bytes.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
 /* ISA availability: the library's view checked against the tests' own CPUID. */
 #define _GNU_SOURCE
 #include "isa.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
 /*
  * Which implementations (ISAs) the tests run, decided once at startup.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
 /* The flat-object JSON-lines reader of jsonl.h. */
 #include "jsonl.h"
 

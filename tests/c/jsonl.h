@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
 /*
  * A small reader for JSON lines holding flat objects whose values are strings,
  * numbers, true/false, null or arrays of strings (Wycheproof's "flags") -- all

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
 /* Guard-page arenas and the fault catcher of page_arena.h. */
 #define _GNU_SOURCE
 #include "page_arena.h"

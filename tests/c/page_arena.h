@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
 /*
  * Guard-page arenas for the page-edge tests (test_page_edge.c, test_gcm_edge.c):
  * buffers that end exactly where an inaccessible page begins, or start right

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
 /* The OpenSSL oracle and an independent AES key schedule. */
 #include "reference.h"
 

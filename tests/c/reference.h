@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
 /*
  * The oracle: OpenSSL's AES (EVP), plus an AES key schedule written here so
  * the generated assembly can be called directly with a key the library did

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
 /*
  * ABI tests: the generated functions, called directly through an assembly
  * thunk (abi_thunk.S), must keep rbx, rbp, r12-r15 and rsp, return with DF

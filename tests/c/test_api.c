@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
 /*
  * API tests: argument checking (bad key lengths, NULL pointers) with contexts
  * left untouched on error, len == 0, ISA selection and its error codes,

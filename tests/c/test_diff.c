@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
 /*
  * Differential tests against OpenSSL: every length up to 1100 (in one call and
  * in two), lengths around multiples of 256, random lengths, 1 MiB, counters

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
 /*
  * GCM ABI tests (group gcm-abi): the generated aesgen_gcm_ghash_<isa>,
  * aesgen_gcm_enc_update_<isa> and aesgen_gcm_dec_update_<isa> called directly

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
 /*
  * GCM API tests (group gcm-api), every ISA:
  *  - init: bad key lengths and NULL pointers -> AESGEN_EINVAL, key object untouched;

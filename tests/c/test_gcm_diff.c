@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
 /*
  * GCM differential tests against OpenSSL's EVP aes-{128,192,256}-gcm (group
  * gcm-differential), every ISA, every key size.  Each message: one-shot encrypt

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
 /*
  * GCM page-edge tests (group gcm-page-edge): every buffer GCM reads or writes
  * ends exactly where a PROT_NONE page begins, or starts right after one

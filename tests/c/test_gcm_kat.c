@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
 /*
  * GCM known answers (group gcm-known-answer): every case of
  *   normalized/gcm.jsonl                      GCM spec test cases, Wycheproof AES-GCM and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
 /*
  * Known-answer tests: the published and derived CTR/XCTR vectors, one-shot,
  * decrypting, in place, and streamed with the message split into pieces.

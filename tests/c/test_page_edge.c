@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
 /*
  * Page-edge tests: buffers that end exactly where an inaccessible page
  * begins, or start right after one.  An implementation that reads or writes

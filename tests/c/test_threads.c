@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
 /*
  * Concurrency: distinct contexts used at the same time from several threads
  * (each thread a different ISA where possible) must not disturb each other.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
 /*
  * XTS differential tests against OpenSSL (EVP_aes_128_xts / EVP_aes_256_xts) and,
  * for AES-192, which OpenSSL lacks, against the tests' ECB-built XTS (checked

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
 /*
  * XTS known answers: every case of normalized/xts.jsonl (IEEE 1619 Annex B,
  * NIST CAVP XTSGen, Wycheproof) and derived/xts.jsonl (long and stride-crossing

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
 /*
  * Differential check of one set of generated CTR/XCTR/XTS/GCM objects against OpenSSL, without
  * the runtime: used by tests/python/test_gen_files.py to prove that non-default knob

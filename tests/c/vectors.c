@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
 /* The vector-file reader shared by the known-answer groups. */
 #define _GNU_SOURCE
 #include "vectors.h"

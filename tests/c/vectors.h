@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
 /*
  * Reading the known-answer vector files (JSON lines, see jsonl.h) the same way
  * in every known-answer group: the open, every line's parse and the minimum

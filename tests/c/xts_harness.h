@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
 /*
  * What the XTS test groups share: one call for both directions of the API and
  * of the reference, keys with distinct halves, sector tweaks.

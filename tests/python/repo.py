@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
 """Paths shared by the Python tests; importing it puts the repository on sys.path."""
 
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
 """runtime/src/isa.c: the per-microarchitecture preferences of "auto".
 
 The preference table and the CPUID signature are static functions, so a small driver

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
 """ELF properties of the built library and the objects of the generated code.
 
 - libaesgen.so exports only aesgen_* names (and all of the public API);

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
 """perf/explore.py and perf/report.py: the sweep, ranking, the --apply rule, calibration
 rows and the bench-mode mapping (no timing here: the sweep itself is make explore)."""
 

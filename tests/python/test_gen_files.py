@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
 """The committed gen/ files: fresh, twins byte-identical, ELF hygiene, knob variants correct.
 
 Needs gcc (cc), nasm and binutils (objcopy, readelf); tests/tools.sh installs them.

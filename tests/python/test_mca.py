@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
 """perf/: llvm-mca loop extraction, the model legality filter, the baseline comparison,
 and (where llvm-mca-19 is installed) the check of gen/ against mca/baseline.json."""
 

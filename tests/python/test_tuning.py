@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
 """generator/tuning.json: explore's measured knob defaults, layered by knobs.resolve()."""
 
 import json
