@@ -2,7 +2,7 @@
 # aesgen -- top-level build.  `make help` lists the targets.
 #
 # The pieces live next to the code they build:
-#   runtime/runtime.mk     libaesgen.a / libaesgen.so / install
+#   runtime/runtime.mk     libaesgen.a / libaesgen.so.N / install / uninstall
 #   tests/tests.mk         make test (C tests + Python tests, one summary line)
 #   tests/bench/bench.mk   make bench
 
@@ -35,7 +35,8 @@ help:
 	@echo "make gen [ISA=..] [MODE=..] [UNROLL=..] [KEYS=reg|mem]   regenerate gen/"
 	@echo "make test            all tests; last line 'N passed, N failed'"
 	@echo "make bench           throughput vs OpenSSL and the AES-round ceiling"
-	@echo "make install PREFIX=dir"
+	@echo "make install PREFIX=dir [DESTDIR=dir]   header, libraries, pkg-config and CMake files"
+	@echo "make uninstall PREFIX=dir [DESTDIR=dir] remove what install wrote"
 	@echo "make mca | mca-check | mca-baseline   llvm-mca estimates of the main loops (perf/perf.mk)"
 	@echo "make explore MODE=ctr ISA=avx10_512 [APPLY=1]   sweep the knobs: correctness, llvm-mca, GB/s"
 

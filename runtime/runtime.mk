@@ -6,6 +6,7 @@
 # The version is defined once, in the public header; everything here reads it.
 AESGEN_VERSION       := $(shell sed -n 's/^\#define AESGEN_VERSION_STRING "\(.*\)"$$/\1/p' runtime/include/aesgen.h)
 AESGEN_VERSION_MAJOR := $(word 1,$(subst ., ,$(AESGEN_VERSION)))
+AESGEN_VERSION_MINOR := $(word 2,$(subst ., ,$(AESGEN_VERSION)))
 ifeq ($(AESGEN_VERSION_MAJOR),)
 $(error runtime/include/aesgen.h: no AESGEN_VERSION_STRING)
 endif
@@ -42,16 +43,23 @@ RT_CFLAGS   := -fvisibility=hidden $(if $(RT_HAVE_ASM),-DAESGEN_HAVE_ASM) \
                $(if $(RT_HAVE_XTS_ASM),-DAESGEN_HAVE_XTS_ASM) \
                $(if $(RT_HAVE_GCM_ASM),-DAESGEN_HAVE_GCM_ASM)
 
-RT_LIB_A    := $(BUILD)/libaesgen.a
-RT_LIB_SO   := $(BUILD)/libaesgen.so
+# The shared library is libaesgen.so.VERSION with the SONAME libaesgen.so.MAJOR (what
+# programs record and the loader looks for) and the development link libaesgen.so; the
+# build directory holds the same three names as the installed lib/.
+RT_LIB_A       := $(BUILD)/libaesgen.a
+RT_SO_LINK     := libaesgen.so
+RT_SONAME      := libaesgen.so.$(AESGEN_VERSION_MAJOR)
+RT_SO_FILE     := libaesgen.so.$(AESGEN_VERSION)
+RT_LIB_SO      := $(BUILD)/$(RT_SO_FILE)
+RT_LIB_SO_LINKS := $(BUILD)/$(RT_SONAME) $(BUILD)/$(RT_SO_LINK)
 # The exported names, taken from the AESGEN_API declarations of the header, so
 # that the .so exports exactly the public API (the asm entry points stay local).
 RT_MAP      := $(RT_OBJ_DIR)/libaesgen.map
 # Rebuild everything when the compile flags change (e.g. gen/ appeared).
 RT_FLAGS    := $(RT_OBJ_DIR)/runtime.flags
 
-.PHONY: lib install rt-force
-lib: $(RT_LIB_A) $(RT_LIB_SO)
+.PHONY: lib install uninstall rt-force
+lib: $(RT_LIB_A) $(RT_LIB_SO) $(RT_LIB_SO_LINKS)
 rt-force: ;
 
 $(RT_FLAGS): rt-force
@@ -87,13 +95,43 @@ $(RT_MAP): $(RT_HEADER)
 $(RT_LIB_SO): $(RT_OBJS) $(RT_MAP)
 	@mkdir -p $(@D)
 	$(CC) -shared -nostartfiles -o $@ $(RT_OBJS) -Wl,--version-script=$(RT_MAP) \
-	  -Wl,-z,noexecstack -Wl,-z,relro,-z,now $(LDFLAGS)
+	  -Wl,-soname,$(RT_SONAME) -Wl,-z,noexecstack -Wl,-z,relro,-z,now $(LDFLAGS)
 
-# make install PREFIX=dir [DESTDIR=staging]
+$(BUILD)/$(RT_SONAME): $(RT_LIB_SO)
+	ln -sf $(RT_SO_FILE) $@
+
+$(BUILD)/$(RT_SO_LINK): $(BUILD)/$(RT_SONAME)
+	ln -sf $(RT_SONAME) $@
+
+# make install [PREFIX=dir] [DESTDIR=staging]: the header, both libraries, the
+# pkg-config file and the CMake package (imported targets aesgen::aesgen and
+# aesgen::aesgen_static).  The CMake files find the prefix from their own place, so a
+# staged or moved tree still works; the .pc file names PREFIX.
+# make uninstall with the same PREFIX/DESTDIR removes exactly those files.
+RT_CMAKE_DIR     := lib/cmake/aesgen
+RT_INSTALLED     := include/aesgen.h lib/libaesgen.a lib/$(RT_SO_FILE) lib/$(RT_SONAME) \
+                    lib/$(RT_SO_LINK) lib/pkgconfig/aesgen.pc \
+                    $(RT_CMAKE_DIR)/aesgenConfig.cmake $(RT_CMAKE_DIR)/aesgenConfigVersion.cmake
+RT_INSTALL_ROOT  := $(DESTDIR)$(PREFIX)
+RT_VERSION_SED   := -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(AESGEN_VERSION)|g' \
+                    -e 's|@VERSION_MAJOR@|$(AESGEN_VERSION_MAJOR)|g' \
+                    -e 's|@VERSION_MINOR@|$(AESGEN_VERSION_MINOR)|g' \
+                    -e 's|@SO_FILE@|$(RT_SO_FILE)|g' -e 's|@SONAME@|$(RT_SONAME)|g'
+
 install: $(RT_LIB_A) $(RT_LIB_SO)
-	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
-	install -m 644 $(RT_HEADER) $(DESTDIR)$(PREFIX)/include/aesgen.h
-	install -m 644 $(RT_LIB_A) $(DESTDIR)$(PREFIX)/lib/libaesgen.a
-	install -m 755 $(RT_LIB_SO) $(DESTDIR)$(PREFIX)/lib/libaesgen.so
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(AESGEN_VERSION)|g' \
-	  runtime/aesgen.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/aesgen.pc
+	install -d $(RT_INSTALL_ROOT)/include $(RT_INSTALL_ROOT)/lib/pkgconfig \
+	  $(RT_INSTALL_ROOT)/$(RT_CMAKE_DIR)
+	install -m 644 $(RT_HEADER) $(RT_INSTALL_ROOT)/include/aesgen.h
+	install -m 644 $(RT_LIB_A) $(RT_INSTALL_ROOT)/lib/libaesgen.a
+	install -m 755 $(RT_LIB_SO) $(RT_INSTALL_ROOT)/lib/$(RT_SO_FILE)
+	ln -sf $(RT_SO_FILE) $(RT_INSTALL_ROOT)/lib/$(RT_SONAME)
+	ln -sf $(RT_SONAME) $(RT_INSTALL_ROOT)/lib/$(RT_SO_LINK)
+	sed $(RT_VERSION_SED) runtime/aesgen.pc.in > $(RT_INSTALL_ROOT)/lib/pkgconfig/aesgen.pc
+	sed $(RT_VERSION_SED) runtime/cmake/aesgenConfig.cmake.in \
+	  > $(RT_INSTALL_ROOT)/$(RT_CMAKE_DIR)/aesgenConfig.cmake
+	sed $(RT_VERSION_SED) runtime/cmake/aesgenConfigVersion.cmake.in \
+	  > $(RT_INSTALL_ROOT)/$(RT_CMAKE_DIR)/aesgenConfigVersion.cmake
+
+uninstall:
+	rm -f $(addprefix $(RT_INSTALL_ROOT)/,$(RT_INSTALLED))
+	-rmdir $(RT_INSTALL_ROOT)/$(RT_CMAKE_DIR) 2>/dev/null

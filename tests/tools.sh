@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
 # Makes sure the tools the tests (and the generator's tests) need are present:
-# nasm, llvm-mca-19, and binutils (objdump, objcopy, readelf, nm).
+# nasm, llvm-mca-19, binutils (objdump, objcopy, readelf, nm), and cmake and pkg-config
+# (the install/consumer test, tests/python/test_install.py).
 # Quiet when all are there.  As root, installs what is missing with apt-get;
 # otherwise exits 2 naming the Debian packages to install.
 set -u
@@ -28,6 +29,8 @@ check_all() {
     need objcopy binutils
     need readelf binutils
     need nm binutils
+    need cmake cmake
+    need pkg-config pkg-config
 }
 
 check_all

@@ -23,11 +23,11 @@ BUILD = os.environ.get("AESGEN_BUILD") or os.path.join(REPO, "build")
 SHARED_LIB = os.path.join(BUILD, "libaesgen.so")
 STATIC_LIB = os.path.join(BUILD, "libaesgen.a")
 
-# The CTR/XCTR part of /work/shared/api/aesgen.h.spec, which the library implements now.
+# Public functions every build must export (a sample across the modes, from the API contract).
 PUBLIC_API = {
     "aesgen_strerror", "aesgen_select_isa", "aesgen_isa_name", "aesgen_isa_supported",
     "aesgen_ctr_init", "aesgen_ctr_crypt", "aesgen_xctr_init", "aesgen_xctr_crypt",
-    "aesgen_wipe",
+    "aesgen_wipe", "aesgen_version",
 }
 
 
