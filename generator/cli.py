@@ -15,6 +15,7 @@ from .errors import TemplateError, UsageError
 from .isa import ISAS, get_isa
 from .knobs import KNOBS, parse_assignment, resolve
 from .modes import MODES, get_mode
+from .printers import OS_PRINTERS
 from .render import generate
 from .vregs import DoesNotFit, RegisterBudgetError
 
@@ -52,6 +53,8 @@ def build_parser():
                      help="write nothing; exit 1 if any file would change")
     show.add_argument("--syntax", choices=("S", "asm"), default="S",
                       help="S = GNU as AT&T, asm = NASM")
+    show.add_argument("--os", choices=tuple(OS_PRINTERS), default="linux",
+                      help="object format of the .S text (linux: ELF, as in gen/; apple: Mach-O)")
     sub.add_parser("list", help="ISAs, modes and knobs with their defaults")
     return parser
 
@@ -115,8 +118,12 @@ def command_show(args):
     if len(args.isa or []) != 1 or len(args.mode or []) != 1:
         raise UsageError("show needs exactly one --isa and one --mode")
     assignments = dict(parse_assignment(k) for k in args.knobs)
-    _, texts = _generate_checked(get_mode(args.mode[0]), get_isa(args.isa[0]),
-                                 get_abi(args.abi), assignments)
+    mode, isa, abi = get_mode(args.mode[0]), get_isa(args.isa[0]), get_abi(args.abi)
+    knobs, texts = _generate_checked(mode, isa, abi, assignments)
+    if args.os != "linux":
+        if args.syntax != "S":
+            raise UsageError(f"--os {args.os} is a GNU as (.S) flavour; valid with --syntax S")
+        texts = generate(mode, isa, knobs, abi, printers={"S": OS_PRINTERS[args.os]})
     sys.stdout.write(texts[args.syntax])
     return 0
 

@@ -119,8 +119,9 @@ def _check_fits(mode: Mode, isa: Isa, knobs):
     render_neutral(mode, isa, knobs, SYSV)
 
 
-def generate(mode: Mode, isa: Isa, knobs, abi: Abi) -> Dict[str, str]:
-    """Returns {'S': GNU as text, 'asm': NASM text}."""
+def generate(mode: Mode, isa: Isa, knobs, abi: Abi, printers=None) -> Dict[str, str]:
+    """Returns {'S': GNU as text, 'asm': NASM text}, or {key: text} of the given printers
+    ({key: printer class}, e.g. {'S': AppleAttPrinter})."""
     neutral = render_neutral(mode, isa, knobs, abi)
     extra = alternates(mode, isa, knobs)
     for variant, other in extra:
@@ -131,4 +132,5 @@ def generate(mode: Mode, isa: Isa, knobs, abi: Abi) -> Dict[str, str]:
     except TemplateError as error:
         raise TemplateError(f"{mode.name}/{isa.name}: {error}") from None
     lines = header(mode, isa, knobs, abi, [(v, other[mode.alternate]) for v, other in extra])
-    return {ext: printer().render(lines, statements) for ext, printer in PRINTERS.items()}
+    printers = PRINTERS if printers is None else printers
+    return {ext: printer().render(lines, statements) for ext, printer in printers.items()}

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
 # Makes sure the tools the tests (and the generator's tests) need are present:
 # nasm, llvm-mca-19, binutils (objdump, objcopy, readelf, nm), and cmake and pkg-config
-# (the install/consumer test, tests/python/test_install.py).
+# (the install/consumer test, tests/python/test_install.py), clang (assembles the
+# macOS flavour, tests/python/test_apple.py).
 # Quiet when all are there.  As root, installs what is missing with apt-get;
 # otherwise exits 2 naming the Debian packages to install.
 set -u
@@ -31,6 +32,7 @@ check_all() {
     need nm binutils
     need cmake cmake
     need pkg-config pkg-config
+    need clang clang
 }
 
 check_all

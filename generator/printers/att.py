@@ -34,14 +34,15 @@ class AttPrinter(Printer):
         if isinstance(op, Imm):
             return f"${op.value}"
         if isinstance(op, LabelRef):
-            return op.name
+            return self.label_name(op.name)
         if isinstance(op, Mem):
             return self.memory(op)
         raise TemplateError(f"unknown operand {op!r}")
 
     def memory(self, mem: Mem):
         if mem.symbol:
-            disp = f"{mem.symbol}{mem.disp:+d}" if mem.disp else mem.symbol
+            symbol = self.label_name(mem.symbol)
+            disp = f"{symbol}{mem.disp:+d}" if mem.disp else symbol
             text = f"{disp}(%rip)"
         else:
             inner = f"%{mem.base}" if mem.base else ""
