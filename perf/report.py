@@ -32,20 +32,33 @@ def split_mode(bench_mode: str):
     return mode, direction
 
 
+# The runtime's table of measured GHASH preferences (aesgen_gcm_ghash_for_cpu in
+# runtime/src/isa.c): (vendor, display family or None for any) -> alternate suffix.
+GHASH_PREFERENCES = [(("GenuineIntel", None), "_school"), (("AuthenticAMD", 0x19), "_school"),
+                     (("AuthenticAMD", 0x1a), "_karatsuba")]
+
+
 def preferred_alternate() -> str:
     """The suffix of the alternate GCM set the runtime takes on this machine (as
-    aesgen_gcm_preferred in runtime/src/isa.c): AESGEN_GCM_GHASH, else by CPU vendor."""
+    aesgen_gcm_preferred in runtime/src/isa.c): AESGEN_GCM_GHASH, else the table."""
     forced = os.environ.get("AESGEN_GCM_GHASH", "")
     if forced in ("school", "karatsuba"):
         return "_" + forced
+    vendor, family = "", None
     try:
         with open("/proc/cpuinfo") as f:
-            vendor = next((line.split(":", 1)[1].strip() for line in f
-                           if line.startswith("vendor_id")), "")
-    except OSError:
-        vendor = ""
-    return {"GenuineIntel": "_school", "AuthenticAMD": "_karatsuba",
-            "HygonGenuine": "_karatsuba"}.get(vendor, "")
+            for line in f:
+                key, _, value = line.partition(":")
+                if key.strip() == "vendor_id":
+                    vendor = value.strip()
+                elif key.strip() == "cpu family" and family is None:
+                    family = int(value.strip())
+    except (OSError, ValueError):
+        pass
+    for (want_vendor, want_family), suffix in GHASH_PREFERENCES:
+        if vendor == want_vendor and want_family in (None, family):
+            return suffix
+    return ""
 
 
 def pick_region(variant: mca.Variant, bench_mode: str):

@@ -96,11 +96,13 @@ typedef struct aesgen_isa_impl {
 } aesgen_isa_impl;
 
 /* The alternate GCM function set of impl this CPU prefers, or NULL (use impl's own):
- * schoolbook GHASH on Intel, Karatsuba on AMD and Hygon (llvm-mca and measurements:
- * Intel's VPCLMULQDQ is cheap next to the extra XORs and shuffles of Karatsuba; Zen 4/5
- * issue it on the ports the AES rounds need).  AESGEN_GCM_GHASH=school|karatsuba in the
- * environment overrides the CPU; a set is used only if all its functions are built in. */
+ * the set aesgen_gcm_ghash_for_cpu names for this CPU (a table of measurements in
+ * isa.c).  AESGEN_GCM_GHASH=school|karatsuba in the environment overrides the CPU; a
+ * set is used only if all its functions are built in. */
 const aesgen_gcm_fns *aesgen_gcm_preferred(const aesgen_isa_impl *impl);
+/* "school", "karatsuba" or NULL (the primary set) for a CPUID vendor and display
+ * family/model: the table of measured preferences in isa.c. */
+const char *aesgen_gcm_ghash_for_cpu(const char *vendor, unsigned family, unsigned model);
 
 /* The implementation table entry for id (id < AESGEN_ISA_COUNT). */
 const aesgen_isa_impl *aesgen_isa_impl_get(aesgen_isa_id id);

@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "internal.h"   /* aesgen_gcm_ghash_for_cpu: white box */
 #include "gcm_harness.h"
 #include "harness.h"
 #include "isa.h"
@@ -591,6 +592,36 @@ static void ghash_override_is_honoured(const struct test_isa *isa)
     }
 }
 
+/* The table of measured GHASH preferences (isa.c, README "ISA preferences"): CPUID
+ * signatures -> the set the runtime must take. */
+static void ghash_preference_table(void)
+{
+    static const struct {
+        const char *vendor;
+        unsigned family, model;
+        const char *want;           /* NULL: the primary set */
+    } cases[] = {
+        { "GenuineIntel", 6, 0xcf, "school" },      /* Sapphire Rapids (measured) */
+        { "GenuineIntel", 6, 0x55, "school" },      /* Skylake-SP: any Intel */
+        { "AuthenticAMD", 0x19, 0x11, "school" },   /* Zen 4, Genoa (measured) */
+        { "AuthenticAMD", 0x19, 0x61, "school" },   /* Zen 4, Raphael */
+        { "AuthenticAMD", 0x1a, 0x02, "karatsuba" },/* Zen 5, Turin */
+        { "AuthenticAMD", 0x1a, 0x44, "karatsuba" },/* Zen 5, Granite Ridge */
+        { "AuthenticAMD", 0x17, 0x31, NULL },       /* Zen 2: no EVEX, not measured */
+        { "HygonGenuine", 0x18, 0x01, NULL },
+        { "CentaurHauls", 7, 0x3b, NULL },
+        { "", 0, 0, NULL },                         /* no CPUID */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *got = aesgen_gcm_ghash_for_cpu(cases[i].vendor, cases[i].family,
+                                                   cases[i].model);
+        int same = cases[i].want ? got != NULL && strcmp(got, cases[i].want) == 0 : got == NULL;
+        check(same, "gcm GHASH preference of \"%s\" family 0x%x model 0x%x: %s (got %s)",
+              cases[i].vendor, cases[i].family, cases[i].model,
+              cases[i].want ? cases[i].want : "primary", got ? got : "primary");
+    }
+}
+
 static void key_layout(const struct test_isa *isa)
 {
     for (size_t k = 0; k < 3; k++) {
@@ -679,6 +710,7 @@ void test_gcm_api(const struct test_config *config)
         key_layout(isa);
     }
     keys_keep_their_isa();
+    ghash_preference_table();
     limit_arena = NULL;
     arena_unmap(&arena);
 }
