@@ -33,6 +33,18 @@ enum {
 /* Usable features of this CPU/OS, detected once and cached. */
 unsigned aesgen_cpu_features(void);
 
+/* What detection reads: CPUID leaf 0's highest leaf, leaf 1 ECX, leaf 7 EBX/ECX, XCR0
+ * (read only when leaf 1 reports OSXSAVE), and whether the OS grants the AVX-512 state
+ * on first use although XCR0 does not show it yet (macOS). */
+typedef struct aesgen_cpuid_facts {
+    unsigned max_leaf, leaf1_ecx, leaf7_ebx, leaf7_ecx;
+    uint64_t xcr0;
+    int os_grants_avx512;
+} aesgen_cpuid_facts;
+
+/* The usable AESGEN_CPU_* bits those facts give (a pure function; tests run a table). */
+unsigned aesgen_cpu_features_from(const aesgen_cpuid_facts *facts);
+
 /* ---- Implementations (isa.c) --------------------------------------------- */
 
 typedef enum aesgen_isa_id {

@@ -41,6 +41,7 @@ static const struct group groups[] = {
     { "gcm-page-edge", test_gcm_page_edges },
     { "gcm-abi", test_gcm_abi },
     { "gcm-threads", test_gcm_threads },
+    { "cpu-features", test_cpu_features },
 };
 
 static double now_seconds(void)

@@ -28,6 +28,7 @@ void test_gcm_differential(const struct test_config *config);
 void test_gcm_page_edges(const struct test_config *config);
 void test_gcm_abi(const struct test_config *config);
 void test_gcm_threads(const struct test_config *config);
+void test_cpu_features(const struct test_config *config);
 
 /* The child side of the AESGEN_ISA test (main.c runs it for --print-isa). */
 int api_print_isa_child(void);
