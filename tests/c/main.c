@@ -41,6 +41,11 @@ static const struct group groups[] = {
     { "gcm-page-edge", test_gcm_page_edges },
     { "gcm-abi", test_gcm_abi },
     { "gcm-threads", test_gcm_threads },
+    { "gcm-contract", test_gcm_contract },
+    { "isa-context", test_isa_context },
+    { "counter-readback", test_counter_readback },
+    { "xts-keys", test_xts_keys },
+    { "ipsec", test_ipsec },
 };
 
 static double now_seconds(void)
