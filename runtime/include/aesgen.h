@@ -60,9 +60,10 @@ AESGEN_API const char *aesgen_version(void);
 
 enum {
     AESGEN_OK      = 0,
-    AESGEN_EINVAL  = -22,  /* bad argument: key length, NULL pointer, XTS len < 16,
-                              GCM misuse (tag length, order of calls), limits */
-    AESGEN_EBADMSG = -74,  /* authentication failure (GCM) */
+    AESGEN_EINVAL  = -22,  /* bad argument: key length, NULL pointer, XTS len < 16 or
+                              K1 == K2, GCM misuse (tag length, order of calls), ESP AAD
+                              length, limits, unknown ISA name */
+    AESGEN_EBADMSG = -74,  /* authentication failure (GCM, RFC 4106, RFC 4543) */
     AESGEN_ENOTSUP = -95,  /* the requested ISA cannot run on this CPU/OS */
 };
 
@@ -84,7 +85,7 @@ AESGEN_API const char *aesgen_strerror(int err);
  * aesgen_xts_init_isa, aesgen_gcm_init_isa, aesgen_rfc3686_init_isa,
  * aesgen_gcm_esp_init_isa).  The names are those above, "auto" included; NULL
  * means the process-wide selection (the plain init calls pass NULL).  Unknown
- * name -> AESGEN_EINVAL, usable name the CPU/OS cannot run -> AESGEN_ENOTSUP,
+ * name -> AESGEN_EINVAL, a known name the CPU/OS cannot run -> AESGEN_ENOTSUP,
  * checked before anything is written.  The process-wide selection is neither
  * read (unless NULL) nor changed, so two libraries in one process, or a test
  * comparing ISAs, can hold contexts of different ISAs side by side:
@@ -420,12 +421,12 @@ AESGEN_API int aesgen_rfc3686_crypt(const aesgen_rfc3686_key *key, const uint8_t
  * buffer and strips it again; here it is the separate iv argument).
  *
  * aesgen_rfc4106_encrypt / _decrypt: GCM of the payload (any length) with that
- * nonce and AAD; tag_len 8, 12 or 16 (the ICV sizes of RFC 4106 section 8), else
+ * nonce and AAD; tag_len 8, 12 or 16 (the ICV sizes of RFC 4106 section 6), else
  * AESGEN_EINVAL.  Otherwise as aesgen_gcm_encrypt / aesgen_gcm_decrypt (decrypt
  * returns AESGEN_EBADMSG and wipes dst on a wrong tag).
  *
  * aesgen_rfc4543_mac / _verify (ENCR_NULL_AUTH_AES_GMAC): nothing is encrypted;
- * the 16-byte ICV is GMAC over aad || iv || data (RFC 4543 section 3.3: the IV
+ * the 16-byte ICV is GMAC over aad || iv || data (RFC 4543's AAD for ESP: the IV
  * is authenticated, and data is the ESP payload with its padding, pad length
  * and next header).  verify returns AESGEN_OK or AESGEN_EBADMSG (constant-time
  * comparison).  On AESGEN_EINVAL (NULL pointers, NULL data with len != 0, a bad

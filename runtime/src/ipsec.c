@@ -13,7 +13,7 @@
 #include "bytes.h"
 #include "internal.h"
 
-/* RFC 3686 section 4: the block counter is 32 bits and starts at 1. */
+/* RFC 3686 counter block: the block counter is its last 32 bits and starts at 1. */
 #define RFC3686_MAX_LEN ((UINT64_C(1) << 32) - 1) * 16
 
 static uint64_t load_be32(const uint8_t *p)
@@ -93,7 +93,7 @@ static int esp_aad_valid(const uint8_t *aad, size_t aad_len)
     return aad != NULL && (aad_len == 8 || aad_len == 12);
 }
 
-/* RFC 4106 section 8: the ICV is 8, 12 or 16 bytes. */
+/* RFC 4106 section 6: the ICV is 16 bytes, or 8 or 12 where supported. */
 static int rfc4106_tag_len_valid(size_t tag_len)
 {
     return tag_len == 8 || tag_len == 12 || tag_len == 16;
@@ -131,7 +131,7 @@ int aesgen_rfc4106_decrypt(const aesgen_gcm_esp_key *key, const uint8_t iv[8],
                               tag_len);
 }
 
-/* GMAC over aad || iv || data (RFC 4543 section 3.3), up to the final call. */
+/* GMAC over aad || iv || data (RFC 4543, ESP), up to the final call. */
 static int rfc4543_start(aesgen_gcm_ctx *ctx, const aesgen_gcm_esp_key *key,
                          const uint8_t iv[8], const uint8_t *aad, size_t aad_len,
                          const uint8_t *data, size_t len, const uint8_t *tag)
