@@ -63,6 +63,14 @@ static int init_kind(enum ctx_kind kind, union any_ctx *c, const char *isa)
     }
 }
 
+/* A GCM key of that ISA holds its GHASH set: the one the CPU prefers, else its own. */
+static bool gcm_key_holds(const aesgen_gcm_key *key, const aesgen_isa_impl *impl)
+{
+    const aesgen_gcm_fns *alt = aesgen_gcm_preferred(impl);
+    return key->ghash == (alt != NULL ? alt->ghash : impl->gcm_ghash) &&
+           key->encrypt_block == impl->encrypt_block;
+}
+
 /* The function the context holds is the named ISA's. */
 static bool holds_impl(enum ctx_kind kind, const union any_ctx *c, const aesgen_isa_impl *impl)
 {
@@ -71,11 +79,9 @@ static bool holds_impl(enum ctx_kind kind, const union any_ctx *c, const aesgen_
     case K_XCTR:    return c->xctr.crypt == impl->xctr;
     case K_XTS:     return c->xts.encrypt == (impl->xts_encrypt ? impl->xts_encrypt
                                                                 : aesgen_xts_encrypt_generic);
-    case K_GCM:     return c->gcm.encrypt_block == impl->encrypt_block &&
-                           c->gcm.record_pads == impl->gcm_record_pads;
+    case K_GCM:     return gcm_key_holds(&c->gcm, impl);
     case K_RFC3686: return c->rfc3686.crypt == impl->ctr;
-    default:        return c->esp.gcm.encrypt_block == impl->encrypt_block &&
-                           c->esp.gcm.record_pads == impl->gcm_record_pads;
+    default:        return gcm_key_holds(&c->esp.gcm, impl);
     }
 }
 
