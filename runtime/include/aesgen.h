@@ -223,7 +223,7 @@ AESGEN_API int aesgen_xts_init_isa(aesgen_xts_ctx *ctx, const uint8_t *key, size
                                    const char *isa);
 /*
  * For legacy data and test vectors only: aesgen_xts_init_isa that also accepts
- * K1 == K2 (IEEE 1619-2007 Annex B vectors 1-3 and others use such keys; such a
+ * K1 == K2 (IEEE 1619-2007 Annex B vector 1, all zeros, is such a key; such a
  * key makes XTS weaker, so never use it for new data).  isa as in
  * aesgen_xts_init_isa (NULL: the process-wide selection).
  *     aesgen_xts_init_allow_equal_keys(&xts, zeros, 32, NULL);   // IEEE 1619 vector 1
