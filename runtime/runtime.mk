@@ -16,7 +16,7 @@ RT_OBJ_DIR  := $(BUILD)/obj
 RT_HEADER   := runtime/include/aesgen.h
 RT_SRCS     := $(addprefix $(RT_SRC_DIR)/,aes_bitsliced.c cpu.c ctr.c isa.c key_expand.c \
                                           util.c xctr.c xts.c xts_generic.c \
-                                          gcm.c gcm_clmul.c gcm_generic.c)
+                                          gcm.c gcm_clmul.c gcm_generic.c ipsec.c)
 RT_C_OBJS   := $(patsubst $(RT_SRC_DIR)/%.c,$(RT_OBJ_DIR)/runtime/%.o,$(RT_SRCS))
 
 # The generated assembly is linked in only when every file of GEN_S exists;

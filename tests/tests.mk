@@ -9,7 +9,8 @@
 #                                 xts-sectors, xts-known-answer, xts-differential,
 #                                 xts-page-edge, xts-abi, xts-threads, gcm-api,
 #                                 gcm-known-answer, gcm-differential, gcm-page-edge,
-#                                 gcm-abi, gcm-threads, cpu-features) by hand
+#                                 gcm-abi, gcm-threads, gcm-contract, isa-context,
+#                                 counter-readback, xts-keys, ipsec, cpu-features) by hand
 
 TEST_DIR    := $(BUILD)/tests
 # Listed, not globbed: tests/c also holds stand-alone programs (variant_check.c,
@@ -18,7 +19,9 @@ TEST_C_SRCS := $(addprefix tests/c/,main.c check.c isa.c harness.c reference.c j
                  test_api.c test_kat.c test_diff.c page_arena.c test_page_edge.c test_abi.c \
                  test_threads.c xts_harness.c test_xts_api.c test_xts_kat.c \
                  test_xts_diff.c gcm_harness.c test_gcm_api.c test_gcm_kat.c \
-                 test_gcm_diff.c test_gcm_edge.c test_gcm_abi.c test_cpu.c)
+                 test_gcm_diff.c test_gcm_edge.c test_gcm_abi.c test_gcm_contract.c \
+                 test_isa_context.c test_counter_readback.c test_xts_keys.c test_ipsec.c \
+                 test_cpu.c)
 TEST_OBJS   := $(patsubst tests/c/%.c,$(TEST_DIR)/%.o,$(TEST_C_SRCS)) $(TEST_DIR)/abi_thunk.o
 TEST_BIN    := $(TEST_DIR)/aesgen_tests
 

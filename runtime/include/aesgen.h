@@ -11,9 +11,12 @@
  *  - dst may equal src (in place); partially overlapping buffers are not supported.
  *  - No pointer needs any alignment; len == 0 is accepted.
  *  - Nothing reads or writes outside [src, src+len) and [dst, dst+len).
- *  - A context keeps using the implementation (ISA) selected when it was
- *    initialized.  Distinct contexts may be used concurrently from different
- *    threads; one context must not be used by two threads at once.
+ *  - A context keeps using the implementation (ISA) it was initialized with:
+ *    the process-wide selection (aesgen_select_isa) at that time, or the one
+ *    named in its aesgen_*_init_isa call.  Distinct contexts may be used
+ *    concurrently from different threads, whatever their ISAs; one context must
+ *    not be used by two threads at once (XTS, GCM and RFC 3686 keys excepted:
+ *    they are only read after init, see there).
  *  - Contexts are plain data (no pointers to caller memory, nothing to free;
  *    the one exception: a GCM context refers to its aesgen_gcm_key, see there);
  *    call aesgen_wipe(ctx, sizeof *ctx) when done to erase the key material.
@@ -57,9 +60,10 @@ AESGEN_API const char *aesgen_version(void);
 
 enum {
     AESGEN_OK      = 0,
-    AESGEN_EINVAL  = -22,  /* bad argument: key length, NULL pointer, XTS len < 16,
-                              GCM misuse (tag length, order of calls), limits */
-    AESGEN_EBADMSG = -74,  /* authentication failure (GCM) */
+    AESGEN_EINVAL  = -22,  /* bad argument: key length, NULL pointer, XTS len < 16 or
+                              K1 == K2, GCM misuse (tag length, order of calls), ESP AAD
+                              length, limits, unknown ISA name */
+    AESGEN_EBADMSG = -74,  /* authentication failure (GCM, RFC 4106, RFC 4543) */
     AESGEN_ENOTSUP = -95,  /* the requested ISA cannot run on this CPU/OS */
 };
 
@@ -75,6 +79,20 @@ AESGEN_API const char *aesgen_strerror(int err);
  * aesgen_select_isa: unknown name -> AESGEN_EINVAL; known but unusable here ->
  * AESGEN_ENOTSUP; in both cases the selection is unchanged.  The selection is
  * process-wide and only affects contexts initialized after the call.
+ *
+ * Per context: every init call has an _isa twin taking one more argument, the
+ * ISA name for that context alone (aesgen_ctr_init_isa, aesgen_xctr_init_isa,
+ * aesgen_xts_init_isa, aesgen_gcm_init_isa, aesgen_rfc3686_init_isa,
+ * aesgen_gcm_esp_init_isa).  The names are those above, "auto" included; NULL
+ * means the process-wide selection (the plain init calls pass NULL).  Unknown
+ * name -> AESGEN_EINVAL, a known name the CPU/OS cannot run -> AESGEN_ENOTSUP,
+ * checked before anything is written.  The process-wide selection is neither
+ * read (unless NULL) nor changed, so two libraries in one process, or a test
+ * comparing ISAs, can hold contexts of different ISAs side by side:
+ *
+ *     aesgen_ctr_ctx wide, narrow;
+ *     aesgen_ctr_init_isa(&wide, key, 32, iv, "avx10_512");
+ *     aesgen_ctr_init_isa(&narrow, key, 32, iv, "aesni_avx");   // same keystream
  */
 AESGEN_API int         aesgen_select_isa(const char *name);
 AESGEN_API const char *aesgen_isa_name(void);              /* selected now, never "auto" */
@@ -127,9 +145,26 @@ AESGEN_API int aesgen_ctr_init(aesgen_ctr_ctx *ctx, const uint8_t *key, size_t k
                                const uint8_t iv[16]);
 AESGEN_API int aesgen_ctr_crypt(aesgen_ctr_ctx *ctx, uint8_t *dst, const uint8_t *src,
                                 size_t len);
+/* aesgen_ctr_init with the ISA named for this context (see aesgen_select_isa). */
+AESGEN_API int aesgen_ctr_init_isa(aesgen_ctr_ctx *ctx, const uint8_t *key, size_t key_len,
+                                   const uint8_t iv[16], const char *isa);
 /* Extension: start a new message under the same key (no key expansion), as if
  * aesgen_ctr_init had been called with the same key and this iv. */
 AESGEN_API int aesgen_ctr_set_iv(aesgen_ctr_ctx *ctx, const uint8_t iv[16]);
+/*
+ * The counter block of the next keystream block not yet started: the iv given
+ * at init/set_iv plus the number of blocks begun so far (a partial block counts
+ * as begun), mod 2^128.  This is the "next IV" of the Linux crypto API (.iv_out)
+ * and of OpenSSL (EVP_CIPHER_CTX_get_updated_iv): a message that ends on a block
+ * boundary continues seamlessly with aesgen_ctr_set_iv(ctx, iv); after a partial
+ * block, set_iv with it skips the rest of that block (as both of those APIs do),
+ * while further aesgen_ctr_crypt calls on ctx still use it.
+ *     uint8_t next[16];
+ *     aesgen_ctr_crypt(&ctx, buf, buf, 100);        // 7 blocks begun
+ *     aesgen_ctr_get_iv(&ctx, next);               // next = iv + 7
+ * NULL ctx or iv, or ctx never initialized: AESGEN_EINVAL, iv untouched.
+ */
+AESGEN_API int aesgen_ctr_get_iv(const aesgen_ctr_ctx *ctx, uint8_t iv[16]);
 
 /*
  * XCTR (HCTR2): keystream block i (i = 1, 2, ...) is AES_K(iv XOR LE128(i)).
@@ -140,8 +175,21 @@ AESGEN_API int aesgen_xctr_init(aesgen_xctr_ctx *ctx, const uint8_t *key, size_t
                                 const uint8_t iv[16]);
 AESGEN_API int aesgen_xctr_crypt(aesgen_xctr_ctx *ctx, uint8_t *dst, const uint8_t *src,
                                  size_t len);
+/* aesgen_xctr_init with the ISA named for this context (see aesgen_select_isa). */
+AESGEN_API int aesgen_xctr_init_isa(aesgen_xctr_ctx *ctx, const uint8_t *key, size_t key_len,
+                                    const uint8_t iv[16], const char *isa);
 /* Extension: start a new message under the same key, as aesgen_ctr_set_iv. */
 AESGEN_API int aesgen_xctr_set_iv(aesgen_xctr_ctx *ctx, const uint8_t iv[16]);
+/*
+ * The block position: *index = i of the next keystream block not yet started
+ * (1 after init or set_iv; 1 + the number of blocks begun so far, a partial
+ * block counting as begun; 0 once block 2^64 - 1 has been begun, the end of the
+ * context).  XCTR's counterpart of aesgen_ctr_get_iv.
+ *     uint64_t next;
+ *     aesgen_xctr_get_index(&xctx, &next);
+ * NULL ctx or index, or ctx never initialized: AESGEN_EINVAL, *index untouched.
+ */
+AESGEN_API int aesgen_xctr_get_index(const aesgen_xctr_ctx *ctx, uint64_t *index);
 
 typedef struct aesgen_xts_ctx {
     aesgen_aes_key k1_enc;   /* data key K1, encryption schedule */
@@ -157,8 +205,11 @@ typedef struct aesgen_xts_ctx {
 /*
  * XTS (IEEE 1619 / SP 800-38E) with byte-granular ciphertext stealing.
  * key is K1 || K2 (data key, then tweak key): key_len 32, 48 or 64 (AES-128,
- * -192, -256).  K1 == K2 is accepted (some published vectors use it), although
- * IEEE 1619-2018 requires distinct keys.
+ * -192, -256).  K1 == K2 is refused with AESGEN_EINVAL (ctx untouched), as
+ * IEEE 1619-2018 requires distinct keys (OpenSSL refuses them too, the Linux
+ * kernel in FIPS mode).  The halves are compared in constant time: every byte is
+ * read and no branch depends on them, so the time a refusal takes says nothing
+ * about where the halves differ.
  * One encrypt/decrypt call is one data unit of len >= 16 bytes, any length
  * (no upper limit is enforced; the standards allow 2^20 blocks per unit).
  * tweak is the 16-byte value encrypted with K2; for data unit n it is n as
@@ -167,6 +218,18 @@ typedef struct aesgen_xts_ctx {
  * several threads at once.
  */
 AESGEN_API int aesgen_xts_init(aesgen_xts_ctx *ctx, const uint8_t *key, size_t key_len);
+/* aesgen_xts_init with the ISA named for this context (see aesgen_select_isa). */
+AESGEN_API int aesgen_xts_init_isa(aesgen_xts_ctx *ctx, const uint8_t *key, size_t key_len,
+                                   const char *isa);
+/*
+ * For legacy data and test vectors only: aesgen_xts_init_isa that also accepts
+ * K1 == K2 (IEEE 1619-2007 Annex B vector 1, all zeros, is such a key; such a
+ * key makes XTS weaker, so never use it for new data).  isa as in
+ * aesgen_xts_init_isa (NULL: the process-wide selection).
+ *     aesgen_xts_init_allow_equal_keys(&xts, zeros, 32, NULL);   // IEEE 1619 vector 1
+ */
+AESGEN_API int aesgen_xts_init_allow_equal_keys(aesgen_xts_ctx *ctx, const uint8_t *key,
+                                                size_t key_len, const char *isa);
 AESGEN_API int aesgen_xts_encrypt(const aesgen_xts_ctx *ctx, uint8_t *dst, const uint8_t *src,
                                   size_t len, const uint8_t tweak[16]);
 AESGEN_API int aesgen_xts_decrypt(const aesgen_xts_ctx *ctx, uint8_t *dst, const uint8_t *src,
@@ -196,6 +259,14 @@ AESGEN_API int aesgen_xts_decrypt_sectors(const aesgen_xts_ctx *ctx, uint8_t *ds
  * AESGEN_GCM_H_POWERS_OFFSET (runtime/src/asm_abi.h, which repeats these two
  * definitions): H^32 .. H^1, highest first, each byte-reflected and times x^-1
  * mod the GCM polynomial, then 48 zero bytes.
+ *
+ * Alignment: the type is declared 64-byte aligned so that h_powers starts a
+ * cache line (a 64-byte load of the powers then never spans two lines); static,
+ * automatic, aligned_alloc(64, ...) and C++ new objects get that.  What the
+ * library needs is 16 bytes: the assembly uses only unaligned loads on the key,
+ * the C code at most 16-byte aligned moves.  So memory from malloc (16-byte
+ * aligned on x86-64 glibc and musl) works, only slightly slower where a vector
+ * load then splits a line; less than 16-byte alignment is not supported.
  */
 #define AESGEN_GCM_H_POWERS_OFFSET 256
 #define AESGEN_GCM_H_POWERS 32
@@ -278,8 +349,23 @@ typedef struct aesgen_gcm_ctx {
  * Any update call, even of 0 bytes, ends the AAD.
  * The one-shot functions do start, aad, update, final; aesgen_gcm_decrypt
  * wipes dst (len bytes) when it returns AESGEN_EBADMSG.
+ *
+ * Streamed decryption releases plaintext before it is authenticated:
+ * aesgen_gcm_decrypt_update writes plaintext to dst at once, and only
+ * aesgen_gcm_decrypt_final says whether the message was genuine.  Until final
+ * returns AESGEN_OK the plaintext is unauthenticated (possibly forged, or chosen
+ * by an attacker who flipped ciphertext bits): do not parse it, act on it, pass
+ * it on or let anyone see it.  On AESGEN_EBADMSG discard all of it (and wipe it,
+ * aesgen_wipe, as aesgen_gcm_decrypt does).  Callers that cannot hold the
+ * plaintext back should keep the ciphertext and use aesgen_gcm_decrypt, which
+ * releases plaintext only for genuine messages.
  */
 AESGEN_API int aesgen_gcm_init(aesgen_gcm_key *key, const uint8_t *k, size_t key_len);
+/* aesgen_gcm_init with the ISA named for this key (see aesgen_select_isa); every
+ * message started with the key runs that ISA.
+ *     aesgen_gcm_init_isa(&gk, key, 16, "vaes_avx2");                        */
+AESGEN_API int aesgen_gcm_init_isa(aesgen_gcm_key *key, const uint8_t *k, size_t key_len,
+                                   const char *isa);
 AESGEN_API int aesgen_gcm_start(aesgen_gcm_ctx *ctx, const aesgen_gcm_key *key,
                                 const uint8_t *iv, size_t iv_len);
 AESGEN_API int aesgen_gcm_aad(aesgen_gcm_ctx *ctx, const uint8_t *aad, size_t len);
@@ -296,6 +382,82 @@ AESGEN_API int aesgen_gcm_decrypt(const aesgen_gcm_key *key, const uint8_t *iv, 
                                   const uint8_t *aad, size_t aad_len, uint8_t *dst,
                                   const uint8_t *src, size_t len, const uint8_t *tag,
                                   size_t tag_len);
+
+/*
+ * IPsec forms (RFC 3686, RFC 4106, RFC 4543), with exactly those RFCs' key and IV
+ * layouts, so that callers do not assemble counter blocks and nonces by hand.
+ * Keys are made once and only read afterwards (shareable between threads, as
+ * the GCM key); each call is one packet.
+ *
+ * RFC 3686 (AES-CTR in ESP): k is the AES key followed by the 4-byte nonce
+ * (key_len 20, 28 or 36).  Per packet an 8-byte IV; block j (j = 0, 1, ...) of the
+ * keystream is AES(nonce || iv || BE32(j + 1)).  A packet is at most
+ * (2^32 - 1) * 16 bytes (the RFC's 32-bit block counter), else AESGEN_EINVAL
+ * and nothing written.  Encryption and decryption are the same call.
+ *     aesgen_rfc3686_key ck;
+ *     aesgen_rfc3686_init(&ck, key_and_nonce, 36);
+ *     aesgen_rfc3686_crypt(&ck, iv8, out, in, len);
+ */
+typedef struct aesgen_rfc3686_key {
+    aesgen_aes_key aes;
+    uint8_t nonce[4];
+    int (*crypt)(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src,
+                 size_t len, uint64_t ctr_lo, uint64_t ctr_hi);  /* chosen at init */
+} aesgen_rfc3686_key;
+
+AESGEN_API int aesgen_rfc3686_init(aesgen_rfc3686_key *key, const uint8_t *k, size_t key_len);
+AESGEN_API int aesgen_rfc3686_init_isa(aesgen_rfc3686_key *key, const uint8_t *k,
+                                       size_t key_len, const char *isa);
+AESGEN_API int aesgen_rfc3686_crypt(const aesgen_rfc3686_key *key, const uint8_t iv[8],
+                                    uint8_t *dst, const uint8_t *src, size_t len);
+
+/*
+ * RFC 4106 (AES-GCM in ESP) and RFC 4543 (AES-GMAC in ESP): k is the AES key
+ * followed by the 4-byte salt (key_len 20, 28 or 36); the GCM nonce of a packet
+ * is salt || iv, iv being the packet's 8-byte explicit IV.  aad is the ESP AAD
+ * of RFC 4106 section 5: SPI || sequence number (aad_len 8) or SPI || extended
+ * sequence number (aad_len 12); any other length is AESGEN_EINVAL.  The IV is
+ * not part of aad here (the Linux crypto API's rfc4106 appends it to its AAD
+ * buffer and strips it again; here it is the separate iv argument).
+ *
+ * aesgen_rfc4106_encrypt / _decrypt: GCM of the payload (any length) with that
+ * nonce and AAD; tag_len 8, 12 or 16 (the ICV sizes of RFC 4106 section 6), else
+ * AESGEN_EINVAL.  Otherwise as aesgen_gcm_encrypt / aesgen_gcm_decrypt (decrypt
+ * returns AESGEN_EBADMSG and wipes dst on a wrong tag).
+ *
+ * aesgen_rfc4543_mac / _verify (ENCR_NULL_AUTH_AES_GMAC): nothing is encrypted;
+ * the 16-byte ICV is GMAC over aad || iv || data (RFC 4543's AAD for ESP: the IV
+ * is authenticated, and data is the ESP payload with its padding, pad length
+ * and next header).  verify returns AESGEN_OK or AESGEN_EBADMSG (constant-time
+ * comparison).  On AESGEN_EINVAL (NULL pointers, NULL data with len != 0, a bad
+ * aad_len) tag is not written.
+ *     aesgen_gcm_esp_key ek;
+ *     aesgen_gcm_esp_init(&ek, key_and_salt, 20);
+ *     aesgen_rfc4106_encrypt(&ek, iv8, spi_seq, 8, out, in, len, icv, 16);
+ *     aesgen_rfc4543_mac(&ek, iv8, spi_seq, 8, payload, len, icv);
+ */
+typedef struct aesgen_gcm_esp_key {
+    aesgen_gcm_key gcm;   /* the AES key's GCM key object (alignment: see there) */
+    uint8_t salt[4];
+} aesgen_gcm_esp_key;
+
+AESGEN_API int aesgen_gcm_esp_init(aesgen_gcm_esp_key *key, const uint8_t *k, size_t key_len);
+AESGEN_API int aesgen_gcm_esp_init_isa(aesgen_gcm_esp_key *key, const uint8_t *k,
+                                       size_t key_len, const char *isa);
+AESGEN_API int aesgen_rfc4106_encrypt(const aesgen_gcm_esp_key *key, const uint8_t iv[8],
+                                      const uint8_t *aad, size_t aad_len, uint8_t *dst,
+                                      const uint8_t *src, size_t len, uint8_t *tag,
+                                      size_t tag_len);
+AESGEN_API int aesgen_rfc4106_decrypt(const aesgen_gcm_esp_key *key, const uint8_t iv[8],
+                                      const uint8_t *aad, size_t aad_len, uint8_t *dst,
+                                      const uint8_t *src, size_t len, const uint8_t *tag,
+                                      size_t tag_len);
+AESGEN_API int aesgen_rfc4543_mac(const aesgen_gcm_esp_key *key, const uint8_t iv[8],
+                                  const uint8_t *aad, size_t aad_len, const uint8_t *data,
+                                  size_t len, uint8_t tag[16]);
+AESGEN_API int aesgen_rfc4543_verify(const aesgen_gcm_esp_key *key, const uint8_t iv[8],
+                                     const uint8_t *aad, size_t aad_len, const uint8_t *data,
+                                     size_t len, const uint8_t tag[16]);
 
 /* Wipes memory in a way the compiler cannot remove (keys, contexts). */
 AESGEN_API void aesgen_wipe(void *p, size_t n);

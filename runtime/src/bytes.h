@@ -37,4 +37,10 @@ static inline uint64_t load_be64(const uint8_t *p)
     return AESGEN_HOST_TO_BE64(v);
 }
 
+static inline void store_be64(uint8_t *p, uint64_t v)
+{
+    v = AESGEN_HOST_TO_BE64(v);
+    memcpy(p, &v, 8);
+}
+
 #endif

@@ -154,6 +154,7 @@ static unsigned detect_features(void)
 /* Bit 31 marks "detected"; detection is idempotent, so a race only repeats it. */
 #define FEATURES_KNOWN (1u << 31)
 static atomic_uint cached_features;
+static atomic_uint test_mask = AESGEN_CPU_KEEP_ALL;   /* see aesgen_cpu_test_mask */
 
 unsigned aesgen_cpu_features(void)
 {
@@ -162,5 +163,10 @@ unsigned aesgen_cpu_features(void)
         f = detect_features() | FEATURES_KNOWN;
         atomic_store_explicit(&cached_features, f, memory_order_relaxed);
     }
-    return f & ~FEATURES_KNOWN;
+    return f & ~FEATURES_KNOWN & atomic_load_explicit(&test_mask, memory_order_relaxed);
+}
+
+void aesgen_cpu_test_mask(unsigned keep)
+{
+    atomic_store_explicit(&test_mask, keep, memory_order_relaxed);
 }

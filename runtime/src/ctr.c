@@ -18,9 +18,18 @@
 int aesgen_ctr_init(aesgen_ctr_ctx *ctx, const uint8_t *key, size_t key_len,
                     const uint8_t iv[16])
 {
+    return aesgen_ctr_init_isa(ctx, key, key_len, iv, NULL);
+}
+
+int aesgen_ctr_init_isa(aesgen_ctr_ctx *ctx, const uint8_t *key, size_t key_len,
+                        const uint8_t iv[16], const char *isa)
+{
     if (ctx == NULL || key == NULL || iv == NULL || !aesgen_key_len_valid(key_len))
         return AESGEN_EINVAL;
-    const aesgen_isa_impl *impl = aesgen_isa_current();
+    const aesgen_isa_impl *impl;
+    const int err = aesgen_isa_resolve(isa, &impl);
+    if (err != AESGEN_OK)
+        return err;
     /* The counter is read before the key is written, in case iv lies in ctx. */
     const uint64_t hi = load_be64(iv), lo = load_be64(iv + 8);
     impl->expand(&ctx->key, key, key_len);
@@ -44,6 +53,15 @@ int aesgen_ctr_set_iv(aesgen_ctr_ctx *ctx, const uint8_t iv[16])
         aesgen_wipe(ctx->ks, sizeof ctx->ks);
         ctx->ks_valid = 0;
     }
+    return AESGEN_OK;
+}
+
+int aesgen_ctr_get_iv(const aesgen_ctr_ctx *ctx, uint8_t iv[16])
+{
+    if (ctx == NULL || iv == NULL || ctx->crypt == NULL)
+        return AESGEN_EINVAL;
+    store_be64(iv, ctx->ctr[1]);
+    store_be64(iv + 8, ctx->ctr[0]);
     return AESGEN_OK;
 }
 

@@ -119,9 +119,17 @@ static int text_valid(const uint8_t *dst, const uint8_t *src, size_t len, uint64
 
 int aesgen_gcm_init(aesgen_gcm_key *key, const uint8_t *k, size_t key_len)
 {
+    return aesgen_gcm_init_isa(key, k, key_len, NULL);
+}
+
+int aesgen_gcm_init_isa(aesgen_gcm_key *key, const uint8_t *k, size_t key_len, const char *isa)
+{
     if (key == NULL || k == NULL || !aesgen_key_len_valid(key_len))
         return AESGEN_EINVAL;
-    const aesgen_isa_impl *impl = aesgen_isa_current();
+    const aesgen_isa_impl *impl;
+    const int err = aesgen_isa_resolve(isa, &impl);
+    if (err != AESGEN_OK)
+        return err;
     /* An implementation without GCM functions would use the portable ones
      * (none exists today: every usable table entry has them). */
     if (impl->gcm_setup == NULL)
@@ -431,16 +439,6 @@ int aesgen_gcm_encrypt_final(aesgen_gcm_ctx *ctx, uint8_t *tag, size_t tag_len)
     return AESGEN_OK;
 }
 
-/* Every byte is compared, whatever the earlier ones were; only the result
- * (which the caller learns anyway) decides the branch. */
-static int tags_equal(const uint8_t *a, const uint8_t *b, size_t len)
-{
-    uint8_t diff = 0;
-    for (size_t i = 0; i < len; i++)
-        diff |= a[i] ^ b[i];
-    return diff == 0;
-}
-
 int aesgen_gcm_decrypt_final(aesgen_gcm_ctx *ctx, const uint8_t *tag, size_t tag_len)
 {
     const int err = final_check(ctx, GCM_DEC, tag, tag_len);
@@ -448,7 +446,7 @@ int aesgen_gcm_decrypt_final(aesgen_gcm_ctx *ctx, const uint8_t *tag, size_t tag
         return err;
     uint8_t full[16];
     compute_tag(ctx, full);
-    const int ok = tags_equal(full, tag, tag_len);
+    const int ok = aesgen_ct_equal(full, tag, tag_len);
     aesgen_wipe(full, sizeof full);
     return ok ? AESGEN_OK : AESGEN_EBADMSG;
 }
@@ -573,7 +571,7 @@ int aesgen_gcm_decrypt(const aesgen_gcm_key *key, const uint8_t *iv, size_t iv_l
         aesgen_gcm_record rec;
         int err = record_run(key, fn, iv, iv_len, aad, aad_len, dst, src, len, tag, tag_len,
                              &rec);
-        if (err == AESGEN_OK && !tags_equal(rec.tag, tag, tag_len)) {
+        if (err == AESGEN_OK && !aesgen_ct_equal(rec.tag, tag, tag_len)) {
             aesgen_wipe(dst, len);
             err = AESGEN_EBADMSG;
         }

@@ -44,6 +44,13 @@ typedef struct aesgen_cpuid_facts {
 
 /* The usable AESGEN_CPU_* bits those facts give (a pure function; tests run a table). */
 unsigned aesgen_cpu_features_from(const aesgen_cpuid_facts *facts);
+/* For tests only (static library; hidden in the .so): from now on report only the
+ * detected features that are also in keep (AESGEN_CPU_KEEP_ALL undoes it), so that
+ * "the CPU lacks this ISA" can be provoked on a CPU that has everything.  Contexts
+ * already initialized keep their functions.  Not thread-safe against inits running
+ * at the same time (they may see either mask). */
+#define AESGEN_CPU_KEEP_ALL (~0u)
+void aesgen_cpu_test_mask(unsigned keep);
 
 /* ---- Implementations (isa.c) --------------------------------------------- */
 
@@ -120,6 +127,10 @@ const char *aesgen_gcm_ghash_for_cpu(const char *vendor, unsigned family, unsign
 const aesgen_isa_impl *aesgen_isa_impl_get(aesgen_isa_id id);
 /* The implementation selected now (reads AESGEN_ISA on first use). */
 const aesgen_isa_impl *aesgen_isa_current(void);
+/* The implementation a context asks for: NULL is the process selection (aesgen_isa_current),
+ * otherwise a name as aesgen_select_isa takes ("auto" included).  AESGEN_OK and *impl set;
+ * AESGEN_EINVAL (unknown name) or AESGEN_ENOTSUP (not usable here), *impl untouched. */
+int aesgen_isa_resolve(const char *name, const aesgen_isa_impl **impl);
 /* 1 if id is built in and its CPU features are usable, else 0. */
 int aesgen_isa_id_usable(aesgen_isa_id id);
 
@@ -176,7 +187,12 @@ aesgen_gcm_update_fn aesgen_gcm_dec_update_clmul;
 /* SubWord of the key schedule: the S-box on each byte of w, in constant time. */
 uint32_t aesgen_sub_word_ct(uint32_t w);
 
-/* ---- Streaming (util.c) --------------------------------------------------- */
+/* ---- Small helpers (util.c) ----------------------------------------------- */
+
+/* 1 if the n bytes at a and b are equal, else 0.  Every byte of both is read whatever
+ * the earlier ones were (no early exit, no branch on the data): only the result, which
+ * the caller acts on anyway, depends on the contents.  Keys and tags. */
+int aesgen_ct_equal(const uint8_t *a, const uint8_t *b, size_t n);
 
 /* XORs the rest of the keystream block in progress (ks from byte *pos on) into up to len
  * bytes; advances *pos and wipes ks when the block is used up.  Returns the bytes done. */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
 /*
- * Implementation (ISA) table and the process-wide selection.
+ * Implementation (ISA) table, the process-wide selection and the per-context
+ * requests (aesgen_*_init_isa).
  *
  * The selection is one atomic int.  It starts "unset"; the first use reads
  * AESGEN_ISA (or falls back to "auto") and publishes the result with a
@@ -228,6 +229,22 @@ static int current_isa_id(void)
 const aesgen_isa_impl *aesgen_isa_current(void)
 {
     return &isa_table[current_isa_id()];
+}
+
+int aesgen_isa_resolve(const char *name, const aesgen_isa_impl **impl)
+{
+    if (name == NULL) {
+        *impl = aesgen_isa_current();
+        return AESGEN_OK;
+    }
+    const int parsed = parse_isa_name(name);
+    if (parsed == -1)
+        return AESGEN_EINVAL;
+    const int id = resolve_request(parsed);
+    if (id < 0)
+        return AESGEN_ENOTSUP;
+    *impl = &isa_table[id];
+    return AESGEN_OK;
 }
 
 int aesgen_select_isa(const char *name)

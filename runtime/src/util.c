@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
-/* Small public helpers: the version, error strings and wiping. */
+/* Small helpers: the version, error strings, wiping, constant-time comparison. */
 #include <string.h>
 #include "internal.h"
 
@@ -17,6 +17,16 @@ size_t aesgen_use_keystream(uint8_t ks[16], uint32_t *pos, uint32_t *ks_valid, u
         *ks_valid = 0;
     }
     return n;
+}
+
+int aesgen_ct_equal(const uint8_t *a, const uint8_t *b, size_t n)
+{
+    uint8_t diff = 0;
+    for (size_t i = 0; i < n; i++)
+        diff |= a[i] ^ b[i];
+    /* diff - 1 has bit 8 set only for diff == 0: no comparison the compiler could turn
+     * into a branch before the loop ends. */
+    return (int)(((unsigned)diff - 1u) >> 8 & 1u);
 }
 
 const char *aesgen_version(void)

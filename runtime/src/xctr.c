@@ -12,9 +12,18 @@
 int aesgen_xctr_init(aesgen_xctr_ctx *ctx, const uint8_t *key, size_t key_len,
                      const uint8_t iv[16])
 {
+    return aesgen_xctr_init_isa(ctx, key, key_len, iv, NULL);
+}
+
+int aesgen_xctr_init_isa(aesgen_xctr_ctx *ctx, const uint8_t *key, size_t key_len,
+                         const uint8_t iv[16], const char *isa)
+{
     if (ctx == NULL || key == NULL || iv == NULL || !aesgen_key_len_valid(key_len))
         return AESGEN_EINVAL;
-    const aesgen_isa_impl *impl = aesgen_isa_current();
+    const aesgen_isa_impl *impl;
+    const int err = aesgen_isa_resolve(isa, &impl);
+    if (err != AESGEN_OK)
+        return err;
     uint8_t iv_copy[16];
     memcpy(iv_copy, iv, sizeof iv_copy);   /* iv may lie in ctx */
     impl->expand(&ctx->key, key, key_len);
@@ -38,6 +47,14 @@ int aesgen_xctr_set_iv(aesgen_xctr_ctx *ctx, const uint8_t iv[16])
         aesgen_wipe(ctx->ks, sizeof ctx->ks);
         ctx->ks_valid = 0;
     }
+    return AESGEN_OK;
+}
+
+int aesgen_xctr_get_index(const aesgen_xctr_ctx *ctx, uint64_t *index)
+{
+    if (ctx == NULL || index == NULL || ctx->crypt == NULL)
+        return AESGEN_EINVAL;
+    *index = ctx->index;
     return AESGEN_OK;
 }
 

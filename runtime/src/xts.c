@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
 /*
- * XTS API glue: key setup, argument checks, and the sector helpers.
+ * XTS API glue: key setup (with the K1 != K2 rule), argument checks, and the sector
+ * helpers.
  *
  * One call is one data unit and the implementation (asm or generic) does all
  * of it, tweak encryption and ciphertext stealing included, so encrypt and
@@ -17,12 +18,21 @@ static int xts_key_len_valid(size_t key_len)
     return key_len == 32 || key_len == 48 || key_len == 64;
 }
 
-int aesgen_xts_init(aesgen_xts_ctx *ctx, const uint8_t *key, size_t key_len)
+/* The checks and key setup of both init calls; allow_equal: K1 == K2 is accepted. */
+static int xts_init(aesgen_xts_ctx *ctx, const uint8_t *key, size_t key_len, const char *isa,
+                    int allow_equal)
 {
     if (ctx == NULL || key == NULL || !xts_key_len_valid(key_len))
         return AESGEN_EINVAL;
-    const aesgen_isa_impl *impl = aesgen_isa_current();
     const size_t half = key_len / 2;
+    /* IEEE 1619-2018 5.1: the halves must differ.  Compared in constant time, so the
+     * time a refusal takes tells nothing about where the halves differ. */
+    if (!allow_equal && aesgen_ct_equal(key, key + half, half))
+        return AESGEN_EINVAL;
+    const aesgen_isa_impl *impl;
+    const int err = aesgen_isa_resolve(isa, &impl);
+    if (err != AESGEN_OK)
+        return err;
     uint8_t copy[64];
     memcpy(copy, key, key_len);   /* key may lie in ctx, which is written below */
     impl->expand(&ctx->k1_enc, copy, half);
@@ -34,6 +44,22 @@ int aesgen_xts_init(aesgen_xts_ctx *ctx, const uint8_t *key, size_t key_len)
     ctx->encrypt = impl->xts_encrypt != NULL ? impl->xts_encrypt : aesgen_xts_encrypt_generic;
     ctx->decrypt = impl->xts_decrypt != NULL ? impl->xts_decrypt : aesgen_xts_decrypt_generic;
     return AESGEN_OK;
+}
+
+int aesgen_xts_init(aesgen_xts_ctx *ctx, const uint8_t *key, size_t key_len)
+{
+    return xts_init(ctx, key, key_len, NULL, 0);
+}
+
+int aesgen_xts_init_isa(aesgen_xts_ctx *ctx, const uint8_t *key, size_t key_len, const char *isa)
+{
+    return xts_init(ctx, key, key_len, isa, 0);
+}
+
+int aesgen_xts_init_allow_equal_keys(aesgen_xts_ctx *ctx, const uint8_t *key, size_t key_len,
+                                     const char *isa)
+{
+    return xts_init(ctx, key, key_len, isa, 1);
 }
 
 int aesgen_xts_encrypt(const aesgen_xts_ctx *ctx, uint8_t *dst, const uint8_t *src,

@@ -42,6 +42,11 @@ static const struct group groups[] = {
     { "gcm-abi", test_gcm_abi },
     { "gcm-threads", test_gcm_threads },
     { "cpu-features", test_cpu_features },
+    { "gcm-contract", test_gcm_contract },
+    { "isa-context", test_isa_context },
+    { "counter-readback", test_counter_readback },
+    { "xts-keys", test_xts_keys },
+    { "ipsec", test_ipsec },
 };
 
 static double now_seconds(void)

@@ -29,6 +29,11 @@ void test_gcm_page_edges(const struct test_config *config);
 void test_gcm_abi(const struct test_config *config);
 void test_gcm_threads(const struct test_config *config);
 void test_cpu_features(const struct test_config *config);
+void test_gcm_contract(const struct test_config *config);
+void test_isa_context(const struct test_config *config);
+void test_counter_readback(const struct test_config *config);
+void test_xts_keys(const struct test_config *config);
+void test_ipsec(const struct test_config *config);
 
 /* The child side of the AESGEN_ISA test (main.c runs it for --print-isa). */
 int api_print_isa_child(void);

@@ -23,12 +23,34 @@ BUILD = os.environ.get("AESGEN_BUILD") or os.path.join(REPO, "build")
 SHARED_LIB = os.path.join(BUILD, "libaesgen.so")
 STATIC_LIB = os.path.join(BUILD, "libaesgen.a")
 
-# Public functions every build must export (a sample across the modes, from the API contract).
+# Every function of runtime/include/aesgen.h (written out here, not parsed, so that a
+# function dropped from the header or the library shows up; test_matches_the_header
+# keeps this list and the header in step).
 PUBLIC_API = {
-    "aesgen_strerror", "aesgen_select_isa", "aesgen_isa_name", "aesgen_isa_supported",
-    "aesgen_ctr_init", "aesgen_ctr_crypt", "aesgen_xctr_init", "aesgen_xctr_crypt",
-    "aesgen_wipe", "aesgen_version",
+    "aesgen_version", "aesgen_strerror", "aesgen_select_isa", "aesgen_isa_name",
+    "aesgen_isa_supported", "aesgen_wipe",
+    "aesgen_ctr_init", "aesgen_ctr_init_isa", "aesgen_ctr_crypt", "aesgen_ctr_set_iv",
+    "aesgen_ctr_get_iv",
+    "aesgen_xctr_init", "aesgen_xctr_init_isa", "aesgen_xctr_crypt", "aesgen_xctr_set_iv",
+    "aesgen_xctr_get_index",
+    "aesgen_xts_init", "aesgen_xts_init_isa", "aesgen_xts_init_allow_equal_keys",
+    "aesgen_xts_encrypt", "aesgen_xts_decrypt", "aesgen_xts_encrypt_sectors",
+    "aesgen_xts_decrypt_sectors",
+    "aesgen_gcm_init", "aesgen_gcm_init_isa", "aesgen_gcm_start", "aesgen_gcm_aad",
+    "aesgen_gcm_encrypt_update", "aesgen_gcm_decrypt_update", "aesgen_gcm_encrypt_final",
+    "aesgen_gcm_decrypt_final", "aesgen_gcm_encrypt", "aesgen_gcm_decrypt",
+    "aesgen_rfc3686_init", "aesgen_rfc3686_init_isa", "aesgen_rfc3686_crypt",
+    "aesgen_gcm_esp_init", "aesgen_gcm_esp_init_isa", "aesgen_rfc4106_encrypt",
+    "aesgen_rfc4106_decrypt", "aesgen_rfc4543_mac", "aesgen_rfc4543_verify",
 }
+HEADER = os.path.join(REPO, "runtime", "include", "aesgen.h")
+
+
+def header_functions():
+    """The names the header declares with AESGEN_API."""
+    with open(HEADER, encoding="utf-8") as f:
+        text = f.read()
+    return set(re.findall(r"AESGEN_API\s[^;(]*?\b(aesgen_\w+)\s*\(", text))
 
 
 def tool_output(*argv):
@@ -78,6 +100,13 @@ def generated_objects():
         rel = os.path.relpath(source, os.path.join(REPO, "gen"))
         pairs.append((source, os.path.join(BUILD, "obj", "gen", rel[:-2] + ".o")))
     return pairs
+
+
+class PublicApiList(unittest.TestCase):
+    def test_matches_the_header(self):
+        declared = header_functions()
+        self.assertEqual(sorted(declared - PUBLIC_API), [], "declared but not in PUBLIC_API")
+        self.assertEqual(sorted(PUBLIC_API - declared), [], "in PUBLIC_API but not declared")
 
 
 class LibraryBuilt(unittest.TestCase):
