@@ -44,7 +44,7 @@ from generator.isa import ISAS
 from generator.knobs import KNOBS, resolve
 from generator.modes import MODES
 from generator.render import generate
-from generator.vregs import RegisterBudgetError
+from generator.plan import Refused
 
 from . import mca, plots
 
@@ -157,6 +157,8 @@ class Workspace:
                 self.common_objects.append(obj)
         self.checker_object = os.path.join(common, "variant_check.o")
         result = run(["cc", "-O1", "-std=c11", "-c", "-o", self.checker_object,
+                      "-I" + os.path.join(REPO, "runtime", "include"),
+                      "-I" + os.path.join(REPO, "runtime", "src"),
                       os.path.join(REPO, "tests", "c", "variant_check.c")])
         if result.returncode != 0:
             raise RuntimeError(f"compiling tests/c/variant_check.c:\n{result.stderr}")
@@ -166,8 +168,8 @@ class Workspace:
         c.directory = os.path.join(self.root, c.slug)
         try:
             texts = generate(self.mode, self.isa, c.knobs, SYSV)
-        except RegisterBudgetError as error:
-            c.status, c.reason = "no fit", str(error)
+        except Refused as error:
+            c.status, c.reason = "no fit", error.reason
             return
         except Exception as error:       # pylint: disable=broad-except
             # A template's own limit (GCM: UNROLL beyond the stored powers of H) or any
