@@ -13,6 +13,7 @@ the knob values that fit with the others unchanged.  Templates receive the plan 
 global `plan`) and only emit instructions.
 """
 
+import itertools
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
@@ -211,10 +212,14 @@ class XtsPlan(Plan):
                 aliases=(("PART", "KEY2", "once the tweak is made"),), stack=frame)
 
     def notes(self, fn):
-        if not self.spill:
-            return []
-        return [f"Tweaks: on the stack, vector j at [rsp + {self.isa.vector_bytes}*j] "
-                f"(j < {self.knobs['UNROLL']}); TWS is the register they are made in"]
+        tweak = self.R["TW"][0].role
+        lines = super().notes(fn) + [
+            f"Ciphertext stealing reuses X0 (the block), {tweak} (the last 16 source bytes),",
+            "POLY (a shuffle), BASE (the mask) and T1/T2 (the two last tweaks)."]
+        if self.spill:
+            lines.append(f"Tweaks: on the stack, vector j at [rsp + {self.isa.vector_bytes}*j] "
+                         f"(j < {self.knobs['UNROLL']}); TWS is the register they are made in.")
+        return lines
 
 
 class GcmPlan(Plan):
@@ -264,6 +269,14 @@ class GcmPlan(Plan):
             self.take("KMID", v.keyed_up_to("KLAST-", range(1, MIDDLE_KEYS + 1)))
         else:
             self.R["KMID"] = {}
+        self.keys_in_kt = [m for m in range(1, MIDDLE_KEYS + 1) if m not in self.R["KMID"]]
+        # The bulk loops keep their counters big-endian (one vpaddd per vector, a carry
+        # path) on EVEX only: llvm-mca's Intel models predict the VEX loops slower so.
+        self.big_endian_counters = isa.evex
+        # EVEX records leave a final full iteration to their tail, which hashes it with
+        # the lengths block under one reduction (VEX records take whole blocks only and
+        # finish through the partial-block path).
+        self.records_keep_last = isa.evex
         # records: a final group may hold N blocks; the lengths block then needs
         # H^(N+1), which the key lacks when N is all of its powers
         self.records_use_all_powers = self.N >= GCM_H_POWERS
@@ -290,7 +303,13 @@ class GcmPlan(Plan):
         for name in ("BSWAP", "GFPOLY"):
             if self.R[name] is None:
                 missing.append(f"{name} is read from .rodata")
-        lines = ["T0 doubles as TMP."] if fn.plan.vector_groups is None else []
+        lines = []
+        if fn.plan.vector_groups is None:
+            lines.append("T0 doubles as TMP.")
+            if self.keys_in_kt:
+                first, last = self.keys_in_kt[0], self.keys_in_kt[-1]
+                lines.append(f"Round keys KLAST-{first}..KLAST-{last} are loaded into KT "
+                             "once per round (those a key size has).")
         if missing and (fn.plan.vector_groups is None or "HP" in fn.plan.vector_groups):
             lines.append("Memory operands: " + "; ".join(missing) + ".")
         return lines
@@ -343,7 +362,6 @@ def make_plan(mode: Mode, isa: Isa, knobs) -> Plan:
 
 def combinations(mode: Mode):
     """Every assignment of the mode's knobs (TAIL <= UNROLL), as dicts."""
-    import itertools
     names = sorted(mode.knobs)
     for values in itertools.product(*(KNOBS[name].values for name in names)):
         knobs = dict(zip(names, values))

@@ -26,7 +26,6 @@ ratios to the default) and never slower than the default in any round.
 import csv
 import datetime
 import glob
-import itertools
 import json
 import math
 import os
@@ -41,10 +40,10 @@ from generator import tuning
 from generator.abi import SYSV
 from generator.errors import UsageError
 from generator.isa import ISAS
-from generator.knobs import KNOBS, resolve
+from generator.knobs import resolve
 from generator.modes import MODES
 from generator.render import generate
-from generator.plan import Refused
+from generator.plan import Refused, combinations
 
 from . import mca, plots
 
@@ -94,11 +93,7 @@ def sweep(mode, isa) -> List[Candidate]:
     default = resolve(mode, isa, {})
     seen, out = set(), [Candidate(default, True)]
     seen.add(tuple(sorted(default.items())))
-    names = [n for n in mode.knobs if n in KNOBS]
-    for values in itertools.product(*(KNOBS[n].values for n in names)):
-        assignments = dict(zip(names, values))
-        if assignments.get("TAIL", 0) > assignments.get("UNROLL", 1 << 30):
-            continue
+    for assignments in combinations(mode):
         knobs = resolve(mode, isa, assignments)
         key = tuple(sorted(knobs.items()))
         if key not in seen:
@@ -172,8 +167,8 @@ class Workspace:
             c.status, c.reason = "no fit", error.reason
             return
         except Exception as error:       # pylint: disable=broad-except
-            # A template's own limit (GCM: UNROLL beyond the stored powers of H) or any
-            # other refusal: this combination cannot be built, the sweep goes on.
+            # Anything else that stops the generator (the plans refuse what does not
+            # fit above): this combination cannot be built, the sweep goes on.
             c.status, c.reason = "invalid", f"{type(error).__name__}: {error}"
             return
         source = os.path.join(c.directory, "gen", self.target)

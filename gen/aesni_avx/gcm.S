@@ -147,6 +147,7 @@ aesgen_gcm_ghash_aesni_avx:
 #                     MI=xmm6, HI=xmm7, T0=xmm8, ACC=xmm9, CTR=xmm10, INC=xmm11
 #                     K0=xmm12, KLAST=xmm13, KT=xmm14, BSWAP=xmm15
 # T0 doubles as TMP.
+# Round keys KLAST-1..KLAST-13 are loaded into KT once per round (those a key size has).
 # Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
 	.text
 	.p2align 5, 0xcc
@@ -814,6 +815,7 @@ aesgen_gcm_enc_update_aesni_avx:
 #                     MI=xmm6, HI=xmm7, T0=xmm8, ACC=xmm9, CTR=xmm10, INC=xmm11
 #                     K0=xmm12, KLAST=xmm13, KT=xmm14, BSWAP=xmm15
 # T0 doubles as TMP.
+# Round keys KLAST-1..KLAST-13 are loaded into KT once per round (those a key size has).
 # Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
 	.text
 	.p2align 5, 0xcc
@@ -1485,6 +1487,7 @@ aesgen_gcm_dec_update_aesni_avx:
 #                     MI=xmm6, HI=xmm7, T0=xmm8, ACC=xmm9, CTR=xmm10, INC=xmm11
 #                     K0=xmm12, KLAST=xmm13, KT=xmm14, BSWAP=xmm15
 # T0 doubles as TMP.
+# Round keys KLAST-1..KLAST-13 are loaded into KT once per round (those a key size has).
 # Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
 	.text
 	.p2align 5, 0xcc
@@ -2299,6 +2302,7 @@ aesgen_gcm_enc_record_aesni_avx:
 #                     MI=xmm6, HI=xmm7, T0=xmm8, ACC=xmm9, CTR=xmm10, INC=xmm11
 #                     K0=xmm12, KLAST=xmm13, KT=xmm14, BSWAP=xmm15
 # T0 doubles as TMP.
+# Round keys KLAST-1..KLAST-13 are loaded into KT once per round (those a key size has).
 # Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
 	.text
 	.p2align 5, 0xcc

@@ -145,6 +145,7 @@ L.gcm_ghash_store:
 ;                     MI=xmm6, HI=xmm7, T0=xmm8, ACC=xmm9, CTR=xmm10, INC=xmm11
 ;                     K0=xmm12, KLAST=xmm13, KT=xmm14, BSWAP=xmm15
 ; T0 doubles as TMP.
+; Round keys KLAST-1..KLAST-13 are loaded into KT once per round (those a key size has).
 ; Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
 	section .text
 	align 32, db 0xcc
@@ -805,6 +806,7 @@ L.gcm_enc_return:
 ;                     MI=xmm6, HI=xmm7, T0=xmm8, ACC=xmm9, CTR=xmm10, INC=xmm11
 ;                     K0=xmm12, KLAST=xmm13, KT=xmm14, BSWAP=xmm15
 ; T0 doubles as TMP.
+; Round keys KLAST-1..KLAST-13 are loaded into KT once per round (those a key size has).
 ; Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
 	section .text
 	align 32, db 0xcc
@@ -1467,6 +1469,7 @@ L.gcm_dec_return:
 ;                     MI=xmm6, HI=xmm7, T0=xmm8, ACC=xmm9, CTR=xmm10, INC=xmm11
 ;                     K0=xmm12, KLAST=xmm13, KT=xmm14, BSWAP=xmm15
 ; T0 doubles as TMP.
+; Round keys KLAST-1..KLAST-13 are loaded into KT once per round (those a key size has).
 ; Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
 	section .text
 	align 32, db 0xcc
@@ -2274,6 +2277,7 @@ L.gcm_enc_rec_tag:
 ;                     MI=xmm6, HI=xmm7, T0=xmm8, ACC=xmm9, CTR=xmm10, INC=xmm11
 ;                     K0=xmm12, KLAST=xmm13, KT=xmm14, BSWAP=xmm15
 ; T0 doubles as TMP.
+; Round keys KLAST-1..KLAST-13 are loaded into KT once per round (those a key size has).
 ; Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
 	section .text
 	align 32, db 0xcc

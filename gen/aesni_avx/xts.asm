@@ -30,6 +30,8 @@
 ; Registers (vector): BASE=xmm0, POLY=xmm1, T1=xmm2, T2=xmm3, X0=xmm4, X1=xmm5
 ;                     X2=xmm6, X3=xmm7, TW0=xmm8, TW1=xmm11, TW2=xmm12, TW3=xmm13
 ;                     K0=xmm9, KLAST=xmm10, KT=xmm14
+; Ciphertext stealing reuses X0 (the block), TW0 (the last 16 source bytes),
+; POLY (a shuffle), BASE (the mask) and T1/T2 (the two last tweaks).
 	section .text
 	align 32, db 0xcc
 	global aesgen_xts_encrypt_aesni_avx:function hidden
@@ -649,6 +651,8 @@ L.xts_enc_main_aes128:
 ; Registers (vector): BASE=xmm0, POLY=xmm1, T1=xmm2, T2=xmm3, X0=xmm4, X1=xmm5
 ;                     X2=xmm6, X3=xmm7, TW0=xmm8, TW1=xmm11, TW2=xmm12, TW3=xmm13
 ;                     K0=xmm9, KLAST=xmm10, KT=xmm14
+; Ciphertext stealing reuses X0 (the block), TW0 (the last 16 source bytes),
+; POLY (a shuffle), BASE (the mask) and T1/T2 (the two last tweaks).
 	section .text
 	align 32, db 0xcc
 	global aesgen_xts_decrypt_aesni_avx:function hidden

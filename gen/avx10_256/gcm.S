@@ -169,6 +169,7 @@ aesgen_gcm_ghash_avx10_256:
 #                     HPOW2=ymm24, HPOW3=ymm25, HSUM0=ymm26, HSUM1=ymm27, HSUM2=ymm28, HSUM3=ymm29
 #                     KLAST-1=ymm30, KLAST-2=ymm31
 # T0 doubles as TMP.
+# Round keys KLAST-3..KLAST-13 are loaded into KT once per round (those a key size has).
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_gcm_enc_update_avx10_256
@@ -892,6 +893,7 @@ aesgen_gcm_enc_update_avx10_256:
 #                     HPOW2=ymm24, HPOW3=ymm25, HSUM0=ymm26, HSUM1=ymm27, HSUM2=ymm28, HSUM3=ymm29
 #                     KLAST-1=ymm30, KLAST-2=ymm31
 # T0 doubles as TMP.
+# Round keys KLAST-3..KLAST-13 are loaded into KT once per round (those a key size has).
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_gcm_dec_update_avx10_256
@@ -1465,6 +1467,7 @@ aesgen_gcm_dec_update_avx10_256:
 #                     HPOW2=ymm24, HPOW3=ymm25, HSUM0=ymm26, HSUM1=ymm27, HSUM2=ymm28, HSUM3=ymm29
 #                     KLAST-1=ymm30, KLAST-2=ymm31
 # T0 doubles as TMP.
+# Round keys KLAST-3..KLAST-13 are loaded into KT once per round (those a key size has).
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_gcm_enc_record_avx10_256
@@ -2427,6 +2430,7 @@ aesgen_gcm_enc_record_avx10_256:
 #                     HPOW2=ymm24, HPOW3=ymm25, HSUM0=ymm26, HSUM1=ymm27, HSUM2=ymm28, HSUM3=ymm29
 #                     KLAST-1=ymm30, KLAST-2=ymm31
 # T0 doubles as TMP.
+# Round keys KLAST-3..KLAST-13 are loaded into KT once per round (those a key size has).
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_gcm_dec_record_avx10_256
@@ -3429,6 +3433,7 @@ aesgen_gcm_ghash_avx10_256_school:
 #                     HPOW2=ymm24, HPOW3=ymm25, KLAST-1=ymm26, KLAST-2=ymm27, KLAST-3=ymm28, KLAST-4=ymm29
 #                     KLAST-5=ymm30, KLAST-6=ymm31
 # T0 doubles as TMP.
+# Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_gcm_enc_update_avx10_256_school
@@ -4118,6 +4123,7 @@ aesgen_gcm_enc_update_avx10_256_school:
 #                     HPOW2=ymm24, HPOW3=ymm25, KLAST-1=ymm26, KLAST-2=ymm27, KLAST-3=ymm28, KLAST-4=ymm29
 #                     KLAST-5=ymm30, KLAST-6=ymm31
 # T0 doubles as TMP.
+# Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_gcm_dec_update_avx10_256_school
@@ -4664,6 +4670,7 @@ aesgen_gcm_dec_update_avx10_256_school:
 #                     HPOW2=ymm24, HPOW3=ymm25, KLAST-1=ymm26, KLAST-2=ymm27, KLAST-3=ymm28, KLAST-4=ymm29
 #                     KLAST-5=ymm30, KLAST-6=ymm31
 # T0 doubles as TMP.
+# Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_gcm_enc_record_avx10_256_school
@@ -5592,6 +5599,7 @@ aesgen_gcm_enc_record_avx10_256_school:
 #                     HPOW2=ymm24, HPOW3=ymm25, KLAST-1=ymm26, KLAST-2=ymm27, KLAST-3=ymm28, KLAST-4=ymm29
 #                     KLAST-5=ymm30, KLAST-6=ymm31
 # T0 doubles as TMP.
+# Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_gcm_dec_record_avx10_256_school

@@ -167,6 +167,7 @@ L.gcm_ghash_store:
 ;                     HPOW2=ymm24, HPOW3=ymm25, HSUM0=ymm26, HSUM1=ymm27, HSUM2=ymm28, HSUM3=ymm29
 ;                     KLAST-1=ymm30, KLAST-2=ymm31
 ; T0 doubles as TMP.
+; Round keys KLAST-3..KLAST-13 are loaded into KT once per round (those a key size has).
 	section .text
 	align 32, db 0xcc
 	global aesgen_gcm_enc_update_avx10_256:function hidden
@@ -883,6 +884,7 @@ L.gcm_enc_return:
 ;                     HPOW2=ymm24, HPOW3=ymm25, HSUM0=ymm26, HSUM1=ymm27, HSUM2=ymm28, HSUM3=ymm29
 ;                     KLAST-1=ymm30, KLAST-2=ymm31
 ; T0 doubles as TMP.
+; Round keys KLAST-3..KLAST-13 are loaded into KT once per round (those a key size has).
 	section .text
 	align 32, db 0xcc
 	global aesgen_gcm_dec_update_avx10_256:function hidden
@@ -1447,6 +1449,7 @@ L.gcm_dec_return:
 ;                     HPOW2=ymm24, HPOW3=ymm25, HSUM0=ymm26, HSUM1=ymm27, HSUM2=ymm28, HSUM3=ymm29
 ;                     KLAST-1=ymm30, KLAST-2=ymm31
 ; T0 doubles as TMP.
+; Round keys KLAST-3..KLAST-13 are loaded into KT once per round (those a key size has).
 	section .text
 	align 32, db 0xcc
 	global aesgen_gcm_enc_record_avx10_256:function hidden
@@ -2404,6 +2407,7 @@ L.gcm_enc_rec_tag:
 ;                     HPOW2=ymm24, HPOW3=ymm25, HSUM0=ymm26, HSUM1=ymm27, HSUM2=ymm28, HSUM3=ymm29
 ;                     KLAST-1=ymm30, KLAST-2=ymm31
 ; T0 doubles as TMP.
+; Round keys KLAST-3..KLAST-13 are loaded into KT once per round (those a key size has).
 	section .text
 	align 32, db 0xcc
 	global aesgen_gcm_dec_record_avx10_256:function hidden
@@ -3396,6 +3400,7 @@ L.gcm_ghash_school_store:
 ;                     HPOW2=ymm24, HPOW3=ymm25, KLAST-1=ymm26, KLAST-2=ymm27, KLAST-3=ymm28, KLAST-4=ymm29
 ;                     KLAST-5=ymm30, KLAST-6=ymm31
 ; T0 doubles as TMP.
+; Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	section .text
 	align 32, db 0xcc
 	global aesgen_gcm_enc_update_avx10_256_school:function hidden
@@ -4078,6 +4083,7 @@ L.gcm_enc_school_return:
 ;                     HPOW2=ymm24, HPOW3=ymm25, KLAST-1=ymm26, KLAST-2=ymm27, KLAST-3=ymm28, KLAST-4=ymm29
 ;                     KLAST-5=ymm30, KLAST-6=ymm31
 ; T0 doubles as TMP.
+; Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	section .text
 	align 32, db 0xcc
 	global aesgen_gcm_dec_update_avx10_256_school:function hidden
@@ -4615,6 +4621,7 @@ L.gcm_dec_school_return:
 ;                     HPOW2=ymm24, HPOW3=ymm25, KLAST-1=ymm26, KLAST-2=ymm27, KLAST-3=ymm28, KLAST-4=ymm29
 ;                     KLAST-5=ymm30, KLAST-6=ymm31
 ; T0 doubles as TMP.
+; Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	section .text
 	align 32, db 0xcc
 	global aesgen_gcm_enc_record_avx10_256_school:function hidden
@@ -5538,6 +5545,7 @@ L.gcm_enc_school_rec_tag:
 ;                     HPOW2=ymm24, HPOW3=ymm25, KLAST-1=ymm26, KLAST-2=ymm27, KLAST-3=ymm28, KLAST-4=ymm29
 ;                     KLAST-5=ymm30, KLAST-6=ymm31
 ; T0 doubles as TMP.
+; Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	section .text
 	align 32, db 0xcc
 	global aesgen_gcm_dec_record_avx10_256_school:function hidden

@@ -29,6 +29,8 @@
 #                     K0=ymm9, KLAST=ymm10, KLAST-1=ymm14, KLAST-2=ymm15, KLAST-3=ymm16, KLAST-4=ymm17
 #                     KLAST-5=ymm18, KLAST-6=ymm19, KLAST-7=ymm20, KLAST-8=ymm21, KLAST-9=ymm22, KLAST-10=ymm23
 #                     KLAST-11=ymm24, KLAST-12=ymm25, KLAST-13=ymm26
+# Ciphertext stealing reuses X0 (the block), TW0 (the last 16 source bytes),
+# POLY (a shuffle), BASE (the mask) and T1/T2 (the two last tweaks).
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_xts_encrypt_avx10_256
@@ -640,6 +642,8 @@ aesgen_xts_encrypt_avx10_256:
 #                     K0=ymm9, KLAST=ymm10, KLAST-1=ymm14, KLAST-2=ymm15, KLAST-3=ymm16, KLAST-4=ymm17
 #                     KLAST-5=ymm18, KLAST-6=ymm19, KLAST-7=ymm20, KLAST-8=ymm21, KLAST-9=ymm22, KLAST-10=ymm23
 #                     KLAST-11=ymm24, KLAST-12=ymm25, KLAST-13=ymm26
+# Ciphertext stealing reuses X0 (the block), TW0 (the last 16 source bytes),
+# POLY (a shuffle), BASE (the mask) and T1/T2 (the two last tweaks).
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_xts_decrypt_avx10_256

@@ -175,6 +175,7 @@ aesgen_gcm_ghash_avx10_512:
 #                     HPOW2=zmm24, HPOW3=zmm25, HSUM0=zmm26, HSUM1=zmm27, HSUM2=zmm28, HSUM3=zmm29
 #                     KLAST-1=zmm30, KLAST-2=zmm31
 # T0 doubles as TMP.
+# Round keys KLAST-3..KLAST-13 are loaded into KT once per round (those a key size has).
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_gcm_enc_update_avx10_512
@@ -907,6 +908,7 @@ aesgen_gcm_enc_update_avx10_512:
 #                     HPOW2=zmm24, HPOW3=zmm25, HSUM0=zmm26, HSUM1=zmm27, HSUM2=zmm28, HSUM3=zmm29
 #                     KLAST-1=zmm30, KLAST-2=zmm31
 # T0 doubles as TMP.
+# Round keys KLAST-3..KLAST-13 are loaded into KT once per round (those a key size has).
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_gcm_dec_update_avx10_512
@@ -1486,6 +1488,7 @@ aesgen_gcm_dec_update_avx10_512:
 #                     HPOW2=zmm24, HPOW3=zmm25, HSUM0=zmm26, HSUM1=zmm27, HSUM2=zmm28, HSUM3=zmm29
 #                     KLAST-1=zmm30, KLAST-2=zmm31
 # T0 doubles as TMP.
+# Round keys KLAST-3..KLAST-13 are loaded into KT once per round (those a key size has).
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_gcm_enc_record_avx10_512
@@ -2472,6 +2475,7 @@ aesgen_gcm_enc_record_avx10_512:
 #                     HPOW2=zmm24, HPOW3=zmm25, HSUM0=zmm26, HSUM1=zmm27, HSUM2=zmm28, HSUM3=zmm29
 #                     KLAST-1=zmm30, KLAST-2=zmm31
 # T0 doubles as TMP.
+# Round keys KLAST-3..KLAST-13 are loaded into KT once per round (those a key size has).
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_gcm_dec_record_avx10_512
@@ -3517,6 +3521,7 @@ aesgen_gcm_ghash_avx10_512_school:
 #                     HPOW2=zmm24, HPOW3=zmm25, KLAST-1=zmm26, KLAST-2=zmm27, KLAST-3=zmm28, KLAST-4=zmm29
 #                     KLAST-5=zmm30, KLAST-6=zmm31
 # T0 doubles as TMP.
+# Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_gcm_enc_update_avx10_512_school
@@ -4215,6 +4220,7 @@ aesgen_gcm_enc_update_avx10_512_school:
 #                     HPOW2=zmm24, HPOW3=zmm25, KLAST-1=zmm26, KLAST-2=zmm27, KLAST-3=zmm28, KLAST-4=zmm29
 #                     KLAST-5=zmm30, KLAST-6=zmm31
 # T0 doubles as TMP.
+# Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_gcm_dec_update_avx10_512_school
@@ -4767,6 +4773,7 @@ aesgen_gcm_dec_update_avx10_512_school:
 #                     HPOW2=zmm24, HPOW3=zmm25, KLAST-1=zmm26, KLAST-2=zmm27, KLAST-3=zmm28, KLAST-4=zmm29
 #                     KLAST-5=zmm30, KLAST-6=zmm31
 # T0 doubles as TMP.
+# Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_gcm_enc_record_avx10_512_school
@@ -5719,6 +5726,7 @@ aesgen_gcm_enc_record_avx10_512_school:
 #                     HPOW2=zmm24, HPOW3=zmm25, KLAST-1=zmm26, KLAST-2=zmm27, KLAST-3=zmm28, KLAST-4=zmm29
 #                     KLAST-5=zmm30, KLAST-6=zmm31
 # T0 doubles as TMP.
+# Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_gcm_dec_record_avx10_512_school

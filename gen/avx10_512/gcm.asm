@@ -173,6 +173,7 @@ L.gcm_ghash_store:
 ;                     HPOW2=zmm24, HPOW3=zmm25, HSUM0=zmm26, HSUM1=zmm27, HSUM2=zmm28, HSUM3=zmm29
 ;                     KLAST-1=zmm30, KLAST-2=zmm31
 ; T0 doubles as TMP.
+; Round keys KLAST-3..KLAST-13 are loaded into KT once per round (those a key size has).
 	section .text
 	align 32, db 0xcc
 	global aesgen_gcm_enc_update_avx10_512:function hidden
@@ -898,6 +899,7 @@ L.gcm_enc_return:
 ;                     HPOW2=zmm24, HPOW3=zmm25, HSUM0=zmm26, HSUM1=zmm27, HSUM2=zmm28, HSUM3=zmm29
 ;                     KLAST-1=zmm30, KLAST-2=zmm31
 ; T0 doubles as TMP.
+; Round keys KLAST-3..KLAST-13 are loaded into KT once per round (those a key size has).
 	section .text
 	align 32, db 0xcc
 	global aesgen_gcm_dec_update_avx10_512:function hidden
@@ -1468,6 +1470,7 @@ L.gcm_dec_return:
 ;                     HPOW2=zmm24, HPOW3=zmm25, HSUM0=zmm26, HSUM1=zmm27, HSUM2=zmm28, HSUM3=zmm29
 ;                     KLAST-1=zmm30, KLAST-2=zmm31
 ; T0 doubles as TMP.
+; Round keys KLAST-3..KLAST-13 are loaded into KT once per round (those a key size has).
 	section .text
 	align 32, db 0xcc
 	global aesgen_gcm_enc_record_avx10_512:function hidden
@@ -2449,6 +2452,7 @@ L.gcm_enc_rec_tag:
 ;                     HPOW2=zmm24, HPOW3=zmm25, HSUM0=zmm26, HSUM1=zmm27, HSUM2=zmm28, HSUM3=zmm29
 ;                     KLAST-1=zmm30, KLAST-2=zmm31
 ; T0 doubles as TMP.
+; Round keys KLAST-3..KLAST-13 are loaded into KT once per round (those a key size has).
 	section .text
 	align 32, db 0xcc
 	global aesgen_gcm_dec_record_avx10_512:function hidden
@@ -3484,6 +3488,7 @@ L.gcm_ghash_school_store:
 ;                     HPOW2=zmm24, HPOW3=zmm25, KLAST-1=zmm26, KLAST-2=zmm27, KLAST-3=zmm28, KLAST-4=zmm29
 ;                     KLAST-5=zmm30, KLAST-6=zmm31
 ; T0 doubles as TMP.
+; Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	section .text
 	align 32, db 0xcc
 	global aesgen_gcm_enc_update_avx10_512_school:function hidden
@@ -4175,6 +4180,7 @@ L.gcm_enc_school_return:
 ;                     HPOW2=zmm24, HPOW3=zmm25, KLAST-1=zmm26, KLAST-2=zmm27, KLAST-3=zmm28, KLAST-4=zmm29
 ;                     KLAST-5=zmm30, KLAST-6=zmm31
 ; T0 doubles as TMP.
+; Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	section .text
 	align 32, db 0xcc
 	global aesgen_gcm_dec_update_avx10_512_school:function hidden
@@ -4718,6 +4724,7 @@ L.gcm_dec_school_return:
 ;                     HPOW2=zmm24, HPOW3=zmm25, KLAST-1=zmm26, KLAST-2=zmm27, KLAST-3=zmm28, KLAST-4=zmm29
 ;                     KLAST-5=zmm30, KLAST-6=zmm31
 ; T0 doubles as TMP.
+; Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	section .text
 	align 32, db 0xcc
 	global aesgen_gcm_enc_record_avx10_512_school:function hidden
@@ -5665,6 +5672,7 @@ L.gcm_enc_school_rec_tag:
 ;                     HPOW2=zmm24, HPOW3=zmm25, KLAST-1=zmm26, KLAST-2=zmm27, KLAST-3=zmm28, KLAST-4=zmm29
 ;                     KLAST-5=zmm30, KLAST-6=zmm31
 ; T0 doubles as TMP.
+; Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	section .text
 	align 32, db 0xcc
 	global aesgen_gcm_dec_record_avx10_512_school:function hidden

@@ -32,6 +32,8 @@
 ;                     K0=zmm9, KLAST=zmm10, KLAST-1=zmm14, KLAST-2=zmm15, KLAST-3=zmm16, KLAST-4=zmm17
 ;                     KLAST-5=zmm18, KLAST-6=zmm19, KLAST-7=zmm20, KLAST-8=zmm21, KLAST-9=zmm22, KLAST-10=zmm23
 ;                     KLAST-11=zmm24, KLAST-12=zmm25, KLAST-13=zmm26
+; Ciphertext stealing reuses X0 (the block), TW0 (the last 16 source bytes),
+; POLY (a shuffle), BASE (the mask) and T1/T2 (the two last tweaks).
 	section .text
 	align 32, db 0xcc
 	global aesgen_xts_encrypt_avx10_512:function hidden
@@ -646,6 +648,8 @@ L.xts_enc_main_aes128:
 ;                     K0=zmm9, KLAST=zmm10, KLAST-1=zmm14, KLAST-2=zmm15, KLAST-3=zmm16, KLAST-4=zmm17
 ;                     KLAST-5=zmm18, KLAST-6=zmm19, KLAST-7=zmm20, KLAST-8=zmm21, KLAST-9=zmm22, KLAST-10=zmm23
 ;                     KLAST-11=zmm24, KLAST-12=zmm25, KLAST-13=zmm26
+; Ciphertext stealing reuses X0 (the block), TW0 (the last 16 source bytes),
+; POLY (a shuffle), BASE (the mask) and T1/T2 (the two last tweaks).
 	section .text
 	align 32, db 0xcc
 	global aesgen_xts_decrypt_avx10_512:function hidden

@@ -155,6 +155,7 @@ aesgen_gcm_ghash_vaes_avx2:
 #                     MI=ymm6, HI=ymm7, T0=ymm8, ACC=ymm9, CTR=ymm10, INC=ymm11
 #                     K0=ymm12, KLAST=ymm13, KT=ymm14, BSWAP=ymm15
 # T0 doubles as TMP.
+# Round keys KLAST-1..KLAST-13 are loaded into KT once per round (those a key size has).
 # Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
 	.text
 	.p2align 5, 0xcc
@@ -867,6 +868,7 @@ aesgen_gcm_enc_update_vaes_avx2:
 #                     MI=ymm6, HI=ymm7, T0=ymm8, ACC=ymm9, CTR=ymm10, INC=ymm11
 #                     K0=ymm12, KLAST=ymm13, KT=ymm14, BSWAP=ymm15
 # T0 doubles as TMP.
+# Round keys KLAST-1..KLAST-13 are loaded into KT once per round (those a key size has).
 # Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
 	.text
 	.p2align 5, 0xcc
@@ -1583,6 +1585,7 @@ aesgen_gcm_dec_update_vaes_avx2:
 #                     MI=ymm6, HI=ymm7, T0=ymm8, ACC=ymm9, CTR=ymm10, INC=ymm11
 #                     K0=ymm12, KLAST=ymm13, KT=ymm14, BSWAP=ymm15
 # T0 doubles as TMP.
+# Round keys KLAST-1..KLAST-13 are loaded into KT once per round (those a key size has).
 # Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
 	.text
 	.p2align 5, 0xcc
@@ -2449,6 +2452,7 @@ aesgen_gcm_enc_record_vaes_avx2:
 #                     MI=ymm6, HI=ymm7, T0=ymm8, ACC=ymm9, CTR=ymm10, INC=ymm11
 #                     K0=ymm12, KLAST=ymm13, KT=ymm14, BSWAP=ymm15
 # T0 doubles as TMP.
+# Round keys KLAST-1..KLAST-13 are loaded into KT once per round (those a key size has).
 # Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
 	.text
 	.p2align 5, 0xcc

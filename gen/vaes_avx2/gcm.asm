@@ -153,6 +153,7 @@ L.gcm_ghash_store:
 ;                     MI=ymm6, HI=ymm7, T0=ymm8, ACC=ymm9, CTR=ymm10, INC=ymm11
 ;                     K0=ymm12, KLAST=ymm13, KT=ymm14, BSWAP=ymm15
 ; T0 doubles as TMP.
+; Round keys KLAST-1..KLAST-13 are loaded into KT once per round (those a key size has).
 ; Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
 	section .text
 	align 32, db 0xcc
@@ -858,6 +859,7 @@ L.gcm_enc_return:
 ;                     MI=ymm6, HI=ymm7, T0=ymm8, ACC=ymm9, CTR=ymm10, INC=ymm11
 ;                     K0=ymm12, KLAST=ymm13, KT=ymm14, BSWAP=ymm15
 ; T0 doubles as TMP.
+; Round keys KLAST-1..KLAST-13 are loaded into KT once per round (those a key size has).
 ; Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
 	section .text
 	align 32, db 0xcc
@@ -1565,6 +1567,7 @@ L.gcm_dec_return:
 ;                     MI=ymm6, HI=ymm7, T0=ymm8, ACC=ymm9, CTR=ymm10, INC=ymm11
 ;                     K0=ymm12, KLAST=ymm13, KT=ymm14, BSWAP=ymm15
 ; T0 doubles as TMP.
+; Round keys KLAST-1..KLAST-13 are loaded into KT once per round (those a key size has).
 ; Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
 	section .text
 	align 32, db 0xcc
@@ -2424,6 +2427,7 @@ L.gcm_enc_rec_tag:
 ;                     MI=ymm6, HI=ymm7, T0=ymm8, ACC=ymm9, CTR=ymm10, INC=ymm11
 ;                     K0=ymm12, KLAST=ymm13, KT=ymm14, BSWAP=ymm15
 ; T0 doubles as TMP.
+; Round keys KLAST-1..KLAST-13 are loaded into KT once per round (those a key size has).
 ; Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
 	section .text
 	align 32, db 0xcc
