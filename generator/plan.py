@@ -140,7 +140,9 @@ class Plan:
         lines = []
         for title, pairs in (("general", fn.register_pairs()),
                              ("vector", self.vector_pairs(fn.plan.vector_groups))):
-            chunks = [", ".join(pairs[i:i + per_line]) for i in range(0, len(pairs), per_line)]
+            plain = [pair for pair in pairs if "(" not in pair]
+            chunks = [", ".join(plain[i:i + per_line]) for i in range(0, len(plain), per_line)]
+            chunks += [pair for pair in pairs if "(" in pair]     # second names: a line each
             for index, chunk in enumerate(chunks or ["none"]):
                 lead = f"Registers ({title}): " if index == 0 else " " * len(f"Registers ({title}): ")
                 lines.append(lead + chunk)

@@ -142,7 +142,8 @@ aesgen_gcm_ghash_aesni_avx:
 # H^4..H^1 are summed and reduced once.
 #
 # Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
-#                      ROUNDS=rax, KEYEND=r10, TMPG=r11, HPTR=r8 (CTRP's register, once the counter is loaded)
+#                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+#                      HPTR=r8 (CTRP's register, once the counter is loaded)
 # Registers (vector): X0=xmm0, X1=xmm1, X2=xmm2, X3=xmm3, D=xmm4, LO=xmm5
 #                     MI=xmm6, HI=xmm7, T0=xmm8, ACC=xmm9, CTR=xmm10, INC=xmm11
 #                     K0=xmm12, KLAST=xmm13, KT=xmm14, BSWAP=xmm15
@@ -810,7 +811,8 @@ aesgen_gcm_enc_update_aesni_avx:
 # H^4..H^1 are summed and reduced once.
 #
 # Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
-#                      ROUNDS=rax, KEYEND=r10, TMPG=r11, HPTR=r8 (CTRP's register, once the counter is loaded)
+#                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+#                      HPTR=r8 (CTRP's register, once the counter is loaded)
 # Registers (vector): X0=xmm0, X1=xmm1, X2=xmm2, X3=xmm3, D=xmm4, LO=xmm5
 #                     MI=xmm6, HI=xmm7, T0=xmm8, ACC=xmm9, CTR=xmm10, INC=xmm11
 #                     K0=xmm12, KLAST=xmm13, KT=xmm14, BSWAP=xmm15
@@ -1482,7 +1484,9 @@ aesgen_gcm_dec_update_aesni_avx:
 # in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
 #
 # Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
-#                      KEYEND=r10, TMPG=r11, HPTR=r9, AAD=rax (ROUNDS's register, until the rounds are loaded), AADLEN=r10 (KEYEND's register, until the rounds are loaded)
+#                      KEYEND=r10, TMPG=r11, HPTR=r9
+#                      AAD=rax (ROUNDS's register, until the rounds are loaded)
+#                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
 # Registers (vector): X0=xmm0, X1=xmm1, X2=xmm2, X3=xmm3, D=xmm4, LO=xmm5
 #                     MI=xmm6, HI=xmm7, T0=xmm8, ACC=xmm9, CTR=xmm10, INC=xmm11
 #                     K0=xmm12, KLAST=xmm13, KT=xmm14, BSWAP=xmm15
@@ -2297,7 +2301,9 @@ aesgen_gcm_enc_record_aesni_avx:
 # in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
 #
 # Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
-#                      KEYEND=r10, TMPG=r11, HPTR=r9, AAD=rax (ROUNDS's register, until the rounds are loaded), AADLEN=r10 (KEYEND's register, until the rounds are loaded)
+#                      KEYEND=r10, TMPG=r11, HPTR=r9
+#                      AAD=rax (ROUNDS's register, until the rounds are loaded)
+#                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
 # Registers (vector): X0=xmm0, X1=xmm1, X2=xmm2, X3=xmm3, D=xmm4, LO=xmm5
 #                     MI=xmm6, HI=xmm7, T0=xmm8, ACC=xmm9, CTR=xmm10, INC=xmm11
 #                     K0=xmm12, KLAST=xmm13, KT=xmm14, BSWAP=xmm15

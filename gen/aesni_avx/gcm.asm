@@ -140,7 +140,8 @@ L.gcm_ghash_store:
 ; H^4..H^1 are summed and reduced once.
 ;
 ; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
-;                      ROUNDS=rax, KEYEND=r10, TMPG=r11, HPTR=r8 (CTRP's register, once the counter is loaded)
+;                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+;                      HPTR=r8 (CTRP's register, once the counter is loaded)
 ; Registers (vector): X0=xmm0, X1=xmm1, X2=xmm2, X3=xmm3, D=xmm4, LO=xmm5
 ;                     MI=xmm6, HI=xmm7, T0=xmm8, ACC=xmm9, CTR=xmm10, INC=xmm11
 ;                     K0=xmm12, KLAST=xmm13, KT=xmm14, BSWAP=xmm15
@@ -801,7 +802,8 @@ L.gcm_enc_return:
 ; H^4..H^1 are summed and reduced once.
 ;
 ; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
-;                      ROUNDS=rax, KEYEND=r10, TMPG=r11, HPTR=r8 (CTRP's register, once the counter is loaded)
+;                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+;                      HPTR=r8 (CTRP's register, once the counter is loaded)
 ; Registers (vector): X0=xmm0, X1=xmm1, X2=xmm2, X3=xmm3, D=xmm4, LO=xmm5
 ;                     MI=xmm6, HI=xmm7, T0=xmm8, ACC=xmm9, CTR=xmm10, INC=xmm11
 ;                     K0=xmm12, KLAST=xmm13, KT=xmm14, BSWAP=xmm15
@@ -1464,7 +1466,9 @@ L.gcm_dec_return:
 ; in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
 ;
 ; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
-;                      KEYEND=r10, TMPG=r11, HPTR=r9, AAD=rax (ROUNDS's register, until the rounds are loaded), AADLEN=r10 (KEYEND's register, until the rounds are loaded)
+;                      KEYEND=r10, TMPG=r11, HPTR=r9
+;                      AAD=rax (ROUNDS's register, until the rounds are loaded)
+;                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
 ; Registers (vector): X0=xmm0, X1=xmm1, X2=xmm2, X3=xmm3, D=xmm4, LO=xmm5
 ;                     MI=xmm6, HI=xmm7, T0=xmm8, ACC=xmm9, CTR=xmm10, INC=xmm11
 ;                     K0=xmm12, KLAST=xmm13, KT=xmm14, BSWAP=xmm15
@@ -2272,7 +2276,9 @@ L.gcm_enc_rec_tag:
 ; in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
 ;
 ; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
-;                      KEYEND=r10, TMPG=r11, HPTR=r9, AAD=rax (ROUNDS's register, until the rounds are loaded), AADLEN=r10 (KEYEND's register, until the rounds are loaded)
+;                      KEYEND=r10, TMPG=r11, HPTR=r9
+;                      AAD=rax (ROUNDS's register, until the rounds are loaded)
+;                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
 ; Registers (vector): X0=xmm0, X1=xmm1, X2=xmm2, X3=xmm3, D=xmm4, LO=xmm5
 ;                     MI=xmm6, HI=xmm7, T0=xmm8, ACC=xmm9, CTR=xmm10, INC=xmm11
 ;                     K0=xmm12, KLAST=xmm13, KT=xmm14, BSWAP=xmm15

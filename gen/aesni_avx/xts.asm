@@ -26,7 +26,8 @@
 ; handled by ciphertext stealing on xmm.
 ;
 ; Registers (general): KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9
-;                      ROUNDS=rax, KEYEND=r10, TMPG=r11, PART=rsi (KEY2's register, once the tweak is made)
+;                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+;                      PART=rsi (KEY2's register, once the tweak is made)
 ; Registers (vector): BASE=xmm0, POLY=xmm1, T1=xmm2, T2=xmm3, X0=xmm4, X1=xmm5
 ;                     X2=xmm6, X3=xmm7, TW0=xmm8, TW1=xmm11, TW2=xmm12, TW3=xmm13
 ;                     K0=xmm9, KLAST=xmm10, KT=xmm14
@@ -647,7 +648,8 @@ L.xts_enc_main_aes128:
 ; handled by ciphertext stealing on xmm.
 ;
 ; Registers (general): KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9
-;                      ROUNDS=rax, KEYEND=r10, TMPG=r11, PART=rsi (KEY2's register, once the tweak is made)
+;                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+;                      PART=rsi (KEY2's register, once the tweak is made)
 ; Registers (vector): BASE=xmm0, POLY=xmm1, T1=xmm2, T2=xmm3, X0=xmm4, X1=xmm5
 ;                     X2=xmm6, X3=xmm7, TW0=xmm8, TW1=xmm11, TW2=xmm12, TW3=xmm13
 ;                     K0=xmm9, KLAST=xmm10, KT=xmm14

@@ -161,7 +161,8 @@ aesgen_gcm_ghash_avx10_256:
 # H^8..H^1 are summed and reduced once.
 #
 # Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
-#                      ROUNDS=rax, KEYEND=r10, TMPG=r11, HPTR=r8 (CTRP's register, once the counter is loaded)
+#                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+#                      HPTR=r8 (CTRP's register, once the counter is loaded)
 # Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
 #                     MI=ymm6, HI=ymm7, T0=ymm8, T1=ymm9, ACC=ymm10, CTR=ymm11
 #                     INC=ymm12, K0=ymm13, KLAST=ymm14, KT=ymm15, GD0=ymm16, GD1=ymm17
@@ -885,7 +886,8 @@ aesgen_gcm_enc_update_avx10_256:
 # H^8..H^1 are summed and reduced once.
 #
 # Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
-#                      ROUNDS=rax, KEYEND=r10, TMPG=r11, HPTR=r8 (CTRP's register, once the counter is loaded)
+#                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+#                      HPTR=r8 (CTRP's register, once the counter is loaded)
 # Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
 #                     MI=ymm6, HI=ymm7, T0=ymm8, T1=ymm9, ACC=ymm10, CTR=ymm11
 #                     INC=ymm12, K0=ymm13, KLAST=ymm14, KT=ymm15, GD0=ymm16, GD1=ymm17
@@ -1459,7 +1461,9 @@ aesgen_gcm_dec_update_avx10_256:
 # in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
 #
 # Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
-#                      KEYEND=r10, TMPG=r11, HPTR=r9, AAD=rax (ROUNDS's register, until the rounds are loaded), AADLEN=r10 (KEYEND's register, until the rounds are loaded)
+#                      KEYEND=r10, TMPG=r11, HPTR=r9
+#                      AAD=rax (ROUNDS's register, until the rounds are loaded)
+#                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
 # Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
 #                     MI=ymm6, HI=ymm7, T0=ymm8, T1=ymm9, ACC=ymm10, CTR=ymm11
 #                     INC=ymm12, K0=ymm13, KLAST=ymm14, KT=ymm15, GD0=ymm16, GD1=ymm17
@@ -2422,7 +2426,9 @@ aesgen_gcm_enc_record_avx10_256:
 # in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
 #
 # Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
-#                      KEYEND=r10, TMPG=r11, HPTR=r9, AAD=rax (ROUNDS's register, until the rounds are loaded), AADLEN=r10 (KEYEND's register, until the rounds are loaded)
+#                      KEYEND=r10, TMPG=r11, HPTR=r9
+#                      AAD=rax (ROUNDS's register, until the rounds are loaded)
+#                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
 # Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
 #                     MI=ymm6, HI=ymm7, T0=ymm8, T1=ymm9, ACC=ymm10, CTR=ymm11
 #                     INC=ymm12, K0=ymm13, KLAST=ymm14, KT=ymm15, GD0=ymm16, GD1=ymm17
@@ -3425,7 +3431,8 @@ aesgen_gcm_ghash_avx10_256_school:
 # H^8..H^1 are summed and reduced once.
 #
 # Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
-#                      ROUNDS=rax, KEYEND=r10, TMPG=r11, HPTR=r8 (CTRP's register, once the counter is loaded)
+#                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+#                      HPTR=r8 (CTRP's register, once the counter is loaded)
 # Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
 #                     MI=ymm6, HI=ymm7, T0=ymm8, T1=ymm9, ACC=ymm10, CTR=ymm11
 #                     INC=ymm12, K0=ymm13, KLAST=ymm14, KT=ymm15, GD0=ymm16, GD1=ymm17
@@ -4115,7 +4122,8 @@ aesgen_gcm_enc_update_avx10_256_school:
 # H^8..H^1 are summed and reduced once.
 #
 # Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
-#                      ROUNDS=rax, KEYEND=r10, TMPG=r11, HPTR=r8 (CTRP's register, once the counter is loaded)
+#                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+#                      HPTR=r8 (CTRP's register, once the counter is loaded)
 # Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
 #                     MI=ymm6, HI=ymm7, T0=ymm8, T1=ymm9, ACC=ymm10, CTR=ymm11
 #                     INC=ymm12, K0=ymm13, KLAST=ymm14, KT=ymm15, GD0=ymm16, GD1=ymm17
@@ -4662,7 +4670,9 @@ aesgen_gcm_dec_update_avx10_256_school:
 # in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
 #
 # Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
-#                      KEYEND=r10, TMPG=r11, HPTR=r9, AAD=rax (ROUNDS's register, until the rounds are loaded), AADLEN=r10 (KEYEND's register, until the rounds are loaded)
+#                      KEYEND=r10, TMPG=r11, HPTR=r9
+#                      AAD=rax (ROUNDS's register, until the rounds are loaded)
+#                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
 # Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
 #                     MI=ymm6, HI=ymm7, T0=ymm8, T1=ymm9, ACC=ymm10, CTR=ymm11
 #                     INC=ymm12, K0=ymm13, KLAST=ymm14, KT=ymm15, GD0=ymm16, GD1=ymm17
@@ -5591,7 +5601,9 @@ aesgen_gcm_enc_record_avx10_256_school:
 # in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
 #
 # Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
-#                      KEYEND=r10, TMPG=r11, HPTR=r9, AAD=rax (ROUNDS's register, until the rounds are loaded), AADLEN=r10 (KEYEND's register, until the rounds are loaded)
+#                      KEYEND=r10, TMPG=r11, HPTR=r9
+#                      AAD=rax (ROUNDS's register, until the rounds are loaded)
+#                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
 # Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
 #                     MI=ymm6, HI=ymm7, T0=ymm8, T1=ymm9, ACC=ymm10, CTR=ymm11
 #                     INC=ymm12, K0=ymm13, KLAST=ymm14, KT=ymm15, GD0=ymm16, GD1=ymm17

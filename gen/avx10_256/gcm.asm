@@ -159,7 +159,8 @@ L.gcm_ghash_store:
 ; H^8..H^1 are summed and reduced once.
 ;
 ; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
-;                      ROUNDS=rax, KEYEND=r10, TMPG=r11, HPTR=r8 (CTRP's register, once the counter is loaded)
+;                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+;                      HPTR=r8 (CTRP's register, once the counter is loaded)
 ; Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
 ;                     MI=ymm6, HI=ymm7, T0=ymm8, T1=ymm9, ACC=ymm10, CTR=ymm11
 ;                     INC=ymm12, K0=ymm13, KLAST=ymm14, KT=ymm15, GD0=ymm16, GD1=ymm17
@@ -876,7 +877,8 @@ L.gcm_enc_return:
 ; H^8..H^1 are summed and reduced once.
 ;
 ; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
-;                      ROUNDS=rax, KEYEND=r10, TMPG=r11, HPTR=r8 (CTRP's register, once the counter is loaded)
+;                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+;                      HPTR=r8 (CTRP's register, once the counter is loaded)
 ; Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
 ;                     MI=ymm6, HI=ymm7, T0=ymm8, T1=ymm9, ACC=ymm10, CTR=ymm11
 ;                     INC=ymm12, K0=ymm13, KLAST=ymm14, KT=ymm15, GD0=ymm16, GD1=ymm17
@@ -1441,7 +1443,9 @@ L.gcm_dec_return:
 ; in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
 ;
 ; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
-;                      KEYEND=r10, TMPG=r11, HPTR=r9, AAD=rax (ROUNDS's register, until the rounds are loaded), AADLEN=r10 (KEYEND's register, until the rounds are loaded)
+;                      KEYEND=r10, TMPG=r11, HPTR=r9
+;                      AAD=rax (ROUNDS's register, until the rounds are loaded)
+;                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
 ; Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
 ;                     MI=ymm6, HI=ymm7, T0=ymm8, T1=ymm9, ACC=ymm10, CTR=ymm11
 ;                     INC=ymm12, K0=ymm13, KLAST=ymm14, KT=ymm15, GD0=ymm16, GD1=ymm17
@@ -2399,7 +2403,9 @@ L.gcm_enc_rec_tag:
 ; in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
 ;
 ; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
-;                      KEYEND=r10, TMPG=r11, HPTR=r9, AAD=rax (ROUNDS's register, until the rounds are loaded), AADLEN=r10 (KEYEND's register, until the rounds are loaded)
+;                      KEYEND=r10, TMPG=r11, HPTR=r9
+;                      AAD=rax (ROUNDS's register, until the rounds are loaded)
+;                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
 ; Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
 ;                     MI=ymm6, HI=ymm7, T0=ymm8, T1=ymm9, ACC=ymm10, CTR=ymm11
 ;                     INC=ymm12, K0=ymm13, KLAST=ymm14, KT=ymm15, GD0=ymm16, GD1=ymm17
@@ -3392,7 +3398,8 @@ L.gcm_ghash_school_store:
 ; H^8..H^1 are summed and reduced once.
 ;
 ; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
-;                      ROUNDS=rax, KEYEND=r10, TMPG=r11, HPTR=r8 (CTRP's register, once the counter is loaded)
+;                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+;                      HPTR=r8 (CTRP's register, once the counter is loaded)
 ; Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
 ;                     MI=ymm6, HI=ymm7, T0=ymm8, T1=ymm9, ACC=ymm10, CTR=ymm11
 ;                     INC=ymm12, K0=ymm13, KLAST=ymm14, KT=ymm15, GD0=ymm16, GD1=ymm17
@@ -4075,7 +4082,8 @@ L.gcm_enc_school_return:
 ; H^8..H^1 are summed and reduced once.
 ;
 ; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
-;                      ROUNDS=rax, KEYEND=r10, TMPG=r11, HPTR=r8 (CTRP's register, once the counter is loaded)
+;                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+;                      HPTR=r8 (CTRP's register, once the counter is loaded)
 ; Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
 ;                     MI=ymm6, HI=ymm7, T0=ymm8, T1=ymm9, ACC=ymm10, CTR=ymm11
 ;                     INC=ymm12, K0=ymm13, KLAST=ymm14, KT=ymm15, GD0=ymm16, GD1=ymm17
@@ -4613,7 +4621,9 @@ L.gcm_dec_school_return:
 ; in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
 ;
 ; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
-;                      KEYEND=r10, TMPG=r11, HPTR=r9, AAD=rax (ROUNDS's register, until the rounds are loaded), AADLEN=r10 (KEYEND's register, until the rounds are loaded)
+;                      KEYEND=r10, TMPG=r11, HPTR=r9
+;                      AAD=rax (ROUNDS's register, until the rounds are loaded)
+;                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
 ; Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
 ;                     MI=ymm6, HI=ymm7, T0=ymm8, T1=ymm9, ACC=ymm10, CTR=ymm11
 ;                     INC=ymm12, K0=ymm13, KLAST=ymm14, KT=ymm15, GD0=ymm16, GD1=ymm17
@@ -5537,7 +5547,9 @@ L.gcm_enc_school_rec_tag:
 ; in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
 ;
 ; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
-;                      KEYEND=r10, TMPG=r11, HPTR=r9, AAD=rax (ROUNDS's register, until the rounds are loaded), AADLEN=r10 (KEYEND's register, until the rounds are loaded)
+;                      KEYEND=r10, TMPG=r11, HPTR=r9
+;                      AAD=rax (ROUNDS's register, until the rounds are loaded)
+;                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
 ; Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
 ;                     MI=ymm6, HI=ymm7, T0=ymm8, T1=ymm9, ACC=ymm10, CTR=ymm11
 ;                     INC=ymm12, K0=ymm13, KLAST=ymm14, KT=ymm15, GD0=ymm16, GD1=ymm17

@@ -167,7 +167,8 @@ aesgen_gcm_ghash_avx10_512:
 # H^16..H^1 are summed and reduced once.
 #
 # Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
-#                      ROUNDS=rax, KEYEND=r10, TMPG=r11, HPTR=r8 (CTRP's register, once the counter is loaded)
+#                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+#                      HPTR=r8 (CTRP's register, once the counter is loaded)
 # Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, D=zmm4, LO=zmm5
 #                     MI=zmm6, HI=zmm7, T0=zmm8, T1=zmm9, ACC=zmm10, CTR=zmm11
 #                     INC=zmm12, K0=zmm13, KLAST=zmm14, KT=zmm15, GD0=zmm16, GD1=zmm17
@@ -900,7 +901,8 @@ aesgen_gcm_enc_update_avx10_512:
 # H^16..H^1 are summed and reduced once.
 #
 # Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
-#                      ROUNDS=rax, KEYEND=r10, TMPG=r11, HPTR=r8 (CTRP's register, once the counter is loaded)
+#                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+#                      HPTR=r8 (CTRP's register, once the counter is loaded)
 # Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, D=zmm4, LO=zmm5
 #                     MI=zmm6, HI=zmm7, T0=zmm8, T1=zmm9, ACC=zmm10, CTR=zmm11
 #                     INC=zmm12, K0=zmm13, KLAST=zmm14, KT=zmm15, GD0=zmm16, GD1=zmm17
@@ -1480,7 +1482,9 @@ aesgen_gcm_dec_update_avx10_512:
 # in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
 #
 # Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
-#                      KEYEND=r10, TMPG=r11, HPTR=r9, AAD=rax (ROUNDS's register, until the rounds are loaded), AADLEN=r10 (KEYEND's register, until the rounds are loaded)
+#                      KEYEND=r10, TMPG=r11, HPTR=r9
+#                      AAD=rax (ROUNDS's register, until the rounds are loaded)
+#                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
 # Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, D=zmm4, LO=zmm5
 #                     MI=zmm6, HI=zmm7, T0=zmm8, T1=zmm9, ACC=zmm10, CTR=zmm11
 #                     INC=zmm12, K0=zmm13, KLAST=zmm14, KT=zmm15, GD0=zmm16, GD1=zmm17
@@ -2467,7 +2471,9 @@ aesgen_gcm_enc_record_avx10_512:
 # in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
 #
 # Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
-#                      KEYEND=r10, TMPG=r11, HPTR=r9, AAD=rax (ROUNDS's register, until the rounds are loaded), AADLEN=r10 (KEYEND's register, until the rounds are loaded)
+#                      KEYEND=r10, TMPG=r11, HPTR=r9
+#                      AAD=rax (ROUNDS's register, until the rounds are loaded)
+#                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
 # Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, D=zmm4, LO=zmm5
 #                     MI=zmm6, HI=zmm7, T0=zmm8, T1=zmm9, ACC=zmm10, CTR=zmm11
 #                     INC=zmm12, K0=zmm13, KLAST=zmm14, KT=zmm15, GD0=zmm16, GD1=zmm17
@@ -3513,7 +3519,8 @@ aesgen_gcm_ghash_avx10_512_school:
 # H^16..H^1 are summed and reduced once.
 #
 # Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
-#                      ROUNDS=rax, KEYEND=r10, TMPG=r11, HPTR=r8 (CTRP's register, once the counter is loaded)
+#                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+#                      HPTR=r8 (CTRP's register, once the counter is loaded)
 # Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, D=zmm4, LO=zmm5
 #                     MI=zmm6, HI=zmm7, T0=zmm8, T1=zmm9, ACC=zmm10, CTR=zmm11
 #                     INC=zmm12, K0=zmm13, KLAST=zmm14, KT=zmm15, GD0=zmm16, GD1=zmm17
@@ -4212,7 +4219,8 @@ aesgen_gcm_enc_update_avx10_512_school:
 # H^16..H^1 are summed and reduced once.
 #
 # Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
-#                      ROUNDS=rax, KEYEND=r10, TMPG=r11, HPTR=r8 (CTRP's register, once the counter is loaded)
+#                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+#                      HPTR=r8 (CTRP's register, once the counter is loaded)
 # Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, D=zmm4, LO=zmm5
 #                     MI=zmm6, HI=zmm7, T0=zmm8, T1=zmm9, ACC=zmm10, CTR=zmm11
 #                     INC=zmm12, K0=zmm13, KLAST=zmm14, KT=zmm15, GD0=zmm16, GD1=zmm17
@@ -4765,7 +4773,9 @@ aesgen_gcm_dec_update_avx10_512_school:
 # in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
 #
 # Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
-#                      KEYEND=r10, TMPG=r11, HPTR=r9, AAD=rax (ROUNDS's register, until the rounds are loaded), AADLEN=r10 (KEYEND's register, until the rounds are loaded)
+#                      KEYEND=r10, TMPG=r11, HPTR=r9
+#                      AAD=rax (ROUNDS's register, until the rounds are loaded)
+#                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
 # Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, D=zmm4, LO=zmm5
 #                     MI=zmm6, HI=zmm7, T0=zmm8, T1=zmm9, ACC=zmm10, CTR=zmm11
 #                     INC=zmm12, K0=zmm13, KLAST=zmm14, KT=zmm15, GD0=zmm16, GD1=zmm17
@@ -5718,7 +5728,9 @@ aesgen_gcm_enc_record_avx10_512_school:
 # in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
 #
 # Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
-#                      KEYEND=r10, TMPG=r11, HPTR=r9, AAD=rax (ROUNDS's register, until the rounds are loaded), AADLEN=r10 (KEYEND's register, until the rounds are loaded)
+#                      KEYEND=r10, TMPG=r11, HPTR=r9
+#                      AAD=rax (ROUNDS's register, until the rounds are loaded)
+#                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
 # Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, D=zmm4, LO=zmm5
 #                     MI=zmm6, HI=zmm7, T0=zmm8, T1=zmm9, ACC=zmm10, CTR=zmm11
 #                     INC=zmm12, K0=zmm13, KLAST=zmm14, KT=zmm15, GD0=zmm16, GD1=zmm17

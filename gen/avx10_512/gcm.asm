@@ -165,7 +165,8 @@ L.gcm_ghash_store:
 ; H^16..H^1 are summed and reduced once.
 ;
 ; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
-;                      ROUNDS=rax, KEYEND=r10, TMPG=r11, HPTR=r8 (CTRP's register, once the counter is loaded)
+;                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+;                      HPTR=r8 (CTRP's register, once the counter is loaded)
 ; Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, D=zmm4, LO=zmm5
 ;                     MI=zmm6, HI=zmm7, T0=zmm8, T1=zmm9, ACC=zmm10, CTR=zmm11
 ;                     INC=zmm12, K0=zmm13, KLAST=zmm14, KT=zmm15, GD0=zmm16, GD1=zmm17
@@ -891,7 +892,8 @@ L.gcm_enc_return:
 ; H^16..H^1 are summed and reduced once.
 ;
 ; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
-;                      ROUNDS=rax, KEYEND=r10, TMPG=r11, HPTR=r8 (CTRP's register, once the counter is loaded)
+;                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+;                      HPTR=r8 (CTRP's register, once the counter is loaded)
 ; Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, D=zmm4, LO=zmm5
 ;                     MI=zmm6, HI=zmm7, T0=zmm8, T1=zmm9, ACC=zmm10, CTR=zmm11
 ;                     INC=zmm12, K0=zmm13, KLAST=zmm14, KT=zmm15, GD0=zmm16, GD1=zmm17
@@ -1462,7 +1464,9 @@ L.gcm_dec_return:
 ; in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
 ;
 ; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
-;                      KEYEND=r10, TMPG=r11, HPTR=r9, AAD=rax (ROUNDS's register, until the rounds are loaded), AADLEN=r10 (KEYEND's register, until the rounds are loaded)
+;                      KEYEND=r10, TMPG=r11, HPTR=r9
+;                      AAD=rax (ROUNDS's register, until the rounds are loaded)
+;                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
 ; Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, D=zmm4, LO=zmm5
 ;                     MI=zmm6, HI=zmm7, T0=zmm8, T1=zmm9, ACC=zmm10, CTR=zmm11
 ;                     INC=zmm12, K0=zmm13, KLAST=zmm14, KT=zmm15, GD0=zmm16, GD1=zmm17
@@ -2444,7 +2448,9 @@ L.gcm_enc_rec_tag:
 ; in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
 ;
 ; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
-;                      KEYEND=r10, TMPG=r11, HPTR=r9, AAD=rax (ROUNDS's register, until the rounds are loaded), AADLEN=r10 (KEYEND's register, until the rounds are loaded)
+;                      KEYEND=r10, TMPG=r11, HPTR=r9
+;                      AAD=rax (ROUNDS's register, until the rounds are loaded)
+;                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
 ; Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, D=zmm4, LO=zmm5
 ;                     MI=zmm6, HI=zmm7, T0=zmm8, T1=zmm9, ACC=zmm10, CTR=zmm11
 ;                     INC=zmm12, K0=zmm13, KLAST=zmm14, KT=zmm15, GD0=zmm16, GD1=zmm17
@@ -3480,7 +3486,8 @@ L.gcm_ghash_school_store:
 ; H^16..H^1 are summed and reduced once.
 ;
 ; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
-;                      ROUNDS=rax, KEYEND=r10, TMPG=r11, HPTR=r8 (CTRP's register, once the counter is loaded)
+;                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+;                      HPTR=r8 (CTRP's register, once the counter is loaded)
 ; Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, D=zmm4, LO=zmm5
 ;                     MI=zmm6, HI=zmm7, T0=zmm8, T1=zmm9, ACC=zmm10, CTR=zmm11
 ;                     INC=zmm12, K0=zmm13, KLAST=zmm14, KT=zmm15, GD0=zmm16, GD1=zmm17
@@ -4172,7 +4179,8 @@ L.gcm_enc_school_return:
 ; H^16..H^1 are summed and reduced once.
 ;
 ; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
-;                      ROUNDS=rax, KEYEND=r10, TMPG=r11, HPTR=r8 (CTRP's register, once the counter is loaded)
+;                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+;                      HPTR=r8 (CTRP's register, once the counter is loaded)
 ; Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, D=zmm4, LO=zmm5
 ;                     MI=zmm6, HI=zmm7, T0=zmm8, T1=zmm9, ACC=zmm10, CTR=zmm11
 ;                     INC=zmm12, K0=zmm13, KLAST=zmm14, KT=zmm15, GD0=zmm16, GD1=zmm17
@@ -4716,7 +4724,9 @@ L.gcm_dec_school_return:
 ; in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
 ;
 ; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
-;                      KEYEND=r10, TMPG=r11, HPTR=r9, AAD=rax (ROUNDS's register, until the rounds are loaded), AADLEN=r10 (KEYEND's register, until the rounds are loaded)
+;                      KEYEND=r10, TMPG=r11, HPTR=r9
+;                      AAD=rax (ROUNDS's register, until the rounds are loaded)
+;                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
 ; Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, D=zmm4, LO=zmm5
 ;                     MI=zmm6, HI=zmm7, T0=zmm8, T1=zmm9, ACC=zmm10, CTR=zmm11
 ;                     INC=zmm12, K0=zmm13, KLAST=zmm14, KT=zmm15, GD0=zmm16, GD1=zmm17
@@ -5664,7 +5674,9 @@ L.gcm_enc_school_rec_tag:
 ; in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
 ;
 ; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
-;                      KEYEND=r10, TMPG=r11, HPTR=r9, AAD=rax (ROUNDS's register, until the rounds are loaded), AADLEN=r10 (KEYEND's register, until the rounds are loaded)
+;                      KEYEND=r10, TMPG=r11, HPTR=r9
+;                      AAD=rax (ROUNDS's register, until the rounds are loaded)
+;                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
 ; Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, D=zmm4, LO=zmm5
 ;                     MI=zmm6, HI=zmm7, T0=zmm8, T1=zmm9, ACC=zmm10, CTR=zmm11
 ;                     INC=zmm12, K0=zmm13, KLAST=zmm14, KT=zmm15, GD0=zmm16, GD1=zmm17

@@ -23,7 +23,8 @@
 # handled by ciphertext stealing on xmm.
 #
 # Registers (general): KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9
-#                      ROUNDS=rax, KEYEND=r10, TMPG=r11, PART=rsi (KEY2's register, once the tweak is made)
+#                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+#                      PART=rsi (KEY2's register, once the tweak is made)
 # Registers (vector): BASE=zmm0, POLY=zmm1, T1=zmm2, T2=zmm3, X0=zmm4, X1=zmm5
 #                     X2=zmm6, X3=zmm7, TW0=zmm8, TW1=zmm11, TW2=zmm12, TW3=zmm13
 #                     K0=zmm9, KLAST=zmm10, KLAST-1=zmm14, KLAST-2=zmm15, KLAST-3=zmm16, KLAST-4=zmm17
@@ -644,7 +645,8 @@ aesgen_xts_encrypt_avx10_512:
 # handled by ciphertext stealing on xmm.
 #
 # Registers (general): KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9
-#                      ROUNDS=rax, KEYEND=r10, TMPG=r11, PART=rsi (KEY2's register, once the tweak is made)
+#                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+#                      PART=rsi (KEY2's register, once the tweak is made)
 # Registers (vector): BASE=zmm0, POLY=zmm1, T1=zmm2, T2=zmm3, X0=zmm4, X1=zmm5
 #                     X2=zmm6, X3=zmm7, TW0=zmm8, TW1=zmm11, TW2=zmm12, TW3=zmm13
 #                     K0=zmm9, KLAST=zmm10, KLAST-1=zmm14, KLAST-2=zmm15, KLAST-3=zmm16, KLAST-4=zmm17

@@ -150,7 +150,8 @@ aesgen_gcm_ghash_vaes_avx2:
 # H^8..H^1 are summed and reduced once.
 #
 # Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
-#                      ROUNDS=rax, KEYEND=r10, TMPG=r11, HPTR=r8 (CTRP's register, once the counter is loaded)
+#                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+#                      HPTR=r8 (CTRP's register, once the counter is loaded)
 # Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
 #                     MI=ymm6, HI=ymm7, T0=ymm8, ACC=ymm9, CTR=ymm10, INC=ymm11
 #                     K0=ymm12, KLAST=ymm13, KT=ymm14, BSWAP=ymm15
@@ -863,7 +864,8 @@ aesgen_gcm_enc_update_vaes_avx2:
 # H^8..H^1 are summed and reduced once.
 #
 # Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
-#                      ROUNDS=rax, KEYEND=r10, TMPG=r11, HPTR=r8 (CTRP's register, once the counter is loaded)
+#                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+#                      HPTR=r8 (CTRP's register, once the counter is loaded)
 # Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
 #                     MI=ymm6, HI=ymm7, T0=ymm8, ACC=ymm9, CTR=ymm10, INC=ymm11
 #                     K0=ymm12, KLAST=ymm13, KT=ymm14, BSWAP=ymm15
@@ -1580,7 +1582,9 @@ aesgen_gcm_dec_update_vaes_avx2:
 # in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
 #
 # Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
-#                      KEYEND=r10, TMPG=r11, HPTR=r9, AAD=rax (ROUNDS's register, until the rounds are loaded), AADLEN=r10 (KEYEND's register, until the rounds are loaded)
+#                      KEYEND=r10, TMPG=r11, HPTR=r9
+#                      AAD=rax (ROUNDS's register, until the rounds are loaded)
+#                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
 # Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
 #                     MI=ymm6, HI=ymm7, T0=ymm8, ACC=ymm9, CTR=ymm10, INC=ymm11
 #                     K0=ymm12, KLAST=ymm13, KT=ymm14, BSWAP=ymm15
@@ -2447,7 +2451,9 @@ aesgen_gcm_enc_record_vaes_avx2:
 # in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
 #
 # Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
-#                      KEYEND=r10, TMPG=r11, HPTR=r9, AAD=rax (ROUNDS's register, until the rounds are loaded), AADLEN=r10 (KEYEND's register, until the rounds are loaded)
+#                      KEYEND=r10, TMPG=r11, HPTR=r9
+#                      AAD=rax (ROUNDS's register, until the rounds are loaded)
+#                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
 # Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
 #                     MI=ymm6, HI=ymm7, T0=ymm8, ACC=ymm9, CTR=ymm10, INC=ymm11
 #                     K0=ymm12, KLAST=ymm13, KT=ymm14, BSWAP=ymm15

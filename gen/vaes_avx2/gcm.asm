@@ -148,7 +148,8 @@ L.gcm_ghash_store:
 ; H^8..H^1 are summed and reduced once.
 ;
 ; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
-;                      ROUNDS=rax, KEYEND=r10, TMPG=r11, HPTR=r8 (CTRP's register, once the counter is loaded)
+;                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+;                      HPTR=r8 (CTRP's register, once the counter is loaded)
 ; Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
 ;                     MI=ymm6, HI=ymm7, T0=ymm8, ACC=ymm9, CTR=ymm10, INC=ymm11
 ;                     K0=ymm12, KLAST=ymm13, KT=ymm14, BSWAP=ymm15
@@ -854,7 +855,8 @@ L.gcm_enc_return:
 ; H^8..H^1 are summed and reduced once.
 ;
 ; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
-;                      ROUNDS=rax, KEYEND=r10, TMPG=r11, HPTR=r8 (CTRP's register, once the counter is loaded)
+;                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+;                      HPTR=r8 (CTRP's register, once the counter is loaded)
 ; Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
 ;                     MI=ymm6, HI=ymm7, T0=ymm8, ACC=ymm9, CTR=ymm10, INC=ymm11
 ;                     K0=ymm12, KLAST=ymm13, KT=ymm14, BSWAP=ymm15
@@ -1562,7 +1564,9 @@ L.gcm_dec_return:
 ; in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
 ;
 ; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
-;                      KEYEND=r10, TMPG=r11, HPTR=r9, AAD=rax (ROUNDS's register, until the rounds are loaded), AADLEN=r10 (KEYEND's register, until the rounds are loaded)
+;                      KEYEND=r10, TMPG=r11, HPTR=r9
+;                      AAD=rax (ROUNDS's register, until the rounds are loaded)
+;                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
 ; Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
 ;                     MI=ymm6, HI=ymm7, T0=ymm8, ACC=ymm9, CTR=ymm10, INC=ymm11
 ;                     K0=ymm12, KLAST=ymm13, KT=ymm14, BSWAP=ymm15
@@ -2422,7 +2426,9 @@ L.gcm_enc_rec_tag:
 ; in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
 ;
 ; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
-;                      KEYEND=r10, TMPG=r11, HPTR=r9, AAD=rax (ROUNDS's register, until the rounds are loaded), AADLEN=r10 (KEYEND's register, until the rounds are loaded)
+;                      KEYEND=r10, TMPG=r11, HPTR=r9
+;                      AAD=rax (ROUNDS's register, until the rounds are loaded)
+;                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
 ; Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
 ;                     MI=ymm6, HI=ymm7, T0=ymm8, ACC=ymm9, CTR=ymm10, INC=ymm11
 ;                     K0=ymm12, KLAST=ymm13, KT=ymm14, BSWAP=ymm15

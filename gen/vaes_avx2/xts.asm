@@ -26,7 +26,8 @@
 ; handled by ciphertext stealing on xmm.
 ;
 ; Registers (general): KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9
-;                      ROUNDS=rax, KEYEND=r10, TMPG=r11, PART=rsi (KEY2's register, once the tweak is made)
+;                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+;                      PART=rsi (KEY2's register, once the tweak is made)
 ; Registers (vector): BASE=ymm0, POLY=ymm1, T1=ymm2, T2=ymm3, X0=ymm4, X1=ymm5
 ;                     X2=ymm6, X3=ymm7, TW0=ymm8, TW1=ymm11, TW2=ymm12, TW3=ymm13
 ;                     K0=ymm9, KLAST=ymm10, KT=ymm14
@@ -731,7 +732,8 @@ L.xts_enc_main_aes128:
 ; handled by ciphertext stealing on xmm.
 ;
 ; Registers (general): KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9
-;                      ROUNDS=rax, KEYEND=r10, TMPG=r11, PART=rsi (KEY2's register, once the tweak is made)
+;                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+;                      PART=rsi (KEY2's register, once the tweak is made)
 ; Registers (vector): BASE=ymm0, POLY=ymm1, T1=ymm2, T2=ymm3, X0=ymm4, X1=ymm5
 ;                     X2=ymm6, X3=ymm7, TW0=ymm8, TW1=ymm11, TW2=ymm12, TW3=ymm13
 ;                     K0=ymm9, KLAST=ymm10, KT=ymm14
