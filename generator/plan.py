@@ -94,7 +94,7 @@ class Plan:
             self.groups.append(group)
         return value
 
-    def round_keys(self, keys_in_registers: bool, key0: bool = True):
+    def round_keys(self, keys_in_registers: bool):
         """K0 and KLAST always in registers; the 13 middle keys too with KEYS=reg, else KT
         is the scratch each round reloads its key into."""
         if keys_in_registers:
