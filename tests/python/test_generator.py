@@ -119,6 +119,29 @@ class CommandLine(unittest.TestCase):
         for name in list(ISAS) + list(MODES) + ["UNROLL", "KEYS", "TAIL", "GHASH"]:
             self.assertIn(name, result.stdout)
 
+    def test_list_shows_each_modes_constraints(self):
+        result = run_cli("list")
+        for mode in MODES:
+            self.assertRegex(result.stdout, rf"\n  {mode} +TAIL <= UNROLL")
+        self.assertRegex(result.stdout, r"\n  gcm +UNROLL x lanes <= 32")
+        self.assertRegex(result.stdout, r"\n  gcm +GHASH=karatsuba")
+        self.assertRegex(result.stdout, r"\n  xts +tweaks: in registers")
+
+    def test_gcm_beyond_the_powers_of_h_names_what_fits(self):
+        result = run_cli("gen", "--check", "--isa", "avx10_512", "--mode", "gcm", "UNROLL=16",
+                         "GHASH=school")
+        self.assert_usage_error(result, "needs 64 powers of H; the key holds 32",
+                                "valid UNROLL here: 1, 2, 4, 8")
+        result = run_cli("gen", "--check", "--isa", "avx10_512", "--mode", "gcm", "UNROLL=8")
+        self.assert_usage_error(result, "GHASH=karatsuba", "valid UNROLL here: 1, 2, 4",
+                                "or set GHASH=school")
+
+    def test_make_overrides_take_the_knobs_only(self):
+        out = os.path.join(REPO, "build", "cli-make-overrides")
+        result = run_cli("gen", "--check", "--out", out, "--isa", "avx10_512", "--mode", "ctr",
+                         "--make-overrides", "ISA=avx10_512 BUILD=build UNROLL=7")
+        self.assert_usage_error(result, "bad value '7' for UNROLL")
+
     def test_help(self):
         result = run_cli("--help")
         self.assertEqual(result.returncode, 0)
