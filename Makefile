@@ -24,15 +24,18 @@ ASFLAGS += -Wa,--noexecstack
 .PHONY: all gen help
 all: lib
 
-# make gen [ISA=name] [MODE=name] [UNROLL=n] [KEYS=reg|mem]
+# make gen [ISA=name] [MODE=name] [KNOB=value ...] [GEN_OUT=dir]: the generator takes
+# every knob (generator/knobs.py) from make's command line, so none is dropped
+# (tests/python/test_gen_files.py checks it against the command each generated header
+# prints); GEN_OUT writes there instead of gen/.
 GEN_ARGS := $(if $(ISA),--isa $(ISA)) $(if $(MODE),--mode $(MODE)) \
-            $(if $(UNROLL),UNROLL=$(UNROLL)) $(if $(KEYS),KEYS=$(KEYS))
+            $(if $(GEN_OUT),--out $(GEN_OUT)) --make-overrides '$(MAKEOVERRIDES)'
 gen:
 	$(PYTHON) -m generator gen $(GEN_ARGS)
 
 help:
 	@echo "make                 build $(BUILD)/libaesgen.a and $(BUILD)/libaesgen.so"
-	@echo "make gen [ISA=..] [MODE=..] [UNROLL=..] [KEYS=reg|mem]   regenerate gen/"
+	@echo "make gen [ISA=..] [MODE=..] [UNROLL=..] [KEYS=..] [TAIL=..] [GHASH=..]   regenerate gen/"
 	@echo "make test            all tests; last line 'N passed, N failed'"
 	@echo "make bench           throughput vs OpenSSL and the AES-round ceiling"
 	@echo "make install PREFIX=dir [DESTDIR=dir]   header, libraries, pkg-config and CMake files"

@@ -62,6 +62,7 @@ class Function:
                  clear_upper: bool):
         self.abi, self.name, self.clear_upper = abi, name, clear_upper
         self.regs: Dict[str, Gpr] = {}
+        self.aliases: Dict[str, Tuple[str, str]] = {}   # name -> (first name, when)
         self.saved: List[str] = []
         self.frame = 0          # bytes of stack the function reserves below its saves
         self.stack_loads: List[Tuple[str, int]] = []
@@ -95,9 +96,11 @@ class Function:
         self.frame = (size + 15) // 16 * 16
         return ""
 
-    def alias(self, name: str, existing: str) -> str:
-        """A second name for a register whose first use is over (returns '' for templates)."""
+    def alias(self, name: str, existing: str, when: str = "") -> str:
+        """A second name for a register whose first use is over (returns '' for templates).
+        when: the point from which the register plays the new role (for the map)."""
         self.regs[name] = self.regs[existing]
+        self.aliases[name] = (existing, when)
         return ""
 
     def __getattr__(self, item):
@@ -106,8 +109,16 @@ class Function:
             return regs[item]
         raise AttributeError(item)
 
-    def register_map(self) -> str:
-        return ", ".join(f"{name}={reg.q}" for name, reg in self.regs.items())
+    def register_pairs(self) -> List[str]:
+        """'NAME=reg' for every general register, a second name marked with its first."""
+        pairs = []
+        for name, reg in self.regs.items():
+            if name in self.aliases:
+                existing, when = self.aliases[name]
+                pairs.append(f"{name}={reg.q} ({existing}'s register{', ' + when if when else ''})")
+            else:
+                pairs.append(f"{name}={reg.q}")
+        return pairs
 
     def prologue(self) -> str:
         lines = [".text", ".align 32", f".function {self.name}", f"{self.name}:",

@@ -17,7 +17,7 @@ from .knobs import KNOBS, parse_assignment, resolve
 from .modes import MODES, get_mode
 from .printers import OS_PRINTERS
 from .render import generate
-from .vregs import DoesNotFit, RegisterBudgetError
+from .plan import Refused, constraints
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -51,6 +51,10 @@ def build_parser():
                      help="output directory (default: the repository's gen/)")
     gen.add_argument("--check", action="store_true",
                      help="write nothing; exit 1 if any file would change")
+    gen.add_argument("--make-overrides", default="", metavar="WORDS",
+                     help="make's command-line variables (`make gen` passes MAKEOVERRIDES): "
+                          "the KNOB=VALUE words among them are knob settings, the rest "
+                          "(ISA, MODE, BUILD, ...) are ignored")
     show.add_argument("--syntax", choices=("S", "asm"), default="S",
                       help="S = GNU as AT&T, asm = NASM")
     show.add_argument("--os", choices=tuple(OS_PRINTERS), default="linux",
@@ -63,34 +67,26 @@ def _selected(names, table, getter):
     return [getter(name) for name in names] if names else list(table.values())
 
 
-def _valid_alternatives(mode, isa, abi, knobs):
-    """Which UNROLL values would fit, with these other knobs? (by trial rendering)"""
-    fitting = []
-    for unroll in KNOBS["UNROLL"].values:
-        trial = dict(knobs, UNROLL=unroll, TAIL=min(knobs.get("TAIL", 1), unroll))
-        try:
-            generate(mode, isa, trial, abi)
-            fitting.append(str(unroll))
-        except DoesNotFit:
-            pass
-    return fitting
-
-
 def _generate_checked(mode, isa, abi, assignments):
+    """Resolve the knobs and generate; a knob combination whose plan does not fit is a
+    usage error (exit 2) naming the values that fit, found by planning, not rendering."""
     knobs = resolve(mode, isa, assignments)
     try:
         return knobs, generate(mode, isa, knobs, abi)
-    except DoesNotFit as error:
-        fitting = _valid_alternatives(mode, isa, abi, knobs)
-        other = "" if knobs.get("KEYS") == "mem" else "; or set KEYS=mem"
-        raise UsageError(
-            f"{mode.name}/{isa.name}: UNROLL={knobs['UNROLL']} with KEYS={knobs['KEYS']}: "
-            f"{error}; valid UNROLL here: {', '.join(fitting) or 'none'}{other}") from None
+    except Refused as error:
+        raise UsageError(str(error)) from None
+
+
+def _make_knobs(words: str):
+    """The knob settings among make's command-line variables."""
+    return [word for word in words.split()
+            if word.partition("=")[1] and word.partition("=")[0] in KNOBS]
 
 
 def command_gen(args):
     abi = get_abi(args.abi)
-    assignments = dict(parse_assignment(k) for k in args.knobs)
+    assignments = dict(parse_assignment(k)
+                       for k in _make_knobs(args.make_overrides) + list(args.knobs))
     stale = []
     for isa in _selected(args.isa, ISAS, get_isa):
         for mode in _selected(args.mode, MODES, get_mode):
@@ -139,6 +135,10 @@ def command_list(_args):
               f"(defaults {defaults}, KEYS=reg on 32-register ISAs, mem on 16"
               + (", GHASH=karatsuba on 32-register ISAs, school on 16" if "GHASH" in mode.knobs
                  else "") + ")")
+    print("constraints (checked by the plan before anything is rendered):")
+    for mode in MODES.values():
+        for rule in constraints(mode):
+            print(f"  {mode.name:<10} {rule}")
     print("knobs:")
     for knob in KNOBS.values():
         print(f"  {knob.name:<10} {'|'.join(str(v) for v in knob.values)}: {knob.doc}")

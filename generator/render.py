@@ -7,7 +7,7 @@ from typing import Dict
 import jinja2
 
 from . import SPDX_LICENSE, VERSION
-from .abi import KEY_ROUNDS_OFFSET, SYSV, Abi, Function
+from .abi import KEY_ROUNDS_OFFSET, Abi
 from .knobs import KNOBS
 from .errors import TemplateError
 from .isa import Isa
@@ -15,10 +15,28 @@ from .lint import lint
 from .modes import Mode
 from .parse import parse
 from .printers import PRINTERS
-from .vregs import DoesNotFit, VectorRegisters
+from .plan import Plan, fits, make_plan
 
 TEMPLATE_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                             "templates")
+
+
+class _CompiledTemplates(jinja2.BytecodeCache):
+    """Compiled templates kept in memory across renders: each render has its own
+    environment (its globals are the plan), but compiling the same source once is enough."""
+
+    def __init__(self):
+        self.store = {}
+
+    def load_bytecode(self, bucket):
+        if bucket.key in self.store:
+            bucket.bytecode_from_string(self.store[bucket.key])
+
+    def dump_bytecode(self, bucket):
+        self.store[bucket.key] = bucket.bytecode_to_string()
+
+
+_COMPILED = _CompiledTemplates()
 
 
 def _environment():
@@ -26,7 +44,7 @@ def _environment():
         loader=jinja2.FileSystemLoader(TEMPLATE_DIR),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
-        autoescape=False)
+        autoescape=False, bytecode_cache=_COMPILED)
 
 
 def knob_text(knobs: Dict[str, object]) -> str:
@@ -74,32 +92,28 @@ def _xmm_keys(keys):
     return {m: reg.as_xmm() for m, reg in keys.items()}
 
 
-def _refuse(message):
-    """Templates call this for a knob combination they cannot generate."""
-    raise DoesNotFit(message)
-
-
-def render_neutral(mode: Mode, isa: Isa, knobs, abi: Abi, variant: str = "") -> str:
+def render_neutral(plan: Plan, abi: Abi, variant: str = "") -> str:
     """variant: "" for the file's main functions (and its constant data); "_<value>" for
     a set of alternate functions (see Mode.alternate), whose symbols and labels carry it."""
-    vregs = VectorRegisters(isa)
+    mode, isa = plan.mode, plan.isa
 
-    def function(name, args, temps):
-        return Function(abi, name, args, temps, clear_upper=True)
+    def symbol(base):
+        return f"aesgen_{base}_{isa.name}{variant}"
 
     environment = _environment()
     # Globals, so that imported macro libraries see them too.
     environment.globals.update(
-        isa=isa, knobs=knobs, abi=abi, vregs=vregs, function=function, mode=mode,
-        symbol=lambda base: f"aesgen_{base}_{isa.name}{variant}", zip=zip, refuse=_refuse,
-        variant=variant, primary=not variant,
+        isa=isa, knobs=plan.knobs, abi=abi, plan=plan, mode=mode,
+        function=lambda key: plan.function(key, abi, symbol),
+        symbol=symbol, zip=zip, variant=variant, primary=not variant,
         split_chunks=_split_chunks, xmm_keys=_xmm_keys,
         KEY_ROUNDS_OFFSET=KEY_ROUNDS_OFFSET)
     return environment.get_template(mode.template).render()
 
 
 def alternates(mode: Mode, isa: Isa, knobs):
-    """[(variant suffix, knobs)] of the alternate function sets that fit this ISA."""
+    """[(variant suffix, plan)] of the alternate function sets whose plans fit this ISA
+    (decided by planning, not rendering; the plan does not depend on the ABI)."""
     if not mode.alternate:
         return []
     result = []
@@ -107,30 +121,26 @@ def alternates(mode: Mode, isa: Isa, knobs):
         if value == knobs[mode.alternate]:
             continue
         other = dict(knobs, **{mode.alternate: value})
-        try:
-            _check_fits(mode, isa, other)
-        except DoesNotFit:
-            continue
-        result.append((f"_{value}", other))
+        if fits(mode, isa, other):
+            result.append((f"_{value}", make_plan(mode, isa, other)))
     return result
-
-
-def _check_fits(mode: Mode, isa: Isa, knobs):
-    render_neutral(mode, isa, knobs, SYSV)
 
 
 def generate(mode: Mode, isa: Isa, knobs, abi: Abi, printers=None) -> Dict[str, str]:
     """Returns {'S': GNU as text, 'asm': NASM text}, or {key: text} of the given printers
-    ({key: printer class}, e.g. {'S': AppleAttPrinter})."""
-    neutral = render_neutral(mode, isa, knobs, abi)
+    ({key: printer class}, e.g. {'S': AppleAttPrinter}); plan.Refused (exit 2 from the
+    CLI) when the knobs do not fit, before anything is rendered."""
+    plan = make_plan(mode, isa, knobs)
     extra = alternates(mode, isa, knobs)
+    neutral = render_neutral(plan, abi)
     for variant, other in extra:
-        neutral += "\n" + render_neutral(mode, isa, other, abi, variant)
+        neutral += "\n" + render_neutral(other, abi, variant)
     try:
         statements = parse(neutral)
         lint(statements, isa)
     except TemplateError as error:
         raise TemplateError(f"{mode.name}/{isa.name}: {error}") from None
-    lines = header(mode, isa, knobs, abi, [(v, other[mode.alternate]) for v, other in extra])
+    lines = header(mode, isa, knobs, abi,
+                   [(v, other.knobs[mode.alternate]) for v, other in extra])
     printers = PRINTERS if printers is None else printers
     return {ext: printer().render(lines, statements) for ext, printer in printers.items()}

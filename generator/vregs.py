@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
-"""Vector register allocation for templates.
+"""Vector register allocation for the plans (generator/plan.py).
 
-Templates name every vector register they use; running out of the ISA's register file is
-how a knob value that does not fit (UNROLL=16 with round keys in registers) is detected.
+A plan names every vector register a template uses; running out of the ISA's register
+file is how a knob value that does not fit (UNROLL=16 with round keys in registers) is
+detected, before anything is rendered.
 """
 
 from .isa import Isa
@@ -44,9 +45,14 @@ class VectorRegisters:
         return self.many(role, 1)[0]
 
     def many(self, role: str, count: int):
+        return self.named([f"{role}{i}" if count > 1 else role for i in range(count)])
+
+    def named(self, names):
+        """One register per name, in order."""
+        names = list(names)
+        count = len(names)
         first = self.requested
         self.requested += count
-        names = [f"{role}{i}" if count > 1 else role for i in range(count)]
         if self.requested > self.isa.vector_registers:
             raise RegisterBudgetError(self.isa, self.requested, names)
         regs = [VecReg(self.isa.vector_kind, first + i, name) for i, name in enumerate(names)]
@@ -74,8 +80,3 @@ class VectorRegisters:
     def keyed(self, role: str, keys):
         """One register per key, named role+key: keyed("KLAST-", range(1, 14))."""
         return {key: self.one(f"{role}{key}") for key in keys}
-
-    def register_map(self, per_line: int = 6):
-        """Lines of 'ROLE=reg' pairs, for the comment block above a function."""
-        pairs = [f"{reg.role}={reg}" for reg in self.assigned]
-        return [", ".join(pairs[i:i + per_line]) for i in range(0, len(pairs), per_line)]

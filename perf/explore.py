@@ -26,7 +26,6 @@ ratios to the default) and never slower than the default in any round.
 import csv
 import datetime
 import glob
-import itertools
 import json
 import math
 import os
@@ -41,10 +40,10 @@ from generator import tuning
 from generator.abi import SYSV
 from generator.errors import UsageError
 from generator.isa import ISAS
-from generator.knobs import KNOBS, resolve
+from generator.knobs import resolve
 from generator.modes import MODES
 from generator.render import generate
-from generator.vregs import RegisterBudgetError
+from generator.plan import Refused, combinations
 
 from . import mca, plots
 
@@ -94,11 +93,7 @@ def sweep(mode, isa) -> List[Candidate]:
     default = resolve(mode, isa, {})
     seen, out = set(), [Candidate(default, True)]
     seen.add(tuple(sorted(default.items())))
-    names = [n for n in mode.knobs if n in KNOBS]
-    for values in itertools.product(*(KNOBS[n].values for n in names)):
-        assignments = dict(zip(names, values))
-        if assignments.get("TAIL", 0) > assignments.get("UNROLL", 1 << 30):
-            continue
+    for assignments in combinations(mode):
         knobs = resolve(mode, isa, assignments)
         key = tuple(sorted(knobs.items()))
         if key not in seen:
@@ -157,6 +152,8 @@ class Workspace:
                 self.common_objects.append(obj)
         self.checker_object = os.path.join(common, "variant_check.o")
         result = run(["cc", "-O1", "-std=c11", "-c", "-o", self.checker_object,
+                      "-I" + os.path.join(REPO, "runtime", "include"),
+                      "-I" + os.path.join(REPO, "runtime", "src"),
                       os.path.join(REPO, "tests", "c", "variant_check.c")])
         if result.returncode != 0:
             raise RuntimeError(f"compiling tests/c/variant_check.c:\n{result.stderr}")
@@ -166,12 +163,12 @@ class Workspace:
         c.directory = os.path.join(self.root, c.slug)
         try:
             texts = generate(self.mode, self.isa, c.knobs, SYSV)
-        except RegisterBudgetError as error:
-            c.status, c.reason = "no fit", str(error)
+        except Refused as error:
+            c.status, c.reason = "no fit", error.reason
             return
         except Exception as error:       # pylint: disable=broad-except
-            # A template's own limit (GCM: UNROLL beyond the stored powers of H) or any
-            # other refusal: this combination cannot be built, the sweep goes on.
+            # Anything else that stops the generator (the plans refuse what does not
+            # fit above): this combination cannot be built, the sweep goes on.
             c.status, c.reason = "invalid", f"{type(error).__name__}: {error}"
             return
         source = os.path.join(c.directory, "gen", self.target)

@@ -20,10 +20,11 @@
 # costs nothing extra.  8 vectors per main-loop iteration, then groups of
 # 4; the final partial vector uses 8/4/2/1-byte pieces.
 #
-# Registers: KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTR_LO=r8, CTR_HI=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11
-#            KS0=xmm0, KS1=xmm1, KS2=xmm2, KS3=xmm3, KS4=xmm4, KS5=xmm5
-#            KS6=xmm6, KS7=xmm7, CTR=xmm8, BASE=xmm9, INC=xmm10, BSWAP=xmm11
-#            TMP=xmm12, K0=xmm13, KLAST=xmm14, KT=xmm15
+# Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTR_LO=r8, CTR_HI=r9
+#                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+# Registers (vector): KS0=xmm0, KS1=xmm1, KS2=xmm2, KS3=xmm3, KS4=xmm4, KS5=xmm5
+#                     KS6=xmm6, KS7=xmm7, CTR=xmm8, BASE=xmm9, INC=xmm10, BSWAP=xmm11
+#                     TMP=xmm12, K0=xmm13, KLAST=xmm14, KT=xmm15
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_ctr_crypt_aesni_avx

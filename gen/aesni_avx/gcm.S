@@ -15,15 +15,17 @@
 # A product is LO = a_L*b_L, MI = a_L*b_H + a_H*b_L, HI = a_H*b_H; products of a whole
 # iteration are summed unreduced, then reduced once by two folds with the constant
 # x^63 + x^62 + x^57 (0xc2 << 56).
-#
-# Registers: X0=xmm0, X1=xmm1, X2=xmm2, X3=xmm3, D=xmm4, LO=xmm5
-#            MI=xmm6, HI=xmm7, T0=xmm8, ACC=xmm9, CTR=xmm10, INC=xmm11
-#            K0=xmm12, KLAST=xmm13, KT=xmm14, BSWAP=xmm15
+
 # int aesgen_gcm_ghash_aesni_avx(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data,
 #                  size_t len);   len a multiple of 16
 #
 # acc = (...((acc + B0)*H + B1)*H ...)*H over the blocks: 4 blocks per iteration are
 # multiplied by H^4..H^1 and summed before one reduction.
+#
+# Registers (general): KEY=rdi, ACCP=rsi, SRC=rdx, LEN=rcx, TMPG=rax, HPTR=r10
+# Registers (vector): X0=xmm0, X1=xmm1, X2=xmm2, X3=xmm3, D=xmm4, LO=xmm5
+#                     MI=xmm6, HI=xmm7, T0=xmm8, ACC=xmm9, BSWAP=xmm15
+# Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_gcm_ghash_aesni_avx
@@ -138,6 +140,16 @@ aesgen_gcm_ghash_aesni_avx:
 # ciphertext into acc.  Per iteration 4 vectors (4 blocks): the AES rounds of the
 # counters and the GHASH of the ciphertext just produced, whose 4 products with
 # H^4..H^1 are summed and reduced once.
+#
+# Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
+#                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+#                      HPTR=r8 (CTRP's register, once the counter is loaded)
+# Registers (vector): X0=xmm0, X1=xmm1, X2=xmm2, X3=xmm3, D=xmm4, LO=xmm5
+#                     MI=xmm6, HI=xmm7, T0=xmm8, ACC=xmm9, CTR=xmm10, INC=xmm11
+#                     K0=xmm12, KLAST=xmm13, KT=xmm14, BSWAP=xmm15
+# T0 doubles as TMP.
+# Round keys KLAST-1..KLAST-13 are loaded into KT once per round (those a key size has).
+# Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_gcm_enc_update_aesni_avx
@@ -797,6 +809,16 @@ aesgen_gcm_enc_update_aesni_avx:
 # ciphertext into acc.  Per iteration 4 vectors (4 blocks): the AES rounds of the
 # counters and the GHASH of the source blocks, whose 4 products with
 # H^4..H^1 are summed and reduced once.
+#
+# Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
+#                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+#                      HPTR=r8 (CTRP's register, once the counter is loaded)
+# Registers (vector): X0=xmm0, X1=xmm1, X2=xmm2, X3=xmm3, D=xmm4, LO=xmm5
+#                     MI=xmm6, HI=xmm7, T0=xmm8, ACC=xmm9, CTR=xmm10, INC=xmm11
+#                     K0=xmm12, KLAST=xmm13, KT=xmm14, BSWAP=xmm15
+# T0 doubles as TMP.
+# Round keys KLAST-1..KLAST-13 are loaded into KT once per round (those a key size has).
+# Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_gcm_dec_update_aesni_avx
@@ -1460,6 +1482,17 @@ aesgen_gcm_dec_update_aesni_avx:
 # One whole message: GHASH of the AAD, E_K(J0), encryption with the same stitched
 # loop as aesgen_gcm_enc_update_aesni_avx, then the last 1..4 blocks and the lengths block
 # in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
+#
+# Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
+#                      KEYEND=r10, TMPG=r11, HPTR=r9
+#                      AAD=rax (ROUNDS's register, until the rounds are loaded)
+#                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
+# Registers (vector): X0=xmm0, X1=xmm1, X2=xmm2, X3=xmm3, D=xmm4, LO=xmm5
+#                     MI=xmm6, HI=xmm7, T0=xmm8, ACC=xmm9, CTR=xmm10, INC=xmm11
+#                     K0=xmm12, KLAST=xmm13, KT=xmm14, BSWAP=xmm15
+# T0 doubles as TMP.
+# Round keys KLAST-1..KLAST-13 are loaded into KT once per round (those a key size has).
+# Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_gcm_enc_record_aesni_avx
@@ -2266,6 +2299,17 @@ aesgen_gcm_enc_record_aesni_avx:
 # One whole message: GHASH of the AAD, E_K(J0), decryption with the same stitched
 # loop as aesgen_gcm_dec_update_aesni_avx, then the last 1..4 blocks and the lengths block
 # in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
+#
+# Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
+#                      KEYEND=r10, TMPG=r11, HPTR=r9
+#                      AAD=rax (ROUNDS's register, until the rounds are loaded)
+#                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
+# Registers (vector): X0=xmm0, X1=xmm1, X2=xmm2, X3=xmm3, D=xmm4, LO=xmm5
+#                     MI=xmm6, HI=xmm7, T0=xmm8, ACC=xmm9, CTR=xmm10, INC=xmm11
+#                     K0=xmm12, KLAST=xmm13, KT=xmm14, BSWAP=xmm15
+# T0 doubles as TMP.
+# Round keys KLAST-1..KLAST-13 are loaded into KT once per round (those a key size has).
+# Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_gcm_dec_record_aesni_avx

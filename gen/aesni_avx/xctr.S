@@ -20,10 +20,11 @@
 # 8 vectors per main-loop iteration, then groups of 4; the
 # final partial vector uses 8/4/2/1-byte pieces.
 #
-# Registers: KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, IVP=r8, INDEX=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11
-#            KS0=xmm0, KS1=xmm1, KS2=xmm2, KS3=xmm3, KS4=xmm4, KS5=xmm5
-#            KS6=xmm6, KS7=xmm7, CTR=xmm8, INC=xmm9, IVK=xmm10, TMP=xmm11
-#            KLAST=xmm12, KT=xmm13
+# Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, IVP=r8, INDEX=r9
+#                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+# Registers (vector): KS0=xmm0, KS1=xmm1, KS2=xmm2, KS3=xmm3, KS4=xmm4, KS5=xmm5
+#                     KS6=xmm6, KS7=xmm7, CTR=xmm8, INC=xmm9, IVK=xmm10, TMP=xmm11
+#                     KLAST=xmm12, KT=xmm13
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_xctr_crypt_aesni_avx

@@ -25,10 +25,14 @@
 ; whose last may hold fewer blocks than lanes (block-sized accesses); a partial last block is
 ; handled by ciphertext stealing on xmm.
 ;
-; Registers: KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11, PART=rsi, PART=rsi (after the tweak is made)
-;            BASE=xmm0, POLY=xmm1, T1=xmm2, T2=xmm3, X0=xmm4, X1=xmm5
-;            X2=xmm6, X3=xmm7, TW=xmm8, K0=xmm9, KLAST=xmm10, TW0=xmm11
-;            TW1=xmm12, TW2=xmm13, KT=xmm14
+; Registers (general): KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9
+;                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+;                      PART=rsi (KEY2's register, once the tweak is made)
+; Registers (vector): BASE=xmm0, POLY=xmm1, T1=xmm2, T2=xmm3, X0=xmm4, X1=xmm5
+;                     X2=xmm6, X3=xmm7, TW0=xmm8, TW1=xmm11, TW2=xmm12, TW3=xmm13
+;                     K0=xmm9, KLAST=xmm10, KT=xmm14
+; Ciphertext stealing reuses X0 (the block), TW0 (the last 16 source bytes),
+; POLY (a shuffle), BASE (the mask) and T1/T2 (the two last tweaks).
 	section .text
 	align 32, db 0xcc
 	global aesgen_xts_encrypt_aesni_avx:function hidden
@@ -643,10 +647,14 @@ L.xts_enc_main_aes128:
 ; whose last may hold fewer blocks than lanes (block-sized accesses); a partial last block is
 ; handled by ciphertext stealing on xmm.
 ;
-; Registers: KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11, PART=rsi, PART=rsi (after the tweak is made)
-;            BASE=xmm0, POLY=xmm1, T1=xmm2, T2=xmm3, X0=xmm4, X1=xmm5
-;            X2=xmm6, X3=xmm7, TW=xmm8, K0=xmm9, KLAST=xmm10, TW0=xmm11
-;            TW1=xmm12, TW2=xmm13, KT=xmm14
+; Registers (general): KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9
+;                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+;                      PART=rsi (KEY2's register, once the tweak is made)
+; Registers (vector): BASE=xmm0, POLY=xmm1, T1=xmm2, T2=xmm3, X0=xmm4, X1=xmm5
+;                     X2=xmm6, X3=xmm7, TW0=xmm8, TW1=xmm11, TW2=xmm12, TW3=xmm13
+;                     K0=xmm9, KLAST=xmm10, KT=xmm14
+; Ciphertext stealing reuses X0 (the block), TW0 (the last 16 source bytes),
+; POLY (a shuffle), BASE (the mask) and T1/T2 (the two last tweaks).
 	section .text
 	align 32, db 0xcc
 	global aesgen_xts_decrypt_aesni_avx:function hidden

@@ -20,12 +20,13 @@
 # costs nothing extra.  8 vectors per main-loop iteration, then groups of
 # 4; the final partial vector uses opmasks.
 #
-# Registers: KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTR_LO=r8, CTR_HI=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11
-#            KS0=ymm0, KS1=ymm1, KS2=ymm2, KS3=ymm3, KS4=ymm4, KS5=ymm5
-#            KS6=ymm6, KS7=ymm7, CTR=ymm8, BASE=ymm9, INC=ymm10, BSWAP=ymm11
-#            TMP=ymm12, K0=ymm13, KLAST=ymm14, KLAST-1=ymm15, KLAST-2=ymm16, KLAST-3=ymm17
-#            KLAST-4=ymm18, KLAST-5=ymm19, KLAST-6=ymm20, KLAST-7=ymm21, KLAST-8=ymm22, KLAST-9=ymm23
-#            KLAST-10=ymm24, KLAST-11=ymm25, KLAST-12=ymm26, KLAST-13=ymm27
+# Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTR_LO=r8, CTR_HI=r9
+#                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+# Registers (vector): KS0=ymm0, KS1=ymm1, KS2=ymm2, KS3=ymm3, KS4=ymm4, KS5=ymm5
+#                     KS6=ymm6, KS7=ymm7, CTR=ymm8, BASE=ymm9, INC=ymm10, BSWAP=ymm11
+#                     TMP=ymm12, K0=ymm13, KLAST=ymm14, KLAST-1=ymm15, KLAST-2=ymm16, KLAST-3=ymm17
+#                     KLAST-4=ymm18, KLAST-5=ymm19, KLAST-6=ymm20, KLAST-7=ymm21, KLAST-8=ymm22, KLAST-9=ymm23
+#                     KLAST-10=ymm24, KLAST-11=ymm25, KLAST-12=ymm26, KLAST-13=ymm27
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_ctr_crypt_avx10_256

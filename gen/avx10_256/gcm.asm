@@ -19,18 +19,18 @@
 ; A product is LO = a_L*b_L, MI = a_L*b_H + a_H*b_L, HI = a_H*b_H; products of a whole
 ; iteration are summed unreduced, then reduced once by two folds with the constant
 ; x^63 + x^62 + x^57 (0xc2 << 56).
-;
-; Registers: X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
-;            MI=ymm6, HI=ymm7, T0=ymm8, T1=ymm9, ACC=ymm10, CTR=ymm11
-;            INC=ymm12, K0=ymm13, KLAST=ymm14, KT=ymm15, GD0=ymm16, GD1=ymm17
-;            GD2=ymm18, GD3=ymm19, BSWAP=ymm20, GFPOLY=ymm21, HPOW0=ymm22, HPOW1=ymm23
-;            HPOW2=ymm24, HPOW3=ymm25, HSUM0=ymm26, HSUM1=ymm27, HSUM2=ymm28, HSUM3=ymm29
-;            KLAST-1=ymm30, KLAST-2=ymm31
+
 ; int aesgen_gcm_ghash_avx10_256(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data,
 ;                  size_t len);   len a multiple of 16
 ;
 ; acc = (...((acc + B0)*H + B1)*H ...)*H over the blocks: 8 blocks per iteration are
 ; multiplied by H^8..H^1 and summed before one reduction.
+;
+; Registers (general): KEY=rdi, ACCP=rsi, SRC=rdx, LEN=rcx, TMPG=rax, HPTR=r10
+; Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
+;                     MI=ymm6, HI=ymm7, T0=ymm8, T1=ymm9, ACC=ymm10, BSWAP=ymm20
+;                     GFPOLY=ymm21, HPOW0=ymm22, HPOW1=ymm23, HPOW2=ymm24, HPOW3=ymm25, HSUM0=ymm26
+;                     HSUM1=ymm27, HSUM2=ymm28, HSUM3=ymm29
 	section .text
 	align 32, db 0xcc
 	global aesgen_gcm_ghash_avx10_256:function hidden
@@ -157,6 +157,18 @@ L.gcm_ghash_store:
 ; ciphertext into acc.  Per iteration 4 vectors (8 blocks): the AES rounds of the
 ; counters and the GHASH of the ciphertext just produced, whose 8 products with
 ; H^8..H^1 are summed and reduced once.
+;
+; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
+;                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+;                      HPTR=r8 (CTRP's register, once the counter is loaded)
+; Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
+;                     MI=ymm6, HI=ymm7, T0=ymm8, T1=ymm9, ACC=ymm10, CTR=ymm11
+;                     INC=ymm12, K0=ymm13, KLAST=ymm14, KT=ymm15, GD0=ymm16, GD1=ymm17
+;                     GD2=ymm18, GD3=ymm19, BSWAP=ymm20, GFPOLY=ymm21, HPOW0=ymm22, HPOW1=ymm23
+;                     HPOW2=ymm24, HPOW3=ymm25, HSUM0=ymm26, HSUM1=ymm27, HSUM2=ymm28, HSUM3=ymm29
+;                     KLAST-1=ymm30, KLAST-2=ymm31
+; T0 doubles as TMP.
+; Round keys KLAST-3..KLAST-13 are loaded into KT once per round (those a key size has).
 	section .text
 	align 32, db 0xcc
 	global aesgen_gcm_enc_update_avx10_256:function hidden
@@ -863,6 +875,18 @@ L.gcm_enc_return:
 ; ciphertext into acc.  Per iteration 4 vectors (8 blocks): the AES rounds of the
 ; counters and the GHASH of the source blocks, whose 8 products with
 ; H^8..H^1 are summed and reduced once.
+;
+; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
+;                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+;                      HPTR=r8 (CTRP's register, once the counter is loaded)
+; Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
+;                     MI=ymm6, HI=ymm7, T0=ymm8, T1=ymm9, ACC=ymm10, CTR=ymm11
+;                     INC=ymm12, K0=ymm13, KLAST=ymm14, KT=ymm15, GD0=ymm16, GD1=ymm17
+;                     GD2=ymm18, GD3=ymm19, BSWAP=ymm20, GFPOLY=ymm21, HPOW0=ymm22, HPOW1=ymm23
+;                     HPOW2=ymm24, HPOW3=ymm25, HSUM0=ymm26, HSUM1=ymm27, HSUM2=ymm28, HSUM3=ymm29
+;                     KLAST-1=ymm30, KLAST-2=ymm31
+; T0 doubles as TMP.
+; Round keys KLAST-3..KLAST-13 are loaded into KT once per round (those a key size has).
 	section .text
 	align 32, db 0xcc
 	global aesgen_gcm_dec_update_avx10_256:function hidden
@@ -1417,6 +1441,19 @@ L.gcm_dec_return:
 ; One whole message: GHASH of the AAD, E_K(J0), encryption with the same stitched
 ; loop as aesgen_gcm_enc_update_avx10_256, then the last 1..8 blocks and the lengths block
 ; in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
+;
+; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
+;                      KEYEND=r10, TMPG=r11, HPTR=r9
+;                      AAD=rax (ROUNDS's register, until the rounds are loaded)
+;                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
+; Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
+;                     MI=ymm6, HI=ymm7, T0=ymm8, T1=ymm9, ACC=ymm10, CTR=ymm11
+;                     INC=ymm12, K0=ymm13, KLAST=ymm14, KT=ymm15, GD0=ymm16, GD1=ymm17
+;                     GD2=ymm18, GD3=ymm19, BSWAP=ymm20, GFPOLY=ymm21, HPOW0=ymm22, HPOW1=ymm23
+;                     HPOW2=ymm24, HPOW3=ymm25, HSUM0=ymm26, HSUM1=ymm27, HSUM2=ymm28, HSUM3=ymm29
+;                     KLAST-1=ymm30, KLAST-2=ymm31
+; T0 doubles as TMP.
+; Round keys KLAST-3..KLAST-13 are loaded into KT once per round (those a key size has).
 	section .text
 	align 32, db 0xcc
 	global aesgen_gcm_enc_record_avx10_256:function hidden
@@ -2364,6 +2401,19 @@ L.gcm_enc_rec_tag:
 ; One whole message: GHASH of the AAD, E_K(J0), decryption with the same stitched
 ; loop as aesgen_gcm_dec_update_avx10_256, then the last 1..8 blocks and the lengths block
 ; in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
+;
+; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
+;                      KEYEND=r10, TMPG=r11, HPTR=r9
+;                      AAD=rax (ROUNDS's register, until the rounds are loaded)
+;                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
+; Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
+;                     MI=ymm6, HI=ymm7, T0=ymm8, T1=ymm9, ACC=ymm10, CTR=ymm11
+;                     INC=ymm12, K0=ymm13, KLAST=ymm14, KT=ymm15, GD0=ymm16, GD1=ymm17
+;                     GD2=ymm18, GD3=ymm19, BSWAP=ymm20, GFPOLY=ymm21, HPOW0=ymm22, HPOW1=ymm23
+;                     HPOW2=ymm24, HPOW3=ymm25, HSUM0=ymm26, HSUM1=ymm27, HSUM2=ymm28, HSUM3=ymm29
+;                     KLAST-1=ymm30, KLAST-2=ymm31
+; T0 doubles as TMP.
+; Round keys KLAST-3..KLAST-13 are loaded into KT once per round (those a key size has).
 	section .text
 	align 32, db 0xcc
 	global aesgen_gcm_dec_record_avx10_256:function hidden
@@ -3220,18 +3270,17 @@ L.gcm_record_offsets_32:
 ; A product is LO = a_L*b_L, MI = a_L*b_H + a_H*b_L, HI = a_H*b_H; products of a whole
 ; iteration are summed unreduced, then reduced once by two folds with the constant
 ; x^63 + x^62 + x^57 (0xc2 << 56).
-;
-; Registers: X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
-;            MI=ymm6, HI=ymm7, T0=ymm8, T1=ymm9, ACC=ymm10, CTR=ymm11
-;            INC=ymm12, K0=ymm13, KLAST=ymm14, KT=ymm15, GD0=ymm16, GD1=ymm17
-;            GD2=ymm18, GD3=ymm19, BSWAP=ymm20, GFPOLY=ymm21, HPOW0=ymm22, HPOW1=ymm23
-;            HPOW2=ymm24, HPOW3=ymm25, KLAST-1=ymm26, KLAST-2=ymm27, KLAST-3=ymm28, KLAST-4=ymm29
-;            KLAST-5=ymm30, KLAST-6=ymm31
+
 ; int aesgen_gcm_ghash_avx10_256_school(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data,
 ;                  size_t len);   len a multiple of 16
 ;
 ; acc = (...((acc + B0)*H + B1)*H ...)*H over the blocks: 8 blocks per iteration are
 ; multiplied by H^8..H^1 and summed before one reduction.
+;
+; Registers (general): KEY=rdi, ACCP=rsi, SRC=rdx, LEN=rcx, TMPG=rax, HPTR=r10
+; Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
+;                     MI=ymm6, HI=ymm7, T0=ymm8, T1=ymm9, ACC=ymm10, BSWAP=ymm20
+;                     GFPOLY=ymm21, HPOW0=ymm22, HPOW1=ymm23, HPOW2=ymm24, HPOW3=ymm25
 	section .text
 	align 32, db 0xcc
 	global aesgen_gcm_ghash_avx10_256_school:function hidden
@@ -3347,6 +3396,18 @@ L.gcm_ghash_school_store:
 ; ciphertext into acc.  Per iteration 4 vectors (8 blocks): the AES rounds of the
 ; counters and the GHASH of the ciphertext just produced, whose 8 products with
 ; H^8..H^1 are summed and reduced once.
+;
+; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
+;                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+;                      HPTR=r8 (CTRP's register, once the counter is loaded)
+; Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
+;                     MI=ymm6, HI=ymm7, T0=ymm8, T1=ymm9, ACC=ymm10, CTR=ymm11
+;                     INC=ymm12, K0=ymm13, KLAST=ymm14, KT=ymm15, GD0=ymm16, GD1=ymm17
+;                     GD2=ymm18, GD3=ymm19, BSWAP=ymm20, GFPOLY=ymm21, HPOW0=ymm22, HPOW1=ymm23
+;                     HPOW2=ymm24, HPOW3=ymm25, KLAST-1=ymm26, KLAST-2=ymm27, KLAST-3=ymm28, KLAST-4=ymm29
+;                     KLAST-5=ymm30, KLAST-6=ymm31
+; T0 doubles as TMP.
+; Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	section .text
 	align 32, db 0xcc
 	global aesgen_gcm_enc_update_avx10_256_school:function hidden
@@ -4019,6 +4080,18 @@ L.gcm_enc_school_return:
 ; ciphertext into acc.  Per iteration 4 vectors (8 blocks): the AES rounds of the
 ; counters and the GHASH of the source blocks, whose 8 products with
 ; H^8..H^1 are summed and reduced once.
+;
+; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
+;                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+;                      HPTR=r8 (CTRP's register, once the counter is loaded)
+; Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
+;                     MI=ymm6, HI=ymm7, T0=ymm8, T1=ymm9, ACC=ymm10, CTR=ymm11
+;                     INC=ymm12, K0=ymm13, KLAST=ymm14, KT=ymm15, GD0=ymm16, GD1=ymm17
+;                     GD2=ymm18, GD3=ymm19, BSWAP=ymm20, GFPOLY=ymm21, HPOW0=ymm22, HPOW1=ymm23
+;                     HPOW2=ymm24, HPOW3=ymm25, KLAST-1=ymm26, KLAST-2=ymm27, KLAST-3=ymm28, KLAST-4=ymm29
+;                     KLAST-5=ymm30, KLAST-6=ymm31
+; T0 doubles as TMP.
+; Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	section .text
 	align 32, db 0xcc
 	global aesgen_gcm_dec_update_avx10_256_school:function hidden
@@ -4546,6 +4619,19 @@ L.gcm_dec_school_return:
 ; One whole message: GHASH of the AAD, E_K(J0), encryption with the same stitched
 ; loop as aesgen_gcm_enc_update_avx10_256_school, then the last 1..8 blocks and the lengths block
 ; in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
+;
+; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
+;                      KEYEND=r10, TMPG=r11, HPTR=r9
+;                      AAD=rax (ROUNDS's register, until the rounds are loaded)
+;                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
+; Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
+;                     MI=ymm6, HI=ymm7, T0=ymm8, T1=ymm9, ACC=ymm10, CTR=ymm11
+;                     INC=ymm12, K0=ymm13, KLAST=ymm14, KT=ymm15, GD0=ymm16, GD1=ymm17
+;                     GD2=ymm18, GD3=ymm19, BSWAP=ymm20, GFPOLY=ymm21, HPOW0=ymm22, HPOW1=ymm23
+;                     HPOW2=ymm24, HPOW3=ymm25, KLAST-1=ymm26, KLAST-2=ymm27, KLAST-3=ymm28, KLAST-4=ymm29
+;                     KLAST-5=ymm30, KLAST-6=ymm31
+; T0 doubles as TMP.
+; Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	section .text
 	align 32, db 0xcc
 	global aesgen_gcm_enc_record_avx10_256_school:function hidden
@@ -5459,6 +5545,19 @@ L.gcm_enc_school_rec_tag:
 ; One whole message: GHASH of the AAD, E_K(J0), decryption with the same stitched
 ; loop as aesgen_gcm_dec_update_avx10_256_school, then the last 1..8 blocks and the lengths block
 ; in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
+;
+; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
+;                      KEYEND=r10, TMPG=r11, HPTR=r9
+;                      AAD=rax (ROUNDS's register, until the rounds are loaded)
+;                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
+; Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
+;                     MI=ymm6, HI=ymm7, T0=ymm8, T1=ymm9, ACC=ymm10, CTR=ymm11
+;                     INC=ymm12, K0=ymm13, KLAST=ymm14, KT=ymm15, GD0=ymm16, GD1=ymm17
+;                     GD2=ymm18, GD3=ymm19, BSWAP=ymm20, GFPOLY=ymm21, HPOW0=ymm22, HPOW1=ymm23
+;                     HPOW2=ymm24, HPOW3=ymm25, KLAST-1=ymm26, KLAST-2=ymm27, KLAST-3=ymm28, KLAST-4=ymm29
+;                     KLAST-5=ymm30, KLAST-6=ymm31
+; T0 doubles as TMP.
+; Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	section .text
 	align 32, db 0xcc
 	global aesgen_gcm_dec_record_avx10_256_school:function hidden

@@ -23,12 +23,13 @@
 ; 8 vectors per main-loop iteration, then groups of 4; the
 ; final partial vector uses opmasks.
 ;
-; Registers: KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, IVP=r8, INDEX=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11
-;            KS0=ymm0, KS1=ymm1, KS2=ymm2, KS3=ymm3, KS4=ymm4, KS5=ymm5
-;            KS6=ymm6, KS7=ymm7, CTR=ymm8, INC=ymm9, IVK=ymm10, TMP=ymm11
-;            KLAST=ymm12, KLAST-1=ymm13, KLAST-2=ymm14, KLAST-3=ymm15, KLAST-4=ymm16, KLAST-5=ymm17
-;            KLAST-6=ymm18, KLAST-7=ymm19, KLAST-8=ymm20, KLAST-9=ymm21, KLAST-10=ymm22, KLAST-11=ymm23
-;            KLAST-12=ymm24, KLAST-13=ymm25
+; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, IVP=r8, INDEX=r9
+;                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+; Registers (vector): KS0=ymm0, KS1=ymm1, KS2=ymm2, KS3=ymm3, KS4=ymm4, KS5=ymm5
+;                     KS6=ymm6, KS7=ymm7, CTR=ymm8, INC=ymm9, IVK=ymm10, TMP=ymm11
+;                     KLAST=ymm12, KLAST-1=ymm13, KLAST-2=ymm14, KLAST-3=ymm15, KLAST-4=ymm16, KLAST-5=ymm17
+;                     KLAST-6=ymm18, KLAST-7=ymm19, KLAST-8=ymm20, KLAST-9=ymm21, KLAST-10=ymm22, KLAST-11=ymm23
+;                     KLAST-12=ymm24, KLAST-13=ymm25
 	section .text
 	align 32, db 0xcc
 	global aesgen_xctr_crypt_avx10_256:function hidden

@@ -22,12 +22,16 @@
 # whose last may hold fewer blocks than lanes (opmask); a partial last block is
 # handled by ciphertext stealing on xmm.
 #
-# Registers: KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11, PART=rsi, PART=rsi (after the tweak is made)
-#            BASE=ymm0, POLY=ymm1, T1=ymm2, T2=ymm3, X0=ymm4, X1=ymm5
-#            X2=ymm6, X3=ymm7, TW=ymm8, K0=ymm9, KLAST=ymm10, TW0=ymm11
-#            TW1=ymm12, TW2=ymm13, KLAST-1=ymm14, KLAST-2=ymm15, KLAST-3=ymm16, KLAST-4=ymm17
-#            KLAST-5=ymm18, KLAST-6=ymm19, KLAST-7=ymm20, KLAST-8=ymm21, KLAST-9=ymm22, KLAST-10=ymm23
-#            KLAST-11=ymm24, KLAST-12=ymm25, KLAST-13=ymm26
+# Registers (general): KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9
+#                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+#                      PART=rsi (KEY2's register, once the tweak is made)
+# Registers (vector): BASE=ymm0, POLY=ymm1, T1=ymm2, T2=ymm3, X0=ymm4, X1=ymm5
+#                     X2=ymm6, X3=ymm7, TW0=ymm8, TW1=ymm11, TW2=ymm12, TW3=ymm13
+#                     K0=ymm9, KLAST=ymm10, KLAST-1=ymm14, KLAST-2=ymm15, KLAST-3=ymm16, KLAST-4=ymm17
+#                     KLAST-5=ymm18, KLAST-6=ymm19, KLAST-7=ymm20, KLAST-8=ymm21, KLAST-9=ymm22, KLAST-10=ymm23
+#                     KLAST-11=ymm24, KLAST-12=ymm25, KLAST-13=ymm26
+# Ciphertext stealing reuses X0 (the block), TW0 (the last 16 source bytes),
+# POLY (a shuffle), BASE (the mask) and T1/T2 (the two last tweaks).
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_xts_encrypt_avx10_256
@@ -632,12 +636,16 @@ aesgen_xts_encrypt_avx10_256:
 # whose last may hold fewer blocks than lanes (opmask); a partial last block is
 # handled by ciphertext stealing on xmm.
 #
-# Registers: KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11, PART=rsi, PART=rsi (after the tweak is made)
-#            BASE=ymm0, POLY=ymm1, T1=ymm2, T2=ymm3, X0=ymm4, X1=ymm5
-#            X2=ymm6, X3=ymm7, TW=ymm8, K0=ymm9, KLAST=ymm10, TW0=ymm11
-#            TW1=ymm12, TW2=ymm13, KLAST-1=ymm14, KLAST-2=ymm15, KLAST-3=ymm16, KLAST-4=ymm17
-#            KLAST-5=ymm18, KLAST-6=ymm19, KLAST-7=ymm20, KLAST-8=ymm21, KLAST-9=ymm22, KLAST-10=ymm23
-#            KLAST-11=ymm24, KLAST-12=ymm25, KLAST-13=ymm26
+# Registers (general): KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9
+#                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+#                      PART=rsi (KEY2's register, once the tweak is made)
+# Registers (vector): BASE=ymm0, POLY=ymm1, T1=ymm2, T2=ymm3, X0=ymm4, X1=ymm5
+#                     X2=ymm6, X3=ymm7, TW0=ymm8, TW1=ymm11, TW2=ymm12, TW3=ymm13
+#                     K0=ymm9, KLAST=ymm10, KLAST-1=ymm14, KLAST-2=ymm15, KLAST-3=ymm16, KLAST-4=ymm17
+#                     KLAST-5=ymm18, KLAST-6=ymm19, KLAST-7=ymm20, KLAST-8=ymm21, KLAST-9=ymm22, KLAST-10=ymm23
+#                     KLAST-11=ymm24, KLAST-12=ymm25, KLAST-13=ymm26
+# Ciphertext stealing reuses X0 (the block), TW0 (the last 16 source bytes),
+# POLY (a shuffle), BASE (the mask) and T1/T2 (the two last tweaks).
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_xts_decrypt_avx10_256

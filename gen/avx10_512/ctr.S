@@ -20,12 +20,13 @@
 # costs nothing extra.  8 vectors per main-loop iteration, then groups of
 # 4; the final partial vector uses opmasks.
 #
-# Registers: KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTR_LO=r8, CTR_HI=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11
-#            KS0=zmm0, KS1=zmm1, KS2=zmm2, KS3=zmm3, KS4=zmm4, KS5=zmm5
-#            KS6=zmm6, KS7=zmm7, CTR=zmm8, BASE=zmm9, INC=zmm10, BSWAP=zmm11
-#            TMP=zmm12, K0=zmm13, KLAST=zmm14, KLAST-1=zmm15, KLAST-2=zmm16, KLAST-3=zmm17
-#            KLAST-4=zmm18, KLAST-5=zmm19, KLAST-6=zmm20, KLAST-7=zmm21, KLAST-8=zmm22, KLAST-9=zmm23
-#            KLAST-10=zmm24, KLAST-11=zmm25, KLAST-12=zmm26, KLAST-13=zmm27
+# Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTR_LO=r8, CTR_HI=r9
+#                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+# Registers (vector): KS0=zmm0, KS1=zmm1, KS2=zmm2, KS3=zmm3, KS4=zmm4, KS5=zmm5
+#                     KS6=zmm6, KS7=zmm7, CTR=zmm8, BASE=zmm9, INC=zmm10, BSWAP=zmm11
+#                     TMP=zmm12, K0=zmm13, KLAST=zmm14, KLAST-1=zmm15, KLAST-2=zmm16, KLAST-3=zmm17
+#                     KLAST-4=zmm18, KLAST-5=zmm19, KLAST-6=zmm20, KLAST-7=zmm21, KLAST-8=zmm22, KLAST-9=zmm23
+#                     KLAST-10=zmm24, KLAST-11=zmm25, KLAST-12=zmm26, KLAST-13=zmm27
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_ctr_crypt_avx10_512

@@ -16,18 +16,18 @@
 # A product is LO = a_L*b_L, MI = a_L*b_H + a_H*b_L, HI = a_H*b_H; products of a whole
 # iteration are summed unreduced, then reduced once by two folds with the constant
 # x^63 + x^62 + x^57 (0xc2 << 56).
-#
-# Registers: X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, D=zmm4, LO=zmm5
-#            MI=zmm6, HI=zmm7, T0=zmm8, T1=zmm9, ACC=zmm10, CTR=zmm11
-#            INC=zmm12, K0=zmm13, KLAST=zmm14, KT=zmm15, GD0=zmm16, GD1=zmm17
-#            GD2=zmm18, GD3=zmm19, BSWAP=zmm20, GFPOLY=zmm21, HPOW0=zmm22, HPOW1=zmm23
-#            HPOW2=zmm24, HPOW3=zmm25, HSUM0=zmm26, HSUM1=zmm27, HSUM2=zmm28, HSUM3=zmm29
-#            KLAST-1=zmm30, KLAST-2=zmm31
+
 # int aesgen_gcm_ghash_avx10_512(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data,
 #                  size_t len);   len a multiple of 16
 #
 # acc = (...((acc + B0)*H + B1)*H ...)*H over the blocks: 16 blocks per iteration are
 # multiplied by H^16..H^1 and summed before one reduction.
+#
+# Registers (general): KEY=rdi, ACCP=rsi, SRC=rdx, LEN=rcx, TMPG=rax, HPTR=r10
+# Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, D=zmm4, LO=zmm5
+#                     MI=zmm6, HI=zmm7, T0=zmm8, T1=zmm9, ACC=zmm10, BSWAP=zmm20
+#                     GFPOLY=zmm21, HPOW0=zmm22, HPOW1=zmm23, HPOW2=zmm24, HPOW3=zmm25, HSUM0=zmm26
+#                     HSUM1=zmm27, HSUM2=zmm28, HSUM3=zmm29
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_gcm_ghash_avx10_512
@@ -165,6 +165,18 @@ aesgen_gcm_ghash_avx10_512:
 # ciphertext into acc.  Per iteration 4 vectors (16 blocks): the AES rounds of the
 # counters and the GHASH of the ciphertext just produced, whose 16 products with
 # H^16..H^1 are summed and reduced once.
+#
+# Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
+#                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+#                      HPTR=r8 (CTRP's register, once the counter is loaded)
+# Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, D=zmm4, LO=zmm5
+#                     MI=zmm6, HI=zmm7, T0=zmm8, T1=zmm9, ACC=zmm10, CTR=zmm11
+#                     INC=zmm12, K0=zmm13, KLAST=zmm14, KT=zmm15, GD0=zmm16, GD1=zmm17
+#                     GD2=zmm18, GD3=zmm19, BSWAP=zmm20, GFPOLY=zmm21, HPOW0=zmm22, HPOW1=zmm23
+#                     HPOW2=zmm24, HPOW3=zmm25, HSUM0=zmm26, HSUM1=zmm27, HSUM2=zmm28, HSUM3=zmm29
+#                     KLAST-1=zmm30, KLAST-2=zmm31
+# T0 doubles as TMP.
+# Round keys KLAST-3..KLAST-13 are loaded into KT once per round (those a key size has).
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_gcm_enc_update_avx10_512
@@ -887,6 +899,18 @@ aesgen_gcm_enc_update_avx10_512:
 # ciphertext into acc.  Per iteration 4 vectors (16 blocks): the AES rounds of the
 # counters and the GHASH of the source blocks, whose 16 products with
 # H^16..H^1 are summed and reduced once.
+#
+# Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
+#                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+#                      HPTR=r8 (CTRP's register, once the counter is loaded)
+# Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, D=zmm4, LO=zmm5
+#                     MI=zmm6, HI=zmm7, T0=zmm8, T1=zmm9, ACC=zmm10, CTR=zmm11
+#                     INC=zmm12, K0=zmm13, KLAST=zmm14, KT=zmm15, GD0=zmm16, GD1=zmm17
+#                     GD2=zmm18, GD3=zmm19, BSWAP=zmm20, GFPOLY=zmm21, HPOW0=zmm22, HPOW1=zmm23
+#                     HPOW2=zmm24, HPOW3=zmm25, HSUM0=zmm26, HSUM1=zmm27, HSUM2=zmm28, HSUM3=zmm29
+#                     KLAST-1=zmm30, KLAST-2=zmm31
+# T0 doubles as TMP.
+# Round keys KLAST-3..KLAST-13 are loaded into KT once per round (those a key size has).
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_gcm_dec_update_avx10_512
@@ -1456,6 +1480,19 @@ aesgen_gcm_dec_update_avx10_512:
 # One whole message: GHASH of the AAD, E_K(J0), encryption with the same stitched
 # loop as aesgen_gcm_enc_update_avx10_512, then the last 1..16 blocks and the lengths block
 # in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
+#
+# Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
+#                      KEYEND=r10, TMPG=r11, HPTR=r9
+#                      AAD=rax (ROUNDS's register, until the rounds are loaded)
+#                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
+# Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, D=zmm4, LO=zmm5
+#                     MI=zmm6, HI=zmm7, T0=zmm8, T1=zmm9, ACC=zmm10, CTR=zmm11
+#                     INC=zmm12, K0=zmm13, KLAST=zmm14, KT=zmm15, GD0=zmm16, GD1=zmm17
+#                     GD2=zmm18, GD3=zmm19, BSWAP=zmm20, GFPOLY=zmm21, HPOW0=zmm22, HPOW1=zmm23
+#                     HPOW2=zmm24, HPOW3=zmm25, HSUM0=zmm26, HSUM1=zmm27, HSUM2=zmm28, HSUM3=zmm29
+#                     KLAST-1=zmm30, KLAST-2=zmm31
+# T0 doubles as TMP.
+# Round keys KLAST-3..KLAST-13 are loaded into KT once per round (those a key size has).
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_gcm_enc_record_avx10_512
@@ -2432,6 +2469,19 @@ aesgen_gcm_enc_record_avx10_512:
 # One whole message: GHASH of the AAD, E_K(J0), decryption with the same stitched
 # loop as aesgen_gcm_dec_update_avx10_512, then the last 1..16 blocks and the lengths block
 # in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
+#
+# Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
+#                      KEYEND=r10, TMPG=r11, HPTR=r9
+#                      AAD=rax (ROUNDS's register, until the rounds are loaded)
+#                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
+# Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, D=zmm4, LO=zmm5
+#                     MI=zmm6, HI=zmm7, T0=zmm8, T1=zmm9, ACC=zmm10, CTR=zmm11
+#                     INC=zmm12, K0=zmm13, KLAST=zmm14, KT=zmm15, GD0=zmm16, GD1=zmm17
+#                     GD2=zmm18, GD3=zmm19, BSWAP=zmm20, GFPOLY=zmm21, HPOW0=zmm22, HPOW1=zmm23
+#                     HPOW2=zmm24, HPOW3=zmm25, HSUM0=zmm26, HSUM1=zmm27, HSUM2=zmm28, HSUM3=zmm29
+#                     KLAST-1=zmm30, KLAST-2=zmm31
+# T0 doubles as TMP.
+# Round keys KLAST-3..KLAST-13 are loaded into KT once per round (those a key size has).
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_gcm_dec_record_avx10_512
@@ -3330,18 +3380,17 @@ aesgen_gcm_dec_record_avx10_512:
 # A product is LO = a_L*b_L, MI = a_L*b_H + a_H*b_L, HI = a_H*b_H; products of a whole
 # iteration are summed unreduced, then reduced once by two folds with the constant
 # x^63 + x^62 + x^57 (0xc2 << 56).
-#
-# Registers: X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, D=zmm4, LO=zmm5
-#            MI=zmm6, HI=zmm7, T0=zmm8, T1=zmm9, ACC=zmm10, CTR=zmm11
-#            INC=zmm12, K0=zmm13, KLAST=zmm14, KT=zmm15, GD0=zmm16, GD1=zmm17
-#            GD2=zmm18, GD3=zmm19, BSWAP=zmm20, GFPOLY=zmm21, HPOW0=zmm22, HPOW1=zmm23
-#            HPOW2=zmm24, HPOW3=zmm25, KLAST-1=zmm26, KLAST-2=zmm27, KLAST-3=zmm28, KLAST-4=zmm29
-#            KLAST-5=zmm30, KLAST-6=zmm31
+
 # int aesgen_gcm_ghash_avx10_512_school(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data,
 #                  size_t len);   len a multiple of 16
 #
 # acc = (...((acc + B0)*H + B1)*H ...)*H over the blocks: 16 blocks per iteration are
 # multiplied by H^16..H^1 and summed before one reduction.
+#
+# Registers (general): KEY=rdi, ACCP=rsi, SRC=rdx, LEN=rcx, TMPG=rax, HPTR=r10
+# Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, D=zmm4, LO=zmm5
+#                     MI=zmm6, HI=zmm7, T0=zmm8, T1=zmm9, ACC=zmm10, BSWAP=zmm20
+#                     GFPOLY=zmm21, HPOW0=zmm22, HPOW1=zmm23, HPOW2=zmm24, HPOW3=zmm25
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_gcm_ghash_avx10_512_school
@@ -3468,6 +3517,18 @@ aesgen_gcm_ghash_avx10_512_school:
 # ciphertext into acc.  Per iteration 4 vectors (16 blocks): the AES rounds of the
 # counters and the GHASH of the ciphertext just produced, whose 16 products with
 # H^16..H^1 are summed and reduced once.
+#
+# Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
+#                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+#                      HPTR=r8 (CTRP's register, once the counter is loaded)
+# Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, D=zmm4, LO=zmm5
+#                     MI=zmm6, HI=zmm7, T0=zmm8, T1=zmm9, ACC=zmm10, CTR=zmm11
+#                     INC=zmm12, K0=zmm13, KLAST=zmm14, KT=zmm15, GD0=zmm16, GD1=zmm17
+#                     GD2=zmm18, GD3=zmm19, BSWAP=zmm20, GFPOLY=zmm21, HPOW0=zmm22, HPOW1=zmm23
+#                     HPOW2=zmm24, HPOW3=zmm25, KLAST-1=zmm26, KLAST-2=zmm27, KLAST-3=zmm28, KLAST-4=zmm29
+#                     KLAST-5=zmm30, KLAST-6=zmm31
+# T0 doubles as TMP.
+# Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_gcm_enc_update_avx10_512_school
@@ -4156,6 +4217,18 @@ aesgen_gcm_enc_update_avx10_512_school:
 # ciphertext into acc.  Per iteration 4 vectors (16 blocks): the AES rounds of the
 # counters and the GHASH of the source blocks, whose 16 products with
 # H^16..H^1 are summed and reduced once.
+#
+# Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
+#                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+#                      HPTR=r8 (CTRP's register, once the counter is loaded)
+# Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, D=zmm4, LO=zmm5
+#                     MI=zmm6, HI=zmm7, T0=zmm8, T1=zmm9, ACC=zmm10, CTR=zmm11
+#                     INC=zmm12, K0=zmm13, KLAST=zmm14, KT=zmm15, GD0=zmm16, GD1=zmm17
+#                     GD2=zmm18, GD3=zmm19, BSWAP=zmm20, GFPOLY=zmm21, HPOW0=zmm22, HPOW1=zmm23
+#                     HPOW2=zmm24, HPOW3=zmm25, KLAST-1=zmm26, KLAST-2=zmm27, KLAST-3=zmm28, KLAST-4=zmm29
+#                     KLAST-5=zmm30, KLAST-6=zmm31
+# T0 doubles as TMP.
+# Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_gcm_dec_update_avx10_512_school
@@ -4698,6 +4771,19 @@ aesgen_gcm_dec_update_avx10_512_school:
 # One whole message: GHASH of the AAD, E_K(J0), encryption with the same stitched
 # loop as aesgen_gcm_enc_update_avx10_512_school, then the last 1..16 blocks and the lengths block
 # in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
+#
+# Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
+#                      KEYEND=r10, TMPG=r11, HPTR=r9
+#                      AAD=rax (ROUNDS's register, until the rounds are loaded)
+#                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
+# Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, D=zmm4, LO=zmm5
+#                     MI=zmm6, HI=zmm7, T0=zmm8, T1=zmm9, ACC=zmm10, CTR=zmm11
+#                     INC=zmm12, K0=zmm13, KLAST=zmm14, KT=zmm15, GD0=zmm16, GD1=zmm17
+#                     GD2=zmm18, GD3=zmm19, BSWAP=zmm20, GFPOLY=zmm21, HPOW0=zmm22, HPOW1=zmm23
+#                     HPOW2=zmm24, HPOW3=zmm25, KLAST-1=zmm26, KLAST-2=zmm27, KLAST-3=zmm28, KLAST-4=zmm29
+#                     KLAST-5=zmm30, KLAST-6=zmm31
+# T0 doubles as TMP.
+# Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_gcm_enc_record_avx10_512_school
@@ -5640,6 +5726,19 @@ aesgen_gcm_enc_record_avx10_512_school:
 # One whole message: GHASH of the AAD, E_K(J0), decryption with the same stitched
 # loop as aesgen_gcm_dec_update_avx10_512_school, then the last 1..16 blocks and the lengths block
 # in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
+#
+# Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
+#                      KEYEND=r10, TMPG=r11, HPTR=r9
+#                      AAD=rax (ROUNDS's register, until the rounds are loaded)
+#                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
+# Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, D=zmm4, LO=zmm5
+#                     MI=zmm6, HI=zmm7, T0=zmm8, T1=zmm9, ACC=zmm10, CTR=zmm11
+#                     INC=zmm12, K0=zmm13, KLAST=zmm14, KT=zmm15, GD0=zmm16, GD1=zmm17
+#                     GD2=zmm18, GD3=zmm19, BSWAP=zmm20, GFPOLY=zmm21, HPOW0=zmm22, HPOW1=zmm23
+#                     HPOW2=zmm24, HPOW3=zmm25, KLAST-1=zmm26, KLAST-2=zmm27, KLAST-3=zmm28, KLAST-4=zmm29
+#                     KLAST-5=zmm30, KLAST-6=zmm31
+# T0 doubles as TMP.
+# Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_gcm_dec_record_avx10_512_school

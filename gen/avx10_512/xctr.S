@@ -20,12 +20,13 @@
 # 8 vectors per main-loop iteration, then groups of 4; the
 # final partial vector uses opmasks.
 #
-# Registers: KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, IVP=r8, INDEX=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11
-#            KS0=zmm0, KS1=zmm1, KS2=zmm2, KS3=zmm3, KS4=zmm4, KS5=zmm5
-#            KS6=zmm6, KS7=zmm7, CTR=zmm8, INC=zmm9, IVK=zmm10, TMP=zmm11
-#            KLAST=zmm12, KLAST-1=zmm13, KLAST-2=zmm14, KLAST-3=zmm15, KLAST-4=zmm16, KLAST-5=zmm17
-#            KLAST-6=zmm18, KLAST-7=zmm19, KLAST-8=zmm20, KLAST-9=zmm21, KLAST-10=zmm22, KLAST-11=zmm23
-#            KLAST-12=zmm24, KLAST-13=zmm25
+# Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, IVP=r8, INDEX=r9
+#                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+# Registers (vector): KS0=zmm0, KS1=zmm1, KS2=zmm2, KS3=zmm3, KS4=zmm4, KS5=zmm5
+#                     KS6=zmm6, KS7=zmm7, CTR=zmm8, INC=zmm9, IVK=zmm10, TMP=zmm11
+#                     KLAST=zmm12, KLAST-1=zmm13, KLAST-2=zmm14, KLAST-3=zmm15, KLAST-4=zmm16, KLAST-5=zmm17
+#                     KLAST-6=zmm18, KLAST-7=zmm19, KLAST-8=zmm20, KLAST-9=zmm21, KLAST-10=zmm22, KLAST-11=zmm23
+#                     KLAST-12=zmm24, KLAST-13=zmm25
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_xctr_crypt_avx10_512

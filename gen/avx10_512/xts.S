@@ -22,12 +22,16 @@
 # whose last may hold fewer blocks than lanes (opmask); a partial last block is
 # handled by ciphertext stealing on xmm.
 #
-# Registers: KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11, PART=rsi, PART=rsi (after the tweak is made)
-#            BASE=zmm0, POLY=zmm1, T1=zmm2, T2=zmm3, X0=zmm4, X1=zmm5
-#            X2=zmm6, X3=zmm7, TW=zmm8, K0=zmm9, KLAST=zmm10, TW0=zmm11
-#            TW1=zmm12, TW2=zmm13, KLAST-1=zmm14, KLAST-2=zmm15, KLAST-3=zmm16, KLAST-4=zmm17
-#            KLAST-5=zmm18, KLAST-6=zmm19, KLAST-7=zmm20, KLAST-8=zmm21, KLAST-9=zmm22, KLAST-10=zmm23
-#            KLAST-11=zmm24, KLAST-12=zmm25, KLAST-13=zmm26
+# Registers (general): KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9
+#                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+#                      PART=rsi (KEY2's register, once the tweak is made)
+# Registers (vector): BASE=zmm0, POLY=zmm1, T1=zmm2, T2=zmm3, X0=zmm4, X1=zmm5
+#                     X2=zmm6, X3=zmm7, TW0=zmm8, TW1=zmm11, TW2=zmm12, TW3=zmm13
+#                     K0=zmm9, KLAST=zmm10, KLAST-1=zmm14, KLAST-2=zmm15, KLAST-3=zmm16, KLAST-4=zmm17
+#                     KLAST-5=zmm18, KLAST-6=zmm19, KLAST-7=zmm20, KLAST-8=zmm21, KLAST-9=zmm22, KLAST-10=zmm23
+#                     KLAST-11=zmm24, KLAST-12=zmm25, KLAST-13=zmm26
+# Ciphertext stealing reuses X0 (the block), TW0 (the last 16 source bytes),
+# POLY (a shuffle), BASE (the mask) and T1/T2 (the two last tweaks).
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_xts_encrypt_avx10_512
@@ -640,12 +644,16 @@ aesgen_xts_encrypt_avx10_512:
 # whose last may hold fewer blocks than lanes (opmask); a partial last block is
 # handled by ciphertext stealing on xmm.
 #
-# Registers: KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11, PART=rsi, PART=rsi (after the tweak is made)
-#            BASE=zmm0, POLY=zmm1, T1=zmm2, T2=zmm3, X0=zmm4, X1=zmm5
-#            X2=zmm6, X3=zmm7, TW=zmm8, K0=zmm9, KLAST=zmm10, TW0=zmm11
-#            TW1=zmm12, TW2=zmm13, KLAST-1=zmm14, KLAST-2=zmm15, KLAST-3=zmm16, KLAST-4=zmm17
-#            KLAST-5=zmm18, KLAST-6=zmm19, KLAST-7=zmm20, KLAST-8=zmm21, KLAST-9=zmm22, KLAST-10=zmm23
-#            KLAST-11=zmm24, KLAST-12=zmm25, KLAST-13=zmm26
+# Registers (general): KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9
+#                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+#                      PART=rsi (KEY2's register, once the tweak is made)
+# Registers (vector): BASE=zmm0, POLY=zmm1, T1=zmm2, T2=zmm3, X0=zmm4, X1=zmm5
+#                     X2=zmm6, X3=zmm7, TW0=zmm8, TW1=zmm11, TW2=zmm12, TW3=zmm13
+#                     K0=zmm9, KLAST=zmm10, KLAST-1=zmm14, KLAST-2=zmm15, KLAST-3=zmm16, KLAST-4=zmm17
+#                     KLAST-5=zmm18, KLAST-6=zmm19, KLAST-7=zmm20, KLAST-8=zmm21, KLAST-9=zmm22, KLAST-10=zmm23
+#                     KLAST-11=zmm24, KLAST-12=zmm25, KLAST-13=zmm26
+# Ciphertext stealing reuses X0 (the block), TW0 (the last 16 source bytes),
+# POLY (a shuffle), BASE (the mask) and T1/T2 (the two last tweaks).
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_xts_decrypt_avx10_512

@@ -20,10 +20,11 @@
 # costs nothing extra.  8 vectors per main-loop iteration, then groups of
 # 4; the final partial vector uses 8/4/2/1-byte pieces.
 #
-# Registers: KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTR_LO=r8, CTR_HI=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11
-#            KS0=ymm0, KS1=ymm1, KS2=ymm2, KS3=ymm3, KS4=ymm4, KS5=ymm5
-#            KS6=ymm6, KS7=ymm7, CTR=ymm8, BASE=ymm9, INC=ymm10, BSWAP=ymm11
-#            TMP=ymm12, K0=ymm13, KLAST=ymm14, KT=ymm15
+# Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTR_LO=r8, CTR_HI=r9
+#                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+# Registers (vector): KS0=ymm0, KS1=ymm1, KS2=ymm2, KS3=ymm3, KS4=ymm4, KS5=ymm5
+#                     KS6=ymm6, KS7=ymm7, CTR=ymm8, BASE=ymm9, INC=ymm10, BSWAP=ymm11
+#                     TMP=ymm12, K0=ymm13, KLAST=ymm14, KT=ymm15
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_ctr_crypt_vaes_avx2

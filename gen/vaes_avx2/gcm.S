@@ -15,15 +15,17 @@
 # A product is LO = a_L*b_L, MI = a_L*b_H + a_H*b_L, HI = a_H*b_H; products of a whole
 # iteration are summed unreduced, then reduced once by two folds with the constant
 # x^63 + x^62 + x^57 (0xc2 << 56).
-#
-# Registers: X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
-#            MI=ymm6, HI=ymm7, T0=ymm8, ACC=ymm9, CTR=ymm10, INC=ymm11
-#            K0=ymm12, KLAST=ymm13, KT=ymm14, BSWAP=ymm15
+
 # int aesgen_gcm_ghash_vaes_avx2(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data,
 #                  size_t len);   len a multiple of 16
 #
 # acc = (...((acc + B0)*H + B1)*H ...)*H over the blocks: 8 blocks per iteration are
 # multiplied by H^8..H^1 and summed before one reduction.
+#
+# Registers (general): KEY=rdi, ACCP=rsi, SRC=rdx, LEN=rcx, TMPG=rax, HPTR=r10
+# Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
+#                     MI=ymm6, HI=ymm7, T0=ymm8, ACC=ymm9, BSWAP=ymm15
+# Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_gcm_ghash_vaes_avx2
@@ -146,6 +148,16 @@ aesgen_gcm_ghash_vaes_avx2:
 # ciphertext into acc.  Per iteration 4 vectors (8 blocks): the AES rounds of the
 # counters and the GHASH of the ciphertext just produced, whose 8 products with
 # H^8..H^1 are summed and reduced once.
+#
+# Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
+#                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+#                      HPTR=r8 (CTRP's register, once the counter is loaded)
+# Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
+#                     MI=ymm6, HI=ymm7, T0=ymm8, ACC=ymm9, CTR=ymm10, INC=ymm11
+#                     K0=ymm12, KLAST=ymm13, KT=ymm14, BSWAP=ymm15
+# T0 doubles as TMP.
+# Round keys KLAST-1..KLAST-13 are loaded into KT once per round (those a key size has).
+# Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_gcm_enc_update_vaes_avx2
@@ -850,6 +862,16 @@ aesgen_gcm_enc_update_vaes_avx2:
 # ciphertext into acc.  Per iteration 4 vectors (8 blocks): the AES rounds of the
 # counters and the GHASH of the source blocks, whose 8 products with
 # H^8..H^1 are summed and reduced once.
+#
+# Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
+#                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+#                      HPTR=r8 (CTRP's register, once the counter is loaded)
+# Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
+#                     MI=ymm6, HI=ymm7, T0=ymm8, ACC=ymm9, CTR=ymm10, INC=ymm11
+#                     K0=ymm12, KLAST=ymm13, KT=ymm14, BSWAP=ymm15
+# T0 doubles as TMP.
+# Round keys KLAST-1..KLAST-13 are loaded into KT once per round (those a key size has).
+# Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_gcm_dec_update_vaes_avx2
@@ -1558,6 +1580,17 @@ aesgen_gcm_dec_update_vaes_avx2:
 # One whole message: GHASH of the AAD, E_K(J0), encryption with the same stitched
 # loop as aesgen_gcm_enc_update_vaes_avx2, then the last 1..8 blocks and the lengths block
 # in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
+#
+# Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
+#                      KEYEND=r10, TMPG=r11, HPTR=r9
+#                      AAD=rax (ROUNDS's register, until the rounds are loaded)
+#                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
+# Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
+#                     MI=ymm6, HI=ymm7, T0=ymm8, ACC=ymm9, CTR=ymm10, INC=ymm11
+#                     K0=ymm12, KLAST=ymm13, KT=ymm14, BSWAP=ymm15
+# T0 doubles as TMP.
+# Round keys KLAST-1..KLAST-13 are loaded into KT once per round (those a key size has).
+# Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_gcm_enc_record_vaes_avx2
@@ -2416,6 +2449,17 @@ aesgen_gcm_enc_record_vaes_avx2:
 # One whole message: GHASH of the AAD, E_K(J0), decryption with the same stitched
 # loop as aesgen_gcm_dec_update_vaes_avx2, then the last 1..8 blocks and the lengths block
 # in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
+#
+# Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
+#                      KEYEND=r10, TMPG=r11, HPTR=r9
+#                      AAD=rax (ROUNDS's register, until the rounds are loaded)
+#                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
+# Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
+#                     MI=ymm6, HI=ymm7, T0=ymm8, ACC=ymm9, CTR=ymm10, INC=ymm11
+#                     K0=ymm12, KLAST=ymm13, KT=ymm14, BSWAP=ymm15
+# T0 doubles as TMP.
+# Round keys KLAST-1..KLAST-13 are loaded into KT once per round (those a key size has).
+# Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_gcm_dec_record_vaes_avx2

@@ -20,10 +20,11 @@
 # 8 vectors per main-loop iteration, then groups of 4; the
 # final partial vector uses 8/4/2/1-byte pieces.
 #
-# Registers: KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, IVP=r8, INDEX=r9, ROUNDS=rax, KEYEND=r10, TMPG=r11
-#            KS0=ymm0, KS1=ymm1, KS2=ymm2, KS3=ymm3, KS4=ymm4, KS5=ymm5
-#            KS6=ymm6, KS7=ymm7, CTR=ymm8, INC=ymm9, IVK=ymm10, TMP=ymm11
-#            KLAST=ymm12, KT=ymm13
+# Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, IVP=r8, INDEX=r9
+#                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+# Registers (vector): KS0=ymm0, KS1=ymm1, KS2=ymm2, KS3=ymm3, KS4=ymm4, KS5=ymm5
+#                     KS6=ymm6, KS7=ymm7, CTR=ymm8, INC=ymm9, IVK=ymm10, TMP=ymm11
+#                     KLAST=ymm12, KT=ymm13
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_xctr_crypt_vaes_avx2

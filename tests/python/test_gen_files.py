@@ -4,9 +4,11 @@
 Needs gcc (cc), nasm and binutils (objcopy, readelf); tests/tools.sh installs them.
 """
 
+import concurrent.futures
 import os
 import re
 import shlex
+import struct
 import subprocess
 import tempfile
 import unittest
@@ -14,18 +16,23 @@ import unittest
 from repo import GEN, REPO, have
 from generator.abi import SYSV
 from generator.isa import ISAS, get_isa
-from generator.knobs import parse_assignment, resolve
+from generator.knobs import KNOBS, parse_assignment, resolve
 from generator.modes import MODES, get_mode
+from generator.plan import combinations, fits, make_plan
 from generator.render import generate
-from generator.vregs import DoesNotFit, RegisterBudgetError
 
 ENDBR64 = bytes.fromhex("f30f1efa")
 
-# The functions each mode's file defines, and the names of their main loops.
-FUNCTIONS = {"ctr": ["crypt"], "xctr": ["crypt"], "xts": ["encrypt", "decrypt"],
-             "gcm": ["ghash", "enc_update", "dec_update"]}
+# The names of each mode's main loops.
 LOOPS = {"ctr": ["ctr"], "xctr": ["xctr"], "xts": ["xts_enc", "xts_dec"],
          "gcm": ["gcm_enc", "gcm_dec"]}
+
+
+def functions(mode, isa):
+    """The symbol base names of the functions gen/<isa>/<mode>.S defines (its plan's)."""
+    mode_obj, isa_obj = get_mode(mode), get_isa(isa)
+    knobs = resolve(mode_obj, isa_obj, regenerate_knobs(gen_path(isa, mode, "S")))
+    return [f.base for f in make_plan(mode_obj, isa_obj, knobs).functions.values()]
 
 
 def gen_path(isa, mode, ext):
@@ -64,22 +71,6 @@ def section_bytes(obj, section, out):
     run("objcopy", "-O", "binary", "-j", section, obj, dump)
     with open(dump, "rb") as handle:
         return handle.read()
-
-
-def write_variant(directory, assignments):
-    """Generate every file with these knobs; an ISA whose register file cannot hold them
-    gets its defaults (so the checker still links)."""
-    for isa in ISAS.values():
-        for mode in MODES.values():
-            knobs = {k: v for k, v in assignments.items() if k in mode.knobs}
-            try:
-                texts = generate(mode, isa, resolve(mode, isa, knobs), SYSV)
-            except DoesNotFit:
-                texts = generate(mode, isa, resolve(mode, isa, {}), SYSV)
-            for ext, text in texts.items():
-                os.makedirs(os.path.join(directory, isa.name), exist_ok=True)
-                with open(os.path.join(directory, isa.name, f"{mode.name}.{ext}"), "w") as f:
-                    f.write(text)
 
 
 class Freshness(unittest.TestCase):
@@ -134,9 +125,9 @@ class Twins(unittest.TestCase):
                         self.assertIn(".note.GNU-stack", sections)
                         self.assertNotRegex(sections, r"\.note\.GNU-stack\s+\S+\s+\S+\s+\S+\s+\S+\s+\S+\s+\S*X")
                         symbols = run("readelf", "-sW", obj)
-                        for function in FUNCTIONS[mode]:
+                        for base in functions(mode, isa):
                             self.assertRegex(symbols, rf"FUNC\s+GLOBAL\s+HIDDEN\s+\d+\s+"
-                                                      rf"aesgen_{mode}_{function}_{isa}\n")
+                                                      rf"aesgen_{base}_{isa}\n")
                     text = section_bytes(obj, ".text", self.tmp.name)
                     self.assertEqual(text[:4], ENDBR64)
 
@@ -179,38 +170,184 @@ class Twins(unittest.TestCase):
                 self.assertTrue(all(b in ("vzeroupper", "xor") for b in before), before)
 
 
-VARIANTS = [
-    {"UNROLL": 1},
-    {"UNROLL": 2},
-    {"UNROLL": 4, "TAIL": 1},
-    {"UNROLL": 8, "TAIL": 2},
-    {"UNROLL": 8, "TAIL": 8, "KEYS": "mem"},
-    {"UNROLL": 16, "KEYS": "mem"},
-    {"UNROLL": 2, "KEYS": "mem"},
-    {"GHASH": "school"},
-]
+def header_commands(path):
+    """The header's `regenerate:` (python) and `(or: make gen ...)` commands, as argv."""
+    python = make = None
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            match = re.match(r"# regenerate: (python3 -m generator gen .*)$", line)
+            python = shlex.split(match.group(1)) if match else python
+            match = re.match(r"#\s+\(or: (make gen .*)\)$", line)
+            make = shlex.split(match.group(1)) if match else make
+    if not python or not make:
+        raise AssertionError(f"{path}: no regenerate commands in the header")
+    return python, make
 
 
-@unittest.skipUnless(have("nasm") and have("objcopy") and have("cc"), "needs nasm, objcopy, cc")
-class KnobVariants(unittest.TestCase):
-    """Non-default knobs must be as correct as the defaults: twins and an OpenSSL check."""
+def knob_cases():
+    """Per knob, one (mode, ISA, {knob: non-default value}) that fits; and all of GCM's
+    knobs changed at once."""
+    for name, knob in KNOBS.items():
+        found = None
+        for mode in MODES.values():
+            for isa in ISAS.values():
+                if found or name not in mode.knobs:
+                    continue
+                default = resolve(mode, isa, {})[name]
+                for value in knob.values:
+                    if value != default and fits(mode, isa, resolve(mode, isa, {name: value})):
+                        found = (mode, isa, {name: value})
+                        break
+        yield found
+    yield get_mode("gcm"), get_isa("avx10_512"), {"UNROLL": 2, "KEYS": "mem", "TAIL": 1,
+                                                  "GHASH": "school"}
 
-    def test_variants(self):
-        for assignments in VARIANTS:
-            with self.subTest(**assignments), tempfile.TemporaryDirectory() as tmp:
-                write_variant(tmp, assignments)
-                objects = []
-                for isa in ISAS:
-                    for mode in MODES:
-                        gas, nasm = assemble_pair(tmp, isa, mode, tmp)
-                        self.assertEqual(section_bytes(gas, ".text", tmp),
-                                         section_bytes(nasm, ".text", tmp))
-                        objects.append(gas)
-                checker = os.path.join(tmp, "variant_check")
-                run("cc", "-O1", "-std=c11", "-o", checker,
-                    os.path.join(REPO, "tests", "c", "variant_check.c"), *objects, "-lcrypto")
-                output = run(checker)
-                self.assertRegex(output, r"(^|\n)[1-9]\d* passed, 0 failed\n$", output)
+
+@unittest.skipUnless(have("make"), "needs make")
+class MakeGenForwardsEveryKnob(unittest.TestCase):
+    """`make gen KNOB=value` writes the file the generator writes for that knob, and the
+    two commands the file's header prints (python and make) regenerate it unchanged.
+    Everything goes to temporary directories (GEN_OUT / --out), never gen/."""
+
+    def test_each_knob(self):
+        for mode, isa, assignments in knob_cases():
+            words = [f"{k}={v}" for k, v in sorted(assignments.items())]
+            with self.subTest(mode=mode.name, isa=isa.name, knobs=" ".join(words)), \
+                    tempfile.TemporaryDirectory() as tmp:
+                first = os.path.join(tmp, "make")
+                run("make", "-s", "-C", REPO, "gen", f"ISA={isa.name}", f"MODE={mode.name}",
+                    *words, f"GEN_OUT={first}")
+                path = os.path.join(first, isa.name, f"{mode.name}.S")
+                with open(path, encoding="utf-8") as handle:
+                    text = handle.read()
+                knobs = resolve(mode, isa, assignments)
+                self.assertEqual(re.search(r"^# knobs: (.*)$", text, re.M).group(1),
+                                 " ".join(f"{k}={v}" for k, v in sorted(knobs.items())))
+                self.assertEqual(regenerate_knobs(path), knobs)
+                python, make = header_commands(path)
+                again = os.path.join(tmp, "python")
+                run(*python, "--out", again, cwd=REPO)
+                run(make[0], "-s", "-C", REPO, *make[1:], f"GEN_OUT={os.path.join(tmp, 'again')}")
+                for other in (again, os.path.join(tmp, "again")):
+                    for ext in ("S", "asm"):
+                        with open(os.path.join(other, isa.name, f"{mode.name}.{ext}"),
+                                  encoding="utf-8") as handle, \
+                                open(os.path.join(first, isa.name, f"{mode.name}.{ext}"),
+                                     encoding="utf-8") as want:
+                            self.assertEqual(handle.read(), want.read(), f"{other} .{ext}")
+
+
+# The field of tests/c/variant_check.c's struct variant, and its C type, per generated
+# function (the symbol's base name, see generator/plan.py).
+VARIANT_FIELDS = {
+    "ctr_crypt": ("ctr", "aesgen_ctr_fn"),
+    "xctr_crypt": ("xctr", "aesgen_xctr_fn"),
+    "xts_encrypt": ("xts_encrypt", "aesgen_xts_fn"),
+    "xts_decrypt": ("xts_decrypt", "aesgen_xts_fn"),
+    "gcm_ghash": ("ghash", "aesgen_gcm_ghash_fn"),
+    "gcm_enc_update": ("gcm_enc", "aesgen_gcm_update_fn"),
+    "gcm_dec_update": ("gcm_dec", "aesgen_gcm_update_fn"),
+    "gcm_enc_record": ("gcm_enc_record", "aesgen_gcm_record_fn"),
+    "gcm_dec_record": ("gcm_dec_record", "aesgen_gcm_record_fn"),
+}
+
+
+def accepted_variants():
+    """Every (mode, ISA, knobs) whose plan fits: all that `gen` accepts."""
+    for mode in MODES.values():
+        for isa in ISAS.values():
+            for knobs in combinations(mode):
+                if fits(mode, isa, knobs):
+                    yield mode, isa, knobs
+
+
+def elf_section(path, name):
+    """The bytes of section `name` of an ELF64 object (relocations not applied, as
+    objcopy -O binary would give them)."""
+    with open(path, "rb") as handle:
+        data = handle.read()
+    shoff = struct.unpack_from("<Q", data, 0x28)[0]
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
+    headers = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize)
+               for i in range(shnum)]
+    names = headers[shstrndx][4]
+    for header in headers:
+        start = names + header[0]
+        if data[start:data.index(b"\0", start)].decode() == name:
+            return data[header[4]:header[4] + header[5]]
+    raise AssertionError(f"{path}: no section {name}")
+
+
+def write_variant_table(path, entries):
+    """tests/c/variant_check.c's table for entries [(prefix, mode, isa, knobs, plan)]."""
+    lines = ["/* Written by tests/python/test_gen_files.py: the knob variants of one batch. */"]
+    rows = []
+    for prefix, mode, isa, knobs, plan in entries:
+        fields = {}
+        for function in plan.functions.values():
+            field, ctype = VARIANT_FIELDS[function.base]
+            symbol = f"{prefix}aesgen_{function.base}_{isa.name}"
+            lines.append(f"{ctype} {symbol};")
+            fields[field] = symbol
+        name = f"{mode.name} {isa.name} " + " ".join(f"{k}={v}" for k, v in sorted(knobs.items()))
+        rows.append(f'    {{"{name}", ISA_{isa.name.upper()}, '
+                    + ", ".join(f".{field} = {symbol}" for field, symbol in fields.items())
+                    + "},")
+    lines += ["static const struct variant variants[] = {", *rows, "};", ""]
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write("\n".join(lines))
+
+
+@unittest.skipUnless(have("nasm") and have("cc"), "needs nasm, cc")
+class EveryKnobCombination(unittest.TestCase):
+    """Every knob combination the generator accepts (each mode x ISA x knob set whose
+    plan fits) is correct, not just the defaults: its twins assemble to the same bytes,
+    and tests/c/variant_check.c runs every function of it against OpenSSL.  One program
+    checks all of them: each variant's symbols carry a prefix of their own."""
+
+    def test_every_accepted_combination(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            entries, objects, jobs = [], [], []
+            with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+                for number, (mode, isa, knobs) in enumerate(accepted_variants()):
+                    prefix = f"v{number}_"
+                    texts = generate(mode, isa, knobs, SYSV)
+                    base = os.path.join(tmp, f"v{number}")
+                    for ext, text in texts.items():
+                        with open(f"{base}.{ext}", "w", encoding="utf-8") as handle:
+                            handle.write(text.replace("aesgen_", prefix + "aesgen_"))
+                    entries.append((prefix, mode, isa, knobs, make_plan(mode, isa, knobs)))
+                    objects.append(f"{base}.gas.o")
+                    jobs.append((entries[-1][:4], base, pool.submit(
+                        assemble_variant, base)))
+                for (prefix, mode, isa, knobs), base, job in jobs:
+                    job.result()
+                    with self.subTest(mode=mode.name, isa=isa.name, **knobs):
+                        for section in (".text", ".rodata"):
+                            self.assertEqual(elf_section(f"{base}.gas.o", section),
+                                             elf_section(f"{base}.nasm.o", section),
+                                             f"{section} of the twins")
+            self.assertGreater(len(entries), 250)
+            table = os.path.join(tmp, "variants.h")
+            write_variant_table(table, entries)
+            checker = os.path.join(tmp, "variant_check")
+            run("cc", "-O1", "-std=c11", "-Wall", "-Werror", f"-DVARIANTS=\"{table}\"",
+                "-I" + os.path.join(REPO, "runtime", "include"),
+                "-I" + os.path.join(REPO, "runtime", "src"), "-o", checker,
+                os.path.join(REPO, "tests", "c", "variant_check.c"), *objects, "-lcrypto")
+            result = subprocess.run([checker], capture_output=True, text=True)
+            output = result.stdout
+            self.assertNotIn("SKIP", output)
+            self.assertRegex(output, r"(^|\n)[1-9]\d* passed, 0 failed\n$", output[-3000:])
+            self.assertEqual(result.returncode, 0)
+            # one check per function group and key size: every variant was run
+            expected = sum({"ctr": 3, "xctr": 3, "xts": 2, "gcm": 6}[e[1].name] for e in entries)
+            self.assertIn(f"\n{expected} passed, 0 failed\n", "\n" + output)
+
+
+def assemble_variant(base):
+    run("cc", "-c", "-Wa,--noexecstack", "-o", f"{base}.gas.o", f"{base}.S")
+    run("nasm", "-f", "elf64", "-o", f"{base}.nasm.o", f"{base}.asm")
 
 
 if __name__ == "__main__":

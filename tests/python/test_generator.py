@@ -17,7 +17,8 @@ from generator.parse import parse, parse_line
 from generator.printers.att import AttPrinter
 from generator.printers.nasm import NasmPrinter
 from generator.render import generate
-from generator.vregs import DoesNotFit, RegisterBudgetError
+from generator.plan import Refused
+from generator.vregs import DoesNotFit
 
 
 def run_cli(*args):
@@ -70,11 +71,11 @@ class KnobValidation(unittest.TestCase):
 
     def test_register_file_overflow_is_detected(self):
         mode, isa = get_mode("ctr"), get_isa("avx10_512")
-        with self.assertRaises(RegisterBudgetError):
+        with self.assertRaisesRegex(Refused, "needs 33 vector registers, avx10_512 has 32"):
             generate(mode, isa, resolve(mode, isa, {"UNROLL": 16, "KEYS": "reg"}), SYSV)
         generate(mode, isa, resolve(mode, isa, {"UNROLL": 16, "KEYS": "mem"}), SYSV)
         vex = get_isa("vaes_avx2")
-        with self.assertRaises(RegisterBudgetError):
+        with self.assertRaisesRegex(Refused, "vaes_avx2 has 16"):
             generate(mode, vex, resolve(mode, vex, {"KEYS": "reg"}), SYSV)
 
 
@@ -117,6 +118,29 @@ class CommandLine(unittest.TestCase):
         self.assertEqual(result.returncode, 0)
         for name in list(ISAS) + list(MODES) + ["UNROLL", "KEYS", "TAIL", "GHASH"]:
             self.assertIn(name, result.stdout)
+
+    def test_list_shows_each_modes_constraints(self):
+        result = run_cli("list")
+        for mode in MODES:
+            self.assertRegex(result.stdout, rf"\n  {mode} +TAIL <= UNROLL")
+        self.assertRegex(result.stdout, r"\n  gcm +UNROLL x lanes <= 32")
+        self.assertRegex(result.stdout, r"\n  gcm +GHASH=karatsuba")
+        self.assertRegex(result.stdout, r"\n  xts +tweaks: in registers")
+
+    def test_gcm_beyond_the_powers_of_h_names_what_fits(self):
+        result = run_cli("gen", "--check", "--isa", "avx10_512", "--mode", "gcm", "UNROLL=16",
+                         "GHASH=school")
+        self.assert_usage_error(result, "needs 64 powers of H; the key holds 32",
+                                "valid UNROLL here: 1, 2, 4, 8")
+        result = run_cli("gen", "--check", "--isa", "avx10_512", "--mode", "gcm", "UNROLL=8")
+        self.assert_usage_error(result, "GHASH=karatsuba", "valid UNROLL here: 1, 2, 4",
+                                "or set GHASH=school")
+
+    def test_make_overrides_take_the_knobs_only(self):
+        out = os.path.join(REPO, "build", "cli-make-overrides")
+        result = run_cli("gen", "--check", "--out", out, "--isa", "avx10_512", "--mode", "ctr",
+                         "--make-overrides", "ISA=avx10_512 BUILD=build UNROLL=7")
+        self.assert_usage_error(result, "bad value '7' for UNROLL")
 
     def test_help(self):
         result = run_cli("--help")

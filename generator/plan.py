@@ -1,0 +1,376 @@
+# SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
+"""Plans: everything a template needs decided before it emits one instruction.
+
+A plan is made from (mode, ISA, knobs) alone, without rendering.  It names every vector
+register a mode's functions use (the role the register map prints), decides which round
+keys live in registers and which are read from memory, where XTS keeps its tweaks, which
+GCM constants and powers of H get a register, and it checks the mode's fit rules.  Each
+function's general registers (arguments, scratch, second names) are in the plan too, so
+the register map above every generated function comes from here.
+
+A knob combination that does not fit raises Refused, whose message names the reason and
+the knob values that fit with the others unchanged.  Templates receive the plan (the
+global `plan`) and only emit instructions.
+"""
+
+import itertools
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Tuple
+
+from .abi import Abi, Function
+from .isa import Isa
+from .knobs import KNOBS
+from .modes import Mode
+from .vregs import DoesNotFit, VectorRegisters
+
+# Powers of H an aesgen_gcm_key holds (AESGEN_GCM_H_POWERS, runtime/src/asm_abi.h).
+GCM_H_POWERS = 32
+# Middle round keys of AES-256, the most any key size has (KLAST-1 .. KLAST-13).
+MIDDLE_KEYS = 13
+
+
+class Refused(DoesNotFit):
+    """A knob combination a plan cannot hold; the message names the values that fit."""
+
+    def __init__(self, reason: str, message: str):
+        self.reason = reason
+        super().__init__(message)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A fit rule: text for `list`, and the check (isa, knobs) -> reason or None."""
+    text: str
+    check: object
+
+
+@dataclass(frozen=True)
+class FunctionPlan:
+    """One generated function: symbol aesgen_<base>_<isa><variant>, its named arguments
+    (in the ABI's order), its scratch general registers, the second names of registers
+    whose first use is over, its stack frame and the vector register groups it uses
+    (None: all of the plan's)."""
+    base: str
+    args: Tuple[str, ...]
+    temps: Tuple[str, ...]
+    aliases: Tuple[Tuple[str, str, str], ...] = ()     # (name, first name, from when)
+    stack: int = 0
+    vector_groups: Optional[Tuple[str, ...]] = None
+
+
+def _tail_rule(isa, knobs):
+    if knobs["TAIL"] > knobs["UNROLL"]:
+        return f"TAIL={knobs['TAIL']} exceeds UNROLL={knobs['UNROLL']}"
+    return None
+
+
+TAIL_RULE = Rule("TAIL <= UNROLL (the groups after the main loop are at most one "
+                 "iteration)", _tail_rule)
+REGISTER_RULE = Rule("every register the plan names fits the ISA's vector registers "
+                     "(16 on VEX, 32 on EVEX)", None)
+
+
+class Plan:
+    """The decisions shared by every plan; a subclass per mode fills R."""
+    RULES: Tuple[Rule, ...] = (TAIL_RULE, REGISTER_RULE)
+
+    def __init__(self, mode: Mode, isa: Isa, knobs: Dict[str, object]):
+        self.mode, self.isa, self.knobs = mode, isa, dict(knobs)
+        for rule in self.RULES:
+            reason = rule.check(isa, self.knobs) if rule.check else None
+            if reason:
+                raise DoesNotFit(reason)
+        self.vregs = VectorRegisters(isa)
+        self.R: Dict[str, object] = {}
+        self.groups: List[str] = []          # R's register groups, in allocation order
+        self.functions: Dict[str, FunctionPlan] = {}
+        self.allocate()
+
+    # -- allocation helpers -------------------------------------------------------
+    def take(self, group: str, value):
+        """Record a register (or list / {key: register}) under R[group]."""
+        self.R[group] = value
+        if value:
+            self.groups.append(group)
+        return value
+
+    def round_keys(self, keys_in_registers: bool):
+        """K0 and KLAST always in registers; the 13 middle keys too with KEYS=reg, else KT
+        is the scratch each round reloads its key into."""
+        if keys_in_registers:
+            self.take("KMID", self.vregs.keyed("KLAST-", range(1, MIDDLE_KEYS + 1)))
+            self.R["KT"] = None
+        else:
+            self.R["KMID"] = {}
+            self.take("KT", self.vregs.one("KT"))
+
+    def allocate(self):
+        raise NotImplementedError
+
+    # -- what templates call ------------------------------------------------------
+    def function(self, key: str, abi: Abi, symbol) -> Function:
+        """The Function of self.functions[key] for this ABI; symbol(base) -> its name."""
+        spec = self.functions[key]
+        fn = Function(abi, symbol(spec.base), list(spec.args), list(spec.temps),
+                      clear_upper=True)
+        for name, existing, when in spec.aliases:
+            fn.alias(name, existing, when)
+        if spec.stack:
+            fn.reserve_stack(spec.stack)
+        fn.plan = spec
+        return fn
+
+    def vector_pairs(self, groups=None) -> List[str]:
+        pairs = []
+        for group in self.groups:
+            if groups is not None and group not in groups:
+                continue
+            value = self.R[group]
+            regs = (list(value.values()) if isinstance(value, dict)
+                    else value if isinstance(value, list) else [value])
+            pairs += [f"{reg.role}={reg}" for reg in regs]
+        return pairs
+
+    def notes(self, fn) -> List[str]:
+        """Extra lines for a function's register map (spills, memory operands)."""
+        return []
+
+    def register_map(self, fn, per_line: int = 6) -> List[str]:
+        """The comment lines of fn's register map: general registers, vector registers."""
+        lines = []
+        for title, pairs in (("general", fn.register_pairs()),
+                             ("vector", self.vector_pairs(fn.plan.vector_groups))):
+            plain = [pair for pair in pairs if "(" not in pair]
+            chunks = [", ".join(plain[i:i + per_line]) for i in range(0, len(plain), per_line)]
+            chunks += [pair for pair in pairs if "(" in pair]     # second names: a line each
+            for index, chunk in enumerate(chunks or ["none"]):
+                lead = f"Registers ({title}): " if index == 0 else " " * len(f"Registers ({title}): ")
+                lines.append(lead + chunk)
+        return lines + self.notes(fn)
+
+
+class CtrPlan(Plan):
+    def allocate(self):
+        v, U = self.vregs, self.knobs["UNROLL"]
+        self.take("KS", v.many("KS", U))
+        for role in ("CTR", "BASE", "INC", "BSWAP", "TMP", "K0", "KLAST"):
+            self.take(role, v.one(role))
+        self.round_keys(self.knobs["KEYS"] == "reg")
+        self.functions["crypt"] = FunctionPlan(
+            "ctr_crypt", ("KEY", "DST", "SRC", "LEN", "CTR_LO", "CTR_HI"),
+            ("ROUNDS", "KEYEND", "TMPG"))
+
+
+class XctrPlan(Plan):
+    def allocate(self):
+        v, U = self.vregs, self.knobs["UNROLL"]
+        self.take("KS", v.many("KS", U))
+        for role in ("CTR", "INC", "IVK", "TMP", "KLAST"):
+            self.take(role, v.one(role))
+        self.R["K0"] = None              # round key 0 is folded into IVK
+        self.round_keys(self.knobs["KEYS"] == "reg")
+        self.functions["crypt"] = FunctionPlan(
+            "xctr_crypt", ("KEY", "DST", "SRC", "LEN", "IVP", "INDEX"),
+            ("ROUNDS", "KEYEND", "TMPG"))
+
+
+class XtsPlan(Plan):
+    """The tweaks of one iteration take registers when UNROLL of them fit beside the round
+    keys; otherwise all of them live on the stack (spill) and one register (TWS) is the
+    scratch they are made in.  BASE comes first: copies from it must come from a register
+    below 8 (see lint.check_twin_safe_moves)."""
+    RULES = Plan.RULES + (
+        Rule("tweaks: in registers when UNROLL of them fit beside the round keys, "
+             "else all on the stack (UNROLL vectors of frame)", None),)
+
+    def allocate(self):
+        v, U, isa = self.vregs, self.knobs["UNROLL"], self.isa
+        keys_in_registers = self.knobs["KEYS"] == "reg"
+        for role in ("BASE", "POLY", "T1", "T2"):
+            self.take(role, v.one(role))
+        self.take("X", v.many("X", U))
+        tweak0 = v.one("TW0")
+        self.take("K0", v.one("K0"))
+        self.take("KLAST", v.one("KLAST"))
+        key_registers = MIDDLE_KEYS if keys_in_registers else 1
+        tweaks = [tweak0]
+        if v.free >= key_registers + U - 1:
+            # all tweaks fit: they take the low registers (shorter encodings on 256-bit EVEX)
+            tweaks += v.named(f"TW{j}" for j in range(1, U))
+        self.round_keys(keys_in_registers)
+        if len(tweaks) < U and v.free >= U - len(tweaks):
+            tweaks += v.named(f"TW{j}" for j in range(len(tweaks), U))
+        self.spill = len(tweaks) < U
+        if self.spill:
+            tweak0.role = "TWS"
+        # TW: the tweak registers (spilled: [scratch]), after X in the map
+        self.R["TW"] = tweaks
+        self.groups.insert(self.groups.index("X") + 1, "TW")
+        frame = U * isa.vector_bytes if self.spill else 0
+        for direction in ("encrypt", "decrypt"):
+            self.functions[direction] = FunctionPlan(
+                f"xts_{direction}", ("KEY", "KEY2", "DST", "SRC", "LEN", "IVP"),
+                ("ROUNDS", "KEYEND", "TMPG"),
+                aliases=(("PART", "KEY2", "once the tweak is made"),), stack=frame)
+
+    def notes(self, fn):
+        tweak = self.R["TW"][0].role
+        lines = super().notes(fn) + [
+            f"Ciphertext stealing reuses X0 (the block), {tweak} (the last 16 source bytes),",
+            "POLY (a shuffle), BASE (the mask) and T1/T2 (the two last tweaks)."]
+        if self.spill:
+            lines.append(f"Tweaks: on the stack, vector j at [rsp + {self.isa.vector_bytes}*j] "
+                         f"(j < {self.knobs['UNROLL']}); TWS is the register they are made in.")
+        return lines
+
+
+class GcmPlan(Plan):
+    """One register layout for the five functions.  The fixed roles first; then, while
+    registers are left: GD (encryption hashes the previous iteration's ciphertext while
+    the next one's AES runs), the BSWAP and GFPOLY constants, the powers of H of a full
+    iteration (HPOW), Karatsuba's half sums (HSUM), and the middle round keys (KEYS=reg,
+    as many as fit; the rest are read into KT each round).  What gets no register is a
+    memory operand."""
+    RULES = Plan.RULES + (
+        Rule(f"UNROLL x lanes <= {GCM_H_POWERS} (the powers of H the key holds)",
+             lambda isa, knobs: (
+                 f"UNROLL={knobs['UNROLL']} on {isa.name} needs "
+                 f"{knobs['UNROLL'] * isa.lanes} powers of H; the key holds {GCM_H_POWERS}"
+                 if knobs["UNROLL"] * isa.lanes > GCM_H_POWERS else None)),
+        Rule("GHASH=karatsuba: the UNROLL powers of H and their UNROLL half sums in "
+             "registers", None),
+        Rule(f"records: a final group of {GCM_H_POWERS} blocks (UNROLL x lanes = "
+             f"{GCM_H_POWERS}) has no H^{GCM_H_POWERS + 1}: its lengths block takes the "
+             "identity and the reduced sum one more product with H", None),
+    )
+
+    def allocate(self):
+        v, U, isa = self.vregs, self.knobs["UNROLL"], self.isa
+        self.N = U * isa.lanes
+        self.powers = GCM_H_POWERS
+        self.take("X", v.many("X", U))
+        for role in ("D", "LO", "MI", "HI", "T0"):
+            self.take(role, v.one(role))
+        # T1 only on EVEX (three-way XORs and the 4-lane fold)
+        self.take("T1", v.one("T1") if isa.evex else None)
+        for role in ("ACC", "CTR", "INC", "K0", "KLAST", "KT"):
+            self.take(role, v.one(role))
+        self.R["TMP"] = self.R["T0"]      # never live at once
+        self.take("GD", v.many("GD", U) if v.free >= U + 2 else [])
+        self.take("BSWAP", v.one_or_none("BSWAP"))
+        self.take("GFPOLY", v.one_or_none("GFPOLY"))
+        self.take("HP", v.up_to("HPOW", U))
+        if self.knobs["GHASH"] == "karatsuba":
+            if len(self.R["HP"]) < U or v.free < U:
+                raise DoesNotFit(f"GHASH=karatsuba needs the {U} powers of H and their half "
+                                 f"sums in registers; {isa.name} has room for neither")
+            self.take("HK", v.many("HSUM", U))
+        else:
+            self.R["HK"] = []
+        if self.knobs["KEYS"] == "reg":
+            self.take("KMID", v.keyed_up_to("KLAST-", range(1, MIDDLE_KEYS + 1)))
+        else:
+            self.R["KMID"] = {}
+        self.keys_in_kt = [m for m in range(1, MIDDLE_KEYS + 1) if m not in self.R["KMID"]]
+        # The bulk loops keep their counters big-endian (one vpaddd per vector, a carry
+        # path) on EVEX only: llvm-mca's Intel models predict the VEX loops slower so.
+        self.big_endian_counters = isa.evex
+        # EVEX records leave a final full iteration to their tail, which hashes it with
+        # the lengths block under one reduction (VEX records take whole blocks only and
+        # finish through the partial-block path).
+        self.records_keep_last = isa.evex
+        # records: a final group may hold N blocks; the lengths block then needs
+        # H^(N+1), which the key lacks when N is all of its powers
+        self.records_use_all_powers = self.N >= GCM_H_POWERS
+        ghash_groups = ("X", "D", "LO", "MI", "HI", "T0", "T1", "ACC", "BSWAP", "GFPOLY",
+                        "HP", "HK")
+        self.functions["ghash"] = FunctionPlan(
+            "gcm_ghash", ("KEY", "ACCP", "SRC", "LEN"), ("TMPG", "HPTR"),
+            vector_groups=ghash_groups)
+        for direction in ("enc", "dec"):
+            self.functions[f"{direction}_update"] = FunctionPlan(
+                f"gcm_{direction}_update", ("KEY", "DST", "SRC", "LEN", "CTRP", "ACCP"),
+                ("ROUNDS", "KEYEND", "TMPG"),
+                aliases=(("HPTR", "CTRP", "once the counter is loaded"),))
+            self.functions[f"{direction}_record"] = FunctionPlan(
+                f"gcm_{direction}_record", ("KEY", "DST", "SRC", "LEN", "REC"),
+                ("ROUNDS", "KEYEND", "TMPG", "HPTR"),
+                aliases=(("AAD", "ROUNDS", "until the rounds are loaded"),
+                         ("AADLEN", "KEYEND", "until the rounds are loaded")))
+
+    def notes(self, fn):
+        U, missing = self.knobs["UNROLL"], []
+        if len(self.R["HP"]) < U:
+            missing.append(f"HPOW{len(self.R['HP'])}..HPOW{U - 1} are read from the key")
+        for name in ("BSWAP", "GFPOLY"):
+            if self.R[name] is None:
+                missing.append(f"{name} is read from .rodata")
+        lines = []
+        if fn.plan.vector_groups is None:
+            lines.append("T0 doubles as TMP.")
+            if self.keys_in_kt:
+                first, last = self.keys_in_kt[0], self.keys_in_kt[-1]
+                lines.append(f"Round keys KLAST-{first}..KLAST-{last} are loaded into KT "
+                             "once per round (those a key size has).")
+        if missing and (fn.plan.vector_groups is None or "HP" in fn.plan.vector_groups):
+            lines.append("Memory operands: " + "; ".join(missing) + ".")
+        return lines
+
+
+PLANS = {"ctr": CtrPlan, "xctr": XctrPlan, "xts": XtsPlan, "gcm": GcmPlan}
+
+
+def _attempt(mode: Mode, isa: Isa, knobs):
+    try:
+        return PLANS[mode.name](mode, isa, knobs), None
+    except DoesNotFit as error:
+        return None, error
+
+
+def fits(mode: Mode, isa: Isa, knobs) -> bool:
+    return _attempt(mode, isa, knobs)[0] is not None
+
+
+def fitting_values(mode: Mode, isa: Isa, knobs, name: str) -> List[object]:
+    """The values of knob `name` that plan with the other knobs unchanged (TAIL follows a
+    smaller UNROLL, as knobs.resolve does)."""
+    values = []
+    for value in KNOBS[name].values:
+        trial = dict(knobs, **{name: value})
+        if name == "UNROLL" and "TAIL" in trial:
+            trial["TAIL"] = min(trial["TAIL"], value)
+        if fits(mode, isa, trial):
+            values.append(value)
+    return values
+
+
+def make_plan(mode: Mode, isa: Isa, knobs) -> Plan:
+    """The plan of these knobs, or Refused naming the reason and the values that fit."""
+    plan, error = _attempt(mode, isa, knobs)
+    if plan is not None:
+        return plan
+    settings = " ".join(f"{k}={v}" for k, v in sorted(knobs.items()))
+    unroll = fitting_values(mode, isa, knobs, "UNROLL")
+    parts = [f"valid UNROLL here: {', '.join(map(str, unroll)) or 'none'}"]
+    for name in sorted(knobs):
+        if name == "UNROLL":
+            continue
+        others = [v for v in fitting_values(mode, isa, knobs, name) if v != knobs[name]]
+        if others:
+            parts.append("or set " + " or ".join(f"{name}={v}" for v in others))
+    raise Refused(str(error), f"{mode.name}/{isa.name}: {settings}: {error}; "
+                              + "; ".join(parts))
+
+
+def combinations(mode: Mode):
+    """Every assignment of the mode's knobs (TAIL <= UNROLL), as dicts."""
+    names = sorted(mode.knobs)
+    for values in itertools.product(*(KNOBS[name].values for name in names)):
+        knobs = dict(zip(names, values))
+        if knobs.get("TAIL", 0) <= knobs.get("UNROLL", 0):
+            yield knobs
+
+
+def constraints(mode: Mode) -> List[str]:
+    """The fit rules of a mode, for `python3 -m generator list`."""
+    return [rule.text for rule in PLANS[mode.name].RULES]

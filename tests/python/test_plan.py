@@ -1,0 +1,216 @@
+# SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
+"""Unit tests of the plans (generator/plan.py).
+
+- Every knob combination of every mode and ISA either plans or is refused, without
+  rendering, with a message that names the reason and exactly the values that fit.
+- Plan and rendering agree: every plan that fits renders, and each function's register
+  map (general and vector) names every register its code uses.
+- The fit rules the issue names: TAIL <= UNROLL, UNROLL x lanes <= 32 for GCM,
+  Karatsuba's registers, the XTS spill.
+"""
+
+import re
+import unittest
+from unittest import mock
+
+import jinja2
+
+from repo import REPO  # noqa: F401  (puts the repository on sys.path)
+from generator.abi import SYSV
+from generator.isa import ISAS, get_isa
+from generator.model import GPR64, Instr, Mem, Reg
+from generator.modes import MODES, get_mode
+from generator.parse import lookup_register, parse
+from generator.plan import (GCM_H_POWERS, Refused, combinations, constraints, fits,
+                            make_plan)
+from generator.render import render_neutral
+
+
+RSP = GPR64.index("rsp")
+
+
+def every_combination():
+    for mode in MODES.values():
+        for isa in ISAS.values():
+            for knobs in combinations(mode):
+                yield mode, isa, knobs
+
+
+def refusal(mode, isa, knobs):
+    try:
+        make_plan(mode, isa, knobs)
+    except Refused as error:
+        return str(error)
+    return None
+
+
+class EveryCombinationPlansOrIsRefused(unittest.TestCase):
+    def test_without_rendering(self):
+        planned = refused = 0
+        with mock.patch.object(jinja2.Environment, "get_template",
+                               side_effect=AssertionError("a plan rendered a template")):
+            for mode, isa, knobs in every_combination():
+                if refusal(mode, isa, knobs) is None:
+                    planned += 1
+                else:
+                    refused += 1
+        self.assertEqual(planned + refused, 560)
+        self.assertGreater(planned, 250)
+        self.assertGreater(refused, 200)
+
+    def test_refusals_name_exactly_the_values_that_fit(self):
+        for mode, isa, knobs in every_combination():
+            message = refusal(mode, isa, knobs)
+            if message is None:
+                continue
+            with self.subTest(mode=mode.name, isa=isa.name, **knobs):
+                self.assertIn(f"{mode.name}/{isa.name}", message)
+                for name, value in knobs.items():
+                    self.assertIn(f"{name}={value}", message)
+                listed = re.search(r"valid UNROLL here: ([^;]*)", message).group(1)
+                listed = [] if listed == "none" else [int(v) for v in listed.split(", ")]
+                for unroll in (1, 2, 4, 8, 16):
+                    trial = dict(knobs, UNROLL=unroll, TAIL=min(knobs["TAIL"], unroll))
+                    self.assertEqual(unroll in listed, fits(mode, isa, trial), unroll)
+                for name in knobs:
+                    if name == "UNROLL":
+                        continue
+                    for value in {"KEYS": ("reg", "mem"), "GHASH": ("school", "karatsuba"),
+                                  "TAIL": (1, 2, 4, 8)}[name]:
+                        if value == knobs[name]:
+                            continue
+                        said = f"or set {name}={value}" in message or \
+                            re.search(rf"or {name}={value}\b", message) is not None
+                        self.assertEqual(said, fits(mode, isa, dict(knobs, **{name: value})),
+                                         f"{name}={value}: {message}")
+
+
+class FitRules(unittest.TestCase):
+    def plan(self, mode, isa, **knobs):
+        base = {"UNROLL": 4, "KEYS": "mem", "TAIL": 1}
+        if mode == "gcm":
+            base["GHASH"] = "school"
+        return make_plan(get_mode(mode), get_isa(isa), dict(base, **knobs))
+
+    def test_tail_at_most_unroll(self):
+        with self.assertRaisesRegex(Refused, "TAIL=8 exceeds UNROLL=4"):
+            self.plan("ctr", "avx10_512", TAIL=8)
+
+    def test_gcm_powers_of_h(self):
+        self.plan("gcm", "avx10_512", UNROLL=8)          # 32 blocks: all the powers
+        with self.assertRaisesRegex(Refused, "needs 64 powers of H; the key holds 32"):
+            self.plan("gcm", "avx10_512", UNROLL=16)
+        self.assertTrue(self.plan("gcm", "avx10_512", UNROLL=8).records_use_all_powers)
+        self.assertFalse(self.plan("gcm", "avx10_512", UNROLL=4).records_use_all_powers)
+        self.assertEqual(self.plan("gcm", "avx10_256", UNROLL=16).N, GCM_H_POWERS)
+
+    def test_karatsuba_needs_its_registers(self):
+        plan = self.plan("gcm", "avx10_512", GHASH="karatsuba", KEYS="reg")
+        self.assertEqual(len(plan.R["HK"]), 4)
+        self.assertEqual(len(plan.R["HP"]), 4)
+        with self.assertRaisesRegex(Refused, "karatsuba"):
+            self.plan("gcm", "vaes_avx2", GHASH="karatsuba")
+        with self.assertRaisesRegex(Refused, "karatsuba.*valid UNROLL here: 1, 2, 4"):
+            self.plan("gcm", "avx10_512", GHASH="karatsuba", UNROLL=8)
+
+    def test_xts_spill(self):
+        self.assertFalse(self.plan("xts", "avx10_512", KEYS="reg", UNROLL=4).spill)
+        spilled = self.plan("xts", "avx10_512", KEYS="reg", UNROLL=8)
+        self.assertTrue(spilled.spill)
+        self.assertEqual([r.role for r in spilled.R["TW"]], ["TWS"])
+        self.assertEqual(spilled.functions["encrypt"].stack, 8 * 64)
+        registers = self.plan("xts", "avx10_256", KEYS="mem", UNROLL=8)
+        self.assertEqual([r.role for r in registers.R["TW"]], [f"TW{j}" for j in range(8)])
+        self.assertEqual(registers.functions["decrypt"].stack, 0)
+
+    def test_round_keys(self):
+        self.assertEqual(len(self.plan("ctr", "avx10_512", KEYS="reg").R["KMID"]), 13)
+        keys_mem = self.plan("ctr", "avx10_512", KEYS="mem")
+        self.assertEqual(keys_mem.R["KMID"], {})
+        self.assertIsNotNone(keys_mem.R["KT"])
+
+    def test_list_shows_the_constraints(self):
+        for mode in MODES.values():
+            self.assertTrue(any("TAIL <= UNROLL" in rule for rule in constraints(mode)))
+        self.assertTrue(any("<= 32" in rule for rule in constraints(get_mode("gcm"))))
+
+
+def _map_registers(comment_lines):
+    """{'general': {index}, 'vector': {index}} named by a function's register map."""
+    found = {"general": set(), "vector": set()}
+    kind = None
+    for line in comment_lines:
+        match = re.match(r"Registers \((general|vector)\): ", line)
+        if match:
+            kind = match.group(1)
+        elif not line.startswith(" "):
+            kind = None
+        if kind:
+            for name, register in re.findall(r"([A-Z][A-Z0-9_-]*)=([a-z]+[0-9]*)\b", line):
+                reg = lookup_register(register)
+                found[kind].add(reg.index)
+    return found
+
+
+class PlanAndRenderingAgree(unittest.TestCase):
+    """Render every plan that fits; in each function, every general and vector register
+    the code uses is named in the function's register map."""
+
+    def test_register_maps_are_complete(self):
+        rendered = 0
+        for mode, isa, knobs in every_combination():
+            if not fits(mode, isa, knobs):
+                continue
+            plan = make_plan(mode, isa, knobs)
+            text = render_neutral(plan, SYSV)
+            rendered += 1
+            with self.subTest(mode=mode.name, isa=isa.name, **knobs):
+                self.check_functions(text, len(plan.functions))
+        self.assertGreater(rendered, 250)
+
+    def check_functions(self, text, count):
+        comments, current, seen = [], None, 0
+        for line in text.splitlines():
+            stripped = line.strip()
+            if stripped.startswith("#"):
+                comments.append(stripped[2:] if stripped.startswith("# ") else stripped[1:])
+                continue
+            if stripped.startswith(".function "):
+                current = (stripped.split()[1], _map_registers(comments), set(), set())
+                seen += 1
+                self.assertTrue(current[1]["general"], f"{current[0]}: no general map")
+                self.assertTrue(current[1]["vector"], f"{current[0]}: no vector map")
+                continue
+            if stripped.startswith(".endfunction"):
+                name, named, general, vector = current
+                self.assertLessEqual(general, named["general"],
+                                     f"{name}: general registers missing from its map: "
+                                     + ", ".join(GPR64[i] for i in general - named["general"]))
+                self.assertLessEqual(vector, named["vector"],
+                                     f"{name}: vector registers missing from its map: "
+                                     f"{sorted(vector - named['vector'])}")
+                current, comments = None, []
+                continue
+            if current is None or not stripped or stripped.startswith("."):
+                continue
+            for statement in parse(line):
+                if isinstance(statement, Instr):
+                    self.collect(statement, current[2], current[3])
+        self.assertEqual(seen, count)
+
+    @staticmethod
+    def collect(instr, general, vector):
+        for op in instr.operands:
+            if isinstance(op, Reg) and op.kind == "gpr" and op.index != RSP:
+                general.add(op.index)
+            elif isinstance(op, Reg) and op.is_vector:
+                vector.add(op.index)
+            elif isinstance(op, Mem):
+                for name in (op.base, op.index):
+                    reg = lookup_register(name) if name else None
+                    if reg is not None and reg.kind == "gpr" and reg.index != RSP:
+                        general.add(reg.index)
+
+
+if __name__ == "__main__":
+    unittest.main()
