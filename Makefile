@@ -11,20 +11,26 @@ CC      ?= cc
 BUILD   ?= build
 PREFIX  ?= /usr/local
 
-ISAS    := aesni_avx vaes_avx2 avx10_256 avx10_512
-MODES   := ctr xctr xts gcm
-
-# Every generated file the library is built from (GNU as syntax).
-GEN_S   := $(foreach i,$(ISAS),$(foreach m,$(MODES),gen/$(i)/$(m).S))
+# Every generated file the library is built from (GNU as syntax), as gen/manifest.json
+# (written by `make gen`) lists them.
+GEN_MANIFEST := gen/manifest.json
+GEN_S   := $(shell $(PYTHON) -c 'import json, sys; \
+             print(" ".join("gen/" + e["files"]["S"]["path"] for e in \
+                   json.load(open(sys.argv[1]))["generated"]))' $(GEN_MANIFEST))
+ifeq ($(GEN_S),)
+$(error $(GEN_MANIFEST): missing or unreadable (run make gen))
+endif
 
 CFLAGS  ?= -O2 -g
-CFLAGS  += -std=c11 -Wall -Wextra -fPIC -fcf-protection=full -Iruntime/include -Iruntime/src
+CFLAGS  += -std=c11 -Wall -Wextra -fPIC -fcf-protection=full -Iruntime/include -Iruntime/src \
+           -Igen
 ASFLAGS += -Wa,--noexecstack
 
 .PHONY: all gen help
 all: lib
 
-# make gen [ISA=name] [MODE=name] [UNROLL=n] [KEYS=reg|mem]
+# make gen [ISA=name] [MODE=name] [UNROLL=n] [KEYS=reg|mem]; also writes gen/manifest.json
+# and gen/aesgen_gen.h
 GEN_ARGS := $(if $(ISA),--isa $(ISA)) $(if $(MODE),--mode $(MODE)) \
             $(if $(UNROLL),UNROLL=$(UNROLL)) $(if $(KEYS),KEYS=$(KEYS))
 gen:

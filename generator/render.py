@@ -2,12 +2,13 @@
 """Turns (mode, ISA, knobs, ABI) into the two assembly texts."""
 
 import os
+from dataclasses import dataclass
 from typing import Dict
 
 import jinja2
 
-from . import SPDX_LICENSE, VERSION
-from .abi import KEY_ROUNDS_OFFSET, SYSV, Abi, Function
+from . import SPDX_LICENSE, VERSION, functions, layout
+from .abi import SYSV, Abi, Function
 from .knobs import KNOBS
 from .errors import TemplateError
 from .isa import Isa
@@ -91,10 +92,10 @@ def render_neutral(mode: Mode, isa: Isa, knobs, abi: Abi, variant: str = "") -> 
     # Globals, so that imported macro libraries see them too.
     environment.globals.update(
         isa=isa, knobs=knobs, abi=abi, vregs=vregs, function=function, mode=mode,
-        symbol=lambda base: f"aesgen_{base}_{isa.name}{variant}", zip=zip, refuse=_refuse,
+        symbol=lambda base: functions.symbol(base, isa.name, variant), zip=zip, refuse=_refuse,
         variant=variant, primary=not variant,
-        split_chunks=_split_chunks, xmm_keys=_xmm_keys,
-        KEY_ROUNDS_OFFSET=KEY_ROUNDS_OFFSET)
+        split_chunks=_split_chunks, xmm_keys=_xmm_keys, layout=layout,
+        prototype=lambda name: functions.prototype_of(name, isa.name))
     return environment.get_template(mode.template).render()
 
 
@@ -121,6 +122,18 @@ def _check_fits(mode: Mode, isa: Isa, knobs):
 
 def generate(mode: Mode, isa: Isa, knobs, abi: Abi) -> Dict[str, str]:
     """Returns {'S': GNU as text, 'asm': NASM text}."""
+    return build(mode, isa, knobs, abi).texts
+
+
+@dataclass
+class Output:
+    """One generated file pair and what generator/manifest.py describes of it."""
+    texts: Dict[str, str]           # {'S': GNU as text, 'asm': NASM text}
+    statements: list                # the parsed, linted model
+    alternates: Dict[str, object]   # variant suffix -> knob value of each alternate set
+
+
+def build(mode: Mode, isa: Isa, knobs, abi: Abi) -> Output:
     neutral = render_neutral(mode, isa, knobs, abi)
     extra = alternates(mode, isa, knobs)
     for variant, other in extra:
@@ -131,4 +144,5 @@ def generate(mode: Mode, isa: Isa, knobs, abi: Abi) -> Dict[str, str]:
     except TemplateError as error:
         raise TemplateError(f"{mode.name}/{isa.name}: {error}") from None
     lines = header(mode, isa, knobs, abi, [(v, other[mode.alternate]) for v, other in extra])
-    return {ext: printer().render(lines, statements) for ext, printer in PRINTERS.items()}
+    texts = {ext: printer().render(lines, statements) for ext, printer in PRINTERS.items()}
+    return Output(texts, statements, {v: other[mode.alternate] for v, other in extra})

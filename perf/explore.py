@@ -43,7 +43,8 @@ from generator.errors import UsageError
 from generator.isa import ISAS
 from generator.knobs import KNOBS, resolve
 from generator.modes import MODES
-from generator.render import generate
+from generator.manifest import file_entry
+from generator.render import build
 from generator.vregs import RegisterBudgetError
 
 from . import mca, plots
@@ -165,7 +166,8 @@ class Workspace:
         """Generate, check, estimate and link one variant; sets c.status."""
         c.directory = os.path.join(self.root, c.slug)
         try:
-            texts = generate(self.mode, self.isa, c.knobs, SYSV)
+            output = build(self.mode, self.isa, c.knobs, SYSV)
+            texts = output.texts
         except RegisterBudgetError as error:
             c.status, c.reason = "no fit", str(error)
             return
@@ -183,7 +185,8 @@ class Workspace:
             assemble(source, obj)
             objects = self.common_objects + [obj]
             self.check(c, objects)
-            variant = mca.parse_variant(texts["S"], source)
+            entry = file_entry(self.mode, self.isa, c.knobs, SYSV, output)
+            variant = mca.parse_variant(texts["S"], entry, source)
             c.estimates = mca.estimate([variant])
             if c.status == "ok":
                 self.link_bench(c, objects)

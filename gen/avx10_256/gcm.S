@@ -23,8 +23,8 @@
 #            GD2=ymm18, GD3=ymm19, BSWAP=ymm20, GFPOLY=ymm21, HPOW0=ymm22, HPOW1=ymm23
 #            HPOW2=ymm24, HPOW3=ymm25, HSUM0=ymm26, HSUM1=ymm27, HSUM2=ymm28, HSUM3=ymm29
 #            KLAST-1=ymm30, KLAST-2=ymm31
-# int aesgen_gcm_ghash_avx10_256(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data,
-#                  size_t len);   len a multiple of 16
+# int aesgen_gcm_ghash_avx10_256(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data, size_t len);
+#   len a multiple of 16
 #
 # acc = (...((acc + B0)*H + B1)*H ...)*H over the blocks: 8 blocks per iteration are
 # multiplied by H^8..H^1 and summed before one reduction.
@@ -152,8 +152,8 @@ aesgen_gcm_ghash_avx10_256:
 	.cfi_endproc
 	.size	aesgen_gcm_ghash_avx10_256, . - aesgen_gcm_ghash_avx10_256
 
-# int aesgen_gcm_enc_update_avx10_256(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
-#                  size_t len, const uint8_t ctr[16], uint8_t acc[16]);   len % 16 == 0
+# int aesgen_gcm_enc_update_avx10_256(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
+#   len % 16 == 0
 #
 # Encrypts with CTR (inc32 on the counter block's last 4 bytes) and hashes the
 # ciphertext into acc.  Per iteration 4 vectors (8 blocks): the AES rounds of the
@@ -865,8 +865,8 @@ aesgen_gcm_enc_update_avx10_256:
 	.cfi_endproc
 	.size	aesgen_gcm_enc_update_avx10_256, . - aesgen_gcm_enc_update_avx10_256
 
-# int aesgen_gcm_dec_update_avx10_256(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
-#                  size_t len, const uint8_t ctr[16], uint8_t acc[16]);   len % 16 == 0
+# int aesgen_gcm_dec_update_avx10_256(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
+#   len % 16 == 0
 #
 # Decrypts with CTR (inc32 on the counter block's last 4 bytes) and hashes the
 # ciphertext into acc.  Per iteration 4 vectors (8 blocks): the AES rounds of the
@@ -1429,8 +1429,8 @@ aesgen_gcm_dec_update_avx10_256:
 	.cfi_endproc
 	.size	aesgen_gcm_dec_update_avx10_256, . - aesgen_gcm_dec_update_avx10_256
 
-# int aesgen_gcm_enc_record_avx10_256(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
-#                  size_t len, struct aesgen_gcm_record *rec);   any len
+# int aesgen_gcm_enc_record_avx10_256(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
+#   any len
 #
 # One whole message: GHASH of the AAD, E_K(J0), encryption with the same stitched
 # loop as aesgen_gcm_enc_update_avx10_256, then the last 1..8 blocks and the lengths block
@@ -2381,8 +2381,8 @@ aesgen_gcm_enc_record_avx10_256:
 	.cfi_endproc
 	.size	aesgen_gcm_enc_record_avx10_256, . - aesgen_gcm_enc_record_avx10_256
 
-# int aesgen_gcm_dec_record_avx10_256(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
-#                  size_t len, struct aesgen_gcm_record *rec);   any len
+# int aesgen_gcm_dec_record_avx10_256(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
+#   any len
 #
 # One whole message: GHASH of the AAD, E_K(J0), decryption with the same stitched
 # loop as aesgen_gcm_dec_update_avx10_256, then the last 1..8 blocks and the lengths block
@@ -3255,8 +3255,8 @@ aesgen_gcm_dec_record_avx10_256:
 #            GD2=ymm18, GD3=ymm19, BSWAP=ymm20, GFPOLY=ymm21, HPOW0=ymm22, HPOW1=ymm23
 #            HPOW2=ymm24, HPOW3=ymm25, KLAST-1=ymm26, KLAST-2=ymm27, KLAST-3=ymm28, KLAST-4=ymm29
 #            KLAST-5=ymm30, KLAST-6=ymm31
-# int aesgen_gcm_ghash_avx10_256_school(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data,
-#                  size_t len);   len a multiple of 16
+# int aesgen_gcm_ghash_avx10_256_school(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data, size_t len);
+#   len a multiple of 16
 #
 # acc = (...((acc + B0)*H + B1)*H ...)*H over the blocks: 8 blocks per iteration are
 # multiplied by H^8..H^1 and summed before one reduction.
@@ -3373,8 +3373,8 @@ aesgen_gcm_ghash_avx10_256_school:
 	.cfi_endproc
 	.size	aesgen_gcm_ghash_avx10_256_school, . - aesgen_gcm_ghash_avx10_256_school
 
-# int aesgen_gcm_enc_update_avx10_256_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
-#                  size_t len, const uint8_t ctr[16], uint8_t acc[16]);   len % 16 == 0
+# int aesgen_gcm_enc_update_avx10_256_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
+#   len % 16 == 0
 #
 # Encrypts with CTR (inc32 on the counter block's last 4 bytes) and hashes the
 # ciphertext into acc.  Per iteration 4 vectors (8 blocks): the AES rounds of the
@@ -4052,8 +4052,8 @@ aesgen_gcm_enc_update_avx10_256_school:
 	.cfi_endproc
 	.size	aesgen_gcm_enc_update_avx10_256_school, . - aesgen_gcm_enc_update_avx10_256_school
 
-# int aesgen_gcm_dec_update_avx10_256_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
-#                  size_t len, const uint8_t ctr[16], uint8_t acc[16]);   len % 16 == 0
+# int aesgen_gcm_dec_update_avx10_256_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
+#   len % 16 == 0
 #
 # Decrypts with CTR (inc32 on the counter block's last 4 bytes) and hashes the
 # ciphertext into acc.  Per iteration 4 vectors (8 blocks): the AES rounds of the
@@ -4589,8 +4589,8 @@ aesgen_gcm_dec_update_avx10_256_school:
 	.cfi_endproc
 	.size	aesgen_gcm_dec_update_avx10_256_school, . - aesgen_gcm_dec_update_avx10_256_school
 
-# int aesgen_gcm_enc_record_avx10_256_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
-#                  size_t len, struct aesgen_gcm_record *rec);   any len
+# int aesgen_gcm_enc_record_avx10_256_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
+#   any len
 #
 # One whole message: GHASH of the AAD, E_K(J0), encryption with the same stitched
 # loop as aesgen_gcm_enc_update_avx10_256_school, then the last 1..8 blocks and the lengths block
@@ -5507,8 +5507,8 @@ aesgen_gcm_enc_record_avx10_256_school:
 	.cfi_endproc
 	.size	aesgen_gcm_enc_record_avx10_256_school, . - aesgen_gcm_enc_record_avx10_256_school
 
-# int aesgen_gcm_dec_record_avx10_256_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
-#                  size_t len, struct aesgen_gcm_record *rec);   any len
+# int aesgen_gcm_dec_record_avx10_256_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
+#   any len
 #
 # One whole message: GHASH of the AAD, E_K(J0), decryption with the same stitched
 # loop as aesgen_gcm_dec_update_avx10_256_school, then the last 1..8 blocks and the lengths block

@@ -23,8 +23,8 @@
 #            GD2=zmm18, GD3=zmm19, BSWAP=zmm20, GFPOLY=zmm21, HPOW0=zmm22, HPOW1=zmm23
 #            HPOW2=zmm24, HPOW3=zmm25, HSUM0=zmm26, HSUM1=zmm27, HSUM2=zmm28, HSUM3=zmm29
 #            KLAST-1=zmm30, KLAST-2=zmm31
-# int aesgen_gcm_ghash_avx10_512(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data,
-#                  size_t len);   len a multiple of 16
+# int aesgen_gcm_ghash_avx10_512(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data, size_t len);
+#   len a multiple of 16
 #
 # acc = (...((acc + B0)*H + B1)*H ...)*H over the blocks: 16 blocks per iteration are
 # multiplied by H^16..H^1 and summed before one reduction.
@@ -158,8 +158,8 @@ aesgen_gcm_ghash_avx10_512:
 	.cfi_endproc
 	.size	aesgen_gcm_ghash_avx10_512, . - aesgen_gcm_ghash_avx10_512
 
-# int aesgen_gcm_enc_update_avx10_512(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
-#                  size_t len, const uint8_t ctr[16], uint8_t acc[16]);   len % 16 == 0
+# int aesgen_gcm_enc_update_avx10_512(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
+#   len % 16 == 0
 #
 # Encrypts with CTR (inc32 on the counter block's last 4 bytes) and hashes the
 # ciphertext into acc.  Per iteration 4 vectors (16 blocks): the AES rounds of the
@@ -880,8 +880,8 @@ aesgen_gcm_enc_update_avx10_512:
 	.cfi_endproc
 	.size	aesgen_gcm_enc_update_avx10_512, . - aesgen_gcm_enc_update_avx10_512
 
-# int aesgen_gcm_dec_update_avx10_512(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
-#                  size_t len, const uint8_t ctr[16], uint8_t acc[16]);   len % 16 == 0
+# int aesgen_gcm_dec_update_avx10_512(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
+#   len % 16 == 0
 #
 # Decrypts with CTR (inc32 on the counter block's last 4 bytes) and hashes the
 # ciphertext into acc.  Per iteration 4 vectors (16 blocks): the AES rounds of the
@@ -1450,8 +1450,8 @@ aesgen_gcm_dec_update_avx10_512:
 	.cfi_endproc
 	.size	aesgen_gcm_dec_update_avx10_512, . - aesgen_gcm_dec_update_avx10_512
 
-# int aesgen_gcm_enc_record_avx10_512(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
-#                  size_t len, struct aesgen_gcm_record *rec);   any len
+# int aesgen_gcm_enc_record_avx10_512(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
+#   any len
 #
 # One whole message: GHASH of the AAD, E_K(J0), encryption with the same stitched
 # loop as aesgen_gcm_enc_update_avx10_512, then the last 1..16 blocks and the lengths block
@@ -2426,8 +2426,8 @@ aesgen_gcm_enc_record_avx10_512:
 	.cfi_endproc
 	.size	aesgen_gcm_enc_record_avx10_512, . - aesgen_gcm_enc_record_avx10_512
 
-# int aesgen_gcm_dec_record_avx10_512(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
-#                  size_t len, struct aesgen_gcm_record *rec);   any len
+# int aesgen_gcm_dec_record_avx10_512(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
+#   any len
 #
 # One whole message: GHASH of the AAD, E_K(J0), decryption with the same stitched
 # loop as aesgen_gcm_dec_update_avx10_512, then the last 1..16 blocks and the lengths block
@@ -3337,8 +3337,8 @@ aesgen_gcm_dec_record_avx10_512:
 #            GD2=zmm18, GD3=zmm19, BSWAP=zmm20, GFPOLY=zmm21, HPOW0=zmm22, HPOW1=zmm23
 #            HPOW2=zmm24, HPOW3=zmm25, KLAST-1=zmm26, KLAST-2=zmm27, KLAST-3=zmm28, KLAST-4=zmm29
 #            KLAST-5=zmm30, KLAST-6=zmm31
-# int aesgen_gcm_ghash_avx10_512_school(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data,
-#                  size_t len);   len a multiple of 16
+# int aesgen_gcm_ghash_avx10_512_school(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data, size_t len);
+#   len a multiple of 16
 #
 # acc = (...((acc + B0)*H + B1)*H ...)*H over the blocks: 16 blocks per iteration are
 # multiplied by H^16..H^1 and summed before one reduction.
@@ -3461,8 +3461,8 @@ aesgen_gcm_ghash_avx10_512_school:
 	.cfi_endproc
 	.size	aesgen_gcm_ghash_avx10_512_school, . - aesgen_gcm_ghash_avx10_512_school
 
-# int aesgen_gcm_enc_update_avx10_512_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
-#                  size_t len, const uint8_t ctr[16], uint8_t acc[16]);   len % 16 == 0
+# int aesgen_gcm_enc_update_avx10_512_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
+#   len % 16 == 0
 #
 # Encrypts with CTR (inc32 on the counter block's last 4 bytes) and hashes the
 # ciphertext into acc.  Per iteration 4 vectors (16 blocks): the AES rounds of the
@@ -4149,8 +4149,8 @@ aesgen_gcm_enc_update_avx10_512_school:
 	.cfi_endproc
 	.size	aesgen_gcm_enc_update_avx10_512_school, . - aesgen_gcm_enc_update_avx10_512_school
 
-# int aesgen_gcm_dec_update_avx10_512_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
-#                  size_t len, const uint8_t ctr[16], uint8_t acc[16]);   len % 16 == 0
+# int aesgen_gcm_dec_update_avx10_512_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
+#   len % 16 == 0
 #
 # Decrypts with CTR (inc32 on the counter block's last 4 bytes) and hashes the
 # ciphertext into acc.  Per iteration 4 vectors (16 blocks): the AES rounds of the
@@ -4692,8 +4692,8 @@ aesgen_gcm_dec_update_avx10_512_school:
 	.cfi_endproc
 	.size	aesgen_gcm_dec_update_avx10_512_school, . - aesgen_gcm_dec_update_avx10_512_school
 
-# int aesgen_gcm_enc_record_avx10_512_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
-#                  size_t len, struct aesgen_gcm_record *rec);   any len
+# int aesgen_gcm_enc_record_avx10_512_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
+#   any len
 #
 # One whole message: GHASH of the AAD, E_K(J0), encryption with the same stitched
 # loop as aesgen_gcm_enc_update_avx10_512_school, then the last 1..16 blocks and the lengths block
@@ -5634,8 +5634,8 @@ aesgen_gcm_enc_record_avx10_512_school:
 	.cfi_endproc
 	.size	aesgen_gcm_enc_record_avx10_512_school, . - aesgen_gcm_enc_record_avx10_512_school
 
-# int aesgen_gcm_dec_record_avx10_512_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
-#                  size_t len, struct aesgen_gcm_record *rec);   any len
+# int aesgen_gcm_dec_record_avx10_512_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
+#   any len
 #
 # One whole message: GHASH of the AAD, E_K(J0), decryption with the same stitched
 # loop as aesgen_gcm_dec_update_avx10_512_school, then the last 1..16 blocks and the lengths block

@@ -3,20 +3,13 @@
  * CPU feature detection: CPUID says what the processor has, XGETBV says which
  * register state the OS saves on context switches.  An ISA is usable only if
  * both agree (e.g. AVX-512 in a VM or kernel that does not enable ZMM state
- * would fault).
+ * would fault): each ISA's mask holds the CPUID features and the OS-state bits.
  */
 #include <stdatomic.h>
 #include "internal.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
-
-/* XCR0 bits: which state components the OS saves. */
-#define XCR0_SSE        (1u << 1)
-#define XCR0_YMM        (1u << 2)
-#define XCR0_OPMASK     (1u << 5)
-#define XCR0_ZMM_HI256  (1u << 6)
-#define XCR0_HI16_ZMM   (1u << 7)
 
 /* XGETBV without needing -mxsave; only valid when CPUID reports OSXSAVE. */
 static uint64_t read_xcr0(void)
@@ -26,49 +19,37 @@ static uint64_t read_xcr0(void)
     return ((uint64_t)hi << 32) | lo;
 }
 
+/* One CPUID register; 0 when the leaf does not exist. */
+struct cpuid_regs {
+    unsigned eax, ebx, ecx, edx;
+};
+
+static struct cpuid_regs cpuid(unsigned leaf, unsigned subleaf)
+{
+    struct cpuid_regs r = { 0, 0, 0, 0 };
+    if (!__get_cpuid_count(leaf, subleaf, &r.eax, &r.ebx, &r.ecx, &r.edx))
+        r.eax = r.ebx = r.ecx = r.edx = 0;
+    return r;
+}
+
+/* The table of gen/aesgen_gen.h (generator/features.py): each feature's CPUID bit, and
+ * the XCR0 state the OS must enable for the os: ones. */
 static unsigned detect_features(void)
 {
-    unsigned eax, ebx, ecx, edx;
     unsigned f = 0;
-
-    if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx))
-        return 0;
-    if (ecx & bit_AES)
-        f |= AESGEN_CPU_AESNI;
-    if (ecx & bit_PCLMUL)
-        f |= AESGEN_CPU_PCLMUL;
-
-    /* Without OSXSAVE, XGETBV faults and no VEX/EVEX ISA can be used. */
-    int osxsave = (ecx & bit_OSXSAVE) != 0;
-    int has_avx = (ecx & bit_AVX) != 0;
-    uint64_t xcr0 = osxsave ? read_xcr0() : 0;
-    int ymm_state = (xcr0 & (XCR0_SSE | XCR0_YMM)) == (XCR0_SSE | XCR0_YMM);
-    uint64_t zmm_bits = XCR0_OPMASK | XCR0_ZMM_HI256 | XCR0_HI16_ZMM;
-    int zmm_state = ymm_state && (xcr0 & zmm_bits) == zmm_bits;
-    if (!(has_avx && ymm_state))
-        return f;
-    f |= AESGEN_CPU_AVX;
-
-    if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx))
-        return f;
-    if (ebx & bit_AVX2)
-        f |= AESGEN_CPU_AVX2;
-    if (ebx & bit_BMI2)
-        f |= AESGEN_CPU_BMI2;
-    if (ecx & (1u << 9))            /* VAES */
-        f |= AESGEN_CPU_VAES;
-    if (ecx & (1u << 10))           /* VPCLMULQDQ */
-        f |= AESGEN_CPU_VPCLMUL;
-    if (zmm_state) {
-        if (ebx & (1u << 16))
-            f |= AESGEN_CPU_AVX512F;
-        if (ebx & (1u << 17))
-            f |= AESGEN_CPU_AVX512DQ;
-        if (ebx & (1u << 30))
-            f |= AESGEN_CPU_AVX512BW;
-        if (ebx & (1u << 31))
-            f |= AESGEN_CPU_AVX512VL;
-    }
+#define CPUID_FEATURE(bit, title, leaf, subleaf, reg, n) \
+    if ((cpuid(leaf, subleaf).reg >> (n)) & 1u)        \
+        f |= (bit);
+    AESGEN_GEN_CPUID_FEATURES(CPUID_FEATURE)
+#undef CPUID_FEATURE
+    /* Without OSXSAVE, XGETBV faults: then no OS state is enabled. */
+    const int osxsave = (cpuid(1, 0).ecx & bit_OSXSAVE) != 0;
+    const uint64_t xcr0 = osxsave ? read_xcr0() : 0;
+#define XCR0_FEATURE(bit, title, state) \
+    if ((xcr0 & (state)) == (state))    \
+        f |= (bit);
+    AESGEN_GEN_XCR0_FEATURES(XCR0_FEATURE)
+#undef XCR0_FEATURE
     return f;
 }
 #else

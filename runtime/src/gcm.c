@@ -122,10 +122,6 @@ int aesgen_gcm_init(aesgen_gcm_key *key, const uint8_t *k, size_t key_len)
     if (key == NULL || k == NULL || !aesgen_key_len_valid(key_len))
         return AESGEN_EINVAL;
     const aesgen_isa_impl *impl = aesgen_isa_current();
-    /* An implementation without GCM functions would use the portable ones
-     * (none exists today: every usable table entry has them). */
-    if (impl->gcm_setup == NULL)
-        impl = aesgen_isa_impl_get(AESGEN_ISA_GENERIC);
     uint8_t copy[32];
     memcpy(copy, k, key_len);   /* k may lie in *key, which is cleared below */
     memset(key, 0, sizeof *key);
@@ -149,7 +145,7 @@ int aesgen_gcm_init(aesgen_gcm_key *key, const uint8_t *k, size_t key_len)
      * it (same key layout), and its prologue is the cheapest. */
     const aesgen_isa_impl *narrow = aesgen_isa_impl_get(AESGEN_ISA_AESNI_AVX);
     const int use_narrow = impl != aesgen_isa_impl_get(AESGEN_ISA_GENERIC) &&
-                           narrow->gcm_ghash != NULL && aesgen_isa_id_usable(AESGEN_ISA_AESNI_AVX);
+                           aesgen_isa_id_usable(AESGEN_ISA_AESNI_AVX);
     const aesgen_isa_impl *small = use_narrow ? narrow : impl;
     key->ghash_short = small->gcm_ghash;
     key->enc_update_short = small->gcm_enc_update;
