@@ -17,7 +17,9 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import subprocess
+import sys
 import tempfile
 import unittest
 
@@ -167,6 +169,32 @@ class ObjectsAndPrototypes(unittest.TestCase):
                               self.tmp.name)
         self.assertFalse(ok)
         self.assertIn("aesgen_gcm_record.tail_len", errors)
+
+
+class PartialGen(unittest.TestCase):
+    def test_gen_of_one_file_keeps_the_others_knobs(self):
+        """`gen --isa X --mode Y KNOB=..` rewrites that file's entry (and the header's
+        stride); every other entry stays as the manifest recorded it."""
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "gen")
+            shutil.copytree(GEN, out)
+            result = subprocess.run([sys.executable, "-m", "generator", "gen", "--out", out,
+                                     "--isa", "avx10_512", "--mode", "ctr", "UNROLL=2"],
+                                    cwd=REPO, capture_output=True, text=True)
+            self.assertEqual(result.returncode, 0, result.stderr)
+            with open(os.path.join(out, "manifest.json"), encoding="utf-8") as handle:
+                after = {(e["isa"], e["mode"]): e for e in json.load(handle)["generated"]}
+            before = {(e["isa"], e["mode"]): e for e in load_manifest()["generated"]}
+            changed = after.pop(("avx10_512", "ctr"))
+            before.pop(("avx10_512", "ctr"))
+            self.assertEqual(after, before)
+            self.assertEqual(changed["knobs"]["UNROLL"], 2)
+            self.assertEqual([r["bytes_per_iteration"] for r in changed["mca_regions"]], [128])
+            with open(os.path.join(out, "aesgen_gen.h"), encoding="utf-8") as handle:
+                self.assertIn("#define AESGEN_GEN_STRIDE_avx10_512_ctr 128\n", handle.read())
+            with open(os.path.join(out, "avx10_512", "ctr.S"), "rb") as handle:
+                self.assertEqual(hashlib.sha256(handle.read()).hexdigest(),
+                                 changed["files"]["S"]["sha256"])
 
 
 class LayoutAsserted(unittest.TestCase):
