@@ -12,13 +12,15 @@ BUILD   ?= build
 PREFIX  ?= /usr/local
 
 # Every generated file the library is built from (GNU as syntax), as gen/manifest.json
-# (written by `make gen`) lists them.
+# lists them (`make gen` writes it, and gen/aesgen_gen.h, with the assembly).
 GEN_MANIFEST := gen/manifest.json
 GEN_S   := $(shell $(PYTHON) -c 'import json, sys; \
              print(" ".join("gen/" + e["files"]["S"]["path"] for e in \
-                   json.load(open(sys.argv[1]))["generated"]))' $(GEN_MANIFEST))
+                   json.load(open(sys.argv[1]))["generated"]))' $(GEN_MANIFEST) 2>/dev/null)
 ifeq ($(GEN_S),)
+ifneq ($(filter-out gen help,$(or $(MAKECMDGOALS),all)),)
 $(error $(GEN_MANIFEST): missing or unreadable (run make gen))
+endif
 endif
 
 CFLAGS  ?= -O2 -g
@@ -29,8 +31,7 @@ ASFLAGS += -Wa,--noexecstack
 .PHONY: all gen help
 all: lib
 
-# make gen [ISA=name] [MODE=name] [UNROLL=n] [KEYS=reg|mem]; also writes gen/manifest.json
-# and gen/aesgen_gen.h
+# make gen [ISA=name] [MODE=name] [UNROLL=n] [KEYS=reg|mem]
 GEN_ARGS := $(if $(ISA),--isa $(ISA)) $(if $(MODE),--mode $(MODE)) \
             $(if $(UNROLL),UNROLL=$(UNROLL)) $(if $(KEYS),KEYS=$(KEYS))
 gen:
