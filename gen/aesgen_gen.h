@@ -272,6 +272,55 @@ AESGEN_GEN_ALTERNATE int aesgen_gcm_dec_record_avx10_512_school(const aesgen_gcm
 #define AESGEN_GEN_GCM_ALTERNATES_avx10_512(X) \
     X(avx10_512, school)
 
+/* X(isa, mode, symbol) of every function above (the C ABI tests call each). */
+#define AESGEN_GEN_FUNCTIONS(X) \
+    X(aesni_avx, ctr, aesgen_ctr_crypt_aesni_avx) \
+    X(aesni_avx, xctr, aesgen_xctr_crypt_aesni_avx) \
+    X(aesni_avx, xts, aesgen_xts_encrypt_aesni_avx) \
+    X(aesni_avx, xts, aesgen_xts_decrypt_aesni_avx) \
+    X(aesni_avx, gcm, aesgen_gcm_ghash_aesni_avx) \
+    X(aesni_avx, gcm, aesgen_gcm_enc_update_aesni_avx) \
+    X(aesni_avx, gcm, aesgen_gcm_dec_update_aesni_avx) \
+    X(aesni_avx, gcm, aesgen_gcm_enc_record_aesni_avx) \
+    X(aesni_avx, gcm, aesgen_gcm_dec_record_aesni_avx) \
+    X(vaes_avx2, ctr, aesgen_ctr_crypt_vaes_avx2) \
+    X(vaes_avx2, xctr, aesgen_xctr_crypt_vaes_avx2) \
+    X(vaes_avx2, xts, aesgen_xts_encrypt_vaes_avx2) \
+    X(vaes_avx2, xts, aesgen_xts_decrypt_vaes_avx2) \
+    X(vaes_avx2, gcm, aesgen_gcm_ghash_vaes_avx2) \
+    X(vaes_avx2, gcm, aesgen_gcm_enc_update_vaes_avx2) \
+    X(vaes_avx2, gcm, aesgen_gcm_dec_update_vaes_avx2) \
+    X(vaes_avx2, gcm, aesgen_gcm_enc_record_vaes_avx2) \
+    X(vaes_avx2, gcm, aesgen_gcm_dec_record_vaes_avx2) \
+    X(avx10_256, ctr, aesgen_ctr_crypt_avx10_256) \
+    X(avx10_256, xctr, aesgen_xctr_crypt_avx10_256) \
+    X(avx10_256, xts, aesgen_xts_encrypt_avx10_256) \
+    X(avx10_256, xts, aesgen_xts_decrypt_avx10_256) \
+    X(avx10_256, gcm, aesgen_gcm_ghash_avx10_256) \
+    X(avx10_256, gcm, aesgen_gcm_enc_update_avx10_256) \
+    X(avx10_256, gcm, aesgen_gcm_dec_update_avx10_256) \
+    X(avx10_256, gcm, aesgen_gcm_enc_record_avx10_256) \
+    X(avx10_256, gcm, aesgen_gcm_dec_record_avx10_256) \
+    X(avx10_256, gcm, aesgen_gcm_ghash_avx10_256_school) \
+    X(avx10_256, gcm, aesgen_gcm_enc_update_avx10_256_school) \
+    X(avx10_256, gcm, aesgen_gcm_dec_update_avx10_256_school) \
+    X(avx10_256, gcm, aesgen_gcm_enc_record_avx10_256_school) \
+    X(avx10_256, gcm, aesgen_gcm_dec_record_avx10_256_school) \
+    X(avx10_512, ctr, aesgen_ctr_crypt_avx10_512) \
+    X(avx10_512, xctr, aesgen_xctr_crypt_avx10_512) \
+    X(avx10_512, xts, aesgen_xts_encrypt_avx10_512) \
+    X(avx10_512, xts, aesgen_xts_decrypt_avx10_512) \
+    X(avx10_512, gcm, aesgen_gcm_ghash_avx10_512) \
+    X(avx10_512, gcm, aesgen_gcm_enc_update_avx10_512) \
+    X(avx10_512, gcm, aesgen_gcm_dec_update_avx10_512) \
+    X(avx10_512, gcm, aesgen_gcm_enc_record_avx10_512) \
+    X(avx10_512, gcm, aesgen_gcm_dec_record_avx10_512) \
+    X(avx10_512, gcm, aesgen_gcm_ghash_avx10_512_school) \
+    X(avx10_512, gcm, aesgen_gcm_enc_update_avx10_512_school) \
+    X(avx10_512, gcm, aesgen_gcm_dec_update_avx10_512_school) \
+    X(avx10_512, gcm, aesgen_gcm_enc_record_avx10_512_school) \
+    X(avx10_512, gcm, aesgen_gcm_dec_record_avx10_512_school)
+
 /* Every declaration above has its contract's type (runtime/src/asm_abi.h). */
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_ctr_crypt_aesni_avx), aesgen_ctr_fn),
                "aesgen_ctr_crypt_aesni_avx: the aesgen_ctr_fn contract");

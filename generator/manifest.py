@@ -199,7 +199,11 @@ def header_text(entries: List[dict]) -> str:
             out += _macro(f"AESGEN_GEN_GCM_ALTERNATES_{e['isa']}(X)",
                           [f"X({e['isa']}, {value})" for value in e["alternates"]])
         out.append("")
-    out += ["/* Every declaration above has its contract's type (runtime/src/asm_abi.h). */"]
+    out += ["/* X(isa, mode, symbol) of every function above (the C ABI tests call each). */"]
+    out += _macro("AESGEN_GEN_FUNCTIONS(X)",
+                  [f"X({e['isa']}, {e['mode']}, {f['symbol']})"
+                   for e in entries for f in e["functions"]])
+    out += ["", "/* Every declaration above has its contract's type (runtime/src/asm_abi.h). */"]
     out += checks
     out += ["", "#endif /* AESGEN_GEN_H */", ""]
     return "\n".join(out)

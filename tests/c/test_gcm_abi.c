@@ -12,7 +12,8 @@
  * asm_abi.h's reflected form), counters whose low 32 bits wrap inside the call,
  * in place; nothing but dst and acc may change (src, ctr, key, guard bytes).
  * Every function set the file holds is tested: the primary one and the alternates
- * gen/manifest.json lists for it, which must be linked.
+ * gen/manifest.json lists for it, which must be linked; a last check per function the
+ * manifest lists for gen/<isa>/gcm.S says it went through the thunk.
  * The record functions (a whole message per call) likewise, for every length up to
  * two iterations + 80 bytes with AAD of 0..512 bytes, J0 near the 32-bit wrap, in
  * place (the VEX ISAs with their padded contract, see asm_abi.h); nothing but dst,
@@ -414,8 +415,10 @@ void test_gcm_abi(const struct test_config *config)
     uint8_t *random = xmalloc(BUF);
     rng_fill(random, BUF);
     FOR_EACH_RUNNABLE_ISA(isa) {
-        if (isa_asm_callable(isa))
+        if (isa_asm_callable(isa)) {
             run_direct(isa, random);
+            abi_check_every_function_called(isa->name, "gcm");
+        }
         run_api_calls(isa, random);
     }
     free(random);
