@@ -116,8 +116,15 @@ def manifest_entries(out, abi, chosen):
                 knobs = resolve(mode, isa, recorded[key]["knobs"])
             else:
                 knobs = resolve(mode, isa, {})
-            entries.append(manifest.file_entry(mode, isa, knobs, abi,
-                                               build(mode, isa, knobs, abi)))
+            try:
+                output = build(mode, isa, knobs, abi)
+            except DoesNotFit as error:
+                raise UsageError(
+                    f"{os.path.join(out, manifest.MANIFEST)} records {isa.name}/{mode.name} "
+                    f"with {' '.join(f'{k}={v}' for k, v in sorted(knobs.items()))}, which "
+                    f"does not fit any more ({error}); regenerate it with knobs that fit: "
+                    f"gen --isa {isa.name} --mode {mode.name} KNOB=VALUE...") from None
+            entries.append(manifest.file_entry(mode, isa, knobs, abi, output))
     return entries
 
 

@@ -21,7 +21,7 @@ import os
 from typing import Dict, List
 
 from . import SPDX_LICENSE, VERSION, layout
-from .errors import TemplateError
+from .errors import TemplateError, UsageError
 from .features import FEATURES, mask
 from .functions import parse_symbol
 from .isa import ISAS
@@ -96,9 +96,13 @@ def load(directory: str) -> Dict[tuple, dict]:
     path = os.path.join(directory, MANIFEST)
     if not os.path.exists(path):
         return {}
-    with open(path, encoding="utf-8") as handle:
-        data = json.load(handle)
-    if data.get("schema") != SCHEMA:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+    except ValueError as error:
+        raise UsageError(f"{path}: not valid JSON ({error}); delete it and run a full "
+                         "`make gen`") from None
+    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
         return {}
     return {(e["isa"], e["mode"]): e for e in data["generated"]}
 

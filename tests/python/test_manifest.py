@@ -197,6 +197,17 @@ class PartialGen(unittest.TestCase):
                                  changed["files"]["S"]["sha256"])
 
 
+    def test_unreadable_manifest_is_a_clear_error(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            with open(os.path.join(tmp, "manifest.json"), "w", encoding="utf-8") as handle:
+                handle.write("{not json")
+            result = subprocess.run([sys.executable, "-m", "generator", "gen", "--out", tmp,
+                                     "--isa", "aesni_avx", "--mode", "ctr"],
+                                    cwd=REPO, capture_output=True, text=True)
+            self.assertEqual(result.returncode, 2, result.stderr)
+            self.assertIn("manifest.json: not valid JSON", result.stderr)
+
+
 class LayoutAsserted(unittest.TestCase):
     def test_every_offset_has_a_static_assert(self):
         with open(os.path.join(GEN, "aesgen_gen.h"), encoding="utf-8") as handle:
