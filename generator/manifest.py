@@ -55,7 +55,8 @@ def file_entry(mode, isa, knobs, abi, output) -> dict:
         "files": {ext: {"path": f"{isa.name}/{mode.name}.{ext}", "sha256": sha256(text)}
                   for ext, text in output.texts.items()},
         "functions": functions,
-        "cpu_features": list(isa.features),
+        "cpu_features": list(isa.features),      # details in the top-level cpu_features
+        "feature_mask": mask(isa.features),      # their AESGEN_CPU_* bits
         "mca_regions": regions,
     }
 

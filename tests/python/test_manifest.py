@@ -119,6 +119,15 @@ class ManifestLists(unittest.TestCase):
                 self.assertEqual(f["symbol"], f"aesgen_{f['base']}_{entry['isa']}"
                                  + (f"_{f['alternate']}" if f["alternate"] else ""))
 
+    def test_feature_masks_are_the_named_bits(self):
+        document = load_manifest()
+        bits = {name: 1 << i for i, name in enumerate(document["cpu_features"])}
+        for item in document["isas"] + document["generated"]:
+            self.assertEqual(item["feature_mask"],
+                             sum(bits[name] for name in item["cpu_features"]))
+        for name, feature in document["cpu_features"].items():
+            self.assertTrue(("cpuid" in feature) != ("xcr0" in feature), name)
+
     def test_regions_have_their_stride(self):
         isas = {i["name"]: i for i in load_manifest()["isas"]}
         for entry in load_manifest()["generated"]:
