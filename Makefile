@@ -11,14 +11,21 @@ CC      ?= cc
 BUILD   ?= build
 PREFIX  ?= /usr/local
 
-ISAS    := aesni_avx vaes_avx2 avx10_256 avx10_512
-MODES   := ctr xctr xts gcm
-
-# Every generated file the library is built from (GNU as syntax).
-GEN_S   := $(foreach i,$(ISAS),$(foreach m,$(MODES),gen/$(i)/$(m).S))
+# Every generated file the library is built from (GNU as syntax), as gen/manifest.json
+# lists them (`make gen` writes it, and gen/aesgen_gen.h, with the assembly).
+GEN_MANIFEST := gen/manifest.json
+GEN_S   := $(shell $(PYTHON) -c 'import json, sys; \
+             print(" ".join("gen/" + e["files"]["S"]["path"] for e in \
+                   json.load(open(sys.argv[1]))["generated"]))' $(GEN_MANIFEST) 2>/dev/null)
+ifeq ($(GEN_S),)
+ifneq ($(filter-out gen help,$(or $(MAKECMDGOALS),all)),)
+$(error $(GEN_MANIFEST): missing or unreadable (run make gen))
+endif
+endif
 
 CFLAGS  ?= -O2 -g
-CFLAGS  += -std=c11 -Wall -Wextra -fPIC -fcf-protection=full -Iruntime/include -Iruntime/src
+CFLAGS  += -std=c11 -Wall -Wextra -fPIC -fcf-protection=full -Iruntime/include -Iruntime/src \
+           -Igen
 ASFLAGS += -Wa,--noexecstack
 
 .PHONY: all gen help

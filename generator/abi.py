@@ -13,9 +13,6 @@ from typing import Dict, List, Tuple
 from .errors import TemplateError, UsageError
 from .model import GPR8, GPR16, GPR32, GPR64
 
-# Offsets into struct aesgen_aes_key (runtime/src/asm_abi.h).
-KEY_ROUNDS_OFFSET = 240
-
 
 @dataclass(frozen=True)
 class Abi:

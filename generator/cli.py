@@ -9,15 +9,16 @@ import argparse
 import os
 import sys
 
-from . import VERSION
+from . import VERSION, manifest
 from .abi import get_abi
 from .errors import TemplateError, UsageError
 from .isa import ISAS, get_isa
 from .knobs import KNOBS, parse_assignment, resolve
 from .modes import MODES, get_mode
 from .printers import OS_PRINTERS
-from .render import generate
+from .render import build, generate
 from .plan import Refused, constraints
+from .vregs import DoesNotFit
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -35,9 +36,12 @@ def build_parser():
     sub = parser.add_subparsers(dest="command", metavar="{gen,list,show}")
     sub.required = True
 
-    gen = sub.add_parser("gen", help="write gen/<isa>/<mode>.S and .asm",
+    gen = sub.add_parser("gen", help="write gen/<isa>/<mode>.S and .asm, gen/manifest.json "
+                                     "and gen/aesgen_gen.h",
                          description="Write gen/<isa>/<mode>.S and .asm. Without --isa or "
-                                     "--mode: all of them.")
+                                     "--mode: all of them.  gen/manifest.json and "
+                                     "gen/aesgen_gen.h always describe every file (the "
+                                     "others keep the knobs the manifest records).")
     show = sub.add_parser("show", help="print one generated file to stdout")
     for command in (gen, show):
         command.add_argument("--isa", action="append", metavar="ISA",
@@ -83,27 +87,60 @@ def _make_knobs(words: str):
             if word.partition("=")[1] and word.partition("=")[0] in KNOBS]
 
 
+def _write_if_changed(path, text, check, stale):
+    old = None
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as handle:
+            old = handle.read()
+    if old == text:
+        return
+    stale.append(path)
+    if not check:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(text)
+
+
+def manifest_entries(out, abi, chosen):
+    """The manifest's entries of every ISA x mode: the knobs just generated (chosen:
+    {(isa, mode): knobs}), else those the existing manifest records, else the defaults."""
+    recorded = manifest.load(out)
+    entries = []
+    for isa in ISAS.values():
+        for mode in MODES.values():
+            key = (isa.name, mode.name)
+            if key in chosen:
+                knobs = chosen[key]
+            elif key in recorded:
+                knobs = resolve(mode, isa, recorded[key]["knobs"])
+            else:
+                knobs = resolve(mode, isa, {})
+            try:
+                output = build(mode, isa, knobs, abi)
+            except DoesNotFit as error:
+                raise UsageError(
+                    f"{os.path.join(out, manifest.MANIFEST)} records {isa.name}/{mode.name} "
+                    f"with {' '.join(f'{k}={v}' for k, v in sorted(knobs.items()))}, which "
+                    f"does not fit any more ({error}); regenerate it with knobs that fit: "
+                    f"gen --isa {isa.name} --mode {mode.name} KNOB=VALUE...") from None
+            entries.append(manifest.file_entry(mode, isa, knobs, abi, output))
+    return entries
+
+
 def command_gen(args):
     abi = get_abi(args.abi)
     assignments = dict(parse_assignment(k)
                        for k in _make_knobs(args.make_overrides) + list(args.knobs))
-    stale = []
+    stale, chosen = [], {}
     for isa in _selected(args.isa, ISAS, get_isa):
         for mode in _selected(args.mode, MODES, get_mode):
-            _, texts = _generate_checked(mode, isa, abi, assignments)
+            knobs, texts = _generate_checked(mode, isa, abi, assignments)
+            chosen[(isa.name, mode.name)] = knobs
             for ext, text in texts.items():
                 path = os.path.join(args.out, isa.name, f"{mode.name}.{ext}")
-                old = None
-                if os.path.exists(path):
-                    with open(path, encoding="utf-8") as handle:
-                        old = handle.read()
-                if old == text:
-                    continue
-                stale.append(path)
-                if not args.check:
-                    os.makedirs(os.path.dirname(path), exist_ok=True)
-                    with open(path, "w", encoding="utf-8") as handle:
-                        handle.write(text)
+                _write_if_changed(path, text, args.check, stale)
+    for name, text in manifest.outputs(manifest_entries(args.out, abi, chosen)).items():
+        _write_if_changed(os.path.join(args.out, name), text, args.check, stale)
     verb = "stale" if args.check else "wrote"
     for path in stale:
         print(f"{verb}: {os.path.relpath(path)}")

@@ -2,14 +2,8 @@
 """Passes over the parsed statements that reject code which must never be emitted."""
 
 from .errors import TemplateError
+from .features import instruction_features
 from .model import Directive, Instr, Label, LabelRef, Mem, Reg
-
-# Mnemonics that only exist EVEX-encoded (AVX-512 / AVX10).
-EVEX_ONLY = {"vpxord", "vpxorq", "vpandd", "vpandq", "vpord", "vporq", "vpternlogd",
-             "vpternlogq", "vmovdqu8", "vmovdqu16", "vmovdqu32", "vmovdqu64",
-             "vmovdqa32", "vmovdqa64", "vbroadcasti32x4", "vbroadcasti64x2",
-             "vshufi32x4", "vshufi64x2", "vinserti32x4", "vinserti64x2",
-             "vextracti32x4", "vextracti64x2"}
 
 JUMPS = {"jmp", "call", "ja", "jae", "jb", "jbe", "jc", "je", "jg", "jge", "jl", "jle",
          "jna", "jnae", "jnb", "jnbe", "jnc", "jne", "jng", "jnge", "jnl", "jnle", "jno",
@@ -42,14 +36,22 @@ def check_isa_registers(statements, isa):
     for s in statements:
         if not isinstance(s, Instr):
             continue
-        if not isa.evex and (s.mnemonic in EVEX_ONLY or s.mnemonic.startswith("kmov")):
-            raise TemplateError(f"'{s.mnemonic}' needs EVEX, not available on {isa.name}")
-        for reg in _registers(s):
+        registers = list(_registers(s))
+        for reg in registers:
             if reg.kind not in allowed_kinds:
                 raise TemplateError(f"{reg.name} is not available on {isa.name}")
             if reg.is_vector and reg.index >= isa.vector_registers:
                 raise TemplateError(f"{reg.name} is beyond the {isa.vector_registers} "
                                     f"registers of {isa.name}")
+        # What the instruction form needs (generator/features.py, shared with perf/mca.py).
+        need = instruction_features(
+            s.mnemonic, {r.kind for r in registers},
+            high_vector=any(r.is_vector and r.index >= 16 for r in registers),
+            opmask=any(r.kind == "k" for r in registers))
+        missing = need - set(isa.features)
+        if missing:
+            raise TemplateError(f"'{s.mnemonic}' needs {', '.join(sorted(missing))}, "
+                                f"not available on {isa.name}")
 
 
 VEX_MOVES = {"vmovdqa", "vmovdqu", "vmovaps", "vmovups", "vmovapd", "vmovupd"}

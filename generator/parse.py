@@ -32,7 +32,7 @@ DIRECTIVES = {
     "byte": (1, 64),
     "long": (1, 64),
     "quad": (1, 64),
-    "mca_begin": (1, 1),        # LLVM-MCA-BEGIN <name>
+    "mca_begin": (2, 2),        # LLVM-MCA-BEGIN <name>; bytes per iteration (the manifest's)
     "mca_end": (0, 0),          # LLVM-MCA-END
     "cfi_startproc": (0, 0),
     "cfi_endproc": (0, 0),

@@ -17,14 +17,15 @@ import itertools
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
+from . import layout
 from .abi import Abi, Function
 from .isa import Isa
 from .knobs import KNOBS
 from .modes import Mode
 from .vregs import DoesNotFit, VectorRegisters
 
-# Powers of H an aesgen_gcm_key holds (AESGEN_GCM_H_POWERS, runtime/src/asm_abi.h).
-GCM_H_POWERS = 32
+# Powers of H an aesgen_gcm_key holds (generator/layout.py, the one definition).
+GCM_H_POWERS = layout.GCM_H_POWERS
 # Middle round keys of AES-256, the most any key size has (KLAST-1 .. KLAST-13).
 MIDDLE_KEYS = 13
 

@@ -2,12 +2,13 @@
 """Turns (mode, ISA, knobs, ABI) into the two assembly texts."""
 
 import os
+from dataclasses import dataclass
 from typing import Dict
 
 import jinja2
 
-from . import SPDX_LICENSE, VERSION
-from .abi import KEY_ROUNDS_OFFSET, Abi
+from . import SPDX_LICENSE, VERSION, functions, layout
+from .abi import Abi
 from .knobs import KNOBS
 from .errors import TemplateError
 from .isa import Isa
@@ -98,7 +99,7 @@ def render_neutral(plan: Plan, abi: Abi, variant: str = "") -> str:
     mode, isa = plan.mode, plan.isa
 
     def symbol(base):
-        return f"aesgen_{base}_{isa.name}{variant}"
+        return functions.symbol(base, isa.name, variant)
 
     environment = _environment()
     # Globals, so that imported macro libraries see them too.
@@ -106,8 +107,8 @@ def render_neutral(plan: Plan, abi: Abi, variant: str = "") -> str:
         isa=isa, knobs=plan.knobs, abi=abi, plan=plan, mode=mode,
         function=lambda key: plan.function(key, abi, symbol),
         symbol=symbol, zip=zip, variant=variant, primary=not variant,
-        split_chunks=_split_chunks, xmm_keys=_xmm_keys,
-        KEY_ROUNDS_OFFSET=KEY_ROUNDS_OFFSET)
+        split_chunks=_split_chunks, xmm_keys=_xmm_keys, layout=layout,
+        prototype=lambda name: functions.prototype_of(name, isa.name))
     return environment.get_template(mode.template).render()
 
 
@@ -130,6 +131,18 @@ def generate(mode: Mode, isa: Isa, knobs, abi: Abi, printers=None) -> Dict[str, 
     """Returns {'S': GNU as text, 'asm': NASM text}, or {key: text} of the given printers
     ({key: printer class}, e.g. {'S': AppleAttPrinter}); plan.Refused (exit 2 from the
     CLI) when the knobs do not fit, before anything is rendered."""
+    return build(mode, isa, knobs, abi, printers).texts
+
+
+@dataclass
+class Output:
+    """One generated file pair and what generator/manifest.py describes of it."""
+    texts: Dict[str, str]           # {'S': GNU as text, 'asm': NASM text}
+    statements: list                # the parsed, linted model
+    alternates: Dict[str, object]   # variant suffix -> knob value of each alternate set
+
+
+def build(mode: Mode, isa: Isa, knobs, abi: Abi, printers=None) -> Output:
     plan = make_plan(mode, isa, knobs)
     extra = alternates(mode, isa, knobs)
     neutral = render_neutral(plan, abi)
@@ -143,4 +156,5 @@ def generate(mode: Mode, isa: Isa, knobs, abi: Abi, printers=None) -> Dict[str, 
     lines = header(mode, isa, knobs, abi,
                    [(v, other.knobs[mode.alternate]) for v, other in extra])
     printers = PRINTERS if printers is None else printers
-    return {ext: printer().render(lines, statements) for ext, printer in printers.items()}
+    texts = {ext: printer().render(lines, statements) for ext, printer in printers.items()}
+    return Output(texts, statements, {v: other.knobs[mode.alternate] for v, other in extra})

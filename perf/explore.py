@@ -42,8 +42,9 @@ from generator.errors import UsageError
 from generator.isa import ISAS
 from generator.knobs import resolve
 from generator.modes import MODES
-from generator.render import generate
+from generator.manifest import file_entry
 from generator.plan import Refused, combinations
+from generator.render import build
 
 from . import mca, plots
 
@@ -162,7 +163,8 @@ class Workspace:
         """Generate, check, estimate and link one variant; sets c.status."""
         c.directory = os.path.join(self.root, c.slug)
         try:
-            texts = generate(self.mode, self.isa, c.knobs, SYSV)
+            output = build(self.mode, self.isa, c.knobs, SYSV)
+            texts = output.texts
         except Refused as error:
             c.status, c.reason = "no fit", error.reason
             return
@@ -180,7 +182,8 @@ class Workspace:
             assemble(source, obj)
             objects = self.common_objects + [obj]
             self.check(c, objects)
-            variant = mca.parse_variant(texts["S"], source)
+            entry = file_entry(self.mode, self.isa, c.knobs, SYSV, output)
+            variant = mca.parse_variant(texts["S"], entry, source)
             c.estimates = mca.estimate([variant])
             if c.status == "ok":
                 self.link_bench(c, objects)

@@ -16,8 +16,9 @@ llvm-mca would run all of it as straight-line code, so we extract *paths* instea
 
 Cycles per iteration are llvm-mca's steady state: (cycles(2N) - cycles(N)) / N, which
 removes the pipeline fill and drain that a single run's total includes.
-Bytes per iteration come from the region's `# U vectors = B bytes per iteration` line,
-cross-checked against the file header's UNROLL knob times the ISA's vector width.
+A file's mode, ISA, knobs and each region's bytes per iteration come from its entry in
+gen/manifest.json (generator/manifest.py), not from its comments.  Which CPU features an
+instruction needs is generator/features.py's table, the one generator/lint.py applies.
 """
 
 import os
@@ -27,6 +28,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
+from generator import manifest
+from generator.features import instruction_features
 from generator.isa import ISAS
 
 LLVM_MCA = os.environ.get("LLVM_MCA", "llvm-mca-19")
@@ -60,7 +63,6 @@ KNOWN_OFF = (
 )
 
 KEY_LABEL = re.compile(r"_aes(128|192|256)$")
-BYTES_LINE = re.compile(r"#\s*(\d+) vectors = (\d+) bytes per iteration")
 BEGIN = re.compile(r"^#\s*LLVM-MCA-BEGIN\s+(\S+)\s*$")
 END = re.compile(r"^#\s*LLVM-MCA-END\s*$")
 LABEL = re.compile(r"^\s*([.\w$]+):\s*$")
@@ -130,43 +132,30 @@ def parse_instruction(line: str) -> Optional[Instr]:
     return Instr(code, tuple(prefixes), words[0], operands)
 
 
-def _header_value(lines, key):
-    for line in lines[:40]:
-        match = re.match(rf"#\s*{key}:\s*(.*)$", line)
-        if match:
-            return match.group(1)
-    return None
-
-
-def parse_variant(text: str, path: str = "<text>") -> Variant:
-    """The header facts and every marked region of one generated GNU as file."""
+def parse_variant(text: str, entry: dict, path: str = "<text>") -> Variant:
+    """Every marked region of one generated GNU as file; entry: its manifest entry."""
     lines = text.splitlines()
-    mode = (_header_value(lines, "mode") or "").split(" ", 1)[0]
-    isa = (_header_value(lines, "isa") or "").split(" ", 1)[0]
-    knobs_text = _header_value(lines, "knobs")
-    if not mode or not isa or knobs_text is None:
-        raise McaError(f"{path}: no '# mode:', '# isa:' and '# knobs:' header lines")
-    knobs = {}
-    for word in knobs_text.split():
-        name, _, value = word.partition("=")
-        knobs[name] = int(value) if value.isdigit() else value
-    variant = Variant(path, mode, isa, knobs)
+    variant = Variant(path, entry["mode"], entry["isa"], dict(entry["knobs"]))
+    stated = {r["name"]: r["bytes_per_iteration"] for r in entry["mca_regions"]}
     current = None
     for number, line in enumerate(lines, 1):
         begin = BEGIN.match(line)
         if begin:
             if current is not None:
                 raise McaError(f"{path}:{number}: LLVM-MCA-BEGIN inside region {current[0]}")
-            current = (begin.group(1), [], [])
+            current = (begin.group(1), [])
             continue
         if END.match(line):
             if current is None:
                 raise McaError(f"{path}:{number}: LLVM-MCA-END without BEGIN")
-            variant.regions.append(_make_region(variant, *current))
+            name, items = current
+            if name not in stated:
+                raise McaError(f"{path}: region {name} is not in its manifest entry "
+                               f"({', '.join(stated) or 'none'}); run make gen")
+            variant.regions.append(Region(name, items, stated[name]))
             current = None
             continue
         if current is not None:
-            current[2].append(line)
             label = LABEL.match(line)
             if label:
                 current[1].append(("label", label.group(1)))
@@ -176,32 +165,26 @@ def parse_variant(text: str, path: str = "<text>") -> Variant:
                     current[1].append(instr)
     if current is not None:
         raise McaError(f"{path}: region {current[0]} never ends")
+    missing = set(stated) - {r.name for r in variant.regions}
+    if missing:
+        raise McaError(f"{path}: the manifest's region(s) {', '.join(sorted(missing))} are "
+                       "not in the file; run make gen")
     return variant
 
 
-def _make_region(variant: Variant, name: str, items, raw_lines) -> Region:
-    stated = None
-    for line in raw_lines:
-        match = BYTES_LINE.search(line)
-        if match:
-            stated = int(match.group(2))
-    from_knobs = None
-    if variant.isa in ISAS and isinstance(variant.knobs.get("UNROLL"), int):
-        from_knobs = variant.knobs["UNROLL"] * ISAS[variant.isa].vector_bytes
-    if stated is not None and from_knobs is not None and stated != from_knobs:
-        raise McaError(f"{variant.path}: region {name} says {stated} bytes per iteration, "
-                       f"the header's UNROLL={variant.knobs['UNROLL']} x "
-                       f"{ISAS[variant.isa].vector_bytes} says {from_knobs}")
-    bytes_per_iteration = stated if stated is not None else from_knobs
-    if not bytes_per_iteration:
-        raise McaError(f"{variant.path}: region {name}: no '# U vectors = B bytes per "
-                       f"iteration' line and no UNROLL knob in the header")
-    return Region(name, items, bytes_per_iteration)
+def manifest_entry(path: str) -> dict:
+    """The gen/manifest.json entry of gen/<isa>/<mode>.S (the manifest beside <isa>/)."""
+    gen_dir = os.path.dirname(os.path.dirname(os.path.abspath(path)))
+    relative = os.path.relpath(os.path.abspath(path), gen_dir)
+    for entry in manifest.load(gen_dir).values():
+        if entry["files"]["S"]["path"] == relative:
+            return entry
+    raise McaError(f"{path}: not in {os.path.join(gen_dir, manifest.MANIFEST)}; run make gen")
 
 
 def read_variant(path: str) -> Variant:
     with open(path, encoding="utf-8") as handle:
-        return parse_variant(handle.read(), path)
+        return parse_variant(handle.read(), manifest_entry(path), path)
 
 
 def trace(region: Region, path: str) -> List[Instr]:
@@ -231,37 +214,20 @@ def trace(region: Region, path: str) -> List[Instr]:
 
 # ---- legality --------------------------------------------------------------------------
 
-_EVEX_ONLY = re.compile(r"^v(p(xor|and|andn|or|ternlog)[dq]|movdq[au](8|16|32|64)|"
-                        r"broadcast[if](32x4|64x2|32x8|64x4)|extract[if](32x4|64x2|32x8|64x4)|"
-                        r"insert[if](32x4|64x2|32x8|64x4)|pcompress|pexpand|permt2)")
-
-
 def inferred_features(instrs: List[Instr]) -> set:
     """CPU features the instructions themselves show they need (a check on the ISA's
-    declared features: a template that strays from its ISA cannot slip past)."""
+    declared features: a template that strays from its ISA cannot slip past), by
+    generator/features.py's table."""
     need = set()
     for i in instrs:
         regs = REGISTER.findall(i.operands)
-        kinds = {kind for kind, _ in regs}
-        if i.mnemonic.startswith("v"):
-            need |= {"avx", "os:xmm+ymm"}
-        if "z" in kinds or re.search(r"%k[0-7]\b", i.operands) or \
-                any(int(n) >= 16 for _, n in regs) or _EVEX_ONLY.match(i.mnemonic):
-            need |= {"avx512f", "os:opmask+zmm"}
-            if kinds - {"z"}:
-                need.add("avx512vl")
-            if re.match(r"^vmovdqu(8|16)$", i.mnemonic):
-                need.add("avx512bw")
-        if "y" in kinds and i.mnemonic.startswith("vp"):
-            need.add("avx2")
-        if i.mnemonic.startswith("vaes") or i.mnemonic.startswith("aes"):
-            need.add("aes")
-            if kinds & {"y", "z"}:
-                need.add("vaes")
-        if "pclmul" in i.mnemonic:
-            need.add("pclmulqdq")
-            if kinds & {"y", "z"}:
-                need.add("vpclmulqdq")
+        kinds = {f"{kind}mm" for kind, _ in regs}
+        opmask = bool(re.search(r"%k[0-7]\b", i.operands))
+        if opmask:
+            kinds.add("k")
+        need |= instruction_features(i.mnemonic, kinds,
+                                     high_vector=any(int(n) >= 16 for _, n in regs),
+                                     opmask=opmask)
     return need
 
 
@@ -468,10 +434,13 @@ def sort_key(e: "Estimate"):
 # ---- the set of generated files ---------------------------------------------------------
 
 def generated_files(gen_dir: str, isas=None, modes=None) -> List[str]:
-    """gen/<isa>/<mode>.S for every ISA and mode the generator knows (or those given)."""
-    from generator.modes import MODES
-    return [os.path.join(gen_dir, isa, f"{mode}.S")
-            for isa in (isas or ISAS) for mode in (modes or MODES)]
+    """gen/<isa>/<mode>.S of every file gen/manifest.json lists (or of the ISAs and modes
+    given), in the manifest's order."""
+    entries = manifest.load(gen_dir)
+    if not entries:
+        raise McaError(f"{os.path.join(gen_dir, manifest.MANIFEST)}: missing; run make gen")
+    return [os.path.join(gen_dir, e["files"]["S"]["path"]) for (isa, mode), e in entries.items()
+            if (not isas or isa in isas) and (not modes or mode in modes)]
 
 
 # ---- printing ---------------------------------------------------------------------------

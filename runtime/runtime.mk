@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
 # runtime/runtime.mk -- libaesgen.a, libaesgen.so and `make install`.
 # Included by the top Makefile, which defines CC, CFLAGS, ASFLAGS, BUILD,
-# PREFIX, ISAS, MODES and GEN_S.  All paths are relative to the top directory.
+# PREFIX and GEN_S (the generated files gen/manifest.json lists).  All paths are relative to the top directory.
 
 # The version is defined once, in the public header; everything here reads it.
 AESGEN_VERSION       := $(shell sed -n 's/^\#define AESGEN_VERSION_STRING "\(.*\)"$$/\1/p' runtime/include/aesgen.h)
@@ -19,29 +19,17 @@ RT_SRCS     := $(addprefix $(RT_SRC_DIR)/,aes_bitsliced.c cpu.c ctr.c isa.c key_
                                           gcm.c gcm_clmul.c gcm_generic.c ipsec.c)
 RT_C_OBJS   := $(patsubst $(RT_SRC_DIR)/%.c,$(RT_OBJ_DIR)/runtime/%.o,$(RT_SRCS))
 
-# The generated assembly is linked in only when every file of GEN_S exists;
-# until then the library is the portable C implementation alone.
-RT_HAVE_ASM := $(if $(filter-out $(wildcard $(GEN_S)),$(GEN_S)),,yes)
-RT_ASM_OBJS := $(if $(RT_HAVE_ASM),$(patsubst gen/%.S,$(RT_OBJ_DIR)/gen/%.o,$(GEN_S)))
+# Every generated file of gen/manifest.json is linked in; a missing one stops the build
+# (no rule to make its object), and isa.c references every generated function.
+RT_ASM_OBJS := $(patsubst gen/%.S,$(RT_OBJ_DIR)/gen/%.o,$(GEN_S))
 RT_OBJS     := $(RT_C_OBJS) $(RT_ASM_OBJS)
 
-# XTS assembly is referenced only when it is linked in: xts is one of MODES
-# (so its files are in GEN_S, all present) and gen/<isa>/xts.S exists for every
-# ISA.  Otherwise the asm ISAs run XTS with the generic code (see isa.c).
-RT_XTS_S    := $(foreach i,$(ISAS),gen/$(i)/xts.S)
-RT_HAVE_XTS_ASM := $(if $(and $(RT_HAVE_ASM),$(filter xts,$(MODES)), \
-                      $(if $(filter-out $(wildcard $(RT_XTS_S)),$(RT_XTS_S)),,yes)),yes)
-
-# GCM assembly likewise (AESGEN_HAVE_GCM_ASM); without it the asm ISAs run GCM
-# with the AES-NI/PCLMULQDQ intrinsics of gcm_clmul.c (see isa.c).
-RT_GCM_S    := $(foreach i,$(ISAS),gen/$(i)/gcm.S)
-RT_HAVE_GCM_ASM := $(if $(and $(RT_HAVE_ASM),$(filter gcm,$(MODES)), \
-                      $(if $(filter-out $(wildcard $(RT_GCM_S)),$(RT_GCM_S)),,yes)),yes)
+# A listed file that does not exist: say so (an existing one has no prerequisites here).
+gen/%.S:
+	@echo "gen/$*.S is missing, but gen/manifest.json lists it: run make gen" >&2; exit 1
 
 # Hidden by default: only functions marked AESGEN_API are exported.
-RT_CFLAGS   := -fvisibility=hidden $(if $(RT_HAVE_ASM),-DAESGEN_HAVE_ASM) \
-               $(if $(RT_HAVE_XTS_ASM),-DAESGEN_HAVE_XTS_ASM) \
-               $(if $(RT_HAVE_GCM_ASM),-DAESGEN_HAVE_GCM_ASM)
+RT_CFLAGS   := -fvisibility=hidden
 
 # The shared library is libaesgen.so.VERSION with the SONAME libaesgen.so.MAJOR (what
 # programs record and the loader looks for) and the development link libaesgen.so; the
@@ -55,7 +43,7 @@ RT_LIB_SO_LINKS := $(BUILD)/$(RT_SONAME) $(BUILD)/$(RT_SO_LINK)
 # The exported names, taken from the AESGEN_API declarations of the header, so
 # that the .so exports exactly the public API (the asm entry points stay local).
 RT_MAP      := $(RT_OBJ_DIR)/libaesgen.map
-# Rebuild everything when the compile flags change (e.g. gen/ appeared).
+# Rebuild everything when the compile flags or the list of generated objects change.
 RT_FLAGS    := $(RT_OBJ_DIR)/runtime.flags
 
 .PHONY: lib install uninstall rt-force

@@ -7,8 +7,7 @@
 #   (or: make gen ISA=aesni_avx MODE=xts KEYS=mem TAIL=4 UNROLL=4)
 # The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
 #
-# int aesgen_xts_encrypt_aesni_avx(const aesgen_aes_key *key1, const aesgen_aes_key *key2,
-#                  uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
+# int aesgen_xts_encrypt_aesni_avx(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 #
 # One XTS data unit of len >= 16 bytes.  key1 is the data key's encryption schedule, key2 the
 # tweak key's encryption schedule.  Block j is E_K1(block ^ T*x^j) ^ T*x^j with T = E_K2(iv),
@@ -634,8 +633,7 @@ aesgen_xts_encrypt_aesni_avx:
 	.cfi_endproc
 	.size	aesgen_xts_encrypt_aesni_avx, . - aesgen_xts_encrypt_aesni_avx
 
-# int aesgen_xts_decrypt_aesni_avx(const aesgen_aes_key *key1, const aesgen_aes_key *key2,
-#                  uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
+# int aesgen_xts_decrypt_aesni_avx(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 #
 # One XTS data unit of len >= 16 bytes.  key1 is the data key's equivalent inverse (AESDEC) schedule, key2 the
 # tweak key's encryption schedule.  Block j is D_K1(block ^ T*x^j) ^ T*x^j with T = E_K2(iv),

@@ -17,8 +17,8 @@
 # iteration are summed unreduced, then reduced once by two folds with the constant
 # x^63 + x^62 + x^57 (0xc2 << 56).
 
-# int aesgen_gcm_ghash_avx10_256(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data,
-#                  size_t len);   len a multiple of 16
+# int aesgen_gcm_ghash_avx10_256(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data, size_t len);
+#   len a multiple of 16
 #
 # acc = (...((acc + B0)*H + B1)*H ...)*H over the blocks: 8 blocks per iteration are
 # multiplied by H^8..H^1 and summed before one reduction.
@@ -152,8 +152,8 @@ aesgen_gcm_ghash_avx10_256:
 	.cfi_endproc
 	.size	aesgen_gcm_ghash_avx10_256, . - aesgen_gcm_ghash_avx10_256
 
-# int aesgen_gcm_enc_update_avx10_256(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
-#                  size_t len, const uint8_t ctr[16], uint8_t acc[16]);   len % 16 == 0
+# int aesgen_gcm_enc_update_avx10_256(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
+#   len % 16 == 0
 #
 # Encrypts with CTR (inc32 on the counter block's last 4 bytes) and hashes the
 # ciphertext into acc.  Per iteration 4 vectors (8 blocks): the AES rounds of the
@@ -877,8 +877,8 @@ aesgen_gcm_enc_update_avx10_256:
 	.cfi_endproc
 	.size	aesgen_gcm_enc_update_avx10_256, . - aesgen_gcm_enc_update_avx10_256
 
-# int aesgen_gcm_dec_update_avx10_256(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
-#                  size_t len, const uint8_t ctr[16], uint8_t acc[16]);   len % 16 == 0
+# int aesgen_gcm_dec_update_avx10_256(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
+#   len % 16 == 0
 #
 # Decrypts with CTR (inc32 on the counter block's last 4 bytes) and hashes the
 # ciphertext into acc.  Per iteration 4 vectors (8 blocks): the AES rounds of the
@@ -1453,8 +1453,8 @@ aesgen_gcm_dec_update_avx10_256:
 	.cfi_endproc
 	.size	aesgen_gcm_dec_update_avx10_256, . - aesgen_gcm_dec_update_avx10_256
 
-# int aesgen_gcm_enc_record_avx10_256(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
-#                  size_t len, struct aesgen_gcm_record *rec);   any len
+# int aesgen_gcm_enc_record_avx10_256(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
+#   any len
 #
 # One whole message: GHASH of the AAD, E_K(J0), encryption with the same stitched
 # loop as aesgen_gcm_enc_update_avx10_256, then the last 1..8 blocks and the lengths block
@@ -2418,8 +2418,8 @@ aesgen_gcm_enc_record_avx10_256:
 	.cfi_endproc
 	.size	aesgen_gcm_enc_record_avx10_256, . - aesgen_gcm_enc_record_avx10_256
 
-# int aesgen_gcm_dec_record_avx10_256(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
-#                  size_t len, struct aesgen_gcm_record *rec);   any len
+# int aesgen_gcm_dec_record_avx10_256(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
+#   any len
 #
 # One whole message: GHASH of the AAD, E_K(J0), decryption with the same stitched
 # loop as aesgen_gcm_dec_update_avx10_256, then the last 1..8 blocks and the lengths block
@@ -3299,8 +3299,8 @@ aesgen_gcm_dec_record_avx10_256:
 # iteration are summed unreduced, then reduced once by two folds with the constant
 # x^63 + x^62 + x^57 (0xc2 << 56).
 
-# int aesgen_gcm_ghash_avx10_256_school(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data,
-#                  size_t len);   len a multiple of 16
+# int aesgen_gcm_ghash_avx10_256_school(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data, size_t len);
+#   len a multiple of 16
 #
 # acc = (...((acc + B0)*H + B1)*H ...)*H over the blocks: 8 blocks per iteration are
 # multiplied by H^8..H^1 and summed before one reduction.
@@ -3422,8 +3422,8 @@ aesgen_gcm_ghash_avx10_256_school:
 	.cfi_endproc
 	.size	aesgen_gcm_ghash_avx10_256_school, . - aesgen_gcm_ghash_avx10_256_school
 
-# int aesgen_gcm_enc_update_avx10_256_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
-#                  size_t len, const uint8_t ctr[16], uint8_t acc[16]);   len % 16 == 0
+# int aesgen_gcm_enc_update_avx10_256_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
+#   len % 16 == 0
 #
 # Encrypts with CTR (inc32 on the counter block's last 4 bytes) and hashes the
 # ciphertext into acc.  Per iteration 4 vectors (8 blocks): the AES rounds of the
@@ -4113,8 +4113,8 @@ aesgen_gcm_enc_update_avx10_256_school:
 	.cfi_endproc
 	.size	aesgen_gcm_enc_update_avx10_256_school, . - aesgen_gcm_enc_update_avx10_256_school
 
-# int aesgen_gcm_dec_update_avx10_256_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
-#                  size_t len, const uint8_t ctr[16], uint8_t acc[16]);   len % 16 == 0
+# int aesgen_gcm_dec_update_avx10_256_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
+#   len % 16 == 0
 #
 # Decrypts with CTR (inc32 on the counter block's last 4 bytes) and hashes the
 # ciphertext into acc.  Per iteration 4 vectors (8 blocks): the AES rounds of the
@@ -4662,8 +4662,8 @@ aesgen_gcm_dec_update_avx10_256_school:
 	.cfi_endproc
 	.size	aesgen_gcm_dec_update_avx10_256_school, . - aesgen_gcm_dec_update_avx10_256_school
 
-# int aesgen_gcm_enc_record_avx10_256_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
-#                  size_t len, struct aesgen_gcm_record *rec);   any len
+# int aesgen_gcm_enc_record_avx10_256_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
+#   any len
 #
 # One whole message: GHASH of the AAD, E_K(J0), encryption with the same stitched
 # loop as aesgen_gcm_enc_update_avx10_256_school, then the last 1..8 blocks and the lengths block
@@ -5593,8 +5593,8 @@ aesgen_gcm_enc_record_avx10_256_school:
 	.cfi_endproc
 	.size	aesgen_gcm_enc_record_avx10_256_school, . - aesgen_gcm_enc_record_avx10_256_school
 
-# int aesgen_gcm_dec_record_avx10_256_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
-#                  size_t len, struct aesgen_gcm_record *rec);   any len
+# int aesgen_gcm_dec_record_avx10_256_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
+#   any len
 #
 # One whole message: GHASH of the AAD, E_K(J0), decryption with the same stitched
 # loop as aesgen_gcm_dec_update_avx10_256_school, then the last 1..8 blocks and the lengths block

@@ -17,8 +17,8 @@
 # iteration are summed unreduced, then reduced once by two folds with the constant
 # x^63 + x^62 + x^57 (0xc2 << 56).
 
-# int aesgen_gcm_ghash_avx10_512(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data,
-#                  size_t len);   len a multiple of 16
+# int aesgen_gcm_ghash_avx10_512(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data, size_t len);
+#   len a multiple of 16
 #
 # acc = (...((acc + B0)*H + B1)*H ...)*H over the blocks: 16 blocks per iteration are
 # multiplied by H^16..H^1 and summed before one reduction.
@@ -158,8 +158,8 @@ aesgen_gcm_ghash_avx10_512:
 	.cfi_endproc
 	.size	aesgen_gcm_ghash_avx10_512, . - aesgen_gcm_ghash_avx10_512
 
-# int aesgen_gcm_enc_update_avx10_512(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
-#                  size_t len, const uint8_t ctr[16], uint8_t acc[16]);   len % 16 == 0
+# int aesgen_gcm_enc_update_avx10_512(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
+#   len % 16 == 0
 #
 # Encrypts with CTR (inc32 on the counter block's last 4 bytes) and hashes the
 # ciphertext into acc.  Per iteration 4 vectors (16 blocks): the AES rounds of the
@@ -892,8 +892,8 @@ aesgen_gcm_enc_update_avx10_512:
 	.cfi_endproc
 	.size	aesgen_gcm_enc_update_avx10_512, . - aesgen_gcm_enc_update_avx10_512
 
-# int aesgen_gcm_dec_update_avx10_512(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
-#                  size_t len, const uint8_t ctr[16], uint8_t acc[16]);   len % 16 == 0
+# int aesgen_gcm_dec_update_avx10_512(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
+#   len % 16 == 0
 #
 # Decrypts with CTR (inc32 on the counter block's last 4 bytes) and hashes the
 # ciphertext into acc.  Per iteration 4 vectors (16 blocks): the AES rounds of the
@@ -1474,8 +1474,8 @@ aesgen_gcm_dec_update_avx10_512:
 	.cfi_endproc
 	.size	aesgen_gcm_dec_update_avx10_512, . - aesgen_gcm_dec_update_avx10_512
 
-# int aesgen_gcm_enc_record_avx10_512(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
-#                  size_t len, struct aesgen_gcm_record *rec);   any len
+# int aesgen_gcm_enc_record_avx10_512(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
+#   any len
 #
 # One whole message: GHASH of the AAD, E_K(J0), encryption with the same stitched
 # loop as aesgen_gcm_enc_update_avx10_512, then the last 1..16 blocks and the lengths block
@@ -2463,8 +2463,8 @@ aesgen_gcm_enc_record_avx10_512:
 	.cfi_endproc
 	.size	aesgen_gcm_enc_record_avx10_512, . - aesgen_gcm_enc_record_avx10_512
 
-# int aesgen_gcm_dec_record_avx10_512(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
-#                  size_t len, struct aesgen_gcm_record *rec);   any len
+# int aesgen_gcm_dec_record_avx10_512(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
+#   any len
 #
 # One whole message: GHASH of the AAD, E_K(J0), decryption with the same stitched
 # loop as aesgen_gcm_dec_update_avx10_512, then the last 1..16 blocks and the lengths block
@@ -3381,8 +3381,8 @@ aesgen_gcm_dec_record_avx10_512:
 # iteration are summed unreduced, then reduced once by two folds with the constant
 # x^63 + x^62 + x^57 (0xc2 << 56).
 
-# int aesgen_gcm_ghash_avx10_512_school(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data,
-#                  size_t len);   len a multiple of 16
+# int aesgen_gcm_ghash_avx10_512_school(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data, size_t len);
+#   len a multiple of 16
 #
 # acc = (...((acc + B0)*H + B1)*H ...)*H over the blocks: 16 blocks per iteration are
 # multiplied by H^16..H^1 and summed before one reduction.
@@ -3510,8 +3510,8 @@ aesgen_gcm_ghash_avx10_512_school:
 	.cfi_endproc
 	.size	aesgen_gcm_ghash_avx10_512_school, . - aesgen_gcm_ghash_avx10_512_school
 
-# int aesgen_gcm_enc_update_avx10_512_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
-#                  size_t len, const uint8_t ctr[16], uint8_t acc[16]);   len % 16 == 0
+# int aesgen_gcm_enc_update_avx10_512_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
+#   len % 16 == 0
 #
 # Encrypts with CTR (inc32 on the counter block's last 4 bytes) and hashes the
 # ciphertext into acc.  Per iteration 4 vectors (16 blocks): the AES rounds of the
@@ -4210,8 +4210,8 @@ aesgen_gcm_enc_update_avx10_512_school:
 	.cfi_endproc
 	.size	aesgen_gcm_enc_update_avx10_512_school, . - aesgen_gcm_enc_update_avx10_512_school
 
-# int aesgen_gcm_dec_update_avx10_512_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
-#                  size_t len, const uint8_t ctr[16], uint8_t acc[16]);   len % 16 == 0
+# int aesgen_gcm_dec_update_avx10_512_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
+#   len % 16 == 0
 #
 # Decrypts with CTR (inc32 on the counter block's last 4 bytes) and hashes the
 # ciphertext into acc.  Per iteration 4 vectors (16 blocks): the AES rounds of the
@@ -4765,8 +4765,8 @@ aesgen_gcm_dec_update_avx10_512_school:
 	.cfi_endproc
 	.size	aesgen_gcm_dec_update_avx10_512_school, . - aesgen_gcm_dec_update_avx10_512_school
 
-# int aesgen_gcm_enc_record_avx10_512_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
-#                  size_t len, struct aesgen_gcm_record *rec);   any len
+# int aesgen_gcm_enc_record_avx10_512_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
+#   any len
 #
 # One whole message: GHASH of the AAD, E_K(J0), encryption with the same stitched
 # loop as aesgen_gcm_enc_update_avx10_512_school, then the last 1..16 blocks and the lengths block
@@ -5720,8 +5720,8 @@ aesgen_gcm_enc_record_avx10_512_school:
 	.cfi_endproc
 	.size	aesgen_gcm_enc_record_avx10_512_school, . - aesgen_gcm_enc_record_avx10_512_school
 
-# int aesgen_gcm_dec_record_avx10_512_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
-#                  size_t len, struct aesgen_gcm_record *rec);   any len
+# int aesgen_gcm_dec_record_avx10_512_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
+#   any len
 #
 # One whole message: GHASH of the AAD, E_K(J0), decryption with the same stitched
 # loop as aesgen_gcm_dec_update_avx10_512_school, then the last 1..16 blocks and the lengths block

@@ -10,8 +10,7 @@
 
 	bits 64
 	default abs
-; void aesgen_ctr_crypt_vaes_avx2(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src,
-;                    size_t len, uint64_t ctr_lo, uint64_t ctr_hi);
+; int aesgen_ctr_crypt_vaes_avx2(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, uint64_t ctr_lo, uint64_t ctr_hi);
 ;
 ; AES-CTR (SP 800-38A) with the whole 16-byte block as a big-endian counter: block j of
 ; this call is AES_K(ctr_hi:ctr_lo + j).  The C caller splits calls where the low half

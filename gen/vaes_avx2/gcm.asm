@@ -19,8 +19,8 @@
 ; iteration are summed unreduced, then reduced once by two folds with the constant
 ; x^63 + x^62 + x^57 (0xc2 << 56).
 
-; int aesgen_gcm_ghash_vaes_avx2(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data,
-;                  size_t len);   len a multiple of 16
+; int aesgen_gcm_ghash_vaes_avx2(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data, size_t len);
+;   len a multiple of 16
 ;
 ; acc = (...((acc + B0)*H + B1)*H ...)*H over the blocks: 8 blocks per iteration are
 ; multiplied by H^8..H^1 and summed before one reduction.
@@ -139,8 +139,8 @@ L.gcm_ghash_store:
 	vzeroupper
 	ret
 
-; int aesgen_gcm_enc_update_vaes_avx2(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
-;                  size_t len, const uint8_t ctr[16], uint8_t acc[16]);   len % 16 == 0
+; int aesgen_gcm_enc_update_vaes_avx2(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
+;   len % 16 == 0
 ;
 ; Encrypts with CTR (inc32 on the counter block's last 4 bytes) and hashes the
 ; ciphertext into acc.  Per iteration 4 vectors (8 blocks): the AES rounds of the
@@ -846,8 +846,8 @@ L.gcm_enc_return:
 	vzeroupper
 	ret
 
-; int aesgen_gcm_dec_update_vaes_avx2(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
-;                  size_t len, const uint8_t ctr[16], uint8_t acc[16]);   len % 16 == 0
+; int aesgen_gcm_dec_update_vaes_avx2(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
+;   len % 16 == 0
 ;
 ; Decrypts with CTR (inc32 on the counter block's last 4 bytes) and hashes the
 ; ciphertext into acc.  Per iteration 4 vectors (8 blocks): the AES rounds of the
@@ -1556,8 +1556,8 @@ L.gcm_dec_return:
 	vzeroupper
 	ret
 
-; int aesgen_gcm_enc_record_vaes_avx2(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
-;                  size_t len, struct aesgen_gcm_record *rec);   any len
+; int aesgen_gcm_enc_record_vaes_avx2(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
+;   any len
 ;
 ; One whole message: GHASH of the AAD, E_K(J0), encryption with the same stitched
 ; loop as aesgen_gcm_enc_update_vaes_avx2, then the last 1..8 blocks and the lengths block
@@ -2418,8 +2418,8 @@ L.gcm_enc_rec_tag:
 	vzeroupper
 	ret
 
-; int aesgen_gcm_dec_record_vaes_avx2(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
-;                  size_t len, struct aesgen_gcm_record *rec);   any len
+; int aesgen_gcm_dec_record_vaes_avx2(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
+;   any len
 ;
 ; One whole message: GHASH of the AAD, E_K(J0), decryption with the same stitched
 ; loop as aesgen_gcm_dec_update_vaes_avx2, then the last 1..8 blocks and the lengths block

@@ -10,8 +10,7 @@
 
 	bits 64
 	default abs
-; void aesgen_xctr_crypt_vaes_avx2(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src,
-;                    size_t len, const uint8_t iv[16], uint64_t index);
+; int aesgen_xctr_crypt_vaes_avx2(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16], uint64_t index);
 ;
 ; XCTR, the counter mode of HCTR2: block j of this call is AES_K(iv ^ LE128(index + j)).
 ; The C caller keeps index + blocks below 2^64, so only the low quadword ever counts.

@@ -10,8 +10,7 @@
 
 	bits 64
 	default abs
-; int aesgen_xts_encrypt_vaes_avx2(const aesgen_aes_key *key1, const aesgen_aes_key *key2,
-;                  uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
+; int aesgen_xts_encrypt_vaes_avx2(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 ;
 ; One XTS data unit of len >= 16 bytes.  key1 is the data key's encryption schedule, key2 the
 ; tweak key's encryption schedule.  Block j is E_K1(block ^ T*x^j) ^ T*x^j with T = E_K2(iv),
@@ -716,8 +715,7 @@ L.xts_enc_main_aes128:
 ; LLVM-MCA-END
 	jmp             L.xts_enc_main_done
 
-; int aesgen_xts_decrypt_vaes_avx2(const aesgen_aes_key *key1, const aesgen_aes_key *key2,
-;                  uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
+; int aesgen_xts_decrypt_vaes_avx2(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 ;
 ; One XTS data unit of len >= 16 bytes.  key1 is the data key's equivalent inverse (AESDEC) schedule, key2 the
 ; tweak key's encryption schedule.  Block j is D_K1(block ^ T*x^j) ^ T*x^j with T = E_K2(iv),

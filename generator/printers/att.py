@@ -107,7 +107,7 @@ class AttPrinter(Printer):
     def directive_quad(self, *values):
         return self.data(".quad", values)
 
-    def directive_mca_begin(self, name):
+    def directive_mca_begin(self, name, _bytes_per_iteration):
         return [f"# LLVM-MCA-BEGIN {name}"]
 
     def directive_mca_end(self):

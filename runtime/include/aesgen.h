@@ -256,9 +256,10 @@ AESGEN_API int aesgen_xts_decrypt_sectors(const aesgen_xts_ctx *ctx, uint8_t *ds
  * any number of messages (contexts, threads) may use it at once.  It also fixes
  * the implementation (ISA) of every message that uses it.
  * The assembly reads aes at offset 0 and h_powers at offset
- * AESGEN_GCM_H_POWERS_OFFSET (runtime/src/asm_abi.h, which repeats these two
- * definitions): H^32 .. H^1, highest first, each byte-reflected and times x^-1
- * mod the GCM polynomial, then 48 zero bytes.
+ * AESGEN_GCM_H_POWERS_OFFSET: H^32 .. H^1, highest first, each byte-reflected and
+ * times x^-1 mod the GCM polynomial, then 48 zero bytes.  generator/layout.py defines
+ * that layout; the build checks these two constants and the struct against it
+ * (gen/aesgen_gen.h).
  *
  * Alignment: the type is declared 64-byte aligned so that h_powers starts a
  * cache line (a 64-byte load of the powers then never spans two lines); static,

@@ -2,11 +2,14 @@
 /*
  * The contract between the C runtime and the generated assembly (gen/<isa>/<mode>.S).
  *
- * Every generated function follows the System V AMD64 ABI and is declared here.
+ * Every generated function follows the System V AMD64 ABI; its contract (function
+ * type) is here, its declaration in gen/aesgen_gen.h.
  * Each returns 0 (AESGEN_OK), so that the C glue can end in a tail call.
- * The layout of aesgen_aes_key is read directly by the assembly: round keys at
- * offset 0 (16 bytes each, rk[0..rounds]), the round count at offset 240.
- * Changing it means changing generator/abi.py (KEY_ROUNDS_OFFSET) too.
+ * The assembly reads aesgen_aes_key (round keys rk[0..rounds] at offset 0, 16 bytes
+ * each, the round count at offset 240), aesgen_gcm_key (public header) and
+ * aesgen_gcm_record (below) directly.  Their offsets are defined once, in
+ * generator/layout.py; gen/aesgen_gen.h repeats each as AESGEN_LAYOUT_* with a
+ * _Static_assert against these structs, so a struct changed alone fails to compile.
  */
 #ifndef AESGEN_ASM_ABI_H
 #define AESGEN_ASM_ABI_H
@@ -67,8 +70,6 @@ typedef int aesgen_xts_fn(const aesgen_aes_key *key1, const aesgen_aes_key *key2
  * dec_update:  the same with GHASH over src (the ciphertext).
  * In place (dst == src) is allowed.
  */
-#define AESGEN_GCM_H_POWERS_OFFSET 256
-#define AESGEN_GCM_H_POWERS        32
 typedef struct aesgen_gcm_key aesgen_gcm_key;
 typedef int aesgen_gcm_ghash_fn(const aesgen_gcm_key *key, uint8_t acc[16],
                                 const uint8_t *data, size_t len);
@@ -93,50 +94,21 @@ typedef int aesgen_gcm_update_fn(const aesgen_gcm_key *key, uint8_t *dst, const 
  * is hashed and the ciphertext of decryption read before any byte of dst is written.
  */
 #define AESGEN_GCM_RECORD_MAX_AAD (16 * AESGEN_GCM_H_POWERS)
-typedef struct aesgen_gcm_record {
-    uint8_t j0[16];          /* offset 0 */
-    uint64_t lengths[2];     /* offset 16 */
-    const uint8_t *aad;      /* offset 32 */
-    size_t aad_len;          /* offset 40 */
-    uint8_t tag[16];         /* offset 48 */
-    uint8_t tail_ctr[16];    /* offset 64, VEX */
-    uint8_t tail[16];        /* offset 80, VEX */
-    size_t tail_len;         /* offset 96, VEX */
+typedef struct aesgen_gcm_record {   /* offsets: generator/layout.py GCM_RECORD */
+    uint8_t j0[16];
+    uint64_t lengths[2];
+    const uint8_t *aad;
+    size_t aad_len;
+    uint8_t tag[16];
+    uint8_t tail_ctr[16];    /* VEX */
+    uint8_t tail[16];        /* VEX */
+    size_t tail_len;         /* VEX */
 } aesgen_gcm_record;
-_Static_assert(offsetof(aesgen_gcm_record, aad_len) == 40 &&
-               offsetof(aesgen_gcm_record, tag) == 48 &&
-               offsetof(aesgen_gcm_record, tail) == 80 &&
-               offsetof(aesgen_gcm_record, tail_len) == 96, "offsets templates/gcm.j2 uses");
 typedef int aesgen_gcm_record_fn(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
                                  size_t len, aesgen_gcm_record *rec);
 
-#define AESGEN_DECLARE_ISA(isa)                  \
-    aesgen_ctr_fn aesgen_ctr_crypt_##isa;        \
-    aesgen_xctr_fn aesgen_xctr_crypt_##isa;      \
-    aesgen_xts_fn aesgen_xts_encrypt_##isa;      \
-    aesgen_xts_fn aesgen_xts_decrypt_##isa;      \
-    aesgen_gcm_ghash_fn aesgen_gcm_ghash_##isa;  \
-    aesgen_gcm_update_fn aesgen_gcm_enc_update_##isa; \
-    aesgen_gcm_update_fn aesgen_gcm_dec_update_##isa; \
-    aesgen_gcm_record_fn aesgen_gcm_enc_record_##isa; \
-    aesgen_gcm_record_fn aesgen_gcm_dec_record_##isa;
-
-/* gen/<isa>/gcm.S may also hold the functions with the other GHASH knob value, suffixed
- * _school or _karatsuba (see its header); weak, so that a file without them links. */
-#define AESGEN_DECLARE_GCM_ALT(isa, alt)                                                \
-    extern aesgen_gcm_ghash_fn aesgen_gcm_ghash_##isa##_##alt __attribute__((weak));   \
-    extern aesgen_gcm_update_fn aesgen_gcm_enc_update_##isa##_##alt __attribute__((weak)); \
-    extern aesgen_gcm_update_fn aesgen_gcm_dec_update_##isa##_##alt __attribute__((weak)); \
-    extern aesgen_gcm_record_fn aesgen_gcm_enc_record_##isa##_##alt __attribute__((weak)); \
-    extern aesgen_gcm_record_fn aesgen_gcm_dec_record_##isa##_##alt __attribute__((weak));
-
-AESGEN_DECLARE_ISA(aesni_avx)
-AESGEN_DECLARE_ISA(vaes_avx2)
-AESGEN_DECLARE_ISA(avx10_256)
-AESGEN_DECLARE_ISA(avx10_512)
-AESGEN_DECLARE_GCM_ALT(avx10_256, school)
-AESGEN_DECLARE_GCM_ALT(avx10_256, karatsuba)
-AESGEN_DECLARE_GCM_ALT(avx10_512, school)
-AESGEN_DECLARE_GCM_ALT(avx10_512, karatsuba)
+/* The generated functions themselves are declared in gen/aesgen_gen.h (generated from
+ * generator/functions.py and gen/manifest.json), which checks each declaration against
+ * its typedef above. */
 
 #endif

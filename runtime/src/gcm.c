@@ -130,10 +130,6 @@ int aesgen_gcm_init_isa(aesgen_gcm_key *key, const uint8_t *k, size_t key_len, c
     const int err = aesgen_isa_resolve(isa, &impl);
     if (err != AESGEN_OK)
         return err;
-    /* An implementation without GCM functions would use the portable ones
-     * (none exists today: every usable table entry has them). */
-    if (impl->gcm_setup == NULL)
-        impl = aesgen_isa_impl_get(AESGEN_ISA_GENERIC);
     uint8_t copy[32];
     memcpy(copy, k, key_len);   /* k may lie in *key, which is cleared below */
     memset(key, 0, sizeof *key);
@@ -157,7 +153,7 @@ int aesgen_gcm_init_isa(aesgen_gcm_key *key, const uint8_t *k, size_t key_len, c
      * it (same key layout), and its prologue is the cheapest. */
     const aesgen_isa_impl *narrow = aesgen_isa_impl_get(AESGEN_ISA_AESNI_AVX);
     const int use_narrow = impl != aesgen_isa_impl_get(AESGEN_ISA_GENERIC) &&
-                           narrow->gcm_ghash != NULL && aesgen_isa_id_usable(AESGEN_ISA_AESNI_AVX);
+                           aesgen_isa_id_usable(AESGEN_ISA_AESNI_AVX);
     const aesgen_isa_impl *small = use_narrow ? narrow : impl;
     key->ghash_short = small->gcm_ghash;
     key->enc_update_short = small->gcm_enc_update;

@@ -1,11 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
 /*
- * GCM pieces for the asm ISAs written with AES-NI and PCLMULQDQ intrinsics:
- *  - always: the key setup (H and its powers in the asm_abi.h form) and the
- *    one-block AES the C glue uses for partial blocks and E_K(J0);
- *  - until gen/<isa>/gcm.S is built in (AESGEN_HAVE_GCM_ASM): GHASH and the
- *    CTR+GHASH updates, one block at a time, with the asm_abi.h contracts,
- *    so GCM works on those ISAs before the assembly lands.
+ * GCM pieces for the asm ISAs written with AES-NI and PCLMULQDQ intrinsics: the key
+ * setup (H and its powers in the asm_abi.h form) and the one-block AES the C glue uses
+ * for partial blocks and E_K(J0).  GHASH and the bulk CTR+GHASH are gen/<isa>/gcm.S.
  * The math is gcm_generic.c's (same reflected form, same reduction), with
  * PCLMULQDQ as the 64 x 64 carry-less multiply.  Compiled for AVX (VEX
  * encodings, so no SSE/AVX transition cost next to the generated code); the
@@ -95,57 +92,6 @@ TARGET_CLMUL void aesgen_gcm_setup_clmul(aesgen_gcm_key *key)
         p = gf_mul(p, h1);
     }
     memset(key->h_pad, 0, sizeof key->h_pad);
-}
-
-TARGET_CLMUL int aesgen_gcm_ghash_clmul(const aesgen_gcm_key *key, uint8_t acc[16],
-                                        const uint8_t *data, size_t len)
-{
-    const __m128i h = load128(key->h_powers[AESGEN_GCM_H_POWERS - 1]);
-    __m128i y = load128(acc);
-    for (size_t off = 0; off + 16 <= len; off += 16)
-        y = gf_mul(_mm_xor_si128(y, bswap128(load128(data + off))), h);
-    store128(acc, y);
-    return AESGEN_OK;
-}
-
-/*
- * CTR with inc32 and GHASH, one block at a time.  The counter is kept
- * byte-reversed, where the 32-bit counter of SP 800-38D is dword 0, so inc32
- * is one 32-bit add that wraps by itself.  decrypt selects which of the input
- * and the output is hashed (the ciphertext); it is public.
- */
-TARGET_CLMUL static void ctr_ghash(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
-                                   size_t len, const uint8_t ctr[16], uint8_t acc[16],
-                                   int decrypt)
-{
-    const __m128i one = _mm_set_epi32(0, 0, 0, 1);
-    const __m128i h = load128(key->h_powers[AESGEN_GCM_H_POWERS - 1]);
-    __m128i c = bswap128(load128(ctr));
-    __m128i y = load128(acc);
-    for (size_t off = 0; off + 16 <= len; off += 16) {
-        const __m128i in = load128(src + off);
-        const __m128i out = _mm_xor_si128(in, aes_encrypt(&key->aes, bswap128(c)));
-        store128(dst + off, out);
-        y = gf_mul(_mm_xor_si128(y, bswap128(decrypt ? in : out)), h);
-        c = _mm_add_epi32(c, one);
-    }
-    store128(acc, y);
-}
-
-TARGET_CLMUL int aesgen_gcm_enc_update_clmul(const aesgen_gcm_key *key, uint8_t *dst,
-                                             const uint8_t *src, size_t len,
-                                             const uint8_t ctr[16], uint8_t acc[16])
-{
-    ctr_ghash(key, dst, src, len, ctr, acc, 0);
-    return AESGEN_OK;
-}
-
-TARGET_CLMUL int aesgen_gcm_dec_update_clmul(const aesgen_gcm_key *key, uint8_t *dst,
-                                             const uint8_t *src, size_t len,
-                                             const uint8_t ctr[16], uint8_t acc[16])
-{
-    ctr_ghash(key, dst, src, len, ctr, acc, 1);
-    return AESGEN_OK;
 }
 
 #else

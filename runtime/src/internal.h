@@ -11,33 +11,27 @@
 #include <stdint.h>
 #include "aesgen.h"
 #include "asm_abi.h"
+#include "aesgen_gen.h"
 
 /* ---- CPU features (cpu.c) ------------------------------------------------ */
 
-/* One bit per feature; a bit is set only if the CPU has it AND the OS saves
- * the register state it needs (XGETBV), so "usable", not merely "present". */
-enum {
-    AESGEN_CPU_AESNI      = 1u << 0,
-    AESGEN_CPU_PCLMUL     = 1u << 1,
-    AESGEN_CPU_AVX        = 1u << 2,   /* with XCR0 SSE + YMM state */
-    AESGEN_CPU_AVX2       = 1u << 3,
-    AESGEN_CPU_BMI2       = 1u << 4,
-    AESGEN_CPU_VAES       = 1u << 5,
-    AESGEN_CPU_VPCLMUL    = 1u << 6,
-    AESGEN_CPU_AVX512F    = 1u << 7,   /* with XCR0 opmask + ZMM_Hi256 + Hi16_ZMM state */
-    AESGEN_CPU_AVX512BW   = 1u << 8,
-    AESGEN_CPU_AVX512VL   = 1u << 9,
-    AESGEN_CPU_AVX512DQ   = 1u << 10,
-};
+/* The AESGEN_CPU_* bits, one per feature of generator/features.py, come from
+ * gen/aesgen_gen.h with the CPUID/XCR0 table cpu.c reads.  A feature needing OS
+ * state (os:...) is its own bit, set only if XGETBV shows the OS saves that state. */
 
 /* Usable features of this CPU/OS, detected once and cached. */
 unsigned aesgen_cpu_features(void);
 
-/* What detection reads: CPUID leaf 0's highest leaf, leaf 1 ECX, leaf 7 EBX/ECX, XCR0
- * (read only when leaf 1 reports OSXSAVE), and whether the OS grants the AVX-512 state
- * on first use although XCR0 does not show it yet (macOS). */
+/* What detection reads: CPUID leaf 0's highest leaf, leaves 1 and (7, 0), XCR0 (read
+ * only when leaf 1 reports OSXSAVE), and whether the OS grants the AVX-512 state on
+ * first use although XCR0 does not show it yet (macOS). */
+typedef struct aesgen_cpuid_regs {
+    unsigned eax, ebx, ecx, edx;
+} aesgen_cpuid_regs;
+
 typedef struct aesgen_cpuid_facts {
-    unsigned max_leaf, leaf1_ecx, leaf7_ebx, leaf7_ecx;
+    unsigned max_leaf;
+    aesgen_cpuid_regs leaf1, leaf7;
     uint64_t xcr0;
     int os_grants_avx512;
 } aesgen_cpuid_facts;
@@ -54,12 +48,12 @@ void aesgen_cpu_test_mask(unsigned keep);
 
 /* ---- Implementations (isa.c) --------------------------------------------- */
 
+/* generic, then the ISAs of generator/isa.py (gen/aesgen_gen.h) in its order. */
 typedef enum aesgen_isa_id {
     AESGEN_ISA_GENERIC = 0,
-    AESGEN_ISA_AESNI_AVX,
-    AESGEN_ISA_VAES_AVX2,
-    AESGEN_ISA_AVX10_256,
-    AESGEN_ISA_AVX10_512,
+#define AESGEN_ISA_ID(isa, NAME, vector_bytes, evex, needs) AESGEN_ISA_##NAME,
+    AESGEN_GEN_ISAS(AESGEN_ISA_ID)
+#undef AESGEN_ISA_ID
     AESGEN_ISA_COUNT
 } aesgen_isa_id;
 
@@ -77,7 +71,8 @@ typedef void aesgen_block_fn(const aesgen_aes_key *key, uint8_t out[16], const u
  * (asm_abi.h form), key->h_pad zeroed. */
 typedef void aesgen_gcm_setup_fn(aesgen_gcm_key *key);
 
-/* One set of generated GCM functions (asm_abi.h contracts); NULL members: not built in. */
+/* One set of generated GCM functions (asm_abi.h contracts); an alternate set whose
+ * file does not hold it has NULL members (see AESGEN_GEN_ALTERNATE). */
 typedef struct aesgen_gcm_fns {
     aesgen_gcm_ghash_fn  *ghash;
     aesgen_gcm_update_fn *enc_update;
@@ -89,17 +84,13 @@ typedef struct aesgen_gcm_fns {
 typedef struct aesgen_isa_impl {
     const char        *name;
     unsigned           needs;      /* AESGEN_CPU_* bits that must all be usable */
-    aesgen_expand_fn  *expand;     /* NULL: not built into this library */
+    aesgen_expand_fn  *expand;
     aesgen_dec_key_fn *dec_key;
     aesgen_ctr_fn     *ctr;
     aesgen_xctr_fn    *xctr;
-    /* NULL on the asm ISAs while gen/<isa>/xts.S is not built in
-     * (AESGEN_HAVE_XTS_ASM undefined): aesgen_xts_init then uses the generic
-     * XTS functions with this ISA's key expansion. */
     aesgen_xts_fn     *xts_encrypt;
     aesgen_xts_fn     *xts_decrypt;
-    /* GCM: the asm ISAs use the intrinsics of gcm_clmul.c for ghash and the
-     * updates while gen/<isa>/gcm.S is not built in (AESGEN_HAVE_GCM_ASM). */
+    /* GCM: the key setup and single blocks are C (gcm_clmul.c on the asm ISAs). */
     aesgen_block_fn      *encrypt_block;   /* one block, encryption schedule */
     aesgen_gcm_setup_fn  *gcm_setup;
     aesgen_gcm_ghash_fn  *gcm_ghash;
@@ -149,10 +140,12 @@ aesgen_dec_key_fn aesgen_dec_key_aesni;
 
 /* ---- Portable constant-time AES (aes_bitsliced.c, xts_generic.c) --------- */
 
-/* aesgen_{ctr,xctr}_crypt_generic, aesgen_xts_{en,de}crypt_generic: the
- * asm_abi.h signatures and contracts (the XTS ones also return AESGEN_EINVAL
+/* The asm_abi.h signatures and contracts (the XTS ones also return AESGEN_EINVAL
  * for len < 16 instead of relying on the caller). */
-AESGEN_DECLARE_ISA(generic)
+aesgen_ctr_fn aesgen_ctr_crypt_generic;
+aesgen_xctr_fn aesgen_xctr_crypt_generic;
+aesgen_xts_fn aesgen_xts_encrypt_generic;
+aesgen_xts_fn aesgen_xts_decrypt_generic;
 
 /* Blocks per bitsliced step, and a key schedule in bitsliced form (each round
  * key repeated in all AESGEN_BS_BLOCKS block slots). */
@@ -172,17 +165,16 @@ void aesgen_bs_decrypt4(uint64_t words[8], const aesgen_bs_key *bk);
 
 /* ---- GCM pieces (gcm_generic.c, gcm_clmul.c) ----------------------------- */
 
-/* aesgen_gcm_{ghash,enc_update,dec_update}_generic (declared above): constant
- * time, on the bitsliced cipher and a multiply-based carry-less product. */
-aesgen_block_fn     aesgen_encrypt_block_generic;
-aesgen_gcm_setup_fn aesgen_gcm_setup_generic;
-/* AES-NI / PCLMULQDQ intrinsics (need AES-NI, PCLMULQDQ and AVX).  The
- * ghash/update ones have the asm_abi.h contracts, one block at a time. */
+/* Constant time, on the bitsliced cipher and a multiply-based carry-less product. */
+aesgen_gcm_ghash_fn  aesgen_gcm_ghash_generic;
+aesgen_gcm_update_fn aesgen_gcm_enc_update_generic;
+aesgen_gcm_update_fn aesgen_gcm_dec_update_generic;
+aesgen_block_fn      aesgen_encrypt_block_generic;
+aesgen_gcm_setup_fn  aesgen_gcm_setup_generic;
+/* AES-NI / PCLMULQDQ intrinsics (need AES-NI, PCLMULQDQ and AVX): the asm ISAs' key
+ * setup (H and its powers) and the one block the C glue needs (E_K(J0), partial blocks). */
 aesgen_block_fn      aesgen_encrypt_block_aesni;
 aesgen_gcm_setup_fn  aesgen_gcm_setup_clmul;
-aesgen_gcm_ghash_fn  aesgen_gcm_ghash_clmul;
-aesgen_gcm_update_fn aesgen_gcm_enc_update_clmul;
-aesgen_gcm_update_fn aesgen_gcm_dec_update_clmul;
 
 /* SubWord of the key schedule: the S-box on each byte of w, in constant time. */
 uint32_t aesgen_sub_word_ct(uint32_t w);

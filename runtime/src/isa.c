@@ -13,63 +13,34 @@
 #include <string.h>
 #include "internal.h"
 
-#define NEEDS_AESNI_AVX (AESGEN_CPU_AESNI | AESGEN_CPU_PCLMUL | AESGEN_CPU_AVX)
-#define NEEDS_VAES_AVX2 (NEEDS_AESNI_AVX | AESGEN_CPU_AVX2 | AESGEN_CPU_VAES | \
-                         AESGEN_CPU_VPCLMUL | AESGEN_CPU_BMI2)
-#define NEEDS_AVX10     (NEEDS_VAES_AVX2 | AESGEN_CPU_AVX512F | AESGEN_CPU_AVX512BW | \
-                         AESGEN_CPU_AVX512VL | AESGEN_CPU_AVX512DQ)
-
 /*
- * Without the generated assembly the asm ISAs are known names with no code.
- * XTS assembly comes later than CTR/XCTR: until it is built in
- * (AESGEN_HAVE_XTS_ASM, set by runtime.mk) the XTS entries stay NULL and
- * aesgen_xts_init falls back to the generic XTS functions.
+ * The asm ISAs and their feature masks come from gen/aesgen_gen.h (generator/isa.py);
+ * every entry references its generated functions directly, so a library built without
+ * one of the generated files fails to link.  The key setup and single blocks of GCM are
+ * the AES-NI/PCLMULQDQ intrinsics of gcm_clmul.c.
  */
-#if defined(AESGEN_HAVE_ASM) && defined(AESGEN_HAVE_XTS_ASM)
-#define XTS_FNS(isa) .xts_encrypt = aesgen_xts_encrypt_##isa, \
-                     .xts_decrypt = aesgen_xts_decrypt_##isa,
-#else
-#define XTS_FNS(isa)
-#endif
 
-/*
- * GCM likewise: until gen/<isa>/gcm.S is built in (AESGEN_HAVE_GCM_ASM) the asm
- * ISAs run GHASH and the CTR+GHASH updates with the intrinsics of gcm_clmul.c.
- * The key setup and single blocks are always the intrinsics.
- */
-#if defined(AESGEN_HAVE_ASM) && defined(AESGEN_HAVE_GCM_ASM)
-#define GCM_BULK(isa) .gcm_ghash = aesgen_gcm_ghash_##isa,           \
-                      .gcm_enc_update = aesgen_gcm_enc_update_##isa, \
-                      .gcm_dec_update = aesgen_gcm_dec_update_##isa,
-#else
-#define GCM_BULK(isa) .gcm_ghash = aesgen_gcm_ghash_clmul,           \
-                      .gcm_enc_update = aesgen_gcm_enc_update_clmul, \
-                      .gcm_dec_update = aesgen_gcm_dec_update_clmul,
-#endif
-#if defined(AESGEN_HAVE_ASM) && defined(AESGEN_HAVE_GCM_ASM)
-#define GCM_RECORD(isa, pads) .gcm_enc_record = aesgen_gcm_enc_record_##isa, \
-                              .gcm_dec_record = aesgen_gcm_dec_record_##isa, \
-                              .gcm_record_pads = pads,
+/* The alternate GHASH sets the manifest lists for gen/<isa>/gcm.S (weak: see
+ * AESGEN_GEN_ALTERNATE). */
 #define GCM_SET(isa, alt) { aesgen_gcm_ghash_##isa##_##alt, aesgen_gcm_enc_update_##isa##_##alt, \
-                            aesgen_gcm_dec_update_##isa##_##alt, aesgen_gcm_enc_record_##isa##_##alt, \
-                            aesgen_gcm_dec_record_##isa##_##alt }
-#define GCM_ALTERNATES(isa) .gcm_school = GCM_SET(isa, school), \
-                            .gcm_karatsuba = GCM_SET(isa, karatsuba),
-#else
-#define GCM_RECORD(isa, pads)
-#define GCM_ALTERNATES(isa)
-#endif
-#define GCM_FNS(isa) .encrypt_block = aesgen_encrypt_block_aesni, \
-                     .gcm_setup = aesgen_gcm_setup_clmul, GCM_BULK(isa)
+                            aesgen_gcm_dec_update_##isa##_##alt,                             \
+                            aesgen_gcm_enc_record_##isa##_##alt,                             \
+                            aesgen_gcm_dec_record_##isa##_##alt },
+#define GCM_ALTERNATE(isa, alt) .gcm_##alt = GCM_SET(isa, alt)
 
-#ifdef AESGEN_HAVE_ASM
-#define ASM_IMPL(isa, needs_bits, extra) {                                      \
-        .name = #isa, .needs = needs_bits, .expand = aesgen_expand_key_aesni,    \
-        .dec_key = aesgen_dec_key_aesni, .ctr = aesgen_ctr_crypt_##isa,          \
-        .xctr = aesgen_xctr_crypt_##isa, XTS_FNS(isa) GCM_FNS(isa) extra }
-#else
-#define ASM_IMPL(isa, needs_bits, extra) { .name = #isa, .needs = needs_bits }
-#endif
+#define ASM_IMPL(isa, NAME, vector_bytes, evex, needs_bits)                          \
+    [AESGEN_ISA_##NAME] = {                                                          \
+        .name = #isa, .needs = (needs_bits), .expand = aesgen_expand_key_aesni,       \
+        .dec_key = aesgen_dec_key_aesni, .ctr = aesgen_ctr_crypt_##isa,               \
+        .xctr = aesgen_xctr_crypt_##isa, .xts_encrypt = aesgen_xts_encrypt_##isa,     \
+        .xts_decrypt = aesgen_xts_decrypt_##isa,                                      \
+        .encrypt_block = aesgen_encrypt_block_aesni, .gcm_setup = aesgen_gcm_setup_clmul, \
+        .gcm_ghash = aesgen_gcm_ghash_##isa, .gcm_enc_update = aesgen_gcm_enc_update_##isa, \
+        .gcm_dec_update = aesgen_gcm_dec_update_##isa,                                \
+        .gcm_enc_record = aesgen_gcm_enc_record_##isa,                                \
+        .gcm_dec_record = aesgen_gcm_dec_record_##isa,                                \
+        .gcm_record_pads = !(evex),   /* VEX: whole blocks + tail (asm_abi.h) */      \
+        AESGEN_GEN_GCM_ALTERNATES_##isa(GCM_ALTERNATE) },
 
 static const aesgen_isa_impl isa_table[AESGEN_ISA_COUNT] = {
     [AESGEN_ISA_GENERIC] = { .name = "generic", .needs = 0,
@@ -84,12 +55,7 @@ static const aesgen_isa_impl isa_table[AESGEN_ISA_COUNT] = {
                              .gcm_ghash = aesgen_gcm_ghash_generic,
                              .gcm_enc_update = aesgen_gcm_enc_update_generic,
                              .gcm_dec_update = aesgen_gcm_dec_update_generic },
-    [AESGEN_ISA_AESNI_AVX] = ASM_IMPL(aesni_avx, NEEDS_AESNI_AVX, GCM_RECORD(aesni_avx, 1)),
-    [AESGEN_ISA_VAES_AVX2] = ASM_IMPL(vaes_avx2, NEEDS_VAES_AVX2, GCM_RECORD(vaes_avx2, 1)),
-    [AESGEN_ISA_AVX10_256] = ASM_IMPL(avx10_256, NEEDS_AVX10,
-                                      GCM_RECORD(avx10_256, 0) GCM_ALTERNATES(avx10_256)),
-    [AESGEN_ISA_AVX10_512] = ASM_IMPL(avx10_512, NEEDS_AVX10,
-                                      GCM_RECORD(avx10_512, 0) GCM_ALTERNATES(avx10_512)),
+    AESGEN_GEN_ISAS(ASM_IMPL)
 };
 
 #define ISA_UNSET (-1)
@@ -104,8 +70,6 @@ const aesgen_isa_impl *aesgen_isa_impl_get(aesgen_isa_id id)
 int aesgen_isa_id_usable(aesgen_isa_id id)
 {
     const aesgen_isa_impl *impl = &isa_table[id];
-    if (impl->ctr == NULL)
-        return 0;
     return (aesgen_cpu_features() & impl->needs) == impl->needs;
 }
 

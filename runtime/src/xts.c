@@ -39,10 +39,8 @@ static int xts_init(aesgen_xts_ctx *ctx, const uint8_t *key, size_t key_len, con
     impl->expand(&ctx->k2_enc, copy + half, half);
     impl->dec_key(&ctx->k1_dec, &ctx->k1_enc);
     aesgen_wipe(copy, sizeof copy);
-    /* Until gen/<isa>/xts.S is built in, an asm ISA has no XTS code: its
-     * contexts get the portable XTS code (its key expansion still serves). */
-    ctx->encrypt = impl->xts_encrypt != NULL ? impl->xts_encrypt : aesgen_xts_encrypt_generic;
-    ctx->decrypt = impl->xts_decrypt != NULL ? impl->xts_decrypt : aesgen_xts_decrypt_generic;
+    ctx->encrypt = impl->xts_encrypt;
+    ctx->decrypt = impl->xts_decrypt;
     return AESGEN_OK;
 }
 

@@ -21,13 +21,14 @@
 #include <string.h>
 
 #include "aesgen.h"
+#include "aesgen_gen.h"
 #include "bench.h"
 
 static const unsigned bench_key_bits[] = {128, 256};
 static const size_t bench_lengths[] = {16, 64, 256, 512, 1024, 1420, 4096, 16384};
-/* Fastest last in the tables: the order the ISAs were added in. */
-static const char *const bench_asm_isas[] = {"aesni_avx", "vaes_avx2", "avx10_256",
-                                             "avx10_512"};
+/* The generated ISAs (gen/aesgen_gen.h), fastest last: generator/isa.py's order. */
+#define BENCH_ISA_NAME(isa, NAME, vector_bytes, evex, needs) #isa,
+static const char *const bench_asm_isas[] = {AESGEN_GEN_ISAS(BENCH_ISA_NAME)};
 #define N_KEY_BITS (sizeof bench_key_bits / sizeof bench_key_bits[0])
 #define N_LENGTHS  (sizeof bench_lengths / sizeof bench_lengths[0])
 #define N_ASM_ISAS (sizeof bench_asm_isas / sizeof bench_asm_isas[0])

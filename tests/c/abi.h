@@ -44,6 +44,9 @@ void aesgen_test_abi_call(struct abi_call *call);
 struct abi_call abi_call_through_thunk(void (*fn)(void), const uint64_t args[6]);
 /* What the call broke, or NULL. */
 const char *abi_violation(const struct abi_call *c);
+/* One counted check per generated function of gen/manifest.json for this ISA and mode:
+ * it has been called through the thunk (abi_call_through_thunk) in this process. */
+void abi_check_every_function_called(const char *isa, const char *mode);
 /* Proves the thunk sees each kind of violation (once per process). */
 void abi_harness_self_test(void);
 /* The tests' own key schedule against FIPS-197 A.1. */

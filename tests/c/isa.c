@@ -12,31 +12,17 @@
 #include "aesgen.h"
 #include "check.h"
 
-/* Weak: when gen/ does not exist yet the library has no assembly, and these
- * resolve to NULL instead of breaking the link. */
-#define GCM_ALT_SET(isa, alt)                                                            \
-    { "_" #alt, aesgen_gcm_ghash_##isa##_##alt, aesgen_gcm_enc_update_##isa##_##alt,       \
-      aesgen_gcm_dec_update_##isa##_##alt, aesgen_gcm_enc_record_##isa##_##alt,           \
-      aesgen_gcm_dec_record_##isa##_##alt }
+/* Every generated ISA of gen/aesgen_gen.h, with the functions and alternate sets the
+ * manifest lists for it (the alternates are weak: a listed set that is not linked is a
+ * failure of the gcm tests, not a crash). */
+#define GCM_ALT_SET(isa, alt)                                                             \
+    [GCM_ALT_##alt] = { "_" #alt, aesgen_gcm_ghash_##isa##_##alt,                           \
+                        aesgen_gcm_enc_update_##isa##_##alt,                                \
+                        aesgen_gcm_dec_update_##isa##_##alt,                                \
+                        aesgen_gcm_enc_record_##isa##_##alt,                                \
+                        aesgen_gcm_dec_record_##isa##_##alt },
 
-#define WEAK_ISA(isa)                                                                \
-    extern aesgen_ctr_fn aesgen_ctr_crypt_##isa __attribute__((weak));               \
-    extern aesgen_xctr_fn aesgen_xctr_crypt_##isa __attribute__((weak));             \
-    extern aesgen_xts_fn aesgen_xts_encrypt_##isa __attribute__((weak));             \
-    extern aesgen_xts_fn aesgen_xts_decrypt_##isa __attribute__((weak));             \
-    extern aesgen_gcm_ghash_fn aesgen_gcm_ghash_##isa __attribute__((weak));         \
-    extern aesgen_gcm_update_fn aesgen_gcm_enc_update_##isa __attribute__((weak));   \
-    extern aesgen_gcm_update_fn aesgen_gcm_dec_update_##isa __attribute__((weak));  \
-    extern aesgen_gcm_record_fn aesgen_gcm_enc_record_##isa __attribute__((weak));   \
-    extern aesgen_gcm_record_fn aesgen_gcm_dec_record_##isa __attribute__((weak));   \
-    AESGEN_DECLARE_GCM_ALT(isa, school)                                               \
-    AESGEN_DECLARE_GCM_ALT(isa, karatsuba)
-WEAK_ISA(aesni_avx)
-WEAK_ISA(vaes_avx2)
-WEAK_ISA(avx10_256)
-WEAK_ISA(avx10_512)
-
-#define ASM_ISA(isa)                                                                  \
+#define ASM_ISA(isa, NAME, vector_bytes, evex, needs)                                 \
     { .name = #isa, .is_asm = true, .ctr_fn = aesgen_ctr_crypt_##isa,                 \
       .xctr_fn = aesgen_xctr_crypt_##isa, .xts_encrypt_fn = aesgen_xts_encrypt_##isa, \
       .xts_decrypt_fn = aesgen_xts_decrypt_##isa, .gcm_ghash_fn = aesgen_gcm_ghash_##isa, \
@@ -44,22 +30,33 @@ WEAK_ISA(avx10_512)
       .gcm_dec_update_fn = aesgen_gcm_dec_update_##isa,                               \
       .gcm_enc_record_fn = aesgen_gcm_enc_record_##isa,                               \
       .gcm_dec_record_fn = aesgen_gcm_dec_record_##isa,                               \
-      .gcm_alt = { GCM_ALT_SET(isa, school), GCM_ALT_SET(isa, karatsuba) } }
+      .gcm_alt = { AESGEN_GEN_GCM_ALTERNATES_##isa(GCM_ALT_SET) },                    \
+      .gcm_stride = AESGEN_GEN_STRIDE_##isa##_gcm,                                    \
+      .gcm_unroll = AESGEN_GEN_UNROLL_##isa##_gcm },
 
 struct test_isa test_isas[ISA_COUNT] = {
     { .name = "generic", .is_slow = true },
-    ASM_ISA(aesni_avx),
-    ASM_ISA(vaes_avx2),
-    ASM_ISA(avx10_256),
-    ASM_ISA(avx10_512),
+    AESGEN_GEN_ISAS(ASM_ISA)
 };
 
 /* ---- The tests' own feature detection ---------------------------------- */
 
-struct cpu_features {
-    bool aes, pclmul, avx, osxsave, avx2, bmi2, vaes, vpclmul;
-    bool avx512f, avx512bw, avx512vl, avx512dq, xgetbv1;
-    bool os_ymm, os_zmm;       /* XCR0 enables the state the ISA needs */
+/* What each ISA needs, and the names of the features (gen/aesgen_gen.h). */
+struct isa_needs {
+    const char *name;
+    unsigned needs;
+};
+#define ISA_NEEDS(isa, NAME, vector_bytes, evex, needs) { #isa, needs },
+static const struct isa_needs isa_needs[] = { AESGEN_GEN_ISAS(ISA_NEEDS) };
+
+struct feature_name {
+    unsigned bit;
+    const char *title;
+};
+#define CPUID_NAME(bit, title, leaf, subleaf, reg, n) { bit, title },
+#define XCR0_NAME(bit, title, state) { bit, title },
+static const struct feature_name feature_names[] = {
+    AESGEN_GEN_CPUID_FEATURES(CPUID_NAME) AESGEN_GEN_XCR0_FEATURES(XCR0_NAME)
 };
 
 static uint64_t read_xcr0(void)
@@ -69,33 +66,36 @@ static uint64_t read_xcr0(void)
     return (uint64_t)hi << 32 | lo;
 }
 
+struct cpu_features {
+    unsigned bits;         /* AESGEN_CPU_* present (CPUID) or enabled (XCR0) */
+    bool xgetbv1;
+};
+
+static bool cpuid_bit(unsigned leaf, unsigned subleaf, int reg, unsigned n)
+{
+    unsigned r[4] = { 0, 0, 0, 0 };
+    if (leaf > __get_cpuid_max(0, NULL) || !__get_cpuid_count(leaf, subleaf, &r[0], &r[1],
+                                                                &r[2], &r[3]))
+        return false;
+    return r[reg] >> n & 1;
+}
+
+enum { REG_eax, REG_ebx, REG_ecx, REG_edx };
+
 static struct cpu_features detect_cpu(void)
 {
-    struct cpu_features f = { 0 };
-    unsigned a, b, c, d, max_leaf = __get_cpuid_max(0, NULL);
-    if (max_leaf < 1 || !__get_cpuid_count(1, 0, &a, &b, &c, &d))
-        return f;
-    f.pclmul = c >> 1 & 1;
-    f.aes = c >> 25 & 1;
-    f.osxsave = c >> 27 & 1;
-    f.avx = c >> 28 & 1;
-    if (f.osxsave) {
-        uint64_t xcr0 = read_xcr0();
-        f.os_ymm = (xcr0 & 0x6) == 0x6;        /* SSE + AVX state */
-        f.os_zmm = (xcr0 & 0xe6) == 0xe6;      /* + opmask, ZMM_Hi256, Hi16_ZMM */
-    }
-    if (max_leaf >= 7 && __get_cpuid_count(7, 0, &a, &b, &c, &d)) {
-        f.avx2 = b >> 5 & 1;
-        f.bmi2 = b >> 8 & 1;
-        f.avx512f = b >> 16 & 1;
-        f.avx512dq = b >> 17 & 1;
-        f.avx512bw = b >> 30 & 1;
-        f.avx512vl = b >> 31 & 1;
-        f.vaes = c >> 9 & 1;
-        f.vpclmul = c >> 10 & 1;
-    }
-    if (max_leaf >= 0xd && __get_cpuid_count(0xd, 1, &a, &b, &c, &d))
-        f.xgetbv1 = f.osxsave && (a >> 2 & 1);
+    struct cpu_features f = { 0, false };
+#define CPUID_DETECT(bit, title, leaf, subleaf, reg, n) \
+    if (cpuid_bit(leaf, subleaf, REG_##reg, n))          \
+        f.bits |= bit;
+    AESGEN_GEN_CPUID_FEATURES(CPUID_DETECT)
+    bool osxsave = cpuid_bit(1, 0, REG_ecx, 27);
+    uint64_t xcr0 = osxsave ? read_xcr0() : 0;
+#define XCR0_DETECT(bit, title, state) \
+    if ((xcr0 & (state)) == (state))   \
+        f.bits |= bit;
+    AESGEN_GEN_XCR0_FEATURES(XCR0_DETECT)
+    f.xgetbv1 = osxsave && cpuid_bit(0xd, 1, REG_eax, 2);
     return f;
 }
 
@@ -110,45 +110,24 @@ static const struct cpu_features *cpu(void)
     return &features;
 }
 
-struct feature_need {
-    const char *name;
-    bool have;
-};
-
-static bool all_present(const struct feature_need *needs, size_t n, const char **missing)
-{
-    for (size_t i = 0; i < n; i++) {
-        if (!needs[i].have) {
-            *missing = needs[i].name;
-            return false;
-        }
-    }
-    return true;
-}
-
 bool cpu_can_run(const char *isa_name, const char **missing)
 {
-    const struct cpu_features *f = cpu();
-    /* Cumulative: each ISA needs everything of the ones before it. */
-    const struct feature_need needs[] = {
-        { "AES-NI", f->aes }, { "PCLMULQDQ", f->pclmul }, { "AVX", f->avx },
-        { "OS support for YMM state (XCR0)", f->osxsave && f->os_ymm },
-        { "AVX2", f->avx2 }, { "VAES", f->vaes }, { "VPCLMULQDQ", f->vpclmul }, { "BMI2", f->bmi2 },
-        { "AVX512F", f->avx512f }, { "AVX512BW", f->avx512bw }, { "AVX512VL", f->avx512vl },
-        { "AVX512DQ", f->avx512dq },
-        { "OS support for opmask/ZMM state (XCR0)", f->os_zmm },
-    };
-    size_t count;
-    if (strcmp(isa_name, "generic") == 0)
-        count = 0;
-    else if (strcmp(isa_name, "aesni_avx") == 0)
-        count = 4;
-    else if (strcmp(isa_name, "vaes_avx2") == 0)
-        count = 8;
-    else
-        count = sizeof needs / sizeof needs[0];
     *missing = NULL;
-    return all_present(needs, count, missing);
+    if (strcmp(isa_name, "generic") == 0)
+        return true;
+    for (size_t i = 0; i < sizeof isa_needs / sizeof isa_needs[0]; i++) {
+        if (strcmp(isa_needs[i].name, isa_name) != 0)
+            continue;
+        for (size_t j = 0; j < sizeof feature_names / sizeof feature_names[0]; j++)
+            if ((isa_needs[i].needs & feature_names[j].bit) &&
+                !(cpu()->bits & feature_names[j].bit)) {
+                *missing = feature_names[j].title;
+                return false;
+            }
+        return true;
+    }
+    *missing = "a name gen/aesgen_gen.h does not know";
+    return false;
 }
 
 bool cpu_has_xgetbv1(void)
@@ -156,87 +135,51 @@ bool cpu_has_xgetbv1(void)
     return cpu()->xgetbv1;
 }
 
+static bool cpu_has(unsigned bits)
+{
+    return (cpu()->bits & bits) == bits;
+}
+
 bool cpu_has_avx(void)
 {
-    return cpu()->avx && cpu()->osxsave && cpu()->os_ymm;
+    return cpu_has(AESGEN_CPU_AVX | AESGEN_CPU_OS_YMM);
 }
 
 bool cpu_has_avx512(void)
 {
-    return cpu_has_avx() && cpu()->avx512f && cpu()->os_zmm;
+    return cpu_has_avx() && cpu_has(AESGEN_CPU_AVX512F | AESGEN_CPU_OS_ZMM);
 }
 
 /* ---- Deciding what runs ------------------------------------------------- */
 
-static bool gen_file_exists(const char *repo_root, const char *isa_name, const char *mode)
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s/gen/%s/%s.S", repo_root, isa_name, mode);
-    return access(path, R_OK) == 0;
-}
-
-static void resolve_one(struct test_isa *isa, const char *repo_root)
+static void resolve_one(struct test_isa *isa)
 {
     const char *missing = NULL;
     bool cpu_ok = cpu_can_run(isa->name, &missing);
     bool lib_ok = aesgen_isa_supported(isa->name) == 1;
-    bool gen_exists = isa->is_asm && gen_file_exists(repo_root, isa->name, "ctr");
-    isa->xts_generated = isa->is_asm && gen_file_exists(repo_root, isa->name, "xts");
-    isa->gcm_generated = isa->is_asm && gen_file_exists(repo_root, isa->name, "gcm");
 
     if (lib_ok && !cpu_ok) {
         /* Running it would die of SIGILL: the library's detection is wrong. */
         check(false, "isa %s: library says supported but this CPU/OS lacks %s", isa->name, missing);
-    } else if (lib_ok && isa->is_asm && (!isa->ctr_fn || !isa->xctr_fn)) {
-        check(false, "isa %s: library says supported but aesgen_{ctr,xctr}_crypt_%s are not linked",
-              isa->name, isa->name);
     } else if (lib_ok) {
         isa->runnable = check(true, "isa %s available", isa->name);
     } else if (!cpu_ok) {
         check_skip("%s: CPU/OS lacks %s", isa->name, missing);
-    } else if (!isa->is_asm) {
-        check(false, "isa %s: the portable implementation must always be supported", isa->name);
-    } else if (gen_exists) {
-        check(false, "isa %s: gen/%s/ctr.S exists and the CPU has the features, "
-              "but the library reports it unsupported (built without the assembly?)",
-              isa->name, isa->name);
     } else {
-        check_skip("%s: library built without assembly (gen/%s/ctr.S does not exist yet)",
-                   isa->name, isa->name);
+        check(false, "isa %s: this CPU/OS has every feature it needs, but the library "
+              "reports it unsupported", isa->name);
     }
 }
 
-void isa_resolve(const char *repo_root)
+void isa_resolve(void)
 {
     for (struct test_isa *isa = test_isas; isa < test_isas + ISA_COUNT; isa++)
-        resolve_one(isa, repo_root);
+        resolve_one(isa);
 }
 
-bool isa_xts_asm_usable(const struct test_isa *isa)
+bool isa_asm_callable(const struct test_isa *isa)
 {
-    if (!isa->is_asm || !isa->runnable)
-        return false;
-    bool linked = isa->xts_encrypt_fn && isa->xts_decrypt_fn;
-    if (!isa->xts_generated && !linked) {
-        check_skip("xts asm %s: not generated yet (no gen/%s/xts.S)", isa->name, isa->name);
-        return false;
-    }
-    return check(linked, "xts asm %s: gen/%s/xts.S exists, so aesgen_xts_{encrypt,decrypt}_%s "
-                 "must be linked into the library", isa->name, isa->name, isa->name);
-}
-
-bool isa_gcm_asm_usable(const struct test_isa *isa)
-{
-    if (!isa->is_asm || !isa->runnable)
-        return false;
-    bool linked = isa->gcm_ghash_fn && isa->gcm_enc_update_fn && isa->gcm_dec_update_fn;
-    if (!isa->gcm_generated && !linked) {
-        check_skip("gcm asm %s: not generated yet (no gen/%s/gcm.S)", isa->name, isa->name);
-        return false;
-    }
-    return check(linked, "gcm asm %s: gen/%s/gcm.S exists, so aesgen_gcm_{ghash,enc_update,"
-                 "dec_update}_%s must be linked into the library", isa->name, isa->name,
-                 isa->name);
+    return isa->is_asm && isa->runnable;
 }
 
 bool isa_select(const struct test_isa *isa)
@@ -288,15 +231,15 @@ struct test_gcm_set isa_gcm_expected(const struct test_isa *isa)
     cpu_vendor_family(vendor, &family);
     int alt = -1;   /* index into gcm_alt */
     if (forced && strcmp(forced, "school") == 0)
-        alt = 0;
+        alt = GCM_ALT_school;
     else if (forced && strcmp(forced, "karatsuba") == 0)
-        alt = 1;
+        alt = GCM_ALT_karatsuba;
     else if (strcmp(vendor, "GenuineIntel") == 0)
-        alt = 0;
+        alt = GCM_ALT_school;
     else if (strcmp(vendor, "AuthenticAMD") == 0 && family == 0x19)
-        alt = 0;
+        alt = GCM_ALT_school;
     else if (strcmp(vendor, "AuthenticAMD") == 0 && family == 0x1a)
-        alt = 1;
+        alt = GCM_ALT_karatsuba;
     if (alt >= 0 && isa->is_asm && gcm_set_complete(&isa->gcm_alt[alt]))
         return isa->gcm_alt[alt];
     return isa_gcm_primary(isa);

@@ -2,23 +2,28 @@
 /*
  * Which implementations (ISAs) the tests run, decided once at startup.
  *
- * The tests do their own CPUID + XGETBV check, independent of the library's,
- * so that "the CPU lacks the feature" (a skip, printed by name) can be told
- * apart from "the library was built without the assembly although gen/ has
- * it" (a failure).
+ * The tests do their own CPUID + XGETBV check (code of their own, on the feature
+ * table of gen/aesgen_gen.h), so that "the CPU lacks the feature" (a skip, printed
+ * by name) can be told apart from "the library does not offer an ISA this CPU runs"
+ * (a failure).  The ISA list, the functions and the main-loop strides come from
+ * gen/aesgen_gen.h (gen/manifest.json), which the library is built from too.
  */
 #ifndef AESGEN_TEST_ISA_H
 #define AESGEN_TEST_ISA_H
 
 #include <stdbool.h>
 
-#include "asm_abi.h"
+#include "aesgen_gen.h"
 
-enum { ISA_COUNT = 5 };
+/* generic, then the generated ISAs */
+enum { ISA_COUNT = 1 + AESGEN_GEN_ISA_COUNT };
+
+/* Slots of test_isa.gcm_alt, by GHASH value. */
+enum { GCM_ALT_school, GCM_ALT_karatsuba, GCM_ALT_COUNT };
 
 /* One set of generated GCM functions. */
 struct test_gcm_set {
-    const char *suffix;                /* "", "_school", "_karatsuba" */
+    const char *suffix;                /* "", "_school", "_karatsuba"; NULL: not generated */
     aesgen_gcm_ghash_fn *ghash;
     aesgen_gcm_update_fn *enc_update;
     aesgen_gcm_update_fn *dec_update;
@@ -29,22 +34,22 @@ struct test_gcm_set {
 struct test_isa {
     const char *name;          /* as aesgen_select_isa() knows it */
     bool is_asm;               /* has generated functions of its own */
-    aesgen_ctr_fn *ctr_fn;     /* the generated functions (NULL if not linked in) */
+    aesgen_ctr_fn *ctr_fn;     /* the generated functions */
     aesgen_xctr_fn *xctr_fn;
     bool runnable;             /* set by isa_resolve(): the tests exercise it */
     bool is_slow;              /* the portable C code: the tests take a smaller sample */
-    aesgen_xts_fn *xts_encrypt_fn;   /* NULL until gen/<isa>/xts.S is generated and linked */
+    aesgen_xts_fn *xts_encrypt_fn;
     aesgen_xts_fn *xts_decrypt_fn;
-    bool xts_generated;        /* set by isa_resolve(): gen/<isa>/xts.S exists */
-    aesgen_gcm_ghash_fn *gcm_ghash_fn;       /* NULL until gen/<isa>/gcm.S is linked */
+    aesgen_gcm_ghash_fn *gcm_ghash_fn;
     aesgen_gcm_update_fn *gcm_enc_update_fn;
     aesgen_gcm_update_fn *gcm_dec_update_fn;
     aesgen_gcm_record_fn *gcm_enc_record_fn;
     aesgen_gcm_record_fn *gcm_dec_record_fn;
-    /* The alternate GHASH sets gen/<isa>/gcm.S may hold (suffix _school, _karatsuba);
-     * NULL members when not linked. */
-    struct test_gcm_set gcm_alt[2];
-    bool gcm_generated;        /* set by isa_resolve(): gen/<isa>/gcm.S exists */
+    /* The alternate GHASH sets gen/manifest.json lists for gen/<isa>/gcm.S (suffix
+     * _school, _karatsuba; the slot of a set not generated has a NULL suffix). */
+    struct test_gcm_set gcm_alt[GCM_ALT_COUNT];
+    size_t gcm_stride;         /* bytes per iteration of gen/<isa>/gcm.S's main loop */
+    unsigned gcm_unroll;       /* its UNROLL knob */
 };
 
 extern struct test_isa test_isas[ISA_COUNT];
@@ -59,17 +64,10 @@ bool gcm_set_complete(const struct test_gcm_set *set);
 struct test_gcm_set isa_gcm_expected(const struct test_isa *isa);
 
 /* Decides test_isas[].runnable: one counted check or skip per ISA. */
-void isa_resolve(const char *repo_root);
+void isa_resolve(void);
 
-/* The asm ISA's XTS functions can be called directly: the ISA is runnable and
- * both are linked.  Otherwise one counted skip (not generated yet) or failure
- * (gen/<isa>/xts.S exists but the functions are missing), naming the ISA. */
-bool isa_xts_asm_usable(const struct test_isa *isa);
-
-/* The same for GCM: aesgen_gcm_{ghash,enc_update,dec_update}_<isa> callable
- * directly, else one counted skip (no gen/<isa>/gcm.S) or failure (it exists
- * but the functions are not linked). */
-bool isa_gcm_asm_usable(const struct test_isa *isa);
+/* The asm ISA's generated functions can be called directly: it is runnable here. */
+bool isa_asm_callable(const struct test_isa *isa);
 
 /* Selects the ISA in the library (a counted check); false if that failed. */
 bool isa_select(const struct test_isa *isa);

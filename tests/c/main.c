@@ -101,7 +101,7 @@ int main(int argc, char **argv)
                (unsigned long long)seed, config.repo_root, config.vectors_dir);
 
     check_set_group("isa availability");
-    isa_resolve(config.repo_root);
+    isa_resolve();
     for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++) {
         if (!wanted(groups[g].name, argc, argv))
             continue;

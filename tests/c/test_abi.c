@@ -33,8 +33,42 @@ static uint64_t harness_flags(void)
 /* XINUSE can be trusted only if the harness itself reads clean after VZEROUPPER. */
 static bool xinuse_usable;
 
+/* The distinct functions called through the thunk so far. */
+enum { MAX_CALLED = 512 };
+static void (*called[MAX_CALLED])(void);
+static size_t called_count;
+
+static bool was_called(void (*fn)(void))
+{
+    for (size_t i = 0; i < called_count; i++)
+        if (called[i] == fn)
+            return true;
+    return false;
+}
+
+struct listed_function {
+    const char *isa, *mode, *symbol;
+    void (*fn)(void);
+};
+#define LISTED_FUNCTION(isa, mode, symbol) { #isa, #mode, #symbol, (void (*)(void))symbol },
+static const struct listed_function listed_functions[] = {
+    AESGEN_GEN_FUNCTIONS(LISTED_FUNCTION)
+};
+
+void abi_check_every_function_called(const char *isa, const char *mode)
+{
+    for (size_t i = 0; i < sizeof listed_functions / sizeof listed_functions[0]; i++) {
+        const struct listed_function *f = &listed_functions[i];
+        if (strcmp(f->isa, isa) == 0 && strcmp(f->mode, mode) == 0)
+            check(f->fn != NULL && was_called(f->fn), "%s abi: %s (gen/manifest.json) is "
+                  "linked and was called through the thunk", isa, f->symbol);
+    }
+}
+
 struct abi_call abi_call_through_thunk(void (*fn)(void), const uint64_t args[6])
 {
+    if (!was_called(fn) && called_count < MAX_CALLED)
+        called[called_count++] = fn;
     struct abi_call call;
     memset(&call, 0, sizeof call);
     call.fn = fn;
@@ -282,8 +316,11 @@ void test_abi(const struct test_config *config)
     uint8_t *pt = xmalloc(BUF), *want = xmalloc(BUF);
     rng_fill(pt, BUF);
     FOR_EACH_RUNNABLE_ISA(isa) {
-        if (isa->is_asm)
+        if (isa->is_asm) {
             run_isa(isa, pt, want);
+            abi_check_every_function_called(isa->name, "ctr");
+            abi_check_every_function_called(isa->name, "xctr");
+        }
         run_api_calls(isa, pt);
     }
     free(pt);
@@ -404,8 +441,10 @@ void test_xts_abi(const struct test_config *config)
     uint8_t *pt = xmalloc(BUF), *want = xmalloc(BUF);
     rng_fill(pt, BUF);
     FOR_EACH_RUNNABLE_ISA(isa) {
-        if (isa_xts_asm_usable(isa))
+        if (isa_asm_callable(isa)) {
             run_xts_isa(isa, pt, want);
+            abi_check_every_function_called(isa->name, "xts");
+        }
         run_xts_api_calls(isa, pt);
     }
     free(pt);

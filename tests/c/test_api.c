@@ -20,8 +20,6 @@
 #include "reference.h"
 #include "tests.h"
 
-static const char *const all_isa_names[] = { "generic", "aesni_avx", "vaes_avx2",
-                                             "avx10_256", "avx10_512" };
 
 static void strerror_never_null(void)
 {
@@ -111,13 +109,13 @@ static void selection_errors(void)
 
     size_t unsupported = 0;
     for (size_t i = 0; i < ISA_COUNT; i++) {
-        if (aesgen_isa_supported(all_isa_names[i]))
+        if (aesgen_isa_supported(test_isas[i].name))
             continue;
         unsupported++;
-        check_int(aesgen_select_isa(all_isa_names[i]), AESGEN_ENOTSUP, "select unusable %s",
-                  all_isa_names[i]);
+        check_int(aesgen_select_isa(test_isas[i].name), AESGEN_ENOTSUP, "select unusable %s",
+                  test_isas[i].name);
         check(strcmp(aesgen_isa_name(), before) == 0, "select unusable %s leaves the selection",
-                  all_isa_names[i]);
+                  test_isas[i].name);
     }
     if (unsupported == 0)
         check_note("note: every ISA is usable here, so AESGEN_ENOTSUP cannot be provoked");
@@ -133,7 +131,7 @@ static const char *auto_choice(void)
           "auto resolves to a usable concrete ISA (%s)", name ? name : "NULL");
     bool some_asm = false;
     for (size_t i = 1; i < ISA_COUNT; i++)
-        some_asm |= aesgen_isa_supported(all_isa_names[i]) == 1;
+        some_asm |= aesgen_isa_supported(test_isas[i].name) == 1;
     check(!some_asm || (name && strcmp(name, "generic") != 0),
           "auto prefers assembly over the portable code when it can run");
     return name ? name : "?";
@@ -326,8 +324,8 @@ static void environment_variable(const char *self, const char *auto_isa)
     check_child(self, "no_such_isa", NULL, auto_isa);     /* ignored: auto */
     check_child(self, "", NULL, auto_isa);
     for (size_t i = 0; i < ISA_COUNT; i++) {
-        bool usable = aesgen_isa_supported(all_isa_names[i]) == 1;
-        check_child(self, all_isa_names[i], NULL, usable ? all_isa_names[i] : auto_isa);
+        bool usable = aesgen_isa_supported(test_isas[i].name) == 1;
+        check_child(self, test_isas[i].name, NULL, usable ? test_isas[i].name : auto_isa);
     }
     /* Read once, at first use: a later change has no effect. */
     check_child(self, NULL, "generic", auto_isa);

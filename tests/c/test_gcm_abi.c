@@ -6,14 +6,14 @@
  * MXCSR, x87 control word, XINUSE), with a key made by aesgen_gcm_init under
  * that ISA, for lengths 0, 16, 32, 48, 64, 256, 496..528 (the 32 stored powers
  * of H), 4096 and k x stride - 16, k x stride, k x stride + 16 (k = 1..3), where
- * the stride is the ISA's main-loop iteration (16 x lanes x UNROLL, UNROLL read
- * from the header of gen/<isa>/gcm.S).  Outputs against the tests' own
+ * the stride is the ISA's main-loop iteration (bytes per iteration of gen/<isa>/gcm.S,
+ * from gen/manifest.json through gen/aesgen_gen.h).  Outputs against the tests' own
  * reference (CTR with inc32 from AES-ECB, GHASH bit by bit, accumulators in
  * asm_abi.h's reflected form), counters whose low 32 bits wrap inside the call,
  * in place; nothing but dst and acc may change (src, ctr, key, guard bytes).
- * Missing functions fail once gen/<isa>/gcm.S exists.
- * Every function set the file holds is tested: the primary one and the alternates its
- * header names ("# also: ... GHASH=school ... _school"), which must be linked.
+ * Every function set the file holds is tested: the primary one and the alternates
+ * gen/manifest.json lists for it, which must be linked; a last check per function the
+ * manifest lists for gen/<isa>/gcm.S says it went through the thunk.
  * The record functions (a whole message per call) likewise, for every length up to
  * two iterations + 80 bytes with AAD of 0..512 bytes, J0 near the 32-bit wrap, in
  * place (the VEX ISAs with their padded contract, see asm_abi.h); nothing but dst,
@@ -34,45 +34,6 @@
 
 enum { MAX_LENGTHS = 40 };
 
-static unsigned lanes(const char *isa)
-{
-    if (strcmp(isa, "avx10_512") == 0)
-        return 4;
-    if (strcmp(isa, "vaes_avx2") == 0 || strcmp(isa, "avx10_256") == 0)
-        return 2;
-    return 1;
-}
-
-/* The first lines of gen/<isa>/gcm.S (its header) into lines[], up to max; the count. */
-enum { HEADER_LINES = 20, HEADER_LINE_MAX = 512 };
-static size_t generated_header(const char *repo_root, const char *isa,
-                               char lines[HEADER_LINES][HEADER_LINE_MAX])
-{
-    char path[4096];
-    size_t n = 0;
-    snprintf(path, sizeof path, "%s/gen/%s/gcm.S", repo_root, isa);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return 0;
-    while (n < HEADER_LINES && fgets(lines[n], HEADER_LINE_MAX, f))
-        n++;
-    fclose(f);
-    return n;
-}
-
-/* UNROLL from the "# knobs: ... UNROLL=n" line of gen/<isa>/gcm.S; 0 if absent. */
-static unsigned generated_unroll(const char *repo_root, const char *isa)
-{
-    char lines[HEADER_LINES][HEADER_LINE_MAX];
-    unsigned unroll = 0;
-    for (size_t i = 0, n = generated_header(repo_root, isa, lines); i < n; i++) {
-        const char *knob = strstr(lines[i], "UNROLL=");
-        if (strncmp(lines[i], "# knobs:", 8) == 0 && knob)
-            unroll = (unsigned)strtoul(knob + 7, NULL, 10);
-    }
-    return unroll;
-}
-
 static size_t add_length(size_t *lens, size_t n, size_t len)
 {
     for (size_t i = 0; i < n; i++)
@@ -83,22 +44,21 @@ static size_t add_length(size_t *lens, size_t n, size_t len)
     return n;
 }
 
-static size_t abi_lengths(const char *repo_root, const char *isa, size_t *lens)
+static size_t abi_lengths(const struct test_isa *isa, size_t *lens)
 {
     static const size_t fixed[] = { 0, 16, 32, 48, 64, 256, 496, 512, 528, 4096 };
-    unsigned unroll = generated_unroll(repo_root, isa);
-    if (!check(unroll > 0, "gcm abi %s: gen/%s/gcm.S names its UNROLL knob", isa, isa))
-        unroll = 4;
-    size_t stride = 16 * lanes(isa) * unroll, n = 0;
+    size_t stride = isa->gcm_stride, n = 0;
+    check(stride > 0 && stride % 16 == 0, "gcm abi %s: gen/manifest.json gives the main-loop "
+          "stride (%zu bytes)", isa->name, stride);
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
         n = add_length(lens, n, fixed[i]);
-    for (size_t k = 1; k <= 3; k++) {
+    for (size_t k = 1; k <= 3 && stride > 0; k++) {
         n = add_length(lens, n, k * stride - 16);
         n = add_length(lens, n, k * stride);
         n = add_length(lens, n, k * stride + 16);
     }
-    check_note("gcm abi %s: main-loop stride %zu bytes (UNROLL=%u), %zu lengths", isa, stride,
-               unroll, n);
+    check_note("gcm abi %s: main-loop stride %zu bytes (UNROLL=%u), %zu lengths", isa->name,
+               stride, isa->gcm_unroll, n);
     return n;
 }
 
@@ -351,52 +311,30 @@ static void run_direct_records(const struct test_isa *isa, const struct test_gcm
 }
 
 
-/* The "# also: the functions with GHASH=<v>, named <symbol>_<v>" lines of the header of
- * gen/<isa>/gcm.S: the suffixes of the alternate sets the file holds (up to 2). */
-static size_t generated_alternates(const char *repo_root, const char *isa, char suffix[2][24])
+/* The primary set and every alternate gen/manifest.json lists (each must be linked). */
+static size_t gcm_sets(const struct test_isa *isa, struct test_gcm_set sets[1 + GCM_ALT_COUNT])
 {
-    char lines[HEADER_LINES][HEADER_LINE_MAX];
-    size_t found = 0;
-    for (size_t i = 0, n = generated_header(repo_root, isa, lines); i < n && found < 2; i++) {
-        const char *named = strstr(lines[i], "named <symbol>");
-        if (strncmp(lines[i], "# also:", 7) != 0 || !named)
-            continue;
-        named += strlen("named <symbol>");
-        size_t len = strcspn(named, " \n");
-        if (len > 0 && len < 24) {
-            memcpy(suffix[found], named, len);
-            suffix[found++][len] = 0;
-        }
-    }
-    return found;
-}
-
-/* The primary set and every alternate the generated file names (each must be linked). */
-static size_t gcm_sets(const struct test_isa *isa, const char *repo_root,
-                       struct test_gcm_set sets[3])
-{
-    char suffix[2][24];
-    size_t n = 0, alternates = generated_alternates(repo_root, isa->name, suffix);
+    size_t n = 0;
     sets[n++] = isa_gcm_primary(isa);
-    for (size_t a = 0; a < alternates; a++) {
-        const struct test_gcm_set *found = NULL;
-        for (size_t i = 0; i < 2; i++)
-            if (strcmp(isa->gcm_alt[i].suffix, suffix[a]) == 0)
-                found = &isa->gcm_alt[i];
-        if (check(found != NULL && gcm_set_complete(found), "gcm asm %s: gen/%s/gcm.S has "
-                  "the %s functions, so they must be linked", isa->name, isa->name, suffix[a]))
-            sets[n++] = *found;
+    for (size_t i = 0; i < GCM_ALT_COUNT; i++) {
+        const struct test_gcm_set *alt = &isa->gcm_alt[i];
+        if (alt->suffix == NULL)
+            continue;
+        if (check(gcm_set_complete(alt), "gcm asm %s: gen/manifest.json lists the %s "
+                  "functions of gen/%s/gcm.S, so they must be linked", isa->name, alt->suffix,
+                  isa->name))
+            sets[n++] = *alt;
     }
     check_note("gcm abi %s: %zu function set(s)", isa->name, n);
     return n;
 }
 
-static void run_direct(const struct test_isa *isa, const char *repo_root, const uint8_t *random)
+static void run_direct(const struct test_isa *isa, const uint8_t *random)
 {
     size_t lens[MAX_LENGTHS];
-    size_t n = abi_lengths(repo_root, isa->name, lens);
-    struct test_gcm_set sets[3];
-    size_t set_count = gcm_sets(isa, repo_root, sets);
+    size_t n = abi_lengths(isa, lens);
+    struct test_gcm_set sets[1 + GCM_ALT_COUNT];
+    size_t set_count = gcm_sets(isa, sets);
     if (!isa_select(isa))
         return;
     for (size_t ks = 0; ks < 3; ks++) {
@@ -415,9 +353,7 @@ static void run_direct(const struct test_isa *isa, const char *repo_root, const 
                         direct_update(isa, set, &k, (enum gcm_dir)d, lens[l], variant,
                                       variant == 3, random);
             }
-            run_direct_records(isa, set, &k,
-                               16 * lanes(isa->name) * generated_unroll(repo_root, isa->name),
-                               random);
+            run_direct_records(isa, set, &k, isa->gcm_stride, random);
         }
     }
 }
@@ -471,6 +407,7 @@ static void run_api_calls(const struct test_isa *isa, const uint8_t *random)
 
 void test_gcm_abi(const struct test_config *config)
 {
+    (void)config;
     check_set_group("gcm-abi");
     abi_key_schedule_self_test();
     abi_harness_self_test();
@@ -478,8 +415,10 @@ void test_gcm_abi(const struct test_config *config)
     uint8_t *random = xmalloc(BUF);
     rng_fill(random, BUF);
     FOR_EACH_RUNNABLE_ISA(isa) {
-        if (isa_gcm_asm_usable(isa))
-            run_direct(isa, config->repo_root, random);
+        if (isa_asm_callable(isa)) {
+            run_direct(isa, random);
+            abi_check_every_function_called(isa->name, "gcm");
+        }
         run_api_calls(isa, random);
     }
     free(random);

@@ -8,7 +8,6 @@ tests/run.py; make test builds it first).
 
 import os
 import re
-import shlex
 import subprocess
 import tempfile
 import unittest
@@ -17,7 +16,6 @@ from repo import REPO, have
 
 BUILD = os.environ.get("AESGEN_BUILD", os.path.join(REPO, "build"))
 LIBRARY = os.path.join(BUILD, "libaesgen.a")
-FLAGS_FILE = os.path.join(BUILD, "obj", "runtime.flags")
 
 DRIVER = r"""
 #include "isa.c"
@@ -63,21 +61,20 @@ def cpuinfo():
     return facts
 
 
-@unittest.skipUnless(os.path.exists(LIBRARY) and os.path.exists(FLAGS_FILE) and have("cc"),
+@unittest.skipUnless(os.path.exists(LIBRARY) and have("cc"),
                      f"needs {LIBRARY} (make test builds it)")
 class AutoPreferences(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        with open(FLAGS_FILE) as handle:
-            defines = [w for w in shlex.split(handle.read()) if w.startswith("-D")]
         cls.tmp = tempfile.TemporaryDirectory()
         source = os.path.join(cls.tmp.name, "driver.c")
         binary = os.path.join(cls.tmp.name, "driver")
         with open(source, "w") as handle:
             handle.write(DRIVER)
         build = subprocess.run(
-            ["cc", "-std=c11", "-O1", *defines, "-I" + os.path.join(REPO, "runtime", "include"),
-             "-I" + os.path.join(REPO, "runtime", "src"), "-o", binary, source, LIBRARY],
+            ["cc", "-std=c11", "-O1", "-I" + os.path.join(REPO, "runtime", "include"),
+             "-I" + os.path.join(REPO, "runtime", "src"), "-I" + os.path.join(REPO, "gen"),
+             "-o", binary, source, LIBRARY],
             capture_output=True, text=True)
         if build.returncode != 0:
             raise AssertionError(f"driver build failed:\n{build.stderr}")

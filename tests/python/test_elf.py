@@ -12,7 +12,7 @@ The build directory comes from AESGEN_BUILD (tests/run.py sets it), else
 build/.  These tests need `make lib` to have run.
 """
 
-import glob
+import json
 import os
 import re
 import subprocess
@@ -94,12 +94,12 @@ def stack_segment_flags(shared_object):
 
 
 def generated_objects():
-    """(source, object) for every gen/<isa>/<mode>.S, as runtime.mk builds it."""
-    pairs = []
-    for source in sorted(glob.glob(os.path.join(REPO, "gen", "*", "*.S"))):
-        rel = os.path.relpath(source, os.path.join(REPO, "gen"))
-        pairs.append((source, os.path.join(BUILD, "obj", "gen", rel[:-2] + ".o")))
-    return pairs
+    """(source, object) for every gen/<isa>/<mode>.S gen/manifest.json lists, as
+    runtime.mk builds it."""
+    with open(os.path.join(REPO, "gen", "manifest.json"), encoding="utf-8") as handle:
+        entries = json.load(handle)["generated"]
+    return [(os.path.join(REPO, "gen", rel), os.path.join(BUILD, "obj", "gen", rel[:-2] + ".o"))
+            for rel in (e["files"]["S"]["path"] for e in entries)]
 
 
 class PublicApiList(unittest.TestCase):

@@ -5,6 +5,7 @@ Needs gcc (cc), nasm and binutils (objcopy, readelf); tests/tools.sh installs th
 """
 
 import concurrent.futures
+import json
 import os
 import re
 import shlex
@@ -18,21 +19,21 @@ from generator.abi import SYSV
 from generator.isa import ISAS, get_isa
 from generator.knobs import KNOBS, parse_assignment, resolve
 from generator.modes import MODES, get_mode
+from generator import manifest
 from generator.plan import combinations, fits, make_plan
-from generator.render import generate
+from generator.render import build, generate
 
 ENDBR64 = bytes.fromhex("f30f1efa")
 
-# The names of each mode's main loops.
-LOOPS = {"ctr": ["ctr"], "xctr": ["xctr"], "xts": ["xts_enc", "xts_dec"],
-         "gcm": ["gcm_enc", "gcm_dec"]}
+
+def manifest_entries():
+    """gen/manifest.json's entries: every generated file, its knobs, functions, loops."""
+    with open(os.path.join(GEN, "manifest.json"), encoding="utf-8") as handle:
+        return json.load(handle)["generated"]
 
 
-def functions(mode, isa):
-    """The symbol base names of the functions gen/<isa>/<mode>.S defines (its plan's)."""
-    mode_obj, isa_obj = get_mode(mode), get_isa(isa)
-    knobs = resolve(mode_obj, isa_obj, regenerate_knobs(gen_path(isa, mode, "S")))
-    return [f.base for f in make_plan(mode_obj, isa_obj, knobs).functions.values()]
+def entry(isa, mode):
+    return next(e for e in manifest_entries() if (e["isa"], e["mode"]) == (isa, mode))
 
 
 def gen_path(isa, mode, ext):
@@ -75,6 +76,9 @@ def section_bytes(obj, section, out):
 
 class Freshness(unittest.TestCase):
     def test_every_file_exists(self):
+        listed = {(e["isa"], e["mode"]) for e in manifest_entries()}
+        self.assertEqual(listed, {(i, m) for i in ISAS for m in MODES},
+                         "gen/manifest.json must list every ISA x mode: run make gen")
         for isa in ISAS:
             for mode in MODES:
                 for ext in ("S", "asm"):
@@ -82,17 +86,26 @@ class Freshness(unittest.TestCase):
                                     f"missing {gen_path(isa, mode, ext)}: run make gen")
 
     def test_regenerating_changes_nothing(self):
-        for isa in ISAS:
-            for mode in MODES:
-                path = gen_path(isa, mode, "S")
-                mode_obj, isa_obj = get_mode(mode), get_isa(isa)
-                knobs = resolve(mode_obj, isa_obj, regenerate_knobs(path))
-                texts = generate(mode_obj, isa_obj, knobs, SYSV)
-                for ext, text in texts.items():
-                    with open(gen_path(isa, mode, ext), encoding="utf-8") as handle:
-                        self.assertEqual(handle.read(), text,
-                                         f"gen/{isa}/{mode}.{ext} is stale: run make gen "
-                                         f"(see the regenerate line in its header)")
+        """Every file from the knobs the manifest records (which its header's regenerate
+        command repeats), and then the manifest and gen/aesgen_gen.h from those files."""
+        entries = []
+        for recorded in manifest_entries():
+            isa, mode = recorded["isa"], recorded["mode"]
+            path = gen_path(isa, mode, "S")
+            mode_obj, isa_obj = get_mode(mode), get_isa(isa)
+            knobs = resolve(mode_obj, isa_obj, recorded["knobs"])
+            self.assertEqual(knobs, resolve(mode_obj, isa_obj, regenerate_knobs(path)),
+                             f"gen/{isa}/{mode}.S: its header's knobs are not the manifest's")
+            output = build(mode_obj, isa_obj, knobs, SYSV)
+            for ext, text in output.texts.items():
+                with open(gen_path(isa, mode, ext), encoding="utf-8") as handle:
+                    self.assertEqual(handle.read(), text,
+                                     f"gen/{isa}/{mode}.{ext} is stale: run make gen "
+                                     f"(see the regenerate line in its header)")
+            entries.append(manifest.file_entry(mode_obj, isa_obj, knobs, SYSV, output))
+        for name, text in manifest.outputs(entries).items():
+            with open(os.path.join(GEN, name), encoding="utf-8") as handle:
+                self.assertEqual(handle.read(), text, f"gen/{name} is stale: run make gen")
 
 
 @unittest.skipUnless(have("nasm") and have("objcopy") and have("cc"), "needs nasm, objcopy, cc")
@@ -125,9 +138,9 @@ class Twins(unittest.TestCase):
                         self.assertIn(".note.GNU-stack", sections)
                         self.assertNotRegex(sections, r"\.note\.GNU-stack\s+\S+\s+\S+\s+\S+\s+\S+\s+\S+\s+\S*X")
                         symbols = run("readelf", "-sW", obj)
-                        for base in functions(mode, isa):
+                        for function in entry(isa, mode)["functions"]:
                             self.assertRegex(symbols, rf"FUNC\s+GLOBAL\s+HIDDEN\s+\d+\s+"
-                                                      rf"aesgen_{base}_{isa}\n")
+                                                      rf"{function['symbol']}\n")
                     text = section_bytes(obj, ".text", self.tmp.name)
                     self.assertEqual(text[:4], ENDBR64)
 
@@ -142,10 +155,13 @@ class Twins(unittest.TestCase):
             for mode in MODES:
                 with open(gen_path(isa, mode, "S")) as gas, open(gen_path(isa, mode, "asm")) as nasm:
                     gas_text, nasm_text = gas.read(), nasm.read()
-                for loop in LOOPS[mode]:
-                    self.assertRegex(gas_text, rf"# LLVM-MCA-BEGIN {loop}_{isa}_main_loop\n"
+                regions = entry(isa, mode)["mca_regions"]
+                self.assertTrue(regions, f"{isa}/{mode}: no main loop in the manifest")
+                for region in regions:
+                    self.assertRegex(region["name"], rf"^{mode}_\w*{isa}_main_loop$")
+                    self.assertRegex(gas_text, rf"# LLVM-MCA-BEGIN {region['name']}\n"
                                                r"(.*\n)+?# LLVM-MCA-END")
-                    self.assertRegex(nasm_text, rf"; LLVM-MCA-BEGIN {loop}_{isa}_main_loop\n"
+                    self.assertRegex(nasm_text, rf"; LLVM-MCA-BEGIN {region['name']}\n"
                                                 r"(.*\n)+?; LLVM-MCA-END")
 
     def test_vzeroupper_before_every_ret(self):

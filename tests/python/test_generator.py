@@ -8,6 +8,8 @@ import unittest
 
 from repo import REPO
 from generator.errors import TemplateError, UsageError
+from generator.features import instruction_features
+from generator import layout
 from generator.isa import ISAS, get_isa
 from generator.knobs import parse_assignment, resolve
 from generator.lint import lint
@@ -212,7 +214,7 @@ class Printers(unittest.TestCase):
                          "# when the counter wraps")
 
     def test_mca_markers(self):
-        statements = parse(".mca_begin loop\nnop\n.mca_end")
+        statements = parse(".mca_begin loop, 16\nnop\n.mca_end")
         self.assertIn("# LLVM-MCA-BEGIN loop", AttPrinter().render([], statements))
         self.assertIn("; LLVM-MCA-END", NasmPrinter().render([], statements))
 
@@ -221,7 +223,7 @@ FUNCTION = """.function f
 f:
 endbr64
 {body}
-.mca_begin m
+.mca_begin m, 16
 .mca_end
 vzeroupper
 ret
@@ -245,7 +247,10 @@ class Lints(unittest.TestCase):
                           ("vaes_avx2", "vpxor ymm16, ymm0, ymm1"),
                           ("avx10_256", "vpxord zmm0, zmm0, zmm1"),
                           ("vaes_avx2", "vpxord ymm0, ymm0, ymm1"),
-                          ("vaes_avx2", "kmovq k1, rax")):
+                          ("vaes_avx2", "kmovq k1, rax"),
+                          # generator/features.py: BMI2 (not aesni_avx), EVEX-only forms
+                          ("aesni_avx", "shlx rax, rbx, rcx"),
+                          ("vaes_avx2", "vpternlogd ymm0, ymm1, ymm2, 0x96")):
             with self.assertRaises(TemplateError, msg=f"{isa}: {body}"):
                 self.check(body, isa)
 
@@ -308,6 +313,43 @@ class Generation(unittest.TestCase):
         mode, isa = get_mode("ctr"), get_isa("avx10_512")
         text = generate(mode, isa, resolve(mode, isa, {}), SYSV)["S"]
         self.assertIn("KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTR_LO=r8, CTR_HI=r9", text)
+
+
+class Features(unittest.TestCase):
+    """generator/features.py: what an instruction form needs (lint.py and perf/mca.py)."""
+
+    def test_instruction_forms(self):
+        vex = {"avx", "os:xmm+ymm"}
+        evex = vex | {"avx512f", "os:opmask+zmm"}
+        cases = [
+            ("vaesenc", {"xmm"}, False, False, vex | {"aes"}),
+            ("vaesenc", {"ymm"}, False, False, vex | {"aes", "vaes"}),
+            ("vpclmulqdq", {"zmm"}, False, False, evex | {"pclmulqdq", "vpclmulqdq"}),
+            ("vpxor", {"ymm"}, False, False, vex | {"avx2"}),
+            ("vpxord", {"xmm"}, False, False, evex | {"avx512vl"}),
+            ("vpxor", {"xmm"}, True, False, evex | {"avx512vl"}),
+            ("vmovdqu8", {"zmm", "k"}, False, True, evex | {"avx512bw"}),
+            ("kmovq", {"k", "gpr"}, False, True, evex | {"avx512bw"}),
+            ("kmovb", {"k", "gpr"}, False, True, evex | {"avx512dq"}),
+            ("vpshufb", {"zmm"}, False, False, evex | {"avx512bw"}),
+            ("shlx", {"gpr"}, False, False, {"bmi2"}),
+            ("add", {"gpr"}, False, False, set()),
+        ]
+        for mnemonic, kinds, high, opmask, want in cases:
+            self.assertEqual(instruction_features(mnemonic, kinds, high, opmask), want,
+                             mnemonic)
+
+
+class Layout(unittest.TestCase):
+    def test_h_power_offsets(self):
+        # runtime/src/asm_abi.h: H^32 .. H^1 from offset 256, 16 bytes each, then padding
+        self.assertEqual(layout.h_power(32), 256)
+        self.assertEqual(layout.h_power(1), 256 + 16 * 31)
+        self.assertEqual(layout.h_power(0), 768)
+        self.assertEqual(layout.GCM_RECORD.tail_len, 96)
+        self.assertEqual(layout.AES_KEY.rounds, 240)
+        with self.assertRaises(ValueError):
+            layout.h_power(33)
 
 
 class Alternates(unittest.TestCase):

@@ -1,0 +1,94 @@
+# SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
+"""The memory layouts the generated assembly reads: the one definition of every offset.
+
+Templates address these structs only through the names here (`layout` in every
+template); gen/aesgen_gen.h gets each offset as a macro with a _Static_assert against the
+runtime's struct (runtime/include/aesgen.h, runtime/src/asm_abi.h), so a struct that
+changes without this file fails to compile.
+"""
+
+from dataclasses import dataclass
+from typing import Dict, Tuple
+
+
+@dataclass(frozen=True)
+class Field:
+    member: str         # the C member
+    offset: int
+    size: int
+    doc: str
+
+
+@dataclass(frozen=True)
+class Struct:
+    c_type: str         # the C typedef name
+    prefix: str         # of the macros: AESGEN_LAYOUT_<prefix>_<MEMBER>
+    fields: Tuple[Field, ...]
+
+    def offset(self, member: str) -> int:
+        for field in self.fields:
+            if field.member == member:
+                return field.offset
+        raise KeyError(f"{self.c_type} has no member {member}")
+
+    def __getattr__(self, member):
+        # layout.GCM_RECORD.tag in a template is the offset of tag
+        for field in self.__dict__.get("fields", ()):
+            if field.member == member:
+                return field.offset
+        raise AttributeError(member)
+
+
+# The expanded key: rk[0..rounds], 16 bytes each, then the round count.
+AES_KEY = Struct("aesgen_aes_key", "AES_KEY", (
+    Field("rk", 0, 15 * 16, "round keys rk[0..rounds]"),
+    Field("rounds", 240, 4, "10, 12 or 14"),
+))
+
+# The powers of H the GCM key stores: H^32 .. H^1, highest first, then 48 zero bytes
+# (a vector load that runs past H^1 reads zeros).
+GCM_H_POWERS = 32
+
+GCM_KEY = Struct("aesgen_gcm_key", "GCM_KEY", (
+    Field("aes", 0, 256, "the AES key (AES_KEY, padded to 16)"),
+    Field("h_powers", 256, 16 * GCM_H_POWERS, "H^32 .. H^1, reflected, times x^-1"),
+    Field("h_pad", 256 + 16 * GCM_H_POWERS, 48, "zeros after H^1"),
+))
+
+# The record functions' argument block (asm_abi.h: struct aesgen_gcm_record).
+GCM_RECORD = Struct("aesgen_gcm_record", "GCM_RECORD", (
+    Field("j0", 0, 16, "the pre-counter block J0"),
+    Field("lengths", 16, 16, "GHASH's lengths block, reflected"),
+    Field("aad", 32, 8, "the AAD pointer"),
+    Field("aad_len", 40, 8, "AAD bytes"),
+    Field("tag", 48, 16, "the tag out (scratch for E_K(J0))"),
+    Field("tail_ctr", 64, 16, "VEX: the partial block's counter block"),
+    Field("tail", 80, 16, "VEX: the partial block, zero-padded, in and out"),
+    Field("tail_len", 96, 8, "VEX: its length, 0..15"),
+))
+
+STRUCTS = (AES_KEY, GCM_KEY, GCM_RECORD)
+
+
+def h_power(k: int) -> int:
+    """Offset in the GCM key of H^k (1 <= k <= 32); h_power(0) is the end of the powers
+    (where the zero padding starts)."""
+    if not 0 <= k <= GCM_H_POWERS:
+        raise ValueError(f"H^{k}: the key holds H^1 .. H^{GCM_H_POWERS}")
+    return GCM_KEY.offset("h_powers") + 16 * (GCM_H_POWERS - k)
+
+
+def constants() -> Dict[str, int]:
+    """Every layout fact as a C macro name -> value (gen/aesgen_gen.h, the manifest)."""
+    out = {}
+    for struct in STRUCTS:
+        for field in struct.fields:
+            out[f"AESGEN_LAYOUT_{struct.prefix}_{field.member.upper()}"] = field.offset
+    out["AESGEN_LAYOUT_GCM_H_POWERS"] = GCM_H_POWERS
+    return out
+
+
+def as_json():
+    return {"structs": {s.c_type: {f.member: {"offset": f.offset, "size": f.size}
+                                   for f in s.fields} for s in STRUCTS},
+            "gcm_h_powers": GCM_H_POWERS}

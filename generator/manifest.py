@@ -1,0 +1,220 @@
+# SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
+"""gen/manifest.json and gen/aesgen_gen.h: what the generated files are, for everyone else.
+
+`python3 -m generator gen` writes both beside the assembly.  The manifest lists every
+generated file: its mode, ISA, ABI and knobs, its functions with their C prototypes,
+the CPU features it needs (with their CPUID/XCR0 bits), its LLVM-MCA regions with the
+bytes each iteration processes, and the sha256 of each twin.  gen/aesgen_gen.h is the
+same facts for C: the runtime's CPU feature bits and detection table, the ISA list with
+each ISA's feature mask, the layout offsets of generator/layout.py (each checked with a
+_Static_assert against the runtime's structs), and the prototypes (each checked against
+its contract in runtime/src/asm_abi.h).
+
+The runtime, the Makefile, the C and Python tests and perf/ read these instead of
+restating them.  The manifest also remembers each file's knobs: `gen` for one ISA and
+mode keeps the other files' entries (their knobs come from the existing manifest).
+"""
+
+import hashlib
+import json
+import os
+from typing import Dict, List
+
+from . import SPDX_LICENSE, VERSION, layout
+from .errors import TemplateError, UsageError
+from .features import FEATURES, mask
+from .functions import parse_symbol
+from .isa import ISAS
+from .model import Directive
+from .render import knob_text
+
+MANIFEST = "manifest.json"
+HEADER = "aesgen_gen.h"
+SCHEMA = "aesgen-manifest-1"
+
+
+def sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def file_entry(mode, isa, knobs, abi, output) -> dict:
+    """The manifest's entry for gen/<isa>/<mode>.{S,asm}; output: render.build()'s."""
+    functions, regions = [], []
+    for s in output.statements:
+        if isinstance(s, Directive) and s.name == "function":
+            f = parse_symbol(s.args[0], isa.name)
+            functions.append({"symbol": f.symbol, "base": f.base, "contract": f.contract.typedef,
+                              "prototype": f.prototype, "alternate": f.alternate})
+        elif isinstance(s, Directive) and s.name == "mca_begin":
+            regions.append({"name": s.args[0], "bytes_per_iteration": int(s.args[1], 0)})
+    return {
+        "mode": mode.name, "isa": isa.name, "abi": abi.name,
+        "knobs": dict(sorted(knobs.items())),
+        "alternates": {value: dict(sorted(dict(knobs, **{mode.alternate: value}).items()))
+                       for value in output.alternates.values()},
+        "files": {ext: {"path": f"{isa.name}/{mode.name}.{ext}", "sha256": sha256(text)}
+                  for ext, text in output.texts.items()},
+        "functions": functions,
+        "cpu_features": list(isa.features),      # details in the top-level cpu_features
+        "feature_mask": mask(isa.features),      # their AESGEN_CPU_* bits
+        "mca_regions": regions,
+    }
+
+
+def stride(entry: dict) -> int:
+    """Bytes per main-loop iteration of a file (its regions agree; the C tests' stride)."""
+    values = {r["bytes_per_iteration"] for r in entry["mca_regions"]}
+    if len(values) != 1:
+        raise TemplateError(f"{entry['isa']}/{entry['mode']}: main loops of different "
+                            f"strides {sorted(values)}")
+    return values.pop()
+
+
+def document(entries: List[dict], header_text: str) -> dict:
+    return {
+        "license": f"SPDX-License-Identifier: {SPDX_LICENSE}",
+        "schema": SCHEMA,
+        "generator": f"aesgen {VERSION}",
+        "about": "Written by `python3 -m generator gen` (make gen); do not edit.  Paths "
+                 "are relative to this directory.",
+        "header": {"path": HEADER, "sha256": sha256(header_text)},
+        "cpu_features": {name: f.as_json() for name, f in FEATURES.items()},
+        "isas": [{"name": i.name, "vector_bytes": i.vector_bytes, "lanes": i.lanes,
+                  "vector_registers": i.vector_registers, "evex": i.evex,
+                  "cpu_features": list(i.features), "feature_mask": mask(i.features)}
+                 for i in ISAS.values()],
+        "layout": layout.as_json(),
+        "generated": entries,
+    }
+
+
+def manifest_text(entries: List[dict], header_text: str) -> str:
+    return json.dumps(document(entries, header_text), indent=1) + "\n"
+
+
+def load(directory: str) -> Dict[tuple, dict]:
+    """{(isa, mode): entry} of directory/manifest.json, {} if there is none."""
+    path = os.path.join(directory, MANIFEST)
+    if not os.path.exists(path):
+        return {}
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+    except ValueError as error:
+        raise UsageError(f"{path}: not valid JSON ({error}); delete it and run a full "
+                         "`make gen`") from None
+    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
+        return {}
+    return {(e["isa"], e["mode"]): e for e in data["generated"]}
+
+
+# ---- gen/aesgen_gen.h -------------------------------------------------------------------
+
+def _macro(name: str, items: List[str]) -> List[str]:
+    if not items:
+        return [f"#define {name}"]
+    lines = [f"#define {name} \\"]
+    lines += [f"    {item} \\" for item in items[:-1]] + [f"    {items[-1]}"]
+    return lines
+
+
+def _feature_bits(names) -> str:
+    return " | ".join(f"AESGEN_CPU_{FEATURES[n].c_name}" for n in names) or "0"
+
+
+def header_text(entries: List[dict]) -> str:
+    out = [f"/* SPDX-License-Identifier: {SPDX_LICENSE} */",
+           "/*",
+           f" * Generated by aesgen {VERSION} -- do not edit; run `make gen` (python3 -m "
+           "generator gen).",
+           " * From generator/features.py, isa.py, layout.py, functions.py and the generated "
+           "files",
+           " * listed in gen/manifest.json.  Included through runtime/src/internal.h (and "
+           "the C tests)",
+           " * after asm_abi.h, whose contracts the prototypes below are checked against.",
+           " */",
+           "#ifndef AESGEN_GEN_H", "#define AESGEN_GEN_H", "",
+           "#include <stddef.h>", "#include <stdint.h>", '#include "asm_abi.h"', ""]
+
+    out += ["/* ---- CPU features (generator/features.py) ---- */", "",
+            "/* One bit each; the runtime sets a bit only if CPUID (or XCR0) reports it. */",
+            "enum {"]
+    for index, f in enumerate(FEATURES.values()):
+        how = (f"CPUID.(EAX={f.cpuid[0]},ECX={f.cpuid[1]}):{f.cpuid[2].upper()}[{f.cpuid[3]}]"
+               if f.cpuid else f"XCR0 & {f.xcr0:#x}")
+        value = f"1u << {index},"
+        out.append(f"    AESGEN_CPU_{f.c_name:<9} = {value:<9} /* {f.name}: {how} */")
+    out += ["};", "",
+            "/* X(bit, title, leaf, subleaf, register, bit number) */"]
+    out += _macro("AESGEN_GEN_CPUID_FEATURES(X)",
+                  [f'X(AESGEN_CPU_{f.c_name}, "{f.title}", {f.cpuid[0]}, {f.cpuid[1]}, '
+                   f"{f.cpuid[2]}, {f.cpuid[3]})" for f in FEATURES.values() if f.cpuid])
+    out += ["/* X(bit, title, XCR0 bits the OS must enable) */"]
+    out += _macro("AESGEN_GEN_XCR0_FEATURES(X)",
+                  [f'X(AESGEN_CPU_{f.c_name}, "{f.title}", {f.xcr0:#x})'
+                   for f in FEATURES.values() if not f.cpuid])
+    out += [""]
+
+    out += ["/* ---- ISAs (generator/isa.py), in order of preference, lowest first ---- */",
+            "", f"#define AESGEN_GEN_ISA_COUNT {len(ISAS)}",
+            "/* X(name, NAME, vector bytes, evex, the feature bits it needs) */"]
+    out += _macro("AESGEN_GEN_ISAS(X)",
+                  [f"X({i.name}, {i.name.upper()}, {i.vector_bytes}, {int(i.evex)}, "
+                   f"{_feature_bits(i.features)})" for i in ISAS.values()])
+    out += ["/* X(feature bit) of each ISA, in generator/isa.py's order */"]
+    for i in ISAS.values():
+        out += _macro(f"AESGEN_GEN_FEATURES_{i.name}(X)",
+                      [f"X(AESGEN_CPU_{FEATURES[n].c_name})" for n in i.features])
+    out += [""]
+
+    out += ["/* ---- Layouts the assembly reads (generator/layout.py) ---- */", ""]
+    for name, value in layout.constants().items():
+        out.append(f"#define {name} {value}")
+    out.append("")
+    for struct in layout.STRUCTS:
+        for field in struct.fields:
+            macro = f"AESGEN_LAYOUT_{struct.prefix}_{field.member.upper()}"
+            out.append(f"_Static_assert(offsetof({struct.c_type}, {field.member}) == {macro} "
+                       f"&& sizeof((({struct.c_type} *)0)->{field.member}) == {field.size},")
+            out.append(f'               "{struct.c_type}.{field.member}: generator/layout.py");')
+    out.append("_Static_assert(AESGEN_GCM_H_POWERS == AESGEN_LAYOUT_GCM_H_POWERS &&")
+    out.append("               AESGEN_GCM_H_POWERS_OFFSET == AESGEN_LAYOUT_GCM_KEY_H_POWERS,")
+    out.append('               "aesgen.h\'s GCM key constants: generator/layout.py");')
+    out.append("")
+
+    out += ["/* ---- Generated functions (gen/manifest.json) ---- */", "",
+            "/* The alternate sets (another value of a knob, see the file's header) are",
+            " * weak: a file generated with that knob changed holds the other set instead",
+            " * (make explore links such files); the C tests check every set listed here. */",
+            "#define AESGEN_GEN_ALTERNATE __attribute__((weak))", ""]
+    checks = []
+    for e in entries:
+        out.append(f"/* gen/{e['files']['S']['path']}: {knob_text(e['knobs'])}; main loop "
+                   f"{stride(e)} bytes per iteration */")
+        for f in e["functions"]:
+            weak = "AESGEN_GEN_ALTERNATE " if f["alternate"] else ""
+            out.append(f"{weak}{f['prototype']};")
+            checks.append(f"_Static_assert(__builtin_types_compatible_p(__typeof__({f['symbol']}), "
+                          f"{f['contract']}),")
+            checks.append(f'               "{f["symbol"]}: the {f["contract"]} contract");')
+        key = f"{e['isa']}_{e['mode']}"
+        out.append(f"#define AESGEN_GEN_UNROLL_{key} {e['knobs'].get('UNROLL', 0)}")
+        out.append(f"#define AESGEN_GEN_STRIDE_{key} {stride(e)}")
+        if e["mode"] == "gcm":
+            out += _macro(f"AESGEN_GEN_GCM_ALTERNATES_{e['isa']}(X)",
+                          [f"X({e['isa']}, {value})" for value in e["alternates"]])
+        out.append("")
+    out += ["/* X(isa, mode, symbol) of every function above (the C ABI tests call each). */"]
+    out += _macro("AESGEN_GEN_FUNCTIONS(X)",
+                  [f"X({e['isa']}, {e['mode']}, {f['symbol']})"
+                   for e in entries for f in e["functions"]])
+    out += ["", "/* Every declaration above has its contract's type (runtime/src/asm_abi.h). */"]
+    out += checks
+    out += ["", "#endif /* AESGEN_GEN_H */", ""]
+    return "\n".join(out)
+
+
+def outputs(entries: List[dict]) -> Dict[str, str]:
+    """{file name: text} of the manifest and the header for these entries."""
+    header = header_text(entries)
+    return {HEADER: header, MANIFEST: manifest_text(entries, header)}
