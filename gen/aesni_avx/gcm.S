@@ -147,6 +147,7 @@ aesgen_gcm_ghash_aesni_avx:
 # Registers (vector): X0=xmm0, X1=xmm1, X2=xmm2, X3=xmm3, D=xmm4, LO=xmm5
 #                     MI=xmm6, HI=xmm7, T0=xmm8, ACC=xmm9, CTR=xmm10, INC=xmm11
 #                     K0=xmm12, KLAST=xmm13, KT=xmm14, BSWAP=xmm15
+# Stack slots: SAVED_PTR=[rsp + 0], SAVED_LEN=[rsp + 8]
 # T0 doubles as TMP.
 # Round keys KLAST-1..KLAST-13 are loaded into KT once per round (those a key size has).
 # Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
@@ -158,6 +159,8 @@ aesgen_gcm_ghash_aesni_avx:
 aesgen_gcm_enc_update_aesni_avx:
 	.cfi_startproc
 	endbr64
+	sub             $16, %rsp
+	.cfi_adjust_cfa_offset 16
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_enc_return
 	mov             240(%rdi), %eax
@@ -319,9 +322,10 @@ aesgen_gcm_enc_update_aesni_avx:
 .Lgcm_enc_tail:
 	add             $64, %rcx
 	{disp32} jz     .Lgcm_enc_store
-	mov             %rcx, %r8                       # remember the tail for its GHASH
-	push            %rsi
-	.cfi_adjust_cfa_offset 8
+# CTR first, then GHASH of the ciphertext it wrote: the CTR pass advances DST and
+# LEN, so their start waits in the stack slots for the GHASH pass
+	mov             %rsi, (%rsp)
+	mov             %rcx, 8(%rsp)
 
 # 1..64 bytes remain: pick the final group by the number of vectors they need.
 .Lgcm_enc_final:
@@ -759,9 +763,8 @@ aesgen_gcm_enc_update_aesni_avx:
 .Lgcm_enc_final1_no1:
 	{disp32} jmp    .Lgcm_enc_tail_crypted
 .Lgcm_enc_tail_crypted:
-	pop             %rdx                            # hash the ciphertext just written
-	.cfi_adjust_cfa_offset -8
-	mov             %r8, %rcx
+	mov             (%rsp), %rdx                    # hash the ciphertext just written
+	mov             8(%rsp), %rcx
 	lea             768(%rdi), %r8
 	sub             %rcx, %r8
 	vpxor           %xmm5, %xmm5, %xmm5
@@ -798,6 +801,8 @@ aesgen_gcm_enc_update_aesni_avx:
 .Lgcm_enc_return:
 	xor             %eax, %eax
 	vzeroupper
+	add             $16, %rsp
+	.cfi_adjust_cfa_offset -16
 	ret
 	.cfi_endproc
 	.size	aesgen_gcm_enc_update_aesni_avx, . - aesgen_gcm_enc_update_aesni_avx
@@ -816,6 +821,7 @@ aesgen_gcm_enc_update_aesni_avx:
 # Registers (vector): X0=xmm0, X1=xmm1, X2=xmm2, X3=xmm3, D=xmm4, LO=xmm5
 #                     MI=xmm6, HI=xmm7, T0=xmm8, ACC=xmm9, CTR=xmm10, INC=xmm11
 #                     K0=xmm12, KLAST=xmm13, KT=xmm14, BSWAP=xmm15
+# Stack slots: SAVED_PTR=[rsp + 0], SAVED_LEN=[rsp + 8]
 # T0 doubles as TMP.
 # Round keys KLAST-1..KLAST-13 are loaded into KT once per round (those a key size has).
 # Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
@@ -827,6 +833,8 @@ aesgen_gcm_enc_update_aesni_avx:
 aesgen_gcm_dec_update_aesni_avx:
 	.cfi_startproc
 	endbr64
+	sub             $16, %rsp
+	.cfi_adjust_cfa_offset 16
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_dec_return
 	mov             240(%rdi), %eax
@@ -992,10 +1000,10 @@ aesgen_gcm_dec_update_aesni_avx:
 .Lgcm_dec_tail:
 	add             $64, %rcx
 	{disp32} jz     .Lgcm_dec_store
-	push            %rdx
-	.cfi_adjust_cfa_offset 8
-	push            %rcx
-	.cfi_adjust_cfa_offset 8
+# GHASH of the ciphertext first (it may be overwritten in place), then CTR: the
+# GHASH pass advances SRC and LEN, so their start waits in the stack slots
+	mov             %rdx, (%rsp)
+	mov             %rcx, 8(%rsp)
 	lea             768(%rdi), %r8
 	sub             %rcx, %r8
 	vpxor           %xmm5, %xmm5, %xmm5
@@ -1027,10 +1035,8 @@ aesgen_gcm_dec_update_aesni_avx:
 	vpxor           %xmm6, %xmm7, %xmm7
 	vpxor           %xmm8, %xmm7, %xmm7
 	vmovdqa         %xmm7, %xmm9
-	pop             %rcx
-	.cfi_adjust_cfa_offset -8
-	pop             %rdx
-	.cfi_adjust_cfa_offset -8
+	mov             8(%rsp), %rcx
+	mov             (%rsp), %rdx
 
 # 1..64 bytes remain: pick the final group by the number of vectors they need.
 .Lgcm_dec_final:
@@ -1472,6 +1478,8 @@ aesgen_gcm_dec_update_aesni_avx:
 .Lgcm_dec_return:
 	xor             %eax, %eax
 	vzeroupper
+	add             $16, %rsp
+	.cfi_adjust_cfa_offset -16
 	ret
 	.cfi_endproc
 	.size	aesgen_gcm_dec_update_aesni_avx, . - aesgen_gcm_dec_update_aesni_avx
@@ -1490,6 +1498,7 @@ aesgen_gcm_dec_update_aesni_avx:
 # Registers (vector): X0=xmm0, X1=xmm1, X2=xmm2, X3=xmm3, D=xmm4, LO=xmm5
 #                     MI=xmm6, HI=xmm7, T0=xmm8, ACC=xmm9, CTR=xmm10, INC=xmm11
 #                     K0=xmm12, KLAST=xmm13, KT=xmm14, BSWAP=xmm15
+# Stack slots: SAVED_PTR=[rsp + 0], SAVED_LEN=[rsp + 8]
 # T0 doubles as TMP.
 # Round keys KLAST-1..KLAST-13 are loaded into KT once per round (those a key size has).
 # Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
@@ -1501,6 +1510,8 @@ aesgen_gcm_dec_update_aesni_avx:
 aesgen_gcm_enc_record_aesni_avx:
 	.cfi_startproc
 	endbr64
+	sub             $16, %rsp
+	.cfi_adjust_cfa_offset 16
 	vmovdqu         .Lgcm_bswap_mask_16(%rip), %xmm15
 	vpxor           %xmm9, %xmm9, %xmm9
 	vpxor           %xmm5, %xmm5, %xmm5
@@ -1733,9 +1744,10 @@ aesgen_gcm_enc_record_aesni_avx:
 .Lgcm_enc_rec_tail:
 	add             $64, %rcx
 	{disp32} jz     .Lgcm_enc_rec_partial
-	mov             %rcx, %r9                       # remember the tail for its GHASH
-	push            %rsi
-	.cfi_adjust_cfa_offset 8
+# CTR first, then GHASH of the ciphertext it wrote: the CTR pass advances DST and
+# LEN, so their start waits in the stack slots for the GHASH pass
+	mov             %rsi, (%rsp)
+	mov             %rcx, 8(%rsp)
 
 # 1..64 bytes remain: pick the final group by the number of vectors they need.
 .Lgcm_enc_rec_final:
@@ -2173,9 +2185,8 @@ aesgen_gcm_enc_record_aesni_avx:
 .Lgcm_enc_rec_final1_no1:
 	{disp32} jmp    .Lgcm_enc_rec_tail_crypted
 .Lgcm_enc_rec_tail_crypted:
-	pop             %rdx                            # hash the ciphertext just written
-	.cfi_adjust_cfa_offset -8
-	mov             %r9, %rcx
+	mov             (%rsp), %rdx                    # hash the ciphertext just written
+	mov             8(%rsp), %rcx
 	xor             %r11d, %r11d
 	cmpq            $0, 96(%r8)
 	setne           %r11b
@@ -2289,6 +2300,8 @@ aesgen_gcm_enc_record_aesni_avx:
 	vmovdqu         %xmm9, 48(%r8)
 	xor             %eax, %eax
 	vzeroupper
+	add             $16, %rsp
+	.cfi_adjust_cfa_offset -16
 	ret
 	.cfi_endproc
 	.size	aesgen_gcm_enc_record_aesni_avx, . - aesgen_gcm_enc_record_aesni_avx
@@ -2307,6 +2320,7 @@ aesgen_gcm_enc_record_aesni_avx:
 # Registers (vector): X0=xmm0, X1=xmm1, X2=xmm2, X3=xmm3, D=xmm4, LO=xmm5
 #                     MI=xmm6, HI=xmm7, T0=xmm8, ACC=xmm9, CTR=xmm10, INC=xmm11
 #                     K0=xmm12, KLAST=xmm13, KT=xmm14, BSWAP=xmm15
+# Stack slots: SAVED_PTR=[rsp + 0], SAVED_LEN=[rsp + 8]
 # T0 doubles as TMP.
 # Round keys KLAST-1..KLAST-13 are loaded into KT once per round (those a key size has).
 # Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
@@ -2318,6 +2332,8 @@ aesgen_gcm_enc_record_aesni_avx:
 aesgen_gcm_dec_record_aesni_avx:
 	.cfi_startproc
 	endbr64
+	sub             $16, %rsp
+	.cfi_adjust_cfa_offset 16
 	vmovdqu         .Lgcm_bswap_mask_16(%rip), %xmm15
 	vpxor           %xmm9, %xmm9, %xmm9
 	vpxor           %xmm5, %xmm5, %xmm5
@@ -2554,10 +2570,10 @@ aesgen_gcm_dec_record_aesni_avx:
 .Lgcm_dec_rec_tail:
 	add             $64, %rcx
 	{disp32} jz     .Lgcm_dec_rec_partial
-	push            %rdx
-	.cfi_adjust_cfa_offset 8
-	push            %rcx
-	.cfi_adjust_cfa_offset 8
+# GHASH of the ciphertext first (it may be overwritten in place), then CTR: the
+# GHASH pass advances SRC and LEN, so their start waits in the stack slots
+	mov             %rdx, (%rsp)
+	mov             %rcx, 8(%rsp)
 	xor             %r11d, %r11d
 	cmpq            $0, 96(%r8)
 	setne           %r11b
@@ -2583,10 +2599,8 @@ aesgen_gcm_dec_record_aesni_avx:
 	add             $16, %r9
 	sub             $16, %rcx
 	ja              .Lgcm_dec_rec_ghash_vector
-	pop             %rcx
-	.cfi_adjust_cfa_offset -8
-	pop             %rdx
-	.cfi_adjust_cfa_offset -8
+	mov             8(%rsp), %rcx
+	mov             (%rsp), %rdx
 
 # 1..64 bytes remain: pick the final group by the number of vectors they need.
 .Lgcm_dec_rec_final:
@@ -3109,6 +3123,8 @@ aesgen_gcm_dec_record_aesni_avx:
 	vmovdqu         %xmm9, 48(%r8)
 	xor             %eax, %eax
 	vzeroupper
+	add             $16, %rsp
+	.cfi_adjust_cfa_offset -16
 	ret
 	.cfi_endproc
 	.size	aesgen_gcm_dec_record_aesni_avx, . - aesgen_gcm_dec_record_aesni_avx

@@ -145,6 +145,7 @@ L.gcm_ghash_store:
 ; Registers (vector): X0=xmm0, X1=xmm1, X2=xmm2, X3=xmm3, D=xmm4, LO=xmm5
 ;                     MI=xmm6, HI=xmm7, T0=xmm8, ACC=xmm9, CTR=xmm10, INC=xmm11
 ;                     K0=xmm12, KLAST=xmm13, KT=xmm14, BSWAP=xmm15
+; Stack slots: SAVED_PTR=[rsp + 0], SAVED_LEN=[rsp + 8]
 ; T0 doubles as TMP.
 ; Round keys KLAST-1..KLAST-13 are loaded into KT once per round (those a key size has).
 ; Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
@@ -153,6 +154,7 @@ L.gcm_ghash_store:
 	global aesgen_gcm_enc_update_aesni_avx:function hidden
 aesgen_gcm_enc_update_aesni_avx:
 	endbr64
+	sub             rsp, 16
 	test            rcx, rcx
 	jz              near L.gcm_enc_return
 	mov             eax, dword [rdi + 240]
@@ -314,8 +316,10 @@ L.gcm_enc_main_aes128:
 L.gcm_enc_tail:
 	add             rcx, 64
 	jz              near L.gcm_enc_store
-	mov             r8, rcx                         ; remember the tail for its GHASH
-	push            rsi
+; CTR first, then GHASH of the ciphertext it wrote: the CTR pass advances DST and
+; LEN, so their start waits in the stack slots for the GHASH pass
+	mov             qword [rsp], rsi
+	mov             qword [rsp + 8], rcx
 
 ; 1..64 bytes remain: pick the final group by the number of vectors they need.
 L.gcm_enc_final:
@@ -753,8 +757,8 @@ L.gcm_enc_final1_no2:
 L.gcm_enc_final1_no1:
 	jmp             near L.gcm_enc_tail_crypted
 L.gcm_enc_tail_crypted:
-	pop             rdx                             ; hash the ciphertext just written
-	mov             rcx, r8
+	mov             rdx, qword [rsp]                ; hash the ciphertext just written
+	mov             rcx, qword [rsp + 8]
 	lea             r8, [rdi + 768]
 	sub             r8, rcx
 	vpxor           xmm5, xmm5, xmm5
@@ -791,6 +795,7 @@ L.gcm_enc_store:
 L.gcm_enc_return:
 	xor             eax, eax
 	vzeroupper
+	add             rsp, 16
 	ret
 
 ; int aesgen_gcm_dec_update_aesni_avx(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
@@ -807,6 +812,7 @@ L.gcm_enc_return:
 ; Registers (vector): X0=xmm0, X1=xmm1, X2=xmm2, X3=xmm3, D=xmm4, LO=xmm5
 ;                     MI=xmm6, HI=xmm7, T0=xmm8, ACC=xmm9, CTR=xmm10, INC=xmm11
 ;                     K0=xmm12, KLAST=xmm13, KT=xmm14, BSWAP=xmm15
+; Stack slots: SAVED_PTR=[rsp + 0], SAVED_LEN=[rsp + 8]
 ; T0 doubles as TMP.
 ; Round keys KLAST-1..KLAST-13 are loaded into KT once per round (those a key size has).
 ; Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
@@ -815,6 +821,7 @@ L.gcm_enc_return:
 	global aesgen_gcm_dec_update_aesni_avx:function hidden
 aesgen_gcm_dec_update_aesni_avx:
 	endbr64
+	sub             rsp, 16
 	test            rcx, rcx
 	jz              near L.gcm_dec_return
 	mov             eax, dword [rdi + 240]
@@ -980,8 +987,10 @@ L.gcm_dec_main_aes128:
 L.gcm_dec_tail:
 	add             rcx, 64
 	jz              near L.gcm_dec_store
-	push            rdx
-	push            rcx
+; GHASH of the ciphertext first (it may be overwritten in place), then CTR: the
+; GHASH pass advances SRC and LEN, so their start waits in the stack slots
+	mov             qword [rsp], rdx
+	mov             qword [rsp + 8], rcx
 	lea             r8, [rdi + 768]
 	sub             r8, rcx
 	vpxor           xmm5, xmm5, xmm5
@@ -1013,8 +1022,8 @@ L.gcm_dec_ghash_vector:
 	vpxor           xmm7, xmm7, xmm6
 	vpxor           xmm7, xmm7, xmm8
 	vmovdqa         xmm9, xmm7
-	pop             rcx
-	pop             rdx
+	mov             rcx, qword [rsp + 8]
+	mov             rdx, qword [rsp]
 
 ; 1..64 bytes remain: pick the final group by the number of vectors they need.
 L.gcm_dec_final:
@@ -1456,6 +1465,7 @@ L.gcm_dec_store:
 L.gcm_dec_return:
 	xor             eax, eax
 	vzeroupper
+	add             rsp, 16
 	ret
 
 ; int aesgen_gcm_enc_record_aesni_avx(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
@@ -1472,6 +1482,7 @@ L.gcm_dec_return:
 ; Registers (vector): X0=xmm0, X1=xmm1, X2=xmm2, X3=xmm3, D=xmm4, LO=xmm5
 ;                     MI=xmm6, HI=xmm7, T0=xmm8, ACC=xmm9, CTR=xmm10, INC=xmm11
 ;                     K0=xmm12, KLAST=xmm13, KT=xmm14, BSWAP=xmm15
+; Stack slots: SAVED_PTR=[rsp + 0], SAVED_LEN=[rsp + 8]
 ; T0 doubles as TMP.
 ; Round keys KLAST-1..KLAST-13 are loaded into KT once per round (those a key size has).
 ; Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
@@ -1480,6 +1491,7 @@ L.gcm_dec_return:
 	global aesgen_gcm_enc_record_aesni_avx:function hidden
 aesgen_gcm_enc_record_aesni_avx:
 	endbr64
+	sub             rsp, 16
 	vmovdqu         xmm15, oword [rel L.gcm_bswap_mask_16]
 	vpxor           xmm9, xmm9, xmm9
 	vpxor           xmm5, xmm5, xmm5
@@ -1712,8 +1724,10 @@ L.gcm_enc_rec_main_aes128:
 L.gcm_enc_rec_tail:
 	add             rcx, 64
 	jz              near L.gcm_enc_rec_partial
-	mov             r9, rcx                         ; remember the tail for its GHASH
-	push            rsi
+; CTR first, then GHASH of the ciphertext it wrote: the CTR pass advances DST and
+; LEN, so their start waits in the stack slots for the GHASH pass
+	mov             qword [rsp], rsi
+	mov             qword [rsp + 8], rcx
 
 ; 1..64 bytes remain: pick the final group by the number of vectors they need.
 L.gcm_enc_rec_final:
@@ -2151,8 +2165,8 @@ L.gcm_enc_rec_final1_no2:
 L.gcm_enc_rec_final1_no1:
 	jmp             near L.gcm_enc_rec_tail_crypted
 L.gcm_enc_rec_tail_crypted:
-	pop             rdx                             ; hash the ciphertext just written
-	mov             rcx, r9
+	mov             rdx, qword [rsp]                ; hash the ciphertext just written
+	mov             rcx, qword [rsp + 8]
 	xor             r11d, r11d
 	cmp             qword [r8 + 96], 0
 	setne           r11b
@@ -2266,6 +2280,7 @@ L.gcm_enc_rec_tag:
 	vmovdqu         oword [r8 + 48], xmm9
 	xor             eax, eax
 	vzeroupper
+	add             rsp, 16
 	ret
 
 ; int aesgen_gcm_dec_record_aesni_avx(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
@@ -2282,6 +2297,7 @@ L.gcm_enc_rec_tag:
 ; Registers (vector): X0=xmm0, X1=xmm1, X2=xmm2, X3=xmm3, D=xmm4, LO=xmm5
 ;                     MI=xmm6, HI=xmm7, T0=xmm8, ACC=xmm9, CTR=xmm10, INC=xmm11
 ;                     K0=xmm12, KLAST=xmm13, KT=xmm14, BSWAP=xmm15
+; Stack slots: SAVED_PTR=[rsp + 0], SAVED_LEN=[rsp + 8]
 ; T0 doubles as TMP.
 ; Round keys KLAST-1..KLAST-13 are loaded into KT once per round (those a key size has).
 ; Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
@@ -2290,6 +2306,7 @@ L.gcm_enc_rec_tag:
 	global aesgen_gcm_dec_record_aesni_avx:function hidden
 aesgen_gcm_dec_record_aesni_avx:
 	endbr64
+	sub             rsp, 16
 	vmovdqu         xmm15, oword [rel L.gcm_bswap_mask_16]
 	vpxor           xmm9, xmm9, xmm9
 	vpxor           xmm5, xmm5, xmm5
@@ -2526,8 +2543,10 @@ L.gcm_dec_rec_main_aes128:
 L.gcm_dec_rec_tail:
 	add             rcx, 64
 	jz              near L.gcm_dec_rec_partial
-	push            rdx
-	push            rcx
+; GHASH of the ciphertext first (it may be overwritten in place), then CTR: the
+; GHASH pass advances SRC and LEN, so their start waits in the stack slots
+	mov             qword [rsp], rdx
+	mov             qword [rsp + 8], rcx
 	xor             r11d, r11d
 	cmp             qword [r8 + 96], 0
 	setne           r11b
@@ -2553,8 +2572,8 @@ L.gcm_dec_rec_ghash_vector:
 	add             r9, 16
 	sub             rcx, 16
 	ja              L.gcm_dec_rec_ghash_vector
-	pop             rcx
-	pop             rdx
+	mov             rcx, qword [rsp + 8]
+	mov             rdx, qword [rsp]
 
 ; 1..64 bytes remain: pick the final group by the number of vectors they need.
 L.gcm_dec_rec_final:
@@ -3077,6 +3096,7 @@ L.gcm_dec_rec_tag:
 	vmovdqu         oword [r8 + 48], xmm9
 	xor             eax, eax
 	vzeroupper
+	add             rsp, 16
 	ret
 
 	section .rodata align=64

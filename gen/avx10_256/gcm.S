@@ -169,6 +169,7 @@ aesgen_gcm_ghash_avx10_256:
 #                     GD2=ymm18, GD3=ymm19, BSWAP=ymm20, GFPOLY=ymm21, HPOW0=ymm22, HPOW1=ymm23
 #                     HPOW2=ymm24, HPOW3=ymm25, HSUM0=ymm26, HSUM1=ymm27, HSUM2=ymm28, HSUM3=ymm29
 #                     KLAST-1=ymm30, KLAST-2=ymm31
+# Stack slots: SAVED_PTR=[rsp + 0], SAVED_LEN=[rsp + 8]
 # T0 doubles as TMP.
 # Round keys KLAST-3..KLAST-13 are loaded into KT once per round (those a key size has).
 	.text
@@ -179,6 +180,8 @@ aesgen_gcm_ghash_avx10_256:
 aesgen_gcm_enc_update_avx10_256:
 	.cfi_startproc
 	endbr64
+	sub             $16, %rsp
+	.cfi_adjust_cfa_offset 16
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_enc_return
 	mov             240(%rdi), %eax
@@ -527,9 +530,10 @@ aesgen_gcm_enc_update_avx10_256:
 .Lgcm_enc_tail:
 	add             $128, %rcx
 	{disp32} jz     .Lgcm_enc_store
-	mov             %rcx, %r8                       # remember the tail for its GHASH
-	push            %rsi
-	.cfi_adjust_cfa_offset 8
+# CTR first, then GHASH of the ciphertext it wrote: the CTR pass advances DST and
+# LEN, so their start waits in the stack slots for the GHASH pass
+	mov             %rsi, (%rsp)
+	mov             %rcx, 8(%rsp)
 
 # 1..128 bytes remain: pick the final group by the number of vectors they need.
 .Lgcm_enc_final:
@@ -827,9 +831,8 @@ aesgen_gcm_enc_update_avx10_256:
 	vmovdqu8        %ymm0, (%rsi){%k1}
 	{disp32} jmp    .Lgcm_enc_tail_crypted
 .Lgcm_enc_tail_crypted:
-	pop             %rdx                            # hash the ciphertext just written
-	.cfi_adjust_cfa_offset -8
-	mov             %r8, %rcx
+	mov             (%rsp), %rdx                    # hash the ciphertext just written
+	mov             8(%rsp), %rcx
 	lea             768(%rdi), %r8
 	sub             %rcx, %r8
 	vpxord          %ymm5, %ymm5, %ymm5
@@ -873,6 +876,8 @@ aesgen_gcm_enc_update_avx10_256:
 .Lgcm_enc_return:
 	xor             %eax, %eax
 	vzeroupper
+	add             $16, %rsp
+	.cfi_adjust_cfa_offset -16
 	ret
 	.cfi_endproc
 	.size	aesgen_gcm_enc_update_avx10_256, . - aesgen_gcm_enc_update_avx10_256
@@ -894,6 +899,7 @@ aesgen_gcm_enc_update_avx10_256:
 #                     GD2=ymm18, GD3=ymm19, BSWAP=ymm20, GFPOLY=ymm21, HPOW0=ymm22, HPOW1=ymm23
 #                     HPOW2=ymm24, HPOW3=ymm25, HSUM0=ymm26, HSUM1=ymm27, HSUM2=ymm28, HSUM3=ymm29
 #                     KLAST-1=ymm30, KLAST-2=ymm31
+# Stack slots: SAVED_PTR=[rsp + 0], SAVED_LEN=[rsp + 8]
 # T0 doubles as TMP.
 # Round keys KLAST-3..KLAST-13 are loaded into KT once per round (those a key size has).
 	.text
@@ -904,6 +910,8 @@ aesgen_gcm_enc_update_avx10_256:
 aesgen_gcm_dec_update_avx10_256:
 	.cfi_startproc
 	endbr64
+	sub             $16, %rsp
+	.cfi_adjust_cfa_offset 16
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_dec_return
 	mov             240(%rdi), %eax
@@ -1102,10 +1110,10 @@ aesgen_gcm_dec_update_avx10_256:
 .Lgcm_dec_tail:
 	add             $128, %rcx
 	{disp32} jz     .Lgcm_dec_store
-	push            %rdx
-	.cfi_adjust_cfa_offset 8
-	push            %rcx
-	.cfi_adjust_cfa_offset 8
+# GHASH of the ciphertext first (it may be overwritten in place), then CTR: the
+# GHASH pass advances SRC and LEN, so their start waits in the stack slots
+	mov             %rdx, (%rsp)
+	mov             %rcx, 8(%rsp)
 	lea             768(%rdi), %r8
 	sub             %rcx, %r8
 	vpxord          %ymm5, %ymm5, %ymm5
@@ -1144,10 +1152,8 @@ aesgen_gcm_dec_update_avx10_256:
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
 	vextracti32x4   $1, %ymm7, %xmm8
 	vpxord          %xmm8, %xmm7, %xmm10
-	pop             %rcx
-	.cfi_adjust_cfa_offset -8
-	pop             %rdx
-	.cfi_adjust_cfa_offset -8
+	mov             8(%rsp), %rcx
+	mov             (%rsp), %rdx
 
 # 1..128 bytes remain: pick the final group by the number of vectors they need.
 .Lgcm_dec_final:
@@ -1449,6 +1455,8 @@ aesgen_gcm_dec_update_avx10_256:
 .Lgcm_dec_return:
 	xor             %eax, %eax
 	vzeroupper
+	add             $16, %rsp
+	.cfi_adjust_cfa_offset -16
 	ret
 	.cfi_endproc
 	.size	aesgen_gcm_dec_update_avx10_256, . - aesgen_gcm_dec_update_avx10_256
@@ -3439,6 +3447,7 @@ aesgen_gcm_ghash_avx10_256_school:
 #                     GD2=ymm18, GD3=ymm19, BSWAP=ymm20, GFPOLY=ymm21, HPOW0=ymm22, HPOW1=ymm23
 #                     HPOW2=ymm24, HPOW3=ymm25, KLAST-1=ymm26, KLAST-2=ymm27, KLAST-3=ymm28, KLAST-4=ymm29
 #                     KLAST-5=ymm30, KLAST-6=ymm31
+# Stack slots: SAVED_PTR=[rsp + 0], SAVED_LEN=[rsp + 8]
 # T0 doubles as TMP.
 # Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	.text
@@ -3449,6 +3458,8 @@ aesgen_gcm_ghash_avx10_256_school:
 aesgen_gcm_enc_update_avx10_256_school:
 	.cfi_startproc
 	endbr64
+	sub             $16, %rsp
+	.cfi_adjust_cfa_offset 16
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_enc_school_return
 	mov             240(%rdi), %eax
@@ -3779,9 +3790,10 @@ aesgen_gcm_enc_update_avx10_256_school:
 .Lgcm_enc_school_tail:
 	add             $128, %rcx
 	{disp32} jz     .Lgcm_enc_school_store
-	mov             %rcx, %r8                       # remember the tail for its GHASH
-	push            %rsi
-	.cfi_adjust_cfa_offset 8
+# CTR first, then GHASH of the ciphertext it wrote: the CTR pass advances DST and
+# LEN, so their start waits in the stack slots for the GHASH pass
+	mov             %rsi, (%rsp)
+	mov             %rcx, 8(%rsp)
 
 # 1..128 bytes remain: pick the final group by the number of vectors they need.
 .Lgcm_enc_school_final:
@@ -4063,9 +4075,8 @@ aesgen_gcm_enc_update_avx10_256_school:
 	vmovdqu8        %ymm0, (%rsi){%k1}
 	{disp32} jmp    .Lgcm_enc_school_tail_crypted
 .Lgcm_enc_school_tail_crypted:
-	pop             %rdx                            # hash the ciphertext just written
-	.cfi_adjust_cfa_offset -8
-	mov             %r8, %rcx
+	mov             (%rsp), %rdx                    # hash the ciphertext just written
+	mov             8(%rsp), %rcx
 	lea             768(%rdi), %r8
 	sub             %rcx, %r8
 	vpxord          %ymm5, %ymm5, %ymm5
@@ -4109,6 +4120,8 @@ aesgen_gcm_enc_update_avx10_256_school:
 .Lgcm_enc_school_return:
 	xor             %eax, %eax
 	vzeroupper
+	add             $16, %rsp
+	.cfi_adjust_cfa_offset -16
 	ret
 	.cfi_endproc
 	.size	aesgen_gcm_enc_update_avx10_256_school, . - aesgen_gcm_enc_update_avx10_256_school
@@ -4130,6 +4143,7 @@ aesgen_gcm_enc_update_avx10_256_school:
 #                     GD2=ymm18, GD3=ymm19, BSWAP=ymm20, GFPOLY=ymm21, HPOW0=ymm22, HPOW1=ymm23
 #                     HPOW2=ymm24, HPOW3=ymm25, KLAST-1=ymm26, KLAST-2=ymm27, KLAST-3=ymm28, KLAST-4=ymm29
 #                     KLAST-5=ymm30, KLAST-6=ymm31
+# Stack slots: SAVED_PTR=[rsp + 0], SAVED_LEN=[rsp + 8]
 # T0 doubles as TMP.
 # Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	.text
@@ -4140,6 +4154,8 @@ aesgen_gcm_enc_update_avx10_256_school:
 aesgen_gcm_dec_update_avx10_256_school:
 	.cfi_startproc
 	endbr64
+	sub             $16, %rsp
+	.cfi_adjust_cfa_offset 16
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_dec_school_return
 	mov             240(%rdi), %eax
@@ -4327,10 +4343,10 @@ aesgen_gcm_dec_update_avx10_256_school:
 .Lgcm_dec_school_tail:
 	add             $128, %rcx
 	{disp32} jz     .Lgcm_dec_school_store
-	push            %rdx
-	.cfi_adjust_cfa_offset 8
-	push            %rcx
-	.cfi_adjust_cfa_offset 8
+# GHASH of the ciphertext first (it may be overwritten in place), then CTR: the
+# GHASH pass advances SRC and LEN, so their start waits in the stack slots
+	mov             %rdx, (%rsp)
+	mov             %rcx, 8(%rsp)
 	lea             768(%rdi), %r8
 	sub             %rcx, %r8
 	vpxord          %ymm5, %ymm5, %ymm5
@@ -4369,10 +4385,8 @@ aesgen_gcm_dec_update_avx10_256_school:
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
 	vextracti32x4   $1, %ymm7, %xmm8
 	vpxord          %xmm8, %xmm7, %xmm10
-	pop             %rcx
-	.cfi_adjust_cfa_offset -8
-	pop             %rdx
-	.cfi_adjust_cfa_offset -8
+	mov             8(%rsp), %rcx
+	mov             (%rsp), %rdx
 
 # 1..128 bytes remain: pick the final group by the number of vectors they need.
 .Lgcm_dec_school_final:
@@ -4658,6 +4672,8 @@ aesgen_gcm_dec_update_avx10_256_school:
 .Lgcm_dec_school_return:
 	xor             %eax, %eax
 	vzeroupper
+	add             $16, %rsp
+	.cfi_adjust_cfa_offset -16
 	ret
 	.cfi_endproc
 	.size	aesgen_gcm_dec_update_avx10_256_school, . - aesgen_gcm_dec_update_avx10_256_school

@@ -167,6 +167,7 @@ L.gcm_ghash_store:
 ;                     GD2=ymm18, GD3=ymm19, BSWAP=ymm20, GFPOLY=ymm21, HPOW0=ymm22, HPOW1=ymm23
 ;                     HPOW2=ymm24, HPOW3=ymm25, HSUM0=ymm26, HSUM1=ymm27, HSUM2=ymm28, HSUM3=ymm29
 ;                     KLAST-1=ymm30, KLAST-2=ymm31
+; Stack slots: SAVED_PTR=[rsp + 0], SAVED_LEN=[rsp + 8]
 ; T0 doubles as TMP.
 ; Round keys KLAST-3..KLAST-13 are loaded into KT once per round (those a key size has).
 	section .text
@@ -174,6 +175,7 @@ L.gcm_ghash_store:
 	global aesgen_gcm_enc_update_avx10_256:function hidden
 aesgen_gcm_enc_update_avx10_256:
 	endbr64
+	sub             rsp, 16
 	test            rcx, rcx
 	jz              near L.gcm_enc_return
 	mov             eax, dword [rdi + 240]
@@ -522,8 +524,10 @@ L.gcm_enc_bulk_done:
 L.gcm_enc_tail:
 	add             rcx, 128
 	jz              near L.gcm_enc_store
-	mov             r8, rcx                         ; remember the tail for its GHASH
-	push            rsi
+; CTR first, then GHASH of the ciphertext it wrote: the CTR pass advances DST and
+; LEN, so their start waits in the stack slots for the GHASH pass
+	mov             qword [rsp], rsi
+	mov             qword [rsp + 8], rcx
 
 ; 1..128 bytes remain: pick the final group by the number of vectors they need.
 L.gcm_enc_final:
@@ -821,8 +825,8 @@ L.gcm_enc_final1_aes128:
 	vmovdqu8        [rsi]{k1}, ymm0
 	jmp             near L.gcm_enc_tail_crypted
 L.gcm_enc_tail_crypted:
-	pop             rdx                             ; hash the ciphertext just written
-	mov             rcx, r8
+	mov             rdx, qword [rsp]                ; hash the ciphertext just written
+	mov             rcx, qword [rsp + 8]
 	lea             r8, [rdi + 768]
 	sub             r8, rcx
 	vpxord          ymm5, ymm5, ymm5
@@ -866,6 +870,7 @@ L.gcm_enc_store:
 L.gcm_enc_return:
 	xor             eax, eax
 	vzeroupper
+	add             rsp, 16
 	ret
 
 ; int aesgen_gcm_dec_update_avx10_256(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
@@ -885,6 +890,7 @@ L.gcm_enc_return:
 ;                     GD2=ymm18, GD3=ymm19, BSWAP=ymm20, GFPOLY=ymm21, HPOW0=ymm22, HPOW1=ymm23
 ;                     HPOW2=ymm24, HPOW3=ymm25, HSUM0=ymm26, HSUM1=ymm27, HSUM2=ymm28, HSUM3=ymm29
 ;                     KLAST-1=ymm30, KLAST-2=ymm31
+; Stack slots: SAVED_PTR=[rsp + 0], SAVED_LEN=[rsp + 8]
 ; T0 doubles as TMP.
 ; Round keys KLAST-3..KLAST-13 are loaded into KT once per round (those a key size has).
 	section .text
@@ -892,6 +898,7 @@ L.gcm_enc_return:
 	global aesgen_gcm_dec_update_avx10_256:function hidden
 aesgen_gcm_dec_update_avx10_256:
 	endbr64
+	sub             rsp, 16
 	test            rcx, rcx
 	jz              near L.gcm_dec_return
 	mov             eax, dword [rdi + 240]
@@ -1090,8 +1097,10 @@ L.gcm_dec_bulk_done:
 L.gcm_dec_tail:
 	add             rcx, 128
 	jz              near L.gcm_dec_store
-	push            rdx
-	push            rcx
+; GHASH of the ciphertext first (it may be overwritten in place), then CTR: the
+; GHASH pass advances SRC and LEN, so their start waits in the stack slots
+	mov             qword [rsp], rdx
+	mov             qword [rsp + 8], rcx
 	lea             r8, [rdi + 768]
 	sub             r8, rcx
 	vpxord          ymm5, ymm5, ymm5
@@ -1130,8 +1139,8 @@ L.gcm_dec_ghash_loaded:
 	vpternlogd      ymm7, ymm6, ymm8, 150
 	vextracti32x4   xmm8, ymm7, 1
 	vpxord          xmm10, xmm7, xmm8
-	pop             rcx
-	pop             rdx
+	mov             rcx, qword [rsp + 8]
+	mov             rdx, qword [rsp]
 
 ; 1..128 bytes remain: pick the final group by the number of vectors they need.
 L.gcm_dec_final:
@@ -1433,6 +1442,7 @@ L.gcm_dec_store:
 L.gcm_dec_return:
 	xor             eax, eax
 	vzeroupper
+	add             rsp, 16
 	ret
 
 ; int aesgen_gcm_enc_record_avx10_256(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
@@ -3406,6 +3416,7 @@ L.gcm_ghash_school_store:
 ;                     GD2=ymm18, GD3=ymm19, BSWAP=ymm20, GFPOLY=ymm21, HPOW0=ymm22, HPOW1=ymm23
 ;                     HPOW2=ymm24, HPOW3=ymm25, KLAST-1=ymm26, KLAST-2=ymm27, KLAST-3=ymm28, KLAST-4=ymm29
 ;                     KLAST-5=ymm30, KLAST-6=ymm31
+; Stack slots: SAVED_PTR=[rsp + 0], SAVED_LEN=[rsp + 8]
 ; T0 doubles as TMP.
 ; Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	section .text
@@ -3413,6 +3424,7 @@ L.gcm_ghash_school_store:
 	global aesgen_gcm_enc_update_avx10_256_school:function hidden
 aesgen_gcm_enc_update_avx10_256_school:
 	endbr64
+	sub             rsp, 16
 	test            rcx, rcx
 	jz              near L.gcm_enc_school_return
 	mov             eax, dword [rdi + 240]
@@ -3743,8 +3755,10 @@ L.gcm_enc_school_bulk_done:
 L.gcm_enc_school_tail:
 	add             rcx, 128
 	jz              near L.gcm_enc_school_store
-	mov             r8, rcx                         ; remember the tail for its GHASH
-	push            rsi
+; CTR first, then GHASH of the ciphertext it wrote: the CTR pass advances DST and
+; LEN, so their start waits in the stack slots for the GHASH pass
+	mov             qword [rsp], rsi
+	mov             qword [rsp + 8], rcx
 
 ; 1..128 bytes remain: pick the final group by the number of vectors they need.
 L.gcm_enc_school_final:
@@ -4026,8 +4040,8 @@ L.gcm_enc_school_final1_aes128:
 	vmovdqu8        [rsi]{k1}, ymm0
 	jmp             near L.gcm_enc_school_tail_crypted
 L.gcm_enc_school_tail_crypted:
-	pop             rdx                             ; hash the ciphertext just written
-	mov             rcx, r8
+	mov             rdx, qword [rsp]                ; hash the ciphertext just written
+	mov             rcx, qword [rsp + 8]
 	lea             r8, [rdi + 768]
 	sub             r8, rcx
 	vpxord          ymm5, ymm5, ymm5
@@ -4071,6 +4085,7 @@ L.gcm_enc_school_store:
 L.gcm_enc_school_return:
 	xor             eax, eax
 	vzeroupper
+	add             rsp, 16
 	ret
 
 ; int aesgen_gcm_dec_update_avx10_256_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
@@ -4090,6 +4105,7 @@ L.gcm_enc_school_return:
 ;                     GD2=ymm18, GD3=ymm19, BSWAP=ymm20, GFPOLY=ymm21, HPOW0=ymm22, HPOW1=ymm23
 ;                     HPOW2=ymm24, HPOW3=ymm25, KLAST-1=ymm26, KLAST-2=ymm27, KLAST-3=ymm28, KLAST-4=ymm29
 ;                     KLAST-5=ymm30, KLAST-6=ymm31
+; Stack slots: SAVED_PTR=[rsp + 0], SAVED_LEN=[rsp + 8]
 ; T0 doubles as TMP.
 ; Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	section .text
@@ -4097,6 +4113,7 @@ L.gcm_enc_school_return:
 	global aesgen_gcm_dec_update_avx10_256_school:function hidden
 aesgen_gcm_dec_update_avx10_256_school:
 	endbr64
+	sub             rsp, 16
 	test            rcx, rcx
 	jz              near L.gcm_dec_school_return
 	mov             eax, dword [rdi + 240]
@@ -4284,8 +4301,10 @@ L.gcm_dec_school_bulk_done:
 L.gcm_dec_school_tail:
 	add             rcx, 128
 	jz              near L.gcm_dec_school_store
-	push            rdx
-	push            rcx
+; GHASH of the ciphertext first (it may be overwritten in place), then CTR: the
+; GHASH pass advances SRC and LEN, so their start waits in the stack slots
+	mov             qword [rsp], rdx
+	mov             qword [rsp + 8], rcx
 	lea             r8, [rdi + 768]
 	sub             r8, rcx
 	vpxord          ymm5, ymm5, ymm5
@@ -4324,8 +4343,8 @@ L.gcm_dec_school_ghash_loaded:
 	vpternlogd      ymm7, ymm6, ymm8, 150
 	vextracti32x4   xmm8, ymm7, 1
 	vpxord          xmm10, xmm7, xmm8
-	pop             rcx
-	pop             rdx
+	mov             rcx, qword [rsp + 8]
+	mov             rdx, qword [rsp]
 
 ; 1..128 bytes remain: pick the final group by the number of vectors they need.
 L.gcm_dec_school_final:
@@ -4611,6 +4630,7 @@ L.gcm_dec_school_store:
 L.gcm_dec_school_return:
 	xor             eax, eax
 	vzeroupper
+	add             rsp, 16
 	ret
 
 ; int aesgen_gcm_enc_record_avx10_256_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,

@@ -175,6 +175,7 @@ aesgen_gcm_ghash_avx10_512:
 #                     GD2=zmm18, GD3=zmm19, BSWAP=zmm20, GFPOLY=zmm21, HPOW0=zmm22, HPOW1=zmm23
 #                     HPOW2=zmm24, HPOW3=zmm25, HSUM0=zmm26, HSUM1=zmm27, HSUM2=zmm28, HSUM3=zmm29
 #                     KLAST-1=zmm30, KLAST-2=zmm31
+# Stack slots: SAVED_PTR=[rsp + 0], SAVED_LEN=[rsp + 8]
 # T0 doubles as TMP.
 # Round keys KLAST-3..KLAST-13 are loaded into KT once per round (those a key size has).
 	.text
@@ -185,6 +186,8 @@ aesgen_gcm_ghash_avx10_512:
 aesgen_gcm_enc_update_avx10_512:
 	.cfi_startproc
 	endbr64
+	sub             $16, %rsp
+	.cfi_adjust_cfa_offset 16
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_enc_return
 	mov             240(%rdi), %eax
@@ -539,9 +542,10 @@ aesgen_gcm_enc_update_avx10_512:
 .Lgcm_enc_tail:
 	add             $256, %rcx
 	{disp32} jz     .Lgcm_enc_store
-	mov             %rcx, %r8                       # remember the tail for its GHASH
-	push            %rsi
-	.cfi_adjust_cfa_offset 8
+# CTR first, then GHASH of the ciphertext it wrote: the CTR pass advances DST and
+# LEN, so their start waits in the stack slots for the GHASH pass
+	mov             %rsi, (%rsp)
+	mov             %rcx, 8(%rsp)
 
 # 1..256 bytes remain: pick the final group by the number of vectors they need.
 .Lgcm_enc_final:
@@ -839,9 +843,8 @@ aesgen_gcm_enc_update_avx10_512:
 	vmovdqu8        %zmm0, (%rsi){%k1}
 	{disp32} jmp    .Lgcm_enc_tail_crypted
 .Lgcm_enc_tail_crypted:
-	pop             %rdx                            # hash the ciphertext just written
-	.cfi_adjust_cfa_offset -8
-	mov             %r8, %rcx
+	mov             (%rsp), %rdx                    # hash the ciphertext just written
+	mov             8(%rsp), %rcx
 	lea             768(%rdi), %r8
 	sub             %rcx, %r8
 	vpxord          %zmm5, %zmm5, %zmm5
@@ -888,6 +891,8 @@ aesgen_gcm_enc_update_avx10_512:
 .Lgcm_enc_return:
 	xor             %eax, %eax
 	vzeroupper
+	add             $16, %rsp
+	.cfi_adjust_cfa_offset -16
 	ret
 	.cfi_endproc
 	.size	aesgen_gcm_enc_update_avx10_512, . - aesgen_gcm_enc_update_avx10_512
@@ -909,6 +914,7 @@ aesgen_gcm_enc_update_avx10_512:
 #                     GD2=zmm18, GD3=zmm19, BSWAP=zmm20, GFPOLY=zmm21, HPOW0=zmm22, HPOW1=zmm23
 #                     HPOW2=zmm24, HPOW3=zmm25, HSUM0=zmm26, HSUM1=zmm27, HSUM2=zmm28, HSUM3=zmm29
 #                     KLAST-1=zmm30, KLAST-2=zmm31
+# Stack slots: SAVED_PTR=[rsp + 0], SAVED_LEN=[rsp + 8]
 # T0 doubles as TMP.
 # Round keys KLAST-3..KLAST-13 are loaded into KT once per round (those a key size has).
 	.text
@@ -919,6 +925,8 @@ aesgen_gcm_enc_update_avx10_512:
 aesgen_gcm_dec_update_avx10_512:
 	.cfi_startproc
 	endbr64
+	sub             $16, %rsp
+	.cfi_adjust_cfa_offset 16
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_dec_return
 	mov             240(%rdi), %eax
@@ -1120,10 +1128,10 @@ aesgen_gcm_dec_update_avx10_512:
 .Lgcm_dec_tail:
 	add             $256, %rcx
 	{disp32} jz     .Lgcm_dec_store
-	push            %rdx
-	.cfi_adjust_cfa_offset 8
-	push            %rcx
-	.cfi_adjust_cfa_offset 8
+# GHASH of the ciphertext first (it may be overwritten in place), then CTR: the
+# GHASH pass advances SRC and LEN, so their start waits in the stack slots
+	mov             %rdx, (%rsp)
+	mov             %rcx, 8(%rsp)
 	lea             768(%rdi), %r8
 	sub             %rcx, %r8
 	vpxord          %zmm5, %zmm5, %zmm5
@@ -1165,10 +1173,8 @@ aesgen_gcm_dec_update_avx10_512:
 	vextracti32x4   $3, %zmm7, %xmm5
 	vpxord          %xmm8, %xmm7, %xmm10
 	vpternlogd      $150, %xmm5, %xmm9, %xmm10
-	pop             %rcx
-	.cfi_adjust_cfa_offset -8
-	pop             %rdx
-	.cfi_adjust_cfa_offset -8
+	mov             8(%rsp), %rcx
+	mov             (%rsp), %rdx
 
 # 1..256 bytes remain: pick the final group by the number of vectors they need.
 .Lgcm_dec_final:
@@ -1470,6 +1476,8 @@ aesgen_gcm_dec_update_avx10_512:
 .Lgcm_dec_return:
 	xor             %eax, %eax
 	vzeroupper
+	add             $16, %rsp
+	.cfi_adjust_cfa_offset -16
 	ret
 	.cfi_endproc
 	.size	aesgen_gcm_dec_update_avx10_512, . - aesgen_gcm_dec_update_avx10_512
@@ -3527,6 +3535,7 @@ aesgen_gcm_ghash_avx10_512_school:
 #                     GD2=zmm18, GD3=zmm19, BSWAP=zmm20, GFPOLY=zmm21, HPOW0=zmm22, HPOW1=zmm23
 #                     HPOW2=zmm24, HPOW3=zmm25, KLAST-1=zmm26, KLAST-2=zmm27, KLAST-3=zmm28, KLAST-4=zmm29
 #                     KLAST-5=zmm30, KLAST-6=zmm31
+# Stack slots: SAVED_PTR=[rsp + 0], SAVED_LEN=[rsp + 8]
 # T0 doubles as TMP.
 # Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	.text
@@ -3537,6 +3546,8 @@ aesgen_gcm_ghash_avx10_512_school:
 aesgen_gcm_enc_update_avx10_512_school:
 	.cfi_startproc
 	endbr64
+	sub             $16, %rsp
+	.cfi_adjust_cfa_offset 16
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_enc_school_return
 	mov             240(%rdi), %eax
@@ -3873,9 +3884,10 @@ aesgen_gcm_enc_update_avx10_512_school:
 .Lgcm_enc_school_tail:
 	add             $256, %rcx
 	{disp32} jz     .Lgcm_enc_school_store
-	mov             %rcx, %r8                       # remember the tail for its GHASH
-	push            %rsi
-	.cfi_adjust_cfa_offset 8
+# CTR first, then GHASH of the ciphertext it wrote: the CTR pass advances DST and
+# LEN, so their start waits in the stack slots for the GHASH pass
+	mov             %rsi, (%rsp)
+	mov             %rcx, 8(%rsp)
 
 # 1..256 bytes remain: pick the final group by the number of vectors they need.
 .Lgcm_enc_school_final:
@@ -4157,9 +4169,8 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vmovdqu8        %zmm0, (%rsi){%k1}
 	{disp32} jmp    .Lgcm_enc_school_tail_crypted
 .Lgcm_enc_school_tail_crypted:
-	pop             %rdx                            # hash the ciphertext just written
-	.cfi_adjust_cfa_offset -8
-	mov             %r8, %rcx
+	mov             (%rsp), %rdx                    # hash the ciphertext just written
+	mov             8(%rsp), %rcx
 	lea             768(%rdi), %r8
 	sub             %rcx, %r8
 	vpxord          %zmm5, %zmm5, %zmm5
@@ -4206,6 +4217,8 @@ aesgen_gcm_enc_update_avx10_512_school:
 .Lgcm_enc_school_return:
 	xor             %eax, %eax
 	vzeroupper
+	add             $16, %rsp
+	.cfi_adjust_cfa_offset -16
 	ret
 	.cfi_endproc
 	.size	aesgen_gcm_enc_update_avx10_512_school, . - aesgen_gcm_enc_update_avx10_512_school
@@ -4227,6 +4240,7 @@ aesgen_gcm_enc_update_avx10_512_school:
 #                     GD2=zmm18, GD3=zmm19, BSWAP=zmm20, GFPOLY=zmm21, HPOW0=zmm22, HPOW1=zmm23
 #                     HPOW2=zmm24, HPOW3=zmm25, KLAST-1=zmm26, KLAST-2=zmm27, KLAST-3=zmm28, KLAST-4=zmm29
 #                     KLAST-5=zmm30, KLAST-6=zmm31
+# Stack slots: SAVED_PTR=[rsp + 0], SAVED_LEN=[rsp + 8]
 # T0 doubles as TMP.
 # Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	.text
@@ -4237,6 +4251,8 @@ aesgen_gcm_enc_update_avx10_512_school:
 aesgen_gcm_dec_update_avx10_512_school:
 	.cfi_startproc
 	endbr64
+	sub             $16, %rsp
+	.cfi_adjust_cfa_offset 16
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_dec_school_return
 	mov             240(%rdi), %eax
@@ -4427,10 +4443,10 @@ aesgen_gcm_dec_update_avx10_512_school:
 .Lgcm_dec_school_tail:
 	add             $256, %rcx
 	{disp32} jz     .Lgcm_dec_school_store
-	push            %rdx
-	.cfi_adjust_cfa_offset 8
-	push            %rcx
-	.cfi_adjust_cfa_offset 8
+# GHASH of the ciphertext first (it may be overwritten in place), then CTR: the
+# GHASH pass advances SRC and LEN, so their start waits in the stack slots
+	mov             %rdx, (%rsp)
+	mov             %rcx, 8(%rsp)
 	lea             768(%rdi), %r8
 	sub             %rcx, %r8
 	vpxord          %zmm5, %zmm5, %zmm5
@@ -4472,10 +4488,8 @@ aesgen_gcm_dec_update_avx10_512_school:
 	vextracti32x4   $3, %zmm7, %xmm5
 	vpxord          %xmm8, %xmm7, %xmm10
 	vpternlogd      $150, %xmm5, %xmm9, %xmm10
-	pop             %rcx
-	.cfi_adjust_cfa_offset -8
-	pop             %rdx
-	.cfi_adjust_cfa_offset -8
+	mov             8(%rsp), %rcx
+	mov             (%rsp), %rdx
 
 # 1..256 bytes remain: pick the final group by the number of vectors they need.
 .Lgcm_dec_school_final:
@@ -4761,6 +4775,8 @@ aesgen_gcm_dec_update_avx10_512_school:
 .Lgcm_dec_school_return:
 	xor             %eax, %eax
 	vzeroupper
+	add             $16, %rsp
+	.cfi_adjust_cfa_offset -16
 	ret
 	.cfi_endproc
 	.size	aesgen_gcm_dec_update_avx10_512_school, . - aesgen_gcm_dec_update_avx10_512_school

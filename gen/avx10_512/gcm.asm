@@ -173,6 +173,7 @@ L.gcm_ghash_store:
 ;                     GD2=zmm18, GD3=zmm19, BSWAP=zmm20, GFPOLY=zmm21, HPOW0=zmm22, HPOW1=zmm23
 ;                     HPOW2=zmm24, HPOW3=zmm25, HSUM0=zmm26, HSUM1=zmm27, HSUM2=zmm28, HSUM3=zmm29
 ;                     KLAST-1=zmm30, KLAST-2=zmm31
+; Stack slots: SAVED_PTR=[rsp + 0], SAVED_LEN=[rsp + 8]
 ; T0 doubles as TMP.
 ; Round keys KLAST-3..KLAST-13 are loaded into KT once per round (those a key size has).
 	section .text
@@ -180,6 +181,7 @@ L.gcm_ghash_store:
 	global aesgen_gcm_enc_update_avx10_512:function hidden
 aesgen_gcm_enc_update_avx10_512:
 	endbr64
+	sub             rsp, 16
 	test            rcx, rcx
 	jz              near L.gcm_enc_return
 	mov             eax, dword [rdi + 240]
@@ -534,8 +536,10 @@ L.gcm_enc_bulk_done:
 L.gcm_enc_tail:
 	add             rcx, 256
 	jz              near L.gcm_enc_store
-	mov             r8, rcx                         ; remember the tail for its GHASH
-	push            rsi
+; CTR first, then GHASH of the ciphertext it wrote: the CTR pass advances DST and
+; LEN, so their start waits in the stack slots for the GHASH pass
+	mov             qword [rsp], rsi
+	mov             qword [rsp + 8], rcx
 
 ; 1..256 bytes remain: pick the final group by the number of vectors they need.
 L.gcm_enc_final:
@@ -833,8 +837,8 @@ L.gcm_enc_final1_aes128:
 	vmovdqu8        [rsi]{k1}, zmm0
 	jmp             near L.gcm_enc_tail_crypted
 L.gcm_enc_tail_crypted:
-	pop             rdx                             ; hash the ciphertext just written
-	mov             rcx, r8
+	mov             rdx, qword [rsp]                ; hash the ciphertext just written
+	mov             rcx, qword [rsp + 8]
 	lea             r8, [rdi + 768]
 	sub             r8, rcx
 	vpxord          zmm5, zmm5, zmm5
@@ -881,6 +885,7 @@ L.gcm_enc_store:
 L.gcm_enc_return:
 	xor             eax, eax
 	vzeroupper
+	add             rsp, 16
 	ret
 
 ; int aesgen_gcm_dec_update_avx10_512(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
@@ -900,6 +905,7 @@ L.gcm_enc_return:
 ;                     GD2=zmm18, GD3=zmm19, BSWAP=zmm20, GFPOLY=zmm21, HPOW0=zmm22, HPOW1=zmm23
 ;                     HPOW2=zmm24, HPOW3=zmm25, HSUM0=zmm26, HSUM1=zmm27, HSUM2=zmm28, HSUM3=zmm29
 ;                     KLAST-1=zmm30, KLAST-2=zmm31
+; Stack slots: SAVED_PTR=[rsp + 0], SAVED_LEN=[rsp + 8]
 ; T0 doubles as TMP.
 ; Round keys KLAST-3..KLAST-13 are loaded into KT once per round (those a key size has).
 	section .text
@@ -907,6 +913,7 @@ L.gcm_enc_return:
 	global aesgen_gcm_dec_update_avx10_512:function hidden
 aesgen_gcm_dec_update_avx10_512:
 	endbr64
+	sub             rsp, 16
 	test            rcx, rcx
 	jz              near L.gcm_dec_return
 	mov             eax, dword [rdi + 240]
@@ -1108,8 +1115,10 @@ L.gcm_dec_bulk_done:
 L.gcm_dec_tail:
 	add             rcx, 256
 	jz              near L.gcm_dec_store
-	push            rdx
-	push            rcx
+; GHASH of the ciphertext first (it may be overwritten in place), then CTR: the
+; GHASH pass advances SRC and LEN, so their start waits in the stack slots
+	mov             qword [rsp], rdx
+	mov             qword [rsp + 8], rcx
 	lea             r8, [rdi + 768]
 	sub             r8, rcx
 	vpxord          zmm5, zmm5, zmm5
@@ -1151,8 +1160,8 @@ L.gcm_dec_ghash_loaded:
 	vextracti32x4   xmm5, zmm7, 3
 	vpxord          xmm10, xmm7, xmm8
 	vpternlogd      xmm10, xmm9, xmm5, 150
-	pop             rcx
-	pop             rdx
+	mov             rcx, qword [rsp + 8]
+	mov             rdx, qword [rsp]
 
 ; 1..256 bytes remain: pick the final group by the number of vectors they need.
 L.gcm_dec_final:
@@ -1454,6 +1463,7 @@ L.gcm_dec_store:
 L.gcm_dec_return:
 	xor             eax, eax
 	vzeroupper
+	add             rsp, 16
 	ret
 
 ; int aesgen_gcm_enc_record_avx10_512(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
@@ -3494,6 +3504,7 @@ L.gcm_ghash_school_store:
 ;                     GD2=zmm18, GD3=zmm19, BSWAP=zmm20, GFPOLY=zmm21, HPOW0=zmm22, HPOW1=zmm23
 ;                     HPOW2=zmm24, HPOW3=zmm25, KLAST-1=zmm26, KLAST-2=zmm27, KLAST-3=zmm28, KLAST-4=zmm29
 ;                     KLAST-5=zmm30, KLAST-6=zmm31
+; Stack slots: SAVED_PTR=[rsp + 0], SAVED_LEN=[rsp + 8]
 ; T0 doubles as TMP.
 ; Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	section .text
@@ -3501,6 +3512,7 @@ L.gcm_ghash_school_store:
 	global aesgen_gcm_enc_update_avx10_512_school:function hidden
 aesgen_gcm_enc_update_avx10_512_school:
 	endbr64
+	sub             rsp, 16
 	test            rcx, rcx
 	jz              near L.gcm_enc_school_return
 	mov             eax, dword [rdi + 240]
@@ -3837,8 +3849,10 @@ L.gcm_enc_school_bulk_done:
 L.gcm_enc_school_tail:
 	add             rcx, 256
 	jz              near L.gcm_enc_school_store
-	mov             r8, rcx                         ; remember the tail for its GHASH
-	push            rsi
+; CTR first, then GHASH of the ciphertext it wrote: the CTR pass advances DST and
+; LEN, so their start waits in the stack slots for the GHASH pass
+	mov             qword [rsp], rsi
+	mov             qword [rsp + 8], rcx
 
 ; 1..256 bytes remain: pick the final group by the number of vectors they need.
 L.gcm_enc_school_final:
@@ -4120,8 +4134,8 @@ L.gcm_enc_school_final1_aes128:
 	vmovdqu8        [rsi]{k1}, zmm0
 	jmp             near L.gcm_enc_school_tail_crypted
 L.gcm_enc_school_tail_crypted:
-	pop             rdx                             ; hash the ciphertext just written
-	mov             rcx, r8
+	mov             rdx, qword [rsp]                ; hash the ciphertext just written
+	mov             rcx, qword [rsp + 8]
 	lea             r8, [rdi + 768]
 	sub             r8, rcx
 	vpxord          zmm5, zmm5, zmm5
@@ -4168,6 +4182,7 @@ L.gcm_enc_school_store:
 L.gcm_enc_school_return:
 	xor             eax, eax
 	vzeroupper
+	add             rsp, 16
 	ret
 
 ; int aesgen_gcm_dec_update_avx10_512_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
@@ -4187,6 +4202,7 @@ L.gcm_enc_school_return:
 ;                     GD2=zmm18, GD3=zmm19, BSWAP=zmm20, GFPOLY=zmm21, HPOW0=zmm22, HPOW1=zmm23
 ;                     HPOW2=zmm24, HPOW3=zmm25, KLAST-1=zmm26, KLAST-2=zmm27, KLAST-3=zmm28, KLAST-4=zmm29
 ;                     KLAST-5=zmm30, KLAST-6=zmm31
+; Stack slots: SAVED_PTR=[rsp + 0], SAVED_LEN=[rsp + 8]
 ; T0 doubles as TMP.
 ; Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	section .text
@@ -4194,6 +4210,7 @@ L.gcm_enc_school_return:
 	global aesgen_gcm_dec_update_avx10_512_school:function hidden
 aesgen_gcm_dec_update_avx10_512_school:
 	endbr64
+	sub             rsp, 16
 	test            rcx, rcx
 	jz              near L.gcm_dec_school_return
 	mov             eax, dword [rdi + 240]
@@ -4384,8 +4401,10 @@ L.gcm_dec_school_bulk_done:
 L.gcm_dec_school_tail:
 	add             rcx, 256
 	jz              near L.gcm_dec_school_store
-	push            rdx
-	push            rcx
+; GHASH of the ciphertext first (it may be overwritten in place), then CTR: the
+; GHASH pass advances SRC and LEN, so their start waits in the stack slots
+	mov             qword [rsp], rdx
+	mov             qword [rsp + 8], rcx
 	lea             r8, [rdi + 768]
 	sub             r8, rcx
 	vpxord          zmm5, zmm5, zmm5
@@ -4427,8 +4446,8 @@ L.gcm_dec_school_ghash_loaded:
 	vextracti32x4   xmm5, zmm7, 3
 	vpxord          xmm10, xmm7, xmm8
 	vpternlogd      xmm10, xmm9, xmm5, 150
-	pop             rcx
-	pop             rdx
+	mov             rcx, qword [rsp + 8]
+	mov             rdx, qword [rsp]
 
 ; 1..256 bytes remain: pick the final group by the number of vectors they need.
 L.gcm_dec_school_final:
@@ -4714,6 +4733,7 @@ L.gcm_dec_school_store:
 L.gcm_dec_school_return:
 	xor             eax, eax
 	vzeroupper
+	add             rsp, 16
 	ret
 
 ; int aesgen_gcm_enc_record_avx10_512_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,

@@ -155,6 +155,7 @@ aesgen_gcm_ghash_vaes_avx2:
 # Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
 #                     MI=ymm6, HI=ymm7, T0=ymm8, ACC=ymm9, CTR=ymm10, INC=ymm11
 #                     K0=ymm12, KLAST=ymm13, KT=ymm14, BSWAP=ymm15
+# Stack slots: SAVED_PTR=[rsp + 0], SAVED_LEN=[rsp + 8]
 # T0 doubles as TMP.
 # Round keys KLAST-1..KLAST-13 are loaded into KT once per round (those a key size has).
 # Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
@@ -166,6 +167,8 @@ aesgen_gcm_ghash_vaes_avx2:
 aesgen_gcm_enc_update_vaes_avx2:
 	.cfi_startproc
 	endbr64
+	sub             $16, %rsp
+	.cfi_adjust_cfa_offset 16
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_enc_return
 	mov             240(%rdi), %eax
@@ -329,9 +332,10 @@ aesgen_gcm_enc_update_vaes_avx2:
 .Lgcm_enc_tail:
 	add             $128, %rcx
 	{disp32} jz     .Lgcm_enc_store
-	mov             %rcx, %r8                       # remember the tail for its GHASH
-	push            %rsi
-	.cfi_adjust_cfa_offset 8
+# CTR first, then GHASH of the ciphertext it wrote: the CTR pass advances DST and
+# LEN, so their start waits in the stack slots for the GHASH pass
+	mov             %rsi, (%rsp)
+	mov             %rcx, 8(%rsp)
 
 # 1..128 bytes remain: pick the final group by the number of vectors they need.
 .Lgcm_enc_final:
@@ -805,9 +809,8 @@ aesgen_gcm_enc_update_vaes_avx2:
 .Lgcm_enc_final1_no1:
 	{disp32} jmp    .Lgcm_enc_tail_crypted
 .Lgcm_enc_tail_crypted:
-	pop             %rdx                            # hash the ciphertext just written
-	.cfi_adjust_cfa_offset -8
-	mov             %r8, %rcx
+	mov             (%rsp), %rdx                    # hash the ciphertext just written
+	mov             8(%rsp), %rcx
 	lea             768(%rdi), %r8
 	sub             %rcx, %r8
 	vpxor           %ymm5, %ymm5, %ymm5
@@ -851,6 +854,8 @@ aesgen_gcm_enc_update_vaes_avx2:
 .Lgcm_enc_return:
 	xor             %eax, %eax
 	vzeroupper
+	add             $16, %rsp
+	.cfi_adjust_cfa_offset -16
 	ret
 	.cfi_endproc
 	.size	aesgen_gcm_enc_update_vaes_avx2, . - aesgen_gcm_enc_update_vaes_avx2
@@ -869,6 +874,7 @@ aesgen_gcm_enc_update_vaes_avx2:
 # Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
 #                     MI=ymm6, HI=ymm7, T0=ymm8, ACC=ymm9, CTR=ymm10, INC=ymm11
 #                     K0=ymm12, KLAST=ymm13, KT=ymm14, BSWAP=ymm15
+# Stack slots: SAVED_PTR=[rsp + 0], SAVED_LEN=[rsp + 8]
 # T0 doubles as TMP.
 # Round keys KLAST-1..KLAST-13 are loaded into KT once per round (those a key size has).
 # Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
@@ -880,6 +886,8 @@ aesgen_gcm_enc_update_vaes_avx2:
 aesgen_gcm_dec_update_vaes_avx2:
 	.cfi_startproc
 	endbr64
+	sub             $16, %rsp
+	.cfi_adjust_cfa_offset 16
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_dec_return
 	mov             240(%rdi), %eax
@@ -1047,10 +1055,10 @@ aesgen_gcm_dec_update_vaes_avx2:
 .Lgcm_dec_tail:
 	add             $128, %rcx
 	{disp32} jz     .Lgcm_dec_store
-	push            %rdx
-	.cfi_adjust_cfa_offset 8
-	push            %rcx
-	.cfi_adjust_cfa_offset 8
+# GHASH of the ciphertext first (it may be overwritten in place), then CTR: the
+# GHASH pass advances SRC and LEN, so their start waits in the stack slots
+	mov             %rdx, (%rsp)
+	mov             %rcx, 8(%rsp)
 	lea             768(%rdi), %r8
 	sub             %rcx, %r8
 	vpxor           %ymm5, %ymm5, %ymm5
@@ -1089,10 +1097,8 @@ aesgen_gcm_dec_update_vaes_avx2:
 	vpxor           %ymm8, %ymm7, %ymm7
 	vextracti128    $1, %ymm7, %xmm8
 	vpxor           %xmm8, %xmm7, %xmm9
-	pop             %rcx
-	.cfi_adjust_cfa_offset -8
-	pop             %rdx
-	.cfi_adjust_cfa_offset -8
+	mov             8(%rsp), %rcx
+	mov             (%rsp), %rdx
 
 # 1..128 bytes remain: pick the final group by the number of vectors they need.
 .Lgcm_dec_final:
@@ -1570,6 +1576,8 @@ aesgen_gcm_dec_update_vaes_avx2:
 .Lgcm_dec_return:
 	xor             %eax, %eax
 	vzeroupper
+	add             $16, %rsp
+	.cfi_adjust_cfa_offset -16
 	ret
 	.cfi_endproc
 	.size	aesgen_gcm_dec_update_vaes_avx2, . - aesgen_gcm_dec_update_vaes_avx2
@@ -1588,6 +1596,7 @@ aesgen_gcm_dec_update_vaes_avx2:
 # Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
 #                     MI=ymm6, HI=ymm7, T0=ymm8, ACC=ymm9, CTR=ymm10, INC=ymm11
 #                     K0=ymm12, KLAST=ymm13, KT=ymm14, BSWAP=ymm15
+# Stack slots: SAVED_PTR=[rsp + 0], SAVED_LEN=[rsp + 8]
 # T0 doubles as TMP.
 # Round keys KLAST-1..KLAST-13 are loaded into KT once per round (those a key size has).
 # Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
@@ -1599,6 +1608,8 @@ aesgen_gcm_dec_update_vaes_avx2:
 aesgen_gcm_enc_record_vaes_avx2:
 	.cfi_startproc
 	endbr64
+	sub             $16, %rsp
+	.cfi_adjust_cfa_offset 16
 	vbroadcasti128  .Lgcm_bswap_mask_16(%rip), %ymm15
 	vpxor           %xmm9, %xmm9, %xmm9
 	vpxor           %ymm5, %ymm5, %ymm5
@@ -1839,9 +1850,10 @@ aesgen_gcm_enc_record_vaes_avx2:
 .Lgcm_enc_rec_tail:
 	add             $128, %rcx
 	{disp32} jz     .Lgcm_enc_rec_partial
-	mov             %rcx, %r9                       # remember the tail for its GHASH
-	push            %rsi
-	.cfi_adjust_cfa_offset 8
+# CTR first, then GHASH of the ciphertext it wrote: the CTR pass advances DST and
+# LEN, so their start waits in the stack slots for the GHASH pass
+	mov             %rsi, (%rsp)
+	mov             %rcx, 8(%rsp)
 
 # 1..128 bytes remain: pick the final group by the number of vectors they need.
 .Lgcm_enc_rec_final:
@@ -2315,9 +2327,8 @@ aesgen_gcm_enc_record_vaes_avx2:
 .Lgcm_enc_rec_final1_no1:
 	{disp32} jmp    .Lgcm_enc_rec_tail_crypted
 .Lgcm_enc_rec_tail_crypted:
-	pop             %rdx                            # hash the ciphertext just written
-	.cfi_adjust_cfa_offset -8
-	mov             %r9, %rcx
+	mov             (%rsp), %rdx                    # hash the ciphertext just written
+	mov             8(%rsp), %rcx
 	xor             %r11d, %r11d
 	cmpq            $0, 96(%r8)
 	setne           %r11b
@@ -2439,6 +2450,8 @@ aesgen_gcm_enc_record_vaes_avx2:
 	vmovdqu         %xmm9, 48(%r8)
 	xor             %eax, %eax
 	vzeroupper
+	add             $16, %rsp
+	.cfi_adjust_cfa_offset -16
 	ret
 	.cfi_endproc
 	.size	aesgen_gcm_enc_record_vaes_avx2, . - aesgen_gcm_enc_record_vaes_avx2
@@ -2457,6 +2470,7 @@ aesgen_gcm_enc_record_vaes_avx2:
 # Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
 #                     MI=ymm6, HI=ymm7, T0=ymm8, ACC=ymm9, CTR=ymm10, INC=ymm11
 #                     K0=ymm12, KLAST=ymm13, KT=ymm14, BSWAP=ymm15
+# Stack slots: SAVED_PTR=[rsp + 0], SAVED_LEN=[rsp + 8]
 # T0 doubles as TMP.
 # Round keys KLAST-1..KLAST-13 are loaded into KT once per round (those a key size has).
 # Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
@@ -2468,6 +2482,8 @@ aesgen_gcm_enc_record_vaes_avx2:
 aesgen_gcm_dec_record_vaes_avx2:
 	.cfi_startproc
 	endbr64
+	sub             $16, %rsp
+	.cfi_adjust_cfa_offset 16
 	vbroadcasti128  .Lgcm_bswap_mask_16(%rip), %ymm15
 	vpxor           %xmm9, %xmm9, %xmm9
 	vpxor           %ymm5, %ymm5, %ymm5
@@ -2712,10 +2728,10 @@ aesgen_gcm_dec_record_vaes_avx2:
 .Lgcm_dec_rec_tail:
 	add             $128, %rcx
 	{disp32} jz     .Lgcm_dec_rec_partial
-	push            %rdx
-	.cfi_adjust_cfa_offset 8
-	push            %rcx
-	.cfi_adjust_cfa_offset 8
+# GHASH of the ciphertext first (it may be overwritten in place), then CTR: the
+# GHASH pass advances SRC and LEN, so their start waits in the stack slots
+	mov             %rdx, (%rsp)
+	mov             %rcx, 8(%rsp)
 	xor             %r11d, %r11d
 	cmpq            $0, 96(%r8)
 	setne           %r11b
@@ -2747,10 +2763,8 @@ aesgen_gcm_dec_record_vaes_avx2:
 	add             $32, %r9
 	sub             $32, %rcx
 	ja              .Lgcm_dec_rec_ghash_vector
-	pop             %rcx
-	.cfi_adjust_cfa_offset -8
-	pop             %rdx
-	.cfi_adjust_cfa_offset -8
+	mov             8(%rsp), %rcx
+	mov             (%rsp), %rdx
 
 # 1..128 bytes remain: pick the final group by the number of vectors they need.
 .Lgcm_dec_rec_final:
@@ -3311,6 +3325,8 @@ aesgen_gcm_dec_record_vaes_avx2:
 	vmovdqu         %xmm9, 48(%r8)
 	xor             %eax, %eax
 	vzeroupper
+	add             $16, %rsp
+	.cfi_adjust_cfa_offset -16
 	ret
 	.cfi_endproc
 	.size	aesgen_gcm_dec_record_vaes_avx2, . - aesgen_gcm_dec_record_vaes_avx2

@@ -153,6 +153,7 @@ L.gcm_ghash_store:
 ; Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
 ;                     MI=ymm6, HI=ymm7, T0=ymm8, ACC=ymm9, CTR=ymm10, INC=ymm11
 ;                     K0=ymm12, KLAST=ymm13, KT=ymm14, BSWAP=ymm15
+; Stack slots: SAVED_PTR=[rsp + 0], SAVED_LEN=[rsp + 8]
 ; T0 doubles as TMP.
 ; Round keys KLAST-1..KLAST-13 are loaded into KT once per round (those a key size has).
 ; Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
@@ -161,6 +162,7 @@ L.gcm_ghash_store:
 	global aesgen_gcm_enc_update_vaes_avx2:function hidden
 aesgen_gcm_enc_update_vaes_avx2:
 	endbr64
+	sub             rsp, 16
 	test            rcx, rcx
 	jz              near L.gcm_enc_return
 	mov             eax, dword [rdi + 240]
@@ -324,8 +326,10 @@ L.gcm_enc_main_aes128:
 L.gcm_enc_tail:
 	add             rcx, 128
 	jz              near L.gcm_enc_store
-	mov             r8, rcx                         ; remember the tail for its GHASH
-	push            rsi
+; CTR first, then GHASH of the ciphertext it wrote: the CTR pass advances DST and
+; LEN, so their start waits in the stack slots for the GHASH pass
+	mov             qword [rsp], rsi
+	mov             qword [rsp + 8], rcx
 
 ; 1..128 bytes remain: pick the final group by the number of vectors they need.
 L.gcm_enc_final:
@@ -799,8 +803,8 @@ L.gcm_enc_final1_no2:
 L.gcm_enc_final1_no1:
 	jmp             near L.gcm_enc_tail_crypted
 L.gcm_enc_tail_crypted:
-	pop             rdx                             ; hash the ciphertext just written
-	mov             rcx, r8
+	mov             rdx, qword [rsp]                ; hash the ciphertext just written
+	mov             rcx, qword [rsp + 8]
 	lea             r8, [rdi + 768]
 	sub             r8, rcx
 	vpxor           ymm5, ymm5, ymm5
@@ -844,6 +848,7 @@ L.gcm_enc_store:
 L.gcm_enc_return:
 	xor             eax, eax
 	vzeroupper
+	add             rsp, 16
 	ret
 
 ; int aesgen_gcm_dec_update_vaes_avx2(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
@@ -860,6 +865,7 @@ L.gcm_enc_return:
 ; Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
 ;                     MI=ymm6, HI=ymm7, T0=ymm8, ACC=ymm9, CTR=ymm10, INC=ymm11
 ;                     K0=ymm12, KLAST=ymm13, KT=ymm14, BSWAP=ymm15
+; Stack slots: SAVED_PTR=[rsp + 0], SAVED_LEN=[rsp + 8]
 ; T0 doubles as TMP.
 ; Round keys KLAST-1..KLAST-13 are loaded into KT once per round (those a key size has).
 ; Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
@@ -868,6 +874,7 @@ L.gcm_enc_return:
 	global aesgen_gcm_dec_update_vaes_avx2:function hidden
 aesgen_gcm_dec_update_vaes_avx2:
 	endbr64
+	sub             rsp, 16
 	test            rcx, rcx
 	jz              near L.gcm_dec_return
 	mov             eax, dword [rdi + 240]
@@ -1035,8 +1042,10 @@ L.gcm_dec_main_aes128:
 L.gcm_dec_tail:
 	add             rcx, 128
 	jz              near L.gcm_dec_store
-	push            rdx
-	push            rcx
+; GHASH of the ciphertext first (it may be overwritten in place), then CTR: the
+; GHASH pass advances SRC and LEN, so their start waits in the stack slots
+	mov             qword [rsp], rdx
+	mov             qword [rsp + 8], rcx
 	lea             r8, [rdi + 768]
 	sub             r8, rcx
 	vpxor           ymm5, ymm5, ymm5
@@ -1075,8 +1084,8 @@ L.gcm_dec_ghash_loaded:
 	vpxor           ymm7, ymm7, ymm8
 	vextracti128    xmm8, ymm7, 1
 	vpxor           xmm9, xmm7, xmm8
-	pop             rcx
-	pop             rdx
+	mov             rcx, qword [rsp + 8]
+	mov             rdx, qword [rsp]
 
 ; 1..128 bytes remain: pick the final group by the number of vectors they need.
 L.gcm_dec_final:
@@ -1554,6 +1563,7 @@ L.gcm_dec_store:
 L.gcm_dec_return:
 	xor             eax, eax
 	vzeroupper
+	add             rsp, 16
 	ret
 
 ; int aesgen_gcm_enc_record_vaes_avx2(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
@@ -1570,6 +1580,7 @@ L.gcm_dec_return:
 ; Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
 ;                     MI=ymm6, HI=ymm7, T0=ymm8, ACC=ymm9, CTR=ymm10, INC=ymm11
 ;                     K0=ymm12, KLAST=ymm13, KT=ymm14, BSWAP=ymm15
+; Stack slots: SAVED_PTR=[rsp + 0], SAVED_LEN=[rsp + 8]
 ; T0 doubles as TMP.
 ; Round keys KLAST-1..KLAST-13 are loaded into KT once per round (those a key size has).
 ; Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
@@ -1578,6 +1589,7 @@ L.gcm_dec_return:
 	global aesgen_gcm_enc_record_vaes_avx2:function hidden
 aesgen_gcm_enc_record_vaes_avx2:
 	endbr64
+	sub             rsp, 16
 	vbroadcasti128  ymm15, oword [rel L.gcm_bswap_mask_16]
 	vpxor           xmm9, xmm9, xmm9
 	vpxor           ymm5, ymm5, ymm5
@@ -1818,8 +1830,10 @@ L.gcm_enc_rec_main_aes128:
 L.gcm_enc_rec_tail:
 	add             rcx, 128
 	jz              near L.gcm_enc_rec_partial
-	mov             r9, rcx                         ; remember the tail for its GHASH
-	push            rsi
+; CTR first, then GHASH of the ciphertext it wrote: the CTR pass advances DST and
+; LEN, so their start waits in the stack slots for the GHASH pass
+	mov             qword [rsp], rsi
+	mov             qword [rsp + 8], rcx
 
 ; 1..128 bytes remain: pick the final group by the number of vectors they need.
 L.gcm_enc_rec_final:
@@ -2293,8 +2307,8 @@ L.gcm_enc_rec_final1_no2:
 L.gcm_enc_rec_final1_no1:
 	jmp             near L.gcm_enc_rec_tail_crypted
 L.gcm_enc_rec_tail_crypted:
-	pop             rdx                             ; hash the ciphertext just written
-	mov             rcx, r9
+	mov             rdx, qword [rsp]                ; hash the ciphertext just written
+	mov             rcx, qword [rsp + 8]
 	xor             r11d, r11d
 	cmp             qword [r8 + 96], 0
 	setne           r11b
@@ -2416,6 +2430,7 @@ L.gcm_enc_rec_tag:
 	vmovdqu         oword [r8 + 48], xmm9
 	xor             eax, eax
 	vzeroupper
+	add             rsp, 16
 	ret
 
 ; int aesgen_gcm_dec_record_vaes_avx2(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
@@ -2432,6 +2447,7 @@ L.gcm_enc_rec_tag:
 ; Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
 ;                     MI=ymm6, HI=ymm7, T0=ymm8, ACC=ymm9, CTR=ymm10, INC=ymm11
 ;                     K0=ymm12, KLAST=ymm13, KT=ymm14, BSWAP=ymm15
+; Stack slots: SAVED_PTR=[rsp + 0], SAVED_LEN=[rsp + 8]
 ; T0 doubles as TMP.
 ; Round keys KLAST-1..KLAST-13 are loaded into KT once per round (those a key size has).
 ; Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
@@ -2440,6 +2456,7 @@ L.gcm_enc_rec_tag:
 	global aesgen_gcm_dec_record_vaes_avx2:function hidden
 aesgen_gcm_dec_record_vaes_avx2:
 	endbr64
+	sub             rsp, 16
 	vbroadcasti128  ymm15, oword [rel L.gcm_bswap_mask_16]
 	vpxor           xmm9, xmm9, xmm9
 	vpxor           ymm5, ymm5, ymm5
@@ -2684,8 +2701,10 @@ L.gcm_dec_rec_main_aes128:
 L.gcm_dec_rec_tail:
 	add             rcx, 128
 	jz              near L.gcm_dec_rec_partial
-	push            rdx
-	push            rcx
+; GHASH of the ciphertext first (it may be overwritten in place), then CTR: the
+; GHASH pass advances SRC and LEN, so their start waits in the stack slots
+	mov             qword [rsp], rdx
+	mov             qword [rsp + 8], rcx
 	xor             r11d, r11d
 	cmp             qword [r8 + 96], 0
 	setne           r11b
@@ -2717,8 +2736,8 @@ L.gcm_dec_rec_ghash_loaded:
 	add             r9, 32
 	sub             rcx, 32
 	ja              L.gcm_dec_rec_ghash_vector
-	pop             rcx
-	pop             rdx
+	mov             rcx, qword [rsp + 8]
+	mov             rdx, qword [rsp]
 
 ; 1..128 bytes remain: pick the final group by the number of vectors they need.
 L.gcm_dec_rec_final:
@@ -3279,6 +3298,7 @@ L.gcm_dec_rec_tag:
 	vmovdqu         oword [r8 + 48], xmm9
 	xor             eax, eax
 	vzeroupper
+	add             rsp, 16
 	ret
 
 	section .rodata align=64
