@@ -77,12 +77,25 @@ def header(mode: Mode, isa: Isa, knobs, abi: Abi, extra=()):
 def _split_chunks(code, count):
     """The non-empty lines of code in count nearly equal, order-preserving chunks
     (templates interleave them with other work, e.g. GHASH between AES rounds)."""
-    lines = [line for line in str(code).splitlines() if line.strip()]
-    size, extra = divmod(len(lines), count)
+    # A comment line belongs to the instruction after it and does not count, so
+    # comments never move an instruction to another chunk.
+    units, pending = [], []
+    for line in str(code).splitlines():
+        if not line.strip():
+            continue
+        pending.append(line)
+        if not line.strip().startswith("#"):
+            units.append("\n".join(pending))
+            pending = []
+    if pending and units:
+        units[-1] += "\n" + "\n".join(pending)
+    elif pending:
+        units.append("\n".join(pending))
+    size, extra = divmod(len(units), count)
     chunks, start = [], 0
     for index in range(count):
         end = start + size + (1 if index < extra else 0)
-        chunks.append("\n".join(lines[start:end]))
+        chunks.append("\n".join(units[start:end]))
         start = end
     return chunks
 

@@ -7,18 +7,27 @@
 #   (or: make gen ISA=aesni_avx MODE=ctr KEYS=mem TAIL=4 UNROLL=8)
 # The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
 #
-# void aesgen_ctr_crypt_aesni_avx(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src,
-#                    size_t len, uint64_t ctr_lo, uint64_t ctr_hi);
+# int aesgen_ctr_crypt_aesni_avx(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src,
+#                   size_t len, uint64_t ctr_lo, uint64_t ctr_hi);   returns 0
 #
 # AES-CTR (SP 800-38A) with the whole 16-byte block as a big-endian counter: block j of
 # this call is AES_K(ctr_hi:ctr_lo + j).  The C caller splits calls where the low half
-# wraps, so the lanes only ever add to their low quadword.  AES-128/192/256 share this code (rounds read from the key).
+# wraps, so the lanes only ever add to their low quadword.  AES-128/192/256 share this
+# code (the round count is read from the key).
 #
-# Design: the counter lives little-endian in CTR (1 consecutive values, one per
-# 128-bit lane) so vpaddq advances it; vpshufb makes the big-endian block; round key 0 is
-# XORed in; then the rounds; the last round takes (last key ^ data) so the keystream XOR
-# costs nothing extra.  8 vectors per main-loop iteration, then groups of
-# 4; the final partial vector uses 8/4/2/1-byte pieces.
+# Counter forms.  CTR holds the counter as a little-endian 128-bit integer per 128-bit
+# lane (1 consecutive values), so one vpaddq advances every lane; a vpshufb with
+# BSWAP turns each lane into the big-endian block AES sees.  The main loop saves that
+# shuffle: BASE holds its first blocks already big-endian, and while the last byte of
+# the counter does not carry, block + k is BASE plus k in that byte (the top byte of
+# dword 3, read little-endian), one vpaddd per vector.  Once in 32 iterations that byte
+# would carry and the iteration takes the byte-swap path.
+#
+# Per vector: counter blocks, XOR round key 0, the middle rounds, and a last round whose
+# key is (last key ^ data), so the keystream XOR costs no instruction of its own.
+# Shape: the main loop of 8 vectors (out of line, after the epilogue), groups of
+# 4, a final group of 1..4 vectors picked by length whose last vector may be
+# partial (whole lanes, then 8/4/2/1-byte pieces), and a one-block path for 1..16 bytes.
 #
 # Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTR_LO=r8, CTR_HI=r9
 #                      ROUNDS=rax, KEYEND=r10, TMPG=r11
@@ -35,11 +44,14 @@ aesgen_ctr_crypt_aesni_avx:
 	endbr64
 	test            %rcx, %rcx
 	{disp32} jz     .Lctr_return
+# ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+# from the end so that every key size runs the same last nine rounds
 	mov             240(%rdi), %eax
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &rk[rounds]
 	cmp             $16, %rcx
 	{disp32} jbe    .Lctr_one_block
+# the first and last round keys into registers; the middle ones are read each round
 	vmovdqu         (%rdi), %xmm13
 	vmovdqu         (%r10), %xmm14
 	vmovq           %r8, %xmm8
@@ -58,6 +70,8 @@ aesgen_ctr_crypt_aesni_avx:
 .Lctr_group_loop:
 	cmp             $64, %rcx
 	{disp32} jb     .Lctr_final
+# counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
+# CTR += INC (1 per vector), then round key 0
 	vpshufb         %xmm11, %xmm8, %xmm0
 	vpaddq          %xmm10, %xmm8, %xmm8
 	vpshufb         %xmm11, %xmm8, %xmm1
@@ -70,6 +84,7 @@ aesgen_ctr_crypt_aesni_avx:
 	vpxor           %xmm13, %xmm1, %xmm1
 	vpxor           %xmm13, %xmm2, %xmm2
 	vpxor           %xmm13, %xmm3, %xmm3
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_group_aes128
 	{disp32} je     .Lctr_group_aes192
@@ -140,6 +155,8 @@ aesgen_ctr_crypt_aesni_avx:
 	vaesenc         %xmm15, %xmm1, %xmm1
 	vaesenc         %xmm15, %xmm2, %xmm2
 	vaesenc         %xmm15, %xmm3, %xmm3
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           (%rdx), %xmm14, %xmm12
 	vaesenclast     %xmm12, %xmm0, %xmm0
 	vmovdqu         %xmm0, (%rsi)
@@ -160,6 +177,8 @@ aesgen_ctr_crypt_aesni_avx:
 
 # 1..64 bytes remain: pick the final group by the number of vectors they need.
 .Lctr_final:
+# final group dispatch: the fewest vectors that hold LEN bytes, so that a short
+# message runs only the AES work it needs (its vectors side by side)
 	cmp             $16, %rcx
 	{disp32} jbe    .Lctr_final1
 	cmp             $32, %rcx
@@ -167,6 +186,8 @@ aesgen_ctr_crypt_aesni_avx:
 	cmp             $48, %rcx
 	{disp32} jbe    .Lctr_final3
 .Lctr_final4:
+# counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
+# CTR += INC (1 per vector), then round key 0
 	vpshufb         %xmm11, %xmm8, %xmm0
 	vpaddq          %xmm10, %xmm8, %xmm8
 	vpshufb         %xmm11, %xmm8, %xmm1
@@ -179,6 +200,7 @@ aesgen_ctr_crypt_aesni_avx:
 	vpxor           %xmm13, %xmm1, %xmm1
 	vpxor           %xmm13, %xmm2, %xmm2
 	vpxor           %xmm13, %xmm3, %xmm3
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_final4_aes128
 	{disp32} je     .Lctr_final4_aes192
@@ -249,6 +271,8 @@ aesgen_ctr_crypt_aesni_avx:
 	vaesenc         %xmm15, %xmm1, %xmm1
 	vaesenc         %xmm15, %xmm2, %xmm2
 	vaesenc         %xmm15, %xmm3, %xmm3
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           (%rdx), %xmm14, %xmm12
 	vaesenclast     %xmm12, %xmm0, %xmm0
 	vmovdqu         %xmm0, (%rsi)
@@ -261,6 +285,8 @@ aesgen_ctr_crypt_aesni_avx:
 	add             $48, %rdx
 	add             $48, %rsi
 	sub             $48, %rcx
+# the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+# 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %xmm14, %xmm3, %xmm3
 	cmp             $16, %rcx
 	{disp32} jb     .Lctr_final4_bytes
@@ -303,6 +329,8 @@ aesgen_ctr_crypt_aesni_avx:
 .Lctr_final4_no1:
 	{disp32} jmp    .Lctr_return
 .Lctr_final3:
+# counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
+# CTR += INC (1 per vector), then round key 0
 	vpshufb         %xmm11, %xmm8, %xmm0
 	vpaddq          %xmm10, %xmm8, %xmm8
 	vpshufb         %xmm11, %xmm8, %xmm1
@@ -312,6 +340,7 @@ aesgen_ctr_crypt_aesni_avx:
 	vpxor           %xmm13, %xmm0, %xmm0
 	vpxor           %xmm13, %xmm1, %xmm1
 	vpxor           %xmm13, %xmm2, %xmm2
+# the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_final3_aes128
 	{disp32} je     .Lctr_final3_aes192
@@ -369,6 +398,8 @@ aesgen_ctr_crypt_aesni_avx:
 	vaesenc         %xmm15, %xmm0, %xmm0
 	vaesenc         %xmm15, %xmm1, %xmm1
 	vaesenc         %xmm15, %xmm2, %xmm2
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           (%rdx), %xmm14, %xmm12
 	vaesenclast     %xmm12, %xmm0, %xmm0
 	vmovdqu         %xmm0, (%rsi)
@@ -378,6 +409,8 @@ aesgen_ctr_crypt_aesni_avx:
 	add             $32, %rdx
 	add             $32, %rsi
 	sub             $32, %rcx
+# the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+# 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %xmm14, %xmm2, %xmm2
 	cmp             $16, %rcx
 	{disp32} jb     .Lctr_final3_bytes
@@ -420,12 +453,15 @@ aesgen_ctr_crypt_aesni_avx:
 .Lctr_final3_no1:
 	{disp32} jmp    .Lctr_return
 .Lctr_final2:
+# counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
+# CTR += INC (1 per vector), then round key 0
 	vpshufb         %xmm11, %xmm8, %xmm0
 	vpaddq          %xmm10, %xmm8, %xmm8
 	vpshufb         %xmm11, %xmm8, %xmm1
 	vpaddq          %xmm10, %xmm8, %xmm8
 	vpxor           %xmm13, %xmm0, %xmm0
 	vpxor           %xmm13, %xmm1, %xmm1
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_final2_aes128
 	{disp32} je     .Lctr_final2_aes192
@@ -470,12 +506,16 @@ aesgen_ctr_crypt_aesni_avx:
 	vmovdqu         -16(%r10), %xmm15
 	vaesenc         %xmm15, %xmm0, %xmm0
 	vaesenc         %xmm15, %xmm1, %xmm1
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           (%rdx), %xmm14, %xmm12
 	vaesenclast     %xmm12, %xmm0, %xmm0
 	vmovdqu         %xmm0, (%rsi)
 	add             $16, %rdx
 	add             $16, %rsi
 	sub             $16, %rcx
+# the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+# 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %xmm14, %xmm1, %xmm1
 	cmp             $16, %rcx
 	{disp32} jb     .Lctr_final2_bytes
@@ -518,9 +558,12 @@ aesgen_ctr_crypt_aesni_avx:
 .Lctr_final2_no1:
 	{disp32} jmp    .Lctr_return
 .Lctr_final1:
+# counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
+# CTR += INC (1 per vector), then round key 0
 	vpshufb         %xmm11, %xmm8, %xmm0
 	vpaddq          %xmm10, %xmm8, %xmm8
 	vpxor           %xmm13, %xmm0, %xmm0
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_final1_aes128
 	{disp32} je     .Lctr_final1_aes192
@@ -552,6 +595,8 @@ aesgen_ctr_crypt_aesni_avx:
 	vaesenc         %xmm15, %xmm0, %xmm0
 	vmovdqu         -16(%r10), %xmm15
 	vaesenc         %xmm15, %xmm0, %xmm0
+# the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+# 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %xmm14, %xmm0, %xmm0
 	cmp             $16, %rcx
 	{disp32} jb     .Lctr_final1_bytes
@@ -600,7 +645,10 @@ aesgen_ctr_crypt_aesni_avx:
 	.p2align 6, 0xcc
 .Lctr_main_loop:
 # LLVM-MCA-BEGIN ctr_aesni_avx_main_loop
-# 8 vectors = 128 bytes per iteration
+# main loop: 8 vectors = 128 bytes per iteration; entered with LEN = the bytes
+# left - 128, placed after the epilogue so short messages never jump over it
+# counter blocks from BASE by big-endian byte adds; CTR_LO's low byte (the last
+# byte of the iteration's first block) tells whether one of them would carry
 	cmp             $247, %r8b
 	{disp32} ja     .Lctr_main_carry                # the low byte wraps in or right after this iteration
 	vpxor           %xmm13, %xmm9, %xmm0
@@ -622,6 +670,9 @@ aesgen_ctr_crypt_aesni_avx:
 	vpxor           %xmm13, %xmm7, %xmm7
 	{disp32} jmp    .Lctr_main_counted
 .Lctr_main_carry:
+# a carry out of the last byte: the general path, and BASE rebuilt from CTR
+# counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
+# CTR += INC (1 per vector), then round key 0
 	vpshufb         %xmm11, %xmm8, %xmm0
 	vpaddq          %xmm10, %xmm8, %xmm8
 	vpshufb         %xmm11, %xmm8, %xmm1
@@ -649,6 +700,7 @@ aesgen_ctr_crypt_aesni_avx:
 	vpshufb         %xmm11, %xmm8, %xmm9
 .Lctr_main_counted:
 	add             $8, %r8
+# the middle rounds on 8 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_main_aes128
 	{disp32} je     .Lctr_main_aes192
@@ -771,6 +823,8 @@ aesgen_ctr_crypt_aesni_avx:
 	vaesenc         %xmm15, %xmm5, %xmm5
 	vaesenc         %xmm15, %xmm6, %xmm6
 	vaesenc         %xmm15, %xmm7, %xmm7
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           (%rdx), %xmm14, %xmm12
 	vaesenclast     %xmm12, %xmm0, %xmm0
 	vmovdqu         %xmm0, (%rsi)
@@ -803,10 +857,13 @@ aesgen_ctr_crypt_aesni_avx:
 	jmp             .Lctr_main_done
 
 .Lctr_one_block:
+# 1..16 bytes: one block on xmm, every round key read from memory (none of the
+# vector path's key broadcasts), the upper state untouched (no vzeroupper)
 	vmovq           %r8, %xmm0
 	vpinsrq         $1, %r9, %xmm0, %xmm0
 	vpshufb         .Lctr_bswap_mask(%rip), %xmm0, %xmm0
 	vpxor           (%rdi), %xmm0, %xmm0
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_one_aes128
 	{disp32} je     .Lctr_one_aes192
@@ -825,6 +882,8 @@ aesgen_ctr_crypt_aesni_avx:
 	vaesenc         -48(%r10), %xmm0, %xmm0
 	vaesenc         -32(%r10), %xmm0, %xmm0
 	vaesenc         -16(%r10), %xmm0, %xmm0
+# the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+# 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     (%r10), %xmm0, %xmm0
 	cmp             $16, %rcx
 	{disp32} jb     .Lctr_one_bytes

@@ -10,18 +10,27 @@
 
 	bits 64
 	default abs
-; void aesgen_ctr_crypt_aesni_avx(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src,
-;                    size_t len, uint64_t ctr_lo, uint64_t ctr_hi);
+; int aesgen_ctr_crypt_aesni_avx(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src,
+;                   size_t len, uint64_t ctr_lo, uint64_t ctr_hi);   returns 0
 ;
 ; AES-CTR (SP 800-38A) with the whole 16-byte block as a big-endian counter: block j of
 ; this call is AES_K(ctr_hi:ctr_lo + j).  The C caller splits calls where the low half
-; wraps, so the lanes only ever add to their low quadword.  AES-128/192/256 share this code (rounds read from the key).
+; wraps, so the lanes only ever add to their low quadword.  AES-128/192/256 share this
+; code (the round count is read from the key).
 ;
-; Design: the counter lives little-endian in CTR (1 consecutive values, one per
-; 128-bit lane) so vpaddq advances it; vpshufb makes the big-endian block; round key 0 is
-; XORed in; then the rounds; the last round takes (last key ^ data) so the keystream XOR
-; costs nothing extra.  8 vectors per main-loop iteration, then groups of
-; 4; the final partial vector uses 8/4/2/1-byte pieces.
+; Counter forms.  CTR holds the counter as a little-endian 128-bit integer per 128-bit
+; lane (1 consecutive values), so one vpaddq advances every lane; a vpshufb with
+; BSWAP turns each lane into the big-endian block AES sees.  The main loop saves that
+; shuffle: BASE holds its first blocks already big-endian, and while the last byte of
+; the counter does not carry, block + k is BASE plus k in that byte (the top byte of
+; dword 3, read little-endian), one vpaddd per vector.  Once in 32 iterations that byte
+; would carry and the iteration takes the byte-swap path.
+;
+; Per vector: counter blocks, XOR round key 0, the middle rounds, and a last round whose
+; key is (last key ^ data), so the keystream XOR costs no instruction of its own.
+; Shape: the main loop of 8 vectors (out of line, after the epilogue), groups of
+; 4, a final group of 1..4 vectors picked by length whose last vector may be
+; partial (whole lanes, then 8/4/2/1-byte pieces), and a one-block path for 1..16 bytes.
 ;
 ; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTR_LO=r8, CTR_HI=r9
 ;                      ROUNDS=rax, KEYEND=r10, TMPG=r11
@@ -35,11 +44,14 @@ aesgen_ctr_crypt_aesni_avx:
 	endbr64
 	test            rcx, rcx
 	jz              near L.ctr_return
+; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+; from the end so that every key size runs the same last nine rounds
 	mov             eax, dword [rdi + 240]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &rk[rounds]
 	cmp             rcx, 16
 	jbe             near L.ctr_one_block
+; the first and last round keys into registers; the middle ones are read each round
 	vmovdqu         xmm13, oword [rdi]
 	vmovdqu         xmm14, oword [r10]
 	vmovq           xmm8, r8
@@ -58,6 +70,8 @@ L.ctr_main_done:
 L.ctr_group_loop:
 	cmp             rcx, 64
 	jb              near L.ctr_final
+; counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
+; CTR += INC (1 per vector), then round key 0
 	vpshufb         xmm0, xmm8, xmm11
 	vpaddq          xmm8, xmm8, xmm10
 	vpshufb         xmm1, xmm8, xmm11
@@ -70,6 +84,7 @@ L.ctr_group_loop:
 	vpxor           xmm1, xmm1, xmm13
 	vpxor           xmm2, xmm2, xmm13
 	vpxor           xmm3, xmm3, xmm13
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_group_aes128
 	je              near L.ctr_group_aes192
@@ -140,6 +155,8 @@ L.ctr_group_aes128:
 	vaesenc         xmm1, xmm1, xmm15
 	vaesenc         xmm2, xmm2, xmm15
 	vaesenc         xmm3, xmm3, xmm15
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           xmm12, xmm14, oword [rdx]
 	vaesenclast     xmm0, xmm0, xmm12
 	vmovdqu         oword [rsi], xmm0
@@ -160,6 +177,8 @@ L.ctr_group_aes128:
 
 ; 1..64 bytes remain: pick the final group by the number of vectors they need.
 L.ctr_final:
+; final group dispatch: the fewest vectors that hold LEN bytes, so that a short
+; message runs only the AES work it needs (its vectors side by side)
 	cmp             rcx, 16
 	jbe             near L.ctr_final1
 	cmp             rcx, 32
@@ -167,6 +186,8 @@ L.ctr_final:
 	cmp             rcx, 48
 	jbe             near L.ctr_final3
 L.ctr_final4:
+; counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
+; CTR += INC (1 per vector), then round key 0
 	vpshufb         xmm0, xmm8, xmm11
 	vpaddq          xmm8, xmm8, xmm10
 	vpshufb         xmm1, xmm8, xmm11
@@ -179,6 +200,7 @@ L.ctr_final4:
 	vpxor           xmm1, xmm1, xmm13
 	vpxor           xmm2, xmm2, xmm13
 	vpxor           xmm3, xmm3, xmm13
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_final4_aes128
 	je              near L.ctr_final4_aes192
@@ -249,6 +271,8 @@ L.ctr_final4_aes128:
 	vaesenc         xmm1, xmm1, xmm15
 	vaesenc         xmm2, xmm2, xmm15
 	vaesenc         xmm3, xmm3, xmm15
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           xmm12, xmm14, oword [rdx]
 	vaesenclast     xmm0, xmm0, xmm12
 	vmovdqu         oword [rsi], xmm0
@@ -261,6 +285,8 @@ L.ctr_final4_aes128:
 	add             rdx, 48
 	add             rsi, 48
 	sub             rcx, 48
+; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     xmm3, xmm3, xmm14
 	cmp             rcx, 16
 	jb              near L.ctr_final4_bytes
@@ -303,6 +329,8 @@ L.ctr_final4_no2:
 L.ctr_final4_no1:
 	jmp             near L.ctr_return
 L.ctr_final3:
+; counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
+; CTR += INC (1 per vector), then round key 0
 	vpshufb         xmm0, xmm8, xmm11
 	vpaddq          xmm8, xmm8, xmm10
 	vpshufb         xmm1, xmm8, xmm11
@@ -312,6 +340,7 @@ L.ctr_final3:
 	vpxor           xmm0, xmm0, xmm13
 	vpxor           xmm1, xmm1, xmm13
 	vpxor           xmm2, xmm2, xmm13
+; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_final3_aes128
 	je              near L.ctr_final3_aes192
@@ -369,6 +398,8 @@ L.ctr_final3_aes128:
 	vaesenc         xmm0, xmm0, xmm15
 	vaesenc         xmm1, xmm1, xmm15
 	vaesenc         xmm2, xmm2, xmm15
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           xmm12, xmm14, oword [rdx]
 	vaesenclast     xmm0, xmm0, xmm12
 	vmovdqu         oword [rsi], xmm0
@@ -378,6 +409,8 @@ L.ctr_final3_aes128:
 	add             rdx, 32
 	add             rsi, 32
 	sub             rcx, 32
+; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     xmm2, xmm2, xmm14
 	cmp             rcx, 16
 	jb              near L.ctr_final3_bytes
@@ -420,12 +453,15 @@ L.ctr_final3_no2:
 L.ctr_final3_no1:
 	jmp             near L.ctr_return
 L.ctr_final2:
+; counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
+; CTR += INC (1 per vector), then round key 0
 	vpshufb         xmm0, xmm8, xmm11
 	vpaddq          xmm8, xmm8, xmm10
 	vpshufb         xmm1, xmm8, xmm11
 	vpaddq          xmm8, xmm8, xmm10
 	vpxor           xmm0, xmm0, xmm13
 	vpxor           xmm1, xmm1, xmm13
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_final2_aes128
 	je              near L.ctr_final2_aes192
@@ -470,12 +506,16 @@ L.ctr_final2_aes128:
 	vmovdqu         xmm15, oword [r10 - 16]
 	vaesenc         xmm0, xmm0, xmm15
 	vaesenc         xmm1, xmm1, xmm15
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           xmm12, xmm14, oword [rdx]
 	vaesenclast     xmm0, xmm0, xmm12
 	vmovdqu         oword [rsi], xmm0
 	add             rdx, 16
 	add             rsi, 16
 	sub             rcx, 16
+; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     xmm1, xmm1, xmm14
 	cmp             rcx, 16
 	jb              near L.ctr_final2_bytes
@@ -518,9 +558,12 @@ L.ctr_final2_no2:
 L.ctr_final2_no1:
 	jmp             near L.ctr_return
 L.ctr_final1:
+; counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
+; CTR += INC (1 per vector), then round key 0
 	vpshufb         xmm0, xmm8, xmm11
 	vpaddq          xmm8, xmm8, xmm10
 	vpxor           xmm0, xmm0, xmm13
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_final1_aes128
 	je              near L.ctr_final1_aes192
@@ -552,6 +595,8 @@ L.ctr_final1_aes128:
 	vaesenc         xmm0, xmm0, xmm15
 	vmovdqu         xmm15, oword [r10 - 16]
 	vaesenc         xmm0, xmm0, xmm15
+; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     xmm0, xmm0, xmm14
 	cmp             rcx, 16
 	jb              near L.ctr_final1_bytes
@@ -600,7 +645,10 @@ L.ctr_return:
 	align 64, db 0xcc
 L.ctr_main_loop:
 ; LLVM-MCA-BEGIN ctr_aesni_avx_main_loop
-; 8 vectors = 128 bytes per iteration
+; main loop: 8 vectors = 128 bytes per iteration; entered with LEN = the bytes
+; left - 128, placed after the epilogue so short messages never jump over it
+; counter blocks from BASE by big-endian byte adds; CTR_LO's low byte (the last
+; byte of the iteration's first block) tells whether one of them would carry
 	cmp             r8b, 247
 	ja              near L.ctr_main_carry           ; the low byte wraps in or right after this iteration
 	vpxor           xmm0, xmm9, xmm13
@@ -622,6 +670,9 @@ L.ctr_main_loop:
 	vpxor           xmm7, xmm7, xmm13
 	jmp             near L.ctr_main_counted
 L.ctr_main_carry:
+; a carry out of the last byte: the general path, and BASE rebuilt from CTR
+; counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
+; CTR += INC (1 per vector), then round key 0
 	vpshufb         xmm0, xmm8, xmm11
 	vpaddq          xmm8, xmm8, xmm10
 	vpshufb         xmm1, xmm8, xmm11
@@ -649,6 +700,7 @@ L.ctr_main_carry:
 	vpshufb         xmm9, xmm8, xmm11
 L.ctr_main_counted:
 	add             r8, 8
+; the middle rounds on 8 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_main_aes128
 	je              near L.ctr_main_aes192
@@ -771,6 +823,8 @@ L.ctr_main_aes128:
 	vaesenc         xmm5, xmm5, xmm15
 	vaesenc         xmm6, xmm6, xmm15
 	vaesenc         xmm7, xmm7, xmm15
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           xmm12, xmm14, oword [rdx]
 	vaesenclast     xmm0, xmm0, xmm12
 	vmovdqu         oword [rsi], xmm0
@@ -803,10 +857,13 @@ L.ctr_main_aes128:
 	jmp             L.ctr_main_done
 
 L.ctr_one_block:
+; 1..16 bytes: one block on xmm, every round key read from memory (none of the
+; vector path's key broadcasts), the upper state untouched (no vzeroupper)
 	vmovq           xmm0, r8
 	vpinsrq         xmm0, xmm0, r9, 1
 	vpshufb         xmm0, xmm0, oword [rel L.ctr_bswap_mask]
 	vpxor           xmm0, xmm0, oword [rdi]
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_one_aes128
 	je              near L.ctr_one_aes192
@@ -825,6 +882,8 @@ L.ctr_one_aes128:
 	vaesenc         xmm0, xmm0, oword [r10 - 48]
 	vaesenc         xmm0, xmm0, oword [r10 - 32]
 	vaesenc         xmm0, xmm0, oword [r10 - 16]
+; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     xmm0, xmm0, oword [r10]
 	cmp             rcx, 16
 	jb              near L.ctr_one_bytes

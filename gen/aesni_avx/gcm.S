@@ -9,12 +9,55 @@
 #
 # GCM for aesni_avx.
 #
-# GHASH works on byte-reflected blocks without bit reflection, which makes a carry-less
-# product represent a*b*x^-128 modulo x^128 + x^127 + x^126 + x^121 + 1; the powers of
-# H in the key are stored pre-multiplied to compensate (see runtime/src/asm_abi.h).
-# A product is LO = a_L*b_L, MI = a_L*b_H + a_H*b_L, HI = a_H*b_H; products of a whole
-# iteration are summed unreduced, then reduced once by two folds with the constant
-# x^63 + x^62 + x^57 (0xc2 << 56).
+# The functions.  aesgen_gcm_ghash_* hashes whole blocks (the streaming API's AAD,
+# buffered blocks and lengths block);
+# aesgen_gcm_{enc,dec}_update_* run CTR and GHASH over the text in one pass; the
+# records aesgen_gcm_{enc,dec}_record_* do a whole message (AAD, text, lengths block,
+# tag) in one call.  Per iteration 4 vectors of 1 block: 4 blocks.
+#
+# Data layout.  struct aesgen_gcm_key (runtime/src/asm_abi.h): the AES key schedule at 0
+# (its round count at 240), then at 256 the powers H^32..H^1 of the hash key, 16
+# bytes each, highest first, and 48 zero bytes after H^1.  An iteration reads its 4
+# powers H^4..H^1 as 4 vectors from key + 704; a group of k < 4 blocks starts k
+# powers before the end, and the zero padding gives the missing blocks of a partial last
+# vector a zero power.  acc, the running hash, is kept in the same form as the powers.
+#
+# The representation.  GCM numbers the bits of a block from the most significant bit of
+# byte 0 (the coefficient of x^0) to the least significant bit of byte 15 (x^127).
+# vpshufb with BSWAP reverses each lane's bytes, which makes the block a 128-bit integer
+# whose bit 127 is the coefficient of x^0 and bit 0 that of x^127: the polynomial with
+# its bits in reverse order ("byte-reflected"; no bit is moved within a byte).
+#
+# The product.  vpclmulqdq multiplies 64-bit halves without carries.  For a = a_H:a_L
+# and b = b_H:b_L (high and low quadwords) the 256-bit product is
+#     HI * 2^128  +  MI * 2^64  +  LO,    LO = a_L*b_L, MI = a_L*b_H + a_H*b_L, HI = a_H*b_H
+# (+ is XOR).  Schoolbook takes the four products; Karatsuba (GHASH=karatsuba) three:
+# MI = (a_L + a_H)*(b_L + b_H) + LO + HI, with the half sums of the powers (HSUM) made
+# once per call and LO + HI taken out once per iteration, after the sums.  Products of a
+# whole iteration are summed unreduced (their sum is the sum of the products) and reduced
+# once.  In reflected form the 255-bit product of two reversed 128-bit values keeps the
+# coefficient of x^k at bit 254 - k, one place below where a reversed 256-bit value would:
+# it reads as a*b*x.  The key therefore stores each power of H times x^-1, which cancels
+# that x for free (the stored form of 1 is x^-1, the GFPOLY constant itself).
+#
+# The reduction.  Bits 0..127 of the product are the coefficients of x^255..x^128, and
+# x^128 = x^7 + x^2 + x + 1 moves each of them 128 places up (its x^0 term) plus to 127,
+# 126 and 121 places up: the constant 0xc2 << 56 (bits 63, 62, 57) at quadword 1.  A fold
+# clears the low 64 bits A_L of one register A: swap(A) + A_L * (0xc2 << 56) is XORed
+# into the next register up, 64 bits higher, where the swap leaves A_H in place and
+# moves A_L 128 places up, and the 127-bit product adds the other three terms.  The
+# first fold clears LO into MI, the second MI (with what the first added) into HI; HI is
+# the reduced result.  With 1 lane per vector, the lanes' results are then XORed into one.
+#
+# Counters.  GCM's inc32 adds 1 to the last 4 bytes (big-endian) of the counter block.
+# Byte-reflected, those bytes are dword 0, so vpaddd with INC (1 per lane) is inc32 for
+# every lane at once (CTR is reflected back by vpshufb into each AES input).
+#
+# Interleaving.  AES rounds and GHASH are independent within an iteration; GHASH's
+# instructions are spread over the nine rounds every key size runs, so the carry-less
+# multiplies share the cycles of vaesenc.
+# Without room for GD, encryption hashes its ciphertext after the rounds; decryption
+# spreads the GHASH of its source over them.
 
 # int aesgen_gcm_ghash_aesni_avx(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data,
 #                  size_t len);   len a multiple of 16
@@ -37,6 +80,7 @@ aesgen_gcm_ghash_aesni_avx:
 	vmovdqu         (%rsi), %xmm9
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_ghash_store
+# the byte-reflection mask and the reduction constant, one copy per lane
 	vmovdqu         .Lgcm_bswap_mask_16(%rip), %xmm15
 	sub             $64, %rcx
 	{disp32} jb     .Lgcm_ghash_tail
@@ -47,44 +91,45 @@ aesgen_gcm_ghash_aesni_avx:
 	vmovdqu         48(%rdx), %xmm3
 	vpshufb         %xmm15, %xmm0, %xmm4
 	vpxor           %xmm9, %xmm4, %xmm4             # the running hash joins block 0
-	vpclmulqdq      $0, 704(%rdi), %xmm4, %xmm5
-	vpclmulqdq      $16, 704(%rdi), %xmm4, %xmm6
-	vpclmulqdq      $1, 704(%rdi), %xmm4, %xmm8
-	vpclmulqdq      $17, 704(%rdi), %xmm4, %xmm7
+	vpclmulqdq      $0, 704(%rdi), %xmm4, %xmm5     # LO = d_L*h_L
+	vpclmulqdq      $16, 704(%rdi), %xmm4, %xmm6    # MI = d_L*h_H
+	vpclmulqdq      $1, 704(%rdi), %xmm4, %xmm8     # + d_H*h_L
+	vpclmulqdq      $17, 704(%rdi), %xmm4, %xmm7    # HI = d_H*h_H
 	vpxor           %xmm8, %xmm6, %xmm6
 	vpshufb         %xmm15, %xmm1, %xmm4
-	vpclmulqdq      $0, 720(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $0, 720(%rdi), %xmm4, %xmm8     # d_L*h_L
 	vpxor           %xmm8, %xmm5, %xmm5
-	vpclmulqdq      $16, 720(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $16, 720(%rdi), %xmm4, %xmm8    # d_L*h_H
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $1, 720(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $1, 720(%rdi), %xmm4, %xmm8     # d_H*h_L
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $17, 720(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $17, 720(%rdi), %xmm4, %xmm8    # d_H*h_H
 	vpxor           %xmm8, %xmm7, %xmm7
 	vpshufb         %xmm15, %xmm2, %xmm4
-	vpclmulqdq      $0, 736(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $0, 736(%rdi), %xmm4, %xmm8     # d_L*h_L
 	vpxor           %xmm8, %xmm5, %xmm5
-	vpclmulqdq      $16, 736(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $16, 736(%rdi), %xmm4, %xmm8    # d_L*h_H
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $1, 736(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $1, 736(%rdi), %xmm4, %xmm8     # d_H*h_L
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $17, 736(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $17, 736(%rdi), %xmm4, %xmm8    # d_H*h_H
 	vpxor           %xmm8, %xmm7, %xmm7
 	vpshufb         %xmm15, %xmm3, %xmm4
-	vpclmulqdq      $0, 752(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $0, 752(%rdi), %xmm4, %xmm8     # d_L*h_L
 	vpxor           %xmm8, %xmm5, %xmm5
-	vpclmulqdq      $16, 752(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $16, 752(%rdi), %xmm4, %xmm8    # d_L*h_H
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $1, 752(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $1, 752(%rdi), %xmm4, %xmm8     # d_H*h_L
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $17, 752(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $17, 752(%rdi), %xmm4, %xmm8    # d_H*h_H
 	vpxor           %xmm8, %xmm7, %xmm7
-	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %xmm5, %xmm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (0xc2 << 56)
+	vpshufd         $78, %xmm5, %xmm5               # swap(LO)
 	vpxor           %xmm5, %xmm6, %xmm6
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %xmm6, %xmm6
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (0xc2 << 56)
+	vpshufd         $78, %xmm6, %xmm6               # swap(MI)
 	vpxor           %xmm6, %xmm7, %xmm7
 	vpxor           %xmm8, %xmm7, %xmm7
 	vmovdqa         %xmm7, %xmm9
@@ -94,6 +139,7 @@ aesgen_gcm_ghash_aesni_avx:
 .Lgcm_ghash_tail:
 	add             $64, %rcx
 	{disp32} jz     .Lgcm_ghash_store
+# GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
 	lea             768(%rdi), %r10
 	sub             %rcx, %r10
 	vpxor           %xmm5, %xmm5, %xmm5
@@ -104,24 +150,25 @@ aesgen_gcm_ghash_aesni_avx:
 	vpshufb         %xmm15, %xmm4, %xmm4
 	vpxor           %xmm9, %xmm4, %xmm4             # the running hash joins block 0
 	vpxor           %xmm9, %xmm9, %xmm9
-	vpclmulqdq      $0, (%r10), %xmm4, %xmm8
+	vpclmulqdq      $0, (%r10), %xmm4, %xmm8        # d_L*h_L
 	vpxor           %xmm8, %xmm5, %xmm5
-	vpclmulqdq      $16, (%r10), %xmm4, %xmm8
+	vpclmulqdq      $16, (%r10), %xmm4, %xmm8       # d_L*h_H
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $1, (%r10), %xmm4, %xmm8
+	vpclmulqdq      $1, (%r10), %xmm4, %xmm8        # d_H*h_L
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $17, (%r10), %xmm4, %xmm8
+	vpclmulqdq      $17, (%r10), %xmm4, %xmm8       # d_H*h_H
 	vpxor           %xmm8, %xmm7, %xmm7
 	add             $16, %rdx
 	add             $16, %r10
 	sub             $16, %rcx
 	ja              .Lgcm_ghash_tail_vector
-	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %xmm5, %xmm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (0xc2 << 56)
+	vpshufd         $78, %xmm5, %xmm5               # swap(LO)
 	vpxor           %xmm5, %xmm6, %xmm6
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %xmm6, %xmm6
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (0xc2 << 56)
+	vpshufd         $78, %xmm6, %xmm6               # swap(MI)
 	vpxor           %xmm6, %xmm7, %xmm7
 	vpxor           %xmm8, %xmm7, %xmm7
 	vmovdqa         %xmm7, %xmm9
@@ -163,20 +210,27 @@ aesgen_gcm_enc_update_aesni_avx:
 	.cfi_adjust_cfa_offset 16
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_enc_return
+# ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+# from the end so that every key size runs the same last nine rounds
 	mov             240(%rdi), %eax
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &rk[rounds]
+# the first and last round keys into registers; the middle ones are read each round
 	vmovdqu         (%rdi), %xmm12
 	vmovdqu         (%r10), %xmm13
+# the byte-reflection mask and the reduction constant, one copy per lane
 	vmovdqu         .Lgcm_bswap_mask_16(%rip), %xmm15
+# ACC = acc; CTR = the counter block reflected, lane i counting from block i
 	vmovdqu         (%r9), %xmm9
 	vmovdqu         (%r8), %xmm10
 	vpshufb         %xmm15, %xmm10, %xmm10
 	vmovdqu         .Lgcm_lane_count(%rip), %xmm11
+# bulk: whole iterations of 4 blocks, CTR and GHASH stitched
 	sub             $64, %rcx
 	{disp32} jb     .Lgcm_enc_tail
 .Lgcm_enc_loop:
 # LLVM-MCA-BEGIN gcm_enc_aesni_avx_main_loop
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %xmm15, %xmm10, %xmm0
 	vpaddd          %xmm11, %xmm10, %xmm10
 	vpshufb         %xmm15, %xmm10, %xmm1
@@ -189,6 +243,7 @@ aesgen_gcm_enc_update_aesni_avx:
 	vpxor           %xmm12, %xmm1, %xmm1
 	vpxor           %xmm12, %xmm2, %xmm2
 	vpxor           %xmm12, %xmm3, %xmm3
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_main_aes128
 	{disp32} je     .Lgcm_enc_main_aes192
@@ -259,6 +314,7 @@ aesgen_gcm_enc_update_aesni_avx:
 	vaesenc         %xmm14, %xmm1, %xmm1
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
+# last round with the source folded into the key: out = AES(counter) ^ src
 	vpxor           (%rdx), %xmm13, %xmm8
 	vaesenclast     %xmm8, %xmm0, %xmm0
 	vmovdqu         %xmm0, (%rsi)
@@ -273,44 +329,45 @@ aesgen_gcm_enc_update_aesni_avx:
 	vmovdqu         %xmm3, 48(%rsi)
 	vpshufb         %xmm15, %xmm0, %xmm4
 	vpxor           %xmm9, %xmm4, %xmm4             # the running hash joins block 0
-	vpclmulqdq      $0, 704(%rdi), %xmm4, %xmm5
-	vpclmulqdq      $16, 704(%rdi), %xmm4, %xmm6
-	vpclmulqdq      $1, 704(%rdi), %xmm4, %xmm8
-	vpclmulqdq      $17, 704(%rdi), %xmm4, %xmm7
+	vpclmulqdq      $0, 704(%rdi), %xmm4, %xmm5     # LO = d_L*h_L
+	vpclmulqdq      $16, 704(%rdi), %xmm4, %xmm6    # MI = d_L*h_H
+	vpclmulqdq      $1, 704(%rdi), %xmm4, %xmm8     # + d_H*h_L
+	vpclmulqdq      $17, 704(%rdi), %xmm4, %xmm7    # HI = d_H*h_H
 	vpxor           %xmm8, %xmm6, %xmm6
 	vpshufb         %xmm15, %xmm1, %xmm4
-	vpclmulqdq      $0, 720(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $0, 720(%rdi), %xmm4, %xmm8     # d_L*h_L
 	vpxor           %xmm8, %xmm5, %xmm5
-	vpclmulqdq      $16, 720(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $16, 720(%rdi), %xmm4, %xmm8    # d_L*h_H
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $1, 720(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $1, 720(%rdi), %xmm4, %xmm8     # d_H*h_L
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $17, 720(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $17, 720(%rdi), %xmm4, %xmm8    # d_H*h_H
 	vpxor           %xmm8, %xmm7, %xmm7
 	vpshufb         %xmm15, %xmm2, %xmm4
-	vpclmulqdq      $0, 736(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $0, 736(%rdi), %xmm4, %xmm8     # d_L*h_L
 	vpxor           %xmm8, %xmm5, %xmm5
-	vpclmulqdq      $16, 736(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $16, 736(%rdi), %xmm4, %xmm8    # d_L*h_H
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $1, 736(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $1, 736(%rdi), %xmm4, %xmm8     # d_H*h_L
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $17, 736(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $17, 736(%rdi), %xmm4, %xmm8    # d_H*h_H
 	vpxor           %xmm8, %xmm7, %xmm7
 	vpshufb         %xmm15, %xmm3, %xmm4
-	vpclmulqdq      $0, 752(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $0, 752(%rdi), %xmm4, %xmm8     # d_L*h_L
 	vpxor           %xmm8, %xmm5, %xmm5
-	vpclmulqdq      $16, 752(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $16, 752(%rdi), %xmm4, %xmm8    # d_L*h_H
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $1, 752(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $1, 752(%rdi), %xmm4, %xmm8     # d_H*h_L
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $17, 752(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $17, 752(%rdi), %xmm4, %xmm8    # d_H*h_H
 	vpxor           %xmm8, %xmm7, %xmm7
-	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %xmm5, %xmm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (0xc2 << 56)
+	vpshufd         $78, %xmm5, %xmm5               # swap(LO)
 	vpxor           %xmm5, %xmm6, %xmm6
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %xmm6, %xmm6
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (0xc2 << 56)
+	vpshufd         $78, %xmm6, %xmm6               # swap(MI)
 	vpxor           %xmm6, %xmm7, %xmm7
 	vpxor           %xmm8, %xmm7, %xmm7
 	vmovdqa         %xmm7, %xmm9
@@ -320,6 +377,7 @@ aesgen_gcm_enc_update_aesni_avx:
 	jae             .Lgcm_enc_loop
 # LLVM-MCA-END
 .Lgcm_enc_tail:
+# what the bulk loop left: LEN + 64 = 0..48 bytes of whole blocks
 	add             $64, %rcx
 	{disp32} jz     .Lgcm_enc_store
 # CTR first, then GHASH of the ciphertext it wrote: the CTR pass advances DST and
@@ -329,6 +387,8 @@ aesgen_gcm_enc_update_aesni_avx:
 
 # 1..64 bytes remain: pick the final group by the number of vectors they need.
 .Lgcm_enc_final:
+# final group dispatch: the fewest vectors that hold LEN bytes, so that a short
+# message runs only the AES work it needs (its vectors side by side)
 	cmp             $16, %rcx
 	{disp32} jbe    .Lgcm_enc_final1
 	cmp             $32, %rcx
@@ -336,6 +396,7 @@ aesgen_gcm_enc_update_aesni_avx:
 	cmp             $48, %rcx
 	{disp32} jbe    .Lgcm_enc_final3
 .Lgcm_enc_final4:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %xmm15, %xmm10, %xmm0
 	vpaddd          %xmm11, %xmm10, %xmm10
 	vpshufb         %xmm15, %xmm10, %xmm1
@@ -348,6 +409,7 @@ aesgen_gcm_enc_update_aesni_avx:
 	vpxor           %xmm12, %xmm1, %xmm1
 	vpxor           %xmm12, %xmm2, %xmm2
 	vpxor           %xmm12, %xmm3, %xmm3
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_final4_aes128
 	{disp32} je     .Lgcm_enc_final4_aes192
@@ -418,6 +480,8 @@ aesgen_gcm_enc_update_aesni_avx:
 	vaesenc         %xmm14, %xmm1, %xmm1
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           (%rdx), %xmm13, %xmm8
 	vaesenclast     %xmm8, %xmm0, %xmm0
 	vmovdqu         %xmm0, (%rsi)
@@ -430,6 +494,8 @@ aesgen_gcm_enc_update_aesni_avx:
 	add             $48, %rdx
 	add             $48, %rsi
 	sub             $48, %rcx
+# the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+# 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %xmm13, %xmm3, %xmm3
 	cmp             $16, %rcx
 	{disp32} jb     .Lgcm_enc_final4_bytes
@@ -472,6 +538,7 @@ aesgen_gcm_enc_update_aesni_avx:
 .Lgcm_enc_final4_no1:
 	{disp32} jmp    .Lgcm_enc_tail_crypted
 .Lgcm_enc_final3:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %xmm15, %xmm10, %xmm0
 	vpaddd          %xmm11, %xmm10, %xmm10
 	vpshufb         %xmm15, %xmm10, %xmm1
@@ -481,6 +548,7 @@ aesgen_gcm_enc_update_aesni_avx:
 	vpxor           %xmm12, %xmm0, %xmm0
 	vpxor           %xmm12, %xmm1, %xmm1
 	vpxor           %xmm12, %xmm2, %xmm2
+# the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_final3_aes128
 	{disp32} je     .Lgcm_enc_final3_aes192
@@ -538,6 +606,8 @@ aesgen_gcm_enc_update_aesni_avx:
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vaesenc         %xmm14, %xmm1, %xmm1
 	vaesenc         %xmm14, %xmm2, %xmm2
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           (%rdx), %xmm13, %xmm8
 	vaesenclast     %xmm8, %xmm0, %xmm0
 	vmovdqu         %xmm0, (%rsi)
@@ -547,6 +617,8 @@ aesgen_gcm_enc_update_aesni_avx:
 	add             $32, %rdx
 	add             $32, %rsi
 	sub             $32, %rcx
+# the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+# 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %xmm13, %xmm2, %xmm2
 	cmp             $16, %rcx
 	{disp32} jb     .Lgcm_enc_final3_bytes
@@ -589,12 +661,14 @@ aesgen_gcm_enc_update_aesni_avx:
 .Lgcm_enc_final3_no1:
 	{disp32} jmp    .Lgcm_enc_tail_crypted
 .Lgcm_enc_final2:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %xmm15, %xmm10, %xmm0
 	vpaddd          %xmm11, %xmm10, %xmm10
 	vpshufb         %xmm15, %xmm10, %xmm1
 	vpaddd          %xmm11, %xmm10, %xmm10
 	vpxor           %xmm12, %xmm0, %xmm0
 	vpxor           %xmm12, %xmm1, %xmm1
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_final2_aes128
 	{disp32} je     .Lgcm_enc_final2_aes192
@@ -639,12 +713,16 @@ aesgen_gcm_enc_update_aesni_avx:
 	vmovdqu         -16(%r10), %xmm14
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vaesenc         %xmm14, %xmm1, %xmm1
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           (%rdx), %xmm13, %xmm8
 	vaesenclast     %xmm8, %xmm0, %xmm0
 	vmovdqu         %xmm0, (%rsi)
 	add             $16, %rdx
 	add             $16, %rsi
 	sub             $16, %rcx
+# the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+# 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %xmm13, %xmm1, %xmm1
 	cmp             $16, %rcx
 	{disp32} jb     .Lgcm_enc_final2_bytes
@@ -687,9 +765,11 @@ aesgen_gcm_enc_update_aesni_avx:
 .Lgcm_enc_final2_no1:
 	{disp32} jmp    .Lgcm_enc_tail_crypted
 .Lgcm_enc_final1:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %xmm15, %xmm10, %xmm0
 	vpaddd          %xmm11, %xmm10, %xmm10
 	vpxor           %xmm12, %xmm0, %xmm0
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_final1_aes128
 	{disp32} je     .Lgcm_enc_final1_aes192
@@ -721,6 +801,8 @@ aesgen_gcm_enc_update_aesni_avx:
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vmovdqu         -16(%r10), %xmm14
 	vaesenc         %xmm14, %xmm0, %xmm0
+# the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+# 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %xmm13, %xmm0, %xmm0
 	cmp             $16, %rcx
 	{disp32} jb     .Lgcm_enc_final1_bytes
@@ -765,6 +847,7 @@ aesgen_gcm_enc_update_aesni_avx:
 .Lgcm_enc_tail_crypted:
 	mov             (%rsp), %rdx                    # hash the ciphertext just written
 	mov             8(%rsp), %rcx
+# GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
 	lea             768(%rdi), %r8
 	sub             %rcx, %r8
 	vpxor           %xmm5, %xmm5, %xmm5
@@ -775,24 +858,25 @@ aesgen_gcm_enc_update_aesni_avx:
 	vpshufb         %xmm15, %xmm4, %xmm4
 	vpxor           %xmm9, %xmm4, %xmm4             # the running hash joins block 0
 	vpxor           %xmm9, %xmm9, %xmm9
-	vpclmulqdq      $0, (%r8), %xmm4, %xmm8
+	vpclmulqdq      $0, (%r8), %xmm4, %xmm8         # d_L*h_L
 	vpxor           %xmm8, %xmm5, %xmm5
-	vpclmulqdq      $16, (%r8), %xmm4, %xmm8
+	vpclmulqdq      $16, (%r8), %xmm4, %xmm8        # d_L*h_H
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $1, (%r8), %xmm4, %xmm8
+	vpclmulqdq      $1, (%r8), %xmm4, %xmm8         # d_H*h_L
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $17, (%r8), %xmm4, %xmm8
+	vpclmulqdq      $17, (%r8), %xmm4, %xmm8        # d_H*h_H
 	vpxor           %xmm8, %xmm7, %xmm7
 	add             $16, %rdx
 	add             $16, %r8
 	sub             $16, %rcx
 	ja              .Lgcm_enc_ghash_vector
-	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %xmm5, %xmm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (0xc2 << 56)
+	vpshufd         $78, %xmm5, %xmm5               # swap(LO)
 	vpxor           %xmm5, %xmm6, %xmm6
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %xmm6, %xmm6
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (0xc2 << 56)
+	vpshufd         $78, %xmm6, %xmm6               # swap(MI)
 	vpxor           %xmm6, %xmm7, %xmm7
 	vpxor           %xmm8, %xmm7, %xmm7
 	vmovdqa         %xmm7, %xmm9
@@ -837,20 +921,27 @@ aesgen_gcm_dec_update_aesni_avx:
 	.cfi_adjust_cfa_offset 16
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_dec_return
+# ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+# from the end so that every key size runs the same last nine rounds
 	mov             240(%rdi), %eax
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &rk[rounds]
+# the first and last round keys into registers; the middle ones are read each round
 	vmovdqu         (%rdi), %xmm12
 	vmovdqu         (%r10), %xmm13
+# the byte-reflection mask and the reduction constant, one copy per lane
 	vmovdqu         .Lgcm_bswap_mask_16(%rip), %xmm15
+# ACC = acc; CTR = the counter block reflected, lane i counting from block i
 	vmovdqu         (%r9), %xmm9
 	vmovdqu         (%r8), %xmm10
 	vpshufb         %xmm15, %xmm10, %xmm10
 	vmovdqu         .Lgcm_lane_count(%rip), %xmm11
+# bulk: whole iterations of 4 blocks, CTR and GHASH stitched
 	sub             $64, %rcx
 	{disp32} jb     .Lgcm_dec_tail
 .Lgcm_dec_loop:
 # LLVM-MCA-BEGIN gcm_dec_aesni_avx_main_loop
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %xmm15, %xmm10, %xmm0
 	vpaddd          %xmm11, %xmm10, %xmm10
 	vpshufb         %xmm15, %xmm10, %xmm1
@@ -863,6 +954,7 @@ aesgen_gcm_dec_update_aesni_avx:
 	vpxor           %xmm12, %xmm1, %xmm1
 	vpxor           %xmm12, %xmm2, %xmm2
 	vpxor           %xmm12, %xmm3, %xmm3
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_main_aes128
 	{disp32} je     .Lgcm_dec_main_aes192
@@ -896,30 +988,30 @@ aesgen_gcm_dec_update_aesni_avx:
 	vmovdqu         (%rdx), %xmm4
 	vpshufb         %xmm15, %xmm4, %xmm4
 	vpxor           %xmm9, %xmm4, %xmm4
-	vpclmulqdq      $0, 704(%rdi), %xmm4, %xmm5
-	vpclmulqdq      $16, 704(%rdi), %xmm4, %xmm6
-	vpclmulqdq      $1, 704(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $0, 704(%rdi), %xmm4, %xmm5     # LO = d_L*h_L
+	vpclmulqdq      $16, 704(%rdi), %xmm4, %xmm6    # MI = d_L*h_H
+	vpclmulqdq      $1, 704(%rdi), %xmm4, %xmm8     # + d_H*h_L
 	vmovdqu         -128(%r10), %xmm14
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vaesenc         %xmm14, %xmm1, %xmm1
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
-	vpclmulqdq      $17, 704(%rdi), %xmm4, %xmm7
+	vpclmulqdq      $17, 704(%rdi), %xmm4, %xmm7    # HI = d_H*h_H
 	vpxor           %xmm8, %xmm6, %xmm6
 	vmovdqu         16(%rdx), %xmm4
 	vpshufb         %xmm15, %xmm4, %xmm4
-	vpclmulqdq      $0, 720(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $0, 720(%rdi), %xmm4, %xmm8     # d_L*h_L
 	vpxor           %xmm8, %xmm5, %xmm5
 	vmovdqu         -112(%r10), %xmm14
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vaesenc         %xmm14, %xmm1, %xmm1
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
-	vpclmulqdq      $16, 720(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $16, 720(%rdi), %xmm4, %xmm8    # d_L*h_H
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $1, 720(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $1, 720(%rdi), %xmm4, %xmm8     # d_H*h_L
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $17, 720(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $17, 720(%rdi), %xmm4, %xmm8    # d_H*h_H
 	vmovdqu         -96(%r10), %xmm14
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vaesenc         %xmm14, %xmm1, %xmm1
@@ -928,18 +1020,18 @@ aesgen_gcm_dec_update_aesni_avx:
 	vpxor           %xmm8, %xmm7, %xmm7
 	vmovdqu         32(%rdx), %xmm4
 	vpshufb         %xmm15, %xmm4, %xmm4
-	vpclmulqdq      $0, 736(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $0, 736(%rdi), %xmm4, %xmm8     # d_L*h_L
 	vpxor           %xmm8, %xmm5, %xmm5
 	vmovdqu         -80(%r10), %xmm14
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vaesenc         %xmm14, %xmm1, %xmm1
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
-	vpclmulqdq      $16, 736(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $16, 736(%rdi), %xmm4, %xmm8    # d_L*h_H
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $1, 736(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $1, 736(%rdi), %xmm4, %xmm8     # d_H*h_L
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $17, 736(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $17, 736(%rdi), %xmm4, %xmm8    # d_H*h_H
 	vmovdqu         -64(%r10), %xmm14
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vaesenc         %xmm14, %xmm1, %xmm1
@@ -948,26 +1040,27 @@ aesgen_gcm_dec_update_aesni_avx:
 	vpxor           %xmm8, %xmm7, %xmm7
 	vmovdqu         48(%rdx), %xmm4
 	vpshufb         %xmm15, %xmm4, %xmm4
-	vpclmulqdq      $0, 752(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $0, 752(%rdi), %xmm4, %xmm8     # d_L*h_L
 	vpxor           %xmm8, %xmm5, %xmm5
 	vmovdqu         -48(%r10), %xmm14
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vaesenc         %xmm14, %xmm1, %xmm1
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
-	vpclmulqdq      $16, 752(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $16, 752(%rdi), %xmm4, %xmm8    # d_L*h_H
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $1, 752(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $1, 752(%rdi), %xmm4, %xmm8     # d_H*h_L
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $17, 752(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $17, 752(%rdi), %xmm4, %xmm8    # d_H*h_H
 	vmovdqu         -32(%r10), %xmm14
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vaesenc         %xmm14, %xmm1, %xmm1
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
 	vpxor           %xmm8, %xmm7, %xmm7
-	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %xmm5, %xmm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (0xc2 << 56)
+	vpshufd         $78, %xmm5, %xmm5               # swap(LO)
 	vpxor           %xmm5, %xmm6, %xmm6
 	vpxor           %xmm8, %xmm6, %xmm6
 	vmovdqu         -16(%r10), %xmm14
@@ -975,11 +1068,12 @@ aesgen_gcm_dec_update_aesni_avx:
 	vaesenc         %xmm14, %xmm1, %xmm1
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
-	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %xmm6, %xmm6
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (0xc2 << 56)
+	vpshufd         $78, %xmm6, %xmm6               # swap(MI)
 	vpxor           %xmm6, %xmm7, %xmm7
 	vpxor           %xmm8, %xmm7, %xmm7
 	vmovdqa         %xmm7, %xmm9
+# last round with the source folded into the key: out = AES(counter) ^ src
 	vpxor           (%rdx), %xmm13, %xmm8
 	vaesenclast     %xmm8, %xmm0, %xmm0
 	vmovdqu         %xmm0, (%rsi)
@@ -998,12 +1092,14 @@ aesgen_gcm_dec_update_aesni_avx:
 	jae             .Lgcm_dec_loop
 # LLVM-MCA-END
 .Lgcm_dec_tail:
+# what the bulk loop left: LEN + 64 = 0..48 bytes of whole blocks
 	add             $64, %rcx
 	{disp32} jz     .Lgcm_dec_store
 # GHASH of the ciphertext first (it may be overwritten in place), then CTR: the
 # GHASH pass advances SRC and LEN, so their start waits in the stack slots
 	mov             %rdx, (%rsp)
 	mov             %rcx, 8(%rsp)
+# GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
 	lea             768(%rdi), %r8
 	sub             %rcx, %r8
 	vpxor           %xmm5, %xmm5, %xmm5
@@ -1014,24 +1110,25 @@ aesgen_gcm_dec_update_aesni_avx:
 	vpshufb         %xmm15, %xmm4, %xmm4
 	vpxor           %xmm9, %xmm4, %xmm4             # the running hash joins block 0
 	vpxor           %xmm9, %xmm9, %xmm9
-	vpclmulqdq      $0, (%r8), %xmm4, %xmm8
+	vpclmulqdq      $0, (%r8), %xmm4, %xmm8         # d_L*h_L
 	vpxor           %xmm8, %xmm5, %xmm5
-	vpclmulqdq      $16, (%r8), %xmm4, %xmm8
+	vpclmulqdq      $16, (%r8), %xmm4, %xmm8        # d_L*h_H
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $1, (%r8), %xmm4, %xmm8
+	vpclmulqdq      $1, (%r8), %xmm4, %xmm8         # d_H*h_L
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $17, (%r8), %xmm4, %xmm8
+	vpclmulqdq      $17, (%r8), %xmm4, %xmm8        # d_H*h_H
 	vpxor           %xmm8, %xmm7, %xmm7
 	add             $16, %rdx
 	add             $16, %r8
 	sub             $16, %rcx
 	ja              .Lgcm_dec_ghash_vector
-	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %xmm5, %xmm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (0xc2 << 56)
+	vpshufd         $78, %xmm5, %xmm5               # swap(LO)
 	vpxor           %xmm5, %xmm6, %xmm6
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %xmm6, %xmm6
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (0xc2 << 56)
+	vpshufd         $78, %xmm6, %xmm6               # swap(MI)
 	vpxor           %xmm6, %xmm7, %xmm7
 	vpxor           %xmm8, %xmm7, %xmm7
 	vmovdqa         %xmm7, %xmm9
@@ -1040,6 +1137,8 @@ aesgen_gcm_dec_update_aesni_avx:
 
 # 1..64 bytes remain: pick the final group by the number of vectors they need.
 .Lgcm_dec_final:
+# final group dispatch: the fewest vectors that hold LEN bytes, so that a short
+# message runs only the AES work it needs (its vectors side by side)
 	cmp             $16, %rcx
 	{disp32} jbe    .Lgcm_dec_final1
 	cmp             $32, %rcx
@@ -1047,6 +1146,7 @@ aesgen_gcm_dec_update_aesni_avx:
 	cmp             $48, %rcx
 	{disp32} jbe    .Lgcm_dec_final3
 .Lgcm_dec_final4:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %xmm15, %xmm10, %xmm0
 	vpaddd          %xmm11, %xmm10, %xmm10
 	vpshufb         %xmm15, %xmm10, %xmm1
@@ -1059,6 +1159,7 @@ aesgen_gcm_dec_update_aesni_avx:
 	vpxor           %xmm12, %xmm1, %xmm1
 	vpxor           %xmm12, %xmm2, %xmm2
 	vpxor           %xmm12, %xmm3, %xmm3
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_final4_aes128
 	{disp32} je     .Lgcm_dec_final4_aes192
@@ -1129,6 +1230,8 @@ aesgen_gcm_dec_update_aesni_avx:
 	vaesenc         %xmm14, %xmm1, %xmm1
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           (%rdx), %xmm13, %xmm8
 	vaesenclast     %xmm8, %xmm0, %xmm0
 	vmovdqu         %xmm0, (%rsi)
@@ -1141,6 +1244,8 @@ aesgen_gcm_dec_update_aesni_avx:
 	add             $48, %rdx
 	add             $48, %rsi
 	sub             $48, %rcx
+# the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+# 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %xmm13, %xmm3, %xmm3
 	cmp             $16, %rcx
 	{disp32} jb     .Lgcm_dec_final4_bytes
@@ -1183,6 +1288,7 @@ aesgen_gcm_dec_update_aesni_avx:
 .Lgcm_dec_final4_no1:
 	{disp32} jmp    .Lgcm_dec_store
 .Lgcm_dec_final3:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %xmm15, %xmm10, %xmm0
 	vpaddd          %xmm11, %xmm10, %xmm10
 	vpshufb         %xmm15, %xmm10, %xmm1
@@ -1192,6 +1298,7 @@ aesgen_gcm_dec_update_aesni_avx:
 	vpxor           %xmm12, %xmm0, %xmm0
 	vpxor           %xmm12, %xmm1, %xmm1
 	vpxor           %xmm12, %xmm2, %xmm2
+# the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_final3_aes128
 	{disp32} je     .Lgcm_dec_final3_aes192
@@ -1249,6 +1356,8 @@ aesgen_gcm_dec_update_aesni_avx:
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vaesenc         %xmm14, %xmm1, %xmm1
 	vaesenc         %xmm14, %xmm2, %xmm2
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           (%rdx), %xmm13, %xmm8
 	vaesenclast     %xmm8, %xmm0, %xmm0
 	vmovdqu         %xmm0, (%rsi)
@@ -1258,6 +1367,8 @@ aesgen_gcm_dec_update_aesni_avx:
 	add             $32, %rdx
 	add             $32, %rsi
 	sub             $32, %rcx
+# the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+# 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %xmm13, %xmm2, %xmm2
 	cmp             $16, %rcx
 	{disp32} jb     .Lgcm_dec_final3_bytes
@@ -1300,12 +1411,14 @@ aesgen_gcm_dec_update_aesni_avx:
 .Lgcm_dec_final3_no1:
 	{disp32} jmp    .Lgcm_dec_store
 .Lgcm_dec_final2:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %xmm15, %xmm10, %xmm0
 	vpaddd          %xmm11, %xmm10, %xmm10
 	vpshufb         %xmm15, %xmm10, %xmm1
 	vpaddd          %xmm11, %xmm10, %xmm10
 	vpxor           %xmm12, %xmm0, %xmm0
 	vpxor           %xmm12, %xmm1, %xmm1
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_final2_aes128
 	{disp32} je     .Lgcm_dec_final2_aes192
@@ -1350,12 +1463,16 @@ aesgen_gcm_dec_update_aesni_avx:
 	vmovdqu         -16(%r10), %xmm14
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vaesenc         %xmm14, %xmm1, %xmm1
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           (%rdx), %xmm13, %xmm8
 	vaesenclast     %xmm8, %xmm0, %xmm0
 	vmovdqu         %xmm0, (%rsi)
 	add             $16, %rdx
 	add             $16, %rsi
 	sub             $16, %rcx
+# the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+# 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %xmm13, %xmm1, %xmm1
 	cmp             $16, %rcx
 	{disp32} jb     .Lgcm_dec_final2_bytes
@@ -1398,9 +1515,11 @@ aesgen_gcm_dec_update_aesni_avx:
 .Lgcm_dec_final2_no1:
 	{disp32} jmp    .Lgcm_dec_store
 .Lgcm_dec_final1:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %xmm15, %xmm10, %xmm0
 	vpaddd          %xmm11, %xmm10, %xmm10
 	vpxor           %xmm12, %xmm0, %xmm0
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_final1_aes128
 	{disp32} je     .Lgcm_dec_final1_aes192
@@ -1432,6 +1551,8 @@ aesgen_gcm_dec_update_aesni_avx:
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vmovdqu         -16(%r10), %xmm14
 	vaesenc         %xmm14, %xmm0, %xmm0
+# the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+# 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %xmm13, %xmm0, %xmm0
 	cmp             $16, %rcx
 	{disp32} jb     .Lgcm_dec_final1_bytes
@@ -1512,15 +1633,18 @@ aesgen_gcm_enc_record_aesni_avx:
 	endbr64
 	sub             $16, %rsp
 	.cfi_adjust_cfa_offset 16
+# the byte-reflection mask and the reduction constant, one copy per lane
 	vmovdqu         .Lgcm_bswap_mask_16(%rip), %xmm15
 	vpxor           %xmm9, %xmm9, %xmm9
 	vpxor           %xmm5, %xmm5, %xmm5
 	vpxor           %xmm6, %xmm6, %xmm6
 	vpxor           %xmm7, %xmm7, %xmm7
+# GHASH of the AAD (AAD, AADLEN from the record)
 	mov             40(%r8), %r10
 	test            %r10, %r10
 	{disp32} jz     .Lgcm_enc_rec_aad_done
 	mov             32(%r8), %rax
+# GHASH of LEN bytes at rax, a vector at a time, the k-th block from the end times H^k
 	lea             768(%rdi), %r9
 	sub             %r10, %r9
 	vpxor           %xmm5, %xmm5, %xmm5
@@ -1531,24 +1655,25 @@ aesgen_gcm_enc_record_aesni_avx:
 	vpshufb         %xmm15, %xmm4, %xmm4
 	vpxor           %xmm9, %xmm4, %xmm4             # the running hash joins block 0
 	vpxor           %xmm9, %xmm9, %xmm9
-	vpclmulqdq      $0, (%r9), %xmm4, %xmm8
+	vpclmulqdq      $0, (%r9), %xmm4, %xmm8         # d_L*h_L
 	vpxor           %xmm8, %xmm5, %xmm5
-	vpclmulqdq      $16, (%r9), %xmm4, %xmm8
+	vpclmulqdq      $16, (%r9), %xmm4, %xmm8        # d_L*h_H
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $1, (%r9), %xmm4, %xmm8
+	vpclmulqdq      $1, (%r9), %xmm4, %xmm8         # d_H*h_L
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $17, (%r9), %xmm4, %xmm8
+	vpclmulqdq      $17, (%r9), %xmm4, %xmm8        # d_H*h_H
 	vpxor           %xmm8, %xmm7, %xmm7
 	add             $16, %rax
 	add             $16, %r9
 	sub             $16, %r10
 	ja              .Lgcm_enc_rec_aad_vector
-	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %xmm5, %xmm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (0xc2 << 56)
+	vpshufd         $78, %xmm5, %xmm5               # swap(LO)
 	vpxor           %xmm5, %xmm6, %xmm6
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %xmm6, %xmm6
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (0xc2 << 56)
+	vpshufd         $78, %xmm6, %xmm6               # swap(MI)
 	vpxor           %xmm6, %xmm7, %xmm7
 	vpxor           %xmm8, %xmm7, %xmm7
 	vmovdqa         %xmm7, %xmm9
@@ -1556,14 +1681,18 @@ aesgen_gcm_enc_record_aesni_avx:
 	vpxor           %xmm6, %xmm6, %xmm6
 	vpxor           %xmm7, %xmm7, %xmm7
 .Lgcm_enc_rec_aad_done:
+# ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+# from the end so that every key size runs the same last nine rounds
 	mov             240(%rdi), %eax
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &rk[rounds]
+# the first and last round keys into registers; the middle ones are read each round
 	vmovdqu         (%rdi), %xmm12
 	vmovdqu         (%r10), %xmm13
 # E_K(J0) masks the tag: one block on xmm, beside the data's blocks
 	vmovdqu         (%r8), %xmm4
 	vpxor           %xmm12, %xmm4, %xmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_rec_j0_aes128
 	{disp32} je     .Lgcm_enc_rec_j0_aes192
@@ -1586,14 +1715,16 @@ aesgen_gcm_enc_record_aesni_avx:
 	vmovdqu         %xmm4, 48(%r8)
 	vmovdqu         (%r8), %xmm10
 	vpshufb         %xmm15, %xmm10, %xmm10
-	vpaddd          .Lgcm_record_offsets_16(%rip), %xmm10, %xmm10 # J0 + 1, + 2, ...
+	vpaddd          .Lgcm_record_offsets_16(%rip), %xmm10, %xmm10 # CTR: J0 + 1, + 2, ... per lane
 	vmovdqu         .Lgcm_lane_count(%rip), %xmm11
 	test            %rcx, %rcx                      # whole blocks only
 	{disp32} jz     .Lgcm_enc_rec_partial
+# bulk: whole iterations of 4 blocks, CTR and GHASH stitched
 	sub             $64, %rcx
 	{disp32} jb     .Lgcm_enc_rec_tail
 .Lgcm_enc_rec_loop:
 # LLVM-MCA-BEGIN gcm_enc_rec_aesni_avx_main_loop
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %xmm15, %xmm10, %xmm0
 	vpaddd          %xmm11, %xmm10, %xmm10
 	vpshufb         %xmm15, %xmm10, %xmm1
@@ -1606,6 +1737,7 @@ aesgen_gcm_enc_record_aesni_avx:
 	vpxor           %xmm12, %xmm1, %xmm1
 	vpxor           %xmm12, %xmm2, %xmm2
 	vpxor           %xmm12, %xmm3, %xmm3
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_rec_main_aes128
 	{disp32} je     .Lgcm_enc_rec_main_aes192
@@ -1676,6 +1808,7 @@ aesgen_gcm_enc_record_aesni_avx:
 	vaesenc         %xmm14, %xmm1, %xmm1
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
+# last round with the source folded into the key: out = AES(counter) ^ src
 	vpxor           (%rdx), %xmm13, %xmm8
 	vaesenclast     %xmm8, %xmm0, %xmm0
 	vmovdqu         %xmm0, (%rsi)
@@ -1690,44 +1823,45 @@ aesgen_gcm_enc_record_aesni_avx:
 	vmovdqu         %xmm3, 48(%rsi)
 	vpshufb         %xmm15, %xmm0, %xmm4
 	vpxor           %xmm9, %xmm4, %xmm4             # the running hash joins block 0
-	vpclmulqdq      $0, 704(%rdi), %xmm4, %xmm5
-	vpclmulqdq      $16, 704(%rdi), %xmm4, %xmm6
-	vpclmulqdq      $1, 704(%rdi), %xmm4, %xmm8
-	vpclmulqdq      $17, 704(%rdi), %xmm4, %xmm7
+	vpclmulqdq      $0, 704(%rdi), %xmm4, %xmm5     # LO = d_L*h_L
+	vpclmulqdq      $16, 704(%rdi), %xmm4, %xmm6    # MI = d_L*h_H
+	vpclmulqdq      $1, 704(%rdi), %xmm4, %xmm8     # + d_H*h_L
+	vpclmulqdq      $17, 704(%rdi), %xmm4, %xmm7    # HI = d_H*h_H
 	vpxor           %xmm8, %xmm6, %xmm6
 	vpshufb         %xmm15, %xmm1, %xmm4
-	vpclmulqdq      $0, 720(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $0, 720(%rdi), %xmm4, %xmm8     # d_L*h_L
 	vpxor           %xmm8, %xmm5, %xmm5
-	vpclmulqdq      $16, 720(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $16, 720(%rdi), %xmm4, %xmm8    # d_L*h_H
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $1, 720(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $1, 720(%rdi), %xmm4, %xmm8     # d_H*h_L
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $17, 720(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $17, 720(%rdi), %xmm4, %xmm8    # d_H*h_H
 	vpxor           %xmm8, %xmm7, %xmm7
 	vpshufb         %xmm15, %xmm2, %xmm4
-	vpclmulqdq      $0, 736(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $0, 736(%rdi), %xmm4, %xmm8     # d_L*h_L
 	vpxor           %xmm8, %xmm5, %xmm5
-	vpclmulqdq      $16, 736(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $16, 736(%rdi), %xmm4, %xmm8    # d_L*h_H
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $1, 736(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $1, 736(%rdi), %xmm4, %xmm8     # d_H*h_L
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $17, 736(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $17, 736(%rdi), %xmm4, %xmm8    # d_H*h_H
 	vpxor           %xmm8, %xmm7, %xmm7
 	vpshufb         %xmm15, %xmm3, %xmm4
-	vpclmulqdq      $0, 752(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $0, 752(%rdi), %xmm4, %xmm8     # d_L*h_L
 	vpxor           %xmm8, %xmm5, %xmm5
-	vpclmulqdq      $16, 752(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $16, 752(%rdi), %xmm4, %xmm8    # d_L*h_H
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $1, 752(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $1, 752(%rdi), %xmm4, %xmm8     # d_H*h_L
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $17, 752(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $17, 752(%rdi), %xmm4, %xmm8    # d_H*h_H
 	vpxor           %xmm8, %xmm7, %xmm7
-	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %xmm5, %xmm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (0xc2 << 56)
+	vpshufd         $78, %xmm5, %xmm5               # swap(LO)
 	vpxor           %xmm5, %xmm6, %xmm6
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %xmm6, %xmm6
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (0xc2 << 56)
+	vpshufd         $78, %xmm6, %xmm6               # swap(MI)
 	vpxor           %xmm6, %xmm7, %xmm7
 	vpxor           %xmm8, %xmm7, %xmm7
 	vmovdqa         %xmm7, %xmm9
@@ -1751,6 +1885,8 @@ aesgen_gcm_enc_record_aesni_avx:
 
 # 1..64 bytes remain: pick the final group by the number of vectors they need.
 .Lgcm_enc_rec_final:
+# final group dispatch: the fewest vectors that hold LEN bytes, so that a short
+# message runs only the AES work it needs (its vectors side by side)
 	cmp             $16, %rcx
 	{disp32} jbe    .Lgcm_enc_rec_final1
 	cmp             $32, %rcx
@@ -1758,6 +1894,7 @@ aesgen_gcm_enc_record_aesni_avx:
 	cmp             $48, %rcx
 	{disp32} jbe    .Lgcm_enc_rec_final3
 .Lgcm_enc_rec_final4:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %xmm15, %xmm10, %xmm0
 	vpaddd          %xmm11, %xmm10, %xmm10
 	vpshufb         %xmm15, %xmm10, %xmm1
@@ -1770,6 +1907,7 @@ aesgen_gcm_enc_record_aesni_avx:
 	vpxor           %xmm12, %xmm1, %xmm1
 	vpxor           %xmm12, %xmm2, %xmm2
 	vpxor           %xmm12, %xmm3, %xmm3
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_rec_final4_aes128
 	{disp32} je     .Lgcm_enc_rec_final4_aes192
@@ -1840,6 +1978,8 @@ aesgen_gcm_enc_record_aesni_avx:
 	vaesenc         %xmm14, %xmm1, %xmm1
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           (%rdx), %xmm13, %xmm8
 	vaesenclast     %xmm8, %xmm0, %xmm0
 	vmovdqu         %xmm0, (%rsi)
@@ -1852,6 +1992,8 @@ aesgen_gcm_enc_record_aesni_avx:
 	add             $48, %rdx
 	add             $48, %rsi
 	sub             $48, %rcx
+# the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+# 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %xmm13, %xmm3, %xmm3
 	cmp             $16, %rcx
 	{disp32} jb     .Lgcm_enc_rec_final4_bytes
@@ -1894,6 +2036,7 @@ aesgen_gcm_enc_record_aesni_avx:
 .Lgcm_enc_rec_final4_no1:
 	{disp32} jmp    .Lgcm_enc_rec_tail_crypted
 .Lgcm_enc_rec_final3:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %xmm15, %xmm10, %xmm0
 	vpaddd          %xmm11, %xmm10, %xmm10
 	vpshufb         %xmm15, %xmm10, %xmm1
@@ -1903,6 +2046,7 @@ aesgen_gcm_enc_record_aesni_avx:
 	vpxor           %xmm12, %xmm0, %xmm0
 	vpxor           %xmm12, %xmm1, %xmm1
 	vpxor           %xmm12, %xmm2, %xmm2
+# the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_rec_final3_aes128
 	{disp32} je     .Lgcm_enc_rec_final3_aes192
@@ -1960,6 +2104,8 @@ aesgen_gcm_enc_record_aesni_avx:
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vaesenc         %xmm14, %xmm1, %xmm1
 	vaesenc         %xmm14, %xmm2, %xmm2
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           (%rdx), %xmm13, %xmm8
 	vaesenclast     %xmm8, %xmm0, %xmm0
 	vmovdqu         %xmm0, (%rsi)
@@ -1969,6 +2115,8 @@ aesgen_gcm_enc_record_aesni_avx:
 	add             $32, %rdx
 	add             $32, %rsi
 	sub             $32, %rcx
+# the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+# 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %xmm13, %xmm2, %xmm2
 	cmp             $16, %rcx
 	{disp32} jb     .Lgcm_enc_rec_final3_bytes
@@ -2011,12 +2159,14 @@ aesgen_gcm_enc_record_aesni_avx:
 .Lgcm_enc_rec_final3_no1:
 	{disp32} jmp    .Lgcm_enc_rec_tail_crypted
 .Lgcm_enc_rec_final2:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %xmm15, %xmm10, %xmm0
 	vpaddd          %xmm11, %xmm10, %xmm10
 	vpshufb         %xmm15, %xmm10, %xmm1
 	vpaddd          %xmm11, %xmm10, %xmm10
 	vpxor           %xmm12, %xmm0, %xmm0
 	vpxor           %xmm12, %xmm1, %xmm1
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_rec_final2_aes128
 	{disp32} je     .Lgcm_enc_rec_final2_aes192
@@ -2061,12 +2211,16 @@ aesgen_gcm_enc_record_aesni_avx:
 	vmovdqu         -16(%r10), %xmm14
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vaesenc         %xmm14, %xmm1, %xmm1
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           (%rdx), %xmm13, %xmm8
 	vaesenclast     %xmm8, %xmm0, %xmm0
 	vmovdqu         %xmm0, (%rsi)
 	add             $16, %rdx
 	add             $16, %rsi
 	sub             $16, %rcx
+# the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+# 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %xmm13, %xmm1, %xmm1
 	cmp             $16, %rcx
 	{disp32} jb     .Lgcm_enc_rec_final2_bytes
@@ -2109,9 +2263,11 @@ aesgen_gcm_enc_record_aesni_avx:
 .Lgcm_enc_rec_final2_no1:
 	{disp32} jmp    .Lgcm_enc_rec_tail_crypted
 .Lgcm_enc_rec_final1:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %xmm15, %xmm10, %xmm0
 	vpaddd          %xmm11, %xmm10, %xmm10
 	vpxor           %xmm12, %xmm0, %xmm0
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_rec_final1_aes128
 	{disp32} je     .Lgcm_enc_rec_final1_aes192
@@ -2143,6 +2299,8 @@ aesgen_gcm_enc_record_aesni_avx:
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vmovdqu         -16(%r10), %xmm14
 	vaesenc         %xmm14, %xmm0, %xmm0
+# the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+# 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %xmm13, %xmm0, %xmm0
 	cmp             $16, %rcx
 	{disp32} jb     .Lgcm_enc_rec_final1_bytes
@@ -2195,18 +2353,19 @@ aesgen_gcm_enc_record_aesni_avx:
 	sub             %r11, %r9
 	sub             %rcx, %r9                       # H^(blocks + 1): the lengths block takes H^1
 
+# GHASH of LEN bytes at rdx, a vector at a time, with the powers from r9 on
 .Lgcm_enc_rec_ghash_vector:
 	vmovdqu         (%rdx), %xmm4
 	vpshufb         %xmm15, %xmm4, %xmm4
 	vpxor           %xmm9, %xmm4, %xmm4             # the running hash joins block 0
 	vpxor           %xmm9, %xmm9, %xmm9
-	vpclmulqdq      $0, (%r9), %xmm4, %xmm8
+	vpclmulqdq      $0, (%r9), %xmm4, %xmm8         # d_L*h_L
 	vpxor           %xmm8, %xmm5, %xmm5
-	vpclmulqdq      $16, (%r9), %xmm4, %xmm8
+	vpclmulqdq      $16, (%r9), %xmm4, %xmm8        # d_L*h_H
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $1, (%r9), %xmm4, %xmm8
+	vpclmulqdq      $1, (%r9), %xmm4, %xmm8         # d_H*h_L
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $17, (%r9), %xmm4, %xmm8
+	vpclmulqdq      $17, (%r9), %xmm4, %xmm8        # d_H*h_H
 	vpxor           %xmm8, %xmm7, %xmm7
 	add             $16, %rdx
 	add             $16, %r9
@@ -2219,6 +2378,7 @@ aesgen_gcm_enc_record_aesni_avx:
 # the partial block, zero-padded in the record: its keystream block on xmm
 	vmovdqu         64(%r8), %xmm4
 	vpxor           %xmm12, %xmm4, %xmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_rec_part_aes128
 	{disp32} je     .Lgcm_enc_rec_part_aes192
@@ -2247,54 +2407,58 @@ aesgen_gcm_enc_record_aesni_avx:
 	vpshufb         %xmm15, %xmm4, %xmm4
 	vpxor           %xmm9, %xmm4, %xmm4             # ACC is zero if a block took it
 	vpxor           %xmm9, %xmm9, %xmm9
-	vpclmulqdq      $0, 736(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $0, 736(%rdi), %xmm4, %xmm8     # d_L*h_L
 	vpxor           %xmm8, %xmm5, %xmm5
-	vpclmulqdq      $16, 736(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $16, 736(%rdi), %xmm4, %xmm8    # d_L*h_H
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $1, 736(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $1, 736(%rdi), %xmm4, %xmm8     # d_H*h_L
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $17, 736(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $17, 736(%rdi), %xmm4, %xmm8    # d_H*h_H
 	vpxor           %xmm8, %xmm7, %xmm7
 	vmovdqu         16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
-	vpclmulqdq      $0, 752(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $0, 752(%rdi), %xmm4, %xmm8     # d_L*h_L
 	vpxor           %xmm8, %xmm5, %xmm5
-	vpclmulqdq      $16, 752(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $16, 752(%rdi), %xmm4, %xmm8    # d_L*h_H
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $1, 752(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $1, 752(%rdi), %xmm4, %xmm8     # d_H*h_L
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $17, 752(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $17, 752(%rdi), %xmm4, %xmm8    # d_H*h_H
 	vpxor           %xmm8, %xmm7, %xmm7
-	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %xmm5, %xmm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (0xc2 << 56)
+	vpshufd         $78, %xmm5, %xmm5               # swap(LO)
 	vpxor           %xmm5, %xmm6, %xmm6
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %xmm6, %xmm6
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (0xc2 << 56)
+	vpshufd         $78, %xmm6, %xmm6               # swap(MI)
 	vpxor           %xmm6, %xmm7, %xmm7
 	vpxor           %xmm8, %xmm7, %xmm7
 	vmovdqa         %xmm7, %xmm9
 	{disp32} jmp    .Lgcm_enc_rec_tag
 .Lgcm_enc_rec_no_data:
+# no text left: the lengths block alone joins the sum
 	vmovdqu         16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpxor           %xmm9, %xmm4, %xmm4
-	vpclmulqdq      $0, 752(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $0, 752(%rdi), %xmm4, %xmm8     # d_L*h_L
 	vpxor           %xmm8, %xmm5, %xmm5
-	vpclmulqdq      $16, 752(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $16, 752(%rdi), %xmm4, %xmm8    # d_L*h_H
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $1, 752(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $1, 752(%rdi), %xmm4, %xmm8     # d_H*h_L
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $17, 752(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $17, 752(%rdi), %xmm4, %xmm8    # d_H*h_H
 	vpxor           %xmm8, %xmm7, %xmm7
-	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %xmm5, %xmm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (0xc2 << 56)
+	vpshufd         $78, %xmm5, %xmm5               # swap(LO)
 	vpxor           %xmm5, %xmm6, %xmm6
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %xmm6, %xmm6
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (0xc2 << 56)
+	vpshufd         $78, %xmm6, %xmm6               # swap(MI)
 	vpxor           %xmm6, %xmm7, %xmm7
 	vpxor           %xmm8, %xmm7, %xmm7
 	vmovdqa         %xmm7, %xmm9
 .Lgcm_enc_rec_tag:
+# tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)
 	vpshufb         %xmm15, %xmm9, %xmm9
 	vpxor           48(%r8), %xmm9, %xmm9
 	vmovdqu         %xmm9, 48(%r8)
@@ -2334,15 +2498,18 @@ aesgen_gcm_dec_record_aesni_avx:
 	endbr64
 	sub             $16, %rsp
 	.cfi_adjust_cfa_offset 16
+# the byte-reflection mask and the reduction constant, one copy per lane
 	vmovdqu         .Lgcm_bswap_mask_16(%rip), %xmm15
 	vpxor           %xmm9, %xmm9, %xmm9
 	vpxor           %xmm5, %xmm5, %xmm5
 	vpxor           %xmm6, %xmm6, %xmm6
 	vpxor           %xmm7, %xmm7, %xmm7
+# GHASH of the AAD (AAD, AADLEN from the record)
 	mov             40(%r8), %r10
 	test            %r10, %r10
 	{disp32} jz     .Lgcm_dec_rec_aad_done
 	mov             32(%r8), %rax
+# GHASH of LEN bytes at rax, a vector at a time, the k-th block from the end times H^k
 	lea             768(%rdi), %r9
 	sub             %r10, %r9
 	vpxor           %xmm5, %xmm5, %xmm5
@@ -2353,24 +2520,25 @@ aesgen_gcm_dec_record_aesni_avx:
 	vpshufb         %xmm15, %xmm4, %xmm4
 	vpxor           %xmm9, %xmm4, %xmm4             # the running hash joins block 0
 	vpxor           %xmm9, %xmm9, %xmm9
-	vpclmulqdq      $0, (%r9), %xmm4, %xmm8
+	vpclmulqdq      $0, (%r9), %xmm4, %xmm8         # d_L*h_L
 	vpxor           %xmm8, %xmm5, %xmm5
-	vpclmulqdq      $16, (%r9), %xmm4, %xmm8
+	vpclmulqdq      $16, (%r9), %xmm4, %xmm8        # d_L*h_H
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $1, (%r9), %xmm4, %xmm8
+	vpclmulqdq      $1, (%r9), %xmm4, %xmm8         # d_H*h_L
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $17, (%r9), %xmm4, %xmm8
+	vpclmulqdq      $17, (%r9), %xmm4, %xmm8        # d_H*h_H
 	vpxor           %xmm8, %xmm7, %xmm7
 	add             $16, %rax
 	add             $16, %r9
 	sub             $16, %r10
 	ja              .Lgcm_dec_rec_aad_vector
-	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %xmm5, %xmm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (0xc2 << 56)
+	vpshufd         $78, %xmm5, %xmm5               # swap(LO)
 	vpxor           %xmm5, %xmm6, %xmm6
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %xmm6, %xmm6
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (0xc2 << 56)
+	vpshufd         $78, %xmm6, %xmm6               # swap(MI)
 	vpxor           %xmm6, %xmm7, %xmm7
 	vpxor           %xmm8, %xmm7, %xmm7
 	vmovdqa         %xmm7, %xmm9
@@ -2378,14 +2546,18 @@ aesgen_gcm_dec_record_aesni_avx:
 	vpxor           %xmm6, %xmm6, %xmm6
 	vpxor           %xmm7, %xmm7, %xmm7
 .Lgcm_dec_rec_aad_done:
+# ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+# from the end so that every key size runs the same last nine rounds
 	mov             240(%rdi), %eax
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &rk[rounds]
+# the first and last round keys into registers; the middle ones are read each round
 	vmovdqu         (%rdi), %xmm12
 	vmovdqu         (%r10), %xmm13
 # E_K(J0) masks the tag: one block on xmm, beside the data's blocks
 	vmovdqu         (%r8), %xmm4
 	vpxor           %xmm12, %xmm4, %xmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_rec_j0_aes128
 	{disp32} je     .Lgcm_dec_rec_j0_aes192
@@ -2408,14 +2580,16 @@ aesgen_gcm_dec_record_aesni_avx:
 	vmovdqu         %xmm4, 48(%r8)
 	vmovdqu         (%r8), %xmm10
 	vpshufb         %xmm15, %xmm10, %xmm10
-	vpaddd          .Lgcm_record_offsets_16(%rip), %xmm10, %xmm10 # J0 + 1, + 2, ...
+	vpaddd          .Lgcm_record_offsets_16(%rip), %xmm10, %xmm10 # CTR: J0 + 1, + 2, ... per lane
 	vmovdqu         .Lgcm_lane_count(%rip), %xmm11
 	test            %rcx, %rcx                      # whole blocks only
 	{disp32} jz     .Lgcm_dec_rec_partial
+# bulk: whole iterations of 4 blocks, CTR and GHASH stitched
 	sub             $64, %rcx
 	{disp32} jb     .Lgcm_dec_rec_tail
 .Lgcm_dec_rec_loop:
 # LLVM-MCA-BEGIN gcm_dec_rec_aesni_avx_main_loop
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %xmm15, %xmm10, %xmm0
 	vpaddd          %xmm11, %xmm10, %xmm10
 	vpshufb         %xmm15, %xmm10, %xmm1
@@ -2428,6 +2602,7 @@ aesgen_gcm_dec_record_aesni_avx:
 	vpxor           %xmm12, %xmm1, %xmm1
 	vpxor           %xmm12, %xmm2, %xmm2
 	vpxor           %xmm12, %xmm3, %xmm3
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_rec_main_aes128
 	{disp32} je     .Lgcm_dec_rec_main_aes192
@@ -2461,30 +2636,30 @@ aesgen_gcm_dec_record_aesni_avx:
 	vmovdqu         (%rdx), %xmm4
 	vpshufb         %xmm15, %xmm4, %xmm4
 	vpxor           %xmm9, %xmm4, %xmm4
-	vpclmulqdq      $0, 704(%rdi), %xmm4, %xmm5
-	vpclmulqdq      $16, 704(%rdi), %xmm4, %xmm6
-	vpclmulqdq      $1, 704(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $0, 704(%rdi), %xmm4, %xmm5     # LO = d_L*h_L
+	vpclmulqdq      $16, 704(%rdi), %xmm4, %xmm6    # MI = d_L*h_H
+	vpclmulqdq      $1, 704(%rdi), %xmm4, %xmm8     # + d_H*h_L
 	vmovdqu         -128(%r10), %xmm14
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vaesenc         %xmm14, %xmm1, %xmm1
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
-	vpclmulqdq      $17, 704(%rdi), %xmm4, %xmm7
+	vpclmulqdq      $17, 704(%rdi), %xmm4, %xmm7    # HI = d_H*h_H
 	vpxor           %xmm8, %xmm6, %xmm6
 	vmovdqu         16(%rdx), %xmm4
 	vpshufb         %xmm15, %xmm4, %xmm4
-	vpclmulqdq      $0, 720(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $0, 720(%rdi), %xmm4, %xmm8     # d_L*h_L
 	vpxor           %xmm8, %xmm5, %xmm5
 	vmovdqu         -112(%r10), %xmm14
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vaesenc         %xmm14, %xmm1, %xmm1
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
-	vpclmulqdq      $16, 720(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $16, 720(%rdi), %xmm4, %xmm8    # d_L*h_H
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $1, 720(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $1, 720(%rdi), %xmm4, %xmm8     # d_H*h_L
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $17, 720(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $17, 720(%rdi), %xmm4, %xmm8    # d_H*h_H
 	vmovdqu         -96(%r10), %xmm14
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vaesenc         %xmm14, %xmm1, %xmm1
@@ -2493,18 +2668,18 @@ aesgen_gcm_dec_record_aesni_avx:
 	vpxor           %xmm8, %xmm7, %xmm7
 	vmovdqu         32(%rdx), %xmm4
 	vpshufb         %xmm15, %xmm4, %xmm4
-	vpclmulqdq      $0, 736(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $0, 736(%rdi), %xmm4, %xmm8     # d_L*h_L
 	vpxor           %xmm8, %xmm5, %xmm5
 	vmovdqu         -80(%r10), %xmm14
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vaesenc         %xmm14, %xmm1, %xmm1
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
-	vpclmulqdq      $16, 736(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $16, 736(%rdi), %xmm4, %xmm8    # d_L*h_H
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $1, 736(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $1, 736(%rdi), %xmm4, %xmm8     # d_H*h_L
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $17, 736(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $17, 736(%rdi), %xmm4, %xmm8    # d_H*h_H
 	vmovdqu         -64(%r10), %xmm14
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vaesenc         %xmm14, %xmm1, %xmm1
@@ -2513,26 +2688,27 @@ aesgen_gcm_dec_record_aesni_avx:
 	vpxor           %xmm8, %xmm7, %xmm7
 	vmovdqu         48(%rdx), %xmm4
 	vpshufb         %xmm15, %xmm4, %xmm4
-	vpclmulqdq      $0, 752(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $0, 752(%rdi), %xmm4, %xmm8     # d_L*h_L
 	vpxor           %xmm8, %xmm5, %xmm5
 	vmovdqu         -48(%r10), %xmm14
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vaesenc         %xmm14, %xmm1, %xmm1
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
-	vpclmulqdq      $16, 752(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $16, 752(%rdi), %xmm4, %xmm8    # d_L*h_H
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $1, 752(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $1, 752(%rdi), %xmm4, %xmm8     # d_H*h_L
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $17, 752(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $17, 752(%rdi), %xmm4, %xmm8    # d_H*h_H
 	vmovdqu         -32(%r10), %xmm14
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vaesenc         %xmm14, %xmm1, %xmm1
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
 	vpxor           %xmm8, %xmm7, %xmm7
-	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %xmm5, %xmm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (0xc2 << 56)
+	vpshufd         $78, %xmm5, %xmm5               # swap(LO)
 	vpxor           %xmm5, %xmm6, %xmm6
 	vpxor           %xmm8, %xmm6, %xmm6
 	vmovdqu         -16(%r10), %xmm14
@@ -2540,11 +2716,12 @@ aesgen_gcm_dec_record_aesni_avx:
 	vaesenc         %xmm14, %xmm1, %xmm1
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
-	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %xmm6, %xmm6
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (0xc2 << 56)
+	vpshufd         $78, %xmm6, %xmm6               # swap(MI)
 	vpxor           %xmm6, %xmm7, %xmm7
 	vpxor           %xmm8, %xmm7, %xmm7
 	vmovdqa         %xmm7, %xmm9
+# last round with the source folded into the key: out = AES(counter) ^ src
 	vpxor           (%rdx), %xmm13, %xmm8
 	vaesenclast     %xmm8, %xmm0, %xmm0
 	vmovdqu         %xmm0, (%rsi)
@@ -2582,18 +2759,19 @@ aesgen_gcm_dec_record_aesni_avx:
 	sub             %r11, %r9
 	sub             %rcx, %r9                       # H^(blocks + 1): the lengths block takes H^1
 
+# GHASH of LEN bytes at rdx, a vector at a time, with the powers from r9 on
 .Lgcm_dec_rec_ghash_vector:
 	vmovdqu         (%rdx), %xmm4
 	vpshufb         %xmm15, %xmm4, %xmm4
 	vpxor           %xmm9, %xmm4, %xmm4             # the running hash joins block 0
 	vpxor           %xmm9, %xmm9, %xmm9
-	vpclmulqdq      $0, (%r9), %xmm4, %xmm8
+	vpclmulqdq      $0, (%r9), %xmm4, %xmm8         # d_L*h_L
 	vpxor           %xmm8, %xmm5, %xmm5
-	vpclmulqdq      $16, (%r9), %xmm4, %xmm8
+	vpclmulqdq      $16, (%r9), %xmm4, %xmm8        # d_L*h_H
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $1, (%r9), %xmm4, %xmm8
+	vpclmulqdq      $1, (%r9), %xmm4, %xmm8         # d_H*h_L
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $17, (%r9), %xmm4, %xmm8
+	vpclmulqdq      $17, (%r9), %xmm4, %xmm8        # d_H*h_H
 	vpxor           %xmm8, %xmm7, %xmm7
 	add             $16, %rdx
 	add             $16, %r9
@@ -2604,6 +2782,8 @@ aesgen_gcm_dec_record_aesni_avx:
 
 # 1..64 bytes remain: pick the final group by the number of vectors they need.
 .Lgcm_dec_rec_final:
+# final group dispatch: the fewest vectors that hold LEN bytes, so that a short
+# message runs only the AES work it needs (its vectors side by side)
 	cmp             $16, %rcx
 	{disp32} jbe    .Lgcm_dec_rec_final1
 	cmp             $32, %rcx
@@ -2611,6 +2791,7 @@ aesgen_gcm_dec_record_aesni_avx:
 	cmp             $48, %rcx
 	{disp32} jbe    .Lgcm_dec_rec_final3
 .Lgcm_dec_rec_final4:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %xmm15, %xmm10, %xmm0
 	vpaddd          %xmm11, %xmm10, %xmm10
 	vpshufb         %xmm15, %xmm10, %xmm1
@@ -2623,6 +2804,7 @@ aesgen_gcm_dec_record_aesni_avx:
 	vpxor           %xmm12, %xmm1, %xmm1
 	vpxor           %xmm12, %xmm2, %xmm2
 	vpxor           %xmm12, %xmm3, %xmm3
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_rec_final4_aes128
 	{disp32} je     .Lgcm_dec_rec_final4_aes192
@@ -2693,6 +2875,8 @@ aesgen_gcm_dec_record_aesni_avx:
 	vaesenc         %xmm14, %xmm1, %xmm1
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           (%rdx), %xmm13, %xmm8
 	vaesenclast     %xmm8, %xmm0, %xmm0
 	vmovdqu         %xmm0, (%rsi)
@@ -2705,6 +2889,8 @@ aesgen_gcm_dec_record_aesni_avx:
 	add             $48, %rdx
 	add             $48, %rsi
 	sub             $48, %rcx
+# the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+# 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %xmm13, %xmm3, %xmm3
 	cmp             $16, %rcx
 	{disp32} jb     .Lgcm_dec_rec_final4_bytes
@@ -2747,6 +2933,7 @@ aesgen_gcm_dec_record_aesni_avx:
 .Lgcm_dec_rec_final4_no1:
 	{disp32} jmp    .Lgcm_dec_rec_partial
 .Lgcm_dec_rec_final3:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %xmm15, %xmm10, %xmm0
 	vpaddd          %xmm11, %xmm10, %xmm10
 	vpshufb         %xmm15, %xmm10, %xmm1
@@ -2756,6 +2943,7 @@ aesgen_gcm_dec_record_aesni_avx:
 	vpxor           %xmm12, %xmm0, %xmm0
 	vpxor           %xmm12, %xmm1, %xmm1
 	vpxor           %xmm12, %xmm2, %xmm2
+# the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_rec_final3_aes128
 	{disp32} je     .Lgcm_dec_rec_final3_aes192
@@ -2813,6 +3001,8 @@ aesgen_gcm_dec_record_aesni_avx:
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vaesenc         %xmm14, %xmm1, %xmm1
 	vaesenc         %xmm14, %xmm2, %xmm2
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           (%rdx), %xmm13, %xmm8
 	vaesenclast     %xmm8, %xmm0, %xmm0
 	vmovdqu         %xmm0, (%rsi)
@@ -2822,6 +3012,8 @@ aesgen_gcm_dec_record_aesni_avx:
 	add             $32, %rdx
 	add             $32, %rsi
 	sub             $32, %rcx
+# the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+# 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %xmm13, %xmm2, %xmm2
 	cmp             $16, %rcx
 	{disp32} jb     .Lgcm_dec_rec_final3_bytes
@@ -2864,12 +3056,14 @@ aesgen_gcm_dec_record_aesni_avx:
 .Lgcm_dec_rec_final3_no1:
 	{disp32} jmp    .Lgcm_dec_rec_partial
 .Lgcm_dec_rec_final2:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %xmm15, %xmm10, %xmm0
 	vpaddd          %xmm11, %xmm10, %xmm10
 	vpshufb         %xmm15, %xmm10, %xmm1
 	vpaddd          %xmm11, %xmm10, %xmm10
 	vpxor           %xmm12, %xmm0, %xmm0
 	vpxor           %xmm12, %xmm1, %xmm1
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_rec_final2_aes128
 	{disp32} je     .Lgcm_dec_rec_final2_aes192
@@ -2914,12 +3108,16 @@ aesgen_gcm_dec_record_aesni_avx:
 	vmovdqu         -16(%r10), %xmm14
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vaesenc         %xmm14, %xmm1, %xmm1
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           (%rdx), %xmm13, %xmm8
 	vaesenclast     %xmm8, %xmm0, %xmm0
 	vmovdqu         %xmm0, (%rsi)
 	add             $16, %rdx
 	add             $16, %rsi
 	sub             $16, %rcx
+# the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+# 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %xmm13, %xmm1, %xmm1
 	cmp             $16, %rcx
 	{disp32} jb     .Lgcm_dec_rec_final2_bytes
@@ -2962,9 +3160,11 @@ aesgen_gcm_dec_record_aesni_avx:
 .Lgcm_dec_rec_final2_no1:
 	{disp32} jmp    .Lgcm_dec_rec_partial
 .Lgcm_dec_rec_final1:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %xmm15, %xmm10, %xmm0
 	vpaddd          %xmm11, %xmm10, %xmm10
 	vpxor           %xmm12, %xmm0, %xmm0
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_rec_final1_aes128
 	{disp32} je     .Lgcm_dec_rec_final1_aes192
@@ -2996,6 +3196,8 @@ aesgen_gcm_dec_record_aesni_avx:
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vmovdqu         -16(%r10), %xmm14
 	vaesenc         %xmm14, %xmm0, %xmm0
+# the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+# 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %xmm13, %xmm0, %xmm0
 	cmp             $16, %rcx
 	{disp32} jb     .Lgcm_dec_rec_final1_bytes
@@ -3044,6 +3246,7 @@ aesgen_gcm_dec_record_aesni_avx:
 # the partial block, zero-padded in the record: its keystream block on xmm
 	vmovdqu         64(%r8), %xmm4
 	vpxor           %xmm12, %xmm4, %xmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_rec_part_aes128
 	{disp32} je     .Lgcm_dec_rec_part_aes192
@@ -3070,54 +3273,58 @@ aesgen_gcm_dec_record_aesni_avx:
 	vpshufb         %xmm15, %xmm4, %xmm4
 	vpxor           %xmm9, %xmm4, %xmm4             # ACC is zero if a block took it
 	vpxor           %xmm9, %xmm9, %xmm9
-	vpclmulqdq      $0, 736(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $0, 736(%rdi), %xmm4, %xmm8     # d_L*h_L
 	vpxor           %xmm8, %xmm5, %xmm5
-	vpclmulqdq      $16, 736(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $16, 736(%rdi), %xmm4, %xmm8    # d_L*h_H
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $1, 736(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $1, 736(%rdi), %xmm4, %xmm8     # d_H*h_L
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $17, 736(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $17, 736(%rdi), %xmm4, %xmm8    # d_H*h_H
 	vpxor           %xmm8, %xmm7, %xmm7
 	vmovdqu         16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
-	vpclmulqdq      $0, 752(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $0, 752(%rdi), %xmm4, %xmm8     # d_L*h_L
 	vpxor           %xmm8, %xmm5, %xmm5
-	vpclmulqdq      $16, 752(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $16, 752(%rdi), %xmm4, %xmm8    # d_L*h_H
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $1, 752(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $1, 752(%rdi), %xmm4, %xmm8     # d_H*h_L
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $17, 752(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $17, 752(%rdi), %xmm4, %xmm8    # d_H*h_H
 	vpxor           %xmm8, %xmm7, %xmm7
-	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %xmm5, %xmm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (0xc2 << 56)
+	vpshufd         $78, %xmm5, %xmm5               # swap(LO)
 	vpxor           %xmm5, %xmm6, %xmm6
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %xmm6, %xmm6
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (0xc2 << 56)
+	vpshufd         $78, %xmm6, %xmm6               # swap(MI)
 	vpxor           %xmm6, %xmm7, %xmm7
 	vpxor           %xmm8, %xmm7, %xmm7
 	vmovdqa         %xmm7, %xmm9
 	{disp32} jmp    .Lgcm_dec_rec_tag
 .Lgcm_dec_rec_no_data:
+# no text left: the lengths block alone joins the sum
 	vmovdqu         16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpxor           %xmm9, %xmm4, %xmm4
-	vpclmulqdq      $0, 752(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $0, 752(%rdi), %xmm4, %xmm8     # d_L*h_L
 	vpxor           %xmm8, %xmm5, %xmm5
-	vpclmulqdq      $16, 752(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $16, 752(%rdi), %xmm4, %xmm8    # d_L*h_H
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $1, 752(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $1, 752(%rdi), %xmm4, %xmm8     # d_H*h_L
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $17, 752(%rdi), %xmm4, %xmm8
+	vpclmulqdq      $17, 752(%rdi), %xmm4, %xmm8    # d_H*h_H
 	vpxor           %xmm8, %xmm7, %xmm7
-	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %xmm5, %xmm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (0xc2 << 56)
+	vpshufd         $78, %xmm5, %xmm5               # swap(LO)
 	vpxor           %xmm5, %xmm6, %xmm6
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %xmm6, %xmm6
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (0xc2 << 56)
+	vpshufd         $78, %xmm6, %xmm6               # swap(MI)
 	vpxor           %xmm6, %xmm7, %xmm7
 	vpxor           %xmm8, %xmm7, %xmm7
 	vmovdqa         %xmm7, %xmm9
 .Lgcm_dec_rec_tag:
+# tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)
 	vpshufb         %xmm15, %xmm9, %xmm9
 	vpxor           48(%r8), %xmm9, %xmm9
 	vmovdqu         %xmm9, 48(%r8)

@@ -12,12 +12,55 @@
 	default abs
 ; GCM for aesni_avx.
 ;
-; GHASH works on byte-reflected blocks without bit reflection, which makes a carry-less
-; product represent a*b*x^-128 modulo x^128 + x^127 + x^126 + x^121 + 1; the powers of
-; H in the key are stored pre-multiplied to compensate (see runtime/src/asm_abi.h).
-; A product is LO = a_L*b_L, MI = a_L*b_H + a_H*b_L, HI = a_H*b_H; products of a whole
-; iteration are summed unreduced, then reduced once by two folds with the constant
-; x^63 + x^62 + x^57 (0xc2 << 56).
+; The functions.  aesgen_gcm_ghash_* hashes whole blocks (the streaming API's AAD,
+; buffered blocks and lengths block);
+; aesgen_gcm_{enc,dec}_update_* run CTR and GHASH over the text in one pass; the
+; records aesgen_gcm_{enc,dec}_record_* do a whole message (AAD, text, lengths block,
+; tag) in one call.  Per iteration 4 vectors of 1 block: 4 blocks.
+;
+; Data layout.  struct aesgen_gcm_key (runtime/src/asm_abi.h): the AES key schedule at 0
+; (its round count at 240), then at 256 the powers H^32..H^1 of the hash key, 16
+; bytes each, highest first, and 48 zero bytes after H^1.  An iteration reads its 4
+; powers H^4..H^1 as 4 vectors from key + 704; a group of k < 4 blocks starts k
+; powers before the end, and the zero padding gives the missing blocks of a partial last
+; vector a zero power.  acc, the running hash, is kept in the same form as the powers.
+;
+; The representation.  GCM numbers the bits of a block from the most significant bit of
+; byte 0 (the coefficient of x^0) to the least significant bit of byte 15 (x^127).
+; vpshufb with BSWAP reverses each lane's bytes, which makes the block a 128-bit integer
+; whose bit 127 is the coefficient of x^0 and bit 0 that of x^127: the polynomial with
+; its bits in reverse order ("byte-reflected"; no bit is moved within a byte).
+;
+; The product.  vpclmulqdq multiplies 64-bit halves without carries.  For a = a_H:a_L
+; and b = b_H:b_L (high and low quadwords) the 256-bit product is
+;     HI * 2^128  +  MI * 2^64  +  LO,    LO = a_L*b_L, MI = a_L*b_H + a_H*b_L, HI = a_H*b_H
+; (+ is XOR).  Schoolbook takes the four products; Karatsuba (GHASH=karatsuba) three:
+; MI = (a_L + a_H)*(b_L + b_H) + LO + HI, with the half sums of the powers (HSUM) made
+; once per call and LO + HI taken out once per iteration, after the sums.  Products of a
+; whole iteration are summed unreduced (their sum is the sum of the products) and reduced
+; once.  In reflected form the 255-bit product of two reversed 128-bit values keeps the
+; coefficient of x^k at bit 254 - k, one place below where a reversed 256-bit value would:
+; it reads as a*b*x.  The key therefore stores each power of H times x^-1, which cancels
+; that x for free (the stored form of 1 is x^-1, the GFPOLY constant itself).
+;
+; The reduction.  Bits 0..127 of the product are the coefficients of x^255..x^128, and
+; x^128 = x^7 + x^2 + x + 1 moves each of them 128 places up (its x^0 term) plus to 127,
+; 126 and 121 places up: the constant 0xc2 << 56 (bits 63, 62, 57) at quadword 1.  A fold
+; clears the low 64 bits A_L of one register A: swap(A) + A_L * (0xc2 << 56) is XORed
+; into the next register up, 64 bits higher, where the swap leaves A_H in place and
+; moves A_L 128 places up, and the 127-bit product adds the other three terms.  The
+; first fold clears LO into MI, the second MI (with what the first added) into HI; HI is
+; the reduced result.  With 1 lane per vector, the lanes' results are then XORed into one.
+;
+; Counters.  GCM's inc32 adds 1 to the last 4 bytes (big-endian) of the counter block.
+; Byte-reflected, those bytes are dword 0, so vpaddd with INC (1 per lane) is inc32 for
+; every lane at once (CTR is reflected back by vpshufb into each AES input).
+;
+; Interleaving.  AES rounds and GHASH are independent within an iteration; GHASH's
+; instructions are spread over the nine rounds every key size runs, so the carry-less
+; multiplies share the cycles of vaesenc.
+; Without room for GD, encryption hashes its ciphertext after the rounds; decryption
+; spreads the GHASH of its source over them.
 
 ; int aesgen_gcm_ghash_aesni_avx(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data,
 ;                  size_t len);   len a multiple of 16
@@ -37,6 +80,7 @@ aesgen_gcm_ghash_aesni_avx:
 	vmovdqu         xmm9, oword [rsi]
 	test            rcx, rcx
 	jz              near L.gcm_ghash_store
+; the byte-reflection mask and the reduction constant, one copy per lane
 	vmovdqu         xmm15, oword [rel L.gcm_bswap_mask_16]
 	sub             rcx, 64
 	jb              near L.gcm_ghash_tail
@@ -47,44 +91,45 @@ L.gcm_ghash_loop:
 	vmovdqu         xmm3, oword [rdx + 48]
 	vpshufb         xmm4, xmm0, xmm15
 	vpxor           xmm4, xmm4, xmm9                ; the running hash joins block 0
-	vpclmulqdq      xmm5, xmm4, oword [rdi + 704], 0
-	vpclmulqdq      xmm6, xmm4, oword [rdi + 704], 16
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 704], 1
-	vpclmulqdq      xmm7, xmm4, oword [rdi + 704], 17
+	vpclmulqdq      xmm5, xmm4, oword [rdi + 704], 0 ; LO = d_L*h_L
+	vpclmulqdq      xmm6, xmm4, oword [rdi + 704], 16 ; MI = d_L*h_H
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 704], 1 ; + d_H*h_L
+	vpclmulqdq      xmm7, xmm4, oword [rdi + 704], 17 ; HI = d_H*h_H
 	vpxor           xmm6, xmm6, xmm8
 	vpshufb         xmm4, xmm1, xmm15
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 0
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 0 ; d_L*h_L
 	vpxor           xmm5, xmm5, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 16
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 16 ; d_L*h_H
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 1
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 1 ; d_H*h_L
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 17
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 17 ; d_H*h_H
 	vpxor           xmm7, xmm7, xmm8
 	vpshufb         xmm4, xmm2, xmm15
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 0
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 0 ; d_L*h_L
 	vpxor           xmm5, xmm5, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 16
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 16 ; d_L*h_H
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 1
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 1 ; d_H*h_L
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 17
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 17 ; d_H*h_H
 	vpxor           xmm7, xmm7, xmm8
 	vpshufb         xmm4, xmm3, xmm15
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 0
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 0 ; d_L*h_L
 	vpxor           xmm5, xmm5, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 16
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 16 ; d_L*h_H
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 1
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 1 ; d_H*h_L
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 17
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 17 ; d_H*h_H
 	vpxor           xmm7, xmm7, xmm8
-	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (x^63+x^62+x^57)
-	vpshufd         xmm5, xmm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (0xc2 << 56)
+	vpshufd         xmm5, xmm5, 78                  ; swap(LO)
 	vpxor           xmm6, xmm6, xmm5
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (x^63+x^62+x^57)
-	vpshufd         xmm6, xmm6, 78
+	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (0xc2 << 56)
+	vpshufd         xmm6, xmm6, 78                  ; swap(MI)
 	vpxor           xmm7, xmm7, xmm6
 	vpxor           xmm7, xmm7, xmm8
 	vmovdqa         xmm9, xmm7
@@ -94,6 +139,7 @@ L.gcm_ghash_loop:
 L.gcm_ghash_tail:
 	add             rcx, 64
 	jz              near L.gcm_ghash_store
+; GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
 	lea             r10, [rdi + 768]
 	sub             r10, rcx
 	vpxor           xmm5, xmm5, xmm5
@@ -104,24 +150,25 @@ L.gcm_ghash_tail_vector:
 	vpshufb         xmm4, xmm4, xmm15
 	vpxor           xmm4, xmm4, xmm9                ; the running hash joins block 0
 	vpxor           xmm9, xmm9, xmm9
-	vpclmulqdq      xmm8, xmm4, oword [r10], 0
+	vpclmulqdq      xmm8, xmm4, oword [r10], 0      ; d_L*h_L
 	vpxor           xmm5, xmm5, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [r10], 16
+	vpclmulqdq      xmm8, xmm4, oword [r10], 16     ; d_L*h_H
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [r10], 1
+	vpclmulqdq      xmm8, xmm4, oword [r10], 1      ; d_H*h_L
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [r10], 17
+	vpclmulqdq      xmm8, xmm4, oword [r10], 17     ; d_H*h_H
 	vpxor           xmm7, xmm7, xmm8
 	add             rdx, 16
 	add             r10, 16
 	sub             rcx, 16
 	ja              L.gcm_ghash_tail_vector
-	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (x^63+x^62+x^57)
-	vpshufd         xmm5, xmm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (0xc2 << 56)
+	vpshufd         xmm5, xmm5, 78                  ; swap(LO)
 	vpxor           xmm6, xmm6, xmm5
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (x^63+x^62+x^57)
-	vpshufd         xmm6, xmm6, 78
+	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (0xc2 << 56)
+	vpshufd         xmm6, xmm6, 78                  ; swap(MI)
 	vpxor           xmm7, xmm7, xmm6
 	vpxor           xmm7, xmm7, xmm8
 	vmovdqa         xmm9, xmm7
@@ -157,20 +204,27 @@ aesgen_gcm_enc_update_aesni_avx:
 	sub             rsp, 16
 	test            rcx, rcx
 	jz              near L.gcm_enc_return
+; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+; from the end so that every key size runs the same last nine rounds
 	mov             eax, dword [rdi + 240]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &rk[rounds]
+; the first and last round keys into registers; the middle ones are read each round
 	vmovdqu         xmm12, oword [rdi]
 	vmovdqu         xmm13, oword [r10]
+; the byte-reflection mask and the reduction constant, one copy per lane
 	vmovdqu         xmm15, oword [rel L.gcm_bswap_mask_16]
+; ACC = acc; CTR = the counter block reflected, lane i counting from block i
 	vmovdqu         xmm9, oword [r9]
 	vmovdqu         xmm10, oword [r8]
 	vpshufb         xmm10, xmm10, xmm15
 	vmovdqu         xmm11, oword [rel L.gcm_lane_count]
+; bulk: whole iterations of 4 blocks, CTR and GHASH stitched
 	sub             rcx, 64
 	jb              near L.gcm_enc_tail
 L.gcm_enc_loop:
 ; LLVM-MCA-BEGIN gcm_enc_aesni_avx_main_loop
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         xmm0, xmm10, xmm15
 	vpaddd          xmm10, xmm10, xmm11
 	vpshufb         xmm1, xmm10, xmm15
@@ -183,6 +237,7 @@ L.gcm_enc_loop:
 	vpxor           xmm1, xmm1, xmm12
 	vpxor           xmm2, xmm2, xmm12
 	vpxor           xmm3, xmm3, xmm12
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_main_aes128
 	je              near L.gcm_enc_main_aes192
@@ -253,6 +308,7 @@ L.gcm_enc_main_aes128:
 	vaesenc         xmm1, xmm1, xmm14
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
+; last round with the source folded into the key: out = AES(counter) ^ src
 	vpxor           xmm8, xmm13, oword [rdx]
 	vaesenclast     xmm0, xmm0, xmm8
 	vmovdqu         oword [rsi], xmm0
@@ -267,44 +323,45 @@ L.gcm_enc_main_aes128:
 	vmovdqu         oword [rsi + 48], xmm3
 	vpshufb         xmm4, xmm0, xmm15
 	vpxor           xmm4, xmm4, xmm9                ; the running hash joins block 0
-	vpclmulqdq      xmm5, xmm4, oword [rdi + 704], 0
-	vpclmulqdq      xmm6, xmm4, oword [rdi + 704], 16
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 704], 1
-	vpclmulqdq      xmm7, xmm4, oword [rdi + 704], 17
+	vpclmulqdq      xmm5, xmm4, oword [rdi + 704], 0 ; LO = d_L*h_L
+	vpclmulqdq      xmm6, xmm4, oword [rdi + 704], 16 ; MI = d_L*h_H
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 704], 1 ; + d_H*h_L
+	vpclmulqdq      xmm7, xmm4, oword [rdi + 704], 17 ; HI = d_H*h_H
 	vpxor           xmm6, xmm6, xmm8
 	vpshufb         xmm4, xmm1, xmm15
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 0
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 0 ; d_L*h_L
 	vpxor           xmm5, xmm5, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 16
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 16 ; d_L*h_H
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 1
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 1 ; d_H*h_L
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 17
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 17 ; d_H*h_H
 	vpxor           xmm7, xmm7, xmm8
 	vpshufb         xmm4, xmm2, xmm15
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 0
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 0 ; d_L*h_L
 	vpxor           xmm5, xmm5, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 16
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 16 ; d_L*h_H
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 1
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 1 ; d_H*h_L
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 17
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 17 ; d_H*h_H
 	vpxor           xmm7, xmm7, xmm8
 	vpshufb         xmm4, xmm3, xmm15
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 0
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 0 ; d_L*h_L
 	vpxor           xmm5, xmm5, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 16
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 16 ; d_L*h_H
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 1
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 1 ; d_H*h_L
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 17
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 17 ; d_H*h_H
 	vpxor           xmm7, xmm7, xmm8
-	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (x^63+x^62+x^57)
-	vpshufd         xmm5, xmm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (0xc2 << 56)
+	vpshufd         xmm5, xmm5, 78                  ; swap(LO)
 	vpxor           xmm6, xmm6, xmm5
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (x^63+x^62+x^57)
-	vpshufd         xmm6, xmm6, 78
+	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (0xc2 << 56)
+	vpshufd         xmm6, xmm6, 78                  ; swap(MI)
 	vpxor           xmm7, xmm7, xmm6
 	vpxor           xmm7, xmm7, xmm8
 	vmovdqa         xmm9, xmm7
@@ -314,6 +371,7 @@ L.gcm_enc_main_aes128:
 	jae             L.gcm_enc_loop
 ; LLVM-MCA-END
 L.gcm_enc_tail:
+; what the bulk loop left: LEN + 64 = 0..48 bytes of whole blocks
 	add             rcx, 64
 	jz              near L.gcm_enc_store
 ; CTR first, then GHASH of the ciphertext it wrote: the CTR pass advances DST and
@@ -323,6 +381,8 @@ L.gcm_enc_tail:
 
 ; 1..64 bytes remain: pick the final group by the number of vectors they need.
 L.gcm_enc_final:
+; final group dispatch: the fewest vectors that hold LEN bytes, so that a short
+; message runs only the AES work it needs (its vectors side by side)
 	cmp             rcx, 16
 	jbe             near L.gcm_enc_final1
 	cmp             rcx, 32
@@ -330,6 +390,7 @@ L.gcm_enc_final:
 	cmp             rcx, 48
 	jbe             near L.gcm_enc_final3
 L.gcm_enc_final4:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         xmm0, xmm10, xmm15
 	vpaddd          xmm10, xmm10, xmm11
 	vpshufb         xmm1, xmm10, xmm15
@@ -342,6 +403,7 @@ L.gcm_enc_final4:
 	vpxor           xmm1, xmm1, xmm12
 	vpxor           xmm2, xmm2, xmm12
 	vpxor           xmm3, xmm3, xmm12
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_final4_aes128
 	je              near L.gcm_enc_final4_aes192
@@ -412,6 +474,8 @@ L.gcm_enc_final4_aes128:
 	vaesenc         xmm1, xmm1, xmm14
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           xmm8, xmm13, oword [rdx]
 	vaesenclast     xmm0, xmm0, xmm8
 	vmovdqu         oword [rsi], xmm0
@@ -424,6 +488,8 @@ L.gcm_enc_final4_aes128:
 	add             rdx, 48
 	add             rsi, 48
 	sub             rcx, 48
+; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     xmm3, xmm3, xmm13
 	cmp             rcx, 16
 	jb              near L.gcm_enc_final4_bytes
@@ -466,6 +532,7 @@ L.gcm_enc_final4_no2:
 L.gcm_enc_final4_no1:
 	jmp             near L.gcm_enc_tail_crypted
 L.gcm_enc_final3:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         xmm0, xmm10, xmm15
 	vpaddd          xmm10, xmm10, xmm11
 	vpshufb         xmm1, xmm10, xmm15
@@ -475,6 +542,7 @@ L.gcm_enc_final3:
 	vpxor           xmm0, xmm0, xmm12
 	vpxor           xmm1, xmm1, xmm12
 	vpxor           xmm2, xmm2, xmm12
+; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_final3_aes128
 	je              near L.gcm_enc_final3_aes192
@@ -532,6 +600,8 @@ L.gcm_enc_final3_aes128:
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
 	vaesenc         xmm2, xmm2, xmm14
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           xmm8, xmm13, oword [rdx]
 	vaesenclast     xmm0, xmm0, xmm8
 	vmovdqu         oword [rsi], xmm0
@@ -541,6 +611,8 @@ L.gcm_enc_final3_aes128:
 	add             rdx, 32
 	add             rsi, 32
 	sub             rcx, 32
+; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     xmm2, xmm2, xmm13
 	cmp             rcx, 16
 	jb              near L.gcm_enc_final3_bytes
@@ -583,12 +655,14 @@ L.gcm_enc_final3_no2:
 L.gcm_enc_final3_no1:
 	jmp             near L.gcm_enc_tail_crypted
 L.gcm_enc_final2:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         xmm0, xmm10, xmm15
 	vpaddd          xmm10, xmm10, xmm11
 	vpshufb         xmm1, xmm10, xmm15
 	vpaddd          xmm10, xmm10, xmm11
 	vpxor           xmm0, xmm0, xmm12
 	vpxor           xmm1, xmm1, xmm12
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_final2_aes128
 	je              near L.gcm_enc_final2_aes192
@@ -633,12 +707,16 @@ L.gcm_enc_final2_aes128:
 	vmovdqu         xmm14, oword [r10 - 16]
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           xmm8, xmm13, oword [rdx]
 	vaesenclast     xmm0, xmm0, xmm8
 	vmovdqu         oword [rsi], xmm0
 	add             rdx, 16
 	add             rsi, 16
 	sub             rcx, 16
+; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     xmm1, xmm1, xmm13
 	cmp             rcx, 16
 	jb              near L.gcm_enc_final2_bytes
@@ -681,9 +759,11 @@ L.gcm_enc_final2_no2:
 L.gcm_enc_final2_no1:
 	jmp             near L.gcm_enc_tail_crypted
 L.gcm_enc_final1:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         xmm0, xmm10, xmm15
 	vpaddd          xmm10, xmm10, xmm11
 	vpxor           xmm0, xmm0, xmm12
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_final1_aes128
 	je              near L.gcm_enc_final1_aes192
@@ -715,6 +795,8 @@ L.gcm_enc_final1_aes128:
 	vaesenc         xmm0, xmm0, xmm14
 	vmovdqu         xmm14, oword [r10 - 16]
 	vaesenc         xmm0, xmm0, xmm14
+; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     xmm0, xmm0, xmm13
 	cmp             rcx, 16
 	jb              near L.gcm_enc_final1_bytes
@@ -759,6 +841,7 @@ L.gcm_enc_final1_no1:
 L.gcm_enc_tail_crypted:
 	mov             rdx, qword [rsp]                ; hash the ciphertext just written
 	mov             rcx, qword [rsp + 8]
+; GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
 	lea             r8, [rdi + 768]
 	sub             r8, rcx
 	vpxor           xmm5, xmm5, xmm5
@@ -769,24 +852,25 @@ L.gcm_enc_ghash_vector:
 	vpshufb         xmm4, xmm4, xmm15
 	vpxor           xmm4, xmm4, xmm9                ; the running hash joins block 0
 	vpxor           xmm9, xmm9, xmm9
-	vpclmulqdq      xmm8, xmm4, oword [r8], 0
+	vpclmulqdq      xmm8, xmm4, oword [r8], 0       ; d_L*h_L
 	vpxor           xmm5, xmm5, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [r8], 16
+	vpclmulqdq      xmm8, xmm4, oword [r8], 16      ; d_L*h_H
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [r8], 1
+	vpclmulqdq      xmm8, xmm4, oword [r8], 1       ; d_H*h_L
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [r8], 17
+	vpclmulqdq      xmm8, xmm4, oword [r8], 17      ; d_H*h_H
 	vpxor           xmm7, xmm7, xmm8
 	add             rdx, 16
 	add             r8, 16
 	sub             rcx, 16
 	ja              L.gcm_enc_ghash_vector
-	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (x^63+x^62+x^57)
-	vpshufd         xmm5, xmm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (0xc2 << 56)
+	vpshufd         xmm5, xmm5, 78                  ; swap(LO)
 	vpxor           xmm6, xmm6, xmm5
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (x^63+x^62+x^57)
-	vpshufd         xmm6, xmm6, 78
+	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (0xc2 << 56)
+	vpshufd         xmm6, xmm6, 78                  ; swap(MI)
 	vpxor           xmm7, xmm7, xmm6
 	vpxor           xmm7, xmm7, xmm8
 	vmovdqa         xmm9, xmm7
@@ -824,20 +908,27 @@ aesgen_gcm_dec_update_aesni_avx:
 	sub             rsp, 16
 	test            rcx, rcx
 	jz              near L.gcm_dec_return
+; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+; from the end so that every key size runs the same last nine rounds
 	mov             eax, dword [rdi + 240]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &rk[rounds]
+; the first and last round keys into registers; the middle ones are read each round
 	vmovdqu         xmm12, oword [rdi]
 	vmovdqu         xmm13, oword [r10]
+; the byte-reflection mask and the reduction constant, one copy per lane
 	vmovdqu         xmm15, oword [rel L.gcm_bswap_mask_16]
+; ACC = acc; CTR = the counter block reflected, lane i counting from block i
 	vmovdqu         xmm9, oword [r9]
 	vmovdqu         xmm10, oword [r8]
 	vpshufb         xmm10, xmm10, xmm15
 	vmovdqu         xmm11, oword [rel L.gcm_lane_count]
+; bulk: whole iterations of 4 blocks, CTR and GHASH stitched
 	sub             rcx, 64
 	jb              near L.gcm_dec_tail
 L.gcm_dec_loop:
 ; LLVM-MCA-BEGIN gcm_dec_aesni_avx_main_loop
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         xmm0, xmm10, xmm15
 	vpaddd          xmm10, xmm10, xmm11
 	vpshufb         xmm1, xmm10, xmm15
@@ -850,6 +941,7 @@ L.gcm_dec_loop:
 	vpxor           xmm1, xmm1, xmm12
 	vpxor           xmm2, xmm2, xmm12
 	vpxor           xmm3, xmm3, xmm12
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_main_aes128
 	je              near L.gcm_dec_main_aes192
@@ -883,30 +975,30 @@ L.gcm_dec_main_aes128:
 	vmovdqu         xmm4, oword [rdx]
 	vpshufb         xmm4, xmm4, xmm15
 	vpxor           xmm4, xmm4, xmm9
-	vpclmulqdq      xmm5, xmm4, oword [rdi + 704], 0
-	vpclmulqdq      xmm6, xmm4, oword [rdi + 704], 16
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 704], 1
+	vpclmulqdq      xmm5, xmm4, oword [rdi + 704], 0 ; LO = d_L*h_L
+	vpclmulqdq      xmm6, xmm4, oword [rdi + 704], 16 ; MI = d_L*h_H
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 704], 1 ; + d_H*h_L
 	vmovdqu         xmm14, oword [r10 - 128]
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
-	vpclmulqdq      xmm7, xmm4, oword [rdi + 704], 17
+	vpclmulqdq      xmm7, xmm4, oword [rdi + 704], 17 ; HI = d_H*h_H
 	vpxor           xmm6, xmm6, xmm8
 	vmovdqu         xmm4, oword [rdx + 16]
 	vpshufb         xmm4, xmm4, xmm15
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 0
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 0 ; d_L*h_L
 	vpxor           xmm5, xmm5, xmm8
 	vmovdqu         xmm14, oword [r10 - 112]
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 16
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 16 ; d_L*h_H
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 1
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 1 ; d_H*h_L
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 17
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 17 ; d_H*h_H
 	vmovdqu         xmm14, oword [r10 - 96]
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
@@ -915,18 +1007,18 @@ L.gcm_dec_main_aes128:
 	vpxor           xmm7, xmm7, xmm8
 	vmovdqu         xmm4, oword [rdx + 32]
 	vpshufb         xmm4, xmm4, xmm15
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 0
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 0 ; d_L*h_L
 	vpxor           xmm5, xmm5, xmm8
 	vmovdqu         xmm14, oword [r10 - 80]
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 16
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 16 ; d_L*h_H
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 1
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 1 ; d_H*h_L
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 17
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 17 ; d_H*h_H
 	vmovdqu         xmm14, oword [r10 - 64]
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
@@ -935,26 +1027,27 @@ L.gcm_dec_main_aes128:
 	vpxor           xmm7, xmm7, xmm8
 	vmovdqu         xmm4, oword [rdx + 48]
 	vpshufb         xmm4, xmm4, xmm15
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 0
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 0 ; d_L*h_L
 	vpxor           xmm5, xmm5, xmm8
 	vmovdqu         xmm14, oword [r10 - 48]
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 16
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 16 ; d_L*h_H
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 1
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 1 ; d_H*h_L
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 17
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 17 ; d_H*h_H
 	vmovdqu         xmm14, oword [r10 - 32]
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
 	vpxor           xmm7, xmm7, xmm8
-	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (x^63+x^62+x^57)
-	vpshufd         xmm5, xmm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (0xc2 << 56)
+	vpshufd         xmm5, xmm5, 78                  ; swap(LO)
 	vpxor           xmm6, xmm6, xmm5
 	vpxor           xmm6, xmm6, xmm8
 	vmovdqu         xmm14, oword [r10 - 16]
@@ -962,11 +1055,12 @@ L.gcm_dec_main_aes128:
 	vaesenc         xmm1, xmm1, xmm14
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
-	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (x^63+x^62+x^57)
-	vpshufd         xmm6, xmm6, 78
+	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (0xc2 << 56)
+	vpshufd         xmm6, xmm6, 78                  ; swap(MI)
 	vpxor           xmm7, xmm7, xmm6
 	vpxor           xmm7, xmm7, xmm8
 	vmovdqa         xmm9, xmm7
+; last round with the source folded into the key: out = AES(counter) ^ src
 	vpxor           xmm8, xmm13, oword [rdx]
 	vaesenclast     xmm0, xmm0, xmm8
 	vmovdqu         oword [rsi], xmm0
@@ -985,12 +1079,14 @@ L.gcm_dec_main_aes128:
 	jae             L.gcm_dec_loop
 ; LLVM-MCA-END
 L.gcm_dec_tail:
+; what the bulk loop left: LEN + 64 = 0..48 bytes of whole blocks
 	add             rcx, 64
 	jz              near L.gcm_dec_store
 ; GHASH of the ciphertext first (it may be overwritten in place), then CTR: the
 ; GHASH pass advances SRC and LEN, so their start waits in the stack slots
 	mov             qword [rsp], rdx
 	mov             qword [rsp + 8], rcx
+; GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
 	lea             r8, [rdi + 768]
 	sub             r8, rcx
 	vpxor           xmm5, xmm5, xmm5
@@ -1001,24 +1097,25 @@ L.gcm_dec_ghash_vector:
 	vpshufb         xmm4, xmm4, xmm15
 	vpxor           xmm4, xmm4, xmm9                ; the running hash joins block 0
 	vpxor           xmm9, xmm9, xmm9
-	vpclmulqdq      xmm8, xmm4, oword [r8], 0
+	vpclmulqdq      xmm8, xmm4, oword [r8], 0       ; d_L*h_L
 	vpxor           xmm5, xmm5, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [r8], 16
+	vpclmulqdq      xmm8, xmm4, oword [r8], 16      ; d_L*h_H
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [r8], 1
+	vpclmulqdq      xmm8, xmm4, oword [r8], 1       ; d_H*h_L
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [r8], 17
+	vpclmulqdq      xmm8, xmm4, oword [r8], 17      ; d_H*h_H
 	vpxor           xmm7, xmm7, xmm8
 	add             rdx, 16
 	add             r8, 16
 	sub             rcx, 16
 	ja              L.gcm_dec_ghash_vector
-	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (x^63+x^62+x^57)
-	vpshufd         xmm5, xmm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (0xc2 << 56)
+	vpshufd         xmm5, xmm5, 78                  ; swap(LO)
 	vpxor           xmm6, xmm6, xmm5
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (x^63+x^62+x^57)
-	vpshufd         xmm6, xmm6, 78
+	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (0xc2 << 56)
+	vpshufd         xmm6, xmm6, 78                  ; swap(MI)
 	vpxor           xmm7, xmm7, xmm6
 	vpxor           xmm7, xmm7, xmm8
 	vmovdqa         xmm9, xmm7
@@ -1027,6 +1124,8 @@ L.gcm_dec_ghash_vector:
 
 ; 1..64 bytes remain: pick the final group by the number of vectors they need.
 L.gcm_dec_final:
+; final group dispatch: the fewest vectors that hold LEN bytes, so that a short
+; message runs only the AES work it needs (its vectors side by side)
 	cmp             rcx, 16
 	jbe             near L.gcm_dec_final1
 	cmp             rcx, 32
@@ -1034,6 +1133,7 @@ L.gcm_dec_final:
 	cmp             rcx, 48
 	jbe             near L.gcm_dec_final3
 L.gcm_dec_final4:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         xmm0, xmm10, xmm15
 	vpaddd          xmm10, xmm10, xmm11
 	vpshufb         xmm1, xmm10, xmm15
@@ -1046,6 +1146,7 @@ L.gcm_dec_final4:
 	vpxor           xmm1, xmm1, xmm12
 	vpxor           xmm2, xmm2, xmm12
 	vpxor           xmm3, xmm3, xmm12
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_final4_aes128
 	je              near L.gcm_dec_final4_aes192
@@ -1116,6 +1217,8 @@ L.gcm_dec_final4_aes128:
 	vaesenc         xmm1, xmm1, xmm14
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           xmm8, xmm13, oword [rdx]
 	vaesenclast     xmm0, xmm0, xmm8
 	vmovdqu         oword [rsi], xmm0
@@ -1128,6 +1231,8 @@ L.gcm_dec_final4_aes128:
 	add             rdx, 48
 	add             rsi, 48
 	sub             rcx, 48
+; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     xmm3, xmm3, xmm13
 	cmp             rcx, 16
 	jb              near L.gcm_dec_final4_bytes
@@ -1170,6 +1275,7 @@ L.gcm_dec_final4_no2:
 L.gcm_dec_final4_no1:
 	jmp             near L.gcm_dec_store
 L.gcm_dec_final3:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         xmm0, xmm10, xmm15
 	vpaddd          xmm10, xmm10, xmm11
 	vpshufb         xmm1, xmm10, xmm15
@@ -1179,6 +1285,7 @@ L.gcm_dec_final3:
 	vpxor           xmm0, xmm0, xmm12
 	vpxor           xmm1, xmm1, xmm12
 	vpxor           xmm2, xmm2, xmm12
+; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_final3_aes128
 	je              near L.gcm_dec_final3_aes192
@@ -1236,6 +1343,8 @@ L.gcm_dec_final3_aes128:
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
 	vaesenc         xmm2, xmm2, xmm14
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           xmm8, xmm13, oword [rdx]
 	vaesenclast     xmm0, xmm0, xmm8
 	vmovdqu         oword [rsi], xmm0
@@ -1245,6 +1354,8 @@ L.gcm_dec_final3_aes128:
 	add             rdx, 32
 	add             rsi, 32
 	sub             rcx, 32
+; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     xmm2, xmm2, xmm13
 	cmp             rcx, 16
 	jb              near L.gcm_dec_final3_bytes
@@ -1287,12 +1398,14 @@ L.gcm_dec_final3_no2:
 L.gcm_dec_final3_no1:
 	jmp             near L.gcm_dec_store
 L.gcm_dec_final2:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         xmm0, xmm10, xmm15
 	vpaddd          xmm10, xmm10, xmm11
 	vpshufb         xmm1, xmm10, xmm15
 	vpaddd          xmm10, xmm10, xmm11
 	vpxor           xmm0, xmm0, xmm12
 	vpxor           xmm1, xmm1, xmm12
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_final2_aes128
 	je              near L.gcm_dec_final2_aes192
@@ -1337,12 +1450,16 @@ L.gcm_dec_final2_aes128:
 	vmovdqu         xmm14, oword [r10 - 16]
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           xmm8, xmm13, oword [rdx]
 	vaesenclast     xmm0, xmm0, xmm8
 	vmovdqu         oword [rsi], xmm0
 	add             rdx, 16
 	add             rsi, 16
 	sub             rcx, 16
+; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     xmm1, xmm1, xmm13
 	cmp             rcx, 16
 	jb              near L.gcm_dec_final2_bytes
@@ -1385,9 +1502,11 @@ L.gcm_dec_final2_no2:
 L.gcm_dec_final2_no1:
 	jmp             near L.gcm_dec_store
 L.gcm_dec_final1:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         xmm0, xmm10, xmm15
 	vpaddd          xmm10, xmm10, xmm11
 	vpxor           xmm0, xmm0, xmm12
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_final1_aes128
 	je              near L.gcm_dec_final1_aes192
@@ -1419,6 +1538,8 @@ L.gcm_dec_final1_aes128:
 	vaesenc         xmm0, xmm0, xmm14
 	vmovdqu         xmm14, oword [r10 - 16]
 	vaesenc         xmm0, xmm0, xmm14
+; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     xmm0, xmm0, xmm13
 	cmp             rcx, 16
 	jb              near L.gcm_dec_final1_bytes
@@ -1492,15 +1613,18 @@ L.gcm_dec_return:
 aesgen_gcm_enc_record_aesni_avx:
 	endbr64
 	sub             rsp, 16
+; the byte-reflection mask and the reduction constant, one copy per lane
 	vmovdqu         xmm15, oword [rel L.gcm_bswap_mask_16]
 	vpxor           xmm9, xmm9, xmm9
 	vpxor           xmm5, xmm5, xmm5
 	vpxor           xmm6, xmm6, xmm6
 	vpxor           xmm7, xmm7, xmm7
+; GHASH of the AAD (AAD, AADLEN from the record)
 	mov             r10, qword [r8 + 40]
 	test            r10, r10
 	jz              near L.gcm_enc_rec_aad_done
 	mov             rax, qword [r8 + 32]
+; GHASH of LEN bytes at rax, a vector at a time, the k-th block from the end times H^k
 	lea             r9, [rdi + 768]
 	sub             r9, r10
 	vpxor           xmm5, xmm5, xmm5
@@ -1511,24 +1635,25 @@ L.gcm_enc_rec_aad_vector:
 	vpshufb         xmm4, xmm4, xmm15
 	vpxor           xmm4, xmm4, xmm9                ; the running hash joins block 0
 	vpxor           xmm9, xmm9, xmm9
-	vpclmulqdq      xmm8, xmm4, oword [r9], 0
+	vpclmulqdq      xmm8, xmm4, oword [r9], 0       ; d_L*h_L
 	vpxor           xmm5, xmm5, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [r9], 16
+	vpclmulqdq      xmm8, xmm4, oword [r9], 16      ; d_L*h_H
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [r9], 1
+	vpclmulqdq      xmm8, xmm4, oword [r9], 1       ; d_H*h_L
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [r9], 17
+	vpclmulqdq      xmm8, xmm4, oword [r9], 17      ; d_H*h_H
 	vpxor           xmm7, xmm7, xmm8
 	add             rax, 16
 	add             r9, 16
 	sub             r10, 16
 	ja              L.gcm_enc_rec_aad_vector
-	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (x^63+x^62+x^57)
-	vpshufd         xmm5, xmm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (0xc2 << 56)
+	vpshufd         xmm5, xmm5, 78                  ; swap(LO)
 	vpxor           xmm6, xmm6, xmm5
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (x^63+x^62+x^57)
-	vpshufd         xmm6, xmm6, 78
+	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (0xc2 << 56)
+	vpshufd         xmm6, xmm6, 78                  ; swap(MI)
 	vpxor           xmm7, xmm7, xmm6
 	vpxor           xmm7, xmm7, xmm8
 	vmovdqa         xmm9, xmm7
@@ -1536,14 +1661,18 @@ L.gcm_enc_rec_aad_vector:
 	vpxor           xmm6, xmm6, xmm6
 	vpxor           xmm7, xmm7, xmm7
 L.gcm_enc_rec_aad_done:
+; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+; from the end so that every key size runs the same last nine rounds
 	mov             eax, dword [rdi + 240]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &rk[rounds]
+; the first and last round keys into registers; the middle ones are read each round
 	vmovdqu         xmm12, oword [rdi]
 	vmovdqu         xmm13, oword [r10]
 ; E_K(J0) masks the tag: one block on xmm, beside the data's blocks
 	vmovdqu         xmm4, oword [r8]
 	vpxor           xmm4, xmm4, xmm12
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_rec_j0_aes128
 	je              near L.gcm_enc_rec_j0_aes192
@@ -1566,14 +1695,16 @@ L.gcm_enc_rec_j0_aes128:
 	vmovdqu         oword [r8 + 48], xmm4
 	vmovdqu         xmm10, oword [r8]
 	vpshufb         xmm10, xmm10, xmm15
-	vpaddd          xmm10, xmm10, oword [rel L.gcm_record_offsets_16] ; J0 + 1, + 2, ...
+	vpaddd          xmm10, xmm10, oword [rel L.gcm_record_offsets_16] ; CTR: J0 + 1, + 2, ... per lane
 	vmovdqu         xmm11, oword [rel L.gcm_lane_count]
 	test            rcx, rcx                        ; whole blocks only
 	jz              near L.gcm_enc_rec_partial
+; bulk: whole iterations of 4 blocks, CTR and GHASH stitched
 	sub             rcx, 64
 	jb              near L.gcm_enc_rec_tail
 L.gcm_enc_rec_loop:
 ; LLVM-MCA-BEGIN gcm_enc_rec_aesni_avx_main_loop
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         xmm0, xmm10, xmm15
 	vpaddd          xmm10, xmm10, xmm11
 	vpshufb         xmm1, xmm10, xmm15
@@ -1586,6 +1717,7 @@ L.gcm_enc_rec_loop:
 	vpxor           xmm1, xmm1, xmm12
 	vpxor           xmm2, xmm2, xmm12
 	vpxor           xmm3, xmm3, xmm12
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_rec_main_aes128
 	je              near L.gcm_enc_rec_main_aes192
@@ -1656,6 +1788,7 @@ L.gcm_enc_rec_main_aes128:
 	vaesenc         xmm1, xmm1, xmm14
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
+; last round with the source folded into the key: out = AES(counter) ^ src
 	vpxor           xmm8, xmm13, oword [rdx]
 	vaesenclast     xmm0, xmm0, xmm8
 	vmovdqu         oword [rsi], xmm0
@@ -1670,44 +1803,45 @@ L.gcm_enc_rec_main_aes128:
 	vmovdqu         oword [rsi + 48], xmm3
 	vpshufb         xmm4, xmm0, xmm15
 	vpxor           xmm4, xmm4, xmm9                ; the running hash joins block 0
-	vpclmulqdq      xmm5, xmm4, oword [rdi + 704], 0
-	vpclmulqdq      xmm6, xmm4, oword [rdi + 704], 16
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 704], 1
-	vpclmulqdq      xmm7, xmm4, oword [rdi + 704], 17
+	vpclmulqdq      xmm5, xmm4, oword [rdi + 704], 0 ; LO = d_L*h_L
+	vpclmulqdq      xmm6, xmm4, oword [rdi + 704], 16 ; MI = d_L*h_H
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 704], 1 ; + d_H*h_L
+	vpclmulqdq      xmm7, xmm4, oword [rdi + 704], 17 ; HI = d_H*h_H
 	vpxor           xmm6, xmm6, xmm8
 	vpshufb         xmm4, xmm1, xmm15
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 0
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 0 ; d_L*h_L
 	vpxor           xmm5, xmm5, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 16
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 16 ; d_L*h_H
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 1
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 1 ; d_H*h_L
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 17
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 17 ; d_H*h_H
 	vpxor           xmm7, xmm7, xmm8
 	vpshufb         xmm4, xmm2, xmm15
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 0
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 0 ; d_L*h_L
 	vpxor           xmm5, xmm5, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 16
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 16 ; d_L*h_H
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 1
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 1 ; d_H*h_L
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 17
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 17 ; d_H*h_H
 	vpxor           xmm7, xmm7, xmm8
 	vpshufb         xmm4, xmm3, xmm15
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 0
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 0 ; d_L*h_L
 	vpxor           xmm5, xmm5, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 16
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 16 ; d_L*h_H
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 1
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 1 ; d_H*h_L
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 17
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 17 ; d_H*h_H
 	vpxor           xmm7, xmm7, xmm8
-	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (x^63+x^62+x^57)
-	vpshufd         xmm5, xmm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (0xc2 << 56)
+	vpshufd         xmm5, xmm5, 78                  ; swap(LO)
 	vpxor           xmm6, xmm6, xmm5
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (x^63+x^62+x^57)
-	vpshufd         xmm6, xmm6, 78
+	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (0xc2 << 56)
+	vpshufd         xmm6, xmm6, 78                  ; swap(MI)
 	vpxor           xmm7, xmm7, xmm6
 	vpxor           xmm7, xmm7, xmm8
 	vmovdqa         xmm9, xmm7
@@ -1731,6 +1865,8 @@ L.gcm_enc_rec_tail:
 
 ; 1..64 bytes remain: pick the final group by the number of vectors they need.
 L.gcm_enc_rec_final:
+; final group dispatch: the fewest vectors that hold LEN bytes, so that a short
+; message runs only the AES work it needs (its vectors side by side)
 	cmp             rcx, 16
 	jbe             near L.gcm_enc_rec_final1
 	cmp             rcx, 32
@@ -1738,6 +1874,7 @@ L.gcm_enc_rec_final:
 	cmp             rcx, 48
 	jbe             near L.gcm_enc_rec_final3
 L.gcm_enc_rec_final4:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         xmm0, xmm10, xmm15
 	vpaddd          xmm10, xmm10, xmm11
 	vpshufb         xmm1, xmm10, xmm15
@@ -1750,6 +1887,7 @@ L.gcm_enc_rec_final4:
 	vpxor           xmm1, xmm1, xmm12
 	vpxor           xmm2, xmm2, xmm12
 	vpxor           xmm3, xmm3, xmm12
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_rec_final4_aes128
 	je              near L.gcm_enc_rec_final4_aes192
@@ -1820,6 +1958,8 @@ L.gcm_enc_rec_final4_aes128:
 	vaesenc         xmm1, xmm1, xmm14
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           xmm8, xmm13, oword [rdx]
 	vaesenclast     xmm0, xmm0, xmm8
 	vmovdqu         oword [rsi], xmm0
@@ -1832,6 +1972,8 @@ L.gcm_enc_rec_final4_aes128:
 	add             rdx, 48
 	add             rsi, 48
 	sub             rcx, 48
+; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     xmm3, xmm3, xmm13
 	cmp             rcx, 16
 	jb              near L.gcm_enc_rec_final4_bytes
@@ -1874,6 +2016,7 @@ L.gcm_enc_rec_final4_no2:
 L.gcm_enc_rec_final4_no1:
 	jmp             near L.gcm_enc_rec_tail_crypted
 L.gcm_enc_rec_final3:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         xmm0, xmm10, xmm15
 	vpaddd          xmm10, xmm10, xmm11
 	vpshufb         xmm1, xmm10, xmm15
@@ -1883,6 +2026,7 @@ L.gcm_enc_rec_final3:
 	vpxor           xmm0, xmm0, xmm12
 	vpxor           xmm1, xmm1, xmm12
 	vpxor           xmm2, xmm2, xmm12
+; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_rec_final3_aes128
 	je              near L.gcm_enc_rec_final3_aes192
@@ -1940,6 +2084,8 @@ L.gcm_enc_rec_final3_aes128:
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
 	vaesenc         xmm2, xmm2, xmm14
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           xmm8, xmm13, oword [rdx]
 	vaesenclast     xmm0, xmm0, xmm8
 	vmovdqu         oword [rsi], xmm0
@@ -1949,6 +2095,8 @@ L.gcm_enc_rec_final3_aes128:
 	add             rdx, 32
 	add             rsi, 32
 	sub             rcx, 32
+; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     xmm2, xmm2, xmm13
 	cmp             rcx, 16
 	jb              near L.gcm_enc_rec_final3_bytes
@@ -1991,12 +2139,14 @@ L.gcm_enc_rec_final3_no2:
 L.gcm_enc_rec_final3_no1:
 	jmp             near L.gcm_enc_rec_tail_crypted
 L.gcm_enc_rec_final2:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         xmm0, xmm10, xmm15
 	vpaddd          xmm10, xmm10, xmm11
 	vpshufb         xmm1, xmm10, xmm15
 	vpaddd          xmm10, xmm10, xmm11
 	vpxor           xmm0, xmm0, xmm12
 	vpxor           xmm1, xmm1, xmm12
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_rec_final2_aes128
 	je              near L.gcm_enc_rec_final2_aes192
@@ -2041,12 +2191,16 @@ L.gcm_enc_rec_final2_aes128:
 	vmovdqu         xmm14, oword [r10 - 16]
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           xmm8, xmm13, oword [rdx]
 	vaesenclast     xmm0, xmm0, xmm8
 	vmovdqu         oword [rsi], xmm0
 	add             rdx, 16
 	add             rsi, 16
 	sub             rcx, 16
+; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     xmm1, xmm1, xmm13
 	cmp             rcx, 16
 	jb              near L.gcm_enc_rec_final2_bytes
@@ -2089,9 +2243,11 @@ L.gcm_enc_rec_final2_no2:
 L.gcm_enc_rec_final2_no1:
 	jmp             near L.gcm_enc_rec_tail_crypted
 L.gcm_enc_rec_final1:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         xmm0, xmm10, xmm15
 	vpaddd          xmm10, xmm10, xmm11
 	vpxor           xmm0, xmm0, xmm12
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_rec_final1_aes128
 	je              near L.gcm_enc_rec_final1_aes192
@@ -2123,6 +2279,8 @@ L.gcm_enc_rec_final1_aes128:
 	vaesenc         xmm0, xmm0, xmm14
 	vmovdqu         xmm14, oword [r10 - 16]
 	vaesenc         xmm0, xmm0, xmm14
+; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     xmm0, xmm0, xmm13
 	cmp             rcx, 16
 	jb              near L.gcm_enc_rec_final1_bytes
@@ -2175,18 +2333,19 @@ L.gcm_enc_rec_tail_crypted:
 	sub             r9, r11
 	sub             r9, rcx                         ; H^(blocks + 1): the lengths block takes H^1
 
+; GHASH of LEN bytes at rdx, a vector at a time, with the powers from r9 on
 L.gcm_enc_rec_ghash_vector:
 	vmovdqu         xmm4, oword [rdx]
 	vpshufb         xmm4, xmm4, xmm15
 	vpxor           xmm4, xmm4, xmm9                ; the running hash joins block 0
 	vpxor           xmm9, xmm9, xmm9
-	vpclmulqdq      xmm8, xmm4, oword [r9], 0
+	vpclmulqdq      xmm8, xmm4, oword [r9], 0       ; d_L*h_L
 	vpxor           xmm5, xmm5, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [r9], 16
+	vpclmulqdq      xmm8, xmm4, oword [r9], 16      ; d_L*h_H
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [r9], 1
+	vpclmulqdq      xmm8, xmm4, oword [r9], 1       ; d_H*h_L
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [r9], 17
+	vpclmulqdq      xmm8, xmm4, oword [r9], 17      ; d_H*h_H
 	vpxor           xmm7, xmm7, xmm8
 	add             rdx, 16
 	add             r9, 16
@@ -2199,6 +2358,7 @@ L.gcm_enc_rec_partial:
 ; the partial block, zero-padded in the record: its keystream block on xmm
 	vmovdqu         xmm4, oword [r8 + 64]
 	vpxor           xmm4, xmm4, xmm12
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_rec_part_aes128
 	je              near L.gcm_enc_rec_part_aes192
@@ -2227,54 +2387,58 @@ L.gcm_enc_rec_part_aes128:
 	vpshufb         xmm4, xmm4, xmm15
 	vpxor           xmm4, xmm4, xmm9                ; ACC is zero if a block took it
 	vpxor           xmm9, xmm9, xmm9
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 0
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 0 ; d_L*h_L
 	vpxor           xmm5, xmm5, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 16
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 16 ; d_L*h_H
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 1
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 1 ; d_H*h_L
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 17
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 17 ; d_H*h_H
 	vpxor           xmm7, xmm7, xmm8
 	vmovdqu         xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 0
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 0 ; d_L*h_L
 	vpxor           xmm5, xmm5, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 16
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 16 ; d_L*h_H
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 1
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 1 ; d_H*h_L
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 17
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 17 ; d_H*h_H
 	vpxor           xmm7, xmm7, xmm8
-	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (x^63+x^62+x^57)
-	vpshufd         xmm5, xmm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (0xc2 << 56)
+	vpshufd         xmm5, xmm5, 78                  ; swap(LO)
 	vpxor           xmm6, xmm6, xmm5
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (x^63+x^62+x^57)
-	vpshufd         xmm6, xmm6, 78
+	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (0xc2 << 56)
+	vpshufd         xmm6, xmm6, 78                  ; swap(MI)
 	vpxor           xmm7, xmm7, xmm6
 	vpxor           xmm7, xmm7, xmm8
 	vmovdqa         xmm9, xmm7
 	jmp             near L.gcm_enc_rec_tag
 L.gcm_enc_rec_no_data:
+; no text left: the lengths block alone joins the sum
 	vmovdqu         xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpxor           xmm4, xmm4, xmm9
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 0
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 0 ; d_L*h_L
 	vpxor           xmm5, xmm5, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 16
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 16 ; d_L*h_H
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 1
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 1 ; d_H*h_L
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 17
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 17 ; d_H*h_H
 	vpxor           xmm7, xmm7, xmm8
-	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (x^63+x^62+x^57)
-	vpshufd         xmm5, xmm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (0xc2 << 56)
+	vpshufd         xmm5, xmm5, 78                  ; swap(LO)
 	vpxor           xmm6, xmm6, xmm5
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (x^63+x^62+x^57)
-	vpshufd         xmm6, xmm6, 78
+	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (0xc2 << 56)
+	vpshufd         xmm6, xmm6, 78                  ; swap(MI)
 	vpxor           xmm7, xmm7, xmm6
 	vpxor           xmm7, xmm7, xmm8
 	vmovdqa         xmm9, xmm7
 L.gcm_enc_rec_tag:
+; tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)
 	vpshufb         xmm9, xmm9, xmm15
 	vpxor           xmm9, xmm9, oword [r8 + 48]
 	vmovdqu         oword [r8 + 48], xmm9
@@ -2307,15 +2471,18 @@ L.gcm_enc_rec_tag:
 aesgen_gcm_dec_record_aesni_avx:
 	endbr64
 	sub             rsp, 16
+; the byte-reflection mask and the reduction constant, one copy per lane
 	vmovdqu         xmm15, oword [rel L.gcm_bswap_mask_16]
 	vpxor           xmm9, xmm9, xmm9
 	vpxor           xmm5, xmm5, xmm5
 	vpxor           xmm6, xmm6, xmm6
 	vpxor           xmm7, xmm7, xmm7
+; GHASH of the AAD (AAD, AADLEN from the record)
 	mov             r10, qword [r8 + 40]
 	test            r10, r10
 	jz              near L.gcm_dec_rec_aad_done
 	mov             rax, qword [r8 + 32]
+; GHASH of LEN bytes at rax, a vector at a time, the k-th block from the end times H^k
 	lea             r9, [rdi + 768]
 	sub             r9, r10
 	vpxor           xmm5, xmm5, xmm5
@@ -2326,24 +2493,25 @@ L.gcm_dec_rec_aad_vector:
 	vpshufb         xmm4, xmm4, xmm15
 	vpxor           xmm4, xmm4, xmm9                ; the running hash joins block 0
 	vpxor           xmm9, xmm9, xmm9
-	vpclmulqdq      xmm8, xmm4, oword [r9], 0
+	vpclmulqdq      xmm8, xmm4, oword [r9], 0       ; d_L*h_L
 	vpxor           xmm5, xmm5, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [r9], 16
+	vpclmulqdq      xmm8, xmm4, oword [r9], 16      ; d_L*h_H
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [r9], 1
+	vpclmulqdq      xmm8, xmm4, oword [r9], 1       ; d_H*h_L
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [r9], 17
+	vpclmulqdq      xmm8, xmm4, oword [r9], 17      ; d_H*h_H
 	vpxor           xmm7, xmm7, xmm8
 	add             rax, 16
 	add             r9, 16
 	sub             r10, 16
 	ja              L.gcm_dec_rec_aad_vector
-	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (x^63+x^62+x^57)
-	vpshufd         xmm5, xmm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (0xc2 << 56)
+	vpshufd         xmm5, xmm5, 78                  ; swap(LO)
 	vpxor           xmm6, xmm6, xmm5
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (x^63+x^62+x^57)
-	vpshufd         xmm6, xmm6, 78
+	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (0xc2 << 56)
+	vpshufd         xmm6, xmm6, 78                  ; swap(MI)
 	vpxor           xmm7, xmm7, xmm6
 	vpxor           xmm7, xmm7, xmm8
 	vmovdqa         xmm9, xmm7
@@ -2351,14 +2519,18 @@ L.gcm_dec_rec_aad_vector:
 	vpxor           xmm6, xmm6, xmm6
 	vpxor           xmm7, xmm7, xmm7
 L.gcm_dec_rec_aad_done:
+; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+; from the end so that every key size runs the same last nine rounds
 	mov             eax, dword [rdi + 240]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &rk[rounds]
+; the first and last round keys into registers; the middle ones are read each round
 	vmovdqu         xmm12, oword [rdi]
 	vmovdqu         xmm13, oword [r10]
 ; E_K(J0) masks the tag: one block on xmm, beside the data's blocks
 	vmovdqu         xmm4, oword [r8]
 	vpxor           xmm4, xmm4, xmm12
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_rec_j0_aes128
 	je              near L.gcm_dec_rec_j0_aes192
@@ -2381,14 +2553,16 @@ L.gcm_dec_rec_j0_aes128:
 	vmovdqu         oword [r8 + 48], xmm4
 	vmovdqu         xmm10, oword [r8]
 	vpshufb         xmm10, xmm10, xmm15
-	vpaddd          xmm10, xmm10, oword [rel L.gcm_record_offsets_16] ; J0 + 1, + 2, ...
+	vpaddd          xmm10, xmm10, oword [rel L.gcm_record_offsets_16] ; CTR: J0 + 1, + 2, ... per lane
 	vmovdqu         xmm11, oword [rel L.gcm_lane_count]
 	test            rcx, rcx                        ; whole blocks only
 	jz              near L.gcm_dec_rec_partial
+; bulk: whole iterations of 4 blocks, CTR and GHASH stitched
 	sub             rcx, 64
 	jb              near L.gcm_dec_rec_tail
 L.gcm_dec_rec_loop:
 ; LLVM-MCA-BEGIN gcm_dec_rec_aesni_avx_main_loop
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         xmm0, xmm10, xmm15
 	vpaddd          xmm10, xmm10, xmm11
 	vpshufb         xmm1, xmm10, xmm15
@@ -2401,6 +2575,7 @@ L.gcm_dec_rec_loop:
 	vpxor           xmm1, xmm1, xmm12
 	vpxor           xmm2, xmm2, xmm12
 	vpxor           xmm3, xmm3, xmm12
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_rec_main_aes128
 	je              near L.gcm_dec_rec_main_aes192
@@ -2434,30 +2609,30 @@ L.gcm_dec_rec_main_aes128:
 	vmovdqu         xmm4, oword [rdx]
 	vpshufb         xmm4, xmm4, xmm15
 	vpxor           xmm4, xmm4, xmm9
-	vpclmulqdq      xmm5, xmm4, oword [rdi + 704], 0
-	vpclmulqdq      xmm6, xmm4, oword [rdi + 704], 16
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 704], 1
+	vpclmulqdq      xmm5, xmm4, oword [rdi + 704], 0 ; LO = d_L*h_L
+	vpclmulqdq      xmm6, xmm4, oword [rdi + 704], 16 ; MI = d_L*h_H
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 704], 1 ; + d_H*h_L
 	vmovdqu         xmm14, oword [r10 - 128]
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
-	vpclmulqdq      xmm7, xmm4, oword [rdi + 704], 17
+	vpclmulqdq      xmm7, xmm4, oword [rdi + 704], 17 ; HI = d_H*h_H
 	vpxor           xmm6, xmm6, xmm8
 	vmovdqu         xmm4, oword [rdx + 16]
 	vpshufb         xmm4, xmm4, xmm15
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 0
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 0 ; d_L*h_L
 	vpxor           xmm5, xmm5, xmm8
 	vmovdqu         xmm14, oword [r10 - 112]
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 16
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 16 ; d_L*h_H
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 1
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 1 ; d_H*h_L
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 17
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 17 ; d_H*h_H
 	vmovdqu         xmm14, oword [r10 - 96]
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
@@ -2466,18 +2641,18 @@ L.gcm_dec_rec_main_aes128:
 	vpxor           xmm7, xmm7, xmm8
 	vmovdqu         xmm4, oword [rdx + 32]
 	vpshufb         xmm4, xmm4, xmm15
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 0
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 0 ; d_L*h_L
 	vpxor           xmm5, xmm5, xmm8
 	vmovdqu         xmm14, oword [r10 - 80]
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 16
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 16 ; d_L*h_H
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 1
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 1 ; d_H*h_L
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 17
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 17 ; d_H*h_H
 	vmovdqu         xmm14, oword [r10 - 64]
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
@@ -2486,26 +2661,27 @@ L.gcm_dec_rec_main_aes128:
 	vpxor           xmm7, xmm7, xmm8
 	vmovdqu         xmm4, oword [rdx + 48]
 	vpshufb         xmm4, xmm4, xmm15
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 0
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 0 ; d_L*h_L
 	vpxor           xmm5, xmm5, xmm8
 	vmovdqu         xmm14, oword [r10 - 48]
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 16
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 16 ; d_L*h_H
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 1
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 1 ; d_H*h_L
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 17
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 17 ; d_H*h_H
 	vmovdqu         xmm14, oword [r10 - 32]
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
 	vpxor           xmm7, xmm7, xmm8
-	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (x^63+x^62+x^57)
-	vpshufd         xmm5, xmm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (0xc2 << 56)
+	vpshufd         xmm5, xmm5, 78                  ; swap(LO)
 	vpxor           xmm6, xmm6, xmm5
 	vpxor           xmm6, xmm6, xmm8
 	vmovdqu         xmm14, oword [r10 - 16]
@@ -2513,11 +2689,12 @@ L.gcm_dec_rec_main_aes128:
 	vaesenc         xmm1, xmm1, xmm14
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
-	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (x^63+x^62+x^57)
-	vpshufd         xmm6, xmm6, 78
+	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (0xc2 << 56)
+	vpshufd         xmm6, xmm6, 78                  ; swap(MI)
 	vpxor           xmm7, xmm7, xmm6
 	vpxor           xmm7, xmm7, xmm8
 	vmovdqa         xmm9, xmm7
+; last round with the source folded into the key: out = AES(counter) ^ src
 	vpxor           xmm8, xmm13, oword [rdx]
 	vaesenclast     xmm0, xmm0, xmm8
 	vmovdqu         oword [rsi], xmm0
@@ -2555,18 +2732,19 @@ L.gcm_dec_rec_tail:
 	sub             r9, r11
 	sub             r9, rcx                         ; H^(blocks + 1): the lengths block takes H^1
 
+; GHASH of LEN bytes at rdx, a vector at a time, with the powers from r9 on
 L.gcm_dec_rec_ghash_vector:
 	vmovdqu         xmm4, oword [rdx]
 	vpshufb         xmm4, xmm4, xmm15
 	vpxor           xmm4, xmm4, xmm9                ; the running hash joins block 0
 	vpxor           xmm9, xmm9, xmm9
-	vpclmulqdq      xmm8, xmm4, oword [r9], 0
+	vpclmulqdq      xmm8, xmm4, oword [r9], 0       ; d_L*h_L
 	vpxor           xmm5, xmm5, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [r9], 16
+	vpclmulqdq      xmm8, xmm4, oword [r9], 16      ; d_L*h_H
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [r9], 1
+	vpclmulqdq      xmm8, xmm4, oword [r9], 1       ; d_H*h_L
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [r9], 17
+	vpclmulqdq      xmm8, xmm4, oword [r9], 17      ; d_H*h_H
 	vpxor           xmm7, xmm7, xmm8
 	add             rdx, 16
 	add             r9, 16
@@ -2577,6 +2755,8 @@ L.gcm_dec_rec_ghash_vector:
 
 ; 1..64 bytes remain: pick the final group by the number of vectors they need.
 L.gcm_dec_rec_final:
+; final group dispatch: the fewest vectors that hold LEN bytes, so that a short
+; message runs only the AES work it needs (its vectors side by side)
 	cmp             rcx, 16
 	jbe             near L.gcm_dec_rec_final1
 	cmp             rcx, 32
@@ -2584,6 +2764,7 @@ L.gcm_dec_rec_final:
 	cmp             rcx, 48
 	jbe             near L.gcm_dec_rec_final3
 L.gcm_dec_rec_final4:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         xmm0, xmm10, xmm15
 	vpaddd          xmm10, xmm10, xmm11
 	vpshufb         xmm1, xmm10, xmm15
@@ -2596,6 +2777,7 @@ L.gcm_dec_rec_final4:
 	vpxor           xmm1, xmm1, xmm12
 	vpxor           xmm2, xmm2, xmm12
 	vpxor           xmm3, xmm3, xmm12
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_rec_final4_aes128
 	je              near L.gcm_dec_rec_final4_aes192
@@ -2666,6 +2848,8 @@ L.gcm_dec_rec_final4_aes128:
 	vaesenc         xmm1, xmm1, xmm14
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           xmm8, xmm13, oword [rdx]
 	vaesenclast     xmm0, xmm0, xmm8
 	vmovdqu         oword [rsi], xmm0
@@ -2678,6 +2862,8 @@ L.gcm_dec_rec_final4_aes128:
 	add             rdx, 48
 	add             rsi, 48
 	sub             rcx, 48
+; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     xmm3, xmm3, xmm13
 	cmp             rcx, 16
 	jb              near L.gcm_dec_rec_final4_bytes
@@ -2720,6 +2906,7 @@ L.gcm_dec_rec_final4_no2:
 L.gcm_dec_rec_final4_no1:
 	jmp             near L.gcm_dec_rec_partial
 L.gcm_dec_rec_final3:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         xmm0, xmm10, xmm15
 	vpaddd          xmm10, xmm10, xmm11
 	vpshufb         xmm1, xmm10, xmm15
@@ -2729,6 +2916,7 @@ L.gcm_dec_rec_final3:
 	vpxor           xmm0, xmm0, xmm12
 	vpxor           xmm1, xmm1, xmm12
 	vpxor           xmm2, xmm2, xmm12
+; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_rec_final3_aes128
 	je              near L.gcm_dec_rec_final3_aes192
@@ -2786,6 +2974,8 @@ L.gcm_dec_rec_final3_aes128:
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
 	vaesenc         xmm2, xmm2, xmm14
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           xmm8, xmm13, oword [rdx]
 	vaesenclast     xmm0, xmm0, xmm8
 	vmovdqu         oword [rsi], xmm0
@@ -2795,6 +2985,8 @@ L.gcm_dec_rec_final3_aes128:
 	add             rdx, 32
 	add             rsi, 32
 	sub             rcx, 32
+; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     xmm2, xmm2, xmm13
 	cmp             rcx, 16
 	jb              near L.gcm_dec_rec_final3_bytes
@@ -2837,12 +3029,14 @@ L.gcm_dec_rec_final3_no2:
 L.gcm_dec_rec_final3_no1:
 	jmp             near L.gcm_dec_rec_partial
 L.gcm_dec_rec_final2:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         xmm0, xmm10, xmm15
 	vpaddd          xmm10, xmm10, xmm11
 	vpshufb         xmm1, xmm10, xmm15
 	vpaddd          xmm10, xmm10, xmm11
 	vpxor           xmm0, xmm0, xmm12
 	vpxor           xmm1, xmm1, xmm12
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_rec_final2_aes128
 	je              near L.gcm_dec_rec_final2_aes192
@@ -2887,12 +3081,16 @@ L.gcm_dec_rec_final2_aes128:
 	vmovdqu         xmm14, oword [r10 - 16]
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           xmm8, xmm13, oword [rdx]
 	vaesenclast     xmm0, xmm0, xmm8
 	vmovdqu         oword [rsi], xmm0
 	add             rdx, 16
 	add             rsi, 16
 	sub             rcx, 16
+; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     xmm1, xmm1, xmm13
 	cmp             rcx, 16
 	jb              near L.gcm_dec_rec_final2_bytes
@@ -2935,9 +3133,11 @@ L.gcm_dec_rec_final2_no2:
 L.gcm_dec_rec_final2_no1:
 	jmp             near L.gcm_dec_rec_partial
 L.gcm_dec_rec_final1:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         xmm0, xmm10, xmm15
 	vpaddd          xmm10, xmm10, xmm11
 	vpxor           xmm0, xmm0, xmm12
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_rec_final1_aes128
 	je              near L.gcm_dec_rec_final1_aes192
@@ -2969,6 +3169,8 @@ L.gcm_dec_rec_final1_aes128:
 	vaesenc         xmm0, xmm0, xmm14
 	vmovdqu         xmm14, oword [r10 - 16]
 	vaesenc         xmm0, xmm0, xmm14
+; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     xmm0, xmm0, xmm13
 	cmp             rcx, 16
 	jb              near L.gcm_dec_rec_final1_bytes
@@ -3017,6 +3219,7 @@ L.gcm_dec_rec_partial:
 ; the partial block, zero-padded in the record: its keystream block on xmm
 	vmovdqu         xmm4, oword [r8 + 64]
 	vpxor           xmm4, xmm4, xmm12
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_rec_part_aes128
 	je              near L.gcm_dec_rec_part_aes192
@@ -3043,54 +3246,58 @@ L.gcm_dec_rec_part_aes128:
 	vpshufb         xmm4, xmm4, xmm15
 	vpxor           xmm4, xmm4, xmm9                ; ACC is zero if a block took it
 	vpxor           xmm9, xmm9, xmm9
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 0
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 0 ; d_L*h_L
 	vpxor           xmm5, xmm5, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 16
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 16 ; d_L*h_H
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 1
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 1 ; d_H*h_L
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 17
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 17 ; d_H*h_H
 	vpxor           xmm7, xmm7, xmm8
 	vmovdqu         xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 0
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 0 ; d_L*h_L
 	vpxor           xmm5, xmm5, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 16
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 16 ; d_L*h_H
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 1
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 1 ; d_H*h_L
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 17
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 17 ; d_H*h_H
 	vpxor           xmm7, xmm7, xmm8
-	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (x^63+x^62+x^57)
-	vpshufd         xmm5, xmm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (0xc2 << 56)
+	vpshufd         xmm5, xmm5, 78                  ; swap(LO)
 	vpxor           xmm6, xmm6, xmm5
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (x^63+x^62+x^57)
-	vpshufd         xmm6, xmm6, 78
+	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (0xc2 << 56)
+	vpshufd         xmm6, xmm6, 78                  ; swap(MI)
 	vpxor           xmm7, xmm7, xmm6
 	vpxor           xmm7, xmm7, xmm8
 	vmovdqa         xmm9, xmm7
 	jmp             near L.gcm_dec_rec_tag
 L.gcm_dec_rec_no_data:
+; no text left: the lengths block alone joins the sum
 	vmovdqu         xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpxor           xmm4, xmm4, xmm9
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 0
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 0 ; d_L*h_L
 	vpxor           xmm5, xmm5, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 16
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 16 ; d_L*h_H
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 1
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 1 ; d_H*h_L
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 17
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 17 ; d_H*h_H
 	vpxor           xmm7, xmm7, xmm8
-	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (x^63+x^62+x^57)
-	vpshufd         xmm5, xmm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (0xc2 << 56)
+	vpshufd         xmm5, xmm5, 78                  ; swap(LO)
 	vpxor           xmm6, xmm6, xmm5
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (x^63+x^62+x^57)
-	vpshufd         xmm6, xmm6, 78
+	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (0xc2 << 56)
+	vpshufd         xmm6, xmm6, 78                  ; swap(MI)
 	vpxor           xmm7, xmm7, xmm6
 	vpxor           xmm7, xmm7, xmm8
 	vmovdqa         xmm9, xmm7
 L.gcm_dec_rec_tag:
+; tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)
 	vpshufb         xmm9, xmm9, xmm15
 	vpxor           xmm9, xmm9, oword [r8 + 48]
 	vmovdqu         oword [r8 + 48], xmm9

@@ -7,16 +7,16 @@
 #   (or: make gen ISA=aesni_avx MODE=xctr KEYS=mem TAIL=4 UNROLL=8)
 # The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
 #
-# void aesgen_xctr_crypt_aesni_avx(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src,
-#                    size_t len, const uint8_t iv[16], uint64_t index);
+# int aesgen_xctr_crypt_aesni_avx(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src,
+#                    size_t len, const uint8_t iv[16], uint64_t index);   returns 0
 #
 # XCTR, the counter mode of HCTR2: block j of this call is AES_K(iv ^ LE128(index + j)).
 # The C caller keeps index + blocks below 2^64, so only the low quadword ever counts.
 # AES-128/192/256 share this code (rounds read from the key).
 #
-# Design: CTR holds 1 consecutive indexes as little-endian 128-bit integers (one
-# per lane); one XOR with (iv ^ round key 0) gives the whitened AES input, so XCTR needs
-# no byte swap.  The last round takes (last key ^ data), fusing the keystream XOR.
+# Counter form: XCTR's counter is little-endian, so CTR holds 1 consecutive indexes
+# as little-endian 128-bit integers (one per lane) and vpaddq advances them; one XOR with
+# IVK = (iv ^ round key 0) gives the whitened AES input: no byte swap, no carry path.  The last round takes (last key ^ data), fusing the keystream XOR.
 # 8 vectors per main-loop iteration, then groups of 4; the
 # final partial vector uses 8/4/2/1-byte pieces.
 #
@@ -35,11 +35,14 @@ aesgen_xctr_crypt_aesni_avx:
 	endbr64
 	test            %rcx, %rcx
 	{disp32} jz     .Lxctr_return
+# ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+# from the end so that every key size runs the same last nine rounds
 	mov             240(%rdi), %eax
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &rk[rounds]
 	cmp             $16, %rcx
 	{disp32} jbe    .Lxctr_one_block
+# the first and last round keys into registers; the middle ones are read each round
 	vmovdqu         (%r10), %xmm12
 	vmovdqu         (%r8), %xmm10
 	vmovdqu         (%rdi), %xmm11
@@ -57,6 +60,7 @@ aesgen_xctr_crypt_aesni_avx:
 .Lxctr_group_loop:
 	cmp             $64, %rcx
 	{disp32} jb     .Lxctr_final
+# counter blocks: (iv ^ round key 0) ^ index, index += INC (1 per vector)
 	vpxor           %xmm10, %xmm8, %xmm0
 	vpaddq          %xmm9, %xmm8, %xmm8
 	vpxor           %xmm10, %xmm8, %xmm1
@@ -65,6 +69,7 @@ aesgen_xctr_crypt_aesni_avx:
 	vpaddq          %xmm9, %xmm8, %xmm8
 	vpxor           %xmm10, %xmm8, %xmm3
 	vpaddq          %xmm9, %xmm8, %xmm8
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxctr_group_aes128
 	{disp32} je     .Lxctr_group_aes192
@@ -135,6 +140,8 @@ aesgen_xctr_crypt_aesni_avx:
 	vaesenc         %xmm13, %xmm1, %xmm1
 	vaesenc         %xmm13, %xmm2, %xmm2
 	vaesenc         %xmm13, %xmm3, %xmm3
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           (%rdx), %xmm12, %xmm11
 	vaesenclast     %xmm11, %xmm0, %xmm0
 	vmovdqu         %xmm0, (%rsi)
@@ -155,6 +162,8 @@ aesgen_xctr_crypt_aesni_avx:
 
 # 1..64 bytes remain: pick the final group by the number of vectors they need.
 .Lxctr_final:
+# final group dispatch: the fewest vectors that hold LEN bytes, so that a short
+# message runs only the AES work it needs (its vectors side by side)
 	cmp             $16, %rcx
 	{disp32} jbe    .Lxctr_final1
 	cmp             $32, %rcx
@@ -162,6 +171,7 @@ aesgen_xctr_crypt_aesni_avx:
 	cmp             $48, %rcx
 	{disp32} jbe    .Lxctr_final3
 .Lxctr_final4:
+# counter blocks: (iv ^ round key 0) ^ index, index += INC (1 per vector)
 	vpxor           %xmm10, %xmm8, %xmm0
 	vpaddq          %xmm9, %xmm8, %xmm8
 	vpxor           %xmm10, %xmm8, %xmm1
@@ -170,6 +180,7 @@ aesgen_xctr_crypt_aesni_avx:
 	vpaddq          %xmm9, %xmm8, %xmm8
 	vpxor           %xmm10, %xmm8, %xmm3
 	vpaddq          %xmm9, %xmm8, %xmm8
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxctr_final4_aes128
 	{disp32} je     .Lxctr_final4_aes192
@@ -240,6 +251,8 @@ aesgen_xctr_crypt_aesni_avx:
 	vaesenc         %xmm13, %xmm1, %xmm1
 	vaesenc         %xmm13, %xmm2, %xmm2
 	vaesenc         %xmm13, %xmm3, %xmm3
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           (%rdx), %xmm12, %xmm11
 	vaesenclast     %xmm11, %xmm0, %xmm0
 	vmovdqu         %xmm0, (%rsi)
@@ -252,6 +265,8 @@ aesgen_xctr_crypt_aesni_avx:
 	add             $48, %rdx
 	add             $48, %rsi
 	sub             $48, %rcx
+# the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+# 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %xmm12, %xmm3, %xmm3
 	cmp             $16, %rcx
 	{disp32} jb     .Lxctr_final4_bytes
@@ -294,12 +309,14 @@ aesgen_xctr_crypt_aesni_avx:
 .Lxctr_final4_no1:
 	{disp32} jmp    .Lxctr_return
 .Lxctr_final3:
+# counter blocks: (iv ^ round key 0) ^ index, index += INC (1 per vector)
 	vpxor           %xmm10, %xmm8, %xmm0
 	vpaddq          %xmm9, %xmm8, %xmm8
 	vpxor           %xmm10, %xmm8, %xmm1
 	vpaddq          %xmm9, %xmm8, %xmm8
 	vpxor           %xmm10, %xmm8, %xmm2
 	vpaddq          %xmm9, %xmm8, %xmm8
+# the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxctr_final3_aes128
 	{disp32} je     .Lxctr_final3_aes192
@@ -357,6 +374,8 @@ aesgen_xctr_crypt_aesni_avx:
 	vaesenc         %xmm13, %xmm0, %xmm0
 	vaesenc         %xmm13, %xmm1, %xmm1
 	vaesenc         %xmm13, %xmm2, %xmm2
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           (%rdx), %xmm12, %xmm11
 	vaesenclast     %xmm11, %xmm0, %xmm0
 	vmovdqu         %xmm0, (%rsi)
@@ -366,6 +385,8 @@ aesgen_xctr_crypt_aesni_avx:
 	add             $32, %rdx
 	add             $32, %rsi
 	sub             $32, %rcx
+# the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+# 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %xmm12, %xmm2, %xmm2
 	cmp             $16, %rcx
 	{disp32} jb     .Lxctr_final3_bytes
@@ -408,10 +429,12 @@ aesgen_xctr_crypt_aesni_avx:
 .Lxctr_final3_no1:
 	{disp32} jmp    .Lxctr_return
 .Lxctr_final2:
+# counter blocks: (iv ^ round key 0) ^ index, index += INC (1 per vector)
 	vpxor           %xmm10, %xmm8, %xmm0
 	vpaddq          %xmm9, %xmm8, %xmm8
 	vpxor           %xmm10, %xmm8, %xmm1
 	vpaddq          %xmm9, %xmm8, %xmm8
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxctr_final2_aes128
 	{disp32} je     .Lxctr_final2_aes192
@@ -456,12 +479,16 @@ aesgen_xctr_crypt_aesni_avx:
 	vmovdqu         -16(%r10), %xmm13
 	vaesenc         %xmm13, %xmm0, %xmm0
 	vaesenc         %xmm13, %xmm1, %xmm1
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           (%rdx), %xmm12, %xmm11
 	vaesenclast     %xmm11, %xmm0, %xmm0
 	vmovdqu         %xmm0, (%rsi)
 	add             $16, %rdx
 	add             $16, %rsi
 	sub             $16, %rcx
+# the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+# 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %xmm12, %xmm1, %xmm1
 	cmp             $16, %rcx
 	{disp32} jb     .Lxctr_final2_bytes
@@ -504,8 +531,10 @@ aesgen_xctr_crypt_aesni_avx:
 .Lxctr_final2_no1:
 	{disp32} jmp    .Lxctr_return
 .Lxctr_final1:
+# counter blocks: (iv ^ round key 0) ^ index, index += INC (1 per vector)
 	vpxor           %xmm10, %xmm8, %xmm0
 	vpaddq          %xmm9, %xmm8, %xmm8
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxctr_final1_aes128
 	{disp32} je     .Lxctr_final1_aes192
@@ -537,6 +566,8 @@ aesgen_xctr_crypt_aesni_avx:
 	vaesenc         %xmm13, %xmm0, %xmm0
 	vmovdqu         -16(%r10), %xmm13
 	vaesenc         %xmm13, %xmm0, %xmm0
+# the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+# 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %xmm12, %xmm0, %xmm0
 	cmp             $16, %rcx
 	{disp32} jb     .Lxctr_final1_bytes
@@ -585,7 +616,9 @@ aesgen_xctr_crypt_aesni_avx:
 	.p2align 6, 0xcc
 .Lxctr_main_loop:
 # LLVM-MCA-BEGIN xctr_aesni_avx_main_loop
-# 8 vectors = 128 bytes per iteration
+# main loop: 8 vectors = 128 bytes per iteration; entered with LEN = the bytes
+# left - 128, placed after the epilogue so short messages never jump over it
+# counter blocks: (iv ^ round key 0) ^ index, index += INC (1 per vector)
 	vpxor           %xmm10, %xmm8, %xmm0
 	vpaddq          %xmm9, %xmm8, %xmm8
 	vpxor           %xmm10, %xmm8, %xmm1
@@ -602,6 +635,7 @@ aesgen_xctr_crypt_aesni_avx:
 	vpaddq          %xmm9, %xmm8, %xmm8
 	vpxor           %xmm10, %xmm8, %xmm7
 	vpaddq          %xmm9, %xmm8, %xmm8
+# the middle rounds on 8 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxctr_main_aes128
 	{disp32} je     .Lxctr_main_aes192
@@ -724,6 +758,8 @@ aesgen_xctr_crypt_aesni_avx:
 	vaesenc         %xmm13, %xmm5, %xmm5
 	vaesenc         %xmm13, %xmm6, %xmm6
 	vaesenc         %xmm13, %xmm7, %xmm7
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           (%rdx), %xmm12, %xmm11
 	vaesenclast     %xmm11, %xmm0, %xmm0
 	vmovdqu         %xmm0, (%rsi)
@@ -756,9 +792,12 @@ aesgen_xctr_crypt_aesni_avx:
 	jmp             .Lxctr_main_done
 
 .Lxctr_one_block:
+# 1..16 bytes: one block on xmm, every round key read from memory (none of the
+# vector path's key broadcasts), the upper state untouched (no vzeroupper)
 	vmovq           %r9, %xmm0
 	vpxor           (%r8), %xmm0, %xmm0
 	vpxor           (%rdi), %xmm0, %xmm0
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxctr_one_aes128
 	{disp32} je     .Lxctr_one_aes192
@@ -777,6 +816,8 @@ aesgen_xctr_crypt_aesni_avx:
 	vaesenc         -48(%r10), %xmm0, %xmm0
 	vaesenc         -32(%r10), %xmm0, %xmm0
 	vaesenc         -16(%r10), %xmm0, %xmm0
+# the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+# 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     (%r10), %xmm0, %xmm0
 	cmp             $16, %rcx
 	{disp32} jb     .Lxctr_one_bytes

@@ -10,16 +10,16 @@
 
 	bits 64
 	default abs
-; void aesgen_xctr_crypt_aesni_avx(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src,
-;                    size_t len, const uint8_t iv[16], uint64_t index);
+; int aesgen_xctr_crypt_aesni_avx(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src,
+;                    size_t len, const uint8_t iv[16], uint64_t index);   returns 0
 ;
 ; XCTR, the counter mode of HCTR2: block j of this call is AES_K(iv ^ LE128(index + j)).
 ; The C caller keeps index + blocks below 2^64, so only the low quadword ever counts.
 ; AES-128/192/256 share this code (rounds read from the key).
 ;
-; Design: CTR holds 1 consecutive indexes as little-endian 128-bit integers (one
-; per lane); one XOR with (iv ^ round key 0) gives the whitened AES input, so XCTR needs
-; no byte swap.  The last round takes (last key ^ data), fusing the keystream XOR.
+; Counter form: XCTR's counter is little-endian, so CTR holds 1 consecutive indexes
+; as little-endian 128-bit integers (one per lane) and vpaddq advances them; one XOR with
+; IVK = (iv ^ round key 0) gives the whitened AES input: no byte swap, no carry path.  The last round takes (last key ^ data), fusing the keystream XOR.
 ; 8 vectors per main-loop iteration, then groups of 4; the
 ; final partial vector uses 8/4/2/1-byte pieces.
 ;
@@ -35,11 +35,14 @@ aesgen_xctr_crypt_aesni_avx:
 	endbr64
 	test            rcx, rcx
 	jz              near L.xctr_return
+; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+; from the end so that every key size runs the same last nine rounds
 	mov             eax, dword [rdi + 240]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &rk[rounds]
 	cmp             rcx, 16
 	jbe             near L.xctr_one_block
+; the first and last round keys into registers; the middle ones are read each round
 	vmovdqu         xmm12, oword [r10]
 	vmovdqu         xmm10, oword [r8]
 	vmovdqu         xmm11, oword [rdi]
@@ -57,6 +60,7 @@ L.xctr_main_done:
 L.xctr_group_loop:
 	cmp             rcx, 64
 	jb              near L.xctr_final
+; counter blocks: (iv ^ round key 0) ^ index, index += INC (1 per vector)
 	vpxor           xmm0, xmm8, xmm10
 	vpaddq          xmm8, xmm8, xmm9
 	vpxor           xmm1, xmm8, xmm10
@@ -65,6 +69,7 @@ L.xctr_group_loop:
 	vpaddq          xmm8, xmm8, xmm9
 	vpxor           xmm3, xmm8, xmm10
 	vpaddq          xmm8, xmm8, xmm9
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xctr_group_aes128
 	je              near L.xctr_group_aes192
@@ -135,6 +140,8 @@ L.xctr_group_aes128:
 	vaesenc         xmm1, xmm1, xmm13
 	vaesenc         xmm2, xmm2, xmm13
 	vaesenc         xmm3, xmm3, xmm13
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           xmm11, xmm12, oword [rdx]
 	vaesenclast     xmm0, xmm0, xmm11
 	vmovdqu         oword [rsi], xmm0
@@ -155,6 +162,8 @@ L.xctr_group_aes128:
 
 ; 1..64 bytes remain: pick the final group by the number of vectors they need.
 L.xctr_final:
+; final group dispatch: the fewest vectors that hold LEN bytes, so that a short
+; message runs only the AES work it needs (its vectors side by side)
 	cmp             rcx, 16
 	jbe             near L.xctr_final1
 	cmp             rcx, 32
@@ -162,6 +171,7 @@ L.xctr_final:
 	cmp             rcx, 48
 	jbe             near L.xctr_final3
 L.xctr_final4:
+; counter blocks: (iv ^ round key 0) ^ index, index += INC (1 per vector)
 	vpxor           xmm0, xmm8, xmm10
 	vpaddq          xmm8, xmm8, xmm9
 	vpxor           xmm1, xmm8, xmm10
@@ -170,6 +180,7 @@ L.xctr_final4:
 	vpaddq          xmm8, xmm8, xmm9
 	vpxor           xmm3, xmm8, xmm10
 	vpaddq          xmm8, xmm8, xmm9
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xctr_final4_aes128
 	je              near L.xctr_final4_aes192
@@ -240,6 +251,8 @@ L.xctr_final4_aes128:
 	vaesenc         xmm1, xmm1, xmm13
 	vaesenc         xmm2, xmm2, xmm13
 	vaesenc         xmm3, xmm3, xmm13
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           xmm11, xmm12, oword [rdx]
 	vaesenclast     xmm0, xmm0, xmm11
 	vmovdqu         oword [rsi], xmm0
@@ -252,6 +265,8 @@ L.xctr_final4_aes128:
 	add             rdx, 48
 	add             rsi, 48
 	sub             rcx, 48
+; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     xmm3, xmm3, xmm12
 	cmp             rcx, 16
 	jb              near L.xctr_final4_bytes
@@ -294,12 +309,14 @@ L.xctr_final4_no2:
 L.xctr_final4_no1:
 	jmp             near L.xctr_return
 L.xctr_final3:
+; counter blocks: (iv ^ round key 0) ^ index, index += INC (1 per vector)
 	vpxor           xmm0, xmm8, xmm10
 	vpaddq          xmm8, xmm8, xmm9
 	vpxor           xmm1, xmm8, xmm10
 	vpaddq          xmm8, xmm8, xmm9
 	vpxor           xmm2, xmm8, xmm10
 	vpaddq          xmm8, xmm8, xmm9
+; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xctr_final3_aes128
 	je              near L.xctr_final3_aes192
@@ -357,6 +374,8 @@ L.xctr_final3_aes128:
 	vaesenc         xmm0, xmm0, xmm13
 	vaesenc         xmm1, xmm1, xmm13
 	vaesenc         xmm2, xmm2, xmm13
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           xmm11, xmm12, oword [rdx]
 	vaesenclast     xmm0, xmm0, xmm11
 	vmovdqu         oword [rsi], xmm0
@@ -366,6 +385,8 @@ L.xctr_final3_aes128:
 	add             rdx, 32
 	add             rsi, 32
 	sub             rcx, 32
+; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     xmm2, xmm2, xmm12
 	cmp             rcx, 16
 	jb              near L.xctr_final3_bytes
@@ -408,10 +429,12 @@ L.xctr_final3_no2:
 L.xctr_final3_no1:
 	jmp             near L.xctr_return
 L.xctr_final2:
+; counter blocks: (iv ^ round key 0) ^ index, index += INC (1 per vector)
 	vpxor           xmm0, xmm8, xmm10
 	vpaddq          xmm8, xmm8, xmm9
 	vpxor           xmm1, xmm8, xmm10
 	vpaddq          xmm8, xmm8, xmm9
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xctr_final2_aes128
 	je              near L.xctr_final2_aes192
@@ -456,12 +479,16 @@ L.xctr_final2_aes128:
 	vmovdqu         xmm13, oword [r10 - 16]
 	vaesenc         xmm0, xmm0, xmm13
 	vaesenc         xmm1, xmm1, xmm13
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           xmm11, xmm12, oword [rdx]
 	vaesenclast     xmm0, xmm0, xmm11
 	vmovdqu         oword [rsi], xmm0
 	add             rdx, 16
 	add             rsi, 16
 	sub             rcx, 16
+; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     xmm1, xmm1, xmm12
 	cmp             rcx, 16
 	jb              near L.xctr_final2_bytes
@@ -504,8 +531,10 @@ L.xctr_final2_no2:
 L.xctr_final2_no1:
 	jmp             near L.xctr_return
 L.xctr_final1:
+; counter blocks: (iv ^ round key 0) ^ index, index += INC (1 per vector)
 	vpxor           xmm0, xmm8, xmm10
 	vpaddq          xmm8, xmm8, xmm9
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xctr_final1_aes128
 	je              near L.xctr_final1_aes192
@@ -537,6 +566,8 @@ L.xctr_final1_aes128:
 	vaesenc         xmm0, xmm0, xmm13
 	vmovdqu         xmm13, oword [r10 - 16]
 	vaesenc         xmm0, xmm0, xmm13
+; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     xmm0, xmm0, xmm12
 	cmp             rcx, 16
 	jb              near L.xctr_final1_bytes
@@ -585,7 +616,9 @@ L.xctr_return:
 	align 64, db 0xcc
 L.xctr_main_loop:
 ; LLVM-MCA-BEGIN xctr_aesni_avx_main_loop
-; 8 vectors = 128 bytes per iteration
+; main loop: 8 vectors = 128 bytes per iteration; entered with LEN = the bytes
+; left - 128, placed after the epilogue so short messages never jump over it
+; counter blocks: (iv ^ round key 0) ^ index, index += INC (1 per vector)
 	vpxor           xmm0, xmm8, xmm10
 	vpaddq          xmm8, xmm8, xmm9
 	vpxor           xmm1, xmm8, xmm10
@@ -602,6 +635,7 @@ L.xctr_main_loop:
 	vpaddq          xmm8, xmm8, xmm9
 	vpxor           xmm7, xmm8, xmm10
 	vpaddq          xmm8, xmm8, xmm9
+; the middle rounds on 8 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xctr_main_aes128
 	je              near L.xctr_main_aes192
@@ -724,6 +758,8 @@ L.xctr_main_aes128:
 	vaesenc         xmm5, xmm5, xmm13
 	vaesenc         xmm6, xmm6, xmm13
 	vaesenc         xmm7, xmm7, xmm13
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           xmm11, xmm12, oword [rdx]
 	vaesenclast     xmm0, xmm0, xmm11
 	vmovdqu         oword [rsi], xmm0
@@ -756,9 +792,12 @@ L.xctr_main_aes128:
 	jmp             L.xctr_main_done
 
 L.xctr_one_block:
+; 1..16 bytes: one block on xmm, every round key read from memory (none of the
+; vector path's key broadcasts), the upper state untouched (no vzeroupper)
 	vmovq           xmm0, r9
 	vpxor           xmm0, xmm0, oword [r8]
 	vpxor           xmm0, xmm0, oword [rdi]
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xctr_one_aes128
 	je              near L.xctr_one_aes192
@@ -777,6 +816,8 @@ L.xctr_one_aes128:
 	vaesenc         xmm0, xmm0, oword [r10 - 48]
 	vaesenc         xmm0, xmm0, oword [r10 - 32]
 	vaesenc         xmm0, xmm0, oword [r10 - 16]
+; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     xmm0, xmm0, oword [r10]
 	cmp             rcx, 16
 	jb              near L.xctr_one_bytes

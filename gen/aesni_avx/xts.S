@@ -14,10 +14,20 @@
 # tweak key's encryption schedule.  Block j is E_K1(block ^ T*x^j) ^ T*x^j with T = E_K2(iv),
 # products in GF(2^128) modulo x^128 + x^7 + x^2 + x + 1 (little-endian bits).
 #
-# Design: BASE holds the tweaks of the next 1 block(s), one per 128-bit lane; vector j of an
-# iteration uses BASE * x^(1*j), each computed straight from BASE (a shift and a
-# carry-less multiply by 0x87 per vector, not a serial chain).  The tweak is XORed in with
-# round key 0 (two vpxor) and folded into the last round key.
+# The tweak step.  IEEE 1619 reads a tweak as a little-endian 128-bit integer whose bit i
+# is the coefficient of x^i in GF(2^128) = GF(2)[x] / (x^128 + x^7 + x^2 + x + 1), and the
+# next block's tweak is T*x: a left shift by one bit, and when bit 127 falls out,
+# x^128 = x^7 + x^2 + x + 1 puts 0x87 into the low byte.  Here a vector's tweaks are made
+# k steps at once (mul_xk): T*x^k is T shifted left by k bits (as two quadwords, the low
+# one's top k bits carried into the high one, or as whole bytes when k is a multiple of
+# 8), plus the k bits shifted out of the top, times 0x87 as one carry-less multiply
+# (vpclmulqdq; k <= 64, so the product fits in 72 bits and needs no second fold).
+#
+# Several tweaks per vector: BASE holds the tweaks of the next 1 block(s), one per
+# 128-bit lane; vector j of an iteration uses
+# BASE * x^(1*j), each made straight from BASE (independent shifts and multiplies,
+# not a serial chain), and BASE moves on by x^(1*vectors).  The tweak is XORed in with round key 0 (two vpxor)
+# and folded into the last round key (aesenclast(x, k ^ t) = aesenclast(x, k) ^ t).
 # 4 vectors per main-loop iteration; the rest goes through a final group of 1..4 vectors
 # whose last may hold fewer blocks than lanes (block-sized accesses); a partial last block is
 # handled by ciphertext stealing on xmm.
@@ -38,12 +48,13 @@
 aesgen_xts_encrypt_aesni_avx:
 	.cfi_startproc
 	endbr64
-	mov             240(%rdi), %eax
+	mov             240(%rdi), %eax                 # key1 and key2 share the size
 # T = E_K2(iv), on xmm with the tweak key read from memory
 	lea             (%rsi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10
 	vmovdqu         (%r9), %xmm0
 	vpxor           (%rsi), %xmm0, %xmm0
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_tweak_aes128
 	{disp32} je     .Lxts_enc_tweak_aes192
@@ -65,9 +76,11 @@ aesgen_xts_encrypt_aesni_avx:
 	vaesenclast     (%r10), %xmm0, %xmm0
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &key1[rounds]
+# the first and last round keys into registers; the middle ones are read each round
 	vmovdqu         (%rdi), %xmm9
 	vmovdqu         (%r10), %xmm10
 	vmovdqu         .Lxts_poly(%rip), %xmm1
+# PART = len % 16; stealing takes the last whole block and the PART bytes after it
 	mov             %r8d, %esi
 	and             $15, %esi                       # bytes past the last whole block
 	{disp32} jz     .Lxts_enc_whole_blocks
@@ -79,6 +92,7 @@ aesgen_xts_encrypt_aesni_avx:
 .Lxts_enc_main_done:
 	add             $64, %r8
 	{disp32} jz     .Lxts_enc_no_tail
+# final group dispatch: the fewest vectors that hold LEN bytes (whole blocks)
 	cmp             $16, %r8
 	{disp32} jbe    .Lxts_enc_final1
 	cmp             $32, %r8
@@ -86,25 +100,30 @@ aesgen_xts_encrypt_aesni_avx:
 	cmp             $48, %r8
 	{disp32} jbe    .Lxts_enc_final3
 .Lxts_enc_final4:
+# the tweaks of 4 vectors: vector j = BASE * x^(1*j), each straight from BASE
 	vmovdqa         %xmm0, %xmm8
+# xmm11 = xmm0 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          $63, %xmm0, %xmm2               # top 1 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
 	vpsllq          $1, %xmm0, %xmm11
 	vpxor           %xmm2, %xmm11, %xmm11
 	vpxor           %xmm3, %xmm11, %xmm11
+# xmm12 = xmm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
 	vpsrlq          $62, %xmm0, %xmm2               # top 2 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
 	vpsllq          $2, %xmm0, %xmm12
 	vpxor           %xmm2, %xmm12, %xmm12
 	vpxor           %xmm3, %xmm12, %xmm12
+# xmm13 = xmm0 * x^3: shift left, fold the 3 bits shifted out back in times 0x87
 	vpsrlq          $61, %xmm0, %xmm2               # top 3 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
 	vpsllq          $3, %xmm0, %xmm13
 	vpxor           %xmm2, %xmm13, %xmm13
 	vpxor           %xmm3, %xmm13, %xmm13
+# xmm0 = xmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
 	vpsrlq          $60, %xmm0, %xmm2               # top 4 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
@@ -112,14 +131,19 @@ aesgen_xts_encrypt_aesni_avx:
 	vpxor           %xmm2, %xmm0, %xmm0
 	vpxor           %xmm3, %xmm0, %xmm0
 	sub             $48, %r8                        # bytes in the last vector
+# xmm4 = data ^ tweak ^ round key 0
 	vpxor           (%rcx), %xmm8, %xmm4
 	vpxor           %xmm9, %xmm4, %xmm4
+# xmm5 = data ^ tweak ^ round key 0
 	vpxor           16(%rcx), %xmm11, %xmm5
 	vpxor           %xmm9, %xmm5, %xmm5
+# xmm6 = data ^ tweak ^ round key 0
 	vpxor           32(%rcx), %xmm12, %xmm6
 	vpxor           %xmm9, %xmm6, %xmm6
+# xmm7 = data ^ tweak ^ round key 0
 	vpxor           48(%rcx), %xmm13, %xmm7
 	vpxor           %xmm9, %xmm7, %xmm7
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_final4_aes128
 	{disp32} je     .Lxts_enc_final4_aes192
@@ -209,19 +233,23 @@ aesgen_xts_encrypt_aesni_avx:
 	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
 	{disp32} jmp    .Lxts_enc_steal_or_done
 .Lxts_enc_final3:
+# the tweaks of 3 vectors: vector j = BASE * x^(1*j), each straight from BASE
 	vmovdqa         %xmm0, %xmm8
+# xmm11 = xmm0 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          $63, %xmm0, %xmm2               # top 1 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
 	vpsllq          $1, %xmm0, %xmm11
 	vpxor           %xmm2, %xmm11, %xmm11
 	vpxor           %xmm3, %xmm11, %xmm11
+# xmm12 = xmm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
 	vpsrlq          $62, %xmm0, %xmm2               # top 2 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
 	vpsllq          $2, %xmm0, %xmm12
 	vpxor           %xmm2, %xmm12, %xmm12
 	vpxor           %xmm3, %xmm12, %xmm12
+# xmm0 = xmm0 * x^3: shift left, fold the 3 bits shifted out back in times 0x87
 	vpsrlq          $61, %xmm0, %xmm2               # top 3 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
@@ -229,12 +257,16 @@ aesgen_xts_encrypt_aesni_avx:
 	vpxor           %xmm2, %xmm0, %xmm0
 	vpxor           %xmm3, %xmm0, %xmm0
 	sub             $32, %r8                        # bytes in the last vector
+# xmm4 = data ^ tweak ^ round key 0
 	vpxor           (%rcx), %xmm8, %xmm4
 	vpxor           %xmm9, %xmm4, %xmm4
+# xmm5 = data ^ tweak ^ round key 0
 	vpxor           16(%rcx), %xmm11, %xmm5
 	vpxor           %xmm9, %xmm5, %xmm5
+# xmm6 = data ^ tweak ^ round key 0
 	vpxor           32(%rcx), %xmm12, %xmm6
 	vpxor           %xmm9, %xmm6, %xmm6
+# the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_final3_aes128
 	{disp32} je     .Lxts_enc_final3_aes192
@@ -308,13 +340,16 @@ aesgen_xts_encrypt_aesni_avx:
 	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
 	{disp32} jmp    .Lxts_enc_steal_or_done
 .Lxts_enc_final2:
+# the tweaks of 2 vectors: vector j = BASE * x^(1*j), each straight from BASE
 	vmovdqa         %xmm0, %xmm8
+# xmm11 = xmm0 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          $63, %xmm0, %xmm2               # top 1 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
 	vpsllq          $1, %xmm0, %xmm11
 	vpxor           %xmm2, %xmm11, %xmm11
 	vpxor           %xmm3, %xmm11, %xmm11
+# xmm0 = xmm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
 	vpsrlq          $62, %xmm0, %xmm2               # top 2 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
@@ -322,10 +357,13 @@ aesgen_xts_encrypt_aesni_avx:
 	vpxor           %xmm2, %xmm0, %xmm0
 	vpxor           %xmm3, %xmm0, %xmm0
 	sub             $16, %r8                        # bytes in the last vector
+# xmm4 = data ^ tweak ^ round key 0
 	vpxor           (%rcx), %xmm8, %xmm4
 	vpxor           %xmm9, %xmm4, %xmm4
+# xmm5 = data ^ tweak ^ round key 0
 	vpxor           16(%rcx), %xmm11, %xmm5
 	vpxor           %xmm9, %xmm5, %xmm5
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_final2_aes128
 	{disp32} je     .Lxts_enc_final2_aes192
@@ -383,15 +421,19 @@ aesgen_xts_encrypt_aesni_avx:
 	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
 	{disp32} jmp    .Lxts_enc_steal_or_done
 .Lxts_enc_final1:
+# the tweaks of 1 vector: vector j = BASE * x^(1*j), each straight from BASE
 	vmovdqa         %xmm0, %xmm8
+# xmm0 = xmm0 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          $63, %xmm0, %xmm2               # top 1 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
 	vpsllq          $1, %xmm0, %xmm0
 	vpxor           %xmm2, %xmm0, %xmm0
 	vpxor           %xmm3, %xmm0, %xmm0
+# xmm4 = data ^ tweak ^ round key 0
 	vpxor           (%rcx), %xmm8, %xmm4
 	vpxor           %xmm9, %xmm4, %xmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_final1_aes128
 	{disp32} je     .Lxts_enc_final1_aes192
@@ -436,6 +478,9 @@ aesgen_xts_encrypt_aesni_avx:
 .Lxts_enc_steal_or_done:
 	test            %rsi, %rsi
 	{disp32} jz     .Lxts_enc_return
+# ciphertext stealing on xmm: TA = the last whole block's tweak, TB = TA * x
+# (encryption: the last whole block under TA, the stolen block under TB)
+# xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          $63, %xmm2, %xmm8               # top 1 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm8, %xmm0         # high half's, times 0x87
 	vpslldq         $8, %xmm8, %xmm8                # low half's carry into high
@@ -445,6 +490,7 @@ aesgen_xts_encrypt_aesni_avx:
 	vmovdqu         (%rcx,%rsi,1), %xmm8            # last 16 bytes of src
 	vpxor           (%rcx), %xmm2, %xmm4
 	vpxor           (%rdi), %xmm4, %xmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_steal_a_aes128
 	{disp32} je     .Lxts_enc_steal_a_aes192
@@ -480,6 +526,7 @@ aesgen_xts_encrypt_aesni_avx:
 	vmovdqu         %xmm1, (%rdx,%rsi,1)
 	vpxor           %xmm3, %xmm4, %xmm4
 	vpxor           (%rdi), %xmm4, %xmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_steal_b_aes128
 	{disp32} je     .Lxts_enc_steal_b_aes192
@@ -509,40 +556,50 @@ aesgen_xts_encrypt_aesni_avx:
 	.p2align 6, 0xcc
 .Lxts_enc_main_loop:
 # LLVM-MCA-BEGIN xts_enc_aesni_avx_main_loop
-# 4 vectors = 64 bytes per iteration
+# main loop: 4 vectors = 64 bytes per iteration, out of line after the epilogue
+# the tweaks of 4 vectors: vector j = BASE * x^(1*j), each straight from BASE
 	vmovdqa         %xmm0, %xmm8
+# xmm11 = xmm0 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          $63, %xmm0, %xmm2               # top 1 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
 	vpsllq          $1, %xmm0, %xmm11
 	vpxor           %xmm2, %xmm11, %xmm11
 	vpxor           %xmm3, %xmm11, %xmm11
+# xmm12 = xmm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
 	vpsrlq          $62, %xmm0, %xmm2               # top 2 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
 	vpsllq          $2, %xmm0, %xmm12
 	vpxor           %xmm2, %xmm12, %xmm12
 	vpxor           %xmm3, %xmm12, %xmm12
+# xmm13 = xmm0 * x^3: shift left, fold the 3 bits shifted out back in times 0x87
 	vpsrlq          $61, %xmm0, %xmm2               # top 3 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
 	vpsllq          $3, %xmm0, %xmm13
 	vpxor           %xmm2, %xmm13, %xmm13
 	vpxor           %xmm3, %xmm13, %xmm13
+# xmm0 = xmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
 	vpsrlq          $60, %xmm0, %xmm2               # top 4 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
 	vpsllq          $4, %xmm0, %xmm0
 	vpxor           %xmm2, %xmm0, %xmm0
 	vpxor           %xmm3, %xmm0, %xmm0
+# xmm4 = data ^ tweak ^ round key 0
 	vpxor           (%rcx), %xmm8, %xmm4
 	vpxor           %xmm9, %xmm4, %xmm4
+# xmm5 = data ^ tweak ^ round key 0
 	vpxor           16(%rcx), %xmm11, %xmm5
 	vpxor           %xmm9, %xmm5, %xmm5
+# xmm6 = data ^ tweak ^ round key 0
 	vpxor           32(%rcx), %xmm12, %xmm6
 	vpxor           %xmm9, %xmm6, %xmm6
+# xmm7 = data ^ tweak ^ round key 0
 	vpxor           48(%rcx), %xmm13, %xmm7
 	vpxor           %xmm9, %xmm7, %xmm7
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_main_aes128
 	{disp32} je     .Lxts_enc_main_aes192
@@ -613,6 +670,7 @@ aesgen_xts_encrypt_aesni_avx:
 	vaesenc         %xmm14, %xmm5, %xmm5
 	vaesenc         %xmm14, %xmm6, %xmm6
 	vaesenc         %xmm14, %xmm7, %xmm7
+# last round with the tweak folded into the key: the output is the block ^ tweak
 	vpxor           %xmm8, %xmm10, %xmm2
 	vaesenclast     %xmm2, %xmm4, %xmm4
 	vmovdqu         %xmm4, (%rdx)
@@ -641,10 +699,20 @@ aesgen_xts_encrypt_aesni_avx:
 # tweak key's encryption schedule.  Block j is D_K1(block ^ T*x^j) ^ T*x^j with T = E_K2(iv),
 # products in GF(2^128) modulo x^128 + x^7 + x^2 + x + 1 (little-endian bits).
 #
-# Design: BASE holds the tweaks of the next 1 block(s), one per 128-bit lane; vector j of an
-# iteration uses BASE * x^(1*j), each computed straight from BASE (a shift and a
-# carry-less multiply by 0x87 per vector, not a serial chain).  The tweak is XORed in with
-# round key 0 (two vpxor) and folded into the last round key.
+# The tweak step.  IEEE 1619 reads a tweak as a little-endian 128-bit integer whose bit i
+# is the coefficient of x^i in GF(2^128) = GF(2)[x] / (x^128 + x^7 + x^2 + x + 1), and the
+# next block's tweak is T*x: a left shift by one bit, and when bit 127 falls out,
+# x^128 = x^7 + x^2 + x + 1 puts 0x87 into the low byte.  Here a vector's tweaks are made
+# k steps at once (mul_xk): T*x^k is T shifted left by k bits (as two quadwords, the low
+# one's top k bits carried into the high one, or as whole bytes when k is a multiple of
+# 8), plus the k bits shifted out of the top, times 0x87 as one carry-less multiply
+# (vpclmulqdq; k <= 64, so the product fits in 72 bits and needs no second fold).
+#
+# Several tweaks per vector: BASE holds the tweaks of the next 1 block(s), one per
+# 128-bit lane; vector j of an iteration uses
+# BASE * x^(1*j), each made straight from BASE (independent shifts and multiplies,
+# not a serial chain), and BASE moves on by x^(1*vectors).  The tweak is XORed in with round key 0 (two vpxor)
+# and folded into the last round key (aesenclast(x, k ^ t) = aesenclast(x, k) ^ t).
 # 4 vectors per main-loop iteration; the rest goes through a final group of 1..4 vectors
 # whose last may hold fewer blocks than lanes (block-sized accesses); a partial last block is
 # handled by ciphertext stealing on xmm.
@@ -665,12 +733,13 @@ aesgen_xts_encrypt_aesni_avx:
 aesgen_xts_decrypt_aesni_avx:
 	.cfi_startproc
 	endbr64
-	mov             240(%rdi), %eax
+	mov             240(%rdi), %eax                 # key1 and key2 share the size
 # T = E_K2(iv), on xmm with the tweak key read from memory
 	lea             (%rsi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10
 	vmovdqu         (%r9), %xmm0
 	vpxor           (%rsi), %xmm0, %xmm0
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_tweak_aes128
 	{disp32} je     .Lxts_dec_tweak_aes192
@@ -692,9 +761,11 @@ aesgen_xts_decrypt_aesni_avx:
 	vaesenclast     (%r10), %xmm0, %xmm0
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &key1[rounds]
+# the first and last round keys into registers; the middle ones are read each round
 	vmovdqu         (%rdi), %xmm9
 	vmovdqu         (%r10), %xmm10
 	vmovdqu         .Lxts_poly(%rip), %xmm1
+# PART = len % 16; stealing takes the last whole block and the PART bytes after it
 	mov             %r8d, %esi
 	and             $15, %esi                       # bytes past the last whole block
 	{disp32} jz     .Lxts_dec_whole_blocks
@@ -706,6 +777,7 @@ aesgen_xts_decrypt_aesni_avx:
 .Lxts_dec_main_done:
 	add             $64, %r8
 	{disp32} jz     .Lxts_dec_no_tail
+# final group dispatch: the fewest vectors that hold LEN bytes (whole blocks)
 	cmp             $16, %r8
 	{disp32} jbe    .Lxts_dec_final1
 	cmp             $32, %r8
@@ -713,25 +785,30 @@ aesgen_xts_decrypt_aesni_avx:
 	cmp             $48, %r8
 	{disp32} jbe    .Lxts_dec_final3
 .Lxts_dec_final4:
+# the tweaks of 4 vectors: vector j = BASE * x^(1*j), each straight from BASE
 	vmovdqa         %xmm0, %xmm8
+# xmm11 = xmm0 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          $63, %xmm0, %xmm2               # top 1 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
 	vpsllq          $1, %xmm0, %xmm11
 	vpxor           %xmm2, %xmm11, %xmm11
 	vpxor           %xmm3, %xmm11, %xmm11
+# xmm12 = xmm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
 	vpsrlq          $62, %xmm0, %xmm2               # top 2 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
 	vpsllq          $2, %xmm0, %xmm12
 	vpxor           %xmm2, %xmm12, %xmm12
 	vpxor           %xmm3, %xmm12, %xmm12
+# xmm13 = xmm0 * x^3: shift left, fold the 3 bits shifted out back in times 0x87
 	vpsrlq          $61, %xmm0, %xmm2               # top 3 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
 	vpsllq          $3, %xmm0, %xmm13
 	vpxor           %xmm2, %xmm13, %xmm13
 	vpxor           %xmm3, %xmm13, %xmm13
+# xmm0 = xmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
 	vpsrlq          $60, %xmm0, %xmm2               # top 4 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
@@ -739,14 +816,19 @@ aesgen_xts_decrypt_aesni_avx:
 	vpxor           %xmm2, %xmm0, %xmm0
 	vpxor           %xmm3, %xmm0, %xmm0
 	sub             $48, %r8                        # bytes in the last vector
+# xmm4 = data ^ tweak ^ round key 0
 	vpxor           (%rcx), %xmm8, %xmm4
 	vpxor           %xmm9, %xmm4, %xmm4
+# xmm5 = data ^ tweak ^ round key 0
 	vpxor           16(%rcx), %xmm11, %xmm5
 	vpxor           %xmm9, %xmm5, %xmm5
+# xmm6 = data ^ tweak ^ round key 0
 	vpxor           32(%rcx), %xmm12, %xmm6
 	vpxor           %xmm9, %xmm6, %xmm6
+# xmm7 = data ^ tweak ^ round key 0
 	vpxor           48(%rcx), %xmm13, %xmm7
 	vpxor           %xmm9, %xmm7, %xmm7
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_final4_aes128
 	{disp32} je     .Lxts_dec_final4_aes192
@@ -836,19 +918,23 @@ aesgen_xts_decrypt_aesni_avx:
 	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
 	{disp32} jmp    .Lxts_dec_steal_or_done
 .Lxts_dec_final3:
+# the tweaks of 3 vectors: vector j = BASE * x^(1*j), each straight from BASE
 	vmovdqa         %xmm0, %xmm8
+# xmm11 = xmm0 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          $63, %xmm0, %xmm2               # top 1 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
 	vpsllq          $1, %xmm0, %xmm11
 	vpxor           %xmm2, %xmm11, %xmm11
 	vpxor           %xmm3, %xmm11, %xmm11
+# xmm12 = xmm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
 	vpsrlq          $62, %xmm0, %xmm2               # top 2 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
 	vpsllq          $2, %xmm0, %xmm12
 	vpxor           %xmm2, %xmm12, %xmm12
 	vpxor           %xmm3, %xmm12, %xmm12
+# xmm0 = xmm0 * x^3: shift left, fold the 3 bits shifted out back in times 0x87
 	vpsrlq          $61, %xmm0, %xmm2               # top 3 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
@@ -856,12 +942,16 @@ aesgen_xts_decrypt_aesni_avx:
 	vpxor           %xmm2, %xmm0, %xmm0
 	vpxor           %xmm3, %xmm0, %xmm0
 	sub             $32, %r8                        # bytes in the last vector
+# xmm4 = data ^ tweak ^ round key 0
 	vpxor           (%rcx), %xmm8, %xmm4
 	vpxor           %xmm9, %xmm4, %xmm4
+# xmm5 = data ^ tweak ^ round key 0
 	vpxor           16(%rcx), %xmm11, %xmm5
 	vpxor           %xmm9, %xmm5, %xmm5
+# xmm6 = data ^ tweak ^ round key 0
 	vpxor           32(%rcx), %xmm12, %xmm6
 	vpxor           %xmm9, %xmm6, %xmm6
+# the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_final3_aes128
 	{disp32} je     .Lxts_dec_final3_aes192
@@ -935,13 +1025,16 @@ aesgen_xts_decrypt_aesni_avx:
 	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
 	{disp32} jmp    .Lxts_dec_steal_or_done
 .Lxts_dec_final2:
+# the tweaks of 2 vectors: vector j = BASE * x^(1*j), each straight from BASE
 	vmovdqa         %xmm0, %xmm8
+# xmm11 = xmm0 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          $63, %xmm0, %xmm2               # top 1 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
 	vpsllq          $1, %xmm0, %xmm11
 	vpxor           %xmm2, %xmm11, %xmm11
 	vpxor           %xmm3, %xmm11, %xmm11
+# xmm0 = xmm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
 	vpsrlq          $62, %xmm0, %xmm2               # top 2 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
@@ -949,10 +1042,13 @@ aesgen_xts_decrypt_aesni_avx:
 	vpxor           %xmm2, %xmm0, %xmm0
 	vpxor           %xmm3, %xmm0, %xmm0
 	sub             $16, %r8                        # bytes in the last vector
+# xmm4 = data ^ tweak ^ round key 0
 	vpxor           (%rcx), %xmm8, %xmm4
 	vpxor           %xmm9, %xmm4, %xmm4
+# xmm5 = data ^ tweak ^ round key 0
 	vpxor           16(%rcx), %xmm11, %xmm5
 	vpxor           %xmm9, %xmm5, %xmm5
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_final2_aes128
 	{disp32} je     .Lxts_dec_final2_aes192
@@ -1010,15 +1106,19 @@ aesgen_xts_decrypt_aesni_avx:
 	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
 	{disp32} jmp    .Lxts_dec_steal_or_done
 .Lxts_dec_final1:
+# the tweaks of 1 vector: vector j = BASE * x^(1*j), each straight from BASE
 	vmovdqa         %xmm0, %xmm8
+# xmm0 = xmm0 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          $63, %xmm0, %xmm2               # top 1 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
 	vpsllq          $1, %xmm0, %xmm0
 	vpxor           %xmm2, %xmm0, %xmm0
 	vpxor           %xmm3, %xmm0, %xmm0
+# xmm4 = data ^ tweak ^ round key 0
 	vpxor           (%rcx), %xmm8, %xmm4
 	vpxor           %xmm9, %xmm4, %xmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_final1_aes128
 	{disp32} je     .Lxts_dec_final1_aes192
@@ -1063,6 +1163,9 @@ aesgen_xts_decrypt_aesni_avx:
 .Lxts_dec_steal_or_done:
 	test            %rsi, %rsi
 	{disp32} jz     .Lxts_dec_return
+# ciphertext stealing on xmm: TA = the last whole block's tweak, TB = TA * x
+# (decryption: the last whole block under TB, the stolen block under TA)
+# xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          $63, %xmm2, %xmm8               # top 1 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm8, %xmm0         # high half's, times 0x87
 	vpslldq         $8, %xmm8, %xmm8                # low half's carry into high
@@ -1072,6 +1175,7 @@ aesgen_xts_decrypt_aesni_avx:
 	vmovdqu         (%rcx,%rsi,1), %xmm8            # last 16 bytes of src
 	vpxor           (%rcx), %xmm3, %xmm4
 	vpxor           (%rdi), %xmm4, %xmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_steal_a_aes128
 	{disp32} je     .Lxts_dec_steal_a_aes192
@@ -1107,6 +1211,7 @@ aesgen_xts_decrypt_aesni_avx:
 	vmovdqu         %xmm1, (%rdx,%rsi,1)
 	vpxor           %xmm2, %xmm4, %xmm4
 	vpxor           (%rdi), %xmm4, %xmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_steal_b_aes128
 	{disp32} je     .Lxts_dec_steal_b_aes192
@@ -1136,40 +1241,50 @@ aesgen_xts_decrypt_aesni_avx:
 	.p2align 6, 0xcc
 .Lxts_dec_main_loop:
 # LLVM-MCA-BEGIN xts_dec_aesni_avx_main_loop
-# 4 vectors = 64 bytes per iteration
+# main loop: 4 vectors = 64 bytes per iteration, out of line after the epilogue
+# the tweaks of 4 vectors: vector j = BASE * x^(1*j), each straight from BASE
 	vmovdqa         %xmm0, %xmm8
+# xmm11 = xmm0 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          $63, %xmm0, %xmm2               # top 1 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
 	vpsllq          $1, %xmm0, %xmm11
 	vpxor           %xmm2, %xmm11, %xmm11
 	vpxor           %xmm3, %xmm11, %xmm11
+# xmm12 = xmm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
 	vpsrlq          $62, %xmm0, %xmm2               # top 2 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
 	vpsllq          $2, %xmm0, %xmm12
 	vpxor           %xmm2, %xmm12, %xmm12
 	vpxor           %xmm3, %xmm12, %xmm12
+# xmm13 = xmm0 * x^3: shift left, fold the 3 bits shifted out back in times 0x87
 	vpsrlq          $61, %xmm0, %xmm2               # top 3 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
 	vpsllq          $3, %xmm0, %xmm13
 	vpxor           %xmm2, %xmm13, %xmm13
 	vpxor           %xmm3, %xmm13, %xmm13
+# xmm0 = xmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
 	vpsrlq          $60, %xmm0, %xmm2               # top 4 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
 	vpsllq          $4, %xmm0, %xmm0
 	vpxor           %xmm2, %xmm0, %xmm0
 	vpxor           %xmm3, %xmm0, %xmm0
+# xmm4 = data ^ tweak ^ round key 0
 	vpxor           (%rcx), %xmm8, %xmm4
 	vpxor           %xmm9, %xmm4, %xmm4
+# xmm5 = data ^ tweak ^ round key 0
 	vpxor           16(%rcx), %xmm11, %xmm5
 	vpxor           %xmm9, %xmm5, %xmm5
+# xmm6 = data ^ tweak ^ round key 0
 	vpxor           32(%rcx), %xmm12, %xmm6
 	vpxor           %xmm9, %xmm6, %xmm6
+# xmm7 = data ^ tweak ^ round key 0
 	vpxor           48(%rcx), %xmm13, %xmm7
 	vpxor           %xmm9, %xmm7, %xmm7
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_main_aes128
 	{disp32} je     .Lxts_dec_main_aes192
@@ -1240,6 +1355,7 @@ aesgen_xts_decrypt_aesni_avx:
 	vaesdec         %xmm14, %xmm5, %xmm5
 	vaesdec         %xmm14, %xmm6, %xmm6
 	vaesdec         %xmm14, %xmm7, %xmm7
+# last round with the tweak folded into the key: the output is the block ^ tweak
 	vpxor           %xmm8, %xmm10, %xmm2
 	vaesdeclast     %xmm2, %xmm4, %xmm4
 	vmovdqu         %xmm4, (%rdx)

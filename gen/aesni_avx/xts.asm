@@ -17,10 +17,20 @@
 ; tweak key's encryption schedule.  Block j is E_K1(block ^ T*x^j) ^ T*x^j with T = E_K2(iv),
 ; products in GF(2^128) modulo x^128 + x^7 + x^2 + x + 1 (little-endian bits).
 ;
-; Design: BASE holds the tweaks of the next 1 block(s), one per 128-bit lane; vector j of an
-; iteration uses BASE * x^(1*j), each computed straight from BASE (a shift and a
-; carry-less multiply by 0x87 per vector, not a serial chain).  The tweak is XORed in with
-; round key 0 (two vpxor) and folded into the last round key.
+; The tweak step.  IEEE 1619 reads a tweak as a little-endian 128-bit integer whose bit i
+; is the coefficient of x^i in GF(2^128) = GF(2)[x] / (x^128 + x^7 + x^2 + x + 1), and the
+; next block's tweak is T*x: a left shift by one bit, and when bit 127 falls out,
+; x^128 = x^7 + x^2 + x + 1 puts 0x87 into the low byte.  Here a vector's tweaks are made
+; k steps at once (mul_xk): T*x^k is T shifted left by k bits (as two quadwords, the low
+; one's top k bits carried into the high one, or as whole bytes when k is a multiple of
+; 8), plus the k bits shifted out of the top, times 0x87 as one carry-less multiply
+; (vpclmulqdq; k <= 64, so the product fits in 72 bits and needs no second fold).
+;
+; Several tweaks per vector: BASE holds the tweaks of the next 1 block(s), one per
+; 128-bit lane; vector j of an iteration uses
+; BASE * x^(1*j), each made straight from BASE (independent shifts and multiplies,
+; not a serial chain), and BASE moves on by x^(1*vectors).  The tweak is XORed in with round key 0 (two vpxor)
+; and folded into the last round key (aesenclast(x, k ^ t) = aesenclast(x, k) ^ t).
 ; 4 vectors per main-loop iteration; the rest goes through a final group of 1..4 vectors
 ; whose last may hold fewer blocks than lanes (block-sized accesses); a partial last block is
 ; handled by ciphertext stealing on xmm.
@@ -38,12 +48,13 @@
 	global aesgen_xts_encrypt_aesni_avx:function hidden
 aesgen_xts_encrypt_aesni_avx:
 	endbr64
-	mov             eax, dword [rdi + 240]
+	mov             eax, dword [rdi + 240]          ; key1 and key2 share the size
 ; T = E_K2(iv), on xmm with the tweak key read from memory
 	lea             r10, [rsi + rax*8]
 	lea             r10, [r10 + rax*8]
 	vmovdqu         xmm0, oword [r9]
 	vpxor           xmm0, xmm0, oword [rsi]
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_enc_tweak_aes128
 	je              near L.xts_enc_tweak_aes192
@@ -65,9 +76,11 @@ L.xts_enc_tweak_aes128:
 	vaesenclast     xmm0, xmm0, oword [r10]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &key1[rounds]
+; the first and last round keys into registers; the middle ones are read each round
 	vmovdqu         xmm9, oword [rdi]
 	vmovdqu         xmm10, oword [r10]
 	vmovdqu         xmm1, oword [rel L.xts_poly]
+; PART = len % 16; stealing takes the last whole block and the PART bytes after it
 	mov             esi, r8d
 	and             esi, 15                         ; bytes past the last whole block
 	jz              near L.xts_enc_whole_blocks
@@ -79,6 +92,7 @@ L.xts_enc_whole_blocks:
 L.xts_enc_main_done:
 	add             r8, 64
 	jz              near L.xts_enc_no_tail
+; final group dispatch: the fewest vectors that hold LEN bytes (whole blocks)
 	cmp             r8, 16
 	jbe             near L.xts_enc_final1
 	cmp             r8, 32
@@ -86,25 +100,30 @@ L.xts_enc_main_done:
 	cmp             r8, 48
 	jbe             near L.xts_enc_final3
 L.xts_enc_final4:
+; the tweaks of 4 vectors: vector j = BASE * x^(1*j), each straight from BASE
 	vmovdqa         xmm8, xmm0
+; xmm11 = xmm0 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          xmm2, xmm0, 63                  ; top 1 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
 	vpsllq          xmm11, xmm0, 1
 	vpxor           xmm11, xmm11, xmm2
 	vpxor           xmm11, xmm11, xmm3
+; xmm12 = xmm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
 	vpsrlq          xmm2, xmm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
 	vpsllq          xmm12, xmm0, 2
 	vpxor           xmm12, xmm12, xmm2
 	vpxor           xmm12, xmm12, xmm3
+; xmm13 = xmm0 * x^3: shift left, fold the 3 bits shifted out back in times 0x87
 	vpsrlq          xmm2, xmm0, 61                  ; top 3 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
 	vpsllq          xmm13, xmm0, 3
 	vpxor           xmm13, xmm13, xmm2
 	vpxor           xmm13, xmm13, xmm3
+; xmm0 = xmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
 	vpsrlq          xmm2, xmm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
@@ -112,14 +131,19 @@ L.xts_enc_final4:
 	vpxor           xmm0, xmm0, xmm2
 	vpxor           xmm0, xmm0, xmm3
 	sub             r8, 48                          ; bytes in the last vector
+; xmm4 = data ^ tweak ^ round key 0
 	vpxor           xmm4, xmm8, oword [rcx]
 	vpxor           xmm4, xmm4, xmm9
+; xmm5 = data ^ tweak ^ round key 0
 	vpxor           xmm5, xmm11, oword [rcx + 16]
 	vpxor           xmm5, xmm5, xmm9
+; xmm6 = data ^ tweak ^ round key 0
 	vpxor           xmm6, xmm12, oword [rcx + 32]
 	vpxor           xmm6, xmm6, xmm9
+; xmm7 = data ^ tweak ^ round key 0
 	vpxor           xmm7, xmm13, oword [rcx + 48]
 	vpxor           xmm7, xmm7, xmm9
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_enc_final4_aes128
 	je              near L.xts_enc_final4_aes192
@@ -209,19 +233,23 @@ L.xts_enc_final4_aes128:
 	vmovdqa         xmm2, xmm0                      ; the next block's tweak
 	jmp             near L.xts_enc_steal_or_done
 L.xts_enc_final3:
+; the tweaks of 3 vectors: vector j = BASE * x^(1*j), each straight from BASE
 	vmovdqa         xmm8, xmm0
+; xmm11 = xmm0 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          xmm2, xmm0, 63                  ; top 1 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
 	vpsllq          xmm11, xmm0, 1
 	vpxor           xmm11, xmm11, xmm2
 	vpxor           xmm11, xmm11, xmm3
+; xmm12 = xmm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
 	vpsrlq          xmm2, xmm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
 	vpsllq          xmm12, xmm0, 2
 	vpxor           xmm12, xmm12, xmm2
 	vpxor           xmm12, xmm12, xmm3
+; xmm0 = xmm0 * x^3: shift left, fold the 3 bits shifted out back in times 0x87
 	vpsrlq          xmm2, xmm0, 61                  ; top 3 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
@@ -229,12 +257,16 @@ L.xts_enc_final3:
 	vpxor           xmm0, xmm0, xmm2
 	vpxor           xmm0, xmm0, xmm3
 	sub             r8, 32                          ; bytes in the last vector
+; xmm4 = data ^ tweak ^ round key 0
 	vpxor           xmm4, xmm8, oword [rcx]
 	vpxor           xmm4, xmm4, xmm9
+; xmm5 = data ^ tweak ^ round key 0
 	vpxor           xmm5, xmm11, oword [rcx + 16]
 	vpxor           xmm5, xmm5, xmm9
+; xmm6 = data ^ tweak ^ round key 0
 	vpxor           xmm6, xmm12, oword [rcx + 32]
 	vpxor           xmm6, xmm6, xmm9
+; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_enc_final3_aes128
 	je              near L.xts_enc_final3_aes192
@@ -308,13 +340,16 @@ L.xts_enc_final3_aes128:
 	vmovdqa         xmm2, xmm0                      ; the next block's tweak
 	jmp             near L.xts_enc_steal_or_done
 L.xts_enc_final2:
+; the tweaks of 2 vectors: vector j = BASE * x^(1*j), each straight from BASE
 	vmovdqa         xmm8, xmm0
+; xmm11 = xmm0 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          xmm2, xmm0, 63                  ; top 1 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
 	vpsllq          xmm11, xmm0, 1
 	vpxor           xmm11, xmm11, xmm2
 	vpxor           xmm11, xmm11, xmm3
+; xmm0 = xmm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
 	vpsrlq          xmm2, xmm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
@@ -322,10 +357,13 @@ L.xts_enc_final2:
 	vpxor           xmm0, xmm0, xmm2
 	vpxor           xmm0, xmm0, xmm3
 	sub             r8, 16                          ; bytes in the last vector
+; xmm4 = data ^ tweak ^ round key 0
 	vpxor           xmm4, xmm8, oword [rcx]
 	vpxor           xmm4, xmm4, xmm9
+; xmm5 = data ^ tweak ^ round key 0
 	vpxor           xmm5, xmm11, oword [rcx + 16]
 	vpxor           xmm5, xmm5, xmm9
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_enc_final2_aes128
 	je              near L.xts_enc_final2_aes192
@@ -383,15 +421,19 @@ L.xts_enc_final2_aes128:
 	vmovdqa         xmm2, xmm0                      ; the next block's tweak
 	jmp             near L.xts_enc_steal_or_done
 L.xts_enc_final1:
+; the tweaks of 1 vector: vector j = BASE * x^(1*j), each straight from BASE
 	vmovdqa         xmm8, xmm0
+; xmm0 = xmm0 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          xmm2, xmm0, 63                  ; top 1 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
 	vpsllq          xmm0, xmm0, 1
 	vpxor           xmm0, xmm0, xmm2
 	vpxor           xmm0, xmm0, xmm3
+; xmm4 = data ^ tweak ^ round key 0
 	vpxor           xmm4, xmm8, oword [rcx]
 	vpxor           xmm4, xmm4, xmm9
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_enc_final1_aes128
 	je              near L.xts_enc_final1_aes192
@@ -436,6 +478,9 @@ L.xts_enc_no_tail:
 L.xts_enc_steal_or_done:
 	test            rsi, rsi
 	jz              near L.xts_enc_return
+; ciphertext stealing on xmm: TA = the last whole block's tweak, TB = TA * x
+; (encryption: the last whole block under TA, the stolen block under TB)
+; xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          xmm8, xmm2, 63                  ; top 1 bits of each half
 	vpclmulqdq      xmm0, xmm8, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm8, xmm8, 8                   ; low half's carry into high
@@ -445,6 +490,7 @@ L.xts_enc_steal_or_done:
 	vmovdqu         xmm8, oword [rcx + rsi*1]       ; last 16 bytes of src
 	vpxor           xmm4, xmm2, oword [rcx]
 	vpxor           xmm4, xmm4, oword [rdi]
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_enc_steal_a_aes128
 	je              near L.xts_enc_steal_a_aes192
@@ -480,6 +526,7 @@ L.xts_enc_steal_a_aes128:
 	vmovdqu         oword [rdx + rsi*1], xmm1
 	vpxor           xmm4, xmm4, xmm3
 	vpxor           xmm4, xmm4, oword [rdi]
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_enc_steal_b_aes128
 	je              near L.xts_enc_steal_b_aes192
@@ -509,40 +556,50 @@ L.xts_enc_return:
 	align 64, db 0xcc
 L.xts_enc_main_loop:
 ; LLVM-MCA-BEGIN xts_enc_aesni_avx_main_loop
-; 4 vectors = 64 bytes per iteration
+; main loop: 4 vectors = 64 bytes per iteration, out of line after the epilogue
+; the tweaks of 4 vectors: vector j = BASE * x^(1*j), each straight from BASE
 	vmovdqa         xmm8, xmm0
+; xmm11 = xmm0 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          xmm2, xmm0, 63                  ; top 1 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
 	vpsllq          xmm11, xmm0, 1
 	vpxor           xmm11, xmm11, xmm2
 	vpxor           xmm11, xmm11, xmm3
+; xmm12 = xmm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
 	vpsrlq          xmm2, xmm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
 	vpsllq          xmm12, xmm0, 2
 	vpxor           xmm12, xmm12, xmm2
 	vpxor           xmm12, xmm12, xmm3
+; xmm13 = xmm0 * x^3: shift left, fold the 3 bits shifted out back in times 0x87
 	vpsrlq          xmm2, xmm0, 61                  ; top 3 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
 	vpsllq          xmm13, xmm0, 3
 	vpxor           xmm13, xmm13, xmm2
 	vpxor           xmm13, xmm13, xmm3
+; xmm0 = xmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
 	vpsrlq          xmm2, xmm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
 	vpsllq          xmm0, xmm0, 4
 	vpxor           xmm0, xmm0, xmm2
 	vpxor           xmm0, xmm0, xmm3
+; xmm4 = data ^ tweak ^ round key 0
 	vpxor           xmm4, xmm8, oword [rcx]
 	vpxor           xmm4, xmm4, xmm9
+; xmm5 = data ^ tweak ^ round key 0
 	vpxor           xmm5, xmm11, oword [rcx + 16]
 	vpxor           xmm5, xmm5, xmm9
+; xmm6 = data ^ tweak ^ round key 0
 	vpxor           xmm6, xmm12, oword [rcx + 32]
 	vpxor           xmm6, xmm6, xmm9
+; xmm7 = data ^ tweak ^ round key 0
 	vpxor           xmm7, xmm13, oword [rcx + 48]
 	vpxor           xmm7, xmm7, xmm9
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_enc_main_aes128
 	je              near L.xts_enc_main_aes192
@@ -613,6 +670,7 @@ L.xts_enc_main_aes128:
 	vaesenc         xmm5, xmm5, xmm14
 	vaesenc         xmm6, xmm6, xmm14
 	vaesenc         xmm7, xmm7, xmm14
+; last round with the tweak folded into the key: the output is the block ^ tweak
 	vpxor           xmm2, xmm10, xmm8
 	vaesenclast     xmm4, xmm4, xmm2
 	vmovdqu         oword [rdx], xmm4
@@ -639,10 +697,20 @@ L.xts_enc_main_aes128:
 ; tweak key's encryption schedule.  Block j is D_K1(block ^ T*x^j) ^ T*x^j with T = E_K2(iv),
 ; products in GF(2^128) modulo x^128 + x^7 + x^2 + x + 1 (little-endian bits).
 ;
-; Design: BASE holds the tweaks of the next 1 block(s), one per 128-bit lane; vector j of an
-; iteration uses BASE * x^(1*j), each computed straight from BASE (a shift and a
-; carry-less multiply by 0x87 per vector, not a serial chain).  The tweak is XORed in with
-; round key 0 (two vpxor) and folded into the last round key.
+; The tweak step.  IEEE 1619 reads a tweak as a little-endian 128-bit integer whose bit i
+; is the coefficient of x^i in GF(2^128) = GF(2)[x] / (x^128 + x^7 + x^2 + x + 1), and the
+; next block's tweak is T*x: a left shift by one bit, and when bit 127 falls out,
+; x^128 = x^7 + x^2 + x + 1 puts 0x87 into the low byte.  Here a vector's tweaks are made
+; k steps at once (mul_xk): T*x^k is T shifted left by k bits (as two quadwords, the low
+; one's top k bits carried into the high one, or as whole bytes when k is a multiple of
+; 8), plus the k bits shifted out of the top, times 0x87 as one carry-less multiply
+; (vpclmulqdq; k <= 64, so the product fits in 72 bits and needs no second fold).
+;
+; Several tweaks per vector: BASE holds the tweaks of the next 1 block(s), one per
+; 128-bit lane; vector j of an iteration uses
+; BASE * x^(1*j), each made straight from BASE (independent shifts and multiplies,
+; not a serial chain), and BASE moves on by x^(1*vectors).  The tweak is XORed in with round key 0 (two vpxor)
+; and folded into the last round key (aesenclast(x, k ^ t) = aesenclast(x, k) ^ t).
 ; 4 vectors per main-loop iteration; the rest goes through a final group of 1..4 vectors
 ; whose last may hold fewer blocks than lanes (block-sized accesses); a partial last block is
 ; handled by ciphertext stealing on xmm.
@@ -660,12 +728,13 @@ L.xts_enc_main_aes128:
 	global aesgen_xts_decrypt_aesni_avx:function hidden
 aesgen_xts_decrypt_aesni_avx:
 	endbr64
-	mov             eax, dword [rdi + 240]
+	mov             eax, dword [rdi + 240]          ; key1 and key2 share the size
 ; T = E_K2(iv), on xmm with the tweak key read from memory
 	lea             r10, [rsi + rax*8]
 	lea             r10, [r10 + rax*8]
 	vmovdqu         xmm0, oword [r9]
 	vpxor           xmm0, xmm0, oword [rsi]
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_dec_tweak_aes128
 	je              near L.xts_dec_tweak_aes192
@@ -687,9 +756,11 @@ L.xts_dec_tweak_aes128:
 	vaesenclast     xmm0, xmm0, oword [r10]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &key1[rounds]
+; the first and last round keys into registers; the middle ones are read each round
 	vmovdqu         xmm9, oword [rdi]
 	vmovdqu         xmm10, oword [r10]
 	vmovdqu         xmm1, oword [rel L.xts_poly]
+; PART = len % 16; stealing takes the last whole block and the PART bytes after it
 	mov             esi, r8d
 	and             esi, 15                         ; bytes past the last whole block
 	jz              near L.xts_dec_whole_blocks
@@ -701,6 +772,7 @@ L.xts_dec_whole_blocks:
 L.xts_dec_main_done:
 	add             r8, 64
 	jz              near L.xts_dec_no_tail
+; final group dispatch: the fewest vectors that hold LEN bytes (whole blocks)
 	cmp             r8, 16
 	jbe             near L.xts_dec_final1
 	cmp             r8, 32
@@ -708,25 +780,30 @@ L.xts_dec_main_done:
 	cmp             r8, 48
 	jbe             near L.xts_dec_final3
 L.xts_dec_final4:
+; the tweaks of 4 vectors: vector j = BASE * x^(1*j), each straight from BASE
 	vmovdqa         xmm8, xmm0
+; xmm11 = xmm0 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          xmm2, xmm0, 63                  ; top 1 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
 	vpsllq          xmm11, xmm0, 1
 	vpxor           xmm11, xmm11, xmm2
 	vpxor           xmm11, xmm11, xmm3
+; xmm12 = xmm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
 	vpsrlq          xmm2, xmm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
 	vpsllq          xmm12, xmm0, 2
 	vpxor           xmm12, xmm12, xmm2
 	vpxor           xmm12, xmm12, xmm3
+; xmm13 = xmm0 * x^3: shift left, fold the 3 bits shifted out back in times 0x87
 	vpsrlq          xmm2, xmm0, 61                  ; top 3 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
 	vpsllq          xmm13, xmm0, 3
 	vpxor           xmm13, xmm13, xmm2
 	vpxor           xmm13, xmm13, xmm3
+; xmm0 = xmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
 	vpsrlq          xmm2, xmm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
@@ -734,14 +811,19 @@ L.xts_dec_final4:
 	vpxor           xmm0, xmm0, xmm2
 	vpxor           xmm0, xmm0, xmm3
 	sub             r8, 48                          ; bytes in the last vector
+; xmm4 = data ^ tweak ^ round key 0
 	vpxor           xmm4, xmm8, oword [rcx]
 	vpxor           xmm4, xmm4, xmm9
+; xmm5 = data ^ tweak ^ round key 0
 	vpxor           xmm5, xmm11, oword [rcx + 16]
 	vpxor           xmm5, xmm5, xmm9
+; xmm6 = data ^ tweak ^ round key 0
 	vpxor           xmm6, xmm12, oword [rcx + 32]
 	vpxor           xmm6, xmm6, xmm9
+; xmm7 = data ^ tweak ^ round key 0
 	vpxor           xmm7, xmm13, oword [rcx + 48]
 	vpxor           xmm7, xmm7, xmm9
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_dec_final4_aes128
 	je              near L.xts_dec_final4_aes192
@@ -831,19 +913,23 @@ L.xts_dec_final4_aes128:
 	vmovdqa         xmm2, xmm0                      ; the next block's tweak
 	jmp             near L.xts_dec_steal_or_done
 L.xts_dec_final3:
+; the tweaks of 3 vectors: vector j = BASE * x^(1*j), each straight from BASE
 	vmovdqa         xmm8, xmm0
+; xmm11 = xmm0 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          xmm2, xmm0, 63                  ; top 1 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
 	vpsllq          xmm11, xmm0, 1
 	vpxor           xmm11, xmm11, xmm2
 	vpxor           xmm11, xmm11, xmm3
+; xmm12 = xmm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
 	vpsrlq          xmm2, xmm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
 	vpsllq          xmm12, xmm0, 2
 	vpxor           xmm12, xmm12, xmm2
 	vpxor           xmm12, xmm12, xmm3
+; xmm0 = xmm0 * x^3: shift left, fold the 3 bits shifted out back in times 0x87
 	vpsrlq          xmm2, xmm0, 61                  ; top 3 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
@@ -851,12 +937,16 @@ L.xts_dec_final3:
 	vpxor           xmm0, xmm0, xmm2
 	vpxor           xmm0, xmm0, xmm3
 	sub             r8, 32                          ; bytes in the last vector
+; xmm4 = data ^ tweak ^ round key 0
 	vpxor           xmm4, xmm8, oword [rcx]
 	vpxor           xmm4, xmm4, xmm9
+; xmm5 = data ^ tweak ^ round key 0
 	vpxor           xmm5, xmm11, oword [rcx + 16]
 	vpxor           xmm5, xmm5, xmm9
+; xmm6 = data ^ tweak ^ round key 0
 	vpxor           xmm6, xmm12, oword [rcx + 32]
 	vpxor           xmm6, xmm6, xmm9
+; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_dec_final3_aes128
 	je              near L.xts_dec_final3_aes192
@@ -930,13 +1020,16 @@ L.xts_dec_final3_aes128:
 	vmovdqa         xmm2, xmm0                      ; the next block's tweak
 	jmp             near L.xts_dec_steal_or_done
 L.xts_dec_final2:
+; the tweaks of 2 vectors: vector j = BASE * x^(1*j), each straight from BASE
 	vmovdqa         xmm8, xmm0
+; xmm11 = xmm0 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          xmm2, xmm0, 63                  ; top 1 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
 	vpsllq          xmm11, xmm0, 1
 	vpxor           xmm11, xmm11, xmm2
 	vpxor           xmm11, xmm11, xmm3
+; xmm0 = xmm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
 	vpsrlq          xmm2, xmm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
@@ -944,10 +1037,13 @@ L.xts_dec_final2:
 	vpxor           xmm0, xmm0, xmm2
 	vpxor           xmm0, xmm0, xmm3
 	sub             r8, 16                          ; bytes in the last vector
+; xmm4 = data ^ tweak ^ round key 0
 	vpxor           xmm4, xmm8, oword [rcx]
 	vpxor           xmm4, xmm4, xmm9
+; xmm5 = data ^ tweak ^ round key 0
 	vpxor           xmm5, xmm11, oword [rcx + 16]
 	vpxor           xmm5, xmm5, xmm9
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_dec_final2_aes128
 	je              near L.xts_dec_final2_aes192
@@ -1005,15 +1101,19 @@ L.xts_dec_final2_aes128:
 	vmovdqa         xmm2, xmm0                      ; the next block's tweak
 	jmp             near L.xts_dec_steal_or_done
 L.xts_dec_final1:
+; the tweaks of 1 vector: vector j = BASE * x^(1*j), each straight from BASE
 	vmovdqa         xmm8, xmm0
+; xmm0 = xmm0 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          xmm2, xmm0, 63                  ; top 1 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
 	vpsllq          xmm0, xmm0, 1
 	vpxor           xmm0, xmm0, xmm2
 	vpxor           xmm0, xmm0, xmm3
+; xmm4 = data ^ tweak ^ round key 0
 	vpxor           xmm4, xmm8, oword [rcx]
 	vpxor           xmm4, xmm4, xmm9
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_dec_final1_aes128
 	je              near L.xts_dec_final1_aes192
@@ -1058,6 +1158,9 @@ L.xts_dec_no_tail:
 L.xts_dec_steal_or_done:
 	test            rsi, rsi
 	jz              near L.xts_dec_return
+; ciphertext stealing on xmm: TA = the last whole block's tweak, TB = TA * x
+; (decryption: the last whole block under TB, the stolen block under TA)
+; xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          xmm8, xmm2, 63                  ; top 1 bits of each half
 	vpclmulqdq      xmm0, xmm8, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm8, xmm8, 8                   ; low half's carry into high
@@ -1067,6 +1170,7 @@ L.xts_dec_steal_or_done:
 	vmovdqu         xmm8, oword [rcx + rsi*1]       ; last 16 bytes of src
 	vpxor           xmm4, xmm3, oword [rcx]
 	vpxor           xmm4, xmm4, oword [rdi]
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_dec_steal_a_aes128
 	je              near L.xts_dec_steal_a_aes192
@@ -1102,6 +1206,7 @@ L.xts_dec_steal_a_aes128:
 	vmovdqu         oword [rdx + rsi*1], xmm1
 	vpxor           xmm4, xmm4, xmm2
 	vpxor           xmm4, xmm4, oword [rdi]
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_dec_steal_b_aes128
 	je              near L.xts_dec_steal_b_aes192
@@ -1131,40 +1236,50 @@ L.xts_dec_return:
 	align 64, db 0xcc
 L.xts_dec_main_loop:
 ; LLVM-MCA-BEGIN xts_dec_aesni_avx_main_loop
-; 4 vectors = 64 bytes per iteration
+; main loop: 4 vectors = 64 bytes per iteration, out of line after the epilogue
+; the tweaks of 4 vectors: vector j = BASE * x^(1*j), each straight from BASE
 	vmovdqa         xmm8, xmm0
+; xmm11 = xmm0 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          xmm2, xmm0, 63                  ; top 1 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
 	vpsllq          xmm11, xmm0, 1
 	vpxor           xmm11, xmm11, xmm2
 	vpxor           xmm11, xmm11, xmm3
+; xmm12 = xmm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
 	vpsrlq          xmm2, xmm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
 	vpsllq          xmm12, xmm0, 2
 	vpxor           xmm12, xmm12, xmm2
 	vpxor           xmm12, xmm12, xmm3
+; xmm13 = xmm0 * x^3: shift left, fold the 3 bits shifted out back in times 0x87
 	vpsrlq          xmm2, xmm0, 61                  ; top 3 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
 	vpsllq          xmm13, xmm0, 3
 	vpxor           xmm13, xmm13, xmm2
 	vpxor           xmm13, xmm13, xmm3
+; xmm0 = xmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
 	vpsrlq          xmm2, xmm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
 	vpsllq          xmm0, xmm0, 4
 	vpxor           xmm0, xmm0, xmm2
 	vpxor           xmm0, xmm0, xmm3
+; xmm4 = data ^ tweak ^ round key 0
 	vpxor           xmm4, xmm8, oword [rcx]
 	vpxor           xmm4, xmm4, xmm9
+; xmm5 = data ^ tweak ^ round key 0
 	vpxor           xmm5, xmm11, oword [rcx + 16]
 	vpxor           xmm5, xmm5, xmm9
+; xmm6 = data ^ tweak ^ round key 0
 	vpxor           xmm6, xmm12, oword [rcx + 32]
 	vpxor           xmm6, xmm6, xmm9
+; xmm7 = data ^ tweak ^ round key 0
 	vpxor           xmm7, xmm13, oword [rcx + 48]
 	vpxor           xmm7, xmm7, xmm9
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_dec_main_aes128
 	je              near L.xts_dec_main_aes192
@@ -1235,6 +1350,7 @@ L.xts_dec_main_aes128:
 	vaesdec         xmm5, xmm5, xmm14
 	vaesdec         xmm6, xmm6, xmm14
 	vaesdec         xmm7, xmm7, xmm14
+; last round with the tweak folded into the key: the output is the block ^ tweak
 	vpxor           xmm2, xmm10, xmm8
 	vaesdeclast     xmm4, xmm4, xmm2
 	vmovdqu         oword [rdx], xmm4

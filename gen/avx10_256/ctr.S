@@ -7,18 +7,27 @@
 #   (or: make gen ISA=avx10_256 MODE=ctr KEYS=reg TAIL=4 UNROLL=8)
 # The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
 #
-# void aesgen_ctr_crypt_avx10_256(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src,
-#                    size_t len, uint64_t ctr_lo, uint64_t ctr_hi);
+# int aesgen_ctr_crypt_avx10_256(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src,
+#                   size_t len, uint64_t ctr_lo, uint64_t ctr_hi);   returns 0
 #
 # AES-CTR (SP 800-38A) with the whole 16-byte block as a big-endian counter: block j of
 # this call is AES_K(ctr_hi:ctr_lo + j).  The C caller splits calls where the low half
-# wraps, so the lanes only ever add to their low quadword.  AES-128/192/256 share this code (rounds read from the key).
+# wraps, so the lanes only ever add to their low quadword.  AES-128/192/256 share this
+# code (the round count is read from the key).
 #
-# Design: the counter lives little-endian in CTR (2 consecutive values, one per
-# 128-bit lane) so vpaddq advances it; vpshufb makes the big-endian block; round key 0 is
-# XORed in; then the rounds; the last round takes (last key ^ data) so the keystream XOR
-# costs nothing extra.  8 vectors per main-loop iteration, then groups of
-# 4; the final partial vector uses opmasks.
+# Counter forms.  CTR holds the counter as a little-endian 128-bit integer per 128-bit
+# lane (2 consecutive values), so one vpaddq advances every lane; a vpshufb with
+# BSWAP turns each lane into the big-endian block AES sees.  The main loop saves that
+# shuffle: BASE holds its first blocks already big-endian, and while the last byte of
+# the counter does not carry, block + k is BASE plus k in that byte (the top byte of
+# dword 3, read little-endian), one vpaddd per vector.  Once in 16 iterations that byte
+# would carry and the iteration takes the byte-swap path.
+#
+# Per vector: counter blocks, XOR round key 0, the middle rounds, and a last round whose
+# key is (last key ^ data), so the keystream XOR costs no instruction of its own.
+# Shape: the main loop of 8 vectors (out of line, after the epilogue), groups of
+# 4, a final group of 1..4 vectors picked by length whose last vector may be
+# partial (an opmask), and a one-block path for 1..16 bytes.
 #
 # Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTR_LO=r8, CTR_HI=r9
 #                      ROUNDS=rax, KEYEND=r10, TMPG=r11
@@ -37,11 +46,15 @@ aesgen_ctr_crypt_avx10_256:
 	endbr64
 	test            %rcx, %rcx
 	{disp32} jz     .Lctr_return
+# ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+# from the end so that every key size runs the same last nine rounds
 	mov             240(%rdi), %eax
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &rk[rounds]
 	cmp             $16, %rcx
 	{disp32} jbe    .Lctr_one_block
+# round keys into their registers (the plan's KLAST-m = rk[ROUNDS - m]); AES-192
+# and AES-256 have two and four more middle keys than AES-128
 	vbroadcasti32x4 (%rdi), %ymm13
 	vbroadcasti32x4 (%r10), %ymm14
 	vbroadcasti32x4 -16(%r10), %ymm15
@@ -79,6 +92,8 @@ aesgen_ctr_crypt_avx10_256:
 .Lctr_group_loop:
 	cmp             $128, %rcx
 	{disp32} jb     .Lctr_final
+# counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
+# CTR += INC (2 per vector), then round key 0
 	vpshufb         %ymm11, %ymm8, %ymm0
 	vpaddq          %ymm10, %ymm8, %ymm8
 	vpshufb         %ymm11, %ymm8, %ymm1
@@ -91,6 +106,7 @@ aesgen_ctr_crypt_avx10_256:
 	vpxord          %ymm13, %ymm1, %ymm1
 	vpxord          %ymm13, %ymm2, %ymm2
 	vpxord          %ymm13, %ymm3, %ymm3
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_group_aes128
 	{disp32} je     .Lctr_group_aes192
@@ -148,6 +164,8 @@ aesgen_ctr_crypt_avx10_256:
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          (%rdx), %ymm14, %ymm12
 	vaesenclast     %ymm12, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi)
@@ -168,6 +186,8 @@ aesgen_ctr_crypt_avx10_256:
 
 # 1..128 bytes remain: pick the final group by the number of vectors they need.
 .Lctr_final:
+# final group dispatch: the fewest vectors that hold LEN bytes, so that a short
+# message runs only the AES work it needs (its vectors side by side)
 	cmp             $32, %rcx
 	{disp32} jbe    .Lctr_final1
 	cmp             $64, %rcx
@@ -175,6 +195,8 @@ aesgen_ctr_crypt_avx10_256:
 	cmp             $96, %rcx
 	{disp32} jbe    .Lctr_final3
 .Lctr_final4:
+# counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
+# CTR += INC (2 per vector), then round key 0
 	vpshufb         %ymm11, %ymm8, %ymm0
 	vpaddq          %ymm10, %ymm8, %ymm8
 	vpshufb         %ymm11, %ymm8, %ymm1
@@ -187,6 +209,7 @@ aesgen_ctr_crypt_avx10_256:
 	vpxord          %ymm13, %ymm1, %ymm1
 	vpxord          %ymm13, %ymm2, %ymm2
 	vpxord          %ymm13, %ymm3, %ymm3
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_final4_aes128
 	{disp32} je     .Lctr_final4_aes192
@@ -244,6 +267,8 @@ aesgen_ctr_crypt_avx10_256:
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          (%rdx), %ymm14, %ymm12
 	vaesenclast     %ymm12, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi)
@@ -256,6 +281,8 @@ aesgen_ctr_crypt_avx10_256:
 	add             $96, %rdx
 	add             $96, %rsi
 	sub             $96, %rcx
+# the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+# read or written, so a page boundary right after the buffers is safe
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # LEN low bits set
 	kmovd           %r11d, %k1
@@ -265,6 +292,8 @@ aesgen_ctr_crypt_avx10_256:
 	vmovdqu8        %ymm3, (%rsi){%k1}
 	{disp32} jmp    .Lctr_return
 .Lctr_final3:
+# counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
+# CTR += INC (2 per vector), then round key 0
 	vpshufb         %ymm11, %ymm8, %ymm0
 	vpaddq          %ymm10, %ymm8, %ymm8
 	vpshufb         %ymm11, %ymm8, %ymm1
@@ -274,6 +303,7 @@ aesgen_ctr_crypt_avx10_256:
 	vpxord          %ymm13, %ymm0, %ymm0
 	vpxord          %ymm13, %ymm1, %ymm1
 	vpxord          %ymm13, %ymm2, %ymm2
+# the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_final3_aes128
 	{disp32} je     .Lctr_final3_aes192
@@ -318,6 +348,8 @@ aesgen_ctr_crypt_avx10_256:
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          (%rdx), %ymm14, %ymm12
 	vaesenclast     %ymm12, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi)
@@ -327,6 +359,8 @@ aesgen_ctr_crypt_avx10_256:
 	add             $64, %rdx
 	add             $64, %rsi
 	sub             $64, %rcx
+# the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+# read or written, so a page boundary right after the buffers is safe
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # LEN low bits set
 	kmovd           %r11d, %k1
@@ -336,12 +370,15 @@ aesgen_ctr_crypt_avx10_256:
 	vmovdqu8        %ymm2, (%rsi){%k1}
 	{disp32} jmp    .Lctr_return
 .Lctr_final2:
+# counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
+# CTR += INC (2 per vector), then round key 0
 	vpshufb         %ymm11, %ymm8, %ymm0
 	vpaddq          %ymm10, %ymm8, %ymm8
 	vpshufb         %ymm11, %ymm8, %ymm1
 	vpaddq          %ymm10, %ymm8, %ymm8
 	vpxord          %ymm13, %ymm0, %ymm0
 	vpxord          %ymm13, %ymm1, %ymm1
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_final2_aes128
 	{disp32} je     .Lctr_final2_aes192
@@ -373,12 +410,16 @@ aesgen_ctr_crypt_avx10_256:
 	vaesenc         %ymm16, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          (%rdx), %ymm14, %ymm12
 	vaesenclast     %ymm12, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi)
 	add             $32, %rdx
 	add             $32, %rsi
 	sub             $32, %rcx
+# the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+# read or written, so a page boundary right after the buffers is safe
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # LEN low bits set
 	kmovd           %r11d, %k1
@@ -388,9 +429,12 @@ aesgen_ctr_crypt_avx10_256:
 	vmovdqu8        %ymm1, (%rsi){%k1}
 	{disp32} jmp    .Lctr_return
 .Lctr_final1:
+# counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
+# CTR += INC (2 per vector), then round key 0
 	vpshufb         %ymm11, %ymm8, %ymm0
 	vpaddq          %ymm10, %ymm8, %ymm8
 	vpxord          %ymm13, %ymm0, %ymm0
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_final1_aes128
 	{disp32} je     .Lctr_final1_aes192
@@ -409,6 +453,8 @@ aesgen_ctr_crypt_avx10_256:
 	vaesenc         %ymm17, %ymm0, %ymm0
 	vaesenc         %ymm16, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm0, %ymm0
+# the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+# read or written, so a page boundary right after the buffers is safe
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # LEN low bits set
 	kmovd           %r11d, %k1
@@ -424,7 +470,10 @@ aesgen_ctr_crypt_avx10_256:
 	.p2align 6, 0xcc
 .Lctr_main_loop:
 # LLVM-MCA-BEGIN ctr_avx10_256_main_loop
-# 8 vectors = 256 bytes per iteration
+# main loop: 8 vectors = 256 bytes per iteration; entered with LEN = the bytes
+# left - 256, placed after the epilogue so short messages never jump over it
+# counter blocks from BASE by big-endian byte adds; CTR_LO's low byte (the last
+# byte of the iteration's first block) tells whether one of them would carry
 	cmp             $239, %r8b
 	{disp32} ja     .Lctr_main_carry                # the low byte wraps in or right after this iteration
 	vpxord          %ymm13, %ymm9, %ymm0
@@ -446,6 +495,9 @@ aesgen_ctr_crypt_avx10_256:
 	vpxord          %ymm13, %ymm7, %ymm7
 	{disp32} jmp    .Lctr_main_counted
 .Lctr_main_carry:
+# a carry out of the last byte: the general path, and BASE rebuilt from CTR
+# counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
+# CTR += INC (2 per vector), then round key 0
 	vpshufb         %ymm11, %ymm8, %ymm0
 	vpaddq          %ymm10, %ymm8, %ymm8
 	vpshufb         %ymm11, %ymm8, %ymm1
@@ -473,6 +525,7 @@ aesgen_ctr_crypt_avx10_256:
 	vpshufb         %ymm11, %ymm8, %ymm9
 .Lctr_main_counted:
 	add             $16, %r8
+# the middle rounds on 8 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_main_aes128
 	{disp32} je     .Lctr_main_aes192
@@ -582,6 +635,8 @@ aesgen_ctr_crypt_avx10_256:
 	vaesenc         %ymm15, %ymm5, %ymm5
 	vaesenc         %ymm15, %ymm6, %ymm6
 	vaesenc         %ymm15, %ymm7, %ymm7
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          (%rdx), %ymm14, %ymm12
 	vaesenclast     %ymm12, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi)
@@ -614,10 +669,13 @@ aesgen_ctr_crypt_avx10_256:
 	jmp             .Lctr_main_done
 
 .Lctr_one_block:
+# 1..16 bytes: one block on xmm, every round key read from memory (none of the
+# vector path's key broadcasts), the upper state untouched (no vzeroupper)
 	vmovq           %r8, %xmm0
 	vpinsrq         $1, %r9, %xmm0, %xmm0
 	vpshufb         .Lctr_bswap_mask(%rip), %xmm0, %xmm0
 	vpxor           (%rdi), %xmm0, %xmm0
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_one_aes128
 	{disp32} je     .Lctr_one_aes192
@@ -636,6 +694,8 @@ aesgen_ctr_crypt_avx10_256:
 	vaesenc         -48(%r10), %xmm0, %xmm0
 	vaesenc         -32(%r10), %xmm0, %xmm0
 	vaesenc         -16(%r10), %xmm0, %xmm0
+# the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+# read or written, so a page boundary right after the buffers is safe
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # LEN low bits set
 	kmovd           %r11d, %k1

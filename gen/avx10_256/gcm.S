@@ -10,12 +10,59 @@
 #
 # GCM for avx10_256.
 #
-# GHASH works on byte-reflected blocks without bit reflection, which makes a carry-less
-# product represent a*b*x^-128 modulo x^128 + x^127 + x^126 + x^121 + 1; the powers of
-# H in the key are stored pre-multiplied to compensate (see runtime/src/asm_abi.h).
-# A product is LO = a_L*b_L, MI = a_L*b_H + a_H*b_L, HI = a_H*b_H; products of a whole
-# iteration are summed unreduced, then reduced once by two folds with the constant
-# x^63 + x^62 + x^57 (0xc2 << 56).
+# The functions.  aesgen_gcm_ghash_* hashes whole blocks (the streaming API's AAD,
+# buffered blocks and lengths block);
+# aesgen_gcm_{enc,dec}_update_* run CTR and GHASH over the text in one pass; the
+# records aesgen_gcm_{enc,dec}_record_* do a whole message (AAD, text, lengths block,
+# tag) in one call.  Per iteration 4 vectors of 2 blocks: 8 blocks.
+#
+# Data layout.  struct aesgen_gcm_key (runtime/src/asm_abi.h): the AES key schedule at 0
+# (its round count at 240), then at 256 the powers H^32..H^1 of the hash key, 16
+# bytes each, highest first, and 48 zero bytes after H^1.  An iteration reads its 8
+# powers H^8..H^1 as 4 vectors from key + 640; a group of k < 8 blocks starts k
+# powers before the end, and the zero padding gives the missing blocks of a partial last
+# vector a zero power.  acc, the running hash, is kept in the same form as the powers.
+#
+# The representation.  GCM numbers the bits of a block from the most significant bit of
+# byte 0 (the coefficient of x^0) to the least significant bit of byte 15 (x^127).
+# vpshufb with BSWAP reverses each lane's bytes, which makes the block a 128-bit integer
+# whose bit 127 is the coefficient of x^0 and bit 0 that of x^127: the polynomial with
+# its bits in reverse order ("byte-reflected"; no bit is moved within a byte).
+#
+# The product.  vpclmulqdq multiplies 64-bit halves without carries.  For a = a_H:a_L
+# and b = b_H:b_L (high and low quadwords) the 256-bit product is
+#     HI * 2^128  +  MI * 2^64  +  LO,    LO = a_L*b_L, MI = a_L*b_H + a_H*b_L, HI = a_H*b_H
+# (+ is XOR).  Schoolbook takes the four products; Karatsuba (GHASH=karatsuba) three:
+# MI = (a_L + a_H)*(b_L + b_H) + LO + HI, with the half sums of the powers (HSUM) made
+# once per call and LO + HI taken out once per iteration, after the sums.  Products of a
+# whole iteration are summed unreduced (their sum is the sum of the products) and reduced
+# once.  In reflected form the 255-bit product of two reversed 128-bit values keeps the
+# coefficient of x^k at bit 254 - k, one place below where a reversed 256-bit value would:
+# it reads as a*b*x.  The key therefore stores each power of H times x^-1, which cancels
+# that x for free (the stored form of 1 is x^-1, the GFPOLY constant itself).
+#
+# The reduction.  Bits 0..127 of the product are the coefficients of x^255..x^128, and
+# x^128 = x^7 + x^2 + x + 1 moves each of them 128 places up (its x^0 term) plus to 127,
+# 126 and 121 places up: the constant 0xc2 << 56 (bits 63, 62, 57) at quadword 1.  A fold
+# clears the low 64 bits A_L of one register A: swap(A) + A_L * (0xc2 << 56) is XORed
+# into the next register up, 64 bits higher, where the swap leaves A_H in place and
+# moves A_L 128 places up, and the 127-bit product adds the other three terms.  The
+# first fold clears LO into MI, the second MI (with what the first added) into HI; HI is
+# the reduced result.  With 2 lanes per vector, the lanes' results are then XORed into one.
+#
+# Counters.  GCM's inc32 adds 1 to the last 4 bytes (big-endian) of the counter block.
+# Byte-reflected, those bytes are dword 0, so vpaddd with INC (2 per lane) is inc32 for
+# every lane at once (CTR is reflected back by vpshufb into each AES input).
+# The bulk loops save that shuffle: their counters stay big-endian and vpaddd adds to
+# the last byte only (dword 3's top byte), exact while that byte does not carry; the
+# iterations where it would carry (one in 32) take an out-of-line path that does
+# inc32 on the reflected form.
+#
+# Interleaving.  AES rounds and GHASH are independent within an iteration; GHASH's
+# instructions are spread over the nine rounds every key size runs, so the carry-less
+# multiplies share the cycles of vaesenc.
+# Encryption hashes the previous iteration's ciphertext (kept in GD) while the current
+# one's AES runs; decryption hashes the iteration's own source, read before the rounds.
 
 # int aesgen_gcm_ghash_avx10_256(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data,
 #                  size_t len);   len a multiple of 16
@@ -39,10 +86,12 @@ aesgen_gcm_ghash_avx10_256:
 	vmovdqu8        (%rsi), %xmm10
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_ghash_store
+# the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %ymm20
 	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %ymm21
 	sub             $128, %rcx
 	{disp32} jb     .Lgcm_ghash_tail
+# the powers of a full iteration (H^8..H^1) into HPOW, their half sums into HSUM
 	vmovdqu8        640(%rdi), %ymm22
 	vmovdqu8        672(%rdi), %ymm23
 	vmovdqu8        704(%rdi), %ymm24
@@ -60,6 +109,7 @@ aesgen_gcm_ghash_avx10_256:
 	vmovdqu8        32(%rdx), %ymm1
 	vmovdqu8        64(%rdx), %ymm2
 	vmovdqu8        96(%rdx), %ymm3
+# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
 	vpshufb         %ymm20, %ymm0, %ymm0
 	vpshufb         %ymm20, %ymm1, %ymm1
 	vpshufb         %ymm20, %ymm2, %ymm2
@@ -69,35 +119,38 @@ aesgen_gcm_ghash_avx10_256:
 	vpshufd         $78, %ymm1, %ymm9
 	vpxord          %ymm0, %ymm8, %ymm8             # a_L ^ a_H
 	vpxord          %ymm1, %ymm9, %ymm9             # b_L ^ b_H
-	vpclmulqdq      $0, %ymm26, %ymm8, %ymm8
-	vpclmulqdq      $0, %ymm27, %ymm9, %ymm9
+	vpclmulqdq      $0, %ymm26, %ymm8, %ymm8        # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, %ymm27, %ymm9, %ymm9        # (b_L^b_H)*(hb_L^hb_H)
 	vpxord          %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $0, %ymm22, %ymm0, %ymm8
-	vpclmulqdq      $0, %ymm23, %ymm1, %ymm9
+	vpclmulqdq      $0, %ymm22, %ymm0, %ymm8        # a_L*ha_L
+	vpclmulqdq      $0, %ymm23, %ymm1, %ymm9        # b_L*hb_L
 	vpxord          %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, %ymm22, %ymm0, %ymm0
-	vpclmulqdq      $17, %ymm23, %ymm1, %ymm1
+	vpclmulqdq      $17, %ymm22, %ymm0, %ymm0       # a_H*ha_H
+	vpclmulqdq      $17, %ymm23, %ymm1, %ymm1       # b_H*hb_H
 	vpxord          %ymm1, %ymm0, %ymm7
 	vpshufd         $78, %ymm2, %ymm8
 	vpshufd         $78, %ymm3, %ymm9
 	vpxord          %ymm2, %ymm8, %ymm8             # a_L ^ a_H
 	vpxord          %ymm3, %ymm9, %ymm9             # b_L ^ b_H
-	vpclmulqdq      $0, %ymm28, %ymm8, %ymm8
-	vpclmulqdq      $0, %ymm29, %ymm9, %ymm9
+	vpclmulqdq      $0, %ymm28, %ymm8, %ymm8        # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, %ymm29, %ymm9, %ymm9        # (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $0, %ymm24, %ymm2, %ymm8
-	vpclmulqdq      $0, %ymm25, %ymm3, %ymm9
+	vpclmulqdq      $0, %ymm24, %ymm2, %ymm8        # a_L*ha_L
+	vpclmulqdq      $0, %ymm25, %ymm3, %ymm9        # b_L*hb_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, %ymm24, %ymm2, %ymm2
-	vpclmulqdq      $17, %ymm25, %ymm3, %ymm3
+	vpclmulqdq      $17, %ymm24, %ymm2, %ymm2       # a_H*ha_H
+	vpclmulqdq      $17, %ymm25, %ymm3, %ymm3       # b_H*hb_H
 	vpternlogd      $150, %ymm3, %ymm2, %ymm7
+# Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %ymm7, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm6, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %ymm7, %xmm8
 	vpxord          %xmm8, %xmm7, %xmm10
 	add             $128, %rdx
@@ -106,6 +159,7 @@ aesgen_gcm_ghash_avx10_256:
 .Lgcm_ghash_tail:
 	add             $128, %rcx
 	{disp32} jz     .Lgcm_ghash_store
+# GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
 	lea             768(%rdi), %r10
 	sub             %rcx, %r10
 	vpxord          %ymm5, %ymm5, %ymm5
@@ -125,23 +179,25 @@ aesgen_gcm_ghash_avx10_256:
 	vpshufb         %ymm20, %ymm4, %ymm4
 	vpxord          %ymm10, %ymm4, %ymm4            # the running hash joins block 0
 	vpxord          %ymm10, %ymm10, %ymm10
-	vpclmulqdq      $0, (%r10), %ymm4, %ymm8
-	vpclmulqdq      $16, (%r10), %ymm4, %ymm9
+	vpclmulqdq      $0, (%r10), %ymm4, %ymm8        # d_L*h_L
+	vpclmulqdq      $16, (%r10), %ymm4, %ymm9       # d_L*h_H
 	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, (%r10), %ymm4, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, (%r10), %ymm4, %ymm8
+	vpclmulqdq      $1, (%r10), %ymm4, %ymm8        # d_H*h_L
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6       # MI ^= both middle products
+	vpclmulqdq      $17, (%r10), %ymm4, %ymm8       # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
 	add             $32, %rdx
 	add             $32, %r10
 	sub             $32, %rcx
 	ja              .Lgcm_ghash_tail_vector
-	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm6, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %ymm7, %xmm8
 	vpxord          %xmm8, %xmm7, %xmm10
 .Lgcm_ghash_store:
@@ -184,22 +240,30 @@ aesgen_gcm_enc_update_avx10_256:
 	.cfi_adjust_cfa_offset 16
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_enc_return
+# ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+# from the end so that every key size runs the same last nine rounds
 	mov             240(%rdi), %eax
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &rk[rounds]
+# round keys into their registers (the plan's KLAST-m = rk[ROUNDS - m]); AES-192
+# and AES-256 have two and four more middle keys than AES-128
 	vbroadcasti32x4 (%rdi), %ymm13
 	vbroadcasti32x4 (%r10), %ymm14
 	vbroadcasti32x4 -16(%r10), %ymm30
 	vbroadcasti32x4 -32(%r10), %ymm31
+# the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %ymm20
 	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %ymm21
+# ACC = acc; CTR = the counter block reflected, lane i counting from block i
 	vmovdqu8        (%r9), %xmm10
 	vbroadcasti32x4 (%r8), %ymm11
 	vpshufb         %ymm20, %ymm11, %ymm11
 	vpaddd          .Lgcm_lane_offsets_32(%rip), %ymm11, %ymm11
 	vbroadcasti32x4 .Lgcm_lane_count(%rip), %ymm12
+# bulk: whole iterations of 8 blocks, CTR and GHASH stitched
 	sub             $128, %rcx
 	{disp32} jb     .Lgcm_enc_tail
+# the powers of a full iteration (H^8..H^1) into HPOW, their half sums into HSUM
 	vmovdqu8        640(%rdi), %ymm22
 	vmovdqu8        672(%rdi), %ymm23
 	vmovdqu8        704(%rdi), %ymm24
@@ -216,6 +280,8 @@ aesgen_gcm_enc_update_avx10_256:
 	vpshufb         %ymm20, %ymm11, %ymm11
 # CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 # the first iteration only encrypts; each later one hashes its predecessor's output
+# counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+# the first counter's last byte: past 246, one of them would carry
 	cmp             $247, %r11b
 	{disp32} jae    .Lgcm_enc_first_ctr_carry       # a last byte would carry: out of line
 	vpxord          %ymm13, %ymm11, %ymm0
@@ -228,6 +294,7 @@ aesgen_gcm_enc_update_avx10_256:
 	vpxord          %ymm13, %ymm3, %ymm3
 .Lgcm_enc_first_ctr_done:
 	add             $8, %r11b
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_first_aes128
 	{disp32} je     .Lgcm_enc_first_aes192
@@ -296,6 +363,7 @@ aesgen_gcm_enc_update_avx10_256:
 	vaesenc         %ymm30, %ymm1, %ymm1
 	vaesenc         %ymm30, %ymm2, %ymm2
 	vaesenc         %ymm30, %ymm3, %ymm3
+# last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          (%rdx), %ymm14, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm16
 	vmovdqu8        %ymm16, (%rsi)
@@ -314,6 +382,8 @@ aesgen_gcm_enc_update_avx10_256:
 	{disp32} jb     .Lgcm_enc_hash_last
 .Lgcm_enc_loop:
 # LLVM-MCA-BEGIN gcm_enc_avx10_256_main_loop
+# counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+# the first counter's last byte: past 246, one of them would carry
 	cmp             $247, %r11b
 	{disp32} jae    .Lgcm_enc_main_ctr_carry        # a last byte would carry: out of line
 	vpxord          %ymm13, %ymm11, %ymm0
@@ -326,6 +396,7 @@ aesgen_gcm_enc_update_avx10_256:
 	vpxord          %ymm13, %ymm3, %ymm3
 .Lgcm_enc_main_ctr_done:
 	add             $8, %r11b
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_main_aes128
 	{disp32} je     .Lgcm_enc_main_aes192
@@ -356,6 +427,7 @@ aesgen_gcm_enc_update_avx10_256:
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
+# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
 	vpshufb         %ymm20, %ymm16, %ymm16
 	vpshufb         %ymm20, %ymm17, %ymm17
 	vpshufb         %ymm20, %ymm18, %ymm18
@@ -370,24 +442,24 @@ aesgen_gcm_enc_update_avx10_256:
 	vpshufd         $78, %ymm17, %ymm9
 	vpxord          %ymm16, %ymm8, %ymm8            # a_L ^ a_H
 	vpxord          %ymm17, %ymm9, %ymm9            # b_L ^ b_H
-	vpclmulqdq      $0, %ymm26, %ymm8, %ymm8
+	vpclmulqdq      $0, %ymm26, %ymm8, %ymm8        # (a_L^a_H)*(ha_L^ha_H)
 	vbroadcasti32x4 -112(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpclmulqdq      $0, %ymm27, %ymm9, %ymm9
+	vpclmulqdq      $0, %ymm27, %ymm9, %ymm9        # (b_L^b_H)*(hb_L^hb_H)
 	vpxord          %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $0, %ymm22, %ymm16, %ymm8
-	vpclmulqdq      $0, %ymm23, %ymm17, %ymm9
+	vpclmulqdq      $0, %ymm22, %ymm16, %ymm8       # a_L*ha_L
+	vpclmulqdq      $0, %ymm23, %ymm17, %ymm9       # b_L*hb_L
 	vpxord          %ymm9, %ymm8, %ymm5
 	vbroadcasti32x4 -96(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpclmulqdq      $17, %ymm22, %ymm16, %ymm16
-	vpclmulqdq      $17, %ymm23, %ymm17, %ymm17
+	vpclmulqdq      $17, %ymm22, %ymm16, %ymm16     # a_H*ha_H
+	vpclmulqdq      $17, %ymm23, %ymm17, %ymm17     # b_H*hb_H
 	vpxord          %ymm17, %ymm16, %ymm7
 	vpshufd         $78, %ymm18, %ymm8
 	vpshufd         $78, %ymm19, %ymm9
@@ -398,42 +470,46 @@ aesgen_gcm_enc_update_avx10_256:
 	vaesenc         %ymm15, %ymm3, %ymm3
 	vpxord          %ymm18, %ymm8, %ymm8            # a_L ^ a_H
 	vpxord          %ymm19, %ymm9, %ymm9            # b_L ^ b_H
-	vpclmulqdq      $0, %ymm28, %ymm8, %ymm8
-	vpclmulqdq      $0, %ymm29, %ymm9, %ymm9
+	vpclmulqdq      $0, %ymm28, %ymm8, %ymm8        # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, %ymm29, %ymm9, %ymm9        # (b_L^b_H)*(hb_L^hb_H)
 	vbroadcasti32x4 -64(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $0, %ymm24, %ymm18, %ymm8
-	vpclmulqdq      $0, %ymm25, %ymm19, %ymm9
+	vpclmulqdq      $0, %ymm24, %ymm18, %ymm8       # a_L*ha_L
+	vpclmulqdq      $0, %ymm25, %ymm19, %ymm9       # b_L*hb_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm5
 	vbroadcasti32x4 -48(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpclmulqdq      $17, %ymm24, %ymm18, %ymm18
-	vpclmulqdq      $17, %ymm25, %ymm19, %ymm19
+	vpclmulqdq      $17, %ymm24, %ymm18, %ymm18     # a_H*ha_H
+	vpclmulqdq      $17, %ymm25, %ymm19, %ymm19     # b_H*hb_H
 	vpternlogd      $150, %ymm19, %ymm18, %ymm7
+# Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %ymm7, %ymm5, %ymm6
 	vaesenc         %ymm31, %ymm0, %ymm0
 	vaesenc         %ymm31, %ymm1, %ymm1
 	vaesenc         %ymm31, %ymm2, %ymm2
 	vaesenc         %ymm31, %ymm3, %ymm3
-	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
 	vaesenc         %ymm30, %ymm0, %ymm0
 	vaesenc         %ymm30, %ymm1, %ymm1
 	vaesenc         %ymm30, %ymm2, %ymm2
 	vaesenc         %ymm30, %ymm3, %ymm3
-	vpshufd         $78, %ymm6, %ymm6
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %ymm7, %xmm8
 	vpxord          %xmm8, %xmm7, %xmm10
+# last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          (%rdx), %ymm14, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm16
 	vmovdqu8        %ymm16, (%rsi)
@@ -452,6 +528,8 @@ aesgen_gcm_enc_update_avx10_256:
 	jae             .Lgcm_enc_loop
 # LLVM-MCA-END
 .Lgcm_enc_hash_last:
+# the GHASH of the last iteration's ciphertext, still in GD
+# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
 	vpshufb         %ymm20, %ymm16, %ymm16
 	vpshufb         %ymm20, %ymm17, %ymm17
 	vpshufb         %ymm20, %ymm18, %ymm18
@@ -461,40 +539,45 @@ aesgen_gcm_enc_update_avx10_256:
 	vpshufd         $78, %ymm17, %ymm9
 	vpxord          %ymm16, %ymm8, %ymm8            # a_L ^ a_H
 	vpxord          %ymm17, %ymm9, %ymm9            # b_L ^ b_H
-	vpclmulqdq      $0, %ymm26, %ymm8, %ymm8
-	vpclmulqdq      $0, %ymm27, %ymm9, %ymm9
+	vpclmulqdq      $0, %ymm26, %ymm8, %ymm8        # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, %ymm27, %ymm9, %ymm9        # (b_L^b_H)*(hb_L^hb_H)
 	vpxord          %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $0, %ymm22, %ymm16, %ymm8
-	vpclmulqdq      $0, %ymm23, %ymm17, %ymm9
+	vpclmulqdq      $0, %ymm22, %ymm16, %ymm8       # a_L*ha_L
+	vpclmulqdq      $0, %ymm23, %ymm17, %ymm9       # b_L*hb_L
 	vpxord          %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, %ymm22, %ymm16, %ymm16
-	vpclmulqdq      $17, %ymm23, %ymm17, %ymm17
+	vpclmulqdq      $17, %ymm22, %ymm16, %ymm16     # a_H*ha_H
+	vpclmulqdq      $17, %ymm23, %ymm17, %ymm17     # b_H*hb_H
 	vpxord          %ymm17, %ymm16, %ymm7
 	vpshufd         $78, %ymm18, %ymm8
 	vpshufd         $78, %ymm19, %ymm9
 	vpxord          %ymm18, %ymm8, %ymm8            # a_L ^ a_H
 	vpxord          %ymm19, %ymm9, %ymm9            # b_L ^ b_H
-	vpclmulqdq      $0, %ymm28, %ymm8, %ymm8
-	vpclmulqdq      $0, %ymm29, %ymm9, %ymm9
+	vpclmulqdq      $0, %ymm28, %ymm8, %ymm8        # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, %ymm29, %ymm9, %ymm9        # (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $0, %ymm24, %ymm18, %ymm8
-	vpclmulqdq      $0, %ymm25, %ymm19, %ymm9
+	vpclmulqdq      $0, %ymm24, %ymm18, %ymm8       # a_L*ha_L
+	vpclmulqdq      $0, %ymm25, %ymm19, %ymm9       # b_L*hb_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, %ymm24, %ymm18, %ymm18
-	vpclmulqdq      $17, %ymm25, %ymm19, %ymm19
+	vpclmulqdq      $17, %ymm24, %ymm18, %ymm18     # a_H*ha_H
+	vpclmulqdq      $17, %ymm25, %ymm19, %ymm19     # b_H*hb_H
 	vpternlogd      $150, %ymm19, %ymm18, %ymm7
+# Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %ymm7, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm6, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %ymm7, %xmm8
 	vpxord          %xmm8, %xmm7, %xmm10
 	{disp32} jmp    .Lgcm_enc_bulk_done
 .Lgcm_enc_first_ctr_carry:
+# a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         %ymm20, %ymm11, %ymm11
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpshufb         %ymm20, %ymm11, %ymm1
@@ -510,7 +593,9 @@ aesgen_gcm_enc_update_avx10_256:
 	vpshufb         %ymm20, %ymm11, %ymm11
 	jmp             .Lgcm_enc_first_ctr_done
 .Lgcm_enc_main_ctr_carry:
+# a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         %ymm20, %ymm11, %ymm11
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpshufb         %ymm20, %ymm11, %ymm1
@@ -528,6 +613,7 @@ aesgen_gcm_enc_update_avx10_256:
 .Lgcm_enc_bulk_done:
 	vpshufb         %ymm20, %ymm11, %ymm11
 .Lgcm_enc_tail:
+# what the bulk loop left: LEN + 128 = 0..112 bytes of whole blocks
 	add             $128, %rcx
 	{disp32} jz     .Lgcm_enc_store
 # CTR first, then GHASH of the ciphertext it wrote: the CTR pass advances DST and
@@ -537,6 +623,8 @@ aesgen_gcm_enc_update_avx10_256:
 
 # 1..128 bytes remain: pick the final group by the number of vectors they need.
 .Lgcm_enc_final:
+# final group dispatch: the fewest vectors that hold LEN bytes, so that a short
+# message runs only the AES work it needs (its vectors side by side)
 	cmp             $32, %rcx
 	{disp32} jbe    .Lgcm_enc_final1
 	cmp             $64, %rcx
@@ -544,6 +632,7 @@ aesgen_gcm_enc_update_avx10_256:
 	cmp             $96, %rcx
 	{disp32} jbe    .Lgcm_enc_final3
 .Lgcm_enc_final4:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpshufb         %ymm20, %ymm11, %ymm1
@@ -556,6 +645,7 @@ aesgen_gcm_enc_update_avx10_256:
 	vpxord          %ymm13, %ymm1, %ymm1
 	vpxord          %ymm13, %ymm2, %ymm2
 	vpxord          %ymm13, %ymm3, %ymm3
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_final4_aes128
 	{disp32} je     .Lgcm_enc_final4_aes192
@@ -624,6 +714,8 @@ aesgen_gcm_enc_update_avx10_256:
 	vaesenc         %ymm30, %ymm1, %ymm1
 	vaesenc         %ymm30, %ymm2, %ymm2
 	vaesenc         %ymm30, %ymm3, %ymm3
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          (%rdx), %ymm14, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi)
@@ -636,6 +728,8 @@ aesgen_gcm_enc_update_avx10_256:
 	add             $96, %rdx
 	add             $96, %rsi
 	sub             $96, %rcx
+# the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+# read or written, so a page boundary right after the buffers is safe
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # LEN low bits set
 	kmovd           %r11d, %k1
@@ -645,6 +739,7 @@ aesgen_gcm_enc_update_avx10_256:
 	vmovdqu8        %ymm3, (%rsi){%k1}
 	{disp32} jmp    .Lgcm_enc_tail_crypted
 .Lgcm_enc_final3:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpshufb         %ymm20, %ymm11, %ymm1
@@ -654,6 +749,7 @@ aesgen_gcm_enc_update_avx10_256:
 	vpxord          %ymm13, %ymm0, %ymm0
 	vpxord          %ymm13, %ymm1, %ymm1
 	vpxord          %ymm13, %ymm2, %ymm2
+# the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_final3_aes128
 	{disp32} je     .Lgcm_enc_final3_aes192
@@ -709,6 +805,8 @@ aesgen_gcm_enc_update_avx10_256:
 	vaesenc         %ymm30, %ymm0, %ymm0
 	vaesenc         %ymm30, %ymm1, %ymm1
 	vaesenc         %ymm30, %ymm2, %ymm2
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          (%rdx), %ymm14, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi)
@@ -718,6 +816,8 @@ aesgen_gcm_enc_update_avx10_256:
 	add             $64, %rdx
 	add             $64, %rsi
 	sub             $64, %rcx
+# the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+# read or written, so a page boundary right after the buffers is safe
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # LEN low bits set
 	kmovd           %r11d, %k1
@@ -727,12 +827,14 @@ aesgen_gcm_enc_update_avx10_256:
 	vmovdqu8        %ymm2, (%rsi){%k1}
 	{disp32} jmp    .Lgcm_enc_tail_crypted
 .Lgcm_enc_final2:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpshufb         %ymm20, %ymm11, %ymm1
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpxord          %ymm13, %ymm0, %ymm0
 	vpxord          %ymm13, %ymm1, %ymm1
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_final2_aes128
 	{disp32} je     .Lgcm_enc_final2_aes192
@@ -775,12 +877,16 @@ aesgen_gcm_enc_update_avx10_256:
 	vaesenc         %ymm31, %ymm1, %ymm1
 	vaesenc         %ymm30, %ymm0, %ymm0
 	vaesenc         %ymm30, %ymm1, %ymm1
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          (%rdx), %ymm14, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi)
 	add             $32, %rdx
 	add             $32, %rsi
 	sub             $32, %rcx
+# the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+# read or written, so a page boundary right after the buffers is safe
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # LEN low bits set
 	kmovd           %r11d, %k1
@@ -790,9 +896,11 @@ aesgen_gcm_enc_update_avx10_256:
 	vmovdqu8        %ymm1, (%rsi){%k1}
 	{disp32} jmp    .Lgcm_enc_tail_crypted
 .Lgcm_enc_final1:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpxord          %ymm13, %ymm0, %ymm0
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_final1_aes128
 	{disp32} je     .Lgcm_enc_final1_aes192
@@ -822,6 +930,8 @@ aesgen_gcm_enc_update_avx10_256:
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm31, %ymm0, %ymm0
 	vaesenc         %ymm30, %ymm0, %ymm0
+# the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+# read or written, so a page boundary right after the buffers is safe
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # LEN low bits set
 	kmovd           %r11d, %k1
@@ -833,6 +943,7 @@ aesgen_gcm_enc_update_avx10_256:
 .Lgcm_enc_tail_crypted:
 	mov             (%rsp), %rdx                    # hash the ciphertext just written
 	mov             8(%rsp), %rcx
+# GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
 	lea             768(%rdi), %r8
 	sub             %rcx, %r8
 	vpxord          %ymm5, %ymm5, %ymm5
@@ -852,23 +963,25 @@ aesgen_gcm_enc_update_avx10_256:
 	vpshufb         %ymm20, %ymm4, %ymm4
 	vpxord          %ymm10, %ymm4, %ymm4            # the running hash joins block 0
 	vpxord          %ymm10, %ymm10, %ymm10
-	vpclmulqdq      $0, (%r8), %ymm4, %ymm8
-	vpclmulqdq      $16, (%r8), %ymm4, %ymm9
+	vpclmulqdq      $0, (%r8), %ymm4, %ymm8         # d_L*h_L
+	vpclmulqdq      $16, (%r8), %ymm4, %ymm9        # d_L*h_H
 	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, (%r8), %ymm4, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, (%r8), %ymm4, %ymm8
+	vpclmulqdq      $1, (%r8), %ymm4, %ymm8         # d_H*h_L
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6       # MI ^= both middle products
+	vpclmulqdq      $17, (%r8), %ymm4, %ymm8        # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
 	add             $32, %rdx
 	add             $32, %r8
 	sub             $32, %rcx
 	ja              .Lgcm_enc_ghash_vector
-	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm6, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %ymm7, %xmm8
 	vpxord          %xmm8, %xmm7, %xmm10
 .Lgcm_enc_store:
@@ -914,22 +1027,30 @@ aesgen_gcm_dec_update_avx10_256:
 	.cfi_adjust_cfa_offset 16
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_dec_return
+# ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+# from the end so that every key size runs the same last nine rounds
 	mov             240(%rdi), %eax
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &rk[rounds]
+# round keys into their registers (the plan's KLAST-m = rk[ROUNDS - m]); AES-192
+# and AES-256 have two and four more middle keys than AES-128
 	vbroadcasti32x4 (%rdi), %ymm13
 	vbroadcasti32x4 (%r10), %ymm14
 	vbroadcasti32x4 -16(%r10), %ymm30
 	vbroadcasti32x4 -32(%r10), %ymm31
+# the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %ymm20
 	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %ymm21
+# ACC = acc; CTR = the counter block reflected, lane i counting from block i
 	vmovdqu8        (%r9), %xmm10
 	vbroadcasti32x4 (%r8), %ymm11
 	vpshufb         %ymm20, %ymm11, %ymm11
 	vpaddd          .Lgcm_lane_offsets_32(%rip), %ymm11, %ymm11
 	vbroadcasti32x4 .Lgcm_lane_count(%rip), %ymm12
+# bulk: whole iterations of 8 blocks, CTR and GHASH stitched
 	sub             $128, %rcx
 	{disp32} jb     .Lgcm_dec_tail
+# the powers of a full iteration (H^8..H^1) into HPOW, their half sums into HSUM
 	vmovdqu8        640(%rdi), %ymm22
 	vmovdqu8        672(%rdi), %ymm23
 	vmovdqu8        704(%rdi), %ymm24
@@ -947,6 +1068,8 @@ aesgen_gcm_dec_update_avx10_256:
 # CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 .Lgcm_dec_loop:
 # LLVM-MCA-BEGIN gcm_dec_avx10_256_main_loop
+# counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+# the first counter's last byte: past 246, one of them would carry
 	cmp             $247, %r11b
 	{disp32} jae    .Lgcm_dec_main_ctr_carry        # a last byte would carry: out of line
 	vpxord          %ymm13, %ymm11, %ymm0
@@ -959,6 +1082,7 @@ aesgen_gcm_dec_update_avx10_256:
 	vpxord          %ymm13, %ymm3, %ymm3
 .Lgcm_dec_main_ctr_done:
 	add             $8, %r11b
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_main_aes128
 	{disp32} je     .Lgcm_dec_main_aes192
@@ -993,6 +1117,7 @@ aesgen_gcm_dec_update_avx10_256:
 	vmovdqu8        32(%rdx), %ymm17
 	vmovdqu8        64(%rdx), %ymm18
 	vmovdqu8        96(%rdx), %ymm19
+# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
 	vpshufb         %ymm20, %ymm16, %ymm16
 	vbroadcasti32x4 -128(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
@@ -1012,24 +1137,24 @@ aesgen_gcm_dec_update_avx10_256:
 	vpshufd         $78, %ymm17, %ymm9
 	vpxord          %ymm16, %ymm8, %ymm8            # a_L ^ a_H
 	vpxord          %ymm17, %ymm9, %ymm9            # b_L ^ b_H
-	vpclmulqdq      $0, %ymm26, %ymm8, %ymm8
-	vpclmulqdq      $0, %ymm27, %ymm9, %ymm9
+	vpclmulqdq      $0, %ymm26, %ymm8, %ymm8        # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, %ymm27, %ymm9, %ymm9        # (b_L^b_H)*(hb_L^hb_H)
 	vbroadcasti32x4 -96(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
 	vpxord          %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $0, %ymm22, %ymm16, %ymm8
-	vpclmulqdq      $0, %ymm23, %ymm17, %ymm9
+	vpclmulqdq      $0, %ymm22, %ymm16, %ymm8       # a_L*ha_L
+	vpclmulqdq      $0, %ymm23, %ymm17, %ymm9       # b_L*hb_L
 	vpxord          %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, %ymm22, %ymm16, %ymm16
+	vpclmulqdq      $17, %ymm22, %ymm16, %ymm16     # a_H*ha_H
 	vbroadcasti32x4 -80(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpclmulqdq      $17, %ymm23, %ymm17, %ymm17
+	vpclmulqdq      $17, %ymm23, %ymm17, %ymm17     # b_H*hb_H
 	vpxord          %ymm17, %ymm16, %ymm7
 	vpshufd         $78, %ymm18, %ymm8
 	vpshufd         $78, %ymm19, %ymm9
@@ -1040,37 +1165,41 @@ aesgen_gcm_dec_update_avx10_256:
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
 	vpxord          %ymm19, %ymm9, %ymm9            # b_L ^ b_H
-	vpclmulqdq      $0, %ymm28, %ymm8, %ymm8
-	vpclmulqdq      $0, %ymm29, %ymm9, %ymm9
+	vpclmulqdq      $0, %ymm28, %ymm8, %ymm8        # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, %ymm29, %ymm9, %ymm9        # (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $0, %ymm24, %ymm18, %ymm8
+	vpclmulqdq      $0, %ymm24, %ymm18, %ymm8       # a_L*ha_L
 	vbroadcasti32x4 -48(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpclmulqdq      $0, %ymm25, %ymm19, %ymm9
+	vpclmulqdq      $0, %ymm25, %ymm19, %ymm9       # b_L*hb_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, %ymm24, %ymm18, %ymm18
-	vpclmulqdq      $17, %ymm25, %ymm19, %ymm19
+	vpclmulqdq      $17, %ymm24, %ymm18, %ymm18     # a_H*ha_H
+	vpclmulqdq      $17, %ymm25, %ymm19, %ymm19     # b_H*hb_H
 	vpternlogd      $150, %ymm19, %ymm18, %ymm7
 	vaesenc         %ymm31, %ymm0, %ymm0
 	vaesenc         %ymm31, %ymm1, %ymm1
 	vaesenc         %ymm31, %ymm2, %ymm2
 	vaesenc         %ymm31, %ymm3, %ymm3
+# Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %ymm7, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
 	vaesenc         %ymm30, %ymm0, %ymm0
 	vaesenc         %ymm30, %ymm1, %ymm1
 	vaesenc         %ymm30, %ymm2, %ymm2
 	vaesenc         %ymm30, %ymm3, %ymm3
-	vpshufd         $78, %ymm6, %ymm6
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %ymm7, %xmm8
 	vpxord          %xmm8, %xmm7, %xmm10
+# last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          (%rdx), %ymm14, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi)
@@ -1090,7 +1219,9 @@ aesgen_gcm_dec_update_avx10_256:
 # LLVM-MCA-END
 	{disp32} jmp    .Lgcm_dec_bulk_done
 .Lgcm_dec_main_ctr_carry:
+# a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         %ymm20, %ymm11, %ymm11
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpshufb         %ymm20, %ymm11, %ymm1
@@ -1108,12 +1239,14 @@ aesgen_gcm_dec_update_avx10_256:
 .Lgcm_dec_bulk_done:
 	vpshufb         %ymm20, %ymm11, %ymm11
 .Lgcm_dec_tail:
+# what the bulk loop left: LEN + 128 = 0..112 bytes of whole blocks
 	add             $128, %rcx
 	{disp32} jz     .Lgcm_dec_store
 # GHASH of the ciphertext first (it may be overwritten in place), then CTR: the
 # GHASH pass advances SRC and LEN, so their start waits in the stack slots
 	mov             %rdx, (%rsp)
 	mov             %rcx, 8(%rsp)
+# GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
 	lea             768(%rdi), %r8
 	sub             %rcx, %r8
 	vpxord          %ymm5, %ymm5, %ymm5
@@ -1133,23 +1266,25 @@ aesgen_gcm_dec_update_avx10_256:
 	vpshufb         %ymm20, %ymm4, %ymm4
 	vpxord          %ymm10, %ymm4, %ymm4            # the running hash joins block 0
 	vpxord          %ymm10, %ymm10, %ymm10
-	vpclmulqdq      $0, (%r8), %ymm4, %ymm8
-	vpclmulqdq      $16, (%r8), %ymm4, %ymm9
+	vpclmulqdq      $0, (%r8), %ymm4, %ymm8         # d_L*h_L
+	vpclmulqdq      $16, (%r8), %ymm4, %ymm9        # d_L*h_H
 	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, (%r8), %ymm4, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, (%r8), %ymm4, %ymm8
+	vpclmulqdq      $1, (%r8), %ymm4, %ymm8         # d_H*h_L
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6       # MI ^= both middle products
+	vpclmulqdq      $17, (%r8), %ymm4, %ymm8        # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
 	add             $32, %rdx
 	add             $32, %r8
 	sub             $32, %rcx
 	ja              .Lgcm_dec_ghash_vector
-	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm6, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %ymm7, %xmm8
 	vpxord          %xmm8, %xmm7, %xmm10
 	mov             8(%rsp), %rcx
@@ -1157,6 +1292,8 @@ aesgen_gcm_dec_update_avx10_256:
 
 # 1..128 bytes remain: pick the final group by the number of vectors they need.
 .Lgcm_dec_final:
+# final group dispatch: the fewest vectors that hold LEN bytes, so that a short
+# message runs only the AES work it needs (its vectors side by side)
 	cmp             $32, %rcx
 	{disp32} jbe    .Lgcm_dec_final1
 	cmp             $64, %rcx
@@ -1164,6 +1301,7 @@ aesgen_gcm_dec_update_avx10_256:
 	cmp             $96, %rcx
 	{disp32} jbe    .Lgcm_dec_final3
 .Lgcm_dec_final4:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpshufb         %ymm20, %ymm11, %ymm1
@@ -1176,6 +1314,7 @@ aesgen_gcm_dec_update_avx10_256:
 	vpxord          %ymm13, %ymm1, %ymm1
 	vpxord          %ymm13, %ymm2, %ymm2
 	vpxord          %ymm13, %ymm3, %ymm3
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_final4_aes128
 	{disp32} je     .Lgcm_dec_final4_aes192
@@ -1244,6 +1383,8 @@ aesgen_gcm_dec_update_avx10_256:
 	vaesenc         %ymm30, %ymm1, %ymm1
 	vaesenc         %ymm30, %ymm2, %ymm2
 	vaesenc         %ymm30, %ymm3, %ymm3
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          (%rdx), %ymm14, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi)
@@ -1256,6 +1397,8 @@ aesgen_gcm_dec_update_avx10_256:
 	add             $96, %rdx
 	add             $96, %rsi
 	sub             $96, %rcx
+# the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+# read or written, so a page boundary right after the buffers is safe
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # LEN low bits set
 	kmovd           %r11d, %k1
@@ -1265,6 +1408,7 @@ aesgen_gcm_dec_update_avx10_256:
 	vmovdqu8        %ymm3, (%rsi){%k1}
 	{disp32} jmp    .Lgcm_dec_store
 .Lgcm_dec_final3:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpshufb         %ymm20, %ymm11, %ymm1
@@ -1274,6 +1418,7 @@ aesgen_gcm_dec_update_avx10_256:
 	vpxord          %ymm13, %ymm0, %ymm0
 	vpxord          %ymm13, %ymm1, %ymm1
 	vpxord          %ymm13, %ymm2, %ymm2
+# the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_final3_aes128
 	{disp32} je     .Lgcm_dec_final3_aes192
@@ -1329,6 +1474,8 @@ aesgen_gcm_dec_update_avx10_256:
 	vaesenc         %ymm30, %ymm0, %ymm0
 	vaesenc         %ymm30, %ymm1, %ymm1
 	vaesenc         %ymm30, %ymm2, %ymm2
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          (%rdx), %ymm14, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi)
@@ -1338,6 +1485,8 @@ aesgen_gcm_dec_update_avx10_256:
 	add             $64, %rdx
 	add             $64, %rsi
 	sub             $64, %rcx
+# the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+# read or written, so a page boundary right after the buffers is safe
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # LEN low bits set
 	kmovd           %r11d, %k1
@@ -1347,12 +1496,14 @@ aesgen_gcm_dec_update_avx10_256:
 	vmovdqu8        %ymm2, (%rsi){%k1}
 	{disp32} jmp    .Lgcm_dec_store
 .Lgcm_dec_final2:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpshufb         %ymm20, %ymm11, %ymm1
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpxord          %ymm13, %ymm0, %ymm0
 	vpxord          %ymm13, %ymm1, %ymm1
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_final2_aes128
 	{disp32} je     .Lgcm_dec_final2_aes192
@@ -1395,12 +1546,16 @@ aesgen_gcm_dec_update_avx10_256:
 	vaesenc         %ymm31, %ymm1, %ymm1
 	vaesenc         %ymm30, %ymm0, %ymm0
 	vaesenc         %ymm30, %ymm1, %ymm1
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          (%rdx), %ymm14, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi)
 	add             $32, %rdx
 	add             $32, %rsi
 	sub             $32, %rcx
+# the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+# read or written, so a page boundary right after the buffers is safe
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # LEN low bits set
 	kmovd           %r11d, %k1
@@ -1410,9 +1565,11 @@ aesgen_gcm_dec_update_avx10_256:
 	vmovdqu8        %ymm1, (%rsi){%k1}
 	{disp32} jmp    .Lgcm_dec_store
 .Lgcm_dec_final1:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpxord          %ymm13, %ymm0, %ymm0
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_final1_aes128
 	{disp32} je     .Lgcm_dec_final1_aes192
@@ -1442,6 +1599,8 @@ aesgen_gcm_dec_update_avx10_256:
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm31, %ymm0, %ymm0
 	vaesenc         %ymm30, %ymm0, %ymm0
+# the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+# read or written, so a page boundary right after the buffers is safe
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # LEN low bits set
 	kmovd           %r11d, %k1
@@ -1488,12 +1647,14 @@ aesgen_gcm_dec_update_avx10_256:
 aesgen_gcm_enc_record_avx10_256:
 	.cfi_startproc
 	endbr64
+# the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %ymm20
 	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %ymm21
 	vpxord          %xmm10, %xmm10, %xmm10
 	vpxord          %ymm5, %ymm5, %ymm5
 	vpxord          %ymm6, %ymm6, %ymm6
 	vpxord          %ymm7, %ymm7, %ymm7
+# GHASH of the AAD (AAD, AADLEN from the record)
 	mov             40(%r8), %r10
 	test            %r10, %r10
 	{disp32} jz     .Lgcm_enc_rec_aad_done
@@ -1513,6 +1674,7 @@ aesgen_gcm_enc_record_avx10_256:
 	mov             %r9, %r11
 	lea             768(%rdi), %r9
 	sub             %r11, %r9
+# GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
 .Lgcm_enc_rec_aad_sum_vector:
 	cmp             $32, %r10
 	{disp32} jb     .Lgcm_enc_rec_aad_sum_load_part
@@ -1527,12 +1689,12 @@ aesgen_gcm_enc_record_avx10_256:
 	vpshufb         %ymm20, %ymm4, %ymm4
 	vpxord          %ymm10, %ymm4, %ymm4            # the running hash joins block 0
 	vpxord          %ymm10, %ymm10, %ymm10
-	vpclmulqdq      $0, (%r9), %ymm4, %ymm8
-	vpclmulqdq      $16, (%r9), %ymm4, %ymm9
+	vpclmulqdq      $0, (%r9), %ymm4, %ymm8         # d_L*h_L
+	vpclmulqdq      $16, (%r9), %ymm4, %ymm9        # d_L*h_H
 	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, (%r9), %ymm4, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, (%r9), %ymm4, %ymm8
+	vpclmulqdq      $1, (%r9), %ymm4, %ymm8         # d_H*h_L
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6       # MI ^= both middle products
+	vpclmulqdq      $17, (%r9), %ymm4, %ymm8        # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
 	add             $32, %rax
 	add             $32, %r9
@@ -1542,6 +1704,7 @@ aesgen_gcm_enc_record_avx10_256:
 .Lgcm_enc_rec_aad_alone:
 	lea             768(%rdi), %r9
 	sub             %r11, %r9
+# GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
 .Lgcm_enc_rec_aad_vector:
 	cmp             $32, %r10
 	{disp32} jb     .Lgcm_enc_rec_aad_load_part
@@ -1556,32 +1719,38 @@ aesgen_gcm_enc_record_avx10_256:
 	vpshufb         %ymm20, %ymm4, %ymm4
 	vpxord          %ymm10, %ymm4, %ymm4            # the running hash joins block 0
 	vpxord          %ymm10, %ymm10, %ymm10
-	vpclmulqdq      $0, (%r9), %ymm4, %ymm8
-	vpclmulqdq      $16, (%r9), %ymm4, %ymm9
+	vpclmulqdq      $0, (%r9), %ymm4, %ymm8         # d_L*h_L
+	vpclmulqdq      $16, (%r9), %ymm4, %ymm9        # d_L*h_H
 	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, (%r9), %ymm4, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, (%r9), %ymm4, %ymm8
+	vpclmulqdq      $1, (%r9), %ymm4, %ymm8         # d_H*h_L
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6       # MI ^= both middle products
+	vpclmulqdq      $17, (%r9), %ymm4, %ymm8        # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
 	add             $32, %rax
 	add             $32, %r9
 	sub             $32, %r10
 	ja              .Lgcm_enc_rec_aad_vector
-	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm6, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %ymm7, %xmm8
 	vpxord          %xmm8, %xmm7, %xmm10
 	vpxord          %ymm5, %ymm5, %ymm5
 	vpxord          %ymm6, %ymm6, %ymm6
 	vpxord          %ymm7, %ymm7, %ymm7
 .Lgcm_enc_rec_aad_done:
+# ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+# from the end so that every key size runs the same last nine rounds
 	mov             240(%rdi), %eax
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &rk[rounds]
+# round keys into their registers (the plan's KLAST-m = rk[ROUNDS - m]); AES-192
+# and AES-256 have two and four more middle keys than AES-128
 	vbroadcasti32x4 (%rdi), %ymm13
 	vbroadcasti32x4 (%r10), %ymm14
 	vbroadcasti32x4 -16(%r10), %ymm30
@@ -1589,6 +1758,7 @@ aesgen_gcm_enc_record_avx10_256:
 # E_K(J0) masks the tag: one block on xmm, beside the data's blocks
 	vmovdqu8        (%r8), %xmm4
 	vpxord          %xmm13, %xmm4, %xmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_rec_j0_aes128
 	{disp32} je     .Lgcm_enc_rec_j0_aes192
@@ -1611,12 +1781,14 @@ aesgen_gcm_enc_record_avx10_256:
 	vmovdqu8        %xmm4, 48(%r8)
 	vbroadcasti32x4 (%r8), %ymm11
 	vpshufb         %ymm20, %ymm11, %ymm11
-	vpaddd          .Lgcm_record_offsets_32(%rip), %ymm11, %ymm11 # J0 + 1, + 2, ...
+	vpaddd          .Lgcm_record_offsets_32(%rip), %ymm11, %ymm11 # CTR: J0 + 1, + 2, ... per lane
 	vbroadcasti32x4 .Lgcm_lane_count(%rip), %ymm12
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_enc_rec_no_data
+# bulk: whole iterations of 8 blocks, CTR and GHASH stitched
 	sub             $128, %rcx
 	{disp32} jbe    .Lgcm_enc_rec_tail
+# the powers of a full iteration (H^8..H^1) into HPOW, their half sums into HSUM
 	vmovdqu8        640(%rdi), %ymm22
 	vmovdqu8        672(%rdi), %ymm23
 	vmovdqu8        704(%rdi), %ymm24
@@ -1633,6 +1805,8 @@ aesgen_gcm_enc_record_avx10_256:
 	vpshufb         %ymm20, %ymm11, %ymm11
 # CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 # the first iteration only encrypts; each later one hashes its predecessor's output
+# counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+# the first counter's last byte: past 246, one of them would carry
 	cmp             $247, %r11b
 	{disp32} jae    .Lgcm_enc_rec_first_ctr_carry   # a last byte would carry: out of line
 	vpxord          %ymm13, %ymm11, %ymm0
@@ -1645,6 +1819,7 @@ aesgen_gcm_enc_record_avx10_256:
 	vpxord          %ymm13, %ymm3, %ymm3
 .Lgcm_enc_rec_first_ctr_done:
 	add             $8, %r11b
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_rec_first_aes128
 	{disp32} je     .Lgcm_enc_rec_first_aes192
@@ -1713,6 +1888,7 @@ aesgen_gcm_enc_record_avx10_256:
 	vaesenc         %ymm30, %ymm1, %ymm1
 	vaesenc         %ymm30, %ymm2, %ymm2
 	vaesenc         %ymm30, %ymm3, %ymm3
+# last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          (%rdx), %ymm14, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm16
 	vmovdqu8        %ymm16, (%rsi)
@@ -1731,6 +1907,8 @@ aesgen_gcm_enc_record_avx10_256:
 	{disp32} jbe    .Lgcm_enc_rec_hash_last
 .Lgcm_enc_rec_loop:
 # LLVM-MCA-BEGIN gcm_enc_rec_avx10_256_main_loop
+# counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+# the first counter's last byte: past 246, one of them would carry
 	cmp             $247, %r11b
 	{disp32} jae    .Lgcm_enc_rec_main_ctr_carry    # a last byte would carry: out of line
 	vpxord          %ymm13, %ymm11, %ymm0
@@ -1743,6 +1921,7 @@ aesgen_gcm_enc_record_avx10_256:
 	vpxord          %ymm13, %ymm3, %ymm3
 .Lgcm_enc_rec_main_ctr_done:
 	add             $8, %r11b
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_rec_main_aes128
 	{disp32} je     .Lgcm_enc_rec_main_aes192
@@ -1773,6 +1952,7 @@ aesgen_gcm_enc_record_avx10_256:
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
+# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
 	vpshufb         %ymm20, %ymm16, %ymm16
 	vpshufb         %ymm20, %ymm17, %ymm17
 	vpshufb         %ymm20, %ymm18, %ymm18
@@ -1787,24 +1967,24 @@ aesgen_gcm_enc_record_avx10_256:
 	vpshufd         $78, %ymm17, %ymm9
 	vpxord          %ymm16, %ymm8, %ymm8            # a_L ^ a_H
 	vpxord          %ymm17, %ymm9, %ymm9            # b_L ^ b_H
-	vpclmulqdq      $0, %ymm26, %ymm8, %ymm8
+	vpclmulqdq      $0, %ymm26, %ymm8, %ymm8        # (a_L^a_H)*(ha_L^ha_H)
 	vbroadcasti32x4 -112(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpclmulqdq      $0, %ymm27, %ymm9, %ymm9
+	vpclmulqdq      $0, %ymm27, %ymm9, %ymm9        # (b_L^b_H)*(hb_L^hb_H)
 	vpxord          %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $0, %ymm22, %ymm16, %ymm8
-	vpclmulqdq      $0, %ymm23, %ymm17, %ymm9
+	vpclmulqdq      $0, %ymm22, %ymm16, %ymm8       # a_L*ha_L
+	vpclmulqdq      $0, %ymm23, %ymm17, %ymm9       # b_L*hb_L
 	vpxord          %ymm9, %ymm8, %ymm5
 	vbroadcasti32x4 -96(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpclmulqdq      $17, %ymm22, %ymm16, %ymm16
-	vpclmulqdq      $17, %ymm23, %ymm17, %ymm17
+	vpclmulqdq      $17, %ymm22, %ymm16, %ymm16     # a_H*ha_H
+	vpclmulqdq      $17, %ymm23, %ymm17, %ymm17     # b_H*hb_H
 	vpxord          %ymm17, %ymm16, %ymm7
 	vpshufd         $78, %ymm18, %ymm8
 	vpshufd         $78, %ymm19, %ymm9
@@ -1815,42 +1995,46 @@ aesgen_gcm_enc_record_avx10_256:
 	vaesenc         %ymm15, %ymm3, %ymm3
 	vpxord          %ymm18, %ymm8, %ymm8            # a_L ^ a_H
 	vpxord          %ymm19, %ymm9, %ymm9            # b_L ^ b_H
-	vpclmulqdq      $0, %ymm28, %ymm8, %ymm8
-	vpclmulqdq      $0, %ymm29, %ymm9, %ymm9
+	vpclmulqdq      $0, %ymm28, %ymm8, %ymm8        # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, %ymm29, %ymm9, %ymm9        # (b_L^b_H)*(hb_L^hb_H)
 	vbroadcasti32x4 -64(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $0, %ymm24, %ymm18, %ymm8
-	vpclmulqdq      $0, %ymm25, %ymm19, %ymm9
+	vpclmulqdq      $0, %ymm24, %ymm18, %ymm8       # a_L*ha_L
+	vpclmulqdq      $0, %ymm25, %ymm19, %ymm9       # b_L*hb_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm5
 	vbroadcasti32x4 -48(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpclmulqdq      $17, %ymm24, %ymm18, %ymm18
-	vpclmulqdq      $17, %ymm25, %ymm19, %ymm19
+	vpclmulqdq      $17, %ymm24, %ymm18, %ymm18     # a_H*ha_H
+	vpclmulqdq      $17, %ymm25, %ymm19, %ymm19     # b_H*hb_H
 	vpternlogd      $150, %ymm19, %ymm18, %ymm7
+# Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %ymm7, %ymm5, %ymm6
 	vaesenc         %ymm31, %ymm0, %ymm0
 	vaesenc         %ymm31, %ymm1, %ymm1
 	vaesenc         %ymm31, %ymm2, %ymm2
 	vaesenc         %ymm31, %ymm3, %ymm3
-	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
 	vaesenc         %ymm30, %ymm0, %ymm0
 	vaesenc         %ymm30, %ymm1, %ymm1
 	vaesenc         %ymm30, %ymm2, %ymm2
 	vaesenc         %ymm30, %ymm3, %ymm3
-	vpshufd         $78, %ymm6, %ymm6
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %ymm7, %xmm8
 	vpxord          %xmm8, %xmm7, %xmm10
+# last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          (%rdx), %ymm14, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm16
 	vmovdqu8        %ymm16, (%rsi)
@@ -1869,6 +2053,8 @@ aesgen_gcm_enc_record_avx10_256:
 	ja              .Lgcm_enc_rec_loop
 # LLVM-MCA-END
 .Lgcm_enc_rec_hash_last:
+# the GHASH of the last iteration's ciphertext, still in GD
+# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
 	vpshufb         %ymm20, %ymm16, %ymm16
 	vpshufb         %ymm20, %ymm17, %ymm17
 	vpshufb         %ymm20, %ymm18, %ymm18
@@ -1878,40 +2064,45 @@ aesgen_gcm_enc_record_avx10_256:
 	vpshufd         $78, %ymm17, %ymm9
 	vpxord          %ymm16, %ymm8, %ymm8            # a_L ^ a_H
 	vpxord          %ymm17, %ymm9, %ymm9            # b_L ^ b_H
-	vpclmulqdq      $0, %ymm26, %ymm8, %ymm8
-	vpclmulqdq      $0, %ymm27, %ymm9, %ymm9
+	vpclmulqdq      $0, %ymm26, %ymm8, %ymm8        # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, %ymm27, %ymm9, %ymm9        # (b_L^b_H)*(hb_L^hb_H)
 	vpxord          %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $0, %ymm22, %ymm16, %ymm8
-	vpclmulqdq      $0, %ymm23, %ymm17, %ymm9
+	vpclmulqdq      $0, %ymm22, %ymm16, %ymm8       # a_L*ha_L
+	vpclmulqdq      $0, %ymm23, %ymm17, %ymm9       # b_L*hb_L
 	vpxord          %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, %ymm22, %ymm16, %ymm16
-	vpclmulqdq      $17, %ymm23, %ymm17, %ymm17
+	vpclmulqdq      $17, %ymm22, %ymm16, %ymm16     # a_H*ha_H
+	vpclmulqdq      $17, %ymm23, %ymm17, %ymm17     # b_H*hb_H
 	vpxord          %ymm17, %ymm16, %ymm7
 	vpshufd         $78, %ymm18, %ymm8
 	vpshufd         $78, %ymm19, %ymm9
 	vpxord          %ymm18, %ymm8, %ymm8            # a_L ^ a_H
 	vpxord          %ymm19, %ymm9, %ymm9            # b_L ^ b_H
-	vpclmulqdq      $0, %ymm28, %ymm8, %ymm8
-	vpclmulqdq      $0, %ymm29, %ymm9, %ymm9
+	vpclmulqdq      $0, %ymm28, %ymm8, %ymm8        # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, %ymm29, %ymm9, %ymm9        # (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $0, %ymm24, %ymm18, %ymm8
-	vpclmulqdq      $0, %ymm25, %ymm19, %ymm9
+	vpclmulqdq      $0, %ymm24, %ymm18, %ymm8       # a_L*ha_L
+	vpclmulqdq      $0, %ymm25, %ymm19, %ymm9       # b_L*hb_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, %ymm24, %ymm18, %ymm18
-	vpclmulqdq      $17, %ymm25, %ymm19, %ymm19
+	vpclmulqdq      $17, %ymm24, %ymm18, %ymm18     # a_H*ha_H
+	vpclmulqdq      $17, %ymm25, %ymm19, %ymm19     # b_H*hb_H
 	vpternlogd      $150, %ymm19, %ymm18, %ymm7
+# Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %ymm7, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm6, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %ymm7, %xmm8
 	vpxord          %xmm8, %xmm7, %xmm10
 	{disp32} jmp    .Lgcm_enc_rec_bulk_done
 .Lgcm_enc_rec_first_ctr_carry:
+# a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         %ymm20, %ymm11, %ymm11
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpshufb         %ymm20, %ymm11, %ymm1
@@ -1927,7 +2118,9 @@ aesgen_gcm_enc_record_avx10_256:
 	vpshufb         %ymm20, %ymm11, %ymm11
 	jmp             .Lgcm_enc_rec_first_ctr_done
 .Lgcm_enc_rec_main_ctr_carry:
+# a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         %ymm20, %ymm11, %ymm11
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpshufb         %ymm20, %ymm11, %ymm1
@@ -1951,6 +2144,7 @@ aesgen_gcm_enc_record_avx10_256:
 .Lgcm_enc_rec_tail:
 	add             $128, %rcx
 	{disp32} jz     .Lgcm_enc_rec_no_data
+# final group dispatch: the fewest vectors that hold the last LEN bytes
 	cmp             $32, %rcx
 	{disp32} jbe    .Lgcm_enc_rec_final1
 	cmp             $64, %rcx
@@ -1958,6 +2152,7 @@ aesgen_gcm_enc_record_avx10_256:
 	cmp             $96, %rcx
 	{disp32} jbe    .Lgcm_enc_rec_final3
 .Lgcm_enc_rec_final4:
+# the last 4 vectors (1..128 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             15(%rcx), %r11
 	and             $-16, %r11
 	lea             752(%rdi), %r9
@@ -1966,6 +2161,7 @@ aesgen_gcm_enc_record_avx10_256:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # the last vector's bytes
 	kmovd           %r11d, %k1
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpshufb         %ymm20, %ymm11, %ymm1
@@ -1978,6 +2174,7 @@ aesgen_gcm_enc_record_avx10_256:
 	vpxord          %ymm13, %ymm1, %ymm1
 	vpxord          %ymm13, %ymm2, %ymm2
 	vpxord          %ymm13, %ymm3, %ymm3
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_rec_final4_aes128
 	{disp32} je     .Lgcm_enc_rec_final4_aes192
@@ -2060,53 +2257,57 @@ aesgen_gcm_enc_record_avx10_256:
 	vaesenclast     %ymm8, %ymm3, %ymm3
 	vmovdqu8        %ymm3, 96(%rsi){%k1}
 	vmovdqu8        %ymm3, %ymm3{%k1}{z}            # GHASH sees the padding as zeros
+# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         %ymm20, %ymm0, %ymm0
 	vpshufb         %ymm20, %ymm1, %ymm1
 	vpshufb         %ymm20, %ymm2, %ymm2
 	vpshufb         %ymm20, %ymm3, %ymm3
 	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %ymm0, %ymm8
-	vpclmulqdq      $0, 32(%r9), %ymm1, %ymm9
+	vpclmulqdq      $0, (%r9), %ymm0, %ymm8         # a_L*ha_L
+	vpclmulqdq      $0, 32(%r9), %ymm1, %ymm9       # b_L*hb_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, (%r9), %ymm0, %ymm8
-	vpclmulqdq      $17, 32(%r9), %ymm1, %ymm9
+	vpclmulqdq      $17, (%r9), %ymm0, %ymm8        # a_H*ha_H
+	vpclmulqdq      $17, 32(%r9), %ymm1, %ymm9      # b_H*hb_H
 	vpternlogd      $150, %ymm9, %ymm8, %ymm7
-	vpclmulqdq      $1, (%r9), %ymm0, %ymm8
-	vpclmulqdq      $16, (%r9), %ymm0, %ymm0
+	vpclmulqdq      $1, (%r9), %ymm0, %ymm8         # a_H*ha_L
+	vpclmulqdq      $16, (%r9), %ymm0, %ymm0        # a_L*ha_H
 	vpternlogd      $150, %ymm0, %ymm8, %ymm6
-	vpclmulqdq      $1, 32(%r9), %ymm1, %ymm8
-	vpclmulqdq      $16, 32(%r9), %ymm1, %ymm1
+	vpclmulqdq      $1, 32(%r9), %ymm1, %ymm8       # b_H*hb_L
+	vpclmulqdq      $16, 32(%r9), %ymm1, %ymm1      # b_L*hb_H
 	vpternlogd      $150, %ymm1, %ymm8, %ymm6
-	vpclmulqdq      $0, 64(%r9), %ymm2, %ymm8
-	vpclmulqdq      $0, 96(%r9), %ymm3, %ymm9
+	vpclmulqdq      $0, 64(%r9), %ymm2, %ymm8       # a_L*ha_L
+	vpclmulqdq      $0, 96(%r9), %ymm3, %ymm9       # b_L*hb_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, 64(%r9), %ymm2, %ymm8
-	vpclmulqdq      $17, 96(%r9), %ymm3, %ymm9
+	vpclmulqdq      $17, 64(%r9), %ymm2, %ymm8      # a_H*ha_H
+	vpclmulqdq      $17, 96(%r9), %ymm3, %ymm9      # b_H*hb_H
 	vpternlogd      $150, %ymm9, %ymm8, %ymm7
-	vpclmulqdq      $1, 64(%r9), %ymm2, %ymm8
-	vpclmulqdq      $16, 64(%r9), %ymm2, %ymm2
+	vpclmulqdq      $1, 64(%r9), %ymm2, %ymm8       # a_H*ha_L
+	vpclmulqdq      $16, 64(%r9), %ymm2, %ymm2      # a_L*ha_H
 	vpternlogd      $150, %ymm2, %ymm8, %ymm6
-	vpclmulqdq      $1, 96(%r9), %ymm3, %ymm8
-	vpclmulqdq      $16, 96(%r9), %ymm3, %ymm3
+	vpclmulqdq      $1, 96(%r9), %ymm3, %ymm8       # b_H*hb_L
+	vpclmulqdq      $16, 96(%r9), %ymm3, %ymm3      # b_L*hb_H
 	vpternlogd      $150, %ymm3, %ymm8, %ymm6
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
-	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
-	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8     # d_L*h_L
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9    # d_L*h_H
 	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8     # d_H*h_L
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6       # MI ^= both middle products
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
-	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm6, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %ymm7, %xmm8
 	vpxord          %xmm8, %xmm7, %xmm10
 	{disp32} jmp    .Lgcm_enc_rec_tag
 .Lgcm_enc_rec_final3:
+# the last 3 vectors (1..96 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             15(%rcx), %r11
 	and             $-16, %r11
 	lea             752(%rdi), %r9
@@ -2115,6 +2316,7 @@ aesgen_gcm_enc_record_avx10_256:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # the last vector's bytes
 	kmovd           %r11d, %k1
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpshufb         %ymm20, %ymm11, %ymm1
@@ -2124,6 +2326,7 @@ aesgen_gcm_enc_record_avx10_256:
 	vpxord          %ymm13, %ymm0, %ymm0
 	vpxord          %ymm13, %ymm1, %ymm1
 	vpxord          %ymm13, %ymm2, %ymm2
+# the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_rec_final3_aes128
 	{disp32} je     .Lgcm_enc_rec_final3_aes192
@@ -2190,47 +2393,51 @@ aesgen_gcm_enc_record_avx10_256:
 	vaesenclast     %ymm8, %ymm2, %ymm2
 	vmovdqu8        %ymm2, 64(%rsi){%k1}
 	vmovdqu8        %ymm2, %ymm2{%k1}{z}            # GHASH sees the padding as zeros
+# GHASH products of 3 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         %ymm20, %ymm0, %ymm0
 	vpshufb         %ymm20, %ymm1, %ymm1
 	vpshufb         %ymm20, %ymm2, %ymm2
 	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %ymm0, %ymm8
-	vpclmulqdq      $0, 32(%r9), %ymm1, %ymm9
+	vpclmulqdq      $0, (%r9), %ymm0, %ymm8         # a_L*ha_L
+	vpclmulqdq      $0, 32(%r9), %ymm1, %ymm9       # b_L*hb_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, (%r9), %ymm0, %ymm8
-	vpclmulqdq      $17, 32(%r9), %ymm1, %ymm9
+	vpclmulqdq      $17, (%r9), %ymm0, %ymm8        # a_H*ha_H
+	vpclmulqdq      $17, 32(%r9), %ymm1, %ymm9      # b_H*hb_H
 	vpternlogd      $150, %ymm9, %ymm8, %ymm7
-	vpclmulqdq      $1, (%r9), %ymm0, %ymm8
-	vpclmulqdq      $16, (%r9), %ymm0, %ymm0
+	vpclmulqdq      $1, (%r9), %ymm0, %ymm8         # a_H*ha_L
+	vpclmulqdq      $16, (%r9), %ymm0, %ymm0        # a_L*ha_H
 	vpternlogd      $150, %ymm0, %ymm8, %ymm6
-	vpclmulqdq      $1, 32(%r9), %ymm1, %ymm8
-	vpclmulqdq      $16, 32(%r9), %ymm1, %ymm1
+	vpclmulqdq      $1, 32(%r9), %ymm1, %ymm8       # b_H*hb_L
+	vpclmulqdq      $16, 32(%r9), %ymm1, %ymm1      # b_L*hb_H
 	vpternlogd      $150, %ymm1, %ymm8, %ymm6
-	vpclmulqdq      $0, 64(%r9), %ymm2, %ymm8
-	vpclmulqdq      $16, 64(%r9), %ymm2, %ymm9
+	vpclmulqdq      $0, 64(%r9), %ymm2, %ymm8       # d_L*h_L
+	vpclmulqdq      $16, 64(%r9), %ymm2, %ymm9      # d_L*h_H
 	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, 64(%r9), %ymm2, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, 64(%r9), %ymm2, %ymm8
+	vpclmulqdq      $1, 64(%r9), %ymm2, %ymm8       # d_H*h_L
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6       # MI ^= both middle products
+	vpclmulqdq      $17, 64(%r9), %ymm2, %ymm8      # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
-	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
-	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8     # d_L*h_L
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9    # d_L*h_H
 	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8     # d_H*h_L
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6       # MI ^= both middle products
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
-	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm6, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %ymm7, %xmm8
 	vpxord          %xmm8, %xmm7, %xmm10
 	{disp32} jmp    .Lgcm_enc_rec_tag
 .Lgcm_enc_rec_final2:
+# the last 2 vectors (1..64 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             15(%rcx), %r11
 	and             $-16, %r11
 	lea             752(%rdi), %r9
@@ -2239,12 +2446,14 @@ aesgen_gcm_enc_record_avx10_256:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # the last vector's bytes
 	kmovd           %r11d, %k1
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpshufb         %ymm20, %ymm11, %ymm1
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpxord          %ymm13, %ymm0, %ymm0
 	vpxord          %ymm13, %ymm1, %ymm1
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_rec_final2_aes128
 	{disp32} je     .Lgcm_enc_rec_final2_aes192
@@ -2295,39 +2504,43 @@ aesgen_gcm_enc_record_avx10_256:
 	vaesenclast     %ymm8, %ymm1, %ymm1
 	vmovdqu8        %ymm1, 32(%rsi){%k1}
 	vmovdqu8        %ymm1, %ymm1{%k1}{z}            # GHASH sees the padding as zeros
+# GHASH products of 2 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         %ymm20, %ymm0, %ymm0
 	vpshufb         %ymm20, %ymm1, %ymm1
 	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %ymm0, %ymm8
-	vpclmulqdq      $0, 32(%r9), %ymm1, %ymm9
+	vpclmulqdq      $0, (%r9), %ymm0, %ymm8         # a_L*ha_L
+	vpclmulqdq      $0, 32(%r9), %ymm1, %ymm9       # b_L*hb_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, (%r9), %ymm0, %ymm8
-	vpclmulqdq      $17, 32(%r9), %ymm1, %ymm9
+	vpclmulqdq      $17, (%r9), %ymm0, %ymm8        # a_H*ha_H
+	vpclmulqdq      $17, 32(%r9), %ymm1, %ymm9      # b_H*hb_H
 	vpternlogd      $150, %ymm9, %ymm8, %ymm7
-	vpclmulqdq      $1, (%r9), %ymm0, %ymm8
-	vpclmulqdq      $16, (%r9), %ymm0, %ymm0
+	vpclmulqdq      $1, (%r9), %ymm0, %ymm8         # a_H*ha_L
+	vpclmulqdq      $16, (%r9), %ymm0, %ymm0        # a_L*ha_H
 	vpternlogd      $150, %ymm0, %ymm8, %ymm6
-	vpclmulqdq      $1, 32(%r9), %ymm1, %ymm8
-	vpclmulqdq      $16, 32(%r9), %ymm1, %ymm1
+	vpclmulqdq      $1, 32(%r9), %ymm1, %ymm8       # b_H*hb_L
+	vpclmulqdq      $16, 32(%r9), %ymm1, %ymm1      # b_L*hb_H
 	vpternlogd      $150, %ymm1, %ymm8, %ymm6
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
-	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
-	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8     # d_L*h_L
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9    # d_L*h_H
 	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8     # d_H*h_L
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6       # MI ^= both middle products
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
-	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm6, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %ymm7, %xmm8
 	vpxord          %xmm8, %xmm7, %xmm10
 	{disp32} jmp    .Lgcm_enc_rec_tag
 .Lgcm_enc_rec_final1:
+# the last 1 vector (1..32 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             15(%rcx), %r11
 	and             $-16, %r11
 	lea             752(%rdi), %r9
@@ -2335,9 +2548,11 @@ aesgen_gcm_enc_record_avx10_256:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # the last vector's bytes
 	kmovd           %r11d, %k1
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpxord          %ymm13, %ymm0, %ymm0
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_rec_final1_aes128
 	{disp32} je     .Lgcm_enc_rec_final1_aes192
@@ -2372,51 +2587,58 @@ aesgen_gcm_enc_record_avx10_256:
 	vaesenclast     %ymm8, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi){%k1}
 	vmovdqu8        %ymm0, %ymm0{%k1}{z}            # GHASH sees the padding as zeros
+# GHASH products of 1 vector: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         %ymm20, %ymm0, %ymm0
 	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %ymm0, %ymm8
-	vpclmulqdq      $16, (%r9), %ymm0, %ymm9
+	vpclmulqdq      $0, (%r9), %ymm0, %ymm8         # d_L*h_L
+	vpclmulqdq      $16, (%r9), %ymm0, %ymm9        # d_L*h_H
 	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, (%r9), %ymm0, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, (%r9), %ymm0, %ymm8
+	vpclmulqdq      $1, (%r9), %ymm0, %ymm8         # d_H*h_L
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6       # MI ^= both middle products
+	vpclmulqdq      $17, (%r9), %ymm0, %ymm8        # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
-	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
-	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8     # d_L*h_L
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9    # d_L*h_H
 	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8     # d_H*h_L
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6       # MI ^= both middle products
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
-	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm6, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %ymm7, %xmm8
 	vpxord          %xmm8, %xmm7, %xmm10
 	{disp32} jmp    .Lgcm_enc_rec_tag
 .Lgcm_enc_rec_no_data:
+# no text left: the lengths block alone joins the sum
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpxord          %xmm10, %xmm4, %xmm4
-	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
-	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8     # d_L*h_L
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9    # d_L*h_H
 	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8     # d_H*h_L
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6       # MI ^= both middle products
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
-	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm6, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %ymm7, %xmm8
 	vpxord          %xmm8, %xmm7, %xmm10
 .Lgcm_enc_rec_tag:
+# tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)
 	vpshufb         %xmm20, %xmm10, %xmm10
 	vpxord          48(%r8), %xmm10, %xmm10
 	vmovdqu8        %xmm10, 48(%r8)
@@ -2453,12 +2675,14 @@ aesgen_gcm_enc_record_avx10_256:
 aesgen_gcm_dec_record_avx10_256:
 	.cfi_startproc
 	endbr64
+# the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %ymm20
 	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %ymm21
 	vpxord          %xmm10, %xmm10, %xmm10
 	vpxord          %ymm5, %ymm5, %ymm5
 	vpxord          %ymm6, %ymm6, %ymm6
 	vpxord          %ymm7, %ymm7, %ymm7
+# GHASH of the AAD (AAD, AADLEN from the record)
 	mov             40(%r8), %r10
 	test            %r10, %r10
 	{disp32} jz     .Lgcm_dec_rec_aad_done
@@ -2478,6 +2702,7 @@ aesgen_gcm_dec_record_avx10_256:
 	mov             %r9, %r11
 	lea             768(%rdi), %r9
 	sub             %r11, %r9
+# GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
 .Lgcm_dec_rec_aad_sum_vector:
 	cmp             $32, %r10
 	{disp32} jb     .Lgcm_dec_rec_aad_sum_load_part
@@ -2492,12 +2717,12 @@ aesgen_gcm_dec_record_avx10_256:
 	vpshufb         %ymm20, %ymm4, %ymm4
 	vpxord          %ymm10, %ymm4, %ymm4            # the running hash joins block 0
 	vpxord          %ymm10, %ymm10, %ymm10
-	vpclmulqdq      $0, (%r9), %ymm4, %ymm8
-	vpclmulqdq      $16, (%r9), %ymm4, %ymm9
+	vpclmulqdq      $0, (%r9), %ymm4, %ymm8         # d_L*h_L
+	vpclmulqdq      $16, (%r9), %ymm4, %ymm9        # d_L*h_H
 	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, (%r9), %ymm4, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, (%r9), %ymm4, %ymm8
+	vpclmulqdq      $1, (%r9), %ymm4, %ymm8         # d_H*h_L
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6       # MI ^= both middle products
+	vpclmulqdq      $17, (%r9), %ymm4, %ymm8        # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
 	add             $32, %rax
 	add             $32, %r9
@@ -2507,6 +2732,7 @@ aesgen_gcm_dec_record_avx10_256:
 .Lgcm_dec_rec_aad_alone:
 	lea             768(%rdi), %r9
 	sub             %r11, %r9
+# GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
 .Lgcm_dec_rec_aad_vector:
 	cmp             $32, %r10
 	{disp32} jb     .Lgcm_dec_rec_aad_load_part
@@ -2521,32 +2747,38 @@ aesgen_gcm_dec_record_avx10_256:
 	vpshufb         %ymm20, %ymm4, %ymm4
 	vpxord          %ymm10, %ymm4, %ymm4            # the running hash joins block 0
 	vpxord          %ymm10, %ymm10, %ymm10
-	vpclmulqdq      $0, (%r9), %ymm4, %ymm8
-	vpclmulqdq      $16, (%r9), %ymm4, %ymm9
+	vpclmulqdq      $0, (%r9), %ymm4, %ymm8         # d_L*h_L
+	vpclmulqdq      $16, (%r9), %ymm4, %ymm9        # d_L*h_H
 	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, (%r9), %ymm4, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, (%r9), %ymm4, %ymm8
+	vpclmulqdq      $1, (%r9), %ymm4, %ymm8         # d_H*h_L
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6       # MI ^= both middle products
+	vpclmulqdq      $17, (%r9), %ymm4, %ymm8        # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
 	add             $32, %rax
 	add             $32, %r9
 	sub             $32, %r10
 	ja              .Lgcm_dec_rec_aad_vector
-	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm6, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %ymm7, %xmm8
 	vpxord          %xmm8, %xmm7, %xmm10
 	vpxord          %ymm5, %ymm5, %ymm5
 	vpxord          %ymm6, %ymm6, %ymm6
 	vpxord          %ymm7, %ymm7, %ymm7
 .Lgcm_dec_rec_aad_done:
+# ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+# from the end so that every key size runs the same last nine rounds
 	mov             240(%rdi), %eax
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &rk[rounds]
+# round keys into their registers (the plan's KLAST-m = rk[ROUNDS - m]); AES-192
+# and AES-256 have two and four more middle keys than AES-128
 	vbroadcasti32x4 (%rdi), %ymm13
 	vbroadcasti32x4 (%r10), %ymm14
 	vbroadcasti32x4 -16(%r10), %ymm30
@@ -2554,6 +2786,7 @@ aesgen_gcm_dec_record_avx10_256:
 # E_K(J0) masks the tag: one block on xmm, beside the data's blocks
 	vmovdqu8        (%r8), %xmm4
 	vpxord          %xmm13, %xmm4, %xmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_rec_j0_aes128
 	{disp32} je     .Lgcm_dec_rec_j0_aes192
@@ -2576,12 +2809,14 @@ aesgen_gcm_dec_record_avx10_256:
 	vmovdqu8        %xmm4, 48(%r8)
 	vbroadcasti32x4 (%r8), %ymm11
 	vpshufb         %ymm20, %ymm11, %ymm11
-	vpaddd          .Lgcm_record_offsets_32(%rip), %ymm11, %ymm11 # J0 + 1, + 2, ...
+	vpaddd          .Lgcm_record_offsets_32(%rip), %ymm11, %ymm11 # CTR: J0 + 1, + 2, ... per lane
 	vbroadcasti32x4 .Lgcm_lane_count(%rip), %ymm12
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_dec_rec_no_data
+# bulk: whole iterations of 8 blocks, CTR and GHASH stitched
 	sub             $128, %rcx
 	{disp32} jbe    .Lgcm_dec_rec_tail
+# the powers of a full iteration (H^8..H^1) into HPOW, their half sums into HSUM
 	vmovdqu8        640(%rdi), %ymm22
 	vmovdqu8        672(%rdi), %ymm23
 	vmovdqu8        704(%rdi), %ymm24
@@ -2599,6 +2834,8 @@ aesgen_gcm_dec_record_avx10_256:
 # CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 .Lgcm_dec_rec_loop:
 # LLVM-MCA-BEGIN gcm_dec_rec_avx10_256_main_loop
+# counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+# the first counter's last byte: past 246, one of them would carry
 	cmp             $247, %r11b
 	{disp32} jae    .Lgcm_dec_rec_main_ctr_carry    # a last byte would carry: out of line
 	vpxord          %ymm13, %ymm11, %ymm0
@@ -2611,6 +2848,7 @@ aesgen_gcm_dec_record_avx10_256:
 	vpxord          %ymm13, %ymm3, %ymm3
 .Lgcm_dec_rec_main_ctr_done:
 	add             $8, %r11b
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_rec_main_aes128
 	{disp32} je     .Lgcm_dec_rec_main_aes192
@@ -2645,6 +2883,7 @@ aesgen_gcm_dec_record_avx10_256:
 	vmovdqu8        32(%rdx), %ymm17
 	vmovdqu8        64(%rdx), %ymm18
 	vmovdqu8        96(%rdx), %ymm19
+# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
 	vpshufb         %ymm20, %ymm16, %ymm16
 	vbroadcasti32x4 -128(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
@@ -2664,24 +2903,24 @@ aesgen_gcm_dec_record_avx10_256:
 	vpshufd         $78, %ymm17, %ymm9
 	vpxord          %ymm16, %ymm8, %ymm8            # a_L ^ a_H
 	vpxord          %ymm17, %ymm9, %ymm9            # b_L ^ b_H
-	vpclmulqdq      $0, %ymm26, %ymm8, %ymm8
-	vpclmulqdq      $0, %ymm27, %ymm9, %ymm9
+	vpclmulqdq      $0, %ymm26, %ymm8, %ymm8        # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, %ymm27, %ymm9, %ymm9        # (b_L^b_H)*(hb_L^hb_H)
 	vbroadcasti32x4 -96(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
 	vpxord          %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $0, %ymm22, %ymm16, %ymm8
-	vpclmulqdq      $0, %ymm23, %ymm17, %ymm9
+	vpclmulqdq      $0, %ymm22, %ymm16, %ymm8       # a_L*ha_L
+	vpclmulqdq      $0, %ymm23, %ymm17, %ymm9       # b_L*hb_L
 	vpxord          %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, %ymm22, %ymm16, %ymm16
+	vpclmulqdq      $17, %ymm22, %ymm16, %ymm16     # a_H*ha_H
 	vbroadcasti32x4 -80(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpclmulqdq      $17, %ymm23, %ymm17, %ymm17
+	vpclmulqdq      $17, %ymm23, %ymm17, %ymm17     # b_H*hb_H
 	vpxord          %ymm17, %ymm16, %ymm7
 	vpshufd         $78, %ymm18, %ymm8
 	vpshufd         $78, %ymm19, %ymm9
@@ -2692,37 +2931,41 @@ aesgen_gcm_dec_record_avx10_256:
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
 	vpxord          %ymm19, %ymm9, %ymm9            # b_L ^ b_H
-	vpclmulqdq      $0, %ymm28, %ymm8, %ymm8
-	vpclmulqdq      $0, %ymm29, %ymm9, %ymm9
+	vpclmulqdq      $0, %ymm28, %ymm8, %ymm8        # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, %ymm29, %ymm9, %ymm9        # (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $0, %ymm24, %ymm18, %ymm8
+	vpclmulqdq      $0, %ymm24, %ymm18, %ymm8       # a_L*ha_L
 	vbroadcasti32x4 -48(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpclmulqdq      $0, %ymm25, %ymm19, %ymm9
+	vpclmulqdq      $0, %ymm25, %ymm19, %ymm9       # b_L*hb_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, %ymm24, %ymm18, %ymm18
-	vpclmulqdq      $17, %ymm25, %ymm19, %ymm19
+	vpclmulqdq      $17, %ymm24, %ymm18, %ymm18     # a_H*ha_H
+	vpclmulqdq      $17, %ymm25, %ymm19, %ymm19     # b_H*hb_H
 	vpternlogd      $150, %ymm19, %ymm18, %ymm7
 	vaesenc         %ymm31, %ymm0, %ymm0
 	vaesenc         %ymm31, %ymm1, %ymm1
 	vaesenc         %ymm31, %ymm2, %ymm2
 	vaesenc         %ymm31, %ymm3, %ymm3
+# Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %ymm7, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
 	vaesenc         %ymm30, %ymm0, %ymm0
 	vaesenc         %ymm30, %ymm1, %ymm1
 	vaesenc         %ymm30, %ymm2, %ymm2
 	vaesenc         %ymm30, %ymm3, %ymm3
-	vpshufd         $78, %ymm6, %ymm6
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %ymm7, %xmm8
 	vpxord          %xmm8, %xmm7, %xmm10
+# last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          (%rdx), %ymm14, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi)
@@ -2742,7 +2985,9 @@ aesgen_gcm_dec_record_avx10_256:
 # LLVM-MCA-END
 	{disp32} jmp    .Lgcm_dec_rec_bulk_done
 .Lgcm_dec_rec_main_ctr_carry:
+# a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         %ymm20, %ymm11, %ymm11
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpshufb         %ymm20, %ymm11, %ymm1
@@ -2766,6 +3011,7 @@ aesgen_gcm_dec_record_avx10_256:
 .Lgcm_dec_rec_tail:
 	add             $128, %rcx
 	{disp32} jz     .Lgcm_dec_rec_no_data
+# final group dispatch: the fewest vectors that hold the last LEN bytes
 	cmp             $32, %rcx
 	{disp32} jbe    .Lgcm_dec_rec_final1
 	cmp             $64, %rcx
@@ -2773,6 +3019,7 @@ aesgen_gcm_dec_record_avx10_256:
 	cmp             $96, %rcx
 	{disp32} jbe    .Lgcm_dec_rec_final3
 .Lgcm_dec_rec_final4:
+# the last 4 vectors (1..128 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             15(%rcx), %r11
 	and             $-16, %r11
 	lea             752(%rdi), %r9
@@ -2787,6 +3034,7 @@ aesgen_gcm_dec_record_avx10_256:
 	vmovdqu8        32(%rdx), %ymm17
 	vmovdqu8        64(%rdx), %ymm18
 	vmovdqu8        96(%rdx), %ymm19{%k1}{z}        # zero-padded
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpshufb         %ymm20, %ymm11, %ymm1
@@ -2799,6 +3047,7 @@ aesgen_gcm_dec_record_avx10_256:
 	vpxord          %ymm13, %ymm1, %ymm1
 	vpxord          %ymm13, %ymm2, %ymm2
 	vpxord          %ymm13, %ymm3, %ymm3
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_rec_final4_aes128
 	{disp32} je     .Lgcm_dec_rec_final4_aes192
@@ -2829,6 +3078,7 @@ aesgen_gcm_dec_record_avx10_256:
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
+# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         %ymm20, %ymm16, %ymm16
 	vpshufb         %ymm20, %ymm17, %ymm17
 	vpshufb         %ymm20, %ymm18, %ymm18
@@ -2839,49 +3089,49 @@ aesgen_gcm_dec_record_avx10_256:
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpclmulqdq      $0, (%r9), %ymm16, %ymm8
-	vpclmulqdq      $0, 32(%r9), %ymm17, %ymm9
+	vpclmulqdq      $0, (%r9), %ymm16, %ymm8        # a_L*ha_L
+	vpclmulqdq      $0, 32(%r9), %ymm17, %ymm9      # b_L*hb_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, (%r9), %ymm16, %ymm8
-	vpclmulqdq      $17, 32(%r9), %ymm17, %ymm9
+	vpclmulqdq      $17, (%r9), %ymm16, %ymm8       # a_H*ha_H
+	vpclmulqdq      $17, 32(%r9), %ymm17, %ymm9     # b_H*hb_H
 	vbroadcasti32x4 -112(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
 	vpternlogd      $150, %ymm9, %ymm8, %ymm7
-	vpclmulqdq      $1, (%r9), %ymm16, %ymm8
-	vpclmulqdq      $16, (%r9), %ymm16, %ymm16
+	vpclmulqdq      $1, (%r9), %ymm16, %ymm8        # a_H*ha_L
+	vpclmulqdq      $16, (%r9), %ymm16, %ymm16      # a_L*ha_H
 	vpternlogd      $150, %ymm16, %ymm8, %ymm6
-	vpclmulqdq      $1, 32(%r9), %ymm17, %ymm8
+	vpclmulqdq      $1, 32(%r9), %ymm17, %ymm8      # b_H*hb_L
 	vbroadcasti32x4 -96(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpclmulqdq      $16, 32(%r9), %ymm17, %ymm17
+	vpclmulqdq      $16, 32(%r9), %ymm17, %ymm17    # b_L*hb_H
 	vpternlogd      $150, %ymm17, %ymm8, %ymm6
-	vpclmulqdq      $0, 64(%r9), %ymm18, %ymm8
-	vpclmulqdq      $0, 96(%r9), %ymm19, %ymm9
+	vpclmulqdq      $0, 64(%r9), %ymm18, %ymm8      # a_L*ha_L
+	vpclmulqdq      $0, 96(%r9), %ymm19, %ymm9      # b_L*hb_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm5
 	vbroadcasti32x4 -80(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpclmulqdq      $17, 64(%r9), %ymm18, %ymm8
-	vpclmulqdq      $17, 96(%r9), %ymm19, %ymm9
+	vpclmulqdq      $17, 64(%r9), %ymm18, %ymm8     # a_H*ha_H
+	vpclmulqdq      $17, 96(%r9), %ymm19, %ymm9     # b_H*hb_H
 	vpternlogd      $150, %ymm9, %ymm8, %ymm7
-	vpclmulqdq      $1, 64(%r9), %ymm18, %ymm8
-	vpclmulqdq      $16, 64(%r9), %ymm18, %ymm18
+	vpclmulqdq      $1, 64(%r9), %ymm18, %ymm8      # a_H*ha_L
+	vpclmulqdq      $16, 64(%r9), %ymm18, %ymm18    # a_L*ha_H
 	vbroadcasti32x4 -64(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
 	vpternlogd      $150, %ymm18, %ymm8, %ymm6
-	vpclmulqdq      $1, 96(%r9), %ymm19, %ymm8
-	vpclmulqdq      $16, 96(%r9), %ymm19, %ymm19
+	vpclmulqdq      $1, 96(%r9), %ymm19, %ymm8      # b_H*hb_L
+	vpclmulqdq      $16, 96(%r9), %ymm19, %ymm19    # b_L*hb_H
 	vpternlogd      $150, %ymm19, %ymm8, %ymm6
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vbroadcasti32x4 -48(%r10), %ymm15
@@ -2889,27 +3139,29 @@ aesgen_gcm_dec_record_avx10_256:
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
-	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8     # d_L*h_L
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9    # d_L*h_H
 	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8     # d_H*h_L
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6       # MI ^= both middle products
 	vaesenc         %ymm31, %ymm0, %ymm0
 	vaesenc         %ymm31, %ymm1, %ymm1
 	vaesenc         %ymm31, %ymm2, %ymm2
 	vaesenc         %ymm31, %ymm3, %ymm3
-	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
-	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
 	vaesenc         %ymm30, %ymm0, %ymm0
 	vaesenc         %ymm30, %ymm1, %ymm1
 	vaesenc         %ymm30, %ymm2, %ymm2
 	vaesenc         %ymm30, %ymm3, %ymm3
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm6, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %ymm7, %xmm8
 	vpxord          %xmm8, %xmm7, %xmm10
 	vpxord          (%rdx), %ymm14, %ymm8
@@ -2927,6 +3179,7 @@ aesgen_gcm_dec_record_avx10_256:
 	vmovdqu8        %ymm3, 96(%rsi){%k1}
 	{disp32} jmp    .Lgcm_dec_rec_tag
 .Lgcm_dec_rec_final3:
+# the last 3 vectors (1..96 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             15(%rcx), %r11
 	and             $-16, %r11
 	lea             752(%rdi), %r9
@@ -2940,6 +3193,7 @@ aesgen_gcm_dec_record_avx10_256:
 	vmovdqu8        (%rdx), %ymm16
 	vmovdqu8        32(%rdx), %ymm17
 	vmovdqu8        64(%rdx), %ymm18{%k1}{z}        # zero-padded
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpshufb         %ymm20, %ymm11, %ymm1
@@ -2949,6 +3203,7 @@ aesgen_gcm_dec_record_avx10_256:
 	vpxord          %ymm13, %ymm0, %ymm0
 	vpxord          %ymm13, %ymm1, %ymm1
 	vpxord          %ymm13, %ymm2, %ymm2
+# the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_rec_final3_aes128
 	{disp32} je     .Lgcm_dec_rec_final3_aes192
@@ -2974,73 +3229,76 @@ aesgen_gcm_dec_record_avx10_256:
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
+# GHASH products of 3 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         %ymm20, %ymm16, %ymm16
 	vpshufb         %ymm20, %ymm17, %ymm17
 	vpshufb         %ymm20, %ymm18, %ymm18
 	vpxord          %ymm10, %ymm16, %ymm16          # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %ymm16, %ymm8
+	vpclmulqdq      $0, (%r9), %ymm16, %ymm8        # a_L*ha_L
 	vbroadcasti32x4 -128(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
-	vpclmulqdq      $0, 32(%r9), %ymm17, %ymm9
+	vpclmulqdq      $0, 32(%r9), %ymm17, %ymm9      # b_L*hb_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, (%r9), %ymm16, %ymm8
-	vpclmulqdq      $17, 32(%r9), %ymm17, %ymm9
+	vpclmulqdq      $17, (%r9), %ymm16, %ymm8       # a_H*ha_H
+	vpclmulqdq      $17, 32(%r9), %ymm17, %ymm9     # b_H*hb_H
 	vpternlogd      $150, %ymm9, %ymm8, %ymm7
 	vbroadcasti32x4 -112(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
-	vpclmulqdq      $1, (%r9), %ymm16, %ymm8
-	vpclmulqdq      $16, (%r9), %ymm16, %ymm16
+	vpclmulqdq      $1, (%r9), %ymm16, %ymm8        # a_H*ha_L
+	vpclmulqdq      $16, (%r9), %ymm16, %ymm16      # a_L*ha_H
 	vpternlogd      $150, %ymm16, %ymm8, %ymm6
-	vpclmulqdq      $1, 32(%r9), %ymm17, %ymm8
-	vpclmulqdq      $16, 32(%r9), %ymm17, %ymm17
+	vpclmulqdq      $1, 32(%r9), %ymm17, %ymm8      # b_H*hb_L
+	vpclmulqdq      $16, 32(%r9), %ymm17, %ymm17    # b_L*hb_H
 	vbroadcasti32x4 -96(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vpternlogd      $150, %ymm17, %ymm8, %ymm6
-	vpclmulqdq      $0, 64(%r9), %ymm18, %ymm8
-	vpclmulqdq      $16, 64(%r9), %ymm18, %ymm9
+	vpclmulqdq      $0, 64(%r9), %ymm18, %ymm8      # d_L*h_L
+	vpclmulqdq      $16, 64(%r9), %ymm18, %ymm9     # d_L*h_H
 	vpxord          %ymm8, %ymm5, %ymm5
 	vbroadcasti32x4 -80(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
-	vpclmulqdq      $1, 64(%r9), %ymm18, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, 64(%r9), %ymm18, %ymm8
+	vpclmulqdq      $1, 64(%r9), %ymm18, %ymm8      # d_H*h_L
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6       # MI ^= both middle products
+	vpclmulqdq      $17, 64(%r9), %ymm18, %ymm8     # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
 	vbroadcasti32x4 -64(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
-	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
-	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8     # d_L*h_L
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9    # d_L*h_H
 	vpxord          %ymm8, %ymm5, %ymm5
 	vbroadcasti32x4 -48(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
-	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8     # d_H*h_L
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6       # MI ^= both middle products
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
 	vaesenc         %ymm31, %ymm0, %ymm0
 	vaesenc         %ymm31, %ymm1, %ymm1
 	vaesenc         %ymm31, %ymm2, %ymm2
-	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
 	vaesenc         %ymm30, %ymm0, %ymm0
 	vaesenc         %ymm30, %ymm1, %ymm1
 	vaesenc         %ymm30, %ymm2, %ymm2
-	vpshufd         $78, %ymm6, %ymm6
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %ymm7, %xmm8
 	vpxord          %xmm8, %xmm7, %xmm10
 	vpxord          (%rdx), %ymm14, %ymm8
@@ -3055,6 +3313,7 @@ aesgen_gcm_dec_record_avx10_256:
 	vmovdqu8        %ymm2, 64(%rsi){%k1}
 	{disp32} jmp    .Lgcm_dec_rec_tag
 .Lgcm_dec_rec_final2:
+# the last 2 vectors (1..64 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             15(%rcx), %r11
 	and             $-16, %r11
 	lea             752(%rdi), %r9
@@ -3067,12 +3326,14 @@ aesgen_gcm_dec_record_avx10_256:
 # place); its GHASH runs between the AES rounds
 	vmovdqu8        (%rdx), %ymm16
 	vmovdqu8        32(%rdx), %ymm17{%k1}{z}        # zero-padded
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpshufb         %ymm20, %ymm11, %ymm1
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpxord          %ymm13, %ymm0, %ymm0
 	vpxord          %ymm13, %ymm1, %ymm1
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_rec_final2_aes128
 	{disp32} je     .Lgcm_dec_rec_final2_aes192
@@ -3093,57 +3354,60 @@ aesgen_gcm_dec_record_avx10_256:
 	vbroadcasti32x4 -144(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
+# GHASH products of 2 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         %ymm20, %ymm16, %ymm16
 	vpshufb         %ymm20, %ymm17, %ymm17
 	vpxord          %ymm10, %ymm16, %ymm16          # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %ymm16, %ymm8
+	vpclmulqdq      $0, (%r9), %ymm16, %ymm8        # a_L*ha_L
 	vbroadcasti32x4 -128(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
-	vpclmulqdq      $0, 32(%r9), %ymm17, %ymm9
+	vpclmulqdq      $0, 32(%r9), %ymm17, %ymm9      # b_L*hb_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, (%r9), %ymm16, %ymm8
-	vpclmulqdq      $17, 32(%r9), %ymm17, %ymm9
+	vpclmulqdq      $17, (%r9), %ymm16, %ymm8       # a_H*ha_H
+	vpclmulqdq      $17, 32(%r9), %ymm17, %ymm9     # b_H*hb_H
 	vbroadcasti32x4 -112(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vpternlogd      $150, %ymm9, %ymm8, %ymm7
-	vpclmulqdq      $1, (%r9), %ymm16, %ymm8
-	vpclmulqdq      $16, (%r9), %ymm16, %ymm16
+	vpclmulqdq      $1, (%r9), %ymm16, %ymm8        # a_H*ha_L
+	vpclmulqdq      $16, (%r9), %ymm16, %ymm16      # a_L*ha_H
 	vpternlogd      $150, %ymm16, %ymm8, %ymm6
 	vbroadcasti32x4 -96(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
-	vpclmulqdq      $1, 32(%r9), %ymm17, %ymm8
-	vpclmulqdq      $16, 32(%r9), %ymm17, %ymm17
+	vpclmulqdq      $1, 32(%r9), %ymm17, %ymm8      # b_H*hb_L
+	vpclmulqdq      $16, 32(%r9), %ymm17, %ymm17    # b_L*hb_H
 	vpternlogd      $150, %ymm17, %ymm8, %ymm6
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vbroadcasti32x4 -80(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
-	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
-	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8     # d_L*h_L
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9    # d_L*h_H
 	vpxord          %ymm8, %ymm5, %ymm5
 	vbroadcasti32x4 -64(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
-	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8     # d_H*h_L
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6       # MI ^= both middle products
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vbroadcasti32x4 -48(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vpxord          %ymm8, %ymm7, %ymm7
-	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vaesenc         %ymm31, %ymm0, %ymm0
 	vaesenc         %ymm31, %ymm1, %ymm1
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm6, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vaesenc         %ymm30, %ymm0, %ymm0
 	vaesenc         %ymm30, %ymm1, %ymm1
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %ymm7, %xmm8
 	vpxord          %xmm8, %xmm7, %xmm10
 	vpxord          (%rdx), %ymm14, %ymm8
@@ -3155,6 +3419,7 @@ aesgen_gcm_dec_record_avx10_256:
 	vmovdqu8        %ymm1, 32(%rsi){%k1}
 	{disp32} jmp    .Lgcm_dec_rec_tag
 .Lgcm_dec_rec_final1:
+# the last 1 vector (1..32 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             15(%rcx), %r11
 	and             $-16, %r11
 	lea             752(%rdi), %r9
@@ -3165,9 +3430,11 @@ aesgen_gcm_dec_record_avx10_256:
 # the ciphertext, read before any output is written (the data may be decrypted in
 # place); its GHASH runs between the AES rounds
 	vmovdqu8        (%rdx), %ymm16{%k1}{z}          # zero-padded
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpxord          %ymm13, %ymm0, %ymm0
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_rec_final1_aes128
 	{disp32} je     .Lgcm_dec_rec_final1_aes192
@@ -3183,43 +3450,46 @@ aesgen_gcm_dec_record_avx10_256:
 .Lgcm_dec_rec_final1_aes128:
 	vbroadcasti32x4 -144(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
+# GHASH products of 1 vector: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         %ymm20, %ymm16, %ymm16
 	vpxord          %ymm10, %ymm16, %ymm16          # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %ymm16, %ymm8
+	vpclmulqdq      $0, (%r9), %ymm16, %ymm8        # d_L*h_L
 	vbroadcasti32x4 -128(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
-	vpclmulqdq      $16, (%r9), %ymm16, %ymm9
+	vpclmulqdq      $16, (%r9), %ymm16, %ymm9       # d_L*h_H
 	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, (%r9), %ymm16, %ymm8
+	vpclmulqdq      $1, (%r9), %ymm16, %ymm8        # d_H*h_L
 	vbroadcasti32x4 -112(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, (%r9), %ymm16, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6       # MI ^= both middle products
+	vpclmulqdq      $17, (%r9), %ymm16, %ymm8       # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
 	vbroadcasti32x4 -96(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
-	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
-	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8     # d_L*h_L
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9    # d_L*h_H
 	vbroadcasti32x4 -80(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8     # d_H*h_L
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6       # MI ^= both middle products
 	vbroadcasti32x4 -64(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
-	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
-	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
 	vbroadcasti32x4 -48(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
-	vpshufd         $78, %ymm5, %ymm5
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
 	vaesenc         %ymm31, %ymm0, %ymm0
-	vpshufd         $78, %ymm6, %ymm6
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
 	vaesenc         %ymm30, %ymm0, %ymm0
+# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %ymm7, %xmm8
 	vpxord          %xmm8, %xmm7, %xmm10
 	vmovdqu8        (%rdx), %ymm8{%k1}{z}
@@ -3228,24 +3498,28 @@ aesgen_gcm_dec_record_avx10_256:
 	vmovdqu8        %ymm0, (%rsi){%k1}
 	{disp32} jmp    .Lgcm_dec_rec_tag
 .Lgcm_dec_rec_no_data:
+# no text left: the lengths block alone joins the sum
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpxord          %xmm10, %xmm4, %xmm4
-	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
-	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8     # d_L*h_L
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9    # d_L*h_H
 	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8     # d_H*h_L
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6       # MI ^= both middle products
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
-	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm6, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %ymm7, %xmm8
 	vpxord          %xmm8, %xmm7, %xmm10
 .Lgcm_dec_rec_tag:
+# tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)
 	vpshufb         %xmm20, %xmm10, %xmm10
 	vpxord          48(%r8), %xmm10, %xmm10
 	vmovdqu8        %xmm10, 48(%r8)
@@ -3299,13 +3573,6 @@ aesgen_gcm_dec_record_avx10_256:
 	.long	0xc0000002, 0x4, 0x3, 0x0
 
 # GCM for avx10_256, the functions with GHASH=school (suffix _school).
-#
-# GHASH works on byte-reflected blocks without bit reflection, which makes a carry-less
-# product represent a*b*x^-128 modulo x^128 + x^127 + x^126 + x^121 + 1; the powers of
-# H in the key are stored pre-multiplied to compensate (see runtime/src/asm_abi.h).
-# A product is LO = a_L*b_L, MI = a_L*b_H + a_H*b_L, HI = a_H*b_H; products of a whole
-# iteration are summed unreduced, then reduced once by two folds with the constant
-# x^63 + x^62 + x^57 (0xc2 << 56).
 
 # int aesgen_gcm_ghash_avx10_256_school(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data,
 #                  size_t len);   len a multiple of 16
@@ -3328,10 +3595,12 @@ aesgen_gcm_ghash_avx10_256_school:
 	vmovdqu8        (%rsi), %xmm10
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_ghash_school_store
+# the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %ymm20
 	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %ymm21
 	sub             $128, %rcx
 	{disp32} jb     .Lgcm_ghash_school_tail
+# the powers of a full iteration (H^8..H^1) into HPOW
 	vmovdqu8        640(%rdi), %ymm22
 	vmovdqu8        672(%rdi), %ymm23
 	vmovdqu8        704(%rdi), %ymm24
@@ -3341,41 +3610,44 @@ aesgen_gcm_ghash_avx10_256_school:
 	vmovdqu8        32(%rdx), %ymm1
 	vmovdqu8        64(%rdx), %ymm2
 	vmovdqu8        96(%rdx), %ymm3
+# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
 	vpshufb         %ymm20, %ymm0, %ymm0
 	vpshufb         %ymm20, %ymm1, %ymm1
 	vpshufb         %ymm20, %ymm2, %ymm2
 	vpshufb         %ymm20, %ymm3, %ymm3
 	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
-	vpclmulqdq      $0, %ymm22, %ymm0, %ymm8
-	vpclmulqdq      $0, %ymm23, %ymm1, %ymm9
+	vpclmulqdq      $0, %ymm22, %ymm0, %ymm8        # a_L*ha_L
+	vpclmulqdq      $0, %ymm23, %ymm1, %ymm9        # b_L*hb_L
 	vpxord          %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, %ymm22, %ymm0, %ymm8
-	vpclmulqdq      $17, %ymm23, %ymm1, %ymm9
+	vpclmulqdq      $17, %ymm22, %ymm0, %ymm8       # a_H*ha_H
+	vpclmulqdq      $17, %ymm23, %ymm1, %ymm9       # b_H*hb_H
 	vpxord          %ymm9, %ymm8, %ymm7
-	vpclmulqdq      $1, %ymm22, %ymm0, %ymm8
-	vpclmulqdq      $16, %ymm22, %ymm0, %ymm0
+	vpclmulqdq      $1, %ymm22, %ymm0, %ymm8        # a_H*ha_L
+	vpclmulqdq      $16, %ymm22, %ymm0, %ymm0       # a_L*ha_H
 	vpxord          %ymm0, %ymm8, %ymm6
-	vpclmulqdq      $1, %ymm23, %ymm1, %ymm8
-	vpclmulqdq      $16, %ymm23, %ymm1, %ymm1
+	vpclmulqdq      $1, %ymm23, %ymm1, %ymm8        # b_H*hb_L
+	vpclmulqdq      $16, %ymm23, %ymm1, %ymm1       # b_L*hb_H
 	vpternlogd      $150, %ymm1, %ymm8, %ymm6
-	vpclmulqdq      $0, %ymm24, %ymm2, %ymm8
-	vpclmulqdq      $0, %ymm25, %ymm3, %ymm9
+	vpclmulqdq      $0, %ymm24, %ymm2, %ymm8        # a_L*ha_L
+	vpclmulqdq      $0, %ymm25, %ymm3, %ymm9        # b_L*hb_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, %ymm24, %ymm2, %ymm8
-	vpclmulqdq      $17, %ymm25, %ymm3, %ymm9
+	vpclmulqdq      $17, %ymm24, %ymm2, %ymm8       # a_H*ha_H
+	vpclmulqdq      $17, %ymm25, %ymm3, %ymm9       # b_H*hb_H
 	vpternlogd      $150, %ymm9, %ymm8, %ymm7
-	vpclmulqdq      $1, %ymm24, %ymm2, %ymm8
-	vpclmulqdq      $16, %ymm24, %ymm2, %ymm2
+	vpclmulqdq      $1, %ymm24, %ymm2, %ymm8        # a_H*ha_L
+	vpclmulqdq      $16, %ymm24, %ymm2, %ymm2       # a_L*ha_H
 	vpternlogd      $150, %ymm2, %ymm8, %ymm6
-	vpclmulqdq      $1, %ymm25, %ymm3, %ymm8
-	vpclmulqdq      $16, %ymm25, %ymm3, %ymm3
+	vpclmulqdq      $1, %ymm25, %ymm3, %ymm8        # b_H*hb_L
+	vpclmulqdq      $16, %ymm25, %ymm3, %ymm3       # b_L*hb_H
 	vpternlogd      $150, %ymm3, %ymm8, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm6, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %ymm7, %xmm8
 	vpxord          %xmm8, %xmm7, %xmm10
 	add             $128, %rdx
@@ -3384,6 +3656,7 @@ aesgen_gcm_ghash_avx10_256_school:
 .Lgcm_ghash_school_tail:
 	add             $128, %rcx
 	{disp32} jz     .Lgcm_ghash_school_store
+# GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
 	lea             768(%rdi), %r10
 	sub             %rcx, %r10
 	vpxord          %ymm5, %ymm5, %ymm5
@@ -3403,23 +3676,25 @@ aesgen_gcm_ghash_avx10_256_school:
 	vpshufb         %ymm20, %ymm4, %ymm4
 	vpxord          %ymm10, %ymm4, %ymm4            # the running hash joins block 0
 	vpxord          %ymm10, %ymm10, %ymm10
-	vpclmulqdq      $0, (%r10), %ymm4, %ymm8
-	vpclmulqdq      $16, (%r10), %ymm4, %ymm9
+	vpclmulqdq      $0, (%r10), %ymm4, %ymm8        # d_L*h_L
+	vpclmulqdq      $16, (%r10), %ymm4, %ymm9       # d_L*h_H
 	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, (%r10), %ymm4, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, (%r10), %ymm4, %ymm8
+	vpclmulqdq      $1, (%r10), %ymm4, %ymm8        # d_H*h_L
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6       # MI ^= both middle products
+	vpclmulqdq      $17, (%r10), %ymm4, %ymm8       # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
 	add             $32, %rdx
 	add             $32, %r10
 	sub             $32, %rcx
 	ja              .Lgcm_ghash_school_tail_vector
-	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm6, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %ymm7, %xmm8
 	vpxord          %xmm8, %xmm7, %xmm10
 .Lgcm_ghash_school_store:
@@ -3462,9 +3737,13 @@ aesgen_gcm_enc_update_avx10_256_school:
 	.cfi_adjust_cfa_offset 16
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_enc_school_return
+# ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+# from the end so that every key size runs the same last nine rounds
 	mov             240(%rdi), %eax
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &rk[rounds]
+# round keys into their registers (the plan's KLAST-m = rk[ROUNDS - m]); AES-192
+# and AES-256 have two and four more middle keys than AES-128
 	vbroadcasti32x4 (%rdi), %ymm13
 	vbroadcasti32x4 (%r10), %ymm14
 	vbroadcasti32x4 -16(%r10), %ymm26
@@ -3473,15 +3752,19 @@ aesgen_gcm_enc_update_avx10_256_school:
 	vbroadcasti32x4 -64(%r10), %ymm29
 	vbroadcasti32x4 -80(%r10), %ymm30
 	vbroadcasti32x4 -96(%r10), %ymm31
+# the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %ymm20
 	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %ymm21
+# ACC = acc; CTR = the counter block reflected, lane i counting from block i
 	vmovdqu8        (%r9), %xmm10
 	vbroadcasti32x4 (%r8), %ymm11
 	vpshufb         %ymm20, %ymm11, %ymm11
 	vpaddd          .Lgcm_lane_offsets_32(%rip), %ymm11, %ymm11
 	vbroadcasti32x4 .Lgcm_lane_count(%rip), %ymm12
+# bulk: whole iterations of 8 blocks, CTR and GHASH stitched
 	sub             $128, %rcx
 	{disp32} jb     .Lgcm_enc_school_tail
+# the powers of a full iteration (H^8..H^1) into HPOW
 	vmovdqu8        640(%rdi), %ymm22
 	vmovdqu8        672(%rdi), %ymm23
 	vmovdqu8        704(%rdi), %ymm24
@@ -3490,6 +3773,8 @@ aesgen_gcm_enc_update_avx10_256_school:
 	vpshufb         %ymm20, %ymm11, %ymm11
 # CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 # the first iteration only encrypts; each later one hashes its predecessor's output
+# counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+# the first counter's last byte: past 246, one of them would carry
 	cmp             $247, %r11b
 	{disp32} jae    .Lgcm_enc_school_first_ctr_carry # a last byte would carry: out of line
 	vpxord          %ymm13, %ymm11, %ymm0
@@ -3502,6 +3787,7 @@ aesgen_gcm_enc_update_avx10_256_school:
 	vpxord          %ymm13, %ymm3, %ymm3
 .Lgcm_enc_school_first_ctr_done:
 	add             $8, %r11b
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_school_first_aes128
 	{disp32} je     .Lgcm_enc_school_first_aes192
@@ -3566,6 +3852,7 @@ aesgen_gcm_enc_update_avx10_256_school:
 	vaesenc         %ymm26, %ymm1, %ymm1
 	vaesenc         %ymm26, %ymm2, %ymm2
 	vaesenc         %ymm26, %ymm3, %ymm3
+# last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          (%rdx), %ymm14, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm16
 	vmovdqu8        %ymm16, (%rsi)
@@ -3584,6 +3871,8 @@ aesgen_gcm_enc_update_avx10_256_school:
 	{disp32} jb     .Lgcm_enc_school_hash_last
 .Lgcm_enc_school_loop:
 # LLVM-MCA-BEGIN gcm_enc_school_avx10_256_main_loop
+# counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+# the first counter's last byte: past 246, one of them would carry
 	cmp             $247, %r11b
 	{disp32} jae    .Lgcm_enc_school_main_ctr_carry # a last byte would carry: out of line
 	vpxord          %ymm13, %ymm11, %ymm0
@@ -3596,6 +3885,7 @@ aesgen_gcm_enc_update_avx10_256_school:
 	vpxord          %ymm13, %ymm3, %ymm3
 .Lgcm_enc_school_main_ctr_done:
 	add             $8, %r11b
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_school_main_aes128
 	{disp32} je     .Lgcm_enc_school_main_aes192
@@ -3626,6 +3916,7 @@ aesgen_gcm_enc_update_avx10_256_school:
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
+# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
 	vpshufb         %ymm20, %ymm16, %ymm16
 	vpshufb         %ymm20, %ymm17, %ymm17
 	vpshufb         %ymm20, %ymm18, %ymm18
@@ -3636,67 +3927,70 @@ aesgen_gcm_enc_update_avx10_256_school:
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpclmulqdq      $0, %ymm22, %ymm16, %ymm8
-	vpclmulqdq      $0, %ymm23, %ymm17, %ymm9
+	vpclmulqdq      $0, %ymm22, %ymm16, %ymm8       # a_L*ha_L
+	vpclmulqdq      $0, %ymm23, %ymm17, %ymm9       # b_L*hb_L
 	vpxord          %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, %ymm22, %ymm16, %ymm8
+	vpclmulqdq      $17, %ymm22, %ymm16, %ymm8      # a_H*ha_H
 	vbroadcasti32x4 -112(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpclmulqdq      $17, %ymm23, %ymm17, %ymm9
+	vpclmulqdq      $17, %ymm23, %ymm17, %ymm9      # b_H*hb_H
 	vpxord          %ymm9, %ymm8, %ymm7
-	vpclmulqdq      $1, %ymm22, %ymm16, %ymm8
-	vpclmulqdq      $16, %ymm22, %ymm16, %ymm16
+	vpclmulqdq      $1, %ymm22, %ymm16, %ymm8       # a_H*ha_L
+	vpclmulqdq      $16, %ymm22, %ymm16, %ymm16     # a_L*ha_H
 	vaesenc         %ymm31, %ymm0, %ymm0
 	vaesenc         %ymm31, %ymm1, %ymm1
 	vaesenc         %ymm31, %ymm2, %ymm2
 	vaesenc         %ymm31, %ymm3, %ymm3
 	vpxord          %ymm16, %ymm8, %ymm6
-	vpclmulqdq      $1, %ymm23, %ymm17, %ymm8
-	vpclmulqdq      $16, %ymm23, %ymm17, %ymm17
+	vpclmulqdq      $1, %ymm23, %ymm17, %ymm8       # b_H*hb_L
+	vpclmulqdq      $16, %ymm23, %ymm17, %ymm17     # b_L*hb_H
 	vpternlogd      $150, %ymm17, %ymm8, %ymm6
 	vaesenc         %ymm30, %ymm0, %ymm0
 	vaesenc         %ymm30, %ymm1, %ymm1
 	vaesenc         %ymm30, %ymm2, %ymm2
 	vaesenc         %ymm30, %ymm3, %ymm3
-	vpclmulqdq      $0, %ymm24, %ymm18, %ymm8
-	vpclmulqdq      $0, %ymm25, %ymm19, %ymm9
+	vpclmulqdq      $0, %ymm24, %ymm18, %ymm8       # a_L*ha_L
+	vpclmulqdq      $0, %ymm25, %ymm19, %ymm9       # b_L*hb_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, %ymm24, %ymm18, %ymm8
+	vpclmulqdq      $17, %ymm24, %ymm18, %ymm8      # a_H*ha_H
 	vaesenc         %ymm29, %ymm0, %ymm0
 	vaesenc         %ymm29, %ymm1, %ymm1
 	vaesenc         %ymm29, %ymm2, %ymm2
 	vaesenc         %ymm29, %ymm3, %ymm3
-	vpclmulqdq      $17, %ymm25, %ymm19, %ymm9
+	vpclmulqdq      $17, %ymm25, %ymm19, %ymm9      # b_H*hb_H
 	vpternlogd      $150, %ymm9, %ymm8, %ymm7
-	vpclmulqdq      $1, %ymm24, %ymm18, %ymm8
-	vpclmulqdq      $16, %ymm24, %ymm18, %ymm18
+	vpclmulqdq      $1, %ymm24, %ymm18, %ymm8       # a_H*ha_L
+	vpclmulqdq      $16, %ymm24, %ymm18, %ymm18     # a_L*ha_H
 	vaesenc         %ymm28, %ymm0, %ymm0
 	vaesenc         %ymm28, %ymm1, %ymm1
 	vaesenc         %ymm28, %ymm2, %ymm2
 	vaesenc         %ymm28, %ymm3, %ymm3
 	vpternlogd      $150, %ymm18, %ymm8, %ymm6
-	vpclmulqdq      $1, %ymm25, %ymm19, %ymm8
-	vpclmulqdq      $16, %ymm25, %ymm19, %ymm19
+	vpclmulqdq      $1, %ymm25, %ymm19, %ymm8       # b_H*hb_L
+	vpclmulqdq      $16, %ymm25, %ymm19, %ymm19     # b_L*hb_H
 	vpternlogd      $150, %ymm19, %ymm8, %ymm6
 	vaesenc         %ymm27, %ymm0, %ymm0
 	vaesenc         %ymm27, %ymm1, %ymm1
 	vaesenc         %ymm27, %ymm2, %ymm2
 	vaesenc         %ymm27, %ymm3, %ymm3
-	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
 	vaesenc         %ymm26, %ymm0, %ymm0
 	vaesenc         %ymm26, %ymm1, %ymm1
 	vaesenc         %ymm26, %ymm2, %ymm2
 	vaesenc         %ymm26, %ymm3, %ymm3
-	vpshufd         $78, %ymm6, %ymm6
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %ymm7, %xmm8
 	vpxord          %xmm8, %xmm7, %xmm10
+# last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          (%rdx), %ymm14, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm16
 	vmovdqu8        %ymm16, (%rsi)
@@ -3715,46 +4009,52 @@ aesgen_gcm_enc_update_avx10_256_school:
 	jae             .Lgcm_enc_school_loop
 # LLVM-MCA-END
 .Lgcm_enc_school_hash_last:
+# the GHASH of the last iteration's ciphertext, still in GD
+# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
 	vpshufb         %ymm20, %ymm16, %ymm16
 	vpshufb         %ymm20, %ymm17, %ymm17
 	vpshufb         %ymm20, %ymm18, %ymm18
 	vpshufb         %ymm20, %ymm19, %ymm19
 	vpxord          %ymm10, %ymm16, %ymm16          # the running hash joins block 0
-	vpclmulqdq      $0, %ymm22, %ymm16, %ymm8
-	vpclmulqdq      $0, %ymm23, %ymm17, %ymm9
+	vpclmulqdq      $0, %ymm22, %ymm16, %ymm8       # a_L*ha_L
+	vpclmulqdq      $0, %ymm23, %ymm17, %ymm9       # b_L*hb_L
 	vpxord          %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, %ymm22, %ymm16, %ymm8
-	vpclmulqdq      $17, %ymm23, %ymm17, %ymm9
+	vpclmulqdq      $17, %ymm22, %ymm16, %ymm8      # a_H*ha_H
+	vpclmulqdq      $17, %ymm23, %ymm17, %ymm9      # b_H*hb_H
 	vpxord          %ymm9, %ymm8, %ymm7
-	vpclmulqdq      $1, %ymm22, %ymm16, %ymm8
-	vpclmulqdq      $16, %ymm22, %ymm16, %ymm16
+	vpclmulqdq      $1, %ymm22, %ymm16, %ymm8       # a_H*ha_L
+	vpclmulqdq      $16, %ymm22, %ymm16, %ymm16     # a_L*ha_H
 	vpxord          %ymm16, %ymm8, %ymm6
-	vpclmulqdq      $1, %ymm23, %ymm17, %ymm8
-	vpclmulqdq      $16, %ymm23, %ymm17, %ymm17
+	vpclmulqdq      $1, %ymm23, %ymm17, %ymm8       # b_H*hb_L
+	vpclmulqdq      $16, %ymm23, %ymm17, %ymm17     # b_L*hb_H
 	vpternlogd      $150, %ymm17, %ymm8, %ymm6
-	vpclmulqdq      $0, %ymm24, %ymm18, %ymm8
-	vpclmulqdq      $0, %ymm25, %ymm19, %ymm9
+	vpclmulqdq      $0, %ymm24, %ymm18, %ymm8       # a_L*ha_L
+	vpclmulqdq      $0, %ymm25, %ymm19, %ymm9       # b_L*hb_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, %ymm24, %ymm18, %ymm8
-	vpclmulqdq      $17, %ymm25, %ymm19, %ymm9
+	vpclmulqdq      $17, %ymm24, %ymm18, %ymm8      # a_H*ha_H
+	vpclmulqdq      $17, %ymm25, %ymm19, %ymm9      # b_H*hb_H
 	vpternlogd      $150, %ymm9, %ymm8, %ymm7
-	vpclmulqdq      $1, %ymm24, %ymm18, %ymm8
-	vpclmulqdq      $16, %ymm24, %ymm18, %ymm18
+	vpclmulqdq      $1, %ymm24, %ymm18, %ymm8       # a_H*ha_L
+	vpclmulqdq      $16, %ymm24, %ymm18, %ymm18     # a_L*ha_H
 	vpternlogd      $150, %ymm18, %ymm8, %ymm6
-	vpclmulqdq      $1, %ymm25, %ymm19, %ymm8
-	vpclmulqdq      $16, %ymm25, %ymm19, %ymm19
+	vpclmulqdq      $1, %ymm25, %ymm19, %ymm8       # b_H*hb_L
+	vpclmulqdq      $16, %ymm25, %ymm19, %ymm19     # b_L*hb_H
 	vpternlogd      $150, %ymm19, %ymm8, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm6, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %ymm7, %xmm8
 	vpxord          %xmm8, %xmm7, %xmm10
 	{disp32} jmp    .Lgcm_enc_school_bulk_done
 .Lgcm_enc_school_first_ctr_carry:
+# a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         %ymm20, %ymm11, %ymm11
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpshufb         %ymm20, %ymm11, %ymm1
@@ -3770,7 +4070,9 @@ aesgen_gcm_enc_update_avx10_256_school:
 	vpshufb         %ymm20, %ymm11, %ymm11
 	jmp             .Lgcm_enc_school_first_ctr_done
 .Lgcm_enc_school_main_ctr_carry:
+# a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         %ymm20, %ymm11, %ymm11
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpshufb         %ymm20, %ymm11, %ymm1
@@ -3788,6 +4090,7 @@ aesgen_gcm_enc_update_avx10_256_school:
 .Lgcm_enc_school_bulk_done:
 	vpshufb         %ymm20, %ymm11, %ymm11
 .Lgcm_enc_school_tail:
+# what the bulk loop left: LEN + 128 = 0..112 bytes of whole blocks
 	add             $128, %rcx
 	{disp32} jz     .Lgcm_enc_school_store
 # CTR first, then GHASH of the ciphertext it wrote: the CTR pass advances DST and
@@ -3797,6 +4100,8 @@ aesgen_gcm_enc_update_avx10_256_school:
 
 # 1..128 bytes remain: pick the final group by the number of vectors they need.
 .Lgcm_enc_school_final:
+# final group dispatch: the fewest vectors that hold LEN bytes, so that a short
+# message runs only the AES work it needs (its vectors side by side)
 	cmp             $32, %rcx
 	{disp32} jbe    .Lgcm_enc_school_final1
 	cmp             $64, %rcx
@@ -3804,6 +4109,7 @@ aesgen_gcm_enc_update_avx10_256_school:
 	cmp             $96, %rcx
 	{disp32} jbe    .Lgcm_enc_school_final3
 .Lgcm_enc_school_final4:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpshufb         %ymm20, %ymm11, %ymm1
@@ -3816,6 +4122,7 @@ aesgen_gcm_enc_update_avx10_256_school:
 	vpxord          %ymm13, %ymm1, %ymm1
 	vpxord          %ymm13, %ymm2, %ymm2
 	vpxord          %ymm13, %ymm3, %ymm3
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_school_final4_aes128
 	{disp32} je     .Lgcm_enc_school_final4_aes192
@@ -3880,6 +4187,8 @@ aesgen_gcm_enc_update_avx10_256_school:
 	vaesenc         %ymm26, %ymm1, %ymm1
 	vaesenc         %ymm26, %ymm2, %ymm2
 	vaesenc         %ymm26, %ymm3, %ymm3
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          (%rdx), %ymm14, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi)
@@ -3892,6 +4201,8 @@ aesgen_gcm_enc_update_avx10_256_school:
 	add             $96, %rdx
 	add             $96, %rsi
 	sub             $96, %rcx
+# the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+# read or written, so a page boundary right after the buffers is safe
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # LEN low bits set
 	kmovd           %r11d, %k1
@@ -3901,6 +4212,7 @@ aesgen_gcm_enc_update_avx10_256_school:
 	vmovdqu8        %ymm3, (%rsi){%k1}
 	{disp32} jmp    .Lgcm_enc_school_tail_crypted
 .Lgcm_enc_school_final3:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpshufb         %ymm20, %ymm11, %ymm1
@@ -3910,6 +4222,7 @@ aesgen_gcm_enc_update_avx10_256_school:
 	vpxord          %ymm13, %ymm0, %ymm0
 	vpxord          %ymm13, %ymm1, %ymm1
 	vpxord          %ymm13, %ymm2, %ymm2
+# the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_school_final3_aes128
 	{disp32} je     .Lgcm_enc_school_final3_aes192
@@ -3961,6 +4274,8 @@ aesgen_gcm_enc_update_avx10_256_school:
 	vaesenc         %ymm26, %ymm0, %ymm0
 	vaesenc         %ymm26, %ymm1, %ymm1
 	vaesenc         %ymm26, %ymm2, %ymm2
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          (%rdx), %ymm14, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi)
@@ -3970,6 +4285,8 @@ aesgen_gcm_enc_update_avx10_256_school:
 	add             $64, %rdx
 	add             $64, %rsi
 	sub             $64, %rcx
+# the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+# read or written, so a page boundary right after the buffers is safe
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # LEN low bits set
 	kmovd           %r11d, %k1
@@ -3979,12 +4296,14 @@ aesgen_gcm_enc_update_avx10_256_school:
 	vmovdqu8        %ymm2, (%rsi){%k1}
 	{disp32} jmp    .Lgcm_enc_school_tail_crypted
 .Lgcm_enc_school_final2:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpshufb         %ymm20, %ymm11, %ymm1
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpxord          %ymm13, %ymm0, %ymm0
 	vpxord          %ymm13, %ymm1, %ymm1
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_school_final2_aes128
 	{disp32} je     .Lgcm_enc_school_final2_aes192
@@ -4023,12 +4342,16 @@ aesgen_gcm_enc_update_avx10_256_school:
 	vaesenc         %ymm27, %ymm1, %ymm1
 	vaesenc         %ymm26, %ymm0, %ymm0
 	vaesenc         %ymm26, %ymm1, %ymm1
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          (%rdx), %ymm14, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi)
 	add             $32, %rdx
 	add             $32, %rsi
 	sub             $32, %rcx
+# the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+# read or written, so a page boundary right after the buffers is safe
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # LEN low bits set
 	kmovd           %r11d, %k1
@@ -4038,9 +4361,11 @@ aesgen_gcm_enc_update_avx10_256_school:
 	vmovdqu8        %ymm1, (%rsi){%k1}
 	{disp32} jmp    .Lgcm_enc_school_tail_crypted
 .Lgcm_enc_school_final1:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpxord          %ymm13, %ymm0, %ymm0
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_school_final1_aes128
 	{disp32} je     .Lgcm_enc_school_final1_aes192
@@ -4066,6 +4391,8 @@ aesgen_gcm_enc_update_avx10_256_school:
 	vaesenc         %ymm28, %ymm0, %ymm0
 	vaesenc         %ymm27, %ymm0, %ymm0
 	vaesenc         %ymm26, %ymm0, %ymm0
+# the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+# read or written, so a page boundary right after the buffers is safe
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # LEN low bits set
 	kmovd           %r11d, %k1
@@ -4077,6 +4404,7 @@ aesgen_gcm_enc_update_avx10_256_school:
 .Lgcm_enc_school_tail_crypted:
 	mov             (%rsp), %rdx                    # hash the ciphertext just written
 	mov             8(%rsp), %rcx
+# GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
 	lea             768(%rdi), %r8
 	sub             %rcx, %r8
 	vpxord          %ymm5, %ymm5, %ymm5
@@ -4096,23 +4424,25 @@ aesgen_gcm_enc_update_avx10_256_school:
 	vpshufb         %ymm20, %ymm4, %ymm4
 	vpxord          %ymm10, %ymm4, %ymm4            # the running hash joins block 0
 	vpxord          %ymm10, %ymm10, %ymm10
-	vpclmulqdq      $0, (%r8), %ymm4, %ymm8
-	vpclmulqdq      $16, (%r8), %ymm4, %ymm9
+	vpclmulqdq      $0, (%r8), %ymm4, %ymm8         # d_L*h_L
+	vpclmulqdq      $16, (%r8), %ymm4, %ymm9        # d_L*h_H
 	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, (%r8), %ymm4, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, (%r8), %ymm4, %ymm8
+	vpclmulqdq      $1, (%r8), %ymm4, %ymm8         # d_H*h_L
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6       # MI ^= both middle products
+	vpclmulqdq      $17, (%r8), %ymm4, %ymm8        # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
 	add             $32, %rdx
 	add             $32, %r8
 	sub             $32, %rcx
 	ja              .Lgcm_enc_school_ghash_vector
-	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm6, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %ymm7, %xmm8
 	vpxord          %xmm8, %xmm7, %xmm10
 .Lgcm_enc_school_store:
@@ -4158,9 +4488,13 @@ aesgen_gcm_dec_update_avx10_256_school:
 	.cfi_adjust_cfa_offset 16
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_dec_school_return
+# ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+# from the end so that every key size runs the same last nine rounds
 	mov             240(%rdi), %eax
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &rk[rounds]
+# round keys into their registers (the plan's KLAST-m = rk[ROUNDS - m]); AES-192
+# and AES-256 have two and four more middle keys than AES-128
 	vbroadcasti32x4 (%rdi), %ymm13
 	vbroadcasti32x4 (%r10), %ymm14
 	vbroadcasti32x4 -16(%r10), %ymm26
@@ -4169,15 +4503,19 @@ aesgen_gcm_dec_update_avx10_256_school:
 	vbroadcasti32x4 -64(%r10), %ymm29
 	vbroadcasti32x4 -80(%r10), %ymm30
 	vbroadcasti32x4 -96(%r10), %ymm31
+# the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %ymm20
 	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %ymm21
+# ACC = acc; CTR = the counter block reflected, lane i counting from block i
 	vmovdqu8        (%r9), %xmm10
 	vbroadcasti32x4 (%r8), %ymm11
 	vpshufb         %ymm20, %ymm11, %ymm11
 	vpaddd          .Lgcm_lane_offsets_32(%rip), %ymm11, %ymm11
 	vbroadcasti32x4 .Lgcm_lane_count(%rip), %ymm12
+# bulk: whole iterations of 8 blocks, CTR and GHASH stitched
 	sub             $128, %rcx
 	{disp32} jb     .Lgcm_dec_school_tail
+# the powers of a full iteration (H^8..H^1) into HPOW
 	vmovdqu8        640(%rdi), %ymm22
 	vmovdqu8        672(%rdi), %ymm23
 	vmovdqu8        704(%rdi), %ymm24
@@ -4187,6 +4525,8 @@ aesgen_gcm_dec_update_avx10_256_school:
 # CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 .Lgcm_dec_school_loop:
 # LLVM-MCA-BEGIN gcm_dec_school_avx10_256_main_loop
+# counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+# the first counter's last byte: past 246, one of them would carry
 	cmp             $247, %r11b
 	{disp32} jae    .Lgcm_dec_school_main_ctr_carry # a last byte would carry: out of line
 	vpxord          %ymm13, %ymm11, %ymm0
@@ -4199,6 +4539,7 @@ aesgen_gcm_dec_update_avx10_256_school:
 	vpxord          %ymm13, %ymm3, %ymm3
 .Lgcm_dec_school_main_ctr_done:
 	add             $8, %r11b
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_school_main_aes128
 	{disp32} je     .Lgcm_dec_school_main_aes192
@@ -4233,6 +4574,7 @@ aesgen_gcm_dec_update_avx10_256_school:
 	vmovdqu8        32(%rdx), %ymm17
 	vmovdqu8        64(%rdx), %ymm18
 	vmovdqu8        96(%rdx), %ymm19
+# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
 	vpshufb         %ymm20, %ymm16, %ymm16
 	vbroadcasti32x4 -128(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
@@ -4243,67 +4585,70 @@ aesgen_gcm_dec_update_avx10_256_school:
 	vpshufb         %ymm20, %ymm18, %ymm18
 	vpshufb         %ymm20, %ymm19, %ymm19
 	vpxord          %ymm10, %ymm16, %ymm16          # the running hash joins block 0
-	vpclmulqdq      $0, %ymm22, %ymm16, %ymm8
+	vpclmulqdq      $0, %ymm22, %ymm16, %ymm8       # a_L*ha_L
 	vbroadcasti32x4 -112(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpclmulqdq      $0, %ymm23, %ymm17, %ymm9
+	vpclmulqdq      $0, %ymm23, %ymm17, %ymm9       # b_L*hb_L
 	vpxord          %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, %ymm22, %ymm16, %ymm8
-	vpclmulqdq      $17, %ymm23, %ymm17, %ymm9
+	vpclmulqdq      $17, %ymm22, %ymm16, %ymm8      # a_H*ha_H
+	vpclmulqdq      $17, %ymm23, %ymm17, %ymm9      # b_H*hb_H
 	vpxord          %ymm9, %ymm8, %ymm7
 	vaesenc         %ymm31, %ymm0, %ymm0
 	vaesenc         %ymm31, %ymm1, %ymm1
 	vaesenc         %ymm31, %ymm2, %ymm2
 	vaesenc         %ymm31, %ymm3, %ymm3
-	vpclmulqdq      $1, %ymm22, %ymm16, %ymm8
-	vpclmulqdq      $16, %ymm22, %ymm16, %ymm16
+	vpclmulqdq      $1, %ymm22, %ymm16, %ymm8       # a_H*ha_L
+	vpclmulqdq      $16, %ymm22, %ymm16, %ymm16     # a_L*ha_H
 	vpxord          %ymm16, %ymm8, %ymm6
-	vpclmulqdq      $1, %ymm23, %ymm17, %ymm8
-	vpclmulqdq      $16, %ymm23, %ymm17, %ymm17
+	vpclmulqdq      $1, %ymm23, %ymm17, %ymm8       # b_H*hb_L
+	vpclmulqdq      $16, %ymm23, %ymm17, %ymm17     # b_L*hb_H
 	vaesenc         %ymm30, %ymm0, %ymm0
 	vaesenc         %ymm30, %ymm1, %ymm1
 	vaesenc         %ymm30, %ymm2, %ymm2
 	vaesenc         %ymm30, %ymm3, %ymm3
 	vpternlogd      $150, %ymm17, %ymm8, %ymm6
-	vpclmulqdq      $0, %ymm24, %ymm18, %ymm8
-	vpclmulqdq      $0, %ymm25, %ymm19, %ymm9
+	vpclmulqdq      $0, %ymm24, %ymm18, %ymm8       # a_L*ha_L
+	vpclmulqdq      $0, %ymm25, %ymm19, %ymm9       # b_L*hb_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, %ymm24, %ymm18, %ymm8
+	vpclmulqdq      $17, %ymm24, %ymm18, %ymm8      # a_H*ha_H
 	vaesenc         %ymm29, %ymm0, %ymm0
 	vaesenc         %ymm29, %ymm1, %ymm1
 	vaesenc         %ymm29, %ymm2, %ymm2
 	vaesenc         %ymm29, %ymm3, %ymm3
-	vpclmulqdq      $17, %ymm25, %ymm19, %ymm9
+	vpclmulqdq      $17, %ymm25, %ymm19, %ymm9      # b_H*hb_H
 	vpternlogd      $150, %ymm9, %ymm8, %ymm7
-	vpclmulqdq      $1, %ymm24, %ymm18, %ymm8
-	vpclmulqdq      $16, %ymm24, %ymm18, %ymm18
+	vpclmulqdq      $1, %ymm24, %ymm18, %ymm8       # a_H*ha_L
+	vpclmulqdq      $16, %ymm24, %ymm18, %ymm18     # a_L*ha_H
 	vaesenc         %ymm28, %ymm0, %ymm0
 	vaesenc         %ymm28, %ymm1, %ymm1
 	vaesenc         %ymm28, %ymm2, %ymm2
 	vaesenc         %ymm28, %ymm3, %ymm3
 	vpternlogd      $150, %ymm18, %ymm8, %ymm6
-	vpclmulqdq      $1, %ymm25, %ymm19, %ymm8
-	vpclmulqdq      $16, %ymm25, %ymm19, %ymm19
+	vpclmulqdq      $1, %ymm25, %ymm19, %ymm8       # b_H*hb_L
+	vpclmulqdq      $16, %ymm25, %ymm19, %ymm19     # b_L*hb_H
 	vpternlogd      $150, %ymm19, %ymm8, %ymm6
 	vaesenc         %ymm27, %ymm0, %ymm0
 	vaesenc         %ymm27, %ymm1, %ymm1
 	vaesenc         %ymm27, %ymm2, %ymm2
 	vaesenc         %ymm27, %ymm3, %ymm3
-	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
 	vaesenc         %ymm26, %ymm0, %ymm0
 	vaesenc         %ymm26, %ymm1, %ymm1
 	vaesenc         %ymm26, %ymm2, %ymm2
 	vaesenc         %ymm26, %ymm3, %ymm3
-	vpshufd         $78, %ymm6, %ymm6
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %ymm7, %xmm8
 	vpxord          %xmm8, %xmm7, %xmm10
+# last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          (%rdx), %ymm14, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi)
@@ -4323,7 +4668,9 @@ aesgen_gcm_dec_update_avx10_256_school:
 # LLVM-MCA-END
 	{disp32} jmp    .Lgcm_dec_school_bulk_done
 .Lgcm_dec_school_main_ctr_carry:
+# a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         %ymm20, %ymm11, %ymm11
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpshufb         %ymm20, %ymm11, %ymm1
@@ -4341,12 +4688,14 @@ aesgen_gcm_dec_update_avx10_256_school:
 .Lgcm_dec_school_bulk_done:
 	vpshufb         %ymm20, %ymm11, %ymm11
 .Lgcm_dec_school_tail:
+# what the bulk loop left: LEN + 128 = 0..112 bytes of whole blocks
 	add             $128, %rcx
 	{disp32} jz     .Lgcm_dec_school_store
 # GHASH of the ciphertext first (it may be overwritten in place), then CTR: the
 # GHASH pass advances SRC and LEN, so their start waits in the stack slots
 	mov             %rdx, (%rsp)
 	mov             %rcx, 8(%rsp)
+# GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
 	lea             768(%rdi), %r8
 	sub             %rcx, %r8
 	vpxord          %ymm5, %ymm5, %ymm5
@@ -4366,23 +4715,25 @@ aesgen_gcm_dec_update_avx10_256_school:
 	vpshufb         %ymm20, %ymm4, %ymm4
 	vpxord          %ymm10, %ymm4, %ymm4            # the running hash joins block 0
 	vpxord          %ymm10, %ymm10, %ymm10
-	vpclmulqdq      $0, (%r8), %ymm4, %ymm8
-	vpclmulqdq      $16, (%r8), %ymm4, %ymm9
+	vpclmulqdq      $0, (%r8), %ymm4, %ymm8         # d_L*h_L
+	vpclmulqdq      $16, (%r8), %ymm4, %ymm9        # d_L*h_H
 	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, (%r8), %ymm4, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, (%r8), %ymm4, %ymm8
+	vpclmulqdq      $1, (%r8), %ymm4, %ymm8         # d_H*h_L
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6       # MI ^= both middle products
+	vpclmulqdq      $17, (%r8), %ymm4, %ymm8        # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
 	add             $32, %rdx
 	add             $32, %r8
 	sub             $32, %rcx
 	ja              .Lgcm_dec_school_ghash_vector
-	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm6, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %ymm7, %xmm8
 	vpxord          %xmm8, %xmm7, %xmm10
 	mov             8(%rsp), %rcx
@@ -4390,6 +4741,8 @@ aesgen_gcm_dec_update_avx10_256_school:
 
 # 1..128 bytes remain: pick the final group by the number of vectors they need.
 .Lgcm_dec_school_final:
+# final group dispatch: the fewest vectors that hold LEN bytes, so that a short
+# message runs only the AES work it needs (its vectors side by side)
 	cmp             $32, %rcx
 	{disp32} jbe    .Lgcm_dec_school_final1
 	cmp             $64, %rcx
@@ -4397,6 +4750,7 @@ aesgen_gcm_dec_update_avx10_256_school:
 	cmp             $96, %rcx
 	{disp32} jbe    .Lgcm_dec_school_final3
 .Lgcm_dec_school_final4:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpshufb         %ymm20, %ymm11, %ymm1
@@ -4409,6 +4763,7 @@ aesgen_gcm_dec_update_avx10_256_school:
 	vpxord          %ymm13, %ymm1, %ymm1
 	vpxord          %ymm13, %ymm2, %ymm2
 	vpxord          %ymm13, %ymm3, %ymm3
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_school_final4_aes128
 	{disp32} je     .Lgcm_dec_school_final4_aes192
@@ -4473,6 +4828,8 @@ aesgen_gcm_dec_update_avx10_256_school:
 	vaesenc         %ymm26, %ymm1, %ymm1
 	vaesenc         %ymm26, %ymm2, %ymm2
 	vaesenc         %ymm26, %ymm3, %ymm3
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          (%rdx), %ymm14, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi)
@@ -4485,6 +4842,8 @@ aesgen_gcm_dec_update_avx10_256_school:
 	add             $96, %rdx
 	add             $96, %rsi
 	sub             $96, %rcx
+# the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+# read or written, so a page boundary right after the buffers is safe
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # LEN low bits set
 	kmovd           %r11d, %k1
@@ -4494,6 +4853,7 @@ aesgen_gcm_dec_update_avx10_256_school:
 	vmovdqu8        %ymm3, (%rsi){%k1}
 	{disp32} jmp    .Lgcm_dec_school_store
 .Lgcm_dec_school_final3:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpshufb         %ymm20, %ymm11, %ymm1
@@ -4503,6 +4863,7 @@ aesgen_gcm_dec_update_avx10_256_school:
 	vpxord          %ymm13, %ymm0, %ymm0
 	vpxord          %ymm13, %ymm1, %ymm1
 	vpxord          %ymm13, %ymm2, %ymm2
+# the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_school_final3_aes128
 	{disp32} je     .Lgcm_dec_school_final3_aes192
@@ -4554,6 +4915,8 @@ aesgen_gcm_dec_update_avx10_256_school:
 	vaesenc         %ymm26, %ymm0, %ymm0
 	vaesenc         %ymm26, %ymm1, %ymm1
 	vaesenc         %ymm26, %ymm2, %ymm2
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          (%rdx), %ymm14, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi)
@@ -4563,6 +4926,8 @@ aesgen_gcm_dec_update_avx10_256_school:
 	add             $64, %rdx
 	add             $64, %rsi
 	sub             $64, %rcx
+# the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+# read or written, so a page boundary right after the buffers is safe
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # LEN low bits set
 	kmovd           %r11d, %k1
@@ -4572,12 +4937,14 @@ aesgen_gcm_dec_update_avx10_256_school:
 	vmovdqu8        %ymm2, (%rsi){%k1}
 	{disp32} jmp    .Lgcm_dec_school_store
 .Lgcm_dec_school_final2:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpshufb         %ymm20, %ymm11, %ymm1
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpxord          %ymm13, %ymm0, %ymm0
 	vpxord          %ymm13, %ymm1, %ymm1
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_school_final2_aes128
 	{disp32} je     .Lgcm_dec_school_final2_aes192
@@ -4616,12 +4983,16 @@ aesgen_gcm_dec_update_avx10_256_school:
 	vaesenc         %ymm27, %ymm1, %ymm1
 	vaesenc         %ymm26, %ymm0, %ymm0
 	vaesenc         %ymm26, %ymm1, %ymm1
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          (%rdx), %ymm14, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi)
 	add             $32, %rdx
 	add             $32, %rsi
 	sub             $32, %rcx
+# the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+# read or written, so a page boundary right after the buffers is safe
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # LEN low bits set
 	kmovd           %r11d, %k1
@@ -4631,9 +5002,11 @@ aesgen_gcm_dec_update_avx10_256_school:
 	vmovdqu8        %ymm1, (%rsi){%k1}
 	{disp32} jmp    .Lgcm_dec_school_store
 .Lgcm_dec_school_final1:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpxord          %ymm13, %ymm0, %ymm0
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_school_final1_aes128
 	{disp32} je     .Lgcm_dec_school_final1_aes192
@@ -4659,6 +5032,8 @@ aesgen_gcm_dec_update_avx10_256_school:
 	vaesenc         %ymm28, %ymm0, %ymm0
 	vaesenc         %ymm27, %ymm0, %ymm0
 	vaesenc         %ymm26, %ymm0, %ymm0
+# the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+# read or written, so a page boundary right after the buffers is safe
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # LEN low bits set
 	kmovd           %r11d, %k1
@@ -4705,12 +5080,14 @@ aesgen_gcm_dec_update_avx10_256_school:
 aesgen_gcm_enc_record_avx10_256_school:
 	.cfi_startproc
 	endbr64
+# the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %ymm20
 	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %ymm21
 	vpxord          %xmm10, %xmm10, %xmm10
 	vpxord          %ymm5, %ymm5, %ymm5
 	vpxord          %ymm6, %ymm6, %ymm6
 	vpxord          %ymm7, %ymm7, %ymm7
+# GHASH of the AAD (AAD, AADLEN from the record)
 	mov             40(%r8), %r10
 	test            %r10, %r10
 	{disp32} jz     .Lgcm_enc_school_rec_aad_done
@@ -4730,6 +5107,7 @@ aesgen_gcm_enc_record_avx10_256_school:
 	mov             %r9, %r11
 	lea             768(%rdi), %r9
 	sub             %r11, %r9
+# GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
 .Lgcm_enc_school_rec_aad_sum_vector:
 	cmp             $32, %r10
 	{disp32} jb     .Lgcm_enc_school_rec_aad_sum_load_part
@@ -4744,12 +5122,12 @@ aesgen_gcm_enc_record_avx10_256_school:
 	vpshufb         %ymm20, %ymm4, %ymm4
 	vpxord          %ymm10, %ymm4, %ymm4            # the running hash joins block 0
 	vpxord          %ymm10, %ymm10, %ymm10
-	vpclmulqdq      $0, (%r9), %ymm4, %ymm8
-	vpclmulqdq      $16, (%r9), %ymm4, %ymm9
+	vpclmulqdq      $0, (%r9), %ymm4, %ymm8         # d_L*h_L
+	vpclmulqdq      $16, (%r9), %ymm4, %ymm9        # d_L*h_H
 	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, (%r9), %ymm4, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, (%r9), %ymm4, %ymm8
+	vpclmulqdq      $1, (%r9), %ymm4, %ymm8         # d_H*h_L
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6       # MI ^= both middle products
+	vpclmulqdq      $17, (%r9), %ymm4, %ymm8        # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
 	add             $32, %rax
 	add             $32, %r9
@@ -4759,6 +5137,7 @@ aesgen_gcm_enc_record_avx10_256_school:
 .Lgcm_enc_school_rec_aad_alone:
 	lea             768(%rdi), %r9
 	sub             %r11, %r9
+# GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
 .Lgcm_enc_school_rec_aad_vector:
 	cmp             $32, %r10
 	{disp32} jb     .Lgcm_enc_school_rec_aad_load_part
@@ -4773,32 +5152,38 @@ aesgen_gcm_enc_record_avx10_256_school:
 	vpshufb         %ymm20, %ymm4, %ymm4
 	vpxord          %ymm10, %ymm4, %ymm4            # the running hash joins block 0
 	vpxord          %ymm10, %ymm10, %ymm10
-	vpclmulqdq      $0, (%r9), %ymm4, %ymm8
-	vpclmulqdq      $16, (%r9), %ymm4, %ymm9
+	vpclmulqdq      $0, (%r9), %ymm4, %ymm8         # d_L*h_L
+	vpclmulqdq      $16, (%r9), %ymm4, %ymm9        # d_L*h_H
 	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, (%r9), %ymm4, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, (%r9), %ymm4, %ymm8
+	vpclmulqdq      $1, (%r9), %ymm4, %ymm8         # d_H*h_L
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6       # MI ^= both middle products
+	vpclmulqdq      $17, (%r9), %ymm4, %ymm8        # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
 	add             $32, %rax
 	add             $32, %r9
 	sub             $32, %r10
 	ja              .Lgcm_enc_school_rec_aad_vector
-	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm6, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %ymm7, %xmm8
 	vpxord          %xmm8, %xmm7, %xmm10
 	vpxord          %ymm5, %ymm5, %ymm5
 	vpxord          %ymm6, %ymm6, %ymm6
 	vpxord          %ymm7, %ymm7, %ymm7
 .Lgcm_enc_school_rec_aad_done:
+# ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+# from the end so that every key size runs the same last nine rounds
 	mov             240(%rdi), %eax
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &rk[rounds]
+# round keys into their registers (the plan's KLAST-m = rk[ROUNDS - m]); AES-192
+# and AES-256 have two and four more middle keys than AES-128
 	vbroadcasti32x4 (%rdi), %ymm13
 	vbroadcasti32x4 (%r10), %ymm14
 	vbroadcasti32x4 -16(%r10), %ymm26
@@ -4810,6 +5195,7 @@ aesgen_gcm_enc_record_avx10_256_school:
 # E_K(J0) masks the tag: one block on xmm, beside the data's blocks
 	vmovdqu8        (%r8), %xmm4
 	vpxord          %xmm13, %xmm4, %xmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_school_rec_j0_aes128
 	{disp32} je     .Lgcm_enc_school_rec_j0_aes192
@@ -4832,12 +5218,14 @@ aesgen_gcm_enc_record_avx10_256_school:
 	vmovdqu8        %xmm4, 48(%r8)
 	vbroadcasti32x4 (%r8), %ymm11
 	vpshufb         %ymm20, %ymm11, %ymm11
-	vpaddd          .Lgcm_record_offsets_32(%rip), %ymm11, %ymm11 # J0 + 1, + 2, ...
+	vpaddd          .Lgcm_record_offsets_32(%rip), %ymm11, %ymm11 # CTR: J0 + 1, + 2, ... per lane
 	vbroadcasti32x4 .Lgcm_lane_count(%rip), %ymm12
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_enc_school_rec_no_data
+# bulk: whole iterations of 8 blocks, CTR and GHASH stitched
 	sub             $128, %rcx
 	{disp32} jbe    .Lgcm_enc_school_rec_tail
+# the powers of a full iteration (H^8..H^1) into HPOW
 	vmovdqu8        640(%rdi), %ymm22
 	vmovdqu8        672(%rdi), %ymm23
 	vmovdqu8        704(%rdi), %ymm24
@@ -4846,6 +5234,8 @@ aesgen_gcm_enc_record_avx10_256_school:
 	vpshufb         %ymm20, %ymm11, %ymm11
 # CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 # the first iteration only encrypts; each later one hashes its predecessor's output
+# counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+# the first counter's last byte: past 246, one of them would carry
 	cmp             $247, %r11b
 	{disp32} jae    .Lgcm_enc_school_rec_first_ctr_carry # a last byte would carry: out of line
 	vpxord          %ymm13, %ymm11, %ymm0
@@ -4858,6 +5248,7 @@ aesgen_gcm_enc_record_avx10_256_school:
 	vpxord          %ymm13, %ymm3, %ymm3
 .Lgcm_enc_school_rec_first_ctr_done:
 	add             $8, %r11b
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_school_rec_first_aes128
 	{disp32} je     .Lgcm_enc_school_rec_first_aes192
@@ -4922,6 +5313,7 @@ aesgen_gcm_enc_record_avx10_256_school:
 	vaesenc         %ymm26, %ymm1, %ymm1
 	vaesenc         %ymm26, %ymm2, %ymm2
 	vaesenc         %ymm26, %ymm3, %ymm3
+# last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          (%rdx), %ymm14, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm16
 	vmovdqu8        %ymm16, (%rsi)
@@ -4940,6 +5332,8 @@ aesgen_gcm_enc_record_avx10_256_school:
 	{disp32} jbe    .Lgcm_enc_school_rec_hash_last
 .Lgcm_enc_school_rec_loop:
 # LLVM-MCA-BEGIN gcm_enc_school_rec_avx10_256_main_loop
+# counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+# the first counter's last byte: past 246, one of them would carry
 	cmp             $247, %r11b
 	{disp32} jae    .Lgcm_enc_school_rec_main_ctr_carry # a last byte would carry: out of line
 	vpxord          %ymm13, %ymm11, %ymm0
@@ -4952,6 +5346,7 @@ aesgen_gcm_enc_record_avx10_256_school:
 	vpxord          %ymm13, %ymm3, %ymm3
 .Lgcm_enc_school_rec_main_ctr_done:
 	add             $8, %r11b
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_school_rec_main_aes128
 	{disp32} je     .Lgcm_enc_school_rec_main_aes192
@@ -4982,6 +5377,7 @@ aesgen_gcm_enc_record_avx10_256_school:
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
+# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
 	vpshufb         %ymm20, %ymm16, %ymm16
 	vpshufb         %ymm20, %ymm17, %ymm17
 	vpshufb         %ymm20, %ymm18, %ymm18
@@ -4992,67 +5388,70 @@ aesgen_gcm_enc_record_avx10_256_school:
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpclmulqdq      $0, %ymm22, %ymm16, %ymm8
-	vpclmulqdq      $0, %ymm23, %ymm17, %ymm9
+	vpclmulqdq      $0, %ymm22, %ymm16, %ymm8       # a_L*ha_L
+	vpclmulqdq      $0, %ymm23, %ymm17, %ymm9       # b_L*hb_L
 	vpxord          %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, %ymm22, %ymm16, %ymm8
+	vpclmulqdq      $17, %ymm22, %ymm16, %ymm8      # a_H*ha_H
 	vbroadcasti32x4 -112(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpclmulqdq      $17, %ymm23, %ymm17, %ymm9
+	vpclmulqdq      $17, %ymm23, %ymm17, %ymm9      # b_H*hb_H
 	vpxord          %ymm9, %ymm8, %ymm7
-	vpclmulqdq      $1, %ymm22, %ymm16, %ymm8
-	vpclmulqdq      $16, %ymm22, %ymm16, %ymm16
+	vpclmulqdq      $1, %ymm22, %ymm16, %ymm8       # a_H*ha_L
+	vpclmulqdq      $16, %ymm22, %ymm16, %ymm16     # a_L*ha_H
 	vaesenc         %ymm31, %ymm0, %ymm0
 	vaesenc         %ymm31, %ymm1, %ymm1
 	vaesenc         %ymm31, %ymm2, %ymm2
 	vaesenc         %ymm31, %ymm3, %ymm3
 	vpxord          %ymm16, %ymm8, %ymm6
-	vpclmulqdq      $1, %ymm23, %ymm17, %ymm8
-	vpclmulqdq      $16, %ymm23, %ymm17, %ymm17
+	vpclmulqdq      $1, %ymm23, %ymm17, %ymm8       # b_H*hb_L
+	vpclmulqdq      $16, %ymm23, %ymm17, %ymm17     # b_L*hb_H
 	vpternlogd      $150, %ymm17, %ymm8, %ymm6
 	vaesenc         %ymm30, %ymm0, %ymm0
 	vaesenc         %ymm30, %ymm1, %ymm1
 	vaesenc         %ymm30, %ymm2, %ymm2
 	vaesenc         %ymm30, %ymm3, %ymm3
-	vpclmulqdq      $0, %ymm24, %ymm18, %ymm8
-	vpclmulqdq      $0, %ymm25, %ymm19, %ymm9
+	vpclmulqdq      $0, %ymm24, %ymm18, %ymm8       # a_L*ha_L
+	vpclmulqdq      $0, %ymm25, %ymm19, %ymm9       # b_L*hb_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, %ymm24, %ymm18, %ymm8
+	vpclmulqdq      $17, %ymm24, %ymm18, %ymm8      # a_H*ha_H
 	vaesenc         %ymm29, %ymm0, %ymm0
 	vaesenc         %ymm29, %ymm1, %ymm1
 	vaesenc         %ymm29, %ymm2, %ymm2
 	vaesenc         %ymm29, %ymm3, %ymm3
-	vpclmulqdq      $17, %ymm25, %ymm19, %ymm9
+	vpclmulqdq      $17, %ymm25, %ymm19, %ymm9      # b_H*hb_H
 	vpternlogd      $150, %ymm9, %ymm8, %ymm7
-	vpclmulqdq      $1, %ymm24, %ymm18, %ymm8
-	vpclmulqdq      $16, %ymm24, %ymm18, %ymm18
+	vpclmulqdq      $1, %ymm24, %ymm18, %ymm8       # a_H*ha_L
+	vpclmulqdq      $16, %ymm24, %ymm18, %ymm18     # a_L*ha_H
 	vaesenc         %ymm28, %ymm0, %ymm0
 	vaesenc         %ymm28, %ymm1, %ymm1
 	vaesenc         %ymm28, %ymm2, %ymm2
 	vaesenc         %ymm28, %ymm3, %ymm3
 	vpternlogd      $150, %ymm18, %ymm8, %ymm6
-	vpclmulqdq      $1, %ymm25, %ymm19, %ymm8
-	vpclmulqdq      $16, %ymm25, %ymm19, %ymm19
+	vpclmulqdq      $1, %ymm25, %ymm19, %ymm8       # b_H*hb_L
+	vpclmulqdq      $16, %ymm25, %ymm19, %ymm19     # b_L*hb_H
 	vpternlogd      $150, %ymm19, %ymm8, %ymm6
 	vaesenc         %ymm27, %ymm0, %ymm0
 	vaesenc         %ymm27, %ymm1, %ymm1
 	vaesenc         %ymm27, %ymm2, %ymm2
 	vaesenc         %ymm27, %ymm3, %ymm3
-	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
 	vaesenc         %ymm26, %ymm0, %ymm0
 	vaesenc         %ymm26, %ymm1, %ymm1
 	vaesenc         %ymm26, %ymm2, %ymm2
 	vaesenc         %ymm26, %ymm3, %ymm3
-	vpshufd         $78, %ymm6, %ymm6
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %ymm7, %xmm8
 	vpxord          %xmm8, %xmm7, %xmm10
+# last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          (%rdx), %ymm14, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm16
 	vmovdqu8        %ymm16, (%rsi)
@@ -5071,46 +5470,52 @@ aesgen_gcm_enc_record_avx10_256_school:
 	ja              .Lgcm_enc_school_rec_loop
 # LLVM-MCA-END
 .Lgcm_enc_school_rec_hash_last:
+# the GHASH of the last iteration's ciphertext, still in GD
+# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
 	vpshufb         %ymm20, %ymm16, %ymm16
 	vpshufb         %ymm20, %ymm17, %ymm17
 	vpshufb         %ymm20, %ymm18, %ymm18
 	vpshufb         %ymm20, %ymm19, %ymm19
 	vpxord          %ymm10, %ymm16, %ymm16          # the running hash joins block 0
-	vpclmulqdq      $0, %ymm22, %ymm16, %ymm8
-	vpclmulqdq      $0, %ymm23, %ymm17, %ymm9
+	vpclmulqdq      $0, %ymm22, %ymm16, %ymm8       # a_L*ha_L
+	vpclmulqdq      $0, %ymm23, %ymm17, %ymm9       # b_L*hb_L
 	vpxord          %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, %ymm22, %ymm16, %ymm8
-	vpclmulqdq      $17, %ymm23, %ymm17, %ymm9
+	vpclmulqdq      $17, %ymm22, %ymm16, %ymm8      # a_H*ha_H
+	vpclmulqdq      $17, %ymm23, %ymm17, %ymm9      # b_H*hb_H
 	vpxord          %ymm9, %ymm8, %ymm7
-	vpclmulqdq      $1, %ymm22, %ymm16, %ymm8
-	vpclmulqdq      $16, %ymm22, %ymm16, %ymm16
+	vpclmulqdq      $1, %ymm22, %ymm16, %ymm8       # a_H*ha_L
+	vpclmulqdq      $16, %ymm22, %ymm16, %ymm16     # a_L*ha_H
 	vpxord          %ymm16, %ymm8, %ymm6
-	vpclmulqdq      $1, %ymm23, %ymm17, %ymm8
-	vpclmulqdq      $16, %ymm23, %ymm17, %ymm17
+	vpclmulqdq      $1, %ymm23, %ymm17, %ymm8       # b_H*hb_L
+	vpclmulqdq      $16, %ymm23, %ymm17, %ymm17     # b_L*hb_H
 	vpternlogd      $150, %ymm17, %ymm8, %ymm6
-	vpclmulqdq      $0, %ymm24, %ymm18, %ymm8
-	vpclmulqdq      $0, %ymm25, %ymm19, %ymm9
+	vpclmulqdq      $0, %ymm24, %ymm18, %ymm8       # a_L*ha_L
+	vpclmulqdq      $0, %ymm25, %ymm19, %ymm9       # b_L*hb_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, %ymm24, %ymm18, %ymm8
-	vpclmulqdq      $17, %ymm25, %ymm19, %ymm9
+	vpclmulqdq      $17, %ymm24, %ymm18, %ymm8      # a_H*ha_H
+	vpclmulqdq      $17, %ymm25, %ymm19, %ymm9      # b_H*hb_H
 	vpternlogd      $150, %ymm9, %ymm8, %ymm7
-	vpclmulqdq      $1, %ymm24, %ymm18, %ymm8
-	vpclmulqdq      $16, %ymm24, %ymm18, %ymm18
+	vpclmulqdq      $1, %ymm24, %ymm18, %ymm8       # a_H*ha_L
+	vpclmulqdq      $16, %ymm24, %ymm18, %ymm18     # a_L*ha_H
 	vpternlogd      $150, %ymm18, %ymm8, %ymm6
-	vpclmulqdq      $1, %ymm25, %ymm19, %ymm8
-	vpclmulqdq      $16, %ymm25, %ymm19, %ymm19
+	vpclmulqdq      $1, %ymm25, %ymm19, %ymm8       # b_H*hb_L
+	vpclmulqdq      $16, %ymm25, %ymm19, %ymm19     # b_L*hb_H
 	vpternlogd      $150, %ymm19, %ymm8, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm6, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %ymm7, %xmm8
 	vpxord          %xmm8, %xmm7, %xmm10
 	{disp32} jmp    .Lgcm_enc_school_rec_bulk_done
 .Lgcm_enc_school_rec_first_ctr_carry:
+# a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         %ymm20, %ymm11, %ymm11
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpshufb         %ymm20, %ymm11, %ymm1
@@ -5126,7 +5531,9 @@ aesgen_gcm_enc_record_avx10_256_school:
 	vpshufb         %ymm20, %ymm11, %ymm11
 	jmp             .Lgcm_enc_school_rec_first_ctr_done
 .Lgcm_enc_school_rec_main_ctr_carry:
+# a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         %ymm20, %ymm11, %ymm11
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpshufb         %ymm20, %ymm11, %ymm1
@@ -5150,6 +5557,7 @@ aesgen_gcm_enc_record_avx10_256_school:
 .Lgcm_enc_school_rec_tail:
 	add             $128, %rcx
 	{disp32} jz     .Lgcm_enc_school_rec_no_data
+# final group dispatch: the fewest vectors that hold the last LEN bytes
 	cmp             $32, %rcx
 	{disp32} jbe    .Lgcm_enc_school_rec_final1
 	cmp             $64, %rcx
@@ -5157,6 +5565,7 @@ aesgen_gcm_enc_record_avx10_256_school:
 	cmp             $96, %rcx
 	{disp32} jbe    .Lgcm_enc_school_rec_final3
 .Lgcm_enc_school_rec_final4:
+# the last 4 vectors (1..128 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             15(%rcx), %r11
 	and             $-16, %r11
 	lea             752(%rdi), %r9
@@ -5165,6 +5574,7 @@ aesgen_gcm_enc_record_avx10_256_school:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # the last vector's bytes
 	kmovd           %r11d, %k1
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpshufb         %ymm20, %ymm11, %ymm1
@@ -5177,6 +5587,7 @@ aesgen_gcm_enc_record_avx10_256_school:
 	vpxord          %ymm13, %ymm1, %ymm1
 	vpxord          %ymm13, %ymm2, %ymm2
 	vpxord          %ymm13, %ymm3, %ymm3
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_school_rec_final4_aes128
 	{disp32} je     .Lgcm_enc_school_rec_final4_aes192
@@ -5255,53 +5666,57 @@ aesgen_gcm_enc_record_avx10_256_school:
 	vaesenclast     %ymm8, %ymm3, %ymm3
 	vmovdqu8        %ymm3, 96(%rsi){%k1}
 	vmovdqu8        %ymm3, %ymm3{%k1}{z}            # GHASH sees the padding as zeros
+# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         %ymm20, %ymm0, %ymm0
 	vpshufb         %ymm20, %ymm1, %ymm1
 	vpshufb         %ymm20, %ymm2, %ymm2
 	vpshufb         %ymm20, %ymm3, %ymm3
 	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %ymm0, %ymm8
-	vpclmulqdq      $0, 32(%r9), %ymm1, %ymm9
+	vpclmulqdq      $0, (%r9), %ymm0, %ymm8         # a_L*ha_L
+	vpclmulqdq      $0, 32(%r9), %ymm1, %ymm9       # b_L*hb_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, (%r9), %ymm0, %ymm8
-	vpclmulqdq      $17, 32(%r9), %ymm1, %ymm9
+	vpclmulqdq      $17, (%r9), %ymm0, %ymm8        # a_H*ha_H
+	vpclmulqdq      $17, 32(%r9), %ymm1, %ymm9      # b_H*hb_H
 	vpternlogd      $150, %ymm9, %ymm8, %ymm7
-	vpclmulqdq      $1, (%r9), %ymm0, %ymm8
-	vpclmulqdq      $16, (%r9), %ymm0, %ymm0
+	vpclmulqdq      $1, (%r9), %ymm0, %ymm8         # a_H*ha_L
+	vpclmulqdq      $16, (%r9), %ymm0, %ymm0        # a_L*ha_H
 	vpternlogd      $150, %ymm0, %ymm8, %ymm6
-	vpclmulqdq      $1, 32(%r9), %ymm1, %ymm8
-	vpclmulqdq      $16, 32(%r9), %ymm1, %ymm1
+	vpclmulqdq      $1, 32(%r9), %ymm1, %ymm8       # b_H*hb_L
+	vpclmulqdq      $16, 32(%r9), %ymm1, %ymm1      # b_L*hb_H
 	vpternlogd      $150, %ymm1, %ymm8, %ymm6
-	vpclmulqdq      $0, 64(%r9), %ymm2, %ymm8
-	vpclmulqdq      $0, 96(%r9), %ymm3, %ymm9
+	vpclmulqdq      $0, 64(%r9), %ymm2, %ymm8       # a_L*ha_L
+	vpclmulqdq      $0, 96(%r9), %ymm3, %ymm9       # b_L*hb_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, 64(%r9), %ymm2, %ymm8
-	vpclmulqdq      $17, 96(%r9), %ymm3, %ymm9
+	vpclmulqdq      $17, 64(%r9), %ymm2, %ymm8      # a_H*ha_H
+	vpclmulqdq      $17, 96(%r9), %ymm3, %ymm9      # b_H*hb_H
 	vpternlogd      $150, %ymm9, %ymm8, %ymm7
-	vpclmulqdq      $1, 64(%r9), %ymm2, %ymm8
-	vpclmulqdq      $16, 64(%r9), %ymm2, %ymm2
+	vpclmulqdq      $1, 64(%r9), %ymm2, %ymm8       # a_H*ha_L
+	vpclmulqdq      $16, 64(%r9), %ymm2, %ymm2      # a_L*ha_H
 	vpternlogd      $150, %ymm2, %ymm8, %ymm6
-	vpclmulqdq      $1, 96(%r9), %ymm3, %ymm8
-	vpclmulqdq      $16, 96(%r9), %ymm3, %ymm3
+	vpclmulqdq      $1, 96(%r9), %ymm3, %ymm8       # b_H*hb_L
+	vpclmulqdq      $16, 96(%r9), %ymm3, %ymm3      # b_L*hb_H
 	vpternlogd      $150, %ymm3, %ymm8, %ymm6
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
-	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
-	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8     # d_L*h_L
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9    # d_L*h_H
 	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8     # d_H*h_L
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6       # MI ^= both middle products
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
-	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm6, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %ymm7, %xmm8
 	vpxord          %xmm8, %xmm7, %xmm10
 	{disp32} jmp    .Lgcm_enc_school_rec_tag
 .Lgcm_enc_school_rec_final3:
+# the last 3 vectors (1..96 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             15(%rcx), %r11
 	and             $-16, %r11
 	lea             752(%rdi), %r9
@@ -5310,6 +5725,7 @@ aesgen_gcm_enc_record_avx10_256_school:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # the last vector's bytes
 	kmovd           %r11d, %k1
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpshufb         %ymm20, %ymm11, %ymm1
@@ -5319,6 +5735,7 @@ aesgen_gcm_enc_record_avx10_256_school:
 	vpxord          %ymm13, %ymm0, %ymm0
 	vpxord          %ymm13, %ymm1, %ymm1
 	vpxord          %ymm13, %ymm2, %ymm2
+# the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_school_rec_final3_aes128
 	{disp32} je     .Lgcm_enc_school_rec_final3_aes192
@@ -5381,47 +5798,51 @@ aesgen_gcm_enc_record_avx10_256_school:
 	vaesenclast     %ymm8, %ymm2, %ymm2
 	vmovdqu8        %ymm2, 64(%rsi){%k1}
 	vmovdqu8        %ymm2, %ymm2{%k1}{z}            # GHASH sees the padding as zeros
+# GHASH products of 3 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         %ymm20, %ymm0, %ymm0
 	vpshufb         %ymm20, %ymm1, %ymm1
 	vpshufb         %ymm20, %ymm2, %ymm2
 	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %ymm0, %ymm8
-	vpclmulqdq      $0, 32(%r9), %ymm1, %ymm9
+	vpclmulqdq      $0, (%r9), %ymm0, %ymm8         # a_L*ha_L
+	vpclmulqdq      $0, 32(%r9), %ymm1, %ymm9       # b_L*hb_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, (%r9), %ymm0, %ymm8
-	vpclmulqdq      $17, 32(%r9), %ymm1, %ymm9
+	vpclmulqdq      $17, (%r9), %ymm0, %ymm8        # a_H*ha_H
+	vpclmulqdq      $17, 32(%r9), %ymm1, %ymm9      # b_H*hb_H
 	vpternlogd      $150, %ymm9, %ymm8, %ymm7
-	vpclmulqdq      $1, (%r9), %ymm0, %ymm8
-	vpclmulqdq      $16, (%r9), %ymm0, %ymm0
+	vpclmulqdq      $1, (%r9), %ymm0, %ymm8         # a_H*ha_L
+	vpclmulqdq      $16, (%r9), %ymm0, %ymm0        # a_L*ha_H
 	vpternlogd      $150, %ymm0, %ymm8, %ymm6
-	vpclmulqdq      $1, 32(%r9), %ymm1, %ymm8
-	vpclmulqdq      $16, 32(%r9), %ymm1, %ymm1
+	vpclmulqdq      $1, 32(%r9), %ymm1, %ymm8       # b_H*hb_L
+	vpclmulqdq      $16, 32(%r9), %ymm1, %ymm1      # b_L*hb_H
 	vpternlogd      $150, %ymm1, %ymm8, %ymm6
-	vpclmulqdq      $0, 64(%r9), %ymm2, %ymm8
-	vpclmulqdq      $16, 64(%r9), %ymm2, %ymm9
+	vpclmulqdq      $0, 64(%r9), %ymm2, %ymm8       # d_L*h_L
+	vpclmulqdq      $16, 64(%r9), %ymm2, %ymm9      # d_L*h_H
 	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, 64(%r9), %ymm2, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, 64(%r9), %ymm2, %ymm8
+	vpclmulqdq      $1, 64(%r9), %ymm2, %ymm8       # d_H*h_L
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6       # MI ^= both middle products
+	vpclmulqdq      $17, 64(%r9), %ymm2, %ymm8      # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
-	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
-	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8     # d_L*h_L
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9    # d_L*h_H
 	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8     # d_H*h_L
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6       # MI ^= both middle products
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
-	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm6, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %ymm7, %xmm8
 	vpxord          %xmm8, %xmm7, %xmm10
 	{disp32} jmp    .Lgcm_enc_school_rec_tag
 .Lgcm_enc_school_rec_final2:
+# the last 2 vectors (1..64 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             15(%rcx), %r11
 	and             $-16, %r11
 	lea             752(%rdi), %r9
@@ -5430,12 +5851,14 @@ aesgen_gcm_enc_record_avx10_256_school:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # the last vector's bytes
 	kmovd           %r11d, %k1
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpshufb         %ymm20, %ymm11, %ymm1
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpxord          %ymm13, %ymm0, %ymm0
 	vpxord          %ymm13, %ymm1, %ymm1
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_school_rec_final2_aes128
 	{disp32} je     .Lgcm_enc_school_rec_final2_aes192
@@ -5482,39 +5905,43 @@ aesgen_gcm_enc_record_avx10_256_school:
 	vaesenclast     %ymm8, %ymm1, %ymm1
 	vmovdqu8        %ymm1, 32(%rsi){%k1}
 	vmovdqu8        %ymm1, %ymm1{%k1}{z}            # GHASH sees the padding as zeros
+# GHASH products of 2 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         %ymm20, %ymm0, %ymm0
 	vpshufb         %ymm20, %ymm1, %ymm1
 	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %ymm0, %ymm8
-	vpclmulqdq      $0, 32(%r9), %ymm1, %ymm9
+	vpclmulqdq      $0, (%r9), %ymm0, %ymm8         # a_L*ha_L
+	vpclmulqdq      $0, 32(%r9), %ymm1, %ymm9       # b_L*hb_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, (%r9), %ymm0, %ymm8
-	vpclmulqdq      $17, 32(%r9), %ymm1, %ymm9
+	vpclmulqdq      $17, (%r9), %ymm0, %ymm8        # a_H*ha_H
+	vpclmulqdq      $17, 32(%r9), %ymm1, %ymm9      # b_H*hb_H
 	vpternlogd      $150, %ymm9, %ymm8, %ymm7
-	vpclmulqdq      $1, (%r9), %ymm0, %ymm8
-	vpclmulqdq      $16, (%r9), %ymm0, %ymm0
+	vpclmulqdq      $1, (%r9), %ymm0, %ymm8         # a_H*ha_L
+	vpclmulqdq      $16, (%r9), %ymm0, %ymm0        # a_L*ha_H
 	vpternlogd      $150, %ymm0, %ymm8, %ymm6
-	vpclmulqdq      $1, 32(%r9), %ymm1, %ymm8
-	vpclmulqdq      $16, 32(%r9), %ymm1, %ymm1
+	vpclmulqdq      $1, 32(%r9), %ymm1, %ymm8       # b_H*hb_L
+	vpclmulqdq      $16, 32(%r9), %ymm1, %ymm1      # b_L*hb_H
 	vpternlogd      $150, %ymm1, %ymm8, %ymm6
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
-	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
-	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8     # d_L*h_L
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9    # d_L*h_H
 	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8     # d_H*h_L
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6       # MI ^= both middle products
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
-	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm6, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %ymm7, %xmm8
 	vpxord          %xmm8, %xmm7, %xmm10
 	{disp32} jmp    .Lgcm_enc_school_rec_tag
 .Lgcm_enc_school_rec_final1:
+# the last 1 vector (1..32 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             15(%rcx), %r11
 	and             $-16, %r11
 	lea             752(%rdi), %r9
@@ -5522,9 +5949,11 @@ aesgen_gcm_enc_record_avx10_256_school:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # the last vector's bytes
 	kmovd           %r11d, %k1
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpxord          %ymm13, %ymm0, %ymm0
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_school_rec_final1_aes128
 	{disp32} je     .Lgcm_enc_school_rec_final1_aes192
@@ -5555,51 +5984,58 @@ aesgen_gcm_enc_record_avx10_256_school:
 	vaesenclast     %ymm8, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi){%k1}
 	vmovdqu8        %ymm0, %ymm0{%k1}{z}            # GHASH sees the padding as zeros
+# GHASH products of 1 vector: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         %ymm20, %ymm0, %ymm0
 	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %ymm0, %ymm8
-	vpclmulqdq      $16, (%r9), %ymm0, %ymm9
+	vpclmulqdq      $0, (%r9), %ymm0, %ymm8         # d_L*h_L
+	vpclmulqdq      $16, (%r9), %ymm0, %ymm9        # d_L*h_H
 	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, (%r9), %ymm0, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, (%r9), %ymm0, %ymm8
+	vpclmulqdq      $1, (%r9), %ymm0, %ymm8         # d_H*h_L
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6       # MI ^= both middle products
+	vpclmulqdq      $17, (%r9), %ymm0, %ymm8        # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
-	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
-	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8     # d_L*h_L
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9    # d_L*h_H
 	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8     # d_H*h_L
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6       # MI ^= both middle products
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
-	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm6, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %ymm7, %xmm8
 	vpxord          %xmm8, %xmm7, %xmm10
 	{disp32} jmp    .Lgcm_enc_school_rec_tag
 .Lgcm_enc_school_rec_no_data:
+# no text left: the lengths block alone joins the sum
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpxord          %xmm10, %xmm4, %xmm4
-	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
-	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8     # d_L*h_L
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9    # d_L*h_H
 	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8     # d_H*h_L
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6       # MI ^= both middle products
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
-	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm6, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %ymm7, %xmm8
 	vpxord          %xmm8, %xmm7, %xmm10
 .Lgcm_enc_school_rec_tag:
+# tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)
 	vpshufb         %xmm20, %xmm10, %xmm10
 	vpxord          48(%r8), %xmm10, %xmm10
 	vmovdqu8        %xmm10, 48(%r8)
@@ -5636,12 +6072,14 @@ aesgen_gcm_enc_record_avx10_256_school:
 aesgen_gcm_dec_record_avx10_256_school:
 	.cfi_startproc
 	endbr64
+# the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %ymm20
 	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %ymm21
 	vpxord          %xmm10, %xmm10, %xmm10
 	vpxord          %ymm5, %ymm5, %ymm5
 	vpxord          %ymm6, %ymm6, %ymm6
 	vpxord          %ymm7, %ymm7, %ymm7
+# GHASH of the AAD (AAD, AADLEN from the record)
 	mov             40(%r8), %r10
 	test            %r10, %r10
 	{disp32} jz     .Lgcm_dec_school_rec_aad_done
@@ -5661,6 +6099,7 @@ aesgen_gcm_dec_record_avx10_256_school:
 	mov             %r9, %r11
 	lea             768(%rdi), %r9
 	sub             %r11, %r9
+# GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
 .Lgcm_dec_school_rec_aad_sum_vector:
 	cmp             $32, %r10
 	{disp32} jb     .Lgcm_dec_school_rec_aad_sum_load_part
@@ -5675,12 +6114,12 @@ aesgen_gcm_dec_record_avx10_256_school:
 	vpshufb         %ymm20, %ymm4, %ymm4
 	vpxord          %ymm10, %ymm4, %ymm4            # the running hash joins block 0
 	vpxord          %ymm10, %ymm10, %ymm10
-	vpclmulqdq      $0, (%r9), %ymm4, %ymm8
-	vpclmulqdq      $16, (%r9), %ymm4, %ymm9
+	vpclmulqdq      $0, (%r9), %ymm4, %ymm8         # d_L*h_L
+	vpclmulqdq      $16, (%r9), %ymm4, %ymm9        # d_L*h_H
 	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, (%r9), %ymm4, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, (%r9), %ymm4, %ymm8
+	vpclmulqdq      $1, (%r9), %ymm4, %ymm8         # d_H*h_L
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6       # MI ^= both middle products
+	vpclmulqdq      $17, (%r9), %ymm4, %ymm8        # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
 	add             $32, %rax
 	add             $32, %r9
@@ -5690,6 +6129,7 @@ aesgen_gcm_dec_record_avx10_256_school:
 .Lgcm_dec_school_rec_aad_alone:
 	lea             768(%rdi), %r9
 	sub             %r11, %r9
+# GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
 .Lgcm_dec_school_rec_aad_vector:
 	cmp             $32, %r10
 	{disp32} jb     .Lgcm_dec_school_rec_aad_load_part
@@ -5704,32 +6144,38 @@ aesgen_gcm_dec_record_avx10_256_school:
 	vpshufb         %ymm20, %ymm4, %ymm4
 	vpxord          %ymm10, %ymm4, %ymm4            # the running hash joins block 0
 	vpxord          %ymm10, %ymm10, %ymm10
-	vpclmulqdq      $0, (%r9), %ymm4, %ymm8
-	vpclmulqdq      $16, (%r9), %ymm4, %ymm9
+	vpclmulqdq      $0, (%r9), %ymm4, %ymm8         # d_L*h_L
+	vpclmulqdq      $16, (%r9), %ymm4, %ymm9        # d_L*h_H
 	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, (%r9), %ymm4, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, (%r9), %ymm4, %ymm8
+	vpclmulqdq      $1, (%r9), %ymm4, %ymm8         # d_H*h_L
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6       # MI ^= both middle products
+	vpclmulqdq      $17, (%r9), %ymm4, %ymm8        # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
 	add             $32, %rax
 	add             $32, %r9
 	sub             $32, %r10
 	ja              .Lgcm_dec_school_rec_aad_vector
-	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm6, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %ymm7, %xmm8
 	vpxord          %xmm8, %xmm7, %xmm10
 	vpxord          %ymm5, %ymm5, %ymm5
 	vpxord          %ymm6, %ymm6, %ymm6
 	vpxord          %ymm7, %ymm7, %ymm7
 .Lgcm_dec_school_rec_aad_done:
+# ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+# from the end so that every key size runs the same last nine rounds
 	mov             240(%rdi), %eax
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &rk[rounds]
+# round keys into their registers (the plan's KLAST-m = rk[ROUNDS - m]); AES-192
+# and AES-256 have two and four more middle keys than AES-128
 	vbroadcasti32x4 (%rdi), %ymm13
 	vbroadcasti32x4 (%r10), %ymm14
 	vbroadcasti32x4 -16(%r10), %ymm26
@@ -5741,6 +6187,7 @@ aesgen_gcm_dec_record_avx10_256_school:
 # E_K(J0) masks the tag: one block on xmm, beside the data's blocks
 	vmovdqu8        (%r8), %xmm4
 	vpxord          %xmm13, %xmm4, %xmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_school_rec_j0_aes128
 	{disp32} je     .Lgcm_dec_school_rec_j0_aes192
@@ -5763,12 +6210,14 @@ aesgen_gcm_dec_record_avx10_256_school:
 	vmovdqu8        %xmm4, 48(%r8)
 	vbroadcasti32x4 (%r8), %ymm11
 	vpshufb         %ymm20, %ymm11, %ymm11
-	vpaddd          .Lgcm_record_offsets_32(%rip), %ymm11, %ymm11 # J0 + 1, + 2, ...
+	vpaddd          .Lgcm_record_offsets_32(%rip), %ymm11, %ymm11 # CTR: J0 + 1, + 2, ... per lane
 	vbroadcasti32x4 .Lgcm_lane_count(%rip), %ymm12
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_dec_school_rec_no_data
+# bulk: whole iterations of 8 blocks, CTR and GHASH stitched
 	sub             $128, %rcx
 	{disp32} jbe    .Lgcm_dec_school_rec_tail
+# the powers of a full iteration (H^8..H^1) into HPOW
 	vmovdqu8        640(%rdi), %ymm22
 	vmovdqu8        672(%rdi), %ymm23
 	vmovdqu8        704(%rdi), %ymm24
@@ -5778,6 +6227,8 @@ aesgen_gcm_dec_record_avx10_256_school:
 # CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 .Lgcm_dec_school_rec_loop:
 # LLVM-MCA-BEGIN gcm_dec_school_rec_avx10_256_main_loop
+# counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+# the first counter's last byte: past 246, one of them would carry
 	cmp             $247, %r11b
 	{disp32} jae    .Lgcm_dec_school_rec_main_ctr_carry # a last byte would carry: out of line
 	vpxord          %ymm13, %ymm11, %ymm0
@@ -5790,6 +6241,7 @@ aesgen_gcm_dec_record_avx10_256_school:
 	vpxord          %ymm13, %ymm3, %ymm3
 .Lgcm_dec_school_rec_main_ctr_done:
 	add             $8, %r11b
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_school_rec_main_aes128
 	{disp32} je     .Lgcm_dec_school_rec_main_aes192
@@ -5824,6 +6276,7 @@ aesgen_gcm_dec_record_avx10_256_school:
 	vmovdqu8        32(%rdx), %ymm17
 	vmovdqu8        64(%rdx), %ymm18
 	vmovdqu8        96(%rdx), %ymm19
+# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
 	vpshufb         %ymm20, %ymm16, %ymm16
 	vbroadcasti32x4 -128(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
@@ -5834,67 +6287,70 @@ aesgen_gcm_dec_record_avx10_256_school:
 	vpshufb         %ymm20, %ymm18, %ymm18
 	vpshufb         %ymm20, %ymm19, %ymm19
 	vpxord          %ymm10, %ymm16, %ymm16          # the running hash joins block 0
-	vpclmulqdq      $0, %ymm22, %ymm16, %ymm8
+	vpclmulqdq      $0, %ymm22, %ymm16, %ymm8       # a_L*ha_L
 	vbroadcasti32x4 -112(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpclmulqdq      $0, %ymm23, %ymm17, %ymm9
+	vpclmulqdq      $0, %ymm23, %ymm17, %ymm9       # b_L*hb_L
 	vpxord          %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, %ymm22, %ymm16, %ymm8
-	vpclmulqdq      $17, %ymm23, %ymm17, %ymm9
+	vpclmulqdq      $17, %ymm22, %ymm16, %ymm8      # a_H*ha_H
+	vpclmulqdq      $17, %ymm23, %ymm17, %ymm9      # b_H*hb_H
 	vpxord          %ymm9, %ymm8, %ymm7
 	vaesenc         %ymm31, %ymm0, %ymm0
 	vaesenc         %ymm31, %ymm1, %ymm1
 	vaesenc         %ymm31, %ymm2, %ymm2
 	vaesenc         %ymm31, %ymm3, %ymm3
-	vpclmulqdq      $1, %ymm22, %ymm16, %ymm8
-	vpclmulqdq      $16, %ymm22, %ymm16, %ymm16
+	vpclmulqdq      $1, %ymm22, %ymm16, %ymm8       # a_H*ha_L
+	vpclmulqdq      $16, %ymm22, %ymm16, %ymm16     # a_L*ha_H
 	vpxord          %ymm16, %ymm8, %ymm6
-	vpclmulqdq      $1, %ymm23, %ymm17, %ymm8
-	vpclmulqdq      $16, %ymm23, %ymm17, %ymm17
+	vpclmulqdq      $1, %ymm23, %ymm17, %ymm8       # b_H*hb_L
+	vpclmulqdq      $16, %ymm23, %ymm17, %ymm17     # b_L*hb_H
 	vaesenc         %ymm30, %ymm0, %ymm0
 	vaesenc         %ymm30, %ymm1, %ymm1
 	vaesenc         %ymm30, %ymm2, %ymm2
 	vaesenc         %ymm30, %ymm3, %ymm3
 	vpternlogd      $150, %ymm17, %ymm8, %ymm6
-	vpclmulqdq      $0, %ymm24, %ymm18, %ymm8
-	vpclmulqdq      $0, %ymm25, %ymm19, %ymm9
+	vpclmulqdq      $0, %ymm24, %ymm18, %ymm8       # a_L*ha_L
+	vpclmulqdq      $0, %ymm25, %ymm19, %ymm9       # b_L*hb_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, %ymm24, %ymm18, %ymm8
+	vpclmulqdq      $17, %ymm24, %ymm18, %ymm8      # a_H*ha_H
 	vaesenc         %ymm29, %ymm0, %ymm0
 	vaesenc         %ymm29, %ymm1, %ymm1
 	vaesenc         %ymm29, %ymm2, %ymm2
 	vaesenc         %ymm29, %ymm3, %ymm3
-	vpclmulqdq      $17, %ymm25, %ymm19, %ymm9
+	vpclmulqdq      $17, %ymm25, %ymm19, %ymm9      # b_H*hb_H
 	vpternlogd      $150, %ymm9, %ymm8, %ymm7
-	vpclmulqdq      $1, %ymm24, %ymm18, %ymm8
-	vpclmulqdq      $16, %ymm24, %ymm18, %ymm18
+	vpclmulqdq      $1, %ymm24, %ymm18, %ymm8       # a_H*ha_L
+	vpclmulqdq      $16, %ymm24, %ymm18, %ymm18     # a_L*ha_H
 	vaesenc         %ymm28, %ymm0, %ymm0
 	vaesenc         %ymm28, %ymm1, %ymm1
 	vaesenc         %ymm28, %ymm2, %ymm2
 	vaesenc         %ymm28, %ymm3, %ymm3
 	vpternlogd      $150, %ymm18, %ymm8, %ymm6
-	vpclmulqdq      $1, %ymm25, %ymm19, %ymm8
-	vpclmulqdq      $16, %ymm25, %ymm19, %ymm19
+	vpclmulqdq      $1, %ymm25, %ymm19, %ymm8       # b_H*hb_L
+	vpclmulqdq      $16, %ymm25, %ymm19, %ymm19     # b_L*hb_H
 	vpternlogd      $150, %ymm19, %ymm8, %ymm6
 	vaesenc         %ymm27, %ymm0, %ymm0
 	vaesenc         %ymm27, %ymm1, %ymm1
 	vaesenc         %ymm27, %ymm2, %ymm2
 	vaesenc         %ymm27, %ymm3, %ymm3
-	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
 	vaesenc         %ymm26, %ymm0, %ymm0
 	vaesenc         %ymm26, %ymm1, %ymm1
 	vaesenc         %ymm26, %ymm2, %ymm2
 	vaesenc         %ymm26, %ymm3, %ymm3
-	vpshufd         $78, %ymm6, %ymm6
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %ymm7, %xmm8
 	vpxord          %xmm8, %xmm7, %xmm10
+# last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          (%rdx), %ymm14, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi)
@@ -5914,7 +6370,9 @@ aesgen_gcm_dec_record_avx10_256_school:
 # LLVM-MCA-END
 	{disp32} jmp    .Lgcm_dec_school_rec_bulk_done
 .Lgcm_dec_school_rec_main_ctr_carry:
+# a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         %ymm20, %ymm11, %ymm11
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpshufb         %ymm20, %ymm11, %ymm1
@@ -5938,6 +6396,7 @@ aesgen_gcm_dec_record_avx10_256_school:
 .Lgcm_dec_school_rec_tail:
 	add             $128, %rcx
 	{disp32} jz     .Lgcm_dec_school_rec_no_data
+# final group dispatch: the fewest vectors that hold the last LEN bytes
 	cmp             $32, %rcx
 	{disp32} jbe    .Lgcm_dec_school_rec_final1
 	cmp             $64, %rcx
@@ -5945,6 +6404,7 @@ aesgen_gcm_dec_record_avx10_256_school:
 	cmp             $96, %rcx
 	{disp32} jbe    .Lgcm_dec_school_rec_final3
 .Lgcm_dec_school_rec_final4:
+# the last 4 vectors (1..128 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             15(%rcx), %r11
 	and             $-16, %r11
 	lea             752(%rdi), %r9
@@ -5959,6 +6419,7 @@ aesgen_gcm_dec_record_avx10_256_school:
 	vmovdqu8        32(%rdx), %ymm17
 	vmovdqu8        64(%rdx), %ymm18
 	vmovdqu8        96(%rdx), %ymm19{%k1}{z}        # zero-padded
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpshufb         %ymm20, %ymm11, %ymm1
@@ -5971,6 +6432,7 @@ aesgen_gcm_dec_record_avx10_256_school:
 	vpxord          %ymm13, %ymm1, %ymm1
 	vpxord          %ymm13, %ymm2, %ymm2
 	vpxord          %ymm13, %ymm3, %ymm3
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_school_rec_final4_aes128
 	{disp32} je     .Lgcm_dec_school_rec_final4_aes192
@@ -6001,6 +6463,7 @@ aesgen_gcm_dec_record_avx10_256_school:
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
+# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         %ymm20, %ymm16, %ymm16
 	vpshufb         %ymm20, %ymm17, %ymm17
 	vpshufb         %ymm20, %ymm18, %ymm18
@@ -6011,73 +6474,75 @@ aesgen_gcm_dec_record_avx10_256_school:
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpclmulqdq      $0, (%r9), %ymm16, %ymm8
-	vpclmulqdq      $0, 32(%r9), %ymm17, %ymm9
+	vpclmulqdq      $0, (%r9), %ymm16, %ymm8        # a_L*ha_L
+	vpclmulqdq      $0, 32(%r9), %ymm17, %ymm9      # b_L*hb_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, (%r9), %ymm16, %ymm8
-	vpclmulqdq      $17, 32(%r9), %ymm17, %ymm9
+	vpclmulqdq      $17, (%r9), %ymm16, %ymm8       # a_H*ha_H
+	vpclmulqdq      $17, 32(%r9), %ymm17, %ymm9     # b_H*hb_H
 	vbroadcasti32x4 -112(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
 	vpternlogd      $150, %ymm9, %ymm8, %ymm7
-	vpclmulqdq      $1, (%r9), %ymm16, %ymm8
-	vpclmulqdq      $16, (%r9), %ymm16, %ymm16
+	vpclmulqdq      $1, (%r9), %ymm16, %ymm8        # a_H*ha_L
+	vpclmulqdq      $16, (%r9), %ymm16, %ymm16      # a_L*ha_H
 	vpternlogd      $150, %ymm16, %ymm8, %ymm6
-	vpclmulqdq      $1, 32(%r9), %ymm17, %ymm8
+	vpclmulqdq      $1, 32(%r9), %ymm17, %ymm8      # b_H*hb_L
 	vaesenc         %ymm31, %ymm0, %ymm0
 	vaesenc         %ymm31, %ymm1, %ymm1
 	vaesenc         %ymm31, %ymm2, %ymm2
 	vaesenc         %ymm31, %ymm3, %ymm3
-	vpclmulqdq      $16, 32(%r9), %ymm17, %ymm17
+	vpclmulqdq      $16, 32(%r9), %ymm17, %ymm17    # b_L*hb_H
 	vpternlogd      $150, %ymm17, %ymm8, %ymm6
-	vpclmulqdq      $0, 64(%r9), %ymm18, %ymm8
-	vpclmulqdq      $0, 96(%r9), %ymm19, %ymm9
+	vpclmulqdq      $0, 64(%r9), %ymm18, %ymm8      # a_L*ha_L
+	vpclmulqdq      $0, 96(%r9), %ymm19, %ymm9      # b_L*hb_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm5
 	vaesenc         %ymm30, %ymm0, %ymm0
 	vaesenc         %ymm30, %ymm1, %ymm1
 	vaesenc         %ymm30, %ymm2, %ymm2
 	vaesenc         %ymm30, %ymm3, %ymm3
-	vpclmulqdq      $17, 64(%r9), %ymm18, %ymm8
-	vpclmulqdq      $17, 96(%r9), %ymm19, %ymm9
+	vpclmulqdq      $17, 64(%r9), %ymm18, %ymm8     # a_H*ha_H
+	vpclmulqdq      $17, 96(%r9), %ymm19, %ymm9     # b_H*hb_H
 	vpternlogd      $150, %ymm9, %ymm8, %ymm7
-	vpclmulqdq      $1, 64(%r9), %ymm18, %ymm8
-	vpclmulqdq      $16, 64(%r9), %ymm18, %ymm18
+	vpclmulqdq      $1, 64(%r9), %ymm18, %ymm8      # a_H*ha_L
+	vpclmulqdq      $16, 64(%r9), %ymm18, %ymm18    # a_L*ha_H
 	vaesenc         %ymm29, %ymm0, %ymm0
 	vaesenc         %ymm29, %ymm1, %ymm1
 	vaesenc         %ymm29, %ymm2, %ymm2
 	vaesenc         %ymm29, %ymm3, %ymm3
 	vpternlogd      $150, %ymm18, %ymm8, %ymm6
-	vpclmulqdq      $1, 96(%r9), %ymm19, %ymm8
-	vpclmulqdq      $16, 96(%r9), %ymm19, %ymm19
+	vpclmulqdq      $1, 96(%r9), %ymm19, %ymm8      # b_H*hb_L
+	vpclmulqdq      $16, 96(%r9), %ymm19, %ymm19    # b_L*hb_H
 	vpternlogd      $150, %ymm19, %ymm8, %ymm6
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vaesenc         %ymm28, %ymm0, %ymm0
 	vaesenc         %ymm28, %ymm1, %ymm1
 	vaesenc         %ymm28, %ymm2, %ymm2
 	vaesenc         %ymm28, %ymm3, %ymm3
-	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
-	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8     # d_L*h_L
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9    # d_L*h_H
 	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8     # d_H*h_L
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6       # MI ^= both middle products
 	vaesenc         %ymm27, %ymm0, %ymm0
 	vaesenc         %ymm27, %ymm1, %ymm1
 	vaesenc         %ymm27, %ymm2, %ymm2
 	vaesenc         %ymm27, %ymm3, %ymm3
-	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
-	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
 	vaesenc         %ymm26, %ymm0, %ymm0
 	vaesenc         %ymm26, %ymm1, %ymm1
 	vaesenc         %ymm26, %ymm2, %ymm2
 	vaesenc         %ymm26, %ymm3, %ymm3
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm6, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %ymm7, %xmm8
 	vpxord          %xmm8, %xmm7, %xmm10
 	vpxord          (%rdx), %ymm14, %ymm8
@@ -6095,6 +6560,7 @@ aesgen_gcm_dec_record_avx10_256_school:
 	vmovdqu8        %ymm3, 96(%rsi){%k1}
 	{disp32} jmp    .Lgcm_dec_school_rec_tag
 .Lgcm_dec_school_rec_final3:
+# the last 3 vectors (1..96 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             15(%rcx), %r11
 	and             $-16, %r11
 	lea             752(%rdi), %r9
@@ -6108,6 +6574,7 @@ aesgen_gcm_dec_record_avx10_256_school:
 	vmovdqu8        (%rdx), %ymm16
 	vmovdqu8        32(%rdx), %ymm17
 	vmovdqu8        64(%rdx), %ymm18{%k1}{z}        # zero-padded
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpshufb         %ymm20, %ymm11, %ymm1
@@ -6117,6 +6584,7 @@ aesgen_gcm_dec_record_avx10_256_school:
 	vpxord          %ymm13, %ymm0, %ymm0
 	vpxord          %ymm13, %ymm1, %ymm1
 	vpxord          %ymm13, %ymm2, %ymm2
+# the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_school_rec_final3_aes128
 	{disp32} je     .Lgcm_dec_school_rec_final3_aes192
@@ -6142,69 +6610,72 @@ aesgen_gcm_dec_record_avx10_256_school:
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
+# GHASH products of 3 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         %ymm20, %ymm16, %ymm16
 	vpshufb         %ymm20, %ymm17, %ymm17
 	vpshufb         %ymm20, %ymm18, %ymm18
 	vpxord          %ymm10, %ymm16, %ymm16          # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %ymm16, %ymm8
+	vpclmulqdq      $0, (%r9), %ymm16, %ymm8        # a_L*ha_L
 	vbroadcasti32x4 -128(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
-	vpclmulqdq      $0, 32(%r9), %ymm17, %ymm9
+	vpclmulqdq      $0, 32(%r9), %ymm17, %ymm9      # b_L*hb_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, (%r9), %ymm16, %ymm8
-	vpclmulqdq      $17, 32(%r9), %ymm17, %ymm9
+	vpclmulqdq      $17, (%r9), %ymm16, %ymm8       # a_H*ha_H
+	vpclmulqdq      $17, 32(%r9), %ymm17, %ymm9     # b_H*hb_H
 	vpternlogd      $150, %ymm9, %ymm8, %ymm7
 	vbroadcasti32x4 -112(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
-	vpclmulqdq      $1, (%r9), %ymm16, %ymm8
-	vpclmulqdq      $16, (%r9), %ymm16, %ymm16
+	vpclmulqdq      $1, (%r9), %ymm16, %ymm8        # a_H*ha_L
+	vpclmulqdq      $16, (%r9), %ymm16, %ymm16      # a_L*ha_H
 	vpternlogd      $150, %ymm16, %ymm8, %ymm6
-	vpclmulqdq      $1, 32(%r9), %ymm17, %ymm8
-	vpclmulqdq      $16, 32(%r9), %ymm17, %ymm17
+	vpclmulqdq      $1, 32(%r9), %ymm17, %ymm8      # b_H*hb_L
+	vpclmulqdq      $16, 32(%r9), %ymm17, %ymm17    # b_L*hb_H
 	vaesenc         %ymm31, %ymm0, %ymm0
 	vaesenc         %ymm31, %ymm1, %ymm1
 	vaesenc         %ymm31, %ymm2, %ymm2
 	vpternlogd      $150, %ymm17, %ymm8, %ymm6
-	vpclmulqdq      $0, 64(%r9), %ymm18, %ymm8
-	vpclmulqdq      $16, 64(%r9), %ymm18, %ymm9
+	vpclmulqdq      $0, 64(%r9), %ymm18, %ymm8      # d_L*h_L
+	vpclmulqdq      $16, 64(%r9), %ymm18, %ymm9     # d_L*h_H
 	vpxord          %ymm8, %ymm5, %ymm5
 	vaesenc         %ymm30, %ymm0, %ymm0
 	vaesenc         %ymm30, %ymm1, %ymm1
 	vaesenc         %ymm30, %ymm2, %ymm2
-	vpclmulqdq      $1, 64(%r9), %ymm18, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, 64(%r9), %ymm18, %ymm8
+	vpclmulqdq      $1, 64(%r9), %ymm18, %ymm8      # d_H*h_L
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6       # MI ^= both middle products
+	vpclmulqdq      $17, 64(%r9), %ymm18, %ymm8     # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
 	vaesenc         %ymm29, %ymm0, %ymm0
 	vaesenc         %ymm29, %ymm1, %ymm1
 	vaesenc         %ymm29, %ymm2, %ymm2
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
-	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
-	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8     # d_L*h_L
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9    # d_L*h_H
 	vpxord          %ymm8, %ymm5, %ymm5
 	vaesenc         %ymm28, %ymm0, %ymm0
 	vaesenc         %ymm28, %ymm1, %ymm1
 	vaesenc         %ymm28, %ymm2, %ymm2
-	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8     # d_H*h_L
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6       # MI ^= both middle products
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
 	vaesenc         %ymm27, %ymm0, %ymm0
 	vaesenc         %ymm27, %ymm1, %ymm1
 	vaesenc         %ymm27, %ymm2, %ymm2
-	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
 	vaesenc         %ymm26, %ymm0, %ymm0
 	vaesenc         %ymm26, %ymm1, %ymm1
 	vaesenc         %ymm26, %ymm2, %ymm2
-	vpshufd         $78, %ymm6, %ymm6
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %ymm7, %xmm8
 	vpxord          %xmm8, %xmm7, %xmm10
 	vpxord          (%rdx), %ymm14, %ymm8
@@ -6219,6 +6690,7 @@ aesgen_gcm_dec_record_avx10_256_school:
 	vmovdqu8        %ymm2, 64(%rsi){%k1}
 	{disp32} jmp    .Lgcm_dec_school_rec_tag
 .Lgcm_dec_school_rec_final2:
+# the last 2 vectors (1..64 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             15(%rcx), %r11
 	and             $-16, %r11
 	lea             752(%rdi), %r9
@@ -6231,12 +6703,14 @@ aesgen_gcm_dec_record_avx10_256_school:
 # place); its GHASH runs between the AES rounds
 	vmovdqu8        (%rdx), %ymm16
 	vmovdqu8        32(%rdx), %ymm17{%k1}{z}        # zero-padded
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpshufb         %ymm20, %ymm11, %ymm1
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpxord          %ymm13, %ymm0, %ymm0
 	vpxord          %ymm13, %ymm1, %ymm1
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_school_rec_final2_aes128
 	{disp32} je     .Lgcm_dec_school_rec_final2_aes192
@@ -6257,53 +6731,56 @@ aesgen_gcm_dec_record_avx10_256_school:
 	vbroadcasti32x4 -144(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
+# GHASH products of 2 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         %ymm20, %ymm16, %ymm16
 	vpshufb         %ymm20, %ymm17, %ymm17
 	vpxord          %ymm10, %ymm16, %ymm16          # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %ymm16, %ymm8
+	vpclmulqdq      $0, (%r9), %ymm16, %ymm8        # a_L*ha_L
 	vbroadcasti32x4 -128(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
-	vpclmulqdq      $0, 32(%r9), %ymm17, %ymm9
+	vpclmulqdq      $0, 32(%r9), %ymm17, %ymm9      # b_L*hb_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, (%r9), %ymm16, %ymm8
-	vpclmulqdq      $17, 32(%r9), %ymm17, %ymm9
+	vpclmulqdq      $17, (%r9), %ymm16, %ymm8       # a_H*ha_H
+	vpclmulqdq      $17, 32(%r9), %ymm17, %ymm9     # b_H*hb_H
 	vbroadcasti32x4 -112(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vpternlogd      $150, %ymm9, %ymm8, %ymm7
-	vpclmulqdq      $1, (%r9), %ymm16, %ymm8
-	vpclmulqdq      $16, (%r9), %ymm16, %ymm16
+	vpclmulqdq      $1, (%r9), %ymm16, %ymm8        # a_H*ha_L
+	vpclmulqdq      $16, (%r9), %ymm16, %ymm16      # a_L*ha_H
 	vpternlogd      $150, %ymm16, %ymm8, %ymm6
 	vaesenc         %ymm31, %ymm0, %ymm0
 	vaesenc         %ymm31, %ymm1, %ymm1
-	vpclmulqdq      $1, 32(%r9), %ymm17, %ymm8
-	vpclmulqdq      $16, 32(%r9), %ymm17, %ymm17
+	vpclmulqdq      $1, 32(%r9), %ymm17, %ymm8      # b_H*hb_L
+	vpclmulqdq      $16, 32(%r9), %ymm17, %ymm17    # b_L*hb_H
 	vpternlogd      $150, %ymm17, %ymm8, %ymm6
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vaesenc         %ymm30, %ymm0, %ymm0
 	vaesenc         %ymm30, %ymm1, %ymm1
-	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
-	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8     # d_L*h_L
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9    # d_L*h_H
 	vpxord          %ymm8, %ymm5, %ymm5
 	vaesenc         %ymm29, %ymm0, %ymm0
 	vaesenc         %ymm29, %ymm1, %ymm1
-	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8     # d_H*h_L
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6       # MI ^= both middle products
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vaesenc         %ymm28, %ymm0, %ymm0
 	vaesenc         %ymm28, %ymm1, %ymm1
 	vpxord          %ymm8, %ymm7, %ymm7
-	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vaesenc         %ymm27, %ymm0, %ymm0
 	vaesenc         %ymm27, %ymm1, %ymm1
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm6, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vaesenc         %ymm26, %ymm0, %ymm0
 	vaesenc         %ymm26, %ymm1, %ymm1
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %ymm7, %xmm8
 	vpxord          %xmm8, %xmm7, %xmm10
 	vpxord          (%rdx), %ymm14, %ymm8
@@ -6315,6 +6792,7 @@ aesgen_gcm_dec_record_avx10_256_school:
 	vmovdqu8        %ymm1, 32(%rsi){%k1}
 	{disp32} jmp    .Lgcm_dec_school_rec_tag
 .Lgcm_dec_school_rec_final1:
+# the last 1 vector (1..32 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             15(%rcx), %r11
 	and             $-16, %r11
 	lea             752(%rdi), %r9
@@ -6325,9 +6803,11 @@ aesgen_gcm_dec_record_avx10_256_school:
 # the ciphertext, read before any output is written (the data may be decrypted in
 # place); its GHASH runs between the AES rounds
 	vmovdqu8        (%rdx), %ymm16{%k1}{z}          # zero-padded
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpxord          %ymm13, %ymm0, %ymm0
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_school_rec_final1_aes128
 	{disp32} je     .Lgcm_dec_school_rec_final1_aes192
@@ -6343,39 +6823,42 @@ aesgen_gcm_dec_record_avx10_256_school:
 .Lgcm_dec_school_rec_final1_aes128:
 	vbroadcasti32x4 -144(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
+# GHASH products of 1 vector: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         %ymm20, %ymm16, %ymm16
 	vpxord          %ymm10, %ymm16, %ymm16          # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %ymm16, %ymm8
+	vpclmulqdq      $0, (%r9), %ymm16, %ymm8        # d_L*h_L
 	vbroadcasti32x4 -128(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
-	vpclmulqdq      $16, (%r9), %ymm16, %ymm9
+	vpclmulqdq      $16, (%r9), %ymm16, %ymm9       # d_L*h_H
 	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, (%r9), %ymm16, %ymm8
+	vpclmulqdq      $1, (%r9), %ymm16, %ymm8        # d_H*h_L
 	vbroadcasti32x4 -112(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, (%r9), %ymm16, %ymm8
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6       # MI ^= both middle products
+	vpclmulqdq      $17, (%r9), %ymm16, %ymm8       # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
 	vaesenc         %ymm31, %ymm0, %ymm0
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
-	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
-	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8     # d_L*h_L
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9    # d_L*h_H
 	vaesenc         %ymm30, %ymm0, %ymm0
 	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8     # d_H*h_L
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6       # MI ^= both middle products
 	vaesenc         %ymm29, %ymm0, %ymm0
-	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
-	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
 	vaesenc         %ymm28, %ymm0, %ymm0
-	vpshufd         $78, %ymm5, %ymm5
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
 	vaesenc         %ymm27, %ymm0, %ymm0
-	vpshufd         $78, %ymm6, %ymm6
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
 	vaesenc         %ymm26, %ymm0, %ymm0
+# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %ymm7, %xmm8
 	vpxord          %xmm8, %xmm7, %xmm10
 	vmovdqu8        (%rdx), %ymm8{%k1}{z}
@@ -6384,24 +6867,28 @@ aesgen_gcm_dec_record_avx10_256_school:
 	vmovdqu8        %ymm0, (%rsi){%k1}
 	{disp32} jmp    .Lgcm_dec_school_rec_tag
 .Lgcm_dec_school_rec_no_data:
+# no text left: the lengths block alone joins the sum
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpxord          %xmm10, %xmm4, %xmm4
-	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
-	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8     # d_L*h_L
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9    # d_L*h_H
 	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8     # d_H*h_L
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6       # MI ^= both middle products
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
-	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm6, %ymm6
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %ymm7, %xmm8
 	vpxord          %xmm8, %xmm7, %xmm10
 .Lgcm_dec_school_rec_tag:
+# tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)
 	vpshufb         %xmm20, %xmm10, %xmm10
 	vpxord          48(%r8), %xmm10, %xmm10
 	vmovdqu8        %xmm10, 48(%r8)

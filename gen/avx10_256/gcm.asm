@@ -13,12 +13,59 @@
 	default abs
 ; GCM for avx10_256.
 ;
-; GHASH works on byte-reflected blocks without bit reflection, which makes a carry-less
-; product represent a*b*x^-128 modulo x^128 + x^127 + x^126 + x^121 + 1; the powers of
-; H in the key are stored pre-multiplied to compensate (see runtime/src/asm_abi.h).
-; A product is LO = a_L*b_L, MI = a_L*b_H + a_H*b_L, HI = a_H*b_H; products of a whole
-; iteration are summed unreduced, then reduced once by two folds with the constant
-; x^63 + x^62 + x^57 (0xc2 << 56).
+; The functions.  aesgen_gcm_ghash_* hashes whole blocks (the streaming API's AAD,
+; buffered blocks and lengths block);
+; aesgen_gcm_{enc,dec}_update_* run CTR and GHASH over the text in one pass; the
+; records aesgen_gcm_{enc,dec}_record_* do a whole message (AAD, text, lengths block,
+; tag) in one call.  Per iteration 4 vectors of 2 blocks: 8 blocks.
+;
+; Data layout.  struct aesgen_gcm_key (runtime/src/asm_abi.h): the AES key schedule at 0
+; (its round count at 240), then at 256 the powers H^32..H^1 of the hash key, 16
+; bytes each, highest first, and 48 zero bytes after H^1.  An iteration reads its 8
+; powers H^8..H^1 as 4 vectors from key + 640; a group of k < 8 blocks starts k
+; powers before the end, and the zero padding gives the missing blocks of a partial last
+; vector a zero power.  acc, the running hash, is kept in the same form as the powers.
+;
+; The representation.  GCM numbers the bits of a block from the most significant bit of
+; byte 0 (the coefficient of x^0) to the least significant bit of byte 15 (x^127).
+; vpshufb with BSWAP reverses each lane's bytes, which makes the block a 128-bit integer
+; whose bit 127 is the coefficient of x^0 and bit 0 that of x^127: the polynomial with
+; its bits in reverse order ("byte-reflected"; no bit is moved within a byte).
+;
+; The product.  vpclmulqdq multiplies 64-bit halves without carries.  For a = a_H:a_L
+; and b = b_H:b_L (high and low quadwords) the 256-bit product is
+;     HI * 2^128  +  MI * 2^64  +  LO,    LO = a_L*b_L, MI = a_L*b_H + a_H*b_L, HI = a_H*b_H
+; (+ is XOR).  Schoolbook takes the four products; Karatsuba (GHASH=karatsuba) three:
+; MI = (a_L + a_H)*(b_L + b_H) + LO + HI, with the half sums of the powers (HSUM) made
+; once per call and LO + HI taken out once per iteration, after the sums.  Products of a
+; whole iteration are summed unreduced (their sum is the sum of the products) and reduced
+; once.  In reflected form the 255-bit product of two reversed 128-bit values keeps the
+; coefficient of x^k at bit 254 - k, one place below where a reversed 256-bit value would:
+; it reads as a*b*x.  The key therefore stores each power of H times x^-1, which cancels
+; that x for free (the stored form of 1 is x^-1, the GFPOLY constant itself).
+;
+; The reduction.  Bits 0..127 of the product are the coefficients of x^255..x^128, and
+; x^128 = x^7 + x^2 + x + 1 moves each of them 128 places up (its x^0 term) plus to 127,
+; 126 and 121 places up: the constant 0xc2 << 56 (bits 63, 62, 57) at quadword 1.  A fold
+; clears the low 64 bits A_L of one register A: swap(A) + A_L * (0xc2 << 56) is XORed
+; into the next register up, 64 bits higher, where the swap leaves A_H in place and
+; moves A_L 128 places up, and the 127-bit product adds the other three terms.  The
+; first fold clears LO into MI, the second MI (with what the first added) into HI; HI is
+; the reduced result.  With 2 lanes per vector, the lanes' results are then XORed into one.
+;
+; Counters.  GCM's inc32 adds 1 to the last 4 bytes (big-endian) of the counter block.
+; Byte-reflected, those bytes are dword 0, so vpaddd with INC (2 per lane) is inc32 for
+; every lane at once (CTR is reflected back by vpshufb into each AES input).
+; The bulk loops save that shuffle: their counters stay big-endian and vpaddd adds to
+; the last byte only (dword 3's top byte), exact while that byte does not carry; the
+; iterations where it would carry (one in 32) take an out-of-line path that does
+; inc32 on the reflected form.
+;
+; Interleaving.  AES rounds and GHASH are independent within an iteration; GHASH's
+; instructions are spread over the nine rounds every key size runs, so the carry-less
+; multiplies share the cycles of vaesenc.
+; Encryption hashes the previous iteration's ciphertext (kept in GD) while the current
+; one's AES runs; decryption hashes the iteration's own source, read before the rounds.
 
 ; int aesgen_gcm_ghash_avx10_256(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data,
 ;                  size_t len);   len a multiple of 16
@@ -39,10 +86,12 @@ aesgen_gcm_ghash_avx10_256:
 	vmovdqu8        xmm10, oword [rsi]
 	test            rcx, rcx
 	jz              near L.gcm_ghash_store
+; the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti32x4 ymm20, oword [rel L.gcm_bswap_mask_16]
 	vbroadcasti32x4 ymm21, oword [rel L.gcm_gfpoly_16]
 	sub             rcx, 128
 	jb              near L.gcm_ghash_tail
+; the powers of a full iteration (H^8..H^1) into HPOW, their half sums into HSUM
 	vmovdqu8        ymm22, yword [rdi + 640]
 	vmovdqu8        ymm23, yword [rdi + 672]
 	vmovdqu8        ymm24, yword [rdi + 704]
@@ -60,6 +109,7 @@ L.gcm_ghash_loop:
 	vmovdqu8        ymm1, yword [rdx + 32]
 	vmovdqu8        ymm2, yword [rdx + 64]
 	vmovdqu8        ymm3, yword [rdx + 96]
+; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
 	vpshufb         ymm0, ymm0, ymm20
 	vpshufb         ymm1, ymm1, ymm20
 	vpshufb         ymm2, ymm2, ymm20
@@ -69,35 +119,38 @@ L.gcm_ghash_loop:
 	vpshufd         ymm9, ymm1, 78
 	vpxord          ymm8, ymm8, ymm0                ; a_L ^ a_H
 	vpxord          ymm9, ymm9, ymm1                ; b_L ^ b_H
-	vpclmulqdq      ymm8, ymm8, ymm26, 0
-	vpclmulqdq      ymm9, ymm9, ymm27, 0
+	vpclmulqdq      ymm8, ymm8, ymm26, 0            ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      ymm9, ymm9, ymm27, 0            ; (b_L^b_H)*(hb_L^hb_H)
 	vpxord          ymm6, ymm8, ymm9
-	vpclmulqdq      ymm8, ymm0, ymm22, 0
-	vpclmulqdq      ymm9, ymm1, ymm23, 0
+	vpclmulqdq      ymm8, ymm0, ymm22, 0            ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm1, ymm23, 0            ; b_L*hb_L
 	vpxord          ymm5, ymm8, ymm9
-	vpclmulqdq      ymm0, ymm0, ymm22, 17
-	vpclmulqdq      ymm1, ymm1, ymm23, 17
+	vpclmulqdq      ymm0, ymm0, ymm22, 17           ; a_H*ha_H
+	vpclmulqdq      ymm1, ymm1, ymm23, 17           ; b_H*hb_H
 	vpxord          ymm7, ymm0, ymm1
 	vpshufd         ymm8, ymm2, 78
 	vpshufd         ymm9, ymm3, 78
 	vpxord          ymm8, ymm8, ymm2                ; a_L ^ a_H
 	vpxord          ymm9, ymm9, ymm3                ; b_L ^ b_H
-	vpclmulqdq      ymm8, ymm8, ymm28, 0
-	vpclmulqdq      ymm9, ymm9, ymm29, 0
+	vpclmulqdq      ymm8, ymm8, ymm28, 0            ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      ymm9, ymm9, ymm29, 0            ; (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm2, ymm24, 0
-	vpclmulqdq      ymm9, ymm3, ymm25, 0
+	vpclmulqdq      ymm8, ymm2, ymm24, 0            ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm3, ymm25, 0            ; b_L*hb_L
 	vpternlogd      ymm5, ymm8, ymm9, 150
-	vpclmulqdq      ymm2, ymm2, ymm24, 17
-	vpclmulqdq      ymm3, ymm3, ymm25, 17
+	vpclmulqdq      ymm2, ymm2, ymm24, 17           ; a_H*ha_H
+	vpclmulqdq      ymm3, ymm3, ymm25, 17           ; b_H*hb_H
 	vpternlogd      ymm7, ymm2, ymm3, 150
+; Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      ymm6, ymm5, ymm7, 150
-	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         ymm6, ymm6, 78
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
+; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, ymm7, 1
 	vpxord          xmm10, xmm7, xmm8
 	add             rdx, 128
@@ -106,6 +159,7 @@ L.gcm_ghash_loop:
 L.gcm_ghash_tail:
 	add             rcx, 128
 	jz              near L.gcm_ghash_store
+; GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
 	lea             r10, [rdi + 768]
 	sub             r10, rcx
 	vpxord          ymm5, ymm5, ymm5
@@ -125,23 +179,25 @@ L.gcm_ghash_tail_loaded:
 	vpshufb         ymm4, ymm4, ymm20
 	vpxord          ymm4, ymm4, ymm10               ; the running hash joins block 0
 	vpxord          ymm10, ymm10, ymm10
-	vpclmulqdq      ymm8, ymm4, yword [r10], 0
-	vpclmulqdq      ymm9, ymm4, yword [r10], 16
+	vpclmulqdq      ymm8, ymm4, yword [r10], 0      ; d_L*h_L
+	vpclmulqdq      ymm9, ymm4, yword [r10], 16     ; d_L*h_H
 	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [r10], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm4, yword [r10], 17
+	vpclmulqdq      ymm8, ymm4, yword [r10], 1      ; d_H*h_L
+	vpternlogd      ymm6, ymm8, ymm9, 150           ; MI ^= both middle products
+	vpclmulqdq      ymm8, ymm4, yword [r10], 17     ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
 	add             rdx, 32
 	add             r10, 32
 	sub             rcx, 32
 	ja              L.gcm_ghash_tail_vector
-	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         ymm6, ymm6, 78
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
+; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, ymm7, 1
 	vpxord          xmm10, xmm7, xmm8
 L.gcm_ghash_store:
@@ -178,22 +234,30 @@ aesgen_gcm_enc_update_avx10_256:
 	sub             rsp, 16
 	test            rcx, rcx
 	jz              near L.gcm_enc_return
+; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+; from the end so that every key size runs the same last nine rounds
 	mov             eax, dword [rdi + 240]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &rk[rounds]
+; round keys into their registers (the plan's KLAST-m = rk[ROUNDS - m]); AES-192
+; and AES-256 have two and four more middle keys than AES-128
 	vbroadcasti32x4 ymm13, oword [rdi]
 	vbroadcasti32x4 ymm14, oword [r10]
 	vbroadcasti32x4 ymm30, oword [r10 - 16]
 	vbroadcasti32x4 ymm31, oword [r10 - 32]
+; the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti32x4 ymm20, oword [rel L.gcm_bswap_mask_16]
 	vbroadcasti32x4 ymm21, oword [rel L.gcm_gfpoly_16]
+; ACC = acc; CTR = the counter block reflected, lane i counting from block i
 	vmovdqu8        xmm10, oword [r9]
 	vbroadcasti32x4 ymm11, oword [r8]
 	vpshufb         ymm11, ymm11, ymm20
 	vpaddd          ymm11, ymm11, yword [rel L.gcm_lane_offsets_32]
 	vbroadcasti32x4 ymm12, oword [rel L.gcm_lane_count]
+; bulk: whole iterations of 8 blocks, CTR and GHASH stitched
 	sub             rcx, 128
 	jb              near L.gcm_enc_tail
+; the powers of a full iteration (H^8..H^1) into HPOW, their half sums into HSUM
 	vmovdqu8        ymm22, yword [rdi + 640]
 	vmovdqu8        ymm23, yword [rdi + 672]
 	vmovdqu8        ymm24, yword [rdi + 704]
@@ -210,6 +274,8 @@ aesgen_gcm_enc_update_avx10_256:
 	vpshufb         ymm11, ymm11, ymm20
 ; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 ; the first iteration only encrypts; each later one hashes its predecessor's output
+; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+; the first counter's last byte: past 246, one of them would carry
 	cmp             r11b, 247
 	jae             near L.gcm_enc_first_ctr_carry  ; a last byte would carry: out of line
 	vpxord          ymm0, ymm11, ymm13
@@ -222,6 +288,7 @@ aesgen_gcm_enc_update_avx10_256:
 	vpxord          ymm3, ymm3, ymm13
 L.gcm_enc_first_ctr_done:
 	add             r11b, 8
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_first_aes128
 	je              near L.gcm_enc_first_aes192
@@ -290,6 +357,7 @@ L.gcm_enc_first_aes128:
 	vaesenc         ymm1, ymm1, ymm30
 	vaesenc         ymm2, ymm2, ymm30
 	vaesenc         ymm3, ymm3, ymm30
+; last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          ymm8, ymm14, yword [rdx]
 	vaesenclast     ymm16, ymm0, ymm8
 	vmovdqu8        yword [rsi], ymm16
@@ -308,6 +376,8 @@ L.gcm_enc_first_aes128:
 	jb              near L.gcm_enc_hash_last
 L.gcm_enc_loop:
 ; LLVM-MCA-BEGIN gcm_enc_avx10_256_main_loop
+; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+; the first counter's last byte: past 246, one of them would carry
 	cmp             r11b, 247
 	jae             near L.gcm_enc_main_ctr_carry   ; a last byte would carry: out of line
 	vpxord          ymm0, ymm11, ymm13
@@ -320,6 +390,7 @@ L.gcm_enc_loop:
 	vpxord          ymm3, ymm3, ymm13
 L.gcm_enc_main_ctr_done:
 	add             r11b, 8
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_main_aes128
 	je              near L.gcm_enc_main_aes192
@@ -350,6 +421,7 @@ L.gcm_enc_main_aes128:
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
+; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
 	vpshufb         ymm16, ymm16, ymm20
 	vpshufb         ymm17, ymm17, ymm20
 	vpshufb         ymm18, ymm18, ymm20
@@ -364,24 +436,24 @@ L.gcm_enc_main_aes128:
 	vpshufd         ymm9, ymm17, 78
 	vpxord          ymm8, ymm8, ymm16               ; a_L ^ a_H
 	vpxord          ymm9, ymm9, ymm17               ; b_L ^ b_H
-	vpclmulqdq      ymm8, ymm8, ymm26, 0
+	vpclmulqdq      ymm8, ymm8, ymm26, 0            ; (a_L^a_H)*(ha_L^ha_H)
 	vbroadcasti32x4 ymm15, oword [r10 - 112]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpclmulqdq      ymm9, ymm9, ymm27, 0
+	vpclmulqdq      ymm9, ymm9, ymm27, 0            ; (b_L^b_H)*(hb_L^hb_H)
 	vpxord          ymm6, ymm8, ymm9
-	vpclmulqdq      ymm8, ymm16, ymm22, 0
-	vpclmulqdq      ymm9, ymm17, ymm23, 0
+	vpclmulqdq      ymm8, ymm16, ymm22, 0           ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm17, ymm23, 0           ; b_L*hb_L
 	vpxord          ymm5, ymm8, ymm9
 	vbroadcasti32x4 ymm15, oword [r10 - 96]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpclmulqdq      ymm16, ymm16, ymm22, 17
-	vpclmulqdq      ymm17, ymm17, ymm23, 17
+	vpclmulqdq      ymm16, ymm16, ymm22, 17         ; a_H*ha_H
+	vpclmulqdq      ymm17, ymm17, ymm23, 17         ; b_H*hb_H
 	vpxord          ymm7, ymm16, ymm17
 	vpshufd         ymm8, ymm18, 78
 	vpshufd         ymm9, ymm19, 78
@@ -392,42 +464,46 @@ L.gcm_enc_main_aes128:
 	vaesenc         ymm3, ymm3, ymm15
 	vpxord          ymm8, ymm8, ymm18               ; a_L ^ a_H
 	vpxord          ymm9, ymm9, ymm19               ; b_L ^ b_H
-	vpclmulqdq      ymm8, ymm8, ymm28, 0
-	vpclmulqdq      ymm9, ymm9, ymm29, 0
+	vpclmulqdq      ymm8, ymm8, ymm28, 0            ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      ymm9, ymm9, ymm29, 0            ; (b_L^b_H)*(hb_L^hb_H)
 	vbroadcasti32x4 ymm15, oword [r10 - 64]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
 	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm18, ymm24, 0
-	vpclmulqdq      ymm9, ymm19, ymm25, 0
+	vpclmulqdq      ymm8, ymm18, ymm24, 0           ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm19, ymm25, 0           ; b_L*hb_L
 	vpternlogd      ymm5, ymm8, ymm9, 150
 	vbroadcasti32x4 ymm15, oword [r10 - 48]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpclmulqdq      ymm18, ymm18, ymm24, 17
-	vpclmulqdq      ymm19, ymm19, ymm25, 17
+	vpclmulqdq      ymm18, ymm18, ymm24, 17         ; a_H*ha_H
+	vpclmulqdq      ymm19, ymm19, ymm25, 17         ; b_H*hb_H
 	vpternlogd      ymm7, ymm18, ymm19, 150
+; Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      ymm6, ymm5, ymm7, 150
 	vaesenc         ymm0, ymm0, ymm31
 	vaesenc         ymm1, ymm1, ymm31
 	vaesenc         ymm2, ymm2, ymm31
 	vaesenc         ymm3, ymm3, ymm31
-	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
 	vaesenc         ymm0, ymm0, ymm30
 	vaesenc         ymm1, ymm1, ymm30
 	vaesenc         ymm2, ymm2, ymm30
 	vaesenc         ymm3, ymm3, ymm30
-	vpshufd         ymm6, ymm6, 78
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
+; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, ymm7, 1
 	vpxord          xmm10, xmm7, xmm8
+; last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          ymm8, ymm14, yword [rdx]
 	vaesenclast     ymm16, ymm0, ymm8
 	vmovdqu8        yword [rsi], ymm16
@@ -446,6 +522,8 @@ L.gcm_enc_main_aes128:
 	jae             L.gcm_enc_loop
 ; LLVM-MCA-END
 L.gcm_enc_hash_last:
+; the GHASH of the last iteration's ciphertext, still in GD
+; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
 	vpshufb         ymm16, ymm16, ymm20
 	vpshufb         ymm17, ymm17, ymm20
 	vpshufb         ymm18, ymm18, ymm20
@@ -455,40 +533,45 @@ L.gcm_enc_hash_last:
 	vpshufd         ymm9, ymm17, 78
 	vpxord          ymm8, ymm8, ymm16               ; a_L ^ a_H
 	vpxord          ymm9, ymm9, ymm17               ; b_L ^ b_H
-	vpclmulqdq      ymm8, ymm8, ymm26, 0
-	vpclmulqdq      ymm9, ymm9, ymm27, 0
+	vpclmulqdq      ymm8, ymm8, ymm26, 0            ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      ymm9, ymm9, ymm27, 0            ; (b_L^b_H)*(hb_L^hb_H)
 	vpxord          ymm6, ymm8, ymm9
-	vpclmulqdq      ymm8, ymm16, ymm22, 0
-	vpclmulqdq      ymm9, ymm17, ymm23, 0
+	vpclmulqdq      ymm8, ymm16, ymm22, 0           ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm17, ymm23, 0           ; b_L*hb_L
 	vpxord          ymm5, ymm8, ymm9
-	vpclmulqdq      ymm16, ymm16, ymm22, 17
-	vpclmulqdq      ymm17, ymm17, ymm23, 17
+	vpclmulqdq      ymm16, ymm16, ymm22, 17         ; a_H*ha_H
+	vpclmulqdq      ymm17, ymm17, ymm23, 17         ; b_H*hb_H
 	vpxord          ymm7, ymm16, ymm17
 	vpshufd         ymm8, ymm18, 78
 	vpshufd         ymm9, ymm19, 78
 	vpxord          ymm8, ymm8, ymm18               ; a_L ^ a_H
 	vpxord          ymm9, ymm9, ymm19               ; b_L ^ b_H
-	vpclmulqdq      ymm8, ymm8, ymm28, 0
-	vpclmulqdq      ymm9, ymm9, ymm29, 0
+	vpclmulqdq      ymm8, ymm8, ymm28, 0            ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      ymm9, ymm9, ymm29, 0            ; (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm18, ymm24, 0
-	vpclmulqdq      ymm9, ymm19, ymm25, 0
+	vpclmulqdq      ymm8, ymm18, ymm24, 0           ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm19, ymm25, 0           ; b_L*hb_L
 	vpternlogd      ymm5, ymm8, ymm9, 150
-	vpclmulqdq      ymm18, ymm18, ymm24, 17
-	vpclmulqdq      ymm19, ymm19, ymm25, 17
+	vpclmulqdq      ymm18, ymm18, ymm24, 17         ; a_H*ha_H
+	vpclmulqdq      ymm19, ymm19, ymm25, 17         ; b_H*hb_H
 	vpternlogd      ymm7, ymm18, ymm19, 150
+; Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      ymm6, ymm5, ymm7, 150
-	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         ymm6, ymm6, 78
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
+; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, ymm7, 1
 	vpxord          xmm10, xmm7, xmm8
 	jmp             near L.gcm_enc_bulk_done
 L.gcm_enc_first_ctr_carry:
+; a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         ymm11, ymm11, ymm20
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpshufb         ymm1, ymm11, ymm20
@@ -504,7 +587,9 @@ L.gcm_enc_first_ctr_carry:
 	vpshufb         ymm11, ymm11, ymm20
 	jmp             L.gcm_enc_first_ctr_done
 L.gcm_enc_main_ctr_carry:
+; a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         ymm11, ymm11, ymm20
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpshufb         ymm1, ymm11, ymm20
@@ -522,6 +607,7 @@ L.gcm_enc_main_ctr_carry:
 L.gcm_enc_bulk_done:
 	vpshufb         ymm11, ymm11, ymm20
 L.gcm_enc_tail:
+; what the bulk loop left: LEN + 128 = 0..112 bytes of whole blocks
 	add             rcx, 128
 	jz              near L.gcm_enc_store
 ; CTR first, then GHASH of the ciphertext it wrote: the CTR pass advances DST and
@@ -531,6 +617,8 @@ L.gcm_enc_tail:
 
 ; 1..128 bytes remain: pick the final group by the number of vectors they need.
 L.gcm_enc_final:
+; final group dispatch: the fewest vectors that hold LEN bytes, so that a short
+; message runs only the AES work it needs (its vectors side by side)
 	cmp             rcx, 32
 	jbe             near L.gcm_enc_final1
 	cmp             rcx, 64
@@ -538,6 +626,7 @@ L.gcm_enc_final:
 	cmp             rcx, 96
 	jbe             near L.gcm_enc_final3
 L.gcm_enc_final4:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpshufb         ymm1, ymm11, ymm20
@@ -550,6 +639,7 @@ L.gcm_enc_final4:
 	vpxord          ymm1, ymm1, ymm13
 	vpxord          ymm2, ymm2, ymm13
 	vpxord          ymm3, ymm3, ymm13
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_final4_aes128
 	je              near L.gcm_enc_final4_aes192
@@ -618,6 +708,8 @@ L.gcm_enc_final4_aes128:
 	vaesenc         ymm1, ymm1, ymm30
 	vaesenc         ymm2, ymm2, ymm30
 	vaesenc         ymm3, ymm3, ymm30
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          ymm8, ymm14, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm8
 	vmovdqu8        yword [rsi], ymm0
@@ -630,6 +722,8 @@ L.gcm_enc_final4_aes128:
 	add             rdx, 96
 	add             rsi, 96
 	sub             rcx, 96
+; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+; read or written, so a page boundary right after the buffers is safe
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; LEN low bits set
 	kmovd           k1, r11d
@@ -639,6 +733,7 @@ L.gcm_enc_final4_aes128:
 	vmovdqu8        [rsi]{k1}, ymm3
 	jmp             near L.gcm_enc_tail_crypted
 L.gcm_enc_final3:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpshufb         ymm1, ymm11, ymm20
@@ -648,6 +743,7 @@ L.gcm_enc_final3:
 	vpxord          ymm0, ymm0, ymm13
 	vpxord          ymm1, ymm1, ymm13
 	vpxord          ymm2, ymm2, ymm13
+; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_final3_aes128
 	je              near L.gcm_enc_final3_aes192
@@ -703,6 +799,8 @@ L.gcm_enc_final3_aes128:
 	vaesenc         ymm0, ymm0, ymm30
 	vaesenc         ymm1, ymm1, ymm30
 	vaesenc         ymm2, ymm2, ymm30
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          ymm8, ymm14, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm8
 	vmovdqu8        yword [rsi], ymm0
@@ -712,6 +810,8 @@ L.gcm_enc_final3_aes128:
 	add             rdx, 64
 	add             rsi, 64
 	sub             rcx, 64
+; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+; read or written, so a page boundary right after the buffers is safe
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; LEN low bits set
 	kmovd           k1, r11d
@@ -721,12 +821,14 @@ L.gcm_enc_final3_aes128:
 	vmovdqu8        [rsi]{k1}, ymm2
 	jmp             near L.gcm_enc_tail_crypted
 L.gcm_enc_final2:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpshufb         ymm1, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpxord          ymm0, ymm0, ymm13
 	vpxord          ymm1, ymm1, ymm13
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_final2_aes128
 	je              near L.gcm_enc_final2_aes192
@@ -769,12 +871,16 @@ L.gcm_enc_final2_aes128:
 	vaesenc         ymm1, ymm1, ymm31
 	vaesenc         ymm0, ymm0, ymm30
 	vaesenc         ymm1, ymm1, ymm30
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          ymm8, ymm14, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm8
 	vmovdqu8        yword [rsi], ymm0
 	add             rdx, 32
 	add             rsi, 32
 	sub             rcx, 32
+; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+; read or written, so a page boundary right after the buffers is safe
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; LEN low bits set
 	kmovd           k1, r11d
@@ -784,9 +890,11 @@ L.gcm_enc_final2_aes128:
 	vmovdqu8        [rsi]{k1}, ymm1
 	jmp             near L.gcm_enc_tail_crypted
 L.gcm_enc_final1:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpxord          ymm0, ymm0, ymm13
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_final1_aes128
 	je              near L.gcm_enc_final1_aes192
@@ -816,6 +924,8 @@ L.gcm_enc_final1_aes128:
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm0, ymm0, ymm31
 	vaesenc         ymm0, ymm0, ymm30
+; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+; read or written, so a page boundary right after the buffers is safe
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; LEN low bits set
 	kmovd           k1, r11d
@@ -827,6 +937,7 @@ L.gcm_enc_final1_aes128:
 L.gcm_enc_tail_crypted:
 	mov             rdx, qword [rsp]                ; hash the ciphertext just written
 	mov             rcx, qword [rsp + 8]
+; GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
 	lea             r8, [rdi + 768]
 	sub             r8, rcx
 	vpxord          ymm5, ymm5, ymm5
@@ -846,23 +957,25 @@ L.gcm_enc_ghash_loaded:
 	vpshufb         ymm4, ymm4, ymm20
 	vpxord          ymm4, ymm4, ymm10               ; the running hash joins block 0
 	vpxord          ymm10, ymm10, ymm10
-	vpclmulqdq      ymm8, ymm4, yword [r8], 0
-	vpclmulqdq      ymm9, ymm4, yword [r8], 16
+	vpclmulqdq      ymm8, ymm4, yword [r8], 0       ; d_L*h_L
+	vpclmulqdq      ymm9, ymm4, yword [r8], 16      ; d_L*h_H
 	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [r8], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm4, yword [r8], 17
+	vpclmulqdq      ymm8, ymm4, yword [r8], 1       ; d_H*h_L
+	vpternlogd      ymm6, ymm8, ymm9, 150           ; MI ^= both middle products
+	vpclmulqdq      ymm8, ymm4, yword [r8], 17      ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
 	add             rdx, 32
 	add             r8, 32
 	sub             rcx, 32
 	ja              L.gcm_enc_ghash_vector
-	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         ymm6, ymm6, 78
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
+; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, ymm7, 1
 	vpxord          xmm10, xmm7, xmm8
 L.gcm_enc_store:
@@ -901,22 +1014,30 @@ aesgen_gcm_dec_update_avx10_256:
 	sub             rsp, 16
 	test            rcx, rcx
 	jz              near L.gcm_dec_return
+; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+; from the end so that every key size runs the same last nine rounds
 	mov             eax, dword [rdi + 240]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &rk[rounds]
+; round keys into their registers (the plan's KLAST-m = rk[ROUNDS - m]); AES-192
+; and AES-256 have two and four more middle keys than AES-128
 	vbroadcasti32x4 ymm13, oword [rdi]
 	vbroadcasti32x4 ymm14, oword [r10]
 	vbroadcasti32x4 ymm30, oword [r10 - 16]
 	vbroadcasti32x4 ymm31, oword [r10 - 32]
+; the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti32x4 ymm20, oword [rel L.gcm_bswap_mask_16]
 	vbroadcasti32x4 ymm21, oword [rel L.gcm_gfpoly_16]
+; ACC = acc; CTR = the counter block reflected, lane i counting from block i
 	vmovdqu8        xmm10, oword [r9]
 	vbroadcasti32x4 ymm11, oword [r8]
 	vpshufb         ymm11, ymm11, ymm20
 	vpaddd          ymm11, ymm11, yword [rel L.gcm_lane_offsets_32]
 	vbroadcasti32x4 ymm12, oword [rel L.gcm_lane_count]
+; bulk: whole iterations of 8 blocks, CTR and GHASH stitched
 	sub             rcx, 128
 	jb              near L.gcm_dec_tail
+; the powers of a full iteration (H^8..H^1) into HPOW, their half sums into HSUM
 	vmovdqu8        ymm22, yword [rdi + 640]
 	vmovdqu8        ymm23, yword [rdi + 672]
 	vmovdqu8        ymm24, yword [rdi + 704]
@@ -934,6 +1055,8 @@ aesgen_gcm_dec_update_avx10_256:
 ; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 L.gcm_dec_loop:
 ; LLVM-MCA-BEGIN gcm_dec_avx10_256_main_loop
+; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+; the first counter's last byte: past 246, one of them would carry
 	cmp             r11b, 247
 	jae             near L.gcm_dec_main_ctr_carry   ; a last byte would carry: out of line
 	vpxord          ymm0, ymm11, ymm13
@@ -946,6 +1069,7 @@ L.gcm_dec_loop:
 	vpxord          ymm3, ymm3, ymm13
 L.gcm_dec_main_ctr_done:
 	add             r11b, 8
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_main_aes128
 	je              near L.gcm_dec_main_aes192
@@ -980,6 +1104,7 @@ L.gcm_dec_main_aes128:
 	vmovdqu8        ymm17, yword [rdx + 32]
 	vmovdqu8        ymm18, yword [rdx + 64]
 	vmovdqu8        ymm19, yword [rdx + 96]
+; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
 	vpshufb         ymm16, ymm16, ymm20
 	vbroadcasti32x4 ymm15, oword [r10 - 128]
 	vaesenc         ymm0, ymm0, ymm15
@@ -999,24 +1124,24 @@ L.gcm_dec_main_aes128:
 	vpshufd         ymm9, ymm17, 78
 	vpxord          ymm8, ymm8, ymm16               ; a_L ^ a_H
 	vpxord          ymm9, ymm9, ymm17               ; b_L ^ b_H
-	vpclmulqdq      ymm8, ymm8, ymm26, 0
-	vpclmulqdq      ymm9, ymm9, ymm27, 0
+	vpclmulqdq      ymm8, ymm8, ymm26, 0            ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      ymm9, ymm9, ymm27, 0            ; (b_L^b_H)*(hb_L^hb_H)
 	vbroadcasti32x4 ymm15, oword [r10 - 96]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
 	vpxord          ymm6, ymm8, ymm9
-	vpclmulqdq      ymm8, ymm16, ymm22, 0
-	vpclmulqdq      ymm9, ymm17, ymm23, 0
+	vpclmulqdq      ymm8, ymm16, ymm22, 0           ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm17, ymm23, 0           ; b_L*hb_L
 	vpxord          ymm5, ymm8, ymm9
-	vpclmulqdq      ymm16, ymm16, ymm22, 17
+	vpclmulqdq      ymm16, ymm16, ymm22, 17         ; a_H*ha_H
 	vbroadcasti32x4 ymm15, oword [r10 - 80]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpclmulqdq      ymm17, ymm17, ymm23, 17
+	vpclmulqdq      ymm17, ymm17, ymm23, 17         ; b_H*hb_H
 	vpxord          ymm7, ymm16, ymm17
 	vpshufd         ymm8, ymm18, 78
 	vpshufd         ymm9, ymm19, 78
@@ -1027,37 +1152,41 @@ L.gcm_dec_main_aes128:
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
 	vpxord          ymm9, ymm9, ymm19               ; b_L ^ b_H
-	vpclmulqdq      ymm8, ymm8, ymm28, 0
-	vpclmulqdq      ymm9, ymm9, ymm29, 0
+	vpclmulqdq      ymm8, ymm8, ymm28, 0            ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      ymm9, ymm9, ymm29, 0            ; (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm18, ymm24, 0
+	vpclmulqdq      ymm8, ymm18, ymm24, 0           ; a_L*ha_L
 	vbroadcasti32x4 ymm15, oword [r10 - 48]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpclmulqdq      ymm9, ymm19, ymm25, 0
+	vpclmulqdq      ymm9, ymm19, ymm25, 0           ; b_L*hb_L
 	vpternlogd      ymm5, ymm8, ymm9, 150
-	vpclmulqdq      ymm18, ymm18, ymm24, 17
-	vpclmulqdq      ymm19, ymm19, ymm25, 17
+	vpclmulqdq      ymm18, ymm18, ymm24, 17         ; a_H*ha_H
+	vpclmulqdq      ymm19, ymm19, ymm25, 17         ; b_H*hb_H
 	vpternlogd      ymm7, ymm18, ymm19, 150
 	vaesenc         ymm0, ymm0, ymm31
 	vaesenc         ymm1, ymm1, ymm31
 	vaesenc         ymm2, ymm2, ymm31
 	vaesenc         ymm3, ymm3, ymm31
+; Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      ymm6, ymm5, ymm7, 150
-	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
 	vaesenc         ymm0, ymm0, ymm30
 	vaesenc         ymm1, ymm1, ymm30
 	vaesenc         ymm2, ymm2, ymm30
 	vaesenc         ymm3, ymm3, ymm30
-	vpshufd         ymm6, ymm6, 78
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
+; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, ymm7, 1
 	vpxord          xmm10, xmm7, xmm8
+; last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          ymm8, ymm14, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm8
 	vmovdqu8        yword [rsi], ymm0
@@ -1077,7 +1206,9 @@ L.gcm_dec_main_aes128:
 ; LLVM-MCA-END
 	jmp             near L.gcm_dec_bulk_done
 L.gcm_dec_main_ctr_carry:
+; a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         ymm11, ymm11, ymm20
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpshufb         ymm1, ymm11, ymm20
@@ -1095,12 +1226,14 @@ L.gcm_dec_main_ctr_carry:
 L.gcm_dec_bulk_done:
 	vpshufb         ymm11, ymm11, ymm20
 L.gcm_dec_tail:
+; what the bulk loop left: LEN + 128 = 0..112 bytes of whole blocks
 	add             rcx, 128
 	jz              near L.gcm_dec_store
 ; GHASH of the ciphertext first (it may be overwritten in place), then CTR: the
 ; GHASH pass advances SRC and LEN, so their start waits in the stack slots
 	mov             qword [rsp], rdx
 	mov             qword [rsp + 8], rcx
+; GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
 	lea             r8, [rdi + 768]
 	sub             r8, rcx
 	vpxord          ymm5, ymm5, ymm5
@@ -1120,23 +1253,25 @@ L.gcm_dec_ghash_loaded:
 	vpshufb         ymm4, ymm4, ymm20
 	vpxord          ymm4, ymm4, ymm10               ; the running hash joins block 0
 	vpxord          ymm10, ymm10, ymm10
-	vpclmulqdq      ymm8, ymm4, yword [r8], 0
-	vpclmulqdq      ymm9, ymm4, yword [r8], 16
+	vpclmulqdq      ymm8, ymm4, yword [r8], 0       ; d_L*h_L
+	vpclmulqdq      ymm9, ymm4, yword [r8], 16      ; d_L*h_H
 	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [r8], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm4, yword [r8], 17
+	vpclmulqdq      ymm8, ymm4, yword [r8], 1       ; d_H*h_L
+	vpternlogd      ymm6, ymm8, ymm9, 150           ; MI ^= both middle products
+	vpclmulqdq      ymm8, ymm4, yword [r8], 17      ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
 	add             rdx, 32
 	add             r8, 32
 	sub             rcx, 32
 	ja              L.gcm_dec_ghash_vector
-	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         ymm6, ymm6, 78
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
+; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, ymm7, 1
 	vpxord          xmm10, xmm7, xmm8
 	mov             rcx, qword [rsp + 8]
@@ -1144,6 +1279,8 @@ L.gcm_dec_ghash_loaded:
 
 ; 1..128 bytes remain: pick the final group by the number of vectors they need.
 L.gcm_dec_final:
+; final group dispatch: the fewest vectors that hold LEN bytes, so that a short
+; message runs only the AES work it needs (its vectors side by side)
 	cmp             rcx, 32
 	jbe             near L.gcm_dec_final1
 	cmp             rcx, 64
@@ -1151,6 +1288,7 @@ L.gcm_dec_final:
 	cmp             rcx, 96
 	jbe             near L.gcm_dec_final3
 L.gcm_dec_final4:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpshufb         ymm1, ymm11, ymm20
@@ -1163,6 +1301,7 @@ L.gcm_dec_final4:
 	vpxord          ymm1, ymm1, ymm13
 	vpxord          ymm2, ymm2, ymm13
 	vpxord          ymm3, ymm3, ymm13
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_final4_aes128
 	je              near L.gcm_dec_final4_aes192
@@ -1231,6 +1370,8 @@ L.gcm_dec_final4_aes128:
 	vaesenc         ymm1, ymm1, ymm30
 	vaesenc         ymm2, ymm2, ymm30
 	vaesenc         ymm3, ymm3, ymm30
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          ymm8, ymm14, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm8
 	vmovdqu8        yword [rsi], ymm0
@@ -1243,6 +1384,8 @@ L.gcm_dec_final4_aes128:
 	add             rdx, 96
 	add             rsi, 96
 	sub             rcx, 96
+; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+; read or written, so a page boundary right after the buffers is safe
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; LEN low bits set
 	kmovd           k1, r11d
@@ -1252,6 +1395,7 @@ L.gcm_dec_final4_aes128:
 	vmovdqu8        [rsi]{k1}, ymm3
 	jmp             near L.gcm_dec_store
 L.gcm_dec_final3:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpshufb         ymm1, ymm11, ymm20
@@ -1261,6 +1405,7 @@ L.gcm_dec_final3:
 	vpxord          ymm0, ymm0, ymm13
 	vpxord          ymm1, ymm1, ymm13
 	vpxord          ymm2, ymm2, ymm13
+; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_final3_aes128
 	je              near L.gcm_dec_final3_aes192
@@ -1316,6 +1461,8 @@ L.gcm_dec_final3_aes128:
 	vaesenc         ymm0, ymm0, ymm30
 	vaesenc         ymm1, ymm1, ymm30
 	vaesenc         ymm2, ymm2, ymm30
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          ymm8, ymm14, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm8
 	vmovdqu8        yword [rsi], ymm0
@@ -1325,6 +1472,8 @@ L.gcm_dec_final3_aes128:
 	add             rdx, 64
 	add             rsi, 64
 	sub             rcx, 64
+; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+; read or written, so a page boundary right after the buffers is safe
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; LEN low bits set
 	kmovd           k1, r11d
@@ -1334,12 +1483,14 @@ L.gcm_dec_final3_aes128:
 	vmovdqu8        [rsi]{k1}, ymm2
 	jmp             near L.gcm_dec_store
 L.gcm_dec_final2:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpshufb         ymm1, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpxord          ymm0, ymm0, ymm13
 	vpxord          ymm1, ymm1, ymm13
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_final2_aes128
 	je              near L.gcm_dec_final2_aes192
@@ -1382,12 +1533,16 @@ L.gcm_dec_final2_aes128:
 	vaesenc         ymm1, ymm1, ymm31
 	vaesenc         ymm0, ymm0, ymm30
 	vaesenc         ymm1, ymm1, ymm30
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          ymm8, ymm14, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm8
 	vmovdqu8        yword [rsi], ymm0
 	add             rdx, 32
 	add             rsi, 32
 	sub             rcx, 32
+; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+; read or written, so a page boundary right after the buffers is safe
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; LEN low bits set
 	kmovd           k1, r11d
@@ -1397,9 +1552,11 @@ L.gcm_dec_final2_aes128:
 	vmovdqu8        [rsi]{k1}, ymm1
 	jmp             near L.gcm_dec_store
 L.gcm_dec_final1:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpxord          ymm0, ymm0, ymm13
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_final1_aes128
 	je              near L.gcm_dec_final1_aes192
@@ -1429,6 +1586,8 @@ L.gcm_dec_final1_aes128:
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm0, ymm0, ymm31
 	vaesenc         ymm0, ymm0, ymm30
+; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+; read or written, so a page boundary right after the buffers is safe
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; LEN low bits set
 	kmovd           k1, r11d
@@ -1469,12 +1628,14 @@ L.gcm_dec_return:
 	global aesgen_gcm_enc_record_avx10_256:function hidden
 aesgen_gcm_enc_record_avx10_256:
 	endbr64
+; the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti32x4 ymm20, oword [rel L.gcm_bswap_mask_16]
 	vbroadcasti32x4 ymm21, oword [rel L.gcm_gfpoly_16]
 	vpxord          xmm10, xmm10, xmm10
 	vpxord          ymm5, ymm5, ymm5
 	vpxord          ymm6, ymm6, ymm6
 	vpxord          ymm7, ymm7, ymm7
+; GHASH of the AAD (AAD, AADLEN from the record)
 	mov             r10, qword [r8 + 40]
 	test            r10, r10
 	jz              near L.gcm_enc_rec_aad_done
@@ -1494,6 +1655,7 @@ aesgen_gcm_enc_record_avx10_256:
 	mov             r11, r9
 	lea             r9, [rdi + 768]
 	sub             r9, r11
+; GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
 L.gcm_enc_rec_aad_sum_vector:
 	cmp             r10, 32
 	jb              near L.gcm_enc_rec_aad_sum_load_part
@@ -1508,12 +1670,12 @@ L.gcm_enc_rec_aad_sum_loaded:
 	vpshufb         ymm4, ymm4, ymm20
 	vpxord          ymm4, ymm4, ymm10               ; the running hash joins block 0
 	vpxord          ymm10, ymm10, ymm10
-	vpclmulqdq      ymm8, ymm4, yword [r9], 0
-	vpclmulqdq      ymm9, ymm4, yword [r9], 16
+	vpclmulqdq      ymm8, ymm4, yword [r9], 0       ; d_L*h_L
+	vpclmulqdq      ymm9, ymm4, yword [r9], 16      ; d_L*h_H
 	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [r9], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm4, yword [r9], 17
+	vpclmulqdq      ymm8, ymm4, yword [r9], 1       ; d_H*h_L
+	vpternlogd      ymm6, ymm8, ymm9, 150           ; MI ^= both middle products
+	vpclmulqdq      ymm8, ymm4, yword [r9], 17      ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
 	add             rax, 32
 	add             r9, 32
@@ -1523,6 +1685,7 @@ L.gcm_enc_rec_aad_sum_loaded:
 L.gcm_enc_rec_aad_alone:
 	lea             r9, [rdi + 768]
 	sub             r9, r11
+; GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
 L.gcm_enc_rec_aad_vector:
 	cmp             r10, 32
 	jb              near L.gcm_enc_rec_aad_load_part
@@ -1537,32 +1700,38 @@ L.gcm_enc_rec_aad_loaded:
 	vpshufb         ymm4, ymm4, ymm20
 	vpxord          ymm4, ymm4, ymm10               ; the running hash joins block 0
 	vpxord          ymm10, ymm10, ymm10
-	vpclmulqdq      ymm8, ymm4, yword [r9], 0
-	vpclmulqdq      ymm9, ymm4, yword [r9], 16
+	vpclmulqdq      ymm8, ymm4, yword [r9], 0       ; d_L*h_L
+	vpclmulqdq      ymm9, ymm4, yword [r9], 16      ; d_L*h_H
 	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [r9], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm4, yword [r9], 17
+	vpclmulqdq      ymm8, ymm4, yword [r9], 1       ; d_H*h_L
+	vpternlogd      ymm6, ymm8, ymm9, 150           ; MI ^= both middle products
+	vpclmulqdq      ymm8, ymm4, yword [r9], 17      ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
 	add             rax, 32
 	add             r9, 32
 	sub             r10, 32
 	ja              L.gcm_enc_rec_aad_vector
-	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         ymm6, ymm6, 78
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
+; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, ymm7, 1
 	vpxord          xmm10, xmm7, xmm8
 	vpxord          ymm5, ymm5, ymm5
 	vpxord          ymm6, ymm6, ymm6
 	vpxord          ymm7, ymm7, ymm7
 L.gcm_enc_rec_aad_done:
+; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+; from the end so that every key size runs the same last nine rounds
 	mov             eax, dword [rdi + 240]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &rk[rounds]
+; round keys into their registers (the plan's KLAST-m = rk[ROUNDS - m]); AES-192
+; and AES-256 have two and four more middle keys than AES-128
 	vbroadcasti32x4 ymm13, oword [rdi]
 	vbroadcasti32x4 ymm14, oword [r10]
 	vbroadcasti32x4 ymm30, oword [r10 - 16]
@@ -1570,6 +1739,7 @@ L.gcm_enc_rec_aad_done:
 ; E_K(J0) masks the tag: one block on xmm, beside the data's blocks
 	vmovdqu8        xmm4, oword [r8]
 	vpxord          xmm4, xmm4, xmm13
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_rec_j0_aes128
 	je              near L.gcm_enc_rec_j0_aes192
@@ -1592,12 +1762,14 @@ L.gcm_enc_rec_j0_aes128:
 	vmovdqu8        oword [r8 + 48], xmm4
 	vbroadcasti32x4 ymm11, oword [r8]
 	vpshufb         ymm11, ymm11, ymm20
-	vpaddd          ymm11, ymm11, yword [rel L.gcm_record_offsets_32] ; J0 + 1, + 2, ...
+	vpaddd          ymm11, ymm11, yword [rel L.gcm_record_offsets_32] ; CTR: J0 + 1, + 2, ... per lane
 	vbroadcasti32x4 ymm12, oword [rel L.gcm_lane_count]
 	test            rcx, rcx
 	jz              near L.gcm_enc_rec_no_data
+; bulk: whole iterations of 8 blocks, CTR and GHASH stitched
 	sub             rcx, 128
 	jbe             near L.gcm_enc_rec_tail
+; the powers of a full iteration (H^8..H^1) into HPOW, their half sums into HSUM
 	vmovdqu8        ymm22, yword [rdi + 640]
 	vmovdqu8        ymm23, yword [rdi + 672]
 	vmovdqu8        ymm24, yword [rdi + 704]
@@ -1614,6 +1786,8 @@ L.gcm_enc_rec_j0_aes128:
 	vpshufb         ymm11, ymm11, ymm20
 ; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 ; the first iteration only encrypts; each later one hashes its predecessor's output
+; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+; the first counter's last byte: past 246, one of them would carry
 	cmp             r11b, 247
 	jae             near L.gcm_enc_rec_first_ctr_carry ; a last byte would carry: out of line
 	vpxord          ymm0, ymm11, ymm13
@@ -1626,6 +1800,7 @@ L.gcm_enc_rec_j0_aes128:
 	vpxord          ymm3, ymm3, ymm13
 L.gcm_enc_rec_first_ctr_done:
 	add             r11b, 8
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_rec_first_aes128
 	je              near L.gcm_enc_rec_first_aes192
@@ -1694,6 +1869,7 @@ L.gcm_enc_rec_first_aes128:
 	vaesenc         ymm1, ymm1, ymm30
 	vaesenc         ymm2, ymm2, ymm30
 	vaesenc         ymm3, ymm3, ymm30
+; last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          ymm8, ymm14, yword [rdx]
 	vaesenclast     ymm16, ymm0, ymm8
 	vmovdqu8        yword [rsi], ymm16
@@ -1712,6 +1888,8 @@ L.gcm_enc_rec_first_aes128:
 	jbe             near L.gcm_enc_rec_hash_last
 L.gcm_enc_rec_loop:
 ; LLVM-MCA-BEGIN gcm_enc_rec_avx10_256_main_loop
+; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+; the first counter's last byte: past 246, one of them would carry
 	cmp             r11b, 247
 	jae             near L.gcm_enc_rec_main_ctr_carry ; a last byte would carry: out of line
 	vpxord          ymm0, ymm11, ymm13
@@ -1724,6 +1902,7 @@ L.gcm_enc_rec_loop:
 	vpxord          ymm3, ymm3, ymm13
 L.gcm_enc_rec_main_ctr_done:
 	add             r11b, 8
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_rec_main_aes128
 	je              near L.gcm_enc_rec_main_aes192
@@ -1754,6 +1933,7 @@ L.gcm_enc_rec_main_aes128:
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
+; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
 	vpshufb         ymm16, ymm16, ymm20
 	vpshufb         ymm17, ymm17, ymm20
 	vpshufb         ymm18, ymm18, ymm20
@@ -1768,24 +1948,24 @@ L.gcm_enc_rec_main_aes128:
 	vpshufd         ymm9, ymm17, 78
 	vpxord          ymm8, ymm8, ymm16               ; a_L ^ a_H
 	vpxord          ymm9, ymm9, ymm17               ; b_L ^ b_H
-	vpclmulqdq      ymm8, ymm8, ymm26, 0
+	vpclmulqdq      ymm8, ymm8, ymm26, 0            ; (a_L^a_H)*(ha_L^ha_H)
 	vbroadcasti32x4 ymm15, oword [r10 - 112]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpclmulqdq      ymm9, ymm9, ymm27, 0
+	vpclmulqdq      ymm9, ymm9, ymm27, 0            ; (b_L^b_H)*(hb_L^hb_H)
 	vpxord          ymm6, ymm8, ymm9
-	vpclmulqdq      ymm8, ymm16, ymm22, 0
-	vpclmulqdq      ymm9, ymm17, ymm23, 0
+	vpclmulqdq      ymm8, ymm16, ymm22, 0           ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm17, ymm23, 0           ; b_L*hb_L
 	vpxord          ymm5, ymm8, ymm9
 	vbroadcasti32x4 ymm15, oword [r10 - 96]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpclmulqdq      ymm16, ymm16, ymm22, 17
-	vpclmulqdq      ymm17, ymm17, ymm23, 17
+	vpclmulqdq      ymm16, ymm16, ymm22, 17         ; a_H*ha_H
+	vpclmulqdq      ymm17, ymm17, ymm23, 17         ; b_H*hb_H
 	vpxord          ymm7, ymm16, ymm17
 	vpshufd         ymm8, ymm18, 78
 	vpshufd         ymm9, ymm19, 78
@@ -1796,42 +1976,46 @@ L.gcm_enc_rec_main_aes128:
 	vaesenc         ymm3, ymm3, ymm15
 	vpxord          ymm8, ymm8, ymm18               ; a_L ^ a_H
 	vpxord          ymm9, ymm9, ymm19               ; b_L ^ b_H
-	vpclmulqdq      ymm8, ymm8, ymm28, 0
-	vpclmulqdq      ymm9, ymm9, ymm29, 0
+	vpclmulqdq      ymm8, ymm8, ymm28, 0            ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      ymm9, ymm9, ymm29, 0            ; (b_L^b_H)*(hb_L^hb_H)
 	vbroadcasti32x4 ymm15, oword [r10 - 64]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
 	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm18, ymm24, 0
-	vpclmulqdq      ymm9, ymm19, ymm25, 0
+	vpclmulqdq      ymm8, ymm18, ymm24, 0           ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm19, ymm25, 0           ; b_L*hb_L
 	vpternlogd      ymm5, ymm8, ymm9, 150
 	vbroadcasti32x4 ymm15, oword [r10 - 48]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpclmulqdq      ymm18, ymm18, ymm24, 17
-	vpclmulqdq      ymm19, ymm19, ymm25, 17
+	vpclmulqdq      ymm18, ymm18, ymm24, 17         ; a_H*ha_H
+	vpclmulqdq      ymm19, ymm19, ymm25, 17         ; b_H*hb_H
 	vpternlogd      ymm7, ymm18, ymm19, 150
+; Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      ymm6, ymm5, ymm7, 150
 	vaesenc         ymm0, ymm0, ymm31
 	vaesenc         ymm1, ymm1, ymm31
 	vaesenc         ymm2, ymm2, ymm31
 	vaesenc         ymm3, ymm3, ymm31
-	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
 	vaesenc         ymm0, ymm0, ymm30
 	vaesenc         ymm1, ymm1, ymm30
 	vaesenc         ymm2, ymm2, ymm30
 	vaesenc         ymm3, ymm3, ymm30
-	vpshufd         ymm6, ymm6, 78
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
+; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, ymm7, 1
 	vpxord          xmm10, xmm7, xmm8
+; last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          ymm8, ymm14, yword [rdx]
 	vaesenclast     ymm16, ymm0, ymm8
 	vmovdqu8        yword [rsi], ymm16
@@ -1850,6 +2034,8 @@ L.gcm_enc_rec_main_aes128:
 	ja              L.gcm_enc_rec_loop
 ; LLVM-MCA-END
 L.gcm_enc_rec_hash_last:
+; the GHASH of the last iteration's ciphertext, still in GD
+; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
 	vpshufb         ymm16, ymm16, ymm20
 	vpshufb         ymm17, ymm17, ymm20
 	vpshufb         ymm18, ymm18, ymm20
@@ -1859,40 +2045,45 @@ L.gcm_enc_rec_hash_last:
 	vpshufd         ymm9, ymm17, 78
 	vpxord          ymm8, ymm8, ymm16               ; a_L ^ a_H
 	vpxord          ymm9, ymm9, ymm17               ; b_L ^ b_H
-	vpclmulqdq      ymm8, ymm8, ymm26, 0
-	vpclmulqdq      ymm9, ymm9, ymm27, 0
+	vpclmulqdq      ymm8, ymm8, ymm26, 0            ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      ymm9, ymm9, ymm27, 0            ; (b_L^b_H)*(hb_L^hb_H)
 	vpxord          ymm6, ymm8, ymm9
-	vpclmulqdq      ymm8, ymm16, ymm22, 0
-	vpclmulqdq      ymm9, ymm17, ymm23, 0
+	vpclmulqdq      ymm8, ymm16, ymm22, 0           ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm17, ymm23, 0           ; b_L*hb_L
 	vpxord          ymm5, ymm8, ymm9
-	vpclmulqdq      ymm16, ymm16, ymm22, 17
-	vpclmulqdq      ymm17, ymm17, ymm23, 17
+	vpclmulqdq      ymm16, ymm16, ymm22, 17         ; a_H*ha_H
+	vpclmulqdq      ymm17, ymm17, ymm23, 17         ; b_H*hb_H
 	vpxord          ymm7, ymm16, ymm17
 	vpshufd         ymm8, ymm18, 78
 	vpshufd         ymm9, ymm19, 78
 	vpxord          ymm8, ymm8, ymm18               ; a_L ^ a_H
 	vpxord          ymm9, ymm9, ymm19               ; b_L ^ b_H
-	vpclmulqdq      ymm8, ymm8, ymm28, 0
-	vpclmulqdq      ymm9, ymm9, ymm29, 0
+	vpclmulqdq      ymm8, ymm8, ymm28, 0            ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      ymm9, ymm9, ymm29, 0            ; (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm18, ymm24, 0
-	vpclmulqdq      ymm9, ymm19, ymm25, 0
+	vpclmulqdq      ymm8, ymm18, ymm24, 0           ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm19, ymm25, 0           ; b_L*hb_L
 	vpternlogd      ymm5, ymm8, ymm9, 150
-	vpclmulqdq      ymm18, ymm18, ymm24, 17
-	vpclmulqdq      ymm19, ymm19, ymm25, 17
+	vpclmulqdq      ymm18, ymm18, ymm24, 17         ; a_H*ha_H
+	vpclmulqdq      ymm19, ymm19, ymm25, 17         ; b_H*hb_H
 	vpternlogd      ymm7, ymm18, ymm19, 150
+; Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      ymm6, ymm5, ymm7, 150
-	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         ymm6, ymm6, 78
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
+; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, ymm7, 1
 	vpxord          xmm10, xmm7, xmm8
 	jmp             near L.gcm_enc_rec_bulk_done
 L.gcm_enc_rec_first_ctr_carry:
+; a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         ymm11, ymm11, ymm20
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpshufb         ymm1, ymm11, ymm20
@@ -1908,7 +2099,9 @@ L.gcm_enc_rec_first_ctr_carry:
 	vpshufb         ymm11, ymm11, ymm20
 	jmp             L.gcm_enc_rec_first_ctr_done
 L.gcm_enc_rec_main_ctr_carry:
+; a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         ymm11, ymm11, ymm20
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpshufb         ymm1, ymm11, ymm20
@@ -1932,6 +2125,7 @@ L.gcm_enc_rec_bulk_done:
 L.gcm_enc_rec_tail:
 	add             rcx, 128
 	jz              near L.gcm_enc_rec_no_data
+; final group dispatch: the fewest vectors that hold the last LEN bytes
 	cmp             rcx, 32
 	jbe             near L.gcm_enc_rec_final1
 	cmp             rcx, 64
@@ -1939,6 +2133,7 @@ L.gcm_enc_rec_tail:
 	cmp             rcx, 96
 	jbe             near L.gcm_enc_rec_final3
 L.gcm_enc_rec_final4:
+; the last 4 vectors (1..128 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             r11, [rcx + 15]
 	and             r11, -16
 	lea             r9, [rdi + 752]
@@ -1947,6 +2142,7 @@ L.gcm_enc_rec_final4:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; the last vector's bytes
 	kmovd           k1, r11d
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpshufb         ymm1, ymm11, ymm20
@@ -1959,6 +2155,7 @@ L.gcm_enc_rec_final4:
 	vpxord          ymm1, ymm1, ymm13
 	vpxord          ymm2, ymm2, ymm13
 	vpxord          ymm3, ymm3, ymm13
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_rec_final4_aes128
 	je              near L.gcm_enc_rec_final4_aes192
@@ -2041,53 +2238,57 @@ L.gcm_enc_rec_final4_aes128:
 	vaesenclast     ymm3, ymm3, ymm8
 	vmovdqu8        [rsi + 96]{k1}, ymm3
 	vmovdqu8        ymm3{k1}{z}, ymm3               ; GHASH sees the padding as zeros
+; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         ymm0, ymm0, ymm20
 	vpshufb         ymm1, ymm1, ymm20
 	vpshufb         ymm2, ymm2, ymm20
 	vpshufb         ymm3, ymm3, ymm20
 	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
-	vpclmulqdq      ymm8, ymm0, yword [r9], 0
-	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 0
+	vpclmulqdq      ymm8, ymm0, yword [r9], 0       ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 0  ; b_L*hb_L
 	vpternlogd      ymm5, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm0, yword [r9], 17
-	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 17
+	vpclmulqdq      ymm8, ymm0, yword [r9], 17      ; a_H*ha_H
+	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 17 ; b_H*hb_H
 	vpternlogd      ymm7, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm0, yword [r9], 1
-	vpclmulqdq      ymm0, ymm0, yword [r9], 16
+	vpclmulqdq      ymm8, ymm0, yword [r9], 1       ; a_H*ha_L
+	vpclmulqdq      ymm0, ymm0, yword [r9], 16      ; a_L*ha_H
 	vpternlogd      ymm6, ymm8, ymm0, 150
-	vpclmulqdq      ymm8, ymm1, yword [r9 + 32], 1
-	vpclmulqdq      ymm1, ymm1, yword [r9 + 32], 16
+	vpclmulqdq      ymm8, ymm1, yword [r9 + 32], 1  ; b_H*hb_L
+	vpclmulqdq      ymm1, ymm1, yword [r9 + 32], 16 ; b_L*hb_H
 	vpternlogd      ymm6, ymm8, ymm1, 150
-	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 0
-	vpclmulqdq      ymm9, ymm3, yword [r9 + 96], 0
+	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 0  ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm3, yword [r9 + 96], 0  ; b_L*hb_L
 	vpternlogd      ymm5, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 17
-	vpclmulqdq      ymm9, ymm3, yword [r9 + 96], 17
+	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 17 ; a_H*ha_H
+	vpclmulqdq      ymm9, ymm3, yword [r9 + 96], 17 ; b_H*hb_H
 	vpternlogd      ymm7, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 1
-	vpclmulqdq      ymm2, ymm2, yword [r9 + 64], 16
+	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 1  ; a_H*ha_L
+	vpclmulqdq      ymm2, ymm2, yword [r9 + 64], 16 ; a_L*ha_H
 	vpternlogd      ymm6, ymm8, ymm2, 150
-	vpclmulqdq      ymm8, ymm3, yword [r9 + 96], 1
-	vpclmulqdq      ymm3, ymm3, yword [r9 + 96], 16
+	vpclmulqdq      ymm8, ymm3, yword [r9 + 96], 1  ; b_H*hb_L
+	vpclmulqdq      ymm3, ymm3, yword [r9 + 96], 16 ; b_L*hb_H
 	vpternlogd      ymm6, ymm8, ymm3, 150
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
-	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0 ; d_L*h_L
+	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16 ; d_L*h_H
 	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1 ; d_H*h_L
+	vpternlogd      ymm6, ymm8, ymm9, 150           ; MI ^= both middle products
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
-	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         ymm6, ymm6, 78
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
+; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, ymm7, 1
 	vpxord          xmm10, xmm7, xmm8
 	jmp             near L.gcm_enc_rec_tag
 L.gcm_enc_rec_final3:
+; the last 3 vectors (1..96 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             r11, [rcx + 15]
 	and             r11, -16
 	lea             r9, [rdi + 752]
@@ -2096,6 +2297,7 @@ L.gcm_enc_rec_final3:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; the last vector's bytes
 	kmovd           k1, r11d
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpshufb         ymm1, ymm11, ymm20
@@ -2105,6 +2307,7 @@ L.gcm_enc_rec_final3:
 	vpxord          ymm0, ymm0, ymm13
 	vpxord          ymm1, ymm1, ymm13
 	vpxord          ymm2, ymm2, ymm13
+; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_rec_final3_aes128
 	je              near L.gcm_enc_rec_final3_aes192
@@ -2171,47 +2374,51 @@ L.gcm_enc_rec_final3_aes128:
 	vaesenclast     ymm2, ymm2, ymm8
 	vmovdqu8        [rsi + 64]{k1}, ymm2
 	vmovdqu8        ymm2{k1}{z}, ymm2               ; GHASH sees the padding as zeros
+; GHASH products of 3 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         ymm0, ymm0, ymm20
 	vpshufb         ymm1, ymm1, ymm20
 	vpshufb         ymm2, ymm2, ymm20
 	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
-	vpclmulqdq      ymm8, ymm0, yword [r9], 0
-	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 0
+	vpclmulqdq      ymm8, ymm0, yword [r9], 0       ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 0  ; b_L*hb_L
 	vpternlogd      ymm5, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm0, yword [r9], 17
-	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 17
+	vpclmulqdq      ymm8, ymm0, yword [r9], 17      ; a_H*ha_H
+	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 17 ; b_H*hb_H
 	vpternlogd      ymm7, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm0, yword [r9], 1
-	vpclmulqdq      ymm0, ymm0, yword [r9], 16
+	vpclmulqdq      ymm8, ymm0, yword [r9], 1       ; a_H*ha_L
+	vpclmulqdq      ymm0, ymm0, yword [r9], 16      ; a_L*ha_H
 	vpternlogd      ymm6, ymm8, ymm0, 150
-	vpclmulqdq      ymm8, ymm1, yword [r9 + 32], 1
-	vpclmulqdq      ymm1, ymm1, yword [r9 + 32], 16
+	vpclmulqdq      ymm8, ymm1, yword [r9 + 32], 1  ; b_H*hb_L
+	vpclmulqdq      ymm1, ymm1, yword [r9 + 32], 16 ; b_L*hb_H
 	vpternlogd      ymm6, ymm8, ymm1, 150
-	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 0
-	vpclmulqdq      ymm9, ymm2, yword [r9 + 64], 16
+	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 0  ; d_L*h_L
+	vpclmulqdq      ymm9, ymm2, yword [r9 + 64], 16 ; d_L*h_H
 	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 17
+	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 1  ; d_H*h_L
+	vpternlogd      ymm6, ymm8, ymm9, 150           ; MI ^= both middle products
+	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
-	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0 ; d_L*h_L
+	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16 ; d_L*h_H
 	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1 ; d_H*h_L
+	vpternlogd      ymm6, ymm8, ymm9, 150           ; MI ^= both middle products
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
-	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         ymm6, ymm6, 78
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
+; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, ymm7, 1
 	vpxord          xmm10, xmm7, xmm8
 	jmp             near L.gcm_enc_rec_tag
 L.gcm_enc_rec_final2:
+; the last 2 vectors (1..64 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             r11, [rcx + 15]
 	and             r11, -16
 	lea             r9, [rdi + 752]
@@ -2220,12 +2427,14 @@ L.gcm_enc_rec_final2:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; the last vector's bytes
 	kmovd           k1, r11d
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpshufb         ymm1, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpxord          ymm0, ymm0, ymm13
 	vpxord          ymm1, ymm1, ymm13
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_rec_final2_aes128
 	je              near L.gcm_enc_rec_final2_aes192
@@ -2276,39 +2485,43 @@ L.gcm_enc_rec_final2_aes128:
 	vaesenclast     ymm1, ymm1, ymm8
 	vmovdqu8        [rsi + 32]{k1}, ymm1
 	vmovdqu8        ymm1{k1}{z}, ymm1               ; GHASH sees the padding as zeros
+; GHASH products of 2 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         ymm0, ymm0, ymm20
 	vpshufb         ymm1, ymm1, ymm20
 	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
-	vpclmulqdq      ymm8, ymm0, yword [r9], 0
-	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 0
+	vpclmulqdq      ymm8, ymm0, yword [r9], 0       ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 0  ; b_L*hb_L
 	vpternlogd      ymm5, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm0, yword [r9], 17
-	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 17
+	vpclmulqdq      ymm8, ymm0, yword [r9], 17      ; a_H*ha_H
+	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 17 ; b_H*hb_H
 	vpternlogd      ymm7, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm0, yword [r9], 1
-	vpclmulqdq      ymm0, ymm0, yword [r9], 16
+	vpclmulqdq      ymm8, ymm0, yword [r9], 1       ; a_H*ha_L
+	vpclmulqdq      ymm0, ymm0, yword [r9], 16      ; a_L*ha_H
 	vpternlogd      ymm6, ymm8, ymm0, 150
-	vpclmulqdq      ymm8, ymm1, yword [r9 + 32], 1
-	vpclmulqdq      ymm1, ymm1, yword [r9 + 32], 16
+	vpclmulqdq      ymm8, ymm1, yword [r9 + 32], 1  ; b_H*hb_L
+	vpclmulqdq      ymm1, ymm1, yword [r9 + 32], 16 ; b_L*hb_H
 	vpternlogd      ymm6, ymm8, ymm1, 150
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
-	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0 ; d_L*h_L
+	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16 ; d_L*h_H
 	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1 ; d_H*h_L
+	vpternlogd      ymm6, ymm8, ymm9, 150           ; MI ^= both middle products
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
-	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         ymm6, ymm6, 78
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
+; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, ymm7, 1
 	vpxord          xmm10, xmm7, xmm8
 	jmp             near L.gcm_enc_rec_tag
 L.gcm_enc_rec_final1:
+; the last 1 vector (1..32 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             r11, [rcx + 15]
 	and             r11, -16
 	lea             r9, [rdi + 752]
@@ -2316,9 +2529,11 @@ L.gcm_enc_rec_final1:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; the last vector's bytes
 	kmovd           k1, r11d
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpxord          ymm0, ymm0, ymm13
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_rec_final1_aes128
 	je              near L.gcm_enc_rec_final1_aes192
@@ -2353,51 +2568,58 @@ L.gcm_enc_rec_final1_aes128:
 	vaesenclast     ymm0, ymm0, ymm8
 	vmovdqu8        [rsi]{k1}, ymm0
 	vmovdqu8        ymm0{k1}{z}, ymm0               ; GHASH sees the padding as zeros
+; GHASH products of 1 vector: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         ymm0, ymm0, ymm20
 	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
-	vpclmulqdq      ymm8, ymm0, yword [r9], 0
-	vpclmulqdq      ymm9, ymm0, yword [r9], 16
+	vpclmulqdq      ymm8, ymm0, yword [r9], 0       ; d_L*h_L
+	vpclmulqdq      ymm9, ymm0, yword [r9], 16      ; d_L*h_H
 	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm0, yword [r9], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm0, yword [r9], 17
+	vpclmulqdq      ymm8, ymm0, yword [r9], 1       ; d_H*h_L
+	vpternlogd      ymm6, ymm8, ymm9, 150           ; MI ^= both middle products
+	vpclmulqdq      ymm8, ymm0, yword [r9], 17      ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
-	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0 ; d_L*h_L
+	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16 ; d_L*h_H
 	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1 ; d_H*h_L
+	vpternlogd      ymm6, ymm8, ymm9, 150           ; MI ^= both middle products
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
-	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         ymm6, ymm6, 78
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
+; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, ymm7, 1
 	vpxord          xmm10, xmm7, xmm8
 	jmp             near L.gcm_enc_rec_tag
 L.gcm_enc_rec_no_data:
+; no text left: the lengths block alone joins the sum
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpxord          xmm4, xmm4, xmm10
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
-	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0 ; d_L*h_L
+	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16 ; d_L*h_H
 	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1 ; d_H*h_L
+	vpternlogd      ymm6, ymm8, ymm9, 150           ; MI ^= both middle products
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
-	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         ymm6, ymm6, 78
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
+; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, ymm7, 1
 	vpxord          xmm10, xmm7, xmm8
 L.gcm_enc_rec_tag:
+; tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)
 	vpshufb         xmm10, xmm10, xmm20
 	vpxord          xmm10, xmm10, oword [r8 + 48]
 	vmovdqu8        oword [r8 + 48], xmm10
@@ -2429,12 +2651,14 @@ L.gcm_enc_rec_tag:
 	global aesgen_gcm_dec_record_avx10_256:function hidden
 aesgen_gcm_dec_record_avx10_256:
 	endbr64
+; the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti32x4 ymm20, oword [rel L.gcm_bswap_mask_16]
 	vbroadcasti32x4 ymm21, oword [rel L.gcm_gfpoly_16]
 	vpxord          xmm10, xmm10, xmm10
 	vpxord          ymm5, ymm5, ymm5
 	vpxord          ymm6, ymm6, ymm6
 	vpxord          ymm7, ymm7, ymm7
+; GHASH of the AAD (AAD, AADLEN from the record)
 	mov             r10, qword [r8 + 40]
 	test            r10, r10
 	jz              near L.gcm_dec_rec_aad_done
@@ -2454,6 +2678,7 @@ aesgen_gcm_dec_record_avx10_256:
 	mov             r11, r9
 	lea             r9, [rdi + 768]
 	sub             r9, r11
+; GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
 L.gcm_dec_rec_aad_sum_vector:
 	cmp             r10, 32
 	jb              near L.gcm_dec_rec_aad_sum_load_part
@@ -2468,12 +2693,12 @@ L.gcm_dec_rec_aad_sum_loaded:
 	vpshufb         ymm4, ymm4, ymm20
 	vpxord          ymm4, ymm4, ymm10               ; the running hash joins block 0
 	vpxord          ymm10, ymm10, ymm10
-	vpclmulqdq      ymm8, ymm4, yword [r9], 0
-	vpclmulqdq      ymm9, ymm4, yword [r9], 16
+	vpclmulqdq      ymm8, ymm4, yword [r9], 0       ; d_L*h_L
+	vpclmulqdq      ymm9, ymm4, yword [r9], 16      ; d_L*h_H
 	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [r9], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm4, yword [r9], 17
+	vpclmulqdq      ymm8, ymm4, yword [r9], 1       ; d_H*h_L
+	vpternlogd      ymm6, ymm8, ymm9, 150           ; MI ^= both middle products
+	vpclmulqdq      ymm8, ymm4, yword [r9], 17      ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
 	add             rax, 32
 	add             r9, 32
@@ -2483,6 +2708,7 @@ L.gcm_dec_rec_aad_sum_loaded:
 L.gcm_dec_rec_aad_alone:
 	lea             r9, [rdi + 768]
 	sub             r9, r11
+; GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
 L.gcm_dec_rec_aad_vector:
 	cmp             r10, 32
 	jb              near L.gcm_dec_rec_aad_load_part
@@ -2497,32 +2723,38 @@ L.gcm_dec_rec_aad_loaded:
 	vpshufb         ymm4, ymm4, ymm20
 	vpxord          ymm4, ymm4, ymm10               ; the running hash joins block 0
 	vpxord          ymm10, ymm10, ymm10
-	vpclmulqdq      ymm8, ymm4, yword [r9], 0
-	vpclmulqdq      ymm9, ymm4, yword [r9], 16
+	vpclmulqdq      ymm8, ymm4, yword [r9], 0       ; d_L*h_L
+	vpclmulqdq      ymm9, ymm4, yword [r9], 16      ; d_L*h_H
 	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [r9], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm4, yword [r9], 17
+	vpclmulqdq      ymm8, ymm4, yword [r9], 1       ; d_H*h_L
+	vpternlogd      ymm6, ymm8, ymm9, 150           ; MI ^= both middle products
+	vpclmulqdq      ymm8, ymm4, yword [r9], 17      ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
 	add             rax, 32
 	add             r9, 32
 	sub             r10, 32
 	ja              L.gcm_dec_rec_aad_vector
-	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         ymm6, ymm6, 78
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
+; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, ymm7, 1
 	vpxord          xmm10, xmm7, xmm8
 	vpxord          ymm5, ymm5, ymm5
 	vpxord          ymm6, ymm6, ymm6
 	vpxord          ymm7, ymm7, ymm7
 L.gcm_dec_rec_aad_done:
+; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+; from the end so that every key size runs the same last nine rounds
 	mov             eax, dword [rdi + 240]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &rk[rounds]
+; round keys into their registers (the plan's KLAST-m = rk[ROUNDS - m]); AES-192
+; and AES-256 have two and four more middle keys than AES-128
 	vbroadcasti32x4 ymm13, oword [rdi]
 	vbroadcasti32x4 ymm14, oword [r10]
 	vbroadcasti32x4 ymm30, oword [r10 - 16]
@@ -2530,6 +2762,7 @@ L.gcm_dec_rec_aad_done:
 ; E_K(J0) masks the tag: one block on xmm, beside the data's blocks
 	vmovdqu8        xmm4, oword [r8]
 	vpxord          xmm4, xmm4, xmm13
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_rec_j0_aes128
 	je              near L.gcm_dec_rec_j0_aes192
@@ -2552,12 +2785,14 @@ L.gcm_dec_rec_j0_aes128:
 	vmovdqu8        oword [r8 + 48], xmm4
 	vbroadcasti32x4 ymm11, oword [r8]
 	vpshufb         ymm11, ymm11, ymm20
-	vpaddd          ymm11, ymm11, yword [rel L.gcm_record_offsets_32] ; J0 + 1, + 2, ...
+	vpaddd          ymm11, ymm11, yword [rel L.gcm_record_offsets_32] ; CTR: J0 + 1, + 2, ... per lane
 	vbroadcasti32x4 ymm12, oword [rel L.gcm_lane_count]
 	test            rcx, rcx
 	jz              near L.gcm_dec_rec_no_data
+; bulk: whole iterations of 8 blocks, CTR and GHASH stitched
 	sub             rcx, 128
 	jbe             near L.gcm_dec_rec_tail
+; the powers of a full iteration (H^8..H^1) into HPOW, their half sums into HSUM
 	vmovdqu8        ymm22, yword [rdi + 640]
 	vmovdqu8        ymm23, yword [rdi + 672]
 	vmovdqu8        ymm24, yword [rdi + 704]
@@ -2575,6 +2810,8 @@ L.gcm_dec_rec_j0_aes128:
 ; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 L.gcm_dec_rec_loop:
 ; LLVM-MCA-BEGIN gcm_dec_rec_avx10_256_main_loop
+; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+; the first counter's last byte: past 246, one of them would carry
 	cmp             r11b, 247
 	jae             near L.gcm_dec_rec_main_ctr_carry ; a last byte would carry: out of line
 	vpxord          ymm0, ymm11, ymm13
@@ -2587,6 +2824,7 @@ L.gcm_dec_rec_loop:
 	vpxord          ymm3, ymm3, ymm13
 L.gcm_dec_rec_main_ctr_done:
 	add             r11b, 8
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_rec_main_aes128
 	je              near L.gcm_dec_rec_main_aes192
@@ -2621,6 +2859,7 @@ L.gcm_dec_rec_main_aes128:
 	vmovdqu8        ymm17, yword [rdx + 32]
 	vmovdqu8        ymm18, yword [rdx + 64]
 	vmovdqu8        ymm19, yword [rdx + 96]
+; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
 	vpshufb         ymm16, ymm16, ymm20
 	vbroadcasti32x4 ymm15, oword [r10 - 128]
 	vaesenc         ymm0, ymm0, ymm15
@@ -2640,24 +2879,24 @@ L.gcm_dec_rec_main_aes128:
 	vpshufd         ymm9, ymm17, 78
 	vpxord          ymm8, ymm8, ymm16               ; a_L ^ a_H
 	vpxord          ymm9, ymm9, ymm17               ; b_L ^ b_H
-	vpclmulqdq      ymm8, ymm8, ymm26, 0
-	vpclmulqdq      ymm9, ymm9, ymm27, 0
+	vpclmulqdq      ymm8, ymm8, ymm26, 0            ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      ymm9, ymm9, ymm27, 0            ; (b_L^b_H)*(hb_L^hb_H)
 	vbroadcasti32x4 ymm15, oword [r10 - 96]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
 	vpxord          ymm6, ymm8, ymm9
-	vpclmulqdq      ymm8, ymm16, ymm22, 0
-	vpclmulqdq      ymm9, ymm17, ymm23, 0
+	vpclmulqdq      ymm8, ymm16, ymm22, 0           ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm17, ymm23, 0           ; b_L*hb_L
 	vpxord          ymm5, ymm8, ymm9
-	vpclmulqdq      ymm16, ymm16, ymm22, 17
+	vpclmulqdq      ymm16, ymm16, ymm22, 17         ; a_H*ha_H
 	vbroadcasti32x4 ymm15, oword [r10 - 80]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpclmulqdq      ymm17, ymm17, ymm23, 17
+	vpclmulqdq      ymm17, ymm17, ymm23, 17         ; b_H*hb_H
 	vpxord          ymm7, ymm16, ymm17
 	vpshufd         ymm8, ymm18, 78
 	vpshufd         ymm9, ymm19, 78
@@ -2668,37 +2907,41 @@ L.gcm_dec_rec_main_aes128:
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
 	vpxord          ymm9, ymm9, ymm19               ; b_L ^ b_H
-	vpclmulqdq      ymm8, ymm8, ymm28, 0
-	vpclmulqdq      ymm9, ymm9, ymm29, 0
+	vpclmulqdq      ymm8, ymm8, ymm28, 0            ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      ymm9, ymm9, ymm29, 0            ; (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm18, ymm24, 0
+	vpclmulqdq      ymm8, ymm18, ymm24, 0           ; a_L*ha_L
 	vbroadcasti32x4 ymm15, oword [r10 - 48]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpclmulqdq      ymm9, ymm19, ymm25, 0
+	vpclmulqdq      ymm9, ymm19, ymm25, 0           ; b_L*hb_L
 	vpternlogd      ymm5, ymm8, ymm9, 150
-	vpclmulqdq      ymm18, ymm18, ymm24, 17
-	vpclmulqdq      ymm19, ymm19, ymm25, 17
+	vpclmulqdq      ymm18, ymm18, ymm24, 17         ; a_H*ha_H
+	vpclmulqdq      ymm19, ymm19, ymm25, 17         ; b_H*hb_H
 	vpternlogd      ymm7, ymm18, ymm19, 150
 	vaesenc         ymm0, ymm0, ymm31
 	vaesenc         ymm1, ymm1, ymm31
 	vaesenc         ymm2, ymm2, ymm31
 	vaesenc         ymm3, ymm3, ymm31
+; Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      ymm6, ymm5, ymm7, 150
-	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
 	vaesenc         ymm0, ymm0, ymm30
 	vaesenc         ymm1, ymm1, ymm30
 	vaesenc         ymm2, ymm2, ymm30
 	vaesenc         ymm3, ymm3, ymm30
-	vpshufd         ymm6, ymm6, 78
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
+; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, ymm7, 1
 	vpxord          xmm10, xmm7, xmm8
+; last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          ymm8, ymm14, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm8
 	vmovdqu8        yword [rsi], ymm0
@@ -2718,7 +2961,9 @@ L.gcm_dec_rec_main_aes128:
 ; LLVM-MCA-END
 	jmp             near L.gcm_dec_rec_bulk_done
 L.gcm_dec_rec_main_ctr_carry:
+; a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         ymm11, ymm11, ymm20
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpshufb         ymm1, ymm11, ymm20
@@ -2742,6 +2987,7 @@ L.gcm_dec_rec_bulk_done:
 L.gcm_dec_rec_tail:
 	add             rcx, 128
 	jz              near L.gcm_dec_rec_no_data
+; final group dispatch: the fewest vectors that hold the last LEN bytes
 	cmp             rcx, 32
 	jbe             near L.gcm_dec_rec_final1
 	cmp             rcx, 64
@@ -2749,6 +2995,7 @@ L.gcm_dec_rec_tail:
 	cmp             rcx, 96
 	jbe             near L.gcm_dec_rec_final3
 L.gcm_dec_rec_final4:
+; the last 4 vectors (1..128 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             r11, [rcx + 15]
 	and             r11, -16
 	lea             r9, [rdi + 752]
@@ -2763,6 +3010,7 @@ L.gcm_dec_rec_final4:
 	vmovdqu8        ymm17, [rdx + 32]
 	vmovdqu8        ymm18, [rdx + 64]
 	vmovdqu8        ymm19{k1}{z}, [rdx + 96]        ; zero-padded
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpshufb         ymm1, ymm11, ymm20
@@ -2775,6 +3023,7 @@ L.gcm_dec_rec_final4:
 	vpxord          ymm1, ymm1, ymm13
 	vpxord          ymm2, ymm2, ymm13
 	vpxord          ymm3, ymm3, ymm13
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_rec_final4_aes128
 	je              near L.gcm_dec_rec_final4_aes192
@@ -2805,6 +3054,7 @@ L.gcm_dec_rec_final4_aes128:
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
+; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         ymm16, ymm16, ymm20
 	vpshufb         ymm17, ymm17, ymm20
 	vpshufb         ymm18, ymm18, ymm20
@@ -2815,49 +3065,49 @@ L.gcm_dec_rec_final4_aes128:
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpclmulqdq      ymm8, ymm16, yword [r9], 0
-	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 0
+	vpclmulqdq      ymm8, ymm16, yword [r9], 0      ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 0 ; b_L*hb_L
 	vpternlogd      ymm5, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm16, yword [r9], 17
-	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 17
+	vpclmulqdq      ymm8, ymm16, yword [r9], 17     ; a_H*ha_H
+	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 17 ; b_H*hb_H
 	vbroadcasti32x4 ymm15, oword [r10 - 112]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
 	vpternlogd      ymm7, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm16, yword [r9], 1
-	vpclmulqdq      ymm16, ymm16, yword [r9], 16
+	vpclmulqdq      ymm8, ymm16, yword [r9], 1      ; a_H*ha_L
+	vpclmulqdq      ymm16, ymm16, yword [r9], 16    ; a_L*ha_H
 	vpternlogd      ymm6, ymm8, ymm16, 150
-	vpclmulqdq      ymm8, ymm17, yword [r9 + 32], 1
+	vpclmulqdq      ymm8, ymm17, yword [r9 + 32], 1 ; b_H*hb_L
 	vbroadcasti32x4 ymm15, oword [r10 - 96]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpclmulqdq      ymm17, ymm17, yword [r9 + 32], 16
+	vpclmulqdq      ymm17, ymm17, yword [r9 + 32], 16 ; b_L*hb_H
 	vpternlogd      ymm6, ymm8, ymm17, 150
-	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 0
-	vpclmulqdq      ymm9, ymm19, yword [r9 + 96], 0
+	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 0 ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm19, yword [r9 + 96], 0 ; b_L*hb_L
 	vpternlogd      ymm5, ymm8, ymm9, 150
 	vbroadcasti32x4 ymm15, oword [r10 - 80]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 17
-	vpclmulqdq      ymm9, ymm19, yword [r9 + 96], 17
+	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 17 ; a_H*ha_H
+	vpclmulqdq      ymm9, ymm19, yword [r9 + 96], 17 ; b_H*hb_H
 	vpternlogd      ymm7, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 1
-	vpclmulqdq      ymm18, ymm18, yword [r9 + 64], 16
+	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 1 ; a_H*ha_L
+	vpclmulqdq      ymm18, ymm18, yword [r9 + 64], 16 ; a_L*ha_H
 	vbroadcasti32x4 ymm15, oword [r10 - 64]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
 	vpternlogd      ymm6, ymm8, ymm18, 150
-	vpclmulqdq      ymm8, ymm19, yword [r9 + 96], 1
-	vpclmulqdq      ymm19, ymm19, yword [r9 + 96], 16
+	vpclmulqdq      ymm8, ymm19, yword [r9 + 96], 1 ; b_H*hb_L
+	vpclmulqdq      ymm19, ymm19, yword [r9 + 96], 16 ; b_L*hb_H
 	vpternlogd      ymm6, ymm8, ymm19, 150
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vbroadcasti32x4 ymm15, oword [r10 - 48]
@@ -2865,27 +3115,29 @@ L.gcm_dec_rec_final4_aes128:
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
-	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0 ; d_L*h_L
+	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16 ; d_L*h_H
 	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1 ; d_H*h_L
+	vpternlogd      ymm6, ymm8, ymm9, 150           ; MI ^= both middle products
 	vaesenc         ymm0, ymm0, ymm31
 	vaesenc         ymm1, ymm1, ymm31
 	vaesenc         ymm2, ymm2, ymm31
 	vaesenc         ymm3, ymm3, ymm31
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
-	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
 	vaesenc         ymm0, ymm0, ymm30
 	vaesenc         ymm1, ymm1, ymm30
 	vaesenc         ymm2, ymm2, ymm30
 	vaesenc         ymm3, ymm3, ymm30
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         ymm6, ymm6, 78
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
+; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, ymm7, 1
 	vpxord          xmm10, xmm7, xmm8
 	vpxord          ymm8, ymm14, yword [rdx]
@@ -2903,6 +3155,7 @@ L.gcm_dec_rec_final4_aes128:
 	vmovdqu8        [rsi + 96]{k1}, ymm3
 	jmp             near L.gcm_dec_rec_tag
 L.gcm_dec_rec_final3:
+; the last 3 vectors (1..96 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             r11, [rcx + 15]
 	and             r11, -16
 	lea             r9, [rdi + 752]
@@ -2916,6 +3169,7 @@ L.gcm_dec_rec_final3:
 	vmovdqu8        ymm16, [rdx]
 	vmovdqu8        ymm17, [rdx + 32]
 	vmovdqu8        ymm18{k1}{z}, [rdx + 64]        ; zero-padded
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpshufb         ymm1, ymm11, ymm20
@@ -2925,6 +3179,7 @@ L.gcm_dec_rec_final3:
 	vpxord          ymm0, ymm0, ymm13
 	vpxord          ymm1, ymm1, ymm13
 	vpxord          ymm2, ymm2, ymm13
+; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_rec_final3_aes128
 	je              near L.gcm_dec_rec_final3_aes192
@@ -2950,73 +3205,76 @@ L.gcm_dec_rec_final3_aes128:
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
+; GHASH products of 3 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         ymm16, ymm16, ymm20
 	vpshufb         ymm17, ymm17, ymm20
 	vpshufb         ymm18, ymm18, ymm20
 	vpxord          ymm16, ymm16, ymm10             ; the running hash joins block 0
-	vpclmulqdq      ymm8, ymm16, yword [r9], 0
+	vpclmulqdq      ymm8, ymm16, yword [r9], 0      ; a_L*ha_L
 	vbroadcasti32x4 ymm15, oword [r10 - 128]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
-	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 0
+	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 0 ; b_L*hb_L
 	vpternlogd      ymm5, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm16, yword [r9], 17
-	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 17
+	vpclmulqdq      ymm8, ymm16, yword [r9], 17     ; a_H*ha_H
+	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 17 ; b_H*hb_H
 	vpternlogd      ymm7, ymm8, ymm9, 150
 	vbroadcasti32x4 ymm15, oword [r10 - 112]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
-	vpclmulqdq      ymm8, ymm16, yword [r9], 1
-	vpclmulqdq      ymm16, ymm16, yword [r9], 16
+	vpclmulqdq      ymm8, ymm16, yword [r9], 1      ; a_H*ha_L
+	vpclmulqdq      ymm16, ymm16, yword [r9], 16    ; a_L*ha_H
 	vpternlogd      ymm6, ymm8, ymm16, 150
-	vpclmulqdq      ymm8, ymm17, yword [r9 + 32], 1
-	vpclmulqdq      ymm17, ymm17, yword [r9 + 32], 16
+	vpclmulqdq      ymm8, ymm17, yword [r9 + 32], 1 ; b_H*hb_L
+	vpclmulqdq      ymm17, ymm17, yword [r9 + 32], 16 ; b_L*hb_H
 	vbroadcasti32x4 ymm15, oword [r10 - 96]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vpternlogd      ymm6, ymm8, ymm17, 150
-	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 0
-	vpclmulqdq      ymm9, ymm18, yword [r9 + 64], 16
+	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 0 ; d_L*h_L
+	vpclmulqdq      ymm9, ymm18, yword [r9 + 64], 16 ; d_L*h_H
 	vpxord          ymm5, ymm5, ymm8
 	vbroadcasti32x4 ymm15, oword [r10 - 80]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
-	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 17
+	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 1 ; d_H*h_L
+	vpternlogd      ymm6, ymm8, ymm9, 150           ; MI ^= both middle products
+	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
 	vbroadcasti32x4 ymm15, oword [r10 - 64]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
-	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0 ; d_L*h_L
+	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16 ; d_L*h_H
 	vpxord          ymm5, ymm5, ymm8
 	vbroadcasti32x4 ymm15, oword [r10 - 48]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1 ; d_H*h_L
+	vpternlogd      ymm6, ymm8, ymm9, 150           ; MI ^= both middle products
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
 	vaesenc         ymm0, ymm0, ymm31
 	vaesenc         ymm1, ymm1, ymm31
 	vaesenc         ymm2, ymm2, ymm31
-	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
 	vaesenc         ymm0, ymm0, ymm30
 	vaesenc         ymm1, ymm1, ymm30
 	vaesenc         ymm2, ymm2, ymm30
-	vpshufd         ymm6, ymm6, 78
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
+; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, ymm7, 1
 	vpxord          xmm10, xmm7, xmm8
 	vpxord          ymm8, ymm14, yword [rdx]
@@ -3031,6 +3289,7 @@ L.gcm_dec_rec_final3_aes128:
 	vmovdqu8        [rsi + 64]{k1}, ymm2
 	jmp             near L.gcm_dec_rec_tag
 L.gcm_dec_rec_final2:
+; the last 2 vectors (1..64 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             r11, [rcx + 15]
 	and             r11, -16
 	lea             r9, [rdi + 752]
@@ -3043,12 +3302,14 @@ L.gcm_dec_rec_final2:
 ; place); its GHASH runs between the AES rounds
 	vmovdqu8        ymm16, [rdx]
 	vmovdqu8        ymm17{k1}{z}, [rdx + 32]        ; zero-padded
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpshufb         ymm1, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpxord          ymm0, ymm0, ymm13
 	vpxord          ymm1, ymm1, ymm13
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_rec_final2_aes128
 	je              near L.gcm_dec_rec_final2_aes192
@@ -3069,57 +3330,60 @@ L.gcm_dec_rec_final2_aes128:
 	vbroadcasti32x4 ymm15, oword [r10 - 144]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
+; GHASH products of 2 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         ymm16, ymm16, ymm20
 	vpshufb         ymm17, ymm17, ymm20
 	vpxord          ymm16, ymm16, ymm10             ; the running hash joins block 0
-	vpclmulqdq      ymm8, ymm16, yword [r9], 0
+	vpclmulqdq      ymm8, ymm16, yword [r9], 0      ; a_L*ha_L
 	vbroadcasti32x4 ymm15, oword [r10 - 128]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
-	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 0
+	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 0 ; b_L*hb_L
 	vpternlogd      ymm5, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm16, yword [r9], 17
-	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 17
+	vpclmulqdq      ymm8, ymm16, yword [r9], 17     ; a_H*ha_H
+	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 17 ; b_H*hb_H
 	vbroadcasti32x4 ymm15, oword [r10 - 112]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vpternlogd      ymm7, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm16, yword [r9], 1
-	vpclmulqdq      ymm16, ymm16, yword [r9], 16
+	vpclmulqdq      ymm8, ymm16, yword [r9], 1      ; a_H*ha_L
+	vpclmulqdq      ymm16, ymm16, yword [r9], 16    ; a_L*ha_H
 	vpternlogd      ymm6, ymm8, ymm16, 150
 	vbroadcasti32x4 ymm15, oword [r10 - 96]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
-	vpclmulqdq      ymm8, ymm17, yword [r9 + 32], 1
-	vpclmulqdq      ymm17, ymm17, yword [r9 + 32], 16
+	vpclmulqdq      ymm8, ymm17, yword [r9 + 32], 1 ; b_H*hb_L
+	vpclmulqdq      ymm17, ymm17, yword [r9 + 32], 16 ; b_L*hb_H
 	vpternlogd      ymm6, ymm8, ymm17, 150
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vbroadcasti32x4 ymm15, oword [r10 - 80]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
-	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0 ; d_L*h_L
+	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16 ; d_L*h_H
 	vpxord          ymm5, ymm5, ymm8
 	vbroadcasti32x4 ymm15, oword [r10 - 64]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1 ; d_H*h_L
+	vpternlogd      ymm6, ymm8, ymm9, 150           ; MI ^= both middle products
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17 ; d_H*h_H
 	vbroadcasti32x4 ymm15, oword [r10 - 48]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vpxord          ymm7, ymm7, ymm8
-	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vaesenc         ymm0, ymm0, ymm31
 	vaesenc         ymm1, ymm1, ymm31
 	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         ymm6, ymm6, 78
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vaesenc         ymm0, ymm0, ymm30
 	vaesenc         ymm1, ymm1, ymm30
 	vpternlogd      ymm7, ymm6, ymm8, 150
+; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, ymm7, 1
 	vpxord          xmm10, xmm7, xmm8
 	vpxord          ymm8, ymm14, yword [rdx]
@@ -3131,6 +3395,7 @@ L.gcm_dec_rec_final2_aes128:
 	vmovdqu8        [rsi + 32]{k1}, ymm1
 	jmp             near L.gcm_dec_rec_tag
 L.gcm_dec_rec_final1:
+; the last 1 vector (1..32 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             r11, [rcx + 15]
 	and             r11, -16
 	lea             r9, [rdi + 752]
@@ -3141,9 +3406,11 @@ L.gcm_dec_rec_final1:
 ; the ciphertext, read before any output is written (the data may be decrypted in
 ; place); its GHASH runs between the AES rounds
 	vmovdqu8        ymm16{k1}{z}, [rdx]             ; zero-padded
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpxord          ymm0, ymm0, ymm13
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_rec_final1_aes128
 	je              near L.gcm_dec_rec_final1_aes192
@@ -3159,43 +3426,46 @@ L.gcm_dec_rec_final1_aes192:
 L.gcm_dec_rec_final1_aes128:
 	vbroadcasti32x4 ymm15, oword [r10 - 144]
 	vaesenc         ymm0, ymm0, ymm15
+; GHASH products of 1 vector: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         ymm16, ymm16, ymm20
 	vpxord          ymm16, ymm16, ymm10             ; the running hash joins block 0
-	vpclmulqdq      ymm8, ymm16, yword [r9], 0
+	vpclmulqdq      ymm8, ymm16, yword [r9], 0      ; d_L*h_L
 	vbroadcasti32x4 ymm15, oword [r10 - 128]
 	vaesenc         ymm0, ymm0, ymm15
-	vpclmulqdq      ymm9, ymm16, yword [r9], 16
+	vpclmulqdq      ymm9, ymm16, yword [r9], 16     ; d_L*h_H
 	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm16, yword [r9], 1
+	vpclmulqdq      ymm8, ymm16, yword [r9], 1      ; d_H*h_L
 	vbroadcasti32x4 ymm15, oword [r10 - 112]
 	vaesenc         ymm0, ymm0, ymm15
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm16, yword [r9], 17
+	vpternlogd      ymm6, ymm8, ymm9, 150           ; MI ^= both middle products
+	vpclmulqdq      ymm8, ymm16, yword [r9], 17     ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
 	vbroadcasti32x4 ymm15, oword [r10 - 96]
 	vaesenc         ymm0, ymm0, ymm15
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
-	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0 ; d_L*h_L
+	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16 ; d_L*h_H
 	vbroadcasti32x4 ymm15, oword [r10 - 80]
 	vaesenc         ymm0, ymm0, ymm15
 	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1 ; d_H*h_L
+	vpternlogd      ymm6, ymm8, ymm9, 150           ; MI ^= both middle products
 	vbroadcasti32x4 ymm15, oword [r10 - 64]
 	vaesenc         ymm0, ymm0, ymm15
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
-	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
 	vbroadcasti32x4 ymm15, oword [r10 - 48]
 	vaesenc         ymm0, ymm0, ymm15
-	vpshufd         ymm5, ymm5, 78
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
 	vaesenc         ymm0, ymm0, ymm31
-	vpshufd         ymm6, ymm6, 78
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
 	vaesenc         ymm0, ymm0, ymm30
+; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, ymm7, 1
 	vpxord          xmm10, xmm7, xmm8
 	vmovdqu8        ymm8{k1}{z}, [rdx]
@@ -3204,24 +3474,28 @@ L.gcm_dec_rec_final1_aes128:
 	vmovdqu8        [rsi]{k1}, ymm0
 	jmp             near L.gcm_dec_rec_tag
 L.gcm_dec_rec_no_data:
+; no text left: the lengths block alone joins the sum
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpxord          xmm4, xmm4, xmm10
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
-	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0 ; d_L*h_L
+	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16 ; d_L*h_H
 	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1 ; d_H*h_L
+	vpternlogd      ymm6, ymm8, ymm9, 150           ; MI ^= both middle products
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
-	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         ymm6, ymm6, 78
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
+; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, ymm7, 1
 	vpxord          xmm10, xmm7, xmm8
 L.gcm_dec_rec_tag:
+; tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)
 	vpshufb         xmm10, xmm10, xmm20
 	vpxord          xmm10, xmm10, oword [r8 + 48]
 	vmovdqu8        oword [r8 + 48], xmm10
@@ -3273,13 +3547,6 @@ L.gcm_record_offsets_32:
 	dd 0xc0000002, 0x4, 0x3, 0x0
 
 ; GCM for avx10_256, the functions with GHASH=school (suffix _school).
-;
-; GHASH works on byte-reflected blocks without bit reflection, which makes a carry-less
-; product represent a*b*x^-128 modulo x^128 + x^127 + x^126 + x^121 + 1; the powers of
-; H in the key are stored pre-multiplied to compensate (see runtime/src/asm_abi.h).
-; A product is LO = a_L*b_L, MI = a_L*b_H + a_H*b_L, HI = a_H*b_H; products of a whole
-; iteration are summed unreduced, then reduced once by two folds with the constant
-; x^63 + x^62 + x^57 (0xc2 << 56).
 
 ; int aesgen_gcm_ghash_avx10_256_school(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data,
 ;                  size_t len);   len a multiple of 16
@@ -3299,10 +3566,12 @@ aesgen_gcm_ghash_avx10_256_school:
 	vmovdqu8        xmm10, oword [rsi]
 	test            rcx, rcx
 	jz              near L.gcm_ghash_school_store
+; the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti32x4 ymm20, oword [rel L.gcm_bswap_mask_16]
 	vbroadcasti32x4 ymm21, oword [rel L.gcm_gfpoly_16]
 	sub             rcx, 128
 	jb              near L.gcm_ghash_school_tail
+; the powers of a full iteration (H^8..H^1) into HPOW
 	vmovdqu8        ymm22, yword [rdi + 640]
 	vmovdqu8        ymm23, yword [rdi + 672]
 	vmovdqu8        ymm24, yword [rdi + 704]
@@ -3312,41 +3581,44 @@ L.gcm_ghash_school_loop:
 	vmovdqu8        ymm1, yword [rdx + 32]
 	vmovdqu8        ymm2, yword [rdx + 64]
 	vmovdqu8        ymm3, yword [rdx + 96]
+; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
 	vpshufb         ymm0, ymm0, ymm20
 	vpshufb         ymm1, ymm1, ymm20
 	vpshufb         ymm2, ymm2, ymm20
 	vpshufb         ymm3, ymm3, ymm20
 	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
-	vpclmulqdq      ymm8, ymm0, ymm22, 0
-	vpclmulqdq      ymm9, ymm1, ymm23, 0
+	vpclmulqdq      ymm8, ymm0, ymm22, 0            ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm1, ymm23, 0            ; b_L*hb_L
 	vpxord          ymm5, ymm8, ymm9
-	vpclmulqdq      ymm8, ymm0, ymm22, 17
-	vpclmulqdq      ymm9, ymm1, ymm23, 17
+	vpclmulqdq      ymm8, ymm0, ymm22, 17           ; a_H*ha_H
+	vpclmulqdq      ymm9, ymm1, ymm23, 17           ; b_H*hb_H
 	vpxord          ymm7, ymm8, ymm9
-	vpclmulqdq      ymm8, ymm0, ymm22, 1
-	vpclmulqdq      ymm0, ymm0, ymm22, 16
+	vpclmulqdq      ymm8, ymm0, ymm22, 1            ; a_H*ha_L
+	vpclmulqdq      ymm0, ymm0, ymm22, 16           ; a_L*ha_H
 	vpxord          ymm6, ymm8, ymm0
-	vpclmulqdq      ymm8, ymm1, ymm23, 1
-	vpclmulqdq      ymm1, ymm1, ymm23, 16
+	vpclmulqdq      ymm8, ymm1, ymm23, 1            ; b_H*hb_L
+	vpclmulqdq      ymm1, ymm1, ymm23, 16           ; b_L*hb_H
 	vpternlogd      ymm6, ymm8, ymm1, 150
-	vpclmulqdq      ymm8, ymm2, ymm24, 0
-	vpclmulqdq      ymm9, ymm3, ymm25, 0
+	vpclmulqdq      ymm8, ymm2, ymm24, 0            ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm3, ymm25, 0            ; b_L*hb_L
 	vpternlogd      ymm5, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm2, ymm24, 17
-	vpclmulqdq      ymm9, ymm3, ymm25, 17
+	vpclmulqdq      ymm8, ymm2, ymm24, 17           ; a_H*ha_H
+	vpclmulqdq      ymm9, ymm3, ymm25, 17           ; b_H*hb_H
 	vpternlogd      ymm7, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm2, ymm24, 1
-	vpclmulqdq      ymm2, ymm2, ymm24, 16
+	vpclmulqdq      ymm8, ymm2, ymm24, 1            ; a_H*ha_L
+	vpclmulqdq      ymm2, ymm2, ymm24, 16           ; a_L*ha_H
 	vpternlogd      ymm6, ymm8, ymm2, 150
-	vpclmulqdq      ymm8, ymm3, ymm25, 1
-	vpclmulqdq      ymm3, ymm3, ymm25, 16
+	vpclmulqdq      ymm8, ymm3, ymm25, 1            ; b_H*hb_L
+	vpclmulqdq      ymm3, ymm3, ymm25, 16           ; b_L*hb_H
 	vpternlogd      ymm6, ymm8, ymm3, 150
-	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         ymm6, ymm6, 78
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
+; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, ymm7, 1
 	vpxord          xmm10, xmm7, xmm8
 	add             rdx, 128
@@ -3355,6 +3627,7 @@ L.gcm_ghash_school_loop:
 L.gcm_ghash_school_tail:
 	add             rcx, 128
 	jz              near L.gcm_ghash_school_store
+; GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
 	lea             r10, [rdi + 768]
 	sub             r10, rcx
 	vpxord          ymm5, ymm5, ymm5
@@ -3374,23 +3647,25 @@ L.gcm_ghash_school_tail_loaded:
 	vpshufb         ymm4, ymm4, ymm20
 	vpxord          ymm4, ymm4, ymm10               ; the running hash joins block 0
 	vpxord          ymm10, ymm10, ymm10
-	vpclmulqdq      ymm8, ymm4, yword [r10], 0
-	vpclmulqdq      ymm9, ymm4, yword [r10], 16
+	vpclmulqdq      ymm8, ymm4, yword [r10], 0      ; d_L*h_L
+	vpclmulqdq      ymm9, ymm4, yword [r10], 16     ; d_L*h_H
 	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [r10], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm4, yword [r10], 17
+	vpclmulqdq      ymm8, ymm4, yword [r10], 1      ; d_H*h_L
+	vpternlogd      ymm6, ymm8, ymm9, 150           ; MI ^= both middle products
+	vpclmulqdq      ymm8, ymm4, yword [r10], 17     ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
 	add             rdx, 32
 	add             r10, 32
 	sub             rcx, 32
 	ja              L.gcm_ghash_school_tail_vector
-	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         ymm6, ymm6, 78
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
+; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, ymm7, 1
 	vpxord          xmm10, xmm7, xmm8
 L.gcm_ghash_school_store:
@@ -3427,9 +3702,13 @@ aesgen_gcm_enc_update_avx10_256_school:
 	sub             rsp, 16
 	test            rcx, rcx
 	jz              near L.gcm_enc_school_return
+; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+; from the end so that every key size runs the same last nine rounds
 	mov             eax, dword [rdi + 240]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &rk[rounds]
+; round keys into their registers (the plan's KLAST-m = rk[ROUNDS - m]); AES-192
+; and AES-256 have two and four more middle keys than AES-128
 	vbroadcasti32x4 ymm13, oword [rdi]
 	vbroadcasti32x4 ymm14, oword [r10]
 	vbroadcasti32x4 ymm26, oword [r10 - 16]
@@ -3438,15 +3717,19 @@ aesgen_gcm_enc_update_avx10_256_school:
 	vbroadcasti32x4 ymm29, oword [r10 - 64]
 	vbroadcasti32x4 ymm30, oword [r10 - 80]
 	vbroadcasti32x4 ymm31, oword [r10 - 96]
+; the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti32x4 ymm20, oword [rel L.gcm_bswap_mask_16]
 	vbroadcasti32x4 ymm21, oword [rel L.gcm_gfpoly_16]
+; ACC = acc; CTR = the counter block reflected, lane i counting from block i
 	vmovdqu8        xmm10, oword [r9]
 	vbroadcasti32x4 ymm11, oword [r8]
 	vpshufb         ymm11, ymm11, ymm20
 	vpaddd          ymm11, ymm11, yword [rel L.gcm_lane_offsets_32]
 	vbroadcasti32x4 ymm12, oword [rel L.gcm_lane_count]
+; bulk: whole iterations of 8 blocks, CTR and GHASH stitched
 	sub             rcx, 128
 	jb              near L.gcm_enc_school_tail
+; the powers of a full iteration (H^8..H^1) into HPOW
 	vmovdqu8        ymm22, yword [rdi + 640]
 	vmovdqu8        ymm23, yword [rdi + 672]
 	vmovdqu8        ymm24, yword [rdi + 704]
@@ -3455,6 +3738,8 @@ aesgen_gcm_enc_update_avx10_256_school:
 	vpshufb         ymm11, ymm11, ymm20
 ; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 ; the first iteration only encrypts; each later one hashes its predecessor's output
+; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+; the first counter's last byte: past 246, one of them would carry
 	cmp             r11b, 247
 	jae             near L.gcm_enc_school_first_ctr_carry ; a last byte would carry: out of line
 	vpxord          ymm0, ymm11, ymm13
@@ -3467,6 +3752,7 @@ aesgen_gcm_enc_update_avx10_256_school:
 	vpxord          ymm3, ymm3, ymm13
 L.gcm_enc_school_first_ctr_done:
 	add             r11b, 8
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_school_first_aes128
 	je              near L.gcm_enc_school_first_aes192
@@ -3531,6 +3817,7 @@ L.gcm_enc_school_first_aes128:
 	vaesenc         ymm1, ymm1, ymm26
 	vaesenc         ymm2, ymm2, ymm26
 	vaesenc         ymm3, ymm3, ymm26
+; last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          ymm8, ymm14, yword [rdx]
 	vaesenclast     ymm16, ymm0, ymm8
 	vmovdqu8        yword [rsi], ymm16
@@ -3549,6 +3836,8 @@ L.gcm_enc_school_first_aes128:
 	jb              near L.gcm_enc_school_hash_last
 L.gcm_enc_school_loop:
 ; LLVM-MCA-BEGIN gcm_enc_school_avx10_256_main_loop
+; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+; the first counter's last byte: past 246, one of them would carry
 	cmp             r11b, 247
 	jae             near L.gcm_enc_school_main_ctr_carry ; a last byte would carry: out of line
 	vpxord          ymm0, ymm11, ymm13
@@ -3561,6 +3850,7 @@ L.gcm_enc_school_loop:
 	vpxord          ymm3, ymm3, ymm13
 L.gcm_enc_school_main_ctr_done:
 	add             r11b, 8
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_school_main_aes128
 	je              near L.gcm_enc_school_main_aes192
@@ -3591,6 +3881,7 @@ L.gcm_enc_school_main_aes128:
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
+; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
 	vpshufb         ymm16, ymm16, ymm20
 	vpshufb         ymm17, ymm17, ymm20
 	vpshufb         ymm18, ymm18, ymm20
@@ -3601,67 +3892,70 @@ L.gcm_enc_school_main_aes128:
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpclmulqdq      ymm8, ymm16, ymm22, 0
-	vpclmulqdq      ymm9, ymm17, ymm23, 0
+	vpclmulqdq      ymm8, ymm16, ymm22, 0           ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm17, ymm23, 0           ; b_L*hb_L
 	vpxord          ymm5, ymm8, ymm9
-	vpclmulqdq      ymm8, ymm16, ymm22, 17
+	vpclmulqdq      ymm8, ymm16, ymm22, 17          ; a_H*ha_H
 	vbroadcasti32x4 ymm15, oword [r10 - 112]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpclmulqdq      ymm9, ymm17, ymm23, 17
+	vpclmulqdq      ymm9, ymm17, ymm23, 17          ; b_H*hb_H
 	vpxord          ymm7, ymm8, ymm9
-	vpclmulqdq      ymm8, ymm16, ymm22, 1
-	vpclmulqdq      ymm16, ymm16, ymm22, 16
+	vpclmulqdq      ymm8, ymm16, ymm22, 1           ; a_H*ha_L
+	vpclmulqdq      ymm16, ymm16, ymm22, 16         ; a_L*ha_H
 	vaesenc         ymm0, ymm0, ymm31
 	vaesenc         ymm1, ymm1, ymm31
 	vaesenc         ymm2, ymm2, ymm31
 	vaesenc         ymm3, ymm3, ymm31
 	vpxord          ymm6, ymm8, ymm16
-	vpclmulqdq      ymm8, ymm17, ymm23, 1
-	vpclmulqdq      ymm17, ymm17, ymm23, 16
+	vpclmulqdq      ymm8, ymm17, ymm23, 1           ; b_H*hb_L
+	vpclmulqdq      ymm17, ymm17, ymm23, 16         ; b_L*hb_H
 	vpternlogd      ymm6, ymm8, ymm17, 150
 	vaesenc         ymm0, ymm0, ymm30
 	vaesenc         ymm1, ymm1, ymm30
 	vaesenc         ymm2, ymm2, ymm30
 	vaesenc         ymm3, ymm3, ymm30
-	vpclmulqdq      ymm8, ymm18, ymm24, 0
-	vpclmulqdq      ymm9, ymm19, ymm25, 0
+	vpclmulqdq      ymm8, ymm18, ymm24, 0           ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm19, ymm25, 0           ; b_L*hb_L
 	vpternlogd      ymm5, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm18, ymm24, 17
+	vpclmulqdq      ymm8, ymm18, ymm24, 17          ; a_H*ha_H
 	vaesenc         ymm0, ymm0, ymm29
 	vaesenc         ymm1, ymm1, ymm29
 	vaesenc         ymm2, ymm2, ymm29
 	vaesenc         ymm3, ymm3, ymm29
-	vpclmulqdq      ymm9, ymm19, ymm25, 17
+	vpclmulqdq      ymm9, ymm19, ymm25, 17          ; b_H*hb_H
 	vpternlogd      ymm7, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm18, ymm24, 1
-	vpclmulqdq      ymm18, ymm18, ymm24, 16
+	vpclmulqdq      ymm8, ymm18, ymm24, 1           ; a_H*ha_L
+	vpclmulqdq      ymm18, ymm18, ymm24, 16         ; a_L*ha_H
 	vaesenc         ymm0, ymm0, ymm28
 	vaesenc         ymm1, ymm1, ymm28
 	vaesenc         ymm2, ymm2, ymm28
 	vaesenc         ymm3, ymm3, ymm28
 	vpternlogd      ymm6, ymm8, ymm18, 150
-	vpclmulqdq      ymm8, ymm19, ymm25, 1
-	vpclmulqdq      ymm19, ymm19, ymm25, 16
+	vpclmulqdq      ymm8, ymm19, ymm25, 1           ; b_H*hb_L
+	vpclmulqdq      ymm19, ymm19, ymm25, 16         ; b_L*hb_H
 	vpternlogd      ymm6, ymm8, ymm19, 150
 	vaesenc         ymm0, ymm0, ymm27
 	vaesenc         ymm1, ymm1, ymm27
 	vaesenc         ymm2, ymm2, ymm27
 	vaesenc         ymm3, ymm3, ymm27
-	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
 	vaesenc         ymm0, ymm0, ymm26
 	vaesenc         ymm1, ymm1, ymm26
 	vaesenc         ymm2, ymm2, ymm26
 	vaesenc         ymm3, ymm3, ymm26
-	vpshufd         ymm6, ymm6, 78
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
+; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, ymm7, 1
 	vpxord          xmm10, xmm7, xmm8
+; last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          ymm8, ymm14, yword [rdx]
 	vaesenclast     ymm16, ymm0, ymm8
 	vmovdqu8        yword [rsi], ymm16
@@ -3680,46 +3974,52 @@ L.gcm_enc_school_main_aes128:
 	jae             L.gcm_enc_school_loop
 ; LLVM-MCA-END
 L.gcm_enc_school_hash_last:
+; the GHASH of the last iteration's ciphertext, still in GD
+; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
 	vpshufb         ymm16, ymm16, ymm20
 	vpshufb         ymm17, ymm17, ymm20
 	vpshufb         ymm18, ymm18, ymm20
 	vpshufb         ymm19, ymm19, ymm20
 	vpxord          ymm16, ymm16, ymm10             ; the running hash joins block 0
-	vpclmulqdq      ymm8, ymm16, ymm22, 0
-	vpclmulqdq      ymm9, ymm17, ymm23, 0
+	vpclmulqdq      ymm8, ymm16, ymm22, 0           ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm17, ymm23, 0           ; b_L*hb_L
 	vpxord          ymm5, ymm8, ymm9
-	vpclmulqdq      ymm8, ymm16, ymm22, 17
-	vpclmulqdq      ymm9, ymm17, ymm23, 17
+	vpclmulqdq      ymm8, ymm16, ymm22, 17          ; a_H*ha_H
+	vpclmulqdq      ymm9, ymm17, ymm23, 17          ; b_H*hb_H
 	vpxord          ymm7, ymm8, ymm9
-	vpclmulqdq      ymm8, ymm16, ymm22, 1
-	vpclmulqdq      ymm16, ymm16, ymm22, 16
+	vpclmulqdq      ymm8, ymm16, ymm22, 1           ; a_H*ha_L
+	vpclmulqdq      ymm16, ymm16, ymm22, 16         ; a_L*ha_H
 	vpxord          ymm6, ymm8, ymm16
-	vpclmulqdq      ymm8, ymm17, ymm23, 1
-	vpclmulqdq      ymm17, ymm17, ymm23, 16
+	vpclmulqdq      ymm8, ymm17, ymm23, 1           ; b_H*hb_L
+	vpclmulqdq      ymm17, ymm17, ymm23, 16         ; b_L*hb_H
 	vpternlogd      ymm6, ymm8, ymm17, 150
-	vpclmulqdq      ymm8, ymm18, ymm24, 0
-	vpclmulqdq      ymm9, ymm19, ymm25, 0
+	vpclmulqdq      ymm8, ymm18, ymm24, 0           ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm19, ymm25, 0           ; b_L*hb_L
 	vpternlogd      ymm5, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm18, ymm24, 17
-	vpclmulqdq      ymm9, ymm19, ymm25, 17
+	vpclmulqdq      ymm8, ymm18, ymm24, 17          ; a_H*ha_H
+	vpclmulqdq      ymm9, ymm19, ymm25, 17          ; b_H*hb_H
 	vpternlogd      ymm7, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm18, ymm24, 1
-	vpclmulqdq      ymm18, ymm18, ymm24, 16
+	vpclmulqdq      ymm8, ymm18, ymm24, 1           ; a_H*ha_L
+	vpclmulqdq      ymm18, ymm18, ymm24, 16         ; a_L*ha_H
 	vpternlogd      ymm6, ymm8, ymm18, 150
-	vpclmulqdq      ymm8, ymm19, ymm25, 1
-	vpclmulqdq      ymm19, ymm19, ymm25, 16
+	vpclmulqdq      ymm8, ymm19, ymm25, 1           ; b_H*hb_L
+	vpclmulqdq      ymm19, ymm19, ymm25, 16         ; b_L*hb_H
 	vpternlogd      ymm6, ymm8, ymm19, 150
-	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         ymm6, ymm6, 78
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
+; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, ymm7, 1
 	vpxord          xmm10, xmm7, xmm8
 	jmp             near L.gcm_enc_school_bulk_done
 L.gcm_enc_school_first_ctr_carry:
+; a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         ymm11, ymm11, ymm20
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpshufb         ymm1, ymm11, ymm20
@@ -3735,7 +4035,9 @@ L.gcm_enc_school_first_ctr_carry:
 	vpshufb         ymm11, ymm11, ymm20
 	jmp             L.gcm_enc_school_first_ctr_done
 L.gcm_enc_school_main_ctr_carry:
+; a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         ymm11, ymm11, ymm20
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpshufb         ymm1, ymm11, ymm20
@@ -3753,6 +4055,7 @@ L.gcm_enc_school_main_ctr_carry:
 L.gcm_enc_school_bulk_done:
 	vpshufb         ymm11, ymm11, ymm20
 L.gcm_enc_school_tail:
+; what the bulk loop left: LEN + 128 = 0..112 bytes of whole blocks
 	add             rcx, 128
 	jz              near L.gcm_enc_school_store
 ; CTR first, then GHASH of the ciphertext it wrote: the CTR pass advances DST and
@@ -3762,6 +4065,8 @@ L.gcm_enc_school_tail:
 
 ; 1..128 bytes remain: pick the final group by the number of vectors they need.
 L.gcm_enc_school_final:
+; final group dispatch: the fewest vectors that hold LEN bytes, so that a short
+; message runs only the AES work it needs (its vectors side by side)
 	cmp             rcx, 32
 	jbe             near L.gcm_enc_school_final1
 	cmp             rcx, 64
@@ -3769,6 +4074,7 @@ L.gcm_enc_school_final:
 	cmp             rcx, 96
 	jbe             near L.gcm_enc_school_final3
 L.gcm_enc_school_final4:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpshufb         ymm1, ymm11, ymm20
@@ -3781,6 +4087,7 @@ L.gcm_enc_school_final4:
 	vpxord          ymm1, ymm1, ymm13
 	vpxord          ymm2, ymm2, ymm13
 	vpxord          ymm3, ymm3, ymm13
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_school_final4_aes128
 	je              near L.gcm_enc_school_final4_aes192
@@ -3845,6 +4152,8 @@ L.gcm_enc_school_final4_aes128:
 	vaesenc         ymm1, ymm1, ymm26
 	vaesenc         ymm2, ymm2, ymm26
 	vaesenc         ymm3, ymm3, ymm26
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          ymm8, ymm14, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm8
 	vmovdqu8        yword [rsi], ymm0
@@ -3857,6 +4166,8 @@ L.gcm_enc_school_final4_aes128:
 	add             rdx, 96
 	add             rsi, 96
 	sub             rcx, 96
+; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+; read or written, so a page boundary right after the buffers is safe
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; LEN low bits set
 	kmovd           k1, r11d
@@ -3866,6 +4177,7 @@ L.gcm_enc_school_final4_aes128:
 	vmovdqu8        [rsi]{k1}, ymm3
 	jmp             near L.gcm_enc_school_tail_crypted
 L.gcm_enc_school_final3:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpshufb         ymm1, ymm11, ymm20
@@ -3875,6 +4187,7 @@ L.gcm_enc_school_final3:
 	vpxord          ymm0, ymm0, ymm13
 	vpxord          ymm1, ymm1, ymm13
 	vpxord          ymm2, ymm2, ymm13
+; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_school_final3_aes128
 	je              near L.gcm_enc_school_final3_aes192
@@ -3926,6 +4239,8 @@ L.gcm_enc_school_final3_aes128:
 	vaesenc         ymm0, ymm0, ymm26
 	vaesenc         ymm1, ymm1, ymm26
 	vaesenc         ymm2, ymm2, ymm26
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          ymm8, ymm14, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm8
 	vmovdqu8        yword [rsi], ymm0
@@ -3935,6 +4250,8 @@ L.gcm_enc_school_final3_aes128:
 	add             rdx, 64
 	add             rsi, 64
 	sub             rcx, 64
+; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+; read or written, so a page boundary right after the buffers is safe
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; LEN low bits set
 	kmovd           k1, r11d
@@ -3944,12 +4261,14 @@ L.gcm_enc_school_final3_aes128:
 	vmovdqu8        [rsi]{k1}, ymm2
 	jmp             near L.gcm_enc_school_tail_crypted
 L.gcm_enc_school_final2:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpshufb         ymm1, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpxord          ymm0, ymm0, ymm13
 	vpxord          ymm1, ymm1, ymm13
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_school_final2_aes128
 	je              near L.gcm_enc_school_final2_aes192
@@ -3988,12 +4307,16 @@ L.gcm_enc_school_final2_aes128:
 	vaesenc         ymm1, ymm1, ymm27
 	vaesenc         ymm0, ymm0, ymm26
 	vaesenc         ymm1, ymm1, ymm26
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          ymm8, ymm14, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm8
 	vmovdqu8        yword [rsi], ymm0
 	add             rdx, 32
 	add             rsi, 32
 	sub             rcx, 32
+; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+; read or written, so a page boundary right after the buffers is safe
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; LEN low bits set
 	kmovd           k1, r11d
@@ -4003,9 +4326,11 @@ L.gcm_enc_school_final2_aes128:
 	vmovdqu8        [rsi]{k1}, ymm1
 	jmp             near L.gcm_enc_school_tail_crypted
 L.gcm_enc_school_final1:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpxord          ymm0, ymm0, ymm13
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_school_final1_aes128
 	je              near L.gcm_enc_school_final1_aes192
@@ -4031,6 +4356,8 @@ L.gcm_enc_school_final1_aes128:
 	vaesenc         ymm0, ymm0, ymm28
 	vaesenc         ymm0, ymm0, ymm27
 	vaesenc         ymm0, ymm0, ymm26
+; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+; read or written, so a page boundary right after the buffers is safe
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; LEN low bits set
 	kmovd           k1, r11d
@@ -4042,6 +4369,7 @@ L.gcm_enc_school_final1_aes128:
 L.gcm_enc_school_tail_crypted:
 	mov             rdx, qword [rsp]                ; hash the ciphertext just written
 	mov             rcx, qword [rsp + 8]
+; GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
 	lea             r8, [rdi + 768]
 	sub             r8, rcx
 	vpxord          ymm5, ymm5, ymm5
@@ -4061,23 +4389,25 @@ L.gcm_enc_school_ghash_loaded:
 	vpshufb         ymm4, ymm4, ymm20
 	vpxord          ymm4, ymm4, ymm10               ; the running hash joins block 0
 	vpxord          ymm10, ymm10, ymm10
-	vpclmulqdq      ymm8, ymm4, yword [r8], 0
-	vpclmulqdq      ymm9, ymm4, yword [r8], 16
+	vpclmulqdq      ymm8, ymm4, yword [r8], 0       ; d_L*h_L
+	vpclmulqdq      ymm9, ymm4, yword [r8], 16      ; d_L*h_H
 	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [r8], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm4, yword [r8], 17
+	vpclmulqdq      ymm8, ymm4, yword [r8], 1       ; d_H*h_L
+	vpternlogd      ymm6, ymm8, ymm9, 150           ; MI ^= both middle products
+	vpclmulqdq      ymm8, ymm4, yword [r8], 17      ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
 	add             rdx, 32
 	add             r8, 32
 	sub             rcx, 32
 	ja              L.gcm_enc_school_ghash_vector
-	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         ymm6, ymm6, 78
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
+; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, ymm7, 1
 	vpxord          xmm10, xmm7, xmm8
 L.gcm_enc_school_store:
@@ -4116,9 +4446,13 @@ aesgen_gcm_dec_update_avx10_256_school:
 	sub             rsp, 16
 	test            rcx, rcx
 	jz              near L.gcm_dec_school_return
+; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+; from the end so that every key size runs the same last nine rounds
 	mov             eax, dword [rdi + 240]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &rk[rounds]
+; round keys into their registers (the plan's KLAST-m = rk[ROUNDS - m]); AES-192
+; and AES-256 have two and four more middle keys than AES-128
 	vbroadcasti32x4 ymm13, oword [rdi]
 	vbroadcasti32x4 ymm14, oword [r10]
 	vbroadcasti32x4 ymm26, oword [r10 - 16]
@@ -4127,15 +4461,19 @@ aesgen_gcm_dec_update_avx10_256_school:
 	vbroadcasti32x4 ymm29, oword [r10 - 64]
 	vbroadcasti32x4 ymm30, oword [r10 - 80]
 	vbroadcasti32x4 ymm31, oword [r10 - 96]
+; the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti32x4 ymm20, oword [rel L.gcm_bswap_mask_16]
 	vbroadcasti32x4 ymm21, oword [rel L.gcm_gfpoly_16]
+; ACC = acc; CTR = the counter block reflected, lane i counting from block i
 	vmovdqu8        xmm10, oword [r9]
 	vbroadcasti32x4 ymm11, oword [r8]
 	vpshufb         ymm11, ymm11, ymm20
 	vpaddd          ymm11, ymm11, yword [rel L.gcm_lane_offsets_32]
 	vbroadcasti32x4 ymm12, oword [rel L.gcm_lane_count]
+; bulk: whole iterations of 8 blocks, CTR and GHASH stitched
 	sub             rcx, 128
 	jb              near L.gcm_dec_school_tail
+; the powers of a full iteration (H^8..H^1) into HPOW
 	vmovdqu8        ymm22, yword [rdi + 640]
 	vmovdqu8        ymm23, yword [rdi + 672]
 	vmovdqu8        ymm24, yword [rdi + 704]
@@ -4145,6 +4483,8 @@ aesgen_gcm_dec_update_avx10_256_school:
 ; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 L.gcm_dec_school_loop:
 ; LLVM-MCA-BEGIN gcm_dec_school_avx10_256_main_loop
+; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+; the first counter's last byte: past 246, one of them would carry
 	cmp             r11b, 247
 	jae             near L.gcm_dec_school_main_ctr_carry ; a last byte would carry: out of line
 	vpxord          ymm0, ymm11, ymm13
@@ -4157,6 +4497,7 @@ L.gcm_dec_school_loop:
 	vpxord          ymm3, ymm3, ymm13
 L.gcm_dec_school_main_ctr_done:
 	add             r11b, 8
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_school_main_aes128
 	je              near L.gcm_dec_school_main_aes192
@@ -4191,6 +4532,7 @@ L.gcm_dec_school_main_aes128:
 	vmovdqu8        ymm17, yword [rdx + 32]
 	vmovdqu8        ymm18, yword [rdx + 64]
 	vmovdqu8        ymm19, yword [rdx + 96]
+; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
 	vpshufb         ymm16, ymm16, ymm20
 	vbroadcasti32x4 ymm15, oword [r10 - 128]
 	vaesenc         ymm0, ymm0, ymm15
@@ -4201,67 +4543,70 @@ L.gcm_dec_school_main_aes128:
 	vpshufb         ymm18, ymm18, ymm20
 	vpshufb         ymm19, ymm19, ymm20
 	vpxord          ymm16, ymm16, ymm10             ; the running hash joins block 0
-	vpclmulqdq      ymm8, ymm16, ymm22, 0
+	vpclmulqdq      ymm8, ymm16, ymm22, 0           ; a_L*ha_L
 	vbroadcasti32x4 ymm15, oword [r10 - 112]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpclmulqdq      ymm9, ymm17, ymm23, 0
+	vpclmulqdq      ymm9, ymm17, ymm23, 0           ; b_L*hb_L
 	vpxord          ymm5, ymm8, ymm9
-	vpclmulqdq      ymm8, ymm16, ymm22, 17
-	vpclmulqdq      ymm9, ymm17, ymm23, 17
+	vpclmulqdq      ymm8, ymm16, ymm22, 17          ; a_H*ha_H
+	vpclmulqdq      ymm9, ymm17, ymm23, 17          ; b_H*hb_H
 	vpxord          ymm7, ymm8, ymm9
 	vaesenc         ymm0, ymm0, ymm31
 	vaesenc         ymm1, ymm1, ymm31
 	vaesenc         ymm2, ymm2, ymm31
 	vaesenc         ymm3, ymm3, ymm31
-	vpclmulqdq      ymm8, ymm16, ymm22, 1
-	vpclmulqdq      ymm16, ymm16, ymm22, 16
+	vpclmulqdq      ymm8, ymm16, ymm22, 1           ; a_H*ha_L
+	vpclmulqdq      ymm16, ymm16, ymm22, 16         ; a_L*ha_H
 	vpxord          ymm6, ymm8, ymm16
-	vpclmulqdq      ymm8, ymm17, ymm23, 1
-	vpclmulqdq      ymm17, ymm17, ymm23, 16
+	vpclmulqdq      ymm8, ymm17, ymm23, 1           ; b_H*hb_L
+	vpclmulqdq      ymm17, ymm17, ymm23, 16         ; b_L*hb_H
 	vaesenc         ymm0, ymm0, ymm30
 	vaesenc         ymm1, ymm1, ymm30
 	vaesenc         ymm2, ymm2, ymm30
 	vaesenc         ymm3, ymm3, ymm30
 	vpternlogd      ymm6, ymm8, ymm17, 150
-	vpclmulqdq      ymm8, ymm18, ymm24, 0
-	vpclmulqdq      ymm9, ymm19, ymm25, 0
+	vpclmulqdq      ymm8, ymm18, ymm24, 0           ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm19, ymm25, 0           ; b_L*hb_L
 	vpternlogd      ymm5, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm18, ymm24, 17
+	vpclmulqdq      ymm8, ymm18, ymm24, 17          ; a_H*ha_H
 	vaesenc         ymm0, ymm0, ymm29
 	vaesenc         ymm1, ymm1, ymm29
 	vaesenc         ymm2, ymm2, ymm29
 	vaesenc         ymm3, ymm3, ymm29
-	vpclmulqdq      ymm9, ymm19, ymm25, 17
+	vpclmulqdq      ymm9, ymm19, ymm25, 17          ; b_H*hb_H
 	vpternlogd      ymm7, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm18, ymm24, 1
-	vpclmulqdq      ymm18, ymm18, ymm24, 16
+	vpclmulqdq      ymm8, ymm18, ymm24, 1           ; a_H*ha_L
+	vpclmulqdq      ymm18, ymm18, ymm24, 16         ; a_L*ha_H
 	vaesenc         ymm0, ymm0, ymm28
 	vaesenc         ymm1, ymm1, ymm28
 	vaesenc         ymm2, ymm2, ymm28
 	vaesenc         ymm3, ymm3, ymm28
 	vpternlogd      ymm6, ymm8, ymm18, 150
-	vpclmulqdq      ymm8, ymm19, ymm25, 1
-	vpclmulqdq      ymm19, ymm19, ymm25, 16
+	vpclmulqdq      ymm8, ymm19, ymm25, 1           ; b_H*hb_L
+	vpclmulqdq      ymm19, ymm19, ymm25, 16         ; b_L*hb_H
 	vpternlogd      ymm6, ymm8, ymm19, 150
 	vaesenc         ymm0, ymm0, ymm27
 	vaesenc         ymm1, ymm1, ymm27
 	vaesenc         ymm2, ymm2, ymm27
 	vaesenc         ymm3, ymm3, ymm27
-	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
 	vaesenc         ymm0, ymm0, ymm26
 	vaesenc         ymm1, ymm1, ymm26
 	vaesenc         ymm2, ymm2, ymm26
 	vaesenc         ymm3, ymm3, ymm26
-	vpshufd         ymm6, ymm6, 78
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
+; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, ymm7, 1
 	vpxord          xmm10, xmm7, xmm8
+; last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          ymm8, ymm14, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm8
 	vmovdqu8        yword [rsi], ymm0
@@ -4281,7 +4626,9 @@ L.gcm_dec_school_main_aes128:
 ; LLVM-MCA-END
 	jmp             near L.gcm_dec_school_bulk_done
 L.gcm_dec_school_main_ctr_carry:
+; a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         ymm11, ymm11, ymm20
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpshufb         ymm1, ymm11, ymm20
@@ -4299,12 +4646,14 @@ L.gcm_dec_school_main_ctr_carry:
 L.gcm_dec_school_bulk_done:
 	vpshufb         ymm11, ymm11, ymm20
 L.gcm_dec_school_tail:
+; what the bulk loop left: LEN + 128 = 0..112 bytes of whole blocks
 	add             rcx, 128
 	jz              near L.gcm_dec_school_store
 ; GHASH of the ciphertext first (it may be overwritten in place), then CTR: the
 ; GHASH pass advances SRC and LEN, so their start waits in the stack slots
 	mov             qword [rsp], rdx
 	mov             qword [rsp + 8], rcx
+; GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
 	lea             r8, [rdi + 768]
 	sub             r8, rcx
 	vpxord          ymm5, ymm5, ymm5
@@ -4324,23 +4673,25 @@ L.gcm_dec_school_ghash_loaded:
 	vpshufb         ymm4, ymm4, ymm20
 	vpxord          ymm4, ymm4, ymm10               ; the running hash joins block 0
 	vpxord          ymm10, ymm10, ymm10
-	vpclmulqdq      ymm8, ymm4, yword [r8], 0
-	vpclmulqdq      ymm9, ymm4, yword [r8], 16
+	vpclmulqdq      ymm8, ymm4, yword [r8], 0       ; d_L*h_L
+	vpclmulqdq      ymm9, ymm4, yword [r8], 16      ; d_L*h_H
 	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [r8], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm4, yword [r8], 17
+	vpclmulqdq      ymm8, ymm4, yword [r8], 1       ; d_H*h_L
+	vpternlogd      ymm6, ymm8, ymm9, 150           ; MI ^= both middle products
+	vpclmulqdq      ymm8, ymm4, yword [r8], 17      ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
 	add             rdx, 32
 	add             r8, 32
 	sub             rcx, 32
 	ja              L.gcm_dec_school_ghash_vector
-	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         ymm6, ymm6, 78
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
+; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, ymm7, 1
 	vpxord          xmm10, xmm7, xmm8
 	mov             rcx, qword [rsp + 8]
@@ -4348,6 +4699,8 @@ L.gcm_dec_school_ghash_loaded:
 
 ; 1..128 bytes remain: pick the final group by the number of vectors they need.
 L.gcm_dec_school_final:
+; final group dispatch: the fewest vectors that hold LEN bytes, so that a short
+; message runs only the AES work it needs (its vectors side by side)
 	cmp             rcx, 32
 	jbe             near L.gcm_dec_school_final1
 	cmp             rcx, 64
@@ -4355,6 +4708,7 @@ L.gcm_dec_school_final:
 	cmp             rcx, 96
 	jbe             near L.gcm_dec_school_final3
 L.gcm_dec_school_final4:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpshufb         ymm1, ymm11, ymm20
@@ -4367,6 +4721,7 @@ L.gcm_dec_school_final4:
 	vpxord          ymm1, ymm1, ymm13
 	vpxord          ymm2, ymm2, ymm13
 	vpxord          ymm3, ymm3, ymm13
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_school_final4_aes128
 	je              near L.gcm_dec_school_final4_aes192
@@ -4431,6 +4786,8 @@ L.gcm_dec_school_final4_aes128:
 	vaesenc         ymm1, ymm1, ymm26
 	vaesenc         ymm2, ymm2, ymm26
 	vaesenc         ymm3, ymm3, ymm26
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          ymm8, ymm14, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm8
 	vmovdqu8        yword [rsi], ymm0
@@ -4443,6 +4800,8 @@ L.gcm_dec_school_final4_aes128:
 	add             rdx, 96
 	add             rsi, 96
 	sub             rcx, 96
+; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+; read or written, so a page boundary right after the buffers is safe
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; LEN low bits set
 	kmovd           k1, r11d
@@ -4452,6 +4811,7 @@ L.gcm_dec_school_final4_aes128:
 	vmovdqu8        [rsi]{k1}, ymm3
 	jmp             near L.gcm_dec_school_store
 L.gcm_dec_school_final3:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpshufb         ymm1, ymm11, ymm20
@@ -4461,6 +4821,7 @@ L.gcm_dec_school_final3:
 	vpxord          ymm0, ymm0, ymm13
 	vpxord          ymm1, ymm1, ymm13
 	vpxord          ymm2, ymm2, ymm13
+; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_school_final3_aes128
 	je              near L.gcm_dec_school_final3_aes192
@@ -4512,6 +4873,8 @@ L.gcm_dec_school_final3_aes128:
 	vaesenc         ymm0, ymm0, ymm26
 	vaesenc         ymm1, ymm1, ymm26
 	vaesenc         ymm2, ymm2, ymm26
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          ymm8, ymm14, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm8
 	vmovdqu8        yword [rsi], ymm0
@@ -4521,6 +4884,8 @@ L.gcm_dec_school_final3_aes128:
 	add             rdx, 64
 	add             rsi, 64
 	sub             rcx, 64
+; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+; read or written, so a page boundary right after the buffers is safe
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; LEN low bits set
 	kmovd           k1, r11d
@@ -4530,12 +4895,14 @@ L.gcm_dec_school_final3_aes128:
 	vmovdqu8        [rsi]{k1}, ymm2
 	jmp             near L.gcm_dec_school_store
 L.gcm_dec_school_final2:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpshufb         ymm1, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpxord          ymm0, ymm0, ymm13
 	vpxord          ymm1, ymm1, ymm13
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_school_final2_aes128
 	je              near L.gcm_dec_school_final2_aes192
@@ -4574,12 +4941,16 @@ L.gcm_dec_school_final2_aes128:
 	vaesenc         ymm1, ymm1, ymm27
 	vaesenc         ymm0, ymm0, ymm26
 	vaesenc         ymm1, ymm1, ymm26
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          ymm8, ymm14, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm8
 	vmovdqu8        yword [rsi], ymm0
 	add             rdx, 32
 	add             rsi, 32
 	sub             rcx, 32
+; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+; read or written, so a page boundary right after the buffers is safe
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; LEN low bits set
 	kmovd           k1, r11d
@@ -4589,9 +4960,11 @@ L.gcm_dec_school_final2_aes128:
 	vmovdqu8        [rsi]{k1}, ymm1
 	jmp             near L.gcm_dec_school_store
 L.gcm_dec_school_final1:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpxord          ymm0, ymm0, ymm13
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_school_final1_aes128
 	je              near L.gcm_dec_school_final1_aes192
@@ -4617,6 +4990,8 @@ L.gcm_dec_school_final1_aes128:
 	vaesenc         ymm0, ymm0, ymm28
 	vaesenc         ymm0, ymm0, ymm27
 	vaesenc         ymm0, ymm0, ymm26
+; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+; read or written, so a page boundary right after the buffers is safe
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; LEN low bits set
 	kmovd           k1, r11d
@@ -4657,12 +5032,14 @@ L.gcm_dec_school_return:
 	global aesgen_gcm_enc_record_avx10_256_school:function hidden
 aesgen_gcm_enc_record_avx10_256_school:
 	endbr64
+; the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti32x4 ymm20, oword [rel L.gcm_bswap_mask_16]
 	vbroadcasti32x4 ymm21, oword [rel L.gcm_gfpoly_16]
 	vpxord          xmm10, xmm10, xmm10
 	vpxord          ymm5, ymm5, ymm5
 	vpxord          ymm6, ymm6, ymm6
 	vpxord          ymm7, ymm7, ymm7
+; GHASH of the AAD (AAD, AADLEN from the record)
 	mov             r10, qword [r8 + 40]
 	test            r10, r10
 	jz              near L.gcm_enc_school_rec_aad_done
@@ -4682,6 +5059,7 @@ aesgen_gcm_enc_record_avx10_256_school:
 	mov             r11, r9
 	lea             r9, [rdi + 768]
 	sub             r9, r11
+; GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
 L.gcm_enc_school_rec_aad_sum_vector:
 	cmp             r10, 32
 	jb              near L.gcm_enc_school_rec_aad_sum_load_part
@@ -4696,12 +5074,12 @@ L.gcm_enc_school_rec_aad_sum_loaded:
 	vpshufb         ymm4, ymm4, ymm20
 	vpxord          ymm4, ymm4, ymm10               ; the running hash joins block 0
 	vpxord          ymm10, ymm10, ymm10
-	vpclmulqdq      ymm8, ymm4, yword [r9], 0
-	vpclmulqdq      ymm9, ymm4, yword [r9], 16
+	vpclmulqdq      ymm8, ymm4, yword [r9], 0       ; d_L*h_L
+	vpclmulqdq      ymm9, ymm4, yword [r9], 16      ; d_L*h_H
 	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [r9], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm4, yword [r9], 17
+	vpclmulqdq      ymm8, ymm4, yword [r9], 1       ; d_H*h_L
+	vpternlogd      ymm6, ymm8, ymm9, 150           ; MI ^= both middle products
+	vpclmulqdq      ymm8, ymm4, yword [r9], 17      ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
 	add             rax, 32
 	add             r9, 32
@@ -4711,6 +5089,7 @@ L.gcm_enc_school_rec_aad_sum_loaded:
 L.gcm_enc_school_rec_aad_alone:
 	lea             r9, [rdi + 768]
 	sub             r9, r11
+; GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
 L.gcm_enc_school_rec_aad_vector:
 	cmp             r10, 32
 	jb              near L.gcm_enc_school_rec_aad_load_part
@@ -4725,32 +5104,38 @@ L.gcm_enc_school_rec_aad_loaded:
 	vpshufb         ymm4, ymm4, ymm20
 	vpxord          ymm4, ymm4, ymm10               ; the running hash joins block 0
 	vpxord          ymm10, ymm10, ymm10
-	vpclmulqdq      ymm8, ymm4, yword [r9], 0
-	vpclmulqdq      ymm9, ymm4, yword [r9], 16
+	vpclmulqdq      ymm8, ymm4, yword [r9], 0       ; d_L*h_L
+	vpclmulqdq      ymm9, ymm4, yword [r9], 16      ; d_L*h_H
 	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [r9], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm4, yword [r9], 17
+	vpclmulqdq      ymm8, ymm4, yword [r9], 1       ; d_H*h_L
+	vpternlogd      ymm6, ymm8, ymm9, 150           ; MI ^= both middle products
+	vpclmulqdq      ymm8, ymm4, yword [r9], 17      ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
 	add             rax, 32
 	add             r9, 32
 	sub             r10, 32
 	ja              L.gcm_enc_school_rec_aad_vector
-	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         ymm6, ymm6, 78
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
+; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, ymm7, 1
 	vpxord          xmm10, xmm7, xmm8
 	vpxord          ymm5, ymm5, ymm5
 	vpxord          ymm6, ymm6, ymm6
 	vpxord          ymm7, ymm7, ymm7
 L.gcm_enc_school_rec_aad_done:
+; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+; from the end so that every key size runs the same last nine rounds
 	mov             eax, dword [rdi + 240]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &rk[rounds]
+; round keys into their registers (the plan's KLAST-m = rk[ROUNDS - m]); AES-192
+; and AES-256 have two and four more middle keys than AES-128
 	vbroadcasti32x4 ymm13, oword [rdi]
 	vbroadcasti32x4 ymm14, oword [r10]
 	vbroadcasti32x4 ymm26, oword [r10 - 16]
@@ -4762,6 +5147,7 @@ L.gcm_enc_school_rec_aad_done:
 ; E_K(J0) masks the tag: one block on xmm, beside the data's blocks
 	vmovdqu8        xmm4, oword [r8]
 	vpxord          xmm4, xmm4, xmm13
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_school_rec_j0_aes128
 	je              near L.gcm_enc_school_rec_j0_aes192
@@ -4784,12 +5170,14 @@ L.gcm_enc_school_rec_j0_aes128:
 	vmovdqu8        oword [r8 + 48], xmm4
 	vbroadcasti32x4 ymm11, oword [r8]
 	vpshufb         ymm11, ymm11, ymm20
-	vpaddd          ymm11, ymm11, yword [rel L.gcm_record_offsets_32] ; J0 + 1, + 2, ...
+	vpaddd          ymm11, ymm11, yword [rel L.gcm_record_offsets_32] ; CTR: J0 + 1, + 2, ... per lane
 	vbroadcasti32x4 ymm12, oword [rel L.gcm_lane_count]
 	test            rcx, rcx
 	jz              near L.gcm_enc_school_rec_no_data
+; bulk: whole iterations of 8 blocks, CTR and GHASH stitched
 	sub             rcx, 128
 	jbe             near L.gcm_enc_school_rec_tail
+; the powers of a full iteration (H^8..H^1) into HPOW
 	vmovdqu8        ymm22, yword [rdi + 640]
 	vmovdqu8        ymm23, yword [rdi + 672]
 	vmovdqu8        ymm24, yword [rdi + 704]
@@ -4798,6 +5186,8 @@ L.gcm_enc_school_rec_j0_aes128:
 	vpshufb         ymm11, ymm11, ymm20
 ; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 ; the first iteration only encrypts; each later one hashes its predecessor's output
+; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+; the first counter's last byte: past 246, one of them would carry
 	cmp             r11b, 247
 	jae             near L.gcm_enc_school_rec_first_ctr_carry ; a last byte would carry: out of line
 	vpxord          ymm0, ymm11, ymm13
@@ -4810,6 +5200,7 @@ L.gcm_enc_school_rec_j0_aes128:
 	vpxord          ymm3, ymm3, ymm13
 L.gcm_enc_school_rec_first_ctr_done:
 	add             r11b, 8
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_school_rec_first_aes128
 	je              near L.gcm_enc_school_rec_first_aes192
@@ -4874,6 +5265,7 @@ L.gcm_enc_school_rec_first_aes128:
 	vaesenc         ymm1, ymm1, ymm26
 	vaesenc         ymm2, ymm2, ymm26
 	vaesenc         ymm3, ymm3, ymm26
+; last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          ymm8, ymm14, yword [rdx]
 	vaesenclast     ymm16, ymm0, ymm8
 	vmovdqu8        yword [rsi], ymm16
@@ -4892,6 +5284,8 @@ L.gcm_enc_school_rec_first_aes128:
 	jbe             near L.gcm_enc_school_rec_hash_last
 L.gcm_enc_school_rec_loop:
 ; LLVM-MCA-BEGIN gcm_enc_school_rec_avx10_256_main_loop
+; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+; the first counter's last byte: past 246, one of them would carry
 	cmp             r11b, 247
 	jae             near L.gcm_enc_school_rec_main_ctr_carry ; a last byte would carry: out of line
 	vpxord          ymm0, ymm11, ymm13
@@ -4904,6 +5298,7 @@ L.gcm_enc_school_rec_loop:
 	vpxord          ymm3, ymm3, ymm13
 L.gcm_enc_school_rec_main_ctr_done:
 	add             r11b, 8
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_school_rec_main_aes128
 	je              near L.gcm_enc_school_rec_main_aes192
@@ -4934,6 +5329,7 @@ L.gcm_enc_school_rec_main_aes128:
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
+; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
 	vpshufb         ymm16, ymm16, ymm20
 	vpshufb         ymm17, ymm17, ymm20
 	vpshufb         ymm18, ymm18, ymm20
@@ -4944,67 +5340,70 @@ L.gcm_enc_school_rec_main_aes128:
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpclmulqdq      ymm8, ymm16, ymm22, 0
-	vpclmulqdq      ymm9, ymm17, ymm23, 0
+	vpclmulqdq      ymm8, ymm16, ymm22, 0           ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm17, ymm23, 0           ; b_L*hb_L
 	vpxord          ymm5, ymm8, ymm9
-	vpclmulqdq      ymm8, ymm16, ymm22, 17
+	vpclmulqdq      ymm8, ymm16, ymm22, 17          ; a_H*ha_H
 	vbroadcasti32x4 ymm15, oword [r10 - 112]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpclmulqdq      ymm9, ymm17, ymm23, 17
+	vpclmulqdq      ymm9, ymm17, ymm23, 17          ; b_H*hb_H
 	vpxord          ymm7, ymm8, ymm9
-	vpclmulqdq      ymm8, ymm16, ymm22, 1
-	vpclmulqdq      ymm16, ymm16, ymm22, 16
+	vpclmulqdq      ymm8, ymm16, ymm22, 1           ; a_H*ha_L
+	vpclmulqdq      ymm16, ymm16, ymm22, 16         ; a_L*ha_H
 	vaesenc         ymm0, ymm0, ymm31
 	vaesenc         ymm1, ymm1, ymm31
 	vaesenc         ymm2, ymm2, ymm31
 	vaesenc         ymm3, ymm3, ymm31
 	vpxord          ymm6, ymm8, ymm16
-	vpclmulqdq      ymm8, ymm17, ymm23, 1
-	vpclmulqdq      ymm17, ymm17, ymm23, 16
+	vpclmulqdq      ymm8, ymm17, ymm23, 1           ; b_H*hb_L
+	vpclmulqdq      ymm17, ymm17, ymm23, 16         ; b_L*hb_H
 	vpternlogd      ymm6, ymm8, ymm17, 150
 	vaesenc         ymm0, ymm0, ymm30
 	vaesenc         ymm1, ymm1, ymm30
 	vaesenc         ymm2, ymm2, ymm30
 	vaesenc         ymm3, ymm3, ymm30
-	vpclmulqdq      ymm8, ymm18, ymm24, 0
-	vpclmulqdq      ymm9, ymm19, ymm25, 0
+	vpclmulqdq      ymm8, ymm18, ymm24, 0           ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm19, ymm25, 0           ; b_L*hb_L
 	vpternlogd      ymm5, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm18, ymm24, 17
+	vpclmulqdq      ymm8, ymm18, ymm24, 17          ; a_H*ha_H
 	vaesenc         ymm0, ymm0, ymm29
 	vaesenc         ymm1, ymm1, ymm29
 	vaesenc         ymm2, ymm2, ymm29
 	vaesenc         ymm3, ymm3, ymm29
-	vpclmulqdq      ymm9, ymm19, ymm25, 17
+	vpclmulqdq      ymm9, ymm19, ymm25, 17          ; b_H*hb_H
 	vpternlogd      ymm7, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm18, ymm24, 1
-	vpclmulqdq      ymm18, ymm18, ymm24, 16
+	vpclmulqdq      ymm8, ymm18, ymm24, 1           ; a_H*ha_L
+	vpclmulqdq      ymm18, ymm18, ymm24, 16         ; a_L*ha_H
 	vaesenc         ymm0, ymm0, ymm28
 	vaesenc         ymm1, ymm1, ymm28
 	vaesenc         ymm2, ymm2, ymm28
 	vaesenc         ymm3, ymm3, ymm28
 	vpternlogd      ymm6, ymm8, ymm18, 150
-	vpclmulqdq      ymm8, ymm19, ymm25, 1
-	vpclmulqdq      ymm19, ymm19, ymm25, 16
+	vpclmulqdq      ymm8, ymm19, ymm25, 1           ; b_H*hb_L
+	vpclmulqdq      ymm19, ymm19, ymm25, 16         ; b_L*hb_H
 	vpternlogd      ymm6, ymm8, ymm19, 150
 	vaesenc         ymm0, ymm0, ymm27
 	vaesenc         ymm1, ymm1, ymm27
 	vaesenc         ymm2, ymm2, ymm27
 	vaesenc         ymm3, ymm3, ymm27
-	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
 	vaesenc         ymm0, ymm0, ymm26
 	vaesenc         ymm1, ymm1, ymm26
 	vaesenc         ymm2, ymm2, ymm26
 	vaesenc         ymm3, ymm3, ymm26
-	vpshufd         ymm6, ymm6, 78
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
+; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, ymm7, 1
 	vpxord          xmm10, xmm7, xmm8
+; last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          ymm8, ymm14, yword [rdx]
 	vaesenclast     ymm16, ymm0, ymm8
 	vmovdqu8        yword [rsi], ymm16
@@ -5023,46 +5422,52 @@ L.gcm_enc_school_rec_main_aes128:
 	ja              L.gcm_enc_school_rec_loop
 ; LLVM-MCA-END
 L.gcm_enc_school_rec_hash_last:
+; the GHASH of the last iteration's ciphertext, still in GD
+; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
 	vpshufb         ymm16, ymm16, ymm20
 	vpshufb         ymm17, ymm17, ymm20
 	vpshufb         ymm18, ymm18, ymm20
 	vpshufb         ymm19, ymm19, ymm20
 	vpxord          ymm16, ymm16, ymm10             ; the running hash joins block 0
-	vpclmulqdq      ymm8, ymm16, ymm22, 0
-	vpclmulqdq      ymm9, ymm17, ymm23, 0
+	vpclmulqdq      ymm8, ymm16, ymm22, 0           ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm17, ymm23, 0           ; b_L*hb_L
 	vpxord          ymm5, ymm8, ymm9
-	vpclmulqdq      ymm8, ymm16, ymm22, 17
-	vpclmulqdq      ymm9, ymm17, ymm23, 17
+	vpclmulqdq      ymm8, ymm16, ymm22, 17          ; a_H*ha_H
+	vpclmulqdq      ymm9, ymm17, ymm23, 17          ; b_H*hb_H
 	vpxord          ymm7, ymm8, ymm9
-	vpclmulqdq      ymm8, ymm16, ymm22, 1
-	vpclmulqdq      ymm16, ymm16, ymm22, 16
+	vpclmulqdq      ymm8, ymm16, ymm22, 1           ; a_H*ha_L
+	vpclmulqdq      ymm16, ymm16, ymm22, 16         ; a_L*ha_H
 	vpxord          ymm6, ymm8, ymm16
-	vpclmulqdq      ymm8, ymm17, ymm23, 1
-	vpclmulqdq      ymm17, ymm17, ymm23, 16
+	vpclmulqdq      ymm8, ymm17, ymm23, 1           ; b_H*hb_L
+	vpclmulqdq      ymm17, ymm17, ymm23, 16         ; b_L*hb_H
 	vpternlogd      ymm6, ymm8, ymm17, 150
-	vpclmulqdq      ymm8, ymm18, ymm24, 0
-	vpclmulqdq      ymm9, ymm19, ymm25, 0
+	vpclmulqdq      ymm8, ymm18, ymm24, 0           ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm19, ymm25, 0           ; b_L*hb_L
 	vpternlogd      ymm5, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm18, ymm24, 17
-	vpclmulqdq      ymm9, ymm19, ymm25, 17
+	vpclmulqdq      ymm8, ymm18, ymm24, 17          ; a_H*ha_H
+	vpclmulqdq      ymm9, ymm19, ymm25, 17          ; b_H*hb_H
 	vpternlogd      ymm7, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm18, ymm24, 1
-	vpclmulqdq      ymm18, ymm18, ymm24, 16
+	vpclmulqdq      ymm8, ymm18, ymm24, 1           ; a_H*ha_L
+	vpclmulqdq      ymm18, ymm18, ymm24, 16         ; a_L*ha_H
 	vpternlogd      ymm6, ymm8, ymm18, 150
-	vpclmulqdq      ymm8, ymm19, ymm25, 1
-	vpclmulqdq      ymm19, ymm19, ymm25, 16
+	vpclmulqdq      ymm8, ymm19, ymm25, 1           ; b_H*hb_L
+	vpclmulqdq      ymm19, ymm19, ymm25, 16         ; b_L*hb_H
 	vpternlogd      ymm6, ymm8, ymm19, 150
-	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         ymm6, ymm6, 78
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
+; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, ymm7, 1
 	vpxord          xmm10, xmm7, xmm8
 	jmp             near L.gcm_enc_school_rec_bulk_done
 L.gcm_enc_school_rec_first_ctr_carry:
+; a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         ymm11, ymm11, ymm20
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpshufb         ymm1, ymm11, ymm20
@@ -5078,7 +5483,9 @@ L.gcm_enc_school_rec_first_ctr_carry:
 	vpshufb         ymm11, ymm11, ymm20
 	jmp             L.gcm_enc_school_rec_first_ctr_done
 L.gcm_enc_school_rec_main_ctr_carry:
+; a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         ymm11, ymm11, ymm20
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpshufb         ymm1, ymm11, ymm20
@@ -5102,6 +5509,7 @@ L.gcm_enc_school_rec_bulk_done:
 L.gcm_enc_school_rec_tail:
 	add             rcx, 128
 	jz              near L.gcm_enc_school_rec_no_data
+; final group dispatch: the fewest vectors that hold the last LEN bytes
 	cmp             rcx, 32
 	jbe             near L.gcm_enc_school_rec_final1
 	cmp             rcx, 64
@@ -5109,6 +5517,7 @@ L.gcm_enc_school_rec_tail:
 	cmp             rcx, 96
 	jbe             near L.gcm_enc_school_rec_final3
 L.gcm_enc_school_rec_final4:
+; the last 4 vectors (1..128 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             r11, [rcx + 15]
 	and             r11, -16
 	lea             r9, [rdi + 752]
@@ -5117,6 +5526,7 @@ L.gcm_enc_school_rec_final4:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; the last vector's bytes
 	kmovd           k1, r11d
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpshufb         ymm1, ymm11, ymm20
@@ -5129,6 +5539,7 @@ L.gcm_enc_school_rec_final4:
 	vpxord          ymm1, ymm1, ymm13
 	vpxord          ymm2, ymm2, ymm13
 	vpxord          ymm3, ymm3, ymm13
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_school_rec_final4_aes128
 	je              near L.gcm_enc_school_rec_final4_aes192
@@ -5207,53 +5618,57 @@ L.gcm_enc_school_rec_final4_aes128:
 	vaesenclast     ymm3, ymm3, ymm8
 	vmovdqu8        [rsi + 96]{k1}, ymm3
 	vmovdqu8        ymm3{k1}{z}, ymm3               ; GHASH sees the padding as zeros
+; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         ymm0, ymm0, ymm20
 	vpshufb         ymm1, ymm1, ymm20
 	vpshufb         ymm2, ymm2, ymm20
 	vpshufb         ymm3, ymm3, ymm20
 	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
-	vpclmulqdq      ymm8, ymm0, yword [r9], 0
-	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 0
+	vpclmulqdq      ymm8, ymm0, yword [r9], 0       ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 0  ; b_L*hb_L
 	vpternlogd      ymm5, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm0, yword [r9], 17
-	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 17
+	vpclmulqdq      ymm8, ymm0, yword [r9], 17      ; a_H*ha_H
+	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 17 ; b_H*hb_H
 	vpternlogd      ymm7, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm0, yword [r9], 1
-	vpclmulqdq      ymm0, ymm0, yword [r9], 16
+	vpclmulqdq      ymm8, ymm0, yword [r9], 1       ; a_H*ha_L
+	vpclmulqdq      ymm0, ymm0, yword [r9], 16      ; a_L*ha_H
 	vpternlogd      ymm6, ymm8, ymm0, 150
-	vpclmulqdq      ymm8, ymm1, yword [r9 + 32], 1
-	vpclmulqdq      ymm1, ymm1, yword [r9 + 32], 16
+	vpclmulqdq      ymm8, ymm1, yword [r9 + 32], 1  ; b_H*hb_L
+	vpclmulqdq      ymm1, ymm1, yword [r9 + 32], 16 ; b_L*hb_H
 	vpternlogd      ymm6, ymm8, ymm1, 150
-	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 0
-	vpclmulqdq      ymm9, ymm3, yword [r9 + 96], 0
+	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 0  ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm3, yword [r9 + 96], 0  ; b_L*hb_L
 	vpternlogd      ymm5, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 17
-	vpclmulqdq      ymm9, ymm3, yword [r9 + 96], 17
+	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 17 ; a_H*ha_H
+	vpclmulqdq      ymm9, ymm3, yword [r9 + 96], 17 ; b_H*hb_H
 	vpternlogd      ymm7, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 1
-	vpclmulqdq      ymm2, ymm2, yword [r9 + 64], 16
+	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 1  ; a_H*ha_L
+	vpclmulqdq      ymm2, ymm2, yword [r9 + 64], 16 ; a_L*ha_H
 	vpternlogd      ymm6, ymm8, ymm2, 150
-	vpclmulqdq      ymm8, ymm3, yword [r9 + 96], 1
-	vpclmulqdq      ymm3, ymm3, yword [r9 + 96], 16
+	vpclmulqdq      ymm8, ymm3, yword [r9 + 96], 1  ; b_H*hb_L
+	vpclmulqdq      ymm3, ymm3, yword [r9 + 96], 16 ; b_L*hb_H
 	vpternlogd      ymm6, ymm8, ymm3, 150
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
-	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0 ; d_L*h_L
+	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16 ; d_L*h_H
 	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1 ; d_H*h_L
+	vpternlogd      ymm6, ymm8, ymm9, 150           ; MI ^= both middle products
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
-	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         ymm6, ymm6, 78
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
+; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, ymm7, 1
 	vpxord          xmm10, xmm7, xmm8
 	jmp             near L.gcm_enc_school_rec_tag
 L.gcm_enc_school_rec_final3:
+; the last 3 vectors (1..96 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             r11, [rcx + 15]
 	and             r11, -16
 	lea             r9, [rdi + 752]
@@ -5262,6 +5677,7 @@ L.gcm_enc_school_rec_final3:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; the last vector's bytes
 	kmovd           k1, r11d
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpshufb         ymm1, ymm11, ymm20
@@ -5271,6 +5687,7 @@ L.gcm_enc_school_rec_final3:
 	vpxord          ymm0, ymm0, ymm13
 	vpxord          ymm1, ymm1, ymm13
 	vpxord          ymm2, ymm2, ymm13
+; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_school_rec_final3_aes128
 	je              near L.gcm_enc_school_rec_final3_aes192
@@ -5333,47 +5750,51 @@ L.gcm_enc_school_rec_final3_aes128:
 	vaesenclast     ymm2, ymm2, ymm8
 	vmovdqu8        [rsi + 64]{k1}, ymm2
 	vmovdqu8        ymm2{k1}{z}, ymm2               ; GHASH sees the padding as zeros
+; GHASH products of 3 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         ymm0, ymm0, ymm20
 	vpshufb         ymm1, ymm1, ymm20
 	vpshufb         ymm2, ymm2, ymm20
 	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
-	vpclmulqdq      ymm8, ymm0, yword [r9], 0
-	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 0
+	vpclmulqdq      ymm8, ymm0, yword [r9], 0       ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 0  ; b_L*hb_L
 	vpternlogd      ymm5, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm0, yword [r9], 17
-	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 17
+	vpclmulqdq      ymm8, ymm0, yword [r9], 17      ; a_H*ha_H
+	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 17 ; b_H*hb_H
 	vpternlogd      ymm7, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm0, yword [r9], 1
-	vpclmulqdq      ymm0, ymm0, yword [r9], 16
+	vpclmulqdq      ymm8, ymm0, yword [r9], 1       ; a_H*ha_L
+	vpclmulqdq      ymm0, ymm0, yword [r9], 16      ; a_L*ha_H
 	vpternlogd      ymm6, ymm8, ymm0, 150
-	vpclmulqdq      ymm8, ymm1, yword [r9 + 32], 1
-	vpclmulqdq      ymm1, ymm1, yword [r9 + 32], 16
+	vpclmulqdq      ymm8, ymm1, yword [r9 + 32], 1  ; b_H*hb_L
+	vpclmulqdq      ymm1, ymm1, yword [r9 + 32], 16 ; b_L*hb_H
 	vpternlogd      ymm6, ymm8, ymm1, 150
-	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 0
-	vpclmulqdq      ymm9, ymm2, yword [r9 + 64], 16
+	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 0  ; d_L*h_L
+	vpclmulqdq      ymm9, ymm2, yword [r9 + 64], 16 ; d_L*h_H
 	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 17
+	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 1  ; d_H*h_L
+	vpternlogd      ymm6, ymm8, ymm9, 150           ; MI ^= both middle products
+	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
-	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0 ; d_L*h_L
+	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16 ; d_L*h_H
 	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1 ; d_H*h_L
+	vpternlogd      ymm6, ymm8, ymm9, 150           ; MI ^= both middle products
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
-	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         ymm6, ymm6, 78
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
+; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, ymm7, 1
 	vpxord          xmm10, xmm7, xmm8
 	jmp             near L.gcm_enc_school_rec_tag
 L.gcm_enc_school_rec_final2:
+; the last 2 vectors (1..64 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             r11, [rcx + 15]
 	and             r11, -16
 	lea             r9, [rdi + 752]
@@ -5382,12 +5803,14 @@ L.gcm_enc_school_rec_final2:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; the last vector's bytes
 	kmovd           k1, r11d
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpshufb         ymm1, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpxord          ymm0, ymm0, ymm13
 	vpxord          ymm1, ymm1, ymm13
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_school_rec_final2_aes128
 	je              near L.gcm_enc_school_rec_final2_aes192
@@ -5434,39 +5857,43 @@ L.gcm_enc_school_rec_final2_aes128:
 	vaesenclast     ymm1, ymm1, ymm8
 	vmovdqu8        [rsi + 32]{k1}, ymm1
 	vmovdqu8        ymm1{k1}{z}, ymm1               ; GHASH sees the padding as zeros
+; GHASH products of 2 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         ymm0, ymm0, ymm20
 	vpshufb         ymm1, ymm1, ymm20
 	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
-	vpclmulqdq      ymm8, ymm0, yword [r9], 0
-	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 0
+	vpclmulqdq      ymm8, ymm0, yword [r9], 0       ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 0  ; b_L*hb_L
 	vpternlogd      ymm5, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm0, yword [r9], 17
-	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 17
+	vpclmulqdq      ymm8, ymm0, yword [r9], 17      ; a_H*ha_H
+	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 17 ; b_H*hb_H
 	vpternlogd      ymm7, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm0, yword [r9], 1
-	vpclmulqdq      ymm0, ymm0, yword [r9], 16
+	vpclmulqdq      ymm8, ymm0, yword [r9], 1       ; a_H*ha_L
+	vpclmulqdq      ymm0, ymm0, yword [r9], 16      ; a_L*ha_H
 	vpternlogd      ymm6, ymm8, ymm0, 150
-	vpclmulqdq      ymm8, ymm1, yword [r9 + 32], 1
-	vpclmulqdq      ymm1, ymm1, yword [r9 + 32], 16
+	vpclmulqdq      ymm8, ymm1, yword [r9 + 32], 1  ; b_H*hb_L
+	vpclmulqdq      ymm1, ymm1, yword [r9 + 32], 16 ; b_L*hb_H
 	vpternlogd      ymm6, ymm8, ymm1, 150
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
-	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0 ; d_L*h_L
+	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16 ; d_L*h_H
 	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1 ; d_H*h_L
+	vpternlogd      ymm6, ymm8, ymm9, 150           ; MI ^= both middle products
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
-	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         ymm6, ymm6, 78
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
+; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, ymm7, 1
 	vpxord          xmm10, xmm7, xmm8
 	jmp             near L.gcm_enc_school_rec_tag
 L.gcm_enc_school_rec_final1:
+; the last 1 vector (1..32 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             r11, [rcx + 15]
 	and             r11, -16
 	lea             r9, [rdi + 752]
@@ -5474,9 +5901,11 @@ L.gcm_enc_school_rec_final1:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; the last vector's bytes
 	kmovd           k1, r11d
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpxord          ymm0, ymm0, ymm13
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_school_rec_final1_aes128
 	je              near L.gcm_enc_school_rec_final1_aes192
@@ -5507,51 +5936,58 @@ L.gcm_enc_school_rec_final1_aes128:
 	vaesenclast     ymm0, ymm0, ymm8
 	vmovdqu8        [rsi]{k1}, ymm0
 	vmovdqu8        ymm0{k1}{z}, ymm0               ; GHASH sees the padding as zeros
+; GHASH products of 1 vector: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         ymm0, ymm0, ymm20
 	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
-	vpclmulqdq      ymm8, ymm0, yword [r9], 0
-	vpclmulqdq      ymm9, ymm0, yword [r9], 16
+	vpclmulqdq      ymm8, ymm0, yword [r9], 0       ; d_L*h_L
+	vpclmulqdq      ymm9, ymm0, yword [r9], 16      ; d_L*h_H
 	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm0, yword [r9], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm0, yword [r9], 17
+	vpclmulqdq      ymm8, ymm0, yword [r9], 1       ; d_H*h_L
+	vpternlogd      ymm6, ymm8, ymm9, 150           ; MI ^= both middle products
+	vpclmulqdq      ymm8, ymm0, yword [r9], 17      ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
-	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0 ; d_L*h_L
+	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16 ; d_L*h_H
 	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1 ; d_H*h_L
+	vpternlogd      ymm6, ymm8, ymm9, 150           ; MI ^= both middle products
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
-	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         ymm6, ymm6, 78
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
+; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, ymm7, 1
 	vpxord          xmm10, xmm7, xmm8
 	jmp             near L.gcm_enc_school_rec_tag
 L.gcm_enc_school_rec_no_data:
+; no text left: the lengths block alone joins the sum
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpxord          xmm4, xmm4, xmm10
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
-	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0 ; d_L*h_L
+	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16 ; d_L*h_H
 	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1 ; d_H*h_L
+	vpternlogd      ymm6, ymm8, ymm9, 150           ; MI ^= both middle products
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
-	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         ymm6, ymm6, 78
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
+; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, ymm7, 1
 	vpxord          xmm10, xmm7, xmm8
 L.gcm_enc_school_rec_tag:
+; tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)
 	vpshufb         xmm10, xmm10, xmm20
 	vpxord          xmm10, xmm10, oword [r8 + 48]
 	vmovdqu8        oword [r8 + 48], xmm10
@@ -5583,12 +6019,14 @@ L.gcm_enc_school_rec_tag:
 	global aesgen_gcm_dec_record_avx10_256_school:function hidden
 aesgen_gcm_dec_record_avx10_256_school:
 	endbr64
+; the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti32x4 ymm20, oword [rel L.gcm_bswap_mask_16]
 	vbroadcasti32x4 ymm21, oword [rel L.gcm_gfpoly_16]
 	vpxord          xmm10, xmm10, xmm10
 	vpxord          ymm5, ymm5, ymm5
 	vpxord          ymm6, ymm6, ymm6
 	vpxord          ymm7, ymm7, ymm7
+; GHASH of the AAD (AAD, AADLEN from the record)
 	mov             r10, qword [r8 + 40]
 	test            r10, r10
 	jz              near L.gcm_dec_school_rec_aad_done
@@ -5608,6 +6046,7 @@ aesgen_gcm_dec_record_avx10_256_school:
 	mov             r11, r9
 	lea             r9, [rdi + 768]
 	sub             r9, r11
+; GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
 L.gcm_dec_school_rec_aad_sum_vector:
 	cmp             r10, 32
 	jb              near L.gcm_dec_school_rec_aad_sum_load_part
@@ -5622,12 +6061,12 @@ L.gcm_dec_school_rec_aad_sum_loaded:
 	vpshufb         ymm4, ymm4, ymm20
 	vpxord          ymm4, ymm4, ymm10               ; the running hash joins block 0
 	vpxord          ymm10, ymm10, ymm10
-	vpclmulqdq      ymm8, ymm4, yword [r9], 0
-	vpclmulqdq      ymm9, ymm4, yword [r9], 16
+	vpclmulqdq      ymm8, ymm4, yword [r9], 0       ; d_L*h_L
+	vpclmulqdq      ymm9, ymm4, yword [r9], 16      ; d_L*h_H
 	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [r9], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm4, yword [r9], 17
+	vpclmulqdq      ymm8, ymm4, yword [r9], 1       ; d_H*h_L
+	vpternlogd      ymm6, ymm8, ymm9, 150           ; MI ^= both middle products
+	vpclmulqdq      ymm8, ymm4, yword [r9], 17      ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
 	add             rax, 32
 	add             r9, 32
@@ -5637,6 +6076,7 @@ L.gcm_dec_school_rec_aad_sum_loaded:
 L.gcm_dec_school_rec_aad_alone:
 	lea             r9, [rdi + 768]
 	sub             r9, r11
+; GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
 L.gcm_dec_school_rec_aad_vector:
 	cmp             r10, 32
 	jb              near L.gcm_dec_school_rec_aad_load_part
@@ -5651,32 +6091,38 @@ L.gcm_dec_school_rec_aad_loaded:
 	vpshufb         ymm4, ymm4, ymm20
 	vpxord          ymm4, ymm4, ymm10               ; the running hash joins block 0
 	vpxord          ymm10, ymm10, ymm10
-	vpclmulqdq      ymm8, ymm4, yword [r9], 0
-	vpclmulqdq      ymm9, ymm4, yword [r9], 16
+	vpclmulqdq      ymm8, ymm4, yword [r9], 0       ; d_L*h_L
+	vpclmulqdq      ymm9, ymm4, yword [r9], 16      ; d_L*h_H
 	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [r9], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm4, yword [r9], 17
+	vpclmulqdq      ymm8, ymm4, yword [r9], 1       ; d_H*h_L
+	vpternlogd      ymm6, ymm8, ymm9, 150           ; MI ^= both middle products
+	vpclmulqdq      ymm8, ymm4, yword [r9], 17      ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
 	add             rax, 32
 	add             r9, 32
 	sub             r10, 32
 	ja              L.gcm_dec_school_rec_aad_vector
-	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         ymm6, ymm6, 78
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
+; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, ymm7, 1
 	vpxord          xmm10, xmm7, xmm8
 	vpxord          ymm5, ymm5, ymm5
 	vpxord          ymm6, ymm6, ymm6
 	vpxord          ymm7, ymm7, ymm7
 L.gcm_dec_school_rec_aad_done:
+; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+; from the end so that every key size runs the same last nine rounds
 	mov             eax, dword [rdi + 240]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &rk[rounds]
+; round keys into their registers (the plan's KLAST-m = rk[ROUNDS - m]); AES-192
+; and AES-256 have two and four more middle keys than AES-128
 	vbroadcasti32x4 ymm13, oword [rdi]
 	vbroadcasti32x4 ymm14, oword [r10]
 	vbroadcasti32x4 ymm26, oword [r10 - 16]
@@ -5688,6 +6134,7 @@ L.gcm_dec_school_rec_aad_done:
 ; E_K(J0) masks the tag: one block on xmm, beside the data's blocks
 	vmovdqu8        xmm4, oword [r8]
 	vpxord          xmm4, xmm4, xmm13
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_school_rec_j0_aes128
 	je              near L.gcm_dec_school_rec_j0_aes192
@@ -5710,12 +6157,14 @@ L.gcm_dec_school_rec_j0_aes128:
 	vmovdqu8        oword [r8 + 48], xmm4
 	vbroadcasti32x4 ymm11, oword [r8]
 	vpshufb         ymm11, ymm11, ymm20
-	vpaddd          ymm11, ymm11, yword [rel L.gcm_record_offsets_32] ; J0 + 1, + 2, ...
+	vpaddd          ymm11, ymm11, yword [rel L.gcm_record_offsets_32] ; CTR: J0 + 1, + 2, ... per lane
 	vbroadcasti32x4 ymm12, oword [rel L.gcm_lane_count]
 	test            rcx, rcx
 	jz              near L.gcm_dec_school_rec_no_data
+; bulk: whole iterations of 8 blocks, CTR and GHASH stitched
 	sub             rcx, 128
 	jbe             near L.gcm_dec_school_rec_tail
+; the powers of a full iteration (H^8..H^1) into HPOW
 	vmovdqu8        ymm22, yword [rdi + 640]
 	vmovdqu8        ymm23, yword [rdi + 672]
 	vmovdqu8        ymm24, yword [rdi + 704]
@@ -5725,6 +6174,8 @@ L.gcm_dec_school_rec_j0_aes128:
 ; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 L.gcm_dec_school_rec_loop:
 ; LLVM-MCA-BEGIN gcm_dec_school_rec_avx10_256_main_loop
+; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+; the first counter's last byte: past 246, one of them would carry
 	cmp             r11b, 247
 	jae             near L.gcm_dec_school_rec_main_ctr_carry ; a last byte would carry: out of line
 	vpxord          ymm0, ymm11, ymm13
@@ -5737,6 +6188,7 @@ L.gcm_dec_school_rec_loop:
 	vpxord          ymm3, ymm3, ymm13
 L.gcm_dec_school_rec_main_ctr_done:
 	add             r11b, 8
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_school_rec_main_aes128
 	je              near L.gcm_dec_school_rec_main_aes192
@@ -5771,6 +6223,7 @@ L.gcm_dec_school_rec_main_aes128:
 	vmovdqu8        ymm17, yword [rdx + 32]
 	vmovdqu8        ymm18, yword [rdx + 64]
 	vmovdqu8        ymm19, yword [rdx + 96]
+; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
 	vpshufb         ymm16, ymm16, ymm20
 	vbroadcasti32x4 ymm15, oword [r10 - 128]
 	vaesenc         ymm0, ymm0, ymm15
@@ -5781,67 +6234,70 @@ L.gcm_dec_school_rec_main_aes128:
 	vpshufb         ymm18, ymm18, ymm20
 	vpshufb         ymm19, ymm19, ymm20
 	vpxord          ymm16, ymm16, ymm10             ; the running hash joins block 0
-	vpclmulqdq      ymm8, ymm16, ymm22, 0
+	vpclmulqdq      ymm8, ymm16, ymm22, 0           ; a_L*ha_L
 	vbroadcasti32x4 ymm15, oword [r10 - 112]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpclmulqdq      ymm9, ymm17, ymm23, 0
+	vpclmulqdq      ymm9, ymm17, ymm23, 0           ; b_L*hb_L
 	vpxord          ymm5, ymm8, ymm9
-	vpclmulqdq      ymm8, ymm16, ymm22, 17
-	vpclmulqdq      ymm9, ymm17, ymm23, 17
+	vpclmulqdq      ymm8, ymm16, ymm22, 17          ; a_H*ha_H
+	vpclmulqdq      ymm9, ymm17, ymm23, 17          ; b_H*hb_H
 	vpxord          ymm7, ymm8, ymm9
 	vaesenc         ymm0, ymm0, ymm31
 	vaesenc         ymm1, ymm1, ymm31
 	vaesenc         ymm2, ymm2, ymm31
 	vaesenc         ymm3, ymm3, ymm31
-	vpclmulqdq      ymm8, ymm16, ymm22, 1
-	vpclmulqdq      ymm16, ymm16, ymm22, 16
+	vpclmulqdq      ymm8, ymm16, ymm22, 1           ; a_H*ha_L
+	vpclmulqdq      ymm16, ymm16, ymm22, 16         ; a_L*ha_H
 	vpxord          ymm6, ymm8, ymm16
-	vpclmulqdq      ymm8, ymm17, ymm23, 1
-	vpclmulqdq      ymm17, ymm17, ymm23, 16
+	vpclmulqdq      ymm8, ymm17, ymm23, 1           ; b_H*hb_L
+	vpclmulqdq      ymm17, ymm17, ymm23, 16         ; b_L*hb_H
 	vaesenc         ymm0, ymm0, ymm30
 	vaesenc         ymm1, ymm1, ymm30
 	vaesenc         ymm2, ymm2, ymm30
 	vaesenc         ymm3, ymm3, ymm30
 	vpternlogd      ymm6, ymm8, ymm17, 150
-	vpclmulqdq      ymm8, ymm18, ymm24, 0
-	vpclmulqdq      ymm9, ymm19, ymm25, 0
+	vpclmulqdq      ymm8, ymm18, ymm24, 0           ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm19, ymm25, 0           ; b_L*hb_L
 	vpternlogd      ymm5, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm18, ymm24, 17
+	vpclmulqdq      ymm8, ymm18, ymm24, 17          ; a_H*ha_H
 	vaesenc         ymm0, ymm0, ymm29
 	vaesenc         ymm1, ymm1, ymm29
 	vaesenc         ymm2, ymm2, ymm29
 	vaesenc         ymm3, ymm3, ymm29
-	vpclmulqdq      ymm9, ymm19, ymm25, 17
+	vpclmulqdq      ymm9, ymm19, ymm25, 17          ; b_H*hb_H
 	vpternlogd      ymm7, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm18, ymm24, 1
-	vpclmulqdq      ymm18, ymm18, ymm24, 16
+	vpclmulqdq      ymm8, ymm18, ymm24, 1           ; a_H*ha_L
+	vpclmulqdq      ymm18, ymm18, ymm24, 16         ; a_L*ha_H
 	vaesenc         ymm0, ymm0, ymm28
 	vaesenc         ymm1, ymm1, ymm28
 	vaesenc         ymm2, ymm2, ymm28
 	vaesenc         ymm3, ymm3, ymm28
 	vpternlogd      ymm6, ymm8, ymm18, 150
-	vpclmulqdq      ymm8, ymm19, ymm25, 1
-	vpclmulqdq      ymm19, ymm19, ymm25, 16
+	vpclmulqdq      ymm8, ymm19, ymm25, 1           ; b_H*hb_L
+	vpclmulqdq      ymm19, ymm19, ymm25, 16         ; b_L*hb_H
 	vpternlogd      ymm6, ymm8, ymm19, 150
 	vaesenc         ymm0, ymm0, ymm27
 	vaesenc         ymm1, ymm1, ymm27
 	vaesenc         ymm2, ymm2, ymm27
 	vaesenc         ymm3, ymm3, ymm27
-	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
 	vaesenc         ymm0, ymm0, ymm26
 	vaesenc         ymm1, ymm1, ymm26
 	vaesenc         ymm2, ymm2, ymm26
 	vaesenc         ymm3, ymm3, ymm26
-	vpshufd         ymm6, ymm6, 78
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
+; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, ymm7, 1
 	vpxord          xmm10, xmm7, xmm8
+; last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          ymm8, ymm14, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm8
 	vmovdqu8        yword [rsi], ymm0
@@ -5861,7 +6317,9 @@ L.gcm_dec_school_rec_main_aes128:
 ; LLVM-MCA-END
 	jmp             near L.gcm_dec_school_rec_bulk_done
 L.gcm_dec_school_rec_main_ctr_carry:
+; a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         ymm11, ymm11, ymm20
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpshufb         ymm1, ymm11, ymm20
@@ -5885,6 +6343,7 @@ L.gcm_dec_school_rec_bulk_done:
 L.gcm_dec_school_rec_tail:
 	add             rcx, 128
 	jz              near L.gcm_dec_school_rec_no_data
+; final group dispatch: the fewest vectors that hold the last LEN bytes
 	cmp             rcx, 32
 	jbe             near L.gcm_dec_school_rec_final1
 	cmp             rcx, 64
@@ -5892,6 +6351,7 @@ L.gcm_dec_school_rec_tail:
 	cmp             rcx, 96
 	jbe             near L.gcm_dec_school_rec_final3
 L.gcm_dec_school_rec_final4:
+; the last 4 vectors (1..128 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             r11, [rcx + 15]
 	and             r11, -16
 	lea             r9, [rdi + 752]
@@ -5906,6 +6366,7 @@ L.gcm_dec_school_rec_final4:
 	vmovdqu8        ymm17, [rdx + 32]
 	vmovdqu8        ymm18, [rdx + 64]
 	vmovdqu8        ymm19{k1}{z}, [rdx + 96]        ; zero-padded
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpshufb         ymm1, ymm11, ymm20
@@ -5918,6 +6379,7 @@ L.gcm_dec_school_rec_final4:
 	vpxord          ymm1, ymm1, ymm13
 	vpxord          ymm2, ymm2, ymm13
 	vpxord          ymm3, ymm3, ymm13
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_school_rec_final4_aes128
 	je              near L.gcm_dec_school_rec_final4_aes192
@@ -5948,6 +6410,7 @@ L.gcm_dec_school_rec_final4_aes128:
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
+; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         ymm16, ymm16, ymm20
 	vpshufb         ymm17, ymm17, ymm20
 	vpshufb         ymm18, ymm18, ymm20
@@ -5958,73 +6421,75 @@ L.gcm_dec_school_rec_final4_aes128:
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpclmulqdq      ymm8, ymm16, yword [r9], 0
-	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 0
+	vpclmulqdq      ymm8, ymm16, yword [r9], 0      ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 0 ; b_L*hb_L
 	vpternlogd      ymm5, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm16, yword [r9], 17
-	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 17
+	vpclmulqdq      ymm8, ymm16, yword [r9], 17     ; a_H*ha_H
+	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 17 ; b_H*hb_H
 	vbroadcasti32x4 ymm15, oword [r10 - 112]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
 	vpternlogd      ymm7, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm16, yword [r9], 1
-	vpclmulqdq      ymm16, ymm16, yword [r9], 16
+	vpclmulqdq      ymm8, ymm16, yword [r9], 1      ; a_H*ha_L
+	vpclmulqdq      ymm16, ymm16, yword [r9], 16    ; a_L*ha_H
 	vpternlogd      ymm6, ymm8, ymm16, 150
-	vpclmulqdq      ymm8, ymm17, yword [r9 + 32], 1
+	vpclmulqdq      ymm8, ymm17, yword [r9 + 32], 1 ; b_H*hb_L
 	vaesenc         ymm0, ymm0, ymm31
 	vaesenc         ymm1, ymm1, ymm31
 	vaesenc         ymm2, ymm2, ymm31
 	vaesenc         ymm3, ymm3, ymm31
-	vpclmulqdq      ymm17, ymm17, yword [r9 + 32], 16
+	vpclmulqdq      ymm17, ymm17, yword [r9 + 32], 16 ; b_L*hb_H
 	vpternlogd      ymm6, ymm8, ymm17, 150
-	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 0
-	vpclmulqdq      ymm9, ymm19, yword [r9 + 96], 0
+	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 0 ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm19, yword [r9 + 96], 0 ; b_L*hb_L
 	vpternlogd      ymm5, ymm8, ymm9, 150
 	vaesenc         ymm0, ymm0, ymm30
 	vaesenc         ymm1, ymm1, ymm30
 	vaesenc         ymm2, ymm2, ymm30
 	vaesenc         ymm3, ymm3, ymm30
-	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 17
-	vpclmulqdq      ymm9, ymm19, yword [r9 + 96], 17
+	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 17 ; a_H*ha_H
+	vpclmulqdq      ymm9, ymm19, yword [r9 + 96], 17 ; b_H*hb_H
 	vpternlogd      ymm7, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 1
-	vpclmulqdq      ymm18, ymm18, yword [r9 + 64], 16
+	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 1 ; a_H*ha_L
+	vpclmulqdq      ymm18, ymm18, yword [r9 + 64], 16 ; a_L*ha_H
 	vaesenc         ymm0, ymm0, ymm29
 	vaesenc         ymm1, ymm1, ymm29
 	vaesenc         ymm2, ymm2, ymm29
 	vaesenc         ymm3, ymm3, ymm29
 	vpternlogd      ymm6, ymm8, ymm18, 150
-	vpclmulqdq      ymm8, ymm19, yword [r9 + 96], 1
-	vpclmulqdq      ymm19, ymm19, yword [r9 + 96], 16
+	vpclmulqdq      ymm8, ymm19, yword [r9 + 96], 1 ; b_H*hb_L
+	vpclmulqdq      ymm19, ymm19, yword [r9 + 96], 16 ; b_L*hb_H
 	vpternlogd      ymm6, ymm8, ymm19, 150
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vaesenc         ymm0, ymm0, ymm28
 	vaesenc         ymm1, ymm1, ymm28
 	vaesenc         ymm2, ymm2, ymm28
 	vaesenc         ymm3, ymm3, ymm28
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
-	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0 ; d_L*h_L
+	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16 ; d_L*h_H
 	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1 ; d_H*h_L
+	vpternlogd      ymm6, ymm8, ymm9, 150           ; MI ^= both middle products
 	vaesenc         ymm0, ymm0, ymm27
 	vaesenc         ymm1, ymm1, ymm27
 	vaesenc         ymm2, ymm2, ymm27
 	vaesenc         ymm3, ymm3, ymm27
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
-	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
 	vaesenc         ymm0, ymm0, ymm26
 	vaesenc         ymm1, ymm1, ymm26
 	vaesenc         ymm2, ymm2, ymm26
 	vaesenc         ymm3, ymm3, ymm26
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         ymm6, ymm6, 78
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
+; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, ymm7, 1
 	vpxord          xmm10, xmm7, xmm8
 	vpxord          ymm8, ymm14, yword [rdx]
@@ -6042,6 +6507,7 @@ L.gcm_dec_school_rec_final4_aes128:
 	vmovdqu8        [rsi + 96]{k1}, ymm3
 	jmp             near L.gcm_dec_school_rec_tag
 L.gcm_dec_school_rec_final3:
+; the last 3 vectors (1..96 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             r11, [rcx + 15]
 	and             r11, -16
 	lea             r9, [rdi + 752]
@@ -6055,6 +6521,7 @@ L.gcm_dec_school_rec_final3:
 	vmovdqu8        ymm16, [rdx]
 	vmovdqu8        ymm17, [rdx + 32]
 	vmovdqu8        ymm18{k1}{z}, [rdx + 64]        ; zero-padded
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpshufb         ymm1, ymm11, ymm20
@@ -6064,6 +6531,7 @@ L.gcm_dec_school_rec_final3:
 	vpxord          ymm0, ymm0, ymm13
 	vpxord          ymm1, ymm1, ymm13
 	vpxord          ymm2, ymm2, ymm13
+; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_school_rec_final3_aes128
 	je              near L.gcm_dec_school_rec_final3_aes192
@@ -6089,69 +6557,72 @@ L.gcm_dec_school_rec_final3_aes128:
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
+; GHASH products of 3 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         ymm16, ymm16, ymm20
 	vpshufb         ymm17, ymm17, ymm20
 	vpshufb         ymm18, ymm18, ymm20
 	vpxord          ymm16, ymm16, ymm10             ; the running hash joins block 0
-	vpclmulqdq      ymm8, ymm16, yword [r9], 0
+	vpclmulqdq      ymm8, ymm16, yword [r9], 0      ; a_L*ha_L
 	vbroadcasti32x4 ymm15, oword [r10 - 128]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
-	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 0
+	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 0 ; b_L*hb_L
 	vpternlogd      ymm5, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm16, yword [r9], 17
-	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 17
+	vpclmulqdq      ymm8, ymm16, yword [r9], 17     ; a_H*ha_H
+	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 17 ; b_H*hb_H
 	vpternlogd      ymm7, ymm8, ymm9, 150
 	vbroadcasti32x4 ymm15, oword [r10 - 112]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
-	vpclmulqdq      ymm8, ymm16, yword [r9], 1
-	vpclmulqdq      ymm16, ymm16, yword [r9], 16
+	vpclmulqdq      ymm8, ymm16, yword [r9], 1      ; a_H*ha_L
+	vpclmulqdq      ymm16, ymm16, yword [r9], 16    ; a_L*ha_H
 	vpternlogd      ymm6, ymm8, ymm16, 150
-	vpclmulqdq      ymm8, ymm17, yword [r9 + 32], 1
-	vpclmulqdq      ymm17, ymm17, yword [r9 + 32], 16
+	vpclmulqdq      ymm8, ymm17, yword [r9 + 32], 1 ; b_H*hb_L
+	vpclmulqdq      ymm17, ymm17, yword [r9 + 32], 16 ; b_L*hb_H
 	vaesenc         ymm0, ymm0, ymm31
 	vaesenc         ymm1, ymm1, ymm31
 	vaesenc         ymm2, ymm2, ymm31
 	vpternlogd      ymm6, ymm8, ymm17, 150
-	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 0
-	vpclmulqdq      ymm9, ymm18, yword [r9 + 64], 16
+	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 0 ; d_L*h_L
+	vpclmulqdq      ymm9, ymm18, yword [r9 + 64], 16 ; d_L*h_H
 	vpxord          ymm5, ymm5, ymm8
 	vaesenc         ymm0, ymm0, ymm30
 	vaesenc         ymm1, ymm1, ymm30
 	vaesenc         ymm2, ymm2, ymm30
-	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 17
+	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 1 ; d_H*h_L
+	vpternlogd      ymm6, ymm8, ymm9, 150           ; MI ^= both middle products
+	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
 	vaesenc         ymm0, ymm0, ymm29
 	vaesenc         ymm1, ymm1, ymm29
 	vaesenc         ymm2, ymm2, ymm29
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
-	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0 ; d_L*h_L
+	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16 ; d_L*h_H
 	vpxord          ymm5, ymm5, ymm8
 	vaesenc         ymm0, ymm0, ymm28
 	vaesenc         ymm1, ymm1, ymm28
 	vaesenc         ymm2, ymm2, ymm28
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1 ; d_H*h_L
+	vpternlogd      ymm6, ymm8, ymm9, 150           ; MI ^= both middle products
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
 	vaesenc         ymm0, ymm0, ymm27
 	vaesenc         ymm1, ymm1, ymm27
 	vaesenc         ymm2, ymm2, ymm27
-	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
 	vaesenc         ymm0, ymm0, ymm26
 	vaesenc         ymm1, ymm1, ymm26
 	vaesenc         ymm2, ymm2, ymm26
-	vpshufd         ymm6, ymm6, 78
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
+; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, ymm7, 1
 	vpxord          xmm10, xmm7, xmm8
 	vpxord          ymm8, ymm14, yword [rdx]
@@ -6166,6 +6637,7 @@ L.gcm_dec_school_rec_final3_aes128:
 	vmovdqu8        [rsi + 64]{k1}, ymm2
 	jmp             near L.gcm_dec_school_rec_tag
 L.gcm_dec_school_rec_final2:
+; the last 2 vectors (1..64 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             r11, [rcx + 15]
 	and             r11, -16
 	lea             r9, [rdi + 752]
@@ -6178,12 +6650,14 @@ L.gcm_dec_school_rec_final2:
 ; place); its GHASH runs between the AES rounds
 	vmovdqu8        ymm16, [rdx]
 	vmovdqu8        ymm17{k1}{z}, [rdx + 32]        ; zero-padded
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpshufb         ymm1, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpxord          ymm0, ymm0, ymm13
 	vpxord          ymm1, ymm1, ymm13
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_school_rec_final2_aes128
 	je              near L.gcm_dec_school_rec_final2_aes192
@@ -6204,53 +6678,56 @@ L.gcm_dec_school_rec_final2_aes128:
 	vbroadcasti32x4 ymm15, oword [r10 - 144]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
+; GHASH products of 2 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         ymm16, ymm16, ymm20
 	vpshufb         ymm17, ymm17, ymm20
 	vpxord          ymm16, ymm16, ymm10             ; the running hash joins block 0
-	vpclmulqdq      ymm8, ymm16, yword [r9], 0
+	vpclmulqdq      ymm8, ymm16, yword [r9], 0      ; a_L*ha_L
 	vbroadcasti32x4 ymm15, oword [r10 - 128]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
-	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 0
+	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 0 ; b_L*hb_L
 	vpternlogd      ymm5, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm16, yword [r9], 17
-	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 17
+	vpclmulqdq      ymm8, ymm16, yword [r9], 17     ; a_H*ha_H
+	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 17 ; b_H*hb_H
 	vbroadcasti32x4 ymm15, oword [r10 - 112]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vpternlogd      ymm7, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm16, yword [r9], 1
-	vpclmulqdq      ymm16, ymm16, yword [r9], 16
+	vpclmulqdq      ymm8, ymm16, yword [r9], 1      ; a_H*ha_L
+	vpclmulqdq      ymm16, ymm16, yword [r9], 16    ; a_L*ha_H
 	vpternlogd      ymm6, ymm8, ymm16, 150
 	vaesenc         ymm0, ymm0, ymm31
 	vaesenc         ymm1, ymm1, ymm31
-	vpclmulqdq      ymm8, ymm17, yword [r9 + 32], 1
-	vpclmulqdq      ymm17, ymm17, yword [r9 + 32], 16
+	vpclmulqdq      ymm8, ymm17, yword [r9 + 32], 1 ; b_H*hb_L
+	vpclmulqdq      ymm17, ymm17, yword [r9 + 32], 16 ; b_L*hb_H
 	vpternlogd      ymm6, ymm8, ymm17, 150
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vaesenc         ymm0, ymm0, ymm30
 	vaesenc         ymm1, ymm1, ymm30
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
-	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0 ; d_L*h_L
+	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16 ; d_L*h_H
 	vpxord          ymm5, ymm5, ymm8
 	vaesenc         ymm0, ymm0, ymm29
 	vaesenc         ymm1, ymm1, ymm29
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1 ; d_H*h_L
+	vpternlogd      ymm6, ymm8, ymm9, 150           ; MI ^= both middle products
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17 ; d_H*h_H
 	vaesenc         ymm0, ymm0, ymm28
 	vaesenc         ymm1, ymm1, ymm28
 	vpxord          ymm7, ymm7, ymm8
-	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vaesenc         ymm0, ymm0, ymm27
 	vaesenc         ymm1, ymm1, ymm27
 	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         ymm6, ymm6, 78
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vaesenc         ymm0, ymm0, ymm26
 	vaesenc         ymm1, ymm1, ymm26
 	vpternlogd      ymm7, ymm6, ymm8, 150
+; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, ymm7, 1
 	vpxord          xmm10, xmm7, xmm8
 	vpxord          ymm8, ymm14, yword [rdx]
@@ -6262,6 +6739,7 @@ L.gcm_dec_school_rec_final2_aes128:
 	vmovdqu8        [rsi + 32]{k1}, ymm1
 	jmp             near L.gcm_dec_school_rec_tag
 L.gcm_dec_school_rec_final1:
+; the last 1 vector (1..32 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             r11, [rcx + 15]
 	and             r11, -16
 	lea             r9, [rdi + 752]
@@ -6272,9 +6750,11 @@ L.gcm_dec_school_rec_final1:
 ; the ciphertext, read before any output is written (the data may be decrypted in
 ; place); its GHASH runs between the AES rounds
 	vmovdqu8        ymm16{k1}{z}, [rdx]             ; zero-padded
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpxord          ymm0, ymm0, ymm13
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_school_rec_final1_aes128
 	je              near L.gcm_dec_school_rec_final1_aes192
@@ -6290,39 +6770,42 @@ L.gcm_dec_school_rec_final1_aes192:
 L.gcm_dec_school_rec_final1_aes128:
 	vbroadcasti32x4 ymm15, oword [r10 - 144]
 	vaesenc         ymm0, ymm0, ymm15
+; GHASH products of 1 vector: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         ymm16, ymm16, ymm20
 	vpxord          ymm16, ymm16, ymm10             ; the running hash joins block 0
-	vpclmulqdq      ymm8, ymm16, yword [r9], 0
+	vpclmulqdq      ymm8, ymm16, yword [r9], 0      ; d_L*h_L
 	vbroadcasti32x4 ymm15, oword [r10 - 128]
 	vaesenc         ymm0, ymm0, ymm15
-	vpclmulqdq      ymm9, ymm16, yword [r9], 16
+	vpclmulqdq      ymm9, ymm16, yword [r9], 16     ; d_L*h_H
 	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm16, yword [r9], 1
+	vpclmulqdq      ymm8, ymm16, yword [r9], 1      ; d_H*h_L
 	vbroadcasti32x4 ymm15, oword [r10 - 112]
 	vaesenc         ymm0, ymm0, ymm15
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm16, yword [r9], 17
+	vpternlogd      ymm6, ymm8, ymm9, 150           ; MI ^= both middle products
+	vpclmulqdq      ymm8, ymm16, yword [r9], 17     ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
 	vaesenc         ymm0, ymm0, ymm31
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
-	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0 ; d_L*h_L
+	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16 ; d_L*h_H
 	vaesenc         ymm0, ymm0, ymm30
 	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1 ; d_H*h_L
+	vpternlogd      ymm6, ymm8, ymm9, 150           ; MI ^= both middle products
 	vaesenc         ymm0, ymm0, ymm29
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
-	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
 	vaesenc         ymm0, ymm0, ymm28
-	vpshufd         ymm5, ymm5, 78
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
 	vaesenc         ymm0, ymm0, ymm27
-	vpshufd         ymm6, ymm6, 78
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
 	vaesenc         ymm0, ymm0, ymm26
+; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, ymm7, 1
 	vpxord          xmm10, xmm7, xmm8
 	vmovdqu8        ymm8{k1}{z}, [rdx]
@@ -6331,24 +6814,28 @@ L.gcm_dec_school_rec_final1_aes128:
 	vmovdqu8        [rsi]{k1}, ymm0
 	jmp             near L.gcm_dec_school_rec_tag
 L.gcm_dec_school_rec_no_data:
+; no text left: the lengths block alone joins the sum
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpxord          xmm4, xmm4, xmm10
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
-	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0 ; d_L*h_L
+	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16 ; d_L*h_H
 	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1 ; d_H*h_L
+	vpternlogd      ymm6, ymm8, ymm9, 150           ; MI ^= both middle products
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
-	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         ymm6, ymm6, 78
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
+; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, ymm7, 1
 	vpxord          xmm10, xmm7, xmm8
 L.gcm_dec_school_rec_tag:
+; tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)
 	vpshufb         xmm10, xmm10, xmm20
 	vpxord          xmm10, xmm10, oword [r8 + 48]
 	vmovdqu8        oword [r8 + 48], xmm10

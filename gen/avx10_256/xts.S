@@ -14,10 +14,20 @@
 # tweak key's encryption schedule.  Block j is E_K1(block ^ T*x^j) ^ T*x^j with T = E_K2(iv),
 # products in GF(2^128) modulo x^128 + x^7 + x^2 + x + 1 (little-endian bits).
 #
-# Design: BASE holds the tweaks of the next 2 block(s), one per 128-bit lane; vector j of an
-# iteration uses BASE * x^(2*j), each computed straight from BASE (a shift and a
-# carry-less multiply by 0x87 per vector, not a serial chain).  The tweak is XORed in with
-# round key 0 (one vpternlogd) and folded into the last round key.
+# The tweak step.  IEEE 1619 reads a tweak as a little-endian 128-bit integer whose bit i
+# is the coefficient of x^i in GF(2^128) = GF(2)[x] / (x^128 + x^7 + x^2 + x + 1), and the
+# next block's tweak is T*x: a left shift by one bit, and when bit 127 falls out,
+# x^128 = x^7 + x^2 + x + 1 puts 0x87 into the low byte.  Here a vector's tweaks are made
+# k steps at once (mul_xk): T*x^k is T shifted left by k bits (as two quadwords, the low
+# one's top k bits carried into the high one, or as whole bytes when k is a multiple of
+# 8), plus the k bits shifted out of the top, times 0x87 as one carry-less multiply
+# (vpclmulqdq; k <= 64, so the product fits in 72 bits and needs no second fold).
+#
+# Several tweaks per vector: BASE holds the tweaks of the next 2 block(s), one per
+# 128-bit lane (T, T*x, ..., made once at the start); vector j of an iteration uses
+# BASE * x^(2*j), each made straight from BASE (independent shifts and multiplies,
+# not a serial chain), and BASE moves on by x^(2*vectors).  The tweak is XORed in with round key 0 (one vpternlogd)
+# and folded into the last round key (aesenclast(x, k ^ t) = aesenclast(x, k) ^ t).
 # 4 vectors per main-loop iteration; the rest goes through a final group of 1..4 vectors
 # whose last may hold fewer blocks than lanes (opmask); a partial last block is
 # handled by ciphertext stealing on xmm.
@@ -40,12 +50,13 @@
 aesgen_xts_encrypt_avx10_256:
 	.cfi_startproc
 	endbr64
-	mov             240(%rdi), %eax
+	mov             240(%rdi), %eax                 # key1 and key2 share the size
 # T = E_K2(iv), on xmm with the tweak key read from memory
 	lea             (%rsi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10
 	vmovdqu8        (%r9), %xmm0
 	vpxord          (%rsi), %xmm0, %xmm0
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_tweak_aes128
 	{disp32} je     .Lxts_enc_tweak_aes192
@@ -67,6 +78,8 @@ aesgen_xts_encrypt_avx10_256:
 	vaesenclast     (%r10), %xmm0, %xmm0
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &key1[rounds]
+# round keys into their registers (the plan's KLAST-m = rk[ROUNDS - m]); AES-192
+# and AES-256 have two and four more middle keys than AES-128
 	vbroadcasti32x4 (%rdi), %ymm9
 	vbroadcasti32x4 (%r10), %ymm10
 	vbroadcasti32x4 -16(%r10), %ymm14
@@ -88,12 +101,14 @@ aesgen_xts_encrypt_avx10_256:
 .Lxts_enc_keys_loaded:
 	vbroadcasti32x4 .Lxts_poly(%rip), %ymm1
 # BASE = T, T*x in lanes 0..1
+# xmm8 = xmm0 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          $63, %xmm0, %xmm2               # top 1 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
 	vpsllq          $1, %xmm0, %xmm8
 	vpternlogd      $150, %xmm3, %xmm2, %xmm8
 	vinserti32x4    $1, %xmm8, %ymm0, %ymm0
+# PART = len % 16; stealing takes the last whole block and the PART bytes after it
 	mov             %r8d, %esi
 	and             $15, %esi                       # bytes past the last whole block
 	{disp32} jz     .Lxts_enc_whole_blocks
@@ -105,6 +120,7 @@ aesgen_xts_encrypt_avx10_256:
 .Lxts_enc_main_done:
 	add             $128, %r8
 	{disp32} jz     .Lxts_enc_no_tail
+# final group dispatch: the fewest vectors that hold LEN bytes (whole blocks)
 	cmp             $32, %r8
 	{disp32} jbe    .Lxts_enc_final1
 	cmp             $64, %r8
@@ -112,38 +128,48 @@ aesgen_xts_encrypt_avx10_256:
 	cmp             $96, %r8
 	{disp32} jbe    .Lxts_enc_final3
 .Lxts_enc_final4:
+# the tweaks of 4 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa64       %ymm0, %ymm8
+# ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
 	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
 	vpsllq          $2, %ymm0, %ymm11
 	vpternlogd      $150, %ymm3, %ymm2, %ymm11
+# ymm12 = ymm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
 	vpsrlq          $60, %ymm0, %ymm2               # top 4 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
 	vpsllq          $4, %ymm0, %ymm12
 	vpternlogd      $150, %ymm3, %ymm2, %ymm12
+# ymm13 = ymm0 * x^6: shift left, fold the 6 bits shifted out back in times 0x87
 	vpsrlq          $58, %ymm0, %ymm2               # top 6 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
 	vpsllq          $6, %ymm0, %ymm13
 	vpternlogd      $150, %ymm3, %ymm2, %ymm13
+# ymm0 = ymm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
 	vpsrldq         $15, %ymm0, %ymm2               # the top 8 bits
 	vpclmulqdq      $0, %ymm1, %ymm2, %ymm2         # ... times 0x87
 	vpslldq         $1, %ymm0, %ymm0
 	vpxord          %ymm2, %ymm0, %ymm0
 	sub             $96, %r8                        # bytes in the last vector
+# ymm4 = data ^ tweak ^ round key 0
 	vmovdqu8        (%rcx), %ymm4
 	vpternlogd      $150, %ymm8, %ymm9, %ymm4
+# ymm5 = data ^ tweak ^ round key 0
 	vmovdqu8        32(%rcx), %ymm5
 	vpternlogd      $150, %ymm11, %ymm9, %ymm5
+# ymm6 = data ^ tweak ^ round key 0
 	vmovdqu8        64(%rcx), %ymm6
 	vpternlogd      $150, %ymm12, %ymm9, %ymm6
 	mov             $-1, %r11
 	bzhi            %r8, %r11, %r11
 	kmovd           %r11d, %k1
+# ymm7 = data ^ tweak ^ round key 0
 	vmovdqu8        96(%rcx), %ymm7{%k1}{z}
 	vpternlogd      $150, %ymm13, %ymm9, %ymm7
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_final4_aes128
 	{disp32} je     .Lxts_enc_final4_aes192
@@ -218,6 +244,7 @@ aesgen_xts_encrypt_avx10_256:
 	add             $96, %rcx
 	add             $96, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+# ymm13 = ymm13 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          $63, %ymm13, %ymm2              # top 1 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
@@ -228,32 +255,40 @@ aesgen_xts_encrypt_avx10_256:
 	vpermd          %ymm13, %ymm3, %ymm2
 	{disp32} jmp    .Lxts_enc_steal_or_done
 .Lxts_enc_final3:
+# the tweaks of 3 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa64       %ymm0, %ymm8
+# ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
 	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
 	vpsllq          $2, %ymm0, %ymm11
 	vpternlogd      $150, %ymm3, %ymm2, %ymm11
+# ymm12 = ymm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
 	vpsrlq          $60, %ymm0, %ymm2               # top 4 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
 	vpsllq          $4, %ymm0, %ymm12
 	vpternlogd      $150, %ymm3, %ymm2, %ymm12
+# ymm0 = ymm0 * x^6: shift left, fold the 6 bits shifted out back in times 0x87
 	vpsrlq          $58, %ymm0, %ymm2               # top 6 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
 	vpsllq          $6, %ymm0, %ymm0
 	vpternlogd      $150, %ymm3, %ymm2, %ymm0
 	sub             $64, %r8                        # bytes in the last vector
+# ymm4 = data ^ tweak ^ round key 0
 	vmovdqu8        (%rcx), %ymm4
 	vpternlogd      $150, %ymm8, %ymm9, %ymm4
+# ymm5 = data ^ tweak ^ round key 0
 	vmovdqu8        32(%rcx), %ymm5
 	vpternlogd      $150, %ymm11, %ymm9, %ymm5
 	mov             $-1, %r11
 	bzhi            %r8, %r11, %r11
 	kmovd           %r11d, %k1
+# ymm6 = data ^ tweak ^ round key 0
 	vmovdqu8        64(%rcx), %ymm6{%k1}{z}
 	vpternlogd      $150, %ymm12, %ymm9, %ymm6
+# the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_final3_aes128
 	{disp32} je     .Lxts_enc_final3_aes192
@@ -312,6 +347,7 @@ aesgen_xts_encrypt_avx10_256:
 	add             $64, %rcx
 	add             $64, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+# ymm12 = ymm12 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          $63, %ymm12, %ymm2              # top 1 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
@@ -322,25 +358,31 @@ aesgen_xts_encrypt_avx10_256:
 	vpermd          %ymm12, %ymm3, %ymm2
 	{disp32} jmp    .Lxts_enc_steal_or_done
 .Lxts_enc_final2:
+# the tweaks of 2 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa64       %ymm0, %ymm8
+# ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
 	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
 	vpsllq          $2, %ymm0, %ymm11
 	vpternlogd      $150, %ymm3, %ymm2, %ymm11
+# ymm0 = ymm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
 	vpsrlq          $60, %ymm0, %ymm2               # top 4 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
 	vpsllq          $4, %ymm0, %ymm0
 	vpternlogd      $150, %ymm3, %ymm2, %ymm0
 	sub             $32, %r8                        # bytes in the last vector
+# ymm4 = data ^ tweak ^ round key 0
 	vmovdqu8        (%rcx), %ymm4
 	vpternlogd      $150, %ymm8, %ymm9, %ymm4
 	mov             $-1, %r11
 	bzhi            %r8, %r11, %r11
 	kmovd           %r11d, %k1
+# ymm5 = data ^ tweak ^ round key 0
 	vmovdqu8        32(%rcx), %ymm5{%k1}{z}
 	vpternlogd      $150, %ymm11, %ymm9, %ymm5
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_final2_aes128
 	{disp32} je     .Lxts_enc_final2_aes192
@@ -383,6 +425,7 @@ aesgen_xts_encrypt_avx10_256:
 	add             $32, %rcx
 	add             $32, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+# ymm11 = ymm11 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          $63, %ymm11, %ymm2              # top 1 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
@@ -393,7 +436,9 @@ aesgen_xts_encrypt_avx10_256:
 	vpermd          %ymm11, %ymm3, %ymm2
 	{disp32} jmp    .Lxts_enc_steal_or_done
 .Lxts_enc_final1:
+# the tweaks of 1 vector: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa64       %ymm0, %ymm8
+# ymm0 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
 	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
@@ -402,8 +447,10 @@ aesgen_xts_encrypt_avx10_256:
 	mov             $-1, %r11
 	bzhi            %r8, %r11, %r11
 	kmovd           %r11d, %k1
+# ymm4 = data ^ tweak ^ round key 0
 	vmovdqu8        (%rcx), %ymm4{%k1}{z}
 	vpternlogd      $150, %ymm8, %ymm9, %ymm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_final1_aes128
 	{disp32} je     .Lxts_enc_final1_aes192
@@ -428,6 +475,7 @@ aesgen_xts_encrypt_avx10_256:
 	add             %r8, %rcx
 	add             %r8, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+# ymm8 = ymm8 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          $63, %ymm8, %ymm2               # top 1 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
@@ -443,6 +491,9 @@ aesgen_xts_encrypt_avx10_256:
 .Lxts_enc_steal_or_done:
 	test            %rsi, %rsi
 	{disp32} jz     .Lxts_enc_return
+# ciphertext stealing on xmm: TA = the last whole block's tweak, TB = TA * x
+# (encryption: the last whole block under TA, the stolen block under TB)
+# xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          $63, %xmm2, %xmm8               # top 1 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm8, %xmm0         # high half's, times 0x87
 	vpslldq         $8, %xmm8, %xmm8                # low half's carry into high
@@ -451,6 +502,7 @@ aesgen_xts_encrypt_avx10_256:
 	vmovdqu8        (%rcx,%rsi,1), %xmm8            # last 16 bytes of src
 	vpxord          (%rcx), %xmm2, %xmm4
 	vpxord          (%rdi), %xmm4, %xmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_steal_a_aes128
 	{disp32} je     .Lxts_enc_steal_a_aes192
@@ -485,6 +537,7 @@ aesgen_xts_encrypt_avx10_256:
 	vmovdqu8        %xmm1, (%rdx,%rsi,1)
 	vpxord          %xmm3, %xmm4, %xmm4
 	vpxord          (%rdi), %xmm4, %xmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_steal_b_aes128
 	{disp32} je     .Lxts_enc_steal_b_aes192
@@ -514,35 +567,45 @@ aesgen_xts_encrypt_avx10_256:
 	.p2align 6, 0xcc
 .Lxts_enc_main_loop:
 # LLVM-MCA-BEGIN xts_enc_avx10_256_main_loop
-# 4 vectors = 128 bytes per iteration
+# main loop: 4 vectors = 128 bytes per iteration, out of line after the epilogue
+# the tweaks of 4 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa64       %ymm0, %ymm8
+# ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
 	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
 	vpsllq          $2, %ymm0, %ymm11
 	vpternlogd      $150, %ymm3, %ymm2, %ymm11
+# ymm12 = ymm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
 	vpsrlq          $60, %ymm0, %ymm2               # top 4 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
 	vpsllq          $4, %ymm0, %ymm12
 	vpternlogd      $150, %ymm3, %ymm2, %ymm12
+# ymm13 = ymm0 * x^6: shift left, fold the 6 bits shifted out back in times 0x87
 	vpsrlq          $58, %ymm0, %ymm2               # top 6 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
 	vpsllq          $6, %ymm0, %ymm13
 	vpternlogd      $150, %ymm3, %ymm2, %ymm13
+# ymm0 = ymm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
 	vpsrldq         $15, %ymm0, %ymm2               # the top 8 bits
 	vpclmulqdq      $0, %ymm1, %ymm2, %ymm2         # ... times 0x87
 	vpslldq         $1, %ymm0, %ymm0
 	vpxord          %ymm2, %ymm0, %ymm0
+# ymm4 = data ^ tweak ^ round key 0
 	vmovdqu8        (%rcx), %ymm4
 	vpternlogd      $150, %ymm8, %ymm9, %ymm4
+# ymm5 = data ^ tweak ^ round key 0
 	vmovdqu8        32(%rcx), %ymm5
 	vpternlogd      $150, %ymm11, %ymm9, %ymm5
+# ymm6 = data ^ tweak ^ round key 0
 	vmovdqu8        64(%rcx), %ymm6
 	vpternlogd      $150, %ymm12, %ymm9, %ymm6
+# ymm7 = data ^ tweak ^ round key 0
 	vmovdqu8        96(%rcx), %ymm7
 	vpternlogd      $150, %ymm13, %ymm9, %ymm7
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_main_aes128
 	{disp32} je     .Lxts_enc_main_aes192
@@ -600,6 +663,7 @@ aesgen_xts_encrypt_avx10_256:
 	vaesenc         %ymm14, %ymm5, %ymm5
 	vaesenc         %ymm14, %ymm6, %ymm6
 	vaesenc         %ymm14, %ymm7, %ymm7
+# last round with the tweak folded into the key: the output is the block ^ tweak
 	vpxord          %ymm8, %ymm10, %ymm2
 	vaesenclast     %ymm2, %ymm4, %ymm4
 	vmovdqu8        %ymm4, (%rdx)
@@ -628,10 +692,20 @@ aesgen_xts_encrypt_avx10_256:
 # tweak key's encryption schedule.  Block j is D_K1(block ^ T*x^j) ^ T*x^j with T = E_K2(iv),
 # products in GF(2^128) modulo x^128 + x^7 + x^2 + x + 1 (little-endian bits).
 #
-# Design: BASE holds the tweaks of the next 2 block(s), one per 128-bit lane; vector j of an
-# iteration uses BASE * x^(2*j), each computed straight from BASE (a shift and a
-# carry-less multiply by 0x87 per vector, not a serial chain).  The tweak is XORed in with
-# round key 0 (one vpternlogd) and folded into the last round key.
+# The tweak step.  IEEE 1619 reads a tweak as a little-endian 128-bit integer whose bit i
+# is the coefficient of x^i in GF(2^128) = GF(2)[x] / (x^128 + x^7 + x^2 + x + 1), and the
+# next block's tweak is T*x: a left shift by one bit, and when bit 127 falls out,
+# x^128 = x^7 + x^2 + x + 1 puts 0x87 into the low byte.  Here a vector's tweaks are made
+# k steps at once (mul_xk): T*x^k is T shifted left by k bits (as two quadwords, the low
+# one's top k bits carried into the high one, or as whole bytes when k is a multiple of
+# 8), plus the k bits shifted out of the top, times 0x87 as one carry-less multiply
+# (vpclmulqdq; k <= 64, so the product fits in 72 bits and needs no second fold).
+#
+# Several tweaks per vector: BASE holds the tweaks of the next 2 block(s), one per
+# 128-bit lane (T, T*x, ..., made once at the start); vector j of an iteration uses
+# BASE * x^(2*j), each made straight from BASE (independent shifts and multiplies,
+# not a serial chain), and BASE moves on by x^(2*vectors).  The tweak is XORed in with round key 0 (one vpternlogd)
+# and folded into the last round key (aesenclast(x, k ^ t) = aesenclast(x, k) ^ t).
 # 4 vectors per main-loop iteration; the rest goes through a final group of 1..4 vectors
 # whose last may hold fewer blocks than lanes (opmask); a partial last block is
 # handled by ciphertext stealing on xmm.
@@ -654,12 +728,13 @@ aesgen_xts_encrypt_avx10_256:
 aesgen_xts_decrypt_avx10_256:
 	.cfi_startproc
 	endbr64
-	mov             240(%rdi), %eax
+	mov             240(%rdi), %eax                 # key1 and key2 share the size
 # T = E_K2(iv), on xmm with the tweak key read from memory
 	lea             (%rsi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10
 	vmovdqu8        (%r9), %xmm0
 	vpxord          (%rsi), %xmm0, %xmm0
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_tweak_aes128
 	{disp32} je     .Lxts_dec_tweak_aes192
@@ -681,6 +756,8 @@ aesgen_xts_decrypt_avx10_256:
 	vaesenclast     (%r10), %xmm0, %xmm0
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &key1[rounds]
+# round keys into their registers (the plan's KLAST-m = rk[ROUNDS - m]); AES-192
+# and AES-256 have two and four more middle keys than AES-128
 	vbroadcasti32x4 (%rdi), %ymm9
 	vbroadcasti32x4 (%r10), %ymm10
 	vbroadcasti32x4 -16(%r10), %ymm14
@@ -702,12 +779,14 @@ aesgen_xts_decrypt_avx10_256:
 .Lxts_dec_keys_loaded:
 	vbroadcasti32x4 .Lxts_poly(%rip), %ymm1
 # BASE = T, T*x in lanes 0..1
+# xmm8 = xmm0 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          $63, %xmm0, %xmm2               # top 1 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
 	vpsllq          $1, %xmm0, %xmm8
 	vpternlogd      $150, %xmm3, %xmm2, %xmm8
 	vinserti32x4    $1, %xmm8, %ymm0, %ymm0
+# PART = len % 16; stealing takes the last whole block and the PART bytes after it
 	mov             %r8d, %esi
 	and             $15, %esi                       # bytes past the last whole block
 	{disp32} jz     .Lxts_dec_whole_blocks
@@ -719,6 +798,7 @@ aesgen_xts_decrypt_avx10_256:
 .Lxts_dec_main_done:
 	add             $128, %r8
 	{disp32} jz     .Lxts_dec_no_tail
+# final group dispatch: the fewest vectors that hold LEN bytes (whole blocks)
 	cmp             $32, %r8
 	{disp32} jbe    .Lxts_dec_final1
 	cmp             $64, %r8
@@ -726,38 +806,48 @@ aesgen_xts_decrypt_avx10_256:
 	cmp             $96, %r8
 	{disp32} jbe    .Lxts_dec_final3
 .Lxts_dec_final4:
+# the tweaks of 4 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa64       %ymm0, %ymm8
+# ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
 	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
 	vpsllq          $2, %ymm0, %ymm11
 	vpternlogd      $150, %ymm3, %ymm2, %ymm11
+# ymm12 = ymm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
 	vpsrlq          $60, %ymm0, %ymm2               # top 4 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
 	vpsllq          $4, %ymm0, %ymm12
 	vpternlogd      $150, %ymm3, %ymm2, %ymm12
+# ymm13 = ymm0 * x^6: shift left, fold the 6 bits shifted out back in times 0x87
 	vpsrlq          $58, %ymm0, %ymm2               # top 6 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
 	vpsllq          $6, %ymm0, %ymm13
 	vpternlogd      $150, %ymm3, %ymm2, %ymm13
+# ymm0 = ymm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
 	vpsrldq         $15, %ymm0, %ymm2               # the top 8 bits
 	vpclmulqdq      $0, %ymm1, %ymm2, %ymm2         # ... times 0x87
 	vpslldq         $1, %ymm0, %ymm0
 	vpxord          %ymm2, %ymm0, %ymm0
 	sub             $96, %r8                        # bytes in the last vector
+# ymm4 = data ^ tweak ^ round key 0
 	vmovdqu8        (%rcx), %ymm4
 	vpternlogd      $150, %ymm8, %ymm9, %ymm4
+# ymm5 = data ^ tweak ^ round key 0
 	vmovdqu8        32(%rcx), %ymm5
 	vpternlogd      $150, %ymm11, %ymm9, %ymm5
+# ymm6 = data ^ tweak ^ round key 0
 	vmovdqu8        64(%rcx), %ymm6
 	vpternlogd      $150, %ymm12, %ymm9, %ymm6
 	mov             $-1, %r11
 	bzhi            %r8, %r11, %r11
 	kmovd           %r11d, %k1
+# ymm7 = data ^ tweak ^ round key 0
 	vmovdqu8        96(%rcx), %ymm7{%k1}{z}
 	vpternlogd      $150, %ymm13, %ymm9, %ymm7
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_final4_aes128
 	{disp32} je     .Lxts_dec_final4_aes192
@@ -832,6 +922,7 @@ aesgen_xts_decrypt_avx10_256:
 	add             $96, %rcx
 	add             $96, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+# ymm13 = ymm13 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          $63, %ymm13, %ymm2              # top 1 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
@@ -842,32 +933,40 @@ aesgen_xts_decrypt_avx10_256:
 	vpermd          %ymm13, %ymm3, %ymm2
 	{disp32} jmp    .Lxts_dec_steal_or_done
 .Lxts_dec_final3:
+# the tweaks of 3 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa64       %ymm0, %ymm8
+# ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
 	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
 	vpsllq          $2, %ymm0, %ymm11
 	vpternlogd      $150, %ymm3, %ymm2, %ymm11
+# ymm12 = ymm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
 	vpsrlq          $60, %ymm0, %ymm2               # top 4 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
 	vpsllq          $4, %ymm0, %ymm12
 	vpternlogd      $150, %ymm3, %ymm2, %ymm12
+# ymm0 = ymm0 * x^6: shift left, fold the 6 bits shifted out back in times 0x87
 	vpsrlq          $58, %ymm0, %ymm2               # top 6 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
 	vpsllq          $6, %ymm0, %ymm0
 	vpternlogd      $150, %ymm3, %ymm2, %ymm0
 	sub             $64, %r8                        # bytes in the last vector
+# ymm4 = data ^ tweak ^ round key 0
 	vmovdqu8        (%rcx), %ymm4
 	vpternlogd      $150, %ymm8, %ymm9, %ymm4
+# ymm5 = data ^ tweak ^ round key 0
 	vmovdqu8        32(%rcx), %ymm5
 	vpternlogd      $150, %ymm11, %ymm9, %ymm5
 	mov             $-1, %r11
 	bzhi            %r8, %r11, %r11
 	kmovd           %r11d, %k1
+# ymm6 = data ^ tweak ^ round key 0
 	vmovdqu8        64(%rcx), %ymm6{%k1}{z}
 	vpternlogd      $150, %ymm12, %ymm9, %ymm6
+# the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_final3_aes128
 	{disp32} je     .Lxts_dec_final3_aes192
@@ -926,6 +1025,7 @@ aesgen_xts_decrypt_avx10_256:
 	add             $64, %rcx
 	add             $64, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+# ymm12 = ymm12 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          $63, %ymm12, %ymm2              # top 1 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
@@ -936,25 +1036,31 @@ aesgen_xts_decrypt_avx10_256:
 	vpermd          %ymm12, %ymm3, %ymm2
 	{disp32} jmp    .Lxts_dec_steal_or_done
 .Lxts_dec_final2:
+# the tweaks of 2 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa64       %ymm0, %ymm8
+# ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
 	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
 	vpsllq          $2, %ymm0, %ymm11
 	vpternlogd      $150, %ymm3, %ymm2, %ymm11
+# ymm0 = ymm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
 	vpsrlq          $60, %ymm0, %ymm2               # top 4 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
 	vpsllq          $4, %ymm0, %ymm0
 	vpternlogd      $150, %ymm3, %ymm2, %ymm0
 	sub             $32, %r8                        # bytes in the last vector
+# ymm4 = data ^ tweak ^ round key 0
 	vmovdqu8        (%rcx), %ymm4
 	vpternlogd      $150, %ymm8, %ymm9, %ymm4
 	mov             $-1, %r11
 	bzhi            %r8, %r11, %r11
 	kmovd           %r11d, %k1
+# ymm5 = data ^ tweak ^ round key 0
 	vmovdqu8        32(%rcx), %ymm5{%k1}{z}
 	vpternlogd      $150, %ymm11, %ymm9, %ymm5
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_final2_aes128
 	{disp32} je     .Lxts_dec_final2_aes192
@@ -997,6 +1103,7 @@ aesgen_xts_decrypt_avx10_256:
 	add             $32, %rcx
 	add             $32, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+# ymm11 = ymm11 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          $63, %ymm11, %ymm2              # top 1 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
@@ -1007,7 +1114,9 @@ aesgen_xts_decrypt_avx10_256:
 	vpermd          %ymm11, %ymm3, %ymm2
 	{disp32} jmp    .Lxts_dec_steal_or_done
 .Lxts_dec_final1:
+# the tweaks of 1 vector: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa64       %ymm0, %ymm8
+# ymm0 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
 	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
@@ -1016,8 +1125,10 @@ aesgen_xts_decrypt_avx10_256:
 	mov             $-1, %r11
 	bzhi            %r8, %r11, %r11
 	kmovd           %r11d, %k1
+# ymm4 = data ^ tweak ^ round key 0
 	vmovdqu8        (%rcx), %ymm4{%k1}{z}
 	vpternlogd      $150, %ymm8, %ymm9, %ymm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_final1_aes128
 	{disp32} je     .Lxts_dec_final1_aes192
@@ -1042,6 +1153,7 @@ aesgen_xts_decrypt_avx10_256:
 	add             %r8, %rcx
 	add             %r8, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+# ymm8 = ymm8 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          $63, %ymm8, %ymm2               # top 1 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
@@ -1057,6 +1169,9 @@ aesgen_xts_decrypt_avx10_256:
 .Lxts_dec_steal_or_done:
 	test            %rsi, %rsi
 	{disp32} jz     .Lxts_dec_return
+# ciphertext stealing on xmm: TA = the last whole block's tweak, TB = TA * x
+# (decryption: the last whole block under TB, the stolen block under TA)
+# xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          $63, %xmm2, %xmm8               # top 1 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm8, %xmm0         # high half's, times 0x87
 	vpslldq         $8, %xmm8, %xmm8                # low half's carry into high
@@ -1065,6 +1180,7 @@ aesgen_xts_decrypt_avx10_256:
 	vmovdqu8        (%rcx,%rsi,1), %xmm8            # last 16 bytes of src
 	vpxord          (%rcx), %xmm3, %xmm4
 	vpxord          (%rdi), %xmm4, %xmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_steal_a_aes128
 	{disp32} je     .Lxts_dec_steal_a_aes192
@@ -1099,6 +1215,7 @@ aesgen_xts_decrypt_avx10_256:
 	vmovdqu8        %xmm1, (%rdx,%rsi,1)
 	vpxord          %xmm2, %xmm4, %xmm4
 	vpxord          (%rdi), %xmm4, %xmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_steal_b_aes128
 	{disp32} je     .Lxts_dec_steal_b_aes192
@@ -1128,35 +1245,45 @@ aesgen_xts_decrypt_avx10_256:
 	.p2align 6, 0xcc
 .Lxts_dec_main_loop:
 # LLVM-MCA-BEGIN xts_dec_avx10_256_main_loop
-# 4 vectors = 128 bytes per iteration
+# main loop: 4 vectors = 128 bytes per iteration, out of line after the epilogue
+# the tweaks of 4 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa64       %ymm0, %ymm8
+# ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
 	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
 	vpsllq          $2, %ymm0, %ymm11
 	vpternlogd      $150, %ymm3, %ymm2, %ymm11
+# ymm12 = ymm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
 	vpsrlq          $60, %ymm0, %ymm2               # top 4 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
 	vpsllq          $4, %ymm0, %ymm12
 	vpternlogd      $150, %ymm3, %ymm2, %ymm12
+# ymm13 = ymm0 * x^6: shift left, fold the 6 bits shifted out back in times 0x87
 	vpsrlq          $58, %ymm0, %ymm2               # top 6 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
 	vpsllq          $6, %ymm0, %ymm13
 	vpternlogd      $150, %ymm3, %ymm2, %ymm13
+# ymm0 = ymm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
 	vpsrldq         $15, %ymm0, %ymm2               # the top 8 bits
 	vpclmulqdq      $0, %ymm1, %ymm2, %ymm2         # ... times 0x87
 	vpslldq         $1, %ymm0, %ymm0
 	vpxord          %ymm2, %ymm0, %ymm0
+# ymm4 = data ^ tweak ^ round key 0
 	vmovdqu8        (%rcx), %ymm4
 	vpternlogd      $150, %ymm8, %ymm9, %ymm4
+# ymm5 = data ^ tweak ^ round key 0
 	vmovdqu8        32(%rcx), %ymm5
 	vpternlogd      $150, %ymm11, %ymm9, %ymm5
+# ymm6 = data ^ tweak ^ round key 0
 	vmovdqu8        64(%rcx), %ymm6
 	vpternlogd      $150, %ymm12, %ymm9, %ymm6
+# ymm7 = data ^ tweak ^ round key 0
 	vmovdqu8        96(%rcx), %ymm7
 	vpternlogd      $150, %ymm13, %ymm9, %ymm7
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_main_aes128
 	{disp32} je     .Lxts_dec_main_aes192
@@ -1214,6 +1341,7 @@ aesgen_xts_decrypt_avx10_256:
 	vaesdec         %ymm14, %ymm5, %ymm5
 	vaesdec         %ymm14, %ymm6, %ymm6
 	vaesdec         %ymm14, %ymm7, %ymm7
+# last round with the tweak folded into the key: the output is the block ^ tweak
 	vpxord          %ymm8, %ymm10, %ymm2
 	vaesdeclast     %ymm2, %ymm4, %ymm4
 	vmovdqu8        %ymm4, (%rdx)

@@ -17,10 +17,20 @@
 ; tweak key's encryption schedule.  Block j is E_K1(block ^ T*x^j) ^ T*x^j with T = E_K2(iv),
 ; products in GF(2^128) modulo x^128 + x^7 + x^2 + x + 1 (little-endian bits).
 ;
-; Design: BASE holds the tweaks of the next 2 block(s), one per 128-bit lane; vector j of an
-; iteration uses BASE * x^(2*j), each computed straight from BASE (a shift and a
-; carry-less multiply by 0x87 per vector, not a serial chain).  The tweak is XORed in with
-; round key 0 (one vpternlogd) and folded into the last round key.
+; The tweak step.  IEEE 1619 reads a tweak as a little-endian 128-bit integer whose bit i
+; is the coefficient of x^i in GF(2^128) = GF(2)[x] / (x^128 + x^7 + x^2 + x + 1), and the
+; next block's tweak is T*x: a left shift by one bit, and when bit 127 falls out,
+; x^128 = x^7 + x^2 + x + 1 puts 0x87 into the low byte.  Here a vector's tweaks are made
+; k steps at once (mul_xk): T*x^k is T shifted left by k bits (as two quadwords, the low
+; one's top k bits carried into the high one, or as whole bytes when k is a multiple of
+; 8), plus the k bits shifted out of the top, times 0x87 as one carry-less multiply
+; (vpclmulqdq; k <= 64, so the product fits in 72 bits and needs no second fold).
+;
+; Several tweaks per vector: BASE holds the tweaks of the next 2 block(s), one per
+; 128-bit lane (T, T*x, ..., made once at the start); vector j of an iteration uses
+; BASE * x^(2*j), each made straight from BASE (independent shifts and multiplies,
+; not a serial chain), and BASE moves on by x^(2*vectors).  The tweak is XORed in with round key 0 (one vpternlogd)
+; and folded into the last round key (aesenclast(x, k ^ t) = aesenclast(x, k) ^ t).
 ; 4 vectors per main-loop iteration; the rest goes through a final group of 1..4 vectors
 ; whose last may hold fewer blocks than lanes (opmask); a partial last block is
 ; handled by ciphertext stealing on xmm.
@@ -40,12 +50,13 @@
 	global aesgen_xts_encrypt_avx10_256:function hidden
 aesgen_xts_encrypt_avx10_256:
 	endbr64
-	mov             eax, dword [rdi + 240]
+	mov             eax, dword [rdi + 240]          ; key1 and key2 share the size
 ; T = E_K2(iv), on xmm with the tweak key read from memory
 	lea             r10, [rsi + rax*8]
 	lea             r10, [r10 + rax*8]
 	vmovdqu8        xmm0, oword [r9]
 	vpxord          xmm0, xmm0, oword [rsi]
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_enc_tweak_aes128
 	je              near L.xts_enc_tweak_aes192
@@ -67,6 +78,8 @@ L.xts_enc_tweak_aes128:
 	vaesenclast     xmm0, xmm0, oword [r10]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &key1[rounds]
+; round keys into their registers (the plan's KLAST-m = rk[ROUNDS - m]); AES-192
+; and AES-256 have two and four more middle keys than AES-128
 	vbroadcasti32x4 ymm9, oword [rdi]
 	vbroadcasti32x4 ymm10, oword [r10]
 	vbroadcasti32x4 ymm14, oword [r10 - 16]
@@ -88,12 +101,14 @@ L.xts_enc_tweak_aes128:
 L.xts_enc_keys_loaded:
 	vbroadcasti32x4 ymm1, oword [rel L.xts_poly]
 ; BASE = T, T*x in lanes 0..1
+; xmm8 = xmm0 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          xmm2, xmm0, 63                  ; top 1 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
 	vpsllq          xmm8, xmm0, 1
 	vpternlogd      xmm8, xmm2, xmm3, 150
 	vinserti32x4    ymm0, ymm0, xmm8, 1
+; PART = len % 16; stealing takes the last whole block and the PART bytes after it
 	mov             esi, r8d
 	and             esi, 15                         ; bytes past the last whole block
 	jz              near L.xts_enc_whole_blocks
@@ -105,6 +120,7 @@ L.xts_enc_whole_blocks:
 L.xts_enc_main_done:
 	add             r8, 128
 	jz              near L.xts_enc_no_tail
+; final group dispatch: the fewest vectors that hold LEN bytes (whole blocks)
 	cmp             r8, 32
 	jbe             near L.xts_enc_final1
 	cmp             r8, 64
@@ -112,38 +128,48 @@ L.xts_enc_main_done:
 	cmp             r8, 96
 	jbe             near L.xts_enc_final3
 L.xts_enc_final4:
+; the tweaks of 4 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa64       ymm8, ymm0
+; ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
 	vpsllq          ymm11, ymm0, 2
 	vpternlogd      ymm11, ymm2, ymm3, 150
+; ymm12 = ymm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
 	vpsllq          ymm12, ymm0, 4
 	vpternlogd      ymm12, ymm2, ymm3, 150
+; ymm13 = ymm0 * x^6: shift left, fold the 6 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm0, 58                  ; top 6 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
 	vpsllq          ymm13, ymm0, 6
 	vpternlogd      ymm13, ymm2, ymm3, 150
+; ymm0 = ymm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
 	vpsrldq         ymm2, ymm0, 15                  ; the top 8 bits
 	vpclmulqdq      ymm2, ymm2, ymm1, 0             ; ... times 0x87
 	vpslldq         ymm0, ymm0, 1
 	vpxord          ymm0, ymm0, ymm2
 	sub             r8, 96                          ; bytes in the last vector
+; ymm4 = data ^ tweak ^ round key 0
 	vmovdqu8        ymm4, [rcx]
 	vpternlogd      ymm4, ymm9, ymm8, 150
+; ymm5 = data ^ tweak ^ round key 0
 	vmovdqu8        ymm5, [rcx + 32]
 	vpternlogd      ymm5, ymm9, ymm11, 150
+; ymm6 = data ^ tweak ^ round key 0
 	vmovdqu8        ymm6, [rcx + 64]
 	vpternlogd      ymm6, ymm9, ymm12, 150
 	mov             r11, -1
 	bzhi            r11, r11, r8
 	kmovd           k1, r11d
+; ymm7 = data ^ tweak ^ round key 0
 	vmovdqu8        ymm7{k1}{z}, [rcx + 96]
 	vpternlogd      ymm7, ymm9, ymm13, 150
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_enc_final4_aes128
 	je              near L.xts_enc_final4_aes192
@@ -218,6 +244,7 @@ L.xts_enc_final4_aes128:
 	add             rcx, 96
 	add             rdx, 96
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+; ymm13 = ymm13 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm13, 63                 ; top 1 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
@@ -228,32 +255,40 @@ L.xts_enc_final4_aes128:
 	vpermd          ymm2, ymm3, ymm13
 	jmp             near L.xts_enc_steal_or_done
 L.xts_enc_final3:
+; the tweaks of 3 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa64       ymm8, ymm0
+; ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
 	vpsllq          ymm11, ymm0, 2
 	vpternlogd      ymm11, ymm2, ymm3, 150
+; ymm12 = ymm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
 	vpsllq          ymm12, ymm0, 4
 	vpternlogd      ymm12, ymm2, ymm3, 150
+; ymm0 = ymm0 * x^6: shift left, fold the 6 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm0, 58                  ; top 6 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
 	vpsllq          ymm0, ymm0, 6
 	vpternlogd      ymm0, ymm2, ymm3, 150
 	sub             r8, 64                          ; bytes in the last vector
+; ymm4 = data ^ tweak ^ round key 0
 	vmovdqu8        ymm4, [rcx]
 	vpternlogd      ymm4, ymm9, ymm8, 150
+; ymm5 = data ^ tweak ^ round key 0
 	vmovdqu8        ymm5, [rcx + 32]
 	vpternlogd      ymm5, ymm9, ymm11, 150
 	mov             r11, -1
 	bzhi            r11, r11, r8
 	kmovd           k1, r11d
+; ymm6 = data ^ tweak ^ round key 0
 	vmovdqu8        ymm6{k1}{z}, [rcx + 64]
 	vpternlogd      ymm6, ymm9, ymm12, 150
+; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_enc_final3_aes128
 	je              near L.xts_enc_final3_aes192
@@ -312,6 +347,7 @@ L.xts_enc_final3_aes128:
 	add             rcx, 64
 	add             rdx, 64
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+; ymm12 = ymm12 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm12, 63                 ; top 1 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
@@ -322,25 +358,31 @@ L.xts_enc_final3_aes128:
 	vpermd          ymm2, ymm3, ymm12
 	jmp             near L.xts_enc_steal_or_done
 L.xts_enc_final2:
+; the tweaks of 2 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa64       ymm8, ymm0
+; ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
 	vpsllq          ymm11, ymm0, 2
 	vpternlogd      ymm11, ymm2, ymm3, 150
+; ymm0 = ymm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
 	vpsllq          ymm0, ymm0, 4
 	vpternlogd      ymm0, ymm2, ymm3, 150
 	sub             r8, 32                          ; bytes in the last vector
+; ymm4 = data ^ tweak ^ round key 0
 	vmovdqu8        ymm4, [rcx]
 	vpternlogd      ymm4, ymm9, ymm8, 150
 	mov             r11, -1
 	bzhi            r11, r11, r8
 	kmovd           k1, r11d
+; ymm5 = data ^ tweak ^ round key 0
 	vmovdqu8        ymm5{k1}{z}, [rcx + 32]
 	vpternlogd      ymm5, ymm9, ymm11, 150
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_enc_final2_aes128
 	je              near L.xts_enc_final2_aes192
@@ -383,6 +425,7 @@ L.xts_enc_final2_aes128:
 	add             rcx, 32
 	add             rdx, 32
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+; ymm11 = ymm11 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm11, 63                 ; top 1 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
@@ -393,7 +436,9 @@ L.xts_enc_final2_aes128:
 	vpermd          ymm2, ymm3, ymm11
 	jmp             near L.xts_enc_steal_or_done
 L.xts_enc_final1:
+; the tweaks of 1 vector: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa64       ymm8, ymm0
+; ymm0 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
@@ -402,8 +447,10 @@ L.xts_enc_final1:
 	mov             r11, -1
 	bzhi            r11, r11, r8
 	kmovd           k1, r11d
+; ymm4 = data ^ tweak ^ round key 0
 	vmovdqu8        ymm4{k1}{z}, [rcx]
 	vpternlogd      ymm4, ymm9, ymm8, 150
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_enc_final1_aes128
 	je              near L.xts_enc_final1_aes192
@@ -428,6 +475,7 @@ L.xts_enc_final1_aes128:
 	add             rcx, r8
 	add             rdx, r8
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+; ymm8 = ymm8 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm8, 63                  ; top 1 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
@@ -443,6 +491,9 @@ L.xts_enc_no_tail:
 L.xts_enc_steal_or_done:
 	test            rsi, rsi
 	jz              near L.xts_enc_return
+; ciphertext stealing on xmm: TA = the last whole block's tweak, TB = TA * x
+; (encryption: the last whole block under TA, the stolen block under TB)
+; xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          xmm8, xmm2, 63                  ; top 1 bits of each half
 	vpclmulqdq      xmm0, xmm8, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm8, xmm8, 8                   ; low half's carry into high
@@ -451,6 +502,7 @@ L.xts_enc_steal_or_done:
 	vmovdqu8        xmm8, oword [rcx + rsi*1]       ; last 16 bytes of src
 	vpxord          xmm4, xmm2, oword [rcx]
 	vpxord          xmm4, xmm4, oword [rdi]
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_enc_steal_a_aes128
 	je              near L.xts_enc_steal_a_aes192
@@ -485,6 +537,7 @@ L.xts_enc_steal_a_aes128:
 	vmovdqu8        oword [rdx + rsi*1], xmm1
 	vpxord          xmm4, xmm4, xmm3
 	vpxord          xmm4, xmm4, oword [rdi]
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_enc_steal_b_aes128
 	je              near L.xts_enc_steal_b_aes192
@@ -514,35 +567,45 @@ L.xts_enc_return:
 	align 64, db 0xcc
 L.xts_enc_main_loop:
 ; LLVM-MCA-BEGIN xts_enc_avx10_256_main_loop
-; 4 vectors = 128 bytes per iteration
+; main loop: 4 vectors = 128 bytes per iteration, out of line after the epilogue
+; the tweaks of 4 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa64       ymm8, ymm0
+; ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
 	vpsllq          ymm11, ymm0, 2
 	vpternlogd      ymm11, ymm2, ymm3, 150
+; ymm12 = ymm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
 	vpsllq          ymm12, ymm0, 4
 	vpternlogd      ymm12, ymm2, ymm3, 150
+; ymm13 = ymm0 * x^6: shift left, fold the 6 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm0, 58                  ; top 6 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
 	vpsllq          ymm13, ymm0, 6
 	vpternlogd      ymm13, ymm2, ymm3, 150
+; ymm0 = ymm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
 	vpsrldq         ymm2, ymm0, 15                  ; the top 8 bits
 	vpclmulqdq      ymm2, ymm2, ymm1, 0             ; ... times 0x87
 	vpslldq         ymm0, ymm0, 1
 	vpxord          ymm0, ymm0, ymm2
+; ymm4 = data ^ tweak ^ round key 0
 	vmovdqu8        ymm4, [rcx]
 	vpternlogd      ymm4, ymm9, ymm8, 150
+; ymm5 = data ^ tweak ^ round key 0
 	vmovdqu8        ymm5, [rcx + 32]
 	vpternlogd      ymm5, ymm9, ymm11, 150
+; ymm6 = data ^ tweak ^ round key 0
 	vmovdqu8        ymm6, [rcx + 64]
 	vpternlogd      ymm6, ymm9, ymm12, 150
+; ymm7 = data ^ tweak ^ round key 0
 	vmovdqu8        ymm7, [rcx + 96]
 	vpternlogd      ymm7, ymm9, ymm13, 150
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_enc_main_aes128
 	je              near L.xts_enc_main_aes192
@@ -600,6 +663,7 @@ L.xts_enc_main_aes128:
 	vaesenc         ymm5, ymm5, ymm14
 	vaesenc         ymm6, ymm6, ymm14
 	vaesenc         ymm7, ymm7, ymm14
+; last round with the tweak folded into the key: the output is the block ^ tweak
 	vpxord          ymm2, ymm10, ymm8
 	vaesenclast     ymm4, ymm4, ymm2
 	vmovdqu8        yword [rdx], ymm4
@@ -626,10 +690,20 @@ L.xts_enc_main_aes128:
 ; tweak key's encryption schedule.  Block j is D_K1(block ^ T*x^j) ^ T*x^j with T = E_K2(iv),
 ; products in GF(2^128) modulo x^128 + x^7 + x^2 + x + 1 (little-endian bits).
 ;
-; Design: BASE holds the tweaks of the next 2 block(s), one per 128-bit lane; vector j of an
-; iteration uses BASE * x^(2*j), each computed straight from BASE (a shift and a
-; carry-less multiply by 0x87 per vector, not a serial chain).  The tweak is XORed in with
-; round key 0 (one vpternlogd) and folded into the last round key.
+; The tweak step.  IEEE 1619 reads a tweak as a little-endian 128-bit integer whose bit i
+; is the coefficient of x^i in GF(2^128) = GF(2)[x] / (x^128 + x^7 + x^2 + x + 1), and the
+; next block's tweak is T*x: a left shift by one bit, and when bit 127 falls out,
+; x^128 = x^7 + x^2 + x + 1 puts 0x87 into the low byte.  Here a vector's tweaks are made
+; k steps at once (mul_xk): T*x^k is T shifted left by k bits (as two quadwords, the low
+; one's top k bits carried into the high one, or as whole bytes when k is a multiple of
+; 8), plus the k bits shifted out of the top, times 0x87 as one carry-less multiply
+; (vpclmulqdq; k <= 64, so the product fits in 72 bits and needs no second fold).
+;
+; Several tweaks per vector: BASE holds the tweaks of the next 2 block(s), one per
+; 128-bit lane (T, T*x, ..., made once at the start); vector j of an iteration uses
+; BASE * x^(2*j), each made straight from BASE (independent shifts and multiplies,
+; not a serial chain), and BASE moves on by x^(2*vectors).  The tweak is XORed in with round key 0 (one vpternlogd)
+; and folded into the last round key (aesenclast(x, k ^ t) = aesenclast(x, k) ^ t).
 ; 4 vectors per main-loop iteration; the rest goes through a final group of 1..4 vectors
 ; whose last may hold fewer blocks than lanes (opmask); a partial last block is
 ; handled by ciphertext stealing on xmm.
@@ -649,12 +723,13 @@ L.xts_enc_main_aes128:
 	global aesgen_xts_decrypt_avx10_256:function hidden
 aesgen_xts_decrypt_avx10_256:
 	endbr64
-	mov             eax, dword [rdi + 240]
+	mov             eax, dword [rdi + 240]          ; key1 and key2 share the size
 ; T = E_K2(iv), on xmm with the tweak key read from memory
 	lea             r10, [rsi + rax*8]
 	lea             r10, [r10 + rax*8]
 	vmovdqu8        xmm0, oword [r9]
 	vpxord          xmm0, xmm0, oword [rsi]
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_dec_tweak_aes128
 	je              near L.xts_dec_tweak_aes192
@@ -676,6 +751,8 @@ L.xts_dec_tweak_aes128:
 	vaesenclast     xmm0, xmm0, oword [r10]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &key1[rounds]
+; round keys into their registers (the plan's KLAST-m = rk[ROUNDS - m]); AES-192
+; and AES-256 have two and four more middle keys than AES-128
 	vbroadcasti32x4 ymm9, oword [rdi]
 	vbroadcasti32x4 ymm10, oword [r10]
 	vbroadcasti32x4 ymm14, oword [r10 - 16]
@@ -697,12 +774,14 @@ L.xts_dec_tweak_aes128:
 L.xts_dec_keys_loaded:
 	vbroadcasti32x4 ymm1, oword [rel L.xts_poly]
 ; BASE = T, T*x in lanes 0..1
+; xmm8 = xmm0 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          xmm2, xmm0, 63                  ; top 1 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
 	vpsllq          xmm8, xmm0, 1
 	vpternlogd      xmm8, xmm2, xmm3, 150
 	vinserti32x4    ymm0, ymm0, xmm8, 1
+; PART = len % 16; stealing takes the last whole block and the PART bytes after it
 	mov             esi, r8d
 	and             esi, 15                         ; bytes past the last whole block
 	jz              near L.xts_dec_whole_blocks
@@ -714,6 +793,7 @@ L.xts_dec_whole_blocks:
 L.xts_dec_main_done:
 	add             r8, 128
 	jz              near L.xts_dec_no_tail
+; final group dispatch: the fewest vectors that hold LEN bytes (whole blocks)
 	cmp             r8, 32
 	jbe             near L.xts_dec_final1
 	cmp             r8, 64
@@ -721,38 +801,48 @@ L.xts_dec_main_done:
 	cmp             r8, 96
 	jbe             near L.xts_dec_final3
 L.xts_dec_final4:
+; the tweaks of 4 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa64       ymm8, ymm0
+; ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
 	vpsllq          ymm11, ymm0, 2
 	vpternlogd      ymm11, ymm2, ymm3, 150
+; ymm12 = ymm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
 	vpsllq          ymm12, ymm0, 4
 	vpternlogd      ymm12, ymm2, ymm3, 150
+; ymm13 = ymm0 * x^6: shift left, fold the 6 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm0, 58                  ; top 6 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
 	vpsllq          ymm13, ymm0, 6
 	vpternlogd      ymm13, ymm2, ymm3, 150
+; ymm0 = ymm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
 	vpsrldq         ymm2, ymm0, 15                  ; the top 8 bits
 	vpclmulqdq      ymm2, ymm2, ymm1, 0             ; ... times 0x87
 	vpslldq         ymm0, ymm0, 1
 	vpxord          ymm0, ymm0, ymm2
 	sub             r8, 96                          ; bytes in the last vector
+; ymm4 = data ^ tweak ^ round key 0
 	vmovdqu8        ymm4, [rcx]
 	vpternlogd      ymm4, ymm9, ymm8, 150
+; ymm5 = data ^ tweak ^ round key 0
 	vmovdqu8        ymm5, [rcx + 32]
 	vpternlogd      ymm5, ymm9, ymm11, 150
+; ymm6 = data ^ tweak ^ round key 0
 	vmovdqu8        ymm6, [rcx + 64]
 	vpternlogd      ymm6, ymm9, ymm12, 150
 	mov             r11, -1
 	bzhi            r11, r11, r8
 	kmovd           k1, r11d
+; ymm7 = data ^ tweak ^ round key 0
 	vmovdqu8        ymm7{k1}{z}, [rcx + 96]
 	vpternlogd      ymm7, ymm9, ymm13, 150
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_dec_final4_aes128
 	je              near L.xts_dec_final4_aes192
@@ -827,6 +917,7 @@ L.xts_dec_final4_aes128:
 	add             rcx, 96
 	add             rdx, 96
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+; ymm13 = ymm13 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm13, 63                 ; top 1 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
@@ -837,32 +928,40 @@ L.xts_dec_final4_aes128:
 	vpermd          ymm2, ymm3, ymm13
 	jmp             near L.xts_dec_steal_or_done
 L.xts_dec_final3:
+; the tweaks of 3 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa64       ymm8, ymm0
+; ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
 	vpsllq          ymm11, ymm0, 2
 	vpternlogd      ymm11, ymm2, ymm3, 150
+; ymm12 = ymm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
 	vpsllq          ymm12, ymm0, 4
 	vpternlogd      ymm12, ymm2, ymm3, 150
+; ymm0 = ymm0 * x^6: shift left, fold the 6 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm0, 58                  ; top 6 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
 	vpsllq          ymm0, ymm0, 6
 	vpternlogd      ymm0, ymm2, ymm3, 150
 	sub             r8, 64                          ; bytes in the last vector
+; ymm4 = data ^ tweak ^ round key 0
 	vmovdqu8        ymm4, [rcx]
 	vpternlogd      ymm4, ymm9, ymm8, 150
+; ymm5 = data ^ tweak ^ round key 0
 	vmovdqu8        ymm5, [rcx + 32]
 	vpternlogd      ymm5, ymm9, ymm11, 150
 	mov             r11, -1
 	bzhi            r11, r11, r8
 	kmovd           k1, r11d
+; ymm6 = data ^ tweak ^ round key 0
 	vmovdqu8        ymm6{k1}{z}, [rcx + 64]
 	vpternlogd      ymm6, ymm9, ymm12, 150
+; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_dec_final3_aes128
 	je              near L.xts_dec_final3_aes192
@@ -921,6 +1020,7 @@ L.xts_dec_final3_aes128:
 	add             rcx, 64
 	add             rdx, 64
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+; ymm12 = ymm12 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm12, 63                 ; top 1 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
@@ -931,25 +1031,31 @@ L.xts_dec_final3_aes128:
 	vpermd          ymm2, ymm3, ymm12
 	jmp             near L.xts_dec_steal_or_done
 L.xts_dec_final2:
+; the tweaks of 2 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa64       ymm8, ymm0
+; ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
 	vpsllq          ymm11, ymm0, 2
 	vpternlogd      ymm11, ymm2, ymm3, 150
+; ymm0 = ymm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
 	vpsllq          ymm0, ymm0, 4
 	vpternlogd      ymm0, ymm2, ymm3, 150
 	sub             r8, 32                          ; bytes in the last vector
+; ymm4 = data ^ tweak ^ round key 0
 	vmovdqu8        ymm4, [rcx]
 	vpternlogd      ymm4, ymm9, ymm8, 150
 	mov             r11, -1
 	bzhi            r11, r11, r8
 	kmovd           k1, r11d
+; ymm5 = data ^ tweak ^ round key 0
 	vmovdqu8        ymm5{k1}{z}, [rcx + 32]
 	vpternlogd      ymm5, ymm9, ymm11, 150
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_dec_final2_aes128
 	je              near L.xts_dec_final2_aes192
@@ -992,6 +1098,7 @@ L.xts_dec_final2_aes128:
 	add             rcx, 32
 	add             rdx, 32
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+; ymm11 = ymm11 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm11, 63                 ; top 1 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
@@ -1002,7 +1109,9 @@ L.xts_dec_final2_aes128:
 	vpermd          ymm2, ymm3, ymm11
 	jmp             near L.xts_dec_steal_or_done
 L.xts_dec_final1:
+; the tweaks of 1 vector: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa64       ymm8, ymm0
+; ymm0 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
@@ -1011,8 +1120,10 @@ L.xts_dec_final1:
 	mov             r11, -1
 	bzhi            r11, r11, r8
 	kmovd           k1, r11d
+; ymm4 = data ^ tweak ^ round key 0
 	vmovdqu8        ymm4{k1}{z}, [rcx]
 	vpternlogd      ymm4, ymm9, ymm8, 150
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_dec_final1_aes128
 	je              near L.xts_dec_final1_aes192
@@ -1037,6 +1148,7 @@ L.xts_dec_final1_aes128:
 	add             rcx, r8
 	add             rdx, r8
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+; ymm8 = ymm8 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm8, 63                  ; top 1 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
@@ -1052,6 +1164,9 @@ L.xts_dec_no_tail:
 L.xts_dec_steal_or_done:
 	test            rsi, rsi
 	jz              near L.xts_dec_return
+; ciphertext stealing on xmm: TA = the last whole block's tweak, TB = TA * x
+; (decryption: the last whole block under TB, the stolen block under TA)
+; xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          xmm8, xmm2, 63                  ; top 1 bits of each half
 	vpclmulqdq      xmm0, xmm8, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm8, xmm8, 8                   ; low half's carry into high
@@ -1060,6 +1175,7 @@ L.xts_dec_steal_or_done:
 	vmovdqu8        xmm8, oword [rcx + rsi*1]       ; last 16 bytes of src
 	vpxord          xmm4, xmm3, oword [rcx]
 	vpxord          xmm4, xmm4, oword [rdi]
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_dec_steal_a_aes128
 	je              near L.xts_dec_steal_a_aes192
@@ -1094,6 +1210,7 @@ L.xts_dec_steal_a_aes128:
 	vmovdqu8        oword [rdx + rsi*1], xmm1
 	vpxord          xmm4, xmm4, xmm2
 	vpxord          xmm4, xmm4, oword [rdi]
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_dec_steal_b_aes128
 	je              near L.xts_dec_steal_b_aes192
@@ -1123,35 +1240,45 @@ L.xts_dec_return:
 	align 64, db 0xcc
 L.xts_dec_main_loop:
 ; LLVM-MCA-BEGIN xts_dec_avx10_256_main_loop
-; 4 vectors = 128 bytes per iteration
+; main loop: 4 vectors = 128 bytes per iteration, out of line after the epilogue
+; the tweaks of 4 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa64       ymm8, ymm0
+; ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
 	vpsllq          ymm11, ymm0, 2
 	vpternlogd      ymm11, ymm2, ymm3, 150
+; ymm12 = ymm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
 	vpsllq          ymm12, ymm0, 4
 	vpternlogd      ymm12, ymm2, ymm3, 150
+; ymm13 = ymm0 * x^6: shift left, fold the 6 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm0, 58                  ; top 6 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
 	vpsllq          ymm13, ymm0, 6
 	vpternlogd      ymm13, ymm2, ymm3, 150
+; ymm0 = ymm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
 	vpsrldq         ymm2, ymm0, 15                  ; the top 8 bits
 	vpclmulqdq      ymm2, ymm2, ymm1, 0             ; ... times 0x87
 	vpslldq         ymm0, ymm0, 1
 	vpxord          ymm0, ymm0, ymm2
+; ymm4 = data ^ tweak ^ round key 0
 	vmovdqu8        ymm4, [rcx]
 	vpternlogd      ymm4, ymm9, ymm8, 150
+; ymm5 = data ^ tweak ^ round key 0
 	vmovdqu8        ymm5, [rcx + 32]
 	vpternlogd      ymm5, ymm9, ymm11, 150
+; ymm6 = data ^ tweak ^ round key 0
 	vmovdqu8        ymm6, [rcx + 64]
 	vpternlogd      ymm6, ymm9, ymm12, 150
+; ymm7 = data ^ tweak ^ round key 0
 	vmovdqu8        ymm7, [rcx + 96]
 	vpternlogd      ymm7, ymm9, ymm13, 150
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_dec_main_aes128
 	je              near L.xts_dec_main_aes192
@@ -1209,6 +1336,7 @@ L.xts_dec_main_aes128:
 	vaesdec         ymm5, ymm5, ymm14
 	vaesdec         ymm6, ymm6, ymm14
 	vaesdec         ymm7, ymm7, ymm14
+; last round with the tweak folded into the key: the output is the block ^ tweak
 	vpxord          ymm2, ymm10, ymm8
 	vaesdeclast     ymm4, ymm4, ymm2
 	vmovdqu8        yword [rdx], ymm4

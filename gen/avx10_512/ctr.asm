@@ -10,18 +10,27 @@
 
 	bits 64
 	default abs
-; void aesgen_ctr_crypt_avx10_512(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src,
-;                    size_t len, uint64_t ctr_lo, uint64_t ctr_hi);
+; int aesgen_ctr_crypt_avx10_512(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src,
+;                   size_t len, uint64_t ctr_lo, uint64_t ctr_hi);   returns 0
 ;
 ; AES-CTR (SP 800-38A) with the whole 16-byte block as a big-endian counter: block j of
 ; this call is AES_K(ctr_hi:ctr_lo + j).  The C caller splits calls where the low half
-; wraps, so the lanes only ever add to their low quadword.  AES-128/192/256 share this code (rounds read from the key).
+; wraps, so the lanes only ever add to their low quadword.  AES-128/192/256 share this
+; code (the round count is read from the key).
 ;
-; Design: the counter lives little-endian in CTR (4 consecutive values, one per
-; 128-bit lane) so vpaddq advances it; vpshufb makes the big-endian block; round key 0 is
-; XORed in; then the rounds; the last round takes (last key ^ data) so the keystream XOR
-; costs nothing extra.  8 vectors per main-loop iteration, then groups of
-; 4; the final partial vector uses opmasks.
+; Counter forms.  CTR holds the counter as a little-endian 128-bit integer per 128-bit
+; lane (4 consecutive values), so one vpaddq advances every lane; a vpshufb with
+; BSWAP turns each lane into the big-endian block AES sees.  The main loop saves that
+; shuffle: BASE holds its first blocks already big-endian, and while the last byte of
+; the counter does not carry, block + k is BASE plus k in that byte (the top byte of
+; dword 3, read little-endian), one vpaddd per vector.  Once in 8 iterations that byte
+; would carry and the iteration takes the byte-swap path.
+;
+; Per vector: counter blocks, XOR round key 0, the middle rounds, and a last round whose
+; key is (last key ^ data), so the keystream XOR costs no instruction of its own.
+; Shape: the main loop of 8 vectors (out of line, after the epilogue), groups of
+; 4, a final group of 1..4 vectors picked by length whose last vector may be
+; partial (an opmask), and a one-block path for 1..16 bytes.
 ;
 ; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTR_LO=r8, CTR_HI=r9
 ;                      ROUNDS=rax, KEYEND=r10, TMPG=r11
@@ -37,11 +46,15 @@ aesgen_ctr_crypt_avx10_512:
 	endbr64
 	test            rcx, rcx
 	jz              near L.ctr_return
+; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+; from the end so that every key size runs the same last nine rounds
 	mov             eax, dword [rdi + 240]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &rk[rounds]
 	cmp             rcx, 16
 	jbe             near L.ctr_one_block
+; round keys into their registers (the plan's KLAST-m = rk[ROUNDS - m]); AES-192
+; and AES-256 have two and four more middle keys than AES-128
 	vbroadcasti32x4 zmm13, oword [rdi]
 	vbroadcasti32x4 zmm14, oword [r10]
 	vbroadcasti32x4 zmm15, oword [r10 - 16]
@@ -79,6 +92,8 @@ L.ctr_main_done:
 L.ctr_group_loop:
 	cmp             rcx, 256
 	jb              near L.ctr_final
+; counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
+; CTR += INC (4 per vector), then round key 0
 	vpshufb         zmm0, zmm8, zmm11
 	vpaddq          zmm8, zmm8, zmm10
 	vpshufb         zmm1, zmm8, zmm11
@@ -91,6 +106,7 @@ L.ctr_group_loop:
 	vpxord          zmm1, zmm1, zmm13
 	vpxord          zmm2, zmm2, zmm13
 	vpxord          zmm3, zmm3, zmm13
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_group_aes128
 	je              near L.ctr_group_aes192
@@ -148,6 +164,8 @@ L.ctr_group_aes128:
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          zmm12, zmm14, zword [rdx]
 	vaesenclast     zmm0, zmm0, zmm12
 	vmovdqu8        zword [rsi], zmm0
@@ -168,6 +186,8 @@ L.ctr_group_aes128:
 
 ; 1..256 bytes remain: pick the final group by the number of vectors they need.
 L.ctr_final:
+; final group dispatch: the fewest vectors that hold LEN bytes, so that a short
+; message runs only the AES work it needs (its vectors side by side)
 	cmp             rcx, 64
 	jbe             near L.ctr_final1
 	cmp             rcx, 128
@@ -175,6 +195,8 @@ L.ctr_final:
 	cmp             rcx, 192
 	jbe             near L.ctr_final3
 L.ctr_final4:
+; counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
+; CTR += INC (4 per vector), then round key 0
 	vpshufb         zmm0, zmm8, zmm11
 	vpaddq          zmm8, zmm8, zmm10
 	vpshufb         zmm1, zmm8, zmm11
@@ -187,6 +209,7 @@ L.ctr_final4:
 	vpxord          zmm1, zmm1, zmm13
 	vpxord          zmm2, zmm2, zmm13
 	vpxord          zmm3, zmm3, zmm13
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_final4_aes128
 	je              near L.ctr_final4_aes192
@@ -244,6 +267,8 @@ L.ctr_final4_aes128:
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          zmm12, zmm14, zword [rdx]
 	vaesenclast     zmm0, zmm0, zmm12
 	vmovdqu8        zword [rsi], zmm0
@@ -256,6 +281,8 @@ L.ctr_final4_aes128:
 	add             rdx, 192
 	add             rsi, 192
 	sub             rcx, 192
+; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+; read or written, so a page boundary right after the buffers is safe
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; LEN low bits set
 	kmovq           k1, r11
@@ -265,6 +292,8 @@ L.ctr_final4_aes128:
 	vmovdqu8        [rsi]{k1}, zmm3
 	jmp             near L.ctr_return
 L.ctr_final3:
+; counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
+; CTR += INC (4 per vector), then round key 0
 	vpshufb         zmm0, zmm8, zmm11
 	vpaddq          zmm8, zmm8, zmm10
 	vpshufb         zmm1, zmm8, zmm11
@@ -274,6 +303,7 @@ L.ctr_final3:
 	vpxord          zmm0, zmm0, zmm13
 	vpxord          zmm1, zmm1, zmm13
 	vpxord          zmm2, zmm2, zmm13
+; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_final3_aes128
 	je              near L.ctr_final3_aes192
@@ -318,6 +348,8 @@ L.ctr_final3_aes128:
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          zmm12, zmm14, zword [rdx]
 	vaesenclast     zmm0, zmm0, zmm12
 	vmovdqu8        zword [rsi], zmm0
@@ -327,6 +359,8 @@ L.ctr_final3_aes128:
 	add             rdx, 128
 	add             rsi, 128
 	sub             rcx, 128
+; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+; read or written, so a page boundary right after the buffers is safe
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; LEN low bits set
 	kmovq           k1, r11
@@ -336,12 +370,15 @@ L.ctr_final3_aes128:
 	vmovdqu8        [rsi]{k1}, zmm2
 	jmp             near L.ctr_return
 L.ctr_final2:
+; counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
+; CTR += INC (4 per vector), then round key 0
 	vpshufb         zmm0, zmm8, zmm11
 	vpaddq          zmm8, zmm8, zmm10
 	vpshufb         zmm1, zmm8, zmm11
 	vpaddq          zmm8, zmm8, zmm10
 	vpxord          zmm0, zmm0, zmm13
 	vpxord          zmm1, zmm1, zmm13
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_final2_aes128
 	je              near L.ctr_final2_aes192
@@ -373,12 +410,16 @@ L.ctr_final2_aes128:
 	vaesenc         zmm1, zmm1, zmm16
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          zmm12, zmm14, zword [rdx]
 	vaesenclast     zmm0, zmm0, zmm12
 	vmovdqu8        zword [rsi], zmm0
 	add             rdx, 64
 	add             rsi, 64
 	sub             rcx, 64
+; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+; read or written, so a page boundary right after the buffers is safe
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; LEN low bits set
 	kmovq           k1, r11
@@ -388,9 +429,12 @@ L.ctr_final2_aes128:
 	vmovdqu8        [rsi]{k1}, zmm1
 	jmp             near L.ctr_return
 L.ctr_final1:
+; counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
+; CTR += INC (4 per vector), then round key 0
 	vpshufb         zmm0, zmm8, zmm11
 	vpaddq          zmm8, zmm8, zmm10
 	vpxord          zmm0, zmm0, zmm13
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_final1_aes128
 	je              near L.ctr_final1_aes192
@@ -409,6 +453,8 @@ L.ctr_final1_aes128:
 	vaesenc         zmm0, zmm0, zmm17
 	vaesenc         zmm0, zmm0, zmm16
 	vaesenc         zmm0, zmm0, zmm15
+; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+; read or written, so a page boundary right after the buffers is safe
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; LEN low bits set
 	kmovq           k1, r11
@@ -424,7 +470,10 @@ L.ctr_return:
 	align 64, db 0xcc
 L.ctr_main_loop:
 ; LLVM-MCA-BEGIN ctr_avx10_512_main_loop
-; 8 vectors = 512 bytes per iteration
+; main loop: 8 vectors = 512 bytes per iteration; entered with LEN = the bytes
+; left - 512, placed after the epilogue so short messages never jump over it
+; counter blocks from BASE by big-endian byte adds; CTR_LO's low byte (the last
+; byte of the iteration's first block) tells whether one of them would carry
 	cmp             r8b, 223
 	ja              near L.ctr_main_carry           ; the low byte wraps in or right after this iteration
 	vpxord          zmm0, zmm9, zmm13
@@ -446,6 +495,9 @@ L.ctr_main_loop:
 	vpxord          zmm7, zmm7, zmm13
 	jmp             near L.ctr_main_counted
 L.ctr_main_carry:
+; a carry out of the last byte: the general path, and BASE rebuilt from CTR
+; counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
+; CTR += INC (4 per vector), then round key 0
 	vpshufb         zmm0, zmm8, zmm11
 	vpaddq          zmm8, zmm8, zmm10
 	vpshufb         zmm1, zmm8, zmm11
@@ -473,6 +525,7 @@ L.ctr_main_carry:
 	vpshufb         zmm9, zmm8, zmm11
 L.ctr_main_counted:
 	add             r8, 32
+; the middle rounds on 8 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_main_aes128
 	je              near L.ctr_main_aes192
@@ -582,6 +635,8 @@ L.ctr_main_aes128:
 	vaesenc         zmm5, zmm5, zmm15
 	vaesenc         zmm6, zmm6, zmm15
 	vaesenc         zmm7, zmm7, zmm15
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          zmm12, zmm14, zword [rdx]
 	vaesenclast     zmm0, zmm0, zmm12
 	vmovdqu8        zword [rsi], zmm0
@@ -614,10 +669,13 @@ L.ctr_main_aes128:
 	jmp             L.ctr_main_done
 
 L.ctr_one_block:
+; 1..16 bytes: one block on xmm, every round key read from memory (none of the
+; vector path's key broadcasts), the upper state untouched (no vzeroupper)
 	vmovq           xmm0, r8
 	vpinsrq         xmm0, xmm0, r9, 1
 	vpshufb         xmm0, xmm0, oword [rel L.ctr_bswap_mask]
 	vpxor           xmm0, xmm0, oword [rdi]
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_one_aes128
 	je              near L.ctr_one_aes192
@@ -636,6 +694,8 @@ L.ctr_one_aes128:
 	vaesenc         xmm0, xmm0, oword [r10 - 48]
 	vaesenc         xmm0, xmm0, oword [r10 - 32]
 	vaesenc         xmm0, xmm0, oword [r10 - 16]
+; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+; read or written, so a page boundary right after the buffers is safe
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; LEN low bits set
 	kmovq           k1, r11

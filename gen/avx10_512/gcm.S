@@ -10,12 +10,59 @@
 #
 # GCM for avx10_512.
 #
-# GHASH works on byte-reflected blocks without bit reflection, which makes a carry-less
-# product represent a*b*x^-128 modulo x^128 + x^127 + x^126 + x^121 + 1; the powers of
-# H in the key are stored pre-multiplied to compensate (see runtime/src/asm_abi.h).
-# A product is LO = a_L*b_L, MI = a_L*b_H + a_H*b_L, HI = a_H*b_H; products of a whole
-# iteration are summed unreduced, then reduced once by two folds with the constant
-# x^63 + x^62 + x^57 (0xc2 << 56).
+# The functions.  aesgen_gcm_ghash_* hashes whole blocks (the streaming API's AAD,
+# buffered blocks and lengths block);
+# aesgen_gcm_{enc,dec}_update_* run CTR and GHASH over the text in one pass; the
+# records aesgen_gcm_{enc,dec}_record_* do a whole message (AAD, text, lengths block,
+# tag) in one call.  Per iteration 4 vectors of 4 blocks: 16 blocks.
+#
+# Data layout.  struct aesgen_gcm_key (runtime/src/asm_abi.h): the AES key schedule at 0
+# (its round count at 240), then at 256 the powers H^32..H^1 of the hash key, 16
+# bytes each, highest first, and 48 zero bytes after H^1.  An iteration reads its 16
+# powers H^16..H^1 as 4 vectors from key + 512; a group of k < 16 blocks starts k
+# powers before the end, and the zero padding gives the missing blocks of a partial last
+# vector a zero power.  acc, the running hash, is kept in the same form as the powers.
+#
+# The representation.  GCM numbers the bits of a block from the most significant bit of
+# byte 0 (the coefficient of x^0) to the least significant bit of byte 15 (x^127).
+# vpshufb with BSWAP reverses each lane's bytes, which makes the block a 128-bit integer
+# whose bit 127 is the coefficient of x^0 and bit 0 that of x^127: the polynomial with
+# its bits in reverse order ("byte-reflected"; no bit is moved within a byte).
+#
+# The product.  vpclmulqdq multiplies 64-bit halves without carries.  For a = a_H:a_L
+# and b = b_H:b_L (high and low quadwords) the 256-bit product is
+#     HI * 2^128  +  MI * 2^64  +  LO,    LO = a_L*b_L, MI = a_L*b_H + a_H*b_L, HI = a_H*b_H
+# (+ is XOR).  Schoolbook takes the four products; Karatsuba (GHASH=karatsuba) three:
+# MI = (a_L + a_H)*(b_L + b_H) + LO + HI, with the half sums of the powers (HSUM) made
+# once per call and LO + HI taken out once per iteration, after the sums.  Products of a
+# whole iteration are summed unreduced (their sum is the sum of the products) and reduced
+# once.  In reflected form the 255-bit product of two reversed 128-bit values keeps the
+# coefficient of x^k at bit 254 - k, one place below where a reversed 256-bit value would:
+# it reads as a*b*x.  The key therefore stores each power of H times x^-1, which cancels
+# that x for free (the stored form of 1 is x^-1, the GFPOLY constant itself).
+#
+# The reduction.  Bits 0..127 of the product are the coefficients of x^255..x^128, and
+# x^128 = x^7 + x^2 + x + 1 moves each of them 128 places up (its x^0 term) plus to 127,
+# 126 and 121 places up: the constant 0xc2 << 56 (bits 63, 62, 57) at quadword 1.  A fold
+# clears the low 64 bits A_L of one register A: swap(A) + A_L * (0xc2 << 56) is XORed
+# into the next register up, 64 bits higher, where the swap leaves A_H in place and
+# moves A_L 128 places up, and the 127-bit product adds the other three terms.  The
+# first fold clears LO into MI, the second MI (with what the first added) into HI; HI is
+# the reduced result.  With 4 lanes per vector, the lanes' results are then XORed into one.
+#
+# Counters.  GCM's inc32 adds 1 to the last 4 bytes (big-endian) of the counter block.
+# Byte-reflected, those bytes are dword 0, so vpaddd with INC (4 per lane) is inc32 for
+# every lane at once (CTR is reflected back by vpshufb into each AES input).
+# The bulk loops save that shuffle: their counters stay big-endian and vpaddd adds to
+# the last byte only (dword 3's top byte), exact while that byte does not carry; the
+# iterations where it would carry (one in 16) take an out-of-line path that does
+# inc32 on the reflected form.
+#
+# Interleaving.  AES rounds and GHASH are independent within an iteration; GHASH's
+# instructions are spread over the nine rounds every key size runs, so the carry-less
+# multiplies share the cycles of vaesenc.
+# Encryption hashes the previous iteration's ciphertext (kept in GD) while the current
+# one's AES runs; decryption hashes the iteration's own source, read before the rounds.
 
 # int aesgen_gcm_ghash_avx10_512(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data,
 #                  size_t len);   len a multiple of 16
@@ -39,10 +86,12 @@ aesgen_gcm_ghash_avx10_512:
 	vmovdqu8        (%rsi), %xmm10
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_ghash_store
+# the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %zmm20
 	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %zmm21
 	sub             $256, %rcx
 	{disp32} jb     .Lgcm_ghash_tail
+# the powers of a full iteration (H^16..H^1) into HPOW, their half sums into HSUM
 	vmovdqu8        512(%rdi), %zmm22
 	vmovdqu8        576(%rdi), %zmm23
 	vmovdqu8        640(%rdi), %zmm24
@@ -60,6 +109,7 @@ aesgen_gcm_ghash_avx10_512:
 	vmovdqu8        64(%rdx), %zmm1
 	vmovdqu8        128(%rdx), %zmm2
 	vmovdqu8        192(%rdx), %zmm3
+# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
 	vpshufb         %zmm20, %zmm0, %zmm0
 	vpshufb         %zmm20, %zmm1, %zmm1
 	vpshufb         %zmm20, %zmm2, %zmm2
@@ -69,35 +119,38 @@ aesgen_gcm_ghash_avx10_512:
 	vpshufd         $78, %zmm1, %zmm9
 	vpxord          %zmm0, %zmm8, %zmm8             # a_L ^ a_H
 	vpxord          %zmm1, %zmm9, %zmm9             # b_L ^ b_H
-	vpclmulqdq      $0, %zmm26, %zmm8, %zmm8
-	vpclmulqdq      $0, %zmm27, %zmm9, %zmm9
+	vpclmulqdq      $0, %zmm26, %zmm8, %zmm8        # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, %zmm27, %zmm9, %zmm9        # (b_L^b_H)*(hb_L^hb_H)
 	vpxord          %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $0, %zmm22, %zmm0, %zmm8
-	vpclmulqdq      $0, %zmm23, %zmm1, %zmm9
+	vpclmulqdq      $0, %zmm22, %zmm0, %zmm8        # a_L*ha_L
+	vpclmulqdq      $0, %zmm23, %zmm1, %zmm9        # b_L*hb_L
 	vpxord          %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, %zmm22, %zmm0, %zmm0
-	vpclmulqdq      $17, %zmm23, %zmm1, %zmm1
+	vpclmulqdq      $17, %zmm22, %zmm0, %zmm0       # a_H*ha_H
+	vpclmulqdq      $17, %zmm23, %zmm1, %zmm1       # b_H*hb_H
 	vpxord          %zmm1, %zmm0, %zmm7
 	vpshufd         $78, %zmm2, %zmm8
 	vpshufd         $78, %zmm3, %zmm9
 	vpxord          %zmm2, %zmm8, %zmm8             # a_L ^ a_H
 	vpxord          %zmm3, %zmm9, %zmm9             # b_L ^ b_H
-	vpclmulqdq      $0, %zmm28, %zmm8, %zmm8
-	vpclmulqdq      $0, %zmm29, %zmm9, %zmm9
+	vpclmulqdq      $0, %zmm28, %zmm8, %zmm8        # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, %zmm29, %zmm9, %zmm9        # (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $0, %zmm24, %zmm2, %zmm8
-	vpclmulqdq      $0, %zmm25, %zmm3, %zmm9
+	vpclmulqdq      $0, %zmm24, %zmm2, %zmm8        # a_L*ha_L
+	vpclmulqdq      $0, %zmm25, %zmm3, %zmm9        # b_L*hb_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, %zmm24, %zmm2, %zmm2
-	vpclmulqdq      $17, %zmm25, %zmm3, %zmm3
+	vpclmulqdq      $17, %zmm24, %zmm2, %zmm2       # a_H*ha_H
+	vpclmulqdq      $17, %zmm25, %zmm3, %zmm3       # b_H*hb_H
 	vpternlogd      $150, %zmm3, %zmm2, %zmm7
+# Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %zmm7, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm5, %zmm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm6, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %zmm7, %xmm8
 	vextracti32x4   $2, %zmm7, %xmm9
 	vextracti32x4   $3, %zmm7, %xmm5
@@ -109,6 +162,7 @@ aesgen_gcm_ghash_avx10_512:
 .Lgcm_ghash_tail:
 	add             $256, %rcx
 	{disp32} jz     .Lgcm_ghash_store
+# GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
 	lea             768(%rdi), %r10
 	sub             %rcx, %r10
 	vpxord          %zmm5, %zmm5, %zmm5
@@ -128,23 +182,25 @@ aesgen_gcm_ghash_avx10_512:
 	vpshufb         %zmm20, %zmm4, %zmm4
 	vpxord          %zmm10, %zmm4, %zmm4            # the running hash joins block 0
 	vpxord          %zmm10, %zmm10, %zmm10
-	vpclmulqdq      $0, (%r10), %zmm4, %zmm8
-	vpclmulqdq      $16, (%r10), %zmm4, %zmm9
+	vpclmulqdq      $0, (%r10), %zmm4, %zmm8        # d_L*h_L
+	vpclmulqdq      $16, (%r10), %zmm4, %zmm9       # d_L*h_H
 	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, (%r10), %zmm4, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, (%r10), %zmm4, %zmm8
+	vpclmulqdq      $1, (%r10), %zmm4, %zmm8        # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6       # MI ^= both middle products
+	vpclmulqdq      $17, (%r10), %zmm4, %zmm8       # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
 	add             $64, %rdx
 	add             $64, %r10
 	sub             $64, %rcx
 	ja              .Lgcm_ghash_tail_vector
-	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm5, %zmm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm6, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %zmm7, %xmm8
 	vextracti32x4   $2, %zmm7, %xmm9
 	vextracti32x4   $3, %zmm7, %xmm5
@@ -190,22 +246,30 @@ aesgen_gcm_enc_update_avx10_512:
 	.cfi_adjust_cfa_offset 16
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_enc_return
+# ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+# from the end so that every key size runs the same last nine rounds
 	mov             240(%rdi), %eax
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &rk[rounds]
+# round keys into their registers (the plan's KLAST-m = rk[ROUNDS - m]); AES-192
+# and AES-256 have two and four more middle keys than AES-128
 	vbroadcasti32x4 (%rdi), %zmm13
 	vbroadcasti32x4 (%r10), %zmm14
 	vbroadcasti32x4 -16(%r10), %zmm30
 	vbroadcasti32x4 -32(%r10), %zmm31
+# the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %zmm20
 	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %zmm21
+# ACC = acc; CTR = the counter block reflected, lane i counting from block i
 	vmovdqu8        (%r9), %xmm10
 	vbroadcasti32x4 (%r8), %zmm11
 	vpshufb         %zmm20, %zmm11, %zmm11
 	vpaddd          .Lgcm_lane_offsets_64(%rip), %zmm11, %zmm11
 	vbroadcasti32x4 .Lgcm_lane_count(%rip), %zmm12
+# bulk: whole iterations of 16 blocks, CTR and GHASH stitched
 	sub             $256, %rcx
 	{disp32} jb     .Lgcm_enc_tail
+# the powers of a full iteration (H^16..H^1) into HPOW, their half sums into HSUM
 	vmovdqu8        512(%rdi), %zmm22
 	vmovdqu8        576(%rdi), %zmm23
 	vmovdqu8        640(%rdi), %zmm24
@@ -222,6 +286,8 @@ aesgen_gcm_enc_update_avx10_512:
 	vpshufb         %zmm20, %zmm11, %zmm11
 # CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 # the first iteration only encrypts; each later one hashes its predecessor's output
+# counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+# the first counter's last byte: past 236, one of them would carry
 	cmp             $237, %r11b
 	{disp32} jae    .Lgcm_enc_first_ctr_carry       # a last byte would carry: out of line
 	vpxord          %zmm13, %zmm11, %zmm0
@@ -234,6 +300,7 @@ aesgen_gcm_enc_update_avx10_512:
 	vpxord          %zmm13, %zmm3, %zmm3
 .Lgcm_enc_first_ctr_done:
 	add             $16, %r11b
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_first_aes128
 	{disp32} je     .Lgcm_enc_first_aes192
@@ -302,6 +369,7 @@ aesgen_gcm_enc_update_avx10_512:
 	vaesenc         %zmm30, %zmm1, %zmm1
 	vaesenc         %zmm30, %zmm2, %zmm2
 	vaesenc         %zmm30, %zmm3, %zmm3
+# last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          (%rdx), %zmm14, %zmm8
 	vaesenclast     %zmm8, %zmm0, %zmm16
 	vmovdqu8        %zmm16, (%rsi)
@@ -320,6 +388,8 @@ aesgen_gcm_enc_update_avx10_512:
 	{disp32} jb     .Lgcm_enc_hash_last
 .Lgcm_enc_loop:
 # LLVM-MCA-BEGIN gcm_enc_avx10_512_main_loop
+# counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+# the first counter's last byte: past 236, one of them would carry
 	cmp             $237, %r11b
 	{disp32} jae    .Lgcm_enc_main_ctr_carry        # a last byte would carry: out of line
 	vpxord          %zmm13, %zmm11, %zmm0
@@ -332,6 +402,7 @@ aesgen_gcm_enc_update_avx10_512:
 	vpxord          %zmm13, %zmm3, %zmm3
 .Lgcm_enc_main_ctr_done:
 	add             $16, %r11b
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_main_aes128
 	{disp32} je     .Lgcm_enc_main_aes192
@@ -362,6 +433,7 @@ aesgen_gcm_enc_update_avx10_512:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
+# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
 	vpshufb         %zmm20, %zmm16, %zmm16
 	vpshufb         %zmm20, %zmm17, %zmm17
 	vpshufb         %zmm20, %zmm18, %zmm18
@@ -376,24 +448,24 @@ aesgen_gcm_enc_update_avx10_512:
 	vpshufd         $78, %zmm17, %zmm9
 	vpxord          %zmm16, %zmm8, %zmm8            # a_L ^ a_H
 	vpxord          %zmm17, %zmm9, %zmm9            # b_L ^ b_H
-	vpclmulqdq      $0, %zmm26, %zmm8, %zmm8
+	vpclmulqdq      $0, %zmm26, %zmm8, %zmm8        # (a_L^a_H)*(ha_L^ha_H)
 	vbroadcasti32x4 -112(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpclmulqdq      $0, %zmm27, %zmm9, %zmm9
+	vpclmulqdq      $0, %zmm27, %zmm9, %zmm9        # (b_L^b_H)*(hb_L^hb_H)
 	vpxord          %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $0, %zmm22, %zmm16, %zmm8
-	vpclmulqdq      $0, %zmm23, %zmm17, %zmm9
+	vpclmulqdq      $0, %zmm22, %zmm16, %zmm8       # a_L*ha_L
+	vpclmulqdq      $0, %zmm23, %zmm17, %zmm9       # b_L*hb_L
 	vpxord          %zmm9, %zmm8, %zmm5
 	vbroadcasti32x4 -96(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpclmulqdq      $17, %zmm22, %zmm16, %zmm16
-	vpclmulqdq      $17, %zmm23, %zmm17, %zmm17
+	vpclmulqdq      $17, %zmm22, %zmm16, %zmm16     # a_H*ha_H
+	vpclmulqdq      $17, %zmm23, %zmm17, %zmm17     # b_H*hb_H
 	vpxord          %zmm17, %zmm16, %zmm7
 	vpshufd         $78, %zmm18, %zmm8
 	vpshufd         $78, %zmm19, %zmm9
@@ -404,36 +476,39 @@ aesgen_gcm_enc_update_avx10_512:
 	vaesenc         %zmm15, %zmm3, %zmm3
 	vpxord          %zmm18, %zmm8, %zmm8            # a_L ^ a_H
 	vpxord          %zmm19, %zmm9, %zmm9            # b_L ^ b_H
-	vpclmulqdq      $0, %zmm28, %zmm8, %zmm8
-	vpclmulqdq      $0, %zmm29, %zmm9, %zmm9
+	vpclmulqdq      $0, %zmm28, %zmm8, %zmm8        # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, %zmm29, %zmm9, %zmm9        # (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
 	vbroadcasti32x4 -64(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpclmulqdq      $0, %zmm24, %zmm18, %zmm8
-	vpclmulqdq      $0, %zmm25, %zmm19, %zmm9
+	vpclmulqdq      $0, %zmm24, %zmm18, %zmm8       # a_L*ha_L
+	vpclmulqdq      $0, %zmm25, %zmm19, %zmm9       # b_L*hb_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, %zmm24, %zmm18, %zmm18
-	vpclmulqdq      $17, %zmm25, %zmm19, %zmm19
+	vpclmulqdq      $17, %zmm24, %zmm18, %zmm18     # a_H*ha_H
+	vpclmulqdq      $17, %zmm25, %zmm19, %zmm19     # b_H*hb_H
 	vbroadcasti32x4 -48(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
 	vpternlogd      $150, %zmm19, %zmm18, %zmm7
+# Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %zmm7, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm5, %zmm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
 	vaesenc         %zmm31, %zmm0, %zmm0
 	vaesenc         %zmm31, %zmm1, %zmm1
 	vaesenc         %zmm31, %zmm2, %zmm2
 	vaesenc         %zmm31, %zmm3, %zmm3
-	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm6, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %zmm7, %xmm8
 	vaesenc         %zmm30, %zmm0, %zmm0
 	vaesenc         %zmm30, %zmm1, %zmm1
@@ -443,6 +518,7 @@ aesgen_gcm_enc_update_avx10_512:
 	vextracti32x4   $3, %zmm7, %xmm5
 	vpxord          %xmm8, %xmm7, %xmm10
 	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+# last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          (%rdx), %zmm14, %zmm8
 	vaesenclast     %zmm8, %zmm0, %zmm16
 	vmovdqu8        %zmm16, (%rsi)
@@ -461,6 +537,8 @@ aesgen_gcm_enc_update_avx10_512:
 	jae             .Lgcm_enc_loop
 # LLVM-MCA-END
 .Lgcm_enc_hash_last:
+# the GHASH of the last iteration's ciphertext, still in GD
+# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
 	vpshufb         %zmm20, %zmm16, %zmm16
 	vpshufb         %zmm20, %zmm17, %zmm17
 	vpshufb         %zmm20, %zmm18, %zmm18
@@ -470,35 +548,38 @@ aesgen_gcm_enc_update_avx10_512:
 	vpshufd         $78, %zmm17, %zmm9
 	vpxord          %zmm16, %zmm8, %zmm8            # a_L ^ a_H
 	vpxord          %zmm17, %zmm9, %zmm9            # b_L ^ b_H
-	vpclmulqdq      $0, %zmm26, %zmm8, %zmm8
-	vpclmulqdq      $0, %zmm27, %zmm9, %zmm9
+	vpclmulqdq      $0, %zmm26, %zmm8, %zmm8        # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, %zmm27, %zmm9, %zmm9        # (b_L^b_H)*(hb_L^hb_H)
 	vpxord          %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $0, %zmm22, %zmm16, %zmm8
-	vpclmulqdq      $0, %zmm23, %zmm17, %zmm9
+	vpclmulqdq      $0, %zmm22, %zmm16, %zmm8       # a_L*ha_L
+	vpclmulqdq      $0, %zmm23, %zmm17, %zmm9       # b_L*hb_L
 	vpxord          %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, %zmm22, %zmm16, %zmm16
-	vpclmulqdq      $17, %zmm23, %zmm17, %zmm17
+	vpclmulqdq      $17, %zmm22, %zmm16, %zmm16     # a_H*ha_H
+	vpclmulqdq      $17, %zmm23, %zmm17, %zmm17     # b_H*hb_H
 	vpxord          %zmm17, %zmm16, %zmm7
 	vpshufd         $78, %zmm18, %zmm8
 	vpshufd         $78, %zmm19, %zmm9
 	vpxord          %zmm18, %zmm8, %zmm8            # a_L ^ a_H
 	vpxord          %zmm19, %zmm9, %zmm9            # b_L ^ b_H
-	vpclmulqdq      $0, %zmm28, %zmm8, %zmm8
-	vpclmulqdq      $0, %zmm29, %zmm9, %zmm9
+	vpclmulqdq      $0, %zmm28, %zmm8, %zmm8        # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, %zmm29, %zmm9, %zmm9        # (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $0, %zmm24, %zmm18, %zmm8
-	vpclmulqdq      $0, %zmm25, %zmm19, %zmm9
+	vpclmulqdq      $0, %zmm24, %zmm18, %zmm8       # a_L*ha_L
+	vpclmulqdq      $0, %zmm25, %zmm19, %zmm9       # b_L*hb_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, %zmm24, %zmm18, %zmm18
-	vpclmulqdq      $17, %zmm25, %zmm19, %zmm19
+	vpclmulqdq      $17, %zmm24, %zmm18, %zmm18     # a_H*ha_H
+	vpclmulqdq      $17, %zmm25, %zmm19, %zmm19     # b_H*hb_H
 	vpternlogd      $150, %zmm19, %zmm18, %zmm7
+# Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %zmm7, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm5, %zmm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm6, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %zmm7, %xmm8
 	vextracti32x4   $2, %zmm7, %xmm9
 	vextracti32x4   $3, %zmm7, %xmm5
@@ -506,7 +587,9 @@ aesgen_gcm_enc_update_avx10_512:
 	vpternlogd      $150, %xmm5, %xmm9, %xmm10
 	{disp32} jmp    .Lgcm_enc_bulk_done
 .Lgcm_enc_first_ctr_carry:
+# a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         %zmm20, %zmm11, %zmm11
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpshufb         %zmm20, %zmm11, %zmm1
@@ -522,7 +605,9 @@ aesgen_gcm_enc_update_avx10_512:
 	vpshufb         %zmm20, %zmm11, %zmm11
 	jmp             .Lgcm_enc_first_ctr_done
 .Lgcm_enc_main_ctr_carry:
+# a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         %zmm20, %zmm11, %zmm11
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpshufb         %zmm20, %zmm11, %zmm1
@@ -540,6 +625,7 @@ aesgen_gcm_enc_update_avx10_512:
 .Lgcm_enc_bulk_done:
 	vpshufb         %zmm20, %zmm11, %zmm11
 .Lgcm_enc_tail:
+# what the bulk loop left: LEN + 256 = 0..240 bytes of whole blocks
 	add             $256, %rcx
 	{disp32} jz     .Lgcm_enc_store
 # CTR first, then GHASH of the ciphertext it wrote: the CTR pass advances DST and
@@ -549,6 +635,8 @@ aesgen_gcm_enc_update_avx10_512:
 
 # 1..256 bytes remain: pick the final group by the number of vectors they need.
 .Lgcm_enc_final:
+# final group dispatch: the fewest vectors that hold LEN bytes, so that a short
+# message runs only the AES work it needs (its vectors side by side)
 	cmp             $64, %rcx
 	{disp32} jbe    .Lgcm_enc_final1
 	cmp             $128, %rcx
@@ -556,6 +644,7 @@ aesgen_gcm_enc_update_avx10_512:
 	cmp             $192, %rcx
 	{disp32} jbe    .Lgcm_enc_final3
 .Lgcm_enc_final4:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpshufb         %zmm20, %zmm11, %zmm1
@@ -568,6 +657,7 @@ aesgen_gcm_enc_update_avx10_512:
 	vpxord          %zmm13, %zmm1, %zmm1
 	vpxord          %zmm13, %zmm2, %zmm2
 	vpxord          %zmm13, %zmm3, %zmm3
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_final4_aes128
 	{disp32} je     .Lgcm_enc_final4_aes192
@@ -636,6 +726,8 @@ aesgen_gcm_enc_update_avx10_512:
 	vaesenc         %zmm30, %zmm1, %zmm1
 	vaesenc         %zmm30, %zmm2, %zmm2
 	vaesenc         %zmm30, %zmm3, %zmm3
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          (%rdx), %zmm14, %zmm8
 	vaesenclast     %zmm8, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi)
@@ -648,6 +740,8 @@ aesgen_gcm_enc_update_avx10_512:
 	add             $192, %rdx
 	add             $192, %rsi
 	sub             $192, %rcx
+# the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+# read or written, so a page boundary right after the buffers is safe
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # LEN low bits set
 	kmovq           %r11, %k1
@@ -657,6 +751,7 @@ aesgen_gcm_enc_update_avx10_512:
 	vmovdqu8        %zmm3, (%rsi){%k1}
 	{disp32} jmp    .Lgcm_enc_tail_crypted
 .Lgcm_enc_final3:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpshufb         %zmm20, %zmm11, %zmm1
@@ -666,6 +761,7 @@ aesgen_gcm_enc_update_avx10_512:
 	vpxord          %zmm13, %zmm0, %zmm0
 	vpxord          %zmm13, %zmm1, %zmm1
 	vpxord          %zmm13, %zmm2, %zmm2
+# the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_final3_aes128
 	{disp32} je     .Lgcm_enc_final3_aes192
@@ -721,6 +817,8 @@ aesgen_gcm_enc_update_avx10_512:
 	vaesenc         %zmm30, %zmm0, %zmm0
 	vaesenc         %zmm30, %zmm1, %zmm1
 	vaesenc         %zmm30, %zmm2, %zmm2
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          (%rdx), %zmm14, %zmm8
 	vaesenclast     %zmm8, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi)
@@ -730,6 +828,8 @@ aesgen_gcm_enc_update_avx10_512:
 	add             $128, %rdx
 	add             $128, %rsi
 	sub             $128, %rcx
+# the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+# read or written, so a page boundary right after the buffers is safe
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # LEN low bits set
 	kmovq           %r11, %k1
@@ -739,12 +839,14 @@ aesgen_gcm_enc_update_avx10_512:
 	vmovdqu8        %zmm2, (%rsi){%k1}
 	{disp32} jmp    .Lgcm_enc_tail_crypted
 .Lgcm_enc_final2:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpshufb         %zmm20, %zmm11, %zmm1
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpxord          %zmm13, %zmm0, %zmm0
 	vpxord          %zmm13, %zmm1, %zmm1
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_final2_aes128
 	{disp32} je     .Lgcm_enc_final2_aes192
@@ -787,12 +889,16 @@ aesgen_gcm_enc_update_avx10_512:
 	vaesenc         %zmm31, %zmm1, %zmm1
 	vaesenc         %zmm30, %zmm0, %zmm0
 	vaesenc         %zmm30, %zmm1, %zmm1
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          (%rdx), %zmm14, %zmm8
 	vaesenclast     %zmm8, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi)
 	add             $64, %rdx
 	add             $64, %rsi
 	sub             $64, %rcx
+# the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+# read or written, so a page boundary right after the buffers is safe
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # LEN low bits set
 	kmovq           %r11, %k1
@@ -802,9 +908,11 @@ aesgen_gcm_enc_update_avx10_512:
 	vmovdqu8        %zmm1, (%rsi){%k1}
 	{disp32} jmp    .Lgcm_enc_tail_crypted
 .Lgcm_enc_final1:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpxord          %zmm13, %zmm0, %zmm0
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_final1_aes128
 	{disp32} je     .Lgcm_enc_final1_aes192
@@ -834,6 +942,8 @@ aesgen_gcm_enc_update_avx10_512:
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm31, %zmm0, %zmm0
 	vaesenc         %zmm30, %zmm0, %zmm0
+# the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+# read or written, so a page boundary right after the buffers is safe
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # LEN low bits set
 	kmovq           %r11, %k1
@@ -845,6 +955,7 @@ aesgen_gcm_enc_update_avx10_512:
 .Lgcm_enc_tail_crypted:
 	mov             (%rsp), %rdx                    # hash the ciphertext just written
 	mov             8(%rsp), %rcx
+# GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
 	lea             768(%rdi), %r8
 	sub             %rcx, %r8
 	vpxord          %zmm5, %zmm5, %zmm5
@@ -864,23 +975,25 @@ aesgen_gcm_enc_update_avx10_512:
 	vpshufb         %zmm20, %zmm4, %zmm4
 	vpxord          %zmm10, %zmm4, %zmm4            # the running hash joins block 0
 	vpxord          %zmm10, %zmm10, %zmm10
-	vpclmulqdq      $0, (%r8), %zmm4, %zmm8
-	vpclmulqdq      $16, (%r8), %zmm4, %zmm9
+	vpclmulqdq      $0, (%r8), %zmm4, %zmm8         # d_L*h_L
+	vpclmulqdq      $16, (%r8), %zmm4, %zmm9        # d_L*h_H
 	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, (%r8), %zmm4, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, (%r8), %zmm4, %zmm8
+	vpclmulqdq      $1, (%r8), %zmm4, %zmm8         # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6       # MI ^= both middle products
+	vpclmulqdq      $17, (%r8), %zmm4, %zmm8        # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
 	add             $64, %rdx
 	add             $64, %r8
 	sub             $64, %rcx
 	ja              .Lgcm_enc_ghash_vector
-	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm5, %zmm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm6, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %zmm7, %xmm8
 	vextracti32x4   $2, %zmm7, %xmm9
 	vextracti32x4   $3, %zmm7, %xmm5
@@ -929,22 +1042,30 @@ aesgen_gcm_dec_update_avx10_512:
 	.cfi_adjust_cfa_offset 16
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_dec_return
+# ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+# from the end so that every key size runs the same last nine rounds
 	mov             240(%rdi), %eax
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &rk[rounds]
+# round keys into their registers (the plan's KLAST-m = rk[ROUNDS - m]); AES-192
+# and AES-256 have two and four more middle keys than AES-128
 	vbroadcasti32x4 (%rdi), %zmm13
 	vbroadcasti32x4 (%r10), %zmm14
 	vbroadcasti32x4 -16(%r10), %zmm30
 	vbroadcasti32x4 -32(%r10), %zmm31
+# the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %zmm20
 	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %zmm21
+# ACC = acc; CTR = the counter block reflected, lane i counting from block i
 	vmovdqu8        (%r9), %xmm10
 	vbroadcasti32x4 (%r8), %zmm11
 	vpshufb         %zmm20, %zmm11, %zmm11
 	vpaddd          .Lgcm_lane_offsets_64(%rip), %zmm11, %zmm11
 	vbroadcasti32x4 .Lgcm_lane_count(%rip), %zmm12
+# bulk: whole iterations of 16 blocks, CTR and GHASH stitched
 	sub             $256, %rcx
 	{disp32} jb     .Lgcm_dec_tail
+# the powers of a full iteration (H^16..H^1) into HPOW, their half sums into HSUM
 	vmovdqu8        512(%rdi), %zmm22
 	vmovdqu8        576(%rdi), %zmm23
 	vmovdqu8        640(%rdi), %zmm24
@@ -962,6 +1083,8 @@ aesgen_gcm_dec_update_avx10_512:
 # CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 .Lgcm_dec_loop:
 # LLVM-MCA-BEGIN gcm_dec_avx10_512_main_loop
+# counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+# the first counter's last byte: past 236, one of them would carry
 	cmp             $237, %r11b
 	{disp32} jae    .Lgcm_dec_main_ctr_carry        # a last byte would carry: out of line
 	vpxord          %zmm13, %zmm11, %zmm0
@@ -974,6 +1097,7 @@ aesgen_gcm_dec_update_avx10_512:
 	vpxord          %zmm13, %zmm3, %zmm3
 .Lgcm_dec_main_ctr_done:
 	add             $16, %r11b
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_main_aes128
 	{disp32} je     .Lgcm_dec_main_aes192
@@ -1008,6 +1132,7 @@ aesgen_gcm_dec_update_avx10_512:
 	vmovdqu8        64(%rdx), %zmm17
 	vmovdqu8        128(%rdx), %zmm18
 	vmovdqu8        192(%rdx), %zmm19
+# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
 	vpshufb         %zmm20, %zmm16, %zmm16
 	vpshufb         %zmm20, %zmm17, %zmm17
 	vbroadcasti32x4 -128(%r10), %zmm15
@@ -1027,19 +1152,19 @@ aesgen_gcm_dec_update_avx10_512:
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
 	vpxord          %zmm17, %zmm9, %zmm9            # b_L ^ b_H
-	vpclmulqdq      $0, %zmm26, %zmm8, %zmm8
-	vpclmulqdq      $0, %zmm27, %zmm9, %zmm9
+	vpclmulqdq      $0, %zmm26, %zmm8, %zmm8        # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, %zmm27, %zmm9, %zmm9        # (b_L^b_H)*(hb_L^hb_H)
 	vpxord          %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $0, %zmm22, %zmm16, %zmm8
+	vpclmulqdq      $0, %zmm22, %zmm16, %zmm8       # a_L*ha_L
 	vbroadcasti32x4 -96(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpclmulqdq      $0, %zmm23, %zmm17, %zmm9
+	vpclmulqdq      $0, %zmm23, %zmm17, %zmm9       # b_L*hb_L
 	vpxord          %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, %zmm22, %zmm16, %zmm16
-	vpclmulqdq      $17, %zmm23, %zmm17, %zmm17
+	vpclmulqdq      $17, %zmm22, %zmm16, %zmm16     # a_H*ha_H
+	vpclmulqdq      $17, %zmm23, %zmm17, %zmm17     # b_H*hb_H
 	vpxord          %zmm17, %zmm16, %zmm7
 	vbroadcasti32x4 -80(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
@@ -1050,45 +1175,49 @@ aesgen_gcm_dec_update_avx10_512:
 	vpshufd         $78, %zmm19, %zmm9
 	vpxord          %zmm18, %zmm8, %zmm8            # a_L ^ a_H
 	vpxord          %zmm19, %zmm9, %zmm9            # b_L ^ b_H
-	vpclmulqdq      $0, %zmm28, %zmm8, %zmm8
+	vpclmulqdq      $0, %zmm28, %zmm8, %zmm8        # (a_L^a_H)*(ha_L^ha_H)
 	vbroadcasti32x4 -64(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpclmulqdq      $0, %zmm29, %zmm9, %zmm9
+	vpclmulqdq      $0, %zmm29, %zmm9, %zmm9        # (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $0, %zmm24, %zmm18, %zmm8
-	vpclmulqdq      $0, %zmm25, %zmm19, %zmm9
+	vpclmulqdq      $0, %zmm24, %zmm18, %zmm8       # a_L*ha_L
+	vpclmulqdq      $0, %zmm25, %zmm19, %zmm9       # b_L*hb_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm5
 	vbroadcasti32x4 -48(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpclmulqdq      $17, %zmm24, %zmm18, %zmm18
-	vpclmulqdq      $17, %zmm25, %zmm19, %zmm19
+	vpclmulqdq      $17, %zmm24, %zmm18, %zmm18     # a_H*ha_H
+	vpclmulqdq      $17, %zmm25, %zmm19, %zmm19     # b_H*hb_H
 	vpternlogd      $150, %zmm19, %zmm18, %zmm7
+# Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %zmm7, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
 	vaesenc         %zmm31, %zmm0, %zmm0
 	vaesenc         %zmm31, %zmm1, %zmm1
 	vaesenc         %zmm31, %zmm2, %zmm2
 	vaesenc         %zmm31, %zmm3, %zmm3
-	vpshufd         $78, %zmm5, %zmm5
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm6, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
 	vaesenc         %zmm30, %zmm0, %zmm0
 	vaesenc         %zmm30, %zmm1, %zmm1
 	vaesenc         %zmm30, %zmm2, %zmm2
 	vaesenc         %zmm30, %zmm3, %zmm3
+# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %zmm7, %xmm8
 	vextracti32x4   $2, %zmm7, %xmm9
 	vextracti32x4   $3, %zmm7, %xmm5
 	vpxord          %xmm8, %xmm7, %xmm10
 	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+# last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          (%rdx), %zmm14, %zmm8
 	vaesenclast     %zmm8, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi)
@@ -1108,7 +1237,9 @@ aesgen_gcm_dec_update_avx10_512:
 # LLVM-MCA-END
 	{disp32} jmp    .Lgcm_dec_bulk_done
 .Lgcm_dec_main_ctr_carry:
+# a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         %zmm20, %zmm11, %zmm11
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpshufb         %zmm20, %zmm11, %zmm1
@@ -1126,12 +1257,14 @@ aesgen_gcm_dec_update_avx10_512:
 .Lgcm_dec_bulk_done:
 	vpshufb         %zmm20, %zmm11, %zmm11
 .Lgcm_dec_tail:
+# what the bulk loop left: LEN + 256 = 0..240 bytes of whole blocks
 	add             $256, %rcx
 	{disp32} jz     .Lgcm_dec_store
 # GHASH of the ciphertext first (it may be overwritten in place), then CTR: the
 # GHASH pass advances SRC and LEN, so their start waits in the stack slots
 	mov             %rdx, (%rsp)
 	mov             %rcx, 8(%rsp)
+# GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
 	lea             768(%rdi), %r8
 	sub             %rcx, %r8
 	vpxord          %zmm5, %zmm5, %zmm5
@@ -1151,23 +1284,25 @@ aesgen_gcm_dec_update_avx10_512:
 	vpshufb         %zmm20, %zmm4, %zmm4
 	vpxord          %zmm10, %zmm4, %zmm4            # the running hash joins block 0
 	vpxord          %zmm10, %zmm10, %zmm10
-	vpclmulqdq      $0, (%r8), %zmm4, %zmm8
-	vpclmulqdq      $16, (%r8), %zmm4, %zmm9
+	vpclmulqdq      $0, (%r8), %zmm4, %zmm8         # d_L*h_L
+	vpclmulqdq      $16, (%r8), %zmm4, %zmm9        # d_L*h_H
 	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, (%r8), %zmm4, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, (%r8), %zmm4, %zmm8
+	vpclmulqdq      $1, (%r8), %zmm4, %zmm8         # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6       # MI ^= both middle products
+	vpclmulqdq      $17, (%r8), %zmm4, %zmm8        # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
 	add             $64, %rdx
 	add             $64, %r8
 	sub             $64, %rcx
 	ja              .Lgcm_dec_ghash_vector
-	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm5, %zmm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm6, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %zmm7, %xmm8
 	vextracti32x4   $2, %zmm7, %xmm9
 	vextracti32x4   $3, %zmm7, %xmm5
@@ -1178,6 +1313,8 @@ aesgen_gcm_dec_update_avx10_512:
 
 # 1..256 bytes remain: pick the final group by the number of vectors they need.
 .Lgcm_dec_final:
+# final group dispatch: the fewest vectors that hold LEN bytes, so that a short
+# message runs only the AES work it needs (its vectors side by side)
 	cmp             $64, %rcx
 	{disp32} jbe    .Lgcm_dec_final1
 	cmp             $128, %rcx
@@ -1185,6 +1322,7 @@ aesgen_gcm_dec_update_avx10_512:
 	cmp             $192, %rcx
 	{disp32} jbe    .Lgcm_dec_final3
 .Lgcm_dec_final4:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpshufb         %zmm20, %zmm11, %zmm1
@@ -1197,6 +1335,7 @@ aesgen_gcm_dec_update_avx10_512:
 	vpxord          %zmm13, %zmm1, %zmm1
 	vpxord          %zmm13, %zmm2, %zmm2
 	vpxord          %zmm13, %zmm3, %zmm3
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_final4_aes128
 	{disp32} je     .Lgcm_dec_final4_aes192
@@ -1265,6 +1404,8 @@ aesgen_gcm_dec_update_avx10_512:
 	vaesenc         %zmm30, %zmm1, %zmm1
 	vaesenc         %zmm30, %zmm2, %zmm2
 	vaesenc         %zmm30, %zmm3, %zmm3
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          (%rdx), %zmm14, %zmm8
 	vaesenclast     %zmm8, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi)
@@ -1277,6 +1418,8 @@ aesgen_gcm_dec_update_avx10_512:
 	add             $192, %rdx
 	add             $192, %rsi
 	sub             $192, %rcx
+# the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+# read or written, so a page boundary right after the buffers is safe
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # LEN low bits set
 	kmovq           %r11, %k1
@@ -1286,6 +1429,7 @@ aesgen_gcm_dec_update_avx10_512:
 	vmovdqu8        %zmm3, (%rsi){%k1}
 	{disp32} jmp    .Lgcm_dec_store
 .Lgcm_dec_final3:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpshufb         %zmm20, %zmm11, %zmm1
@@ -1295,6 +1439,7 @@ aesgen_gcm_dec_update_avx10_512:
 	vpxord          %zmm13, %zmm0, %zmm0
 	vpxord          %zmm13, %zmm1, %zmm1
 	vpxord          %zmm13, %zmm2, %zmm2
+# the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_final3_aes128
 	{disp32} je     .Lgcm_dec_final3_aes192
@@ -1350,6 +1495,8 @@ aesgen_gcm_dec_update_avx10_512:
 	vaesenc         %zmm30, %zmm0, %zmm0
 	vaesenc         %zmm30, %zmm1, %zmm1
 	vaesenc         %zmm30, %zmm2, %zmm2
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          (%rdx), %zmm14, %zmm8
 	vaesenclast     %zmm8, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi)
@@ -1359,6 +1506,8 @@ aesgen_gcm_dec_update_avx10_512:
 	add             $128, %rdx
 	add             $128, %rsi
 	sub             $128, %rcx
+# the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+# read or written, so a page boundary right after the buffers is safe
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # LEN low bits set
 	kmovq           %r11, %k1
@@ -1368,12 +1517,14 @@ aesgen_gcm_dec_update_avx10_512:
 	vmovdqu8        %zmm2, (%rsi){%k1}
 	{disp32} jmp    .Lgcm_dec_store
 .Lgcm_dec_final2:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpshufb         %zmm20, %zmm11, %zmm1
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpxord          %zmm13, %zmm0, %zmm0
 	vpxord          %zmm13, %zmm1, %zmm1
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_final2_aes128
 	{disp32} je     .Lgcm_dec_final2_aes192
@@ -1416,12 +1567,16 @@ aesgen_gcm_dec_update_avx10_512:
 	vaesenc         %zmm31, %zmm1, %zmm1
 	vaesenc         %zmm30, %zmm0, %zmm0
 	vaesenc         %zmm30, %zmm1, %zmm1
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          (%rdx), %zmm14, %zmm8
 	vaesenclast     %zmm8, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi)
 	add             $64, %rdx
 	add             $64, %rsi
 	sub             $64, %rcx
+# the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+# read or written, so a page boundary right after the buffers is safe
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # LEN low bits set
 	kmovq           %r11, %k1
@@ -1431,9 +1586,11 @@ aesgen_gcm_dec_update_avx10_512:
 	vmovdqu8        %zmm1, (%rsi){%k1}
 	{disp32} jmp    .Lgcm_dec_store
 .Lgcm_dec_final1:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpxord          %zmm13, %zmm0, %zmm0
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_final1_aes128
 	{disp32} je     .Lgcm_dec_final1_aes192
@@ -1463,6 +1620,8 @@ aesgen_gcm_dec_update_avx10_512:
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm31, %zmm0, %zmm0
 	vaesenc         %zmm30, %zmm0, %zmm0
+# the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+# read or written, so a page boundary right after the buffers is safe
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # LEN low bits set
 	kmovq           %r11, %k1
@@ -1509,12 +1668,14 @@ aesgen_gcm_dec_update_avx10_512:
 aesgen_gcm_enc_record_avx10_512:
 	.cfi_startproc
 	endbr64
+# the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %zmm20
 	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %zmm21
 	vpxord          %xmm10, %xmm10, %xmm10
 	vpxord          %zmm5, %zmm5, %zmm5
 	vpxord          %zmm6, %zmm6, %zmm6
 	vpxord          %zmm7, %zmm7, %zmm7
+# GHASH of the AAD (AAD, AADLEN from the record)
 	mov             40(%r8), %r10
 	test            %r10, %r10
 	{disp32} jz     .Lgcm_enc_rec_aad_done
@@ -1534,6 +1695,7 @@ aesgen_gcm_enc_record_avx10_512:
 	mov             %r9, %r11
 	lea             768(%rdi), %r9
 	sub             %r11, %r9
+# GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
 .Lgcm_enc_rec_aad_sum_vector:
 	cmp             $64, %r10
 	{disp32} jb     .Lgcm_enc_rec_aad_sum_load_part
@@ -1548,12 +1710,12 @@ aesgen_gcm_enc_record_avx10_512:
 	vpshufb         %zmm20, %zmm4, %zmm4
 	vpxord          %zmm10, %zmm4, %zmm4            # the running hash joins block 0
 	vpxord          %zmm10, %zmm10, %zmm10
-	vpclmulqdq      $0, (%r9), %zmm4, %zmm8
-	vpclmulqdq      $16, (%r9), %zmm4, %zmm9
+	vpclmulqdq      $0, (%r9), %zmm4, %zmm8         # d_L*h_L
+	vpclmulqdq      $16, (%r9), %zmm4, %zmm9        # d_L*h_H
 	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, (%r9), %zmm4, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, (%r9), %zmm4, %zmm8
+	vpclmulqdq      $1, (%r9), %zmm4, %zmm8         # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6       # MI ^= both middle products
+	vpclmulqdq      $17, (%r9), %zmm4, %zmm8        # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
 	add             $64, %rax
 	add             $64, %r9
@@ -1563,6 +1725,7 @@ aesgen_gcm_enc_record_avx10_512:
 .Lgcm_enc_rec_aad_alone:
 	lea             768(%rdi), %r9
 	sub             %r11, %r9
+# GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
 .Lgcm_enc_rec_aad_vector:
 	cmp             $64, %r10
 	{disp32} jb     .Lgcm_enc_rec_aad_load_part
@@ -1577,23 +1740,25 @@ aesgen_gcm_enc_record_avx10_512:
 	vpshufb         %zmm20, %zmm4, %zmm4
 	vpxord          %zmm10, %zmm4, %zmm4            # the running hash joins block 0
 	vpxord          %zmm10, %zmm10, %zmm10
-	vpclmulqdq      $0, (%r9), %zmm4, %zmm8
-	vpclmulqdq      $16, (%r9), %zmm4, %zmm9
+	vpclmulqdq      $0, (%r9), %zmm4, %zmm8         # d_L*h_L
+	vpclmulqdq      $16, (%r9), %zmm4, %zmm9        # d_L*h_H
 	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, (%r9), %zmm4, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, (%r9), %zmm4, %zmm8
+	vpclmulqdq      $1, (%r9), %zmm4, %zmm8         # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6       # MI ^= both middle products
+	vpclmulqdq      $17, (%r9), %zmm4, %zmm8        # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
 	add             $64, %rax
 	add             $64, %r9
 	sub             $64, %r10
 	ja              .Lgcm_enc_rec_aad_vector
-	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm5, %zmm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm6, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %zmm7, %xmm8
 	vextracti32x4   $2, %zmm7, %xmm9
 	vextracti32x4   $3, %zmm7, %xmm5
@@ -1603,9 +1768,13 @@ aesgen_gcm_enc_record_avx10_512:
 	vpxord          %zmm6, %zmm6, %zmm6
 	vpxord          %zmm7, %zmm7, %zmm7
 .Lgcm_enc_rec_aad_done:
+# ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+# from the end so that every key size runs the same last nine rounds
 	mov             240(%rdi), %eax
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &rk[rounds]
+# round keys into their registers (the plan's KLAST-m = rk[ROUNDS - m]); AES-192
+# and AES-256 have two and four more middle keys than AES-128
 	vbroadcasti32x4 (%rdi), %zmm13
 	vbroadcasti32x4 (%r10), %zmm14
 	vbroadcasti32x4 -16(%r10), %zmm30
@@ -1613,6 +1782,7 @@ aesgen_gcm_enc_record_avx10_512:
 # E_K(J0) masks the tag: one block on xmm, beside the data's blocks
 	vmovdqu8        (%r8), %xmm4
 	vpxord          %xmm13, %xmm4, %xmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_rec_j0_aes128
 	{disp32} je     .Lgcm_enc_rec_j0_aes192
@@ -1635,12 +1805,14 @@ aesgen_gcm_enc_record_avx10_512:
 	vmovdqu8        %xmm4, 48(%r8)
 	vbroadcasti32x4 (%r8), %zmm11
 	vpshufb         %zmm20, %zmm11, %zmm11
-	vpaddd          .Lgcm_record_offsets_64(%rip), %zmm11, %zmm11 # J0 + 1, + 2, ...
+	vpaddd          .Lgcm_record_offsets_64(%rip), %zmm11, %zmm11 # CTR: J0 + 1, + 2, ... per lane
 	vbroadcasti32x4 .Lgcm_lane_count(%rip), %zmm12
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_enc_rec_no_data
+# bulk: whole iterations of 16 blocks, CTR and GHASH stitched
 	sub             $256, %rcx
 	{disp32} jbe    .Lgcm_enc_rec_tail
+# the powers of a full iteration (H^16..H^1) into HPOW, their half sums into HSUM
 	vmovdqu8        512(%rdi), %zmm22
 	vmovdqu8        576(%rdi), %zmm23
 	vmovdqu8        640(%rdi), %zmm24
@@ -1657,6 +1829,8 @@ aesgen_gcm_enc_record_avx10_512:
 	vpshufb         %zmm20, %zmm11, %zmm11
 # CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 # the first iteration only encrypts; each later one hashes its predecessor's output
+# counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+# the first counter's last byte: past 236, one of them would carry
 	cmp             $237, %r11b
 	{disp32} jae    .Lgcm_enc_rec_first_ctr_carry   # a last byte would carry: out of line
 	vpxord          %zmm13, %zmm11, %zmm0
@@ -1669,6 +1843,7 @@ aesgen_gcm_enc_record_avx10_512:
 	vpxord          %zmm13, %zmm3, %zmm3
 .Lgcm_enc_rec_first_ctr_done:
 	add             $16, %r11b
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_rec_first_aes128
 	{disp32} je     .Lgcm_enc_rec_first_aes192
@@ -1737,6 +1912,7 @@ aesgen_gcm_enc_record_avx10_512:
 	vaesenc         %zmm30, %zmm1, %zmm1
 	vaesenc         %zmm30, %zmm2, %zmm2
 	vaesenc         %zmm30, %zmm3, %zmm3
+# last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          (%rdx), %zmm14, %zmm8
 	vaesenclast     %zmm8, %zmm0, %zmm16
 	vmovdqu8        %zmm16, (%rsi)
@@ -1755,6 +1931,8 @@ aesgen_gcm_enc_record_avx10_512:
 	{disp32} jbe    .Lgcm_enc_rec_hash_last
 .Lgcm_enc_rec_loop:
 # LLVM-MCA-BEGIN gcm_enc_rec_avx10_512_main_loop
+# counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+# the first counter's last byte: past 236, one of them would carry
 	cmp             $237, %r11b
 	{disp32} jae    .Lgcm_enc_rec_main_ctr_carry    # a last byte would carry: out of line
 	vpxord          %zmm13, %zmm11, %zmm0
@@ -1767,6 +1945,7 @@ aesgen_gcm_enc_record_avx10_512:
 	vpxord          %zmm13, %zmm3, %zmm3
 .Lgcm_enc_rec_main_ctr_done:
 	add             $16, %r11b
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_rec_main_aes128
 	{disp32} je     .Lgcm_enc_rec_main_aes192
@@ -1797,6 +1976,7 @@ aesgen_gcm_enc_record_avx10_512:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
+# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
 	vpshufb         %zmm20, %zmm16, %zmm16
 	vpshufb         %zmm20, %zmm17, %zmm17
 	vpshufb         %zmm20, %zmm18, %zmm18
@@ -1811,24 +1991,24 @@ aesgen_gcm_enc_record_avx10_512:
 	vpshufd         $78, %zmm17, %zmm9
 	vpxord          %zmm16, %zmm8, %zmm8            # a_L ^ a_H
 	vpxord          %zmm17, %zmm9, %zmm9            # b_L ^ b_H
-	vpclmulqdq      $0, %zmm26, %zmm8, %zmm8
+	vpclmulqdq      $0, %zmm26, %zmm8, %zmm8        # (a_L^a_H)*(ha_L^ha_H)
 	vbroadcasti32x4 -112(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpclmulqdq      $0, %zmm27, %zmm9, %zmm9
+	vpclmulqdq      $0, %zmm27, %zmm9, %zmm9        # (b_L^b_H)*(hb_L^hb_H)
 	vpxord          %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $0, %zmm22, %zmm16, %zmm8
-	vpclmulqdq      $0, %zmm23, %zmm17, %zmm9
+	vpclmulqdq      $0, %zmm22, %zmm16, %zmm8       # a_L*ha_L
+	vpclmulqdq      $0, %zmm23, %zmm17, %zmm9       # b_L*hb_L
 	vpxord          %zmm9, %zmm8, %zmm5
 	vbroadcasti32x4 -96(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpclmulqdq      $17, %zmm22, %zmm16, %zmm16
-	vpclmulqdq      $17, %zmm23, %zmm17, %zmm17
+	vpclmulqdq      $17, %zmm22, %zmm16, %zmm16     # a_H*ha_H
+	vpclmulqdq      $17, %zmm23, %zmm17, %zmm17     # b_H*hb_H
 	vpxord          %zmm17, %zmm16, %zmm7
 	vpshufd         $78, %zmm18, %zmm8
 	vpshufd         $78, %zmm19, %zmm9
@@ -1839,36 +2019,39 @@ aesgen_gcm_enc_record_avx10_512:
 	vaesenc         %zmm15, %zmm3, %zmm3
 	vpxord          %zmm18, %zmm8, %zmm8            # a_L ^ a_H
 	vpxord          %zmm19, %zmm9, %zmm9            # b_L ^ b_H
-	vpclmulqdq      $0, %zmm28, %zmm8, %zmm8
-	vpclmulqdq      $0, %zmm29, %zmm9, %zmm9
+	vpclmulqdq      $0, %zmm28, %zmm8, %zmm8        # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, %zmm29, %zmm9, %zmm9        # (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
 	vbroadcasti32x4 -64(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpclmulqdq      $0, %zmm24, %zmm18, %zmm8
-	vpclmulqdq      $0, %zmm25, %zmm19, %zmm9
+	vpclmulqdq      $0, %zmm24, %zmm18, %zmm8       # a_L*ha_L
+	vpclmulqdq      $0, %zmm25, %zmm19, %zmm9       # b_L*hb_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, %zmm24, %zmm18, %zmm18
-	vpclmulqdq      $17, %zmm25, %zmm19, %zmm19
+	vpclmulqdq      $17, %zmm24, %zmm18, %zmm18     # a_H*ha_H
+	vpclmulqdq      $17, %zmm25, %zmm19, %zmm19     # b_H*hb_H
 	vbroadcasti32x4 -48(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
 	vpternlogd      $150, %zmm19, %zmm18, %zmm7
+# Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %zmm7, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm5, %zmm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
 	vaesenc         %zmm31, %zmm0, %zmm0
 	vaesenc         %zmm31, %zmm1, %zmm1
 	vaesenc         %zmm31, %zmm2, %zmm2
 	vaesenc         %zmm31, %zmm3, %zmm3
-	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm6, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %zmm7, %xmm8
 	vaesenc         %zmm30, %zmm0, %zmm0
 	vaesenc         %zmm30, %zmm1, %zmm1
@@ -1878,6 +2061,7 @@ aesgen_gcm_enc_record_avx10_512:
 	vextracti32x4   $3, %zmm7, %xmm5
 	vpxord          %xmm8, %xmm7, %xmm10
 	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+# last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          (%rdx), %zmm14, %zmm8
 	vaesenclast     %zmm8, %zmm0, %zmm16
 	vmovdqu8        %zmm16, (%rsi)
@@ -1896,6 +2080,8 @@ aesgen_gcm_enc_record_avx10_512:
 	ja              .Lgcm_enc_rec_loop
 # LLVM-MCA-END
 .Lgcm_enc_rec_hash_last:
+# the GHASH of the last iteration's ciphertext, still in GD
+# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
 	vpshufb         %zmm20, %zmm16, %zmm16
 	vpshufb         %zmm20, %zmm17, %zmm17
 	vpshufb         %zmm20, %zmm18, %zmm18
@@ -1905,35 +2091,38 @@ aesgen_gcm_enc_record_avx10_512:
 	vpshufd         $78, %zmm17, %zmm9
 	vpxord          %zmm16, %zmm8, %zmm8            # a_L ^ a_H
 	vpxord          %zmm17, %zmm9, %zmm9            # b_L ^ b_H
-	vpclmulqdq      $0, %zmm26, %zmm8, %zmm8
-	vpclmulqdq      $0, %zmm27, %zmm9, %zmm9
+	vpclmulqdq      $0, %zmm26, %zmm8, %zmm8        # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, %zmm27, %zmm9, %zmm9        # (b_L^b_H)*(hb_L^hb_H)
 	vpxord          %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $0, %zmm22, %zmm16, %zmm8
-	vpclmulqdq      $0, %zmm23, %zmm17, %zmm9
+	vpclmulqdq      $0, %zmm22, %zmm16, %zmm8       # a_L*ha_L
+	vpclmulqdq      $0, %zmm23, %zmm17, %zmm9       # b_L*hb_L
 	vpxord          %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, %zmm22, %zmm16, %zmm16
-	vpclmulqdq      $17, %zmm23, %zmm17, %zmm17
+	vpclmulqdq      $17, %zmm22, %zmm16, %zmm16     # a_H*ha_H
+	vpclmulqdq      $17, %zmm23, %zmm17, %zmm17     # b_H*hb_H
 	vpxord          %zmm17, %zmm16, %zmm7
 	vpshufd         $78, %zmm18, %zmm8
 	vpshufd         $78, %zmm19, %zmm9
 	vpxord          %zmm18, %zmm8, %zmm8            # a_L ^ a_H
 	vpxord          %zmm19, %zmm9, %zmm9            # b_L ^ b_H
-	vpclmulqdq      $0, %zmm28, %zmm8, %zmm8
-	vpclmulqdq      $0, %zmm29, %zmm9, %zmm9
+	vpclmulqdq      $0, %zmm28, %zmm8, %zmm8        # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, %zmm29, %zmm9, %zmm9        # (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $0, %zmm24, %zmm18, %zmm8
-	vpclmulqdq      $0, %zmm25, %zmm19, %zmm9
+	vpclmulqdq      $0, %zmm24, %zmm18, %zmm8       # a_L*ha_L
+	vpclmulqdq      $0, %zmm25, %zmm19, %zmm9       # b_L*hb_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, %zmm24, %zmm18, %zmm18
-	vpclmulqdq      $17, %zmm25, %zmm19, %zmm19
+	vpclmulqdq      $17, %zmm24, %zmm18, %zmm18     # a_H*ha_H
+	vpclmulqdq      $17, %zmm25, %zmm19, %zmm19     # b_H*hb_H
 	vpternlogd      $150, %zmm19, %zmm18, %zmm7
+# Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %zmm7, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm5, %zmm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm6, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %zmm7, %xmm8
 	vextracti32x4   $2, %zmm7, %xmm9
 	vextracti32x4   $3, %zmm7, %xmm5
@@ -1941,7 +2130,9 @@ aesgen_gcm_enc_record_avx10_512:
 	vpternlogd      $150, %xmm5, %xmm9, %xmm10
 	{disp32} jmp    .Lgcm_enc_rec_bulk_done
 .Lgcm_enc_rec_first_ctr_carry:
+# a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         %zmm20, %zmm11, %zmm11
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpshufb         %zmm20, %zmm11, %zmm1
@@ -1957,7 +2148,9 @@ aesgen_gcm_enc_record_avx10_512:
 	vpshufb         %zmm20, %zmm11, %zmm11
 	jmp             .Lgcm_enc_rec_first_ctr_done
 .Lgcm_enc_rec_main_ctr_carry:
+# a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         %zmm20, %zmm11, %zmm11
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpshufb         %zmm20, %zmm11, %zmm1
@@ -1981,6 +2174,7 @@ aesgen_gcm_enc_record_avx10_512:
 .Lgcm_enc_rec_tail:
 	add             $256, %rcx
 	{disp32} jz     .Lgcm_enc_rec_no_data
+# final group dispatch: the fewest vectors that hold the last LEN bytes
 	cmp             $64, %rcx
 	{disp32} jbe    .Lgcm_enc_rec_final1
 	cmp             $128, %rcx
@@ -1988,6 +2182,7 @@ aesgen_gcm_enc_record_avx10_512:
 	cmp             $192, %rcx
 	{disp32} jbe    .Lgcm_enc_rec_final3
 .Lgcm_enc_rec_final4:
+# the last 4 vectors (1..256 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             15(%rcx), %r11
 	and             $-16, %r11
 	lea             752(%rdi), %r9
@@ -1996,6 +2191,7 @@ aesgen_gcm_enc_record_avx10_512:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # the last vector's bytes
 	kmovq           %r11, %k1
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpshufb         %zmm20, %zmm11, %zmm1
@@ -2008,6 +2204,7 @@ aesgen_gcm_enc_record_avx10_512:
 	vpxord          %zmm13, %zmm1, %zmm1
 	vpxord          %zmm13, %zmm2, %zmm2
 	vpxord          %zmm13, %zmm3, %zmm3
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_rec_final4_aes128
 	{disp32} je     .Lgcm_enc_rec_final4_aes192
@@ -2090,49 +2287,52 @@ aesgen_gcm_enc_record_avx10_512:
 	vaesenclast     %zmm8, %zmm3, %zmm3
 	vmovdqu8        %zmm3, 192(%rsi){%k1}
 	vmovdqu8        %zmm3, %zmm3{%k1}{z}            # GHASH sees the padding as zeros
+# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         %zmm20, %zmm0, %zmm0
 	vpshufb         %zmm20, %zmm1, %zmm1
 	vpshufb         %zmm20, %zmm2, %zmm2
 	vpshufb         %zmm20, %zmm3, %zmm3
 	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %zmm0, %zmm8
-	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm9
+	vpclmulqdq      $0, (%r9), %zmm0, %zmm8         # a_L*ha_L
+	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm9       # b_L*hb_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, (%r9), %zmm0, %zmm8
-	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm9
+	vpclmulqdq      $17, (%r9), %zmm0, %zmm8        # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm9      # b_H*hb_H
 	vpternlogd      $150, %zmm9, %zmm8, %zmm7
-	vpclmulqdq      $1, (%r9), %zmm0, %zmm8
-	vpclmulqdq      $16, (%r9), %zmm0, %zmm0
+	vpclmulqdq      $1, (%r9), %zmm0, %zmm8         # a_H*ha_L
+	vpclmulqdq      $16, (%r9), %zmm0, %zmm0        # a_L*ha_H
 	vpternlogd      $150, %zmm0, %zmm8, %zmm6
-	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm8
-	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1
+	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm8       # b_H*hb_L
+	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1      # b_L*hb_H
 	vpternlogd      $150, %zmm1, %zmm8, %zmm6
-	vpclmulqdq      $0, 128(%r9), %zmm2, %zmm8
-	vpclmulqdq      $0, 192(%r9), %zmm3, %zmm9
+	vpclmulqdq      $0, 128(%r9), %zmm2, %zmm8      # a_L*ha_L
+	vpclmulqdq      $0, 192(%r9), %zmm3, %zmm9      # b_L*hb_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, 128(%r9), %zmm2, %zmm8
-	vpclmulqdq      $17, 192(%r9), %zmm3, %zmm9
+	vpclmulqdq      $17, 128(%r9), %zmm2, %zmm8     # a_H*ha_H
+	vpclmulqdq      $17, 192(%r9), %zmm3, %zmm9     # b_H*hb_H
 	vpternlogd      $150, %zmm9, %zmm8, %zmm7
-	vpclmulqdq      $1, 128(%r9), %zmm2, %zmm8
-	vpclmulqdq      $16, 128(%r9), %zmm2, %zmm2
+	vpclmulqdq      $1, 128(%r9), %zmm2, %zmm8      # a_H*ha_L
+	vpclmulqdq      $16, 128(%r9), %zmm2, %zmm2     # a_L*ha_H
 	vpternlogd      $150, %zmm2, %zmm8, %zmm6
-	vpclmulqdq      $1, 192(%r9), %zmm3, %zmm8
-	vpclmulqdq      $16, 192(%r9), %zmm3, %zmm3
+	vpclmulqdq      $1, 192(%r9), %zmm3, %zmm8      # b_H*hb_L
+	vpclmulqdq      $16, 192(%r9), %zmm3, %zmm3     # b_L*hb_H
 	vpternlogd      $150, %zmm3, %zmm8, %zmm6
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
-	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
-	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
+	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8     # d_L*h_L
+	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9    # d_L*h_H
 	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8
+	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8     # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6       # MI ^= both middle products
+	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8    # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
-	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm5, %zmm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm6, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %zmm7, %xmm8
 	vextracti32x4   $2, %zmm7, %xmm9
 	vextracti32x4   $3, %zmm7, %xmm5
@@ -2140,6 +2340,7 @@ aesgen_gcm_enc_record_avx10_512:
 	vpternlogd      $150, %xmm5, %xmm9, %xmm10
 	{disp32} jmp    .Lgcm_enc_rec_tag
 .Lgcm_enc_rec_final3:
+# the last 3 vectors (1..192 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             15(%rcx), %r11
 	and             $-16, %r11
 	lea             752(%rdi), %r9
@@ -2148,6 +2349,7 @@ aesgen_gcm_enc_record_avx10_512:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # the last vector's bytes
 	kmovq           %r11, %k1
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpshufb         %zmm20, %zmm11, %zmm1
@@ -2157,6 +2359,7 @@ aesgen_gcm_enc_record_avx10_512:
 	vpxord          %zmm13, %zmm0, %zmm0
 	vpxord          %zmm13, %zmm1, %zmm1
 	vpxord          %zmm13, %zmm2, %zmm2
+# the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_rec_final3_aes128
 	{disp32} je     .Lgcm_enc_rec_final3_aes192
@@ -2223,43 +2426,46 @@ aesgen_gcm_enc_record_avx10_512:
 	vaesenclast     %zmm8, %zmm2, %zmm2
 	vmovdqu8        %zmm2, 128(%rsi){%k1}
 	vmovdqu8        %zmm2, %zmm2{%k1}{z}            # GHASH sees the padding as zeros
+# GHASH products of 3 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         %zmm20, %zmm0, %zmm0
 	vpshufb         %zmm20, %zmm1, %zmm1
 	vpshufb         %zmm20, %zmm2, %zmm2
 	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %zmm0, %zmm8
-	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm9
+	vpclmulqdq      $0, (%r9), %zmm0, %zmm8         # a_L*ha_L
+	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm9       # b_L*hb_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, (%r9), %zmm0, %zmm8
-	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm9
+	vpclmulqdq      $17, (%r9), %zmm0, %zmm8        # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm9      # b_H*hb_H
 	vpternlogd      $150, %zmm9, %zmm8, %zmm7
-	vpclmulqdq      $1, (%r9), %zmm0, %zmm8
-	vpclmulqdq      $16, (%r9), %zmm0, %zmm0
+	vpclmulqdq      $1, (%r9), %zmm0, %zmm8         # a_H*ha_L
+	vpclmulqdq      $16, (%r9), %zmm0, %zmm0        # a_L*ha_H
 	vpternlogd      $150, %zmm0, %zmm8, %zmm6
-	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm8
-	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1
+	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm8       # b_H*hb_L
+	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1      # b_L*hb_H
 	vpternlogd      $150, %zmm1, %zmm8, %zmm6
-	vpclmulqdq      $0, 128(%r9), %zmm2, %zmm8
-	vpclmulqdq      $16, 128(%r9), %zmm2, %zmm9
+	vpclmulqdq      $0, 128(%r9), %zmm2, %zmm8      # d_L*h_L
+	vpclmulqdq      $16, 128(%r9), %zmm2, %zmm9     # d_L*h_H
 	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, 128(%r9), %zmm2, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, 128(%r9), %zmm2, %zmm8
+	vpclmulqdq      $1, 128(%r9), %zmm2, %zmm8      # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6       # MI ^= both middle products
+	vpclmulqdq      $17, 128(%r9), %zmm2, %zmm8     # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
-	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
-	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
+	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8     # d_L*h_L
+	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9    # d_L*h_H
 	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8
+	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8     # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6       # MI ^= both middle products
+	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8    # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
-	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm5, %zmm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm6, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %zmm7, %xmm8
 	vextracti32x4   $2, %zmm7, %xmm9
 	vextracti32x4   $3, %zmm7, %xmm5
@@ -2267,6 +2473,7 @@ aesgen_gcm_enc_record_avx10_512:
 	vpternlogd      $150, %xmm5, %xmm9, %xmm10
 	{disp32} jmp    .Lgcm_enc_rec_tag
 .Lgcm_enc_rec_final2:
+# the last 2 vectors (1..128 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             15(%rcx), %r11
 	and             $-16, %r11
 	lea             752(%rdi), %r9
@@ -2275,12 +2482,14 @@ aesgen_gcm_enc_record_avx10_512:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # the last vector's bytes
 	kmovq           %r11, %k1
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpshufb         %zmm20, %zmm11, %zmm1
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpxord          %zmm13, %zmm0, %zmm0
 	vpxord          %zmm13, %zmm1, %zmm1
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_rec_final2_aes128
 	{disp32} je     .Lgcm_enc_rec_final2_aes192
@@ -2331,35 +2540,38 @@ aesgen_gcm_enc_record_avx10_512:
 	vaesenclast     %zmm8, %zmm1, %zmm1
 	vmovdqu8        %zmm1, 64(%rsi){%k1}
 	vmovdqu8        %zmm1, %zmm1{%k1}{z}            # GHASH sees the padding as zeros
+# GHASH products of 2 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         %zmm20, %zmm0, %zmm0
 	vpshufb         %zmm20, %zmm1, %zmm1
 	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %zmm0, %zmm8
-	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm9
+	vpclmulqdq      $0, (%r9), %zmm0, %zmm8         # a_L*ha_L
+	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm9       # b_L*hb_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, (%r9), %zmm0, %zmm8
-	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm9
+	vpclmulqdq      $17, (%r9), %zmm0, %zmm8        # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm9      # b_H*hb_H
 	vpternlogd      $150, %zmm9, %zmm8, %zmm7
-	vpclmulqdq      $1, (%r9), %zmm0, %zmm8
-	vpclmulqdq      $16, (%r9), %zmm0, %zmm0
+	vpclmulqdq      $1, (%r9), %zmm0, %zmm8         # a_H*ha_L
+	vpclmulqdq      $16, (%r9), %zmm0, %zmm0        # a_L*ha_H
 	vpternlogd      $150, %zmm0, %zmm8, %zmm6
-	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm8
-	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1
+	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm8       # b_H*hb_L
+	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1      # b_L*hb_H
 	vpternlogd      $150, %zmm1, %zmm8, %zmm6
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
-	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
-	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
+	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8     # d_L*h_L
+	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9    # d_L*h_H
 	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8
+	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8     # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6       # MI ^= both middle products
+	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8    # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
-	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm5, %zmm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm6, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %zmm7, %xmm8
 	vextracti32x4   $2, %zmm7, %xmm9
 	vextracti32x4   $3, %zmm7, %xmm5
@@ -2367,6 +2579,7 @@ aesgen_gcm_enc_record_avx10_512:
 	vpternlogd      $150, %xmm5, %xmm9, %xmm10
 	{disp32} jmp    .Lgcm_enc_rec_tag
 .Lgcm_enc_rec_final1:
+# the last 1 vector (1..64 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             15(%rcx), %r11
 	and             $-16, %r11
 	lea             752(%rdi), %r9
@@ -2374,9 +2587,11 @@ aesgen_gcm_enc_record_avx10_512:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # the last vector's bytes
 	kmovq           %r11, %k1
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpxord          %zmm13, %zmm0, %zmm0
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_rec_final1_aes128
 	{disp32} je     .Lgcm_enc_rec_final1_aes192
@@ -2411,29 +2626,32 @@ aesgen_gcm_enc_record_avx10_512:
 	vaesenclast     %zmm8, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi){%k1}
 	vmovdqu8        %zmm0, %zmm0{%k1}{z}            # GHASH sees the padding as zeros
+# GHASH products of 1 vector: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         %zmm20, %zmm0, %zmm0
 	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %zmm0, %zmm8
-	vpclmulqdq      $16, (%r9), %zmm0, %zmm9
+	vpclmulqdq      $0, (%r9), %zmm0, %zmm8         # d_L*h_L
+	vpclmulqdq      $16, (%r9), %zmm0, %zmm9        # d_L*h_H
 	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, (%r9), %zmm0, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, (%r9), %zmm0, %zmm8
+	vpclmulqdq      $1, (%r9), %zmm0, %zmm8         # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6       # MI ^= both middle products
+	vpclmulqdq      $17, (%r9), %zmm0, %zmm8        # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
-	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
-	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
+	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8     # d_L*h_L
+	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9    # d_L*h_H
 	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8
+	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8     # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6       # MI ^= both middle products
+	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8    # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
-	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm5, %zmm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm6, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %zmm7, %xmm8
 	vextracti32x4   $2, %zmm7, %xmm9
 	vextracti32x4   $3, %zmm7, %xmm5
@@ -2441,27 +2659,31 @@ aesgen_gcm_enc_record_avx10_512:
 	vpternlogd      $150, %xmm5, %xmm9, %xmm10
 	{disp32} jmp    .Lgcm_enc_rec_tag
 .Lgcm_enc_rec_no_data:
+# no text left: the lengths block alone joins the sum
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpxord          %xmm10, %xmm4, %xmm4
-	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
-	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
+	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8     # d_L*h_L
+	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9    # d_L*h_H
 	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8
+	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8     # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6       # MI ^= both middle products
+	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8    # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
-	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm5, %zmm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm6, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %zmm7, %xmm8
 	vextracti32x4   $2, %zmm7, %xmm9
 	vextracti32x4   $3, %zmm7, %xmm5
 	vpxord          %xmm8, %xmm7, %xmm10
 	vpternlogd      $150, %xmm5, %xmm9, %xmm10
 .Lgcm_enc_rec_tag:
+# tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)
 	vpshufb         %xmm20, %xmm10, %xmm10
 	vpxord          48(%r8), %xmm10, %xmm10
 	vmovdqu8        %xmm10, 48(%r8)
@@ -2498,12 +2720,14 @@ aesgen_gcm_enc_record_avx10_512:
 aesgen_gcm_dec_record_avx10_512:
 	.cfi_startproc
 	endbr64
+# the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %zmm20
 	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %zmm21
 	vpxord          %xmm10, %xmm10, %xmm10
 	vpxord          %zmm5, %zmm5, %zmm5
 	vpxord          %zmm6, %zmm6, %zmm6
 	vpxord          %zmm7, %zmm7, %zmm7
+# GHASH of the AAD (AAD, AADLEN from the record)
 	mov             40(%r8), %r10
 	test            %r10, %r10
 	{disp32} jz     .Lgcm_dec_rec_aad_done
@@ -2523,6 +2747,7 @@ aesgen_gcm_dec_record_avx10_512:
 	mov             %r9, %r11
 	lea             768(%rdi), %r9
 	sub             %r11, %r9
+# GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
 .Lgcm_dec_rec_aad_sum_vector:
 	cmp             $64, %r10
 	{disp32} jb     .Lgcm_dec_rec_aad_sum_load_part
@@ -2537,12 +2762,12 @@ aesgen_gcm_dec_record_avx10_512:
 	vpshufb         %zmm20, %zmm4, %zmm4
 	vpxord          %zmm10, %zmm4, %zmm4            # the running hash joins block 0
 	vpxord          %zmm10, %zmm10, %zmm10
-	vpclmulqdq      $0, (%r9), %zmm4, %zmm8
-	vpclmulqdq      $16, (%r9), %zmm4, %zmm9
+	vpclmulqdq      $0, (%r9), %zmm4, %zmm8         # d_L*h_L
+	vpclmulqdq      $16, (%r9), %zmm4, %zmm9        # d_L*h_H
 	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, (%r9), %zmm4, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, (%r9), %zmm4, %zmm8
+	vpclmulqdq      $1, (%r9), %zmm4, %zmm8         # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6       # MI ^= both middle products
+	vpclmulqdq      $17, (%r9), %zmm4, %zmm8        # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
 	add             $64, %rax
 	add             $64, %r9
@@ -2552,6 +2777,7 @@ aesgen_gcm_dec_record_avx10_512:
 .Lgcm_dec_rec_aad_alone:
 	lea             768(%rdi), %r9
 	sub             %r11, %r9
+# GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
 .Lgcm_dec_rec_aad_vector:
 	cmp             $64, %r10
 	{disp32} jb     .Lgcm_dec_rec_aad_load_part
@@ -2566,23 +2792,25 @@ aesgen_gcm_dec_record_avx10_512:
 	vpshufb         %zmm20, %zmm4, %zmm4
 	vpxord          %zmm10, %zmm4, %zmm4            # the running hash joins block 0
 	vpxord          %zmm10, %zmm10, %zmm10
-	vpclmulqdq      $0, (%r9), %zmm4, %zmm8
-	vpclmulqdq      $16, (%r9), %zmm4, %zmm9
+	vpclmulqdq      $0, (%r9), %zmm4, %zmm8         # d_L*h_L
+	vpclmulqdq      $16, (%r9), %zmm4, %zmm9        # d_L*h_H
 	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, (%r9), %zmm4, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, (%r9), %zmm4, %zmm8
+	vpclmulqdq      $1, (%r9), %zmm4, %zmm8         # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6       # MI ^= both middle products
+	vpclmulqdq      $17, (%r9), %zmm4, %zmm8        # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
 	add             $64, %rax
 	add             $64, %r9
 	sub             $64, %r10
 	ja              .Lgcm_dec_rec_aad_vector
-	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm5, %zmm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm6, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %zmm7, %xmm8
 	vextracti32x4   $2, %zmm7, %xmm9
 	vextracti32x4   $3, %zmm7, %xmm5
@@ -2592,9 +2820,13 @@ aesgen_gcm_dec_record_avx10_512:
 	vpxord          %zmm6, %zmm6, %zmm6
 	vpxord          %zmm7, %zmm7, %zmm7
 .Lgcm_dec_rec_aad_done:
+# ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+# from the end so that every key size runs the same last nine rounds
 	mov             240(%rdi), %eax
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &rk[rounds]
+# round keys into their registers (the plan's KLAST-m = rk[ROUNDS - m]); AES-192
+# and AES-256 have two and four more middle keys than AES-128
 	vbroadcasti32x4 (%rdi), %zmm13
 	vbroadcasti32x4 (%r10), %zmm14
 	vbroadcasti32x4 -16(%r10), %zmm30
@@ -2602,6 +2834,7 @@ aesgen_gcm_dec_record_avx10_512:
 # E_K(J0) masks the tag: one block on xmm, beside the data's blocks
 	vmovdqu8        (%r8), %xmm4
 	vpxord          %xmm13, %xmm4, %xmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_rec_j0_aes128
 	{disp32} je     .Lgcm_dec_rec_j0_aes192
@@ -2624,12 +2857,14 @@ aesgen_gcm_dec_record_avx10_512:
 	vmovdqu8        %xmm4, 48(%r8)
 	vbroadcasti32x4 (%r8), %zmm11
 	vpshufb         %zmm20, %zmm11, %zmm11
-	vpaddd          .Lgcm_record_offsets_64(%rip), %zmm11, %zmm11 # J0 + 1, + 2, ...
+	vpaddd          .Lgcm_record_offsets_64(%rip), %zmm11, %zmm11 # CTR: J0 + 1, + 2, ... per lane
 	vbroadcasti32x4 .Lgcm_lane_count(%rip), %zmm12
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_dec_rec_no_data
+# bulk: whole iterations of 16 blocks, CTR and GHASH stitched
 	sub             $256, %rcx
 	{disp32} jbe    .Lgcm_dec_rec_tail
+# the powers of a full iteration (H^16..H^1) into HPOW, their half sums into HSUM
 	vmovdqu8        512(%rdi), %zmm22
 	vmovdqu8        576(%rdi), %zmm23
 	vmovdqu8        640(%rdi), %zmm24
@@ -2647,6 +2882,8 @@ aesgen_gcm_dec_record_avx10_512:
 # CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 .Lgcm_dec_rec_loop:
 # LLVM-MCA-BEGIN gcm_dec_rec_avx10_512_main_loop
+# counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+# the first counter's last byte: past 236, one of them would carry
 	cmp             $237, %r11b
 	{disp32} jae    .Lgcm_dec_rec_main_ctr_carry    # a last byte would carry: out of line
 	vpxord          %zmm13, %zmm11, %zmm0
@@ -2659,6 +2896,7 @@ aesgen_gcm_dec_record_avx10_512:
 	vpxord          %zmm13, %zmm3, %zmm3
 .Lgcm_dec_rec_main_ctr_done:
 	add             $16, %r11b
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_rec_main_aes128
 	{disp32} je     .Lgcm_dec_rec_main_aes192
@@ -2693,6 +2931,7 @@ aesgen_gcm_dec_record_avx10_512:
 	vmovdqu8        64(%rdx), %zmm17
 	vmovdqu8        128(%rdx), %zmm18
 	vmovdqu8        192(%rdx), %zmm19
+# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
 	vpshufb         %zmm20, %zmm16, %zmm16
 	vpshufb         %zmm20, %zmm17, %zmm17
 	vbroadcasti32x4 -128(%r10), %zmm15
@@ -2712,19 +2951,19 @@ aesgen_gcm_dec_record_avx10_512:
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
 	vpxord          %zmm17, %zmm9, %zmm9            # b_L ^ b_H
-	vpclmulqdq      $0, %zmm26, %zmm8, %zmm8
-	vpclmulqdq      $0, %zmm27, %zmm9, %zmm9
+	vpclmulqdq      $0, %zmm26, %zmm8, %zmm8        # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, %zmm27, %zmm9, %zmm9        # (b_L^b_H)*(hb_L^hb_H)
 	vpxord          %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $0, %zmm22, %zmm16, %zmm8
+	vpclmulqdq      $0, %zmm22, %zmm16, %zmm8       # a_L*ha_L
 	vbroadcasti32x4 -96(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpclmulqdq      $0, %zmm23, %zmm17, %zmm9
+	vpclmulqdq      $0, %zmm23, %zmm17, %zmm9       # b_L*hb_L
 	vpxord          %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, %zmm22, %zmm16, %zmm16
-	vpclmulqdq      $17, %zmm23, %zmm17, %zmm17
+	vpclmulqdq      $17, %zmm22, %zmm16, %zmm16     # a_H*ha_H
+	vpclmulqdq      $17, %zmm23, %zmm17, %zmm17     # b_H*hb_H
 	vpxord          %zmm17, %zmm16, %zmm7
 	vbroadcasti32x4 -80(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
@@ -2735,45 +2974,49 @@ aesgen_gcm_dec_record_avx10_512:
 	vpshufd         $78, %zmm19, %zmm9
 	vpxord          %zmm18, %zmm8, %zmm8            # a_L ^ a_H
 	vpxord          %zmm19, %zmm9, %zmm9            # b_L ^ b_H
-	vpclmulqdq      $0, %zmm28, %zmm8, %zmm8
+	vpclmulqdq      $0, %zmm28, %zmm8, %zmm8        # (a_L^a_H)*(ha_L^ha_H)
 	vbroadcasti32x4 -64(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpclmulqdq      $0, %zmm29, %zmm9, %zmm9
+	vpclmulqdq      $0, %zmm29, %zmm9, %zmm9        # (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $0, %zmm24, %zmm18, %zmm8
-	vpclmulqdq      $0, %zmm25, %zmm19, %zmm9
+	vpclmulqdq      $0, %zmm24, %zmm18, %zmm8       # a_L*ha_L
+	vpclmulqdq      $0, %zmm25, %zmm19, %zmm9       # b_L*hb_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm5
 	vbroadcasti32x4 -48(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpclmulqdq      $17, %zmm24, %zmm18, %zmm18
-	vpclmulqdq      $17, %zmm25, %zmm19, %zmm19
+	vpclmulqdq      $17, %zmm24, %zmm18, %zmm18     # a_H*ha_H
+	vpclmulqdq      $17, %zmm25, %zmm19, %zmm19     # b_H*hb_H
 	vpternlogd      $150, %zmm19, %zmm18, %zmm7
+# Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %zmm7, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
 	vaesenc         %zmm31, %zmm0, %zmm0
 	vaesenc         %zmm31, %zmm1, %zmm1
 	vaesenc         %zmm31, %zmm2, %zmm2
 	vaesenc         %zmm31, %zmm3, %zmm3
-	vpshufd         $78, %zmm5, %zmm5
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm6, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
 	vaesenc         %zmm30, %zmm0, %zmm0
 	vaesenc         %zmm30, %zmm1, %zmm1
 	vaesenc         %zmm30, %zmm2, %zmm2
 	vaesenc         %zmm30, %zmm3, %zmm3
+# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %zmm7, %xmm8
 	vextracti32x4   $2, %zmm7, %xmm9
 	vextracti32x4   $3, %zmm7, %xmm5
 	vpxord          %xmm8, %xmm7, %xmm10
 	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+# last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          (%rdx), %zmm14, %zmm8
 	vaesenclast     %zmm8, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi)
@@ -2793,7 +3036,9 @@ aesgen_gcm_dec_record_avx10_512:
 # LLVM-MCA-END
 	{disp32} jmp    .Lgcm_dec_rec_bulk_done
 .Lgcm_dec_rec_main_ctr_carry:
+# a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         %zmm20, %zmm11, %zmm11
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpshufb         %zmm20, %zmm11, %zmm1
@@ -2817,6 +3062,7 @@ aesgen_gcm_dec_record_avx10_512:
 .Lgcm_dec_rec_tail:
 	add             $256, %rcx
 	{disp32} jz     .Lgcm_dec_rec_no_data
+# final group dispatch: the fewest vectors that hold the last LEN bytes
 	cmp             $64, %rcx
 	{disp32} jbe    .Lgcm_dec_rec_final1
 	cmp             $128, %rcx
@@ -2824,6 +3070,7 @@ aesgen_gcm_dec_record_avx10_512:
 	cmp             $192, %rcx
 	{disp32} jbe    .Lgcm_dec_rec_final3
 .Lgcm_dec_rec_final4:
+# the last 4 vectors (1..256 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             15(%rcx), %r11
 	and             $-16, %r11
 	lea             752(%rdi), %r9
@@ -2838,6 +3085,7 @@ aesgen_gcm_dec_record_avx10_512:
 	vmovdqu8        64(%rdx), %zmm17
 	vmovdqu8        128(%rdx), %zmm18
 	vmovdqu8        192(%rdx), %zmm19{%k1}{z}       # zero-padded
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpshufb         %zmm20, %zmm11, %zmm1
@@ -2850,6 +3098,7 @@ aesgen_gcm_dec_record_avx10_512:
 	vpxord          %zmm13, %zmm1, %zmm1
 	vpxord          %zmm13, %zmm2, %zmm2
 	vpxord          %zmm13, %zmm3, %zmm3
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_rec_final4_aes128
 	{disp32} je     .Lgcm_dec_rec_final4_aes192
@@ -2880,54 +3129,55 @@ aesgen_gcm_dec_record_avx10_512:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
+# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         %zmm20, %zmm16, %zmm16
 	vpshufb         %zmm20, %zmm17, %zmm17
 	vpshufb         %zmm20, %zmm18, %zmm18
 	vpshufb         %zmm20, %zmm19, %zmm19
 	vpxord          %zmm10, %zmm16, %zmm16          # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %zmm16, %zmm8
+	vpclmulqdq      $0, (%r9), %zmm16, %zmm8        # a_L*ha_L
 	vbroadcasti32x4 -128(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpclmulqdq      $0, 64(%r9), %zmm17, %zmm9
+	vpclmulqdq      $0, 64(%r9), %zmm17, %zmm9      # b_L*hb_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, (%r9), %zmm16, %zmm8
-	vpclmulqdq      $17, 64(%r9), %zmm17, %zmm9
+	vpclmulqdq      $17, (%r9), %zmm16, %zmm8       # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm17, %zmm9     # b_H*hb_H
 	vpternlogd      $150, %zmm9, %zmm8, %zmm7
-	vpclmulqdq      $1, (%r9), %zmm16, %zmm8
+	vpclmulqdq      $1, (%r9), %zmm16, %zmm8        # a_H*ha_L
 	vbroadcasti32x4 -112(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpclmulqdq      $16, (%r9), %zmm16, %zmm16
+	vpclmulqdq      $16, (%r9), %zmm16, %zmm16      # a_L*ha_H
 	vpternlogd      $150, %zmm16, %zmm8, %zmm6
-	vpclmulqdq      $1, 64(%r9), %zmm17, %zmm8
-	vpclmulqdq      $16, 64(%r9), %zmm17, %zmm17
+	vpclmulqdq      $1, 64(%r9), %zmm17, %zmm8      # b_H*hb_L
+	vpclmulqdq      $16, 64(%r9), %zmm17, %zmm17    # b_L*hb_H
 	vpternlogd      $150, %zmm17, %zmm8, %zmm6
-	vpclmulqdq      $0, 128(%r9), %zmm18, %zmm8
+	vpclmulqdq      $0, 128(%r9), %zmm18, %zmm8     # a_L*ha_L
 	vbroadcasti32x4 -96(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpclmulqdq      $0, 192(%r9), %zmm19, %zmm9
+	vpclmulqdq      $0, 192(%r9), %zmm19, %zmm9     # b_L*hb_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, 128(%r9), %zmm18, %zmm8
-	vpclmulqdq      $17, 192(%r9), %zmm19, %zmm9
+	vpclmulqdq      $17, 128(%r9), %zmm18, %zmm8    # a_H*ha_H
+	vpclmulqdq      $17, 192(%r9), %zmm19, %zmm9    # b_H*hb_H
 	vpternlogd      $150, %zmm9, %zmm8, %zmm7
 	vbroadcasti32x4 -80(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpclmulqdq      $1, 128(%r9), %zmm18, %zmm8
-	vpclmulqdq      $16, 128(%r9), %zmm18, %zmm18
+	vpclmulqdq      $1, 128(%r9), %zmm18, %zmm8     # a_H*ha_L
+	vpclmulqdq      $16, 128(%r9), %zmm18, %zmm18   # a_L*ha_H
 	vpternlogd      $150, %zmm18, %zmm8, %zmm6
-	vpclmulqdq      $1, 192(%r9), %zmm19, %zmm8
-	vpclmulqdq      $16, 192(%r9), %zmm19, %zmm19
+	vpclmulqdq      $1, 192(%r9), %zmm19, %zmm8     # b_H*hb_L
+	vpclmulqdq      $16, 192(%r9), %zmm19, %zmm19   # b_L*hb_H
 	vbroadcasti32x4 -64(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -2935,32 +3185,34 @@ aesgen_gcm_dec_record_avx10_512:
 	vaesenc         %zmm15, %zmm3, %zmm3
 	vpternlogd      $150, %zmm19, %zmm8, %zmm6
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
-	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
-	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
+	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8     # d_L*h_L
+	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9    # d_L*h_H
 	vpxord          %zmm8, %zmm5, %zmm5
 	vbroadcasti32x4 -48(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8
+	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8     # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6       # MI ^= both middle products
+	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8    # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
-	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
 	vaesenc         %zmm31, %zmm0, %zmm0
 	vaesenc         %zmm31, %zmm1, %zmm1
 	vaesenc         %zmm31, %zmm2, %zmm2
 	vaesenc         %zmm31, %zmm3, %zmm3
-	vpshufd         $78, %zmm5, %zmm5
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm6, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
 	vaesenc         %zmm30, %zmm0, %zmm0
 	vaesenc         %zmm30, %zmm1, %zmm1
 	vaesenc         %zmm30, %zmm2, %zmm2
 	vaesenc         %zmm30, %zmm3, %zmm3
+# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %zmm7, %xmm8
 	vextracti32x4   $2, %zmm7, %xmm9
 	vextracti32x4   $3, %zmm7, %xmm5
@@ -2981,6 +3233,7 @@ aesgen_gcm_dec_record_avx10_512:
 	vmovdqu8        %zmm3, 192(%rsi){%k1}
 	{disp32} jmp    .Lgcm_dec_rec_tag
 .Lgcm_dec_rec_final3:
+# the last 3 vectors (1..192 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             15(%rcx), %r11
 	and             $-16, %r11
 	lea             752(%rdi), %r9
@@ -2994,6 +3247,7 @@ aesgen_gcm_dec_record_avx10_512:
 	vmovdqu8        (%rdx), %zmm16
 	vmovdqu8        64(%rdx), %zmm17
 	vmovdqu8        128(%rdx), %zmm18{%k1}{z}       # zero-padded
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpshufb         %zmm20, %zmm11, %zmm1
@@ -3003,6 +3257,7 @@ aesgen_gcm_dec_record_avx10_512:
 	vpxord          %zmm13, %zmm0, %zmm0
 	vpxord          %zmm13, %zmm1, %zmm1
 	vpxord          %zmm13, %zmm2, %zmm2
+# the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_rec_final3_aes128
 	{disp32} je     .Lgcm_dec_rec_final3_aes192
@@ -3028,70 +3283,73 @@ aesgen_gcm_dec_record_avx10_512:
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
+# GHASH products of 3 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         %zmm20, %zmm16, %zmm16
 	vpshufb         %zmm20, %zmm17, %zmm17
 	vpshufb         %zmm20, %zmm18, %zmm18
 	vpxord          %zmm10, %zmm16, %zmm16          # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %zmm16, %zmm8
+	vpclmulqdq      $0, (%r9), %zmm16, %zmm8        # a_L*ha_L
 	vbroadcasti32x4 -128(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
-	vpclmulqdq      $0, 64(%r9), %zmm17, %zmm9
+	vpclmulqdq      $0, 64(%r9), %zmm17, %zmm9      # b_L*hb_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, (%r9), %zmm16, %zmm8
-	vpclmulqdq      $17, 64(%r9), %zmm17, %zmm9
+	vpclmulqdq      $17, (%r9), %zmm16, %zmm8       # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm17, %zmm9     # b_H*hb_H
 	vpternlogd      $150, %zmm9, %zmm8, %zmm7
 	vbroadcasti32x4 -112(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
-	vpclmulqdq      $1, (%r9), %zmm16, %zmm8
-	vpclmulqdq      $16, (%r9), %zmm16, %zmm16
+	vpclmulqdq      $1, (%r9), %zmm16, %zmm8        # a_H*ha_L
+	vpclmulqdq      $16, (%r9), %zmm16, %zmm16      # a_L*ha_H
 	vpternlogd      $150, %zmm16, %zmm8, %zmm6
-	vpclmulqdq      $1, 64(%r9), %zmm17, %zmm8
-	vpclmulqdq      $16, 64(%r9), %zmm17, %zmm17
+	vpclmulqdq      $1, 64(%r9), %zmm17, %zmm8      # b_H*hb_L
+	vpclmulqdq      $16, 64(%r9), %zmm17, %zmm17    # b_L*hb_H
 	vbroadcasti32x4 -96(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vpternlogd      $150, %zmm17, %zmm8, %zmm6
-	vpclmulqdq      $0, 128(%r9), %zmm18, %zmm8
-	vpclmulqdq      $16, 128(%r9), %zmm18, %zmm9
+	vpclmulqdq      $0, 128(%r9), %zmm18, %zmm8     # d_L*h_L
+	vpclmulqdq      $16, 128(%r9), %zmm18, %zmm9    # d_L*h_H
 	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, 128(%r9), %zmm18, %zmm8
+	vpclmulqdq      $1, 128(%r9), %zmm18, %zmm8     # d_H*h_L
 	vbroadcasti32x4 -80(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, 128(%r9), %zmm18, %zmm8
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6       # MI ^= both middle products
+	vpclmulqdq      $17, 128(%r9), %zmm18, %zmm8    # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
-	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
+	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8     # d_L*h_L
 	vbroadcasti32x4 -64(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
-	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
+	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9    # d_L*h_H
 	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8
+	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8     # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6       # MI ^= both middle products
+	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8    # d_H*h_H
 	vbroadcasti32x4 -48(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vpxord          %zmm8, %zmm7, %zmm7
-	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm5, %zmm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
 	vaesenc         %zmm31, %zmm0, %zmm0
 	vaesenc         %zmm31, %zmm1, %zmm1
 	vaesenc         %zmm31, %zmm2, %zmm2
-	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm6, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %zmm7, %xmm8
 	vaesenc         %zmm30, %zmm0, %zmm0
 	vaesenc         %zmm30, %zmm1, %zmm1
@@ -3112,6 +3370,7 @@ aesgen_gcm_dec_record_avx10_512:
 	vmovdqu8        %zmm2, 128(%rsi){%k1}
 	{disp32} jmp    .Lgcm_dec_rec_tag
 .Lgcm_dec_rec_final2:
+# the last 2 vectors (1..128 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             15(%rcx), %r11
 	and             $-16, %r11
 	lea             752(%rdi), %r9
@@ -3124,12 +3383,14 @@ aesgen_gcm_dec_record_avx10_512:
 # place); its GHASH runs between the AES rounds
 	vmovdqu8        (%rdx), %zmm16
 	vmovdqu8        64(%rdx), %zmm17{%k1}{z}        # zero-padded
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpshufb         %zmm20, %zmm11, %zmm1
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpxord          %zmm13, %zmm0, %zmm0
 	vpxord          %zmm13, %zmm1, %zmm1
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_rec_final2_aes128
 	{disp32} je     .Lgcm_dec_rec_final2_aes192
@@ -3150,55 +3411,58 @@ aesgen_gcm_dec_record_avx10_512:
 	vbroadcasti32x4 -144(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
+# GHASH products of 2 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         %zmm20, %zmm16, %zmm16
 	vpshufb         %zmm20, %zmm17, %zmm17
 	vpxord          %zmm10, %zmm16, %zmm16          # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %zmm16, %zmm8
+	vpclmulqdq      $0, (%r9), %zmm16, %zmm8        # a_L*ha_L
 	vbroadcasti32x4 -128(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
-	vpclmulqdq      $0, 64(%r9), %zmm17, %zmm9
+	vpclmulqdq      $0, 64(%r9), %zmm17, %zmm9      # b_L*hb_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, (%r9), %zmm16, %zmm8
-	vpclmulqdq      $17, 64(%r9), %zmm17, %zmm9
+	vpclmulqdq      $17, (%r9), %zmm16, %zmm8       # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm17, %zmm9     # b_H*hb_H
 	vbroadcasti32x4 -112(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vpternlogd      $150, %zmm9, %zmm8, %zmm7
-	vpclmulqdq      $1, (%r9), %zmm16, %zmm8
-	vpclmulqdq      $16, (%r9), %zmm16, %zmm16
+	vpclmulqdq      $1, (%r9), %zmm16, %zmm8        # a_H*ha_L
+	vpclmulqdq      $16, (%r9), %zmm16, %zmm16      # a_L*ha_H
 	vpternlogd      $150, %zmm16, %zmm8, %zmm6
 	vbroadcasti32x4 -96(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
-	vpclmulqdq      $1, 64(%r9), %zmm17, %zmm8
-	vpclmulqdq      $16, 64(%r9), %zmm17, %zmm17
+	vpclmulqdq      $1, 64(%r9), %zmm17, %zmm8      # b_H*hb_L
+	vpclmulqdq      $16, 64(%r9), %zmm17, %zmm17    # b_L*hb_H
 	vpternlogd      $150, %zmm17, %zmm8, %zmm6
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vbroadcasti32x4 -80(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
-	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
-	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
+	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8     # d_L*h_L
+	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9    # d_L*h_H
 	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8
+	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8     # d_H*h_L
 	vbroadcasti32x4 -64(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6       # MI ^= both middle products
+	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8    # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
-	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
 	vbroadcasti32x4 -48(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
-	vpshufd         $78, %zmm5, %zmm5
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm6, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vaesenc         %zmm31, %zmm0, %zmm0
 	vaesenc         %zmm31, %zmm1, %zmm1
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %zmm7, %xmm8
 	vextracti32x4   $2, %zmm7, %xmm9
 	vaesenc         %zmm30, %zmm0, %zmm0
@@ -3215,6 +3479,7 @@ aesgen_gcm_dec_record_avx10_512:
 	vmovdqu8        %zmm1, 64(%rsi){%k1}
 	{disp32} jmp    .Lgcm_dec_rec_tag
 .Lgcm_dec_rec_final1:
+# the last 1 vector (1..64 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             15(%rcx), %r11
 	and             $-16, %r11
 	lea             752(%rdi), %r9
@@ -3225,9 +3490,11 @@ aesgen_gcm_dec_record_avx10_512:
 # the ciphertext, read before any output is written (the data may be decrypted in
 # place); its GHASH runs between the AES rounds
 	vmovdqu8        (%rdx), %zmm16{%k1}{z}          # zero-padded
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpxord          %zmm13, %zmm0, %zmm0
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_rec_final1_aes128
 	{disp32} je     .Lgcm_dec_rec_final1_aes192
@@ -3243,42 +3510,45 @@ aesgen_gcm_dec_record_avx10_512:
 .Lgcm_dec_rec_final1_aes128:
 	vbroadcasti32x4 -144(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
+# GHASH products of 1 vector: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         %zmm20, %zmm16, %zmm16
 	vpxord          %zmm10, %zmm16, %zmm16          # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %zmm16, %zmm8
-	vpclmulqdq      $16, (%r9), %zmm16, %zmm9
+	vpclmulqdq      $0, (%r9), %zmm16, %zmm8        # d_L*h_L
+	vpclmulqdq      $16, (%r9), %zmm16, %zmm9       # d_L*h_H
 	vbroadcasti32x4 -128(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, (%r9), %zmm16, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $1, (%r9), %zmm16, %zmm8        # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6       # MI ^= both middle products
 	vbroadcasti32x4 -112(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
-	vpclmulqdq      $17, (%r9), %zmm16, %zmm8
+	vpclmulqdq      $17, (%r9), %zmm16, %zmm8       # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vbroadcasti32x4 -96(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
-	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
-	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
+	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8     # d_L*h_L
+	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9    # d_L*h_H
 	vpxord          %zmm8, %zmm5, %zmm5
 	vbroadcasti32x4 -80(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
-	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8
+	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8     # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6       # MI ^= both middle products
+	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8    # d_H*h_H
 	vbroadcasti32x4 -64(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vpxord          %zmm8, %zmm7, %zmm7
-	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm5, %zmm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vbroadcasti32x4 -48(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm6, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vaesenc         %zmm31, %zmm0, %zmm0
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %zmm7, %xmm8
 	vextracti32x4   $2, %zmm7, %xmm9
 	vaesenc         %zmm30, %zmm0, %zmm0
@@ -3291,27 +3561,31 @@ aesgen_gcm_dec_record_avx10_512:
 	vmovdqu8        %zmm0, (%rsi){%k1}
 	{disp32} jmp    .Lgcm_dec_rec_tag
 .Lgcm_dec_rec_no_data:
+# no text left: the lengths block alone joins the sum
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpxord          %xmm10, %xmm4, %xmm4
-	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
-	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
+	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8     # d_L*h_L
+	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9    # d_L*h_H
 	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8
+	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8     # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6       # MI ^= both middle products
+	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8    # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
-	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm5, %zmm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm6, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %zmm7, %xmm8
 	vextracti32x4   $2, %zmm7, %xmm9
 	vextracti32x4   $3, %zmm7, %xmm5
 	vpxord          %xmm8, %xmm7, %xmm10
 	vpternlogd      $150, %xmm5, %xmm9, %xmm10
 .Lgcm_dec_rec_tag:
+# tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)
 	vpshufb         %xmm20, %xmm10, %xmm10
 	vpxord          48(%r8), %xmm10, %xmm10
 	vmovdqu8        %xmm10, 48(%r8)
@@ -3381,13 +3655,6 @@ aesgen_gcm_dec_record_avx10_512:
 	.long	0xc0000002, 0x4, 0x3, 0x0
 
 # GCM for avx10_512, the functions with GHASH=school (suffix _school).
-#
-# GHASH works on byte-reflected blocks without bit reflection, which makes a carry-less
-# product represent a*b*x^-128 modulo x^128 + x^127 + x^126 + x^121 + 1; the powers of
-# H in the key are stored pre-multiplied to compensate (see runtime/src/asm_abi.h).
-# A product is LO = a_L*b_L, MI = a_L*b_H + a_H*b_L, HI = a_H*b_H; products of a whole
-# iteration are summed unreduced, then reduced once by two folds with the constant
-# x^63 + x^62 + x^57 (0xc2 << 56).
 
 # int aesgen_gcm_ghash_avx10_512_school(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data,
 #                  size_t len);   len a multiple of 16
@@ -3410,10 +3677,12 @@ aesgen_gcm_ghash_avx10_512_school:
 	vmovdqu8        (%rsi), %xmm10
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_ghash_school_store
+# the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %zmm20
 	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %zmm21
 	sub             $256, %rcx
 	{disp32} jb     .Lgcm_ghash_school_tail
+# the powers of a full iteration (H^16..H^1) into HPOW
 	vmovdqu8        512(%rdi), %zmm22
 	vmovdqu8        576(%rdi), %zmm23
 	vmovdqu8        640(%rdi), %zmm24
@@ -3423,41 +3692,44 @@ aesgen_gcm_ghash_avx10_512_school:
 	vmovdqu8        64(%rdx), %zmm1
 	vmovdqu8        128(%rdx), %zmm2
 	vmovdqu8        192(%rdx), %zmm3
+# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
 	vpshufb         %zmm20, %zmm0, %zmm0
 	vpshufb         %zmm20, %zmm1, %zmm1
 	vpshufb         %zmm20, %zmm2, %zmm2
 	vpshufb         %zmm20, %zmm3, %zmm3
 	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
-	vpclmulqdq      $0, %zmm22, %zmm0, %zmm8
-	vpclmulqdq      $0, %zmm23, %zmm1, %zmm9
+	vpclmulqdq      $0, %zmm22, %zmm0, %zmm8        # a_L*ha_L
+	vpclmulqdq      $0, %zmm23, %zmm1, %zmm9        # b_L*hb_L
 	vpxord          %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, %zmm22, %zmm0, %zmm8
-	vpclmulqdq      $17, %zmm23, %zmm1, %zmm9
+	vpclmulqdq      $17, %zmm22, %zmm0, %zmm8       # a_H*ha_H
+	vpclmulqdq      $17, %zmm23, %zmm1, %zmm9       # b_H*hb_H
 	vpxord          %zmm9, %zmm8, %zmm7
-	vpclmulqdq      $1, %zmm22, %zmm0, %zmm8
-	vpclmulqdq      $16, %zmm22, %zmm0, %zmm0
+	vpclmulqdq      $1, %zmm22, %zmm0, %zmm8        # a_H*ha_L
+	vpclmulqdq      $16, %zmm22, %zmm0, %zmm0       # a_L*ha_H
 	vpxord          %zmm0, %zmm8, %zmm6
-	vpclmulqdq      $1, %zmm23, %zmm1, %zmm8
-	vpclmulqdq      $16, %zmm23, %zmm1, %zmm1
+	vpclmulqdq      $1, %zmm23, %zmm1, %zmm8        # b_H*hb_L
+	vpclmulqdq      $16, %zmm23, %zmm1, %zmm1       # b_L*hb_H
 	vpternlogd      $150, %zmm1, %zmm8, %zmm6
-	vpclmulqdq      $0, %zmm24, %zmm2, %zmm8
-	vpclmulqdq      $0, %zmm25, %zmm3, %zmm9
+	vpclmulqdq      $0, %zmm24, %zmm2, %zmm8        # a_L*ha_L
+	vpclmulqdq      $0, %zmm25, %zmm3, %zmm9        # b_L*hb_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, %zmm24, %zmm2, %zmm8
-	vpclmulqdq      $17, %zmm25, %zmm3, %zmm9
+	vpclmulqdq      $17, %zmm24, %zmm2, %zmm8       # a_H*ha_H
+	vpclmulqdq      $17, %zmm25, %zmm3, %zmm9       # b_H*hb_H
 	vpternlogd      $150, %zmm9, %zmm8, %zmm7
-	vpclmulqdq      $1, %zmm24, %zmm2, %zmm8
-	vpclmulqdq      $16, %zmm24, %zmm2, %zmm2
+	vpclmulqdq      $1, %zmm24, %zmm2, %zmm8        # a_H*ha_L
+	vpclmulqdq      $16, %zmm24, %zmm2, %zmm2       # a_L*ha_H
 	vpternlogd      $150, %zmm2, %zmm8, %zmm6
-	vpclmulqdq      $1, %zmm25, %zmm3, %zmm8
-	vpclmulqdq      $16, %zmm25, %zmm3, %zmm3
+	vpclmulqdq      $1, %zmm25, %zmm3, %zmm8        # b_H*hb_L
+	vpclmulqdq      $16, %zmm25, %zmm3, %zmm3       # b_L*hb_H
 	vpternlogd      $150, %zmm3, %zmm8, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm5, %zmm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm6, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %zmm7, %xmm8
 	vextracti32x4   $2, %zmm7, %xmm9
 	vextracti32x4   $3, %zmm7, %xmm5
@@ -3469,6 +3741,7 @@ aesgen_gcm_ghash_avx10_512_school:
 .Lgcm_ghash_school_tail:
 	add             $256, %rcx
 	{disp32} jz     .Lgcm_ghash_school_store
+# GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
 	lea             768(%rdi), %r10
 	sub             %rcx, %r10
 	vpxord          %zmm5, %zmm5, %zmm5
@@ -3488,23 +3761,25 @@ aesgen_gcm_ghash_avx10_512_school:
 	vpshufb         %zmm20, %zmm4, %zmm4
 	vpxord          %zmm10, %zmm4, %zmm4            # the running hash joins block 0
 	vpxord          %zmm10, %zmm10, %zmm10
-	vpclmulqdq      $0, (%r10), %zmm4, %zmm8
-	vpclmulqdq      $16, (%r10), %zmm4, %zmm9
+	vpclmulqdq      $0, (%r10), %zmm4, %zmm8        # d_L*h_L
+	vpclmulqdq      $16, (%r10), %zmm4, %zmm9       # d_L*h_H
 	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, (%r10), %zmm4, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, (%r10), %zmm4, %zmm8
+	vpclmulqdq      $1, (%r10), %zmm4, %zmm8        # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6       # MI ^= both middle products
+	vpclmulqdq      $17, (%r10), %zmm4, %zmm8       # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
 	add             $64, %rdx
 	add             $64, %r10
 	sub             $64, %rcx
 	ja              .Lgcm_ghash_school_tail_vector
-	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm5, %zmm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm6, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %zmm7, %xmm8
 	vextracti32x4   $2, %zmm7, %xmm9
 	vextracti32x4   $3, %zmm7, %xmm5
@@ -3550,9 +3825,13 @@ aesgen_gcm_enc_update_avx10_512_school:
 	.cfi_adjust_cfa_offset 16
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_enc_school_return
+# ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+# from the end so that every key size runs the same last nine rounds
 	mov             240(%rdi), %eax
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &rk[rounds]
+# round keys into their registers (the plan's KLAST-m = rk[ROUNDS - m]); AES-192
+# and AES-256 have two and four more middle keys than AES-128
 	vbroadcasti32x4 (%rdi), %zmm13
 	vbroadcasti32x4 (%r10), %zmm14
 	vbroadcasti32x4 -16(%r10), %zmm26
@@ -3561,15 +3840,19 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vbroadcasti32x4 -64(%r10), %zmm29
 	vbroadcasti32x4 -80(%r10), %zmm30
 	vbroadcasti32x4 -96(%r10), %zmm31
+# the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %zmm20
 	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %zmm21
+# ACC = acc; CTR = the counter block reflected, lane i counting from block i
 	vmovdqu8        (%r9), %xmm10
 	vbroadcasti32x4 (%r8), %zmm11
 	vpshufb         %zmm20, %zmm11, %zmm11
 	vpaddd          .Lgcm_lane_offsets_64(%rip), %zmm11, %zmm11
 	vbroadcasti32x4 .Lgcm_lane_count(%rip), %zmm12
+# bulk: whole iterations of 16 blocks, CTR and GHASH stitched
 	sub             $256, %rcx
 	{disp32} jb     .Lgcm_enc_school_tail
+# the powers of a full iteration (H^16..H^1) into HPOW
 	vmovdqu8        512(%rdi), %zmm22
 	vmovdqu8        576(%rdi), %zmm23
 	vmovdqu8        640(%rdi), %zmm24
@@ -3578,6 +3861,8 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vpshufb         %zmm20, %zmm11, %zmm11
 # CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 # the first iteration only encrypts; each later one hashes its predecessor's output
+# counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+# the first counter's last byte: past 236, one of them would carry
 	cmp             $237, %r11b
 	{disp32} jae    .Lgcm_enc_school_first_ctr_carry # a last byte would carry: out of line
 	vpxord          %zmm13, %zmm11, %zmm0
@@ -3590,6 +3875,7 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vpxord          %zmm13, %zmm3, %zmm3
 .Lgcm_enc_school_first_ctr_done:
 	add             $16, %r11b
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_school_first_aes128
 	{disp32} je     .Lgcm_enc_school_first_aes192
@@ -3654,6 +3940,7 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vaesenc         %zmm26, %zmm1, %zmm1
 	vaesenc         %zmm26, %zmm2, %zmm2
 	vaesenc         %zmm26, %zmm3, %zmm3
+# last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          (%rdx), %zmm14, %zmm8
 	vaesenclast     %zmm8, %zmm0, %zmm16
 	vmovdqu8        %zmm16, (%rsi)
@@ -3672,6 +3959,8 @@ aesgen_gcm_enc_update_avx10_512_school:
 	{disp32} jb     .Lgcm_enc_school_hash_last
 .Lgcm_enc_school_loop:
 # LLVM-MCA-BEGIN gcm_enc_school_avx10_512_main_loop
+# counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+# the first counter's last byte: past 236, one of them would carry
 	cmp             $237, %r11b
 	{disp32} jae    .Lgcm_enc_school_main_ctr_carry # a last byte would carry: out of line
 	vpxord          %zmm13, %zmm11, %zmm0
@@ -3684,6 +3973,7 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vpxord          %zmm13, %zmm3, %zmm3
 .Lgcm_enc_school_main_ctr_done:
 	add             $16, %r11b
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_school_main_aes128
 	{disp32} je     .Lgcm_enc_school_main_aes192
@@ -3714,6 +4004,7 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
+# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
 	vpshufb         %zmm20, %zmm16, %zmm16
 	vpshufb         %zmm20, %zmm17, %zmm17
 	vpshufb         %zmm20, %zmm18, %zmm18
@@ -3724,61 +4015,63 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpclmulqdq      $0, %zmm22, %zmm16, %zmm8
-	vpclmulqdq      $0, %zmm23, %zmm17, %zmm9
+	vpclmulqdq      $0, %zmm22, %zmm16, %zmm8       # a_L*ha_L
+	vpclmulqdq      $0, %zmm23, %zmm17, %zmm9       # b_L*hb_L
 	vpxord          %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, %zmm22, %zmm16, %zmm8
-	vpclmulqdq      $17, %zmm23, %zmm17, %zmm9
+	vpclmulqdq      $17, %zmm22, %zmm16, %zmm8      # a_H*ha_H
+	vpclmulqdq      $17, %zmm23, %zmm17, %zmm9      # b_H*hb_H
 	vbroadcasti32x4 -112(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
 	vpxord          %zmm9, %zmm8, %zmm7
-	vpclmulqdq      $1, %zmm22, %zmm16, %zmm8
-	vpclmulqdq      $16, %zmm22, %zmm16, %zmm16
+	vpclmulqdq      $1, %zmm22, %zmm16, %zmm8       # a_H*ha_L
+	vpclmulqdq      $16, %zmm22, %zmm16, %zmm16     # a_L*ha_H
 	vpxord          %zmm16, %zmm8, %zmm6
-	vpclmulqdq      $1, %zmm23, %zmm17, %zmm8
+	vpclmulqdq      $1, %zmm23, %zmm17, %zmm8       # b_H*hb_L
 	vaesenc         %zmm31, %zmm0, %zmm0
 	vaesenc         %zmm31, %zmm1, %zmm1
 	vaesenc         %zmm31, %zmm2, %zmm2
 	vaesenc         %zmm31, %zmm3, %zmm3
-	vpclmulqdq      $16, %zmm23, %zmm17, %zmm17
+	vpclmulqdq      $16, %zmm23, %zmm17, %zmm17     # b_L*hb_H
 	vpternlogd      $150, %zmm17, %zmm8, %zmm6
-	vpclmulqdq      $0, %zmm24, %zmm18, %zmm8
-	vpclmulqdq      $0, %zmm25, %zmm19, %zmm9
+	vpclmulqdq      $0, %zmm24, %zmm18, %zmm8       # a_L*ha_L
+	vpclmulqdq      $0, %zmm25, %zmm19, %zmm9       # b_L*hb_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm5
 	vaesenc         %zmm30, %zmm0, %zmm0
 	vaesenc         %zmm30, %zmm1, %zmm1
 	vaesenc         %zmm30, %zmm2, %zmm2
 	vaesenc         %zmm30, %zmm3, %zmm3
-	vpclmulqdq      $17, %zmm24, %zmm18, %zmm8
-	vpclmulqdq      $17, %zmm25, %zmm19, %zmm9
+	vpclmulqdq      $17, %zmm24, %zmm18, %zmm8      # a_H*ha_H
+	vpclmulqdq      $17, %zmm25, %zmm19, %zmm9      # b_H*hb_H
 	vpternlogd      $150, %zmm9, %zmm8, %zmm7
-	vpclmulqdq      $1, %zmm24, %zmm18, %zmm8
+	vpclmulqdq      $1, %zmm24, %zmm18, %zmm8       # a_H*ha_L
 	vaesenc         %zmm29, %zmm0, %zmm0
 	vaesenc         %zmm29, %zmm1, %zmm1
 	vaesenc         %zmm29, %zmm2, %zmm2
 	vaesenc         %zmm29, %zmm3, %zmm3
-	vpclmulqdq      $16, %zmm24, %zmm18, %zmm18
+	vpclmulqdq      $16, %zmm24, %zmm18, %zmm18     # a_L*ha_H
 	vpternlogd      $150, %zmm18, %zmm8, %zmm6
-	vpclmulqdq      $1, %zmm25, %zmm19, %zmm8
-	vpclmulqdq      $16, %zmm25, %zmm19, %zmm19
+	vpclmulqdq      $1, %zmm25, %zmm19, %zmm8       # b_H*hb_L
+	vpclmulqdq      $16, %zmm25, %zmm19, %zmm19     # b_L*hb_H
 	vaesenc         %zmm28, %zmm0, %zmm0
 	vaesenc         %zmm28, %zmm1, %zmm1
 	vaesenc         %zmm28, %zmm2, %zmm2
 	vaesenc         %zmm28, %zmm3, %zmm3
 	vpternlogd      $150, %zmm19, %zmm8, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm5, %zmm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
 	vaesenc         %zmm27, %zmm0, %zmm0
 	vaesenc         %zmm27, %zmm1, %zmm1
 	vaesenc         %zmm27, %zmm2, %zmm2
 	vaesenc         %zmm27, %zmm3, %zmm3
-	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm6, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %zmm7, %xmm8
 	vaesenc         %zmm26, %zmm0, %zmm0
 	vaesenc         %zmm26, %zmm1, %zmm1
@@ -3788,6 +4081,7 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vextracti32x4   $3, %zmm7, %xmm5
 	vpxord          %xmm8, %xmm7, %xmm10
 	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+# last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          (%rdx), %zmm14, %zmm8
 	vaesenclast     %zmm8, %zmm0, %zmm16
 	vmovdqu8        %zmm16, (%rsi)
@@ -3806,41 +4100,45 @@ aesgen_gcm_enc_update_avx10_512_school:
 	jae             .Lgcm_enc_school_loop
 # LLVM-MCA-END
 .Lgcm_enc_school_hash_last:
+# the GHASH of the last iteration's ciphertext, still in GD
+# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
 	vpshufb         %zmm20, %zmm16, %zmm16
 	vpshufb         %zmm20, %zmm17, %zmm17
 	vpshufb         %zmm20, %zmm18, %zmm18
 	vpshufb         %zmm20, %zmm19, %zmm19
 	vpxord          %zmm10, %zmm16, %zmm16          # the running hash joins block 0
-	vpclmulqdq      $0, %zmm22, %zmm16, %zmm8
-	vpclmulqdq      $0, %zmm23, %zmm17, %zmm9
+	vpclmulqdq      $0, %zmm22, %zmm16, %zmm8       # a_L*ha_L
+	vpclmulqdq      $0, %zmm23, %zmm17, %zmm9       # b_L*hb_L
 	vpxord          %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, %zmm22, %zmm16, %zmm8
-	vpclmulqdq      $17, %zmm23, %zmm17, %zmm9
+	vpclmulqdq      $17, %zmm22, %zmm16, %zmm8      # a_H*ha_H
+	vpclmulqdq      $17, %zmm23, %zmm17, %zmm9      # b_H*hb_H
 	vpxord          %zmm9, %zmm8, %zmm7
-	vpclmulqdq      $1, %zmm22, %zmm16, %zmm8
-	vpclmulqdq      $16, %zmm22, %zmm16, %zmm16
+	vpclmulqdq      $1, %zmm22, %zmm16, %zmm8       # a_H*ha_L
+	vpclmulqdq      $16, %zmm22, %zmm16, %zmm16     # a_L*ha_H
 	vpxord          %zmm16, %zmm8, %zmm6
-	vpclmulqdq      $1, %zmm23, %zmm17, %zmm8
-	vpclmulqdq      $16, %zmm23, %zmm17, %zmm17
+	vpclmulqdq      $1, %zmm23, %zmm17, %zmm8       # b_H*hb_L
+	vpclmulqdq      $16, %zmm23, %zmm17, %zmm17     # b_L*hb_H
 	vpternlogd      $150, %zmm17, %zmm8, %zmm6
-	vpclmulqdq      $0, %zmm24, %zmm18, %zmm8
-	vpclmulqdq      $0, %zmm25, %zmm19, %zmm9
+	vpclmulqdq      $0, %zmm24, %zmm18, %zmm8       # a_L*ha_L
+	vpclmulqdq      $0, %zmm25, %zmm19, %zmm9       # b_L*hb_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, %zmm24, %zmm18, %zmm8
-	vpclmulqdq      $17, %zmm25, %zmm19, %zmm9
+	vpclmulqdq      $17, %zmm24, %zmm18, %zmm8      # a_H*ha_H
+	vpclmulqdq      $17, %zmm25, %zmm19, %zmm9      # b_H*hb_H
 	vpternlogd      $150, %zmm9, %zmm8, %zmm7
-	vpclmulqdq      $1, %zmm24, %zmm18, %zmm8
-	vpclmulqdq      $16, %zmm24, %zmm18, %zmm18
+	vpclmulqdq      $1, %zmm24, %zmm18, %zmm8       # a_H*ha_L
+	vpclmulqdq      $16, %zmm24, %zmm18, %zmm18     # a_L*ha_H
 	vpternlogd      $150, %zmm18, %zmm8, %zmm6
-	vpclmulqdq      $1, %zmm25, %zmm19, %zmm8
-	vpclmulqdq      $16, %zmm25, %zmm19, %zmm19
+	vpclmulqdq      $1, %zmm25, %zmm19, %zmm8       # b_H*hb_L
+	vpclmulqdq      $16, %zmm25, %zmm19, %zmm19     # b_L*hb_H
 	vpternlogd      $150, %zmm19, %zmm8, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm5, %zmm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm6, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %zmm7, %xmm8
 	vextracti32x4   $2, %zmm7, %xmm9
 	vextracti32x4   $3, %zmm7, %xmm5
@@ -3848,7 +4146,9 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vpternlogd      $150, %xmm5, %xmm9, %xmm10
 	{disp32} jmp    .Lgcm_enc_school_bulk_done
 .Lgcm_enc_school_first_ctr_carry:
+# a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         %zmm20, %zmm11, %zmm11
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpshufb         %zmm20, %zmm11, %zmm1
@@ -3864,7 +4164,9 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vpshufb         %zmm20, %zmm11, %zmm11
 	jmp             .Lgcm_enc_school_first_ctr_done
 .Lgcm_enc_school_main_ctr_carry:
+# a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         %zmm20, %zmm11, %zmm11
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpshufb         %zmm20, %zmm11, %zmm1
@@ -3882,6 +4184,7 @@ aesgen_gcm_enc_update_avx10_512_school:
 .Lgcm_enc_school_bulk_done:
 	vpshufb         %zmm20, %zmm11, %zmm11
 .Lgcm_enc_school_tail:
+# what the bulk loop left: LEN + 256 = 0..240 bytes of whole blocks
 	add             $256, %rcx
 	{disp32} jz     .Lgcm_enc_school_store
 # CTR first, then GHASH of the ciphertext it wrote: the CTR pass advances DST and
@@ -3891,6 +4194,8 @@ aesgen_gcm_enc_update_avx10_512_school:
 
 # 1..256 bytes remain: pick the final group by the number of vectors they need.
 .Lgcm_enc_school_final:
+# final group dispatch: the fewest vectors that hold LEN bytes, so that a short
+# message runs only the AES work it needs (its vectors side by side)
 	cmp             $64, %rcx
 	{disp32} jbe    .Lgcm_enc_school_final1
 	cmp             $128, %rcx
@@ -3898,6 +4203,7 @@ aesgen_gcm_enc_update_avx10_512_school:
 	cmp             $192, %rcx
 	{disp32} jbe    .Lgcm_enc_school_final3
 .Lgcm_enc_school_final4:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpshufb         %zmm20, %zmm11, %zmm1
@@ -3910,6 +4216,7 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vpxord          %zmm13, %zmm1, %zmm1
 	vpxord          %zmm13, %zmm2, %zmm2
 	vpxord          %zmm13, %zmm3, %zmm3
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_school_final4_aes128
 	{disp32} je     .Lgcm_enc_school_final4_aes192
@@ -3974,6 +4281,8 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vaesenc         %zmm26, %zmm1, %zmm1
 	vaesenc         %zmm26, %zmm2, %zmm2
 	vaesenc         %zmm26, %zmm3, %zmm3
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          (%rdx), %zmm14, %zmm8
 	vaesenclast     %zmm8, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi)
@@ -3986,6 +4295,8 @@ aesgen_gcm_enc_update_avx10_512_school:
 	add             $192, %rdx
 	add             $192, %rsi
 	sub             $192, %rcx
+# the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+# read or written, so a page boundary right after the buffers is safe
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # LEN low bits set
 	kmovq           %r11, %k1
@@ -3995,6 +4306,7 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vmovdqu8        %zmm3, (%rsi){%k1}
 	{disp32} jmp    .Lgcm_enc_school_tail_crypted
 .Lgcm_enc_school_final3:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpshufb         %zmm20, %zmm11, %zmm1
@@ -4004,6 +4316,7 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vpxord          %zmm13, %zmm0, %zmm0
 	vpxord          %zmm13, %zmm1, %zmm1
 	vpxord          %zmm13, %zmm2, %zmm2
+# the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_school_final3_aes128
 	{disp32} je     .Lgcm_enc_school_final3_aes192
@@ -4055,6 +4368,8 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vaesenc         %zmm26, %zmm0, %zmm0
 	vaesenc         %zmm26, %zmm1, %zmm1
 	vaesenc         %zmm26, %zmm2, %zmm2
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          (%rdx), %zmm14, %zmm8
 	vaesenclast     %zmm8, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi)
@@ -4064,6 +4379,8 @@ aesgen_gcm_enc_update_avx10_512_school:
 	add             $128, %rdx
 	add             $128, %rsi
 	sub             $128, %rcx
+# the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+# read or written, so a page boundary right after the buffers is safe
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # LEN low bits set
 	kmovq           %r11, %k1
@@ -4073,12 +4390,14 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vmovdqu8        %zmm2, (%rsi){%k1}
 	{disp32} jmp    .Lgcm_enc_school_tail_crypted
 .Lgcm_enc_school_final2:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpshufb         %zmm20, %zmm11, %zmm1
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpxord          %zmm13, %zmm0, %zmm0
 	vpxord          %zmm13, %zmm1, %zmm1
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_school_final2_aes128
 	{disp32} je     .Lgcm_enc_school_final2_aes192
@@ -4117,12 +4436,16 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vaesenc         %zmm27, %zmm1, %zmm1
 	vaesenc         %zmm26, %zmm0, %zmm0
 	vaesenc         %zmm26, %zmm1, %zmm1
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          (%rdx), %zmm14, %zmm8
 	vaesenclast     %zmm8, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi)
 	add             $64, %rdx
 	add             $64, %rsi
 	sub             $64, %rcx
+# the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+# read or written, so a page boundary right after the buffers is safe
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # LEN low bits set
 	kmovq           %r11, %k1
@@ -4132,9 +4455,11 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vmovdqu8        %zmm1, (%rsi){%k1}
 	{disp32} jmp    .Lgcm_enc_school_tail_crypted
 .Lgcm_enc_school_final1:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpxord          %zmm13, %zmm0, %zmm0
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_school_final1_aes128
 	{disp32} je     .Lgcm_enc_school_final1_aes192
@@ -4160,6 +4485,8 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vaesenc         %zmm28, %zmm0, %zmm0
 	vaesenc         %zmm27, %zmm0, %zmm0
 	vaesenc         %zmm26, %zmm0, %zmm0
+# the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+# read or written, so a page boundary right after the buffers is safe
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # LEN low bits set
 	kmovq           %r11, %k1
@@ -4171,6 +4498,7 @@ aesgen_gcm_enc_update_avx10_512_school:
 .Lgcm_enc_school_tail_crypted:
 	mov             (%rsp), %rdx                    # hash the ciphertext just written
 	mov             8(%rsp), %rcx
+# GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
 	lea             768(%rdi), %r8
 	sub             %rcx, %r8
 	vpxord          %zmm5, %zmm5, %zmm5
@@ -4190,23 +4518,25 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vpshufb         %zmm20, %zmm4, %zmm4
 	vpxord          %zmm10, %zmm4, %zmm4            # the running hash joins block 0
 	vpxord          %zmm10, %zmm10, %zmm10
-	vpclmulqdq      $0, (%r8), %zmm4, %zmm8
-	vpclmulqdq      $16, (%r8), %zmm4, %zmm9
+	vpclmulqdq      $0, (%r8), %zmm4, %zmm8         # d_L*h_L
+	vpclmulqdq      $16, (%r8), %zmm4, %zmm9        # d_L*h_H
 	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, (%r8), %zmm4, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, (%r8), %zmm4, %zmm8
+	vpclmulqdq      $1, (%r8), %zmm4, %zmm8         # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6       # MI ^= both middle products
+	vpclmulqdq      $17, (%r8), %zmm4, %zmm8        # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
 	add             $64, %rdx
 	add             $64, %r8
 	sub             $64, %rcx
 	ja              .Lgcm_enc_school_ghash_vector
-	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm5, %zmm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm6, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %zmm7, %xmm8
 	vextracti32x4   $2, %zmm7, %xmm9
 	vextracti32x4   $3, %zmm7, %xmm5
@@ -4255,9 +4585,13 @@ aesgen_gcm_dec_update_avx10_512_school:
 	.cfi_adjust_cfa_offset 16
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_dec_school_return
+# ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+# from the end so that every key size runs the same last nine rounds
 	mov             240(%rdi), %eax
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &rk[rounds]
+# round keys into their registers (the plan's KLAST-m = rk[ROUNDS - m]); AES-192
+# and AES-256 have two and four more middle keys than AES-128
 	vbroadcasti32x4 (%rdi), %zmm13
 	vbroadcasti32x4 (%r10), %zmm14
 	vbroadcasti32x4 -16(%r10), %zmm26
@@ -4266,15 +4600,19 @@ aesgen_gcm_dec_update_avx10_512_school:
 	vbroadcasti32x4 -64(%r10), %zmm29
 	vbroadcasti32x4 -80(%r10), %zmm30
 	vbroadcasti32x4 -96(%r10), %zmm31
+# the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %zmm20
 	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %zmm21
+# ACC = acc; CTR = the counter block reflected, lane i counting from block i
 	vmovdqu8        (%r9), %xmm10
 	vbroadcasti32x4 (%r8), %zmm11
 	vpshufb         %zmm20, %zmm11, %zmm11
 	vpaddd          .Lgcm_lane_offsets_64(%rip), %zmm11, %zmm11
 	vbroadcasti32x4 .Lgcm_lane_count(%rip), %zmm12
+# bulk: whole iterations of 16 blocks, CTR and GHASH stitched
 	sub             $256, %rcx
 	{disp32} jb     .Lgcm_dec_school_tail
+# the powers of a full iteration (H^16..H^1) into HPOW
 	vmovdqu8        512(%rdi), %zmm22
 	vmovdqu8        576(%rdi), %zmm23
 	vmovdqu8        640(%rdi), %zmm24
@@ -4284,6 +4622,8 @@ aesgen_gcm_dec_update_avx10_512_school:
 # CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 .Lgcm_dec_school_loop:
 # LLVM-MCA-BEGIN gcm_dec_school_avx10_512_main_loop
+# counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+# the first counter's last byte: past 236, one of them would carry
 	cmp             $237, %r11b
 	{disp32} jae    .Lgcm_dec_school_main_ctr_carry # a last byte would carry: out of line
 	vpxord          %zmm13, %zmm11, %zmm0
@@ -4296,6 +4636,7 @@ aesgen_gcm_dec_update_avx10_512_school:
 	vpxord          %zmm13, %zmm3, %zmm3
 .Lgcm_dec_school_main_ctr_done:
 	add             $16, %r11b
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_school_main_aes128
 	{disp32} je     .Lgcm_dec_school_main_aes192
@@ -4330,6 +4671,7 @@ aesgen_gcm_dec_update_avx10_512_school:
 	vmovdqu8        64(%rdx), %zmm17
 	vmovdqu8        128(%rdx), %zmm18
 	vmovdqu8        192(%rdx), %zmm19
+# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
 	vpshufb         %zmm20, %zmm16, %zmm16
 	vbroadcasti32x4 -128(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
@@ -4340,61 +4682,63 @@ aesgen_gcm_dec_update_avx10_512_school:
 	vpshufb         %zmm20, %zmm18, %zmm18
 	vpshufb         %zmm20, %zmm19, %zmm19
 	vpxord          %zmm10, %zmm16, %zmm16          # the running hash joins block 0
-	vpclmulqdq      $0, %zmm22, %zmm16, %zmm8
+	vpclmulqdq      $0, %zmm22, %zmm16, %zmm8       # a_L*ha_L
 	vbroadcasti32x4 -112(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpclmulqdq      $0, %zmm23, %zmm17, %zmm9
+	vpclmulqdq      $0, %zmm23, %zmm17, %zmm9       # b_L*hb_L
 	vpxord          %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, %zmm22, %zmm16, %zmm8
-	vpclmulqdq      $17, %zmm23, %zmm17, %zmm9
+	vpclmulqdq      $17, %zmm22, %zmm16, %zmm8      # a_H*ha_H
+	vpclmulqdq      $17, %zmm23, %zmm17, %zmm9      # b_H*hb_H
 	vpxord          %zmm9, %zmm8, %zmm7
 	vaesenc         %zmm31, %zmm0, %zmm0
 	vaesenc         %zmm31, %zmm1, %zmm1
 	vaesenc         %zmm31, %zmm2, %zmm2
 	vaesenc         %zmm31, %zmm3, %zmm3
-	vpclmulqdq      $1, %zmm22, %zmm16, %zmm8
-	vpclmulqdq      $16, %zmm22, %zmm16, %zmm16
+	vpclmulqdq      $1, %zmm22, %zmm16, %zmm8       # a_H*ha_L
+	vpclmulqdq      $16, %zmm22, %zmm16, %zmm16     # a_L*ha_H
 	vpxord          %zmm16, %zmm8, %zmm6
-	vpclmulqdq      $1, %zmm23, %zmm17, %zmm8
-	vpclmulqdq      $16, %zmm23, %zmm17, %zmm17
+	vpclmulqdq      $1, %zmm23, %zmm17, %zmm8       # b_H*hb_L
+	vpclmulqdq      $16, %zmm23, %zmm17, %zmm17     # b_L*hb_H
 	vaesenc         %zmm30, %zmm0, %zmm0
 	vaesenc         %zmm30, %zmm1, %zmm1
 	vaesenc         %zmm30, %zmm2, %zmm2
 	vaesenc         %zmm30, %zmm3, %zmm3
 	vpternlogd      $150, %zmm17, %zmm8, %zmm6
-	vpclmulqdq      $0, %zmm24, %zmm18, %zmm8
-	vpclmulqdq      $0, %zmm25, %zmm19, %zmm9
+	vpclmulqdq      $0, %zmm24, %zmm18, %zmm8       # a_L*ha_L
+	vpclmulqdq      $0, %zmm25, %zmm19, %zmm9       # b_L*hb_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, %zmm24, %zmm18, %zmm8
+	vpclmulqdq      $17, %zmm24, %zmm18, %zmm8      # a_H*ha_H
 	vaesenc         %zmm29, %zmm0, %zmm0
 	vaesenc         %zmm29, %zmm1, %zmm1
 	vaesenc         %zmm29, %zmm2, %zmm2
 	vaesenc         %zmm29, %zmm3, %zmm3
-	vpclmulqdq      $17, %zmm25, %zmm19, %zmm9
+	vpclmulqdq      $17, %zmm25, %zmm19, %zmm9      # b_H*hb_H
 	vpternlogd      $150, %zmm9, %zmm8, %zmm7
-	vpclmulqdq      $1, %zmm24, %zmm18, %zmm8
-	vpclmulqdq      $16, %zmm24, %zmm18, %zmm18
+	vpclmulqdq      $1, %zmm24, %zmm18, %zmm8       # a_H*ha_L
+	vpclmulqdq      $16, %zmm24, %zmm18, %zmm18     # a_L*ha_H
 	vpternlogd      $150, %zmm18, %zmm8, %zmm6
 	vaesenc         %zmm28, %zmm0, %zmm0
 	vaesenc         %zmm28, %zmm1, %zmm1
 	vaesenc         %zmm28, %zmm2, %zmm2
 	vaesenc         %zmm28, %zmm3, %zmm3
-	vpclmulqdq      $1, %zmm25, %zmm19, %zmm8
-	vpclmulqdq      $16, %zmm25, %zmm19, %zmm19
+	vpclmulqdq      $1, %zmm25, %zmm19, %zmm8       # b_H*hb_L
+	vpclmulqdq      $16, %zmm25, %zmm19, %zmm19     # b_L*hb_H
 	vpternlogd      $150, %zmm19, %zmm8, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm5, %zmm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vaesenc         %zmm27, %zmm0, %zmm0
 	vaesenc         %zmm27, %zmm1, %zmm1
 	vaesenc         %zmm27, %zmm2, %zmm2
 	vaesenc         %zmm27, %zmm3, %zmm3
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm6, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %zmm7, %xmm8
 	vaesenc         %zmm26, %zmm0, %zmm0
 	vaesenc         %zmm26, %zmm1, %zmm1
@@ -4404,6 +4748,7 @@ aesgen_gcm_dec_update_avx10_512_school:
 	vextracti32x4   $3, %zmm7, %xmm5
 	vpxord          %xmm8, %xmm7, %xmm10
 	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+# last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          (%rdx), %zmm14, %zmm8
 	vaesenclast     %zmm8, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi)
@@ -4423,7 +4768,9 @@ aesgen_gcm_dec_update_avx10_512_school:
 # LLVM-MCA-END
 	{disp32} jmp    .Lgcm_dec_school_bulk_done
 .Lgcm_dec_school_main_ctr_carry:
+# a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         %zmm20, %zmm11, %zmm11
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpshufb         %zmm20, %zmm11, %zmm1
@@ -4441,12 +4788,14 @@ aesgen_gcm_dec_update_avx10_512_school:
 .Lgcm_dec_school_bulk_done:
 	vpshufb         %zmm20, %zmm11, %zmm11
 .Lgcm_dec_school_tail:
+# what the bulk loop left: LEN + 256 = 0..240 bytes of whole blocks
 	add             $256, %rcx
 	{disp32} jz     .Lgcm_dec_school_store
 # GHASH of the ciphertext first (it may be overwritten in place), then CTR: the
 # GHASH pass advances SRC and LEN, so their start waits in the stack slots
 	mov             %rdx, (%rsp)
 	mov             %rcx, 8(%rsp)
+# GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
 	lea             768(%rdi), %r8
 	sub             %rcx, %r8
 	vpxord          %zmm5, %zmm5, %zmm5
@@ -4466,23 +4815,25 @@ aesgen_gcm_dec_update_avx10_512_school:
 	vpshufb         %zmm20, %zmm4, %zmm4
 	vpxord          %zmm10, %zmm4, %zmm4            # the running hash joins block 0
 	vpxord          %zmm10, %zmm10, %zmm10
-	vpclmulqdq      $0, (%r8), %zmm4, %zmm8
-	vpclmulqdq      $16, (%r8), %zmm4, %zmm9
+	vpclmulqdq      $0, (%r8), %zmm4, %zmm8         # d_L*h_L
+	vpclmulqdq      $16, (%r8), %zmm4, %zmm9        # d_L*h_H
 	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, (%r8), %zmm4, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, (%r8), %zmm4, %zmm8
+	vpclmulqdq      $1, (%r8), %zmm4, %zmm8         # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6       # MI ^= both middle products
+	vpclmulqdq      $17, (%r8), %zmm4, %zmm8        # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
 	add             $64, %rdx
 	add             $64, %r8
 	sub             $64, %rcx
 	ja              .Lgcm_dec_school_ghash_vector
-	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm5, %zmm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm6, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %zmm7, %xmm8
 	vextracti32x4   $2, %zmm7, %xmm9
 	vextracti32x4   $3, %zmm7, %xmm5
@@ -4493,6 +4844,8 @@ aesgen_gcm_dec_update_avx10_512_school:
 
 # 1..256 bytes remain: pick the final group by the number of vectors they need.
 .Lgcm_dec_school_final:
+# final group dispatch: the fewest vectors that hold LEN bytes, so that a short
+# message runs only the AES work it needs (its vectors side by side)
 	cmp             $64, %rcx
 	{disp32} jbe    .Lgcm_dec_school_final1
 	cmp             $128, %rcx
@@ -4500,6 +4853,7 @@ aesgen_gcm_dec_update_avx10_512_school:
 	cmp             $192, %rcx
 	{disp32} jbe    .Lgcm_dec_school_final3
 .Lgcm_dec_school_final4:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpshufb         %zmm20, %zmm11, %zmm1
@@ -4512,6 +4866,7 @@ aesgen_gcm_dec_update_avx10_512_school:
 	vpxord          %zmm13, %zmm1, %zmm1
 	vpxord          %zmm13, %zmm2, %zmm2
 	vpxord          %zmm13, %zmm3, %zmm3
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_school_final4_aes128
 	{disp32} je     .Lgcm_dec_school_final4_aes192
@@ -4576,6 +4931,8 @@ aesgen_gcm_dec_update_avx10_512_school:
 	vaesenc         %zmm26, %zmm1, %zmm1
 	vaesenc         %zmm26, %zmm2, %zmm2
 	vaesenc         %zmm26, %zmm3, %zmm3
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          (%rdx), %zmm14, %zmm8
 	vaesenclast     %zmm8, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi)
@@ -4588,6 +4945,8 @@ aesgen_gcm_dec_update_avx10_512_school:
 	add             $192, %rdx
 	add             $192, %rsi
 	sub             $192, %rcx
+# the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+# read or written, so a page boundary right after the buffers is safe
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # LEN low bits set
 	kmovq           %r11, %k1
@@ -4597,6 +4956,7 @@ aesgen_gcm_dec_update_avx10_512_school:
 	vmovdqu8        %zmm3, (%rsi){%k1}
 	{disp32} jmp    .Lgcm_dec_school_store
 .Lgcm_dec_school_final3:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpshufb         %zmm20, %zmm11, %zmm1
@@ -4606,6 +4966,7 @@ aesgen_gcm_dec_update_avx10_512_school:
 	vpxord          %zmm13, %zmm0, %zmm0
 	vpxord          %zmm13, %zmm1, %zmm1
 	vpxord          %zmm13, %zmm2, %zmm2
+# the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_school_final3_aes128
 	{disp32} je     .Lgcm_dec_school_final3_aes192
@@ -4657,6 +5018,8 @@ aesgen_gcm_dec_update_avx10_512_school:
 	vaesenc         %zmm26, %zmm0, %zmm0
 	vaesenc         %zmm26, %zmm1, %zmm1
 	vaesenc         %zmm26, %zmm2, %zmm2
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          (%rdx), %zmm14, %zmm8
 	vaesenclast     %zmm8, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi)
@@ -4666,6 +5029,8 @@ aesgen_gcm_dec_update_avx10_512_school:
 	add             $128, %rdx
 	add             $128, %rsi
 	sub             $128, %rcx
+# the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+# read or written, so a page boundary right after the buffers is safe
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # LEN low bits set
 	kmovq           %r11, %k1
@@ -4675,12 +5040,14 @@ aesgen_gcm_dec_update_avx10_512_school:
 	vmovdqu8        %zmm2, (%rsi){%k1}
 	{disp32} jmp    .Lgcm_dec_school_store
 .Lgcm_dec_school_final2:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpshufb         %zmm20, %zmm11, %zmm1
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpxord          %zmm13, %zmm0, %zmm0
 	vpxord          %zmm13, %zmm1, %zmm1
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_school_final2_aes128
 	{disp32} je     .Lgcm_dec_school_final2_aes192
@@ -4719,12 +5086,16 @@ aesgen_gcm_dec_update_avx10_512_school:
 	vaesenc         %zmm27, %zmm1, %zmm1
 	vaesenc         %zmm26, %zmm0, %zmm0
 	vaesenc         %zmm26, %zmm1, %zmm1
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          (%rdx), %zmm14, %zmm8
 	vaesenclast     %zmm8, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi)
 	add             $64, %rdx
 	add             $64, %rsi
 	sub             $64, %rcx
+# the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+# read or written, so a page boundary right after the buffers is safe
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # LEN low bits set
 	kmovq           %r11, %k1
@@ -4734,9 +5105,11 @@ aesgen_gcm_dec_update_avx10_512_school:
 	vmovdqu8        %zmm1, (%rsi){%k1}
 	{disp32} jmp    .Lgcm_dec_school_store
 .Lgcm_dec_school_final1:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpxord          %zmm13, %zmm0, %zmm0
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_school_final1_aes128
 	{disp32} je     .Lgcm_dec_school_final1_aes192
@@ -4762,6 +5135,8 @@ aesgen_gcm_dec_update_avx10_512_school:
 	vaesenc         %zmm28, %zmm0, %zmm0
 	vaesenc         %zmm27, %zmm0, %zmm0
 	vaesenc         %zmm26, %zmm0, %zmm0
+# the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+# read or written, so a page boundary right after the buffers is safe
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # LEN low bits set
 	kmovq           %r11, %k1
@@ -4808,12 +5183,14 @@ aesgen_gcm_dec_update_avx10_512_school:
 aesgen_gcm_enc_record_avx10_512_school:
 	.cfi_startproc
 	endbr64
+# the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %zmm20
 	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %zmm21
 	vpxord          %xmm10, %xmm10, %xmm10
 	vpxord          %zmm5, %zmm5, %zmm5
 	vpxord          %zmm6, %zmm6, %zmm6
 	vpxord          %zmm7, %zmm7, %zmm7
+# GHASH of the AAD (AAD, AADLEN from the record)
 	mov             40(%r8), %r10
 	test            %r10, %r10
 	{disp32} jz     .Lgcm_enc_school_rec_aad_done
@@ -4833,6 +5210,7 @@ aesgen_gcm_enc_record_avx10_512_school:
 	mov             %r9, %r11
 	lea             768(%rdi), %r9
 	sub             %r11, %r9
+# GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
 .Lgcm_enc_school_rec_aad_sum_vector:
 	cmp             $64, %r10
 	{disp32} jb     .Lgcm_enc_school_rec_aad_sum_load_part
@@ -4847,12 +5225,12 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vpshufb         %zmm20, %zmm4, %zmm4
 	vpxord          %zmm10, %zmm4, %zmm4            # the running hash joins block 0
 	vpxord          %zmm10, %zmm10, %zmm10
-	vpclmulqdq      $0, (%r9), %zmm4, %zmm8
-	vpclmulqdq      $16, (%r9), %zmm4, %zmm9
+	vpclmulqdq      $0, (%r9), %zmm4, %zmm8         # d_L*h_L
+	vpclmulqdq      $16, (%r9), %zmm4, %zmm9        # d_L*h_H
 	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, (%r9), %zmm4, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, (%r9), %zmm4, %zmm8
+	vpclmulqdq      $1, (%r9), %zmm4, %zmm8         # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6       # MI ^= both middle products
+	vpclmulqdq      $17, (%r9), %zmm4, %zmm8        # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
 	add             $64, %rax
 	add             $64, %r9
@@ -4862,6 +5240,7 @@ aesgen_gcm_enc_record_avx10_512_school:
 .Lgcm_enc_school_rec_aad_alone:
 	lea             768(%rdi), %r9
 	sub             %r11, %r9
+# GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
 .Lgcm_enc_school_rec_aad_vector:
 	cmp             $64, %r10
 	{disp32} jb     .Lgcm_enc_school_rec_aad_load_part
@@ -4876,23 +5255,25 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vpshufb         %zmm20, %zmm4, %zmm4
 	vpxord          %zmm10, %zmm4, %zmm4            # the running hash joins block 0
 	vpxord          %zmm10, %zmm10, %zmm10
-	vpclmulqdq      $0, (%r9), %zmm4, %zmm8
-	vpclmulqdq      $16, (%r9), %zmm4, %zmm9
+	vpclmulqdq      $0, (%r9), %zmm4, %zmm8         # d_L*h_L
+	vpclmulqdq      $16, (%r9), %zmm4, %zmm9        # d_L*h_H
 	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, (%r9), %zmm4, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, (%r9), %zmm4, %zmm8
+	vpclmulqdq      $1, (%r9), %zmm4, %zmm8         # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6       # MI ^= both middle products
+	vpclmulqdq      $17, (%r9), %zmm4, %zmm8        # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
 	add             $64, %rax
 	add             $64, %r9
 	sub             $64, %r10
 	ja              .Lgcm_enc_school_rec_aad_vector
-	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm5, %zmm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm6, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %zmm7, %xmm8
 	vextracti32x4   $2, %zmm7, %xmm9
 	vextracti32x4   $3, %zmm7, %xmm5
@@ -4902,9 +5283,13 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vpxord          %zmm6, %zmm6, %zmm6
 	vpxord          %zmm7, %zmm7, %zmm7
 .Lgcm_enc_school_rec_aad_done:
+# ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+# from the end so that every key size runs the same last nine rounds
 	mov             240(%rdi), %eax
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &rk[rounds]
+# round keys into their registers (the plan's KLAST-m = rk[ROUNDS - m]); AES-192
+# and AES-256 have two and four more middle keys than AES-128
 	vbroadcasti32x4 (%rdi), %zmm13
 	vbroadcasti32x4 (%r10), %zmm14
 	vbroadcasti32x4 -16(%r10), %zmm26
@@ -4916,6 +5301,7 @@ aesgen_gcm_enc_record_avx10_512_school:
 # E_K(J0) masks the tag: one block on xmm, beside the data's blocks
 	vmovdqu8        (%r8), %xmm4
 	vpxord          %xmm13, %xmm4, %xmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_school_rec_j0_aes128
 	{disp32} je     .Lgcm_enc_school_rec_j0_aes192
@@ -4938,12 +5324,14 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vmovdqu8        %xmm4, 48(%r8)
 	vbroadcasti32x4 (%r8), %zmm11
 	vpshufb         %zmm20, %zmm11, %zmm11
-	vpaddd          .Lgcm_record_offsets_64(%rip), %zmm11, %zmm11 # J0 + 1, + 2, ...
+	vpaddd          .Lgcm_record_offsets_64(%rip), %zmm11, %zmm11 # CTR: J0 + 1, + 2, ... per lane
 	vbroadcasti32x4 .Lgcm_lane_count(%rip), %zmm12
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_enc_school_rec_no_data
+# bulk: whole iterations of 16 blocks, CTR and GHASH stitched
 	sub             $256, %rcx
 	{disp32} jbe    .Lgcm_enc_school_rec_tail
+# the powers of a full iteration (H^16..H^1) into HPOW
 	vmovdqu8        512(%rdi), %zmm22
 	vmovdqu8        576(%rdi), %zmm23
 	vmovdqu8        640(%rdi), %zmm24
@@ -4952,6 +5340,8 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vpshufb         %zmm20, %zmm11, %zmm11
 # CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 # the first iteration only encrypts; each later one hashes its predecessor's output
+# counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+# the first counter's last byte: past 236, one of them would carry
 	cmp             $237, %r11b
 	{disp32} jae    .Lgcm_enc_school_rec_first_ctr_carry # a last byte would carry: out of line
 	vpxord          %zmm13, %zmm11, %zmm0
@@ -4964,6 +5354,7 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vpxord          %zmm13, %zmm3, %zmm3
 .Lgcm_enc_school_rec_first_ctr_done:
 	add             $16, %r11b
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_school_rec_first_aes128
 	{disp32} je     .Lgcm_enc_school_rec_first_aes192
@@ -5028,6 +5419,7 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vaesenc         %zmm26, %zmm1, %zmm1
 	vaesenc         %zmm26, %zmm2, %zmm2
 	vaesenc         %zmm26, %zmm3, %zmm3
+# last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          (%rdx), %zmm14, %zmm8
 	vaesenclast     %zmm8, %zmm0, %zmm16
 	vmovdqu8        %zmm16, (%rsi)
@@ -5046,6 +5438,8 @@ aesgen_gcm_enc_record_avx10_512_school:
 	{disp32} jbe    .Lgcm_enc_school_rec_hash_last
 .Lgcm_enc_school_rec_loop:
 # LLVM-MCA-BEGIN gcm_enc_school_rec_avx10_512_main_loop
+# counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+# the first counter's last byte: past 236, one of them would carry
 	cmp             $237, %r11b
 	{disp32} jae    .Lgcm_enc_school_rec_main_ctr_carry # a last byte would carry: out of line
 	vpxord          %zmm13, %zmm11, %zmm0
@@ -5058,6 +5452,7 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vpxord          %zmm13, %zmm3, %zmm3
 .Lgcm_enc_school_rec_main_ctr_done:
 	add             $16, %r11b
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_school_rec_main_aes128
 	{disp32} je     .Lgcm_enc_school_rec_main_aes192
@@ -5088,6 +5483,7 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
+# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
 	vpshufb         %zmm20, %zmm16, %zmm16
 	vpshufb         %zmm20, %zmm17, %zmm17
 	vpshufb         %zmm20, %zmm18, %zmm18
@@ -5098,61 +5494,63 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpclmulqdq      $0, %zmm22, %zmm16, %zmm8
-	vpclmulqdq      $0, %zmm23, %zmm17, %zmm9
+	vpclmulqdq      $0, %zmm22, %zmm16, %zmm8       # a_L*ha_L
+	vpclmulqdq      $0, %zmm23, %zmm17, %zmm9       # b_L*hb_L
 	vpxord          %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, %zmm22, %zmm16, %zmm8
-	vpclmulqdq      $17, %zmm23, %zmm17, %zmm9
+	vpclmulqdq      $17, %zmm22, %zmm16, %zmm8      # a_H*ha_H
+	vpclmulqdq      $17, %zmm23, %zmm17, %zmm9      # b_H*hb_H
 	vbroadcasti32x4 -112(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
 	vpxord          %zmm9, %zmm8, %zmm7
-	vpclmulqdq      $1, %zmm22, %zmm16, %zmm8
-	vpclmulqdq      $16, %zmm22, %zmm16, %zmm16
+	vpclmulqdq      $1, %zmm22, %zmm16, %zmm8       # a_H*ha_L
+	vpclmulqdq      $16, %zmm22, %zmm16, %zmm16     # a_L*ha_H
 	vpxord          %zmm16, %zmm8, %zmm6
-	vpclmulqdq      $1, %zmm23, %zmm17, %zmm8
+	vpclmulqdq      $1, %zmm23, %zmm17, %zmm8       # b_H*hb_L
 	vaesenc         %zmm31, %zmm0, %zmm0
 	vaesenc         %zmm31, %zmm1, %zmm1
 	vaesenc         %zmm31, %zmm2, %zmm2
 	vaesenc         %zmm31, %zmm3, %zmm3
-	vpclmulqdq      $16, %zmm23, %zmm17, %zmm17
+	vpclmulqdq      $16, %zmm23, %zmm17, %zmm17     # b_L*hb_H
 	vpternlogd      $150, %zmm17, %zmm8, %zmm6
-	vpclmulqdq      $0, %zmm24, %zmm18, %zmm8
-	vpclmulqdq      $0, %zmm25, %zmm19, %zmm9
+	vpclmulqdq      $0, %zmm24, %zmm18, %zmm8       # a_L*ha_L
+	vpclmulqdq      $0, %zmm25, %zmm19, %zmm9       # b_L*hb_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm5
 	vaesenc         %zmm30, %zmm0, %zmm0
 	vaesenc         %zmm30, %zmm1, %zmm1
 	vaesenc         %zmm30, %zmm2, %zmm2
 	vaesenc         %zmm30, %zmm3, %zmm3
-	vpclmulqdq      $17, %zmm24, %zmm18, %zmm8
-	vpclmulqdq      $17, %zmm25, %zmm19, %zmm9
+	vpclmulqdq      $17, %zmm24, %zmm18, %zmm8      # a_H*ha_H
+	vpclmulqdq      $17, %zmm25, %zmm19, %zmm9      # b_H*hb_H
 	vpternlogd      $150, %zmm9, %zmm8, %zmm7
-	vpclmulqdq      $1, %zmm24, %zmm18, %zmm8
+	vpclmulqdq      $1, %zmm24, %zmm18, %zmm8       # a_H*ha_L
 	vaesenc         %zmm29, %zmm0, %zmm0
 	vaesenc         %zmm29, %zmm1, %zmm1
 	vaesenc         %zmm29, %zmm2, %zmm2
 	vaesenc         %zmm29, %zmm3, %zmm3
-	vpclmulqdq      $16, %zmm24, %zmm18, %zmm18
+	vpclmulqdq      $16, %zmm24, %zmm18, %zmm18     # a_L*ha_H
 	vpternlogd      $150, %zmm18, %zmm8, %zmm6
-	vpclmulqdq      $1, %zmm25, %zmm19, %zmm8
-	vpclmulqdq      $16, %zmm25, %zmm19, %zmm19
+	vpclmulqdq      $1, %zmm25, %zmm19, %zmm8       # b_H*hb_L
+	vpclmulqdq      $16, %zmm25, %zmm19, %zmm19     # b_L*hb_H
 	vaesenc         %zmm28, %zmm0, %zmm0
 	vaesenc         %zmm28, %zmm1, %zmm1
 	vaesenc         %zmm28, %zmm2, %zmm2
 	vaesenc         %zmm28, %zmm3, %zmm3
 	vpternlogd      $150, %zmm19, %zmm8, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm5, %zmm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
 	vaesenc         %zmm27, %zmm0, %zmm0
 	vaesenc         %zmm27, %zmm1, %zmm1
 	vaesenc         %zmm27, %zmm2, %zmm2
 	vaesenc         %zmm27, %zmm3, %zmm3
-	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm6, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %zmm7, %xmm8
 	vaesenc         %zmm26, %zmm0, %zmm0
 	vaesenc         %zmm26, %zmm1, %zmm1
@@ -5162,6 +5560,7 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vextracti32x4   $3, %zmm7, %xmm5
 	vpxord          %xmm8, %xmm7, %xmm10
 	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+# last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          (%rdx), %zmm14, %zmm8
 	vaesenclast     %zmm8, %zmm0, %zmm16
 	vmovdqu8        %zmm16, (%rsi)
@@ -5180,41 +5579,45 @@ aesgen_gcm_enc_record_avx10_512_school:
 	ja              .Lgcm_enc_school_rec_loop
 # LLVM-MCA-END
 .Lgcm_enc_school_rec_hash_last:
+# the GHASH of the last iteration's ciphertext, still in GD
+# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
 	vpshufb         %zmm20, %zmm16, %zmm16
 	vpshufb         %zmm20, %zmm17, %zmm17
 	vpshufb         %zmm20, %zmm18, %zmm18
 	vpshufb         %zmm20, %zmm19, %zmm19
 	vpxord          %zmm10, %zmm16, %zmm16          # the running hash joins block 0
-	vpclmulqdq      $0, %zmm22, %zmm16, %zmm8
-	vpclmulqdq      $0, %zmm23, %zmm17, %zmm9
+	vpclmulqdq      $0, %zmm22, %zmm16, %zmm8       # a_L*ha_L
+	vpclmulqdq      $0, %zmm23, %zmm17, %zmm9       # b_L*hb_L
 	vpxord          %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, %zmm22, %zmm16, %zmm8
-	vpclmulqdq      $17, %zmm23, %zmm17, %zmm9
+	vpclmulqdq      $17, %zmm22, %zmm16, %zmm8      # a_H*ha_H
+	vpclmulqdq      $17, %zmm23, %zmm17, %zmm9      # b_H*hb_H
 	vpxord          %zmm9, %zmm8, %zmm7
-	vpclmulqdq      $1, %zmm22, %zmm16, %zmm8
-	vpclmulqdq      $16, %zmm22, %zmm16, %zmm16
+	vpclmulqdq      $1, %zmm22, %zmm16, %zmm8       # a_H*ha_L
+	vpclmulqdq      $16, %zmm22, %zmm16, %zmm16     # a_L*ha_H
 	vpxord          %zmm16, %zmm8, %zmm6
-	vpclmulqdq      $1, %zmm23, %zmm17, %zmm8
-	vpclmulqdq      $16, %zmm23, %zmm17, %zmm17
+	vpclmulqdq      $1, %zmm23, %zmm17, %zmm8       # b_H*hb_L
+	vpclmulqdq      $16, %zmm23, %zmm17, %zmm17     # b_L*hb_H
 	vpternlogd      $150, %zmm17, %zmm8, %zmm6
-	vpclmulqdq      $0, %zmm24, %zmm18, %zmm8
-	vpclmulqdq      $0, %zmm25, %zmm19, %zmm9
+	vpclmulqdq      $0, %zmm24, %zmm18, %zmm8       # a_L*ha_L
+	vpclmulqdq      $0, %zmm25, %zmm19, %zmm9       # b_L*hb_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, %zmm24, %zmm18, %zmm8
-	vpclmulqdq      $17, %zmm25, %zmm19, %zmm9
+	vpclmulqdq      $17, %zmm24, %zmm18, %zmm8      # a_H*ha_H
+	vpclmulqdq      $17, %zmm25, %zmm19, %zmm9      # b_H*hb_H
 	vpternlogd      $150, %zmm9, %zmm8, %zmm7
-	vpclmulqdq      $1, %zmm24, %zmm18, %zmm8
-	vpclmulqdq      $16, %zmm24, %zmm18, %zmm18
+	vpclmulqdq      $1, %zmm24, %zmm18, %zmm8       # a_H*ha_L
+	vpclmulqdq      $16, %zmm24, %zmm18, %zmm18     # a_L*ha_H
 	vpternlogd      $150, %zmm18, %zmm8, %zmm6
-	vpclmulqdq      $1, %zmm25, %zmm19, %zmm8
-	vpclmulqdq      $16, %zmm25, %zmm19, %zmm19
+	vpclmulqdq      $1, %zmm25, %zmm19, %zmm8       # b_H*hb_L
+	vpclmulqdq      $16, %zmm25, %zmm19, %zmm19     # b_L*hb_H
 	vpternlogd      $150, %zmm19, %zmm8, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm5, %zmm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm6, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %zmm7, %xmm8
 	vextracti32x4   $2, %zmm7, %xmm9
 	vextracti32x4   $3, %zmm7, %xmm5
@@ -5222,7 +5625,9 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vpternlogd      $150, %xmm5, %xmm9, %xmm10
 	{disp32} jmp    .Lgcm_enc_school_rec_bulk_done
 .Lgcm_enc_school_rec_first_ctr_carry:
+# a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         %zmm20, %zmm11, %zmm11
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpshufb         %zmm20, %zmm11, %zmm1
@@ -5238,7 +5643,9 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vpshufb         %zmm20, %zmm11, %zmm11
 	jmp             .Lgcm_enc_school_rec_first_ctr_done
 .Lgcm_enc_school_rec_main_ctr_carry:
+# a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         %zmm20, %zmm11, %zmm11
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpshufb         %zmm20, %zmm11, %zmm1
@@ -5262,6 +5669,7 @@ aesgen_gcm_enc_record_avx10_512_school:
 .Lgcm_enc_school_rec_tail:
 	add             $256, %rcx
 	{disp32} jz     .Lgcm_enc_school_rec_no_data
+# final group dispatch: the fewest vectors that hold the last LEN bytes
 	cmp             $64, %rcx
 	{disp32} jbe    .Lgcm_enc_school_rec_final1
 	cmp             $128, %rcx
@@ -5269,6 +5677,7 @@ aesgen_gcm_enc_record_avx10_512_school:
 	cmp             $192, %rcx
 	{disp32} jbe    .Lgcm_enc_school_rec_final3
 .Lgcm_enc_school_rec_final4:
+# the last 4 vectors (1..256 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             15(%rcx), %r11
 	and             $-16, %r11
 	lea             752(%rdi), %r9
@@ -5277,6 +5686,7 @@ aesgen_gcm_enc_record_avx10_512_school:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # the last vector's bytes
 	kmovq           %r11, %k1
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpshufb         %zmm20, %zmm11, %zmm1
@@ -5289,6 +5699,7 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vpxord          %zmm13, %zmm1, %zmm1
 	vpxord          %zmm13, %zmm2, %zmm2
 	vpxord          %zmm13, %zmm3, %zmm3
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_school_rec_final4_aes128
 	{disp32} je     .Lgcm_enc_school_rec_final4_aes192
@@ -5367,49 +5778,52 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vaesenclast     %zmm8, %zmm3, %zmm3
 	vmovdqu8        %zmm3, 192(%rsi){%k1}
 	vmovdqu8        %zmm3, %zmm3{%k1}{z}            # GHASH sees the padding as zeros
+# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         %zmm20, %zmm0, %zmm0
 	vpshufb         %zmm20, %zmm1, %zmm1
 	vpshufb         %zmm20, %zmm2, %zmm2
 	vpshufb         %zmm20, %zmm3, %zmm3
 	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %zmm0, %zmm8
-	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm9
+	vpclmulqdq      $0, (%r9), %zmm0, %zmm8         # a_L*ha_L
+	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm9       # b_L*hb_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, (%r9), %zmm0, %zmm8
-	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm9
+	vpclmulqdq      $17, (%r9), %zmm0, %zmm8        # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm9      # b_H*hb_H
 	vpternlogd      $150, %zmm9, %zmm8, %zmm7
-	vpclmulqdq      $1, (%r9), %zmm0, %zmm8
-	vpclmulqdq      $16, (%r9), %zmm0, %zmm0
+	vpclmulqdq      $1, (%r9), %zmm0, %zmm8         # a_H*ha_L
+	vpclmulqdq      $16, (%r9), %zmm0, %zmm0        # a_L*ha_H
 	vpternlogd      $150, %zmm0, %zmm8, %zmm6
-	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm8
-	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1
+	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm8       # b_H*hb_L
+	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1      # b_L*hb_H
 	vpternlogd      $150, %zmm1, %zmm8, %zmm6
-	vpclmulqdq      $0, 128(%r9), %zmm2, %zmm8
-	vpclmulqdq      $0, 192(%r9), %zmm3, %zmm9
+	vpclmulqdq      $0, 128(%r9), %zmm2, %zmm8      # a_L*ha_L
+	vpclmulqdq      $0, 192(%r9), %zmm3, %zmm9      # b_L*hb_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, 128(%r9), %zmm2, %zmm8
-	vpclmulqdq      $17, 192(%r9), %zmm3, %zmm9
+	vpclmulqdq      $17, 128(%r9), %zmm2, %zmm8     # a_H*ha_H
+	vpclmulqdq      $17, 192(%r9), %zmm3, %zmm9     # b_H*hb_H
 	vpternlogd      $150, %zmm9, %zmm8, %zmm7
-	vpclmulqdq      $1, 128(%r9), %zmm2, %zmm8
-	vpclmulqdq      $16, 128(%r9), %zmm2, %zmm2
+	vpclmulqdq      $1, 128(%r9), %zmm2, %zmm8      # a_H*ha_L
+	vpclmulqdq      $16, 128(%r9), %zmm2, %zmm2     # a_L*ha_H
 	vpternlogd      $150, %zmm2, %zmm8, %zmm6
-	vpclmulqdq      $1, 192(%r9), %zmm3, %zmm8
-	vpclmulqdq      $16, 192(%r9), %zmm3, %zmm3
+	vpclmulqdq      $1, 192(%r9), %zmm3, %zmm8      # b_H*hb_L
+	vpclmulqdq      $16, 192(%r9), %zmm3, %zmm3     # b_L*hb_H
 	vpternlogd      $150, %zmm3, %zmm8, %zmm6
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
-	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
-	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
+	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8     # d_L*h_L
+	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9    # d_L*h_H
 	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8
+	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8     # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6       # MI ^= both middle products
+	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8    # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
-	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm5, %zmm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm6, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %zmm7, %xmm8
 	vextracti32x4   $2, %zmm7, %xmm9
 	vextracti32x4   $3, %zmm7, %xmm5
@@ -5417,6 +5831,7 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vpternlogd      $150, %xmm5, %xmm9, %xmm10
 	{disp32} jmp    .Lgcm_enc_school_rec_tag
 .Lgcm_enc_school_rec_final3:
+# the last 3 vectors (1..192 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             15(%rcx), %r11
 	and             $-16, %r11
 	lea             752(%rdi), %r9
@@ -5425,6 +5840,7 @@ aesgen_gcm_enc_record_avx10_512_school:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # the last vector's bytes
 	kmovq           %r11, %k1
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpshufb         %zmm20, %zmm11, %zmm1
@@ -5434,6 +5850,7 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vpxord          %zmm13, %zmm0, %zmm0
 	vpxord          %zmm13, %zmm1, %zmm1
 	vpxord          %zmm13, %zmm2, %zmm2
+# the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_school_rec_final3_aes128
 	{disp32} je     .Lgcm_enc_school_rec_final3_aes192
@@ -5496,43 +5913,46 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vaesenclast     %zmm8, %zmm2, %zmm2
 	vmovdqu8        %zmm2, 128(%rsi){%k1}
 	vmovdqu8        %zmm2, %zmm2{%k1}{z}            # GHASH sees the padding as zeros
+# GHASH products of 3 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         %zmm20, %zmm0, %zmm0
 	vpshufb         %zmm20, %zmm1, %zmm1
 	vpshufb         %zmm20, %zmm2, %zmm2
 	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %zmm0, %zmm8
-	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm9
+	vpclmulqdq      $0, (%r9), %zmm0, %zmm8         # a_L*ha_L
+	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm9       # b_L*hb_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, (%r9), %zmm0, %zmm8
-	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm9
+	vpclmulqdq      $17, (%r9), %zmm0, %zmm8        # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm9      # b_H*hb_H
 	vpternlogd      $150, %zmm9, %zmm8, %zmm7
-	vpclmulqdq      $1, (%r9), %zmm0, %zmm8
-	vpclmulqdq      $16, (%r9), %zmm0, %zmm0
+	vpclmulqdq      $1, (%r9), %zmm0, %zmm8         # a_H*ha_L
+	vpclmulqdq      $16, (%r9), %zmm0, %zmm0        # a_L*ha_H
 	vpternlogd      $150, %zmm0, %zmm8, %zmm6
-	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm8
-	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1
+	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm8       # b_H*hb_L
+	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1      # b_L*hb_H
 	vpternlogd      $150, %zmm1, %zmm8, %zmm6
-	vpclmulqdq      $0, 128(%r9), %zmm2, %zmm8
-	vpclmulqdq      $16, 128(%r9), %zmm2, %zmm9
+	vpclmulqdq      $0, 128(%r9), %zmm2, %zmm8      # d_L*h_L
+	vpclmulqdq      $16, 128(%r9), %zmm2, %zmm9     # d_L*h_H
 	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, 128(%r9), %zmm2, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, 128(%r9), %zmm2, %zmm8
+	vpclmulqdq      $1, 128(%r9), %zmm2, %zmm8      # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6       # MI ^= both middle products
+	vpclmulqdq      $17, 128(%r9), %zmm2, %zmm8     # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
-	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
-	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
+	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8     # d_L*h_L
+	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9    # d_L*h_H
 	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8
+	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8     # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6       # MI ^= both middle products
+	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8    # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
-	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm5, %zmm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm6, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %zmm7, %xmm8
 	vextracti32x4   $2, %zmm7, %xmm9
 	vextracti32x4   $3, %zmm7, %xmm5
@@ -5540,6 +5960,7 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vpternlogd      $150, %xmm5, %xmm9, %xmm10
 	{disp32} jmp    .Lgcm_enc_school_rec_tag
 .Lgcm_enc_school_rec_final2:
+# the last 2 vectors (1..128 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             15(%rcx), %r11
 	and             $-16, %r11
 	lea             752(%rdi), %r9
@@ -5548,12 +5969,14 @@ aesgen_gcm_enc_record_avx10_512_school:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # the last vector's bytes
 	kmovq           %r11, %k1
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpshufb         %zmm20, %zmm11, %zmm1
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpxord          %zmm13, %zmm0, %zmm0
 	vpxord          %zmm13, %zmm1, %zmm1
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_school_rec_final2_aes128
 	{disp32} je     .Lgcm_enc_school_rec_final2_aes192
@@ -5600,35 +6023,38 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vaesenclast     %zmm8, %zmm1, %zmm1
 	vmovdqu8        %zmm1, 64(%rsi){%k1}
 	vmovdqu8        %zmm1, %zmm1{%k1}{z}            # GHASH sees the padding as zeros
+# GHASH products of 2 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         %zmm20, %zmm0, %zmm0
 	vpshufb         %zmm20, %zmm1, %zmm1
 	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %zmm0, %zmm8
-	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm9
+	vpclmulqdq      $0, (%r9), %zmm0, %zmm8         # a_L*ha_L
+	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm9       # b_L*hb_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, (%r9), %zmm0, %zmm8
-	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm9
+	vpclmulqdq      $17, (%r9), %zmm0, %zmm8        # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm9      # b_H*hb_H
 	vpternlogd      $150, %zmm9, %zmm8, %zmm7
-	vpclmulqdq      $1, (%r9), %zmm0, %zmm8
-	vpclmulqdq      $16, (%r9), %zmm0, %zmm0
+	vpclmulqdq      $1, (%r9), %zmm0, %zmm8         # a_H*ha_L
+	vpclmulqdq      $16, (%r9), %zmm0, %zmm0        # a_L*ha_H
 	vpternlogd      $150, %zmm0, %zmm8, %zmm6
-	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm8
-	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1
+	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm8       # b_H*hb_L
+	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1      # b_L*hb_H
 	vpternlogd      $150, %zmm1, %zmm8, %zmm6
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
-	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
-	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
+	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8     # d_L*h_L
+	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9    # d_L*h_H
 	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8
+	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8     # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6       # MI ^= both middle products
+	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8    # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
-	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm5, %zmm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm6, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %zmm7, %xmm8
 	vextracti32x4   $2, %zmm7, %xmm9
 	vextracti32x4   $3, %zmm7, %xmm5
@@ -5636,6 +6062,7 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vpternlogd      $150, %xmm5, %xmm9, %xmm10
 	{disp32} jmp    .Lgcm_enc_school_rec_tag
 .Lgcm_enc_school_rec_final1:
+# the last 1 vector (1..64 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             15(%rcx), %r11
 	and             $-16, %r11
 	lea             752(%rdi), %r9
@@ -5643,9 +6070,11 @@ aesgen_gcm_enc_record_avx10_512_school:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # the last vector's bytes
 	kmovq           %r11, %k1
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpxord          %zmm13, %zmm0, %zmm0
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_school_rec_final1_aes128
 	{disp32} je     .Lgcm_enc_school_rec_final1_aes192
@@ -5676,29 +6105,32 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vaesenclast     %zmm8, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi){%k1}
 	vmovdqu8        %zmm0, %zmm0{%k1}{z}            # GHASH sees the padding as zeros
+# GHASH products of 1 vector: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         %zmm20, %zmm0, %zmm0
 	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %zmm0, %zmm8
-	vpclmulqdq      $16, (%r9), %zmm0, %zmm9
+	vpclmulqdq      $0, (%r9), %zmm0, %zmm8         # d_L*h_L
+	vpclmulqdq      $16, (%r9), %zmm0, %zmm9        # d_L*h_H
 	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, (%r9), %zmm0, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, (%r9), %zmm0, %zmm8
+	vpclmulqdq      $1, (%r9), %zmm0, %zmm8         # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6       # MI ^= both middle products
+	vpclmulqdq      $17, (%r9), %zmm0, %zmm8        # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
-	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
-	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
+	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8     # d_L*h_L
+	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9    # d_L*h_H
 	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8
+	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8     # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6       # MI ^= both middle products
+	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8    # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
-	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm5, %zmm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm6, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %zmm7, %xmm8
 	vextracti32x4   $2, %zmm7, %xmm9
 	vextracti32x4   $3, %zmm7, %xmm5
@@ -5706,27 +6138,31 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vpternlogd      $150, %xmm5, %xmm9, %xmm10
 	{disp32} jmp    .Lgcm_enc_school_rec_tag
 .Lgcm_enc_school_rec_no_data:
+# no text left: the lengths block alone joins the sum
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpxord          %xmm10, %xmm4, %xmm4
-	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
-	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
+	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8     # d_L*h_L
+	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9    # d_L*h_H
 	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8
+	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8     # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6       # MI ^= both middle products
+	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8    # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
-	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm5, %zmm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm6, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %zmm7, %xmm8
 	vextracti32x4   $2, %zmm7, %xmm9
 	vextracti32x4   $3, %zmm7, %xmm5
 	vpxord          %xmm8, %xmm7, %xmm10
 	vpternlogd      $150, %xmm5, %xmm9, %xmm10
 .Lgcm_enc_school_rec_tag:
+# tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)
 	vpshufb         %xmm20, %xmm10, %xmm10
 	vpxord          48(%r8), %xmm10, %xmm10
 	vmovdqu8        %xmm10, 48(%r8)
@@ -5763,12 +6199,14 @@ aesgen_gcm_enc_record_avx10_512_school:
 aesgen_gcm_dec_record_avx10_512_school:
 	.cfi_startproc
 	endbr64
+# the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %zmm20
 	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %zmm21
 	vpxord          %xmm10, %xmm10, %xmm10
 	vpxord          %zmm5, %zmm5, %zmm5
 	vpxord          %zmm6, %zmm6, %zmm6
 	vpxord          %zmm7, %zmm7, %zmm7
+# GHASH of the AAD (AAD, AADLEN from the record)
 	mov             40(%r8), %r10
 	test            %r10, %r10
 	{disp32} jz     .Lgcm_dec_school_rec_aad_done
@@ -5788,6 +6226,7 @@ aesgen_gcm_dec_record_avx10_512_school:
 	mov             %r9, %r11
 	lea             768(%rdi), %r9
 	sub             %r11, %r9
+# GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
 .Lgcm_dec_school_rec_aad_sum_vector:
 	cmp             $64, %r10
 	{disp32} jb     .Lgcm_dec_school_rec_aad_sum_load_part
@@ -5802,12 +6241,12 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vpshufb         %zmm20, %zmm4, %zmm4
 	vpxord          %zmm10, %zmm4, %zmm4            # the running hash joins block 0
 	vpxord          %zmm10, %zmm10, %zmm10
-	vpclmulqdq      $0, (%r9), %zmm4, %zmm8
-	vpclmulqdq      $16, (%r9), %zmm4, %zmm9
+	vpclmulqdq      $0, (%r9), %zmm4, %zmm8         # d_L*h_L
+	vpclmulqdq      $16, (%r9), %zmm4, %zmm9        # d_L*h_H
 	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, (%r9), %zmm4, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, (%r9), %zmm4, %zmm8
+	vpclmulqdq      $1, (%r9), %zmm4, %zmm8         # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6       # MI ^= both middle products
+	vpclmulqdq      $17, (%r9), %zmm4, %zmm8        # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
 	add             $64, %rax
 	add             $64, %r9
@@ -5817,6 +6256,7 @@ aesgen_gcm_dec_record_avx10_512_school:
 .Lgcm_dec_school_rec_aad_alone:
 	lea             768(%rdi), %r9
 	sub             %r11, %r9
+# GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
 .Lgcm_dec_school_rec_aad_vector:
 	cmp             $64, %r10
 	{disp32} jb     .Lgcm_dec_school_rec_aad_load_part
@@ -5831,23 +6271,25 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vpshufb         %zmm20, %zmm4, %zmm4
 	vpxord          %zmm10, %zmm4, %zmm4            # the running hash joins block 0
 	vpxord          %zmm10, %zmm10, %zmm10
-	vpclmulqdq      $0, (%r9), %zmm4, %zmm8
-	vpclmulqdq      $16, (%r9), %zmm4, %zmm9
+	vpclmulqdq      $0, (%r9), %zmm4, %zmm8         # d_L*h_L
+	vpclmulqdq      $16, (%r9), %zmm4, %zmm9        # d_L*h_H
 	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, (%r9), %zmm4, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, (%r9), %zmm4, %zmm8
+	vpclmulqdq      $1, (%r9), %zmm4, %zmm8         # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6       # MI ^= both middle products
+	vpclmulqdq      $17, (%r9), %zmm4, %zmm8        # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
 	add             $64, %rax
 	add             $64, %r9
 	sub             $64, %r10
 	ja              .Lgcm_dec_school_rec_aad_vector
-	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm5, %zmm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm6, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %zmm7, %xmm8
 	vextracti32x4   $2, %zmm7, %xmm9
 	vextracti32x4   $3, %zmm7, %xmm5
@@ -5857,9 +6299,13 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vpxord          %zmm6, %zmm6, %zmm6
 	vpxord          %zmm7, %zmm7, %zmm7
 .Lgcm_dec_school_rec_aad_done:
+# ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+# from the end so that every key size runs the same last nine rounds
 	mov             240(%rdi), %eax
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &rk[rounds]
+# round keys into their registers (the plan's KLAST-m = rk[ROUNDS - m]); AES-192
+# and AES-256 have two and four more middle keys than AES-128
 	vbroadcasti32x4 (%rdi), %zmm13
 	vbroadcasti32x4 (%r10), %zmm14
 	vbroadcasti32x4 -16(%r10), %zmm26
@@ -5871,6 +6317,7 @@ aesgen_gcm_dec_record_avx10_512_school:
 # E_K(J0) masks the tag: one block on xmm, beside the data's blocks
 	vmovdqu8        (%r8), %xmm4
 	vpxord          %xmm13, %xmm4, %xmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_school_rec_j0_aes128
 	{disp32} je     .Lgcm_dec_school_rec_j0_aes192
@@ -5893,12 +6340,14 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vmovdqu8        %xmm4, 48(%r8)
 	vbroadcasti32x4 (%r8), %zmm11
 	vpshufb         %zmm20, %zmm11, %zmm11
-	vpaddd          .Lgcm_record_offsets_64(%rip), %zmm11, %zmm11 # J0 + 1, + 2, ...
+	vpaddd          .Lgcm_record_offsets_64(%rip), %zmm11, %zmm11 # CTR: J0 + 1, + 2, ... per lane
 	vbroadcasti32x4 .Lgcm_lane_count(%rip), %zmm12
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_dec_school_rec_no_data
+# bulk: whole iterations of 16 blocks, CTR and GHASH stitched
 	sub             $256, %rcx
 	{disp32} jbe    .Lgcm_dec_school_rec_tail
+# the powers of a full iteration (H^16..H^1) into HPOW
 	vmovdqu8        512(%rdi), %zmm22
 	vmovdqu8        576(%rdi), %zmm23
 	vmovdqu8        640(%rdi), %zmm24
@@ -5908,6 +6357,8 @@ aesgen_gcm_dec_record_avx10_512_school:
 # CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 .Lgcm_dec_school_rec_loop:
 # LLVM-MCA-BEGIN gcm_dec_school_rec_avx10_512_main_loop
+# counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+# the first counter's last byte: past 236, one of them would carry
 	cmp             $237, %r11b
 	{disp32} jae    .Lgcm_dec_school_rec_main_ctr_carry # a last byte would carry: out of line
 	vpxord          %zmm13, %zmm11, %zmm0
@@ -5920,6 +6371,7 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vpxord          %zmm13, %zmm3, %zmm3
 .Lgcm_dec_school_rec_main_ctr_done:
 	add             $16, %r11b
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_school_rec_main_aes128
 	{disp32} je     .Lgcm_dec_school_rec_main_aes192
@@ -5954,6 +6406,7 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vmovdqu8        64(%rdx), %zmm17
 	vmovdqu8        128(%rdx), %zmm18
 	vmovdqu8        192(%rdx), %zmm19
+# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
 	vpshufb         %zmm20, %zmm16, %zmm16
 	vbroadcasti32x4 -128(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
@@ -5964,61 +6417,63 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vpshufb         %zmm20, %zmm18, %zmm18
 	vpshufb         %zmm20, %zmm19, %zmm19
 	vpxord          %zmm10, %zmm16, %zmm16          # the running hash joins block 0
-	vpclmulqdq      $0, %zmm22, %zmm16, %zmm8
+	vpclmulqdq      $0, %zmm22, %zmm16, %zmm8       # a_L*ha_L
 	vbroadcasti32x4 -112(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpclmulqdq      $0, %zmm23, %zmm17, %zmm9
+	vpclmulqdq      $0, %zmm23, %zmm17, %zmm9       # b_L*hb_L
 	vpxord          %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, %zmm22, %zmm16, %zmm8
-	vpclmulqdq      $17, %zmm23, %zmm17, %zmm9
+	vpclmulqdq      $17, %zmm22, %zmm16, %zmm8      # a_H*ha_H
+	vpclmulqdq      $17, %zmm23, %zmm17, %zmm9      # b_H*hb_H
 	vpxord          %zmm9, %zmm8, %zmm7
 	vaesenc         %zmm31, %zmm0, %zmm0
 	vaesenc         %zmm31, %zmm1, %zmm1
 	vaesenc         %zmm31, %zmm2, %zmm2
 	vaesenc         %zmm31, %zmm3, %zmm3
-	vpclmulqdq      $1, %zmm22, %zmm16, %zmm8
-	vpclmulqdq      $16, %zmm22, %zmm16, %zmm16
+	vpclmulqdq      $1, %zmm22, %zmm16, %zmm8       # a_H*ha_L
+	vpclmulqdq      $16, %zmm22, %zmm16, %zmm16     # a_L*ha_H
 	vpxord          %zmm16, %zmm8, %zmm6
-	vpclmulqdq      $1, %zmm23, %zmm17, %zmm8
-	vpclmulqdq      $16, %zmm23, %zmm17, %zmm17
+	vpclmulqdq      $1, %zmm23, %zmm17, %zmm8       # b_H*hb_L
+	vpclmulqdq      $16, %zmm23, %zmm17, %zmm17     # b_L*hb_H
 	vaesenc         %zmm30, %zmm0, %zmm0
 	vaesenc         %zmm30, %zmm1, %zmm1
 	vaesenc         %zmm30, %zmm2, %zmm2
 	vaesenc         %zmm30, %zmm3, %zmm3
 	vpternlogd      $150, %zmm17, %zmm8, %zmm6
-	vpclmulqdq      $0, %zmm24, %zmm18, %zmm8
-	vpclmulqdq      $0, %zmm25, %zmm19, %zmm9
+	vpclmulqdq      $0, %zmm24, %zmm18, %zmm8       # a_L*ha_L
+	vpclmulqdq      $0, %zmm25, %zmm19, %zmm9       # b_L*hb_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, %zmm24, %zmm18, %zmm8
+	vpclmulqdq      $17, %zmm24, %zmm18, %zmm8      # a_H*ha_H
 	vaesenc         %zmm29, %zmm0, %zmm0
 	vaesenc         %zmm29, %zmm1, %zmm1
 	vaesenc         %zmm29, %zmm2, %zmm2
 	vaesenc         %zmm29, %zmm3, %zmm3
-	vpclmulqdq      $17, %zmm25, %zmm19, %zmm9
+	vpclmulqdq      $17, %zmm25, %zmm19, %zmm9      # b_H*hb_H
 	vpternlogd      $150, %zmm9, %zmm8, %zmm7
-	vpclmulqdq      $1, %zmm24, %zmm18, %zmm8
-	vpclmulqdq      $16, %zmm24, %zmm18, %zmm18
+	vpclmulqdq      $1, %zmm24, %zmm18, %zmm8       # a_H*ha_L
+	vpclmulqdq      $16, %zmm24, %zmm18, %zmm18     # a_L*ha_H
 	vpternlogd      $150, %zmm18, %zmm8, %zmm6
 	vaesenc         %zmm28, %zmm0, %zmm0
 	vaesenc         %zmm28, %zmm1, %zmm1
 	vaesenc         %zmm28, %zmm2, %zmm2
 	vaesenc         %zmm28, %zmm3, %zmm3
-	vpclmulqdq      $1, %zmm25, %zmm19, %zmm8
-	vpclmulqdq      $16, %zmm25, %zmm19, %zmm19
+	vpclmulqdq      $1, %zmm25, %zmm19, %zmm8       # b_H*hb_L
+	vpclmulqdq      $16, %zmm25, %zmm19, %zmm19     # b_L*hb_H
 	vpternlogd      $150, %zmm19, %zmm8, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm5, %zmm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vaesenc         %zmm27, %zmm0, %zmm0
 	vaesenc         %zmm27, %zmm1, %zmm1
 	vaesenc         %zmm27, %zmm2, %zmm2
 	vaesenc         %zmm27, %zmm3, %zmm3
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm6, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %zmm7, %xmm8
 	vaesenc         %zmm26, %zmm0, %zmm0
 	vaesenc         %zmm26, %zmm1, %zmm1
@@ -6028,6 +6483,7 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vextracti32x4   $3, %zmm7, %xmm5
 	vpxord          %xmm8, %xmm7, %xmm10
 	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+# last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          (%rdx), %zmm14, %zmm8
 	vaesenclast     %zmm8, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi)
@@ -6047,7 +6503,9 @@ aesgen_gcm_dec_record_avx10_512_school:
 # LLVM-MCA-END
 	{disp32} jmp    .Lgcm_dec_school_rec_bulk_done
 .Lgcm_dec_school_rec_main_ctr_carry:
+# a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         %zmm20, %zmm11, %zmm11
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpshufb         %zmm20, %zmm11, %zmm1
@@ -6071,6 +6529,7 @@ aesgen_gcm_dec_record_avx10_512_school:
 .Lgcm_dec_school_rec_tail:
 	add             $256, %rcx
 	{disp32} jz     .Lgcm_dec_school_rec_no_data
+# final group dispatch: the fewest vectors that hold the last LEN bytes
 	cmp             $64, %rcx
 	{disp32} jbe    .Lgcm_dec_school_rec_final1
 	cmp             $128, %rcx
@@ -6078,6 +6537,7 @@ aesgen_gcm_dec_record_avx10_512_school:
 	cmp             $192, %rcx
 	{disp32} jbe    .Lgcm_dec_school_rec_final3
 .Lgcm_dec_school_rec_final4:
+# the last 4 vectors (1..256 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             15(%rcx), %r11
 	and             $-16, %r11
 	lea             752(%rdi), %r9
@@ -6092,6 +6552,7 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vmovdqu8        64(%rdx), %zmm17
 	vmovdqu8        128(%rdx), %zmm18
 	vmovdqu8        192(%rdx), %zmm19{%k1}{z}       # zero-padded
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpshufb         %zmm20, %zmm11, %zmm1
@@ -6104,6 +6565,7 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vpxord          %zmm13, %zmm1, %zmm1
 	vpxord          %zmm13, %zmm2, %zmm2
 	vpxord          %zmm13, %zmm3, %zmm3
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_school_rec_final4_aes128
 	{disp32} je     .Lgcm_dec_school_rec_final4_aes192
@@ -6134,83 +6596,86 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
+# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         %zmm20, %zmm16, %zmm16
 	vpshufb         %zmm20, %zmm17, %zmm17
 	vpshufb         %zmm20, %zmm18, %zmm18
 	vpshufb         %zmm20, %zmm19, %zmm19
 	vpxord          %zmm10, %zmm16, %zmm16          # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %zmm16, %zmm8
+	vpclmulqdq      $0, (%r9), %zmm16, %zmm8        # a_L*ha_L
 	vbroadcasti32x4 -128(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpclmulqdq      $0, 64(%r9), %zmm17, %zmm9
+	vpclmulqdq      $0, 64(%r9), %zmm17, %zmm9      # b_L*hb_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, (%r9), %zmm16, %zmm8
-	vpclmulqdq      $17, 64(%r9), %zmm17, %zmm9
+	vpclmulqdq      $17, (%r9), %zmm16, %zmm8       # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm17, %zmm9     # b_H*hb_H
 	vpternlogd      $150, %zmm9, %zmm8, %zmm7
-	vpclmulqdq      $1, (%r9), %zmm16, %zmm8
+	vpclmulqdq      $1, (%r9), %zmm16, %zmm8        # a_H*ha_L
 	vbroadcasti32x4 -112(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpclmulqdq      $16, (%r9), %zmm16, %zmm16
+	vpclmulqdq      $16, (%r9), %zmm16, %zmm16      # a_L*ha_H
 	vpternlogd      $150, %zmm16, %zmm8, %zmm6
-	vpclmulqdq      $1, 64(%r9), %zmm17, %zmm8
-	vpclmulqdq      $16, 64(%r9), %zmm17, %zmm17
+	vpclmulqdq      $1, 64(%r9), %zmm17, %zmm8      # b_H*hb_L
+	vpclmulqdq      $16, 64(%r9), %zmm17, %zmm17    # b_L*hb_H
 	vpternlogd      $150, %zmm17, %zmm8, %zmm6
-	vpclmulqdq      $0, 128(%r9), %zmm18, %zmm8
+	vpclmulqdq      $0, 128(%r9), %zmm18, %zmm8     # a_L*ha_L
 	vaesenc         %zmm31, %zmm0, %zmm0
 	vaesenc         %zmm31, %zmm1, %zmm1
 	vaesenc         %zmm31, %zmm2, %zmm2
 	vaesenc         %zmm31, %zmm3, %zmm3
-	vpclmulqdq      $0, 192(%r9), %zmm19, %zmm9
+	vpclmulqdq      $0, 192(%r9), %zmm19, %zmm9     # b_L*hb_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, 128(%r9), %zmm18, %zmm8
-	vpclmulqdq      $17, 192(%r9), %zmm19, %zmm9
+	vpclmulqdq      $17, 128(%r9), %zmm18, %zmm8    # a_H*ha_H
+	vpclmulqdq      $17, 192(%r9), %zmm19, %zmm9    # b_H*hb_H
 	vpternlogd      $150, %zmm9, %zmm8, %zmm7
 	vaesenc         %zmm30, %zmm0, %zmm0
 	vaesenc         %zmm30, %zmm1, %zmm1
 	vaesenc         %zmm30, %zmm2, %zmm2
 	vaesenc         %zmm30, %zmm3, %zmm3
-	vpclmulqdq      $1, 128(%r9), %zmm18, %zmm8
-	vpclmulqdq      $16, 128(%r9), %zmm18, %zmm18
+	vpclmulqdq      $1, 128(%r9), %zmm18, %zmm8     # a_H*ha_L
+	vpclmulqdq      $16, 128(%r9), %zmm18, %zmm18   # a_L*ha_H
 	vpternlogd      $150, %zmm18, %zmm8, %zmm6
-	vpclmulqdq      $1, 192(%r9), %zmm19, %zmm8
-	vpclmulqdq      $16, 192(%r9), %zmm19, %zmm19
+	vpclmulqdq      $1, 192(%r9), %zmm19, %zmm8     # b_H*hb_L
+	vpclmulqdq      $16, 192(%r9), %zmm19, %zmm19   # b_L*hb_H
 	vaesenc         %zmm29, %zmm0, %zmm0
 	vaesenc         %zmm29, %zmm1, %zmm1
 	vaesenc         %zmm29, %zmm2, %zmm2
 	vaesenc         %zmm29, %zmm3, %zmm3
 	vpternlogd      $150, %zmm19, %zmm8, %zmm6
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
-	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
-	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
+	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8     # d_L*h_L
+	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9    # d_L*h_H
 	vpxord          %zmm8, %zmm5, %zmm5
 	vaesenc         %zmm28, %zmm0, %zmm0
 	vaesenc         %zmm28, %zmm1, %zmm1
 	vaesenc         %zmm28, %zmm2, %zmm2
 	vaesenc         %zmm28, %zmm3, %zmm3
-	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8
+	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8     # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6       # MI ^= both middle products
+	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8    # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
-	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
 	vaesenc         %zmm27, %zmm0, %zmm0
 	vaesenc         %zmm27, %zmm1, %zmm1
 	vaesenc         %zmm27, %zmm2, %zmm2
 	vaesenc         %zmm27, %zmm3, %zmm3
-	vpshufd         $78, %zmm5, %zmm5
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm6, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
 	vaesenc         %zmm26, %zmm0, %zmm0
 	vaesenc         %zmm26, %zmm1, %zmm1
 	vaesenc         %zmm26, %zmm2, %zmm2
 	vaesenc         %zmm26, %zmm3, %zmm3
+# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %zmm7, %xmm8
 	vextracti32x4   $2, %zmm7, %xmm9
 	vextracti32x4   $3, %zmm7, %xmm5
@@ -6231,6 +6696,7 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vmovdqu8        %zmm3, 192(%rsi){%k1}
 	{disp32} jmp    .Lgcm_dec_school_rec_tag
 .Lgcm_dec_school_rec_final3:
+# the last 3 vectors (1..192 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             15(%rcx), %r11
 	and             $-16, %r11
 	lea             752(%rdi), %r9
@@ -6244,6 +6710,7 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vmovdqu8        (%rdx), %zmm16
 	vmovdqu8        64(%rdx), %zmm17
 	vmovdqu8        128(%rdx), %zmm18{%k1}{z}       # zero-padded
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpshufb         %zmm20, %zmm11, %zmm1
@@ -6253,6 +6720,7 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vpxord          %zmm13, %zmm0, %zmm0
 	vpxord          %zmm13, %zmm1, %zmm1
 	vpxord          %zmm13, %zmm2, %zmm2
+# the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_school_rec_final3_aes128
 	{disp32} je     .Lgcm_dec_school_rec_final3_aes192
@@ -6278,66 +6746,69 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
+# GHASH products of 3 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         %zmm20, %zmm16, %zmm16
 	vpshufb         %zmm20, %zmm17, %zmm17
 	vpshufb         %zmm20, %zmm18, %zmm18
 	vpxord          %zmm10, %zmm16, %zmm16          # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %zmm16, %zmm8
+	vpclmulqdq      $0, (%r9), %zmm16, %zmm8        # a_L*ha_L
 	vbroadcasti32x4 -128(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
-	vpclmulqdq      $0, 64(%r9), %zmm17, %zmm9
+	vpclmulqdq      $0, 64(%r9), %zmm17, %zmm9      # b_L*hb_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, (%r9), %zmm16, %zmm8
-	vpclmulqdq      $17, 64(%r9), %zmm17, %zmm9
+	vpclmulqdq      $17, (%r9), %zmm16, %zmm8       # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm17, %zmm9     # b_H*hb_H
 	vpternlogd      $150, %zmm9, %zmm8, %zmm7
 	vbroadcasti32x4 -112(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
-	vpclmulqdq      $1, (%r9), %zmm16, %zmm8
-	vpclmulqdq      $16, (%r9), %zmm16, %zmm16
+	vpclmulqdq      $1, (%r9), %zmm16, %zmm8        # a_H*ha_L
+	vpclmulqdq      $16, (%r9), %zmm16, %zmm16      # a_L*ha_H
 	vpternlogd      $150, %zmm16, %zmm8, %zmm6
-	vpclmulqdq      $1, 64(%r9), %zmm17, %zmm8
-	vpclmulqdq      $16, 64(%r9), %zmm17, %zmm17
+	vpclmulqdq      $1, 64(%r9), %zmm17, %zmm8      # b_H*hb_L
+	vpclmulqdq      $16, 64(%r9), %zmm17, %zmm17    # b_L*hb_H
 	vaesenc         %zmm31, %zmm0, %zmm0
 	vaesenc         %zmm31, %zmm1, %zmm1
 	vaesenc         %zmm31, %zmm2, %zmm2
 	vpternlogd      $150, %zmm17, %zmm8, %zmm6
-	vpclmulqdq      $0, 128(%r9), %zmm18, %zmm8
-	vpclmulqdq      $16, 128(%r9), %zmm18, %zmm9
+	vpclmulqdq      $0, 128(%r9), %zmm18, %zmm8     # d_L*h_L
+	vpclmulqdq      $16, 128(%r9), %zmm18, %zmm9    # d_L*h_H
 	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, 128(%r9), %zmm18, %zmm8
+	vpclmulqdq      $1, 128(%r9), %zmm18, %zmm8     # d_H*h_L
 	vaesenc         %zmm30, %zmm0, %zmm0
 	vaesenc         %zmm30, %zmm1, %zmm1
 	vaesenc         %zmm30, %zmm2, %zmm2
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, 128(%r9), %zmm18, %zmm8
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6       # MI ^= both middle products
+	vpclmulqdq      $17, 128(%r9), %zmm18, %zmm8    # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
-	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
+	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8     # d_L*h_L
 	vaesenc         %zmm29, %zmm0, %zmm0
 	vaesenc         %zmm29, %zmm1, %zmm1
 	vaesenc         %zmm29, %zmm2, %zmm2
-	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
+	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9    # d_L*h_H
 	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8
+	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8     # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6       # MI ^= both middle products
+	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8    # d_H*h_H
 	vaesenc         %zmm28, %zmm0, %zmm0
 	vaesenc         %zmm28, %zmm1, %zmm1
 	vaesenc         %zmm28, %zmm2, %zmm2
 	vpxord          %zmm8, %zmm7, %zmm7
-	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm5, %zmm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
 	vaesenc         %zmm27, %zmm0, %zmm0
 	vaesenc         %zmm27, %zmm1, %zmm1
 	vaesenc         %zmm27, %zmm2, %zmm2
-	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm6, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %zmm7, %xmm8
 	vaesenc         %zmm26, %zmm0, %zmm0
 	vaesenc         %zmm26, %zmm1, %zmm1
@@ -6358,6 +6829,7 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vmovdqu8        %zmm2, 128(%rsi){%k1}
 	{disp32} jmp    .Lgcm_dec_school_rec_tag
 .Lgcm_dec_school_rec_final2:
+# the last 2 vectors (1..128 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             15(%rcx), %r11
 	and             $-16, %r11
 	lea             752(%rdi), %r9
@@ -6370,12 +6842,14 @@ aesgen_gcm_dec_record_avx10_512_school:
 # place); its GHASH runs between the AES rounds
 	vmovdqu8        (%rdx), %zmm16
 	vmovdqu8        64(%rdx), %zmm17{%k1}{z}        # zero-padded
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpshufb         %zmm20, %zmm11, %zmm1
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpxord          %zmm13, %zmm0, %zmm0
 	vpxord          %zmm13, %zmm1, %zmm1
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_school_rec_final2_aes128
 	{disp32} je     .Lgcm_dec_school_rec_final2_aes192
@@ -6396,51 +6870,54 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vbroadcasti32x4 -144(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
+# GHASH products of 2 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         %zmm20, %zmm16, %zmm16
 	vpshufb         %zmm20, %zmm17, %zmm17
 	vpxord          %zmm10, %zmm16, %zmm16          # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %zmm16, %zmm8
+	vpclmulqdq      $0, (%r9), %zmm16, %zmm8        # a_L*ha_L
 	vbroadcasti32x4 -128(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
-	vpclmulqdq      $0, 64(%r9), %zmm17, %zmm9
+	vpclmulqdq      $0, 64(%r9), %zmm17, %zmm9      # b_L*hb_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, (%r9), %zmm16, %zmm8
-	vpclmulqdq      $17, 64(%r9), %zmm17, %zmm9
+	vpclmulqdq      $17, (%r9), %zmm16, %zmm8       # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm17, %zmm9     # b_H*hb_H
 	vbroadcasti32x4 -112(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vpternlogd      $150, %zmm9, %zmm8, %zmm7
-	vpclmulqdq      $1, (%r9), %zmm16, %zmm8
-	vpclmulqdq      $16, (%r9), %zmm16, %zmm16
+	vpclmulqdq      $1, (%r9), %zmm16, %zmm8        # a_H*ha_L
+	vpclmulqdq      $16, (%r9), %zmm16, %zmm16      # a_L*ha_H
 	vpternlogd      $150, %zmm16, %zmm8, %zmm6
 	vaesenc         %zmm31, %zmm0, %zmm0
 	vaesenc         %zmm31, %zmm1, %zmm1
-	vpclmulqdq      $1, 64(%r9), %zmm17, %zmm8
-	vpclmulqdq      $16, 64(%r9), %zmm17, %zmm17
+	vpclmulqdq      $1, 64(%r9), %zmm17, %zmm8      # b_H*hb_L
+	vpclmulqdq      $16, 64(%r9), %zmm17, %zmm17    # b_L*hb_H
 	vpternlogd      $150, %zmm17, %zmm8, %zmm6
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vaesenc         %zmm30, %zmm0, %zmm0
 	vaesenc         %zmm30, %zmm1, %zmm1
-	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
-	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
+	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8     # d_L*h_L
+	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9    # d_L*h_H
 	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8
+	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8     # d_H*h_L
 	vaesenc         %zmm29, %zmm0, %zmm0
 	vaesenc         %zmm29, %zmm1, %zmm1
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6       # MI ^= both middle products
+	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8    # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
-	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
 	vaesenc         %zmm28, %zmm0, %zmm0
 	vaesenc         %zmm28, %zmm1, %zmm1
-	vpshufd         $78, %zmm5, %zmm5
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm6, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vaesenc         %zmm27, %zmm0, %zmm0
 	vaesenc         %zmm27, %zmm1, %zmm1
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %zmm7, %xmm8
 	vextracti32x4   $2, %zmm7, %xmm9
 	vaesenc         %zmm26, %zmm0, %zmm0
@@ -6457,6 +6934,7 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vmovdqu8        %zmm1, 64(%rsi){%k1}
 	{disp32} jmp    .Lgcm_dec_school_rec_tag
 .Lgcm_dec_school_rec_final1:
+# the last 1 vector (1..64 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             15(%rcx), %r11
 	and             $-16, %r11
 	lea             752(%rdi), %r9
@@ -6467,9 +6945,11 @@ aesgen_gcm_dec_record_avx10_512_school:
 # the ciphertext, read before any output is written (the data may be decrypted in
 # place); its GHASH runs between the AES rounds
 	vmovdqu8        (%rdx), %zmm16{%k1}{z}          # zero-padded
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpxord          %zmm13, %zmm0, %zmm0
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_school_rec_final1_aes128
 	{disp32} je     .Lgcm_dec_school_rec_final1_aes192
@@ -6485,38 +6965,41 @@ aesgen_gcm_dec_record_avx10_512_school:
 .Lgcm_dec_school_rec_final1_aes128:
 	vbroadcasti32x4 -144(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
+# GHASH products of 1 vector: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         %zmm20, %zmm16, %zmm16
 	vpxord          %zmm10, %zmm16, %zmm16          # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %zmm16, %zmm8
-	vpclmulqdq      $16, (%r9), %zmm16, %zmm9
+	vpclmulqdq      $0, (%r9), %zmm16, %zmm8        # d_L*h_L
+	vpclmulqdq      $16, (%r9), %zmm16, %zmm9       # d_L*h_H
 	vbroadcasti32x4 -128(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, (%r9), %zmm16, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $1, (%r9), %zmm16, %zmm8        # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6       # MI ^= both middle products
 	vbroadcasti32x4 -112(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
-	vpclmulqdq      $17, (%r9), %zmm16, %zmm8
+	vpclmulqdq      $17, (%r9), %zmm16, %zmm8       # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vaesenc         %zmm31, %zmm0, %zmm0
-	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
-	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
+	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8     # d_L*h_L
+	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9    # d_L*h_H
 	vpxord          %zmm8, %zmm5, %zmm5
 	vaesenc         %zmm30, %zmm0, %zmm0
-	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8
+	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8     # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6       # MI ^= both middle products
+	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8    # d_H*h_H
 	vaesenc         %zmm29, %zmm0, %zmm0
 	vpxord          %zmm8, %zmm7, %zmm7
-	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm5, %zmm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vaesenc         %zmm28, %zmm0, %zmm0
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm6, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vaesenc         %zmm27, %zmm0, %zmm0
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %zmm7, %xmm8
 	vextracti32x4   $2, %zmm7, %xmm9
 	vaesenc         %zmm26, %zmm0, %zmm0
@@ -6529,27 +7012,31 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vmovdqu8        %zmm0, (%rsi){%k1}
 	{disp32} jmp    .Lgcm_dec_school_rec_tag
 .Lgcm_dec_school_rec_no_data:
+# no text left: the lengths block alone joins the sum
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpxord          %xmm10, %xmm4, %xmm4
-	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8
-	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9
+	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8     # d_L*h_L
+	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9    # d_L*h_H
 	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8
+	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8     # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6       # MI ^= both middle products
+	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8    # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
-	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm5, %zmm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %zmm6, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   $1, %zmm7, %xmm8
 	vextracti32x4   $2, %zmm7, %xmm9
 	vextracti32x4   $3, %zmm7, %xmm5
 	vpxord          %xmm8, %xmm7, %xmm10
 	vpternlogd      $150, %xmm5, %xmm9, %xmm10
 .Lgcm_dec_school_rec_tag:
+# tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)
 	vpshufb         %xmm20, %xmm10, %xmm10
 	vpxord          48(%r8), %xmm10, %xmm10
 	vmovdqu8        %xmm10, 48(%r8)

@@ -13,12 +13,59 @@
 	default abs
 ; GCM for avx10_512.
 ;
-; GHASH works on byte-reflected blocks without bit reflection, which makes a carry-less
-; product represent a*b*x^-128 modulo x^128 + x^127 + x^126 + x^121 + 1; the powers of
-; H in the key are stored pre-multiplied to compensate (see runtime/src/asm_abi.h).
-; A product is LO = a_L*b_L, MI = a_L*b_H + a_H*b_L, HI = a_H*b_H; products of a whole
-; iteration are summed unreduced, then reduced once by two folds with the constant
-; x^63 + x^62 + x^57 (0xc2 << 56).
+; The functions.  aesgen_gcm_ghash_* hashes whole blocks (the streaming API's AAD,
+; buffered blocks and lengths block);
+; aesgen_gcm_{enc,dec}_update_* run CTR and GHASH over the text in one pass; the
+; records aesgen_gcm_{enc,dec}_record_* do a whole message (AAD, text, lengths block,
+; tag) in one call.  Per iteration 4 vectors of 4 blocks: 16 blocks.
+;
+; Data layout.  struct aesgen_gcm_key (runtime/src/asm_abi.h): the AES key schedule at 0
+; (its round count at 240), then at 256 the powers H^32..H^1 of the hash key, 16
+; bytes each, highest first, and 48 zero bytes after H^1.  An iteration reads its 16
+; powers H^16..H^1 as 4 vectors from key + 512; a group of k < 16 blocks starts k
+; powers before the end, and the zero padding gives the missing blocks of a partial last
+; vector a zero power.  acc, the running hash, is kept in the same form as the powers.
+;
+; The representation.  GCM numbers the bits of a block from the most significant bit of
+; byte 0 (the coefficient of x^0) to the least significant bit of byte 15 (x^127).
+; vpshufb with BSWAP reverses each lane's bytes, which makes the block a 128-bit integer
+; whose bit 127 is the coefficient of x^0 and bit 0 that of x^127: the polynomial with
+; its bits in reverse order ("byte-reflected"; no bit is moved within a byte).
+;
+; The product.  vpclmulqdq multiplies 64-bit halves without carries.  For a = a_H:a_L
+; and b = b_H:b_L (high and low quadwords) the 256-bit product is
+;     HI * 2^128  +  MI * 2^64  +  LO,    LO = a_L*b_L, MI = a_L*b_H + a_H*b_L, HI = a_H*b_H
+; (+ is XOR).  Schoolbook takes the four products; Karatsuba (GHASH=karatsuba) three:
+; MI = (a_L + a_H)*(b_L + b_H) + LO + HI, with the half sums of the powers (HSUM) made
+; once per call and LO + HI taken out once per iteration, after the sums.  Products of a
+; whole iteration are summed unreduced (their sum is the sum of the products) and reduced
+; once.  In reflected form the 255-bit product of two reversed 128-bit values keeps the
+; coefficient of x^k at bit 254 - k, one place below where a reversed 256-bit value would:
+; it reads as a*b*x.  The key therefore stores each power of H times x^-1, which cancels
+; that x for free (the stored form of 1 is x^-1, the GFPOLY constant itself).
+;
+; The reduction.  Bits 0..127 of the product are the coefficients of x^255..x^128, and
+; x^128 = x^7 + x^2 + x + 1 moves each of them 128 places up (its x^0 term) plus to 127,
+; 126 and 121 places up: the constant 0xc2 << 56 (bits 63, 62, 57) at quadword 1.  A fold
+; clears the low 64 bits A_L of one register A: swap(A) + A_L * (0xc2 << 56) is XORed
+; into the next register up, 64 bits higher, where the swap leaves A_H in place and
+; moves A_L 128 places up, and the 127-bit product adds the other three terms.  The
+; first fold clears LO into MI, the second MI (with what the first added) into HI; HI is
+; the reduced result.  With 4 lanes per vector, the lanes' results are then XORed into one.
+;
+; Counters.  GCM's inc32 adds 1 to the last 4 bytes (big-endian) of the counter block.
+; Byte-reflected, those bytes are dword 0, so vpaddd with INC (4 per lane) is inc32 for
+; every lane at once (CTR is reflected back by vpshufb into each AES input).
+; The bulk loops save that shuffle: their counters stay big-endian and vpaddd adds to
+; the last byte only (dword 3's top byte), exact while that byte does not carry; the
+; iterations where it would carry (one in 16) take an out-of-line path that does
+; inc32 on the reflected form.
+;
+; Interleaving.  AES rounds and GHASH are independent within an iteration; GHASH's
+; instructions are spread over the nine rounds every key size runs, so the carry-less
+; multiplies share the cycles of vaesenc.
+; Encryption hashes the previous iteration's ciphertext (kept in GD) while the current
+; one's AES runs; decryption hashes the iteration's own source, read before the rounds.
 
 ; int aesgen_gcm_ghash_avx10_512(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data,
 ;                  size_t len);   len a multiple of 16
@@ -39,10 +86,12 @@ aesgen_gcm_ghash_avx10_512:
 	vmovdqu8        xmm10, oword [rsi]
 	test            rcx, rcx
 	jz              near L.gcm_ghash_store
+; the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti32x4 zmm20, oword [rel L.gcm_bswap_mask_16]
 	vbroadcasti32x4 zmm21, oword [rel L.gcm_gfpoly_16]
 	sub             rcx, 256
 	jb              near L.gcm_ghash_tail
+; the powers of a full iteration (H^16..H^1) into HPOW, their half sums into HSUM
 	vmovdqu8        zmm22, zword [rdi + 512]
 	vmovdqu8        zmm23, zword [rdi + 576]
 	vmovdqu8        zmm24, zword [rdi + 640]
@@ -60,6 +109,7 @@ L.gcm_ghash_loop:
 	vmovdqu8        zmm1, zword [rdx + 64]
 	vmovdqu8        zmm2, zword [rdx + 128]
 	vmovdqu8        zmm3, zword [rdx + 192]
+; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
 	vpshufb         zmm0, zmm0, zmm20
 	vpshufb         zmm1, zmm1, zmm20
 	vpshufb         zmm2, zmm2, zmm20
@@ -69,35 +119,38 @@ L.gcm_ghash_loop:
 	vpshufd         zmm9, zmm1, 78
 	vpxord          zmm8, zmm8, zmm0                ; a_L ^ a_H
 	vpxord          zmm9, zmm9, zmm1                ; b_L ^ b_H
-	vpclmulqdq      zmm8, zmm8, zmm26, 0
-	vpclmulqdq      zmm9, zmm9, zmm27, 0
+	vpclmulqdq      zmm8, zmm8, zmm26, 0            ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm9, zmm9, zmm27, 0            ; (b_L^b_H)*(hb_L^hb_H)
 	vpxord          zmm6, zmm8, zmm9
-	vpclmulqdq      zmm8, zmm0, zmm22, 0
-	vpclmulqdq      zmm9, zmm1, zmm23, 0
+	vpclmulqdq      zmm8, zmm0, zmm22, 0            ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm1, zmm23, 0            ; b_L*hb_L
 	vpxord          zmm5, zmm8, zmm9
-	vpclmulqdq      zmm0, zmm0, zmm22, 17
-	vpclmulqdq      zmm1, zmm1, zmm23, 17
+	vpclmulqdq      zmm0, zmm0, zmm22, 17           ; a_H*ha_H
+	vpclmulqdq      zmm1, zmm1, zmm23, 17           ; b_H*hb_H
 	vpxord          zmm7, zmm0, zmm1
 	vpshufd         zmm8, zmm2, 78
 	vpshufd         zmm9, zmm3, 78
 	vpxord          zmm8, zmm8, zmm2                ; a_L ^ a_H
 	vpxord          zmm9, zmm9, zmm3                ; b_L ^ b_H
-	vpclmulqdq      zmm8, zmm8, zmm28, 0
-	vpclmulqdq      zmm9, zmm9, zmm29, 0
+	vpclmulqdq      zmm8, zmm8, zmm28, 0            ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm9, zmm9, zmm29, 0            ; (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm2, zmm24, 0
-	vpclmulqdq      zmm9, zmm3, zmm25, 0
+	vpclmulqdq      zmm8, zmm2, zmm24, 0            ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm3, zmm25, 0            ; b_L*hb_L
 	vpternlogd      zmm5, zmm8, zmm9, 150
-	vpclmulqdq      zmm2, zmm2, zmm24, 17
-	vpclmulqdq      zmm3, zmm3, zmm25, 17
+	vpclmulqdq      zmm2, zmm2, zmm24, 17           ; a_H*ha_H
+	vpclmulqdq      zmm3, zmm3, zmm25, 17           ; b_H*hb_H
 	vpternlogd      zmm7, zmm2, zmm3, 150
+; Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      zmm6, zmm5, zmm7, 150
-	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         zmm5, zmm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
-	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         zmm6, zmm6, 78
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
+; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, zmm7, 1
 	vextracti32x4   xmm9, zmm7, 2
 	vextracti32x4   xmm5, zmm7, 3
@@ -109,6 +162,7 @@ L.gcm_ghash_loop:
 L.gcm_ghash_tail:
 	add             rcx, 256
 	jz              near L.gcm_ghash_store
+; GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
 	lea             r10, [rdi + 768]
 	sub             r10, rcx
 	vpxord          zmm5, zmm5, zmm5
@@ -128,23 +182,25 @@ L.gcm_ghash_tail_loaded:
 	vpshufb         zmm4, zmm4, zmm20
 	vpxord          zmm4, zmm4, zmm10               ; the running hash joins block 0
 	vpxord          zmm10, zmm10, zmm10
-	vpclmulqdq      zmm8, zmm4, zword [r10], 0
-	vpclmulqdq      zmm9, zmm4, zword [r10], 16
+	vpclmulqdq      zmm8, zmm4, zword [r10], 0      ; d_L*h_L
+	vpclmulqdq      zmm9, zmm4, zword [r10], 16     ; d_L*h_H
 	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zword [r10], 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zword [r10], 17
+	vpclmulqdq      zmm8, zmm4, zword [r10], 1      ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150           ; MI ^= both middle products
+	vpclmulqdq      zmm8, zmm4, zword [r10], 17     ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
 	add             rdx, 64
 	add             r10, 64
 	sub             rcx, 64
 	ja              L.gcm_ghash_tail_vector
-	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         zmm5, zmm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
-	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         zmm6, zmm6, 78
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
+; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, zmm7, 1
 	vextracti32x4   xmm9, zmm7, 2
 	vextracti32x4   xmm5, zmm7, 3
@@ -184,22 +240,30 @@ aesgen_gcm_enc_update_avx10_512:
 	sub             rsp, 16
 	test            rcx, rcx
 	jz              near L.gcm_enc_return
+; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+; from the end so that every key size runs the same last nine rounds
 	mov             eax, dword [rdi + 240]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &rk[rounds]
+; round keys into their registers (the plan's KLAST-m = rk[ROUNDS - m]); AES-192
+; and AES-256 have two and four more middle keys than AES-128
 	vbroadcasti32x4 zmm13, oword [rdi]
 	vbroadcasti32x4 zmm14, oword [r10]
 	vbroadcasti32x4 zmm30, oword [r10 - 16]
 	vbroadcasti32x4 zmm31, oword [r10 - 32]
+; the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti32x4 zmm20, oword [rel L.gcm_bswap_mask_16]
 	vbroadcasti32x4 zmm21, oword [rel L.gcm_gfpoly_16]
+; ACC = acc; CTR = the counter block reflected, lane i counting from block i
 	vmovdqu8        xmm10, oword [r9]
 	vbroadcasti32x4 zmm11, oword [r8]
 	vpshufb         zmm11, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zword [rel L.gcm_lane_offsets_64]
 	vbroadcasti32x4 zmm12, oword [rel L.gcm_lane_count]
+; bulk: whole iterations of 16 blocks, CTR and GHASH stitched
 	sub             rcx, 256
 	jb              near L.gcm_enc_tail
+; the powers of a full iteration (H^16..H^1) into HPOW, their half sums into HSUM
 	vmovdqu8        zmm22, zword [rdi + 512]
 	vmovdqu8        zmm23, zword [rdi + 576]
 	vmovdqu8        zmm24, zword [rdi + 640]
@@ -216,6 +280,8 @@ aesgen_gcm_enc_update_avx10_512:
 	vpshufb         zmm11, zmm11, zmm20
 ; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 ; the first iteration only encrypts; each later one hashes its predecessor's output
+; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+; the first counter's last byte: past 236, one of them would carry
 	cmp             r11b, 237
 	jae             near L.gcm_enc_first_ctr_carry  ; a last byte would carry: out of line
 	vpxord          zmm0, zmm11, zmm13
@@ -228,6 +294,7 @@ aesgen_gcm_enc_update_avx10_512:
 	vpxord          zmm3, zmm3, zmm13
 L.gcm_enc_first_ctr_done:
 	add             r11b, 16
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_first_aes128
 	je              near L.gcm_enc_first_aes192
@@ -296,6 +363,7 @@ L.gcm_enc_first_aes128:
 	vaesenc         zmm1, zmm1, zmm30
 	vaesenc         zmm2, zmm2, zmm30
 	vaesenc         zmm3, zmm3, zmm30
+; last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          zmm8, zmm14, zword [rdx]
 	vaesenclast     zmm16, zmm0, zmm8
 	vmovdqu8        zword [rsi], zmm16
@@ -314,6 +382,8 @@ L.gcm_enc_first_aes128:
 	jb              near L.gcm_enc_hash_last
 L.gcm_enc_loop:
 ; LLVM-MCA-BEGIN gcm_enc_avx10_512_main_loop
+; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+; the first counter's last byte: past 236, one of them would carry
 	cmp             r11b, 237
 	jae             near L.gcm_enc_main_ctr_carry   ; a last byte would carry: out of line
 	vpxord          zmm0, zmm11, zmm13
@@ -326,6 +396,7 @@ L.gcm_enc_loop:
 	vpxord          zmm3, zmm3, zmm13
 L.gcm_enc_main_ctr_done:
 	add             r11b, 16
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_main_aes128
 	je              near L.gcm_enc_main_aes192
@@ -356,6 +427,7 @@ L.gcm_enc_main_aes128:
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
+; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
 	vpshufb         zmm16, zmm16, zmm20
 	vpshufb         zmm17, zmm17, zmm20
 	vpshufb         zmm18, zmm18, zmm20
@@ -370,24 +442,24 @@ L.gcm_enc_main_aes128:
 	vpshufd         zmm9, zmm17, 78
 	vpxord          zmm8, zmm8, zmm16               ; a_L ^ a_H
 	vpxord          zmm9, zmm9, zmm17               ; b_L ^ b_H
-	vpclmulqdq      zmm8, zmm8, zmm26, 0
+	vpclmulqdq      zmm8, zmm8, zmm26, 0            ; (a_L^a_H)*(ha_L^ha_H)
 	vbroadcasti32x4 zmm15, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpclmulqdq      zmm9, zmm9, zmm27, 0
+	vpclmulqdq      zmm9, zmm9, zmm27, 0            ; (b_L^b_H)*(hb_L^hb_H)
 	vpxord          zmm6, zmm8, zmm9
-	vpclmulqdq      zmm8, zmm16, zmm22, 0
-	vpclmulqdq      zmm9, zmm17, zmm23, 0
+	vpclmulqdq      zmm8, zmm16, zmm22, 0           ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm17, zmm23, 0           ; b_L*hb_L
 	vpxord          zmm5, zmm8, zmm9
 	vbroadcasti32x4 zmm15, oword [r10 - 96]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpclmulqdq      zmm16, zmm16, zmm22, 17
-	vpclmulqdq      zmm17, zmm17, zmm23, 17
+	vpclmulqdq      zmm16, zmm16, zmm22, 17         ; a_H*ha_H
+	vpclmulqdq      zmm17, zmm17, zmm23, 17         ; b_H*hb_H
 	vpxord          zmm7, zmm16, zmm17
 	vpshufd         zmm8, zmm18, 78
 	vpshufd         zmm9, zmm19, 78
@@ -398,36 +470,39 @@ L.gcm_enc_main_aes128:
 	vaesenc         zmm3, zmm3, zmm15
 	vpxord          zmm8, zmm8, zmm18               ; a_L ^ a_H
 	vpxord          zmm9, zmm9, zmm19               ; b_L ^ b_H
-	vpclmulqdq      zmm8, zmm8, zmm28, 0
-	vpclmulqdq      zmm9, zmm9, zmm29, 0
+	vpclmulqdq      zmm8, zmm8, zmm28, 0            ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm9, zmm9, zmm29, 0            ; (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      zmm6, zmm8, zmm9, 150
 	vbroadcasti32x4 zmm15, oword [r10 - 64]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpclmulqdq      zmm8, zmm18, zmm24, 0
-	vpclmulqdq      zmm9, zmm19, zmm25, 0
+	vpclmulqdq      zmm8, zmm18, zmm24, 0           ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm19, zmm25, 0           ; b_L*hb_L
 	vpternlogd      zmm5, zmm8, zmm9, 150
-	vpclmulqdq      zmm18, zmm18, zmm24, 17
-	vpclmulqdq      zmm19, zmm19, zmm25, 17
+	vpclmulqdq      zmm18, zmm18, zmm24, 17         ; a_H*ha_H
+	vpclmulqdq      zmm19, zmm19, zmm25, 17         ; b_H*hb_H
 	vbroadcasti32x4 zmm15, oword [r10 - 48]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
 	vpternlogd      zmm7, zmm18, zmm19, 150
+; Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      zmm6, zmm5, zmm7, 150
-	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         zmm5, zmm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
 	vaesenc         zmm0, zmm0, zmm31
 	vaesenc         zmm1, zmm1, zmm31
 	vaesenc         zmm2, zmm2, zmm31
 	vaesenc         zmm3, zmm3, zmm31
-	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         zmm6, zmm6, 78
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
+; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, zmm7, 1
 	vaesenc         zmm0, zmm0, zmm30
 	vaesenc         zmm1, zmm1, zmm30
@@ -437,6 +512,7 @@ L.gcm_enc_main_aes128:
 	vextracti32x4   xmm5, zmm7, 3
 	vpxord          xmm10, xmm7, xmm8
 	vpternlogd      xmm10, xmm9, xmm5, 150
+; last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          zmm8, zmm14, zword [rdx]
 	vaesenclast     zmm16, zmm0, zmm8
 	vmovdqu8        zword [rsi], zmm16
@@ -455,6 +531,8 @@ L.gcm_enc_main_aes128:
 	jae             L.gcm_enc_loop
 ; LLVM-MCA-END
 L.gcm_enc_hash_last:
+; the GHASH of the last iteration's ciphertext, still in GD
+; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
 	vpshufb         zmm16, zmm16, zmm20
 	vpshufb         zmm17, zmm17, zmm20
 	vpshufb         zmm18, zmm18, zmm20
@@ -464,35 +542,38 @@ L.gcm_enc_hash_last:
 	vpshufd         zmm9, zmm17, 78
 	vpxord          zmm8, zmm8, zmm16               ; a_L ^ a_H
 	vpxord          zmm9, zmm9, zmm17               ; b_L ^ b_H
-	vpclmulqdq      zmm8, zmm8, zmm26, 0
-	vpclmulqdq      zmm9, zmm9, zmm27, 0
+	vpclmulqdq      zmm8, zmm8, zmm26, 0            ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm9, zmm9, zmm27, 0            ; (b_L^b_H)*(hb_L^hb_H)
 	vpxord          zmm6, zmm8, zmm9
-	vpclmulqdq      zmm8, zmm16, zmm22, 0
-	vpclmulqdq      zmm9, zmm17, zmm23, 0
+	vpclmulqdq      zmm8, zmm16, zmm22, 0           ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm17, zmm23, 0           ; b_L*hb_L
 	vpxord          zmm5, zmm8, zmm9
-	vpclmulqdq      zmm16, zmm16, zmm22, 17
-	vpclmulqdq      zmm17, zmm17, zmm23, 17
+	vpclmulqdq      zmm16, zmm16, zmm22, 17         ; a_H*ha_H
+	vpclmulqdq      zmm17, zmm17, zmm23, 17         ; b_H*hb_H
 	vpxord          zmm7, zmm16, zmm17
 	vpshufd         zmm8, zmm18, 78
 	vpshufd         zmm9, zmm19, 78
 	vpxord          zmm8, zmm8, zmm18               ; a_L ^ a_H
 	vpxord          zmm9, zmm9, zmm19               ; b_L ^ b_H
-	vpclmulqdq      zmm8, zmm8, zmm28, 0
-	vpclmulqdq      zmm9, zmm9, zmm29, 0
+	vpclmulqdq      zmm8, zmm8, zmm28, 0            ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm9, zmm9, zmm29, 0            ; (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm18, zmm24, 0
-	vpclmulqdq      zmm9, zmm19, zmm25, 0
+	vpclmulqdq      zmm8, zmm18, zmm24, 0           ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm19, zmm25, 0           ; b_L*hb_L
 	vpternlogd      zmm5, zmm8, zmm9, 150
-	vpclmulqdq      zmm18, zmm18, zmm24, 17
-	vpclmulqdq      zmm19, zmm19, zmm25, 17
+	vpclmulqdq      zmm18, zmm18, zmm24, 17         ; a_H*ha_H
+	vpclmulqdq      zmm19, zmm19, zmm25, 17         ; b_H*hb_H
 	vpternlogd      zmm7, zmm18, zmm19, 150
+; Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      zmm6, zmm5, zmm7, 150
-	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         zmm5, zmm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
-	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         zmm6, zmm6, 78
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
+; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, zmm7, 1
 	vextracti32x4   xmm9, zmm7, 2
 	vextracti32x4   xmm5, zmm7, 3
@@ -500,7 +581,9 @@ L.gcm_enc_hash_last:
 	vpternlogd      xmm10, xmm9, xmm5, 150
 	jmp             near L.gcm_enc_bulk_done
 L.gcm_enc_first_ctr_carry:
+; a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         zmm11, zmm11, zmm20
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpshufb         zmm1, zmm11, zmm20
@@ -516,7 +599,9 @@ L.gcm_enc_first_ctr_carry:
 	vpshufb         zmm11, zmm11, zmm20
 	jmp             L.gcm_enc_first_ctr_done
 L.gcm_enc_main_ctr_carry:
+; a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         zmm11, zmm11, zmm20
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpshufb         zmm1, zmm11, zmm20
@@ -534,6 +619,7 @@ L.gcm_enc_main_ctr_carry:
 L.gcm_enc_bulk_done:
 	vpshufb         zmm11, zmm11, zmm20
 L.gcm_enc_tail:
+; what the bulk loop left: LEN + 256 = 0..240 bytes of whole blocks
 	add             rcx, 256
 	jz              near L.gcm_enc_store
 ; CTR first, then GHASH of the ciphertext it wrote: the CTR pass advances DST and
@@ -543,6 +629,8 @@ L.gcm_enc_tail:
 
 ; 1..256 bytes remain: pick the final group by the number of vectors they need.
 L.gcm_enc_final:
+; final group dispatch: the fewest vectors that hold LEN bytes, so that a short
+; message runs only the AES work it needs (its vectors side by side)
 	cmp             rcx, 64
 	jbe             near L.gcm_enc_final1
 	cmp             rcx, 128
@@ -550,6 +638,7 @@ L.gcm_enc_final:
 	cmp             rcx, 192
 	jbe             near L.gcm_enc_final3
 L.gcm_enc_final4:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpshufb         zmm1, zmm11, zmm20
@@ -562,6 +651,7 @@ L.gcm_enc_final4:
 	vpxord          zmm1, zmm1, zmm13
 	vpxord          zmm2, zmm2, zmm13
 	vpxord          zmm3, zmm3, zmm13
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_final4_aes128
 	je              near L.gcm_enc_final4_aes192
@@ -630,6 +720,8 @@ L.gcm_enc_final4_aes128:
 	vaesenc         zmm1, zmm1, zmm30
 	vaesenc         zmm2, zmm2, zmm30
 	vaesenc         zmm3, zmm3, zmm30
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          zmm8, zmm14, zword [rdx]
 	vaesenclast     zmm0, zmm0, zmm8
 	vmovdqu8        zword [rsi], zmm0
@@ -642,6 +734,8 @@ L.gcm_enc_final4_aes128:
 	add             rdx, 192
 	add             rsi, 192
 	sub             rcx, 192
+; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+; read or written, so a page boundary right after the buffers is safe
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; LEN low bits set
 	kmovq           k1, r11
@@ -651,6 +745,7 @@ L.gcm_enc_final4_aes128:
 	vmovdqu8        [rsi]{k1}, zmm3
 	jmp             near L.gcm_enc_tail_crypted
 L.gcm_enc_final3:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpshufb         zmm1, zmm11, zmm20
@@ -660,6 +755,7 @@ L.gcm_enc_final3:
 	vpxord          zmm0, zmm0, zmm13
 	vpxord          zmm1, zmm1, zmm13
 	vpxord          zmm2, zmm2, zmm13
+; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_final3_aes128
 	je              near L.gcm_enc_final3_aes192
@@ -715,6 +811,8 @@ L.gcm_enc_final3_aes128:
 	vaesenc         zmm0, zmm0, zmm30
 	vaesenc         zmm1, zmm1, zmm30
 	vaesenc         zmm2, zmm2, zmm30
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          zmm8, zmm14, zword [rdx]
 	vaesenclast     zmm0, zmm0, zmm8
 	vmovdqu8        zword [rsi], zmm0
@@ -724,6 +822,8 @@ L.gcm_enc_final3_aes128:
 	add             rdx, 128
 	add             rsi, 128
 	sub             rcx, 128
+; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+; read or written, so a page boundary right after the buffers is safe
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; LEN low bits set
 	kmovq           k1, r11
@@ -733,12 +833,14 @@ L.gcm_enc_final3_aes128:
 	vmovdqu8        [rsi]{k1}, zmm2
 	jmp             near L.gcm_enc_tail_crypted
 L.gcm_enc_final2:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpshufb         zmm1, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpxord          zmm0, zmm0, zmm13
 	vpxord          zmm1, zmm1, zmm13
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_final2_aes128
 	je              near L.gcm_enc_final2_aes192
@@ -781,12 +883,16 @@ L.gcm_enc_final2_aes128:
 	vaesenc         zmm1, zmm1, zmm31
 	vaesenc         zmm0, zmm0, zmm30
 	vaesenc         zmm1, zmm1, zmm30
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          zmm8, zmm14, zword [rdx]
 	vaesenclast     zmm0, zmm0, zmm8
 	vmovdqu8        zword [rsi], zmm0
 	add             rdx, 64
 	add             rsi, 64
 	sub             rcx, 64
+; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+; read or written, so a page boundary right after the buffers is safe
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; LEN low bits set
 	kmovq           k1, r11
@@ -796,9 +902,11 @@ L.gcm_enc_final2_aes128:
 	vmovdqu8        [rsi]{k1}, zmm1
 	jmp             near L.gcm_enc_tail_crypted
 L.gcm_enc_final1:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpxord          zmm0, zmm0, zmm13
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_final1_aes128
 	je              near L.gcm_enc_final1_aes192
@@ -828,6 +936,8 @@ L.gcm_enc_final1_aes128:
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm0, zmm0, zmm31
 	vaesenc         zmm0, zmm0, zmm30
+; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+; read or written, so a page boundary right after the buffers is safe
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; LEN low bits set
 	kmovq           k1, r11
@@ -839,6 +949,7 @@ L.gcm_enc_final1_aes128:
 L.gcm_enc_tail_crypted:
 	mov             rdx, qword [rsp]                ; hash the ciphertext just written
 	mov             rcx, qword [rsp + 8]
+; GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
 	lea             r8, [rdi + 768]
 	sub             r8, rcx
 	vpxord          zmm5, zmm5, zmm5
@@ -858,23 +969,25 @@ L.gcm_enc_ghash_loaded:
 	vpshufb         zmm4, zmm4, zmm20
 	vpxord          zmm4, zmm4, zmm10               ; the running hash joins block 0
 	vpxord          zmm10, zmm10, zmm10
-	vpclmulqdq      zmm8, zmm4, zword [r8], 0
-	vpclmulqdq      zmm9, zmm4, zword [r8], 16
+	vpclmulqdq      zmm8, zmm4, zword [r8], 0       ; d_L*h_L
+	vpclmulqdq      zmm9, zmm4, zword [r8], 16      ; d_L*h_H
 	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zword [r8], 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zword [r8], 17
+	vpclmulqdq      zmm8, zmm4, zword [r8], 1       ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150           ; MI ^= both middle products
+	vpclmulqdq      zmm8, zmm4, zword [r8], 17      ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
 	add             rdx, 64
 	add             r8, 64
 	sub             rcx, 64
 	ja              L.gcm_enc_ghash_vector
-	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         zmm5, zmm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
-	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         zmm6, zmm6, 78
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
+; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, zmm7, 1
 	vextracti32x4   xmm9, zmm7, 2
 	vextracti32x4   xmm5, zmm7, 3
@@ -916,22 +1029,30 @@ aesgen_gcm_dec_update_avx10_512:
 	sub             rsp, 16
 	test            rcx, rcx
 	jz              near L.gcm_dec_return
+; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+; from the end so that every key size runs the same last nine rounds
 	mov             eax, dword [rdi + 240]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &rk[rounds]
+; round keys into their registers (the plan's KLAST-m = rk[ROUNDS - m]); AES-192
+; and AES-256 have two and four more middle keys than AES-128
 	vbroadcasti32x4 zmm13, oword [rdi]
 	vbroadcasti32x4 zmm14, oword [r10]
 	vbroadcasti32x4 zmm30, oword [r10 - 16]
 	vbroadcasti32x4 zmm31, oword [r10 - 32]
+; the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti32x4 zmm20, oword [rel L.gcm_bswap_mask_16]
 	vbroadcasti32x4 zmm21, oword [rel L.gcm_gfpoly_16]
+; ACC = acc; CTR = the counter block reflected, lane i counting from block i
 	vmovdqu8        xmm10, oword [r9]
 	vbroadcasti32x4 zmm11, oword [r8]
 	vpshufb         zmm11, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zword [rel L.gcm_lane_offsets_64]
 	vbroadcasti32x4 zmm12, oword [rel L.gcm_lane_count]
+; bulk: whole iterations of 16 blocks, CTR and GHASH stitched
 	sub             rcx, 256
 	jb              near L.gcm_dec_tail
+; the powers of a full iteration (H^16..H^1) into HPOW, their half sums into HSUM
 	vmovdqu8        zmm22, zword [rdi + 512]
 	vmovdqu8        zmm23, zword [rdi + 576]
 	vmovdqu8        zmm24, zword [rdi + 640]
@@ -949,6 +1070,8 @@ aesgen_gcm_dec_update_avx10_512:
 ; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 L.gcm_dec_loop:
 ; LLVM-MCA-BEGIN gcm_dec_avx10_512_main_loop
+; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+; the first counter's last byte: past 236, one of them would carry
 	cmp             r11b, 237
 	jae             near L.gcm_dec_main_ctr_carry   ; a last byte would carry: out of line
 	vpxord          zmm0, zmm11, zmm13
@@ -961,6 +1084,7 @@ L.gcm_dec_loop:
 	vpxord          zmm3, zmm3, zmm13
 L.gcm_dec_main_ctr_done:
 	add             r11b, 16
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_main_aes128
 	je              near L.gcm_dec_main_aes192
@@ -995,6 +1119,7 @@ L.gcm_dec_main_aes128:
 	vmovdqu8        zmm17, zword [rdx + 64]
 	vmovdqu8        zmm18, zword [rdx + 128]
 	vmovdqu8        zmm19, zword [rdx + 192]
+; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
 	vpshufb         zmm16, zmm16, zmm20
 	vpshufb         zmm17, zmm17, zmm20
 	vbroadcasti32x4 zmm15, oword [r10 - 128]
@@ -1014,19 +1139,19 @@ L.gcm_dec_main_aes128:
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
 	vpxord          zmm9, zmm9, zmm17               ; b_L ^ b_H
-	vpclmulqdq      zmm8, zmm8, zmm26, 0
-	vpclmulqdq      zmm9, zmm9, zmm27, 0
+	vpclmulqdq      zmm8, zmm8, zmm26, 0            ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm9, zmm9, zmm27, 0            ; (b_L^b_H)*(hb_L^hb_H)
 	vpxord          zmm6, zmm8, zmm9
-	vpclmulqdq      zmm8, zmm16, zmm22, 0
+	vpclmulqdq      zmm8, zmm16, zmm22, 0           ; a_L*ha_L
 	vbroadcasti32x4 zmm15, oword [r10 - 96]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpclmulqdq      zmm9, zmm17, zmm23, 0
+	vpclmulqdq      zmm9, zmm17, zmm23, 0           ; b_L*hb_L
 	vpxord          zmm5, zmm8, zmm9
-	vpclmulqdq      zmm16, zmm16, zmm22, 17
-	vpclmulqdq      zmm17, zmm17, zmm23, 17
+	vpclmulqdq      zmm16, zmm16, zmm22, 17         ; a_H*ha_H
+	vpclmulqdq      zmm17, zmm17, zmm23, 17         ; b_H*hb_H
 	vpxord          zmm7, zmm16, zmm17
 	vbroadcasti32x4 zmm15, oword [r10 - 80]
 	vaesenc         zmm0, zmm0, zmm15
@@ -1037,45 +1162,49 @@ L.gcm_dec_main_aes128:
 	vpshufd         zmm9, zmm19, 78
 	vpxord          zmm8, zmm8, zmm18               ; a_L ^ a_H
 	vpxord          zmm9, zmm9, zmm19               ; b_L ^ b_H
-	vpclmulqdq      zmm8, zmm8, zmm28, 0
+	vpclmulqdq      zmm8, zmm8, zmm28, 0            ; (a_L^a_H)*(ha_L^ha_H)
 	vbroadcasti32x4 zmm15, oword [r10 - 64]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpclmulqdq      zmm9, zmm9, zmm29, 0
+	vpclmulqdq      zmm9, zmm9, zmm29, 0            ; (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm18, zmm24, 0
-	vpclmulqdq      zmm9, zmm19, zmm25, 0
+	vpclmulqdq      zmm8, zmm18, zmm24, 0           ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm19, zmm25, 0           ; b_L*hb_L
 	vpternlogd      zmm5, zmm8, zmm9, 150
 	vbroadcasti32x4 zmm15, oword [r10 - 48]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpclmulqdq      zmm18, zmm18, zmm24, 17
-	vpclmulqdq      zmm19, zmm19, zmm25, 17
+	vpclmulqdq      zmm18, zmm18, zmm24, 17         ; a_H*ha_H
+	vpclmulqdq      zmm19, zmm19, zmm25, 17         ; b_H*hb_H
 	vpternlogd      zmm7, zmm18, zmm19, 150
+; Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      zmm6, zmm5, zmm7, 150
-	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
 	vaesenc         zmm0, zmm0, zmm31
 	vaesenc         zmm1, zmm1, zmm31
 	vaesenc         zmm2, zmm2, zmm31
 	vaesenc         zmm3, zmm3, zmm31
-	vpshufd         zmm5, zmm5, 78
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
-	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         zmm6, zmm6, 78
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
 	vaesenc         zmm0, zmm0, zmm30
 	vaesenc         zmm1, zmm1, zmm30
 	vaesenc         zmm2, zmm2, zmm30
 	vaesenc         zmm3, zmm3, zmm30
+; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, zmm7, 1
 	vextracti32x4   xmm9, zmm7, 2
 	vextracti32x4   xmm5, zmm7, 3
 	vpxord          xmm10, xmm7, xmm8
 	vpternlogd      xmm10, xmm9, xmm5, 150
+; last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          zmm8, zmm14, zword [rdx]
 	vaesenclast     zmm0, zmm0, zmm8
 	vmovdqu8        zword [rsi], zmm0
@@ -1095,7 +1224,9 @@ L.gcm_dec_main_aes128:
 ; LLVM-MCA-END
 	jmp             near L.gcm_dec_bulk_done
 L.gcm_dec_main_ctr_carry:
+; a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         zmm11, zmm11, zmm20
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpshufb         zmm1, zmm11, zmm20
@@ -1113,12 +1244,14 @@ L.gcm_dec_main_ctr_carry:
 L.gcm_dec_bulk_done:
 	vpshufb         zmm11, zmm11, zmm20
 L.gcm_dec_tail:
+; what the bulk loop left: LEN + 256 = 0..240 bytes of whole blocks
 	add             rcx, 256
 	jz              near L.gcm_dec_store
 ; GHASH of the ciphertext first (it may be overwritten in place), then CTR: the
 ; GHASH pass advances SRC and LEN, so their start waits in the stack slots
 	mov             qword [rsp], rdx
 	mov             qword [rsp + 8], rcx
+; GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
 	lea             r8, [rdi + 768]
 	sub             r8, rcx
 	vpxord          zmm5, zmm5, zmm5
@@ -1138,23 +1271,25 @@ L.gcm_dec_ghash_loaded:
 	vpshufb         zmm4, zmm4, zmm20
 	vpxord          zmm4, zmm4, zmm10               ; the running hash joins block 0
 	vpxord          zmm10, zmm10, zmm10
-	vpclmulqdq      zmm8, zmm4, zword [r8], 0
-	vpclmulqdq      zmm9, zmm4, zword [r8], 16
+	vpclmulqdq      zmm8, zmm4, zword [r8], 0       ; d_L*h_L
+	vpclmulqdq      zmm9, zmm4, zword [r8], 16      ; d_L*h_H
 	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zword [r8], 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zword [r8], 17
+	vpclmulqdq      zmm8, zmm4, zword [r8], 1       ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150           ; MI ^= both middle products
+	vpclmulqdq      zmm8, zmm4, zword [r8], 17      ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
 	add             rdx, 64
 	add             r8, 64
 	sub             rcx, 64
 	ja              L.gcm_dec_ghash_vector
-	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         zmm5, zmm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
-	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         zmm6, zmm6, 78
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
+; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, zmm7, 1
 	vextracti32x4   xmm9, zmm7, 2
 	vextracti32x4   xmm5, zmm7, 3
@@ -1165,6 +1300,8 @@ L.gcm_dec_ghash_loaded:
 
 ; 1..256 bytes remain: pick the final group by the number of vectors they need.
 L.gcm_dec_final:
+; final group dispatch: the fewest vectors that hold LEN bytes, so that a short
+; message runs only the AES work it needs (its vectors side by side)
 	cmp             rcx, 64
 	jbe             near L.gcm_dec_final1
 	cmp             rcx, 128
@@ -1172,6 +1309,7 @@ L.gcm_dec_final:
 	cmp             rcx, 192
 	jbe             near L.gcm_dec_final3
 L.gcm_dec_final4:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpshufb         zmm1, zmm11, zmm20
@@ -1184,6 +1322,7 @@ L.gcm_dec_final4:
 	vpxord          zmm1, zmm1, zmm13
 	vpxord          zmm2, zmm2, zmm13
 	vpxord          zmm3, zmm3, zmm13
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_final4_aes128
 	je              near L.gcm_dec_final4_aes192
@@ -1252,6 +1391,8 @@ L.gcm_dec_final4_aes128:
 	vaesenc         zmm1, zmm1, zmm30
 	vaesenc         zmm2, zmm2, zmm30
 	vaesenc         zmm3, zmm3, zmm30
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          zmm8, zmm14, zword [rdx]
 	vaesenclast     zmm0, zmm0, zmm8
 	vmovdqu8        zword [rsi], zmm0
@@ -1264,6 +1405,8 @@ L.gcm_dec_final4_aes128:
 	add             rdx, 192
 	add             rsi, 192
 	sub             rcx, 192
+; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+; read or written, so a page boundary right after the buffers is safe
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; LEN low bits set
 	kmovq           k1, r11
@@ -1273,6 +1416,7 @@ L.gcm_dec_final4_aes128:
 	vmovdqu8        [rsi]{k1}, zmm3
 	jmp             near L.gcm_dec_store
 L.gcm_dec_final3:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpshufb         zmm1, zmm11, zmm20
@@ -1282,6 +1426,7 @@ L.gcm_dec_final3:
 	vpxord          zmm0, zmm0, zmm13
 	vpxord          zmm1, zmm1, zmm13
 	vpxord          zmm2, zmm2, zmm13
+; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_final3_aes128
 	je              near L.gcm_dec_final3_aes192
@@ -1337,6 +1482,8 @@ L.gcm_dec_final3_aes128:
 	vaesenc         zmm0, zmm0, zmm30
 	vaesenc         zmm1, zmm1, zmm30
 	vaesenc         zmm2, zmm2, zmm30
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          zmm8, zmm14, zword [rdx]
 	vaesenclast     zmm0, zmm0, zmm8
 	vmovdqu8        zword [rsi], zmm0
@@ -1346,6 +1493,8 @@ L.gcm_dec_final3_aes128:
 	add             rdx, 128
 	add             rsi, 128
 	sub             rcx, 128
+; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+; read or written, so a page boundary right after the buffers is safe
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; LEN low bits set
 	kmovq           k1, r11
@@ -1355,12 +1504,14 @@ L.gcm_dec_final3_aes128:
 	vmovdqu8        [rsi]{k1}, zmm2
 	jmp             near L.gcm_dec_store
 L.gcm_dec_final2:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpshufb         zmm1, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpxord          zmm0, zmm0, zmm13
 	vpxord          zmm1, zmm1, zmm13
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_final2_aes128
 	je              near L.gcm_dec_final2_aes192
@@ -1403,12 +1554,16 @@ L.gcm_dec_final2_aes128:
 	vaesenc         zmm1, zmm1, zmm31
 	vaesenc         zmm0, zmm0, zmm30
 	vaesenc         zmm1, zmm1, zmm30
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          zmm8, zmm14, zword [rdx]
 	vaesenclast     zmm0, zmm0, zmm8
 	vmovdqu8        zword [rsi], zmm0
 	add             rdx, 64
 	add             rsi, 64
 	sub             rcx, 64
+; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+; read or written, so a page boundary right after the buffers is safe
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; LEN low bits set
 	kmovq           k1, r11
@@ -1418,9 +1573,11 @@ L.gcm_dec_final2_aes128:
 	vmovdqu8        [rsi]{k1}, zmm1
 	jmp             near L.gcm_dec_store
 L.gcm_dec_final1:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpxord          zmm0, zmm0, zmm13
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_final1_aes128
 	je              near L.gcm_dec_final1_aes192
@@ -1450,6 +1607,8 @@ L.gcm_dec_final1_aes128:
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm0, zmm0, zmm31
 	vaesenc         zmm0, zmm0, zmm30
+; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+; read or written, so a page boundary right after the buffers is safe
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; LEN low bits set
 	kmovq           k1, r11
@@ -1490,12 +1649,14 @@ L.gcm_dec_return:
 	global aesgen_gcm_enc_record_avx10_512:function hidden
 aesgen_gcm_enc_record_avx10_512:
 	endbr64
+; the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti32x4 zmm20, oword [rel L.gcm_bswap_mask_16]
 	vbroadcasti32x4 zmm21, oword [rel L.gcm_gfpoly_16]
 	vpxord          xmm10, xmm10, xmm10
 	vpxord          zmm5, zmm5, zmm5
 	vpxord          zmm6, zmm6, zmm6
 	vpxord          zmm7, zmm7, zmm7
+; GHASH of the AAD (AAD, AADLEN from the record)
 	mov             r10, qword [r8 + 40]
 	test            r10, r10
 	jz              near L.gcm_enc_rec_aad_done
@@ -1515,6 +1676,7 @@ aesgen_gcm_enc_record_avx10_512:
 	mov             r11, r9
 	lea             r9, [rdi + 768]
 	sub             r9, r11
+; GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
 L.gcm_enc_rec_aad_sum_vector:
 	cmp             r10, 64
 	jb              near L.gcm_enc_rec_aad_sum_load_part
@@ -1529,12 +1691,12 @@ L.gcm_enc_rec_aad_sum_loaded:
 	vpshufb         zmm4, zmm4, zmm20
 	vpxord          zmm4, zmm4, zmm10               ; the running hash joins block 0
 	vpxord          zmm10, zmm10, zmm10
-	vpclmulqdq      zmm8, zmm4, zword [r9], 0
-	vpclmulqdq      zmm9, zmm4, zword [r9], 16
+	vpclmulqdq      zmm8, zmm4, zword [r9], 0       ; d_L*h_L
+	vpclmulqdq      zmm9, zmm4, zword [r9], 16      ; d_L*h_H
 	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zword [r9], 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zword [r9], 17
+	vpclmulqdq      zmm8, zmm4, zword [r9], 1       ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150           ; MI ^= both middle products
+	vpclmulqdq      zmm8, zmm4, zword [r9], 17      ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
 	add             rax, 64
 	add             r9, 64
@@ -1544,6 +1706,7 @@ L.gcm_enc_rec_aad_sum_loaded:
 L.gcm_enc_rec_aad_alone:
 	lea             r9, [rdi + 768]
 	sub             r9, r11
+; GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
 L.gcm_enc_rec_aad_vector:
 	cmp             r10, 64
 	jb              near L.gcm_enc_rec_aad_load_part
@@ -1558,23 +1721,25 @@ L.gcm_enc_rec_aad_loaded:
 	vpshufb         zmm4, zmm4, zmm20
 	vpxord          zmm4, zmm4, zmm10               ; the running hash joins block 0
 	vpxord          zmm10, zmm10, zmm10
-	vpclmulqdq      zmm8, zmm4, zword [r9], 0
-	vpclmulqdq      zmm9, zmm4, zword [r9], 16
+	vpclmulqdq      zmm8, zmm4, zword [r9], 0       ; d_L*h_L
+	vpclmulqdq      zmm9, zmm4, zword [r9], 16      ; d_L*h_H
 	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zword [r9], 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zword [r9], 17
+	vpclmulqdq      zmm8, zmm4, zword [r9], 1       ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150           ; MI ^= both middle products
+	vpclmulqdq      zmm8, zmm4, zword [r9], 17      ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
 	add             rax, 64
 	add             r9, 64
 	sub             r10, 64
 	ja              L.gcm_enc_rec_aad_vector
-	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         zmm5, zmm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
-	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         zmm6, zmm6, 78
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
+; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, zmm7, 1
 	vextracti32x4   xmm9, zmm7, 2
 	vextracti32x4   xmm5, zmm7, 3
@@ -1584,9 +1749,13 @@ L.gcm_enc_rec_aad_loaded:
 	vpxord          zmm6, zmm6, zmm6
 	vpxord          zmm7, zmm7, zmm7
 L.gcm_enc_rec_aad_done:
+; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+; from the end so that every key size runs the same last nine rounds
 	mov             eax, dword [rdi + 240]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &rk[rounds]
+; round keys into their registers (the plan's KLAST-m = rk[ROUNDS - m]); AES-192
+; and AES-256 have two and four more middle keys than AES-128
 	vbroadcasti32x4 zmm13, oword [rdi]
 	vbroadcasti32x4 zmm14, oword [r10]
 	vbroadcasti32x4 zmm30, oword [r10 - 16]
@@ -1594,6 +1763,7 @@ L.gcm_enc_rec_aad_done:
 ; E_K(J0) masks the tag: one block on xmm, beside the data's blocks
 	vmovdqu8        xmm4, oword [r8]
 	vpxord          xmm4, xmm4, xmm13
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_rec_j0_aes128
 	je              near L.gcm_enc_rec_j0_aes192
@@ -1616,12 +1786,14 @@ L.gcm_enc_rec_j0_aes128:
 	vmovdqu8        oword [r8 + 48], xmm4
 	vbroadcasti32x4 zmm11, oword [r8]
 	vpshufb         zmm11, zmm11, zmm20
-	vpaddd          zmm11, zmm11, zword [rel L.gcm_record_offsets_64] ; J0 + 1, + 2, ...
+	vpaddd          zmm11, zmm11, zword [rel L.gcm_record_offsets_64] ; CTR: J0 + 1, + 2, ... per lane
 	vbroadcasti32x4 zmm12, oword [rel L.gcm_lane_count]
 	test            rcx, rcx
 	jz              near L.gcm_enc_rec_no_data
+; bulk: whole iterations of 16 blocks, CTR and GHASH stitched
 	sub             rcx, 256
 	jbe             near L.gcm_enc_rec_tail
+; the powers of a full iteration (H^16..H^1) into HPOW, their half sums into HSUM
 	vmovdqu8        zmm22, zword [rdi + 512]
 	vmovdqu8        zmm23, zword [rdi + 576]
 	vmovdqu8        zmm24, zword [rdi + 640]
@@ -1638,6 +1810,8 @@ L.gcm_enc_rec_j0_aes128:
 	vpshufb         zmm11, zmm11, zmm20
 ; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 ; the first iteration only encrypts; each later one hashes its predecessor's output
+; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+; the first counter's last byte: past 236, one of them would carry
 	cmp             r11b, 237
 	jae             near L.gcm_enc_rec_first_ctr_carry ; a last byte would carry: out of line
 	vpxord          zmm0, zmm11, zmm13
@@ -1650,6 +1824,7 @@ L.gcm_enc_rec_j0_aes128:
 	vpxord          zmm3, zmm3, zmm13
 L.gcm_enc_rec_first_ctr_done:
 	add             r11b, 16
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_rec_first_aes128
 	je              near L.gcm_enc_rec_first_aes192
@@ -1718,6 +1893,7 @@ L.gcm_enc_rec_first_aes128:
 	vaesenc         zmm1, zmm1, zmm30
 	vaesenc         zmm2, zmm2, zmm30
 	vaesenc         zmm3, zmm3, zmm30
+; last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          zmm8, zmm14, zword [rdx]
 	vaesenclast     zmm16, zmm0, zmm8
 	vmovdqu8        zword [rsi], zmm16
@@ -1736,6 +1912,8 @@ L.gcm_enc_rec_first_aes128:
 	jbe             near L.gcm_enc_rec_hash_last
 L.gcm_enc_rec_loop:
 ; LLVM-MCA-BEGIN gcm_enc_rec_avx10_512_main_loop
+; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+; the first counter's last byte: past 236, one of them would carry
 	cmp             r11b, 237
 	jae             near L.gcm_enc_rec_main_ctr_carry ; a last byte would carry: out of line
 	vpxord          zmm0, zmm11, zmm13
@@ -1748,6 +1926,7 @@ L.gcm_enc_rec_loop:
 	vpxord          zmm3, zmm3, zmm13
 L.gcm_enc_rec_main_ctr_done:
 	add             r11b, 16
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_rec_main_aes128
 	je              near L.gcm_enc_rec_main_aes192
@@ -1778,6 +1957,7 @@ L.gcm_enc_rec_main_aes128:
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
+; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
 	vpshufb         zmm16, zmm16, zmm20
 	vpshufb         zmm17, zmm17, zmm20
 	vpshufb         zmm18, zmm18, zmm20
@@ -1792,24 +1972,24 @@ L.gcm_enc_rec_main_aes128:
 	vpshufd         zmm9, zmm17, 78
 	vpxord          zmm8, zmm8, zmm16               ; a_L ^ a_H
 	vpxord          zmm9, zmm9, zmm17               ; b_L ^ b_H
-	vpclmulqdq      zmm8, zmm8, zmm26, 0
+	vpclmulqdq      zmm8, zmm8, zmm26, 0            ; (a_L^a_H)*(ha_L^ha_H)
 	vbroadcasti32x4 zmm15, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpclmulqdq      zmm9, zmm9, zmm27, 0
+	vpclmulqdq      zmm9, zmm9, zmm27, 0            ; (b_L^b_H)*(hb_L^hb_H)
 	vpxord          zmm6, zmm8, zmm9
-	vpclmulqdq      zmm8, zmm16, zmm22, 0
-	vpclmulqdq      zmm9, zmm17, zmm23, 0
+	vpclmulqdq      zmm8, zmm16, zmm22, 0           ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm17, zmm23, 0           ; b_L*hb_L
 	vpxord          zmm5, zmm8, zmm9
 	vbroadcasti32x4 zmm15, oword [r10 - 96]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpclmulqdq      zmm16, zmm16, zmm22, 17
-	vpclmulqdq      zmm17, zmm17, zmm23, 17
+	vpclmulqdq      zmm16, zmm16, zmm22, 17         ; a_H*ha_H
+	vpclmulqdq      zmm17, zmm17, zmm23, 17         ; b_H*hb_H
 	vpxord          zmm7, zmm16, zmm17
 	vpshufd         zmm8, zmm18, 78
 	vpshufd         zmm9, zmm19, 78
@@ -1820,36 +2000,39 @@ L.gcm_enc_rec_main_aes128:
 	vaesenc         zmm3, zmm3, zmm15
 	vpxord          zmm8, zmm8, zmm18               ; a_L ^ a_H
 	vpxord          zmm9, zmm9, zmm19               ; b_L ^ b_H
-	vpclmulqdq      zmm8, zmm8, zmm28, 0
-	vpclmulqdq      zmm9, zmm9, zmm29, 0
+	vpclmulqdq      zmm8, zmm8, zmm28, 0            ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm9, zmm9, zmm29, 0            ; (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      zmm6, zmm8, zmm9, 150
 	vbroadcasti32x4 zmm15, oword [r10 - 64]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpclmulqdq      zmm8, zmm18, zmm24, 0
-	vpclmulqdq      zmm9, zmm19, zmm25, 0
+	vpclmulqdq      zmm8, zmm18, zmm24, 0           ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm19, zmm25, 0           ; b_L*hb_L
 	vpternlogd      zmm5, zmm8, zmm9, 150
-	vpclmulqdq      zmm18, zmm18, zmm24, 17
-	vpclmulqdq      zmm19, zmm19, zmm25, 17
+	vpclmulqdq      zmm18, zmm18, zmm24, 17         ; a_H*ha_H
+	vpclmulqdq      zmm19, zmm19, zmm25, 17         ; b_H*hb_H
 	vbroadcasti32x4 zmm15, oword [r10 - 48]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
 	vpternlogd      zmm7, zmm18, zmm19, 150
+; Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      zmm6, zmm5, zmm7, 150
-	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         zmm5, zmm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
 	vaesenc         zmm0, zmm0, zmm31
 	vaesenc         zmm1, zmm1, zmm31
 	vaesenc         zmm2, zmm2, zmm31
 	vaesenc         zmm3, zmm3, zmm31
-	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         zmm6, zmm6, 78
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
+; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, zmm7, 1
 	vaesenc         zmm0, zmm0, zmm30
 	vaesenc         zmm1, zmm1, zmm30
@@ -1859,6 +2042,7 @@ L.gcm_enc_rec_main_aes128:
 	vextracti32x4   xmm5, zmm7, 3
 	vpxord          xmm10, xmm7, xmm8
 	vpternlogd      xmm10, xmm9, xmm5, 150
+; last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          zmm8, zmm14, zword [rdx]
 	vaesenclast     zmm16, zmm0, zmm8
 	vmovdqu8        zword [rsi], zmm16
@@ -1877,6 +2061,8 @@ L.gcm_enc_rec_main_aes128:
 	ja              L.gcm_enc_rec_loop
 ; LLVM-MCA-END
 L.gcm_enc_rec_hash_last:
+; the GHASH of the last iteration's ciphertext, still in GD
+; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
 	vpshufb         zmm16, zmm16, zmm20
 	vpshufb         zmm17, zmm17, zmm20
 	vpshufb         zmm18, zmm18, zmm20
@@ -1886,35 +2072,38 @@ L.gcm_enc_rec_hash_last:
 	vpshufd         zmm9, zmm17, 78
 	vpxord          zmm8, zmm8, zmm16               ; a_L ^ a_H
 	vpxord          zmm9, zmm9, zmm17               ; b_L ^ b_H
-	vpclmulqdq      zmm8, zmm8, zmm26, 0
-	vpclmulqdq      zmm9, zmm9, zmm27, 0
+	vpclmulqdq      zmm8, zmm8, zmm26, 0            ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm9, zmm9, zmm27, 0            ; (b_L^b_H)*(hb_L^hb_H)
 	vpxord          zmm6, zmm8, zmm9
-	vpclmulqdq      zmm8, zmm16, zmm22, 0
-	vpclmulqdq      zmm9, zmm17, zmm23, 0
+	vpclmulqdq      zmm8, zmm16, zmm22, 0           ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm17, zmm23, 0           ; b_L*hb_L
 	vpxord          zmm5, zmm8, zmm9
-	vpclmulqdq      zmm16, zmm16, zmm22, 17
-	vpclmulqdq      zmm17, zmm17, zmm23, 17
+	vpclmulqdq      zmm16, zmm16, zmm22, 17         ; a_H*ha_H
+	vpclmulqdq      zmm17, zmm17, zmm23, 17         ; b_H*hb_H
 	vpxord          zmm7, zmm16, zmm17
 	vpshufd         zmm8, zmm18, 78
 	vpshufd         zmm9, zmm19, 78
 	vpxord          zmm8, zmm8, zmm18               ; a_L ^ a_H
 	vpxord          zmm9, zmm9, zmm19               ; b_L ^ b_H
-	vpclmulqdq      zmm8, zmm8, zmm28, 0
-	vpclmulqdq      zmm9, zmm9, zmm29, 0
+	vpclmulqdq      zmm8, zmm8, zmm28, 0            ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm9, zmm9, zmm29, 0            ; (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm18, zmm24, 0
-	vpclmulqdq      zmm9, zmm19, zmm25, 0
+	vpclmulqdq      zmm8, zmm18, zmm24, 0           ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm19, zmm25, 0           ; b_L*hb_L
 	vpternlogd      zmm5, zmm8, zmm9, 150
-	vpclmulqdq      zmm18, zmm18, zmm24, 17
-	vpclmulqdq      zmm19, zmm19, zmm25, 17
+	vpclmulqdq      zmm18, zmm18, zmm24, 17         ; a_H*ha_H
+	vpclmulqdq      zmm19, zmm19, zmm25, 17         ; b_H*hb_H
 	vpternlogd      zmm7, zmm18, zmm19, 150
+; Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      zmm6, zmm5, zmm7, 150
-	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         zmm5, zmm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
-	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         zmm6, zmm6, 78
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
+; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, zmm7, 1
 	vextracti32x4   xmm9, zmm7, 2
 	vextracti32x4   xmm5, zmm7, 3
@@ -1922,7 +2111,9 @@ L.gcm_enc_rec_hash_last:
 	vpternlogd      xmm10, xmm9, xmm5, 150
 	jmp             near L.gcm_enc_rec_bulk_done
 L.gcm_enc_rec_first_ctr_carry:
+; a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         zmm11, zmm11, zmm20
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpshufb         zmm1, zmm11, zmm20
@@ -1938,7 +2129,9 @@ L.gcm_enc_rec_first_ctr_carry:
 	vpshufb         zmm11, zmm11, zmm20
 	jmp             L.gcm_enc_rec_first_ctr_done
 L.gcm_enc_rec_main_ctr_carry:
+; a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         zmm11, zmm11, zmm20
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpshufb         zmm1, zmm11, zmm20
@@ -1962,6 +2155,7 @@ L.gcm_enc_rec_bulk_done:
 L.gcm_enc_rec_tail:
 	add             rcx, 256
 	jz              near L.gcm_enc_rec_no_data
+; final group dispatch: the fewest vectors that hold the last LEN bytes
 	cmp             rcx, 64
 	jbe             near L.gcm_enc_rec_final1
 	cmp             rcx, 128
@@ -1969,6 +2163,7 @@ L.gcm_enc_rec_tail:
 	cmp             rcx, 192
 	jbe             near L.gcm_enc_rec_final3
 L.gcm_enc_rec_final4:
+; the last 4 vectors (1..256 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             r11, [rcx + 15]
 	and             r11, -16
 	lea             r9, [rdi + 752]
@@ -1977,6 +2172,7 @@ L.gcm_enc_rec_final4:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; the last vector's bytes
 	kmovq           k1, r11
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpshufb         zmm1, zmm11, zmm20
@@ -1989,6 +2185,7 @@ L.gcm_enc_rec_final4:
 	vpxord          zmm1, zmm1, zmm13
 	vpxord          zmm2, zmm2, zmm13
 	vpxord          zmm3, zmm3, zmm13
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_rec_final4_aes128
 	je              near L.gcm_enc_rec_final4_aes192
@@ -2071,49 +2268,52 @@ L.gcm_enc_rec_final4_aes128:
 	vaesenclast     zmm3, zmm3, zmm8
 	vmovdqu8        [rsi + 192]{k1}, zmm3
 	vmovdqu8        zmm3{k1}{z}, zmm3               ; GHASH sees the padding as zeros
+; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         zmm0, zmm0, zmm20
 	vpshufb         zmm1, zmm1, zmm20
 	vpshufb         zmm2, zmm2, zmm20
 	vpshufb         zmm3, zmm3, zmm20
 	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
-	vpclmulqdq      zmm8, zmm0, zword [r9], 0
-	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 0
+	vpclmulqdq      zmm8, zmm0, zword [r9], 0       ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 0  ; b_L*hb_L
 	vpternlogd      zmm5, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm0, zword [r9], 17
-	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 17
+	vpclmulqdq      zmm8, zmm0, zword [r9], 17      ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 17 ; b_H*hb_H
 	vpternlogd      zmm7, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm0, zword [r9], 1
-	vpclmulqdq      zmm0, zmm0, zword [r9], 16
+	vpclmulqdq      zmm8, zmm0, zword [r9], 1       ; a_H*ha_L
+	vpclmulqdq      zmm0, zmm0, zword [r9], 16      ; a_L*ha_H
 	vpternlogd      zmm6, zmm8, zmm0, 150
-	vpclmulqdq      zmm8, zmm1, zword [r9 + 64], 1
-	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16
+	vpclmulqdq      zmm8, zmm1, zword [r9 + 64], 1  ; b_H*hb_L
+	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16 ; b_L*hb_H
 	vpternlogd      zmm6, zmm8, zmm1, 150
-	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 0
-	vpclmulqdq      zmm9, zmm3, zword [r9 + 192], 0
+	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 0 ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm3, zword [r9 + 192], 0 ; b_L*hb_L
 	vpternlogd      zmm5, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 17
-	vpclmulqdq      zmm9, zmm3, zword [r9 + 192], 17
+	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 17 ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm3, zword [r9 + 192], 17 ; b_H*hb_H
 	vpternlogd      zmm7, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 1
-	vpclmulqdq      zmm2, zmm2, zword [r9 + 128], 16
+	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 1 ; a_H*ha_L
+	vpclmulqdq      zmm2, zmm2, zword [r9 + 128], 16 ; a_L*ha_H
 	vpternlogd      zmm6, zmm8, zmm2, 150
-	vpclmulqdq      zmm8, zmm3, zword [r9 + 192], 1
-	vpclmulqdq      zmm3, zmm3, zword [r9 + 192], 16
+	vpclmulqdq      zmm8, zmm3, zword [r9 + 192], 1 ; b_H*hb_L
+	vpclmulqdq      zmm3, zmm3, zword [r9 + 192], 16 ; b_L*hb_H
 	vpternlogd      zmm6, zmm8, zmm3, 150
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
-	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0 ; d_L*h_L
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16 ; d_L*h_H
 	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1 ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150           ; MI ^= both middle products
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
-	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         zmm5, zmm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
-	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         zmm6, zmm6, 78
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
+; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, zmm7, 1
 	vextracti32x4   xmm9, zmm7, 2
 	vextracti32x4   xmm5, zmm7, 3
@@ -2121,6 +2321,7 @@ L.gcm_enc_rec_final4_aes128:
 	vpternlogd      xmm10, xmm9, xmm5, 150
 	jmp             near L.gcm_enc_rec_tag
 L.gcm_enc_rec_final3:
+; the last 3 vectors (1..192 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             r11, [rcx + 15]
 	and             r11, -16
 	lea             r9, [rdi + 752]
@@ -2129,6 +2330,7 @@ L.gcm_enc_rec_final3:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; the last vector's bytes
 	kmovq           k1, r11
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpshufb         zmm1, zmm11, zmm20
@@ -2138,6 +2340,7 @@ L.gcm_enc_rec_final3:
 	vpxord          zmm0, zmm0, zmm13
 	vpxord          zmm1, zmm1, zmm13
 	vpxord          zmm2, zmm2, zmm13
+; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_rec_final3_aes128
 	je              near L.gcm_enc_rec_final3_aes192
@@ -2204,43 +2407,46 @@ L.gcm_enc_rec_final3_aes128:
 	vaesenclast     zmm2, zmm2, zmm8
 	vmovdqu8        [rsi + 128]{k1}, zmm2
 	vmovdqu8        zmm2{k1}{z}, zmm2               ; GHASH sees the padding as zeros
+; GHASH products of 3 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         zmm0, zmm0, zmm20
 	vpshufb         zmm1, zmm1, zmm20
 	vpshufb         zmm2, zmm2, zmm20
 	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
-	vpclmulqdq      zmm8, zmm0, zword [r9], 0
-	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 0
+	vpclmulqdq      zmm8, zmm0, zword [r9], 0       ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 0  ; b_L*hb_L
 	vpternlogd      zmm5, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm0, zword [r9], 17
-	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 17
+	vpclmulqdq      zmm8, zmm0, zword [r9], 17      ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 17 ; b_H*hb_H
 	vpternlogd      zmm7, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm0, zword [r9], 1
-	vpclmulqdq      zmm0, zmm0, zword [r9], 16
+	vpclmulqdq      zmm8, zmm0, zword [r9], 1       ; a_H*ha_L
+	vpclmulqdq      zmm0, zmm0, zword [r9], 16      ; a_L*ha_H
 	vpternlogd      zmm6, zmm8, zmm0, 150
-	vpclmulqdq      zmm8, zmm1, zword [r9 + 64], 1
-	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16
+	vpclmulqdq      zmm8, zmm1, zword [r9 + 64], 1  ; b_H*hb_L
+	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16 ; b_L*hb_H
 	vpternlogd      zmm6, zmm8, zmm1, 150
-	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 0
-	vpclmulqdq      zmm9, zmm2, zword [r9 + 128], 16
+	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 0 ; d_L*h_L
+	vpclmulqdq      zmm9, zmm2, zword [r9 + 128], 16 ; d_L*h_H
 	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 17
+	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 1 ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150           ; MI ^= both middle products
+	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
-	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0 ; d_L*h_L
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16 ; d_L*h_H
 	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1 ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150           ; MI ^= both middle products
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
-	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         zmm5, zmm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
-	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         zmm6, zmm6, 78
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
+; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, zmm7, 1
 	vextracti32x4   xmm9, zmm7, 2
 	vextracti32x4   xmm5, zmm7, 3
@@ -2248,6 +2454,7 @@ L.gcm_enc_rec_final3_aes128:
 	vpternlogd      xmm10, xmm9, xmm5, 150
 	jmp             near L.gcm_enc_rec_tag
 L.gcm_enc_rec_final2:
+; the last 2 vectors (1..128 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             r11, [rcx + 15]
 	and             r11, -16
 	lea             r9, [rdi + 752]
@@ -2256,12 +2463,14 @@ L.gcm_enc_rec_final2:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; the last vector's bytes
 	kmovq           k1, r11
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpshufb         zmm1, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpxord          zmm0, zmm0, zmm13
 	vpxord          zmm1, zmm1, zmm13
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_rec_final2_aes128
 	je              near L.gcm_enc_rec_final2_aes192
@@ -2312,35 +2521,38 @@ L.gcm_enc_rec_final2_aes128:
 	vaesenclast     zmm1, zmm1, zmm8
 	vmovdqu8        [rsi + 64]{k1}, zmm1
 	vmovdqu8        zmm1{k1}{z}, zmm1               ; GHASH sees the padding as zeros
+; GHASH products of 2 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         zmm0, zmm0, zmm20
 	vpshufb         zmm1, zmm1, zmm20
 	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
-	vpclmulqdq      zmm8, zmm0, zword [r9], 0
-	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 0
+	vpclmulqdq      zmm8, zmm0, zword [r9], 0       ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 0  ; b_L*hb_L
 	vpternlogd      zmm5, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm0, zword [r9], 17
-	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 17
+	vpclmulqdq      zmm8, zmm0, zword [r9], 17      ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 17 ; b_H*hb_H
 	vpternlogd      zmm7, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm0, zword [r9], 1
-	vpclmulqdq      zmm0, zmm0, zword [r9], 16
+	vpclmulqdq      zmm8, zmm0, zword [r9], 1       ; a_H*ha_L
+	vpclmulqdq      zmm0, zmm0, zword [r9], 16      ; a_L*ha_H
 	vpternlogd      zmm6, zmm8, zmm0, 150
-	vpclmulqdq      zmm8, zmm1, zword [r9 + 64], 1
-	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16
+	vpclmulqdq      zmm8, zmm1, zword [r9 + 64], 1  ; b_H*hb_L
+	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16 ; b_L*hb_H
 	vpternlogd      zmm6, zmm8, zmm1, 150
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
-	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0 ; d_L*h_L
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16 ; d_L*h_H
 	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1 ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150           ; MI ^= both middle products
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
-	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         zmm5, zmm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
-	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         zmm6, zmm6, 78
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
+; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, zmm7, 1
 	vextracti32x4   xmm9, zmm7, 2
 	vextracti32x4   xmm5, zmm7, 3
@@ -2348,6 +2560,7 @@ L.gcm_enc_rec_final2_aes128:
 	vpternlogd      xmm10, xmm9, xmm5, 150
 	jmp             near L.gcm_enc_rec_tag
 L.gcm_enc_rec_final1:
+; the last 1 vector (1..64 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             r11, [rcx + 15]
 	and             r11, -16
 	lea             r9, [rdi + 752]
@@ -2355,9 +2568,11 @@ L.gcm_enc_rec_final1:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; the last vector's bytes
 	kmovq           k1, r11
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpxord          zmm0, zmm0, zmm13
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_rec_final1_aes128
 	je              near L.gcm_enc_rec_final1_aes192
@@ -2392,29 +2607,32 @@ L.gcm_enc_rec_final1_aes128:
 	vaesenclast     zmm0, zmm0, zmm8
 	vmovdqu8        [rsi]{k1}, zmm0
 	vmovdqu8        zmm0{k1}{z}, zmm0               ; GHASH sees the padding as zeros
+; GHASH products of 1 vector: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         zmm0, zmm0, zmm20
 	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
-	vpclmulqdq      zmm8, zmm0, zword [r9], 0
-	vpclmulqdq      zmm9, zmm0, zword [r9], 16
+	vpclmulqdq      zmm8, zmm0, zword [r9], 0       ; d_L*h_L
+	vpclmulqdq      zmm9, zmm0, zword [r9], 16      ; d_L*h_H
 	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm0, zword [r9], 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm0, zword [r9], 17
+	vpclmulqdq      zmm8, zmm0, zword [r9], 1       ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150           ; MI ^= both middle products
+	vpclmulqdq      zmm8, zmm0, zword [r9], 17      ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
-	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0 ; d_L*h_L
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16 ; d_L*h_H
 	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1 ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150           ; MI ^= both middle products
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
-	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         zmm5, zmm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
-	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         zmm6, zmm6, 78
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
+; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, zmm7, 1
 	vextracti32x4   xmm9, zmm7, 2
 	vextracti32x4   xmm5, zmm7, 3
@@ -2422,27 +2640,31 @@ L.gcm_enc_rec_final1_aes128:
 	vpternlogd      xmm10, xmm9, xmm5, 150
 	jmp             near L.gcm_enc_rec_tag
 L.gcm_enc_rec_no_data:
+; no text left: the lengths block alone joins the sum
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpxord          xmm4, xmm4, xmm10
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
-	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0 ; d_L*h_L
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16 ; d_L*h_H
 	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1 ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150           ; MI ^= both middle products
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
-	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         zmm5, zmm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
-	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         zmm6, zmm6, 78
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
+; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, zmm7, 1
 	vextracti32x4   xmm9, zmm7, 2
 	vextracti32x4   xmm5, zmm7, 3
 	vpxord          xmm10, xmm7, xmm8
 	vpternlogd      xmm10, xmm9, xmm5, 150
 L.gcm_enc_rec_tag:
+; tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)
 	vpshufb         xmm10, xmm10, xmm20
 	vpxord          xmm10, xmm10, oword [r8 + 48]
 	vmovdqu8        oword [r8 + 48], xmm10
@@ -2474,12 +2696,14 @@ L.gcm_enc_rec_tag:
 	global aesgen_gcm_dec_record_avx10_512:function hidden
 aesgen_gcm_dec_record_avx10_512:
 	endbr64
+; the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti32x4 zmm20, oword [rel L.gcm_bswap_mask_16]
 	vbroadcasti32x4 zmm21, oword [rel L.gcm_gfpoly_16]
 	vpxord          xmm10, xmm10, xmm10
 	vpxord          zmm5, zmm5, zmm5
 	vpxord          zmm6, zmm6, zmm6
 	vpxord          zmm7, zmm7, zmm7
+; GHASH of the AAD (AAD, AADLEN from the record)
 	mov             r10, qword [r8 + 40]
 	test            r10, r10
 	jz              near L.gcm_dec_rec_aad_done
@@ -2499,6 +2723,7 @@ aesgen_gcm_dec_record_avx10_512:
 	mov             r11, r9
 	lea             r9, [rdi + 768]
 	sub             r9, r11
+; GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
 L.gcm_dec_rec_aad_sum_vector:
 	cmp             r10, 64
 	jb              near L.gcm_dec_rec_aad_sum_load_part
@@ -2513,12 +2738,12 @@ L.gcm_dec_rec_aad_sum_loaded:
 	vpshufb         zmm4, zmm4, zmm20
 	vpxord          zmm4, zmm4, zmm10               ; the running hash joins block 0
 	vpxord          zmm10, zmm10, zmm10
-	vpclmulqdq      zmm8, zmm4, zword [r9], 0
-	vpclmulqdq      zmm9, zmm4, zword [r9], 16
+	vpclmulqdq      zmm8, zmm4, zword [r9], 0       ; d_L*h_L
+	vpclmulqdq      zmm9, zmm4, zword [r9], 16      ; d_L*h_H
 	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zword [r9], 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zword [r9], 17
+	vpclmulqdq      zmm8, zmm4, zword [r9], 1       ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150           ; MI ^= both middle products
+	vpclmulqdq      zmm8, zmm4, zword [r9], 17      ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
 	add             rax, 64
 	add             r9, 64
@@ -2528,6 +2753,7 @@ L.gcm_dec_rec_aad_sum_loaded:
 L.gcm_dec_rec_aad_alone:
 	lea             r9, [rdi + 768]
 	sub             r9, r11
+; GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
 L.gcm_dec_rec_aad_vector:
 	cmp             r10, 64
 	jb              near L.gcm_dec_rec_aad_load_part
@@ -2542,23 +2768,25 @@ L.gcm_dec_rec_aad_loaded:
 	vpshufb         zmm4, zmm4, zmm20
 	vpxord          zmm4, zmm4, zmm10               ; the running hash joins block 0
 	vpxord          zmm10, zmm10, zmm10
-	vpclmulqdq      zmm8, zmm4, zword [r9], 0
-	vpclmulqdq      zmm9, zmm4, zword [r9], 16
+	vpclmulqdq      zmm8, zmm4, zword [r9], 0       ; d_L*h_L
+	vpclmulqdq      zmm9, zmm4, zword [r9], 16      ; d_L*h_H
 	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zword [r9], 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zword [r9], 17
+	vpclmulqdq      zmm8, zmm4, zword [r9], 1       ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150           ; MI ^= both middle products
+	vpclmulqdq      zmm8, zmm4, zword [r9], 17      ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
 	add             rax, 64
 	add             r9, 64
 	sub             r10, 64
 	ja              L.gcm_dec_rec_aad_vector
-	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         zmm5, zmm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
-	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         zmm6, zmm6, 78
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
+; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, zmm7, 1
 	vextracti32x4   xmm9, zmm7, 2
 	vextracti32x4   xmm5, zmm7, 3
@@ -2568,9 +2796,13 @@ L.gcm_dec_rec_aad_loaded:
 	vpxord          zmm6, zmm6, zmm6
 	vpxord          zmm7, zmm7, zmm7
 L.gcm_dec_rec_aad_done:
+; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+; from the end so that every key size runs the same last nine rounds
 	mov             eax, dword [rdi + 240]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &rk[rounds]
+; round keys into their registers (the plan's KLAST-m = rk[ROUNDS - m]); AES-192
+; and AES-256 have two and four more middle keys than AES-128
 	vbroadcasti32x4 zmm13, oword [rdi]
 	vbroadcasti32x4 zmm14, oword [r10]
 	vbroadcasti32x4 zmm30, oword [r10 - 16]
@@ -2578,6 +2810,7 @@ L.gcm_dec_rec_aad_done:
 ; E_K(J0) masks the tag: one block on xmm, beside the data's blocks
 	vmovdqu8        xmm4, oword [r8]
 	vpxord          xmm4, xmm4, xmm13
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_rec_j0_aes128
 	je              near L.gcm_dec_rec_j0_aes192
@@ -2600,12 +2833,14 @@ L.gcm_dec_rec_j0_aes128:
 	vmovdqu8        oword [r8 + 48], xmm4
 	vbroadcasti32x4 zmm11, oword [r8]
 	vpshufb         zmm11, zmm11, zmm20
-	vpaddd          zmm11, zmm11, zword [rel L.gcm_record_offsets_64] ; J0 + 1, + 2, ...
+	vpaddd          zmm11, zmm11, zword [rel L.gcm_record_offsets_64] ; CTR: J0 + 1, + 2, ... per lane
 	vbroadcasti32x4 zmm12, oword [rel L.gcm_lane_count]
 	test            rcx, rcx
 	jz              near L.gcm_dec_rec_no_data
+; bulk: whole iterations of 16 blocks, CTR and GHASH stitched
 	sub             rcx, 256
 	jbe             near L.gcm_dec_rec_tail
+; the powers of a full iteration (H^16..H^1) into HPOW, their half sums into HSUM
 	vmovdqu8        zmm22, zword [rdi + 512]
 	vmovdqu8        zmm23, zword [rdi + 576]
 	vmovdqu8        zmm24, zword [rdi + 640]
@@ -2623,6 +2858,8 @@ L.gcm_dec_rec_j0_aes128:
 ; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 L.gcm_dec_rec_loop:
 ; LLVM-MCA-BEGIN gcm_dec_rec_avx10_512_main_loop
+; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+; the first counter's last byte: past 236, one of them would carry
 	cmp             r11b, 237
 	jae             near L.gcm_dec_rec_main_ctr_carry ; a last byte would carry: out of line
 	vpxord          zmm0, zmm11, zmm13
@@ -2635,6 +2872,7 @@ L.gcm_dec_rec_loop:
 	vpxord          zmm3, zmm3, zmm13
 L.gcm_dec_rec_main_ctr_done:
 	add             r11b, 16
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_rec_main_aes128
 	je              near L.gcm_dec_rec_main_aes192
@@ -2669,6 +2907,7 @@ L.gcm_dec_rec_main_aes128:
 	vmovdqu8        zmm17, zword [rdx + 64]
 	vmovdqu8        zmm18, zword [rdx + 128]
 	vmovdqu8        zmm19, zword [rdx + 192]
+; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
 	vpshufb         zmm16, zmm16, zmm20
 	vpshufb         zmm17, zmm17, zmm20
 	vbroadcasti32x4 zmm15, oword [r10 - 128]
@@ -2688,19 +2927,19 @@ L.gcm_dec_rec_main_aes128:
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
 	vpxord          zmm9, zmm9, zmm17               ; b_L ^ b_H
-	vpclmulqdq      zmm8, zmm8, zmm26, 0
-	vpclmulqdq      zmm9, zmm9, zmm27, 0
+	vpclmulqdq      zmm8, zmm8, zmm26, 0            ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm9, zmm9, zmm27, 0            ; (b_L^b_H)*(hb_L^hb_H)
 	vpxord          zmm6, zmm8, zmm9
-	vpclmulqdq      zmm8, zmm16, zmm22, 0
+	vpclmulqdq      zmm8, zmm16, zmm22, 0           ; a_L*ha_L
 	vbroadcasti32x4 zmm15, oword [r10 - 96]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpclmulqdq      zmm9, zmm17, zmm23, 0
+	vpclmulqdq      zmm9, zmm17, zmm23, 0           ; b_L*hb_L
 	vpxord          zmm5, zmm8, zmm9
-	vpclmulqdq      zmm16, zmm16, zmm22, 17
-	vpclmulqdq      zmm17, zmm17, zmm23, 17
+	vpclmulqdq      zmm16, zmm16, zmm22, 17         ; a_H*ha_H
+	vpclmulqdq      zmm17, zmm17, zmm23, 17         ; b_H*hb_H
 	vpxord          zmm7, zmm16, zmm17
 	vbroadcasti32x4 zmm15, oword [r10 - 80]
 	vaesenc         zmm0, zmm0, zmm15
@@ -2711,45 +2950,49 @@ L.gcm_dec_rec_main_aes128:
 	vpshufd         zmm9, zmm19, 78
 	vpxord          zmm8, zmm8, zmm18               ; a_L ^ a_H
 	vpxord          zmm9, zmm9, zmm19               ; b_L ^ b_H
-	vpclmulqdq      zmm8, zmm8, zmm28, 0
+	vpclmulqdq      zmm8, zmm8, zmm28, 0            ; (a_L^a_H)*(ha_L^ha_H)
 	vbroadcasti32x4 zmm15, oword [r10 - 64]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpclmulqdq      zmm9, zmm9, zmm29, 0
+	vpclmulqdq      zmm9, zmm9, zmm29, 0            ; (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm18, zmm24, 0
-	vpclmulqdq      zmm9, zmm19, zmm25, 0
+	vpclmulqdq      zmm8, zmm18, zmm24, 0           ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm19, zmm25, 0           ; b_L*hb_L
 	vpternlogd      zmm5, zmm8, zmm9, 150
 	vbroadcasti32x4 zmm15, oword [r10 - 48]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpclmulqdq      zmm18, zmm18, zmm24, 17
-	vpclmulqdq      zmm19, zmm19, zmm25, 17
+	vpclmulqdq      zmm18, zmm18, zmm24, 17         ; a_H*ha_H
+	vpclmulqdq      zmm19, zmm19, zmm25, 17         ; b_H*hb_H
 	vpternlogd      zmm7, zmm18, zmm19, 150
+; Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      zmm6, zmm5, zmm7, 150
-	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
 	vaesenc         zmm0, zmm0, zmm31
 	vaesenc         zmm1, zmm1, zmm31
 	vaesenc         zmm2, zmm2, zmm31
 	vaesenc         zmm3, zmm3, zmm31
-	vpshufd         zmm5, zmm5, 78
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
-	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         zmm6, zmm6, 78
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
 	vaesenc         zmm0, zmm0, zmm30
 	vaesenc         zmm1, zmm1, zmm30
 	vaesenc         zmm2, zmm2, zmm30
 	vaesenc         zmm3, zmm3, zmm30
+; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, zmm7, 1
 	vextracti32x4   xmm9, zmm7, 2
 	vextracti32x4   xmm5, zmm7, 3
 	vpxord          xmm10, xmm7, xmm8
 	vpternlogd      xmm10, xmm9, xmm5, 150
+; last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          zmm8, zmm14, zword [rdx]
 	vaesenclast     zmm0, zmm0, zmm8
 	vmovdqu8        zword [rsi], zmm0
@@ -2769,7 +3012,9 @@ L.gcm_dec_rec_main_aes128:
 ; LLVM-MCA-END
 	jmp             near L.gcm_dec_rec_bulk_done
 L.gcm_dec_rec_main_ctr_carry:
+; a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         zmm11, zmm11, zmm20
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpshufb         zmm1, zmm11, zmm20
@@ -2793,6 +3038,7 @@ L.gcm_dec_rec_bulk_done:
 L.gcm_dec_rec_tail:
 	add             rcx, 256
 	jz              near L.gcm_dec_rec_no_data
+; final group dispatch: the fewest vectors that hold the last LEN bytes
 	cmp             rcx, 64
 	jbe             near L.gcm_dec_rec_final1
 	cmp             rcx, 128
@@ -2800,6 +3046,7 @@ L.gcm_dec_rec_tail:
 	cmp             rcx, 192
 	jbe             near L.gcm_dec_rec_final3
 L.gcm_dec_rec_final4:
+; the last 4 vectors (1..256 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             r11, [rcx + 15]
 	and             r11, -16
 	lea             r9, [rdi + 752]
@@ -2814,6 +3061,7 @@ L.gcm_dec_rec_final4:
 	vmovdqu8        zmm17, [rdx + 64]
 	vmovdqu8        zmm18, [rdx + 128]
 	vmovdqu8        zmm19{k1}{z}, [rdx + 192]       ; zero-padded
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpshufb         zmm1, zmm11, zmm20
@@ -2826,6 +3074,7 @@ L.gcm_dec_rec_final4:
 	vpxord          zmm1, zmm1, zmm13
 	vpxord          zmm2, zmm2, zmm13
 	vpxord          zmm3, zmm3, zmm13
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_rec_final4_aes128
 	je              near L.gcm_dec_rec_final4_aes192
@@ -2856,54 +3105,55 @@ L.gcm_dec_rec_final4_aes128:
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
+; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         zmm16, zmm16, zmm20
 	vpshufb         zmm17, zmm17, zmm20
 	vpshufb         zmm18, zmm18, zmm20
 	vpshufb         zmm19, zmm19, zmm20
 	vpxord          zmm16, zmm16, zmm10             ; the running hash joins block 0
-	vpclmulqdq      zmm8, zmm16, zword [r9], 0
+	vpclmulqdq      zmm8, zmm16, zword [r9], 0      ; a_L*ha_L
 	vbroadcasti32x4 zmm15, oword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 0
+	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 0 ; b_L*hb_L
 	vpternlogd      zmm5, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm16, zword [r9], 17
-	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 17
+	vpclmulqdq      zmm8, zmm16, zword [r9], 17     ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 17 ; b_H*hb_H
 	vpternlogd      zmm7, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm16, zword [r9], 1
+	vpclmulqdq      zmm8, zmm16, zword [r9], 1      ; a_H*ha_L
 	vbroadcasti32x4 zmm15, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpclmulqdq      zmm16, zmm16, zword [r9], 16
+	vpclmulqdq      zmm16, zmm16, zword [r9], 16    ; a_L*ha_H
 	vpternlogd      zmm6, zmm8, zmm16, 150
-	vpclmulqdq      zmm8, zmm17, zword [r9 + 64], 1
-	vpclmulqdq      zmm17, zmm17, zword [r9 + 64], 16
+	vpclmulqdq      zmm8, zmm17, zword [r9 + 64], 1 ; b_H*hb_L
+	vpclmulqdq      zmm17, zmm17, zword [r9 + 64], 16 ; b_L*hb_H
 	vpternlogd      zmm6, zmm8, zmm17, 150
-	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 0
+	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 0 ; a_L*ha_L
 	vbroadcasti32x4 zmm15, oword [r10 - 96]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpclmulqdq      zmm9, zmm19, zword [r9 + 192], 0
+	vpclmulqdq      zmm9, zmm19, zword [r9 + 192], 0 ; b_L*hb_L
 	vpternlogd      zmm5, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 17
-	vpclmulqdq      zmm9, zmm19, zword [r9 + 192], 17
+	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 17 ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm19, zword [r9 + 192], 17 ; b_H*hb_H
 	vpternlogd      zmm7, zmm8, zmm9, 150
 	vbroadcasti32x4 zmm15, oword [r10 - 80]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 1
-	vpclmulqdq      zmm18, zmm18, zword [r9 + 128], 16
+	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 1 ; a_H*ha_L
+	vpclmulqdq      zmm18, zmm18, zword [r9 + 128], 16 ; a_L*ha_H
 	vpternlogd      zmm6, zmm8, zmm18, 150
-	vpclmulqdq      zmm8, zmm19, zword [r9 + 192], 1
-	vpclmulqdq      zmm19, zmm19, zword [r9 + 192], 16
+	vpclmulqdq      zmm8, zmm19, zword [r9 + 192], 1 ; b_H*hb_L
+	vpclmulqdq      zmm19, zmm19, zword [r9 + 192], 16 ; b_L*hb_H
 	vbroadcasti32x4 zmm15, oword [r10 - 64]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
@@ -2911,32 +3161,34 @@ L.gcm_dec_rec_final4_aes128:
 	vaesenc         zmm3, zmm3, zmm15
 	vpternlogd      zmm6, zmm8, zmm19, 150
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
-	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0 ; d_L*h_L
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16 ; d_L*h_H
 	vpxord          zmm5, zmm5, zmm8
 	vbroadcasti32x4 zmm15, oword [r10 - 48]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1 ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150           ; MI ^= both middle products
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
-	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
 	vaesenc         zmm0, zmm0, zmm31
 	vaesenc         zmm1, zmm1, zmm31
 	vaesenc         zmm2, zmm2, zmm31
 	vaesenc         zmm3, zmm3, zmm31
-	vpshufd         zmm5, zmm5, 78
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
-	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         zmm6, zmm6, 78
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
 	vaesenc         zmm0, zmm0, zmm30
 	vaesenc         zmm1, zmm1, zmm30
 	vaesenc         zmm2, zmm2, zmm30
 	vaesenc         zmm3, zmm3, zmm30
+; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, zmm7, 1
 	vextracti32x4   xmm9, zmm7, 2
 	vextracti32x4   xmm5, zmm7, 3
@@ -2957,6 +3209,7 @@ L.gcm_dec_rec_final4_aes128:
 	vmovdqu8        [rsi + 192]{k1}, zmm3
 	jmp             near L.gcm_dec_rec_tag
 L.gcm_dec_rec_final3:
+; the last 3 vectors (1..192 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             r11, [rcx + 15]
 	and             r11, -16
 	lea             r9, [rdi + 752]
@@ -2970,6 +3223,7 @@ L.gcm_dec_rec_final3:
 	vmovdqu8        zmm16, [rdx]
 	vmovdqu8        zmm17, [rdx + 64]
 	vmovdqu8        zmm18{k1}{z}, [rdx + 128]       ; zero-padded
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpshufb         zmm1, zmm11, zmm20
@@ -2979,6 +3233,7 @@ L.gcm_dec_rec_final3:
 	vpxord          zmm0, zmm0, zmm13
 	vpxord          zmm1, zmm1, zmm13
 	vpxord          zmm2, zmm2, zmm13
+; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_rec_final3_aes128
 	je              near L.gcm_dec_rec_final3_aes192
@@ -3004,70 +3259,73 @@ L.gcm_dec_rec_final3_aes128:
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
+; GHASH products of 3 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         zmm16, zmm16, zmm20
 	vpshufb         zmm17, zmm17, zmm20
 	vpshufb         zmm18, zmm18, zmm20
 	vpxord          zmm16, zmm16, zmm10             ; the running hash joins block 0
-	vpclmulqdq      zmm8, zmm16, zword [r9], 0
+	vpclmulqdq      zmm8, zmm16, zword [r9], 0      ; a_L*ha_L
 	vbroadcasti32x4 zmm15, oword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
-	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 0
+	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 0 ; b_L*hb_L
 	vpternlogd      zmm5, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm16, zword [r9], 17
-	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 17
+	vpclmulqdq      zmm8, zmm16, zword [r9], 17     ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 17 ; b_H*hb_H
 	vpternlogd      zmm7, zmm8, zmm9, 150
 	vbroadcasti32x4 zmm15, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
-	vpclmulqdq      zmm8, zmm16, zword [r9], 1
-	vpclmulqdq      zmm16, zmm16, zword [r9], 16
+	vpclmulqdq      zmm8, zmm16, zword [r9], 1      ; a_H*ha_L
+	vpclmulqdq      zmm16, zmm16, zword [r9], 16    ; a_L*ha_H
 	vpternlogd      zmm6, zmm8, zmm16, 150
-	vpclmulqdq      zmm8, zmm17, zword [r9 + 64], 1
-	vpclmulqdq      zmm17, zmm17, zword [r9 + 64], 16
+	vpclmulqdq      zmm8, zmm17, zword [r9 + 64], 1 ; b_H*hb_L
+	vpclmulqdq      zmm17, zmm17, zword [r9 + 64], 16 ; b_L*hb_H
 	vbroadcasti32x4 zmm15, oword [r10 - 96]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vpternlogd      zmm6, zmm8, zmm17, 150
-	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 0
-	vpclmulqdq      zmm9, zmm18, zword [r9 + 128], 16
+	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 0 ; d_L*h_L
+	vpclmulqdq      zmm9, zmm18, zword [r9 + 128], 16 ; d_L*h_H
 	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 1
+	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 1 ; d_H*h_L
 	vbroadcasti32x4 zmm15, oword [r10 - 80]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 17
+	vpternlogd      zmm6, zmm8, zmm9, 150           ; MI ^= both middle products
+	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0 ; d_L*h_L
 	vbroadcasti32x4 zmm15, oword [r10 - 64]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
-	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16 ; d_L*h_H
 	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1 ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150           ; MI ^= both middle products
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17 ; d_H*h_H
 	vbroadcasti32x4 zmm15, oword [r10 - 48]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vpxord          zmm7, zmm7, zmm8
-	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         zmm5, zmm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
 	vaesenc         zmm0, zmm0, zmm31
 	vaesenc         zmm1, zmm1, zmm31
 	vaesenc         zmm2, zmm2, zmm31
-	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         zmm6, zmm6, 78
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
+; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, zmm7, 1
 	vaesenc         zmm0, zmm0, zmm30
 	vaesenc         zmm1, zmm1, zmm30
@@ -3088,6 +3346,7 @@ L.gcm_dec_rec_final3_aes128:
 	vmovdqu8        [rsi + 128]{k1}, zmm2
 	jmp             near L.gcm_dec_rec_tag
 L.gcm_dec_rec_final2:
+; the last 2 vectors (1..128 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             r11, [rcx + 15]
 	and             r11, -16
 	lea             r9, [rdi + 752]
@@ -3100,12 +3359,14 @@ L.gcm_dec_rec_final2:
 ; place); its GHASH runs between the AES rounds
 	vmovdqu8        zmm16, [rdx]
 	vmovdqu8        zmm17{k1}{z}, [rdx + 64]        ; zero-padded
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpshufb         zmm1, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpxord          zmm0, zmm0, zmm13
 	vpxord          zmm1, zmm1, zmm13
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_rec_final2_aes128
 	je              near L.gcm_dec_rec_final2_aes192
@@ -3126,55 +3387,58 @@ L.gcm_dec_rec_final2_aes128:
 	vbroadcasti32x4 zmm15, oword [r10 - 144]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
+; GHASH products of 2 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         zmm16, zmm16, zmm20
 	vpshufb         zmm17, zmm17, zmm20
 	vpxord          zmm16, zmm16, zmm10             ; the running hash joins block 0
-	vpclmulqdq      zmm8, zmm16, zword [r9], 0
+	vpclmulqdq      zmm8, zmm16, zword [r9], 0      ; a_L*ha_L
 	vbroadcasti32x4 zmm15, oword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
-	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 0
+	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 0 ; b_L*hb_L
 	vpternlogd      zmm5, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm16, zword [r9], 17
-	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 17
+	vpclmulqdq      zmm8, zmm16, zword [r9], 17     ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 17 ; b_H*hb_H
 	vbroadcasti32x4 zmm15, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vpternlogd      zmm7, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm16, zword [r9], 1
-	vpclmulqdq      zmm16, zmm16, zword [r9], 16
+	vpclmulqdq      zmm8, zmm16, zword [r9], 1      ; a_H*ha_L
+	vpclmulqdq      zmm16, zmm16, zword [r9], 16    ; a_L*ha_H
 	vpternlogd      zmm6, zmm8, zmm16, 150
 	vbroadcasti32x4 zmm15, oword [r10 - 96]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
-	vpclmulqdq      zmm8, zmm17, zword [r9 + 64], 1
-	vpclmulqdq      zmm17, zmm17, zword [r9 + 64], 16
+	vpclmulqdq      zmm8, zmm17, zword [r9 + 64], 1 ; b_H*hb_L
+	vpclmulqdq      zmm17, zmm17, zword [r9 + 64], 16 ; b_L*hb_H
 	vpternlogd      zmm6, zmm8, zmm17, 150
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vbroadcasti32x4 zmm15, oword [r10 - 80]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
-	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0 ; d_L*h_L
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16 ; d_L*h_H
 	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1 ; d_H*h_L
 	vbroadcasti32x4 zmm15, oword [r10 - 64]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17
+	vpternlogd      zmm6, zmm8, zmm9, 150           ; MI ^= both middle products
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
-	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
 	vbroadcasti32x4 zmm15, oword [r10 - 48]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
-	vpshufd         zmm5, zmm5, 78
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
-	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         zmm6, zmm6, 78
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vaesenc         zmm0, zmm0, zmm31
 	vaesenc         zmm1, zmm1, zmm31
 	vpternlogd      zmm7, zmm6, zmm8, 150
+; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, zmm7, 1
 	vextracti32x4   xmm9, zmm7, 2
 	vaesenc         zmm0, zmm0, zmm30
@@ -3191,6 +3455,7 @@ L.gcm_dec_rec_final2_aes128:
 	vmovdqu8        [rsi + 64]{k1}, zmm1
 	jmp             near L.gcm_dec_rec_tag
 L.gcm_dec_rec_final1:
+; the last 1 vector (1..64 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             r11, [rcx + 15]
 	and             r11, -16
 	lea             r9, [rdi + 752]
@@ -3201,9 +3466,11 @@ L.gcm_dec_rec_final1:
 ; the ciphertext, read before any output is written (the data may be decrypted in
 ; place); its GHASH runs between the AES rounds
 	vmovdqu8        zmm16{k1}{z}, [rdx]             ; zero-padded
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpxord          zmm0, zmm0, zmm13
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_rec_final1_aes128
 	je              near L.gcm_dec_rec_final1_aes192
@@ -3219,42 +3486,45 @@ L.gcm_dec_rec_final1_aes192:
 L.gcm_dec_rec_final1_aes128:
 	vbroadcasti32x4 zmm15, oword [r10 - 144]
 	vaesenc         zmm0, zmm0, zmm15
+; GHASH products of 1 vector: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         zmm16, zmm16, zmm20
 	vpxord          zmm16, zmm16, zmm10             ; the running hash joins block 0
-	vpclmulqdq      zmm8, zmm16, zword [r9], 0
-	vpclmulqdq      zmm9, zmm16, zword [r9], 16
+	vpclmulqdq      zmm8, zmm16, zword [r9], 0      ; d_L*h_L
+	vpclmulqdq      zmm9, zmm16, zword [r9], 16     ; d_L*h_H
 	vbroadcasti32x4 zmm15, oword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm15
 	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm16, zword [r9], 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm16, zword [r9], 1      ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150           ; MI ^= both middle products
 	vbroadcasti32x4 zmm15, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm15
-	vpclmulqdq      zmm8, zmm16, zword [r9], 17
+	vpclmulqdq      zmm8, zmm16, zword [r9], 17     ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vbroadcasti32x4 zmm15, oword [r10 - 96]
 	vaesenc         zmm0, zmm0, zmm15
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
-	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0 ; d_L*h_L
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16 ; d_L*h_H
 	vpxord          zmm5, zmm5, zmm8
 	vbroadcasti32x4 zmm15, oword [r10 - 80]
 	vaesenc         zmm0, zmm0, zmm15
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1 ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150           ; MI ^= both middle products
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17 ; d_H*h_H
 	vbroadcasti32x4 zmm15, oword [r10 - 64]
 	vaesenc         zmm0, zmm0, zmm15
 	vpxord          zmm7, zmm7, zmm8
-	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         zmm5, zmm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vbroadcasti32x4 zmm15, oword [r10 - 48]
 	vaesenc         zmm0, zmm0, zmm15
 	vpternlogd      zmm6, zmm5, zmm8, 150
-	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         zmm6, zmm6, 78
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vaesenc         zmm0, zmm0, zmm31
 	vpternlogd      zmm7, zmm6, zmm8, 150
+; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, zmm7, 1
 	vextracti32x4   xmm9, zmm7, 2
 	vaesenc         zmm0, zmm0, zmm30
@@ -3267,27 +3537,31 @@ L.gcm_dec_rec_final1_aes128:
 	vmovdqu8        [rsi]{k1}, zmm0
 	jmp             near L.gcm_dec_rec_tag
 L.gcm_dec_rec_no_data:
+; no text left: the lengths block alone joins the sum
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpxord          xmm4, xmm4, xmm10
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
-	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0 ; d_L*h_L
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16 ; d_L*h_H
 	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1 ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150           ; MI ^= both middle products
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
-	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         zmm5, zmm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
-	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         zmm6, zmm6, 78
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
+; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, zmm7, 1
 	vextracti32x4   xmm9, zmm7, 2
 	vextracti32x4   xmm5, zmm7, 3
 	vpxord          xmm10, xmm7, xmm8
 	vpternlogd      xmm10, xmm9, xmm5, 150
 L.gcm_dec_rec_tag:
+; tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)
 	vpshufb         xmm10, xmm10, xmm20
 	vpxord          xmm10, xmm10, oword [r8 + 48]
 	vmovdqu8        oword [r8 + 48], xmm10
@@ -3355,13 +3629,6 @@ L.gcm_record_offsets_64:
 	dd 0xc0000002, 0x4, 0x3, 0x0
 
 ; GCM for avx10_512, the functions with GHASH=school (suffix _school).
-;
-; GHASH works on byte-reflected blocks without bit reflection, which makes a carry-less
-; product represent a*b*x^-128 modulo x^128 + x^127 + x^126 + x^121 + 1; the powers of
-; H in the key are stored pre-multiplied to compensate (see runtime/src/asm_abi.h).
-; A product is LO = a_L*b_L, MI = a_L*b_H + a_H*b_L, HI = a_H*b_H; products of a whole
-; iteration are summed unreduced, then reduced once by two folds with the constant
-; x^63 + x^62 + x^57 (0xc2 << 56).
 
 ; int aesgen_gcm_ghash_avx10_512_school(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data,
 ;                  size_t len);   len a multiple of 16
@@ -3381,10 +3648,12 @@ aesgen_gcm_ghash_avx10_512_school:
 	vmovdqu8        xmm10, oword [rsi]
 	test            rcx, rcx
 	jz              near L.gcm_ghash_school_store
+; the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti32x4 zmm20, oword [rel L.gcm_bswap_mask_16]
 	vbroadcasti32x4 zmm21, oword [rel L.gcm_gfpoly_16]
 	sub             rcx, 256
 	jb              near L.gcm_ghash_school_tail
+; the powers of a full iteration (H^16..H^1) into HPOW
 	vmovdqu8        zmm22, zword [rdi + 512]
 	vmovdqu8        zmm23, zword [rdi + 576]
 	vmovdqu8        zmm24, zword [rdi + 640]
@@ -3394,41 +3663,44 @@ L.gcm_ghash_school_loop:
 	vmovdqu8        zmm1, zword [rdx + 64]
 	vmovdqu8        zmm2, zword [rdx + 128]
 	vmovdqu8        zmm3, zword [rdx + 192]
+; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
 	vpshufb         zmm0, zmm0, zmm20
 	vpshufb         zmm1, zmm1, zmm20
 	vpshufb         zmm2, zmm2, zmm20
 	vpshufb         zmm3, zmm3, zmm20
 	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
-	vpclmulqdq      zmm8, zmm0, zmm22, 0
-	vpclmulqdq      zmm9, zmm1, zmm23, 0
+	vpclmulqdq      zmm8, zmm0, zmm22, 0            ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm1, zmm23, 0            ; b_L*hb_L
 	vpxord          zmm5, zmm8, zmm9
-	vpclmulqdq      zmm8, zmm0, zmm22, 17
-	vpclmulqdq      zmm9, zmm1, zmm23, 17
+	vpclmulqdq      zmm8, zmm0, zmm22, 17           ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm1, zmm23, 17           ; b_H*hb_H
 	vpxord          zmm7, zmm8, zmm9
-	vpclmulqdq      zmm8, zmm0, zmm22, 1
-	vpclmulqdq      zmm0, zmm0, zmm22, 16
+	vpclmulqdq      zmm8, zmm0, zmm22, 1            ; a_H*ha_L
+	vpclmulqdq      zmm0, zmm0, zmm22, 16           ; a_L*ha_H
 	vpxord          zmm6, zmm8, zmm0
-	vpclmulqdq      zmm8, zmm1, zmm23, 1
-	vpclmulqdq      zmm1, zmm1, zmm23, 16
+	vpclmulqdq      zmm8, zmm1, zmm23, 1            ; b_H*hb_L
+	vpclmulqdq      zmm1, zmm1, zmm23, 16           ; b_L*hb_H
 	vpternlogd      zmm6, zmm8, zmm1, 150
-	vpclmulqdq      zmm8, zmm2, zmm24, 0
-	vpclmulqdq      zmm9, zmm3, zmm25, 0
+	vpclmulqdq      zmm8, zmm2, zmm24, 0            ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm3, zmm25, 0            ; b_L*hb_L
 	vpternlogd      zmm5, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm2, zmm24, 17
-	vpclmulqdq      zmm9, zmm3, zmm25, 17
+	vpclmulqdq      zmm8, zmm2, zmm24, 17           ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm3, zmm25, 17           ; b_H*hb_H
 	vpternlogd      zmm7, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm2, zmm24, 1
-	vpclmulqdq      zmm2, zmm2, zmm24, 16
+	vpclmulqdq      zmm8, zmm2, zmm24, 1            ; a_H*ha_L
+	vpclmulqdq      zmm2, zmm2, zmm24, 16           ; a_L*ha_H
 	vpternlogd      zmm6, zmm8, zmm2, 150
-	vpclmulqdq      zmm8, zmm3, zmm25, 1
-	vpclmulqdq      zmm3, zmm3, zmm25, 16
+	vpclmulqdq      zmm8, zmm3, zmm25, 1            ; b_H*hb_L
+	vpclmulqdq      zmm3, zmm3, zmm25, 16           ; b_L*hb_H
 	vpternlogd      zmm6, zmm8, zmm3, 150
-	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         zmm5, zmm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
-	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         zmm6, zmm6, 78
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
+; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, zmm7, 1
 	vextracti32x4   xmm9, zmm7, 2
 	vextracti32x4   xmm5, zmm7, 3
@@ -3440,6 +3712,7 @@ L.gcm_ghash_school_loop:
 L.gcm_ghash_school_tail:
 	add             rcx, 256
 	jz              near L.gcm_ghash_school_store
+; GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
 	lea             r10, [rdi + 768]
 	sub             r10, rcx
 	vpxord          zmm5, zmm5, zmm5
@@ -3459,23 +3732,25 @@ L.gcm_ghash_school_tail_loaded:
 	vpshufb         zmm4, zmm4, zmm20
 	vpxord          zmm4, zmm4, zmm10               ; the running hash joins block 0
 	vpxord          zmm10, zmm10, zmm10
-	vpclmulqdq      zmm8, zmm4, zword [r10], 0
-	vpclmulqdq      zmm9, zmm4, zword [r10], 16
+	vpclmulqdq      zmm8, zmm4, zword [r10], 0      ; d_L*h_L
+	vpclmulqdq      zmm9, zmm4, zword [r10], 16     ; d_L*h_H
 	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zword [r10], 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zword [r10], 17
+	vpclmulqdq      zmm8, zmm4, zword [r10], 1      ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150           ; MI ^= both middle products
+	vpclmulqdq      zmm8, zmm4, zword [r10], 17     ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
 	add             rdx, 64
 	add             r10, 64
 	sub             rcx, 64
 	ja              L.gcm_ghash_school_tail_vector
-	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         zmm5, zmm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
-	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         zmm6, zmm6, 78
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
+; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, zmm7, 1
 	vextracti32x4   xmm9, zmm7, 2
 	vextracti32x4   xmm5, zmm7, 3
@@ -3515,9 +3790,13 @@ aesgen_gcm_enc_update_avx10_512_school:
 	sub             rsp, 16
 	test            rcx, rcx
 	jz              near L.gcm_enc_school_return
+; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+; from the end so that every key size runs the same last nine rounds
 	mov             eax, dword [rdi + 240]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &rk[rounds]
+; round keys into their registers (the plan's KLAST-m = rk[ROUNDS - m]); AES-192
+; and AES-256 have two and four more middle keys than AES-128
 	vbroadcasti32x4 zmm13, oword [rdi]
 	vbroadcasti32x4 zmm14, oword [r10]
 	vbroadcasti32x4 zmm26, oword [r10 - 16]
@@ -3526,15 +3805,19 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vbroadcasti32x4 zmm29, oword [r10 - 64]
 	vbroadcasti32x4 zmm30, oword [r10 - 80]
 	vbroadcasti32x4 zmm31, oword [r10 - 96]
+; the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti32x4 zmm20, oword [rel L.gcm_bswap_mask_16]
 	vbroadcasti32x4 zmm21, oword [rel L.gcm_gfpoly_16]
+; ACC = acc; CTR = the counter block reflected, lane i counting from block i
 	vmovdqu8        xmm10, oword [r9]
 	vbroadcasti32x4 zmm11, oword [r8]
 	vpshufb         zmm11, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zword [rel L.gcm_lane_offsets_64]
 	vbroadcasti32x4 zmm12, oword [rel L.gcm_lane_count]
+; bulk: whole iterations of 16 blocks, CTR and GHASH stitched
 	sub             rcx, 256
 	jb              near L.gcm_enc_school_tail
+; the powers of a full iteration (H^16..H^1) into HPOW
 	vmovdqu8        zmm22, zword [rdi + 512]
 	vmovdqu8        zmm23, zword [rdi + 576]
 	vmovdqu8        zmm24, zword [rdi + 640]
@@ -3543,6 +3826,8 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vpshufb         zmm11, zmm11, zmm20
 ; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 ; the first iteration only encrypts; each later one hashes its predecessor's output
+; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+; the first counter's last byte: past 236, one of them would carry
 	cmp             r11b, 237
 	jae             near L.gcm_enc_school_first_ctr_carry ; a last byte would carry: out of line
 	vpxord          zmm0, zmm11, zmm13
@@ -3555,6 +3840,7 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vpxord          zmm3, zmm3, zmm13
 L.gcm_enc_school_first_ctr_done:
 	add             r11b, 16
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_school_first_aes128
 	je              near L.gcm_enc_school_first_aes192
@@ -3619,6 +3905,7 @@ L.gcm_enc_school_first_aes128:
 	vaesenc         zmm1, zmm1, zmm26
 	vaesenc         zmm2, zmm2, zmm26
 	vaesenc         zmm3, zmm3, zmm26
+; last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          zmm8, zmm14, zword [rdx]
 	vaesenclast     zmm16, zmm0, zmm8
 	vmovdqu8        zword [rsi], zmm16
@@ -3637,6 +3924,8 @@ L.gcm_enc_school_first_aes128:
 	jb              near L.gcm_enc_school_hash_last
 L.gcm_enc_school_loop:
 ; LLVM-MCA-BEGIN gcm_enc_school_avx10_512_main_loop
+; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+; the first counter's last byte: past 236, one of them would carry
 	cmp             r11b, 237
 	jae             near L.gcm_enc_school_main_ctr_carry ; a last byte would carry: out of line
 	vpxord          zmm0, zmm11, zmm13
@@ -3649,6 +3938,7 @@ L.gcm_enc_school_loop:
 	vpxord          zmm3, zmm3, zmm13
 L.gcm_enc_school_main_ctr_done:
 	add             r11b, 16
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_school_main_aes128
 	je              near L.gcm_enc_school_main_aes192
@@ -3679,6 +3969,7 @@ L.gcm_enc_school_main_aes128:
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
+; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
 	vpshufb         zmm16, zmm16, zmm20
 	vpshufb         zmm17, zmm17, zmm20
 	vpshufb         zmm18, zmm18, zmm20
@@ -3689,61 +3980,63 @@ L.gcm_enc_school_main_aes128:
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpclmulqdq      zmm8, zmm16, zmm22, 0
-	vpclmulqdq      zmm9, zmm17, zmm23, 0
+	vpclmulqdq      zmm8, zmm16, zmm22, 0           ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm17, zmm23, 0           ; b_L*hb_L
 	vpxord          zmm5, zmm8, zmm9
-	vpclmulqdq      zmm8, zmm16, zmm22, 17
-	vpclmulqdq      zmm9, zmm17, zmm23, 17
+	vpclmulqdq      zmm8, zmm16, zmm22, 17          ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm17, zmm23, 17          ; b_H*hb_H
 	vbroadcasti32x4 zmm15, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
 	vpxord          zmm7, zmm8, zmm9
-	vpclmulqdq      zmm8, zmm16, zmm22, 1
-	vpclmulqdq      zmm16, zmm16, zmm22, 16
+	vpclmulqdq      zmm8, zmm16, zmm22, 1           ; a_H*ha_L
+	vpclmulqdq      zmm16, zmm16, zmm22, 16         ; a_L*ha_H
 	vpxord          zmm6, zmm8, zmm16
-	vpclmulqdq      zmm8, zmm17, zmm23, 1
+	vpclmulqdq      zmm8, zmm17, zmm23, 1           ; b_H*hb_L
 	vaesenc         zmm0, zmm0, zmm31
 	vaesenc         zmm1, zmm1, zmm31
 	vaesenc         zmm2, zmm2, zmm31
 	vaesenc         zmm3, zmm3, zmm31
-	vpclmulqdq      zmm17, zmm17, zmm23, 16
+	vpclmulqdq      zmm17, zmm17, zmm23, 16         ; b_L*hb_H
 	vpternlogd      zmm6, zmm8, zmm17, 150
-	vpclmulqdq      zmm8, zmm18, zmm24, 0
-	vpclmulqdq      zmm9, zmm19, zmm25, 0
+	vpclmulqdq      zmm8, zmm18, zmm24, 0           ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm19, zmm25, 0           ; b_L*hb_L
 	vpternlogd      zmm5, zmm8, zmm9, 150
 	vaesenc         zmm0, zmm0, zmm30
 	vaesenc         zmm1, zmm1, zmm30
 	vaesenc         zmm2, zmm2, zmm30
 	vaesenc         zmm3, zmm3, zmm30
-	vpclmulqdq      zmm8, zmm18, zmm24, 17
-	vpclmulqdq      zmm9, zmm19, zmm25, 17
+	vpclmulqdq      zmm8, zmm18, zmm24, 17          ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm19, zmm25, 17          ; b_H*hb_H
 	vpternlogd      zmm7, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm18, zmm24, 1
+	vpclmulqdq      zmm8, zmm18, zmm24, 1           ; a_H*ha_L
 	vaesenc         zmm0, zmm0, zmm29
 	vaesenc         zmm1, zmm1, zmm29
 	vaesenc         zmm2, zmm2, zmm29
 	vaesenc         zmm3, zmm3, zmm29
-	vpclmulqdq      zmm18, zmm18, zmm24, 16
+	vpclmulqdq      zmm18, zmm18, zmm24, 16         ; a_L*ha_H
 	vpternlogd      zmm6, zmm8, zmm18, 150
-	vpclmulqdq      zmm8, zmm19, zmm25, 1
-	vpclmulqdq      zmm19, zmm19, zmm25, 16
+	vpclmulqdq      zmm8, zmm19, zmm25, 1           ; b_H*hb_L
+	vpclmulqdq      zmm19, zmm19, zmm25, 16         ; b_L*hb_H
 	vaesenc         zmm0, zmm0, zmm28
 	vaesenc         zmm1, zmm1, zmm28
 	vaesenc         zmm2, zmm2, zmm28
 	vaesenc         zmm3, zmm3, zmm28
 	vpternlogd      zmm6, zmm8, zmm19, 150
-	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         zmm5, zmm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
 	vaesenc         zmm0, zmm0, zmm27
 	vaesenc         zmm1, zmm1, zmm27
 	vaesenc         zmm2, zmm2, zmm27
 	vaesenc         zmm3, zmm3, zmm27
-	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         zmm6, zmm6, 78
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
+; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, zmm7, 1
 	vaesenc         zmm0, zmm0, zmm26
 	vaesenc         zmm1, zmm1, zmm26
@@ -3753,6 +4046,7 @@ L.gcm_enc_school_main_aes128:
 	vextracti32x4   xmm5, zmm7, 3
 	vpxord          xmm10, xmm7, xmm8
 	vpternlogd      xmm10, xmm9, xmm5, 150
+; last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          zmm8, zmm14, zword [rdx]
 	vaesenclast     zmm16, zmm0, zmm8
 	vmovdqu8        zword [rsi], zmm16
@@ -3771,41 +4065,45 @@ L.gcm_enc_school_main_aes128:
 	jae             L.gcm_enc_school_loop
 ; LLVM-MCA-END
 L.gcm_enc_school_hash_last:
+; the GHASH of the last iteration's ciphertext, still in GD
+; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
 	vpshufb         zmm16, zmm16, zmm20
 	vpshufb         zmm17, zmm17, zmm20
 	vpshufb         zmm18, zmm18, zmm20
 	vpshufb         zmm19, zmm19, zmm20
 	vpxord          zmm16, zmm16, zmm10             ; the running hash joins block 0
-	vpclmulqdq      zmm8, zmm16, zmm22, 0
-	vpclmulqdq      zmm9, zmm17, zmm23, 0
+	vpclmulqdq      zmm8, zmm16, zmm22, 0           ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm17, zmm23, 0           ; b_L*hb_L
 	vpxord          zmm5, zmm8, zmm9
-	vpclmulqdq      zmm8, zmm16, zmm22, 17
-	vpclmulqdq      zmm9, zmm17, zmm23, 17
+	vpclmulqdq      zmm8, zmm16, zmm22, 17          ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm17, zmm23, 17          ; b_H*hb_H
 	vpxord          zmm7, zmm8, zmm9
-	vpclmulqdq      zmm8, zmm16, zmm22, 1
-	vpclmulqdq      zmm16, zmm16, zmm22, 16
+	vpclmulqdq      zmm8, zmm16, zmm22, 1           ; a_H*ha_L
+	vpclmulqdq      zmm16, zmm16, zmm22, 16         ; a_L*ha_H
 	vpxord          zmm6, zmm8, zmm16
-	vpclmulqdq      zmm8, zmm17, zmm23, 1
-	vpclmulqdq      zmm17, zmm17, zmm23, 16
+	vpclmulqdq      zmm8, zmm17, zmm23, 1           ; b_H*hb_L
+	vpclmulqdq      zmm17, zmm17, zmm23, 16         ; b_L*hb_H
 	vpternlogd      zmm6, zmm8, zmm17, 150
-	vpclmulqdq      zmm8, zmm18, zmm24, 0
-	vpclmulqdq      zmm9, zmm19, zmm25, 0
+	vpclmulqdq      zmm8, zmm18, zmm24, 0           ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm19, zmm25, 0           ; b_L*hb_L
 	vpternlogd      zmm5, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm18, zmm24, 17
-	vpclmulqdq      zmm9, zmm19, zmm25, 17
+	vpclmulqdq      zmm8, zmm18, zmm24, 17          ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm19, zmm25, 17          ; b_H*hb_H
 	vpternlogd      zmm7, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm18, zmm24, 1
-	vpclmulqdq      zmm18, zmm18, zmm24, 16
+	vpclmulqdq      zmm8, zmm18, zmm24, 1           ; a_H*ha_L
+	vpclmulqdq      zmm18, zmm18, zmm24, 16         ; a_L*ha_H
 	vpternlogd      zmm6, zmm8, zmm18, 150
-	vpclmulqdq      zmm8, zmm19, zmm25, 1
-	vpclmulqdq      zmm19, zmm19, zmm25, 16
+	vpclmulqdq      zmm8, zmm19, zmm25, 1           ; b_H*hb_L
+	vpclmulqdq      zmm19, zmm19, zmm25, 16         ; b_L*hb_H
 	vpternlogd      zmm6, zmm8, zmm19, 150
-	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         zmm5, zmm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
-	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         zmm6, zmm6, 78
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
+; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, zmm7, 1
 	vextracti32x4   xmm9, zmm7, 2
 	vextracti32x4   xmm5, zmm7, 3
@@ -3813,7 +4111,9 @@ L.gcm_enc_school_hash_last:
 	vpternlogd      xmm10, xmm9, xmm5, 150
 	jmp             near L.gcm_enc_school_bulk_done
 L.gcm_enc_school_first_ctr_carry:
+; a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         zmm11, zmm11, zmm20
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpshufb         zmm1, zmm11, zmm20
@@ -3829,7 +4129,9 @@ L.gcm_enc_school_first_ctr_carry:
 	vpshufb         zmm11, zmm11, zmm20
 	jmp             L.gcm_enc_school_first_ctr_done
 L.gcm_enc_school_main_ctr_carry:
+; a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         zmm11, zmm11, zmm20
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpshufb         zmm1, zmm11, zmm20
@@ -3847,6 +4149,7 @@ L.gcm_enc_school_main_ctr_carry:
 L.gcm_enc_school_bulk_done:
 	vpshufb         zmm11, zmm11, zmm20
 L.gcm_enc_school_tail:
+; what the bulk loop left: LEN + 256 = 0..240 bytes of whole blocks
 	add             rcx, 256
 	jz              near L.gcm_enc_school_store
 ; CTR first, then GHASH of the ciphertext it wrote: the CTR pass advances DST and
@@ -3856,6 +4159,8 @@ L.gcm_enc_school_tail:
 
 ; 1..256 bytes remain: pick the final group by the number of vectors they need.
 L.gcm_enc_school_final:
+; final group dispatch: the fewest vectors that hold LEN bytes, so that a short
+; message runs only the AES work it needs (its vectors side by side)
 	cmp             rcx, 64
 	jbe             near L.gcm_enc_school_final1
 	cmp             rcx, 128
@@ -3863,6 +4168,7 @@ L.gcm_enc_school_final:
 	cmp             rcx, 192
 	jbe             near L.gcm_enc_school_final3
 L.gcm_enc_school_final4:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpshufb         zmm1, zmm11, zmm20
@@ -3875,6 +4181,7 @@ L.gcm_enc_school_final4:
 	vpxord          zmm1, zmm1, zmm13
 	vpxord          zmm2, zmm2, zmm13
 	vpxord          zmm3, zmm3, zmm13
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_school_final4_aes128
 	je              near L.gcm_enc_school_final4_aes192
@@ -3939,6 +4246,8 @@ L.gcm_enc_school_final4_aes128:
 	vaesenc         zmm1, zmm1, zmm26
 	vaesenc         zmm2, zmm2, zmm26
 	vaesenc         zmm3, zmm3, zmm26
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          zmm8, zmm14, zword [rdx]
 	vaesenclast     zmm0, zmm0, zmm8
 	vmovdqu8        zword [rsi], zmm0
@@ -3951,6 +4260,8 @@ L.gcm_enc_school_final4_aes128:
 	add             rdx, 192
 	add             rsi, 192
 	sub             rcx, 192
+; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+; read or written, so a page boundary right after the buffers is safe
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; LEN low bits set
 	kmovq           k1, r11
@@ -3960,6 +4271,7 @@ L.gcm_enc_school_final4_aes128:
 	vmovdqu8        [rsi]{k1}, zmm3
 	jmp             near L.gcm_enc_school_tail_crypted
 L.gcm_enc_school_final3:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpshufb         zmm1, zmm11, zmm20
@@ -3969,6 +4281,7 @@ L.gcm_enc_school_final3:
 	vpxord          zmm0, zmm0, zmm13
 	vpxord          zmm1, zmm1, zmm13
 	vpxord          zmm2, zmm2, zmm13
+; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_school_final3_aes128
 	je              near L.gcm_enc_school_final3_aes192
@@ -4020,6 +4333,8 @@ L.gcm_enc_school_final3_aes128:
 	vaesenc         zmm0, zmm0, zmm26
 	vaesenc         zmm1, zmm1, zmm26
 	vaesenc         zmm2, zmm2, zmm26
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          zmm8, zmm14, zword [rdx]
 	vaesenclast     zmm0, zmm0, zmm8
 	vmovdqu8        zword [rsi], zmm0
@@ -4029,6 +4344,8 @@ L.gcm_enc_school_final3_aes128:
 	add             rdx, 128
 	add             rsi, 128
 	sub             rcx, 128
+; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+; read or written, so a page boundary right after the buffers is safe
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; LEN low bits set
 	kmovq           k1, r11
@@ -4038,12 +4355,14 @@ L.gcm_enc_school_final3_aes128:
 	vmovdqu8        [rsi]{k1}, zmm2
 	jmp             near L.gcm_enc_school_tail_crypted
 L.gcm_enc_school_final2:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpshufb         zmm1, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpxord          zmm0, zmm0, zmm13
 	vpxord          zmm1, zmm1, zmm13
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_school_final2_aes128
 	je              near L.gcm_enc_school_final2_aes192
@@ -4082,12 +4401,16 @@ L.gcm_enc_school_final2_aes128:
 	vaesenc         zmm1, zmm1, zmm27
 	vaesenc         zmm0, zmm0, zmm26
 	vaesenc         zmm1, zmm1, zmm26
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          zmm8, zmm14, zword [rdx]
 	vaesenclast     zmm0, zmm0, zmm8
 	vmovdqu8        zword [rsi], zmm0
 	add             rdx, 64
 	add             rsi, 64
 	sub             rcx, 64
+; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+; read or written, so a page boundary right after the buffers is safe
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; LEN low bits set
 	kmovq           k1, r11
@@ -4097,9 +4420,11 @@ L.gcm_enc_school_final2_aes128:
 	vmovdqu8        [rsi]{k1}, zmm1
 	jmp             near L.gcm_enc_school_tail_crypted
 L.gcm_enc_school_final1:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpxord          zmm0, zmm0, zmm13
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_school_final1_aes128
 	je              near L.gcm_enc_school_final1_aes192
@@ -4125,6 +4450,8 @@ L.gcm_enc_school_final1_aes128:
 	vaesenc         zmm0, zmm0, zmm28
 	vaesenc         zmm0, zmm0, zmm27
 	vaesenc         zmm0, zmm0, zmm26
+; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+; read or written, so a page boundary right after the buffers is safe
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; LEN low bits set
 	kmovq           k1, r11
@@ -4136,6 +4463,7 @@ L.gcm_enc_school_final1_aes128:
 L.gcm_enc_school_tail_crypted:
 	mov             rdx, qword [rsp]                ; hash the ciphertext just written
 	mov             rcx, qword [rsp + 8]
+; GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
 	lea             r8, [rdi + 768]
 	sub             r8, rcx
 	vpxord          zmm5, zmm5, zmm5
@@ -4155,23 +4483,25 @@ L.gcm_enc_school_ghash_loaded:
 	vpshufb         zmm4, zmm4, zmm20
 	vpxord          zmm4, zmm4, zmm10               ; the running hash joins block 0
 	vpxord          zmm10, zmm10, zmm10
-	vpclmulqdq      zmm8, zmm4, zword [r8], 0
-	vpclmulqdq      zmm9, zmm4, zword [r8], 16
+	vpclmulqdq      zmm8, zmm4, zword [r8], 0       ; d_L*h_L
+	vpclmulqdq      zmm9, zmm4, zword [r8], 16      ; d_L*h_H
 	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zword [r8], 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zword [r8], 17
+	vpclmulqdq      zmm8, zmm4, zword [r8], 1       ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150           ; MI ^= both middle products
+	vpclmulqdq      zmm8, zmm4, zword [r8], 17      ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
 	add             rdx, 64
 	add             r8, 64
 	sub             rcx, 64
 	ja              L.gcm_enc_school_ghash_vector
-	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         zmm5, zmm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
-	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         zmm6, zmm6, 78
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
+; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, zmm7, 1
 	vextracti32x4   xmm9, zmm7, 2
 	vextracti32x4   xmm5, zmm7, 3
@@ -4213,9 +4543,13 @@ aesgen_gcm_dec_update_avx10_512_school:
 	sub             rsp, 16
 	test            rcx, rcx
 	jz              near L.gcm_dec_school_return
+; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+; from the end so that every key size runs the same last nine rounds
 	mov             eax, dword [rdi + 240]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &rk[rounds]
+; round keys into their registers (the plan's KLAST-m = rk[ROUNDS - m]); AES-192
+; and AES-256 have two and four more middle keys than AES-128
 	vbroadcasti32x4 zmm13, oword [rdi]
 	vbroadcasti32x4 zmm14, oword [r10]
 	vbroadcasti32x4 zmm26, oword [r10 - 16]
@@ -4224,15 +4558,19 @@ aesgen_gcm_dec_update_avx10_512_school:
 	vbroadcasti32x4 zmm29, oword [r10 - 64]
 	vbroadcasti32x4 zmm30, oword [r10 - 80]
 	vbroadcasti32x4 zmm31, oword [r10 - 96]
+; the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti32x4 zmm20, oword [rel L.gcm_bswap_mask_16]
 	vbroadcasti32x4 zmm21, oword [rel L.gcm_gfpoly_16]
+; ACC = acc; CTR = the counter block reflected, lane i counting from block i
 	vmovdqu8        xmm10, oword [r9]
 	vbroadcasti32x4 zmm11, oword [r8]
 	vpshufb         zmm11, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zword [rel L.gcm_lane_offsets_64]
 	vbroadcasti32x4 zmm12, oword [rel L.gcm_lane_count]
+; bulk: whole iterations of 16 blocks, CTR and GHASH stitched
 	sub             rcx, 256
 	jb              near L.gcm_dec_school_tail
+; the powers of a full iteration (H^16..H^1) into HPOW
 	vmovdqu8        zmm22, zword [rdi + 512]
 	vmovdqu8        zmm23, zword [rdi + 576]
 	vmovdqu8        zmm24, zword [rdi + 640]
@@ -4242,6 +4580,8 @@ aesgen_gcm_dec_update_avx10_512_school:
 ; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 L.gcm_dec_school_loop:
 ; LLVM-MCA-BEGIN gcm_dec_school_avx10_512_main_loop
+; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+; the first counter's last byte: past 236, one of them would carry
 	cmp             r11b, 237
 	jae             near L.gcm_dec_school_main_ctr_carry ; a last byte would carry: out of line
 	vpxord          zmm0, zmm11, zmm13
@@ -4254,6 +4594,7 @@ L.gcm_dec_school_loop:
 	vpxord          zmm3, zmm3, zmm13
 L.gcm_dec_school_main_ctr_done:
 	add             r11b, 16
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_school_main_aes128
 	je              near L.gcm_dec_school_main_aes192
@@ -4288,6 +4629,7 @@ L.gcm_dec_school_main_aes128:
 	vmovdqu8        zmm17, zword [rdx + 64]
 	vmovdqu8        zmm18, zword [rdx + 128]
 	vmovdqu8        zmm19, zword [rdx + 192]
+; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
 	vpshufb         zmm16, zmm16, zmm20
 	vbroadcasti32x4 zmm15, oword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm15
@@ -4298,61 +4640,63 @@ L.gcm_dec_school_main_aes128:
 	vpshufb         zmm18, zmm18, zmm20
 	vpshufb         zmm19, zmm19, zmm20
 	vpxord          zmm16, zmm16, zmm10             ; the running hash joins block 0
-	vpclmulqdq      zmm8, zmm16, zmm22, 0
+	vpclmulqdq      zmm8, zmm16, zmm22, 0           ; a_L*ha_L
 	vbroadcasti32x4 zmm15, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpclmulqdq      zmm9, zmm17, zmm23, 0
+	vpclmulqdq      zmm9, zmm17, zmm23, 0           ; b_L*hb_L
 	vpxord          zmm5, zmm8, zmm9
-	vpclmulqdq      zmm8, zmm16, zmm22, 17
-	vpclmulqdq      zmm9, zmm17, zmm23, 17
+	vpclmulqdq      zmm8, zmm16, zmm22, 17          ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm17, zmm23, 17          ; b_H*hb_H
 	vpxord          zmm7, zmm8, zmm9
 	vaesenc         zmm0, zmm0, zmm31
 	vaesenc         zmm1, zmm1, zmm31
 	vaesenc         zmm2, zmm2, zmm31
 	vaesenc         zmm3, zmm3, zmm31
-	vpclmulqdq      zmm8, zmm16, zmm22, 1
-	vpclmulqdq      zmm16, zmm16, zmm22, 16
+	vpclmulqdq      zmm8, zmm16, zmm22, 1           ; a_H*ha_L
+	vpclmulqdq      zmm16, zmm16, zmm22, 16         ; a_L*ha_H
 	vpxord          zmm6, zmm8, zmm16
-	vpclmulqdq      zmm8, zmm17, zmm23, 1
-	vpclmulqdq      zmm17, zmm17, zmm23, 16
+	vpclmulqdq      zmm8, zmm17, zmm23, 1           ; b_H*hb_L
+	vpclmulqdq      zmm17, zmm17, zmm23, 16         ; b_L*hb_H
 	vaesenc         zmm0, zmm0, zmm30
 	vaesenc         zmm1, zmm1, zmm30
 	vaesenc         zmm2, zmm2, zmm30
 	vaesenc         zmm3, zmm3, zmm30
 	vpternlogd      zmm6, zmm8, zmm17, 150
-	vpclmulqdq      zmm8, zmm18, zmm24, 0
-	vpclmulqdq      zmm9, zmm19, zmm25, 0
+	vpclmulqdq      zmm8, zmm18, zmm24, 0           ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm19, zmm25, 0           ; b_L*hb_L
 	vpternlogd      zmm5, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm18, zmm24, 17
+	vpclmulqdq      zmm8, zmm18, zmm24, 17          ; a_H*ha_H
 	vaesenc         zmm0, zmm0, zmm29
 	vaesenc         zmm1, zmm1, zmm29
 	vaesenc         zmm2, zmm2, zmm29
 	vaesenc         zmm3, zmm3, zmm29
-	vpclmulqdq      zmm9, zmm19, zmm25, 17
+	vpclmulqdq      zmm9, zmm19, zmm25, 17          ; b_H*hb_H
 	vpternlogd      zmm7, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm18, zmm24, 1
-	vpclmulqdq      zmm18, zmm18, zmm24, 16
+	vpclmulqdq      zmm8, zmm18, zmm24, 1           ; a_H*ha_L
+	vpclmulqdq      zmm18, zmm18, zmm24, 16         ; a_L*ha_H
 	vpternlogd      zmm6, zmm8, zmm18, 150
 	vaesenc         zmm0, zmm0, zmm28
 	vaesenc         zmm1, zmm1, zmm28
 	vaesenc         zmm2, zmm2, zmm28
 	vaesenc         zmm3, zmm3, zmm28
-	vpclmulqdq      zmm8, zmm19, zmm25, 1
-	vpclmulqdq      zmm19, zmm19, zmm25, 16
+	vpclmulqdq      zmm8, zmm19, zmm25, 1           ; b_H*hb_L
+	vpclmulqdq      zmm19, zmm19, zmm25, 16         ; b_L*hb_H
 	vpternlogd      zmm6, zmm8, zmm19, 150
-	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         zmm5, zmm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vaesenc         zmm0, zmm0, zmm27
 	vaesenc         zmm1, zmm1, zmm27
 	vaesenc         zmm2, zmm2, zmm27
 	vaesenc         zmm3, zmm3, zmm27
 	vpternlogd      zmm6, zmm5, zmm8, 150
-	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         zmm6, zmm6, 78
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
+; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, zmm7, 1
 	vaesenc         zmm0, zmm0, zmm26
 	vaesenc         zmm1, zmm1, zmm26
@@ -4362,6 +4706,7 @@ L.gcm_dec_school_main_aes128:
 	vextracti32x4   xmm5, zmm7, 3
 	vpxord          xmm10, xmm7, xmm8
 	vpternlogd      xmm10, xmm9, xmm5, 150
+; last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          zmm8, zmm14, zword [rdx]
 	vaesenclast     zmm0, zmm0, zmm8
 	vmovdqu8        zword [rsi], zmm0
@@ -4381,7 +4726,9 @@ L.gcm_dec_school_main_aes128:
 ; LLVM-MCA-END
 	jmp             near L.gcm_dec_school_bulk_done
 L.gcm_dec_school_main_ctr_carry:
+; a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         zmm11, zmm11, zmm20
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpshufb         zmm1, zmm11, zmm20
@@ -4399,12 +4746,14 @@ L.gcm_dec_school_main_ctr_carry:
 L.gcm_dec_school_bulk_done:
 	vpshufb         zmm11, zmm11, zmm20
 L.gcm_dec_school_tail:
+; what the bulk loop left: LEN + 256 = 0..240 bytes of whole blocks
 	add             rcx, 256
 	jz              near L.gcm_dec_school_store
 ; GHASH of the ciphertext first (it may be overwritten in place), then CTR: the
 ; GHASH pass advances SRC and LEN, so their start waits in the stack slots
 	mov             qword [rsp], rdx
 	mov             qword [rsp + 8], rcx
+; GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
 	lea             r8, [rdi + 768]
 	sub             r8, rcx
 	vpxord          zmm5, zmm5, zmm5
@@ -4424,23 +4773,25 @@ L.gcm_dec_school_ghash_loaded:
 	vpshufb         zmm4, zmm4, zmm20
 	vpxord          zmm4, zmm4, zmm10               ; the running hash joins block 0
 	vpxord          zmm10, zmm10, zmm10
-	vpclmulqdq      zmm8, zmm4, zword [r8], 0
-	vpclmulqdq      zmm9, zmm4, zword [r8], 16
+	vpclmulqdq      zmm8, zmm4, zword [r8], 0       ; d_L*h_L
+	vpclmulqdq      zmm9, zmm4, zword [r8], 16      ; d_L*h_H
 	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zword [r8], 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zword [r8], 17
+	vpclmulqdq      zmm8, zmm4, zword [r8], 1       ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150           ; MI ^= both middle products
+	vpclmulqdq      zmm8, zmm4, zword [r8], 17      ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
 	add             rdx, 64
 	add             r8, 64
 	sub             rcx, 64
 	ja              L.gcm_dec_school_ghash_vector
-	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         zmm5, zmm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
-	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         zmm6, zmm6, 78
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
+; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, zmm7, 1
 	vextracti32x4   xmm9, zmm7, 2
 	vextracti32x4   xmm5, zmm7, 3
@@ -4451,6 +4802,8 @@ L.gcm_dec_school_ghash_loaded:
 
 ; 1..256 bytes remain: pick the final group by the number of vectors they need.
 L.gcm_dec_school_final:
+; final group dispatch: the fewest vectors that hold LEN bytes, so that a short
+; message runs only the AES work it needs (its vectors side by side)
 	cmp             rcx, 64
 	jbe             near L.gcm_dec_school_final1
 	cmp             rcx, 128
@@ -4458,6 +4811,7 @@ L.gcm_dec_school_final:
 	cmp             rcx, 192
 	jbe             near L.gcm_dec_school_final3
 L.gcm_dec_school_final4:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpshufb         zmm1, zmm11, zmm20
@@ -4470,6 +4824,7 @@ L.gcm_dec_school_final4:
 	vpxord          zmm1, zmm1, zmm13
 	vpxord          zmm2, zmm2, zmm13
 	vpxord          zmm3, zmm3, zmm13
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_school_final4_aes128
 	je              near L.gcm_dec_school_final4_aes192
@@ -4534,6 +4889,8 @@ L.gcm_dec_school_final4_aes128:
 	vaesenc         zmm1, zmm1, zmm26
 	vaesenc         zmm2, zmm2, zmm26
 	vaesenc         zmm3, zmm3, zmm26
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          zmm8, zmm14, zword [rdx]
 	vaesenclast     zmm0, zmm0, zmm8
 	vmovdqu8        zword [rsi], zmm0
@@ -4546,6 +4903,8 @@ L.gcm_dec_school_final4_aes128:
 	add             rdx, 192
 	add             rsi, 192
 	sub             rcx, 192
+; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+; read or written, so a page boundary right after the buffers is safe
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; LEN low bits set
 	kmovq           k1, r11
@@ -4555,6 +4914,7 @@ L.gcm_dec_school_final4_aes128:
 	vmovdqu8        [rsi]{k1}, zmm3
 	jmp             near L.gcm_dec_school_store
 L.gcm_dec_school_final3:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpshufb         zmm1, zmm11, zmm20
@@ -4564,6 +4924,7 @@ L.gcm_dec_school_final3:
 	vpxord          zmm0, zmm0, zmm13
 	vpxord          zmm1, zmm1, zmm13
 	vpxord          zmm2, zmm2, zmm13
+; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_school_final3_aes128
 	je              near L.gcm_dec_school_final3_aes192
@@ -4615,6 +4976,8 @@ L.gcm_dec_school_final3_aes128:
 	vaesenc         zmm0, zmm0, zmm26
 	vaesenc         zmm1, zmm1, zmm26
 	vaesenc         zmm2, zmm2, zmm26
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          zmm8, zmm14, zword [rdx]
 	vaesenclast     zmm0, zmm0, zmm8
 	vmovdqu8        zword [rsi], zmm0
@@ -4624,6 +4987,8 @@ L.gcm_dec_school_final3_aes128:
 	add             rdx, 128
 	add             rsi, 128
 	sub             rcx, 128
+; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+; read or written, so a page boundary right after the buffers is safe
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; LEN low bits set
 	kmovq           k1, r11
@@ -4633,12 +4998,14 @@ L.gcm_dec_school_final3_aes128:
 	vmovdqu8        [rsi]{k1}, zmm2
 	jmp             near L.gcm_dec_school_store
 L.gcm_dec_school_final2:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpshufb         zmm1, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpxord          zmm0, zmm0, zmm13
 	vpxord          zmm1, zmm1, zmm13
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_school_final2_aes128
 	je              near L.gcm_dec_school_final2_aes192
@@ -4677,12 +5044,16 @@ L.gcm_dec_school_final2_aes128:
 	vaesenc         zmm1, zmm1, zmm27
 	vaesenc         zmm0, zmm0, zmm26
 	vaesenc         zmm1, zmm1, zmm26
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          zmm8, zmm14, zword [rdx]
 	vaesenclast     zmm0, zmm0, zmm8
 	vmovdqu8        zword [rsi], zmm0
 	add             rdx, 64
 	add             rsi, 64
 	sub             rcx, 64
+; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+; read or written, so a page boundary right after the buffers is safe
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; LEN low bits set
 	kmovq           k1, r11
@@ -4692,9 +5063,11 @@ L.gcm_dec_school_final2_aes128:
 	vmovdqu8        [rsi]{k1}, zmm1
 	jmp             near L.gcm_dec_school_store
 L.gcm_dec_school_final1:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpxord          zmm0, zmm0, zmm13
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_school_final1_aes128
 	je              near L.gcm_dec_school_final1_aes192
@@ -4720,6 +5093,8 @@ L.gcm_dec_school_final1_aes128:
 	vaesenc         zmm0, zmm0, zmm28
 	vaesenc         zmm0, zmm0, zmm27
 	vaesenc         zmm0, zmm0, zmm26
+; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+; read or written, so a page boundary right after the buffers is safe
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; LEN low bits set
 	kmovq           k1, r11
@@ -4760,12 +5135,14 @@ L.gcm_dec_school_return:
 	global aesgen_gcm_enc_record_avx10_512_school:function hidden
 aesgen_gcm_enc_record_avx10_512_school:
 	endbr64
+; the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti32x4 zmm20, oword [rel L.gcm_bswap_mask_16]
 	vbroadcasti32x4 zmm21, oword [rel L.gcm_gfpoly_16]
 	vpxord          xmm10, xmm10, xmm10
 	vpxord          zmm5, zmm5, zmm5
 	vpxord          zmm6, zmm6, zmm6
 	vpxord          zmm7, zmm7, zmm7
+; GHASH of the AAD (AAD, AADLEN from the record)
 	mov             r10, qword [r8 + 40]
 	test            r10, r10
 	jz              near L.gcm_enc_school_rec_aad_done
@@ -4785,6 +5162,7 @@ aesgen_gcm_enc_record_avx10_512_school:
 	mov             r11, r9
 	lea             r9, [rdi + 768]
 	sub             r9, r11
+; GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
 L.gcm_enc_school_rec_aad_sum_vector:
 	cmp             r10, 64
 	jb              near L.gcm_enc_school_rec_aad_sum_load_part
@@ -4799,12 +5177,12 @@ L.gcm_enc_school_rec_aad_sum_loaded:
 	vpshufb         zmm4, zmm4, zmm20
 	vpxord          zmm4, zmm4, zmm10               ; the running hash joins block 0
 	vpxord          zmm10, zmm10, zmm10
-	vpclmulqdq      zmm8, zmm4, zword [r9], 0
-	vpclmulqdq      zmm9, zmm4, zword [r9], 16
+	vpclmulqdq      zmm8, zmm4, zword [r9], 0       ; d_L*h_L
+	vpclmulqdq      zmm9, zmm4, zword [r9], 16      ; d_L*h_H
 	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zword [r9], 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zword [r9], 17
+	vpclmulqdq      zmm8, zmm4, zword [r9], 1       ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150           ; MI ^= both middle products
+	vpclmulqdq      zmm8, zmm4, zword [r9], 17      ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
 	add             rax, 64
 	add             r9, 64
@@ -4814,6 +5192,7 @@ L.gcm_enc_school_rec_aad_sum_loaded:
 L.gcm_enc_school_rec_aad_alone:
 	lea             r9, [rdi + 768]
 	sub             r9, r11
+; GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
 L.gcm_enc_school_rec_aad_vector:
 	cmp             r10, 64
 	jb              near L.gcm_enc_school_rec_aad_load_part
@@ -4828,23 +5207,25 @@ L.gcm_enc_school_rec_aad_loaded:
 	vpshufb         zmm4, zmm4, zmm20
 	vpxord          zmm4, zmm4, zmm10               ; the running hash joins block 0
 	vpxord          zmm10, zmm10, zmm10
-	vpclmulqdq      zmm8, zmm4, zword [r9], 0
-	vpclmulqdq      zmm9, zmm4, zword [r9], 16
+	vpclmulqdq      zmm8, zmm4, zword [r9], 0       ; d_L*h_L
+	vpclmulqdq      zmm9, zmm4, zword [r9], 16      ; d_L*h_H
 	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zword [r9], 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zword [r9], 17
+	vpclmulqdq      zmm8, zmm4, zword [r9], 1       ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150           ; MI ^= both middle products
+	vpclmulqdq      zmm8, zmm4, zword [r9], 17      ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
 	add             rax, 64
 	add             r9, 64
 	sub             r10, 64
 	ja              L.gcm_enc_school_rec_aad_vector
-	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         zmm5, zmm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
-	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         zmm6, zmm6, 78
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
+; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, zmm7, 1
 	vextracti32x4   xmm9, zmm7, 2
 	vextracti32x4   xmm5, zmm7, 3
@@ -4854,9 +5235,13 @@ L.gcm_enc_school_rec_aad_loaded:
 	vpxord          zmm6, zmm6, zmm6
 	vpxord          zmm7, zmm7, zmm7
 L.gcm_enc_school_rec_aad_done:
+; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+; from the end so that every key size runs the same last nine rounds
 	mov             eax, dword [rdi + 240]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &rk[rounds]
+; round keys into their registers (the plan's KLAST-m = rk[ROUNDS - m]); AES-192
+; and AES-256 have two and four more middle keys than AES-128
 	vbroadcasti32x4 zmm13, oword [rdi]
 	vbroadcasti32x4 zmm14, oword [r10]
 	vbroadcasti32x4 zmm26, oword [r10 - 16]
@@ -4868,6 +5253,7 @@ L.gcm_enc_school_rec_aad_done:
 ; E_K(J0) masks the tag: one block on xmm, beside the data's blocks
 	vmovdqu8        xmm4, oword [r8]
 	vpxord          xmm4, xmm4, xmm13
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_school_rec_j0_aes128
 	je              near L.gcm_enc_school_rec_j0_aes192
@@ -4890,12 +5276,14 @@ L.gcm_enc_school_rec_j0_aes128:
 	vmovdqu8        oword [r8 + 48], xmm4
 	vbroadcasti32x4 zmm11, oword [r8]
 	vpshufb         zmm11, zmm11, zmm20
-	vpaddd          zmm11, zmm11, zword [rel L.gcm_record_offsets_64] ; J0 + 1, + 2, ...
+	vpaddd          zmm11, zmm11, zword [rel L.gcm_record_offsets_64] ; CTR: J0 + 1, + 2, ... per lane
 	vbroadcasti32x4 zmm12, oword [rel L.gcm_lane_count]
 	test            rcx, rcx
 	jz              near L.gcm_enc_school_rec_no_data
+; bulk: whole iterations of 16 blocks, CTR and GHASH stitched
 	sub             rcx, 256
 	jbe             near L.gcm_enc_school_rec_tail
+; the powers of a full iteration (H^16..H^1) into HPOW
 	vmovdqu8        zmm22, zword [rdi + 512]
 	vmovdqu8        zmm23, zword [rdi + 576]
 	vmovdqu8        zmm24, zword [rdi + 640]
@@ -4904,6 +5292,8 @@ L.gcm_enc_school_rec_j0_aes128:
 	vpshufb         zmm11, zmm11, zmm20
 ; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 ; the first iteration only encrypts; each later one hashes its predecessor's output
+; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+; the first counter's last byte: past 236, one of them would carry
 	cmp             r11b, 237
 	jae             near L.gcm_enc_school_rec_first_ctr_carry ; a last byte would carry: out of line
 	vpxord          zmm0, zmm11, zmm13
@@ -4916,6 +5306,7 @@ L.gcm_enc_school_rec_j0_aes128:
 	vpxord          zmm3, zmm3, zmm13
 L.gcm_enc_school_rec_first_ctr_done:
 	add             r11b, 16
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_school_rec_first_aes128
 	je              near L.gcm_enc_school_rec_first_aes192
@@ -4980,6 +5371,7 @@ L.gcm_enc_school_rec_first_aes128:
 	vaesenc         zmm1, zmm1, zmm26
 	vaesenc         zmm2, zmm2, zmm26
 	vaesenc         zmm3, zmm3, zmm26
+; last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          zmm8, zmm14, zword [rdx]
 	vaesenclast     zmm16, zmm0, zmm8
 	vmovdqu8        zword [rsi], zmm16
@@ -4998,6 +5390,8 @@ L.gcm_enc_school_rec_first_aes128:
 	jbe             near L.gcm_enc_school_rec_hash_last
 L.gcm_enc_school_rec_loop:
 ; LLVM-MCA-BEGIN gcm_enc_school_rec_avx10_512_main_loop
+; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+; the first counter's last byte: past 236, one of them would carry
 	cmp             r11b, 237
 	jae             near L.gcm_enc_school_rec_main_ctr_carry ; a last byte would carry: out of line
 	vpxord          zmm0, zmm11, zmm13
@@ -5010,6 +5404,7 @@ L.gcm_enc_school_rec_loop:
 	vpxord          zmm3, zmm3, zmm13
 L.gcm_enc_school_rec_main_ctr_done:
 	add             r11b, 16
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_school_rec_main_aes128
 	je              near L.gcm_enc_school_rec_main_aes192
@@ -5040,6 +5435,7 @@ L.gcm_enc_school_rec_main_aes128:
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
+; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
 	vpshufb         zmm16, zmm16, zmm20
 	vpshufb         zmm17, zmm17, zmm20
 	vpshufb         zmm18, zmm18, zmm20
@@ -5050,61 +5446,63 @@ L.gcm_enc_school_rec_main_aes128:
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpclmulqdq      zmm8, zmm16, zmm22, 0
-	vpclmulqdq      zmm9, zmm17, zmm23, 0
+	vpclmulqdq      zmm8, zmm16, zmm22, 0           ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm17, zmm23, 0           ; b_L*hb_L
 	vpxord          zmm5, zmm8, zmm9
-	vpclmulqdq      zmm8, zmm16, zmm22, 17
-	vpclmulqdq      zmm9, zmm17, zmm23, 17
+	vpclmulqdq      zmm8, zmm16, zmm22, 17          ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm17, zmm23, 17          ; b_H*hb_H
 	vbroadcasti32x4 zmm15, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
 	vpxord          zmm7, zmm8, zmm9
-	vpclmulqdq      zmm8, zmm16, zmm22, 1
-	vpclmulqdq      zmm16, zmm16, zmm22, 16
+	vpclmulqdq      zmm8, zmm16, zmm22, 1           ; a_H*ha_L
+	vpclmulqdq      zmm16, zmm16, zmm22, 16         ; a_L*ha_H
 	vpxord          zmm6, zmm8, zmm16
-	vpclmulqdq      zmm8, zmm17, zmm23, 1
+	vpclmulqdq      zmm8, zmm17, zmm23, 1           ; b_H*hb_L
 	vaesenc         zmm0, zmm0, zmm31
 	vaesenc         zmm1, zmm1, zmm31
 	vaesenc         zmm2, zmm2, zmm31
 	vaesenc         zmm3, zmm3, zmm31
-	vpclmulqdq      zmm17, zmm17, zmm23, 16
+	vpclmulqdq      zmm17, zmm17, zmm23, 16         ; b_L*hb_H
 	vpternlogd      zmm6, zmm8, zmm17, 150
-	vpclmulqdq      zmm8, zmm18, zmm24, 0
-	vpclmulqdq      zmm9, zmm19, zmm25, 0
+	vpclmulqdq      zmm8, zmm18, zmm24, 0           ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm19, zmm25, 0           ; b_L*hb_L
 	vpternlogd      zmm5, zmm8, zmm9, 150
 	vaesenc         zmm0, zmm0, zmm30
 	vaesenc         zmm1, zmm1, zmm30
 	vaesenc         zmm2, zmm2, zmm30
 	vaesenc         zmm3, zmm3, zmm30
-	vpclmulqdq      zmm8, zmm18, zmm24, 17
-	vpclmulqdq      zmm9, zmm19, zmm25, 17
+	vpclmulqdq      zmm8, zmm18, zmm24, 17          ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm19, zmm25, 17          ; b_H*hb_H
 	vpternlogd      zmm7, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm18, zmm24, 1
+	vpclmulqdq      zmm8, zmm18, zmm24, 1           ; a_H*ha_L
 	vaesenc         zmm0, zmm0, zmm29
 	vaesenc         zmm1, zmm1, zmm29
 	vaesenc         zmm2, zmm2, zmm29
 	vaesenc         zmm3, zmm3, zmm29
-	vpclmulqdq      zmm18, zmm18, zmm24, 16
+	vpclmulqdq      zmm18, zmm18, zmm24, 16         ; a_L*ha_H
 	vpternlogd      zmm6, zmm8, zmm18, 150
-	vpclmulqdq      zmm8, zmm19, zmm25, 1
-	vpclmulqdq      zmm19, zmm19, zmm25, 16
+	vpclmulqdq      zmm8, zmm19, zmm25, 1           ; b_H*hb_L
+	vpclmulqdq      zmm19, zmm19, zmm25, 16         ; b_L*hb_H
 	vaesenc         zmm0, zmm0, zmm28
 	vaesenc         zmm1, zmm1, zmm28
 	vaesenc         zmm2, zmm2, zmm28
 	vaesenc         zmm3, zmm3, zmm28
 	vpternlogd      zmm6, zmm8, zmm19, 150
-	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         zmm5, zmm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
 	vaesenc         zmm0, zmm0, zmm27
 	vaesenc         zmm1, zmm1, zmm27
 	vaesenc         zmm2, zmm2, zmm27
 	vaesenc         zmm3, zmm3, zmm27
-	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         zmm6, zmm6, 78
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
+; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, zmm7, 1
 	vaesenc         zmm0, zmm0, zmm26
 	vaesenc         zmm1, zmm1, zmm26
@@ -5114,6 +5512,7 @@ L.gcm_enc_school_rec_main_aes128:
 	vextracti32x4   xmm5, zmm7, 3
 	vpxord          xmm10, xmm7, xmm8
 	vpternlogd      xmm10, xmm9, xmm5, 150
+; last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          zmm8, zmm14, zword [rdx]
 	vaesenclast     zmm16, zmm0, zmm8
 	vmovdqu8        zword [rsi], zmm16
@@ -5132,41 +5531,45 @@ L.gcm_enc_school_rec_main_aes128:
 	ja              L.gcm_enc_school_rec_loop
 ; LLVM-MCA-END
 L.gcm_enc_school_rec_hash_last:
+; the GHASH of the last iteration's ciphertext, still in GD
+; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
 	vpshufb         zmm16, zmm16, zmm20
 	vpshufb         zmm17, zmm17, zmm20
 	vpshufb         zmm18, zmm18, zmm20
 	vpshufb         zmm19, zmm19, zmm20
 	vpxord          zmm16, zmm16, zmm10             ; the running hash joins block 0
-	vpclmulqdq      zmm8, zmm16, zmm22, 0
-	vpclmulqdq      zmm9, zmm17, zmm23, 0
+	vpclmulqdq      zmm8, zmm16, zmm22, 0           ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm17, zmm23, 0           ; b_L*hb_L
 	vpxord          zmm5, zmm8, zmm9
-	vpclmulqdq      zmm8, zmm16, zmm22, 17
-	vpclmulqdq      zmm9, zmm17, zmm23, 17
+	vpclmulqdq      zmm8, zmm16, zmm22, 17          ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm17, zmm23, 17          ; b_H*hb_H
 	vpxord          zmm7, zmm8, zmm9
-	vpclmulqdq      zmm8, zmm16, zmm22, 1
-	vpclmulqdq      zmm16, zmm16, zmm22, 16
+	vpclmulqdq      zmm8, zmm16, zmm22, 1           ; a_H*ha_L
+	vpclmulqdq      zmm16, zmm16, zmm22, 16         ; a_L*ha_H
 	vpxord          zmm6, zmm8, zmm16
-	vpclmulqdq      zmm8, zmm17, zmm23, 1
-	vpclmulqdq      zmm17, zmm17, zmm23, 16
+	vpclmulqdq      zmm8, zmm17, zmm23, 1           ; b_H*hb_L
+	vpclmulqdq      zmm17, zmm17, zmm23, 16         ; b_L*hb_H
 	vpternlogd      zmm6, zmm8, zmm17, 150
-	vpclmulqdq      zmm8, zmm18, zmm24, 0
-	vpclmulqdq      zmm9, zmm19, zmm25, 0
+	vpclmulqdq      zmm8, zmm18, zmm24, 0           ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm19, zmm25, 0           ; b_L*hb_L
 	vpternlogd      zmm5, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm18, zmm24, 17
-	vpclmulqdq      zmm9, zmm19, zmm25, 17
+	vpclmulqdq      zmm8, zmm18, zmm24, 17          ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm19, zmm25, 17          ; b_H*hb_H
 	vpternlogd      zmm7, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm18, zmm24, 1
-	vpclmulqdq      zmm18, zmm18, zmm24, 16
+	vpclmulqdq      zmm8, zmm18, zmm24, 1           ; a_H*ha_L
+	vpclmulqdq      zmm18, zmm18, zmm24, 16         ; a_L*ha_H
 	vpternlogd      zmm6, zmm8, zmm18, 150
-	vpclmulqdq      zmm8, zmm19, zmm25, 1
-	vpclmulqdq      zmm19, zmm19, zmm25, 16
+	vpclmulqdq      zmm8, zmm19, zmm25, 1           ; b_H*hb_L
+	vpclmulqdq      zmm19, zmm19, zmm25, 16         ; b_L*hb_H
 	vpternlogd      zmm6, zmm8, zmm19, 150
-	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         zmm5, zmm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
-	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         zmm6, zmm6, 78
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
+; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, zmm7, 1
 	vextracti32x4   xmm9, zmm7, 2
 	vextracti32x4   xmm5, zmm7, 3
@@ -5174,7 +5577,9 @@ L.gcm_enc_school_rec_hash_last:
 	vpternlogd      xmm10, xmm9, xmm5, 150
 	jmp             near L.gcm_enc_school_rec_bulk_done
 L.gcm_enc_school_rec_first_ctr_carry:
+; a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         zmm11, zmm11, zmm20
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpshufb         zmm1, zmm11, zmm20
@@ -5190,7 +5595,9 @@ L.gcm_enc_school_rec_first_ctr_carry:
 	vpshufb         zmm11, zmm11, zmm20
 	jmp             L.gcm_enc_school_rec_first_ctr_done
 L.gcm_enc_school_rec_main_ctr_carry:
+; a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         zmm11, zmm11, zmm20
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpshufb         zmm1, zmm11, zmm20
@@ -5214,6 +5621,7 @@ L.gcm_enc_school_rec_bulk_done:
 L.gcm_enc_school_rec_tail:
 	add             rcx, 256
 	jz              near L.gcm_enc_school_rec_no_data
+; final group dispatch: the fewest vectors that hold the last LEN bytes
 	cmp             rcx, 64
 	jbe             near L.gcm_enc_school_rec_final1
 	cmp             rcx, 128
@@ -5221,6 +5629,7 @@ L.gcm_enc_school_rec_tail:
 	cmp             rcx, 192
 	jbe             near L.gcm_enc_school_rec_final3
 L.gcm_enc_school_rec_final4:
+; the last 4 vectors (1..256 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             r11, [rcx + 15]
 	and             r11, -16
 	lea             r9, [rdi + 752]
@@ -5229,6 +5638,7 @@ L.gcm_enc_school_rec_final4:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; the last vector's bytes
 	kmovq           k1, r11
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpshufb         zmm1, zmm11, zmm20
@@ -5241,6 +5651,7 @@ L.gcm_enc_school_rec_final4:
 	vpxord          zmm1, zmm1, zmm13
 	vpxord          zmm2, zmm2, zmm13
 	vpxord          zmm3, zmm3, zmm13
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_school_rec_final4_aes128
 	je              near L.gcm_enc_school_rec_final4_aes192
@@ -5319,49 +5730,52 @@ L.gcm_enc_school_rec_final4_aes128:
 	vaesenclast     zmm3, zmm3, zmm8
 	vmovdqu8        [rsi + 192]{k1}, zmm3
 	vmovdqu8        zmm3{k1}{z}, zmm3               ; GHASH sees the padding as zeros
+; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         zmm0, zmm0, zmm20
 	vpshufb         zmm1, zmm1, zmm20
 	vpshufb         zmm2, zmm2, zmm20
 	vpshufb         zmm3, zmm3, zmm20
 	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
-	vpclmulqdq      zmm8, zmm0, zword [r9], 0
-	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 0
+	vpclmulqdq      zmm8, zmm0, zword [r9], 0       ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 0  ; b_L*hb_L
 	vpternlogd      zmm5, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm0, zword [r9], 17
-	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 17
+	vpclmulqdq      zmm8, zmm0, zword [r9], 17      ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 17 ; b_H*hb_H
 	vpternlogd      zmm7, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm0, zword [r9], 1
-	vpclmulqdq      zmm0, zmm0, zword [r9], 16
+	vpclmulqdq      zmm8, zmm0, zword [r9], 1       ; a_H*ha_L
+	vpclmulqdq      zmm0, zmm0, zword [r9], 16      ; a_L*ha_H
 	vpternlogd      zmm6, zmm8, zmm0, 150
-	vpclmulqdq      zmm8, zmm1, zword [r9 + 64], 1
-	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16
+	vpclmulqdq      zmm8, zmm1, zword [r9 + 64], 1  ; b_H*hb_L
+	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16 ; b_L*hb_H
 	vpternlogd      zmm6, zmm8, zmm1, 150
-	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 0
-	vpclmulqdq      zmm9, zmm3, zword [r9 + 192], 0
+	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 0 ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm3, zword [r9 + 192], 0 ; b_L*hb_L
 	vpternlogd      zmm5, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 17
-	vpclmulqdq      zmm9, zmm3, zword [r9 + 192], 17
+	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 17 ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm3, zword [r9 + 192], 17 ; b_H*hb_H
 	vpternlogd      zmm7, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 1
-	vpclmulqdq      zmm2, zmm2, zword [r9 + 128], 16
+	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 1 ; a_H*ha_L
+	vpclmulqdq      zmm2, zmm2, zword [r9 + 128], 16 ; a_L*ha_H
 	vpternlogd      zmm6, zmm8, zmm2, 150
-	vpclmulqdq      zmm8, zmm3, zword [r9 + 192], 1
-	vpclmulqdq      zmm3, zmm3, zword [r9 + 192], 16
+	vpclmulqdq      zmm8, zmm3, zword [r9 + 192], 1 ; b_H*hb_L
+	vpclmulqdq      zmm3, zmm3, zword [r9 + 192], 16 ; b_L*hb_H
 	vpternlogd      zmm6, zmm8, zmm3, 150
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
-	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0 ; d_L*h_L
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16 ; d_L*h_H
 	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1 ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150           ; MI ^= both middle products
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
-	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         zmm5, zmm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
-	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         zmm6, zmm6, 78
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
+; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, zmm7, 1
 	vextracti32x4   xmm9, zmm7, 2
 	vextracti32x4   xmm5, zmm7, 3
@@ -5369,6 +5783,7 @@ L.gcm_enc_school_rec_final4_aes128:
 	vpternlogd      xmm10, xmm9, xmm5, 150
 	jmp             near L.gcm_enc_school_rec_tag
 L.gcm_enc_school_rec_final3:
+; the last 3 vectors (1..192 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             r11, [rcx + 15]
 	and             r11, -16
 	lea             r9, [rdi + 752]
@@ -5377,6 +5792,7 @@ L.gcm_enc_school_rec_final3:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; the last vector's bytes
 	kmovq           k1, r11
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpshufb         zmm1, zmm11, zmm20
@@ -5386,6 +5802,7 @@ L.gcm_enc_school_rec_final3:
 	vpxord          zmm0, zmm0, zmm13
 	vpxord          zmm1, zmm1, zmm13
 	vpxord          zmm2, zmm2, zmm13
+; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_school_rec_final3_aes128
 	je              near L.gcm_enc_school_rec_final3_aes192
@@ -5448,43 +5865,46 @@ L.gcm_enc_school_rec_final3_aes128:
 	vaesenclast     zmm2, zmm2, zmm8
 	vmovdqu8        [rsi + 128]{k1}, zmm2
 	vmovdqu8        zmm2{k1}{z}, zmm2               ; GHASH sees the padding as zeros
+; GHASH products of 3 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         zmm0, zmm0, zmm20
 	vpshufb         zmm1, zmm1, zmm20
 	vpshufb         zmm2, zmm2, zmm20
 	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
-	vpclmulqdq      zmm8, zmm0, zword [r9], 0
-	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 0
+	vpclmulqdq      zmm8, zmm0, zword [r9], 0       ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 0  ; b_L*hb_L
 	vpternlogd      zmm5, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm0, zword [r9], 17
-	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 17
+	vpclmulqdq      zmm8, zmm0, zword [r9], 17      ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 17 ; b_H*hb_H
 	vpternlogd      zmm7, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm0, zword [r9], 1
-	vpclmulqdq      zmm0, zmm0, zword [r9], 16
+	vpclmulqdq      zmm8, zmm0, zword [r9], 1       ; a_H*ha_L
+	vpclmulqdq      zmm0, zmm0, zword [r9], 16      ; a_L*ha_H
 	vpternlogd      zmm6, zmm8, zmm0, 150
-	vpclmulqdq      zmm8, zmm1, zword [r9 + 64], 1
-	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16
+	vpclmulqdq      zmm8, zmm1, zword [r9 + 64], 1  ; b_H*hb_L
+	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16 ; b_L*hb_H
 	vpternlogd      zmm6, zmm8, zmm1, 150
-	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 0
-	vpclmulqdq      zmm9, zmm2, zword [r9 + 128], 16
+	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 0 ; d_L*h_L
+	vpclmulqdq      zmm9, zmm2, zword [r9 + 128], 16 ; d_L*h_H
 	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 17
+	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 1 ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150           ; MI ^= both middle products
+	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
-	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0 ; d_L*h_L
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16 ; d_L*h_H
 	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1 ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150           ; MI ^= both middle products
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
-	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         zmm5, zmm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
-	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         zmm6, zmm6, 78
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
+; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, zmm7, 1
 	vextracti32x4   xmm9, zmm7, 2
 	vextracti32x4   xmm5, zmm7, 3
@@ -5492,6 +5912,7 @@ L.gcm_enc_school_rec_final3_aes128:
 	vpternlogd      xmm10, xmm9, xmm5, 150
 	jmp             near L.gcm_enc_school_rec_tag
 L.gcm_enc_school_rec_final2:
+; the last 2 vectors (1..128 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             r11, [rcx + 15]
 	and             r11, -16
 	lea             r9, [rdi + 752]
@@ -5500,12 +5921,14 @@ L.gcm_enc_school_rec_final2:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; the last vector's bytes
 	kmovq           k1, r11
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpshufb         zmm1, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpxord          zmm0, zmm0, zmm13
 	vpxord          zmm1, zmm1, zmm13
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_school_rec_final2_aes128
 	je              near L.gcm_enc_school_rec_final2_aes192
@@ -5552,35 +5975,38 @@ L.gcm_enc_school_rec_final2_aes128:
 	vaesenclast     zmm1, zmm1, zmm8
 	vmovdqu8        [rsi + 64]{k1}, zmm1
 	vmovdqu8        zmm1{k1}{z}, zmm1               ; GHASH sees the padding as zeros
+; GHASH products of 2 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         zmm0, zmm0, zmm20
 	vpshufb         zmm1, zmm1, zmm20
 	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
-	vpclmulqdq      zmm8, zmm0, zword [r9], 0
-	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 0
+	vpclmulqdq      zmm8, zmm0, zword [r9], 0       ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 0  ; b_L*hb_L
 	vpternlogd      zmm5, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm0, zword [r9], 17
-	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 17
+	vpclmulqdq      zmm8, zmm0, zword [r9], 17      ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 17 ; b_H*hb_H
 	vpternlogd      zmm7, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm0, zword [r9], 1
-	vpclmulqdq      zmm0, zmm0, zword [r9], 16
+	vpclmulqdq      zmm8, zmm0, zword [r9], 1       ; a_H*ha_L
+	vpclmulqdq      zmm0, zmm0, zword [r9], 16      ; a_L*ha_H
 	vpternlogd      zmm6, zmm8, zmm0, 150
-	vpclmulqdq      zmm8, zmm1, zword [r9 + 64], 1
-	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16
+	vpclmulqdq      zmm8, zmm1, zword [r9 + 64], 1  ; b_H*hb_L
+	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16 ; b_L*hb_H
 	vpternlogd      zmm6, zmm8, zmm1, 150
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
-	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0 ; d_L*h_L
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16 ; d_L*h_H
 	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1 ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150           ; MI ^= both middle products
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
-	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         zmm5, zmm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
-	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         zmm6, zmm6, 78
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
+; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, zmm7, 1
 	vextracti32x4   xmm9, zmm7, 2
 	vextracti32x4   xmm5, zmm7, 3
@@ -5588,6 +6014,7 @@ L.gcm_enc_school_rec_final2_aes128:
 	vpternlogd      xmm10, xmm9, xmm5, 150
 	jmp             near L.gcm_enc_school_rec_tag
 L.gcm_enc_school_rec_final1:
+; the last 1 vector (1..64 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             r11, [rcx + 15]
 	and             r11, -16
 	lea             r9, [rdi + 752]
@@ -5595,9 +6022,11 @@ L.gcm_enc_school_rec_final1:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; the last vector's bytes
 	kmovq           k1, r11
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpxord          zmm0, zmm0, zmm13
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_school_rec_final1_aes128
 	je              near L.gcm_enc_school_rec_final1_aes192
@@ -5628,29 +6057,32 @@ L.gcm_enc_school_rec_final1_aes128:
 	vaesenclast     zmm0, zmm0, zmm8
 	vmovdqu8        [rsi]{k1}, zmm0
 	vmovdqu8        zmm0{k1}{z}, zmm0               ; GHASH sees the padding as zeros
+; GHASH products of 1 vector: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         zmm0, zmm0, zmm20
 	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
-	vpclmulqdq      zmm8, zmm0, zword [r9], 0
-	vpclmulqdq      zmm9, zmm0, zword [r9], 16
+	vpclmulqdq      zmm8, zmm0, zword [r9], 0       ; d_L*h_L
+	vpclmulqdq      zmm9, zmm0, zword [r9], 16      ; d_L*h_H
 	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm0, zword [r9], 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm0, zword [r9], 17
+	vpclmulqdq      zmm8, zmm0, zword [r9], 1       ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150           ; MI ^= both middle products
+	vpclmulqdq      zmm8, zmm0, zword [r9], 17      ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
-	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0 ; d_L*h_L
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16 ; d_L*h_H
 	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1 ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150           ; MI ^= both middle products
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
-	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         zmm5, zmm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
-	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         zmm6, zmm6, 78
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
+; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, zmm7, 1
 	vextracti32x4   xmm9, zmm7, 2
 	vextracti32x4   xmm5, zmm7, 3
@@ -5658,27 +6090,31 @@ L.gcm_enc_school_rec_final1_aes128:
 	vpternlogd      xmm10, xmm9, xmm5, 150
 	jmp             near L.gcm_enc_school_rec_tag
 L.gcm_enc_school_rec_no_data:
+; no text left: the lengths block alone joins the sum
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpxord          xmm4, xmm4, xmm10
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
-	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0 ; d_L*h_L
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16 ; d_L*h_H
 	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1 ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150           ; MI ^= both middle products
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
-	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         zmm5, zmm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
-	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         zmm6, zmm6, 78
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
+; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, zmm7, 1
 	vextracti32x4   xmm9, zmm7, 2
 	vextracti32x4   xmm5, zmm7, 3
 	vpxord          xmm10, xmm7, xmm8
 	vpternlogd      xmm10, xmm9, xmm5, 150
 L.gcm_enc_school_rec_tag:
+; tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)
 	vpshufb         xmm10, xmm10, xmm20
 	vpxord          xmm10, xmm10, oword [r8 + 48]
 	vmovdqu8        oword [r8 + 48], xmm10
@@ -5710,12 +6146,14 @@ L.gcm_enc_school_rec_tag:
 	global aesgen_gcm_dec_record_avx10_512_school:function hidden
 aesgen_gcm_dec_record_avx10_512_school:
 	endbr64
+; the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti32x4 zmm20, oword [rel L.gcm_bswap_mask_16]
 	vbroadcasti32x4 zmm21, oword [rel L.gcm_gfpoly_16]
 	vpxord          xmm10, xmm10, xmm10
 	vpxord          zmm5, zmm5, zmm5
 	vpxord          zmm6, zmm6, zmm6
 	vpxord          zmm7, zmm7, zmm7
+; GHASH of the AAD (AAD, AADLEN from the record)
 	mov             r10, qword [r8 + 40]
 	test            r10, r10
 	jz              near L.gcm_dec_school_rec_aad_done
@@ -5735,6 +6173,7 @@ aesgen_gcm_dec_record_avx10_512_school:
 	mov             r11, r9
 	lea             r9, [rdi + 768]
 	sub             r9, r11
+; GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
 L.gcm_dec_school_rec_aad_sum_vector:
 	cmp             r10, 64
 	jb              near L.gcm_dec_school_rec_aad_sum_load_part
@@ -5749,12 +6188,12 @@ L.gcm_dec_school_rec_aad_sum_loaded:
 	vpshufb         zmm4, zmm4, zmm20
 	vpxord          zmm4, zmm4, zmm10               ; the running hash joins block 0
 	vpxord          zmm10, zmm10, zmm10
-	vpclmulqdq      zmm8, zmm4, zword [r9], 0
-	vpclmulqdq      zmm9, zmm4, zword [r9], 16
+	vpclmulqdq      zmm8, zmm4, zword [r9], 0       ; d_L*h_L
+	vpclmulqdq      zmm9, zmm4, zword [r9], 16      ; d_L*h_H
 	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zword [r9], 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zword [r9], 17
+	vpclmulqdq      zmm8, zmm4, zword [r9], 1       ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150           ; MI ^= both middle products
+	vpclmulqdq      zmm8, zmm4, zword [r9], 17      ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
 	add             rax, 64
 	add             r9, 64
@@ -5764,6 +6203,7 @@ L.gcm_dec_school_rec_aad_sum_loaded:
 L.gcm_dec_school_rec_aad_alone:
 	lea             r9, [rdi + 768]
 	sub             r9, r11
+; GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
 L.gcm_dec_school_rec_aad_vector:
 	cmp             r10, 64
 	jb              near L.gcm_dec_school_rec_aad_load_part
@@ -5778,23 +6218,25 @@ L.gcm_dec_school_rec_aad_loaded:
 	vpshufb         zmm4, zmm4, zmm20
 	vpxord          zmm4, zmm4, zmm10               ; the running hash joins block 0
 	vpxord          zmm10, zmm10, zmm10
-	vpclmulqdq      zmm8, zmm4, zword [r9], 0
-	vpclmulqdq      zmm9, zmm4, zword [r9], 16
+	vpclmulqdq      zmm8, zmm4, zword [r9], 0       ; d_L*h_L
+	vpclmulqdq      zmm9, zmm4, zword [r9], 16      ; d_L*h_H
 	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zword [r9], 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zword [r9], 17
+	vpclmulqdq      zmm8, zmm4, zword [r9], 1       ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150           ; MI ^= both middle products
+	vpclmulqdq      zmm8, zmm4, zword [r9], 17      ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
 	add             rax, 64
 	add             r9, 64
 	sub             r10, 64
 	ja              L.gcm_dec_school_rec_aad_vector
-	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         zmm5, zmm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
-	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         zmm6, zmm6, 78
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
+; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, zmm7, 1
 	vextracti32x4   xmm9, zmm7, 2
 	vextracti32x4   xmm5, zmm7, 3
@@ -5804,9 +6246,13 @@ L.gcm_dec_school_rec_aad_loaded:
 	vpxord          zmm6, zmm6, zmm6
 	vpxord          zmm7, zmm7, zmm7
 L.gcm_dec_school_rec_aad_done:
+; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+; from the end so that every key size runs the same last nine rounds
 	mov             eax, dword [rdi + 240]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &rk[rounds]
+; round keys into their registers (the plan's KLAST-m = rk[ROUNDS - m]); AES-192
+; and AES-256 have two and four more middle keys than AES-128
 	vbroadcasti32x4 zmm13, oword [rdi]
 	vbroadcasti32x4 zmm14, oword [r10]
 	vbroadcasti32x4 zmm26, oword [r10 - 16]
@@ -5818,6 +6264,7 @@ L.gcm_dec_school_rec_aad_done:
 ; E_K(J0) masks the tag: one block on xmm, beside the data's blocks
 	vmovdqu8        xmm4, oword [r8]
 	vpxord          xmm4, xmm4, xmm13
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_school_rec_j0_aes128
 	je              near L.gcm_dec_school_rec_j0_aes192
@@ -5840,12 +6287,14 @@ L.gcm_dec_school_rec_j0_aes128:
 	vmovdqu8        oword [r8 + 48], xmm4
 	vbroadcasti32x4 zmm11, oword [r8]
 	vpshufb         zmm11, zmm11, zmm20
-	vpaddd          zmm11, zmm11, zword [rel L.gcm_record_offsets_64] ; J0 + 1, + 2, ...
+	vpaddd          zmm11, zmm11, zword [rel L.gcm_record_offsets_64] ; CTR: J0 + 1, + 2, ... per lane
 	vbroadcasti32x4 zmm12, oword [rel L.gcm_lane_count]
 	test            rcx, rcx
 	jz              near L.gcm_dec_school_rec_no_data
+; bulk: whole iterations of 16 blocks, CTR and GHASH stitched
 	sub             rcx, 256
 	jbe             near L.gcm_dec_school_rec_tail
+; the powers of a full iteration (H^16..H^1) into HPOW
 	vmovdqu8        zmm22, zword [rdi + 512]
 	vmovdqu8        zmm23, zword [rdi + 576]
 	vmovdqu8        zmm24, zword [rdi + 640]
@@ -5855,6 +6304,8 @@ L.gcm_dec_school_rec_j0_aes128:
 ; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 L.gcm_dec_school_rec_loop:
 ; LLVM-MCA-BEGIN gcm_dec_school_rec_avx10_512_main_loop
+; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+; the first counter's last byte: past 236, one of them would carry
 	cmp             r11b, 237
 	jae             near L.gcm_dec_school_rec_main_ctr_carry ; a last byte would carry: out of line
 	vpxord          zmm0, zmm11, zmm13
@@ -5867,6 +6318,7 @@ L.gcm_dec_school_rec_loop:
 	vpxord          zmm3, zmm3, zmm13
 L.gcm_dec_school_rec_main_ctr_done:
 	add             r11b, 16
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_school_rec_main_aes128
 	je              near L.gcm_dec_school_rec_main_aes192
@@ -5901,6 +6353,7 @@ L.gcm_dec_school_rec_main_aes128:
 	vmovdqu8        zmm17, zword [rdx + 64]
 	vmovdqu8        zmm18, zword [rdx + 128]
 	vmovdqu8        zmm19, zword [rdx + 192]
+; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
 	vpshufb         zmm16, zmm16, zmm20
 	vbroadcasti32x4 zmm15, oword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm15
@@ -5911,61 +6364,63 @@ L.gcm_dec_school_rec_main_aes128:
 	vpshufb         zmm18, zmm18, zmm20
 	vpshufb         zmm19, zmm19, zmm20
 	vpxord          zmm16, zmm16, zmm10             ; the running hash joins block 0
-	vpclmulqdq      zmm8, zmm16, zmm22, 0
+	vpclmulqdq      zmm8, zmm16, zmm22, 0           ; a_L*ha_L
 	vbroadcasti32x4 zmm15, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpclmulqdq      zmm9, zmm17, zmm23, 0
+	vpclmulqdq      zmm9, zmm17, zmm23, 0           ; b_L*hb_L
 	vpxord          zmm5, zmm8, zmm9
-	vpclmulqdq      zmm8, zmm16, zmm22, 17
-	vpclmulqdq      zmm9, zmm17, zmm23, 17
+	vpclmulqdq      zmm8, zmm16, zmm22, 17          ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm17, zmm23, 17          ; b_H*hb_H
 	vpxord          zmm7, zmm8, zmm9
 	vaesenc         zmm0, zmm0, zmm31
 	vaesenc         zmm1, zmm1, zmm31
 	vaesenc         zmm2, zmm2, zmm31
 	vaesenc         zmm3, zmm3, zmm31
-	vpclmulqdq      zmm8, zmm16, zmm22, 1
-	vpclmulqdq      zmm16, zmm16, zmm22, 16
+	vpclmulqdq      zmm8, zmm16, zmm22, 1           ; a_H*ha_L
+	vpclmulqdq      zmm16, zmm16, zmm22, 16         ; a_L*ha_H
 	vpxord          zmm6, zmm8, zmm16
-	vpclmulqdq      zmm8, zmm17, zmm23, 1
-	vpclmulqdq      zmm17, zmm17, zmm23, 16
+	vpclmulqdq      zmm8, zmm17, zmm23, 1           ; b_H*hb_L
+	vpclmulqdq      zmm17, zmm17, zmm23, 16         ; b_L*hb_H
 	vaesenc         zmm0, zmm0, zmm30
 	vaesenc         zmm1, zmm1, zmm30
 	vaesenc         zmm2, zmm2, zmm30
 	vaesenc         zmm3, zmm3, zmm30
 	vpternlogd      zmm6, zmm8, zmm17, 150
-	vpclmulqdq      zmm8, zmm18, zmm24, 0
-	vpclmulqdq      zmm9, zmm19, zmm25, 0
+	vpclmulqdq      zmm8, zmm18, zmm24, 0           ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm19, zmm25, 0           ; b_L*hb_L
 	vpternlogd      zmm5, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm18, zmm24, 17
+	vpclmulqdq      zmm8, zmm18, zmm24, 17          ; a_H*ha_H
 	vaesenc         zmm0, zmm0, zmm29
 	vaesenc         zmm1, zmm1, zmm29
 	vaesenc         zmm2, zmm2, zmm29
 	vaesenc         zmm3, zmm3, zmm29
-	vpclmulqdq      zmm9, zmm19, zmm25, 17
+	vpclmulqdq      zmm9, zmm19, zmm25, 17          ; b_H*hb_H
 	vpternlogd      zmm7, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm18, zmm24, 1
-	vpclmulqdq      zmm18, zmm18, zmm24, 16
+	vpclmulqdq      zmm8, zmm18, zmm24, 1           ; a_H*ha_L
+	vpclmulqdq      zmm18, zmm18, zmm24, 16         ; a_L*ha_H
 	vpternlogd      zmm6, zmm8, zmm18, 150
 	vaesenc         zmm0, zmm0, zmm28
 	vaesenc         zmm1, zmm1, zmm28
 	vaesenc         zmm2, zmm2, zmm28
 	vaesenc         zmm3, zmm3, zmm28
-	vpclmulqdq      zmm8, zmm19, zmm25, 1
-	vpclmulqdq      zmm19, zmm19, zmm25, 16
+	vpclmulqdq      zmm8, zmm19, zmm25, 1           ; b_H*hb_L
+	vpclmulqdq      zmm19, zmm19, zmm25, 16         ; b_L*hb_H
 	vpternlogd      zmm6, zmm8, zmm19, 150
-	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         zmm5, zmm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vaesenc         zmm0, zmm0, zmm27
 	vaesenc         zmm1, zmm1, zmm27
 	vaesenc         zmm2, zmm2, zmm27
 	vaesenc         zmm3, zmm3, zmm27
 	vpternlogd      zmm6, zmm5, zmm8, 150
-	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         zmm6, zmm6, 78
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
+; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, zmm7, 1
 	vaesenc         zmm0, zmm0, zmm26
 	vaesenc         zmm1, zmm1, zmm26
@@ -5975,6 +6430,7 @@ L.gcm_dec_school_rec_main_aes128:
 	vextracti32x4   xmm5, zmm7, 3
 	vpxord          xmm10, xmm7, xmm8
 	vpternlogd      xmm10, xmm9, xmm5, 150
+; last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          zmm8, zmm14, zword [rdx]
 	vaesenclast     zmm0, zmm0, zmm8
 	vmovdqu8        zword [rsi], zmm0
@@ -5994,7 +6450,9 @@ L.gcm_dec_school_rec_main_aes128:
 ; LLVM-MCA-END
 	jmp             near L.gcm_dec_school_rec_bulk_done
 L.gcm_dec_school_rec_main_ctr_carry:
+; a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         zmm11, zmm11, zmm20
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpshufb         zmm1, zmm11, zmm20
@@ -6018,6 +6476,7 @@ L.gcm_dec_school_rec_bulk_done:
 L.gcm_dec_school_rec_tail:
 	add             rcx, 256
 	jz              near L.gcm_dec_school_rec_no_data
+; final group dispatch: the fewest vectors that hold the last LEN bytes
 	cmp             rcx, 64
 	jbe             near L.gcm_dec_school_rec_final1
 	cmp             rcx, 128
@@ -6025,6 +6484,7 @@ L.gcm_dec_school_rec_tail:
 	cmp             rcx, 192
 	jbe             near L.gcm_dec_school_rec_final3
 L.gcm_dec_school_rec_final4:
+; the last 4 vectors (1..256 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             r11, [rcx + 15]
 	and             r11, -16
 	lea             r9, [rdi + 752]
@@ -6039,6 +6499,7 @@ L.gcm_dec_school_rec_final4:
 	vmovdqu8        zmm17, [rdx + 64]
 	vmovdqu8        zmm18, [rdx + 128]
 	vmovdqu8        zmm19{k1}{z}, [rdx + 192]       ; zero-padded
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpshufb         zmm1, zmm11, zmm20
@@ -6051,6 +6512,7 @@ L.gcm_dec_school_rec_final4:
 	vpxord          zmm1, zmm1, zmm13
 	vpxord          zmm2, zmm2, zmm13
 	vpxord          zmm3, zmm3, zmm13
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_school_rec_final4_aes128
 	je              near L.gcm_dec_school_rec_final4_aes192
@@ -6081,83 +6543,86 @@ L.gcm_dec_school_rec_final4_aes128:
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
+; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         zmm16, zmm16, zmm20
 	vpshufb         zmm17, zmm17, zmm20
 	vpshufb         zmm18, zmm18, zmm20
 	vpshufb         zmm19, zmm19, zmm20
 	vpxord          zmm16, zmm16, zmm10             ; the running hash joins block 0
-	vpclmulqdq      zmm8, zmm16, zword [r9], 0
+	vpclmulqdq      zmm8, zmm16, zword [r9], 0      ; a_L*ha_L
 	vbroadcasti32x4 zmm15, oword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 0
+	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 0 ; b_L*hb_L
 	vpternlogd      zmm5, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm16, zword [r9], 17
-	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 17
+	vpclmulqdq      zmm8, zmm16, zword [r9], 17     ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 17 ; b_H*hb_H
 	vpternlogd      zmm7, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm16, zword [r9], 1
+	vpclmulqdq      zmm8, zmm16, zword [r9], 1      ; a_H*ha_L
 	vbroadcasti32x4 zmm15, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpclmulqdq      zmm16, zmm16, zword [r9], 16
+	vpclmulqdq      zmm16, zmm16, zword [r9], 16    ; a_L*ha_H
 	vpternlogd      zmm6, zmm8, zmm16, 150
-	vpclmulqdq      zmm8, zmm17, zword [r9 + 64], 1
-	vpclmulqdq      zmm17, zmm17, zword [r9 + 64], 16
+	vpclmulqdq      zmm8, zmm17, zword [r9 + 64], 1 ; b_H*hb_L
+	vpclmulqdq      zmm17, zmm17, zword [r9 + 64], 16 ; b_L*hb_H
 	vpternlogd      zmm6, zmm8, zmm17, 150
-	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 0
+	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 0 ; a_L*ha_L
 	vaesenc         zmm0, zmm0, zmm31
 	vaesenc         zmm1, zmm1, zmm31
 	vaesenc         zmm2, zmm2, zmm31
 	vaesenc         zmm3, zmm3, zmm31
-	vpclmulqdq      zmm9, zmm19, zword [r9 + 192], 0
+	vpclmulqdq      zmm9, zmm19, zword [r9 + 192], 0 ; b_L*hb_L
 	vpternlogd      zmm5, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 17
-	vpclmulqdq      zmm9, zmm19, zword [r9 + 192], 17
+	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 17 ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm19, zword [r9 + 192], 17 ; b_H*hb_H
 	vpternlogd      zmm7, zmm8, zmm9, 150
 	vaesenc         zmm0, zmm0, zmm30
 	vaesenc         zmm1, zmm1, zmm30
 	vaesenc         zmm2, zmm2, zmm30
 	vaesenc         zmm3, zmm3, zmm30
-	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 1
-	vpclmulqdq      zmm18, zmm18, zword [r9 + 128], 16
+	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 1 ; a_H*ha_L
+	vpclmulqdq      zmm18, zmm18, zword [r9 + 128], 16 ; a_L*ha_H
 	vpternlogd      zmm6, zmm8, zmm18, 150
-	vpclmulqdq      zmm8, zmm19, zword [r9 + 192], 1
-	vpclmulqdq      zmm19, zmm19, zword [r9 + 192], 16
+	vpclmulqdq      zmm8, zmm19, zword [r9 + 192], 1 ; b_H*hb_L
+	vpclmulqdq      zmm19, zmm19, zword [r9 + 192], 16 ; b_L*hb_H
 	vaesenc         zmm0, zmm0, zmm29
 	vaesenc         zmm1, zmm1, zmm29
 	vaesenc         zmm2, zmm2, zmm29
 	vaesenc         zmm3, zmm3, zmm29
 	vpternlogd      zmm6, zmm8, zmm19, 150
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
-	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0 ; d_L*h_L
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16 ; d_L*h_H
 	vpxord          zmm5, zmm5, zmm8
 	vaesenc         zmm0, zmm0, zmm28
 	vaesenc         zmm1, zmm1, zmm28
 	vaesenc         zmm2, zmm2, zmm28
 	vaesenc         zmm3, zmm3, zmm28
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1 ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150           ; MI ^= both middle products
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
-	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
 	vaesenc         zmm0, zmm0, zmm27
 	vaesenc         zmm1, zmm1, zmm27
 	vaesenc         zmm2, zmm2, zmm27
 	vaesenc         zmm3, zmm3, zmm27
-	vpshufd         zmm5, zmm5, 78
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
-	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         zmm6, zmm6, 78
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
 	vaesenc         zmm0, zmm0, zmm26
 	vaesenc         zmm1, zmm1, zmm26
 	vaesenc         zmm2, zmm2, zmm26
 	vaesenc         zmm3, zmm3, zmm26
+; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, zmm7, 1
 	vextracti32x4   xmm9, zmm7, 2
 	vextracti32x4   xmm5, zmm7, 3
@@ -6178,6 +6643,7 @@ L.gcm_dec_school_rec_final4_aes128:
 	vmovdqu8        [rsi + 192]{k1}, zmm3
 	jmp             near L.gcm_dec_school_rec_tag
 L.gcm_dec_school_rec_final3:
+; the last 3 vectors (1..192 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             r11, [rcx + 15]
 	and             r11, -16
 	lea             r9, [rdi + 752]
@@ -6191,6 +6657,7 @@ L.gcm_dec_school_rec_final3:
 	vmovdqu8        zmm16, [rdx]
 	vmovdqu8        zmm17, [rdx + 64]
 	vmovdqu8        zmm18{k1}{z}, [rdx + 128]       ; zero-padded
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpshufb         zmm1, zmm11, zmm20
@@ -6200,6 +6667,7 @@ L.gcm_dec_school_rec_final3:
 	vpxord          zmm0, zmm0, zmm13
 	vpxord          zmm1, zmm1, zmm13
 	vpxord          zmm2, zmm2, zmm13
+; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_school_rec_final3_aes128
 	je              near L.gcm_dec_school_rec_final3_aes192
@@ -6225,66 +6693,69 @@ L.gcm_dec_school_rec_final3_aes128:
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
+; GHASH products of 3 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         zmm16, zmm16, zmm20
 	vpshufb         zmm17, zmm17, zmm20
 	vpshufb         zmm18, zmm18, zmm20
 	vpxord          zmm16, zmm16, zmm10             ; the running hash joins block 0
-	vpclmulqdq      zmm8, zmm16, zword [r9], 0
+	vpclmulqdq      zmm8, zmm16, zword [r9], 0      ; a_L*ha_L
 	vbroadcasti32x4 zmm15, oword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
-	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 0
+	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 0 ; b_L*hb_L
 	vpternlogd      zmm5, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm16, zword [r9], 17
-	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 17
+	vpclmulqdq      zmm8, zmm16, zword [r9], 17     ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 17 ; b_H*hb_H
 	vpternlogd      zmm7, zmm8, zmm9, 150
 	vbroadcasti32x4 zmm15, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
-	vpclmulqdq      zmm8, zmm16, zword [r9], 1
-	vpclmulqdq      zmm16, zmm16, zword [r9], 16
+	vpclmulqdq      zmm8, zmm16, zword [r9], 1      ; a_H*ha_L
+	vpclmulqdq      zmm16, zmm16, zword [r9], 16    ; a_L*ha_H
 	vpternlogd      zmm6, zmm8, zmm16, 150
-	vpclmulqdq      zmm8, zmm17, zword [r9 + 64], 1
-	vpclmulqdq      zmm17, zmm17, zword [r9 + 64], 16
+	vpclmulqdq      zmm8, zmm17, zword [r9 + 64], 1 ; b_H*hb_L
+	vpclmulqdq      zmm17, zmm17, zword [r9 + 64], 16 ; b_L*hb_H
 	vaesenc         zmm0, zmm0, zmm31
 	vaesenc         zmm1, zmm1, zmm31
 	vaesenc         zmm2, zmm2, zmm31
 	vpternlogd      zmm6, zmm8, zmm17, 150
-	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 0
-	vpclmulqdq      zmm9, zmm18, zword [r9 + 128], 16
+	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 0 ; d_L*h_L
+	vpclmulqdq      zmm9, zmm18, zword [r9 + 128], 16 ; d_L*h_H
 	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 1
+	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 1 ; d_H*h_L
 	vaesenc         zmm0, zmm0, zmm30
 	vaesenc         zmm1, zmm1, zmm30
 	vaesenc         zmm2, zmm2, zmm30
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 17
+	vpternlogd      zmm6, zmm8, zmm9, 150           ; MI ^= both middle products
+	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0 ; d_L*h_L
 	vaesenc         zmm0, zmm0, zmm29
 	vaesenc         zmm1, zmm1, zmm29
 	vaesenc         zmm2, zmm2, zmm29
-	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16 ; d_L*h_H
 	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1 ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150           ; MI ^= both middle products
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17 ; d_H*h_H
 	vaesenc         zmm0, zmm0, zmm28
 	vaesenc         zmm1, zmm1, zmm28
 	vaesenc         zmm2, zmm2, zmm28
 	vpxord          zmm7, zmm7, zmm8
-	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         zmm5, zmm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
 	vaesenc         zmm0, zmm0, zmm27
 	vaesenc         zmm1, zmm1, zmm27
 	vaesenc         zmm2, zmm2, zmm27
-	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         zmm6, zmm6, 78
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
+; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, zmm7, 1
 	vaesenc         zmm0, zmm0, zmm26
 	vaesenc         zmm1, zmm1, zmm26
@@ -6305,6 +6776,7 @@ L.gcm_dec_school_rec_final3_aes128:
 	vmovdqu8        [rsi + 128]{k1}, zmm2
 	jmp             near L.gcm_dec_school_rec_tag
 L.gcm_dec_school_rec_final2:
+; the last 2 vectors (1..128 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             r11, [rcx + 15]
 	and             r11, -16
 	lea             r9, [rdi + 752]
@@ -6317,12 +6789,14 @@ L.gcm_dec_school_rec_final2:
 ; place); its GHASH runs between the AES rounds
 	vmovdqu8        zmm16, [rdx]
 	vmovdqu8        zmm17{k1}{z}, [rdx + 64]        ; zero-padded
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpshufb         zmm1, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpxord          zmm0, zmm0, zmm13
 	vpxord          zmm1, zmm1, zmm13
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_school_rec_final2_aes128
 	je              near L.gcm_dec_school_rec_final2_aes192
@@ -6343,51 +6817,54 @@ L.gcm_dec_school_rec_final2_aes128:
 	vbroadcasti32x4 zmm15, oword [r10 - 144]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
+; GHASH products of 2 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         zmm16, zmm16, zmm20
 	vpshufb         zmm17, zmm17, zmm20
 	vpxord          zmm16, zmm16, zmm10             ; the running hash joins block 0
-	vpclmulqdq      zmm8, zmm16, zword [r9], 0
+	vpclmulqdq      zmm8, zmm16, zword [r9], 0      ; a_L*ha_L
 	vbroadcasti32x4 zmm15, oword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
-	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 0
+	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 0 ; b_L*hb_L
 	vpternlogd      zmm5, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm16, zword [r9], 17
-	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 17
+	vpclmulqdq      zmm8, zmm16, zword [r9], 17     ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 17 ; b_H*hb_H
 	vbroadcasti32x4 zmm15, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vpternlogd      zmm7, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm16, zword [r9], 1
-	vpclmulqdq      zmm16, zmm16, zword [r9], 16
+	vpclmulqdq      zmm8, zmm16, zword [r9], 1      ; a_H*ha_L
+	vpclmulqdq      zmm16, zmm16, zword [r9], 16    ; a_L*ha_H
 	vpternlogd      zmm6, zmm8, zmm16, 150
 	vaesenc         zmm0, zmm0, zmm31
 	vaesenc         zmm1, zmm1, zmm31
-	vpclmulqdq      zmm8, zmm17, zword [r9 + 64], 1
-	vpclmulqdq      zmm17, zmm17, zword [r9 + 64], 16
+	vpclmulqdq      zmm8, zmm17, zword [r9 + 64], 1 ; b_H*hb_L
+	vpclmulqdq      zmm17, zmm17, zword [r9 + 64], 16 ; b_L*hb_H
 	vpternlogd      zmm6, zmm8, zmm17, 150
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vaesenc         zmm0, zmm0, zmm30
 	vaesenc         zmm1, zmm1, zmm30
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
-	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0 ; d_L*h_L
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16 ; d_L*h_H
 	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1 ; d_H*h_L
 	vaesenc         zmm0, zmm0, zmm29
 	vaesenc         zmm1, zmm1, zmm29
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17
+	vpternlogd      zmm6, zmm8, zmm9, 150           ; MI ^= both middle products
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
-	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
 	vaesenc         zmm0, zmm0, zmm28
 	vaesenc         zmm1, zmm1, zmm28
-	vpshufd         zmm5, zmm5, 78
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
-	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         zmm6, zmm6, 78
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vaesenc         zmm0, zmm0, zmm27
 	vaesenc         zmm1, zmm1, zmm27
 	vpternlogd      zmm7, zmm6, zmm8, 150
+; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, zmm7, 1
 	vextracti32x4   xmm9, zmm7, 2
 	vaesenc         zmm0, zmm0, zmm26
@@ -6404,6 +6881,7 @@ L.gcm_dec_school_rec_final2_aes128:
 	vmovdqu8        [rsi + 64]{k1}, zmm1
 	jmp             near L.gcm_dec_school_rec_tag
 L.gcm_dec_school_rec_final1:
+; the last 1 vector (1..64 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             r11, [rcx + 15]
 	and             r11, -16
 	lea             r9, [rdi + 752]
@@ -6414,9 +6892,11 @@ L.gcm_dec_school_rec_final1:
 ; the ciphertext, read before any output is written (the data may be decrypted in
 ; place); its GHASH runs between the AES rounds
 	vmovdqu8        zmm16{k1}{z}, [rdx]             ; zero-padded
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpxord          zmm0, zmm0, zmm13
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_school_rec_final1_aes128
 	je              near L.gcm_dec_school_rec_final1_aes192
@@ -6432,38 +6912,41 @@ L.gcm_dec_school_rec_final1_aes192:
 L.gcm_dec_school_rec_final1_aes128:
 	vbroadcasti32x4 zmm15, oword [r10 - 144]
 	vaesenc         zmm0, zmm0, zmm15
+; GHASH products of 1 vector: reflect, the running hash joins block 0, LO/MI/HI += the products
 	vpshufb         zmm16, zmm16, zmm20
 	vpxord          zmm16, zmm16, zmm10             ; the running hash joins block 0
-	vpclmulqdq      zmm8, zmm16, zword [r9], 0
-	vpclmulqdq      zmm9, zmm16, zword [r9], 16
+	vpclmulqdq      zmm8, zmm16, zword [r9], 0      ; d_L*h_L
+	vpclmulqdq      zmm9, zmm16, zword [r9], 16     ; d_L*h_H
 	vbroadcasti32x4 zmm15, oword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm15
 	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm16, zword [r9], 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm16, zword [r9], 1      ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150           ; MI ^= both middle products
 	vbroadcasti32x4 zmm15, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm15
-	vpclmulqdq      zmm8, zmm16, zword [r9], 17
+	vpclmulqdq      zmm8, zmm16, zword [r9], 17     ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vaesenc         zmm0, zmm0, zmm31
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
-	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0 ; d_L*h_L
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16 ; d_L*h_H
 	vpxord          zmm5, zmm5, zmm8
 	vaesenc         zmm0, zmm0, zmm30
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1 ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150           ; MI ^= both middle products
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17 ; d_H*h_H
 	vaesenc         zmm0, zmm0, zmm29
 	vpxord          zmm7, zmm7, zmm8
-	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         zmm5, zmm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vaesenc         zmm0, zmm0, zmm28
 	vpternlogd      zmm6, zmm5, zmm8, 150
-	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         zmm6, zmm6, 78
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vaesenc         zmm0, zmm0, zmm27
 	vpternlogd      zmm7, zmm6, zmm8, 150
+; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, zmm7, 1
 	vextracti32x4   xmm9, zmm7, 2
 	vaesenc         zmm0, zmm0, zmm26
@@ -6476,27 +6959,31 @@ L.gcm_dec_school_rec_final1_aes128:
 	vmovdqu8        [rsi]{k1}, zmm0
 	jmp             near L.gcm_dec_school_rec_tag
 L.gcm_dec_school_rec_no_data:
+; no text left: the lengths block alone joins the sum
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpxord          xmm4, xmm4, xmm10
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0
-	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0 ; d_L*h_L
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16 ; d_L*h_H
 	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1 ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150           ; MI ^= both middle products
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
-	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (x^63+x^62+x^57)
-	vpshufd         zmm5, zmm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
-	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (x^63+x^62+x^57)
-	vpshufd         zmm6, zmm6, 78
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
+; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	vextracti32x4   xmm8, zmm7, 1
 	vextracti32x4   xmm9, zmm7, 2
 	vextracti32x4   xmm5, zmm7, 3
 	vpxord          xmm10, xmm7, xmm8
 	vpternlogd      xmm10, xmm9, xmm5, 150
 L.gcm_dec_school_rec_tag:
+; tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)
 	vpshufb         xmm10, xmm10, xmm20
 	vpxord          xmm10, xmm10, oword [r8 + 48]
 	vmovdqu8        oword [r8 + 48], xmm10

@@ -7,16 +7,16 @@
 #   (or: make gen ISA=avx10_512 MODE=xctr KEYS=reg TAIL=4 UNROLL=8)
 # The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
 #
-# void aesgen_xctr_crypt_avx10_512(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src,
-#                    size_t len, const uint8_t iv[16], uint64_t index);
+# int aesgen_xctr_crypt_avx10_512(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src,
+#                    size_t len, const uint8_t iv[16], uint64_t index);   returns 0
 #
 # XCTR, the counter mode of HCTR2: block j of this call is AES_K(iv ^ LE128(index + j)).
 # The C caller keeps index + blocks below 2^64, so only the low quadword ever counts.
 # AES-128/192/256 share this code (rounds read from the key).
 #
-# Design: CTR holds 4 consecutive indexes as little-endian 128-bit integers (one
-# per lane); one XOR with (iv ^ round key 0) gives the whitened AES input, so XCTR needs
-# no byte swap.  The last round takes (last key ^ data), fusing the keystream XOR.
+# Counter form: XCTR's counter is little-endian, so CTR holds 4 consecutive indexes
+# as little-endian 128-bit integers (one per lane) and vpaddq advances them; one XOR with
+# IVK = (iv ^ round key 0) gives the whitened AES input: no byte swap, no carry path.  The last round takes (last key ^ data), fusing the keystream XOR.
 # 8 vectors per main-loop iteration, then groups of 4; the
 # final partial vector uses opmasks.
 #
@@ -37,11 +37,15 @@ aesgen_xctr_crypt_avx10_512:
 	endbr64
 	test            %rcx, %rcx
 	{disp32} jz     .Lxctr_return
+# ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+# from the end so that every key size runs the same last nine rounds
 	mov             240(%rdi), %eax
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &rk[rounds]
 	cmp             $16, %rcx
 	{disp32} jbe    .Lxctr_one_block
+# round keys into their registers (the plan's KLAST-m = rk[ROUNDS - m]); AES-192
+# and AES-256 have two and four more middle keys than AES-128
 	vbroadcasti32x4 (%r10), %zmm12
 	vbroadcasti32x4 -16(%r10), %zmm13
 	vbroadcasti32x4 -32(%r10), %zmm14
@@ -78,6 +82,7 @@ aesgen_xctr_crypt_avx10_512:
 .Lxctr_group_loop:
 	cmp             $256, %rcx
 	{disp32} jb     .Lxctr_final
+# counter blocks: (iv ^ round key 0) ^ index, index += INC (4 per vector)
 	vpxord          %zmm10, %zmm8, %zmm0
 	vpaddq          %zmm9, %zmm8, %zmm8
 	vpxord          %zmm10, %zmm8, %zmm1
@@ -86,6 +91,7 @@ aesgen_xctr_crypt_avx10_512:
 	vpaddq          %zmm9, %zmm8, %zmm8
 	vpxord          %zmm10, %zmm8, %zmm3
 	vpaddq          %zmm9, %zmm8, %zmm8
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxctr_group_aes128
 	{disp32} je     .Lxctr_group_aes192
@@ -143,6 +149,8 @@ aesgen_xctr_crypt_avx10_512:
 	vaesenc         %zmm13, %zmm1, %zmm1
 	vaesenc         %zmm13, %zmm2, %zmm2
 	vaesenc         %zmm13, %zmm3, %zmm3
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          (%rdx), %zmm12, %zmm11
 	vaesenclast     %zmm11, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi)
@@ -163,6 +171,8 @@ aesgen_xctr_crypt_avx10_512:
 
 # 1..256 bytes remain: pick the final group by the number of vectors they need.
 .Lxctr_final:
+# final group dispatch: the fewest vectors that hold LEN bytes, so that a short
+# message runs only the AES work it needs (its vectors side by side)
 	cmp             $64, %rcx
 	{disp32} jbe    .Lxctr_final1
 	cmp             $128, %rcx
@@ -170,6 +180,7 @@ aesgen_xctr_crypt_avx10_512:
 	cmp             $192, %rcx
 	{disp32} jbe    .Lxctr_final3
 .Lxctr_final4:
+# counter blocks: (iv ^ round key 0) ^ index, index += INC (4 per vector)
 	vpxord          %zmm10, %zmm8, %zmm0
 	vpaddq          %zmm9, %zmm8, %zmm8
 	vpxord          %zmm10, %zmm8, %zmm1
@@ -178,6 +189,7 @@ aesgen_xctr_crypt_avx10_512:
 	vpaddq          %zmm9, %zmm8, %zmm8
 	vpxord          %zmm10, %zmm8, %zmm3
 	vpaddq          %zmm9, %zmm8, %zmm8
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxctr_final4_aes128
 	{disp32} je     .Lxctr_final4_aes192
@@ -235,6 +247,8 @@ aesgen_xctr_crypt_avx10_512:
 	vaesenc         %zmm13, %zmm1, %zmm1
 	vaesenc         %zmm13, %zmm2, %zmm2
 	vaesenc         %zmm13, %zmm3, %zmm3
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          (%rdx), %zmm12, %zmm11
 	vaesenclast     %zmm11, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi)
@@ -247,6 +261,8 @@ aesgen_xctr_crypt_avx10_512:
 	add             $192, %rdx
 	add             $192, %rsi
 	sub             $192, %rcx
+# the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+# read or written, so a page boundary right after the buffers is safe
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # LEN low bits set
 	kmovq           %r11, %k1
@@ -256,12 +272,14 @@ aesgen_xctr_crypt_avx10_512:
 	vmovdqu8        %zmm3, (%rsi){%k1}
 	{disp32} jmp    .Lxctr_return
 .Lxctr_final3:
+# counter blocks: (iv ^ round key 0) ^ index, index += INC (4 per vector)
 	vpxord          %zmm10, %zmm8, %zmm0
 	vpaddq          %zmm9, %zmm8, %zmm8
 	vpxord          %zmm10, %zmm8, %zmm1
 	vpaddq          %zmm9, %zmm8, %zmm8
 	vpxord          %zmm10, %zmm8, %zmm2
 	vpaddq          %zmm9, %zmm8, %zmm8
+# the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxctr_final3_aes128
 	{disp32} je     .Lxctr_final3_aes192
@@ -306,6 +324,8 @@ aesgen_xctr_crypt_avx10_512:
 	vaesenc         %zmm13, %zmm0, %zmm0
 	vaesenc         %zmm13, %zmm1, %zmm1
 	vaesenc         %zmm13, %zmm2, %zmm2
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          (%rdx), %zmm12, %zmm11
 	vaesenclast     %zmm11, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi)
@@ -315,6 +335,8 @@ aesgen_xctr_crypt_avx10_512:
 	add             $128, %rdx
 	add             $128, %rsi
 	sub             $128, %rcx
+# the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+# read or written, so a page boundary right after the buffers is safe
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # LEN low bits set
 	kmovq           %r11, %k1
@@ -324,10 +346,12 @@ aesgen_xctr_crypt_avx10_512:
 	vmovdqu8        %zmm2, (%rsi){%k1}
 	{disp32} jmp    .Lxctr_return
 .Lxctr_final2:
+# counter blocks: (iv ^ round key 0) ^ index, index += INC (4 per vector)
 	vpxord          %zmm10, %zmm8, %zmm0
 	vpaddq          %zmm9, %zmm8, %zmm8
 	vpxord          %zmm10, %zmm8, %zmm1
 	vpaddq          %zmm9, %zmm8, %zmm8
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxctr_final2_aes128
 	{disp32} je     .Lxctr_final2_aes192
@@ -359,12 +383,16 @@ aesgen_xctr_crypt_avx10_512:
 	vaesenc         %zmm14, %zmm1, %zmm1
 	vaesenc         %zmm13, %zmm0, %zmm0
 	vaesenc         %zmm13, %zmm1, %zmm1
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          (%rdx), %zmm12, %zmm11
 	vaesenclast     %zmm11, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi)
 	add             $64, %rdx
 	add             $64, %rsi
 	sub             $64, %rcx
+# the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+# read or written, so a page boundary right after the buffers is safe
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # LEN low bits set
 	kmovq           %r11, %k1
@@ -374,8 +402,10 @@ aesgen_xctr_crypt_avx10_512:
 	vmovdqu8        %zmm1, (%rsi){%k1}
 	{disp32} jmp    .Lxctr_return
 .Lxctr_final1:
+# counter blocks: (iv ^ round key 0) ^ index, index += INC (4 per vector)
 	vpxord          %zmm10, %zmm8, %zmm0
 	vpaddq          %zmm9, %zmm8, %zmm8
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxctr_final1_aes128
 	{disp32} je     .Lxctr_final1_aes192
@@ -394,6 +424,8 @@ aesgen_xctr_crypt_avx10_512:
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm14, %zmm0, %zmm0
 	vaesenc         %zmm13, %zmm0, %zmm0
+# the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+# read or written, so a page boundary right after the buffers is safe
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # LEN low bits set
 	kmovq           %r11, %k1
@@ -409,7 +441,9 @@ aesgen_xctr_crypt_avx10_512:
 	.p2align 6, 0xcc
 .Lxctr_main_loop:
 # LLVM-MCA-BEGIN xctr_avx10_512_main_loop
-# 8 vectors = 512 bytes per iteration
+# main loop: 8 vectors = 512 bytes per iteration; entered with LEN = the bytes
+# left - 512, placed after the epilogue so short messages never jump over it
+# counter blocks: (iv ^ round key 0) ^ index, index += INC (4 per vector)
 	vpxord          %zmm10, %zmm8, %zmm0
 	vpaddq          %zmm9, %zmm8, %zmm8
 	vpxord          %zmm10, %zmm8, %zmm1
@@ -426,6 +460,7 @@ aesgen_xctr_crypt_avx10_512:
 	vpaddq          %zmm9, %zmm8, %zmm8
 	vpxord          %zmm10, %zmm8, %zmm7
 	vpaddq          %zmm9, %zmm8, %zmm8
+# the middle rounds on 8 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxctr_main_aes128
 	{disp32} je     .Lxctr_main_aes192
@@ -535,6 +570,8 @@ aesgen_xctr_crypt_avx10_512:
 	vaesenc         %zmm13, %zmm5, %zmm5
 	vaesenc         %zmm13, %zmm6, %zmm6
 	vaesenc         %zmm13, %zmm7, %zmm7
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          (%rdx), %zmm12, %zmm11
 	vaesenclast     %zmm11, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi)
@@ -567,9 +604,12 @@ aesgen_xctr_crypt_avx10_512:
 	jmp             .Lxctr_main_done
 
 .Lxctr_one_block:
+# 1..16 bytes: one block on xmm, every round key read from memory (none of the
+# vector path's key broadcasts), the upper state untouched (no vzeroupper)
 	vmovq           %r9, %xmm0
 	vpxor           (%r8), %xmm0, %xmm0
 	vpxor           (%rdi), %xmm0, %xmm0
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxctr_one_aes128
 	{disp32} je     .Lxctr_one_aes192
@@ -588,6 +628,8 @@ aesgen_xctr_crypt_avx10_512:
 	vaesenc         -48(%r10), %xmm0, %xmm0
 	vaesenc         -32(%r10), %xmm0, %xmm0
 	vaesenc         -16(%r10), %xmm0, %xmm0
+# the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+# read or written, so a page boundary right after the buffers is safe
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # LEN low bits set
 	kmovq           %r11, %k1

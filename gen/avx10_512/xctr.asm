@@ -10,16 +10,16 @@
 
 	bits 64
 	default abs
-; void aesgen_xctr_crypt_avx10_512(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src,
-;                    size_t len, const uint8_t iv[16], uint64_t index);
+; int aesgen_xctr_crypt_avx10_512(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src,
+;                    size_t len, const uint8_t iv[16], uint64_t index);   returns 0
 ;
 ; XCTR, the counter mode of HCTR2: block j of this call is AES_K(iv ^ LE128(index + j)).
 ; The C caller keeps index + blocks below 2^64, so only the low quadword ever counts.
 ; AES-128/192/256 share this code (rounds read from the key).
 ;
-; Design: CTR holds 4 consecutive indexes as little-endian 128-bit integers (one
-; per lane); one XOR with (iv ^ round key 0) gives the whitened AES input, so XCTR needs
-; no byte swap.  The last round takes (last key ^ data), fusing the keystream XOR.
+; Counter form: XCTR's counter is little-endian, so CTR holds 4 consecutive indexes
+; as little-endian 128-bit integers (one per lane) and vpaddq advances them; one XOR with
+; IVK = (iv ^ round key 0) gives the whitened AES input: no byte swap, no carry path.  The last round takes (last key ^ data), fusing the keystream XOR.
 ; 8 vectors per main-loop iteration, then groups of 4; the
 ; final partial vector uses opmasks.
 ;
@@ -37,11 +37,15 @@ aesgen_xctr_crypt_avx10_512:
 	endbr64
 	test            rcx, rcx
 	jz              near L.xctr_return
+; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+; from the end so that every key size runs the same last nine rounds
 	mov             eax, dword [rdi + 240]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &rk[rounds]
 	cmp             rcx, 16
 	jbe             near L.xctr_one_block
+; round keys into their registers (the plan's KLAST-m = rk[ROUNDS - m]); AES-192
+; and AES-256 have two and four more middle keys than AES-128
 	vbroadcasti32x4 zmm12, oword [r10]
 	vbroadcasti32x4 zmm13, oword [r10 - 16]
 	vbroadcasti32x4 zmm14, oword [r10 - 32]
@@ -78,6 +82,7 @@ L.xctr_main_done:
 L.xctr_group_loop:
 	cmp             rcx, 256
 	jb              near L.xctr_final
+; counter blocks: (iv ^ round key 0) ^ index, index += INC (4 per vector)
 	vpxord          zmm0, zmm8, zmm10
 	vpaddq          zmm8, zmm8, zmm9
 	vpxord          zmm1, zmm8, zmm10
@@ -86,6 +91,7 @@ L.xctr_group_loop:
 	vpaddq          zmm8, zmm8, zmm9
 	vpxord          zmm3, zmm8, zmm10
 	vpaddq          zmm8, zmm8, zmm9
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xctr_group_aes128
 	je              near L.xctr_group_aes192
@@ -143,6 +149,8 @@ L.xctr_group_aes128:
 	vaesenc         zmm1, zmm1, zmm13
 	vaesenc         zmm2, zmm2, zmm13
 	vaesenc         zmm3, zmm3, zmm13
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          zmm11, zmm12, zword [rdx]
 	vaesenclast     zmm0, zmm0, zmm11
 	vmovdqu8        zword [rsi], zmm0
@@ -163,6 +171,8 @@ L.xctr_group_aes128:
 
 ; 1..256 bytes remain: pick the final group by the number of vectors they need.
 L.xctr_final:
+; final group dispatch: the fewest vectors that hold LEN bytes, so that a short
+; message runs only the AES work it needs (its vectors side by side)
 	cmp             rcx, 64
 	jbe             near L.xctr_final1
 	cmp             rcx, 128
@@ -170,6 +180,7 @@ L.xctr_final:
 	cmp             rcx, 192
 	jbe             near L.xctr_final3
 L.xctr_final4:
+; counter blocks: (iv ^ round key 0) ^ index, index += INC (4 per vector)
 	vpxord          zmm0, zmm8, zmm10
 	vpaddq          zmm8, zmm8, zmm9
 	vpxord          zmm1, zmm8, zmm10
@@ -178,6 +189,7 @@ L.xctr_final4:
 	vpaddq          zmm8, zmm8, zmm9
 	vpxord          zmm3, zmm8, zmm10
 	vpaddq          zmm8, zmm8, zmm9
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xctr_final4_aes128
 	je              near L.xctr_final4_aes192
@@ -235,6 +247,8 @@ L.xctr_final4_aes128:
 	vaesenc         zmm1, zmm1, zmm13
 	vaesenc         zmm2, zmm2, zmm13
 	vaesenc         zmm3, zmm3, zmm13
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          zmm11, zmm12, zword [rdx]
 	vaesenclast     zmm0, zmm0, zmm11
 	vmovdqu8        zword [rsi], zmm0
@@ -247,6 +261,8 @@ L.xctr_final4_aes128:
 	add             rdx, 192
 	add             rsi, 192
 	sub             rcx, 192
+; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+; read or written, so a page boundary right after the buffers is safe
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; LEN low bits set
 	kmovq           k1, r11
@@ -256,12 +272,14 @@ L.xctr_final4_aes128:
 	vmovdqu8        [rsi]{k1}, zmm3
 	jmp             near L.xctr_return
 L.xctr_final3:
+; counter blocks: (iv ^ round key 0) ^ index, index += INC (4 per vector)
 	vpxord          zmm0, zmm8, zmm10
 	vpaddq          zmm8, zmm8, zmm9
 	vpxord          zmm1, zmm8, zmm10
 	vpaddq          zmm8, zmm8, zmm9
 	vpxord          zmm2, zmm8, zmm10
 	vpaddq          zmm8, zmm8, zmm9
+; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xctr_final3_aes128
 	je              near L.xctr_final3_aes192
@@ -306,6 +324,8 @@ L.xctr_final3_aes128:
 	vaesenc         zmm0, zmm0, zmm13
 	vaesenc         zmm1, zmm1, zmm13
 	vaesenc         zmm2, zmm2, zmm13
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          zmm11, zmm12, zword [rdx]
 	vaesenclast     zmm0, zmm0, zmm11
 	vmovdqu8        zword [rsi], zmm0
@@ -315,6 +335,8 @@ L.xctr_final3_aes128:
 	add             rdx, 128
 	add             rsi, 128
 	sub             rcx, 128
+; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+; read or written, so a page boundary right after the buffers is safe
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; LEN low bits set
 	kmovq           k1, r11
@@ -324,10 +346,12 @@ L.xctr_final3_aes128:
 	vmovdqu8        [rsi]{k1}, zmm2
 	jmp             near L.xctr_return
 L.xctr_final2:
+; counter blocks: (iv ^ round key 0) ^ index, index += INC (4 per vector)
 	vpxord          zmm0, zmm8, zmm10
 	vpaddq          zmm8, zmm8, zmm9
 	vpxord          zmm1, zmm8, zmm10
 	vpaddq          zmm8, zmm8, zmm9
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xctr_final2_aes128
 	je              near L.xctr_final2_aes192
@@ -359,12 +383,16 @@ L.xctr_final2_aes128:
 	vaesenc         zmm1, zmm1, zmm14
 	vaesenc         zmm0, zmm0, zmm13
 	vaesenc         zmm1, zmm1, zmm13
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          zmm11, zmm12, zword [rdx]
 	vaesenclast     zmm0, zmm0, zmm11
 	vmovdqu8        zword [rsi], zmm0
 	add             rdx, 64
 	add             rsi, 64
 	sub             rcx, 64
+; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+; read or written, so a page boundary right after the buffers is safe
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; LEN low bits set
 	kmovq           k1, r11
@@ -374,8 +402,10 @@ L.xctr_final2_aes128:
 	vmovdqu8        [rsi]{k1}, zmm1
 	jmp             near L.xctr_return
 L.xctr_final1:
+; counter blocks: (iv ^ round key 0) ^ index, index += INC (4 per vector)
 	vpxord          zmm0, zmm8, zmm10
 	vpaddq          zmm8, zmm8, zmm9
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xctr_final1_aes128
 	je              near L.xctr_final1_aes192
@@ -394,6 +424,8 @@ L.xctr_final1_aes128:
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm0, zmm0, zmm14
 	vaesenc         zmm0, zmm0, zmm13
+; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+; read or written, so a page boundary right after the buffers is safe
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; LEN low bits set
 	kmovq           k1, r11
@@ -409,7 +441,9 @@ L.xctr_return:
 	align 64, db 0xcc
 L.xctr_main_loop:
 ; LLVM-MCA-BEGIN xctr_avx10_512_main_loop
-; 8 vectors = 512 bytes per iteration
+; main loop: 8 vectors = 512 bytes per iteration; entered with LEN = the bytes
+; left - 512, placed after the epilogue so short messages never jump over it
+; counter blocks: (iv ^ round key 0) ^ index, index += INC (4 per vector)
 	vpxord          zmm0, zmm8, zmm10
 	vpaddq          zmm8, zmm8, zmm9
 	vpxord          zmm1, zmm8, zmm10
@@ -426,6 +460,7 @@ L.xctr_main_loop:
 	vpaddq          zmm8, zmm8, zmm9
 	vpxord          zmm7, zmm8, zmm10
 	vpaddq          zmm8, zmm8, zmm9
+; the middle rounds on 8 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xctr_main_aes128
 	je              near L.xctr_main_aes192
@@ -535,6 +570,8 @@ L.xctr_main_aes128:
 	vaesenc         zmm5, zmm5, zmm13
 	vaesenc         zmm6, zmm6, zmm13
 	vaesenc         zmm7, zmm7, zmm13
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxord          zmm11, zmm12, zword [rdx]
 	vaesenclast     zmm0, zmm0, zmm11
 	vmovdqu8        zword [rsi], zmm0
@@ -567,9 +604,12 @@ L.xctr_main_aes128:
 	jmp             L.xctr_main_done
 
 L.xctr_one_block:
+; 1..16 bytes: one block on xmm, every round key read from memory (none of the
+; vector path's key broadcasts), the upper state untouched (no vzeroupper)
 	vmovq           xmm0, r9
 	vpxor           xmm0, xmm0, oword [r8]
 	vpxor           xmm0, xmm0, oword [rdi]
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xctr_one_aes128
 	je              near L.xctr_one_aes192
@@ -588,6 +628,8 @@ L.xctr_one_aes128:
 	vaesenc         xmm0, xmm0, oword [r10 - 48]
 	vaesenc         xmm0, xmm0, oword [r10 - 32]
 	vaesenc         xmm0, xmm0, oword [r10 - 16]
+; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+; read or written, so a page boundary right after the buffers is safe
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; LEN low bits set
 	kmovq           k1, r11

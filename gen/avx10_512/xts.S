@@ -14,10 +14,20 @@
 # tweak key's encryption schedule.  Block j is E_K1(block ^ T*x^j) ^ T*x^j with T = E_K2(iv),
 # products in GF(2^128) modulo x^128 + x^7 + x^2 + x + 1 (little-endian bits).
 #
-# Design: BASE holds the tweaks of the next 4 block(s), one per 128-bit lane; vector j of an
-# iteration uses BASE * x^(4*j), each computed straight from BASE (a shift and a
-# carry-less multiply by 0x87 per vector, not a serial chain).  The tweak is XORed in with
-# round key 0 (one vpternlogd) and folded into the last round key.
+# The tweak step.  IEEE 1619 reads a tweak as a little-endian 128-bit integer whose bit i
+# is the coefficient of x^i in GF(2^128) = GF(2)[x] / (x^128 + x^7 + x^2 + x + 1), and the
+# next block's tweak is T*x: a left shift by one bit, and when bit 127 falls out,
+# x^128 = x^7 + x^2 + x + 1 puts 0x87 into the low byte.  Here a vector's tweaks are made
+# k steps at once (mul_xk): T*x^k is T shifted left by k bits (as two quadwords, the low
+# one's top k bits carried into the high one, or as whole bytes when k is a multiple of
+# 8), plus the k bits shifted out of the top, times 0x87 as one carry-less multiply
+# (vpclmulqdq; k <= 64, so the product fits in 72 bits and needs no second fold).
+#
+# Several tweaks per vector: BASE holds the tweaks of the next 4 block(s), one per
+# 128-bit lane (T, T*x, ..., made once at the start); vector j of an iteration uses
+# BASE * x^(4*j), each made straight from BASE (independent shifts and multiplies,
+# not a serial chain), and BASE moves on by x^(4*vectors).  The tweak is XORed in with round key 0 (one vpternlogd)
+# and folded into the last round key (aesenclast(x, k ^ t) = aesenclast(x, k) ^ t).
 # 4 vectors per main-loop iteration; the rest goes through a final group of 1..4 vectors
 # whose last may hold fewer blocks than lanes (opmask); a partial last block is
 # handled by ciphertext stealing on xmm.
@@ -40,12 +50,13 @@
 aesgen_xts_encrypt_avx10_512:
 	.cfi_startproc
 	endbr64
-	mov             240(%rdi), %eax
+	mov             240(%rdi), %eax                 # key1 and key2 share the size
 # T = E_K2(iv), on xmm with the tweak key read from memory
 	lea             (%rsi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10
 	vmovdqu8        (%r9), %xmm0
 	vpxord          (%rsi), %xmm0, %xmm0
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_tweak_aes128
 	{disp32} je     .Lxts_enc_tweak_aes192
@@ -67,6 +78,8 @@ aesgen_xts_encrypt_avx10_512:
 	vaesenclast     (%r10), %xmm0, %xmm0
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &key1[rounds]
+# round keys into their registers (the plan's KLAST-m = rk[ROUNDS - m]); AES-192
+# and AES-256 have two and four more middle keys than AES-128
 	vbroadcasti32x4 (%rdi), %zmm9
 	vbroadcasti32x4 (%r10), %zmm10
 	vbroadcasti32x4 -16(%r10), %zmm14
@@ -88,24 +101,28 @@ aesgen_xts_encrypt_avx10_512:
 .Lxts_enc_keys_loaded:
 	vbroadcasti32x4 .Lxts_poly(%rip), %zmm1
 # BASE = T, T*x, T*x^2, T*x^3 in lanes 0..3
+# xmm8 = xmm0 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          $63, %xmm0, %xmm2               # top 1 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
 	vpsllq          $1, %xmm0, %xmm8
 	vpternlogd      $150, %xmm3, %xmm2, %xmm8
 	vinserti32x4    $1, %xmm8, %zmm0, %zmm0
+# xmm8 = xmm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
 	vpsrlq          $62, %xmm0, %xmm2               # top 2 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
 	vpsllq          $2, %xmm0, %xmm8
 	vpternlogd      $150, %xmm3, %xmm2, %xmm8
 	vinserti32x4    $2, %xmm8, %zmm0, %zmm0
+# xmm8 = xmm0 * x^3: shift left, fold the 3 bits shifted out back in times 0x87
 	vpsrlq          $61, %xmm0, %xmm2               # top 3 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
 	vpsllq          $3, %xmm0, %xmm8
 	vpternlogd      $150, %xmm3, %xmm2, %xmm8
 	vinserti32x4    $3, %xmm8, %zmm0, %zmm0
+# PART = len % 16; stealing takes the last whole block and the PART bytes after it
 	mov             %r8d, %esi
 	and             $15, %esi                       # bytes past the last whole block
 	{disp32} jz     .Lxts_enc_whole_blocks
@@ -117,6 +134,7 @@ aesgen_xts_encrypt_avx10_512:
 .Lxts_enc_main_done:
 	add             $256, %r8
 	{disp32} jz     .Lxts_enc_no_tail
+# final group dispatch: the fewest vectors that hold LEN bytes (whole blocks)
 	cmp             $64, %r8
 	{disp32} jbe    .Lxts_enc_final1
 	cmp             $128, %r8
@@ -124,37 +142,47 @@ aesgen_xts_encrypt_avx10_512:
 	cmp             $192, %r8
 	{disp32} jbe    .Lxts_enc_final3
 .Lxts_enc_final4:
+# the tweaks of 4 vectors: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       %zmm0, %zmm8
+# zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
 	vpsrlq          $60, %zmm0, %zmm2               # top 4 bits of each half
 	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
 	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
 	vpsllq          $4, %zmm0, %zmm11
 	vpternlogd      $150, %zmm3, %zmm2, %zmm11
+# zmm12 = zmm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
 	vpsrldq         $15, %zmm0, %zmm2               # the top 8 bits
 	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
 	vpslldq         $1, %zmm0, %zmm12
 	vpxord          %zmm2, %zmm12, %zmm12
+# zmm13 = zmm0 * x^12: shift left, fold the 12 bits shifted out back in times 0x87
 	vpsrlq          $52, %zmm0, %zmm2               # top 12 bits of each half
 	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
 	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
 	vpsllq          $12, %zmm0, %zmm13
 	vpternlogd      $150, %zmm3, %zmm2, %zmm13
+# zmm0 = zmm0 * x^16: shift left, fold the 16 bits shifted out back in times 0x87
 	vpsrldq         $14, %zmm0, %zmm2               # the top 16 bits
 	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
 	vpslldq         $2, %zmm0, %zmm0
 	vpxord          %zmm2, %zmm0, %zmm0
 	sub             $192, %r8                       # bytes in the last vector
+# zmm4 = data ^ tweak ^ round key 0
 	vmovdqu8        (%rcx), %zmm4
 	vpternlogd      $150, %zmm8, %zmm9, %zmm4
+# zmm5 = data ^ tweak ^ round key 0
 	vmovdqu8        64(%rcx), %zmm5
 	vpternlogd      $150, %zmm11, %zmm9, %zmm5
+# zmm6 = data ^ tweak ^ round key 0
 	vmovdqu8        128(%rcx), %zmm6
 	vpternlogd      $150, %zmm12, %zmm9, %zmm6
 	mov             $-1, %r11
 	bzhi            %r8, %r11, %r11
 	kmovq           %r11, %k1
+# zmm7 = data ^ tweak ^ round key 0
 	vmovdqu8        192(%rcx), %zmm7{%k1}{z}
 	vpternlogd      $150, %zmm13, %zmm9, %zmm7
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_final4_aes128
 	{disp32} je     .Lxts_enc_final4_aes192
@@ -229,6 +257,7 @@ aesgen_xts_encrypt_avx10_512:
 	add             $192, %rcx
 	add             $192, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+# zmm13 = zmm13 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          $63, %zmm13, %zmm2              # top 1 bits of each half
 	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
 	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
@@ -239,31 +268,39 @@ aesgen_xts_encrypt_avx10_512:
 	vpermd          %zmm13, %zmm3, %zmm2
 	{disp32} jmp    .Lxts_enc_steal_or_done
 .Lxts_enc_final3:
+# the tweaks of 3 vectors: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       %zmm0, %zmm8
+# zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
 	vpsrlq          $60, %zmm0, %zmm2               # top 4 bits of each half
 	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
 	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
 	vpsllq          $4, %zmm0, %zmm11
 	vpternlogd      $150, %zmm3, %zmm2, %zmm11
+# zmm12 = zmm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
 	vpsrldq         $15, %zmm0, %zmm2               # the top 8 bits
 	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
 	vpslldq         $1, %zmm0, %zmm12
 	vpxord          %zmm2, %zmm12, %zmm12
+# zmm0 = zmm0 * x^12: shift left, fold the 12 bits shifted out back in times 0x87
 	vpsrlq          $52, %zmm0, %zmm2               # top 12 bits of each half
 	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
 	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
 	vpsllq          $12, %zmm0, %zmm0
 	vpternlogd      $150, %zmm3, %zmm2, %zmm0
 	sub             $128, %r8                       # bytes in the last vector
+# zmm4 = data ^ tweak ^ round key 0
 	vmovdqu8        (%rcx), %zmm4
 	vpternlogd      $150, %zmm8, %zmm9, %zmm4
+# zmm5 = data ^ tweak ^ round key 0
 	vmovdqu8        64(%rcx), %zmm5
 	vpternlogd      $150, %zmm11, %zmm9, %zmm5
 	mov             $-1, %r11
 	bzhi            %r8, %r11, %r11
 	kmovq           %r11, %k1
+# zmm6 = data ^ tweak ^ round key 0
 	vmovdqu8        128(%rcx), %zmm6{%k1}{z}
 	vpternlogd      $150, %zmm12, %zmm9, %zmm6
+# the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_final3_aes128
 	{disp32} je     .Lxts_enc_final3_aes192
@@ -322,6 +359,7 @@ aesgen_xts_encrypt_avx10_512:
 	add             $128, %rcx
 	add             $128, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+# zmm12 = zmm12 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          $63, %zmm12, %zmm2              # top 1 bits of each half
 	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
 	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
@@ -332,24 +370,30 @@ aesgen_xts_encrypt_avx10_512:
 	vpermd          %zmm12, %zmm3, %zmm2
 	{disp32} jmp    .Lxts_enc_steal_or_done
 .Lxts_enc_final2:
+# the tweaks of 2 vectors: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       %zmm0, %zmm8
+# zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
 	vpsrlq          $60, %zmm0, %zmm2               # top 4 bits of each half
 	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
 	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
 	vpsllq          $4, %zmm0, %zmm11
 	vpternlogd      $150, %zmm3, %zmm2, %zmm11
+# zmm0 = zmm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
 	vpsrldq         $15, %zmm0, %zmm2               # the top 8 bits
 	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
 	vpslldq         $1, %zmm0, %zmm0
 	vpxord          %zmm2, %zmm0, %zmm0
 	sub             $64, %r8                        # bytes in the last vector
+# zmm4 = data ^ tweak ^ round key 0
 	vmovdqu8        (%rcx), %zmm4
 	vpternlogd      $150, %zmm8, %zmm9, %zmm4
 	mov             $-1, %r11
 	bzhi            %r8, %r11, %r11
 	kmovq           %r11, %k1
+# zmm5 = data ^ tweak ^ round key 0
 	vmovdqu8        64(%rcx), %zmm5{%k1}{z}
 	vpternlogd      $150, %zmm11, %zmm9, %zmm5
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_final2_aes128
 	{disp32} je     .Lxts_enc_final2_aes192
@@ -392,6 +436,7 @@ aesgen_xts_encrypt_avx10_512:
 	add             $64, %rcx
 	add             $64, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+# zmm11 = zmm11 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          $63, %zmm11, %zmm2              # top 1 bits of each half
 	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
 	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
@@ -402,7 +447,9 @@ aesgen_xts_encrypt_avx10_512:
 	vpermd          %zmm11, %zmm3, %zmm2
 	{disp32} jmp    .Lxts_enc_steal_or_done
 .Lxts_enc_final1:
+# the tweaks of 1 vector: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       %zmm0, %zmm8
+# zmm0 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
 	vpsrlq          $60, %zmm0, %zmm2               # top 4 bits of each half
 	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
 	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
@@ -411,8 +458,10 @@ aesgen_xts_encrypt_avx10_512:
 	mov             $-1, %r11
 	bzhi            %r8, %r11, %r11
 	kmovq           %r11, %k1
+# zmm4 = data ^ tweak ^ round key 0
 	vmovdqu8        (%rcx), %zmm4{%k1}{z}
 	vpternlogd      $150, %zmm8, %zmm9, %zmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_final1_aes128
 	{disp32} je     .Lxts_enc_final1_aes192
@@ -437,6 +486,7 @@ aesgen_xts_encrypt_avx10_512:
 	add             %r8, %rcx
 	add             %r8, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+# zmm8 = zmm8 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          $63, %zmm8, %zmm2               # top 1 bits of each half
 	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
 	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
@@ -452,6 +502,9 @@ aesgen_xts_encrypt_avx10_512:
 .Lxts_enc_steal_or_done:
 	test            %rsi, %rsi
 	{disp32} jz     .Lxts_enc_return
+# ciphertext stealing on xmm: TA = the last whole block's tweak, TB = TA * x
+# (encryption: the last whole block under TA, the stolen block under TB)
+# xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          $63, %xmm2, %xmm8               # top 1 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm8, %xmm0         # high half's, times 0x87
 	vpslldq         $8, %xmm8, %xmm8                # low half's carry into high
@@ -460,6 +513,7 @@ aesgen_xts_encrypt_avx10_512:
 	vmovdqu8        (%rcx,%rsi,1), %xmm8            # last 16 bytes of src
 	vpxord          (%rcx), %xmm2, %xmm4
 	vpxord          (%rdi), %xmm4, %xmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_steal_a_aes128
 	{disp32} je     .Lxts_enc_steal_a_aes192
@@ -494,6 +548,7 @@ aesgen_xts_encrypt_avx10_512:
 	vmovdqu8        %xmm1, (%rdx,%rsi,1)
 	vpxord          %xmm3, %xmm4, %xmm4
 	vpxord          (%rdi), %xmm4, %xmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_steal_b_aes128
 	{disp32} je     .Lxts_enc_steal_b_aes192
@@ -523,34 +578,44 @@ aesgen_xts_encrypt_avx10_512:
 	.p2align 6, 0xcc
 .Lxts_enc_main_loop:
 # LLVM-MCA-BEGIN xts_enc_avx10_512_main_loop
-# 4 vectors = 256 bytes per iteration
+# main loop: 4 vectors = 256 bytes per iteration, out of line after the epilogue
+# the tweaks of 4 vectors: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       %zmm0, %zmm8
+# zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
 	vpsrlq          $60, %zmm0, %zmm2               # top 4 bits of each half
 	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
 	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
 	vpsllq          $4, %zmm0, %zmm11
 	vpternlogd      $150, %zmm3, %zmm2, %zmm11
+# zmm12 = zmm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
 	vpsrldq         $15, %zmm0, %zmm2               # the top 8 bits
 	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
 	vpslldq         $1, %zmm0, %zmm12
 	vpxord          %zmm2, %zmm12, %zmm12
+# zmm13 = zmm0 * x^12: shift left, fold the 12 bits shifted out back in times 0x87
 	vpsrlq          $52, %zmm0, %zmm2               # top 12 bits of each half
 	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
 	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
 	vpsllq          $12, %zmm0, %zmm13
 	vpternlogd      $150, %zmm3, %zmm2, %zmm13
+# zmm0 = zmm0 * x^16: shift left, fold the 16 bits shifted out back in times 0x87
 	vpsrldq         $14, %zmm0, %zmm2               # the top 16 bits
 	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
 	vpslldq         $2, %zmm0, %zmm0
 	vpxord          %zmm2, %zmm0, %zmm0
+# zmm4 = data ^ tweak ^ round key 0
 	vmovdqu8        (%rcx), %zmm4
 	vpternlogd      $150, %zmm8, %zmm9, %zmm4
+# zmm5 = data ^ tweak ^ round key 0
 	vmovdqu8        64(%rcx), %zmm5
 	vpternlogd      $150, %zmm11, %zmm9, %zmm5
+# zmm6 = data ^ tweak ^ round key 0
 	vmovdqu8        128(%rcx), %zmm6
 	vpternlogd      $150, %zmm12, %zmm9, %zmm6
+# zmm7 = data ^ tweak ^ round key 0
 	vmovdqu8        192(%rcx), %zmm7
 	vpternlogd      $150, %zmm13, %zmm9, %zmm7
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_main_aes128
 	{disp32} je     .Lxts_enc_main_aes192
@@ -608,6 +673,7 @@ aesgen_xts_encrypt_avx10_512:
 	vaesenc         %zmm14, %zmm5, %zmm5
 	vaesenc         %zmm14, %zmm6, %zmm6
 	vaesenc         %zmm14, %zmm7, %zmm7
+# last round with the tweak folded into the key: the output is the block ^ tweak
 	vpxord          %zmm8, %zmm10, %zmm2
 	vaesenclast     %zmm2, %zmm4, %zmm4
 	vmovdqu8        %zmm4, (%rdx)
@@ -636,10 +702,20 @@ aesgen_xts_encrypt_avx10_512:
 # tweak key's encryption schedule.  Block j is D_K1(block ^ T*x^j) ^ T*x^j with T = E_K2(iv),
 # products in GF(2^128) modulo x^128 + x^7 + x^2 + x + 1 (little-endian bits).
 #
-# Design: BASE holds the tweaks of the next 4 block(s), one per 128-bit lane; vector j of an
-# iteration uses BASE * x^(4*j), each computed straight from BASE (a shift and a
-# carry-less multiply by 0x87 per vector, not a serial chain).  The tweak is XORed in with
-# round key 0 (one vpternlogd) and folded into the last round key.
+# The tweak step.  IEEE 1619 reads a tweak as a little-endian 128-bit integer whose bit i
+# is the coefficient of x^i in GF(2^128) = GF(2)[x] / (x^128 + x^7 + x^2 + x + 1), and the
+# next block's tweak is T*x: a left shift by one bit, and when bit 127 falls out,
+# x^128 = x^7 + x^2 + x + 1 puts 0x87 into the low byte.  Here a vector's tweaks are made
+# k steps at once (mul_xk): T*x^k is T shifted left by k bits (as two quadwords, the low
+# one's top k bits carried into the high one, or as whole bytes when k is a multiple of
+# 8), plus the k bits shifted out of the top, times 0x87 as one carry-less multiply
+# (vpclmulqdq; k <= 64, so the product fits in 72 bits and needs no second fold).
+#
+# Several tweaks per vector: BASE holds the tweaks of the next 4 block(s), one per
+# 128-bit lane (T, T*x, ..., made once at the start); vector j of an iteration uses
+# BASE * x^(4*j), each made straight from BASE (independent shifts and multiplies,
+# not a serial chain), and BASE moves on by x^(4*vectors).  The tweak is XORed in with round key 0 (one vpternlogd)
+# and folded into the last round key (aesenclast(x, k ^ t) = aesenclast(x, k) ^ t).
 # 4 vectors per main-loop iteration; the rest goes through a final group of 1..4 vectors
 # whose last may hold fewer blocks than lanes (opmask); a partial last block is
 # handled by ciphertext stealing on xmm.
@@ -662,12 +738,13 @@ aesgen_xts_encrypt_avx10_512:
 aesgen_xts_decrypt_avx10_512:
 	.cfi_startproc
 	endbr64
-	mov             240(%rdi), %eax
+	mov             240(%rdi), %eax                 # key1 and key2 share the size
 # T = E_K2(iv), on xmm with the tweak key read from memory
 	lea             (%rsi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10
 	vmovdqu8        (%r9), %xmm0
 	vpxord          (%rsi), %xmm0, %xmm0
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_tweak_aes128
 	{disp32} je     .Lxts_dec_tweak_aes192
@@ -689,6 +766,8 @@ aesgen_xts_decrypt_avx10_512:
 	vaesenclast     (%r10), %xmm0, %xmm0
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &key1[rounds]
+# round keys into their registers (the plan's KLAST-m = rk[ROUNDS - m]); AES-192
+# and AES-256 have two and four more middle keys than AES-128
 	vbroadcasti32x4 (%rdi), %zmm9
 	vbroadcasti32x4 (%r10), %zmm10
 	vbroadcasti32x4 -16(%r10), %zmm14
@@ -710,24 +789,28 @@ aesgen_xts_decrypt_avx10_512:
 .Lxts_dec_keys_loaded:
 	vbroadcasti32x4 .Lxts_poly(%rip), %zmm1
 # BASE = T, T*x, T*x^2, T*x^3 in lanes 0..3
+# xmm8 = xmm0 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          $63, %xmm0, %xmm2               # top 1 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
 	vpsllq          $1, %xmm0, %xmm8
 	vpternlogd      $150, %xmm3, %xmm2, %xmm8
 	vinserti32x4    $1, %xmm8, %zmm0, %zmm0
+# xmm8 = xmm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
 	vpsrlq          $62, %xmm0, %xmm2               # top 2 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
 	vpsllq          $2, %xmm0, %xmm8
 	vpternlogd      $150, %xmm3, %xmm2, %xmm8
 	vinserti32x4    $2, %xmm8, %zmm0, %zmm0
+# xmm8 = xmm0 * x^3: shift left, fold the 3 bits shifted out back in times 0x87
 	vpsrlq          $61, %xmm0, %xmm2               # top 3 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
 	vpsllq          $3, %xmm0, %xmm8
 	vpternlogd      $150, %xmm3, %xmm2, %xmm8
 	vinserti32x4    $3, %xmm8, %zmm0, %zmm0
+# PART = len % 16; stealing takes the last whole block and the PART bytes after it
 	mov             %r8d, %esi
 	and             $15, %esi                       # bytes past the last whole block
 	{disp32} jz     .Lxts_dec_whole_blocks
@@ -739,6 +822,7 @@ aesgen_xts_decrypt_avx10_512:
 .Lxts_dec_main_done:
 	add             $256, %r8
 	{disp32} jz     .Lxts_dec_no_tail
+# final group dispatch: the fewest vectors that hold LEN bytes (whole blocks)
 	cmp             $64, %r8
 	{disp32} jbe    .Lxts_dec_final1
 	cmp             $128, %r8
@@ -746,37 +830,47 @@ aesgen_xts_decrypt_avx10_512:
 	cmp             $192, %r8
 	{disp32} jbe    .Lxts_dec_final3
 .Lxts_dec_final4:
+# the tweaks of 4 vectors: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       %zmm0, %zmm8
+# zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
 	vpsrlq          $60, %zmm0, %zmm2               # top 4 bits of each half
 	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
 	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
 	vpsllq          $4, %zmm0, %zmm11
 	vpternlogd      $150, %zmm3, %zmm2, %zmm11
+# zmm12 = zmm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
 	vpsrldq         $15, %zmm0, %zmm2               # the top 8 bits
 	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
 	vpslldq         $1, %zmm0, %zmm12
 	vpxord          %zmm2, %zmm12, %zmm12
+# zmm13 = zmm0 * x^12: shift left, fold the 12 bits shifted out back in times 0x87
 	vpsrlq          $52, %zmm0, %zmm2               # top 12 bits of each half
 	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
 	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
 	vpsllq          $12, %zmm0, %zmm13
 	vpternlogd      $150, %zmm3, %zmm2, %zmm13
+# zmm0 = zmm0 * x^16: shift left, fold the 16 bits shifted out back in times 0x87
 	vpsrldq         $14, %zmm0, %zmm2               # the top 16 bits
 	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
 	vpslldq         $2, %zmm0, %zmm0
 	vpxord          %zmm2, %zmm0, %zmm0
 	sub             $192, %r8                       # bytes in the last vector
+# zmm4 = data ^ tweak ^ round key 0
 	vmovdqu8        (%rcx), %zmm4
 	vpternlogd      $150, %zmm8, %zmm9, %zmm4
+# zmm5 = data ^ tweak ^ round key 0
 	vmovdqu8        64(%rcx), %zmm5
 	vpternlogd      $150, %zmm11, %zmm9, %zmm5
+# zmm6 = data ^ tweak ^ round key 0
 	vmovdqu8        128(%rcx), %zmm6
 	vpternlogd      $150, %zmm12, %zmm9, %zmm6
 	mov             $-1, %r11
 	bzhi            %r8, %r11, %r11
 	kmovq           %r11, %k1
+# zmm7 = data ^ tweak ^ round key 0
 	vmovdqu8        192(%rcx), %zmm7{%k1}{z}
 	vpternlogd      $150, %zmm13, %zmm9, %zmm7
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_final4_aes128
 	{disp32} je     .Lxts_dec_final4_aes192
@@ -851,6 +945,7 @@ aesgen_xts_decrypt_avx10_512:
 	add             $192, %rcx
 	add             $192, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+# zmm13 = zmm13 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          $63, %zmm13, %zmm2              # top 1 bits of each half
 	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
 	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
@@ -861,31 +956,39 @@ aesgen_xts_decrypt_avx10_512:
 	vpermd          %zmm13, %zmm3, %zmm2
 	{disp32} jmp    .Lxts_dec_steal_or_done
 .Lxts_dec_final3:
+# the tweaks of 3 vectors: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       %zmm0, %zmm8
+# zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
 	vpsrlq          $60, %zmm0, %zmm2               # top 4 bits of each half
 	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
 	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
 	vpsllq          $4, %zmm0, %zmm11
 	vpternlogd      $150, %zmm3, %zmm2, %zmm11
+# zmm12 = zmm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
 	vpsrldq         $15, %zmm0, %zmm2               # the top 8 bits
 	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
 	vpslldq         $1, %zmm0, %zmm12
 	vpxord          %zmm2, %zmm12, %zmm12
+# zmm0 = zmm0 * x^12: shift left, fold the 12 bits shifted out back in times 0x87
 	vpsrlq          $52, %zmm0, %zmm2               # top 12 bits of each half
 	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
 	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
 	vpsllq          $12, %zmm0, %zmm0
 	vpternlogd      $150, %zmm3, %zmm2, %zmm0
 	sub             $128, %r8                       # bytes in the last vector
+# zmm4 = data ^ tweak ^ round key 0
 	vmovdqu8        (%rcx), %zmm4
 	vpternlogd      $150, %zmm8, %zmm9, %zmm4
+# zmm5 = data ^ tweak ^ round key 0
 	vmovdqu8        64(%rcx), %zmm5
 	vpternlogd      $150, %zmm11, %zmm9, %zmm5
 	mov             $-1, %r11
 	bzhi            %r8, %r11, %r11
 	kmovq           %r11, %k1
+# zmm6 = data ^ tweak ^ round key 0
 	vmovdqu8        128(%rcx), %zmm6{%k1}{z}
 	vpternlogd      $150, %zmm12, %zmm9, %zmm6
+# the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_final3_aes128
 	{disp32} je     .Lxts_dec_final3_aes192
@@ -944,6 +1047,7 @@ aesgen_xts_decrypt_avx10_512:
 	add             $128, %rcx
 	add             $128, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+# zmm12 = zmm12 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          $63, %zmm12, %zmm2              # top 1 bits of each half
 	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
 	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
@@ -954,24 +1058,30 @@ aesgen_xts_decrypt_avx10_512:
 	vpermd          %zmm12, %zmm3, %zmm2
 	{disp32} jmp    .Lxts_dec_steal_or_done
 .Lxts_dec_final2:
+# the tweaks of 2 vectors: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       %zmm0, %zmm8
+# zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
 	vpsrlq          $60, %zmm0, %zmm2               # top 4 bits of each half
 	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
 	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
 	vpsllq          $4, %zmm0, %zmm11
 	vpternlogd      $150, %zmm3, %zmm2, %zmm11
+# zmm0 = zmm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
 	vpsrldq         $15, %zmm0, %zmm2               # the top 8 bits
 	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
 	vpslldq         $1, %zmm0, %zmm0
 	vpxord          %zmm2, %zmm0, %zmm0
 	sub             $64, %r8                        # bytes in the last vector
+# zmm4 = data ^ tweak ^ round key 0
 	vmovdqu8        (%rcx), %zmm4
 	vpternlogd      $150, %zmm8, %zmm9, %zmm4
 	mov             $-1, %r11
 	bzhi            %r8, %r11, %r11
 	kmovq           %r11, %k1
+# zmm5 = data ^ tweak ^ round key 0
 	vmovdqu8        64(%rcx), %zmm5{%k1}{z}
 	vpternlogd      $150, %zmm11, %zmm9, %zmm5
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_final2_aes128
 	{disp32} je     .Lxts_dec_final2_aes192
@@ -1014,6 +1124,7 @@ aesgen_xts_decrypt_avx10_512:
 	add             $64, %rcx
 	add             $64, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+# zmm11 = zmm11 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          $63, %zmm11, %zmm2              # top 1 bits of each half
 	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
 	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
@@ -1024,7 +1135,9 @@ aesgen_xts_decrypt_avx10_512:
 	vpermd          %zmm11, %zmm3, %zmm2
 	{disp32} jmp    .Lxts_dec_steal_or_done
 .Lxts_dec_final1:
+# the tweaks of 1 vector: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       %zmm0, %zmm8
+# zmm0 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
 	vpsrlq          $60, %zmm0, %zmm2               # top 4 bits of each half
 	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
 	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
@@ -1033,8 +1146,10 @@ aesgen_xts_decrypt_avx10_512:
 	mov             $-1, %r11
 	bzhi            %r8, %r11, %r11
 	kmovq           %r11, %k1
+# zmm4 = data ^ tweak ^ round key 0
 	vmovdqu8        (%rcx), %zmm4{%k1}{z}
 	vpternlogd      $150, %zmm8, %zmm9, %zmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_final1_aes128
 	{disp32} je     .Lxts_dec_final1_aes192
@@ -1059,6 +1174,7 @@ aesgen_xts_decrypt_avx10_512:
 	add             %r8, %rcx
 	add             %r8, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+# zmm8 = zmm8 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          $63, %zmm8, %zmm2               # top 1 bits of each half
 	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
 	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
@@ -1074,6 +1190,9 @@ aesgen_xts_decrypt_avx10_512:
 .Lxts_dec_steal_or_done:
 	test            %rsi, %rsi
 	{disp32} jz     .Lxts_dec_return
+# ciphertext stealing on xmm: TA = the last whole block's tweak, TB = TA * x
+# (decryption: the last whole block under TB, the stolen block under TA)
+# xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          $63, %xmm2, %xmm8               # top 1 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm8, %xmm0         # high half's, times 0x87
 	vpslldq         $8, %xmm8, %xmm8                # low half's carry into high
@@ -1082,6 +1201,7 @@ aesgen_xts_decrypt_avx10_512:
 	vmovdqu8        (%rcx,%rsi,1), %xmm8            # last 16 bytes of src
 	vpxord          (%rcx), %xmm3, %xmm4
 	vpxord          (%rdi), %xmm4, %xmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_steal_a_aes128
 	{disp32} je     .Lxts_dec_steal_a_aes192
@@ -1116,6 +1236,7 @@ aesgen_xts_decrypt_avx10_512:
 	vmovdqu8        %xmm1, (%rdx,%rsi,1)
 	vpxord          %xmm2, %xmm4, %xmm4
 	vpxord          (%rdi), %xmm4, %xmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_steal_b_aes128
 	{disp32} je     .Lxts_dec_steal_b_aes192
@@ -1145,34 +1266,44 @@ aesgen_xts_decrypt_avx10_512:
 	.p2align 6, 0xcc
 .Lxts_dec_main_loop:
 # LLVM-MCA-BEGIN xts_dec_avx10_512_main_loop
-# 4 vectors = 256 bytes per iteration
+# main loop: 4 vectors = 256 bytes per iteration, out of line after the epilogue
+# the tweaks of 4 vectors: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       %zmm0, %zmm8
+# zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
 	vpsrlq          $60, %zmm0, %zmm2               # top 4 bits of each half
 	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
 	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
 	vpsllq          $4, %zmm0, %zmm11
 	vpternlogd      $150, %zmm3, %zmm2, %zmm11
+# zmm12 = zmm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
 	vpsrldq         $15, %zmm0, %zmm2               # the top 8 bits
 	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
 	vpslldq         $1, %zmm0, %zmm12
 	vpxord          %zmm2, %zmm12, %zmm12
+# zmm13 = zmm0 * x^12: shift left, fold the 12 bits shifted out back in times 0x87
 	vpsrlq          $52, %zmm0, %zmm2               # top 12 bits of each half
 	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
 	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
 	vpsllq          $12, %zmm0, %zmm13
 	vpternlogd      $150, %zmm3, %zmm2, %zmm13
+# zmm0 = zmm0 * x^16: shift left, fold the 16 bits shifted out back in times 0x87
 	vpsrldq         $14, %zmm0, %zmm2               # the top 16 bits
 	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
 	vpslldq         $2, %zmm0, %zmm0
 	vpxord          %zmm2, %zmm0, %zmm0
+# zmm4 = data ^ tweak ^ round key 0
 	vmovdqu8        (%rcx), %zmm4
 	vpternlogd      $150, %zmm8, %zmm9, %zmm4
+# zmm5 = data ^ tweak ^ round key 0
 	vmovdqu8        64(%rcx), %zmm5
 	vpternlogd      $150, %zmm11, %zmm9, %zmm5
+# zmm6 = data ^ tweak ^ round key 0
 	vmovdqu8        128(%rcx), %zmm6
 	vpternlogd      $150, %zmm12, %zmm9, %zmm6
+# zmm7 = data ^ tweak ^ round key 0
 	vmovdqu8        192(%rcx), %zmm7
 	vpternlogd      $150, %zmm13, %zmm9, %zmm7
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_main_aes128
 	{disp32} je     .Lxts_dec_main_aes192
@@ -1230,6 +1361,7 @@ aesgen_xts_decrypt_avx10_512:
 	vaesdec         %zmm14, %zmm5, %zmm5
 	vaesdec         %zmm14, %zmm6, %zmm6
 	vaesdec         %zmm14, %zmm7, %zmm7
+# last round with the tweak folded into the key: the output is the block ^ tweak
 	vpxord          %zmm8, %zmm10, %zmm2
 	vaesdeclast     %zmm2, %zmm4, %zmm4
 	vmovdqu8        %zmm4, (%rdx)

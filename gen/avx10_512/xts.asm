@@ -17,10 +17,20 @@
 ; tweak key's encryption schedule.  Block j is E_K1(block ^ T*x^j) ^ T*x^j with T = E_K2(iv),
 ; products in GF(2^128) modulo x^128 + x^7 + x^2 + x + 1 (little-endian bits).
 ;
-; Design: BASE holds the tweaks of the next 4 block(s), one per 128-bit lane; vector j of an
-; iteration uses BASE * x^(4*j), each computed straight from BASE (a shift and a
-; carry-less multiply by 0x87 per vector, not a serial chain).  The tweak is XORed in with
-; round key 0 (one vpternlogd) and folded into the last round key.
+; The tweak step.  IEEE 1619 reads a tweak as a little-endian 128-bit integer whose bit i
+; is the coefficient of x^i in GF(2^128) = GF(2)[x] / (x^128 + x^7 + x^2 + x + 1), and the
+; next block's tweak is T*x: a left shift by one bit, and when bit 127 falls out,
+; x^128 = x^7 + x^2 + x + 1 puts 0x87 into the low byte.  Here a vector's tweaks are made
+; k steps at once (mul_xk): T*x^k is T shifted left by k bits (as two quadwords, the low
+; one's top k bits carried into the high one, or as whole bytes when k is a multiple of
+; 8), plus the k bits shifted out of the top, times 0x87 as one carry-less multiply
+; (vpclmulqdq; k <= 64, so the product fits in 72 bits and needs no second fold).
+;
+; Several tweaks per vector: BASE holds the tweaks of the next 4 block(s), one per
+; 128-bit lane (T, T*x, ..., made once at the start); vector j of an iteration uses
+; BASE * x^(4*j), each made straight from BASE (independent shifts and multiplies,
+; not a serial chain), and BASE moves on by x^(4*vectors).  The tweak is XORed in with round key 0 (one vpternlogd)
+; and folded into the last round key (aesenclast(x, k ^ t) = aesenclast(x, k) ^ t).
 ; 4 vectors per main-loop iteration; the rest goes through a final group of 1..4 vectors
 ; whose last may hold fewer blocks than lanes (opmask); a partial last block is
 ; handled by ciphertext stealing on xmm.
@@ -40,12 +50,13 @@
 	global aesgen_xts_encrypt_avx10_512:function hidden
 aesgen_xts_encrypt_avx10_512:
 	endbr64
-	mov             eax, dword [rdi + 240]
+	mov             eax, dword [rdi + 240]          ; key1 and key2 share the size
 ; T = E_K2(iv), on xmm with the tweak key read from memory
 	lea             r10, [rsi + rax*8]
 	lea             r10, [r10 + rax*8]
 	vmovdqu8        xmm0, oword [r9]
 	vpxord          xmm0, xmm0, oword [rsi]
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_enc_tweak_aes128
 	je              near L.xts_enc_tweak_aes192
@@ -67,6 +78,8 @@ L.xts_enc_tweak_aes128:
 	vaesenclast     xmm0, xmm0, oword [r10]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &key1[rounds]
+; round keys into their registers (the plan's KLAST-m = rk[ROUNDS - m]); AES-192
+; and AES-256 have two and four more middle keys than AES-128
 	vbroadcasti32x4 zmm9, oword [rdi]
 	vbroadcasti32x4 zmm10, oword [r10]
 	vbroadcasti32x4 zmm14, oword [r10 - 16]
@@ -88,24 +101,28 @@ L.xts_enc_tweak_aes128:
 L.xts_enc_keys_loaded:
 	vbroadcasti32x4 zmm1, oword [rel L.xts_poly]
 ; BASE = T, T*x, T*x^2, T*x^3 in lanes 0..3
+; xmm8 = xmm0 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          xmm2, xmm0, 63                  ; top 1 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
 	vpsllq          xmm8, xmm0, 1
 	vpternlogd      xmm8, xmm2, xmm3, 150
 	vinserti32x4    zmm0, zmm0, xmm8, 1
+; xmm8 = xmm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
 	vpsrlq          xmm2, xmm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
 	vpsllq          xmm8, xmm0, 2
 	vpternlogd      xmm8, xmm2, xmm3, 150
 	vinserti32x4    zmm0, zmm0, xmm8, 2
+; xmm8 = xmm0 * x^3: shift left, fold the 3 bits shifted out back in times 0x87
 	vpsrlq          xmm2, xmm0, 61                  ; top 3 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
 	vpsllq          xmm8, xmm0, 3
 	vpternlogd      xmm8, xmm2, xmm3, 150
 	vinserti32x4    zmm0, zmm0, xmm8, 3
+; PART = len % 16; stealing takes the last whole block and the PART bytes after it
 	mov             esi, r8d
 	and             esi, 15                         ; bytes past the last whole block
 	jz              near L.xts_enc_whole_blocks
@@ -117,6 +134,7 @@ L.xts_enc_whole_blocks:
 L.xts_enc_main_done:
 	add             r8, 256
 	jz              near L.xts_enc_no_tail
+; final group dispatch: the fewest vectors that hold LEN bytes (whole blocks)
 	cmp             r8, 64
 	jbe             near L.xts_enc_final1
 	cmp             r8, 128
@@ -124,37 +142,47 @@ L.xts_enc_main_done:
 	cmp             r8, 192
 	jbe             near L.xts_enc_final3
 L.xts_enc_final4:
+; the tweaks of 4 vectors: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       zmm8, zmm0
+; zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
 	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
 	vpsllq          zmm11, zmm0, 4
 	vpternlogd      zmm11, zmm2, zmm3, 150
+; zmm12 = zmm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
 	vpsrldq         zmm2, zmm0, 15                  ; the top 8 bits
 	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
 	vpslldq         zmm12, zmm0, 1
 	vpxord          zmm12, zmm12, zmm2
+; zmm13 = zmm0 * x^12: shift left, fold the 12 bits shifted out back in times 0x87
 	vpsrlq          zmm2, zmm0, 52                  ; top 12 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
 	vpsllq          zmm13, zmm0, 12
 	vpternlogd      zmm13, zmm2, zmm3, 150
+; zmm0 = zmm0 * x^16: shift left, fold the 16 bits shifted out back in times 0x87
 	vpsrldq         zmm2, zmm0, 14                  ; the top 16 bits
 	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
 	vpslldq         zmm0, zmm0, 2
 	vpxord          zmm0, zmm0, zmm2
 	sub             r8, 192                         ; bytes in the last vector
+; zmm4 = data ^ tweak ^ round key 0
 	vmovdqu8        zmm4, [rcx]
 	vpternlogd      zmm4, zmm9, zmm8, 150
+; zmm5 = data ^ tweak ^ round key 0
 	vmovdqu8        zmm5, [rcx + 64]
 	vpternlogd      zmm5, zmm9, zmm11, 150
+; zmm6 = data ^ tweak ^ round key 0
 	vmovdqu8        zmm6, [rcx + 128]
 	vpternlogd      zmm6, zmm9, zmm12, 150
 	mov             r11, -1
 	bzhi            r11, r11, r8
 	kmovq           k1, r11
+; zmm7 = data ^ tweak ^ round key 0
 	vmovdqu8        zmm7{k1}{z}, [rcx + 192]
 	vpternlogd      zmm7, zmm9, zmm13, 150
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_enc_final4_aes128
 	je              near L.xts_enc_final4_aes192
@@ -229,6 +257,7 @@ L.xts_enc_final4_aes128:
 	add             rcx, 192
 	add             rdx, 192
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+; zmm13 = zmm13 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          zmm2, zmm13, 63                 ; top 1 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
@@ -239,31 +268,39 @@ L.xts_enc_final4_aes128:
 	vpermd          zmm2, zmm3, zmm13
 	jmp             near L.xts_enc_steal_or_done
 L.xts_enc_final3:
+; the tweaks of 3 vectors: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       zmm8, zmm0
+; zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
 	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
 	vpsllq          zmm11, zmm0, 4
 	vpternlogd      zmm11, zmm2, zmm3, 150
+; zmm12 = zmm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
 	vpsrldq         zmm2, zmm0, 15                  ; the top 8 bits
 	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
 	vpslldq         zmm12, zmm0, 1
 	vpxord          zmm12, zmm12, zmm2
+; zmm0 = zmm0 * x^12: shift left, fold the 12 bits shifted out back in times 0x87
 	vpsrlq          zmm2, zmm0, 52                  ; top 12 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
 	vpsllq          zmm0, zmm0, 12
 	vpternlogd      zmm0, zmm2, zmm3, 150
 	sub             r8, 128                         ; bytes in the last vector
+; zmm4 = data ^ tweak ^ round key 0
 	vmovdqu8        zmm4, [rcx]
 	vpternlogd      zmm4, zmm9, zmm8, 150
+; zmm5 = data ^ tweak ^ round key 0
 	vmovdqu8        zmm5, [rcx + 64]
 	vpternlogd      zmm5, zmm9, zmm11, 150
 	mov             r11, -1
 	bzhi            r11, r11, r8
 	kmovq           k1, r11
+; zmm6 = data ^ tweak ^ round key 0
 	vmovdqu8        zmm6{k1}{z}, [rcx + 128]
 	vpternlogd      zmm6, zmm9, zmm12, 150
+; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_enc_final3_aes128
 	je              near L.xts_enc_final3_aes192
@@ -322,6 +359,7 @@ L.xts_enc_final3_aes128:
 	add             rcx, 128
 	add             rdx, 128
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+; zmm12 = zmm12 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          zmm2, zmm12, 63                 ; top 1 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
@@ -332,24 +370,30 @@ L.xts_enc_final3_aes128:
 	vpermd          zmm2, zmm3, zmm12
 	jmp             near L.xts_enc_steal_or_done
 L.xts_enc_final2:
+; the tweaks of 2 vectors: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       zmm8, zmm0
+; zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
 	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
 	vpsllq          zmm11, zmm0, 4
 	vpternlogd      zmm11, zmm2, zmm3, 150
+; zmm0 = zmm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
 	vpsrldq         zmm2, zmm0, 15                  ; the top 8 bits
 	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
 	vpslldq         zmm0, zmm0, 1
 	vpxord          zmm0, zmm0, zmm2
 	sub             r8, 64                          ; bytes in the last vector
+; zmm4 = data ^ tweak ^ round key 0
 	vmovdqu8        zmm4, [rcx]
 	vpternlogd      zmm4, zmm9, zmm8, 150
 	mov             r11, -1
 	bzhi            r11, r11, r8
 	kmovq           k1, r11
+; zmm5 = data ^ tweak ^ round key 0
 	vmovdqu8        zmm5{k1}{z}, [rcx + 64]
 	vpternlogd      zmm5, zmm9, zmm11, 150
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_enc_final2_aes128
 	je              near L.xts_enc_final2_aes192
@@ -392,6 +436,7 @@ L.xts_enc_final2_aes128:
 	add             rcx, 64
 	add             rdx, 64
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+; zmm11 = zmm11 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          zmm2, zmm11, 63                 ; top 1 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
@@ -402,7 +447,9 @@ L.xts_enc_final2_aes128:
 	vpermd          zmm2, zmm3, zmm11
 	jmp             near L.xts_enc_steal_or_done
 L.xts_enc_final1:
+; the tweaks of 1 vector: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       zmm8, zmm0
+; zmm0 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
 	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
@@ -411,8 +458,10 @@ L.xts_enc_final1:
 	mov             r11, -1
 	bzhi            r11, r11, r8
 	kmovq           k1, r11
+; zmm4 = data ^ tweak ^ round key 0
 	vmovdqu8        zmm4{k1}{z}, [rcx]
 	vpternlogd      zmm4, zmm9, zmm8, 150
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_enc_final1_aes128
 	je              near L.xts_enc_final1_aes192
@@ -437,6 +486,7 @@ L.xts_enc_final1_aes128:
 	add             rcx, r8
 	add             rdx, r8
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+; zmm8 = zmm8 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          zmm2, zmm8, 63                  ; top 1 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
@@ -452,6 +502,9 @@ L.xts_enc_no_tail:
 L.xts_enc_steal_or_done:
 	test            rsi, rsi
 	jz              near L.xts_enc_return
+; ciphertext stealing on xmm: TA = the last whole block's tweak, TB = TA * x
+; (encryption: the last whole block under TA, the stolen block under TB)
+; xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          xmm8, xmm2, 63                  ; top 1 bits of each half
 	vpclmulqdq      xmm0, xmm8, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm8, xmm8, 8                   ; low half's carry into high
@@ -460,6 +513,7 @@ L.xts_enc_steal_or_done:
 	vmovdqu8        xmm8, oword [rcx + rsi*1]       ; last 16 bytes of src
 	vpxord          xmm4, xmm2, oword [rcx]
 	vpxord          xmm4, xmm4, oword [rdi]
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_enc_steal_a_aes128
 	je              near L.xts_enc_steal_a_aes192
@@ -494,6 +548,7 @@ L.xts_enc_steal_a_aes128:
 	vmovdqu8        oword [rdx + rsi*1], xmm1
 	vpxord          xmm4, xmm4, xmm3
 	vpxord          xmm4, xmm4, oword [rdi]
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_enc_steal_b_aes128
 	je              near L.xts_enc_steal_b_aes192
@@ -523,34 +578,44 @@ L.xts_enc_return:
 	align 64, db 0xcc
 L.xts_enc_main_loop:
 ; LLVM-MCA-BEGIN xts_enc_avx10_512_main_loop
-; 4 vectors = 256 bytes per iteration
+; main loop: 4 vectors = 256 bytes per iteration, out of line after the epilogue
+; the tweaks of 4 vectors: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       zmm8, zmm0
+; zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
 	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
 	vpsllq          zmm11, zmm0, 4
 	vpternlogd      zmm11, zmm2, zmm3, 150
+; zmm12 = zmm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
 	vpsrldq         zmm2, zmm0, 15                  ; the top 8 bits
 	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
 	vpslldq         zmm12, zmm0, 1
 	vpxord          zmm12, zmm12, zmm2
+; zmm13 = zmm0 * x^12: shift left, fold the 12 bits shifted out back in times 0x87
 	vpsrlq          zmm2, zmm0, 52                  ; top 12 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
 	vpsllq          zmm13, zmm0, 12
 	vpternlogd      zmm13, zmm2, zmm3, 150
+; zmm0 = zmm0 * x^16: shift left, fold the 16 bits shifted out back in times 0x87
 	vpsrldq         zmm2, zmm0, 14                  ; the top 16 bits
 	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
 	vpslldq         zmm0, zmm0, 2
 	vpxord          zmm0, zmm0, zmm2
+; zmm4 = data ^ tweak ^ round key 0
 	vmovdqu8        zmm4, [rcx]
 	vpternlogd      zmm4, zmm9, zmm8, 150
+; zmm5 = data ^ tweak ^ round key 0
 	vmovdqu8        zmm5, [rcx + 64]
 	vpternlogd      zmm5, zmm9, zmm11, 150
+; zmm6 = data ^ tweak ^ round key 0
 	vmovdqu8        zmm6, [rcx + 128]
 	vpternlogd      zmm6, zmm9, zmm12, 150
+; zmm7 = data ^ tweak ^ round key 0
 	vmovdqu8        zmm7, [rcx + 192]
 	vpternlogd      zmm7, zmm9, zmm13, 150
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_enc_main_aes128
 	je              near L.xts_enc_main_aes192
@@ -608,6 +673,7 @@ L.xts_enc_main_aes128:
 	vaesenc         zmm5, zmm5, zmm14
 	vaesenc         zmm6, zmm6, zmm14
 	vaesenc         zmm7, zmm7, zmm14
+; last round with the tweak folded into the key: the output is the block ^ tweak
 	vpxord          zmm2, zmm10, zmm8
 	vaesenclast     zmm4, zmm4, zmm2
 	vmovdqu8        zword [rdx], zmm4
@@ -634,10 +700,20 @@ L.xts_enc_main_aes128:
 ; tweak key's encryption schedule.  Block j is D_K1(block ^ T*x^j) ^ T*x^j with T = E_K2(iv),
 ; products in GF(2^128) modulo x^128 + x^7 + x^2 + x + 1 (little-endian bits).
 ;
-; Design: BASE holds the tweaks of the next 4 block(s), one per 128-bit lane; vector j of an
-; iteration uses BASE * x^(4*j), each computed straight from BASE (a shift and a
-; carry-less multiply by 0x87 per vector, not a serial chain).  The tweak is XORed in with
-; round key 0 (one vpternlogd) and folded into the last round key.
+; The tweak step.  IEEE 1619 reads a tweak as a little-endian 128-bit integer whose bit i
+; is the coefficient of x^i in GF(2^128) = GF(2)[x] / (x^128 + x^7 + x^2 + x + 1), and the
+; next block's tweak is T*x: a left shift by one bit, and when bit 127 falls out,
+; x^128 = x^7 + x^2 + x + 1 puts 0x87 into the low byte.  Here a vector's tweaks are made
+; k steps at once (mul_xk): T*x^k is T shifted left by k bits (as two quadwords, the low
+; one's top k bits carried into the high one, or as whole bytes when k is a multiple of
+; 8), plus the k bits shifted out of the top, times 0x87 as one carry-less multiply
+; (vpclmulqdq; k <= 64, so the product fits in 72 bits and needs no second fold).
+;
+; Several tweaks per vector: BASE holds the tweaks of the next 4 block(s), one per
+; 128-bit lane (T, T*x, ..., made once at the start); vector j of an iteration uses
+; BASE * x^(4*j), each made straight from BASE (independent shifts and multiplies,
+; not a serial chain), and BASE moves on by x^(4*vectors).  The tweak is XORed in with round key 0 (one vpternlogd)
+; and folded into the last round key (aesenclast(x, k ^ t) = aesenclast(x, k) ^ t).
 ; 4 vectors per main-loop iteration; the rest goes through a final group of 1..4 vectors
 ; whose last may hold fewer blocks than lanes (opmask); a partial last block is
 ; handled by ciphertext stealing on xmm.
@@ -657,12 +733,13 @@ L.xts_enc_main_aes128:
 	global aesgen_xts_decrypt_avx10_512:function hidden
 aesgen_xts_decrypt_avx10_512:
 	endbr64
-	mov             eax, dword [rdi + 240]
+	mov             eax, dword [rdi + 240]          ; key1 and key2 share the size
 ; T = E_K2(iv), on xmm with the tweak key read from memory
 	lea             r10, [rsi + rax*8]
 	lea             r10, [r10 + rax*8]
 	vmovdqu8        xmm0, oword [r9]
 	vpxord          xmm0, xmm0, oword [rsi]
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_dec_tweak_aes128
 	je              near L.xts_dec_tweak_aes192
@@ -684,6 +761,8 @@ L.xts_dec_tweak_aes128:
 	vaesenclast     xmm0, xmm0, oword [r10]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &key1[rounds]
+; round keys into their registers (the plan's KLAST-m = rk[ROUNDS - m]); AES-192
+; and AES-256 have two and four more middle keys than AES-128
 	vbroadcasti32x4 zmm9, oword [rdi]
 	vbroadcasti32x4 zmm10, oword [r10]
 	vbroadcasti32x4 zmm14, oword [r10 - 16]
@@ -705,24 +784,28 @@ L.xts_dec_tweak_aes128:
 L.xts_dec_keys_loaded:
 	vbroadcasti32x4 zmm1, oword [rel L.xts_poly]
 ; BASE = T, T*x, T*x^2, T*x^3 in lanes 0..3
+; xmm8 = xmm0 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          xmm2, xmm0, 63                  ; top 1 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
 	vpsllq          xmm8, xmm0, 1
 	vpternlogd      xmm8, xmm2, xmm3, 150
 	vinserti32x4    zmm0, zmm0, xmm8, 1
+; xmm8 = xmm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
 	vpsrlq          xmm2, xmm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
 	vpsllq          xmm8, xmm0, 2
 	vpternlogd      xmm8, xmm2, xmm3, 150
 	vinserti32x4    zmm0, zmm0, xmm8, 2
+; xmm8 = xmm0 * x^3: shift left, fold the 3 bits shifted out back in times 0x87
 	vpsrlq          xmm2, xmm0, 61                  ; top 3 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
 	vpsllq          xmm8, xmm0, 3
 	vpternlogd      xmm8, xmm2, xmm3, 150
 	vinserti32x4    zmm0, zmm0, xmm8, 3
+; PART = len % 16; stealing takes the last whole block and the PART bytes after it
 	mov             esi, r8d
 	and             esi, 15                         ; bytes past the last whole block
 	jz              near L.xts_dec_whole_blocks
@@ -734,6 +817,7 @@ L.xts_dec_whole_blocks:
 L.xts_dec_main_done:
 	add             r8, 256
 	jz              near L.xts_dec_no_tail
+; final group dispatch: the fewest vectors that hold LEN bytes (whole blocks)
 	cmp             r8, 64
 	jbe             near L.xts_dec_final1
 	cmp             r8, 128
@@ -741,37 +825,47 @@ L.xts_dec_main_done:
 	cmp             r8, 192
 	jbe             near L.xts_dec_final3
 L.xts_dec_final4:
+; the tweaks of 4 vectors: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       zmm8, zmm0
+; zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
 	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
 	vpsllq          zmm11, zmm0, 4
 	vpternlogd      zmm11, zmm2, zmm3, 150
+; zmm12 = zmm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
 	vpsrldq         zmm2, zmm0, 15                  ; the top 8 bits
 	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
 	vpslldq         zmm12, zmm0, 1
 	vpxord          zmm12, zmm12, zmm2
+; zmm13 = zmm0 * x^12: shift left, fold the 12 bits shifted out back in times 0x87
 	vpsrlq          zmm2, zmm0, 52                  ; top 12 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
 	vpsllq          zmm13, zmm0, 12
 	vpternlogd      zmm13, zmm2, zmm3, 150
+; zmm0 = zmm0 * x^16: shift left, fold the 16 bits shifted out back in times 0x87
 	vpsrldq         zmm2, zmm0, 14                  ; the top 16 bits
 	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
 	vpslldq         zmm0, zmm0, 2
 	vpxord          zmm0, zmm0, zmm2
 	sub             r8, 192                         ; bytes in the last vector
+; zmm4 = data ^ tweak ^ round key 0
 	vmovdqu8        zmm4, [rcx]
 	vpternlogd      zmm4, zmm9, zmm8, 150
+; zmm5 = data ^ tweak ^ round key 0
 	vmovdqu8        zmm5, [rcx + 64]
 	vpternlogd      zmm5, zmm9, zmm11, 150
+; zmm6 = data ^ tweak ^ round key 0
 	vmovdqu8        zmm6, [rcx + 128]
 	vpternlogd      zmm6, zmm9, zmm12, 150
 	mov             r11, -1
 	bzhi            r11, r11, r8
 	kmovq           k1, r11
+; zmm7 = data ^ tweak ^ round key 0
 	vmovdqu8        zmm7{k1}{z}, [rcx + 192]
 	vpternlogd      zmm7, zmm9, zmm13, 150
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_dec_final4_aes128
 	je              near L.xts_dec_final4_aes192
@@ -846,6 +940,7 @@ L.xts_dec_final4_aes128:
 	add             rcx, 192
 	add             rdx, 192
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+; zmm13 = zmm13 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          zmm2, zmm13, 63                 ; top 1 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
@@ -856,31 +951,39 @@ L.xts_dec_final4_aes128:
 	vpermd          zmm2, zmm3, zmm13
 	jmp             near L.xts_dec_steal_or_done
 L.xts_dec_final3:
+; the tweaks of 3 vectors: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       zmm8, zmm0
+; zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
 	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
 	vpsllq          zmm11, zmm0, 4
 	vpternlogd      zmm11, zmm2, zmm3, 150
+; zmm12 = zmm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
 	vpsrldq         zmm2, zmm0, 15                  ; the top 8 bits
 	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
 	vpslldq         zmm12, zmm0, 1
 	vpxord          zmm12, zmm12, zmm2
+; zmm0 = zmm0 * x^12: shift left, fold the 12 bits shifted out back in times 0x87
 	vpsrlq          zmm2, zmm0, 52                  ; top 12 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
 	vpsllq          zmm0, zmm0, 12
 	vpternlogd      zmm0, zmm2, zmm3, 150
 	sub             r8, 128                         ; bytes in the last vector
+; zmm4 = data ^ tweak ^ round key 0
 	vmovdqu8        zmm4, [rcx]
 	vpternlogd      zmm4, zmm9, zmm8, 150
+; zmm5 = data ^ tweak ^ round key 0
 	vmovdqu8        zmm5, [rcx + 64]
 	vpternlogd      zmm5, zmm9, zmm11, 150
 	mov             r11, -1
 	bzhi            r11, r11, r8
 	kmovq           k1, r11
+; zmm6 = data ^ tweak ^ round key 0
 	vmovdqu8        zmm6{k1}{z}, [rcx + 128]
 	vpternlogd      zmm6, zmm9, zmm12, 150
+; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_dec_final3_aes128
 	je              near L.xts_dec_final3_aes192
@@ -939,6 +1042,7 @@ L.xts_dec_final3_aes128:
 	add             rcx, 128
 	add             rdx, 128
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+; zmm12 = zmm12 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          zmm2, zmm12, 63                 ; top 1 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
@@ -949,24 +1053,30 @@ L.xts_dec_final3_aes128:
 	vpermd          zmm2, zmm3, zmm12
 	jmp             near L.xts_dec_steal_or_done
 L.xts_dec_final2:
+; the tweaks of 2 vectors: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       zmm8, zmm0
+; zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
 	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
 	vpsllq          zmm11, zmm0, 4
 	vpternlogd      zmm11, zmm2, zmm3, 150
+; zmm0 = zmm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
 	vpsrldq         zmm2, zmm0, 15                  ; the top 8 bits
 	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
 	vpslldq         zmm0, zmm0, 1
 	vpxord          zmm0, zmm0, zmm2
 	sub             r8, 64                          ; bytes in the last vector
+; zmm4 = data ^ tweak ^ round key 0
 	vmovdqu8        zmm4, [rcx]
 	vpternlogd      zmm4, zmm9, zmm8, 150
 	mov             r11, -1
 	bzhi            r11, r11, r8
 	kmovq           k1, r11
+; zmm5 = data ^ tweak ^ round key 0
 	vmovdqu8        zmm5{k1}{z}, [rcx + 64]
 	vpternlogd      zmm5, zmm9, zmm11, 150
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_dec_final2_aes128
 	je              near L.xts_dec_final2_aes192
@@ -1009,6 +1119,7 @@ L.xts_dec_final2_aes128:
 	add             rcx, 64
 	add             rdx, 64
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+; zmm11 = zmm11 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          zmm2, zmm11, 63                 ; top 1 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
@@ -1019,7 +1130,9 @@ L.xts_dec_final2_aes128:
 	vpermd          zmm2, zmm3, zmm11
 	jmp             near L.xts_dec_steal_or_done
 L.xts_dec_final1:
+; the tweaks of 1 vector: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       zmm8, zmm0
+; zmm0 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
 	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
@@ -1028,8 +1141,10 @@ L.xts_dec_final1:
 	mov             r11, -1
 	bzhi            r11, r11, r8
 	kmovq           k1, r11
+; zmm4 = data ^ tweak ^ round key 0
 	vmovdqu8        zmm4{k1}{z}, [rcx]
 	vpternlogd      zmm4, zmm9, zmm8, 150
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_dec_final1_aes128
 	je              near L.xts_dec_final1_aes192
@@ -1054,6 +1169,7 @@ L.xts_dec_final1_aes128:
 	add             rcx, r8
 	add             rdx, r8
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+; zmm8 = zmm8 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          zmm2, zmm8, 63                  ; top 1 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
@@ -1069,6 +1185,9 @@ L.xts_dec_no_tail:
 L.xts_dec_steal_or_done:
 	test            rsi, rsi
 	jz              near L.xts_dec_return
+; ciphertext stealing on xmm: TA = the last whole block's tweak, TB = TA * x
+; (decryption: the last whole block under TB, the stolen block under TA)
+; xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          xmm8, xmm2, 63                  ; top 1 bits of each half
 	vpclmulqdq      xmm0, xmm8, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm8, xmm8, 8                   ; low half's carry into high
@@ -1077,6 +1196,7 @@ L.xts_dec_steal_or_done:
 	vmovdqu8        xmm8, oword [rcx + rsi*1]       ; last 16 bytes of src
 	vpxord          xmm4, xmm3, oword [rcx]
 	vpxord          xmm4, xmm4, oword [rdi]
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_dec_steal_a_aes128
 	je              near L.xts_dec_steal_a_aes192
@@ -1111,6 +1231,7 @@ L.xts_dec_steal_a_aes128:
 	vmovdqu8        oword [rdx + rsi*1], xmm1
 	vpxord          xmm4, xmm4, xmm2
 	vpxord          xmm4, xmm4, oword [rdi]
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_dec_steal_b_aes128
 	je              near L.xts_dec_steal_b_aes192
@@ -1140,34 +1261,44 @@ L.xts_dec_return:
 	align 64, db 0xcc
 L.xts_dec_main_loop:
 ; LLVM-MCA-BEGIN xts_dec_avx10_512_main_loop
-; 4 vectors = 256 bytes per iteration
+; main loop: 4 vectors = 256 bytes per iteration, out of line after the epilogue
+; the tweaks of 4 vectors: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       zmm8, zmm0
+; zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
 	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
 	vpsllq          zmm11, zmm0, 4
 	vpternlogd      zmm11, zmm2, zmm3, 150
+; zmm12 = zmm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
 	vpsrldq         zmm2, zmm0, 15                  ; the top 8 bits
 	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
 	vpslldq         zmm12, zmm0, 1
 	vpxord          zmm12, zmm12, zmm2
+; zmm13 = zmm0 * x^12: shift left, fold the 12 bits shifted out back in times 0x87
 	vpsrlq          zmm2, zmm0, 52                  ; top 12 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
 	vpsllq          zmm13, zmm0, 12
 	vpternlogd      zmm13, zmm2, zmm3, 150
+; zmm0 = zmm0 * x^16: shift left, fold the 16 bits shifted out back in times 0x87
 	vpsrldq         zmm2, zmm0, 14                  ; the top 16 bits
 	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
 	vpslldq         zmm0, zmm0, 2
 	vpxord          zmm0, zmm0, zmm2
+; zmm4 = data ^ tweak ^ round key 0
 	vmovdqu8        zmm4, [rcx]
 	vpternlogd      zmm4, zmm9, zmm8, 150
+; zmm5 = data ^ tweak ^ round key 0
 	vmovdqu8        zmm5, [rcx + 64]
 	vpternlogd      zmm5, zmm9, zmm11, 150
+; zmm6 = data ^ tweak ^ round key 0
 	vmovdqu8        zmm6, [rcx + 128]
 	vpternlogd      zmm6, zmm9, zmm12, 150
+; zmm7 = data ^ tweak ^ round key 0
 	vmovdqu8        zmm7, [rcx + 192]
 	vpternlogd      zmm7, zmm9, zmm13, 150
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_dec_main_aes128
 	je              near L.xts_dec_main_aes192
@@ -1225,6 +1356,7 @@ L.xts_dec_main_aes128:
 	vaesdec         zmm5, zmm5, zmm14
 	vaesdec         zmm6, zmm6, zmm14
 	vaesdec         zmm7, zmm7, zmm14
+; last round with the tweak folded into the key: the output is the block ^ tweak
 	vpxord          zmm2, zmm10, zmm8
 	vaesdeclast     zmm4, zmm4, zmm2
 	vmovdqu8        zword [rdx], zmm4

@@ -10,18 +10,27 @@
 
 	bits 64
 	default abs
-; void aesgen_ctr_crypt_vaes_avx2(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src,
-;                    size_t len, uint64_t ctr_lo, uint64_t ctr_hi);
+; int aesgen_ctr_crypt_vaes_avx2(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src,
+;                   size_t len, uint64_t ctr_lo, uint64_t ctr_hi);   returns 0
 ;
 ; AES-CTR (SP 800-38A) with the whole 16-byte block as a big-endian counter: block j of
 ; this call is AES_K(ctr_hi:ctr_lo + j).  The C caller splits calls where the low half
-; wraps, so the lanes only ever add to their low quadword.  AES-128/192/256 share this code (rounds read from the key).
+; wraps, so the lanes only ever add to their low quadword.  AES-128/192/256 share this
+; code (the round count is read from the key).
 ;
-; Design: the counter lives little-endian in CTR (2 consecutive values, one per
-; 128-bit lane) so vpaddq advances it; vpshufb makes the big-endian block; round key 0 is
-; XORed in; then the rounds; the last round takes (last key ^ data) so the keystream XOR
-; costs nothing extra.  8 vectors per main-loop iteration, then groups of
-; 4; the final partial vector uses 8/4/2/1-byte pieces.
+; Counter forms.  CTR holds the counter as a little-endian 128-bit integer per 128-bit
+; lane (2 consecutive values), so one vpaddq advances every lane; a vpshufb with
+; BSWAP turns each lane into the big-endian block AES sees.  The main loop saves that
+; shuffle: BASE holds its first blocks already big-endian, and while the last byte of
+; the counter does not carry, block + k is BASE plus k in that byte (the top byte of
+; dword 3, read little-endian), one vpaddd per vector.  Once in 16 iterations that byte
+; would carry and the iteration takes the byte-swap path.
+;
+; Per vector: counter blocks, XOR round key 0, the middle rounds, and a last round whose
+; key is (last key ^ data), so the keystream XOR costs no instruction of its own.
+; Shape: the main loop of 8 vectors (out of line, after the epilogue), groups of
+; 4, a final group of 1..4 vectors picked by length whose last vector may be
+; partial (whole lanes, then 8/4/2/1-byte pieces), and a one-block path for 1..16 bytes.
 ;
 ; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTR_LO=r8, CTR_HI=r9
 ;                      ROUNDS=rax, KEYEND=r10, TMPG=r11
@@ -35,11 +44,14 @@ aesgen_ctr_crypt_vaes_avx2:
 	endbr64
 	test            rcx, rcx
 	jz              near L.ctr_return
+; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+; from the end so that every key size runs the same last nine rounds
 	mov             eax, dword [rdi + 240]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &rk[rounds]
 	cmp             rcx, 16
 	jbe             near L.ctr_one_block
+; the first and last round keys into registers; the middle ones are read each round
 	vbroadcasti128  ymm13, oword [rdi]
 	vbroadcasti128  ymm14, oword [r10]
 	vmovq           xmm8, r8
@@ -60,6 +72,8 @@ L.ctr_main_done:
 L.ctr_group_loop:
 	cmp             rcx, 128
 	jb              near L.ctr_final
+; counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
+; CTR += INC (2 per vector), then round key 0
 	vpshufb         ymm0, ymm8, ymm11
 	vpaddq          ymm8, ymm8, ymm10
 	vpshufb         ymm1, ymm8, ymm11
@@ -72,6 +86,7 @@ L.ctr_group_loop:
 	vpxor           ymm1, ymm1, ymm13
 	vpxor           ymm2, ymm2, ymm13
 	vpxor           ymm3, ymm3, ymm13
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_group_aes128
 	je              near L.ctr_group_aes192
@@ -142,6 +157,8 @@ L.ctr_group_aes128:
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           ymm12, ymm14, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm12
 	vmovdqu         yword [rsi], ymm0
@@ -162,6 +179,8 @@ L.ctr_group_aes128:
 
 ; 1..128 bytes remain: pick the final group by the number of vectors they need.
 L.ctr_final:
+; final group dispatch: the fewest vectors that hold LEN bytes, so that a short
+; message runs only the AES work it needs (its vectors side by side)
 	cmp             rcx, 32
 	jbe             near L.ctr_final1
 	cmp             rcx, 64
@@ -169,6 +188,8 @@ L.ctr_final:
 	cmp             rcx, 96
 	jbe             near L.ctr_final3
 L.ctr_final4:
+; counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
+; CTR += INC (2 per vector), then round key 0
 	vpshufb         ymm0, ymm8, ymm11
 	vpaddq          ymm8, ymm8, ymm10
 	vpshufb         ymm1, ymm8, ymm11
@@ -181,6 +202,7 @@ L.ctr_final4:
 	vpxor           ymm1, ymm1, ymm13
 	vpxor           ymm2, ymm2, ymm13
 	vpxor           ymm3, ymm3, ymm13
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_final4_aes128
 	je              near L.ctr_final4_aes192
@@ -251,6 +273,8 @@ L.ctr_final4_aes128:
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           ymm12, ymm14, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm12
 	vmovdqu         yword [rsi], ymm0
@@ -263,6 +287,8 @@ L.ctr_final4_aes128:
 	add             rdx, 96
 	add             rsi, 96
 	sub             rcx, 96
+; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     ymm3, ymm3, ymm14
 	cmp             rcx, 16
 	jb              near L.ctr_final4_bytes
@@ -314,6 +340,8 @@ L.ctr_final4_no2:
 L.ctr_final4_no1:
 	jmp             near L.ctr_return
 L.ctr_final3:
+; counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
+; CTR += INC (2 per vector), then round key 0
 	vpshufb         ymm0, ymm8, ymm11
 	vpaddq          ymm8, ymm8, ymm10
 	vpshufb         ymm1, ymm8, ymm11
@@ -323,6 +351,7 @@ L.ctr_final3:
 	vpxor           ymm0, ymm0, ymm13
 	vpxor           ymm1, ymm1, ymm13
 	vpxor           ymm2, ymm2, ymm13
+; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_final3_aes128
 	je              near L.ctr_final3_aes192
@@ -380,6 +409,8 @@ L.ctr_final3_aes128:
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           ymm12, ymm14, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm12
 	vmovdqu         yword [rsi], ymm0
@@ -389,6 +420,8 @@ L.ctr_final3_aes128:
 	add             rdx, 64
 	add             rsi, 64
 	sub             rcx, 64
+; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     ymm2, ymm2, ymm14
 	cmp             rcx, 16
 	jb              near L.ctr_final3_bytes
@@ -440,12 +473,15 @@ L.ctr_final3_no2:
 L.ctr_final3_no1:
 	jmp             near L.ctr_return
 L.ctr_final2:
+; counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
+; CTR += INC (2 per vector), then round key 0
 	vpshufb         ymm0, ymm8, ymm11
 	vpaddq          ymm8, ymm8, ymm10
 	vpshufb         ymm1, ymm8, ymm11
 	vpaddq          ymm8, ymm8, ymm10
 	vpxor           ymm0, ymm0, ymm13
 	vpxor           ymm1, ymm1, ymm13
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_final2_aes128
 	je              near L.ctr_final2_aes192
@@ -490,12 +526,16 @@ L.ctr_final2_aes128:
 	vbroadcasti128  ymm15, oword [r10 - 16]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           ymm12, ymm14, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm12
 	vmovdqu         yword [rsi], ymm0
 	add             rdx, 32
 	add             rsi, 32
 	sub             rcx, 32
+; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     ymm1, ymm1, ymm14
 	cmp             rcx, 16
 	jb              near L.ctr_final2_bytes
@@ -547,9 +587,12 @@ L.ctr_final2_no2:
 L.ctr_final2_no1:
 	jmp             near L.ctr_return
 L.ctr_final1:
+; counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
+; CTR += INC (2 per vector), then round key 0
 	vpshufb         ymm0, ymm8, ymm11
 	vpaddq          ymm8, ymm8, ymm10
 	vpxor           ymm0, ymm0, ymm13
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_final1_aes128
 	je              near L.ctr_final1_aes192
@@ -581,6 +624,8 @@ L.ctr_final1_aes128:
 	vaesenc         ymm0, ymm0, ymm15
 	vbroadcasti128  ymm15, oword [r10 - 16]
 	vaesenc         ymm0, ymm0, ymm15
+; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     ymm0, ymm0, ymm14
 	cmp             rcx, 16
 	jb              near L.ctr_final1_bytes
@@ -638,7 +683,10 @@ L.ctr_return:
 	align 64, db 0xcc
 L.ctr_main_loop:
 ; LLVM-MCA-BEGIN ctr_vaes_avx2_main_loop
-; 8 vectors = 256 bytes per iteration
+; main loop: 8 vectors = 256 bytes per iteration; entered with LEN = the bytes
+; left - 256, placed after the epilogue so short messages never jump over it
+; counter blocks from BASE by big-endian byte adds; CTR_LO's low byte (the last
+; byte of the iteration's first block) tells whether one of them would carry
 	cmp             r8b, 239
 	ja              near L.ctr_main_carry           ; the low byte wraps in or right after this iteration
 	vpxor           ymm0, ymm9, ymm13
@@ -660,6 +708,9 @@ L.ctr_main_loop:
 	vpxor           ymm7, ymm7, ymm13
 	jmp             near L.ctr_main_counted
 L.ctr_main_carry:
+; a carry out of the last byte: the general path, and BASE rebuilt from CTR
+; counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
+; CTR += INC (2 per vector), then round key 0
 	vpshufb         ymm0, ymm8, ymm11
 	vpaddq          ymm8, ymm8, ymm10
 	vpshufb         ymm1, ymm8, ymm11
@@ -687,6 +738,7 @@ L.ctr_main_carry:
 	vpshufb         ymm9, ymm8, ymm11
 L.ctr_main_counted:
 	add             r8, 16
+; the middle rounds on 8 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_main_aes128
 	je              near L.ctr_main_aes192
@@ -809,6 +861,8 @@ L.ctr_main_aes128:
 	vaesenc         ymm5, ymm5, ymm15
 	vaesenc         ymm6, ymm6, ymm15
 	vaesenc         ymm7, ymm7, ymm15
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           ymm12, ymm14, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm12
 	vmovdqu         yword [rsi], ymm0
@@ -841,10 +895,13 @@ L.ctr_main_aes128:
 	jmp             L.ctr_main_done
 
 L.ctr_one_block:
+; 1..16 bytes: one block on xmm, every round key read from memory (none of the
+; vector path's key broadcasts), the upper state untouched (no vzeroupper)
 	vmovq           xmm0, r8
 	vpinsrq         xmm0, xmm0, r9, 1
 	vpshufb         xmm0, xmm0, oword [rel L.ctr_bswap_mask]
 	vpxor           xmm0, xmm0, oword [rdi]
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_one_aes128
 	je              near L.ctr_one_aes192
@@ -863,6 +920,8 @@ L.ctr_one_aes128:
 	vaesenc         xmm0, xmm0, oword [r10 - 48]
 	vaesenc         xmm0, xmm0, oword [r10 - 32]
 	vaesenc         xmm0, xmm0, oword [r10 - 16]
+; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     xmm0, xmm0, oword [r10]
 	cmp             rcx, 16
 	jb              near L.ctr_one_bytes

@@ -9,12 +9,55 @@
 #
 # GCM for vaes_avx2.
 #
-# GHASH works on byte-reflected blocks without bit reflection, which makes a carry-less
-# product represent a*b*x^-128 modulo x^128 + x^127 + x^126 + x^121 + 1; the powers of
-# H in the key are stored pre-multiplied to compensate (see runtime/src/asm_abi.h).
-# A product is LO = a_L*b_L, MI = a_L*b_H + a_H*b_L, HI = a_H*b_H; products of a whole
-# iteration are summed unreduced, then reduced once by two folds with the constant
-# x^63 + x^62 + x^57 (0xc2 << 56).
+# The functions.  aesgen_gcm_ghash_* hashes whole blocks (the streaming API's AAD,
+# buffered blocks and lengths block);
+# aesgen_gcm_{enc,dec}_update_* run CTR and GHASH over the text in one pass; the
+# records aesgen_gcm_{enc,dec}_record_* do a whole message (AAD, text, lengths block,
+# tag) in one call.  Per iteration 4 vectors of 2 blocks: 8 blocks.
+#
+# Data layout.  struct aesgen_gcm_key (runtime/src/asm_abi.h): the AES key schedule at 0
+# (its round count at 240), then at 256 the powers H^32..H^1 of the hash key, 16
+# bytes each, highest first, and 48 zero bytes after H^1.  An iteration reads its 8
+# powers H^8..H^1 as 4 vectors from key + 640; a group of k < 8 blocks starts k
+# powers before the end, and the zero padding gives the missing blocks of a partial last
+# vector a zero power.  acc, the running hash, is kept in the same form as the powers.
+#
+# The representation.  GCM numbers the bits of a block from the most significant bit of
+# byte 0 (the coefficient of x^0) to the least significant bit of byte 15 (x^127).
+# vpshufb with BSWAP reverses each lane's bytes, which makes the block a 128-bit integer
+# whose bit 127 is the coefficient of x^0 and bit 0 that of x^127: the polynomial with
+# its bits in reverse order ("byte-reflected"; no bit is moved within a byte).
+#
+# The product.  vpclmulqdq multiplies 64-bit halves without carries.  For a = a_H:a_L
+# and b = b_H:b_L (high and low quadwords) the 256-bit product is
+#     HI * 2^128  +  MI * 2^64  +  LO,    LO = a_L*b_L, MI = a_L*b_H + a_H*b_L, HI = a_H*b_H
+# (+ is XOR).  Schoolbook takes the four products; Karatsuba (GHASH=karatsuba) three:
+# MI = (a_L + a_H)*(b_L + b_H) + LO + HI, with the half sums of the powers (HSUM) made
+# once per call and LO + HI taken out once per iteration, after the sums.  Products of a
+# whole iteration are summed unreduced (their sum is the sum of the products) and reduced
+# once.  In reflected form the 255-bit product of two reversed 128-bit values keeps the
+# coefficient of x^k at bit 254 - k, one place below where a reversed 256-bit value would:
+# it reads as a*b*x.  The key therefore stores each power of H times x^-1, which cancels
+# that x for free (the stored form of 1 is x^-1, the GFPOLY constant itself).
+#
+# The reduction.  Bits 0..127 of the product are the coefficients of x^255..x^128, and
+# x^128 = x^7 + x^2 + x + 1 moves each of them 128 places up (its x^0 term) plus to 127,
+# 126 and 121 places up: the constant 0xc2 << 56 (bits 63, 62, 57) at quadword 1.  A fold
+# clears the low 64 bits A_L of one register A: swap(A) + A_L * (0xc2 << 56) is XORed
+# into the next register up, 64 bits higher, where the swap leaves A_H in place and
+# moves A_L 128 places up, and the 127-bit product adds the other three terms.  The
+# first fold clears LO into MI, the second MI (with what the first added) into HI; HI is
+# the reduced result.  With 2 lanes per vector, the lanes' results are then XORed into one.
+#
+# Counters.  GCM's inc32 adds 1 to the last 4 bytes (big-endian) of the counter block.
+# Byte-reflected, those bytes are dword 0, so vpaddd with INC (2 per lane) is inc32 for
+# every lane at once (CTR is reflected back by vpshufb into each AES input).
+#
+# Interleaving.  AES rounds and GHASH are independent within an iteration; GHASH's
+# instructions are spread over the nine rounds every key size runs, so the carry-less
+# multiplies share the cycles of vaesenc.
+# Without room for GD, encryption hashes its ciphertext after the rounds; decryption
+# spreads the GHASH of its source over them.
 
 # int aesgen_gcm_ghash_vaes_avx2(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data,
 #                  size_t len);   len a multiple of 16
@@ -37,6 +80,7 @@ aesgen_gcm_ghash_vaes_avx2:
 	vmovdqu         (%rsi), %xmm9
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_ghash_store
+# the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti128  .Lgcm_bswap_mask_16(%rip), %ymm15
 	sub             $128, %rcx
 	{disp32} jb     .Lgcm_ghash_tail
@@ -47,46 +91,48 @@ aesgen_gcm_ghash_vaes_avx2:
 	vmovdqu         96(%rdx), %ymm3
 	vpshufb         %ymm15, %ymm0, %ymm4
 	vpxor           %ymm9, %ymm4, %ymm4             # the running hash joins block 0
-	vpclmulqdq      $0, 640(%rdi), %ymm4, %ymm5
-	vpclmulqdq      $16, 640(%rdi), %ymm4, %ymm6
-	vpclmulqdq      $1, 640(%rdi), %ymm4, %ymm8
-	vpclmulqdq      $17, 640(%rdi), %ymm4, %ymm7
+	vpclmulqdq      $0, 640(%rdi), %ymm4, %ymm5     # LO = d_L*h_L
+	vpclmulqdq      $16, 640(%rdi), %ymm4, %ymm6    # MI = d_L*h_H
+	vpclmulqdq      $1, 640(%rdi), %ymm4, %ymm8     # + d_H*h_L
+	vpclmulqdq      $17, 640(%rdi), %ymm4, %ymm7    # HI = d_H*h_H
 	vpxor           %ymm8, %ymm6, %ymm6
 	vpshufb         %ymm15, %ymm1, %ymm4
-	vpclmulqdq      $0, 672(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $0, 672(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpxor           %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $16, 672(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $16, 672(%rdi), %ymm4, %ymm8    # d_L*h_H
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $1, 672(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $1, 672(%rdi), %ymm4, %ymm8     # d_H*h_L
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $17, 672(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $17, 672(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxor           %ymm8, %ymm7, %ymm7
 	vpshufb         %ymm15, %ymm2, %ymm4
-	vpclmulqdq      $0, 704(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $0, 704(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpxor           %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $16, 704(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $16, 704(%rdi), %ymm4, %ymm8    # d_L*h_H
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $1, 704(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $1, 704(%rdi), %ymm4, %ymm8     # d_H*h_L
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $17, 704(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $17, 704(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxor           %ymm8, %ymm7, %ymm7
 	vpshufb         %ymm15, %ymm3, %ymm4
-	vpclmulqdq      $0, 736(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $0, 736(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpxor           %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $16, 736(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $16, 736(%rdi), %ymm4, %ymm8    # d_L*h_H
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $1, 736(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $1, 736(%rdi), %ymm4, %ymm8     # d_H*h_L
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $17, 736(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $17, 736(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxor           %ymm8, %ymm7, %ymm7
-	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm5, %ymm8 # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm5, %ymm8 # LO_L * (0xc2 << 56)
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpxor           %ymm5, %ymm6, %ymm6
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm6, %ymm8 # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm6, %ymm6
+	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm6, %ymm8 # MI_L * (0xc2 << 56)
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpxor           %ymm6, %ymm7, %ymm7
 	vpxor           %ymm8, %ymm7, %ymm7
+# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti128    $1, %ymm7, %xmm8
 	vpxor           %xmm8, %xmm7, %xmm9
 	add             $128, %rdx
@@ -95,6 +141,7 @@ aesgen_gcm_ghash_vaes_avx2:
 .Lgcm_ghash_tail:
 	add             $128, %rcx
 	{disp32} jz     .Lgcm_ghash_store
+# GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
 	lea             768(%rdi), %r10
 	sub             %rcx, %r10
 	vpxor           %ymm5, %ymm5, %ymm5
@@ -111,26 +158,28 @@ aesgen_gcm_ghash_vaes_avx2:
 	vpshufb         %ymm15, %ymm4, %ymm4
 	vpxor           %ymm9, %ymm4, %ymm4             # the running hash joins block 0
 	vpxor           %ymm9, %ymm9, %ymm9
-	vpclmulqdq      $0, (%r10), %ymm4, %ymm8
+	vpclmulqdq      $0, (%r10), %ymm4, %ymm8        # d_L*h_L
 	vpxor           %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $16, (%r10), %ymm4, %ymm8
+	vpclmulqdq      $16, (%r10), %ymm4, %ymm8       # d_L*h_H
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $1, (%r10), %ymm4, %ymm8
+	vpclmulqdq      $1, (%r10), %ymm4, %ymm8        # d_H*h_L
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $17, (%r10), %ymm4, %ymm8
+	vpclmulqdq      $17, (%r10), %ymm4, %ymm8       # d_H*h_H
 	vpxor           %ymm8, %ymm7, %ymm7
 	add             $32, %rdx
 	add             $32, %r10
 	sub             $32, %rcx
 	ja              .Lgcm_ghash_tail_vector
-	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm5, %ymm8 # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm5, %ymm8 # LO_L * (0xc2 << 56)
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpxor           %ymm5, %ymm6, %ymm6
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm6, %ymm8 # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm6, %ymm6
+	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm6, %ymm8 # MI_L * (0xc2 << 56)
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpxor           %ymm6, %ymm7, %ymm7
 	vpxor           %ymm8, %ymm7, %ymm7
+# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti128    $1, %ymm7, %xmm8
 	vpxor           %xmm8, %xmm7, %xmm9
 .Lgcm_ghash_store:
@@ -171,21 +220,28 @@ aesgen_gcm_enc_update_vaes_avx2:
 	.cfi_adjust_cfa_offset 16
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_enc_return
+# ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+# from the end so that every key size runs the same last nine rounds
 	mov             240(%rdi), %eax
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &rk[rounds]
+# the first and last round keys into registers; the middle ones are read each round
 	vbroadcasti128  (%rdi), %ymm12
 	vbroadcasti128  (%r10), %ymm13
+# the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti128  .Lgcm_bswap_mask_16(%rip), %ymm15
+# ACC = acc; CTR = the counter block reflected, lane i counting from block i
 	vmovdqu         (%r9), %xmm9
 	vbroadcasti128  (%r8), %ymm10
 	vpshufb         %ymm15, %ymm10, %ymm10
 	vpaddd          .Lgcm_lane_offsets_32(%rip), %ymm10, %ymm10
 	vbroadcasti128  .Lgcm_lane_count(%rip), %ymm11
+# bulk: whole iterations of 8 blocks, CTR and GHASH stitched
 	sub             $128, %rcx
 	{disp32} jb     .Lgcm_enc_tail
 .Lgcm_enc_loop:
 # LLVM-MCA-BEGIN gcm_enc_vaes_avx2_main_loop
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm15, %ymm10, %ymm0
 	vpaddd          %ymm11, %ymm10, %ymm10
 	vpshufb         %ymm15, %ymm10, %ymm1
@@ -198,6 +254,7 @@ aesgen_gcm_enc_update_vaes_avx2:
 	vpxor           %ymm12, %ymm1, %ymm1
 	vpxor           %ymm12, %ymm2, %ymm2
 	vpxor           %ymm12, %ymm3, %ymm3
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_main_aes128
 	{disp32} je     .Lgcm_enc_main_aes192
@@ -268,6 +325,7 @@ aesgen_gcm_enc_update_vaes_avx2:
 	vaesenc         %ymm14, %ymm1, %ymm1
 	vaesenc         %ymm14, %ymm2, %ymm2
 	vaesenc         %ymm14, %ymm3, %ymm3
+# last round with the source folded into the key: out = AES(counter) ^ src
 	vpxor           (%rdx), %ymm13, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
 	vmovdqu         %ymm0, (%rsi)
@@ -282,46 +340,48 @@ aesgen_gcm_enc_update_vaes_avx2:
 	vmovdqu         %ymm3, 96(%rsi)
 	vpshufb         %ymm15, %ymm0, %ymm4
 	vpxor           %ymm9, %ymm4, %ymm4             # the running hash joins block 0
-	vpclmulqdq      $0, 640(%rdi), %ymm4, %ymm5
-	vpclmulqdq      $16, 640(%rdi), %ymm4, %ymm6
-	vpclmulqdq      $1, 640(%rdi), %ymm4, %ymm8
-	vpclmulqdq      $17, 640(%rdi), %ymm4, %ymm7
+	vpclmulqdq      $0, 640(%rdi), %ymm4, %ymm5     # LO = d_L*h_L
+	vpclmulqdq      $16, 640(%rdi), %ymm4, %ymm6    # MI = d_L*h_H
+	vpclmulqdq      $1, 640(%rdi), %ymm4, %ymm8     # + d_H*h_L
+	vpclmulqdq      $17, 640(%rdi), %ymm4, %ymm7    # HI = d_H*h_H
 	vpxor           %ymm8, %ymm6, %ymm6
 	vpshufb         %ymm15, %ymm1, %ymm4
-	vpclmulqdq      $0, 672(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $0, 672(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpxor           %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $16, 672(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $16, 672(%rdi), %ymm4, %ymm8    # d_L*h_H
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $1, 672(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $1, 672(%rdi), %ymm4, %ymm8     # d_H*h_L
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $17, 672(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $17, 672(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxor           %ymm8, %ymm7, %ymm7
 	vpshufb         %ymm15, %ymm2, %ymm4
-	vpclmulqdq      $0, 704(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $0, 704(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpxor           %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $16, 704(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $16, 704(%rdi), %ymm4, %ymm8    # d_L*h_H
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $1, 704(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $1, 704(%rdi), %ymm4, %ymm8     # d_H*h_L
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $17, 704(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $17, 704(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxor           %ymm8, %ymm7, %ymm7
 	vpshufb         %ymm15, %ymm3, %ymm4
-	vpclmulqdq      $0, 736(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $0, 736(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpxor           %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $16, 736(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $16, 736(%rdi), %ymm4, %ymm8    # d_L*h_H
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $1, 736(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $1, 736(%rdi), %ymm4, %ymm8     # d_H*h_L
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $17, 736(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $17, 736(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxor           %ymm8, %ymm7, %ymm7
-	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm5, %ymm8 # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm5, %ymm8 # LO_L * (0xc2 << 56)
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpxor           %ymm5, %ymm6, %ymm6
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm6, %ymm8 # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm6, %ymm6
+	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm6, %ymm8 # MI_L * (0xc2 << 56)
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpxor           %ymm6, %ymm7, %ymm7
 	vpxor           %ymm8, %ymm7, %ymm7
+# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti128    $1, %ymm7, %xmm8
 	vpxor           %xmm8, %xmm7, %xmm9
 	add             $128, %rdx
@@ -330,6 +390,7 @@ aesgen_gcm_enc_update_vaes_avx2:
 	jae             .Lgcm_enc_loop
 # LLVM-MCA-END
 .Lgcm_enc_tail:
+# what the bulk loop left: LEN + 128 = 0..112 bytes of whole blocks
 	add             $128, %rcx
 	{disp32} jz     .Lgcm_enc_store
 # CTR first, then GHASH of the ciphertext it wrote: the CTR pass advances DST and
@@ -339,6 +400,8 @@ aesgen_gcm_enc_update_vaes_avx2:
 
 # 1..128 bytes remain: pick the final group by the number of vectors they need.
 .Lgcm_enc_final:
+# final group dispatch: the fewest vectors that hold LEN bytes, so that a short
+# message runs only the AES work it needs (its vectors side by side)
 	cmp             $32, %rcx
 	{disp32} jbe    .Lgcm_enc_final1
 	cmp             $64, %rcx
@@ -346,6 +409,7 @@ aesgen_gcm_enc_update_vaes_avx2:
 	cmp             $96, %rcx
 	{disp32} jbe    .Lgcm_enc_final3
 .Lgcm_enc_final4:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm15, %ymm10, %ymm0
 	vpaddd          %ymm11, %ymm10, %ymm10
 	vpshufb         %ymm15, %ymm10, %ymm1
@@ -358,6 +422,7 @@ aesgen_gcm_enc_update_vaes_avx2:
 	vpxor           %ymm12, %ymm1, %ymm1
 	vpxor           %ymm12, %ymm2, %ymm2
 	vpxor           %ymm12, %ymm3, %ymm3
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_final4_aes128
 	{disp32} je     .Lgcm_enc_final4_aes192
@@ -428,6 +493,8 @@ aesgen_gcm_enc_update_vaes_avx2:
 	vaesenc         %ymm14, %ymm1, %ymm1
 	vaesenc         %ymm14, %ymm2, %ymm2
 	vaesenc         %ymm14, %ymm3, %ymm3
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           (%rdx), %ymm13, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
 	vmovdqu         %ymm0, (%rsi)
@@ -440,6 +507,8 @@ aesgen_gcm_enc_update_vaes_avx2:
 	add             $96, %rdx
 	add             $96, %rsi
 	sub             $96, %rcx
+# the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+# 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %ymm13, %ymm3, %ymm3
 	cmp             $16, %rcx
 	{disp32} jb     .Lgcm_enc_final4_bytes
@@ -491,6 +560,7 @@ aesgen_gcm_enc_update_vaes_avx2:
 .Lgcm_enc_final4_no1:
 	{disp32} jmp    .Lgcm_enc_tail_crypted
 .Lgcm_enc_final3:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm15, %ymm10, %ymm0
 	vpaddd          %ymm11, %ymm10, %ymm10
 	vpshufb         %ymm15, %ymm10, %ymm1
@@ -500,6 +570,7 @@ aesgen_gcm_enc_update_vaes_avx2:
 	vpxor           %ymm12, %ymm0, %ymm0
 	vpxor           %ymm12, %ymm1, %ymm1
 	vpxor           %ymm12, %ymm2, %ymm2
+# the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_final3_aes128
 	{disp32} je     .Lgcm_enc_final3_aes192
@@ -557,6 +628,8 @@ aesgen_gcm_enc_update_vaes_avx2:
 	vaesenc         %ymm14, %ymm0, %ymm0
 	vaesenc         %ymm14, %ymm1, %ymm1
 	vaesenc         %ymm14, %ymm2, %ymm2
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           (%rdx), %ymm13, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
 	vmovdqu         %ymm0, (%rsi)
@@ -566,6 +639,8 @@ aesgen_gcm_enc_update_vaes_avx2:
 	add             $64, %rdx
 	add             $64, %rsi
 	sub             $64, %rcx
+# the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+# 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %ymm13, %ymm2, %ymm2
 	cmp             $16, %rcx
 	{disp32} jb     .Lgcm_enc_final3_bytes
@@ -617,12 +692,14 @@ aesgen_gcm_enc_update_vaes_avx2:
 .Lgcm_enc_final3_no1:
 	{disp32} jmp    .Lgcm_enc_tail_crypted
 .Lgcm_enc_final2:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm15, %ymm10, %ymm0
 	vpaddd          %ymm11, %ymm10, %ymm10
 	vpshufb         %ymm15, %ymm10, %ymm1
 	vpaddd          %ymm11, %ymm10, %ymm10
 	vpxor           %ymm12, %ymm0, %ymm0
 	vpxor           %ymm12, %ymm1, %ymm1
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_final2_aes128
 	{disp32} je     .Lgcm_enc_final2_aes192
@@ -667,12 +744,16 @@ aesgen_gcm_enc_update_vaes_avx2:
 	vbroadcasti128  -16(%r10), %ymm14
 	vaesenc         %ymm14, %ymm0, %ymm0
 	vaesenc         %ymm14, %ymm1, %ymm1
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           (%rdx), %ymm13, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
 	vmovdqu         %ymm0, (%rsi)
 	add             $32, %rdx
 	add             $32, %rsi
 	sub             $32, %rcx
+# the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+# 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %ymm13, %ymm1, %ymm1
 	cmp             $16, %rcx
 	{disp32} jb     .Lgcm_enc_final2_bytes
@@ -724,9 +805,11 @@ aesgen_gcm_enc_update_vaes_avx2:
 .Lgcm_enc_final2_no1:
 	{disp32} jmp    .Lgcm_enc_tail_crypted
 .Lgcm_enc_final1:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm15, %ymm10, %ymm0
 	vpaddd          %ymm11, %ymm10, %ymm10
 	vpxor           %ymm12, %ymm0, %ymm0
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_final1_aes128
 	{disp32} je     .Lgcm_enc_final1_aes192
@@ -758,6 +841,8 @@ aesgen_gcm_enc_update_vaes_avx2:
 	vaesenc         %ymm14, %ymm0, %ymm0
 	vbroadcasti128  -16(%r10), %ymm14
 	vaesenc         %ymm14, %ymm0, %ymm0
+# the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+# 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %ymm13, %ymm0, %ymm0
 	cmp             $16, %rcx
 	{disp32} jb     .Lgcm_enc_final1_bytes
@@ -811,6 +896,7 @@ aesgen_gcm_enc_update_vaes_avx2:
 .Lgcm_enc_tail_crypted:
 	mov             (%rsp), %rdx                    # hash the ciphertext just written
 	mov             8(%rsp), %rcx
+# GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
 	lea             768(%rdi), %r8
 	sub             %rcx, %r8
 	vpxor           %ymm5, %ymm5, %ymm5
@@ -827,26 +913,28 @@ aesgen_gcm_enc_update_vaes_avx2:
 	vpshufb         %ymm15, %ymm4, %ymm4
 	vpxor           %ymm9, %ymm4, %ymm4             # the running hash joins block 0
 	vpxor           %ymm9, %ymm9, %ymm9
-	vpclmulqdq      $0, (%r8), %ymm4, %ymm8
+	vpclmulqdq      $0, (%r8), %ymm4, %ymm8         # d_L*h_L
 	vpxor           %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $16, (%r8), %ymm4, %ymm8
+	vpclmulqdq      $16, (%r8), %ymm4, %ymm8        # d_L*h_H
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $1, (%r8), %ymm4, %ymm8
+	vpclmulqdq      $1, (%r8), %ymm4, %ymm8         # d_H*h_L
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $17, (%r8), %ymm4, %ymm8
+	vpclmulqdq      $17, (%r8), %ymm4, %ymm8        # d_H*h_H
 	vpxor           %ymm8, %ymm7, %ymm7
 	add             $32, %rdx
 	add             $32, %r8
 	sub             $32, %rcx
 	ja              .Lgcm_enc_ghash_vector
-	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm5, %ymm8 # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm5, %ymm8 # LO_L * (0xc2 << 56)
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpxor           %ymm5, %ymm6, %ymm6
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm6, %ymm8 # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm6, %ymm6
+	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm6, %ymm8 # MI_L * (0xc2 << 56)
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpxor           %ymm6, %ymm7, %ymm7
 	vpxor           %ymm8, %ymm7, %ymm7
+# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti128    $1, %ymm7, %xmm8
 	vpxor           %xmm8, %xmm7, %xmm9
 .Lgcm_enc_store:
@@ -890,21 +978,28 @@ aesgen_gcm_dec_update_vaes_avx2:
 	.cfi_adjust_cfa_offset 16
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_dec_return
+# ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+# from the end so that every key size runs the same last nine rounds
 	mov             240(%rdi), %eax
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &rk[rounds]
+# the first and last round keys into registers; the middle ones are read each round
 	vbroadcasti128  (%rdi), %ymm12
 	vbroadcasti128  (%r10), %ymm13
+# the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti128  .Lgcm_bswap_mask_16(%rip), %ymm15
+# ACC = acc; CTR = the counter block reflected, lane i counting from block i
 	vmovdqu         (%r9), %xmm9
 	vbroadcasti128  (%r8), %ymm10
 	vpshufb         %ymm15, %ymm10, %ymm10
 	vpaddd          .Lgcm_lane_offsets_32(%rip), %ymm10, %ymm10
 	vbroadcasti128  .Lgcm_lane_count(%rip), %ymm11
+# bulk: whole iterations of 8 blocks, CTR and GHASH stitched
 	sub             $128, %rcx
 	{disp32} jb     .Lgcm_dec_tail
 .Lgcm_dec_loop:
 # LLVM-MCA-BEGIN gcm_dec_vaes_avx2_main_loop
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm15, %ymm10, %ymm0
 	vpaddd          %ymm11, %ymm10, %ymm10
 	vpshufb         %ymm15, %ymm10, %ymm1
@@ -917,6 +1012,7 @@ aesgen_gcm_dec_update_vaes_avx2:
 	vpxor           %ymm12, %ymm1, %ymm1
 	vpxor           %ymm12, %ymm2, %ymm2
 	vpxor           %ymm12, %ymm3, %ymm3
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_main_aes128
 	{disp32} je     .Lgcm_dec_main_aes192
@@ -950,30 +1046,30 @@ aesgen_gcm_dec_update_vaes_avx2:
 	vmovdqu         (%rdx), %ymm4
 	vpshufb         %ymm15, %ymm4, %ymm4
 	vpxor           %ymm9, %ymm4, %ymm4
-	vpclmulqdq      $0, 640(%rdi), %ymm4, %ymm5
-	vpclmulqdq      $16, 640(%rdi), %ymm4, %ymm6
-	vpclmulqdq      $1, 640(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $0, 640(%rdi), %ymm4, %ymm5     # LO = d_L*h_L
+	vpclmulqdq      $16, 640(%rdi), %ymm4, %ymm6    # MI = d_L*h_H
+	vpclmulqdq      $1, 640(%rdi), %ymm4, %ymm8     # + d_H*h_L
 	vbroadcasti128  -128(%r10), %ymm14
 	vaesenc         %ymm14, %ymm0, %ymm0
 	vaesenc         %ymm14, %ymm1, %ymm1
 	vaesenc         %ymm14, %ymm2, %ymm2
 	vaesenc         %ymm14, %ymm3, %ymm3
-	vpclmulqdq      $17, 640(%rdi), %ymm4, %ymm7
+	vpclmulqdq      $17, 640(%rdi), %ymm4, %ymm7    # HI = d_H*h_H
 	vpxor           %ymm8, %ymm6, %ymm6
 	vmovdqu         32(%rdx), %ymm4
 	vpshufb         %ymm15, %ymm4, %ymm4
-	vpclmulqdq      $0, 672(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $0, 672(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpxor           %ymm8, %ymm5, %ymm5
 	vbroadcasti128  -112(%r10), %ymm14
 	vaesenc         %ymm14, %ymm0, %ymm0
 	vaesenc         %ymm14, %ymm1, %ymm1
 	vaesenc         %ymm14, %ymm2, %ymm2
 	vaesenc         %ymm14, %ymm3, %ymm3
-	vpclmulqdq      $16, 672(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $16, 672(%rdi), %ymm4, %ymm8    # d_L*h_H
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $1, 672(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $1, 672(%rdi), %ymm4, %ymm8     # d_H*h_L
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $17, 672(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $17, 672(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxor           %ymm8, %ymm7, %ymm7
 	vbroadcasti128  -96(%r10), %ymm14
 	vaesenc         %ymm14, %ymm0, %ymm0
@@ -982,18 +1078,18 @@ aesgen_gcm_dec_update_vaes_avx2:
 	vaesenc         %ymm14, %ymm3, %ymm3
 	vmovdqu         64(%rdx), %ymm4
 	vpshufb         %ymm15, %ymm4, %ymm4
-	vpclmulqdq      $0, 704(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $0, 704(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpxor           %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $16, 704(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $16, 704(%rdi), %ymm4, %ymm8    # d_L*h_H
 	vbroadcasti128  -80(%r10), %ymm14
 	vaesenc         %ymm14, %ymm0, %ymm0
 	vaesenc         %ymm14, %ymm1, %ymm1
 	vaesenc         %ymm14, %ymm2, %ymm2
 	vaesenc         %ymm14, %ymm3, %ymm3
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $1, 704(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $1, 704(%rdi), %ymm4, %ymm8     # d_H*h_L
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $17, 704(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $17, 704(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxor           %ymm8, %ymm7, %ymm7
 	vbroadcasti128  -64(%r10), %ymm14
 	vaesenc         %ymm14, %ymm0, %ymm0
@@ -1002,39 +1098,42 @@ aesgen_gcm_dec_update_vaes_avx2:
 	vaesenc         %ymm14, %ymm3, %ymm3
 	vmovdqu         96(%rdx), %ymm4
 	vpshufb         %ymm15, %ymm4, %ymm4
-	vpclmulqdq      $0, 736(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $0, 736(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpxor           %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $16, 736(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $16, 736(%rdi), %ymm4, %ymm8    # d_L*h_H
 	vbroadcasti128  -48(%r10), %ymm14
 	vaesenc         %ymm14, %ymm0, %ymm0
 	vaesenc         %ymm14, %ymm1, %ymm1
 	vaesenc         %ymm14, %ymm2, %ymm2
 	vaesenc         %ymm14, %ymm3, %ymm3
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $1, 736(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $1, 736(%rdi), %ymm4, %ymm8     # d_H*h_L
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $17, 736(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $17, 736(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxor           %ymm8, %ymm7, %ymm7
 	vbroadcasti128  -32(%r10), %ymm14
 	vaesenc         %ymm14, %ymm0, %ymm0
 	vaesenc         %ymm14, %ymm1, %ymm1
 	vaesenc         %ymm14, %ymm2, %ymm2
 	vaesenc         %ymm14, %ymm3, %ymm3
-	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm5, %ymm8 # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm5, %ymm8 # LO_L * (0xc2 << 56)
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpxor           %ymm5, %ymm6, %ymm6
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm6, %ymm8 # MI_L * (x^63+x^62+x^57)
+	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm6, %ymm8 # MI_L * (0xc2 << 56)
 	vbroadcasti128  -16(%r10), %ymm14
 	vaesenc         %ymm14, %ymm0, %ymm0
 	vaesenc         %ymm14, %ymm1, %ymm1
 	vaesenc         %ymm14, %ymm2, %ymm2
 	vaesenc         %ymm14, %ymm3, %ymm3
-	vpshufd         $78, %ymm6, %ymm6
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpxor           %ymm6, %ymm7, %ymm7
 	vpxor           %ymm8, %ymm7, %ymm7
+# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti128    $1, %ymm7, %xmm8
 	vpxor           %xmm8, %xmm7, %xmm9
+# last round with the source folded into the key: out = AES(counter) ^ src
 	vpxor           (%rdx), %ymm13, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
 	vmovdqu         %ymm0, (%rsi)
@@ -1053,12 +1152,14 @@ aesgen_gcm_dec_update_vaes_avx2:
 	jae             .Lgcm_dec_loop
 # LLVM-MCA-END
 .Lgcm_dec_tail:
+# what the bulk loop left: LEN + 128 = 0..112 bytes of whole blocks
 	add             $128, %rcx
 	{disp32} jz     .Lgcm_dec_store
 # GHASH of the ciphertext first (it may be overwritten in place), then CTR: the
 # GHASH pass advances SRC and LEN, so their start waits in the stack slots
 	mov             %rdx, (%rsp)
 	mov             %rcx, 8(%rsp)
+# GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
 	lea             768(%rdi), %r8
 	sub             %rcx, %r8
 	vpxor           %ymm5, %ymm5, %ymm5
@@ -1075,26 +1176,28 @@ aesgen_gcm_dec_update_vaes_avx2:
 	vpshufb         %ymm15, %ymm4, %ymm4
 	vpxor           %ymm9, %ymm4, %ymm4             # the running hash joins block 0
 	vpxor           %ymm9, %ymm9, %ymm9
-	vpclmulqdq      $0, (%r8), %ymm4, %ymm8
+	vpclmulqdq      $0, (%r8), %ymm4, %ymm8         # d_L*h_L
 	vpxor           %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $16, (%r8), %ymm4, %ymm8
+	vpclmulqdq      $16, (%r8), %ymm4, %ymm8        # d_L*h_H
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $1, (%r8), %ymm4, %ymm8
+	vpclmulqdq      $1, (%r8), %ymm4, %ymm8         # d_H*h_L
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $17, (%r8), %ymm4, %ymm8
+	vpclmulqdq      $17, (%r8), %ymm4, %ymm8        # d_H*h_H
 	vpxor           %ymm8, %ymm7, %ymm7
 	add             $32, %rdx
 	add             $32, %r8
 	sub             $32, %rcx
 	ja              .Lgcm_dec_ghash_vector
-	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm5, %ymm8 # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm5, %ymm8 # LO_L * (0xc2 << 56)
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpxor           %ymm5, %ymm6, %ymm6
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm6, %ymm8 # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm6, %ymm6
+	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm6, %ymm8 # MI_L * (0xc2 << 56)
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpxor           %ymm6, %ymm7, %ymm7
 	vpxor           %ymm8, %ymm7, %ymm7
+# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti128    $1, %ymm7, %xmm8
 	vpxor           %xmm8, %xmm7, %xmm9
 	mov             8(%rsp), %rcx
@@ -1102,6 +1205,8 @@ aesgen_gcm_dec_update_vaes_avx2:
 
 # 1..128 bytes remain: pick the final group by the number of vectors they need.
 .Lgcm_dec_final:
+# final group dispatch: the fewest vectors that hold LEN bytes, so that a short
+# message runs only the AES work it needs (its vectors side by side)
 	cmp             $32, %rcx
 	{disp32} jbe    .Lgcm_dec_final1
 	cmp             $64, %rcx
@@ -1109,6 +1214,7 @@ aesgen_gcm_dec_update_vaes_avx2:
 	cmp             $96, %rcx
 	{disp32} jbe    .Lgcm_dec_final3
 .Lgcm_dec_final4:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm15, %ymm10, %ymm0
 	vpaddd          %ymm11, %ymm10, %ymm10
 	vpshufb         %ymm15, %ymm10, %ymm1
@@ -1121,6 +1227,7 @@ aesgen_gcm_dec_update_vaes_avx2:
 	vpxor           %ymm12, %ymm1, %ymm1
 	vpxor           %ymm12, %ymm2, %ymm2
 	vpxor           %ymm12, %ymm3, %ymm3
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_final4_aes128
 	{disp32} je     .Lgcm_dec_final4_aes192
@@ -1191,6 +1298,8 @@ aesgen_gcm_dec_update_vaes_avx2:
 	vaesenc         %ymm14, %ymm1, %ymm1
 	vaesenc         %ymm14, %ymm2, %ymm2
 	vaesenc         %ymm14, %ymm3, %ymm3
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           (%rdx), %ymm13, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
 	vmovdqu         %ymm0, (%rsi)
@@ -1203,6 +1312,8 @@ aesgen_gcm_dec_update_vaes_avx2:
 	add             $96, %rdx
 	add             $96, %rsi
 	sub             $96, %rcx
+# the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+# 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %ymm13, %ymm3, %ymm3
 	cmp             $16, %rcx
 	{disp32} jb     .Lgcm_dec_final4_bytes
@@ -1254,6 +1365,7 @@ aesgen_gcm_dec_update_vaes_avx2:
 .Lgcm_dec_final4_no1:
 	{disp32} jmp    .Lgcm_dec_store
 .Lgcm_dec_final3:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm15, %ymm10, %ymm0
 	vpaddd          %ymm11, %ymm10, %ymm10
 	vpshufb         %ymm15, %ymm10, %ymm1
@@ -1263,6 +1375,7 @@ aesgen_gcm_dec_update_vaes_avx2:
 	vpxor           %ymm12, %ymm0, %ymm0
 	vpxor           %ymm12, %ymm1, %ymm1
 	vpxor           %ymm12, %ymm2, %ymm2
+# the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_final3_aes128
 	{disp32} je     .Lgcm_dec_final3_aes192
@@ -1320,6 +1433,8 @@ aesgen_gcm_dec_update_vaes_avx2:
 	vaesenc         %ymm14, %ymm0, %ymm0
 	vaesenc         %ymm14, %ymm1, %ymm1
 	vaesenc         %ymm14, %ymm2, %ymm2
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           (%rdx), %ymm13, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
 	vmovdqu         %ymm0, (%rsi)
@@ -1329,6 +1444,8 @@ aesgen_gcm_dec_update_vaes_avx2:
 	add             $64, %rdx
 	add             $64, %rsi
 	sub             $64, %rcx
+# the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+# 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %ymm13, %ymm2, %ymm2
 	cmp             $16, %rcx
 	{disp32} jb     .Lgcm_dec_final3_bytes
@@ -1380,12 +1497,14 @@ aesgen_gcm_dec_update_vaes_avx2:
 .Lgcm_dec_final3_no1:
 	{disp32} jmp    .Lgcm_dec_store
 .Lgcm_dec_final2:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm15, %ymm10, %ymm0
 	vpaddd          %ymm11, %ymm10, %ymm10
 	vpshufb         %ymm15, %ymm10, %ymm1
 	vpaddd          %ymm11, %ymm10, %ymm10
 	vpxor           %ymm12, %ymm0, %ymm0
 	vpxor           %ymm12, %ymm1, %ymm1
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_final2_aes128
 	{disp32} je     .Lgcm_dec_final2_aes192
@@ -1430,12 +1549,16 @@ aesgen_gcm_dec_update_vaes_avx2:
 	vbroadcasti128  -16(%r10), %ymm14
 	vaesenc         %ymm14, %ymm0, %ymm0
 	vaesenc         %ymm14, %ymm1, %ymm1
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           (%rdx), %ymm13, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
 	vmovdqu         %ymm0, (%rsi)
 	add             $32, %rdx
 	add             $32, %rsi
 	sub             $32, %rcx
+# the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+# 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %ymm13, %ymm1, %ymm1
 	cmp             $16, %rcx
 	{disp32} jb     .Lgcm_dec_final2_bytes
@@ -1487,9 +1610,11 @@ aesgen_gcm_dec_update_vaes_avx2:
 .Lgcm_dec_final2_no1:
 	{disp32} jmp    .Lgcm_dec_store
 .Lgcm_dec_final1:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm15, %ymm10, %ymm0
 	vpaddd          %ymm11, %ymm10, %ymm10
 	vpxor           %ymm12, %ymm0, %ymm0
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_final1_aes128
 	{disp32} je     .Lgcm_dec_final1_aes192
@@ -1521,6 +1646,8 @@ aesgen_gcm_dec_update_vaes_avx2:
 	vaesenc         %ymm14, %ymm0, %ymm0
 	vbroadcasti128  -16(%r10), %ymm14
 	vaesenc         %ymm14, %ymm0, %ymm0
+# the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+# 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %ymm13, %ymm0, %ymm0
 	cmp             $16, %rcx
 	{disp32} jb     .Lgcm_dec_final1_bytes
@@ -1610,15 +1737,18 @@ aesgen_gcm_enc_record_vaes_avx2:
 	endbr64
 	sub             $16, %rsp
 	.cfi_adjust_cfa_offset 16
+# the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti128  .Lgcm_bswap_mask_16(%rip), %ymm15
 	vpxor           %xmm9, %xmm9, %xmm9
 	vpxor           %ymm5, %ymm5, %ymm5
 	vpxor           %ymm6, %ymm6, %ymm6
 	vpxor           %ymm7, %ymm7, %ymm7
+# GHASH of the AAD (AAD, AADLEN from the record)
 	mov             40(%r8), %r10
 	test            %r10, %r10
 	{disp32} jz     .Lgcm_enc_rec_aad_done
 	mov             32(%r8), %rax
+# GHASH of LEN bytes at rax, a vector at a time, the k-th block from the end times H^k
 	lea             768(%rdi), %r9
 	sub             %r10, %r9
 	vpxor           %ymm5, %ymm5, %ymm5
@@ -1635,40 +1765,46 @@ aesgen_gcm_enc_record_vaes_avx2:
 	vpshufb         %ymm15, %ymm4, %ymm4
 	vpxor           %ymm9, %ymm4, %ymm4             # the running hash joins block 0
 	vpxor           %ymm9, %ymm9, %ymm9
-	vpclmulqdq      $0, (%r9), %ymm4, %ymm8
+	vpclmulqdq      $0, (%r9), %ymm4, %ymm8         # d_L*h_L
 	vpxor           %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $16, (%r9), %ymm4, %ymm8
+	vpclmulqdq      $16, (%r9), %ymm4, %ymm8        # d_L*h_H
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $1, (%r9), %ymm4, %ymm8
+	vpclmulqdq      $1, (%r9), %ymm4, %ymm8         # d_H*h_L
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $17, (%r9), %ymm4, %ymm8
+	vpclmulqdq      $17, (%r9), %ymm4, %ymm8        # d_H*h_H
 	vpxor           %ymm8, %ymm7, %ymm7
 	add             $32, %rax
 	add             $32, %r9
 	sub             $32, %r10
 	ja              .Lgcm_enc_rec_aad_vector
-	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm5, %ymm8 # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm5, %ymm8 # LO_L * (0xc2 << 56)
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpxor           %ymm5, %ymm6, %ymm6
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm6, %ymm8 # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm6, %ymm6
+	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm6, %ymm8 # MI_L * (0xc2 << 56)
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpxor           %ymm6, %ymm7, %ymm7
 	vpxor           %ymm8, %ymm7, %ymm7
+# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti128    $1, %ymm7, %xmm8
 	vpxor           %xmm8, %xmm7, %xmm9
 	vpxor           %ymm5, %ymm5, %ymm5
 	vpxor           %ymm6, %ymm6, %ymm6
 	vpxor           %ymm7, %ymm7, %ymm7
 .Lgcm_enc_rec_aad_done:
+# ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+# from the end so that every key size runs the same last nine rounds
 	mov             240(%rdi), %eax
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &rk[rounds]
+# the first and last round keys into registers; the middle ones are read each round
 	vbroadcasti128  (%rdi), %ymm12
 	vbroadcasti128  (%r10), %ymm13
 # E_K(J0) masks the tag: one block on xmm, beside the data's blocks
 	vmovdqu         (%r8), %xmm4
 	vpxor           %xmm12, %xmm4, %xmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_rec_j0_aes128
 	{disp32} je     .Lgcm_enc_rec_j0_aes192
@@ -1691,14 +1827,16 @@ aesgen_gcm_enc_record_vaes_avx2:
 	vmovdqu         %xmm4, 48(%r8)
 	vbroadcasti128  (%r8), %ymm10
 	vpshufb         %ymm15, %ymm10, %ymm10
-	vpaddd          .Lgcm_record_offsets_32(%rip), %ymm10, %ymm10 # J0 + 1, + 2, ...
+	vpaddd          .Lgcm_record_offsets_32(%rip), %ymm10, %ymm10 # CTR: J0 + 1, + 2, ... per lane
 	vbroadcasti128  .Lgcm_lane_count(%rip), %ymm11
 	test            %rcx, %rcx                      # whole blocks only
 	{disp32} jz     .Lgcm_enc_rec_partial
+# bulk: whole iterations of 8 blocks, CTR and GHASH stitched
 	sub             $128, %rcx
 	{disp32} jb     .Lgcm_enc_rec_tail
 .Lgcm_enc_rec_loop:
 # LLVM-MCA-BEGIN gcm_enc_rec_vaes_avx2_main_loop
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm15, %ymm10, %ymm0
 	vpaddd          %ymm11, %ymm10, %ymm10
 	vpshufb         %ymm15, %ymm10, %ymm1
@@ -1711,6 +1849,7 @@ aesgen_gcm_enc_record_vaes_avx2:
 	vpxor           %ymm12, %ymm1, %ymm1
 	vpxor           %ymm12, %ymm2, %ymm2
 	vpxor           %ymm12, %ymm3, %ymm3
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_rec_main_aes128
 	{disp32} je     .Lgcm_enc_rec_main_aes192
@@ -1781,6 +1920,7 @@ aesgen_gcm_enc_record_vaes_avx2:
 	vaesenc         %ymm14, %ymm1, %ymm1
 	vaesenc         %ymm14, %ymm2, %ymm2
 	vaesenc         %ymm14, %ymm3, %ymm3
+# last round with the source folded into the key: out = AES(counter) ^ src
 	vpxor           (%rdx), %ymm13, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
 	vmovdqu         %ymm0, (%rsi)
@@ -1795,46 +1935,48 @@ aesgen_gcm_enc_record_vaes_avx2:
 	vmovdqu         %ymm3, 96(%rsi)
 	vpshufb         %ymm15, %ymm0, %ymm4
 	vpxor           %ymm9, %ymm4, %ymm4             # the running hash joins block 0
-	vpclmulqdq      $0, 640(%rdi), %ymm4, %ymm5
-	vpclmulqdq      $16, 640(%rdi), %ymm4, %ymm6
-	vpclmulqdq      $1, 640(%rdi), %ymm4, %ymm8
-	vpclmulqdq      $17, 640(%rdi), %ymm4, %ymm7
+	vpclmulqdq      $0, 640(%rdi), %ymm4, %ymm5     # LO = d_L*h_L
+	vpclmulqdq      $16, 640(%rdi), %ymm4, %ymm6    # MI = d_L*h_H
+	vpclmulqdq      $1, 640(%rdi), %ymm4, %ymm8     # + d_H*h_L
+	vpclmulqdq      $17, 640(%rdi), %ymm4, %ymm7    # HI = d_H*h_H
 	vpxor           %ymm8, %ymm6, %ymm6
 	vpshufb         %ymm15, %ymm1, %ymm4
-	vpclmulqdq      $0, 672(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $0, 672(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpxor           %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $16, 672(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $16, 672(%rdi), %ymm4, %ymm8    # d_L*h_H
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $1, 672(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $1, 672(%rdi), %ymm4, %ymm8     # d_H*h_L
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $17, 672(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $17, 672(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxor           %ymm8, %ymm7, %ymm7
 	vpshufb         %ymm15, %ymm2, %ymm4
-	vpclmulqdq      $0, 704(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $0, 704(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpxor           %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $16, 704(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $16, 704(%rdi), %ymm4, %ymm8    # d_L*h_H
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $1, 704(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $1, 704(%rdi), %ymm4, %ymm8     # d_H*h_L
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $17, 704(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $17, 704(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxor           %ymm8, %ymm7, %ymm7
 	vpshufb         %ymm15, %ymm3, %ymm4
-	vpclmulqdq      $0, 736(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $0, 736(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpxor           %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $16, 736(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $16, 736(%rdi), %ymm4, %ymm8    # d_L*h_H
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $1, 736(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $1, 736(%rdi), %ymm4, %ymm8     # d_H*h_L
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $17, 736(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $17, 736(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxor           %ymm8, %ymm7, %ymm7
-	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm5, %ymm8 # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm5, %ymm8 # LO_L * (0xc2 << 56)
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpxor           %ymm5, %ymm6, %ymm6
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm6, %ymm8 # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm6, %ymm6
+	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm6, %ymm8 # MI_L * (0xc2 << 56)
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpxor           %ymm6, %ymm7, %ymm7
 	vpxor           %ymm8, %ymm7, %ymm7
+# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti128    $1, %ymm7, %xmm8
 	vpxor           %xmm8, %xmm7, %xmm9
 	add             $128, %rdx
@@ -1857,6 +1999,8 @@ aesgen_gcm_enc_record_vaes_avx2:
 
 # 1..128 bytes remain: pick the final group by the number of vectors they need.
 .Lgcm_enc_rec_final:
+# final group dispatch: the fewest vectors that hold LEN bytes, so that a short
+# message runs only the AES work it needs (its vectors side by side)
 	cmp             $32, %rcx
 	{disp32} jbe    .Lgcm_enc_rec_final1
 	cmp             $64, %rcx
@@ -1864,6 +2008,7 @@ aesgen_gcm_enc_record_vaes_avx2:
 	cmp             $96, %rcx
 	{disp32} jbe    .Lgcm_enc_rec_final3
 .Lgcm_enc_rec_final4:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm15, %ymm10, %ymm0
 	vpaddd          %ymm11, %ymm10, %ymm10
 	vpshufb         %ymm15, %ymm10, %ymm1
@@ -1876,6 +2021,7 @@ aesgen_gcm_enc_record_vaes_avx2:
 	vpxor           %ymm12, %ymm1, %ymm1
 	vpxor           %ymm12, %ymm2, %ymm2
 	vpxor           %ymm12, %ymm3, %ymm3
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_rec_final4_aes128
 	{disp32} je     .Lgcm_enc_rec_final4_aes192
@@ -1946,6 +2092,8 @@ aesgen_gcm_enc_record_vaes_avx2:
 	vaesenc         %ymm14, %ymm1, %ymm1
 	vaesenc         %ymm14, %ymm2, %ymm2
 	vaesenc         %ymm14, %ymm3, %ymm3
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           (%rdx), %ymm13, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
 	vmovdqu         %ymm0, (%rsi)
@@ -1958,6 +2106,8 @@ aesgen_gcm_enc_record_vaes_avx2:
 	add             $96, %rdx
 	add             $96, %rsi
 	sub             $96, %rcx
+# the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+# 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %ymm13, %ymm3, %ymm3
 	cmp             $16, %rcx
 	{disp32} jb     .Lgcm_enc_rec_final4_bytes
@@ -2009,6 +2159,7 @@ aesgen_gcm_enc_record_vaes_avx2:
 .Lgcm_enc_rec_final4_no1:
 	{disp32} jmp    .Lgcm_enc_rec_tail_crypted
 .Lgcm_enc_rec_final3:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm15, %ymm10, %ymm0
 	vpaddd          %ymm11, %ymm10, %ymm10
 	vpshufb         %ymm15, %ymm10, %ymm1
@@ -2018,6 +2169,7 @@ aesgen_gcm_enc_record_vaes_avx2:
 	vpxor           %ymm12, %ymm0, %ymm0
 	vpxor           %ymm12, %ymm1, %ymm1
 	vpxor           %ymm12, %ymm2, %ymm2
+# the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_rec_final3_aes128
 	{disp32} je     .Lgcm_enc_rec_final3_aes192
@@ -2075,6 +2227,8 @@ aesgen_gcm_enc_record_vaes_avx2:
 	vaesenc         %ymm14, %ymm0, %ymm0
 	vaesenc         %ymm14, %ymm1, %ymm1
 	vaesenc         %ymm14, %ymm2, %ymm2
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           (%rdx), %ymm13, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
 	vmovdqu         %ymm0, (%rsi)
@@ -2084,6 +2238,8 @@ aesgen_gcm_enc_record_vaes_avx2:
 	add             $64, %rdx
 	add             $64, %rsi
 	sub             $64, %rcx
+# the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+# 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %ymm13, %ymm2, %ymm2
 	cmp             $16, %rcx
 	{disp32} jb     .Lgcm_enc_rec_final3_bytes
@@ -2135,12 +2291,14 @@ aesgen_gcm_enc_record_vaes_avx2:
 .Lgcm_enc_rec_final3_no1:
 	{disp32} jmp    .Lgcm_enc_rec_tail_crypted
 .Lgcm_enc_rec_final2:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm15, %ymm10, %ymm0
 	vpaddd          %ymm11, %ymm10, %ymm10
 	vpshufb         %ymm15, %ymm10, %ymm1
 	vpaddd          %ymm11, %ymm10, %ymm10
 	vpxor           %ymm12, %ymm0, %ymm0
 	vpxor           %ymm12, %ymm1, %ymm1
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_rec_final2_aes128
 	{disp32} je     .Lgcm_enc_rec_final2_aes192
@@ -2185,12 +2343,16 @@ aesgen_gcm_enc_record_vaes_avx2:
 	vbroadcasti128  -16(%r10), %ymm14
 	vaesenc         %ymm14, %ymm0, %ymm0
 	vaesenc         %ymm14, %ymm1, %ymm1
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           (%rdx), %ymm13, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
 	vmovdqu         %ymm0, (%rsi)
 	add             $32, %rdx
 	add             $32, %rsi
 	sub             $32, %rcx
+# the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+# 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %ymm13, %ymm1, %ymm1
 	cmp             $16, %rcx
 	{disp32} jb     .Lgcm_enc_rec_final2_bytes
@@ -2242,9 +2404,11 @@ aesgen_gcm_enc_record_vaes_avx2:
 .Lgcm_enc_rec_final2_no1:
 	{disp32} jmp    .Lgcm_enc_rec_tail_crypted
 .Lgcm_enc_rec_final1:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm15, %ymm10, %ymm0
 	vpaddd          %ymm11, %ymm10, %ymm10
 	vpxor           %ymm12, %ymm0, %ymm0
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_rec_final1_aes128
 	{disp32} je     .Lgcm_enc_rec_final1_aes192
@@ -2276,6 +2440,8 @@ aesgen_gcm_enc_record_vaes_avx2:
 	vaesenc         %ymm14, %ymm0, %ymm0
 	vbroadcasti128  -16(%r10), %ymm14
 	vaesenc         %ymm14, %ymm0, %ymm0
+# the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+# 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %ymm13, %ymm0, %ymm0
 	cmp             $16, %rcx
 	{disp32} jb     .Lgcm_enc_rec_final1_bytes
@@ -2337,6 +2503,7 @@ aesgen_gcm_enc_record_vaes_avx2:
 	sub             %r11, %r9
 	sub             %rcx, %r9                       # H^(blocks + 1): the lengths block takes H^1
 
+# GHASH of LEN bytes at rdx, a vector at a time, with the powers from r9 on
 .Lgcm_enc_rec_ghash_vector:
 	cmp             $16, %rcx
 	{disp32} ja     .Lgcm_enc_rec_ghash_load_full
@@ -2348,13 +2515,13 @@ aesgen_gcm_enc_record_vaes_avx2:
 	vpshufb         %ymm15, %ymm4, %ymm4
 	vpxor           %ymm9, %ymm4, %ymm4             # the running hash joins block 0
 	vpxor           %ymm9, %ymm9, %ymm9
-	vpclmulqdq      $0, (%r9), %ymm4, %ymm8
+	vpclmulqdq      $0, (%r9), %ymm4, %ymm8         # d_L*h_L
 	vpxor           %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $16, (%r9), %ymm4, %ymm8
+	vpclmulqdq      $16, (%r9), %ymm4, %ymm8        # d_L*h_H
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $1, (%r9), %ymm4, %ymm8
+	vpclmulqdq      $1, (%r9), %ymm4, %ymm8         # d_H*h_L
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $17, (%r9), %ymm4, %ymm8
+	vpclmulqdq      $17, (%r9), %ymm4, %ymm8        # d_H*h_H
 	vpxor           %ymm8, %ymm7, %ymm7
 	add             $32, %rdx
 	add             $32, %r9
@@ -2367,6 +2534,7 @@ aesgen_gcm_enc_record_vaes_avx2:
 # the partial block, zero-padded in the record: its keystream block on xmm
 	vmovdqu         64(%r8), %xmm4
 	vpxor           %xmm12, %xmm4, %xmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_enc_rec_part_aes128
 	{disp32} je     .Lgcm_enc_rec_part_aes192
@@ -2395,56 +2563,62 @@ aesgen_gcm_enc_record_vaes_avx2:
 	vpshufb         %ymm15, %ymm4, %ymm4
 	vpxor           %ymm9, %ymm4, %ymm4             # ACC is zero if a block took it
 	vpxor           %ymm9, %ymm9, %ymm9
-	vpclmulqdq      $0, 736(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $0, 736(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpxor           %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $16, 736(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $16, 736(%rdi), %ymm4, %ymm8    # d_L*h_H
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $1, 736(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $1, 736(%rdi), %ymm4, %ymm8     # d_H*h_L
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $17, 736(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $17, 736(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxor           %ymm8, %ymm7, %ymm7
 	vmovdqu         16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
-	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpxor           %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm8    # d_L*h_H
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8     # d_H*h_L
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxor           %ymm8, %ymm7, %ymm7
-	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm5, %ymm8 # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm5, %ymm8 # LO_L * (0xc2 << 56)
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpxor           %ymm5, %ymm6, %ymm6
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm6, %ymm8 # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm6, %ymm6
+	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm6, %ymm8 # MI_L * (0xc2 << 56)
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpxor           %ymm6, %ymm7, %ymm7
 	vpxor           %ymm8, %ymm7, %ymm7
+# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti128    $1, %ymm7, %xmm8
 	vpxor           %xmm8, %xmm7, %xmm9
 	{disp32} jmp    .Lgcm_enc_rec_tag
 .Lgcm_enc_rec_no_data:
+# no text left: the lengths block alone joins the sum
 	vmovdqu         16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpxor           %xmm9, %xmm4, %xmm4
-	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpxor           %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm8    # d_L*h_H
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8     # d_H*h_L
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxor           %ymm8, %ymm7, %ymm7
-	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm5, %ymm8 # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm5, %ymm8 # LO_L * (0xc2 << 56)
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpxor           %ymm5, %ymm6, %ymm6
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm6, %ymm8 # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm6, %ymm6
+	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm6, %ymm8 # MI_L * (0xc2 << 56)
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpxor           %ymm6, %ymm7, %ymm7
 	vpxor           %ymm8, %ymm7, %ymm7
+# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti128    $1, %ymm7, %xmm8
 	vpxor           %xmm8, %xmm7, %xmm9
 .Lgcm_enc_rec_tag:
+# tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)
 	vpshufb         %xmm15, %xmm9, %xmm9
 	vpxor           48(%r8), %xmm9, %xmm9
 	vmovdqu         %xmm9, 48(%r8)
@@ -2484,15 +2658,18 @@ aesgen_gcm_dec_record_vaes_avx2:
 	endbr64
 	sub             $16, %rsp
 	.cfi_adjust_cfa_offset 16
+# the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti128  .Lgcm_bswap_mask_16(%rip), %ymm15
 	vpxor           %xmm9, %xmm9, %xmm9
 	vpxor           %ymm5, %ymm5, %ymm5
 	vpxor           %ymm6, %ymm6, %ymm6
 	vpxor           %ymm7, %ymm7, %ymm7
+# GHASH of the AAD (AAD, AADLEN from the record)
 	mov             40(%r8), %r10
 	test            %r10, %r10
 	{disp32} jz     .Lgcm_dec_rec_aad_done
 	mov             32(%r8), %rax
+# GHASH of LEN bytes at rax, a vector at a time, the k-th block from the end times H^k
 	lea             768(%rdi), %r9
 	sub             %r10, %r9
 	vpxor           %ymm5, %ymm5, %ymm5
@@ -2509,40 +2686,46 @@ aesgen_gcm_dec_record_vaes_avx2:
 	vpshufb         %ymm15, %ymm4, %ymm4
 	vpxor           %ymm9, %ymm4, %ymm4             # the running hash joins block 0
 	vpxor           %ymm9, %ymm9, %ymm9
-	vpclmulqdq      $0, (%r9), %ymm4, %ymm8
+	vpclmulqdq      $0, (%r9), %ymm4, %ymm8         # d_L*h_L
 	vpxor           %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $16, (%r9), %ymm4, %ymm8
+	vpclmulqdq      $16, (%r9), %ymm4, %ymm8        # d_L*h_H
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $1, (%r9), %ymm4, %ymm8
+	vpclmulqdq      $1, (%r9), %ymm4, %ymm8         # d_H*h_L
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $17, (%r9), %ymm4, %ymm8
+	vpclmulqdq      $17, (%r9), %ymm4, %ymm8        # d_H*h_H
 	vpxor           %ymm8, %ymm7, %ymm7
 	add             $32, %rax
 	add             $32, %r9
 	sub             $32, %r10
 	ja              .Lgcm_dec_rec_aad_vector
-	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm5, %ymm8 # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm5, %ymm8 # LO_L * (0xc2 << 56)
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpxor           %ymm5, %ymm6, %ymm6
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm6, %ymm8 # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm6, %ymm6
+	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm6, %ymm8 # MI_L * (0xc2 << 56)
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpxor           %ymm6, %ymm7, %ymm7
 	vpxor           %ymm8, %ymm7, %ymm7
+# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti128    $1, %ymm7, %xmm8
 	vpxor           %xmm8, %xmm7, %xmm9
 	vpxor           %ymm5, %ymm5, %ymm5
 	vpxor           %ymm6, %ymm6, %ymm6
 	vpxor           %ymm7, %ymm7, %ymm7
 .Lgcm_dec_rec_aad_done:
+# ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+# from the end so that every key size runs the same last nine rounds
 	mov             240(%rdi), %eax
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &rk[rounds]
+# the first and last round keys into registers; the middle ones are read each round
 	vbroadcasti128  (%rdi), %ymm12
 	vbroadcasti128  (%r10), %ymm13
 # E_K(J0) masks the tag: one block on xmm, beside the data's blocks
 	vmovdqu         (%r8), %xmm4
 	vpxor           %xmm12, %xmm4, %xmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_rec_j0_aes128
 	{disp32} je     .Lgcm_dec_rec_j0_aes192
@@ -2565,14 +2748,16 @@ aesgen_gcm_dec_record_vaes_avx2:
 	vmovdqu         %xmm4, 48(%r8)
 	vbroadcasti128  (%r8), %ymm10
 	vpshufb         %ymm15, %ymm10, %ymm10
-	vpaddd          .Lgcm_record_offsets_32(%rip), %ymm10, %ymm10 # J0 + 1, + 2, ...
+	vpaddd          .Lgcm_record_offsets_32(%rip), %ymm10, %ymm10 # CTR: J0 + 1, + 2, ... per lane
 	vbroadcasti128  .Lgcm_lane_count(%rip), %ymm11
 	test            %rcx, %rcx                      # whole blocks only
 	{disp32} jz     .Lgcm_dec_rec_partial
+# bulk: whole iterations of 8 blocks, CTR and GHASH stitched
 	sub             $128, %rcx
 	{disp32} jb     .Lgcm_dec_rec_tail
 .Lgcm_dec_rec_loop:
 # LLVM-MCA-BEGIN gcm_dec_rec_vaes_avx2_main_loop
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm15, %ymm10, %ymm0
 	vpaddd          %ymm11, %ymm10, %ymm10
 	vpshufb         %ymm15, %ymm10, %ymm1
@@ -2585,6 +2770,7 @@ aesgen_gcm_dec_record_vaes_avx2:
 	vpxor           %ymm12, %ymm1, %ymm1
 	vpxor           %ymm12, %ymm2, %ymm2
 	vpxor           %ymm12, %ymm3, %ymm3
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_rec_main_aes128
 	{disp32} je     .Lgcm_dec_rec_main_aes192
@@ -2618,30 +2804,30 @@ aesgen_gcm_dec_record_vaes_avx2:
 	vmovdqu         (%rdx), %ymm4
 	vpshufb         %ymm15, %ymm4, %ymm4
 	vpxor           %ymm9, %ymm4, %ymm4
-	vpclmulqdq      $0, 640(%rdi), %ymm4, %ymm5
-	vpclmulqdq      $16, 640(%rdi), %ymm4, %ymm6
-	vpclmulqdq      $1, 640(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $0, 640(%rdi), %ymm4, %ymm5     # LO = d_L*h_L
+	vpclmulqdq      $16, 640(%rdi), %ymm4, %ymm6    # MI = d_L*h_H
+	vpclmulqdq      $1, 640(%rdi), %ymm4, %ymm8     # + d_H*h_L
 	vbroadcasti128  -128(%r10), %ymm14
 	vaesenc         %ymm14, %ymm0, %ymm0
 	vaesenc         %ymm14, %ymm1, %ymm1
 	vaesenc         %ymm14, %ymm2, %ymm2
 	vaesenc         %ymm14, %ymm3, %ymm3
-	vpclmulqdq      $17, 640(%rdi), %ymm4, %ymm7
+	vpclmulqdq      $17, 640(%rdi), %ymm4, %ymm7    # HI = d_H*h_H
 	vpxor           %ymm8, %ymm6, %ymm6
 	vmovdqu         32(%rdx), %ymm4
 	vpshufb         %ymm15, %ymm4, %ymm4
-	vpclmulqdq      $0, 672(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $0, 672(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpxor           %ymm8, %ymm5, %ymm5
 	vbroadcasti128  -112(%r10), %ymm14
 	vaesenc         %ymm14, %ymm0, %ymm0
 	vaesenc         %ymm14, %ymm1, %ymm1
 	vaesenc         %ymm14, %ymm2, %ymm2
 	vaesenc         %ymm14, %ymm3, %ymm3
-	vpclmulqdq      $16, 672(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $16, 672(%rdi), %ymm4, %ymm8    # d_L*h_H
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $1, 672(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $1, 672(%rdi), %ymm4, %ymm8     # d_H*h_L
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $17, 672(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $17, 672(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxor           %ymm8, %ymm7, %ymm7
 	vbroadcasti128  -96(%r10), %ymm14
 	vaesenc         %ymm14, %ymm0, %ymm0
@@ -2650,18 +2836,18 @@ aesgen_gcm_dec_record_vaes_avx2:
 	vaesenc         %ymm14, %ymm3, %ymm3
 	vmovdqu         64(%rdx), %ymm4
 	vpshufb         %ymm15, %ymm4, %ymm4
-	vpclmulqdq      $0, 704(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $0, 704(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpxor           %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $16, 704(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $16, 704(%rdi), %ymm4, %ymm8    # d_L*h_H
 	vbroadcasti128  -80(%r10), %ymm14
 	vaesenc         %ymm14, %ymm0, %ymm0
 	vaesenc         %ymm14, %ymm1, %ymm1
 	vaesenc         %ymm14, %ymm2, %ymm2
 	vaesenc         %ymm14, %ymm3, %ymm3
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $1, 704(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $1, 704(%rdi), %ymm4, %ymm8     # d_H*h_L
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $17, 704(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $17, 704(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxor           %ymm8, %ymm7, %ymm7
 	vbroadcasti128  -64(%r10), %ymm14
 	vaesenc         %ymm14, %ymm0, %ymm0
@@ -2670,39 +2856,42 @@ aesgen_gcm_dec_record_vaes_avx2:
 	vaesenc         %ymm14, %ymm3, %ymm3
 	vmovdqu         96(%rdx), %ymm4
 	vpshufb         %ymm15, %ymm4, %ymm4
-	vpclmulqdq      $0, 736(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $0, 736(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpxor           %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $16, 736(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $16, 736(%rdi), %ymm4, %ymm8    # d_L*h_H
 	vbroadcasti128  -48(%r10), %ymm14
 	vaesenc         %ymm14, %ymm0, %ymm0
 	vaesenc         %ymm14, %ymm1, %ymm1
 	vaesenc         %ymm14, %ymm2, %ymm2
 	vaesenc         %ymm14, %ymm3, %ymm3
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $1, 736(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $1, 736(%rdi), %ymm4, %ymm8     # d_H*h_L
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $17, 736(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $17, 736(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxor           %ymm8, %ymm7, %ymm7
 	vbroadcasti128  -32(%r10), %ymm14
 	vaesenc         %ymm14, %ymm0, %ymm0
 	vaesenc         %ymm14, %ymm1, %ymm1
 	vaesenc         %ymm14, %ymm2, %ymm2
 	vaesenc         %ymm14, %ymm3, %ymm3
-	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm5, %ymm8 # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm5, %ymm8 # LO_L * (0xc2 << 56)
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpxor           %ymm5, %ymm6, %ymm6
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm6, %ymm8 # MI_L * (x^63+x^62+x^57)
+	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm6, %ymm8 # MI_L * (0xc2 << 56)
 	vbroadcasti128  -16(%r10), %ymm14
 	vaesenc         %ymm14, %ymm0, %ymm0
 	vaesenc         %ymm14, %ymm1, %ymm1
 	vaesenc         %ymm14, %ymm2, %ymm2
 	vaesenc         %ymm14, %ymm3, %ymm3
-	vpshufd         $78, %ymm6, %ymm6
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpxor           %ymm6, %ymm7, %ymm7
 	vpxor           %ymm8, %ymm7, %ymm7
+# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti128    $1, %ymm7, %xmm8
 	vpxor           %xmm8, %xmm7, %xmm9
+# last round with the source folded into the key: out = AES(counter) ^ src
 	vpxor           (%rdx), %ymm13, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
 	vmovdqu         %ymm0, (%rsi)
@@ -2740,6 +2929,7 @@ aesgen_gcm_dec_record_vaes_avx2:
 	sub             %r11, %r9
 	sub             %rcx, %r9                       # H^(blocks + 1): the lengths block takes H^1
 
+# GHASH of LEN bytes at rdx, a vector at a time, with the powers from r9 on
 .Lgcm_dec_rec_ghash_vector:
 	cmp             $16, %rcx
 	{disp32} ja     .Lgcm_dec_rec_ghash_load_full
@@ -2751,13 +2941,13 @@ aesgen_gcm_dec_record_vaes_avx2:
 	vpshufb         %ymm15, %ymm4, %ymm4
 	vpxor           %ymm9, %ymm4, %ymm4             # the running hash joins block 0
 	vpxor           %ymm9, %ymm9, %ymm9
-	vpclmulqdq      $0, (%r9), %ymm4, %ymm8
+	vpclmulqdq      $0, (%r9), %ymm4, %ymm8         # d_L*h_L
 	vpxor           %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $16, (%r9), %ymm4, %ymm8
+	vpclmulqdq      $16, (%r9), %ymm4, %ymm8        # d_L*h_H
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $1, (%r9), %ymm4, %ymm8
+	vpclmulqdq      $1, (%r9), %ymm4, %ymm8         # d_H*h_L
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $17, (%r9), %ymm4, %ymm8
+	vpclmulqdq      $17, (%r9), %ymm4, %ymm8        # d_H*h_H
 	vpxor           %ymm8, %ymm7, %ymm7
 	add             $32, %rdx
 	add             $32, %r9
@@ -2768,6 +2958,8 @@ aesgen_gcm_dec_record_vaes_avx2:
 
 # 1..128 bytes remain: pick the final group by the number of vectors they need.
 .Lgcm_dec_rec_final:
+# final group dispatch: the fewest vectors that hold LEN bytes, so that a short
+# message runs only the AES work it needs (its vectors side by side)
 	cmp             $32, %rcx
 	{disp32} jbe    .Lgcm_dec_rec_final1
 	cmp             $64, %rcx
@@ -2775,6 +2967,7 @@ aesgen_gcm_dec_record_vaes_avx2:
 	cmp             $96, %rcx
 	{disp32} jbe    .Lgcm_dec_rec_final3
 .Lgcm_dec_rec_final4:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm15, %ymm10, %ymm0
 	vpaddd          %ymm11, %ymm10, %ymm10
 	vpshufb         %ymm15, %ymm10, %ymm1
@@ -2787,6 +2980,7 @@ aesgen_gcm_dec_record_vaes_avx2:
 	vpxor           %ymm12, %ymm1, %ymm1
 	vpxor           %ymm12, %ymm2, %ymm2
 	vpxor           %ymm12, %ymm3, %ymm3
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_rec_final4_aes128
 	{disp32} je     .Lgcm_dec_rec_final4_aes192
@@ -2857,6 +3051,8 @@ aesgen_gcm_dec_record_vaes_avx2:
 	vaesenc         %ymm14, %ymm1, %ymm1
 	vaesenc         %ymm14, %ymm2, %ymm2
 	vaesenc         %ymm14, %ymm3, %ymm3
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           (%rdx), %ymm13, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
 	vmovdqu         %ymm0, (%rsi)
@@ -2869,6 +3065,8 @@ aesgen_gcm_dec_record_vaes_avx2:
 	add             $96, %rdx
 	add             $96, %rsi
 	sub             $96, %rcx
+# the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+# 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %ymm13, %ymm3, %ymm3
 	cmp             $16, %rcx
 	{disp32} jb     .Lgcm_dec_rec_final4_bytes
@@ -2920,6 +3118,7 @@ aesgen_gcm_dec_record_vaes_avx2:
 .Lgcm_dec_rec_final4_no1:
 	{disp32} jmp    .Lgcm_dec_rec_partial
 .Lgcm_dec_rec_final3:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm15, %ymm10, %ymm0
 	vpaddd          %ymm11, %ymm10, %ymm10
 	vpshufb         %ymm15, %ymm10, %ymm1
@@ -2929,6 +3128,7 @@ aesgen_gcm_dec_record_vaes_avx2:
 	vpxor           %ymm12, %ymm0, %ymm0
 	vpxor           %ymm12, %ymm1, %ymm1
 	vpxor           %ymm12, %ymm2, %ymm2
+# the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_rec_final3_aes128
 	{disp32} je     .Lgcm_dec_rec_final3_aes192
@@ -2986,6 +3186,8 @@ aesgen_gcm_dec_record_vaes_avx2:
 	vaesenc         %ymm14, %ymm0, %ymm0
 	vaesenc         %ymm14, %ymm1, %ymm1
 	vaesenc         %ymm14, %ymm2, %ymm2
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           (%rdx), %ymm13, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
 	vmovdqu         %ymm0, (%rsi)
@@ -2995,6 +3197,8 @@ aesgen_gcm_dec_record_vaes_avx2:
 	add             $64, %rdx
 	add             $64, %rsi
 	sub             $64, %rcx
+# the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+# 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %ymm13, %ymm2, %ymm2
 	cmp             $16, %rcx
 	{disp32} jb     .Lgcm_dec_rec_final3_bytes
@@ -3046,12 +3250,14 @@ aesgen_gcm_dec_record_vaes_avx2:
 .Lgcm_dec_rec_final3_no1:
 	{disp32} jmp    .Lgcm_dec_rec_partial
 .Lgcm_dec_rec_final2:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm15, %ymm10, %ymm0
 	vpaddd          %ymm11, %ymm10, %ymm10
 	vpshufb         %ymm15, %ymm10, %ymm1
 	vpaddd          %ymm11, %ymm10, %ymm10
 	vpxor           %ymm12, %ymm0, %ymm0
 	vpxor           %ymm12, %ymm1, %ymm1
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_rec_final2_aes128
 	{disp32} je     .Lgcm_dec_rec_final2_aes192
@@ -3096,12 +3302,16 @@ aesgen_gcm_dec_record_vaes_avx2:
 	vbroadcasti128  -16(%r10), %ymm14
 	vaesenc         %ymm14, %ymm0, %ymm0
 	vaesenc         %ymm14, %ymm1, %ymm1
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           (%rdx), %ymm13, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
 	vmovdqu         %ymm0, (%rsi)
 	add             $32, %rdx
 	add             $32, %rsi
 	sub             $32, %rcx
+# the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+# 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %ymm13, %ymm1, %ymm1
 	cmp             $16, %rcx
 	{disp32} jb     .Lgcm_dec_rec_final2_bytes
@@ -3153,9 +3363,11 @@ aesgen_gcm_dec_record_vaes_avx2:
 .Lgcm_dec_rec_final2_no1:
 	{disp32} jmp    .Lgcm_dec_rec_partial
 .Lgcm_dec_rec_final1:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm15, %ymm10, %ymm0
 	vpaddd          %ymm11, %ymm10, %ymm10
 	vpxor           %ymm12, %ymm0, %ymm0
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_rec_final1_aes128
 	{disp32} je     .Lgcm_dec_rec_final1_aes192
@@ -3187,6 +3399,8 @@ aesgen_gcm_dec_record_vaes_avx2:
 	vaesenc         %ymm14, %ymm0, %ymm0
 	vbroadcasti128  -16(%r10), %ymm14
 	vaesenc         %ymm14, %ymm0, %ymm0
+# the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+# 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %ymm13, %ymm0, %ymm0
 	cmp             $16, %rcx
 	{disp32} jb     .Lgcm_dec_rec_final1_bytes
@@ -3244,6 +3458,7 @@ aesgen_gcm_dec_record_vaes_avx2:
 # the partial block, zero-padded in the record: its keystream block on xmm
 	vmovdqu         64(%r8), %xmm4
 	vpxor           %xmm12, %xmm4, %xmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lgcm_dec_rec_part_aes128
 	{disp32} je     .Lgcm_dec_rec_part_aes192
@@ -3270,56 +3485,62 @@ aesgen_gcm_dec_record_vaes_avx2:
 	vpshufb         %ymm15, %ymm4, %ymm4
 	vpxor           %ymm9, %ymm4, %ymm4             # ACC is zero if a block took it
 	vpxor           %ymm9, %ymm9, %ymm9
-	vpclmulqdq      $0, 736(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $0, 736(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpxor           %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $16, 736(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $16, 736(%rdi), %ymm4, %ymm8    # d_L*h_H
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $1, 736(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $1, 736(%rdi), %ymm4, %ymm8     # d_H*h_L
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $17, 736(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $17, 736(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxor           %ymm8, %ymm7, %ymm7
 	vmovdqu         16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
-	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpxor           %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm8    # d_L*h_H
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8     # d_H*h_L
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxor           %ymm8, %ymm7, %ymm7
-	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm5, %ymm8 # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm5, %ymm8 # LO_L * (0xc2 << 56)
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpxor           %ymm5, %ymm6, %ymm6
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm6, %ymm8 # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm6, %ymm6
+	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm6, %ymm8 # MI_L * (0xc2 << 56)
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpxor           %ymm6, %ymm7, %ymm7
 	vpxor           %ymm8, %ymm7, %ymm7
+# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti128    $1, %ymm7, %xmm8
 	vpxor           %xmm8, %xmm7, %xmm9
 	{disp32} jmp    .Lgcm_dec_rec_tag
 .Lgcm_dec_rec_no_data:
+# no text left: the lengths block alone joins the sum
 	vmovdqu         16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpxor           %xmm9, %xmm4, %xmm4
-	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpxor           %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm8    # d_L*h_H
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8     # d_H*h_L
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxor           %ymm8, %ymm7, %ymm7
-	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm5, %ymm8 # LO_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm5, %ymm5
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm5, %ymm8 # LO_L * (0xc2 << 56)
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpxor           %ymm5, %ymm6, %ymm6
 	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm6, %ymm8 # MI_L * (x^63+x^62+x^57)
-	vpshufd         $78, %ymm6, %ymm6
+	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm6, %ymm8 # MI_L * (0xc2 << 56)
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpxor           %ymm6, %ymm7, %ymm7
 	vpxor           %ymm8, %ymm7, %ymm7
+# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti128    $1, %ymm7, %xmm8
 	vpxor           %xmm8, %xmm7, %xmm9
 .Lgcm_dec_rec_tag:
+# tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)
 	vpshufb         %xmm15, %xmm9, %xmm9
 	vpxor           48(%r8), %xmm9, %xmm9
 	vmovdqu         %xmm9, 48(%r8)

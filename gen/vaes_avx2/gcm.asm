@@ -12,12 +12,55 @@
 	default abs
 ; GCM for vaes_avx2.
 ;
-; GHASH works on byte-reflected blocks without bit reflection, which makes a carry-less
-; product represent a*b*x^-128 modulo x^128 + x^127 + x^126 + x^121 + 1; the powers of
-; H in the key are stored pre-multiplied to compensate (see runtime/src/asm_abi.h).
-; A product is LO = a_L*b_L, MI = a_L*b_H + a_H*b_L, HI = a_H*b_H; products of a whole
-; iteration are summed unreduced, then reduced once by two folds with the constant
-; x^63 + x^62 + x^57 (0xc2 << 56).
+; The functions.  aesgen_gcm_ghash_* hashes whole blocks (the streaming API's AAD,
+; buffered blocks and lengths block);
+; aesgen_gcm_{enc,dec}_update_* run CTR and GHASH over the text in one pass; the
+; records aesgen_gcm_{enc,dec}_record_* do a whole message (AAD, text, lengths block,
+; tag) in one call.  Per iteration 4 vectors of 2 blocks: 8 blocks.
+;
+; Data layout.  struct aesgen_gcm_key (runtime/src/asm_abi.h): the AES key schedule at 0
+; (its round count at 240), then at 256 the powers H^32..H^1 of the hash key, 16
+; bytes each, highest first, and 48 zero bytes after H^1.  An iteration reads its 8
+; powers H^8..H^1 as 4 vectors from key + 640; a group of k < 8 blocks starts k
+; powers before the end, and the zero padding gives the missing blocks of a partial last
+; vector a zero power.  acc, the running hash, is kept in the same form as the powers.
+;
+; The representation.  GCM numbers the bits of a block from the most significant bit of
+; byte 0 (the coefficient of x^0) to the least significant bit of byte 15 (x^127).
+; vpshufb with BSWAP reverses each lane's bytes, which makes the block a 128-bit integer
+; whose bit 127 is the coefficient of x^0 and bit 0 that of x^127: the polynomial with
+; its bits in reverse order ("byte-reflected"; no bit is moved within a byte).
+;
+; The product.  vpclmulqdq multiplies 64-bit halves without carries.  For a = a_H:a_L
+; and b = b_H:b_L (high and low quadwords) the 256-bit product is
+;     HI * 2^128  +  MI * 2^64  +  LO,    LO = a_L*b_L, MI = a_L*b_H + a_H*b_L, HI = a_H*b_H
+; (+ is XOR).  Schoolbook takes the four products; Karatsuba (GHASH=karatsuba) three:
+; MI = (a_L + a_H)*(b_L + b_H) + LO + HI, with the half sums of the powers (HSUM) made
+; once per call and LO + HI taken out once per iteration, after the sums.  Products of a
+; whole iteration are summed unreduced (their sum is the sum of the products) and reduced
+; once.  In reflected form the 255-bit product of two reversed 128-bit values keeps the
+; coefficient of x^k at bit 254 - k, one place below where a reversed 256-bit value would:
+; it reads as a*b*x.  The key therefore stores each power of H times x^-1, which cancels
+; that x for free (the stored form of 1 is x^-1, the GFPOLY constant itself).
+;
+; The reduction.  Bits 0..127 of the product are the coefficients of x^255..x^128, and
+; x^128 = x^7 + x^2 + x + 1 moves each of them 128 places up (its x^0 term) plus to 127,
+; 126 and 121 places up: the constant 0xc2 << 56 (bits 63, 62, 57) at quadword 1.  A fold
+; clears the low 64 bits A_L of one register A: swap(A) + A_L * (0xc2 << 56) is XORed
+; into the next register up, 64 bits higher, where the swap leaves A_H in place and
+; moves A_L 128 places up, and the 127-bit product adds the other three terms.  The
+; first fold clears LO into MI, the second MI (with what the first added) into HI; HI is
+; the reduced result.  With 2 lanes per vector, the lanes' results are then XORed into one.
+;
+; Counters.  GCM's inc32 adds 1 to the last 4 bytes (big-endian) of the counter block.
+; Byte-reflected, those bytes are dword 0, so vpaddd with INC (2 per lane) is inc32 for
+; every lane at once (CTR is reflected back by vpshufb into each AES input).
+;
+; Interleaving.  AES rounds and GHASH are independent within an iteration; GHASH's
+; instructions are spread over the nine rounds every key size runs, so the carry-less
+; multiplies share the cycles of vaesenc.
+; Without room for GD, encryption hashes its ciphertext after the rounds; decryption
+; spreads the GHASH of its source over them.
 
 ; int aesgen_gcm_ghash_vaes_avx2(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data,
 ;                  size_t len);   len a multiple of 16
@@ -37,6 +80,7 @@ aesgen_gcm_ghash_vaes_avx2:
 	vmovdqu         xmm9, oword [rsi]
 	test            rcx, rcx
 	jz              near L.gcm_ghash_store
+; the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti128  ymm15, oword [rel L.gcm_bswap_mask_16]
 	sub             rcx, 128
 	jb              near L.gcm_ghash_tail
@@ -47,46 +91,48 @@ L.gcm_ghash_loop:
 	vmovdqu         ymm3, yword [rdx + 96]
 	vpshufb         ymm4, ymm0, ymm15
 	vpxor           ymm4, ymm4, ymm9                ; the running hash joins block 0
-	vpclmulqdq      ymm5, ymm4, yword [rdi + 640], 0
-	vpclmulqdq      ymm6, ymm4, yword [rdi + 640], 16
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 640], 1
-	vpclmulqdq      ymm7, ymm4, yword [rdi + 640], 17
+	vpclmulqdq      ymm5, ymm4, yword [rdi + 640], 0 ; LO = d_L*h_L
+	vpclmulqdq      ymm6, ymm4, yword [rdi + 640], 16 ; MI = d_L*h_H
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 640], 1 ; + d_H*h_L
+	vpclmulqdq      ymm7, ymm4, yword [rdi + 640], 17 ; HI = d_H*h_H
 	vpxor           ymm6, ymm6, ymm8
 	vpshufb         ymm4, ymm1, ymm15
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 0
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 0 ; d_L*h_L
 	vpxor           ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 16
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 16 ; d_L*h_H
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 1
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 1 ; d_H*h_L
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 17
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 17 ; d_H*h_H
 	vpxor           ymm7, ymm7, ymm8
 	vpshufb         ymm4, ymm2, ymm15
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 0
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 0 ; d_L*h_L
 	vpxor           ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 16
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 16 ; d_L*h_H
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 1
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 1 ; d_H*h_L
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 17
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 17 ; d_H*h_H
 	vpxor           ymm7, ymm7, ymm8
 	vpshufb         ymm4, ymm3, ymm15
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 0
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 0 ; d_L*h_L
 	vpxor           ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 16
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 16 ; d_L*h_H
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 1
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 1 ; d_H*h_L
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 17
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 17 ; d_H*h_H
 	vpxor           ymm7, ymm7, ymm8
-	vpclmulqdq      ymm8, ymm5, yword [rel L.gcm_gfpoly_32], 16 ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      ymm8, ymm5, yword [rel L.gcm_gfpoly_32], 16 ; LO_L * (0xc2 << 56)
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpxor           ymm6, ymm6, ymm5
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm6, yword [rel L.gcm_gfpoly_32], 16 ; MI_L * (x^63+x^62+x^57)
-	vpshufd         ymm6, ymm6, 78
+	vpclmulqdq      ymm8, ymm6, yword [rel L.gcm_gfpoly_32], 16 ; MI_L * (0xc2 << 56)
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpxor           ymm7, ymm7, ymm6
 	vpxor           ymm7, ymm7, ymm8
+; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti128    xmm8, ymm7, 1
 	vpxor           xmm9, xmm7, xmm8
 	add             rdx, 128
@@ -95,6 +141,7 @@ L.gcm_ghash_loop:
 L.gcm_ghash_tail:
 	add             rcx, 128
 	jz              near L.gcm_ghash_store
+; GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
 	lea             r10, [rdi + 768]
 	sub             r10, rcx
 	vpxor           ymm5, ymm5, ymm5
@@ -111,26 +158,28 @@ L.gcm_ghash_tail_loaded:
 	vpshufb         ymm4, ymm4, ymm15
 	vpxor           ymm4, ymm4, ymm9                ; the running hash joins block 0
 	vpxor           ymm9, ymm9, ymm9
-	vpclmulqdq      ymm8, ymm4, yword [r10], 0
+	vpclmulqdq      ymm8, ymm4, yword [r10], 0      ; d_L*h_L
 	vpxor           ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [r10], 16
+	vpclmulqdq      ymm8, ymm4, yword [r10], 16     ; d_L*h_H
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [r10], 1
+	vpclmulqdq      ymm8, ymm4, yword [r10], 1      ; d_H*h_L
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [r10], 17
+	vpclmulqdq      ymm8, ymm4, yword [r10], 17     ; d_H*h_H
 	vpxor           ymm7, ymm7, ymm8
 	add             rdx, 32
 	add             r10, 32
 	sub             rcx, 32
 	ja              L.gcm_ghash_tail_vector
-	vpclmulqdq      ymm8, ymm5, yword [rel L.gcm_gfpoly_32], 16 ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      ymm8, ymm5, yword [rel L.gcm_gfpoly_32], 16 ; LO_L * (0xc2 << 56)
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpxor           ymm6, ymm6, ymm5
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm6, yword [rel L.gcm_gfpoly_32], 16 ; MI_L * (x^63+x^62+x^57)
-	vpshufd         ymm6, ymm6, 78
+	vpclmulqdq      ymm8, ymm6, yword [rel L.gcm_gfpoly_32], 16 ; MI_L * (0xc2 << 56)
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpxor           ymm7, ymm7, ymm6
 	vpxor           ymm7, ymm7, ymm8
+; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti128    xmm8, ymm7, 1
 	vpxor           xmm9, xmm7, xmm8
 L.gcm_ghash_store:
@@ -165,21 +214,28 @@ aesgen_gcm_enc_update_vaes_avx2:
 	sub             rsp, 16
 	test            rcx, rcx
 	jz              near L.gcm_enc_return
+; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+; from the end so that every key size runs the same last nine rounds
 	mov             eax, dword [rdi + 240]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &rk[rounds]
+; the first and last round keys into registers; the middle ones are read each round
 	vbroadcasti128  ymm12, oword [rdi]
 	vbroadcasti128  ymm13, oword [r10]
+; the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti128  ymm15, oword [rel L.gcm_bswap_mask_16]
+; ACC = acc; CTR = the counter block reflected, lane i counting from block i
 	vmovdqu         xmm9, oword [r9]
 	vbroadcasti128  ymm10, oword [r8]
 	vpshufb         ymm10, ymm10, ymm15
 	vpaddd          ymm10, ymm10, yword [rel L.gcm_lane_offsets_32]
 	vbroadcasti128  ymm11, oword [rel L.gcm_lane_count]
+; bulk: whole iterations of 8 blocks, CTR and GHASH stitched
 	sub             rcx, 128
 	jb              near L.gcm_enc_tail
 L.gcm_enc_loop:
 ; LLVM-MCA-BEGIN gcm_enc_vaes_avx2_main_loop
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm10, ymm15
 	vpaddd          ymm10, ymm10, ymm11
 	vpshufb         ymm1, ymm10, ymm15
@@ -192,6 +248,7 @@ L.gcm_enc_loop:
 	vpxor           ymm1, ymm1, ymm12
 	vpxor           ymm2, ymm2, ymm12
 	vpxor           ymm3, ymm3, ymm12
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_main_aes128
 	je              near L.gcm_enc_main_aes192
@@ -262,6 +319,7 @@ L.gcm_enc_main_aes128:
 	vaesenc         ymm1, ymm1, ymm14
 	vaesenc         ymm2, ymm2, ymm14
 	vaesenc         ymm3, ymm3, ymm14
+; last round with the source folded into the key: out = AES(counter) ^ src
 	vpxor           ymm8, ymm13, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm8
 	vmovdqu         yword [rsi], ymm0
@@ -276,46 +334,48 @@ L.gcm_enc_main_aes128:
 	vmovdqu         yword [rsi + 96], ymm3
 	vpshufb         ymm4, ymm0, ymm15
 	vpxor           ymm4, ymm4, ymm9                ; the running hash joins block 0
-	vpclmulqdq      ymm5, ymm4, yword [rdi + 640], 0
-	vpclmulqdq      ymm6, ymm4, yword [rdi + 640], 16
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 640], 1
-	vpclmulqdq      ymm7, ymm4, yword [rdi + 640], 17
+	vpclmulqdq      ymm5, ymm4, yword [rdi + 640], 0 ; LO = d_L*h_L
+	vpclmulqdq      ymm6, ymm4, yword [rdi + 640], 16 ; MI = d_L*h_H
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 640], 1 ; + d_H*h_L
+	vpclmulqdq      ymm7, ymm4, yword [rdi + 640], 17 ; HI = d_H*h_H
 	vpxor           ymm6, ymm6, ymm8
 	vpshufb         ymm4, ymm1, ymm15
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 0
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 0 ; d_L*h_L
 	vpxor           ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 16
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 16 ; d_L*h_H
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 1
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 1 ; d_H*h_L
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 17
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 17 ; d_H*h_H
 	vpxor           ymm7, ymm7, ymm8
 	vpshufb         ymm4, ymm2, ymm15
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 0
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 0 ; d_L*h_L
 	vpxor           ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 16
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 16 ; d_L*h_H
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 1
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 1 ; d_H*h_L
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 17
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 17 ; d_H*h_H
 	vpxor           ymm7, ymm7, ymm8
 	vpshufb         ymm4, ymm3, ymm15
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 0
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 0 ; d_L*h_L
 	vpxor           ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 16
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 16 ; d_L*h_H
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 1
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 1 ; d_H*h_L
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 17
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 17 ; d_H*h_H
 	vpxor           ymm7, ymm7, ymm8
-	vpclmulqdq      ymm8, ymm5, yword [rel L.gcm_gfpoly_32], 16 ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      ymm8, ymm5, yword [rel L.gcm_gfpoly_32], 16 ; LO_L * (0xc2 << 56)
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpxor           ymm6, ymm6, ymm5
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm6, yword [rel L.gcm_gfpoly_32], 16 ; MI_L * (x^63+x^62+x^57)
-	vpshufd         ymm6, ymm6, 78
+	vpclmulqdq      ymm8, ymm6, yword [rel L.gcm_gfpoly_32], 16 ; MI_L * (0xc2 << 56)
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpxor           ymm7, ymm7, ymm6
 	vpxor           ymm7, ymm7, ymm8
+; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti128    xmm8, ymm7, 1
 	vpxor           xmm9, xmm7, xmm8
 	add             rdx, 128
@@ -324,6 +384,7 @@ L.gcm_enc_main_aes128:
 	jae             L.gcm_enc_loop
 ; LLVM-MCA-END
 L.gcm_enc_tail:
+; what the bulk loop left: LEN + 128 = 0..112 bytes of whole blocks
 	add             rcx, 128
 	jz              near L.gcm_enc_store
 ; CTR first, then GHASH of the ciphertext it wrote: the CTR pass advances DST and
@@ -333,6 +394,8 @@ L.gcm_enc_tail:
 
 ; 1..128 bytes remain: pick the final group by the number of vectors they need.
 L.gcm_enc_final:
+; final group dispatch: the fewest vectors that hold LEN bytes, so that a short
+; message runs only the AES work it needs (its vectors side by side)
 	cmp             rcx, 32
 	jbe             near L.gcm_enc_final1
 	cmp             rcx, 64
@@ -340,6 +403,7 @@ L.gcm_enc_final:
 	cmp             rcx, 96
 	jbe             near L.gcm_enc_final3
 L.gcm_enc_final4:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm10, ymm15
 	vpaddd          ymm10, ymm10, ymm11
 	vpshufb         ymm1, ymm10, ymm15
@@ -352,6 +416,7 @@ L.gcm_enc_final4:
 	vpxor           ymm1, ymm1, ymm12
 	vpxor           ymm2, ymm2, ymm12
 	vpxor           ymm3, ymm3, ymm12
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_final4_aes128
 	je              near L.gcm_enc_final4_aes192
@@ -422,6 +487,8 @@ L.gcm_enc_final4_aes128:
 	vaesenc         ymm1, ymm1, ymm14
 	vaesenc         ymm2, ymm2, ymm14
 	vaesenc         ymm3, ymm3, ymm14
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           ymm8, ymm13, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm8
 	vmovdqu         yword [rsi], ymm0
@@ -434,6 +501,8 @@ L.gcm_enc_final4_aes128:
 	add             rdx, 96
 	add             rsi, 96
 	sub             rcx, 96
+; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     ymm3, ymm3, ymm13
 	cmp             rcx, 16
 	jb              near L.gcm_enc_final4_bytes
@@ -485,6 +554,7 @@ L.gcm_enc_final4_no2:
 L.gcm_enc_final4_no1:
 	jmp             near L.gcm_enc_tail_crypted
 L.gcm_enc_final3:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm10, ymm15
 	vpaddd          ymm10, ymm10, ymm11
 	vpshufb         ymm1, ymm10, ymm15
@@ -494,6 +564,7 @@ L.gcm_enc_final3:
 	vpxor           ymm0, ymm0, ymm12
 	vpxor           ymm1, ymm1, ymm12
 	vpxor           ymm2, ymm2, ymm12
+; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_final3_aes128
 	je              near L.gcm_enc_final3_aes192
@@ -551,6 +622,8 @@ L.gcm_enc_final3_aes128:
 	vaesenc         ymm0, ymm0, ymm14
 	vaesenc         ymm1, ymm1, ymm14
 	vaesenc         ymm2, ymm2, ymm14
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           ymm8, ymm13, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm8
 	vmovdqu         yword [rsi], ymm0
@@ -560,6 +633,8 @@ L.gcm_enc_final3_aes128:
 	add             rdx, 64
 	add             rsi, 64
 	sub             rcx, 64
+; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     ymm2, ymm2, ymm13
 	cmp             rcx, 16
 	jb              near L.gcm_enc_final3_bytes
@@ -611,12 +686,14 @@ L.gcm_enc_final3_no2:
 L.gcm_enc_final3_no1:
 	jmp             near L.gcm_enc_tail_crypted
 L.gcm_enc_final2:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm10, ymm15
 	vpaddd          ymm10, ymm10, ymm11
 	vpshufb         ymm1, ymm10, ymm15
 	vpaddd          ymm10, ymm10, ymm11
 	vpxor           ymm0, ymm0, ymm12
 	vpxor           ymm1, ymm1, ymm12
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_final2_aes128
 	je              near L.gcm_enc_final2_aes192
@@ -661,12 +738,16 @@ L.gcm_enc_final2_aes128:
 	vbroadcasti128  ymm14, oword [r10 - 16]
 	vaesenc         ymm0, ymm0, ymm14
 	vaesenc         ymm1, ymm1, ymm14
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           ymm8, ymm13, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm8
 	vmovdqu         yword [rsi], ymm0
 	add             rdx, 32
 	add             rsi, 32
 	sub             rcx, 32
+; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     ymm1, ymm1, ymm13
 	cmp             rcx, 16
 	jb              near L.gcm_enc_final2_bytes
@@ -718,9 +799,11 @@ L.gcm_enc_final2_no2:
 L.gcm_enc_final2_no1:
 	jmp             near L.gcm_enc_tail_crypted
 L.gcm_enc_final1:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm10, ymm15
 	vpaddd          ymm10, ymm10, ymm11
 	vpxor           ymm0, ymm0, ymm12
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_final1_aes128
 	je              near L.gcm_enc_final1_aes192
@@ -752,6 +835,8 @@ L.gcm_enc_final1_aes128:
 	vaesenc         ymm0, ymm0, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 16]
 	vaesenc         ymm0, ymm0, ymm14
+; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     ymm0, ymm0, ymm13
 	cmp             rcx, 16
 	jb              near L.gcm_enc_final1_bytes
@@ -805,6 +890,7 @@ L.gcm_enc_final1_no1:
 L.gcm_enc_tail_crypted:
 	mov             rdx, qword [rsp]                ; hash the ciphertext just written
 	mov             rcx, qword [rsp + 8]
+; GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
 	lea             r8, [rdi + 768]
 	sub             r8, rcx
 	vpxor           ymm5, ymm5, ymm5
@@ -821,26 +907,28 @@ L.gcm_enc_ghash_loaded:
 	vpshufb         ymm4, ymm4, ymm15
 	vpxor           ymm4, ymm4, ymm9                ; the running hash joins block 0
 	vpxor           ymm9, ymm9, ymm9
-	vpclmulqdq      ymm8, ymm4, yword [r8], 0
+	vpclmulqdq      ymm8, ymm4, yword [r8], 0       ; d_L*h_L
 	vpxor           ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [r8], 16
+	vpclmulqdq      ymm8, ymm4, yword [r8], 16      ; d_L*h_H
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [r8], 1
+	vpclmulqdq      ymm8, ymm4, yword [r8], 1       ; d_H*h_L
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [r8], 17
+	vpclmulqdq      ymm8, ymm4, yword [r8], 17      ; d_H*h_H
 	vpxor           ymm7, ymm7, ymm8
 	add             rdx, 32
 	add             r8, 32
 	sub             rcx, 32
 	ja              L.gcm_enc_ghash_vector
-	vpclmulqdq      ymm8, ymm5, yword [rel L.gcm_gfpoly_32], 16 ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      ymm8, ymm5, yword [rel L.gcm_gfpoly_32], 16 ; LO_L * (0xc2 << 56)
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpxor           ymm6, ymm6, ymm5
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm6, yword [rel L.gcm_gfpoly_32], 16 ; MI_L * (x^63+x^62+x^57)
-	vpshufd         ymm6, ymm6, 78
+	vpclmulqdq      ymm8, ymm6, yword [rel L.gcm_gfpoly_32], 16 ; MI_L * (0xc2 << 56)
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpxor           ymm7, ymm7, ymm6
 	vpxor           ymm7, ymm7, ymm8
+; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti128    xmm8, ymm7, 1
 	vpxor           xmm9, xmm7, xmm8
 L.gcm_enc_store:
@@ -877,21 +965,28 @@ aesgen_gcm_dec_update_vaes_avx2:
 	sub             rsp, 16
 	test            rcx, rcx
 	jz              near L.gcm_dec_return
+; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+; from the end so that every key size runs the same last nine rounds
 	mov             eax, dword [rdi + 240]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &rk[rounds]
+; the first and last round keys into registers; the middle ones are read each round
 	vbroadcasti128  ymm12, oword [rdi]
 	vbroadcasti128  ymm13, oword [r10]
+; the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti128  ymm15, oword [rel L.gcm_bswap_mask_16]
+; ACC = acc; CTR = the counter block reflected, lane i counting from block i
 	vmovdqu         xmm9, oword [r9]
 	vbroadcasti128  ymm10, oword [r8]
 	vpshufb         ymm10, ymm10, ymm15
 	vpaddd          ymm10, ymm10, yword [rel L.gcm_lane_offsets_32]
 	vbroadcasti128  ymm11, oword [rel L.gcm_lane_count]
+; bulk: whole iterations of 8 blocks, CTR and GHASH stitched
 	sub             rcx, 128
 	jb              near L.gcm_dec_tail
 L.gcm_dec_loop:
 ; LLVM-MCA-BEGIN gcm_dec_vaes_avx2_main_loop
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm10, ymm15
 	vpaddd          ymm10, ymm10, ymm11
 	vpshufb         ymm1, ymm10, ymm15
@@ -904,6 +999,7 @@ L.gcm_dec_loop:
 	vpxor           ymm1, ymm1, ymm12
 	vpxor           ymm2, ymm2, ymm12
 	vpxor           ymm3, ymm3, ymm12
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_main_aes128
 	je              near L.gcm_dec_main_aes192
@@ -937,30 +1033,30 @@ L.gcm_dec_main_aes128:
 	vmovdqu         ymm4, yword [rdx]
 	vpshufb         ymm4, ymm4, ymm15
 	vpxor           ymm4, ymm4, ymm9
-	vpclmulqdq      ymm5, ymm4, yword [rdi + 640], 0
-	vpclmulqdq      ymm6, ymm4, yword [rdi + 640], 16
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 640], 1
+	vpclmulqdq      ymm5, ymm4, yword [rdi + 640], 0 ; LO = d_L*h_L
+	vpclmulqdq      ymm6, ymm4, yword [rdi + 640], 16 ; MI = d_L*h_H
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 640], 1 ; + d_H*h_L
 	vbroadcasti128  ymm14, oword [r10 - 128]
 	vaesenc         ymm0, ymm0, ymm14
 	vaesenc         ymm1, ymm1, ymm14
 	vaesenc         ymm2, ymm2, ymm14
 	vaesenc         ymm3, ymm3, ymm14
-	vpclmulqdq      ymm7, ymm4, yword [rdi + 640], 17
+	vpclmulqdq      ymm7, ymm4, yword [rdi + 640], 17 ; HI = d_H*h_H
 	vpxor           ymm6, ymm6, ymm8
 	vmovdqu         ymm4, yword [rdx + 32]
 	vpshufb         ymm4, ymm4, ymm15
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 0
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 0 ; d_L*h_L
 	vpxor           ymm5, ymm5, ymm8
 	vbroadcasti128  ymm14, oword [r10 - 112]
 	vaesenc         ymm0, ymm0, ymm14
 	vaesenc         ymm1, ymm1, ymm14
 	vaesenc         ymm2, ymm2, ymm14
 	vaesenc         ymm3, ymm3, ymm14
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 16
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 16 ; d_L*h_H
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 1
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 1 ; d_H*h_L
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 17
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 17 ; d_H*h_H
 	vpxor           ymm7, ymm7, ymm8
 	vbroadcasti128  ymm14, oword [r10 - 96]
 	vaesenc         ymm0, ymm0, ymm14
@@ -969,18 +1065,18 @@ L.gcm_dec_main_aes128:
 	vaesenc         ymm3, ymm3, ymm14
 	vmovdqu         ymm4, yword [rdx + 64]
 	vpshufb         ymm4, ymm4, ymm15
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 0
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 0 ; d_L*h_L
 	vpxor           ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 16
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 16 ; d_L*h_H
 	vbroadcasti128  ymm14, oword [r10 - 80]
 	vaesenc         ymm0, ymm0, ymm14
 	vaesenc         ymm1, ymm1, ymm14
 	vaesenc         ymm2, ymm2, ymm14
 	vaesenc         ymm3, ymm3, ymm14
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 1
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 1 ; d_H*h_L
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 17
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 17 ; d_H*h_H
 	vpxor           ymm7, ymm7, ymm8
 	vbroadcasti128  ymm14, oword [r10 - 64]
 	vaesenc         ymm0, ymm0, ymm14
@@ -989,39 +1085,42 @@ L.gcm_dec_main_aes128:
 	vaesenc         ymm3, ymm3, ymm14
 	vmovdqu         ymm4, yword [rdx + 96]
 	vpshufb         ymm4, ymm4, ymm15
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 0
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 0 ; d_L*h_L
 	vpxor           ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 16
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 16 ; d_L*h_H
 	vbroadcasti128  ymm14, oword [r10 - 48]
 	vaesenc         ymm0, ymm0, ymm14
 	vaesenc         ymm1, ymm1, ymm14
 	vaesenc         ymm2, ymm2, ymm14
 	vaesenc         ymm3, ymm3, ymm14
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 1
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 1 ; d_H*h_L
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 17
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 17 ; d_H*h_H
 	vpxor           ymm7, ymm7, ymm8
 	vbroadcasti128  ymm14, oword [r10 - 32]
 	vaesenc         ymm0, ymm0, ymm14
 	vaesenc         ymm1, ymm1, ymm14
 	vaesenc         ymm2, ymm2, ymm14
 	vaesenc         ymm3, ymm3, ymm14
-	vpclmulqdq      ymm8, ymm5, yword [rel L.gcm_gfpoly_32], 16 ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      ymm8, ymm5, yword [rel L.gcm_gfpoly_32], 16 ; LO_L * (0xc2 << 56)
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpxor           ymm6, ymm6, ymm5
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm6, yword [rel L.gcm_gfpoly_32], 16 ; MI_L * (x^63+x^62+x^57)
+	vpclmulqdq      ymm8, ymm6, yword [rel L.gcm_gfpoly_32], 16 ; MI_L * (0xc2 << 56)
 	vbroadcasti128  ymm14, oword [r10 - 16]
 	vaesenc         ymm0, ymm0, ymm14
 	vaesenc         ymm1, ymm1, ymm14
 	vaesenc         ymm2, ymm2, ymm14
 	vaesenc         ymm3, ymm3, ymm14
-	vpshufd         ymm6, ymm6, 78
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpxor           ymm7, ymm7, ymm6
 	vpxor           ymm7, ymm7, ymm8
+; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti128    xmm8, ymm7, 1
 	vpxor           xmm9, xmm7, xmm8
+; last round with the source folded into the key: out = AES(counter) ^ src
 	vpxor           ymm8, ymm13, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm8
 	vmovdqu         yword [rsi], ymm0
@@ -1040,12 +1139,14 @@ L.gcm_dec_main_aes128:
 	jae             L.gcm_dec_loop
 ; LLVM-MCA-END
 L.gcm_dec_tail:
+; what the bulk loop left: LEN + 128 = 0..112 bytes of whole blocks
 	add             rcx, 128
 	jz              near L.gcm_dec_store
 ; GHASH of the ciphertext first (it may be overwritten in place), then CTR: the
 ; GHASH pass advances SRC and LEN, so their start waits in the stack slots
 	mov             qword [rsp], rdx
 	mov             qword [rsp + 8], rcx
+; GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
 	lea             r8, [rdi + 768]
 	sub             r8, rcx
 	vpxor           ymm5, ymm5, ymm5
@@ -1062,26 +1163,28 @@ L.gcm_dec_ghash_loaded:
 	vpshufb         ymm4, ymm4, ymm15
 	vpxor           ymm4, ymm4, ymm9                ; the running hash joins block 0
 	vpxor           ymm9, ymm9, ymm9
-	vpclmulqdq      ymm8, ymm4, yword [r8], 0
+	vpclmulqdq      ymm8, ymm4, yword [r8], 0       ; d_L*h_L
 	vpxor           ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [r8], 16
+	vpclmulqdq      ymm8, ymm4, yword [r8], 16      ; d_L*h_H
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [r8], 1
+	vpclmulqdq      ymm8, ymm4, yword [r8], 1       ; d_H*h_L
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [r8], 17
+	vpclmulqdq      ymm8, ymm4, yword [r8], 17      ; d_H*h_H
 	vpxor           ymm7, ymm7, ymm8
 	add             rdx, 32
 	add             r8, 32
 	sub             rcx, 32
 	ja              L.gcm_dec_ghash_vector
-	vpclmulqdq      ymm8, ymm5, yword [rel L.gcm_gfpoly_32], 16 ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      ymm8, ymm5, yword [rel L.gcm_gfpoly_32], 16 ; LO_L * (0xc2 << 56)
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpxor           ymm6, ymm6, ymm5
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm6, yword [rel L.gcm_gfpoly_32], 16 ; MI_L * (x^63+x^62+x^57)
-	vpshufd         ymm6, ymm6, 78
+	vpclmulqdq      ymm8, ymm6, yword [rel L.gcm_gfpoly_32], 16 ; MI_L * (0xc2 << 56)
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpxor           ymm7, ymm7, ymm6
 	vpxor           ymm7, ymm7, ymm8
+; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti128    xmm8, ymm7, 1
 	vpxor           xmm9, xmm7, xmm8
 	mov             rcx, qword [rsp + 8]
@@ -1089,6 +1192,8 @@ L.gcm_dec_ghash_loaded:
 
 ; 1..128 bytes remain: pick the final group by the number of vectors they need.
 L.gcm_dec_final:
+; final group dispatch: the fewest vectors that hold LEN bytes, so that a short
+; message runs only the AES work it needs (its vectors side by side)
 	cmp             rcx, 32
 	jbe             near L.gcm_dec_final1
 	cmp             rcx, 64
@@ -1096,6 +1201,7 @@ L.gcm_dec_final:
 	cmp             rcx, 96
 	jbe             near L.gcm_dec_final3
 L.gcm_dec_final4:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm10, ymm15
 	vpaddd          ymm10, ymm10, ymm11
 	vpshufb         ymm1, ymm10, ymm15
@@ -1108,6 +1214,7 @@ L.gcm_dec_final4:
 	vpxor           ymm1, ymm1, ymm12
 	vpxor           ymm2, ymm2, ymm12
 	vpxor           ymm3, ymm3, ymm12
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_final4_aes128
 	je              near L.gcm_dec_final4_aes192
@@ -1178,6 +1285,8 @@ L.gcm_dec_final4_aes128:
 	vaesenc         ymm1, ymm1, ymm14
 	vaesenc         ymm2, ymm2, ymm14
 	vaesenc         ymm3, ymm3, ymm14
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           ymm8, ymm13, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm8
 	vmovdqu         yword [rsi], ymm0
@@ -1190,6 +1299,8 @@ L.gcm_dec_final4_aes128:
 	add             rdx, 96
 	add             rsi, 96
 	sub             rcx, 96
+; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     ymm3, ymm3, ymm13
 	cmp             rcx, 16
 	jb              near L.gcm_dec_final4_bytes
@@ -1241,6 +1352,7 @@ L.gcm_dec_final4_no2:
 L.gcm_dec_final4_no1:
 	jmp             near L.gcm_dec_store
 L.gcm_dec_final3:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm10, ymm15
 	vpaddd          ymm10, ymm10, ymm11
 	vpshufb         ymm1, ymm10, ymm15
@@ -1250,6 +1362,7 @@ L.gcm_dec_final3:
 	vpxor           ymm0, ymm0, ymm12
 	vpxor           ymm1, ymm1, ymm12
 	vpxor           ymm2, ymm2, ymm12
+; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_final3_aes128
 	je              near L.gcm_dec_final3_aes192
@@ -1307,6 +1420,8 @@ L.gcm_dec_final3_aes128:
 	vaesenc         ymm0, ymm0, ymm14
 	vaesenc         ymm1, ymm1, ymm14
 	vaesenc         ymm2, ymm2, ymm14
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           ymm8, ymm13, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm8
 	vmovdqu         yword [rsi], ymm0
@@ -1316,6 +1431,8 @@ L.gcm_dec_final3_aes128:
 	add             rdx, 64
 	add             rsi, 64
 	sub             rcx, 64
+; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     ymm2, ymm2, ymm13
 	cmp             rcx, 16
 	jb              near L.gcm_dec_final3_bytes
@@ -1367,12 +1484,14 @@ L.gcm_dec_final3_no2:
 L.gcm_dec_final3_no1:
 	jmp             near L.gcm_dec_store
 L.gcm_dec_final2:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm10, ymm15
 	vpaddd          ymm10, ymm10, ymm11
 	vpshufb         ymm1, ymm10, ymm15
 	vpaddd          ymm10, ymm10, ymm11
 	vpxor           ymm0, ymm0, ymm12
 	vpxor           ymm1, ymm1, ymm12
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_final2_aes128
 	je              near L.gcm_dec_final2_aes192
@@ -1417,12 +1536,16 @@ L.gcm_dec_final2_aes128:
 	vbroadcasti128  ymm14, oword [r10 - 16]
 	vaesenc         ymm0, ymm0, ymm14
 	vaesenc         ymm1, ymm1, ymm14
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           ymm8, ymm13, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm8
 	vmovdqu         yword [rsi], ymm0
 	add             rdx, 32
 	add             rsi, 32
 	sub             rcx, 32
+; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     ymm1, ymm1, ymm13
 	cmp             rcx, 16
 	jb              near L.gcm_dec_final2_bytes
@@ -1474,9 +1597,11 @@ L.gcm_dec_final2_no2:
 L.gcm_dec_final2_no1:
 	jmp             near L.gcm_dec_store
 L.gcm_dec_final1:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm10, ymm15
 	vpaddd          ymm10, ymm10, ymm11
 	vpxor           ymm0, ymm0, ymm12
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_final1_aes128
 	je              near L.gcm_dec_final1_aes192
@@ -1508,6 +1633,8 @@ L.gcm_dec_final1_aes128:
 	vaesenc         ymm0, ymm0, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 16]
 	vaesenc         ymm0, ymm0, ymm14
+; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     ymm0, ymm0, ymm13
 	cmp             rcx, 16
 	jb              near L.gcm_dec_final1_bytes
@@ -1590,15 +1717,18 @@ L.gcm_dec_return:
 aesgen_gcm_enc_record_vaes_avx2:
 	endbr64
 	sub             rsp, 16
+; the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti128  ymm15, oword [rel L.gcm_bswap_mask_16]
 	vpxor           xmm9, xmm9, xmm9
 	vpxor           ymm5, ymm5, ymm5
 	vpxor           ymm6, ymm6, ymm6
 	vpxor           ymm7, ymm7, ymm7
+; GHASH of the AAD (AAD, AADLEN from the record)
 	mov             r10, qword [r8 + 40]
 	test            r10, r10
 	jz              near L.gcm_enc_rec_aad_done
 	mov             rax, qword [r8 + 32]
+; GHASH of LEN bytes at rax, a vector at a time, the k-th block from the end times H^k
 	lea             r9, [rdi + 768]
 	sub             r9, r10
 	vpxor           ymm5, ymm5, ymm5
@@ -1615,40 +1745,46 @@ L.gcm_enc_rec_aad_loaded:
 	vpshufb         ymm4, ymm4, ymm15
 	vpxor           ymm4, ymm4, ymm9                ; the running hash joins block 0
 	vpxor           ymm9, ymm9, ymm9
-	vpclmulqdq      ymm8, ymm4, yword [r9], 0
+	vpclmulqdq      ymm8, ymm4, yword [r9], 0       ; d_L*h_L
 	vpxor           ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [r9], 16
+	vpclmulqdq      ymm8, ymm4, yword [r9], 16      ; d_L*h_H
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [r9], 1
+	vpclmulqdq      ymm8, ymm4, yword [r9], 1       ; d_H*h_L
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [r9], 17
+	vpclmulqdq      ymm8, ymm4, yword [r9], 17      ; d_H*h_H
 	vpxor           ymm7, ymm7, ymm8
 	add             rax, 32
 	add             r9, 32
 	sub             r10, 32
 	ja              L.gcm_enc_rec_aad_vector
-	vpclmulqdq      ymm8, ymm5, yword [rel L.gcm_gfpoly_32], 16 ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      ymm8, ymm5, yword [rel L.gcm_gfpoly_32], 16 ; LO_L * (0xc2 << 56)
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpxor           ymm6, ymm6, ymm5
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm6, yword [rel L.gcm_gfpoly_32], 16 ; MI_L * (x^63+x^62+x^57)
-	vpshufd         ymm6, ymm6, 78
+	vpclmulqdq      ymm8, ymm6, yword [rel L.gcm_gfpoly_32], 16 ; MI_L * (0xc2 << 56)
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpxor           ymm7, ymm7, ymm6
 	vpxor           ymm7, ymm7, ymm8
+; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti128    xmm8, ymm7, 1
 	vpxor           xmm9, xmm7, xmm8
 	vpxor           ymm5, ymm5, ymm5
 	vpxor           ymm6, ymm6, ymm6
 	vpxor           ymm7, ymm7, ymm7
 L.gcm_enc_rec_aad_done:
+; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+; from the end so that every key size runs the same last nine rounds
 	mov             eax, dword [rdi + 240]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &rk[rounds]
+; the first and last round keys into registers; the middle ones are read each round
 	vbroadcasti128  ymm12, oword [rdi]
 	vbroadcasti128  ymm13, oword [r10]
 ; E_K(J0) masks the tag: one block on xmm, beside the data's blocks
 	vmovdqu         xmm4, oword [r8]
 	vpxor           xmm4, xmm4, xmm12
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_rec_j0_aes128
 	je              near L.gcm_enc_rec_j0_aes192
@@ -1671,14 +1807,16 @@ L.gcm_enc_rec_j0_aes128:
 	vmovdqu         oword [r8 + 48], xmm4
 	vbroadcasti128  ymm10, oword [r8]
 	vpshufb         ymm10, ymm10, ymm15
-	vpaddd          ymm10, ymm10, yword [rel L.gcm_record_offsets_32] ; J0 + 1, + 2, ...
+	vpaddd          ymm10, ymm10, yword [rel L.gcm_record_offsets_32] ; CTR: J0 + 1, + 2, ... per lane
 	vbroadcasti128  ymm11, oword [rel L.gcm_lane_count]
 	test            rcx, rcx                        ; whole blocks only
 	jz              near L.gcm_enc_rec_partial
+; bulk: whole iterations of 8 blocks, CTR and GHASH stitched
 	sub             rcx, 128
 	jb              near L.gcm_enc_rec_tail
 L.gcm_enc_rec_loop:
 ; LLVM-MCA-BEGIN gcm_enc_rec_vaes_avx2_main_loop
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm10, ymm15
 	vpaddd          ymm10, ymm10, ymm11
 	vpshufb         ymm1, ymm10, ymm15
@@ -1691,6 +1829,7 @@ L.gcm_enc_rec_loop:
 	vpxor           ymm1, ymm1, ymm12
 	vpxor           ymm2, ymm2, ymm12
 	vpxor           ymm3, ymm3, ymm12
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_rec_main_aes128
 	je              near L.gcm_enc_rec_main_aes192
@@ -1761,6 +1900,7 @@ L.gcm_enc_rec_main_aes128:
 	vaesenc         ymm1, ymm1, ymm14
 	vaesenc         ymm2, ymm2, ymm14
 	vaesenc         ymm3, ymm3, ymm14
+; last round with the source folded into the key: out = AES(counter) ^ src
 	vpxor           ymm8, ymm13, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm8
 	vmovdqu         yword [rsi], ymm0
@@ -1775,46 +1915,48 @@ L.gcm_enc_rec_main_aes128:
 	vmovdqu         yword [rsi + 96], ymm3
 	vpshufb         ymm4, ymm0, ymm15
 	vpxor           ymm4, ymm4, ymm9                ; the running hash joins block 0
-	vpclmulqdq      ymm5, ymm4, yword [rdi + 640], 0
-	vpclmulqdq      ymm6, ymm4, yword [rdi + 640], 16
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 640], 1
-	vpclmulqdq      ymm7, ymm4, yword [rdi + 640], 17
+	vpclmulqdq      ymm5, ymm4, yword [rdi + 640], 0 ; LO = d_L*h_L
+	vpclmulqdq      ymm6, ymm4, yword [rdi + 640], 16 ; MI = d_L*h_H
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 640], 1 ; + d_H*h_L
+	vpclmulqdq      ymm7, ymm4, yword [rdi + 640], 17 ; HI = d_H*h_H
 	vpxor           ymm6, ymm6, ymm8
 	vpshufb         ymm4, ymm1, ymm15
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 0
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 0 ; d_L*h_L
 	vpxor           ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 16
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 16 ; d_L*h_H
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 1
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 1 ; d_H*h_L
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 17
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 17 ; d_H*h_H
 	vpxor           ymm7, ymm7, ymm8
 	vpshufb         ymm4, ymm2, ymm15
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 0
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 0 ; d_L*h_L
 	vpxor           ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 16
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 16 ; d_L*h_H
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 1
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 1 ; d_H*h_L
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 17
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 17 ; d_H*h_H
 	vpxor           ymm7, ymm7, ymm8
 	vpshufb         ymm4, ymm3, ymm15
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 0
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 0 ; d_L*h_L
 	vpxor           ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 16
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 16 ; d_L*h_H
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 1
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 1 ; d_H*h_L
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 17
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 17 ; d_H*h_H
 	vpxor           ymm7, ymm7, ymm8
-	vpclmulqdq      ymm8, ymm5, yword [rel L.gcm_gfpoly_32], 16 ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      ymm8, ymm5, yword [rel L.gcm_gfpoly_32], 16 ; LO_L * (0xc2 << 56)
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpxor           ymm6, ymm6, ymm5
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm6, yword [rel L.gcm_gfpoly_32], 16 ; MI_L * (x^63+x^62+x^57)
-	vpshufd         ymm6, ymm6, 78
+	vpclmulqdq      ymm8, ymm6, yword [rel L.gcm_gfpoly_32], 16 ; MI_L * (0xc2 << 56)
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpxor           ymm7, ymm7, ymm6
 	vpxor           ymm7, ymm7, ymm8
+; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti128    xmm8, ymm7, 1
 	vpxor           xmm9, xmm7, xmm8
 	add             rdx, 128
@@ -1837,6 +1979,8 @@ L.gcm_enc_rec_tail:
 
 ; 1..128 bytes remain: pick the final group by the number of vectors they need.
 L.gcm_enc_rec_final:
+; final group dispatch: the fewest vectors that hold LEN bytes, so that a short
+; message runs only the AES work it needs (its vectors side by side)
 	cmp             rcx, 32
 	jbe             near L.gcm_enc_rec_final1
 	cmp             rcx, 64
@@ -1844,6 +1988,7 @@ L.gcm_enc_rec_final:
 	cmp             rcx, 96
 	jbe             near L.gcm_enc_rec_final3
 L.gcm_enc_rec_final4:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm10, ymm15
 	vpaddd          ymm10, ymm10, ymm11
 	vpshufb         ymm1, ymm10, ymm15
@@ -1856,6 +2001,7 @@ L.gcm_enc_rec_final4:
 	vpxor           ymm1, ymm1, ymm12
 	vpxor           ymm2, ymm2, ymm12
 	vpxor           ymm3, ymm3, ymm12
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_rec_final4_aes128
 	je              near L.gcm_enc_rec_final4_aes192
@@ -1926,6 +2072,8 @@ L.gcm_enc_rec_final4_aes128:
 	vaesenc         ymm1, ymm1, ymm14
 	vaesenc         ymm2, ymm2, ymm14
 	vaesenc         ymm3, ymm3, ymm14
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           ymm8, ymm13, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm8
 	vmovdqu         yword [rsi], ymm0
@@ -1938,6 +2086,8 @@ L.gcm_enc_rec_final4_aes128:
 	add             rdx, 96
 	add             rsi, 96
 	sub             rcx, 96
+; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     ymm3, ymm3, ymm13
 	cmp             rcx, 16
 	jb              near L.gcm_enc_rec_final4_bytes
@@ -1989,6 +2139,7 @@ L.gcm_enc_rec_final4_no2:
 L.gcm_enc_rec_final4_no1:
 	jmp             near L.gcm_enc_rec_tail_crypted
 L.gcm_enc_rec_final3:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm10, ymm15
 	vpaddd          ymm10, ymm10, ymm11
 	vpshufb         ymm1, ymm10, ymm15
@@ -1998,6 +2149,7 @@ L.gcm_enc_rec_final3:
 	vpxor           ymm0, ymm0, ymm12
 	vpxor           ymm1, ymm1, ymm12
 	vpxor           ymm2, ymm2, ymm12
+; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_rec_final3_aes128
 	je              near L.gcm_enc_rec_final3_aes192
@@ -2055,6 +2207,8 @@ L.gcm_enc_rec_final3_aes128:
 	vaesenc         ymm0, ymm0, ymm14
 	vaesenc         ymm1, ymm1, ymm14
 	vaesenc         ymm2, ymm2, ymm14
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           ymm8, ymm13, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm8
 	vmovdqu         yword [rsi], ymm0
@@ -2064,6 +2218,8 @@ L.gcm_enc_rec_final3_aes128:
 	add             rdx, 64
 	add             rsi, 64
 	sub             rcx, 64
+; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     ymm2, ymm2, ymm13
 	cmp             rcx, 16
 	jb              near L.gcm_enc_rec_final3_bytes
@@ -2115,12 +2271,14 @@ L.gcm_enc_rec_final3_no2:
 L.gcm_enc_rec_final3_no1:
 	jmp             near L.gcm_enc_rec_tail_crypted
 L.gcm_enc_rec_final2:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm10, ymm15
 	vpaddd          ymm10, ymm10, ymm11
 	vpshufb         ymm1, ymm10, ymm15
 	vpaddd          ymm10, ymm10, ymm11
 	vpxor           ymm0, ymm0, ymm12
 	vpxor           ymm1, ymm1, ymm12
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_rec_final2_aes128
 	je              near L.gcm_enc_rec_final2_aes192
@@ -2165,12 +2323,16 @@ L.gcm_enc_rec_final2_aes128:
 	vbroadcasti128  ymm14, oword [r10 - 16]
 	vaesenc         ymm0, ymm0, ymm14
 	vaesenc         ymm1, ymm1, ymm14
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           ymm8, ymm13, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm8
 	vmovdqu         yword [rsi], ymm0
 	add             rdx, 32
 	add             rsi, 32
 	sub             rcx, 32
+; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     ymm1, ymm1, ymm13
 	cmp             rcx, 16
 	jb              near L.gcm_enc_rec_final2_bytes
@@ -2222,9 +2384,11 @@ L.gcm_enc_rec_final2_no2:
 L.gcm_enc_rec_final2_no1:
 	jmp             near L.gcm_enc_rec_tail_crypted
 L.gcm_enc_rec_final1:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm10, ymm15
 	vpaddd          ymm10, ymm10, ymm11
 	vpxor           ymm0, ymm0, ymm12
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_rec_final1_aes128
 	je              near L.gcm_enc_rec_final1_aes192
@@ -2256,6 +2420,8 @@ L.gcm_enc_rec_final1_aes128:
 	vaesenc         ymm0, ymm0, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 16]
 	vaesenc         ymm0, ymm0, ymm14
+; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     ymm0, ymm0, ymm13
 	cmp             rcx, 16
 	jb              near L.gcm_enc_rec_final1_bytes
@@ -2317,6 +2483,7 @@ L.gcm_enc_rec_tail_crypted:
 	sub             r9, r11
 	sub             r9, rcx                         ; H^(blocks + 1): the lengths block takes H^1
 
+; GHASH of LEN bytes at rdx, a vector at a time, with the powers from r9 on
 L.gcm_enc_rec_ghash_vector:
 	cmp             rcx, 16
 	ja              near L.gcm_enc_rec_ghash_load_full
@@ -2328,13 +2495,13 @@ L.gcm_enc_rec_ghash_loaded:
 	vpshufb         ymm4, ymm4, ymm15
 	vpxor           ymm4, ymm4, ymm9                ; the running hash joins block 0
 	vpxor           ymm9, ymm9, ymm9
-	vpclmulqdq      ymm8, ymm4, yword [r9], 0
+	vpclmulqdq      ymm8, ymm4, yword [r9], 0       ; d_L*h_L
 	vpxor           ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [r9], 16
+	vpclmulqdq      ymm8, ymm4, yword [r9], 16      ; d_L*h_H
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [r9], 1
+	vpclmulqdq      ymm8, ymm4, yword [r9], 1       ; d_H*h_L
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [r9], 17
+	vpclmulqdq      ymm8, ymm4, yword [r9], 17      ; d_H*h_H
 	vpxor           ymm7, ymm7, ymm8
 	add             rdx, 32
 	add             r9, 32
@@ -2347,6 +2514,7 @@ L.gcm_enc_rec_partial:
 ; the partial block, zero-padded in the record: its keystream block on xmm
 	vmovdqu         xmm4, oword [r8 + 64]
 	vpxor           xmm4, xmm4, xmm12
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_enc_rec_part_aes128
 	je              near L.gcm_enc_rec_part_aes192
@@ -2375,56 +2543,62 @@ L.gcm_enc_rec_part_aes128:
 	vpshufb         ymm4, ymm4, ymm15
 	vpxor           ymm4, ymm4, ymm9                ; ACC is zero if a block took it
 	vpxor           ymm9, ymm9, ymm9
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 0
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 0 ; d_L*h_L
 	vpxor           ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 16
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 16 ; d_L*h_H
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 1
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 1 ; d_H*h_L
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 17
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 17 ; d_H*h_H
 	vpxor           ymm7, ymm7, ymm8
 	vmovdqu         xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0 ; d_L*h_L
 	vpxor           ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 16
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 16 ; d_L*h_H
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1 ; d_H*h_L
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17 ; d_H*h_H
 	vpxor           ymm7, ymm7, ymm8
-	vpclmulqdq      ymm8, ymm5, yword [rel L.gcm_gfpoly_32], 16 ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      ymm8, ymm5, yword [rel L.gcm_gfpoly_32], 16 ; LO_L * (0xc2 << 56)
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpxor           ymm6, ymm6, ymm5
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm6, yword [rel L.gcm_gfpoly_32], 16 ; MI_L * (x^63+x^62+x^57)
-	vpshufd         ymm6, ymm6, 78
+	vpclmulqdq      ymm8, ymm6, yword [rel L.gcm_gfpoly_32], 16 ; MI_L * (0xc2 << 56)
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpxor           ymm7, ymm7, ymm6
 	vpxor           ymm7, ymm7, ymm8
+; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti128    xmm8, ymm7, 1
 	vpxor           xmm9, xmm7, xmm8
 	jmp             near L.gcm_enc_rec_tag
 L.gcm_enc_rec_no_data:
+; no text left: the lengths block alone joins the sum
 	vmovdqu         xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpxor           xmm4, xmm4, xmm9
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0 ; d_L*h_L
 	vpxor           ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 16
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 16 ; d_L*h_H
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1 ; d_H*h_L
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17 ; d_H*h_H
 	vpxor           ymm7, ymm7, ymm8
-	vpclmulqdq      ymm8, ymm5, yword [rel L.gcm_gfpoly_32], 16 ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      ymm8, ymm5, yword [rel L.gcm_gfpoly_32], 16 ; LO_L * (0xc2 << 56)
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpxor           ymm6, ymm6, ymm5
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm6, yword [rel L.gcm_gfpoly_32], 16 ; MI_L * (x^63+x^62+x^57)
-	vpshufd         ymm6, ymm6, 78
+	vpclmulqdq      ymm8, ymm6, yword [rel L.gcm_gfpoly_32], 16 ; MI_L * (0xc2 << 56)
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpxor           ymm7, ymm7, ymm6
 	vpxor           ymm7, ymm7, ymm8
+; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti128    xmm8, ymm7, 1
 	vpxor           xmm9, xmm7, xmm8
 L.gcm_enc_rec_tag:
+; tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)
 	vpshufb         xmm9, xmm9, xmm15
 	vpxor           xmm9, xmm9, oword [r8 + 48]
 	vmovdqu         oword [r8 + 48], xmm9
@@ -2457,15 +2631,18 @@ L.gcm_enc_rec_tag:
 aesgen_gcm_dec_record_vaes_avx2:
 	endbr64
 	sub             rsp, 16
+; the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti128  ymm15, oword [rel L.gcm_bswap_mask_16]
 	vpxor           xmm9, xmm9, xmm9
 	vpxor           ymm5, ymm5, ymm5
 	vpxor           ymm6, ymm6, ymm6
 	vpxor           ymm7, ymm7, ymm7
+; GHASH of the AAD (AAD, AADLEN from the record)
 	mov             r10, qword [r8 + 40]
 	test            r10, r10
 	jz              near L.gcm_dec_rec_aad_done
 	mov             rax, qword [r8 + 32]
+; GHASH of LEN bytes at rax, a vector at a time, the k-th block from the end times H^k
 	lea             r9, [rdi + 768]
 	sub             r9, r10
 	vpxor           ymm5, ymm5, ymm5
@@ -2482,40 +2659,46 @@ L.gcm_dec_rec_aad_loaded:
 	vpshufb         ymm4, ymm4, ymm15
 	vpxor           ymm4, ymm4, ymm9                ; the running hash joins block 0
 	vpxor           ymm9, ymm9, ymm9
-	vpclmulqdq      ymm8, ymm4, yword [r9], 0
+	vpclmulqdq      ymm8, ymm4, yword [r9], 0       ; d_L*h_L
 	vpxor           ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [r9], 16
+	vpclmulqdq      ymm8, ymm4, yword [r9], 16      ; d_L*h_H
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [r9], 1
+	vpclmulqdq      ymm8, ymm4, yword [r9], 1       ; d_H*h_L
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [r9], 17
+	vpclmulqdq      ymm8, ymm4, yword [r9], 17      ; d_H*h_H
 	vpxor           ymm7, ymm7, ymm8
 	add             rax, 32
 	add             r9, 32
 	sub             r10, 32
 	ja              L.gcm_dec_rec_aad_vector
-	vpclmulqdq      ymm8, ymm5, yword [rel L.gcm_gfpoly_32], 16 ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      ymm8, ymm5, yword [rel L.gcm_gfpoly_32], 16 ; LO_L * (0xc2 << 56)
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpxor           ymm6, ymm6, ymm5
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm6, yword [rel L.gcm_gfpoly_32], 16 ; MI_L * (x^63+x^62+x^57)
-	vpshufd         ymm6, ymm6, 78
+	vpclmulqdq      ymm8, ymm6, yword [rel L.gcm_gfpoly_32], 16 ; MI_L * (0xc2 << 56)
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpxor           ymm7, ymm7, ymm6
 	vpxor           ymm7, ymm7, ymm8
+; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti128    xmm8, ymm7, 1
 	vpxor           xmm9, xmm7, xmm8
 	vpxor           ymm5, ymm5, ymm5
 	vpxor           ymm6, ymm6, ymm6
 	vpxor           ymm7, ymm7, ymm7
 L.gcm_dec_rec_aad_done:
+; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+; from the end so that every key size runs the same last nine rounds
 	mov             eax, dword [rdi + 240]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &rk[rounds]
+; the first and last round keys into registers; the middle ones are read each round
 	vbroadcasti128  ymm12, oword [rdi]
 	vbroadcasti128  ymm13, oword [r10]
 ; E_K(J0) masks the tag: one block on xmm, beside the data's blocks
 	vmovdqu         xmm4, oword [r8]
 	vpxor           xmm4, xmm4, xmm12
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_rec_j0_aes128
 	je              near L.gcm_dec_rec_j0_aes192
@@ -2538,14 +2721,16 @@ L.gcm_dec_rec_j0_aes128:
 	vmovdqu         oword [r8 + 48], xmm4
 	vbroadcasti128  ymm10, oword [r8]
 	vpshufb         ymm10, ymm10, ymm15
-	vpaddd          ymm10, ymm10, yword [rel L.gcm_record_offsets_32] ; J0 + 1, + 2, ...
+	vpaddd          ymm10, ymm10, yword [rel L.gcm_record_offsets_32] ; CTR: J0 + 1, + 2, ... per lane
 	vbroadcasti128  ymm11, oword [rel L.gcm_lane_count]
 	test            rcx, rcx                        ; whole blocks only
 	jz              near L.gcm_dec_rec_partial
+; bulk: whole iterations of 8 blocks, CTR and GHASH stitched
 	sub             rcx, 128
 	jb              near L.gcm_dec_rec_tail
 L.gcm_dec_rec_loop:
 ; LLVM-MCA-BEGIN gcm_dec_rec_vaes_avx2_main_loop
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm10, ymm15
 	vpaddd          ymm10, ymm10, ymm11
 	vpshufb         ymm1, ymm10, ymm15
@@ -2558,6 +2743,7 @@ L.gcm_dec_rec_loop:
 	vpxor           ymm1, ymm1, ymm12
 	vpxor           ymm2, ymm2, ymm12
 	vpxor           ymm3, ymm3, ymm12
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_rec_main_aes128
 	je              near L.gcm_dec_rec_main_aes192
@@ -2591,30 +2777,30 @@ L.gcm_dec_rec_main_aes128:
 	vmovdqu         ymm4, yword [rdx]
 	vpshufb         ymm4, ymm4, ymm15
 	vpxor           ymm4, ymm4, ymm9
-	vpclmulqdq      ymm5, ymm4, yword [rdi + 640], 0
-	vpclmulqdq      ymm6, ymm4, yword [rdi + 640], 16
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 640], 1
+	vpclmulqdq      ymm5, ymm4, yword [rdi + 640], 0 ; LO = d_L*h_L
+	vpclmulqdq      ymm6, ymm4, yword [rdi + 640], 16 ; MI = d_L*h_H
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 640], 1 ; + d_H*h_L
 	vbroadcasti128  ymm14, oword [r10 - 128]
 	vaesenc         ymm0, ymm0, ymm14
 	vaesenc         ymm1, ymm1, ymm14
 	vaesenc         ymm2, ymm2, ymm14
 	vaesenc         ymm3, ymm3, ymm14
-	vpclmulqdq      ymm7, ymm4, yword [rdi + 640], 17
+	vpclmulqdq      ymm7, ymm4, yword [rdi + 640], 17 ; HI = d_H*h_H
 	vpxor           ymm6, ymm6, ymm8
 	vmovdqu         ymm4, yword [rdx + 32]
 	vpshufb         ymm4, ymm4, ymm15
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 0
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 0 ; d_L*h_L
 	vpxor           ymm5, ymm5, ymm8
 	vbroadcasti128  ymm14, oword [r10 - 112]
 	vaesenc         ymm0, ymm0, ymm14
 	vaesenc         ymm1, ymm1, ymm14
 	vaesenc         ymm2, ymm2, ymm14
 	vaesenc         ymm3, ymm3, ymm14
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 16
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 16 ; d_L*h_H
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 1
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 1 ; d_H*h_L
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 17
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 17 ; d_H*h_H
 	vpxor           ymm7, ymm7, ymm8
 	vbroadcasti128  ymm14, oword [r10 - 96]
 	vaesenc         ymm0, ymm0, ymm14
@@ -2623,18 +2809,18 @@ L.gcm_dec_rec_main_aes128:
 	vaesenc         ymm3, ymm3, ymm14
 	vmovdqu         ymm4, yword [rdx + 64]
 	vpshufb         ymm4, ymm4, ymm15
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 0
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 0 ; d_L*h_L
 	vpxor           ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 16
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 16 ; d_L*h_H
 	vbroadcasti128  ymm14, oword [r10 - 80]
 	vaesenc         ymm0, ymm0, ymm14
 	vaesenc         ymm1, ymm1, ymm14
 	vaesenc         ymm2, ymm2, ymm14
 	vaesenc         ymm3, ymm3, ymm14
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 1
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 1 ; d_H*h_L
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 17
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 17 ; d_H*h_H
 	vpxor           ymm7, ymm7, ymm8
 	vbroadcasti128  ymm14, oword [r10 - 64]
 	vaesenc         ymm0, ymm0, ymm14
@@ -2643,39 +2829,42 @@ L.gcm_dec_rec_main_aes128:
 	vaesenc         ymm3, ymm3, ymm14
 	vmovdqu         ymm4, yword [rdx + 96]
 	vpshufb         ymm4, ymm4, ymm15
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 0
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 0 ; d_L*h_L
 	vpxor           ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 16
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 16 ; d_L*h_H
 	vbroadcasti128  ymm14, oword [r10 - 48]
 	vaesenc         ymm0, ymm0, ymm14
 	vaesenc         ymm1, ymm1, ymm14
 	vaesenc         ymm2, ymm2, ymm14
 	vaesenc         ymm3, ymm3, ymm14
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 1
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 1 ; d_H*h_L
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 17
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 17 ; d_H*h_H
 	vpxor           ymm7, ymm7, ymm8
 	vbroadcasti128  ymm14, oword [r10 - 32]
 	vaesenc         ymm0, ymm0, ymm14
 	vaesenc         ymm1, ymm1, ymm14
 	vaesenc         ymm2, ymm2, ymm14
 	vaesenc         ymm3, ymm3, ymm14
-	vpclmulqdq      ymm8, ymm5, yword [rel L.gcm_gfpoly_32], 16 ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      ymm8, ymm5, yword [rel L.gcm_gfpoly_32], 16 ; LO_L * (0xc2 << 56)
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpxor           ymm6, ymm6, ymm5
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm6, yword [rel L.gcm_gfpoly_32], 16 ; MI_L * (x^63+x^62+x^57)
+	vpclmulqdq      ymm8, ymm6, yword [rel L.gcm_gfpoly_32], 16 ; MI_L * (0xc2 << 56)
 	vbroadcasti128  ymm14, oword [r10 - 16]
 	vaesenc         ymm0, ymm0, ymm14
 	vaesenc         ymm1, ymm1, ymm14
 	vaesenc         ymm2, ymm2, ymm14
 	vaesenc         ymm3, ymm3, ymm14
-	vpshufd         ymm6, ymm6, 78
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpxor           ymm7, ymm7, ymm6
 	vpxor           ymm7, ymm7, ymm8
+; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti128    xmm8, ymm7, 1
 	vpxor           xmm9, xmm7, xmm8
+; last round with the source folded into the key: out = AES(counter) ^ src
 	vpxor           ymm8, ymm13, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm8
 	vmovdqu         yword [rsi], ymm0
@@ -2713,6 +2902,7 @@ L.gcm_dec_rec_tail:
 	sub             r9, r11
 	sub             r9, rcx                         ; H^(blocks + 1): the lengths block takes H^1
 
+; GHASH of LEN bytes at rdx, a vector at a time, with the powers from r9 on
 L.gcm_dec_rec_ghash_vector:
 	cmp             rcx, 16
 	ja              near L.gcm_dec_rec_ghash_load_full
@@ -2724,13 +2914,13 @@ L.gcm_dec_rec_ghash_loaded:
 	vpshufb         ymm4, ymm4, ymm15
 	vpxor           ymm4, ymm4, ymm9                ; the running hash joins block 0
 	vpxor           ymm9, ymm9, ymm9
-	vpclmulqdq      ymm8, ymm4, yword [r9], 0
+	vpclmulqdq      ymm8, ymm4, yword [r9], 0       ; d_L*h_L
 	vpxor           ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [r9], 16
+	vpclmulqdq      ymm8, ymm4, yword [r9], 16      ; d_L*h_H
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [r9], 1
+	vpclmulqdq      ymm8, ymm4, yword [r9], 1       ; d_H*h_L
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [r9], 17
+	vpclmulqdq      ymm8, ymm4, yword [r9], 17      ; d_H*h_H
 	vpxor           ymm7, ymm7, ymm8
 	add             rdx, 32
 	add             r9, 32
@@ -2741,6 +2931,8 @@ L.gcm_dec_rec_ghash_loaded:
 
 ; 1..128 bytes remain: pick the final group by the number of vectors they need.
 L.gcm_dec_rec_final:
+; final group dispatch: the fewest vectors that hold LEN bytes, so that a short
+; message runs only the AES work it needs (its vectors side by side)
 	cmp             rcx, 32
 	jbe             near L.gcm_dec_rec_final1
 	cmp             rcx, 64
@@ -2748,6 +2940,7 @@ L.gcm_dec_rec_final:
 	cmp             rcx, 96
 	jbe             near L.gcm_dec_rec_final3
 L.gcm_dec_rec_final4:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm10, ymm15
 	vpaddd          ymm10, ymm10, ymm11
 	vpshufb         ymm1, ymm10, ymm15
@@ -2760,6 +2953,7 @@ L.gcm_dec_rec_final4:
 	vpxor           ymm1, ymm1, ymm12
 	vpxor           ymm2, ymm2, ymm12
 	vpxor           ymm3, ymm3, ymm12
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_rec_final4_aes128
 	je              near L.gcm_dec_rec_final4_aes192
@@ -2830,6 +3024,8 @@ L.gcm_dec_rec_final4_aes128:
 	vaesenc         ymm1, ymm1, ymm14
 	vaesenc         ymm2, ymm2, ymm14
 	vaesenc         ymm3, ymm3, ymm14
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           ymm8, ymm13, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm8
 	vmovdqu         yword [rsi], ymm0
@@ -2842,6 +3038,8 @@ L.gcm_dec_rec_final4_aes128:
 	add             rdx, 96
 	add             rsi, 96
 	sub             rcx, 96
+; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     ymm3, ymm3, ymm13
 	cmp             rcx, 16
 	jb              near L.gcm_dec_rec_final4_bytes
@@ -2893,6 +3091,7 @@ L.gcm_dec_rec_final4_no2:
 L.gcm_dec_rec_final4_no1:
 	jmp             near L.gcm_dec_rec_partial
 L.gcm_dec_rec_final3:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm10, ymm15
 	vpaddd          ymm10, ymm10, ymm11
 	vpshufb         ymm1, ymm10, ymm15
@@ -2902,6 +3101,7 @@ L.gcm_dec_rec_final3:
 	vpxor           ymm0, ymm0, ymm12
 	vpxor           ymm1, ymm1, ymm12
 	vpxor           ymm2, ymm2, ymm12
+; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_rec_final3_aes128
 	je              near L.gcm_dec_rec_final3_aes192
@@ -2959,6 +3159,8 @@ L.gcm_dec_rec_final3_aes128:
 	vaesenc         ymm0, ymm0, ymm14
 	vaesenc         ymm1, ymm1, ymm14
 	vaesenc         ymm2, ymm2, ymm14
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           ymm8, ymm13, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm8
 	vmovdqu         yword [rsi], ymm0
@@ -2968,6 +3170,8 @@ L.gcm_dec_rec_final3_aes128:
 	add             rdx, 64
 	add             rsi, 64
 	sub             rcx, 64
+; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     ymm2, ymm2, ymm13
 	cmp             rcx, 16
 	jb              near L.gcm_dec_rec_final3_bytes
@@ -3019,12 +3223,14 @@ L.gcm_dec_rec_final3_no2:
 L.gcm_dec_rec_final3_no1:
 	jmp             near L.gcm_dec_rec_partial
 L.gcm_dec_rec_final2:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm10, ymm15
 	vpaddd          ymm10, ymm10, ymm11
 	vpshufb         ymm1, ymm10, ymm15
 	vpaddd          ymm10, ymm10, ymm11
 	vpxor           ymm0, ymm0, ymm12
 	vpxor           ymm1, ymm1, ymm12
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_rec_final2_aes128
 	je              near L.gcm_dec_rec_final2_aes192
@@ -3069,12 +3275,16 @@ L.gcm_dec_rec_final2_aes128:
 	vbroadcasti128  ymm14, oword [r10 - 16]
 	vaesenc         ymm0, ymm0, ymm14
 	vaesenc         ymm1, ymm1, ymm14
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           ymm8, ymm13, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm8
 	vmovdqu         yword [rsi], ymm0
 	add             rdx, 32
 	add             rsi, 32
 	sub             rcx, 32
+; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     ymm1, ymm1, ymm13
 	cmp             rcx, 16
 	jb              near L.gcm_dec_rec_final2_bytes
@@ -3126,9 +3336,11 @@ L.gcm_dec_rec_final2_no2:
 L.gcm_dec_rec_final2_no1:
 	jmp             near L.gcm_dec_rec_partial
 L.gcm_dec_rec_final1:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm10, ymm15
 	vpaddd          ymm10, ymm10, ymm11
 	vpxor           ymm0, ymm0, ymm12
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_rec_final1_aes128
 	je              near L.gcm_dec_rec_final1_aes192
@@ -3160,6 +3372,8 @@ L.gcm_dec_rec_final1_aes128:
 	vaesenc         ymm0, ymm0, ymm14
 	vbroadcasti128  ymm14, oword [r10 - 16]
 	vaesenc         ymm0, ymm0, ymm14
+; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     ymm0, ymm0, ymm13
 	cmp             rcx, 16
 	jb              near L.gcm_dec_rec_final1_bytes
@@ -3217,6 +3431,7 @@ L.gcm_dec_rec_partial:
 ; the partial block, zero-padded in the record: its keystream block on xmm
 	vmovdqu         xmm4, oword [r8 + 64]
 	vpxor           xmm4, xmm4, xmm12
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.gcm_dec_rec_part_aes128
 	je              near L.gcm_dec_rec_part_aes192
@@ -3243,56 +3458,62 @@ L.gcm_dec_rec_part_aes128:
 	vpshufb         ymm4, ymm4, ymm15
 	vpxor           ymm4, ymm4, ymm9                ; ACC is zero if a block took it
 	vpxor           ymm9, ymm9, ymm9
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 0
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 0 ; d_L*h_L
 	vpxor           ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 16
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 16 ; d_L*h_H
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 1
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 1 ; d_H*h_L
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 17
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 17 ; d_H*h_H
 	vpxor           ymm7, ymm7, ymm8
 	vmovdqu         xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0 ; d_L*h_L
 	vpxor           ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 16
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 16 ; d_L*h_H
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1 ; d_H*h_L
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17 ; d_H*h_H
 	vpxor           ymm7, ymm7, ymm8
-	vpclmulqdq      ymm8, ymm5, yword [rel L.gcm_gfpoly_32], 16 ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      ymm8, ymm5, yword [rel L.gcm_gfpoly_32], 16 ; LO_L * (0xc2 << 56)
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpxor           ymm6, ymm6, ymm5
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm6, yword [rel L.gcm_gfpoly_32], 16 ; MI_L * (x^63+x^62+x^57)
-	vpshufd         ymm6, ymm6, 78
+	vpclmulqdq      ymm8, ymm6, yword [rel L.gcm_gfpoly_32], 16 ; MI_L * (0xc2 << 56)
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpxor           ymm7, ymm7, ymm6
 	vpxor           ymm7, ymm7, ymm8
+; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti128    xmm8, ymm7, 1
 	vpxor           xmm9, xmm7, xmm8
 	jmp             near L.gcm_dec_rec_tag
 L.gcm_dec_rec_no_data:
+; no text left: the lengths block alone joins the sum
 	vmovdqu         xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpxor           xmm4, xmm4, xmm9
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0 ; d_L*h_L
 	vpxor           ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 16
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 16 ; d_L*h_H
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1 ; d_H*h_L
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17 ; d_H*h_H
 	vpxor           ymm7, ymm7, ymm8
-	vpclmulqdq      ymm8, ymm5, yword [rel L.gcm_gfpoly_32], 16 ; LO_L * (x^63+x^62+x^57)
-	vpshufd         ymm5, ymm5, 78
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      ymm8, ymm5, yword [rel L.gcm_gfpoly_32], 16 ; LO_L * (0xc2 << 56)
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpxor           ymm6, ymm6, ymm5
 	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm6, yword [rel L.gcm_gfpoly_32], 16 ; MI_L * (x^63+x^62+x^57)
-	vpshufd         ymm6, ymm6, 78
+	vpclmulqdq      ymm8, ymm6, yword [rel L.gcm_gfpoly_32], 16 ; MI_L * (0xc2 << 56)
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpxor           ymm7, ymm7, ymm6
 	vpxor           ymm7, ymm7, ymm8
+; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti128    xmm8, ymm7, 1
 	vpxor           xmm9, xmm7, xmm8
 L.gcm_dec_rec_tag:
+; tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)
 	vpshufb         xmm9, xmm9, xmm15
 	vpxor           xmm9, xmm9, oword [r8 + 48]
 	vmovdqu         oword [r8 + 48], xmm9

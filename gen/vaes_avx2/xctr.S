@@ -7,16 +7,16 @@
 #   (or: make gen ISA=vaes_avx2 MODE=xctr KEYS=mem TAIL=4 UNROLL=8)
 # The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
 #
-# void aesgen_xctr_crypt_vaes_avx2(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src,
-#                    size_t len, const uint8_t iv[16], uint64_t index);
+# int aesgen_xctr_crypt_vaes_avx2(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src,
+#                    size_t len, const uint8_t iv[16], uint64_t index);   returns 0
 #
 # XCTR, the counter mode of HCTR2: block j of this call is AES_K(iv ^ LE128(index + j)).
 # The C caller keeps index + blocks below 2^64, so only the low quadword ever counts.
 # AES-128/192/256 share this code (rounds read from the key).
 #
-# Design: CTR holds 2 consecutive indexes as little-endian 128-bit integers (one
-# per lane); one XOR with (iv ^ round key 0) gives the whitened AES input, so XCTR needs
-# no byte swap.  The last round takes (last key ^ data), fusing the keystream XOR.
+# Counter form: XCTR's counter is little-endian, so CTR holds 2 consecutive indexes
+# as little-endian 128-bit integers (one per lane) and vpaddq advances them; one XOR with
+# IVK = (iv ^ round key 0) gives the whitened AES input: no byte swap, no carry path.  The last round takes (last key ^ data), fusing the keystream XOR.
 # 8 vectors per main-loop iteration, then groups of 4; the
 # final partial vector uses 8/4/2/1-byte pieces.
 #
@@ -35,11 +35,14 @@ aesgen_xctr_crypt_vaes_avx2:
 	endbr64
 	test            %rcx, %rcx
 	{disp32} jz     .Lxctr_return
+# ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+# from the end so that every key size runs the same last nine rounds
 	mov             240(%rdi), %eax
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &rk[rounds]
 	cmp             $16, %rcx
 	{disp32} jbe    .Lxctr_one_block
+# the first and last round keys into registers; the middle ones are read each round
 	vbroadcasti128  (%r10), %ymm12
 	vbroadcasti128  (%r8), %ymm10
 	vbroadcasti128  (%rdi), %ymm11
@@ -59,6 +62,7 @@ aesgen_xctr_crypt_vaes_avx2:
 .Lxctr_group_loop:
 	cmp             $128, %rcx
 	{disp32} jb     .Lxctr_final
+# counter blocks: (iv ^ round key 0) ^ index, index += INC (2 per vector)
 	vpxor           %ymm10, %ymm8, %ymm0
 	vpaddq          %ymm9, %ymm8, %ymm8
 	vpxor           %ymm10, %ymm8, %ymm1
@@ -67,6 +71,7 @@ aesgen_xctr_crypt_vaes_avx2:
 	vpaddq          %ymm9, %ymm8, %ymm8
 	vpxor           %ymm10, %ymm8, %ymm3
 	vpaddq          %ymm9, %ymm8, %ymm8
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxctr_group_aes128
 	{disp32} je     .Lxctr_group_aes192
@@ -137,6 +142,8 @@ aesgen_xctr_crypt_vaes_avx2:
 	vaesenc         %ymm13, %ymm1, %ymm1
 	vaesenc         %ymm13, %ymm2, %ymm2
 	vaesenc         %ymm13, %ymm3, %ymm3
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           (%rdx), %ymm12, %ymm11
 	vaesenclast     %ymm11, %ymm0, %ymm0
 	vmovdqu         %ymm0, (%rsi)
@@ -157,6 +164,8 @@ aesgen_xctr_crypt_vaes_avx2:
 
 # 1..128 bytes remain: pick the final group by the number of vectors they need.
 .Lxctr_final:
+# final group dispatch: the fewest vectors that hold LEN bytes, so that a short
+# message runs only the AES work it needs (its vectors side by side)
 	cmp             $32, %rcx
 	{disp32} jbe    .Lxctr_final1
 	cmp             $64, %rcx
@@ -164,6 +173,7 @@ aesgen_xctr_crypt_vaes_avx2:
 	cmp             $96, %rcx
 	{disp32} jbe    .Lxctr_final3
 .Lxctr_final4:
+# counter blocks: (iv ^ round key 0) ^ index, index += INC (2 per vector)
 	vpxor           %ymm10, %ymm8, %ymm0
 	vpaddq          %ymm9, %ymm8, %ymm8
 	vpxor           %ymm10, %ymm8, %ymm1
@@ -172,6 +182,7 @@ aesgen_xctr_crypt_vaes_avx2:
 	vpaddq          %ymm9, %ymm8, %ymm8
 	vpxor           %ymm10, %ymm8, %ymm3
 	vpaddq          %ymm9, %ymm8, %ymm8
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxctr_final4_aes128
 	{disp32} je     .Lxctr_final4_aes192
@@ -242,6 +253,8 @@ aesgen_xctr_crypt_vaes_avx2:
 	vaesenc         %ymm13, %ymm1, %ymm1
 	vaesenc         %ymm13, %ymm2, %ymm2
 	vaesenc         %ymm13, %ymm3, %ymm3
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           (%rdx), %ymm12, %ymm11
 	vaesenclast     %ymm11, %ymm0, %ymm0
 	vmovdqu         %ymm0, (%rsi)
@@ -254,6 +267,8 @@ aesgen_xctr_crypt_vaes_avx2:
 	add             $96, %rdx
 	add             $96, %rsi
 	sub             $96, %rcx
+# the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+# 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %ymm12, %ymm3, %ymm3
 	cmp             $16, %rcx
 	{disp32} jb     .Lxctr_final4_bytes
@@ -305,12 +320,14 @@ aesgen_xctr_crypt_vaes_avx2:
 .Lxctr_final4_no1:
 	{disp32} jmp    .Lxctr_return
 .Lxctr_final3:
+# counter blocks: (iv ^ round key 0) ^ index, index += INC (2 per vector)
 	vpxor           %ymm10, %ymm8, %ymm0
 	vpaddq          %ymm9, %ymm8, %ymm8
 	vpxor           %ymm10, %ymm8, %ymm1
 	vpaddq          %ymm9, %ymm8, %ymm8
 	vpxor           %ymm10, %ymm8, %ymm2
 	vpaddq          %ymm9, %ymm8, %ymm8
+# the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxctr_final3_aes128
 	{disp32} je     .Lxctr_final3_aes192
@@ -368,6 +385,8 @@ aesgen_xctr_crypt_vaes_avx2:
 	vaesenc         %ymm13, %ymm0, %ymm0
 	vaesenc         %ymm13, %ymm1, %ymm1
 	vaesenc         %ymm13, %ymm2, %ymm2
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           (%rdx), %ymm12, %ymm11
 	vaesenclast     %ymm11, %ymm0, %ymm0
 	vmovdqu         %ymm0, (%rsi)
@@ -377,6 +396,8 @@ aesgen_xctr_crypt_vaes_avx2:
 	add             $64, %rdx
 	add             $64, %rsi
 	sub             $64, %rcx
+# the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+# 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %ymm12, %ymm2, %ymm2
 	cmp             $16, %rcx
 	{disp32} jb     .Lxctr_final3_bytes
@@ -428,10 +449,12 @@ aesgen_xctr_crypt_vaes_avx2:
 .Lxctr_final3_no1:
 	{disp32} jmp    .Lxctr_return
 .Lxctr_final2:
+# counter blocks: (iv ^ round key 0) ^ index, index += INC (2 per vector)
 	vpxor           %ymm10, %ymm8, %ymm0
 	vpaddq          %ymm9, %ymm8, %ymm8
 	vpxor           %ymm10, %ymm8, %ymm1
 	vpaddq          %ymm9, %ymm8, %ymm8
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxctr_final2_aes128
 	{disp32} je     .Lxctr_final2_aes192
@@ -476,12 +499,16 @@ aesgen_xctr_crypt_vaes_avx2:
 	vbroadcasti128  -16(%r10), %ymm13
 	vaesenc         %ymm13, %ymm0, %ymm0
 	vaesenc         %ymm13, %ymm1, %ymm1
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           (%rdx), %ymm12, %ymm11
 	vaesenclast     %ymm11, %ymm0, %ymm0
 	vmovdqu         %ymm0, (%rsi)
 	add             $32, %rdx
 	add             $32, %rsi
 	sub             $32, %rcx
+# the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+# 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %ymm12, %ymm1, %ymm1
 	cmp             $16, %rcx
 	{disp32} jb     .Lxctr_final2_bytes
@@ -533,8 +560,10 @@ aesgen_xctr_crypt_vaes_avx2:
 .Lxctr_final2_no1:
 	{disp32} jmp    .Lxctr_return
 .Lxctr_final1:
+# counter blocks: (iv ^ round key 0) ^ index, index += INC (2 per vector)
 	vpxor           %ymm10, %ymm8, %ymm0
 	vpaddq          %ymm9, %ymm8, %ymm8
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxctr_final1_aes128
 	{disp32} je     .Lxctr_final1_aes192
@@ -566,6 +595,8 @@ aesgen_xctr_crypt_vaes_avx2:
 	vaesenc         %ymm13, %ymm0, %ymm0
 	vbroadcasti128  -16(%r10), %ymm13
 	vaesenc         %ymm13, %ymm0, %ymm0
+# the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+# 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %ymm12, %ymm0, %ymm0
 	cmp             $16, %rcx
 	{disp32} jb     .Lxctr_final1_bytes
@@ -623,7 +654,9 @@ aesgen_xctr_crypt_vaes_avx2:
 	.p2align 6, 0xcc
 .Lxctr_main_loop:
 # LLVM-MCA-BEGIN xctr_vaes_avx2_main_loop
-# 8 vectors = 256 bytes per iteration
+# main loop: 8 vectors = 256 bytes per iteration; entered with LEN = the bytes
+# left - 256, placed after the epilogue so short messages never jump over it
+# counter blocks: (iv ^ round key 0) ^ index, index += INC (2 per vector)
 	vpxor           %ymm10, %ymm8, %ymm0
 	vpaddq          %ymm9, %ymm8, %ymm8
 	vpxor           %ymm10, %ymm8, %ymm1
@@ -640,6 +673,7 @@ aesgen_xctr_crypt_vaes_avx2:
 	vpaddq          %ymm9, %ymm8, %ymm8
 	vpxor           %ymm10, %ymm8, %ymm7
 	vpaddq          %ymm9, %ymm8, %ymm8
+# the middle rounds on 8 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxctr_main_aes128
 	{disp32} je     .Lxctr_main_aes192
@@ -762,6 +796,8 @@ aesgen_xctr_crypt_vaes_avx2:
 	vaesenc         %ymm13, %ymm5, %ymm5
 	vaesenc         %ymm13, %ymm6, %ymm6
 	vaesenc         %ymm13, %ymm7, %ymm7
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
 	vpxor           (%rdx), %ymm12, %ymm11
 	vaesenclast     %ymm11, %ymm0, %ymm0
 	vmovdqu         %ymm0, (%rsi)
@@ -794,9 +830,12 @@ aesgen_xctr_crypt_vaes_avx2:
 	jmp             .Lxctr_main_done
 
 .Lxctr_one_block:
+# 1..16 bytes: one block on xmm, every round key read from memory (none of the
+# vector path's key broadcasts), the upper state untouched (no vzeroupper)
 	vmovq           %r9, %xmm0
 	vpxor           (%r8), %xmm0, %xmm0
 	vpxor           (%rdi), %xmm0, %xmm0
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxctr_one_aes128
 	{disp32} je     .Lxctr_one_aes192
@@ -815,6 +854,8 @@ aesgen_xctr_crypt_vaes_avx2:
 	vaesenc         -48(%r10), %xmm0, %xmm0
 	vaesenc         -32(%r10), %xmm0, %xmm0
 	vaesenc         -16(%r10), %xmm0, %xmm0
+# the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+# 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     (%r10), %xmm0, %xmm0
 	cmp             $16, %rcx
 	{disp32} jb     .Lxctr_one_bytes

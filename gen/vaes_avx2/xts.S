@@ -14,10 +14,20 @@
 # tweak key's encryption schedule.  Block j is E_K1(block ^ T*x^j) ^ T*x^j with T = E_K2(iv),
 # products in GF(2^128) modulo x^128 + x^7 + x^2 + x + 1 (little-endian bits).
 #
-# Design: BASE holds the tweaks of the next 2 block(s), one per 128-bit lane; vector j of an
-# iteration uses BASE * x^(2*j), each computed straight from BASE (a shift and a
-# carry-less multiply by 0x87 per vector, not a serial chain).  The tweak is XORed in with
-# round key 0 (two vpxor) and folded into the last round key.
+# The tweak step.  IEEE 1619 reads a tweak as a little-endian 128-bit integer whose bit i
+# is the coefficient of x^i in GF(2^128) = GF(2)[x] / (x^128 + x^7 + x^2 + x + 1), and the
+# next block's tweak is T*x: a left shift by one bit, and when bit 127 falls out,
+# x^128 = x^7 + x^2 + x + 1 puts 0x87 into the low byte.  Here a vector's tweaks are made
+# k steps at once (mul_xk): T*x^k is T shifted left by k bits (as two quadwords, the low
+# one's top k bits carried into the high one, or as whole bytes when k is a multiple of
+# 8), plus the k bits shifted out of the top, times 0x87 as one carry-less multiply
+# (vpclmulqdq; k <= 64, so the product fits in 72 bits and needs no second fold).
+#
+# Several tweaks per vector: BASE holds the tweaks of the next 2 block(s), one per
+# 128-bit lane (T, T*x, ..., made once at the start); vector j of an iteration uses
+# BASE * x^(2*j), each made straight from BASE (independent shifts and multiplies,
+# not a serial chain), and BASE moves on by x^(2*vectors).  The tweak is XORed in with round key 0 (two vpxor)
+# and folded into the last round key (aesenclast(x, k ^ t) = aesenclast(x, k) ^ t).
 # 4 vectors per main-loop iteration; the rest goes through a final group of 1..4 vectors
 # whose last may hold fewer blocks than lanes (block-sized accesses); a partial last block is
 # handled by ciphertext stealing on xmm.
@@ -38,12 +48,13 @@
 aesgen_xts_encrypt_vaes_avx2:
 	.cfi_startproc
 	endbr64
-	mov             240(%rdi), %eax
+	mov             240(%rdi), %eax                 # key1 and key2 share the size
 # T = E_K2(iv), on xmm with the tweak key read from memory
 	lea             (%rsi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10
 	vmovdqu         (%r9), %xmm0
 	vpxor           (%rsi), %xmm0, %xmm0
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_tweak_aes128
 	{disp32} je     .Lxts_enc_tweak_aes192
@@ -65,10 +76,12 @@ aesgen_xts_encrypt_vaes_avx2:
 	vaesenclast     (%r10), %xmm0, %xmm0
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &key1[rounds]
+# the first and last round keys into registers; the middle ones are read each round
 	vbroadcasti128  (%rdi), %ymm9
 	vbroadcasti128  (%r10), %ymm10
 	vbroadcasti128  .Lxts_poly(%rip), %ymm1
 # BASE = T, T*x in lanes 0..1
+# xmm8 = xmm0 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          $63, %xmm0, %xmm2               # top 1 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
@@ -76,6 +89,7 @@ aesgen_xts_encrypt_vaes_avx2:
 	vpxor           %xmm2, %xmm8, %xmm8
 	vpxor           %xmm3, %xmm8, %xmm8
 	vinserti128     $1, %xmm8, %ymm0, %ymm0
+# PART = len % 16; stealing takes the last whole block and the PART bytes after it
 	mov             %r8d, %esi
 	and             $15, %esi                       # bytes past the last whole block
 	{disp32} jz     .Lxts_enc_whole_blocks
@@ -87,6 +101,7 @@ aesgen_xts_encrypt_vaes_avx2:
 .Lxts_enc_main_done:
 	add             $128, %r8
 	{disp32} jz     .Lxts_enc_no_tail
+# final group dispatch: the fewest vectors that hold LEN bytes (whole blocks)
 	cmp             $32, %r8
 	{disp32} jbe    .Lxts_enc_final1
 	cmp             $64, %r8
@@ -94,34 +109,42 @@ aesgen_xts_encrypt_vaes_avx2:
 	cmp             $96, %r8
 	{disp32} jbe    .Lxts_enc_final3
 .Lxts_enc_final4:
+# the tweaks of 4 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa         %ymm0, %ymm8
+# ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
 	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
 	vpsllq          $2, %ymm0, %ymm11
 	vpxor           %ymm2, %ymm11, %ymm11
 	vpxor           %ymm3, %ymm11, %ymm11
+# ymm12 = ymm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
 	vpsrlq          $60, %ymm0, %ymm2               # top 4 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
 	vpsllq          $4, %ymm0, %ymm12
 	vpxor           %ymm2, %ymm12, %ymm12
 	vpxor           %ymm3, %ymm12, %ymm12
+# ymm13 = ymm0 * x^6: shift left, fold the 6 bits shifted out back in times 0x87
 	vpsrlq          $58, %ymm0, %ymm2               # top 6 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
 	vpsllq          $6, %ymm0, %ymm13
 	vpxor           %ymm2, %ymm13, %ymm13
 	vpxor           %ymm3, %ymm13, %ymm13
+# ymm0 = ymm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
 	vpsrldq         $15, %ymm0, %ymm2               # the top 8 bits
 	vpclmulqdq      $0, %ymm1, %ymm2, %ymm2         # ... times 0x87
 	vpslldq         $1, %ymm0, %ymm0
 	vpxor           %ymm2, %ymm0, %ymm0
 	sub             $96, %r8                        # bytes in the last vector
+# ymm4 = data ^ tweak ^ round key 0
 	vpxor           (%rcx), %ymm8, %ymm4
 	vpxor           %ymm9, %ymm4, %ymm4
+# ymm5 = data ^ tweak ^ round key 0
 	vpxor           32(%rcx), %ymm11, %ymm5
 	vpxor           %ymm9, %ymm5, %ymm5
+# ymm6 = data ^ tweak ^ round key 0
 	vpxor           64(%rcx), %ymm12, %ymm6
 	vpxor           %ymm9, %ymm6, %ymm6
 	cmp             $16, %r8
@@ -133,6 +156,7 @@ aesgen_xts_encrypt_vaes_avx2:
 .Lxts_enc_final4_loaded:
 	vpxor           %ymm13, %ymm7, %ymm7
 	vpxor           %ymm9, %ymm7, %ymm7
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_final4_aes128
 	{disp32} je     .Lxts_enc_final4_aes192
@@ -224,6 +248,7 @@ aesgen_xts_encrypt_vaes_avx2:
 	add             $96, %rcx
 	add             $96, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+# ymm13 = ymm13 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          $63, %ymm13, %ymm2              # top 1 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
@@ -235,19 +260,23 @@ aesgen_xts_encrypt_vaes_avx2:
 	vpermd          %ymm13, %ymm3, %ymm2
 	{disp32} jmp    .Lxts_enc_steal_or_done
 .Lxts_enc_final3:
+# the tweaks of 3 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa         %ymm0, %ymm8
+# ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
 	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
 	vpsllq          $2, %ymm0, %ymm11
 	vpxor           %ymm2, %ymm11, %ymm11
 	vpxor           %ymm3, %ymm11, %ymm11
+# ymm12 = ymm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
 	vpsrlq          $60, %ymm0, %ymm2               # top 4 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
 	vpsllq          $4, %ymm0, %ymm12
 	vpxor           %ymm2, %ymm12, %ymm12
 	vpxor           %ymm3, %ymm12, %ymm12
+# ymm0 = ymm0 * x^6: shift left, fold the 6 bits shifted out back in times 0x87
 	vpsrlq          $58, %ymm0, %ymm2               # top 6 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
@@ -255,8 +284,10 @@ aesgen_xts_encrypt_vaes_avx2:
 	vpxor           %ymm2, %ymm0, %ymm0
 	vpxor           %ymm3, %ymm0, %ymm0
 	sub             $64, %r8                        # bytes in the last vector
+# ymm4 = data ^ tweak ^ round key 0
 	vpxor           (%rcx), %ymm8, %ymm4
 	vpxor           %ymm9, %ymm4, %ymm4
+# ymm5 = data ^ tweak ^ round key 0
 	vpxor           32(%rcx), %ymm11, %ymm5
 	vpxor           %ymm9, %ymm5, %ymm5
 	cmp             $16, %r8
@@ -268,6 +299,7 @@ aesgen_xts_encrypt_vaes_avx2:
 .Lxts_enc_final3_loaded:
 	vpxor           %ymm12, %ymm6, %ymm6
 	vpxor           %ymm9, %ymm6, %ymm6
+# the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_final3_aes128
 	{disp32} je     .Lxts_enc_final3_aes192
@@ -343,6 +375,7 @@ aesgen_xts_encrypt_vaes_avx2:
 	add             $64, %rcx
 	add             $64, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+# ymm12 = ymm12 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          $63, %ymm12, %ymm2              # top 1 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
@@ -354,13 +387,16 @@ aesgen_xts_encrypt_vaes_avx2:
 	vpermd          %ymm12, %ymm3, %ymm2
 	{disp32} jmp    .Lxts_enc_steal_or_done
 .Lxts_enc_final2:
+# the tweaks of 2 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa         %ymm0, %ymm8
+# ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
 	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
 	vpsllq          $2, %ymm0, %ymm11
 	vpxor           %ymm2, %ymm11, %ymm11
 	vpxor           %ymm3, %ymm11, %ymm11
+# ymm0 = ymm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
 	vpsrlq          $60, %ymm0, %ymm2               # top 4 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
@@ -368,6 +404,7 @@ aesgen_xts_encrypt_vaes_avx2:
 	vpxor           %ymm2, %ymm0, %ymm0
 	vpxor           %ymm3, %ymm0, %ymm0
 	sub             $32, %r8                        # bytes in the last vector
+# ymm4 = data ^ tweak ^ round key 0
 	vpxor           (%rcx), %ymm8, %ymm4
 	vpxor           %ymm9, %ymm4, %ymm4
 	cmp             $16, %r8
@@ -379,6 +416,7 @@ aesgen_xts_encrypt_vaes_avx2:
 .Lxts_enc_final2_loaded:
 	vpxor           %ymm11, %ymm5, %ymm5
 	vpxor           %ymm9, %ymm5, %ymm5
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_final2_aes128
 	{disp32} je     .Lxts_enc_final2_aes192
@@ -438,6 +476,7 @@ aesgen_xts_encrypt_vaes_avx2:
 	add             $32, %rcx
 	add             $32, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+# ymm11 = ymm11 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          $63, %ymm11, %ymm2              # top 1 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
@@ -449,7 +488,9 @@ aesgen_xts_encrypt_vaes_avx2:
 	vpermd          %ymm11, %ymm3, %ymm2
 	{disp32} jmp    .Lxts_enc_steal_or_done
 .Lxts_enc_final1:
+# the tweaks of 1 vector: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa         %ymm0, %ymm8
+# ymm0 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
 	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
@@ -465,6 +506,7 @@ aesgen_xts_encrypt_vaes_avx2:
 .Lxts_enc_final1_loaded:
 	vpxor           %ymm8, %ymm4, %ymm4
 	vpxor           %ymm9, %ymm4, %ymm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_final1_aes128
 	{disp32} je     .Lxts_enc_final1_aes192
@@ -506,6 +548,7 @@ aesgen_xts_encrypt_vaes_avx2:
 	add             %r8, %rcx
 	add             %r8, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+# ymm8 = ymm8 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          $63, %ymm8, %ymm2               # top 1 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
@@ -522,6 +565,9 @@ aesgen_xts_encrypt_vaes_avx2:
 .Lxts_enc_steal_or_done:
 	test            %rsi, %rsi
 	{disp32} jz     .Lxts_enc_return
+# ciphertext stealing on xmm: TA = the last whole block's tweak, TB = TA * x
+# (encryption: the last whole block under TA, the stolen block under TB)
+# xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          $63, %xmm2, %xmm8               # top 1 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm8, %xmm0         # high half's, times 0x87
 	vpslldq         $8, %xmm8, %xmm8                # low half's carry into high
@@ -531,6 +577,7 @@ aesgen_xts_encrypt_vaes_avx2:
 	vmovdqu         (%rcx,%rsi,1), %xmm8            # last 16 bytes of src
 	vpxor           (%rcx), %xmm2, %xmm4
 	vpxor           (%rdi), %xmm4, %xmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_steal_a_aes128
 	{disp32} je     .Lxts_enc_steal_a_aes192
@@ -566,6 +613,7 @@ aesgen_xts_encrypt_vaes_avx2:
 	vmovdqu         %xmm1, (%rdx,%rsi,1)
 	vpxor           %xmm3, %xmm4, %xmm4
 	vpxor           (%rdi), %xmm4, %xmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_steal_b_aes128
 	{disp32} je     .Lxts_enc_steal_b_aes192
@@ -595,38 +643,48 @@ aesgen_xts_encrypt_vaes_avx2:
 	.p2align 6, 0xcc
 .Lxts_enc_main_loop:
 # LLVM-MCA-BEGIN xts_enc_vaes_avx2_main_loop
-# 4 vectors = 128 bytes per iteration
+# main loop: 4 vectors = 128 bytes per iteration, out of line after the epilogue
+# the tweaks of 4 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa         %ymm0, %ymm8
+# ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
 	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
 	vpsllq          $2, %ymm0, %ymm11
 	vpxor           %ymm2, %ymm11, %ymm11
 	vpxor           %ymm3, %ymm11, %ymm11
+# ymm12 = ymm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
 	vpsrlq          $60, %ymm0, %ymm2               # top 4 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
 	vpsllq          $4, %ymm0, %ymm12
 	vpxor           %ymm2, %ymm12, %ymm12
 	vpxor           %ymm3, %ymm12, %ymm12
+# ymm13 = ymm0 * x^6: shift left, fold the 6 bits shifted out back in times 0x87
 	vpsrlq          $58, %ymm0, %ymm2               # top 6 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
 	vpsllq          $6, %ymm0, %ymm13
 	vpxor           %ymm2, %ymm13, %ymm13
 	vpxor           %ymm3, %ymm13, %ymm13
+# ymm0 = ymm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
 	vpsrldq         $15, %ymm0, %ymm2               # the top 8 bits
 	vpclmulqdq      $0, %ymm1, %ymm2, %ymm2         # ... times 0x87
 	vpslldq         $1, %ymm0, %ymm0
 	vpxor           %ymm2, %ymm0, %ymm0
+# ymm4 = data ^ tweak ^ round key 0
 	vpxor           (%rcx), %ymm8, %ymm4
 	vpxor           %ymm9, %ymm4, %ymm4
+# ymm5 = data ^ tweak ^ round key 0
 	vpxor           32(%rcx), %ymm11, %ymm5
 	vpxor           %ymm9, %ymm5, %ymm5
+# ymm6 = data ^ tweak ^ round key 0
 	vpxor           64(%rcx), %ymm12, %ymm6
 	vpxor           %ymm9, %ymm6, %ymm6
+# ymm7 = data ^ tweak ^ round key 0
 	vpxor           96(%rcx), %ymm13, %ymm7
 	vpxor           %ymm9, %ymm7, %ymm7
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_main_aes128
 	{disp32} je     .Lxts_enc_main_aes192
@@ -697,6 +755,7 @@ aesgen_xts_encrypt_vaes_avx2:
 	vaesenc         %ymm14, %ymm5, %ymm5
 	vaesenc         %ymm14, %ymm6, %ymm6
 	vaesenc         %ymm14, %ymm7, %ymm7
+# last round with the tweak folded into the key: the output is the block ^ tweak
 	vpxor           %ymm8, %ymm10, %ymm2
 	vaesenclast     %ymm2, %ymm4, %ymm4
 	vmovdqu         %ymm4, (%rdx)
@@ -725,10 +784,20 @@ aesgen_xts_encrypt_vaes_avx2:
 # tweak key's encryption schedule.  Block j is D_K1(block ^ T*x^j) ^ T*x^j with T = E_K2(iv),
 # products in GF(2^128) modulo x^128 + x^7 + x^2 + x + 1 (little-endian bits).
 #
-# Design: BASE holds the tweaks of the next 2 block(s), one per 128-bit lane; vector j of an
-# iteration uses BASE * x^(2*j), each computed straight from BASE (a shift and a
-# carry-less multiply by 0x87 per vector, not a serial chain).  The tweak is XORed in with
-# round key 0 (two vpxor) and folded into the last round key.
+# The tweak step.  IEEE 1619 reads a tweak as a little-endian 128-bit integer whose bit i
+# is the coefficient of x^i in GF(2^128) = GF(2)[x] / (x^128 + x^7 + x^2 + x + 1), and the
+# next block's tweak is T*x: a left shift by one bit, and when bit 127 falls out,
+# x^128 = x^7 + x^2 + x + 1 puts 0x87 into the low byte.  Here a vector's tweaks are made
+# k steps at once (mul_xk): T*x^k is T shifted left by k bits (as two quadwords, the low
+# one's top k bits carried into the high one, or as whole bytes when k is a multiple of
+# 8), plus the k bits shifted out of the top, times 0x87 as one carry-less multiply
+# (vpclmulqdq; k <= 64, so the product fits in 72 bits and needs no second fold).
+#
+# Several tweaks per vector: BASE holds the tweaks of the next 2 block(s), one per
+# 128-bit lane (T, T*x, ..., made once at the start); vector j of an iteration uses
+# BASE * x^(2*j), each made straight from BASE (independent shifts and multiplies,
+# not a serial chain), and BASE moves on by x^(2*vectors).  The tweak is XORed in with round key 0 (two vpxor)
+# and folded into the last round key (aesenclast(x, k ^ t) = aesenclast(x, k) ^ t).
 # 4 vectors per main-loop iteration; the rest goes through a final group of 1..4 vectors
 # whose last may hold fewer blocks than lanes (block-sized accesses); a partial last block is
 # handled by ciphertext stealing on xmm.
@@ -749,12 +818,13 @@ aesgen_xts_encrypt_vaes_avx2:
 aesgen_xts_decrypt_vaes_avx2:
 	.cfi_startproc
 	endbr64
-	mov             240(%rdi), %eax
+	mov             240(%rdi), %eax                 # key1 and key2 share the size
 # T = E_K2(iv), on xmm with the tweak key read from memory
 	lea             (%rsi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10
 	vmovdqu         (%r9), %xmm0
 	vpxor           (%rsi), %xmm0, %xmm0
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_tweak_aes128
 	{disp32} je     .Lxts_dec_tweak_aes192
@@ -776,10 +846,12 @@ aesgen_xts_decrypt_vaes_avx2:
 	vaesenclast     (%r10), %xmm0, %xmm0
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &key1[rounds]
+# the first and last round keys into registers; the middle ones are read each round
 	vbroadcasti128  (%rdi), %ymm9
 	vbroadcasti128  (%r10), %ymm10
 	vbroadcasti128  .Lxts_poly(%rip), %ymm1
 # BASE = T, T*x in lanes 0..1
+# xmm8 = xmm0 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          $63, %xmm0, %xmm2               # top 1 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
 	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
@@ -787,6 +859,7 @@ aesgen_xts_decrypt_vaes_avx2:
 	vpxor           %xmm2, %xmm8, %xmm8
 	vpxor           %xmm3, %xmm8, %xmm8
 	vinserti128     $1, %xmm8, %ymm0, %ymm0
+# PART = len % 16; stealing takes the last whole block and the PART bytes after it
 	mov             %r8d, %esi
 	and             $15, %esi                       # bytes past the last whole block
 	{disp32} jz     .Lxts_dec_whole_blocks
@@ -798,6 +871,7 @@ aesgen_xts_decrypt_vaes_avx2:
 .Lxts_dec_main_done:
 	add             $128, %r8
 	{disp32} jz     .Lxts_dec_no_tail
+# final group dispatch: the fewest vectors that hold LEN bytes (whole blocks)
 	cmp             $32, %r8
 	{disp32} jbe    .Lxts_dec_final1
 	cmp             $64, %r8
@@ -805,34 +879,42 @@ aesgen_xts_decrypt_vaes_avx2:
 	cmp             $96, %r8
 	{disp32} jbe    .Lxts_dec_final3
 .Lxts_dec_final4:
+# the tweaks of 4 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa         %ymm0, %ymm8
+# ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
 	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
 	vpsllq          $2, %ymm0, %ymm11
 	vpxor           %ymm2, %ymm11, %ymm11
 	vpxor           %ymm3, %ymm11, %ymm11
+# ymm12 = ymm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
 	vpsrlq          $60, %ymm0, %ymm2               # top 4 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
 	vpsllq          $4, %ymm0, %ymm12
 	vpxor           %ymm2, %ymm12, %ymm12
 	vpxor           %ymm3, %ymm12, %ymm12
+# ymm13 = ymm0 * x^6: shift left, fold the 6 bits shifted out back in times 0x87
 	vpsrlq          $58, %ymm0, %ymm2               # top 6 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
 	vpsllq          $6, %ymm0, %ymm13
 	vpxor           %ymm2, %ymm13, %ymm13
 	vpxor           %ymm3, %ymm13, %ymm13
+# ymm0 = ymm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
 	vpsrldq         $15, %ymm0, %ymm2               # the top 8 bits
 	vpclmulqdq      $0, %ymm1, %ymm2, %ymm2         # ... times 0x87
 	vpslldq         $1, %ymm0, %ymm0
 	vpxor           %ymm2, %ymm0, %ymm0
 	sub             $96, %r8                        # bytes in the last vector
+# ymm4 = data ^ tweak ^ round key 0
 	vpxor           (%rcx), %ymm8, %ymm4
 	vpxor           %ymm9, %ymm4, %ymm4
+# ymm5 = data ^ tweak ^ round key 0
 	vpxor           32(%rcx), %ymm11, %ymm5
 	vpxor           %ymm9, %ymm5, %ymm5
+# ymm6 = data ^ tweak ^ round key 0
 	vpxor           64(%rcx), %ymm12, %ymm6
 	vpxor           %ymm9, %ymm6, %ymm6
 	cmp             $16, %r8
@@ -844,6 +926,7 @@ aesgen_xts_decrypt_vaes_avx2:
 .Lxts_dec_final4_loaded:
 	vpxor           %ymm13, %ymm7, %ymm7
 	vpxor           %ymm9, %ymm7, %ymm7
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_final4_aes128
 	{disp32} je     .Lxts_dec_final4_aes192
@@ -935,6 +1018,7 @@ aesgen_xts_decrypt_vaes_avx2:
 	add             $96, %rcx
 	add             $96, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+# ymm13 = ymm13 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          $63, %ymm13, %ymm2              # top 1 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
@@ -946,19 +1030,23 @@ aesgen_xts_decrypt_vaes_avx2:
 	vpermd          %ymm13, %ymm3, %ymm2
 	{disp32} jmp    .Lxts_dec_steal_or_done
 .Lxts_dec_final3:
+# the tweaks of 3 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa         %ymm0, %ymm8
+# ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
 	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
 	vpsllq          $2, %ymm0, %ymm11
 	vpxor           %ymm2, %ymm11, %ymm11
 	vpxor           %ymm3, %ymm11, %ymm11
+# ymm12 = ymm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
 	vpsrlq          $60, %ymm0, %ymm2               # top 4 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
 	vpsllq          $4, %ymm0, %ymm12
 	vpxor           %ymm2, %ymm12, %ymm12
 	vpxor           %ymm3, %ymm12, %ymm12
+# ymm0 = ymm0 * x^6: shift left, fold the 6 bits shifted out back in times 0x87
 	vpsrlq          $58, %ymm0, %ymm2               # top 6 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
@@ -966,8 +1054,10 @@ aesgen_xts_decrypt_vaes_avx2:
 	vpxor           %ymm2, %ymm0, %ymm0
 	vpxor           %ymm3, %ymm0, %ymm0
 	sub             $64, %r8                        # bytes in the last vector
+# ymm4 = data ^ tweak ^ round key 0
 	vpxor           (%rcx), %ymm8, %ymm4
 	vpxor           %ymm9, %ymm4, %ymm4
+# ymm5 = data ^ tweak ^ round key 0
 	vpxor           32(%rcx), %ymm11, %ymm5
 	vpxor           %ymm9, %ymm5, %ymm5
 	cmp             $16, %r8
@@ -979,6 +1069,7 @@ aesgen_xts_decrypt_vaes_avx2:
 .Lxts_dec_final3_loaded:
 	vpxor           %ymm12, %ymm6, %ymm6
 	vpxor           %ymm9, %ymm6, %ymm6
+# the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_final3_aes128
 	{disp32} je     .Lxts_dec_final3_aes192
@@ -1054,6 +1145,7 @@ aesgen_xts_decrypt_vaes_avx2:
 	add             $64, %rcx
 	add             $64, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+# ymm12 = ymm12 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          $63, %ymm12, %ymm2              # top 1 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
@@ -1065,13 +1157,16 @@ aesgen_xts_decrypt_vaes_avx2:
 	vpermd          %ymm12, %ymm3, %ymm2
 	{disp32} jmp    .Lxts_dec_steal_or_done
 .Lxts_dec_final2:
+# the tweaks of 2 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa         %ymm0, %ymm8
+# ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
 	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
 	vpsllq          $2, %ymm0, %ymm11
 	vpxor           %ymm2, %ymm11, %ymm11
 	vpxor           %ymm3, %ymm11, %ymm11
+# ymm0 = ymm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
 	vpsrlq          $60, %ymm0, %ymm2               # top 4 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
@@ -1079,6 +1174,7 @@ aesgen_xts_decrypt_vaes_avx2:
 	vpxor           %ymm2, %ymm0, %ymm0
 	vpxor           %ymm3, %ymm0, %ymm0
 	sub             $32, %r8                        # bytes in the last vector
+# ymm4 = data ^ tweak ^ round key 0
 	vpxor           (%rcx), %ymm8, %ymm4
 	vpxor           %ymm9, %ymm4, %ymm4
 	cmp             $16, %r8
@@ -1090,6 +1186,7 @@ aesgen_xts_decrypt_vaes_avx2:
 .Lxts_dec_final2_loaded:
 	vpxor           %ymm11, %ymm5, %ymm5
 	vpxor           %ymm9, %ymm5, %ymm5
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_final2_aes128
 	{disp32} je     .Lxts_dec_final2_aes192
@@ -1149,6 +1246,7 @@ aesgen_xts_decrypt_vaes_avx2:
 	add             $32, %rcx
 	add             $32, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+# ymm11 = ymm11 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          $63, %ymm11, %ymm2              # top 1 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
@@ -1160,7 +1258,9 @@ aesgen_xts_decrypt_vaes_avx2:
 	vpermd          %ymm11, %ymm3, %ymm2
 	{disp32} jmp    .Lxts_dec_steal_or_done
 .Lxts_dec_final1:
+# the tweaks of 1 vector: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa         %ymm0, %ymm8
+# ymm0 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
 	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
@@ -1176,6 +1276,7 @@ aesgen_xts_decrypt_vaes_avx2:
 .Lxts_dec_final1_loaded:
 	vpxor           %ymm8, %ymm4, %ymm4
 	vpxor           %ymm9, %ymm4, %ymm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_final1_aes128
 	{disp32} je     .Lxts_dec_final1_aes192
@@ -1217,6 +1318,7 @@ aesgen_xts_decrypt_vaes_avx2:
 	add             %r8, %rcx
 	add             %r8, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+# ymm8 = ymm8 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          $63, %ymm8, %ymm2               # top 1 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
@@ -1233,6 +1335,9 @@ aesgen_xts_decrypt_vaes_avx2:
 .Lxts_dec_steal_or_done:
 	test            %rsi, %rsi
 	{disp32} jz     .Lxts_dec_return
+# ciphertext stealing on xmm: TA = the last whole block's tweak, TB = TA * x
+# (decryption: the last whole block under TB, the stolen block under TA)
+# xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          $63, %xmm2, %xmm8               # top 1 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm8, %xmm0         # high half's, times 0x87
 	vpslldq         $8, %xmm8, %xmm8                # low half's carry into high
@@ -1242,6 +1347,7 @@ aesgen_xts_decrypt_vaes_avx2:
 	vmovdqu         (%rcx,%rsi,1), %xmm8            # last 16 bytes of src
 	vpxor           (%rcx), %xmm3, %xmm4
 	vpxor           (%rdi), %xmm4, %xmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_steal_a_aes128
 	{disp32} je     .Lxts_dec_steal_a_aes192
@@ -1277,6 +1383,7 @@ aesgen_xts_decrypt_vaes_avx2:
 	vmovdqu         %xmm1, (%rdx,%rsi,1)
 	vpxor           %xmm2, %xmm4, %xmm4
 	vpxor           (%rdi), %xmm4, %xmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_steal_b_aes128
 	{disp32} je     .Lxts_dec_steal_b_aes192
@@ -1306,38 +1413,48 @@ aesgen_xts_decrypt_vaes_avx2:
 	.p2align 6, 0xcc
 .Lxts_dec_main_loop:
 # LLVM-MCA-BEGIN xts_dec_vaes_avx2_main_loop
-# 4 vectors = 128 bytes per iteration
+# main loop: 4 vectors = 128 bytes per iteration, out of line after the epilogue
+# the tweaks of 4 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa         %ymm0, %ymm8
+# ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
 	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
 	vpsllq          $2, %ymm0, %ymm11
 	vpxor           %ymm2, %ymm11, %ymm11
 	vpxor           %ymm3, %ymm11, %ymm11
+# ymm12 = ymm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
 	vpsrlq          $60, %ymm0, %ymm2               # top 4 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
 	vpsllq          $4, %ymm0, %ymm12
 	vpxor           %ymm2, %ymm12, %ymm12
 	vpxor           %ymm3, %ymm12, %ymm12
+# ymm13 = ymm0 * x^6: shift left, fold the 6 bits shifted out back in times 0x87
 	vpsrlq          $58, %ymm0, %ymm2               # top 6 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
 	vpsllq          $6, %ymm0, %ymm13
 	vpxor           %ymm2, %ymm13, %ymm13
 	vpxor           %ymm3, %ymm13, %ymm13
+# ymm0 = ymm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
 	vpsrldq         $15, %ymm0, %ymm2               # the top 8 bits
 	vpclmulqdq      $0, %ymm1, %ymm2, %ymm2         # ... times 0x87
 	vpslldq         $1, %ymm0, %ymm0
 	vpxor           %ymm2, %ymm0, %ymm0
+# ymm4 = data ^ tweak ^ round key 0
 	vpxor           (%rcx), %ymm8, %ymm4
 	vpxor           %ymm9, %ymm4, %ymm4
+# ymm5 = data ^ tweak ^ round key 0
 	vpxor           32(%rcx), %ymm11, %ymm5
 	vpxor           %ymm9, %ymm5, %ymm5
+# ymm6 = data ^ tweak ^ round key 0
 	vpxor           64(%rcx), %ymm12, %ymm6
 	vpxor           %ymm9, %ymm6, %ymm6
+# ymm7 = data ^ tweak ^ round key 0
 	vpxor           96(%rcx), %ymm13, %ymm7
 	vpxor           %ymm9, %ymm7, %ymm7
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_main_aes128
 	{disp32} je     .Lxts_dec_main_aes192
@@ -1408,6 +1525,7 @@ aesgen_xts_decrypt_vaes_avx2:
 	vaesdec         %ymm14, %ymm5, %ymm5
 	vaesdec         %ymm14, %ymm6, %ymm6
 	vaesdec         %ymm14, %ymm7, %ymm7
+# last round with the tweak folded into the key: the output is the block ^ tweak
 	vpxor           %ymm8, %ymm10, %ymm2
 	vaesdeclast     %ymm2, %ymm4, %ymm4
 	vmovdqu         %ymm4, (%rdx)

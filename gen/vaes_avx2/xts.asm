@@ -17,10 +17,20 @@
 ; tweak key's encryption schedule.  Block j is E_K1(block ^ T*x^j) ^ T*x^j with T = E_K2(iv),
 ; products in GF(2^128) modulo x^128 + x^7 + x^2 + x + 1 (little-endian bits).
 ;
-; Design: BASE holds the tweaks of the next 2 block(s), one per 128-bit lane; vector j of an
-; iteration uses BASE * x^(2*j), each computed straight from BASE (a shift and a
-; carry-less multiply by 0x87 per vector, not a serial chain).  The tweak is XORed in with
-; round key 0 (two vpxor) and folded into the last round key.
+; The tweak step.  IEEE 1619 reads a tweak as a little-endian 128-bit integer whose bit i
+; is the coefficient of x^i in GF(2^128) = GF(2)[x] / (x^128 + x^7 + x^2 + x + 1), and the
+; next block's tweak is T*x: a left shift by one bit, and when bit 127 falls out,
+; x^128 = x^7 + x^2 + x + 1 puts 0x87 into the low byte.  Here a vector's tweaks are made
+; k steps at once (mul_xk): T*x^k is T shifted left by k bits (as two quadwords, the low
+; one's top k bits carried into the high one, or as whole bytes when k is a multiple of
+; 8), plus the k bits shifted out of the top, times 0x87 as one carry-less multiply
+; (vpclmulqdq; k <= 64, so the product fits in 72 bits and needs no second fold).
+;
+; Several tweaks per vector: BASE holds the tweaks of the next 2 block(s), one per
+; 128-bit lane (T, T*x, ..., made once at the start); vector j of an iteration uses
+; BASE * x^(2*j), each made straight from BASE (independent shifts and multiplies,
+; not a serial chain), and BASE moves on by x^(2*vectors).  The tweak is XORed in with round key 0 (two vpxor)
+; and folded into the last round key (aesenclast(x, k ^ t) = aesenclast(x, k) ^ t).
 ; 4 vectors per main-loop iteration; the rest goes through a final group of 1..4 vectors
 ; whose last may hold fewer blocks than lanes (block-sized accesses); a partial last block is
 ; handled by ciphertext stealing on xmm.
@@ -38,12 +48,13 @@
 	global aesgen_xts_encrypt_vaes_avx2:function hidden
 aesgen_xts_encrypt_vaes_avx2:
 	endbr64
-	mov             eax, dword [rdi + 240]
+	mov             eax, dword [rdi + 240]          ; key1 and key2 share the size
 ; T = E_K2(iv), on xmm with the tweak key read from memory
 	lea             r10, [rsi + rax*8]
 	lea             r10, [r10 + rax*8]
 	vmovdqu         xmm0, oword [r9]
 	vpxor           xmm0, xmm0, oword [rsi]
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_enc_tweak_aes128
 	je              near L.xts_enc_tweak_aes192
@@ -65,10 +76,12 @@ L.xts_enc_tweak_aes128:
 	vaesenclast     xmm0, xmm0, oword [r10]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &key1[rounds]
+; the first and last round keys into registers; the middle ones are read each round
 	vbroadcasti128  ymm9, oword [rdi]
 	vbroadcasti128  ymm10, oword [r10]
 	vbroadcasti128  ymm1, oword [rel L.xts_poly]
 ; BASE = T, T*x in lanes 0..1
+; xmm8 = xmm0 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          xmm2, xmm0, 63                  ; top 1 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
@@ -76,6 +89,7 @@ L.xts_enc_tweak_aes128:
 	vpxor           xmm8, xmm8, xmm2
 	vpxor           xmm8, xmm8, xmm3
 	vinserti128     ymm0, ymm0, xmm8, 1
+; PART = len % 16; stealing takes the last whole block and the PART bytes after it
 	mov             esi, r8d
 	and             esi, 15                         ; bytes past the last whole block
 	jz              near L.xts_enc_whole_blocks
@@ -87,6 +101,7 @@ L.xts_enc_whole_blocks:
 L.xts_enc_main_done:
 	add             r8, 128
 	jz              near L.xts_enc_no_tail
+; final group dispatch: the fewest vectors that hold LEN bytes (whole blocks)
 	cmp             r8, 32
 	jbe             near L.xts_enc_final1
 	cmp             r8, 64
@@ -94,34 +109,42 @@ L.xts_enc_main_done:
 	cmp             r8, 96
 	jbe             near L.xts_enc_final3
 L.xts_enc_final4:
+; the tweaks of 4 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa         ymm8, ymm0
+; ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
 	vpsllq          ymm11, ymm0, 2
 	vpxor           ymm11, ymm11, ymm2
 	vpxor           ymm11, ymm11, ymm3
+; ymm12 = ymm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
 	vpsllq          ymm12, ymm0, 4
 	vpxor           ymm12, ymm12, ymm2
 	vpxor           ymm12, ymm12, ymm3
+; ymm13 = ymm0 * x^6: shift left, fold the 6 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm0, 58                  ; top 6 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
 	vpsllq          ymm13, ymm0, 6
 	vpxor           ymm13, ymm13, ymm2
 	vpxor           ymm13, ymm13, ymm3
+; ymm0 = ymm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
 	vpsrldq         ymm2, ymm0, 15                  ; the top 8 bits
 	vpclmulqdq      ymm2, ymm2, ymm1, 0             ; ... times 0x87
 	vpslldq         ymm0, ymm0, 1
 	vpxor           ymm0, ymm0, ymm2
 	sub             r8, 96                          ; bytes in the last vector
+; ymm4 = data ^ tweak ^ round key 0
 	vpxor           ymm4, ymm8, yword [rcx]
 	vpxor           ymm4, ymm4, ymm9
+; ymm5 = data ^ tweak ^ round key 0
 	vpxor           ymm5, ymm11, yword [rcx + 32]
 	vpxor           ymm5, ymm5, ymm9
+; ymm6 = data ^ tweak ^ round key 0
 	vpxor           ymm6, ymm12, yword [rcx + 64]
 	vpxor           ymm6, ymm6, ymm9
 	cmp             r8, 16
@@ -133,6 +156,7 @@ L.xts_enc_final4_load_full:
 L.xts_enc_final4_loaded:
 	vpxor           ymm7, ymm7, ymm13
 	vpxor           ymm7, ymm7, ymm9
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_enc_final4_aes128
 	je              near L.xts_enc_final4_aes192
@@ -224,6 +248,7 @@ L.xts_enc_final4_stored:
 	add             rcx, 96
 	add             rdx, 96
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+; ymm13 = ymm13 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm13, 63                 ; top 1 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
@@ -235,19 +260,23 @@ L.xts_enc_final4_stored:
 	vpermd          ymm2, ymm3, ymm13
 	jmp             near L.xts_enc_steal_or_done
 L.xts_enc_final3:
+; the tweaks of 3 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa         ymm8, ymm0
+; ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
 	vpsllq          ymm11, ymm0, 2
 	vpxor           ymm11, ymm11, ymm2
 	vpxor           ymm11, ymm11, ymm3
+; ymm12 = ymm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
 	vpsllq          ymm12, ymm0, 4
 	vpxor           ymm12, ymm12, ymm2
 	vpxor           ymm12, ymm12, ymm3
+; ymm0 = ymm0 * x^6: shift left, fold the 6 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm0, 58                  ; top 6 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
@@ -255,8 +284,10 @@ L.xts_enc_final3:
 	vpxor           ymm0, ymm0, ymm2
 	vpxor           ymm0, ymm0, ymm3
 	sub             r8, 64                          ; bytes in the last vector
+; ymm4 = data ^ tweak ^ round key 0
 	vpxor           ymm4, ymm8, yword [rcx]
 	vpxor           ymm4, ymm4, ymm9
+; ymm5 = data ^ tweak ^ round key 0
 	vpxor           ymm5, ymm11, yword [rcx + 32]
 	vpxor           ymm5, ymm5, ymm9
 	cmp             r8, 16
@@ -268,6 +299,7 @@ L.xts_enc_final3_load_full:
 L.xts_enc_final3_loaded:
 	vpxor           ymm6, ymm6, ymm12
 	vpxor           ymm6, ymm6, ymm9
+; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_enc_final3_aes128
 	je              near L.xts_enc_final3_aes192
@@ -343,6 +375,7 @@ L.xts_enc_final3_stored:
 	add             rcx, 64
 	add             rdx, 64
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+; ymm12 = ymm12 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm12, 63                 ; top 1 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
@@ -354,13 +387,16 @@ L.xts_enc_final3_stored:
 	vpermd          ymm2, ymm3, ymm12
 	jmp             near L.xts_enc_steal_or_done
 L.xts_enc_final2:
+; the tweaks of 2 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa         ymm8, ymm0
+; ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
 	vpsllq          ymm11, ymm0, 2
 	vpxor           ymm11, ymm11, ymm2
 	vpxor           ymm11, ymm11, ymm3
+; ymm0 = ymm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
@@ -368,6 +404,7 @@ L.xts_enc_final2:
 	vpxor           ymm0, ymm0, ymm2
 	vpxor           ymm0, ymm0, ymm3
 	sub             r8, 32                          ; bytes in the last vector
+; ymm4 = data ^ tweak ^ round key 0
 	vpxor           ymm4, ymm8, yword [rcx]
 	vpxor           ymm4, ymm4, ymm9
 	cmp             r8, 16
@@ -379,6 +416,7 @@ L.xts_enc_final2_load_full:
 L.xts_enc_final2_loaded:
 	vpxor           ymm5, ymm5, ymm11
 	vpxor           ymm5, ymm5, ymm9
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_enc_final2_aes128
 	je              near L.xts_enc_final2_aes192
@@ -438,6 +476,7 @@ L.xts_enc_final2_stored:
 	add             rcx, 32
 	add             rdx, 32
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+; ymm11 = ymm11 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm11, 63                 ; top 1 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
@@ -449,7 +488,9 @@ L.xts_enc_final2_stored:
 	vpermd          ymm2, ymm3, ymm11
 	jmp             near L.xts_enc_steal_or_done
 L.xts_enc_final1:
+; the tweaks of 1 vector: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa         ymm8, ymm0
+; ymm0 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
@@ -465,6 +506,7 @@ L.xts_enc_final1_load_full:
 L.xts_enc_final1_loaded:
 	vpxor           ymm4, ymm4, ymm8
 	vpxor           ymm4, ymm4, ymm9
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_enc_final1_aes128
 	je              near L.xts_enc_final1_aes192
@@ -506,6 +548,7 @@ L.xts_enc_final1_stored:
 	add             rcx, r8
 	add             rdx, r8
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+; ymm8 = ymm8 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm8, 63                  ; top 1 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
@@ -522,6 +565,9 @@ L.xts_enc_no_tail:
 L.xts_enc_steal_or_done:
 	test            rsi, rsi
 	jz              near L.xts_enc_return
+; ciphertext stealing on xmm: TA = the last whole block's tweak, TB = TA * x
+; (encryption: the last whole block under TA, the stolen block under TB)
+; xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          xmm8, xmm2, 63                  ; top 1 bits of each half
 	vpclmulqdq      xmm0, xmm8, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm8, xmm8, 8                   ; low half's carry into high
@@ -531,6 +577,7 @@ L.xts_enc_steal_or_done:
 	vmovdqu         xmm8, oword [rcx + rsi*1]       ; last 16 bytes of src
 	vpxor           xmm4, xmm2, oword [rcx]
 	vpxor           xmm4, xmm4, oword [rdi]
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_enc_steal_a_aes128
 	je              near L.xts_enc_steal_a_aes192
@@ -566,6 +613,7 @@ L.xts_enc_steal_a_aes128:
 	vmovdqu         oword [rdx + rsi*1], xmm1
 	vpxor           xmm4, xmm4, xmm3
 	vpxor           xmm4, xmm4, oword [rdi]
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_enc_steal_b_aes128
 	je              near L.xts_enc_steal_b_aes192
@@ -595,38 +643,48 @@ L.xts_enc_return:
 	align 64, db 0xcc
 L.xts_enc_main_loop:
 ; LLVM-MCA-BEGIN xts_enc_vaes_avx2_main_loop
-; 4 vectors = 128 bytes per iteration
+; main loop: 4 vectors = 128 bytes per iteration, out of line after the epilogue
+; the tweaks of 4 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa         ymm8, ymm0
+; ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
 	vpsllq          ymm11, ymm0, 2
 	vpxor           ymm11, ymm11, ymm2
 	vpxor           ymm11, ymm11, ymm3
+; ymm12 = ymm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
 	vpsllq          ymm12, ymm0, 4
 	vpxor           ymm12, ymm12, ymm2
 	vpxor           ymm12, ymm12, ymm3
+; ymm13 = ymm0 * x^6: shift left, fold the 6 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm0, 58                  ; top 6 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
 	vpsllq          ymm13, ymm0, 6
 	vpxor           ymm13, ymm13, ymm2
 	vpxor           ymm13, ymm13, ymm3
+; ymm0 = ymm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
 	vpsrldq         ymm2, ymm0, 15                  ; the top 8 bits
 	vpclmulqdq      ymm2, ymm2, ymm1, 0             ; ... times 0x87
 	vpslldq         ymm0, ymm0, 1
 	vpxor           ymm0, ymm0, ymm2
+; ymm4 = data ^ tweak ^ round key 0
 	vpxor           ymm4, ymm8, yword [rcx]
 	vpxor           ymm4, ymm4, ymm9
+; ymm5 = data ^ tweak ^ round key 0
 	vpxor           ymm5, ymm11, yword [rcx + 32]
 	vpxor           ymm5, ymm5, ymm9
+; ymm6 = data ^ tweak ^ round key 0
 	vpxor           ymm6, ymm12, yword [rcx + 64]
 	vpxor           ymm6, ymm6, ymm9
+; ymm7 = data ^ tweak ^ round key 0
 	vpxor           ymm7, ymm13, yword [rcx + 96]
 	vpxor           ymm7, ymm7, ymm9
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_enc_main_aes128
 	je              near L.xts_enc_main_aes192
@@ -697,6 +755,7 @@ L.xts_enc_main_aes128:
 	vaesenc         ymm5, ymm5, ymm14
 	vaesenc         ymm6, ymm6, ymm14
 	vaesenc         ymm7, ymm7, ymm14
+; last round with the tweak folded into the key: the output is the block ^ tweak
 	vpxor           ymm2, ymm10, ymm8
 	vaesenclast     ymm4, ymm4, ymm2
 	vmovdqu         yword [rdx], ymm4
@@ -723,10 +782,20 @@ L.xts_enc_main_aes128:
 ; tweak key's encryption schedule.  Block j is D_K1(block ^ T*x^j) ^ T*x^j with T = E_K2(iv),
 ; products in GF(2^128) modulo x^128 + x^7 + x^2 + x + 1 (little-endian bits).
 ;
-; Design: BASE holds the tweaks of the next 2 block(s), one per 128-bit lane; vector j of an
-; iteration uses BASE * x^(2*j), each computed straight from BASE (a shift and a
-; carry-less multiply by 0x87 per vector, not a serial chain).  The tweak is XORed in with
-; round key 0 (two vpxor) and folded into the last round key.
+; The tweak step.  IEEE 1619 reads a tweak as a little-endian 128-bit integer whose bit i
+; is the coefficient of x^i in GF(2^128) = GF(2)[x] / (x^128 + x^7 + x^2 + x + 1), and the
+; next block's tweak is T*x: a left shift by one bit, and when bit 127 falls out,
+; x^128 = x^7 + x^2 + x + 1 puts 0x87 into the low byte.  Here a vector's tweaks are made
+; k steps at once (mul_xk): T*x^k is T shifted left by k bits (as two quadwords, the low
+; one's top k bits carried into the high one, or as whole bytes when k is a multiple of
+; 8), plus the k bits shifted out of the top, times 0x87 as one carry-less multiply
+; (vpclmulqdq; k <= 64, so the product fits in 72 bits and needs no second fold).
+;
+; Several tweaks per vector: BASE holds the tweaks of the next 2 block(s), one per
+; 128-bit lane (T, T*x, ..., made once at the start); vector j of an iteration uses
+; BASE * x^(2*j), each made straight from BASE (independent shifts and multiplies,
+; not a serial chain), and BASE moves on by x^(2*vectors).  The tweak is XORed in with round key 0 (two vpxor)
+; and folded into the last round key (aesenclast(x, k ^ t) = aesenclast(x, k) ^ t).
 ; 4 vectors per main-loop iteration; the rest goes through a final group of 1..4 vectors
 ; whose last may hold fewer blocks than lanes (block-sized accesses); a partial last block is
 ; handled by ciphertext stealing on xmm.
@@ -744,12 +813,13 @@ L.xts_enc_main_aes128:
 	global aesgen_xts_decrypt_vaes_avx2:function hidden
 aesgen_xts_decrypt_vaes_avx2:
 	endbr64
-	mov             eax, dword [rdi + 240]
+	mov             eax, dword [rdi + 240]          ; key1 and key2 share the size
 ; T = E_K2(iv), on xmm with the tweak key read from memory
 	lea             r10, [rsi + rax*8]
 	lea             r10, [r10 + rax*8]
 	vmovdqu         xmm0, oword [r9]
 	vpxor           xmm0, xmm0, oword [rsi]
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_dec_tweak_aes128
 	je              near L.xts_dec_tweak_aes192
@@ -771,10 +841,12 @@ L.xts_dec_tweak_aes128:
 	vaesenclast     xmm0, xmm0, oword [r10]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &key1[rounds]
+; the first and last round keys into registers; the middle ones are read each round
 	vbroadcasti128  ymm9, oword [rdi]
 	vbroadcasti128  ymm10, oword [r10]
 	vbroadcasti128  ymm1, oword [rel L.xts_poly]
 ; BASE = T, T*x in lanes 0..1
+; xmm8 = xmm0 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          xmm2, xmm0, 63                  ; top 1 bits of each half
 	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
@@ -782,6 +854,7 @@ L.xts_dec_tweak_aes128:
 	vpxor           xmm8, xmm8, xmm2
 	vpxor           xmm8, xmm8, xmm3
 	vinserti128     ymm0, ymm0, xmm8, 1
+; PART = len % 16; stealing takes the last whole block and the PART bytes after it
 	mov             esi, r8d
 	and             esi, 15                         ; bytes past the last whole block
 	jz              near L.xts_dec_whole_blocks
@@ -793,6 +866,7 @@ L.xts_dec_whole_blocks:
 L.xts_dec_main_done:
 	add             r8, 128
 	jz              near L.xts_dec_no_tail
+; final group dispatch: the fewest vectors that hold LEN bytes (whole blocks)
 	cmp             r8, 32
 	jbe             near L.xts_dec_final1
 	cmp             r8, 64
@@ -800,34 +874,42 @@ L.xts_dec_main_done:
 	cmp             r8, 96
 	jbe             near L.xts_dec_final3
 L.xts_dec_final4:
+; the tweaks of 4 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa         ymm8, ymm0
+; ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
 	vpsllq          ymm11, ymm0, 2
 	vpxor           ymm11, ymm11, ymm2
 	vpxor           ymm11, ymm11, ymm3
+; ymm12 = ymm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
 	vpsllq          ymm12, ymm0, 4
 	vpxor           ymm12, ymm12, ymm2
 	vpxor           ymm12, ymm12, ymm3
+; ymm13 = ymm0 * x^6: shift left, fold the 6 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm0, 58                  ; top 6 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
 	vpsllq          ymm13, ymm0, 6
 	vpxor           ymm13, ymm13, ymm2
 	vpxor           ymm13, ymm13, ymm3
+; ymm0 = ymm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
 	vpsrldq         ymm2, ymm0, 15                  ; the top 8 bits
 	vpclmulqdq      ymm2, ymm2, ymm1, 0             ; ... times 0x87
 	vpslldq         ymm0, ymm0, 1
 	vpxor           ymm0, ymm0, ymm2
 	sub             r8, 96                          ; bytes in the last vector
+; ymm4 = data ^ tweak ^ round key 0
 	vpxor           ymm4, ymm8, yword [rcx]
 	vpxor           ymm4, ymm4, ymm9
+; ymm5 = data ^ tweak ^ round key 0
 	vpxor           ymm5, ymm11, yword [rcx + 32]
 	vpxor           ymm5, ymm5, ymm9
+; ymm6 = data ^ tweak ^ round key 0
 	vpxor           ymm6, ymm12, yword [rcx + 64]
 	vpxor           ymm6, ymm6, ymm9
 	cmp             r8, 16
@@ -839,6 +921,7 @@ L.xts_dec_final4_load_full:
 L.xts_dec_final4_loaded:
 	vpxor           ymm7, ymm7, ymm13
 	vpxor           ymm7, ymm7, ymm9
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_dec_final4_aes128
 	je              near L.xts_dec_final4_aes192
@@ -930,6 +1013,7 @@ L.xts_dec_final4_stored:
 	add             rcx, 96
 	add             rdx, 96
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+; ymm13 = ymm13 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm13, 63                 ; top 1 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
@@ -941,19 +1025,23 @@ L.xts_dec_final4_stored:
 	vpermd          ymm2, ymm3, ymm13
 	jmp             near L.xts_dec_steal_or_done
 L.xts_dec_final3:
+; the tweaks of 3 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa         ymm8, ymm0
+; ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
 	vpsllq          ymm11, ymm0, 2
 	vpxor           ymm11, ymm11, ymm2
 	vpxor           ymm11, ymm11, ymm3
+; ymm12 = ymm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
 	vpsllq          ymm12, ymm0, 4
 	vpxor           ymm12, ymm12, ymm2
 	vpxor           ymm12, ymm12, ymm3
+; ymm0 = ymm0 * x^6: shift left, fold the 6 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm0, 58                  ; top 6 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
@@ -961,8 +1049,10 @@ L.xts_dec_final3:
 	vpxor           ymm0, ymm0, ymm2
 	vpxor           ymm0, ymm0, ymm3
 	sub             r8, 64                          ; bytes in the last vector
+; ymm4 = data ^ tweak ^ round key 0
 	vpxor           ymm4, ymm8, yword [rcx]
 	vpxor           ymm4, ymm4, ymm9
+; ymm5 = data ^ tweak ^ round key 0
 	vpxor           ymm5, ymm11, yword [rcx + 32]
 	vpxor           ymm5, ymm5, ymm9
 	cmp             r8, 16
@@ -974,6 +1064,7 @@ L.xts_dec_final3_load_full:
 L.xts_dec_final3_loaded:
 	vpxor           ymm6, ymm6, ymm12
 	vpxor           ymm6, ymm6, ymm9
+; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_dec_final3_aes128
 	je              near L.xts_dec_final3_aes192
@@ -1049,6 +1140,7 @@ L.xts_dec_final3_stored:
 	add             rcx, 64
 	add             rdx, 64
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+; ymm12 = ymm12 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm12, 63                 ; top 1 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
@@ -1060,13 +1152,16 @@ L.xts_dec_final3_stored:
 	vpermd          ymm2, ymm3, ymm12
 	jmp             near L.xts_dec_steal_or_done
 L.xts_dec_final2:
+; the tweaks of 2 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa         ymm8, ymm0
+; ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
 	vpsllq          ymm11, ymm0, 2
 	vpxor           ymm11, ymm11, ymm2
 	vpxor           ymm11, ymm11, ymm3
+; ymm0 = ymm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
@@ -1074,6 +1169,7 @@ L.xts_dec_final2:
 	vpxor           ymm0, ymm0, ymm2
 	vpxor           ymm0, ymm0, ymm3
 	sub             r8, 32                          ; bytes in the last vector
+; ymm4 = data ^ tweak ^ round key 0
 	vpxor           ymm4, ymm8, yword [rcx]
 	vpxor           ymm4, ymm4, ymm9
 	cmp             r8, 16
@@ -1085,6 +1181,7 @@ L.xts_dec_final2_load_full:
 L.xts_dec_final2_loaded:
 	vpxor           ymm5, ymm5, ymm11
 	vpxor           ymm5, ymm5, ymm9
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_dec_final2_aes128
 	je              near L.xts_dec_final2_aes192
@@ -1144,6 +1241,7 @@ L.xts_dec_final2_stored:
 	add             rcx, 32
 	add             rdx, 32
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+; ymm11 = ymm11 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm11, 63                 ; top 1 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
@@ -1155,7 +1253,9 @@ L.xts_dec_final2_stored:
 	vpermd          ymm2, ymm3, ymm11
 	jmp             near L.xts_dec_steal_or_done
 L.xts_dec_final1:
+; the tweaks of 1 vector: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa         ymm8, ymm0
+; ymm0 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
@@ -1171,6 +1271,7 @@ L.xts_dec_final1_load_full:
 L.xts_dec_final1_loaded:
 	vpxor           ymm4, ymm4, ymm8
 	vpxor           ymm4, ymm4, ymm9
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_dec_final1_aes128
 	je              near L.xts_dec_final1_aes192
@@ -1212,6 +1313,7 @@ L.xts_dec_final1_stored:
 	add             rcx, r8
 	add             rdx, r8
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+; ymm8 = ymm8 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm8, 63                  ; top 1 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
@@ -1228,6 +1330,9 @@ L.xts_dec_no_tail:
 L.xts_dec_steal_or_done:
 	test            rsi, rsi
 	jz              near L.xts_dec_return
+; ciphertext stealing on xmm: TA = the last whole block's tweak, TB = TA * x
+; (decryption: the last whole block under TB, the stolen block under TA)
+; xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          xmm8, xmm2, 63                  ; top 1 bits of each half
 	vpclmulqdq      xmm0, xmm8, xmm1, 1             ; high half's, times 0x87
 	vpslldq         xmm8, xmm8, 8                   ; low half's carry into high
@@ -1237,6 +1342,7 @@ L.xts_dec_steal_or_done:
 	vmovdqu         xmm8, oword [rcx + rsi*1]       ; last 16 bytes of src
 	vpxor           xmm4, xmm3, oword [rcx]
 	vpxor           xmm4, xmm4, oword [rdi]
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_dec_steal_a_aes128
 	je              near L.xts_dec_steal_a_aes192
@@ -1272,6 +1378,7 @@ L.xts_dec_steal_a_aes128:
 	vmovdqu         oword [rdx + rsi*1], xmm1
 	vpxor           xmm4, xmm4, xmm2
 	vpxor           xmm4, xmm4, oword [rdi]
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_dec_steal_b_aes128
 	je              near L.xts_dec_steal_b_aes192
@@ -1301,38 +1408,48 @@ L.xts_dec_return:
 	align 64, db 0xcc
 L.xts_dec_main_loop:
 ; LLVM-MCA-BEGIN xts_dec_vaes_avx2_main_loop
-; 4 vectors = 128 bytes per iteration
+; main loop: 4 vectors = 128 bytes per iteration, out of line after the epilogue
+; the tweaks of 4 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa         ymm8, ymm0
+; ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
 	vpsllq          ymm11, ymm0, 2
 	vpxor           ymm11, ymm11, ymm2
 	vpxor           ymm11, ymm11, ymm3
+; ymm12 = ymm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
 	vpsllq          ymm12, ymm0, 4
 	vpxor           ymm12, ymm12, ymm2
 	vpxor           ymm12, ymm12, ymm3
+; ymm13 = ymm0 * x^6: shift left, fold the 6 bits shifted out back in times 0x87
 	vpsrlq          ymm2, ymm0, 58                  ; top 6 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
 	vpsllq          ymm13, ymm0, 6
 	vpxor           ymm13, ymm13, ymm2
 	vpxor           ymm13, ymm13, ymm3
+; ymm0 = ymm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
 	vpsrldq         ymm2, ymm0, 15                  ; the top 8 bits
 	vpclmulqdq      ymm2, ymm2, ymm1, 0             ; ... times 0x87
 	vpslldq         ymm0, ymm0, 1
 	vpxor           ymm0, ymm0, ymm2
+; ymm4 = data ^ tweak ^ round key 0
 	vpxor           ymm4, ymm8, yword [rcx]
 	vpxor           ymm4, ymm4, ymm9
+; ymm5 = data ^ tweak ^ round key 0
 	vpxor           ymm5, ymm11, yword [rcx + 32]
 	vpxor           ymm5, ymm5, ymm9
+; ymm6 = data ^ tweak ^ round key 0
 	vpxor           ymm6, ymm12, yword [rcx + 64]
 	vpxor           ymm6, ymm6, ymm9
+; ymm7 = data ^ tweak ^ round key 0
 	vpxor           ymm7, ymm13, yword [rcx + 96]
 	vpxor           ymm7, ymm7, ymm9
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_dec_main_aes128
 	je              near L.xts_dec_main_aes192
@@ -1403,6 +1520,7 @@ L.xts_dec_main_aes128:
 	vaesdec         ymm5, ymm5, ymm14
 	vaesdec         ymm6, ymm6, ymm14
 	vaesdec         ymm7, ymm7, ymm14
+; last round with the tweak folded into the key: the output is the block ^ tweak
 	vpxor           ymm2, ymm10, ymm8
 	vaesdeclast     ymm4, ymm4, ymm2
 	vmovdqu         yword [rdx], ymm4
