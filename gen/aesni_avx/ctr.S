@@ -54,6 +54,7 @@ aesgen_ctr_crypt_aesni_avx:
 # the first and last round keys into registers; the middle ones are read each round
 	vmovdqu         (%rdi), %xmm13
 	vmovdqu         (%r10), %xmm14
+# CTR = ctr, ctr + 1, ... (little-endian, one per lane); BASE = the same big-endian
 	vmovq           %r8, %xmm8
 	vpinsrq         $1, %r9, %xmm8, %xmm8
 	vmovdqu         .Lctr_lane_count(%rip), %xmm10
@@ -288,12 +289,12 @@ aesgen_ctr_crypt_aesni_avx:
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %xmm14, %xmm3, %xmm3
 	cmp             $16, %rcx
-	{disp32} jb     .Lctr_final4_bytes
+	{disp32} jb     .Lctr_final4_bytes              # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm3, %xmm12
 	vmovdqu         %xmm12, (%rsi)
 	{disp32} jmp    .Lctr_return
 .Lctr_final4_bytes:
-	test            $8, %ecx
+	test            $8, %ecx                        # a 8-byte piece left?
 	{disp32} jz     .Lctr_final4_no8
 	vmovq           %xmm3, %r11
 	xor             (%rdx), %r11
@@ -302,7 +303,7 @@ aesgen_ctr_crypt_aesni_avx:
 	add             $8, %rdx
 	add             $8, %rsi
 .Lctr_final4_no8:
-	test            $4, %ecx
+	test            $4, %ecx                        # a 4-byte piece left?
 	{disp32} jz     .Lctr_final4_no4
 	vmovd           %xmm3, %r11d
 	xor             (%rdx), %r11d
@@ -311,7 +312,7 @@ aesgen_ctr_crypt_aesni_avx:
 	add             $4, %rdx
 	add             $4, %rsi
 .Lctr_final4_no4:
-	test            $2, %ecx
+	test            $2, %ecx                        # a 2-byte piece left?
 	{disp32} jz     .Lctr_final4_no2
 	vmovd           %xmm3, %r11d
 	xor             (%rdx), %r11w
@@ -320,7 +321,7 @@ aesgen_ctr_crypt_aesni_avx:
 	add             $2, %rdx
 	add             $2, %rsi
 .Lctr_final4_no2:
-	test            $1, %ecx
+	test            $1, %ecx                        # a 1-byte piece left?
 	{disp32} jz     .Lctr_final4_no1
 	vmovd           %xmm3, %r11d
 	xor             (%rdx), %r11b
@@ -412,12 +413,12 @@ aesgen_ctr_crypt_aesni_avx:
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %xmm14, %xmm2, %xmm2
 	cmp             $16, %rcx
-	{disp32} jb     .Lctr_final3_bytes
+	{disp32} jb     .Lctr_final3_bytes              # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm2, %xmm12
 	vmovdqu         %xmm12, (%rsi)
 	{disp32} jmp    .Lctr_return
 .Lctr_final3_bytes:
-	test            $8, %ecx
+	test            $8, %ecx                        # a 8-byte piece left?
 	{disp32} jz     .Lctr_final3_no8
 	vmovq           %xmm2, %r11
 	xor             (%rdx), %r11
@@ -426,7 +427,7 @@ aesgen_ctr_crypt_aesni_avx:
 	add             $8, %rdx
 	add             $8, %rsi
 .Lctr_final3_no8:
-	test            $4, %ecx
+	test            $4, %ecx                        # a 4-byte piece left?
 	{disp32} jz     .Lctr_final3_no4
 	vmovd           %xmm2, %r11d
 	xor             (%rdx), %r11d
@@ -435,7 +436,7 @@ aesgen_ctr_crypt_aesni_avx:
 	add             $4, %rdx
 	add             $4, %rsi
 .Lctr_final3_no4:
-	test            $2, %ecx
+	test            $2, %ecx                        # a 2-byte piece left?
 	{disp32} jz     .Lctr_final3_no2
 	vmovd           %xmm2, %r11d
 	xor             (%rdx), %r11w
@@ -444,7 +445,7 @@ aesgen_ctr_crypt_aesni_avx:
 	add             $2, %rdx
 	add             $2, %rsi
 .Lctr_final3_no2:
-	test            $1, %ecx
+	test            $1, %ecx                        # a 1-byte piece left?
 	{disp32} jz     .Lctr_final3_no1
 	vmovd           %xmm2, %r11d
 	xor             (%rdx), %r11b
@@ -517,12 +518,12 @@ aesgen_ctr_crypt_aesni_avx:
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %xmm14, %xmm1, %xmm1
 	cmp             $16, %rcx
-	{disp32} jb     .Lctr_final2_bytes
+	{disp32} jb     .Lctr_final2_bytes              # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm1, %xmm12
 	vmovdqu         %xmm12, (%rsi)
 	{disp32} jmp    .Lctr_return
 .Lctr_final2_bytes:
-	test            $8, %ecx
+	test            $8, %ecx                        # a 8-byte piece left?
 	{disp32} jz     .Lctr_final2_no8
 	vmovq           %xmm1, %r11
 	xor             (%rdx), %r11
@@ -531,7 +532,7 @@ aesgen_ctr_crypt_aesni_avx:
 	add             $8, %rdx
 	add             $8, %rsi
 .Lctr_final2_no8:
-	test            $4, %ecx
+	test            $4, %ecx                        # a 4-byte piece left?
 	{disp32} jz     .Lctr_final2_no4
 	vmovd           %xmm1, %r11d
 	xor             (%rdx), %r11d
@@ -540,7 +541,7 @@ aesgen_ctr_crypt_aesni_avx:
 	add             $4, %rdx
 	add             $4, %rsi
 .Lctr_final2_no4:
-	test            $2, %ecx
+	test            $2, %ecx                        # a 2-byte piece left?
 	{disp32} jz     .Lctr_final2_no2
 	vmovd           %xmm1, %r11d
 	xor             (%rdx), %r11w
@@ -549,7 +550,7 @@ aesgen_ctr_crypt_aesni_avx:
 	add             $2, %rdx
 	add             $2, %rsi
 .Lctr_final2_no2:
-	test            $1, %ecx
+	test            $1, %ecx                        # a 1-byte piece left?
 	{disp32} jz     .Lctr_final2_no1
 	vmovd           %xmm1, %r11d
 	xor             (%rdx), %r11b
@@ -598,12 +599,12 @@ aesgen_ctr_crypt_aesni_avx:
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %xmm14, %xmm0, %xmm0
 	cmp             $16, %rcx
-	{disp32} jb     .Lctr_final1_bytes
+	{disp32} jb     .Lctr_final1_bytes              # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm0, %xmm12
 	vmovdqu         %xmm12, (%rsi)
 	{disp32} jmp    .Lctr_return
 .Lctr_final1_bytes:
-	test            $8, %ecx
+	test            $8, %ecx                        # a 8-byte piece left?
 	{disp32} jz     .Lctr_final1_no8
 	vmovq           %xmm0, %r11
 	xor             (%rdx), %r11
@@ -612,7 +613,7 @@ aesgen_ctr_crypt_aesni_avx:
 	add             $8, %rdx
 	add             $8, %rsi
 .Lctr_final1_no8:
-	test            $4, %ecx
+	test            $4, %ecx                        # a 4-byte piece left?
 	{disp32} jz     .Lctr_final1_no4
 	vmovd           %xmm0, %r11d
 	xor             (%rdx), %r11d
@@ -621,7 +622,7 @@ aesgen_ctr_crypt_aesni_avx:
 	add             $4, %rdx
 	add             $4, %rsi
 .Lctr_final1_no4:
-	test            $2, %ecx
+	test            $2, %ecx                        # a 2-byte piece left?
 	{disp32} jz     .Lctr_final1_no2
 	vmovd           %xmm0, %r11d
 	xor             (%rdx), %r11w
@@ -630,7 +631,7 @@ aesgen_ctr_crypt_aesni_avx:
 	add             $2, %rdx
 	add             $2, %rsi
 .Lctr_final1_no2:
-	test            $1, %ecx
+	test            $1, %ecx                        # a 1-byte piece left?
 	{disp32} jz     .Lctr_final1_no1
 	vmovd           %xmm0, %r11d
 	xor             (%rdx), %r11b
@@ -885,12 +886,12 @@ aesgen_ctr_crypt_aesni_avx:
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     (%r10), %xmm0, %xmm0
 	cmp             $16, %rcx
-	{disp32} jb     .Lctr_one_bytes
+	{disp32} jb     .Lctr_one_bytes                 # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm0, %xmm12
 	vmovdqu         %xmm12, (%rsi)
 	{disp32} jmp    .Lctr_one_return
 .Lctr_one_bytes:
-	test            $8, %ecx
+	test            $8, %ecx                        # a 8-byte piece left?
 	{disp32} jz     .Lctr_one_no8
 	vmovq           %xmm0, %r11
 	xor             (%rdx), %r11
@@ -899,7 +900,7 @@ aesgen_ctr_crypt_aesni_avx:
 	add             $8, %rdx
 	add             $8, %rsi
 .Lctr_one_no8:
-	test            $4, %ecx
+	test            $4, %ecx                        # a 4-byte piece left?
 	{disp32} jz     .Lctr_one_no4
 	vmovd           %xmm0, %r11d
 	xor             (%rdx), %r11d
@@ -908,7 +909,7 @@ aesgen_ctr_crypt_aesni_avx:
 	add             $4, %rdx
 	add             $4, %rsi
 .Lctr_one_no4:
-	test            $2, %ecx
+	test            $2, %ecx                        # a 2-byte piece left?
 	{disp32} jz     .Lctr_one_no2
 	vmovd           %xmm0, %r11d
 	xor             (%rdx), %r11w
@@ -917,7 +918,7 @@ aesgen_ctr_crypt_aesni_avx:
 	add             $2, %rdx
 	add             $2, %rsi
 .Lctr_one_no2:
-	test            $1, %ecx
+	test            $1, %ecx                        # a 1-byte piece left?
 	{disp32} jz     .Lctr_one_no1
 	vmovd           %xmm0, %r11d
 	xor             (%rdx), %r11b

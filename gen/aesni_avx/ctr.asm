@@ -54,6 +54,7 @@ aesgen_ctr_crypt_aesni_avx:
 ; the first and last round keys into registers; the middle ones are read each round
 	vmovdqu         xmm13, oword [rdi]
 	vmovdqu         xmm14, oword [r10]
+; CTR = ctr, ctr + 1, ... (little-endian, one per lane); BASE = the same big-endian
 	vmovq           xmm8, r8
 	vpinsrq         xmm8, xmm8, r9, 1
 	vmovdqu         xmm10, oword [rel L.ctr_lane_count]
@@ -288,12 +289,12 @@ L.ctr_final4_aes128:
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     xmm3, xmm3, xmm14
 	cmp             rcx, 16
-	jb              near L.ctr_final4_bytes
+	jb              near L.ctr_final4_bytes         ; less than a lane left: the pieces
 	vpxor           xmm12, xmm3, oword [rdx]
 	vmovdqu         oword [rsi], xmm12
 	jmp             near L.ctr_return
 L.ctr_final4_bytes:
-	test            ecx, 8
+	test            ecx, 8                          ; a 8-byte piece left?
 	jz              near L.ctr_final4_no8
 	vmovq           r11, xmm3
 	xor             r11, qword [rdx]
@@ -302,7 +303,7 @@ L.ctr_final4_bytes:
 	add             rdx, 8
 	add             rsi, 8
 L.ctr_final4_no8:
-	test            ecx, 4
+	test            ecx, 4                          ; a 4-byte piece left?
 	jz              near L.ctr_final4_no4
 	vmovd           r11d, xmm3
 	xor             r11d, dword [rdx]
@@ -311,7 +312,7 @@ L.ctr_final4_no8:
 	add             rdx, 4
 	add             rsi, 4
 L.ctr_final4_no4:
-	test            ecx, 2
+	test            ecx, 2                          ; a 2-byte piece left?
 	jz              near L.ctr_final4_no2
 	vmovd           r11d, xmm3
 	xor             r11w, word [rdx]
@@ -320,7 +321,7 @@ L.ctr_final4_no4:
 	add             rdx, 2
 	add             rsi, 2
 L.ctr_final4_no2:
-	test            ecx, 1
+	test            ecx, 1                          ; a 1-byte piece left?
 	jz              near L.ctr_final4_no1
 	vmovd           r11d, xmm3
 	xor             r11b, byte [rdx]
@@ -412,12 +413,12 @@ L.ctr_final3_aes128:
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     xmm2, xmm2, xmm14
 	cmp             rcx, 16
-	jb              near L.ctr_final3_bytes
+	jb              near L.ctr_final3_bytes         ; less than a lane left: the pieces
 	vpxor           xmm12, xmm2, oword [rdx]
 	vmovdqu         oword [rsi], xmm12
 	jmp             near L.ctr_return
 L.ctr_final3_bytes:
-	test            ecx, 8
+	test            ecx, 8                          ; a 8-byte piece left?
 	jz              near L.ctr_final3_no8
 	vmovq           r11, xmm2
 	xor             r11, qword [rdx]
@@ -426,7 +427,7 @@ L.ctr_final3_bytes:
 	add             rdx, 8
 	add             rsi, 8
 L.ctr_final3_no8:
-	test            ecx, 4
+	test            ecx, 4                          ; a 4-byte piece left?
 	jz              near L.ctr_final3_no4
 	vmovd           r11d, xmm2
 	xor             r11d, dword [rdx]
@@ -435,7 +436,7 @@ L.ctr_final3_no8:
 	add             rdx, 4
 	add             rsi, 4
 L.ctr_final3_no4:
-	test            ecx, 2
+	test            ecx, 2                          ; a 2-byte piece left?
 	jz              near L.ctr_final3_no2
 	vmovd           r11d, xmm2
 	xor             r11w, word [rdx]
@@ -444,7 +445,7 @@ L.ctr_final3_no4:
 	add             rdx, 2
 	add             rsi, 2
 L.ctr_final3_no2:
-	test            ecx, 1
+	test            ecx, 1                          ; a 1-byte piece left?
 	jz              near L.ctr_final3_no1
 	vmovd           r11d, xmm2
 	xor             r11b, byte [rdx]
@@ -517,12 +518,12 @@ L.ctr_final2_aes128:
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     xmm1, xmm1, xmm14
 	cmp             rcx, 16
-	jb              near L.ctr_final2_bytes
+	jb              near L.ctr_final2_bytes         ; less than a lane left: the pieces
 	vpxor           xmm12, xmm1, oword [rdx]
 	vmovdqu         oword [rsi], xmm12
 	jmp             near L.ctr_return
 L.ctr_final2_bytes:
-	test            ecx, 8
+	test            ecx, 8                          ; a 8-byte piece left?
 	jz              near L.ctr_final2_no8
 	vmovq           r11, xmm1
 	xor             r11, qword [rdx]
@@ -531,7 +532,7 @@ L.ctr_final2_bytes:
 	add             rdx, 8
 	add             rsi, 8
 L.ctr_final2_no8:
-	test            ecx, 4
+	test            ecx, 4                          ; a 4-byte piece left?
 	jz              near L.ctr_final2_no4
 	vmovd           r11d, xmm1
 	xor             r11d, dword [rdx]
@@ -540,7 +541,7 @@ L.ctr_final2_no8:
 	add             rdx, 4
 	add             rsi, 4
 L.ctr_final2_no4:
-	test            ecx, 2
+	test            ecx, 2                          ; a 2-byte piece left?
 	jz              near L.ctr_final2_no2
 	vmovd           r11d, xmm1
 	xor             r11w, word [rdx]
@@ -549,7 +550,7 @@ L.ctr_final2_no4:
 	add             rdx, 2
 	add             rsi, 2
 L.ctr_final2_no2:
-	test            ecx, 1
+	test            ecx, 1                          ; a 1-byte piece left?
 	jz              near L.ctr_final2_no1
 	vmovd           r11d, xmm1
 	xor             r11b, byte [rdx]
@@ -598,12 +599,12 @@ L.ctr_final1_aes128:
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     xmm0, xmm0, xmm14
 	cmp             rcx, 16
-	jb              near L.ctr_final1_bytes
+	jb              near L.ctr_final1_bytes         ; less than a lane left: the pieces
 	vpxor           xmm12, xmm0, oword [rdx]
 	vmovdqu         oword [rsi], xmm12
 	jmp             near L.ctr_return
 L.ctr_final1_bytes:
-	test            ecx, 8
+	test            ecx, 8                          ; a 8-byte piece left?
 	jz              near L.ctr_final1_no8
 	vmovq           r11, xmm0
 	xor             r11, qword [rdx]
@@ -612,7 +613,7 @@ L.ctr_final1_bytes:
 	add             rdx, 8
 	add             rsi, 8
 L.ctr_final1_no8:
-	test            ecx, 4
+	test            ecx, 4                          ; a 4-byte piece left?
 	jz              near L.ctr_final1_no4
 	vmovd           r11d, xmm0
 	xor             r11d, dword [rdx]
@@ -621,7 +622,7 @@ L.ctr_final1_no8:
 	add             rdx, 4
 	add             rsi, 4
 L.ctr_final1_no4:
-	test            ecx, 2
+	test            ecx, 2                          ; a 2-byte piece left?
 	jz              near L.ctr_final1_no2
 	vmovd           r11d, xmm0
 	xor             r11w, word [rdx]
@@ -630,7 +631,7 @@ L.ctr_final1_no4:
 	add             rdx, 2
 	add             rsi, 2
 L.ctr_final1_no2:
-	test            ecx, 1
+	test            ecx, 1                          ; a 1-byte piece left?
 	jz              near L.ctr_final1_no1
 	vmovd           r11d, xmm0
 	xor             r11b, byte [rdx]
@@ -885,12 +886,12 @@ L.ctr_one_aes128:
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     xmm0, xmm0, oword [r10]
 	cmp             rcx, 16
-	jb              near L.ctr_one_bytes
+	jb              near L.ctr_one_bytes            ; less than a lane left: the pieces
 	vpxor           xmm12, xmm0, oword [rdx]
 	vmovdqu         oword [rsi], xmm12
 	jmp             near L.ctr_one_return
 L.ctr_one_bytes:
-	test            ecx, 8
+	test            ecx, 8                          ; a 8-byte piece left?
 	jz              near L.ctr_one_no8
 	vmovq           r11, xmm0
 	xor             r11, qword [rdx]
@@ -899,7 +900,7 @@ L.ctr_one_bytes:
 	add             rdx, 8
 	add             rsi, 8
 L.ctr_one_no8:
-	test            ecx, 4
+	test            ecx, 4                          ; a 4-byte piece left?
 	jz              near L.ctr_one_no4
 	vmovd           r11d, xmm0
 	xor             r11d, dword [rdx]
@@ -908,7 +909,7 @@ L.ctr_one_no8:
 	add             rdx, 4
 	add             rsi, 4
 L.ctr_one_no4:
-	test            ecx, 2
+	test            ecx, 2                          ; a 2-byte piece left?
 	jz              near L.ctr_one_no2
 	vmovd           r11d, xmm0
 	xor             r11w, word [rdx]
@@ -917,7 +918,7 @@ L.ctr_one_no4:
 	add             rdx, 2
 	add             rsi, 2
 L.ctr_one_no2:
-	test            ecx, 1
+	test            ecx, 1                          ; a 1-byte piece left?
 	jz              near L.ctr_one_no1
 	vmovd           r11d, xmm0
 	xor             r11b, byte [rdx]

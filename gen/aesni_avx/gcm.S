@@ -497,12 +497,12 @@ aesgen_gcm_enc_update_aesni_avx:
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %xmm13, %xmm3, %xmm3
 	cmp             $16, %rcx
-	{disp32} jb     .Lgcm_enc_final4_bytes
+	{disp32} jb     .Lgcm_enc_final4_bytes          # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm3, %xmm8
 	vmovdqu         %xmm8, (%rsi)
 	{disp32} jmp    .Lgcm_enc_tail_crypted
 .Lgcm_enc_final4_bytes:
-	test            $8, %ecx
+	test            $8, %ecx                        # a 8-byte piece left?
 	{disp32} jz     .Lgcm_enc_final4_no8
 	vmovq           %xmm3, %r11
 	xor             (%rdx), %r11
@@ -511,7 +511,7 @@ aesgen_gcm_enc_update_aesni_avx:
 	add             $8, %rdx
 	add             $8, %rsi
 .Lgcm_enc_final4_no8:
-	test            $4, %ecx
+	test            $4, %ecx                        # a 4-byte piece left?
 	{disp32} jz     .Lgcm_enc_final4_no4
 	vmovd           %xmm3, %r11d
 	xor             (%rdx), %r11d
@@ -520,7 +520,7 @@ aesgen_gcm_enc_update_aesni_avx:
 	add             $4, %rdx
 	add             $4, %rsi
 .Lgcm_enc_final4_no4:
-	test            $2, %ecx
+	test            $2, %ecx                        # a 2-byte piece left?
 	{disp32} jz     .Lgcm_enc_final4_no2
 	vmovd           %xmm3, %r11d
 	xor             (%rdx), %r11w
@@ -529,7 +529,7 @@ aesgen_gcm_enc_update_aesni_avx:
 	add             $2, %rdx
 	add             $2, %rsi
 .Lgcm_enc_final4_no2:
-	test            $1, %ecx
+	test            $1, %ecx                        # a 1-byte piece left?
 	{disp32} jz     .Lgcm_enc_final4_no1
 	vmovd           %xmm3, %r11d
 	xor             (%rdx), %r11b
@@ -620,12 +620,12 @@ aesgen_gcm_enc_update_aesni_avx:
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %xmm13, %xmm2, %xmm2
 	cmp             $16, %rcx
-	{disp32} jb     .Lgcm_enc_final3_bytes
+	{disp32} jb     .Lgcm_enc_final3_bytes          # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm2, %xmm8
 	vmovdqu         %xmm8, (%rsi)
 	{disp32} jmp    .Lgcm_enc_tail_crypted
 .Lgcm_enc_final3_bytes:
-	test            $8, %ecx
+	test            $8, %ecx                        # a 8-byte piece left?
 	{disp32} jz     .Lgcm_enc_final3_no8
 	vmovq           %xmm2, %r11
 	xor             (%rdx), %r11
@@ -634,7 +634,7 @@ aesgen_gcm_enc_update_aesni_avx:
 	add             $8, %rdx
 	add             $8, %rsi
 .Lgcm_enc_final3_no8:
-	test            $4, %ecx
+	test            $4, %ecx                        # a 4-byte piece left?
 	{disp32} jz     .Lgcm_enc_final3_no4
 	vmovd           %xmm2, %r11d
 	xor             (%rdx), %r11d
@@ -643,7 +643,7 @@ aesgen_gcm_enc_update_aesni_avx:
 	add             $4, %rdx
 	add             $4, %rsi
 .Lgcm_enc_final3_no4:
-	test            $2, %ecx
+	test            $2, %ecx                        # a 2-byte piece left?
 	{disp32} jz     .Lgcm_enc_final3_no2
 	vmovd           %xmm2, %r11d
 	xor             (%rdx), %r11w
@@ -652,7 +652,7 @@ aesgen_gcm_enc_update_aesni_avx:
 	add             $2, %rdx
 	add             $2, %rsi
 .Lgcm_enc_final3_no2:
-	test            $1, %ecx
+	test            $1, %ecx                        # a 1-byte piece left?
 	{disp32} jz     .Lgcm_enc_final3_no1
 	vmovd           %xmm2, %r11d
 	xor             (%rdx), %r11b
@@ -724,12 +724,12 @@ aesgen_gcm_enc_update_aesni_avx:
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %xmm13, %xmm1, %xmm1
 	cmp             $16, %rcx
-	{disp32} jb     .Lgcm_enc_final2_bytes
+	{disp32} jb     .Lgcm_enc_final2_bytes          # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm1, %xmm8
 	vmovdqu         %xmm8, (%rsi)
 	{disp32} jmp    .Lgcm_enc_tail_crypted
 .Lgcm_enc_final2_bytes:
-	test            $8, %ecx
+	test            $8, %ecx                        # a 8-byte piece left?
 	{disp32} jz     .Lgcm_enc_final2_no8
 	vmovq           %xmm1, %r11
 	xor             (%rdx), %r11
@@ -738,7 +738,7 @@ aesgen_gcm_enc_update_aesni_avx:
 	add             $8, %rdx
 	add             $8, %rsi
 .Lgcm_enc_final2_no8:
-	test            $4, %ecx
+	test            $4, %ecx                        # a 4-byte piece left?
 	{disp32} jz     .Lgcm_enc_final2_no4
 	vmovd           %xmm1, %r11d
 	xor             (%rdx), %r11d
@@ -747,7 +747,7 @@ aesgen_gcm_enc_update_aesni_avx:
 	add             $4, %rdx
 	add             $4, %rsi
 .Lgcm_enc_final2_no4:
-	test            $2, %ecx
+	test            $2, %ecx                        # a 2-byte piece left?
 	{disp32} jz     .Lgcm_enc_final2_no2
 	vmovd           %xmm1, %r11d
 	xor             (%rdx), %r11w
@@ -756,7 +756,7 @@ aesgen_gcm_enc_update_aesni_avx:
 	add             $2, %rdx
 	add             $2, %rsi
 .Lgcm_enc_final2_no2:
-	test            $1, %ecx
+	test            $1, %ecx                        # a 1-byte piece left?
 	{disp32} jz     .Lgcm_enc_final2_no1
 	vmovd           %xmm1, %r11d
 	xor             (%rdx), %r11b
@@ -804,12 +804,12 @@ aesgen_gcm_enc_update_aesni_avx:
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %xmm13, %xmm0, %xmm0
 	cmp             $16, %rcx
-	{disp32} jb     .Lgcm_enc_final1_bytes
+	{disp32} jb     .Lgcm_enc_final1_bytes          # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm0, %xmm8
 	vmovdqu         %xmm8, (%rsi)
 	{disp32} jmp    .Lgcm_enc_tail_crypted
 .Lgcm_enc_final1_bytes:
-	test            $8, %ecx
+	test            $8, %ecx                        # a 8-byte piece left?
 	{disp32} jz     .Lgcm_enc_final1_no8
 	vmovq           %xmm0, %r11
 	xor             (%rdx), %r11
@@ -818,7 +818,7 @@ aesgen_gcm_enc_update_aesni_avx:
 	add             $8, %rdx
 	add             $8, %rsi
 .Lgcm_enc_final1_no8:
-	test            $4, %ecx
+	test            $4, %ecx                        # a 4-byte piece left?
 	{disp32} jz     .Lgcm_enc_final1_no4
 	vmovd           %xmm0, %r11d
 	xor             (%rdx), %r11d
@@ -827,7 +827,7 @@ aesgen_gcm_enc_update_aesni_avx:
 	add             $4, %rdx
 	add             $4, %rsi
 .Lgcm_enc_final1_no4:
-	test            $2, %ecx
+	test            $2, %ecx                        # a 2-byte piece left?
 	{disp32} jz     .Lgcm_enc_final1_no2
 	vmovd           %xmm0, %r11d
 	xor             (%rdx), %r11w
@@ -836,7 +836,7 @@ aesgen_gcm_enc_update_aesni_avx:
 	add             $2, %rdx
 	add             $2, %rsi
 .Lgcm_enc_final1_no2:
-	test            $1, %ecx
+	test            $1, %ecx                        # a 1-byte piece left?
 	{disp32} jz     .Lgcm_enc_final1_no1
 	vmovd           %xmm0, %r11d
 	xor             (%rdx), %r11b
@@ -1246,12 +1246,12 @@ aesgen_gcm_dec_update_aesni_avx:
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %xmm13, %xmm3, %xmm3
 	cmp             $16, %rcx
-	{disp32} jb     .Lgcm_dec_final4_bytes
+	{disp32} jb     .Lgcm_dec_final4_bytes          # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm3, %xmm8
 	vmovdqu         %xmm8, (%rsi)
 	{disp32} jmp    .Lgcm_dec_store
 .Lgcm_dec_final4_bytes:
-	test            $8, %ecx
+	test            $8, %ecx                        # a 8-byte piece left?
 	{disp32} jz     .Lgcm_dec_final4_no8
 	vmovq           %xmm3, %r11
 	xor             (%rdx), %r11
@@ -1260,7 +1260,7 @@ aesgen_gcm_dec_update_aesni_avx:
 	add             $8, %rdx
 	add             $8, %rsi
 .Lgcm_dec_final4_no8:
-	test            $4, %ecx
+	test            $4, %ecx                        # a 4-byte piece left?
 	{disp32} jz     .Lgcm_dec_final4_no4
 	vmovd           %xmm3, %r11d
 	xor             (%rdx), %r11d
@@ -1269,7 +1269,7 @@ aesgen_gcm_dec_update_aesni_avx:
 	add             $4, %rdx
 	add             $4, %rsi
 .Lgcm_dec_final4_no4:
-	test            $2, %ecx
+	test            $2, %ecx                        # a 2-byte piece left?
 	{disp32} jz     .Lgcm_dec_final4_no2
 	vmovd           %xmm3, %r11d
 	xor             (%rdx), %r11w
@@ -1278,7 +1278,7 @@ aesgen_gcm_dec_update_aesni_avx:
 	add             $2, %rdx
 	add             $2, %rsi
 .Lgcm_dec_final4_no2:
-	test            $1, %ecx
+	test            $1, %ecx                        # a 1-byte piece left?
 	{disp32} jz     .Lgcm_dec_final4_no1
 	vmovd           %xmm3, %r11d
 	xor             (%rdx), %r11b
@@ -1369,12 +1369,12 @@ aesgen_gcm_dec_update_aesni_avx:
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %xmm13, %xmm2, %xmm2
 	cmp             $16, %rcx
-	{disp32} jb     .Lgcm_dec_final3_bytes
+	{disp32} jb     .Lgcm_dec_final3_bytes          # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm2, %xmm8
 	vmovdqu         %xmm8, (%rsi)
 	{disp32} jmp    .Lgcm_dec_store
 .Lgcm_dec_final3_bytes:
-	test            $8, %ecx
+	test            $8, %ecx                        # a 8-byte piece left?
 	{disp32} jz     .Lgcm_dec_final3_no8
 	vmovq           %xmm2, %r11
 	xor             (%rdx), %r11
@@ -1383,7 +1383,7 @@ aesgen_gcm_dec_update_aesni_avx:
 	add             $8, %rdx
 	add             $8, %rsi
 .Lgcm_dec_final3_no8:
-	test            $4, %ecx
+	test            $4, %ecx                        # a 4-byte piece left?
 	{disp32} jz     .Lgcm_dec_final3_no4
 	vmovd           %xmm2, %r11d
 	xor             (%rdx), %r11d
@@ -1392,7 +1392,7 @@ aesgen_gcm_dec_update_aesni_avx:
 	add             $4, %rdx
 	add             $4, %rsi
 .Lgcm_dec_final3_no4:
-	test            $2, %ecx
+	test            $2, %ecx                        # a 2-byte piece left?
 	{disp32} jz     .Lgcm_dec_final3_no2
 	vmovd           %xmm2, %r11d
 	xor             (%rdx), %r11w
@@ -1401,7 +1401,7 @@ aesgen_gcm_dec_update_aesni_avx:
 	add             $2, %rdx
 	add             $2, %rsi
 .Lgcm_dec_final3_no2:
-	test            $1, %ecx
+	test            $1, %ecx                        # a 1-byte piece left?
 	{disp32} jz     .Lgcm_dec_final3_no1
 	vmovd           %xmm2, %r11d
 	xor             (%rdx), %r11b
@@ -1473,12 +1473,12 @@ aesgen_gcm_dec_update_aesni_avx:
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %xmm13, %xmm1, %xmm1
 	cmp             $16, %rcx
-	{disp32} jb     .Lgcm_dec_final2_bytes
+	{disp32} jb     .Lgcm_dec_final2_bytes          # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm1, %xmm8
 	vmovdqu         %xmm8, (%rsi)
 	{disp32} jmp    .Lgcm_dec_store
 .Lgcm_dec_final2_bytes:
-	test            $8, %ecx
+	test            $8, %ecx                        # a 8-byte piece left?
 	{disp32} jz     .Lgcm_dec_final2_no8
 	vmovq           %xmm1, %r11
 	xor             (%rdx), %r11
@@ -1487,7 +1487,7 @@ aesgen_gcm_dec_update_aesni_avx:
 	add             $8, %rdx
 	add             $8, %rsi
 .Lgcm_dec_final2_no8:
-	test            $4, %ecx
+	test            $4, %ecx                        # a 4-byte piece left?
 	{disp32} jz     .Lgcm_dec_final2_no4
 	vmovd           %xmm1, %r11d
 	xor             (%rdx), %r11d
@@ -1496,7 +1496,7 @@ aesgen_gcm_dec_update_aesni_avx:
 	add             $4, %rdx
 	add             $4, %rsi
 .Lgcm_dec_final2_no4:
-	test            $2, %ecx
+	test            $2, %ecx                        # a 2-byte piece left?
 	{disp32} jz     .Lgcm_dec_final2_no2
 	vmovd           %xmm1, %r11d
 	xor             (%rdx), %r11w
@@ -1505,7 +1505,7 @@ aesgen_gcm_dec_update_aesni_avx:
 	add             $2, %rdx
 	add             $2, %rsi
 .Lgcm_dec_final2_no2:
-	test            $1, %ecx
+	test            $1, %ecx                        # a 1-byte piece left?
 	{disp32} jz     .Lgcm_dec_final2_no1
 	vmovd           %xmm1, %r11d
 	xor             (%rdx), %r11b
@@ -1553,12 +1553,12 @@ aesgen_gcm_dec_update_aesni_avx:
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %xmm13, %xmm0, %xmm0
 	cmp             $16, %rcx
-	{disp32} jb     .Lgcm_dec_final1_bytes
+	{disp32} jb     .Lgcm_dec_final1_bytes          # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm0, %xmm8
 	vmovdqu         %xmm8, (%rsi)
 	{disp32} jmp    .Lgcm_dec_store
 .Lgcm_dec_final1_bytes:
-	test            $8, %ecx
+	test            $8, %ecx                        # a 8-byte piece left?
 	{disp32} jz     .Lgcm_dec_final1_no8
 	vmovq           %xmm0, %r11
 	xor             (%rdx), %r11
@@ -1567,7 +1567,7 @@ aesgen_gcm_dec_update_aesni_avx:
 	add             $8, %rdx
 	add             $8, %rsi
 .Lgcm_dec_final1_no8:
-	test            $4, %ecx
+	test            $4, %ecx                        # a 4-byte piece left?
 	{disp32} jz     .Lgcm_dec_final1_no4
 	vmovd           %xmm0, %r11d
 	xor             (%rdx), %r11d
@@ -1576,7 +1576,7 @@ aesgen_gcm_dec_update_aesni_avx:
 	add             $4, %rdx
 	add             $4, %rsi
 .Lgcm_dec_final1_no4:
-	test            $2, %ecx
+	test            $2, %ecx                        # a 2-byte piece left?
 	{disp32} jz     .Lgcm_dec_final1_no2
 	vmovd           %xmm0, %r11d
 	xor             (%rdx), %r11w
@@ -1585,7 +1585,7 @@ aesgen_gcm_dec_update_aesni_avx:
 	add             $2, %rdx
 	add             $2, %rsi
 .Lgcm_dec_final1_no2:
-	test            $1, %ecx
+	test            $1, %ecx                        # a 1-byte piece left?
 	{disp32} jz     .Lgcm_dec_final1_no1
 	vmovd           %xmm0, %r11d
 	xor             (%rdx), %r11b
@@ -1993,12 +1993,12 @@ aesgen_gcm_enc_record_aesni_avx:
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %xmm13, %xmm3, %xmm3
 	cmp             $16, %rcx
-	{disp32} jb     .Lgcm_enc_rec_final4_bytes
+	{disp32} jb     .Lgcm_enc_rec_final4_bytes      # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm3, %xmm8
 	vmovdqu         %xmm8, (%rsi)
 	{disp32} jmp    .Lgcm_enc_rec_tail_crypted
 .Lgcm_enc_rec_final4_bytes:
-	test            $8, %ecx
+	test            $8, %ecx                        # a 8-byte piece left?
 	{disp32} jz     .Lgcm_enc_rec_final4_no8
 	vmovq           %xmm3, %r11
 	xor             (%rdx), %r11
@@ -2007,7 +2007,7 @@ aesgen_gcm_enc_record_aesni_avx:
 	add             $8, %rdx
 	add             $8, %rsi
 .Lgcm_enc_rec_final4_no8:
-	test            $4, %ecx
+	test            $4, %ecx                        # a 4-byte piece left?
 	{disp32} jz     .Lgcm_enc_rec_final4_no4
 	vmovd           %xmm3, %r11d
 	xor             (%rdx), %r11d
@@ -2016,7 +2016,7 @@ aesgen_gcm_enc_record_aesni_avx:
 	add             $4, %rdx
 	add             $4, %rsi
 .Lgcm_enc_rec_final4_no4:
-	test            $2, %ecx
+	test            $2, %ecx                        # a 2-byte piece left?
 	{disp32} jz     .Lgcm_enc_rec_final4_no2
 	vmovd           %xmm3, %r11d
 	xor             (%rdx), %r11w
@@ -2025,7 +2025,7 @@ aesgen_gcm_enc_record_aesni_avx:
 	add             $2, %rdx
 	add             $2, %rsi
 .Lgcm_enc_rec_final4_no2:
-	test            $1, %ecx
+	test            $1, %ecx                        # a 1-byte piece left?
 	{disp32} jz     .Lgcm_enc_rec_final4_no1
 	vmovd           %xmm3, %r11d
 	xor             (%rdx), %r11b
@@ -2116,12 +2116,12 @@ aesgen_gcm_enc_record_aesni_avx:
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %xmm13, %xmm2, %xmm2
 	cmp             $16, %rcx
-	{disp32} jb     .Lgcm_enc_rec_final3_bytes
+	{disp32} jb     .Lgcm_enc_rec_final3_bytes      # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm2, %xmm8
 	vmovdqu         %xmm8, (%rsi)
 	{disp32} jmp    .Lgcm_enc_rec_tail_crypted
 .Lgcm_enc_rec_final3_bytes:
-	test            $8, %ecx
+	test            $8, %ecx                        # a 8-byte piece left?
 	{disp32} jz     .Lgcm_enc_rec_final3_no8
 	vmovq           %xmm2, %r11
 	xor             (%rdx), %r11
@@ -2130,7 +2130,7 @@ aesgen_gcm_enc_record_aesni_avx:
 	add             $8, %rdx
 	add             $8, %rsi
 .Lgcm_enc_rec_final3_no8:
-	test            $4, %ecx
+	test            $4, %ecx                        # a 4-byte piece left?
 	{disp32} jz     .Lgcm_enc_rec_final3_no4
 	vmovd           %xmm2, %r11d
 	xor             (%rdx), %r11d
@@ -2139,7 +2139,7 @@ aesgen_gcm_enc_record_aesni_avx:
 	add             $4, %rdx
 	add             $4, %rsi
 .Lgcm_enc_rec_final3_no4:
-	test            $2, %ecx
+	test            $2, %ecx                        # a 2-byte piece left?
 	{disp32} jz     .Lgcm_enc_rec_final3_no2
 	vmovd           %xmm2, %r11d
 	xor             (%rdx), %r11w
@@ -2148,7 +2148,7 @@ aesgen_gcm_enc_record_aesni_avx:
 	add             $2, %rdx
 	add             $2, %rsi
 .Lgcm_enc_rec_final3_no2:
-	test            $1, %ecx
+	test            $1, %ecx                        # a 1-byte piece left?
 	{disp32} jz     .Lgcm_enc_rec_final3_no1
 	vmovd           %xmm2, %r11d
 	xor             (%rdx), %r11b
@@ -2220,12 +2220,12 @@ aesgen_gcm_enc_record_aesni_avx:
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %xmm13, %xmm1, %xmm1
 	cmp             $16, %rcx
-	{disp32} jb     .Lgcm_enc_rec_final2_bytes
+	{disp32} jb     .Lgcm_enc_rec_final2_bytes      # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm1, %xmm8
 	vmovdqu         %xmm8, (%rsi)
 	{disp32} jmp    .Lgcm_enc_rec_tail_crypted
 .Lgcm_enc_rec_final2_bytes:
-	test            $8, %ecx
+	test            $8, %ecx                        # a 8-byte piece left?
 	{disp32} jz     .Lgcm_enc_rec_final2_no8
 	vmovq           %xmm1, %r11
 	xor             (%rdx), %r11
@@ -2234,7 +2234,7 @@ aesgen_gcm_enc_record_aesni_avx:
 	add             $8, %rdx
 	add             $8, %rsi
 .Lgcm_enc_rec_final2_no8:
-	test            $4, %ecx
+	test            $4, %ecx                        # a 4-byte piece left?
 	{disp32} jz     .Lgcm_enc_rec_final2_no4
 	vmovd           %xmm1, %r11d
 	xor             (%rdx), %r11d
@@ -2243,7 +2243,7 @@ aesgen_gcm_enc_record_aesni_avx:
 	add             $4, %rdx
 	add             $4, %rsi
 .Lgcm_enc_rec_final2_no4:
-	test            $2, %ecx
+	test            $2, %ecx                        # a 2-byte piece left?
 	{disp32} jz     .Lgcm_enc_rec_final2_no2
 	vmovd           %xmm1, %r11d
 	xor             (%rdx), %r11w
@@ -2252,7 +2252,7 @@ aesgen_gcm_enc_record_aesni_avx:
 	add             $2, %rdx
 	add             $2, %rsi
 .Lgcm_enc_rec_final2_no2:
-	test            $1, %ecx
+	test            $1, %ecx                        # a 1-byte piece left?
 	{disp32} jz     .Lgcm_enc_rec_final2_no1
 	vmovd           %xmm1, %r11d
 	xor             (%rdx), %r11b
@@ -2300,12 +2300,12 @@ aesgen_gcm_enc_record_aesni_avx:
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %xmm13, %xmm0, %xmm0
 	cmp             $16, %rcx
-	{disp32} jb     .Lgcm_enc_rec_final1_bytes
+	{disp32} jb     .Lgcm_enc_rec_final1_bytes      # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm0, %xmm8
 	vmovdqu         %xmm8, (%rsi)
 	{disp32} jmp    .Lgcm_enc_rec_tail_crypted
 .Lgcm_enc_rec_final1_bytes:
-	test            $8, %ecx
+	test            $8, %ecx                        # a 8-byte piece left?
 	{disp32} jz     .Lgcm_enc_rec_final1_no8
 	vmovq           %xmm0, %r11
 	xor             (%rdx), %r11
@@ -2314,7 +2314,7 @@ aesgen_gcm_enc_record_aesni_avx:
 	add             $8, %rdx
 	add             $8, %rsi
 .Lgcm_enc_rec_final1_no8:
-	test            $4, %ecx
+	test            $4, %ecx                        # a 4-byte piece left?
 	{disp32} jz     .Lgcm_enc_rec_final1_no4
 	vmovd           %xmm0, %r11d
 	xor             (%rdx), %r11d
@@ -2323,7 +2323,7 @@ aesgen_gcm_enc_record_aesni_avx:
 	add             $4, %rdx
 	add             $4, %rsi
 .Lgcm_enc_rec_final1_no4:
-	test            $2, %ecx
+	test            $2, %ecx                        # a 2-byte piece left?
 	{disp32} jz     .Lgcm_enc_rec_final1_no2
 	vmovd           %xmm0, %r11d
 	xor             (%rdx), %r11w
@@ -2332,7 +2332,7 @@ aesgen_gcm_enc_record_aesni_avx:
 	add             $2, %rdx
 	add             $2, %rsi
 .Lgcm_enc_rec_final1_no2:
-	test            $1, %ecx
+	test            $1, %ecx                        # a 1-byte piece left?
 	{disp32} jz     .Lgcm_enc_rec_final1_no1
 	vmovd           %xmm0, %r11d
 	xor             (%rdx), %r11b
@@ -2889,12 +2889,12 @@ aesgen_gcm_dec_record_aesni_avx:
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %xmm13, %xmm3, %xmm3
 	cmp             $16, %rcx
-	{disp32} jb     .Lgcm_dec_rec_final4_bytes
+	{disp32} jb     .Lgcm_dec_rec_final4_bytes      # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm3, %xmm8
 	vmovdqu         %xmm8, (%rsi)
 	{disp32} jmp    .Lgcm_dec_rec_partial
 .Lgcm_dec_rec_final4_bytes:
-	test            $8, %ecx
+	test            $8, %ecx                        # a 8-byte piece left?
 	{disp32} jz     .Lgcm_dec_rec_final4_no8
 	vmovq           %xmm3, %r11
 	xor             (%rdx), %r11
@@ -2903,7 +2903,7 @@ aesgen_gcm_dec_record_aesni_avx:
 	add             $8, %rdx
 	add             $8, %rsi
 .Lgcm_dec_rec_final4_no8:
-	test            $4, %ecx
+	test            $4, %ecx                        # a 4-byte piece left?
 	{disp32} jz     .Lgcm_dec_rec_final4_no4
 	vmovd           %xmm3, %r11d
 	xor             (%rdx), %r11d
@@ -2912,7 +2912,7 @@ aesgen_gcm_dec_record_aesni_avx:
 	add             $4, %rdx
 	add             $4, %rsi
 .Lgcm_dec_rec_final4_no4:
-	test            $2, %ecx
+	test            $2, %ecx                        # a 2-byte piece left?
 	{disp32} jz     .Lgcm_dec_rec_final4_no2
 	vmovd           %xmm3, %r11d
 	xor             (%rdx), %r11w
@@ -2921,7 +2921,7 @@ aesgen_gcm_dec_record_aesni_avx:
 	add             $2, %rdx
 	add             $2, %rsi
 .Lgcm_dec_rec_final4_no2:
-	test            $1, %ecx
+	test            $1, %ecx                        # a 1-byte piece left?
 	{disp32} jz     .Lgcm_dec_rec_final4_no1
 	vmovd           %xmm3, %r11d
 	xor             (%rdx), %r11b
@@ -3012,12 +3012,12 @@ aesgen_gcm_dec_record_aesni_avx:
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %xmm13, %xmm2, %xmm2
 	cmp             $16, %rcx
-	{disp32} jb     .Lgcm_dec_rec_final3_bytes
+	{disp32} jb     .Lgcm_dec_rec_final3_bytes      # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm2, %xmm8
 	vmovdqu         %xmm8, (%rsi)
 	{disp32} jmp    .Lgcm_dec_rec_partial
 .Lgcm_dec_rec_final3_bytes:
-	test            $8, %ecx
+	test            $8, %ecx                        # a 8-byte piece left?
 	{disp32} jz     .Lgcm_dec_rec_final3_no8
 	vmovq           %xmm2, %r11
 	xor             (%rdx), %r11
@@ -3026,7 +3026,7 @@ aesgen_gcm_dec_record_aesni_avx:
 	add             $8, %rdx
 	add             $8, %rsi
 .Lgcm_dec_rec_final3_no8:
-	test            $4, %ecx
+	test            $4, %ecx                        # a 4-byte piece left?
 	{disp32} jz     .Lgcm_dec_rec_final3_no4
 	vmovd           %xmm2, %r11d
 	xor             (%rdx), %r11d
@@ -3035,7 +3035,7 @@ aesgen_gcm_dec_record_aesni_avx:
 	add             $4, %rdx
 	add             $4, %rsi
 .Lgcm_dec_rec_final3_no4:
-	test            $2, %ecx
+	test            $2, %ecx                        # a 2-byte piece left?
 	{disp32} jz     .Lgcm_dec_rec_final3_no2
 	vmovd           %xmm2, %r11d
 	xor             (%rdx), %r11w
@@ -3044,7 +3044,7 @@ aesgen_gcm_dec_record_aesni_avx:
 	add             $2, %rdx
 	add             $2, %rsi
 .Lgcm_dec_rec_final3_no2:
-	test            $1, %ecx
+	test            $1, %ecx                        # a 1-byte piece left?
 	{disp32} jz     .Lgcm_dec_rec_final3_no1
 	vmovd           %xmm2, %r11d
 	xor             (%rdx), %r11b
@@ -3116,12 +3116,12 @@ aesgen_gcm_dec_record_aesni_avx:
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %xmm13, %xmm1, %xmm1
 	cmp             $16, %rcx
-	{disp32} jb     .Lgcm_dec_rec_final2_bytes
+	{disp32} jb     .Lgcm_dec_rec_final2_bytes      # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm1, %xmm8
 	vmovdqu         %xmm8, (%rsi)
 	{disp32} jmp    .Lgcm_dec_rec_partial
 .Lgcm_dec_rec_final2_bytes:
-	test            $8, %ecx
+	test            $8, %ecx                        # a 8-byte piece left?
 	{disp32} jz     .Lgcm_dec_rec_final2_no8
 	vmovq           %xmm1, %r11
 	xor             (%rdx), %r11
@@ -3130,7 +3130,7 @@ aesgen_gcm_dec_record_aesni_avx:
 	add             $8, %rdx
 	add             $8, %rsi
 .Lgcm_dec_rec_final2_no8:
-	test            $4, %ecx
+	test            $4, %ecx                        # a 4-byte piece left?
 	{disp32} jz     .Lgcm_dec_rec_final2_no4
 	vmovd           %xmm1, %r11d
 	xor             (%rdx), %r11d
@@ -3139,7 +3139,7 @@ aesgen_gcm_dec_record_aesni_avx:
 	add             $4, %rdx
 	add             $4, %rsi
 .Lgcm_dec_rec_final2_no4:
-	test            $2, %ecx
+	test            $2, %ecx                        # a 2-byte piece left?
 	{disp32} jz     .Lgcm_dec_rec_final2_no2
 	vmovd           %xmm1, %r11d
 	xor             (%rdx), %r11w
@@ -3148,7 +3148,7 @@ aesgen_gcm_dec_record_aesni_avx:
 	add             $2, %rdx
 	add             $2, %rsi
 .Lgcm_dec_rec_final2_no2:
-	test            $1, %ecx
+	test            $1, %ecx                        # a 1-byte piece left?
 	{disp32} jz     .Lgcm_dec_rec_final2_no1
 	vmovd           %xmm1, %r11d
 	xor             (%rdx), %r11b
@@ -3196,12 +3196,12 @@ aesgen_gcm_dec_record_aesni_avx:
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %xmm13, %xmm0, %xmm0
 	cmp             $16, %rcx
-	{disp32} jb     .Lgcm_dec_rec_final1_bytes
+	{disp32} jb     .Lgcm_dec_rec_final1_bytes      # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm0, %xmm8
 	vmovdqu         %xmm8, (%rsi)
 	{disp32} jmp    .Lgcm_dec_rec_partial
 .Lgcm_dec_rec_final1_bytes:
-	test            $8, %ecx
+	test            $8, %ecx                        # a 8-byte piece left?
 	{disp32} jz     .Lgcm_dec_rec_final1_no8
 	vmovq           %xmm0, %r11
 	xor             (%rdx), %r11
@@ -3210,7 +3210,7 @@ aesgen_gcm_dec_record_aesni_avx:
 	add             $8, %rdx
 	add             $8, %rsi
 .Lgcm_dec_rec_final1_no8:
-	test            $4, %ecx
+	test            $4, %ecx                        # a 4-byte piece left?
 	{disp32} jz     .Lgcm_dec_rec_final1_no4
 	vmovd           %xmm0, %r11d
 	xor             (%rdx), %r11d
@@ -3219,7 +3219,7 @@ aesgen_gcm_dec_record_aesni_avx:
 	add             $4, %rdx
 	add             $4, %rsi
 .Lgcm_dec_rec_final1_no4:
-	test            $2, %ecx
+	test            $2, %ecx                        # a 2-byte piece left?
 	{disp32} jz     .Lgcm_dec_rec_final1_no2
 	vmovd           %xmm0, %r11d
 	xor             (%rdx), %r11w
@@ -3228,7 +3228,7 @@ aesgen_gcm_dec_record_aesni_avx:
 	add             $2, %rdx
 	add             $2, %rsi
 .Lgcm_dec_rec_final1_no2:
-	test            $1, %ecx
+	test            $1, %ecx                        # a 1-byte piece left?
 	{disp32} jz     .Lgcm_dec_rec_final1_no1
 	vmovd           %xmm0, %r11d
 	xor             (%rdx), %r11b

@@ -491,12 +491,12 @@ L.gcm_enc_final4_aes128:
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     xmm3, xmm3, xmm13
 	cmp             rcx, 16
-	jb              near L.gcm_enc_final4_bytes
+	jb              near L.gcm_enc_final4_bytes     ; less than a lane left: the pieces
 	vpxor           xmm8, xmm3, oword [rdx]
 	vmovdqu         oword [rsi], xmm8
 	jmp             near L.gcm_enc_tail_crypted
 L.gcm_enc_final4_bytes:
-	test            ecx, 8
+	test            ecx, 8                          ; a 8-byte piece left?
 	jz              near L.gcm_enc_final4_no8
 	vmovq           r11, xmm3
 	xor             r11, qword [rdx]
@@ -505,7 +505,7 @@ L.gcm_enc_final4_bytes:
 	add             rdx, 8
 	add             rsi, 8
 L.gcm_enc_final4_no8:
-	test            ecx, 4
+	test            ecx, 4                          ; a 4-byte piece left?
 	jz              near L.gcm_enc_final4_no4
 	vmovd           r11d, xmm3
 	xor             r11d, dword [rdx]
@@ -514,7 +514,7 @@ L.gcm_enc_final4_no8:
 	add             rdx, 4
 	add             rsi, 4
 L.gcm_enc_final4_no4:
-	test            ecx, 2
+	test            ecx, 2                          ; a 2-byte piece left?
 	jz              near L.gcm_enc_final4_no2
 	vmovd           r11d, xmm3
 	xor             r11w, word [rdx]
@@ -523,7 +523,7 @@ L.gcm_enc_final4_no4:
 	add             rdx, 2
 	add             rsi, 2
 L.gcm_enc_final4_no2:
-	test            ecx, 1
+	test            ecx, 1                          ; a 1-byte piece left?
 	jz              near L.gcm_enc_final4_no1
 	vmovd           r11d, xmm3
 	xor             r11b, byte [rdx]
@@ -614,12 +614,12 @@ L.gcm_enc_final3_aes128:
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     xmm2, xmm2, xmm13
 	cmp             rcx, 16
-	jb              near L.gcm_enc_final3_bytes
+	jb              near L.gcm_enc_final3_bytes     ; less than a lane left: the pieces
 	vpxor           xmm8, xmm2, oword [rdx]
 	vmovdqu         oword [rsi], xmm8
 	jmp             near L.gcm_enc_tail_crypted
 L.gcm_enc_final3_bytes:
-	test            ecx, 8
+	test            ecx, 8                          ; a 8-byte piece left?
 	jz              near L.gcm_enc_final3_no8
 	vmovq           r11, xmm2
 	xor             r11, qword [rdx]
@@ -628,7 +628,7 @@ L.gcm_enc_final3_bytes:
 	add             rdx, 8
 	add             rsi, 8
 L.gcm_enc_final3_no8:
-	test            ecx, 4
+	test            ecx, 4                          ; a 4-byte piece left?
 	jz              near L.gcm_enc_final3_no4
 	vmovd           r11d, xmm2
 	xor             r11d, dword [rdx]
@@ -637,7 +637,7 @@ L.gcm_enc_final3_no8:
 	add             rdx, 4
 	add             rsi, 4
 L.gcm_enc_final3_no4:
-	test            ecx, 2
+	test            ecx, 2                          ; a 2-byte piece left?
 	jz              near L.gcm_enc_final3_no2
 	vmovd           r11d, xmm2
 	xor             r11w, word [rdx]
@@ -646,7 +646,7 @@ L.gcm_enc_final3_no4:
 	add             rdx, 2
 	add             rsi, 2
 L.gcm_enc_final3_no2:
-	test            ecx, 1
+	test            ecx, 1                          ; a 1-byte piece left?
 	jz              near L.gcm_enc_final3_no1
 	vmovd           r11d, xmm2
 	xor             r11b, byte [rdx]
@@ -718,12 +718,12 @@ L.gcm_enc_final2_aes128:
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     xmm1, xmm1, xmm13
 	cmp             rcx, 16
-	jb              near L.gcm_enc_final2_bytes
+	jb              near L.gcm_enc_final2_bytes     ; less than a lane left: the pieces
 	vpxor           xmm8, xmm1, oword [rdx]
 	vmovdqu         oword [rsi], xmm8
 	jmp             near L.gcm_enc_tail_crypted
 L.gcm_enc_final2_bytes:
-	test            ecx, 8
+	test            ecx, 8                          ; a 8-byte piece left?
 	jz              near L.gcm_enc_final2_no8
 	vmovq           r11, xmm1
 	xor             r11, qword [rdx]
@@ -732,7 +732,7 @@ L.gcm_enc_final2_bytes:
 	add             rdx, 8
 	add             rsi, 8
 L.gcm_enc_final2_no8:
-	test            ecx, 4
+	test            ecx, 4                          ; a 4-byte piece left?
 	jz              near L.gcm_enc_final2_no4
 	vmovd           r11d, xmm1
 	xor             r11d, dword [rdx]
@@ -741,7 +741,7 @@ L.gcm_enc_final2_no8:
 	add             rdx, 4
 	add             rsi, 4
 L.gcm_enc_final2_no4:
-	test            ecx, 2
+	test            ecx, 2                          ; a 2-byte piece left?
 	jz              near L.gcm_enc_final2_no2
 	vmovd           r11d, xmm1
 	xor             r11w, word [rdx]
@@ -750,7 +750,7 @@ L.gcm_enc_final2_no4:
 	add             rdx, 2
 	add             rsi, 2
 L.gcm_enc_final2_no2:
-	test            ecx, 1
+	test            ecx, 1                          ; a 1-byte piece left?
 	jz              near L.gcm_enc_final2_no1
 	vmovd           r11d, xmm1
 	xor             r11b, byte [rdx]
@@ -798,12 +798,12 @@ L.gcm_enc_final1_aes128:
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     xmm0, xmm0, xmm13
 	cmp             rcx, 16
-	jb              near L.gcm_enc_final1_bytes
+	jb              near L.gcm_enc_final1_bytes     ; less than a lane left: the pieces
 	vpxor           xmm8, xmm0, oword [rdx]
 	vmovdqu         oword [rsi], xmm8
 	jmp             near L.gcm_enc_tail_crypted
 L.gcm_enc_final1_bytes:
-	test            ecx, 8
+	test            ecx, 8                          ; a 8-byte piece left?
 	jz              near L.gcm_enc_final1_no8
 	vmovq           r11, xmm0
 	xor             r11, qword [rdx]
@@ -812,7 +812,7 @@ L.gcm_enc_final1_bytes:
 	add             rdx, 8
 	add             rsi, 8
 L.gcm_enc_final1_no8:
-	test            ecx, 4
+	test            ecx, 4                          ; a 4-byte piece left?
 	jz              near L.gcm_enc_final1_no4
 	vmovd           r11d, xmm0
 	xor             r11d, dword [rdx]
@@ -821,7 +821,7 @@ L.gcm_enc_final1_no8:
 	add             rdx, 4
 	add             rsi, 4
 L.gcm_enc_final1_no4:
-	test            ecx, 2
+	test            ecx, 2                          ; a 2-byte piece left?
 	jz              near L.gcm_enc_final1_no2
 	vmovd           r11d, xmm0
 	xor             r11w, word [rdx]
@@ -830,7 +830,7 @@ L.gcm_enc_final1_no4:
 	add             rdx, 2
 	add             rsi, 2
 L.gcm_enc_final1_no2:
-	test            ecx, 1
+	test            ecx, 1                          ; a 1-byte piece left?
 	jz              near L.gcm_enc_final1_no1
 	vmovd           r11d, xmm0
 	xor             r11b, byte [rdx]
@@ -1233,12 +1233,12 @@ L.gcm_dec_final4_aes128:
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     xmm3, xmm3, xmm13
 	cmp             rcx, 16
-	jb              near L.gcm_dec_final4_bytes
+	jb              near L.gcm_dec_final4_bytes     ; less than a lane left: the pieces
 	vpxor           xmm8, xmm3, oword [rdx]
 	vmovdqu         oword [rsi], xmm8
 	jmp             near L.gcm_dec_store
 L.gcm_dec_final4_bytes:
-	test            ecx, 8
+	test            ecx, 8                          ; a 8-byte piece left?
 	jz              near L.gcm_dec_final4_no8
 	vmovq           r11, xmm3
 	xor             r11, qword [rdx]
@@ -1247,7 +1247,7 @@ L.gcm_dec_final4_bytes:
 	add             rdx, 8
 	add             rsi, 8
 L.gcm_dec_final4_no8:
-	test            ecx, 4
+	test            ecx, 4                          ; a 4-byte piece left?
 	jz              near L.gcm_dec_final4_no4
 	vmovd           r11d, xmm3
 	xor             r11d, dword [rdx]
@@ -1256,7 +1256,7 @@ L.gcm_dec_final4_no8:
 	add             rdx, 4
 	add             rsi, 4
 L.gcm_dec_final4_no4:
-	test            ecx, 2
+	test            ecx, 2                          ; a 2-byte piece left?
 	jz              near L.gcm_dec_final4_no2
 	vmovd           r11d, xmm3
 	xor             r11w, word [rdx]
@@ -1265,7 +1265,7 @@ L.gcm_dec_final4_no4:
 	add             rdx, 2
 	add             rsi, 2
 L.gcm_dec_final4_no2:
-	test            ecx, 1
+	test            ecx, 1                          ; a 1-byte piece left?
 	jz              near L.gcm_dec_final4_no1
 	vmovd           r11d, xmm3
 	xor             r11b, byte [rdx]
@@ -1356,12 +1356,12 @@ L.gcm_dec_final3_aes128:
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     xmm2, xmm2, xmm13
 	cmp             rcx, 16
-	jb              near L.gcm_dec_final3_bytes
+	jb              near L.gcm_dec_final3_bytes     ; less than a lane left: the pieces
 	vpxor           xmm8, xmm2, oword [rdx]
 	vmovdqu         oword [rsi], xmm8
 	jmp             near L.gcm_dec_store
 L.gcm_dec_final3_bytes:
-	test            ecx, 8
+	test            ecx, 8                          ; a 8-byte piece left?
 	jz              near L.gcm_dec_final3_no8
 	vmovq           r11, xmm2
 	xor             r11, qword [rdx]
@@ -1370,7 +1370,7 @@ L.gcm_dec_final3_bytes:
 	add             rdx, 8
 	add             rsi, 8
 L.gcm_dec_final3_no8:
-	test            ecx, 4
+	test            ecx, 4                          ; a 4-byte piece left?
 	jz              near L.gcm_dec_final3_no4
 	vmovd           r11d, xmm2
 	xor             r11d, dword [rdx]
@@ -1379,7 +1379,7 @@ L.gcm_dec_final3_no8:
 	add             rdx, 4
 	add             rsi, 4
 L.gcm_dec_final3_no4:
-	test            ecx, 2
+	test            ecx, 2                          ; a 2-byte piece left?
 	jz              near L.gcm_dec_final3_no2
 	vmovd           r11d, xmm2
 	xor             r11w, word [rdx]
@@ -1388,7 +1388,7 @@ L.gcm_dec_final3_no4:
 	add             rdx, 2
 	add             rsi, 2
 L.gcm_dec_final3_no2:
-	test            ecx, 1
+	test            ecx, 1                          ; a 1-byte piece left?
 	jz              near L.gcm_dec_final3_no1
 	vmovd           r11d, xmm2
 	xor             r11b, byte [rdx]
@@ -1460,12 +1460,12 @@ L.gcm_dec_final2_aes128:
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     xmm1, xmm1, xmm13
 	cmp             rcx, 16
-	jb              near L.gcm_dec_final2_bytes
+	jb              near L.gcm_dec_final2_bytes     ; less than a lane left: the pieces
 	vpxor           xmm8, xmm1, oword [rdx]
 	vmovdqu         oword [rsi], xmm8
 	jmp             near L.gcm_dec_store
 L.gcm_dec_final2_bytes:
-	test            ecx, 8
+	test            ecx, 8                          ; a 8-byte piece left?
 	jz              near L.gcm_dec_final2_no8
 	vmovq           r11, xmm1
 	xor             r11, qword [rdx]
@@ -1474,7 +1474,7 @@ L.gcm_dec_final2_bytes:
 	add             rdx, 8
 	add             rsi, 8
 L.gcm_dec_final2_no8:
-	test            ecx, 4
+	test            ecx, 4                          ; a 4-byte piece left?
 	jz              near L.gcm_dec_final2_no4
 	vmovd           r11d, xmm1
 	xor             r11d, dword [rdx]
@@ -1483,7 +1483,7 @@ L.gcm_dec_final2_no8:
 	add             rdx, 4
 	add             rsi, 4
 L.gcm_dec_final2_no4:
-	test            ecx, 2
+	test            ecx, 2                          ; a 2-byte piece left?
 	jz              near L.gcm_dec_final2_no2
 	vmovd           r11d, xmm1
 	xor             r11w, word [rdx]
@@ -1492,7 +1492,7 @@ L.gcm_dec_final2_no4:
 	add             rdx, 2
 	add             rsi, 2
 L.gcm_dec_final2_no2:
-	test            ecx, 1
+	test            ecx, 1                          ; a 1-byte piece left?
 	jz              near L.gcm_dec_final2_no1
 	vmovd           r11d, xmm1
 	xor             r11b, byte [rdx]
@@ -1540,12 +1540,12 @@ L.gcm_dec_final1_aes128:
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     xmm0, xmm0, xmm13
 	cmp             rcx, 16
-	jb              near L.gcm_dec_final1_bytes
+	jb              near L.gcm_dec_final1_bytes     ; less than a lane left: the pieces
 	vpxor           xmm8, xmm0, oword [rdx]
 	vmovdqu         oword [rsi], xmm8
 	jmp             near L.gcm_dec_store
 L.gcm_dec_final1_bytes:
-	test            ecx, 8
+	test            ecx, 8                          ; a 8-byte piece left?
 	jz              near L.gcm_dec_final1_no8
 	vmovq           r11, xmm0
 	xor             r11, qword [rdx]
@@ -1554,7 +1554,7 @@ L.gcm_dec_final1_bytes:
 	add             rdx, 8
 	add             rsi, 8
 L.gcm_dec_final1_no8:
-	test            ecx, 4
+	test            ecx, 4                          ; a 4-byte piece left?
 	jz              near L.gcm_dec_final1_no4
 	vmovd           r11d, xmm0
 	xor             r11d, dword [rdx]
@@ -1563,7 +1563,7 @@ L.gcm_dec_final1_no8:
 	add             rdx, 4
 	add             rsi, 4
 L.gcm_dec_final1_no4:
-	test            ecx, 2
+	test            ecx, 2                          ; a 2-byte piece left?
 	jz              near L.gcm_dec_final1_no2
 	vmovd           r11d, xmm0
 	xor             r11w, word [rdx]
@@ -1572,7 +1572,7 @@ L.gcm_dec_final1_no4:
 	add             rdx, 2
 	add             rsi, 2
 L.gcm_dec_final1_no2:
-	test            ecx, 1
+	test            ecx, 1                          ; a 1-byte piece left?
 	jz              near L.gcm_dec_final1_no1
 	vmovd           r11d, xmm0
 	xor             r11b, byte [rdx]
@@ -1973,12 +1973,12 @@ L.gcm_enc_rec_final4_aes128:
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     xmm3, xmm3, xmm13
 	cmp             rcx, 16
-	jb              near L.gcm_enc_rec_final4_bytes
+	jb              near L.gcm_enc_rec_final4_bytes ; less than a lane left: the pieces
 	vpxor           xmm8, xmm3, oword [rdx]
 	vmovdqu         oword [rsi], xmm8
 	jmp             near L.gcm_enc_rec_tail_crypted
 L.gcm_enc_rec_final4_bytes:
-	test            ecx, 8
+	test            ecx, 8                          ; a 8-byte piece left?
 	jz              near L.gcm_enc_rec_final4_no8
 	vmovq           r11, xmm3
 	xor             r11, qword [rdx]
@@ -1987,7 +1987,7 @@ L.gcm_enc_rec_final4_bytes:
 	add             rdx, 8
 	add             rsi, 8
 L.gcm_enc_rec_final4_no8:
-	test            ecx, 4
+	test            ecx, 4                          ; a 4-byte piece left?
 	jz              near L.gcm_enc_rec_final4_no4
 	vmovd           r11d, xmm3
 	xor             r11d, dword [rdx]
@@ -1996,7 +1996,7 @@ L.gcm_enc_rec_final4_no8:
 	add             rdx, 4
 	add             rsi, 4
 L.gcm_enc_rec_final4_no4:
-	test            ecx, 2
+	test            ecx, 2                          ; a 2-byte piece left?
 	jz              near L.gcm_enc_rec_final4_no2
 	vmovd           r11d, xmm3
 	xor             r11w, word [rdx]
@@ -2005,7 +2005,7 @@ L.gcm_enc_rec_final4_no4:
 	add             rdx, 2
 	add             rsi, 2
 L.gcm_enc_rec_final4_no2:
-	test            ecx, 1
+	test            ecx, 1                          ; a 1-byte piece left?
 	jz              near L.gcm_enc_rec_final4_no1
 	vmovd           r11d, xmm3
 	xor             r11b, byte [rdx]
@@ -2096,12 +2096,12 @@ L.gcm_enc_rec_final3_aes128:
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     xmm2, xmm2, xmm13
 	cmp             rcx, 16
-	jb              near L.gcm_enc_rec_final3_bytes
+	jb              near L.gcm_enc_rec_final3_bytes ; less than a lane left: the pieces
 	vpxor           xmm8, xmm2, oword [rdx]
 	vmovdqu         oword [rsi], xmm8
 	jmp             near L.gcm_enc_rec_tail_crypted
 L.gcm_enc_rec_final3_bytes:
-	test            ecx, 8
+	test            ecx, 8                          ; a 8-byte piece left?
 	jz              near L.gcm_enc_rec_final3_no8
 	vmovq           r11, xmm2
 	xor             r11, qword [rdx]
@@ -2110,7 +2110,7 @@ L.gcm_enc_rec_final3_bytes:
 	add             rdx, 8
 	add             rsi, 8
 L.gcm_enc_rec_final3_no8:
-	test            ecx, 4
+	test            ecx, 4                          ; a 4-byte piece left?
 	jz              near L.gcm_enc_rec_final3_no4
 	vmovd           r11d, xmm2
 	xor             r11d, dword [rdx]
@@ -2119,7 +2119,7 @@ L.gcm_enc_rec_final3_no8:
 	add             rdx, 4
 	add             rsi, 4
 L.gcm_enc_rec_final3_no4:
-	test            ecx, 2
+	test            ecx, 2                          ; a 2-byte piece left?
 	jz              near L.gcm_enc_rec_final3_no2
 	vmovd           r11d, xmm2
 	xor             r11w, word [rdx]
@@ -2128,7 +2128,7 @@ L.gcm_enc_rec_final3_no4:
 	add             rdx, 2
 	add             rsi, 2
 L.gcm_enc_rec_final3_no2:
-	test            ecx, 1
+	test            ecx, 1                          ; a 1-byte piece left?
 	jz              near L.gcm_enc_rec_final3_no1
 	vmovd           r11d, xmm2
 	xor             r11b, byte [rdx]
@@ -2200,12 +2200,12 @@ L.gcm_enc_rec_final2_aes128:
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     xmm1, xmm1, xmm13
 	cmp             rcx, 16
-	jb              near L.gcm_enc_rec_final2_bytes
+	jb              near L.gcm_enc_rec_final2_bytes ; less than a lane left: the pieces
 	vpxor           xmm8, xmm1, oword [rdx]
 	vmovdqu         oword [rsi], xmm8
 	jmp             near L.gcm_enc_rec_tail_crypted
 L.gcm_enc_rec_final2_bytes:
-	test            ecx, 8
+	test            ecx, 8                          ; a 8-byte piece left?
 	jz              near L.gcm_enc_rec_final2_no8
 	vmovq           r11, xmm1
 	xor             r11, qword [rdx]
@@ -2214,7 +2214,7 @@ L.gcm_enc_rec_final2_bytes:
 	add             rdx, 8
 	add             rsi, 8
 L.gcm_enc_rec_final2_no8:
-	test            ecx, 4
+	test            ecx, 4                          ; a 4-byte piece left?
 	jz              near L.gcm_enc_rec_final2_no4
 	vmovd           r11d, xmm1
 	xor             r11d, dword [rdx]
@@ -2223,7 +2223,7 @@ L.gcm_enc_rec_final2_no8:
 	add             rdx, 4
 	add             rsi, 4
 L.gcm_enc_rec_final2_no4:
-	test            ecx, 2
+	test            ecx, 2                          ; a 2-byte piece left?
 	jz              near L.gcm_enc_rec_final2_no2
 	vmovd           r11d, xmm1
 	xor             r11w, word [rdx]
@@ -2232,7 +2232,7 @@ L.gcm_enc_rec_final2_no4:
 	add             rdx, 2
 	add             rsi, 2
 L.gcm_enc_rec_final2_no2:
-	test            ecx, 1
+	test            ecx, 1                          ; a 1-byte piece left?
 	jz              near L.gcm_enc_rec_final2_no1
 	vmovd           r11d, xmm1
 	xor             r11b, byte [rdx]
@@ -2280,12 +2280,12 @@ L.gcm_enc_rec_final1_aes128:
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     xmm0, xmm0, xmm13
 	cmp             rcx, 16
-	jb              near L.gcm_enc_rec_final1_bytes
+	jb              near L.gcm_enc_rec_final1_bytes ; less than a lane left: the pieces
 	vpxor           xmm8, xmm0, oword [rdx]
 	vmovdqu         oword [rsi], xmm8
 	jmp             near L.gcm_enc_rec_tail_crypted
 L.gcm_enc_rec_final1_bytes:
-	test            ecx, 8
+	test            ecx, 8                          ; a 8-byte piece left?
 	jz              near L.gcm_enc_rec_final1_no8
 	vmovq           r11, xmm0
 	xor             r11, qword [rdx]
@@ -2294,7 +2294,7 @@ L.gcm_enc_rec_final1_bytes:
 	add             rdx, 8
 	add             rsi, 8
 L.gcm_enc_rec_final1_no8:
-	test            ecx, 4
+	test            ecx, 4                          ; a 4-byte piece left?
 	jz              near L.gcm_enc_rec_final1_no4
 	vmovd           r11d, xmm0
 	xor             r11d, dword [rdx]
@@ -2303,7 +2303,7 @@ L.gcm_enc_rec_final1_no8:
 	add             rdx, 4
 	add             rsi, 4
 L.gcm_enc_rec_final1_no4:
-	test            ecx, 2
+	test            ecx, 2                          ; a 2-byte piece left?
 	jz              near L.gcm_enc_rec_final1_no2
 	vmovd           r11d, xmm0
 	xor             r11w, word [rdx]
@@ -2312,7 +2312,7 @@ L.gcm_enc_rec_final1_no4:
 	add             rdx, 2
 	add             rsi, 2
 L.gcm_enc_rec_final1_no2:
-	test            ecx, 1
+	test            ecx, 1                          ; a 1-byte piece left?
 	jz              near L.gcm_enc_rec_final1_no1
 	vmovd           r11d, xmm0
 	xor             r11b, byte [rdx]
@@ -2862,12 +2862,12 @@ L.gcm_dec_rec_final4_aes128:
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     xmm3, xmm3, xmm13
 	cmp             rcx, 16
-	jb              near L.gcm_dec_rec_final4_bytes
+	jb              near L.gcm_dec_rec_final4_bytes ; less than a lane left: the pieces
 	vpxor           xmm8, xmm3, oword [rdx]
 	vmovdqu         oword [rsi], xmm8
 	jmp             near L.gcm_dec_rec_partial
 L.gcm_dec_rec_final4_bytes:
-	test            ecx, 8
+	test            ecx, 8                          ; a 8-byte piece left?
 	jz              near L.gcm_dec_rec_final4_no8
 	vmovq           r11, xmm3
 	xor             r11, qword [rdx]
@@ -2876,7 +2876,7 @@ L.gcm_dec_rec_final4_bytes:
 	add             rdx, 8
 	add             rsi, 8
 L.gcm_dec_rec_final4_no8:
-	test            ecx, 4
+	test            ecx, 4                          ; a 4-byte piece left?
 	jz              near L.gcm_dec_rec_final4_no4
 	vmovd           r11d, xmm3
 	xor             r11d, dword [rdx]
@@ -2885,7 +2885,7 @@ L.gcm_dec_rec_final4_no8:
 	add             rdx, 4
 	add             rsi, 4
 L.gcm_dec_rec_final4_no4:
-	test            ecx, 2
+	test            ecx, 2                          ; a 2-byte piece left?
 	jz              near L.gcm_dec_rec_final4_no2
 	vmovd           r11d, xmm3
 	xor             r11w, word [rdx]
@@ -2894,7 +2894,7 @@ L.gcm_dec_rec_final4_no4:
 	add             rdx, 2
 	add             rsi, 2
 L.gcm_dec_rec_final4_no2:
-	test            ecx, 1
+	test            ecx, 1                          ; a 1-byte piece left?
 	jz              near L.gcm_dec_rec_final4_no1
 	vmovd           r11d, xmm3
 	xor             r11b, byte [rdx]
@@ -2985,12 +2985,12 @@ L.gcm_dec_rec_final3_aes128:
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     xmm2, xmm2, xmm13
 	cmp             rcx, 16
-	jb              near L.gcm_dec_rec_final3_bytes
+	jb              near L.gcm_dec_rec_final3_bytes ; less than a lane left: the pieces
 	vpxor           xmm8, xmm2, oword [rdx]
 	vmovdqu         oword [rsi], xmm8
 	jmp             near L.gcm_dec_rec_partial
 L.gcm_dec_rec_final3_bytes:
-	test            ecx, 8
+	test            ecx, 8                          ; a 8-byte piece left?
 	jz              near L.gcm_dec_rec_final3_no8
 	vmovq           r11, xmm2
 	xor             r11, qword [rdx]
@@ -2999,7 +2999,7 @@ L.gcm_dec_rec_final3_bytes:
 	add             rdx, 8
 	add             rsi, 8
 L.gcm_dec_rec_final3_no8:
-	test            ecx, 4
+	test            ecx, 4                          ; a 4-byte piece left?
 	jz              near L.gcm_dec_rec_final3_no4
 	vmovd           r11d, xmm2
 	xor             r11d, dword [rdx]
@@ -3008,7 +3008,7 @@ L.gcm_dec_rec_final3_no8:
 	add             rdx, 4
 	add             rsi, 4
 L.gcm_dec_rec_final3_no4:
-	test            ecx, 2
+	test            ecx, 2                          ; a 2-byte piece left?
 	jz              near L.gcm_dec_rec_final3_no2
 	vmovd           r11d, xmm2
 	xor             r11w, word [rdx]
@@ -3017,7 +3017,7 @@ L.gcm_dec_rec_final3_no4:
 	add             rdx, 2
 	add             rsi, 2
 L.gcm_dec_rec_final3_no2:
-	test            ecx, 1
+	test            ecx, 1                          ; a 1-byte piece left?
 	jz              near L.gcm_dec_rec_final3_no1
 	vmovd           r11d, xmm2
 	xor             r11b, byte [rdx]
@@ -3089,12 +3089,12 @@ L.gcm_dec_rec_final2_aes128:
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     xmm1, xmm1, xmm13
 	cmp             rcx, 16
-	jb              near L.gcm_dec_rec_final2_bytes
+	jb              near L.gcm_dec_rec_final2_bytes ; less than a lane left: the pieces
 	vpxor           xmm8, xmm1, oword [rdx]
 	vmovdqu         oword [rsi], xmm8
 	jmp             near L.gcm_dec_rec_partial
 L.gcm_dec_rec_final2_bytes:
-	test            ecx, 8
+	test            ecx, 8                          ; a 8-byte piece left?
 	jz              near L.gcm_dec_rec_final2_no8
 	vmovq           r11, xmm1
 	xor             r11, qword [rdx]
@@ -3103,7 +3103,7 @@ L.gcm_dec_rec_final2_bytes:
 	add             rdx, 8
 	add             rsi, 8
 L.gcm_dec_rec_final2_no8:
-	test            ecx, 4
+	test            ecx, 4                          ; a 4-byte piece left?
 	jz              near L.gcm_dec_rec_final2_no4
 	vmovd           r11d, xmm1
 	xor             r11d, dword [rdx]
@@ -3112,7 +3112,7 @@ L.gcm_dec_rec_final2_no8:
 	add             rdx, 4
 	add             rsi, 4
 L.gcm_dec_rec_final2_no4:
-	test            ecx, 2
+	test            ecx, 2                          ; a 2-byte piece left?
 	jz              near L.gcm_dec_rec_final2_no2
 	vmovd           r11d, xmm1
 	xor             r11w, word [rdx]
@@ -3121,7 +3121,7 @@ L.gcm_dec_rec_final2_no4:
 	add             rdx, 2
 	add             rsi, 2
 L.gcm_dec_rec_final2_no2:
-	test            ecx, 1
+	test            ecx, 1                          ; a 1-byte piece left?
 	jz              near L.gcm_dec_rec_final2_no1
 	vmovd           r11d, xmm1
 	xor             r11b, byte [rdx]
@@ -3169,12 +3169,12 @@ L.gcm_dec_rec_final1_aes128:
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     xmm0, xmm0, xmm13
 	cmp             rcx, 16
-	jb              near L.gcm_dec_rec_final1_bytes
+	jb              near L.gcm_dec_rec_final1_bytes ; less than a lane left: the pieces
 	vpxor           xmm8, xmm0, oword [rdx]
 	vmovdqu         oword [rsi], xmm8
 	jmp             near L.gcm_dec_rec_partial
 L.gcm_dec_rec_final1_bytes:
-	test            ecx, 8
+	test            ecx, 8                          ; a 8-byte piece left?
 	jz              near L.gcm_dec_rec_final1_no8
 	vmovq           r11, xmm0
 	xor             r11, qword [rdx]
@@ -3183,7 +3183,7 @@ L.gcm_dec_rec_final1_bytes:
 	add             rdx, 8
 	add             rsi, 8
 L.gcm_dec_rec_final1_no8:
-	test            ecx, 4
+	test            ecx, 4                          ; a 4-byte piece left?
 	jz              near L.gcm_dec_rec_final1_no4
 	vmovd           r11d, xmm0
 	xor             r11d, dword [rdx]
@@ -3192,7 +3192,7 @@ L.gcm_dec_rec_final1_no8:
 	add             rdx, 4
 	add             rsi, 4
 L.gcm_dec_rec_final1_no4:
-	test            ecx, 2
+	test            ecx, 2                          ; a 2-byte piece left?
 	jz              near L.gcm_dec_rec_final1_no2
 	vmovd           r11d, xmm0
 	xor             r11w, word [rdx]
@@ -3201,7 +3201,7 @@ L.gcm_dec_rec_final1_no4:
 	add             rdx, 2
 	add             rsi, 2
 L.gcm_dec_rec_final1_no2:
-	test            ecx, 1
+	test            ecx, 1                          ; a 1-byte piece left?
 	jz              near L.gcm_dec_rec_final1_no1
 	vmovd           r11d, xmm0
 	xor             r11b, byte [rdx]

@@ -16,9 +16,11 @@
 #
 # Counter form: XCTR's counter is little-endian, so CTR holds 1 consecutive indexes
 # as little-endian 128-bit integers (one per lane) and vpaddq advances them; one XOR with
-# IVK = (iv ^ round key 0) gives the whitened AES input: no byte swap, no carry path.  The last round takes (last key ^ data), fusing the keystream XOR.
-# 8 vectors per main-loop iteration, then groups of 4; the
-# final partial vector uses 8/4/2/1-byte pieces.
+# IVK = (iv ^ round key 0) gives the whitened AES input: no byte swap, no carry path.
+# The last round takes (last key ^ data), fusing the keystream XOR.
+# Shape: the main loop of 8 vectors (out of line, after the epilogue), groups of
+# 4, a final group of 1..4 vectors picked by length whose last vector may be
+# partial (whole lanes, then 8/4/2/1-byte pieces), and a one-block path for 1..16 bytes.
 #
 # Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, IVP=r8, INDEX=r9
 #                      ROUNDS=rax, KEYEND=r10, TMPG=r11
@@ -44,6 +46,7 @@ aesgen_xctr_crypt_aesni_avx:
 	{disp32} jbe    .Lxctr_one_block
 # the first and last round keys into registers; the middle ones are read each round
 	vmovdqu         (%r10), %xmm12
+# IVK = iv ^ round key 0; CTR = index, index + 1, ... (one per lane); INC = the lanes
 	vmovdqu         (%r8), %xmm10
 	vmovdqu         (%rdi), %xmm11
 	vpxor           %xmm11, %xmm10, %xmm10          # iv ^ round key 0
@@ -268,12 +271,12 @@ aesgen_xctr_crypt_aesni_avx:
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %xmm12, %xmm3, %xmm3
 	cmp             $16, %rcx
-	{disp32} jb     .Lxctr_final4_bytes
+	{disp32} jb     .Lxctr_final4_bytes             # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm3, %xmm11
 	vmovdqu         %xmm11, (%rsi)
 	{disp32} jmp    .Lxctr_return
 .Lxctr_final4_bytes:
-	test            $8, %ecx
+	test            $8, %ecx                        # a 8-byte piece left?
 	{disp32} jz     .Lxctr_final4_no8
 	vmovq           %xmm3, %r11
 	xor             (%rdx), %r11
@@ -282,7 +285,7 @@ aesgen_xctr_crypt_aesni_avx:
 	add             $8, %rdx
 	add             $8, %rsi
 .Lxctr_final4_no8:
-	test            $4, %ecx
+	test            $4, %ecx                        # a 4-byte piece left?
 	{disp32} jz     .Lxctr_final4_no4
 	vmovd           %xmm3, %r11d
 	xor             (%rdx), %r11d
@@ -291,7 +294,7 @@ aesgen_xctr_crypt_aesni_avx:
 	add             $4, %rdx
 	add             $4, %rsi
 .Lxctr_final4_no4:
-	test            $2, %ecx
+	test            $2, %ecx                        # a 2-byte piece left?
 	{disp32} jz     .Lxctr_final4_no2
 	vmovd           %xmm3, %r11d
 	xor             (%rdx), %r11w
@@ -300,7 +303,7 @@ aesgen_xctr_crypt_aesni_avx:
 	add             $2, %rdx
 	add             $2, %rsi
 .Lxctr_final4_no2:
-	test            $1, %ecx
+	test            $1, %ecx                        # a 1-byte piece left?
 	{disp32} jz     .Lxctr_final4_no1
 	vmovd           %xmm3, %r11d
 	xor             (%rdx), %r11b
@@ -388,12 +391,12 @@ aesgen_xctr_crypt_aesni_avx:
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %xmm12, %xmm2, %xmm2
 	cmp             $16, %rcx
-	{disp32} jb     .Lxctr_final3_bytes
+	{disp32} jb     .Lxctr_final3_bytes             # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm2, %xmm11
 	vmovdqu         %xmm11, (%rsi)
 	{disp32} jmp    .Lxctr_return
 .Lxctr_final3_bytes:
-	test            $8, %ecx
+	test            $8, %ecx                        # a 8-byte piece left?
 	{disp32} jz     .Lxctr_final3_no8
 	vmovq           %xmm2, %r11
 	xor             (%rdx), %r11
@@ -402,7 +405,7 @@ aesgen_xctr_crypt_aesni_avx:
 	add             $8, %rdx
 	add             $8, %rsi
 .Lxctr_final3_no8:
-	test            $4, %ecx
+	test            $4, %ecx                        # a 4-byte piece left?
 	{disp32} jz     .Lxctr_final3_no4
 	vmovd           %xmm2, %r11d
 	xor             (%rdx), %r11d
@@ -411,7 +414,7 @@ aesgen_xctr_crypt_aesni_avx:
 	add             $4, %rdx
 	add             $4, %rsi
 .Lxctr_final3_no4:
-	test            $2, %ecx
+	test            $2, %ecx                        # a 2-byte piece left?
 	{disp32} jz     .Lxctr_final3_no2
 	vmovd           %xmm2, %r11d
 	xor             (%rdx), %r11w
@@ -420,7 +423,7 @@ aesgen_xctr_crypt_aesni_avx:
 	add             $2, %rdx
 	add             $2, %rsi
 .Lxctr_final3_no2:
-	test            $1, %ecx
+	test            $1, %ecx                        # a 1-byte piece left?
 	{disp32} jz     .Lxctr_final3_no1
 	vmovd           %xmm2, %r11d
 	xor             (%rdx), %r11b
@@ -490,12 +493,12 @@ aesgen_xctr_crypt_aesni_avx:
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %xmm12, %xmm1, %xmm1
 	cmp             $16, %rcx
-	{disp32} jb     .Lxctr_final2_bytes
+	{disp32} jb     .Lxctr_final2_bytes             # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm1, %xmm11
 	vmovdqu         %xmm11, (%rsi)
 	{disp32} jmp    .Lxctr_return
 .Lxctr_final2_bytes:
-	test            $8, %ecx
+	test            $8, %ecx                        # a 8-byte piece left?
 	{disp32} jz     .Lxctr_final2_no8
 	vmovq           %xmm1, %r11
 	xor             (%rdx), %r11
@@ -504,7 +507,7 @@ aesgen_xctr_crypt_aesni_avx:
 	add             $8, %rdx
 	add             $8, %rsi
 .Lxctr_final2_no8:
-	test            $4, %ecx
+	test            $4, %ecx                        # a 4-byte piece left?
 	{disp32} jz     .Lxctr_final2_no4
 	vmovd           %xmm1, %r11d
 	xor             (%rdx), %r11d
@@ -513,7 +516,7 @@ aesgen_xctr_crypt_aesni_avx:
 	add             $4, %rdx
 	add             $4, %rsi
 .Lxctr_final2_no4:
-	test            $2, %ecx
+	test            $2, %ecx                        # a 2-byte piece left?
 	{disp32} jz     .Lxctr_final2_no2
 	vmovd           %xmm1, %r11d
 	xor             (%rdx), %r11w
@@ -522,7 +525,7 @@ aesgen_xctr_crypt_aesni_avx:
 	add             $2, %rdx
 	add             $2, %rsi
 .Lxctr_final2_no2:
-	test            $1, %ecx
+	test            $1, %ecx                        # a 1-byte piece left?
 	{disp32} jz     .Lxctr_final2_no1
 	vmovd           %xmm1, %r11d
 	xor             (%rdx), %r11b
@@ -569,12 +572,12 @@ aesgen_xctr_crypt_aesni_avx:
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %xmm12, %xmm0, %xmm0
 	cmp             $16, %rcx
-	{disp32} jb     .Lxctr_final1_bytes
+	{disp32} jb     .Lxctr_final1_bytes             # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm0, %xmm11
 	vmovdqu         %xmm11, (%rsi)
 	{disp32} jmp    .Lxctr_return
 .Lxctr_final1_bytes:
-	test            $8, %ecx
+	test            $8, %ecx                        # a 8-byte piece left?
 	{disp32} jz     .Lxctr_final1_no8
 	vmovq           %xmm0, %r11
 	xor             (%rdx), %r11
@@ -583,7 +586,7 @@ aesgen_xctr_crypt_aesni_avx:
 	add             $8, %rdx
 	add             $8, %rsi
 .Lxctr_final1_no8:
-	test            $4, %ecx
+	test            $4, %ecx                        # a 4-byte piece left?
 	{disp32} jz     .Lxctr_final1_no4
 	vmovd           %xmm0, %r11d
 	xor             (%rdx), %r11d
@@ -592,7 +595,7 @@ aesgen_xctr_crypt_aesni_avx:
 	add             $4, %rdx
 	add             $4, %rsi
 .Lxctr_final1_no4:
-	test            $2, %ecx
+	test            $2, %ecx                        # a 2-byte piece left?
 	{disp32} jz     .Lxctr_final1_no2
 	vmovd           %xmm0, %r11d
 	xor             (%rdx), %r11w
@@ -601,7 +604,7 @@ aesgen_xctr_crypt_aesni_avx:
 	add             $2, %rdx
 	add             $2, %rsi
 .Lxctr_final1_no2:
-	test            $1, %ecx
+	test            $1, %ecx                        # a 1-byte piece left?
 	{disp32} jz     .Lxctr_final1_no1
 	vmovd           %xmm0, %r11d
 	xor             (%rdx), %r11b
@@ -819,12 +822,12 @@ aesgen_xctr_crypt_aesni_avx:
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     (%r10), %xmm0, %xmm0
 	cmp             $16, %rcx
-	{disp32} jb     .Lxctr_one_bytes
+	{disp32} jb     .Lxctr_one_bytes                # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm0, %xmm11
 	vmovdqu         %xmm11, (%rsi)
 	{disp32} jmp    .Lxctr_one_return
 .Lxctr_one_bytes:
-	test            $8, %ecx
+	test            $8, %ecx                        # a 8-byte piece left?
 	{disp32} jz     .Lxctr_one_no8
 	vmovq           %xmm0, %r11
 	xor             (%rdx), %r11
@@ -833,7 +836,7 @@ aesgen_xctr_crypt_aesni_avx:
 	add             $8, %rdx
 	add             $8, %rsi
 .Lxctr_one_no8:
-	test            $4, %ecx
+	test            $4, %ecx                        # a 4-byte piece left?
 	{disp32} jz     .Lxctr_one_no4
 	vmovd           %xmm0, %r11d
 	xor             (%rdx), %r11d
@@ -842,7 +845,7 @@ aesgen_xctr_crypt_aesni_avx:
 	add             $4, %rdx
 	add             $4, %rsi
 .Lxctr_one_no4:
-	test            $2, %ecx
+	test            $2, %ecx                        # a 2-byte piece left?
 	{disp32} jz     .Lxctr_one_no2
 	vmovd           %xmm0, %r11d
 	xor             (%rdx), %r11w
@@ -851,7 +854,7 @@ aesgen_xctr_crypt_aesni_avx:
 	add             $2, %rdx
 	add             $2, %rsi
 .Lxctr_one_no2:
-	test            $1, %ecx
+	test            $1, %ecx                        # a 1-byte piece left?
 	{disp32} jz     .Lxctr_one_no1
 	vmovd           %xmm0, %r11d
 	xor             (%rdx), %r11b

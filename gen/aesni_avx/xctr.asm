@@ -19,9 +19,11 @@
 ;
 ; Counter form: XCTR's counter is little-endian, so CTR holds 1 consecutive indexes
 ; as little-endian 128-bit integers (one per lane) and vpaddq advances them; one XOR with
-; IVK = (iv ^ round key 0) gives the whitened AES input: no byte swap, no carry path.  The last round takes (last key ^ data), fusing the keystream XOR.
-; 8 vectors per main-loop iteration, then groups of 4; the
-; final partial vector uses 8/4/2/1-byte pieces.
+; IVK = (iv ^ round key 0) gives the whitened AES input: no byte swap, no carry path.
+; The last round takes (last key ^ data), fusing the keystream XOR.
+; Shape: the main loop of 8 vectors (out of line, after the epilogue), groups of
+; 4, a final group of 1..4 vectors picked by length whose last vector may be
+; partial (whole lanes, then 8/4/2/1-byte pieces), and a one-block path for 1..16 bytes.
 ;
 ; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, IVP=r8, INDEX=r9
 ;                      ROUNDS=rax, KEYEND=r10, TMPG=r11
@@ -44,6 +46,7 @@ aesgen_xctr_crypt_aesni_avx:
 	jbe             near L.xctr_one_block
 ; the first and last round keys into registers; the middle ones are read each round
 	vmovdqu         xmm12, oword [r10]
+; IVK = iv ^ round key 0; CTR = index, index + 1, ... (one per lane); INC = the lanes
 	vmovdqu         xmm10, oword [r8]
 	vmovdqu         xmm11, oword [rdi]
 	vpxor           xmm10, xmm10, xmm11             ; iv ^ round key 0
@@ -268,12 +271,12 @@ L.xctr_final4_aes128:
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     xmm3, xmm3, xmm12
 	cmp             rcx, 16
-	jb              near L.xctr_final4_bytes
+	jb              near L.xctr_final4_bytes        ; less than a lane left: the pieces
 	vpxor           xmm11, xmm3, oword [rdx]
 	vmovdqu         oword [rsi], xmm11
 	jmp             near L.xctr_return
 L.xctr_final4_bytes:
-	test            ecx, 8
+	test            ecx, 8                          ; a 8-byte piece left?
 	jz              near L.xctr_final4_no8
 	vmovq           r11, xmm3
 	xor             r11, qword [rdx]
@@ -282,7 +285,7 @@ L.xctr_final4_bytes:
 	add             rdx, 8
 	add             rsi, 8
 L.xctr_final4_no8:
-	test            ecx, 4
+	test            ecx, 4                          ; a 4-byte piece left?
 	jz              near L.xctr_final4_no4
 	vmovd           r11d, xmm3
 	xor             r11d, dword [rdx]
@@ -291,7 +294,7 @@ L.xctr_final4_no8:
 	add             rdx, 4
 	add             rsi, 4
 L.xctr_final4_no4:
-	test            ecx, 2
+	test            ecx, 2                          ; a 2-byte piece left?
 	jz              near L.xctr_final4_no2
 	vmovd           r11d, xmm3
 	xor             r11w, word [rdx]
@@ -300,7 +303,7 @@ L.xctr_final4_no4:
 	add             rdx, 2
 	add             rsi, 2
 L.xctr_final4_no2:
-	test            ecx, 1
+	test            ecx, 1                          ; a 1-byte piece left?
 	jz              near L.xctr_final4_no1
 	vmovd           r11d, xmm3
 	xor             r11b, byte [rdx]
@@ -388,12 +391,12 @@ L.xctr_final3_aes128:
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     xmm2, xmm2, xmm12
 	cmp             rcx, 16
-	jb              near L.xctr_final3_bytes
+	jb              near L.xctr_final3_bytes        ; less than a lane left: the pieces
 	vpxor           xmm11, xmm2, oword [rdx]
 	vmovdqu         oword [rsi], xmm11
 	jmp             near L.xctr_return
 L.xctr_final3_bytes:
-	test            ecx, 8
+	test            ecx, 8                          ; a 8-byte piece left?
 	jz              near L.xctr_final3_no8
 	vmovq           r11, xmm2
 	xor             r11, qword [rdx]
@@ -402,7 +405,7 @@ L.xctr_final3_bytes:
 	add             rdx, 8
 	add             rsi, 8
 L.xctr_final3_no8:
-	test            ecx, 4
+	test            ecx, 4                          ; a 4-byte piece left?
 	jz              near L.xctr_final3_no4
 	vmovd           r11d, xmm2
 	xor             r11d, dword [rdx]
@@ -411,7 +414,7 @@ L.xctr_final3_no8:
 	add             rdx, 4
 	add             rsi, 4
 L.xctr_final3_no4:
-	test            ecx, 2
+	test            ecx, 2                          ; a 2-byte piece left?
 	jz              near L.xctr_final3_no2
 	vmovd           r11d, xmm2
 	xor             r11w, word [rdx]
@@ -420,7 +423,7 @@ L.xctr_final3_no4:
 	add             rdx, 2
 	add             rsi, 2
 L.xctr_final3_no2:
-	test            ecx, 1
+	test            ecx, 1                          ; a 1-byte piece left?
 	jz              near L.xctr_final3_no1
 	vmovd           r11d, xmm2
 	xor             r11b, byte [rdx]
@@ -490,12 +493,12 @@ L.xctr_final2_aes128:
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     xmm1, xmm1, xmm12
 	cmp             rcx, 16
-	jb              near L.xctr_final2_bytes
+	jb              near L.xctr_final2_bytes        ; less than a lane left: the pieces
 	vpxor           xmm11, xmm1, oword [rdx]
 	vmovdqu         oword [rsi], xmm11
 	jmp             near L.xctr_return
 L.xctr_final2_bytes:
-	test            ecx, 8
+	test            ecx, 8                          ; a 8-byte piece left?
 	jz              near L.xctr_final2_no8
 	vmovq           r11, xmm1
 	xor             r11, qword [rdx]
@@ -504,7 +507,7 @@ L.xctr_final2_bytes:
 	add             rdx, 8
 	add             rsi, 8
 L.xctr_final2_no8:
-	test            ecx, 4
+	test            ecx, 4                          ; a 4-byte piece left?
 	jz              near L.xctr_final2_no4
 	vmovd           r11d, xmm1
 	xor             r11d, dword [rdx]
@@ -513,7 +516,7 @@ L.xctr_final2_no8:
 	add             rdx, 4
 	add             rsi, 4
 L.xctr_final2_no4:
-	test            ecx, 2
+	test            ecx, 2                          ; a 2-byte piece left?
 	jz              near L.xctr_final2_no2
 	vmovd           r11d, xmm1
 	xor             r11w, word [rdx]
@@ -522,7 +525,7 @@ L.xctr_final2_no4:
 	add             rdx, 2
 	add             rsi, 2
 L.xctr_final2_no2:
-	test            ecx, 1
+	test            ecx, 1                          ; a 1-byte piece left?
 	jz              near L.xctr_final2_no1
 	vmovd           r11d, xmm1
 	xor             r11b, byte [rdx]
@@ -569,12 +572,12 @@ L.xctr_final1_aes128:
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     xmm0, xmm0, xmm12
 	cmp             rcx, 16
-	jb              near L.xctr_final1_bytes
+	jb              near L.xctr_final1_bytes        ; less than a lane left: the pieces
 	vpxor           xmm11, xmm0, oword [rdx]
 	vmovdqu         oword [rsi], xmm11
 	jmp             near L.xctr_return
 L.xctr_final1_bytes:
-	test            ecx, 8
+	test            ecx, 8                          ; a 8-byte piece left?
 	jz              near L.xctr_final1_no8
 	vmovq           r11, xmm0
 	xor             r11, qword [rdx]
@@ -583,7 +586,7 @@ L.xctr_final1_bytes:
 	add             rdx, 8
 	add             rsi, 8
 L.xctr_final1_no8:
-	test            ecx, 4
+	test            ecx, 4                          ; a 4-byte piece left?
 	jz              near L.xctr_final1_no4
 	vmovd           r11d, xmm0
 	xor             r11d, dword [rdx]
@@ -592,7 +595,7 @@ L.xctr_final1_no8:
 	add             rdx, 4
 	add             rsi, 4
 L.xctr_final1_no4:
-	test            ecx, 2
+	test            ecx, 2                          ; a 2-byte piece left?
 	jz              near L.xctr_final1_no2
 	vmovd           r11d, xmm0
 	xor             r11w, word [rdx]
@@ -601,7 +604,7 @@ L.xctr_final1_no4:
 	add             rdx, 2
 	add             rsi, 2
 L.xctr_final1_no2:
-	test            ecx, 1
+	test            ecx, 1                          ; a 1-byte piece left?
 	jz              near L.xctr_final1_no1
 	vmovd           r11d, xmm0
 	xor             r11b, byte [rdx]
@@ -819,12 +822,12 @@ L.xctr_one_aes128:
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     xmm0, xmm0, oword [r10]
 	cmp             rcx, 16
-	jb              near L.xctr_one_bytes
+	jb              near L.xctr_one_bytes           ; less than a lane left: the pieces
 	vpxor           xmm11, xmm0, oword [rdx]
 	vmovdqu         oword [rsi], xmm11
 	jmp             near L.xctr_one_return
 L.xctr_one_bytes:
-	test            ecx, 8
+	test            ecx, 8                          ; a 8-byte piece left?
 	jz              near L.xctr_one_no8
 	vmovq           r11, xmm0
 	xor             r11, qword [rdx]
@@ -833,7 +836,7 @@ L.xctr_one_bytes:
 	add             rdx, 8
 	add             rsi, 8
 L.xctr_one_no8:
-	test            ecx, 4
+	test            ecx, 4                          ; a 4-byte piece left?
 	jz              near L.xctr_one_no4
 	vmovd           r11d, xmm0
 	xor             r11d, dword [rdx]
@@ -842,7 +845,7 @@ L.xctr_one_no8:
 	add             rdx, 4
 	add             rsi, 4
 L.xctr_one_no4:
-	test            ecx, 2
+	test            ecx, 2                          ; a 2-byte piece left?
 	jz              near L.xctr_one_no2
 	vmovd           r11d, xmm0
 	xor             r11w, word [rdx]
@@ -851,7 +854,7 @@ L.xctr_one_no4:
 	add             rdx, 2
 	add             rsi, 2
 L.xctr_one_no2:
-	test            ecx, 1
+	test            ecx, 1                          ; a 1-byte piece left?
 	jz              near L.xctr_one_no1
 	vmovd           r11d, xmm0
 	xor             r11b, byte [rdx]

@@ -26,8 +26,9 @@
 # Several tweaks per vector: BASE holds the tweaks of the next 1 block(s), one per
 # 128-bit lane; vector j of an iteration uses
 # BASE * x^(1*j), each made straight from BASE (independent shifts and multiplies,
-# not a serial chain), and BASE moves on by x^(1*vectors).  The tweak is XORed in with round key 0 (two vpxor)
-# and folded into the last round key (aesenclast(x, k ^ t) = aesenclast(x, k) ^ t).
+# not a serial chain), and BASE moves on by x^(1*vectors).  The tweak is XORed in
+# with round key 0 (two vpxor) and folded into the last round key
+# (aesenclast(x, k ^ t) = aesenclast(x, k) ^ t).
 # 4 vectors per main-loop iteration; the rest goes through a final group of 1..4 vectors
 # whose last may hold fewer blocks than lanes (block-sized accesses); a partial last block is
 # handled by ciphertext stealing on xmm.
@@ -714,8 +715,9 @@ aesgen_xts_encrypt_aesni_avx:
 # Several tweaks per vector: BASE holds the tweaks of the next 1 block(s), one per
 # 128-bit lane; vector j of an iteration uses
 # BASE * x^(1*j), each made straight from BASE (independent shifts and multiplies,
-# not a serial chain), and BASE moves on by x^(1*vectors).  The tweak is XORed in with round key 0 (two vpxor)
-# and folded into the last round key (aesenclast(x, k ^ t) = aesenclast(x, k) ^ t).
+# not a serial chain), and BASE moves on by x^(1*vectors).  The tweak is XORed in
+# with round key 0 (two vpxor) and folded into the last round key
+# (aesenclast(x, k ^ t) = aesenclast(x, k) ^ t).
 # 4 vectors per main-loop iteration; the rest goes through a final group of 1..4 vectors
 # whose last may hold fewer blocks than lanes (block-sized accesses); a partial last block is
 # handled by ciphertext stealing on xmm.

@@ -74,6 +74,7 @@ aesgen_ctr_crypt_avx10_256:
 	vbroadcasti32x4 ymm26, oword [r10 - 192]
 	vbroadcasti32x4 ymm27, oword [r10 - 208]
 L.ctr_keys_loaded:
+; CTR = ctr, ctr + 1, ... (little-endian, one per lane); BASE = the same big-endian
 	vmovq           xmm8, r8
 	vpinsrq         xmm8, xmm8, r9, 1
 	vshufi64x2      ymm8, ymm8, ymm8, 0             ; lane 0 into every lane

@@ -26,8 +26,9 @@
 # Several tweaks per vector: BASE holds the tweaks of the next 2 block(s), one per
 # 128-bit lane (T, T*x, ..., made once at the start); vector j of an iteration uses
 # BASE * x^(2*j), each made straight from BASE (independent shifts and multiplies,
-# not a serial chain), and BASE moves on by x^(2*vectors).  The tweak is XORed in with round key 0 (one vpternlogd)
-# and folded into the last round key (aesenclast(x, k ^ t) = aesenclast(x, k) ^ t).
+# not a serial chain), and BASE moves on by x^(2*vectors).  The tweak is XORed in
+# with round key 0 (one vpternlogd) and folded into the last round key
+# (aesenclast(x, k ^ t) = aesenclast(x, k) ^ t).
 # 4 vectors per main-loop iteration; the rest goes through a final group of 1..4 vectors
 # whose last may hold fewer blocks than lanes (opmask); a partial last block is
 # handled by ciphertext stealing on xmm.
@@ -707,8 +708,9 @@ aesgen_xts_encrypt_avx10_256:
 # Several tweaks per vector: BASE holds the tweaks of the next 2 block(s), one per
 # 128-bit lane (T, T*x, ..., made once at the start); vector j of an iteration uses
 # BASE * x^(2*j), each made straight from BASE (independent shifts and multiplies,
-# not a serial chain), and BASE moves on by x^(2*vectors).  The tweak is XORed in with round key 0 (one vpternlogd)
-# and folded into the last round key (aesenclast(x, k ^ t) = aesenclast(x, k) ^ t).
+# not a serial chain), and BASE moves on by x^(2*vectors).  The tweak is XORed in
+# with round key 0 (one vpternlogd) and folded into the last round key
+# (aesenclast(x, k ^ t) = aesenclast(x, k) ^ t).
 # 4 vectors per main-loop iteration; the rest goes through a final group of 1..4 vectors
 # whose last may hold fewer blocks than lanes (opmask); a partial last block is
 # handled by ciphertext stealing on xmm.

@@ -74,6 +74,7 @@ aesgen_ctr_crypt_avx10_512:
 	vbroadcasti32x4 -192(%r10), %zmm26
 	vbroadcasti32x4 -208(%r10), %zmm27
 .Lctr_keys_loaded:
+# CTR = ctr, ctr + 1, ... (little-endian, one per lane); BASE = the same big-endian
 	vmovq           %r8, %xmm8
 	vpinsrq         $1, %r9, %xmm8, %xmm8
 	vshufi64x2      $0, %zmm8, %zmm8, %zmm8         # lane 0 into every lane

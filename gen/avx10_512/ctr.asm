@@ -74,6 +74,7 @@ aesgen_ctr_crypt_avx10_512:
 	vbroadcasti32x4 zmm26, oword [r10 - 192]
 	vbroadcasti32x4 zmm27, oword [r10 - 208]
 L.ctr_keys_loaded:
+; CTR = ctr, ctr + 1, ... (little-endian, one per lane); BASE = the same big-endian
 	vmovq           xmm8, r8
 	vpinsrq         xmm8, xmm8, r9, 1
 	vshufi64x2      zmm8, zmm8, zmm8, 0             ; lane 0 into every lane

@@ -19,9 +19,11 @@
 ;
 ; Counter form: XCTR's counter is little-endian, so CTR holds 4 consecutive indexes
 ; as little-endian 128-bit integers (one per lane) and vpaddq advances them; one XOR with
-; IVK = (iv ^ round key 0) gives the whitened AES input: no byte swap, no carry path.  The last round takes (last key ^ data), fusing the keystream XOR.
-; 8 vectors per main-loop iteration, then groups of 4; the
-; final partial vector uses opmasks.
+; IVK = (iv ^ round key 0) gives the whitened AES input: no byte swap, no carry path.
+; The last round takes (last key ^ data), fusing the keystream XOR.
+; Shape: the main loop of 8 vectors (out of line, after the epilogue), groups of
+; 4, a final group of 1..4 vectors picked by length whose last vector may be
+; partial (an opmask), and a one-block path for 1..16 bytes.
 ;
 ; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, IVP=r8, INDEX=r9
 ;                      ROUNDS=rax, KEYEND=r10, TMPG=r11
@@ -64,6 +66,7 @@ aesgen_xctr_crypt_avx10_512:
 	vbroadcasti32x4 zmm24, oword [r10 - 192]
 	vbroadcasti32x4 zmm25, oword [r10 - 208]
 L.xctr_keys_loaded:
+; IVK = iv ^ round key 0; CTR = index, index + 1, ... (one per lane); INC = the lanes
 	vbroadcasti32x4 zmm10, oword [r8]
 	vbroadcasti32x4 zmm11, oword [rdi]
 	vpxord          zmm10, zmm10, zmm11             ; iv ^ round key 0

@@ -54,6 +54,7 @@ aesgen_ctr_crypt_vaes_avx2:
 # the first and last round keys into registers; the middle ones are read each round
 	vbroadcasti128  (%rdi), %ymm13
 	vbroadcasti128  (%r10), %ymm14
+# CTR = ctr, ctr + 1, ... (little-endian, one per lane); BASE = the same big-endian
 	vmovq           %r8, %xmm8
 	vpinsrq         $1, %r9, %xmm8, %xmm8
 	vpermq          $68, %ymm8, %ymm8               # lane 0 into both lanes
@@ -290,7 +291,7 @@ aesgen_ctr_crypt_vaes_avx2:
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %ymm14, %ymm3, %ymm3
 	cmp             $16, %rcx
-	{disp32} jb     .Lctr_final4_bytes
+	{disp32} jb     .Lctr_final4_bytes              # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm3, %xmm12
 	vmovdqu         %xmm12, (%rsi)
 	{disp32} je     .Lctr_return                    # exactly 16 were left
@@ -299,12 +300,12 @@ aesgen_ctr_crypt_vaes_avx2:
 	sub             $16, %rcx
 	vextracti128    $1, %ymm3, %xmm3                # next lane's keystream
 	cmp             $16, %rcx
-	{disp32} jb     .Lctr_final4_bytes
+	{disp32} jb     .Lctr_final4_bytes              # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm3, %xmm12
 	vmovdqu         %xmm12, (%rsi)
 	{disp32} jmp    .Lctr_return
 .Lctr_final4_bytes:
-	test            $8, %ecx
+	test            $8, %ecx                        # a 8-byte piece left?
 	{disp32} jz     .Lctr_final4_no8
 	vmovq           %xmm3, %r11
 	xor             (%rdx), %r11
@@ -313,7 +314,7 @@ aesgen_ctr_crypt_vaes_avx2:
 	add             $8, %rdx
 	add             $8, %rsi
 .Lctr_final4_no8:
-	test            $4, %ecx
+	test            $4, %ecx                        # a 4-byte piece left?
 	{disp32} jz     .Lctr_final4_no4
 	vmovd           %xmm3, %r11d
 	xor             (%rdx), %r11d
@@ -322,7 +323,7 @@ aesgen_ctr_crypt_vaes_avx2:
 	add             $4, %rdx
 	add             $4, %rsi
 .Lctr_final4_no4:
-	test            $2, %ecx
+	test            $2, %ecx                        # a 2-byte piece left?
 	{disp32} jz     .Lctr_final4_no2
 	vmovd           %xmm3, %r11d
 	xor             (%rdx), %r11w
@@ -331,7 +332,7 @@ aesgen_ctr_crypt_vaes_avx2:
 	add             $2, %rdx
 	add             $2, %rsi
 .Lctr_final4_no2:
-	test            $1, %ecx
+	test            $1, %ecx                        # a 1-byte piece left?
 	{disp32} jz     .Lctr_final4_no1
 	vmovd           %xmm3, %r11d
 	xor             (%rdx), %r11b
@@ -423,7 +424,7 @@ aesgen_ctr_crypt_vaes_avx2:
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %ymm14, %ymm2, %ymm2
 	cmp             $16, %rcx
-	{disp32} jb     .Lctr_final3_bytes
+	{disp32} jb     .Lctr_final3_bytes              # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm2, %xmm12
 	vmovdqu         %xmm12, (%rsi)
 	{disp32} je     .Lctr_return                    # exactly 16 were left
@@ -432,12 +433,12 @@ aesgen_ctr_crypt_vaes_avx2:
 	sub             $16, %rcx
 	vextracti128    $1, %ymm2, %xmm2                # next lane's keystream
 	cmp             $16, %rcx
-	{disp32} jb     .Lctr_final3_bytes
+	{disp32} jb     .Lctr_final3_bytes              # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm2, %xmm12
 	vmovdqu         %xmm12, (%rsi)
 	{disp32} jmp    .Lctr_return
 .Lctr_final3_bytes:
-	test            $8, %ecx
+	test            $8, %ecx                        # a 8-byte piece left?
 	{disp32} jz     .Lctr_final3_no8
 	vmovq           %xmm2, %r11
 	xor             (%rdx), %r11
@@ -446,7 +447,7 @@ aesgen_ctr_crypt_vaes_avx2:
 	add             $8, %rdx
 	add             $8, %rsi
 .Lctr_final3_no8:
-	test            $4, %ecx
+	test            $4, %ecx                        # a 4-byte piece left?
 	{disp32} jz     .Lctr_final3_no4
 	vmovd           %xmm2, %r11d
 	xor             (%rdx), %r11d
@@ -455,7 +456,7 @@ aesgen_ctr_crypt_vaes_avx2:
 	add             $4, %rdx
 	add             $4, %rsi
 .Lctr_final3_no4:
-	test            $2, %ecx
+	test            $2, %ecx                        # a 2-byte piece left?
 	{disp32} jz     .Lctr_final3_no2
 	vmovd           %xmm2, %r11d
 	xor             (%rdx), %r11w
@@ -464,7 +465,7 @@ aesgen_ctr_crypt_vaes_avx2:
 	add             $2, %rdx
 	add             $2, %rsi
 .Lctr_final3_no2:
-	test            $1, %ecx
+	test            $1, %ecx                        # a 1-byte piece left?
 	{disp32} jz     .Lctr_final3_no1
 	vmovd           %xmm2, %r11d
 	xor             (%rdx), %r11b
@@ -537,7 +538,7 @@ aesgen_ctr_crypt_vaes_avx2:
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %ymm14, %ymm1, %ymm1
 	cmp             $16, %rcx
-	{disp32} jb     .Lctr_final2_bytes
+	{disp32} jb     .Lctr_final2_bytes              # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm1, %xmm12
 	vmovdqu         %xmm12, (%rsi)
 	{disp32} je     .Lctr_return                    # exactly 16 were left
@@ -546,12 +547,12 @@ aesgen_ctr_crypt_vaes_avx2:
 	sub             $16, %rcx
 	vextracti128    $1, %ymm1, %xmm1                # next lane's keystream
 	cmp             $16, %rcx
-	{disp32} jb     .Lctr_final2_bytes
+	{disp32} jb     .Lctr_final2_bytes              # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm1, %xmm12
 	vmovdqu         %xmm12, (%rsi)
 	{disp32} jmp    .Lctr_return
 .Lctr_final2_bytes:
-	test            $8, %ecx
+	test            $8, %ecx                        # a 8-byte piece left?
 	{disp32} jz     .Lctr_final2_no8
 	vmovq           %xmm1, %r11
 	xor             (%rdx), %r11
@@ -560,7 +561,7 @@ aesgen_ctr_crypt_vaes_avx2:
 	add             $8, %rdx
 	add             $8, %rsi
 .Lctr_final2_no8:
-	test            $4, %ecx
+	test            $4, %ecx                        # a 4-byte piece left?
 	{disp32} jz     .Lctr_final2_no4
 	vmovd           %xmm1, %r11d
 	xor             (%rdx), %r11d
@@ -569,7 +570,7 @@ aesgen_ctr_crypt_vaes_avx2:
 	add             $4, %rdx
 	add             $4, %rsi
 .Lctr_final2_no4:
-	test            $2, %ecx
+	test            $2, %ecx                        # a 2-byte piece left?
 	{disp32} jz     .Lctr_final2_no2
 	vmovd           %xmm1, %r11d
 	xor             (%rdx), %r11w
@@ -578,7 +579,7 @@ aesgen_ctr_crypt_vaes_avx2:
 	add             $2, %rdx
 	add             $2, %rsi
 .Lctr_final2_no2:
-	test            $1, %ecx
+	test            $1, %ecx                        # a 1-byte piece left?
 	{disp32} jz     .Lctr_final2_no1
 	vmovd           %xmm1, %r11d
 	xor             (%rdx), %r11b
@@ -627,7 +628,7 @@ aesgen_ctr_crypt_vaes_avx2:
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %ymm14, %ymm0, %ymm0
 	cmp             $16, %rcx
-	{disp32} jb     .Lctr_final1_bytes
+	{disp32} jb     .Lctr_final1_bytes              # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm0, %xmm12
 	vmovdqu         %xmm12, (%rsi)
 	{disp32} je     .Lctr_return                    # exactly 16 were left
@@ -636,12 +637,12 @@ aesgen_ctr_crypt_vaes_avx2:
 	sub             $16, %rcx
 	vextracti128    $1, %ymm0, %xmm0                # next lane's keystream
 	cmp             $16, %rcx
-	{disp32} jb     .Lctr_final1_bytes
+	{disp32} jb     .Lctr_final1_bytes              # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm0, %xmm12
 	vmovdqu         %xmm12, (%rsi)
 	{disp32} jmp    .Lctr_return
 .Lctr_final1_bytes:
-	test            $8, %ecx
+	test            $8, %ecx                        # a 8-byte piece left?
 	{disp32} jz     .Lctr_final1_no8
 	vmovq           %xmm0, %r11
 	xor             (%rdx), %r11
@@ -650,7 +651,7 @@ aesgen_ctr_crypt_vaes_avx2:
 	add             $8, %rdx
 	add             $8, %rsi
 .Lctr_final1_no8:
-	test            $4, %ecx
+	test            $4, %ecx                        # a 4-byte piece left?
 	{disp32} jz     .Lctr_final1_no4
 	vmovd           %xmm0, %r11d
 	xor             (%rdx), %r11d
@@ -659,7 +660,7 @@ aesgen_ctr_crypt_vaes_avx2:
 	add             $4, %rdx
 	add             $4, %rsi
 .Lctr_final1_no4:
-	test            $2, %ecx
+	test            $2, %ecx                        # a 2-byte piece left?
 	{disp32} jz     .Lctr_final1_no2
 	vmovd           %xmm0, %r11d
 	xor             (%rdx), %r11w
@@ -668,7 +669,7 @@ aesgen_ctr_crypt_vaes_avx2:
 	add             $2, %rdx
 	add             $2, %rsi
 .Lctr_final1_no2:
-	test            $1, %ecx
+	test            $1, %ecx                        # a 1-byte piece left?
 	{disp32} jz     .Lctr_final1_no1
 	vmovd           %xmm0, %r11d
 	xor             (%rdx), %r11b
@@ -923,12 +924,12 @@ aesgen_ctr_crypt_vaes_avx2:
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     (%r10), %xmm0, %xmm0
 	cmp             $16, %rcx
-	{disp32} jb     .Lctr_one_bytes
+	{disp32} jb     .Lctr_one_bytes                 # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm0, %xmm12
 	vmovdqu         %xmm12, (%rsi)
 	{disp32} jmp    .Lctr_one_return
 .Lctr_one_bytes:
-	test            $8, %ecx
+	test            $8, %ecx                        # a 8-byte piece left?
 	{disp32} jz     .Lctr_one_no8
 	vmovq           %xmm0, %r11
 	xor             (%rdx), %r11
@@ -937,7 +938,7 @@ aesgen_ctr_crypt_vaes_avx2:
 	add             $8, %rdx
 	add             $8, %rsi
 .Lctr_one_no8:
-	test            $4, %ecx
+	test            $4, %ecx                        # a 4-byte piece left?
 	{disp32} jz     .Lctr_one_no4
 	vmovd           %xmm0, %r11d
 	xor             (%rdx), %r11d
@@ -946,7 +947,7 @@ aesgen_ctr_crypt_vaes_avx2:
 	add             $4, %rdx
 	add             $4, %rsi
 .Lctr_one_no4:
-	test            $2, %ecx
+	test            $2, %ecx                        # a 2-byte piece left?
 	{disp32} jz     .Lctr_one_no2
 	vmovd           %xmm0, %r11d
 	xor             (%rdx), %r11w
@@ -955,7 +956,7 @@ aesgen_ctr_crypt_vaes_avx2:
 	add             $2, %rdx
 	add             $2, %rsi
 .Lctr_one_no2:
-	test            $1, %ecx
+	test            $1, %ecx                        # a 1-byte piece left?
 	{disp32} jz     .Lctr_one_no1
 	vmovd           %xmm0, %r11d
 	xor             (%rdx), %r11b

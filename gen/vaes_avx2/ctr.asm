@@ -54,6 +54,7 @@ aesgen_ctr_crypt_vaes_avx2:
 ; the first and last round keys into registers; the middle ones are read each round
 	vbroadcasti128  ymm13, oword [rdi]
 	vbroadcasti128  ymm14, oword [r10]
+; CTR = ctr, ctr + 1, ... (little-endian, one per lane); BASE = the same big-endian
 	vmovq           xmm8, r8
 	vpinsrq         xmm8, xmm8, r9, 1
 	vpermq          ymm8, ymm8, 68                  ; lane 0 into both lanes
@@ -290,7 +291,7 @@ L.ctr_final4_aes128:
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     ymm3, ymm3, ymm14
 	cmp             rcx, 16
-	jb              near L.ctr_final4_bytes
+	jb              near L.ctr_final4_bytes         ; less than a lane left: the pieces
 	vpxor           xmm12, xmm3, oword [rdx]
 	vmovdqu         oword [rsi], xmm12
 	je              near L.ctr_return               ; exactly 16 were left
@@ -299,12 +300,12 @@ L.ctr_final4_aes128:
 	sub             rcx, 16
 	vextracti128    xmm3, ymm3, 1                   ; next lane's keystream
 	cmp             rcx, 16
-	jb              near L.ctr_final4_bytes
+	jb              near L.ctr_final4_bytes         ; less than a lane left: the pieces
 	vpxor           xmm12, xmm3, oword [rdx]
 	vmovdqu         oword [rsi], xmm12
 	jmp             near L.ctr_return
 L.ctr_final4_bytes:
-	test            ecx, 8
+	test            ecx, 8                          ; a 8-byte piece left?
 	jz              near L.ctr_final4_no8
 	vmovq           r11, xmm3
 	xor             r11, qword [rdx]
@@ -313,7 +314,7 @@ L.ctr_final4_bytes:
 	add             rdx, 8
 	add             rsi, 8
 L.ctr_final4_no8:
-	test            ecx, 4
+	test            ecx, 4                          ; a 4-byte piece left?
 	jz              near L.ctr_final4_no4
 	vmovd           r11d, xmm3
 	xor             r11d, dword [rdx]
@@ -322,7 +323,7 @@ L.ctr_final4_no8:
 	add             rdx, 4
 	add             rsi, 4
 L.ctr_final4_no4:
-	test            ecx, 2
+	test            ecx, 2                          ; a 2-byte piece left?
 	jz              near L.ctr_final4_no2
 	vmovd           r11d, xmm3
 	xor             r11w, word [rdx]
@@ -331,7 +332,7 @@ L.ctr_final4_no4:
 	add             rdx, 2
 	add             rsi, 2
 L.ctr_final4_no2:
-	test            ecx, 1
+	test            ecx, 1                          ; a 1-byte piece left?
 	jz              near L.ctr_final4_no1
 	vmovd           r11d, xmm3
 	xor             r11b, byte [rdx]
@@ -423,7 +424,7 @@ L.ctr_final3_aes128:
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     ymm2, ymm2, ymm14
 	cmp             rcx, 16
-	jb              near L.ctr_final3_bytes
+	jb              near L.ctr_final3_bytes         ; less than a lane left: the pieces
 	vpxor           xmm12, xmm2, oword [rdx]
 	vmovdqu         oword [rsi], xmm12
 	je              near L.ctr_return               ; exactly 16 were left
@@ -432,12 +433,12 @@ L.ctr_final3_aes128:
 	sub             rcx, 16
 	vextracti128    xmm2, ymm2, 1                   ; next lane's keystream
 	cmp             rcx, 16
-	jb              near L.ctr_final3_bytes
+	jb              near L.ctr_final3_bytes         ; less than a lane left: the pieces
 	vpxor           xmm12, xmm2, oword [rdx]
 	vmovdqu         oword [rsi], xmm12
 	jmp             near L.ctr_return
 L.ctr_final3_bytes:
-	test            ecx, 8
+	test            ecx, 8                          ; a 8-byte piece left?
 	jz              near L.ctr_final3_no8
 	vmovq           r11, xmm2
 	xor             r11, qword [rdx]
@@ -446,7 +447,7 @@ L.ctr_final3_bytes:
 	add             rdx, 8
 	add             rsi, 8
 L.ctr_final3_no8:
-	test            ecx, 4
+	test            ecx, 4                          ; a 4-byte piece left?
 	jz              near L.ctr_final3_no4
 	vmovd           r11d, xmm2
 	xor             r11d, dword [rdx]
@@ -455,7 +456,7 @@ L.ctr_final3_no8:
 	add             rdx, 4
 	add             rsi, 4
 L.ctr_final3_no4:
-	test            ecx, 2
+	test            ecx, 2                          ; a 2-byte piece left?
 	jz              near L.ctr_final3_no2
 	vmovd           r11d, xmm2
 	xor             r11w, word [rdx]
@@ -464,7 +465,7 @@ L.ctr_final3_no4:
 	add             rdx, 2
 	add             rsi, 2
 L.ctr_final3_no2:
-	test            ecx, 1
+	test            ecx, 1                          ; a 1-byte piece left?
 	jz              near L.ctr_final3_no1
 	vmovd           r11d, xmm2
 	xor             r11b, byte [rdx]
@@ -537,7 +538,7 @@ L.ctr_final2_aes128:
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     ymm1, ymm1, ymm14
 	cmp             rcx, 16
-	jb              near L.ctr_final2_bytes
+	jb              near L.ctr_final2_bytes         ; less than a lane left: the pieces
 	vpxor           xmm12, xmm1, oword [rdx]
 	vmovdqu         oword [rsi], xmm12
 	je              near L.ctr_return               ; exactly 16 were left
@@ -546,12 +547,12 @@ L.ctr_final2_aes128:
 	sub             rcx, 16
 	vextracti128    xmm1, ymm1, 1                   ; next lane's keystream
 	cmp             rcx, 16
-	jb              near L.ctr_final2_bytes
+	jb              near L.ctr_final2_bytes         ; less than a lane left: the pieces
 	vpxor           xmm12, xmm1, oword [rdx]
 	vmovdqu         oword [rsi], xmm12
 	jmp             near L.ctr_return
 L.ctr_final2_bytes:
-	test            ecx, 8
+	test            ecx, 8                          ; a 8-byte piece left?
 	jz              near L.ctr_final2_no8
 	vmovq           r11, xmm1
 	xor             r11, qword [rdx]
@@ -560,7 +561,7 @@ L.ctr_final2_bytes:
 	add             rdx, 8
 	add             rsi, 8
 L.ctr_final2_no8:
-	test            ecx, 4
+	test            ecx, 4                          ; a 4-byte piece left?
 	jz              near L.ctr_final2_no4
 	vmovd           r11d, xmm1
 	xor             r11d, dword [rdx]
@@ -569,7 +570,7 @@ L.ctr_final2_no8:
 	add             rdx, 4
 	add             rsi, 4
 L.ctr_final2_no4:
-	test            ecx, 2
+	test            ecx, 2                          ; a 2-byte piece left?
 	jz              near L.ctr_final2_no2
 	vmovd           r11d, xmm1
 	xor             r11w, word [rdx]
@@ -578,7 +579,7 @@ L.ctr_final2_no4:
 	add             rdx, 2
 	add             rsi, 2
 L.ctr_final2_no2:
-	test            ecx, 1
+	test            ecx, 1                          ; a 1-byte piece left?
 	jz              near L.ctr_final2_no1
 	vmovd           r11d, xmm1
 	xor             r11b, byte [rdx]
@@ -627,7 +628,7 @@ L.ctr_final1_aes128:
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     ymm0, ymm0, ymm14
 	cmp             rcx, 16
-	jb              near L.ctr_final1_bytes
+	jb              near L.ctr_final1_bytes         ; less than a lane left: the pieces
 	vpxor           xmm12, xmm0, oword [rdx]
 	vmovdqu         oword [rsi], xmm12
 	je              near L.ctr_return               ; exactly 16 were left
@@ -636,12 +637,12 @@ L.ctr_final1_aes128:
 	sub             rcx, 16
 	vextracti128    xmm0, ymm0, 1                   ; next lane's keystream
 	cmp             rcx, 16
-	jb              near L.ctr_final1_bytes
+	jb              near L.ctr_final1_bytes         ; less than a lane left: the pieces
 	vpxor           xmm12, xmm0, oword [rdx]
 	vmovdqu         oword [rsi], xmm12
 	jmp             near L.ctr_return
 L.ctr_final1_bytes:
-	test            ecx, 8
+	test            ecx, 8                          ; a 8-byte piece left?
 	jz              near L.ctr_final1_no8
 	vmovq           r11, xmm0
 	xor             r11, qword [rdx]
@@ -650,7 +651,7 @@ L.ctr_final1_bytes:
 	add             rdx, 8
 	add             rsi, 8
 L.ctr_final1_no8:
-	test            ecx, 4
+	test            ecx, 4                          ; a 4-byte piece left?
 	jz              near L.ctr_final1_no4
 	vmovd           r11d, xmm0
 	xor             r11d, dword [rdx]
@@ -659,7 +660,7 @@ L.ctr_final1_no8:
 	add             rdx, 4
 	add             rsi, 4
 L.ctr_final1_no4:
-	test            ecx, 2
+	test            ecx, 2                          ; a 2-byte piece left?
 	jz              near L.ctr_final1_no2
 	vmovd           r11d, xmm0
 	xor             r11w, word [rdx]
@@ -668,7 +669,7 @@ L.ctr_final1_no4:
 	add             rdx, 2
 	add             rsi, 2
 L.ctr_final1_no2:
-	test            ecx, 1
+	test            ecx, 1                          ; a 1-byte piece left?
 	jz              near L.ctr_final1_no1
 	vmovd           r11d, xmm0
 	xor             r11b, byte [rdx]
@@ -923,12 +924,12 @@ L.ctr_one_aes128:
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     xmm0, xmm0, oword [r10]
 	cmp             rcx, 16
-	jb              near L.ctr_one_bytes
+	jb              near L.ctr_one_bytes            ; less than a lane left: the pieces
 	vpxor           xmm12, xmm0, oword [rdx]
 	vmovdqu         oword [rsi], xmm12
 	jmp             near L.ctr_one_return
 L.ctr_one_bytes:
-	test            ecx, 8
+	test            ecx, 8                          ; a 8-byte piece left?
 	jz              near L.ctr_one_no8
 	vmovq           r11, xmm0
 	xor             r11, qword [rdx]
@@ -937,7 +938,7 @@ L.ctr_one_bytes:
 	add             rdx, 8
 	add             rsi, 8
 L.ctr_one_no8:
-	test            ecx, 4
+	test            ecx, 4                          ; a 4-byte piece left?
 	jz              near L.ctr_one_no4
 	vmovd           r11d, xmm0
 	xor             r11d, dword [rdx]
@@ -946,7 +947,7 @@ L.ctr_one_no8:
 	add             rdx, 4
 	add             rsi, 4
 L.ctr_one_no4:
-	test            ecx, 2
+	test            ecx, 2                          ; a 2-byte piece left?
 	jz              near L.ctr_one_no2
 	vmovd           r11d, xmm0
 	xor             r11w, word [rdx]
@@ -955,7 +956,7 @@ L.ctr_one_no4:
 	add             rdx, 2
 	add             rsi, 2
 L.ctr_one_no2:
-	test            ecx, 1
+	test            ecx, 1                          ; a 1-byte piece left?
 	jz              near L.ctr_one_no1
 	vmovd           r11d, xmm0
 	xor             r11b, byte [rdx]

@@ -510,7 +510,7 @@ aesgen_gcm_enc_update_vaes_avx2:
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %ymm13, %ymm3, %ymm3
 	cmp             $16, %rcx
-	{disp32} jb     .Lgcm_enc_final4_bytes
+	{disp32} jb     .Lgcm_enc_final4_bytes          # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm3, %xmm8
 	vmovdqu         %xmm8, (%rsi)
 	{disp32} je     .Lgcm_enc_tail_crypted          # exactly 16 were left
@@ -519,12 +519,12 @@ aesgen_gcm_enc_update_vaes_avx2:
 	sub             $16, %rcx
 	vextracti128    $1, %ymm3, %xmm3                # next lane's keystream
 	cmp             $16, %rcx
-	{disp32} jb     .Lgcm_enc_final4_bytes
+	{disp32} jb     .Lgcm_enc_final4_bytes          # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm3, %xmm8
 	vmovdqu         %xmm8, (%rsi)
 	{disp32} jmp    .Lgcm_enc_tail_crypted
 .Lgcm_enc_final4_bytes:
-	test            $8, %ecx
+	test            $8, %ecx                        # a 8-byte piece left?
 	{disp32} jz     .Lgcm_enc_final4_no8
 	vmovq           %xmm3, %r11
 	xor             (%rdx), %r11
@@ -533,7 +533,7 @@ aesgen_gcm_enc_update_vaes_avx2:
 	add             $8, %rdx
 	add             $8, %rsi
 .Lgcm_enc_final4_no8:
-	test            $4, %ecx
+	test            $4, %ecx                        # a 4-byte piece left?
 	{disp32} jz     .Lgcm_enc_final4_no4
 	vmovd           %xmm3, %r11d
 	xor             (%rdx), %r11d
@@ -542,7 +542,7 @@ aesgen_gcm_enc_update_vaes_avx2:
 	add             $4, %rdx
 	add             $4, %rsi
 .Lgcm_enc_final4_no4:
-	test            $2, %ecx
+	test            $2, %ecx                        # a 2-byte piece left?
 	{disp32} jz     .Lgcm_enc_final4_no2
 	vmovd           %xmm3, %r11d
 	xor             (%rdx), %r11w
@@ -551,7 +551,7 @@ aesgen_gcm_enc_update_vaes_avx2:
 	add             $2, %rdx
 	add             $2, %rsi
 .Lgcm_enc_final4_no2:
-	test            $1, %ecx
+	test            $1, %ecx                        # a 1-byte piece left?
 	{disp32} jz     .Lgcm_enc_final4_no1
 	vmovd           %xmm3, %r11d
 	xor             (%rdx), %r11b
@@ -642,7 +642,7 @@ aesgen_gcm_enc_update_vaes_avx2:
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %ymm13, %ymm2, %ymm2
 	cmp             $16, %rcx
-	{disp32} jb     .Lgcm_enc_final3_bytes
+	{disp32} jb     .Lgcm_enc_final3_bytes          # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm2, %xmm8
 	vmovdqu         %xmm8, (%rsi)
 	{disp32} je     .Lgcm_enc_tail_crypted          # exactly 16 were left
@@ -651,12 +651,12 @@ aesgen_gcm_enc_update_vaes_avx2:
 	sub             $16, %rcx
 	vextracti128    $1, %ymm2, %xmm2                # next lane's keystream
 	cmp             $16, %rcx
-	{disp32} jb     .Lgcm_enc_final3_bytes
+	{disp32} jb     .Lgcm_enc_final3_bytes          # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm2, %xmm8
 	vmovdqu         %xmm8, (%rsi)
 	{disp32} jmp    .Lgcm_enc_tail_crypted
 .Lgcm_enc_final3_bytes:
-	test            $8, %ecx
+	test            $8, %ecx                        # a 8-byte piece left?
 	{disp32} jz     .Lgcm_enc_final3_no8
 	vmovq           %xmm2, %r11
 	xor             (%rdx), %r11
@@ -665,7 +665,7 @@ aesgen_gcm_enc_update_vaes_avx2:
 	add             $8, %rdx
 	add             $8, %rsi
 .Lgcm_enc_final3_no8:
-	test            $4, %ecx
+	test            $4, %ecx                        # a 4-byte piece left?
 	{disp32} jz     .Lgcm_enc_final3_no4
 	vmovd           %xmm2, %r11d
 	xor             (%rdx), %r11d
@@ -674,7 +674,7 @@ aesgen_gcm_enc_update_vaes_avx2:
 	add             $4, %rdx
 	add             $4, %rsi
 .Lgcm_enc_final3_no4:
-	test            $2, %ecx
+	test            $2, %ecx                        # a 2-byte piece left?
 	{disp32} jz     .Lgcm_enc_final3_no2
 	vmovd           %xmm2, %r11d
 	xor             (%rdx), %r11w
@@ -683,7 +683,7 @@ aesgen_gcm_enc_update_vaes_avx2:
 	add             $2, %rdx
 	add             $2, %rsi
 .Lgcm_enc_final3_no2:
-	test            $1, %ecx
+	test            $1, %ecx                        # a 1-byte piece left?
 	{disp32} jz     .Lgcm_enc_final3_no1
 	vmovd           %xmm2, %r11d
 	xor             (%rdx), %r11b
@@ -755,7 +755,7 @@ aesgen_gcm_enc_update_vaes_avx2:
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %ymm13, %ymm1, %ymm1
 	cmp             $16, %rcx
-	{disp32} jb     .Lgcm_enc_final2_bytes
+	{disp32} jb     .Lgcm_enc_final2_bytes          # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm1, %xmm8
 	vmovdqu         %xmm8, (%rsi)
 	{disp32} je     .Lgcm_enc_tail_crypted          # exactly 16 were left
@@ -764,12 +764,12 @@ aesgen_gcm_enc_update_vaes_avx2:
 	sub             $16, %rcx
 	vextracti128    $1, %ymm1, %xmm1                # next lane's keystream
 	cmp             $16, %rcx
-	{disp32} jb     .Lgcm_enc_final2_bytes
+	{disp32} jb     .Lgcm_enc_final2_bytes          # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm1, %xmm8
 	vmovdqu         %xmm8, (%rsi)
 	{disp32} jmp    .Lgcm_enc_tail_crypted
 .Lgcm_enc_final2_bytes:
-	test            $8, %ecx
+	test            $8, %ecx                        # a 8-byte piece left?
 	{disp32} jz     .Lgcm_enc_final2_no8
 	vmovq           %xmm1, %r11
 	xor             (%rdx), %r11
@@ -778,7 +778,7 @@ aesgen_gcm_enc_update_vaes_avx2:
 	add             $8, %rdx
 	add             $8, %rsi
 .Lgcm_enc_final2_no8:
-	test            $4, %ecx
+	test            $4, %ecx                        # a 4-byte piece left?
 	{disp32} jz     .Lgcm_enc_final2_no4
 	vmovd           %xmm1, %r11d
 	xor             (%rdx), %r11d
@@ -787,7 +787,7 @@ aesgen_gcm_enc_update_vaes_avx2:
 	add             $4, %rdx
 	add             $4, %rsi
 .Lgcm_enc_final2_no4:
-	test            $2, %ecx
+	test            $2, %ecx                        # a 2-byte piece left?
 	{disp32} jz     .Lgcm_enc_final2_no2
 	vmovd           %xmm1, %r11d
 	xor             (%rdx), %r11w
@@ -796,7 +796,7 @@ aesgen_gcm_enc_update_vaes_avx2:
 	add             $2, %rdx
 	add             $2, %rsi
 .Lgcm_enc_final2_no2:
-	test            $1, %ecx
+	test            $1, %ecx                        # a 1-byte piece left?
 	{disp32} jz     .Lgcm_enc_final2_no1
 	vmovd           %xmm1, %r11d
 	xor             (%rdx), %r11b
@@ -844,7 +844,7 @@ aesgen_gcm_enc_update_vaes_avx2:
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %ymm13, %ymm0, %ymm0
 	cmp             $16, %rcx
-	{disp32} jb     .Lgcm_enc_final1_bytes
+	{disp32} jb     .Lgcm_enc_final1_bytes          # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm0, %xmm8
 	vmovdqu         %xmm8, (%rsi)
 	{disp32} je     .Lgcm_enc_tail_crypted          # exactly 16 were left
@@ -853,12 +853,12 @@ aesgen_gcm_enc_update_vaes_avx2:
 	sub             $16, %rcx
 	vextracti128    $1, %ymm0, %xmm0                # next lane's keystream
 	cmp             $16, %rcx
-	{disp32} jb     .Lgcm_enc_final1_bytes
+	{disp32} jb     .Lgcm_enc_final1_bytes          # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm0, %xmm8
 	vmovdqu         %xmm8, (%rsi)
 	{disp32} jmp    .Lgcm_enc_tail_crypted
 .Lgcm_enc_final1_bytes:
-	test            $8, %ecx
+	test            $8, %ecx                        # a 8-byte piece left?
 	{disp32} jz     .Lgcm_enc_final1_no8
 	vmovq           %xmm0, %r11
 	xor             (%rdx), %r11
@@ -867,7 +867,7 @@ aesgen_gcm_enc_update_vaes_avx2:
 	add             $8, %rdx
 	add             $8, %rsi
 .Lgcm_enc_final1_no8:
-	test            $4, %ecx
+	test            $4, %ecx                        # a 4-byte piece left?
 	{disp32} jz     .Lgcm_enc_final1_no4
 	vmovd           %xmm0, %r11d
 	xor             (%rdx), %r11d
@@ -876,7 +876,7 @@ aesgen_gcm_enc_update_vaes_avx2:
 	add             $4, %rdx
 	add             $4, %rsi
 .Lgcm_enc_final1_no4:
-	test            $2, %ecx
+	test            $2, %ecx                        # a 2-byte piece left?
 	{disp32} jz     .Lgcm_enc_final1_no2
 	vmovd           %xmm0, %r11d
 	xor             (%rdx), %r11w
@@ -885,7 +885,7 @@ aesgen_gcm_enc_update_vaes_avx2:
 	add             $2, %rdx
 	add             $2, %rsi
 .Lgcm_enc_final1_no2:
-	test            $1, %ecx
+	test            $1, %ecx                        # a 1-byte piece left?
 	{disp32} jz     .Lgcm_enc_final1_no1
 	vmovd           %xmm0, %r11d
 	xor             (%rdx), %r11b
@@ -1314,7 +1314,7 @@ aesgen_gcm_dec_update_vaes_avx2:
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %ymm13, %ymm3, %ymm3
 	cmp             $16, %rcx
-	{disp32} jb     .Lgcm_dec_final4_bytes
+	{disp32} jb     .Lgcm_dec_final4_bytes          # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm3, %xmm8
 	vmovdqu         %xmm8, (%rsi)
 	{disp32} je     .Lgcm_dec_store                 # exactly 16 were left
@@ -1323,12 +1323,12 @@ aesgen_gcm_dec_update_vaes_avx2:
 	sub             $16, %rcx
 	vextracti128    $1, %ymm3, %xmm3                # next lane's keystream
 	cmp             $16, %rcx
-	{disp32} jb     .Lgcm_dec_final4_bytes
+	{disp32} jb     .Lgcm_dec_final4_bytes          # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm3, %xmm8
 	vmovdqu         %xmm8, (%rsi)
 	{disp32} jmp    .Lgcm_dec_store
 .Lgcm_dec_final4_bytes:
-	test            $8, %ecx
+	test            $8, %ecx                        # a 8-byte piece left?
 	{disp32} jz     .Lgcm_dec_final4_no8
 	vmovq           %xmm3, %r11
 	xor             (%rdx), %r11
@@ -1337,7 +1337,7 @@ aesgen_gcm_dec_update_vaes_avx2:
 	add             $8, %rdx
 	add             $8, %rsi
 .Lgcm_dec_final4_no8:
-	test            $4, %ecx
+	test            $4, %ecx                        # a 4-byte piece left?
 	{disp32} jz     .Lgcm_dec_final4_no4
 	vmovd           %xmm3, %r11d
 	xor             (%rdx), %r11d
@@ -1346,7 +1346,7 @@ aesgen_gcm_dec_update_vaes_avx2:
 	add             $4, %rdx
 	add             $4, %rsi
 .Lgcm_dec_final4_no4:
-	test            $2, %ecx
+	test            $2, %ecx                        # a 2-byte piece left?
 	{disp32} jz     .Lgcm_dec_final4_no2
 	vmovd           %xmm3, %r11d
 	xor             (%rdx), %r11w
@@ -1355,7 +1355,7 @@ aesgen_gcm_dec_update_vaes_avx2:
 	add             $2, %rdx
 	add             $2, %rsi
 .Lgcm_dec_final4_no2:
-	test            $1, %ecx
+	test            $1, %ecx                        # a 1-byte piece left?
 	{disp32} jz     .Lgcm_dec_final4_no1
 	vmovd           %xmm3, %r11d
 	xor             (%rdx), %r11b
@@ -1446,7 +1446,7 @@ aesgen_gcm_dec_update_vaes_avx2:
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %ymm13, %ymm2, %ymm2
 	cmp             $16, %rcx
-	{disp32} jb     .Lgcm_dec_final3_bytes
+	{disp32} jb     .Lgcm_dec_final3_bytes          # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm2, %xmm8
 	vmovdqu         %xmm8, (%rsi)
 	{disp32} je     .Lgcm_dec_store                 # exactly 16 were left
@@ -1455,12 +1455,12 @@ aesgen_gcm_dec_update_vaes_avx2:
 	sub             $16, %rcx
 	vextracti128    $1, %ymm2, %xmm2                # next lane's keystream
 	cmp             $16, %rcx
-	{disp32} jb     .Lgcm_dec_final3_bytes
+	{disp32} jb     .Lgcm_dec_final3_bytes          # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm2, %xmm8
 	vmovdqu         %xmm8, (%rsi)
 	{disp32} jmp    .Lgcm_dec_store
 .Lgcm_dec_final3_bytes:
-	test            $8, %ecx
+	test            $8, %ecx                        # a 8-byte piece left?
 	{disp32} jz     .Lgcm_dec_final3_no8
 	vmovq           %xmm2, %r11
 	xor             (%rdx), %r11
@@ -1469,7 +1469,7 @@ aesgen_gcm_dec_update_vaes_avx2:
 	add             $8, %rdx
 	add             $8, %rsi
 .Lgcm_dec_final3_no8:
-	test            $4, %ecx
+	test            $4, %ecx                        # a 4-byte piece left?
 	{disp32} jz     .Lgcm_dec_final3_no4
 	vmovd           %xmm2, %r11d
 	xor             (%rdx), %r11d
@@ -1478,7 +1478,7 @@ aesgen_gcm_dec_update_vaes_avx2:
 	add             $4, %rdx
 	add             $4, %rsi
 .Lgcm_dec_final3_no4:
-	test            $2, %ecx
+	test            $2, %ecx                        # a 2-byte piece left?
 	{disp32} jz     .Lgcm_dec_final3_no2
 	vmovd           %xmm2, %r11d
 	xor             (%rdx), %r11w
@@ -1487,7 +1487,7 @@ aesgen_gcm_dec_update_vaes_avx2:
 	add             $2, %rdx
 	add             $2, %rsi
 .Lgcm_dec_final3_no2:
-	test            $1, %ecx
+	test            $1, %ecx                        # a 1-byte piece left?
 	{disp32} jz     .Lgcm_dec_final3_no1
 	vmovd           %xmm2, %r11d
 	xor             (%rdx), %r11b
@@ -1559,7 +1559,7 @@ aesgen_gcm_dec_update_vaes_avx2:
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %ymm13, %ymm1, %ymm1
 	cmp             $16, %rcx
-	{disp32} jb     .Lgcm_dec_final2_bytes
+	{disp32} jb     .Lgcm_dec_final2_bytes          # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm1, %xmm8
 	vmovdqu         %xmm8, (%rsi)
 	{disp32} je     .Lgcm_dec_store                 # exactly 16 were left
@@ -1568,12 +1568,12 @@ aesgen_gcm_dec_update_vaes_avx2:
 	sub             $16, %rcx
 	vextracti128    $1, %ymm1, %xmm1                # next lane's keystream
 	cmp             $16, %rcx
-	{disp32} jb     .Lgcm_dec_final2_bytes
+	{disp32} jb     .Lgcm_dec_final2_bytes          # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm1, %xmm8
 	vmovdqu         %xmm8, (%rsi)
 	{disp32} jmp    .Lgcm_dec_store
 .Lgcm_dec_final2_bytes:
-	test            $8, %ecx
+	test            $8, %ecx                        # a 8-byte piece left?
 	{disp32} jz     .Lgcm_dec_final2_no8
 	vmovq           %xmm1, %r11
 	xor             (%rdx), %r11
@@ -1582,7 +1582,7 @@ aesgen_gcm_dec_update_vaes_avx2:
 	add             $8, %rdx
 	add             $8, %rsi
 .Lgcm_dec_final2_no8:
-	test            $4, %ecx
+	test            $4, %ecx                        # a 4-byte piece left?
 	{disp32} jz     .Lgcm_dec_final2_no4
 	vmovd           %xmm1, %r11d
 	xor             (%rdx), %r11d
@@ -1591,7 +1591,7 @@ aesgen_gcm_dec_update_vaes_avx2:
 	add             $4, %rdx
 	add             $4, %rsi
 .Lgcm_dec_final2_no4:
-	test            $2, %ecx
+	test            $2, %ecx                        # a 2-byte piece left?
 	{disp32} jz     .Lgcm_dec_final2_no2
 	vmovd           %xmm1, %r11d
 	xor             (%rdx), %r11w
@@ -1600,7 +1600,7 @@ aesgen_gcm_dec_update_vaes_avx2:
 	add             $2, %rdx
 	add             $2, %rsi
 .Lgcm_dec_final2_no2:
-	test            $1, %ecx
+	test            $1, %ecx                        # a 1-byte piece left?
 	{disp32} jz     .Lgcm_dec_final2_no1
 	vmovd           %xmm1, %r11d
 	xor             (%rdx), %r11b
@@ -1648,7 +1648,7 @@ aesgen_gcm_dec_update_vaes_avx2:
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %ymm13, %ymm0, %ymm0
 	cmp             $16, %rcx
-	{disp32} jb     .Lgcm_dec_final1_bytes
+	{disp32} jb     .Lgcm_dec_final1_bytes          # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm0, %xmm8
 	vmovdqu         %xmm8, (%rsi)
 	{disp32} je     .Lgcm_dec_store                 # exactly 16 were left
@@ -1657,12 +1657,12 @@ aesgen_gcm_dec_update_vaes_avx2:
 	sub             $16, %rcx
 	vextracti128    $1, %ymm0, %xmm0                # next lane's keystream
 	cmp             $16, %rcx
-	{disp32} jb     .Lgcm_dec_final1_bytes
+	{disp32} jb     .Lgcm_dec_final1_bytes          # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm0, %xmm8
 	vmovdqu         %xmm8, (%rsi)
 	{disp32} jmp    .Lgcm_dec_store
 .Lgcm_dec_final1_bytes:
-	test            $8, %ecx
+	test            $8, %ecx                        # a 8-byte piece left?
 	{disp32} jz     .Lgcm_dec_final1_no8
 	vmovq           %xmm0, %r11
 	xor             (%rdx), %r11
@@ -1671,7 +1671,7 @@ aesgen_gcm_dec_update_vaes_avx2:
 	add             $8, %rdx
 	add             $8, %rsi
 .Lgcm_dec_final1_no8:
-	test            $4, %ecx
+	test            $4, %ecx                        # a 4-byte piece left?
 	{disp32} jz     .Lgcm_dec_final1_no4
 	vmovd           %xmm0, %r11d
 	xor             (%rdx), %r11d
@@ -1680,7 +1680,7 @@ aesgen_gcm_dec_update_vaes_avx2:
 	add             $4, %rdx
 	add             $4, %rsi
 .Lgcm_dec_final1_no4:
-	test            $2, %ecx
+	test            $2, %ecx                        # a 2-byte piece left?
 	{disp32} jz     .Lgcm_dec_final1_no2
 	vmovd           %xmm0, %r11d
 	xor             (%rdx), %r11w
@@ -1689,7 +1689,7 @@ aesgen_gcm_dec_update_vaes_avx2:
 	add             $2, %rdx
 	add             $2, %rsi
 .Lgcm_dec_final1_no2:
-	test            $1, %ecx
+	test            $1, %ecx                        # a 1-byte piece left?
 	{disp32} jz     .Lgcm_dec_final1_no1
 	vmovd           %xmm0, %r11d
 	xor             (%rdx), %r11b
@@ -2107,7 +2107,7 @@ aesgen_gcm_enc_record_vaes_avx2:
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %ymm13, %ymm3, %ymm3
 	cmp             $16, %rcx
-	{disp32} jb     .Lgcm_enc_rec_final4_bytes
+	{disp32} jb     .Lgcm_enc_rec_final4_bytes      # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm3, %xmm8
 	vmovdqu         %xmm8, (%rsi)
 	{disp32} je     .Lgcm_enc_rec_tail_crypted      # exactly 16 were left
@@ -2116,12 +2116,12 @@ aesgen_gcm_enc_record_vaes_avx2:
 	sub             $16, %rcx
 	vextracti128    $1, %ymm3, %xmm3                # next lane's keystream
 	cmp             $16, %rcx
-	{disp32} jb     .Lgcm_enc_rec_final4_bytes
+	{disp32} jb     .Lgcm_enc_rec_final4_bytes      # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm3, %xmm8
 	vmovdqu         %xmm8, (%rsi)
 	{disp32} jmp    .Lgcm_enc_rec_tail_crypted
 .Lgcm_enc_rec_final4_bytes:
-	test            $8, %ecx
+	test            $8, %ecx                        # a 8-byte piece left?
 	{disp32} jz     .Lgcm_enc_rec_final4_no8
 	vmovq           %xmm3, %r11
 	xor             (%rdx), %r11
@@ -2130,7 +2130,7 @@ aesgen_gcm_enc_record_vaes_avx2:
 	add             $8, %rdx
 	add             $8, %rsi
 .Lgcm_enc_rec_final4_no8:
-	test            $4, %ecx
+	test            $4, %ecx                        # a 4-byte piece left?
 	{disp32} jz     .Lgcm_enc_rec_final4_no4
 	vmovd           %xmm3, %r11d
 	xor             (%rdx), %r11d
@@ -2139,7 +2139,7 @@ aesgen_gcm_enc_record_vaes_avx2:
 	add             $4, %rdx
 	add             $4, %rsi
 .Lgcm_enc_rec_final4_no4:
-	test            $2, %ecx
+	test            $2, %ecx                        # a 2-byte piece left?
 	{disp32} jz     .Lgcm_enc_rec_final4_no2
 	vmovd           %xmm3, %r11d
 	xor             (%rdx), %r11w
@@ -2148,7 +2148,7 @@ aesgen_gcm_enc_record_vaes_avx2:
 	add             $2, %rdx
 	add             $2, %rsi
 .Lgcm_enc_rec_final4_no2:
-	test            $1, %ecx
+	test            $1, %ecx                        # a 1-byte piece left?
 	{disp32} jz     .Lgcm_enc_rec_final4_no1
 	vmovd           %xmm3, %r11d
 	xor             (%rdx), %r11b
@@ -2239,7 +2239,7 @@ aesgen_gcm_enc_record_vaes_avx2:
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %ymm13, %ymm2, %ymm2
 	cmp             $16, %rcx
-	{disp32} jb     .Lgcm_enc_rec_final3_bytes
+	{disp32} jb     .Lgcm_enc_rec_final3_bytes      # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm2, %xmm8
 	vmovdqu         %xmm8, (%rsi)
 	{disp32} je     .Lgcm_enc_rec_tail_crypted      # exactly 16 were left
@@ -2248,12 +2248,12 @@ aesgen_gcm_enc_record_vaes_avx2:
 	sub             $16, %rcx
 	vextracti128    $1, %ymm2, %xmm2                # next lane's keystream
 	cmp             $16, %rcx
-	{disp32} jb     .Lgcm_enc_rec_final3_bytes
+	{disp32} jb     .Lgcm_enc_rec_final3_bytes      # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm2, %xmm8
 	vmovdqu         %xmm8, (%rsi)
 	{disp32} jmp    .Lgcm_enc_rec_tail_crypted
 .Lgcm_enc_rec_final3_bytes:
-	test            $8, %ecx
+	test            $8, %ecx                        # a 8-byte piece left?
 	{disp32} jz     .Lgcm_enc_rec_final3_no8
 	vmovq           %xmm2, %r11
 	xor             (%rdx), %r11
@@ -2262,7 +2262,7 @@ aesgen_gcm_enc_record_vaes_avx2:
 	add             $8, %rdx
 	add             $8, %rsi
 .Lgcm_enc_rec_final3_no8:
-	test            $4, %ecx
+	test            $4, %ecx                        # a 4-byte piece left?
 	{disp32} jz     .Lgcm_enc_rec_final3_no4
 	vmovd           %xmm2, %r11d
 	xor             (%rdx), %r11d
@@ -2271,7 +2271,7 @@ aesgen_gcm_enc_record_vaes_avx2:
 	add             $4, %rdx
 	add             $4, %rsi
 .Lgcm_enc_rec_final3_no4:
-	test            $2, %ecx
+	test            $2, %ecx                        # a 2-byte piece left?
 	{disp32} jz     .Lgcm_enc_rec_final3_no2
 	vmovd           %xmm2, %r11d
 	xor             (%rdx), %r11w
@@ -2280,7 +2280,7 @@ aesgen_gcm_enc_record_vaes_avx2:
 	add             $2, %rdx
 	add             $2, %rsi
 .Lgcm_enc_rec_final3_no2:
-	test            $1, %ecx
+	test            $1, %ecx                        # a 1-byte piece left?
 	{disp32} jz     .Lgcm_enc_rec_final3_no1
 	vmovd           %xmm2, %r11d
 	xor             (%rdx), %r11b
@@ -2352,7 +2352,7 @@ aesgen_gcm_enc_record_vaes_avx2:
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %ymm13, %ymm1, %ymm1
 	cmp             $16, %rcx
-	{disp32} jb     .Lgcm_enc_rec_final2_bytes
+	{disp32} jb     .Lgcm_enc_rec_final2_bytes      # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm1, %xmm8
 	vmovdqu         %xmm8, (%rsi)
 	{disp32} je     .Lgcm_enc_rec_tail_crypted      # exactly 16 were left
@@ -2361,12 +2361,12 @@ aesgen_gcm_enc_record_vaes_avx2:
 	sub             $16, %rcx
 	vextracti128    $1, %ymm1, %xmm1                # next lane's keystream
 	cmp             $16, %rcx
-	{disp32} jb     .Lgcm_enc_rec_final2_bytes
+	{disp32} jb     .Lgcm_enc_rec_final2_bytes      # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm1, %xmm8
 	vmovdqu         %xmm8, (%rsi)
 	{disp32} jmp    .Lgcm_enc_rec_tail_crypted
 .Lgcm_enc_rec_final2_bytes:
-	test            $8, %ecx
+	test            $8, %ecx                        # a 8-byte piece left?
 	{disp32} jz     .Lgcm_enc_rec_final2_no8
 	vmovq           %xmm1, %r11
 	xor             (%rdx), %r11
@@ -2375,7 +2375,7 @@ aesgen_gcm_enc_record_vaes_avx2:
 	add             $8, %rdx
 	add             $8, %rsi
 .Lgcm_enc_rec_final2_no8:
-	test            $4, %ecx
+	test            $4, %ecx                        # a 4-byte piece left?
 	{disp32} jz     .Lgcm_enc_rec_final2_no4
 	vmovd           %xmm1, %r11d
 	xor             (%rdx), %r11d
@@ -2384,7 +2384,7 @@ aesgen_gcm_enc_record_vaes_avx2:
 	add             $4, %rdx
 	add             $4, %rsi
 .Lgcm_enc_rec_final2_no4:
-	test            $2, %ecx
+	test            $2, %ecx                        # a 2-byte piece left?
 	{disp32} jz     .Lgcm_enc_rec_final2_no2
 	vmovd           %xmm1, %r11d
 	xor             (%rdx), %r11w
@@ -2393,7 +2393,7 @@ aesgen_gcm_enc_record_vaes_avx2:
 	add             $2, %rdx
 	add             $2, %rsi
 .Lgcm_enc_rec_final2_no2:
-	test            $1, %ecx
+	test            $1, %ecx                        # a 1-byte piece left?
 	{disp32} jz     .Lgcm_enc_rec_final2_no1
 	vmovd           %xmm1, %r11d
 	xor             (%rdx), %r11b
@@ -2441,7 +2441,7 @@ aesgen_gcm_enc_record_vaes_avx2:
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %ymm13, %ymm0, %ymm0
 	cmp             $16, %rcx
-	{disp32} jb     .Lgcm_enc_rec_final1_bytes
+	{disp32} jb     .Lgcm_enc_rec_final1_bytes      # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm0, %xmm8
 	vmovdqu         %xmm8, (%rsi)
 	{disp32} je     .Lgcm_enc_rec_tail_crypted      # exactly 16 were left
@@ -2450,12 +2450,12 @@ aesgen_gcm_enc_record_vaes_avx2:
 	sub             $16, %rcx
 	vextracti128    $1, %ymm0, %xmm0                # next lane's keystream
 	cmp             $16, %rcx
-	{disp32} jb     .Lgcm_enc_rec_final1_bytes
+	{disp32} jb     .Lgcm_enc_rec_final1_bytes      # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm0, %xmm8
 	vmovdqu         %xmm8, (%rsi)
 	{disp32} jmp    .Lgcm_enc_rec_tail_crypted
 .Lgcm_enc_rec_final1_bytes:
-	test            $8, %ecx
+	test            $8, %ecx                        # a 8-byte piece left?
 	{disp32} jz     .Lgcm_enc_rec_final1_no8
 	vmovq           %xmm0, %r11
 	xor             (%rdx), %r11
@@ -2464,7 +2464,7 @@ aesgen_gcm_enc_record_vaes_avx2:
 	add             $8, %rdx
 	add             $8, %rsi
 .Lgcm_enc_rec_final1_no8:
-	test            $4, %ecx
+	test            $4, %ecx                        # a 4-byte piece left?
 	{disp32} jz     .Lgcm_enc_rec_final1_no4
 	vmovd           %xmm0, %r11d
 	xor             (%rdx), %r11d
@@ -2473,7 +2473,7 @@ aesgen_gcm_enc_record_vaes_avx2:
 	add             $4, %rdx
 	add             $4, %rsi
 .Lgcm_enc_rec_final1_no4:
-	test            $2, %ecx
+	test            $2, %ecx                        # a 2-byte piece left?
 	{disp32} jz     .Lgcm_enc_rec_final1_no2
 	vmovd           %xmm0, %r11d
 	xor             (%rdx), %r11w
@@ -2482,7 +2482,7 @@ aesgen_gcm_enc_record_vaes_avx2:
 	add             $2, %rdx
 	add             $2, %rsi
 .Lgcm_enc_rec_final1_no2:
-	test            $1, %ecx
+	test            $1, %ecx                        # a 1-byte piece left?
 	{disp32} jz     .Lgcm_enc_rec_final1_no1
 	vmovd           %xmm0, %r11d
 	xor             (%rdx), %r11b
@@ -3065,7 +3065,7 @@ aesgen_gcm_dec_record_vaes_avx2:
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %ymm13, %ymm3, %ymm3
 	cmp             $16, %rcx
-	{disp32} jb     .Lgcm_dec_rec_final4_bytes
+	{disp32} jb     .Lgcm_dec_rec_final4_bytes      # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm3, %xmm8
 	vmovdqu         %xmm8, (%rsi)
 	{disp32} je     .Lgcm_dec_rec_partial           # exactly 16 were left
@@ -3074,12 +3074,12 @@ aesgen_gcm_dec_record_vaes_avx2:
 	sub             $16, %rcx
 	vextracti128    $1, %ymm3, %xmm3                # next lane's keystream
 	cmp             $16, %rcx
-	{disp32} jb     .Lgcm_dec_rec_final4_bytes
+	{disp32} jb     .Lgcm_dec_rec_final4_bytes      # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm3, %xmm8
 	vmovdqu         %xmm8, (%rsi)
 	{disp32} jmp    .Lgcm_dec_rec_partial
 .Lgcm_dec_rec_final4_bytes:
-	test            $8, %ecx
+	test            $8, %ecx                        # a 8-byte piece left?
 	{disp32} jz     .Lgcm_dec_rec_final4_no8
 	vmovq           %xmm3, %r11
 	xor             (%rdx), %r11
@@ -3088,7 +3088,7 @@ aesgen_gcm_dec_record_vaes_avx2:
 	add             $8, %rdx
 	add             $8, %rsi
 .Lgcm_dec_rec_final4_no8:
-	test            $4, %ecx
+	test            $4, %ecx                        # a 4-byte piece left?
 	{disp32} jz     .Lgcm_dec_rec_final4_no4
 	vmovd           %xmm3, %r11d
 	xor             (%rdx), %r11d
@@ -3097,7 +3097,7 @@ aesgen_gcm_dec_record_vaes_avx2:
 	add             $4, %rdx
 	add             $4, %rsi
 .Lgcm_dec_rec_final4_no4:
-	test            $2, %ecx
+	test            $2, %ecx                        # a 2-byte piece left?
 	{disp32} jz     .Lgcm_dec_rec_final4_no2
 	vmovd           %xmm3, %r11d
 	xor             (%rdx), %r11w
@@ -3106,7 +3106,7 @@ aesgen_gcm_dec_record_vaes_avx2:
 	add             $2, %rdx
 	add             $2, %rsi
 .Lgcm_dec_rec_final4_no2:
-	test            $1, %ecx
+	test            $1, %ecx                        # a 1-byte piece left?
 	{disp32} jz     .Lgcm_dec_rec_final4_no1
 	vmovd           %xmm3, %r11d
 	xor             (%rdx), %r11b
@@ -3197,7 +3197,7 @@ aesgen_gcm_dec_record_vaes_avx2:
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %ymm13, %ymm2, %ymm2
 	cmp             $16, %rcx
-	{disp32} jb     .Lgcm_dec_rec_final3_bytes
+	{disp32} jb     .Lgcm_dec_rec_final3_bytes      # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm2, %xmm8
 	vmovdqu         %xmm8, (%rsi)
 	{disp32} je     .Lgcm_dec_rec_partial           # exactly 16 were left
@@ -3206,12 +3206,12 @@ aesgen_gcm_dec_record_vaes_avx2:
 	sub             $16, %rcx
 	vextracti128    $1, %ymm2, %xmm2                # next lane's keystream
 	cmp             $16, %rcx
-	{disp32} jb     .Lgcm_dec_rec_final3_bytes
+	{disp32} jb     .Lgcm_dec_rec_final3_bytes      # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm2, %xmm8
 	vmovdqu         %xmm8, (%rsi)
 	{disp32} jmp    .Lgcm_dec_rec_partial
 .Lgcm_dec_rec_final3_bytes:
-	test            $8, %ecx
+	test            $8, %ecx                        # a 8-byte piece left?
 	{disp32} jz     .Lgcm_dec_rec_final3_no8
 	vmovq           %xmm2, %r11
 	xor             (%rdx), %r11
@@ -3220,7 +3220,7 @@ aesgen_gcm_dec_record_vaes_avx2:
 	add             $8, %rdx
 	add             $8, %rsi
 .Lgcm_dec_rec_final3_no8:
-	test            $4, %ecx
+	test            $4, %ecx                        # a 4-byte piece left?
 	{disp32} jz     .Lgcm_dec_rec_final3_no4
 	vmovd           %xmm2, %r11d
 	xor             (%rdx), %r11d
@@ -3229,7 +3229,7 @@ aesgen_gcm_dec_record_vaes_avx2:
 	add             $4, %rdx
 	add             $4, %rsi
 .Lgcm_dec_rec_final3_no4:
-	test            $2, %ecx
+	test            $2, %ecx                        # a 2-byte piece left?
 	{disp32} jz     .Lgcm_dec_rec_final3_no2
 	vmovd           %xmm2, %r11d
 	xor             (%rdx), %r11w
@@ -3238,7 +3238,7 @@ aesgen_gcm_dec_record_vaes_avx2:
 	add             $2, %rdx
 	add             $2, %rsi
 .Lgcm_dec_rec_final3_no2:
-	test            $1, %ecx
+	test            $1, %ecx                        # a 1-byte piece left?
 	{disp32} jz     .Lgcm_dec_rec_final3_no1
 	vmovd           %xmm2, %r11d
 	xor             (%rdx), %r11b
@@ -3310,7 +3310,7 @@ aesgen_gcm_dec_record_vaes_avx2:
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %ymm13, %ymm1, %ymm1
 	cmp             $16, %rcx
-	{disp32} jb     .Lgcm_dec_rec_final2_bytes
+	{disp32} jb     .Lgcm_dec_rec_final2_bytes      # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm1, %xmm8
 	vmovdqu         %xmm8, (%rsi)
 	{disp32} je     .Lgcm_dec_rec_partial           # exactly 16 were left
@@ -3319,12 +3319,12 @@ aesgen_gcm_dec_record_vaes_avx2:
 	sub             $16, %rcx
 	vextracti128    $1, %ymm1, %xmm1                # next lane's keystream
 	cmp             $16, %rcx
-	{disp32} jb     .Lgcm_dec_rec_final2_bytes
+	{disp32} jb     .Lgcm_dec_rec_final2_bytes      # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm1, %xmm8
 	vmovdqu         %xmm8, (%rsi)
 	{disp32} jmp    .Lgcm_dec_rec_partial
 .Lgcm_dec_rec_final2_bytes:
-	test            $8, %ecx
+	test            $8, %ecx                        # a 8-byte piece left?
 	{disp32} jz     .Lgcm_dec_rec_final2_no8
 	vmovq           %xmm1, %r11
 	xor             (%rdx), %r11
@@ -3333,7 +3333,7 @@ aesgen_gcm_dec_record_vaes_avx2:
 	add             $8, %rdx
 	add             $8, %rsi
 .Lgcm_dec_rec_final2_no8:
-	test            $4, %ecx
+	test            $4, %ecx                        # a 4-byte piece left?
 	{disp32} jz     .Lgcm_dec_rec_final2_no4
 	vmovd           %xmm1, %r11d
 	xor             (%rdx), %r11d
@@ -3342,7 +3342,7 @@ aesgen_gcm_dec_record_vaes_avx2:
 	add             $4, %rdx
 	add             $4, %rsi
 .Lgcm_dec_rec_final2_no4:
-	test            $2, %ecx
+	test            $2, %ecx                        # a 2-byte piece left?
 	{disp32} jz     .Lgcm_dec_rec_final2_no2
 	vmovd           %xmm1, %r11d
 	xor             (%rdx), %r11w
@@ -3351,7 +3351,7 @@ aesgen_gcm_dec_record_vaes_avx2:
 	add             $2, %rdx
 	add             $2, %rsi
 .Lgcm_dec_rec_final2_no2:
-	test            $1, %ecx
+	test            $1, %ecx                        # a 1-byte piece left?
 	{disp32} jz     .Lgcm_dec_rec_final2_no1
 	vmovd           %xmm1, %r11d
 	xor             (%rdx), %r11b
@@ -3399,7 +3399,7 @@ aesgen_gcm_dec_record_vaes_avx2:
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %ymm13, %ymm0, %ymm0
 	cmp             $16, %rcx
-	{disp32} jb     .Lgcm_dec_rec_final1_bytes
+	{disp32} jb     .Lgcm_dec_rec_final1_bytes      # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm0, %xmm8
 	vmovdqu         %xmm8, (%rsi)
 	{disp32} je     .Lgcm_dec_rec_partial           # exactly 16 were left
@@ -3408,12 +3408,12 @@ aesgen_gcm_dec_record_vaes_avx2:
 	sub             $16, %rcx
 	vextracti128    $1, %ymm0, %xmm0                # next lane's keystream
 	cmp             $16, %rcx
-	{disp32} jb     .Lgcm_dec_rec_final1_bytes
+	{disp32} jb     .Lgcm_dec_rec_final1_bytes      # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm0, %xmm8
 	vmovdqu         %xmm8, (%rsi)
 	{disp32} jmp    .Lgcm_dec_rec_partial
 .Lgcm_dec_rec_final1_bytes:
-	test            $8, %ecx
+	test            $8, %ecx                        # a 8-byte piece left?
 	{disp32} jz     .Lgcm_dec_rec_final1_no8
 	vmovq           %xmm0, %r11
 	xor             (%rdx), %r11
@@ -3422,7 +3422,7 @@ aesgen_gcm_dec_record_vaes_avx2:
 	add             $8, %rdx
 	add             $8, %rsi
 .Lgcm_dec_rec_final1_no8:
-	test            $4, %ecx
+	test            $4, %ecx                        # a 4-byte piece left?
 	{disp32} jz     .Lgcm_dec_rec_final1_no4
 	vmovd           %xmm0, %r11d
 	xor             (%rdx), %r11d
@@ -3431,7 +3431,7 @@ aesgen_gcm_dec_record_vaes_avx2:
 	add             $4, %rdx
 	add             $4, %rsi
 .Lgcm_dec_rec_final1_no4:
-	test            $2, %ecx
+	test            $2, %ecx                        # a 2-byte piece left?
 	{disp32} jz     .Lgcm_dec_rec_final1_no2
 	vmovd           %xmm0, %r11d
 	xor             (%rdx), %r11w
@@ -3440,7 +3440,7 @@ aesgen_gcm_dec_record_vaes_avx2:
 	add             $2, %rdx
 	add             $2, %rsi
 .Lgcm_dec_rec_final1_no2:
-	test            $1, %ecx
+	test            $1, %ecx                        # a 1-byte piece left?
 	{disp32} jz     .Lgcm_dec_rec_final1_no1
 	vmovd           %xmm0, %r11d
 	xor             (%rdx), %r11b

@@ -504,7 +504,7 @@ L.gcm_enc_final4_aes128:
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     ymm3, ymm3, ymm13
 	cmp             rcx, 16
-	jb              near L.gcm_enc_final4_bytes
+	jb              near L.gcm_enc_final4_bytes     ; less than a lane left: the pieces
 	vpxor           xmm8, xmm3, oword [rdx]
 	vmovdqu         oword [rsi], xmm8
 	je              near L.gcm_enc_tail_crypted     ; exactly 16 were left
@@ -513,12 +513,12 @@ L.gcm_enc_final4_aes128:
 	sub             rcx, 16
 	vextracti128    xmm3, ymm3, 1                   ; next lane's keystream
 	cmp             rcx, 16
-	jb              near L.gcm_enc_final4_bytes
+	jb              near L.gcm_enc_final4_bytes     ; less than a lane left: the pieces
 	vpxor           xmm8, xmm3, oword [rdx]
 	vmovdqu         oword [rsi], xmm8
 	jmp             near L.gcm_enc_tail_crypted
 L.gcm_enc_final4_bytes:
-	test            ecx, 8
+	test            ecx, 8                          ; a 8-byte piece left?
 	jz              near L.gcm_enc_final4_no8
 	vmovq           r11, xmm3
 	xor             r11, qword [rdx]
@@ -527,7 +527,7 @@ L.gcm_enc_final4_bytes:
 	add             rdx, 8
 	add             rsi, 8
 L.gcm_enc_final4_no8:
-	test            ecx, 4
+	test            ecx, 4                          ; a 4-byte piece left?
 	jz              near L.gcm_enc_final4_no4
 	vmovd           r11d, xmm3
 	xor             r11d, dword [rdx]
@@ -536,7 +536,7 @@ L.gcm_enc_final4_no8:
 	add             rdx, 4
 	add             rsi, 4
 L.gcm_enc_final4_no4:
-	test            ecx, 2
+	test            ecx, 2                          ; a 2-byte piece left?
 	jz              near L.gcm_enc_final4_no2
 	vmovd           r11d, xmm3
 	xor             r11w, word [rdx]
@@ -545,7 +545,7 @@ L.gcm_enc_final4_no4:
 	add             rdx, 2
 	add             rsi, 2
 L.gcm_enc_final4_no2:
-	test            ecx, 1
+	test            ecx, 1                          ; a 1-byte piece left?
 	jz              near L.gcm_enc_final4_no1
 	vmovd           r11d, xmm3
 	xor             r11b, byte [rdx]
@@ -636,7 +636,7 @@ L.gcm_enc_final3_aes128:
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     ymm2, ymm2, ymm13
 	cmp             rcx, 16
-	jb              near L.gcm_enc_final3_bytes
+	jb              near L.gcm_enc_final3_bytes     ; less than a lane left: the pieces
 	vpxor           xmm8, xmm2, oword [rdx]
 	vmovdqu         oword [rsi], xmm8
 	je              near L.gcm_enc_tail_crypted     ; exactly 16 were left
@@ -645,12 +645,12 @@ L.gcm_enc_final3_aes128:
 	sub             rcx, 16
 	vextracti128    xmm2, ymm2, 1                   ; next lane's keystream
 	cmp             rcx, 16
-	jb              near L.gcm_enc_final3_bytes
+	jb              near L.gcm_enc_final3_bytes     ; less than a lane left: the pieces
 	vpxor           xmm8, xmm2, oword [rdx]
 	vmovdqu         oword [rsi], xmm8
 	jmp             near L.gcm_enc_tail_crypted
 L.gcm_enc_final3_bytes:
-	test            ecx, 8
+	test            ecx, 8                          ; a 8-byte piece left?
 	jz              near L.gcm_enc_final3_no8
 	vmovq           r11, xmm2
 	xor             r11, qword [rdx]
@@ -659,7 +659,7 @@ L.gcm_enc_final3_bytes:
 	add             rdx, 8
 	add             rsi, 8
 L.gcm_enc_final3_no8:
-	test            ecx, 4
+	test            ecx, 4                          ; a 4-byte piece left?
 	jz              near L.gcm_enc_final3_no4
 	vmovd           r11d, xmm2
 	xor             r11d, dword [rdx]
@@ -668,7 +668,7 @@ L.gcm_enc_final3_no8:
 	add             rdx, 4
 	add             rsi, 4
 L.gcm_enc_final3_no4:
-	test            ecx, 2
+	test            ecx, 2                          ; a 2-byte piece left?
 	jz              near L.gcm_enc_final3_no2
 	vmovd           r11d, xmm2
 	xor             r11w, word [rdx]
@@ -677,7 +677,7 @@ L.gcm_enc_final3_no4:
 	add             rdx, 2
 	add             rsi, 2
 L.gcm_enc_final3_no2:
-	test            ecx, 1
+	test            ecx, 1                          ; a 1-byte piece left?
 	jz              near L.gcm_enc_final3_no1
 	vmovd           r11d, xmm2
 	xor             r11b, byte [rdx]
@@ -749,7 +749,7 @@ L.gcm_enc_final2_aes128:
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     ymm1, ymm1, ymm13
 	cmp             rcx, 16
-	jb              near L.gcm_enc_final2_bytes
+	jb              near L.gcm_enc_final2_bytes     ; less than a lane left: the pieces
 	vpxor           xmm8, xmm1, oword [rdx]
 	vmovdqu         oword [rsi], xmm8
 	je              near L.gcm_enc_tail_crypted     ; exactly 16 were left
@@ -758,12 +758,12 @@ L.gcm_enc_final2_aes128:
 	sub             rcx, 16
 	vextracti128    xmm1, ymm1, 1                   ; next lane's keystream
 	cmp             rcx, 16
-	jb              near L.gcm_enc_final2_bytes
+	jb              near L.gcm_enc_final2_bytes     ; less than a lane left: the pieces
 	vpxor           xmm8, xmm1, oword [rdx]
 	vmovdqu         oword [rsi], xmm8
 	jmp             near L.gcm_enc_tail_crypted
 L.gcm_enc_final2_bytes:
-	test            ecx, 8
+	test            ecx, 8                          ; a 8-byte piece left?
 	jz              near L.gcm_enc_final2_no8
 	vmovq           r11, xmm1
 	xor             r11, qword [rdx]
@@ -772,7 +772,7 @@ L.gcm_enc_final2_bytes:
 	add             rdx, 8
 	add             rsi, 8
 L.gcm_enc_final2_no8:
-	test            ecx, 4
+	test            ecx, 4                          ; a 4-byte piece left?
 	jz              near L.gcm_enc_final2_no4
 	vmovd           r11d, xmm1
 	xor             r11d, dword [rdx]
@@ -781,7 +781,7 @@ L.gcm_enc_final2_no8:
 	add             rdx, 4
 	add             rsi, 4
 L.gcm_enc_final2_no4:
-	test            ecx, 2
+	test            ecx, 2                          ; a 2-byte piece left?
 	jz              near L.gcm_enc_final2_no2
 	vmovd           r11d, xmm1
 	xor             r11w, word [rdx]
@@ -790,7 +790,7 @@ L.gcm_enc_final2_no4:
 	add             rdx, 2
 	add             rsi, 2
 L.gcm_enc_final2_no2:
-	test            ecx, 1
+	test            ecx, 1                          ; a 1-byte piece left?
 	jz              near L.gcm_enc_final2_no1
 	vmovd           r11d, xmm1
 	xor             r11b, byte [rdx]
@@ -838,7 +838,7 @@ L.gcm_enc_final1_aes128:
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     ymm0, ymm0, ymm13
 	cmp             rcx, 16
-	jb              near L.gcm_enc_final1_bytes
+	jb              near L.gcm_enc_final1_bytes     ; less than a lane left: the pieces
 	vpxor           xmm8, xmm0, oword [rdx]
 	vmovdqu         oword [rsi], xmm8
 	je              near L.gcm_enc_tail_crypted     ; exactly 16 were left
@@ -847,12 +847,12 @@ L.gcm_enc_final1_aes128:
 	sub             rcx, 16
 	vextracti128    xmm0, ymm0, 1                   ; next lane's keystream
 	cmp             rcx, 16
-	jb              near L.gcm_enc_final1_bytes
+	jb              near L.gcm_enc_final1_bytes     ; less than a lane left: the pieces
 	vpxor           xmm8, xmm0, oword [rdx]
 	vmovdqu         oword [rsi], xmm8
 	jmp             near L.gcm_enc_tail_crypted
 L.gcm_enc_final1_bytes:
-	test            ecx, 8
+	test            ecx, 8                          ; a 8-byte piece left?
 	jz              near L.gcm_enc_final1_no8
 	vmovq           r11, xmm0
 	xor             r11, qword [rdx]
@@ -861,7 +861,7 @@ L.gcm_enc_final1_bytes:
 	add             rdx, 8
 	add             rsi, 8
 L.gcm_enc_final1_no8:
-	test            ecx, 4
+	test            ecx, 4                          ; a 4-byte piece left?
 	jz              near L.gcm_enc_final1_no4
 	vmovd           r11d, xmm0
 	xor             r11d, dword [rdx]
@@ -870,7 +870,7 @@ L.gcm_enc_final1_no8:
 	add             rdx, 4
 	add             rsi, 4
 L.gcm_enc_final1_no4:
-	test            ecx, 2
+	test            ecx, 2                          ; a 2-byte piece left?
 	jz              near L.gcm_enc_final1_no2
 	vmovd           r11d, xmm0
 	xor             r11w, word [rdx]
@@ -879,7 +879,7 @@ L.gcm_enc_final1_no4:
 	add             rdx, 2
 	add             rsi, 2
 L.gcm_enc_final1_no2:
-	test            ecx, 1
+	test            ecx, 1                          ; a 1-byte piece left?
 	jz              near L.gcm_enc_final1_no1
 	vmovd           r11d, xmm0
 	xor             r11b, byte [rdx]
@@ -1301,7 +1301,7 @@ L.gcm_dec_final4_aes128:
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     ymm3, ymm3, ymm13
 	cmp             rcx, 16
-	jb              near L.gcm_dec_final4_bytes
+	jb              near L.gcm_dec_final4_bytes     ; less than a lane left: the pieces
 	vpxor           xmm8, xmm3, oword [rdx]
 	vmovdqu         oword [rsi], xmm8
 	je              near L.gcm_dec_store            ; exactly 16 were left
@@ -1310,12 +1310,12 @@ L.gcm_dec_final4_aes128:
 	sub             rcx, 16
 	vextracti128    xmm3, ymm3, 1                   ; next lane's keystream
 	cmp             rcx, 16
-	jb              near L.gcm_dec_final4_bytes
+	jb              near L.gcm_dec_final4_bytes     ; less than a lane left: the pieces
 	vpxor           xmm8, xmm3, oword [rdx]
 	vmovdqu         oword [rsi], xmm8
 	jmp             near L.gcm_dec_store
 L.gcm_dec_final4_bytes:
-	test            ecx, 8
+	test            ecx, 8                          ; a 8-byte piece left?
 	jz              near L.gcm_dec_final4_no8
 	vmovq           r11, xmm3
 	xor             r11, qword [rdx]
@@ -1324,7 +1324,7 @@ L.gcm_dec_final4_bytes:
 	add             rdx, 8
 	add             rsi, 8
 L.gcm_dec_final4_no8:
-	test            ecx, 4
+	test            ecx, 4                          ; a 4-byte piece left?
 	jz              near L.gcm_dec_final4_no4
 	vmovd           r11d, xmm3
 	xor             r11d, dword [rdx]
@@ -1333,7 +1333,7 @@ L.gcm_dec_final4_no8:
 	add             rdx, 4
 	add             rsi, 4
 L.gcm_dec_final4_no4:
-	test            ecx, 2
+	test            ecx, 2                          ; a 2-byte piece left?
 	jz              near L.gcm_dec_final4_no2
 	vmovd           r11d, xmm3
 	xor             r11w, word [rdx]
@@ -1342,7 +1342,7 @@ L.gcm_dec_final4_no4:
 	add             rdx, 2
 	add             rsi, 2
 L.gcm_dec_final4_no2:
-	test            ecx, 1
+	test            ecx, 1                          ; a 1-byte piece left?
 	jz              near L.gcm_dec_final4_no1
 	vmovd           r11d, xmm3
 	xor             r11b, byte [rdx]
@@ -1433,7 +1433,7 @@ L.gcm_dec_final3_aes128:
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     ymm2, ymm2, ymm13
 	cmp             rcx, 16
-	jb              near L.gcm_dec_final3_bytes
+	jb              near L.gcm_dec_final3_bytes     ; less than a lane left: the pieces
 	vpxor           xmm8, xmm2, oword [rdx]
 	vmovdqu         oword [rsi], xmm8
 	je              near L.gcm_dec_store            ; exactly 16 were left
@@ -1442,12 +1442,12 @@ L.gcm_dec_final3_aes128:
 	sub             rcx, 16
 	vextracti128    xmm2, ymm2, 1                   ; next lane's keystream
 	cmp             rcx, 16
-	jb              near L.gcm_dec_final3_bytes
+	jb              near L.gcm_dec_final3_bytes     ; less than a lane left: the pieces
 	vpxor           xmm8, xmm2, oword [rdx]
 	vmovdqu         oword [rsi], xmm8
 	jmp             near L.gcm_dec_store
 L.gcm_dec_final3_bytes:
-	test            ecx, 8
+	test            ecx, 8                          ; a 8-byte piece left?
 	jz              near L.gcm_dec_final3_no8
 	vmovq           r11, xmm2
 	xor             r11, qword [rdx]
@@ -1456,7 +1456,7 @@ L.gcm_dec_final3_bytes:
 	add             rdx, 8
 	add             rsi, 8
 L.gcm_dec_final3_no8:
-	test            ecx, 4
+	test            ecx, 4                          ; a 4-byte piece left?
 	jz              near L.gcm_dec_final3_no4
 	vmovd           r11d, xmm2
 	xor             r11d, dword [rdx]
@@ -1465,7 +1465,7 @@ L.gcm_dec_final3_no8:
 	add             rdx, 4
 	add             rsi, 4
 L.gcm_dec_final3_no4:
-	test            ecx, 2
+	test            ecx, 2                          ; a 2-byte piece left?
 	jz              near L.gcm_dec_final3_no2
 	vmovd           r11d, xmm2
 	xor             r11w, word [rdx]
@@ -1474,7 +1474,7 @@ L.gcm_dec_final3_no4:
 	add             rdx, 2
 	add             rsi, 2
 L.gcm_dec_final3_no2:
-	test            ecx, 1
+	test            ecx, 1                          ; a 1-byte piece left?
 	jz              near L.gcm_dec_final3_no1
 	vmovd           r11d, xmm2
 	xor             r11b, byte [rdx]
@@ -1546,7 +1546,7 @@ L.gcm_dec_final2_aes128:
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     ymm1, ymm1, ymm13
 	cmp             rcx, 16
-	jb              near L.gcm_dec_final2_bytes
+	jb              near L.gcm_dec_final2_bytes     ; less than a lane left: the pieces
 	vpxor           xmm8, xmm1, oword [rdx]
 	vmovdqu         oword [rsi], xmm8
 	je              near L.gcm_dec_store            ; exactly 16 were left
@@ -1555,12 +1555,12 @@ L.gcm_dec_final2_aes128:
 	sub             rcx, 16
 	vextracti128    xmm1, ymm1, 1                   ; next lane's keystream
 	cmp             rcx, 16
-	jb              near L.gcm_dec_final2_bytes
+	jb              near L.gcm_dec_final2_bytes     ; less than a lane left: the pieces
 	vpxor           xmm8, xmm1, oword [rdx]
 	vmovdqu         oword [rsi], xmm8
 	jmp             near L.gcm_dec_store
 L.gcm_dec_final2_bytes:
-	test            ecx, 8
+	test            ecx, 8                          ; a 8-byte piece left?
 	jz              near L.gcm_dec_final2_no8
 	vmovq           r11, xmm1
 	xor             r11, qword [rdx]
@@ -1569,7 +1569,7 @@ L.gcm_dec_final2_bytes:
 	add             rdx, 8
 	add             rsi, 8
 L.gcm_dec_final2_no8:
-	test            ecx, 4
+	test            ecx, 4                          ; a 4-byte piece left?
 	jz              near L.gcm_dec_final2_no4
 	vmovd           r11d, xmm1
 	xor             r11d, dword [rdx]
@@ -1578,7 +1578,7 @@ L.gcm_dec_final2_no8:
 	add             rdx, 4
 	add             rsi, 4
 L.gcm_dec_final2_no4:
-	test            ecx, 2
+	test            ecx, 2                          ; a 2-byte piece left?
 	jz              near L.gcm_dec_final2_no2
 	vmovd           r11d, xmm1
 	xor             r11w, word [rdx]
@@ -1587,7 +1587,7 @@ L.gcm_dec_final2_no4:
 	add             rdx, 2
 	add             rsi, 2
 L.gcm_dec_final2_no2:
-	test            ecx, 1
+	test            ecx, 1                          ; a 1-byte piece left?
 	jz              near L.gcm_dec_final2_no1
 	vmovd           r11d, xmm1
 	xor             r11b, byte [rdx]
@@ -1635,7 +1635,7 @@ L.gcm_dec_final1_aes128:
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     ymm0, ymm0, ymm13
 	cmp             rcx, 16
-	jb              near L.gcm_dec_final1_bytes
+	jb              near L.gcm_dec_final1_bytes     ; less than a lane left: the pieces
 	vpxor           xmm8, xmm0, oword [rdx]
 	vmovdqu         oword [rsi], xmm8
 	je              near L.gcm_dec_store            ; exactly 16 were left
@@ -1644,12 +1644,12 @@ L.gcm_dec_final1_aes128:
 	sub             rcx, 16
 	vextracti128    xmm0, ymm0, 1                   ; next lane's keystream
 	cmp             rcx, 16
-	jb              near L.gcm_dec_final1_bytes
+	jb              near L.gcm_dec_final1_bytes     ; less than a lane left: the pieces
 	vpxor           xmm8, xmm0, oword [rdx]
 	vmovdqu         oword [rsi], xmm8
 	jmp             near L.gcm_dec_store
 L.gcm_dec_final1_bytes:
-	test            ecx, 8
+	test            ecx, 8                          ; a 8-byte piece left?
 	jz              near L.gcm_dec_final1_no8
 	vmovq           r11, xmm0
 	xor             r11, qword [rdx]
@@ -1658,7 +1658,7 @@ L.gcm_dec_final1_bytes:
 	add             rdx, 8
 	add             rsi, 8
 L.gcm_dec_final1_no8:
-	test            ecx, 4
+	test            ecx, 4                          ; a 4-byte piece left?
 	jz              near L.gcm_dec_final1_no4
 	vmovd           r11d, xmm0
 	xor             r11d, dword [rdx]
@@ -1667,7 +1667,7 @@ L.gcm_dec_final1_no8:
 	add             rdx, 4
 	add             rsi, 4
 L.gcm_dec_final1_no4:
-	test            ecx, 2
+	test            ecx, 2                          ; a 2-byte piece left?
 	jz              near L.gcm_dec_final1_no2
 	vmovd           r11d, xmm0
 	xor             r11w, word [rdx]
@@ -1676,7 +1676,7 @@ L.gcm_dec_final1_no4:
 	add             rdx, 2
 	add             rsi, 2
 L.gcm_dec_final1_no2:
-	test            ecx, 1
+	test            ecx, 1                          ; a 1-byte piece left?
 	jz              near L.gcm_dec_final1_no1
 	vmovd           r11d, xmm0
 	xor             r11b, byte [rdx]
@@ -2087,7 +2087,7 @@ L.gcm_enc_rec_final4_aes128:
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     ymm3, ymm3, ymm13
 	cmp             rcx, 16
-	jb              near L.gcm_enc_rec_final4_bytes
+	jb              near L.gcm_enc_rec_final4_bytes ; less than a lane left: the pieces
 	vpxor           xmm8, xmm3, oword [rdx]
 	vmovdqu         oword [rsi], xmm8
 	je              near L.gcm_enc_rec_tail_crypted ; exactly 16 were left
@@ -2096,12 +2096,12 @@ L.gcm_enc_rec_final4_aes128:
 	sub             rcx, 16
 	vextracti128    xmm3, ymm3, 1                   ; next lane's keystream
 	cmp             rcx, 16
-	jb              near L.gcm_enc_rec_final4_bytes
+	jb              near L.gcm_enc_rec_final4_bytes ; less than a lane left: the pieces
 	vpxor           xmm8, xmm3, oword [rdx]
 	vmovdqu         oword [rsi], xmm8
 	jmp             near L.gcm_enc_rec_tail_crypted
 L.gcm_enc_rec_final4_bytes:
-	test            ecx, 8
+	test            ecx, 8                          ; a 8-byte piece left?
 	jz              near L.gcm_enc_rec_final4_no8
 	vmovq           r11, xmm3
 	xor             r11, qword [rdx]
@@ -2110,7 +2110,7 @@ L.gcm_enc_rec_final4_bytes:
 	add             rdx, 8
 	add             rsi, 8
 L.gcm_enc_rec_final4_no8:
-	test            ecx, 4
+	test            ecx, 4                          ; a 4-byte piece left?
 	jz              near L.gcm_enc_rec_final4_no4
 	vmovd           r11d, xmm3
 	xor             r11d, dword [rdx]
@@ -2119,7 +2119,7 @@ L.gcm_enc_rec_final4_no8:
 	add             rdx, 4
 	add             rsi, 4
 L.gcm_enc_rec_final4_no4:
-	test            ecx, 2
+	test            ecx, 2                          ; a 2-byte piece left?
 	jz              near L.gcm_enc_rec_final4_no2
 	vmovd           r11d, xmm3
 	xor             r11w, word [rdx]
@@ -2128,7 +2128,7 @@ L.gcm_enc_rec_final4_no4:
 	add             rdx, 2
 	add             rsi, 2
 L.gcm_enc_rec_final4_no2:
-	test            ecx, 1
+	test            ecx, 1                          ; a 1-byte piece left?
 	jz              near L.gcm_enc_rec_final4_no1
 	vmovd           r11d, xmm3
 	xor             r11b, byte [rdx]
@@ -2219,7 +2219,7 @@ L.gcm_enc_rec_final3_aes128:
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     ymm2, ymm2, ymm13
 	cmp             rcx, 16
-	jb              near L.gcm_enc_rec_final3_bytes
+	jb              near L.gcm_enc_rec_final3_bytes ; less than a lane left: the pieces
 	vpxor           xmm8, xmm2, oword [rdx]
 	vmovdqu         oword [rsi], xmm8
 	je              near L.gcm_enc_rec_tail_crypted ; exactly 16 were left
@@ -2228,12 +2228,12 @@ L.gcm_enc_rec_final3_aes128:
 	sub             rcx, 16
 	vextracti128    xmm2, ymm2, 1                   ; next lane's keystream
 	cmp             rcx, 16
-	jb              near L.gcm_enc_rec_final3_bytes
+	jb              near L.gcm_enc_rec_final3_bytes ; less than a lane left: the pieces
 	vpxor           xmm8, xmm2, oword [rdx]
 	vmovdqu         oword [rsi], xmm8
 	jmp             near L.gcm_enc_rec_tail_crypted
 L.gcm_enc_rec_final3_bytes:
-	test            ecx, 8
+	test            ecx, 8                          ; a 8-byte piece left?
 	jz              near L.gcm_enc_rec_final3_no8
 	vmovq           r11, xmm2
 	xor             r11, qword [rdx]
@@ -2242,7 +2242,7 @@ L.gcm_enc_rec_final3_bytes:
 	add             rdx, 8
 	add             rsi, 8
 L.gcm_enc_rec_final3_no8:
-	test            ecx, 4
+	test            ecx, 4                          ; a 4-byte piece left?
 	jz              near L.gcm_enc_rec_final3_no4
 	vmovd           r11d, xmm2
 	xor             r11d, dword [rdx]
@@ -2251,7 +2251,7 @@ L.gcm_enc_rec_final3_no8:
 	add             rdx, 4
 	add             rsi, 4
 L.gcm_enc_rec_final3_no4:
-	test            ecx, 2
+	test            ecx, 2                          ; a 2-byte piece left?
 	jz              near L.gcm_enc_rec_final3_no2
 	vmovd           r11d, xmm2
 	xor             r11w, word [rdx]
@@ -2260,7 +2260,7 @@ L.gcm_enc_rec_final3_no4:
 	add             rdx, 2
 	add             rsi, 2
 L.gcm_enc_rec_final3_no2:
-	test            ecx, 1
+	test            ecx, 1                          ; a 1-byte piece left?
 	jz              near L.gcm_enc_rec_final3_no1
 	vmovd           r11d, xmm2
 	xor             r11b, byte [rdx]
@@ -2332,7 +2332,7 @@ L.gcm_enc_rec_final2_aes128:
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     ymm1, ymm1, ymm13
 	cmp             rcx, 16
-	jb              near L.gcm_enc_rec_final2_bytes
+	jb              near L.gcm_enc_rec_final2_bytes ; less than a lane left: the pieces
 	vpxor           xmm8, xmm1, oword [rdx]
 	vmovdqu         oword [rsi], xmm8
 	je              near L.gcm_enc_rec_tail_crypted ; exactly 16 were left
@@ -2341,12 +2341,12 @@ L.gcm_enc_rec_final2_aes128:
 	sub             rcx, 16
 	vextracti128    xmm1, ymm1, 1                   ; next lane's keystream
 	cmp             rcx, 16
-	jb              near L.gcm_enc_rec_final2_bytes
+	jb              near L.gcm_enc_rec_final2_bytes ; less than a lane left: the pieces
 	vpxor           xmm8, xmm1, oword [rdx]
 	vmovdqu         oword [rsi], xmm8
 	jmp             near L.gcm_enc_rec_tail_crypted
 L.gcm_enc_rec_final2_bytes:
-	test            ecx, 8
+	test            ecx, 8                          ; a 8-byte piece left?
 	jz              near L.gcm_enc_rec_final2_no8
 	vmovq           r11, xmm1
 	xor             r11, qword [rdx]
@@ -2355,7 +2355,7 @@ L.gcm_enc_rec_final2_bytes:
 	add             rdx, 8
 	add             rsi, 8
 L.gcm_enc_rec_final2_no8:
-	test            ecx, 4
+	test            ecx, 4                          ; a 4-byte piece left?
 	jz              near L.gcm_enc_rec_final2_no4
 	vmovd           r11d, xmm1
 	xor             r11d, dword [rdx]
@@ -2364,7 +2364,7 @@ L.gcm_enc_rec_final2_no8:
 	add             rdx, 4
 	add             rsi, 4
 L.gcm_enc_rec_final2_no4:
-	test            ecx, 2
+	test            ecx, 2                          ; a 2-byte piece left?
 	jz              near L.gcm_enc_rec_final2_no2
 	vmovd           r11d, xmm1
 	xor             r11w, word [rdx]
@@ -2373,7 +2373,7 @@ L.gcm_enc_rec_final2_no4:
 	add             rdx, 2
 	add             rsi, 2
 L.gcm_enc_rec_final2_no2:
-	test            ecx, 1
+	test            ecx, 1                          ; a 1-byte piece left?
 	jz              near L.gcm_enc_rec_final2_no1
 	vmovd           r11d, xmm1
 	xor             r11b, byte [rdx]
@@ -2421,7 +2421,7 @@ L.gcm_enc_rec_final1_aes128:
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     ymm0, ymm0, ymm13
 	cmp             rcx, 16
-	jb              near L.gcm_enc_rec_final1_bytes
+	jb              near L.gcm_enc_rec_final1_bytes ; less than a lane left: the pieces
 	vpxor           xmm8, xmm0, oword [rdx]
 	vmovdqu         oword [rsi], xmm8
 	je              near L.gcm_enc_rec_tail_crypted ; exactly 16 were left
@@ -2430,12 +2430,12 @@ L.gcm_enc_rec_final1_aes128:
 	sub             rcx, 16
 	vextracti128    xmm0, ymm0, 1                   ; next lane's keystream
 	cmp             rcx, 16
-	jb              near L.gcm_enc_rec_final1_bytes
+	jb              near L.gcm_enc_rec_final1_bytes ; less than a lane left: the pieces
 	vpxor           xmm8, xmm0, oword [rdx]
 	vmovdqu         oword [rsi], xmm8
 	jmp             near L.gcm_enc_rec_tail_crypted
 L.gcm_enc_rec_final1_bytes:
-	test            ecx, 8
+	test            ecx, 8                          ; a 8-byte piece left?
 	jz              near L.gcm_enc_rec_final1_no8
 	vmovq           r11, xmm0
 	xor             r11, qword [rdx]
@@ -2444,7 +2444,7 @@ L.gcm_enc_rec_final1_bytes:
 	add             rdx, 8
 	add             rsi, 8
 L.gcm_enc_rec_final1_no8:
-	test            ecx, 4
+	test            ecx, 4                          ; a 4-byte piece left?
 	jz              near L.gcm_enc_rec_final1_no4
 	vmovd           r11d, xmm0
 	xor             r11d, dword [rdx]
@@ -2453,7 +2453,7 @@ L.gcm_enc_rec_final1_no8:
 	add             rdx, 4
 	add             rsi, 4
 L.gcm_enc_rec_final1_no4:
-	test            ecx, 2
+	test            ecx, 2                          ; a 2-byte piece left?
 	jz              near L.gcm_enc_rec_final1_no2
 	vmovd           r11d, xmm0
 	xor             r11w, word [rdx]
@@ -2462,7 +2462,7 @@ L.gcm_enc_rec_final1_no4:
 	add             rdx, 2
 	add             rsi, 2
 L.gcm_enc_rec_final1_no2:
-	test            ecx, 1
+	test            ecx, 1                          ; a 1-byte piece left?
 	jz              near L.gcm_enc_rec_final1_no1
 	vmovd           r11d, xmm0
 	xor             r11b, byte [rdx]
@@ -3038,7 +3038,7 @@ L.gcm_dec_rec_final4_aes128:
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     ymm3, ymm3, ymm13
 	cmp             rcx, 16
-	jb              near L.gcm_dec_rec_final4_bytes
+	jb              near L.gcm_dec_rec_final4_bytes ; less than a lane left: the pieces
 	vpxor           xmm8, xmm3, oword [rdx]
 	vmovdqu         oword [rsi], xmm8
 	je              near L.gcm_dec_rec_partial      ; exactly 16 were left
@@ -3047,12 +3047,12 @@ L.gcm_dec_rec_final4_aes128:
 	sub             rcx, 16
 	vextracti128    xmm3, ymm3, 1                   ; next lane's keystream
 	cmp             rcx, 16
-	jb              near L.gcm_dec_rec_final4_bytes
+	jb              near L.gcm_dec_rec_final4_bytes ; less than a lane left: the pieces
 	vpxor           xmm8, xmm3, oword [rdx]
 	vmovdqu         oword [rsi], xmm8
 	jmp             near L.gcm_dec_rec_partial
 L.gcm_dec_rec_final4_bytes:
-	test            ecx, 8
+	test            ecx, 8                          ; a 8-byte piece left?
 	jz              near L.gcm_dec_rec_final4_no8
 	vmovq           r11, xmm3
 	xor             r11, qword [rdx]
@@ -3061,7 +3061,7 @@ L.gcm_dec_rec_final4_bytes:
 	add             rdx, 8
 	add             rsi, 8
 L.gcm_dec_rec_final4_no8:
-	test            ecx, 4
+	test            ecx, 4                          ; a 4-byte piece left?
 	jz              near L.gcm_dec_rec_final4_no4
 	vmovd           r11d, xmm3
 	xor             r11d, dword [rdx]
@@ -3070,7 +3070,7 @@ L.gcm_dec_rec_final4_no8:
 	add             rdx, 4
 	add             rsi, 4
 L.gcm_dec_rec_final4_no4:
-	test            ecx, 2
+	test            ecx, 2                          ; a 2-byte piece left?
 	jz              near L.gcm_dec_rec_final4_no2
 	vmovd           r11d, xmm3
 	xor             r11w, word [rdx]
@@ -3079,7 +3079,7 @@ L.gcm_dec_rec_final4_no4:
 	add             rdx, 2
 	add             rsi, 2
 L.gcm_dec_rec_final4_no2:
-	test            ecx, 1
+	test            ecx, 1                          ; a 1-byte piece left?
 	jz              near L.gcm_dec_rec_final4_no1
 	vmovd           r11d, xmm3
 	xor             r11b, byte [rdx]
@@ -3170,7 +3170,7 @@ L.gcm_dec_rec_final3_aes128:
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     ymm2, ymm2, ymm13
 	cmp             rcx, 16
-	jb              near L.gcm_dec_rec_final3_bytes
+	jb              near L.gcm_dec_rec_final3_bytes ; less than a lane left: the pieces
 	vpxor           xmm8, xmm2, oword [rdx]
 	vmovdqu         oword [rsi], xmm8
 	je              near L.gcm_dec_rec_partial      ; exactly 16 were left
@@ -3179,12 +3179,12 @@ L.gcm_dec_rec_final3_aes128:
 	sub             rcx, 16
 	vextracti128    xmm2, ymm2, 1                   ; next lane's keystream
 	cmp             rcx, 16
-	jb              near L.gcm_dec_rec_final3_bytes
+	jb              near L.gcm_dec_rec_final3_bytes ; less than a lane left: the pieces
 	vpxor           xmm8, xmm2, oword [rdx]
 	vmovdqu         oword [rsi], xmm8
 	jmp             near L.gcm_dec_rec_partial
 L.gcm_dec_rec_final3_bytes:
-	test            ecx, 8
+	test            ecx, 8                          ; a 8-byte piece left?
 	jz              near L.gcm_dec_rec_final3_no8
 	vmovq           r11, xmm2
 	xor             r11, qword [rdx]
@@ -3193,7 +3193,7 @@ L.gcm_dec_rec_final3_bytes:
 	add             rdx, 8
 	add             rsi, 8
 L.gcm_dec_rec_final3_no8:
-	test            ecx, 4
+	test            ecx, 4                          ; a 4-byte piece left?
 	jz              near L.gcm_dec_rec_final3_no4
 	vmovd           r11d, xmm2
 	xor             r11d, dword [rdx]
@@ -3202,7 +3202,7 @@ L.gcm_dec_rec_final3_no8:
 	add             rdx, 4
 	add             rsi, 4
 L.gcm_dec_rec_final3_no4:
-	test            ecx, 2
+	test            ecx, 2                          ; a 2-byte piece left?
 	jz              near L.gcm_dec_rec_final3_no2
 	vmovd           r11d, xmm2
 	xor             r11w, word [rdx]
@@ -3211,7 +3211,7 @@ L.gcm_dec_rec_final3_no4:
 	add             rdx, 2
 	add             rsi, 2
 L.gcm_dec_rec_final3_no2:
-	test            ecx, 1
+	test            ecx, 1                          ; a 1-byte piece left?
 	jz              near L.gcm_dec_rec_final3_no1
 	vmovd           r11d, xmm2
 	xor             r11b, byte [rdx]
@@ -3283,7 +3283,7 @@ L.gcm_dec_rec_final2_aes128:
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     ymm1, ymm1, ymm13
 	cmp             rcx, 16
-	jb              near L.gcm_dec_rec_final2_bytes
+	jb              near L.gcm_dec_rec_final2_bytes ; less than a lane left: the pieces
 	vpxor           xmm8, xmm1, oword [rdx]
 	vmovdqu         oword [rsi], xmm8
 	je              near L.gcm_dec_rec_partial      ; exactly 16 were left
@@ -3292,12 +3292,12 @@ L.gcm_dec_rec_final2_aes128:
 	sub             rcx, 16
 	vextracti128    xmm1, ymm1, 1                   ; next lane's keystream
 	cmp             rcx, 16
-	jb              near L.gcm_dec_rec_final2_bytes
+	jb              near L.gcm_dec_rec_final2_bytes ; less than a lane left: the pieces
 	vpxor           xmm8, xmm1, oword [rdx]
 	vmovdqu         oword [rsi], xmm8
 	jmp             near L.gcm_dec_rec_partial
 L.gcm_dec_rec_final2_bytes:
-	test            ecx, 8
+	test            ecx, 8                          ; a 8-byte piece left?
 	jz              near L.gcm_dec_rec_final2_no8
 	vmovq           r11, xmm1
 	xor             r11, qword [rdx]
@@ -3306,7 +3306,7 @@ L.gcm_dec_rec_final2_bytes:
 	add             rdx, 8
 	add             rsi, 8
 L.gcm_dec_rec_final2_no8:
-	test            ecx, 4
+	test            ecx, 4                          ; a 4-byte piece left?
 	jz              near L.gcm_dec_rec_final2_no4
 	vmovd           r11d, xmm1
 	xor             r11d, dword [rdx]
@@ -3315,7 +3315,7 @@ L.gcm_dec_rec_final2_no8:
 	add             rdx, 4
 	add             rsi, 4
 L.gcm_dec_rec_final2_no4:
-	test            ecx, 2
+	test            ecx, 2                          ; a 2-byte piece left?
 	jz              near L.gcm_dec_rec_final2_no2
 	vmovd           r11d, xmm1
 	xor             r11w, word [rdx]
@@ -3324,7 +3324,7 @@ L.gcm_dec_rec_final2_no4:
 	add             rdx, 2
 	add             rsi, 2
 L.gcm_dec_rec_final2_no2:
-	test            ecx, 1
+	test            ecx, 1                          ; a 1-byte piece left?
 	jz              near L.gcm_dec_rec_final2_no1
 	vmovd           r11d, xmm1
 	xor             r11b, byte [rdx]
@@ -3372,7 +3372,7 @@ L.gcm_dec_rec_final1_aes128:
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     ymm0, ymm0, ymm13
 	cmp             rcx, 16
-	jb              near L.gcm_dec_rec_final1_bytes
+	jb              near L.gcm_dec_rec_final1_bytes ; less than a lane left: the pieces
 	vpxor           xmm8, xmm0, oword [rdx]
 	vmovdqu         oword [rsi], xmm8
 	je              near L.gcm_dec_rec_partial      ; exactly 16 were left
@@ -3381,12 +3381,12 @@ L.gcm_dec_rec_final1_aes128:
 	sub             rcx, 16
 	vextracti128    xmm0, ymm0, 1                   ; next lane's keystream
 	cmp             rcx, 16
-	jb              near L.gcm_dec_rec_final1_bytes
+	jb              near L.gcm_dec_rec_final1_bytes ; less than a lane left: the pieces
 	vpxor           xmm8, xmm0, oword [rdx]
 	vmovdqu         oword [rsi], xmm8
 	jmp             near L.gcm_dec_rec_partial
 L.gcm_dec_rec_final1_bytes:
-	test            ecx, 8
+	test            ecx, 8                          ; a 8-byte piece left?
 	jz              near L.gcm_dec_rec_final1_no8
 	vmovq           r11, xmm0
 	xor             r11, qword [rdx]
@@ -3395,7 +3395,7 @@ L.gcm_dec_rec_final1_bytes:
 	add             rdx, 8
 	add             rsi, 8
 L.gcm_dec_rec_final1_no8:
-	test            ecx, 4
+	test            ecx, 4                          ; a 4-byte piece left?
 	jz              near L.gcm_dec_rec_final1_no4
 	vmovd           r11d, xmm0
 	xor             r11d, dword [rdx]
@@ -3404,7 +3404,7 @@ L.gcm_dec_rec_final1_no8:
 	add             rdx, 4
 	add             rsi, 4
 L.gcm_dec_rec_final1_no4:
-	test            ecx, 2
+	test            ecx, 2                          ; a 2-byte piece left?
 	jz              near L.gcm_dec_rec_final1_no2
 	vmovd           r11d, xmm0
 	xor             r11w, word [rdx]
@@ -3413,7 +3413,7 @@ L.gcm_dec_rec_final1_no4:
 	add             rdx, 2
 	add             rsi, 2
 L.gcm_dec_rec_final1_no2:
-	test            ecx, 1
+	test            ecx, 1                          ; a 1-byte piece left?
 	jz              near L.gcm_dec_rec_final1_no1
 	vmovd           r11d, xmm0
 	xor             r11b, byte [rdx]

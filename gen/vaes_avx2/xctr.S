@@ -16,9 +16,11 @@
 #
 # Counter form: XCTR's counter is little-endian, so CTR holds 2 consecutive indexes
 # as little-endian 128-bit integers (one per lane) and vpaddq advances them; one XOR with
-# IVK = (iv ^ round key 0) gives the whitened AES input: no byte swap, no carry path.  The last round takes (last key ^ data), fusing the keystream XOR.
-# 8 vectors per main-loop iteration, then groups of 4; the
-# final partial vector uses 8/4/2/1-byte pieces.
+# IVK = (iv ^ round key 0) gives the whitened AES input: no byte swap, no carry path.
+# The last round takes (last key ^ data), fusing the keystream XOR.
+# Shape: the main loop of 8 vectors (out of line, after the epilogue), groups of
+# 4, a final group of 1..4 vectors picked by length whose last vector may be
+# partial (whole lanes, then 8/4/2/1-byte pieces), and a one-block path for 1..16 bytes.
 #
 # Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, IVP=r8, INDEX=r9
 #                      ROUNDS=rax, KEYEND=r10, TMPG=r11
@@ -44,6 +46,7 @@ aesgen_xctr_crypt_vaes_avx2:
 	{disp32} jbe    .Lxctr_one_block
 # the first and last round keys into registers; the middle ones are read each round
 	vbroadcasti128  (%r10), %ymm12
+# IVK = iv ^ round key 0; CTR = index, index + 1, ... (one per lane); INC = the lanes
 	vbroadcasti128  (%r8), %ymm10
 	vbroadcasti128  (%rdi), %ymm11
 	vpxor           %ymm11, %ymm10, %ymm10          # iv ^ round key 0
@@ -270,7 +273,7 @@ aesgen_xctr_crypt_vaes_avx2:
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %ymm12, %ymm3, %ymm3
 	cmp             $16, %rcx
-	{disp32} jb     .Lxctr_final4_bytes
+	{disp32} jb     .Lxctr_final4_bytes             # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm3, %xmm11
 	vmovdqu         %xmm11, (%rsi)
 	{disp32} je     .Lxctr_return                   # exactly 16 were left
@@ -279,12 +282,12 @@ aesgen_xctr_crypt_vaes_avx2:
 	sub             $16, %rcx
 	vextracti128    $1, %ymm3, %xmm3                # next lane's keystream
 	cmp             $16, %rcx
-	{disp32} jb     .Lxctr_final4_bytes
+	{disp32} jb     .Lxctr_final4_bytes             # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm3, %xmm11
 	vmovdqu         %xmm11, (%rsi)
 	{disp32} jmp    .Lxctr_return
 .Lxctr_final4_bytes:
-	test            $8, %ecx
+	test            $8, %ecx                        # a 8-byte piece left?
 	{disp32} jz     .Lxctr_final4_no8
 	vmovq           %xmm3, %r11
 	xor             (%rdx), %r11
@@ -293,7 +296,7 @@ aesgen_xctr_crypt_vaes_avx2:
 	add             $8, %rdx
 	add             $8, %rsi
 .Lxctr_final4_no8:
-	test            $4, %ecx
+	test            $4, %ecx                        # a 4-byte piece left?
 	{disp32} jz     .Lxctr_final4_no4
 	vmovd           %xmm3, %r11d
 	xor             (%rdx), %r11d
@@ -302,7 +305,7 @@ aesgen_xctr_crypt_vaes_avx2:
 	add             $4, %rdx
 	add             $4, %rsi
 .Lxctr_final4_no4:
-	test            $2, %ecx
+	test            $2, %ecx                        # a 2-byte piece left?
 	{disp32} jz     .Lxctr_final4_no2
 	vmovd           %xmm3, %r11d
 	xor             (%rdx), %r11w
@@ -311,7 +314,7 @@ aesgen_xctr_crypt_vaes_avx2:
 	add             $2, %rdx
 	add             $2, %rsi
 .Lxctr_final4_no2:
-	test            $1, %ecx
+	test            $1, %ecx                        # a 1-byte piece left?
 	{disp32} jz     .Lxctr_final4_no1
 	vmovd           %xmm3, %r11d
 	xor             (%rdx), %r11b
@@ -399,7 +402,7 @@ aesgen_xctr_crypt_vaes_avx2:
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %ymm12, %ymm2, %ymm2
 	cmp             $16, %rcx
-	{disp32} jb     .Lxctr_final3_bytes
+	{disp32} jb     .Lxctr_final3_bytes             # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm2, %xmm11
 	vmovdqu         %xmm11, (%rsi)
 	{disp32} je     .Lxctr_return                   # exactly 16 were left
@@ -408,12 +411,12 @@ aesgen_xctr_crypt_vaes_avx2:
 	sub             $16, %rcx
 	vextracti128    $1, %ymm2, %xmm2                # next lane's keystream
 	cmp             $16, %rcx
-	{disp32} jb     .Lxctr_final3_bytes
+	{disp32} jb     .Lxctr_final3_bytes             # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm2, %xmm11
 	vmovdqu         %xmm11, (%rsi)
 	{disp32} jmp    .Lxctr_return
 .Lxctr_final3_bytes:
-	test            $8, %ecx
+	test            $8, %ecx                        # a 8-byte piece left?
 	{disp32} jz     .Lxctr_final3_no8
 	vmovq           %xmm2, %r11
 	xor             (%rdx), %r11
@@ -422,7 +425,7 @@ aesgen_xctr_crypt_vaes_avx2:
 	add             $8, %rdx
 	add             $8, %rsi
 .Lxctr_final3_no8:
-	test            $4, %ecx
+	test            $4, %ecx                        # a 4-byte piece left?
 	{disp32} jz     .Lxctr_final3_no4
 	vmovd           %xmm2, %r11d
 	xor             (%rdx), %r11d
@@ -431,7 +434,7 @@ aesgen_xctr_crypt_vaes_avx2:
 	add             $4, %rdx
 	add             $4, %rsi
 .Lxctr_final3_no4:
-	test            $2, %ecx
+	test            $2, %ecx                        # a 2-byte piece left?
 	{disp32} jz     .Lxctr_final3_no2
 	vmovd           %xmm2, %r11d
 	xor             (%rdx), %r11w
@@ -440,7 +443,7 @@ aesgen_xctr_crypt_vaes_avx2:
 	add             $2, %rdx
 	add             $2, %rsi
 .Lxctr_final3_no2:
-	test            $1, %ecx
+	test            $1, %ecx                        # a 1-byte piece left?
 	{disp32} jz     .Lxctr_final3_no1
 	vmovd           %xmm2, %r11d
 	xor             (%rdx), %r11b
@@ -510,7 +513,7 @@ aesgen_xctr_crypt_vaes_avx2:
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %ymm12, %ymm1, %ymm1
 	cmp             $16, %rcx
-	{disp32} jb     .Lxctr_final2_bytes
+	{disp32} jb     .Lxctr_final2_bytes             # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm1, %xmm11
 	vmovdqu         %xmm11, (%rsi)
 	{disp32} je     .Lxctr_return                   # exactly 16 were left
@@ -519,12 +522,12 @@ aesgen_xctr_crypt_vaes_avx2:
 	sub             $16, %rcx
 	vextracti128    $1, %ymm1, %xmm1                # next lane's keystream
 	cmp             $16, %rcx
-	{disp32} jb     .Lxctr_final2_bytes
+	{disp32} jb     .Lxctr_final2_bytes             # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm1, %xmm11
 	vmovdqu         %xmm11, (%rsi)
 	{disp32} jmp    .Lxctr_return
 .Lxctr_final2_bytes:
-	test            $8, %ecx
+	test            $8, %ecx                        # a 8-byte piece left?
 	{disp32} jz     .Lxctr_final2_no8
 	vmovq           %xmm1, %r11
 	xor             (%rdx), %r11
@@ -533,7 +536,7 @@ aesgen_xctr_crypt_vaes_avx2:
 	add             $8, %rdx
 	add             $8, %rsi
 .Lxctr_final2_no8:
-	test            $4, %ecx
+	test            $4, %ecx                        # a 4-byte piece left?
 	{disp32} jz     .Lxctr_final2_no4
 	vmovd           %xmm1, %r11d
 	xor             (%rdx), %r11d
@@ -542,7 +545,7 @@ aesgen_xctr_crypt_vaes_avx2:
 	add             $4, %rdx
 	add             $4, %rsi
 .Lxctr_final2_no4:
-	test            $2, %ecx
+	test            $2, %ecx                        # a 2-byte piece left?
 	{disp32} jz     .Lxctr_final2_no2
 	vmovd           %xmm1, %r11d
 	xor             (%rdx), %r11w
@@ -551,7 +554,7 @@ aesgen_xctr_crypt_vaes_avx2:
 	add             $2, %rdx
 	add             $2, %rsi
 .Lxctr_final2_no2:
-	test            $1, %ecx
+	test            $1, %ecx                        # a 1-byte piece left?
 	{disp32} jz     .Lxctr_final2_no1
 	vmovd           %xmm1, %r11d
 	xor             (%rdx), %r11b
@@ -598,7 +601,7 @@ aesgen_xctr_crypt_vaes_avx2:
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     %ymm12, %ymm0, %ymm0
 	cmp             $16, %rcx
-	{disp32} jb     .Lxctr_final1_bytes
+	{disp32} jb     .Lxctr_final1_bytes             # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm0, %xmm11
 	vmovdqu         %xmm11, (%rsi)
 	{disp32} je     .Lxctr_return                   # exactly 16 were left
@@ -607,12 +610,12 @@ aesgen_xctr_crypt_vaes_avx2:
 	sub             $16, %rcx
 	vextracti128    $1, %ymm0, %xmm0                # next lane's keystream
 	cmp             $16, %rcx
-	{disp32} jb     .Lxctr_final1_bytes
+	{disp32} jb     .Lxctr_final1_bytes             # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm0, %xmm11
 	vmovdqu         %xmm11, (%rsi)
 	{disp32} jmp    .Lxctr_return
 .Lxctr_final1_bytes:
-	test            $8, %ecx
+	test            $8, %ecx                        # a 8-byte piece left?
 	{disp32} jz     .Lxctr_final1_no8
 	vmovq           %xmm0, %r11
 	xor             (%rdx), %r11
@@ -621,7 +624,7 @@ aesgen_xctr_crypt_vaes_avx2:
 	add             $8, %rdx
 	add             $8, %rsi
 .Lxctr_final1_no8:
-	test            $4, %ecx
+	test            $4, %ecx                        # a 4-byte piece left?
 	{disp32} jz     .Lxctr_final1_no4
 	vmovd           %xmm0, %r11d
 	xor             (%rdx), %r11d
@@ -630,7 +633,7 @@ aesgen_xctr_crypt_vaes_avx2:
 	add             $4, %rdx
 	add             $4, %rsi
 .Lxctr_final1_no4:
-	test            $2, %ecx
+	test            $2, %ecx                        # a 2-byte piece left?
 	{disp32} jz     .Lxctr_final1_no2
 	vmovd           %xmm0, %r11d
 	xor             (%rdx), %r11w
@@ -639,7 +642,7 @@ aesgen_xctr_crypt_vaes_avx2:
 	add             $2, %rdx
 	add             $2, %rsi
 .Lxctr_final1_no2:
-	test            $1, %ecx
+	test            $1, %ecx                        # a 1-byte piece left?
 	{disp32} jz     .Lxctr_final1_no1
 	vmovd           %xmm0, %r11d
 	xor             (%rdx), %r11b
@@ -857,12 +860,12 @@ aesgen_xctr_crypt_vaes_avx2:
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     (%r10), %xmm0, %xmm0
 	cmp             $16, %rcx
-	{disp32} jb     .Lxctr_one_bytes
+	{disp32} jb     .Lxctr_one_bytes                # less than a lane left: the pieces
 	vpxor           (%rdx), %xmm0, %xmm11
 	vmovdqu         %xmm11, (%rsi)
 	{disp32} jmp    .Lxctr_one_return
 .Lxctr_one_bytes:
-	test            $8, %ecx
+	test            $8, %ecx                        # a 8-byte piece left?
 	{disp32} jz     .Lxctr_one_no8
 	vmovq           %xmm0, %r11
 	xor             (%rdx), %r11
@@ -871,7 +874,7 @@ aesgen_xctr_crypt_vaes_avx2:
 	add             $8, %rdx
 	add             $8, %rsi
 .Lxctr_one_no8:
-	test            $4, %ecx
+	test            $4, %ecx                        # a 4-byte piece left?
 	{disp32} jz     .Lxctr_one_no4
 	vmovd           %xmm0, %r11d
 	xor             (%rdx), %r11d
@@ -880,7 +883,7 @@ aesgen_xctr_crypt_vaes_avx2:
 	add             $4, %rdx
 	add             $4, %rsi
 .Lxctr_one_no4:
-	test            $2, %ecx
+	test            $2, %ecx                        # a 2-byte piece left?
 	{disp32} jz     .Lxctr_one_no2
 	vmovd           %xmm0, %r11d
 	xor             (%rdx), %r11w
@@ -889,7 +892,7 @@ aesgen_xctr_crypt_vaes_avx2:
 	add             $2, %rdx
 	add             $2, %rsi
 .Lxctr_one_no2:
-	test            $1, %ecx
+	test            $1, %ecx                        # a 1-byte piece left?
 	{disp32} jz     .Lxctr_one_no1
 	vmovd           %xmm0, %r11d
 	xor             (%rdx), %r11b

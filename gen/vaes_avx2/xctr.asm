@@ -19,9 +19,11 @@
 ;
 ; Counter form: XCTR's counter is little-endian, so CTR holds 2 consecutive indexes
 ; as little-endian 128-bit integers (one per lane) and vpaddq advances them; one XOR with
-; IVK = (iv ^ round key 0) gives the whitened AES input: no byte swap, no carry path.  The last round takes (last key ^ data), fusing the keystream XOR.
-; 8 vectors per main-loop iteration, then groups of 4; the
-; final partial vector uses 8/4/2/1-byte pieces.
+; IVK = (iv ^ round key 0) gives the whitened AES input: no byte swap, no carry path.
+; The last round takes (last key ^ data), fusing the keystream XOR.
+; Shape: the main loop of 8 vectors (out of line, after the epilogue), groups of
+; 4, a final group of 1..4 vectors picked by length whose last vector may be
+; partial (whole lanes, then 8/4/2/1-byte pieces), and a one-block path for 1..16 bytes.
 ;
 ; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, IVP=r8, INDEX=r9
 ;                      ROUNDS=rax, KEYEND=r10, TMPG=r11
@@ -44,6 +46,7 @@ aesgen_xctr_crypt_vaes_avx2:
 	jbe             near L.xctr_one_block
 ; the first and last round keys into registers; the middle ones are read each round
 	vbroadcasti128  ymm12, oword [r10]
+; IVK = iv ^ round key 0; CTR = index, index + 1, ... (one per lane); INC = the lanes
 	vbroadcasti128  ymm10, oword [r8]
 	vbroadcasti128  ymm11, oword [rdi]
 	vpxor           ymm10, ymm10, ymm11             ; iv ^ round key 0
@@ -270,7 +273,7 @@ L.xctr_final4_aes128:
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     ymm3, ymm3, ymm12
 	cmp             rcx, 16
-	jb              near L.xctr_final4_bytes
+	jb              near L.xctr_final4_bytes        ; less than a lane left: the pieces
 	vpxor           xmm11, xmm3, oword [rdx]
 	vmovdqu         oword [rsi], xmm11
 	je              near L.xctr_return              ; exactly 16 were left
@@ -279,12 +282,12 @@ L.xctr_final4_aes128:
 	sub             rcx, 16
 	vextracti128    xmm3, ymm3, 1                   ; next lane's keystream
 	cmp             rcx, 16
-	jb              near L.xctr_final4_bytes
+	jb              near L.xctr_final4_bytes        ; less than a lane left: the pieces
 	vpxor           xmm11, xmm3, oword [rdx]
 	vmovdqu         oword [rsi], xmm11
 	jmp             near L.xctr_return
 L.xctr_final4_bytes:
-	test            ecx, 8
+	test            ecx, 8                          ; a 8-byte piece left?
 	jz              near L.xctr_final4_no8
 	vmovq           r11, xmm3
 	xor             r11, qword [rdx]
@@ -293,7 +296,7 @@ L.xctr_final4_bytes:
 	add             rdx, 8
 	add             rsi, 8
 L.xctr_final4_no8:
-	test            ecx, 4
+	test            ecx, 4                          ; a 4-byte piece left?
 	jz              near L.xctr_final4_no4
 	vmovd           r11d, xmm3
 	xor             r11d, dword [rdx]
@@ -302,7 +305,7 @@ L.xctr_final4_no8:
 	add             rdx, 4
 	add             rsi, 4
 L.xctr_final4_no4:
-	test            ecx, 2
+	test            ecx, 2                          ; a 2-byte piece left?
 	jz              near L.xctr_final4_no2
 	vmovd           r11d, xmm3
 	xor             r11w, word [rdx]
@@ -311,7 +314,7 @@ L.xctr_final4_no4:
 	add             rdx, 2
 	add             rsi, 2
 L.xctr_final4_no2:
-	test            ecx, 1
+	test            ecx, 1                          ; a 1-byte piece left?
 	jz              near L.xctr_final4_no1
 	vmovd           r11d, xmm3
 	xor             r11b, byte [rdx]
@@ -399,7 +402,7 @@ L.xctr_final3_aes128:
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     ymm2, ymm2, ymm12
 	cmp             rcx, 16
-	jb              near L.xctr_final3_bytes
+	jb              near L.xctr_final3_bytes        ; less than a lane left: the pieces
 	vpxor           xmm11, xmm2, oword [rdx]
 	vmovdqu         oword [rsi], xmm11
 	je              near L.xctr_return              ; exactly 16 were left
@@ -408,12 +411,12 @@ L.xctr_final3_aes128:
 	sub             rcx, 16
 	vextracti128    xmm2, ymm2, 1                   ; next lane's keystream
 	cmp             rcx, 16
-	jb              near L.xctr_final3_bytes
+	jb              near L.xctr_final3_bytes        ; less than a lane left: the pieces
 	vpxor           xmm11, xmm2, oword [rdx]
 	vmovdqu         oword [rsi], xmm11
 	jmp             near L.xctr_return
 L.xctr_final3_bytes:
-	test            ecx, 8
+	test            ecx, 8                          ; a 8-byte piece left?
 	jz              near L.xctr_final3_no8
 	vmovq           r11, xmm2
 	xor             r11, qword [rdx]
@@ -422,7 +425,7 @@ L.xctr_final3_bytes:
 	add             rdx, 8
 	add             rsi, 8
 L.xctr_final3_no8:
-	test            ecx, 4
+	test            ecx, 4                          ; a 4-byte piece left?
 	jz              near L.xctr_final3_no4
 	vmovd           r11d, xmm2
 	xor             r11d, dword [rdx]
@@ -431,7 +434,7 @@ L.xctr_final3_no8:
 	add             rdx, 4
 	add             rsi, 4
 L.xctr_final3_no4:
-	test            ecx, 2
+	test            ecx, 2                          ; a 2-byte piece left?
 	jz              near L.xctr_final3_no2
 	vmovd           r11d, xmm2
 	xor             r11w, word [rdx]
@@ -440,7 +443,7 @@ L.xctr_final3_no4:
 	add             rdx, 2
 	add             rsi, 2
 L.xctr_final3_no2:
-	test            ecx, 1
+	test            ecx, 1                          ; a 1-byte piece left?
 	jz              near L.xctr_final3_no1
 	vmovd           r11d, xmm2
 	xor             r11b, byte [rdx]
@@ -510,7 +513,7 @@ L.xctr_final2_aes128:
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     ymm1, ymm1, ymm12
 	cmp             rcx, 16
-	jb              near L.xctr_final2_bytes
+	jb              near L.xctr_final2_bytes        ; less than a lane left: the pieces
 	vpxor           xmm11, xmm1, oword [rdx]
 	vmovdqu         oword [rsi], xmm11
 	je              near L.xctr_return              ; exactly 16 were left
@@ -519,12 +522,12 @@ L.xctr_final2_aes128:
 	sub             rcx, 16
 	vextracti128    xmm1, ymm1, 1                   ; next lane's keystream
 	cmp             rcx, 16
-	jb              near L.xctr_final2_bytes
+	jb              near L.xctr_final2_bytes        ; less than a lane left: the pieces
 	vpxor           xmm11, xmm1, oword [rdx]
 	vmovdqu         oword [rsi], xmm11
 	jmp             near L.xctr_return
 L.xctr_final2_bytes:
-	test            ecx, 8
+	test            ecx, 8                          ; a 8-byte piece left?
 	jz              near L.xctr_final2_no8
 	vmovq           r11, xmm1
 	xor             r11, qword [rdx]
@@ -533,7 +536,7 @@ L.xctr_final2_bytes:
 	add             rdx, 8
 	add             rsi, 8
 L.xctr_final2_no8:
-	test            ecx, 4
+	test            ecx, 4                          ; a 4-byte piece left?
 	jz              near L.xctr_final2_no4
 	vmovd           r11d, xmm1
 	xor             r11d, dword [rdx]
@@ -542,7 +545,7 @@ L.xctr_final2_no8:
 	add             rdx, 4
 	add             rsi, 4
 L.xctr_final2_no4:
-	test            ecx, 2
+	test            ecx, 2                          ; a 2-byte piece left?
 	jz              near L.xctr_final2_no2
 	vmovd           r11d, xmm1
 	xor             r11w, word [rdx]
@@ -551,7 +554,7 @@ L.xctr_final2_no4:
 	add             rdx, 2
 	add             rsi, 2
 L.xctr_final2_no2:
-	test            ecx, 1
+	test            ecx, 1                          ; a 1-byte piece left?
 	jz              near L.xctr_final2_no1
 	vmovd           r11d, xmm1
 	xor             r11b, byte [rdx]
@@ -598,7 +601,7 @@ L.xctr_final1_aes128:
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     ymm0, ymm0, ymm12
 	cmp             rcx, 16
-	jb              near L.xctr_final1_bytes
+	jb              near L.xctr_final1_bytes        ; less than a lane left: the pieces
 	vpxor           xmm11, xmm0, oword [rdx]
 	vmovdqu         oword [rsi], xmm11
 	je              near L.xctr_return              ; exactly 16 were left
@@ -607,12 +610,12 @@ L.xctr_final1_aes128:
 	sub             rcx, 16
 	vextracti128    xmm0, ymm0, 1                   ; next lane's keystream
 	cmp             rcx, 16
-	jb              near L.xctr_final1_bytes
+	jb              near L.xctr_final1_bytes        ; less than a lane left: the pieces
 	vpxor           xmm11, xmm0, oword [rdx]
 	vmovdqu         oword [rsi], xmm11
 	jmp             near L.xctr_return
 L.xctr_final1_bytes:
-	test            ecx, 8
+	test            ecx, 8                          ; a 8-byte piece left?
 	jz              near L.xctr_final1_no8
 	vmovq           r11, xmm0
 	xor             r11, qword [rdx]
@@ -621,7 +624,7 @@ L.xctr_final1_bytes:
 	add             rdx, 8
 	add             rsi, 8
 L.xctr_final1_no8:
-	test            ecx, 4
+	test            ecx, 4                          ; a 4-byte piece left?
 	jz              near L.xctr_final1_no4
 	vmovd           r11d, xmm0
 	xor             r11d, dword [rdx]
@@ -630,7 +633,7 @@ L.xctr_final1_no8:
 	add             rdx, 4
 	add             rsi, 4
 L.xctr_final1_no4:
-	test            ecx, 2
+	test            ecx, 2                          ; a 2-byte piece left?
 	jz              near L.xctr_final1_no2
 	vmovd           r11d, xmm0
 	xor             r11w, word [rdx]
@@ -639,7 +642,7 @@ L.xctr_final1_no4:
 	add             rdx, 2
 	add             rsi, 2
 L.xctr_final1_no2:
-	test            ecx, 1
+	test            ecx, 1                          ; a 1-byte piece left?
 	jz              near L.xctr_final1_no1
 	vmovd           r11d, xmm0
 	xor             r11b, byte [rdx]
@@ -857,12 +860,12 @@ L.xctr_one_aes128:
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     xmm0, xmm0, oword [r10]
 	cmp             rcx, 16
-	jb              near L.xctr_one_bytes
+	jb              near L.xctr_one_bytes           ; less than a lane left: the pieces
 	vpxor           xmm11, xmm0, oword [rdx]
 	vmovdqu         oword [rsi], xmm11
 	jmp             near L.xctr_one_return
 L.xctr_one_bytes:
-	test            ecx, 8
+	test            ecx, 8                          ; a 8-byte piece left?
 	jz              near L.xctr_one_no8
 	vmovq           r11, xmm0
 	xor             r11, qword [rdx]
@@ -871,7 +874,7 @@ L.xctr_one_bytes:
 	add             rdx, 8
 	add             rsi, 8
 L.xctr_one_no8:
-	test            ecx, 4
+	test            ecx, 4                          ; a 4-byte piece left?
 	jz              near L.xctr_one_no4
 	vmovd           r11d, xmm0
 	xor             r11d, dword [rdx]
@@ -880,7 +883,7 @@ L.xctr_one_no8:
 	add             rdx, 4
 	add             rsi, 4
 L.xctr_one_no4:
-	test            ecx, 2
+	test            ecx, 2                          ; a 2-byte piece left?
 	jz              near L.xctr_one_no2
 	vmovd           r11d, xmm0
 	xor             r11w, word [rdx]
@@ -889,7 +892,7 @@ L.xctr_one_no4:
 	add             rdx, 2
 	add             rsi, 2
 L.xctr_one_no2:
-	test            ecx, 1
+	test            ecx, 1                          ; a 1-byte piece left?
 	jz              near L.xctr_one_no1
 	vmovd           r11d, xmm0
 	xor             r11b, byte [rdx]
