@@ -62,6 +62,7 @@ class Function:
         self.aliases: Dict[str, Tuple[str, str]] = {}   # name -> (first name, when)
         self.saved: List[str] = []
         self.frame = 0          # bytes of stack the function reserves below its saves
+        self.slots: Dict[str, int] = {}     # named 8-byte stack slots: name -> rsp offset
         self.stack_loads: List[Tuple[str, int]] = []
         pool = [r for r in abi.caller_saved if r not in abi.argument_registers[:len(args)]]
         pool += list(abi.callee_saved)
@@ -92,6 +93,27 @@ class Function:
         """Scratch space at [rsp, rsp + size) for the function body (returns '')."""
         self.frame = (size + 15) // 16 * 16
         return ""
+
+    def reserve_slots(self, names) -> None:
+        """Named 8-byte slots after the scratch space, for values a path of the body
+        must keep while every register is busy.  The prologue reserves them with the
+        rest of the frame, so the body never moves rsp (no push, pop or CFI there)."""
+        base = self.frame
+        for index, name in enumerate(names):
+            self.slots[name] = base + 8 * index
+        self.reserve_stack(base + 8 * len(names))
+
+    def slot(self, name: str) -> str:
+        """The memory operand of a named stack slot."""
+        if name not in self.slots:
+            raise TemplateError(f"{self.name}: no stack slot {name}; reserved: "
+                                + (", ".join(self.slots) or "none"))
+        offset = self.slots[name]
+        return f"qword [rsp + {offset}]" if offset else "qword [rsp]"
+
+    def slot_pairs(self) -> List[str]:
+        """'NAME=[rsp + n]' for every named stack slot (for the register map)."""
+        return [f"{name}=[rsp + {offset}]" for name, offset in self.slots.items()]
 
     def alias(self, name: str, existing: str, when: str = "") -> str:
         """A second name for a register whose first use is over (returns '' for templates).

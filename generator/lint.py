@@ -115,6 +115,60 @@ def check_functions(statements, clear_upper):
                     raise TemplateError("ret without vzeroupper before it")
 
 
+def _writes_rsp(instr):
+    first = instr.operands[0] if instr.operands else None
+    return instr.mnemonic in ("push", "pop") or (
+        isinstance(first, Reg) and first.name == "rsp")
+
+
+PROLOGUE_CFI = {"cfi_push", "cfi_adjust"}
+EPILOGUE_CFI = {"cfi_pop", "cfi_adjust"}
+
+
+def check_stack_changes(statements):
+    """rsp moves only in a function's prologue (its pushes, stack-argument loads, frame)
+    and in an epilogue (frame release, pops, ret), both written by abi.Function: the body
+    addresses one fixed frame, so its CFI is right by construction.  A mid-body push or
+    pop (and its .cfi_adjust) is refused; a value that must outlive the registers goes
+    into a stack slot the function reserves (Function.reserve_slots)."""
+    items = [s for s in statements if isinstance(s, (Instr, Label, Directive))]
+    in_prologue = False
+    for position, s in enumerate(items):
+        if isinstance(s, Instr) and s.mnemonic == "endbr64":
+            in_prologue = True
+            continue
+        if isinstance(s, Directive) and s.name in PROLOGUE_CFI | EPILOGUE_CFI:
+            stack_change, text = True, f".{s.name} {' '.join(s.args)}"
+        elif isinstance(s, Instr) and _writes_rsp(s):
+            stack_change, text = True, s.mnemonic
+        else:
+            stack_change = False
+        if in_prologue:
+            loads_argument = (isinstance(s, Instr) and s.mnemonic == "mov"
+                              and isinstance(s.operands[1], Mem)
+                              and s.operands[1].base == "rsp")
+            if (stack_change and (not isinstance(s, Instr) or s.mnemonic in ("push", "sub"))
+                    and not (isinstance(s, Directive) and s.name == "cfi_pop")) \
+                    or loads_argument:
+                continue
+            in_prologue = False
+        if not stack_change:
+            continue
+        # an epilogue: from here to the ret only frame release, pops and their CFI
+        for later in items[position:]:
+            if isinstance(later, Instr) and later.mnemonic == "ret":
+                break
+            if isinstance(later, Directive) and later.name in EPILOGUE_CFI:
+                continue
+            if isinstance(later, Instr) and later.mnemonic in ("pop", "add") \
+                    and _writes_rsp(later):
+                continue
+            raise TemplateError(f"'{text}' moves the stack in a function body; only the "
+                                "ABI's prologue and epilogue may (use a stack slot)")
+        else:
+            raise TemplateError(f"'{text}' moves the stack outside any function")
+
+
 def check_mca_markers(statements):
     open_name, seen = None, set()
     for s in statements:
@@ -141,4 +195,5 @@ def lint(statements, isa):
     check_twin_safe_moves(statements)
     check_labels(statements)
     check_functions(statements, clear_upper=True)
+    check_stack_changes(statements)
     check_mca_markers(statements)

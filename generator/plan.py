@@ -49,13 +49,14 @@ class Rule:
 class FunctionPlan:
     """One generated function: symbol aesgen_<base>_<isa><variant>, its named arguments
     (in the ABI's order), its scratch general registers, the second names of registers
-    whose first use is over, its stack frame and the vector register groups it uses
-    (None: all of the plan's)."""
+    whose first use is over, its stack frame (scratch bytes, then named 8-byte slots),
+    and the vector register groups it uses (None: all of the plan's)."""
     base: str
     args: Tuple[str, ...]
     temps: Tuple[str, ...]
     aliases: Tuple[Tuple[str, str, str], ...] = ()     # (name, first name, from when)
     stack: int = 0
+    slots: Tuple[str, ...] = ()
     vector_groups: Optional[Tuple[str, ...]] = None
 
 
@@ -118,6 +119,8 @@ class Plan:
             fn.alias(name, existing, when)
         if spec.stack:
             fn.reserve_stack(spec.stack)
+        if spec.slots:
+            fn.reserve_slots(spec.slots)
         fn.plan = spec
         return fn
 
@@ -147,6 +150,8 @@ class Plan:
             for index, chunk in enumerate(chunks or ["none"]):
                 lead = f"Registers ({title}): " if index == 0 else " " * len(f"Registers ({title}): ")
                 lines.append(lead + chunk)
+        if fn.slots:
+            lines.append("Stack slots: " + ", ".join(fn.slot_pairs()))
         return lines + self.notes(fn)
 
 
@@ -288,16 +293,23 @@ class GcmPlan(Plan):
         self.functions["ghash"] = FunctionPlan(
             "gcm_ghash", ("KEY", "ACCP", "SRC", "LEN"), ("TMPG", "HPTR"),
             vector_groups=ghash_groups)
+        # The whole-block tail after the bulk loop (the update functions, and the VEX
+        # records) runs CTR and GHASH as two passes over the same bytes; every general
+        # register is busy then, so the pass that runs second finds its start (SAVED_PTR)
+        # and length (SAVED_LEN) in stack slots the prologue reserves.
+        tail_slots = ("SAVED_PTR", "SAVED_LEN")
         for direction in ("enc", "dec"):
             self.functions[f"{direction}_update"] = FunctionPlan(
                 f"gcm_{direction}_update", ("KEY", "DST", "SRC", "LEN", "CTRP", "ACCP"),
                 ("ROUNDS", "KEYEND", "TMPG"),
-                aliases=(("HPTR", "CTRP", "once the counter is loaded"),))
+                aliases=(("HPTR", "CTRP", "once the counter is loaded"),),
+                slots=tail_slots)
             self.functions[f"{direction}_record"] = FunctionPlan(
                 f"gcm_{direction}_record", ("KEY", "DST", "SRC", "LEN", "REC"),
                 ("ROUNDS", "KEYEND", "TMPG", "HPTR"),
                 aliases=(("AAD", "ROUNDS", "until the rounds are loaded"),
-                         ("AADLEN", "KEYEND", "until the rounds are loaded")))
+                         ("AADLEN", "KEYEND", "until the rounds are loaded")),
+                slots=() if isa.evex else tail_slots)
 
     def notes(self, fn):
         U, missing = self.knobs["UNROLL"], []

@@ -219,6 +219,48 @@ def knob_cases():
                                                   "GHASH": "school"}
 
 
+# Facts each mode's design header must state before the first instruction (issue 10:
+# the explanations reach gen/): the counter forms, the tweak step, GHASH's math.
+DESIGN_FACTS = {
+    "ctr": ["Counter forms", "vpaddq", "big-endian"],
+    "xctr": ["Counter form", "little-endian", "IVK = (iv ^ round key 0)"],
+    "xts": ["The tweak step", "0x87", "x^k", "Several tweaks per vector"],
+    "gcm": ["The representation", "byte-reflected", "Karatsuba", "times x^-1",
+            "0xc2 << 56", "inc32", "Data layout"],
+}
+
+
+class ReadsLikeHandWrittenAssembly(unittest.TestCase):
+    """The templates' explanations reach gen/: a design header before any code, and
+    comments inside the code (every main loop among them)."""
+
+    def test_design_header_before_code(self):
+        for isa in ISAS:
+            for mode in MODES:
+                with self.subTest(isa=isa, mode=mode), open(gen_path(isa, mode, "S")) as f:
+                    text = f.read()
+                    header = text[:text.index("\t.text")]
+                    for fact in DESIGN_FACTS[mode]:
+                        self.assertIn(fact, header, f"{isa}/{mode}: the header lacks {fact!r}")
+
+    def test_code_is_commented(self):
+        for isa in ISAS:
+            for mode in MODES:
+                with self.subTest(isa=isa, mode=mode), open(gen_path(isa, mode, "S")) as f:
+                    lines = [line for line in f.read().splitlines() if line.strip()]
+                    code = [line for line in lines if not line.startswith("#")]
+                    commented = [line for line in lines if "#" in line]
+                    # 2.7% of avx10_512/gcm.S before the comments reached gen/
+                    self.assertGreater(len(commented) / len(lines), 0.10)
+                    loops = "\n".join(lines).split("# LLVM-MCA-BEGIN")[1:]
+                    self.assertTrue(loops)
+                    for region in loops:
+                        body = region.split("# LLVM-MCA-END")[0].splitlines()[1:]
+                        self.assertTrue(any("#" in line for line in body),
+                                        f"{isa}/{mode}: a main loop without comments")
+                    self.assertTrue(code)
+
+
 @unittest.skipUnless(have("make"), "needs make")
 class MakeGenForwardsEveryKnob(unittest.TestCase):
     """`make gen KNOB=value` writes the file the generator writes for that knob, and the

@@ -277,6 +277,18 @@ class Lints(unittest.TestCase):
         with self.assertRaises(TemplateError):
             self.check("jmp .Lnowhere")
 
+    def test_stack_moves_only_in_prologue_and_epilogue(self):
+        framed = FUNCTION.replace("endbr64\n", "endbr64\npush rbx\n.cfi_push rbx\n"
+                                  "sub rsp, 16\n.cfi_adjust 16\n").replace(
+            "vzeroupper\nret", "vzeroupper\nadd rsp, 16\n.cfi_adjust -16\n"
+            "pop rbx\n.cfi_pop rbx\nret")
+        self.check("mov qword [rsp + 8], rsi\nmov rsi, qword [rsp + 8]", function=framed)
+        # (the body's first instruction ends the prologue)
+        for body in ("push rsi\n.cfi_adjust 8\npop rsi\n.cfi_adjust -8",
+                     "sub rsp, 8", "lea rsp, [rsp + 8]", ".cfi_adjust 8"):
+            with self.assertRaises(TemplateError, msg=body):
+                self.check("nop\n" + body, function=framed)
+
     def test_unbalanced_mca(self):
         with self.assertRaises(TemplateError):
             self.check("nop", function=FUNCTION.replace(".mca_end\n", ""))
