@@ -41,5 +41,7 @@ help:
 
 include runtime/runtime.mk
 include tests/tests.mk
+include tests/fuzz/fuzz.mk
+include tests/ct/ct.mk
 include tests/bench/bench.mk
 include perf/perf.mk

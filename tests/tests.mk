@@ -3,7 +3,11 @@
 # Included by the top Makefile (CC, CFLAGS, ASFLAGS, BUILD, PYTHON) after
 # runtime/runtime.mk (lib, RT_LIB_A).
 #
-#   make test                     tools check, lib, test binary, tests/run.py
+#   make test                     tools check, lib, test binary, the fuzz targets
+#                                 (tests/fuzz/fuzz.mk), the constant-time check
+#                                 (tests/ct/ct.mk), tests/run.py
+#   make test-sanitize            the C test binary built with clang, ASan and UBSan
+#                                 in $(BUILD)-sanitize, run through tests/run.py
 #   $(BUILD)/tests/aesgen_tests --only GROUP   one C group (api, known-answer,
 #                                 differential, page-edge, abi, threads, xts-api,
 #                                 xts-sectors, xts-known-answer, xts-differential,
@@ -22,9 +26,21 @@ TEST_C_SRCS := $(addprefix tests/c/,main.c check.c isa.c harness.c reference.c j
 TEST_OBJS   := $(patsubst tests/c/%.c,$(TEST_DIR)/%.o,$(TEST_C_SRCS)) $(TEST_DIR)/abi_thunk.o
 TEST_BIN    := $(TEST_DIR)/aesgen_tests
 
-.PHONY: test test-tools test-bin
-test: test-tools lib $(TEST_BIN)
+.PHONY: test test-tools test-bin test-sanitize
+test: test-tools lib $(TEST_BIN) fuzz-bin ct-bin
 	$(PYTHON) tests/run.py --build $(BUILD)
+
+# The whole C suite under AddressSanitizer and UndefinedBehaviorSanitizer (any report
+# aborts the binary: a failure).  A recursive make into its own build directory; CFLAGS
+# and LDFLAGS go through the environment so the top Makefile still appends its own.
+# ASan does not see the generated assembly's accesses (the page-edge tests do).
+SANITIZE_BUILD ?= $(BUILD)-sanitize
+SANITIZE_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+                  -fno-sanitize-recover=undefined
+test-sanitize: | test-tools
+	@CFLAGS="$(SANITIZE_FLAGS)" LDFLAGS="$(SANITIZE_FLAGS)" $(MAKE) --no-print-directory \
+	  BUILD=$(SANITIZE_BUILD) CC=clang test-bin
+	$(PYTHON) tests/run.py --build $(SANITIZE_BUILD) --skip-python --skip-fuzz --skip-ct
 
 test-bin: $(TEST_BIN)
 

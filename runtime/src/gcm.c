@@ -13,6 +13,7 @@
  *    inc32 (the low 32 bits, mod 2^32) as SP 800-38D says.
  */
 #include <string.h>
+#include "ct.h"
 #include "internal.h"
 
 /* Phases of a message; 0 (a wiped or never started context) is "no message". */
@@ -435,10 +436,18 @@ int aesgen_gcm_encrypt_final(aesgen_gcm_ctx *ctx, uint8_t *tag, size_t tag_len)
  * (which the caller learns anyway) decides the branch. */
 static int tags_equal(const uint8_t *a, const uint8_t *b, size_t len)
 {
+#ifdef AESGEN_CT_PLANT_EARLY_EXIT
+    /* Test-only (tests/ct/ct.mk): the timing leak the constant-time check must catch. */
+    for (size_t i = 0; i < len; i++)
+        if (a[i] != b[i])
+            return 0;
+#endif
     uint8_t diff = 0;
     for (size_t i = 0; i < len; i++)
         diff |= a[i] ^ b[i];
-    return diff == 0;
+    int equal = diff == 0;
+    AESGEN_DECLASSIFY(&equal, sizeof equal);   /* whether it matched is the public result */
+    return equal;
 }
 
 int aesgen_gcm_decrypt_final(aesgen_gcm_ctx *ctx, const uint8_t *tag, size_t tag_len)
