@@ -146,6 +146,7 @@ aesgen_gcm_ghash_aesni_avx:
 aesgen_gcm_enc_update_aesni_avx:
 	.cfi_startproc
 	endbr64
+	btr             $63, %rcx                       # the length without the flag
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_enc_return
 	mov             240(%rdi), %eax
@@ -805,6 +806,7 @@ aesgen_gcm_enc_update_aesni_avx:
 aesgen_gcm_dec_update_aesni_avx:
 	.cfi_startproc
 	endbr64
+	btr             $63, %rcx                       # the length without the flag
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_dec_return
 	mov             240(%rdi), %eax
@@ -1468,6 +1470,7 @@ aesgen_gcm_dec_update_aesni_avx:
 aesgen_gcm_enc_record_aesni_avx:
 	.cfi_startproc
 	endbr64
+	btr             $63, %rcx                       # the length without the flag
 	vmovdqu         .Lgcm_bswap_mask_16(%rip), %xmm15
 	vpxor           %xmm9, %xmm9, %xmm9
 	vpxor           %xmm5, %xmm5, %xmm5
@@ -2274,6 +2277,7 @@ aesgen_gcm_enc_record_aesni_avx:
 aesgen_gcm_dec_record_aesni_avx:
 	.cfi_startproc
 	endbr64
+	btr             $63, %rcx                       # the length without the flag
 	vmovdqu         .Lgcm_bswap_mask_16(%rip), %xmm15
 	vpxor           %xmm9, %xmm9, %xmm9
 	vpxor           %xmm5, %xmm5, %xmm5

@@ -141,6 +141,7 @@ L.gcm_ghash_store:
 	global aesgen_gcm_enc_update_aesni_avx:function hidden
 aesgen_gcm_enc_update_aesni_avx:
 	endbr64
+	btr             rcx, 63                         ; the length without the flag
 	test            rcx, rcx
 	jz              near L.gcm_enc_return
 	mov             eax, dword [rdi + 240]
@@ -793,6 +794,7 @@ L.gcm_enc_return:
 	global aesgen_gcm_dec_update_aesni_avx:function hidden
 aesgen_gcm_dec_update_aesni_avx:
 	endbr64
+	btr             rcx, 63                         ; the length without the flag
 	test            rcx, rcx
 	jz              near L.gcm_dec_return
 	mov             eax, dword [rdi + 240]
@@ -1447,6 +1449,7 @@ L.gcm_dec_return:
 	global aesgen_gcm_enc_record_aesni_avx:function hidden
 aesgen_gcm_enc_record_aesni_avx:
 	endbr64
+	btr             rcx, 63                         ; the length without the flag
 	vmovdqu         xmm15, oword [rel L.gcm_bswap_mask_16]
 	vpxor           xmm9, xmm9, xmm9
 	vpxor           xmm5, xmm5, xmm5
@@ -2246,6 +2249,7 @@ L.gcm_enc_rec_tag:
 	global aesgen_gcm_dec_record_aesni_avx:function hidden
 aesgen_gcm_dec_record_aesni_avx:
 	endbr64
+	btr             rcx, 63                         ; the length without the flag
 	vmovdqu         xmm15, oword [rel L.gcm_bswap_mask_16]
 	vpxor           xmm9, xmm9, xmm9
 	vpxor           xmm5, xmm5, xmm5

@@ -167,6 +167,12 @@ aesgen_gcm_ghash_avx10_256:
 aesgen_gcm_enc_update_avx10_256:
 	.cfi_startproc
 	endbr64
+	push            %rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbx, 0
+	mov             %rcx, %rbx
+	shr             $55, %rbx                       # AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             $63, %rcx                       # the length without the flag
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_enc_return
 	mov             240(%rdi), %eax
@@ -198,10 +204,12 @@ aesgen_gcm_enc_update_avx10_256:
 	vpshufd         $78, %ymm25, %ymm29
 	vpxord          %ymm25, %ymm29, %ymm29          # H_L ^ H_H in both halves
 	vmovd           %xmm11, %r11d                   # low byte of the first counter
+	movzbl          %r11b, %r11d
+	or              %ebx, %r11d                     # 256 if secret: always the carry path
 	vpshufb         %ymm20, %ymm11, %ymm11
 # CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 # the first iteration only encrypts; each later one hashes its predecessor's output
-	cmp             $247, %r11b
+	cmp             $247, %r11d
 	{disp32} jae    .Lgcm_enc_first_ctr_carry       # a last byte would carry: out of line
 	vpxord          %ymm13, %ymm11, %ymm0
 	vpaddd          .Lgcm_be_inc_32(%rip), %ymm11, %ymm1
@@ -299,7 +307,7 @@ aesgen_gcm_enc_update_avx10_256:
 	{disp32} jb     .Lgcm_enc_hash_last
 .Lgcm_enc_loop:
 # LLVM-MCA-BEGIN gcm_enc_avx10_256_main_loop
-	cmp             $247, %r11b
+	cmp             $247, %r11d
 	{disp32} jae    .Lgcm_enc_main_ctr_carry        # a last byte would carry: out of line
 	vpxord          %ymm13, %ymm11, %ymm0
 	vpaddd          .Lgcm_be_inc_32(%rip), %ymm11, %ymm1
@@ -861,6 +869,9 @@ aesgen_gcm_enc_update_avx10_256:
 .Lgcm_enc_return:
 	xor             %eax, %eax
 	vzeroupper
+	pop             %rbx
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbx
 	ret
 	.cfi_endproc
 	.size	aesgen_gcm_enc_update_avx10_256, . - aesgen_gcm_enc_update_avx10_256
@@ -880,6 +891,12 @@ aesgen_gcm_enc_update_avx10_256:
 aesgen_gcm_dec_update_avx10_256:
 	.cfi_startproc
 	endbr64
+	push            %rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbx, 0
+	mov             %rcx, %rbx
+	shr             $55, %rbx                       # AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             $63, %rcx                       # the length without the flag
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_dec_return
 	mov             240(%rdi), %eax
@@ -911,11 +928,13 @@ aesgen_gcm_dec_update_avx10_256:
 	vpshufd         $78, %ymm25, %ymm29
 	vpxord          %ymm25, %ymm29, %ymm29          # H_L ^ H_H in both halves
 	vmovd           %xmm11, %r11d                   # low byte of the first counter
+	movzbl          %r11b, %r11d
+	or              %ebx, %r11d                     # 256 if secret: always the carry path
 	vpshufb         %ymm20, %ymm11, %ymm11
 # CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 .Lgcm_dec_loop:
 # LLVM-MCA-BEGIN gcm_dec_avx10_256_main_loop
-	cmp             $247, %r11b
+	cmp             $247, %r11d
 	{disp32} jae    .Lgcm_dec_main_ctr_carry        # a last byte would carry: out of line
 	vpxord          %ymm13, %ymm11, %ymm0
 	vpaddd          .Lgcm_be_inc_32(%rip), %ymm11, %ymm1
@@ -1425,6 +1444,9 @@ aesgen_gcm_dec_update_avx10_256:
 .Lgcm_dec_return:
 	xor             %eax, %eax
 	vzeroupper
+	pop             %rbx
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbx
 	ret
 	.cfi_endproc
 	.size	aesgen_gcm_dec_update_avx10_256, . - aesgen_gcm_dec_update_avx10_256
@@ -1443,6 +1465,12 @@ aesgen_gcm_dec_update_avx10_256:
 aesgen_gcm_enc_record_avx10_256:
 	.cfi_startproc
 	endbr64
+	push            %rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbx, 0
+	mov             %rcx, %rbx
+	shr             $55, %rbx                       # AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             $63, %rcx                       # the length without the flag
 	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %ymm20
 	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %ymm21
 	vpxord          %xmm10, %xmm10, %xmm10
@@ -1585,10 +1613,12 @@ aesgen_gcm_enc_record_avx10_256:
 	vpshufd         $78, %ymm25, %ymm29
 	vpxord          %ymm25, %ymm29, %ymm29          # H_L ^ H_H in both halves
 	vmovd           %xmm11, %r11d                   # low byte of the first counter
+	movzbl          %r11b, %r11d
+	or              %ebx, %r11d                     # 256 if secret: always the carry path
 	vpshufb         %ymm20, %ymm11, %ymm11
 # CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 # the first iteration only encrypts; each later one hashes its predecessor's output
-	cmp             $247, %r11b
+	cmp             $247, %r11d
 	{disp32} jae    .Lgcm_enc_rec_first_ctr_carry   # a last byte would carry: out of line
 	vpxord          %ymm13, %ymm11, %ymm0
 	vpaddd          .Lgcm_be_inc_32(%rip), %ymm11, %ymm1
@@ -1686,7 +1716,7 @@ aesgen_gcm_enc_record_avx10_256:
 	{disp32} jbe    .Lgcm_enc_rec_hash_last
 .Lgcm_enc_rec_loop:
 # LLVM-MCA-BEGIN gcm_enc_rec_avx10_256_main_loop
-	cmp             $247, %r11b
+	cmp             $247, %r11d
 	{disp32} jae    .Lgcm_enc_rec_main_ctr_carry    # a last byte would carry: out of line
 	vpxord          %ymm13, %ymm11, %ymm0
 	vpaddd          .Lgcm_be_inc_32(%rip), %ymm11, %ymm1
@@ -2377,6 +2407,9 @@ aesgen_gcm_enc_record_avx10_256:
 	vmovdqu8        %xmm10, 48(%r8)
 	xor             %eax, %eax
 	vzeroupper
+	pop             %rbx
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbx
 	ret
 	.cfi_endproc
 	.size	aesgen_gcm_enc_record_avx10_256, . - aesgen_gcm_enc_record_avx10_256
@@ -2395,6 +2428,12 @@ aesgen_gcm_enc_record_avx10_256:
 aesgen_gcm_dec_record_avx10_256:
 	.cfi_startproc
 	endbr64
+	push            %rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbx, 0
+	mov             %rcx, %rbx
+	shr             $55, %rbx                       # AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             $63, %rcx                       # the length without the flag
 	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %ymm20
 	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %ymm21
 	vpxord          %xmm10, %xmm10, %xmm10
@@ -2537,11 +2576,13 @@ aesgen_gcm_dec_record_avx10_256:
 	vpshufd         $78, %ymm25, %ymm29
 	vpxord          %ymm25, %ymm29, %ymm29          # H_L ^ H_H in both halves
 	vmovd           %xmm11, %r11d                   # low byte of the first counter
+	movzbl          %r11b, %r11d
+	or              %ebx, %r11d                     # 256 if secret: always the carry path
 	vpshufb         %ymm20, %ymm11, %ymm11
 # CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 .Lgcm_dec_rec_loop:
 # LLVM-MCA-BEGIN gcm_dec_rec_avx10_256_main_loop
-	cmp             $247, %r11b
+	cmp             $247, %r11d
 	{disp32} jae    .Lgcm_dec_rec_main_ctr_carry    # a last byte would carry: out of line
 	vpxord          %ymm13, %ymm11, %ymm0
 	vpaddd          .Lgcm_be_inc_32(%rip), %ymm11, %ymm1
@@ -3193,6 +3234,9 @@ aesgen_gcm_dec_record_avx10_256:
 	vmovdqu8        %xmm10, 48(%r8)
 	xor             %eax, %eax
 	vzeroupper
+	pop             %rbx
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbx
 	ret
 	.cfi_endproc
 	.size	aesgen_gcm_dec_record_avx10_256, . - aesgen_gcm_dec_record_avx10_256
@@ -3388,6 +3432,12 @@ aesgen_gcm_ghash_avx10_256_school:
 aesgen_gcm_enc_update_avx10_256_school:
 	.cfi_startproc
 	endbr64
+	push            %rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbx, 0
+	mov             %rcx, %rbx
+	shr             $55, %rbx                       # AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             $63, %rcx                       # the length without the flag
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_enc_school_return
 	mov             240(%rdi), %eax
@@ -3415,10 +3465,12 @@ aesgen_gcm_enc_update_avx10_256_school:
 	vmovdqu8        704(%rdi), %ymm24
 	vmovdqu8        736(%rdi), %ymm25
 	vmovd           %xmm11, %r11d                   # low byte of the first counter
+	movzbl          %r11b, %r11d
+	or              %ebx, %r11d                     # 256 if secret: always the carry path
 	vpshufb         %ymm20, %ymm11, %ymm11
 # CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 # the first iteration only encrypts; each later one hashes its predecessor's output
-	cmp             $247, %r11b
+	cmp             $247, %r11d
 	{disp32} jae    .Lgcm_enc_school_first_ctr_carry # a last byte would carry: out of line
 	vpxord          %ymm13, %ymm11, %ymm0
 	vpaddd          .Lgcm_be_inc_32(%rip), %ymm11, %ymm1
@@ -3512,7 +3564,7 @@ aesgen_gcm_enc_update_avx10_256_school:
 	{disp32} jb     .Lgcm_enc_school_hash_last
 .Lgcm_enc_school_loop:
 # LLVM-MCA-BEGIN gcm_enc_school_avx10_256_main_loop
-	cmp             $247, %r11b
+	cmp             $247, %r11d
 	{disp32} jae    .Lgcm_enc_school_main_ctr_carry # a last byte would carry: out of line
 	vpxord          %ymm13, %ymm11, %ymm0
 	vpaddd          .Lgcm_be_inc_32(%rip), %ymm11, %ymm1
@@ -4048,6 +4100,9 @@ aesgen_gcm_enc_update_avx10_256_school:
 .Lgcm_enc_school_return:
 	xor             %eax, %eax
 	vzeroupper
+	pop             %rbx
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbx
 	ret
 	.cfi_endproc
 	.size	aesgen_gcm_enc_update_avx10_256_school, . - aesgen_gcm_enc_update_avx10_256_school
@@ -4067,6 +4122,12 @@ aesgen_gcm_enc_update_avx10_256_school:
 aesgen_gcm_dec_update_avx10_256_school:
 	.cfi_startproc
 	endbr64
+	push            %rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbx, 0
+	mov             %rcx, %rbx
+	shr             $55, %rbx                       # AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             $63, %rcx                       # the length without the flag
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_dec_school_return
 	mov             240(%rdi), %eax
@@ -4094,11 +4155,13 @@ aesgen_gcm_dec_update_avx10_256_school:
 	vmovdqu8        704(%rdi), %ymm24
 	vmovdqu8        736(%rdi), %ymm25
 	vmovd           %xmm11, %r11d                   # low byte of the first counter
+	movzbl          %r11b, %r11d
+	or              %ebx, %r11d                     # 256 if secret: always the carry path
 	vpshufb         %ymm20, %ymm11, %ymm11
 # CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 .Lgcm_dec_school_loop:
 # LLVM-MCA-BEGIN gcm_dec_school_avx10_256_main_loop
-	cmp             $247, %r11b
+	cmp             $247, %r11d
 	{disp32} jae    .Lgcm_dec_school_main_ctr_carry # a last byte would carry: out of line
 	vpxord          %ymm13, %ymm11, %ymm0
 	vpaddd          .Lgcm_be_inc_32(%rip), %ymm11, %ymm1
@@ -4585,6 +4648,9 @@ aesgen_gcm_dec_update_avx10_256_school:
 .Lgcm_dec_school_return:
 	xor             %eax, %eax
 	vzeroupper
+	pop             %rbx
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbx
 	ret
 	.cfi_endproc
 	.size	aesgen_gcm_dec_update_avx10_256_school, . - aesgen_gcm_dec_update_avx10_256_school
@@ -4603,6 +4669,12 @@ aesgen_gcm_dec_update_avx10_256_school:
 aesgen_gcm_enc_record_avx10_256_school:
 	.cfi_startproc
 	endbr64
+	push            %rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbx, 0
+	mov             %rcx, %rbx
+	shr             $55, %rbx                       # AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             $63, %rcx                       # the length without the flag
 	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %ymm20
 	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %ymm21
 	vpxord          %xmm10, %xmm10, %xmm10
@@ -4741,10 +4813,12 @@ aesgen_gcm_enc_record_avx10_256_school:
 	vmovdqu8        704(%rdi), %ymm24
 	vmovdqu8        736(%rdi), %ymm25
 	vmovd           %xmm11, %r11d                   # low byte of the first counter
+	movzbl          %r11b, %r11d
+	or              %ebx, %r11d                     # 256 if secret: always the carry path
 	vpshufb         %ymm20, %ymm11, %ymm11
 # CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 # the first iteration only encrypts; each later one hashes its predecessor's output
-	cmp             $247, %r11b
+	cmp             $247, %r11d
 	{disp32} jae    .Lgcm_enc_school_rec_first_ctr_carry # a last byte would carry: out of line
 	vpxord          %ymm13, %ymm11, %ymm0
 	vpaddd          .Lgcm_be_inc_32(%rip), %ymm11, %ymm1
@@ -4838,7 +4912,7 @@ aesgen_gcm_enc_record_avx10_256_school:
 	{disp32} jbe    .Lgcm_enc_school_rec_hash_last
 .Lgcm_enc_school_rec_loop:
 # LLVM-MCA-BEGIN gcm_enc_school_rec_avx10_256_main_loop
-	cmp             $247, %r11b
+	cmp             $247, %r11d
 	{disp32} jae    .Lgcm_enc_school_rec_main_ctr_carry # a last byte would carry: out of line
 	vpxord          %ymm13, %ymm11, %ymm0
 	vpaddd          .Lgcm_be_inc_32(%rip), %ymm11, %ymm1
@@ -5503,6 +5577,9 @@ aesgen_gcm_enc_record_avx10_256_school:
 	vmovdqu8        %xmm10, 48(%r8)
 	xor             %eax, %eax
 	vzeroupper
+	pop             %rbx
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbx
 	ret
 	.cfi_endproc
 	.size	aesgen_gcm_enc_record_avx10_256_school, . - aesgen_gcm_enc_record_avx10_256_school
@@ -5521,6 +5598,12 @@ aesgen_gcm_enc_record_avx10_256_school:
 aesgen_gcm_dec_record_avx10_256_school:
 	.cfi_startproc
 	endbr64
+	push            %rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbx, 0
+	mov             %rcx, %rbx
+	shr             $55, %rbx                       # AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             $63, %rcx                       # the length without the flag
 	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %ymm20
 	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %ymm21
 	vpxord          %xmm10, %xmm10, %xmm10
@@ -5659,11 +5742,13 @@ aesgen_gcm_dec_record_avx10_256_school:
 	vmovdqu8        704(%rdi), %ymm24
 	vmovdqu8        736(%rdi), %ymm25
 	vmovd           %xmm11, %r11d                   # low byte of the first counter
+	movzbl          %r11b, %r11d
+	or              %ebx, %r11d                     # 256 if secret: always the carry path
 	vpshufb         %ymm20, %ymm11, %ymm11
 # CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 .Lgcm_dec_school_rec_loop:
 # LLVM-MCA-BEGIN gcm_dec_school_rec_avx10_256_main_loop
-	cmp             $247, %r11b
+	cmp             $247, %r11d
 	{disp32} jae    .Lgcm_dec_school_rec_main_ctr_carry # a last byte would carry: out of line
 	vpxord          %ymm13, %ymm11, %ymm0
 	vpaddd          .Lgcm_be_inc_32(%rip), %ymm11, %ymm1
@@ -6292,6 +6377,9 @@ aesgen_gcm_dec_record_avx10_256_school:
 	vmovdqu8        %xmm10, 48(%r8)
 	xor             %eax, %eax
 	vzeroupper
+	pop             %rbx
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbx
 	ret
 	.cfi_endproc
 	.size	aesgen_gcm_dec_record_avx10_256_school, . - aesgen_gcm_dec_record_avx10_256_school

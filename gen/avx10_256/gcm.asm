@@ -162,6 +162,10 @@ L.gcm_ghash_store:
 	global aesgen_gcm_enc_update_avx10_256:function hidden
 aesgen_gcm_enc_update_avx10_256:
 	endbr64
+	push            rbx
+	mov             rbx, rcx
+	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             rcx, 63                         ; the length without the flag
 	test            rcx, rcx
 	jz              near L.gcm_enc_return
 	mov             eax, dword [rdi + 240]
@@ -193,10 +197,12 @@ aesgen_gcm_enc_update_avx10_256:
 	vpshufd         ymm29, ymm25, 78
 	vpxord          ymm29, ymm29, ymm25             ; H_L ^ H_H in both halves
 	vmovd           r11d, xmm11                     ; low byte of the first counter
+	movzx           r11d, r11b
+	or              r11d, ebx                       ; 256 if secret: always the carry path
 	vpshufb         ymm11, ymm11, ymm20
 ; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 ; the first iteration only encrypts; each later one hashes its predecessor's output
-	cmp             r11b, 247
+	cmp             r11d, 247
 	jae             near L.gcm_enc_first_ctr_carry  ; a last byte would carry: out of line
 	vpxord          ymm0, ymm11, ymm13
 	vpaddd          ymm1, ymm11, yword [rel L.gcm_be_inc_32]
@@ -294,7 +300,7 @@ L.gcm_enc_first_aes128:
 	jb              near L.gcm_enc_hash_last
 L.gcm_enc_loop:
 ; LLVM-MCA-BEGIN gcm_enc_avx10_256_main_loop
-	cmp             r11b, 247
+	cmp             r11d, 247
 	jae             near L.gcm_enc_main_ctr_carry   ; a last byte would carry: out of line
 	vpxord          ymm0, ymm11, ymm13
 	vpaddd          ymm1, ymm11, yword [rel L.gcm_be_inc_32]
@@ -854,6 +860,7 @@ L.gcm_enc_store:
 L.gcm_enc_return:
 	xor             eax, eax
 	vzeroupper
+	pop             rbx
 	ret
 
 ; int aesgen_gcm_dec_update_avx10_256(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
@@ -868,6 +875,10 @@ L.gcm_enc_return:
 	global aesgen_gcm_dec_update_avx10_256:function hidden
 aesgen_gcm_dec_update_avx10_256:
 	endbr64
+	push            rbx
+	mov             rbx, rcx
+	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             rcx, 63                         ; the length without the flag
 	test            rcx, rcx
 	jz              near L.gcm_dec_return
 	mov             eax, dword [rdi + 240]
@@ -899,11 +910,13 @@ aesgen_gcm_dec_update_avx10_256:
 	vpshufd         ymm29, ymm25, 78
 	vpxord          ymm29, ymm29, ymm25             ; H_L ^ H_H in both halves
 	vmovd           r11d, xmm11                     ; low byte of the first counter
+	movzx           r11d, r11b
+	or              r11d, ebx                       ; 256 if secret: always the carry path
 	vpshufb         ymm11, ymm11, ymm20
 ; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 L.gcm_dec_loop:
 ; LLVM-MCA-BEGIN gcm_dec_avx10_256_main_loop
-	cmp             r11b, 247
+	cmp             r11d, 247
 	jae             near L.gcm_dec_main_ctr_carry   ; a last byte would carry: out of line
 	vpxord          ymm0, ymm11, ymm13
 	vpaddd          ymm1, ymm11, yword [rel L.gcm_be_inc_32]
@@ -1409,6 +1422,7 @@ L.gcm_dec_store:
 L.gcm_dec_return:
 	xor             eax, eax
 	vzeroupper
+	pop             rbx
 	ret
 
 ; int aesgen_gcm_enc_record_avx10_256(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
@@ -1422,6 +1436,10 @@ L.gcm_dec_return:
 	global aesgen_gcm_enc_record_avx10_256:function hidden
 aesgen_gcm_enc_record_avx10_256:
 	endbr64
+	push            rbx
+	mov             rbx, rcx
+	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             rcx, 63                         ; the length without the flag
 	vbroadcasti32x4 ymm20, oword [rel L.gcm_bswap_mask_16]
 	vbroadcasti32x4 ymm21, oword [rel L.gcm_gfpoly_16]
 	vpxord          xmm10, xmm10, xmm10
@@ -1564,10 +1582,12 @@ L.gcm_enc_rec_j0_aes128:
 	vpshufd         ymm29, ymm25, 78
 	vpxord          ymm29, ymm29, ymm25             ; H_L ^ H_H in both halves
 	vmovd           r11d, xmm11                     ; low byte of the first counter
+	movzx           r11d, r11b
+	or              r11d, ebx                       ; 256 if secret: always the carry path
 	vpshufb         ymm11, ymm11, ymm20
 ; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 ; the first iteration only encrypts; each later one hashes its predecessor's output
-	cmp             r11b, 247
+	cmp             r11d, 247
 	jae             near L.gcm_enc_rec_first_ctr_carry ; a last byte would carry: out of line
 	vpxord          ymm0, ymm11, ymm13
 	vpaddd          ymm1, ymm11, yword [rel L.gcm_be_inc_32]
@@ -1665,7 +1685,7 @@ L.gcm_enc_rec_first_aes128:
 	jbe             near L.gcm_enc_rec_hash_last
 L.gcm_enc_rec_loop:
 ; LLVM-MCA-BEGIN gcm_enc_rec_avx10_256_main_loop
-	cmp             r11b, 247
+	cmp             r11d, 247
 	jae             near L.gcm_enc_rec_main_ctr_carry ; a last byte would carry: out of line
 	vpxord          ymm0, ymm11, ymm13
 	vpaddd          ymm1, ymm11, yword [rel L.gcm_be_inc_32]
@@ -2356,6 +2376,7 @@ L.gcm_enc_rec_tag:
 	vmovdqu8        oword [r8 + 48], xmm10
 	xor             eax, eax
 	vzeroupper
+	pop             rbx
 	ret
 
 ; int aesgen_gcm_dec_record_avx10_256(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
@@ -2369,6 +2390,10 @@ L.gcm_enc_rec_tag:
 	global aesgen_gcm_dec_record_avx10_256:function hidden
 aesgen_gcm_dec_record_avx10_256:
 	endbr64
+	push            rbx
+	mov             rbx, rcx
+	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             rcx, 63                         ; the length without the flag
 	vbroadcasti32x4 ymm20, oword [rel L.gcm_bswap_mask_16]
 	vbroadcasti32x4 ymm21, oword [rel L.gcm_gfpoly_16]
 	vpxord          xmm10, xmm10, xmm10
@@ -2511,11 +2536,13 @@ L.gcm_dec_rec_j0_aes128:
 	vpshufd         ymm29, ymm25, 78
 	vpxord          ymm29, ymm29, ymm25             ; H_L ^ H_H in both halves
 	vmovd           r11d, xmm11                     ; low byte of the first counter
+	movzx           r11d, r11b
+	or              r11d, ebx                       ; 256 if secret: always the carry path
 	vpshufb         ymm11, ymm11, ymm20
 ; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 L.gcm_dec_rec_loop:
 ; LLVM-MCA-BEGIN gcm_dec_rec_avx10_256_main_loop
-	cmp             r11b, 247
+	cmp             r11d, 247
 	jae             near L.gcm_dec_rec_main_ctr_carry ; a last byte would carry: out of line
 	vpxord          ymm0, ymm11, ymm13
 	vpaddd          ymm1, ymm11, yword [rel L.gcm_be_inc_32]
@@ -3167,6 +3194,7 @@ L.gcm_dec_rec_tag:
 	vmovdqu8        oword [r8 + 48], xmm10
 	xor             eax, eax
 	vzeroupper
+	pop             rbx
 	ret
 
 	section .rodata align=64
@@ -3352,6 +3380,10 @@ L.gcm_ghash_school_store:
 	global aesgen_gcm_enc_update_avx10_256_school:function hidden
 aesgen_gcm_enc_update_avx10_256_school:
 	endbr64
+	push            rbx
+	mov             rbx, rcx
+	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             rcx, 63                         ; the length without the flag
 	test            rcx, rcx
 	jz              near L.gcm_enc_school_return
 	mov             eax, dword [rdi + 240]
@@ -3379,10 +3411,12 @@ aesgen_gcm_enc_update_avx10_256_school:
 	vmovdqu8        ymm24, yword [rdi + 704]
 	vmovdqu8        ymm25, yword [rdi + 736]
 	vmovd           r11d, xmm11                     ; low byte of the first counter
+	movzx           r11d, r11b
+	or              r11d, ebx                       ; 256 if secret: always the carry path
 	vpshufb         ymm11, ymm11, ymm20
 ; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 ; the first iteration only encrypts; each later one hashes its predecessor's output
-	cmp             r11b, 247
+	cmp             r11d, 247
 	jae             near L.gcm_enc_school_first_ctr_carry ; a last byte would carry: out of line
 	vpxord          ymm0, ymm11, ymm13
 	vpaddd          ymm1, ymm11, yword [rel L.gcm_be_inc_32]
@@ -3476,7 +3510,7 @@ L.gcm_enc_school_first_aes128:
 	jb              near L.gcm_enc_school_hash_last
 L.gcm_enc_school_loop:
 ; LLVM-MCA-BEGIN gcm_enc_school_avx10_256_main_loop
-	cmp             r11b, 247
+	cmp             r11d, 247
 	jae             near L.gcm_enc_school_main_ctr_carry ; a last byte would carry: out of line
 	vpxord          ymm0, ymm11, ymm13
 	vpaddd          ymm1, ymm11, yword [rel L.gcm_be_inc_32]
@@ -4010,6 +4044,7 @@ L.gcm_enc_school_store:
 L.gcm_enc_school_return:
 	xor             eax, eax
 	vzeroupper
+	pop             rbx
 	ret
 
 ; int aesgen_gcm_dec_update_avx10_256_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
@@ -4024,6 +4059,10 @@ L.gcm_enc_school_return:
 	global aesgen_gcm_dec_update_avx10_256_school:function hidden
 aesgen_gcm_dec_update_avx10_256_school:
 	endbr64
+	push            rbx
+	mov             rbx, rcx
+	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             rcx, 63                         ; the length without the flag
 	test            rcx, rcx
 	jz              near L.gcm_dec_school_return
 	mov             eax, dword [rdi + 240]
@@ -4051,11 +4090,13 @@ aesgen_gcm_dec_update_avx10_256_school:
 	vmovdqu8        ymm24, yword [rdi + 704]
 	vmovdqu8        ymm25, yword [rdi + 736]
 	vmovd           r11d, xmm11                     ; low byte of the first counter
+	movzx           r11d, r11b
+	or              r11d, ebx                       ; 256 if secret: always the carry path
 	vpshufb         ymm11, ymm11, ymm20
 ; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 L.gcm_dec_school_loop:
 ; LLVM-MCA-BEGIN gcm_dec_school_avx10_256_main_loop
-	cmp             r11b, 247
+	cmp             r11d, 247
 	jae             near L.gcm_dec_school_main_ctr_carry ; a last byte would carry: out of line
 	vpxord          ymm0, ymm11, ymm13
 	vpaddd          ymm1, ymm11, yword [rel L.gcm_be_inc_32]
@@ -4538,6 +4579,7 @@ L.gcm_dec_school_store:
 L.gcm_dec_school_return:
 	xor             eax, eax
 	vzeroupper
+	pop             rbx
 	ret
 
 ; int aesgen_gcm_enc_record_avx10_256_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
@@ -4551,6 +4593,10 @@ L.gcm_dec_school_return:
 	global aesgen_gcm_enc_record_avx10_256_school:function hidden
 aesgen_gcm_enc_record_avx10_256_school:
 	endbr64
+	push            rbx
+	mov             rbx, rcx
+	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             rcx, 63                         ; the length without the flag
 	vbroadcasti32x4 ymm20, oword [rel L.gcm_bswap_mask_16]
 	vbroadcasti32x4 ymm21, oword [rel L.gcm_gfpoly_16]
 	vpxord          xmm10, xmm10, xmm10
@@ -4689,10 +4735,12 @@ L.gcm_enc_school_rec_j0_aes128:
 	vmovdqu8        ymm24, yword [rdi + 704]
 	vmovdqu8        ymm25, yword [rdi + 736]
 	vmovd           r11d, xmm11                     ; low byte of the first counter
+	movzx           r11d, r11b
+	or              r11d, ebx                       ; 256 if secret: always the carry path
 	vpshufb         ymm11, ymm11, ymm20
 ; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 ; the first iteration only encrypts; each later one hashes its predecessor's output
-	cmp             r11b, 247
+	cmp             r11d, 247
 	jae             near L.gcm_enc_school_rec_first_ctr_carry ; a last byte would carry: out of line
 	vpxord          ymm0, ymm11, ymm13
 	vpaddd          ymm1, ymm11, yword [rel L.gcm_be_inc_32]
@@ -4786,7 +4834,7 @@ L.gcm_enc_school_rec_first_aes128:
 	jbe             near L.gcm_enc_school_rec_hash_last
 L.gcm_enc_school_rec_loop:
 ; LLVM-MCA-BEGIN gcm_enc_school_rec_avx10_256_main_loop
-	cmp             r11b, 247
+	cmp             r11d, 247
 	jae             near L.gcm_enc_school_rec_main_ctr_carry ; a last byte would carry: out of line
 	vpxord          ymm0, ymm11, ymm13
 	vpaddd          ymm1, ymm11, yword [rel L.gcm_be_inc_32]
@@ -5451,6 +5499,7 @@ L.gcm_enc_school_rec_tag:
 	vmovdqu8        oword [r8 + 48], xmm10
 	xor             eax, eax
 	vzeroupper
+	pop             rbx
 	ret
 
 ; int aesgen_gcm_dec_record_avx10_256_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
@@ -5464,6 +5513,10 @@ L.gcm_enc_school_rec_tag:
 	global aesgen_gcm_dec_record_avx10_256_school:function hidden
 aesgen_gcm_dec_record_avx10_256_school:
 	endbr64
+	push            rbx
+	mov             rbx, rcx
+	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             rcx, 63                         ; the length without the flag
 	vbroadcasti32x4 ymm20, oword [rel L.gcm_bswap_mask_16]
 	vbroadcasti32x4 ymm21, oword [rel L.gcm_gfpoly_16]
 	vpxord          xmm10, xmm10, xmm10
@@ -5602,11 +5655,13 @@ L.gcm_dec_school_rec_j0_aes128:
 	vmovdqu8        ymm24, yword [rdi + 704]
 	vmovdqu8        ymm25, yword [rdi + 736]
 	vmovd           r11d, xmm11                     ; low byte of the first counter
+	movzx           r11d, r11b
+	or              r11d, ebx                       ; 256 if secret: always the carry path
 	vpshufb         ymm11, ymm11, ymm20
 ; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 L.gcm_dec_school_rec_loop:
 ; LLVM-MCA-BEGIN gcm_dec_school_rec_avx10_256_main_loop
-	cmp             r11b, 247
+	cmp             r11d, 247
 	jae             near L.gcm_dec_school_rec_main_ctr_carry ; a last byte would carry: out of line
 	vpxord          ymm0, ymm11, ymm13
 	vpaddd          ymm1, ymm11, yword [rel L.gcm_be_inc_32]
@@ -6235,4 +6290,5 @@ L.gcm_dec_school_rec_tag:
 	vmovdqu8        oword [r8 + 48], xmm10
 	xor             eax, eax
 	vzeroupper
+	pop             rbx
 	ret

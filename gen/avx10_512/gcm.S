@@ -173,6 +173,12 @@ aesgen_gcm_ghash_avx10_512:
 aesgen_gcm_enc_update_avx10_512:
 	.cfi_startproc
 	endbr64
+	push            %rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbx, 0
+	mov             %rcx, %rbx
+	shr             $55, %rbx                       # AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             $63, %rcx                       # the length without the flag
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_enc_return
 	mov             240(%rdi), %eax
@@ -204,10 +210,12 @@ aesgen_gcm_enc_update_avx10_512:
 	vpshufd         $78, %zmm25, %zmm29
 	vpxord          %zmm25, %zmm29, %zmm29          # H_L ^ H_H in both halves
 	vmovd           %xmm11, %r11d                   # low byte of the first counter
+	movzbl          %r11b, %r11d
+	or              %ebx, %r11d                     # 256 if secret: always the carry path
 	vpshufb         %zmm20, %zmm11, %zmm11
 # CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 # the first iteration only encrypts; each later one hashes its predecessor's output
-	cmp             $237, %r11b
+	cmp             $237, %r11d
 	{disp32} jae    .Lgcm_enc_first_ctr_carry       # a last byte would carry: out of line
 	vpxord          %zmm13, %zmm11, %zmm0
 	vpaddd          .Lgcm_be_inc_64(%rip), %zmm11, %zmm1
@@ -305,7 +313,7 @@ aesgen_gcm_enc_update_avx10_512:
 	{disp32} jb     .Lgcm_enc_hash_last
 .Lgcm_enc_loop:
 # LLVM-MCA-BEGIN gcm_enc_avx10_512_main_loop
-	cmp             $237, %r11b
+	cmp             $237, %r11d
 	{disp32} jae    .Lgcm_enc_main_ctr_carry        # a last byte would carry: out of line
 	vpxord          %zmm13, %zmm11, %zmm0
 	vpaddd          .Lgcm_be_inc_64(%rip), %zmm11, %zmm1
@@ -876,6 +884,9 @@ aesgen_gcm_enc_update_avx10_512:
 .Lgcm_enc_return:
 	xor             %eax, %eax
 	vzeroupper
+	pop             %rbx
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbx
 	ret
 	.cfi_endproc
 	.size	aesgen_gcm_enc_update_avx10_512, . - aesgen_gcm_enc_update_avx10_512
@@ -895,6 +906,12 @@ aesgen_gcm_enc_update_avx10_512:
 aesgen_gcm_dec_update_avx10_512:
 	.cfi_startproc
 	endbr64
+	push            %rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbx, 0
+	mov             %rcx, %rbx
+	shr             $55, %rbx                       # AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             $63, %rcx                       # the length without the flag
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_dec_return
 	mov             240(%rdi), %eax
@@ -926,11 +943,13 @@ aesgen_gcm_dec_update_avx10_512:
 	vpshufd         $78, %zmm25, %zmm29
 	vpxord          %zmm25, %zmm29, %zmm29          # H_L ^ H_H in both halves
 	vmovd           %xmm11, %r11d                   # low byte of the first counter
+	movzbl          %r11b, %r11d
+	or              %ebx, %r11d                     # 256 if secret: always the carry path
 	vpshufb         %zmm20, %zmm11, %zmm11
 # CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 .Lgcm_dec_loop:
 # LLVM-MCA-BEGIN gcm_dec_avx10_512_main_loop
-	cmp             $237, %r11b
+	cmp             $237, %r11d
 	{disp32} jae    .Lgcm_dec_main_ctr_carry        # a last byte would carry: out of line
 	vpxord          %zmm13, %zmm11, %zmm0
 	vpaddd          .Lgcm_be_inc_64(%rip), %zmm11, %zmm1
@@ -1446,6 +1465,9 @@ aesgen_gcm_dec_update_avx10_512:
 .Lgcm_dec_return:
 	xor             %eax, %eax
 	vzeroupper
+	pop             %rbx
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbx
 	ret
 	.cfi_endproc
 	.size	aesgen_gcm_dec_update_avx10_512, . - aesgen_gcm_dec_update_avx10_512
@@ -1464,6 +1486,12 @@ aesgen_gcm_dec_update_avx10_512:
 aesgen_gcm_enc_record_avx10_512:
 	.cfi_startproc
 	endbr64
+	push            %rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbx, 0
+	mov             %rcx, %rbx
+	shr             $55, %rbx                       # AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             $63, %rcx                       # the length without the flag
 	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %zmm20
 	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %zmm21
 	vpxord          %xmm10, %xmm10, %xmm10
@@ -1609,10 +1637,12 @@ aesgen_gcm_enc_record_avx10_512:
 	vpshufd         $78, %zmm25, %zmm29
 	vpxord          %zmm25, %zmm29, %zmm29          # H_L ^ H_H in both halves
 	vmovd           %xmm11, %r11d                   # low byte of the first counter
+	movzbl          %r11b, %r11d
+	or              %ebx, %r11d                     # 256 if secret: always the carry path
 	vpshufb         %zmm20, %zmm11, %zmm11
 # CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 # the first iteration only encrypts; each later one hashes its predecessor's output
-	cmp             $237, %r11b
+	cmp             $237, %r11d
 	{disp32} jae    .Lgcm_enc_rec_first_ctr_carry   # a last byte would carry: out of line
 	vpxord          %zmm13, %zmm11, %zmm0
 	vpaddd          .Lgcm_be_inc_64(%rip), %zmm11, %zmm1
@@ -1710,7 +1740,7 @@ aesgen_gcm_enc_record_avx10_512:
 	{disp32} jbe    .Lgcm_enc_rec_hash_last
 .Lgcm_enc_rec_loop:
 # LLVM-MCA-BEGIN gcm_enc_rec_avx10_512_main_loop
-	cmp             $237, %r11b
+	cmp             $237, %r11d
 	{disp32} jae    .Lgcm_enc_rec_main_ctr_carry    # a last byte would carry: out of line
 	vpxord          %zmm13, %zmm11, %zmm0
 	vpaddd          .Lgcm_be_inc_64(%rip), %zmm11, %zmm1
@@ -2422,6 +2452,9 @@ aesgen_gcm_enc_record_avx10_512:
 	vmovdqu8        %xmm10, 48(%r8)
 	xor             %eax, %eax
 	vzeroupper
+	pop             %rbx
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbx
 	ret
 	.cfi_endproc
 	.size	aesgen_gcm_enc_record_avx10_512, . - aesgen_gcm_enc_record_avx10_512
@@ -2440,6 +2473,12 @@ aesgen_gcm_enc_record_avx10_512:
 aesgen_gcm_dec_record_avx10_512:
 	.cfi_startproc
 	endbr64
+	push            %rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbx, 0
+	mov             %rcx, %rbx
+	shr             $55, %rbx                       # AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             $63, %rcx                       # the length without the flag
 	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %zmm20
 	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %zmm21
 	vpxord          %xmm10, %xmm10, %xmm10
@@ -2585,11 +2624,13 @@ aesgen_gcm_dec_record_avx10_512:
 	vpshufd         $78, %zmm25, %zmm29
 	vpxord          %zmm25, %zmm29, %zmm29          # H_L ^ H_H in both halves
 	vmovd           %xmm11, %r11d                   # low byte of the first counter
+	movzbl          %r11b, %r11d
+	or              %ebx, %r11d                     # 256 if secret: always the carry path
 	vpshufb         %zmm20, %zmm11, %zmm11
 # CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 .Lgcm_dec_rec_loop:
 # LLVM-MCA-BEGIN gcm_dec_rec_avx10_512_main_loop
-	cmp             $237, %r11b
+	cmp             $237, %r11d
 	{disp32} jae    .Lgcm_dec_rec_main_ctr_carry    # a last byte would carry: out of line
 	vpxord          %zmm13, %zmm11, %zmm0
 	vpaddd          .Lgcm_be_inc_64(%rip), %zmm11, %zmm1
@@ -3259,6 +3300,9 @@ aesgen_gcm_dec_record_avx10_512:
 	vmovdqu8        %xmm10, 48(%r8)
 	xor             %eax, %eax
 	vzeroupper
+	pop             %rbx
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbx
 	ret
 	.cfi_endproc
 	.size	aesgen_gcm_dec_record_avx10_512, . - aesgen_gcm_dec_record_avx10_512
@@ -3476,6 +3520,12 @@ aesgen_gcm_ghash_avx10_512_school:
 aesgen_gcm_enc_update_avx10_512_school:
 	.cfi_startproc
 	endbr64
+	push            %rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbx, 0
+	mov             %rcx, %rbx
+	shr             $55, %rbx                       # AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             $63, %rcx                       # the length without the flag
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_enc_school_return
 	mov             240(%rdi), %eax
@@ -3503,10 +3553,12 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vmovdqu8        640(%rdi), %zmm24
 	vmovdqu8        704(%rdi), %zmm25
 	vmovd           %xmm11, %r11d                   # low byte of the first counter
+	movzbl          %r11b, %r11d
+	or              %ebx, %r11d                     # 256 if secret: always the carry path
 	vpshufb         %zmm20, %zmm11, %zmm11
 # CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 # the first iteration only encrypts; each later one hashes its predecessor's output
-	cmp             $237, %r11b
+	cmp             $237, %r11d
 	{disp32} jae    .Lgcm_enc_school_first_ctr_carry # a last byte would carry: out of line
 	vpxord          %zmm13, %zmm11, %zmm0
 	vpaddd          .Lgcm_be_inc_64(%rip), %zmm11, %zmm1
@@ -3600,7 +3652,7 @@ aesgen_gcm_enc_update_avx10_512_school:
 	{disp32} jb     .Lgcm_enc_school_hash_last
 .Lgcm_enc_school_loop:
 # LLVM-MCA-BEGIN gcm_enc_school_avx10_512_main_loop
-	cmp             $237, %r11b
+	cmp             $237, %r11d
 	{disp32} jae    .Lgcm_enc_school_main_ctr_carry # a last byte would carry: out of line
 	vpxord          %zmm13, %zmm11, %zmm0
 	vpaddd          .Lgcm_be_inc_64(%rip), %zmm11, %zmm1
@@ -4145,6 +4197,9 @@ aesgen_gcm_enc_update_avx10_512_school:
 .Lgcm_enc_school_return:
 	xor             %eax, %eax
 	vzeroupper
+	pop             %rbx
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbx
 	ret
 	.cfi_endproc
 	.size	aesgen_gcm_enc_update_avx10_512_school, . - aesgen_gcm_enc_update_avx10_512_school
@@ -4164,6 +4219,12 @@ aesgen_gcm_enc_update_avx10_512_school:
 aesgen_gcm_dec_update_avx10_512_school:
 	.cfi_startproc
 	endbr64
+	push            %rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbx, 0
+	mov             %rcx, %rbx
+	shr             $55, %rbx                       # AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             $63, %rcx                       # the length without the flag
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_dec_school_return
 	mov             240(%rdi), %eax
@@ -4191,11 +4252,13 @@ aesgen_gcm_dec_update_avx10_512_school:
 	vmovdqu8        640(%rdi), %zmm24
 	vmovdqu8        704(%rdi), %zmm25
 	vmovd           %xmm11, %r11d                   # low byte of the first counter
+	movzbl          %r11b, %r11d
+	or              %ebx, %r11d                     # 256 if secret: always the carry path
 	vpshufb         %zmm20, %zmm11, %zmm11
 # CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 .Lgcm_dec_school_loop:
 # LLVM-MCA-BEGIN gcm_dec_school_avx10_512_main_loop
-	cmp             $237, %r11b
+	cmp             $237, %r11d
 	{disp32} jae    .Lgcm_dec_school_main_ctr_carry # a last byte would carry: out of line
 	vpxord          %zmm13, %zmm11, %zmm0
 	vpaddd          .Lgcm_be_inc_64(%rip), %zmm11, %zmm1
@@ -4688,6 +4751,9 @@ aesgen_gcm_dec_update_avx10_512_school:
 .Lgcm_dec_school_return:
 	xor             %eax, %eax
 	vzeroupper
+	pop             %rbx
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbx
 	ret
 	.cfi_endproc
 	.size	aesgen_gcm_dec_update_avx10_512_school, . - aesgen_gcm_dec_update_avx10_512_school
@@ -4706,6 +4772,12 @@ aesgen_gcm_dec_update_avx10_512_school:
 aesgen_gcm_enc_record_avx10_512_school:
 	.cfi_startproc
 	endbr64
+	push            %rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbx, 0
+	mov             %rcx, %rbx
+	shr             $55, %rbx                       # AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             $63, %rcx                       # the length without the flag
 	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %zmm20
 	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %zmm21
 	vpxord          %xmm10, %xmm10, %xmm10
@@ -4847,10 +4919,12 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vmovdqu8        640(%rdi), %zmm24
 	vmovdqu8        704(%rdi), %zmm25
 	vmovd           %xmm11, %r11d                   # low byte of the first counter
+	movzbl          %r11b, %r11d
+	or              %ebx, %r11d                     # 256 if secret: always the carry path
 	vpshufb         %zmm20, %zmm11, %zmm11
 # CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 # the first iteration only encrypts; each later one hashes its predecessor's output
-	cmp             $237, %r11b
+	cmp             $237, %r11d
 	{disp32} jae    .Lgcm_enc_school_rec_first_ctr_carry # a last byte would carry: out of line
 	vpxord          %zmm13, %zmm11, %zmm0
 	vpaddd          .Lgcm_be_inc_64(%rip), %zmm11, %zmm1
@@ -4944,7 +5018,7 @@ aesgen_gcm_enc_record_avx10_512_school:
 	{disp32} jbe    .Lgcm_enc_school_rec_hash_last
 .Lgcm_enc_school_rec_loop:
 # LLVM-MCA-BEGIN gcm_enc_school_rec_avx10_512_main_loop
-	cmp             $237, %r11b
+	cmp             $237, %r11d
 	{disp32} jae    .Lgcm_enc_school_rec_main_ctr_carry # a last byte would carry: out of line
 	vpxord          %zmm13, %zmm11, %zmm0
 	vpaddd          .Lgcm_be_inc_64(%rip), %zmm11, %zmm1
@@ -5630,6 +5704,9 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vmovdqu8        %xmm10, 48(%r8)
 	xor             %eax, %eax
 	vzeroupper
+	pop             %rbx
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbx
 	ret
 	.cfi_endproc
 	.size	aesgen_gcm_enc_record_avx10_512_school, . - aesgen_gcm_enc_record_avx10_512_school
@@ -5648,6 +5725,12 @@ aesgen_gcm_enc_record_avx10_512_school:
 aesgen_gcm_dec_record_avx10_512_school:
 	.cfi_startproc
 	endbr64
+	push            %rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbx, 0
+	mov             %rcx, %rbx
+	shr             $55, %rbx                       # AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             $63, %rcx                       # the length without the flag
 	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %zmm20
 	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %zmm21
 	vpxord          %xmm10, %xmm10, %xmm10
@@ -5789,11 +5872,13 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vmovdqu8        640(%rdi), %zmm24
 	vmovdqu8        704(%rdi), %zmm25
 	vmovd           %xmm11, %r11d                   # low byte of the first counter
+	movzbl          %r11b, %r11d
+	or              %ebx, %r11d                     # 256 if secret: always the carry path
 	vpshufb         %zmm20, %zmm11, %zmm11
 # CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 .Lgcm_dec_school_rec_loop:
 # LLVM-MCA-BEGIN gcm_dec_school_rec_avx10_512_main_loop
-	cmp             $237, %r11b
+	cmp             $237, %r11d
 	{disp32} jae    .Lgcm_dec_school_rec_main_ctr_carry # a last byte would carry: out of line
 	vpxord          %zmm13, %zmm11, %zmm0
 	vpaddd          .Lgcm_be_inc_64(%rip), %zmm11, %zmm1
@@ -6440,6 +6525,9 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vmovdqu8        %xmm10, 48(%r8)
 	xor             %eax, %eax
 	vzeroupper
+	pop             %rbx
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbx
 	ret
 	.cfi_endproc
 	.size	aesgen_gcm_dec_record_avx10_512_school, . - aesgen_gcm_dec_record_avx10_512_school

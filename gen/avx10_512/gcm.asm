@@ -168,6 +168,10 @@ L.gcm_ghash_store:
 	global aesgen_gcm_enc_update_avx10_512:function hidden
 aesgen_gcm_enc_update_avx10_512:
 	endbr64
+	push            rbx
+	mov             rbx, rcx
+	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             rcx, 63                         ; the length without the flag
 	test            rcx, rcx
 	jz              near L.gcm_enc_return
 	mov             eax, dword [rdi + 240]
@@ -199,10 +203,12 @@ aesgen_gcm_enc_update_avx10_512:
 	vpshufd         zmm29, zmm25, 78
 	vpxord          zmm29, zmm29, zmm25             ; H_L ^ H_H in both halves
 	vmovd           r11d, xmm11                     ; low byte of the first counter
+	movzx           r11d, r11b
+	or              r11d, ebx                       ; 256 if secret: always the carry path
 	vpshufb         zmm11, zmm11, zmm20
 ; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 ; the first iteration only encrypts; each later one hashes its predecessor's output
-	cmp             r11b, 237
+	cmp             r11d, 237
 	jae             near L.gcm_enc_first_ctr_carry  ; a last byte would carry: out of line
 	vpxord          zmm0, zmm11, zmm13
 	vpaddd          zmm1, zmm11, zword [rel L.gcm_be_inc_64]
@@ -300,7 +306,7 @@ L.gcm_enc_first_aes128:
 	jb              near L.gcm_enc_hash_last
 L.gcm_enc_loop:
 ; LLVM-MCA-BEGIN gcm_enc_avx10_512_main_loop
-	cmp             r11b, 237
+	cmp             r11d, 237
 	jae             near L.gcm_enc_main_ctr_carry   ; a last byte would carry: out of line
 	vpxord          zmm0, zmm11, zmm13
 	vpaddd          zmm1, zmm11, zword [rel L.gcm_be_inc_64]
@@ -869,6 +875,7 @@ L.gcm_enc_store:
 L.gcm_enc_return:
 	xor             eax, eax
 	vzeroupper
+	pop             rbx
 	ret
 
 ; int aesgen_gcm_dec_update_avx10_512(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
@@ -883,6 +890,10 @@ L.gcm_enc_return:
 	global aesgen_gcm_dec_update_avx10_512:function hidden
 aesgen_gcm_dec_update_avx10_512:
 	endbr64
+	push            rbx
+	mov             rbx, rcx
+	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             rcx, 63                         ; the length without the flag
 	test            rcx, rcx
 	jz              near L.gcm_dec_return
 	mov             eax, dword [rdi + 240]
@@ -914,11 +925,13 @@ aesgen_gcm_dec_update_avx10_512:
 	vpshufd         zmm29, zmm25, 78
 	vpxord          zmm29, zmm29, zmm25             ; H_L ^ H_H in both halves
 	vmovd           r11d, xmm11                     ; low byte of the first counter
+	movzx           r11d, r11b
+	or              r11d, ebx                       ; 256 if secret: always the carry path
 	vpshufb         zmm11, zmm11, zmm20
 ; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 L.gcm_dec_loop:
 ; LLVM-MCA-BEGIN gcm_dec_avx10_512_main_loop
-	cmp             r11b, 237
+	cmp             r11d, 237
 	jae             near L.gcm_dec_main_ctr_carry   ; a last byte would carry: out of line
 	vpxord          zmm0, zmm11, zmm13
 	vpaddd          zmm1, zmm11, zword [rel L.gcm_be_inc_64]
@@ -1430,6 +1443,7 @@ L.gcm_dec_store:
 L.gcm_dec_return:
 	xor             eax, eax
 	vzeroupper
+	pop             rbx
 	ret
 
 ; int aesgen_gcm_enc_record_avx10_512(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
@@ -1443,6 +1457,10 @@ L.gcm_dec_return:
 	global aesgen_gcm_enc_record_avx10_512:function hidden
 aesgen_gcm_enc_record_avx10_512:
 	endbr64
+	push            rbx
+	mov             rbx, rcx
+	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             rcx, 63                         ; the length without the flag
 	vbroadcasti32x4 zmm20, oword [rel L.gcm_bswap_mask_16]
 	vbroadcasti32x4 zmm21, oword [rel L.gcm_gfpoly_16]
 	vpxord          xmm10, xmm10, xmm10
@@ -1588,10 +1606,12 @@ L.gcm_enc_rec_j0_aes128:
 	vpshufd         zmm29, zmm25, 78
 	vpxord          zmm29, zmm29, zmm25             ; H_L ^ H_H in both halves
 	vmovd           r11d, xmm11                     ; low byte of the first counter
+	movzx           r11d, r11b
+	or              r11d, ebx                       ; 256 if secret: always the carry path
 	vpshufb         zmm11, zmm11, zmm20
 ; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 ; the first iteration only encrypts; each later one hashes its predecessor's output
-	cmp             r11b, 237
+	cmp             r11d, 237
 	jae             near L.gcm_enc_rec_first_ctr_carry ; a last byte would carry: out of line
 	vpxord          zmm0, zmm11, zmm13
 	vpaddd          zmm1, zmm11, zword [rel L.gcm_be_inc_64]
@@ -1689,7 +1709,7 @@ L.gcm_enc_rec_first_aes128:
 	jbe             near L.gcm_enc_rec_hash_last
 L.gcm_enc_rec_loop:
 ; LLVM-MCA-BEGIN gcm_enc_rec_avx10_512_main_loop
-	cmp             r11b, 237
+	cmp             r11d, 237
 	jae             near L.gcm_enc_rec_main_ctr_carry ; a last byte would carry: out of line
 	vpxord          zmm0, zmm11, zmm13
 	vpaddd          zmm1, zmm11, zword [rel L.gcm_be_inc_64]
@@ -2401,6 +2421,7 @@ L.gcm_enc_rec_tag:
 	vmovdqu8        oword [r8 + 48], xmm10
 	xor             eax, eax
 	vzeroupper
+	pop             rbx
 	ret
 
 ; int aesgen_gcm_dec_record_avx10_512(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
@@ -2414,6 +2435,10 @@ L.gcm_enc_rec_tag:
 	global aesgen_gcm_dec_record_avx10_512:function hidden
 aesgen_gcm_dec_record_avx10_512:
 	endbr64
+	push            rbx
+	mov             rbx, rcx
+	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             rcx, 63                         ; the length without the flag
 	vbroadcasti32x4 zmm20, oword [rel L.gcm_bswap_mask_16]
 	vbroadcasti32x4 zmm21, oword [rel L.gcm_gfpoly_16]
 	vpxord          xmm10, xmm10, xmm10
@@ -2559,11 +2584,13 @@ L.gcm_dec_rec_j0_aes128:
 	vpshufd         zmm29, zmm25, 78
 	vpxord          zmm29, zmm29, zmm25             ; H_L ^ H_H in both halves
 	vmovd           r11d, xmm11                     ; low byte of the first counter
+	movzx           r11d, r11b
+	or              r11d, ebx                       ; 256 if secret: always the carry path
 	vpshufb         zmm11, zmm11, zmm20
 ; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 L.gcm_dec_rec_loop:
 ; LLVM-MCA-BEGIN gcm_dec_rec_avx10_512_main_loop
-	cmp             r11b, 237
+	cmp             r11d, 237
 	jae             near L.gcm_dec_rec_main_ctr_carry ; a last byte would carry: out of line
 	vpxord          zmm0, zmm11, zmm13
 	vpaddd          zmm1, zmm11, zword [rel L.gcm_be_inc_64]
@@ -3233,6 +3260,7 @@ L.gcm_dec_rec_tag:
 	vmovdqu8        oword [r8 + 48], xmm10
 	xor             eax, eax
 	vzeroupper
+	pop             rbx
 	ret
 
 	section .rodata align=64
@@ -3440,6 +3468,10 @@ L.gcm_ghash_school_store:
 	global aesgen_gcm_enc_update_avx10_512_school:function hidden
 aesgen_gcm_enc_update_avx10_512_school:
 	endbr64
+	push            rbx
+	mov             rbx, rcx
+	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             rcx, 63                         ; the length without the flag
 	test            rcx, rcx
 	jz              near L.gcm_enc_school_return
 	mov             eax, dword [rdi + 240]
@@ -3467,10 +3499,12 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vmovdqu8        zmm24, zword [rdi + 640]
 	vmovdqu8        zmm25, zword [rdi + 704]
 	vmovd           r11d, xmm11                     ; low byte of the first counter
+	movzx           r11d, r11b
+	or              r11d, ebx                       ; 256 if secret: always the carry path
 	vpshufb         zmm11, zmm11, zmm20
 ; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 ; the first iteration only encrypts; each later one hashes its predecessor's output
-	cmp             r11b, 237
+	cmp             r11d, 237
 	jae             near L.gcm_enc_school_first_ctr_carry ; a last byte would carry: out of line
 	vpxord          zmm0, zmm11, zmm13
 	vpaddd          zmm1, zmm11, zword [rel L.gcm_be_inc_64]
@@ -3564,7 +3598,7 @@ L.gcm_enc_school_first_aes128:
 	jb              near L.gcm_enc_school_hash_last
 L.gcm_enc_school_loop:
 ; LLVM-MCA-BEGIN gcm_enc_school_avx10_512_main_loop
-	cmp             r11b, 237
+	cmp             r11d, 237
 	jae             near L.gcm_enc_school_main_ctr_carry ; a last byte would carry: out of line
 	vpxord          zmm0, zmm11, zmm13
 	vpaddd          zmm1, zmm11, zword [rel L.gcm_be_inc_64]
@@ -4107,6 +4141,7 @@ L.gcm_enc_school_store:
 L.gcm_enc_school_return:
 	xor             eax, eax
 	vzeroupper
+	pop             rbx
 	ret
 
 ; int aesgen_gcm_dec_update_avx10_512_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
@@ -4121,6 +4156,10 @@ L.gcm_enc_school_return:
 	global aesgen_gcm_dec_update_avx10_512_school:function hidden
 aesgen_gcm_dec_update_avx10_512_school:
 	endbr64
+	push            rbx
+	mov             rbx, rcx
+	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             rcx, 63                         ; the length without the flag
 	test            rcx, rcx
 	jz              near L.gcm_dec_school_return
 	mov             eax, dword [rdi + 240]
@@ -4148,11 +4187,13 @@ aesgen_gcm_dec_update_avx10_512_school:
 	vmovdqu8        zmm24, zword [rdi + 640]
 	vmovdqu8        zmm25, zword [rdi + 704]
 	vmovd           r11d, xmm11                     ; low byte of the first counter
+	movzx           r11d, r11b
+	or              r11d, ebx                       ; 256 if secret: always the carry path
 	vpshufb         zmm11, zmm11, zmm20
 ; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 L.gcm_dec_school_loop:
 ; LLVM-MCA-BEGIN gcm_dec_school_avx10_512_main_loop
-	cmp             r11b, 237
+	cmp             r11d, 237
 	jae             near L.gcm_dec_school_main_ctr_carry ; a last byte would carry: out of line
 	vpxord          zmm0, zmm11, zmm13
 	vpaddd          zmm1, zmm11, zword [rel L.gcm_be_inc_64]
@@ -4641,6 +4682,7 @@ L.gcm_dec_school_store:
 L.gcm_dec_school_return:
 	xor             eax, eax
 	vzeroupper
+	pop             rbx
 	ret
 
 ; int aesgen_gcm_enc_record_avx10_512_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
@@ -4654,6 +4696,10 @@ L.gcm_dec_school_return:
 	global aesgen_gcm_enc_record_avx10_512_school:function hidden
 aesgen_gcm_enc_record_avx10_512_school:
 	endbr64
+	push            rbx
+	mov             rbx, rcx
+	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             rcx, 63                         ; the length without the flag
 	vbroadcasti32x4 zmm20, oword [rel L.gcm_bswap_mask_16]
 	vbroadcasti32x4 zmm21, oword [rel L.gcm_gfpoly_16]
 	vpxord          xmm10, xmm10, xmm10
@@ -4795,10 +4841,12 @@ L.gcm_enc_school_rec_j0_aes128:
 	vmovdqu8        zmm24, zword [rdi + 640]
 	vmovdqu8        zmm25, zword [rdi + 704]
 	vmovd           r11d, xmm11                     ; low byte of the first counter
+	movzx           r11d, r11b
+	or              r11d, ebx                       ; 256 if secret: always the carry path
 	vpshufb         zmm11, zmm11, zmm20
 ; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 ; the first iteration only encrypts; each later one hashes its predecessor's output
-	cmp             r11b, 237
+	cmp             r11d, 237
 	jae             near L.gcm_enc_school_rec_first_ctr_carry ; a last byte would carry: out of line
 	vpxord          zmm0, zmm11, zmm13
 	vpaddd          zmm1, zmm11, zword [rel L.gcm_be_inc_64]
@@ -4892,7 +4940,7 @@ L.gcm_enc_school_rec_first_aes128:
 	jbe             near L.gcm_enc_school_rec_hash_last
 L.gcm_enc_school_rec_loop:
 ; LLVM-MCA-BEGIN gcm_enc_school_rec_avx10_512_main_loop
-	cmp             r11b, 237
+	cmp             r11d, 237
 	jae             near L.gcm_enc_school_rec_main_ctr_carry ; a last byte would carry: out of line
 	vpxord          zmm0, zmm11, zmm13
 	vpaddd          zmm1, zmm11, zword [rel L.gcm_be_inc_64]
@@ -5578,6 +5626,7 @@ L.gcm_enc_school_rec_tag:
 	vmovdqu8        oword [r8 + 48], xmm10
 	xor             eax, eax
 	vzeroupper
+	pop             rbx
 	ret
 
 ; int aesgen_gcm_dec_record_avx10_512_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
@@ -5591,6 +5640,10 @@ L.gcm_enc_school_rec_tag:
 	global aesgen_gcm_dec_record_avx10_512_school:function hidden
 aesgen_gcm_dec_record_avx10_512_school:
 	endbr64
+	push            rbx
+	mov             rbx, rcx
+	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             rcx, 63                         ; the length without the flag
 	vbroadcasti32x4 zmm20, oword [rel L.gcm_bswap_mask_16]
 	vbroadcasti32x4 zmm21, oword [rel L.gcm_gfpoly_16]
 	vpxord          xmm10, xmm10, xmm10
@@ -5732,11 +5785,13 @@ L.gcm_dec_school_rec_j0_aes128:
 	vmovdqu8        zmm24, zword [rdi + 640]
 	vmovdqu8        zmm25, zword [rdi + 704]
 	vmovd           r11d, xmm11                     ; low byte of the first counter
+	movzx           r11d, r11b
+	or              r11d, ebx                       ; 256 if secret: always the carry path
 	vpshufb         zmm11, zmm11, zmm20
 ; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 L.gcm_dec_school_rec_loop:
 ; LLVM-MCA-BEGIN gcm_dec_school_rec_avx10_512_main_loop
-	cmp             r11b, 237
+	cmp             r11d, 237
 	jae             near L.gcm_dec_school_rec_main_ctr_carry ; a last byte would carry: out of line
 	vpxord          zmm0, zmm11, zmm13
 	vpaddd          zmm1, zmm11, zword [rel L.gcm_be_inc_64]
@@ -6383,4 +6438,5 @@ L.gcm_dec_school_rec_tag:
 	vmovdqu8        oword [r8 + 48], xmm10
 	xor             eax, eax
 	vzeroupper
+	pop             rbx
 	ret

@@ -154,6 +154,7 @@ aesgen_gcm_ghash_vaes_avx2:
 aesgen_gcm_enc_update_vaes_avx2:
 	.cfi_startproc
 	endbr64
+	btr             $63, %rcx                       # the length without the flag
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_enc_return
 	mov             240(%rdi), %eax
@@ -858,6 +859,7 @@ aesgen_gcm_enc_update_vaes_avx2:
 aesgen_gcm_dec_update_vaes_avx2:
 	.cfi_startproc
 	endbr64
+	btr             $63, %rcx                       # the length without the flag
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_dec_return
 	mov             240(%rdi), %eax
@@ -1566,6 +1568,7 @@ aesgen_gcm_dec_update_vaes_avx2:
 aesgen_gcm_enc_record_vaes_avx2:
 	.cfi_startproc
 	endbr64
+	btr             $63, %rcx                       # the length without the flag
 	vbroadcasti128  .Lgcm_bswap_mask_16(%rip), %ymm15
 	vpxor           %xmm9, %xmm9, %xmm9
 	vpxor           %ymm5, %ymm5, %ymm5
@@ -2424,6 +2427,7 @@ aesgen_gcm_enc_record_vaes_avx2:
 aesgen_gcm_dec_record_vaes_avx2:
 	.cfi_startproc
 	endbr64
+	btr             $63, %rcx                       # the length without the flag
 	vbroadcasti128  .Lgcm_bswap_mask_16(%rip), %ymm15
 	vpxor           %xmm9, %xmm9, %xmm9
 	vpxor           %ymm5, %ymm5, %ymm5

@@ -149,6 +149,7 @@ L.gcm_ghash_store:
 	global aesgen_gcm_enc_update_vaes_avx2:function hidden
 aesgen_gcm_enc_update_vaes_avx2:
 	endbr64
+	btr             rcx, 63                         ; the length without the flag
 	test            rcx, rcx
 	jz              near L.gcm_enc_return
 	mov             eax, dword [rdi + 240]
@@ -846,6 +847,7 @@ L.gcm_enc_return:
 	global aesgen_gcm_dec_update_vaes_avx2:function hidden
 aesgen_gcm_dec_update_vaes_avx2:
 	endbr64
+	btr             rcx, 63                         ; the length without the flag
 	test            rcx, rcx
 	jz              near L.gcm_dec_return
 	mov             eax, dword [rdi + 240]
@@ -1545,6 +1547,7 @@ L.gcm_dec_return:
 	global aesgen_gcm_enc_record_vaes_avx2:function hidden
 aesgen_gcm_enc_record_vaes_avx2:
 	endbr64
+	btr             rcx, 63                         ; the length without the flag
 	vbroadcasti128  ymm15, oword [rel L.gcm_bswap_mask_16]
 	vpxor           xmm9, xmm9, xmm9
 	vpxor           ymm5, ymm5, ymm5
@@ -2396,6 +2399,7 @@ L.gcm_enc_rec_tag:
 	global aesgen_gcm_dec_record_vaes_avx2:function hidden
 aesgen_gcm_dec_record_vaes_avx2:
 	endbr64
+	btr             rcx, 63                         ; the length without the flag
 	vbroadcasti128  ymm15, oword [rel L.gcm_bswap_mask_16]
 	vpxor           xmm9, xmm9, xmm9
 	vpxor           ymm5, ymm5, ymm5

@@ -259,6 +259,7 @@ typedef struct aesgen_gcm_ctx {
     uint64_t data_len;     /* bytes so far */
     uint32_t buf_len;      /* bytes in buf */
     uint32_t state;        /* 0: no message (not started, or finished) */
+    uint32_t ctr_secret;   /* the IV was not 12 bytes: ctr derives from the key (asm_abi.h) */
 } aesgen_gcm_ctx;
 
 /*

@@ -136,7 +136,7 @@ TARGET_CLMUL int aesgen_gcm_enc_update_clmul(const aesgen_gcm_key *key, uint8_t 
                                              const uint8_t *src, size_t len,
                                              const uint8_t ctr[16], uint8_t acc[16])
 {
-    ctr_ghash(key, dst, src, len, ctr, acc, 0);
+    ctr_ghash(key, dst, src, len & ~AESGEN_GCM_SECRET_COUNTER, ctr, acc, 0);   /* branch-free */
     return AESGEN_OK;
 }
 
@@ -144,7 +144,7 @@ TARGET_CLMUL int aesgen_gcm_dec_update_clmul(const aesgen_gcm_key *key, uint8_t 
                                              const uint8_t *src, size_t len,
                                              const uint8_t ctr[16], uint8_t acc[16])
 {
-    ctr_ghash(key, dst, src, len, ctr, acc, 1);
+    ctr_ghash(key, dst, src, len & ~AESGEN_GCM_SECRET_COUNTER, ctr, acc, 1);   /* branch-free */
     return AESGEN_OK;
 }
 
