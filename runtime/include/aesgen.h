@@ -159,13 +159,17 @@ typedef struct aesgen_xts_ctx {
  * key is K1 || K2 (data key, then tweak key): key_len 32, 48 or 64 (AES-128,
  * -192, -256).  K1 == K2 is accepted (some published vectors use it), although
  * IEEE 1619-2018 requires distinct keys.
- * One encrypt/decrypt call is one data unit of len >= 16 bytes, any length
- * (no upper limit is enforced; the standards allow 2^20 blocks per unit).
+ * One encrypt/decrypt call is one data unit of 16 .. AESGEN_XTS_MAX_DATA_UNIT
+ * bytes: IEEE 1619-2018 and SP 800-38E allow at most 2^20 blocks per data unit
+ * (OpenSSL 3 enforces the same limit).
  * tweak is the 16-byte value encrypted with K2; for data unit n it is n as
- * 16 bytes little-endian.  len < 16: AESGEN_EINVAL, dst untouched.
+ * 16 bytes little-endian.  len < 16 or len > AESGEN_XTS_MAX_DATA_UNIT:
+ * AESGEN_EINVAL, dst untouched.
  * The context is only read by encrypt/decrypt: one context may be used by
  * several threads at once.
  */
+#define AESGEN_XTS_MAX_DATA_UNIT ((size_t)16 << 20)   /* 2^20 blocks: 16 MiB */
+
 AESGEN_API int aesgen_xts_init(aesgen_xts_ctx *ctx, const uint8_t *key, size_t key_len);
 AESGEN_API int aesgen_xts_encrypt(const aesgen_xts_ctx *ctx, uint8_t *dst, const uint8_t *src,
                                   size_t len, const uint8_t tweak[16]);
@@ -176,8 +180,9 @@ AESGEN_API int aesgen_xts_decrypt(const aesgen_xts_ctx *ctx, uint8_t *dst, const
  * Extension: consecutive sectors (data units) of sector_size bytes each, as
  * dm-crypt with the plain64 IV: sector first_sector + i is encrypted with
  * tweak = (first_sector + i) as 16 bytes little-endian (a sector number past
- * 2^64 - 1 carries into byte 8).  sector_size >= 16 and len a multiple of
- * sector_size, else AESGEN_EINVAL; len == 0 is accepted.  Same result as one
+ * 2^64 - 1 carries into byte 8).  16 <= sector_size <= AESGEN_XTS_MAX_DATA_UNIT
+ * and len a multiple of sector_size (any total), else AESGEN_EINVAL; len == 0
+ * is accepted.  Same result as one
  * aesgen_xts_encrypt / aesgen_xts_decrypt call per sector.
  */
 AESGEN_API int aesgen_xts_encrypt_sectors(const aesgen_xts_ctx *ctx, uint8_t *dst,
