@@ -8,6 +8,8 @@
 #                                 (tests/ct/ct.mk), tests/run.py
 #   make test-sanitize            the C test binary built with clang, ASan and UBSan
 #                                 in $(BUILD)-sanitize, run through tests/run.py
+#   make test-huge                single calls past 4 GiB on every ISA (tests/c/huge_lengths.c;
+#                                 minutes, so not part of make test; .ci/run runs it)
 #   $(BUILD)/tests/aesgen_tests --only GROUP   one C group (api, known-answer,
 #                                 differential, page-edge, abi, threads, xts-api,
 #                                 xts-sectors, xts-known-answer, xts-differential,
@@ -26,7 +28,7 @@ TEST_C_SRCS := $(addprefix tests/c/,main.c check.c isa.c harness.c reference.c j
 TEST_OBJS   := $(patsubst tests/c/%.c,$(TEST_DIR)/%.o,$(TEST_C_SRCS)) $(TEST_DIR)/abi_thunk.o
 TEST_BIN    := $(TEST_DIR)/aesgen_tests
 
-.PHONY: test test-tools test-bin test-sanitize
+.PHONY: test test-tools test-bin test-sanitize test-huge
 test: test-tools lib $(TEST_BIN) fuzz-bin ct-bin
 	$(PYTHON) tests/run.py --build $(BUILD)
 
@@ -62,4 +64,12 @@ $(TEST_DIR)/%.o: tests/c/%.S | test-tools
 $(TEST_BIN): $(TEST_OBJS) $(RT_LIB_A)
 	$(CC) $(LDFLAGS) -pthread -o $@ $(TEST_OBJS) $(RT_LIB_A) -lcrypto
 
--include $(TEST_OBJS:.o=.d)
+HUGE_BIN  := $(TEST_DIR)/huge_lengths
+HUGE_OBJS := $(addprefix $(TEST_DIR)/,huge_lengths.o check.o isa.o reference.o harness.o)
+$(HUGE_BIN): $(HUGE_OBJS) $(RT_LIB_A)
+	$(CC) $(LDFLAGS) -pthread -o $@ $^ -lcrypto
+
+test-huge: test-tools lib $(HUGE_BIN)
+	AESGEN_ROOT=$(CURDIR) $(HUGE_BIN)
+
+-include $(TEST_OBJS:.o=.d) $(TEST_DIR)/huge_lengths.d
