@@ -3,7 +3,10 @@
 #
 # The pieces live next to the code they build:
 #   runtime/runtime.mk     libaesgen.a / libaesgen.so.N / install / uninstall
-#   tests/tests.mk         make test (C tests + Python tests, one summary line)
+#   tests/tests.mk         make test (C tests + Python tests, one summary line),
+#                          make test-sanitize, make test-huge
+#   tests/fuzz/fuzz.mk     make fuzz (libFuzzer targets)
+#   tests/ct/ct.mk         make ct-check (constant-time check under valgrind)
 #   tests/bench/bench.mk   make bench
 
 PYTHON  ?= python3
@@ -44,6 +47,10 @@ help:
 	@echo "make                 build $(BUILD)/libaesgen.a and $(BUILD)/libaesgen.so"
 	@echo "make gen [ISA=..] [MODE=..] [UNROLL=..] [KEYS=..] [TAIL=..] [GHASH=..]   regenerate gen/"
 	@echo "make test            all tests; last line 'N passed, N failed'"
+	@echo "make test-sanitize   the C tests under ASan + UBSan (build-sanitize/)"
+	@echo "make test-huge       single calls past 4 GiB on every ISA (minutes)"
+	@echo "make ct-check        the constant-time check under valgrind (also in make test)"
+	@echo "make fuzz [FUZZ_SECONDS=60] [FUZZ_TARGET=ctr|xctr|xts|gcm] [FUZZ_JOBS=1]   libFuzzer"
 	@echo "make bench           throughput vs OpenSSL and the AES-round ceiling"
 	@echo "make install PREFIX=dir [DESTDIR=dir]   header, libraries, pkg-config and CMake files"
 	@echo "make uninstall PREFIX=dir [DESTDIR=dir] remove what install wrote"
@@ -52,5 +59,7 @@ help:
 
 include runtime/runtime.mk
 include tests/tests.mk
+include tests/fuzz/fuzz.mk
+include tests/ct/ct.mk
 include tests/bench/bench.mk
 include perf/perf.mk

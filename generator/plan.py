@@ -298,15 +298,18 @@ class GcmPlan(Plan):
         # register is busy then, so the pass that runs second finds its start (SAVED_PTR)
         # and length (SAVED_LEN) in stack slots the prologue reserves.
         tail_slots = ("SAVED_PTR", "SAVED_LEN")
+        # EVEX bulk loops decide counter carries from the counter: CTRSECRET holds 256
+        # when the counter is secret (AESGEN_GCM_SECRET_COUNTER), forcing the carry path.
+        secret = ("CTRSECRET",) if isa.evex else ()
         for direction in ("enc", "dec"):
             self.functions[f"{direction}_update"] = FunctionPlan(
                 f"gcm_{direction}_update", ("KEY", "DST", "SRC", "LEN", "CTRP", "ACCP"),
-                ("ROUNDS", "KEYEND", "TMPG"),
+                ("ROUNDS", "KEYEND", "TMPG") + secret,
                 aliases=(("HPTR", "CTRP", "once the counter is loaded"),),
                 slots=tail_slots)
             self.functions[f"{direction}_record"] = FunctionPlan(
                 f"gcm_{direction}_record", ("KEY", "DST", "SRC", "LEN", "REC"),
-                ("ROUNDS", "KEYEND", "TMPG", "HPTR"),
+                ("ROUNDS", "KEYEND", "TMPG", "HPTR") + secret,
                 aliases=(("AAD", "ROUNDS", "until the rounds are loaded"),
                          ("AADLEN", "KEYEND", "until the rounds are loaded")),
                 slots=() if isa.evex else tail_slots)

@@ -6,10 +6,15 @@ Part 1: the Python unit tests, discovered as tests/python/test_*.py.
 Part 2: the C test binary, $(BUILD)/tests/aesgen_tests, whose last line is
         `N passed, N failed[, N skipped]`; a crash or missing summary counts
         as one failure.
+Part 3: tests/fuzz/run.py: every fuzz corpus file through every libFuzzer
+        target ($(BUILD)-fuzz/fuzz_*), then a few seconds of fuzzing per target.
+Part 4: tests/ct/run.py: the constant-time check under valgrind.
+Parts 3 and 4 report the same summary line as part 2.
 The last line printed is `N passed, N failed, N skipped` (totals); the exit
 status is 1 if anything failed.
 
-Usage: python3 tests/run.py --build BUILD_DIR [--skip-python] [--skip-c]
+Usage: python3 tests/run.py --build BUILD_DIR [--skip-python] [--skip-c] [--skip-fuzz]
+                            [--skip-ct]
 """
 
 import argparse
@@ -25,6 +30,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PYTHON_TESTS = os.path.join(REPO, "tests", "python")
 SUMMARY = re.compile(r"^(\d+) passed, (\d+) failed(?:, (\d+) skipped)?$")
 C_TIMEOUT_SECONDS = 600
+FUZZ_SECONDS = 4         # the short fuzz run per target (two targets at a time)
 
 
 class Totals:
@@ -117,8 +123,27 @@ def run_c_tests(build):
     if not os.access(binary, os.X_OK):
         say(f"FAIL: C tests: {binary} does not exist (run `make test`)")
         return Totals(failed=1)
+    return run_summary_program("C tests", [binary])
+
+
+def run_fuzz_tests(build):
+    """The fuzz corpus replay and a short run per target (tests/fuzz/run.py)."""
+    return run_summary_program("fuzz", [sys.executable, os.path.join(REPO, "tests", "fuzz", "run.py"),
+                                        "--build", build + "-fuzz", "--seconds",
+                                        str(FUZZ_SECONDS), "--jobs", "2"])
+
+
+def run_ct_check(build):
+    """The constant-time check under valgrind (tests/ct/run.py)."""
+    return run_summary_program("ct-check", [sys.executable, os.path.join(REPO, "tests", "ct", "run.py"),
+                                            "--build", build])
+
+
+def run_summary_program(label, argv):
+    """Runs a program whose last line is `N passed, N failed[, N skipped]`, echoing
+    its output; a crash, a timeout or a missing summary counts as one failure."""
     env = dict(os.environ, AESGEN_ROOT=REPO)
-    proc = subprocess.Popen([binary], cwd=REPO, env=env, stdout=subprocess.PIPE,
+    proc = subprocess.Popen(argv, cwd=REPO, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, errors="replace")
     timed_out = threading.Event()
 
@@ -138,23 +163,23 @@ def run_c_tests(build):
         status = proc.wait()
     finally:
         timer.cancel()
-    return c_totals(summary, status, timed_out.is_set())
+    return c_totals(summary, status, timed_out.is_set(), label)
 
 
-def c_totals(summary, status, timed_out):
-    """The C part's counts: its summary, plus one failure for a bad ending."""
+def c_totals(summary, status, timed_out, label="C tests"):
+    """A program's counts: its summary, plus one failure for a bad ending."""
     if timed_out:
-        say(f"FAIL: C tests: killed after {C_TIMEOUT_SECONDS} s")
+        say(f"FAIL: {label}: killed after {C_TIMEOUT_SECONDS} s")
     if summary is None:
-        say(f"FAIL: C tests: exit status {status} and no summary line at the end")
+        say(f"FAIL: {label}: exit status {status} and no summary line at the end")
         return Totals(failed=1)
     passed, failed, skipped = (int(g) if g else 0 for g in summary.groups())
     totals = Totals(passed, failed, skipped)
     if status != 0 and failed == 0:
-        say(f"FAIL: C tests: exit status {status} although the summary shows no failure")
+        say(f"FAIL: {label}: exit status {status} although the summary shows no failure")
         totals.failed += 1
     elif status == 0 and failed != 0:
-        say("FAIL: C tests: exit status 0 although the summary shows failures")
+        say(f"FAIL: {label}: exit status 0 although the summary shows failures")
         totals.failed += 1
     return totals
 
@@ -172,6 +197,8 @@ def main():
     parser.add_argument("--build", default="build", help="build directory (default: build)")
     parser.add_argument("--skip-python", action="store_true", help="only the C tests")
     parser.add_argument("--skip-c", action="store_true", help="only the Python tests")
+    parser.add_argument("--skip-fuzz", action="store_true", help="no fuzz replay or run")
+    parser.add_argument("--skip-ct", action="store_true", help="no constant-time check")
     args = parser.parse_args()
     build = os.path.abspath(args.build)
     os.chdir(REPO)
@@ -185,6 +212,12 @@ def main():
     if not args.skip_c:
         totals.add(timed("C tests (" + os.path.relpath(build, REPO) + "/tests/aesgen_tests)",
                          lambda: run_c_tests(build)))
+    if not args.skip_fuzz:
+        totals.add(timed("Fuzz corpus replay and short runs (tests/fuzz/run.py, "
+                         + os.path.relpath(build, REPO) + "-fuzz)", lambda: run_fuzz_tests(build)))
+    if not args.skip_ct:
+        totals.add(timed("Constant-time check under valgrind (tests/ct/run.py)",
+                         lambda: run_ct_check(build)))
     say(f"== all tests: {time.monotonic() - start:.1f} s")
     say(totals.line())
     return 1 if totals.failed else 0

@@ -3,7 +3,13 @@
 # Included by the top Makefile (CC, CFLAGS, ASFLAGS, BUILD, PYTHON) after
 # runtime/runtime.mk (lib, RT_LIB_A).
 #
-#   make test                     tools check, lib, test binary, tests/run.py
+#   make test                     tools check, lib, test binary, the fuzz targets
+#                                 (tests/fuzz/fuzz.mk), the constant-time check
+#                                 (tests/ct/ct.mk), tests/run.py
+#   make test-sanitize            the C test binary built with clang, ASan and UBSan
+#                                 in $(BUILD)-sanitize, run through tests/run.py
+#   make test-huge                single calls past 4 GiB on every ISA (tests/c/huge_lengths.c;
+#                                 minutes, so not part of make test; .ci/run runs it)
 #   $(BUILD)/tests/aesgen_tests --only GROUP   one C group (api, known-answer,
 #                                 differential, page-edge, abi, threads, xts-api,
 #                                 xts-sectors, xts-known-answer, xts-differential,
@@ -25,9 +31,21 @@ TEST_C_SRCS := $(addprefix tests/c/,main.c check.c isa.c harness.c reference.c j
 TEST_OBJS   := $(patsubst tests/c/%.c,$(TEST_DIR)/%.o,$(TEST_C_SRCS)) $(TEST_DIR)/abi_thunk.o
 TEST_BIN    := $(TEST_DIR)/aesgen_tests
 
-.PHONY: test test-tools test-bin
-test: test-tools lib $(TEST_BIN)
+.PHONY: test test-tools test-bin test-sanitize test-huge
+test: test-tools lib $(TEST_BIN) fuzz-bin ct-bin
 	$(PYTHON) tests/run.py --build $(BUILD)
+
+# The whole C suite under AddressSanitizer and UndefinedBehaviorSanitizer (any report
+# aborts the binary: a failure).  A recursive make into its own build directory; CFLAGS
+# and LDFLAGS go through the environment so the top Makefile still appends its own.
+# ASan does not see the generated assembly's accesses (the page-edge tests do).
+SANITIZE_BUILD ?= $(BUILD)-sanitize
+SANITIZE_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+                  -fno-sanitize-recover=undefined
+test-sanitize: | test-tools
+	@CFLAGS="$(SANITIZE_FLAGS)" LDFLAGS="$(SANITIZE_FLAGS)" $(MAKE) --no-print-directory \
+	  BUILD=$(SANITIZE_BUILD) CC=clang test-bin
+	$(PYTHON) tests/run.py --build $(SANITIZE_BUILD) --skip-python --skip-fuzz --skip-ct
 
 test-bin: $(TEST_BIN)
 
@@ -49,4 +67,12 @@ $(TEST_DIR)/%.o: tests/c/%.S | test-tools
 $(TEST_BIN): $(TEST_OBJS) $(RT_LIB_A)
 	$(CC) $(LDFLAGS) -pthread -o $@ $(TEST_OBJS) $(RT_LIB_A) -lcrypto
 
--include $(TEST_OBJS:.o=.d)
+HUGE_BIN  := $(TEST_DIR)/huge_lengths
+HUGE_OBJS := $(addprefix $(TEST_DIR)/,huge_lengths.o check.o isa.o reference.o harness.o)
+$(HUGE_BIN): $(HUGE_OBJS) $(RT_LIB_A)
+	$(CC) $(LDFLAGS) -pthread -o $@ $^ -lcrypto
+
+test-huge: test-tools lib $(HUGE_BIN)
+	AESGEN_ROOT=$(CURDIR) $(HUGE_BIN)
+
+-include $(TEST_OBJS:.o=.d) $(TEST_DIR)/huge_lengths.d

@@ -1,9 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
 # Makes sure the tools the tests (and the generator's tests) need are present:
-# nasm, llvm-mca-19, binutils (objdump, objcopy, readelf, nm), and cmake and pkg-config
-# (the install/consumer test, tests/python/test_install.py), clang (assembles the
-# macOS flavour, tests/python/test_apple.py).
+# nasm, llvm-mca-19, binutils (objdump, objcopy, readelf, nm), cmake and pkg-config
+# (the install/consumer test, tests/python/test_install.py), and clang (assembles the
+# macOS flavour, tests/python/test_apple.py; builds the fuzz targets and the
+# constant-time check, tests/fuzz, tests/ct) with its libFuzzer/sanitizer runtimes
+# (libclang-rt-N-dev for clang N) and valgrind with its client-request headers.
 # Quiet when all are there.  As root, installs what is missing with apt-get;
 # otherwise exits 2 naming the Debian packages to install.
 set -u
@@ -21,6 +23,22 @@ need() {   # need TOOL PACKAGE
     fi
 }
 
+need_file() {   # need_file PATH PACKAGE: PATH must exist
+    [ -e "$1" ] && return 0
+    missing_tools="$missing_tools $1"
+    case " $missing_packages " in
+        *" $2 "*) ;;
+        *) missing_packages="$missing_packages $2" ;;
+    esac
+}
+
+# libFuzzer comes with clang's runtimes, packaged per clang version (Debian 12: clang 14).
+need_fuzzer_runtime() {
+    command -v clang >/dev/null 2>&1 || return 0      # need clang reports it
+    clang_major=$(clang -dumpversion | cut -d. -f1)
+    need_file "$(clang --print-runtime-dir)/libclang_rt.fuzzer-x86_64.a" "libclang-rt-$clang_major-dev"
+}
+
 check_all() {
     missing_tools=""
     missing_packages=""
@@ -33,22 +51,34 @@ check_all() {
     need cmake cmake
     need pkg-config pkg-config
     need clang clang
+    need_fuzzer_runtime
+    need valgrind valgrind
+    need_file /usr/include/valgrind/memcheck.h valgrind
 }
 
-check_all
-[ -z "$missing_tools" ] && exit 0
+# Two rounds: the libFuzzer runtime's package is named after the clang version,
+# known only once clang is installed.
+updated=""
+for round in 1 2; do
+    check_all
+    [ -z "$missing_tools" ] && exit 0
 
-if [ "$(id -u)" -ne 0 ]; then
-    echo "tests/tools.sh: missing:$missing_tools" >&2
-    echo "tests/tools.sh: install the Debian packages:$missing_packages" >&2
-    echo "    sudo apt-get install -y$missing_packages" >&2
-    exit 2
-fi
+    if [ "$(id -u)" -ne 0 ]; then
+        echo "tests/tools.sh: missing:$missing_tools" >&2
+        echo "tests/tools.sh: install the Debian packages:$missing_packages" >&2
+        echo "    sudo apt-get install -y$missing_packages" >&2
+        exit 2
+    fi
 
-echo "tests/tools.sh: missing:$missing_tools; installing:$missing_packages" >&2
-# shellcheck disable=SC2086  # word splitting of the package list is intended
-apt-get update >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y $missing_packages >&2 \
-    || { echo "tests/tools.sh: apt-get failed" >&2; exit 2; }
+    echo "tests/tools.sh: missing:$missing_tools; installing:$missing_packages" >&2
+    if [ -z "$updated" ]; then
+        apt-get update >&2 || { echo "tests/tools.sh: apt-get update failed" >&2; exit 2; }
+        updated=yes
+    fi
+    # shellcheck disable=SC2086  # word splitting of the package list is intended
+    DEBIAN_FRONTEND=noninteractive apt-get install -y $missing_packages >&2 \
+        || { echo "tests/tools.sh: apt-get failed" >&2; exit 2; }
+done
 
 check_all
 if [ -n "$missing_tools" ]; then

@@ -208,6 +208,7 @@ aesgen_gcm_enc_update_aesni_avx:
 	endbr64
 	sub             $16, %rsp
 	.cfi_adjust_cfa_offset 16
+	btr             $63, %rcx                       # the length without the flag
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_enc_return
 # ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
@@ -918,6 +919,7 @@ aesgen_gcm_dec_update_aesni_avx:
 	endbr64
 	sub             $16, %rsp
 	.cfi_adjust_cfa_offset 16
+	btr             $63, %rcx                       # the length without the flag
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_dec_return
 # ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
@@ -1631,6 +1633,7 @@ aesgen_gcm_enc_record_aesni_avx:
 	endbr64
 	sub             $16, %rsp
 	.cfi_adjust_cfa_offset 16
+	btr             $63, %rcx                       # the length without the flag
 # the byte-reflection mask and the reduction constant, one copy per lane
 	vmovdqu         .Lgcm_bswap_mask_16(%rip), %xmm15
 	vpxor           %xmm9, %xmm9, %xmm9
@@ -2495,6 +2498,7 @@ aesgen_gcm_dec_record_aesni_avx:
 	endbr64
 	sub             $16, %rsp
 	.cfi_adjust_cfa_offset 16
+	btr             $63, %rcx                       # the length without the flag
 # the byte-reflection mask and the reduction constant, one copy per lane
 	vmovdqu         .Lgcm_bswap_mask_16(%rip), %xmm15
 	vpxor           %xmm9, %xmm9, %xmm9

@@ -202,6 +202,7 @@ L.gcm_ghash_store:
 aesgen_gcm_enc_update_aesni_avx:
 	endbr64
 	sub             rsp, 16
+	btr             rcx, 63                         ; the length without the flag
 	test            rcx, rcx
 	jz              near L.gcm_enc_return
 ; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
@@ -905,6 +906,7 @@ L.gcm_enc_return:
 aesgen_gcm_dec_update_aesni_avx:
 	endbr64
 	sub             rsp, 16
+	btr             rcx, 63                         ; the length without the flag
 	test            rcx, rcx
 	jz              near L.gcm_dec_return
 ; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
@@ -1611,6 +1613,7 @@ L.gcm_dec_return:
 aesgen_gcm_enc_record_aesni_avx:
 	endbr64
 	sub             rsp, 16
+	btr             rcx, 63                         ; the length without the flag
 ; the byte-reflection mask and the reduction constant, one copy per lane
 	vmovdqu         xmm15, oword [rel L.gcm_bswap_mask_16]
 	vpxor           xmm9, xmm9, xmm9
@@ -2468,6 +2471,7 @@ L.gcm_enc_rec_tag:
 aesgen_gcm_dec_record_aesni_avx:
 	endbr64
 	sub             rsp, 16
+	btr             rcx, 63                         ; the length without the flag
 ; the byte-reflection mask and the reduction constant, one copy per lane
 	vmovdqu         xmm15, oword [rel L.gcm_bswap_mask_16]
 	vpxor           xmm9, xmm9, xmm9

@@ -217,7 +217,7 @@ aesgen_gcm_ghash_avx10_256:
 # H^8..H^1 are summed and reduced once.
 #
 # Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
-#                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+#                      ROUNDS=rax, KEYEND=r10, TMPG=r11, CTRSECRET=rbx
 #                      HPTR=r8 (CTRP's register, once the counter is loaded)
 # Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
 #                     MI=ymm6, HI=ymm7, T0=ymm8, T1=ymm9, ACC=ymm10, CTR=ymm11
@@ -236,8 +236,14 @@ aesgen_gcm_ghash_avx10_256:
 aesgen_gcm_enc_update_avx10_256:
 	.cfi_startproc
 	endbr64
+	push            %rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbx, 0
 	sub             $16, %rsp
 	.cfi_adjust_cfa_offset 16
+	mov             %rcx, %rbx
+	shr             $55, %rbx                       # AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             $63, %rcx                       # the length without the flag
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_enc_return
 # ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
@@ -277,12 +283,14 @@ aesgen_gcm_enc_update_avx10_256:
 	vpshufd         $78, %ymm25, %ymm29
 	vpxord          %ymm25, %ymm29, %ymm29          # H_L ^ H_H in both halves
 	vmovd           %xmm11, %r11d                   # low byte of the first counter
+	movzbl          %r11b, %r11d
+	or              %ebx, %r11d                     # 256 if secret: always the carry path
 	vpshufb         %ymm20, %ymm11, %ymm11
 # CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 # the first iteration only encrypts; each later one hashes its predecessor's output
 # counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 # the first counter's last byte: past 246, one of them would carry
-	cmp             $247, %r11b
+	cmp             $247, %r11d
 	{disp32} jae    .Lgcm_enc_first_ctr_carry       # a last byte would carry: out of line
 	vpxord          %ymm13, %ymm11, %ymm0
 	vpaddd          .Lgcm_be_inc_32(%rip), %ymm11, %ymm1
@@ -384,7 +392,7 @@ aesgen_gcm_enc_update_avx10_256:
 # LLVM-MCA-BEGIN gcm_enc_avx10_256_main_loop
 # counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 # the first counter's last byte: past 246, one of them would carry
-	cmp             $247, %r11b
+	cmp             $247, %r11d
 	{disp32} jae    .Lgcm_enc_main_ctr_carry        # a last byte would carry: out of line
 	vpxord          %ymm13, %ymm11, %ymm0
 	vpaddd          .Lgcm_be_inc_32(%rip), %ymm11, %ymm1
@@ -990,6 +998,9 @@ aesgen_gcm_enc_update_avx10_256:
 	vzeroupper
 	add             $16, %rsp
 	.cfi_adjust_cfa_offset -16
+	pop             %rbx
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbx
 	ret
 	.cfi_endproc
 	.size	aesgen_gcm_enc_update_avx10_256, . - aesgen_gcm_enc_update_avx10_256
@@ -1003,7 +1014,7 @@ aesgen_gcm_enc_update_avx10_256:
 # H^8..H^1 are summed and reduced once.
 #
 # Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
-#                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+#                      ROUNDS=rax, KEYEND=r10, TMPG=r11, CTRSECRET=rbx
 #                      HPTR=r8 (CTRP's register, once the counter is loaded)
 # Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
 #                     MI=ymm6, HI=ymm7, T0=ymm8, T1=ymm9, ACC=ymm10, CTR=ymm11
@@ -1022,8 +1033,14 @@ aesgen_gcm_enc_update_avx10_256:
 aesgen_gcm_dec_update_avx10_256:
 	.cfi_startproc
 	endbr64
+	push            %rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbx, 0
 	sub             $16, %rsp
 	.cfi_adjust_cfa_offset 16
+	mov             %rcx, %rbx
+	shr             $55, %rbx                       # AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             $63, %rcx                       # the length without the flag
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_dec_return
 # ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
@@ -1063,13 +1080,15 @@ aesgen_gcm_dec_update_avx10_256:
 	vpshufd         $78, %ymm25, %ymm29
 	vpxord          %ymm25, %ymm29, %ymm29          # H_L ^ H_H in both halves
 	vmovd           %xmm11, %r11d                   # low byte of the first counter
+	movzbl          %r11b, %r11d
+	or              %ebx, %r11d                     # 256 if secret: always the carry path
 	vpshufb         %ymm20, %ymm11, %ymm11
 # CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 .Lgcm_dec_loop:
 # LLVM-MCA-BEGIN gcm_dec_avx10_256_main_loop
 # counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 # the first counter's last byte: past 246, one of them would carry
-	cmp             $247, %r11b
+	cmp             $247, %r11d
 	{disp32} jae    .Lgcm_dec_main_ctr_carry        # a last byte would carry: out of line
 	vpxord          %ymm13, %ymm11, %ymm0
 	vpaddd          .Lgcm_be_inc_32(%rip), %ymm11, %ymm1
@@ -1614,6 +1633,9 @@ aesgen_gcm_dec_update_avx10_256:
 	vzeroupper
 	add             $16, %rsp
 	.cfi_adjust_cfa_offset -16
+	pop             %rbx
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbx
 	ret
 	.cfi_endproc
 	.size	aesgen_gcm_dec_update_avx10_256, . - aesgen_gcm_dec_update_avx10_256
@@ -1626,7 +1648,7 @@ aesgen_gcm_dec_update_avx10_256:
 # in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
 #
 # Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
-#                      KEYEND=r10, TMPG=r11, HPTR=r9
+#                      KEYEND=r10, TMPG=r11, HPTR=r9, CTRSECRET=rbx
 #                      AAD=rax (ROUNDS's register, until the rounds are loaded)
 #                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
 # Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
@@ -1645,6 +1667,12 @@ aesgen_gcm_dec_update_avx10_256:
 aesgen_gcm_enc_record_avx10_256:
 	.cfi_startproc
 	endbr64
+	push            %rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbx, 0
+	mov             %rcx, %rbx
+	shr             $55, %rbx                       # AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             $63, %rcx                       # the length without the flag
 # the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %ymm20
 	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %ymm21
@@ -1800,12 +1828,14 @@ aesgen_gcm_enc_record_avx10_256:
 	vpshufd         $78, %ymm25, %ymm29
 	vpxord          %ymm25, %ymm29, %ymm29          # H_L ^ H_H in both halves
 	vmovd           %xmm11, %r11d                   # low byte of the first counter
+	movzbl          %r11b, %r11d
+	or              %ebx, %r11d                     # 256 if secret: always the carry path
 	vpshufb         %ymm20, %ymm11, %ymm11
 # CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 # the first iteration only encrypts; each later one hashes its predecessor's output
 # counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 # the first counter's last byte: past 246, one of them would carry
-	cmp             $247, %r11b
+	cmp             $247, %r11d
 	{disp32} jae    .Lgcm_enc_rec_first_ctr_carry   # a last byte would carry: out of line
 	vpxord          %ymm13, %ymm11, %ymm0
 	vpaddd          .Lgcm_be_inc_32(%rip), %ymm11, %ymm1
@@ -1907,7 +1937,7 @@ aesgen_gcm_enc_record_avx10_256:
 # LLVM-MCA-BEGIN gcm_enc_rec_avx10_256_main_loop
 # counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 # the first counter's last byte: past 246, one of them would carry
-	cmp             $247, %r11b
+	cmp             $247, %r11d
 	{disp32} jae    .Lgcm_enc_rec_main_ctr_carry    # a last byte would carry: out of line
 	vpxord          %ymm13, %ymm11, %ymm0
 	vpaddd          .Lgcm_be_inc_32(%rip), %ymm11, %ymm1
@@ -2643,6 +2673,9 @@ aesgen_gcm_enc_record_avx10_256:
 	vmovdqu8        %xmm10, 48(%r8)
 	xor             %eax, %eax
 	vzeroupper
+	pop             %rbx
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbx
 	ret
 	.cfi_endproc
 	.size	aesgen_gcm_enc_record_avx10_256, . - aesgen_gcm_enc_record_avx10_256
@@ -2655,7 +2688,7 @@ aesgen_gcm_enc_record_avx10_256:
 # in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
 #
 # Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
-#                      KEYEND=r10, TMPG=r11, HPTR=r9
+#                      KEYEND=r10, TMPG=r11, HPTR=r9, CTRSECRET=rbx
 #                      AAD=rax (ROUNDS's register, until the rounds are loaded)
 #                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
 # Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
@@ -2674,6 +2707,12 @@ aesgen_gcm_enc_record_avx10_256:
 aesgen_gcm_dec_record_avx10_256:
 	.cfi_startproc
 	endbr64
+	push            %rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbx, 0
+	mov             %rcx, %rbx
+	shr             $55, %rbx                       # AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             $63, %rcx                       # the length without the flag
 # the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %ymm20
 	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %ymm21
@@ -2829,13 +2868,15 @@ aesgen_gcm_dec_record_avx10_256:
 	vpshufd         $78, %ymm25, %ymm29
 	vpxord          %ymm25, %ymm29, %ymm29          # H_L ^ H_H in both halves
 	vmovd           %xmm11, %r11d                   # low byte of the first counter
+	movzbl          %r11b, %r11d
+	or              %ebx, %r11d                     # 256 if secret: always the carry path
 	vpshufb         %ymm20, %ymm11, %ymm11
 # CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 .Lgcm_dec_rec_loop:
 # LLVM-MCA-BEGIN gcm_dec_rec_avx10_256_main_loop
 # counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 # the first counter's last byte: past 246, one of them would carry
-	cmp             $247, %r11b
+	cmp             $247, %r11d
 	{disp32} jae    .Lgcm_dec_rec_main_ctr_carry    # a last byte would carry: out of line
 	vpxord          %ymm13, %ymm11, %ymm0
 	vpaddd          .Lgcm_be_inc_32(%rip), %ymm11, %ymm1
@@ -3525,6 +3566,9 @@ aesgen_gcm_dec_record_avx10_256:
 	vmovdqu8        %xmm10, 48(%r8)
 	xor             %eax, %eax
 	vzeroupper
+	pop             %rbx
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbx
 	ret
 	.cfi_endproc
 	.size	aesgen_gcm_dec_record_avx10_256, . - aesgen_gcm_dec_record_avx10_256
@@ -3714,7 +3758,7 @@ aesgen_gcm_ghash_avx10_256_school:
 # H^8..H^1 are summed and reduced once.
 #
 # Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
-#                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+#                      ROUNDS=rax, KEYEND=r10, TMPG=r11, CTRSECRET=rbx
 #                      HPTR=r8 (CTRP's register, once the counter is loaded)
 # Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
 #                     MI=ymm6, HI=ymm7, T0=ymm8, T1=ymm9, ACC=ymm10, CTR=ymm11
@@ -3733,8 +3777,14 @@ aesgen_gcm_ghash_avx10_256_school:
 aesgen_gcm_enc_update_avx10_256_school:
 	.cfi_startproc
 	endbr64
+	push            %rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbx, 0
 	sub             $16, %rsp
 	.cfi_adjust_cfa_offset 16
+	mov             %rcx, %rbx
+	shr             $55, %rbx                       # AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             $63, %rcx                       # the length without the flag
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_enc_school_return
 # ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
@@ -3770,12 +3820,14 @@ aesgen_gcm_enc_update_avx10_256_school:
 	vmovdqu8        704(%rdi), %ymm24
 	vmovdqu8        736(%rdi), %ymm25
 	vmovd           %xmm11, %r11d                   # low byte of the first counter
+	movzbl          %r11b, %r11d
+	or              %ebx, %r11d                     # 256 if secret: always the carry path
 	vpshufb         %ymm20, %ymm11, %ymm11
 # CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 # the first iteration only encrypts; each later one hashes its predecessor's output
 # counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 # the first counter's last byte: past 246, one of them would carry
-	cmp             $247, %r11b
+	cmp             $247, %r11d
 	{disp32} jae    .Lgcm_enc_school_first_ctr_carry # a last byte would carry: out of line
 	vpxord          %ymm13, %ymm11, %ymm0
 	vpaddd          .Lgcm_be_inc_32(%rip), %ymm11, %ymm1
@@ -3873,7 +3925,7 @@ aesgen_gcm_enc_update_avx10_256_school:
 # LLVM-MCA-BEGIN gcm_enc_school_avx10_256_main_loop
 # counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 # the first counter's last byte: past 246, one of them would carry
-	cmp             $247, %r11b
+	cmp             $247, %r11d
 	{disp32} jae    .Lgcm_enc_school_main_ctr_carry # a last byte would carry: out of line
 	vpxord          %ymm13, %ymm11, %ymm0
 	vpaddd          .Lgcm_be_inc_32(%rip), %ymm11, %ymm1
@@ -4451,6 +4503,9 @@ aesgen_gcm_enc_update_avx10_256_school:
 	vzeroupper
 	add             $16, %rsp
 	.cfi_adjust_cfa_offset -16
+	pop             %rbx
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbx
 	ret
 	.cfi_endproc
 	.size	aesgen_gcm_enc_update_avx10_256_school, . - aesgen_gcm_enc_update_avx10_256_school
@@ -4464,7 +4519,7 @@ aesgen_gcm_enc_update_avx10_256_school:
 # H^8..H^1 are summed and reduced once.
 #
 # Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
-#                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+#                      ROUNDS=rax, KEYEND=r10, TMPG=r11, CTRSECRET=rbx
 #                      HPTR=r8 (CTRP's register, once the counter is loaded)
 # Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
 #                     MI=ymm6, HI=ymm7, T0=ymm8, T1=ymm9, ACC=ymm10, CTR=ymm11
@@ -4483,8 +4538,14 @@ aesgen_gcm_enc_update_avx10_256_school:
 aesgen_gcm_dec_update_avx10_256_school:
 	.cfi_startproc
 	endbr64
+	push            %rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbx, 0
 	sub             $16, %rsp
 	.cfi_adjust_cfa_offset 16
+	mov             %rcx, %rbx
+	shr             $55, %rbx                       # AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             $63, %rcx                       # the length without the flag
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_dec_school_return
 # ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
@@ -4520,13 +4581,15 @@ aesgen_gcm_dec_update_avx10_256_school:
 	vmovdqu8        704(%rdi), %ymm24
 	vmovdqu8        736(%rdi), %ymm25
 	vmovd           %xmm11, %r11d                   # low byte of the first counter
+	movzbl          %r11b, %r11d
+	or              %ebx, %r11d                     # 256 if secret: always the carry path
 	vpshufb         %ymm20, %ymm11, %ymm11
 # CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 .Lgcm_dec_school_loop:
 # LLVM-MCA-BEGIN gcm_dec_school_avx10_256_main_loop
 # counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 # the first counter's last byte: past 246, one of them would carry
-	cmp             $247, %r11b
+	cmp             $247, %r11d
 	{disp32} jae    .Lgcm_dec_school_main_ctr_carry # a last byte would carry: out of line
 	vpxord          %ymm13, %ymm11, %ymm0
 	vpaddd          .Lgcm_be_inc_32(%rip), %ymm11, %ymm1
@@ -5047,6 +5110,9 @@ aesgen_gcm_dec_update_avx10_256_school:
 	vzeroupper
 	add             $16, %rsp
 	.cfi_adjust_cfa_offset -16
+	pop             %rbx
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbx
 	ret
 	.cfi_endproc
 	.size	aesgen_gcm_dec_update_avx10_256_school, . - aesgen_gcm_dec_update_avx10_256_school
@@ -5059,7 +5125,7 @@ aesgen_gcm_dec_update_avx10_256_school:
 # in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
 #
 # Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
-#                      KEYEND=r10, TMPG=r11, HPTR=r9
+#                      KEYEND=r10, TMPG=r11, HPTR=r9, CTRSECRET=rbx
 #                      AAD=rax (ROUNDS's register, until the rounds are loaded)
 #                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
 # Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
@@ -5078,6 +5144,12 @@ aesgen_gcm_dec_update_avx10_256_school:
 aesgen_gcm_enc_record_avx10_256_school:
 	.cfi_startproc
 	endbr64
+	push            %rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbx, 0
+	mov             %rcx, %rbx
+	shr             $55, %rbx                       # AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             $63, %rcx                       # the length without the flag
 # the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %ymm20
 	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %ymm21
@@ -5229,12 +5301,14 @@ aesgen_gcm_enc_record_avx10_256_school:
 	vmovdqu8        704(%rdi), %ymm24
 	vmovdqu8        736(%rdi), %ymm25
 	vmovd           %xmm11, %r11d                   # low byte of the first counter
+	movzbl          %r11b, %r11d
+	or              %ebx, %r11d                     # 256 if secret: always the carry path
 	vpshufb         %ymm20, %ymm11, %ymm11
 # CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 # the first iteration only encrypts; each later one hashes its predecessor's output
 # counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 # the first counter's last byte: past 246, one of them would carry
-	cmp             $247, %r11b
+	cmp             $247, %r11d
 	{disp32} jae    .Lgcm_enc_school_rec_first_ctr_carry # a last byte would carry: out of line
 	vpxord          %ymm13, %ymm11, %ymm0
 	vpaddd          .Lgcm_be_inc_32(%rip), %ymm11, %ymm1
@@ -5332,7 +5406,7 @@ aesgen_gcm_enc_record_avx10_256_school:
 # LLVM-MCA-BEGIN gcm_enc_school_rec_avx10_256_main_loop
 # counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 # the first counter's last byte: past 246, one of them would carry
-	cmp             $247, %r11b
+	cmp             $247, %r11d
 	{disp32} jae    .Lgcm_enc_school_rec_main_ctr_carry # a last byte would carry: out of line
 	vpxord          %ymm13, %ymm11, %ymm0
 	vpaddd          .Lgcm_be_inc_32(%rip), %ymm11, %ymm1
@@ -6040,6 +6114,9 @@ aesgen_gcm_enc_record_avx10_256_school:
 	vmovdqu8        %xmm10, 48(%r8)
 	xor             %eax, %eax
 	vzeroupper
+	pop             %rbx
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbx
 	ret
 	.cfi_endproc
 	.size	aesgen_gcm_enc_record_avx10_256_school, . - aesgen_gcm_enc_record_avx10_256_school
@@ -6052,7 +6129,7 @@ aesgen_gcm_enc_record_avx10_256_school:
 # in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
 #
 # Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
-#                      KEYEND=r10, TMPG=r11, HPTR=r9
+#                      KEYEND=r10, TMPG=r11, HPTR=r9, CTRSECRET=rbx
 #                      AAD=rax (ROUNDS's register, until the rounds are loaded)
 #                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
 # Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
@@ -6071,6 +6148,12 @@ aesgen_gcm_enc_record_avx10_256_school:
 aesgen_gcm_dec_record_avx10_256_school:
 	.cfi_startproc
 	endbr64
+	push            %rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbx, 0
+	mov             %rcx, %rbx
+	shr             $55, %rbx                       # AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             $63, %rcx                       # the length without the flag
 # the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %ymm20
 	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %ymm21
@@ -6222,13 +6305,15 @@ aesgen_gcm_dec_record_avx10_256_school:
 	vmovdqu8        704(%rdi), %ymm24
 	vmovdqu8        736(%rdi), %ymm25
 	vmovd           %xmm11, %r11d                   # low byte of the first counter
+	movzbl          %r11b, %r11d
+	or              %ebx, %r11d                     # 256 if secret: always the carry path
 	vpshufb         %ymm20, %ymm11, %ymm11
 # CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 .Lgcm_dec_school_rec_loop:
 # LLVM-MCA-BEGIN gcm_dec_school_rec_avx10_256_main_loop
 # counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 # the first counter's last byte: past 246, one of them would carry
-	cmp             $247, %r11b
+	cmp             $247, %r11d
 	{disp32} jae    .Lgcm_dec_school_rec_main_ctr_carry # a last byte would carry: out of line
 	vpxord          %ymm13, %ymm11, %ymm0
 	vpaddd          .Lgcm_be_inc_32(%rip), %ymm11, %ymm1
@@ -6894,6 +6979,9 @@ aesgen_gcm_dec_record_avx10_256_school:
 	vmovdqu8        %xmm10, 48(%r8)
 	xor             %eax, %eax
 	vzeroupper
+	pop             %rbx
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbx
 	ret
 	.cfi_endproc
 	.size	aesgen_gcm_dec_record_avx10_256_school, . - aesgen_gcm_dec_record_avx10_256_school

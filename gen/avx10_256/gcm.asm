@@ -215,7 +215,7 @@ L.gcm_ghash_store:
 ; H^8..H^1 are summed and reduced once.
 ;
 ; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
-;                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+;                      ROUNDS=rax, KEYEND=r10, TMPG=r11, CTRSECRET=rbx
 ;                      HPTR=r8 (CTRP's register, once the counter is loaded)
 ; Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
 ;                     MI=ymm6, HI=ymm7, T0=ymm8, T1=ymm9, ACC=ymm10, CTR=ymm11
@@ -231,7 +231,11 @@ L.gcm_ghash_store:
 	global aesgen_gcm_enc_update_avx10_256:function hidden
 aesgen_gcm_enc_update_avx10_256:
 	endbr64
+	push            rbx
 	sub             rsp, 16
+	mov             rbx, rcx
+	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             rcx, 63                         ; the length without the flag
 	test            rcx, rcx
 	jz              near L.gcm_enc_return
 ; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
@@ -271,12 +275,14 @@ aesgen_gcm_enc_update_avx10_256:
 	vpshufd         ymm29, ymm25, 78
 	vpxord          ymm29, ymm29, ymm25             ; H_L ^ H_H in both halves
 	vmovd           r11d, xmm11                     ; low byte of the first counter
+	movzx           r11d, r11b
+	or              r11d, ebx                       ; 256 if secret: always the carry path
 	vpshufb         ymm11, ymm11, ymm20
 ; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 ; the first iteration only encrypts; each later one hashes its predecessor's output
 ; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 ; the first counter's last byte: past 246, one of them would carry
-	cmp             r11b, 247
+	cmp             r11d, 247
 	jae             near L.gcm_enc_first_ctr_carry  ; a last byte would carry: out of line
 	vpxord          ymm0, ymm11, ymm13
 	vpaddd          ymm1, ymm11, yword [rel L.gcm_be_inc_32]
@@ -378,7 +384,7 @@ L.gcm_enc_loop:
 ; LLVM-MCA-BEGIN gcm_enc_avx10_256_main_loop
 ; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 ; the first counter's last byte: past 246, one of them would carry
-	cmp             r11b, 247
+	cmp             r11d, 247
 	jae             near L.gcm_enc_main_ctr_carry   ; a last byte would carry: out of line
 	vpxord          ymm0, ymm11, ymm13
 	vpaddd          ymm1, ymm11, yword [rel L.gcm_be_inc_32]
@@ -983,6 +989,7 @@ L.gcm_enc_return:
 	xor             eax, eax
 	vzeroupper
 	add             rsp, 16
+	pop             rbx
 	ret
 
 ; int aesgen_gcm_dec_update_avx10_256(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
@@ -994,7 +1001,7 @@ L.gcm_enc_return:
 ; H^8..H^1 are summed and reduced once.
 ;
 ; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
-;                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+;                      ROUNDS=rax, KEYEND=r10, TMPG=r11, CTRSECRET=rbx
 ;                      HPTR=r8 (CTRP's register, once the counter is loaded)
 ; Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
 ;                     MI=ymm6, HI=ymm7, T0=ymm8, T1=ymm9, ACC=ymm10, CTR=ymm11
@@ -1010,7 +1017,11 @@ L.gcm_enc_return:
 	global aesgen_gcm_dec_update_avx10_256:function hidden
 aesgen_gcm_dec_update_avx10_256:
 	endbr64
+	push            rbx
 	sub             rsp, 16
+	mov             rbx, rcx
+	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             rcx, 63                         ; the length without the flag
 	test            rcx, rcx
 	jz              near L.gcm_dec_return
 ; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
@@ -1050,13 +1061,15 @@ aesgen_gcm_dec_update_avx10_256:
 	vpshufd         ymm29, ymm25, 78
 	vpxord          ymm29, ymm29, ymm25             ; H_L ^ H_H in both halves
 	vmovd           r11d, xmm11                     ; low byte of the first counter
+	movzx           r11d, r11b
+	or              r11d, ebx                       ; 256 if secret: always the carry path
 	vpshufb         ymm11, ymm11, ymm20
 ; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 L.gcm_dec_loop:
 ; LLVM-MCA-BEGIN gcm_dec_avx10_256_main_loop
 ; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 ; the first counter's last byte: past 246, one of them would carry
-	cmp             r11b, 247
+	cmp             r11d, 247
 	jae             near L.gcm_dec_main_ctr_carry   ; a last byte would carry: out of line
 	vpxord          ymm0, ymm11, ymm13
 	vpaddd          ymm1, ymm11, yword [rel L.gcm_be_inc_32]
@@ -1600,6 +1613,7 @@ L.gcm_dec_return:
 	xor             eax, eax
 	vzeroupper
 	add             rsp, 16
+	pop             rbx
 	ret
 
 ; int aesgen_gcm_enc_record_avx10_256(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
@@ -1610,7 +1624,7 @@ L.gcm_dec_return:
 ; in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
 ;
 ; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
-;                      KEYEND=r10, TMPG=r11, HPTR=r9
+;                      KEYEND=r10, TMPG=r11, HPTR=r9, CTRSECRET=rbx
 ;                      AAD=rax (ROUNDS's register, until the rounds are loaded)
 ;                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
 ; Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
@@ -1626,6 +1640,10 @@ L.gcm_dec_return:
 	global aesgen_gcm_enc_record_avx10_256:function hidden
 aesgen_gcm_enc_record_avx10_256:
 	endbr64
+	push            rbx
+	mov             rbx, rcx
+	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             rcx, 63                         ; the length without the flag
 ; the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti32x4 ymm20, oword [rel L.gcm_bswap_mask_16]
 	vbroadcasti32x4 ymm21, oword [rel L.gcm_gfpoly_16]
@@ -1781,12 +1799,14 @@ L.gcm_enc_rec_j0_aes128:
 	vpshufd         ymm29, ymm25, 78
 	vpxord          ymm29, ymm29, ymm25             ; H_L ^ H_H in both halves
 	vmovd           r11d, xmm11                     ; low byte of the first counter
+	movzx           r11d, r11b
+	or              r11d, ebx                       ; 256 if secret: always the carry path
 	vpshufb         ymm11, ymm11, ymm20
 ; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 ; the first iteration only encrypts; each later one hashes its predecessor's output
 ; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 ; the first counter's last byte: past 246, one of them would carry
-	cmp             r11b, 247
+	cmp             r11d, 247
 	jae             near L.gcm_enc_rec_first_ctr_carry ; a last byte would carry: out of line
 	vpxord          ymm0, ymm11, ymm13
 	vpaddd          ymm1, ymm11, yword [rel L.gcm_be_inc_32]
@@ -1888,7 +1908,7 @@ L.gcm_enc_rec_loop:
 ; LLVM-MCA-BEGIN gcm_enc_rec_avx10_256_main_loop
 ; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 ; the first counter's last byte: past 246, one of them would carry
-	cmp             r11b, 247
+	cmp             r11d, 247
 	jae             near L.gcm_enc_rec_main_ctr_carry ; a last byte would carry: out of line
 	vpxord          ymm0, ymm11, ymm13
 	vpaddd          ymm1, ymm11, yword [rel L.gcm_be_inc_32]
@@ -2624,6 +2644,7 @@ L.gcm_enc_rec_tag:
 	vmovdqu8        oword [r8 + 48], xmm10
 	xor             eax, eax
 	vzeroupper
+	pop             rbx
 	ret
 
 ; int aesgen_gcm_dec_record_avx10_256(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
@@ -2634,7 +2655,7 @@ L.gcm_enc_rec_tag:
 ; in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
 ;
 ; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
-;                      KEYEND=r10, TMPG=r11, HPTR=r9
+;                      KEYEND=r10, TMPG=r11, HPTR=r9, CTRSECRET=rbx
 ;                      AAD=rax (ROUNDS's register, until the rounds are loaded)
 ;                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
 ; Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
@@ -2650,6 +2671,10 @@ L.gcm_enc_rec_tag:
 	global aesgen_gcm_dec_record_avx10_256:function hidden
 aesgen_gcm_dec_record_avx10_256:
 	endbr64
+	push            rbx
+	mov             rbx, rcx
+	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             rcx, 63                         ; the length without the flag
 ; the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti32x4 ymm20, oword [rel L.gcm_bswap_mask_16]
 	vbroadcasti32x4 ymm21, oword [rel L.gcm_gfpoly_16]
@@ -2805,13 +2830,15 @@ L.gcm_dec_rec_j0_aes128:
 	vpshufd         ymm29, ymm25, 78
 	vpxord          ymm29, ymm29, ymm25             ; H_L ^ H_H in both halves
 	vmovd           r11d, xmm11                     ; low byte of the first counter
+	movzx           r11d, r11b
+	or              r11d, ebx                       ; 256 if secret: always the carry path
 	vpshufb         ymm11, ymm11, ymm20
 ; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 L.gcm_dec_rec_loop:
 ; LLVM-MCA-BEGIN gcm_dec_rec_avx10_256_main_loop
 ; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 ; the first counter's last byte: past 246, one of them would carry
-	cmp             r11b, 247
+	cmp             r11d, 247
 	jae             near L.gcm_dec_rec_main_ctr_carry ; a last byte would carry: out of line
 	vpxord          ymm0, ymm11, ymm13
 	vpaddd          ymm1, ymm11, yword [rel L.gcm_be_inc_32]
@@ -3501,6 +3528,7 @@ L.gcm_dec_rec_tag:
 	vmovdqu8        oword [r8 + 48], xmm10
 	xor             eax, eax
 	vzeroupper
+	pop             rbx
 	ret
 
 	section .rodata align=64
@@ -3683,7 +3711,7 @@ L.gcm_ghash_school_store:
 ; H^8..H^1 are summed and reduced once.
 ;
 ; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
-;                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+;                      ROUNDS=rax, KEYEND=r10, TMPG=r11, CTRSECRET=rbx
 ;                      HPTR=r8 (CTRP's register, once the counter is loaded)
 ; Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
 ;                     MI=ymm6, HI=ymm7, T0=ymm8, T1=ymm9, ACC=ymm10, CTR=ymm11
@@ -3699,7 +3727,11 @@ L.gcm_ghash_school_store:
 	global aesgen_gcm_enc_update_avx10_256_school:function hidden
 aesgen_gcm_enc_update_avx10_256_school:
 	endbr64
+	push            rbx
 	sub             rsp, 16
+	mov             rbx, rcx
+	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             rcx, 63                         ; the length without the flag
 	test            rcx, rcx
 	jz              near L.gcm_enc_school_return
 ; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
@@ -3735,12 +3767,14 @@ aesgen_gcm_enc_update_avx10_256_school:
 	vmovdqu8        ymm24, yword [rdi + 704]
 	vmovdqu8        ymm25, yword [rdi + 736]
 	vmovd           r11d, xmm11                     ; low byte of the first counter
+	movzx           r11d, r11b
+	or              r11d, ebx                       ; 256 if secret: always the carry path
 	vpshufb         ymm11, ymm11, ymm20
 ; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 ; the first iteration only encrypts; each later one hashes its predecessor's output
 ; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 ; the first counter's last byte: past 246, one of them would carry
-	cmp             r11b, 247
+	cmp             r11d, 247
 	jae             near L.gcm_enc_school_first_ctr_carry ; a last byte would carry: out of line
 	vpxord          ymm0, ymm11, ymm13
 	vpaddd          ymm1, ymm11, yword [rel L.gcm_be_inc_32]
@@ -3838,7 +3872,7 @@ L.gcm_enc_school_loop:
 ; LLVM-MCA-BEGIN gcm_enc_school_avx10_256_main_loop
 ; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 ; the first counter's last byte: past 246, one of them would carry
-	cmp             r11b, 247
+	cmp             r11d, 247
 	jae             near L.gcm_enc_school_main_ctr_carry ; a last byte would carry: out of line
 	vpxord          ymm0, ymm11, ymm13
 	vpaddd          ymm1, ymm11, yword [rel L.gcm_be_inc_32]
@@ -4415,6 +4449,7 @@ L.gcm_enc_school_return:
 	xor             eax, eax
 	vzeroupper
 	add             rsp, 16
+	pop             rbx
 	ret
 
 ; int aesgen_gcm_dec_update_avx10_256_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
@@ -4426,7 +4461,7 @@ L.gcm_enc_school_return:
 ; H^8..H^1 are summed and reduced once.
 ;
 ; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
-;                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+;                      ROUNDS=rax, KEYEND=r10, TMPG=r11, CTRSECRET=rbx
 ;                      HPTR=r8 (CTRP's register, once the counter is loaded)
 ; Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
 ;                     MI=ymm6, HI=ymm7, T0=ymm8, T1=ymm9, ACC=ymm10, CTR=ymm11
@@ -4442,7 +4477,11 @@ L.gcm_enc_school_return:
 	global aesgen_gcm_dec_update_avx10_256_school:function hidden
 aesgen_gcm_dec_update_avx10_256_school:
 	endbr64
+	push            rbx
 	sub             rsp, 16
+	mov             rbx, rcx
+	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             rcx, 63                         ; the length without the flag
 	test            rcx, rcx
 	jz              near L.gcm_dec_school_return
 ; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
@@ -4478,13 +4517,15 @@ aesgen_gcm_dec_update_avx10_256_school:
 	vmovdqu8        ymm24, yword [rdi + 704]
 	vmovdqu8        ymm25, yword [rdi + 736]
 	vmovd           r11d, xmm11                     ; low byte of the first counter
+	movzx           r11d, r11b
+	or              r11d, ebx                       ; 256 if secret: always the carry path
 	vpshufb         ymm11, ymm11, ymm20
 ; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 L.gcm_dec_school_loop:
 ; LLVM-MCA-BEGIN gcm_dec_school_avx10_256_main_loop
 ; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 ; the first counter's last byte: past 246, one of them would carry
-	cmp             r11b, 247
+	cmp             r11d, 247
 	jae             near L.gcm_dec_school_main_ctr_carry ; a last byte would carry: out of line
 	vpxord          ymm0, ymm11, ymm13
 	vpaddd          ymm1, ymm11, yword [rel L.gcm_be_inc_32]
@@ -5004,6 +5045,7 @@ L.gcm_dec_school_return:
 	xor             eax, eax
 	vzeroupper
 	add             rsp, 16
+	pop             rbx
 	ret
 
 ; int aesgen_gcm_enc_record_avx10_256_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
@@ -5014,7 +5056,7 @@ L.gcm_dec_school_return:
 ; in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
 ;
 ; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
-;                      KEYEND=r10, TMPG=r11, HPTR=r9
+;                      KEYEND=r10, TMPG=r11, HPTR=r9, CTRSECRET=rbx
 ;                      AAD=rax (ROUNDS's register, until the rounds are loaded)
 ;                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
 ; Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
@@ -5030,6 +5072,10 @@ L.gcm_dec_school_return:
 	global aesgen_gcm_enc_record_avx10_256_school:function hidden
 aesgen_gcm_enc_record_avx10_256_school:
 	endbr64
+	push            rbx
+	mov             rbx, rcx
+	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             rcx, 63                         ; the length without the flag
 ; the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti32x4 ymm20, oword [rel L.gcm_bswap_mask_16]
 	vbroadcasti32x4 ymm21, oword [rel L.gcm_gfpoly_16]
@@ -5181,12 +5227,14 @@ L.gcm_enc_school_rec_j0_aes128:
 	vmovdqu8        ymm24, yword [rdi + 704]
 	vmovdqu8        ymm25, yword [rdi + 736]
 	vmovd           r11d, xmm11                     ; low byte of the first counter
+	movzx           r11d, r11b
+	or              r11d, ebx                       ; 256 if secret: always the carry path
 	vpshufb         ymm11, ymm11, ymm20
 ; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 ; the first iteration only encrypts; each later one hashes its predecessor's output
 ; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 ; the first counter's last byte: past 246, one of them would carry
-	cmp             r11b, 247
+	cmp             r11d, 247
 	jae             near L.gcm_enc_school_rec_first_ctr_carry ; a last byte would carry: out of line
 	vpxord          ymm0, ymm11, ymm13
 	vpaddd          ymm1, ymm11, yword [rel L.gcm_be_inc_32]
@@ -5284,7 +5332,7 @@ L.gcm_enc_school_rec_loop:
 ; LLVM-MCA-BEGIN gcm_enc_school_rec_avx10_256_main_loop
 ; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 ; the first counter's last byte: past 246, one of them would carry
-	cmp             r11b, 247
+	cmp             r11d, 247
 	jae             near L.gcm_enc_school_rec_main_ctr_carry ; a last byte would carry: out of line
 	vpxord          ymm0, ymm11, ymm13
 	vpaddd          ymm1, ymm11, yword [rel L.gcm_be_inc_32]
@@ -5992,6 +6040,7 @@ L.gcm_enc_school_rec_tag:
 	vmovdqu8        oword [r8 + 48], xmm10
 	xor             eax, eax
 	vzeroupper
+	pop             rbx
 	ret
 
 ; int aesgen_gcm_dec_record_avx10_256_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
@@ -6002,7 +6051,7 @@ L.gcm_enc_school_rec_tag:
 ; in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
 ;
 ; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
-;                      KEYEND=r10, TMPG=r11, HPTR=r9
+;                      KEYEND=r10, TMPG=r11, HPTR=r9, CTRSECRET=rbx
 ;                      AAD=rax (ROUNDS's register, until the rounds are loaded)
 ;                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
 ; Registers (vector): X0=ymm0, X1=ymm1, X2=ymm2, X3=ymm3, D=ymm4, LO=ymm5
@@ -6018,6 +6067,10 @@ L.gcm_enc_school_rec_tag:
 	global aesgen_gcm_dec_record_avx10_256_school:function hidden
 aesgen_gcm_dec_record_avx10_256_school:
 	endbr64
+	push            rbx
+	mov             rbx, rcx
+	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             rcx, 63                         ; the length without the flag
 ; the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti32x4 ymm20, oword [rel L.gcm_bswap_mask_16]
 	vbroadcasti32x4 ymm21, oword [rel L.gcm_gfpoly_16]
@@ -6169,13 +6222,15 @@ L.gcm_dec_school_rec_j0_aes128:
 	vmovdqu8        ymm24, yword [rdi + 704]
 	vmovdqu8        ymm25, yword [rdi + 736]
 	vmovd           r11d, xmm11                     ; low byte of the first counter
+	movzx           r11d, r11b
+	or              r11d, ebx                       ; 256 if secret: always the carry path
 	vpshufb         ymm11, ymm11, ymm20
 ; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 L.gcm_dec_school_rec_loop:
 ; LLVM-MCA-BEGIN gcm_dec_school_rec_avx10_256_main_loop
 ; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 ; the first counter's last byte: past 246, one of them would carry
-	cmp             r11b, 247
+	cmp             r11d, 247
 	jae             near L.gcm_dec_school_rec_main_ctr_carry ; a last byte would carry: out of line
 	vpxord          ymm0, ymm11, ymm13
 	vpaddd          ymm1, ymm11, yword [rel L.gcm_be_inc_32]
@@ -6841,4 +6896,5 @@ L.gcm_dec_school_rec_tag:
 	vmovdqu8        oword [r8 + 48], xmm10
 	xor             eax, eax
 	vzeroupper
+	pop             rbx
 	ret

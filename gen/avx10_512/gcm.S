@@ -223,7 +223,7 @@ aesgen_gcm_ghash_avx10_512:
 # H^16..H^1 are summed and reduced once.
 #
 # Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
-#                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+#                      ROUNDS=rax, KEYEND=r10, TMPG=r11, CTRSECRET=rbx
 #                      HPTR=r8 (CTRP's register, once the counter is loaded)
 # Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, D=zmm4, LO=zmm5
 #                     MI=zmm6, HI=zmm7, T0=zmm8, T1=zmm9, ACC=zmm10, CTR=zmm11
@@ -242,8 +242,14 @@ aesgen_gcm_ghash_avx10_512:
 aesgen_gcm_enc_update_avx10_512:
 	.cfi_startproc
 	endbr64
+	push            %rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbx, 0
 	sub             $16, %rsp
 	.cfi_adjust_cfa_offset 16
+	mov             %rcx, %rbx
+	shr             $55, %rbx                       # AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             $63, %rcx                       # the length without the flag
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_enc_return
 # ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
@@ -283,12 +289,14 @@ aesgen_gcm_enc_update_avx10_512:
 	vpshufd         $78, %zmm25, %zmm29
 	vpxord          %zmm25, %zmm29, %zmm29          # H_L ^ H_H in both halves
 	vmovd           %xmm11, %r11d                   # low byte of the first counter
+	movzbl          %r11b, %r11d
+	or              %ebx, %r11d                     # 256 if secret: always the carry path
 	vpshufb         %zmm20, %zmm11, %zmm11
 # CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 # the first iteration only encrypts; each later one hashes its predecessor's output
 # counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 # the first counter's last byte: past 236, one of them would carry
-	cmp             $237, %r11b
+	cmp             $237, %r11d
 	{disp32} jae    .Lgcm_enc_first_ctr_carry       # a last byte would carry: out of line
 	vpxord          %zmm13, %zmm11, %zmm0
 	vpaddd          .Lgcm_be_inc_64(%rip), %zmm11, %zmm1
@@ -390,7 +398,7 @@ aesgen_gcm_enc_update_avx10_512:
 # LLVM-MCA-BEGIN gcm_enc_avx10_512_main_loop
 # counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 # the first counter's last byte: past 236, one of them would carry
-	cmp             $237, %r11b
+	cmp             $237, %r11d
 	{disp32} jae    .Lgcm_enc_main_ctr_carry        # a last byte would carry: out of line
 	vpxord          %zmm13, %zmm11, %zmm0
 	vpaddd          .Lgcm_be_inc_64(%rip), %zmm11, %zmm1
@@ -1005,6 +1013,9 @@ aesgen_gcm_enc_update_avx10_512:
 	vzeroupper
 	add             $16, %rsp
 	.cfi_adjust_cfa_offset -16
+	pop             %rbx
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbx
 	ret
 	.cfi_endproc
 	.size	aesgen_gcm_enc_update_avx10_512, . - aesgen_gcm_enc_update_avx10_512
@@ -1018,7 +1029,7 @@ aesgen_gcm_enc_update_avx10_512:
 # H^16..H^1 are summed and reduced once.
 #
 # Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
-#                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+#                      ROUNDS=rax, KEYEND=r10, TMPG=r11, CTRSECRET=rbx
 #                      HPTR=r8 (CTRP's register, once the counter is loaded)
 # Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, D=zmm4, LO=zmm5
 #                     MI=zmm6, HI=zmm7, T0=zmm8, T1=zmm9, ACC=zmm10, CTR=zmm11
@@ -1037,8 +1048,14 @@ aesgen_gcm_enc_update_avx10_512:
 aesgen_gcm_dec_update_avx10_512:
 	.cfi_startproc
 	endbr64
+	push            %rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbx, 0
 	sub             $16, %rsp
 	.cfi_adjust_cfa_offset 16
+	mov             %rcx, %rbx
+	shr             $55, %rbx                       # AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             $63, %rcx                       # the length without the flag
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_dec_return
 # ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
@@ -1078,13 +1095,15 @@ aesgen_gcm_dec_update_avx10_512:
 	vpshufd         $78, %zmm25, %zmm29
 	vpxord          %zmm25, %zmm29, %zmm29          # H_L ^ H_H in both halves
 	vmovd           %xmm11, %r11d                   # low byte of the first counter
+	movzbl          %r11b, %r11d
+	or              %ebx, %r11d                     # 256 if secret: always the carry path
 	vpshufb         %zmm20, %zmm11, %zmm11
 # CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 .Lgcm_dec_loop:
 # LLVM-MCA-BEGIN gcm_dec_avx10_512_main_loop
 # counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 # the first counter's last byte: past 236, one of them would carry
-	cmp             $237, %r11b
+	cmp             $237, %r11d
 	{disp32} jae    .Lgcm_dec_main_ctr_carry        # a last byte would carry: out of line
 	vpxord          %zmm13, %zmm11, %zmm0
 	vpaddd          .Lgcm_be_inc_64(%rip), %zmm11, %zmm1
@@ -1635,6 +1654,9 @@ aesgen_gcm_dec_update_avx10_512:
 	vzeroupper
 	add             $16, %rsp
 	.cfi_adjust_cfa_offset -16
+	pop             %rbx
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbx
 	ret
 	.cfi_endproc
 	.size	aesgen_gcm_dec_update_avx10_512, . - aesgen_gcm_dec_update_avx10_512
@@ -1647,7 +1669,7 @@ aesgen_gcm_dec_update_avx10_512:
 # in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
 #
 # Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
-#                      KEYEND=r10, TMPG=r11, HPTR=r9
+#                      KEYEND=r10, TMPG=r11, HPTR=r9, CTRSECRET=rbx
 #                      AAD=rax (ROUNDS's register, until the rounds are loaded)
 #                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
 # Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, D=zmm4, LO=zmm5
@@ -1666,6 +1688,12 @@ aesgen_gcm_dec_update_avx10_512:
 aesgen_gcm_enc_record_avx10_512:
 	.cfi_startproc
 	endbr64
+	push            %rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbx, 0
+	mov             %rcx, %rbx
+	shr             $55, %rbx                       # AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             $63, %rcx                       # the length without the flag
 # the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %zmm20
 	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %zmm21
@@ -1824,12 +1852,14 @@ aesgen_gcm_enc_record_avx10_512:
 	vpshufd         $78, %zmm25, %zmm29
 	vpxord          %zmm25, %zmm29, %zmm29          # H_L ^ H_H in both halves
 	vmovd           %xmm11, %r11d                   # low byte of the first counter
+	movzbl          %r11b, %r11d
+	or              %ebx, %r11d                     # 256 if secret: always the carry path
 	vpshufb         %zmm20, %zmm11, %zmm11
 # CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 # the first iteration only encrypts; each later one hashes its predecessor's output
 # counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 # the first counter's last byte: past 236, one of them would carry
-	cmp             $237, %r11b
+	cmp             $237, %r11d
 	{disp32} jae    .Lgcm_enc_rec_first_ctr_carry   # a last byte would carry: out of line
 	vpxord          %zmm13, %zmm11, %zmm0
 	vpaddd          .Lgcm_be_inc_64(%rip), %zmm11, %zmm1
@@ -1931,7 +1961,7 @@ aesgen_gcm_enc_record_avx10_512:
 # LLVM-MCA-BEGIN gcm_enc_rec_avx10_512_main_loop
 # counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 # the first counter's last byte: past 236, one of them would carry
-	cmp             $237, %r11b
+	cmp             $237, %r11d
 	{disp32} jae    .Lgcm_enc_rec_main_ctr_carry    # a last byte would carry: out of line
 	vpxord          %zmm13, %zmm11, %zmm0
 	vpaddd          .Lgcm_be_inc_64(%rip), %zmm11, %zmm1
@@ -2688,6 +2718,9 @@ aesgen_gcm_enc_record_avx10_512:
 	vmovdqu8        %xmm10, 48(%r8)
 	xor             %eax, %eax
 	vzeroupper
+	pop             %rbx
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbx
 	ret
 	.cfi_endproc
 	.size	aesgen_gcm_enc_record_avx10_512, . - aesgen_gcm_enc_record_avx10_512
@@ -2700,7 +2733,7 @@ aesgen_gcm_enc_record_avx10_512:
 # in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
 #
 # Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
-#                      KEYEND=r10, TMPG=r11, HPTR=r9
+#                      KEYEND=r10, TMPG=r11, HPTR=r9, CTRSECRET=rbx
 #                      AAD=rax (ROUNDS's register, until the rounds are loaded)
 #                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
 # Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, D=zmm4, LO=zmm5
@@ -2719,6 +2752,12 @@ aesgen_gcm_enc_record_avx10_512:
 aesgen_gcm_dec_record_avx10_512:
 	.cfi_startproc
 	endbr64
+	push            %rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbx, 0
+	mov             %rcx, %rbx
+	shr             $55, %rbx                       # AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             $63, %rcx                       # the length without the flag
 # the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %zmm20
 	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %zmm21
@@ -2877,13 +2916,15 @@ aesgen_gcm_dec_record_avx10_512:
 	vpshufd         $78, %zmm25, %zmm29
 	vpxord          %zmm25, %zmm29, %zmm29          # H_L ^ H_H in both halves
 	vmovd           %xmm11, %r11d                   # low byte of the first counter
+	movzbl          %r11b, %r11d
+	or              %ebx, %r11d                     # 256 if secret: always the carry path
 	vpshufb         %zmm20, %zmm11, %zmm11
 # CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 .Lgcm_dec_rec_loop:
 # LLVM-MCA-BEGIN gcm_dec_rec_avx10_512_main_loop
 # counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 # the first counter's last byte: past 236, one of them would carry
-	cmp             $237, %r11b
+	cmp             $237, %r11d
 	{disp32} jae    .Lgcm_dec_rec_main_ctr_carry    # a last byte would carry: out of line
 	vpxord          %zmm13, %zmm11, %zmm0
 	vpaddd          .Lgcm_be_inc_64(%rip), %zmm11, %zmm1
@@ -3591,6 +3632,9 @@ aesgen_gcm_dec_record_avx10_512:
 	vmovdqu8        %xmm10, 48(%r8)
 	xor             %eax, %eax
 	vzeroupper
+	pop             %rbx
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbx
 	ret
 	.cfi_endproc
 	.size	aesgen_gcm_dec_record_avx10_512, . - aesgen_gcm_dec_record_avx10_512
@@ -3802,7 +3846,7 @@ aesgen_gcm_ghash_avx10_512_school:
 # H^16..H^1 are summed and reduced once.
 #
 # Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
-#                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+#                      ROUNDS=rax, KEYEND=r10, TMPG=r11, CTRSECRET=rbx
 #                      HPTR=r8 (CTRP's register, once the counter is loaded)
 # Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, D=zmm4, LO=zmm5
 #                     MI=zmm6, HI=zmm7, T0=zmm8, T1=zmm9, ACC=zmm10, CTR=zmm11
@@ -3821,8 +3865,14 @@ aesgen_gcm_ghash_avx10_512_school:
 aesgen_gcm_enc_update_avx10_512_school:
 	.cfi_startproc
 	endbr64
+	push            %rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbx, 0
 	sub             $16, %rsp
 	.cfi_adjust_cfa_offset 16
+	mov             %rcx, %rbx
+	shr             $55, %rbx                       # AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             $63, %rcx                       # the length without the flag
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_enc_school_return
 # ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
@@ -3858,12 +3908,14 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vmovdqu8        640(%rdi), %zmm24
 	vmovdqu8        704(%rdi), %zmm25
 	vmovd           %xmm11, %r11d                   # low byte of the first counter
+	movzbl          %r11b, %r11d
+	or              %ebx, %r11d                     # 256 if secret: always the carry path
 	vpshufb         %zmm20, %zmm11, %zmm11
 # CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 # the first iteration only encrypts; each later one hashes its predecessor's output
 # counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 # the first counter's last byte: past 236, one of them would carry
-	cmp             $237, %r11b
+	cmp             $237, %r11d
 	{disp32} jae    .Lgcm_enc_school_first_ctr_carry # a last byte would carry: out of line
 	vpxord          %zmm13, %zmm11, %zmm0
 	vpaddd          .Lgcm_be_inc_64(%rip), %zmm11, %zmm1
@@ -3961,7 +4013,7 @@ aesgen_gcm_enc_update_avx10_512_school:
 # LLVM-MCA-BEGIN gcm_enc_school_avx10_512_main_loop
 # counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 # the first counter's last byte: past 236, one of them would carry
-	cmp             $237, %r11b
+	cmp             $237, %r11d
 	{disp32} jae    .Lgcm_enc_school_main_ctr_carry # a last byte would carry: out of line
 	vpxord          %zmm13, %zmm11, %zmm0
 	vpaddd          .Lgcm_be_inc_64(%rip), %zmm11, %zmm1
@@ -4548,6 +4600,9 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vzeroupper
 	add             $16, %rsp
 	.cfi_adjust_cfa_offset -16
+	pop             %rbx
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbx
 	ret
 	.cfi_endproc
 	.size	aesgen_gcm_enc_update_avx10_512_school, . - aesgen_gcm_enc_update_avx10_512_school
@@ -4561,7 +4616,7 @@ aesgen_gcm_enc_update_avx10_512_school:
 # H^16..H^1 are summed and reduced once.
 #
 # Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
-#                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+#                      ROUNDS=rax, KEYEND=r10, TMPG=r11, CTRSECRET=rbx
 #                      HPTR=r8 (CTRP's register, once the counter is loaded)
 # Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, D=zmm4, LO=zmm5
 #                     MI=zmm6, HI=zmm7, T0=zmm8, T1=zmm9, ACC=zmm10, CTR=zmm11
@@ -4580,8 +4635,14 @@ aesgen_gcm_enc_update_avx10_512_school:
 aesgen_gcm_dec_update_avx10_512_school:
 	.cfi_startproc
 	endbr64
+	push            %rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbx, 0
 	sub             $16, %rsp
 	.cfi_adjust_cfa_offset 16
+	mov             %rcx, %rbx
+	shr             $55, %rbx                       # AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             $63, %rcx                       # the length without the flag
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_dec_school_return
 # ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
@@ -4617,13 +4678,15 @@ aesgen_gcm_dec_update_avx10_512_school:
 	vmovdqu8        640(%rdi), %zmm24
 	vmovdqu8        704(%rdi), %zmm25
 	vmovd           %xmm11, %r11d                   # low byte of the first counter
+	movzbl          %r11b, %r11d
+	or              %ebx, %r11d                     # 256 if secret: always the carry path
 	vpshufb         %zmm20, %zmm11, %zmm11
 # CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 .Lgcm_dec_school_loop:
 # LLVM-MCA-BEGIN gcm_dec_school_avx10_512_main_loop
 # counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 # the first counter's last byte: past 236, one of them would carry
-	cmp             $237, %r11b
+	cmp             $237, %r11d
 	{disp32} jae    .Lgcm_dec_school_main_ctr_carry # a last byte would carry: out of line
 	vpxord          %zmm13, %zmm11, %zmm0
 	vpaddd          .Lgcm_be_inc_64(%rip), %zmm11, %zmm1
@@ -5150,6 +5213,9 @@ aesgen_gcm_dec_update_avx10_512_school:
 	vzeroupper
 	add             $16, %rsp
 	.cfi_adjust_cfa_offset -16
+	pop             %rbx
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbx
 	ret
 	.cfi_endproc
 	.size	aesgen_gcm_dec_update_avx10_512_school, . - aesgen_gcm_dec_update_avx10_512_school
@@ -5162,7 +5228,7 @@ aesgen_gcm_dec_update_avx10_512_school:
 # in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
 #
 # Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
-#                      KEYEND=r10, TMPG=r11, HPTR=r9
+#                      KEYEND=r10, TMPG=r11, HPTR=r9, CTRSECRET=rbx
 #                      AAD=rax (ROUNDS's register, until the rounds are loaded)
 #                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
 # Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, D=zmm4, LO=zmm5
@@ -5181,6 +5247,12 @@ aesgen_gcm_dec_update_avx10_512_school:
 aesgen_gcm_enc_record_avx10_512_school:
 	.cfi_startproc
 	endbr64
+	push            %rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbx, 0
+	mov             %rcx, %rbx
+	shr             $55, %rbx                       # AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             $63, %rcx                       # the length without the flag
 # the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %zmm20
 	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %zmm21
@@ -5335,12 +5407,14 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vmovdqu8        640(%rdi), %zmm24
 	vmovdqu8        704(%rdi), %zmm25
 	vmovd           %xmm11, %r11d                   # low byte of the first counter
+	movzbl          %r11b, %r11d
+	or              %ebx, %r11d                     # 256 if secret: always the carry path
 	vpshufb         %zmm20, %zmm11, %zmm11
 # CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 # the first iteration only encrypts; each later one hashes its predecessor's output
 # counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 # the first counter's last byte: past 236, one of them would carry
-	cmp             $237, %r11b
+	cmp             $237, %r11d
 	{disp32} jae    .Lgcm_enc_school_rec_first_ctr_carry # a last byte would carry: out of line
 	vpxord          %zmm13, %zmm11, %zmm0
 	vpaddd          .Lgcm_be_inc_64(%rip), %zmm11, %zmm1
@@ -5438,7 +5512,7 @@ aesgen_gcm_enc_record_avx10_512_school:
 # LLVM-MCA-BEGIN gcm_enc_school_rec_avx10_512_main_loop
 # counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 # the first counter's last byte: past 236, one of them would carry
-	cmp             $237, %r11b
+	cmp             $237, %r11d
 	{disp32} jae    .Lgcm_enc_school_rec_main_ctr_carry # a last byte would carry: out of line
 	vpxord          %zmm13, %zmm11, %zmm0
 	vpaddd          .Lgcm_be_inc_64(%rip), %zmm11, %zmm1
@@ -6167,6 +6241,9 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vmovdqu8        %xmm10, 48(%r8)
 	xor             %eax, %eax
 	vzeroupper
+	pop             %rbx
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbx
 	ret
 	.cfi_endproc
 	.size	aesgen_gcm_enc_record_avx10_512_school, . - aesgen_gcm_enc_record_avx10_512_school
@@ -6179,7 +6256,7 @@ aesgen_gcm_enc_record_avx10_512_school:
 # in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
 #
 # Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
-#                      KEYEND=r10, TMPG=r11, HPTR=r9
+#                      KEYEND=r10, TMPG=r11, HPTR=r9, CTRSECRET=rbx
 #                      AAD=rax (ROUNDS's register, until the rounds are loaded)
 #                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
 # Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, D=zmm4, LO=zmm5
@@ -6198,6 +6275,12 @@ aesgen_gcm_enc_record_avx10_512_school:
 aesgen_gcm_dec_record_avx10_512_school:
 	.cfi_startproc
 	endbr64
+	push            %rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbx, 0
+	mov             %rcx, %rbx
+	shr             $55, %rbx                       # AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             $63, %rcx                       # the length without the flag
 # the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %zmm20
 	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %zmm21
@@ -6352,13 +6435,15 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vmovdqu8        640(%rdi), %zmm24
 	vmovdqu8        704(%rdi), %zmm25
 	vmovd           %xmm11, %r11d                   # low byte of the first counter
+	movzbl          %r11b, %r11d
+	or              %ebx, %r11d                     # 256 if secret: always the carry path
 	vpshufb         %zmm20, %zmm11, %zmm11
 # CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 .Lgcm_dec_school_rec_loop:
 # LLVM-MCA-BEGIN gcm_dec_school_rec_avx10_512_main_loop
 # counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 # the first counter's last byte: past 236, one of them would carry
-	cmp             $237, %r11b
+	cmp             $237, %r11d
 	{disp32} jae    .Lgcm_dec_school_rec_main_ctr_carry # a last byte would carry: out of line
 	vpxord          %zmm13, %zmm11, %zmm0
 	vpaddd          .Lgcm_be_inc_64(%rip), %zmm11, %zmm1
@@ -7042,6 +7127,9 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vmovdqu8        %xmm10, 48(%r8)
 	xor             %eax, %eax
 	vzeroupper
+	pop             %rbx
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbx
 	ret
 	.cfi_endproc
 	.size	aesgen_gcm_dec_record_avx10_512_school, . - aesgen_gcm_dec_record_avx10_512_school

@@ -221,7 +221,7 @@ L.gcm_ghash_store:
 ; H^16..H^1 are summed and reduced once.
 ;
 ; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
-;                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+;                      ROUNDS=rax, KEYEND=r10, TMPG=r11, CTRSECRET=rbx
 ;                      HPTR=r8 (CTRP's register, once the counter is loaded)
 ; Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, D=zmm4, LO=zmm5
 ;                     MI=zmm6, HI=zmm7, T0=zmm8, T1=zmm9, ACC=zmm10, CTR=zmm11
@@ -237,7 +237,11 @@ L.gcm_ghash_store:
 	global aesgen_gcm_enc_update_avx10_512:function hidden
 aesgen_gcm_enc_update_avx10_512:
 	endbr64
+	push            rbx
 	sub             rsp, 16
+	mov             rbx, rcx
+	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             rcx, 63                         ; the length without the flag
 	test            rcx, rcx
 	jz              near L.gcm_enc_return
 ; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
@@ -277,12 +281,14 @@ aesgen_gcm_enc_update_avx10_512:
 	vpshufd         zmm29, zmm25, 78
 	vpxord          zmm29, zmm29, zmm25             ; H_L ^ H_H in both halves
 	vmovd           r11d, xmm11                     ; low byte of the first counter
+	movzx           r11d, r11b
+	or              r11d, ebx                       ; 256 if secret: always the carry path
 	vpshufb         zmm11, zmm11, zmm20
 ; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 ; the first iteration only encrypts; each later one hashes its predecessor's output
 ; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 ; the first counter's last byte: past 236, one of them would carry
-	cmp             r11b, 237
+	cmp             r11d, 237
 	jae             near L.gcm_enc_first_ctr_carry  ; a last byte would carry: out of line
 	vpxord          zmm0, zmm11, zmm13
 	vpaddd          zmm1, zmm11, zword [rel L.gcm_be_inc_64]
@@ -384,7 +390,7 @@ L.gcm_enc_loop:
 ; LLVM-MCA-BEGIN gcm_enc_avx10_512_main_loop
 ; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 ; the first counter's last byte: past 236, one of them would carry
-	cmp             r11b, 237
+	cmp             r11d, 237
 	jae             near L.gcm_enc_main_ctr_carry   ; a last byte would carry: out of line
 	vpxord          zmm0, zmm11, zmm13
 	vpaddd          zmm1, zmm11, zword [rel L.gcm_be_inc_64]
@@ -998,6 +1004,7 @@ L.gcm_enc_return:
 	xor             eax, eax
 	vzeroupper
 	add             rsp, 16
+	pop             rbx
 	ret
 
 ; int aesgen_gcm_dec_update_avx10_512(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
@@ -1009,7 +1016,7 @@ L.gcm_enc_return:
 ; H^16..H^1 are summed and reduced once.
 ;
 ; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
-;                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+;                      ROUNDS=rax, KEYEND=r10, TMPG=r11, CTRSECRET=rbx
 ;                      HPTR=r8 (CTRP's register, once the counter is loaded)
 ; Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, D=zmm4, LO=zmm5
 ;                     MI=zmm6, HI=zmm7, T0=zmm8, T1=zmm9, ACC=zmm10, CTR=zmm11
@@ -1025,7 +1032,11 @@ L.gcm_enc_return:
 	global aesgen_gcm_dec_update_avx10_512:function hidden
 aesgen_gcm_dec_update_avx10_512:
 	endbr64
+	push            rbx
 	sub             rsp, 16
+	mov             rbx, rcx
+	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             rcx, 63                         ; the length without the flag
 	test            rcx, rcx
 	jz              near L.gcm_dec_return
 ; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
@@ -1065,13 +1076,15 @@ aesgen_gcm_dec_update_avx10_512:
 	vpshufd         zmm29, zmm25, 78
 	vpxord          zmm29, zmm29, zmm25             ; H_L ^ H_H in both halves
 	vmovd           r11d, xmm11                     ; low byte of the first counter
+	movzx           r11d, r11b
+	or              r11d, ebx                       ; 256 if secret: always the carry path
 	vpshufb         zmm11, zmm11, zmm20
 ; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 L.gcm_dec_loop:
 ; LLVM-MCA-BEGIN gcm_dec_avx10_512_main_loop
 ; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 ; the first counter's last byte: past 236, one of them would carry
-	cmp             r11b, 237
+	cmp             r11d, 237
 	jae             near L.gcm_dec_main_ctr_carry   ; a last byte would carry: out of line
 	vpxord          zmm0, zmm11, zmm13
 	vpaddd          zmm1, zmm11, zword [rel L.gcm_be_inc_64]
@@ -1621,6 +1634,7 @@ L.gcm_dec_return:
 	xor             eax, eax
 	vzeroupper
 	add             rsp, 16
+	pop             rbx
 	ret
 
 ; int aesgen_gcm_enc_record_avx10_512(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
@@ -1631,7 +1645,7 @@ L.gcm_dec_return:
 ; in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
 ;
 ; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
-;                      KEYEND=r10, TMPG=r11, HPTR=r9
+;                      KEYEND=r10, TMPG=r11, HPTR=r9, CTRSECRET=rbx
 ;                      AAD=rax (ROUNDS's register, until the rounds are loaded)
 ;                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
 ; Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, D=zmm4, LO=zmm5
@@ -1647,6 +1661,10 @@ L.gcm_dec_return:
 	global aesgen_gcm_enc_record_avx10_512:function hidden
 aesgen_gcm_enc_record_avx10_512:
 	endbr64
+	push            rbx
+	mov             rbx, rcx
+	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             rcx, 63                         ; the length without the flag
 ; the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti32x4 zmm20, oword [rel L.gcm_bswap_mask_16]
 	vbroadcasti32x4 zmm21, oword [rel L.gcm_gfpoly_16]
@@ -1805,12 +1823,14 @@ L.gcm_enc_rec_j0_aes128:
 	vpshufd         zmm29, zmm25, 78
 	vpxord          zmm29, zmm29, zmm25             ; H_L ^ H_H in both halves
 	vmovd           r11d, xmm11                     ; low byte of the first counter
+	movzx           r11d, r11b
+	or              r11d, ebx                       ; 256 if secret: always the carry path
 	vpshufb         zmm11, zmm11, zmm20
 ; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 ; the first iteration only encrypts; each later one hashes its predecessor's output
 ; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 ; the first counter's last byte: past 236, one of them would carry
-	cmp             r11b, 237
+	cmp             r11d, 237
 	jae             near L.gcm_enc_rec_first_ctr_carry ; a last byte would carry: out of line
 	vpxord          zmm0, zmm11, zmm13
 	vpaddd          zmm1, zmm11, zword [rel L.gcm_be_inc_64]
@@ -1912,7 +1932,7 @@ L.gcm_enc_rec_loop:
 ; LLVM-MCA-BEGIN gcm_enc_rec_avx10_512_main_loop
 ; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 ; the first counter's last byte: past 236, one of them would carry
-	cmp             r11b, 237
+	cmp             r11d, 237
 	jae             near L.gcm_enc_rec_main_ctr_carry ; a last byte would carry: out of line
 	vpxord          zmm0, zmm11, zmm13
 	vpaddd          zmm1, zmm11, zword [rel L.gcm_be_inc_64]
@@ -2669,6 +2689,7 @@ L.gcm_enc_rec_tag:
 	vmovdqu8        oword [r8 + 48], xmm10
 	xor             eax, eax
 	vzeroupper
+	pop             rbx
 	ret
 
 ; int aesgen_gcm_dec_record_avx10_512(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
@@ -2679,7 +2700,7 @@ L.gcm_enc_rec_tag:
 ; in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
 ;
 ; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
-;                      KEYEND=r10, TMPG=r11, HPTR=r9
+;                      KEYEND=r10, TMPG=r11, HPTR=r9, CTRSECRET=rbx
 ;                      AAD=rax (ROUNDS's register, until the rounds are loaded)
 ;                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
 ; Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, D=zmm4, LO=zmm5
@@ -2695,6 +2716,10 @@ L.gcm_enc_rec_tag:
 	global aesgen_gcm_dec_record_avx10_512:function hidden
 aesgen_gcm_dec_record_avx10_512:
 	endbr64
+	push            rbx
+	mov             rbx, rcx
+	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             rcx, 63                         ; the length without the flag
 ; the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti32x4 zmm20, oword [rel L.gcm_bswap_mask_16]
 	vbroadcasti32x4 zmm21, oword [rel L.gcm_gfpoly_16]
@@ -2853,13 +2878,15 @@ L.gcm_dec_rec_j0_aes128:
 	vpshufd         zmm29, zmm25, 78
 	vpxord          zmm29, zmm29, zmm25             ; H_L ^ H_H in both halves
 	vmovd           r11d, xmm11                     ; low byte of the first counter
+	movzx           r11d, r11b
+	or              r11d, ebx                       ; 256 if secret: always the carry path
 	vpshufb         zmm11, zmm11, zmm20
 ; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 L.gcm_dec_rec_loop:
 ; LLVM-MCA-BEGIN gcm_dec_rec_avx10_512_main_loop
 ; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 ; the first counter's last byte: past 236, one of them would carry
-	cmp             r11b, 237
+	cmp             r11d, 237
 	jae             near L.gcm_dec_rec_main_ctr_carry ; a last byte would carry: out of line
 	vpxord          zmm0, zmm11, zmm13
 	vpaddd          zmm1, zmm11, zword [rel L.gcm_be_inc_64]
@@ -3567,6 +3594,7 @@ L.gcm_dec_rec_tag:
 	vmovdqu8        oword [r8 + 48], xmm10
 	xor             eax, eax
 	vzeroupper
+	pop             rbx
 	ret
 
 	section .rodata align=64
@@ -3771,7 +3799,7 @@ L.gcm_ghash_school_store:
 ; H^16..H^1 are summed and reduced once.
 ;
 ; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
-;                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+;                      ROUNDS=rax, KEYEND=r10, TMPG=r11, CTRSECRET=rbx
 ;                      HPTR=r8 (CTRP's register, once the counter is loaded)
 ; Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, D=zmm4, LO=zmm5
 ;                     MI=zmm6, HI=zmm7, T0=zmm8, T1=zmm9, ACC=zmm10, CTR=zmm11
@@ -3787,7 +3815,11 @@ L.gcm_ghash_school_store:
 	global aesgen_gcm_enc_update_avx10_512_school:function hidden
 aesgen_gcm_enc_update_avx10_512_school:
 	endbr64
+	push            rbx
 	sub             rsp, 16
+	mov             rbx, rcx
+	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             rcx, 63                         ; the length without the flag
 	test            rcx, rcx
 	jz              near L.gcm_enc_school_return
 ; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
@@ -3823,12 +3855,14 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vmovdqu8        zmm24, zword [rdi + 640]
 	vmovdqu8        zmm25, zword [rdi + 704]
 	vmovd           r11d, xmm11                     ; low byte of the first counter
+	movzx           r11d, r11b
+	or              r11d, ebx                       ; 256 if secret: always the carry path
 	vpshufb         zmm11, zmm11, zmm20
 ; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 ; the first iteration only encrypts; each later one hashes its predecessor's output
 ; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 ; the first counter's last byte: past 236, one of them would carry
-	cmp             r11b, 237
+	cmp             r11d, 237
 	jae             near L.gcm_enc_school_first_ctr_carry ; a last byte would carry: out of line
 	vpxord          zmm0, zmm11, zmm13
 	vpaddd          zmm1, zmm11, zword [rel L.gcm_be_inc_64]
@@ -3926,7 +3960,7 @@ L.gcm_enc_school_loop:
 ; LLVM-MCA-BEGIN gcm_enc_school_avx10_512_main_loop
 ; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 ; the first counter's last byte: past 236, one of them would carry
-	cmp             r11b, 237
+	cmp             r11d, 237
 	jae             near L.gcm_enc_school_main_ctr_carry ; a last byte would carry: out of line
 	vpxord          zmm0, zmm11, zmm13
 	vpaddd          zmm1, zmm11, zword [rel L.gcm_be_inc_64]
@@ -4512,6 +4546,7 @@ L.gcm_enc_school_return:
 	xor             eax, eax
 	vzeroupper
 	add             rsp, 16
+	pop             rbx
 	ret
 
 ; int aesgen_gcm_dec_update_avx10_512_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
@@ -4523,7 +4558,7 @@ L.gcm_enc_school_return:
 ; H^16..H^1 are summed and reduced once.
 ;
 ; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
-;                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+;                      ROUNDS=rax, KEYEND=r10, TMPG=r11, CTRSECRET=rbx
 ;                      HPTR=r8 (CTRP's register, once the counter is loaded)
 ; Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, D=zmm4, LO=zmm5
 ;                     MI=zmm6, HI=zmm7, T0=zmm8, T1=zmm9, ACC=zmm10, CTR=zmm11
@@ -4539,7 +4574,11 @@ L.gcm_enc_school_return:
 	global aesgen_gcm_dec_update_avx10_512_school:function hidden
 aesgen_gcm_dec_update_avx10_512_school:
 	endbr64
+	push            rbx
 	sub             rsp, 16
+	mov             rbx, rcx
+	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             rcx, 63                         ; the length without the flag
 	test            rcx, rcx
 	jz              near L.gcm_dec_school_return
 ; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
@@ -4575,13 +4614,15 @@ aesgen_gcm_dec_update_avx10_512_school:
 	vmovdqu8        zmm24, zword [rdi + 640]
 	vmovdqu8        zmm25, zword [rdi + 704]
 	vmovd           r11d, xmm11                     ; low byte of the first counter
+	movzx           r11d, r11b
+	or              r11d, ebx                       ; 256 if secret: always the carry path
 	vpshufb         zmm11, zmm11, zmm20
 ; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 L.gcm_dec_school_loop:
 ; LLVM-MCA-BEGIN gcm_dec_school_avx10_512_main_loop
 ; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 ; the first counter's last byte: past 236, one of them would carry
-	cmp             r11b, 237
+	cmp             r11d, 237
 	jae             near L.gcm_dec_school_main_ctr_carry ; a last byte would carry: out of line
 	vpxord          zmm0, zmm11, zmm13
 	vpaddd          zmm1, zmm11, zword [rel L.gcm_be_inc_64]
@@ -5107,6 +5148,7 @@ L.gcm_dec_school_return:
 	xor             eax, eax
 	vzeroupper
 	add             rsp, 16
+	pop             rbx
 	ret
 
 ; int aesgen_gcm_enc_record_avx10_512_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
@@ -5117,7 +5159,7 @@ L.gcm_dec_school_return:
 ; in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
 ;
 ; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
-;                      KEYEND=r10, TMPG=r11, HPTR=r9
+;                      KEYEND=r10, TMPG=r11, HPTR=r9, CTRSECRET=rbx
 ;                      AAD=rax (ROUNDS's register, until the rounds are loaded)
 ;                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
 ; Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, D=zmm4, LO=zmm5
@@ -5133,6 +5175,10 @@ L.gcm_dec_school_return:
 	global aesgen_gcm_enc_record_avx10_512_school:function hidden
 aesgen_gcm_enc_record_avx10_512_school:
 	endbr64
+	push            rbx
+	mov             rbx, rcx
+	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             rcx, 63                         ; the length without the flag
 ; the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti32x4 zmm20, oword [rel L.gcm_bswap_mask_16]
 	vbroadcasti32x4 zmm21, oword [rel L.gcm_gfpoly_16]
@@ -5287,12 +5333,14 @@ L.gcm_enc_school_rec_j0_aes128:
 	vmovdqu8        zmm24, zword [rdi + 640]
 	vmovdqu8        zmm25, zword [rdi + 704]
 	vmovd           r11d, xmm11                     ; low byte of the first counter
+	movzx           r11d, r11b
+	or              r11d, ebx                       ; 256 if secret: always the carry path
 	vpshufb         zmm11, zmm11, zmm20
 ; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 ; the first iteration only encrypts; each later one hashes its predecessor's output
 ; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 ; the first counter's last byte: past 236, one of them would carry
-	cmp             r11b, 237
+	cmp             r11d, 237
 	jae             near L.gcm_enc_school_rec_first_ctr_carry ; a last byte would carry: out of line
 	vpxord          zmm0, zmm11, zmm13
 	vpaddd          zmm1, zmm11, zword [rel L.gcm_be_inc_64]
@@ -5390,7 +5438,7 @@ L.gcm_enc_school_rec_loop:
 ; LLVM-MCA-BEGIN gcm_enc_school_rec_avx10_512_main_loop
 ; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 ; the first counter's last byte: past 236, one of them would carry
-	cmp             r11b, 237
+	cmp             r11d, 237
 	jae             near L.gcm_enc_school_rec_main_ctr_carry ; a last byte would carry: out of line
 	vpxord          zmm0, zmm11, zmm13
 	vpaddd          zmm1, zmm11, zword [rel L.gcm_be_inc_64]
@@ -6119,6 +6167,7 @@ L.gcm_enc_school_rec_tag:
 	vmovdqu8        oword [r8 + 48], xmm10
 	xor             eax, eax
 	vzeroupper
+	pop             rbx
 	ret
 
 ; int aesgen_gcm_dec_record_avx10_512_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
@@ -6129,7 +6178,7 @@ L.gcm_enc_school_rec_tag:
 ; in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
 ;
 ; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
-;                      KEYEND=r10, TMPG=r11, HPTR=r9
+;                      KEYEND=r10, TMPG=r11, HPTR=r9, CTRSECRET=rbx
 ;                      AAD=rax (ROUNDS's register, until the rounds are loaded)
 ;                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
 ; Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, D=zmm4, LO=zmm5
@@ -6145,6 +6194,10 @@ L.gcm_enc_school_rec_tag:
 	global aesgen_gcm_dec_record_avx10_512_school:function hidden
 aesgen_gcm_dec_record_avx10_512_school:
 	endbr64
+	push            rbx
+	mov             rbx, rcx
+	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             rcx, 63                         ; the length without the flag
 ; the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti32x4 zmm20, oword [rel L.gcm_bswap_mask_16]
 	vbroadcasti32x4 zmm21, oword [rel L.gcm_gfpoly_16]
@@ -6299,13 +6352,15 @@ L.gcm_dec_school_rec_j0_aes128:
 	vmovdqu8        zmm24, zword [rdi + 640]
 	vmovdqu8        zmm25, zword [rdi + 704]
 	vmovd           r11d, xmm11                     ; low byte of the first counter
+	movzx           r11d, r11b
+	or              r11d, ebx                       ; 256 if secret: always the carry path
 	vpshufb         zmm11, zmm11, zmm20
 ; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
 L.gcm_dec_school_rec_loop:
 ; LLVM-MCA-BEGIN gcm_dec_school_rec_avx10_512_main_loop
 ; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 ; the first counter's last byte: past 236, one of them would carry
-	cmp             r11b, 237
+	cmp             r11d, 237
 	jae             near L.gcm_dec_school_rec_main_ctr_carry ; a last byte would carry: out of line
 	vpxord          zmm0, zmm11, zmm13
 	vpaddd          zmm1, zmm11, zword [rel L.gcm_be_inc_64]
@@ -6989,4 +7044,5 @@ L.gcm_dec_school_rec_tag:
 	vmovdqu8        oword [r8 + 48], xmm10
 	xor             eax, eax
 	vzeroupper
+	pop             rbx
 	ret

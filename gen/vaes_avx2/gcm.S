@@ -218,6 +218,7 @@ aesgen_gcm_enc_update_vaes_avx2:
 	endbr64
 	sub             $16, %rsp
 	.cfi_adjust_cfa_offset 16
+	btr             $63, %rcx                       # the length without the flag
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_enc_return
 # ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
@@ -975,6 +976,7 @@ aesgen_gcm_dec_update_vaes_avx2:
 	endbr64
 	sub             $16, %rsp
 	.cfi_adjust_cfa_offset 16
+	btr             $63, %rcx                       # the length without the flag
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_dec_return
 # ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
@@ -1735,6 +1737,7 @@ aesgen_gcm_enc_record_vaes_avx2:
 	endbr64
 	sub             $16, %rsp
 	.cfi_adjust_cfa_offset 16
+	btr             $63, %rcx                       # the length without the flag
 # the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti128  .Lgcm_bswap_mask_16(%rip), %ymm15
 	vpxor           %xmm9, %xmm9, %xmm9
@@ -2655,6 +2658,7 @@ aesgen_gcm_dec_record_vaes_avx2:
 	endbr64
 	sub             $16, %rsp
 	.cfi_adjust_cfa_offset 16
+	btr             $63, %rcx                       # the length without the flag
 # the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti128  .Lgcm_bswap_mask_16(%rip), %ymm15
 	vpxor           %xmm9, %xmm9, %xmm9

@@ -212,6 +212,7 @@ L.gcm_ghash_store:
 aesgen_gcm_enc_update_vaes_avx2:
 	endbr64
 	sub             rsp, 16
+	btr             rcx, 63                         ; the length without the flag
 	test            rcx, rcx
 	jz              near L.gcm_enc_return
 ; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
@@ -962,6 +963,7 @@ L.gcm_enc_return:
 aesgen_gcm_dec_update_vaes_avx2:
 	endbr64
 	sub             rsp, 16
+	btr             rcx, 63                         ; the length without the flag
 	test            rcx, rcx
 	jz              near L.gcm_dec_return
 ; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
@@ -1715,6 +1717,7 @@ L.gcm_dec_return:
 aesgen_gcm_enc_record_vaes_avx2:
 	endbr64
 	sub             rsp, 16
+	btr             rcx, 63                         ; the length without the flag
 ; the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti128  ymm15, oword [rel L.gcm_bswap_mask_16]
 	vpxor           xmm9, xmm9, xmm9
@@ -2628,6 +2631,7 @@ L.gcm_enc_rec_tag:
 aesgen_gcm_dec_record_vaes_avx2:
 	endbr64
 	sub             rsp, 16
+	btr             rcx, 63                         ; the length without the flag
 ; the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti128  ymm15, oword [rel L.gcm_bswap_mask_16]
 	vpxor           xmm9, xmm9, xmm9

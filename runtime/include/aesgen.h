@@ -210,13 +210,17 @@ typedef struct aesgen_xts_ctx {
  * kernel in FIPS mode).  The halves are compared in constant time: every byte is
  * read and no branch depends on them, so the time a refusal takes says nothing
  * about where the halves differ.
- * One encrypt/decrypt call is one data unit of len >= 16 bytes, any length
- * (no upper limit is enforced; the standards allow 2^20 blocks per unit).
+ * One encrypt/decrypt call is one data unit of 16 .. AESGEN_XTS_MAX_DATA_UNIT
+ * bytes: IEEE 1619-2018 and SP 800-38E allow at most 2^20 blocks per data unit
+ * (OpenSSL 3 enforces the same limit).
  * tweak is the 16-byte value encrypted with K2; for data unit n it is n as
- * 16 bytes little-endian.  len < 16: AESGEN_EINVAL, dst untouched.
+ * 16 bytes little-endian.  len < 16 or len > AESGEN_XTS_MAX_DATA_UNIT:
+ * AESGEN_EINVAL, dst untouched.
  * The context is only read by encrypt/decrypt: one context may be used by
  * several threads at once.
  */
+#define AESGEN_XTS_MAX_DATA_UNIT ((size_t)16 << 20)   /* 2^20 blocks: 16 MiB */
+
 AESGEN_API int aesgen_xts_init(aesgen_xts_ctx *ctx, const uint8_t *key, size_t key_len);
 /* aesgen_xts_init with the ISA named for this context (see aesgen_select_isa). */
 AESGEN_API int aesgen_xts_init_isa(aesgen_xts_ctx *ctx, const uint8_t *key, size_t key_len,
@@ -239,8 +243,9 @@ AESGEN_API int aesgen_xts_decrypt(const aesgen_xts_ctx *ctx, uint8_t *dst, const
  * Extension: consecutive sectors (data units) of sector_size bytes each, as
  * dm-crypt with the plain64 IV: sector first_sector + i is encrypted with
  * tweak = (first_sector + i) as 16 bytes little-endian (a sector number past
- * 2^64 - 1 carries into byte 8).  sector_size >= 16 and len a multiple of
- * sector_size, else AESGEN_EINVAL; len == 0 is accepted.  Same result as one
+ * 2^64 - 1 carries into byte 8).  16 <= sector_size <= AESGEN_XTS_MAX_DATA_UNIT
+ * and len a multiple of sector_size (any total), else AESGEN_EINVAL; len == 0
+ * is accepted.  Same result as one
  * aesgen_xts_encrypt / aesgen_xts_decrypt call per sector.
  */
 AESGEN_API int aesgen_xts_encrypt_sectors(const aesgen_xts_ctx *ctx, uint8_t *dst,
@@ -331,6 +336,7 @@ typedef struct aesgen_gcm_ctx {
     uint64_t data_len;     /* bytes so far */
     uint32_t buf_len;      /* bytes in buf */
     uint32_t state;        /* 0: no message (not started, or finished) */
+    uint32_t ctr_secret;   /* the IV was not 12 bytes: ctr derives from the key (asm_abi.h) */
 } aesgen_gcm_ctx;
 
 /*

@@ -77,6 +77,17 @@ typedef int aesgen_gcm_update_fn(const aesgen_gcm_key *key, uint8_t *dst, const 
                                  size_t len, const uint8_t ctr[16], uint8_t acc[16]);
 
 /*
+ * The update and record functions take len | AESGEN_GCM_SECRET_COUNTER when the
+ * counter is secret: J0 from an IV of any length but 12 bytes is GHASH_H(IV), a
+ * function of the key.  Then nothing may branch on the counter or use it in an
+ * address.  Without the flag the counter is public (a 12-byte IV gives J0 = IV || 1),
+ * and the EVEX bulk loops decide from it when a counter byte carries (templates/
+ * gcm.j2, bulk_counters); with it they take the carry path every iteration.  Every
+ * implementation accepts the flag (lengths are below 2^36: bit 63 is free).
+ */
+#define AESGEN_GCM_SECRET_COUNTER ((size_t)1 << 63)
+
+/*
  * Records: one whole message per call, the one-shot API's fast path.
  * enc_record / dec_record en/decrypt len bytes of src into dst with the counter blocks
  * J0 + 1, J0 + 2, ... (inc32), hash the AAD (aad_len <= AESGEN_GCM_RECORD_MAX_AAD bytes;

@@ -182,9 +182,12 @@ static void ghash(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *p, 
 }
 
 static void crypt_blocks(const aesgen_gcm_key *key, uint32_t phase, uint8_t *dst,
-                         const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16])
+                         const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16],
+                         uint32_t ctr_secret)
 {
     const int is_short = len <= GCM_SHORT_CALL;
+    if (ctr_secret)
+        len |= AESGEN_GCM_SECRET_COUNTER;
     if (phase == GCM_DEC)
         (is_short ? key->dec_update_short : key->dec_update)(key, dst, src, len, ctr, acc);
     else
@@ -252,6 +255,7 @@ int aesgen_gcm_start(aesgen_gcm_ctx *ctx, const aesgen_gcm_key *key, const uint8
     key->encrypt_block(&key->aes, ctx->tag_mask, j0);
     memcpy(ctx->ctr, j0, sizeof j0);
     inc32(ctx->ctr, 1);
+    ctx->ctr_secret = iv_len != 12;
     ctx->state = GCM_AAD;
     return AESGEN_OK;
 }
@@ -374,7 +378,7 @@ static int update(aesgen_gcm_ctx *ctx, uint32_t phase, uint8_t *dst, const uint8
     len -= n;
     const size_t whole = len & ~(size_t)15;
     if (whole != 0) {
-        crypt_blocks(ctx->key, phase, dst, src, whole, ctx->ctr, ctx->acc);
+        crypt_blocks(ctx->key, phase, dst, src, whole, ctx->ctr, ctx->acc, ctx->ctr_secret);
         inc32(ctx->ctr, whole / 16);
     }
     if (len > whole)
@@ -487,7 +491,7 @@ static aesgen_gcm_record_fn *record_fn(const aesgen_gcm_key *key, uint32_t phase
  * partial block zero-padded in the record with its counter block, its output copied
  * out afterwards. */
 static void record_run_padded(const aesgen_gcm_key *key, aesgen_gcm_record_fn *fn,
-                              uint8_t *dst, const uint8_t *src, size_t len,
+                              uint8_t *dst, const uint8_t *src, size_t len, size_t secret,
                               aesgen_gcm_record *rec)
 {
     uint8_t aad_copy[AESGEN_GCM_RECORD_MAX_AAD];
@@ -505,7 +509,7 @@ static void record_run_padded(const aesgen_gcm_key *key, aesgen_gcm_record_fn *f
         memcpy(rec->tail_ctr, rec->j0, 16);
         inc32(rec->tail_ctr, 1 + whole / 16);
     }
-    fn(key, dst, src, whole, rec);
+    fn(key, dst, src, whole | secret, rec);
     if (part != 0) {
         memcpy(dst + whole, rec->tail, part);
         aesgen_wipe(rec->tail, sizeof rec->tail);   /* plaintext */
@@ -526,10 +530,11 @@ static int record_run(const aesgen_gcm_key *key, aesgen_gcm_record_fn *fn, const
     store_block((uint8_t *)rec->lengths, (uint64_t)len * 8, (uint64_t)aad_len * 8);
     rec->aad = aad;
     rec->aad_len = aad_len;
+    const size_t secret = iv_len != 12 ? AESGEN_GCM_SECRET_COUNTER : 0;
     if (key->record_pads)
-        record_run_padded(key, fn, dst, src, len, rec);
+        record_run_padded(key, fn, dst, src, len, secret, rec);
     else
-        fn(key, dst, src, len, rec);
+        fn(key, dst, src, len | secret, rec);
     return AESGEN_OK;
 }
 

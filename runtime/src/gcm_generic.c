@@ -179,6 +179,7 @@ static void ctr32_blocks(const aesgen_aes_key *key, uint8_t *dst, const uint8_t 
 int aesgen_gcm_enc_update_generic(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
                                   size_t len, const uint8_t ctr[16], uint8_t acc[16])
 {
+    len &= ~AESGEN_GCM_SECRET_COUNTER;     /* this code never branches on the counter */
     ctr32_blocks(&key->aes, dst, src, len, ctr);
     return aesgen_gcm_ghash_generic(key, acc, dst, len);
 }
@@ -187,6 +188,7 @@ int aesgen_gcm_enc_update_generic(const aesgen_gcm_key *key, uint8_t *dst, const
 int aesgen_gcm_dec_update_generic(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src,
                                   size_t len, const uint8_t ctr[16], uint8_t acc[16])
 {
+    len &= ~AESGEN_GCM_SECRET_COUNTER;     /* this code never branches on the counter */
     aesgen_gcm_ghash_generic(key, acc, src, len);
     ctr32_blocks(&key->aes, dst, src, len, ctr);
     return AESGEN_OK;

@@ -18,6 +18,12 @@ static int xts_key_len_valid(size_t key_len)
     return key_len == 32 || key_len == 48 || key_len == 64;
 }
 
+/* One data unit: at least one block, at most 2^20 (IEEE 1619-2018, SP 800-38E). */
+static int unit_len_valid(size_t len)
+{
+    return len >= 16 && len <= AESGEN_XTS_MAX_DATA_UNIT;
+}
+
 /* The checks and key setup of both init calls; allow_equal: K1 == K2 is accepted. */
 static int xts_init(aesgen_xts_ctx *ctx, const uint8_t *key, size_t key_len, const char *isa,
                     int allow_equal)
@@ -64,7 +70,7 @@ int aesgen_xts_encrypt(const aesgen_xts_ctx *ctx, uint8_t *dst, const uint8_t *s
                        size_t len, const uint8_t tweak[16])
 {
     if (ctx == NULL || ctx->encrypt == NULL || dst == NULL || src == NULL || tweak == NULL
-        || len < 16)
+        || !unit_len_valid(len))
         return AESGEN_EINVAL;
     return ctx->encrypt(&ctx->k1_enc, &ctx->k2_enc, dst, src, len, tweak);
 }
@@ -73,7 +79,7 @@ int aesgen_xts_decrypt(const aesgen_xts_ctx *ctx, uint8_t *dst, const uint8_t *s
                        size_t len, const uint8_t tweak[16])
 {
     if (ctx == NULL || ctx->decrypt == NULL || dst == NULL || src == NULL || tweak == NULL
-        || len < 16)
+        || !unit_len_valid(len))
         return AESGEN_EINVAL;
     return ctx->decrypt(&ctx->k1_dec, &ctx->k2_enc, dst, src, len, tweak);
 }
@@ -95,7 +101,7 @@ static int xts_sectors(const aesgen_xts_ctx *ctx, int decrypt, uint8_t *dst,
                        const uint8_t *src, size_t len, size_t sector_size,
                        uint64_t first_sector)
 {
-    if (ctx == NULL || sector_size < 16 || len % sector_size != 0
+    if (ctx == NULL || !unit_len_valid(sector_size) || len % sector_size != 0
         || (len != 0 && (dst == NULL || src == NULL)))
         return AESGEN_EINVAL;
     aesgen_xts_fn *fn = decrypt ? ctx->decrypt : ctx->encrypt;

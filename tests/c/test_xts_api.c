@@ -4,7 +4,8 @@
  *
  * xts-api: bad key lengths and NULL pointers -> AESGEN_EINVAL with the context
  * untouched; len 0..15 -> AESGEN_EINVAL with dst (and an in-place buffer)
- * untouched; K1 == K2 accepted; encrypt/decrypt only read the context; white
+ * untouched; the largest data unit (AESGEN_XTS_MAX_DATA_UNIT, 2^20 blocks) against
+ * the reference, one byte or block more -> AESGEN_EINVAL with dst untouched; K1 == K2 accepted; encrypt/decrypt only read the context; white
  * box: the context's three schedules against the tests' own key expansion
  * (k1_dec = the equivalent inverse cipher schedule the asm decrypt needs, also
  * checked against the CPU's AESIMC where there is AES-NI); contexts keep the ISA
@@ -104,6 +105,48 @@ static void short_units(const char *isa)
             guarded_free(&dst);
         }
     }
+}
+
+/* IEEE 1619's limit: 2^20 blocks per data unit work, anything longer is refused. */
+static void largest_units(const char *isa)
+{
+    const size_t max = AESGEN_XTS_MAX_DATA_UNIT;
+    uint8_t key[64], tweak[16];
+    aesgen_xts_ctx ctx;
+    xts_random_key(key, sizeof key);
+    rng_fill(tweak, sizeof tweak);
+    aesgen_xts_init(&ctx, key, sizeof key);
+    uint8_t *src = xmalloc(max + 16), *dst = xmalloc(max + 16), *want = xmalloc(max);
+    rng_fill(src, max + 16);
+    for (int d = 0; d < 2; d++) {
+        enum xts_dir dir = (enum xts_dir)d;
+        static const size_t ok_lens[] = { AESGEN_XTS_MAX_DATA_UNIT, AESGEN_XTS_MAX_DATA_UNIT - 1 };
+        for (size_t i = 0; i < 2; i++) {
+            xts_reference(dir, key, sizeof key, tweak, want, src, ok_lens[i]);
+            int rc = xts_api(&ctx, dir, dst, src, ok_lens[i], tweak);
+            check_int(rc, AESGEN_OK, "%s xts %s len=%zu (the largest data units)", isa,
+                      xts_dir_name(dir), ok_lens[i]);
+            check_bytes(dst, want, ok_lens[i], "%s xts %s len=%zu against the reference", isa,
+                        xts_dir_name(dir), ok_lens[i]);
+        }
+        static const size_t long_lens[] = { AESGEN_XTS_MAX_DATA_UNIT + 1,
+                                            AESGEN_XTS_MAX_DATA_UNIT + 16 };
+        for (size_t i = 0; i < 2; i++) {
+            memset(dst, 0xee, max + 16);
+            int rc = xts_api(&ctx, dir, dst, src, long_lens[i], tweak);
+            check(rc == AESGEN_EINVAL && all_bytes_are(dst, max + 16, 0xee),
+                  "%s xts %s len=%zu (over 2^20 blocks): EINVAL (got %d), dst untouched", isa,
+                  xts_dir_name(dir), long_lens[i], rc);
+        }
+        memset(dst, 0xee, max + 16);
+        int rc = xts_api_sectors(&ctx, dir, dst, src, max + 16, max + 16, 0);
+        check(rc == AESGEN_EINVAL && all_bytes_are(dst, max + 16, 0xee),
+              "%s xts %s_sectors sector_size=%zu (over 2^20 blocks): EINVAL (got %d), dst "
+              "untouched", isa, xts_dir_name(dir), max + 16, rc);
+    }
+    free(want);
+    free(dst);
+    free(src);
 }
 
 /* Encrypt and decrypt take a const context: it must stay as init left it. */
@@ -236,6 +279,7 @@ void test_xts_api(const struct test_config *config)
         bad_key_lengths(isa->name);
         null_pointers(isa->name);
         short_units(isa->name);
+        largest_units(isa->name);
         context_only_read(isa->name);
         equal_halves(isa->name);
         schedules(isa->name);

@@ -5,7 +5,8 @@ source file (and every generated file) carries the SPDX line as its first commen
 
 Exempt, by rule and not by name: the license texts themselves, JSON files (data with
 no comment syntax: mca/baseline.json, generator/tuning.json, gen/manifest.json) and
-tests/vectors/ (third-party test data under its own licenses, see its SOURCES.md).
+tests/vectors/ (third-party test data under its own licenses, see its SOURCES.md) and
+the binary fuzz inputs of tests/fuzz/corpus/ (their README.md states their license).
 The file list is `git ls-files` in a checkout, else every file under the tree.
 """
 
@@ -16,7 +17,7 @@ import unittest
 from repo import REPO
 
 SPDX = "SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause"
-EXEMPT_DIRS = ("tests/vectors/", "LICENSES/", ".git/", "build/")
+EXEMPT_DIRS = ("tests/vectors/", "tests/fuzz/corpus/", "LICENSES/", ".git/", "build/")
 EXEMPT_FILES = {"LICENSE"}
 # The first comment in each syntax.
 COMMENT_FORMS = [f"# {SPDX}", f"; {SPDX}", f"/* {SPDX} */", f"{{#- {SPDX} -#}}",
