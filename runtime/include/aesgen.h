@@ -266,13 +266,12 @@ AESGEN_API int aesgen_xts_decrypt_sectors(const aesgen_xts_ctx *ctx, uint8_t *ds
  * that layout; the build checks these two constants and the struct against it
  * (gen/aesgen_gen.h).
  *
- * Alignment: the type is declared 64-byte aligned so that h_powers starts a
- * cache line (a 64-byte load of the powers then never spans two lines); static,
- * automatic, aligned_alloc(64, ...) and C++ new objects get that.  What the
- * library needs is 16 bytes: the assembly uses only unaligned loads on the key,
- * the C code at most 16-byte aligned moves.  So memory from malloc (16-byte
- * aligned on x86-64 glibc and musl) works, only slightly slower where a vector
- * load then splits a line; less than 16-byte alignment is not supported.
+ * Alignment: the type is declared 16-byte aligned, which is all the library
+ * needs (the assembly uses only unaligned loads on the key, the C code at most
+ * 16-byte aligned moves), so memory from malloc (16-byte aligned on x86-64 glibc,
+ * musl, macOS and Windows x64) is a valid aesgen_gcm_key.  64-byte alignment
+ * (aligned_alloc(64, ...), alignas(64)) is a little faster: h_powers then starts a
+ * cache line and a 64-byte load of the powers never spans two lines.
  */
 #define AESGEN_GCM_H_POWERS_OFFSET 256
 #define AESGEN_GCM_H_POWERS 32
@@ -281,7 +280,7 @@ struct aesgen_gcm_record;   /* internal: the record functions' argument block */
 
 typedef struct aesgen_gcm_key {
     aesgen_aes_key aes;                                            /* offset 0 */
-    AESGEN_ALIGNAS(64) uint8_t h_powers[AESGEN_GCM_H_POWERS][16];  /* offset 256 */
+    AESGEN_ALIGNAS(16) uint8_t h_powers[AESGEN_GCM_H_POWERS][16];  /* offset 256 */
     uint8_t h_pad[48];                                             /* zeros */
     /* Chosen at init; the first three have the asm_abi.h contracts and return 0. */
     int (*ghash)(const struct aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data,
