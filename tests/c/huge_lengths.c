@@ -337,10 +337,9 @@ int main(int argc, char **argv)
     const char *seed_text = getenv("AESGEN_TEST_SEED");
     uint64_t seed = seed_text ? strtoull(seed_text, NULL, 0) : 20240601;
     rng_seed(seed);
-    const char *root = getenv("AESGEN_ROOT");
     check_note("aesgen huge-length tests: seed %llu (AESGEN_TEST_SEED)", (unsigned long long)seed);
     check_set_group("isa availability");
-    isa_resolve(root && *root ? root : ".");
+    isa_resolve();
 
     buffer = mmap(NULL, MAP_LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS |
                   MAP_NORESERVE, -1, 0);
