@@ -18,6 +18,7 @@ import os
 import shutil
 from typing import Dict, List
 
+from generator import preferences
 from generator.isa import ISAS
 
 from . import mca, plots
@@ -32,15 +33,10 @@ def split_mode(bench_mode: str):
     return mode, direction
 
 
-# The runtime's table of measured GHASH preferences (aesgen_gcm_ghash_for_cpu in
-# runtime/src/isa.c): (vendor, display family or None for any) -> alternate suffix.
-GHASH_PREFERENCES = [(("GenuineIntel", None), "_school"), (("AuthenticAMD", 0x19), "_school"),
-                     (("AuthenticAMD", 0x1a), "_karatsuba")]
-
-
 def preferred_alternate() -> str:
     """The suffix of the alternate GCM set the runtime takes on this machine (as
-    aesgen_gcm_preferred in runtime/src/isa.c): AESGEN_GCM_GHASH, else the table."""
+    aesgen_gcm_preferred in runtime/src/isa.c): AESGEN_GCM_GHASH, else
+    generator/preferences.py's table, which the runtime reads too."""
     forced = os.environ.get("AESGEN_GCM_GHASH", "")
     if forced in ("school", "karatsuba"):
         return "_" + forced
@@ -55,10 +51,8 @@ def preferred_alternate() -> str:
                     family = int(value.strip())
     except (OSError, ValueError):
         pass
-    for (want_vendor, want_family), suffix in GHASH_PREFERENCES:
-        if vendor == want_vendor and want_family in (None, family):
-            return suffix
-    return ""
+    ghash = preferences.ghash_for_cpu(vendor, family if family is not None else -1)
+    return "_" + ghash if ghash else ""
 
 
 def pick_region(variant: mca.Variant, bench_mode: str):

@@ -111,7 +111,7 @@ typedef struct aesgen_isa_impl {
  * set is used only if all its functions are built in. */
 const aesgen_gcm_fns *aesgen_gcm_preferred(const aesgen_isa_impl *impl);
 /* "school", "karatsuba" or NULL (the primary set) for a CPUID vendor and display
- * family/model: the table of measured preferences in isa.c. */
+ * family/model: the table of measurements of generator/preferences.py (gen/aesgen_gen.h). */
 const char *aesgen_gcm_ghash_for_cpu(const char *vendor, unsigned family, unsigned model);
 
 /* The implementation table entry for id (id < AESGEN_ISA_COUNT). */

@@ -243,15 +243,9 @@ static int gcm_fns_complete(const aesgen_gcm_fns *fns)
 }
 
 /*
- * The GHASH set each CPU takes, where the EVEX files carry both (measured with both sets
- * of one build in one process, AES-128/256 GCM records of 64 B..16 KiB):
- *  - Intel (Sapphire Rapids, family 6 model 0xcf): schoolbook 2.5-4.5% faster at 16 KiB.
- *  - AMD family 0x19 (Zen 4; Genoa, model 0x11): schoolbook 1-3% faster from 512 B to
- *    16 KiB, Karatsuba at most ~2% ahead at 64-256 B (llvm-mca's znver4 model predicts
- *    the opposite, Karatsuba 13% ahead: it is the measurement that decides).
- *  - AMD family 0x1a (Zen 5): Karatsuba up to 6% faster at 512-1420 B, schoolbook
- *    0.5-2% at 4-16 KiB; Karatsuba for the record lengths that dominate.
- * A CPU not listed takes the file's primary set (the generator's default).
+ * The GHASH set each CPU takes, where the EVEX files carry both: the table of
+ * measurements in generator/preferences.py (each row says where it was measured),
+ * through gen/aesgen_gen.h.  A CPU not listed takes the file's primary set.
  */
 typedef struct gcm_ghash_preference {
     const char *vendor;
@@ -259,11 +253,11 @@ typedef struct gcm_ghash_preference {
     const char *ghash;           /* "school" or "karatsuba" */
 } gcm_ghash_preference;
 
+#define GHASH_PREFERENCE(vendor, family, ghash) { vendor, family, ghash },
 static const gcm_ghash_preference gcm_ghash_preferences[] = {
-    { "GenuineIntel", 0,    "school" },
-    { "AuthenticAMD", 0x19, "school" },
-    { "AuthenticAMD", 0x1a, "karatsuba" },
+    AESGEN_GEN_GCM_GHASH_PREFERENCES(GHASH_PREFERENCE)
 };
+#undef GHASH_PREFERENCE
 
 const char *aesgen_gcm_ghash_for_cpu(const char *vendor, unsigned family, unsigned model)
 {
