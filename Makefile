@@ -9,6 +9,12 @@
 #   tests/ct/ct.mk         make ct-check (constant-time check under valgrind)
 #   tests/bench/bench.mk   make bench
 
+# Every rule is written out in these files: make's built-in implicit rules only add chains
+# (e.g. an included .d file "made" from a .d.o through the link rule), which reached the
+# gen/%.S rule and printed false "missing" messages in a fresh build.
+MAKEFLAGS += --no-builtin-rules
+.SUFFIXES:
+
 PYTHON  ?= python3
 CC      ?= cc
 BUILD   ?= build
