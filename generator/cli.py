@@ -15,7 +15,7 @@ from .errors import TemplateError, UsageError
 from .isa import ISAS, get_isa
 from .knobs import KNOBS, parse_assignment, resolve
 from .modes import MODES, get_mode
-from .printers import OS_PRINTERS
+from .flavours import FLAVOURS, get_flavour
 from .render import build, generate
 from .plan import Refused, constraints
 from .vregs import DoesNotFit
@@ -61,8 +61,9 @@ def build_parser():
                           "(ISA, MODE, BUILD, ...) are ignored")
     show.add_argument("--syntax", choices=("S", "asm"), default="S",
                       help="S = GNU as AT&T, asm = NASM")
-    show.add_argument("--os", choices=tuple(OS_PRINTERS), default="linux",
-                      help="object format of the .S text (linux: ELF, as in gen/; apple: Mach-O)")
+    show.add_argument("--os", default="linux", metavar="OS",
+                      help="target OS flavour, one of: " + ", ".join(FLAVOURS)
+                           + " (linux: ELF, as in gen/)")
     sub.add_parser("list", help="ISAs, modes and knobs with their defaults")
     return parser
 
@@ -153,10 +154,14 @@ def command_show(args):
     assignments = dict(parse_assignment(k) for k in args.knobs)
     mode, isa, abi = get_mode(args.mode[0]), get_isa(args.isa[0]), get_abi(args.abi)
     knobs, texts = _generate_checked(mode, isa, abi, assignments)
-    if args.os != "linux":
-        if args.syntax != "S":
-            raise UsageError(f"--os {args.os} is a GNU as (.S) flavour; valid with --syntax S")
-        texts = generate(mode, isa, knobs, abi, printers={"S": OS_PRINTERS[args.os]})
+    flavour = get_flavour(args.os)
+    if flavour.os != "linux":
+        if args.syntax != flavour.syntax:
+            raise UsageError(f"--os {args.os} is a GNU as (.S) flavour; valid with --syntax S"
+                             if flavour.syntax == "S" else
+                             f"--os {args.os} is a NASM (.asm) flavour; valid with --syntax asm")
+        texts = generate(mode, isa, knobs, get_abi(flavour.abi),
+                         printers={flavour.syntax: flavour.printer})
     sys.stdout.write(texts[args.syntax])
     return 0
 

@@ -24,7 +24,7 @@ from generator.abi import SYSV
 from generator.isa import ISAS
 from generator.knobs import resolve
 from generator.modes import MODES
-from generator.printers import OS_PRINTERS
+from generator.flavours import FLAVOURS
 from generator.render import generate
 
 BUILD = os.environ.get("AESGEN_BUILD") or os.path.join(REPO, "build")
@@ -101,7 +101,7 @@ class AppleFlavour(unittest.TestCase):
 
     def check_one(self, mode, isa, elf):
         text = generate(mode, isa, resolve(mode, isa, {}), SYSV,
-                        printers={"S": OS_PRINTERS["apple"]})["S"]
+                        printers={"S": FLAVOURS["apple"].printer})["S"]
         source = os.path.join(self.work.name, f"{isa.name}-{mode.name}-apple.S")
         obj = source[:-2] + ".o"
         with open(source, "w", encoding="utf-8") as f:
