@@ -280,6 +280,13 @@ AESGEN_GEN_ALTERNATE int aesgen_gcm_dec_record_avx10_512_school(const aesgen_gcm
 #define AESGEN_GEN_GCM_ALTERNATES_avx10_512(X) \
     X(avx10_512, school)
 
+/* AESGEN_GEN_IF_<mode>(function): the function where the mode's files are
+ * generated, else NULL (a vendored bundle may hold only some modes). */
+#define AESGEN_GEN_IF_ctr(fn) fn
+#define AESGEN_GEN_IF_xctr(fn) fn
+#define AESGEN_GEN_IF_xts(fn) fn
+#define AESGEN_GEN_IF_gcm(fn) fn
+
 /* X(isa, mode, symbol) of every function above (the C ABI tests call each). */
 #define AESGEN_GEN_FUNCTIONS(X) \
     X(aesni_avx, ctr, aesgen_ctr_crypt_aesni_avx) \
