@@ -166,6 +166,7 @@ def header_text(entries: List[dict], isas=None, regenerate=None) -> str:
     out += _macro("AESGEN_GEN_ISAS(X)",
                   [f"X({i.name}, {i.name.upper()}, {i.vector_bytes}, {int(i.evex)}, "
                    f"{_feature_bits(i.features)})" for i in isas])
+    out += [f"#define AESGEN_GEN_HAVE_ISA_{i.name} 1" for i in isas]
     out += ["/* X(feature bit) of each ISA, in generator/isa.py's order */"]
     for i in isas:
         out += _macro(f"AESGEN_GEN_FEATURES_{i.name}(X)",

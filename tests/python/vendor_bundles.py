@@ -18,6 +18,7 @@ BUNDLES = {
     "aa": ("aa_", None, None, "linux,apple"),
     "bb": ("bb_", None, None, "linux"),
     "subset": ("", "aesni_avx,avx10_512", "xts,gcm", "linux"),
+    "narrow": ("", "vaes_avx2", "ctr,gcm", "linux"),     # no aesni_avx: gcm.c's short path
 }
 
 _made = {}
