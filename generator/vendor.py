@@ -26,6 +26,7 @@ from typing import Dict, List
 from . import SPDX_LICENSE, VERSION, manifest
 from .abi import get_abi
 from .errors import UsageError
+from .features import FEATURES
 from .flavours import FLAVOURS
 from .isa import ISAS
 from .knobs import resolve
@@ -358,7 +359,23 @@ def asm_header(opts, entries) -> str:
     out += [f"    {line} \\" for line in _c_bytes(stored_power(h).hex())] + ["}"]
     out += ["#define AESGEN_ASM_KAT_H_POWER_2 { \\"]
     out += [f"    {line} \\" for line in _c_bytes(stored_power(h2).hex())] + ["}", ""]
-    out += ["/* ---- Entry points of this bundle ---- */", ""]
+    out += ["/* The other key forms the functions take: aesgen_xts_init fills an",
+            " * aesgen_xts_ctx's k1_enc, k1_dec (the decryption schedule of the XTS contract)",
+            " * and k2_enc; aesgen_gcm_init fills an aesgen_gcm_key (aligned as declared). */",
+            ""]
+    out += ["/* ---- Entry points of this bundle ---- */", "",
+            "/* The CPU features below, and how to see each (all of a function's must hold):"]
+    used = []
+    for e in entries:
+        used += [n for n in e["cpu_features"] if n not in used]
+    for name in used:
+        f = FEATURES[name]
+        how = (f"CPUID.(EAX={f.cpuid[0]},ECX={f.cpuid[1]}):{f.cpuid[2].upper()}[{f.cpuid[3]}]"
+               if f.cpuid else f"XGETBV(0) & {f.xcr0:#x} == {f.xcr0:#x} (the OS saves that state)")
+        out.append(f" *   {name:<14} {how}")
+    out += [" * macOS enables the AVX-512 state lazily: XCR0 shows it only after a thread's",
+            ' * first AVX-512 instruction; sysctlbyname("hw.optional.avx512f") says whether it',
+            " * will (src/cpu.c asks both). */", ""]
     for e in entries:
         files = ", ".join(os.path.basename(p) for p in e["files"].values())
         out.append(f"/* {e['mode']} on {e['isa']} ({files}); knobs "

@@ -38,7 +38,7 @@ def text(opts, c, asm, entries, banner) -> str:
         "symbol is then `P` + its name, and the environment variables are upper-case "
         "`P` + their name.")
     return f"""<!-- SPDX-License-Identifier: {SPDX_LICENSE} -->
-<!-- {' '.join(banner)} -->
+<!-- {' '.join(' '.join(banner).split())} -->
 # aesgen {VERSION}, vendored
 
 AES-CTR, XCTR, XTS and GCM in generated x86-64 assembly with a C11 runtime that picks
@@ -52,7 +52,7 @@ Made by `{' '.join(banner[1].split())}`: ISAs {', '.join(opts['isas'])}; modes
 
 | path | what |
 | --- | --- |
-| `include/aesgen.h` | the public API (see the comments in it) |
+| `include/aesgen.h` | the public API (see the comments in it); `AESGEN_BUNDLE_<MODE>` and `AESGEN_BUNDLE_ISA_<ISA>` say what this bundle holds |
 | `include/aesgen_asm.h` | the raw entry points of the assembly (C and C++), their contracts, the key layouts with known-answer bytes, the CPU features each function needs |
 | `src/*.c`, `src/*.h` | the runtime: CPU detection, dispatch, key setup, the streaming API, the portable constant-time code; `src/aesgen_config.h` is its configuration (generated) |
 | `asm/` | the assembly, one file per mode, ISA and OS; each assembles to nothing on a non-x86-64 target |
@@ -74,6 +74,10 @@ the modes ctr and gcm together.  Each ISA of the bundle is used when the CPU has
 portable C code runs only on a CPU with none of them, or when asked for by name
 (`aesgen_select_isa("generic")`).  An ISA not in the bundle is not offered
 (`aesgen_isa_supported` says 0).
+
+The library is for x86-64.  On another target every assembly file assembles to an empty
+object (a build that globs them still works, and a Linux one keeps its non-executable
+stack), but the runtime refers to the assembly, so link it into x86-64 builds only.
 
 | mode | ISA | functions (linker names) | CPU features |
 | --- | --- | --- | --- |
