@@ -218,6 +218,8 @@ def command_vendor(args):
     files = vendor.bundle(opts)
     vendor.write(args.out, files)
     print(f"wrote {len(files)} files to {args.out}")
+    for path in vendor.foreign(args.out, files):
+        print(f"note: {path} is not part of this bundle (left alone)", file=sys.stderr)
     return 0
 
 

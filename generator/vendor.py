@@ -636,6 +636,19 @@ def write(out: str, files: Dict[str, str]):
             handle.write(text)
 
 
+def foreign(directory: str, files: Dict[str, str]) -> List[str]:
+    """Files under the bundle's own directories that the bundle does not hold (left over
+    from an earlier bundle with other options, say): named, never deleted."""
+    extra = []
+    for sub in sorted({p.split("/")[0] for p in files if "/" in p}):
+        for root, _, names in os.walk(os.path.join(directory, sub)):
+            for name in names:
+                path = os.path.relpath(os.path.join(root, name), directory).replace(os.sep, "/")
+                if path not in files:
+                    extra.append(path)
+    return sorted(extra)
+
+
 def read_options(directory: str):
     path = os.path.join(directory, BUNDLE_MANIFEST)
     try:

@@ -238,6 +238,14 @@ class Files(unittest.TestCase):
             options = read_json(os.path.join(out, "manifest.json"))["options"]
             self.assertEqual(options, {"prefix": "zz_", "isas": ["aesni_avx"],
                                        "modes": ["ctr", "gcm"], "os": ["apple"]})
+            # a smaller bundle into the same place: the earlier files are named, not deleted
+            result = self.vendor("--out", out, "--isa", "aesni_avx", "--mode", "ctr",
+                                 "--os", "apple")
+            self.assertEqual(result.returncode, 0, result.stderr)
+            for path in ("asm/aesgen-gcm-aesni_avx-apple.S", "src/gcm.c", "src/ipsec.c"):
+                self.assertIn(f"note: {path} is not part of this bundle", result.stderr)
+                self.assertTrue(os.path.exists(os.path.join(out, path)))
+            self.assertEqual(len(result.stderr.strip().splitlines()), 3, result.stderr)
             dist_build = os.path.join(work, "build")
             run(["make", "-s", "-C", REPO, f"BUILD={dist_build}", "dist"])
             names = [n for n in os.listdir(dist_build) if n.endswith(".tar.gz")]
