@@ -49,6 +49,26 @@ GEN_ARGS := $(if $(ISA),--isa $(ISA)) $(if $(MODE),--mode $(MODE)) \
 gen:
 	$(PYTHON) -m generator gen $(GEN_ARGS)
 
+# make vendor OUT=dir [PREFIX=p] [ISA=a,b] [MODE=m,n] [OS=linux,apple]: a bundle to copy
+# into another project (generator/vendor.py).  PREFIX counts only from the command line
+# (it is also make install's directory).  make dist: the full unprefixed bundle as
+# $(BUILD)/aesgen-VERSION-vendor.tar.gz (reproducible: sorted, mtime 0, owner 0).
+VENDOR_PREFIX := $(if $(filter command line,$(origin PREFIX)),$(PREFIX))
+VENDOR_ARGS   := $(if $(VENDOR_PREFIX),--prefix $(VENDOR_PREFIX)) $(if $(ISA),--isa $(ISA)) \
+                 $(if $(MODE),--mode $(MODE)) $(if $(OS),--os $(OS))
+DIST_NAME      = aesgen-$(AESGEN_VERSION)-vendor
+.PHONY: vendor dist
+vendor:
+	@test -n "$(OUT)" || { echo "make vendor: give OUT=dir" >&2; exit 2; }
+	$(PYTHON) -m generator vendor --out $(OUT) $(VENDOR_ARGS)
+
+dist:
+	rm -rf $(BUILD)/dist && mkdir -p $(BUILD)/dist
+	$(PYTHON) -m generator vendor --out $(BUILD)/dist/$(DIST_NAME)
+	tar -C $(BUILD)/dist --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner \
+	  -cf - $(DIST_NAME) | gzip -n -9 > $(BUILD)/$(DIST_NAME).tar.gz
+	@echo "$(BUILD)/$(DIST_NAME).tar.gz"
+
 help:
 	@echo "make                 build $(BUILD)/libaesgen.a and $(BUILD)/libaesgen.so"
 	@echo "make gen [ISA=..] [MODE=..] [UNROLL=..] [KEYS=..] [TAIL=..] [GHASH=..]   regenerate gen/"
@@ -58,6 +78,8 @@ help:
 	@echo "make ct-check        the constant-time check under valgrind (also in make test)"
 	@echo "make fuzz [FUZZ_SECONDS=60] [FUZZ_TARGET=ctr|xctr|xts|gcm] [FUZZ_JOBS=1]   libFuzzer"
 	@echo "make bench           throughput vs OpenSSL and the AES-round ceiling"
+	@echo "make vendor OUT=dir [PREFIX=p] [ISA=..] [MODE=..] [OS=..]   a bundle to copy into other projects"
+	@echo "make dist            $(BUILD)/aesgen-VERSION-vendor.tar.gz: the full unprefixed bundle"
 	@echo "make install PREFIX=dir [DESTDIR=dir]   header, libraries, pkg-config and CMake files"
 	@echo "make uninstall PREFIX=dir [DESTDIR=dir] remove what install wrote"
 	@echo "make mca | mca-check | mca-baseline   llvm-mca estimates of the main loops (perf/perf.mk)"

@@ -58,6 +58,10 @@ enum {
     X(vaes_avx2, VAES_AVX2, 32, 0, AESGEN_CPU_AESNI | AESGEN_CPU_PCLMUL | AESGEN_CPU_AVX | AESGEN_CPU_OS_YMM | AESGEN_CPU_AVX2 | AESGEN_CPU_VAES | AESGEN_CPU_VPCLMUL | AESGEN_CPU_BMI2) \
     X(avx10_256, AVX10_256, 32, 1, AESGEN_CPU_AESNI | AESGEN_CPU_PCLMUL | AESGEN_CPU_AVX | AESGEN_CPU_OS_YMM | AESGEN_CPU_AVX2 | AESGEN_CPU_VAES | AESGEN_CPU_VPCLMUL | AESGEN_CPU_BMI2 | AESGEN_CPU_AVX512F | AESGEN_CPU_AVX512BW | AESGEN_CPU_AVX512VL | AESGEN_CPU_AVX512DQ | AESGEN_CPU_OS_ZMM) \
     X(avx10_512, AVX10_512, 64, 1, AESGEN_CPU_AESNI | AESGEN_CPU_PCLMUL | AESGEN_CPU_AVX | AESGEN_CPU_OS_YMM | AESGEN_CPU_AVX2 | AESGEN_CPU_VAES | AESGEN_CPU_VPCLMUL | AESGEN_CPU_BMI2 | AESGEN_CPU_AVX512F | AESGEN_CPU_AVX512BW | AESGEN_CPU_AVX512VL | AESGEN_CPU_AVX512DQ | AESGEN_CPU_OS_ZMM)
+#define AESGEN_GEN_HAVE_ISA_aesni_avx 1
+#define AESGEN_GEN_HAVE_ISA_vaes_avx2 1
+#define AESGEN_GEN_HAVE_ISA_avx10_256 1
+#define AESGEN_GEN_HAVE_ISA_avx10_512 1
 /* X(feature bit) of each ISA, in generator/isa.py's order */
 #define AESGEN_GEN_FEATURES_aesni_avx(X) \
     X(AESGEN_CPU_AESNI) \
@@ -279,6 +283,13 @@ AESGEN_GEN_ALTERNATE int aesgen_gcm_dec_record_avx10_512_school(const aesgen_gcm
 #define AESGEN_GEN_STRIDE_avx10_512_gcm 256
 #define AESGEN_GEN_GCM_ALTERNATES_avx10_512(X) \
     X(avx10_512, school)
+
+/* AESGEN_GEN_IF_<mode>(function): the function where the mode's files are
+ * generated, else NULL (a vendored bundle may hold only some modes). */
+#define AESGEN_GEN_IF_ctr(fn) fn
+#define AESGEN_GEN_IF_xctr(fn) fn
+#define AESGEN_GEN_IF_xts(fn) fn
+#define AESGEN_GEN_IF_gcm(fn) fn
 
 /* X(isa, mode, symbol) of every function above (the C ABI tests call each). */
 #define AESGEN_GEN_FUNCTIONS(X) \

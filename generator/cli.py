@@ -1,15 +1,15 @@
 # SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
-"""Command line: python3 -m generator {gen,list,show} ...
+"""Command line: python3 -m generator {gen,list,show,vendor} ...
 
-Exit status: 0 done, 1 `gen --check` found stale files, 2 bad input (the message names
-the bad value and the valid ones).
+Exit status: 0 done, 1 `gen --check` found stale files (or `vendor --check` files that
+differ), 2 bad input (the message names the bad value and the valid ones).
 """
 
 import argparse
 import os
 import sys
 
-from . import VERSION, manifest
+from . import VERSION, manifest, vendor
 from .abi import get_abi
 from .errors import TemplateError, UsageError
 from .isa import ISAS, get_isa
@@ -33,7 +33,7 @@ def build_parser():
     parser = _Parser(prog="python3 -m generator",
                      description="Generate x86-64 AES assembly (GNU as .S and NASM .asm).")
     parser.add_argument("--version", action="version", version=f"aesgen {VERSION}")
-    sub = parser.add_subparsers(dest="command", metavar="{gen,list,show}")
+    sub = parser.add_subparsers(dest="command", metavar="{gen,list,show,vendor}")
     sub.required = True
 
     gen = sub.add_parser("gen", help="write gen/<isa>/<mode>.S and .asm, gen/manifest.json "
@@ -65,6 +65,22 @@ def build_parser():
                       help="target OS flavour, one of: " + ", ".join(FLAVOURS)
                            + " (linux: ELF, as in gen/)")
     sub.add_parser("list", help="ISAs, modes and knobs with their defaults")
+    vend = sub.add_parser("vendor", help="write a ready-to-copy bundle (assembly, runtime, "
+                                         "headers, CMake/Meson/Bazel/make lists)",
+                          description="Write a bundle to copy into another project "
+                                      "(generator/vendor.py; its README.md says how to "
+                                      "build it).  Lists are comma-separated; default all.")
+    target = vend.add_mutually_exclusive_group(required=True)
+    target.add_argument("--out", metavar="DIR", help="write the bundle here")
+    target.add_argument("--check", metavar="DIR",
+                        help="regenerate the bundle DIR/manifest.json describes; exit 1 "
+                             "naming every file that differs or is missing")
+    vend.add_argument("--prefix", default="", metavar="P",
+                      help="symbol prefix: every external symbol is P + its name "
+                           "(e.g. aa_); environment variables upper-case P + name")
+    vend.add_argument("--isa", metavar="LIST", help="of: " + ", ".join(ISAS))
+    vend.add_argument("--mode", metavar="LIST", help="of: " + ", ".join(MODES))
+    vend.add_argument("--os", metavar="LIST", help="of: " + ", ".join(FLAVOURS))
     return parser
 
 
@@ -187,10 +203,31 @@ def command_list(_args):
     return 0
 
 
+def command_vendor(args):
+    if args.check:
+        if args.prefix or args.isa or args.mode or args.os:
+            raise UsageError("--check reads the options from the bundle's manifest.json; "
+                             "valid with --check: no --prefix, --isa, --mode or --os")
+        bad = vendor.check(args.check)
+        for line in bad:
+            print(f"{line}", file=sys.stderr)
+        if not bad:
+            print(f"{args.check}: fresh")
+        return 1 if bad else 0
+    opts = vendor.options(args.prefix, args.isa, args.mode, args.os)
+    files = vendor.bundle(opts)
+    vendor.write(args.out, files)
+    print(f"wrote {len(files)} files to {args.out}")
+    for path in vendor.foreign(args.out, files):
+        print(f"note: {path} is not part of this bundle (left alone)", file=sys.stderr)
+    return 0
+
+
 def main(argv=None):
     try:
         args = build_parser().parse_args(argv)
-        handler = {"gen": command_gen, "list": command_list, "show": command_show}
+        handler = {"gen": command_gen, "list": command_list, "show": command_show,
+                   "vendor": command_vendor}
         return handler[args.command](args)
     except UsageError as error:
         print(f"error: {error}", file=sys.stderr)

@@ -140,11 +140,13 @@ def alternates(mode: Mode, isa: Isa, knobs):
     return result
 
 
-def generate(mode: Mode, isa: Isa, knobs, abi: Abi, printers=None) -> Dict[str, str]:
+def generate(mode: Mode, isa: Isa, knobs, abi: Abi, printers=None,
+             symbol_prefix: str = "") -> Dict[str, str]:
     """Returns {'S': GNU as text, 'asm': NASM text}, or {key: text} of the given printers
     ({key: printer class}, e.g. {'S': AppleAttPrinter}); plan.Refused (exit 2 from the
-    CLI) when the knobs do not fit, before anything is rendered."""
-    return build(mode, isa, knobs, abi, printers).texts
+    CLI) when the knobs do not fit, before anything is rendered.  symbol_prefix: see
+    printers/base.py (vendored bundles)."""
+    return build(mode, isa, knobs, abi, printers, symbol_prefix).texts
 
 
 @dataclass
@@ -155,7 +157,8 @@ class Output:
     alternates: Dict[str, object]   # variant suffix -> knob value of each alternate set
 
 
-def build(mode: Mode, isa: Isa, knobs, abi: Abi, printers=None) -> Output:
+def build(mode: Mode, isa: Isa, knobs, abi: Abi, printers=None,
+          symbol_prefix: str = "") -> Output:
     plan = make_plan(mode, isa, knobs)
     extra = alternates(mode, isa, knobs)
     neutral = render_neutral(plan, abi)
@@ -169,5 +172,6 @@ def build(mode: Mode, isa: Isa, knobs, abi: Abi, printers=None) -> Output:
     lines = header(mode, isa, knobs, abi,
                    [(v, other.knobs[mode.alternate]) for v, other in extra])
     printers = PRINTERS if printers is None else printers
-    texts = {ext: printer().render(lines, statements) for ext, printer in printers.items()}
+    texts = {ext: printer(symbol_prefix).render(lines, statements)
+             for ext, printer in printers.items()}
     return Output(texts, statements, {v: other.knobs[mode.alternate] for v, other in extra})

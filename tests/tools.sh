@@ -5,7 +5,8 @@
 # (the install/consumer test, tests/python/test_install.py), and clang (assembles the
 # macOS flavour, tests/python/test_apple.py; builds the fuzz targets and the
 # constant-time check, tests/fuzz, tests/ct) with its libFuzzer/sanitizer runtimes
-# (libclang-rt-N-dev for clang N) and valgrind with its client-request headers.
+# (libclang-rt-N-dev for clang N) and valgrind with its client-request headers; meson
+# and ninja (the vendored bundle's Meson consumer, tests/python/test_vendor.py).
 # Quiet when all are there.  As root, installs what is missing with apt-get;
 # otherwise exits 2 naming the Debian packages to install.
 set -u
@@ -49,6 +50,8 @@ check_all() {
     need readelf binutils
     need nm binutils
     need cmake cmake
+    need meson meson
+    need ninja ninja-build
     need pkg-config pkg-config
     need clang clang
     need_fuzzer_runtime

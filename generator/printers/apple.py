@@ -17,9 +17,9 @@ from .base import INDENT
 
 class AppleAttPrinter(AttPrinter):
     def label_name(self, name):
-        if name.startswith(".L"):
+        if self.is_local(name):
             return "L" + name[2:]
-        return "_" + name
+        return "_" + super().label_name(name)
 
     def directive_rodata(self):
         self.section = "rodata"

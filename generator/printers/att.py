@@ -87,10 +87,12 @@ class AttPrinter(Printer):
         return [INDENT + ".section .rodata"]
 
     def directive_function(self, name):
+        name = self.label_name(name)
         return [f"{INDENT}.globl\t{name}", f"{INDENT}.hidden\t{name}",
                 f"{INDENT}.type\t{name}, @function"]
 
     def directive_endfunction(self, name):
+        name = self.label_name(name)
         return [f"{INDENT}.size\t{name}, . - {name}"]
 
     def directive_align(self, value):

@@ -24,9 +24,13 @@ class Printer:
 
     comment_prefix = "#"
 
-    def __init__(self):
+    def __init__(self, symbol_prefix: str = ""):
+        """symbol_prefix goes before every global name (the functions; `.L` labels stay
+        local): a vendored bundle built with `vendor --prefix P` names its entry points
+        P<symbol>, so two copies link into one program."""
         self.section = None
         self.defined = set()    # labels already printed: jumps to them go backward
+        self.symbol_prefix = symbol_prefix
 
     def render(self, header_lines, statements) -> str:
         lines = [f"{self.comment_prefix} {text}".rstrip() for text in header_lines]
@@ -59,8 +63,12 @@ class Printer:
     def comment(self, text):
         return f"{self.comment_prefix} {text}".rstrip()
 
+    def is_local(self, name):
+        return name.startswith(".L")
+
     def label_name(self, name):
-        return name
+        """The assembler's name of a label: a global one with the symbol prefix."""
+        return name if self.is_local(name) else self.symbol_prefix + name
 
     def is_forward_jump(self, instr):
         """Forward jumps are always given a 32-bit displacement.  GNU as and NASM

@@ -17,7 +17,7 @@ class NasmPrinter(Printer):
 
     def label_name(self, name):
         # NASM scopes '.x' labels to the previous non-local label; ours are file-wide.
-        return "L." + name[2:] if name.startswith(".L") else name
+        return "L." + name[2:] if self.is_local(name) else super().label_name(name)
 
     def operand(self, op):
         if isinstance(op, Reg):
@@ -68,7 +68,7 @@ class NasmPrinter(Printer):
         return [INDENT + "section .rodata align=64"]
 
     def directive_function(self, name):
-        return [f"{INDENT}global {name}:function hidden"]
+        return [f"{INDENT}global {self.label_name(name)}:function hidden"]
 
     def directive_endfunction(self, name):
         return []

@@ -31,11 +31,14 @@
 extern "C" {
 #endif
 
-/* Marks the functions the shared library exports; everything else is hidden. */
+/* Marks the functions the shared library exports; everything else is hidden.  A vendored
+ * bundle's copy of this header defines it first (hidden: the bundle exports nothing). */
+#ifndef AESGEN_API
 #if defined(__GNUC__) || defined(__clang__)
 #define AESGEN_API __attribute__((visibility("default")))
 #else
 #define AESGEN_API
+#endif
 #endif
 
 /* C11 _Alignas in C, alignas in C++ (where _Alignas does not exist). */

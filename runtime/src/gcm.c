@@ -151,9 +151,14 @@ int aesgen_gcm_init_isa(aesgen_gcm_key *key, const uint8_t *k, size_t key_len, c
     key->encrypt_block = impl->encrypt_block;
     /* Short calls take the xmm code when this ISA is a wider one: every vector ISA runs
      * it (same key layout), and its prologue is the cheapest. */
+#ifdef AESGEN_GEN_HAVE_ISA_aesni_avx   /* a vendored bundle may leave it out */
     const aesgen_isa_impl *narrow = aesgen_isa_impl_get(AESGEN_ISA_AESNI_AVX);
     const int use_narrow = impl != aesgen_isa_impl_get(AESGEN_ISA_GENERIC) &&
                            aesgen_isa_id_usable(AESGEN_ISA_AESNI_AVX);
+#else
+    const aesgen_isa_impl *narrow = impl;
+    const int use_narrow = 0;
+#endif
     const aesgen_isa_impl *small = use_narrow ? narrow : impl;
     key->ghash_short = small->gcm_ghash;
     key->enc_update_short = small->gcm_enc_update;

@@ -16,7 +16,8 @@
 /*
  * The asm ISAs and their feature masks come from gen/aesgen_gen.h (generator/isa.py);
  * every entry references its generated functions directly, so a library built without
- * one of the generated files fails to link.  The key setup and single blocks of GCM are
+ * one of the generated files fails to link.  A vendored bundle of some modes only has
+ * AESGEN_GEN_IF_<mode> give NULL for the others (it holds no C API file of theirs).  The key setup and single blocks of GCM are
  * the AES-NI/PCLMULQDQ intrinsics of gcm_clmul.c.
  */
 
@@ -31,14 +32,16 @@
 #define ASM_IMPL(isa, NAME, vector_bytes, evex, needs_bits)                          \
     [AESGEN_ISA_##NAME] = {                                                          \
         .name = #isa, .needs = (needs_bits), .expand = aesgen_expand_key_aesni,       \
-        .dec_key = aesgen_dec_key_aesni, .ctr = aesgen_ctr_crypt_##isa,               \
-        .xctr = aesgen_xctr_crypt_##isa, .xts_encrypt = aesgen_xts_encrypt_##isa,     \
-        .xts_decrypt = aesgen_xts_decrypt_##isa,                                      \
+        .dec_key = aesgen_dec_key_aesni, .ctr = AESGEN_GEN_IF_ctr(aesgen_ctr_crypt_##isa), \
+        .xctr = AESGEN_GEN_IF_xctr(aesgen_xctr_crypt_##isa),                          \
+        .xts_encrypt = AESGEN_GEN_IF_xts(aesgen_xts_encrypt_##isa),                   \
+        .xts_decrypt = AESGEN_GEN_IF_xts(aesgen_xts_decrypt_##isa),                   \
         .encrypt_block = aesgen_encrypt_block_aesni, .gcm_setup = aesgen_gcm_setup_clmul, \
-        .gcm_ghash = aesgen_gcm_ghash_##isa, .gcm_enc_update = aesgen_gcm_enc_update_##isa, \
-        .gcm_dec_update = aesgen_gcm_dec_update_##isa,                                \
-        .gcm_enc_record = aesgen_gcm_enc_record_##isa,                                \
-        .gcm_dec_record = aesgen_gcm_dec_record_##isa,                                \
+        .gcm_ghash = AESGEN_GEN_IF_gcm(aesgen_gcm_ghash_##isa),                       \
+        .gcm_enc_update = AESGEN_GEN_IF_gcm(aesgen_gcm_enc_update_##isa),             \
+        .gcm_dec_update = AESGEN_GEN_IF_gcm(aesgen_gcm_dec_update_##isa),             \
+        .gcm_enc_record = AESGEN_GEN_IF_gcm(aesgen_gcm_enc_record_##isa),             \
+        .gcm_dec_record = AESGEN_GEN_IF_gcm(aesgen_gcm_dec_record_##isa),             \
         .gcm_record_pads = !(evex),   /* VEX: whole blocks + tail (asm_abi.h) */      \
         AESGEN_GEN_GCM_ALTERNATES_##isa(GCM_ALTERNATE) },
 
@@ -84,13 +87,16 @@ int aesgen_isa_id_usable(aesgen_isa_id id)
 typedef struct uarch_preference {
     const char *vendor;          /* CPUID leaf 0 vendor string */
     unsigned family, model;      /* display family and model (CPUID leaf 1) */
-    aesgen_isa_id avoid;         /* when "auto" would pick this ... */
-    aesgen_isa_id instead;       /* ... take this, if it is usable */
+    const char *avoid;           /* when "auto" would pick this ISA ... */
+    const char *instead;         /* ... take this, if it is built in and usable */
 } uarch_preference;
 
+/* By name: a vendored bundle may hold only some of the ISAs. */
 static const uarch_preference uarch_preferences[] = {
-    { "GenuineIntel", 6, 0x55, AESGEN_ISA_AVX10_512, AESGEN_ISA_AVX10_256 },
+    { "GenuineIntel", 6, 0x55, "avx10_512", "avx10_256" },
 };
+
+static int parse_isa_name(const char *name);
 
 /* Applies the table to the ISA "auto" found for this vendor, family and model. */
 static aesgen_isa_id uarch_preferred_isa(const char *vendor, unsigned family,
@@ -98,9 +104,11 @@ static aesgen_isa_id uarch_preferred_isa(const char *vendor, unsigned family,
 {
     for (size_t i = 0; i < sizeof uarch_preferences / sizeof uarch_preferences[0]; i++) {
         const uarch_preference *p = &uarch_preferences[i];
-        if (p->avoid == widest && p->family == family && p->model == model &&
-            strcmp(p->vendor, vendor) == 0 && aesgen_isa_id_usable(p->instead))
-            return p->instead;
+        const int instead = parse_isa_name(p->instead);
+        if (strcmp(p->avoid, isa_table[widest].name) == 0 && p->family == family &&
+            p->model == model && strcmp(p->vendor, vendor) == 0 && instead >= 0 &&
+            aesgen_isa_id_usable((aesgen_isa_id)instead))
+            return (aesgen_isa_id)instead;
     }
     return widest;
 }
@@ -170,10 +178,16 @@ static int resolve_request(int parsed)
     return -1;
 }
 
+/* The environment variables' prefix: "" here; a vendored bundle made with --prefix P
+ * reads P-prefixed names (upper case, e.g. AA_AESGEN_ISA; its aesgen_config.h). */
+#ifndef AESGEN_ENV_PREFIX
+#define AESGEN_ENV_PREFIX ""
+#endif
+
 /* First use: the environment decides, anything unusable there means "auto". */
 static int initial_isa(void)
 {
-    int id = resolve_request(parse_isa_name(getenv("AESGEN_ISA")));
+    int id = resolve_request(parse_isa_name(getenv(AESGEN_ENV_PREFIX "AESGEN_ISA")));
     return id >= 0 ? id : (int)best_usable_isa();
 }
 
@@ -272,7 +286,7 @@ const char *aesgen_gcm_ghash_for_cpu(const char *vendor, unsigned family, unsign
 
 const aesgen_gcm_fns *aesgen_gcm_preferred(const aesgen_isa_impl *impl)
 {
-    const char *ghash = getenv("AESGEN_GCM_GHASH");
+    const char *ghash = getenv(AESGEN_ENV_PREFIX "AESGEN_GCM_GHASH");
     if (ghash == NULL || (strcmp(ghash, "school") != 0 && strcmp(ghash, "karatsuba") != 0)) {
         char vendor[13];
         unsigned family, model;

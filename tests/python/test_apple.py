@@ -1,16 +1,20 @@
 # SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
-"""The Mach-O (macOS) flavour of every generated file: it assembles with
+"""The Mach-O (macOS) flavour of every generated file, as the vendored bundle ships it
+(`vendor --prefix aa_`, the -apple.S files): it assembles with
 `clang -target x86_64-apple-macos11 -c`, its instructions are the ELF object's (the same
 disassembly at the same offsets; RIP-relative displacements, which are relocations in
 one format and assembled in the other, compare as "rip"), and its symbols are exactly
-the ELF object's global functions, each as a `_`-prefixed private external.
+the ELF object's global functions, each as a private external `_aa_<name>`.  Every
+assembly file of the bundle assembles to nothing for arm64 (Linux and macOS).
 
 The ELF objects are the library's ($AESGEN_BUILD/obj/gen/<isa>/<mode>.o, built from
-gen/ by `make lib`); the Apple text comes from the generator with gen/'s knobs (the
-defaults: test_gen_files checks gen/ is fresh).  Needs clang and llvm-objdump-19 /
+gen/ by `make lib`); the bundle takes gen/'s knobs from gen/manifest.json
+(test_gen_files checks gen/ is fresh).  Needs clang and llvm-objdump-19 /
 llvm-nm-19 (tests/tools.sh installs them).
 """
 
+import concurrent.futures
+import json
 import os
 import re
 import struct
@@ -20,12 +24,8 @@ import unittest
 
 from repo import REPO, have
 
-from generator.abi import SYSV
 from generator.isa import ISAS
-from generator.knobs import resolve
 from generator.modes import MODES
-from generator.flavours import FLAVOURS
-from generator.render import generate
 
 BUILD = os.environ.get("AESGEN_BUILD") or os.path.join(REPO, "build")
 OBJDUMP, NM = "llvm-objdump-19", "llvm-nm-19"
@@ -79,34 +79,45 @@ def macho_symbols(obj):
 @unittest.skipUnless(have("clang") and have(OBJDUMP) and have(NM),
                      "clang, llvm-objdump-19 or llvm-nm-19 missing (tests/tools.sh installs them)")
 class AppleFlavour(unittest.TestCase):
+    """The -apple.S files of the vendored bundle with --prefix aa_ (tests/python/
+    vendor_bundles.py), the Apple text of every generated file: each against the library's
+    ELF object of gen/, and every assembly file of the bundle for arm64."""
+
     @classmethod
     def setUpClass(cls):
+        from vendor_bundles import bundle
+        cls.directory, files = bundle("aa")
+        cls.manifest = json.loads(files["manifest.json"])
         cls.work = tempfile.TemporaryDirectory(prefix="aesgen-apple-")
 
     @classmethod
     def tearDownClass(cls):
         cls.work.cleanup()
 
-    def test_every_generated_file(self):
-        checked = 0
-        for isa in ISAS.values():
-            for mode in MODES.values():
-                elf = os.path.join(BUILD, "obj", "gen", isa.name, f"{mode.name}.o")
-                if not os.path.exists(elf):
-                    continue
-                with self.subTest(isa=isa.name, mode=mode.name):
-                    self.check_one(mode, isa, elf)
-                    checked += 1
-        self.assertEqual(checked, len(ISAS) * len(MODES), "ELF objects missing: run `make lib`")
+    @staticmethod
+    def assemble(jobs):
+        """Runs the [argv] two at a time."""
+        with concurrent.futures.ThreadPoolExecutor(2) as pool:
+            list(pool.map(run, jobs))
 
-    def check_one(self, mode, isa, elf):
-        text = generate(mode, isa, resolve(mode, isa, {}), SYSV,
-                        printers={"S": FLAVOURS["apple"].printer})["S"]
-        source = os.path.join(self.work.name, f"{isa.name}-{mode.name}-apple.S")
-        obj = source[:-2] + ".o"
-        with open(source, "w", encoding="utf-8") as f:
-            f.write(text)
-        run(["clang", "-target", APPLE_TARGET, "-c", "-o", obj, source])
+    def test_every_generated_file(self):
+        jobs, checks = [], []
+        for entry in self.manifest["generated"]:
+            elf = os.path.join(BUILD, "obj", "gen", entry["isa"], f"{entry['mode']}.o")
+            source = os.path.join(self.directory, entry["files"]["apple"])
+            obj = os.path.join(self.work.name, os.path.basename(source)[:-2] + ".o")
+            jobs.append(["clang", "-target", APPLE_TARGET, "-c", "-o", obj, source])
+            checks.append((entry, source, obj, elf))
+        self.assertEqual(len(checks), len(ISAS) * len(MODES))
+        self.assemble(jobs)
+        for entry, source, obj, elf in checks:
+            with self.subTest(file=os.path.basename(source)):
+                self.assertTrue(os.path.exists(elf), f"{elf} missing: run `make lib`")
+                self.check_one(entry, source, obj, elf)
+
+    def check_one(self, entry, source, obj, elf):
+        with open(source, encoding="utf-8") as f:
+            text = f.read()
         with open(obj, "rb") as f:
             magic, cputype = struct.unpack("<II", f.read(8))
         self.assertEqual((magic, cputype), (MH_MAGIC_64, CPU_TYPE_X86_64), "not a Mach-O x86-64 object")
@@ -118,13 +129,35 @@ class AppleFlavour(unittest.TestCase):
             if a != b:
                 self.fail(f"first difference: Mach-O {a} vs ELF {b}")
 
+        # exactly the ELF object's global functions, prefixed, as the manifest names them
         symbols = macho_symbols(obj)
-        expected = {"_" + name for name in elf_globals(elf)}
+        expected = {"_aa_" + name for name in elf_globals(elf)}
         self.assertEqual(set(symbols), expected)
+        self.assertEqual(expected, {"_" + f["linker_symbol"] for f in entry["functions"]})
         for name, (section, kind) in symbols.items():
             self.assertEqual((section, kind), ("__TEXT,__text", "private external"), name)
         self.assertNotIn(".note", text)
         self.assertNotRegex(text, r"(?m)^\s*\.L|\.type|\.size")
+
+    def test_nothing_on_arm64(self):
+        """Every assembly file of the bundle assembles to nothing for arm64 (Linux: only
+        the GNU-stack note, so the stack stays non-executable)."""
+        jobs, objects = [], []
+        for entry in self.manifest["generated"]:
+            for os_name, target in (("linux", "aarch64-linux-gnu"),
+                                    ("apple", "arm64-apple-macos11")):
+                source = os.path.join(self.directory, entry["files"][os_name])
+                obj = os.path.join(self.work.name, f"arm64-{os.path.basename(source)}.o")
+                jobs.append(["clang", "-target", target, "-c", "-o", obj, source])
+                objects.append((os_name, obj))
+        self.assertEqual(len(objects), 2 * len(ISAS) * len(MODES))
+        self.assemble(jobs)
+        for os_name, obj in objects:
+            with self.subTest(obj=os.path.basename(obj)):
+                self.assertEqual(run([NM, "--defined-only", "--extern-only", obj]).strip(), "")
+                self.assertEqual(instructions(obj), [])
+                if os_name == "linux":
+                    self.assertIn(".note.GNU-stack", run([OBJDUMP, "-h", obj]))
 
 
 class AppleCommandLine(unittest.TestCase):

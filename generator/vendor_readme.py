@@ -1,0 +1,160 @@
+# SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
+"""README.md of a vendored bundle (generator/vendor.py): what is in it and how to build it."""
+
+from . import SPDX_LICENSE, VERSION
+from .flavours import FLAVOURS
+
+# What tests/python/test_vendor.py and test_apple.py build the bundles with (Debian 12).
+TESTED_WITH = ("GNU as 2.40 and GCC 12.2 (Linux, ELF)",
+               "clang 14.0.6 (`-target x86_64-apple-macos11`: the -apple.S files assemble "
+               "and disassemble to the Linux code; not run on macOS)",
+               "NASM 2.16.01",
+               "CMake 3.25.1, Meson 1.0.1 with ninja, GNU make 4.3")
+
+
+def text(opts, c, asm, entries, banner) -> str:
+    p = opts["prefix"]
+    target = f"{p}aesgen"
+    var = f"{p.upper()}AESGEN"
+    env = p.upper()
+    flavours = "\n".join(f"- `{o}`: {FLAVOURS[o].summary}; files `asm/aesgen-<mode>-<isa>-{o}."
+                         f"{FLAVOURS[o].syntax}`" for o in opts["os"])
+    functions = "\n".join(
+        f"| {e['mode']} | {e['isa']} | {', '.join(f['linker_symbol'] for f in e['functions'])} "
+        f"| {', '.join(e['cpu_features'])} |" for e in entries)
+    tested = "\n".join(f"- {t}" for t in TESTED_WITH)
+    prefix_rules = (
+        f"This bundle was made with `--prefix {p}`: every external symbol is `{p}` + its "
+        f"name (`{p}aesgen_gcm_init`, `{p}aesgen_ctr_crypt_avx10_512`, ...), the C API as "
+        "well as the internal names and the assembly.  `include/aesgen.h` maps the usual "
+        f"names onto them (`#define aesgen_gcm_init {p}aesgen_gcm_init`), so code written "
+        "against aesgen.h compiles unchanged; a translation unit sees one bundle's API. "
+        f"The runtime reads `{env}AESGEN_ISA` and `{env}AESGEN_GCM_GHASH`, never the "
+        "unprefixed variables, so two bundles in one process choose independently."
+        if p else
+        "This bundle has no prefix: its symbols are `aesgen_*` and it reads `AESGEN_ISA` "
+        "and `AESGEN_GCM_GHASH`.  To put two copies into one program (e.g. two libraries "
+        "that each vendor aesgen), make each with its own `--prefix P`: every external "
+        "symbol is then `P` + its name, and the environment variables are upper-case "
+        "`P` + their name.")
+    return f"""<!-- SPDX-License-Identifier: {SPDX_LICENSE} -->
+<!-- {' '.join(' '.join(banner).split())} -->
+# aesgen {VERSION}, vendored
+
+AES-CTR, XCTR, XTS and GCM in generated x86-64 assembly with a C11 runtime that picks
+the fastest code the CPU runs.  Copy this directory into your tree, add one line to your
+build (below), include `aesgen.h`.  No Python, no generator, no `-D` flags.
+
+Made by `{' '.join(banner[1].split())}`: ISAs {', '.join(opts['isas'])}; modes
+{', '.join(opts['modes'])}; OS flavours {', '.join(opts['os'])}.
+
+## What is in it
+
+| path | what |
+| --- | --- |
+| `include/aesgen.h` | the public API (see the comments in it); `AESGEN_BUNDLE_<MODE>` and `AESGEN_BUNDLE_ISA_<ISA>` say what this bundle holds |
+| `include/aesgen_asm.h` | the raw entry points of the assembly (C and C++), their contracts, the key layouts with known-answer bytes, the CPU features each function needs |
+| `src/*.c`, `src/*.h` | the runtime: CPU detection, dispatch, key setup, the streaming API, the portable constant-time code; `src/aesgen_config.h` is its configuration (generated) |
+| `asm/` | the assembly, one file per mode, ISA and OS; each assembles to nothing on a non-x86-64 target |
+| `CMakeLists.txt`, `sources.cmake` | CMake |
+| `meson.build` | Meson |
+| `sources.bzl` | Bazel lists |
+| `sources.mk` | plain make lists |
+| `sources.json` | the same lists for anything else |
+| `manifest.json` | the options, every file's sha256, each assembly file's knobs, functions and CPU features |
+| `SHA256SUMS` | `sha256sum -c SHA256SUMS` checks the copy without Python |
+| `LICENSE` | Apache-2.0 OR BSD-2-Clause, both texts |
+
+OS flavours:
+{flavours}
+
+The API of a mode not in the bundle is not in it either (its C file is left out: a call
+fails to link, it never runs slower code).  The RFC 3686/4106/4543 functions come with
+the modes ctr and gcm together.  Each ISA of the bundle is used when the CPU has it; the
+portable C code runs only on a CPU with none of them, or when asked for by name
+(`aesgen_select_isa("generic")`).  An ISA not in the bundle is not offered
+(`aesgen_isa_supported` says 0).
+
+The library is for x86-64.  On another target every assembly file assembles to an empty
+object (a build that globs them still works, and a Linux one keeps its non-executable
+stack), but the runtime refers to the assembly, so link it into x86-64 builds only.
+
+| mode | ISA | functions (linker names) | CPU features |
+| --- | --- | --- | --- |
+{functions}
+
+## Build it
+
+CMake (3.16 or later):
+
+```cmake
+add_subdirectory(third_party/aesgen)
+target_link_libraries(your_target PRIVATE aesgen::{target})
+```
+
+The target `{target}` is a static library with position-independent code (it can go into
+a shared object); NASM is enabled on Windows.
+
+Meson (0.64 or later): put the directory at `subprojects/{target}/`, then
+
+```meson
+{target}_dep = dependency('{target}', fallback: '{target}')
+# or: subproject('{target}').get_variable('{target}_dep')
+executable('app', 'app.c', dependencies: {target}_dep)
+```
+
+Bazel (`sources.bzl` has the lists; a `BUILD.bazel` beside it):
+
+```python
+load(":sources.bzl", "{var}_C_SOURCES", "{var}_PUBLIC_HEADERS", "{var}_PRIVATE_HEADERS",
+     "{var}_ASM_LINUX")
+cc_library(
+    name = "{target}",
+    srcs = {var}_C_SOURCES + {var}_PRIVATE_HEADERS + {var}_ASM_LINUX,  # _ASM_APPLE on macOS
+    hdrs = {var}_PUBLIC_HEADERS,
+    includes = ["include"],
+    copts = ["-std=c11"],
+)
+```
+
+(Windows: Bazel's cc rules do not run NASM; assemble the `-win.asm` files with
+`nasm -f win64` in a genrule, or use CMake.)
+
+Plain make:
+
+```make
+include third_party/aesgen/sources.mk
+SRCS += $({var}_C_SOURCES) $({var}_ASM_LINUX)     # $({var}_ASM_APPLE) on macOS
+CPPFLAGS += -I$({var}_INCLUDE_DIR)
+```
+
+Compile the `.S` files with the C compiler (`cc -c x.S`); they go through the C
+preprocessor.  Any C11 compiler: GCC, clang, or MSVC-like ones for the C files.
+
+## Visibility
+
+The bundle exports nothing from the program or shared object it is built into: the API
+is declared with hidden visibility in `include/aesgen.h`, the runtime's own symbols are
+hidden by `src/aesgen_config.h` (a pragma after the system headers) and the assembly's
+by `.hidden` / `.private_extern`.  None of it depends on your compiler flags.  To export
+the API from your shared object, define `AESGEN_API` (e.g.
+`__attribute__((visibility("default")))`) before including `aesgen.h`, everywhere.
+
+## Symbol prefix
+
+{prefix_rules}
+
+## Checking a copy
+
+`sha256sum -c SHA256SUMS` in this directory; or, with the aesgen repository,
+`python3 -m generator vendor --check DIR`, which regenerates the bundle from the
+options in `manifest.json` and names every file that differs or is missing.
+
+## Tested with
+
+{tested}
+
+## License
+
+Apache-2.0 OR BSD-2-Clause, at your choice (`LICENSE`).
+"""
