@@ -65,6 +65,8 @@ void abi_check_every_function_called(const char *isa, const char *mode)
     }
 }
 
+void (*abi_call_hook)(struct abi_call *call, int after);
+
 struct abi_call abi_call_through_thunk(void (*fn)(void), const uint64_t args[6])
 {
     if (!was_called(fn) && called_count < MAX_CALLED)
@@ -75,7 +77,11 @@ struct abi_call abi_call_through_thunk(void (*fn)(void), const uint64_t args[6])
     if (args)
         memcpy(call.args, args, sizeof call.args);
     call.flags = harness_flags();
+    if (abi_call_hook)
+        abi_call_hook(&call, 0);
     aesgen_test_abi_call(&call);
+    if (abi_call_hook)
+        abi_call_hook(&call, 1);
     return call;
 }
 
@@ -83,7 +89,7 @@ struct abi_call abi_call_through_thunk(void (*fn)(void), const uint64_t args[6])
 const char *abi_violation(const struct abi_call *c)
 {
     static char why[200];
-    static const char *const reg_names[6] = { "rbx", "rbp", "r12", "r13", "r14", "r15" };
+    static const char *const reg_names[] = ABI_CALLEE_SAVED_NAMES;
     if (c->clobbered) {
         int i = __builtin_ctzll(c->clobbered);
         snprintf(why, sizeof why, "callee-saved %s not preserved (mask %#llx)", reg_names[i],
@@ -92,6 +98,8 @@ const char *abi_violation(const struct abi_call *c)
     }
     if (c->rsp_moved)
         return "rsp not restored";
+    if (c->stack_clobbered)
+        return "wrote the caller's stack above its shadow space and stack arguments";
     if (c->df_set)
         return "returned with the direction flag set";
     if (c->mxcsr_pre != c->mxcsr_post)
