@@ -36,6 +36,11 @@ class Win64NasmPrinter(NasmPrinter):
         self.current = None
 
     def render(self, header_lines, statements) -> str:
+        # gen/'s twin note is about the ELF files; this flavour has none.
+        header_lines = [line if not line.startswith("The GNU as (.S) and NASM (.asm) twins")
+                        else "The Windows x64 flavour (Win64 ABI, SEH unwind tables) for "
+                             "nasm -f win64; gen/ holds the ELF twins."
+                        for line in header_lines]
         text = super().render(header_lines, statements)
         return text + "\n".join(self.unwind_tables()) + "\n"
 
