@@ -28,6 +28,7 @@ class Abi:
     callee_saved: Tuple[str, ...]       # must be preserved: pushed when used
     first_stack_argument: int           # offset from rsp at entry of the first stack arg
     callee_saved_vectors: Tuple[int, ...] = ()   # xmm numbers whose low 128 bits survive
+    red_zone: int = 0                   # bytes below rsp a leaf function may use
 
 
 SYSV = Abi(
@@ -36,6 +37,7 @@ SYSV = Abi(
     caller_saved=("rax", "r10", "r11", "r9", "r8", "rcx", "rdx", "rsi", "rdi"),
     callee_saved=("rbx", "rbp", "r12", "r13", "r14", "r15"),
     first_stack_argument=8,
+    red_zone=128,
 )
 
 # Microsoft x64: four register arguments; the caller reserves 32 bytes of shadow space

@@ -282,6 +282,17 @@ def check_callee_saved_vectors(statements, abi):
                     used.setdefault(reg.index, s.mnemonic)
 
 
+def check_red_zone(statements, abi):
+    """No memory operand below rsp beyond the ABI's red zone (Win64 has none: an
+    exception or an APC may overwrite anything below rsp at any time)."""
+    for s in statements:
+        if isinstance(s, Instr):
+            for op in s.operands:
+                if isinstance(op, Mem) and op.base == "rsp" and op.disp < -abi.red_zone:
+                    raise TemplateError(f"'{s.mnemonic}' addresses [rsp - {-op.disp}], below "
+                                        f"the {abi.name} ABI's red zone of {abi.red_zone} bytes")
+
+
 def lint(statements, isa, abi=None):
     check_no_legacy_sse(statements)
     check_isa_registers(statements, isa)
@@ -291,4 +302,5 @@ def lint(statements, isa, abi=None):
     check_stack_changes(statements)
     if abi is not None:
         check_callee_saved_vectors(statements, abi)
+        check_red_zone(statements, abi)
     check_mca_markers(statements)

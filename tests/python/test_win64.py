@@ -11,10 +11,11 @@ import os
 import re
 import struct
 import subprocess
+import sys
 import tempfile
 import unittest
 
-from repo import have
+from repo import REPO, have
 
 from generator.abi import SYSV, WIN64
 from generator.errors import TemplateError
@@ -146,6 +147,17 @@ class Win64Files(unittest.TestCase):
         allocation = [op[1] for op in ops if op[0] == "alloc"][0]
         self.assertEqual((8 + 8 * pushes + allocation) % 16, 0, "the saves are aligned")
 
+    def test_show_prints_the_flavour(self):
+        command = [sys.executable, "-m", "generator", "show", "--os", "win", "--isa",
+                   "vaes_avx2", "--mode", "xts"]
+        result = subprocess.run(command + ["--syntax", "asm"], cwd=REPO, capture_output=True,
+                                text=True)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(result.stdout, win_text(get_mode("xts"), get_isa("vaes_avx2")))
+        result = subprocess.run(command, cwd=REPO, capture_output=True, text=True)
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("--os win is a NASM (.asm) flavour; valid with --syntax asm", result.stderr)
+
     def test_sysv_saves_no_vector_register(self):
         mode, isa = get_mode("gcm"), get_isa("avx10_512")
         text = generate(mode, isa, resolve(mode, isa, {}), SYSV)["asm"]
@@ -197,6 +209,11 @@ class Win64Lints(unittest.TestCase):
                          "vmovdqa xmmword [rsp], xmm6"):
             with self.subTest(prologue=prologue), self.assertRaises(TemplateError):
                 self.check("nop", prologue, self.RESTORED)
+
+    def test_no_red_zone(self):
+        self.check("vmovdqu xmmword [rsp - 16], xmm0", abi=SYSV)
+        with self.assertRaisesRegex(TemplateError, "red zone"):
+            self.check("vmovdqu xmmword [rsp - 16], xmm0")
 
     def test_save_outside_the_prologue_is_refused(self):
         with self.assertRaises(TemplateError):
