@@ -53,9 +53,11 @@ class Win64NasmPrinter(NasmPrinter):
         return [INDENT + "section .rdata rdata align=64"]
 
     def directive_function(self, name):
-        self.current = (name, [])
+        # the symbol as label_name prints it (the function's label and every table entry)
+        symbol = self.label_name(name)
+        self.current = (symbol, [])
         self.functions.append(self.current)
-        return [f"{INDENT}global {name}"]
+        return [f"{INDENT}global {symbol}"]
 
     def _mark(self, op, argument):
         """A label just after the prologue instruction that did op (its code offset)."""
