@@ -16,12 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef AESGEN_TEST_NO_OPENSSL
-#define REFERENCE_NAME "the tests' own AES"
-#else
-#define REFERENCE_NAME "OpenSSL"
-#endif
-
 #ifndef AESGEN_TEST_NO_OPENSSL
 static const EVP_CIPHER *ctr_cipher(size_t key_len)
 {
@@ -236,13 +230,22 @@ static void add_round_key(uint8_t state[16], const uint8_t rk[16])
         state[i] ^= rk[i];
 }
 
+static uint8_t xtime(uint8_t a)
+{
+    return (uint8_t)(a << 1 ^ (a & 0x80 ? 0x1b : 0));
+}
+
 static void own_aes_block(int encrypt, const aesgen_aes_key *k, const uint8_t in[16],
                           uint8_t out[16])
 {
     static uint8_t inv_sb[256];
+    static int inv_ready;
     const uint8_t *sb = sbox_table();
-    for (int i = 0; i < 256; i++)
-        inv_sb[sb[i]] = (uint8_t)i;
+    if (!inv_ready) {
+        for (int i = 0; i < 256; i++)
+            inv_sb[sb[i]] = (uint8_t)i;
+        inv_ready = 1;
+    }
     uint8_t s[16], t[16];
     int rounds = (int)k->rounds;
     memcpy(s, in, 16);
@@ -252,12 +255,13 @@ static void own_aes_block(int encrypt, const aesgen_aes_key *k, const uint8_t in
             for (int i = 0; i < 16; i++)            /* SubBytes, ShiftRows */
                 t[i] = sb[s[(i % 4) + 4 * ((i / 4 + i % 4) % 4)]];
             if (round < rounds) {
-                for (int c = 0; c < 4; c++) {       /* MixColumns */
+                for (int c = 0; c < 4; c++) {       /* MixColumns: 2a_i ^ 3a_i+1 ^ ... */
                     const uint8_t *a = t + 4 * c;
-                    s[4 * c + 0] = gf_mul(a[0], 2) ^ gf_mul(a[1], 3) ^ a[2] ^ a[3];
-                    s[4 * c + 1] = a[0] ^ gf_mul(a[1], 2) ^ gf_mul(a[2], 3) ^ a[3];
-                    s[4 * c + 2] = a[0] ^ a[1] ^ gf_mul(a[2], 2) ^ gf_mul(a[3], 3);
-                    s[4 * c + 3] = gf_mul(a[0], 3) ^ a[1] ^ a[2] ^ gf_mul(a[3], 2);
+                    for (int r = 0; r < 4; r++) {
+                        uint8_t a1 = a[(r + 1) % 4];
+                        s[4 * c + r] = xtime(a[r]) ^ xtime(a1) ^ a1 ^ a[(r + 2) % 4]
+                                       ^ a[(r + 3) % 4];
+                    }
                 }
             } else {
                 memcpy(s, t, 16);

@@ -205,7 +205,7 @@ static void run_direct(const struct test_isa *isa, const struct direct_case *d,
     struct abi_call c = abi_call_through_thunk(fn, args);
     const char *why = abi_violation(&c);
     check(why == NULL, "%s: ABI (%s)", name, why ? why : "");
-    check_bytes(dst_data, want, d->len, "%s: output matches OpenSSL", name);
+    check_bytes(dst_data, want, d->len, "%s: output matches " REFERENCE_NAME, name);
     check(guarded_intact(&dst) && guarded_intact(&src)
           && (d->in_place || memcmp(src.data, pt, d->len) == 0)
           && ctr_arg[0] == d->start[0] && ctr_arg[1] == d->start[1]
