@@ -87,6 +87,7 @@ help:
 
 include runtime/runtime.mk
 include tests/tests.mk
+include tests/win/win.mk
 include tests/fuzz/fuzz.mk
 include tests/ct/ct.mk
 include tests/bench/bench.mk

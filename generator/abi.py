@@ -3,8 +3,14 @@
 
 A template asks for a Function with named arguments and named scratch registers; the
 Function hands out registers and writes the prologue and epilogue (endbr64, saves of
-callee-saved registers with CFI, stack arguments, vzeroupper).  A Win64 description
-only has to be another Abi instance (plus saving xmm6-15), not edits to every template.
+callee-saved registers with CFI, stack arguments, vzeroupper).  Win64 is another Abi
+instance: its argument registers, its callee-saved rdi/rsi and xmm6-xmm15 (saved into the
+frame with the prologue's `.cfi_savexmm`, which the Win64 printer turns into an unwind
+code), the shadow space below the stack arguments; no template changes.
+
+Both ABIs move rsp only in the prologue (pushes, then one allocation, then the xmm saves)
+and in the epilogue (one release, the pops, ret): the shape Win64 unwind codes describe
+and Windows' epilogue recognition expects (lint.check_stack_changes enforces it).
 """
 
 from dataclasses import dataclass
@@ -21,6 +27,8 @@ class Abi:
     caller_saved: Tuple[str, ...]       # scratch registers, free to clobber
     callee_saved: Tuple[str, ...]       # must be preserved: pushed when used
     first_stack_argument: int           # offset from rsp at entry of the first stack arg
+    callee_saved_vectors: Tuple[int, ...] = ()   # xmm numbers whose low 128 bits survive
+    red_zone: int = 0                   # bytes below rsp a leaf function may use
 
 
 SYSV = Abi(
@@ -29,9 +37,23 @@ SYSV = Abi(
     caller_saved=("rax", "r10", "r11", "r9", "r8", "rcx", "rdx", "rsi", "rdi"),
     callee_saved=("rbx", "rbp", "r12", "r13", "r14", "r15"),
     first_stack_argument=8,
+    red_zone=128,
 )
 
-ABIS = {SYSV.name: SYSV}
+# Microsoft x64: four register arguments; the caller reserves 32 bytes of shadow space
+# above the return address, so the fifth argument is at rsp + 40 at entry.  No red zone
+# (the body never writes below rsp anyway).  xmm6-xmm15 are callee-saved (their low 128
+# bits; the upper halves and zmm16-31, k0-k7 are volatile).
+WIN64 = Abi(
+    name="win64",
+    argument_registers=("rcx", "rdx", "r8", "r9"),
+    caller_saved=("rax", "r10", "r11", "r9", "r8", "rdx", "rcx"),
+    callee_saved=("rsi", "rdi", "rbx", "rbp", "r12", "r13", "r14", "r15"),
+    first_stack_argument=40,
+    callee_saved_vectors=tuple(range(6, 16)),
+)
+
+ABIS = {SYSV.name: SYSV, WIN64.name: WIN64}
 
 
 def get_abi(name: str) -> Abi:
@@ -56,8 +78,11 @@ class Function:
     """One generated function: its registers, prologue and epilogue."""
 
     def __init__(self, abi: Abi, name: str, args: List[str], temps: List[str],
-                 clear_upper: bool):
+                 clear_upper: bool, vector_registers=()):
+        """vector_registers: the numbers of the vector registers the body may write (the
+        plan's); those the ABI keeps callee-saved are saved in the prologue."""
         self.abi, self.name, self.clear_upper = abi, name, clear_upper
+        self.saved_vectors = sorted(set(vector_registers) & set(abi.callee_saved_vectors))
         self.regs: Dict[str, Gpr] = {}
         self.aliases: Dict[str, Tuple[str, str]] = {}   # name -> (first name, when)
         self.saved: List[str] = []
@@ -139,6 +164,20 @@ class Function:
                 pairs.append(f"{name}={reg.q}")
         return pairs
 
+    def _allocation(self) -> int:
+        """Bytes the prologue subtracts from rsp: the body's frame, then the xmm save area,
+        16-byte aligned (rsp is 8 mod 16 at entry, each push moves it by 8) so the saves
+        can be aligned stores."""
+        if not self.saved_vectors:
+            return self.frame
+        size = self.frame + 16 * len(self.saved_vectors)
+        if (8 + 8 * len(self.saved) + size) % 16:
+            size += 8
+        return size
+
+    def _vector_save_offset(self, index: int) -> int:
+        return self.frame + 16 * self.saved_vectors.index(index)
+
     def prologue(self) -> str:
         lines = [".text", ".align 32", f".function {self.name}", f"{self.name}:",
                  ".cfi_startproc", "endbr64"]
@@ -147,21 +186,29 @@ class Function:
         pushed = 8 * len(self.saved)
         for register, offset in self.stack_loads:
             lines.append(f"mov {register}, qword [rsp + {offset + pushed}]")
-        if self.frame:
-            lines += [f"sub rsp, {self.frame}", f".cfi_adjust {self.frame}"]
+        allocation = self._allocation()
+        if allocation:
+            lines += [f"sub rsp, {allocation}", f".cfi_adjust {allocation}"]
+        for index in self.saved_vectors:
+            offset = self._vector_save_offset(index)
+            lines += [f"vmovdqa xmmword [rsp + {offset}], xmm{index}",
+                      f".cfi_savexmm xmm{index}, {offset}"]
         return "\n".join(lines)
 
     def epilogue(self, xmm_only: bool = False) -> str:
         """xmm_only: this path wrote no ymm/zmm register, so the upper state is as the
         caller left it and vzeroupper (a few cycles on a short call) is skipped."""
         # Every generated function returns 0 (AESGEN_OK), so C callers can tail-call it.
-        lines = ["xor eax, eax"]
+        lines = [f"vmovdqa xmm{index}, xmmword [rsp + {self._vector_save_offset(index)}]"
+                 for index in self.saved_vectors]
+        lines.append("xor eax, eax")
         if xmm_only:
             lines.append(".xmm_only")
         elif self.clear_upper:
             lines.append("vzeroupper")
-        if self.frame:
-            lines += [f"add rsp, {self.frame}", f".cfi_adjust -{self.frame}"]
+        allocation = self._allocation()
+        if allocation:
+            lines += [f"add rsp, {allocation}", f".cfi_adjust -{allocation}"]
         for register in reversed(self.saved):
             lines += [f"pop {register}", f".cfi_pop {register}"]
         lines.append("ret")

@@ -10,7 +10,7 @@ import os
 import sys
 
 from . import VERSION, manifest, vendor
-from .abi import get_abi
+from .abi import ABIS, get_abi
 from .errors import TemplateError, UsageError
 from .isa import ISAS, get_isa
 from .knobs import KNOBS, parse_assignment, resolve
@@ -48,7 +48,8 @@ def build_parser():
                              help="one of: " + ", ".join(ISAS) + " (repeatable)")
         command.add_argument("--mode", action="append", metavar="MODE",
                              help="one of: " + ", ".join(MODES) + " (repeatable)")
-        command.add_argument("--abi", default="sysv", help="calling convention (sysv)")
+        command.add_argument("--abi", default="sysv",
+                             help="calling convention: " + ", ".join(ABIS) + " (show --os picks its own)")
         command.add_argument("knobs", nargs="*", metavar="KNOB=VALUE",
                              help="knob settings, see `list`")
     gen.add_argument("--out", default=os.path.join(REPO, "gen"),

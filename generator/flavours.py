@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from .errors import UsageError
 from .printers.apple import AppleAttPrinter
 from .printers.att import AttPrinter
+from .printers.win64 import Win64NasmPrinter
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,8 @@ FLAVOURS = {
                      "ELF, System V ABI, GNU as (also clang)"),
     "apple": Flavour("apple", "sysv", "S", AppleAttPrinter,
                      "Mach-O, System V ABI, clang -target x86_64-apple-macos"),
+    "win": Flavour("win", "win64", "asm", Win64NasmPrinter,
+                   "PE/COFF, Win64 ABI, nasm -f win64"),
 }
 
 

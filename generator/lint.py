@@ -3,7 +3,7 @@
 
 from .errors import TemplateError
 from .features import instruction_features
-from .model import Directive, Instr, Label, LabelRef, Mem, Reg
+from .model import Directive, Imm, Instr, Label, LabelRef, Mem, Reg
 
 JUMPS = {"jmp", "call", "ja", "jae", "jb", "jbe", "jc", "je", "jg", "jge", "jl", "jle",
          "jna", "jnae", "jnb", "jnbe", "jnc", "jne", "jng", "jnge", "jnl", "jnle", "jno",
@@ -121,52 +121,124 @@ def _writes_rsp(instr):
         isinstance(first, Reg) and first.name == "rsp")
 
 
-PROLOGUE_CFI = {"cfi_push", "cfi_adjust"}
-EPILOGUE_CFI = {"cfi_pop", "cfi_adjust"}
+STACK_CFI = {"cfi_push", "cfi_pop", "cfi_adjust", "cfi_savexmm"}
+
+
+def _is_rsp_memory(op):
+    return isinstance(op, Mem) and op.base == "rsp" and not op.index
+
+
+def _stack_change_text(s):
+    """The text of a statement that moves rsp or describes a stack change, else None."""
+    if isinstance(s, Directive) and s.name in STACK_CFI:
+        return f".{s.name} {', '.join(s.args)}"
+    if isinstance(s, Instr) and _writes_rsp(s):
+        return s.mnemonic
+    return None
+
+
+def _directive_is(s, name, *args):
+    return isinstance(s, Directive) and s.name == name and s.args == args
+
+
+def _prologue(items, start, function):
+    """Reads the prologue after endbr64 at items[start]: (pushed registers, the one
+    allocation or 0, the position after it).  Its shape is the one Win64 unwind codes
+    describe: the pushes (each with .cfi_push), the stack-argument loads, one allocation
+    (with .cfi_adjust), then the xmm saves into the frame (each with .cfi_savexmm)."""
+    position, pushed, allocation = start + 1, [], 0
+
+    def at(offset=0):
+        return items[position + offset] if position + offset < len(items) else None
+
+    while isinstance(at(), Instr) and at().mnemonic == "push":
+        register = at().operands[0].name
+        if not _directive_is(at(1), "cfi_push", register):
+            raise TemplateError(f"{function}: 'push {register}' without its .cfi_push")
+        pushed.append(register)
+        position += 2
+    while (isinstance(at(), Instr) and at().mnemonic == "mov"
+           and isinstance(at().operands[0], Reg) and _is_rsp_memory(at().operands[1])):
+        position += 1
+    if isinstance(at(), Instr) and at().mnemonic == "sub" and _writes_rsp(at()):
+        amount = at().operands[1].value if isinstance(at().operands[1], Imm) else None
+        if amount is None or not _directive_is(at(1), "cfi_adjust", str(amount)):
+            raise TemplateError(f"{function}: the frame allocation without its .cfi_adjust")
+        allocation = amount
+        position += 2
+    while (isinstance(at(), Instr) and at().mnemonic == "vmovdqa"
+           and _is_rsp_memory(at().operands[0]) and isinstance(at().operands[1], Reg)):
+        register, offset = at().operands[1].name, at().operands[0].disp
+        if not _directive_is(at(1), "cfi_savexmm", register, str(offset)):
+            raise TemplateError(f"{function}: the save of {register} without its .cfi_savexmm")
+        position += 2
+    return pushed, allocation, position
+
+
+def _epilogue(items, start, function, pushed, allocation):
+    """Checks the epilogue from items[start] to its ret: the release of the whole
+    allocation (with .cfi_adjust), then the pops in reverse push order (each with
+    .cfi_pop), then ret: the only form Windows' unwinder recognizes as an epilogue."""
+    position = start
+    expected = []
+    if allocation:
+        expected += [("add", allocation), ("cfi_adjust", str(-allocation))]
+    for register in reversed(pushed):
+        expected += [("pop", register), ("cfi_pop", register)]
+    expected.append(("ret", None))
+    for what, argument in expected:
+        s = items[position] if position < len(items) else None
+        if what == "add":
+            ok = (isinstance(s, Instr) and s.mnemonic == "add" and _writes_rsp(s)
+                  and isinstance(s.operands[1], Imm) and s.operands[1].value == argument)
+        elif what == "pop":
+            ok = isinstance(s, Instr) and s.mnemonic == "pop" and s.operands[0].name == argument
+        elif what == "ret":
+            ok = isinstance(s, Instr) and s.mnemonic == "ret"
+        else:
+            ok = _directive_is(s, what, argument)
+        if not ok:
+            text = _stack_change_text(s) if s is not None else None
+            if text is None and isinstance(s, Instr):
+                text = s.mnemonic
+            raise TemplateError(
+                f"{function}: '{text or 'end of function'}' where the epilogue needs "
+                f"'{what}{' ' + argument if isinstance(argument, str) else ''}' "
+                f"{'' if what == 'ret' else '(release the whole frame, pop in reverse order)'}; "
+                "rsp moves only in the ABI's prologue and epilogue (use a stack slot)")
+        position += 1
+    return position
 
 
 def check_stack_changes(statements):
-    """rsp moves only in a function's prologue (its pushes, stack-argument loads, frame)
-    and in an epilogue (frame release, pops, ret), both written by abi.Function: the body
-    addresses one fixed frame, so its CFI is right by construction.  A mid-body push or
-    pop (and its .cfi_adjust) is refused; a value that must outlive the registers goes
-    into a stack slot the function reserves (Function.reserve_slots)."""
+    """rsp moves only in a function's prologue (pushes, stack-argument loads, one frame
+    allocation, xmm saves) and in its epilogues (one release, the pops in reverse, ret),
+    both written by abi.Function and each step with its CFI directive: the body
+    addresses one fixed frame, so the DWARF CFI and the Win64 unwind codes (which can
+    describe nothing else) are right by construction.  A mid-body push or pop is
+    refused; a value that must outlive the registers goes into a stack slot the
+    function reserves (Function.reserve_slots)."""
     items = [s for s in statements if isinstance(s, (Instr, Label, Directive))]
-    in_prologue = False
-    for position, s in enumerate(items):
-        if isinstance(s, Instr) and s.mnemonic == "endbr64":
-            in_prologue = True
+    function, pushed, allocation, position = None, [], 0, 0
+    while position < len(items):
+        s = items[position]
+        if isinstance(s, Directive) and s.name == "function":
+            function = s.args[0]
+        elif isinstance(s, Directive) and s.name == "endfunction":
+            function = None
+        if isinstance(s, Instr) and s.mnemonic == "endbr64" and function:
+            pushed, allocation, position = _prologue(items, position, function)
             continue
-        if isinstance(s, Directive) and s.name in PROLOGUE_CFI | EPILOGUE_CFI:
-            stack_change, text = True, f".{s.name} {' '.join(s.args)}"
-        elif isinstance(s, Instr) and _writes_rsp(s):
-            stack_change, text = True, s.mnemonic
-        else:
-            stack_change = False
-        if in_prologue:
-            loads_argument = (isinstance(s, Instr) and s.mnemonic == "mov"
-                              and isinstance(s.operands[1], Mem)
-                              and s.operands[1].base == "rsp")
-            if (stack_change and (not isinstance(s, Instr) or s.mnemonic in ("push", "sub"))
-                    and not (isinstance(s, Directive) and s.name == "cfi_pop")) \
-                    or loads_argument:
-                continue
-            in_prologue = False
-        if not stack_change:
+        text = _stack_change_text(s)
+        if text is not None:
+            if function is None:
+                raise TemplateError(f"'{text}' moves the stack outside any function")
+            position = _epilogue(items, position, function, pushed, allocation)
             continue
-        # an epilogue: from here to the ret only frame release, pops and their CFI
-        for later in items[position:]:
-            if isinstance(later, Instr) and later.mnemonic == "ret":
-                break
-            if isinstance(later, Directive) and later.name in EPILOGUE_CFI:
-                continue
-            if isinstance(later, Instr) and later.mnemonic in ("pop", "add") \
-                    and _writes_rsp(later):
-                continue
-            raise TemplateError(f"'{text}' moves the stack in a function body; only the "
-                                "ABI's prologue and epilogue may (use a stack slot)")
-        else:
-            raise TemplateError(f"'{text}' moves the stack outside any function")
+        if isinstance(s, Instr) and s.mnemonic == "ret" and function:
+            position = _epilogue(items, position, function, pushed, allocation)
+            continue
+        position += 1
 
 
 def check_mca_markers(statements):
@@ -189,11 +261,46 @@ def check_mca_markers(statements):
         raise TemplateError("no LLVM-MCA region marks the main loop")
 
 
-def lint(statements, isa):
+def check_callee_saved_vectors(statements, abi):
+    """Every vector register the ABI keeps callee-saved (Win64: xmm6-xmm15) that a
+    function touches is one its prologue saves (a .cfi_savexmm of that function)."""
+    function, saved, used = None, set(), {}
+    for s in statements + [Directive("function", ("",))]:
+        if isinstance(s, Directive) and s.name in ("function", "endfunction"):
+            for index, mnemonic in sorted(used.items()):
+                if index not in saved:
+                    raise TemplateError(
+                        f"{function}: '{mnemonic}' uses xmm{index}, which the {abi.name} ABI "
+                        "keeps callee-saved, and the prologue does not save it (add the "
+                        "register's group to the function's plan)")
+            function, saved, used = (s.args[0] if s.name == "function" else None), set(), {}
+        elif isinstance(s, Directive) and s.name == "cfi_savexmm":
+            saved.add(int(s.args[0][3:]))
+        elif isinstance(s, Instr) and function:
+            for reg in _registers(s):
+                if reg.is_vector and reg.index in abi.callee_saved_vectors:
+                    used.setdefault(reg.index, s.mnemonic)
+
+
+def check_red_zone(statements, abi):
+    """No memory operand below rsp beyond the ABI's red zone (Win64 has none: an
+    exception or an APC may overwrite anything below rsp at any time)."""
+    for s in statements:
+        if isinstance(s, Instr):
+            for op in s.operands:
+                if isinstance(op, Mem) and op.base == "rsp" and op.disp < -abi.red_zone:
+                    raise TemplateError(f"'{s.mnemonic}' addresses [rsp - {-op.disp}], below "
+                                        f"the {abi.name} ABI's red zone of {abi.red_zone} bytes")
+
+
+def lint(statements, isa, abi=None):
     check_no_legacy_sse(statements)
     check_isa_registers(statements, isa)
     check_twin_safe_moves(statements)
     check_labels(statements)
     check_functions(statements, clear_upper=True)
     check_stack_changes(statements)
+    if abi is not None:
+        check_callee_saved_vectors(statements, abi)
+        check_red_zone(statements, abi)
     check_mca_markers(statements)

@@ -39,6 +39,7 @@ DIRECTIVES = {
     "cfi_push": (1, 1),         # a register was pushed: CFA moves by 8, register saved there
     "cfi_pop": (1, 1),          # the register was popped
     "cfi_adjust": (1, 1),       # rsp changed by N bytes (positive: allocated)
+    "cfi_savexmm": (2, 2),      # xmmN was stored at [rsp + offset] (Win64 callee-saved)
     "notes": (0, 0),            # .note.GNU-stack and .note.gnu.property (IBT, SHSTK)
     "xmm_only": (0, 0),         # the path to the next ret wrote no ymm/zmm register
 }

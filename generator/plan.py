@@ -114,7 +114,7 @@ class Plan:
         """The Function of self.functions[key] for this ABI; symbol(base) -> its name."""
         spec = self.functions[key]
         fn = Function(abi, symbol(spec.base), list(spec.args), list(spec.temps),
-                      clear_upper=True)
+                      clear_upper=True, vector_registers=self.vector_indices(spec))
         for name, existing, when in spec.aliases:
             fn.alias(name, existing, when)
         if spec.stack:
@@ -123,6 +123,20 @@ class Plan:
             fn.reserve_slots(spec.slots)
         fn.plan = spec
         return fn
+
+    def vector_indices(self, spec: FunctionPlan) -> List[int]:
+        """The numbers of the vector registers a function may write: its groups' (every
+        register of the plan when it names none)."""
+        if spec.vector_groups is None:
+            return sorted({reg.index for reg in self.vregs.assigned})
+        indices = set()
+        for group in self.groups:
+            if group in spec.vector_groups:
+                value = self.R[group]
+                regs = (list(value.values()) if isinstance(value, dict)
+                        else value if isinstance(value, list) else [value])
+                indices |= {reg.index for reg in regs}
+        return sorted(indices)
 
     def vector_pairs(self, groups=None) -> List[str]:
         pairs = []

@@ -166,7 +166,7 @@ def build(mode: Mode, isa: Isa, knobs, abi: Abi, printers=None,
         neutral += "\n" + render_neutral(other, abi, variant)
     try:
         statements = parse(neutral)
-        lint(statements, isa)
+        lint(statements, isa, abi)
     except TemplateError as error:
         raise TemplateError(f"{mode.name}/{isa.name}: {error}") from None
     lines = header(mode, isa, knobs, abi,

@@ -9,12 +9,13 @@ Part 2: the C test binary, $(BUILD)/tests/aesgen_tests, whose last line is
 Part 3: tests/fuzz/run.py: every fuzz corpus file through every libFuzzer
         target ($(BUILD)-fuzz/fuzz_*), then a few seconds of fuzzing per target.
 Part 4: tests/ct/run.py: the constant-time check under valgrind.
-Parts 3 and 4 report the same summary line as part 2.
+Part 5: tests/win/run.py: the Windows x64 test program under wine.
+Parts 3 to 5 report the same summary line as part 2.
 The last line printed is `N passed, N failed, N skipped` (totals); the exit
 status is 1 if anything failed.
 
 Usage: python3 tests/run.py --build BUILD_DIR [--skip-python] [--skip-c] [--skip-fuzz]
-                            [--skip-ct]
+                            [--skip-ct] [--skip-win]
 """
 
 import argparse
@@ -139,6 +140,12 @@ def run_ct_check(build):
                                             "--build", build])
 
 
+def run_win_tests(build):
+    """The Windows x64 program under wine (tests/win/run.py)."""
+    return run_summary_program("windows", [sys.executable, os.path.join(REPO, "tests", "win", "run.py"),
+                                           "--build", build])
+
+
 def run_summary_program(label, argv):
     """Runs a program whose last line is `N passed, N failed[, N skipped]`, echoing
     its output; a crash, a timeout or a missing summary counts as one failure."""
@@ -199,6 +206,7 @@ def main():
     parser.add_argument("--skip-c", action="store_true", help="only the Python tests")
     parser.add_argument("--skip-fuzz", action="store_true", help="no fuzz replay or run")
     parser.add_argument("--skip-ct", action="store_true", help="no constant-time check")
+    parser.add_argument("--skip-win", action="store_true", help="no Windows tests under wine")
     args = parser.parse_args()
     build = os.path.abspath(args.build)
     os.chdir(REPO)
@@ -218,6 +226,9 @@ def main():
     if not args.skip_ct:
         totals.add(timed("Constant-time check under valgrind (tests/ct/run.py)",
                          lambda: run_ct_check(build)))
+    if not args.skip_win:
+        totals.add(timed("Windows x64 under wine (tests/win/run.py, "
+                         + os.path.relpath(build, REPO) + "/win)", lambda: run_win_tests(build)))
     say(f"== all tests: {time.monotonic() - start:.1f} s")
     say(totals.line())
     return 1 if totals.failed else 0

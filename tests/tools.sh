@@ -5,8 +5,10 @@
 # (the install/consumer test, tests/python/test_install.py), and clang (assembles the
 # macOS flavour, tests/python/test_apple.py; builds the fuzz targets and the
 # constant-time check, tests/fuzz, tests/ct) with its libFuzzer/sanitizer runtimes
-# (libclang-rt-N-dev for clang N) and valgrind with its client-request headers; meson
-# and ninja (the vendored bundle's Meson consumer, tests/python/test_vendor.py).
+# (libclang-rt-N-dev for clang N), valgrind with its client-request headers, meson
+# and ninja (the vendored bundle's Meson consumer, tests/python/test_vendor.py), and
+# mingw-w64 and wine (the Windows x64 test program, tests/win; Debian 12's wine needs
+# wine64 for 64-bit programs).
 # Quiet when all are there.  As root, installs what is missing with apt-get;
 # otherwise exits 2 naming the Debian packages to install.
 set -u
@@ -57,6 +59,9 @@ check_all() {
     need_fuzzer_runtime
     need valgrind valgrind
     need_file /usr/include/valgrind/memcheck.h valgrind
+    need x86_64-w64-mingw32-gcc gcc-mingw-w64-x86-64
+    need wine wine
+    need_file /usr/lib/wine/wine64 wine64
 }
 
 # Two rounds: the libFuzzer runtime's package is named after the clang version,

@@ -130,6 +130,9 @@ class AttPrinter(Printer):
     def directive_cfi_adjust(self, amount):
         return [f"{INDENT}.cfi_adjust_cfa_offset {amount}"]
 
+    def directive_cfi_savexmm(self, reg, offset):
+        return [f"{INDENT}.cfi_rel_offset %{reg}, {offset}"]
+
     def directive_xmm_only(self):
         return ["# only xmm registers were written on this path: no vzeroupper needed"]
 

@@ -22,7 +22,8 @@ struct abi_call {
     void (*fn)(void);          /*   0 */
     uint64_t args[6];          /*   8: rdi, rsi, rdx, rcx, r8, r9 */
     uint64_t flags;            /*  56: ABI_FLAG_* */
-    uint64_t clobbered;        /*  64: bit i: callee-saved reg i (rbx rbp r12 r13 r14 r15) changed */
+    uint64_t clobbered;        /*  64: bit i: callee-saved reg i (rbx rbp r12 r13 r14 r15, on
+                                *      Win64 also rdi rsi xmm6..xmm15: ABI_CALLEE_SAVED_NAMES) changed */
     uint64_t rsp_moved;        /*  72: rsp differed after the call */
     uint64_t df_set;           /*  80: the direction flag was set on return */
     uint64_t xinuse;           /*  88: XINUSE right after the call */
@@ -31,13 +32,25 @@ struct abi_call {
     uint32_t mxcsr_post;       /* 108 */
     uint16_t fcw_pre;          /* 112 */
     uint16_t fcw_post;         /* 114 */
+    uint64_t stack_clobbered;  /* 120: Win64: the caller's stack above the shadow space and
+                                *      stack arguments changed */
+    uint64_t single_step;      /* 128: Win64: trap on every instruction (tests/win/test_unwind.c) */
 };
+
+/* The names of struct abi_call's clobbered bits. */
+#define ABI_CALLEE_SAVED_NAMES { "rbx", "rbp", "r12", "r13", "r14", "r15", "rdi", "rsi", \
+    "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15" }
 
 _Static_assert(offsetof(struct abi_call, flags) == 56, "abi_thunk.S CALL_FLAGS");
 _Static_assert(offsetof(struct abi_call, xinuse_pre) == 96, "abi_thunk.S CALL_XINUSE_PRE");
 _Static_assert(offsetof(struct abi_call, fcw_post) == 114, "abi_thunk.S CALL_FCW_POST");
+_Static_assert(offsetof(struct abi_call, single_step) == 128, "abi_thunk_win64.S CALL_SINGLE_STEP");
 
 void aesgen_test_abi_call(struct abi_call *call);
+
+/* Called around every call abi_call_through_thunk makes (after false: before it), if
+ * set: the Windows unwind test (tests/win/test_unwind.c) single-steps calls with it. */
+extern void (*abi_call_hook)(struct abi_call *call, int after);
 
 /* test_abi.c, shared by the ABI groups (abi, xts-abi, gcm-abi). */
 /* Calls fn(args[0..5]) through the thunk with the flags this CPU allows. */

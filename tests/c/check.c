@@ -134,7 +134,9 @@ void check_set_group(const char *group)
     static bool handlers_installed;
     if (!handlers_installed) {
         signal(SIGSEGV, on_fatal_signal);
+#ifdef SIGBUS
         signal(SIGBUS, on_fatal_signal);
+#endif
         signal(SIGILL, on_fatal_signal);
         signal(SIGFPE, on_fatal_signal);
         handlers_installed = true;

@@ -13,7 +13,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __MINGW32__   /* built with __USE_MINGW_ANSI_STDIO: C99 formats (%zu) */
+#define CHECK_PRINTF(fmt_index) __attribute__((format(gnu_printf, fmt_index, fmt_index + 1)))
+#else
 #define CHECK_PRINTF(fmt_index) __attribute__((format(printf, fmt_index, fmt_index + 1)))
+#endif
 
 /* Counts one check; on failure prints "FAIL: <name>". Returns ok. */
 bool check(bool ok, const char *name_fmt, ...) CHECK_PRINTF(2);

@@ -1,12 +1,22 @@
 /* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
-/* The OpenSSL oracle and an independent AES key schedule. */
+/*
+ * The OpenSSL oracle and an independent AES key schedule.
+ *
+ * Built with AESGEN_TEST_NO_OPENSSL (the Windows test under wine: there is no OpenSSL
+ * for mingw), the oracle is the tests' own AES instead: the FIPS-197 cipher and inverse
+ * cipher from their definitions, on the key schedule below; CTR and OpenSSL's XTS are
+ * then built from it (ref_ctr from counter blocks, ref_xts_evp is ref_xts_ecb).
+ */
 #include "reference.h"
 
+#ifndef AESGEN_TEST_NO_OPENSSL
 #include <openssl/evp.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#ifndef AESGEN_TEST_NO_OPENSSL
 static const EVP_CIPHER *ctr_cipher(size_t key_len)
 {
     switch (key_len) {
@@ -25,12 +35,6 @@ static const EVP_CIPHER *ecb_cipher(size_t key_len)
     case 32: return EVP_aes_256_ecb();
     }
     return NULL;
-}
-
-void ref_die(const char *what)
-{
-    fprintf(stderr, "reference (OpenSSL) failed: %s\n", what);
-    exit(3);
 }
 
 static EVP_CIPHER_CTX *shared_evp_ctx(void)
@@ -65,6 +69,14 @@ void ref_ecb_encrypt(const uint8_t *key, size_t key_len, uint8_t *dst, const uin
     evp_run(ecb_cipher(key_len), key, NULL, dst, src, len);
 }
 
+#endif
+
+void ref_die(const char *what)
+{
+    fprintf(stderr, "reference (%s) failed: %s\n", REFERENCE_NAME, what);
+    exit(3);
+}
+
 void ref_xor_keystream(const uint8_t *key, size_t key_len, uint8_t *counter_blocks, uint8_t *dst,
                        const uint8_t *src, size_t len)
 {
@@ -77,7 +89,20 @@ void ref_xor_keystream(const uint8_t *key, size_t key_len, uint8_t *counter_bloc
 void ref_ctr(const uint8_t *key, size_t key_len, const uint8_t iv[16],
              uint8_t *dst, const uint8_t *src, size_t len)
 {
+#ifndef AESGEN_TEST_NO_OPENSSL
     evp_run(ctr_cipher(key_len), key, iv, dst, src, len);
+#else
+    size_t blocks = (len + 15) / 16;
+    uint8_t *stream = calloc(blocks + 1, 16);
+    if (!stream)
+        ref_die("calloc");
+    for (size_t j = 0; j < blocks; j++) {
+        memcpy(stream + 16 * j, iv, 16);
+        ref_counter_add(stream + 16 * j, j);
+    }
+    ref_xor_keystream(key, key_len, stream, dst, src, len);
+    free(stream);
+#endif
 }
 
 static void le128_xor_index(uint8_t block[16], const uint8_t iv[16], uint64_t first, uint64_t j)
@@ -95,9 +120,9 @@ void ref_xctr(const uint8_t *key, size_t key_len, const uint8_t iv[16], uint64_t
               uint8_t *dst, const uint8_t *src, size_t len)
 {
     size_t blocks = (len + 15) / 16;
-    uint8_t *stream = malloc(blocks * 16 + 16);
+    uint8_t *stream = calloc(blocks + 1, 16);
     if (!stream)
-        ref_die("malloc");
+        ref_die("calloc");
     for (size_t j = 0; j < blocks; j++)
         le128_xor_index(stream + 16 * j, iv, first_index, j);
     ref_xor_keystream(key, key_len, stream, dst, src, len);
@@ -154,7 +179,7 @@ static uint8_t sbox(uint8_t x)
     return s ^ 0x63;
 }
 
-void ref_expand_key(const uint8_t *key, size_t key_len, aesgen_aes_key *out)
+static const uint8_t *sbox_table(void)
 {
     static uint8_t sb[256];
     static int sbox_ready;
@@ -163,6 +188,12 @@ void ref_expand_key(const uint8_t *key, size_t key_len, aesgen_aes_key *out)
             sb[i] = sbox((uint8_t)i);
         sbox_ready = 1;
     }
+    return sb;
+}
+
+void ref_expand_key(const uint8_t *key, size_t key_len, aesgen_aes_key *out)
+{
+    const uint8_t *sb = sbox_table();
     size_t nk = key_len / 4, rounds = nk + 6, total_words = 4 * (rounds + 1);
     uint8_t w[60][4];
     uint8_t rcon = 1;
@@ -189,8 +220,84 @@ void ref_expand_key(const uint8_t *key, size_t key_len, aesgen_aes_key *out)
     out->rounds = (uint32_t)rounds;
 }
 
+#ifdef AESGEN_TEST_NO_OPENSSL
+/* ---- The tests' own AES (FIPS-197 sections 5.1 and 5.3) ------------------- */
+
+/* state[r + 4c]: row r of column c, the byte order of blocks and round keys. */
+static void add_round_key(uint8_t state[16], const uint8_t rk[16])
+{
+    for (int i = 0; i < 16; i++)
+        state[i] ^= rk[i];
+}
+
+static uint8_t xtime(uint8_t a)
+{
+    return (uint8_t)(a << 1 ^ (a & 0x80 ? 0x1b : 0));
+}
+
+static void own_aes_block(int encrypt, const aesgen_aes_key *k, const uint8_t in[16],
+                          uint8_t out[16])
+{
+    static uint8_t inv_sb[256];
+    static int inv_ready;
+    const uint8_t *sb = sbox_table();
+    if (!inv_ready) {
+        for (int i = 0; i < 256; i++)
+            inv_sb[sb[i]] = (uint8_t)i;
+        inv_ready = 1;
+    }
+    uint8_t s[16], t[16];
+    int rounds = (int)k->rounds;
+    memcpy(s, in, 16);
+    if (encrypt) {
+        add_round_key(s, k->rk[0]);
+        for (int round = 1; round <= rounds; round++) {
+            for (int i = 0; i < 16; i++)            /* SubBytes, ShiftRows */
+                t[i] = sb[s[(i % 4) + 4 * ((i / 4 + i % 4) % 4)]];
+            if (round < rounds) {
+                for (int c = 0; c < 4; c++) {       /* MixColumns: 2a_i ^ 3a_i+1 ^ ... */
+                    const uint8_t *a = t + 4 * c;
+                    for (int r = 0; r < 4; r++) {
+                        uint8_t a1 = a[(r + 1) % 4];
+                        s[4 * c + r] = xtime(a[r]) ^ xtime(a1) ^ a1 ^ a[(r + 2) % 4]
+                                       ^ a[(r + 3) % 4];
+                    }
+                }
+            } else {
+                memcpy(s, t, 16);
+            }
+            add_round_key(s, k->rk[round]);
+        }
+    } else {
+        add_round_key(s, k->rk[rounds]);
+        for (int round = rounds - 1; round >= 0; round--) {
+            for (int i = 0; i < 16; i++)            /* InvShiftRows, InvSubBytes */
+                t[(i % 4) + 4 * ((i / 4 + i % 4) % 4)] = inv_sb[s[i]];
+            add_round_key(t, k->rk[round]);
+            if (round > 0)
+                ref_inv_mix_columns(t, s);
+            else
+                memcpy(s, t, 16);
+        }
+    }
+    memcpy(out, s, 16);
+}
+
+void ref_ecb_encrypt(const uint8_t *key, size_t key_len, uint8_t *dst, const uint8_t *src,
+                     size_t len)
+{
+    aesgen_aes_key k;
+    if (key_len != 16 && key_len != 24 && key_len != 32)
+        ref_die("ref_ecb_encrypt: bad key size");
+    ref_expand_key(key, key_len, &k);
+    for (size_t i = 0; i + 16 <= len; i += 16)
+        own_aes_block(1, &k, src + i, dst + i);
+}
+#endif
+
 /* ---- XTS ------------------------------------------------------------------ */
 
+#ifndef AESGEN_TEST_NO_OPENSSL
 static const EVP_CIPHER *xts_cipher(size_t key_len)
 {
     switch (key_len) {
@@ -214,6 +321,54 @@ void ref_xts_evp(int encrypt, const uint8_t *key, size_t key_len, const uint8_t 
         ref_die("EVP_CipherUpdate (XTS)");
 }
 
+/* K1's ECB cipher in one direction, keyed once per XTS call. */
+typedef EVP_CIPHER_CTX *block_cipher;
+
+static block_cipher block_cipher_init(int encrypt, const uint8_t *key, size_t key_len)
+{
+    static EVP_CIPHER_CTX *data_ctx;
+    if (!data_ctx && !(data_ctx = EVP_CIPHER_CTX_new()))
+        ref_die("EVP_CIPHER_CTX_new");
+    if (EVP_CipherInit_ex(data_ctx, ecb_cipher(key_len), NULL, key, NULL, encrypt ? 1 : 0) != 1)
+        ref_die("EVP_CipherInit_ex (ECB)");
+    EVP_CIPHER_CTX_set_padding(data_ctx, 0);
+    return data_ctx;
+}
+
+static void block_cipher_run(block_cipher c, uint8_t x[16])
+{
+    int out_len = 0;
+    if (EVP_CipherUpdate(c, x, &out_len, x, 16) != 1 || out_len != 16)
+        ref_die("EVP_CipherUpdate (ECB block of XTS)");
+}
+#else
+void ref_xts_evp(int encrypt, const uint8_t *key, size_t key_len, const uint8_t tweak[16],
+                 uint8_t *dst, const uint8_t *src, size_t len)
+{
+    ref_xts_ecb(encrypt, key, key_len, tweak, dst, src, len);
+}
+
+typedef struct { int encrypt; aesgen_aes_key key; } *block_cipher;
+
+static block_cipher block_cipher_init(int encrypt, const uint8_t *key, size_t key_len)
+{
+    static struct { int encrypt; aesgen_aes_key key; } keyed;
+    keyed.encrypt = encrypt;
+    ref_expand_key(key, key_len, &keyed.key);
+    return (block_cipher)&keyed;
+}
+
+static void block_cipher_run(block_cipher c, uint8_t x[16])
+{
+    own_aes_block(c->encrypt, &c->key, x, x);
+}
+#endif
+
+static int xts_key_half_ok(size_t half)
+{
+    return half == 16 || half == 24 || half == 32;
+}
+
 /* T * x in GF(2^128), little-endian bytes, reduction 0x87 (IEEE 1619 5.2). */
 static void xts_mul_x(uint8_t t[16])
 {
@@ -223,16 +378,14 @@ static void xts_mul_x(uint8_t t[16])
     t[0] = (uint8_t)(t[0] << 1) ^ (carry ? 0x87 : 0);
 }
 
-/* One block: out = AES_K1(in XOR t) XOR t, with the keyed ECB context c. */
-static void xts_block(EVP_CIPHER_CTX *c, const uint8_t t[16], const uint8_t in[16],
+/* One block: out = AES_K1(in XOR t) XOR t, with the keyed ECB cipher c. */
+static void xts_block(block_cipher c, const uint8_t t[16], const uint8_t in[16],
                       uint8_t out[16])
 {
     uint8_t x[16];
-    int out_len = 0;
     for (int i = 0; i < 16; i++)
         x[i] = in[i] ^ t[i];
-    if (EVP_CipherUpdate(c, x, &out_len, x, 16) != 1 || out_len != 16)
-        ref_die("EVP_CipherUpdate (ECB block of XTS)");
+    block_cipher_run(c, x);
     for (int i = 0; i < 16; i++)
         out[i] = x[i] ^ t[i];
 }
@@ -246,17 +399,12 @@ static void xts_block(EVP_CIPHER_CTX *c, const uint8_t t[16], const uint8_t in[1
 void ref_xts_ecb(int encrypt, const uint8_t *key, size_t key_len, const uint8_t tweak[16],
                  uint8_t *dst, const uint8_t *src, size_t len)
 {
-    static EVP_CIPHER_CTX *data_ctx;
     size_t half = key_len / 2, full = len / 16, tail = len % 16;
-    if (len < 16 || !ecb_cipher(half))
+    if (len < 16 || !xts_key_half_ok(half))
         ref_die("ref_xts_ecb: bad length or key size");
-    if (!data_ctx && !(data_ctx = EVP_CIPHER_CTX_new()))
-        ref_die("EVP_CIPHER_CTX_new");
     uint8_t t[16];
-    evp_run(ecb_cipher(half), key + half, NULL, t, tweak, 16);      /* T = AES_K2(tweak) */
-    if (EVP_CipherInit_ex(data_ctx, ecb_cipher(half), NULL, key, NULL, encrypt ? 1 : 0) != 1)
-        ref_die("EVP_CipherInit_ex (ECB)");
-    EVP_CIPHER_CTX_set_padding(data_ctx, 0);
+    ref_ecb_encrypt(key + half, half, t, tweak, 16);                /* T = AES_K2(tweak) */
+    block_cipher data_ctx = block_cipher_init(encrypt, key, half);
 
     size_t plain_blocks = tail ? full - 1 : full;
     for (size_t j = 0; j < plain_blocks; j++) {
@@ -281,7 +429,7 @@ void ref_xts(int encrypt, const uint8_t *key, size_t key_len, const uint8_t twea
              uint8_t *dst, const uint8_t *src, size_t len)
 {
     size_t half = key_len / 2;
-    if (xts_cipher(key_len) && memcmp(key, key + half, half) != 0)
+    if ((key_len == 32 || key_len == 64) && memcmp(key, key + half, half) != 0)
         ref_xts_evp(encrypt, key, key_len, tweak, dst, src, len);
     else
         ref_xts_ecb(encrypt, key, key_len, tweak, dst, src, len);

@@ -12,6 +12,14 @@
 
 #include "aesgen.h"
 
+/* The oracle's name in check messages: OpenSSL, or (built with AESGEN_TEST_NO_OPENSSL,
+ * the Windows test) the tests' own AES that stands in for it (reference.c). */
+#ifdef AESGEN_TEST_NO_OPENSSL
+#define REFERENCE_NAME "the tests' own AES"
+#else
+#define REFERENCE_NAME "OpenSSL"
+#endif
+
 /* The oracle failing is a broken test environment, not a failed check: says
  * what failed and exits with status 3. */
 _Noreturn void ref_die(const char *what);

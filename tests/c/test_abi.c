@@ -65,6 +65,8 @@ void abi_check_every_function_called(const char *isa, const char *mode)
     }
 }
 
+void (*abi_call_hook)(struct abi_call *call, int after);
+
 struct abi_call abi_call_through_thunk(void (*fn)(void), const uint64_t args[6])
 {
     if (!was_called(fn) && called_count < MAX_CALLED)
@@ -75,7 +77,11 @@ struct abi_call abi_call_through_thunk(void (*fn)(void), const uint64_t args[6])
     if (args)
         memcpy(call.args, args, sizeof call.args);
     call.flags = harness_flags();
+    if (abi_call_hook)
+        abi_call_hook(&call, 0);
     aesgen_test_abi_call(&call);
+    if (abi_call_hook)
+        abi_call_hook(&call, 1);
     return call;
 }
 
@@ -83,7 +89,7 @@ struct abi_call abi_call_through_thunk(void (*fn)(void), const uint64_t args[6])
 const char *abi_violation(const struct abi_call *c)
 {
     static char why[200];
-    static const char *const reg_names[6] = { "rbx", "rbp", "r12", "r13", "r14", "r15" };
+    static const char *const reg_names[] = ABI_CALLEE_SAVED_NAMES;
     if (c->clobbered) {
         int i = __builtin_ctzll(c->clobbered);
         snprintf(why, sizeof why, "callee-saved %s not preserved (mask %#llx)", reg_names[i],
@@ -92,6 +98,8 @@ const char *abi_violation(const struct abi_call *c)
     }
     if (c->rsp_moved)
         return "rsp not restored";
+    if (c->stack_clobbered)
+        return "wrote the caller's stack above its shadow space and stack arguments";
     if (c->df_set)
         return "returned with the direction flag set";
     if (c->mxcsr_pre != c->mxcsr_post)
@@ -197,7 +205,7 @@ static void run_direct(const struct test_isa *isa, const struct direct_case *d,
     struct abi_call c = abi_call_through_thunk(fn, args);
     const char *why = abi_violation(&c);
     check(why == NULL, "%s: ABI (%s)", name, why ? why : "");
-    check_bytes(dst_data, want, d->len, "%s: output matches OpenSSL", name);
+    check_bytes(dst_data, want, d->len, "%s: output matches " REFERENCE_NAME, name);
     check(guarded_intact(&dst) && guarded_intact(&src)
           && (d->in_place || memcmp(src.data, pt, d->len) == 0)
           && ctr_arg[0] == d->start[0] && ctr_arg[1] == d->start[1]

@@ -24,6 +24,7 @@
 #include "gcm_harness.h"
 #include "harness.h"
 #include "isa.h"
+#include "reference.h"
 #include "tests.h"
 #include "vectors.h"
 
@@ -175,14 +176,14 @@ static void reference_self_test(const struct gcm_vector *cases, size_t n)
                             v->aad_len, out, v->pt, v->len, tag, 16);
                 ok = ok && memcmp(out, v->ct, v->len) == 0 && memcmp(tag, v->tag, v->tag_len) == 0;
             }
-            evp_ok &= check(ok, "test reference (OpenSSL) %s \"%s\"",
+            evp_ok &= check(ok, "test reference (" REFERENCE_NAME ") %s \"%s\"",
                             v->valid ? "reproduces" : "rejects", v->id);
             evp_checked++;
         }
         free(out);
         free(pt);
     }
-    check_note("gcm references: OpenSSL agrees with %zu cases%s, the tests' own GCM with %zu%s",
+    check_note("gcm references: " REFERENCE_NAME " agrees with %zu cases%s, the tests' own GCM with %zu%s",
                evp_checked, evp_ok ? "" : " (NOT ALL)", own_checked, own_ok ? "" : " (NOT ALL)");
 }
 
