@@ -30,8 +30,8 @@ UWOP_PUSH_NONVOL, UWOP_ALLOC_LARGE, UWOP_ALLOC_SMALL, UWOP_SAVE_XMM128 = 0, 1, 2
 
 
 class Win64NasmPrinter(NasmPrinter):
-    def __init__(self):
-        super().__init__()
+    def __init__(self, symbol_prefix: str = ""):
+        super().__init__(symbol_prefix)
         self.functions = []         # [(name, [(label, op, argument)])] in file order
         self.current = None
 
