@@ -17,7 +17,7 @@ import itertools
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
-from . import layout
+from . import ghash_schedule, layout
 from .abi import Abi, Function
 from .isa import Isa
 from .knobs import KNOBS
@@ -327,6 +327,46 @@ class GcmPlan(Plan):
                 aliases=(("AAD", "ROUNDS", "until the rounds are loaded"),
                          ("AADLEN", "KEYEND", "until the rounds are loaded")),
                 slots=() if isa.evex else tail_slots)
+
+    # -- the GHASH steps (generator/ghash_schedule.py) ----------------------------------
+    def ghash_path(self, load: bool) -> str:
+        """pairs: EVEX, the data in registers of their own (two vectors a step); single:
+        one vector at a time through D (16 registers, or decryption without GD)."""
+        return "pairs" if self.isa.evex and (self.R["GD"] or not load) else "single"
+
+    def _ghash_kind(self, school: bool) -> str:
+        return "school" if school or not self.R["HK"] else "karatsuba"
+
+    def ghash_steps(self, vectors: int, *, load=False, fresh=True, lengths=False,
+                    school=False):
+        """The steps of a GHASH that is not interleaved with AES, in order."""
+        return ghash_schedule.in_order(self.ghash_path(load), self._ghash_kind(school),
+                                       vectors, load=load, fresh=fresh, lengths=lengths)
+
+    def ghash_schedule(self, direction: str, vectors: int, *, load=False, fresh=True,
+                       lengths=False, school=False):
+        """The steps after each of the nine middle rounds (direction: enc or dec)."""
+        return ghash_schedule.schedule(self.isa.name, self.ghash_path(load),
+                                       self._ghash_kind(school),
+                                       direction, vectors, load=load, fresh=fresh,
+                                       lengths=lengths)
+
+    def ghash_schedule_text(self, direction: str):
+        """The main loop's schedule as comment lines: the steps after each round."""
+        U = self.knobs["UNROLL"]
+        slots = self.ghash_schedule(direction, U, load=direction == "dec")
+        names = [f"KLAST-{m}" for m in range(ghash_schedule.ROUNDS, 0, -1)] + ["the last"]
+        what = "decryption" if direction == "dec" else "encryption"
+        lines = [f"{what} ({self._ghash_kind(False)}, {U} vectors):"]
+        for name, slot in zip(names, slots):
+            if slot:
+                steps = ", ".join(f"{step.number} {step.name}" for step in slot)
+                lines.append(f"  after round {name + ':':<10} {steps}")
+        return lines
+
+    def ghash_schedule_reasons(self):
+        """Why the schedule of this ISA is what it is (comment lines)."""
+        return ghash_schedule.reasons(self.isa.name, self.knobs["UNROLL"])
 
     def notes(self, fn):
         U, missing = self.knobs["UNROLL"], []

@@ -75,32 +75,6 @@ def header(mode: Mode, isa: Isa, knobs, abi: Abi, extra=()):
     ]
 
 
-def _split_chunks(code, count):
-    """The non-empty lines of code in count nearly equal, order-preserving chunks
-    (templates interleave them with other work, e.g. GHASH between AES rounds)."""
-    # A comment line belongs to the instruction after it and does not count, so
-    # comments never move an instruction to another chunk.
-    units, pending = [], []
-    for line in str(code).splitlines():
-        if not line.strip():
-            continue
-        pending.append(line)
-        if not line.strip().startswith("#"):
-            units.append("\n".join(pending))
-            pending = []
-    if pending and units:
-        units[-1] += "\n" + "\n".join(pending)
-    elif pending:
-        units.append("\n".join(pending))
-    size, extra = divmod(len(units), count)
-    chunks, start = [], 0
-    for index in range(count):
-        end = start + size + (1 if index < extra else 0)
-        chunks.append("\n".join(units[start:end]))
-        start = end
-    return chunks
-
-
 def _xmm_keys(keys):
     """{m: register} round keys viewed at 128 bits (one block beside vector code)."""
     return {m: reg.as_xmm() for m, reg in keys.items()}
@@ -120,7 +94,7 @@ def render_neutral(plan: Plan, abi: Abi, variant: str = "") -> str:
         isa=isa, knobs=plan.knobs, abi=abi, plan=plan, mode=mode,
         function=lambda key: plan.function(key, abi, symbol),
         symbol=symbol, zip=zip, variant=variant, primary=not variant,
-        split_chunks=_split_chunks, xmm_keys=_xmm_keys, layout=layout,
+        xmm_keys=_xmm_keys, layout=layout,
         prototype=lambda name: functions.prototype_of(name, isa.name))
     return environment.get_template(mode.template).render()
 

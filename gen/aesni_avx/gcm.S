@@ -53,11 +53,28 @@
 # Byte-reflected, those bytes are dword 0, so vpaddd with INC (1 per lane) is inc32 for
 # every lane at once (CTR is reflected back by vpshufb into each AES input).
 #
-# Interleaving.  AES rounds and GHASH are independent within an iteration; GHASH's
-# instructions are spread over the nine rounds every key size runs, so the carry-less
-# multiplies share the cycles of vaesenc.
-# Without room for GD, encryption hashes its ciphertext after the rounds; decryption
-# spreads the GHASH of its source over them.
+# Interleaving.  AES rounds and GHASH are independent within an iteration, so GHASH runs
+# between the rounds.  It is written as numbered steps of a few instructions each
+# ("GHASH step n" in the loops): load and byte-reflect the data, the running hash joins
+# block 0, the partial products into LO/MI/HI (Karatsuba's half sums and middle
+# products, the low and the high ones), the Karatsuba fix, the two folds of the
+# reduction and the lanes' XOR.  A schedule chosen per ISA and measured with llvm-mca on
+# every model of mca/baseline.json (generator/ghash_schedule.py) places each step after
+# one of the nine middle rounds every key size runs, or after the last round:
+#   decryption (school, 4 vectors):
+#     after round KLAST-9:   0 vload0
+#     after round KLAST-7:   1 vmul0, 2 vload1
+#     after round KLAST-6:   3 vmul1
+#     after round KLAST-4:   4 vload2, 5 vmul2
+#     after round KLAST-3:   6 vload3, 7 vmul3
+#     after round KLAST-1:   8 fold_lo, 9 fold_mi
+#     after round the last:  10 lanes
+# Why there: with 16 registers each vector goes through D (load, reflect, four
+# products) before the next can be loaded; the products are spread over the
+# rounds so that no round waits for more than one vector's multiplies, and the
+# two folds come after the last product, ACC being written after the last round.
+# Without room for GD, encryption hashes its ciphertext after the rounds, all steps in
+# order; decryption loads its source a vector at a time into D between the rounds.
 
 # int aesgen_gcm_ghash_aesni_avx(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data, size_t len);
 #   len a multiple of 16
@@ -89,14 +106,18 @@ aesgen_gcm_ghash_aesni_avx:
 	vmovdqu         16(%rdx), %xmm1
 	vmovdqu         32(%rdx), %xmm2
 	vmovdqu         48(%rdx), %xmm3
+# GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
 	vpshufb         %xmm15, %xmm0, %xmm4
-	vpxor           %xmm9, %xmm4, %xmm4             # the running hash joins block 0
+	vpxor           %xmm9, %xmm4, %xmm4
+# GHASH step 1: the products of vector 0
 	vpclmulqdq      $0, 704(%rdi), %xmm4, %xmm5     # LO = d_L*h_L
 	vpclmulqdq      $16, 704(%rdi), %xmm4, %xmm6    # MI = d_L*h_H
 	vpclmulqdq      $1, 704(%rdi), %xmm4, %xmm8     # + d_H*h_L
 	vpclmulqdq      $17, 704(%rdi), %xmm4, %xmm7    # HI = d_H*h_H
 	vpxor           %xmm8, %xmm6, %xmm6
+# GHASH step 2: vector 1 into D, reflected
 	vpshufb         %xmm15, %xmm1, %xmm4
+# GHASH step 3: the products of vector 1
 	vpclmulqdq      $0, 720(%rdi), %xmm4, %xmm8     # d_L*h_L
 	vpxor           %xmm8, %xmm5, %xmm5
 	vpclmulqdq      $16, 720(%rdi), %xmm4, %xmm8    # d_L*h_H
@@ -105,7 +126,9 @@ aesgen_gcm_ghash_aesni_avx:
 	vpxor           %xmm8, %xmm6, %xmm6
 	vpclmulqdq      $17, 720(%rdi), %xmm4, %xmm8    # d_H*h_H
 	vpxor           %xmm8, %xmm7, %xmm7
+# GHASH step 4: vector 2 into D, reflected
 	vpshufb         %xmm15, %xmm2, %xmm4
+# GHASH step 5: the products of vector 2
 	vpclmulqdq      $0, 736(%rdi), %xmm4, %xmm8     # d_L*h_L
 	vpxor           %xmm8, %xmm5, %xmm5
 	vpclmulqdq      $16, 736(%rdi), %xmm4, %xmm8    # d_L*h_H
@@ -114,7 +137,9 @@ aesgen_gcm_ghash_aesni_avx:
 	vpxor           %xmm8, %xmm6, %xmm6
 	vpclmulqdq      $17, 736(%rdi), %xmm4, %xmm8    # d_H*h_H
 	vpxor           %xmm8, %xmm7, %xmm7
+# GHASH step 6: vector 3 into D, reflected
 	vpshufb         %xmm15, %xmm3, %xmm4
+# GHASH step 7: the products of vector 3
 	vpclmulqdq      $0, 752(%rdi), %xmm4, %xmm8     # d_L*h_L
 	vpxor           %xmm8, %xmm5, %xmm5
 	vpclmulqdq      $16, 752(%rdi), %xmm4, %xmm8    # d_L*h_H
@@ -123,15 +148,17 @@ aesgen_gcm_ghash_aesni_avx:
 	vpxor           %xmm8, %xmm6, %xmm6
 	vpclmulqdq      $17, 752(%rdi), %xmm4, %xmm8    # d_H*h_H
 	vpxor           %xmm8, %xmm7, %xmm7
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+# GHASH step 8: fold LO into MI (see the header)
 	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (0xc2 << 56)
 	vpshufd         $78, %xmm5, %xmm5               # swap(LO)
 	vpxor           %xmm5, %xmm6, %xmm6
 	vpxor           %xmm8, %xmm6, %xmm6
+# GHASH step 9: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (0xc2 << 56)
 	vpshufd         $78, %xmm6, %xmm6               # swap(MI)
 	vpxor           %xmm6, %xmm7, %xmm7
 	vpxor           %xmm8, %xmm7, %xmm7
+# GHASH step 10: ACC = HI
 	vmovdqa         %xmm7, %xmm9
 	add             $64, %rdx
 	sub             $64, %rcx
@@ -328,14 +355,18 @@ aesgen_gcm_enc_update_aesni_avx:
 	vpxor           48(%rdx), %xmm13, %xmm8
 	vaesenclast     %xmm8, %xmm3, %xmm3
 	vmovdqu         %xmm3, 48(%rsi)
+# GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
 	vpshufb         %xmm15, %xmm0, %xmm4
-	vpxor           %xmm9, %xmm4, %xmm4             # the running hash joins block 0
+	vpxor           %xmm9, %xmm4, %xmm4
+# GHASH step 1: the products of vector 0
 	vpclmulqdq      $0, 704(%rdi), %xmm4, %xmm5     # LO = d_L*h_L
 	vpclmulqdq      $16, 704(%rdi), %xmm4, %xmm6    # MI = d_L*h_H
 	vpclmulqdq      $1, 704(%rdi), %xmm4, %xmm8     # + d_H*h_L
 	vpclmulqdq      $17, 704(%rdi), %xmm4, %xmm7    # HI = d_H*h_H
 	vpxor           %xmm8, %xmm6, %xmm6
+# GHASH step 2: vector 1 into D, reflected
 	vpshufb         %xmm15, %xmm1, %xmm4
+# GHASH step 3: the products of vector 1
 	vpclmulqdq      $0, 720(%rdi), %xmm4, %xmm8     # d_L*h_L
 	vpxor           %xmm8, %xmm5, %xmm5
 	vpclmulqdq      $16, 720(%rdi), %xmm4, %xmm8    # d_L*h_H
@@ -344,7 +375,9 @@ aesgen_gcm_enc_update_aesni_avx:
 	vpxor           %xmm8, %xmm6, %xmm6
 	vpclmulqdq      $17, 720(%rdi), %xmm4, %xmm8    # d_H*h_H
 	vpxor           %xmm8, %xmm7, %xmm7
+# GHASH step 4: vector 2 into D, reflected
 	vpshufb         %xmm15, %xmm2, %xmm4
+# GHASH step 5: the products of vector 2
 	vpclmulqdq      $0, 736(%rdi), %xmm4, %xmm8     # d_L*h_L
 	vpxor           %xmm8, %xmm5, %xmm5
 	vpclmulqdq      $16, 736(%rdi), %xmm4, %xmm8    # d_L*h_H
@@ -353,7 +386,9 @@ aesgen_gcm_enc_update_aesni_avx:
 	vpxor           %xmm8, %xmm6, %xmm6
 	vpclmulqdq      $17, 736(%rdi), %xmm4, %xmm8    # d_H*h_H
 	vpxor           %xmm8, %xmm7, %xmm7
+# GHASH step 6: vector 3 into D, reflected
 	vpshufb         %xmm15, %xmm3, %xmm4
+# GHASH step 7: the products of vector 3
 	vpclmulqdq      $0, 752(%rdi), %xmm4, %xmm8     # d_L*h_L
 	vpxor           %xmm8, %xmm5, %xmm5
 	vpclmulqdq      $16, 752(%rdi), %xmm4, %xmm8    # d_L*h_H
@@ -362,15 +397,17 @@ aesgen_gcm_enc_update_aesni_avx:
 	vpxor           %xmm8, %xmm6, %xmm6
 	vpclmulqdq      $17, 752(%rdi), %xmm4, %xmm8    # d_H*h_H
 	vpxor           %xmm8, %xmm7, %xmm7
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+# GHASH step 8: fold LO into MI (see the header)
 	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (0xc2 << 56)
 	vpshufd         $78, %xmm5, %xmm5               # swap(LO)
 	vpxor           %xmm5, %xmm6, %xmm6
 	vpxor           %xmm8, %xmm6, %xmm6
+# GHASH step 9: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (0xc2 << 56)
 	vpshufd         $78, %xmm6, %xmm6               # swap(MI)
 	vpxor           %xmm6, %xmm7, %xmm7
 	vpxor           %xmm8, %xmm7, %xmm7
+# GHASH step 10: ACC = HI
 	vmovdqa         %xmm7, %xmm9
 	add             $64, %rdx
 	add             $64, %rsi
@@ -986,94 +1023,111 @@ aesgen_gcm_dec_update_aesni_avx:
 	vaesenc         %xmm14, %xmm1, %xmm1
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
+# GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
 	vmovdqu         (%rdx), %xmm4
 	vpshufb         %xmm15, %xmm4, %xmm4
 	vpxor           %xmm9, %xmm4, %xmm4
-	vpclmulqdq      $0, 704(%rdi), %xmm4, %xmm5     # LO = d_L*h_L
-	vpclmulqdq      $16, 704(%rdi), %xmm4, %xmm6    # MI = d_L*h_H
-	vpclmulqdq      $1, 704(%rdi), %xmm4, %xmm8     # + d_H*h_L
+
 	vmovdqu         -128(%r10), %xmm14
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vaesenc         %xmm14, %xmm1, %xmm1
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
-	vpclmulqdq      $17, 704(%rdi), %xmm4, %xmm7    # HI = d_H*h_H
-	vpxor           %xmm8, %xmm6, %xmm6
-	vmovdqu         16(%rdx), %xmm4
-	vpshufb         %xmm15, %xmm4, %xmm4
-	vpclmulqdq      $0, 720(%rdi), %xmm4, %xmm8     # d_L*h_L
-	vpxor           %xmm8, %xmm5, %xmm5
+
 	vmovdqu         -112(%r10), %xmm14
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vaesenc         %xmm14, %xmm1, %xmm1
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
-	vpclmulqdq      $16, 720(%rdi), %xmm4, %xmm8    # d_L*h_H
+# GHASH step 1: the products of vector 0
+	vpclmulqdq      $0, 704(%rdi), %xmm4, %xmm5     # LO = d_L*h_L
+	vpclmulqdq      $16, 704(%rdi), %xmm4, %xmm6    # MI = d_L*h_H
+	vpclmulqdq      $1, 704(%rdi), %xmm4, %xmm8     # + d_H*h_L
+	vpclmulqdq      $17, 704(%rdi), %xmm4, %xmm7    # HI = d_H*h_H
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $1, 720(%rdi), %xmm4, %xmm8     # d_H*h_L
-	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $17, 720(%rdi), %xmm4, %xmm8    # d_H*h_H
+# GHASH step 2: vector 1 into D, reflected
+	vmovdqu         16(%rdx), %xmm4
+	vpshufb         %xmm15, %xmm4, %xmm4
+
 	vmovdqu         -96(%r10), %xmm14
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vaesenc         %xmm14, %xmm1, %xmm1
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
-	vpxor           %xmm8, %xmm7, %xmm7
-	vmovdqu         32(%rdx), %xmm4
-	vpshufb         %xmm15, %xmm4, %xmm4
-	vpclmulqdq      $0, 736(%rdi), %xmm4, %xmm8     # d_L*h_L
+# GHASH step 3: the products of vector 1
+	vpclmulqdq      $0, 720(%rdi), %xmm4, %xmm8     # d_L*h_L
 	vpxor           %xmm8, %xmm5, %xmm5
+	vpclmulqdq      $16, 720(%rdi), %xmm4, %xmm8    # d_L*h_H
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $1, 720(%rdi), %xmm4, %xmm8     # d_H*h_L
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $17, 720(%rdi), %xmm4, %xmm8    # d_H*h_H
+	vpxor           %xmm8, %xmm7, %xmm7
+
 	vmovdqu         -80(%r10), %xmm14
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vaesenc         %xmm14, %xmm1, %xmm1
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
-	vpclmulqdq      $16, 736(%rdi), %xmm4, %xmm8    # d_L*h_H
-	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $1, 736(%rdi), %xmm4, %xmm8     # d_H*h_L
-	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $17, 736(%rdi), %xmm4, %xmm8    # d_H*h_H
+
 	vmovdqu         -64(%r10), %xmm14
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vaesenc         %xmm14, %xmm1, %xmm1
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
-	vpxor           %xmm8, %xmm7, %xmm7
-	vmovdqu         48(%rdx), %xmm4
+# GHASH step 4: vector 2 into D, reflected
+	vmovdqu         32(%rdx), %xmm4
 	vpshufb         %xmm15, %xmm4, %xmm4
-	vpclmulqdq      $0, 752(%rdi), %xmm4, %xmm8     # d_L*h_L
+# GHASH step 5: the products of vector 2
+	vpclmulqdq      $0, 736(%rdi), %xmm4, %xmm8     # d_L*h_L
 	vpxor           %xmm8, %xmm5, %xmm5
+	vpclmulqdq      $16, 736(%rdi), %xmm4, %xmm8    # d_L*h_H
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $1, 736(%rdi), %xmm4, %xmm8     # d_H*h_L
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $17, 736(%rdi), %xmm4, %xmm8    # d_H*h_H
+	vpxor           %xmm8, %xmm7, %xmm7
+
 	vmovdqu         -48(%r10), %xmm14
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vaesenc         %xmm14, %xmm1, %xmm1
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
+# GHASH step 6: vector 3 into D, reflected
+	vmovdqu         48(%rdx), %xmm4
+	vpshufb         %xmm15, %xmm4, %xmm4
+# GHASH step 7: the products of vector 3
+	vpclmulqdq      $0, 752(%rdi), %xmm4, %xmm8     # d_L*h_L
+	vpxor           %xmm8, %xmm5, %xmm5
 	vpclmulqdq      $16, 752(%rdi), %xmm4, %xmm8    # d_L*h_H
 	vpxor           %xmm8, %xmm6, %xmm6
 	vpclmulqdq      $1, 752(%rdi), %xmm4, %xmm8     # d_H*h_L
 	vpxor           %xmm8, %xmm6, %xmm6
 	vpclmulqdq      $17, 752(%rdi), %xmm4, %xmm8    # d_H*h_H
+	vpxor           %xmm8, %xmm7, %xmm7
+
 	vmovdqu         -32(%r10), %xmm14
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vaesenc         %xmm14, %xmm1, %xmm1
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
-	vpxor           %xmm8, %xmm7, %xmm7
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
-	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (0xc2 << 56)
-	vpshufd         $78, %xmm5, %xmm5               # swap(LO)
-	vpxor           %xmm5, %xmm6, %xmm6
-	vpxor           %xmm8, %xmm6, %xmm6
+
 	vmovdqu         -16(%r10), %xmm14
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vaesenc         %xmm14, %xmm1, %xmm1
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
+# GHASH step 8: fold LO into MI (see the header)
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (0xc2 << 56)
+	vpshufd         $78, %xmm5, %xmm5               # swap(LO)
+	vpxor           %xmm5, %xmm6, %xmm6
+	vpxor           %xmm8, %xmm6, %xmm6
+# GHASH step 9: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (0xc2 << 56)
 	vpshufd         $78, %xmm6, %xmm6               # swap(MI)
 	vpxor           %xmm6, %xmm7, %xmm7
 	vpxor           %xmm8, %xmm7, %xmm7
-	vmovdqa         %xmm7, %xmm9
+
 # last round with the source folded into the key: out = AES(counter) ^ src
 	vpxor           (%rdx), %xmm13, %xmm8
 	vaesenclast     %xmm8, %xmm0, %xmm0
@@ -1087,6 +1141,8 @@ aesgen_gcm_dec_update_aesni_avx:
 	vpxor           48(%rdx), %xmm13, %xmm8
 	vaesenclast     %xmm8, %xmm3, %xmm3
 	vmovdqu         %xmm3, 48(%rsi)
+# GHASH step 10: ACC = HI
+	vmovdqa         %xmm7, %xmm9
 	add             $64, %rdx
 	add             $64, %rsi
 	sub             $64, %rcx
@@ -1822,14 +1878,18 @@ aesgen_gcm_enc_record_aesni_avx:
 	vpxor           48(%rdx), %xmm13, %xmm8
 	vaesenclast     %xmm8, %xmm3, %xmm3
 	vmovdqu         %xmm3, 48(%rsi)
+# GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
 	vpshufb         %xmm15, %xmm0, %xmm4
-	vpxor           %xmm9, %xmm4, %xmm4             # the running hash joins block 0
+	vpxor           %xmm9, %xmm4, %xmm4
+# GHASH step 1: the products of vector 0
 	vpclmulqdq      $0, 704(%rdi), %xmm4, %xmm5     # LO = d_L*h_L
 	vpclmulqdq      $16, 704(%rdi), %xmm4, %xmm6    # MI = d_L*h_H
 	vpclmulqdq      $1, 704(%rdi), %xmm4, %xmm8     # + d_H*h_L
 	vpclmulqdq      $17, 704(%rdi), %xmm4, %xmm7    # HI = d_H*h_H
 	vpxor           %xmm8, %xmm6, %xmm6
+# GHASH step 2: vector 1 into D, reflected
 	vpshufb         %xmm15, %xmm1, %xmm4
+# GHASH step 3: the products of vector 1
 	vpclmulqdq      $0, 720(%rdi), %xmm4, %xmm8     # d_L*h_L
 	vpxor           %xmm8, %xmm5, %xmm5
 	vpclmulqdq      $16, 720(%rdi), %xmm4, %xmm8    # d_L*h_H
@@ -1838,7 +1898,9 @@ aesgen_gcm_enc_record_aesni_avx:
 	vpxor           %xmm8, %xmm6, %xmm6
 	vpclmulqdq      $17, 720(%rdi), %xmm4, %xmm8    # d_H*h_H
 	vpxor           %xmm8, %xmm7, %xmm7
+# GHASH step 4: vector 2 into D, reflected
 	vpshufb         %xmm15, %xmm2, %xmm4
+# GHASH step 5: the products of vector 2
 	vpclmulqdq      $0, 736(%rdi), %xmm4, %xmm8     # d_L*h_L
 	vpxor           %xmm8, %xmm5, %xmm5
 	vpclmulqdq      $16, 736(%rdi), %xmm4, %xmm8    # d_L*h_H
@@ -1847,7 +1909,9 @@ aesgen_gcm_enc_record_aesni_avx:
 	vpxor           %xmm8, %xmm6, %xmm6
 	vpclmulqdq      $17, 736(%rdi), %xmm4, %xmm8    # d_H*h_H
 	vpxor           %xmm8, %xmm7, %xmm7
+# GHASH step 6: vector 3 into D, reflected
 	vpshufb         %xmm15, %xmm3, %xmm4
+# GHASH step 7: the products of vector 3
 	vpclmulqdq      $0, 752(%rdi), %xmm4, %xmm8     # d_L*h_L
 	vpxor           %xmm8, %xmm5, %xmm5
 	vpclmulqdq      $16, 752(%rdi), %xmm4, %xmm8    # d_L*h_H
@@ -1856,15 +1920,17 @@ aesgen_gcm_enc_record_aesni_avx:
 	vpxor           %xmm8, %xmm6, %xmm6
 	vpclmulqdq      $17, 752(%rdi), %xmm4, %xmm8    # d_H*h_H
 	vpxor           %xmm8, %xmm7, %xmm7
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+# GHASH step 8: fold LO into MI (see the header)
 	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (0xc2 << 56)
 	vpshufd         $78, %xmm5, %xmm5               # swap(LO)
 	vpxor           %xmm5, %xmm6, %xmm6
 	vpxor           %xmm8, %xmm6, %xmm6
+# GHASH step 9: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (0xc2 << 56)
 	vpshufd         $78, %xmm6, %xmm6               # swap(MI)
 	vpxor           %xmm6, %xmm7, %xmm7
 	vpxor           %xmm8, %xmm7, %xmm7
+# GHASH step 10: ACC = HI
 	vmovdqa         %xmm7, %xmm9
 	add             $64, %rdx
 	add             $64, %rsi
@@ -2634,94 +2700,111 @@ aesgen_gcm_dec_record_aesni_avx:
 	vaesenc         %xmm14, %xmm1, %xmm1
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
+# GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
 	vmovdqu         (%rdx), %xmm4
 	vpshufb         %xmm15, %xmm4, %xmm4
 	vpxor           %xmm9, %xmm4, %xmm4
-	vpclmulqdq      $0, 704(%rdi), %xmm4, %xmm5     # LO = d_L*h_L
-	vpclmulqdq      $16, 704(%rdi), %xmm4, %xmm6    # MI = d_L*h_H
-	vpclmulqdq      $1, 704(%rdi), %xmm4, %xmm8     # + d_H*h_L
+
 	vmovdqu         -128(%r10), %xmm14
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vaesenc         %xmm14, %xmm1, %xmm1
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
-	vpclmulqdq      $17, 704(%rdi), %xmm4, %xmm7    # HI = d_H*h_H
-	vpxor           %xmm8, %xmm6, %xmm6
-	vmovdqu         16(%rdx), %xmm4
-	vpshufb         %xmm15, %xmm4, %xmm4
-	vpclmulqdq      $0, 720(%rdi), %xmm4, %xmm8     # d_L*h_L
-	vpxor           %xmm8, %xmm5, %xmm5
+
 	vmovdqu         -112(%r10), %xmm14
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vaesenc         %xmm14, %xmm1, %xmm1
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
-	vpclmulqdq      $16, 720(%rdi), %xmm4, %xmm8    # d_L*h_H
+# GHASH step 1: the products of vector 0
+	vpclmulqdq      $0, 704(%rdi), %xmm4, %xmm5     # LO = d_L*h_L
+	vpclmulqdq      $16, 704(%rdi), %xmm4, %xmm6    # MI = d_L*h_H
+	vpclmulqdq      $1, 704(%rdi), %xmm4, %xmm8     # + d_H*h_L
+	vpclmulqdq      $17, 704(%rdi), %xmm4, %xmm7    # HI = d_H*h_H
 	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $1, 720(%rdi), %xmm4, %xmm8     # d_H*h_L
-	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $17, 720(%rdi), %xmm4, %xmm8    # d_H*h_H
+# GHASH step 2: vector 1 into D, reflected
+	vmovdqu         16(%rdx), %xmm4
+	vpshufb         %xmm15, %xmm4, %xmm4
+
 	vmovdqu         -96(%r10), %xmm14
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vaesenc         %xmm14, %xmm1, %xmm1
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
-	vpxor           %xmm8, %xmm7, %xmm7
-	vmovdqu         32(%rdx), %xmm4
-	vpshufb         %xmm15, %xmm4, %xmm4
-	vpclmulqdq      $0, 736(%rdi), %xmm4, %xmm8     # d_L*h_L
+# GHASH step 3: the products of vector 1
+	vpclmulqdq      $0, 720(%rdi), %xmm4, %xmm8     # d_L*h_L
 	vpxor           %xmm8, %xmm5, %xmm5
+	vpclmulqdq      $16, 720(%rdi), %xmm4, %xmm8    # d_L*h_H
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $1, 720(%rdi), %xmm4, %xmm8     # d_H*h_L
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $17, 720(%rdi), %xmm4, %xmm8    # d_H*h_H
+	vpxor           %xmm8, %xmm7, %xmm7
+
 	vmovdqu         -80(%r10), %xmm14
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vaesenc         %xmm14, %xmm1, %xmm1
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
-	vpclmulqdq      $16, 736(%rdi), %xmm4, %xmm8    # d_L*h_H
-	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $1, 736(%rdi), %xmm4, %xmm8     # d_H*h_L
-	vpxor           %xmm8, %xmm6, %xmm6
-	vpclmulqdq      $17, 736(%rdi), %xmm4, %xmm8    # d_H*h_H
+
 	vmovdqu         -64(%r10), %xmm14
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vaesenc         %xmm14, %xmm1, %xmm1
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
-	vpxor           %xmm8, %xmm7, %xmm7
-	vmovdqu         48(%rdx), %xmm4
+# GHASH step 4: vector 2 into D, reflected
+	vmovdqu         32(%rdx), %xmm4
 	vpshufb         %xmm15, %xmm4, %xmm4
-	vpclmulqdq      $0, 752(%rdi), %xmm4, %xmm8     # d_L*h_L
+# GHASH step 5: the products of vector 2
+	vpclmulqdq      $0, 736(%rdi), %xmm4, %xmm8     # d_L*h_L
 	vpxor           %xmm8, %xmm5, %xmm5
+	vpclmulqdq      $16, 736(%rdi), %xmm4, %xmm8    # d_L*h_H
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $1, 736(%rdi), %xmm4, %xmm8     # d_H*h_L
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $17, 736(%rdi), %xmm4, %xmm8    # d_H*h_H
+	vpxor           %xmm8, %xmm7, %xmm7
+
 	vmovdqu         -48(%r10), %xmm14
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vaesenc         %xmm14, %xmm1, %xmm1
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
+# GHASH step 6: vector 3 into D, reflected
+	vmovdqu         48(%rdx), %xmm4
+	vpshufb         %xmm15, %xmm4, %xmm4
+# GHASH step 7: the products of vector 3
+	vpclmulqdq      $0, 752(%rdi), %xmm4, %xmm8     # d_L*h_L
+	vpxor           %xmm8, %xmm5, %xmm5
 	vpclmulqdq      $16, 752(%rdi), %xmm4, %xmm8    # d_L*h_H
 	vpxor           %xmm8, %xmm6, %xmm6
 	vpclmulqdq      $1, 752(%rdi), %xmm4, %xmm8     # d_H*h_L
 	vpxor           %xmm8, %xmm6, %xmm6
 	vpclmulqdq      $17, 752(%rdi), %xmm4, %xmm8    # d_H*h_H
+	vpxor           %xmm8, %xmm7, %xmm7
+
 	vmovdqu         -32(%r10), %xmm14
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vaesenc         %xmm14, %xmm1, %xmm1
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
-	vpxor           %xmm8, %xmm7, %xmm7
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
-	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (0xc2 << 56)
-	vpshufd         $78, %xmm5, %xmm5               # swap(LO)
-	vpxor           %xmm5, %xmm6, %xmm6
-	vpxor           %xmm8, %xmm6, %xmm6
+
 	vmovdqu         -16(%r10), %xmm14
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vaesenc         %xmm14, %xmm1, %xmm1
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
+# GHASH step 8: fold LO into MI (see the header)
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (0xc2 << 56)
+	vpshufd         $78, %xmm5, %xmm5               # swap(LO)
+	vpxor           %xmm5, %xmm6, %xmm6
+	vpxor           %xmm8, %xmm6, %xmm6
+# GHASH step 9: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (0xc2 << 56)
 	vpshufd         $78, %xmm6, %xmm6               # swap(MI)
 	vpxor           %xmm6, %xmm7, %xmm7
 	vpxor           %xmm8, %xmm7, %xmm7
-	vmovdqa         %xmm7, %xmm9
+
 # last round with the source folded into the key: out = AES(counter) ^ src
 	vpxor           (%rdx), %xmm13, %xmm8
 	vaesenclast     %xmm8, %xmm0, %xmm0
@@ -2735,6 +2818,8 @@ aesgen_gcm_dec_record_aesni_avx:
 	vpxor           48(%rdx), %xmm13, %xmm8
 	vaesenclast     %xmm8, %xmm3, %xmm3
 	vmovdqu         %xmm3, 48(%rsi)
+# GHASH step 10: ACC = HI
+	vmovdqa         %xmm7, %xmm9
 	add             $64, %rdx
 	add             $64, %rsi
 	sub             $64, %rcx

@@ -56,11 +56,28 @@
 ; Byte-reflected, those bytes are dword 0, so vpaddd with INC (1 per lane) is inc32 for
 ; every lane at once (CTR is reflected back by vpshufb into each AES input).
 ;
-; Interleaving.  AES rounds and GHASH are independent within an iteration; GHASH's
-; instructions are spread over the nine rounds every key size runs, so the carry-less
-; multiplies share the cycles of vaesenc.
-; Without room for GD, encryption hashes its ciphertext after the rounds; decryption
-; spreads the GHASH of its source over them.
+; Interleaving.  AES rounds and GHASH are independent within an iteration, so GHASH runs
+; between the rounds.  It is written as numbered steps of a few instructions each
+; ("GHASH step n" in the loops): load and byte-reflect the data, the running hash joins
+; block 0, the partial products into LO/MI/HI (Karatsuba's half sums and middle
+; products, the low and the high ones), the Karatsuba fix, the two folds of the
+; reduction and the lanes' XOR.  A schedule chosen per ISA and measured with llvm-mca on
+; every model of mca/baseline.json (generator/ghash_schedule.py) places each step after
+; one of the nine middle rounds every key size runs, or after the last round:
+;   decryption (school, 4 vectors):
+;     after round KLAST-9:   0 vload0
+;     after round KLAST-7:   1 vmul0, 2 vload1
+;     after round KLAST-6:   3 vmul1
+;     after round KLAST-4:   4 vload2, 5 vmul2
+;     after round KLAST-3:   6 vload3, 7 vmul3
+;     after round KLAST-1:   8 fold_lo, 9 fold_mi
+;     after round the last:  10 lanes
+; Why there: with 16 registers each vector goes through D (load, reflect, four
+; products) before the next can be loaded; the products are spread over the
+; rounds so that no round waits for more than one vector's multiplies, and the
+; two folds come after the last product, ACC being written after the last round.
+; Without room for GD, encryption hashes its ciphertext after the rounds, all steps in
+; order; decryption loads its source a vector at a time into D between the rounds.
 
 ; int aesgen_gcm_ghash_aesni_avx(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data, size_t len);
 ;   len a multiple of 16
@@ -89,14 +106,18 @@ L.gcm_ghash_loop:
 	vmovdqu         xmm1, oword [rdx + 16]
 	vmovdqu         xmm2, oword [rdx + 32]
 	vmovdqu         xmm3, oword [rdx + 48]
+; GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
 	vpshufb         xmm4, xmm0, xmm15
-	vpxor           xmm4, xmm4, xmm9                ; the running hash joins block 0
+	vpxor           xmm4, xmm4, xmm9
+; GHASH step 1: the products of vector 0
 	vpclmulqdq      xmm5, xmm4, oword [rdi + 704], 0 ; LO = d_L*h_L
 	vpclmulqdq      xmm6, xmm4, oword [rdi + 704], 16 ; MI = d_L*h_H
 	vpclmulqdq      xmm8, xmm4, oword [rdi + 704], 1 ; + d_H*h_L
 	vpclmulqdq      xmm7, xmm4, oword [rdi + 704], 17 ; HI = d_H*h_H
 	vpxor           xmm6, xmm6, xmm8
+; GHASH step 2: vector 1 into D, reflected
 	vpshufb         xmm4, xmm1, xmm15
+; GHASH step 3: the products of vector 1
 	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 0 ; d_L*h_L
 	vpxor           xmm5, xmm5, xmm8
 	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 16 ; d_L*h_H
@@ -105,7 +126,9 @@ L.gcm_ghash_loop:
 	vpxor           xmm6, xmm6, xmm8
 	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 17 ; d_H*h_H
 	vpxor           xmm7, xmm7, xmm8
+; GHASH step 4: vector 2 into D, reflected
 	vpshufb         xmm4, xmm2, xmm15
+; GHASH step 5: the products of vector 2
 	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 0 ; d_L*h_L
 	vpxor           xmm5, xmm5, xmm8
 	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 16 ; d_L*h_H
@@ -114,7 +137,9 @@ L.gcm_ghash_loop:
 	vpxor           xmm6, xmm6, xmm8
 	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 17 ; d_H*h_H
 	vpxor           xmm7, xmm7, xmm8
+; GHASH step 6: vector 3 into D, reflected
 	vpshufb         xmm4, xmm3, xmm15
+; GHASH step 7: the products of vector 3
 	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 0 ; d_L*h_L
 	vpxor           xmm5, xmm5, xmm8
 	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 16 ; d_L*h_H
@@ -123,15 +148,17 @@ L.gcm_ghash_loop:
 	vpxor           xmm6, xmm6, xmm8
 	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 17 ; d_H*h_H
 	vpxor           xmm7, xmm7, xmm8
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+; GHASH step 8: fold LO into MI (see the header)
 	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (0xc2 << 56)
 	vpshufd         xmm5, xmm5, 78                  ; swap(LO)
 	vpxor           xmm6, xmm6, xmm5
 	vpxor           xmm6, xmm6, xmm8
+; GHASH step 9: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (0xc2 << 56)
 	vpshufd         xmm6, xmm6, 78                  ; swap(MI)
 	vpxor           xmm7, xmm7, xmm6
 	vpxor           xmm7, xmm7, xmm8
+; GHASH step 10: ACC = HI
 	vmovdqa         xmm9, xmm7
 	add             rdx, 64
 	sub             rcx, 64
@@ -322,14 +349,18 @@ L.gcm_enc_main_aes128:
 	vpxor           xmm8, xmm13, oword [rdx + 48]
 	vaesenclast     xmm3, xmm3, xmm8
 	vmovdqu         oword [rsi + 48], xmm3
+; GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
 	vpshufb         xmm4, xmm0, xmm15
-	vpxor           xmm4, xmm4, xmm9                ; the running hash joins block 0
+	vpxor           xmm4, xmm4, xmm9
+; GHASH step 1: the products of vector 0
 	vpclmulqdq      xmm5, xmm4, oword [rdi + 704], 0 ; LO = d_L*h_L
 	vpclmulqdq      xmm6, xmm4, oword [rdi + 704], 16 ; MI = d_L*h_H
 	vpclmulqdq      xmm8, xmm4, oword [rdi + 704], 1 ; + d_H*h_L
 	vpclmulqdq      xmm7, xmm4, oword [rdi + 704], 17 ; HI = d_H*h_H
 	vpxor           xmm6, xmm6, xmm8
+; GHASH step 2: vector 1 into D, reflected
 	vpshufb         xmm4, xmm1, xmm15
+; GHASH step 3: the products of vector 1
 	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 0 ; d_L*h_L
 	vpxor           xmm5, xmm5, xmm8
 	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 16 ; d_L*h_H
@@ -338,7 +369,9 @@ L.gcm_enc_main_aes128:
 	vpxor           xmm6, xmm6, xmm8
 	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 17 ; d_H*h_H
 	vpxor           xmm7, xmm7, xmm8
+; GHASH step 4: vector 2 into D, reflected
 	vpshufb         xmm4, xmm2, xmm15
+; GHASH step 5: the products of vector 2
 	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 0 ; d_L*h_L
 	vpxor           xmm5, xmm5, xmm8
 	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 16 ; d_L*h_H
@@ -347,7 +380,9 @@ L.gcm_enc_main_aes128:
 	vpxor           xmm6, xmm6, xmm8
 	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 17 ; d_H*h_H
 	vpxor           xmm7, xmm7, xmm8
+; GHASH step 6: vector 3 into D, reflected
 	vpshufb         xmm4, xmm3, xmm15
+; GHASH step 7: the products of vector 3
 	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 0 ; d_L*h_L
 	vpxor           xmm5, xmm5, xmm8
 	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 16 ; d_L*h_H
@@ -356,15 +391,17 @@ L.gcm_enc_main_aes128:
 	vpxor           xmm6, xmm6, xmm8
 	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 17 ; d_H*h_H
 	vpxor           xmm7, xmm7, xmm8
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+; GHASH step 8: fold LO into MI (see the header)
 	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (0xc2 << 56)
 	vpshufd         xmm5, xmm5, 78                  ; swap(LO)
 	vpxor           xmm6, xmm6, xmm5
 	vpxor           xmm6, xmm6, xmm8
+; GHASH step 9: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (0xc2 << 56)
 	vpshufd         xmm6, xmm6, 78                  ; swap(MI)
 	vpxor           xmm7, xmm7, xmm6
 	vpxor           xmm7, xmm7, xmm8
+; GHASH step 10: ACC = HI
 	vmovdqa         xmm9, xmm7
 	add             rdx, 64
 	add             rsi, 64
@@ -973,94 +1010,111 @@ L.gcm_dec_main_aes128:
 	vaesenc         xmm1, xmm1, xmm14
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
 	vmovdqu         xmm4, oword [rdx]
 	vpshufb         xmm4, xmm4, xmm15
 	vpxor           xmm4, xmm4, xmm9
-	vpclmulqdq      xmm5, xmm4, oword [rdi + 704], 0 ; LO = d_L*h_L
-	vpclmulqdq      xmm6, xmm4, oword [rdi + 704], 16 ; MI = d_L*h_H
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 704], 1 ; + d_H*h_L
+
 	vmovdqu         xmm14, oword [r10 - 128]
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
-	vpclmulqdq      xmm7, xmm4, oword [rdi + 704], 17 ; HI = d_H*h_H
-	vpxor           xmm6, xmm6, xmm8
-	vmovdqu         xmm4, oword [rdx + 16]
-	vpshufb         xmm4, xmm4, xmm15
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 0 ; d_L*h_L
-	vpxor           xmm5, xmm5, xmm8
+
 	vmovdqu         xmm14, oword [r10 - 112]
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 16 ; d_L*h_H
+; GHASH step 1: the products of vector 0
+	vpclmulqdq      xmm5, xmm4, oword [rdi + 704], 0 ; LO = d_L*h_L
+	vpclmulqdq      xmm6, xmm4, oword [rdi + 704], 16 ; MI = d_L*h_H
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 704], 1 ; + d_H*h_L
+	vpclmulqdq      xmm7, xmm4, oword [rdi + 704], 17 ; HI = d_H*h_H
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 1 ; d_H*h_L
-	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 17 ; d_H*h_H
+; GHASH step 2: vector 1 into D, reflected
+	vmovdqu         xmm4, oword [rdx + 16]
+	vpshufb         xmm4, xmm4, xmm15
+
 	vmovdqu         xmm14, oword [r10 - 96]
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
-	vpxor           xmm7, xmm7, xmm8
-	vmovdqu         xmm4, oword [rdx + 32]
-	vpshufb         xmm4, xmm4, xmm15
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 0 ; d_L*h_L
+; GHASH step 3: the products of vector 1
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 0 ; d_L*h_L
 	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 16 ; d_L*h_H
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 1 ; d_H*h_L
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+
 	vmovdqu         xmm14, oword [r10 - 80]
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 16 ; d_L*h_H
-	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 1 ; d_H*h_L
-	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 17 ; d_H*h_H
+
 	vmovdqu         xmm14, oword [r10 - 64]
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
-	vpxor           xmm7, xmm7, xmm8
-	vmovdqu         xmm4, oword [rdx + 48]
+; GHASH step 4: vector 2 into D, reflected
+	vmovdqu         xmm4, oword [rdx + 32]
 	vpshufb         xmm4, xmm4, xmm15
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 0 ; d_L*h_L
+; GHASH step 5: the products of vector 2
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 0 ; d_L*h_L
 	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 16 ; d_L*h_H
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 1 ; d_H*h_L
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+
 	vmovdqu         xmm14, oword [r10 - 48]
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 6: vector 3 into D, reflected
+	vmovdqu         xmm4, oword [rdx + 48]
+	vpshufb         xmm4, xmm4, xmm15
+; GHASH step 7: the products of vector 3
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 0 ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
 	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 16 ; d_L*h_H
 	vpxor           xmm6, xmm6, xmm8
 	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 1 ; d_H*h_L
 	vpxor           xmm6, xmm6, xmm8
 	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+
 	vmovdqu         xmm14, oword [r10 - 32]
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
-	vpxor           xmm7, xmm7, xmm8
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
-	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (0xc2 << 56)
-	vpshufd         xmm5, xmm5, 78                  ; swap(LO)
-	vpxor           xmm6, xmm6, xmm5
-	vpxor           xmm6, xmm6, xmm8
+
 	vmovdqu         xmm14, oword [r10 - 16]
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 8: fold LO into MI (see the header)
+	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (0xc2 << 56)
+	vpshufd         xmm5, xmm5, 78                  ; swap(LO)
+	vpxor           xmm6, xmm6, xmm5
+	vpxor           xmm6, xmm6, xmm8
+; GHASH step 9: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (0xc2 << 56)
 	vpshufd         xmm6, xmm6, 78                  ; swap(MI)
 	vpxor           xmm7, xmm7, xmm6
 	vpxor           xmm7, xmm7, xmm8
-	vmovdqa         xmm9, xmm7
+
 ; last round with the source folded into the key: out = AES(counter) ^ src
 	vpxor           xmm8, xmm13, oword [rdx]
 	vaesenclast     xmm0, xmm0, xmm8
@@ -1074,6 +1128,8 @@ L.gcm_dec_main_aes128:
 	vpxor           xmm8, xmm13, oword [rdx + 48]
 	vaesenclast     xmm3, xmm3, xmm8
 	vmovdqu         oword [rsi + 48], xmm3
+; GHASH step 10: ACC = HI
+	vmovdqa         xmm9, xmm7
 	add             rdx, 64
 	add             rsi, 64
 	sub             rcx, 64
@@ -1802,14 +1858,18 @@ L.gcm_enc_rec_main_aes128:
 	vpxor           xmm8, xmm13, oword [rdx + 48]
 	vaesenclast     xmm3, xmm3, xmm8
 	vmovdqu         oword [rsi + 48], xmm3
+; GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
 	vpshufb         xmm4, xmm0, xmm15
-	vpxor           xmm4, xmm4, xmm9                ; the running hash joins block 0
+	vpxor           xmm4, xmm4, xmm9
+; GHASH step 1: the products of vector 0
 	vpclmulqdq      xmm5, xmm4, oword [rdi + 704], 0 ; LO = d_L*h_L
 	vpclmulqdq      xmm6, xmm4, oword [rdi + 704], 16 ; MI = d_L*h_H
 	vpclmulqdq      xmm8, xmm4, oword [rdi + 704], 1 ; + d_H*h_L
 	vpclmulqdq      xmm7, xmm4, oword [rdi + 704], 17 ; HI = d_H*h_H
 	vpxor           xmm6, xmm6, xmm8
+; GHASH step 2: vector 1 into D, reflected
 	vpshufb         xmm4, xmm1, xmm15
+; GHASH step 3: the products of vector 1
 	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 0 ; d_L*h_L
 	vpxor           xmm5, xmm5, xmm8
 	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 16 ; d_L*h_H
@@ -1818,7 +1878,9 @@ L.gcm_enc_rec_main_aes128:
 	vpxor           xmm6, xmm6, xmm8
 	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 17 ; d_H*h_H
 	vpxor           xmm7, xmm7, xmm8
+; GHASH step 4: vector 2 into D, reflected
 	vpshufb         xmm4, xmm2, xmm15
+; GHASH step 5: the products of vector 2
 	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 0 ; d_L*h_L
 	vpxor           xmm5, xmm5, xmm8
 	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 16 ; d_L*h_H
@@ -1827,7 +1889,9 @@ L.gcm_enc_rec_main_aes128:
 	vpxor           xmm6, xmm6, xmm8
 	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 17 ; d_H*h_H
 	vpxor           xmm7, xmm7, xmm8
+; GHASH step 6: vector 3 into D, reflected
 	vpshufb         xmm4, xmm3, xmm15
+; GHASH step 7: the products of vector 3
 	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 0 ; d_L*h_L
 	vpxor           xmm5, xmm5, xmm8
 	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 16 ; d_L*h_H
@@ -1836,15 +1900,17 @@ L.gcm_enc_rec_main_aes128:
 	vpxor           xmm6, xmm6, xmm8
 	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 17 ; d_H*h_H
 	vpxor           xmm7, xmm7, xmm8
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+; GHASH step 8: fold LO into MI (see the header)
 	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (0xc2 << 56)
 	vpshufd         xmm5, xmm5, 78                  ; swap(LO)
 	vpxor           xmm6, xmm6, xmm5
 	vpxor           xmm6, xmm6, xmm8
+; GHASH step 9: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (0xc2 << 56)
 	vpshufd         xmm6, xmm6, 78                  ; swap(MI)
 	vpxor           xmm7, xmm7, xmm6
 	vpxor           xmm7, xmm7, xmm8
+; GHASH step 10: ACC = HI
 	vmovdqa         xmm9, xmm7
 	add             rdx, 64
 	add             rsi, 64
@@ -2607,94 +2673,111 @@ L.gcm_dec_rec_main_aes128:
 	vaesenc         xmm1, xmm1, xmm14
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
 	vmovdqu         xmm4, oword [rdx]
 	vpshufb         xmm4, xmm4, xmm15
 	vpxor           xmm4, xmm4, xmm9
-	vpclmulqdq      xmm5, xmm4, oword [rdi + 704], 0 ; LO = d_L*h_L
-	vpclmulqdq      xmm6, xmm4, oword [rdi + 704], 16 ; MI = d_L*h_H
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 704], 1 ; + d_H*h_L
+
 	vmovdqu         xmm14, oword [r10 - 128]
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
-	vpclmulqdq      xmm7, xmm4, oword [rdi + 704], 17 ; HI = d_H*h_H
-	vpxor           xmm6, xmm6, xmm8
-	vmovdqu         xmm4, oword [rdx + 16]
-	vpshufb         xmm4, xmm4, xmm15
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 0 ; d_L*h_L
-	vpxor           xmm5, xmm5, xmm8
+
 	vmovdqu         xmm14, oword [r10 - 112]
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 16 ; d_L*h_H
+; GHASH step 1: the products of vector 0
+	vpclmulqdq      xmm5, xmm4, oword [rdi + 704], 0 ; LO = d_L*h_L
+	vpclmulqdq      xmm6, xmm4, oword [rdi + 704], 16 ; MI = d_L*h_H
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 704], 1 ; + d_H*h_L
+	vpclmulqdq      xmm7, xmm4, oword [rdi + 704], 17 ; HI = d_H*h_H
 	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 1 ; d_H*h_L
-	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 17 ; d_H*h_H
+; GHASH step 2: vector 1 into D, reflected
+	vmovdqu         xmm4, oword [rdx + 16]
+	vpshufb         xmm4, xmm4, xmm15
+
 	vmovdqu         xmm14, oword [r10 - 96]
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
-	vpxor           xmm7, xmm7, xmm8
-	vmovdqu         xmm4, oword [rdx + 32]
-	vpshufb         xmm4, xmm4, xmm15
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 0 ; d_L*h_L
+; GHASH step 3: the products of vector 1
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 0 ; d_L*h_L
 	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 16 ; d_L*h_H
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 1 ; d_H*h_L
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+
 	vmovdqu         xmm14, oword [r10 - 80]
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 16 ; d_L*h_H
-	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 1 ; d_H*h_L
-	vpxor           xmm6, xmm6, xmm8
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 17 ; d_H*h_H
+
 	vmovdqu         xmm14, oword [r10 - 64]
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
-	vpxor           xmm7, xmm7, xmm8
-	vmovdqu         xmm4, oword [rdx + 48]
+; GHASH step 4: vector 2 into D, reflected
+	vmovdqu         xmm4, oword [rdx + 32]
 	vpshufb         xmm4, xmm4, xmm15
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 0 ; d_L*h_L
+; GHASH step 5: the products of vector 2
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 0 ; d_L*h_L
 	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 16 ; d_L*h_H
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 1 ; d_H*h_L
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+
 	vmovdqu         xmm14, oword [r10 - 48]
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 6: vector 3 into D, reflected
+	vmovdqu         xmm4, oword [rdx + 48]
+	vpshufb         xmm4, xmm4, xmm15
+; GHASH step 7: the products of vector 3
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 0 ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
 	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 16 ; d_L*h_H
 	vpxor           xmm6, xmm6, xmm8
 	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 1 ; d_H*h_L
 	vpxor           xmm6, xmm6, xmm8
 	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+
 	vmovdqu         xmm14, oword [r10 - 32]
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
-	vpxor           xmm7, xmm7, xmm8
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
-	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (0xc2 << 56)
-	vpshufd         xmm5, xmm5, 78                  ; swap(LO)
-	vpxor           xmm6, xmm6, xmm5
-	vpxor           xmm6, xmm6, xmm8
+
 	vmovdqu         xmm14, oword [r10 - 16]
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 8: fold LO into MI (see the header)
+	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (0xc2 << 56)
+	vpshufd         xmm5, xmm5, 78                  ; swap(LO)
+	vpxor           xmm6, xmm6, xmm5
+	vpxor           xmm6, xmm6, xmm8
+; GHASH step 9: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (0xc2 << 56)
 	vpshufd         xmm6, xmm6, 78                  ; swap(MI)
 	vpxor           xmm7, xmm7, xmm6
 	vpxor           xmm7, xmm7, xmm8
-	vmovdqa         xmm9, xmm7
+
 ; last round with the source folded into the key: out = AES(counter) ^ src
 	vpxor           xmm8, xmm13, oword [rdx]
 	vaesenclast     xmm0, xmm0, xmm8
@@ -2708,6 +2791,8 @@ L.gcm_dec_rec_main_aes128:
 	vpxor           xmm8, xmm13, oword [rdx + 48]
 	vaesenclast     xmm3, xmm3, xmm8
 	vmovdqu         oword [rsi + 48], xmm3
+; GHASH step 10: ACC = HI
+	vmovdqa         xmm9, xmm7
 	add             rdx, 64
 	add             rsi, 64
 	sub             rcx, 64

@@ -58,9 +58,40 @@
 # iterations where it would carry (one in 32) take an out-of-line path that does
 # inc32 on the reflected form.
 #
-# Interleaving.  AES rounds and GHASH are independent within an iteration; GHASH's
-# instructions are spread over the nine rounds every key size runs, so the carry-less
-# multiplies share the cycles of vaesenc.
+# Interleaving.  AES rounds and GHASH are independent within an iteration, so GHASH runs
+# between the rounds.  It is written as numbered steps of a few instructions each
+# ("GHASH step n" in the loops): load and byte-reflect the data, the running hash joins
+# block 0, the partial products into LO/MI/HI (Karatsuba's half sums and middle
+# products, the low and the high ones), the Karatsuba fix, the two folds of the
+# reduction and the lanes' XOR.  A schedule chosen per ISA and measured with llvm-mca on
+# every model of mca/baseline.json (generator/ghash_schedule.py) places each step after
+# one of the nine middle rounds every key size runs, or after the last round:
+#   encryption (karatsuba, 4 vectors):
+#     after round KLAST-8:   0 reflect1, 1 halves1, 2 mid1, 3 lo1
+#     after round KLAST-6:   4 hi1, 5 reflect0
+#     after round KLAST-5:   6 join, 7 halves0, 8 mid0
+#     after round KLAST-4:   9 lo0
+#     after round KLAST-2:   10 hi0, 11 fix, 12 fold_lo
+#     after round KLAST-1:   13 fold_mi
+#     after round the last:  14 lanes
+#   decryption (karatsuba, 4 vectors):
+#     after round KLAST-9:   0 load, 1 reflect1
+#     after round KLAST-8:   2 halves1, 3 mid1, 4 lo1
+#     after round KLAST-6:   5 hi1, 6 reflect0
+#     after round KLAST-5:   7 join, 8 halves0
+#     after round KLAST-4:   9 mid0
+#     after round KLAST-3:   10 lo0, 11 hi0, 12 fix
+#     after round KLAST-2:   13 fold_lo
+#     after round KLAST-1:   14 fold_mi, 15 lanes
+# Why there: the loop is bound by the vector ports that vaesenc, vpclmulqdq and the
+# shuffles share (llvm-mca: Zen 4/5 FP0/FP1, Intel port 0/5), so each round takes at
+# most about two 512-bit multiplies beside its vaesenc, and the steps between rounds
+# keep them busy while the AES chain waits on its own latency.  The one loop-carried
+# dependence is ACC: the lanes' XOR of iteration i feeds "join" of iteration i+1, so
+# the Karatsuba loops hash pair 1 (vectors 2, 3) first and block 0's pair last, and
+# the folds follow the last product one round apart (each needs the previous one's
+# result).  Where a model preferred another order (the schoolbook encryption), the
+# table follows the measurement.
 # Encryption hashes the previous iteration's ciphertext (kept in GD) while the current
 # one's AES runs; decryption hashes the iteration's own source, read before the rounds.
 
@@ -109,49 +140,60 @@ aesgen_gcm_ghash_avx10_256:
 	vmovdqu8        32(%rdx), %ymm1
 	vmovdqu8        64(%rdx), %ymm2
 	vmovdqu8        96(%rdx), %ymm3
-# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
+# GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         %ymm20, %ymm0, %ymm0
 	vpshufb         %ymm20, %ymm1, %ymm1
+# GHASH step 1: byte-reflect vectors 2 and 3
 	vpshufb         %ymm20, %ymm2, %ymm2
 	vpshufb         %ymm20, %ymm3, %ymm3
-	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
+# GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %ymm10, %ymm0, %ymm0
+# GHASH step 3: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
 	vpshufd         $78, %ymm0, %ymm8
 	vpshufd         $78, %ymm1, %ymm9
 	vpxord          %ymm0, %ymm8, %ymm8             # a_L ^ a_H
 	vpxord          %ymm1, %ymm9, %ymm9             # b_L ^ b_H
+# GHASH step 4: MI = the half-sum products of vectors 0 and 1 (Karatsuba)
 	vpclmulqdq      $0, %ymm26, %ymm8, %ymm8        # (a_L^a_H)*(ha_L^ha_H)
 	vpclmulqdq      $0, %ymm27, %ymm9, %ymm9        # (b_L^b_H)*(hb_L^hb_H)
 	vpxord          %ymm9, %ymm8, %ymm6
+# GHASH step 5: LO = the low products of vectors 0 and 1
 	vpclmulqdq      $0, %ymm22, %ymm0, %ymm8        # a_L*ha_L
 	vpclmulqdq      $0, %ymm23, %ymm1, %ymm9        # b_L*hb_L
 	vpxord          %ymm9, %ymm8, %ymm5
+# GHASH step 6: HI = the high products of vectors 0 and 1
 	vpclmulqdq      $17, %ymm22, %ymm0, %ymm0       # a_H*ha_H
 	vpclmulqdq      $17, %ymm23, %ymm1, %ymm1       # b_H*hb_H
 	vpxord          %ymm1, %ymm0, %ymm7
+# GHASH step 7: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
 	vpshufd         $78, %ymm2, %ymm8
 	vpshufd         $78, %ymm3, %ymm9
 	vpxord          %ymm2, %ymm8, %ymm8             # a_L ^ a_H
 	vpxord          %ymm3, %ymm9, %ymm9             # b_L ^ b_H
+# GHASH step 8: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
 	vpclmulqdq      $0, %ymm28, %ymm8, %ymm8        # (a_L^a_H)*(ha_L^ha_H)
 	vpclmulqdq      $0, %ymm29, %ymm9, %ymm9        # (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+# GHASH step 9: LO += the low products of vectors 2 and 3
 	vpclmulqdq      $0, %ymm24, %ymm2, %ymm8        # a_L*ha_L
 	vpclmulqdq      $0, %ymm25, %ymm3, %ymm9        # b_L*hb_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm5
+# GHASH step 10: HI += the high products of vectors 2 and 3
 	vpclmulqdq      $17, %ymm24, %ymm2, %ymm2       # a_H*ha_H
 	vpclmulqdq      $17, %ymm25, %ymm3, %ymm3       # b_H*hb_H
 	vpternlogd      $150, %ymm3, %ymm2, %ymm7
-# Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+# GHASH step 11: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %ymm7, %ymm5, %ymm6
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+# GHASH step 12: fold LO into MI (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+# GHASH step 13: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
-# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %ymm7, %xmm8
+# GHASH step 14: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
 	add             $128, %rdx
 	sub             $128, %rcx
@@ -198,7 +240,7 @@ aesgen_gcm_ghash_avx10_256:
 	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
 # ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %ymm7, %xmm8
+	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
 .Lgcm_ghash_store:
 	vmovdqu8        %xmm10, (%rsi)
@@ -435,88 +477,105 @@ aesgen_gcm_enc_update_avx10_256:
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
-	vpshufb         %ymm20, %ymm16, %ymm16
-	vpshufb         %ymm20, %ymm17, %ymm17
-	vpshufb         %ymm20, %ymm18, %ymm18
-	vpshufb         %ymm20, %ymm19, %ymm19
-	vpxord          %ymm10, %ymm16, %ymm16          # the running hash joins block 0
+
 	vbroadcasti32x4 -128(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpshufd         $78, %ymm16, %ymm8
-	vpshufd         $78, %ymm17, %ymm9
-	vpxord          %ymm16, %ymm8, %ymm8            # a_L ^ a_H
-	vpxord          %ymm17, %ymm9, %ymm9            # b_L ^ b_H
-	vpclmulqdq      $0, %ymm26, %ymm8, %ymm8        # (a_L^a_H)*(ha_L^ha_H)
+# GHASH step 0: byte-reflect vectors 2 and 3
+	vpshufb         %ymm20, %ymm18, %ymm18
+	vpshufb         %ymm20, %ymm19, %ymm19
+# GHASH step 1: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         $78, %ymm18, %ymm8
+	vpshufd         $78, %ymm19, %ymm9
+	vpxord          %ymm18, %ymm8, %ymm8            # a_L ^ a_H
+	vpxord          %ymm19, %ymm9, %ymm9            # b_L ^ b_H
+# GHASH step 2: MI = the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      $0, %ymm28, %ymm8, %ymm8        # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, %ymm29, %ymm9, %ymm9        # (b_L^b_H)*(hb_L^hb_H)
+	vpxord          %ymm9, %ymm8, %ymm6
+# GHASH step 3: LO = the low products of vectors 2 and 3
+	vpclmulqdq      $0, %ymm24, %ymm18, %ymm8       # a_L*ha_L
+	vpclmulqdq      $0, %ymm25, %ymm19, %ymm9       # b_L*hb_L
+	vpxord          %ymm9, %ymm8, %ymm5
+
 	vbroadcasti32x4 -112(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpclmulqdq      $0, %ymm27, %ymm9, %ymm9        # (b_L^b_H)*(hb_L^hb_H)
-	vpxord          %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $0, %ymm22, %ymm16, %ymm8       # a_L*ha_L
-	vpclmulqdq      $0, %ymm23, %ymm17, %ymm9       # b_L*hb_L
-	vpxord          %ymm9, %ymm8, %ymm5
+
 	vbroadcasti32x4 -96(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpclmulqdq      $17, %ymm22, %ymm16, %ymm16     # a_H*ha_H
-	vpclmulqdq      $17, %ymm23, %ymm17, %ymm17     # b_H*hb_H
-	vpxord          %ymm17, %ymm16, %ymm7
-	vpshufd         $78, %ymm18, %ymm8
-	vpshufd         $78, %ymm19, %ymm9
+# GHASH step 4: HI = the high products of vectors 2 and 3
+	vpclmulqdq      $17, %ymm24, %ymm18, %ymm18     # a_H*ha_H
+	vpclmulqdq      $17, %ymm25, %ymm19, %ymm19     # b_H*hb_H
+	vpxord          %ymm19, %ymm18, %ymm7
+# GHASH step 5: byte-reflect vectors 0 and 1
+	vpshufb         %ymm20, %ymm16, %ymm16
+	vpshufb         %ymm20, %ymm17, %ymm17
+
 	vbroadcasti32x4 -80(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpxord          %ymm18, %ymm8, %ymm8            # a_L ^ a_H
-	vpxord          %ymm19, %ymm9, %ymm9            # b_L ^ b_H
-	vpclmulqdq      $0, %ymm28, %ymm8, %ymm8        # (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      $0, %ymm29, %ymm9, %ymm9        # (b_L^b_H)*(hb_L^hb_H)
+# GHASH step 6: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %ymm10, %ymm16, %ymm16
+# GHASH step 7: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         $78, %ymm16, %ymm8
+	vpshufd         $78, %ymm17, %ymm9
+	vpxord          %ymm16, %ymm8, %ymm8            # a_L ^ a_H
+	vpxord          %ymm17, %ymm9, %ymm9            # b_L ^ b_H
+# GHASH step 8: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      $0, %ymm26, %ymm8, %ymm8        # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, %ymm27, %ymm9, %ymm9        # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+
 	vbroadcasti32x4 -64(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $0, %ymm24, %ymm18, %ymm8       # a_L*ha_L
-	vpclmulqdq      $0, %ymm25, %ymm19, %ymm9       # b_L*hb_L
+# GHASH step 9: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, %ymm22, %ymm16, %ymm8       # a_L*ha_L
+	vpclmulqdq      $0, %ymm23, %ymm17, %ymm9       # b_L*hb_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm5
+
 	vbroadcasti32x4 -48(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpclmulqdq      $17, %ymm24, %ymm18, %ymm18     # a_H*ha_H
-	vpclmulqdq      $17, %ymm25, %ymm19, %ymm19     # b_H*hb_H
-	vpternlogd      $150, %ymm19, %ymm18, %ymm7
-# Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
-	vpternlogd      $150, %ymm7, %ymm5, %ymm6
+
 	vaesenc         %ymm31, %ymm0, %ymm0
 	vaesenc         %ymm31, %ymm1, %ymm1
 	vaesenc         %ymm31, %ymm2, %ymm2
 	vaesenc         %ymm31, %ymm3, %ymm3
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+# GHASH step 10: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, %ymm22, %ymm16, %ymm16     # a_H*ha_H
+	vpclmulqdq      $17, %ymm23, %ymm17, %ymm17     # b_H*hb_H
+	vpternlogd      $150, %ymm17, %ymm16, %ymm7
+# GHASH step 11: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      $150, %ymm7, %ymm5, %ymm6
+# GHASH step 12: fold LO into MI (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
+
 	vaesenc         %ymm30, %ymm0, %ymm0
 	vaesenc         %ymm30, %ymm1, %ymm1
 	vaesenc         %ymm30, %ymm2, %ymm2
 	vaesenc         %ymm30, %ymm3, %ymm3
+# GHASH step 13: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
-# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %ymm7, %xmm8
-	vpxord          %xmm8, %xmm7, %xmm10
+
 # last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          (%rdx), %ymm14, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm16
@@ -530,6 +589,9 @@ aesgen_gcm_enc_update_avx10_256:
 	vpxord          96(%rdx), %ymm14, %ymm8
 	vaesenclast     %ymm8, %ymm3, %ymm19
 	vmovdqu8        %ymm19, 96(%rsi)
+# GHASH step 14: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
+	vpxord          %xmm8, %xmm7, %xmm10
 	add             $128, %rdx
 	add             $128, %rsi
 	sub             $128, %rcx
@@ -537,49 +599,60 @@ aesgen_gcm_enc_update_avx10_256:
 # LLVM-MCA-END
 .Lgcm_enc_hash_last:
 # the GHASH of the last iteration's ciphertext, still in GD
-# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
+# GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         %ymm20, %ymm16, %ymm16
 	vpshufb         %ymm20, %ymm17, %ymm17
+# GHASH step 1: byte-reflect vectors 2 and 3
 	vpshufb         %ymm20, %ymm18, %ymm18
 	vpshufb         %ymm20, %ymm19, %ymm19
-	vpxord          %ymm10, %ymm16, %ymm16          # the running hash joins block 0
+# GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %ymm10, %ymm16, %ymm16
+# GHASH step 3: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
 	vpshufd         $78, %ymm16, %ymm8
 	vpshufd         $78, %ymm17, %ymm9
 	vpxord          %ymm16, %ymm8, %ymm8            # a_L ^ a_H
 	vpxord          %ymm17, %ymm9, %ymm9            # b_L ^ b_H
+# GHASH step 4: MI = the half-sum products of vectors 0 and 1 (Karatsuba)
 	vpclmulqdq      $0, %ymm26, %ymm8, %ymm8        # (a_L^a_H)*(ha_L^ha_H)
 	vpclmulqdq      $0, %ymm27, %ymm9, %ymm9        # (b_L^b_H)*(hb_L^hb_H)
 	vpxord          %ymm9, %ymm8, %ymm6
+# GHASH step 5: LO = the low products of vectors 0 and 1
 	vpclmulqdq      $0, %ymm22, %ymm16, %ymm8       # a_L*ha_L
 	vpclmulqdq      $0, %ymm23, %ymm17, %ymm9       # b_L*hb_L
 	vpxord          %ymm9, %ymm8, %ymm5
+# GHASH step 6: HI = the high products of vectors 0 and 1
 	vpclmulqdq      $17, %ymm22, %ymm16, %ymm16     # a_H*ha_H
 	vpclmulqdq      $17, %ymm23, %ymm17, %ymm17     # b_H*hb_H
 	vpxord          %ymm17, %ymm16, %ymm7
+# GHASH step 7: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
 	vpshufd         $78, %ymm18, %ymm8
 	vpshufd         $78, %ymm19, %ymm9
 	vpxord          %ymm18, %ymm8, %ymm8            # a_L ^ a_H
 	vpxord          %ymm19, %ymm9, %ymm9            # b_L ^ b_H
+# GHASH step 8: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
 	vpclmulqdq      $0, %ymm28, %ymm8, %ymm8        # (a_L^a_H)*(ha_L^ha_H)
 	vpclmulqdq      $0, %ymm29, %ymm9, %ymm9        # (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+# GHASH step 9: LO += the low products of vectors 2 and 3
 	vpclmulqdq      $0, %ymm24, %ymm18, %ymm8       # a_L*ha_L
 	vpclmulqdq      $0, %ymm25, %ymm19, %ymm9       # b_L*hb_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm5
+# GHASH step 10: HI += the high products of vectors 2 and 3
 	vpclmulqdq      $17, %ymm24, %ymm18, %ymm18     # a_H*ha_H
 	vpclmulqdq      $17, %ymm25, %ymm19, %ymm19     # b_H*hb_H
 	vpternlogd      $150, %ymm19, %ymm18, %ymm7
-# Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+# GHASH step 11: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %ymm7, %ymm5, %ymm6
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+# GHASH step 12: fold LO into MI (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+# GHASH step 13: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
-# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %ymm7, %xmm8
+# GHASH step 14: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
 	{disp32} jmp    .Lgcm_enc_bulk_done
 .Lgcm_enc_first_ctr_carry:
@@ -989,7 +1062,7 @@ aesgen_gcm_enc_update_avx10_256:
 	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
 # ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %ymm7, %xmm8
+	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
 .Lgcm_enc_store:
 	vmovdqu8        %xmm10, (%r9)
@@ -1131,92 +1204,113 @@ aesgen_gcm_dec_update_avx10_256:
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
+# GHASH step 0: load the 4 source vectors
 	vmovdqu8        (%rdx), %ymm16
 	vmovdqu8        32(%rdx), %ymm17
 	vmovdqu8        64(%rdx), %ymm18
 	vmovdqu8        96(%rdx), %ymm19
-# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
-	vpshufb         %ymm20, %ymm16, %ymm16
+# GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         %ymm20, %ymm18, %ymm18
+	vpshufb         %ymm20, %ymm19, %ymm19
+
 	vbroadcasti32x4 -128(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpshufb         %ymm20, %ymm17, %ymm17
-	vpshufb         %ymm20, %ymm18, %ymm18
-	vpshufb         %ymm20, %ymm19, %ymm19
-	vpxord          %ymm10, %ymm16, %ymm16          # the running hash joins block 0
-	vpshufd         $78, %ymm16, %ymm8
+# GHASH step 2: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         $78, %ymm18, %ymm8
+	vpshufd         $78, %ymm19, %ymm9
+	vpxord          %ymm18, %ymm8, %ymm8            # a_L ^ a_H
+	vpxord          %ymm19, %ymm9, %ymm9            # b_L ^ b_H
+# GHASH step 3: MI = the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      $0, %ymm28, %ymm8, %ymm8        # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, %ymm29, %ymm9, %ymm9        # (b_L^b_H)*(hb_L^hb_H)
+	vpxord          %ymm9, %ymm8, %ymm6
+# GHASH step 4: LO = the low products of vectors 2 and 3
+	vpclmulqdq      $0, %ymm24, %ymm18, %ymm8       # a_L*ha_L
+	vpclmulqdq      $0, %ymm25, %ymm19, %ymm9       # b_L*hb_L
+	vpxord          %ymm9, %ymm8, %ymm5
+
 	vbroadcasti32x4 -112(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpshufd         $78, %ymm17, %ymm9
-	vpxord          %ymm16, %ymm8, %ymm8            # a_L ^ a_H
-	vpxord          %ymm17, %ymm9, %ymm9            # b_L ^ b_H
-	vpclmulqdq      $0, %ymm26, %ymm8, %ymm8        # (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      $0, %ymm27, %ymm9, %ymm9        # (b_L^b_H)*(hb_L^hb_H)
+
 	vbroadcasti32x4 -96(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpxord          %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $0, %ymm22, %ymm16, %ymm8       # a_L*ha_L
-	vpclmulqdq      $0, %ymm23, %ymm17, %ymm9       # b_L*hb_L
-	vpxord          %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, %ymm22, %ymm16, %ymm16     # a_H*ha_H
+# GHASH step 5: HI = the high products of vectors 2 and 3
+	vpclmulqdq      $17, %ymm24, %ymm18, %ymm18     # a_H*ha_H
+	vpclmulqdq      $17, %ymm25, %ymm19, %ymm19     # b_H*hb_H
+	vpxord          %ymm19, %ymm18, %ymm7
+# GHASH step 6: byte-reflect vectors 0 and 1
+	vpshufb         %ymm20, %ymm16, %ymm16
+	vpshufb         %ymm20, %ymm17, %ymm17
+
 	vbroadcasti32x4 -80(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpclmulqdq      $17, %ymm23, %ymm17, %ymm17     # b_H*hb_H
-	vpxord          %ymm17, %ymm16, %ymm7
-	vpshufd         $78, %ymm18, %ymm8
-	vpshufd         $78, %ymm19, %ymm9
-	vpxord          %ymm18, %ymm8, %ymm8            # a_L ^ a_H
+# GHASH step 7: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %ymm10, %ymm16, %ymm16
+# GHASH step 8: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         $78, %ymm16, %ymm8
+	vpshufd         $78, %ymm17, %ymm9
+	vpxord          %ymm16, %ymm8, %ymm8            # a_L ^ a_H
+	vpxord          %ymm17, %ymm9, %ymm9            # b_L ^ b_H
+
 	vbroadcasti32x4 -64(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpxord          %ymm19, %ymm9, %ymm9            # b_L ^ b_H
-	vpclmulqdq      $0, %ymm28, %ymm8, %ymm8        # (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      $0, %ymm29, %ymm9, %ymm9        # (b_L^b_H)*(hb_L^hb_H)
+# GHASH step 9: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      $0, %ymm26, %ymm8, %ymm8        # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, %ymm27, %ymm9, %ymm9        # (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $0, %ymm24, %ymm18, %ymm8       # a_L*ha_L
+
 	vbroadcasti32x4 -48(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpclmulqdq      $0, %ymm25, %ymm19, %ymm9       # b_L*hb_L
+# GHASH step 10: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, %ymm22, %ymm16, %ymm8       # a_L*ha_L
+	vpclmulqdq      $0, %ymm23, %ymm17, %ymm9       # b_L*hb_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, %ymm24, %ymm18, %ymm18     # a_H*ha_H
-	vpclmulqdq      $17, %ymm25, %ymm19, %ymm19     # b_H*hb_H
-	vpternlogd      $150, %ymm19, %ymm18, %ymm7
+# GHASH step 11: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, %ymm22, %ymm16, %ymm16     # a_H*ha_H
+	vpclmulqdq      $17, %ymm23, %ymm17, %ymm17     # b_H*hb_H
+	vpternlogd      $150, %ymm17, %ymm16, %ymm7
+# GHASH step 12: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      $150, %ymm7, %ymm5, %ymm6
+
 	vaesenc         %ymm31, %ymm0, %ymm0
 	vaesenc         %ymm31, %ymm1, %ymm1
 	vaesenc         %ymm31, %ymm2, %ymm2
 	vaesenc         %ymm31, %ymm3, %ymm3
-# Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
-	vpternlogd      $150, %ymm7, %ymm5, %ymm6
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+# GHASH step 13: fold LO into MI (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
+
 	vaesenc         %ymm30, %ymm0, %ymm0
 	vaesenc         %ymm30, %ymm1, %ymm1
 	vaesenc         %ymm30, %ymm2, %ymm2
 	vaesenc         %ymm30, %ymm3, %ymm3
+# GHASH step 14: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
-# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %ymm7, %xmm8
+# GHASH step 15: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
+
 # last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          (%rdx), %ymm14, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
@@ -1303,7 +1397,7 @@ aesgen_gcm_dec_update_avx10_256:
 	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
 # ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %ymm7, %xmm8
+	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
 	mov             8(%rsp), %rcx
 	mov             (%rsp), %rdx
@@ -1764,7 +1858,7 @@ aesgen_gcm_enc_record_avx10_256:
 	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
 # ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %ymm7, %xmm8
+	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
 	vpxord          %ymm5, %ymm5, %ymm5
 	vpxord          %ymm6, %ymm6, %ymm6
@@ -1980,88 +2074,105 @@ aesgen_gcm_enc_record_avx10_256:
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
-	vpshufb         %ymm20, %ymm16, %ymm16
-	vpshufb         %ymm20, %ymm17, %ymm17
-	vpshufb         %ymm20, %ymm18, %ymm18
-	vpshufb         %ymm20, %ymm19, %ymm19
-	vpxord          %ymm10, %ymm16, %ymm16          # the running hash joins block 0
+
 	vbroadcasti32x4 -128(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpshufd         $78, %ymm16, %ymm8
-	vpshufd         $78, %ymm17, %ymm9
-	vpxord          %ymm16, %ymm8, %ymm8            # a_L ^ a_H
-	vpxord          %ymm17, %ymm9, %ymm9            # b_L ^ b_H
-	vpclmulqdq      $0, %ymm26, %ymm8, %ymm8        # (a_L^a_H)*(ha_L^ha_H)
+# GHASH step 0: byte-reflect vectors 2 and 3
+	vpshufb         %ymm20, %ymm18, %ymm18
+	vpshufb         %ymm20, %ymm19, %ymm19
+# GHASH step 1: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         $78, %ymm18, %ymm8
+	vpshufd         $78, %ymm19, %ymm9
+	vpxord          %ymm18, %ymm8, %ymm8            # a_L ^ a_H
+	vpxord          %ymm19, %ymm9, %ymm9            # b_L ^ b_H
+# GHASH step 2: MI = the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      $0, %ymm28, %ymm8, %ymm8        # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, %ymm29, %ymm9, %ymm9        # (b_L^b_H)*(hb_L^hb_H)
+	vpxord          %ymm9, %ymm8, %ymm6
+# GHASH step 3: LO = the low products of vectors 2 and 3
+	vpclmulqdq      $0, %ymm24, %ymm18, %ymm8       # a_L*ha_L
+	vpclmulqdq      $0, %ymm25, %ymm19, %ymm9       # b_L*hb_L
+	vpxord          %ymm9, %ymm8, %ymm5
+
 	vbroadcasti32x4 -112(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpclmulqdq      $0, %ymm27, %ymm9, %ymm9        # (b_L^b_H)*(hb_L^hb_H)
-	vpxord          %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $0, %ymm22, %ymm16, %ymm8       # a_L*ha_L
-	vpclmulqdq      $0, %ymm23, %ymm17, %ymm9       # b_L*hb_L
-	vpxord          %ymm9, %ymm8, %ymm5
+
 	vbroadcasti32x4 -96(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpclmulqdq      $17, %ymm22, %ymm16, %ymm16     # a_H*ha_H
-	vpclmulqdq      $17, %ymm23, %ymm17, %ymm17     # b_H*hb_H
-	vpxord          %ymm17, %ymm16, %ymm7
-	vpshufd         $78, %ymm18, %ymm8
-	vpshufd         $78, %ymm19, %ymm9
+# GHASH step 4: HI = the high products of vectors 2 and 3
+	vpclmulqdq      $17, %ymm24, %ymm18, %ymm18     # a_H*ha_H
+	vpclmulqdq      $17, %ymm25, %ymm19, %ymm19     # b_H*hb_H
+	vpxord          %ymm19, %ymm18, %ymm7
+# GHASH step 5: byte-reflect vectors 0 and 1
+	vpshufb         %ymm20, %ymm16, %ymm16
+	vpshufb         %ymm20, %ymm17, %ymm17
+
 	vbroadcasti32x4 -80(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpxord          %ymm18, %ymm8, %ymm8            # a_L ^ a_H
-	vpxord          %ymm19, %ymm9, %ymm9            # b_L ^ b_H
-	vpclmulqdq      $0, %ymm28, %ymm8, %ymm8        # (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      $0, %ymm29, %ymm9, %ymm9        # (b_L^b_H)*(hb_L^hb_H)
+# GHASH step 6: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %ymm10, %ymm16, %ymm16
+# GHASH step 7: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         $78, %ymm16, %ymm8
+	vpshufd         $78, %ymm17, %ymm9
+	vpxord          %ymm16, %ymm8, %ymm8            # a_L ^ a_H
+	vpxord          %ymm17, %ymm9, %ymm9            # b_L ^ b_H
+# GHASH step 8: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      $0, %ymm26, %ymm8, %ymm8        # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, %ymm27, %ymm9, %ymm9        # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+
 	vbroadcasti32x4 -64(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $0, %ymm24, %ymm18, %ymm8       # a_L*ha_L
-	vpclmulqdq      $0, %ymm25, %ymm19, %ymm9       # b_L*hb_L
+# GHASH step 9: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, %ymm22, %ymm16, %ymm8       # a_L*ha_L
+	vpclmulqdq      $0, %ymm23, %ymm17, %ymm9       # b_L*hb_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm5
+
 	vbroadcasti32x4 -48(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpclmulqdq      $17, %ymm24, %ymm18, %ymm18     # a_H*ha_H
-	vpclmulqdq      $17, %ymm25, %ymm19, %ymm19     # b_H*hb_H
-	vpternlogd      $150, %ymm19, %ymm18, %ymm7
-# Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
-	vpternlogd      $150, %ymm7, %ymm5, %ymm6
+
 	vaesenc         %ymm31, %ymm0, %ymm0
 	vaesenc         %ymm31, %ymm1, %ymm1
 	vaesenc         %ymm31, %ymm2, %ymm2
 	vaesenc         %ymm31, %ymm3, %ymm3
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+# GHASH step 10: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, %ymm22, %ymm16, %ymm16     # a_H*ha_H
+	vpclmulqdq      $17, %ymm23, %ymm17, %ymm17     # b_H*hb_H
+	vpternlogd      $150, %ymm17, %ymm16, %ymm7
+# GHASH step 11: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      $150, %ymm7, %ymm5, %ymm6
+# GHASH step 12: fold LO into MI (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
+
 	vaesenc         %ymm30, %ymm0, %ymm0
 	vaesenc         %ymm30, %ymm1, %ymm1
 	vaesenc         %ymm30, %ymm2, %ymm2
 	vaesenc         %ymm30, %ymm3, %ymm3
+# GHASH step 13: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
-# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %ymm7, %xmm8
-	vpxord          %xmm8, %xmm7, %xmm10
+
 # last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          (%rdx), %ymm14, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm16
@@ -2075,6 +2186,9 @@ aesgen_gcm_enc_record_avx10_256:
 	vpxord          96(%rdx), %ymm14, %ymm8
 	vaesenclast     %ymm8, %ymm3, %ymm19
 	vmovdqu8        %ymm19, 96(%rsi)
+# GHASH step 14: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
+	vpxord          %xmm8, %xmm7, %xmm10
 	add             $128, %rdx
 	add             $128, %rsi
 	sub             $128, %rcx
@@ -2082,49 +2196,60 @@ aesgen_gcm_enc_record_avx10_256:
 # LLVM-MCA-END
 .Lgcm_enc_rec_hash_last:
 # the GHASH of the last iteration's ciphertext, still in GD
-# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
+# GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         %ymm20, %ymm16, %ymm16
 	vpshufb         %ymm20, %ymm17, %ymm17
+# GHASH step 1: byte-reflect vectors 2 and 3
 	vpshufb         %ymm20, %ymm18, %ymm18
 	vpshufb         %ymm20, %ymm19, %ymm19
-	vpxord          %ymm10, %ymm16, %ymm16          # the running hash joins block 0
+# GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %ymm10, %ymm16, %ymm16
+# GHASH step 3: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
 	vpshufd         $78, %ymm16, %ymm8
 	vpshufd         $78, %ymm17, %ymm9
 	vpxord          %ymm16, %ymm8, %ymm8            # a_L ^ a_H
 	vpxord          %ymm17, %ymm9, %ymm9            # b_L ^ b_H
+# GHASH step 4: MI = the half-sum products of vectors 0 and 1 (Karatsuba)
 	vpclmulqdq      $0, %ymm26, %ymm8, %ymm8        # (a_L^a_H)*(ha_L^ha_H)
 	vpclmulqdq      $0, %ymm27, %ymm9, %ymm9        # (b_L^b_H)*(hb_L^hb_H)
 	vpxord          %ymm9, %ymm8, %ymm6
+# GHASH step 5: LO = the low products of vectors 0 and 1
 	vpclmulqdq      $0, %ymm22, %ymm16, %ymm8       # a_L*ha_L
 	vpclmulqdq      $0, %ymm23, %ymm17, %ymm9       # b_L*hb_L
 	vpxord          %ymm9, %ymm8, %ymm5
+# GHASH step 6: HI = the high products of vectors 0 and 1
 	vpclmulqdq      $17, %ymm22, %ymm16, %ymm16     # a_H*ha_H
 	vpclmulqdq      $17, %ymm23, %ymm17, %ymm17     # b_H*hb_H
 	vpxord          %ymm17, %ymm16, %ymm7
+# GHASH step 7: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
 	vpshufd         $78, %ymm18, %ymm8
 	vpshufd         $78, %ymm19, %ymm9
 	vpxord          %ymm18, %ymm8, %ymm8            # a_L ^ a_H
 	vpxord          %ymm19, %ymm9, %ymm9            # b_L ^ b_H
+# GHASH step 8: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
 	vpclmulqdq      $0, %ymm28, %ymm8, %ymm8        # (a_L^a_H)*(ha_L^ha_H)
 	vpclmulqdq      $0, %ymm29, %ymm9, %ymm9        # (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+# GHASH step 9: LO += the low products of vectors 2 and 3
 	vpclmulqdq      $0, %ymm24, %ymm18, %ymm8       # a_L*ha_L
 	vpclmulqdq      $0, %ymm25, %ymm19, %ymm9       # b_L*hb_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm5
+# GHASH step 10: HI += the high products of vectors 2 and 3
 	vpclmulqdq      $17, %ymm24, %ymm18, %ymm18     # a_H*ha_H
 	vpclmulqdq      $17, %ymm25, %ymm19, %ymm19     # b_H*hb_H
 	vpternlogd      $150, %ymm19, %ymm18, %ymm7
-# Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+# GHASH step 11: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %ymm7, %ymm5, %ymm6
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+# GHASH step 12: fold LO into MI (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+# GHASH step 13: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
-# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %ymm7, %xmm8
+# GHASH step 14: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
 	{disp32} jmp    .Lgcm_enc_rec_bulk_done
 .Lgcm_enc_rec_first_ctr_carry:
@@ -2286,36 +2411,45 @@ aesgen_gcm_enc_record_avx10_256:
 	vaesenclast     %ymm8, %ymm3, %ymm3
 	vmovdqu8        %ymm3, 96(%rsi){%k1}
 	vmovdqu8        %ymm3, %ymm3{%k1}{z}            # GHASH sees the padding as zeros
-# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
+# GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         %ymm20, %ymm0, %ymm0
 	vpshufb         %ymm20, %ymm1, %ymm1
+# GHASH step 1: byte-reflect vectors 2 and 3
 	vpshufb         %ymm20, %ymm2, %ymm2
 	vpshufb         %ymm20, %ymm3, %ymm3
-	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
+# GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %ymm10, %ymm0, %ymm0
+# GHASH step 3: LO += the low products of vectors 0 and 1
 	vpclmulqdq      $0, (%r9), %ymm0, %ymm8         # a_L*ha_L
 	vpclmulqdq      $0, 32(%r9), %ymm1, %ymm9       # b_L*hb_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm5
+# GHASH step 4: HI += the high products of vectors 0 and 1
 	vpclmulqdq      $17, (%r9), %ymm0, %ymm8        # a_H*ha_H
 	vpclmulqdq      $17, 32(%r9), %ymm1, %ymm9      # b_H*hb_H
 	vpternlogd      $150, %ymm9, %ymm8, %ymm7
+# GHASH step 5: MI += the middle products of vectors 0 and 1
 	vpclmulqdq      $1, (%r9), %ymm0, %ymm8         # a_H*ha_L
 	vpclmulqdq      $16, (%r9), %ymm0, %ymm0        # a_L*ha_H
 	vpternlogd      $150, %ymm0, %ymm8, %ymm6
 	vpclmulqdq      $1, 32(%r9), %ymm1, %ymm8       # b_H*hb_L
 	vpclmulqdq      $16, 32(%r9), %ymm1, %ymm1      # b_L*hb_H
 	vpternlogd      $150, %ymm1, %ymm8, %ymm6
+# GHASH step 6: LO += the low products of vectors 2 and 3
 	vpclmulqdq      $0, 64(%r9), %ymm2, %ymm8       # a_L*ha_L
 	vpclmulqdq      $0, 96(%r9), %ymm3, %ymm9       # b_L*hb_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm5
+# GHASH step 7: HI += the high products of vectors 2 and 3
 	vpclmulqdq      $17, 64(%r9), %ymm2, %ymm8      # a_H*ha_H
 	vpclmulqdq      $17, 96(%r9), %ymm3, %ymm9      # b_H*hb_H
 	vpternlogd      $150, %ymm9, %ymm8, %ymm7
+# GHASH step 8: MI += the middle products of vectors 2 and 3
 	vpclmulqdq      $1, 64(%r9), %ymm2, %ymm8       # a_H*ha_L
 	vpclmulqdq      $16, 64(%r9), %ymm2, %ymm2      # a_L*ha_H
 	vpternlogd      $150, %ymm2, %ymm8, %ymm6
 	vpclmulqdq      $1, 96(%r9), %ymm3, %ymm8       # b_H*hb_L
 	vpclmulqdq      $16, 96(%r9), %ymm3, %ymm3      # b_L*hb_H
 	vpternlogd      $150, %ymm3, %ymm8, %ymm6
+# GHASH step 9: the lengths block
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9    # d_L*h_H
@@ -2324,15 +2458,16 @@ aesgen_gcm_enc_record_avx10_256:
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
 	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+# GHASH step 10: fold LO into MI (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+# GHASH step 11: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
-# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %ymm7, %xmm8
+# GHASH step 12: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
 	{disp32} jmp    .Lgcm_enc_rec_tag
 .Lgcm_enc_rec_final3:
@@ -2422,23 +2557,28 @@ aesgen_gcm_enc_record_avx10_256:
 	vaesenclast     %ymm8, %ymm2, %ymm2
 	vmovdqu8        %ymm2, 64(%rsi){%k1}
 	vmovdqu8        %ymm2, %ymm2{%k1}{z}            # GHASH sees the padding as zeros
-# GHASH products of 3 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
+# GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         %ymm20, %ymm0, %ymm0
 	vpshufb         %ymm20, %ymm1, %ymm1
-	vpshufb         %ymm20, %ymm2, %ymm2
-	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
+# GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %ymm10, %ymm0, %ymm0
+# GHASH step 2: LO += the low products of vectors 0 and 1
 	vpclmulqdq      $0, (%r9), %ymm0, %ymm8         # a_L*ha_L
 	vpclmulqdq      $0, 32(%r9), %ymm1, %ymm9       # b_L*hb_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm5
+# GHASH step 3: HI += the high products of vectors 0 and 1
 	vpclmulqdq      $17, (%r9), %ymm0, %ymm8        # a_H*ha_H
 	vpclmulqdq      $17, 32(%r9), %ymm1, %ymm9      # b_H*hb_H
 	vpternlogd      $150, %ymm9, %ymm8, %ymm7
+# GHASH step 4: MI += the middle products of vectors 0 and 1
 	vpclmulqdq      $1, (%r9), %ymm0, %ymm8         # a_H*ha_L
 	vpclmulqdq      $16, (%r9), %ymm0, %ymm0        # a_L*ha_H
 	vpternlogd      $150, %ymm0, %ymm8, %ymm6
 	vpclmulqdq      $1, 32(%r9), %ymm1, %ymm8       # b_H*hb_L
 	vpclmulqdq      $16, 32(%r9), %ymm1, %ymm1      # b_L*hb_H
 	vpternlogd      $150, %ymm1, %ymm8, %ymm6
+# GHASH step 5: the products of vector 2
+	vpshufb         %ymm20, %ymm2, %ymm2
 	vpclmulqdq      $0, 64(%r9), %ymm2, %ymm8       # d_L*h_L
 	vpclmulqdq      $16, 64(%r9), %ymm2, %ymm9      # d_L*h_H
 	vpxord          %ymm8, %ymm5, %ymm5
@@ -2446,6 +2586,7 @@ aesgen_gcm_enc_record_avx10_256:
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
 	vpclmulqdq      $17, 64(%r9), %ymm2, %ymm8      # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
+# GHASH step 6: the lengths block
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9    # d_L*h_H
@@ -2454,15 +2595,16 @@ aesgen_gcm_enc_record_avx10_256:
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
 	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+# GHASH step 7: fold LO into MI (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+# GHASH step 8: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
-# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %ymm7, %xmm8
+# GHASH step 9: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
 	{disp32} jmp    .Lgcm_enc_rec_tag
 .Lgcm_enc_rec_final2:
@@ -2533,22 +2675,27 @@ aesgen_gcm_enc_record_avx10_256:
 	vaesenclast     %ymm8, %ymm1, %ymm1
 	vmovdqu8        %ymm1, 32(%rsi){%k1}
 	vmovdqu8        %ymm1, %ymm1{%k1}{z}            # GHASH sees the padding as zeros
-# GHASH products of 2 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
+# GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         %ymm20, %ymm0, %ymm0
 	vpshufb         %ymm20, %ymm1, %ymm1
-	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
+# GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %ymm10, %ymm0, %ymm0
+# GHASH step 2: LO += the low products of vectors 0 and 1
 	vpclmulqdq      $0, (%r9), %ymm0, %ymm8         # a_L*ha_L
 	vpclmulqdq      $0, 32(%r9), %ymm1, %ymm9       # b_L*hb_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm5
+# GHASH step 3: HI += the high products of vectors 0 and 1
 	vpclmulqdq      $17, (%r9), %ymm0, %ymm8        # a_H*ha_H
 	vpclmulqdq      $17, 32(%r9), %ymm1, %ymm9      # b_H*hb_H
 	vpternlogd      $150, %ymm9, %ymm8, %ymm7
+# GHASH step 4: MI += the middle products of vectors 0 and 1
 	vpclmulqdq      $1, (%r9), %ymm0, %ymm8         # a_H*ha_L
 	vpclmulqdq      $16, (%r9), %ymm0, %ymm0        # a_L*ha_H
 	vpternlogd      $150, %ymm0, %ymm8, %ymm6
 	vpclmulqdq      $1, 32(%r9), %ymm1, %ymm8       # b_H*hb_L
 	vpclmulqdq      $16, 32(%r9), %ymm1, %ymm1      # b_L*hb_H
 	vpternlogd      $150, %ymm1, %ymm8, %ymm6
+# GHASH step 5: the lengths block
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9    # d_L*h_H
@@ -2557,15 +2704,16 @@ aesgen_gcm_enc_record_avx10_256:
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
 	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+# GHASH step 6: fold LO into MI (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+# GHASH step 7: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
-# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %ymm7, %xmm8
+# GHASH step 8: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
 	{disp32} jmp    .Lgcm_enc_rec_tag
 .Lgcm_enc_rec_final1:
@@ -2616,7 +2764,7 @@ aesgen_gcm_enc_record_avx10_256:
 	vaesenclast     %ymm8, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi){%k1}
 	vmovdqu8        %ymm0, %ymm0{%k1}{z}            # GHASH sees the padding as zeros
-# GHASH products of 1 vector: reflect, the running hash joins block 0, LO/MI/HI += the products
+# GHASH step 0: the products of vector 0
 	vpshufb         %ymm20, %ymm0, %ymm0
 	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
 	vpclmulqdq      $0, (%r9), %ymm0, %ymm8         # d_L*h_L
@@ -2626,6 +2774,7 @@ aesgen_gcm_enc_record_avx10_256:
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
 	vpclmulqdq      $17, (%r9), %ymm0, %ymm8        # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
+# GHASH step 1: the lengths block
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9    # d_L*h_H
@@ -2634,15 +2783,16 @@ aesgen_gcm_enc_record_avx10_256:
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
 	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+# GHASH step 2: fold LO into MI (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+# GHASH step 3: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
-# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %ymm7, %xmm8
+# GHASH step 4: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
 	{disp32} jmp    .Lgcm_enc_rec_tag
 .Lgcm_enc_rec_no_data:
@@ -2664,7 +2814,7 @@ aesgen_gcm_enc_record_avx10_256:
 	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
 # ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %ymm7, %xmm8
+	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
 .Lgcm_enc_rec_tag:
 # tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)
@@ -2804,7 +2954,7 @@ aesgen_gcm_dec_record_avx10_256:
 	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
 # ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %ymm7, %xmm8
+	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
 	vpxord          %ymm5, %ymm5, %ymm5
 	vpxord          %ymm6, %ymm6, %ymm6
@@ -2919,92 +3069,113 @@ aesgen_gcm_dec_record_avx10_256:
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
+# GHASH step 0: load the 4 source vectors
 	vmovdqu8        (%rdx), %ymm16
 	vmovdqu8        32(%rdx), %ymm17
 	vmovdqu8        64(%rdx), %ymm18
 	vmovdqu8        96(%rdx), %ymm19
-# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
-	vpshufb         %ymm20, %ymm16, %ymm16
+# GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         %ymm20, %ymm18, %ymm18
+	vpshufb         %ymm20, %ymm19, %ymm19
+
 	vbroadcasti32x4 -128(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpshufb         %ymm20, %ymm17, %ymm17
-	vpshufb         %ymm20, %ymm18, %ymm18
-	vpshufb         %ymm20, %ymm19, %ymm19
-	vpxord          %ymm10, %ymm16, %ymm16          # the running hash joins block 0
-	vpshufd         $78, %ymm16, %ymm8
+# GHASH step 2: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         $78, %ymm18, %ymm8
+	vpshufd         $78, %ymm19, %ymm9
+	vpxord          %ymm18, %ymm8, %ymm8            # a_L ^ a_H
+	vpxord          %ymm19, %ymm9, %ymm9            # b_L ^ b_H
+# GHASH step 3: MI = the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      $0, %ymm28, %ymm8, %ymm8        # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, %ymm29, %ymm9, %ymm9        # (b_L^b_H)*(hb_L^hb_H)
+	vpxord          %ymm9, %ymm8, %ymm6
+# GHASH step 4: LO = the low products of vectors 2 and 3
+	vpclmulqdq      $0, %ymm24, %ymm18, %ymm8       # a_L*ha_L
+	vpclmulqdq      $0, %ymm25, %ymm19, %ymm9       # b_L*hb_L
+	vpxord          %ymm9, %ymm8, %ymm5
+
 	vbroadcasti32x4 -112(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpshufd         $78, %ymm17, %ymm9
-	vpxord          %ymm16, %ymm8, %ymm8            # a_L ^ a_H
-	vpxord          %ymm17, %ymm9, %ymm9            # b_L ^ b_H
-	vpclmulqdq      $0, %ymm26, %ymm8, %ymm8        # (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      $0, %ymm27, %ymm9, %ymm9        # (b_L^b_H)*(hb_L^hb_H)
+
 	vbroadcasti32x4 -96(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpxord          %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $0, %ymm22, %ymm16, %ymm8       # a_L*ha_L
-	vpclmulqdq      $0, %ymm23, %ymm17, %ymm9       # b_L*hb_L
-	vpxord          %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, %ymm22, %ymm16, %ymm16     # a_H*ha_H
+# GHASH step 5: HI = the high products of vectors 2 and 3
+	vpclmulqdq      $17, %ymm24, %ymm18, %ymm18     # a_H*ha_H
+	vpclmulqdq      $17, %ymm25, %ymm19, %ymm19     # b_H*hb_H
+	vpxord          %ymm19, %ymm18, %ymm7
+# GHASH step 6: byte-reflect vectors 0 and 1
+	vpshufb         %ymm20, %ymm16, %ymm16
+	vpshufb         %ymm20, %ymm17, %ymm17
+
 	vbroadcasti32x4 -80(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpclmulqdq      $17, %ymm23, %ymm17, %ymm17     # b_H*hb_H
-	vpxord          %ymm17, %ymm16, %ymm7
-	vpshufd         $78, %ymm18, %ymm8
-	vpshufd         $78, %ymm19, %ymm9
-	vpxord          %ymm18, %ymm8, %ymm8            # a_L ^ a_H
+# GHASH step 7: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %ymm10, %ymm16, %ymm16
+# GHASH step 8: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         $78, %ymm16, %ymm8
+	vpshufd         $78, %ymm17, %ymm9
+	vpxord          %ymm16, %ymm8, %ymm8            # a_L ^ a_H
+	vpxord          %ymm17, %ymm9, %ymm9            # b_L ^ b_H
+
 	vbroadcasti32x4 -64(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpxord          %ymm19, %ymm9, %ymm9            # b_L ^ b_H
-	vpclmulqdq      $0, %ymm28, %ymm8, %ymm8        # (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      $0, %ymm29, %ymm9, %ymm9        # (b_L^b_H)*(hb_L^hb_H)
+# GHASH step 9: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      $0, %ymm26, %ymm8, %ymm8        # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, %ymm27, %ymm9, %ymm9        # (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $0, %ymm24, %ymm18, %ymm8       # a_L*ha_L
+
 	vbroadcasti32x4 -48(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpclmulqdq      $0, %ymm25, %ymm19, %ymm9       # b_L*hb_L
+# GHASH step 10: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, %ymm22, %ymm16, %ymm8       # a_L*ha_L
+	vpclmulqdq      $0, %ymm23, %ymm17, %ymm9       # b_L*hb_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, %ymm24, %ymm18, %ymm18     # a_H*ha_H
-	vpclmulqdq      $17, %ymm25, %ymm19, %ymm19     # b_H*hb_H
-	vpternlogd      $150, %ymm19, %ymm18, %ymm7
+# GHASH step 11: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, %ymm22, %ymm16, %ymm16     # a_H*ha_H
+	vpclmulqdq      $17, %ymm23, %ymm17, %ymm17     # b_H*hb_H
+	vpternlogd      $150, %ymm17, %ymm16, %ymm7
+# GHASH step 12: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      $150, %ymm7, %ymm5, %ymm6
+
 	vaesenc         %ymm31, %ymm0, %ymm0
 	vaesenc         %ymm31, %ymm1, %ymm1
 	vaesenc         %ymm31, %ymm2, %ymm2
 	vaesenc         %ymm31, %ymm3, %ymm3
-# Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
-	vpternlogd      $150, %ymm7, %ymm5, %ymm6
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+# GHASH step 13: fold LO into MI (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
+
 	vaesenc         %ymm30, %ymm0, %ymm0
 	vaesenc         %ymm30, %ymm1, %ymm1
 	vaesenc         %ymm30, %ymm2, %ymm2
 	vaesenc         %ymm30, %ymm3, %ymm3
+# GHASH step 14: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
-# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %ymm7, %xmm8
+# GHASH step 15: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
+
 # last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          (%rdx), %ymm14, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
@@ -3119,92 +3290,111 @@ aesgen_gcm_dec_record_avx10_256:
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
+# GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         %ymm20, %ymm16, %ymm16
 	vpshufb         %ymm20, %ymm17, %ymm17
+# GHASH step 1: byte-reflect vectors 2 and 3
 	vpshufb         %ymm20, %ymm18, %ymm18
 	vpshufb         %ymm20, %ymm19, %ymm19
-	vpxord          %ymm10, %ymm16, %ymm16          # the running hash joins block 0
+
 	vbroadcasti32x4 -128(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
+# GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %ymm10, %ymm16, %ymm16
+# GHASH step 3: LO += the low products of vectors 0 and 1
 	vpclmulqdq      $0, (%r9), %ymm16, %ymm8        # a_L*ha_L
 	vpclmulqdq      $0, 32(%r9), %ymm17, %ymm9      # b_L*hb_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, (%r9), %ymm16, %ymm8       # a_H*ha_H
-	vpclmulqdq      $17, 32(%r9), %ymm17, %ymm9     # b_H*hb_H
+
 	vbroadcasti32x4 -112(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
+# GHASH step 4: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %ymm16, %ymm8       # a_H*ha_H
+	vpclmulqdq      $17, 32(%r9), %ymm17, %ymm9     # b_H*hb_H
 	vpternlogd      $150, %ymm9, %ymm8, %ymm7
+# GHASH step 5: MI += the middle products of vectors 0 and 1
 	vpclmulqdq      $1, (%r9), %ymm16, %ymm8        # a_H*ha_L
 	vpclmulqdq      $16, (%r9), %ymm16, %ymm16      # a_L*ha_H
 	vpternlogd      $150, %ymm16, %ymm8, %ymm6
 	vpclmulqdq      $1, 32(%r9), %ymm17, %ymm8      # b_H*hb_L
+	vpclmulqdq      $16, 32(%r9), %ymm17, %ymm17    # b_L*hb_H
+	vpternlogd      $150, %ymm17, %ymm8, %ymm6
+
 	vbroadcasti32x4 -96(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpclmulqdq      $16, 32(%r9), %ymm17, %ymm17    # b_L*hb_H
-	vpternlogd      $150, %ymm17, %ymm8, %ymm6
+# GHASH step 6: LO += the low products of vectors 2 and 3
 	vpclmulqdq      $0, 64(%r9), %ymm18, %ymm8      # a_L*ha_L
 	vpclmulqdq      $0, 96(%r9), %ymm19, %ymm9      # b_L*hb_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm5
+
 	vbroadcasti32x4 -80(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
+# GHASH step 7: HI += the high products of vectors 2 and 3
 	vpclmulqdq      $17, 64(%r9), %ymm18, %ymm8     # a_H*ha_H
 	vpclmulqdq      $17, 96(%r9), %ymm19, %ymm9     # b_H*hb_H
 	vpternlogd      $150, %ymm9, %ymm8, %ymm7
-	vpclmulqdq      $1, 64(%r9), %ymm18, %ymm8      # a_H*ha_L
-	vpclmulqdq      $16, 64(%r9), %ymm18, %ymm18    # a_L*ha_H
+
 	vbroadcasti32x4 -64(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
+# GHASH step 8: MI += the middle products of vectors 2 and 3
+	vpclmulqdq      $1, 64(%r9), %ymm18, %ymm8      # a_H*ha_L
+	vpclmulqdq      $16, 64(%r9), %ymm18, %ymm18    # a_L*ha_H
 	vpternlogd      $150, %ymm18, %ymm8, %ymm6
 	vpclmulqdq      $1, 96(%r9), %ymm19, %ymm8      # b_H*hb_L
 	vpclmulqdq      $16, 96(%r9), %ymm19, %ymm19    # b_L*hb_H
 	vpternlogd      $150, %ymm19, %ymm8, %ymm6
-	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+
 	vbroadcasti32x4 -48(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
+# GHASH step 9: the lengths block
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9    # d_L*h_H
 	vpxord          %ymm8, %ymm5, %ymm5
 	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8     # d_H*h_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8    # d_H*h_H
+	vpxord          %ymm8, %ymm7, %ymm7
+# GHASH step 10: fold LO into MI (see the header)
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
+	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+
 	vaesenc         %ymm31, %ymm0, %ymm0
 	vaesenc         %ymm31, %ymm1, %ymm1
 	vaesenc         %ymm31, %ymm2, %ymm2
 	vaesenc         %ymm31, %ymm3, %ymm3
-	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8    # d_H*h_H
-	vpxord          %ymm8, %ymm7, %ymm7
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
-	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
-	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
-	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+# GHASH step 11: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
+	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+
 	vaesenc         %ymm30, %ymm0, %ymm0
 	vaesenc         %ymm30, %ymm1, %ymm1
 	vaesenc         %ymm30, %ymm2, %ymm2
 	vaesenc         %ymm30, %ymm3, %ymm3
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
-	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
-	vpternlogd      $150, %ymm8, %ymm6, %ymm7
-# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %ymm7, %xmm8
+# GHASH step 12: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
+
 	vpxord          (%rdx), %ymm14, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi)
@@ -3270,78 +3460,94 @@ aesgen_gcm_dec_record_avx10_256:
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
-# GHASH products of 3 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
+# GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         %ymm20, %ymm16, %ymm16
 	vpshufb         %ymm20, %ymm17, %ymm17
-	vpshufb         %ymm20, %ymm18, %ymm18
-	vpxord          %ymm10, %ymm16, %ymm16          # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %ymm16, %ymm8        # a_L*ha_L
+
 	vbroadcasti32x4 -128(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
-	vpclmulqdq      $0, 32(%r9), %ymm17, %ymm9      # b_L*hb_L
-	vpternlogd      $150, %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, (%r9), %ymm16, %ymm8       # a_H*ha_H
-	vpclmulqdq      $17, 32(%r9), %ymm17, %ymm9     # b_H*hb_H
-	vpternlogd      $150, %ymm9, %ymm8, %ymm7
+# GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %ymm10, %ymm16, %ymm16
+
 	vbroadcasti32x4 -112(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
+# GHASH step 2: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, (%r9), %ymm16, %ymm8        # a_L*ha_L
+	vpclmulqdq      $0, 32(%r9), %ymm17, %ymm9      # b_L*hb_L
+	vpternlogd      $150, %ymm9, %ymm8, %ymm5
+
+	vbroadcasti32x4 -96(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+# GHASH step 3: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %ymm16, %ymm8       # a_H*ha_H
+	vpclmulqdq      $17, 32(%r9), %ymm17, %ymm9     # b_H*hb_H
+	vpternlogd      $150, %ymm9, %ymm8, %ymm7
+
+	vbroadcasti32x4 -80(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm15, %ymm2, %ymm2
+# GHASH step 4: MI += the middle products of vectors 0 and 1
 	vpclmulqdq      $1, (%r9), %ymm16, %ymm8        # a_H*ha_L
 	vpclmulqdq      $16, (%r9), %ymm16, %ymm16      # a_L*ha_H
 	vpternlogd      $150, %ymm16, %ymm8, %ymm6
 	vpclmulqdq      $1, 32(%r9), %ymm17, %ymm8      # b_H*hb_L
 	vpclmulqdq      $16, 32(%r9), %ymm17, %ymm17    # b_L*hb_H
-	vbroadcasti32x4 -96(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vaesenc         %ymm15, %ymm2, %ymm2
 	vpternlogd      $150, %ymm17, %ymm8, %ymm6
-	vpclmulqdq      $0, 64(%r9), %ymm18, %ymm8      # d_L*h_L
-	vpclmulqdq      $16, 64(%r9), %ymm18, %ymm9     # d_L*h_H
-	vpxord          %ymm8, %ymm5, %ymm5
-	vbroadcasti32x4 -80(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vaesenc         %ymm15, %ymm2, %ymm2
-	vpclmulqdq      $1, 64(%r9), %ymm18, %ymm8      # d_H*h_L
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, 64(%r9), %ymm18, %ymm8     # d_H*h_H
-	vpxord          %ymm8, %ymm7, %ymm7
+
 	vbroadcasti32x4 -64(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
-	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
-	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8     # d_L*h_L
-	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9    # d_L*h_H
+# GHASH step 5: the products of vector 2
+	vpshufb         %ymm20, %ymm18, %ymm18
+	vpclmulqdq      $0, 64(%r9), %ymm18, %ymm8      # d_L*h_L
+	vpclmulqdq      $16, 64(%r9), %ymm18, %ymm9     # d_L*h_H
 	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $1, 64(%r9), %ymm18, %ymm8      # d_H*h_L
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, 64(%r9), %ymm18, %ymm8     # d_H*h_H
+	vpxord          %ymm8, %ymm7, %ymm7
+
 	vbroadcasti32x4 -48(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
+# GHASH step 6: the lengths block
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8     # d_L*h_L
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9    # d_L*h_H
+	vpxord          %ymm8, %ymm5, %ymm5
 	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8     # d_H*h_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
 	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
-	vaesenc         %ymm31, %ymm0, %ymm0
-	vaesenc         %ymm31, %ymm1, %ymm1
-	vaesenc         %ymm31, %ymm2, %ymm2
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+# GHASH step 7: fold LO into MI (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+
+	vaesenc         %ymm31, %ymm0, %ymm0
+	vaesenc         %ymm31, %ymm1, %ymm1
+	vaesenc         %ymm31, %ymm2, %ymm2
+# GHASH step 8: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
+	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+
 	vaesenc         %ymm30, %ymm0, %ymm0
 	vaesenc         %ymm30, %ymm1, %ymm1
 	vaesenc         %ymm30, %ymm2, %ymm2
-	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
-	vpternlogd      $150, %ymm8, %ymm6, %ymm7
-# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %ymm7, %xmm8
+# GHASH step 9: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
+
 	vpxord          (%rdx), %ymm14, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi)
@@ -3395,62 +3601,77 @@ aesgen_gcm_dec_record_avx10_256:
 	vbroadcasti32x4 -144(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
-# GHASH products of 2 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
+# GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         %ymm20, %ymm16, %ymm16
 	vpshufb         %ymm20, %ymm17, %ymm17
-	vpxord          %ymm10, %ymm16, %ymm16          # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %ymm16, %ymm8        # a_L*ha_L
+
 	vbroadcasti32x4 -128(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
-	vpclmulqdq      $0, 32(%r9), %ymm17, %ymm9      # b_L*hb_L
-	vpternlogd      $150, %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, (%r9), %ymm16, %ymm8       # a_H*ha_H
-	vpclmulqdq      $17, 32(%r9), %ymm17, %ymm9     # b_H*hb_H
+# GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %ymm10, %ymm16, %ymm16
+
 	vbroadcasti32x4 -112(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
-	vpternlogd      $150, %ymm9, %ymm8, %ymm7
-	vpclmulqdq      $1, (%r9), %ymm16, %ymm8        # a_H*ha_L
-	vpclmulqdq      $16, (%r9), %ymm16, %ymm16      # a_L*ha_H
-	vpternlogd      $150, %ymm16, %ymm8, %ymm6
+# GHASH step 2: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, (%r9), %ymm16, %ymm8        # a_L*ha_L
+	vpclmulqdq      $0, 32(%r9), %ymm17, %ymm9      # b_L*hb_L
+	vpternlogd      $150, %ymm9, %ymm8, %ymm5
+
 	vbroadcasti32x4 -96(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
-	vpclmulqdq      $1, 32(%r9), %ymm17, %ymm8      # b_H*hb_L
-	vpclmulqdq      $16, 32(%r9), %ymm17, %ymm17    # b_L*hb_H
-	vpternlogd      $150, %ymm17, %ymm8, %ymm6
-	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+# GHASH step 3: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %ymm16, %ymm8       # a_H*ha_H
+	vpclmulqdq      $17, 32(%r9), %ymm17, %ymm9     # b_H*hb_H
+	vpternlogd      $150, %ymm9, %ymm8, %ymm7
+
 	vbroadcasti32x4 -80(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
-	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8     # d_L*h_L
-	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9    # d_L*h_H
-	vpxord          %ymm8, %ymm5, %ymm5
+# GHASH step 4: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      $1, (%r9), %ymm16, %ymm8        # a_H*ha_L
+	vpclmulqdq      $16, (%r9), %ymm16, %ymm16      # a_L*ha_H
+	vpternlogd      $150, %ymm16, %ymm8, %ymm6
+	vpclmulqdq      $1, 32(%r9), %ymm17, %ymm8      # b_H*hb_L
+	vpclmulqdq      $16, 32(%r9), %ymm17, %ymm17    # b_L*hb_H
+	vpternlogd      $150, %ymm17, %ymm8, %ymm6
+
 	vbroadcasti32x4 -64(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
-	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8     # d_H*h_L
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8    # d_H*h_H
+
 	vbroadcasti32x4 -48(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
+# GHASH step 5: the lengths block
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8     # d_L*h_L
+	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9    # d_L*h_H
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8     # d_H*h_L
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+# GHASH step 6: fold LO into MI (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
+	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+
 	vaesenc         %ymm31, %ymm0, %ymm0
 	vaesenc         %ymm31, %ymm1, %ymm1
-	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+# GHASH step 7: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
+	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+
 	vaesenc         %ymm30, %ymm0, %ymm0
 	vaesenc         %ymm30, %ymm1, %ymm1
-	vpternlogd      $150, %ymm8, %ymm6, %ymm7
-# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %ymm7, %xmm8
+# GHASH step 8: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
+
 	vpxord          (%rdx), %ymm14, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi)
@@ -3491,48 +3712,59 @@ aesgen_gcm_dec_record_avx10_256:
 .Lgcm_dec_rec_final1_aes128:
 	vbroadcasti32x4 -144(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
-# GHASH products of 1 vector: reflect, the running hash joins block 0, LO/MI/HI += the products
+# GHASH step 0: the products of vector 0
 	vpshufb         %ymm20, %ymm16, %ymm16
 	vpxord          %ymm10, %ymm16, %ymm16          # the running hash joins block 0
 	vpclmulqdq      $0, (%r9), %ymm16, %ymm8        # d_L*h_L
-	vbroadcasti32x4 -128(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
 	vpclmulqdq      $16, (%r9), %ymm16, %ymm9       # d_L*h_H
 	vpxord          %ymm8, %ymm5, %ymm5
 	vpclmulqdq      $1, (%r9), %ymm16, %ymm8        # d_H*h_L
-	vbroadcasti32x4 -112(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
 	vpclmulqdq      $17, (%r9), %ymm16, %ymm8       # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
+
+	vbroadcasti32x4 -128(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+
+	vbroadcasti32x4 -112(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+
 	vbroadcasti32x4 -96(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
+
+	vbroadcasti32x4 -80(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+
+	vbroadcasti32x4 -64(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+
+	vbroadcasti32x4 -48(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+# GHASH step 1: the lengths block
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9    # d_L*h_H
-	vbroadcasti32x4 -80(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
 	vpxord          %ymm8, %ymm5, %ymm5
 	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8     # d_H*h_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vbroadcasti32x4 -64(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
 	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+# GHASH step 2: fold LO into MI (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
-	vbroadcasti32x4 -48(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
+
 	vaesenc         %ymm31, %ymm0, %ymm0
+# GHASH step 3: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+
 	vaesenc         %ymm30, %ymm0, %ymm0
-# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %ymm7, %xmm8
+# GHASH step 4: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
+
 	vmovdqu8        (%rdx), %ymm8{%k1}{z}
 	vpxord          %ymm14, %ymm8, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
@@ -3557,7 +3789,7 @@ aesgen_gcm_dec_record_avx10_256:
 	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
 # ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %ymm7, %xmm8
+	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
 .Lgcm_dec_rec_tag:
 # tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)
@@ -3654,45 +3886,54 @@ aesgen_gcm_ghash_avx10_256_school:
 	vmovdqu8        32(%rdx), %ymm1
 	vmovdqu8        64(%rdx), %ymm2
 	vmovdqu8        96(%rdx), %ymm3
-# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
+# GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         %ymm20, %ymm0, %ymm0
 	vpshufb         %ymm20, %ymm1, %ymm1
+# GHASH step 1: byte-reflect vectors 2 and 3
 	vpshufb         %ymm20, %ymm2, %ymm2
 	vpshufb         %ymm20, %ymm3, %ymm3
-	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
+# GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %ymm10, %ymm0, %ymm0
+# GHASH step 3: LO = the low products of vectors 0 and 1
 	vpclmulqdq      $0, %ymm22, %ymm0, %ymm8        # a_L*ha_L
 	vpclmulqdq      $0, %ymm23, %ymm1, %ymm9        # b_L*hb_L
 	vpxord          %ymm9, %ymm8, %ymm5
+# GHASH step 4: HI = the high products of vectors 0 and 1
 	vpclmulqdq      $17, %ymm22, %ymm0, %ymm8       # a_H*ha_H
 	vpclmulqdq      $17, %ymm23, %ymm1, %ymm9       # b_H*hb_H
 	vpxord          %ymm9, %ymm8, %ymm7
+# GHASH step 5: MI = the middle products of vectors 0 and 1
 	vpclmulqdq      $1, %ymm22, %ymm0, %ymm8        # a_H*ha_L
 	vpclmulqdq      $16, %ymm22, %ymm0, %ymm0       # a_L*ha_H
 	vpxord          %ymm0, %ymm8, %ymm6
 	vpclmulqdq      $1, %ymm23, %ymm1, %ymm8        # b_H*hb_L
 	vpclmulqdq      $16, %ymm23, %ymm1, %ymm1       # b_L*hb_H
 	vpternlogd      $150, %ymm1, %ymm8, %ymm6
+# GHASH step 6: LO += the low products of vectors 2 and 3
 	vpclmulqdq      $0, %ymm24, %ymm2, %ymm8        # a_L*ha_L
 	vpclmulqdq      $0, %ymm25, %ymm3, %ymm9        # b_L*hb_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm5
+# GHASH step 7: HI += the high products of vectors 2 and 3
 	vpclmulqdq      $17, %ymm24, %ymm2, %ymm8       # a_H*ha_H
 	vpclmulqdq      $17, %ymm25, %ymm3, %ymm9       # b_H*hb_H
 	vpternlogd      $150, %ymm9, %ymm8, %ymm7
+# GHASH step 8: MI += the middle products of vectors 2 and 3
 	vpclmulqdq      $1, %ymm24, %ymm2, %ymm8        # a_H*ha_L
 	vpclmulqdq      $16, %ymm24, %ymm2, %ymm2       # a_L*ha_H
 	vpternlogd      $150, %ymm2, %ymm8, %ymm6
 	vpclmulqdq      $1, %ymm25, %ymm3, %ymm8        # b_H*hb_L
 	vpclmulqdq      $16, %ymm25, %ymm3, %ymm3       # b_L*hb_H
 	vpternlogd      $150, %ymm3, %ymm8, %ymm6
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+# GHASH step 9: fold LO into MI (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+# GHASH step 10: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
-# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %ymm7, %xmm8
+# GHASH step 11: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
 	add             $128, %rdx
 	sub             $128, %rcx
@@ -3739,7 +3980,7 @@ aesgen_gcm_ghash_avx10_256_school:
 	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
 # ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %ymm7, %xmm8
+	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
 .Lgcm_ghash_school_store:
 	vmovdqu8        %xmm10, (%rsi)
@@ -3968,80 +4209,98 @@ aesgen_gcm_enc_update_avx10_256_school:
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
-	vpshufb         %ymm20, %ymm16, %ymm16
-	vpshufb         %ymm20, %ymm17, %ymm17
+# GHASH step 0: byte-reflect vectors 2 and 3
 	vpshufb         %ymm20, %ymm18, %ymm18
 	vpshufb         %ymm20, %ymm19, %ymm19
-	vpxord          %ymm10, %ymm16, %ymm16          # the running hash joins block 0
+
 	vbroadcasti32x4 -128(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpclmulqdq      $0, %ymm22, %ymm16, %ymm8       # a_L*ha_L
-	vpclmulqdq      $0, %ymm23, %ymm17, %ymm9       # b_L*hb_L
+# GHASH step 1: LO = the low products of vectors 2 and 3
+	vpclmulqdq      $0, %ymm24, %ymm18, %ymm8       # a_L*ha_L
+	vpclmulqdq      $0, %ymm25, %ymm19, %ymm9       # b_L*hb_L
 	vpxord          %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, %ymm22, %ymm16, %ymm8      # a_H*ha_H
+# GHASH step 2: HI = the high products of vectors 2 and 3
+	vpclmulqdq      $17, %ymm24, %ymm18, %ymm8      # a_H*ha_H
+	vpclmulqdq      $17, %ymm25, %ymm19, %ymm9      # b_H*hb_H
+	vpxord          %ymm9, %ymm8, %ymm7
+
 	vbroadcasti32x4 -112(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpclmulqdq      $17, %ymm23, %ymm17, %ymm9      # b_H*hb_H
-	vpxord          %ymm9, %ymm8, %ymm7
-	vpclmulqdq      $1, %ymm22, %ymm16, %ymm8       # a_H*ha_L
-	vpclmulqdq      $16, %ymm22, %ymm16, %ymm16     # a_L*ha_H
+
 	vaesenc         %ymm31, %ymm0, %ymm0
 	vaesenc         %ymm31, %ymm1, %ymm1
 	vaesenc         %ymm31, %ymm2, %ymm2
 	vaesenc         %ymm31, %ymm3, %ymm3
-	vpxord          %ymm16, %ymm8, %ymm6
-	vpclmulqdq      $1, %ymm23, %ymm17, %ymm8       # b_H*hb_L
-	vpclmulqdq      $16, %ymm23, %ymm17, %ymm17     # b_L*hb_H
-	vpternlogd      $150, %ymm17, %ymm8, %ymm6
+# GHASH step 3: MI = the middle products of vectors 2 and 3
+	vpclmulqdq      $1, %ymm24, %ymm18, %ymm8       # a_H*ha_L
+	vpclmulqdq      $16, %ymm24, %ymm18, %ymm18     # a_L*ha_H
+	vpxord          %ymm18, %ymm8, %ymm6
+	vpclmulqdq      $1, %ymm25, %ymm19, %ymm8       # b_H*hb_L
+	vpclmulqdq      $16, %ymm25, %ymm19, %ymm19     # b_L*hb_H
+	vpternlogd      $150, %ymm19, %ymm8, %ymm6
+# GHASH step 4: byte-reflect vectors 0 and 1
+	vpshufb         %ymm20, %ymm16, %ymm16
+	vpshufb         %ymm20, %ymm17, %ymm17
+
 	vaesenc         %ymm30, %ymm0, %ymm0
 	vaesenc         %ymm30, %ymm1, %ymm1
 	vaesenc         %ymm30, %ymm2, %ymm2
 	vaesenc         %ymm30, %ymm3, %ymm3
-	vpclmulqdq      $0, %ymm24, %ymm18, %ymm8       # a_L*ha_L
-	vpclmulqdq      $0, %ymm25, %ymm19, %ymm9       # b_L*hb_L
-	vpternlogd      $150, %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, %ymm24, %ymm18, %ymm8      # a_H*ha_H
+# GHASH step 5: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %ymm10, %ymm16, %ymm16
+
 	vaesenc         %ymm29, %ymm0, %ymm0
 	vaesenc         %ymm29, %ymm1, %ymm1
 	vaesenc         %ymm29, %ymm2, %ymm2
 	vaesenc         %ymm29, %ymm3, %ymm3
-	vpclmulqdq      $17, %ymm25, %ymm19, %ymm9      # b_H*hb_H
+# GHASH step 6: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, %ymm22, %ymm16, %ymm8       # a_L*ha_L
+	vpclmulqdq      $0, %ymm23, %ymm17, %ymm9       # b_L*hb_L
+	vpternlogd      $150, %ymm9, %ymm8, %ymm5
+# GHASH step 7: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, %ymm22, %ymm16, %ymm8      # a_H*ha_H
+	vpclmulqdq      $17, %ymm23, %ymm17, %ymm9      # b_H*hb_H
 	vpternlogd      $150, %ymm9, %ymm8, %ymm7
-	vpclmulqdq      $1, %ymm24, %ymm18, %ymm8       # a_H*ha_L
-	vpclmulqdq      $16, %ymm24, %ymm18, %ymm18     # a_L*ha_H
+
 	vaesenc         %ymm28, %ymm0, %ymm0
 	vaesenc         %ymm28, %ymm1, %ymm1
 	vaesenc         %ymm28, %ymm2, %ymm2
 	vaesenc         %ymm28, %ymm3, %ymm3
-	vpternlogd      $150, %ymm18, %ymm8, %ymm6
-	vpclmulqdq      $1, %ymm25, %ymm19, %ymm8       # b_H*hb_L
-	vpclmulqdq      $16, %ymm25, %ymm19, %ymm19     # b_L*hb_H
-	vpternlogd      $150, %ymm19, %ymm8, %ymm6
+# GHASH step 8: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      $1, %ymm22, %ymm16, %ymm8       # a_H*ha_L
+	vpclmulqdq      $16, %ymm22, %ymm16, %ymm16     # a_L*ha_H
+	vpternlogd      $150, %ymm16, %ymm8, %ymm6
+	vpclmulqdq      $1, %ymm23, %ymm17, %ymm8       # b_H*hb_L
+	vpclmulqdq      $16, %ymm23, %ymm17, %ymm17     # b_L*hb_H
+	vpternlogd      $150, %ymm17, %ymm8, %ymm6
+
 	vaesenc         %ymm27, %ymm0, %ymm0
 	vaesenc         %ymm27, %ymm1, %ymm1
 	vaesenc         %ymm27, %ymm2, %ymm2
 	vaesenc         %ymm27, %ymm3, %ymm3
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+# GHASH step 9: fold LO into MI (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+# GHASH step 10: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
+	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+
 	vaesenc         %ymm26, %ymm0, %ymm0
 	vaesenc         %ymm26, %ymm1, %ymm1
 	vaesenc         %ymm26, %ymm2, %ymm2
 	vaesenc         %ymm26, %ymm3, %ymm3
-	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
-	vpternlogd      $150, %ymm8, %ymm6, %ymm7
-# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %ymm7, %xmm8
+# GHASH step 11: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
+
 # last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          (%rdx), %ymm14, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm16
@@ -4062,45 +4321,54 @@ aesgen_gcm_enc_update_avx10_256_school:
 # LLVM-MCA-END
 .Lgcm_enc_school_hash_last:
 # the GHASH of the last iteration's ciphertext, still in GD
-# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
+# GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         %ymm20, %ymm16, %ymm16
 	vpshufb         %ymm20, %ymm17, %ymm17
+# GHASH step 1: byte-reflect vectors 2 and 3
 	vpshufb         %ymm20, %ymm18, %ymm18
 	vpshufb         %ymm20, %ymm19, %ymm19
-	vpxord          %ymm10, %ymm16, %ymm16          # the running hash joins block 0
+# GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %ymm10, %ymm16, %ymm16
+# GHASH step 3: LO = the low products of vectors 0 and 1
 	vpclmulqdq      $0, %ymm22, %ymm16, %ymm8       # a_L*ha_L
 	vpclmulqdq      $0, %ymm23, %ymm17, %ymm9       # b_L*hb_L
 	vpxord          %ymm9, %ymm8, %ymm5
+# GHASH step 4: HI = the high products of vectors 0 and 1
 	vpclmulqdq      $17, %ymm22, %ymm16, %ymm8      # a_H*ha_H
 	vpclmulqdq      $17, %ymm23, %ymm17, %ymm9      # b_H*hb_H
 	vpxord          %ymm9, %ymm8, %ymm7
+# GHASH step 5: MI = the middle products of vectors 0 and 1
 	vpclmulqdq      $1, %ymm22, %ymm16, %ymm8       # a_H*ha_L
 	vpclmulqdq      $16, %ymm22, %ymm16, %ymm16     # a_L*ha_H
 	vpxord          %ymm16, %ymm8, %ymm6
 	vpclmulqdq      $1, %ymm23, %ymm17, %ymm8       # b_H*hb_L
 	vpclmulqdq      $16, %ymm23, %ymm17, %ymm17     # b_L*hb_H
 	vpternlogd      $150, %ymm17, %ymm8, %ymm6
+# GHASH step 6: LO += the low products of vectors 2 and 3
 	vpclmulqdq      $0, %ymm24, %ymm18, %ymm8       # a_L*ha_L
 	vpclmulqdq      $0, %ymm25, %ymm19, %ymm9       # b_L*hb_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm5
+# GHASH step 7: HI += the high products of vectors 2 and 3
 	vpclmulqdq      $17, %ymm24, %ymm18, %ymm8      # a_H*ha_H
 	vpclmulqdq      $17, %ymm25, %ymm19, %ymm9      # b_H*hb_H
 	vpternlogd      $150, %ymm9, %ymm8, %ymm7
+# GHASH step 8: MI += the middle products of vectors 2 and 3
 	vpclmulqdq      $1, %ymm24, %ymm18, %ymm8       # a_H*ha_L
 	vpclmulqdq      $16, %ymm24, %ymm18, %ymm18     # a_L*ha_H
 	vpternlogd      $150, %ymm18, %ymm8, %ymm6
 	vpclmulqdq      $1, %ymm25, %ymm19, %ymm8       # b_H*hb_L
 	vpclmulqdq      $16, %ymm25, %ymm19, %ymm19     # b_L*hb_H
 	vpternlogd      $150, %ymm19, %ymm8, %ymm6
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+# GHASH step 9: fold LO into MI (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+# GHASH step 10: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
-# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %ymm7, %xmm8
+# GHASH step 11: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
 	{disp32} jmp    .Lgcm_enc_school_bulk_done
 .Lgcm_enc_school_first_ctr_carry:
@@ -4494,7 +4762,7 @@ aesgen_gcm_enc_update_avx10_256_school:
 	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
 # ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %ymm7, %xmm8
+	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
 .Lgcm_enc_school_store:
 	vmovdqu8        %xmm10, (%r9)
@@ -4632,84 +4900,103 @@ aesgen_gcm_dec_update_avx10_256_school:
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
+# GHASH step 0: load the 4 source vectors
 	vmovdqu8        (%rdx), %ymm16
 	vmovdqu8        32(%rdx), %ymm17
 	vmovdqu8        64(%rdx), %ymm18
 	vmovdqu8        96(%rdx), %ymm19
-# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
-	vpshufb         %ymm20, %ymm16, %ymm16
+# GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         %ymm20, %ymm18, %ymm18
+	vpshufb         %ymm20, %ymm19, %ymm19
+# GHASH step 2: LO = the low products of vectors 2 and 3
+	vpclmulqdq      $0, %ymm24, %ymm18, %ymm8       # a_L*ha_L
+	vpclmulqdq      $0, %ymm25, %ymm19, %ymm9       # b_L*hb_L
+	vpxord          %ymm9, %ymm8, %ymm5
+
 	vbroadcasti32x4 -128(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpshufb         %ymm20, %ymm17, %ymm17
-	vpshufb         %ymm20, %ymm18, %ymm18
-	vpshufb         %ymm20, %ymm19, %ymm19
-	vpxord          %ymm10, %ymm16, %ymm16          # the running hash joins block 0
-	vpclmulqdq      $0, %ymm22, %ymm16, %ymm8       # a_L*ha_L
+# GHASH step 3: HI = the high products of vectors 2 and 3
+	vpclmulqdq      $17, %ymm24, %ymm18, %ymm8      # a_H*ha_H
+	vpclmulqdq      $17, %ymm25, %ymm19, %ymm9      # b_H*hb_H
+	vpxord          %ymm9, %ymm8, %ymm7
+
 	vbroadcasti32x4 -112(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpclmulqdq      $0, %ymm23, %ymm17, %ymm9       # b_L*hb_L
-	vpxord          %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, %ymm22, %ymm16, %ymm8      # a_H*ha_H
-	vpclmulqdq      $17, %ymm23, %ymm17, %ymm9      # b_H*hb_H
-	vpxord          %ymm9, %ymm8, %ymm7
+
 	vaesenc         %ymm31, %ymm0, %ymm0
 	vaesenc         %ymm31, %ymm1, %ymm1
 	vaesenc         %ymm31, %ymm2, %ymm2
 	vaesenc         %ymm31, %ymm3, %ymm3
-	vpclmulqdq      $1, %ymm22, %ymm16, %ymm8       # a_H*ha_L
-	vpclmulqdq      $16, %ymm22, %ymm16, %ymm16     # a_L*ha_H
-	vpxord          %ymm16, %ymm8, %ymm6
-	vpclmulqdq      $1, %ymm23, %ymm17, %ymm8       # b_H*hb_L
-	vpclmulqdq      $16, %ymm23, %ymm17, %ymm17     # b_L*hb_H
+# GHASH step 4: MI = the middle products of vectors 2 and 3
+	vpclmulqdq      $1, %ymm24, %ymm18, %ymm8       # a_H*ha_L
+	vpclmulqdq      $16, %ymm24, %ymm18, %ymm18     # a_L*ha_H
+	vpxord          %ymm18, %ymm8, %ymm6
+	vpclmulqdq      $1, %ymm25, %ymm19, %ymm8       # b_H*hb_L
+	vpclmulqdq      $16, %ymm25, %ymm19, %ymm19     # b_L*hb_H
+	vpternlogd      $150, %ymm19, %ymm8, %ymm6
+# GHASH step 5: byte-reflect vectors 0 and 1
+	vpshufb         %ymm20, %ymm16, %ymm16
+	vpshufb         %ymm20, %ymm17, %ymm17
+
 	vaesenc         %ymm30, %ymm0, %ymm0
 	vaesenc         %ymm30, %ymm1, %ymm1
 	vaesenc         %ymm30, %ymm2, %ymm2
 	vaesenc         %ymm30, %ymm3, %ymm3
-	vpternlogd      $150, %ymm17, %ymm8, %ymm6
-	vpclmulqdq      $0, %ymm24, %ymm18, %ymm8       # a_L*ha_L
-	vpclmulqdq      $0, %ymm25, %ymm19, %ymm9       # b_L*hb_L
+# GHASH step 6: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %ymm10, %ymm16, %ymm16
+# GHASH step 7: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, %ymm22, %ymm16, %ymm8       # a_L*ha_L
+	vpclmulqdq      $0, %ymm23, %ymm17, %ymm9       # b_L*hb_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, %ymm24, %ymm18, %ymm8      # a_H*ha_H
+
 	vaesenc         %ymm29, %ymm0, %ymm0
 	vaesenc         %ymm29, %ymm1, %ymm1
 	vaesenc         %ymm29, %ymm2, %ymm2
 	vaesenc         %ymm29, %ymm3, %ymm3
-	vpclmulqdq      $17, %ymm25, %ymm19, %ymm9      # b_H*hb_H
+# GHASH step 8: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, %ymm22, %ymm16, %ymm8      # a_H*ha_H
+	vpclmulqdq      $17, %ymm23, %ymm17, %ymm9      # b_H*hb_H
 	vpternlogd      $150, %ymm9, %ymm8, %ymm7
-	vpclmulqdq      $1, %ymm24, %ymm18, %ymm8       # a_H*ha_L
-	vpclmulqdq      $16, %ymm24, %ymm18, %ymm18     # a_L*ha_H
+
 	vaesenc         %ymm28, %ymm0, %ymm0
 	vaesenc         %ymm28, %ymm1, %ymm1
 	vaesenc         %ymm28, %ymm2, %ymm2
 	vaesenc         %ymm28, %ymm3, %ymm3
-	vpternlogd      $150, %ymm18, %ymm8, %ymm6
-	vpclmulqdq      $1, %ymm25, %ymm19, %ymm8       # b_H*hb_L
-	vpclmulqdq      $16, %ymm25, %ymm19, %ymm19     # b_L*hb_H
-	vpternlogd      $150, %ymm19, %ymm8, %ymm6
+# GHASH step 9: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      $1, %ymm22, %ymm16, %ymm8       # a_H*ha_L
+	vpclmulqdq      $16, %ymm22, %ymm16, %ymm16     # a_L*ha_H
+	vpternlogd      $150, %ymm16, %ymm8, %ymm6
+	vpclmulqdq      $1, %ymm23, %ymm17, %ymm8       # b_H*hb_L
+	vpclmulqdq      $16, %ymm23, %ymm17, %ymm17     # b_L*hb_H
+	vpternlogd      $150, %ymm17, %ymm8, %ymm6
+
 	vaesenc         %ymm27, %ymm0, %ymm0
 	vaesenc         %ymm27, %ymm1, %ymm1
 	vaesenc         %ymm27, %ymm2, %ymm2
 	vaesenc         %ymm27, %ymm3, %ymm3
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+# GHASH step 10: fold LO into MI (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
+
 	vaesenc         %ymm26, %ymm0, %ymm0
 	vaesenc         %ymm26, %ymm1, %ymm1
 	vaesenc         %ymm26, %ymm2, %ymm2
 	vaesenc         %ymm26, %ymm3, %ymm3
+# GHASH step 11: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
-# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %ymm7, %xmm8
+# GHASH step 12: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
+
 # last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          (%rdx), %ymm14, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
@@ -4796,7 +5083,7 @@ aesgen_gcm_dec_update_avx10_256_school:
 	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
 # ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %ymm7, %xmm8
+	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
 	mov             8(%rsp), %rcx
 	mov             (%rsp), %rdx
@@ -5241,7 +5528,7 @@ aesgen_gcm_enc_record_avx10_256_school:
 	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
 # ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %ymm7, %xmm8
+	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
 	vpxord          %ymm5, %ymm5, %ymm5
 	vpxord          %ymm6, %ymm6, %ymm6
@@ -5449,80 +5736,98 @@ aesgen_gcm_enc_record_avx10_256_school:
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
-	vpshufb         %ymm20, %ymm16, %ymm16
-	vpshufb         %ymm20, %ymm17, %ymm17
+# GHASH step 0: byte-reflect vectors 2 and 3
 	vpshufb         %ymm20, %ymm18, %ymm18
 	vpshufb         %ymm20, %ymm19, %ymm19
-	vpxord          %ymm10, %ymm16, %ymm16          # the running hash joins block 0
+
 	vbroadcasti32x4 -128(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpclmulqdq      $0, %ymm22, %ymm16, %ymm8       # a_L*ha_L
-	vpclmulqdq      $0, %ymm23, %ymm17, %ymm9       # b_L*hb_L
+# GHASH step 1: LO = the low products of vectors 2 and 3
+	vpclmulqdq      $0, %ymm24, %ymm18, %ymm8       # a_L*ha_L
+	vpclmulqdq      $0, %ymm25, %ymm19, %ymm9       # b_L*hb_L
 	vpxord          %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, %ymm22, %ymm16, %ymm8      # a_H*ha_H
+# GHASH step 2: HI = the high products of vectors 2 and 3
+	vpclmulqdq      $17, %ymm24, %ymm18, %ymm8      # a_H*ha_H
+	vpclmulqdq      $17, %ymm25, %ymm19, %ymm9      # b_H*hb_H
+	vpxord          %ymm9, %ymm8, %ymm7
+
 	vbroadcasti32x4 -112(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpclmulqdq      $17, %ymm23, %ymm17, %ymm9      # b_H*hb_H
-	vpxord          %ymm9, %ymm8, %ymm7
-	vpclmulqdq      $1, %ymm22, %ymm16, %ymm8       # a_H*ha_L
-	vpclmulqdq      $16, %ymm22, %ymm16, %ymm16     # a_L*ha_H
+
 	vaesenc         %ymm31, %ymm0, %ymm0
 	vaesenc         %ymm31, %ymm1, %ymm1
 	vaesenc         %ymm31, %ymm2, %ymm2
 	vaesenc         %ymm31, %ymm3, %ymm3
-	vpxord          %ymm16, %ymm8, %ymm6
-	vpclmulqdq      $1, %ymm23, %ymm17, %ymm8       # b_H*hb_L
-	vpclmulqdq      $16, %ymm23, %ymm17, %ymm17     # b_L*hb_H
-	vpternlogd      $150, %ymm17, %ymm8, %ymm6
+# GHASH step 3: MI = the middle products of vectors 2 and 3
+	vpclmulqdq      $1, %ymm24, %ymm18, %ymm8       # a_H*ha_L
+	vpclmulqdq      $16, %ymm24, %ymm18, %ymm18     # a_L*ha_H
+	vpxord          %ymm18, %ymm8, %ymm6
+	vpclmulqdq      $1, %ymm25, %ymm19, %ymm8       # b_H*hb_L
+	vpclmulqdq      $16, %ymm25, %ymm19, %ymm19     # b_L*hb_H
+	vpternlogd      $150, %ymm19, %ymm8, %ymm6
+# GHASH step 4: byte-reflect vectors 0 and 1
+	vpshufb         %ymm20, %ymm16, %ymm16
+	vpshufb         %ymm20, %ymm17, %ymm17
+
 	vaesenc         %ymm30, %ymm0, %ymm0
 	vaesenc         %ymm30, %ymm1, %ymm1
 	vaesenc         %ymm30, %ymm2, %ymm2
 	vaesenc         %ymm30, %ymm3, %ymm3
-	vpclmulqdq      $0, %ymm24, %ymm18, %ymm8       # a_L*ha_L
-	vpclmulqdq      $0, %ymm25, %ymm19, %ymm9       # b_L*hb_L
-	vpternlogd      $150, %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, %ymm24, %ymm18, %ymm8      # a_H*ha_H
+# GHASH step 5: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %ymm10, %ymm16, %ymm16
+
 	vaesenc         %ymm29, %ymm0, %ymm0
 	vaesenc         %ymm29, %ymm1, %ymm1
 	vaesenc         %ymm29, %ymm2, %ymm2
 	vaesenc         %ymm29, %ymm3, %ymm3
-	vpclmulqdq      $17, %ymm25, %ymm19, %ymm9      # b_H*hb_H
+# GHASH step 6: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, %ymm22, %ymm16, %ymm8       # a_L*ha_L
+	vpclmulqdq      $0, %ymm23, %ymm17, %ymm9       # b_L*hb_L
+	vpternlogd      $150, %ymm9, %ymm8, %ymm5
+# GHASH step 7: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, %ymm22, %ymm16, %ymm8      # a_H*ha_H
+	vpclmulqdq      $17, %ymm23, %ymm17, %ymm9      # b_H*hb_H
 	vpternlogd      $150, %ymm9, %ymm8, %ymm7
-	vpclmulqdq      $1, %ymm24, %ymm18, %ymm8       # a_H*ha_L
-	vpclmulqdq      $16, %ymm24, %ymm18, %ymm18     # a_L*ha_H
+
 	vaesenc         %ymm28, %ymm0, %ymm0
 	vaesenc         %ymm28, %ymm1, %ymm1
 	vaesenc         %ymm28, %ymm2, %ymm2
 	vaesenc         %ymm28, %ymm3, %ymm3
-	vpternlogd      $150, %ymm18, %ymm8, %ymm6
-	vpclmulqdq      $1, %ymm25, %ymm19, %ymm8       # b_H*hb_L
-	vpclmulqdq      $16, %ymm25, %ymm19, %ymm19     # b_L*hb_H
-	vpternlogd      $150, %ymm19, %ymm8, %ymm6
+# GHASH step 8: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      $1, %ymm22, %ymm16, %ymm8       # a_H*ha_L
+	vpclmulqdq      $16, %ymm22, %ymm16, %ymm16     # a_L*ha_H
+	vpternlogd      $150, %ymm16, %ymm8, %ymm6
+	vpclmulqdq      $1, %ymm23, %ymm17, %ymm8       # b_H*hb_L
+	vpclmulqdq      $16, %ymm23, %ymm17, %ymm17     # b_L*hb_H
+	vpternlogd      $150, %ymm17, %ymm8, %ymm6
+
 	vaesenc         %ymm27, %ymm0, %ymm0
 	vaesenc         %ymm27, %ymm1, %ymm1
 	vaesenc         %ymm27, %ymm2, %ymm2
 	vaesenc         %ymm27, %ymm3, %ymm3
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+# GHASH step 9: fold LO into MI (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+# GHASH step 10: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
+	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+
 	vaesenc         %ymm26, %ymm0, %ymm0
 	vaesenc         %ymm26, %ymm1, %ymm1
 	vaesenc         %ymm26, %ymm2, %ymm2
 	vaesenc         %ymm26, %ymm3, %ymm3
-	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
-	vpternlogd      $150, %ymm8, %ymm6, %ymm7
-# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %ymm7, %xmm8
+# GHASH step 11: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
+
 # last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          (%rdx), %ymm14, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm16
@@ -5543,45 +5848,54 @@ aesgen_gcm_enc_record_avx10_256_school:
 # LLVM-MCA-END
 .Lgcm_enc_school_rec_hash_last:
 # the GHASH of the last iteration's ciphertext, still in GD
-# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
+# GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         %ymm20, %ymm16, %ymm16
 	vpshufb         %ymm20, %ymm17, %ymm17
+# GHASH step 1: byte-reflect vectors 2 and 3
 	vpshufb         %ymm20, %ymm18, %ymm18
 	vpshufb         %ymm20, %ymm19, %ymm19
-	vpxord          %ymm10, %ymm16, %ymm16          # the running hash joins block 0
+# GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %ymm10, %ymm16, %ymm16
+# GHASH step 3: LO = the low products of vectors 0 and 1
 	vpclmulqdq      $0, %ymm22, %ymm16, %ymm8       # a_L*ha_L
 	vpclmulqdq      $0, %ymm23, %ymm17, %ymm9       # b_L*hb_L
 	vpxord          %ymm9, %ymm8, %ymm5
+# GHASH step 4: HI = the high products of vectors 0 and 1
 	vpclmulqdq      $17, %ymm22, %ymm16, %ymm8      # a_H*ha_H
 	vpclmulqdq      $17, %ymm23, %ymm17, %ymm9      # b_H*hb_H
 	vpxord          %ymm9, %ymm8, %ymm7
+# GHASH step 5: MI = the middle products of vectors 0 and 1
 	vpclmulqdq      $1, %ymm22, %ymm16, %ymm8       # a_H*ha_L
 	vpclmulqdq      $16, %ymm22, %ymm16, %ymm16     # a_L*ha_H
 	vpxord          %ymm16, %ymm8, %ymm6
 	vpclmulqdq      $1, %ymm23, %ymm17, %ymm8       # b_H*hb_L
 	vpclmulqdq      $16, %ymm23, %ymm17, %ymm17     # b_L*hb_H
 	vpternlogd      $150, %ymm17, %ymm8, %ymm6
+# GHASH step 6: LO += the low products of vectors 2 and 3
 	vpclmulqdq      $0, %ymm24, %ymm18, %ymm8       # a_L*ha_L
 	vpclmulqdq      $0, %ymm25, %ymm19, %ymm9       # b_L*hb_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm5
+# GHASH step 7: HI += the high products of vectors 2 and 3
 	vpclmulqdq      $17, %ymm24, %ymm18, %ymm8      # a_H*ha_H
 	vpclmulqdq      $17, %ymm25, %ymm19, %ymm9      # b_H*hb_H
 	vpternlogd      $150, %ymm9, %ymm8, %ymm7
+# GHASH step 8: MI += the middle products of vectors 2 and 3
 	vpclmulqdq      $1, %ymm24, %ymm18, %ymm8       # a_H*ha_L
 	vpclmulqdq      $16, %ymm24, %ymm18, %ymm18     # a_L*ha_H
 	vpternlogd      $150, %ymm18, %ymm8, %ymm6
 	vpclmulqdq      $1, %ymm25, %ymm19, %ymm8       # b_H*hb_L
 	vpclmulqdq      $16, %ymm25, %ymm19, %ymm19     # b_L*hb_H
 	vpternlogd      $150, %ymm19, %ymm8, %ymm6
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+# GHASH step 9: fold LO into MI (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+# GHASH step 10: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
-# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %ymm7, %xmm8
+# GHASH step 11: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
 	{disp32} jmp    .Lgcm_enc_school_rec_bulk_done
 .Lgcm_enc_school_rec_first_ctr_carry:
@@ -5739,36 +6053,45 @@ aesgen_gcm_enc_record_avx10_256_school:
 	vaesenclast     %ymm8, %ymm3, %ymm3
 	vmovdqu8        %ymm3, 96(%rsi){%k1}
 	vmovdqu8        %ymm3, %ymm3{%k1}{z}            # GHASH sees the padding as zeros
-# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
+# GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         %ymm20, %ymm0, %ymm0
 	vpshufb         %ymm20, %ymm1, %ymm1
+# GHASH step 1: byte-reflect vectors 2 and 3
 	vpshufb         %ymm20, %ymm2, %ymm2
 	vpshufb         %ymm20, %ymm3, %ymm3
-	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
+# GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %ymm10, %ymm0, %ymm0
+# GHASH step 3: LO += the low products of vectors 0 and 1
 	vpclmulqdq      $0, (%r9), %ymm0, %ymm8         # a_L*ha_L
 	vpclmulqdq      $0, 32(%r9), %ymm1, %ymm9       # b_L*hb_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm5
+# GHASH step 4: HI += the high products of vectors 0 and 1
 	vpclmulqdq      $17, (%r9), %ymm0, %ymm8        # a_H*ha_H
 	vpclmulqdq      $17, 32(%r9), %ymm1, %ymm9      # b_H*hb_H
 	vpternlogd      $150, %ymm9, %ymm8, %ymm7
+# GHASH step 5: MI += the middle products of vectors 0 and 1
 	vpclmulqdq      $1, (%r9), %ymm0, %ymm8         # a_H*ha_L
 	vpclmulqdq      $16, (%r9), %ymm0, %ymm0        # a_L*ha_H
 	vpternlogd      $150, %ymm0, %ymm8, %ymm6
 	vpclmulqdq      $1, 32(%r9), %ymm1, %ymm8       # b_H*hb_L
 	vpclmulqdq      $16, 32(%r9), %ymm1, %ymm1      # b_L*hb_H
 	vpternlogd      $150, %ymm1, %ymm8, %ymm6
+# GHASH step 6: LO += the low products of vectors 2 and 3
 	vpclmulqdq      $0, 64(%r9), %ymm2, %ymm8       # a_L*ha_L
 	vpclmulqdq      $0, 96(%r9), %ymm3, %ymm9       # b_L*hb_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm5
+# GHASH step 7: HI += the high products of vectors 2 and 3
 	vpclmulqdq      $17, 64(%r9), %ymm2, %ymm8      # a_H*ha_H
 	vpclmulqdq      $17, 96(%r9), %ymm3, %ymm9      # b_H*hb_H
 	vpternlogd      $150, %ymm9, %ymm8, %ymm7
+# GHASH step 8: MI += the middle products of vectors 2 and 3
 	vpclmulqdq      $1, 64(%r9), %ymm2, %ymm8       # a_H*ha_L
 	vpclmulqdq      $16, 64(%r9), %ymm2, %ymm2      # a_L*ha_H
 	vpternlogd      $150, %ymm2, %ymm8, %ymm6
 	vpclmulqdq      $1, 96(%r9), %ymm3, %ymm8       # b_H*hb_L
 	vpclmulqdq      $16, 96(%r9), %ymm3, %ymm3      # b_L*hb_H
 	vpternlogd      $150, %ymm3, %ymm8, %ymm6
+# GHASH step 9: the lengths block
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9    # d_L*h_H
@@ -5777,15 +6100,16 @@ aesgen_gcm_enc_record_avx10_256_school:
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
 	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+# GHASH step 10: fold LO into MI (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+# GHASH step 11: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
-# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %ymm7, %xmm8
+# GHASH step 12: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
 	{disp32} jmp    .Lgcm_enc_school_rec_tag
 .Lgcm_enc_school_rec_final3:
@@ -5871,23 +6195,28 @@ aesgen_gcm_enc_record_avx10_256_school:
 	vaesenclast     %ymm8, %ymm2, %ymm2
 	vmovdqu8        %ymm2, 64(%rsi){%k1}
 	vmovdqu8        %ymm2, %ymm2{%k1}{z}            # GHASH sees the padding as zeros
-# GHASH products of 3 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
+# GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         %ymm20, %ymm0, %ymm0
 	vpshufb         %ymm20, %ymm1, %ymm1
-	vpshufb         %ymm20, %ymm2, %ymm2
-	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
+# GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %ymm10, %ymm0, %ymm0
+# GHASH step 2: LO += the low products of vectors 0 and 1
 	vpclmulqdq      $0, (%r9), %ymm0, %ymm8         # a_L*ha_L
 	vpclmulqdq      $0, 32(%r9), %ymm1, %ymm9       # b_L*hb_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm5
+# GHASH step 3: HI += the high products of vectors 0 and 1
 	vpclmulqdq      $17, (%r9), %ymm0, %ymm8        # a_H*ha_H
 	vpclmulqdq      $17, 32(%r9), %ymm1, %ymm9      # b_H*hb_H
 	vpternlogd      $150, %ymm9, %ymm8, %ymm7
+# GHASH step 4: MI += the middle products of vectors 0 and 1
 	vpclmulqdq      $1, (%r9), %ymm0, %ymm8         # a_H*ha_L
 	vpclmulqdq      $16, (%r9), %ymm0, %ymm0        # a_L*ha_H
 	vpternlogd      $150, %ymm0, %ymm8, %ymm6
 	vpclmulqdq      $1, 32(%r9), %ymm1, %ymm8       # b_H*hb_L
 	vpclmulqdq      $16, 32(%r9), %ymm1, %ymm1      # b_L*hb_H
 	vpternlogd      $150, %ymm1, %ymm8, %ymm6
+# GHASH step 5: the products of vector 2
+	vpshufb         %ymm20, %ymm2, %ymm2
 	vpclmulqdq      $0, 64(%r9), %ymm2, %ymm8       # d_L*h_L
 	vpclmulqdq      $16, 64(%r9), %ymm2, %ymm9      # d_L*h_H
 	vpxord          %ymm8, %ymm5, %ymm5
@@ -5895,6 +6224,7 @@ aesgen_gcm_enc_record_avx10_256_school:
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
 	vpclmulqdq      $17, 64(%r9), %ymm2, %ymm8      # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
+# GHASH step 6: the lengths block
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9    # d_L*h_H
@@ -5903,15 +6233,16 @@ aesgen_gcm_enc_record_avx10_256_school:
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
 	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+# GHASH step 7: fold LO into MI (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+# GHASH step 8: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
-# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %ymm7, %xmm8
+# GHASH step 9: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
 	{disp32} jmp    .Lgcm_enc_school_rec_tag
 .Lgcm_enc_school_rec_final2:
@@ -5978,22 +6309,27 @@ aesgen_gcm_enc_record_avx10_256_school:
 	vaesenclast     %ymm8, %ymm1, %ymm1
 	vmovdqu8        %ymm1, 32(%rsi){%k1}
 	vmovdqu8        %ymm1, %ymm1{%k1}{z}            # GHASH sees the padding as zeros
-# GHASH products of 2 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
+# GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         %ymm20, %ymm0, %ymm0
 	vpshufb         %ymm20, %ymm1, %ymm1
-	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
+# GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %ymm10, %ymm0, %ymm0
+# GHASH step 2: LO += the low products of vectors 0 and 1
 	vpclmulqdq      $0, (%r9), %ymm0, %ymm8         # a_L*ha_L
 	vpclmulqdq      $0, 32(%r9), %ymm1, %ymm9       # b_L*hb_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm5
+# GHASH step 3: HI += the high products of vectors 0 and 1
 	vpclmulqdq      $17, (%r9), %ymm0, %ymm8        # a_H*ha_H
 	vpclmulqdq      $17, 32(%r9), %ymm1, %ymm9      # b_H*hb_H
 	vpternlogd      $150, %ymm9, %ymm8, %ymm7
+# GHASH step 4: MI += the middle products of vectors 0 and 1
 	vpclmulqdq      $1, (%r9), %ymm0, %ymm8         # a_H*ha_L
 	vpclmulqdq      $16, (%r9), %ymm0, %ymm0        # a_L*ha_H
 	vpternlogd      $150, %ymm0, %ymm8, %ymm6
 	vpclmulqdq      $1, 32(%r9), %ymm1, %ymm8       # b_H*hb_L
 	vpclmulqdq      $16, 32(%r9), %ymm1, %ymm1      # b_L*hb_H
 	vpternlogd      $150, %ymm1, %ymm8, %ymm6
+# GHASH step 5: the lengths block
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9    # d_L*h_H
@@ -6002,15 +6338,16 @@ aesgen_gcm_enc_record_avx10_256_school:
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
 	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+# GHASH step 6: fold LO into MI (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+# GHASH step 7: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
-# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %ymm7, %xmm8
+# GHASH step 8: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
 	{disp32} jmp    .Lgcm_enc_school_rec_tag
 .Lgcm_enc_school_rec_final1:
@@ -6057,7 +6394,7 @@ aesgen_gcm_enc_record_avx10_256_school:
 	vaesenclast     %ymm8, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi){%k1}
 	vmovdqu8        %ymm0, %ymm0{%k1}{z}            # GHASH sees the padding as zeros
-# GHASH products of 1 vector: reflect, the running hash joins block 0, LO/MI/HI += the products
+# GHASH step 0: the products of vector 0
 	vpshufb         %ymm20, %ymm0, %ymm0
 	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
 	vpclmulqdq      $0, (%r9), %ymm0, %ymm8         # d_L*h_L
@@ -6067,6 +6404,7 @@ aesgen_gcm_enc_record_avx10_256_school:
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
 	vpclmulqdq      $17, (%r9), %ymm0, %ymm8        # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
+# GHASH step 1: the lengths block
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9    # d_L*h_H
@@ -6075,15 +6413,16 @@ aesgen_gcm_enc_record_avx10_256_school:
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
 	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+# GHASH step 2: fold LO into MI (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+# GHASH step 3: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
-# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %ymm7, %xmm8
+# GHASH step 4: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
 	{disp32} jmp    .Lgcm_enc_school_rec_tag
 .Lgcm_enc_school_rec_no_data:
@@ -6105,7 +6444,7 @@ aesgen_gcm_enc_record_avx10_256_school:
 	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
 # ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %ymm7, %xmm8
+	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
 .Lgcm_enc_school_rec_tag:
 # tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)
@@ -6245,7 +6584,7 @@ aesgen_gcm_dec_record_avx10_256_school:
 	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
 # ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %ymm7, %xmm8
+	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
 	vpxord          %ymm5, %ymm5, %ymm5
 	vpxord          %ymm6, %ymm6, %ymm6
@@ -6356,84 +6695,103 @@ aesgen_gcm_dec_record_avx10_256_school:
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
+# GHASH step 0: load the 4 source vectors
 	vmovdqu8        (%rdx), %ymm16
 	vmovdqu8        32(%rdx), %ymm17
 	vmovdqu8        64(%rdx), %ymm18
 	vmovdqu8        96(%rdx), %ymm19
-# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
-	vpshufb         %ymm20, %ymm16, %ymm16
+# GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         %ymm20, %ymm18, %ymm18
+	vpshufb         %ymm20, %ymm19, %ymm19
+# GHASH step 2: LO = the low products of vectors 2 and 3
+	vpclmulqdq      $0, %ymm24, %ymm18, %ymm8       # a_L*ha_L
+	vpclmulqdq      $0, %ymm25, %ymm19, %ymm9       # b_L*hb_L
+	vpxord          %ymm9, %ymm8, %ymm5
+
 	vbroadcasti32x4 -128(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpshufb         %ymm20, %ymm17, %ymm17
-	vpshufb         %ymm20, %ymm18, %ymm18
-	vpshufb         %ymm20, %ymm19, %ymm19
-	vpxord          %ymm10, %ymm16, %ymm16          # the running hash joins block 0
-	vpclmulqdq      $0, %ymm22, %ymm16, %ymm8       # a_L*ha_L
+# GHASH step 3: HI = the high products of vectors 2 and 3
+	vpclmulqdq      $17, %ymm24, %ymm18, %ymm8      # a_H*ha_H
+	vpclmulqdq      $17, %ymm25, %ymm19, %ymm9      # b_H*hb_H
+	vpxord          %ymm9, %ymm8, %ymm7
+
 	vbroadcasti32x4 -112(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-	vpclmulqdq      $0, %ymm23, %ymm17, %ymm9       # b_L*hb_L
-	vpxord          %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, %ymm22, %ymm16, %ymm8      # a_H*ha_H
-	vpclmulqdq      $17, %ymm23, %ymm17, %ymm9      # b_H*hb_H
-	vpxord          %ymm9, %ymm8, %ymm7
+
 	vaesenc         %ymm31, %ymm0, %ymm0
 	vaesenc         %ymm31, %ymm1, %ymm1
 	vaesenc         %ymm31, %ymm2, %ymm2
 	vaesenc         %ymm31, %ymm3, %ymm3
-	vpclmulqdq      $1, %ymm22, %ymm16, %ymm8       # a_H*ha_L
-	vpclmulqdq      $16, %ymm22, %ymm16, %ymm16     # a_L*ha_H
-	vpxord          %ymm16, %ymm8, %ymm6
-	vpclmulqdq      $1, %ymm23, %ymm17, %ymm8       # b_H*hb_L
-	vpclmulqdq      $16, %ymm23, %ymm17, %ymm17     # b_L*hb_H
+# GHASH step 4: MI = the middle products of vectors 2 and 3
+	vpclmulqdq      $1, %ymm24, %ymm18, %ymm8       # a_H*ha_L
+	vpclmulqdq      $16, %ymm24, %ymm18, %ymm18     # a_L*ha_H
+	vpxord          %ymm18, %ymm8, %ymm6
+	vpclmulqdq      $1, %ymm25, %ymm19, %ymm8       # b_H*hb_L
+	vpclmulqdq      $16, %ymm25, %ymm19, %ymm19     # b_L*hb_H
+	vpternlogd      $150, %ymm19, %ymm8, %ymm6
+# GHASH step 5: byte-reflect vectors 0 and 1
+	vpshufb         %ymm20, %ymm16, %ymm16
+	vpshufb         %ymm20, %ymm17, %ymm17
+
 	vaesenc         %ymm30, %ymm0, %ymm0
 	vaesenc         %ymm30, %ymm1, %ymm1
 	vaesenc         %ymm30, %ymm2, %ymm2
 	vaesenc         %ymm30, %ymm3, %ymm3
-	vpternlogd      $150, %ymm17, %ymm8, %ymm6
-	vpclmulqdq      $0, %ymm24, %ymm18, %ymm8       # a_L*ha_L
-	vpclmulqdq      $0, %ymm25, %ymm19, %ymm9       # b_L*hb_L
+# GHASH step 6: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %ymm10, %ymm16, %ymm16
+# GHASH step 7: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, %ymm22, %ymm16, %ymm8       # a_L*ha_L
+	vpclmulqdq      $0, %ymm23, %ymm17, %ymm9       # b_L*hb_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, %ymm24, %ymm18, %ymm8      # a_H*ha_H
+
 	vaesenc         %ymm29, %ymm0, %ymm0
 	vaesenc         %ymm29, %ymm1, %ymm1
 	vaesenc         %ymm29, %ymm2, %ymm2
 	vaesenc         %ymm29, %ymm3, %ymm3
-	vpclmulqdq      $17, %ymm25, %ymm19, %ymm9      # b_H*hb_H
+# GHASH step 8: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, %ymm22, %ymm16, %ymm8      # a_H*ha_H
+	vpclmulqdq      $17, %ymm23, %ymm17, %ymm9      # b_H*hb_H
 	vpternlogd      $150, %ymm9, %ymm8, %ymm7
-	vpclmulqdq      $1, %ymm24, %ymm18, %ymm8       # a_H*ha_L
-	vpclmulqdq      $16, %ymm24, %ymm18, %ymm18     # a_L*ha_H
+
 	vaesenc         %ymm28, %ymm0, %ymm0
 	vaesenc         %ymm28, %ymm1, %ymm1
 	vaesenc         %ymm28, %ymm2, %ymm2
 	vaesenc         %ymm28, %ymm3, %ymm3
-	vpternlogd      $150, %ymm18, %ymm8, %ymm6
-	vpclmulqdq      $1, %ymm25, %ymm19, %ymm8       # b_H*hb_L
-	vpclmulqdq      $16, %ymm25, %ymm19, %ymm19     # b_L*hb_H
-	vpternlogd      $150, %ymm19, %ymm8, %ymm6
+# GHASH step 9: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      $1, %ymm22, %ymm16, %ymm8       # a_H*ha_L
+	vpclmulqdq      $16, %ymm22, %ymm16, %ymm16     # a_L*ha_H
+	vpternlogd      $150, %ymm16, %ymm8, %ymm6
+	vpclmulqdq      $1, %ymm23, %ymm17, %ymm8       # b_H*hb_L
+	vpclmulqdq      $16, %ymm23, %ymm17, %ymm17     # b_L*hb_H
+	vpternlogd      $150, %ymm17, %ymm8, %ymm6
+
 	vaesenc         %ymm27, %ymm0, %ymm0
 	vaesenc         %ymm27, %ymm1, %ymm1
 	vaesenc         %ymm27, %ymm2, %ymm2
 	vaesenc         %ymm27, %ymm3, %ymm3
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+# GHASH step 10: fold LO into MI (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
+
 	vaesenc         %ymm26, %ymm0, %ymm0
 	vaesenc         %ymm26, %ymm1, %ymm1
 	vaesenc         %ymm26, %ymm2, %ymm2
 	vaesenc         %ymm26, %ymm3, %ymm3
+# GHASH step 11: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
-# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %ymm7, %xmm8
+# GHASH step 12: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
+
 # last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          (%rdx), %ymm14, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
@@ -6548,88 +6906,107 @@ aesgen_gcm_dec_record_avx10_256_school:
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
+# GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         %ymm20, %ymm16, %ymm16
 	vpshufb         %ymm20, %ymm17, %ymm17
+# GHASH step 1: byte-reflect vectors 2 and 3
 	vpshufb         %ymm20, %ymm18, %ymm18
 	vpshufb         %ymm20, %ymm19, %ymm19
-	vpxord          %ymm10, %ymm16, %ymm16          # the running hash joins block 0
+
 	vbroadcasti32x4 -128(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
+# GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %ymm10, %ymm16, %ymm16
+# GHASH step 3: LO += the low products of vectors 0 and 1
 	vpclmulqdq      $0, (%r9), %ymm16, %ymm8        # a_L*ha_L
 	vpclmulqdq      $0, 32(%r9), %ymm17, %ymm9      # b_L*hb_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, (%r9), %ymm16, %ymm8       # a_H*ha_H
-	vpclmulqdq      $17, 32(%r9), %ymm17, %ymm9     # b_H*hb_H
+
 	vbroadcasti32x4 -112(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
+# GHASH step 4: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %ymm16, %ymm8       # a_H*ha_H
+	vpclmulqdq      $17, 32(%r9), %ymm17, %ymm9     # b_H*hb_H
 	vpternlogd      $150, %ymm9, %ymm8, %ymm7
+# GHASH step 5: MI += the middle products of vectors 0 and 1
 	vpclmulqdq      $1, (%r9), %ymm16, %ymm8        # a_H*ha_L
 	vpclmulqdq      $16, (%r9), %ymm16, %ymm16      # a_L*ha_H
 	vpternlogd      $150, %ymm16, %ymm8, %ymm6
 	vpclmulqdq      $1, 32(%r9), %ymm17, %ymm8      # b_H*hb_L
+	vpclmulqdq      $16, 32(%r9), %ymm17, %ymm17    # b_L*hb_H
+	vpternlogd      $150, %ymm17, %ymm8, %ymm6
+
 	vaesenc         %ymm31, %ymm0, %ymm0
 	vaesenc         %ymm31, %ymm1, %ymm1
 	vaesenc         %ymm31, %ymm2, %ymm2
 	vaesenc         %ymm31, %ymm3, %ymm3
-	vpclmulqdq      $16, 32(%r9), %ymm17, %ymm17    # b_L*hb_H
-	vpternlogd      $150, %ymm17, %ymm8, %ymm6
+# GHASH step 6: LO += the low products of vectors 2 and 3
 	vpclmulqdq      $0, 64(%r9), %ymm18, %ymm8      # a_L*ha_L
 	vpclmulqdq      $0, 96(%r9), %ymm19, %ymm9      # b_L*hb_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm5
+
 	vaesenc         %ymm30, %ymm0, %ymm0
 	vaesenc         %ymm30, %ymm1, %ymm1
 	vaesenc         %ymm30, %ymm2, %ymm2
 	vaesenc         %ymm30, %ymm3, %ymm3
+# GHASH step 7: HI += the high products of vectors 2 and 3
 	vpclmulqdq      $17, 64(%r9), %ymm18, %ymm8     # a_H*ha_H
 	vpclmulqdq      $17, 96(%r9), %ymm19, %ymm9     # b_H*hb_H
 	vpternlogd      $150, %ymm9, %ymm8, %ymm7
-	vpclmulqdq      $1, 64(%r9), %ymm18, %ymm8      # a_H*ha_L
-	vpclmulqdq      $16, 64(%r9), %ymm18, %ymm18    # a_L*ha_H
+
 	vaesenc         %ymm29, %ymm0, %ymm0
 	vaesenc         %ymm29, %ymm1, %ymm1
 	vaesenc         %ymm29, %ymm2, %ymm2
 	vaesenc         %ymm29, %ymm3, %ymm3
+# GHASH step 8: MI += the middle products of vectors 2 and 3
+	vpclmulqdq      $1, 64(%r9), %ymm18, %ymm8      # a_H*ha_L
+	vpclmulqdq      $16, 64(%r9), %ymm18, %ymm18    # a_L*ha_H
 	vpternlogd      $150, %ymm18, %ymm8, %ymm6
 	vpclmulqdq      $1, 96(%r9), %ymm19, %ymm8      # b_H*hb_L
 	vpclmulqdq      $16, 96(%r9), %ymm19, %ymm19    # b_L*hb_H
 	vpternlogd      $150, %ymm19, %ymm8, %ymm6
-	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+
 	vaesenc         %ymm28, %ymm0, %ymm0
 	vaesenc         %ymm28, %ymm1, %ymm1
 	vaesenc         %ymm28, %ymm2, %ymm2
 	vaesenc         %ymm28, %ymm3, %ymm3
+# GHASH step 9: the lengths block
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9    # d_L*h_H
 	vpxord          %ymm8, %ymm5, %ymm5
 	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8     # d_H*h_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8    # d_H*h_H
+	vpxord          %ymm8, %ymm7, %ymm7
+# GHASH step 10: fold LO into MI (see the header)
+	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
+	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+
 	vaesenc         %ymm27, %ymm0, %ymm0
 	vaesenc         %ymm27, %ymm1, %ymm1
 	vaesenc         %ymm27, %ymm2, %ymm2
 	vaesenc         %ymm27, %ymm3, %ymm3
-	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8    # d_H*h_H
-	vpxord          %ymm8, %ymm7, %ymm7
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
-	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
-	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
-	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+# GHASH step 11: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
+	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+
 	vaesenc         %ymm26, %ymm0, %ymm0
 	vaesenc         %ymm26, %ymm1, %ymm1
 	vaesenc         %ymm26, %ymm2, %ymm2
 	vaesenc         %ymm26, %ymm3, %ymm3
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
-	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
-	vpternlogd      $150, %ymm8, %ymm6, %ymm7
-# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %ymm7, %xmm8
+# GHASH step 12: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
+
 	vpxord          (%rdx), %ymm14, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi)
@@ -6695,74 +7072,90 @@ aesgen_gcm_dec_record_avx10_256_school:
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
-# GHASH products of 3 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
+# GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         %ymm20, %ymm16, %ymm16
 	vpshufb         %ymm20, %ymm17, %ymm17
-	vpshufb         %ymm20, %ymm18, %ymm18
-	vpxord          %ymm10, %ymm16, %ymm16          # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %ymm16, %ymm8        # a_L*ha_L
+
 	vbroadcasti32x4 -128(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
-	vpclmulqdq      $0, 32(%r9), %ymm17, %ymm9      # b_L*hb_L
-	vpternlogd      $150, %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, (%r9), %ymm16, %ymm8       # a_H*ha_H
-	vpclmulqdq      $17, 32(%r9), %ymm17, %ymm9     # b_H*hb_H
-	vpternlogd      $150, %ymm9, %ymm8, %ymm7
+# GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %ymm10, %ymm16, %ymm16
+
 	vbroadcasti32x4 -112(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
+# GHASH step 2: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, (%r9), %ymm16, %ymm8        # a_L*ha_L
+	vpclmulqdq      $0, 32(%r9), %ymm17, %ymm9      # b_L*hb_L
+	vpternlogd      $150, %ymm9, %ymm8, %ymm5
+
+	vaesenc         %ymm31, %ymm0, %ymm0
+	vaesenc         %ymm31, %ymm1, %ymm1
+	vaesenc         %ymm31, %ymm2, %ymm2
+# GHASH step 3: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %ymm16, %ymm8       # a_H*ha_H
+	vpclmulqdq      $17, 32(%r9), %ymm17, %ymm9     # b_H*hb_H
+	vpternlogd      $150, %ymm9, %ymm8, %ymm7
+
+	vaesenc         %ymm30, %ymm0, %ymm0
+	vaesenc         %ymm30, %ymm1, %ymm1
+	vaesenc         %ymm30, %ymm2, %ymm2
+# GHASH step 4: MI += the middle products of vectors 0 and 1
 	vpclmulqdq      $1, (%r9), %ymm16, %ymm8        # a_H*ha_L
 	vpclmulqdq      $16, (%r9), %ymm16, %ymm16      # a_L*ha_H
 	vpternlogd      $150, %ymm16, %ymm8, %ymm6
 	vpclmulqdq      $1, 32(%r9), %ymm17, %ymm8      # b_H*hb_L
 	vpclmulqdq      $16, 32(%r9), %ymm17, %ymm17    # b_L*hb_H
-	vaesenc         %ymm31, %ymm0, %ymm0
-	vaesenc         %ymm31, %ymm1, %ymm1
-	vaesenc         %ymm31, %ymm2, %ymm2
 	vpternlogd      $150, %ymm17, %ymm8, %ymm6
+
+	vaesenc         %ymm29, %ymm0, %ymm0
+	vaesenc         %ymm29, %ymm1, %ymm1
+	vaesenc         %ymm29, %ymm2, %ymm2
+# GHASH step 5: the products of vector 2
+	vpshufb         %ymm20, %ymm18, %ymm18
 	vpclmulqdq      $0, 64(%r9), %ymm18, %ymm8      # d_L*h_L
 	vpclmulqdq      $16, 64(%r9), %ymm18, %ymm9     # d_L*h_H
 	vpxord          %ymm8, %ymm5, %ymm5
-	vaesenc         %ymm30, %ymm0, %ymm0
-	vaesenc         %ymm30, %ymm1, %ymm1
-	vaesenc         %ymm30, %ymm2, %ymm2
 	vpclmulqdq      $1, 64(%r9), %ymm18, %ymm8      # d_H*h_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
 	vpclmulqdq      $17, 64(%r9), %ymm18, %ymm8     # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
-	vaesenc         %ymm29, %ymm0, %ymm0
-	vaesenc         %ymm29, %ymm1, %ymm1
-	vaesenc         %ymm29, %ymm2, %ymm2
+
+	vaesenc         %ymm28, %ymm0, %ymm0
+	vaesenc         %ymm28, %ymm1, %ymm1
+	vaesenc         %ymm28, %ymm2, %ymm2
+# GHASH step 6: the lengths block
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9    # d_L*h_H
 	vpxord          %ymm8, %ymm5, %ymm5
-	vaesenc         %ymm28, %ymm0, %ymm0
-	vaesenc         %ymm28, %ymm1, %ymm1
-	vaesenc         %ymm28, %ymm2, %ymm2
 	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8     # d_H*h_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
 	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
-	vaesenc         %ymm27, %ymm0, %ymm0
-	vaesenc         %ymm27, %ymm1, %ymm1
-	vaesenc         %ymm27, %ymm2, %ymm2
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+# GHASH step 7: fold LO into MI (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+
+	vaesenc         %ymm27, %ymm0, %ymm0
+	vaesenc         %ymm27, %ymm1, %ymm1
+	vaesenc         %ymm27, %ymm2, %ymm2
+# GHASH step 8: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
+	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+
 	vaesenc         %ymm26, %ymm0, %ymm0
 	vaesenc         %ymm26, %ymm1, %ymm1
 	vaesenc         %ymm26, %ymm2, %ymm2
-	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
-	vpternlogd      $150, %ymm8, %ymm6, %ymm7
-# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %ymm7, %xmm8
+# GHASH step 9: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
+
 	vpxord          (%rdx), %ymm14, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi)
@@ -6816,58 +7209,73 @@ aesgen_gcm_dec_record_avx10_256_school:
 	vbroadcasti32x4 -144(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
-# GHASH products of 2 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
+# GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         %ymm20, %ymm16, %ymm16
 	vpshufb         %ymm20, %ymm17, %ymm17
-	vpxord          %ymm10, %ymm16, %ymm16          # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %ymm16, %ymm8        # a_L*ha_L
+
 	vbroadcasti32x4 -128(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
-	vpclmulqdq      $0, 32(%r9), %ymm17, %ymm9      # b_L*hb_L
-	vpternlogd      $150, %ymm9, %ymm8, %ymm5
-	vpclmulqdq      $17, (%r9), %ymm16, %ymm8       # a_H*ha_H
-	vpclmulqdq      $17, 32(%r9), %ymm17, %ymm9     # b_H*hb_H
+# GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %ymm10, %ymm16, %ymm16
+
 	vbroadcasti32x4 -112(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
+# GHASH step 2: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, (%r9), %ymm16, %ymm8        # a_L*ha_L
+	vpclmulqdq      $0, 32(%r9), %ymm17, %ymm9      # b_L*hb_L
+	vpternlogd      $150, %ymm9, %ymm8, %ymm5
+
+	vaesenc         %ymm31, %ymm0, %ymm0
+	vaesenc         %ymm31, %ymm1, %ymm1
+# GHASH step 3: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %ymm16, %ymm8       # a_H*ha_H
+	vpclmulqdq      $17, 32(%r9), %ymm17, %ymm9     # b_H*hb_H
 	vpternlogd      $150, %ymm9, %ymm8, %ymm7
+
+	vaesenc         %ymm30, %ymm0, %ymm0
+	vaesenc         %ymm30, %ymm1, %ymm1
+# GHASH step 4: MI += the middle products of vectors 0 and 1
 	vpclmulqdq      $1, (%r9), %ymm16, %ymm8        # a_H*ha_L
 	vpclmulqdq      $16, (%r9), %ymm16, %ymm16      # a_L*ha_H
 	vpternlogd      $150, %ymm16, %ymm8, %ymm6
-	vaesenc         %ymm31, %ymm0, %ymm0
-	vaesenc         %ymm31, %ymm1, %ymm1
 	vpclmulqdq      $1, 32(%r9), %ymm17, %ymm8      # b_H*hb_L
 	vpclmulqdq      $16, 32(%r9), %ymm17, %ymm17    # b_L*hb_H
 	vpternlogd      $150, %ymm17, %ymm8, %ymm6
+
+	vaesenc         %ymm29, %ymm0, %ymm0
+	vaesenc         %ymm29, %ymm1, %ymm1
+
+	vaesenc         %ymm28, %ymm0, %ymm0
+	vaesenc         %ymm28, %ymm1, %ymm1
+# GHASH step 5: the lengths block
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
-	vaesenc         %ymm30, %ymm0, %ymm0
-	vaesenc         %ymm30, %ymm1, %ymm1
 	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9    # d_L*h_H
 	vpxord          %ymm8, %ymm5, %ymm5
-	vaesenc         %ymm29, %ymm0, %ymm0
-	vaesenc         %ymm29, %ymm1, %ymm1
 	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8     # d_H*h_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
 	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8    # d_H*h_H
-	vaesenc         %ymm28, %ymm0, %ymm0
-	vaesenc         %ymm28, %ymm1, %ymm1
 	vpxord          %ymm8, %ymm7, %ymm7
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+# GHASH step 6: fold LO into MI (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
+	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+
 	vaesenc         %ymm27, %ymm0, %ymm0
 	vaesenc         %ymm27, %ymm1, %ymm1
-	vpternlogd      $150, %ymm8, %ymm5, %ymm6
+# GHASH step 7: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
+	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+
 	vaesenc         %ymm26, %ymm0, %ymm0
 	vaesenc         %ymm26, %ymm1, %ymm1
-	vpternlogd      $150, %ymm8, %ymm6, %ymm7
-# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %ymm7, %xmm8
+# GHASH step 8: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
+
 	vpxord          (%rdx), %ymm14, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi)
@@ -6908,44 +7316,55 @@ aesgen_gcm_dec_record_avx10_256_school:
 .Lgcm_dec_school_rec_final1_aes128:
 	vbroadcasti32x4 -144(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
-# GHASH products of 1 vector: reflect, the running hash joins block 0, LO/MI/HI += the products
+# GHASH step 0: the products of vector 0
 	vpshufb         %ymm20, %ymm16, %ymm16
 	vpxord          %ymm10, %ymm16, %ymm16          # the running hash joins block 0
 	vpclmulqdq      $0, (%r9), %ymm16, %ymm8        # d_L*h_L
-	vbroadcasti32x4 -128(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
 	vpclmulqdq      $16, (%r9), %ymm16, %ymm9       # d_L*h_H
 	vpxord          %ymm8, %ymm5, %ymm5
 	vpclmulqdq      $1, (%r9), %ymm16, %ymm8        # d_H*h_L
-	vbroadcasti32x4 -112(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
 	vpclmulqdq      $17, (%r9), %ymm16, %ymm8       # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
+
+	vbroadcasti32x4 -128(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+
+	vbroadcasti32x4 -112(%r10), %ymm15
+	vaesenc         %ymm15, %ymm0, %ymm0
+
 	vaesenc         %ymm31, %ymm0, %ymm0
+
+	vaesenc         %ymm30, %ymm0, %ymm0
+
+	vaesenc         %ymm29, %ymm0, %ymm0
+
+	vaesenc         %ymm28, %ymm0, %ymm0
+# GHASH step 1: the lengths block
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9    # d_L*h_H
-	vaesenc         %ymm30, %ymm0, %ymm0
 	vpxord          %ymm8, %ymm5, %ymm5
 	vpclmulqdq      $1, 752(%rdi), %ymm4, %ymm8     # d_H*h_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vaesenc         %ymm29, %ymm0, %ymm0
 	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+# GHASH step 2: fold LO into MI (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
-	vaesenc         %ymm28, %ymm0, %ymm0
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
+
 	vaesenc         %ymm27, %ymm0, %ymm0
+# GHASH step 3: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
+
 	vaesenc         %ymm26, %ymm0, %ymm0
-# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %ymm7, %xmm8
+# GHASH step 4: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
+
 	vmovdqu8        (%rdx), %ymm8{%k1}{z}
 	vpxord          %ymm14, %ymm8, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
@@ -6970,7 +7389,7 @@ aesgen_gcm_dec_record_avx10_256_school:
 	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
 # ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %ymm7, %xmm8
+	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
 .Lgcm_dec_school_rec_tag:
 # tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)

@@ -61,9 +61,40 @@
 ; iterations where it would carry (one in 32) take an out-of-line path that does
 ; inc32 on the reflected form.
 ;
-; Interleaving.  AES rounds and GHASH are independent within an iteration; GHASH's
-; instructions are spread over the nine rounds every key size runs, so the carry-less
-; multiplies share the cycles of vaesenc.
+; Interleaving.  AES rounds and GHASH are independent within an iteration, so GHASH runs
+; between the rounds.  It is written as numbered steps of a few instructions each
+; ("GHASH step n" in the loops): load and byte-reflect the data, the running hash joins
+; block 0, the partial products into LO/MI/HI (Karatsuba's half sums and middle
+; products, the low and the high ones), the Karatsuba fix, the two folds of the
+; reduction and the lanes' XOR.  A schedule chosen per ISA and measured with llvm-mca on
+; every model of mca/baseline.json (generator/ghash_schedule.py) places each step after
+; one of the nine middle rounds every key size runs, or after the last round:
+;   encryption (karatsuba, 4 vectors):
+;     after round KLAST-8:   0 reflect1, 1 halves1, 2 mid1, 3 lo1
+;     after round KLAST-6:   4 hi1, 5 reflect0
+;     after round KLAST-5:   6 join, 7 halves0, 8 mid0
+;     after round KLAST-4:   9 lo0
+;     after round KLAST-2:   10 hi0, 11 fix, 12 fold_lo
+;     after round KLAST-1:   13 fold_mi
+;     after round the last:  14 lanes
+;   decryption (karatsuba, 4 vectors):
+;     after round KLAST-9:   0 load, 1 reflect1
+;     after round KLAST-8:   2 halves1, 3 mid1, 4 lo1
+;     after round KLAST-6:   5 hi1, 6 reflect0
+;     after round KLAST-5:   7 join, 8 halves0
+;     after round KLAST-4:   9 mid0
+;     after round KLAST-3:   10 lo0, 11 hi0, 12 fix
+;     after round KLAST-2:   13 fold_lo
+;     after round KLAST-1:   14 fold_mi, 15 lanes
+; Why there: the loop is bound by the vector ports that vaesenc, vpclmulqdq and the
+; shuffles share (llvm-mca: Zen 4/5 FP0/FP1, Intel port 0/5), so each round takes at
+; most about two 512-bit multiplies beside its vaesenc, and the steps between rounds
+; keep them busy while the AES chain waits on its own latency.  The one loop-carried
+; dependence is ACC: the lanes' XOR of iteration i feeds "join" of iteration i+1, so
+; the Karatsuba loops hash pair 1 (vectors 2, 3) first and block 0's pair last, and
+; the folds follow the last product one round apart (each needs the previous one's
+; result).  Where a model preferred another order (the schoolbook encryption), the
+; table follows the measurement.
 ; Encryption hashes the previous iteration's ciphertext (kept in GD) while the current
 ; one's AES runs; decryption hashes the iteration's own source, read before the rounds.
 
@@ -109,49 +140,60 @@ L.gcm_ghash_loop:
 	vmovdqu8        ymm1, yword [rdx + 32]
 	vmovdqu8        ymm2, yword [rdx + 64]
 	vmovdqu8        ymm3, yword [rdx + 96]
-; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
+; GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         ymm0, ymm0, ymm20
 	vpshufb         ymm1, ymm1, ymm20
+; GHASH step 1: byte-reflect vectors 2 and 3
 	vpshufb         ymm2, ymm2, ymm20
 	vpshufb         ymm3, ymm3, ymm20
-	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
+; GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          ymm0, ymm0, ymm10
+; GHASH step 3: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
 	vpshufd         ymm8, ymm0, 78
 	vpshufd         ymm9, ymm1, 78
 	vpxord          ymm8, ymm8, ymm0                ; a_L ^ a_H
 	vpxord          ymm9, ymm9, ymm1                ; b_L ^ b_H
+; GHASH step 4: MI = the half-sum products of vectors 0 and 1 (Karatsuba)
 	vpclmulqdq      ymm8, ymm8, ymm26, 0            ; (a_L^a_H)*(ha_L^ha_H)
 	vpclmulqdq      ymm9, ymm9, ymm27, 0            ; (b_L^b_H)*(hb_L^hb_H)
 	vpxord          ymm6, ymm8, ymm9
+; GHASH step 5: LO = the low products of vectors 0 and 1
 	vpclmulqdq      ymm8, ymm0, ymm22, 0            ; a_L*ha_L
 	vpclmulqdq      ymm9, ymm1, ymm23, 0            ; b_L*hb_L
 	vpxord          ymm5, ymm8, ymm9
+; GHASH step 6: HI = the high products of vectors 0 and 1
 	vpclmulqdq      ymm0, ymm0, ymm22, 17           ; a_H*ha_H
 	vpclmulqdq      ymm1, ymm1, ymm23, 17           ; b_H*hb_H
 	vpxord          ymm7, ymm0, ymm1
+; GHASH step 7: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
 	vpshufd         ymm8, ymm2, 78
 	vpshufd         ymm9, ymm3, 78
 	vpxord          ymm8, ymm8, ymm2                ; a_L ^ a_H
 	vpxord          ymm9, ymm9, ymm3                ; b_L ^ b_H
+; GHASH step 8: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
 	vpclmulqdq      ymm8, ymm8, ymm28, 0            ; (a_L^a_H)*(ha_L^ha_H)
 	vpclmulqdq      ymm9, ymm9, ymm29, 0            ; (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      ymm6, ymm8, ymm9, 150
+; GHASH step 9: LO += the low products of vectors 2 and 3
 	vpclmulqdq      ymm8, ymm2, ymm24, 0            ; a_L*ha_L
 	vpclmulqdq      ymm9, ymm3, ymm25, 0            ; b_L*hb_L
 	vpternlogd      ymm5, ymm8, ymm9, 150
+; GHASH step 10: HI += the high products of vectors 2 and 3
 	vpclmulqdq      ymm2, ymm2, ymm24, 17           ; a_H*ha_H
 	vpclmulqdq      ymm3, ymm3, ymm25, 17           ; b_H*hb_H
 	vpternlogd      ymm7, ymm2, ymm3, 150
-; Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+; GHASH step 11: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      ymm6, ymm5, ymm7, 150
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+; GHASH step 12: fold LO into MI (see the header)
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
+; GHASH step 13: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
-; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, ymm7, 1
+; GHASH step 14: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
 	add             rdx, 128
 	sub             rcx, 128
@@ -198,7 +240,7 @@ L.gcm_ghash_tail_loaded:
 	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
 ; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, ymm7, 1
+	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
 L.gcm_ghash_store:
 	vmovdqu8        oword [rsi], xmm10
@@ -427,88 +469,105 @@ L.gcm_enc_main_aes128:
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
-	vpshufb         ymm16, ymm16, ymm20
-	vpshufb         ymm17, ymm17, ymm20
-	vpshufb         ymm18, ymm18, ymm20
-	vpshufb         ymm19, ymm19, ymm20
-	vpxord          ymm16, ymm16, ymm10             ; the running hash joins block 0
+
 	vbroadcasti32x4 ymm15, oword [r10 - 128]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpshufd         ymm8, ymm16, 78
-	vpshufd         ymm9, ymm17, 78
-	vpxord          ymm8, ymm8, ymm16               ; a_L ^ a_H
-	vpxord          ymm9, ymm9, ymm17               ; b_L ^ b_H
-	vpclmulqdq      ymm8, ymm8, ymm26, 0            ; (a_L^a_H)*(ha_L^ha_H)
+; GHASH step 0: byte-reflect vectors 2 and 3
+	vpshufb         ymm18, ymm18, ymm20
+	vpshufb         ymm19, ymm19, ymm20
+; GHASH step 1: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         ymm8, ymm18, 78
+	vpshufd         ymm9, ymm19, 78
+	vpxord          ymm8, ymm8, ymm18               ; a_L ^ a_H
+	vpxord          ymm9, ymm9, ymm19               ; b_L ^ b_H
+; GHASH step 2: MI = the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      ymm8, ymm8, ymm28, 0            ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      ymm9, ymm9, ymm29, 0            ; (b_L^b_H)*(hb_L^hb_H)
+	vpxord          ymm6, ymm8, ymm9
+; GHASH step 3: LO = the low products of vectors 2 and 3
+	vpclmulqdq      ymm8, ymm18, ymm24, 0           ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm19, ymm25, 0           ; b_L*hb_L
+	vpxord          ymm5, ymm8, ymm9
+
 	vbroadcasti32x4 ymm15, oword [r10 - 112]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpclmulqdq      ymm9, ymm9, ymm27, 0            ; (b_L^b_H)*(hb_L^hb_H)
-	vpxord          ymm6, ymm8, ymm9
-	vpclmulqdq      ymm8, ymm16, ymm22, 0           ; a_L*ha_L
-	vpclmulqdq      ymm9, ymm17, ymm23, 0           ; b_L*hb_L
-	vpxord          ymm5, ymm8, ymm9
+
 	vbroadcasti32x4 ymm15, oword [r10 - 96]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpclmulqdq      ymm16, ymm16, ymm22, 17         ; a_H*ha_H
-	vpclmulqdq      ymm17, ymm17, ymm23, 17         ; b_H*hb_H
-	vpxord          ymm7, ymm16, ymm17
-	vpshufd         ymm8, ymm18, 78
-	vpshufd         ymm9, ymm19, 78
+; GHASH step 4: HI = the high products of vectors 2 and 3
+	vpclmulqdq      ymm18, ymm18, ymm24, 17         ; a_H*ha_H
+	vpclmulqdq      ymm19, ymm19, ymm25, 17         ; b_H*hb_H
+	vpxord          ymm7, ymm18, ymm19
+; GHASH step 5: byte-reflect vectors 0 and 1
+	vpshufb         ymm16, ymm16, ymm20
+	vpshufb         ymm17, ymm17, ymm20
+
 	vbroadcasti32x4 ymm15, oword [r10 - 80]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpxord          ymm8, ymm8, ymm18               ; a_L ^ a_H
-	vpxord          ymm9, ymm9, ymm19               ; b_L ^ b_H
-	vpclmulqdq      ymm8, ymm8, ymm28, 0            ; (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      ymm9, ymm9, ymm29, 0            ; (b_L^b_H)*(hb_L^hb_H)
+; GHASH step 6: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          ymm16, ymm16, ymm10
+; GHASH step 7: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         ymm8, ymm16, 78
+	vpshufd         ymm9, ymm17, 78
+	vpxord          ymm8, ymm8, ymm16               ; a_L ^ a_H
+	vpxord          ymm9, ymm9, ymm17               ; b_L ^ b_H
+; GHASH step 8: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      ymm8, ymm8, ymm26, 0            ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      ymm9, ymm9, ymm27, 0            ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      ymm6, ymm8, ymm9, 150
+
 	vbroadcasti32x4 ymm15, oword [r10 - 64]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm18, ymm24, 0           ; a_L*ha_L
-	vpclmulqdq      ymm9, ymm19, ymm25, 0           ; b_L*hb_L
+; GHASH step 9: LO += the low products of vectors 0 and 1
+	vpclmulqdq      ymm8, ymm16, ymm22, 0           ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm17, ymm23, 0           ; b_L*hb_L
 	vpternlogd      ymm5, ymm8, ymm9, 150
+
 	vbroadcasti32x4 ymm15, oword [r10 - 48]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpclmulqdq      ymm18, ymm18, ymm24, 17         ; a_H*ha_H
-	vpclmulqdq      ymm19, ymm19, ymm25, 17         ; b_H*hb_H
-	vpternlogd      ymm7, ymm18, ymm19, 150
-; Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
-	vpternlogd      ymm6, ymm5, ymm7, 150
+
 	vaesenc         ymm0, ymm0, ymm31
 	vaesenc         ymm1, ymm1, ymm31
 	vaesenc         ymm2, ymm2, ymm31
 	vaesenc         ymm3, ymm3, ymm31
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+; GHASH step 10: HI += the high products of vectors 0 and 1
+	vpclmulqdq      ymm16, ymm16, ymm22, 17         ; a_H*ha_H
+	vpclmulqdq      ymm17, ymm17, ymm23, 17         ; b_H*hb_H
+	vpternlogd      ymm7, ymm16, ymm17, 150
+; GHASH step 11: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      ymm6, ymm5, ymm7, 150
+; GHASH step 12: fold LO into MI (see the header)
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
+
 	vaesenc         ymm0, ymm0, ymm30
 	vaesenc         ymm1, ymm1, ymm30
 	vaesenc         ymm2, ymm2, ymm30
 	vaesenc         ymm3, ymm3, ymm30
+; GHASH step 13: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
-; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, ymm7, 1
-	vpxord          xmm10, xmm7, xmm8
+
 ; last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          ymm8, ymm14, yword [rdx]
 	vaesenclast     ymm16, ymm0, ymm8
@@ -522,6 +581,9 @@ L.gcm_enc_main_aes128:
 	vpxord          ymm8, ymm14, yword [rdx + 96]
 	vaesenclast     ymm19, ymm3, ymm8
 	vmovdqu8        yword [rsi + 96], ymm19
+; GHASH step 14: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
+	vpxord          xmm10, xmm7, xmm8
 	add             rdx, 128
 	add             rsi, 128
 	sub             rcx, 128
@@ -529,49 +591,60 @@ L.gcm_enc_main_aes128:
 ; LLVM-MCA-END
 L.gcm_enc_hash_last:
 ; the GHASH of the last iteration's ciphertext, still in GD
-; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
+; GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         ymm16, ymm16, ymm20
 	vpshufb         ymm17, ymm17, ymm20
+; GHASH step 1: byte-reflect vectors 2 and 3
 	vpshufb         ymm18, ymm18, ymm20
 	vpshufb         ymm19, ymm19, ymm20
-	vpxord          ymm16, ymm16, ymm10             ; the running hash joins block 0
+; GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          ymm16, ymm16, ymm10
+; GHASH step 3: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
 	vpshufd         ymm8, ymm16, 78
 	vpshufd         ymm9, ymm17, 78
 	vpxord          ymm8, ymm8, ymm16               ; a_L ^ a_H
 	vpxord          ymm9, ymm9, ymm17               ; b_L ^ b_H
+; GHASH step 4: MI = the half-sum products of vectors 0 and 1 (Karatsuba)
 	vpclmulqdq      ymm8, ymm8, ymm26, 0            ; (a_L^a_H)*(ha_L^ha_H)
 	vpclmulqdq      ymm9, ymm9, ymm27, 0            ; (b_L^b_H)*(hb_L^hb_H)
 	vpxord          ymm6, ymm8, ymm9
+; GHASH step 5: LO = the low products of vectors 0 and 1
 	vpclmulqdq      ymm8, ymm16, ymm22, 0           ; a_L*ha_L
 	vpclmulqdq      ymm9, ymm17, ymm23, 0           ; b_L*hb_L
 	vpxord          ymm5, ymm8, ymm9
+; GHASH step 6: HI = the high products of vectors 0 and 1
 	vpclmulqdq      ymm16, ymm16, ymm22, 17         ; a_H*ha_H
 	vpclmulqdq      ymm17, ymm17, ymm23, 17         ; b_H*hb_H
 	vpxord          ymm7, ymm16, ymm17
+; GHASH step 7: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
 	vpshufd         ymm8, ymm18, 78
 	vpshufd         ymm9, ymm19, 78
 	vpxord          ymm8, ymm8, ymm18               ; a_L ^ a_H
 	vpxord          ymm9, ymm9, ymm19               ; b_L ^ b_H
+; GHASH step 8: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
 	vpclmulqdq      ymm8, ymm8, ymm28, 0            ; (a_L^a_H)*(ha_L^ha_H)
 	vpclmulqdq      ymm9, ymm9, ymm29, 0            ; (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      ymm6, ymm8, ymm9, 150
+; GHASH step 9: LO += the low products of vectors 2 and 3
 	vpclmulqdq      ymm8, ymm18, ymm24, 0           ; a_L*ha_L
 	vpclmulqdq      ymm9, ymm19, ymm25, 0           ; b_L*hb_L
 	vpternlogd      ymm5, ymm8, ymm9, 150
+; GHASH step 10: HI += the high products of vectors 2 and 3
 	vpclmulqdq      ymm18, ymm18, ymm24, 17         ; a_H*ha_H
 	vpclmulqdq      ymm19, ymm19, ymm25, 17         ; b_H*hb_H
 	vpternlogd      ymm7, ymm18, ymm19, 150
-; Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+; GHASH step 11: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      ymm6, ymm5, ymm7, 150
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+; GHASH step 12: fold LO into MI (see the header)
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
+; GHASH step 13: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
-; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, ymm7, 1
+; GHASH step 14: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
 	jmp             near L.gcm_enc_bulk_done
 L.gcm_enc_first_ctr_carry:
@@ -981,7 +1054,7 @@ L.gcm_enc_ghash_loaded:
 	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
 ; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, ymm7, 1
+	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
 L.gcm_enc_store:
 	vmovdqu8        oword [r9], xmm10
@@ -1112,92 +1185,113 @@ L.gcm_dec_main_aes128:
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
+; GHASH step 0: load the 4 source vectors
 	vmovdqu8        ymm16, yword [rdx]
 	vmovdqu8        ymm17, yword [rdx + 32]
 	vmovdqu8        ymm18, yword [rdx + 64]
 	vmovdqu8        ymm19, yword [rdx + 96]
-; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
-	vpshufb         ymm16, ymm16, ymm20
+; GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         ymm18, ymm18, ymm20
+	vpshufb         ymm19, ymm19, ymm20
+
 	vbroadcasti32x4 ymm15, oword [r10 - 128]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpshufb         ymm17, ymm17, ymm20
-	vpshufb         ymm18, ymm18, ymm20
-	vpshufb         ymm19, ymm19, ymm20
-	vpxord          ymm16, ymm16, ymm10             ; the running hash joins block 0
-	vpshufd         ymm8, ymm16, 78
+; GHASH step 2: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         ymm8, ymm18, 78
+	vpshufd         ymm9, ymm19, 78
+	vpxord          ymm8, ymm8, ymm18               ; a_L ^ a_H
+	vpxord          ymm9, ymm9, ymm19               ; b_L ^ b_H
+; GHASH step 3: MI = the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      ymm8, ymm8, ymm28, 0            ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      ymm9, ymm9, ymm29, 0            ; (b_L^b_H)*(hb_L^hb_H)
+	vpxord          ymm6, ymm8, ymm9
+; GHASH step 4: LO = the low products of vectors 2 and 3
+	vpclmulqdq      ymm8, ymm18, ymm24, 0           ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm19, ymm25, 0           ; b_L*hb_L
+	vpxord          ymm5, ymm8, ymm9
+
 	vbroadcasti32x4 ymm15, oword [r10 - 112]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpshufd         ymm9, ymm17, 78
-	vpxord          ymm8, ymm8, ymm16               ; a_L ^ a_H
-	vpxord          ymm9, ymm9, ymm17               ; b_L ^ b_H
-	vpclmulqdq      ymm8, ymm8, ymm26, 0            ; (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      ymm9, ymm9, ymm27, 0            ; (b_L^b_H)*(hb_L^hb_H)
+
 	vbroadcasti32x4 ymm15, oword [r10 - 96]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpxord          ymm6, ymm8, ymm9
-	vpclmulqdq      ymm8, ymm16, ymm22, 0           ; a_L*ha_L
-	vpclmulqdq      ymm9, ymm17, ymm23, 0           ; b_L*hb_L
-	vpxord          ymm5, ymm8, ymm9
-	vpclmulqdq      ymm16, ymm16, ymm22, 17         ; a_H*ha_H
+; GHASH step 5: HI = the high products of vectors 2 and 3
+	vpclmulqdq      ymm18, ymm18, ymm24, 17         ; a_H*ha_H
+	vpclmulqdq      ymm19, ymm19, ymm25, 17         ; b_H*hb_H
+	vpxord          ymm7, ymm18, ymm19
+; GHASH step 6: byte-reflect vectors 0 and 1
+	vpshufb         ymm16, ymm16, ymm20
+	vpshufb         ymm17, ymm17, ymm20
+
 	vbroadcasti32x4 ymm15, oword [r10 - 80]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpclmulqdq      ymm17, ymm17, ymm23, 17         ; b_H*hb_H
-	vpxord          ymm7, ymm16, ymm17
-	vpshufd         ymm8, ymm18, 78
-	vpshufd         ymm9, ymm19, 78
-	vpxord          ymm8, ymm8, ymm18               ; a_L ^ a_H
+; GHASH step 7: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          ymm16, ymm16, ymm10
+; GHASH step 8: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         ymm8, ymm16, 78
+	vpshufd         ymm9, ymm17, 78
+	vpxord          ymm8, ymm8, ymm16               ; a_L ^ a_H
+	vpxord          ymm9, ymm9, ymm17               ; b_L ^ b_H
+
 	vbroadcasti32x4 ymm15, oword [r10 - 64]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpxord          ymm9, ymm9, ymm19               ; b_L ^ b_H
-	vpclmulqdq      ymm8, ymm8, ymm28, 0            ; (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      ymm9, ymm9, ymm29, 0            ; (b_L^b_H)*(hb_L^hb_H)
+; GHASH step 9: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      ymm8, ymm8, ymm26, 0            ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      ymm9, ymm9, ymm27, 0            ; (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm18, ymm24, 0           ; a_L*ha_L
+
 	vbroadcasti32x4 ymm15, oword [r10 - 48]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpclmulqdq      ymm9, ymm19, ymm25, 0           ; b_L*hb_L
+; GHASH step 10: LO += the low products of vectors 0 and 1
+	vpclmulqdq      ymm8, ymm16, ymm22, 0           ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm17, ymm23, 0           ; b_L*hb_L
 	vpternlogd      ymm5, ymm8, ymm9, 150
-	vpclmulqdq      ymm18, ymm18, ymm24, 17         ; a_H*ha_H
-	vpclmulqdq      ymm19, ymm19, ymm25, 17         ; b_H*hb_H
-	vpternlogd      ymm7, ymm18, ymm19, 150
+; GHASH step 11: HI += the high products of vectors 0 and 1
+	vpclmulqdq      ymm16, ymm16, ymm22, 17         ; a_H*ha_H
+	vpclmulqdq      ymm17, ymm17, ymm23, 17         ; b_H*hb_H
+	vpternlogd      ymm7, ymm16, ymm17, 150
+; GHASH step 12: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      ymm6, ymm5, ymm7, 150
+
 	vaesenc         ymm0, ymm0, ymm31
 	vaesenc         ymm1, ymm1, ymm31
 	vaesenc         ymm2, ymm2, ymm31
 	vaesenc         ymm3, ymm3, ymm31
-; Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
-	vpternlogd      ymm6, ymm5, ymm7, 150
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+; GHASH step 13: fold LO into MI (see the header)
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
+
 	vaesenc         ymm0, ymm0, ymm30
 	vaesenc         ymm1, ymm1, ymm30
 	vaesenc         ymm2, ymm2, ymm30
 	vaesenc         ymm3, ymm3, ymm30
+; GHASH step 14: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
-; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, ymm7, 1
+; GHASH step 15: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
+
 ; last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          ymm8, ymm14, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm8
@@ -1284,7 +1378,7 @@ L.gcm_dec_ghash_loaded:
 	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
 ; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, ymm7, 1
+	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
 	mov             rcx, qword [rsp + 8]
 	mov             rdx, qword [rsp]
@@ -1735,7 +1829,7 @@ L.gcm_enc_rec_aad_loaded:
 	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
 ; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, ymm7, 1
+	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
 	vpxord          ymm5, ymm5, ymm5
 	vpxord          ymm6, ymm6, ymm6
@@ -1951,88 +2045,105 @@ L.gcm_enc_rec_main_aes128:
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
-	vpshufb         ymm16, ymm16, ymm20
-	vpshufb         ymm17, ymm17, ymm20
-	vpshufb         ymm18, ymm18, ymm20
-	vpshufb         ymm19, ymm19, ymm20
-	vpxord          ymm16, ymm16, ymm10             ; the running hash joins block 0
+
 	vbroadcasti32x4 ymm15, oword [r10 - 128]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpshufd         ymm8, ymm16, 78
-	vpshufd         ymm9, ymm17, 78
-	vpxord          ymm8, ymm8, ymm16               ; a_L ^ a_H
-	vpxord          ymm9, ymm9, ymm17               ; b_L ^ b_H
-	vpclmulqdq      ymm8, ymm8, ymm26, 0            ; (a_L^a_H)*(ha_L^ha_H)
+; GHASH step 0: byte-reflect vectors 2 and 3
+	vpshufb         ymm18, ymm18, ymm20
+	vpshufb         ymm19, ymm19, ymm20
+; GHASH step 1: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         ymm8, ymm18, 78
+	vpshufd         ymm9, ymm19, 78
+	vpxord          ymm8, ymm8, ymm18               ; a_L ^ a_H
+	vpxord          ymm9, ymm9, ymm19               ; b_L ^ b_H
+; GHASH step 2: MI = the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      ymm8, ymm8, ymm28, 0            ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      ymm9, ymm9, ymm29, 0            ; (b_L^b_H)*(hb_L^hb_H)
+	vpxord          ymm6, ymm8, ymm9
+; GHASH step 3: LO = the low products of vectors 2 and 3
+	vpclmulqdq      ymm8, ymm18, ymm24, 0           ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm19, ymm25, 0           ; b_L*hb_L
+	vpxord          ymm5, ymm8, ymm9
+
 	vbroadcasti32x4 ymm15, oword [r10 - 112]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpclmulqdq      ymm9, ymm9, ymm27, 0            ; (b_L^b_H)*(hb_L^hb_H)
-	vpxord          ymm6, ymm8, ymm9
-	vpclmulqdq      ymm8, ymm16, ymm22, 0           ; a_L*ha_L
-	vpclmulqdq      ymm9, ymm17, ymm23, 0           ; b_L*hb_L
-	vpxord          ymm5, ymm8, ymm9
+
 	vbroadcasti32x4 ymm15, oword [r10 - 96]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpclmulqdq      ymm16, ymm16, ymm22, 17         ; a_H*ha_H
-	vpclmulqdq      ymm17, ymm17, ymm23, 17         ; b_H*hb_H
-	vpxord          ymm7, ymm16, ymm17
-	vpshufd         ymm8, ymm18, 78
-	vpshufd         ymm9, ymm19, 78
+; GHASH step 4: HI = the high products of vectors 2 and 3
+	vpclmulqdq      ymm18, ymm18, ymm24, 17         ; a_H*ha_H
+	vpclmulqdq      ymm19, ymm19, ymm25, 17         ; b_H*hb_H
+	vpxord          ymm7, ymm18, ymm19
+; GHASH step 5: byte-reflect vectors 0 and 1
+	vpshufb         ymm16, ymm16, ymm20
+	vpshufb         ymm17, ymm17, ymm20
+
 	vbroadcasti32x4 ymm15, oword [r10 - 80]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpxord          ymm8, ymm8, ymm18               ; a_L ^ a_H
-	vpxord          ymm9, ymm9, ymm19               ; b_L ^ b_H
-	vpclmulqdq      ymm8, ymm8, ymm28, 0            ; (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      ymm9, ymm9, ymm29, 0            ; (b_L^b_H)*(hb_L^hb_H)
+; GHASH step 6: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          ymm16, ymm16, ymm10
+; GHASH step 7: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         ymm8, ymm16, 78
+	vpshufd         ymm9, ymm17, 78
+	vpxord          ymm8, ymm8, ymm16               ; a_L ^ a_H
+	vpxord          ymm9, ymm9, ymm17               ; b_L ^ b_H
+; GHASH step 8: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      ymm8, ymm8, ymm26, 0            ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      ymm9, ymm9, ymm27, 0            ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      ymm6, ymm8, ymm9, 150
+
 	vbroadcasti32x4 ymm15, oword [r10 - 64]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm18, ymm24, 0           ; a_L*ha_L
-	vpclmulqdq      ymm9, ymm19, ymm25, 0           ; b_L*hb_L
+; GHASH step 9: LO += the low products of vectors 0 and 1
+	vpclmulqdq      ymm8, ymm16, ymm22, 0           ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm17, ymm23, 0           ; b_L*hb_L
 	vpternlogd      ymm5, ymm8, ymm9, 150
+
 	vbroadcasti32x4 ymm15, oword [r10 - 48]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpclmulqdq      ymm18, ymm18, ymm24, 17         ; a_H*ha_H
-	vpclmulqdq      ymm19, ymm19, ymm25, 17         ; b_H*hb_H
-	vpternlogd      ymm7, ymm18, ymm19, 150
-; Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
-	vpternlogd      ymm6, ymm5, ymm7, 150
+
 	vaesenc         ymm0, ymm0, ymm31
 	vaesenc         ymm1, ymm1, ymm31
 	vaesenc         ymm2, ymm2, ymm31
 	vaesenc         ymm3, ymm3, ymm31
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+; GHASH step 10: HI += the high products of vectors 0 and 1
+	vpclmulqdq      ymm16, ymm16, ymm22, 17         ; a_H*ha_H
+	vpclmulqdq      ymm17, ymm17, ymm23, 17         ; b_H*hb_H
+	vpternlogd      ymm7, ymm16, ymm17, 150
+; GHASH step 11: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      ymm6, ymm5, ymm7, 150
+; GHASH step 12: fold LO into MI (see the header)
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
+
 	vaesenc         ymm0, ymm0, ymm30
 	vaesenc         ymm1, ymm1, ymm30
 	vaesenc         ymm2, ymm2, ymm30
 	vaesenc         ymm3, ymm3, ymm30
+; GHASH step 13: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
-; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, ymm7, 1
-	vpxord          xmm10, xmm7, xmm8
+
 ; last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          ymm8, ymm14, yword [rdx]
 	vaesenclast     ymm16, ymm0, ymm8
@@ -2046,6 +2157,9 @@ L.gcm_enc_rec_main_aes128:
 	vpxord          ymm8, ymm14, yword [rdx + 96]
 	vaesenclast     ymm19, ymm3, ymm8
 	vmovdqu8        yword [rsi + 96], ymm19
+; GHASH step 14: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
+	vpxord          xmm10, xmm7, xmm8
 	add             rdx, 128
 	add             rsi, 128
 	sub             rcx, 128
@@ -2053,49 +2167,60 @@ L.gcm_enc_rec_main_aes128:
 ; LLVM-MCA-END
 L.gcm_enc_rec_hash_last:
 ; the GHASH of the last iteration's ciphertext, still in GD
-; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
+; GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         ymm16, ymm16, ymm20
 	vpshufb         ymm17, ymm17, ymm20
+; GHASH step 1: byte-reflect vectors 2 and 3
 	vpshufb         ymm18, ymm18, ymm20
 	vpshufb         ymm19, ymm19, ymm20
-	vpxord          ymm16, ymm16, ymm10             ; the running hash joins block 0
+; GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          ymm16, ymm16, ymm10
+; GHASH step 3: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
 	vpshufd         ymm8, ymm16, 78
 	vpshufd         ymm9, ymm17, 78
 	vpxord          ymm8, ymm8, ymm16               ; a_L ^ a_H
 	vpxord          ymm9, ymm9, ymm17               ; b_L ^ b_H
+; GHASH step 4: MI = the half-sum products of vectors 0 and 1 (Karatsuba)
 	vpclmulqdq      ymm8, ymm8, ymm26, 0            ; (a_L^a_H)*(ha_L^ha_H)
 	vpclmulqdq      ymm9, ymm9, ymm27, 0            ; (b_L^b_H)*(hb_L^hb_H)
 	vpxord          ymm6, ymm8, ymm9
+; GHASH step 5: LO = the low products of vectors 0 and 1
 	vpclmulqdq      ymm8, ymm16, ymm22, 0           ; a_L*ha_L
 	vpclmulqdq      ymm9, ymm17, ymm23, 0           ; b_L*hb_L
 	vpxord          ymm5, ymm8, ymm9
+; GHASH step 6: HI = the high products of vectors 0 and 1
 	vpclmulqdq      ymm16, ymm16, ymm22, 17         ; a_H*ha_H
 	vpclmulqdq      ymm17, ymm17, ymm23, 17         ; b_H*hb_H
 	vpxord          ymm7, ymm16, ymm17
+; GHASH step 7: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
 	vpshufd         ymm8, ymm18, 78
 	vpshufd         ymm9, ymm19, 78
 	vpxord          ymm8, ymm8, ymm18               ; a_L ^ a_H
 	vpxord          ymm9, ymm9, ymm19               ; b_L ^ b_H
+; GHASH step 8: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
 	vpclmulqdq      ymm8, ymm8, ymm28, 0            ; (a_L^a_H)*(ha_L^ha_H)
 	vpclmulqdq      ymm9, ymm9, ymm29, 0            ; (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      ymm6, ymm8, ymm9, 150
+; GHASH step 9: LO += the low products of vectors 2 and 3
 	vpclmulqdq      ymm8, ymm18, ymm24, 0           ; a_L*ha_L
 	vpclmulqdq      ymm9, ymm19, ymm25, 0           ; b_L*hb_L
 	vpternlogd      ymm5, ymm8, ymm9, 150
+; GHASH step 10: HI += the high products of vectors 2 and 3
 	vpclmulqdq      ymm18, ymm18, ymm24, 17         ; a_H*ha_H
 	vpclmulqdq      ymm19, ymm19, ymm25, 17         ; b_H*hb_H
 	vpternlogd      ymm7, ymm18, ymm19, 150
-; Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+; GHASH step 11: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      ymm6, ymm5, ymm7, 150
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+; GHASH step 12: fold LO into MI (see the header)
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
+; GHASH step 13: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
-; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, ymm7, 1
+; GHASH step 14: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
 	jmp             near L.gcm_enc_rec_bulk_done
 L.gcm_enc_rec_first_ctr_carry:
@@ -2257,36 +2382,45 @@ L.gcm_enc_rec_final4_aes128:
 	vaesenclast     ymm3, ymm3, ymm8
 	vmovdqu8        [rsi + 96]{k1}, ymm3
 	vmovdqu8        ymm3{k1}{z}, ymm3               ; GHASH sees the padding as zeros
-; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
+; GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         ymm0, ymm0, ymm20
 	vpshufb         ymm1, ymm1, ymm20
+; GHASH step 1: byte-reflect vectors 2 and 3
 	vpshufb         ymm2, ymm2, ymm20
 	vpshufb         ymm3, ymm3, ymm20
-	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
+; GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          ymm0, ymm0, ymm10
+; GHASH step 3: LO += the low products of vectors 0 and 1
 	vpclmulqdq      ymm8, ymm0, yword [r9], 0       ; a_L*ha_L
 	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 0  ; b_L*hb_L
 	vpternlogd      ymm5, ymm8, ymm9, 150
+; GHASH step 4: HI += the high products of vectors 0 and 1
 	vpclmulqdq      ymm8, ymm0, yword [r9], 17      ; a_H*ha_H
 	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 17 ; b_H*hb_H
 	vpternlogd      ymm7, ymm8, ymm9, 150
+; GHASH step 5: MI += the middle products of vectors 0 and 1
 	vpclmulqdq      ymm8, ymm0, yword [r9], 1       ; a_H*ha_L
 	vpclmulqdq      ymm0, ymm0, yword [r9], 16      ; a_L*ha_H
 	vpternlogd      ymm6, ymm8, ymm0, 150
 	vpclmulqdq      ymm8, ymm1, yword [r9 + 32], 1  ; b_H*hb_L
 	vpclmulqdq      ymm1, ymm1, yword [r9 + 32], 16 ; b_L*hb_H
 	vpternlogd      ymm6, ymm8, ymm1, 150
+; GHASH step 6: LO += the low products of vectors 2 and 3
 	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 0  ; a_L*ha_L
 	vpclmulqdq      ymm9, ymm3, yword [r9 + 96], 0  ; b_L*hb_L
 	vpternlogd      ymm5, ymm8, ymm9, 150
+; GHASH step 7: HI += the high products of vectors 2 and 3
 	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 17 ; a_H*ha_H
 	vpclmulqdq      ymm9, ymm3, yword [r9 + 96], 17 ; b_H*hb_H
 	vpternlogd      ymm7, ymm8, ymm9, 150
+; GHASH step 8: MI += the middle products of vectors 2 and 3
 	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 1  ; a_H*ha_L
 	vpclmulqdq      ymm2, ymm2, yword [r9 + 64], 16 ; a_L*ha_H
 	vpternlogd      ymm6, ymm8, ymm2, 150
 	vpclmulqdq      ymm8, ymm3, yword [r9 + 96], 1  ; b_H*hb_L
 	vpclmulqdq      ymm3, ymm3, yword [r9 + 96], 16 ; b_L*hb_H
 	vpternlogd      ymm6, ymm8, ymm3, 150
+; GHASH step 9: the lengths block
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0 ; d_L*h_L
 	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16 ; d_L*h_H
@@ -2295,15 +2429,16 @@ L.gcm_enc_rec_final4_aes128:
 	vpternlogd      ymm6, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+; GHASH step 10: fold LO into MI (see the header)
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
+; GHASH step 11: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
-; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, ymm7, 1
+; GHASH step 12: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
 	jmp             near L.gcm_enc_rec_tag
 L.gcm_enc_rec_final3:
@@ -2393,23 +2528,28 @@ L.gcm_enc_rec_final3_aes128:
 	vaesenclast     ymm2, ymm2, ymm8
 	vmovdqu8        [rsi + 64]{k1}, ymm2
 	vmovdqu8        ymm2{k1}{z}, ymm2               ; GHASH sees the padding as zeros
-; GHASH products of 3 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
+; GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         ymm0, ymm0, ymm20
 	vpshufb         ymm1, ymm1, ymm20
-	vpshufb         ymm2, ymm2, ymm20
-	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
+; GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          ymm0, ymm0, ymm10
+; GHASH step 2: LO += the low products of vectors 0 and 1
 	vpclmulqdq      ymm8, ymm0, yword [r9], 0       ; a_L*ha_L
 	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 0  ; b_L*hb_L
 	vpternlogd      ymm5, ymm8, ymm9, 150
+; GHASH step 3: HI += the high products of vectors 0 and 1
 	vpclmulqdq      ymm8, ymm0, yword [r9], 17      ; a_H*ha_H
 	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 17 ; b_H*hb_H
 	vpternlogd      ymm7, ymm8, ymm9, 150
+; GHASH step 4: MI += the middle products of vectors 0 and 1
 	vpclmulqdq      ymm8, ymm0, yword [r9], 1       ; a_H*ha_L
 	vpclmulqdq      ymm0, ymm0, yword [r9], 16      ; a_L*ha_H
 	vpternlogd      ymm6, ymm8, ymm0, 150
 	vpclmulqdq      ymm8, ymm1, yword [r9 + 32], 1  ; b_H*hb_L
 	vpclmulqdq      ymm1, ymm1, yword [r9 + 32], 16 ; b_L*hb_H
 	vpternlogd      ymm6, ymm8, ymm1, 150
+; GHASH step 5: the products of vector 2
+	vpshufb         ymm2, ymm2, ymm20
 	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 0  ; d_L*h_L
 	vpclmulqdq      ymm9, ymm2, yword [r9 + 64], 16 ; d_L*h_H
 	vpxord          ymm5, ymm5, ymm8
@@ -2417,6 +2557,7 @@ L.gcm_enc_rec_final3_aes128:
 	vpternlogd      ymm6, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
+; GHASH step 6: the lengths block
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0 ; d_L*h_L
 	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16 ; d_L*h_H
@@ -2425,15 +2566,16 @@ L.gcm_enc_rec_final3_aes128:
 	vpternlogd      ymm6, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+; GHASH step 7: fold LO into MI (see the header)
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
+; GHASH step 8: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
-; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, ymm7, 1
+; GHASH step 9: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
 	jmp             near L.gcm_enc_rec_tag
 L.gcm_enc_rec_final2:
@@ -2504,22 +2646,27 @@ L.gcm_enc_rec_final2_aes128:
 	vaesenclast     ymm1, ymm1, ymm8
 	vmovdqu8        [rsi + 32]{k1}, ymm1
 	vmovdqu8        ymm1{k1}{z}, ymm1               ; GHASH sees the padding as zeros
-; GHASH products of 2 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
+; GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         ymm0, ymm0, ymm20
 	vpshufb         ymm1, ymm1, ymm20
-	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
+; GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          ymm0, ymm0, ymm10
+; GHASH step 2: LO += the low products of vectors 0 and 1
 	vpclmulqdq      ymm8, ymm0, yword [r9], 0       ; a_L*ha_L
 	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 0  ; b_L*hb_L
 	vpternlogd      ymm5, ymm8, ymm9, 150
+; GHASH step 3: HI += the high products of vectors 0 and 1
 	vpclmulqdq      ymm8, ymm0, yword [r9], 17      ; a_H*ha_H
 	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 17 ; b_H*hb_H
 	vpternlogd      ymm7, ymm8, ymm9, 150
+; GHASH step 4: MI += the middle products of vectors 0 and 1
 	vpclmulqdq      ymm8, ymm0, yword [r9], 1       ; a_H*ha_L
 	vpclmulqdq      ymm0, ymm0, yword [r9], 16      ; a_L*ha_H
 	vpternlogd      ymm6, ymm8, ymm0, 150
 	vpclmulqdq      ymm8, ymm1, yword [r9 + 32], 1  ; b_H*hb_L
 	vpclmulqdq      ymm1, ymm1, yword [r9 + 32], 16 ; b_L*hb_H
 	vpternlogd      ymm6, ymm8, ymm1, 150
+; GHASH step 5: the lengths block
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0 ; d_L*h_L
 	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16 ; d_L*h_H
@@ -2528,15 +2675,16 @@ L.gcm_enc_rec_final2_aes128:
 	vpternlogd      ymm6, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+; GHASH step 6: fold LO into MI (see the header)
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
+; GHASH step 7: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
-; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, ymm7, 1
+; GHASH step 8: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
 	jmp             near L.gcm_enc_rec_tag
 L.gcm_enc_rec_final1:
@@ -2587,7 +2735,7 @@ L.gcm_enc_rec_final1_aes128:
 	vaesenclast     ymm0, ymm0, ymm8
 	vmovdqu8        [rsi]{k1}, ymm0
 	vmovdqu8        ymm0{k1}{z}, ymm0               ; GHASH sees the padding as zeros
-; GHASH products of 1 vector: reflect, the running hash joins block 0, LO/MI/HI += the products
+; GHASH step 0: the products of vector 0
 	vpshufb         ymm0, ymm0, ymm20
 	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
 	vpclmulqdq      ymm8, ymm0, yword [r9], 0       ; d_L*h_L
@@ -2597,6 +2745,7 @@ L.gcm_enc_rec_final1_aes128:
 	vpternlogd      ymm6, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm0, yword [r9], 17      ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
+; GHASH step 1: the lengths block
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0 ; d_L*h_L
 	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16 ; d_L*h_H
@@ -2605,15 +2754,16 @@ L.gcm_enc_rec_final1_aes128:
 	vpternlogd      ymm6, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+; GHASH step 2: fold LO into MI (see the header)
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
+; GHASH step 3: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
-; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, ymm7, 1
+; GHASH step 4: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
 	jmp             near L.gcm_enc_rec_tag
 L.gcm_enc_rec_no_data:
@@ -2635,7 +2785,7 @@ L.gcm_enc_rec_no_data:
 	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
 ; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, ymm7, 1
+	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
 L.gcm_enc_rec_tag:
 ; tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)
@@ -2766,7 +2916,7 @@ L.gcm_dec_rec_aad_loaded:
 	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
 ; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, ymm7, 1
+	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
 	vpxord          ymm5, ymm5, ymm5
 	vpxord          ymm6, ymm6, ymm6
@@ -2881,92 +3031,113 @@ L.gcm_dec_rec_main_aes128:
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
+; GHASH step 0: load the 4 source vectors
 	vmovdqu8        ymm16, yword [rdx]
 	vmovdqu8        ymm17, yword [rdx + 32]
 	vmovdqu8        ymm18, yword [rdx + 64]
 	vmovdqu8        ymm19, yword [rdx + 96]
-; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
-	vpshufb         ymm16, ymm16, ymm20
+; GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         ymm18, ymm18, ymm20
+	vpshufb         ymm19, ymm19, ymm20
+
 	vbroadcasti32x4 ymm15, oword [r10 - 128]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpshufb         ymm17, ymm17, ymm20
-	vpshufb         ymm18, ymm18, ymm20
-	vpshufb         ymm19, ymm19, ymm20
-	vpxord          ymm16, ymm16, ymm10             ; the running hash joins block 0
-	vpshufd         ymm8, ymm16, 78
+; GHASH step 2: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         ymm8, ymm18, 78
+	vpshufd         ymm9, ymm19, 78
+	vpxord          ymm8, ymm8, ymm18               ; a_L ^ a_H
+	vpxord          ymm9, ymm9, ymm19               ; b_L ^ b_H
+; GHASH step 3: MI = the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      ymm8, ymm8, ymm28, 0            ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      ymm9, ymm9, ymm29, 0            ; (b_L^b_H)*(hb_L^hb_H)
+	vpxord          ymm6, ymm8, ymm9
+; GHASH step 4: LO = the low products of vectors 2 and 3
+	vpclmulqdq      ymm8, ymm18, ymm24, 0           ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm19, ymm25, 0           ; b_L*hb_L
+	vpxord          ymm5, ymm8, ymm9
+
 	vbroadcasti32x4 ymm15, oword [r10 - 112]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpshufd         ymm9, ymm17, 78
-	vpxord          ymm8, ymm8, ymm16               ; a_L ^ a_H
-	vpxord          ymm9, ymm9, ymm17               ; b_L ^ b_H
-	vpclmulqdq      ymm8, ymm8, ymm26, 0            ; (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      ymm9, ymm9, ymm27, 0            ; (b_L^b_H)*(hb_L^hb_H)
+
 	vbroadcasti32x4 ymm15, oword [r10 - 96]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpxord          ymm6, ymm8, ymm9
-	vpclmulqdq      ymm8, ymm16, ymm22, 0           ; a_L*ha_L
-	vpclmulqdq      ymm9, ymm17, ymm23, 0           ; b_L*hb_L
-	vpxord          ymm5, ymm8, ymm9
-	vpclmulqdq      ymm16, ymm16, ymm22, 17         ; a_H*ha_H
+; GHASH step 5: HI = the high products of vectors 2 and 3
+	vpclmulqdq      ymm18, ymm18, ymm24, 17         ; a_H*ha_H
+	vpclmulqdq      ymm19, ymm19, ymm25, 17         ; b_H*hb_H
+	vpxord          ymm7, ymm18, ymm19
+; GHASH step 6: byte-reflect vectors 0 and 1
+	vpshufb         ymm16, ymm16, ymm20
+	vpshufb         ymm17, ymm17, ymm20
+
 	vbroadcasti32x4 ymm15, oword [r10 - 80]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpclmulqdq      ymm17, ymm17, ymm23, 17         ; b_H*hb_H
-	vpxord          ymm7, ymm16, ymm17
-	vpshufd         ymm8, ymm18, 78
-	vpshufd         ymm9, ymm19, 78
-	vpxord          ymm8, ymm8, ymm18               ; a_L ^ a_H
+; GHASH step 7: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          ymm16, ymm16, ymm10
+; GHASH step 8: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         ymm8, ymm16, 78
+	vpshufd         ymm9, ymm17, 78
+	vpxord          ymm8, ymm8, ymm16               ; a_L ^ a_H
+	vpxord          ymm9, ymm9, ymm17               ; b_L ^ b_H
+
 	vbroadcasti32x4 ymm15, oword [r10 - 64]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpxord          ymm9, ymm9, ymm19               ; b_L ^ b_H
-	vpclmulqdq      ymm8, ymm8, ymm28, 0            ; (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      ymm9, ymm9, ymm29, 0            ; (b_L^b_H)*(hb_L^hb_H)
+; GHASH step 9: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      ymm8, ymm8, ymm26, 0            ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      ymm9, ymm9, ymm27, 0            ; (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm18, ymm24, 0           ; a_L*ha_L
+
 	vbroadcasti32x4 ymm15, oword [r10 - 48]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpclmulqdq      ymm9, ymm19, ymm25, 0           ; b_L*hb_L
+; GHASH step 10: LO += the low products of vectors 0 and 1
+	vpclmulqdq      ymm8, ymm16, ymm22, 0           ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm17, ymm23, 0           ; b_L*hb_L
 	vpternlogd      ymm5, ymm8, ymm9, 150
-	vpclmulqdq      ymm18, ymm18, ymm24, 17         ; a_H*ha_H
-	vpclmulqdq      ymm19, ymm19, ymm25, 17         ; b_H*hb_H
-	vpternlogd      ymm7, ymm18, ymm19, 150
+; GHASH step 11: HI += the high products of vectors 0 and 1
+	vpclmulqdq      ymm16, ymm16, ymm22, 17         ; a_H*ha_H
+	vpclmulqdq      ymm17, ymm17, ymm23, 17         ; b_H*hb_H
+	vpternlogd      ymm7, ymm16, ymm17, 150
+; GHASH step 12: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      ymm6, ymm5, ymm7, 150
+
 	vaesenc         ymm0, ymm0, ymm31
 	vaesenc         ymm1, ymm1, ymm31
 	vaesenc         ymm2, ymm2, ymm31
 	vaesenc         ymm3, ymm3, ymm31
-; Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
-	vpternlogd      ymm6, ymm5, ymm7, 150
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+; GHASH step 13: fold LO into MI (see the header)
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
+
 	vaesenc         ymm0, ymm0, ymm30
 	vaesenc         ymm1, ymm1, ymm30
 	vaesenc         ymm2, ymm2, ymm30
 	vaesenc         ymm3, ymm3, ymm30
+; GHASH step 14: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
-; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, ymm7, 1
+; GHASH step 15: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
+
 ; last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          ymm8, ymm14, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm8
@@ -3081,92 +3252,111 @@ L.gcm_dec_rec_final4_aes128:
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
+; GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         ymm16, ymm16, ymm20
 	vpshufb         ymm17, ymm17, ymm20
+; GHASH step 1: byte-reflect vectors 2 and 3
 	vpshufb         ymm18, ymm18, ymm20
 	vpshufb         ymm19, ymm19, ymm20
-	vpxord          ymm16, ymm16, ymm10             ; the running hash joins block 0
+
 	vbroadcasti32x4 ymm15, oword [r10 - 128]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
+; GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          ymm16, ymm16, ymm10
+; GHASH step 3: LO += the low products of vectors 0 and 1
 	vpclmulqdq      ymm8, ymm16, yword [r9], 0      ; a_L*ha_L
 	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 0 ; b_L*hb_L
 	vpternlogd      ymm5, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm16, yword [r9], 17     ; a_H*ha_H
-	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 17 ; b_H*hb_H
+
 	vbroadcasti32x4 ymm15, oword [r10 - 112]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
+; GHASH step 4: HI += the high products of vectors 0 and 1
+	vpclmulqdq      ymm8, ymm16, yword [r9], 17     ; a_H*ha_H
+	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 17 ; b_H*hb_H
 	vpternlogd      ymm7, ymm8, ymm9, 150
+; GHASH step 5: MI += the middle products of vectors 0 and 1
 	vpclmulqdq      ymm8, ymm16, yword [r9], 1      ; a_H*ha_L
 	vpclmulqdq      ymm16, ymm16, yword [r9], 16    ; a_L*ha_H
 	vpternlogd      ymm6, ymm8, ymm16, 150
 	vpclmulqdq      ymm8, ymm17, yword [r9 + 32], 1 ; b_H*hb_L
+	vpclmulqdq      ymm17, ymm17, yword [r9 + 32], 16 ; b_L*hb_H
+	vpternlogd      ymm6, ymm8, ymm17, 150
+
 	vbroadcasti32x4 ymm15, oword [r10 - 96]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpclmulqdq      ymm17, ymm17, yword [r9 + 32], 16 ; b_L*hb_H
-	vpternlogd      ymm6, ymm8, ymm17, 150
+; GHASH step 6: LO += the low products of vectors 2 and 3
 	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 0 ; a_L*ha_L
 	vpclmulqdq      ymm9, ymm19, yword [r9 + 96], 0 ; b_L*hb_L
 	vpternlogd      ymm5, ymm8, ymm9, 150
+
 	vbroadcasti32x4 ymm15, oword [r10 - 80]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
+; GHASH step 7: HI += the high products of vectors 2 and 3
 	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 17 ; a_H*ha_H
 	vpclmulqdq      ymm9, ymm19, yword [r9 + 96], 17 ; b_H*hb_H
 	vpternlogd      ymm7, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 1 ; a_H*ha_L
-	vpclmulqdq      ymm18, ymm18, yword [r9 + 64], 16 ; a_L*ha_H
+
 	vbroadcasti32x4 ymm15, oword [r10 - 64]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
+; GHASH step 8: MI += the middle products of vectors 2 and 3
+	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 1 ; a_H*ha_L
+	vpclmulqdq      ymm18, ymm18, yword [r9 + 64], 16 ; a_L*ha_H
 	vpternlogd      ymm6, ymm8, ymm18, 150
 	vpclmulqdq      ymm8, ymm19, yword [r9 + 96], 1 ; b_H*hb_L
 	vpclmulqdq      ymm19, ymm19, yword [r9 + 96], 16 ; b_L*hb_H
 	vpternlogd      ymm6, ymm8, ymm19, 150
-	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+
 	vbroadcasti32x4 ymm15, oword [r10 - 48]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
+; GHASH step 9: the lengths block
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0 ; d_L*h_L
 	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16 ; d_L*h_H
 	vpxord          ymm5, ymm5, ymm8
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1 ; d_H*h_L
 	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17 ; d_H*h_H
+	vpxord          ymm7, ymm7, ymm8
+; GHASH step 10: fold LO into MI (see the header)
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
+	vpternlogd      ymm6, ymm5, ymm8, 150
+
 	vaesenc         ymm0, ymm0, ymm31
 	vaesenc         ymm1, ymm1, ymm31
 	vaesenc         ymm2, ymm2, ymm31
 	vaesenc         ymm3, ymm3, ymm31
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17 ; d_H*h_H
-	vpxord          ymm7, ymm7, ymm8
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
-	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
-	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
-	vpternlogd      ymm6, ymm5, ymm8, 150
+; GHASH step 11: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
+	vpternlogd      ymm7, ymm6, ymm8, 150
+
 	vaesenc         ymm0, ymm0, ymm30
 	vaesenc         ymm1, ymm1, ymm30
 	vaesenc         ymm2, ymm2, ymm30
 	vaesenc         ymm3, ymm3, ymm30
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
-	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
-	vpternlogd      ymm7, ymm6, ymm8, 150
-; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, ymm7, 1
+; GHASH step 12: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
+
 	vpxord          ymm8, ymm14, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm8
 	vmovdqu8        yword [rsi], ymm0
@@ -3232,78 +3422,94 @@ L.gcm_dec_rec_final3_aes128:
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
-; GHASH products of 3 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
+; GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         ymm16, ymm16, ymm20
 	vpshufb         ymm17, ymm17, ymm20
-	vpshufb         ymm18, ymm18, ymm20
-	vpxord          ymm16, ymm16, ymm10             ; the running hash joins block 0
-	vpclmulqdq      ymm8, ymm16, yword [r9], 0      ; a_L*ha_L
+
 	vbroadcasti32x4 ymm15, oword [r10 - 128]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
-	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 0 ; b_L*hb_L
-	vpternlogd      ymm5, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm16, yword [r9], 17     ; a_H*ha_H
-	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 17 ; b_H*hb_H
-	vpternlogd      ymm7, ymm8, ymm9, 150
+; GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          ymm16, ymm16, ymm10
+
 	vbroadcasti32x4 ymm15, oword [r10 - 112]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
+; GHASH step 2: LO += the low products of vectors 0 and 1
+	vpclmulqdq      ymm8, ymm16, yword [r9], 0      ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 0 ; b_L*hb_L
+	vpternlogd      ymm5, ymm8, ymm9, 150
+
+	vbroadcasti32x4 ymm15, oword [r10 - 96]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+; GHASH step 3: HI += the high products of vectors 0 and 1
+	vpclmulqdq      ymm8, ymm16, yword [r9], 17     ; a_H*ha_H
+	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 17 ; b_H*hb_H
+	vpternlogd      ymm7, ymm8, ymm9, 150
+
+	vbroadcasti32x4 ymm15, oword [r10 - 80]
+	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm2, ymm2, ymm15
+; GHASH step 4: MI += the middle products of vectors 0 and 1
 	vpclmulqdq      ymm8, ymm16, yword [r9], 1      ; a_H*ha_L
 	vpclmulqdq      ymm16, ymm16, yword [r9], 16    ; a_L*ha_H
 	vpternlogd      ymm6, ymm8, ymm16, 150
 	vpclmulqdq      ymm8, ymm17, yword [r9 + 32], 1 ; b_H*hb_L
 	vpclmulqdq      ymm17, ymm17, yword [r9 + 32], 16 ; b_L*hb_H
-	vbroadcasti32x4 ymm15, oword [r10 - 96]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vaesenc         ymm2, ymm2, ymm15
 	vpternlogd      ymm6, ymm8, ymm17, 150
-	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 0 ; d_L*h_L
-	vpclmulqdq      ymm9, ymm18, yword [r9 + 64], 16 ; d_L*h_H
-	vpxord          ymm5, ymm5, ymm8
-	vbroadcasti32x4 ymm15, oword [r10 - 80]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vaesenc         ymm2, ymm2, ymm15
-	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 1 ; d_H*h_L
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 17 ; d_H*h_H
-	vpxord          ymm7, ymm7, ymm8
+
 	vbroadcasti32x4 ymm15, oword [r10 - 64]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
-	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0 ; d_L*h_L
-	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16 ; d_L*h_H
+; GHASH step 5: the products of vector 2
+	vpshufb         ymm18, ymm18, ymm20
+	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 0 ; d_L*h_L
+	vpclmulqdq      ymm9, ymm18, yword [r9 + 64], 16 ; d_L*h_H
 	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 1 ; d_H*h_L
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 17 ; d_H*h_H
+	vpxord          ymm7, ymm7, ymm8
+
 	vbroadcasti32x4 ymm15, oword [r10 - 48]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
+; GHASH step 6: the lengths block
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0 ; d_L*h_L
+	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16 ; d_L*h_H
+	vpxord          ymm5, ymm5, ymm8
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1 ; d_H*h_L
 	vpternlogd      ymm6, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
-	vaesenc         ymm0, ymm0, ymm31
-	vaesenc         ymm1, ymm1, ymm31
-	vaesenc         ymm2, ymm2, ymm31
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+; GHASH step 7: fold LO into MI (see the header)
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
+
+	vaesenc         ymm0, ymm0, ymm31
+	vaesenc         ymm1, ymm1, ymm31
+	vaesenc         ymm2, ymm2, ymm31
+; GHASH step 8: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
+	vpternlogd      ymm7, ymm6, ymm8, 150
+
 	vaesenc         ymm0, ymm0, ymm30
 	vaesenc         ymm1, ymm1, ymm30
 	vaesenc         ymm2, ymm2, ymm30
-	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
-	vpternlogd      ymm7, ymm6, ymm8, 150
-; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, ymm7, 1
+; GHASH step 9: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
+
 	vpxord          ymm8, ymm14, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm8
 	vmovdqu8        yword [rsi], ymm0
@@ -3357,62 +3563,77 @@ L.gcm_dec_rec_final2_aes128:
 	vbroadcasti32x4 ymm15, oword [r10 - 144]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
-; GHASH products of 2 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
+; GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         ymm16, ymm16, ymm20
 	vpshufb         ymm17, ymm17, ymm20
-	vpxord          ymm16, ymm16, ymm10             ; the running hash joins block 0
-	vpclmulqdq      ymm8, ymm16, yword [r9], 0      ; a_L*ha_L
+
 	vbroadcasti32x4 ymm15, oword [r10 - 128]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
-	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 0 ; b_L*hb_L
-	vpternlogd      ymm5, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm16, yword [r9], 17     ; a_H*ha_H
-	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 17 ; b_H*hb_H
+; GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          ymm16, ymm16, ymm10
+
 	vbroadcasti32x4 ymm15, oword [r10 - 112]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
-	vpternlogd      ymm7, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm16, yword [r9], 1      ; a_H*ha_L
-	vpclmulqdq      ymm16, ymm16, yword [r9], 16    ; a_L*ha_H
-	vpternlogd      ymm6, ymm8, ymm16, 150
+; GHASH step 2: LO += the low products of vectors 0 and 1
+	vpclmulqdq      ymm8, ymm16, yword [r9], 0      ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 0 ; b_L*hb_L
+	vpternlogd      ymm5, ymm8, ymm9, 150
+
 	vbroadcasti32x4 ymm15, oword [r10 - 96]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
-	vpclmulqdq      ymm8, ymm17, yword [r9 + 32], 1 ; b_H*hb_L
-	vpclmulqdq      ymm17, ymm17, yword [r9 + 32], 16 ; b_L*hb_H
-	vpternlogd      ymm6, ymm8, ymm17, 150
-	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+; GHASH step 3: HI += the high products of vectors 0 and 1
+	vpclmulqdq      ymm8, ymm16, yword [r9], 17     ; a_H*ha_H
+	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 17 ; b_H*hb_H
+	vpternlogd      ymm7, ymm8, ymm9, 150
+
 	vbroadcasti32x4 ymm15, oword [r10 - 80]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0 ; d_L*h_L
-	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16 ; d_L*h_H
-	vpxord          ymm5, ymm5, ymm8
+; GHASH step 4: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      ymm8, ymm16, yword [r9], 1      ; a_H*ha_L
+	vpclmulqdq      ymm16, ymm16, yword [r9], 16    ; a_L*ha_H
+	vpternlogd      ymm6, ymm8, ymm16, 150
+	vpclmulqdq      ymm8, ymm17, yword [r9 + 32], 1 ; b_H*hb_L
+	vpclmulqdq      ymm17, ymm17, yword [r9 + 32], 16 ; b_L*hb_H
+	vpternlogd      ymm6, ymm8, ymm17, 150
+
 	vbroadcasti32x4 ymm15, oword [r10 - 64]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1 ; d_H*h_L
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17 ; d_H*h_H
+
 	vbroadcasti32x4 ymm15, oword [r10 - 48]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
+; GHASH step 5: the lengths block
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0 ; d_L*h_L
+	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16 ; d_L*h_H
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1 ; d_H*h_L
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+; GHASH step 6: fold LO into MI (see the header)
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
+	vpternlogd      ymm6, ymm5, ymm8, 150
+
 	vaesenc         ymm0, ymm0, ymm31
 	vaesenc         ymm1, ymm1, ymm31
-	vpternlogd      ymm6, ymm5, ymm8, 150
+; GHASH step 7: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
+	vpternlogd      ymm7, ymm6, ymm8, 150
+
 	vaesenc         ymm0, ymm0, ymm30
 	vaesenc         ymm1, ymm1, ymm30
-	vpternlogd      ymm7, ymm6, ymm8, 150
-; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, ymm7, 1
+; GHASH step 8: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
+
 	vpxord          ymm8, ymm14, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm8
 	vmovdqu8        yword [rsi], ymm0
@@ -3453,48 +3674,59 @@ L.gcm_dec_rec_final1_aes192:
 L.gcm_dec_rec_final1_aes128:
 	vbroadcasti32x4 ymm15, oword [r10 - 144]
 	vaesenc         ymm0, ymm0, ymm15
-; GHASH products of 1 vector: reflect, the running hash joins block 0, LO/MI/HI += the products
+; GHASH step 0: the products of vector 0
 	vpshufb         ymm16, ymm16, ymm20
 	vpxord          ymm16, ymm16, ymm10             ; the running hash joins block 0
 	vpclmulqdq      ymm8, ymm16, yword [r9], 0      ; d_L*h_L
-	vbroadcasti32x4 ymm15, oword [r10 - 128]
-	vaesenc         ymm0, ymm0, ymm15
 	vpclmulqdq      ymm9, ymm16, yword [r9], 16     ; d_L*h_H
 	vpxord          ymm5, ymm5, ymm8
 	vpclmulqdq      ymm8, ymm16, yword [r9], 1      ; d_H*h_L
-	vbroadcasti32x4 ymm15, oword [r10 - 112]
-	vaesenc         ymm0, ymm0, ymm15
 	vpternlogd      ymm6, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm16, yword [r9], 17     ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
+
+	vbroadcasti32x4 ymm15, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm15
+
+	vbroadcasti32x4 ymm15, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm15
+
 	vbroadcasti32x4 ymm15, oword [r10 - 96]
 	vaesenc         ymm0, ymm0, ymm15
+
+	vbroadcasti32x4 ymm15, oword [r10 - 80]
+	vaesenc         ymm0, ymm0, ymm15
+
+	vbroadcasti32x4 ymm15, oword [r10 - 64]
+	vaesenc         ymm0, ymm0, ymm15
+
+	vbroadcasti32x4 ymm15, oword [r10 - 48]
+	vaesenc         ymm0, ymm0, ymm15
+; GHASH step 1: the lengths block
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0 ; d_L*h_L
 	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16 ; d_L*h_H
-	vbroadcasti32x4 ymm15, oword [r10 - 80]
-	vaesenc         ymm0, ymm0, ymm15
 	vpxord          ymm5, ymm5, ymm8
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1 ; d_H*h_L
 	vpternlogd      ymm6, ymm8, ymm9, 150
-	vbroadcasti32x4 ymm15, oword [r10 - 64]
-	vaesenc         ymm0, ymm0, ymm15
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+; GHASH step 2: fold LO into MI (see the header)
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
-	vbroadcasti32x4 ymm15, oword [r10 - 48]
-	vaesenc         ymm0, ymm0, ymm15
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
+
 	vaesenc         ymm0, ymm0, ymm31
+; GHASH step 3: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
+
 	vaesenc         ymm0, ymm0, ymm30
-; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, ymm7, 1
+; GHASH step 4: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
+
 	vmovdqu8        ymm8{k1}{z}, [rdx]
 	vpxord          ymm8, ymm8, ymm14
 	vaesenclast     ymm0, ymm0, ymm8
@@ -3519,7 +3751,7 @@ L.gcm_dec_rec_no_data:
 	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
 ; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, ymm7, 1
+	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
 L.gcm_dec_rec_tag:
 ; tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)
@@ -3609,45 +3841,54 @@ L.gcm_ghash_school_loop:
 	vmovdqu8        ymm1, yword [rdx + 32]
 	vmovdqu8        ymm2, yword [rdx + 64]
 	vmovdqu8        ymm3, yword [rdx + 96]
-; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
+; GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         ymm0, ymm0, ymm20
 	vpshufb         ymm1, ymm1, ymm20
+; GHASH step 1: byte-reflect vectors 2 and 3
 	vpshufb         ymm2, ymm2, ymm20
 	vpshufb         ymm3, ymm3, ymm20
-	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
+; GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          ymm0, ymm0, ymm10
+; GHASH step 3: LO = the low products of vectors 0 and 1
 	vpclmulqdq      ymm8, ymm0, ymm22, 0            ; a_L*ha_L
 	vpclmulqdq      ymm9, ymm1, ymm23, 0            ; b_L*hb_L
 	vpxord          ymm5, ymm8, ymm9
+; GHASH step 4: HI = the high products of vectors 0 and 1
 	vpclmulqdq      ymm8, ymm0, ymm22, 17           ; a_H*ha_H
 	vpclmulqdq      ymm9, ymm1, ymm23, 17           ; b_H*hb_H
 	vpxord          ymm7, ymm8, ymm9
+; GHASH step 5: MI = the middle products of vectors 0 and 1
 	vpclmulqdq      ymm8, ymm0, ymm22, 1            ; a_H*ha_L
 	vpclmulqdq      ymm0, ymm0, ymm22, 16           ; a_L*ha_H
 	vpxord          ymm6, ymm8, ymm0
 	vpclmulqdq      ymm8, ymm1, ymm23, 1            ; b_H*hb_L
 	vpclmulqdq      ymm1, ymm1, ymm23, 16           ; b_L*hb_H
 	vpternlogd      ymm6, ymm8, ymm1, 150
+; GHASH step 6: LO += the low products of vectors 2 and 3
 	vpclmulqdq      ymm8, ymm2, ymm24, 0            ; a_L*ha_L
 	vpclmulqdq      ymm9, ymm3, ymm25, 0            ; b_L*hb_L
 	vpternlogd      ymm5, ymm8, ymm9, 150
+; GHASH step 7: HI += the high products of vectors 2 and 3
 	vpclmulqdq      ymm8, ymm2, ymm24, 17           ; a_H*ha_H
 	vpclmulqdq      ymm9, ymm3, ymm25, 17           ; b_H*hb_H
 	vpternlogd      ymm7, ymm8, ymm9, 150
+; GHASH step 8: MI += the middle products of vectors 2 and 3
 	vpclmulqdq      ymm8, ymm2, ymm24, 1            ; a_H*ha_L
 	vpclmulqdq      ymm2, ymm2, ymm24, 16           ; a_L*ha_H
 	vpternlogd      ymm6, ymm8, ymm2, 150
 	vpclmulqdq      ymm8, ymm3, ymm25, 1            ; b_H*hb_L
 	vpclmulqdq      ymm3, ymm3, ymm25, 16           ; b_L*hb_H
 	vpternlogd      ymm6, ymm8, ymm3, 150
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+; GHASH step 9: fold LO into MI (see the header)
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
+; GHASH step 10: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
-; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, ymm7, 1
+; GHASH step 11: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
 	add             rdx, 128
 	sub             rcx, 128
@@ -3694,7 +3935,7 @@ L.gcm_ghash_school_tail_loaded:
 	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
 ; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, ymm7, 1
+	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
 L.gcm_ghash_school_store:
 	vmovdqu8        oword [rsi], xmm10
@@ -3915,80 +4156,98 @@ L.gcm_enc_school_main_aes128:
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
-	vpshufb         ymm16, ymm16, ymm20
-	vpshufb         ymm17, ymm17, ymm20
+; GHASH step 0: byte-reflect vectors 2 and 3
 	vpshufb         ymm18, ymm18, ymm20
 	vpshufb         ymm19, ymm19, ymm20
-	vpxord          ymm16, ymm16, ymm10             ; the running hash joins block 0
+
 	vbroadcasti32x4 ymm15, oword [r10 - 128]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpclmulqdq      ymm8, ymm16, ymm22, 0           ; a_L*ha_L
-	vpclmulqdq      ymm9, ymm17, ymm23, 0           ; b_L*hb_L
+; GHASH step 1: LO = the low products of vectors 2 and 3
+	vpclmulqdq      ymm8, ymm18, ymm24, 0           ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm19, ymm25, 0           ; b_L*hb_L
 	vpxord          ymm5, ymm8, ymm9
-	vpclmulqdq      ymm8, ymm16, ymm22, 17          ; a_H*ha_H
+; GHASH step 2: HI = the high products of vectors 2 and 3
+	vpclmulqdq      ymm8, ymm18, ymm24, 17          ; a_H*ha_H
+	vpclmulqdq      ymm9, ymm19, ymm25, 17          ; b_H*hb_H
+	vpxord          ymm7, ymm8, ymm9
+
 	vbroadcasti32x4 ymm15, oword [r10 - 112]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpclmulqdq      ymm9, ymm17, ymm23, 17          ; b_H*hb_H
-	vpxord          ymm7, ymm8, ymm9
-	vpclmulqdq      ymm8, ymm16, ymm22, 1           ; a_H*ha_L
-	vpclmulqdq      ymm16, ymm16, ymm22, 16         ; a_L*ha_H
+
 	vaesenc         ymm0, ymm0, ymm31
 	vaesenc         ymm1, ymm1, ymm31
 	vaesenc         ymm2, ymm2, ymm31
 	vaesenc         ymm3, ymm3, ymm31
-	vpxord          ymm6, ymm8, ymm16
-	vpclmulqdq      ymm8, ymm17, ymm23, 1           ; b_H*hb_L
-	vpclmulqdq      ymm17, ymm17, ymm23, 16         ; b_L*hb_H
-	vpternlogd      ymm6, ymm8, ymm17, 150
+; GHASH step 3: MI = the middle products of vectors 2 and 3
+	vpclmulqdq      ymm8, ymm18, ymm24, 1           ; a_H*ha_L
+	vpclmulqdq      ymm18, ymm18, ymm24, 16         ; a_L*ha_H
+	vpxord          ymm6, ymm8, ymm18
+	vpclmulqdq      ymm8, ymm19, ymm25, 1           ; b_H*hb_L
+	vpclmulqdq      ymm19, ymm19, ymm25, 16         ; b_L*hb_H
+	vpternlogd      ymm6, ymm8, ymm19, 150
+; GHASH step 4: byte-reflect vectors 0 and 1
+	vpshufb         ymm16, ymm16, ymm20
+	vpshufb         ymm17, ymm17, ymm20
+
 	vaesenc         ymm0, ymm0, ymm30
 	vaesenc         ymm1, ymm1, ymm30
 	vaesenc         ymm2, ymm2, ymm30
 	vaesenc         ymm3, ymm3, ymm30
-	vpclmulqdq      ymm8, ymm18, ymm24, 0           ; a_L*ha_L
-	vpclmulqdq      ymm9, ymm19, ymm25, 0           ; b_L*hb_L
-	vpternlogd      ymm5, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm18, ymm24, 17          ; a_H*ha_H
+; GHASH step 5: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          ymm16, ymm16, ymm10
+
 	vaesenc         ymm0, ymm0, ymm29
 	vaesenc         ymm1, ymm1, ymm29
 	vaesenc         ymm2, ymm2, ymm29
 	vaesenc         ymm3, ymm3, ymm29
-	vpclmulqdq      ymm9, ymm19, ymm25, 17          ; b_H*hb_H
+; GHASH step 6: LO += the low products of vectors 0 and 1
+	vpclmulqdq      ymm8, ymm16, ymm22, 0           ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm17, ymm23, 0           ; b_L*hb_L
+	vpternlogd      ymm5, ymm8, ymm9, 150
+; GHASH step 7: HI += the high products of vectors 0 and 1
+	vpclmulqdq      ymm8, ymm16, ymm22, 17          ; a_H*ha_H
+	vpclmulqdq      ymm9, ymm17, ymm23, 17          ; b_H*hb_H
 	vpternlogd      ymm7, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm18, ymm24, 1           ; a_H*ha_L
-	vpclmulqdq      ymm18, ymm18, ymm24, 16         ; a_L*ha_H
+
 	vaesenc         ymm0, ymm0, ymm28
 	vaesenc         ymm1, ymm1, ymm28
 	vaesenc         ymm2, ymm2, ymm28
 	vaesenc         ymm3, ymm3, ymm28
-	vpternlogd      ymm6, ymm8, ymm18, 150
-	vpclmulqdq      ymm8, ymm19, ymm25, 1           ; b_H*hb_L
-	vpclmulqdq      ymm19, ymm19, ymm25, 16         ; b_L*hb_H
-	vpternlogd      ymm6, ymm8, ymm19, 150
+; GHASH step 8: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      ymm8, ymm16, ymm22, 1           ; a_H*ha_L
+	vpclmulqdq      ymm16, ymm16, ymm22, 16         ; a_L*ha_H
+	vpternlogd      ymm6, ymm8, ymm16, 150
+	vpclmulqdq      ymm8, ymm17, ymm23, 1           ; b_H*hb_L
+	vpclmulqdq      ymm17, ymm17, ymm23, 16         ; b_L*hb_H
+	vpternlogd      ymm6, ymm8, ymm17, 150
+
 	vaesenc         ymm0, ymm0, ymm27
 	vaesenc         ymm1, ymm1, ymm27
 	vaesenc         ymm2, ymm2, ymm27
 	vaesenc         ymm3, ymm3, ymm27
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+; GHASH step 9: fold LO into MI (see the header)
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
+; GHASH step 10: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
+	vpternlogd      ymm7, ymm6, ymm8, 150
+
 	vaesenc         ymm0, ymm0, ymm26
 	vaesenc         ymm1, ymm1, ymm26
 	vaesenc         ymm2, ymm2, ymm26
 	vaesenc         ymm3, ymm3, ymm26
-	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
-	vpternlogd      ymm7, ymm6, ymm8, 150
-; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, ymm7, 1
+; GHASH step 11: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
+
 ; last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          ymm8, ymm14, yword [rdx]
 	vaesenclast     ymm16, ymm0, ymm8
@@ -4009,45 +4268,54 @@ L.gcm_enc_school_main_aes128:
 ; LLVM-MCA-END
 L.gcm_enc_school_hash_last:
 ; the GHASH of the last iteration's ciphertext, still in GD
-; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
+; GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         ymm16, ymm16, ymm20
 	vpshufb         ymm17, ymm17, ymm20
+; GHASH step 1: byte-reflect vectors 2 and 3
 	vpshufb         ymm18, ymm18, ymm20
 	vpshufb         ymm19, ymm19, ymm20
-	vpxord          ymm16, ymm16, ymm10             ; the running hash joins block 0
+; GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          ymm16, ymm16, ymm10
+; GHASH step 3: LO = the low products of vectors 0 and 1
 	vpclmulqdq      ymm8, ymm16, ymm22, 0           ; a_L*ha_L
 	vpclmulqdq      ymm9, ymm17, ymm23, 0           ; b_L*hb_L
 	vpxord          ymm5, ymm8, ymm9
+; GHASH step 4: HI = the high products of vectors 0 and 1
 	vpclmulqdq      ymm8, ymm16, ymm22, 17          ; a_H*ha_H
 	vpclmulqdq      ymm9, ymm17, ymm23, 17          ; b_H*hb_H
 	vpxord          ymm7, ymm8, ymm9
+; GHASH step 5: MI = the middle products of vectors 0 and 1
 	vpclmulqdq      ymm8, ymm16, ymm22, 1           ; a_H*ha_L
 	vpclmulqdq      ymm16, ymm16, ymm22, 16         ; a_L*ha_H
 	vpxord          ymm6, ymm8, ymm16
 	vpclmulqdq      ymm8, ymm17, ymm23, 1           ; b_H*hb_L
 	vpclmulqdq      ymm17, ymm17, ymm23, 16         ; b_L*hb_H
 	vpternlogd      ymm6, ymm8, ymm17, 150
+; GHASH step 6: LO += the low products of vectors 2 and 3
 	vpclmulqdq      ymm8, ymm18, ymm24, 0           ; a_L*ha_L
 	vpclmulqdq      ymm9, ymm19, ymm25, 0           ; b_L*hb_L
 	vpternlogd      ymm5, ymm8, ymm9, 150
+; GHASH step 7: HI += the high products of vectors 2 and 3
 	vpclmulqdq      ymm8, ymm18, ymm24, 17          ; a_H*ha_H
 	vpclmulqdq      ymm9, ymm19, ymm25, 17          ; b_H*hb_H
 	vpternlogd      ymm7, ymm8, ymm9, 150
+; GHASH step 8: MI += the middle products of vectors 2 and 3
 	vpclmulqdq      ymm8, ymm18, ymm24, 1           ; a_H*ha_L
 	vpclmulqdq      ymm18, ymm18, ymm24, 16         ; a_L*ha_H
 	vpternlogd      ymm6, ymm8, ymm18, 150
 	vpclmulqdq      ymm8, ymm19, ymm25, 1           ; b_H*hb_L
 	vpclmulqdq      ymm19, ymm19, ymm25, 16         ; b_L*hb_H
 	vpternlogd      ymm6, ymm8, ymm19, 150
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+; GHASH step 9: fold LO into MI (see the header)
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
+; GHASH step 10: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
-; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, ymm7, 1
+; GHASH step 11: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
 	jmp             near L.gcm_enc_school_bulk_done
 L.gcm_enc_school_first_ctr_carry:
@@ -4441,7 +4709,7 @@ L.gcm_enc_school_ghash_loaded:
 	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
 ; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, ymm7, 1
+	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
 L.gcm_enc_school_store:
 	vmovdqu8        oword [r9], xmm10
@@ -4568,84 +4836,103 @@ L.gcm_dec_school_main_aes128:
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
+; GHASH step 0: load the 4 source vectors
 	vmovdqu8        ymm16, yword [rdx]
 	vmovdqu8        ymm17, yword [rdx + 32]
 	vmovdqu8        ymm18, yword [rdx + 64]
 	vmovdqu8        ymm19, yword [rdx + 96]
-; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
-	vpshufb         ymm16, ymm16, ymm20
+; GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         ymm18, ymm18, ymm20
+	vpshufb         ymm19, ymm19, ymm20
+; GHASH step 2: LO = the low products of vectors 2 and 3
+	vpclmulqdq      ymm8, ymm18, ymm24, 0           ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm19, ymm25, 0           ; b_L*hb_L
+	vpxord          ymm5, ymm8, ymm9
+
 	vbroadcasti32x4 ymm15, oword [r10 - 128]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpshufb         ymm17, ymm17, ymm20
-	vpshufb         ymm18, ymm18, ymm20
-	vpshufb         ymm19, ymm19, ymm20
-	vpxord          ymm16, ymm16, ymm10             ; the running hash joins block 0
-	vpclmulqdq      ymm8, ymm16, ymm22, 0           ; a_L*ha_L
+; GHASH step 3: HI = the high products of vectors 2 and 3
+	vpclmulqdq      ymm8, ymm18, ymm24, 17          ; a_H*ha_H
+	vpclmulqdq      ymm9, ymm19, ymm25, 17          ; b_H*hb_H
+	vpxord          ymm7, ymm8, ymm9
+
 	vbroadcasti32x4 ymm15, oword [r10 - 112]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpclmulqdq      ymm9, ymm17, ymm23, 0           ; b_L*hb_L
-	vpxord          ymm5, ymm8, ymm9
-	vpclmulqdq      ymm8, ymm16, ymm22, 17          ; a_H*ha_H
-	vpclmulqdq      ymm9, ymm17, ymm23, 17          ; b_H*hb_H
-	vpxord          ymm7, ymm8, ymm9
+
 	vaesenc         ymm0, ymm0, ymm31
 	vaesenc         ymm1, ymm1, ymm31
 	vaesenc         ymm2, ymm2, ymm31
 	vaesenc         ymm3, ymm3, ymm31
-	vpclmulqdq      ymm8, ymm16, ymm22, 1           ; a_H*ha_L
-	vpclmulqdq      ymm16, ymm16, ymm22, 16         ; a_L*ha_H
-	vpxord          ymm6, ymm8, ymm16
-	vpclmulqdq      ymm8, ymm17, ymm23, 1           ; b_H*hb_L
-	vpclmulqdq      ymm17, ymm17, ymm23, 16         ; b_L*hb_H
+; GHASH step 4: MI = the middle products of vectors 2 and 3
+	vpclmulqdq      ymm8, ymm18, ymm24, 1           ; a_H*ha_L
+	vpclmulqdq      ymm18, ymm18, ymm24, 16         ; a_L*ha_H
+	vpxord          ymm6, ymm8, ymm18
+	vpclmulqdq      ymm8, ymm19, ymm25, 1           ; b_H*hb_L
+	vpclmulqdq      ymm19, ymm19, ymm25, 16         ; b_L*hb_H
+	vpternlogd      ymm6, ymm8, ymm19, 150
+; GHASH step 5: byte-reflect vectors 0 and 1
+	vpshufb         ymm16, ymm16, ymm20
+	vpshufb         ymm17, ymm17, ymm20
+
 	vaesenc         ymm0, ymm0, ymm30
 	vaesenc         ymm1, ymm1, ymm30
 	vaesenc         ymm2, ymm2, ymm30
 	vaesenc         ymm3, ymm3, ymm30
-	vpternlogd      ymm6, ymm8, ymm17, 150
-	vpclmulqdq      ymm8, ymm18, ymm24, 0           ; a_L*ha_L
-	vpclmulqdq      ymm9, ymm19, ymm25, 0           ; b_L*hb_L
+; GHASH step 6: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          ymm16, ymm16, ymm10
+; GHASH step 7: LO += the low products of vectors 0 and 1
+	vpclmulqdq      ymm8, ymm16, ymm22, 0           ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm17, ymm23, 0           ; b_L*hb_L
 	vpternlogd      ymm5, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm18, ymm24, 17          ; a_H*ha_H
+
 	vaesenc         ymm0, ymm0, ymm29
 	vaesenc         ymm1, ymm1, ymm29
 	vaesenc         ymm2, ymm2, ymm29
 	vaesenc         ymm3, ymm3, ymm29
-	vpclmulqdq      ymm9, ymm19, ymm25, 17          ; b_H*hb_H
+; GHASH step 8: HI += the high products of vectors 0 and 1
+	vpclmulqdq      ymm8, ymm16, ymm22, 17          ; a_H*ha_H
+	vpclmulqdq      ymm9, ymm17, ymm23, 17          ; b_H*hb_H
 	vpternlogd      ymm7, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm18, ymm24, 1           ; a_H*ha_L
-	vpclmulqdq      ymm18, ymm18, ymm24, 16         ; a_L*ha_H
+
 	vaesenc         ymm0, ymm0, ymm28
 	vaesenc         ymm1, ymm1, ymm28
 	vaesenc         ymm2, ymm2, ymm28
 	vaesenc         ymm3, ymm3, ymm28
-	vpternlogd      ymm6, ymm8, ymm18, 150
-	vpclmulqdq      ymm8, ymm19, ymm25, 1           ; b_H*hb_L
-	vpclmulqdq      ymm19, ymm19, ymm25, 16         ; b_L*hb_H
-	vpternlogd      ymm6, ymm8, ymm19, 150
+; GHASH step 9: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      ymm8, ymm16, ymm22, 1           ; a_H*ha_L
+	vpclmulqdq      ymm16, ymm16, ymm22, 16         ; a_L*ha_H
+	vpternlogd      ymm6, ymm8, ymm16, 150
+	vpclmulqdq      ymm8, ymm17, ymm23, 1           ; b_H*hb_L
+	vpclmulqdq      ymm17, ymm17, ymm23, 16         ; b_L*hb_H
+	vpternlogd      ymm6, ymm8, ymm17, 150
+
 	vaesenc         ymm0, ymm0, ymm27
 	vaesenc         ymm1, ymm1, ymm27
 	vaesenc         ymm2, ymm2, ymm27
 	vaesenc         ymm3, ymm3, ymm27
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+; GHASH step 10: fold LO into MI (see the header)
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
+
 	vaesenc         ymm0, ymm0, ymm26
 	vaesenc         ymm1, ymm1, ymm26
 	vaesenc         ymm2, ymm2, ymm26
 	vaesenc         ymm3, ymm3, ymm26
+; GHASH step 11: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
-; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, ymm7, 1
+; GHASH step 12: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
+
 ; last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          ymm8, ymm14, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm8
@@ -4732,7 +5019,7 @@ L.gcm_dec_school_ghash_loaded:
 	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
 ; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, ymm7, 1
+	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
 	mov             rcx, qword [rsp + 8]
 	mov             rdx, qword [rsp]
@@ -5167,7 +5454,7 @@ L.gcm_enc_school_rec_aad_loaded:
 	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
 ; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, ymm7, 1
+	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
 	vpxord          ymm5, ymm5, ymm5
 	vpxord          ymm6, ymm6, ymm6
@@ -5375,80 +5662,98 @@ L.gcm_enc_school_rec_main_aes128:
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
-	vpshufb         ymm16, ymm16, ymm20
-	vpshufb         ymm17, ymm17, ymm20
+; GHASH step 0: byte-reflect vectors 2 and 3
 	vpshufb         ymm18, ymm18, ymm20
 	vpshufb         ymm19, ymm19, ymm20
-	vpxord          ymm16, ymm16, ymm10             ; the running hash joins block 0
+
 	vbroadcasti32x4 ymm15, oword [r10 - 128]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpclmulqdq      ymm8, ymm16, ymm22, 0           ; a_L*ha_L
-	vpclmulqdq      ymm9, ymm17, ymm23, 0           ; b_L*hb_L
+; GHASH step 1: LO = the low products of vectors 2 and 3
+	vpclmulqdq      ymm8, ymm18, ymm24, 0           ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm19, ymm25, 0           ; b_L*hb_L
 	vpxord          ymm5, ymm8, ymm9
-	vpclmulqdq      ymm8, ymm16, ymm22, 17          ; a_H*ha_H
+; GHASH step 2: HI = the high products of vectors 2 and 3
+	vpclmulqdq      ymm8, ymm18, ymm24, 17          ; a_H*ha_H
+	vpclmulqdq      ymm9, ymm19, ymm25, 17          ; b_H*hb_H
+	vpxord          ymm7, ymm8, ymm9
+
 	vbroadcasti32x4 ymm15, oword [r10 - 112]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpclmulqdq      ymm9, ymm17, ymm23, 17          ; b_H*hb_H
-	vpxord          ymm7, ymm8, ymm9
-	vpclmulqdq      ymm8, ymm16, ymm22, 1           ; a_H*ha_L
-	vpclmulqdq      ymm16, ymm16, ymm22, 16         ; a_L*ha_H
+
 	vaesenc         ymm0, ymm0, ymm31
 	vaesenc         ymm1, ymm1, ymm31
 	vaesenc         ymm2, ymm2, ymm31
 	vaesenc         ymm3, ymm3, ymm31
-	vpxord          ymm6, ymm8, ymm16
-	vpclmulqdq      ymm8, ymm17, ymm23, 1           ; b_H*hb_L
-	vpclmulqdq      ymm17, ymm17, ymm23, 16         ; b_L*hb_H
-	vpternlogd      ymm6, ymm8, ymm17, 150
+; GHASH step 3: MI = the middle products of vectors 2 and 3
+	vpclmulqdq      ymm8, ymm18, ymm24, 1           ; a_H*ha_L
+	vpclmulqdq      ymm18, ymm18, ymm24, 16         ; a_L*ha_H
+	vpxord          ymm6, ymm8, ymm18
+	vpclmulqdq      ymm8, ymm19, ymm25, 1           ; b_H*hb_L
+	vpclmulqdq      ymm19, ymm19, ymm25, 16         ; b_L*hb_H
+	vpternlogd      ymm6, ymm8, ymm19, 150
+; GHASH step 4: byte-reflect vectors 0 and 1
+	vpshufb         ymm16, ymm16, ymm20
+	vpshufb         ymm17, ymm17, ymm20
+
 	vaesenc         ymm0, ymm0, ymm30
 	vaesenc         ymm1, ymm1, ymm30
 	vaesenc         ymm2, ymm2, ymm30
 	vaesenc         ymm3, ymm3, ymm30
-	vpclmulqdq      ymm8, ymm18, ymm24, 0           ; a_L*ha_L
-	vpclmulqdq      ymm9, ymm19, ymm25, 0           ; b_L*hb_L
-	vpternlogd      ymm5, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm18, ymm24, 17          ; a_H*ha_H
+; GHASH step 5: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          ymm16, ymm16, ymm10
+
 	vaesenc         ymm0, ymm0, ymm29
 	vaesenc         ymm1, ymm1, ymm29
 	vaesenc         ymm2, ymm2, ymm29
 	vaesenc         ymm3, ymm3, ymm29
-	vpclmulqdq      ymm9, ymm19, ymm25, 17          ; b_H*hb_H
+; GHASH step 6: LO += the low products of vectors 0 and 1
+	vpclmulqdq      ymm8, ymm16, ymm22, 0           ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm17, ymm23, 0           ; b_L*hb_L
+	vpternlogd      ymm5, ymm8, ymm9, 150
+; GHASH step 7: HI += the high products of vectors 0 and 1
+	vpclmulqdq      ymm8, ymm16, ymm22, 17          ; a_H*ha_H
+	vpclmulqdq      ymm9, ymm17, ymm23, 17          ; b_H*hb_H
 	vpternlogd      ymm7, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm18, ymm24, 1           ; a_H*ha_L
-	vpclmulqdq      ymm18, ymm18, ymm24, 16         ; a_L*ha_H
+
 	vaesenc         ymm0, ymm0, ymm28
 	vaesenc         ymm1, ymm1, ymm28
 	vaesenc         ymm2, ymm2, ymm28
 	vaesenc         ymm3, ymm3, ymm28
-	vpternlogd      ymm6, ymm8, ymm18, 150
-	vpclmulqdq      ymm8, ymm19, ymm25, 1           ; b_H*hb_L
-	vpclmulqdq      ymm19, ymm19, ymm25, 16         ; b_L*hb_H
-	vpternlogd      ymm6, ymm8, ymm19, 150
+; GHASH step 8: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      ymm8, ymm16, ymm22, 1           ; a_H*ha_L
+	vpclmulqdq      ymm16, ymm16, ymm22, 16         ; a_L*ha_H
+	vpternlogd      ymm6, ymm8, ymm16, 150
+	vpclmulqdq      ymm8, ymm17, ymm23, 1           ; b_H*hb_L
+	vpclmulqdq      ymm17, ymm17, ymm23, 16         ; b_L*hb_H
+	vpternlogd      ymm6, ymm8, ymm17, 150
+
 	vaesenc         ymm0, ymm0, ymm27
 	vaesenc         ymm1, ymm1, ymm27
 	vaesenc         ymm2, ymm2, ymm27
 	vaesenc         ymm3, ymm3, ymm27
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+; GHASH step 9: fold LO into MI (see the header)
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
+; GHASH step 10: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
+	vpternlogd      ymm7, ymm6, ymm8, 150
+
 	vaesenc         ymm0, ymm0, ymm26
 	vaesenc         ymm1, ymm1, ymm26
 	vaesenc         ymm2, ymm2, ymm26
 	vaesenc         ymm3, ymm3, ymm26
-	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
-	vpternlogd      ymm7, ymm6, ymm8, 150
-; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, ymm7, 1
+; GHASH step 11: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
+
 ; last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          ymm8, ymm14, yword [rdx]
 	vaesenclast     ymm16, ymm0, ymm8
@@ -5469,45 +5774,54 @@ L.gcm_enc_school_rec_main_aes128:
 ; LLVM-MCA-END
 L.gcm_enc_school_rec_hash_last:
 ; the GHASH of the last iteration's ciphertext, still in GD
-; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
+; GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         ymm16, ymm16, ymm20
 	vpshufb         ymm17, ymm17, ymm20
+; GHASH step 1: byte-reflect vectors 2 and 3
 	vpshufb         ymm18, ymm18, ymm20
 	vpshufb         ymm19, ymm19, ymm20
-	vpxord          ymm16, ymm16, ymm10             ; the running hash joins block 0
+; GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          ymm16, ymm16, ymm10
+; GHASH step 3: LO = the low products of vectors 0 and 1
 	vpclmulqdq      ymm8, ymm16, ymm22, 0           ; a_L*ha_L
 	vpclmulqdq      ymm9, ymm17, ymm23, 0           ; b_L*hb_L
 	vpxord          ymm5, ymm8, ymm9
+; GHASH step 4: HI = the high products of vectors 0 and 1
 	vpclmulqdq      ymm8, ymm16, ymm22, 17          ; a_H*ha_H
 	vpclmulqdq      ymm9, ymm17, ymm23, 17          ; b_H*hb_H
 	vpxord          ymm7, ymm8, ymm9
+; GHASH step 5: MI = the middle products of vectors 0 and 1
 	vpclmulqdq      ymm8, ymm16, ymm22, 1           ; a_H*ha_L
 	vpclmulqdq      ymm16, ymm16, ymm22, 16         ; a_L*ha_H
 	vpxord          ymm6, ymm8, ymm16
 	vpclmulqdq      ymm8, ymm17, ymm23, 1           ; b_H*hb_L
 	vpclmulqdq      ymm17, ymm17, ymm23, 16         ; b_L*hb_H
 	vpternlogd      ymm6, ymm8, ymm17, 150
+; GHASH step 6: LO += the low products of vectors 2 and 3
 	vpclmulqdq      ymm8, ymm18, ymm24, 0           ; a_L*ha_L
 	vpclmulqdq      ymm9, ymm19, ymm25, 0           ; b_L*hb_L
 	vpternlogd      ymm5, ymm8, ymm9, 150
+; GHASH step 7: HI += the high products of vectors 2 and 3
 	vpclmulqdq      ymm8, ymm18, ymm24, 17          ; a_H*ha_H
 	vpclmulqdq      ymm9, ymm19, ymm25, 17          ; b_H*hb_H
 	vpternlogd      ymm7, ymm8, ymm9, 150
+; GHASH step 8: MI += the middle products of vectors 2 and 3
 	vpclmulqdq      ymm8, ymm18, ymm24, 1           ; a_H*ha_L
 	vpclmulqdq      ymm18, ymm18, ymm24, 16         ; a_L*ha_H
 	vpternlogd      ymm6, ymm8, ymm18, 150
 	vpclmulqdq      ymm8, ymm19, ymm25, 1           ; b_H*hb_L
 	vpclmulqdq      ymm19, ymm19, ymm25, 16         ; b_L*hb_H
 	vpternlogd      ymm6, ymm8, ymm19, 150
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+; GHASH step 9: fold LO into MI (see the header)
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
+; GHASH step 10: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
-; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, ymm7, 1
+; GHASH step 11: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
 	jmp             near L.gcm_enc_school_rec_bulk_done
 L.gcm_enc_school_rec_first_ctr_carry:
@@ -5665,36 +5979,45 @@ L.gcm_enc_school_rec_final4_aes128:
 	vaesenclast     ymm3, ymm3, ymm8
 	vmovdqu8        [rsi + 96]{k1}, ymm3
 	vmovdqu8        ymm3{k1}{z}, ymm3               ; GHASH sees the padding as zeros
-; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
+; GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         ymm0, ymm0, ymm20
 	vpshufb         ymm1, ymm1, ymm20
+; GHASH step 1: byte-reflect vectors 2 and 3
 	vpshufb         ymm2, ymm2, ymm20
 	vpshufb         ymm3, ymm3, ymm20
-	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
+; GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          ymm0, ymm0, ymm10
+; GHASH step 3: LO += the low products of vectors 0 and 1
 	vpclmulqdq      ymm8, ymm0, yword [r9], 0       ; a_L*ha_L
 	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 0  ; b_L*hb_L
 	vpternlogd      ymm5, ymm8, ymm9, 150
+; GHASH step 4: HI += the high products of vectors 0 and 1
 	vpclmulqdq      ymm8, ymm0, yword [r9], 17      ; a_H*ha_H
 	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 17 ; b_H*hb_H
 	vpternlogd      ymm7, ymm8, ymm9, 150
+; GHASH step 5: MI += the middle products of vectors 0 and 1
 	vpclmulqdq      ymm8, ymm0, yword [r9], 1       ; a_H*ha_L
 	vpclmulqdq      ymm0, ymm0, yword [r9], 16      ; a_L*ha_H
 	vpternlogd      ymm6, ymm8, ymm0, 150
 	vpclmulqdq      ymm8, ymm1, yword [r9 + 32], 1  ; b_H*hb_L
 	vpclmulqdq      ymm1, ymm1, yword [r9 + 32], 16 ; b_L*hb_H
 	vpternlogd      ymm6, ymm8, ymm1, 150
+; GHASH step 6: LO += the low products of vectors 2 and 3
 	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 0  ; a_L*ha_L
 	vpclmulqdq      ymm9, ymm3, yword [r9 + 96], 0  ; b_L*hb_L
 	vpternlogd      ymm5, ymm8, ymm9, 150
+; GHASH step 7: HI += the high products of vectors 2 and 3
 	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 17 ; a_H*ha_H
 	vpclmulqdq      ymm9, ymm3, yword [r9 + 96], 17 ; b_H*hb_H
 	vpternlogd      ymm7, ymm8, ymm9, 150
+; GHASH step 8: MI += the middle products of vectors 2 and 3
 	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 1  ; a_H*ha_L
 	vpclmulqdq      ymm2, ymm2, yword [r9 + 64], 16 ; a_L*ha_H
 	vpternlogd      ymm6, ymm8, ymm2, 150
 	vpclmulqdq      ymm8, ymm3, yword [r9 + 96], 1  ; b_H*hb_L
 	vpclmulqdq      ymm3, ymm3, yword [r9 + 96], 16 ; b_L*hb_H
 	vpternlogd      ymm6, ymm8, ymm3, 150
+; GHASH step 9: the lengths block
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0 ; d_L*h_L
 	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16 ; d_L*h_H
@@ -5703,15 +6026,16 @@ L.gcm_enc_school_rec_final4_aes128:
 	vpternlogd      ymm6, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+; GHASH step 10: fold LO into MI (see the header)
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
+; GHASH step 11: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
-; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, ymm7, 1
+; GHASH step 12: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
 	jmp             near L.gcm_enc_school_rec_tag
 L.gcm_enc_school_rec_final3:
@@ -5797,23 +6121,28 @@ L.gcm_enc_school_rec_final3_aes128:
 	vaesenclast     ymm2, ymm2, ymm8
 	vmovdqu8        [rsi + 64]{k1}, ymm2
 	vmovdqu8        ymm2{k1}{z}, ymm2               ; GHASH sees the padding as zeros
-; GHASH products of 3 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
+; GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         ymm0, ymm0, ymm20
 	vpshufb         ymm1, ymm1, ymm20
-	vpshufb         ymm2, ymm2, ymm20
-	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
+; GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          ymm0, ymm0, ymm10
+; GHASH step 2: LO += the low products of vectors 0 and 1
 	vpclmulqdq      ymm8, ymm0, yword [r9], 0       ; a_L*ha_L
 	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 0  ; b_L*hb_L
 	vpternlogd      ymm5, ymm8, ymm9, 150
+; GHASH step 3: HI += the high products of vectors 0 and 1
 	vpclmulqdq      ymm8, ymm0, yword [r9], 17      ; a_H*ha_H
 	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 17 ; b_H*hb_H
 	vpternlogd      ymm7, ymm8, ymm9, 150
+; GHASH step 4: MI += the middle products of vectors 0 and 1
 	vpclmulqdq      ymm8, ymm0, yword [r9], 1       ; a_H*ha_L
 	vpclmulqdq      ymm0, ymm0, yword [r9], 16      ; a_L*ha_H
 	vpternlogd      ymm6, ymm8, ymm0, 150
 	vpclmulqdq      ymm8, ymm1, yword [r9 + 32], 1  ; b_H*hb_L
 	vpclmulqdq      ymm1, ymm1, yword [r9 + 32], 16 ; b_L*hb_H
 	vpternlogd      ymm6, ymm8, ymm1, 150
+; GHASH step 5: the products of vector 2
+	vpshufb         ymm2, ymm2, ymm20
 	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 0  ; d_L*h_L
 	vpclmulqdq      ymm9, ymm2, yword [r9 + 64], 16 ; d_L*h_H
 	vpxord          ymm5, ymm5, ymm8
@@ -5821,6 +6150,7 @@ L.gcm_enc_school_rec_final3_aes128:
 	vpternlogd      ymm6, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
+; GHASH step 6: the lengths block
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0 ; d_L*h_L
 	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16 ; d_L*h_H
@@ -5829,15 +6159,16 @@ L.gcm_enc_school_rec_final3_aes128:
 	vpternlogd      ymm6, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+; GHASH step 7: fold LO into MI (see the header)
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
+; GHASH step 8: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
-; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, ymm7, 1
+; GHASH step 9: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
 	jmp             near L.gcm_enc_school_rec_tag
 L.gcm_enc_school_rec_final2:
@@ -5904,22 +6235,27 @@ L.gcm_enc_school_rec_final2_aes128:
 	vaesenclast     ymm1, ymm1, ymm8
 	vmovdqu8        [rsi + 32]{k1}, ymm1
 	vmovdqu8        ymm1{k1}{z}, ymm1               ; GHASH sees the padding as zeros
-; GHASH products of 2 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
+; GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         ymm0, ymm0, ymm20
 	vpshufb         ymm1, ymm1, ymm20
-	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
+; GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          ymm0, ymm0, ymm10
+; GHASH step 2: LO += the low products of vectors 0 and 1
 	vpclmulqdq      ymm8, ymm0, yword [r9], 0       ; a_L*ha_L
 	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 0  ; b_L*hb_L
 	vpternlogd      ymm5, ymm8, ymm9, 150
+; GHASH step 3: HI += the high products of vectors 0 and 1
 	vpclmulqdq      ymm8, ymm0, yword [r9], 17      ; a_H*ha_H
 	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 17 ; b_H*hb_H
 	vpternlogd      ymm7, ymm8, ymm9, 150
+; GHASH step 4: MI += the middle products of vectors 0 and 1
 	vpclmulqdq      ymm8, ymm0, yword [r9], 1       ; a_H*ha_L
 	vpclmulqdq      ymm0, ymm0, yword [r9], 16      ; a_L*ha_H
 	vpternlogd      ymm6, ymm8, ymm0, 150
 	vpclmulqdq      ymm8, ymm1, yword [r9 + 32], 1  ; b_H*hb_L
 	vpclmulqdq      ymm1, ymm1, yword [r9 + 32], 16 ; b_L*hb_H
 	vpternlogd      ymm6, ymm8, ymm1, 150
+; GHASH step 5: the lengths block
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0 ; d_L*h_L
 	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16 ; d_L*h_H
@@ -5928,15 +6264,16 @@ L.gcm_enc_school_rec_final2_aes128:
 	vpternlogd      ymm6, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+; GHASH step 6: fold LO into MI (see the header)
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
+; GHASH step 7: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
-; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, ymm7, 1
+; GHASH step 8: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
 	jmp             near L.gcm_enc_school_rec_tag
 L.gcm_enc_school_rec_final1:
@@ -5983,7 +6320,7 @@ L.gcm_enc_school_rec_final1_aes128:
 	vaesenclast     ymm0, ymm0, ymm8
 	vmovdqu8        [rsi]{k1}, ymm0
 	vmovdqu8        ymm0{k1}{z}, ymm0               ; GHASH sees the padding as zeros
-; GHASH products of 1 vector: reflect, the running hash joins block 0, LO/MI/HI += the products
+; GHASH step 0: the products of vector 0
 	vpshufb         ymm0, ymm0, ymm20
 	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
 	vpclmulqdq      ymm8, ymm0, yword [r9], 0       ; d_L*h_L
@@ -5993,6 +6330,7 @@ L.gcm_enc_school_rec_final1_aes128:
 	vpternlogd      ymm6, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm0, yword [r9], 17      ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
+; GHASH step 1: the lengths block
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0 ; d_L*h_L
 	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16 ; d_L*h_H
@@ -6001,15 +6339,16 @@ L.gcm_enc_school_rec_final1_aes128:
 	vpternlogd      ymm6, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+; GHASH step 2: fold LO into MI (see the header)
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
+; GHASH step 3: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
-; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, ymm7, 1
+; GHASH step 4: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
 	jmp             near L.gcm_enc_school_rec_tag
 L.gcm_enc_school_rec_no_data:
@@ -6031,7 +6370,7 @@ L.gcm_enc_school_rec_no_data:
 	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
 ; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, ymm7, 1
+	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
 L.gcm_enc_school_rec_tag:
 ; tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)
@@ -6162,7 +6501,7 @@ L.gcm_dec_school_rec_aad_loaded:
 	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
 ; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, ymm7, 1
+	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
 	vpxord          ymm5, ymm5, ymm5
 	vpxord          ymm6, ymm6, ymm6
@@ -6273,84 +6612,103 @@ L.gcm_dec_school_rec_main_aes128:
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
+; GHASH step 0: load the 4 source vectors
 	vmovdqu8        ymm16, yword [rdx]
 	vmovdqu8        ymm17, yword [rdx + 32]
 	vmovdqu8        ymm18, yword [rdx + 64]
 	vmovdqu8        ymm19, yword [rdx + 96]
-; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
-	vpshufb         ymm16, ymm16, ymm20
+; GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         ymm18, ymm18, ymm20
+	vpshufb         ymm19, ymm19, ymm20
+; GHASH step 2: LO = the low products of vectors 2 and 3
+	vpclmulqdq      ymm8, ymm18, ymm24, 0           ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm19, ymm25, 0           ; b_L*hb_L
+	vpxord          ymm5, ymm8, ymm9
+
 	vbroadcasti32x4 ymm15, oword [r10 - 128]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpshufb         ymm17, ymm17, ymm20
-	vpshufb         ymm18, ymm18, ymm20
-	vpshufb         ymm19, ymm19, ymm20
-	vpxord          ymm16, ymm16, ymm10             ; the running hash joins block 0
-	vpclmulqdq      ymm8, ymm16, ymm22, 0           ; a_L*ha_L
+; GHASH step 3: HI = the high products of vectors 2 and 3
+	vpclmulqdq      ymm8, ymm18, ymm24, 17          ; a_H*ha_H
+	vpclmulqdq      ymm9, ymm19, ymm25, 17          ; b_H*hb_H
+	vpxord          ymm7, ymm8, ymm9
+
 	vbroadcasti32x4 ymm15, oword [r10 - 112]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-	vpclmulqdq      ymm9, ymm17, ymm23, 0           ; b_L*hb_L
-	vpxord          ymm5, ymm8, ymm9
-	vpclmulqdq      ymm8, ymm16, ymm22, 17          ; a_H*ha_H
-	vpclmulqdq      ymm9, ymm17, ymm23, 17          ; b_H*hb_H
-	vpxord          ymm7, ymm8, ymm9
+
 	vaesenc         ymm0, ymm0, ymm31
 	vaesenc         ymm1, ymm1, ymm31
 	vaesenc         ymm2, ymm2, ymm31
 	vaesenc         ymm3, ymm3, ymm31
-	vpclmulqdq      ymm8, ymm16, ymm22, 1           ; a_H*ha_L
-	vpclmulqdq      ymm16, ymm16, ymm22, 16         ; a_L*ha_H
-	vpxord          ymm6, ymm8, ymm16
-	vpclmulqdq      ymm8, ymm17, ymm23, 1           ; b_H*hb_L
-	vpclmulqdq      ymm17, ymm17, ymm23, 16         ; b_L*hb_H
+; GHASH step 4: MI = the middle products of vectors 2 and 3
+	vpclmulqdq      ymm8, ymm18, ymm24, 1           ; a_H*ha_L
+	vpclmulqdq      ymm18, ymm18, ymm24, 16         ; a_L*ha_H
+	vpxord          ymm6, ymm8, ymm18
+	vpclmulqdq      ymm8, ymm19, ymm25, 1           ; b_H*hb_L
+	vpclmulqdq      ymm19, ymm19, ymm25, 16         ; b_L*hb_H
+	vpternlogd      ymm6, ymm8, ymm19, 150
+; GHASH step 5: byte-reflect vectors 0 and 1
+	vpshufb         ymm16, ymm16, ymm20
+	vpshufb         ymm17, ymm17, ymm20
+
 	vaesenc         ymm0, ymm0, ymm30
 	vaesenc         ymm1, ymm1, ymm30
 	vaesenc         ymm2, ymm2, ymm30
 	vaesenc         ymm3, ymm3, ymm30
-	vpternlogd      ymm6, ymm8, ymm17, 150
-	vpclmulqdq      ymm8, ymm18, ymm24, 0           ; a_L*ha_L
-	vpclmulqdq      ymm9, ymm19, ymm25, 0           ; b_L*hb_L
+; GHASH step 6: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          ymm16, ymm16, ymm10
+; GHASH step 7: LO += the low products of vectors 0 and 1
+	vpclmulqdq      ymm8, ymm16, ymm22, 0           ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm17, ymm23, 0           ; b_L*hb_L
 	vpternlogd      ymm5, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm18, ymm24, 17          ; a_H*ha_H
+
 	vaesenc         ymm0, ymm0, ymm29
 	vaesenc         ymm1, ymm1, ymm29
 	vaesenc         ymm2, ymm2, ymm29
 	vaesenc         ymm3, ymm3, ymm29
-	vpclmulqdq      ymm9, ymm19, ymm25, 17          ; b_H*hb_H
+; GHASH step 8: HI += the high products of vectors 0 and 1
+	vpclmulqdq      ymm8, ymm16, ymm22, 17          ; a_H*ha_H
+	vpclmulqdq      ymm9, ymm17, ymm23, 17          ; b_H*hb_H
 	vpternlogd      ymm7, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm18, ymm24, 1           ; a_H*ha_L
-	vpclmulqdq      ymm18, ymm18, ymm24, 16         ; a_L*ha_H
+
 	vaesenc         ymm0, ymm0, ymm28
 	vaesenc         ymm1, ymm1, ymm28
 	vaesenc         ymm2, ymm2, ymm28
 	vaesenc         ymm3, ymm3, ymm28
-	vpternlogd      ymm6, ymm8, ymm18, 150
-	vpclmulqdq      ymm8, ymm19, ymm25, 1           ; b_H*hb_L
-	vpclmulqdq      ymm19, ymm19, ymm25, 16         ; b_L*hb_H
-	vpternlogd      ymm6, ymm8, ymm19, 150
+; GHASH step 9: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      ymm8, ymm16, ymm22, 1           ; a_H*ha_L
+	vpclmulqdq      ymm16, ymm16, ymm22, 16         ; a_L*ha_H
+	vpternlogd      ymm6, ymm8, ymm16, 150
+	vpclmulqdq      ymm8, ymm17, ymm23, 1           ; b_H*hb_L
+	vpclmulqdq      ymm17, ymm17, ymm23, 16         ; b_L*hb_H
+	vpternlogd      ymm6, ymm8, ymm17, 150
+
 	vaesenc         ymm0, ymm0, ymm27
 	vaesenc         ymm1, ymm1, ymm27
 	vaesenc         ymm2, ymm2, ymm27
 	vaesenc         ymm3, ymm3, ymm27
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+; GHASH step 10: fold LO into MI (see the header)
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
+
 	vaesenc         ymm0, ymm0, ymm26
 	vaesenc         ymm1, ymm1, ymm26
 	vaesenc         ymm2, ymm2, ymm26
 	vaesenc         ymm3, ymm3, ymm26
+; GHASH step 11: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
-; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, ymm7, 1
+; GHASH step 12: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
+
 ; last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          ymm8, ymm14, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm8
@@ -6465,88 +6823,107 @@ L.gcm_dec_school_rec_final4_aes128:
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
+; GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         ymm16, ymm16, ymm20
 	vpshufb         ymm17, ymm17, ymm20
+; GHASH step 1: byte-reflect vectors 2 and 3
 	vpshufb         ymm18, ymm18, ymm20
 	vpshufb         ymm19, ymm19, ymm20
-	vpxord          ymm16, ymm16, ymm10             ; the running hash joins block 0
+
 	vbroadcasti32x4 ymm15, oword [r10 - 128]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
+; GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          ymm16, ymm16, ymm10
+; GHASH step 3: LO += the low products of vectors 0 and 1
 	vpclmulqdq      ymm8, ymm16, yword [r9], 0      ; a_L*ha_L
 	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 0 ; b_L*hb_L
 	vpternlogd      ymm5, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm16, yword [r9], 17     ; a_H*ha_H
-	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 17 ; b_H*hb_H
+
 	vbroadcasti32x4 ymm15, oword [r10 - 112]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
+; GHASH step 4: HI += the high products of vectors 0 and 1
+	vpclmulqdq      ymm8, ymm16, yword [r9], 17     ; a_H*ha_H
+	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 17 ; b_H*hb_H
 	vpternlogd      ymm7, ymm8, ymm9, 150
+; GHASH step 5: MI += the middle products of vectors 0 and 1
 	vpclmulqdq      ymm8, ymm16, yword [r9], 1      ; a_H*ha_L
 	vpclmulqdq      ymm16, ymm16, yword [r9], 16    ; a_L*ha_H
 	vpternlogd      ymm6, ymm8, ymm16, 150
 	vpclmulqdq      ymm8, ymm17, yword [r9 + 32], 1 ; b_H*hb_L
+	vpclmulqdq      ymm17, ymm17, yword [r9 + 32], 16 ; b_L*hb_H
+	vpternlogd      ymm6, ymm8, ymm17, 150
+
 	vaesenc         ymm0, ymm0, ymm31
 	vaesenc         ymm1, ymm1, ymm31
 	vaesenc         ymm2, ymm2, ymm31
 	vaesenc         ymm3, ymm3, ymm31
-	vpclmulqdq      ymm17, ymm17, yword [r9 + 32], 16 ; b_L*hb_H
-	vpternlogd      ymm6, ymm8, ymm17, 150
+; GHASH step 6: LO += the low products of vectors 2 and 3
 	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 0 ; a_L*ha_L
 	vpclmulqdq      ymm9, ymm19, yword [r9 + 96], 0 ; b_L*hb_L
 	vpternlogd      ymm5, ymm8, ymm9, 150
+
 	vaesenc         ymm0, ymm0, ymm30
 	vaesenc         ymm1, ymm1, ymm30
 	vaesenc         ymm2, ymm2, ymm30
 	vaesenc         ymm3, ymm3, ymm30
+; GHASH step 7: HI += the high products of vectors 2 and 3
 	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 17 ; a_H*ha_H
 	vpclmulqdq      ymm9, ymm19, yword [r9 + 96], 17 ; b_H*hb_H
 	vpternlogd      ymm7, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 1 ; a_H*ha_L
-	vpclmulqdq      ymm18, ymm18, yword [r9 + 64], 16 ; a_L*ha_H
+
 	vaesenc         ymm0, ymm0, ymm29
 	vaesenc         ymm1, ymm1, ymm29
 	vaesenc         ymm2, ymm2, ymm29
 	vaesenc         ymm3, ymm3, ymm29
+; GHASH step 8: MI += the middle products of vectors 2 and 3
+	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 1 ; a_H*ha_L
+	vpclmulqdq      ymm18, ymm18, yword [r9 + 64], 16 ; a_L*ha_H
 	vpternlogd      ymm6, ymm8, ymm18, 150
 	vpclmulqdq      ymm8, ymm19, yword [r9 + 96], 1 ; b_H*hb_L
 	vpclmulqdq      ymm19, ymm19, yword [r9 + 96], 16 ; b_L*hb_H
 	vpternlogd      ymm6, ymm8, ymm19, 150
-	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+
 	vaesenc         ymm0, ymm0, ymm28
 	vaesenc         ymm1, ymm1, ymm28
 	vaesenc         ymm2, ymm2, ymm28
 	vaesenc         ymm3, ymm3, ymm28
+; GHASH step 9: the lengths block
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0 ; d_L*h_L
 	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16 ; d_L*h_H
 	vpxord          ymm5, ymm5, ymm8
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1 ; d_H*h_L
 	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17 ; d_H*h_H
+	vpxord          ymm7, ymm7, ymm8
+; GHASH step 10: fold LO into MI (see the header)
+	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
+	vpternlogd      ymm6, ymm5, ymm8, 150
+
 	vaesenc         ymm0, ymm0, ymm27
 	vaesenc         ymm1, ymm1, ymm27
 	vaesenc         ymm2, ymm2, ymm27
 	vaesenc         ymm3, ymm3, ymm27
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17 ; d_H*h_H
-	vpxord          ymm7, ymm7, ymm8
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
-	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
-	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
-	vpternlogd      ymm6, ymm5, ymm8, 150
+; GHASH step 11: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
+	vpternlogd      ymm7, ymm6, ymm8, 150
+
 	vaesenc         ymm0, ymm0, ymm26
 	vaesenc         ymm1, ymm1, ymm26
 	vaesenc         ymm2, ymm2, ymm26
 	vaesenc         ymm3, ymm3, ymm26
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
-	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
-	vpternlogd      ymm7, ymm6, ymm8, 150
-; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, ymm7, 1
+; GHASH step 12: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
+
 	vpxord          ymm8, ymm14, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm8
 	vmovdqu8        yword [rsi], ymm0
@@ -6612,74 +6989,90 @@ L.gcm_dec_school_rec_final3_aes128:
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
-; GHASH products of 3 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
+; GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         ymm16, ymm16, ymm20
 	vpshufb         ymm17, ymm17, ymm20
-	vpshufb         ymm18, ymm18, ymm20
-	vpxord          ymm16, ymm16, ymm10             ; the running hash joins block 0
-	vpclmulqdq      ymm8, ymm16, yword [r9], 0      ; a_L*ha_L
+
 	vbroadcasti32x4 ymm15, oword [r10 - 128]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
-	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 0 ; b_L*hb_L
-	vpternlogd      ymm5, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm16, yword [r9], 17     ; a_H*ha_H
-	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 17 ; b_H*hb_H
-	vpternlogd      ymm7, ymm8, ymm9, 150
+; GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          ymm16, ymm16, ymm10
+
 	vbroadcasti32x4 ymm15, oword [r10 - 112]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
+; GHASH step 2: LO += the low products of vectors 0 and 1
+	vpclmulqdq      ymm8, ymm16, yword [r9], 0      ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 0 ; b_L*hb_L
+	vpternlogd      ymm5, ymm8, ymm9, 150
+
+	vaesenc         ymm0, ymm0, ymm31
+	vaesenc         ymm1, ymm1, ymm31
+	vaesenc         ymm2, ymm2, ymm31
+; GHASH step 3: HI += the high products of vectors 0 and 1
+	vpclmulqdq      ymm8, ymm16, yword [r9], 17     ; a_H*ha_H
+	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 17 ; b_H*hb_H
+	vpternlogd      ymm7, ymm8, ymm9, 150
+
+	vaesenc         ymm0, ymm0, ymm30
+	vaesenc         ymm1, ymm1, ymm30
+	vaesenc         ymm2, ymm2, ymm30
+; GHASH step 4: MI += the middle products of vectors 0 and 1
 	vpclmulqdq      ymm8, ymm16, yword [r9], 1      ; a_H*ha_L
 	vpclmulqdq      ymm16, ymm16, yword [r9], 16    ; a_L*ha_H
 	vpternlogd      ymm6, ymm8, ymm16, 150
 	vpclmulqdq      ymm8, ymm17, yword [r9 + 32], 1 ; b_H*hb_L
 	vpclmulqdq      ymm17, ymm17, yword [r9 + 32], 16 ; b_L*hb_H
-	vaesenc         ymm0, ymm0, ymm31
-	vaesenc         ymm1, ymm1, ymm31
-	vaesenc         ymm2, ymm2, ymm31
 	vpternlogd      ymm6, ymm8, ymm17, 150
+
+	vaesenc         ymm0, ymm0, ymm29
+	vaesenc         ymm1, ymm1, ymm29
+	vaesenc         ymm2, ymm2, ymm29
+; GHASH step 5: the products of vector 2
+	vpshufb         ymm18, ymm18, ymm20
 	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 0 ; d_L*h_L
 	vpclmulqdq      ymm9, ymm18, yword [r9 + 64], 16 ; d_L*h_H
 	vpxord          ymm5, ymm5, ymm8
-	vaesenc         ymm0, ymm0, ymm30
-	vaesenc         ymm1, ymm1, ymm30
-	vaesenc         ymm2, ymm2, ymm30
 	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 1 ; d_H*h_L
 	vpternlogd      ymm6, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
-	vaesenc         ymm0, ymm0, ymm29
-	vaesenc         ymm1, ymm1, ymm29
-	vaesenc         ymm2, ymm2, ymm29
+
+	vaesenc         ymm0, ymm0, ymm28
+	vaesenc         ymm1, ymm1, ymm28
+	vaesenc         ymm2, ymm2, ymm28
+; GHASH step 6: the lengths block
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0 ; d_L*h_L
 	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16 ; d_L*h_H
 	vpxord          ymm5, ymm5, ymm8
-	vaesenc         ymm0, ymm0, ymm28
-	vaesenc         ymm1, ymm1, ymm28
-	vaesenc         ymm2, ymm2, ymm28
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1 ; d_H*h_L
 	vpternlogd      ymm6, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
-	vaesenc         ymm0, ymm0, ymm27
-	vaesenc         ymm1, ymm1, ymm27
-	vaesenc         ymm2, ymm2, ymm27
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+; GHASH step 7: fold LO into MI (see the header)
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
+
+	vaesenc         ymm0, ymm0, ymm27
+	vaesenc         ymm1, ymm1, ymm27
+	vaesenc         ymm2, ymm2, ymm27
+; GHASH step 8: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
+	vpternlogd      ymm7, ymm6, ymm8, 150
+
 	vaesenc         ymm0, ymm0, ymm26
 	vaesenc         ymm1, ymm1, ymm26
 	vaesenc         ymm2, ymm2, ymm26
-	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
-	vpternlogd      ymm7, ymm6, ymm8, 150
-; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, ymm7, 1
+; GHASH step 9: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
+
 	vpxord          ymm8, ymm14, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm8
 	vmovdqu8        yword [rsi], ymm0
@@ -6733,58 +7126,73 @@ L.gcm_dec_school_rec_final2_aes128:
 	vbroadcasti32x4 ymm15, oword [r10 - 144]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
-; GHASH products of 2 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
+; GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         ymm16, ymm16, ymm20
 	vpshufb         ymm17, ymm17, ymm20
-	vpxord          ymm16, ymm16, ymm10             ; the running hash joins block 0
-	vpclmulqdq      ymm8, ymm16, yword [r9], 0      ; a_L*ha_L
+
 	vbroadcasti32x4 ymm15, oword [r10 - 128]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
-	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 0 ; b_L*hb_L
-	vpternlogd      ymm5, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm16, yword [r9], 17     ; a_H*ha_H
-	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 17 ; b_H*hb_H
+; GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          ymm16, ymm16, ymm10
+
 	vbroadcasti32x4 ymm15, oword [r10 - 112]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
+; GHASH step 2: LO += the low products of vectors 0 and 1
+	vpclmulqdq      ymm8, ymm16, yword [r9], 0      ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 0 ; b_L*hb_L
+	vpternlogd      ymm5, ymm8, ymm9, 150
+
+	vaesenc         ymm0, ymm0, ymm31
+	vaesenc         ymm1, ymm1, ymm31
+; GHASH step 3: HI += the high products of vectors 0 and 1
+	vpclmulqdq      ymm8, ymm16, yword [r9], 17     ; a_H*ha_H
+	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 17 ; b_H*hb_H
 	vpternlogd      ymm7, ymm8, ymm9, 150
+
+	vaesenc         ymm0, ymm0, ymm30
+	vaesenc         ymm1, ymm1, ymm30
+; GHASH step 4: MI += the middle products of vectors 0 and 1
 	vpclmulqdq      ymm8, ymm16, yword [r9], 1      ; a_H*ha_L
 	vpclmulqdq      ymm16, ymm16, yword [r9], 16    ; a_L*ha_H
 	vpternlogd      ymm6, ymm8, ymm16, 150
-	vaesenc         ymm0, ymm0, ymm31
-	vaesenc         ymm1, ymm1, ymm31
 	vpclmulqdq      ymm8, ymm17, yword [r9 + 32], 1 ; b_H*hb_L
 	vpclmulqdq      ymm17, ymm17, yword [r9 + 32], 16 ; b_L*hb_H
 	vpternlogd      ymm6, ymm8, ymm17, 150
+
+	vaesenc         ymm0, ymm0, ymm29
+	vaesenc         ymm1, ymm1, ymm29
+
+	vaesenc         ymm0, ymm0, ymm28
+	vaesenc         ymm1, ymm1, ymm28
+; GHASH step 5: the lengths block
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
-	vaesenc         ymm0, ymm0, ymm30
-	vaesenc         ymm1, ymm1, ymm30
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0 ; d_L*h_L
 	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16 ; d_L*h_H
 	vpxord          ymm5, ymm5, ymm8
-	vaesenc         ymm0, ymm0, ymm29
-	vaesenc         ymm1, ymm1, ymm29
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1 ; d_H*h_L
 	vpternlogd      ymm6, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17 ; d_H*h_H
-	vaesenc         ymm0, ymm0, ymm28
-	vaesenc         ymm1, ymm1, ymm28
 	vpxord          ymm7, ymm7, ymm8
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+; GHASH step 6: fold LO into MI (see the header)
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
+	vpternlogd      ymm6, ymm5, ymm8, 150
+
 	vaesenc         ymm0, ymm0, ymm27
 	vaesenc         ymm1, ymm1, ymm27
-	vpternlogd      ymm6, ymm5, ymm8, 150
+; GHASH step 7: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
+	vpternlogd      ymm7, ymm6, ymm8, 150
+
 	vaesenc         ymm0, ymm0, ymm26
 	vaesenc         ymm1, ymm1, ymm26
-	vpternlogd      ymm7, ymm6, ymm8, 150
-; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, ymm7, 1
+; GHASH step 8: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
+
 	vpxord          ymm8, ymm14, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm8
 	vmovdqu8        yword [rsi], ymm0
@@ -6825,44 +7233,55 @@ L.gcm_dec_school_rec_final1_aes192:
 L.gcm_dec_school_rec_final1_aes128:
 	vbroadcasti32x4 ymm15, oword [r10 - 144]
 	vaesenc         ymm0, ymm0, ymm15
-; GHASH products of 1 vector: reflect, the running hash joins block 0, LO/MI/HI += the products
+; GHASH step 0: the products of vector 0
 	vpshufb         ymm16, ymm16, ymm20
 	vpxord          ymm16, ymm16, ymm10             ; the running hash joins block 0
 	vpclmulqdq      ymm8, ymm16, yword [r9], 0      ; d_L*h_L
-	vbroadcasti32x4 ymm15, oword [r10 - 128]
-	vaesenc         ymm0, ymm0, ymm15
 	vpclmulqdq      ymm9, ymm16, yword [r9], 16     ; d_L*h_H
 	vpxord          ymm5, ymm5, ymm8
 	vpclmulqdq      ymm8, ymm16, yword [r9], 1      ; d_H*h_L
-	vbroadcasti32x4 ymm15, oword [r10 - 112]
-	vaesenc         ymm0, ymm0, ymm15
 	vpternlogd      ymm6, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm16, yword [r9], 17     ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
+
+	vbroadcasti32x4 ymm15, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm15
+
+	vbroadcasti32x4 ymm15, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm15
+
 	vaesenc         ymm0, ymm0, ymm31
+
+	vaesenc         ymm0, ymm0, ymm30
+
+	vaesenc         ymm0, ymm0, ymm29
+
+	vaesenc         ymm0, ymm0, ymm28
+; GHASH step 1: the lengths block
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0 ; d_L*h_L
 	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16 ; d_L*h_H
-	vaesenc         ymm0, ymm0, ymm30
 	vpxord          ymm5, ymm5, ymm8
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 1 ; d_H*h_L
 	vpternlogd      ymm6, ymm8, ymm9, 150
-	vaesenc         ymm0, ymm0, ymm29
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+; GHASH step 2: fold LO into MI (see the header)
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
-	vaesenc         ymm0, ymm0, ymm28
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
-	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
+
 	vaesenc         ymm0, ymm0, ymm27
+; GHASH step 3: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
+
 	vaesenc         ymm0, ymm0, ymm26
-; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, ymm7, 1
+; GHASH step 4: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
+
 	vmovdqu8        ymm8{k1}{z}, [rdx]
 	vpxord          ymm8, ymm8, ymm14
 	vaesenclast     ymm0, ymm0, ymm8
@@ -6887,7 +7306,7 @@ L.gcm_dec_school_rec_no_data:
 	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
 ; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, ymm7, 1
+	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
 L.gcm_dec_school_rec_tag:
 ; tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)

@@ -58,9 +58,40 @@
 # iterations where it would carry (one in 16) take an out-of-line path that does
 # inc32 on the reflected form.
 #
-# Interleaving.  AES rounds and GHASH are independent within an iteration; GHASH's
-# instructions are spread over the nine rounds every key size runs, so the carry-less
-# multiplies share the cycles of vaesenc.
+# Interleaving.  AES rounds and GHASH are independent within an iteration, so GHASH runs
+# between the rounds.  It is written as numbered steps of a few instructions each
+# ("GHASH step n" in the loops): load and byte-reflect the data, the running hash joins
+# block 0, the partial products into LO/MI/HI (Karatsuba's half sums and middle
+# products, the low and the high ones), the Karatsuba fix, the two folds of the
+# reduction and the lanes' XOR.  A schedule chosen per ISA and measured with llvm-mca on
+# every model of mca/baseline.json (generator/ghash_schedule.py) places each step after
+# one of the nine middle rounds every key size runs, or after the last round:
+#   encryption (karatsuba, 4 vectors):
+#     after round KLAST-8:   0 reflect1, 1 halves1, 2 mid1
+#     after round KLAST-6:   3 lo1, 4 hi1, 5 reflect0
+#     after round KLAST-5:   6 join, 7 halves0, 8 mid0
+#     after round KLAST-4:   9 lo0
+#     after round KLAST-3:   10 hi0, 11 fix
+#     after round KLAST-2:   12 fold_lo
+#     after round KLAST-1:   13 fold_mi, 14 lanes
+#   decryption (karatsuba, 4 vectors):
+#     after round KLAST-9:   0 load, 1 reflect1
+#     after round KLAST-8:   2 halves1, 3 mid1, 4 lo1
+#     after round KLAST-6:   5 hi1, 6 reflect0
+#     after round KLAST-5:   7 join
+#     after round KLAST-4:   8 halves0, 9 mid0, 10 lo0, 11 hi0
+#     after round KLAST-3:   12 fix
+#     after round KLAST-2:   13 fold_lo
+#     after round KLAST-1:   14 fold_mi, 15 lanes
+# Why there: the loop is bound by the vector ports that vaesenc, vpclmulqdq and the
+# shuffles share (llvm-mca: Zen 4/5 FP0/FP1, Intel port 0/5), so each round takes at
+# most about two 512-bit multiplies beside its vaesenc, and the steps between rounds
+# keep them busy while the AES chain waits on its own latency.  The one loop-carried
+# dependence is ACC: the lanes' XOR of iteration i feeds "join" of iteration i+1, so
+# the Karatsuba loops hash pair 1 (vectors 2, 3) first and block 0's pair last, and
+# the folds follow the last product one round apart (each needs the previous one's
+# result).  Where a model preferred another order (the schoolbook encryption), the
+# table follows the measurement.
 # Encryption hashes the previous iteration's ciphertext (kept in GD) while the current
 # one's AES runs; decryption hashes the iteration's own source, read before the rounds.
 
@@ -109,53 +140,63 @@ aesgen_gcm_ghash_avx10_512:
 	vmovdqu8        64(%rdx), %zmm1
 	vmovdqu8        128(%rdx), %zmm2
 	vmovdqu8        192(%rdx), %zmm3
-# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
+# GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         %zmm20, %zmm0, %zmm0
 	vpshufb         %zmm20, %zmm1, %zmm1
+# GHASH step 1: byte-reflect vectors 2 and 3
 	vpshufb         %zmm20, %zmm2, %zmm2
 	vpshufb         %zmm20, %zmm3, %zmm3
-	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
+# GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm10, %zmm0, %zmm0
+# GHASH step 3: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
 	vpshufd         $78, %zmm0, %zmm8
 	vpshufd         $78, %zmm1, %zmm9
 	vpxord          %zmm0, %zmm8, %zmm8             # a_L ^ a_H
 	vpxord          %zmm1, %zmm9, %zmm9             # b_L ^ b_H
+# GHASH step 4: MI = the half-sum products of vectors 0 and 1 (Karatsuba)
 	vpclmulqdq      $0, %zmm26, %zmm8, %zmm8        # (a_L^a_H)*(ha_L^ha_H)
 	vpclmulqdq      $0, %zmm27, %zmm9, %zmm9        # (b_L^b_H)*(hb_L^hb_H)
 	vpxord          %zmm9, %zmm8, %zmm6
+# GHASH step 5: LO = the low products of vectors 0 and 1
 	vpclmulqdq      $0, %zmm22, %zmm0, %zmm8        # a_L*ha_L
 	vpclmulqdq      $0, %zmm23, %zmm1, %zmm9        # b_L*hb_L
 	vpxord          %zmm9, %zmm8, %zmm5
+# GHASH step 6: HI = the high products of vectors 0 and 1
 	vpclmulqdq      $17, %zmm22, %zmm0, %zmm0       # a_H*ha_H
 	vpclmulqdq      $17, %zmm23, %zmm1, %zmm1       # b_H*hb_H
 	vpxord          %zmm1, %zmm0, %zmm7
+# GHASH step 7: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
 	vpshufd         $78, %zmm2, %zmm8
 	vpshufd         $78, %zmm3, %zmm9
 	vpxord          %zmm2, %zmm8, %zmm8             # a_L ^ a_H
 	vpxord          %zmm3, %zmm9, %zmm9             # b_L ^ b_H
+# GHASH step 8: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
 	vpclmulqdq      $0, %zmm28, %zmm8, %zmm8        # (a_L^a_H)*(ha_L^ha_H)
 	vpclmulqdq      $0, %zmm29, %zmm9, %zmm9        # (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+# GHASH step 9: LO += the low products of vectors 2 and 3
 	vpclmulqdq      $0, %zmm24, %zmm2, %zmm8        # a_L*ha_L
 	vpclmulqdq      $0, %zmm25, %zmm3, %zmm9        # b_L*hb_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+# GHASH step 10: HI += the high products of vectors 2 and 3
 	vpclmulqdq      $17, %zmm24, %zmm2, %zmm2       # a_H*ha_H
 	vpclmulqdq      $17, %zmm25, %zmm3, %zmm3       # b_H*hb_H
 	vpternlogd      $150, %zmm3, %zmm2, %zmm7
-# Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+# GHASH step 11: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %zmm7, %zmm5, %zmm6
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+# GHASH step 12: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+# GHASH step 13: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
-# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %zmm7, %xmm8
-	vextracti32x4   $2, %zmm7, %xmm9
-	vextracti32x4   $3, %zmm7, %xmm5
+# GHASH step 14: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-	vpternlogd      $150, %xmm5, %xmm9, %xmm10
 	add             $256, %rdx
 	sub             $256, %rcx
 	jae             .Lgcm_ghash_loop
@@ -201,11 +242,10 @@ aesgen_gcm_ghash_avx10_512:
 	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
 # ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %zmm7, %xmm8
-	vextracti32x4   $2, %zmm7, %xmm9
-	vextracti32x4   $3, %zmm7, %xmm5
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-	vpternlogd      $150, %xmm5, %xmm9, %xmm10
 .Lgcm_ghash_store:
 	vmovdqu8        %xmm10, (%rsi)
 	xor             %eax, %eax
@@ -441,91 +481,110 @@ aesgen_gcm_enc_update_avx10_512:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
-	vpshufb         %zmm20, %zmm16, %zmm16
-	vpshufb         %zmm20, %zmm17, %zmm17
-	vpshufb         %zmm20, %zmm18, %zmm18
-	vpshufb         %zmm20, %zmm19, %zmm19
-	vpxord          %zmm10, %zmm16, %zmm16          # the running hash joins block 0
+
 	vbroadcasti32x4 -128(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpshufd         $78, %zmm16, %zmm8
-	vpshufd         $78, %zmm17, %zmm9
-	vpxord          %zmm16, %zmm8, %zmm8            # a_L ^ a_H
-	vpxord          %zmm17, %zmm9, %zmm9            # b_L ^ b_H
-	vpclmulqdq      $0, %zmm26, %zmm8, %zmm8        # (a_L^a_H)*(ha_L^ha_H)
+# GHASH step 0: byte-reflect vectors 2 and 3
+	vpshufb         %zmm20, %zmm18, %zmm18
+	vpshufb         %zmm20, %zmm19, %zmm19
+# GHASH step 1: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm18, %zmm8
+	vpshufd         $78, %zmm19, %zmm9
+	vpxord          %zmm18, %zmm8, %zmm8            # a_L ^ a_H
+	vpxord          %zmm19, %zmm9, %zmm9            # b_L ^ b_H
+# GHASH step 2: MI = the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      $0, %zmm28, %zmm8, %zmm8        # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, %zmm29, %zmm9, %zmm9        # (b_L^b_H)*(hb_L^hb_H)
+	vpxord          %zmm9, %zmm8, %zmm6
+
 	vbroadcasti32x4 -112(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpclmulqdq      $0, %zmm27, %zmm9, %zmm9        # (b_L^b_H)*(hb_L^hb_H)
-	vpxord          %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $0, %zmm22, %zmm16, %zmm8       # a_L*ha_L
-	vpclmulqdq      $0, %zmm23, %zmm17, %zmm9       # b_L*hb_L
-	vpxord          %zmm9, %zmm8, %zmm5
+
 	vbroadcasti32x4 -96(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpclmulqdq      $17, %zmm22, %zmm16, %zmm16     # a_H*ha_H
-	vpclmulqdq      $17, %zmm23, %zmm17, %zmm17     # b_H*hb_H
-	vpxord          %zmm17, %zmm16, %zmm7
-	vpshufd         $78, %zmm18, %zmm8
-	vpshufd         $78, %zmm19, %zmm9
+# GHASH step 3: LO = the low products of vectors 2 and 3
+	vpclmulqdq      $0, %zmm24, %zmm18, %zmm8       # a_L*ha_L
+	vpclmulqdq      $0, %zmm25, %zmm19, %zmm9       # b_L*hb_L
+	vpxord          %zmm9, %zmm8, %zmm5
+# GHASH step 4: HI = the high products of vectors 2 and 3
+	vpclmulqdq      $17, %zmm24, %zmm18, %zmm18     # a_H*ha_H
+	vpclmulqdq      $17, %zmm25, %zmm19, %zmm19     # b_H*hb_H
+	vpxord          %zmm19, %zmm18, %zmm7
+# GHASH step 5: byte-reflect vectors 0 and 1
+	vpshufb         %zmm20, %zmm16, %zmm16
+	vpshufb         %zmm20, %zmm17, %zmm17
+
 	vbroadcasti32x4 -80(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpxord          %zmm18, %zmm8, %zmm8            # a_L ^ a_H
-	vpxord          %zmm19, %zmm9, %zmm9            # b_L ^ b_H
-	vpclmulqdq      $0, %zmm28, %zmm8, %zmm8        # (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      $0, %zmm29, %zmm9, %zmm9        # (b_L^b_H)*(hb_L^hb_H)
+# GHASH step 6: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm10, %zmm16, %zmm16
+# GHASH step 7: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm16, %zmm8
+	vpshufd         $78, %zmm17, %zmm9
+	vpxord          %zmm16, %zmm8, %zmm8            # a_L ^ a_H
+	vpxord          %zmm17, %zmm9, %zmm9            # b_L ^ b_H
+# GHASH step 8: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      $0, %zmm26, %zmm8, %zmm8        # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, %zmm27, %zmm9, %zmm9        # (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+
 	vbroadcasti32x4 -64(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpclmulqdq      $0, %zmm24, %zmm18, %zmm8       # a_L*ha_L
-	vpclmulqdq      $0, %zmm25, %zmm19, %zmm9       # b_L*hb_L
+# GHASH step 9: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, %zmm22, %zmm16, %zmm8       # a_L*ha_L
+	vpclmulqdq      $0, %zmm23, %zmm17, %zmm9       # b_L*hb_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, %zmm24, %zmm18, %zmm18     # a_H*ha_H
-	vpclmulqdq      $17, %zmm25, %zmm19, %zmm19     # b_H*hb_H
+
 	vbroadcasti32x4 -48(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpternlogd      $150, %zmm19, %zmm18, %zmm7
-# Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+# GHASH step 10: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, %zmm22, %zmm16, %zmm16     # a_H*ha_H
+	vpclmulqdq      $17, %zmm23, %zmm17, %zmm17     # b_H*hb_H
+	vpternlogd      $150, %zmm17, %zmm16, %zmm7
+# GHASH step 11: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %zmm7, %zmm5, %zmm6
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
-	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
-	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
-	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+
 	vaesenc         %zmm31, %zmm0, %zmm0
 	vaesenc         %zmm31, %zmm1, %zmm1
 	vaesenc         %zmm31, %zmm2, %zmm2
 	vaesenc         %zmm31, %zmm3, %zmm3
-	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
-	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
-	vpternlogd      $150, %zmm8, %zmm6, %zmm7
-# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %zmm7, %xmm8
+# GHASH step 12: fold LO into MI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+
 	vaesenc         %zmm30, %zmm0, %zmm0
 	vaesenc         %zmm30, %zmm1, %zmm1
 	vaesenc         %zmm30, %zmm2, %zmm2
 	vaesenc         %zmm30, %zmm3, %zmm3
-	vextracti32x4   $2, %zmm7, %xmm9
-	vextracti32x4   $3, %zmm7, %xmm5
+# GHASH step 13: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# GHASH step 14: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+
 # last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          (%rdx), %zmm14, %zmm8
 	vaesenclast     %zmm8, %zmm0, %zmm16
@@ -546,53 +605,63 @@ aesgen_gcm_enc_update_avx10_512:
 # LLVM-MCA-END
 .Lgcm_enc_hash_last:
 # the GHASH of the last iteration's ciphertext, still in GD
-# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
+# GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         %zmm20, %zmm16, %zmm16
 	vpshufb         %zmm20, %zmm17, %zmm17
+# GHASH step 1: byte-reflect vectors 2 and 3
 	vpshufb         %zmm20, %zmm18, %zmm18
 	vpshufb         %zmm20, %zmm19, %zmm19
-	vpxord          %zmm10, %zmm16, %zmm16          # the running hash joins block 0
+# GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm10, %zmm16, %zmm16
+# GHASH step 3: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
 	vpshufd         $78, %zmm16, %zmm8
 	vpshufd         $78, %zmm17, %zmm9
 	vpxord          %zmm16, %zmm8, %zmm8            # a_L ^ a_H
 	vpxord          %zmm17, %zmm9, %zmm9            # b_L ^ b_H
+# GHASH step 4: MI = the half-sum products of vectors 0 and 1 (Karatsuba)
 	vpclmulqdq      $0, %zmm26, %zmm8, %zmm8        # (a_L^a_H)*(ha_L^ha_H)
 	vpclmulqdq      $0, %zmm27, %zmm9, %zmm9        # (b_L^b_H)*(hb_L^hb_H)
 	vpxord          %zmm9, %zmm8, %zmm6
+# GHASH step 5: LO = the low products of vectors 0 and 1
 	vpclmulqdq      $0, %zmm22, %zmm16, %zmm8       # a_L*ha_L
 	vpclmulqdq      $0, %zmm23, %zmm17, %zmm9       # b_L*hb_L
 	vpxord          %zmm9, %zmm8, %zmm5
+# GHASH step 6: HI = the high products of vectors 0 and 1
 	vpclmulqdq      $17, %zmm22, %zmm16, %zmm16     # a_H*ha_H
 	vpclmulqdq      $17, %zmm23, %zmm17, %zmm17     # b_H*hb_H
 	vpxord          %zmm17, %zmm16, %zmm7
+# GHASH step 7: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
 	vpshufd         $78, %zmm18, %zmm8
 	vpshufd         $78, %zmm19, %zmm9
 	vpxord          %zmm18, %zmm8, %zmm8            # a_L ^ a_H
 	vpxord          %zmm19, %zmm9, %zmm9            # b_L ^ b_H
+# GHASH step 8: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
 	vpclmulqdq      $0, %zmm28, %zmm8, %zmm8        # (a_L^a_H)*(ha_L^ha_H)
 	vpclmulqdq      $0, %zmm29, %zmm9, %zmm9        # (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+# GHASH step 9: LO += the low products of vectors 2 and 3
 	vpclmulqdq      $0, %zmm24, %zmm18, %zmm8       # a_L*ha_L
 	vpclmulqdq      $0, %zmm25, %zmm19, %zmm9       # b_L*hb_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+# GHASH step 10: HI += the high products of vectors 2 and 3
 	vpclmulqdq      $17, %zmm24, %zmm18, %zmm18     # a_H*ha_H
 	vpclmulqdq      $17, %zmm25, %zmm19, %zmm19     # b_H*hb_H
 	vpternlogd      $150, %zmm19, %zmm18, %zmm7
-# Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+# GHASH step 11: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %zmm7, %zmm5, %zmm6
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+# GHASH step 12: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+# GHASH step 13: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
-# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %zmm7, %xmm8
-	vextracti32x4   $2, %zmm7, %xmm9
-	vextracti32x4   $3, %zmm7, %xmm5
+# GHASH step 14: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-	vpternlogd      $150, %xmm5, %xmm9, %xmm10
 	{disp32} jmp    .Lgcm_enc_bulk_done
 .Lgcm_enc_first_ctr_carry:
 # a last byte carries: inc32 on the reflected form, CTR big-endian again after
@@ -1001,11 +1070,10 @@ aesgen_gcm_enc_update_avx10_512:
 	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
 # ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %zmm7, %xmm8
-	vextracti32x4   $2, %zmm7, %xmm9
-	vextracti32x4   $3, %zmm7, %xmm5
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-	vpternlogd      $150, %xmm5, %xmm9, %xmm10
 .Lgcm_enc_store:
 	vmovdqu8        %xmm10, (%r9)
 .Lgcm_enc_return:
@@ -1146,95 +1214,115 @@ aesgen_gcm_dec_update_avx10_512:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
+# GHASH step 0: load the 4 source vectors
 	vmovdqu8        (%rdx), %zmm16
 	vmovdqu8        64(%rdx), %zmm17
 	vmovdqu8        128(%rdx), %zmm18
 	vmovdqu8        192(%rdx), %zmm19
-# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
-	vpshufb         %zmm20, %zmm16, %zmm16
-	vpshufb         %zmm20, %zmm17, %zmm17
+# GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         %zmm20, %zmm18, %zmm18
+	vpshufb         %zmm20, %zmm19, %zmm19
+
 	vbroadcasti32x4 -128(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpshufb         %zmm20, %zmm18, %zmm18
-	vpshufb         %zmm20, %zmm19, %zmm19
-	vpxord          %zmm10, %zmm16, %zmm16          # the running hash joins block 0
-	vpshufd         $78, %zmm16, %zmm8
-	vpshufd         $78, %zmm17, %zmm9
-	vpxord          %zmm16, %zmm8, %zmm8            # a_L ^ a_H
+# GHASH step 2: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm18, %zmm8
+	vpshufd         $78, %zmm19, %zmm9
+	vpxord          %zmm18, %zmm8, %zmm8            # a_L ^ a_H
+	vpxord          %zmm19, %zmm9, %zmm9            # b_L ^ b_H
+# GHASH step 3: MI = the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      $0, %zmm28, %zmm8, %zmm8        # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, %zmm29, %zmm9, %zmm9        # (b_L^b_H)*(hb_L^hb_H)
+	vpxord          %zmm9, %zmm8, %zmm6
+# GHASH step 4: LO = the low products of vectors 2 and 3
+	vpclmulqdq      $0, %zmm24, %zmm18, %zmm8       # a_L*ha_L
+	vpclmulqdq      $0, %zmm25, %zmm19, %zmm9       # b_L*hb_L
+	vpxord          %zmm9, %zmm8, %zmm5
+
 	vbroadcasti32x4 -112(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpxord          %zmm17, %zmm9, %zmm9            # b_L ^ b_H
-	vpclmulqdq      $0, %zmm26, %zmm8, %zmm8        # (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      $0, %zmm27, %zmm9, %zmm9        # (b_L^b_H)*(hb_L^hb_H)
-	vpxord          %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $0, %zmm22, %zmm16, %zmm8       # a_L*ha_L
+
 	vbroadcasti32x4 -96(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpclmulqdq      $0, %zmm23, %zmm17, %zmm9       # b_L*hb_L
-	vpxord          %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, %zmm22, %zmm16, %zmm16     # a_H*ha_H
-	vpclmulqdq      $17, %zmm23, %zmm17, %zmm17     # b_H*hb_H
-	vpxord          %zmm17, %zmm16, %zmm7
+# GHASH step 5: HI = the high products of vectors 2 and 3
+	vpclmulqdq      $17, %zmm24, %zmm18, %zmm18     # a_H*ha_H
+	vpclmulqdq      $17, %zmm25, %zmm19, %zmm19     # b_H*hb_H
+	vpxord          %zmm19, %zmm18, %zmm7
+# GHASH step 6: byte-reflect vectors 0 and 1
+	vpshufb         %zmm20, %zmm16, %zmm16
+	vpshufb         %zmm20, %zmm17, %zmm17
+
 	vbroadcasti32x4 -80(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpshufd         $78, %zmm18, %zmm8
-	vpshufd         $78, %zmm19, %zmm9
-	vpxord          %zmm18, %zmm8, %zmm8            # a_L ^ a_H
-	vpxord          %zmm19, %zmm9, %zmm9            # b_L ^ b_H
-	vpclmulqdq      $0, %zmm28, %zmm8, %zmm8        # (a_L^a_H)*(ha_L^ha_H)
+# GHASH step 7: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm10, %zmm16, %zmm16
+
 	vbroadcasti32x4 -64(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpclmulqdq      $0, %zmm29, %zmm9, %zmm9        # (b_L^b_H)*(hb_L^hb_H)
+# GHASH step 8: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm16, %zmm8
+	vpshufd         $78, %zmm17, %zmm9
+	vpxord          %zmm16, %zmm8, %zmm8            # a_L ^ a_H
+	vpxord          %zmm17, %zmm9, %zmm9            # b_L ^ b_H
+# GHASH step 9: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      $0, %zmm26, %zmm8, %zmm8        # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, %zmm27, %zmm9, %zmm9        # (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $0, %zmm24, %zmm18, %zmm8       # a_L*ha_L
-	vpclmulqdq      $0, %zmm25, %zmm19, %zmm9       # b_L*hb_L
+# GHASH step 10: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, %zmm22, %zmm16, %zmm8       # a_L*ha_L
+	vpclmulqdq      $0, %zmm23, %zmm17, %zmm9       # b_L*hb_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+# GHASH step 11: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, %zmm22, %zmm16, %zmm16     # a_H*ha_H
+	vpclmulqdq      $17, %zmm23, %zmm17, %zmm17     # b_H*hb_H
+	vpternlogd      $150, %zmm17, %zmm16, %zmm7
+
 	vbroadcasti32x4 -48(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpclmulqdq      $17, %zmm24, %zmm18, %zmm18     # a_H*ha_H
-	vpclmulqdq      $17, %zmm25, %zmm19, %zmm19     # b_H*hb_H
-	vpternlogd      $150, %zmm19, %zmm18, %zmm7
-# Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+# GHASH step 12: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %zmm7, %zmm5, %zmm6
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
-	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+
 	vaesenc         %zmm31, %zmm0, %zmm0
 	vaesenc         %zmm31, %zmm1, %zmm1
 	vaesenc         %zmm31, %zmm2, %zmm2
 	vaesenc         %zmm31, %zmm3, %zmm3
+# GHASH step 13: fold LO into MI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
-	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
-	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+
 	vaesenc         %zmm30, %zmm0, %zmm0
 	vaesenc         %zmm30, %zmm1, %zmm1
 	vaesenc         %zmm30, %zmm2, %zmm2
 	vaesenc         %zmm30, %zmm3, %zmm3
-# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %zmm7, %xmm8
-	vextracti32x4   $2, %zmm7, %xmm9
-	vextracti32x4   $3, %zmm7, %xmm5
+# GHASH step 14: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# GHASH step 15: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+
 # last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          (%rdx), %zmm14, %zmm8
 	vaesenclast     %zmm8, %zmm0, %zmm0
@@ -1321,11 +1409,10 @@ aesgen_gcm_dec_update_avx10_512:
 	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
 # ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %zmm7, %xmm8
-	vextracti32x4   $2, %zmm7, %xmm9
-	vextracti32x4   $3, %zmm7, %xmm5
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-	vpternlogd      $150, %xmm5, %xmm9, %xmm10
 	mov             8(%rsp), %rcx
 	mov             (%rsp), %rdx
 
@@ -1785,11 +1872,10 @@ aesgen_gcm_enc_record_avx10_512:
 	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
 # ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %zmm7, %xmm8
-	vextracti32x4   $2, %zmm7, %xmm9
-	vextracti32x4   $3, %zmm7, %xmm5
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-	vpternlogd      $150, %xmm5, %xmm9, %xmm10
 	vpxord          %zmm5, %zmm5, %zmm5
 	vpxord          %zmm6, %zmm6, %zmm6
 	vpxord          %zmm7, %zmm7, %zmm7
@@ -2004,91 +2090,110 @@ aesgen_gcm_enc_record_avx10_512:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
-	vpshufb         %zmm20, %zmm16, %zmm16
-	vpshufb         %zmm20, %zmm17, %zmm17
-	vpshufb         %zmm20, %zmm18, %zmm18
-	vpshufb         %zmm20, %zmm19, %zmm19
-	vpxord          %zmm10, %zmm16, %zmm16          # the running hash joins block 0
+
 	vbroadcasti32x4 -128(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpshufd         $78, %zmm16, %zmm8
-	vpshufd         $78, %zmm17, %zmm9
-	vpxord          %zmm16, %zmm8, %zmm8            # a_L ^ a_H
-	vpxord          %zmm17, %zmm9, %zmm9            # b_L ^ b_H
-	vpclmulqdq      $0, %zmm26, %zmm8, %zmm8        # (a_L^a_H)*(ha_L^ha_H)
+# GHASH step 0: byte-reflect vectors 2 and 3
+	vpshufb         %zmm20, %zmm18, %zmm18
+	vpshufb         %zmm20, %zmm19, %zmm19
+# GHASH step 1: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm18, %zmm8
+	vpshufd         $78, %zmm19, %zmm9
+	vpxord          %zmm18, %zmm8, %zmm8            # a_L ^ a_H
+	vpxord          %zmm19, %zmm9, %zmm9            # b_L ^ b_H
+# GHASH step 2: MI = the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      $0, %zmm28, %zmm8, %zmm8        # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, %zmm29, %zmm9, %zmm9        # (b_L^b_H)*(hb_L^hb_H)
+	vpxord          %zmm9, %zmm8, %zmm6
+
 	vbroadcasti32x4 -112(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpclmulqdq      $0, %zmm27, %zmm9, %zmm9        # (b_L^b_H)*(hb_L^hb_H)
-	vpxord          %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $0, %zmm22, %zmm16, %zmm8       # a_L*ha_L
-	vpclmulqdq      $0, %zmm23, %zmm17, %zmm9       # b_L*hb_L
-	vpxord          %zmm9, %zmm8, %zmm5
+
 	vbroadcasti32x4 -96(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpclmulqdq      $17, %zmm22, %zmm16, %zmm16     # a_H*ha_H
-	vpclmulqdq      $17, %zmm23, %zmm17, %zmm17     # b_H*hb_H
-	vpxord          %zmm17, %zmm16, %zmm7
-	vpshufd         $78, %zmm18, %zmm8
-	vpshufd         $78, %zmm19, %zmm9
+# GHASH step 3: LO = the low products of vectors 2 and 3
+	vpclmulqdq      $0, %zmm24, %zmm18, %zmm8       # a_L*ha_L
+	vpclmulqdq      $0, %zmm25, %zmm19, %zmm9       # b_L*hb_L
+	vpxord          %zmm9, %zmm8, %zmm5
+# GHASH step 4: HI = the high products of vectors 2 and 3
+	vpclmulqdq      $17, %zmm24, %zmm18, %zmm18     # a_H*ha_H
+	vpclmulqdq      $17, %zmm25, %zmm19, %zmm19     # b_H*hb_H
+	vpxord          %zmm19, %zmm18, %zmm7
+# GHASH step 5: byte-reflect vectors 0 and 1
+	vpshufb         %zmm20, %zmm16, %zmm16
+	vpshufb         %zmm20, %zmm17, %zmm17
+
 	vbroadcasti32x4 -80(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpxord          %zmm18, %zmm8, %zmm8            # a_L ^ a_H
-	vpxord          %zmm19, %zmm9, %zmm9            # b_L ^ b_H
-	vpclmulqdq      $0, %zmm28, %zmm8, %zmm8        # (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      $0, %zmm29, %zmm9, %zmm9        # (b_L^b_H)*(hb_L^hb_H)
+# GHASH step 6: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm10, %zmm16, %zmm16
+# GHASH step 7: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm16, %zmm8
+	vpshufd         $78, %zmm17, %zmm9
+	vpxord          %zmm16, %zmm8, %zmm8            # a_L ^ a_H
+	vpxord          %zmm17, %zmm9, %zmm9            # b_L ^ b_H
+# GHASH step 8: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      $0, %zmm26, %zmm8, %zmm8        # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, %zmm27, %zmm9, %zmm9        # (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+
 	vbroadcasti32x4 -64(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpclmulqdq      $0, %zmm24, %zmm18, %zmm8       # a_L*ha_L
-	vpclmulqdq      $0, %zmm25, %zmm19, %zmm9       # b_L*hb_L
+# GHASH step 9: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, %zmm22, %zmm16, %zmm8       # a_L*ha_L
+	vpclmulqdq      $0, %zmm23, %zmm17, %zmm9       # b_L*hb_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, %zmm24, %zmm18, %zmm18     # a_H*ha_H
-	vpclmulqdq      $17, %zmm25, %zmm19, %zmm19     # b_H*hb_H
+
 	vbroadcasti32x4 -48(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpternlogd      $150, %zmm19, %zmm18, %zmm7
-# Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+# GHASH step 10: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, %zmm22, %zmm16, %zmm16     # a_H*ha_H
+	vpclmulqdq      $17, %zmm23, %zmm17, %zmm17     # b_H*hb_H
+	vpternlogd      $150, %zmm17, %zmm16, %zmm7
+# GHASH step 11: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %zmm7, %zmm5, %zmm6
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
-	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
-	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
-	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+
 	vaesenc         %zmm31, %zmm0, %zmm0
 	vaesenc         %zmm31, %zmm1, %zmm1
 	vaesenc         %zmm31, %zmm2, %zmm2
 	vaesenc         %zmm31, %zmm3, %zmm3
-	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
-	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
-	vpternlogd      $150, %zmm8, %zmm6, %zmm7
-# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %zmm7, %xmm8
+# GHASH step 12: fold LO into MI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+
 	vaesenc         %zmm30, %zmm0, %zmm0
 	vaesenc         %zmm30, %zmm1, %zmm1
 	vaesenc         %zmm30, %zmm2, %zmm2
 	vaesenc         %zmm30, %zmm3, %zmm3
-	vextracti32x4   $2, %zmm7, %xmm9
-	vextracti32x4   $3, %zmm7, %xmm5
+# GHASH step 13: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# GHASH step 14: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+
 # last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          (%rdx), %zmm14, %zmm8
 	vaesenclast     %zmm8, %zmm0, %zmm16
@@ -2109,53 +2214,63 @@ aesgen_gcm_enc_record_avx10_512:
 # LLVM-MCA-END
 .Lgcm_enc_rec_hash_last:
 # the GHASH of the last iteration's ciphertext, still in GD
-# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
+# GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         %zmm20, %zmm16, %zmm16
 	vpshufb         %zmm20, %zmm17, %zmm17
+# GHASH step 1: byte-reflect vectors 2 and 3
 	vpshufb         %zmm20, %zmm18, %zmm18
 	vpshufb         %zmm20, %zmm19, %zmm19
-	vpxord          %zmm10, %zmm16, %zmm16          # the running hash joins block 0
+# GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm10, %zmm16, %zmm16
+# GHASH step 3: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
 	vpshufd         $78, %zmm16, %zmm8
 	vpshufd         $78, %zmm17, %zmm9
 	vpxord          %zmm16, %zmm8, %zmm8            # a_L ^ a_H
 	vpxord          %zmm17, %zmm9, %zmm9            # b_L ^ b_H
+# GHASH step 4: MI = the half-sum products of vectors 0 and 1 (Karatsuba)
 	vpclmulqdq      $0, %zmm26, %zmm8, %zmm8        # (a_L^a_H)*(ha_L^ha_H)
 	vpclmulqdq      $0, %zmm27, %zmm9, %zmm9        # (b_L^b_H)*(hb_L^hb_H)
 	vpxord          %zmm9, %zmm8, %zmm6
+# GHASH step 5: LO = the low products of vectors 0 and 1
 	vpclmulqdq      $0, %zmm22, %zmm16, %zmm8       # a_L*ha_L
 	vpclmulqdq      $0, %zmm23, %zmm17, %zmm9       # b_L*hb_L
 	vpxord          %zmm9, %zmm8, %zmm5
+# GHASH step 6: HI = the high products of vectors 0 and 1
 	vpclmulqdq      $17, %zmm22, %zmm16, %zmm16     # a_H*ha_H
 	vpclmulqdq      $17, %zmm23, %zmm17, %zmm17     # b_H*hb_H
 	vpxord          %zmm17, %zmm16, %zmm7
+# GHASH step 7: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
 	vpshufd         $78, %zmm18, %zmm8
 	vpshufd         $78, %zmm19, %zmm9
 	vpxord          %zmm18, %zmm8, %zmm8            # a_L ^ a_H
 	vpxord          %zmm19, %zmm9, %zmm9            # b_L ^ b_H
+# GHASH step 8: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
 	vpclmulqdq      $0, %zmm28, %zmm8, %zmm8        # (a_L^a_H)*(ha_L^ha_H)
 	vpclmulqdq      $0, %zmm29, %zmm9, %zmm9        # (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+# GHASH step 9: LO += the low products of vectors 2 and 3
 	vpclmulqdq      $0, %zmm24, %zmm18, %zmm8       # a_L*ha_L
 	vpclmulqdq      $0, %zmm25, %zmm19, %zmm9       # b_L*hb_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+# GHASH step 10: HI += the high products of vectors 2 and 3
 	vpclmulqdq      $17, %zmm24, %zmm18, %zmm18     # a_H*ha_H
 	vpclmulqdq      $17, %zmm25, %zmm19, %zmm19     # b_H*hb_H
 	vpternlogd      $150, %zmm19, %zmm18, %zmm7
-# Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+# GHASH step 11: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %zmm7, %zmm5, %zmm6
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+# GHASH step 12: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+# GHASH step 13: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
-# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %zmm7, %xmm8
-	vextracti32x4   $2, %zmm7, %xmm9
-	vextracti32x4   $3, %zmm7, %xmm5
+# GHASH step 14: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-	vpternlogd      $150, %xmm5, %xmm9, %xmm10
 	{disp32} jmp    .Lgcm_enc_rec_bulk_done
 .Lgcm_enc_rec_first_ctr_carry:
 # a last byte carries: inc32 on the reflected form, CTR big-endian again after
@@ -2316,36 +2431,45 @@ aesgen_gcm_enc_record_avx10_512:
 	vaesenclast     %zmm8, %zmm3, %zmm3
 	vmovdqu8        %zmm3, 192(%rsi){%k1}
 	vmovdqu8        %zmm3, %zmm3{%k1}{z}            # GHASH sees the padding as zeros
-# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
+# GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         %zmm20, %zmm0, %zmm0
 	vpshufb         %zmm20, %zmm1, %zmm1
+# GHASH step 1: byte-reflect vectors 2 and 3
 	vpshufb         %zmm20, %zmm2, %zmm2
 	vpshufb         %zmm20, %zmm3, %zmm3
-	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
+# GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm10, %zmm0, %zmm0
+# GHASH step 3: LO += the low products of vectors 0 and 1
 	vpclmulqdq      $0, (%r9), %zmm0, %zmm8         # a_L*ha_L
 	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm9       # b_L*hb_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+# GHASH step 4: HI += the high products of vectors 0 and 1
 	vpclmulqdq      $17, (%r9), %zmm0, %zmm8        # a_H*ha_H
 	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm9      # b_H*hb_H
 	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+# GHASH step 5: MI += the middle products of vectors 0 and 1
 	vpclmulqdq      $1, (%r9), %zmm0, %zmm8         # a_H*ha_L
 	vpclmulqdq      $16, (%r9), %zmm0, %zmm0        # a_L*ha_H
 	vpternlogd      $150, %zmm0, %zmm8, %zmm6
 	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm8       # b_H*hb_L
 	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1      # b_L*hb_H
 	vpternlogd      $150, %zmm1, %zmm8, %zmm6
+# GHASH step 6: LO += the low products of vectors 2 and 3
 	vpclmulqdq      $0, 128(%r9), %zmm2, %zmm8      # a_L*ha_L
 	vpclmulqdq      $0, 192(%r9), %zmm3, %zmm9      # b_L*hb_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+# GHASH step 7: HI += the high products of vectors 2 and 3
 	vpclmulqdq      $17, 128(%r9), %zmm2, %zmm8     # a_H*ha_H
 	vpclmulqdq      $17, 192(%r9), %zmm3, %zmm9     # b_H*hb_H
 	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+# GHASH step 8: MI += the middle products of vectors 2 and 3
 	vpclmulqdq      $1, 128(%r9), %zmm2, %zmm8      # a_H*ha_L
 	vpclmulqdq      $16, 128(%r9), %zmm2, %zmm2     # a_L*ha_H
 	vpternlogd      $150, %zmm2, %zmm8, %zmm6
 	vpclmulqdq      $1, 192(%r9), %zmm3, %zmm8      # b_H*hb_L
 	vpclmulqdq      $16, 192(%r9), %zmm3, %zmm3     # b_L*hb_H
 	vpternlogd      $150, %zmm3, %zmm8, %zmm6
+# GHASH step 9: the lengths block
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8     # d_L*h_L
 	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9    # d_L*h_H
@@ -2354,19 +2478,19 @@ aesgen_gcm_enc_record_avx10_512:
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
 	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8    # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+# GHASH step 10: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+# GHASH step 11: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
-# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %zmm7, %xmm8
-	vextracti32x4   $2, %zmm7, %xmm9
-	vextracti32x4   $3, %zmm7, %xmm5
+# GHASH step 12: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-	vpternlogd      $150, %xmm5, %xmm9, %xmm10
 	{disp32} jmp    .Lgcm_enc_rec_tag
 .Lgcm_enc_rec_final3:
 # the last 3 vectors (1..192 bytes): HPTR = their first power, k1 = the last vector's bytes
@@ -2455,23 +2579,28 @@ aesgen_gcm_enc_record_avx10_512:
 	vaesenclast     %zmm8, %zmm2, %zmm2
 	vmovdqu8        %zmm2, 128(%rsi){%k1}
 	vmovdqu8        %zmm2, %zmm2{%k1}{z}            # GHASH sees the padding as zeros
-# GHASH products of 3 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
+# GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         %zmm20, %zmm0, %zmm0
 	vpshufb         %zmm20, %zmm1, %zmm1
-	vpshufb         %zmm20, %zmm2, %zmm2
-	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
+# GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm10, %zmm0, %zmm0
+# GHASH step 2: LO += the low products of vectors 0 and 1
 	vpclmulqdq      $0, (%r9), %zmm0, %zmm8         # a_L*ha_L
 	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm9       # b_L*hb_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+# GHASH step 3: HI += the high products of vectors 0 and 1
 	vpclmulqdq      $17, (%r9), %zmm0, %zmm8        # a_H*ha_H
 	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm9      # b_H*hb_H
 	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+# GHASH step 4: MI += the middle products of vectors 0 and 1
 	vpclmulqdq      $1, (%r9), %zmm0, %zmm8         # a_H*ha_L
 	vpclmulqdq      $16, (%r9), %zmm0, %zmm0        # a_L*ha_H
 	vpternlogd      $150, %zmm0, %zmm8, %zmm6
 	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm8       # b_H*hb_L
 	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1      # b_L*hb_H
 	vpternlogd      $150, %zmm1, %zmm8, %zmm6
+# GHASH step 5: the products of vector 2
+	vpshufb         %zmm20, %zmm2, %zmm2
 	vpclmulqdq      $0, 128(%r9), %zmm2, %zmm8      # d_L*h_L
 	vpclmulqdq      $16, 128(%r9), %zmm2, %zmm9     # d_L*h_H
 	vpxord          %zmm8, %zmm5, %zmm5
@@ -2479,6 +2608,7 @@ aesgen_gcm_enc_record_avx10_512:
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
 	vpclmulqdq      $17, 128(%r9), %zmm2, %zmm8     # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
+# GHASH step 6: the lengths block
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8     # d_L*h_L
 	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9    # d_L*h_H
@@ -2487,19 +2617,19 @@ aesgen_gcm_enc_record_avx10_512:
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
 	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8    # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+# GHASH step 7: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+# GHASH step 8: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
-# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %zmm7, %xmm8
-	vextracti32x4   $2, %zmm7, %xmm9
-	vextracti32x4   $3, %zmm7, %xmm5
+# GHASH step 9: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-	vpternlogd      $150, %xmm5, %xmm9, %xmm10
 	{disp32} jmp    .Lgcm_enc_rec_tag
 .Lgcm_enc_rec_final2:
 # the last 2 vectors (1..128 bytes): HPTR = their first power, k1 = the last vector's bytes
@@ -2569,22 +2699,27 @@ aesgen_gcm_enc_record_avx10_512:
 	vaesenclast     %zmm8, %zmm1, %zmm1
 	vmovdqu8        %zmm1, 64(%rsi){%k1}
 	vmovdqu8        %zmm1, %zmm1{%k1}{z}            # GHASH sees the padding as zeros
-# GHASH products of 2 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
+# GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         %zmm20, %zmm0, %zmm0
 	vpshufb         %zmm20, %zmm1, %zmm1
-	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
+# GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm10, %zmm0, %zmm0
+# GHASH step 2: LO += the low products of vectors 0 and 1
 	vpclmulqdq      $0, (%r9), %zmm0, %zmm8         # a_L*ha_L
 	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm9       # b_L*hb_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+# GHASH step 3: HI += the high products of vectors 0 and 1
 	vpclmulqdq      $17, (%r9), %zmm0, %zmm8        # a_H*ha_H
 	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm9      # b_H*hb_H
 	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+# GHASH step 4: MI += the middle products of vectors 0 and 1
 	vpclmulqdq      $1, (%r9), %zmm0, %zmm8         # a_H*ha_L
 	vpclmulqdq      $16, (%r9), %zmm0, %zmm0        # a_L*ha_H
 	vpternlogd      $150, %zmm0, %zmm8, %zmm6
 	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm8       # b_H*hb_L
 	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1      # b_L*hb_H
 	vpternlogd      $150, %zmm1, %zmm8, %zmm6
+# GHASH step 5: the lengths block
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8     # d_L*h_L
 	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9    # d_L*h_H
@@ -2593,19 +2728,19 @@ aesgen_gcm_enc_record_avx10_512:
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
 	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8    # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+# GHASH step 6: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+# GHASH step 7: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
-# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %zmm7, %xmm8
-	vextracti32x4   $2, %zmm7, %xmm9
-	vextracti32x4   $3, %zmm7, %xmm5
+# GHASH step 8: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-	vpternlogd      $150, %xmm5, %xmm9, %xmm10
 	{disp32} jmp    .Lgcm_enc_rec_tag
 .Lgcm_enc_rec_final1:
 # the last 1 vector (1..64 bytes): HPTR = their first power, k1 = the last vector's bytes
@@ -2655,7 +2790,7 @@ aesgen_gcm_enc_record_avx10_512:
 	vaesenclast     %zmm8, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi){%k1}
 	vmovdqu8        %zmm0, %zmm0{%k1}{z}            # GHASH sees the padding as zeros
-# GHASH products of 1 vector: reflect, the running hash joins block 0, LO/MI/HI += the products
+# GHASH step 0: the products of vector 0
 	vpshufb         %zmm20, %zmm0, %zmm0
 	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
 	vpclmulqdq      $0, (%r9), %zmm0, %zmm8         # d_L*h_L
@@ -2665,6 +2800,7 @@ aesgen_gcm_enc_record_avx10_512:
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
 	vpclmulqdq      $17, (%r9), %zmm0, %zmm8        # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
+# GHASH step 1: the lengths block
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8     # d_L*h_L
 	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9    # d_L*h_H
@@ -2673,19 +2809,19 @@ aesgen_gcm_enc_record_avx10_512:
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
 	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8    # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+# GHASH step 2: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+# GHASH step 3: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
-# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %zmm7, %xmm8
-	vextracti32x4   $2, %zmm7, %xmm9
-	vextracti32x4   $3, %zmm7, %xmm5
+# GHASH step 4: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-	vpternlogd      $150, %xmm5, %xmm9, %xmm10
 	{disp32} jmp    .Lgcm_enc_rec_tag
 .Lgcm_enc_rec_no_data:
 # no text left: the lengths block alone joins the sum
@@ -2706,11 +2842,10 @@ aesgen_gcm_enc_record_avx10_512:
 	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
 # ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %zmm7, %xmm8
-	vextracti32x4   $2, %zmm7, %xmm9
-	vextracti32x4   $3, %zmm7, %xmm5
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-	vpternlogd      $150, %xmm5, %xmm9, %xmm10
 .Lgcm_enc_rec_tag:
 # tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)
 	vpshufb         %xmm20, %xmm10, %xmm10
@@ -2849,11 +2984,10 @@ aesgen_gcm_dec_record_avx10_512:
 	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
 # ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %zmm7, %xmm8
-	vextracti32x4   $2, %zmm7, %xmm9
-	vextracti32x4   $3, %zmm7, %xmm5
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-	vpternlogd      $150, %xmm5, %xmm9, %xmm10
 	vpxord          %zmm5, %zmm5, %zmm5
 	vpxord          %zmm6, %zmm6, %zmm6
 	vpxord          %zmm7, %zmm7, %zmm7
@@ -2967,95 +3101,115 @@ aesgen_gcm_dec_record_avx10_512:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
+# GHASH step 0: load the 4 source vectors
 	vmovdqu8        (%rdx), %zmm16
 	vmovdqu8        64(%rdx), %zmm17
 	vmovdqu8        128(%rdx), %zmm18
 	vmovdqu8        192(%rdx), %zmm19
-# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
-	vpshufb         %zmm20, %zmm16, %zmm16
-	vpshufb         %zmm20, %zmm17, %zmm17
+# GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         %zmm20, %zmm18, %zmm18
+	vpshufb         %zmm20, %zmm19, %zmm19
+
 	vbroadcasti32x4 -128(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpshufb         %zmm20, %zmm18, %zmm18
-	vpshufb         %zmm20, %zmm19, %zmm19
-	vpxord          %zmm10, %zmm16, %zmm16          # the running hash joins block 0
-	vpshufd         $78, %zmm16, %zmm8
-	vpshufd         $78, %zmm17, %zmm9
-	vpxord          %zmm16, %zmm8, %zmm8            # a_L ^ a_H
+# GHASH step 2: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm18, %zmm8
+	vpshufd         $78, %zmm19, %zmm9
+	vpxord          %zmm18, %zmm8, %zmm8            # a_L ^ a_H
+	vpxord          %zmm19, %zmm9, %zmm9            # b_L ^ b_H
+# GHASH step 3: MI = the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      $0, %zmm28, %zmm8, %zmm8        # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, %zmm29, %zmm9, %zmm9        # (b_L^b_H)*(hb_L^hb_H)
+	vpxord          %zmm9, %zmm8, %zmm6
+# GHASH step 4: LO = the low products of vectors 2 and 3
+	vpclmulqdq      $0, %zmm24, %zmm18, %zmm8       # a_L*ha_L
+	vpclmulqdq      $0, %zmm25, %zmm19, %zmm9       # b_L*hb_L
+	vpxord          %zmm9, %zmm8, %zmm5
+
 	vbroadcasti32x4 -112(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpxord          %zmm17, %zmm9, %zmm9            # b_L ^ b_H
-	vpclmulqdq      $0, %zmm26, %zmm8, %zmm8        # (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      $0, %zmm27, %zmm9, %zmm9        # (b_L^b_H)*(hb_L^hb_H)
-	vpxord          %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $0, %zmm22, %zmm16, %zmm8       # a_L*ha_L
+
 	vbroadcasti32x4 -96(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpclmulqdq      $0, %zmm23, %zmm17, %zmm9       # b_L*hb_L
-	vpxord          %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, %zmm22, %zmm16, %zmm16     # a_H*ha_H
-	vpclmulqdq      $17, %zmm23, %zmm17, %zmm17     # b_H*hb_H
-	vpxord          %zmm17, %zmm16, %zmm7
+# GHASH step 5: HI = the high products of vectors 2 and 3
+	vpclmulqdq      $17, %zmm24, %zmm18, %zmm18     # a_H*ha_H
+	vpclmulqdq      $17, %zmm25, %zmm19, %zmm19     # b_H*hb_H
+	vpxord          %zmm19, %zmm18, %zmm7
+# GHASH step 6: byte-reflect vectors 0 and 1
+	vpshufb         %zmm20, %zmm16, %zmm16
+	vpshufb         %zmm20, %zmm17, %zmm17
+
 	vbroadcasti32x4 -80(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpshufd         $78, %zmm18, %zmm8
-	vpshufd         $78, %zmm19, %zmm9
-	vpxord          %zmm18, %zmm8, %zmm8            # a_L ^ a_H
-	vpxord          %zmm19, %zmm9, %zmm9            # b_L ^ b_H
-	vpclmulqdq      $0, %zmm28, %zmm8, %zmm8        # (a_L^a_H)*(ha_L^ha_H)
+# GHASH step 7: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm10, %zmm16, %zmm16
+
 	vbroadcasti32x4 -64(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpclmulqdq      $0, %zmm29, %zmm9, %zmm9        # (b_L^b_H)*(hb_L^hb_H)
+# GHASH step 8: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm16, %zmm8
+	vpshufd         $78, %zmm17, %zmm9
+	vpxord          %zmm16, %zmm8, %zmm8            # a_L ^ a_H
+	vpxord          %zmm17, %zmm9, %zmm9            # b_L ^ b_H
+# GHASH step 9: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      $0, %zmm26, %zmm8, %zmm8        # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, %zmm27, %zmm9, %zmm9        # (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $0, %zmm24, %zmm18, %zmm8       # a_L*ha_L
-	vpclmulqdq      $0, %zmm25, %zmm19, %zmm9       # b_L*hb_L
+# GHASH step 10: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, %zmm22, %zmm16, %zmm8       # a_L*ha_L
+	vpclmulqdq      $0, %zmm23, %zmm17, %zmm9       # b_L*hb_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+# GHASH step 11: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, %zmm22, %zmm16, %zmm16     # a_H*ha_H
+	vpclmulqdq      $17, %zmm23, %zmm17, %zmm17     # b_H*hb_H
+	vpternlogd      $150, %zmm17, %zmm16, %zmm7
+
 	vbroadcasti32x4 -48(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpclmulqdq      $17, %zmm24, %zmm18, %zmm18     # a_H*ha_H
-	vpclmulqdq      $17, %zmm25, %zmm19, %zmm19     # b_H*hb_H
-	vpternlogd      $150, %zmm19, %zmm18, %zmm7
-# Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+# GHASH step 12: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %zmm7, %zmm5, %zmm6
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
-	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+
 	vaesenc         %zmm31, %zmm0, %zmm0
 	vaesenc         %zmm31, %zmm1, %zmm1
 	vaesenc         %zmm31, %zmm2, %zmm2
 	vaesenc         %zmm31, %zmm3, %zmm3
+# GHASH step 13: fold LO into MI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
-	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
-	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+
 	vaesenc         %zmm30, %zmm0, %zmm0
 	vaesenc         %zmm30, %zmm1, %zmm1
 	vaesenc         %zmm30, %zmm2, %zmm2
 	vaesenc         %zmm30, %zmm3, %zmm3
-# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %zmm7, %xmm8
-	vextracti32x4   $2, %zmm7, %xmm9
-	vextracti32x4   $3, %zmm7, %xmm5
+# GHASH step 14: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# GHASH step 15: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+
 # last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          (%rdx), %zmm14, %zmm8
 	vaesenclast     %zmm8, %zmm0, %zmm0
@@ -3170,95 +3324,113 @@ aesgen_gcm_dec_record_avx10_512:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
+# GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         %zmm20, %zmm16, %zmm16
 	vpshufb         %zmm20, %zmm17, %zmm17
+# GHASH step 1: byte-reflect vectors 2 and 3
 	vpshufb         %zmm20, %zmm18, %zmm18
 	vpshufb         %zmm20, %zmm19, %zmm19
-	vpxord          %zmm10, %zmm16, %zmm16          # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %zmm16, %zmm8        # a_L*ha_L
+
 	vbroadcasti32x4 -128(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
+# GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm10, %zmm16, %zmm16
+# GHASH step 3: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, (%r9), %zmm16, %zmm8        # a_L*ha_L
 	vpclmulqdq      $0, 64(%r9), %zmm17, %zmm9      # b_L*hb_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, (%r9), %zmm16, %zmm8       # a_H*ha_H
-	vpclmulqdq      $17, 64(%r9), %zmm17, %zmm9     # b_H*hb_H
-	vpternlogd      $150, %zmm9, %zmm8, %zmm7
-	vpclmulqdq      $1, (%r9), %zmm16, %zmm8        # a_H*ha_L
+
 	vbroadcasti32x4 -112(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
+# GHASH step 4: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %zmm16, %zmm8       # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm17, %zmm9     # b_H*hb_H
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+# GHASH step 5: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      $1, (%r9), %zmm16, %zmm8        # a_H*ha_L
 	vpclmulqdq      $16, (%r9), %zmm16, %zmm16      # a_L*ha_H
 	vpternlogd      $150, %zmm16, %zmm8, %zmm6
 	vpclmulqdq      $1, 64(%r9), %zmm17, %zmm8      # b_H*hb_L
 	vpclmulqdq      $16, 64(%r9), %zmm17, %zmm17    # b_L*hb_H
 	vpternlogd      $150, %zmm17, %zmm8, %zmm6
-	vpclmulqdq      $0, 128(%r9), %zmm18, %zmm8     # a_L*ha_L
+
 	vbroadcasti32x4 -96(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
+# GHASH step 6: LO += the low products of vectors 2 and 3
+	vpclmulqdq      $0, 128(%r9), %zmm18, %zmm8     # a_L*ha_L
 	vpclmulqdq      $0, 192(%r9), %zmm19, %zmm9     # b_L*hb_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, 128(%r9), %zmm18, %zmm8    # a_H*ha_H
-	vpclmulqdq      $17, 192(%r9), %zmm19, %zmm9    # b_H*hb_H
-	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+
 	vbroadcasti32x4 -80(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpclmulqdq      $1, 128(%r9), %zmm18, %zmm8     # a_H*ha_L
-	vpclmulqdq      $16, 128(%r9), %zmm18, %zmm18   # a_L*ha_H
-	vpternlogd      $150, %zmm18, %zmm8, %zmm6
-	vpclmulqdq      $1, 192(%r9), %zmm19, %zmm8     # b_H*hb_L
-	vpclmulqdq      $16, 192(%r9), %zmm19, %zmm19   # b_L*hb_H
+# GHASH step 7: HI += the high products of vectors 2 and 3
+	vpclmulqdq      $17, 128(%r9), %zmm18, %zmm8    # a_H*ha_H
+	vpclmulqdq      $17, 192(%r9), %zmm19, %zmm9    # b_H*hb_H
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+
 	vbroadcasti32x4 -64(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
+# GHASH step 8: MI += the middle products of vectors 2 and 3
+	vpclmulqdq      $1, 128(%r9), %zmm18, %zmm8     # a_H*ha_L
+	vpclmulqdq      $16, 128(%r9), %zmm18, %zmm18   # a_L*ha_H
+	vpternlogd      $150, %zmm18, %zmm8, %zmm6
+	vpclmulqdq      $1, 192(%r9), %zmm19, %zmm8     # b_H*hb_L
+	vpclmulqdq      $16, 192(%r9), %zmm19, %zmm19   # b_L*hb_H
 	vpternlogd      $150, %zmm19, %zmm8, %zmm6
-	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
-	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8     # d_L*h_L
-	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9    # d_L*h_H
-	vpxord          %zmm8, %zmm5, %zmm5
+
 	vbroadcasti32x4 -48(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
+# GHASH step 9: the lengths block
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8     # d_L*h_L
+	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9    # d_L*h_H
+	vpxord          %zmm8, %zmm5, %zmm5
 	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8     # d_H*h_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
 	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8    # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+# GHASH step 10: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+
 	vaesenc         %zmm31, %zmm0, %zmm0
 	vaesenc         %zmm31, %zmm1, %zmm1
 	vaesenc         %zmm31, %zmm2, %zmm2
 	vaesenc         %zmm31, %zmm3, %zmm3
-	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
-	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+# GHASH step 11: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+
 	vaesenc         %zmm30, %zmm0, %zmm0
 	vaesenc         %zmm30, %zmm1, %zmm1
 	vaesenc         %zmm30, %zmm2, %zmm2
 	vaesenc         %zmm30, %zmm3, %zmm3
-# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %zmm7, %xmm8
-	vextracti32x4   $2, %zmm7, %xmm9
-	vextracti32x4   $3, %zmm7, %xmm5
+# GHASH step 12: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+
 	vpxord          (%rdx), %zmm14, %zmm8
 	vaesenclast     %zmm8, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi)
@@ -3324,81 +3496,96 @@ aesgen_gcm_dec_record_avx10_512:
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
-# GHASH products of 3 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
+# GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         %zmm20, %zmm16, %zmm16
 	vpshufb         %zmm20, %zmm17, %zmm17
-	vpshufb         %zmm20, %zmm18, %zmm18
-	vpxord          %zmm10, %zmm16, %zmm16          # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %zmm16, %zmm8        # a_L*ha_L
+
 	vbroadcasti32x4 -128(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
-	vpclmulqdq      $0, 64(%r9), %zmm17, %zmm9      # b_L*hb_L
-	vpternlogd      $150, %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, (%r9), %zmm16, %zmm8       # a_H*ha_H
-	vpclmulqdq      $17, 64(%r9), %zmm17, %zmm9     # b_H*hb_H
-	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+# GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm10, %zmm16, %zmm16
+
 	vbroadcasti32x4 -112(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
+# GHASH step 2: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, (%r9), %zmm16, %zmm8        # a_L*ha_L
+	vpclmulqdq      $0, 64(%r9), %zmm17, %zmm9      # b_L*hb_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+
+	vbroadcasti32x4 -96(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+# GHASH step 3: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %zmm16, %zmm8       # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm17, %zmm9     # b_H*hb_H
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+
+	vbroadcasti32x4 -80(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+# GHASH step 4: MI += the middle products of vectors 0 and 1
 	vpclmulqdq      $1, (%r9), %zmm16, %zmm8        # a_H*ha_L
 	vpclmulqdq      $16, (%r9), %zmm16, %zmm16      # a_L*ha_H
 	vpternlogd      $150, %zmm16, %zmm8, %zmm6
 	vpclmulqdq      $1, 64(%r9), %zmm17, %zmm8      # b_H*hb_L
 	vpclmulqdq      $16, 64(%r9), %zmm17, %zmm17    # b_L*hb_H
-	vbroadcasti32x4 -96(%r10), %zmm15
-	vaesenc         %zmm15, %zmm0, %zmm0
-	vaesenc         %zmm15, %zmm1, %zmm1
-	vaesenc         %zmm15, %zmm2, %zmm2
 	vpternlogd      $150, %zmm17, %zmm8, %zmm6
-	vpclmulqdq      $0, 128(%r9), %zmm18, %zmm8     # d_L*h_L
-	vpclmulqdq      $16, 128(%r9), %zmm18, %zmm9    # d_L*h_H
-	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, 128(%r9), %zmm18, %zmm8     # d_H*h_L
-	vbroadcasti32x4 -80(%r10), %zmm15
-	vaesenc         %zmm15, %zmm0, %zmm0
-	vaesenc         %zmm15, %zmm1, %zmm1
-	vaesenc         %zmm15, %zmm2, %zmm2
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, 128(%r9), %zmm18, %zmm8    # d_H*h_H
-	vpxord          %zmm8, %zmm7, %zmm7
-	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
-	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8     # d_L*h_L
+
 	vbroadcasti32x4 -64(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
+# GHASH step 5: the products of vector 2
+	vpshufb         %zmm20, %zmm18, %zmm18
+	vpclmulqdq      $0, 128(%r9), %zmm18, %zmm8     # d_L*h_L
+	vpclmulqdq      $16, 128(%r9), %zmm18, %zmm9    # d_L*h_H
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, 128(%r9), %zmm18, %zmm8     # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 128(%r9), %zmm18, %zmm8    # d_H*h_H
+	vpxord          %zmm8, %zmm7, %zmm7
+
+	vbroadcasti32x4 -48(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+# GHASH step 6: the lengths block
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8     # d_L*h_L
 	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9    # d_L*h_H
 	vpxord          %zmm8, %zmm5, %zmm5
 	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8     # d_H*h_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
 	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8    # d_H*h_H
-	vbroadcasti32x4 -48(%r10), %zmm15
-	vaesenc         %zmm15, %zmm0, %zmm0
-	vaesenc         %zmm15, %zmm1, %zmm1
-	vaesenc         %zmm15, %zmm2, %zmm2
 	vpxord          %zmm8, %zmm7, %zmm7
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+# GHASH step 7: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+
 	vaesenc         %zmm31, %zmm0, %zmm0
 	vaesenc         %zmm31, %zmm1, %zmm1
 	vaesenc         %zmm31, %zmm2, %zmm2
+# GHASH step 8: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
-# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %zmm7, %xmm8
+
 	vaesenc         %zmm30, %zmm0, %zmm0
 	vaesenc         %zmm30, %zmm1, %zmm1
 	vaesenc         %zmm30, %zmm2, %zmm2
-	vextracti32x4   $2, %zmm7, %xmm9
-	vextracti32x4   $3, %zmm7, %xmm5
+# GHASH step 9: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+
 	vpxord          (%rdx), %zmm14, %zmm8
 	vaesenclast     %zmm8, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi)
@@ -3452,65 +3639,79 @@ aesgen_gcm_dec_record_avx10_512:
 	vbroadcasti32x4 -144(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
-# GHASH products of 2 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
+# GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         %zmm20, %zmm16, %zmm16
 	vpshufb         %zmm20, %zmm17, %zmm17
-	vpxord          %zmm10, %zmm16, %zmm16          # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %zmm16, %zmm8        # a_L*ha_L
+
 	vbroadcasti32x4 -128(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
-	vpclmulqdq      $0, 64(%r9), %zmm17, %zmm9      # b_L*hb_L
-	vpternlogd      $150, %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, (%r9), %zmm16, %zmm8       # a_H*ha_H
-	vpclmulqdq      $17, 64(%r9), %zmm17, %zmm9     # b_H*hb_H
+# GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm10, %zmm16, %zmm16
+
 	vbroadcasti32x4 -112(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
-	vpternlogd      $150, %zmm9, %zmm8, %zmm7
-	vpclmulqdq      $1, (%r9), %zmm16, %zmm8        # a_H*ha_L
-	vpclmulqdq      $16, (%r9), %zmm16, %zmm16      # a_L*ha_H
-	vpternlogd      $150, %zmm16, %zmm8, %zmm6
+# GHASH step 2: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, (%r9), %zmm16, %zmm8        # a_L*ha_L
+	vpclmulqdq      $0, 64(%r9), %zmm17, %zmm9      # b_L*hb_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+
 	vbroadcasti32x4 -96(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
-	vpclmulqdq      $1, 64(%r9), %zmm17, %zmm8      # b_H*hb_L
-	vpclmulqdq      $16, 64(%r9), %zmm17, %zmm17    # b_L*hb_H
-	vpternlogd      $150, %zmm17, %zmm8, %zmm6
-	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+# GHASH step 3: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %zmm16, %zmm8       # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm17, %zmm9     # b_H*hb_H
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+
 	vbroadcasti32x4 -80(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
+# GHASH step 4: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      $1, (%r9), %zmm16, %zmm8        # a_H*ha_L
+	vpclmulqdq      $16, (%r9), %zmm16, %zmm16      # a_L*ha_H
+	vpternlogd      $150, %zmm16, %zmm8, %zmm6
+	vpclmulqdq      $1, 64(%r9), %zmm17, %zmm8      # b_H*hb_L
+	vpclmulqdq      $16, 64(%r9), %zmm17, %zmm17    # b_L*hb_H
+	vpternlogd      $150, %zmm17, %zmm8, %zmm6
+
+	vbroadcasti32x4 -64(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+
+	vbroadcasti32x4 -48(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+# GHASH step 5: the lengths block
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8     # d_L*h_L
 	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9    # d_L*h_H
 	vpxord          %zmm8, %zmm5, %zmm5
 	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8     # d_H*h_L
-	vbroadcasti32x4 -64(%r10), %zmm15
-	vaesenc         %zmm15, %zmm0, %zmm0
-	vaesenc         %zmm15, %zmm1, %zmm1
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
 	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8    # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+# GHASH step 6: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
-	vbroadcasti32x4 -48(%r10), %zmm15
-	vaesenc         %zmm15, %zmm0, %zmm0
-	vaesenc         %zmm15, %zmm1, %zmm1
 	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
-	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
+
 	vaesenc         %zmm31, %zmm0, %zmm0
 	vaesenc         %zmm31, %zmm1, %zmm1
+# GHASH step 7: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
-# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %zmm7, %xmm8
-	vextracti32x4   $2, %zmm7, %xmm9
+
 	vaesenc         %zmm30, %zmm0, %zmm0
 	vaesenc         %zmm30, %zmm1, %zmm1
-	vextracti32x4   $3, %zmm7, %xmm5
+# GHASH step 8: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+
 	vpxord          (%rdx), %zmm14, %zmm8
 	vaesenclast     %zmm8, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi)
@@ -3551,51 +3752,61 @@ aesgen_gcm_dec_record_avx10_512:
 .Lgcm_dec_rec_final1_aes128:
 	vbroadcasti32x4 -144(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
-# GHASH products of 1 vector: reflect, the running hash joins block 0, LO/MI/HI += the products
+# GHASH step 0: the products of vector 0
 	vpshufb         %zmm20, %zmm16, %zmm16
 	vpxord          %zmm10, %zmm16, %zmm16          # the running hash joins block 0
 	vpclmulqdq      $0, (%r9), %zmm16, %zmm8        # d_L*h_L
 	vpclmulqdq      $16, (%r9), %zmm16, %zmm9       # d_L*h_H
-	vbroadcasti32x4 -128(%r10), %zmm15
-	vaesenc         %zmm15, %zmm0, %zmm0
 	vpxord          %zmm8, %zmm5, %zmm5
 	vpclmulqdq      $1, (%r9), %zmm16, %zmm8        # d_H*h_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vbroadcasti32x4 -112(%r10), %zmm15
-	vaesenc         %zmm15, %zmm0, %zmm0
 	vpclmulqdq      $17, (%r9), %zmm16, %zmm8       # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
-	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+
 	vbroadcasti32x4 -96(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
+
+	vbroadcasti32x4 -80(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+
+	vbroadcasti32x4 -64(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+
+	vbroadcasti32x4 -48(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+# GHASH step 1: the lengths block
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8     # d_L*h_L
 	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9    # d_L*h_H
 	vpxord          %zmm8, %zmm5, %zmm5
-	vbroadcasti32x4 -80(%r10), %zmm15
-	vaesenc         %zmm15, %zmm0, %zmm0
 	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8     # d_H*h_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
 	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8    # d_H*h_H
-	vbroadcasti32x4 -64(%r10), %zmm15
-	vaesenc         %zmm15, %zmm0, %zmm0
 	vpxord          %zmm8, %zmm7, %zmm7
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+# GHASH step 2: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
-	vbroadcasti32x4 -48(%r10), %zmm15
-	vaesenc         %zmm15, %zmm0, %zmm0
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+
+	vaesenc         %zmm31, %zmm0, %zmm0
+# GHASH step 3: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
-	vaesenc         %zmm31, %zmm0, %zmm0
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
-# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %zmm7, %xmm8
-	vextracti32x4   $2, %zmm7, %xmm9
+
 	vaesenc         %zmm30, %zmm0, %zmm0
-	vextracti32x4   $3, %zmm7, %xmm5
+# GHASH step 4: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+
 	vmovdqu8        (%rdx), %zmm8{%k1}{z}
 	vpxord          %zmm14, %zmm8, %zmm8
 	vaesenclast     %zmm8, %zmm0, %zmm0
@@ -3620,11 +3831,10 @@ aesgen_gcm_dec_record_avx10_512:
 	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
 # ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %zmm7, %xmm8
-	vextracti32x4   $2, %zmm7, %xmm9
-	vextracti32x4   $3, %zmm7, %xmm5
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-	vpternlogd      $150, %xmm5, %xmm9, %xmm10
 .Lgcm_dec_rec_tag:
 # tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)
 	vpshufb         %xmm20, %xmm10, %xmm10
@@ -3736,49 +3946,57 @@ aesgen_gcm_ghash_avx10_512_school:
 	vmovdqu8        64(%rdx), %zmm1
 	vmovdqu8        128(%rdx), %zmm2
 	vmovdqu8        192(%rdx), %zmm3
-# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
+# GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         %zmm20, %zmm0, %zmm0
 	vpshufb         %zmm20, %zmm1, %zmm1
+# GHASH step 1: byte-reflect vectors 2 and 3
 	vpshufb         %zmm20, %zmm2, %zmm2
 	vpshufb         %zmm20, %zmm3, %zmm3
-	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
+# GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm10, %zmm0, %zmm0
+# GHASH step 3: LO = the low products of vectors 0 and 1
 	vpclmulqdq      $0, %zmm22, %zmm0, %zmm8        # a_L*ha_L
 	vpclmulqdq      $0, %zmm23, %zmm1, %zmm9        # b_L*hb_L
 	vpxord          %zmm9, %zmm8, %zmm5
+# GHASH step 4: HI = the high products of vectors 0 and 1
 	vpclmulqdq      $17, %zmm22, %zmm0, %zmm8       # a_H*ha_H
 	vpclmulqdq      $17, %zmm23, %zmm1, %zmm9       # b_H*hb_H
 	vpxord          %zmm9, %zmm8, %zmm7
+# GHASH step 5: MI = the middle products of vectors 0 and 1
 	vpclmulqdq      $1, %zmm22, %zmm0, %zmm8        # a_H*ha_L
 	vpclmulqdq      $16, %zmm22, %zmm0, %zmm0       # a_L*ha_H
 	vpxord          %zmm0, %zmm8, %zmm6
 	vpclmulqdq      $1, %zmm23, %zmm1, %zmm8        # b_H*hb_L
 	vpclmulqdq      $16, %zmm23, %zmm1, %zmm1       # b_L*hb_H
 	vpternlogd      $150, %zmm1, %zmm8, %zmm6
+# GHASH step 6: LO += the low products of vectors 2 and 3
 	vpclmulqdq      $0, %zmm24, %zmm2, %zmm8        # a_L*ha_L
 	vpclmulqdq      $0, %zmm25, %zmm3, %zmm9        # b_L*hb_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+# GHASH step 7: HI += the high products of vectors 2 and 3
 	vpclmulqdq      $17, %zmm24, %zmm2, %zmm8       # a_H*ha_H
 	vpclmulqdq      $17, %zmm25, %zmm3, %zmm9       # b_H*hb_H
 	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+# GHASH step 8: MI += the middle products of vectors 2 and 3
 	vpclmulqdq      $1, %zmm24, %zmm2, %zmm8        # a_H*ha_L
 	vpclmulqdq      $16, %zmm24, %zmm2, %zmm2       # a_L*ha_H
 	vpternlogd      $150, %zmm2, %zmm8, %zmm6
 	vpclmulqdq      $1, %zmm25, %zmm3, %zmm8        # b_H*hb_L
 	vpclmulqdq      $16, %zmm25, %zmm3, %zmm3       # b_L*hb_H
 	vpternlogd      $150, %zmm3, %zmm8, %zmm6
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+# GHASH step 9: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+# GHASH step 10: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
-# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %zmm7, %xmm8
-	vextracti32x4   $2, %zmm7, %xmm9
-	vextracti32x4   $3, %zmm7, %xmm5
+# GHASH step 11: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-	vpternlogd      $150, %xmm5, %xmm9, %xmm10
 	add             $256, %rdx
 	sub             $256, %rcx
 	jae             .Lgcm_ghash_school_loop
@@ -3824,11 +4042,10 @@ aesgen_gcm_ghash_avx10_512_school:
 	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
 # ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %zmm7, %xmm8
-	vextracti32x4   $2, %zmm7, %xmm9
-	vextracti32x4   $3, %zmm7, %xmm5
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-	vpternlogd      $150, %xmm5, %xmm9, %xmm10
 .Lgcm_ghash_school_store:
 	vmovdqu8        %xmm10, (%rsi)
 	xor             %eax, %eax
@@ -4056,83 +4273,95 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
-	vpshufb         %zmm20, %zmm16, %zmm16
-	vpshufb         %zmm20, %zmm17, %zmm17
-	vpshufb         %zmm20, %zmm18, %zmm18
-	vpshufb         %zmm20, %zmm19, %zmm19
-	vpxord          %zmm10, %zmm16, %zmm16          # the running hash joins block 0
+
 	vbroadcasti32x4 -128(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpclmulqdq      $0, %zmm22, %zmm16, %zmm8       # a_L*ha_L
-	vpclmulqdq      $0, %zmm23, %zmm17, %zmm9       # b_L*hb_L
-	vpxord          %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, %zmm22, %zmm16, %zmm8      # a_H*ha_H
-	vpclmulqdq      $17, %zmm23, %zmm17, %zmm9      # b_H*hb_H
+# GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         %zmm20, %zmm16, %zmm16
+	vpshufb         %zmm20, %zmm17, %zmm17
+# GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         %zmm20, %zmm18, %zmm18
+	vpshufb         %zmm20, %zmm19, %zmm19
+# GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm10, %zmm16, %zmm16
+
 	vbroadcasti32x4 -112(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpxord          %zmm9, %zmm8, %zmm7
-	vpclmulqdq      $1, %zmm22, %zmm16, %zmm8       # a_H*ha_L
-	vpclmulqdq      $16, %zmm22, %zmm16, %zmm16     # a_L*ha_H
-	vpxord          %zmm16, %zmm8, %zmm6
-	vpclmulqdq      $1, %zmm23, %zmm17, %zmm8       # b_H*hb_L
+# GHASH step 3: LO = the low products of vectors 0 and 1
+	vpclmulqdq      $0, %zmm22, %zmm16, %zmm8       # a_L*ha_L
+	vpclmulqdq      $0, %zmm23, %zmm17, %zmm9       # b_L*hb_L
+	vpxord          %zmm9, %zmm8, %zmm5
+
 	vaesenc         %zmm31, %zmm0, %zmm0
 	vaesenc         %zmm31, %zmm1, %zmm1
 	vaesenc         %zmm31, %zmm2, %zmm2
 	vaesenc         %zmm31, %zmm3, %zmm3
-	vpclmulqdq      $16, %zmm23, %zmm17, %zmm17     # b_L*hb_H
-	vpternlogd      $150, %zmm17, %zmm8, %zmm6
-	vpclmulqdq      $0, %zmm24, %zmm18, %zmm8       # a_L*ha_L
-	vpclmulqdq      $0, %zmm25, %zmm19, %zmm9       # b_L*hb_L
-	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+# GHASH step 4: MI = the middle products of vectors 0 and 1
+	vpclmulqdq      $1, %zmm22, %zmm16, %zmm8       # a_H*ha_L
+	vpclmulqdq      $16, %zmm22, %zmm16, %zmm9      # a_L*ha_H
+	vpxord          %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $1, %zmm23, %zmm17, %zmm8       # b_H*hb_L
+	vpclmulqdq      $16, %zmm23, %zmm17, %zmm9      # b_L*hb_H
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+
 	vaesenc         %zmm30, %zmm0, %zmm0
 	vaesenc         %zmm30, %zmm1, %zmm1
 	vaesenc         %zmm30, %zmm2, %zmm2
 	vaesenc         %zmm30, %zmm3, %zmm3
+# GHASH step 5: HI = the high products of vectors 0 and 1
+	vpclmulqdq      $17, %zmm22, %zmm16, %zmm16     # a_H*ha_H
+	vpclmulqdq      $17, %zmm23, %zmm17, %zmm17     # b_H*hb_H
+	vpxord          %zmm17, %zmm16, %zmm7
+# GHASH step 6: HI += the high products of vectors 2 and 3
 	vpclmulqdq      $17, %zmm24, %zmm18, %zmm8      # a_H*ha_H
 	vpclmulqdq      $17, %zmm25, %zmm19, %zmm9      # b_H*hb_H
 	vpternlogd      $150, %zmm9, %zmm8, %zmm7
-	vpclmulqdq      $1, %zmm24, %zmm18, %zmm8       # a_H*ha_L
+
 	vaesenc         %zmm29, %zmm0, %zmm0
 	vaesenc         %zmm29, %zmm1, %zmm1
 	vaesenc         %zmm29, %zmm2, %zmm2
 	vaesenc         %zmm29, %zmm3, %zmm3
-	vpclmulqdq      $16, %zmm24, %zmm18, %zmm18     # a_L*ha_H
-	vpternlogd      $150, %zmm18, %zmm8, %zmm6
-	vpclmulqdq      $1, %zmm25, %zmm19, %zmm8       # b_H*hb_L
-	vpclmulqdq      $16, %zmm25, %zmm19, %zmm19     # b_L*hb_H
+# GHASH step 7: LO += the low products of vectors 2 and 3
+	vpclmulqdq      $0, %zmm24, %zmm18, %zmm8       # a_L*ha_L
+	vpclmulqdq      $0, %zmm25, %zmm19, %zmm9       # b_L*hb_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+
 	vaesenc         %zmm28, %zmm0, %zmm0
 	vaesenc         %zmm28, %zmm1, %zmm1
 	vaesenc         %zmm28, %zmm2, %zmm2
 	vaesenc         %zmm28, %zmm3, %zmm3
-	vpternlogd      $150, %zmm19, %zmm8, %zmm6
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
-	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
-	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
-	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+
 	vaesenc         %zmm27, %zmm0, %zmm0
 	vaesenc         %zmm27, %zmm1, %zmm1
 	vaesenc         %zmm27, %zmm2, %zmm2
 	vaesenc         %zmm27, %zmm3, %zmm3
+# GHASH step 8: MI += the middle products of vectors 2 and 3
+	vpclmulqdq      $1, %zmm24, %zmm18, %zmm8       # a_H*ha_L
+	vpclmulqdq      $16, %zmm24, %zmm18, %zmm18     # a_L*ha_H
+	vpternlogd      $150, %zmm18, %zmm8, %zmm6
+	vpclmulqdq      $1, %zmm25, %zmm19, %zmm8       # b_H*hb_L
+	vpclmulqdq      $16, %zmm25, %zmm19, %zmm19     # b_L*hb_H
+	vpternlogd      $150, %zmm19, %zmm8, %zmm6
+# GHASH step 9: fold LO into MI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+# GHASH step 10: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
-# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %zmm7, %xmm8
+
 	vaesenc         %zmm26, %zmm0, %zmm0
 	vaesenc         %zmm26, %zmm1, %zmm1
 	vaesenc         %zmm26, %zmm2, %zmm2
 	vaesenc         %zmm26, %zmm3, %zmm3
-	vextracti32x4   $2, %zmm7, %xmm9
-	vextracti32x4   $3, %zmm7, %xmm5
-	vpxord          %xmm8, %xmm7, %xmm10
-	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+
 # last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          (%rdx), %zmm14, %zmm8
 	vaesenclast     %zmm8, %zmm0, %zmm16
@@ -4146,6 +4375,11 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vpxord          192(%rdx), %zmm14, %zmm8
 	vaesenclast     %zmm8, %zmm3, %zmm19
 	vmovdqu8        %zmm19, 192(%rsi)
+# GHASH step 11: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
+	vpxord          %xmm8, %xmm7, %xmm10
 	add             $256, %rdx
 	add             $256, %rsi
 	sub             $256, %rcx
@@ -4153,49 +4387,57 @@ aesgen_gcm_enc_update_avx10_512_school:
 # LLVM-MCA-END
 .Lgcm_enc_school_hash_last:
 # the GHASH of the last iteration's ciphertext, still in GD
-# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
+# GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         %zmm20, %zmm16, %zmm16
 	vpshufb         %zmm20, %zmm17, %zmm17
+# GHASH step 1: byte-reflect vectors 2 and 3
 	vpshufb         %zmm20, %zmm18, %zmm18
 	vpshufb         %zmm20, %zmm19, %zmm19
-	vpxord          %zmm10, %zmm16, %zmm16          # the running hash joins block 0
+# GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm10, %zmm16, %zmm16
+# GHASH step 3: LO = the low products of vectors 0 and 1
 	vpclmulqdq      $0, %zmm22, %zmm16, %zmm8       # a_L*ha_L
 	vpclmulqdq      $0, %zmm23, %zmm17, %zmm9       # b_L*hb_L
 	vpxord          %zmm9, %zmm8, %zmm5
+# GHASH step 4: HI = the high products of vectors 0 and 1
 	vpclmulqdq      $17, %zmm22, %zmm16, %zmm8      # a_H*ha_H
 	vpclmulqdq      $17, %zmm23, %zmm17, %zmm9      # b_H*hb_H
 	vpxord          %zmm9, %zmm8, %zmm7
+# GHASH step 5: MI = the middle products of vectors 0 and 1
 	vpclmulqdq      $1, %zmm22, %zmm16, %zmm8       # a_H*ha_L
 	vpclmulqdq      $16, %zmm22, %zmm16, %zmm16     # a_L*ha_H
 	vpxord          %zmm16, %zmm8, %zmm6
 	vpclmulqdq      $1, %zmm23, %zmm17, %zmm8       # b_H*hb_L
 	vpclmulqdq      $16, %zmm23, %zmm17, %zmm17     # b_L*hb_H
 	vpternlogd      $150, %zmm17, %zmm8, %zmm6
+# GHASH step 6: LO += the low products of vectors 2 and 3
 	vpclmulqdq      $0, %zmm24, %zmm18, %zmm8       # a_L*ha_L
 	vpclmulqdq      $0, %zmm25, %zmm19, %zmm9       # b_L*hb_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+# GHASH step 7: HI += the high products of vectors 2 and 3
 	vpclmulqdq      $17, %zmm24, %zmm18, %zmm8      # a_H*ha_H
 	vpclmulqdq      $17, %zmm25, %zmm19, %zmm9      # b_H*hb_H
 	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+# GHASH step 8: MI += the middle products of vectors 2 and 3
 	vpclmulqdq      $1, %zmm24, %zmm18, %zmm8       # a_H*ha_L
 	vpclmulqdq      $16, %zmm24, %zmm18, %zmm18     # a_L*ha_H
 	vpternlogd      $150, %zmm18, %zmm8, %zmm6
 	vpclmulqdq      $1, %zmm25, %zmm19, %zmm8       # b_H*hb_L
 	vpclmulqdq      $16, %zmm25, %zmm19, %zmm19     # b_L*hb_H
 	vpternlogd      $150, %zmm19, %zmm8, %zmm6
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+# GHASH step 9: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+# GHASH step 10: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
-# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %zmm7, %xmm8
-	vextracti32x4   $2, %zmm7, %xmm9
-	vextracti32x4   $3, %zmm7, %xmm5
+# GHASH step 11: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-	vpternlogd      $150, %xmm5, %xmm9, %xmm10
 	{disp32} jmp    .Lgcm_enc_school_bulk_done
 .Lgcm_enc_school_first_ctr_carry:
 # a last byte carries: inc32 on the reflected form, CTR big-endian again after
@@ -4588,11 +4830,10 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
 # ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %zmm7, %xmm8
-	vextracti32x4   $2, %zmm7, %xmm9
-	vextracti32x4   $3, %zmm7, %xmm5
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-	vpternlogd      $150, %xmm5, %xmm9, %xmm10
 .Lgcm_enc_school_store:
 	vmovdqu8        %xmm10, (%r9)
 .Lgcm_enc_school_return:
@@ -4729,87 +4970,105 @@ aesgen_gcm_dec_update_avx10_512_school:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
+# GHASH step 0: load the 4 source vectors
 	vmovdqu8        (%rdx), %zmm16
 	vmovdqu8        64(%rdx), %zmm17
 	vmovdqu8        128(%rdx), %zmm18
 	vmovdqu8        192(%rdx), %zmm19
-# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
-	vpshufb         %zmm20, %zmm16, %zmm16
+# GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         %zmm20, %zmm18, %zmm18
+	vpshufb         %zmm20, %zmm19, %zmm19
+
 	vbroadcasti32x4 -128(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpshufb         %zmm20, %zmm17, %zmm17
-	vpshufb         %zmm20, %zmm18, %zmm18
-	vpshufb         %zmm20, %zmm19, %zmm19
-	vpxord          %zmm10, %zmm16, %zmm16          # the running hash joins block 0
-	vpclmulqdq      $0, %zmm22, %zmm16, %zmm8       # a_L*ha_L
+# GHASH step 2: LO = the low products of vectors 2 and 3
+	vpclmulqdq      $0, %zmm24, %zmm18, %zmm8       # a_L*ha_L
+	vpclmulqdq      $0, %zmm25, %zmm19, %zmm9       # b_L*hb_L
+	vpxord          %zmm9, %zmm8, %zmm5
+# GHASH step 3: HI = the high products of vectors 2 and 3
+	vpclmulqdq      $17, %zmm24, %zmm18, %zmm8      # a_H*ha_H
+	vpclmulqdq      $17, %zmm25, %zmm19, %zmm9      # b_H*hb_H
+	vpxord          %zmm9, %zmm8, %zmm7
+
 	vbroadcasti32x4 -112(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpclmulqdq      $0, %zmm23, %zmm17, %zmm9       # b_L*hb_L
-	vpxord          %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, %zmm22, %zmm16, %zmm8      # a_H*ha_H
-	vpclmulqdq      $17, %zmm23, %zmm17, %zmm9      # b_H*hb_H
-	vpxord          %zmm9, %zmm8, %zmm7
+
 	vaesenc         %zmm31, %zmm0, %zmm0
 	vaesenc         %zmm31, %zmm1, %zmm1
 	vaesenc         %zmm31, %zmm2, %zmm2
 	vaesenc         %zmm31, %zmm3, %zmm3
-	vpclmulqdq      $1, %zmm22, %zmm16, %zmm8       # a_H*ha_L
-	vpclmulqdq      $16, %zmm22, %zmm16, %zmm16     # a_L*ha_H
-	vpxord          %zmm16, %zmm8, %zmm6
-	vpclmulqdq      $1, %zmm23, %zmm17, %zmm8       # b_H*hb_L
-	vpclmulqdq      $16, %zmm23, %zmm17, %zmm17     # b_L*hb_H
+# GHASH step 4: MI = the middle products of vectors 2 and 3
+	vpclmulqdq      $1, %zmm24, %zmm18, %zmm8       # a_H*ha_L
+	vpclmulqdq      $16, %zmm24, %zmm18, %zmm18     # a_L*ha_H
+	vpxord          %zmm18, %zmm8, %zmm6
+	vpclmulqdq      $1, %zmm25, %zmm19, %zmm8       # b_H*hb_L
+	vpclmulqdq      $16, %zmm25, %zmm19, %zmm19     # b_L*hb_H
+	vpternlogd      $150, %zmm19, %zmm8, %zmm6
+# GHASH step 5: byte-reflect vectors 0 and 1
+	vpshufb         %zmm20, %zmm16, %zmm16
+	vpshufb         %zmm20, %zmm17, %zmm17
+
 	vaesenc         %zmm30, %zmm0, %zmm0
 	vaesenc         %zmm30, %zmm1, %zmm1
 	vaesenc         %zmm30, %zmm2, %zmm2
 	vaesenc         %zmm30, %zmm3, %zmm3
-	vpternlogd      $150, %zmm17, %zmm8, %zmm6
-	vpclmulqdq      $0, %zmm24, %zmm18, %zmm8       # a_L*ha_L
-	vpclmulqdq      $0, %zmm25, %zmm19, %zmm9       # b_L*hb_L
+# GHASH step 6: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm10, %zmm16, %zmm16
+# GHASH step 7: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, %zmm22, %zmm16, %zmm8       # a_L*ha_L
+	vpclmulqdq      $0, %zmm23, %zmm17, %zmm9       # b_L*hb_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, %zmm24, %zmm18, %zmm8      # a_H*ha_H
+
 	vaesenc         %zmm29, %zmm0, %zmm0
 	vaesenc         %zmm29, %zmm1, %zmm1
 	vaesenc         %zmm29, %zmm2, %zmm2
 	vaesenc         %zmm29, %zmm3, %zmm3
-	vpclmulqdq      $17, %zmm25, %zmm19, %zmm9      # b_H*hb_H
+# GHASH step 8: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, %zmm22, %zmm16, %zmm8      # a_H*ha_H
+	vpclmulqdq      $17, %zmm23, %zmm17, %zmm9      # b_H*hb_H
 	vpternlogd      $150, %zmm9, %zmm8, %zmm7
-	vpclmulqdq      $1, %zmm24, %zmm18, %zmm8       # a_H*ha_L
-	vpclmulqdq      $16, %zmm24, %zmm18, %zmm18     # a_L*ha_H
-	vpternlogd      $150, %zmm18, %zmm8, %zmm6
+
 	vaesenc         %zmm28, %zmm0, %zmm0
 	vaesenc         %zmm28, %zmm1, %zmm1
 	vaesenc         %zmm28, %zmm2, %zmm2
 	vaesenc         %zmm28, %zmm3, %zmm3
-	vpclmulqdq      $1, %zmm25, %zmm19, %zmm8       # b_H*hb_L
-	vpclmulqdq      $16, %zmm25, %zmm19, %zmm19     # b_L*hb_H
-	vpternlogd      $150, %zmm19, %zmm8, %zmm6
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
-	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
-	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
+# GHASH step 9: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      $1, %zmm22, %zmm16, %zmm8       # a_H*ha_L
+	vpclmulqdq      $16, %zmm22, %zmm16, %zmm16     # a_L*ha_H
+	vpternlogd      $150, %zmm16, %zmm8, %zmm6
+	vpclmulqdq      $1, %zmm23, %zmm17, %zmm8       # b_H*hb_L
+	vpclmulqdq      $16, %zmm23, %zmm17, %zmm17     # b_L*hb_H
+	vpternlogd      $150, %zmm17, %zmm8, %zmm6
+
 	vaesenc         %zmm27, %zmm0, %zmm0
 	vaesenc         %zmm27, %zmm1, %zmm1
 	vaesenc         %zmm27, %zmm2, %zmm2
 	vaesenc         %zmm27, %zmm3, %zmm3
+# GHASH step 10: fold LO into MI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
-	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
-	vpternlogd      $150, %zmm8, %zmm6, %zmm7
-# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %zmm7, %xmm8
+
 	vaesenc         %zmm26, %zmm0, %zmm0
 	vaesenc         %zmm26, %zmm1, %zmm1
 	vaesenc         %zmm26, %zmm2, %zmm2
 	vaesenc         %zmm26, %zmm3, %zmm3
-	vextracti32x4   $2, %zmm7, %xmm9
-	vextracti32x4   $3, %zmm7, %xmm5
+# GHASH step 11: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# GHASH step 12: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+
 # last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          (%rdx), %zmm14, %zmm8
 	vaesenclast     %zmm8, %zmm0, %zmm0
@@ -4896,11 +5155,10 @@ aesgen_gcm_dec_update_avx10_512_school:
 	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
 # ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %zmm7, %xmm8
-	vextracti32x4   $2, %zmm7, %xmm9
-	vextracti32x4   $3, %zmm7, %xmm5
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-	vpternlogd      $150, %xmm5, %xmm9, %xmm10
 	mov             8(%rsp), %rcx
 	mov             (%rsp), %rdx
 
@@ -5344,11 +5602,10 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
 # ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %zmm7, %xmm8
-	vextracti32x4   $2, %zmm7, %xmm9
-	vextracti32x4   $3, %zmm7, %xmm5
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-	vpternlogd      $150, %xmm5, %xmm9, %xmm10
 	vpxord          %zmm5, %zmm5, %zmm5
 	vpxord          %zmm6, %zmm6, %zmm6
 	vpxord          %zmm7, %zmm7, %zmm7
@@ -5555,83 +5812,95 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
-	vpshufb         %zmm20, %zmm16, %zmm16
-	vpshufb         %zmm20, %zmm17, %zmm17
-	vpshufb         %zmm20, %zmm18, %zmm18
-	vpshufb         %zmm20, %zmm19, %zmm19
-	vpxord          %zmm10, %zmm16, %zmm16          # the running hash joins block 0
+
 	vbroadcasti32x4 -128(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpclmulqdq      $0, %zmm22, %zmm16, %zmm8       # a_L*ha_L
-	vpclmulqdq      $0, %zmm23, %zmm17, %zmm9       # b_L*hb_L
-	vpxord          %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, %zmm22, %zmm16, %zmm8      # a_H*ha_H
-	vpclmulqdq      $17, %zmm23, %zmm17, %zmm9      # b_H*hb_H
+# GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         %zmm20, %zmm16, %zmm16
+	vpshufb         %zmm20, %zmm17, %zmm17
+# GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         %zmm20, %zmm18, %zmm18
+	vpshufb         %zmm20, %zmm19, %zmm19
+# GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm10, %zmm16, %zmm16
+
 	vbroadcasti32x4 -112(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpxord          %zmm9, %zmm8, %zmm7
-	vpclmulqdq      $1, %zmm22, %zmm16, %zmm8       # a_H*ha_L
-	vpclmulqdq      $16, %zmm22, %zmm16, %zmm16     # a_L*ha_H
-	vpxord          %zmm16, %zmm8, %zmm6
-	vpclmulqdq      $1, %zmm23, %zmm17, %zmm8       # b_H*hb_L
+# GHASH step 3: LO = the low products of vectors 0 and 1
+	vpclmulqdq      $0, %zmm22, %zmm16, %zmm8       # a_L*ha_L
+	vpclmulqdq      $0, %zmm23, %zmm17, %zmm9       # b_L*hb_L
+	vpxord          %zmm9, %zmm8, %zmm5
+
 	vaesenc         %zmm31, %zmm0, %zmm0
 	vaesenc         %zmm31, %zmm1, %zmm1
 	vaesenc         %zmm31, %zmm2, %zmm2
 	vaesenc         %zmm31, %zmm3, %zmm3
-	vpclmulqdq      $16, %zmm23, %zmm17, %zmm17     # b_L*hb_H
-	vpternlogd      $150, %zmm17, %zmm8, %zmm6
-	vpclmulqdq      $0, %zmm24, %zmm18, %zmm8       # a_L*ha_L
-	vpclmulqdq      $0, %zmm25, %zmm19, %zmm9       # b_L*hb_L
-	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+# GHASH step 4: MI = the middle products of vectors 0 and 1
+	vpclmulqdq      $1, %zmm22, %zmm16, %zmm8       # a_H*ha_L
+	vpclmulqdq      $16, %zmm22, %zmm16, %zmm9      # a_L*ha_H
+	vpxord          %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $1, %zmm23, %zmm17, %zmm8       # b_H*hb_L
+	vpclmulqdq      $16, %zmm23, %zmm17, %zmm9      # b_L*hb_H
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+
 	vaesenc         %zmm30, %zmm0, %zmm0
 	vaesenc         %zmm30, %zmm1, %zmm1
 	vaesenc         %zmm30, %zmm2, %zmm2
 	vaesenc         %zmm30, %zmm3, %zmm3
+# GHASH step 5: HI = the high products of vectors 0 and 1
+	vpclmulqdq      $17, %zmm22, %zmm16, %zmm16     # a_H*ha_H
+	vpclmulqdq      $17, %zmm23, %zmm17, %zmm17     # b_H*hb_H
+	vpxord          %zmm17, %zmm16, %zmm7
+# GHASH step 6: HI += the high products of vectors 2 and 3
 	vpclmulqdq      $17, %zmm24, %zmm18, %zmm8      # a_H*ha_H
 	vpclmulqdq      $17, %zmm25, %zmm19, %zmm9      # b_H*hb_H
 	vpternlogd      $150, %zmm9, %zmm8, %zmm7
-	vpclmulqdq      $1, %zmm24, %zmm18, %zmm8       # a_H*ha_L
+
 	vaesenc         %zmm29, %zmm0, %zmm0
 	vaesenc         %zmm29, %zmm1, %zmm1
 	vaesenc         %zmm29, %zmm2, %zmm2
 	vaesenc         %zmm29, %zmm3, %zmm3
-	vpclmulqdq      $16, %zmm24, %zmm18, %zmm18     # a_L*ha_H
-	vpternlogd      $150, %zmm18, %zmm8, %zmm6
-	vpclmulqdq      $1, %zmm25, %zmm19, %zmm8       # b_H*hb_L
-	vpclmulqdq      $16, %zmm25, %zmm19, %zmm19     # b_L*hb_H
+# GHASH step 7: LO += the low products of vectors 2 and 3
+	vpclmulqdq      $0, %zmm24, %zmm18, %zmm8       # a_L*ha_L
+	vpclmulqdq      $0, %zmm25, %zmm19, %zmm9       # b_L*hb_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+
 	vaesenc         %zmm28, %zmm0, %zmm0
 	vaesenc         %zmm28, %zmm1, %zmm1
 	vaesenc         %zmm28, %zmm2, %zmm2
 	vaesenc         %zmm28, %zmm3, %zmm3
-	vpternlogd      $150, %zmm19, %zmm8, %zmm6
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
-	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
-	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
-	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+
 	vaesenc         %zmm27, %zmm0, %zmm0
 	vaesenc         %zmm27, %zmm1, %zmm1
 	vaesenc         %zmm27, %zmm2, %zmm2
 	vaesenc         %zmm27, %zmm3, %zmm3
+# GHASH step 8: MI += the middle products of vectors 2 and 3
+	vpclmulqdq      $1, %zmm24, %zmm18, %zmm8       # a_H*ha_L
+	vpclmulqdq      $16, %zmm24, %zmm18, %zmm18     # a_L*ha_H
+	vpternlogd      $150, %zmm18, %zmm8, %zmm6
+	vpclmulqdq      $1, %zmm25, %zmm19, %zmm8       # b_H*hb_L
+	vpclmulqdq      $16, %zmm25, %zmm19, %zmm19     # b_L*hb_H
+	vpternlogd      $150, %zmm19, %zmm8, %zmm6
+# GHASH step 9: fold LO into MI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+# GHASH step 10: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
-# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %zmm7, %xmm8
+
 	vaesenc         %zmm26, %zmm0, %zmm0
 	vaesenc         %zmm26, %zmm1, %zmm1
 	vaesenc         %zmm26, %zmm2, %zmm2
 	vaesenc         %zmm26, %zmm3, %zmm3
-	vextracti32x4   $2, %zmm7, %xmm9
-	vextracti32x4   $3, %zmm7, %xmm5
-	vpxord          %xmm8, %xmm7, %xmm10
-	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+
 # last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          (%rdx), %zmm14, %zmm8
 	vaesenclast     %zmm8, %zmm0, %zmm16
@@ -5645,6 +5914,11 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vpxord          192(%rdx), %zmm14, %zmm8
 	vaesenclast     %zmm8, %zmm3, %zmm19
 	vmovdqu8        %zmm19, 192(%rsi)
+# GHASH step 11: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
+	vpxord          %xmm8, %xmm7, %xmm10
 	add             $256, %rdx
 	add             $256, %rsi
 	sub             $256, %rcx
@@ -5652,49 +5926,57 @@ aesgen_gcm_enc_record_avx10_512_school:
 # LLVM-MCA-END
 .Lgcm_enc_school_rec_hash_last:
 # the GHASH of the last iteration's ciphertext, still in GD
-# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
+# GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         %zmm20, %zmm16, %zmm16
 	vpshufb         %zmm20, %zmm17, %zmm17
+# GHASH step 1: byte-reflect vectors 2 and 3
 	vpshufb         %zmm20, %zmm18, %zmm18
 	vpshufb         %zmm20, %zmm19, %zmm19
-	vpxord          %zmm10, %zmm16, %zmm16          # the running hash joins block 0
+# GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm10, %zmm16, %zmm16
+# GHASH step 3: LO = the low products of vectors 0 and 1
 	vpclmulqdq      $0, %zmm22, %zmm16, %zmm8       # a_L*ha_L
 	vpclmulqdq      $0, %zmm23, %zmm17, %zmm9       # b_L*hb_L
 	vpxord          %zmm9, %zmm8, %zmm5
+# GHASH step 4: HI = the high products of vectors 0 and 1
 	vpclmulqdq      $17, %zmm22, %zmm16, %zmm8      # a_H*ha_H
 	vpclmulqdq      $17, %zmm23, %zmm17, %zmm9      # b_H*hb_H
 	vpxord          %zmm9, %zmm8, %zmm7
+# GHASH step 5: MI = the middle products of vectors 0 and 1
 	vpclmulqdq      $1, %zmm22, %zmm16, %zmm8       # a_H*ha_L
 	vpclmulqdq      $16, %zmm22, %zmm16, %zmm16     # a_L*ha_H
 	vpxord          %zmm16, %zmm8, %zmm6
 	vpclmulqdq      $1, %zmm23, %zmm17, %zmm8       # b_H*hb_L
 	vpclmulqdq      $16, %zmm23, %zmm17, %zmm17     # b_L*hb_H
 	vpternlogd      $150, %zmm17, %zmm8, %zmm6
+# GHASH step 6: LO += the low products of vectors 2 and 3
 	vpclmulqdq      $0, %zmm24, %zmm18, %zmm8       # a_L*ha_L
 	vpclmulqdq      $0, %zmm25, %zmm19, %zmm9       # b_L*hb_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+# GHASH step 7: HI += the high products of vectors 2 and 3
 	vpclmulqdq      $17, %zmm24, %zmm18, %zmm8      # a_H*ha_H
 	vpclmulqdq      $17, %zmm25, %zmm19, %zmm9      # b_H*hb_H
 	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+# GHASH step 8: MI += the middle products of vectors 2 and 3
 	vpclmulqdq      $1, %zmm24, %zmm18, %zmm8       # a_H*ha_L
 	vpclmulqdq      $16, %zmm24, %zmm18, %zmm18     # a_L*ha_H
 	vpternlogd      $150, %zmm18, %zmm8, %zmm6
 	vpclmulqdq      $1, %zmm25, %zmm19, %zmm8       # b_H*hb_L
 	vpclmulqdq      $16, %zmm25, %zmm19, %zmm19     # b_L*hb_H
 	vpternlogd      $150, %zmm19, %zmm8, %zmm6
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+# GHASH step 9: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+# GHASH step 10: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
-# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %zmm7, %xmm8
-	vextracti32x4   $2, %zmm7, %xmm9
-	vextracti32x4   $3, %zmm7, %xmm5
+# GHASH step 11: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-	vpternlogd      $150, %xmm5, %xmm9, %xmm10
 	{disp32} jmp    .Lgcm_enc_school_rec_bulk_done
 .Lgcm_enc_school_rec_first_ctr_carry:
 # a last byte carries: inc32 on the reflected form, CTR big-endian again after
@@ -5851,36 +6133,45 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vaesenclast     %zmm8, %zmm3, %zmm3
 	vmovdqu8        %zmm3, 192(%rsi){%k1}
 	vmovdqu8        %zmm3, %zmm3{%k1}{z}            # GHASH sees the padding as zeros
-# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
+# GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         %zmm20, %zmm0, %zmm0
 	vpshufb         %zmm20, %zmm1, %zmm1
+# GHASH step 1: byte-reflect vectors 2 and 3
 	vpshufb         %zmm20, %zmm2, %zmm2
 	vpshufb         %zmm20, %zmm3, %zmm3
-	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
+# GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm10, %zmm0, %zmm0
+# GHASH step 3: LO += the low products of vectors 0 and 1
 	vpclmulqdq      $0, (%r9), %zmm0, %zmm8         # a_L*ha_L
 	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm9       # b_L*hb_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+# GHASH step 4: HI += the high products of vectors 0 and 1
 	vpclmulqdq      $17, (%r9), %zmm0, %zmm8        # a_H*ha_H
 	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm9      # b_H*hb_H
 	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+# GHASH step 5: MI += the middle products of vectors 0 and 1
 	vpclmulqdq      $1, (%r9), %zmm0, %zmm8         # a_H*ha_L
 	vpclmulqdq      $16, (%r9), %zmm0, %zmm0        # a_L*ha_H
 	vpternlogd      $150, %zmm0, %zmm8, %zmm6
 	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm8       # b_H*hb_L
 	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1      # b_L*hb_H
 	vpternlogd      $150, %zmm1, %zmm8, %zmm6
+# GHASH step 6: LO += the low products of vectors 2 and 3
 	vpclmulqdq      $0, 128(%r9), %zmm2, %zmm8      # a_L*ha_L
 	vpclmulqdq      $0, 192(%r9), %zmm3, %zmm9      # b_L*hb_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+# GHASH step 7: HI += the high products of vectors 2 and 3
 	vpclmulqdq      $17, 128(%r9), %zmm2, %zmm8     # a_H*ha_H
 	vpclmulqdq      $17, 192(%r9), %zmm3, %zmm9     # b_H*hb_H
 	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+# GHASH step 8: MI += the middle products of vectors 2 and 3
 	vpclmulqdq      $1, 128(%r9), %zmm2, %zmm8      # a_H*ha_L
 	vpclmulqdq      $16, 128(%r9), %zmm2, %zmm2     # a_L*ha_H
 	vpternlogd      $150, %zmm2, %zmm8, %zmm6
 	vpclmulqdq      $1, 192(%r9), %zmm3, %zmm8      # b_H*hb_L
 	vpclmulqdq      $16, 192(%r9), %zmm3, %zmm3     # b_L*hb_H
 	vpternlogd      $150, %zmm3, %zmm8, %zmm6
+# GHASH step 9: the lengths block
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8     # d_L*h_L
 	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9    # d_L*h_H
@@ -5889,19 +6180,19 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
 	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8    # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+# GHASH step 10: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+# GHASH step 11: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
-# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %zmm7, %xmm8
-	vextracti32x4   $2, %zmm7, %xmm9
-	vextracti32x4   $3, %zmm7, %xmm5
+# GHASH step 12: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-	vpternlogd      $150, %xmm5, %xmm9, %xmm10
 	{disp32} jmp    .Lgcm_enc_school_rec_tag
 .Lgcm_enc_school_rec_final3:
 # the last 3 vectors (1..192 bytes): HPTR = their first power, k1 = the last vector's bytes
@@ -5986,23 +6277,28 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vaesenclast     %zmm8, %zmm2, %zmm2
 	vmovdqu8        %zmm2, 128(%rsi){%k1}
 	vmovdqu8        %zmm2, %zmm2{%k1}{z}            # GHASH sees the padding as zeros
-# GHASH products of 3 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
+# GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         %zmm20, %zmm0, %zmm0
 	vpshufb         %zmm20, %zmm1, %zmm1
-	vpshufb         %zmm20, %zmm2, %zmm2
-	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
+# GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm10, %zmm0, %zmm0
+# GHASH step 2: LO += the low products of vectors 0 and 1
 	vpclmulqdq      $0, (%r9), %zmm0, %zmm8         # a_L*ha_L
 	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm9       # b_L*hb_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+# GHASH step 3: HI += the high products of vectors 0 and 1
 	vpclmulqdq      $17, (%r9), %zmm0, %zmm8        # a_H*ha_H
 	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm9      # b_H*hb_H
 	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+# GHASH step 4: MI += the middle products of vectors 0 and 1
 	vpclmulqdq      $1, (%r9), %zmm0, %zmm8         # a_H*ha_L
 	vpclmulqdq      $16, (%r9), %zmm0, %zmm0        # a_L*ha_H
 	vpternlogd      $150, %zmm0, %zmm8, %zmm6
 	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm8       # b_H*hb_L
 	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1      # b_L*hb_H
 	vpternlogd      $150, %zmm1, %zmm8, %zmm6
+# GHASH step 5: the products of vector 2
+	vpshufb         %zmm20, %zmm2, %zmm2
 	vpclmulqdq      $0, 128(%r9), %zmm2, %zmm8      # d_L*h_L
 	vpclmulqdq      $16, 128(%r9), %zmm2, %zmm9     # d_L*h_H
 	vpxord          %zmm8, %zmm5, %zmm5
@@ -6010,6 +6306,7 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
 	vpclmulqdq      $17, 128(%r9), %zmm2, %zmm8     # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
+# GHASH step 6: the lengths block
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8     # d_L*h_L
 	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9    # d_L*h_H
@@ -6018,19 +6315,19 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
 	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8    # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+# GHASH step 7: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+# GHASH step 8: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
-# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %zmm7, %xmm8
-	vextracti32x4   $2, %zmm7, %xmm9
-	vextracti32x4   $3, %zmm7, %xmm5
+# GHASH step 9: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-	vpternlogd      $150, %xmm5, %xmm9, %xmm10
 	{disp32} jmp    .Lgcm_enc_school_rec_tag
 .Lgcm_enc_school_rec_final2:
 # the last 2 vectors (1..128 bytes): HPTR = their first power, k1 = the last vector's bytes
@@ -6096,22 +6393,27 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vaesenclast     %zmm8, %zmm1, %zmm1
 	vmovdqu8        %zmm1, 64(%rsi){%k1}
 	vmovdqu8        %zmm1, %zmm1{%k1}{z}            # GHASH sees the padding as zeros
-# GHASH products of 2 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
+# GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         %zmm20, %zmm0, %zmm0
 	vpshufb         %zmm20, %zmm1, %zmm1
-	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
+# GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm10, %zmm0, %zmm0
+# GHASH step 2: LO += the low products of vectors 0 and 1
 	vpclmulqdq      $0, (%r9), %zmm0, %zmm8         # a_L*ha_L
 	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm9       # b_L*hb_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+# GHASH step 3: HI += the high products of vectors 0 and 1
 	vpclmulqdq      $17, (%r9), %zmm0, %zmm8        # a_H*ha_H
 	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm9      # b_H*hb_H
 	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+# GHASH step 4: MI += the middle products of vectors 0 and 1
 	vpclmulqdq      $1, (%r9), %zmm0, %zmm8         # a_H*ha_L
 	vpclmulqdq      $16, (%r9), %zmm0, %zmm0        # a_L*ha_H
 	vpternlogd      $150, %zmm0, %zmm8, %zmm6
 	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm8       # b_H*hb_L
 	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1      # b_L*hb_H
 	vpternlogd      $150, %zmm1, %zmm8, %zmm6
+# GHASH step 5: the lengths block
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8     # d_L*h_L
 	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9    # d_L*h_H
@@ -6120,19 +6422,19 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
 	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8    # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+# GHASH step 6: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+# GHASH step 7: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
-# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %zmm7, %xmm8
-	vextracti32x4   $2, %zmm7, %xmm9
-	vextracti32x4   $3, %zmm7, %xmm5
+# GHASH step 8: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-	vpternlogd      $150, %xmm5, %xmm9, %xmm10
 	{disp32} jmp    .Lgcm_enc_school_rec_tag
 .Lgcm_enc_school_rec_final1:
 # the last 1 vector (1..64 bytes): HPTR = their first power, k1 = the last vector's bytes
@@ -6178,7 +6480,7 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vaesenclast     %zmm8, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi){%k1}
 	vmovdqu8        %zmm0, %zmm0{%k1}{z}            # GHASH sees the padding as zeros
-# GHASH products of 1 vector: reflect, the running hash joins block 0, LO/MI/HI += the products
+# GHASH step 0: the products of vector 0
 	vpshufb         %zmm20, %zmm0, %zmm0
 	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
 	vpclmulqdq      $0, (%r9), %zmm0, %zmm8         # d_L*h_L
@@ -6188,6 +6490,7 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
 	vpclmulqdq      $17, (%r9), %zmm0, %zmm8        # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
+# GHASH step 1: the lengths block
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8     # d_L*h_L
 	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9    # d_L*h_H
@@ -6196,19 +6499,19 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
 	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8    # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+# GHASH step 2: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+# GHASH step 3: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
-# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %zmm7, %xmm8
-	vextracti32x4   $2, %zmm7, %xmm9
-	vextracti32x4   $3, %zmm7, %xmm5
+# GHASH step 4: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-	vpternlogd      $150, %xmm5, %xmm9, %xmm10
 	{disp32} jmp    .Lgcm_enc_school_rec_tag
 .Lgcm_enc_school_rec_no_data:
 # no text left: the lengths block alone joins the sum
@@ -6229,11 +6532,10 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
 # ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %zmm7, %xmm8
-	vextracti32x4   $2, %zmm7, %xmm9
-	vextracti32x4   $3, %zmm7, %xmm5
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-	vpternlogd      $150, %xmm5, %xmm9, %xmm10
 .Lgcm_enc_school_rec_tag:
 # tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)
 	vpshufb         %xmm20, %xmm10, %xmm10
@@ -6372,11 +6674,10 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
 # ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %zmm7, %xmm8
-	vextracti32x4   $2, %zmm7, %xmm9
-	vextracti32x4   $3, %zmm7, %xmm5
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-	vpternlogd      $150, %xmm5, %xmm9, %xmm10
 	vpxord          %zmm5, %zmm5, %zmm5
 	vpxord          %zmm6, %zmm6, %zmm6
 	vpxord          %zmm7, %zmm7, %zmm7
@@ -6486,87 +6787,105 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
+# GHASH step 0: load the 4 source vectors
 	vmovdqu8        (%rdx), %zmm16
 	vmovdqu8        64(%rdx), %zmm17
 	vmovdqu8        128(%rdx), %zmm18
 	vmovdqu8        192(%rdx), %zmm19
-# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
-	vpshufb         %zmm20, %zmm16, %zmm16
+# GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         %zmm20, %zmm18, %zmm18
+	vpshufb         %zmm20, %zmm19, %zmm19
+
 	vbroadcasti32x4 -128(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpshufb         %zmm20, %zmm17, %zmm17
-	vpshufb         %zmm20, %zmm18, %zmm18
-	vpshufb         %zmm20, %zmm19, %zmm19
-	vpxord          %zmm10, %zmm16, %zmm16          # the running hash joins block 0
-	vpclmulqdq      $0, %zmm22, %zmm16, %zmm8       # a_L*ha_L
+# GHASH step 2: LO = the low products of vectors 2 and 3
+	vpclmulqdq      $0, %zmm24, %zmm18, %zmm8       # a_L*ha_L
+	vpclmulqdq      $0, %zmm25, %zmm19, %zmm9       # b_L*hb_L
+	vpxord          %zmm9, %zmm8, %zmm5
+# GHASH step 3: HI = the high products of vectors 2 and 3
+	vpclmulqdq      $17, %zmm24, %zmm18, %zmm8      # a_H*ha_H
+	vpclmulqdq      $17, %zmm25, %zmm19, %zmm9      # b_H*hb_H
+	vpxord          %zmm9, %zmm8, %zmm7
+
 	vbroadcasti32x4 -112(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-	vpclmulqdq      $0, %zmm23, %zmm17, %zmm9       # b_L*hb_L
-	vpxord          %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, %zmm22, %zmm16, %zmm8      # a_H*ha_H
-	vpclmulqdq      $17, %zmm23, %zmm17, %zmm9      # b_H*hb_H
-	vpxord          %zmm9, %zmm8, %zmm7
+
 	vaesenc         %zmm31, %zmm0, %zmm0
 	vaesenc         %zmm31, %zmm1, %zmm1
 	vaesenc         %zmm31, %zmm2, %zmm2
 	vaesenc         %zmm31, %zmm3, %zmm3
-	vpclmulqdq      $1, %zmm22, %zmm16, %zmm8       # a_H*ha_L
-	vpclmulqdq      $16, %zmm22, %zmm16, %zmm16     # a_L*ha_H
-	vpxord          %zmm16, %zmm8, %zmm6
-	vpclmulqdq      $1, %zmm23, %zmm17, %zmm8       # b_H*hb_L
-	vpclmulqdq      $16, %zmm23, %zmm17, %zmm17     # b_L*hb_H
+# GHASH step 4: MI = the middle products of vectors 2 and 3
+	vpclmulqdq      $1, %zmm24, %zmm18, %zmm8       # a_H*ha_L
+	vpclmulqdq      $16, %zmm24, %zmm18, %zmm18     # a_L*ha_H
+	vpxord          %zmm18, %zmm8, %zmm6
+	vpclmulqdq      $1, %zmm25, %zmm19, %zmm8       # b_H*hb_L
+	vpclmulqdq      $16, %zmm25, %zmm19, %zmm19     # b_L*hb_H
+	vpternlogd      $150, %zmm19, %zmm8, %zmm6
+# GHASH step 5: byte-reflect vectors 0 and 1
+	vpshufb         %zmm20, %zmm16, %zmm16
+	vpshufb         %zmm20, %zmm17, %zmm17
+
 	vaesenc         %zmm30, %zmm0, %zmm0
 	vaesenc         %zmm30, %zmm1, %zmm1
 	vaesenc         %zmm30, %zmm2, %zmm2
 	vaesenc         %zmm30, %zmm3, %zmm3
-	vpternlogd      $150, %zmm17, %zmm8, %zmm6
-	vpclmulqdq      $0, %zmm24, %zmm18, %zmm8       # a_L*ha_L
-	vpclmulqdq      $0, %zmm25, %zmm19, %zmm9       # b_L*hb_L
+# GHASH step 6: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm10, %zmm16, %zmm16
+# GHASH step 7: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, %zmm22, %zmm16, %zmm8       # a_L*ha_L
+	vpclmulqdq      $0, %zmm23, %zmm17, %zmm9       # b_L*hb_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, %zmm24, %zmm18, %zmm8      # a_H*ha_H
+
 	vaesenc         %zmm29, %zmm0, %zmm0
 	vaesenc         %zmm29, %zmm1, %zmm1
 	vaesenc         %zmm29, %zmm2, %zmm2
 	vaesenc         %zmm29, %zmm3, %zmm3
-	vpclmulqdq      $17, %zmm25, %zmm19, %zmm9      # b_H*hb_H
+# GHASH step 8: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, %zmm22, %zmm16, %zmm8      # a_H*ha_H
+	vpclmulqdq      $17, %zmm23, %zmm17, %zmm9      # b_H*hb_H
 	vpternlogd      $150, %zmm9, %zmm8, %zmm7
-	vpclmulqdq      $1, %zmm24, %zmm18, %zmm8       # a_H*ha_L
-	vpclmulqdq      $16, %zmm24, %zmm18, %zmm18     # a_L*ha_H
-	vpternlogd      $150, %zmm18, %zmm8, %zmm6
+
 	vaesenc         %zmm28, %zmm0, %zmm0
 	vaesenc         %zmm28, %zmm1, %zmm1
 	vaesenc         %zmm28, %zmm2, %zmm2
 	vaesenc         %zmm28, %zmm3, %zmm3
-	vpclmulqdq      $1, %zmm25, %zmm19, %zmm8       # b_H*hb_L
-	vpclmulqdq      $16, %zmm25, %zmm19, %zmm19     # b_L*hb_H
-	vpternlogd      $150, %zmm19, %zmm8, %zmm6
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
-	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
-	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
+# GHASH step 9: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      $1, %zmm22, %zmm16, %zmm8       # a_H*ha_L
+	vpclmulqdq      $16, %zmm22, %zmm16, %zmm16     # a_L*ha_H
+	vpternlogd      $150, %zmm16, %zmm8, %zmm6
+	vpclmulqdq      $1, %zmm23, %zmm17, %zmm8       # b_H*hb_L
+	vpclmulqdq      $16, %zmm23, %zmm17, %zmm17     # b_L*hb_H
+	vpternlogd      $150, %zmm17, %zmm8, %zmm6
+
 	vaesenc         %zmm27, %zmm0, %zmm0
 	vaesenc         %zmm27, %zmm1, %zmm1
 	vaesenc         %zmm27, %zmm2, %zmm2
 	vaesenc         %zmm27, %zmm3, %zmm3
+# GHASH step 10: fold LO into MI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
-	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
-	vpternlogd      $150, %zmm8, %zmm6, %zmm7
-# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %zmm7, %xmm8
+
 	vaesenc         %zmm26, %zmm0, %zmm0
 	vaesenc         %zmm26, %zmm1, %zmm1
 	vaesenc         %zmm26, %zmm2, %zmm2
 	vaesenc         %zmm26, %zmm3, %zmm3
-	vextracti32x4   $2, %zmm7, %xmm9
-	vextracti32x4   $3, %zmm7, %xmm5
+# GHASH step 11: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# GHASH step 12: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+
 # last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          (%rdx), %zmm14, %zmm8
 	vaesenclast     %zmm8, %zmm0, %zmm0
@@ -6681,91 +7000,109 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-# GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
+# GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         %zmm20, %zmm16, %zmm16
 	vpshufb         %zmm20, %zmm17, %zmm17
+# GHASH step 1: byte-reflect vectors 2 and 3
 	vpshufb         %zmm20, %zmm18, %zmm18
 	vpshufb         %zmm20, %zmm19, %zmm19
-	vpxord          %zmm10, %zmm16, %zmm16          # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %zmm16, %zmm8        # a_L*ha_L
+
 	vbroadcasti32x4 -128(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
+# GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm10, %zmm16, %zmm16
+# GHASH step 3: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, (%r9), %zmm16, %zmm8        # a_L*ha_L
 	vpclmulqdq      $0, 64(%r9), %zmm17, %zmm9      # b_L*hb_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, (%r9), %zmm16, %zmm8       # a_H*ha_H
-	vpclmulqdq      $17, 64(%r9), %zmm17, %zmm9     # b_H*hb_H
-	vpternlogd      $150, %zmm9, %zmm8, %zmm7
-	vpclmulqdq      $1, (%r9), %zmm16, %zmm8        # a_H*ha_L
+
 	vbroadcasti32x4 -112(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
+# GHASH step 4: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %zmm16, %zmm8       # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm17, %zmm9     # b_H*hb_H
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+# GHASH step 5: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      $1, (%r9), %zmm16, %zmm8        # a_H*ha_L
 	vpclmulqdq      $16, (%r9), %zmm16, %zmm16      # a_L*ha_H
 	vpternlogd      $150, %zmm16, %zmm8, %zmm6
 	vpclmulqdq      $1, 64(%r9), %zmm17, %zmm8      # b_H*hb_L
 	vpclmulqdq      $16, 64(%r9), %zmm17, %zmm17    # b_L*hb_H
 	vpternlogd      $150, %zmm17, %zmm8, %zmm6
-	vpclmulqdq      $0, 128(%r9), %zmm18, %zmm8     # a_L*ha_L
+
 	vaesenc         %zmm31, %zmm0, %zmm0
 	vaesenc         %zmm31, %zmm1, %zmm1
 	vaesenc         %zmm31, %zmm2, %zmm2
 	vaesenc         %zmm31, %zmm3, %zmm3
+# GHASH step 6: LO += the low products of vectors 2 and 3
+	vpclmulqdq      $0, 128(%r9), %zmm18, %zmm8     # a_L*ha_L
 	vpclmulqdq      $0, 192(%r9), %zmm19, %zmm9     # b_L*hb_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, 128(%r9), %zmm18, %zmm8    # a_H*ha_H
-	vpclmulqdq      $17, 192(%r9), %zmm19, %zmm9    # b_H*hb_H
-	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+
 	vaesenc         %zmm30, %zmm0, %zmm0
 	vaesenc         %zmm30, %zmm1, %zmm1
 	vaesenc         %zmm30, %zmm2, %zmm2
 	vaesenc         %zmm30, %zmm3, %zmm3
+# GHASH step 7: HI += the high products of vectors 2 and 3
+	vpclmulqdq      $17, 128(%r9), %zmm18, %zmm8    # a_H*ha_H
+	vpclmulqdq      $17, 192(%r9), %zmm19, %zmm9    # b_H*hb_H
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+
+	vaesenc         %zmm29, %zmm0, %zmm0
+	vaesenc         %zmm29, %zmm1, %zmm1
+	vaesenc         %zmm29, %zmm2, %zmm2
+	vaesenc         %zmm29, %zmm3, %zmm3
+# GHASH step 8: MI += the middle products of vectors 2 and 3
 	vpclmulqdq      $1, 128(%r9), %zmm18, %zmm8     # a_H*ha_L
 	vpclmulqdq      $16, 128(%r9), %zmm18, %zmm18   # a_L*ha_H
 	vpternlogd      $150, %zmm18, %zmm8, %zmm6
 	vpclmulqdq      $1, 192(%r9), %zmm19, %zmm8     # b_H*hb_L
 	vpclmulqdq      $16, 192(%r9), %zmm19, %zmm19   # b_L*hb_H
-	vaesenc         %zmm29, %zmm0, %zmm0
-	vaesenc         %zmm29, %zmm1, %zmm1
-	vaesenc         %zmm29, %zmm2, %zmm2
-	vaesenc         %zmm29, %zmm3, %zmm3
 	vpternlogd      $150, %zmm19, %zmm8, %zmm6
-	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
-	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8     # d_L*h_L
-	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9    # d_L*h_H
-	vpxord          %zmm8, %zmm5, %zmm5
+
 	vaesenc         %zmm28, %zmm0, %zmm0
 	vaesenc         %zmm28, %zmm1, %zmm1
 	vaesenc         %zmm28, %zmm2, %zmm2
 	vaesenc         %zmm28, %zmm3, %zmm3
+# GHASH step 9: the lengths block
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8     # d_L*h_L
+	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9    # d_L*h_H
+	vpxord          %zmm8, %zmm5, %zmm5
 	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8     # d_H*h_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
 	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8    # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+# GHASH step 10: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+
 	vaesenc         %zmm27, %zmm0, %zmm0
 	vaesenc         %zmm27, %zmm1, %zmm1
 	vaesenc         %zmm27, %zmm2, %zmm2
 	vaesenc         %zmm27, %zmm3, %zmm3
-	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
-	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+# GHASH step 11: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+
 	vaesenc         %zmm26, %zmm0, %zmm0
 	vaesenc         %zmm26, %zmm1, %zmm1
 	vaesenc         %zmm26, %zmm2, %zmm2
 	vaesenc         %zmm26, %zmm3, %zmm3
-# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %zmm7, %xmm8
-	vextracti32x4   $2, %zmm7, %xmm9
-	vextracti32x4   $3, %zmm7, %xmm5
+# GHASH step 12: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+
 	vpxord          (%rdx), %zmm14, %zmm8
 	vaesenclast     %zmm8, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi)
@@ -6831,77 +7168,92 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
-# GHASH products of 3 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
+# GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         %zmm20, %zmm16, %zmm16
 	vpshufb         %zmm20, %zmm17, %zmm17
-	vpshufb         %zmm20, %zmm18, %zmm18
-	vpxord          %zmm10, %zmm16, %zmm16          # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %zmm16, %zmm8        # a_L*ha_L
+
 	vbroadcasti32x4 -128(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
-	vpclmulqdq      $0, 64(%r9), %zmm17, %zmm9      # b_L*hb_L
-	vpternlogd      $150, %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, (%r9), %zmm16, %zmm8       # a_H*ha_H
-	vpclmulqdq      $17, 64(%r9), %zmm17, %zmm9     # b_H*hb_H
-	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+# GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm10, %zmm16, %zmm16
+
 	vbroadcasti32x4 -112(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
+# GHASH step 2: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, (%r9), %zmm16, %zmm8        # a_L*ha_L
+	vpclmulqdq      $0, 64(%r9), %zmm17, %zmm9      # b_L*hb_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+
+	vaesenc         %zmm31, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm1, %zmm1
+	vaesenc         %zmm31, %zmm2, %zmm2
+# GHASH step 3: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %zmm16, %zmm8       # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm17, %zmm9     # b_H*hb_H
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+
+	vaesenc         %zmm30, %zmm0, %zmm0
+	vaesenc         %zmm30, %zmm1, %zmm1
+	vaesenc         %zmm30, %zmm2, %zmm2
+# GHASH step 4: MI += the middle products of vectors 0 and 1
 	vpclmulqdq      $1, (%r9), %zmm16, %zmm8        # a_H*ha_L
 	vpclmulqdq      $16, (%r9), %zmm16, %zmm16      # a_L*ha_H
 	vpternlogd      $150, %zmm16, %zmm8, %zmm6
 	vpclmulqdq      $1, 64(%r9), %zmm17, %zmm8      # b_H*hb_L
 	vpclmulqdq      $16, 64(%r9), %zmm17, %zmm17    # b_L*hb_H
-	vaesenc         %zmm31, %zmm0, %zmm0
-	vaesenc         %zmm31, %zmm1, %zmm1
-	vaesenc         %zmm31, %zmm2, %zmm2
 	vpternlogd      $150, %zmm17, %zmm8, %zmm6
+
+	vaesenc         %zmm29, %zmm0, %zmm0
+	vaesenc         %zmm29, %zmm1, %zmm1
+	vaesenc         %zmm29, %zmm2, %zmm2
+# GHASH step 5: the products of vector 2
+	vpshufb         %zmm20, %zmm18, %zmm18
 	vpclmulqdq      $0, 128(%r9), %zmm18, %zmm8     # d_L*h_L
 	vpclmulqdq      $16, 128(%r9), %zmm18, %zmm9    # d_L*h_H
 	vpxord          %zmm8, %zmm5, %zmm5
 	vpclmulqdq      $1, 128(%r9), %zmm18, %zmm8     # d_H*h_L
-	vaesenc         %zmm30, %zmm0, %zmm0
-	vaesenc         %zmm30, %zmm1, %zmm1
-	vaesenc         %zmm30, %zmm2, %zmm2
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
 	vpclmulqdq      $17, 128(%r9), %zmm18, %zmm8    # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
+
+	vaesenc         %zmm28, %zmm0, %zmm0
+	vaesenc         %zmm28, %zmm1, %zmm1
+	vaesenc         %zmm28, %zmm2, %zmm2
+# GHASH step 6: the lengths block
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8     # d_L*h_L
-	vaesenc         %zmm29, %zmm0, %zmm0
-	vaesenc         %zmm29, %zmm1, %zmm1
-	vaesenc         %zmm29, %zmm2, %zmm2
 	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9    # d_L*h_H
 	vpxord          %zmm8, %zmm5, %zmm5
 	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8     # d_H*h_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
 	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8    # d_H*h_H
-	vaesenc         %zmm28, %zmm0, %zmm0
-	vaesenc         %zmm28, %zmm1, %zmm1
-	vaesenc         %zmm28, %zmm2, %zmm2
 	vpxord          %zmm8, %zmm7, %zmm7
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+# GHASH step 7: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+
 	vaesenc         %zmm27, %zmm0, %zmm0
 	vaesenc         %zmm27, %zmm1, %zmm1
 	vaesenc         %zmm27, %zmm2, %zmm2
+# GHASH step 8: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
-# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %zmm7, %xmm8
+
 	vaesenc         %zmm26, %zmm0, %zmm0
 	vaesenc         %zmm26, %zmm1, %zmm1
 	vaesenc         %zmm26, %zmm2, %zmm2
-	vextracti32x4   $2, %zmm7, %xmm9
-	vextracti32x4   $3, %zmm7, %xmm5
+# GHASH step 9: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+
 	vpxord          (%rdx), %zmm14, %zmm8
 	vaesenclast     %zmm8, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi)
@@ -6955,61 +7307,75 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vbroadcasti32x4 -144(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
-# GHASH products of 2 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
+# GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         %zmm20, %zmm16, %zmm16
 	vpshufb         %zmm20, %zmm17, %zmm17
-	vpxord          %zmm10, %zmm16, %zmm16          # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %zmm16, %zmm8        # a_L*ha_L
+
 	vbroadcasti32x4 -128(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
-	vpclmulqdq      $0, 64(%r9), %zmm17, %zmm9      # b_L*hb_L
-	vpternlogd      $150, %zmm9, %zmm8, %zmm5
-	vpclmulqdq      $17, (%r9), %zmm16, %zmm8       # a_H*ha_H
-	vpclmulqdq      $17, 64(%r9), %zmm17, %zmm9     # b_H*hb_H
+# GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm10, %zmm16, %zmm16
+
 	vbroadcasti32x4 -112(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
+# GHASH step 2: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, (%r9), %zmm16, %zmm8        # a_L*ha_L
+	vpclmulqdq      $0, 64(%r9), %zmm17, %zmm9      # b_L*hb_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+
+	vaesenc         %zmm31, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm1, %zmm1
+# GHASH step 3: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %zmm16, %zmm8       # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm17, %zmm9     # b_H*hb_H
 	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+
+	vaesenc         %zmm30, %zmm0, %zmm0
+	vaesenc         %zmm30, %zmm1, %zmm1
+# GHASH step 4: MI += the middle products of vectors 0 and 1
 	vpclmulqdq      $1, (%r9), %zmm16, %zmm8        # a_H*ha_L
 	vpclmulqdq      $16, (%r9), %zmm16, %zmm16      # a_L*ha_H
 	vpternlogd      $150, %zmm16, %zmm8, %zmm6
-	vaesenc         %zmm31, %zmm0, %zmm0
-	vaesenc         %zmm31, %zmm1, %zmm1
 	vpclmulqdq      $1, 64(%r9), %zmm17, %zmm8      # b_H*hb_L
 	vpclmulqdq      $16, 64(%r9), %zmm17, %zmm17    # b_L*hb_H
 	vpternlogd      $150, %zmm17, %zmm8, %zmm6
+
+	vaesenc         %zmm29, %zmm0, %zmm0
+	vaesenc         %zmm29, %zmm1, %zmm1
+
+	vaesenc         %zmm28, %zmm0, %zmm0
+	vaesenc         %zmm28, %zmm1, %zmm1
+# GHASH step 5: the lengths block
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
-	vaesenc         %zmm30, %zmm0, %zmm0
-	vaesenc         %zmm30, %zmm1, %zmm1
 	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8     # d_L*h_L
 	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9    # d_L*h_H
 	vpxord          %zmm8, %zmm5, %zmm5
 	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8     # d_H*h_L
-	vaesenc         %zmm29, %zmm0, %zmm0
-	vaesenc         %zmm29, %zmm1, %zmm1
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
 	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8    # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+# GHASH step 6: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
-	vaesenc         %zmm28, %zmm0, %zmm0
-	vaesenc         %zmm28, %zmm1, %zmm1
 	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
-	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
+
 	vaesenc         %zmm27, %zmm0, %zmm0
 	vaesenc         %zmm27, %zmm1, %zmm1
+# GHASH step 7: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
-# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %zmm7, %xmm8
-	vextracti32x4   $2, %zmm7, %xmm9
+
 	vaesenc         %zmm26, %zmm0, %zmm0
 	vaesenc         %zmm26, %zmm1, %zmm1
-	vextracti32x4   $3, %zmm7, %xmm5
+# GHASH step 8: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+
 	vpxord          (%rdx), %zmm14, %zmm8
 	vaesenclast     %zmm8, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi)
@@ -7050,47 +7416,57 @@ aesgen_gcm_dec_record_avx10_512_school:
 .Lgcm_dec_school_rec_final1_aes128:
 	vbroadcasti32x4 -144(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
-# GHASH products of 1 vector: reflect, the running hash joins block 0, LO/MI/HI += the products
+# GHASH step 0: the products of vector 0
 	vpshufb         %zmm20, %zmm16, %zmm16
 	vpxord          %zmm10, %zmm16, %zmm16          # the running hash joins block 0
 	vpclmulqdq      $0, (%r9), %zmm16, %zmm8        # d_L*h_L
 	vpclmulqdq      $16, (%r9), %zmm16, %zmm9       # d_L*h_H
-	vbroadcasti32x4 -128(%r10), %zmm15
-	vaesenc         %zmm15, %zmm0, %zmm0
 	vpxord          %zmm8, %zmm5, %zmm5
 	vpclmulqdq      $1, (%r9), %zmm16, %zmm8        # d_H*h_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vbroadcasti32x4 -112(%r10), %zmm15
-	vaesenc         %zmm15, %zmm0, %zmm0
 	vpclmulqdq      $17, (%r9), %zmm16, %zmm8       # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
-	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+
 	vaesenc         %zmm31, %zmm0, %zmm0
+
+	vaesenc         %zmm30, %zmm0, %zmm0
+
+	vaesenc         %zmm29, %zmm0, %zmm0
+
+	vaesenc         %zmm28, %zmm0, %zmm0
+# GHASH step 1: the lengths block
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8     # d_L*h_L
 	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9    # d_L*h_H
 	vpxord          %zmm8, %zmm5, %zmm5
-	vaesenc         %zmm30, %zmm0, %zmm0
 	vpclmulqdq      $1, 752(%rdi), %zmm4, %zmm8     # d_H*h_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
 	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8    # d_H*h_H
-	vaesenc         %zmm29, %zmm0, %zmm0
 	vpxord          %zmm8, %zmm7, %zmm7
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+# GHASH step 2: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
-	vaesenc         %zmm28, %zmm0, %zmm0
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+
+	vaesenc         %zmm27, %zmm0, %zmm0
+# GHASH step 3: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
-	vaesenc         %zmm27, %zmm0, %zmm0
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
-# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %zmm7, %xmm8
-	vextracti32x4   $2, %zmm7, %xmm9
+
 	vaesenc         %zmm26, %zmm0, %zmm0
-	vextracti32x4   $3, %zmm7, %xmm5
+# GHASH step 4: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-	vpternlogd      $150, %xmm5, %xmm9, %xmm10
+
 	vmovdqu8        (%rdx), %zmm8{%k1}{z}
 	vpxord          %zmm14, %zmm8, %zmm8
 	vaesenclast     %zmm8, %zmm0, %zmm0
@@ -7115,11 +7491,10 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
 # ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   $1, %zmm7, %xmm8
-	vextracti32x4   $2, %zmm7, %xmm9
-	vextracti32x4   $3, %zmm7, %xmm5
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-	vpternlogd      $150, %xmm5, %xmm9, %xmm10
 .Lgcm_dec_school_rec_tag:
 # tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)
 	vpshufb         %xmm20, %xmm10, %xmm10

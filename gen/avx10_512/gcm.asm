@@ -61,9 +61,40 @@
 ; iterations where it would carry (one in 16) take an out-of-line path that does
 ; inc32 on the reflected form.
 ;
-; Interleaving.  AES rounds and GHASH are independent within an iteration; GHASH's
-; instructions are spread over the nine rounds every key size runs, so the carry-less
-; multiplies share the cycles of vaesenc.
+; Interleaving.  AES rounds and GHASH are independent within an iteration, so GHASH runs
+; between the rounds.  It is written as numbered steps of a few instructions each
+; ("GHASH step n" in the loops): load and byte-reflect the data, the running hash joins
+; block 0, the partial products into LO/MI/HI (Karatsuba's half sums and middle
+; products, the low and the high ones), the Karatsuba fix, the two folds of the
+; reduction and the lanes' XOR.  A schedule chosen per ISA and measured with llvm-mca on
+; every model of mca/baseline.json (generator/ghash_schedule.py) places each step after
+; one of the nine middle rounds every key size runs, or after the last round:
+;   encryption (karatsuba, 4 vectors):
+;     after round KLAST-8:   0 reflect1, 1 halves1, 2 mid1
+;     after round KLAST-6:   3 lo1, 4 hi1, 5 reflect0
+;     after round KLAST-5:   6 join, 7 halves0, 8 mid0
+;     after round KLAST-4:   9 lo0
+;     after round KLAST-3:   10 hi0, 11 fix
+;     after round KLAST-2:   12 fold_lo
+;     after round KLAST-1:   13 fold_mi, 14 lanes
+;   decryption (karatsuba, 4 vectors):
+;     after round KLAST-9:   0 load, 1 reflect1
+;     after round KLAST-8:   2 halves1, 3 mid1, 4 lo1
+;     after round KLAST-6:   5 hi1, 6 reflect0
+;     after round KLAST-5:   7 join
+;     after round KLAST-4:   8 halves0, 9 mid0, 10 lo0, 11 hi0
+;     after round KLAST-3:   12 fix
+;     after round KLAST-2:   13 fold_lo
+;     after round KLAST-1:   14 fold_mi, 15 lanes
+; Why there: the loop is bound by the vector ports that vaesenc, vpclmulqdq and the
+; shuffles share (llvm-mca: Zen 4/5 FP0/FP1, Intel port 0/5), so each round takes at
+; most about two 512-bit multiplies beside its vaesenc, and the steps between rounds
+; keep them busy while the AES chain waits on its own latency.  The one loop-carried
+; dependence is ACC: the lanes' XOR of iteration i feeds "join" of iteration i+1, so
+; the Karatsuba loops hash pair 1 (vectors 2, 3) first and block 0's pair last, and
+; the folds follow the last product one round apart (each needs the previous one's
+; result).  Where a model preferred another order (the schoolbook encryption), the
+; table follows the measurement.
 ; Encryption hashes the previous iteration's ciphertext (kept in GD) while the current
 ; one's AES runs; decryption hashes the iteration's own source, read before the rounds.
 
@@ -109,53 +140,63 @@ L.gcm_ghash_loop:
 	vmovdqu8        zmm1, zword [rdx + 64]
 	vmovdqu8        zmm2, zword [rdx + 128]
 	vmovdqu8        zmm3, zword [rdx + 192]
-; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
+; GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         zmm0, zmm0, zmm20
 	vpshufb         zmm1, zmm1, zmm20
+; GHASH step 1: byte-reflect vectors 2 and 3
 	vpshufb         zmm2, zmm2, zmm20
 	vpshufb         zmm3, zmm3, zmm20
-	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
+; GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm0, zmm0, zmm10
+; GHASH step 3: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
 	vpshufd         zmm8, zmm0, 78
 	vpshufd         zmm9, zmm1, 78
 	vpxord          zmm8, zmm8, zmm0                ; a_L ^ a_H
 	vpxord          zmm9, zmm9, zmm1                ; b_L ^ b_H
+; GHASH step 4: MI = the half-sum products of vectors 0 and 1 (Karatsuba)
 	vpclmulqdq      zmm8, zmm8, zmm26, 0            ; (a_L^a_H)*(ha_L^ha_H)
 	vpclmulqdq      zmm9, zmm9, zmm27, 0            ; (b_L^b_H)*(hb_L^hb_H)
 	vpxord          zmm6, zmm8, zmm9
+; GHASH step 5: LO = the low products of vectors 0 and 1
 	vpclmulqdq      zmm8, zmm0, zmm22, 0            ; a_L*ha_L
 	vpclmulqdq      zmm9, zmm1, zmm23, 0            ; b_L*hb_L
 	vpxord          zmm5, zmm8, zmm9
+; GHASH step 6: HI = the high products of vectors 0 and 1
 	vpclmulqdq      zmm0, zmm0, zmm22, 17           ; a_H*ha_H
 	vpclmulqdq      zmm1, zmm1, zmm23, 17           ; b_H*hb_H
 	vpxord          zmm7, zmm0, zmm1
+; GHASH step 7: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
 	vpshufd         zmm8, zmm2, 78
 	vpshufd         zmm9, zmm3, 78
 	vpxord          zmm8, zmm8, zmm2                ; a_L ^ a_H
 	vpxord          zmm9, zmm9, zmm3                ; b_L ^ b_H
+; GHASH step 8: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
 	vpclmulqdq      zmm8, zmm8, zmm28, 0            ; (a_L^a_H)*(ha_L^ha_H)
 	vpclmulqdq      zmm9, zmm9, zmm29, 0            ; (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      zmm6, zmm8, zmm9, 150
+; GHASH step 9: LO += the low products of vectors 2 and 3
 	vpclmulqdq      zmm8, zmm2, zmm24, 0            ; a_L*ha_L
 	vpclmulqdq      zmm9, zmm3, zmm25, 0            ; b_L*hb_L
 	vpternlogd      zmm5, zmm8, zmm9, 150
+; GHASH step 10: HI += the high products of vectors 2 and 3
 	vpclmulqdq      zmm2, zmm2, zmm24, 17           ; a_H*ha_H
 	vpclmulqdq      zmm3, zmm3, zmm25, 17           ; b_H*hb_H
 	vpternlogd      zmm7, zmm2, zmm3, 150
-; Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+; GHASH step 11: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      zmm6, zmm5, zmm7, 150
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+; GHASH step 12: fold LO into MI (see the header)
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
+; GHASH step 13: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
-; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, zmm7, 1
-	vextracti32x4   xmm9, zmm7, 2
-	vextracti32x4   xmm5, zmm7, 3
+; GHASH step 14: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-	vpternlogd      xmm10, xmm9, xmm5, 150
 	add             rdx, 256
 	sub             rcx, 256
 	jae             L.gcm_ghash_loop
@@ -201,11 +242,10 @@ L.gcm_ghash_tail_loaded:
 	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
 ; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, zmm7, 1
-	vextracti32x4   xmm9, zmm7, 2
-	vextracti32x4   xmm5, zmm7, 3
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-	vpternlogd      xmm10, xmm9, xmm5, 150
 L.gcm_ghash_store:
 	vmovdqu8        oword [rsi], xmm10
 	xor             eax, eax
@@ -433,91 +473,110 @@ L.gcm_enc_main_aes128:
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
-	vpshufb         zmm16, zmm16, zmm20
-	vpshufb         zmm17, zmm17, zmm20
-	vpshufb         zmm18, zmm18, zmm20
-	vpshufb         zmm19, zmm19, zmm20
-	vpxord          zmm16, zmm16, zmm10             ; the running hash joins block 0
+
 	vbroadcasti32x4 zmm15, oword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpshufd         zmm8, zmm16, 78
-	vpshufd         zmm9, zmm17, 78
-	vpxord          zmm8, zmm8, zmm16               ; a_L ^ a_H
-	vpxord          zmm9, zmm9, zmm17               ; b_L ^ b_H
-	vpclmulqdq      zmm8, zmm8, zmm26, 0            ; (a_L^a_H)*(ha_L^ha_H)
+; GHASH step 0: byte-reflect vectors 2 and 3
+	vpshufb         zmm18, zmm18, zmm20
+	vpshufb         zmm19, zmm19, zmm20
+; GHASH step 1: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         zmm8, zmm18, 78
+	vpshufd         zmm9, zmm19, 78
+	vpxord          zmm8, zmm8, zmm18               ; a_L ^ a_H
+	vpxord          zmm9, zmm9, zmm19               ; b_L ^ b_H
+; GHASH step 2: MI = the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      zmm8, zmm8, zmm28, 0            ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm9, zmm9, zmm29, 0            ; (b_L^b_H)*(hb_L^hb_H)
+	vpxord          zmm6, zmm8, zmm9
+
 	vbroadcasti32x4 zmm15, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpclmulqdq      zmm9, zmm9, zmm27, 0            ; (b_L^b_H)*(hb_L^hb_H)
-	vpxord          zmm6, zmm8, zmm9
-	vpclmulqdq      zmm8, zmm16, zmm22, 0           ; a_L*ha_L
-	vpclmulqdq      zmm9, zmm17, zmm23, 0           ; b_L*hb_L
-	vpxord          zmm5, zmm8, zmm9
+
 	vbroadcasti32x4 zmm15, oword [r10 - 96]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpclmulqdq      zmm16, zmm16, zmm22, 17         ; a_H*ha_H
-	vpclmulqdq      zmm17, zmm17, zmm23, 17         ; b_H*hb_H
-	vpxord          zmm7, zmm16, zmm17
-	vpshufd         zmm8, zmm18, 78
-	vpshufd         zmm9, zmm19, 78
+; GHASH step 3: LO = the low products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm18, zmm24, 0           ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm19, zmm25, 0           ; b_L*hb_L
+	vpxord          zmm5, zmm8, zmm9
+; GHASH step 4: HI = the high products of vectors 2 and 3
+	vpclmulqdq      zmm18, zmm18, zmm24, 17         ; a_H*ha_H
+	vpclmulqdq      zmm19, zmm19, zmm25, 17         ; b_H*hb_H
+	vpxord          zmm7, zmm18, zmm19
+; GHASH step 5: byte-reflect vectors 0 and 1
+	vpshufb         zmm16, zmm16, zmm20
+	vpshufb         zmm17, zmm17, zmm20
+
 	vbroadcasti32x4 zmm15, oword [r10 - 80]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpxord          zmm8, zmm8, zmm18               ; a_L ^ a_H
-	vpxord          zmm9, zmm9, zmm19               ; b_L ^ b_H
-	vpclmulqdq      zmm8, zmm8, zmm28, 0            ; (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      zmm9, zmm9, zmm29, 0            ; (b_L^b_H)*(hb_L^hb_H)
+; GHASH step 6: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm16, zmm16, zmm10
+; GHASH step 7: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         zmm8, zmm16, 78
+	vpshufd         zmm9, zmm17, 78
+	vpxord          zmm8, zmm8, zmm16               ; a_L ^ a_H
+	vpxord          zmm9, zmm9, zmm17               ; b_L ^ b_H
+; GHASH step 8: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      zmm8, zmm8, zmm26, 0            ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm9, zmm9, zmm27, 0            ; (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      zmm6, zmm8, zmm9, 150
+
 	vbroadcasti32x4 zmm15, oword [r10 - 64]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpclmulqdq      zmm8, zmm18, zmm24, 0           ; a_L*ha_L
-	vpclmulqdq      zmm9, zmm19, zmm25, 0           ; b_L*hb_L
+; GHASH step 9: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zmm22, 0           ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm17, zmm23, 0           ; b_L*hb_L
 	vpternlogd      zmm5, zmm8, zmm9, 150
-	vpclmulqdq      zmm18, zmm18, zmm24, 17         ; a_H*ha_H
-	vpclmulqdq      zmm19, zmm19, zmm25, 17         ; b_H*hb_H
+
 	vbroadcasti32x4 zmm15, oword [r10 - 48]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpternlogd      zmm7, zmm18, zmm19, 150
-; Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+; GHASH step 10: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm16, zmm16, zmm22, 17         ; a_H*ha_H
+	vpclmulqdq      zmm17, zmm17, zmm23, 17         ; b_H*hb_H
+	vpternlogd      zmm7, zmm16, zmm17, 150
+; GHASH step 11: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      zmm6, zmm5, zmm7, 150
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
-	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
-	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
-	vpternlogd      zmm6, zmm5, zmm8, 150
+
 	vaesenc         zmm0, zmm0, zmm31
 	vaesenc         zmm1, zmm1, zmm31
 	vaesenc         zmm2, zmm2, zmm31
 	vaesenc         zmm3, zmm3, zmm31
-	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
-	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
-	vpternlogd      zmm7, zmm6, zmm8, 150
-; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, zmm7, 1
+; GHASH step 12: fold LO into MI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
+	vpternlogd      zmm6, zmm5, zmm8, 150
+
 	vaesenc         zmm0, zmm0, zmm30
 	vaesenc         zmm1, zmm1, zmm30
 	vaesenc         zmm2, zmm2, zmm30
 	vaesenc         zmm3, zmm3, zmm30
-	vextracti32x4   xmm9, zmm7, 2
-	vextracti32x4   xmm5, zmm7, 3
+; GHASH step 13: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
+	vpternlogd      zmm7, zmm6, zmm8, 150
+; GHASH step 14: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-	vpternlogd      xmm10, xmm9, xmm5, 150
+
 ; last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          zmm8, zmm14, zword [rdx]
 	vaesenclast     zmm16, zmm0, zmm8
@@ -538,53 +597,63 @@ L.gcm_enc_main_aes128:
 ; LLVM-MCA-END
 L.gcm_enc_hash_last:
 ; the GHASH of the last iteration's ciphertext, still in GD
-; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
+; GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         zmm16, zmm16, zmm20
 	vpshufb         zmm17, zmm17, zmm20
+; GHASH step 1: byte-reflect vectors 2 and 3
 	vpshufb         zmm18, zmm18, zmm20
 	vpshufb         zmm19, zmm19, zmm20
-	vpxord          zmm16, zmm16, zmm10             ; the running hash joins block 0
+; GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm16, zmm16, zmm10
+; GHASH step 3: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
 	vpshufd         zmm8, zmm16, 78
 	vpshufd         zmm9, zmm17, 78
 	vpxord          zmm8, zmm8, zmm16               ; a_L ^ a_H
 	vpxord          zmm9, zmm9, zmm17               ; b_L ^ b_H
+; GHASH step 4: MI = the half-sum products of vectors 0 and 1 (Karatsuba)
 	vpclmulqdq      zmm8, zmm8, zmm26, 0            ; (a_L^a_H)*(ha_L^ha_H)
 	vpclmulqdq      zmm9, zmm9, zmm27, 0            ; (b_L^b_H)*(hb_L^hb_H)
 	vpxord          zmm6, zmm8, zmm9
+; GHASH step 5: LO = the low products of vectors 0 and 1
 	vpclmulqdq      zmm8, zmm16, zmm22, 0           ; a_L*ha_L
 	vpclmulqdq      zmm9, zmm17, zmm23, 0           ; b_L*hb_L
 	vpxord          zmm5, zmm8, zmm9
+; GHASH step 6: HI = the high products of vectors 0 and 1
 	vpclmulqdq      zmm16, zmm16, zmm22, 17         ; a_H*ha_H
 	vpclmulqdq      zmm17, zmm17, zmm23, 17         ; b_H*hb_H
 	vpxord          zmm7, zmm16, zmm17
+; GHASH step 7: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
 	vpshufd         zmm8, zmm18, 78
 	vpshufd         zmm9, zmm19, 78
 	vpxord          zmm8, zmm8, zmm18               ; a_L ^ a_H
 	vpxord          zmm9, zmm9, zmm19               ; b_L ^ b_H
+; GHASH step 8: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
 	vpclmulqdq      zmm8, zmm8, zmm28, 0            ; (a_L^a_H)*(ha_L^ha_H)
 	vpclmulqdq      zmm9, zmm9, zmm29, 0            ; (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      zmm6, zmm8, zmm9, 150
+; GHASH step 9: LO += the low products of vectors 2 and 3
 	vpclmulqdq      zmm8, zmm18, zmm24, 0           ; a_L*ha_L
 	vpclmulqdq      zmm9, zmm19, zmm25, 0           ; b_L*hb_L
 	vpternlogd      zmm5, zmm8, zmm9, 150
+; GHASH step 10: HI += the high products of vectors 2 and 3
 	vpclmulqdq      zmm18, zmm18, zmm24, 17         ; a_H*ha_H
 	vpclmulqdq      zmm19, zmm19, zmm25, 17         ; b_H*hb_H
 	vpternlogd      zmm7, zmm18, zmm19, 150
-; Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+; GHASH step 11: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      zmm6, zmm5, zmm7, 150
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+; GHASH step 12: fold LO into MI (see the header)
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
+; GHASH step 13: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
-; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, zmm7, 1
-	vextracti32x4   xmm9, zmm7, 2
-	vextracti32x4   xmm5, zmm7, 3
+; GHASH step 14: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-	vpternlogd      xmm10, xmm9, xmm5, 150
 	jmp             near L.gcm_enc_bulk_done
 L.gcm_enc_first_ctr_carry:
 ; a last byte carries: inc32 on the reflected form, CTR big-endian again after
@@ -993,11 +1062,10 @@ L.gcm_enc_ghash_loaded:
 	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
 ; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, zmm7, 1
-	vextracti32x4   xmm9, zmm7, 2
-	vextracti32x4   xmm5, zmm7, 3
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-	vpternlogd      xmm10, xmm9, xmm5, 150
 L.gcm_enc_store:
 	vmovdqu8        oword [r9], xmm10
 L.gcm_enc_return:
@@ -1127,95 +1195,115 @@ L.gcm_dec_main_aes128:
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
+; GHASH step 0: load the 4 source vectors
 	vmovdqu8        zmm16, zword [rdx]
 	vmovdqu8        zmm17, zword [rdx + 64]
 	vmovdqu8        zmm18, zword [rdx + 128]
 	vmovdqu8        zmm19, zword [rdx + 192]
-; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
-	vpshufb         zmm16, zmm16, zmm20
-	vpshufb         zmm17, zmm17, zmm20
+; GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         zmm18, zmm18, zmm20
+	vpshufb         zmm19, zmm19, zmm20
+
 	vbroadcasti32x4 zmm15, oword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpshufb         zmm18, zmm18, zmm20
-	vpshufb         zmm19, zmm19, zmm20
-	vpxord          zmm16, zmm16, zmm10             ; the running hash joins block 0
-	vpshufd         zmm8, zmm16, 78
-	vpshufd         zmm9, zmm17, 78
-	vpxord          zmm8, zmm8, zmm16               ; a_L ^ a_H
+; GHASH step 2: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         zmm8, zmm18, 78
+	vpshufd         zmm9, zmm19, 78
+	vpxord          zmm8, zmm8, zmm18               ; a_L ^ a_H
+	vpxord          zmm9, zmm9, zmm19               ; b_L ^ b_H
+; GHASH step 3: MI = the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      zmm8, zmm8, zmm28, 0            ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm9, zmm9, zmm29, 0            ; (b_L^b_H)*(hb_L^hb_H)
+	vpxord          zmm6, zmm8, zmm9
+; GHASH step 4: LO = the low products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm18, zmm24, 0           ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm19, zmm25, 0           ; b_L*hb_L
+	vpxord          zmm5, zmm8, zmm9
+
 	vbroadcasti32x4 zmm15, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpxord          zmm9, zmm9, zmm17               ; b_L ^ b_H
-	vpclmulqdq      zmm8, zmm8, zmm26, 0            ; (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      zmm9, zmm9, zmm27, 0            ; (b_L^b_H)*(hb_L^hb_H)
-	vpxord          zmm6, zmm8, zmm9
-	vpclmulqdq      zmm8, zmm16, zmm22, 0           ; a_L*ha_L
+
 	vbroadcasti32x4 zmm15, oword [r10 - 96]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpclmulqdq      zmm9, zmm17, zmm23, 0           ; b_L*hb_L
-	vpxord          zmm5, zmm8, zmm9
-	vpclmulqdq      zmm16, zmm16, zmm22, 17         ; a_H*ha_H
-	vpclmulqdq      zmm17, zmm17, zmm23, 17         ; b_H*hb_H
-	vpxord          zmm7, zmm16, zmm17
+; GHASH step 5: HI = the high products of vectors 2 and 3
+	vpclmulqdq      zmm18, zmm18, zmm24, 17         ; a_H*ha_H
+	vpclmulqdq      zmm19, zmm19, zmm25, 17         ; b_H*hb_H
+	vpxord          zmm7, zmm18, zmm19
+; GHASH step 6: byte-reflect vectors 0 and 1
+	vpshufb         zmm16, zmm16, zmm20
+	vpshufb         zmm17, zmm17, zmm20
+
 	vbroadcasti32x4 zmm15, oword [r10 - 80]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpshufd         zmm8, zmm18, 78
-	vpshufd         zmm9, zmm19, 78
-	vpxord          zmm8, zmm8, zmm18               ; a_L ^ a_H
-	vpxord          zmm9, zmm9, zmm19               ; b_L ^ b_H
-	vpclmulqdq      zmm8, zmm8, zmm28, 0            ; (a_L^a_H)*(ha_L^ha_H)
+; GHASH step 7: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm16, zmm16, zmm10
+
 	vbroadcasti32x4 zmm15, oword [r10 - 64]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpclmulqdq      zmm9, zmm9, zmm29, 0            ; (b_L^b_H)*(hb_L^hb_H)
+; GHASH step 8: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         zmm8, zmm16, 78
+	vpshufd         zmm9, zmm17, 78
+	vpxord          zmm8, zmm8, zmm16               ; a_L ^ a_H
+	vpxord          zmm9, zmm9, zmm17               ; b_L ^ b_H
+; GHASH step 9: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      zmm8, zmm8, zmm26, 0            ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm9, zmm9, zmm27, 0            ; (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm18, zmm24, 0           ; a_L*ha_L
-	vpclmulqdq      zmm9, zmm19, zmm25, 0           ; b_L*hb_L
+; GHASH step 10: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zmm22, 0           ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm17, zmm23, 0           ; b_L*hb_L
 	vpternlogd      zmm5, zmm8, zmm9, 150
+; GHASH step 11: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm16, zmm16, zmm22, 17         ; a_H*ha_H
+	vpclmulqdq      zmm17, zmm17, zmm23, 17         ; b_H*hb_H
+	vpternlogd      zmm7, zmm16, zmm17, 150
+
 	vbroadcasti32x4 zmm15, oword [r10 - 48]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpclmulqdq      zmm18, zmm18, zmm24, 17         ; a_H*ha_H
-	vpclmulqdq      zmm19, zmm19, zmm25, 17         ; b_H*hb_H
-	vpternlogd      zmm7, zmm18, zmm19, 150
-; Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+; GHASH step 12: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      zmm6, zmm5, zmm7, 150
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
-	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+
 	vaesenc         zmm0, zmm0, zmm31
 	vaesenc         zmm1, zmm1, zmm31
 	vaesenc         zmm2, zmm2, zmm31
 	vaesenc         zmm3, zmm3, zmm31
+; GHASH step 13: fold LO into MI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
-	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
-	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
-	vpternlogd      zmm7, zmm6, zmm8, 150
+
 	vaesenc         zmm0, zmm0, zmm30
 	vaesenc         zmm1, zmm1, zmm30
 	vaesenc         zmm2, zmm2, zmm30
 	vaesenc         zmm3, zmm3, zmm30
-; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, zmm7, 1
-	vextracti32x4   xmm9, zmm7, 2
-	vextracti32x4   xmm5, zmm7, 3
+; GHASH step 14: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
+	vpternlogd      zmm7, zmm6, zmm8, 150
+; GHASH step 15: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-	vpternlogd      xmm10, xmm9, xmm5, 150
+
 ; last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          zmm8, zmm14, zword [rdx]
 	vaesenclast     zmm0, zmm0, zmm8
@@ -1302,11 +1390,10 @@ L.gcm_dec_ghash_loaded:
 	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
 ; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, zmm7, 1
-	vextracti32x4   xmm9, zmm7, 2
-	vextracti32x4   xmm5, zmm7, 3
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-	vpternlogd      xmm10, xmm9, xmm5, 150
 	mov             rcx, qword [rsp + 8]
 	mov             rdx, qword [rsp]
 
@@ -1756,11 +1843,10 @@ L.gcm_enc_rec_aad_loaded:
 	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
 ; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, zmm7, 1
-	vextracti32x4   xmm9, zmm7, 2
-	vextracti32x4   xmm5, zmm7, 3
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-	vpternlogd      xmm10, xmm9, xmm5, 150
 	vpxord          zmm5, zmm5, zmm5
 	vpxord          zmm6, zmm6, zmm6
 	vpxord          zmm7, zmm7, zmm7
@@ -1975,91 +2061,110 @@ L.gcm_enc_rec_main_aes128:
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
-	vpshufb         zmm16, zmm16, zmm20
-	vpshufb         zmm17, zmm17, zmm20
-	vpshufb         zmm18, zmm18, zmm20
-	vpshufb         zmm19, zmm19, zmm20
-	vpxord          zmm16, zmm16, zmm10             ; the running hash joins block 0
+
 	vbroadcasti32x4 zmm15, oword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpshufd         zmm8, zmm16, 78
-	vpshufd         zmm9, zmm17, 78
-	vpxord          zmm8, zmm8, zmm16               ; a_L ^ a_H
-	vpxord          zmm9, zmm9, zmm17               ; b_L ^ b_H
-	vpclmulqdq      zmm8, zmm8, zmm26, 0            ; (a_L^a_H)*(ha_L^ha_H)
+; GHASH step 0: byte-reflect vectors 2 and 3
+	vpshufb         zmm18, zmm18, zmm20
+	vpshufb         zmm19, zmm19, zmm20
+; GHASH step 1: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         zmm8, zmm18, 78
+	vpshufd         zmm9, zmm19, 78
+	vpxord          zmm8, zmm8, zmm18               ; a_L ^ a_H
+	vpxord          zmm9, zmm9, zmm19               ; b_L ^ b_H
+; GHASH step 2: MI = the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      zmm8, zmm8, zmm28, 0            ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm9, zmm9, zmm29, 0            ; (b_L^b_H)*(hb_L^hb_H)
+	vpxord          zmm6, zmm8, zmm9
+
 	vbroadcasti32x4 zmm15, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpclmulqdq      zmm9, zmm9, zmm27, 0            ; (b_L^b_H)*(hb_L^hb_H)
-	vpxord          zmm6, zmm8, zmm9
-	vpclmulqdq      zmm8, zmm16, zmm22, 0           ; a_L*ha_L
-	vpclmulqdq      zmm9, zmm17, zmm23, 0           ; b_L*hb_L
-	vpxord          zmm5, zmm8, zmm9
+
 	vbroadcasti32x4 zmm15, oword [r10 - 96]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpclmulqdq      zmm16, zmm16, zmm22, 17         ; a_H*ha_H
-	vpclmulqdq      zmm17, zmm17, zmm23, 17         ; b_H*hb_H
-	vpxord          zmm7, zmm16, zmm17
-	vpshufd         zmm8, zmm18, 78
-	vpshufd         zmm9, zmm19, 78
+; GHASH step 3: LO = the low products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm18, zmm24, 0           ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm19, zmm25, 0           ; b_L*hb_L
+	vpxord          zmm5, zmm8, zmm9
+; GHASH step 4: HI = the high products of vectors 2 and 3
+	vpclmulqdq      zmm18, zmm18, zmm24, 17         ; a_H*ha_H
+	vpclmulqdq      zmm19, zmm19, zmm25, 17         ; b_H*hb_H
+	vpxord          zmm7, zmm18, zmm19
+; GHASH step 5: byte-reflect vectors 0 and 1
+	vpshufb         zmm16, zmm16, zmm20
+	vpshufb         zmm17, zmm17, zmm20
+
 	vbroadcasti32x4 zmm15, oword [r10 - 80]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpxord          zmm8, zmm8, zmm18               ; a_L ^ a_H
-	vpxord          zmm9, zmm9, zmm19               ; b_L ^ b_H
-	vpclmulqdq      zmm8, zmm8, zmm28, 0            ; (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      zmm9, zmm9, zmm29, 0            ; (b_L^b_H)*(hb_L^hb_H)
+; GHASH step 6: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm16, zmm16, zmm10
+; GHASH step 7: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         zmm8, zmm16, 78
+	vpshufd         zmm9, zmm17, 78
+	vpxord          zmm8, zmm8, zmm16               ; a_L ^ a_H
+	vpxord          zmm9, zmm9, zmm17               ; b_L ^ b_H
+; GHASH step 8: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      zmm8, zmm8, zmm26, 0            ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm9, zmm9, zmm27, 0            ; (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      zmm6, zmm8, zmm9, 150
+
 	vbroadcasti32x4 zmm15, oword [r10 - 64]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpclmulqdq      zmm8, zmm18, zmm24, 0           ; a_L*ha_L
-	vpclmulqdq      zmm9, zmm19, zmm25, 0           ; b_L*hb_L
+; GHASH step 9: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zmm22, 0           ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm17, zmm23, 0           ; b_L*hb_L
 	vpternlogd      zmm5, zmm8, zmm9, 150
-	vpclmulqdq      zmm18, zmm18, zmm24, 17         ; a_H*ha_H
-	vpclmulqdq      zmm19, zmm19, zmm25, 17         ; b_H*hb_H
+
 	vbroadcasti32x4 zmm15, oword [r10 - 48]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpternlogd      zmm7, zmm18, zmm19, 150
-; Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+; GHASH step 10: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm16, zmm16, zmm22, 17         ; a_H*ha_H
+	vpclmulqdq      zmm17, zmm17, zmm23, 17         ; b_H*hb_H
+	vpternlogd      zmm7, zmm16, zmm17, 150
+; GHASH step 11: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      zmm6, zmm5, zmm7, 150
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
-	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
-	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
-	vpternlogd      zmm6, zmm5, zmm8, 150
+
 	vaesenc         zmm0, zmm0, zmm31
 	vaesenc         zmm1, zmm1, zmm31
 	vaesenc         zmm2, zmm2, zmm31
 	vaesenc         zmm3, zmm3, zmm31
-	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
-	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
-	vpternlogd      zmm7, zmm6, zmm8, 150
-; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, zmm7, 1
+; GHASH step 12: fold LO into MI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
+	vpternlogd      zmm6, zmm5, zmm8, 150
+
 	vaesenc         zmm0, zmm0, zmm30
 	vaesenc         zmm1, zmm1, zmm30
 	vaesenc         zmm2, zmm2, zmm30
 	vaesenc         zmm3, zmm3, zmm30
-	vextracti32x4   xmm9, zmm7, 2
-	vextracti32x4   xmm5, zmm7, 3
+; GHASH step 13: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
+	vpternlogd      zmm7, zmm6, zmm8, 150
+; GHASH step 14: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-	vpternlogd      xmm10, xmm9, xmm5, 150
+
 ; last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          zmm8, zmm14, zword [rdx]
 	vaesenclast     zmm16, zmm0, zmm8
@@ -2080,53 +2185,63 @@ L.gcm_enc_rec_main_aes128:
 ; LLVM-MCA-END
 L.gcm_enc_rec_hash_last:
 ; the GHASH of the last iteration's ciphertext, still in GD
-; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
+; GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         zmm16, zmm16, zmm20
 	vpshufb         zmm17, zmm17, zmm20
+; GHASH step 1: byte-reflect vectors 2 and 3
 	vpshufb         zmm18, zmm18, zmm20
 	vpshufb         zmm19, zmm19, zmm20
-	vpxord          zmm16, zmm16, zmm10             ; the running hash joins block 0
+; GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm16, zmm16, zmm10
+; GHASH step 3: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
 	vpshufd         zmm8, zmm16, 78
 	vpshufd         zmm9, zmm17, 78
 	vpxord          zmm8, zmm8, zmm16               ; a_L ^ a_H
 	vpxord          zmm9, zmm9, zmm17               ; b_L ^ b_H
+; GHASH step 4: MI = the half-sum products of vectors 0 and 1 (Karatsuba)
 	vpclmulqdq      zmm8, zmm8, zmm26, 0            ; (a_L^a_H)*(ha_L^ha_H)
 	vpclmulqdq      zmm9, zmm9, zmm27, 0            ; (b_L^b_H)*(hb_L^hb_H)
 	vpxord          zmm6, zmm8, zmm9
+; GHASH step 5: LO = the low products of vectors 0 and 1
 	vpclmulqdq      zmm8, zmm16, zmm22, 0           ; a_L*ha_L
 	vpclmulqdq      zmm9, zmm17, zmm23, 0           ; b_L*hb_L
 	vpxord          zmm5, zmm8, zmm9
+; GHASH step 6: HI = the high products of vectors 0 and 1
 	vpclmulqdq      zmm16, zmm16, zmm22, 17         ; a_H*ha_H
 	vpclmulqdq      zmm17, zmm17, zmm23, 17         ; b_H*hb_H
 	vpxord          zmm7, zmm16, zmm17
+; GHASH step 7: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
 	vpshufd         zmm8, zmm18, 78
 	vpshufd         zmm9, zmm19, 78
 	vpxord          zmm8, zmm8, zmm18               ; a_L ^ a_H
 	vpxord          zmm9, zmm9, zmm19               ; b_L ^ b_H
+; GHASH step 8: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
 	vpclmulqdq      zmm8, zmm8, zmm28, 0            ; (a_L^a_H)*(ha_L^ha_H)
 	vpclmulqdq      zmm9, zmm9, zmm29, 0            ; (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      zmm6, zmm8, zmm9, 150
+; GHASH step 9: LO += the low products of vectors 2 and 3
 	vpclmulqdq      zmm8, zmm18, zmm24, 0           ; a_L*ha_L
 	vpclmulqdq      zmm9, zmm19, zmm25, 0           ; b_L*hb_L
 	vpternlogd      zmm5, zmm8, zmm9, 150
+; GHASH step 10: HI += the high products of vectors 2 and 3
 	vpclmulqdq      zmm18, zmm18, zmm24, 17         ; a_H*ha_H
 	vpclmulqdq      zmm19, zmm19, zmm25, 17         ; b_H*hb_H
 	vpternlogd      zmm7, zmm18, zmm19, 150
-; Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+; GHASH step 11: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      zmm6, zmm5, zmm7, 150
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+; GHASH step 12: fold LO into MI (see the header)
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
+; GHASH step 13: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
-; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, zmm7, 1
-	vextracti32x4   xmm9, zmm7, 2
-	vextracti32x4   xmm5, zmm7, 3
+; GHASH step 14: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-	vpternlogd      xmm10, xmm9, xmm5, 150
 	jmp             near L.gcm_enc_rec_bulk_done
 L.gcm_enc_rec_first_ctr_carry:
 ; a last byte carries: inc32 on the reflected form, CTR big-endian again after
@@ -2287,36 +2402,45 @@ L.gcm_enc_rec_final4_aes128:
 	vaesenclast     zmm3, zmm3, zmm8
 	vmovdqu8        [rsi + 192]{k1}, zmm3
 	vmovdqu8        zmm3{k1}{z}, zmm3               ; GHASH sees the padding as zeros
-; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
+; GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         zmm0, zmm0, zmm20
 	vpshufb         zmm1, zmm1, zmm20
+; GHASH step 1: byte-reflect vectors 2 and 3
 	vpshufb         zmm2, zmm2, zmm20
 	vpshufb         zmm3, zmm3, zmm20
-	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
+; GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm0, zmm0, zmm10
+; GHASH step 3: LO += the low products of vectors 0 and 1
 	vpclmulqdq      zmm8, zmm0, zword [r9], 0       ; a_L*ha_L
 	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 0  ; b_L*hb_L
 	vpternlogd      zmm5, zmm8, zmm9, 150
+; GHASH step 4: HI += the high products of vectors 0 and 1
 	vpclmulqdq      zmm8, zmm0, zword [r9], 17      ; a_H*ha_H
 	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 17 ; b_H*hb_H
 	vpternlogd      zmm7, zmm8, zmm9, 150
+; GHASH step 5: MI += the middle products of vectors 0 and 1
 	vpclmulqdq      zmm8, zmm0, zword [r9], 1       ; a_H*ha_L
 	vpclmulqdq      zmm0, zmm0, zword [r9], 16      ; a_L*ha_H
 	vpternlogd      zmm6, zmm8, zmm0, 150
 	vpclmulqdq      zmm8, zmm1, zword [r9 + 64], 1  ; b_H*hb_L
 	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16 ; b_L*hb_H
 	vpternlogd      zmm6, zmm8, zmm1, 150
+; GHASH step 6: LO += the low products of vectors 2 and 3
 	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 0 ; a_L*ha_L
 	vpclmulqdq      zmm9, zmm3, zword [r9 + 192], 0 ; b_L*hb_L
 	vpternlogd      zmm5, zmm8, zmm9, 150
+; GHASH step 7: HI += the high products of vectors 2 and 3
 	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 17 ; a_H*ha_H
 	vpclmulqdq      zmm9, zmm3, zword [r9 + 192], 17 ; b_H*hb_H
 	vpternlogd      zmm7, zmm8, zmm9, 150
+; GHASH step 8: MI += the middle products of vectors 2 and 3
 	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 1 ; a_H*ha_L
 	vpclmulqdq      zmm2, zmm2, zword [r9 + 128], 16 ; a_L*ha_H
 	vpternlogd      zmm6, zmm8, zmm2, 150
 	vpclmulqdq      zmm8, zmm3, zword [r9 + 192], 1 ; b_H*hb_L
 	vpclmulqdq      zmm3, zmm3, zword [r9 + 192], 16 ; b_L*hb_H
 	vpternlogd      zmm6, zmm8, zmm3, 150
+; GHASH step 9: the lengths block
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0 ; d_L*h_L
 	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16 ; d_L*h_H
@@ -2325,19 +2449,19 @@ L.gcm_enc_rec_final4_aes128:
 	vpternlogd      zmm6, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+; GHASH step 10: fold LO into MI (see the header)
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
+; GHASH step 11: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
-; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, zmm7, 1
-	vextracti32x4   xmm9, zmm7, 2
-	vextracti32x4   xmm5, zmm7, 3
+; GHASH step 12: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-	vpternlogd      xmm10, xmm9, xmm5, 150
 	jmp             near L.gcm_enc_rec_tag
 L.gcm_enc_rec_final3:
 ; the last 3 vectors (1..192 bytes): HPTR = their first power, k1 = the last vector's bytes
@@ -2426,23 +2550,28 @@ L.gcm_enc_rec_final3_aes128:
 	vaesenclast     zmm2, zmm2, zmm8
 	vmovdqu8        [rsi + 128]{k1}, zmm2
 	vmovdqu8        zmm2{k1}{z}, zmm2               ; GHASH sees the padding as zeros
-; GHASH products of 3 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
+; GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         zmm0, zmm0, zmm20
 	vpshufb         zmm1, zmm1, zmm20
-	vpshufb         zmm2, zmm2, zmm20
-	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
+; GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm0, zmm0, zmm10
+; GHASH step 2: LO += the low products of vectors 0 and 1
 	vpclmulqdq      zmm8, zmm0, zword [r9], 0       ; a_L*ha_L
 	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 0  ; b_L*hb_L
 	vpternlogd      zmm5, zmm8, zmm9, 150
+; GHASH step 3: HI += the high products of vectors 0 and 1
 	vpclmulqdq      zmm8, zmm0, zword [r9], 17      ; a_H*ha_H
 	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 17 ; b_H*hb_H
 	vpternlogd      zmm7, zmm8, zmm9, 150
+; GHASH step 4: MI += the middle products of vectors 0 and 1
 	vpclmulqdq      zmm8, zmm0, zword [r9], 1       ; a_H*ha_L
 	vpclmulqdq      zmm0, zmm0, zword [r9], 16      ; a_L*ha_H
 	vpternlogd      zmm6, zmm8, zmm0, 150
 	vpclmulqdq      zmm8, zmm1, zword [r9 + 64], 1  ; b_H*hb_L
 	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16 ; b_L*hb_H
 	vpternlogd      zmm6, zmm8, zmm1, 150
+; GHASH step 5: the products of vector 2
+	vpshufb         zmm2, zmm2, zmm20
 	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 0 ; d_L*h_L
 	vpclmulqdq      zmm9, zmm2, zword [r9 + 128], 16 ; d_L*h_H
 	vpxord          zmm5, zmm5, zmm8
@@ -2450,6 +2579,7 @@ L.gcm_enc_rec_final3_aes128:
 	vpternlogd      zmm6, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
+; GHASH step 6: the lengths block
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0 ; d_L*h_L
 	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16 ; d_L*h_H
@@ -2458,19 +2588,19 @@ L.gcm_enc_rec_final3_aes128:
 	vpternlogd      zmm6, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+; GHASH step 7: fold LO into MI (see the header)
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
+; GHASH step 8: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
-; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, zmm7, 1
-	vextracti32x4   xmm9, zmm7, 2
-	vextracti32x4   xmm5, zmm7, 3
+; GHASH step 9: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-	vpternlogd      xmm10, xmm9, xmm5, 150
 	jmp             near L.gcm_enc_rec_tag
 L.gcm_enc_rec_final2:
 ; the last 2 vectors (1..128 bytes): HPTR = their first power, k1 = the last vector's bytes
@@ -2540,22 +2670,27 @@ L.gcm_enc_rec_final2_aes128:
 	vaesenclast     zmm1, zmm1, zmm8
 	vmovdqu8        [rsi + 64]{k1}, zmm1
 	vmovdqu8        zmm1{k1}{z}, zmm1               ; GHASH sees the padding as zeros
-; GHASH products of 2 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
+; GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         zmm0, zmm0, zmm20
 	vpshufb         zmm1, zmm1, zmm20
-	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
+; GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm0, zmm0, zmm10
+; GHASH step 2: LO += the low products of vectors 0 and 1
 	vpclmulqdq      zmm8, zmm0, zword [r9], 0       ; a_L*ha_L
 	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 0  ; b_L*hb_L
 	vpternlogd      zmm5, zmm8, zmm9, 150
+; GHASH step 3: HI += the high products of vectors 0 and 1
 	vpclmulqdq      zmm8, zmm0, zword [r9], 17      ; a_H*ha_H
 	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 17 ; b_H*hb_H
 	vpternlogd      zmm7, zmm8, zmm9, 150
+; GHASH step 4: MI += the middle products of vectors 0 and 1
 	vpclmulqdq      zmm8, zmm0, zword [r9], 1       ; a_H*ha_L
 	vpclmulqdq      zmm0, zmm0, zword [r9], 16      ; a_L*ha_H
 	vpternlogd      zmm6, zmm8, zmm0, 150
 	vpclmulqdq      zmm8, zmm1, zword [r9 + 64], 1  ; b_H*hb_L
 	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16 ; b_L*hb_H
 	vpternlogd      zmm6, zmm8, zmm1, 150
+; GHASH step 5: the lengths block
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0 ; d_L*h_L
 	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16 ; d_L*h_H
@@ -2564,19 +2699,19 @@ L.gcm_enc_rec_final2_aes128:
 	vpternlogd      zmm6, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+; GHASH step 6: fold LO into MI (see the header)
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
+; GHASH step 7: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
-; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, zmm7, 1
-	vextracti32x4   xmm9, zmm7, 2
-	vextracti32x4   xmm5, zmm7, 3
+; GHASH step 8: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-	vpternlogd      xmm10, xmm9, xmm5, 150
 	jmp             near L.gcm_enc_rec_tag
 L.gcm_enc_rec_final1:
 ; the last 1 vector (1..64 bytes): HPTR = their first power, k1 = the last vector's bytes
@@ -2626,7 +2761,7 @@ L.gcm_enc_rec_final1_aes128:
 	vaesenclast     zmm0, zmm0, zmm8
 	vmovdqu8        [rsi]{k1}, zmm0
 	vmovdqu8        zmm0{k1}{z}, zmm0               ; GHASH sees the padding as zeros
-; GHASH products of 1 vector: reflect, the running hash joins block 0, LO/MI/HI += the products
+; GHASH step 0: the products of vector 0
 	vpshufb         zmm0, zmm0, zmm20
 	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
 	vpclmulqdq      zmm8, zmm0, zword [r9], 0       ; d_L*h_L
@@ -2636,6 +2771,7 @@ L.gcm_enc_rec_final1_aes128:
 	vpternlogd      zmm6, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm0, zword [r9], 17      ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
+; GHASH step 1: the lengths block
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0 ; d_L*h_L
 	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16 ; d_L*h_H
@@ -2644,19 +2780,19 @@ L.gcm_enc_rec_final1_aes128:
 	vpternlogd      zmm6, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+; GHASH step 2: fold LO into MI (see the header)
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
+; GHASH step 3: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
-; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, zmm7, 1
-	vextracti32x4   xmm9, zmm7, 2
-	vextracti32x4   xmm5, zmm7, 3
+; GHASH step 4: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-	vpternlogd      xmm10, xmm9, xmm5, 150
 	jmp             near L.gcm_enc_rec_tag
 L.gcm_enc_rec_no_data:
 ; no text left: the lengths block alone joins the sum
@@ -2677,11 +2813,10 @@ L.gcm_enc_rec_no_data:
 	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
 ; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, zmm7, 1
-	vextracti32x4   xmm9, zmm7, 2
-	vextracti32x4   xmm5, zmm7, 3
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-	vpternlogd      xmm10, xmm9, xmm5, 150
 L.gcm_enc_rec_tag:
 ; tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)
 	vpshufb         xmm10, xmm10, xmm20
@@ -2811,11 +2946,10 @@ L.gcm_dec_rec_aad_loaded:
 	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
 ; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, zmm7, 1
-	vextracti32x4   xmm9, zmm7, 2
-	vextracti32x4   xmm5, zmm7, 3
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-	vpternlogd      xmm10, xmm9, xmm5, 150
 	vpxord          zmm5, zmm5, zmm5
 	vpxord          zmm6, zmm6, zmm6
 	vpxord          zmm7, zmm7, zmm7
@@ -2929,95 +3063,115 @@ L.gcm_dec_rec_main_aes128:
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
+; GHASH step 0: load the 4 source vectors
 	vmovdqu8        zmm16, zword [rdx]
 	vmovdqu8        zmm17, zword [rdx + 64]
 	vmovdqu8        zmm18, zword [rdx + 128]
 	vmovdqu8        zmm19, zword [rdx + 192]
-; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
-	vpshufb         zmm16, zmm16, zmm20
-	vpshufb         zmm17, zmm17, zmm20
+; GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         zmm18, zmm18, zmm20
+	vpshufb         zmm19, zmm19, zmm20
+
 	vbroadcasti32x4 zmm15, oword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpshufb         zmm18, zmm18, zmm20
-	vpshufb         zmm19, zmm19, zmm20
-	vpxord          zmm16, zmm16, zmm10             ; the running hash joins block 0
-	vpshufd         zmm8, zmm16, 78
-	vpshufd         zmm9, zmm17, 78
-	vpxord          zmm8, zmm8, zmm16               ; a_L ^ a_H
+; GHASH step 2: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         zmm8, zmm18, 78
+	vpshufd         zmm9, zmm19, 78
+	vpxord          zmm8, zmm8, zmm18               ; a_L ^ a_H
+	vpxord          zmm9, zmm9, zmm19               ; b_L ^ b_H
+; GHASH step 3: MI = the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      zmm8, zmm8, zmm28, 0            ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm9, zmm9, zmm29, 0            ; (b_L^b_H)*(hb_L^hb_H)
+	vpxord          zmm6, zmm8, zmm9
+; GHASH step 4: LO = the low products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm18, zmm24, 0           ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm19, zmm25, 0           ; b_L*hb_L
+	vpxord          zmm5, zmm8, zmm9
+
 	vbroadcasti32x4 zmm15, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpxord          zmm9, zmm9, zmm17               ; b_L ^ b_H
-	vpclmulqdq      zmm8, zmm8, zmm26, 0            ; (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      zmm9, zmm9, zmm27, 0            ; (b_L^b_H)*(hb_L^hb_H)
-	vpxord          zmm6, zmm8, zmm9
-	vpclmulqdq      zmm8, zmm16, zmm22, 0           ; a_L*ha_L
+
 	vbroadcasti32x4 zmm15, oword [r10 - 96]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpclmulqdq      zmm9, zmm17, zmm23, 0           ; b_L*hb_L
-	vpxord          zmm5, zmm8, zmm9
-	vpclmulqdq      zmm16, zmm16, zmm22, 17         ; a_H*ha_H
-	vpclmulqdq      zmm17, zmm17, zmm23, 17         ; b_H*hb_H
-	vpxord          zmm7, zmm16, zmm17
+; GHASH step 5: HI = the high products of vectors 2 and 3
+	vpclmulqdq      zmm18, zmm18, zmm24, 17         ; a_H*ha_H
+	vpclmulqdq      zmm19, zmm19, zmm25, 17         ; b_H*hb_H
+	vpxord          zmm7, zmm18, zmm19
+; GHASH step 6: byte-reflect vectors 0 and 1
+	vpshufb         zmm16, zmm16, zmm20
+	vpshufb         zmm17, zmm17, zmm20
+
 	vbroadcasti32x4 zmm15, oword [r10 - 80]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpshufd         zmm8, zmm18, 78
-	vpshufd         zmm9, zmm19, 78
-	vpxord          zmm8, zmm8, zmm18               ; a_L ^ a_H
-	vpxord          zmm9, zmm9, zmm19               ; b_L ^ b_H
-	vpclmulqdq      zmm8, zmm8, zmm28, 0            ; (a_L^a_H)*(ha_L^ha_H)
+; GHASH step 7: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm16, zmm16, zmm10
+
 	vbroadcasti32x4 zmm15, oword [r10 - 64]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpclmulqdq      zmm9, zmm9, zmm29, 0            ; (b_L^b_H)*(hb_L^hb_H)
+; GHASH step 8: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         zmm8, zmm16, 78
+	vpshufd         zmm9, zmm17, 78
+	vpxord          zmm8, zmm8, zmm16               ; a_L ^ a_H
+	vpxord          zmm9, zmm9, zmm17               ; b_L ^ b_H
+; GHASH step 9: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      zmm8, zmm8, zmm26, 0            ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm9, zmm9, zmm27, 0            ; (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm18, zmm24, 0           ; a_L*ha_L
-	vpclmulqdq      zmm9, zmm19, zmm25, 0           ; b_L*hb_L
+; GHASH step 10: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zmm22, 0           ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm17, zmm23, 0           ; b_L*hb_L
 	vpternlogd      zmm5, zmm8, zmm9, 150
+; GHASH step 11: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm16, zmm16, zmm22, 17         ; a_H*ha_H
+	vpclmulqdq      zmm17, zmm17, zmm23, 17         ; b_H*hb_H
+	vpternlogd      zmm7, zmm16, zmm17, 150
+
 	vbroadcasti32x4 zmm15, oword [r10 - 48]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpclmulqdq      zmm18, zmm18, zmm24, 17         ; a_H*ha_H
-	vpclmulqdq      zmm19, zmm19, zmm25, 17         ; b_H*hb_H
-	vpternlogd      zmm7, zmm18, zmm19, 150
-; Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+; GHASH step 12: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      zmm6, zmm5, zmm7, 150
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
-	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+
 	vaesenc         zmm0, zmm0, zmm31
 	vaesenc         zmm1, zmm1, zmm31
 	vaesenc         zmm2, zmm2, zmm31
 	vaesenc         zmm3, zmm3, zmm31
+; GHASH step 13: fold LO into MI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
-	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
-	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
-	vpternlogd      zmm7, zmm6, zmm8, 150
+
 	vaesenc         zmm0, zmm0, zmm30
 	vaesenc         zmm1, zmm1, zmm30
 	vaesenc         zmm2, zmm2, zmm30
 	vaesenc         zmm3, zmm3, zmm30
-; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, zmm7, 1
-	vextracti32x4   xmm9, zmm7, 2
-	vextracti32x4   xmm5, zmm7, 3
+; GHASH step 14: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
+	vpternlogd      zmm7, zmm6, zmm8, 150
+; GHASH step 15: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-	vpternlogd      xmm10, xmm9, xmm5, 150
+
 ; last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          zmm8, zmm14, zword [rdx]
 	vaesenclast     zmm0, zmm0, zmm8
@@ -3132,95 +3286,113 @@ L.gcm_dec_rec_final4_aes128:
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
+; GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         zmm16, zmm16, zmm20
 	vpshufb         zmm17, zmm17, zmm20
+; GHASH step 1: byte-reflect vectors 2 and 3
 	vpshufb         zmm18, zmm18, zmm20
 	vpshufb         zmm19, zmm19, zmm20
-	vpxord          zmm16, zmm16, zmm10             ; the running hash joins block 0
-	vpclmulqdq      zmm8, zmm16, zword [r9], 0      ; a_L*ha_L
+
 	vbroadcasti32x4 zmm15, oword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
+; GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm16, zmm16, zmm10
+; GHASH step 3: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zword [r9], 0      ; a_L*ha_L
 	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 0 ; b_L*hb_L
 	vpternlogd      zmm5, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm16, zword [r9], 17     ; a_H*ha_H
-	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 17 ; b_H*hb_H
-	vpternlogd      zmm7, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm16, zword [r9], 1      ; a_H*ha_L
+
 	vbroadcasti32x4 zmm15, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
+; GHASH step 4: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zword [r9], 17     ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 17 ; b_H*hb_H
+	vpternlogd      zmm7, zmm8, zmm9, 150
+; GHASH step 5: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zword [r9], 1      ; a_H*ha_L
 	vpclmulqdq      zmm16, zmm16, zword [r9], 16    ; a_L*ha_H
 	vpternlogd      zmm6, zmm8, zmm16, 150
 	vpclmulqdq      zmm8, zmm17, zword [r9 + 64], 1 ; b_H*hb_L
 	vpclmulqdq      zmm17, zmm17, zword [r9 + 64], 16 ; b_L*hb_H
 	vpternlogd      zmm6, zmm8, zmm17, 150
-	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 0 ; a_L*ha_L
+
 	vbroadcasti32x4 zmm15, oword [r10 - 96]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
+; GHASH step 6: LO += the low products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 0 ; a_L*ha_L
 	vpclmulqdq      zmm9, zmm19, zword [r9 + 192], 0 ; b_L*hb_L
 	vpternlogd      zmm5, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 17 ; a_H*ha_H
-	vpclmulqdq      zmm9, zmm19, zword [r9 + 192], 17 ; b_H*hb_H
-	vpternlogd      zmm7, zmm8, zmm9, 150
+
 	vbroadcasti32x4 zmm15, oword [r10 - 80]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 1 ; a_H*ha_L
-	vpclmulqdq      zmm18, zmm18, zword [r9 + 128], 16 ; a_L*ha_H
-	vpternlogd      zmm6, zmm8, zmm18, 150
-	vpclmulqdq      zmm8, zmm19, zword [r9 + 192], 1 ; b_H*hb_L
-	vpclmulqdq      zmm19, zmm19, zword [r9 + 192], 16 ; b_L*hb_H
+; GHASH step 7: HI += the high products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 17 ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm19, zword [r9 + 192], 17 ; b_H*hb_H
+	vpternlogd      zmm7, zmm8, zmm9, 150
+
 	vbroadcasti32x4 zmm15, oword [r10 - 64]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
+; GHASH step 8: MI += the middle products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 1 ; a_H*ha_L
+	vpclmulqdq      zmm18, zmm18, zword [r9 + 128], 16 ; a_L*ha_H
+	vpternlogd      zmm6, zmm8, zmm18, 150
+	vpclmulqdq      zmm8, zmm19, zword [r9 + 192], 1 ; b_H*hb_L
+	vpclmulqdq      zmm19, zmm19, zword [r9 + 192], 16 ; b_L*hb_H
 	vpternlogd      zmm6, zmm8, zmm19, 150
-	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0 ; d_L*h_L
-	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16 ; d_L*h_H
-	vpxord          zmm5, zmm5, zmm8
+
 	vbroadcasti32x4 zmm15, oword [r10 - 48]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
+; GHASH step 9: the lengths block
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0 ; d_L*h_L
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16 ; d_L*h_H
+	vpxord          zmm5, zmm5, zmm8
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1 ; d_H*h_L
 	vpternlogd      zmm6, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+; GHASH step 10: fold LO into MI (see the header)
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
+	vpternlogd      zmm6, zmm5, zmm8, 150
+
 	vaesenc         zmm0, zmm0, zmm31
 	vaesenc         zmm1, zmm1, zmm31
 	vaesenc         zmm2, zmm2, zmm31
 	vaesenc         zmm3, zmm3, zmm31
-	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
-	vpternlogd      zmm6, zmm5, zmm8, 150
+; GHASH step 11: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
+
 	vaesenc         zmm0, zmm0, zmm30
 	vaesenc         zmm1, zmm1, zmm30
 	vaesenc         zmm2, zmm2, zmm30
 	vaesenc         zmm3, zmm3, zmm30
-; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, zmm7, 1
-	vextracti32x4   xmm9, zmm7, 2
-	vextracti32x4   xmm5, zmm7, 3
+; GHASH step 12: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-	vpternlogd      xmm10, xmm9, xmm5, 150
+
 	vpxord          zmm8, zmm14, zword [rdx]
 	vaesenclast     zmm0, zmm0, zmm8
 	vmovdqu8        zword [rsi], zmm0
@@ -3286,81 +3458,96 @@ L.gcm_dec_rec_final3_aes128:
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
-; GHASH products of 3 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
+; GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         zmm16, zmm16, zmm20
 	vpshufb         zmm17, zmm17, zmm20
-	vpshufb         zmm18, zmm18, zmm20
-	vpxord          zmm16, zmm16, zmm10             ; the running hash joins block 0
-	vpclmulqdq      zmm8, zmm16, zword [r9], 0      ; a_L*ha_L
+
 	vbroadcasti32x4 zmm15, oword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
-	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 0 ; b_L*hb_L
-	vpternlogd      zmm5, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm16, zword [r9], 17     ; a_H*ha_H
-	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 17 ; b_H*hb_H
-	vpternlogd      zmm7, zmm8, zmm9, 150
+; GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm16, zmm16, zmm10
+
 	vbroadcasti32x4 zmm15, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
+; GHASH step 2: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zword [r9], 0      ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 0 ; b_L*hb_L
+	vpternlogd      zmm5, zmm8, zmm9, 150
+
+	vbroadcasti32x4 zmm15, oword [r10 - 96]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+; GHASH step 3: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zword [r9], 17     ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 17 ; b_H*hb_H
+	vpternlogd      zmm7, zmm8, zmm9, 150
+
+	vbroadcasti32x4 zmm15, oword [r10 - 80]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+; GHASH step 4: MI += the middle products of vectors 0 and 1
 	vpclmulqdq      zmm8, zmm16, zword [r9], 1      ; a_H*ha_L
 	vpclmulqdq      zmm16, zmm16, zword [r9], 16    ; a_L*ha_H
 	vpternlogd      zmm6, zmm8, zmm16, 150
 	vpclmulqdq      zmm8, zmm17, zword [r9 + 64], 1 ; b_H*hb_L
 	vpclmulqdq      zmm17, zmm17, zword [r9 + 64], 16 ; b_L*hb_H
-	vbroadcasti32x4 zmm15, oword [r10 - 96]
-	vaesenc         zmm0, zmm0, zmm15
-	vaesenc         zmm1, zmm1, zmm15
-	vaesenc         zmm2, zmm2, zmm15
 	vpternlogd      zmm6, zmm8, zmm17, 150
-	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 0 ; d_L*h_L
-	vpclmulqdq      zmm9, zmm18, zword [r9 + 128], 16 ; d_L*h_H
-	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 1 ; d_H*h_L
-	vbroadcasti32x4 zmm15, oword [r10 - 80]
-	vaesenc         zmm0, zmm0, zmm15
-	vaesenc         zmm1, zmm1, zmm15
-	vaesenc         zmm2, zmm2, zmm15
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 17 ; d_H*h_H
-	vpxord          zmm7, zmm7, zmm8
-	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0 ; d_L*h_L
+
 	vbroadcasti32x4 zmm15, oword [r10 - 64]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
+; GHASH step 5: the products of vector 2
+	vpshufb         zmm18, zmm18, zmm20
+	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 0 ; d_L*h_L
+	vpclmulqdq      zmm9, zmm18, zword [r9 + 128], 16 ; d_L*h_H
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 1 ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 17 ; d_H*h_H
+	vpxord          zmm7, zmm7, zmm8
+
+	vbroadcasti32x4 zmm15, oword [r10 - 48]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+; GHASH step 6: the lengths block
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0 ; d_L*h_L
 	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16 ; d_L*h_H
 	vpxord          zmm5, zmm5, zmm8
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1 ; d_H*h_L
 	vpternlogd      zmm6, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17 ; d_H*h_H
-	vbroadcasti32x4 zmm15, oword [r10 - 48]
-	vaesenc         zmm0, zmm0, zmm15
-	vaesenc         zmm1, zmm1, zmm15
-	vaesenc         zmm2, zmm2, zmm15
 	vpxord          zmm7, zmm7, zmm8
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+; GHASH step 7: fold LO into MI (see the header)
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
+
 	vaesenc         zmm0, zmm0, zmm31
 	vaesenc         zmm1, zmm1, zmm31
 	vaesenc         zmm2, zmm2, zmm31
+; GHASH step 8: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
-; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, zmm7, 1
+
 	vaesenc         zmm0, zmm0, zmm30
 	vaesenc         zmm1, zmm1, zmm30
 	vaesenc         zmm2, zmm2, zmm30
-	vextracti32x4   xmm9, zmm7, 2
-	vextracti32x4   xmm5, zmm7, 3
+; GHASH step 9: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-	vpternlogd      xmm10, xmm9, xmm5, 150
+
 	vpxord          zmm8, zmm14, zword [rdx]
 	vaesenclast     zmm0, zmm0, zmm8
 	vmovdqu8        zword [rsi], zmm0
@@ -3414,65 +3601,79 @@ L.gcm_dec_rec_final2_aes128:
 	vbroadcasti32x4 zmm15, oword [r10 - 144]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
-; GHASH products of 2 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
+; GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         zmm16, zmm16, zmm20
 	vpshufb         zmm17, zmm17, zmm20
-	vpxord          zmm16, zmm16, zmm10             ; the running hash joins block 0
-	vpclmulqdq      zmm8, zmm16, zword [r9], 0      ; a_L*ha_L
+
 	vbroadcasti32x4 zmm15, oword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
-	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 0 ; b_L*hb_L
-	vpternlogd      zmm5, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm16, zword [r9], 17     ; a_H*ha_H
-	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 17 ; b_H*hb_H
+; GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm16, zmm16, zmm10
+
 	vbroadcasti32x4 zmm15, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
-	vpternlogd      zmm7, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm16, zword [r9], 1      ; a_H*ha_L
-	vpclmulqdq      zmm16, zmm16, zword [r9], 16    ; a_L*ha_H
-	vpternlogd      zmm6, zmm8, zmm16, 150
+; GHASH step 2: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zword [r9], 0      ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 0 ; b_L*hb_L
+	vpternlogd      zmm5, zmm8, zmm9, 150
+
 	vbroadcasti32x4 zmm15, oword [r10 - 96]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
-	vpclmulqdq      zmm8, zmm17, zword [r9 + 64], 1 ; b_H*hb_L
-	vpclmulqdq      zmm17, zmm17, zword [r9 + 64], 16 ; b_L*hb_H
-	vpternlogd      zmm6, zmm8, zmm17, 150
-	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+; GHASH step 3: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zword [r9], 17     ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 17 ; b_H*hb_H
+	vpternlogd      zmm7, zmm8, zmm9, 150
+
 	vbroadcasti32x4 zmm15, oword [r10 - 80]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
+; GHASH step 4: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zword [r9], 1      ; a_H*ha_L
+	vpclmulqdq      zmm16, zmm16, zword [r9], 16    ; a_L*ha_H
+	vpternlogd      zmm6, zmm8, zmm16, 150
+	vpclmulqdq      zmm8, zmm17, zword [r9 + 64], 1 ; b_H*hb_L
+	vpclmulqdq      zmm17, zmm17, zword [r9 + 64], 16 ; b_L*hb_H
+	vpternlogd      zmm6, zmm8, zmm17, 150
+
+	vbroadcasti32x4 zmm15, oword [r10 - 64]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+
+	vbroadcasti32x4 zmm15, oword [r10 - 48]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+; GHASH step 5: the lengths block
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0 ; d_L*h_L
 	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16 ; d_L*h_H
 	vpxord          zmm5, zmm5, zmm8
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1 ; d_H*h_L
-	vbroadcasti32x4 zmm15, oword [r10 - 64]
-	vaesenc         zmm0, zmm0, zmm15
-	vaesenc         zmm1, zmm1, zmm15
 	vpternlogd      zmm6, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+; GHASH step 6: fold LO into MI (see the header)
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
-	vbroadcasti32x4 zmm15, oword [r10 - 48]
-	vaesenc         zmm0, zmm0, zmm15
-	vaesenc         zmm1, zmm1, zmm15
 	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
-	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
-	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
+
 	vaesenc         zmm0, zmm0, zmm31
 	vaesenc         zmm1, zmm1, zmm31
+; GHASH step 7: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
-; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, zmm7, 1
-	vextracti32x4   xmm9, zmm7, 2
+
 	vaesenc         zmm0, zmm0, zmm30
 	vaesenc         zmm1, zmm1, zmm30
-	vextracti32x4   xmm5, zmm7, 3
+; GHASH step 8: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-	vpternlogd      xmm10, xmm9, xmm5, 150
+
 	vpxord          zmm8, zmm14, zword [rdx]
 	vaesenclast     zmm0, zmm0, zmm8
 	vmovdqu8        zword [rsi], zmm0
@@ -3513,51 +3714,61 @@ L.gcm_dec_rec_final1_aes192:
 L.gcm_dec_rec_final1_aes128:
 	vbroadcasti32x4 zmm15, oword [r10 - 144]
 	vaesenc         zmm0, zmm0, zmm15
-; GHASH products of 1 vector: reflect, the running hash joins block 0, LO/MI/HI += the products
+; GHASH step 0: the products of vector 0
 	vpshufb         zmm16, zmm16, zmm20
 	vpxord          zmm16, zmm16, zmm10             ; the running hash joins block 0
 	vpclmulqdq      zmm8, zmm16, zword [r9], 0      ; d_L*h_L
 	vpclmulqdq      zmm9, zmm16, zword [r9], 16     ; d_L*h_H
-	vbroadcasti32x4 zmm15, oword [r10 - 128]
-	vaesenc         zmm0, zmm0, zmm15
 	vpxord          zmm5, zmm5, zmm8
 	vpclmulqdq      zmm8, zmm16, zword [r9], 1      ; d_H*h_L
 	vpternlogd      zmm6, zmm8, zmm9, 150
-	vbroadcasti32x4 zmm15, oword [r10 - 112]
-	vaesenc         zmm0, zmm0, zmm15
 	vpclmulqdq      zmm8, zmm16, zword [r9], 17     ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
-	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+
 	vbroadcasti32x4 zmm15, oword [r10 - 96]
 	vaesenc         zmm0, zmm0, zmm15
+
+	vbroadcasti32x4 zmm15, oword [r10 - 80]
+	vaesenc         zmm0, zmm0, zmm15
+
+	vbroadcasti32x4 zmm15, oword [r10 - 64]
+	vaesenc         zmm0, zmm0, zmm15
+
+	vbroadcasti32x4 zmm15, oword [r10 - 48]
+	vaesenc         zmm0, zmm0, zmm15
+; GHASH step 1: the lengths block
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0 ; d_L*h_L
 	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16 ; d_L*h_H
 	vpxord          zmm5, zmm5, zmm8
-	vbroadcasti32x4 zmm15, oword [r10 - 80]
-	vaesenc         zmm0, zmm0, zmm15
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1 ; d_H*h_L
 	vpternlogd      zmm6, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17 ; d_H*h_H
-	vbroadcasti32x4 zmm15, oword [r10 - 64]
-	vaesenc         zmm0, zmm0, zmm15
 	vpxord          zmm7, zmm7, zmm8
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+; GHASH step 2: fold LO into MI (see the header)
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
-	vbroadcasti32x4 zmm15, oword [r10 - 48]
-	vaesenc         zmm0, zmm0, zmm15
 	vpternlogd      zmm6, zmm5, zmm8, 150
+
+	vaesenc         zmm0, zmm0, zmm31
+; GHASH step 3: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
-	vaesenc         zmm0, zmm0, zmm31
 	vpternlogd      zmm7, zmm6, zmm8, 150
-; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, zmm7, 1
-	vextracti32x4   xmm9, zmm7, 2
+
 	vaesenc         zmm0, zmm0, zmm30
-	vextracti32x4   xmm5, zmm7, 3
+; GHASH step 4: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-	vpternlogd      xmm10, xmm9, xmm5, 150
+
 	vmovdqu8        zmm8{k1}{z}, [rdx]
 	vpxord          zmm8, zmm8, zmm14
 	vaesenclast     zmm0, zmm0, zmm8
@@ -3582,11 +3793,10 @@ L.gcm_dec_rec_no_data:
 	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
 ; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, zmm7, 1
-	vextracti32x4   xmm9, zmm7, 2
-	vextracti32x4   xmm5, zmm7, 3
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-	vpternlogd      xmm10, xmm9, xmm5, 150
 L.gcm_dec_rec_tag:
 ; tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)
 	vpshufb         xmm10, xmm10, xmm20
@@ -3691,49 +3901,57 @@ L.gcm_ghash_school_loop:
 	vmovdqu8        zmm1, zword [rdx + 64]
 	vmovdqu8        zmm2, zword [rdx + 128]
 	vmovdqu8        zmm3, zword [rdx + 192]
-; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
+; GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         zmm0, zmm0, zmm20
 	vpshufb         zmm1, zmm1, zmm20
+; GHASH step 1: byte-reflect vectors 2 and 3
 	vpshufb         zmm2, zmm2, zmm20
 	vpshufb         zmm3, zmm3, zmm20
-	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
+; GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm0, zmm0, zmm10
+; GHASH step 3: LO = the low products of vectors 0 and 1
 	vpclmulqdq      zmm8, zmm0, zmm22, 0            ; a_L*ha_L
 	vpclmulqdq      zmm9, zmm1, zmm23, 0            ; b_L*hb_L
 	vpxord          zmm5, zmm8, zmm9
+; GHASH step 4: HI = the high products of vectors 0 and 1
 	vpclmulqdq      zmm8, zmm0, zmm22, 17           ; a_H*ha_H
 	vpclmulqdq      zmm9, zmm1, zmm23, 17           ; b_H*hb_H
 	vpxord          zmm7, zmm8, zmm9
+; GHASH step 5: MI = the middle products of vectors 0 and 1
 	vpclmulqdq      zmm8, zmm0, zmm22, 1            ; a_H*ha_L
 	vpclmulqdq      zmm0, zmm0, zmm22, 16           ; a_L*ha_H
 	vpxord          zmm6, zmm8, zmm0
 	vpclmulqdq      zmm8, zmm1, zmm23, 1            ; b_H*hb_L
 	vpclmulqdq      zmm1, zmm1, zmm23, 16           ; b_L*hb_H
 	vpternlogd      zmm6, zmm8, zmm1, 150
+; GHASH step 6: LO += the low products of vectors 2 and 3
 	vpclmulqdq      zmm8, zmm2, zmm24, 0            ; a_L*ha_L
 	vpclmulqdq      zmm9, zmm3, zmm25, 0            ; b_L*hb_L
 	vpternlogd      zmm5, zmm8, zmm9, 150
+; GHASH step 7: HI += the high products of vectors 2 and 3
 	vpclmulqdq      zmm8, zmm2, zmm24, 17           ; a_H*ha_H
 	vpclmulqdq      zmm9, zmm3, zmm25, 17           ; b_H*hb_H
 	vpternlogd      zmm7, zmm8, zmm9, 150
+; GHASH step 8: MI += the middle products of vectors 2 and 3
 	vpclmulqdq      zmm8, zmm2, zmm24, 1            ; a_H*ha_L
 	vpclmulqdq      zmm2, zmm2, zmm24, 16           ; a_L*ha_H
 	vpternlogd      zmm6, zmm8, zmm2, 150
 	vpclmulqdq      zmm8, zmm3, zmm25, 1            ; b_H*hb_L
 	vpclmulqdq      zmm3, zmm3, zmm25, 16           ; b_L*hb_H
 	vpternlogd      zmm6, zmm8, zmm3, 150
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+; GHASH step 9: fold LO into MI (see the header)
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
+; GHASH step 10: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
-; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, zmm7, 1
-	vextracti32x4   xmm9, zmm7, 2
-	vextracti32x4   xmm5, zmm7, 3
+; GHASH step 11: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-	vpternlogd      xmm10, xmm9, xmm5, 150
 	add             rdx, 256
 	sub             rcx, 256
 	jae             L.gcm_ghash_school_loop
@@ -3779,11 +3997,10 @@ L.gcm_ghash_school_tail_loaded:
 	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
 ; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, zmm7, 1
-	vextracti32x4   xmm9, zmm7, 2
-	vextracti32x4   xmm5, zmm7, 3
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-	vpternlogd      xmm10, xmm9, xmm5, 150
 L.gcm_ghash_school_store:
 	vmovdqu8        oword [rsi], xmm10
 	xor             eax, eax
@@ -4003,83 +4220,95 @@ L.gcm_enc_school_main_aes128:
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
-	vpshufb         zmm16, zmm16, zmm20
-	vpshufb         zmm17, zmm17, zmm20
-	vpshufb         zmm18, zmm18, zmm20
-	vpshufb         zmm19, zmm19, zmm20
-	vpxord          zmm16, zmm16, zmm10             ; the running hash joins block 0
+
 	vbroadcasti32x4 zmm15, oword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpclmulqdq      zmm8, zmm16, zmm22, 0           ; a_L*ha_L
-	vpclmulqdq      zmm9, zmm17, zmm23, 0           ; b_L*hb_L
-	vpxord          zmm5, zmm8, zmm9
-	vpclmulqdq      zmm8, zmm16, zmm22, 17          ; a_H*ha_H
-	vpclmulqdq      zmm9, zmm17, zmm23, 17          ; b_H*hb_H
+; GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         zmm16, zmm16, zmm20
+	vpshufb         zmm17, zmm17, zmm20
+; GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         zmm18, zmm18, zmm20
+	vpshufb         zmm19, zmm19, zmm20
+; GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm16, zmm16, zmm10
+
 	vbroadcasti32x4 zmm15, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpxord          zmm7, zmm8, zmm9
-	vpclmulqdq      zmm8, zmm16, zmm22, 1           ; a_H*ha_L
-	vpclmulqdq      zmm16, zmm16, zmm22, 16         ; a_L*ha_H
-	vpxord          zmm6, zmm8, zmm16
-	vpclmulqdq      zmm8, zmm17, zmm23, 1           ; b_H*hb_L
+; GHASH step 3: LO = the low products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zmm22, 0           ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm17, zmm23, 0           ; b_L*hb_L
+	vpxord          zmm5, zmm8, zmm9
+
 	vaesenc         zmm0, zmm0, zmm31
 	vaesenc         zmm1, zmm1, zmm31
 	vaesenc         zmm2, zmm2, zmm31
 	vaesenc         zmm3, zmm3, zmm31
-	vpclmulqdq      zmm17, zmm17, zmm23, 16         ; b_L*hb_H
-	vpternlogd      zmm6, zmm8, zmm17, 150
-	vpclmulqdq      zmm8, zmm18, zmm24, 0           ; a_L*ha_L
-	vpclmulqdq      zmm9, zmm19, zmm25, 0           ; b_L*hb_L
-	vpternlogd      zmm5, zmm8, zmm9, 150
+; GHASH step 4: MI = the middle products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zmm22, 1           ; a_H*ha_L
+	vpclmulqdq      zmm9, zmm16, zmm22, 16          ; a_L*ha_H
+	vpxord          zmm6, zmm8, zmm9
+	vpclmulqdq      zmm8, zmm17, zmm23, 1           ; b_H*hb_L
+	vpclmulqdq      zmm9, zmm17, zmm23, 16          ; b_L*hb_H
+	vpternlogd      zmm6, zmm8, zmm9, 150
+
 	vaesenc         zmm0, zmm0, zmm30
 	vaesenc         zmm1, zmm1, zmm30
 	vaesenc         zmm2, zmm2, zmm30
 	vaesenc         zmm3, zmm3, zmm30
+; GHASH step 5: HI = the high products of vectors 0 and 1
+	vpclmulqdq      zmm16, zmm16, zmm22, 17         ; a_H*ha_H
+	vpclmulqdq      zmm17, zmm17, zmm23, 17         ; b_H*hb_H
+	vpxord          zmm7, zmm16, zmm17
+; GHASH step 6: HI += the high products of vectors 2 and 3
 	vpclmulqdq      zmm8, zmm18, zmm24, 17          ; a_H*ha_H
 	vpclmulqdq      zmm9, zmm19, zmm25, 17          ; b_H*hb_H
 	vpternlogd      zmm7, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm18, zmm24, 1           ; a_H*ha_L
+
 	vaesenc         zmm0, zmm0, zmm29
 	vaesenc         zmm1, zmm1, zmm29
 	vaesenc         zmm2, zmm2, zmm29
 	vaesenc         zmm3, zmm3, zmm29
-	vpclmulqdq      zmm18, zmm18, zmm24, 16         ; a_L*ha_H
-	vpternlogd      zmm6, zmm8, zmm18, 150
-	vpclmulqdq      zmm8, zmm19, zmm25, 1           ; b_H*hb_L
-	vpclmulqdq      zmm19, zmm19, zmm25, 16         ; b_L*hb_H
+; GHASH step 7: LO += the low products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm18, zmm24, 0           ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm19, zmm25, 0           ; b_L*hb_L
+	vpternlogd      zmm5, zmm8, zmm9, 150
+
 	vaesenc         zmm0, zmm0, zmm28
 	vaesenc         zmm1, zmm1, zmm28
 	vaesenc         zmm2, zmm2, zmm28
 	vaesenc         zmm3, zmm3, zmm28
-	vpternlogd      zmm6, zmm8, zmm19, 150
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
-	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
-	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
-	vpternlogd      zmm6, zmm5, zmm8, 150
+
 	vaesenc         zmm0, zmm0, zmm27
 	vaesenc         zmm1, zmm1, zmm27
 	vaesenc         zmm2, zmm2, zmm27
 	vaesenc         zmm3, zmm3, zmm27
+; GHASH step 8: MI += the middle products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm18, zmm24, 1           ; a_H*ha_L
+	vpclmulqdq      zmm18, zmm18, zmm24, 16         ; a_L*ha_H
+	vpternlogd      zmm6, zmm8, zmm18, 150
+	vpclmulqdq      zmm8, zmm19, zmm25, 1           ; b_H*hb_L
+	vpclmulqdq      zmm19, zmm19, zmm25, 16         ; b_L*hb_H
+	vpternlogd      zmm6, zmm8, zmm19, 150
+; GHASH step 9: fold LO into MI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
+	vpternlogd      zmm6, zmm5, zmm8, 150
+; GHASH step 10: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
-; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, zmm7, 1
+
 	vaesenc         zmm0, zmm0, zmm26
 	vaesenc         zmm1, zmm1, zmm26
 	vaesenc         zmm2, zmm2, zmm26
 	vaesenc         zmm3, zmm3, zmm26
-	vextracti32x4   xmm9, zmm7, 2
-	vextracti32x4   xmm5, zmm7, 3
-	vpxord          xmm10, xmm7, xmm8
-	vpternlogd      xmm10, xmm9, xmm5, 150
+
 ; last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          zmm8, zmm14, zword [rdx]
 	vaesenclast     zmm16, zmm0, zmm8
@@ -4093,6 +4322,11 @@ L.gcm_enc_school_main_aes128:
 	vpxord          zmm8, zmm14, zword [rdx + 192]
 	vaesenclast     zmm19, zmm3, zmm8
 	vmovdqu8        zword [rsi + 192], zmm19
+; GHASH step 11: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
+	vpxord          xmm10, xmm7, xmm8
 	add             rdx, 256
 	add             rsi, 256
 	sub             rcx, 256
@@ -4100,49 +4334,57 @@ L.gcm_enc_school_main_aes128:
 ; LLVM-MCA-END
 L.gcm_enc_school_hash_last:
 ; the GHASH of the last iteration's ciphertext, still in GD
-; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
+; GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         zmm16, zmm16, zmm20
 	vpshufb         zmm17, zmm17, zmm20
+; GHASH step 1: byte-reflect vectors 2 and 3
 	vpshufb         zmm18, zmm18, zmm20
 	vpshufb         zmm19, zmm19, zmm20
-	vpxord          zmm16, zmm16, zmm10             ; the running hash joins block 0
+; GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm16, zmm16, zmm10
+; GHASH step 3: LO = the low products of vectors 0 and 1
 	vpclmulqdq      zmm8, zmm16, zmm22, 0           ; a_L*ha_L
 	vpclmulqdq      zmm9, zmm17, zmm23, 0           ; b_L*hb_L
 	vpxord          zmm5, zmm8, zmm9
+; GHASH step 4: HI = the high products of vectors 0 and 1
 	vpclmulqdq      zmm8, zmm16, zmm22, 17          ; a_H*ha_H
 	vpclmulqdq      zmm9, zmm17, zmm23, 17          ; b_H*hb_H
 	vpxord          zmm7, zmm8, zmm9
+; GHASH step 5: MI = the middle products of vectors 0 and 1
 	vpclmulqdq      zmm8, zmm16, zmm22, 1           ; a_H*ha_L
 	vpclmulqdq      zmm16, zmm16, zmm22, 16         ; a_L*ha_H
 	vpxord          zmm6, zmm8, zmm16
 	vpclmulqdq      zmm8, zmm17, zmm23, 1           ; b_H*hb_L
 	vpclmulqdq      zmm17, zmm17, zmm23, 16         ; b_L*hb_H
 	vpternlogd      zmm6, zmm8, zmm17, 150
+; GHASH step 6: LO += the low products of vectors 2 and 3
 	vpclmulqdq      zmm8, zmm18, zmm24, 0           ; a_L*ha_L
 	vpclmulqdq      zmm9, zmm19, zmm25, 0           ; b_L*hb_L
 	vpternlogd      zmm5, zmm8, zmm9, 150
+; GHASH step 7: HI += the high products of vectors 2 and 3
 	vpclmulqdq      zmm8, zmm18, zmm24, 17          ; a_H*ha_H
 	vpclmulqdq      zmm9, zmm19, zmm25, 17          ; b_H*hb_H
 	vpternlogd      zmm7, zmm8, zmm9, 150
+; GHASH step 8: MI += the middle products of vectors 2 and 3
 	vpclmulqdq      zmm8, zmm18, zmm24, 1           ; a_H*ha_L
 	vpclmulqdq      zmm18, zmm18, zmm24, 16         ; a_L*ha_H
 	vpternlogd      zmm6, zmm8, zmm18, 150
 	vpclmulqdq      zmm8, zmm19, zmm25, 1           ; b_H*hb_L
 	vpclmulqdq      zmm19, zmm19, zmm25, 16         ; b_L*hb_H
 	vpternlogd      zmm6, zmm8, zmm19, 150
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+; GHASH step 9: fold LO into MI (see the header)
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
+; GHASH step 10: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
-; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, zmm7, 1
-	vextracti32x4   xmm9, zmm7, 2
-	vextracti32x4   xmm5, zmm7, 3
+; GHASH step 11: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-	vpternlogd      xmm10, xmm9, xmm5, 150
 	jmp             near L.gcm_enc_school_bulk_done
 L.gcm_enc_school_first_ctr_carry:
 ; a last byte carries: inc32 on the reflected form, CTR big-endian again after
@@ -4535,11 +4777,10 @@ L.gcm_enc_school_ghash_loaded:
 	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
 ; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, zmm7, 1
-	vextracti32x4   xmm9, zmm7, 2
-	vextracti32x4   xmm5, zmm7, 3
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-	vpternlogd      xmm10, xmm9, xmm5, 150
 L.gcm_enc_school_store:
 	vmovdqu8        oword [r9], xmm10
 L.gcm_enc_school_return:
@@ -4665,87 +4906,105 @@ L.gcm_dec_school_main_aes128:
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
+; GHASH step 0: load the 4 source vectors
 	vmovdqu8        zmm16, zword [rdx]
 	vmovdqu8        zmm17, zword [rdx + 64]
 	vmovdqu8        zmm18, zword [rdx + 128]
 	vmovdqu8        zmm19, zword [rdx + 192]
-; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
-	vpshufb         zmm16, zmm16, zmm20
+; GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         zmm18, zmm18, zmm20
+	vpshufb         zmm19, zmm19, zmm20
+
 	vbroadcasti32x4 zmm15, oword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpshufb         zmm17, zmm17, zmm20
-	vpshufb         zmm18, zmm18, zmm20
-	vpshufb         zmm19, zmm19, zmm20
-	vpxord          zmm16, zmm16, zmm10             ; the running hash joins block 0
-	vpclmulqdq      zmm8, zmm16, zmm22, 0           ; a_L*ha_L
+; GHASH step 2: LO = the low products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm18, zmm24, 0           ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm19, zmm25, 0           ; b_L*hb_L
+	vpxord          zmm5, zmm8, zmm9
+; GHASH step 3: HI = the high products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm18, zmm24, 17          ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm19, zmm25, 17          ; b_H*hb_H
+	vpxord          zmm7, zmm8, zmm9
+
 	vbroadcasti32x4 zmm15, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpclmulqdq      zmm9, zmm17, zmm23, 0           ; b_L*hb_L
-	vpxord          zmm5, zmm8, zmm9
-	vpclmulqdq      zmm8, zmm16, zmm22, 17          ; a_H*ha_H
-	vpclmulqdq      zmm9, zmm17, zmm23, 17          ; b_H*hb_H
-	vpxord          zmm7, zmm8, zmm9
+
 	vaesenc         zmm0, zmm0, zmm31
 	vaesenc         zmm1, zmm1, zmm31
 	vaesenc         zmm2, zmm2, zmm31
 	vaesenc         zmm3, zmm3, zmm31
-	vpclmulqdq      zmm8, zmm16, zmm22, 1           ; a_H*ha_L
-	vpclmulqdq      zmm16, zmm16, zmm22, 16         ; a_L*ha_H
-	vpxord          zmm6, zmm8, zmm16
-	vpclmulqdq      zmm8, zmm17, zmm23, 1           ; b_H*hb_L
-	vpclmulqdq      zmm17, zmm17, zmm23, 16         ; b_L*hb_H
+; GHASH step 4: MI = the middle products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm18, zmm24, 1           ; a_H*ha_L
+	vpclmulqdq      zmm18, zmm18, zmm24, 16         ; a_L*ha_H
+	vpxord          zmm6, zmm8, zmm18
+	vpclmulqdq      zmm8, zmm19, zmm25, 1           ; b_H*hb_L
+	vpclmulqdq      zmm19, zmm19, zmm25, 16         ; b_L*hb_H
+	vpternlogd      zmm6, zmm8, zmm19, 150
+; GHASH step 5: byte-reflect vectors 0 and 1
+	vpshufb         zmm16, zmm16, zmm20
+	vpshufb         zmm17, zmm17, zmm20
+
 	vaesenc         zmm0, zmm0, zmm30
 	vaesenc         zmm1, zmm1, zmm30
 	vaesenc         zmm2, zmm2, zmm30
 	vaesenc         zmm3, zmm3, zmm30
-	vpternlogd      zmm6, zmm8, zmm17, 150
-	vpclmulqdq      zmm8, zmm18, zmm24, 0           ; a_L*ha_L
-	vpclmulqdq      zmm9, zmm19, zmm25, 0           ; b_L*hb_L
+; GHASH step 6: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm16, zmm16, zmm10
+; GHASH step 7: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zmm22, 0           ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm17, zmm23, 0           ; b_L*hb_L
 	vpternlogd      zmm5, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm18, zmm24, 17          ; a_H*ha_H
+
 	vaesenc         zmm0, zmm0, zmm29
 	vaesenc         zmm1, zmm1, zmm29
 	vaesenc         zmm2, zmm2, zmm29
 	vaesenc         zmm3, zmm3, zmm29
-	vpclmulqdq      zmm9, zmm19, zmm25, 17          ; b_H*hb_H
+; GHASH step 8: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zmm22, 17          ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm17, zmm23, 17          ; b_H*hb_H
 	vpternlogd      zmm7, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm18, zmm24, 1           ; a_H*ha_L
-	vpclmulqdq      zmm18, zmm18, zmm24, 16         ; a_L*ha_H
-	vpternlogd      zmm6, zmm8, zmm18, 150
+
 	vaesenc         zmm0, zmm0, zmm28
 	vaesenc         zmm1, zmm1, zmm28
 	vaesenc         zmm2, zmm2, zmm28
 	vaesenc         zmm3, zmm3, zmm28
-	vpclmulqdq      zmm8, zmm19, zmm25, 1           ; b_H*hb_L
-	vpclmulqdq      zmm19, zmm19, zmm25, 16         ; b_L*hb_H
-	vpternlogd      zmm6, zmm8, zmm19, 150
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
-	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
-	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
+; GHASH step 9: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zmm22, 1           ; a_H*ha_L
+	vpclmulqdq      zmm16, zmm16, zmm22, 16         ; a_L*ha_H
+	vpternlogd      zmm6, zmm8, zmm16, 150
+	vpclmulqdq      zmm8, zmm17, zmm23, 1           ; b_H*hb_L
+	vpclmulqdq      zmm17, zmm17, zmm23, 16         ; b_L*hb_H
+	vpternlogd      zmm6, zmm8, zmm17, 150
+
 	vaesenc         zmm0, zmm0, zmm27
 	vaesenc         zmm1, zmm1, zmm27
 	vaesenc         zmm2, zmm2, zmm27
 	vaesenc         zmm3, zmm3, zmm27
+; GHASH step 10: fold LO into MI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
-	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
-	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
-	vpternlogd      zmm7, zmm6, zmm8, 150
-; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, zmm7, 1
+
 	vaesenc         zmm0, zmm0, zmm26
 	vaesenc         zmm1, zmm1, zmm26
 	vaesenc         zmm2, zmm2, zmm26
 	vaesenc         zmm3, zmm3, zmm26
-	vextracti32x4   xmm9, zmm7, 2
-	vextracti32x4   xmm5, zmm7, 3
+; GHASH step 11: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
+	vpternlogd      zmm7, zmm6, zmm8, 150
+; GHASH step 12: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-	vpternlogd      xmm10, xmm9, xmm5, 150
+
 ; last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          zmm8, zmm14, zword [rdx]
 	vaesenclast     zmm0, zmm0, zmm8
@@ -4832,11 +5091,10 @@ L.gcm_dec_school_ghash_loaded:
 	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
 ; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, zmm7, 1
-	vextracti32x4   xmm9, zmm7, 2
-	vextracti32x4   xmm5, zmm7, 3
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-	vpternlogd      xmm10, xmm9, xmm5, 150
 	mov             rcx, qword [rsp + 8]
 	mov             rdx, qword [rsp]
 
@@ -5270,11 +5528,10 @@ L.gcm_enc_school_rec_aad_loaded:
 	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
 ; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, zmm7, 1
-	vextracti32x4   xmm9, zmm7, 2
-	vextracti32x4   xmm5, zmm7, 3
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-	vpternlogd      xmm10, xmm9, xmm5, 150
 	vpxord          zmm5, zmm5, zmm5
 	vpxord          zmm6, zmm6, zmm6
 	vpxord          zmm7, zmm7, zmm7
@@ -5481,83 +5738,95 @@ L.gcm_enc_school_rec_main_aes128:
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
-	vpshufb         zmm16, zmm16, zmm20
-	vpshufb         zmm17, zmm17, zmm20
-	vpshufb         zmm18, zmm18, zmm20
-	vpshufb         zmm19, zmm19, zmm20
-	vpxord          zmm16, zmm16, zmm10             ; the running hash joins block 0
+
 	vbroadcasti32x4 zmm15, oword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpclmulqdq      zmm8, zmm16, zmm22, 0           ; a_L*ha_L
-	vpclmulqdq      zmm9, zmm17, zmm23, 0           ; b_L*hb_L
-	vpxord          zmm5, zmm8, zmm9
-	vpclmulqdq      zmm8, zmm16, zmm22, 17          ; a_H*ha_H
-	vpclmulqdq      zmm9, zmm17, zmm23, 17          ; b_H*hb_H
+; GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         zmm16, zmm16, zmm20
+	vpshufb         zmm17, zmm17, zmm20
+; GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         zmm18, zmm18, zmm20
+	vpshufb         zmm19, zmm19, zmm20
+; GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm16, zmm16, zmm10
+
 	vbroadcasti32x4 zmm15, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpxord          zmm7, zmm8, zmm9
-	vpclmulqdq      zmm8, zmm16, zmm22, 1           ; a_H*ha_L
-	vpclmulqdq      zmm16, zmm16, zmm22, 16         ; a_L*ha_H
-	vpxord          zmm6, zmm8, zmm16
-	vpclmulqdq      zmm8, zmm17, zmm23, 1           ; b_H*hb_L
+; GHASH step 3: LO = the low products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zmm22, 0           ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm17, zmm23, 0           ; b_L*hb_L
+	vpxord          zmm5, zmm8, zmm9
+
 	vaesenc         zmm0, zmm0, zmm31
 	vaesenc         zmm1, zmm1, zmm31
 	vaesenc         zmm2, zmm2, zmm31
 	vaesenc         zmm3, zmm3, zmm31
-	vpclmulqdq      zmm17, zmm17, zmm23, 16         ; b_L*hb_H
-	vpternlogd      zmm6, zmm8, zmm17, 150
-	vpclmulqdq      zmm8, zmm18, zmm24, 0           ; a_L*ha_L
-	vpclmulqdq      zmm9, zmm19, zmm25, 0           ; b_L*hb_L
-	vpternlogd      zmm5, zmm8, zmm9, 150
+; GHASH step 4: MI = the middle products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zmm22, 1           ; a_H*ha_L
+	vpclmulqdq      zmm9, zmm16, zmm22, 16          ; a_L*ha_H
+	vpxord          zmm6, zmm8, zmm9
+	vpclmulqdq      zmm8, zmm17, zmm23, 1           ; b_H*hb_L
+	vpclmulqdq      zmm9, zmm17, zmm23, 16          ; b_L*hb_H
+	vpternlogd      zmm6, zmm8, zmm9, 150
+
 	vaesenc         zmm0, zmm0, zmm30
 	vaesenc         zmm1, zmm1, zmm30
 	vaesenc         zmm2, zmm2, zmm30
 	vaesenc         zmm3, zmm3, zmm30
+; GHASH step 5: HI = the high products of vectors 0 and 1
+	vpclmulqdq      zmm16, zmm16, zmm22, 17         ; a_H*ha_H
+	vpclmulqdq      zmm17, zmm17, zmm23, 17         ; b_H*hb_H
+	vpxord          zmm7, zmm16, zmm17
+; GHASH step 6: HI += the high products of vectors 2 and 3
 	vpclmulqdq      zmm8, zmm18, zmm24, 17          ; a_H*ha_H
 	vpclmulqdq      zmm9, zmm19, zmm25, 17          ; b_H*hb_H
 	vpternlogd      zmm7, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm18, zmm24, 1           ; a_H*ha_L
+
 	vaesenc         zmm0, zmm0, zmm29
 	vaesenc         zmm1, zmm1, zmm29
 	vaesenc         zmm2, zmm2, zmm29
 	vaesenc         zmm3, zmm3, zmm29
-	vpclmulqdq      zmm18, zmm18, zmm24, 16         ; a_L*ha_H
-	vpternlogd      zmm6, zmm8, zmm18, 150
-	vpclmulqdq      zmm8, zmm19, zmm25, 1           ; b_H*hb_L
-	vpclmulqdq      zmm19, zmm19, zmm25, 16         ; b_L*hb_H
+; GHASH step 7: LO += the low products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm18, zmm24, 0           ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm19, zmm25, 0           ; b_L*hb_L
+	vpternlogd      zmm5, zmm8, zmm9, 150
+
 	vaesenc         zmm0, zmm0, zmm28
 	vaesenc         zmm1, zmm1, zmm28
 	vaesenc         zmm2, zmm2, zmm28
 	vaesenc         zmm3, zmm3, zmm28
-	vpternlogd      zmm6, zmm8, zmm19, 150
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
-	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
-	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
-	vpternlogd      zmm6, zmm5, zmm8, 150
+
 	vaesenc         zmm0, zmm0, zmm27
 	vaesenc         zmm1, zmm1, zmm27
 	vaesenc         zmm2, zmm2, zmm27
 	vaesenc         zmm3, zmm3, zmm27
+; GHASH step 8: MI += the middle products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm18, zmm24, 1           ; a_H*ha_L
+	vpclmulqdq      zmm18, zmm18, zmm24, 16         ; a_L*ha_H
+	vpternlogd      zmm6, zmm8, zmm18, 150
+	vpclmulqdq      zmm8, zmm19, zmm25, 1           ; b_H*hb_L
+	vpclmulqdq      zmm19, zmm19, zmm25, 16         ; b_L*hb_H
+	vpternlogd      zmm6, zmm8, zmm19, 150
+; GHASH step 9: fold LO into MI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
+	vpternlogd      zmm6, zmm5, zmm8, 150
+; GHASH step 10: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
-; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, zmm7, 1
+
 	vaesenc         zmm0, zmm0, zmm26
 	vaesenc         zmm1, zmm1, zmm26
 	vaesenc         zmm2, zmm2, zmm26
 	vaesenc         zmm3, zmm3, zmm26
-	vextracti32x4   xmm9, zmm7, 2
-	vextracti32x4   xmm5, zmm7, 3
-	vpxord          xmm10, xmm7, xmm8
-	vpternlogd      xmm10, xmm9, xmm5, 150
+
 ; last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          zmm8, zmm14, zword [rdx]
 	vaesenclast     zmm16, zmm0, zmm8
@@ -5571,6 +5840,11 @@ L.gcm_enc_school_rec_main_aes128:
 	vpxord          zmm8, zmm14, zword [rdx + 192]
 	vaesenclast     zmm19, zmm3, zmm8
 	vmovdqu8        zword [rsi + 192], zmm19
+; GHASH step 11: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
+	vpxord          xmm10, xmm7, xmm8
 	add             rdx, 256
 	add             rsi, 256
 	sub             rcx, 256
@@ -5578,49 +5852,57 @@ L.gcm_enc_school_rec_main_aes128:
 ; LLVM-MCA-END
 L.gcm_enc_school_rec_hash_last:
 ; the GHASH of the last iteration's ciphertext, still in GD
-; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
+; GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         zmm16, zmm16, zmm20
 	vpshufb         zmm17, zmm17, zmm20
+; GHASH step 1: byte-reflect vectors 2 and 3
 	vpshufb         zmm18, zmm18, zmm20
 	vpshufb         zmm19, zmm19, zmm20
-	vpxord          zmm16, zmm16, zmm10             ; the running hash joins block 0
+; GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm16, zmm16, zmm10
+; GHASH step 3: LO = the low products of vectors 0 and 1
 	vpclmulqdq      zmm8, zmm16, zmm22, 0           ; a_L*ha_L
 	vpclmulqdq      zmm9, zmm17, zmm23, 0           ; b_L*hb_L
 	vpxord          zmm5, zmm8, zmm9
+; GHASH step 4: HI = the high products of vectors 0 and 1
 	vpclmulqdq      zmm8, zmm16, zmm22, 17          ; a_H*ha_H
 	vpclmulqdq      zmm9, zmm17, zmm23, 17          ; b_H*hb_H
 	vpxord          zmm7, zmm8, zmm9
+; GHASH step 5: MI = the middle products of vectors 0 and 1
 	vpclmulqdq      zmm8, zmm16, zmm22, 1           ; a_H*ha_L
 	vpclmulqdq      zmm16, zmm16, zmm22, 16         ; a_L*ha_H
 	vpxord          zmm6, zmm8, zmm16
 	vpclmulqdq      zmm8, zmm17, zmm23, 1           ; b_H*hb_L
 	vpclmulqdq      zmm17, zmm17, zmm23, 16         ; b_L*hb_H
 	vpternlogd      zmm6, zmm8, zmm17, 150
+; GHASH step 6: LO += the low products of vectors 2 and 3
 	vpclmulqdq      zmm8, zmm18, zmm24, 0           ; a_L*ha_L
 	vpclmulqdq      zmm9, zmm19, zmm25, 0           ; b_L*hb_L
 	vpternlogd      zmm5, zmm8, zmm9, 150
+; GHASH step 7: HI += the high products of vectors 2 and 3
 	vpclmulqdq      zmm8, zmm18, zmm24, 17          ; a_H*ha_H
 	vpclmulqdq      zmm9, zmm19, zmm25, 17          ; b_H*hb_H
 	vpternlogd      zmm7, zmm8, zmm9, 150
+; GHASH step 8: MI += the middle products of vectors 2 and 3
 	vpclmulqdq      zmm8, zmm18, zmm24, 1           ; a_H*ha_L
 	vpclmulqdq      zmm18, zmm18, zmm24, 16         ; a_L*ha_H
 	vpternlogd      zmm6, zmm8, zmm18, 150
 	vpclmulqdq      zmm8, zmm19, zmm25, 1           ; b_H*hb_L
 	vpclmulqdq      zmm19, zmm19, zmm25, 16         ; b_L*hb_H
 	vpternlogd      zmm6, zmm8, zmm19, 150
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+; GHASH step 9: fold LO into MI (see the header)
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
+; GHASH step 10: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
-; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, zmm7, 1
-	vextracti32x4   xmm9, zmm7, 2
-	vextracti32x4   xmm5, zmm7, 3
+; GHASH step 11: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-	vpternlogd      xmm10, xmm9, xmm5, 150
 	jmp             near L.gcm_enc_school_rec_bulk_done
 L.gcm_enc_school_rec_first_ctr_carry:
 ; a last byte carries: inc32 on the reflected form, CTR big-endian again after
@@ -5777,36 +6059,45 @@ L.gcm_enc_school_rec_final4_aes128:
 	vaesenclast     zmm3, zmm3, zmm8
 	vmovdqu8        [rsi + 192]{k1}, zmm3
 	vmovdqu8        zmm3{k1}{z}, zmm3               ; GHASH sees the padding as zeros
-; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
+; GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         zmm0, zmm0, zmm20
 	vpshufb         zmm1, zmm1, zmm20
+; GHASH step 1: byte-reflect vectors 2 and 3
 	vpshufb         zmm2, zmm2, zmm20
 	vpshufb         zmm3, zmm3, zmm20
-	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
+; GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm0, zmm0, zmm10
+; GHASH step 3: LO += the low products of vectors 0 and 1
 	vpclmulqdq      zmm8, zmm0, zword [r9], 0       ; a_L*ha_L
 	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 0  ; b_L*hb_L
 	vpternlogd      zmm5, zmm8, zmm9, 150
+; GHASH step 4: HI += the high products of vectors 0 and 1
 	vpclmulqdq      zmm8, zmm0, zword [r9], 17      ; a_H*ha_H
 	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 17 ; b_H*hb_H
 	vpternlogd      zmm7, zmm8, zmm9, 150
+; GHASH step 5: MI += the middle products of vectors 0 and 1
 	vpclmulqdq      zmm8, zmm0, zword [r9], 1       ; a_H*ha_L
 	vpclmulqdq      zmm0, zmm0, zword [r9], 16      ; a_L*ha_H
 	vpternlogd      zmm6, zmm8, zmm0, 150
 	vpclmulqdq      zmm8, zmm1, zword [r9 + 64], 1  ; b_H*hb_L
 	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16 ; b_L*hb_H
 	vpternlogd      zmm6, zmm8, zmm1, 150
+; GHASH step 6: LO += the low products of vectors 2 and 3
 	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 0 ; a_L*ha_L
 	vpclmulqdq      zmm9, zmm3, zword [r9 + 192], 0 ; b_L*hb_L
 	vpternlogd      zmm5, zmm8, zmm9, 150
+; GHASH step 7: HI += the high products of vectors 2 and 3
 	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 17 ; a_H*ha_H
 	vpclmulqdq      zmm9, zmm3, zword [r9 + 192], 17 ; b_H*hb_H
 	vpternlogd      zmm7, zmm8, zmm9, 150
+; GHASH step 8: MI += the middle products of vectors 2 and 3
 	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 1 ; a_H*ha_L
 	vpclmulqdq      zmm2, zmm2, zword [r9 + 128], 16 ; a_L*ha_H
 	vpternlogd      zmm6, zmm8, zmm2, 150
 	vpclmulqdq      zmm8, zmm3, zword [r9 + 192], 1 ; b_H*hb_L
 	vpclmulqdq      zmm3, zmm3, zword [r9 + 192], 16 ; b_L*hb_H
 	vpternlogd      zmm6, zmm8, zmm3, 150
+; GHASH step 9: the lengths block
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0 ; d_L*h_L
 	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16 ; d_L*h_H
@@ -5815,19 +6106,19 @@ L.gcm_enc_school_rec_final4_aes128:
 	vpternlogd      zmm6, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+; GHASH step 10: fold LO into MI (see the header)
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
+; GHASH step 11: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
-; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, zmm7, 1
-	vextracti32x4   xmm9, zmm7, 2
-	vextracti32x4   xmm5, zmm7, 3
+; GHASH step 12: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-	vpternlogd      xmm10, xmm9, xmm5, 150
 	jmp             near L.gcm_enc_school_rec_tag
 L.gcm_enc_school_rec_final3:
 ; the last 3 vectors (1..192 bytes): HPTR = their first power, k1 = the last vector's bytes
@@ -5912,23 +6203,28 @@ L.gcm_enc_school_rec_final3_aes128:
 	vaesenclast     zmm2, zmm2, zmm8
 	vmovdqu8        [rsi + 128]{k1}, zmm2
 	vmovdqu8        zmm2{k1}{z}, zmm2               ; GHASH sees the padding as zeros
-; GHASH products of 3 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
+; GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         zmm0, zmm0, zmm20
 	vpshufb         zmm1, zmm1, zmm20
-	vpshufb         zmm2, zmm2, zmm20
-	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
+; GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm0, zmm0, zmm10
+; GHASH step 2: LO += the low products of vectors 0 and 1
 	vpclmulqdq      zmm8, zmm0, zword [r9], 0       ; a_L*ha_L
 	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 0  ; b_L*hb_L
 	vpternlogd      zmm5, zmm8, zmm9, 150
+; GHASH step 3: HI += the high products of vectors 0 and 1
 	vpclmulqdq      zmm8, zmm0, zword [r9], 17      ; a_H*ha_H
 	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 17 ; b_H*hb_H
 	vpternlogd      zmm7, zmm8, zmm9, 150
+; GHASH step 4: MI += the middle products of vectors 0 and 1
 	vpclmulqdq      zmm8, zmm0, zword [r9], 1       ; a_H*ha_L
 	vpclmulqdq      zmm0, zmm0, zword [r9], 16      ; a_L*ha_H
 	vpternlogd      zmm6, zmm8, zmm0, 150
 	vpclmulqdq      zmm8, zmm1, zword [r9 + 64], 1  ; b_H*hb_L
 	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16 ; b_L*hb_H
 	vpternlogd      zmm6, zmm8, zmm1, 150
+; GHASH step 5: the products of vector 2
+	vpshufb         zmm2, zmm2, zmm20
 	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 0 ; d_L*h_L
 	vpclmulqdq      zmm9, zmm2, zword [r9 + 128], 16 ; d_L*h_H
 	vpxord          zmm5, zmm5, zmm8
@@ -5936,6 +6232,7 @@ L.gcm_enc_school_rec_final3_aes128:
 	vpternlogd      zmm6, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
+; GHASH step 6: the lengths block
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0 ; d_L*h_L
 	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16 ; d_L*h_H
@@ -5944,19 +6241,19 @@ L.gcm_enc_school_rec_final3_aes128:
 	vpternlogd      zmm6, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+; GHASH step 7: fold LO into MI (see the header)
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
+; GHASH step 8: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
-; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, zmm7, 1
-	vextracti32x4   xmm9, zmm7, 2
-	vextracti32x4   xmm5, zmm7, 3
+; GHASH step 9: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-	vpternlogd      xmm10, xmm9, xmm5, 150
 	jmp             near L.gcm_enc_school_rec_tag
 L.gcm_enc_school_rec_final2:
 ; the last 2 vectors (1..128 bytes): HPTR = their first power, k1 = the last vector's bytes
@@ -6022,22 +6319,27 @@ L.gcm_enc_school_rec_final2_aes128:
 	vaesenclast     zmm1, zmm1, zmm8
 	vmovdqu8        [rsi + 64]{k1}, zmm1
 	vmovdqu8        zmm1{k1}{z}, zmm1               ; GHASH sees the padding as zeros
-; GHASH products of 2 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
+; GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         zmm0, zmm0, zmm20
 	vpshufb         zmm1, zmm1, zmm20
-	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
+; GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm0, zmm0, zmm10
+; GHASH step 2: LO += the low products of vectors 0 and 1
 	vpclmulqdq      zmm8, zmm0, zword [r9], 0       ; a_L*ha_L
 	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 0  ; b_L*hb_L
 	vpternlogd      zmm5, zmm8, zmm9, 150
+; GHASH step 3: HI += the high products of vectors 0 and 1
 	vpclmulqdq      zmm8, zmm0, zword [r9], 17      ; a_H*ha_H
 	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 17 ; b_H*hb_H
 	vpternlogd      zmm7, zmm8, zmm9, 150
+; GHASH step 4: MI += the middle products of vectors 0 and 1
 	vpclmulqdq      zmm8, zmm0, zword [r9], 1       ; a_H*ha_L
 	vpclmulqdq      zmm0, zmm0, zword [r9], 16      ; a_L*ha_H
 	vpternlogd      zmm6, zmm8, zmm0, 150
 	vpclmulqdq      zmm8, zmm1, zword [r9 + 64], 1  ; b_H*hb_L
 	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16 ; b_L*hb_H
 	vpternlogd      zmm6, zmm8, zmm1, 150
+; GHASH step 5: the lengths block
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0 ; d_L*h_L
 	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16 ; d_L*h_H
@@ -6046,19 +6348,19 @@ L.gcm_enc_school_rec_final2_aes128:
 	vpternlogd      zmm6, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+; GHASH step 6: fold LO into MI (see the header)
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
+; GHASH step 7: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
-; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, zmm7, 1
-	vextracti32x4   xmm9, zmm7, 2
-	vextracti32x4   xmm5, zmm7, 3
+; GHASH step 8: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-	vpternlogd      xmm10, xmm9, xmm5, 150
 	jmp             near L.gcm_enc_school_rec_tag
 L.gcm_enc_school_rec_final1:
 ; the last 1 vector (1..64 bytes): HPTR = their first power, k1 = the last vector's bytes
@@ -6104,7 +6406,7 @@ L.gcm_enc_school_rec_final1_aes128:
 	vaesenclast     zmm0, zmm0, zmm8
 	vmovdqu8        [rsi]{k1}, zmm0
 	vmovdqu8        zmm0{k1}{z}, zmm0               ; GHASH sees the padding as zeros
-; GHASH products of 1 vector: reflect, the running hash joins block 0, LO/MI/HI += the products
+; GHASH step 0: the products of vector 0
 	vpshufb         zmm0, zmm0, zmm20
 	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
 	vpclmulqdq      zmm8, zmm0, zword [r9], 0       ; d_L*h_L
@@ -6114,6 +6416,7 @@ L.gcm_enc_school_rec_final1_aes128:
 	vpternlogd      zmm6, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm0, zword [r9], 17      ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
+; GHASH step 1: the lengths block
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0 ; d_L*h_L
 	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16 ; d_L*h_H
@@ -6122,19 +6425,19 @@ L.gcm_enc_school_rec_final1_aes128:
 	vpternlogd      zmm6, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+; GHASH step 2: fold LO into MI (see the header)
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
+; GHASH step 3: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
-; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, zmm7, 1
-	vextracti32x4   xmm9, zmm7, 2
-	vextracti32x4   xmm5, zmm7, 3
+; GHASH step 4: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-	vpternlogd      xmm10, xmm9, xmm5, 150
 	jmp             near L.gcm_enc_school_rec_tag
 L.gcm_enc_school_rec_no_data:
 ; no text left: the lengths block alone joins the sum
@@ -6155,11 +6458,10 @@ L.gcm_enc_school_rec_no_data:
 	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
 ; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, zmm7, 1
-	vextracti32x4   xmm9, zmm7, 2
-	vextracti32x4   xmm5, zmm7, 3
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-	vpternlogd      xmm10, xmm9, xmm5, 150
 L.gcm_enc_school_rec_tag:
 ; tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)
 	vpshufb         xmm10, xmm10, xmm20
@@ -6289,11 +6591,10 @@ L.gcm_dec_school_rec_aad_loaded:
 	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
 ; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, zmm7, 1
-	vextracti32x4   xmm9, zmm7, 2
-	vextracti32x4   xmm5, zmm7, 3
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-	vpternlogd      xmm10, xmm9, xmm5, 150
 	vpxord          zmm5, zmm5, zmm5
 	vpxord          zmm6, zmm6, zmm6
 	vpxord          zmm7, zmm7, zmm7
@@ -6403,87 +6704,105 @@ L.gcm_dec_school_rec_main_aes128:
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
+; GHASH step 0: load the 4 source vectors
 	vmovdqu8        zmm16, zword [rdx]
 	vmovdqu8        zmm17, zword [rdx + 64]
 	vmovdqu8        zmm18, zword [rdx + 128]
 	vmovdqu8        zmm19, zword [rdx + 192]
-; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
-	vpshufb         zmm16, zmm16, zmm20
+; GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         zmm18, zmm18, zmm20
+	vpshufb         zmm19, zmm19, zmm20
+
 	vbroadcasti32x4 zmm15, oword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpshufb         zmm17, zmm17, zmm20
-	vpshufb         zmm18, zmm18, zmm20
-	vpshufb         zmm19, zmm19, zmm20
-	vpxord          zmm16, zmm16, zmm10             ; the running hash joins block 0
-	vpclmulqdq      zmm8, zmm16, zmm22, 0           ; a_L*ha_L
+; GHASH step 2: LO = the low products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm18, zmm24, 0           ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm19, zmm25, 0           ; b_L*hb_L
+	vpxord          zmm5, zmm8, zmm9
+; GHASH step 3: HI = the high products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm18, zmm24, 17          ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm19, zmm25, 17          ; b_H*hb_H
+	vpxord          zmm7, zmm8, zmm9
+
 	vbroadcasti32x4 zmm15, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-	vpclmulqdq      zmm9, zmm17, zmm23, 0           ; b_L*hb_L
-	vpxord          zmm5, zmm8, zmm9
-	vpclmulqdq      zmm8, zmm16, zmm22, 17          ; a_H*ha_H
-	vpclmulqdq      zmm9, zmm17, zmm23, 17          ; b_H*hb_H
-	vpxord          zmm7, zmm8, zmm9
+
 	vaesenc         zmm0, zmm0, zmm31
 	vaesenc         zmm1, zmm1, zmm31
 	vaesenc         zmm2, zmm2, zmm31
 	vaesenc         zmm3, zmm3, zmm31
-	vpclmulqdq      zmm8, zmm16, zmm22, 1           ; a_H*ha_L
-	vpclmulqdq      zmm16, zmm16, zmm22, 16         ; a_L*ha_H
-	vpxord          zmm6, zmm8, zmm16
-	vpclmulqdq      zmm8, zmm17, zmm23, 1           ; b_H*hb_L
-	vpclmulqdq      zmm17, zmm17, zmm23, 16         ; b_L*hb_H
+; GHASH step 4: MI = the middle products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm18, zmm24, 1           ; a_H*ha_L
+	vpclmulqdq      zmm18, zmm18, zmm24, 16         ; a_L*ha_H
+	vpxord          zmm6, zmm8, zmm18
+	vpclmulqdq      zmm8, zmm19, zmm25, 1           ; b_H*hb_L
+	vpclmulqdq      zmm19, zmm19, zmm25, 16         ; b_L*hb_H
+	vpternlogd      zmm6, zmm8, zmm19, 150
+; GHASH step 5: byte-reflect vectors 0 and 1
+	vpshufb         zmm16, zmm16, zmm20
+	vpshufb         zmm17, zmm17, zmm20
+
 	vaesenc         zmm0, zmm0, zmm30
 	vaesenc         zmm1, zmm1, zmm30
 	vaesenc         zmm2, zmm2, zmm30
 	vaesenc         zmm3, zmm3, zmm30
-	vpternlogd      zmm6, zmm8, zmm17, 150
-	vpclmulqdq      zmm8, zmm18, zmm24, 0           ; a_L*ha_L
-	vpclmulqdq      zmm9, zmm19, zmm25, 0           ; b_L*hb_L
+; GHASH step 6: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm16, zmm16, zmm10
+; GHASH step 7: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zmm22, 0           ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm17, zmm23, 0           ; b_L*hb_L
 	vpternlogd      zmm5, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm18, zmm24, 17          ; a_H*ha_H
+
 	vaesenc         zmm0, zmm0, zmm29
 	vaesenc         zmm1, zmm1, zmm29
 	vaesenc         zmm2, zmm2, zmm29
 	vaesenc         zmm3, zmm3, zmm29
-	vpclmulqdq      zmm9, zmm19, zmm25, 17          ; b_H*hb_H
+; GHASH step 8: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zmm22, 17          ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm17, zmm23, 17          ; b_H*hb_H
 	vpternlogd      zmm7, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm18, zmm24, 1           ; a_H*ha_L
-	vpclmulqdq      zmm18, zmm18, zmm24, 16         ; a_L*ha_H
-	vpternlogd      zmm6, zmm8, zmm18, 150
+
 	vaesenc         zmm0, zmm0, zmm28
 	vaesenc         zmm1, zmm1, zmm28
 	vaesenc         zmm2, zmm2, zmm28
 	vaesenc         zmm3, zmm3, zmm28
-	vpclmulqdq      zmm8, zmm19, zmm25, 1           ; b_H*hb_L
-	vpclmulqdq      zmm19, zmm19, zmm25, 16         ; b_L*hb_H
-	vpternlogd      zmm6, zmm8, zmm19, 150
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
-	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
-	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
+; GHASH step 9: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zmm22, 1           ; a_H*ha_L
+	vpclmulqdq      zmm16, zmm16, zmm22, 16         ; a_L*ha_H
+	vpternlogd      zmm6, zmm8, zmm16, 150
+	vpclmulqdq      zmm8, zmm17, zmm23, 1           ; b_H*hb_L
+	vpclmulqdq      zmm17, zmm17, zmm23, 16         ; b_L*hb_H
+	vpternlogd      zmm6, zmm8, zmm17, 150
+
 	vaesenc         zmm0, zmm0, zmm27
 	vaesenc         zmm1, zmm1, zmm27
 	vaesenc         zmm2, zmm2, zmm27
 	vaesenc         zmm3, zmm3, zmm27
+; GHASH step 10: fold LO into MI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
-	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
-	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
-	vpternlogd      zmm7, zmm6, zmm8, 150
-; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, zmm7, 1
+
 	vaesenc         zmm0, zmm0, zmm26
 	vaesenc         zmm1, zmm1, zmm26
 	vaesenc         zmm2, zmm2, zmm26
 	vaesenc         zmm3, zmm3, zmm26
-	vextracti32x4   xmm9, zmm7, 2
-	vextracti32x4   xmm5, zmm7, 3
+; GHASH step 11: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
+	vpternlogd      zmm7, zmm6, zmm8, 150
+; GHASH step 12: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-	vpternlogd      xmm10, xmm9, xmm5, 150
+
 ; last round with the source folded into the key: out = AES(counter) ^ src
 	vpxord          zmm8, zmm14, zword [rdx]
 	vaesenclast     zmm0, zmm0, zmm8
@@ -6598,91 +6917,109 @@ L.gcm_dec_school_rec_final4_aes128:
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-; GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
+; GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         zmm16, zmm16, zmm20
 	vpshufb         zmm17, zmm17, zmm20
+; GHASH step 1: byte-reflect vectors 2 and 3
 	vpshufb         zmm18, zmm18, zmm20
 	vpshufb         zmm19, zmm19, zmm20
-	vpxord          zmm16, zmm16, zmm10             ; the running hash joins block 0
-	vpclmulqdq      zmm8, zmm16, zword [r9], 0      ; a_L*ha_L
+
 	vbroadcasti32x4 zmm15, oword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
+; GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm16, zmm16, zmm10
+; GHASH step 3: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zword [r9], 0      ; a_L*ha_L
 	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 0 ; b_L*hb_L
 	vpternlogd      zmm5, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm16, zword [r9], 17     ; a_H*ha_H
-	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 17 ; b_H*hb_H
-	vpternlogd      zmm7, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm16, zword [r9], 1      ; a_H*ha_L
+
 	vbroadcasti32x4 zmm15, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
+; GHASH step 4: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zword [r9], 17     ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 17 ; b_H*hb_H
+	vpternlogd      zmm7, zmm8, zmm9, 150
+; GHASH step 5: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zword [r9], 1      ; a_H*ha_L
 	vpclmulqdq      zmm16, zmm16, zword [r9], 16    ; a_L*ha_H
 	vpternlogd      zmm6, zmm8, zmm16, 150
 	vpclmulqdq      zmm8, zmm17, zword [r9 + 64], 1 ; b_H*hb_L
 	vpclmulqdq      zmm17, zmm17, zword [r9 + 64], 16 ; b_L*hb_H
 	vpternlogd      zmm6, zmm8, zmm17, 150
-	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 0 ; a_L*ha_L
+
 	vaesenc         zmm0, zmm0, zmm31
 	vaesenc         zmm1, zmm1, zmm31
 	vaesenc         zmm2, zmm2, zmm31
 	vaesenc         zmm3, zmm3, zmm31
+; GHASH step 6: LO += the low products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 0 ; a_L*ha_L
 	vpclmulqdq      zmm9, zmm19, zword [r9 + 192], 0 ; b_L*hb_L
 	vpternlogd      zmm5, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 17 ; a_H*ha_H
-	vpclmulqdq      zmm9, zmm19, zword [r9 + 192], 17 ; b_H*hb_H
-	vpternlogd      zmm7, zmm8, zmm9, 150
+
 	vaesenc         zmm0, zmm0, zmm30
 	vaesenc         zmm1, zmm1, zmm30
 	vaesenc         zmm2, zmm2, zmm30
 	vaesenc         zmm3, zmm3, zmm30
+; GHASH step 7: HI += the high products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 17 ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm19, zword [r9 + 192], 17 ; b_H*hb_H
+	vpternlogd      zmm7, zmm8, zmm9, 150
+
+	vaesenc         zmm0, zmm0, zmm29
+	vaesenc         zmm1, zmm1, zmm29
+	vaesenc         zmm2, zmm2, zmm29
+	vaesenc         zmm3, zmm3, zmm29
+; GHASH step 8: MI += the middle products of vectors 2 and 3
 	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 1 ; a_H*ha_L
 	vpclmulqdq      zmm18, zmm18, zword [r9 + 128], 16 ; a_L*ha_H
 	vpternlogd      zmm6, zmm8, zmm18, 150
 	vpclmulqdq      zmm8, zmm19, zword [r9 + 192], 1 ; b_H*hb_L
 	vpclmulqdq      zmm19, zmm19, zword [r9 + 192], 16 ; b_L*hb_H
-	vaesenc         zmm0, zmm0, zmm29
-	vaesenc         zmm1, zmm1, zmm29
-	vaesenc         zmm2, zmm2, zmm29
-	vaesenc         zmm3, zmm3, zmm29
 	vpternlogd      zmm6, zmm8, zmm19, 150
-	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
-	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0 ; d_L*h_L
-	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16 ; d_L*h_H
-	vpxord          zmm5, zmm5, zmm8
+
 	vaesenc         zmm0, zmm0, zmm28
 	vaesenc         zmm1, zmm1, zmm28
 	vaesenc         zmm2, zmm2, zmm28
 	vaesenc         zmm3, zmm3, zmm28
+; GHASH step 9: the lengths block
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0 ; d_L*h_L
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16 ; d_L*h_H
+	vpxord          zmm5, zmm5, zmm8
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1 ; d_H*h_L
 	vpternlogd      zmm6, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+; GHASH step 10: fold LO into MI (see the header)
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
+	vpternlogd      zmm6, zmm5, zmm8, 150
+
 	vaesenc         zmm0, zmm0, zmm27
 	vaesenc         zmm1, zmm1, zmm27
 	vaesenc         zmm2, zmm2, zmm27
 	vaesenc         zmm3, zmm3, zmm27
-	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
-	vpternlogd      zmm6, zmm5, zmm8, 150
+; GHASH step 11: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
+
 	vaesenc         zmm0, zmm0, zmm26
 	vaesenc         zmm1, zmm1, zmm26
 	vaesenc         zmm2, zmm2, zmm26
 	vaesenc         zmm3, zmm3, zmm26
-; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, zmm7, 1
-	vextracti32x4   xmm9, zmm7, 2
-	vextracti32x4   xmm5, zmm7, 3
+; GHASH step 12: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-	vpternlogd      xmm10, xmm9, xmm5, 150
+
 	vpxord          zmm8, zmm14, zword [rdx]
 	vaesenclast     zmm0, zmm0, zmm8
 	vmovdqu8        zword [rsi], zmm0
@@ -6748,77 +7085,92 @@ L.gcm_dec_school_rec_final3_aes128:
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
-; GHASH products of 3 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
+; GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         zmm16, zmm16, zmm20
 	vpshufb         zmm17, zmm17, zmm20
-	vpshufb         zmm18, zmm18, zmm20
-	vpxord          zmm16, zmm16, zmm10             ; the running hash joins block 0
-	vpclmulqdq      zmm8, zmm16, zword [r9], 0      ; a_L*ha_L
+
 	vbroadcasti32x4 zmm15, oword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
-	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 0 ; b_L*hb_L
-	vpternlogd      zmm5, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm16, zword [r9], 17     ; a_H*ha_H
-	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 17 ; b_H*hb_H
-	vpternlogd      zmm7, zmm8, zmm9, 150
+; GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm16, zmm16, zmm10
+
 	vbroadcasti32x4 zmm15, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
+; GHASH step 2: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zword [r9], 0      ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 0 ; b_L*hb_L
+	vpternlogd      zmm5, zmm8, zmm9, 150
+
+	vaesenc         zmm0, zmm0, zmm31
+	vaesenc         zmm1, zmm1, zmm31
+	vaesenc         zmm2, zmm2, zmm31
+; GHASH step 3: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zword [r9], 17     ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 17 ; b_H*hb_H
+	vpternlogd      zmm7, zmm8, zmm9, 150
+
+	vaesenc         zmm0, zmm0, zmm30
+	vaesenc         zmm1, zmm1, zmm30
+	vaesenc         zmm2, zmm2, zmm30
+; GHASH step 4: MI += the middle products of vectors 0 and 1
 	vpclmulqdq      zmm8, zmm16, zword [r9], 1      ; a_H*ha_L
 	vpclmulqdq      zmm16, zmm16, zword [r9], 16    ; a_L*ha_H
 	vpternlogd      zmm6, zmm8, zmm16, 150
 	vpclmulqdq      zmm8, zmm17, zword [r9 + 64], 1 ; b_H*hb_L
 	vpclmulqdq      zmm17, zmm17, zword [r9 + 64], 16 ; b_L*hb_H
-	vaesenc         zmm0, zmm0, zmm31
-	vaesenc         zmm1, zmm1, zmm31
-	vaesenc         zmm2, zmm2, zmm31
 	vpternlogd      zmm6, zmm8, zmm17, 150
+
+	vaesenc         zmm0, zmm0, zmm29
+	vaesenc         zmm1, zmm1, zmm29
+	vaesenc         zmm2, zmm2, zmm29
+; GHASH step 5: the products of vector 2
+	vpshufb         zmm18, zmm18, zmm20
 	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 0 ; d_L*h_L
 	vpclmulqdq      zmm9, zmm18, zword [r9 + 128], 16 ; d_L*h_H
 	vpxord          zmm5, zmm5, zmm8
 	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 1 ; d_H*h_L
-	vaesenc         zmm0, zmm0, zmm30
-	vaesenc         zmm1, zmm1, zmm30
-	vaesenc         zmm2, zmm2, zmm30
 	vpternlogd      zmm6, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
+
+	vaesenc         zmm0, zmm0, zmm28
+	vaesenc         zmm1, zmm1, zmm28
+	vaesenc         zmm2, zmm2, zmm28
+; GHASH step 6: the lengths block
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0 ; d_L*h_L
-	vaesenc         zmm0, zmm0, zmm29
-	vaesenc         zmm1, zmm1, zmm29
-	vaesenc         zmm2, zmm2, zmm29
 	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16 ; d_L*h_H
 	vpxord          zmm5, zmm5, zmm8
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1 ; d_H*h_L
 	vpternlogd      zmm6, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17 ; d_H*h_H
-	vaesenc         zmm0, zmm0, zmm28
-	vaesenc         zmm1, zmm1, zmm28
-	vaesenc         zmm2, zmm2, zmm28
 	vpxord          zmm7, zmm7, zmm8
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+; GHASH step 7: fold LO into MI (see the header)
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
+
 	vaesenc         zmm0, zmm0, zmm27
 	vaesenc         zmm1, zmm1, zmm27
 	vaesenc         zmm2, zmm2, zmm27
+; GHASH step 8: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
-; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, zmm7, 1
+
 	vaesenc         zmm0, zmm0, zmm26
 	vaesenc         zmm1, zmm1, zmm26
 	vaesenc         zmm2, zmm2, zmm26
-	vextracti32x4   xmm9, zmm7, 2
-	vextracti32x4   xmm5, zmm7, 3
+; GHASH step 9: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-	vpternlogd      xmm10, xmm9, xmm5, 150
+
 	vpxord          zmm8, zmm14, zword [rdx]
 	vaesenclast     zmm0, zmm0, zmm8
 	vmovdqu8        zword [rsi], zmm0
@@ -6872,61 +7224,75 @@ L.gcm_dec_school_rec_final2_aes128:
 	vbroadcasti32x4 zmm15, oword [r10 - 144]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
-; GHASH products of 2 vectors: reflect, the running hash joins block 0, LO/MI/HI += the products
+; GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         zmm16, zmm16, zmm20
 	vpshufb         zmm17, zmm17, zmm20
-	vpxord          zmm16, zmm16, zmm10             ; the running hash joins block 0
-	vpclmulqdq      zmm8, zmm16, zword [r9], 0      ; a_L*ha_L
+
 	vbroadcasti32x4 zmm15, oword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
-	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 0 ; b_L*hb_L
-	vpternlogd      zmm5, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm16, zword [r9], 17     ; a_H*ha_H
-	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 17 ; b_H*hb_H
+; GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm16, zmm16, zmm10
+
 	vbroadcasti32x4 zmm15, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
+; GHASH step 2: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zword [r9], 0      ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 0 ; b_L*hb_L
+	vpternlogd      zmm5, zmm8, zmm9, 150
+
+	vaesenc         zmm0, zmm0, zmm31
+	vaesenc         zmm1, zmm1, zmm31
+; GHASH step 3: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zword [r9], 17     ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 17 ; b_H*hb_H
 	vpternlogd      zmm7, zmm8, zmm9, 150
+
+	vaesenc         zmm0, zmm0, zmm30
+	vaesenc         zmm1, zmm1, zmm30
+; GHASH step 4: MI += the middle products of vectors 0 and 1
 	vpclmulqdq      zmm8, zmm16, zword [r9], 1      ; a_H*ha_L
 	vpclmulqdq      zmm16, zmm16, zword [r9], 16    ; a_L*ha_H
 	vpternlogd      zmm6, zmm8, zmm16, 150
-	vaesenc         zmm0, zmm0, zmm31
-	vaesenc         zmm1, zmm1, zmm31
 	vpclmulqdq      zmm8, zmm17, zword [r9 + 64], 1 ; b_H*hb_L
 	vpclmulqdq      zmm17, zmm17, zword [r9 + 64], 16 ; b_L*hb_H
 	vpternlogd      zmm6, zmm8, zmm17, 150
+
+	vaesenc         zmm0, zmm0, zmm29
+	vaesenc         zmm1, zmm1, zmm29
+
+	vaesenc         zmm0, zmm0, zmm28
+	vaesenc         zmm1, zmm1, zmm28
+; GHASH step 5: the lengths block
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
-	vaesenc         zmm0, zmm0, zmm30
-	vaesenc         zmm1, zmm1, zmm30
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0 ; d_L*h_L
 	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16 ; d_L*h_H
 	vpxord          zmm5, zmm5, zmm8
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1 ; d_H*h_L
-	vaesenc         zmm0, zmm0, zmm29
-	vaesenc         zmm1, zmm1, zmm29
 	vpternlogd      zmm6, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+; GHASH step 6: fold LO into MI (see the header)
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
-	vaesenc         zmm0, zmm0, zmm28
-	vaesenc         zmm1, zmm1, zmm28
 	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
-	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
-	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
+
 	vaesenc         zmm0, zmm0, zmm27
 	vaesenc         zmm1, zmm1, zmm27
+; GHASH step 7: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
-; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, zmm7, 1
-	vextracti32x4   xmm9, zmm7, 2
+
 	vaesenc         zmm0, zmm0, zmm26
 	vaesenc         zmm1, zmm1, zmm26
-	vextracti32x4   xmm5, zmm7, 3
+; GHASH step 8: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-	vpternlogd      xmm10, xmm9, xmm5, 150
+
 	vpxord          zmm8, zmm14, zword [rdx]
 	vaesenclast     zmm0, zmm0, zmm8
 	vmovdqu8        zword [rsi], zmm0
@@ -6967,47 +7333,57 @@ L.gcm_dec_school_rec_final1_aes192:
 L.gcm_dec_school_rec_final1_aes128:
 	vbroadcasti32x4 zmm15, oword [r10 - 144]
 	vaesenc         zmm0, zmm0, zmm15
-; GHASH products of 1 vector: reflect, the running hash joins block 0, LO/MI/HI += the products
+; GHASH step 0: the products of vector 0
 	vpshufb         zmm16, zmm16, zmm20
 	vpxord          zmm16, zmm16, zmm10             ; the running hash joins block 0
 	vpclmulqdq      zmm8, zmm16, zword [r9], 0      ; d_L*h_L
 	vpclmulqdq      zmm9, zmm16, zword [r9], 16     ; d_L*h_H
-	vbroadcasti32x4 zmm15, oword [r10 - 128]
-	vaesenc         zmm0, zmm0, zmm15
 	vpxord          zmm5, zmm5, zmm8
 	vpclmulqdq      zmm8, zmm16, zword [r9], 1      ; d_H*h_L
 	vpternlogd      zmm6, zmm8, zmm9, 150
-	vbroadcasti32x4 zmm15, oword [r10 - 112]
-	vaesenc         zmm0, zmm0, zmm15
 	vpclmulqdq      zmm8, zmm16, zword [r9], 17     ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
-	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+
 	vaesenc         zmm0, zmm0, zmm31
+
+	vaesenc         zmm0, zmm0, zmm30
+
+	vaesenc         zmm0, zmm0, zmm29
+
+	vaesenc         zmm0, zmm0, zmm28
+; GHASH step 1: the lengths block
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0 ; d_L*h_L
 	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16 ; d_L*h_H
 	vpxord          zmm5, zmm5, zmm8
-	vaesenc         zmm0, zmm0, zmm30
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 1 ; d_H*h_L
 	vpternlogd      zmm6, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17 ; d_H*h_H
-	vaesenc         zmm0, zmm0, zmm29
 	vpxord          zmm7, zmm7, zmm8
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+; GHASH step 2: fold LO into MI (see the header)
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
-	vaesenc         zmm0, zmm0, zmm28
 	vpternlogd      zmm6, zmm5, zmm8, 150
+
+	vaesenc         zmm0, zmm0, zmm27
+; GHASH step 3: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
-	vaesenc         zmm0, zmm0, zmm27
 	vpternlogd      zmm7, zmm6, zmm8, 150
-; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, zmm7, 1
-	vextracti32x4   xmm9, zmm7, 2
+
 	vaesenc         zmm0, zmm0, zmm26
-	vextracti32x4   xmm5, zmm7, 3
+; GHASH step 4: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-	vpternlogd      xmm10, xmm9, xmm5, 150
+
 	vmovdqu8        zmm8{k1}{z}, [rdx]
 	vpxord          zmm8, zmm8, zmm14
 	vaesenclast     zmm0, zmm0, zmm8
@@ -7032,11 +7408,10 @@ L.gcm_dec_school_rec_no_data:
 	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
 ; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
-	vextracti32x4   xmm8, zmm7, 1
-	vextracti32x4   xmm9, zmm7, 2
-	vextracti32x4   xmm5, zmm7, 3
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-	vpternlogd      xmm10, xmm9, xmm5, 150
 L.gcm_dec_school_rec_tag:
 ; tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)
 	vpshufb         xmm10, xmm10, xmm20

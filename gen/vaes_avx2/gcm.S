@@ -53,11 +53,28 @@
 # Byte-reflected, those bytes are dword 0, so vpaddd with INC (2 per lane) is inc32 for
 # every lane at once (CTR is reflected back by vpshufb into each AES input).
 #
-# Interleaving.  AES rounds and GHASH are independent within an iteration; GHASH's
-# instructions are spread over the nine rounds every key size runs, so the carry-less
-# multiplies share the cycles of vaesenc.
-# Without room for GD, encryption hashes its ciphertext after the rounds; decryption
-# spreads the GHASH of its source over them.
+# Interleaving.  AES rounds and GHASH are independent within an iteration, so GHASH runs
+# between the rounds.  It is written as numbered steps of a few instructions each
+# ("GHASH step n" in the loops): load and byte-reflect the data, the running hash joins
+# block 0, the partial products into LO/MI/HI (Karatsuba's half sums and middle
+# products, the low and the high ones), the Karatsuba fix, the two folds of the
+# reduction and the lanes' XOR.  A schedule chosen per ISA and measured with llvm-mca on
+# every model of mca/baseline.json (generator/ghash_schedule.py) places each step after
+# one of the nine middle rounds every key size runs, or after the last round:
+#   decryption (school, 4 vectors):
+#     after round KLAST-9:   0 vload0, 1 vmul0
+#     after round KLAST-8:   2 vload1
+#     after round KLAST-6:   3 vmul1, 4 vload2
+#     after round KLAST-5:   5 vmul2
+#     after round KLAST-4:   6 vload3
+#     after round KLAST-2:   7 vmul3, 8 fold_lo, 9 fold_mi
+#     after round KLAST-1:   10 lanes
+# Why there: with 16 registers each vector goes through D (load, reflect, four
+# products) before the next can be loaded; the products are spread over the
+# rounds so that no round waits for more than one vector's multiplies, and the
+# two folds come after the last product, ACC being written after the last round.
+# Without room for GD, encryption hashes its ciphertext after the rounds, all steps in
+# order; decryption loads its source a vector at a time into D between the rounds.
 
 # int aesgen_gcm_ghash_vaes_avx2(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data, size_t len);
 #   len a multiple of 16
@@ -89,14 +106,18 @@ aesgen_gcm_ghash_vaes_avx2:
 	vmovdqu         32(%rdx), %ymm1
 	vmovdqu         64(%rdx), %ymm2
 	vmovdqu         96(%rdx), %ymm3
+# GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
 	vpshufb         %ymm15, %ymm0, %ymm4
-	vpxor           %ymm9, %ymm4, %ymm4             # the running hash joins block 0
+	vpxor           %ymm9, %ymm4, %ymm4
+# GHASH step 1: the products of vector 0
 	vpclmulqdq      $0, 640(%rdi), %ymm4, %ymm5     # LO = d_L*h_L
 	vpclmulqdq      $16, 640(%rdi), %ymm4, %ymm6    # MI = d_L*h_H
 	vpclmulqdq      $1, 640(%rdi), %ymm4, %ymm8     # + d_H*h_L
 	vpclmulqdq      $17, 640(%rdi), %ymm4, %ymm7    # HI = d_H*h_H
 	vpxor           %ymm8, %ymm6, %ymm6
+# GHASH step 2: vector 1 into D, reflected
 	vpshufb         %ymm15, %ymm1, %ymm4
+# GHASH step 3: the products of vector 1
 	vpclmulqdq      $0, 672(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpxor           %ymm8, %ymm5, %ymm5
 	vpclmulqdq      $16, 672(%rdi), %ymm4, %ymm8    # d_L*h_H
@@ -105,7 +126,9 @@ aesgen_gcm_ghash_vaes_avx2:
 	vpxor           %ymm8, %ymm6, %ymm6
 	vpclmulqdq      $17, 672(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxor           %ymm8, %ymm7, %ymm7
+# GHASH step 4: vector 2 into D, reflected
 	vpshufb         %ymm15, %ymm2, %ymm4
+# GHASH step 5: the products of vector 2
 	vpclmulqdq      $0, 704(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpxor           %ymm8, %ymm5, %ymm5
 	vpclmulqdq      $16, 704(%rdi), %ymm4, %ymm8    # d_L*h_H
@@ -114,7 +137,9 @@ aesgen_gcm_ghash_vaes_avx2:
 	vpxor           %ymm8, %ymm6, %ymm6
 	vpclmulqdq      $17, 704(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxor           %ymm8, %ymm7, %ymm7
+# GHASH step 6: vector 3 into D, reflected
 	vpshufb         %ymm15, %ymm3, %ymm4
+# GHASH step 7: the products of vector 3
 	vpclmulqdq      $0, 736(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpxor           %ymm8, %ymm5, %ymm5
 	vpclmulqdq      $16, 736(%rdi), %ymm4, %ymm8    # d_L*h_H
@@ -123,16 +148,17 @@ aesgen_gcm_ghash_vaes_avx2:
 	vpxor           %ymm8, %ymm6, %ymm6
 	vpclmulqdq      $17, 736(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxor           %ymm8, %ymm7, %ymm7
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+# GHASH step 8: fold LO into MI (see the header)
 	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm5, %ymm8 # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpxor           %ymm5, %ymm6, %ymm6
 	vpxor           %ymm8, %ymm6, %ymm6
+# GHASH step 9: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm6, %ymm8 # MI_L * (0xc2 << 56)
 	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpxor           %ymm6, %ymm7, %ymm7
 	vpxor           %ymm8, %ymm7, %ymm7
-# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+# GHASH step 10: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti128    $1, %ymm7, %xmm8
 	vpxor           %xmm8, %xmm7, %xmm9
 	add             $128, %rdx
@@ -339,14 +365,18 @@ aesgen_gcm_enc_update_vaes_avx2:
 	vpxor           96(%rdx), %ymm13, %ymm8
 	vaesenclast     %ymm8, %ymm3, %ymm3
 	vmovdqu         %ymm3, 96(%rsi)
+# GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
 	vpshufb         %ymm15, %ymm0, %ymm4
-	vpxor           %ymm9, %ymm4, %ymm4             # the running hash joins block 0
+	vpxor           %ymm9, %ymm4, %ymm4
+# GHASH step 1: the products of vector 0
 	vpclmulqdq      $0, 640(%rdi), %ymm4, %ymm5     # LO = d_L*h_L
 	vpclmulqdq      $16, 640(%rdi), %ymm4, %ymm6    # MI = d_L*h_H
 	vpclmulqdq      $1, 640(%rdi), %ymm4, %ymm8     # + d_H*h_L
 	vpclmulqdq      $17, 640(%rdi), %ymm4, %ymm7    # HI = d_H*h_H
 	vpxor           %ymm8, %ymm6, %ymm6
+# GHASH step 2: vector 1 into D, reflected
 	vpshufb         %ymm15, %ymm1, %ymm4
+# GHASH step 3: the products of vector 1
 	vpclmulqdq      $0, 672(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpxor           %ymm8, %ymm5, %ymm5
 	vpclmulqdq      $16, 672(%rdi), %ymm4, %ymm8    # d_L*h_H
@@ -355,7 +385,9 @@ aesgen_gcm_enc_update_vaes_avx2:
 	vpxor           %ymm8, %ymm6, %ymm6
 	vpclmulqdq      $17, 672(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxor           %ymm8, %ymm7, %ymm7
+# GHASH step 4: vector 2 into D, reflected
 	vpshufb         %ymm15, %ymm2, %ymm4
+# GHASH step 5: the products of vector 2
 	vpclmulqdq      $0, 704(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpxor           %ymm8, %ymm5, %ymm5
 	vpclmulqdq      $16, 704(%rdi), %ymm4, %ymm8    # d_L*h_H
@@ -364,7 +396,9 @@ aesgen_gcm_enc_update_vaes_avx2:
 	vpxor           %ymm8, %ymm6, %ymm6
 	vpclmulqdq      $17, 704(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxor           %ymm8, %ymm7, %ymm7
+# GHASH step 6: vector 3 into D, reflected
 	vpshufb         %ymm15, %ymm3, %ymm4
+# GHASH step 7: the products of vector 3
 	vpclmulqdq      $0, 736(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpxor           %ymm8, %ymm5, %ymm5
 	vpclmulqdq      $16, 736(%rdi), %ymm4, %ymm8    # d_L*h_H
@@ -373,16 +407,17 @@ aesgen_gcm_enc_update_vaes_avx2:
 	vpxor           %ymm8, %ymm6, %ymm6
 	vpclmulqdq      $17, 736(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxor           %ymm8, %ymm7, %ymm7
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+# GHASH step 8: fold LO into MI (see the header)
 	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm5, %ymm8 # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpxor           %ymm5, %ymm6, %ymm6
 	vpxor           %ymm8, %ymm6, %ymm6
+# GHASH step 9: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm6, %ymm8 # MI_L * (0xc2 << 56)
 	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpxor           %ymm6, %ymm7, %ymm7
 	vpxor           %ymm8, %ymm7, %ymm7
-# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+# GHASH step 10: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti128    $1, %ymm7, %xmm8
 	vpxor           %xmm8, %xmm7, %xmm9
 	add             $128, %rdx
@@ -1044,96 +1079,114 @@ aesgen_gcm_dec_update_vaes_avx2:
 	vaesenc         %ymm14, %ymm1, %ymm1
 	vaesenc         %ymm14, %ymm2, %ymm2
 	vaesenc         %ymm14, %ymm3, %ymm3
+# GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
 	vmovdqu         (%rdx), %ymm4
 	vpshufb         %ymm15, %ymm4, %ymm4
 	vpxor           %ymm9, %ymm4, %ymm4
+# GHASH step 1: the products of vector 0
 	vpclmulqdq      $0, 640(%rdi), %ymm4, %ymm5     # LO = d_L*h_L
 	vpclmulqdq      $16, 640(%rdi), %ymm4, %ymm6    # MI = d_L*h_H
 	vpclmulqdq      $1, 640(%rdi), %ymm4, %ymm8     # + d_H*h_L
+	vpclmulqdq      $17, 640(%rdi), %ymm4, %ymm7    # HI = d_H*h_H
+	vpxor           %ymm8, %ymm6, %ymm6
+
 	vbroadcasti128  -128(%r10), %ymm14
 	vaesenc         %ymm14, %ymm0, %ymm0
 	vaesenc         %ymm14, %ymm1, %ymm1
 	vaesenc         %ymm14, %ymm2, %ymm2
 	vaesenc         %ymm14, %ymm3, %ymm3
-	vpclmulqdq      $17, 640(%rdi), %ymm4, %ymm7    # HI = d_H*h_H
-	vpxor           %ymm8, %ymm6, %ymm6
+# GHASH step 2: vector 1 into D, reflected
 	vmovdqu         32(%rdx), %ymm4
 	vpshufb         %ymm15, %ymm4, %ymm4
-	vpclmulqdq      $0, 672(%rdi), %ymm4, %ymm8     # d_L*h_L
-	vpxor           %ymm8, %ymm5, %ymm5
+
 	vbroadcasti128  -112(%r10), %ymm14
 	vaesenc         %ymm14, %ymm0, %ymm0
 	vaesenc         %ymm14, %ymm1, %ymm1
 	vaesenc         %ymm14, %ymm2, %ymm2
 	vaesenc         %ymm14, %ymm3, %ymm3
+
+	vbroadcasti128  -96(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+# GHASH step 3: the products of vector 1
+	vpclmulqdq      $0, 672(%rdi), %ymm4, %ymm8     # d_L*h_L
+	vpxor           %ymm8, %ymm5, %ymm5
 	vpclmulqdq      $16, 672(%rdi), %ymm4, %ymm8    # d_L*h_H
 	vpxor           %ymm8, %ymm6, %ymm6
 	vpclmulqdq      $1, 672(%rdi), %ymm4, %ymm8     # d_H*h_L
 	vpxor           %ymm8, %ymm6, %ymm6
 	vpclmulqdq      $17, 672(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxor           %ymm8, %ymm7, %ymm7
-	vbroadcasti128  -96(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
+# GHASH step 4: vector 2 into D, reflected
 	vmovdqu         64(%rdx), %ymm4
 	vpshufb         %ymm15, %ymm4, %ymm4
-	vpclmulqdq      $0, 704(%rdi), %ymm4, %ymm8     # d_L*h_L
-	vpxor           %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $16, 704(%rdi), %ymm4, %ymm8    # d_L*h_H
+
 	vbroadcasti128  -80(%r10), %ymm14
 	vaesenc         %ymm14, %ymm0, %ymm0
 	vaesenc         %ymm14, %ymm1, %ymm1
 	vaesenc         %ymm14, %ymm2, %ymm2
 	vaesenc         %ymm14, %ymm3, %ymm3
+# GHASH step 5: the products of vector 2
+	vpclmulqdq      $0, 704(%rdi), %ymm4, %ymm8     # d_L*h_L
+	vpxor           %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $16, 704(%rdi), %ymm4, %ymm8    # d_L*h_H
 	vpxor           %ymm8, %ymm6, %ymm6
 	vpclmulqdq      $1, 704(%rdi), %ymm4, %ymm8     # d_H*h_L
 	vpxor           %ymm8, %ymm6, %ymm6
 	vpclmulqdq      $17, 704(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxor           %ymm8, %ymm7, %ymm7
+
 	vbroadcasti128  -64(%r10), %ymm14
 	vaesenc         %ymm14, %ymm0, %ymm0
 	vaesenc         %ymm14, %ymm1, %ymm1
 	vaesenc         %ymm14, %ymm2, %ymm2
 	vaesenc         %ymm14, %ymm3, %ymm3
+# GHASH step 6: vector 3 into D, reflected
 	vmovdqu         96(%rdx), %ymm4
 	vpshufb         %ymm15, %ymm4, %ymm4
-	vpclmulqdq      $0, 736(%rdi), %ymm4, %ymm8     # d_L*h_L
-	vpxor           %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $16, 736(%rdi), %ymm4, %ymm8    # d_L*h_H
+
 	vbroadcasti128  -48(%r10), %ymm14
 	vaesenc         %ymm14, %ymm0, %ymm0
 	vaesenc         %ymm14, %ymm1, %ymm1
 	vaesenc         %ymm14, %ymm2, %ymm2
 	vaesenc         %ymm14, %ymm3, %ymm3
-	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $1, 736(%rdi), %ymm4, %ymm8     # d_H*h_L
-	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $17, 736(%rdi), %ymm4, %ymm8    # d_H*h_H
-	vpxor           %ymm8, %ymm7, %ymm7
+
 	vbroadcasti128  -32(%r10), %ymm14
 	vaesenc         %ymm14, %ymm0, %ymm0
 	vaesenc         %ymm14, %ymm1, %ymm1
 	vaesenc         %ymm14, %ymm2, %ymm2
 	vaesenc         %ymm14, %ymm3, %ymm3
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+# GHASH step 7: the products of vector 3
+	vpclmulqdq      $0, 736(%rdi), %ymm4, %ymm8     # d_L*h_L
+	vpxor           %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $16, 736(%rdi), %ymm4, %ymm8    # d_L*h_H
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $1, 736(%rdi), %ymm4, %ymm8     # d_H*h_L
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $17, 736(%rdi), %ymm4, %ymm8    # d_H*h_H
+	vpxor           %ymm8, %ymm7, %ymm7
+# GHASH step 8: fold LO into MI (see the header)
 	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm5, %ymm8 # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpxor           %ymm5, %ymm6, %ymm6
 	vpxor           %ymm8, %ymm6, %ymm6
+# GHASH step 9: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm6, %ymm8 # MI_L * (0xc2 << 56)
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
+	vpxor           %ymm6, %ymm7, %ymm7
+	vpxor           %ymm8, %ymm7, %ymm7
+
 	vbroadcasti128  -16(%r10), %ymm14
 	vaesenc         %ymm14, %ymm0, %ymm0
 	vaesenc         %ymm14, %ymm1, %ymm1
 	vaesenc         %ymm14, %ymm2, %ymm2
 	vaesenc         %ymm14, %ymm3, %ymm3
-	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
-	vpxor           %ymm6, %ymm7, %ymm7
-	vpxor           %ymm8, %ymm7, %ymm7
-# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+# GHASH step 10: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti128    $1, %ymm7, %xmm8
 	vpxor           %xmm8, %xmm7, %xmm9
+
 # last round with the source folded into the key: out = AES(counter) ^ src
 	vpxor           (%rdx), %ymm13, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
@@ -1934,14 +1987,18 @@ aesgen_gcm_enc_record_vaes_avx2:
 	vpxor           96(%rdx), %ymm13, %ymm8
 	vaesenclast     %ymm8, %ymm3, %ymm3
 	vmovdqu         %ymm3, 96(%rsi)
+# GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
 	vpshufb         %ymm15, %ymm0, %ymm4
-	vpxor           %ymm9, %ymm4, %ymm4             # the running hash joins block 0
+	vpxor           %ymm9, %ymm4, %ymm4
+# GHASH step 1: the products of vector 0
 	vpclmulqdq      $0, 640(%rdi), %ymm4, %ymm5     # LO = d_L*h_L
 	vpclmulqdq      $16, 640(%rdi), %ymm4, %ymm6    # MI = d_L*h_H
 	vpclmulqdq      $1, 640(%rdi), %ymm4, %ymm8     # + d_H*h_L
 	vpclmulqdq      $17, 640(%rdi), %ymm4, %ymm7    # HI = d_H*h_H
 	vpxor           %ymm8, %ymm6, %ymm6
+# GHASH step 2: vector 1 into D, reflected
 	vpshufb         %ymm15, %ymm1, %ymm4
+# GHASH step 3: the products of vector 1
 	vpclmulqdq      $0, 672(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpxor           %ymm8, %ymm5, %ymm5
 	vpclmulqdq      $16, 672(%rdi), %ymm4, %ymm8    # d_L*h_H
@@ -1950,7 +2007,9 @@ aesgen_gcm_enc_record_vaes_avx2:
 	vpxor           %ymm8, %ymm6, %ymm6
 	vpclmulqdq      $17, 672(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxor           %ymm8, %ymm7, %ymm7
+# GHASH step 4: vector 2 into D, reflected
 	vpshufb         %ymm15, %ymm2, %ymm4
+# GHASH step 5: the products of vector 2
 	vpclmulqdq      $0, 704(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpxor           %ymm8, %ymm5, %ymm5
 	vpclmulqdq      $16, 704(%rdi), %ymm4, %ymm8    # d_L*h_H
@@ -1959,7 +2018,9 @@ aesgen_gcm_enc_record_vaes_avx2:
 	vpxor           %ymm8, %ymm6, %ymm6
 	vpclmulqdq      $17, 704(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxor           %ymm8, %ymm7, %ymm7
+# GHASH step 6: vector 3 into D, reflected
 	vpshufb         %ymm15, %ymm3, %ymm4
+# GHASH step 7: the products of vector 3
 	vpclmulqdq      $0, 736(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpxor           %ymm8, %ymm5, %ymm5
 	vpclmulqdq      $16, 736(%rdi), %ymm4, %ymm8    # d_L*h_H
@@ -1968,16 +2029,17 @@ aesgen_gcm_enc_record_vaes_avx2:
 	vpxor           %ymm8, %ymm6, %ymm6
 	vpclmulqdq      $17, 736(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxor           %ymm8, %ymm7, %ymm7
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+# GHASH step 8: fold LO into MI (see the header)
 	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm5, %ymm8 # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpxor           %ymm5, %ymm6, %ymm6
 	vpxor           %ymm8, %ymm6, %ymm6
+# GHASH step 9: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm6, %ymm8 # MI_L * (0xc2 << 56)
 	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpxor           %ymm6, %ymm7, %ymm7
 	vpxor           %ymm8, %ymm7, %ymm7
-# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+# GHASH step 10: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti128    $1, %ymm7, %xmm8
 	vpxor           %xmm8, %xmm7, %xmm9
 	add             $128, %rdx
@@ -2802,96 +2864,114 @@ aesgen_gcm_dec_record_vaes_avx2:
 	vaesenc         %ymm14, %ymm1, %ymm1
 	vaesenc         %ymm14, %ymm2, %ymm2
 	vaesenc         %ymm14, %ymm3, %ymm3
+# GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
 	vmovdqu         (%rdx), %ymm4
 	vpshufb         %ymm15, %ymm4, %ymm4
 	vpxor           %ymm9, %ymm4, %ymm4
+# GHASH step 1: the products of vector 0
 	vpclmulqdq      $0, 640(%rdi), %ymm4, %ymm5     # LO = d_L*h_L
 	vpclmulqdq      $16, 640(%rdi), %ymm4, %ymm6    # MI = d_L*h_H
 	vpclmulqdq      $1, 640(%rdi), %ymm4, %ymm8     # + d_H*h_L
+	vpclmulqdq      $17, 640(%rdi), %ymm4, %ymm7    # HI = d_H*h_H
+	vpxor           %ymm8, %ymm6, %ymm6
+
 	vbroadcasti128  -128(%r10), %ymm14
 	vaesenc         %ymm14, %ymm0, %ymm0
 	vaesenc         %ymm14, %ymm1, %ymm1
 	vaesenc         %ymm14, %ymm2, %ymm2
 	vaesenc         %ymm14, %ymm3, %ymm3
-	vpclmulqdq      $17, 640(%rdi), %ymm4, %ymm7    # HI = d_H*h_H
-	vpxor           %ymm8, %ymm6, %ymm6
+# GHASH step 2: vector 1 into D, reflected
 	vmovdqu         32(%rdx), %ymm4
 	vpshufb         %ymm15, %ymm4, %ymm4
-	vpclmulqdq      $0, 672(%rdi), %ymm4, %ymm8     # d_L*h_L
-	vpxor           %ymm8, %ymm5, %ymm5
+
 	vbroadcasti128  -112(%r10), %ymm14
 	vaesenc         %ymm14, %ymm0, %ymm0
 	vaesenc         %ymm14, %ymm1, %ymm1
 	vaesenc         %ymm14, %ymm2, %ymm2
 	vaesenc         %ymm14, %ymm3, %ymm3
+
+	vbroadcasti128  -96(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+# GHASH step 3: the products of vector 1
+	vpclmulqdq      $0, 672(%rdi), %ymm4, %ymm8     # d_L*h_L
+	vpxor           %ymm8, %ymm5, %ymm5
 	vpclmulqdq      $16, 672(%rdi), %ymm4, %ymm8    # d_L*h_H
 	vpxor           %ymm8, %ymm6, %ymm6
 	vpclmulqdq      $1, 672(%rdi), %ymm4, %ymm8     # d_H*h_L
 	vpxor           %ymm8, %ymm6, %ymm6
 	vpclmulqdq      $17, 672(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxor           %ymm8, %ymm7, %ymm7
-	vbroadcasti128  -96(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
+# GHASH step 4: vector 2 into D, reflected
 	vmovdqu         64(%rdx), %ymm4
 	vpshufb         %ymm15, %ymm4, %ymm4
-	vpclmulqdq      $0, 704(%rdi), %ymm4, %ymm8     # d_L*h_L
-	vpxor           %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $16, 704(%rdi), %ymm4, %ymm8    # d_L*h_H
+
 	vbroadcasti128  -80(%r10), %ymm14
 	vaesenc         %ymm14, %ymm0, %ymm0
 	vaesenc         %ymm14, %ymm1, %ymm1
 	vaesenc         %ymm14, %ymm2, %ymm2
 	vaesenc         %ymm14, %ymm3, %ymm3
+# GHASH step 5: the products of vector 2
+	vpclmulqdq      $0, 704(%rdi), %ymm4, %ymm8     # d_L*h_L
+	vpxor           %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $16, 704(%rdi), %ymm4, %ymm8    # d_L*h_H
 	vpxor           %ymm8, %ymm6, %ymm6
 	vpclmulqdq      $1, 704(%rdi), %ymm4, %ymm8     # d_H*h_L
 	vpxor           %ymm8, %ymm6, %ymm6
 	vpclmulqdq      $17, 704(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxor           %ymm8, %ymm7, %ymm7
+
 	vbroadcasti128  -64(%r10), %ymm14
 	vaesenc         %ymm14, %ymm0, %ymm0
 	vaesenc         %ymm14, %ymm1, %ymm1
 	vaesenc         %ymm14, %ymm2, %ymm2
 	vaesenc         %ymm14, %ymm3, %ymm3
+# GHASH step 6: vector 3 into D, reflected
 	vmovdqu         96(%rdx), %ymm4
 	vpshufb         %ymm15, %ymm4, %ymm4
-	vpclmulqdq      $0, 736(%rdi), %ymm4, %ymm8     # d_L*h_L
-	vpxor           %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $16, 736(%rdi), %ymm4, %ymm8    # d_L*h_H
+
 	vbroadcasti128  -48(%r10), %ymm14
 	vaesenc         %ymm14, %ymm0, %ymm0
 	vaesenc         %ymm14, %ymm1, %ymm1
 	vaesenc         %ymm14, %ymm2, %ymm2
 	vaesenc         %ymm14, %ymm3, %ymm3
-	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $1, 736(%rdi), %ymm4, %ymm8     # d_H*h_L
-	vpxor           %ymm8, %ymm6, %ymm6
-	vpclmulqdq      $17, 736(%rdi), %ymm4, %ymm8    # d_H*h_H
-	vpxor           %ymm8, %ymm7, %ymm7
+
 	vbroadcasti128  -32(%r10), %ymm14
 	vaesenc         %ymm14, %ymm0, %ymm0
 	vaesenc         %ymm14, %ymm1, %ymm1
 	vaesenc         %ymm14, %ymm2, %ymm2
 	vaesenc         %ymm14, %ymm3, %ymm3
-# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+# GHASH step 7: the products of vector 3
+	vpclmulqdq      $0, 736(%rdi), %ymm4, %ymm8     # d_L*h_L
+	vpxor           %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $16, 736(%rdi), %ymm4, %ymm8    # d_L*h_H
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $1, 736(%rdi), %ymm4, %ymm8     # d_H*h_L
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $17, 736(%rdi), %ymm4, %ymm8    # d_H*h_H
+	vpxor           %ymm8, %ymm7, %ymm7
+# GHASH step 8: fold LO into MI (see the header)
 	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm5, %ymm8 # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpxor           %ymm5, %ymm6, %ymm6
 	vpxor           %ymm8, %ymm6, %ymm6
+# GHASH step 9: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm6, %ymm8 # MI_L * (0xc2 << 56)
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
+	vpxor           %ymm6, %ymm7, %ymm7
+	vpxor           %ymm8, %ymm7, %ymm7
+
 	vbroadcasti128  -16(%r10), %ymm14
 	vaesenc         %ymm14, %ymm0, %ymm0
 	vaesenc         %ymm14, %ymm1, %ymm1
 	vaesenc         %ymm14, %ymm2, %ymm2
 	vaesenc         %ymm14, %ymm3, %ymm3
-	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
-	vpxor           %ymm6, %ymm7, %ymm7
-	vpxor           %ymm8, %ymm7, %ymm7
-# ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+# GHASH step 10: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti128    $1, %ymm7, %xmm8
 	vpxor           %xmm8, %xmm7, %xmm9
+
 # last round with the source folded into the key: out = AES(counter) ^ src
 	vpxor           (%rdx), %ymm13, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0

@@ -56,11 +56,28 @@
 ; Byte-reflected, those bytes are dword 0, so vpaddd with INC (2 per lane) is inc32 for
 ; every lane at once (CTR is reflected back by vpshufb into each AES input).
 ;
-; Interleaving.  AES rounds and GHASH are independent within an iteration; GHASH's
-; instructions are spread over the nine rounds every key size runs, so the carry-less
-; multiplies share the cycles of vaesenc.
-; Without room for GD, encryption hashes its ciphertext after the rounds; decryption
-; spreads the GHASH of its source over them.
+; Interleaving.  AES rounds and GHASH are independent within an iteration, so GHASH runs
+; between the rounds.  It is written as numbered steps of a few instructions each
+; ("GHASH step n" in the loops): load and byte-reflect the data, the running hash joins
+; block 0, the partial products into LO/MI/HI (Karatsuba's half sums and middle
+; products, the low and the high ones), the Karatsuba fix, the two folds of the
+; reduction and the lanes' XOR.  A schedule chosen per ISA and measured with llvm-mca on
+; every model of mca/baseline.json (generator/ghash_schedule.py) places each step after
+; one of the nine middle rounds every key size runs, or after the last round:
+;   decryption (school, 4 vectors):
+;     after round KLAST-9:   0 vload0, 1 vmul0
+;     after round KLAST-8:   2 vload1
+;     after round KLAST-6:   3 vmul1, 4 vload2
+;     after round KLAST-5:   5 vmul2
+;     after round KLAST-4:   6 vload3
+;     after round KLAST-2:   7 vmul3, 8 fold_lo, 9 fold_mi
+;     after round KLAST-1:   10 lanes
+; Why there: with 16 registers each vector goes through D (load, reflect, four
+; products) before the next can be loaded; the products are spread over the
+; rounds so that no round waits for more than one vector's multiplies, and the
+; two folds come after the last product, ACC being written after the last round.
+; Without room for GD, encryption hashes its ciphertext after the rounds, all steps in
+; order; decryption loads its source a vector at a time into D between the rounds.
 
 ; int aesgen_gcm_ghash_vaes_avx2(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data, size_t len);
 ;   len a multiple of 16
@@ -89,14 +106,18 @@ L.gcm_ghash_loop:
 	vmovdqu         ymm1, yword [rdx + 32]
 	vmovdqu         ymm2, yword [rdx + 64]
 	vmovdqu         ymm3, yword [rdx + 96]
+; GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
 	vpshufb         ymm4, ymm0, ymm15
-	vpxor           ymm4, ymm4, ymm9                ; the running hash joins block 0
+	vpxor           ymm4, ymm4, ymm9
+; GHASH step 1: the products of vector 0
 	vpclmulqdq      ymm5, ymm4, yword [rdi + 640], 0 ; LO = d_L*h_L
 	vpclmulqdq      ymm6, ymm4, yword [rdi + 640], 16 ; MI = d_L*h_H
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 640], 1 ; + d_H*h_L
 	vpclmulqdq      ymm7, ymm4, yword [rdi + 640], 17 ; HI = d_H*h_H
 	vpxor           ymm6, ymm6, ymm8
+; GHASH step 2: vector 1 into D, reflected
 	vpshufb         ymm4, ymm1, ymm15
+; GHASH step 3: the products of vector 1
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 0 ; d_L*h_L
 	vpxor           ymm5, ymm5, ymm8
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 16 ; d_L*h_H
@@ -105,7 +126,9 @@ L.gcm_ghash_loop:
 	vpxor           ymm6, ymm6, ymm8
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 17 ; d_H*h_H
 	vpxor           ymm7, ymm7, ymm8
+; GHASH step 4: vector 2 into D, reflected
 	vpshufb         ymm4, ymm2, ymm15
+; GHASH step 5: the products of vector 2
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 0 ; d_L*h_L
 	vpxor           ymm5, ymm5, ymm8
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 16 ; d_L*h_H
@@ -114,7 +137,9 @@ L.gcm_ghash_loop:
 	vpxor           ymm6, ymm6, ymm8
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 17 ; d_H*h_H
 	vpxor           ymm7, ymm7, ymm8
+; GHASH step 6: vector 3 into D, reflected
 	vpshufb         ymm4, ymm3, ymm15
+; GHASH step 7: the products of vector 3
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 0 ; d_L*h_L
 	vpxor           ymm5, ymm5, ymm8
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 16 ; d_L*h_H
@@ -123,16 +148,17 @@ L.gcm_ghash_loop:
 	vpxor           ymm6, ymm6, ymm8
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 17 ; d_H*h_H
 	vpxor           ymm7, ymm7, ymm8
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+; GHASH step 8: fold LO into MI (see the header)
 	vpclmulqdq      ymm8, ymm5, yword [rel L.gcm_gfpoly_32], 16 ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpxor           ymm6, ymm6, ymm5
 	vpxor           ymm6, ymm6, ymm8
+; GHASH step 9: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      ymm8, ymm6, yword [rel L.gcm_gfpoly_32], 16 ; MI_L * (0xc2 << 56)
 	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpxor           ymm7, ymm7, ymm6
 	vpxor           ymm7, ymm7, ymm8
-; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+; GHASH step 10: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti128    xmm8, ymm7, 1
 	vpxor           xmm9, xmm7, xmm8
 	add             rdx, 128
@@ -333,14 +359,18 @@ L.gcm_enc_main_aes128:
 	vpxor           ymm8, ymm13, yword [rdx + 96]
 	vaesenclast     ymm3, ymm3, ymm8
 	vmovdqu         yword [rsi + 96], ymm3
+; GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
 	vpshufb         ymm4, ymm0, ymm15
-	vpxor           ymm4, ymm4, ymm9                ; the running hash joins block 0
+	vpxor           ymm4, ymm4, ymm9
+; GHASH step 1: the products of vector 0
 	vpclmulqdq      ymm5, ymm4, yword [rdi + 640], 0 ; LO = d_L*h_L
 	vpclmulqdq      ymm6, ymm4, yword [rdi + 640], 16 ; MI = d_L*h_H
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 640], 1 ; + d_H*h_L
 	vpclmulqdq      ymm7, ymm4, yword [rdi + 640], 17 ; HI = d_H*h_H
 	vpxor           ymm6, ymm6, ymm8
+; GHASH step 2: vector 1 into D, reflected
 	vpshufb         ymm4, ymm1, ymm15
+; GHASH step 3: the products of vector 1
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 0 ; d_L*h_L
 	vpxor           ymm5, ymm5, ymm8
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 16 ; d_L*h_H
@@ -349,7 +379,9 @@ L.gcm_enc_main_aes128:
 	vpxor           ymm6, ymm6, ymm8
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 17 ; d_H*h_H
 	vpxor           ymm7, ymm7, ymm8
+; GHASH step 4: vector 2 into D, reflected
 	vpshufb         ymm4, ymm2, ymm15
+; GHASH step 5: the products of vector 2
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 0 ; d_L*h_L
 	vpxor           ymm5, ymm5, ymm8
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 16 ; d_L*h_H
@@ -358,7 +390,9 @@ L.gcm_enc_main_aes128:
 	vpxor           ymm6, ymm6, ymm8
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 17 ; d_H*h_H
 	vpxor           ymm7, ymm7, ymm8
+; GHASH step 6: vector 3 into D, reflected
 	vpshufb         ymm4, ymm3, ymm15
+; GHASH step 7: the products of vector 3
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 0 ; d_L*h_L
 	vpxor           ymm5, ymm5, ymm8
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 16 ; d_L*h_H
@@ -367,16 +401,17 @@ L.gcm_enc_main_aes128:
 	vpxor           ymm6, ymm6, ymm8
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 17 ; d_H*h_H
 	vpxor           ymm7, ymm7, ymm8
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+; GHASH step 8: fold LO into MI (see the header)
 	vpclmulqdq      ymm8, ymm5, yword [rel L.gcm_gfpoly_32], 16 ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpxor           ymm6, ymm6, ymm5
 	vpxor           ymm6, ymm6, ymm8
+; GHASH step 9: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      ymm8, ymm6, yword [rel L.gcm_gfpoly_32], 16 ; MI_L * (0xc2 << 56)
 	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpxor           ymm7, ymm7, ymm6
 	vpxor           ymm7, ymm7, ymm8
-; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+; GHASH step 10: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti128    xmm8, ymm7, 1
 	vpxor           xmm9, xmm7, xmm8
 	add             rdx, 128
@@ -1031,96 +1066,114 @@ L.gcm_dec_main_aes128:
 	vaesenc         ymm1, ymm1, ymm14
 	vaesenc         ymm2, ymm2, ymm14
 	vaesenc         ymm3, ymm3, ymm14
+; GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
 	vmovdqu         ymm4, yword [rdx]
 	vpshufb         ymm4, ymm4, ymm15
 	vpxor           ymm4, ymm4, ymm9
+; GHASH step 1: the products of vector 0
 	vpclmulqdq      ymm5, ymm4, yword [rdi + 640], 0 ; LO = d_L*h_L
 	vpclmulqdq      ymm6, ymm4, yword [rdi + 640], 16 ; MI = d_L*h_H
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 640], 1 ; + d_H*h_L
+	vpclmulqdq      ymm7, ymm4, yword [rdi + 640], 17 ; HI = d_H*h_H
+	vpxor           ymm6, ymm6, ymm8
+
 	vbroadcasti128  ymm14, oword [r10 - 128]
 	vaesenc         ymm0, ymm0, ymm14
 	vaesenc         ymm1, ymm1, ymm14
 	vaesenc         ymm2, ymm2, ymm14
 	vaesenc         ymm3, ymm3, ymm14
-	vpclmulqdq      ymm7, ymm4, yword [rdi + 640], 17 ; HI = d_H*h_H
-	vpxor           ymm6, ymm6, ymm8
+; GHASH step 2: vector 1 into D, reflected
 	vmovdqu         ymm4, yword [rdx + 32]
 	vpshufb         ymm4, ymm4, ymm15
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 0 ; d_L*h_L
-	vpxor           ymm5, ymm5, ymm8
+
 	vbroadcasti128  ymm14, oword [r10 - 112]
 	vaesenc         ymm0, ymm0, ymm14
 	vaesenc         ymm1, ymm1, ymm14
 	vaesenc         ymm2, ymm2, ymm14
 	vaesenc         ymm3, ymm3, ymm14
+
+	vbroadcasti128  ymm14, oword [r10 - 96]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+; GHASH step 3: the products of vector 1
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 0 ; d_L*h_L
+	vpxor           ymm5, ymm5, ymm8
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 16 ; d_L*h_H
 	vpxor           ymm6, ymm6, ymm8
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 1 ; d_H*h_L
 	vpxor           ymm6, ymm6, ymm8
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 17 ; d_H*h_H
 	vpxor           ymm7, ymm7, ymm8
-	vbroadcasti128  ymm14, oword [r10 - 96]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
+; GHASH step 4: vector 2 into D, reflected
 	vmovdqu         ymm4, yword [rdx + 64]
 	vpshufb         ymm4, ymm4, ymm15
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 0 ; d_L*h_L
-	vpxor           ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 16 ; d_L*h_H
+
 	vbroadcasti128  ymm14, oword [r10 - 80]
 	vaesenc         ymm0, ymm0, ymm14
 	vaesenc         ymm1, ymm1, ymm14
 	vaesenc         ymm2, ymm2, ymm14
 	vaesenc         ymm3, ymm3, ymm14
+; GHASH step 5: the products of vector 2
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 0 ; d_L*h_L
+	vpxor           ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 16 ; d_L*h_H
 	vpxor           ymm6, ymm6, ymm8
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 1 ; d_H*h_L
 	vpxor           ymm6, ymm6, ymm8
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 17 ; d_H*h_H
 	vpxor           ymm7, ymm7, ymm8
+
 	vbroadcasti128  ymm14, oword [r10 - 64]
 	vaesenc         ymm0, ymm0, ymm14
 	vaesenc         ymm1, ymm1, ymm14
 	vaesenc         ymm2, ymm2, ymm14
 	vaesenc         ymm3, ymm3, ymm14
+; GHASH step 6: vector 3 into D, reflected
 	vmovdqu         ymm4, yword [rdx + 96]
 	vpshufb         ymm4, ymm4, ymm15
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 0 ; d_L*h_L
-	vpxor           ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 16 ; d_L*h_H
+
 	vbroadcasti128  ymm14, oword [r10 - 48]
 	vaesenc         ymm0, ymm0, ymm14
 	vaesenc         ymm1, ymm1, ymm14
 	vaesenc         ymm2, ymm2, ymm14
 	vaesenc         ymm3, ymm3, ymm14
-	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 1 ; d_H*h_L
-	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 17 ; d_H*h_H
-	vpxor           ymm7, ymm7, ymm8
+
 	vbroadcasti128  ymm14, oword [r10 - 32]
 	vaesenc         ymm0, ymm0, ymm14
 	vaesenc         ymm1, ymm1, ymm14
 	vaesenc         ymm2, ymm2, ymm14
 	vaesenc         ymm3, ymm3, ymm14
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+; GHASH step 7: the products of vector 3
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 0 ; d_L*h_L
+	vpxor           ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 16 ; d_L*h_H
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 1 ; d_H*h_L
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 17 ; d_H*h_H
+	vpxor           ymm7, ymm7, ymm8
+; GHASH step 8: fold LO into MI (see the header)
 	vpclmulqdq      ymm8, ymm5, yword [rel L.gcm_gfpoly_32], 16 ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpxor           ymm6, ymm6, ymm5
 	vpxor           ymm6, ymm6, ymm8
+; GHASH step 9: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      ymm8, ymm6, yword [rel L.gcm_gfpoly_32], 16 ; MI_L * (0xc2 << 56)
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
+	vpxor           ymm7, ymm7, ymm6
+	vpxor           ymm7, ymm7, ymm8
+
 	vbroadcasti128  ymm14, oword [r10 - 16]
 	vaesenc         ymm0, ymm0, ymm14
 	vaesenc         ymm1, ymm1, ymm14
 	vaesenc         ymm2, ymm2, ymm14
 	vaesenc         ymm3, ymm3, ymm14
-	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
-	vpxor           ymm7, ymm7, ymm6
-	vpxor           ymm7, ymm7, ymm8
-; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+; GHASH step 10: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti128    xmm8, ymm7, 1
 	vpxor           xmm9, xmm7, xmm8
+
 ; last round with the source folded into the key: out = AES(counter) ^ src
 	vpxor           ymm8, ymm13, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm8
@@ -1914,14 +1967,18 @@ L.gcm_enc_rec_main_aes128:
 	vpxor           ymm8, ymm13, yword [rdx + 96]
 	vaesenclast     ymm3, ymm3, ymm8
 	vmovdqu         yword [rsi + 96], ymm3
+; GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
 	vpshufb         ymm4, ymm0, ymm15
-	vpxor           ymm4, ymm4, ymm9                ; the running hash joins block 0
+	vpxor           ymm4, ymm4, ymm9
+; GHASH step 1: the products of vector 0
 	vpclmulqdq      ymm5, ymm4, yword [rdi + 640], 0 ; LO = d_L*h_L
 	vpclmulqdq      ymm6, ymm4, yword [rdi + 640], 16 ; MI = d_L*h_H
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 640], 1 ; + d_H*h_L
 	vpclmulqdq      ymm7, ymm4, yword [rdi + 640], 17 ; HI = d_H*h_H
 	vpxor           ymm6, ymm6, ymm8
+; GHASH step 2: vector 1 into D, reflected
 	vpshufb         ymm4, ymm1, ymm15
+; GHASH step 3: the products of vector 1
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 0 ; d_L*h_L
 	vpxor           ymm5, ymm5, ymm8
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 16 ; d_L*h_H
@@ -1930,7 +1987,9 @@ L.gcm_enc_rec_main_aes128:
 	vpxor           ymm6, ymm6, ymm8
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 17 ; d_H*h_H
 	vpxor           ymm7, ymm7, ymm8
+; GHASH step 4: vector 2 into D, reflected
 	vpshufb         ymm4, ymm2, ymm15
+; GHASH step 5: the products of vector 2
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 0 ; d_L*h_L
 	vpxor           ymm5, ymm5, ymm8
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 16 ; d_L*h_H
@@ -1939,7 +1998,9 @@ L.gcm_enc_rec_main_aes128:
 	vpxor           ymm6, ymm6, ymm8
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 17 ; d_H*h_H
 	vpxor           ymm7, ymm7, ymm8
+; GHASH step 6: vector 3 into D, reflected
 	vpshufb         ymm4, ymm3, ymm15
+; GHASH step 7: the products of vector 3
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 0 ; d_L*h_L
 	vpxor           ymm5, ymm5, ymm8
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 16 ; d_L*h_H
@@ -1948,16 +2009,17 @@ L.gcm_enc_rec_main_aes128:
 	vpxor           ymm6, ymm6, ymm8
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 17 ; d_H*h_H
 	vpxor           ymm7, ymm7, ymm8
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+; GHASH step 8: fold LO into MI (see the header)
 	vpclmulqdq      ymm8, ymm5, yword [rel L.gcm_gfpoly_32], 16 ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpxor           ymm6, ymm6, ymm5
 	vpxor           ymm6, ymm6, ymm8
+; GHASH step 9: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      ymm8, ymm6, yword [rel L.gcm_gfpoly_32], 16 ; MI_L * (0xc2 << 56)
 	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpxor           ymm7, ymm7, ymm6
 	vpxor           ymm7, ymm7, ymm8
-; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+; GHASH step 10: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti128    xmm8, ymm7, 1
 	vpxor           xmm9, xmm7, xmm8
 	add             rdx, 128
@@ -2775,96 +2837,114 @@ L.gcm_dec_rec_main_aes128:
 	vaesenc         ymm1, ymm1, ymm14
 	vaesenc         ymm2, ymm2, ymm14
 	vaesenc         ymm3, ymm3, ymm14
+; GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
 	vmovdqu         ymm4, yword [rdx]
 	vpshufb         ymm4, ymm4, ymm15
 	vpxor           ymm4, ymm4, ymm9
+; GHASH step 1: the products of vector 0
 	vpclmulqdq      ymm5, ymm4, yword [rdi + 640], 0 ; LO = d_L*h_L
 	vpclmulqdq      ymm6, ymm4, yword [rdi + 640], 16 ; MI = d_L*h_H
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 640], 1 ; + d_H*h_L
+	vpclmulqdq      ymm7, ymm4, yword [rdi + 640], 17 ; HI = d_H*h_H
+	vpxor           ymm6, ymm6, ymm8
+
 	vbroadcasti128  ymm14, oword [r10 - 128]
 	vaesenc         ymm0, ymm0, ymm14
 	vaesenc         ymm1, ymm1, ymm14
 	vaesenc         ymm2, ymm2, ymm14
 	vaesenc         ymm3, ymm3, ymm14
-	vpclmulqdq      ymm7, ymm4, yword [rdi + 640], 17 ; HI = d_H*h_H
-	vpxor           ymm6, ymm6, ymm8
+; GHASH step 2: vector 1 into D, reflected
 	vmovdqu         ymm4, yword [rdx + 32]
 	vpshufb         ymm4, ymm4, ymm15
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 0 ; d_L*h_L
-	vpxor           ymm5, ymm5, ymm8
+
 	vbroadcasti128  ymm14, oword [r10 - 112]
 	vaesenc         ymm0, ymm0, ymm14
 	vaesenc         ymm1, ymm1, ymm14
 	vaesenc         ymm2, ymm2, ymm14
 	vaesenc         ymm3, ymm3, ymm14
+
+	vbroadcasti128  ymm14, oword [r10 - 96]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+; GHASH step 3: the products of vector 1
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 0 ; d_L*h_L
+	vpxor           ymm5, ymm5, ymm8
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 16 ; d_L*h_H
 	vpxor           ymm6, ymm6, ymm8
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 1 ; d_H*h_L
 	vpxor           ymm6, ymm6, ymm8
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 672], 17 ; d_H*h_H
 	vpxor           ymm7, ymm7, ymm8
-	vbroadcasti128  ymm14, oword [r10 - 96]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
+; GHASH step 4: vector 2 into D, reflected
 	vmovdqu         ymm4, yword [rdx + 64]
 	vpshufb         ymm4, ymm4, ymm15
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 0 ; d_L*h_L
-	vpxor           ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 16 ; d_L*h_H
+
 	vbroadcasti128  ymm14, oword [r10 - 80]
 	vaesenc         ymm0, ymm0, ymm14
 	vaesenc         ymm1, ymm1, ymm14
 	vaesenc         ymm2, ymm2, ymm14
 	vaesenc         ymm3, ymm3, ymm14
+; GHASH step 5: the products of vector 2
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 0 ; d_L*h_L
+	vpxor           ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 16 ; d_L*h_H
 	vpxor           ymm6, ymm6, ymm8
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 1 ; d_H*h_L
 	vpxor           ymm6, ymm6, ymm8
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 704], 17 ; d_H*h_H
 	vpxor           ymm7, ymm7, ymm8
+
 	vbroadcasti128  ymm14, oword [r10 - 64]
 	vaesenc         ymm0, ymm0, ymm14
 	vaesenc         ymm1, ymm1, ymm14
 	vaesenc         ymm2, ymm2, ymm14
 	vaesenc         ymm3, ymm3, ymm14
+; GHASH step 6: vector 3 into D, reflected
 	vmovdqu         ymm4, yword [rdx + 96]
 	vpshufb         ymm4, ymm4, ymm15
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 0 ; d_L*h_L
-	vpxor           ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 16 ; d_L*h_H
+
 	vbroadcasti128  ymm14, oword [r10 - 48]
 	vaesenc         ymm0, ymm0, ymm14
 	vaesenc         ymm1, ymm1, ymm14
 	vaesenc         ymm2, ymm2, ymm14
 	vaesenc         ymm3, ymm3, ymm14
-	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 1 ; d_H*h_L
-	vpxor           ymm6, ymm6, ymm8
-	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 17 ; d_H*h_H
-	vpxor           ymm7, ymm7, ymm8
+
 	vbroadcasti128  ymm14, oword [r10 - 32]
 	vaesenc         ymm0, ymm0, ymm14
 	vaesenc         ymm1, ymm1, ymm14
 	vaesenc         ymm2, ymm2, ymm14
 	vaesenc         ymm3, ymm3, ymm14
-; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+; GHASH step 7: the products of vector 3
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 0 ; d_L*h_L
+	vpxor           ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 16 ; d_L*h_H
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 1 ; d_H*h_L
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 736], 17 ; d_H*h_H
+	vpxor           ymm7, ymm7, ymm8
+; GHASH step 8: fold LO into MI (see the header)
 	vpclmulqdq      ymm8, ymm5, yword [rel L.gcm_gfpoly_32], 16 ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpxor           ymm6, ymm6, ymm5
 	vpxor           ymm6, ymm6, ymm8
+; GHASH step 9: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      ymm8, ymm6, yword [rel L.gcm_gfpoly_32], 16 ; MI_L * (0xc2 << 56)
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
+	vpxor           ymm7, ymm7, ymm6
+	vpxor           ymm7, ymm7, ymm8
+
 	vbroadcasti128  ymm14, oword [r10 - 16]
 	vaesenc         ymm0, ymm0, ymm14
 	vaesenc         ymm1, ymm1, ymm14
 	vaesenc         ymm2, ymm2, ymm14
 	vaesenc         ymm3, ymm3, ymm14
-	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
-	vpxor           ymm7, ymm7, ymm6
-	vpxor           ymm7, ymm7, ymm8
-; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+; GHASH step 10: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	vextracti128    xmm8, ymm7, 1
 	vpxor           xmm9, xmm7, xmm8
+
 ; last round with the source folded into the key: out = AES(counter) ^ src
 	vpxor           ymm8, ymm13, yword [rdx]
 	vaesenclast     ymm0, ymm0, ymm8

@@ -1,0 +1,132 @@
+# SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
+"""The GHASH schedule of the GCM loops (generator/ghash_schedule.py).
+
+- Every chosen table holds exactly the steps of its case, each after the steps it reads,
+  and a table that breaks a rule is refused with a message naming the step.
+- The generated main loops carry the schedule: after each of the nine middle rounds,
+  the "GHASH step" comments of that slot, in the table's order and numbering, and
+  nothing is cut by line count (every step is whole where the table puts it).
+- Counts without a table (other UNROLL values, the records' final groups) get every
+  step once, the reduction last.
+"""
+
+import re
+import unittest
+from unittest import mock
+
+from repo import REPO  # noqa: F401  (puts the repository on sys.path)
+from generator import ghash_schedule
+from generator.abi import SYSV
+from generator.isa import ISAS
+from generator.knobs import resolve
+from generator.modes import MODES
+from generator.plan import make_plan
+from generator.render import render_neutral
+
+GCM = MODES["gcm"]
+
+
+def default_plan(isa, **knobs):
+    return make_plan(GCM, ISAS[isa], resolve(GCM, ISAS[isa], knobs))
+
+
+class TablesTest(unittest.TestCase):
+    def test_every_table_holds_its_steps_in_a_valid_order(self):
+        for (isa, path, ghash, direction), table in ghash_schedule.SCHEDULES.items():
+            with self.subTest(isa=isa, ghash=ghash, direction=direction):
+                slots = ghash_schedule.schedule(isa, path, ghash, direction,
+                                                ghash_schedule.SCHEDULED_VECTORS,
+                                                load=direction == "dec")
+                self.assertEqual(len(slots), ghash_schedule.SLOTS)
+                names = [step.name for slot in slots for step in slot]
+                natural = ghash_schedule.steps(path, ghash, ghash_schedule.SCHEDULED_VECTORS,
+                                               load=direction == "dec")
+                self.assertCountEqual(names, [step.name for step in natural])
+                self.assertEqual([step.number for slot in slots for step in slot],
+                                 list(range(len(names))))
+                self.assertEqual(names[-1], "lanes")
+
+    def test_broken_tables_are_refused(self):
+        key = ("avx10_512", "pairs", "karatsuba", "dec")
+        good = ghash_schedule.SCHEDULES[key]
+        flat = [name for slot in good for name in slot]
+        cases = {
+            "a missing step": [[n for n in flat if n != "lo1"]],
+            "a product before its reflection": [["load", "halves1", "mid1", "reflect1"]
+                                                + [n for n in flat if n not in
+                                                   ("load", "halves1", "mid1", "reflect1")]],
+            "a fold before the last product": [[n for n in flat if n != "fold_lo"][:3]
+                                               + ["fold_lo"]
+                                               + [n for n in flat if n != "fold_lo"][3:]],
+            "half sums not followed by their product": [
+                [n for n in flat if n != "halves1"][:1] + ["halves1"]
+                + [n for n in flat if n != "halves1"][1:]],
+        }
+        for what, table in cases.items():
+            with self.subTest(what), \
+                    mock.patch.dict(ghash_schedule.SCHEDULES, {key: tuple(map(tuple, table))}):
+                with self.assertRaises(ghash_schedule.ScheduleError):
+                    ghash_schedule.schedule(*key, ghash_schedule.SCHEDULED_VECTORS, load=True)
+
+    def test_counts_without_a_table_keep_every_step_once(self):
+        for path, ghash in (("pairs", "karatsuba"), ("pairs", "school"), ("single", "school")):
+            for vectors in (1, 2, 3, 8, 16):
+                for lengths in (False, True):
+                    with self.subTest(path=path, ghash=ghash, vectors=vectors):
+                        slots = ghash_schedule.schedule("avx10_512", path, ghash, "dec",
+                                                        vectors, load=False, lengths=lengths)
+                        names = [s.name for slot in slots for s in slot]
+                        natural = ghash_schedule.steps(path, ghash, vectors, load=False,
+                                                       lengths=lengths)
+                        self.assertEqual(names, [s.name for s in natural])
+                        self.assertEqual(names[-3:], ["fold_lo", "fold_mi", "lanes"])
+
+
+STEP = re.compile(r"^\s*# GHASH step (\d+): ")
+
+
+class GeneratedLoopTest(unittest.TestCase):
+    """The default files' main loops place the steps where the tables say."""
+
+    def loop_slots(self, text, tag):
+        """{slot: [step numbers]} of the bulk loop whose rounds are tagged tag (slot i:
+        after the (i+1)-th of the nine rounds AES-128 runs; 9: after the last round)."""
+        lines = text.splitlines()
+        start = lines.index(f".L{tag}_aes128:")
+        slots, rounds, previous, last_round = {}, 0, "", False
+        for line in lines[start + 1:]:
+            code = line.strip()
+            if code.startswith(".mca_end"):
+                break
+            # a round: a run of vaesenc with one key (keys in registers: adjacent runs)
+            if code.startswith("vaesenc ") and (
+                    not previous.startswith("vaesenc ")
+                    or code.split(",")[-1] != previous.split(",")[-1]):
+                rounds += 1
+            if code.startswith("vaesenclast "):
+                last_round = True
+            step = STEP.match(line)
+            if step:
+                slot = ghash_schedule.ROUNDS if last_round else rounds - 1
+                slots.setdefault(slot, []).append(int(step.group(1)))
+            if code:
+                previous = code
+        self.assertEqual(rounds, ghash_schedule.ROUNDS)
+        return slots
+
+    def test_main_loops_follow_the_tables(self):
+        for isa in ISAS:
+            plan = default_plan(isa)
+            text = render_neutral(plan, SYSV)
+            for direction in ("enc", "dec"):
+                if direction == "enc" and not plan.R["GD"]:
+                    continue
+                with self.subTest(isa=isa, direction=direction):
+                    expected = {i: [s.number for s in slot] for i, slot in enumerate(
+                        plan.ghash_schedule(direction, plan.knobs["UNROLL"],
+                                            load=direction == "dec")) if slot}
+                    self.assertEqual(self.loop_slots(text, f"gcm_{direction}_main"), expected)
+
+
+if __name__ == "__main__":
+    unittest.main()
