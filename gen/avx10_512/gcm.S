@@ -3,7 +3,7 @@
 # mode: gcm (GCM: GHASH and CTR (inc32) with GHASH, one pass (SP 800-38D))
 # isa:  avx10_512 (VAES on zmm, EVEX, 32 registers and opmasks); abi: sysv
 # knobs: GHASH=karatsuba KEYS=reg TAIL=4 UNROLL=4
-# also: the functions with GHASH=school, named <symbol>_school (the runtime picks a set by CPU)
+# variant _ghashschool: GHASH=school (for znver4, sapphirerapids; generator/tuning.json), named <symbol>_ghashschool
 # regenerate: python3 -m generator gen --isa avx10_512 --mode gcm GHASH=karatsuba KEYS=reg TAIL=4 UNROLL=4
 #   (or: make gen ISA=avx10_512 MODE=gcm GHASH=karatsuba KEYS=reg TAIL=4 UNROLL=4)
 # The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
@@ -3698,9 +3698,9 @@ aesgen_gcm_dec_record_avx10_512:
 	.asciz	"GNU"
 	.long	0xc0000002, 0x4, 0x3, 0x0
 
-# GCM for avx10_512, the functions with GHASH=school (suffix _school).
+# GCM for avx10_512, the functions with GHASH=school (suffix _ghashschool).
 
-# int aesgen_gcm_ghash_avx10_512_school(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data, size_t len);
+# int aesgen_gcm_ghash_avx10_512_ghashschool(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data, size_t len);
 #   len a multiple of 16
 #
 # acc = (...((acc + B0)*H + B1)*H ...)*H over the blocks: 16 blocks per iteration are
@@ -3712,26 +3712,26 @@ aesgen_gcm_dec_record_avx10_512:
 #                     GFPOLY=zmm21, HPOW0=zmm22, HPOW1=zmm23, HPOW2=zmm24, HPOW3=zmm25
 	.text
 	.p2align 5, 0xcc
-	.globl	aesgen_gcm_ghash_avx10_512_school
-	.hidden	aesgen_gcm_ghash_avx10_512_school
-	.type	aesgen_gcm_ghash_avx10_512_school, @function
-aesgen_gcm_ghash_avx10_512_school:
+	.globl	aesgen_gcm_ghash_avx10_512_ghashschool
+	.hidden	aesgen_gcm_ghash_avx10_512_ghashschool
+	.type	aesgen_gcm_ghash_avx10_512_ghashschool, @function
+aesgen_gcm_ghash_avx10_512_ghashschool:
 	.cfi_startproc
 	endbr64
 	vmovdqu8        (%rsi), %xmm10
 	test            %rcx, %rcx
-	{disp32} jz     .Lgcm_ghash_school_store
+	{disp32} jz     .Lgcm_ghash_ghashschool_store
 # the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %zmm20
 	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %zmm21
 	sub             $256, %rcx
-	{disp32} jb     .Lgcm_ghash_school_tail
+	{disp32} jb     .Lgcm_ghash_ghashschool_tail
 # the powers of a full iteration (H^16..H^1) into HPOW
 	vmovdqu8        512(%rdi), %zmm22
 	vmovdqu8        576(%rdi), %zmm23
 	vmovdqu8        640(%rdi), %zmm24
 	vmovdqu8        704(%rdi), %zmm25
-.Lgcm_ghash_school_loop:
+.Lgcm_ghash_ghashschool_loop:
 	vmovdqu8        (%rdx), %zmm0
 	vmovdqu8        64(%rdx), %zmm1
 	vmovdqu8        128(%rdx), %zmm2
@@ -3781,27 +3781,27 @@ aesgen_gcm_ghash_avx10_512_school:
 	vpternlogd      $150, %xmm5, %xmm9, %xmm10
 	add             $256, %rdx
 	sub             $256, %rcx
-	jae             .Lgcm_ghash_school_loop
-.Lgcm_ghash_school_tail:
+	jae             .Lgcm_ghash_ghashschool_loop
+.Lgcm_ghash_ghashschool_tail:
 	add             $256, %rcx
-	{disp32} jz     .Lgcm_ghash_school_store
+	{disp32} jz     .Lgcm_ghash_ghashschool_store
 # GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
 	lea             768(%rdi), %r10
 	sub             %rcx, %r10
 	vpxord          %zmm5, %zmm5, %zmm5
 	vpxord          %zmm6, %zmm6, %zmm6
 	vpxord          %zmm7, %zmm7, %zmm7
-.Lgcm_ghash_school_tail_vector:
+.Lgcm_ghash_ghashschool_tail_vector:
 	cmp             $64, %rcx
-	{disp32} jb     .Lgcm_ghash_school_tail_load_part
+	{disp32} jb     .Lgcm_ghash_ghashschool_tail_load_part
 	vmovdqu8        (%rdx), %zmm4
-	{disp32} jmp    .Lgcm_ghash_school_tail_loaded
-.Lgcm_ghash_school_tail_load_part:
+	{disp32} jmp    .Lgcm_ghash_ghashschool_tail_loaded
+.Lgcm_ghash_ghashschool_tail_load_part:
 	mov             $-1, %rax
 	bzhi            %rcx, %rax, %rax                # k1: the bytes that remain
 	kmovq           %rax, %k1
 	vmovdqu8        (%rdx), %zmm4{%k1}{z}
-.Lgcm_ghash_school_tail_loaded:
+.Lgcm_ghash_ghashschool_tail_loaded:
 	vpshufb         %zmm20, %zmm4, %zmm4
 	vpxord          %zmm10, %zmm4, %zmm4            # the running hash joins block 0
 	vpxord          %zmm10, %zmm10, %zmm10
@@ -3815,7 +3815,7 @@ aesgen_gcm_ghash_avx10_512_school:
 	add             $64, %rdx
 	add             $64, %r10
 	sub             $64, %rcx
-	ja              .Lgcm_ghash_school_tail_vector
+	ja              .Lgcm_ghash_ghashschool_tail_vector
 # reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
@@ -3829,15 +3829,15 @@ aesgen_gcm_ghash_avx10_512_school:
 	vextracti32x4   $3, %zmm7, %xmm5
 	vpxord          %xmm8, %xmm7, %xmm10
 	vpternlogd      $150, %xmm5, %xmm9, %xmm10
-.Lgcm_ghash_school_store:
+.Lgcm_ghash_ghashschool_store:
 	vmovdqu8        %xmm10, (%rsi)
 	xor             %eax, %eax
 	vzeroupper
 	ret
 	.cfi_endproc
-	.size	aesgen_gcm_ghash_avx10_512_school, . - aesgen_gcm_ghash_avx10_512_school
+	.size	aesgen_gcm_ghash_avx10_512_ghashschool, . - aesgen_gcm_ghash_avx10_512_ghashschool
 
-# int aesgen_gcm_enc_update_avx10_512_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
+# int aesgen_gcm_enc_update_avx10_512_ghashschool(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
 #   len % 16 == 0
 #
 # Encrypts with CTR (inc32 on the counter block's last 4 bytes) and hashes the
@@ -3859,10 +3859,10 @@ aesgen_gcm_ghash_avx10_512_school:
 # Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	.text
 	.p2align 5, 0xcc
-	.globl	aesgen_gcm_enc_update_avx10_512_school
-	.hidden	aesgen_gcm_enc_update_avx10_512_school
-	.type	aesgen_gcm_enc_update_avx10_512_school, @function
-aesgen_gcm_enc_update_avx10_512_school:
+	.globl	aesgen_gcm_enc_update_avx10_512_ghashschool
+	.hidden	aesgen_gcm_enc_update_avx10_512_ghashschool
+	.type	aesgen_gcm_enc_update_avx10_512_ghashschool, @function
+aesgen_gcm_enc_update_avx10_512_ghashschool:
 	.cfi_startproc
 	endbr64
 	push            %rbx
@@ -3874,7 +3874,7 @@ aesgen_gcm_enc_update_avx10_512_school:
 	shr             $55, %rbx                       # AESGEN_GCM_SECRET_COUNTER -> 256
 	btr             $63, %rcx                       # the length without the flag
 	test            %rcx, %rcx
-	{disp32} jz     .Lgcm_enc_school_return
+	{disp32} jz     .Lgcm_enc_ghashschool_return
 # ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
 # from the end so that every key size runs the same last nine rounds
 	mov             240(%rdi), %eax
@@ -3901,7 +3901,7 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vbroadcasti32x4 .Lgcm_lane_count(%rip), %zmm12
 # bulk: whole iterations of 16 blocks, CTR and GHASH stitched
 	sub             $256, %rcx
-	{disp32} jb     .Lgcm_enc_school_tail
+	{disp32} jb     .Lgcm_enc_ghashschool_tail
 # the powers of a full iteration (H^16..H^1) into HPOW
 	vmovdqu8        512(%rdi), %zmm22
 	vmovdqu8        576(%rdi), %zmm23
@@ -3916,7 +3916,7 @@ aesgen_gcm_enc_update_avx10_512_school:
 # counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 # the first counter's last byte: past 236, one of them would carry
 	cmp             $237, %r11d
-	{disp32} jae    .Lgcm_enc_school_first_ctr_carry # a last byte would carry: out of line
+	{disp32} jae    .Lgcm_enc_ghashschool_first_ctr_carry # a last byte would carry: out of line
 	vpxord          %zmm13, %zmm11, %zmm0
 	vpaddd          .Lgcm_be_inc_64(%rip), %zmm11, %zmm1
 	vpaddd          .Lgcm_be_inc_64+64(%rip), %zmm11, %zmm2
@@ -3925,12 +3925,12 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vpxord          %zmm13, %zmm1, %zmm1
 	vpxord          %zmm13, %zmm2, %zmm2
 	vpxord          %zmm13, %zmm3, %zmm3
-.Lgcm_enc_school_first_ctr_done:
+.Lgcm_enc_ghashschool_first_ctr_done:
 	add             $16, %r11b
 # the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_enc_school_first_aes128
-	{disp32} je     .Lgcm_enc_school_first_aes192
+	{disp32} jb     .Lgcm_enc_ghashschool_first_aes128
+	{disp32} je     .Lgcm_enc_ghashschool_first_aes192
 	vbroadcasti32x4 -208(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -3941,7 +3941,7 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-.Lgcm_enc_school_first_aes192:
+.Lgcm_enc_ghashschool_first_aes192:
 	vbroadcasti32x4 -176(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -3952,7 +3952,7 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-.Lgcm_enc_school_first_aes128:
+.Lgcm_enc_ghashschool_first_aes128:
 	vbroadcasti32x4 -144(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -4008,13 +4008,13 @@ aesgen_gcm_enc_update_avx10_512_school:
 	add             $256, %rdx
 	add             $256, %rsi
 	sub             $256, %rcx
-	{disp32} jb     .Lgcm_enc_school_hash_last
-.Lgcm_enc_school_loop:
-# LLVM-MCA-BEGIN gcm_enc_school_avx10_512_main_loop
+	{disp32} jb     .Lgcm_enc_ghashschool_hash_last
+.Lgcm_enc_ghashschool_loop:
+# LLVM-MCA-BEGIN gcm_enc_ghashschool_avx10_512_main_loop
 # counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 # the first counter's last byte: past 236, one of them would carry
 	cmp             $237, %r11d
-	{disp32} jae    .Lgcm_enc_school_main_ctr_carry # a last byte would carry: out of line
+	{disp32} jae    .Lgcm_enc_ghashschool_main_ctr_carry # a last byte would carry: out of line
 	vpxord          %zmm13, %zmm11, %zmm0
 	vpaddd          .Lgcm_be_inc_64(%rip), %zmm11, %zmm1
 	vpaddd          .Lgcm_be_inc_64+64(%rip), %zmm11, %zmm2
@@ -4023,12 +4023,12 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vpxord          %zmm13, %zmm1, %zmm1
 	vpxord          %zmm13, %zmm2, %zmm2
 	vpxord          %zmm13, %zmm3, %zmm3
-.Lgcm_enc_school_main_ctr_done:
+.Lgcm_enc_ghashschool_main_ctr_done:
 	add             $16, %r11b
 # the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_enc_school_main_aes128
-	{disp32} je     .Lgcm_enc_school_main_aes192
+	{disp32} jb     .Lgcm_enc_ghashschool_main_aes128
+	{disp32} je     .Lgcm_enc_ghashschool_main_aes192
 	vbroadcasti32x4 -208(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -4039,7 +4039,7 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-.Lgcm_enc_school_main_aes192:
+.Lgcm_enc_ghashschool_main_aes192:
 	vbroadcasti32x4 -176(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -4050,7 +4050,7 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-.Lgcm_enc_school_main_aes128:
+.Lgcm_enc_ghashschool_main_aes128:
 	vbroadcasti32x4 -144(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -4149,9 +4149,9 @@ aesgen_gcm_enc_update_avx10_512_school:
 	add             $256, %rdx
 	add             $256, %rsi
 	sub             $256, %rcx
-	jae             .Lgcm_enc_school_loop
+	jae             .Lgcm_enc_ghashschool_loop
 # LLVM-MCA-END
-.Lgcm_enc_school_hash_last:
+.Lgcm_enc_ghashschool_hash_last:
 # the GHASH of the last iteration's ciphertext, still in GD
 # GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
 	vpshufb         %zmm20, %zmm16, %zmm16
@@ -4196,8 +4196,8 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vextracti32x4   $3, %zmm7, %xmm5
 	vpxord          %xmm8, %xmm7, %xmm10
 	vpternlogd      $150, %xmm5, %xmm9, %xmm10
-	{disp32} jmp    .Lgcm_enc_school_bulk_done
-.Lgcm_enc_school_first_ctr_carry:
+	{disp32} jmp    .Lgcm_enc_ghashschool_bulk_done
+.Lgcm_enc_ghashschool_first_ctr_carry:
 # a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         %zmm20, %zmm11, %zmm11
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -4214,8 +4214,8 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vpxord          %zmm13, %zmm2, %zmm2
 	vpxord          %zmm13, %zmm3, %zmm3
 	vpshufb         %zmm20, %zmm11, %zmm11
-	jmp             .Lgcm_enc_school_first_ctr_done
-.Lgcm_enc_school_main_ctr_carry:
+	jmp             .Lgcm_enc_ghashschool_first_ctr_done
+.Lgcm_enc_ghashschool_main_ctr_carry:
 # a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         %zmm20, %zmm11, %zmm11
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -4232,28 +4232,28 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vpxord          %zmm13, %zmm2, %zmm2
 	vpxord          %zmm13, %zmm3, %zmm3
 	vpshufb         %zmm20, %zmm11, %zmm11
-	jmp             .Lgcm_enc_school_main_ctr_done
-.Lgcm_enc_school_bulk_done:
+	jmp             .Lgcm_enc_ghashschool_main_ctr_done
+.Lgcm_enc_ghashschool_bulk_done:
 	vpshufb         %zmm20, %zmm11, %zmm11
-.Lgcm_enc_school_tail:
+.Lgcm_enc_ghashschool_tail:
 # what the bulk loop left: LEN + 256 = 0..240 bytes of whole blocks
 	add             $256, %rcx
-	{disp32} jz     .Lgcm_enc_school_store
+	{disp32} jz     .Lgcm_enc_ghashschool_store
 # CTR first, then GHASH of the ciphertext it wrote: the CTR pass advances DST and
 # LEN, so their start waits in the stack slots for the GHASH pass
 	mov             %rsi, (%rsp)
 	mov             %rcx, 8(%rsp)
 
-.Lgcm_enc_school_final:
+.Lgcm_enc_ghashschool_final:
 # 1..256 bytes remain: pick the final group by the number of vectors they need,
 # so that a short message runs only the AES work it needs (its vectors side by side)
 	cmp             $64, %rcx
-	{disp32} jbe    .Lgcm_enc_school_final1
+	{disp32} jbe    .Lgcm_enc_ghashschool_final1
 	cmp             $128, %rcx
-	{disp32} jbe    .Lgcm_enc_school_final2
+	{disp32} jbe    .Lgcm_enc_ghashschool_final2
 	cmp             $192, %rcx
-	{disp32} jbe    .Lgcm_enc_school_final3
-.Lgcm_enc_school_final4:
+	{disp32} jbe    .Lgcm_enc_ghashschool_final3
+.Lgcm_enc_ghashschool_final4:
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
@@ -4269,8 +4269,8 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vpxord          %zmm13, %zmm3, %zmm3
 # the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_enc_school_final4_aes128
-	{disp32} je     .Lgcm_enc_school_final4_aes192
+	{disp32} jb     .Lgcm_enc_ghashschool_final4_aes128
+	{disp32} je     .Lgcm_enc_ghashschool_final4_aes192
 	vbroadcasti32x4 -208(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -4281,7 +4281,7 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-.Lgcm_enc_school_final4_aes192:
+.Lgcm_enc_ghashschool_final4_aes192:
 	vbroadcasti32x4 -176(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -4292,7 +4292,7 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-.Lgcm_enc_school_final4_aes128:
+.Lgcm_enc_ghashschool_final4_aes128:
 	vbroadcasti32x4 -144(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -4355,8 +4355,8 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vpxord          %zmm14, %zmm8, %zmm8
 	vaesenclast     %zmm8, %zmm3, %zmm3
 	vmovdqu8        %zmm3, (%rsi){%k1}
-	{disp32} jmp    .Lgcm_enc_school_tail_crypted
-.Lgcm_enc_school_final3:
+	{disp32} jmp    .Lgcm_enc_ghashschool_tail_crypted
+.Lgcm_enc_ghashschool_final3:
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
@@ -4369,8 +4369,8 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vpxord          %zmm13, %zmm2, %zmm2
 # the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_enc_school_final3_aes128
-	{disp32} je     .Lgcm_enc_school_final3_aes192
+	{disp32} jb     .Lgcm_enc_ghashschool_final3_aes128
+	{disp32} je     .Lgcm_enc_ghashschool_final3_aes192
 	vbroadcasti32x4 -208(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -4379,7 +4379,7 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
-.Lgcm_enc_school_final3_aes192:
+.Lgcm_enc_ghashschool_final3_aes192:
 	vbroadcasti32x4 -176(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -4388,7 +4388,7 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
-.Lgcm_enc_school_final3_aes128:
+.Lgcm_enc_ghashschool_final3_aes128:
 	vbroadcasti32x4 -144(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -4439,8 +4439,8 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vpxord          %zmm14, %zmm8, %zmm8
 	vaesenclast     %zmm8, %zmm2, %zmm2
 	vmovdqu8        %zmm2, (%rsi){%k1}
-	{disp32} jmp    .Lgcm_enc_school_tail_crypted
-.Lgcm_enc_school_final2:
+	{disp32} jmp    .Lgcm_enc_ghashschool_tail_crypted
+.Lgcm_enc_ghashschool_final2:
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
@@ -4450,22 +4450,22 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vpxord          %zmm13, %zmm1, %zmm1
 # the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_enc_school_final2_aes128
-	{disp32} je     .Lgcm_enc_school_final2_aes192
+	{disp32} jb     .Lgcm_enc_ghashschool_final2_aes128
+	{disp32} je     .Lgcm_enc_ghashschool_final2_aes192
 	vbroadcasti32x4 -208(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vbroadcasti32x4 -192(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
-.Lgcm_enc_school_final2_aes192:
+.Lgcm_enc_ghashschool_final2_aes192:
 	vbroadcasti32x4 -176(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vbroadcasti32x4 -160(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
-.Lgcm_enc_school_final2_aes128:
+.Lgcm_enc_ghashschool_final2_aes128:
 	vbroadcasti32x4 -144(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -4504,26 +4504,26 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vpxord          %zmm14, %zmm8, %zmm8
 	vaesenclast     %zmm8, %zmm1, %zmm1
 	vmovdqu8        %zmm1, (%rsi){%k1}
-	{disp32} jmp    .Lgcm_enc_school_tail_crypted
-.Lgcm_enc_school_final1:
+	{disp32} jmp    .Lgcm_enc_ghashschool_tail_crypted
+.Lgcm_enc_ghashschool_final1:
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpxord          %zmm13, %zmm0, %zmm0
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_enc_school_final1_aes128
-	{disp32} je     .Lgcm_enc_school_final1_aes192
+	{disp32} jb     .Lgcm_enc_ghashschool_final1_aes128
+	{disp32} je     .Lgcm_enc_ghashschool_final1_aes192
 	vbroadcasti32x4 -208(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vbroadcasti32x4 -192(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
-.Lgcm_enc_school_final1_aes192:
+.Lgcm_enc_ghashschool_final1_aes192:
 	vbroadcasti32x4 -176(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vbroadcasti32x4 -160(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
-.Lgcm_enc_school_final1_aes128:
+.Lgcm_enc_ghashschool_final1_aes128:
 	vbroadcasti32x4 -144(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vbroadcasti32x4 -128(%r10), %zmm15
@@ -4545,8 +4545,8 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vpxord          %zmm14, %zmm8, %zmm8
 	vaesenclast     %zmm8, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi){%k1}
-	{disp32} jmp    .Lgcm_enc_school_tail_crypted
-.Lgcm_enc_school_tail_crypted:
+	{disp32} jmp    .Lgcm_enc_ghashschool_tail_crypted
+.Lgcm_enc_ghashschool_tail_crypted:
 	mov             (%rsp), %rdx                    # hash the ciphertext just written
 	mov             8(%rsp), %rcx
 # GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
@@ -4555,17 +4555,17 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vpxord          %zmm5, %zmm5, %zmm5
 	vpxord          %zmm6, %zmm6, %zmm6
 	vpxord          %zmm7, %zmm7, %zmm7
-.Lgcm_enc_school_ghash_vector:
+.Lgcm_enc_ghashschool_ghash_vector:
 	cmp             $64, %rcx
-	{disp32} jb     .Lgcm_enc_school_ghash_load_part
+	{disp32} jb     .Lgcm_enc_ghashschool_ghash_load_part
 	vmovdqu8        (%rdx), %zmm4
-	{disp32} jmp    .Lgcm_enc_school_ghash_loaded
-.Lgcm_enc_school_ghash_load_part:
+	{disp32} jmp    .Lgcm_enc_ghashschool_ghash_loaded
+.Lgcm_enc_ghashschool_ghash_load_part:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # k1: the bytes that remain
 	kmovq           %r11, %k1
 	vmovdqu8        (%rdx), %zmm4{%k1}{z}
-.Lgcm_enc_school_ghash_loaded:
+.Lgcm_enc_ghashschool_ghash_loaded:
 	vpshufb         %zmm20, %zmm4, %zmm4
 	vpxord          %zmm10, %zmm4, %zmm4            # the running hash joins block 0
 	vpxord          %zmm10, %zmm10, %zmm10
@@ -4579,7 +4579,7 @@ aesgen_gcm_enc_update_avx10_512_school:
 	add             $64, %rdx
 	add             $64, %r8
 	sub             $64, %rcx
-	ja              .Lgcm_enc_school_ghash_vector
+	ja              .Lgcm_enc_ghashschool_ghash_vector
 # reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
@@ -4593,9 +4593,9 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vextracti32x4   $3, %zmm7, %xmm5
 	vpxord          %xmm8, %xmm7, %xmm10
 	vpternlogd      $150, %xmm5, %xmm9, %xmm10
-.Lgcm_enc_school_store:
+.Lgcm_enc_ghashschool_store:
 	vmovdqu8        %xmm10, (%r9)
-.Lgcm_enc_school_return:
+.Lgcm_enc_ghashschool_return:
 	xor             %eax, %eax
 	vzeroupper
 	add             $16, %rsp
@@ -4605,9 +4605,9 @@ aesgen_gcm_enc_update_avx10_512_school:
 	.cfi_restore %rbx
 	ret
 	.cfi_endproc
-	.size	aesgen_gcm_enc_update_avx10_512_school, . - aesgen_gcm_enc_update_avx10_512_school
+	.size	aesgen_gcm_enc_update_avx10_512_ghashschool, . - aesgen_gcm_enc_update_avx10_512_ghashschool
 
-# int aesgen_gcm_dec_update_avx10_512_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
+# int aesgen_gcm_dec_update_avx10_512_ghashschool(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
 #   len % 16 == 0
 #
 # Decrypts with CTR (inc32 on the counter block's last 4 bytes) and hashes the
@@ -4629,10 +4629,10 @@ aesgen_gcm_enc_update_avx10_512_school:
 # Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	.text
 	.p2align 5, 0xcc
-	.globl	aesgen_gcm_dec_update_avx10_512_school
-	.hidden	aesgen_gcm_dec_update_avx10_512_school
-	.type	aesgen_gcm_dec_update_avx10_512_school, @function
-aesgen_gcm_dec_update_avx10_512_school:
+	.globl	aesgen_gcm_dec_update_avx10_512_ghashschool
+	.hidden	aesgen_gcm_dec_update_avx10_512_ghashschool
+	.type	aesgen_gcm_dec_update_avx10_512_ghashschool, @function
+aesgen_gcm_dec_update_avx10_512_ghashschool:
 	.cfi_startproc
 	endbr64
 	push            %rbx
@@ -4644,7 +4644,7 @@ aesgen_gcm_dec_update_avx10_512_school:
 	shr             $55, %rbx                       # AESGEN_GCM_SECRET_COUNTER -> 256
 	btr             $63, %rcx                       # the length without the flag
 	test            %rcx, %rcx
-	{disp32} jz     .Lgcm_dec_school_return
+	{disp32} jz     .Lgcm_dec_ghashschool_return
 # ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
 # from the end so that every key size runs the same last nine rounds
 	mov             240(%rdi), %eax
@@ -4671,7 +4671,7 @@ aesgen_gcm_dec_update_avx10_512_school:
 	vbroadcasti32x4 .Lgcm_lane_count(%rip), %zmm12
 # bulk: whole iterations of 16 blocks, CTR and GHASH stitched
 	sub             $256, %rcx
-	{disp32} jb     .Lgcm_dec_school_tail
+	{disp32} jb     .Lgcm_dec_ghashschool_tail
 # the powers of a full iteration (H^16..H^1) into HPOW
 	vmovdqu8        512(%rdi), %zmm22
 	vmovdqu8        576(%rdi), %zmm23
@@ -4682,12 +4682,12 @@ aesgen_gcm_dec_update_avx10_512_school:
 	or              %ebx, %r11d                     # 256 if secret: always the carry path
 	vpshufb         %zmm20, %zmm11, %zmm11
 # CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
-.Lgcm_dec_school_loop:
-# LLVM-MCA-BEGIN gcm_dec_school_avx10_512_main_loop
+.Lgcm_dec_ghashschool_loop:
+# LLVM-MCA-BEGIN gcm_dec_ghashschool_avx10_512_main_loop
 # counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 # the first counter's last byte: past 236, one of them would carry
 	cmp             $237, %r11d
-	{disp32} jae    .Lgcm_dec_school_main_ctr_carry # a last byte would carry: out of line
+	{disp32} jae    .Lgcm_dec_ghashschool_main_ctr_carry # a last byte would carry: out of line
 	vpxord          %zmm13, %zmm11, %zmm0
 	vpaddd          .Lgcm_be_inc_64(%rip), %zmm11, %zmm1
 	vpaddd          .Lgcm_be_inc_64+64(%rip), %zmm11, %zmm2
@@ -4696,12 +4696,12 @@ aesgen_gcm_dec_update_avx10_512_school:
 	vpxord          %zmm13, %zmm1, %zmm1
 	vpxord          %zmm13, %zmm2, %zmm2
 	vpxord          %zmm13, %zmm3, %zmm3
-.Lgcm_dec_school_main_ctr_done:
+.Lgcm_dec_ghashschool_main_ctr_done:
 	add             $16, %r11b
 # the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_dec_school_main_aes128
-	{disp32} je     .Lgcm_dec_school_main_aes192
+	{disp32} jb     .Lgcm_dec_ghashschool_main_aes128
+	{disp32} je     .Lgcm_dec_ghashschool_main_aes192
 	vbroadcasti32x4 -208(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -4712,7 +4712,7 @@ aesgen_gcm_dec_update_avx10_512_school:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-.Lgcm_dec_school_main_aes192:
+.Lgcm_dec_ghashschool_main_aes192:
 	vbroadcasti32x4 -176(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -4723,7 +4723,7 @@ aesgen_gcm_dec_update_avx10_512_school:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-.Lgcm_dec_school_main_aes128:
+.Lgcm_dec_ghashschool_main_aes128:
 	vbroadcasti32x4 -144(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -4826,10 +4826,10 @@ aesgen_gcm_dec_update_avx10_512_school:
 	add             $256, %rdx
 	add             $256, %rsi
 	sub             $256, %rcx
-	jae             .Lgcm_dec_school_loop
+	jae             .Lgcm_dec_ghashschool_loop
 # LLVM-MCA-END
-	{disp32} jmp    .Lgcm_dec_school_bulk_done
-.Lgcm_dec_school_main_ctr_carry:
+	{disp32} jmp    .Lgcm_dec_ghashschool_bulk_done
+.Lgcm_dec_ghashschool_main_ctr_carry:
 # a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         %zmm20, %zmm11, %zmm11
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -4846,13 +4846,13 @@ aesgen_gcm_dec_update_avx10_512_school:
 	vpxord          %zmm13, %zmm2, %zmm2
 	vpxord          %zmm13, %zmm3, %zmm3
 	vpshufb         %zmm20, %zmm11, %zmm11
-	jmp             .Lgcm_dec_school_main_ctr_done
-.Lgcm_dec_school_bulk_done:
+	jmp             .Lgcm_dec_ghashschool_main_ctr_done
+.Lgcm_dec_ghashschool_bulk_done:
 	vpshufb         %zmm20, %zmm11, %zmm11
-.Lgcm_dec_school_tail:
+.Lgcm_dec_ghashschool_tail:
 # what the bulk loop left: LEN + 256 = 0..240 bytes of whole blocks
 	add             $256, %rcx
-	{disp32} jz     .Lgcm_dec_school_store
+	{disp32} jz     .Lgcm_dec_ghashschool_store
 # GHASH of the ciphertext first (it may be overwritten in place), then CTR: the
 # GHASH pass advances SRC and LEN, so their start waits in the stack slots
 	mov             %rdx, (%rsp)
@@ -4863,17 +4863,17 @@ aesgen_gcm_dec_update_avx10_512_school:
 	vpxord          %zmm5, %zmm5, %zmm5
 	vpxord          %zmm6, %zmm6, %zmm6
 	vpxord          %zmm7, %zmm7, %zmm7
-.Lgcm_dec_school_ghash_vector:
+.Lgcm_dec_ghashschool_ghash_vector:
 	cmp             $64, %rcx
-	{disp32} jb     .Lgcm_dec_school_ghash_load_part
+	{disp32} jb     .Lgcm_dec_ghashschool_ghash_load_part
 	vmovdqu8        (%rdx), %zmm4
-	{disp32} jmp    .Lgcm_dec_school_ghash_loaded
-.Lgcm_dec_school_ghash_load_part:
+	{disp32} jmp    .Lgcm_dec_ghashschool_ghash_loaded
+.Lgcm_dec_ghashschool_ghash_load_part:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # k1: the bytes that remain
 	kmovq           %r11, %k1
 	vmovdqu8        (%rdx), %zmm4{%k1}{z}
-.Lgcm_dec_school_ghash_loaded:
+.Lgcm_dec_ghashschool_ghash_loaded:
 	vpshufb         %zmm20, %zmm4, %zmm4
 	vpxord          %zmm10, %zmm4, %zmm4            # the running hash joins block 0
 	vpxord          %zmm10, %zmm10, %zmm10
@@ -4887,7 +4887,7 @@ aesgen_gcm_dec_update_avx10_512_school:
 	add             $64, %rdx
 	add             $64, %r8
 	sub             $64, %rcx
-	ja              .Lgcm_dec_school_ghash_vector
+	ja              .Lgcm_dec_ghashschool_ghash_vector
 # reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
@@ -4904,16 +4904,16 @@ aesgen_gcm_dec_update_avx10_512_school:
 	mov             8(%rsp), %rcx
 	mov             (%rsp), %rdx
 
-.Lgcm_dec_school_final:
+.Lgcm_dec_ghashschool_final:
 # 1..256 bytes remain: pick the final group by the number of vectors they need,
 # so that a short message runs only the AES work it needs (its vectors side by side)
 	cmp             $64, %rcx
-	{disp32} jbe    .Lgcm_dec_school_final1
+	{disp32} jbe    .Lgcm_dec_ghashschool_final1
 	cmp             $128, %rcx
-	{disp32} jbe    .Lgcm_dec_school_final2
+	{disp32} jbe    .Lgcm_dec_ghashschool_final2
 	cmp             $192, %rcx
-	{disp32} jbe    .Lgcm_dec_school_final3
-.Lgcm_dec_school_final4:
+	{disp32} jbe    .Lgcm_dec_ghashschool_final3
+.Lgcm_dec_ghashschool_final4:
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
@@ -4929,8 +4929,8 @@ aesgen_gcm_dec_update_avx10_512_school:
 	vpxord          %zmm13, %zmm3, %zmm3
 # the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_dec_school_final4_aes128
-	{disp32} je     .Lgcm_dec_school_final4_aes192
+	{disp32} jb     .Lgcm_dec_ghashschool_final4_aes128
+	{disp32} je     .Lgcm_dec_ghashschool_final4_aes192
 	vbroadcasti32x4 -208(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -4941,7 +4941,7 @@ aesgen_gcm_dec_update_avx10_512_school:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-.Lgcm_dec_school_final4_aes192:
+.Lgcm_dec_ghashschool_final4_aes192:
 	vbroadcasti32x4 -176(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -4952,7 +4952,7 @@ aesgen_gcm_dec_update_avx10_512_school:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-.Lgcm_dec_school_final4_aes128:
+.Lgcm_dec_ghashschool_final4_aes128:
 	vbroadcasti32x4 -144(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -5015,8 +5015,8 @@ aesgen_gcm_dec_update_avx10_512_school:
 	vpxord          %zmm14, %zmm8, %zmm8
 	vaesenclast     %zmm8, %zmm3, %zmm3
 	vmovdqu8        %zmm3, (%rsi){%k1}
-	{disp32} jmp    .Lgcm_dec_school_store
-.Lgcm_dec_school_final3:
+	{disp32} jmp    .Lgcm_dec_ghashschool_store
+.Lgcm_dec_ghashschool_final3:
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
@@ -5029,8 +5029,8 @@ aesgen_gcm_dec_update_avx10_512_school:
 	vpxord          %zmm13, %zmm2, %zmm2
 # the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_dec_school_final3_aes128
-	{disp32} je     .Lgcm_dec_school_final3_aes192
+	{disp32} jb     .Lgcm_dec_ghashschool_final3_aes128
+	{disp32} je     .Lgcm_dec_ghashschool_final3_aes192
 	vbroadcasti32x4 -208(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -5039,7 +5039,7 @@ aesgen_gcm_dec_update_avx10_512_school:
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
-.Lgcm_dec_school_final3_aes192:
+.Lgcm_dec_ghashschool_final3_aes192:
 	vbroadcasti32x4 -176(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -5048,7 +5048,7 @@ aesgen_gcm_dec_update_avx10_512_school:
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
-.Lgcm_dec_school_final3_aes128:
+.Lgcm_dec_ghashschool_final3_aes128:
 	vbroadcasti32x4 -144(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -5099,8 +5099,8 @@ aesgen_gcm_dec_update_avx10_512_school:
 	vpxord          %zmm14, %zmm8, %zmm8
 	vaesenclast     %zmm8, %zmm2, %zmm2
 	vmovdqu8        %zmm2, (%rsi){%k1}
-	{disp32} jmp    .Lgcm_dec_school_store
-.Lgcm_dec_school_final2:
+	{disp32} jmp    .Lgcm_dec_ghashschool_store
+.Lgcm_dec_ghashschool_final2:
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
@@ -5110,22 +5110,22 @@ aesgen_gcm_dec_update_avx10_512_school:
 	vpxord          %zmm13, %zmm1, %zmm1
 # the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_dec_school_final2_aes128
-	{disp32} je     .Lgcm_dec_school_final2_aes192
+	{disp32} jb     .Lgcm_dec_ghashschool_final2_aes128
+	{disp32} je     .Lgcm_dec_ghashschool_final2_aes192
 	vbroadcasti32x4 -208(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vbroadcasti32x4 -192(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
-.Lgcm_dec_school_final2_aes192:
+.Lgcm_dec_ghashschool_final2_aes192:
 	vbroadcasti32x4 -176(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vbroadcasti32x4 -160(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
-.Lgcm_dec_school_final2_aes128:
+.Lgcm_dec_ghashschool_final2_aes128:
 	vbroadcasti32x4 -144(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -5164,26 +5164,26 @@ aesgen_gcm_dec_update_avx10_512_school:
 	vpxord          %zmm14, %zmm8, %zmm8
 	vaesenclast     %zmm8, %zmm1, %zmm1
 	vmovdqu8        %zmm1, (%rsi){%k1}
-	{disp32} jmp    .Lgcm_dec_school_store
-.Lgcm_dec_school_final1:
+	{disp32} jmp    .Lgcm_dec_ghashschool_store
+.Lgcm_dec_ghashschool_final1:
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpxord          %zmm13, %zmm0, %zmm0
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_dec_school_final1_aes128
-	{disp32} je     .Lgcm_dec_school_final1_aes192
+	{disp32} jb     .Lgcm_dec_ghashschool_final1_aes128
+	{disp32} je     .Lgcm_dec_ghashschool_final1_aes192
 	vbroadcasti32x4 -208(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vbroadcasti32x4 -192(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
-.Lgcm_dec_school_final1_aes192:
+.Lgcm_dec_ghashschool_final1_aes192:
 	vbroadcasti32x4 -176(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vbroadcasti32x4 -160(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
-.Lgcm_dec_school_final1_aes128:
+.Lgcm_dec_ghashschool_final1_aes128:
 	vbroadcasti32x4 -144(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vbroadcasti32x4 -128(%r10), %zmm15
@@ -5205,10 +5205,10 @@ aesgen_gcm_dec_update_avx10_512_school:
 	vpxord          %zmm14, %zmm8, %zmm8
 	vaesenclast     %zmm8, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi){%k1}
-	{disp32} jmp    .Lgcm_dec_school_store
-.Lgcm_dec_school_store:
+	{disp32} jmp    .Lgcm_dec_ghashschool_store
+.Lgcm_dec_ghashschool_store:
 	vmovdqu8        %xmm10, (%r9)
-.Lgcm_dec_school_return:
+.Lgcm_dec_ghashschool_return:
 	xor             %eax, %eax
 	vzeroupper
 	add             $16, %rsp
@@ -5218,13 +5218,13 @@ aesgen_gcm_dec_update_avx10_512_school:
 	.cfi_restore %rbx
 	ret
 	.cfi_endproc
-	.size	aesgen_gcm_dec_update_avx10_512_school, . - aesgen_gcm_dec_update_avx10_512_school
+	.size	aesgen_gcm_dec_update_avx10_512_ghashschool, . - aesgen_gcm_dec_update_avx10_512_ghashschool
 
-# int aesgen_gcm_enc_record_avx10_512_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
+# int aesgen_gcm_enc_record_avx10_512_ghashschool(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
 #   any len
 #
 # One whole message: GHASH of the AAD, E_K(J0), encryption with the same stitched
-# loop as aesgen_gcm_enc_update_avx10_512_school, then the last 1..16 blocks and the lengths block
+# loop as aesgen_gcm_enc_update_avx10_512_ghashschool, then the last 1..16 blocks and the lengths block
 # in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
 #
 # Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
@@ -5241,10 +5241,10 @@ aesgen_gcm_dec_update_avx10_512_school:
 # Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	.text
 	.p2align 5, 0xcc
-	.globl	aesgen_gcm_enc_record_avx10_512_school
-	.hidden	aesgen_gcm_enc_record_avx10_512_school
-	.type	aesgen_gcm_enc_record_avx10_512_school, @function
-aesgen_gcm_enc_record_avx10_512_school:
+	.globl	aesgen_gcm_enc_record_avx10_512_ghashschool
+	.hidden	aesgen_gcm_enc_record_avx10_512_ghashschool
+	.type	aesgen_gcm_enc_record_avx10_512_ghashschool, @function
+aesgen_gcm_enc_record_avx10_512_ghashschool:
 	.cfi_startproc
 	endbr64
 	push            %rbx
@@ -5263,7 +5263,7 @@ aesgen_gcm_enc_record_avx10_512_school:
 # GHASH of the AAD (AAD, AADLEN from the record)
 	mov             40(%r8), %r10
 	test            %r10, %r10
-	{disp32} jz     .Lgcm_enc_school_rec_aad_done
+	{disp32} jz     .Lgcm_enc_ghashschool_rec_aad_done
 	mov             32(%r8), %rax
 # A record without a bulk loop whose AAD, text and lengths blocks number at most
 # 32 hashes them all in one sum: the AAD's products wait unreduced in LO/MI/HI
@@ -5271,27 +5271,27 @@ aesgen_gcm_enc_record_avx10_512_school:
 	lea             15(%r10), %r11
 	and             $-16, %r11                      # 16 x the AAD's blocks
 	cmp             $256, %rcx
-	{disp32} ja     .Lgcm_enc_school_rec_aad_alone
+	{disp32} ja     .Lgcm_enc_ghashschool_rec_aad_alone
 	lea             15(%rcx), %r9
 	and             $-16, %r9                       # 16 x the text's blocks
 	lea             16(%r11,%r9,1), %r9             # 16 x all blocks
 	cmp             $512, %r9
-	{disp32} ja     .Lgcm_enc_school_rec_aad_alone
+	{disp32} ja     .Lgcm_enc_ghashschool_rec_aad_alone
 	mov             %r9, %r11
 	lea             768(%rdi), %r9
 	sub             %r11, %r9
 # GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
-.Lgcm_enc_school_rec_aad_sum_vector:
+.Lgcm_enc_ghashschool_rec_aad_sum_vector:
 	cmp             $64, %r10
-	{disp32} jb     .Lgcm_enc_school_rec_aad_sum_load_part
+	{disp32} jb     .Lgcm_enc_ghashschool_rec_aad_sum_load_part
 	vmovdqu8        (%rax), %zmm4
-	{disp32} jmp    .Lgcm_enc_school_rec_aad_sum_loaded
-.Lgcm_enc_school_rec_aad_sum_load_part:
+	{disp32} jmp    .Lgcm_enc_ghashschool_rec_aad_sum_loaded
+.Lgcm_enc_ghashschool_rec_aad_sum_load_part:
 	mov             $-1, %r11
 	bzhi            %r10, %r11, %r11                # k1: the bytes that remain
 	kmovq           %r11, %k1
 	vmovdqu8        (%rax), %zmm4{%k1}{z}
-.Lgcm_enc_school_rec_aad_sum_loaded:
+.Lgcm_enc_ghashschool_rec_aad_sum_loaded:
 	vpshufb         %zmm20, %zmm4, %zmm4
 	vpxord          %zmm10, %zmm4, %zmm4            # the running hash joins block 0
 	vpxord          %zmm10, %zmm10, %zmm10
@@ -5305,23 +5305,23 @@ aesgen_gcm_enc_record_avx10_512_school:
 	add             $64, %rax
 	add             $64, %r9
 	sub             $64, %r10
-	ja              .Lgcm_enc_school_rec_aad_sum_vector
-	{disp32} jmp    .Lgcm_enc_school_rec_aad_done
-.Lgcm_enc_school_rec_aad_alone:
+	ja              .Lgcm_enc_ghashschool_rec_aad_sum_vector
+	{disp32} jmp    .Lgcm_enc_ghashschool_rec_aad_done
+.Lgcm_enc_ghashschool_rec_aad_alone:
 	lea             768(%rdi), %r9
 	sub             %r11, %r9
 # GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
-.Lgcm_enc_school_rec_aad_vector:
+.Lgcm_enc_ghashschool_rec_aad_vector:
 	cmp             $64, %r10
-	{disp32} jb     .Lgcm_enc_school_rec_aad_load_part
+	{disp32} jb     .Lgcm_enc_ghashschool_rec_aad_load_part
 	vmovdqu8        (%rax), %zmm4
-	{disp32} jmp    .Lgcm_enc_school_rec_aad_loaded
-.Lgcm_enc_school_rec_aad_load_part:
+	{disp32} jmp    .Lgcm_enc_ghashschool_rec_aad_loaded
+.Lgcm_enc_ghashschool_rec_aad_load_part:
 	mov             $-1, %r11
 	bzhi            %r10, %r11, %r11                # k1: the bytes that remain
 	kmovq           %r11, %k1
 	vmovdqu8        (%rax), %zmm4{%k1}{z}
-.Lgcm_enc_school_rec_aad_loaded:
+.Lgcm_enc_ghashschool_rec_aad_loaded:
 	vpshufb         %zmm20, %zmm4, %zmm4
 	vpxord          %zmm10, %zmm4, %zmm4            # the running hash joins block 0
 	vpxord          %zmm10, %zmm10, %zmm10
@@ -5335,7 +5335,7 @@ aesgen_gcm_enc_record_avx10_512_school:
 	add             $64, %rax
 	add             $64, %r9
 	sub             $64, %r10
-	ja              .Lgcm_enc_school_rec_aad_vector
+	ja              .Lgcm_enc_ghashschool_rec_aad_vector
 # reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
@@ -5352,7 +5352,7 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vpxord          %zmm5, %zmm5, %zmm5
 	vpxord          %zmm6, %zmm6, %zmm6
 	vpxord          %zmm7, %zmm7, %zmm7
-.Lgcm_enc_school_rec_aad_done:
+.Lgcm_enc_ghashschool_rec_aad_done:
 # ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
 # from the end so that every key size runs the same last nine rounds
 	mov             240(%rdi), %eax
@@ -5373,14 +5373,14 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vpxord          %xmm13, %xmm4, %xmm4
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_enc_school_rec_j0_aes128
-	{disp32} je     .Lgcm_enc_school_rec_j0_aes192
+	{disp32} jb     .Lgcm_enc_ghashschool_rec_j0_aes128
+	{disp32} je     .Lgcm_enc_ghashschool_rec_j0_aes192
 	vaesenc         -208(%r10), %xmm4, %xmm4
 	vaesenc         -192(%r10), %xmm4, %xmm4
-.Lgcm_enc_school_rec_j0_aes192:
+.Lgcm_enc_ghashschool_rec_j0_aes192:
 	vaesenc         -176(%r10), %xmm4, %xmm4
 	vaesenc         -160(%r10), %xmm4, %xmm4
-.Lgcm_enc_school_rec_j0_aes128:
+.Lgcm_enc_ghashschool_rec_j0_aes128:
 	vaesenc         -144(%r10), %xmm4, %xmm4
 	vaesenc         -128(%r10), %xmm4, %xmm4
 	vaesenc         -112(%r10), %xmm4, %xmm4
@@ -5397,10 +5397,10 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vpaddd          .Lgcm_record_offsets_64(%rip), %zmm11, %zmm11 # CTR: J0 + 1, + 2, ... per lane
 	vbroadcasti32x4 .Lgcm_lane_count(%rip), %zmm12
 	test            %rcx, %rcx
-	{disp32} jz     .Lgcm_enc_school_rec_no_data
+	{disp32} jz     .Lgcm_enc_ghashschool_rec_no_data
 # bulk: whole iterations of 16 blocks, CTR and GHASH stitched
 	sub             $256, %rcx
-	{disp32} jbe    .Lgcm_enc_school_rec_tail
+	{disp32} jbe    .Lgcm_enc_ghashschool_rec_tail
 # the powers of a full iteration (H^16..H^1) into HPOW
 	vmovdqu8        512(%rdi), %zmm22
 	vmovdqu8        576(%rdi), %zmm23
@@ -5415,7 +5415,7 @@ aesgen_gcm_enc_record_avx10_512_school:
 # counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 # the first counter's last byte: past 236, one of them would carry
 	cmp             $237, %r11d
-	{disp32} jae    .Lgcm_enc_school_rec_first_ctr_carry # a last byte would carry: out of line
+	{disp32} jae    .Lgcm_enc_ghashschool_rec_first_ctr_carry # a last byte would carry: out of line
 	vpxord          %zmm13, %zmm11, %zmm0
 	vpaddd          .Lgcm_be_inc_64(%rip), %zmm11, %zmm1
 	vpaddd          .Lgcm_be_inc_64+64(%rip), %zmm11, %zmm2
@@ -5424,12 +5424,12 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vpxord          %zmm13, %zmm1, %zmm1
 	vpxord          %zmm13, %zmm2, %zmm2
 	vpxord          %zmm13, %zmm3, %zmm3
-.Lgcm_enc_school_rec_first_ctr_done:
+.Lgcm_enc_ghashschool_rec_first_ctr_done:
 	add             $16, %r11b
 # the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_enc_school_rec_first_aes128
-	{disp32} je     .Lgcm_enc_school_rec_first_aes192
+	{disp32} jb     .Lgcm_enc_ghashschool_rec_first_aes128
+	{disp32} je     .Lgcm_enc_ghashschool_rec_first_aes192
 	vbroadcasti32x4 -208(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -5440,7 +5440,7 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-.Lgcm_enc_school_rec_first_aes192:
+.Lgcm_enc_ghashschool_rec_first_aes192:
 	vbroadcasti32x4 -176(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -5451,7 +5451,7 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-.Lgcm_enc_school_rec_first_aes128:
+.Lgcm_enc_ghashschool_rec_first_aes128:
 	vbroadcasti32x4 -144(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -5507,13 +5507,13 @@ aesgen_gcm_enc_record_avx10_512_school:
 	add             $256, %rdx
 	add             $256, %rsi
 	sub             $256, %rcx
-	{disp32} jbe    .Lgcm_enc_school_rec_hash_last
-.Lgcm_enc_school_rec_loop:
-# LLVM-MCA-BEGIN gcm_enc_school_rec_avx10_512_main_loop
+	{disp32} jbe    .Lgcm_enc_ghashschool_rec_hash_last
+.Lgcm_enc_ghashschool_rec_loop:
+# LLVM-MCA-BEGIN gcm_enc_ghashschool_rec_avx10_512_main_loop
 # counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 # the first counter's last byte: past 236, one of them would carry
 	cmp             $237, %r11d
-	{disp32} jae    .Lgcm_enc_school_rec_main_ctr_carry # a last byte would carry: out of line
+	{disp32} jae    .Lgcm_enc_ghashschool_rec_main_ctr_carry # a last byte would carry: out of line
 	vpxord          %zmm13, %zmm11, %zmm0
 	vpaddd          .Lgcm_be_inc_64(%rip), %zmm11, %zmm1
 	vpaddd          .Lgcm_be_inc_64+64(%rip), %zmm11, %zmm2
@@ -5522,12 +5522,12 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vpxord          %zmm13, %zmm1, %zmm1
 	vpxord          %zmm13, %zmm2, %zmm2
 	vpxord          %zmm13, %zmm3, %zmm3
-.Lgcm_enc_school_rec_main_ctr_done:
+.Lgcm_enc_ghashschool_rec_main_ctr_done:
 	add             $16, %r11b
 # the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_enc_school_rec_main_aes128
-	{disp32} je     .Lgcm_enc_school_rec_main_aes192
+	{disp32} jb     .Lgcm_enc_ghashschool_rec_main_aes128
+	{disp32} je     .Lgcm_enc_ghashschool_rec_main_aes192
 	vbroadcasti32x4 -208(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -5538,7 +5538,7 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-.Lgcm_enc_school_rec_main_aes192:
+.Lgcm_enc_ghashschool_rec_main_aes192:
 	vbroadcasti32x4 -176(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -5549,7 +5549,7 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-.Lgcm_enc_school_rec_main_aes128:
+.Lgcm_enc_ghashschool_rec_main_aes128:
 	vbroadcasti32x4 -144(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -5648,9 +5648,9 @@ aesgen_gcm_enc_record_avx10_512_school:
 	add             $256, %rdx
 	add             $256, %rsi
 	sub             $256, %rcx
-	ja              .Lgcm_enc_school_rec_loop
+	ja              .Lgcm_enc_ghashschool_rec_loop
 # LLVM-MCA-END
-.Lgcm_enc_school_rec_hash_last:
+.Lgcm_enc_ghashschool_rec_hash_last:
 # the GHASH of the last iteration's ciphertext, still in GD
 # GHASH products of 4 vectors: reflect, the running hash joins block 0, LO/MI/HI = the products
 	vpshufb         %zmm20, %zmm16, %zmm16
@@ -5695,8 +5695,8 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vextracti32x4   $3, %zmm7, %xmm5
 	vpxord          %xmm8, %xmm7, %xmm10
 	vpternlogd      $150, %xmm5, %xmm9, %xmm10
-	{disp32} jmp    .Lgcm_enc_school_rec_bulk_done
-.Lgcm_enc_school_rec_first_ctr_carry:
+	{disp32} jmp    .Lgcm_enc_ghashschool_rec_bulk_done
+.Lgcm_enc_ghashschool_rec_first_ctr_carry:
 # a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         %zmm20, %zmm11, %zmm11
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -5713,8 +5713,8 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vpxord          %zmm13, %zmm2, %zmm2
 	vpxord          %zmm13, %zmm3, %zmm3
 	vpshufb         %zmm20, %zmm11, %zmm11
-	jmp             .Lgcm_enc_school_rec_first_ctr_done
-.Lgcm_enc_school_rec_main_ctr_carry:
+	jmp             .Lgcm_enc_ghashschool_rec_first_ctr_done
+.Lgcm_enc_ghashschool_rec_main_ctr_carry:
 # a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         %zmm20, %zmm11, %zmm11
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -5731,25 +5731,25 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vpxord          %zmm13, %zmm2, %zmm2
 	vpxord          %zmm13, %zmm3, %zmm3
 	vpshufb         %zmm20, %zmm11, %zmm11
-	jmp             .Lgcm_enc_school_rec_main_ctr_done
-.Lgcm_enc_school_rec_bulk_done:
+	jmp             .Lgcm_enc_ghashschool_rec_main_ctr_done
+.Lgcm_enc_ghashschool_rec_bulk_done:
 	vpshufb         %zmm20, %zmm11, %zmm11
 	vpxord          %zmm5, %zmm5, %zmm5
 	vpxord          %zmm6, %zmm6, %zmm6
 	vpxord          %zmm7, %zmm7, %zmm7
 # LO/MI/HI from here on: the AAD's products, or zeros
-.Lgcm_enc_school_rec_tail:
+.Lgcm_enc_ghashschool_rec_tail:
 	add             $256, %rcx
-	{disp32} jz     .Lgcm_enc_school_rec_no_data
+	{disp32} jz     .Lgcm_enc_ghashschool_rec_no_data
 # 1..256 bytes remain: pick the final group by the number of vectors they need,
 # so that a short message runs only the AES work it needs (its vectors side by side)
 	cmp             $64, %rcx
-	{disp32} jbe    .Lgcm_enc_school_rec_final1
+	{disp32} jbe    .Lgcm_enc_ghashschool_rec_final1
 	cmp             $128, %rcx
-	{disp32} jbe    .Lgcm_enc_school_rec_final2
+	{disp32} jbe    .Lgcm_enc_ghashschool_rec_final2
 	cmp             $192, %rcx
-	{disp32} jbe    .Lgcm_enc_school_rec_final3
-.Lgcm_enc_school_rec_final4:
+	{disp32} jbe    .Lgcm_enc_ghashschool_rec_final3
+.Lgcm_enc_ghashschool_rec_final4:
 # the last 4 vectors (1..256 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             15(%rcx), %r11
 	and             $-16, %r11                      # 16 x the block count
@@ -5774,8 +5774,8 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vpxord          %zmm13, %zmm3, %zmm3
 # the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_enc_school_rec_final4_aes128
-	{disp32} je     .Lgcm_enc_school_rec_final4_aes192
+	{disp32} jb     .Lgcm_enc_ghashschool_rec_final4_aes128
+	{disp32} je     .Lgcm_enc_ghashschool_rec_final4_aes192
 	vbroadcasti32x4 -208(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -5786,7 +5786,7 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-.Lgcm_enc_school_rec_final4_aes192:
+.Lgcm_enc_ghashschool_rec_final4_aes192:
 	vbroadcasti32x4 -176(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -5797,7 +5797,7 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-.Lgcm_enc_school_rec_final4_aes128:
+.Lgcm_enc_ghashschool_rec_final4_aes128:
 	vbroadcasti32x4 -144(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -5902,8 +5902,8 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vextracti32x4   $3, %zmm7, %xmm5
 	vpxord          %xmm8, %xmm7, %xmm10
 	vpternlogd      $150, %xmm5, %xmm9, %xmm10
-	{disp32} jmp    .Lgcm_enc_school_rec_tag
-.Lgcm_enc_school_rec_final3:
+	{disp32} jmp    .Lgcm_enc_ghashschool_rec_tag
+.Lgcm_enc_ghashschool_rec_final3:
 # the last 3 vectors (1..192 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             15(%rcx), %r11
 	and             $-16, %r11                      # 16 x the block count
@@ -5925,8 +5925,8 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vpxord          %zmm13, %zmm2, %zmm2
 # the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_enc_school_rec_final3_aes128
-	{disp32} je     .Lgcm_enc_school_rec_final3_aes192
+	{disp32} jb     .Lgcm_enc_ghashschool_rec_final3_aes128
+	{disp32} je     .Lgcm_enc_ghashschool_rec_final3_aes192
 	vbroadcasti32x4 -208(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -5935,7 +5935,7 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
-.Lgcm_enc_school_rec_final3_aes192:
+.Lgcm_enc_ghashschool_rec_final3_aes192:
 	vbroadcasti32x4 -176(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -5944,7 +5944,7 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
-.Lgcm_enc_school_rec_final3_aes128:
+.Lgcm_enc_ghashschool_rec_final3_aes128:
 	vbroadcasti32x4 -144(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -6031,8 +6031,8 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vextracti32x4   $3, %zmm7, %xmm5
 	vpxord          %xmm8, %xmm7, %xmm10
 	vpternlogd      $150, %xmm5, %xmm9, %xmm10
-	{disp32} jmp    .Lgcm_enc_school_rec_tag
-.Lgcm_enc_school_rec_final2:
+	{disp32} jmp    .Lgcm_enc_ghashschool_rec_tag
+.Lgcm_enc_ghashschool_rec_final2:
 # the last 2 vectors (1..128 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             15(%rcx), %r11
 	and             $-16, %r11                      # 16 x the block count
@@ -6051,22 +6051,22 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vpxord          %zmm13, %zmm1, %zmm1
 # the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_enc_school_rec_final2_aes128
-	{disp32} je     .Lgcm_enc_school_rec_final2_aes192
+	{disp32} jb     .Lgcm_enc_ghashschool_rec_final2_aes128
+	{disp32} je     .Lgcm_enc_ghashschool_rec_final2_aes192
 	vbroadcasti32x4 -208(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vbroadcasti32x4 -192(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
-.Lgcm_enc_school_rec_final2_aes192:
+.Lgcm_enc_ghashschool_rec_final2_aes192:
 	vbroadcasti32x4 -176(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vbroadcasti32x4 -160(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
-.Lgcm_enc_school_rec_final2_aes128:
+.Lgcm_enc_ghashschool_rec_final2_aes128:
 	vbroadcasti32x4 -144(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -6133,8 +6133,8 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vextracti32x4   $3, %zmm7, %xmm5
 	vpxord          %xmm8, %xmm7, %xmm10
 	vpternlogd      $150, %xmm5, %xmm9, %xmm10
-	{disp32} jmp    .Lgcm_enc_school_rec_tag
-.Lgcm_enc_school_rec_final1:
+	{disp32} jmp    .Lgcm_enc_ghashschool_rec_tag
+.Lgcm_enc_ghashschool_rec_final1:
 # the last 1 vector (1..64 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             15(%rcx), %r11
 	and             $-16, %r11                      # 16 x the block count
@@ -6149,18 +6149,18 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vpxord          %zmm13, %zmm0, %zmm0
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_enc_school_rec_final1_aes128
-	{disp32} je     .Lgcm_enc_school_rec_final1_aes192
+	{disp32} jb     .Lgcm_enc_ghashschool_rec_final1_aes128
+	{disp32} je     .Lgcm_enc_ghashschool_rec_final1_aes192
 	vbroadcasti32x4 -208(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vbroadcasti32x4 -192(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
-.Lgcm_enc_school_rec_final1_aes192:
+.Lgcm_enc_ghashschool_rec_final1_aes192:
 	vbroadcasti32x4 -176(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vbroadcasti32x4 -160(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
-.Lgcm_enc_school_rec_final1_aes128:
+.Lgcm_enc_ghashschool_rec_final1_aes128:
 	vbroadcasti32x4 -144(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vbroadcasti32x4 -128(%r10), %zmm15
@@ -6209,8 +6209,8 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vextracti32x4   $3, %zmm7, %xmm5
 	vpxord          %xmm8, %xmm7, %xmm10
 	vpternlogd      $150, %xmm5, %xmm9, %xmm10
-	{disp32} jmp    .Lgcm_enc_school_rec_tag
-.Lgcm_enc_school_rec_no_data:
+	{disp32} jmp    .Lgcm_enc_ghashschool_rec_tag
+.Lgcm_enc_ghashschool_rec_no_data:
 # no text left: the lengths block alone joins the sum
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpxord          %xmm10, %xmm4, %xmm4
@@ -6234,7 +6234,7 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vextracti32x4   $3, %zmm7, %xmm5
 	vpxord          %xmm8, %xmm7, %xmm10
 	vpternlogd      $150, %xmm5, %xmm9, %xmm10
-.Lgcm_enc_school_rec_tag:
+.Lgcm_enc_ghashschool_rec_tag:
 # tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)
 	vpshufb         %xmm20, %xmm10, %xmm10
 	vpxord          48(%r8), %xmm10, %xmm10
@@ -6246,13 +6246,13 @@ aesgen_gcm_enc_record_avx10_512_school:
 	.cfi_restore %rbx
 	ret
 	.cfi_endproc
-	.size	aesgen_gcm_enc_record_avx10_512_school, . - aesgen_gcm_enc_record_avx10_512_school
+	.size	aesgen_gcm_enc_record_avx10_512_ghashschool, . - aesgen_gcm_enc_record_avx10_512_ghashschool
 
-# int aesgen_gcm_dec_record_avx10_512_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
+# int aesgen_gcm_dec_record_avx10_512_ghashschool(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
 #   any len
 #
 # One whole message: GHASH of the AAD, E_K(J0), decryption with the same stitched
-# loop as aesgen_gcm_dec_update_avx10_512_school, then the last 1..16 blocks and the lengths block
+# loop as aesgen_gcm_dec_update_avx10_512_ghashschool, then the last 1..16 blocks and the lengths block
 # in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
 #
 # Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
@@ -6269,10 +6269,10 @@ aesgen_gcm_enc_record_avx10_512_school:
 # Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	.text
 	.p2align 5, 0xcc
-	.globl	aesgen_gcm_dec_record_avx10_512_school
-	.hidden	aesgen_gcm_dec_record_avx10_512_school
-	.type	aesgen_gcm_dec_record_avx10_512_school, @function
-aesgen_gcm_dec_record_avx10_512_school:
+	.globl	aesgen_gcm_dec_record_avx10_512_ghashschool
+	.hidden	aesgen_gcm_dec_record_avx10_512_ghashschool
+	.type	aesgen_gcm_dec_record_avx10_512_ghashschool, @function
+aesgen_gcm_dec_record_avx10_512_ghashschool:
 	.cfi_startproc
 	endbr64
 	push            %rbx
@@ -6291,7 +6291,7 @@ aesgen_gcm_dec_record_avx10_512_school:
 # GHASH of the AAD (AAD, AADLEN from the record)
 	mov             40(%r8), %r10
 	test            %r10, %r10
-	{disp32} jz     .Lgcm_dec_school_rec_aad_done
+	{disp32} jz     .Lgcm_dec_ghashschool_rec_aad_done
 	mov             32(%r8), %rax
 # A record without a bulk loop whose AAD, text and lengths blocks number at most
 # 32 hashes them all in one sum: the AAD's products wait unreduced in LO/MI/HI
@@ -6299,27 +6299,27 @@ aesgen_gcm_dec_record_avx10_512_school:
 	lea             15(%r10), %r11
 	and             $-16, %r11                      # 16 x the AAD's blocks
 	cmp             $256, %rcx
-	{disp32} ja     .Lgcm_dec_school_rec_aad_alone
+	{disp32} ja     .Lgcm_dec_ghashschool_rec_aad_alone
 	lea             15(%rcx), %r9
 	and             $-16, %r9                       # 16 x the text's blocks
 	lea             16(%r11,%r9,1), %r9             # 16 x all blocks
 	cmp             $512, %r9
-	{disp32} ja     .Lgcm_dec_school_rec_aad_alone
+	{disp32} ja     .Lgcm_dec_ghashschool_rec_aad_alone
 	mov             %r9, %r11
 	lea             768(%rdi), %r9
 	sub             %r11, %r9
 # GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
-.Lgcm_dec_school_rec_aad_sum_vector:
+.Lgcm_dec_ghashschool_rec_aad_sum_vector:
 	cmp             $64, %r10
-	{disp32} jb     .Lgcm_dec_school_rec_aad_sum_load_part
+	{disp32} jb     .Lgcm_dec_ghashschool_rec_aad_sum_load_part
 	vmovdqu8        (%rax), %zmm4
-	{disp32} jmp    .Lgcm_dec_school_rec_aad_sum_loaded
-.Lgcm_dec_school_rec_aad_sum_load_part:
+	{disp32} jmp    .Lgcm_dec_ghashschool_rec_aad_sum_loaded
+.Lgcm_dec_ghashschool_rec_aad_sum_load_part:
 	mov             $-1, %r11
 	bzhi            %r10, %r11, %r11                # k1: the bytes that remain
 	kmovq           %r11, %k1
 	vmovdqu8        (%rax), %zmm4{%k1}{z}
-.Lgcm_dec_school_rec_aad_sum_loaded:
+.Lgcm_dec_ghashschool_rec_aad_sum_loaded:
 	vpshufb         %zmm20, %zmm4, %zmm4
 	vpxord          %zmm10, %zmm4, %zmm4            # the running hash joins block 0
 	vpxord          %zmm10, %zmm10, %zmm10
@@ -6333,23 +6333,23 @@ aesgen_gcm_dec_record_avx10_512_school:
 	add             $64, %rax
 	add             $64, %r9
 	sub             $64, %r10
-	ja              .Lgcm_dec_school_rec_aad_sum_vector
-	{disp32} jmp    .Lgcm_dec_school_rec_aad_done
-.Lgcm_dec_school_rec_aad_alone:
+	ja              .Lgcm_dec_ghashschool_rec_aad_sum_vector
+	{disp32} jmp    .Lgcm_dec_ghashschool_rec_aad_done
+.Lgcm_dec_ghashschool_rec_aad_alone:
 	lea             768(%rdi), %r9
 	sub             %r11, %r9
 # GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
-.Lgcm_dec_school_rec_aad_vector:
+.Lgcm_dec_ghashschool_rec_aad_vector:
 	cmp             $64, %r10
-	{disp32} jb     .Lgcm_dec_school_rec_aad_load_part
+	{disp32} jb     .Lgcm_dec_ghashschool_rec_aad_load_part
 	vmovdqu8        (%rax), %zmm4
-	{disp32} jmp    .Lgcm_dec_school_rec_aad_loaded
-.Lgcm_dec_school_rec_aad_load_part:
+	{disp32} jmp    .Lgcm_dec_ghashschool_rec_aad_loaded
+.Lgcm_dec_ghashschool_rec_aad_load_part:
 	mov             $-1, %r11
 	bzhi            %r10, %r11, %r11                # k1: the bytes that remain
 	kmovq           %r11, %k1
 	vmovdqu8        (%rax), %zmm4{%k1}{z}
-.Lgcm_dec_school_rec_aad_loaded:
+.Lgcm_dec_ghashschool_rec_aad_loaded:
 	vpshufb         %zmm20, %zmm4, %zmm4
 	vpxord          %zmm10, %zmm4, %zmm4            # the running hash joins block 0
 	vpxord          %zmm10, %zmm10, %zmm10
@@ -6363,7 +6363,7 @@ aesgen_gcm_dec_record_avx10_512_school:
 	add             $64, %rax
 	add             $64, %r9
 	sub             $64, %r10
-	ja              .Lgcm_dec_school_rec_aad_vector
+	ja              .Lgcm_dec_ghashschool_rec_aad_vector
 # reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
@@ -6380,7 +6380,7 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vpxord          %zmm5, %zmm5, %zmm5
 	vpxord          %zmm6, %zmm6, %zmm6
 	vpxord          %zmm7, %zmm7, %zmm7
-.Lgcm_dec_school_rec_aad_done:
+.Lgcm_dec_ghashschool_rec_aad_done:
 # ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
 # from the end so that every key size runs the same last nine rounds
 	mov             240(%rdi), %eax
@@ -6401,14 +6401,14 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vpxord          %xmm13, %xmm4, %xmm4
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_dec_school_rec_j0_aes128
-	{disp32} je     .Lgcm_dec_school_rec_j0_aes192
+	{disp32} jb     .Lgcm_dec_ghashschool_rec_j0_aes128
+	{disp32} je     .Lgcm_dec_ghashschool_rec_j0_aes192
 	vaesenc         -208(%r10), %xmm4, %xmm4
 	vaesenc         -192(%r10), %xmm4, %xmm4
-.Lgcm_dec_school_rec_j0_aes192:
+.Lgcm_dec_ghashschool_rec_j0_aes192:
 	vaesenc         -176(%r10), %xmm4, %xmm4
 	vaesenc         -160(%r10), %xmm4, %xmm4
-.Lgcm_dec_school_rec_j0_aes128:
+.Lgcm_dec_ghashschool_rec_j0_aes128:
 	vaesenc         -144(%r10), %xmm4, %xmm4
 	vaesenc         -128(%r10), %xmm4, %xmm4
 	vaesenc         -112(%r10), %xmm4, %xmm4
@@ -6425,10 +6425,10 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vpaddd          .Lgcm_record_offsets_64(%rip), %zmm11, %zmm11 # CTR: J0 + 1, + 2, ... per lane
 	vbroadcasti32x4 .Lgcm_lane_count(%rip), %zmm12
 	test            %rcx, %rcx
-	{disp32} jz     .Lgcm_dec_school_rec_no_data
+	{disp32} jz     .Lgcm_dec_ghashschool_rec_no_data
 # bulk: whole iterations of 16 blocks, CTR and GHASH stitched
 	sub             $256, %rcx
-	{disp32} jbe    .Lgcm_dec_school_rec_tail
+	{disp32} jbe    .Lgcm_dec_ghashschool_rec_tail
 # the powers of a full iteration (H^16..H^1) into HPOW
 	vmovdqu8        512(%rdi), %zmm22
 	vmovdqu8        576(%rdi), %zmm23
@@ -6439,12 +6439,12 @@ aesgen_gcm_dec_record_avx10_512_school:
 	or              %ebx, %r11d                     # 256 if secret: always the carry path
 	vpshufb         %zmm20, %zmm11, %zmm11
 # CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
-.Lgcm_dec_school_rec_loop:
-# LLVM-MCA-BEGIN gcm_dec_school_rec_avx10_512_main_loop
+.Lgcm_dec_ghashschool_rec_loop:
+# LLVM-MCA-BEGIN gcm_dec_ghashschool_rec_avx10_512_main_loop
 # counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 # the first counter's last byte: past 236, one of them would carry
 	cmp             $237, %r11d
-	{disp32} jae    .Lgcm_dec_school_rec_main_ctr_carry # a last byte would carry: out of line
+	{disp32} jae    .Lgcm_dec_ghashschool_rec_main_ctr_carry # a last byte would carry: out of line
 	vpxord          %zmm13, %zmm11, %zmm0
 	vpaddd          .Lgcm_be_inc_64(%rip), %zmm11, %zmm1
 	vpaddd          .Lgcm_be_inc_64+64(%rip), %zmm11, %zmm2
@@ -6453,12 +6453,12 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vpxord          %zmm13, %zmm1, %zmm1
 	vpxord          %zmm13, %zmm2, %zmm2
 	vpxord          %zmm13, %zmm3, %zmm3
-.Lgcm_dec_school_rec_main_ctr_done:
+.Lgcm_dec_ghashschool_rec_main_ctr_done:
 	add             $16, %r11b
 # the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_dec_school_rec_main_aes128
-	{disp32} je     .Lgcm_dec_school_rec_main_aes192
+	{disp32} jb     .Lgcm_dec_ghashschool_rec_main_aes128
+	{disp32} je     .Lgcm_dec_ghashschool_rec_main_aes192
 	vbroadcasti32x4 -208(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -6469,7 +6469,7 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-.Lgcm_dec_school_rec_main_aes192:
+.Lgcm_dec_ghashschool_rec_main_aes192:
 	vbroadcasti32x4 -176(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -6480,7 +6480,7 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-.Lgcm_dec_school_rec_main_aes128:
+.Lgcm_dec_ghashschool_rec_main_aes128:
 	vbroadcasti32x4 -144(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -6583,10 +6583,10 @@ aesgen_gcm_dec_record_avx10_512_school:
 	add             $256, %rdx
 	add             $256, %rsi
 	sub             $256, %rcx
-	ja              .Lgcm_dec_school_rec_loop
+	ja              .Lgcm_dec_ghashschool_rec_loop
 # LLVM-MCA-END
-	{disp32} jmp    .Lgcm_dec_school_rec_bulk_done
-.Lgcm_dec_school_rec_main_ctr_carry:
+	{disp32} jmp    .Lgcm_dec_ghashschool_rec_bulk_done
+.Lgcm_dec_ghashschool_rec_main_ctr_carry:
 # a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         %zmm20, %zmm11, %zmm11
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -6603,25 +6603,25 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vpxord          %zmm13, %zmm2, %zmm2
 	vpxord          %zmm13, %zmm3, %zmm3
 	vpshufb         %zmm20, %zmm11, %zmm11
-	jmp             .Lgcm_dec_school_rec_main_ctr_done
-.Lgcm_dec_school_rec_bulk_done:
+	jmp             .Lgcm_dec_ghashschool_rec_main_ctr_done
+.Lgcm_dec_ghashschool_rec_bulk_done:
 	vpshufb         %zmm20, %zmm11, %zmm11
 	vpxord          %zmm5, %zmm5, %zmm5
 	vpxord          %zmm6, %zmm6, %zmm6
 	vpxord          %zmm7, %zmm7, %zmm7
 # LO/MI/HI from here on: the AAD's products, or zeros
-.Lgcm_dec_school_rec_tail:
+.Lgcm_dec_ghashschool_rec_tail:
 	add             $256, %rcx
-	{disp32} jz     .Lgcm_dec_school_rec_no_data
+	{disp32} jz     .Lgcm_dec_ghashschool_rec_no_data
 # 1..256 bytes remain: pick the final group by the number of vectors they need,
 # so that a short message runs only the AES work it needs (its vectors side by side)
 	cmp             $64, %rcx
-	{disp32} jbe    .Lgcm_dec_school_rec_final1
+	{disp32} jbe    .Lgcm_dec_ghashschool_rec_final1
 	cmp             $128, %rcx
-	{disp32} jbe    .Lgcm_dec_school_rec_final2
+	{disp32} jbe    .Lgcm_dec_ghashschool_rec_final2
 	cmp             $192, %rcx
-	{disp32} jbe    .Lgcm_dec_school_rec_final3
-.Lgcm_dec_school_rec_final4:
+	{disp32} jbe    .Lgcm_dec_ghashschool_rec_final3
+.Lgcm_dec_ghashschool_rec_final4:
 # the last 4 vectors (1..256 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             15(%rcx), %r11
 	and             $-16, %r11                      # 16 x the block count
@@ -6652,8 +6652,8 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vpxord          %zmm13, %zmm3, %zmm3
 # the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_dec_school_rec_final4_aes128
-	{disp32} je     .Lgcm_dec_school_rec_final4_aes192
+	{disp32} jb     .Lgcm_dec_ghashschool_rec_final4_aes128
+	{disp32} je     .Lgcm_dec_ghashschool_rec_final4_aes192
 	vbroadcasti32x4 -208(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -6664,7 +6664,7 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-.Lgcm_dec_school_rec_final4_aes192:
+.Lgcm_dec_ghashschool_rec_final4_aes192:
 	vbroadcasti32x4 -176(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -6675,7 +6675,7 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-.Lgcm_dec_school_rec_final4_aes128:
+.Lgcm_dec_ghashschool_rec_final4_aes128:
 	vbroadcasti32x4 -144(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -6779,8 +6779,8 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vpxord          %zmm14, %zmm8, %zmm8
 	vaesenclast     %zmm8, %zmm3, %zmm3
 	vmovdqu8        %zmm3, 192(%rsi){%k1}
-	{disp32} jmp    .Lgcm_dec_school_rec_tag
-.Lgcm_dec_school_rec_final3:
+	{disp32} jmp    .Lgcm_dec_ghashschool_rec_tag
+.Lgcm_dec_ghashschool_rec_final3:
 # the last 3 vectors (1..192 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             15(%rcx), %r11
 	and             $-16, %r11                      # 16 x the block count
@@ -6807,8 +6807,8 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vpxord          %zmm13, %zmm2, %zmm2
 # the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_dec_school_rec_final3_aes128
-	{disp32} je     .Lgcm_dec_school_rec_final3_aes192
+	{disp32} jb     .Lgcm_dec_ghashschool_rec_final3_aes128
+	{disp32} je     .Lgcm_dec_ghashschool_rec_final3_aes192
 	vbroadcasti32x4 -208(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -6817,7 +6817,7 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
-.Lgcm_dec_school_rec_final3_aes192:
+.Lgcm_dec_ghashschool_rec_final3_aes192:
 	vbroadcasti32x4 -176(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -6826,7 +6826,7 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
-.Lgcm_dec_school_rec_final3_aes128:
+.Lgcm_dec_ghashschool_rec_final3_aes128:
 	vbroadcasti32x4 -144(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -6912,8 +6912,8 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vpxord          %zmm14, %zmm8, %zmm8
 	vaesenclast     %zmm8, %zmm2, %zmm2
 	vmovdqu8        %zmm2, 128(%rsi){%k1}
-	{disp32} jmp    .Lgcm_dec_school_rec_tag
-.Lgcm_dec_school_rec_final2:
+	{disp32} jmp    .Lgcm_dec_ghashschool_rec_tag
+.Lgcm_dec_ghashschool_rec_final2:
 # the last 2 vectors (1..128 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             15(%rcx), %r11
 	and             $-16, %r11                      # 16 x the block count
@@ -6936,22 +6936,22 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vpxord          %zmm13, %zmm1, %zmm1
 # the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_dec_school_rec_final2_aes128
-	{disp32} je     .Lgcm_dec_school_rec_final2_aes192
+	{disp32} jb     .Lgcm_dec_ghashschool_rec_final2_aes128
+	{disp32} je     .Lgcm_dec_ghashschool_rec_final2_aes192
 	vbroadcasti32x4 -208(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vbroadcasti32x4 -192(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
-.Lgcm_dec_school_rec_final2_aes192:
+.Lgcm_dec_ghashschool_rec_final2_aes192:
 	vbroadcasti32x4 -176(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vbroadcasti32x4 -160(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
-.Lgcm_dec_school_rec_final2_aes128:
+.Lgcm_dec_ghashschool_rec_final2_aes128:
 	vbroadcasti32x4 -144(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -7017,8 +7017,8 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vpxord          %zmm14, %zmm8, %zmm8
 	vaesenclast     %zmm8, %zmm1, %zmm1
 	vmovdqu8        %zmm1, 64(%rsi){%k1}
-	{disp32} jmp    .Lgcm_dec_school_rec_tag
-.Lgcm_dec_school_rec_final1:
+	{disp32} jmp    .Lgcm_dec_ghashschool_rec_tag
+.Lgcm_dec_ghashschool_rec_final1:
 # the last 1 vector (1..64 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             15(%rcx), %r11
 	and             $-16, %r11                      # 16 x the block count
@@ -7036,18 +7036,18 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vpxord          %zmm13, %zmm0, %zmm0
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_dec_school_rec_final1_aes128
-	{disp32} je     .Lgcm_dec_school_rec_final1_aes192
+	{disp32} jb     .Lgcm_dec_ghashschool_rec_final1_aes128
+	{disp32} je     .Lgcm_dec_ghashschool_rec_final1_aes192
 	vbroadcasti32x4 -208(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vbroadcasti32x4 -192(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
-.Lgcm_dec_school_rec_final1_aes192:
+.Lgcm_dec_ghashschool_rec_final1_aes192:
 	vbroadcasti32x4 -176(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vbroadcasti32x4 -160(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
-.Lgcm_dec_school_rec_final1_aes128:
+.Lgcm_dec_ghashschool_rec_final1_aes128:
 	vbroadcasti32x4 -144(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 # GHASH products of 1 vector: reflect, the running hash joins block 0, LO/MI/HI += the products
@@ -7095,8 +7095,8 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vpxord          %zmm14, %zmm8, %zmm8
 	vaesenclast     %zmm8, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi){%k1}
-	{disp32} jmp    .Lgcm_dec_school_rec_tag
-.Lgcm_dec_school_rec_no_data:
+	{disp32} jmp    .Lgcm_dec_ghashschool_rec_tag
+.Lgcm_dec_ghashschool_rec_no_data:
 # no text left: the lengths block alone joins the sum
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpxord          %xmm10, %xmm4, %xmm4
@@ -7120,7 +7120,7 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vextracti32x4   $3, %zmm7, %xmm5
 	vpxord          %xmm8, %xmm7, %xmm10
 	vpternlogd      $150, %xmm5, %xmm9, %xmm10
-.Lgcm_dec_school_rec_tag:
+.Lgcm_dec_ghashschool_rec_tag:
 # tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)
 	vpshufb         %xmm20, %xmm10, %xmm10
 	vpxord          48(%r8), %xmm10, %xmm10
@@ -7132,4 +7132,4 @@ aesgen_gcm_dec_record_avx10_512_school:
 	.cfi_restore %rbx
 	ret
 	.cfi_endproc
-	.size	aesgen_gcm_dec_record_avx10_512_school, . - aesgen_gcm_dec_record_avx10_512_school
+	.size	aesgen_gcm_dec_record_avx10_512_ghashschool, . - aesgen_gcm_dec_record_avx10_512_ghashschool
