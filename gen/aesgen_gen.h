@@ -125,14 +125,13 @@ enum {
 #define AESGEN_GEN_UARCH_VARIANTS_aesni_avx(X)
 #define AESGEN_GEN_UARCH_VARIANTS_vaes_avx2(X)
 #define AESGEN_GEN_UARCH_VARIANTS_avx10_256(X) \
-    X(avx10_256, gcm, ZNVER4, _ghashschool) \
     X(avx10_256, gcm, SAPPHIRERAPIDS, _ghashschool)
 #define AESGEN_GEN_UARCH_VARIANTS_avx10_512(X) \
     X(avx10_512, gcm, ZNVER4, _ghashschool) \
     X(avx10_512, gcm, SAPPHIRERAPIDS, _ghashschool)
 /* X(isa, mode, _variant, name of the first uarch taking it): each variant once */
 #define AESGEN_GEN_VARIANT_SETS(X) \
-    X(avx10_256, gcm, _ghashschool, znver4) \
+    X(avx10_256, gcm, _ghashschool, sapphirerapids) \
     X(avx10_512, gcm, _ghashschool, znver4)
 /* Length plans: X(mode, NAME of the uarch, isa, ISA, CLASSES): where "auto" takes isa
  * on that uarch, a call of at most max_len bytes takes another ISA:

@@ -3,7 +3,7 @@
 ; mode: gcm (GCM: GHASH and CTR (inc32) with GHASH, one pass (SP 800-38D))
 ; isa:  avx10_256 (VAES on ymm, EVEX, 32 registers and opmasks); abi: sysv
 ; knobs: GHASH=karatsuba KEYS=reg TAIL=4 UNROLL=4
-; variant _ghashschool: GHASH=school (for znver4, sapphirerapids; generator/tuning.json), named <symbol>_ghashschool
+; variant _ghashschool: GHASH=school (for sapphirerapids; generator/tuning.json), named <symbol>_ghashschool
 ; regenerate: python3 -m generator gen --isa avx10_256 --mode gcm GHASH=karatsuba KEYS=reg TAIL=4 UNROLL=4
 ;   (or: make gen ISA=avx10_256 MODE=gcm GHASH=karatsuba KEYS=reg TAIL=4 UNROLL=4)
 ; The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
