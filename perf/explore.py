@@ -176,6 +176,7 @@ class Workspace:
         result = run(["cc", "-O1", "-std=c11", "-c", "-o", self.checker_object,
                       "-I" + os.path.join(REPO, "runtime", "include"),
                       "-I" + os.path.join(REPO, "runtime", "src"),
+                      "-I" + os.path.join(REPO, "gen"),
                       os.path.join(REPO, "tests", "c", "variant_check.c")])
         if result.returncode != 0:
             raise RuntimeError(f"compiling tests/c/variant_check.c:\n{result.stderr}")
