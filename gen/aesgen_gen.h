@@ -133,17 +133,22 @@ enum {
 #define AESGEN_GEN_VARIANT_SETS(X) \
     X(avx10_256, gcm, _ghashschool, sapphirerapids) \
     X(avx10_512, gcm, _ghashschool, znver4)
-/* Length plans: X(mode, NAME of the uarch, isa, ISA, CLASSES): where "auto" takes isa
- * on that uarch, a call of at most max_len bytes takes another ISA:
- * CLASSES(C) is C(max_len, its isa, ITS_NAME), ascending max_len */
+/* Length plans: X(mode, NAME of the uarch, isa, ISA, CLASSES, STREAM_CLASSES): where
+ * "auto" takes isa on that uarch, a call of at most max_len bytes takes another
+ * ISA: CLASSES(C) is C(max_len, its isa, ITS_NAME), ascending max_len (gcm: the
+ * records; STREAM_CLASSES: gcm's streaming calls) */
 #define AESGEN_GEN_LENGTH_CLASSES_gcm_znver4(C) \
     C(32, avx10_256, AVX10_256)
+#define AESGEN_GEN_LENGTH_CLASSES_gcm_znver4_STREAM(C) \
+    C(32, aesni_avx, AESNI_AVX) \
+    C(96, avx10_256, AVX10_256)
 #define AESGEN_GEN_LENGTH_CLASSES_xts_znver4(C) \
     C(31, aesni_avx, AESNI_AVX) \
     C(128, avx10_256, AVX10_256)
+#define AESGEN_GEN_LENGTH_CLASSES_xts_znver4_STREAM(C)
 #define AESGEN_GEN_LENGTH_PLANS(X) \
-    X(gcm, ZNVER4, avx10_512, AVX10_512, AESGEN_GEN_LENGTH_CLASSES_gcm_znver4) \
-    X(xts, ZNVER4, avx10_512, AVX10_512, AESGEN_GEN_LENGTH_CLASSES_xts_znver4)
+    X(gcm, ZNVER4, avx10_512, AVX10_512, AESGEN_GEN_LENGTH_CLASSES_gcm_znver4, AESGEN_GEN_LENGTH_CLASSES_gcm_znver4_STREAM) \
+    X(xts, ZNVER4, avx10_512, AVX10_512, AESGEN_GEN_LENGTH_CLASSES_xts_znver4, AESGEN_GEN_LENGTH_CLASSES_xts_znver4_STREAM)
 
 /* ---- Layouts the assembly reads (generator/layout.py) ---- */
 

@@ -88,9 +88,12 @@ def document(entries: List[dict], header_text: str) -> dict:
         "uarches": [{"name": u.name, "vendor": u.vendor, "family": u.family,
                      "models": [list(r) for r in u.models], "summary": u.summary}
                     for u in UARCHES.values()],
-        "length_plans": {mode: {uarch: {"isa": isa, "classes": [{"max_len": n, "isa": i}
-                                                                 for n, i in classes]}
-                                for uarch, (isa, classes) in plans.items()}
+        "length_plans": {mode: {uarch: {"isa": isa,
+                                        "classes": [{"max_len": n, "isa": i}
+                                                    for n, i in classes],
+                                        "stream_classes": [{"max_len": n, "isa": i}
+                                                           for n, i in streams]}
+                                for uarch, (isa, classes, streams) in plans.items()}
                          for mode, plans in tuning.length_plans().items()},
         "layout": layout.as_json(),
         "generated": entries,
@@ -156,16 +159,20 @@ def _uarch_lines(entries: List[dict]) -> List[str]:
     out += _macro("AESGEN_GEN_VARIANT_SETS(X)",
                   [f"X({e['isa']}, {e['mode']}, _{v['name']}, {v['uarches'][0]})"
                    for e in entries for v in e["variants"]])
-    out += ["/* Length plans: X(mode, NAME of the uarch, isa, ISA, CLASSES): where \"auto\" takes isa",
-            " * on that uarch, a call of at most max_len bytes takes another ISA:",
-            " * CLASSES(C) is C(max_len, its isa, ITS_NAME), ascending max_len */"]
+    out += ["/* Length plans: X(mode, NAME of the uarch, isa, ISA, CLASSES, STREAM_CLASSES): where",
+            " * \"auto\" takes isa on that uarch, a call of at most max_len bytes takes another",
+            " * ISA: CLASSES(C) is C(max_len, its isa, ITS_NAME), ascending max_len (gcm: the",
+            " * records; STREAM_CLASSES: gcm's streaming calls) */"]
     plans = tuning.length_plans()
     rows = []
     for mode in sorted(plans):
-        for uarch, (isa, classes) in sorted(plans[mode].items()):
+        for uarch, (isa, classes, streams) in sorted(plans[mode].items()):
             name = f"AESGEN_GEN_LENGTH_CLASSES_{mode}_{uarch}"
             out += _macro(f"{name}(C)", [f"C({n}, {i}, {i.upper()})" for n, i in classes])
-            rows.append(f"X({mode}, {uarch.upper()}, {isa}, {isa.upper()}, {name})")
+            out += _macro(f"{name}_STREAM(C)",
+                          [f"C({n}, {i}, {i.upper()})" for n, i in streams])
+            rows.append(f"X({mode}, {uarch.upper()}, {isa}, {isa.upper()}, {name}, "
+                        f"{name}_STREAM)")
     out += _macro("AESGEN_GEN_LENGTH_PLANS(X)", rows)
     out.append("")
     return out

@@ -12,6 +12,8 @@ measured on; an llvm-mca model of another CPU may rank candidates, never decide)
 - lengths: mode -> uarch -> {"isa": ISA, "classes": [{"max_len": N, "isa": ISA}, ...]}:
   where "auto" takes that ISA on that uarch, a call of at most max_len bytes goes to the
   class's ISA instead (the first class that covers it; classes in ascending max_len).
+  For gcm, "classes" are the one-shot records and the optional "stream_classes" the
+  streaming calls (aesgen_gcm_aad, aesgen_gcm_*_update).
   A context whose ISA was named (aesgen_*_init_isa, AESGEN_ISA) keeps its ISA at every
   length.
 
@@ -81,8 +83,29 @@ def uarch_knobs(mode: str, isa: str, path=None) -> dict:
     return out
 
 
+def _classes(where: str, entry: dict, key: str) -> tuple:
+    """((max_len, isa), ...) of entry[key], checked: ascending, other ISAs than entry's."""
+    from .isa import ISAS
+    classes, last = [], 0
+    for c in entry.get(key, []):
+        if not isinstance(c, dict) or c.get("isa") not in ISAS:
+            raise UsageError(f"{where}: {key}: unknown ISA "
+                             f"{c.get('isa') if isinstance(c, dict) else c!r}; valid: "
+                             f"{', '.join(ISAS)}")
+        max_len = c.get("max_len")
+        if not isinstance(max_len, int) or max_len <= last:
+            raise UsageError(f"{where}: max_len {max_len!r}: expected integers in "
+                             "ascending order, each above 0")
+        if c["isa"] == entry["isa"]:
+            raise UsageError(f"{where}: a class of {entry['isa']} itself")
+        classes.append((max_len, c["isa"]))
+        last = max_len
+    return tuple(classes)
+
+
 def length_plans(path=None) -> dict:
-    """{mode: {uarch: (isa, ((max_len, isa), ...))}} of the lengths table, checked."""
+    """{mode: {uarch: (isa, ((max_len, isa), ...), stream classes)}} of the lengths table,
+    checked (the stream classes, gcm only, may be empty)."""
     from .isa import ISAS
     from .modes import MODES
     from .uarch import get_uarch
@@ -99,24 +122,16 @@ def length_plans(path=None) -> dict:
             except UsageError as error:
                 raise UsageError(f"{where}: {error}") from None
             _check_provenance(where, entry)
-            isas = [entry.get("isa")] + [c.get("isa") for c in entry.get("classes", [])
-                                         if isinstance(c, dict)]
-            bad = [i for i in isas if i not in ISAS]
-            if bad:
-                raise UsageError(f"{where}: unknown ISA {bad[0]!r}; valid: {', '.join(ISAS)}")
-            classes, last = [], 0
-            for c in entry.get("classes", []):
-                max_len = c.get("max_len")
-                if not isinstance(max_len, int) or max_len <= last:
-                    raise UsageError(f"{where}: max_len {max_len!r}: expected integers in "
-                                     "ascending order, each above 0")
-                if c["isa"] == entry["isa"]:
-                    raise UsageError(f"{where}: a class of {entry['isa']} itself")
-                classes.append((max_len, c["isa"]))
-                last = max_len
-            if not classes:
+            if entry.get("isa") not in ISAS:
+                raise UsageError(f"{where}: unknown ISA {entry.get('isa')!r}; valid: "
+                                 f"{', '.join(ISAS)}")
+            classes = _classes(where, entry, "classes")
+            streams = _classes(where, entry, "stream_classes")
+            if streams and mode != "gcm":
+                raise UsageError(f"{where}: stream_classes: only gcm has them")
+            if not classes and not streams:
                 raise UsageError(f"{where}: no classes")
-            out.setdefault(mode, {})[name] = (entry["isa"], tuple(classes))
+            out.setdefault(mode, {})[name] = (entry["isa"], classes, streams)
     return out
 
 

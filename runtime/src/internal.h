@@ -90,7 +90,8 @@ typedef struct aesgen_mode_fns {
     aesgen_xts_fn  *xts_decrypt;
     aesgen_gcm_fns  gcm;
     /* aesgen_isa_resolve only: GCM calls of at most 64 bytes (gcm.c); with an ISA chosen
-     * by "auto" the xmm code of aesni_avx (the cheapest prologue), else the ISA's own. */
+     * by "auto" the xmm code of aesni_avx (the cheapest prologue) or the length plan's
+     * streaming functions where the uarch has them, else the ISA's own. */
     aesgen_gcm_fns  gcm_short;
 } aesgen_mode_fns;
 

@@ -377,7 +377,15 @@ const char *aesgen_variant_name(void)
         f->gcm.dec_record = ON_UARCH(ISA, U, gcm.dec_record, gcm_dec_record); \
         return;                                                             \
     }
+#define CLASS_PICK_gcm_stream(max_len, isa, ISA)                            \
+    if (len <= (max_len)) {                                                 \
+        f->gcm.ghash = ON_UARCH(ISA, U, gcm.ghash, gcm_ghash);              \
+        f->gcm.enc_update = ON_UARCH(ISA, U, gcm.enc_update, gcm_enc_update); \
+        f->gcm.dec_update = ON_UARCH(ISA, U, gcm.dec_update, gcm_dec_update); \
+        return;                                                             \
+    }
 #define CLASS_ISA_BIT(max_len, isa, ISA) | (1u << AESGEN_ISA_##ISA)
+#define CLASS_COUNT(max_len, isa, ISA) + 1
 
 #define PLAN_PICK(mode, UARCH, isa, ISA, CLASSES)                                          \
     static void pick_##mode##_##isa##_##UARCH(size_t len, aesgen_mode_fns *f)               \
@@ -423,24 +431,53 @@ const char *aesgen_variant_name(void)
         PICK(xts, isa, UARCH, len);                                                          \
         return f.xts_decrypt(k1, k2, dst, src, len, iv);                                     \
     }
-/* GCM: the one-shot record functions (the streaming calls keep the short path above). */
+/* GCM: the one-shot records (CLASSES) and the streaming calls (STREAM_CLASSES); the
+ * length a record or update takes may carry AESGEN_GCM_SECRET_COUNTER (asm_abi.h). */
+#define GCM_LEN(len) ((len) & ~AESGEN_GCM_SECRET_COUNTER)
 #define PLAN_gcm(UARCH, isa, ISA)                                                          \
     static int plan_gcm_enc_##isa##_##UARCH(const aesgen_gcm_key *key, uint8_t *dst,         \
                                             const uint8_t *src, size_t len,                  \
                                             aesgen_gcm_record *rec)                          \
     {                                                                                        \
-        PICK(gcm, isa, UARCH, len);                                                          \
+        PICK(gcm, isa, UARCH, GCM_LEN(len));                                                 \
         return f.gcm.enc_record(key, dst, src, len, rec);                                    \
     }                                                                                        \
     static int plan_gcm_dec_##isa##_##UARCH(const aesgen_gcm_key *key, uint8_t *dst,         \
                                             const uint8_t *src, size_t len,                  \
                                             aesgen_gcm_record *rec)                          \
     {                                                                                        \
-        PICK(gcm, isa, UARCH, len);                                                          \
+        PICK(gcm, isa, UARCH, GCM_LEN(len));                                                 \
         return f.gcm.dec_record(key, dst, src, len, rec);                                    \
+    }                                                                                        \
+    static int plan_gcm_ghash_##isa##_##UARCH(const aesgen_gcm_key *key, uint8_t acc[16],    \
+                                              const uint8_t *data, size_t len)               \
+    {                                                                                        \
+        PICK(gcm_stream, isa, UARCH, len);                                                   \
+        return f.gcm.ghash(key, acc, data, len);                                             \
+    }                                                                                        \
+    static int plan_gcm_enc_update_##isa##_##UARCH(const aesgen_gcm_key *key, uint8_t *dst,  \
+                                                   const uint8_t *src, size_t len,           \
+                                                   const uint8_t ctr[16], uint8_t acc[16])   \
+    {                                                                                        \
+        PICK(gcm_stream, isa, UARCH, GCM_LEN(len));                                          \
+        return f.gcm.enc_update(key, dst, src, len, ctr, acc);                               \
+    }                                                                                        \
+    static int plan_gcm_dec_update_##isa##_##UARCH(const aesgen_gcm_key *key, uint8_t *dst,  \
+                                                   const uint8_t *src, size_t len,           \
+                                                   const uint8_t ctr[16], uint8_t acc[16])   \
+    {                                                                                        \
+        PICK(gcm_stream, isa, UARCH, GCM_LEN(len));                                          \
+        return f.gcm.dec_update(key, dst, src, len, ctr, acc);                               \
     }
-#define PLAN_FUNCTIONS(mode, UARCH, isa, ISA, CLASSES) \
-    PLAN_PICK(mode, UARCH, isa, ISA, CLASSES)          \
+/* The other modes have no stream classes (the generator refuses them). */
+#define PLAN_STREAM_PICK_ctr(UARCH, isa, ISA, STREAMS)
+#define PLAN_STREAM_PICK_xctr(UARCH, isa, ISA, STREAMS)
+#define PLAN_STREAM_PICK_xts(UARCH, isa, ISA, STREAMS)
+#define PLAN_STREAM_PICK_gcm(UARCH, isa, ISA, STREAMS) \
+    PLAN_PICK(gcm_stream, UARCH, isa, ISA, STREAMS)
+#define PLAN_FUNCTIONS(mode, UARCH, isa, ISA, CLASSES, STREAMS) \
+    PLAN_PICK(mode, UARCH, isa, ISA, CLASSES)                   \
+    PLAN_STREAM_PICK_##mode(UARCH, isa, ISA, STREAMS)           \
     PLAN_##mode(UARCH, isa, ISA)
 AESGEN_GEN_LENGTH_PLANS(PLAN_FUNCTIONS)
 
@@ -448,22 +485,41 @@ typedef struct length_plan {
     aesgen_uarch_id uarch;
     aesgen_isa_id isa;
     unsigned class_isas;        /* 1 << id of each class's ISA: all must be usable */
+    unsigned record_isas;       /* those of GCM records: they must pad as the ISA does */
     aesgen_mode_fns fns;        /* the plan's functions of its mode, the others NULL */
     void (*pick)(size_t len, aesgen_mode_fns *f);
+    void (*pick_stream)(size_t len, aesgen_mode_fns *f);   /* gcm's streaming calls */
 } length_plan;
 
-#define PLAN_FNS_ctr(UARCH, isa) .ctr = plan_ctr_##isa##_##UARCH
-#define PLAN_FNS_xctr(UARCH, isa) .xctr = plan_xctr_##isa##_##UARCH
-#define PLAN_FNS_xts(UARCH, isa) \
+/* Only the functions of non-empty class lists (a plan without record classes leaves the
+ * records alone). */
+#define IF_CLASSES(LIST, fn) ((0 LIST(CLASS_COUNT)) ? (fn) : NULL)
+#define PLAN_FNS_ctr(UARCH, isa, C, S) .ctr = plan_ctr_##isa##_##UARCH
+#define PLAN_FNS_xctr(UARCH, isa, C, S) .xctr = plan_xctr_##isa##_##UARCH
+#define PLAN_FNS_xts(UARCH, isa, C, S) \
     .xts_encrypt = plan_xts_enc_##isa##_##UARCH, .xts_decrypt = plan_xts_dec_##isa##_##UARCH
-#define PLAN_FNS_gcm(UARCH, isa) \
-    .gcm = { .enc_record = plan_gcm_enc_##isa##_##UARCH, .dec_record = plan_gcm_dec_##isa##_##UARCH }
-#define PLAN_ROW(mode, UARCH, isa, ISA, CLASSES)                                      \
-    { AESGEN_UARCH_##UARCH, AESGEN_ISA_##ISA, 0u CLASSES(CLASS_ISA_BIT),              \
-      { PLAN_FNS_##mode(UARCH, isa) }, pick_##mode##_##isa##_##UARCH },
+#define PLAN_FNS_gcm(UARCH, isa, C, S)                                                 \
+    .gcm = { .ghash = IF_CLASSES(S, plan_gcm_ghash_##isa##_##UARCH),                   \
+             .enc_update = IF_CLASSES(S, plan_gcm_enc_update_##isa##_##UARCH),         \
+             .dec_update = IF_CLASSES(S, plan_gcm_dec_update_##isa##_##UARCH),         \
+             .enc_record = IF_CLASSES(C, plan_gcm_enc_##isa##_##UARCH),                \
+             .dec_record = IF_CLASSES(C, plan_gcm_dec_##isa##_##UARCH) }
+#define PICK_STREAM_ctr(UARCH, isa) NULL
+#define PICK_STREAM_xctr(UARCH, isa) NULL
+#define PICK_STREAM_xts(UARCH, isa) NULL
+#define PICK_STREAM_gcm(UARCH, isa) pick_gcm_stream_##isa##_##UARCH
+#define RECORD_ISAS_ctr(CLASSES) 0u
+#define RECORD_ISAS_xctr(CLASSES) 0u
+#define RECORD_ISAS_xts(CLASSES) 0u
+#define RECORD_ISAS_gcm(CLASSES) (0u CLASSES(CLASS_ISA_BIT))
+#define PLAN_ROW(mode, UARCH, isa, ISA, CLASSES, STREAMS)                              \
+    { AESGEN_UARCH_##UARCH, AESGEN_ISA_##ISA,                                          \
+      0u CLASSES(CLASS_ISA_BIT) STREAMS(CLASS_ISA_BIT), RECORD_ISAS_##mode(CLASSES),   \
+      { PLAN_FNS_##mode(UARCH, isa, CLASSES, STREAMS) }, pick_##mode##_##isa##_##UARCH, \
+      PICK_STREAM_##mode(UARCH, isa) },
 static const length_plan length_plans[] = {
     AESGEN_GEN_LENGTH_PLANS(PLAN_ROW)
-    { AESGEN_UARCH_DEFAULT, AESGEN_ISA_GENERIC, 0, { 0 }, NULL }   /* the end (never a plan) */
+    { AESGEN_UARCH_DEFAULT, AESGEN_ISA_GENERIC, 0, 0, { 0 }, NULL, NULL }   /* the end */
 };
 
 int aesgen_length_plan_pick(const aesgen_mode_fns *context, size_t len, aesgen_mode_fns *out)
@@ -477,6 +533,11 @@ int aesgen_length_plan_pick(const aesgen_mode_fns *context, size_t len, aesgen_m
             length_plans[i].pick(len, out);
             return 1;
         }
+        if (p->gcm.enc_update && p->gcm.enc_update == context->gcm.enc_update) {
+            memset(out, 0, sizeof *out);
+            length_plans[i].pick_stream(len, out);
+            return 1;
+        }
     }
     return 0;
 }
@@ -488,7 +549,7 @@ static int class_isas_usable(const length_plan *p, const aesgen_isa_impl *impl)
             if (!aesgen_isa_id_usable((aesgen_isa_id)id))
                 return 0;
             /* a GCM record of another ISA must take its input the same way */
-            if (p->fns.gcm.enc_record != NULL &&
+            if (((p->record_isas >> id) & 1u) &&
                 isa_table[id].gcm_record_pads != impl->gcm_record_pads)
                 return 0;
         }
@@ -555,6 +616,11 @@ static void context_fns(const aesgen_isa_impl *impl, int automatic, aesgen_mode_
         if (p->fns.gcm.enc_record != NULL && fns->gcm.enc_record != NULL) {
             fns->gcm.enc_record = p->fns.gcm.enc_record;
             fns->gcm.dec_record = p->fns.gcm.dec_record;
+        }
+        if (p->fns.gcm.enc_update != NULL) {   /* the streaming calls, short ones too */
+            fns->gcm.ghash = fns->gcm_short.ghash = p->fns.gcm.ghash;
+            fns->gcm.enc_update = fns->gcm_short.enc_update = p->fns.gcm.enc_update;
+            fns->gcm.dec_update = fns->gcm_short.dec_update = p->fns.gcm.dec_update;
         }
     }
 }

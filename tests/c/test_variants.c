@@ -313,13 +313,22 @@ struct plan_row {
     int uarch;
     struct plan_class classes[8];
     size_t n;
+    struct plan_class streams[8];     /* gcm's streaming calls */
+    size_t n_streams;
 };
 #define PLAN_CLASS(max_len, isa, ISA) { max_len, #isa },
-#define PLAN_ROW(mode, U, isa, ISA, CLASSES) \
-    { #mode, #isa, AESGEN_UARCH_##U, { CLASSES(PLAN_CLASS) }, 0 },
+#define PLAN_ROW(mode, U, isa, ISA, CLASSES, STREAMS) \
+    { #mode, #isa, AESGEN_UARCH_##U, { CLASSES(PLAN_CLASS) }, 0, { STREAMS(PLAN_CLASS) }, 0 },
 static struct plan_row plan_rows[] = {
     AESGEN_GEN_LENGTH_PLANS(PLAN_ROW)
-    { NULL, NULL, 0, { { 0, NULL } }, 0 }
+    { NULL, NULL, 0, { { 0, NULL } }, 0, { { 0, NULL } }, 0 }
+};
+
+union plan_ctx {
+    aesgen_ctr_ctx ctr;
+    aesgen_xctr_ctx xctr;
+    aesgen_xts_ctx xts;
+    aesgen_gcm_key gcm;
 };
 
 static const struct test_isa *isa_named(const char *name)
@@ -330,30 +339,95 @@ static const struct test_isa *isa_named(const char *name)
     return NULL;
 }
 
-/* The ISA a call of len bytes should take under the plan. */
-static const char *planned_isa(const struct plan_row *p, size_t len)
+/* The ISA a call of len bytes should take under these classes. */
+static const char *planned_isa(const struct plan_row *p, const struct plan_class *classes,
+                               size_t n, size_t len)
 {
-    for (size_t c = 0; c < p->n; c++)
-        if (len <= p->classes[c].max_len)
-            return p->classes[c].isa;
+    for (size_t c = 0; c < n; c++)
+        if (len <= classes[c].max_len)
+            return classes[c].isa;
     return p->isa;
 }
 
 /* The lengths worth checking: 16, each boundary and its neighbours, and past the last. */
-static size_t plan_lengths(const struct plan_row *p, size_t *lens, size_t cap)
+static size_t plan_lengths(const struct plan_class *classes, size_t n_classes, size_t *lens,
+                           size_t cap)
 {
     size_t n = 0;
     lens[n++] = 16;
     lens[n++] = 17;
-    for (size_t c = 0; c < p->n && n + 4 <= cap; c++) {
-        size_t m = p->classes[c].max_len;
+    for (size_t c = 0; c < n_classes && n + 4 <= cap; c++) {
+        size_t m = classes[c].max_len;
         lens[n++] = m - 1;
         lens[n++] = m;
         lens[n++] = m + 1;
         lens[n++] = m + 16;
     }
-    lens[n++] = p->n ? p->classes[p->n - 1].max_len + 500 : 1000;
+    lens[n++] = n_classes ? classes[n_classes - 1].max_len + 500 : 1000;
     return n;
+}
+
+/* gcm's streaming calls: one message through start, aad, update in pieces of `piece`
+ * bytes, final, both ways, against OpenSSL; 1 if right. */
+static bool gcm_stream_right(const aesgen_gcm_key *gk, const uint8_t *key, size_t bits,
+                             const uint8_t iv[12], const uint8_t *pt, size_t len, size_t piece,
+                             size_t aad_len)
+{
+    static uint8_t got[4096 + 64], want[4096 + 64], back[4096 + 64];
+    uint8_t tag[16], want_tag[16];
+    aesgen_gcm_ctx ctx;
+    gcm_ref_encrypt(key, bits / 8, iv, 12, pt, aad_len, want, pt, len, want_tag);
+    bool ok = aesgen_gcm_start(&ctx, gk, iv, 12) == AESGEN_OK &&
+              aesgen_gcm_aad(&ctx, pt, aad_len) == AESGEN_OK;
+    for (size_t at = 0; ok && at < len; at += piece)
+        ok = aesgen_gcm_encrypt_update(&ctx, got + at, pt + at,
+                                       len - at < piece ? len - at : piece) == AESGEN_OK;
+    ok = ok && aesgen_gcm_encrypt_final(&ctx, tag, 16) == AESGEN_OK;
+    ok = ok && memcmp(got, want, len) == 0 && memcmp(tag, want_tag, 16) == 0;
+    ok = ok && aesgen_gcm_start(&ctx, gk, iv, 12) == AESGEN_OK &&
+         aesgen_gcm_aad(&ctx, pt, aad_len) == AESGEN_OK;
+    for (size_t at = 0; ok && at < len; at += piece)
+        ok = aesgen_gcm_decrypt_update(&ctx, back + at, want + at,
+                                       len - at < piece ? len - at : piece) == AESGEN_OK;
+    return ok && aesgen_gcm_decrypt_final(&ctx, want_tag, 16) == AESGEN_OK &&
+           memcmp(back, pt, len) == 0;
+}
+
+/* The streaming classes of a gcm plan: which ISA each update length takes, and the
+ * messages streamed in pieces of those lengths (and an AAD of that length) match. */
+static void run_stream_classes(const struct plan_row *p, union plan_ctx *c, const uint8_t *key,
+                               size_t bits, const uint8_t *pt)
+{
+    const char *u = uarch_names[p->uarch];
+    aesgen_mode_fns f;
+    memset(&f, 0, sizeof f);
+    f.gcm.enc_update = c->gcm.enc_update;
+    aesgen_mode_fns unused;
+    if (!check(aesgen_length_plan_pick(&f, 16, &unused) == 1 &&
+                   c->gcm.enc_update_short == c->gcm.enc_update,
+               "length plan gcm %s: an auto key streams through the plan's functions, short "
+               "calls too", u))
+        return;
+    size_t lens[32];
+    size_t n = plan_lengths(p->streams, p->n_streams, lens, 30);
+    uint8_t iv[12];
+    rng_fill(iv, sizeof iv);
+    for (size_t l = 0; l < n; l++) {
+        const struct test_isa *want_isa = isa_named(planned_isa(p, p->streams, p->n_streams,
+                                                                lens[l]));
+        aesgen_mode_fns out;
+        const struct variant_row *r = row_of(want_isa->name, "gcm", u);
+        bool picked = aesgen_length_plan_pick(&f, lens[l], &out) == 1;
+        check(picked && (void (*)(void))out.gcm.enc_update ==
+                            (r ? r->fn : (void (*)(void))want_isa->gcm_enc_update_fn),
+              "length plan gcm %s AES-%zu: streaming calls of %zu bytes take %s", u, bits,
+              lens[l], want_isa->name);
+        check(gcm_stream_right(&c->gcm, key, bits, iv, pt, 3 * lens[l] + 5, lens[l],
+                               lens[l] % 97) &&
+                  gcm_stream_right(&c->gcm, key, bits, iv, pt, lens[l], lens[l], lens[l]),
+              "length plan gcm %s AES-%zu: messages streamed in %zu-byte calls match OpenSSL",
+              u, bits, lens[l]);
+    }
 }
 
 static void (*plan_pick_fn(const struct plan_row *p, const aesgen_mode_fns *ctx, size_t len))(void)
@@ -398,13 +472,6 @@ static aesgen_mode_fns context_of(const char *mode, const void *ctx)
         f.gcm.enc_record = (aesgen_gcm_record_fn *)((const aesgen_gcm_key *)ctx)->enc_record;
     return f;
 }
-
-union plan_ctx {
-    aesgen_ctr_ctx ctr;
-    aesgen_xctr_ctx xctr;
-    aesgen_xts_ctx xts;
-    aesgen_gcm_key gcm;
-};
 
 static int plan_init(const char *mode, union plan_ctx *c, const uint8_t *key, size_t bits,
                      const uint8_t iv[16], const char *isa)
@@ -492,7 +559,7 @@ static void run_plan(const struct plan_row *p)
     rng_fill(pt, 4096 + 64);
     iv[15] = 0xf0;   /* the counter's low byte wraps within the first blocks */
     size_t lens[32];
-    size_t n = plan_lengths(p, lens, 30);
+    size_t n = plan_lengths(p->classes, p->n, lens, 30);
     for (size_t bits = 128; bits <= 256; bits += 128) {
         union plan_ctx c, named;
         if (!check_int(plan_init(p->mode, &c, key, bits, iv, NULL), AESGEN_OK,
@@ -502,6 +569,16 @@ static void run_plan(const struct plan_row *p)
             continue;
         aesgen_mode_fns auto_fns = context_of(p->mode, &c), named_fns = context_of(p->mode, &named);
         aesgen_mode_fns unused;
+        if (p->n_streams) {
+            aesgen_mode_fns named_stream = { 0 };
+            named_stream.gcm.enc_update = named.gcm.enc_update;
+            check(aesgen_length_plan_pick(&named_stream, 16, &unused) == 0,
+                  "length plan gcm %s: a key that names %s streams through its own functions",
+                  u, p->isa);
+            run_stream_classes(p, &c, key, bits, pt);
+        }
+        if (!p->n)
+            continue;
         check(aesgen_length_plan_pick(&auto_fns, 16, &unused) == 1,
               "length plan %s %s: an auto context on %s holds the plan's function", p->mode, u,
               p->isa);
@@ -510,7 +587,8 @@ static void run_plan(const struct plan_row *p)
               "length plan %s %s: a context that names %s holds its own function "
               "(that ISA at every length)", p->mode, u, p->isa);
         for (size_t l = 0; l < n; l++) {
-            const struct test_isa *want_isa = isa_named(planned_isa(p, lens[l]));
+            const struct test_isa *want_isa = isa_named(planned_isa(p, p->classes, p->n,
+                                                                    lens[l]));
             void (*want)(void) = own_fn(p, want_isa);
             void (*got)(void) = plan_pick_fn(p, &auto_fns, lens[l]);
             check(got != NULL && got == want, "length plan %s %s AES-%zu: %zu bytes take %s",
@@ -535,6 +613,8 @@ static void length_plans(void)
     for (struct plan_row *p = plan_rows; p->mode; p++, count++) {
         while (p->n < 8 && p->classes[p->n].isa)
             p->n++;
+        while (p->n_streams < 8 && p->streams[p->n_streams].isa)
+            p->n_streams++;
         run_plan(p);
     }
     check_note("variants: %zu length plan(s) in generator/tuning.json", count);

@@ -74,11 +74,20 @@ class TuningFile(unittest.TestCase):
         self.write(lengths={"xts": {"znver4": good}})
         self.assertEqual(tuning.length_plans(),
                          {"xts": {"znver4": ("avx10_512", ((31, "aesni_avx"),
-                                                           (256, "avx10_256")))}})
+                                                           (256, "avx10_256")), ())}})
+        self.write(lengths={"xts": {"znver4": dict(good, stream_classes=[
+            {"max_len": 64, "isa": "aesni_avx"}])}})
+        with self.assertRaisesRegex(UsageError, "stream_classes: only gcm has them"):
+            tuning.length_plans()
+        self.write(lengths={"gcm": {"znver4": dict(good, stream_classes=[
+            {"max_len": 32, "isa": "aesni_avx"}, {"max_len": 128, "isa": "avx10_256"}])}})
+        self.assertEqual(tuning.length_plans()["gcm"]["znver4"][2],
+                         ((32, "aesni_avx"), (128, "avx10_256")))
         bad_cases = [
             (dict(good, classes=[{"max_len": 256, "isa": "avx10_256"},
                                  {"max_len": 31, "isa": "aesni_avx"}]), "ascending"),
             (dict(good, classes=[{"max_len": 64, "isa": "avx10_1024"}]), "unknown ISA"),
+            (dict(good, isa="sse2"), "unknown ISA 'sse2'"),
             (dict(good, classes=[{"max_len": 64, "isa": "avx10_512"}]), "of avx10_512 itself"),
             (dict(good, classes=[]), "no classes"),
             (dict(good, classes=[{"max_len": 0, "isa": "aesni_avx"}]), "ascending"),
