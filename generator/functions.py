@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
 """The C contracts of the generated functions: the one list of their prototypes.
 
-A generated function is named aesgen_<base>_<isa>[_<alternate>]; its base names its
+A generated function is named aesgen_<base>_<isa>[_<variant>]; its base names its
 contract, a typedef of runtime/src/asm_abi.h (where each contract is documented).  The
 manifest and gen/aesgen_gen.h print the prototypes from here, and gen/aesgen_gen.h
 checks at compile time that each declaration has its typedef's type.
@@ -57,7 +57,7 @@ class GeneratedFunction:
     symbol: str
     base: str                     # key of CONTRACTS
     isa: str
-    alternate: str                # "" or the knob value of an alternate set ("school")
+    variant: str                  # "" or the name of a uarch variant's set ("ghashschool")
 
     @property
     def contract(self) -> Contract:
@@ -69,7 +69,8 @@ class GeneratedFunction:
 
 
 def symbol(base: str, isa: str, variant: str = "") -> str:
-    """variant: "" or "_<value>" (an alternate set, see Mode.alternate)."""
+    """variant: "" or "_<name>" (a set of functions with other knobs, see
+    generator/render.py's variants)."""
     return f"aesgen_{base}_{isa}{variant}"
 
 
@@ -78,7 +79,7 @@ def parse_symbol(name: str, isa: str) -> GeneratedFunction:
     match = re.fullmatch(rf"aesgen_(\w+?)_{re.escape(isa)}(?:_(\w+))?", name)
     if not match or match.group(1) not in CONTRACTS:
         raise TemplateError(f"function {name} has no contract in generator/functions.py "
-                            f"(bases: {', '.join(CONTRACTS)}, suffix _{isa}[_<alternate>])")
+                            f"(bases: {', '.join(CONTRACTS)}, suffix _{isa}[_<variant>])")
     return GeneratedFunction(name, match.group(1), isa, match.group(2) or "")
 
 

@@ -66,28 +66,31 @@ def parse_assignment(text: str):
     return name, parsed
 
 
-def tuned_defaults(mode, isa: Isa) -> Dict[str, object]:
-    """generator/tuning.json's knobs for this mode and ISA, checked like the user's."""
-    tuned = tuning.tuned_knobs(mode.name, isa.name)
-    where = f"{tuning.TUNING_FILE}: tuning.{mode.name}.{isa.name}"
-    for name, value in tuned.items():
-        if name not in mode.knobs:
-            raise UsageError(f"{where}: knob {name} does not apply to mode {mode.name}; "
-                             f"its knobs: {', '.join(mode.knobs)}")
-        if value not in KNOBS[name].values:
-            raise UsageError(f"{where}: bad value {value!r} for {name}; valid: "
-                             + ", ".join(str(v) for v in KNOBS[name].values))
-    return tuned
+def uarch_knobs(mode, isa: Isa) -> Dict[str, Dict[str, object]]:
+    """{uarch: {KNOB: value}} that generator/tuning.json measured faster on each uarch for
+    this mode and ISA, checked like the user's assignments."""
+    out = {}
+    for uarch, tuned in tuning.uarch_knobs(mode.name, isa.name).items():
+        where = f"{tuning.TUNING_FILE}: variants.{mode.name}.{isa.name}.{uarch}"
+        for name, value in tuned.items():
+            if name not in mode.knobs:
+                raise UsageError(f"{where}: knob {name} does not apply to mode {mode.name}; "
+                                 f"its knobs: {', '.join(mode.knobs)}")
+            if value not in KNOBS[name].values:
+                raise UsageError(f"{where}: bad value {value!r} for {name}; valid: "
+                                 + ", ".join(str(v) for v in KNOBS[name].values))
+        out[uarch] = tuned
+    return out
 
 
 def resolve(mode, isa: Isa, assignments: Dict[str, object]) -> Dict[str, object]:
-    """Defaults for this mode and ISA (built in, then generator/tuning.json), overridden
-    by the user's assignments."""
+    """The built-in defaults for this mode and ISA, overridden by the user's assignments
+    (the measured per-uarch knobs of generator/tuning.json make variants beside these:
+    generator/render.py)."""
     values = dict(mode.defaults)
     values["KEYS"] = default_keys(isa)
     if "GHASH" in mode.knobs:
         values["GHASH"] = default_ghash(isa)
-    values.update(tuned_defaults(mode, isa))
     for name, value in assignments.items():
         if name not in mode.knobs:
             raise UsageError(f"knob {name} does not apply to mode {mode.name}; "

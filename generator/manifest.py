@@ -20,12 +20,13 @@ import json
 import os
 from typing import Dict, List
 
-from . import SPDX_LICENSE, VERSION, layout, preferences
+from . import SPDX_LICENSE, VERSION, layout, tuning
 from .errors import TemplateError, UsageError
 from .features import FEATURES, mask
 from .functions import parse_symbol
 from .isa import ISAS
 from .modes import MODES
+from .uarch import UARCHES
 from .model import Directive
 from .render import knob_text
 
@@ -45,14 +46,15 @@ def file_entry(mode, isa, knobs, abi, output) -> dict:
         if isinstance(s, Directive) and s.name == "function":
             f = parse_symbol(s.args[0], isa.name)
             functions.append({"symbol": f.symbol, "base": f.base, "contract": f.contract.typedef,
-                              "prototype": f.prototype, "alternate": f.alternate})
+                              "prototype": f.prototype, "variant": f.variant})
         elif isinstance(s, Directive) and s.name == "mca_begin":
             regions.append({"name": s.args[0], "bytes_per_iteration": int(s.args[1], 0)})
     return {
         "mode": mode.name, "isa": isa.name, "abi": abi.name,
         "knobs": dict(sorted(knobs.items())),
-        "alternates": {value: dict(sorted(dict(knobs, **{mode.alternate: value}).items()))
-                       for value in output.alternates.values()},
+        # uarch variants (generator/tuning.json): the functions named <symbol>_<name>
+        "variants": [{"name": v.name, "knobs": dict(sorted(v.knobs.items())),
+                      "uarches": list(v.uarches)} for v in output.variants],
         "files": {ext: {"path": f"{isa.name}/{mode.name}.{ext}", "sha256": sha256(text)}
                   for ext, text in output.texts.items()},
         "functions": functions,
@@ -84,6 +86,16 @@ def document(entries: List[dict], header_text: str) -> dict:
                   "vector_registers": i.vector_registers, "evex": i.evex,
                   "cpu_features": list(i.features), "feature_mask": mask(i.features)}
                  for i in ISAS.values()],
+        "uarches": [{"name": u.name, "vendor": u.vendor, "family": u.family,
+                     "models": [list(r) for r in u.models], "summary": u.summary}
+                    for u in UARCHES.values()],
+        "length_plans": {mode: {uarch: {"isa": isa,
+                                        "classes": [{"max_len": n, "isa": i}
+                                                    for n, i in classes],
+                                        "stream_classes": [{"max_len": n, "isa": i}
+                                                           for n, i in streams]}
+                                for uarch, (isa, classes, streams) in plans.items()}
+                         for mode, plans in tuning.length_plans().items()},
         "layout": layout.as_json(),
         "generated": entries,
     }
@@ -123,6 +135,59 @@ def _feature_bits(names) -> str:
     return " | ".join(f"AESGEN_CPU_{FEATURES[n].c_name}" for n in names) or "0"
 
 
+def _uarch_lines(entries: List[dict], isas) -> List[str]:
+    """The uarch table, which variant each uarch takes in each file, and the length
+    plans: generator/uarch.py and generator/tuning.json (each entry measured there).
+    A vendored subset keeps only the plans and classes whose mode and ISAs it holds."""
+    held = {i.name for i in isas}
+    modes = {e["mode"] for e in entries}
+    out = ["/* ---- Microarchitectures (generator/uarch.py) and their measured choices",
+           " * (generator/tuning.json) ---- */", "",
+           f"#define AESGEN_GEN_UARCH_COUNT {len(UARCHES)}",
+           "/* X(name, NAME) in generator/uarch.py's order (ids from 1; 0 is the default) */"]
+    out += _macro("AESGEN_GEN_UARCHES(X)",
+                  [f"X({u.name}, {u.name.upper()})" for u in UARCHES.values()])
+    out += ["/* X(NAME, vendor, display family, first model, last model): one row per model",
+            " * range; the first row that matches the CPU names its uarch */"]
+    out += _macro("AESGEN_GEN_UARCH_MODELS(X)",
+                  [f'X({u.name.upper()}, "{u.vendor}", {u.family:#x}, {low:#x}, {high:#x})'
+                   for u in UARCHES.values() for low, high in u.models])
+    out += ["/* X(isa, mode, NAME of the uarch, _variant): the uarch takes the functions",
+            " * <symbol>_variant of gen/<isa>/<mode>.S (a uarch not listed: the file's own) */"]
+    for isa in (i.name for i in isas):
+        out += _macro(f"AESGEN_GEN_UARCH_VARIANTS_{isa}(X)",
+                      [f"X({e['isa']}, {e['mode']}, {u.upper()}, _{v['name']})"
+                       for e in entries if e["isa"] == isa
+                       for v in e["variants"] for u in v["uarches"]])
+    out += ["/* X(isa, mode, _variant, name of the first uarch taking it): each variant once */"]
+    out += _macro("AESGEN_GEN_VARIANT_SETS(X)",
+                  [f"X({e['isa']}, {e['mode']}, _{v['name']}, {v['uarches'][0]})"
+                   for e in entries for v in e["variants"]])
+    out += ["/* Length plans: X(mode, NAME of the uarch, isa, ISA, CLASSES, STREAM_CLASSES): where",
+            " * \"auto\" takes isa on that uarch, a call of at most max_len bytes takes another",
+            " * ISA: CLASSES(C) is C(max_len, its isa, ITS_NAME), ascending max_len (gcm: the",
+            " * records; STREAM_CLASSES: gcm's streaming calls) */"]
+    plans = tuning.length_plans()
+    rows = []
+    for mode in sorted(plans):
+        if mode not in modes:
+            continue
+        for uarch, (isa, classes, streams) in sorted(plans[mode].items()):
+            if isa not in held:
+                continue
+            classes = [(n, i) for n, i in classes if i in held]
+            streams = [(n, i) for n, i in streams if i in held]
+            name = f"AESGEN_GEN_LENGTH_CLASSES_{mode}_{uarch}"
+            out += _macro(f"{name}(C)", [f"C({n}, {i}, {i.upper()})" for n, i in classes])
+            out += _macro(f"{name}_STREAM(C)",
+                          [f"C({n}, {i}, {i.upper()})" for n, i in streams])
+            rows.append(f"X({mode}, {uarch.upper()}, {isa}, {isa.upper()}, {name}, "
+                        f"{name}_STREAM)")
+    out += _macro("AESGEN_GEN_LENGTH_PLANS(X)", rows)
+    out.append("")
+    return out
+
+
 def header_text(entries: List[dict], isas=None, regenerate=None) -> str:
     """gen/aesgen_gen.h of these entries.  isas: the ISAs the runtime offers (default
     all; a vendored bundle passes its subset, and its entries are that subset's files);
@@ -132,7 +197,7 @@ def header_text(entries: List[dict], isas=None, regenerate=None) -> str:
     out = [f"/* SPDX-License-Identifier: {SPDX_LICENSE} */",
            "/*",
            f" * Generated by aesgen {VERSION} -- do not edit; {regenerate}.",
-           " * From generator/features.py, isa.py, layout.py, functions.py, preferences.py and the generated "
+           " * From generator/features.py, isa.py, uarch.py, tuning.json, layout.py, functions.py and the generated "
            "files",
            " * listed in gen/manifest.json.  Included through runtime/src/internal.h (and "
            "the C tests)",
@@ -173,12 +238,7 @@ def header_text(entries: List[dict], isas=None, regenerate=None) -> str:
                       [f"X(AESGEN_CPU_{FEATURES[n].c_name})" for n in i.features])
     out += [""]
 
-    out += ["/* ---- Per-CPU choices, each measured (generator/preferences.py) ---- */", "",
-            "/* X(vendor, display family or 0 for any, GHASH set) */"]
-    out += _macro("AESGEN_GEN_GCM_GHASH_PREFERENCES(X)",
-                  [f'X("{p.vendor}", {p.family:#x}, "{p.ghash}")'
-                   for p in preferences.GCM_GHASH])
-    out += [""]
+    out += _uarch_lines(entries, isas)
 
     out += ["/* ---- Layouts the assembly reads (generator/layout.py) ---- */", ""]
     for name, value in layout.constants().items():
@@ -196,16 +256,17 @@ def header_text(entries: List[dict], isas=None, regenerate=None) -> str:
     out.append("")
 
     out += ["/* ---- Generated functions (gen/manifest.json) ---- */", "",
-            "/* The alternate sets (another value of a knob, see the file's header) are",
-            " * weak: a file generated with that knob changed holds the other set instead",
-            " * (make explore links such files); the C tests check every set listed here. */",
-            "#define AESGEN_GEN_ALTERNATE __attribute__((weak))", ""]
+            "/* The uarch variants (other knobs, see the file's header) are weak: a file",
+            " * generated with other knobs may hold other variants (make explore links such",
+            " * files; the runtime takes a variant only if all its functions are linked); the",
+            " * C tests check every variant listed here. */",
+            "#define AESGEN_GEN_VARIANT __attribute__((weak))", ""]
     checks = []
     for e in entries:
         out.append(f"/* gen/{e['files']['S']['path']}: {knob_text(e['knobs'])}; main loop "
                    f"{stride(e)} bytes per iteration */")
         for f in e["functions"]:
-            weak = "AESGEN_GEN_ALTERNATE " if f["alternate"] else ""
+            weak = "AESGEN_GEN_VARIANT " if f["variant"] else ""
             out.append(f"{weak}{f['prototype']};")
             checks.append(f"_Static_assert(__builtin_types_compatible_p(__typeof__({f['symbol']}), "
                           f"{f['contract']}),")
@@ -213,9 +274,6 @@ def header_text(entries: List[dict], isas=None, regenerate=None) -> str:
         key = f"{e['isa']}_{e['mode']}"
         out.append(f"#define AESGEN_GEN_UNROLL_{key} {e['knobs'].get('UNROLL', 0)}")
         out.append(f"#define AESGEN_GEN_STRIDE_{key} {stride(e)}")
-        if e["mode"] == "gcm":
-            out += _macro(f"AESGEN_GEN_GCM_ALTERNATES_{e['isa']}(X)",
-                          [f"X({e['isa']}, {value})" for value in e["alternates"]])
         out.append("")
     have_gcm = {e["isa"] for e in entries if e["mode"] == "gcm"}
     for i in isas:

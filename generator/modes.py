@@ -14,9 +14,6 @@ class Mode:
     knobs: Tuple[str, ...]
     defaults: Dict[str, object]
     summary: str
-    # A knob whose other values (where they fit the ISA) are generated into the same file
-    # as alternate functions, suffixed _<value>, for the runtime to choose by CPU.
-    alternate: str = ""
 
 
 MODES = {mode.name: mode for mode in (
@@ -28,7 +25,7 @@ MODES = {mode.name: mode for mode in (
          "XTS with ciphertext stealing (IEEE 1619, SP 800-38E), encrypt and decrypt"),
     Mode("gcm", "gcm.j2", ("UNROLL", "KEYS", "TAIL", "GHASH"),
          {"UNROLL": 4, "TAIL": 4},
-         "GCM: GHASH and CTR (inc32) with GHASH, one pass (SP 800-38D)", alternate="GHASH"),
+         "GCM: GHASH and CTR (inc32) with GHASH, one pass (SP 800-38D)"),
 )}
 
 

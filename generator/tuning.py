@@ -1,10 +1,23 @@
 # SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
-"""generator/tuning.json: knob defaults measured on a real CPU by `make explore ... APPLY=1`.
+"""generator/tuning.json: what was measured faster on one microarchitecture, and where.
 
-Per mode and ISA it holds the knobs that won the sweep and the CPU they were measured
-on.  knobs.resolve() layers them over the mode's built-in defaults (the user's KNOB=VALUE
-assignments still win), so `make gen` reproduces the tuned files.  Delete an entry to go
-back to the built-in defaults.
+Two tables, both keyed by a uarch of generator/uarch.py and each entry carrying the
+machine, the date and the measured gains (an entry is applied only on the uarch it was
+measured on; an llvm-mca model of another CPU may rank candidates, never decide):
+
+- variants: mode -> ISA -> uarch -> {"knobs": {KNOB: value}, ...}.  The generator renders
+  the ISA's file with its default knobs plus, for each uarch whose knobs differ, a
+  variant of the functions (generator/render.py); the runtime takes the variant of the
+  CPU's uarch (runtime/src/isa.c).  `make explore ... APPLY=1` writes these.
+- lengths: mode -> uarch -> {"isa": ISA, "classes": [{"max_len": N, "isa": ISA}, ...]}:
+  where "auto" takes that ISA on that uarch, a call of at most max_len bytes goes to the
+  class's ISA instead (the first class that covers it; classes in ascending max_len).
+  For gcm, "classes" are the one-shot records and the optional "stream_classes" the
+  streaming calls (aesgen_gcm_aad, aesgen_gcm_*_update).
+  A context whose ISA was named (aesgen_*_init_isa, AESGEN_ISA) keeps its ISA at every
+  length.
+
+Delete an entry to go back to the defaults.
 """
 
 import json
@@ -13,40 +26,125 @@ import os
 from .errors import UsageError
 
 TUNING_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tuning.json")
-SCHEMA = "aesgen-tuning-1"
+SCHEMA = "aesgen-tuning-2"
+TABLES = ("variants", "lengths")
+# What every entry must say besides its payload: where and when it was measured, and what.
+PROVENANCE = ("machine", "date", "gains")
+
+
+def _empty() -> dict:
+    return {"schema": SCHEMA, "variants": {}, "lengths": {}}
 
 
 def load(path=None) -> dict:
     """The whole document; an absent file means no tuning."""
     path = path or TUNING_FILE
     if not os.path.exists(path):
-        return {"schema": SCHEMA, "tuning": {}}
+        return _empty()
     try:
         with open(path, encoding="utf-8") as handle:
             document = json.load(handle)
     except ValueError as error:
         raise UsageError(f"{path}: not valid JSON ({error})") from None
-    if document.get("schema") != SCHEMA or not isinstance(document.get("tuning"), dict):
-        raise UsageError(f"{path}: expected schema {SCHEMA!r} with a 'tuning' object")
+    if not isinstance(document, dict) or document.get("schema") != SCHEMA or \
+            not all(isinstance(document.get(t, {}), dict) for t in TABLES):
+        raise UsageError(f"{path}: expected schema {SCHEMA!r} with the objects "
+                         f"{', '.join(TABLES)}")
+    for table in TABLES:
+        document.setdefault(table, {})
     return document
 
 
-def tuned_knobs(mode: str, isa: str, path=None) -> dict:
-    """{KNOB: value} measured for this mode and ISA, or {}."""
-    entry = load(path)["tuning"].get(mode, {}).get(isa)
-    if entry is None:
-        return {}
-    knobs = entry.get("knobs")
-    if not isinstance(knobs, dict):
-        raise UsageError(f"{path or TUNING_FILE}: tuning.{mode}.{isa} has no 'knobs' object")
-    return dict(knobs)
+def _check_provenance(where: str, entry) -> None:
+    if not isinstance(entry, dict):
+        raise UsageError(f"{where}: expected an object")
+    missing = [k for k in PROVENANCE if not entry.get(k)]
+    if missing:
+        raise UsageError(f"{where}: no {', '.join(missing)} (every entry says where, when "
+                         "and what was measured)")
 
 
-def save_entry(mode: str, isa: str, entry: dict, path=None) -> None:
-    """Writes (or replaces) one mode/ISA entry, keeping the others."""
-    path = path or TUNING_FILE
-    document = load(path)
-    document["tuning"].setdefault(mode, {})[isa] = entry
+def uarch_knobs(mode: str, isa: str, path=None) -> dict:
+    """{uarch: {KNOB: value}} of the variants table for this mode and ISA (unchecked
+    knobs: generator/knobs.py checks them against the mode)."""
+    from .uarch import get_uarch          # noqa: the table of names
+    where_file = path or TUNING_FILE
+    out = {}
+    for name, entry in load(path)["variants"].get(mode, {}).get(isa, {}).items():
+        where = f"{where_file}: variants.{mode}.{isa}.{name}"
+        try:
+            get_uarch(name)
+        except UsageError as error:
+            raise UsageError(f"{where}: {error}") from None
+        _check_provenance(where, entry)
+        if not isinstance(entry.get("knobs"), dict):
+            raise UsageError(f"{where}: no 'knobs' object")
+        out[name] = dict(entry["knobs"])
+    return out
+
+
+def _classes(where: str, entry: dict, key: str) -> tuple:
+    """((max_len, isa), ...) of entry[key], checked: ascending, other ISAs than entry's."""
+    from .isa import ISAS
+    classes, last = [], 0
+    for c in entry.get(key, []):
+        if not isinstance(c, dict) or c.get("isa") not in ISAS:
+            raise UsageError(f"{where}: {key}: unknown ISA "
+                             f"{c.get('isa') if isinstance(c, dict) else c!r}; valid: "
+                             f"{', '.join(ISAS)}")
+        max_len = c.get("max_len")
+        if not isinstance(max_len, int) or max_len <= last:
+            raise UsageError(f"{where}: max_len {max_len!r}: expected integers in "
+                             "ascending order, each above 0")
+        if c["isa"] == entry["isa"]:
+            raise UsageError(f"{where}: a class of {entry['isa']} itself")
+        classes.append((max_len, c["isa"]))
+        last = max_len
+    return tuple(classes)
+
+
+def length_plans(path=None) -> dict:
+    """{mode: {uarch: (isa, ((max_len, isa), ...), stream classes)}} of the lengths table,
+    checked (the stream classes, gcm only, may be empty)."""
+    from .isa import ISAS
+    from .modes import MODES
+    from .uarch import get_uarch
+    where_file = path or TUNING_FILE
+    out = {}
+    for mode, per_uarch in sorted(load(path)["lengths"].items()):
+        if mode not in MODES:
+            raise UsageError(f"{where_file}: lengths.{mode}: unknown mode; valid: "
+                             f"{', '.join(MODES)}")
+        for name, entry in sorted(per_uarch.items()):
+            where = f"{where_file}: lengths.{mode}.{name}"
+            try:
+                get_uarch(name)
+            except UsageError as error:
+                raise UsageError(f"{where}: {error}") from None
+            _check_provenance(where, entry)
+            if entry.get("isa") not in ISAS:
+                raise UsageError(f"{where}: unknown ISA {entry.get('isa')!r}; valid: "
+                                 f"{', '.join(ISAS)}")
+            classes = _classes(where, entry, "classes")
+            streams = _classes(where, entry, "stream_classes")
+            if streams and mode != "gcm":
+                raise UsageError(f"{where}: stream_classes: only gcm has them")
+            if not classes and not streams:
+                raise UsageError(f"{where}: no classes")
+            out.setdefault(mode, {})[name] = (entry["isa"], classes, streams)
+    return out
+
+
+def _save(document: dict, path) -> None:
     with open(path, "w", encoding="utf-8") as handle:
         json.dump(document, handle, indent=1, sort_keys=True)
         handle.write("\n")
+
+
+def save_variant(mode: str, isa: str, uarch: str, entry: dict, path=None) -> None:
+    """Writes (or replaces) one mode/ISA/uarch entry, keeping the others."""
+    path = path or TUNING_FILE
+    document = load(path)
+    _check_provenance(f"variants.{mode}.{isa}.{uarch}", entry)
+    document["variants"].setdefault(mode, {}).setdefault(isa, {})[uarch] = entry
+    _save(document, path)

@@ -405,8 +405,8 @@ def config_header(opts, entries, c_texts, gen_header) -> str:
                      ).rstrip("\n"),
            "#ifndef AESGEN_CONFIG_H", "#define AESGEN_CONFIG_H", "",
            "/* The environment variables the runtime reads: "
-           + (f"{env}AESGEN_ISA and {env}AESGEN_GCM_GHASH (never the unprefixed ones). */"
-              if env else "AESGEN_ISA and AESGEN_GCM_GHASH. */"),
+           + (f"{env}AESGEN_ISA and {env}AESGEN_VARIANT (never the unprefixed ones). */"
+              if env else "AESGEN_ISA and AESGEN_VARIANT. */"),
            f'#define AESGEN_ENV_PREFIX "{env}"', ""]
     if opts["prefix"]:
         out += [f"/* Symbol prefix {opts['prefix']} of the internal names. */"]
@@ -575,7 +575,7 @@ def bundle_manifest(opts, entries, files) -> str:
            "about": " ".join(banner(opts, "the manifest")),
            "options": opts, "command": command_line(opts), "target": target_name(opts),
            "environment": [f"{opts['prefix'].upper()}AESGEN_ISA",
-                           f"{opts['prefix'].upper()}AESGEN_GCM_GHASH"],
+                           f"{opts['prefix'].upper()}AESGEN_VARIANT"],
            "files": {p: hashlib.sha256(t.encode("utf-8")).hexdigest()
                      for p, t in sorted(files.items())},
            "generated": entries}

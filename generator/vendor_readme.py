@@ -29,11 +29,11 @@ def text(opts, c, asm, entries, banner) -> str:
         "well as the internal names and the assembly.  `include/aesgen.h` maps the usual "
         f"names onto them (`#define aesgen_gcm_init {p}aesgen_gcm_init`), so code written "
         "against aesgen.h compiles unchanged; a translation unit sees one bundle's API. "
-        f"The runtime reads `{env}AESGEN_ISA` and `{env}AESGEN_GCM_GHASH`, never the "
+        f"The runtime reads `{env}AESGEN_ISA` and `{env}AESGEN_VARIANT`, never the "
         "unprefixed variables, so two bundles in one process choose independently."
         if p else
         "This bundle has no prefix: its symbols are `aesgen_*` and it reads `AESGEN_ISA` "
-        "and `AESGEN_GCM_GHASH`.  To put two copies into one program (e.g. two libraries "
+        "and `AESGEN_VARIANT`.  To put two copies into one program (e.g. two libraries "
         "that each vendor aesgen), make each with its own `--prefix P`: every external "
         "symbol is then `P` + its name, and the environment variables are upper-case "
         "`P` + their name.")

@@ -18,9 +18,16 @@ drift cancels.  The sweep runs ROUNDS rounds, each timing every variant once (th
 rotating), and compares each variant with the default knobs *of the same round*; the
 table shows medians over rounds.
 
---apply writes the winner into generator/tuning.json only when the win is clear and
-repeatable: more than APPLY_MARGIN at every length and key size (median of the per-round
-ratios to the default) and never slower than the default in any round.
+The default is what this machine's uarch (generator/uarch.py) runs today: the built-in
+knobs, or its entry of generator/tuning.json.  Every variant is timed with its file's own
+functions (AESGEN_VARIANT=default), not a uarch variant the file also holds.
+
+--apply writes the winner into generator/tuning.json, as the entry of this machine's
+uarch only (with the machine, the date and the measured gains; an entry for another
+uarch must be measured there: llvm-mca's models of other CPUs may rank, never decide),
+and only when the win is clear and repeatable: more than APPLY_MARGIN at every length
+and key size (median of the per-round ratios to the default) and never slower than the
+default in any round.
 """
 
 import csv
@@ -40,7 +47,8 @@ from generator import tuning
 from generator.abi import SYSV
 from generator.errors import UsageError
 from generator.isa import ISAS
-from generator.knobs import resolve
+from generator.knobs import resolve, uarch_knobs
+from generator.uarch import host_uarch
 from generator.modes import MODES
 from generator.manifest import file_entry
 from generator.plan import Refused, combinations
@@ -88,10 +96,23 @@ class Candidate:
 
 # ---- the sweep ---------------------------------------------------------------------------
 
-def sweep(mode, isa) -> List[Candidate]:
-    """Every distinct resolved knob combination, the default first; ones whose registers
-    do not fit are kept with status 'no fit' so the table can say so."""
-    default = resolve(mode, isa, {})
+def current_knobs(mode, isa, uarch=None) -> Dict[str, object]:
+    """The knobs this uarch runs today: the built-in defaults with its measured entry of
+    generator/tuning.json over them (None: no uarch, the defaults)."""
+    knobs = resolve(mode, isa, {})
+    tuned = uarch_knobs(mode, isa).get(uarch.name) if uarch else None
+    if tuned:
+        knobs = dict(knobs, **tuned)
+        if knobs.get("TAIL", 0) > knobs.get("UNROLL", 0):
+            knobs["TAIL"] = knobs["UNROLL"]
+    return knobs
+
+
+def sweep(mode, isa, uarch=None) -> List[Candidate]:
+    """Every distinct resolved knob combination, the default (what this uarch runs today)
+    first; ones whose registers do not fit are kept with status 'no fit' so the table
+    can say so."""
+    default = current_knobs(mode, isa, uarch)
     seen, out = set(), [Candidate(default, True)]
     seen.add(tuple(sorted(default.items())))
     for assignments in combinations(mode):
@@ -155,6 +176,7 @@ class Workspace:
         result = run(["cc", "-O1", "-std=c11", "-c", "-o", self.checker_object,
                       "-I" + os.path.join(REPO, "runtime", "include"),
                       "-I" + os.path.join(REPO, "runtime", "src"),
+                      "-I" + os.path.join(REPO, "gen"),
                       os.path.join(REPO, "tests", "c", "variant_check.c")])
         if result.returncode != 0:
             raise RuntimeError(f"compiling tests/c/variant_check.c:\n{result.stderr}")
@@ -223,12 +245,9 @@ class Workspace:
 # ---- measuring ---------------------------------------------------------------------------
 
 def bench_env(c: Candidate, **extra) -> Dict[str, str]:
-    """The environment of a variant's bench run: a GCM variant's own GHASH set is timed,
-    not the alternate set in its file that the runtime would take on this CPU."""
-    env = dict(os.environ, **extra)
-    if "GHASH" in c.knobs:
-        env["AESGEN_GCM_GHASH"] = str(c.knobs["GHASH"])
-    return env
+    """The environment of a variant's bench run: the candidate's own functions are timed
+    (the file's), not a uarch variant the file also holds for this CPU."""
+    return dict(os.environ, AESGEN_VARIANT="default", **extra)
 
 
 def bench_modes(c: Candidate, mode: str, isa: str) -> List[str]:
@@ -428,7 +447,7 @@ def format_table(mode, isa, ranked: List[Ranked], candidates, models, rounds,
                      f"{c.status.upper() if c.status == 'WRONG' else c.status}: {c.reason}"
                      + (("  llvm-mca B/cycle " + ", ".join(f"{m} {e.bytes_per_cycle:.2f}"
                                                     for m, e in est.items())) if est else ""))
-    lines.append("*: the current default (built-in or generator/tuning.json); "
+    lines.append("*: what this uarch runs now (built-in, or its generator/tuning.json entry); "
                  "GB/s columns: AES key bits / message bytes")
     return "\n".join(lines)
 
@@ -485,17 +504,32 @@ def chart(path, mode, isa, ranked: List[Ranked], model: Optional[str], bench_mod
                            "best first (* = default)", "GB/s", series, rows)
 
 
-def apply(mode, isa, r: Ranked, default: Candidate, rounds: int):
-    gains = {f"{case[0]}_aes{case[1]}_{case[2]}": round(statistics.median(v), 4)
-             for case, v in sorted(r.ratios.items())}
-    entry = {"knobs": r.candidate.knobs, "replaces": default.knobs,
-             "cpu": mca.cpu_description(), "llvm_mca_host_model": mca.host_model(),
-             "measured": datetime.date.today().isoformat(), "rounds": rounds,
-             "ratio_to_replaced_pct_ceiling": gains}
-    tuning.save_entry(mode, isa, entry)
-    say(f"applied: generator/tuning.json tuning.{mode}.{isa} = {r.candidate.tag}; now run "
-        f"`make gen && make mca-baseline && make test` and commit gen/, "
-        f"generator/tuning.json and mca/baseline.json")
+def apply_entry(r: Ranked, default: Candidate, rounds: int, uarch) -> dict:
+    """generator/tuning.json's entry for this machine's uarch: the winner's knobs, where
+    and when it was measured, and its gains over what the uarch ran before."""
+    ratios = {f"{case[0]}_aes{case[1]}_{case[2]}": round(statistics.median(v), 4)
+              for case, v in sorted(r.ratios.items())}
+    spread = {f"{case[0]}_aes{case[1]}_{case[2]}": [round(min(v), 4), round(max(v), 4)]
+              for case, v in sorted(r.ratios.items())}
+    return {"knobs": r.candidate.knobs, "replaces": default.knobs,
+            "machine": f"{mca.cpu_description()} ({uarch.name}: {uarch.summary})",
+            "date": datetime.date.today().isoformat(),
+            "gains": "median over rounds of % of ceiling / the replaced knobs' in the same "
+                     "round, per case: " + ", ".join(f"{k} {v:.3f}" for k, v in ratios.items()),
+            "ratio_to_replaced_pct_ceiling": ratios, "ratio_spread": spread,
+            "rounds": rounds, "llvm_mca_host_model": mca.host_model()}
+
+
+def apply(mode, isa, r: Ranked, default: Candidate, rounds: int, uarch=None):
+    uarch = uarch or host_uarch()
+    if uarch is None:
+        raise UsageError("this CPU is no uarch of generator/uarch.py (its vendor, family and "
+                         "model match no row): add its row there before applying; an entry "
+                         "is applied only on the uarch it was measured on")
+    tuning.save_variant(mode, isa, uarch.name, apply_entry(r, default, rounds, uarch))
+    say(f"applied: generator/tuning.json variants.{mode}.{isa}.{uarch.name} = "
+        f"{r.candidate.tag}; now run `make gen && make mca-baseline && make test` and commit "
+        f"gen/, generator/tuning.json and mca/baseline.json")
 
 
 # ---- driver ------------------------------------------------------------------------------
@@ -506,7 +540,10 @@ def explore(mode, isa, build, rounds, samples, do_apply) -> int:
     os.makedirs(root)
     say(f"explore {mode.name}/{isa.name}: scratch {os.path.relpath(root, REPO)}")
     workspace = Workspace(BaseBuild(os.path.join(REPO, build)), mode, isa, root)
-    candidates = sweep(mode, isa)
+    uarch = host_uarch()
+    say(f"  this machine: {mca.cpu_description()}, uarch "
+        f"{uarch.name if uarch else 'none of generator/uarch.py (--apply refuses)'}")
+    candidates = sweep(mode, isa, uarch)
     for number, c in enumerate(candidates, 1):
         workspace.prepare(c)
         say(f"  [{number}/{len(candidates)}] {c.tag}: {c.status}"
@@ -536,7 +573,7 @@ def explore(mode, isa, build, rounds, samples, do_apply) -> int:
     print(verdict)
     if do_apply:
         if win:
-            apply(mode.name, isa.name, winner, default, len(winner.candidate.rounds))
+            apply(mode.name, isa.name, winner, default, len(winner.candidate.rounds), uarch)
         else:
             print(f"not applied: {why}")
     return 0
@@ -565,5 +602,6 @@ def add_parser(sub):
                         help=f"timed rounds over all variants (default {DEFAULT_ROUNDS})")
     parser.add_argument("--samples", type=int, default=21, help="BENCH_SAMPLES per run")
     parser.add_argument("--apply", action="store_true",
-                        help="write a clear winner into generator/tuning.json")
+                        help="write a clear winner into generator/tuning.json, as the "
+                             "entry of this machine's uarch")
     return parser

@@ -18,7 +18,7 @@ import os
 import shutil
 from typing import Dict, List
 
-from generator import preferences
+from generator import uarch
 from generator.isa import ISAS
 
 from . import mca, plots
@@ -33,41 +33,48 @@ def split_mode(bench_mode: str):
     return mode, direction
 
 
-def preferred_alternate() -> str:
-    """The suffix of the alternate GCM set the runtime takes on this machine (as
-    aesgen_gcm_preferred in runtime/src/isa.c): AESGEN_GCM_GHASH, else
-    generator/preferences.py's table, which the runtime reads too."""
-    forced = os.environ.get("AESGEN_GCM_GHASH", "")
-    if forced in ("school", "karatsuba"):
-        return "_" + forced
-    vendor, family = "", None
+def preferred_variant(variant: mca.Variant) -> str:
+    """The suffix of the file's functions the runtime takes on this machine (as
+    aesgen_variant_current in runtime/src/isa.c: AESGEN_VARIANT, else the CPU's uarch),
+    from the file's manifest entry; "" for its own functions."""
+    name = os.environ.get("AESGEN_VARIANT", "")
+    if name not in uarch.UARCHES and name != "default":
+        host = uarch.host_uarch()
+        name = host.name if host else "default"
     try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                key, _, value = line.partition(":")
-                if key.strip() == "vendor_id":
-                    vendor = value.strip()
-                elif key.strip() == "cpu family" and family is None:
-                    family = int(value.strip())
-    except (OSError, ValueError):
-        pass
-    ghash = preferences.ghash_for_cpu(vendor, family if family is not None else -1)
-    return "_" + ghash if ghash else ""
+        entry = mca.manifest_entry(variant.path)
+    except mca.McaError:
+        return ""
+    for v in entry.get("variants", []):
+        if name in v["uarches"]:
+            return "_" + v["name"]
+    return ""
 
 
 def pick_region(variant: mca.Variant, bench_mode: str):
-    """The region a bench mode times: '<mode>_<direction>_...' for a mode with a
-    direction (the alternate set this machine runs first, where the file has one),
-    else '<mode>_<isa>_...', else the encrypt one, else the first."""
+    """The region a bench mode times, of the variant this machine runs (the file's own
+    where it has none): '<mode>_<direction>...' for a mode with a direction, else
+    '<mode>_<isa>_...', else the encrypt one, else the first."""
     mode, direction = split_mode(bench_mode)
-    alternate = preferred_alternate()
-    wanted = ([f"{mode}_{direction}{alternate}_", f"{mode}_{direction}_"] if direction
+    suffix = preferred_variant(variant)
+    wanted = ([f"{mode}_{direction}{suffix}_", f"{mode}_{direction}_"] if direction
               else [f"{mode}_{variant.isa}_", f"{mode}_enc_"])
     for prefix in wanted:
-        for region in variant.regions:
-            if region.name.startswith(prefix):
-                return region
+        mine = [r for r in variant.regions if r.name.startswith(prefix)]
+        # a template that does not name its regions per variant: the suffix at the end
+        chosen = ([r for r in mine if suffix and r.name.endswith(suffix)] or
+                  [r for r in mine if not any(r.name.endswith("_" + v) for v in
+                                              _variant_names(variant))])
+        if chosen:
+            return chosen[0]
     return None if direction else (variant.regions[0] if variant.regions else None)
+
+
+def _variant_names(variant: mca.Variant):
+    try:
+        return [v["name"] for v in mca.manifest_entry(variant.path).get("variants", [])]
+    except mca.McaError:
+        return []
 
 
 def calibration_rows(results: dict, gen_dir: str) -> List[dict]:

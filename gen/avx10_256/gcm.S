@@ -3,7 +3,7 @@
 # mode: gcm (GCM: GHASH and CTR (inc32) with GHASH, one pass (SP 800-38D))
 # isa:  avx10_256 (VAES on ymm, EVEX, 32 registers and opmasks); abi: sysv
 # knobs: GHASH=karatsuba KEYS=reg TAIL=4 UNROLL=4
-# also: the functions with GHASH=school, named <symbol>_school (the runtime picks a set by CPU)
+# variant _ghashschool: GHASH=school (for sapphirerapids; generator/tuning.json), named <symbol>_ghashschool
 # regenerate: python3 -m generator gen --isa avx10_256 --mode gcm GHASH=karatsuba KEYS=reg TAIL=4 UNROLL=4
 #   (or: make gen ISA=avx10_256 MODE=gcm GHASH=karatsuba KEYS=reg TAIL=4 UNROLL=4)
 # The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
@@ -3848,9 +3848,9 @@ aesgen_gcm_dec_record_avx10_256:
 	.asciz	"GNU"
 	.long	0xc0000002, 0x4, 0x3, 0x0
 
-# GCM for avx10_256, the functions with GHASH=school (suffix _school).
+# GCM for avx10_256, the functions with GHASH=school (suffix _ghashschool).
 
-# int aesgen_gcm_ghash_avx10_256_school(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data, size_t len);
+# int aesgen_gcm_ghash_avx10_256_ghashschool(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data, size_t len);
 #   len a multiple of 16
 #
 # acc = (...((acc + B0)*H + B1)*H ...)*H over the blocks: 8 blocks per iteration are
@@ -3862,26 +3862,26 @@ aesgen_gcm_dec_record_avx10_256:
 #                     GFPOLY=ymm21, HPOW0=ymm22, HPOW1=ymm23, HPOW2=ymm24, HPOW3=ymm25
 	.text
 	.p2align 5, 0xcc
-	.globl	aesgen_gcm_ghash_avx10_256_school
-	.hidden	aesgen_gcm_ghash_avx10_256_school
-	.type	aesgen_gcm_ghash_avx10_256_school, @function
-aesgen_gcm_ghash_avx10_256_school:
+	.globl	aesgen_gcm_ghash_avx10_256_ghashschool
+	.hidden	aesgen_gcm_ghash_avx10_256_ghashschool
+	.type	aesgen_gcm_ghash_avx10_256_ghashschool, @function
+aesgen_gcm_ghash_avx10_256_ghashschool:
 	.cfi_startproc
 	endbr64
 	vmovdqu8        (%rsi), %xmm10
 	test            %rcx, %rcx
-	{disp32} jz     .Lgcm_ghash_school_store
+	{disp32} jz     .Lgcm_ghash_ghashschool_store
 # the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %ymm20
 	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %ymm21
 	sub             $128, %rcx
-	{disp32} jb     .Lgcm_ghash_school_tail
+	{disp32} jb     .Lgcm_ghash_ghashschool_tail
 # the powers of a full iteration (H^8..H^1) into HPOW
 	vmovdqu8        640(%rdi), %ymm22
 	vmovdqu8        672(%rdi), %ymm23
 	vmovdqu8        704(%rdi), %ymm24
 	vmovdqu8        736(%rdi), %ymm25
-.Lgcm_ghash_school_loop:
+.Lgcm_ghash_ghashschool_loop:
 	vmovdqu8        (%rdx), %ymm0
 	vmovdqu8        32(%rdx), %ymm1
 	vmovdqu8        64(%rdx), %ymm2
@@ -3937,27 +3937,27 @@ aesgen_gcm_ghash_avx10_256_school:
 	vpxord          %xmm8, %xmm7, %xmm10
 	add             $128, %rdx
 	sub             $128, %rcx
-	jae             .Lgcm_ghash_school_loop
-.Lgcm_ghash_school_tail:
+	jae             .Lgcm_ghash_ghashschool_loop
+.Lgcm_ghash_ghashschool_tail:
 	add             $128, %rcx
-	{disp32} jz     .Lgcm_ghash_school_store
+	{disp32} jz     .Lgcm_ghash_ghashschool_store
 # GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
 	lea             768(%rdi), %r10
 	sub             %rcx, %r10
 	vpxord          %ymm5, %ymm5, %ymm5
 	vpxord          %ymm6, %ymm6, %ymm6
 	vpxord          %ymm7, %ymm7, %ymm7
-.Lgcm_ghash_school_tail_vector:
+.Lgcm_ghash_ghashschool_tail_vector:
 	cmp             $32, %rcx
-	{disp32} jb     .Lgcm_ghash_school_tail_load_part
+	{disp32} jb     .Lgcm_ghash_ghashschool_tail_load_part
 	vmovdqu8        (%rdx), %ymm4
-	{disp32} jmp    .Lgcm_ghash_school_tail_loaded
-.Lgcm_ghash_school_tail_load_part:
+	{disp32} jmp    .Lgcm_ghash_ghashschool_tail_loaded
+.Lgcm_ghash_ghashschool_tail_load_part:
 	mov             $-1, %rax
 	bzhi            %rcx, %rax, %rax                # k1: the bytes that remain
 	kmovd           %eax, %k1
 	vmovdqu8        (%rdx), %ymm4{%k1}{z}
-.Lgcm_ghash_school_tail_loaded:
+.Lgcm_ghash_ghashschool_tail_loaded:
 	vpshufb         %ymm20, %ymm4, %ymm4
 	vpxord          %ymm10, %ymm4, %ymm4            # the running hash joins block 0
 	vpxord          %ymm10, %ymm10, %ymm10
@@ -3971,7 +3971,7 @@ aesgen_gcm_ghash_avx10_256_school:
 	add             $32, %rdx
 	add             $32, %r10
 	sub             $32, %rcx
-	ja              .Lgcm_ghash_school_tail_vector
+	ja              .Lgcm_ghash_ghashschool_tail_vector
 # reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
@@ -3982,15 +3982,15 @@ aesgen_gcm_ghash_avx10_256_school:
 # ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-.Lgcm_ghash_school_store:
+.Lgcm_ghash_ghashschool_store:
 	vmovdqu8        %xmm10, (%rsi)
 	xor             %eax, %eax
 	vzeroupper
 	ret
 	.cfi_endproc
-	.size	aesgen_gcm_ghash_avx10_256_school, . - aesgen_gcm_ghash_avx10_256_school
+	.size	aesgen_gcm_ghash_avx10_256_ghashschool, . - aesgen_gcm_ghash_avx10_256_ghashschool
 
-# int aesgen_gcm_enc_update_avx10_256_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
+# int aesgen_gcm_enc_update_avx10_256_ghashschool(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
 #   len % 16 == 0
 #
 # Encrypts with CTR (inc32 on the counter block's last 4 bytes) and hashes the
@@ -4012,10 +4012,10 @@ aesgen_gcm_ghash_avx10_256_school:
 # Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	.text
 	.p2align 5, 0xcc
-	.globl	aesgen_gcm_enc_update_avx10_256_school
-	.hidden	aesgen_gcm_enc_update_avx10_256_school
-	.type	aesgen_gcm_enc_update_avx10_256_school, @function
-aesgen_gcm_enc_update_avx10_256_school:
+	.globl	aesgen_gcm_enc_update_avx10_256_ghashschool
+	.hidden	aesgen_gcm_enc_update_avx10_256_ghashschool
+	.type	aesgen_gcm_enc_update_avx10_256_ghashschool, @function
+aesgen_gcm_enc_update_avx10_256_ghashschool:
 	.cfi_startproc
 	endbr64
 	push            %rbx
@@ -4027,7 +4027,7 @@ aesgen_gcm_enc_update_avx10_256_school:
 	shr             $55, %rbx                       # AESGEN_GCM_SECRET_COUNTER -> 256
 	btr             $63, %rcx                       # the length without the flag
 	test            %rcx, %rcx
-	{disp32} jz     .Lgcm_enc_school_return
+	{disp32} jz     .Lgcm_enc_ghashschool_return
 # ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
 # from the end so that every key size runs the same last nine rounds
 	mov             240(%rdi), %eax
@@ -4054,7 +4054,7 @@ aesgen_gcm_enc_update_avx10_256_school:
 	vbroadcasti32x4 .Lgcm_lane_count(%rip), %ymm12
 # bulk: whole iterations of 8 blocks, CTR and GHASH stitched
 	sub             $128, %rcx
-	{disp32} jb     .Lgcm_enc_school_tail
+	{disp32} jb     .Lgcm_enc_ghashschool_tail
 # the powers of a full iteration (H^8..H^1) into HPOW
 	vmovdqu8        640(%rdi), %ymm22
 	vmovdqu8        672(%rdi), %ymm23
@@ -4069,7 +4069,7 @@ aesgen_gcm_enc_update_avx10_256_school:
 # counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 # the first counter's last byte: past 246, one of them would carry
 	cmp             $247, %r11d
-	{disp32} jae    .Lgcm_enc_school_first_ctr_carry # a last byte would carry: out of line
+	{disp32} jae    .Lgcm_enc_ghashschool_first_ctr_carry # a last byte would carry: out of line
 	vpxord          %ymm13, %ymm11, %ymm0
 	vpaddd          .Lgcm_be_inc_32(%rip), %ymm11, %ymm1
 	vpaddd          .Lgcm_be_inc_32+32(%rip), %ymm11, %ymm2
@@ -4078,12 +4078,12 @@ aesgen_gcm_enc_update_avx10_256_school:
 	vpxord          %ymm13, %ymm1, %ymm1
 	vpxord          %ymm13, %ymm2, %ymm2
 	vpxord          %ymm13, %ymm3, %ymm3
-.Lgcm_enc_school_first_ctr_done:
+.Lgcm_enc_ghashschool_first_ctr_done:
 	add             $8, %r11b
 # the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_enc_school_first_aes128
-	{disp32} je     .Lgcm_enc_school_first_aes192
+	{disp32} jb     .Lgcm_enc_ghashschool_first_aes128
+	{disp32} je     .Lgcm_enc_ghashschool_first_aes192
 	vbroadcasti32x4 -208(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
@@ -4094,7 +4094,7 @@ aesgen_gcm_enc_update_avx10_256_school:
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-.Lgcm_enc_school_first_aes192:
+.Lgcm_enc_ghashschool_first_aes192:
 	vbroadcasti32x4 -176(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
@@ -4105,7 +4105,7 @@ aesgen_gcm_enc_update_avx10_256_school:
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-.Lgcm_enc_school_first_aes128:
+.Lgcm_enc_ghashschool_first_aes128:
 	vbroadcasti32x4 -144(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
@@ -4161,13 +4161,13 @@ aesgen_gcm_enc_update_avx10_256_school:
 	add             $128, %rdx
 	add             $128, %rsi
 	sub             $128, %rcx
-	{disp32} jb     .Lgcm_enc_school_hash_last
-.Lgcm_enc_school_loop:
-# LLVM-MCA-BEGIN gcm_enc_school_avx10_256_main_loop
+	{disp32} jb     .Lgcm_enc_ghashschool_hash_last
+.Lgcm_enc_ghashschool_loop:
+# LLVM-MCA-BEGIN gcm_enc_ghashschool_avx10_256_main_loop
 # counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 # the first counter's last byte: past 246, one of them would carry
 	cmp             $247, %r11d
-	{disp32} jae    .Lgcm_enc_school_main_ctr_carry # a last byte would carry: out of line
+	{disp32} jae    .Lgcm_enc_ghashschool_main_ctr_carry # a last byte would carry: out of line
 	vpxord          %ymm13, %ymm11, %ymm0
 	vpaddd          .Lgcm_be_inc_32(%rip), %ymm11, %ymm1
 	vpaddd          .Lgcm_be_inc_32+32(%rip), %ymm11, %ymm2
@@ -4176,12 +4176,12 @@ aesgen_gcm_enc_update_avx10_256_school:
 	vpxord          %ymm13, %ymm1, %ymm1
 	vpxord          %ymm13, %ymm2, %ymm2
 	vpxord          %ymm13, %ymm3, %ymm3
-.Lgcm_enc_school_main_ctr_done:
+.Lgcm_enc_ghashschool_main_ctr_done:
 	add             $8, %r11b
 # the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_enc_school_main_aes128
-	{disp32} je     .Lgcm_enc_school_main_aes192
+	{disp32} jb     .Lgcm_enc_ghashschool_main_aes128
+	{disp32} je     .Lgcm_enc_ghashschool_main_aes192
 	vbroadcasti32x4 -208(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
@@ -4192,7 +4192,7 @@ aesgen_gcm_enc_update_avx10_256_school:
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-.Lgcm_enc_school_main_aes192:
+.Lgcm_enc_ghashschool_main_aes192:
 	vbroadcasti32x4 -176(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
@@ -4203,7 +4203,7 @@ aesgen_gcm_enc_update_avx10_256_school:
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-.Lgcm_enc_school_main_aes128:
+.Lgcm_enc_ghashschool_main_aes128:
 	vbroadcasti32x4 -144(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
@@ -4317,9 +4317,9 @@ aesgen_gcm_enc_update_avx10_256_school:
 	add             $128, %rdx
 	add             $128, %rsi
 	sub             $128, %rcx
-	jae             .Lgcm_enc_school_loop
+	jae             .Lgcm_enc_ghashschool_loop
 # LLVM-MCA-END
-.Lgcm_enc_school_hash_last:
+.Lgcm_enc_ghashschool_hash_last:
 # the GHASH of the last iteration's ciphertext, still in GD
 # GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         %ymm20, %ymm16, %ymm16
@@ -4370,8 +4370,8 @@ aesgen_gcm_enc_update_avx10_256_school:
 # GHASH step 11: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-	{disp32} jmp    .Lgcm_enc_school_bulk_done
-.Lgcm_enc_school_first_ctr_carry:
+	{disp32} jmp    .Lgcm_enc_ghashschool_bulk_done
+.Lgcm_enc_ghashschool_first_ctr_carry:
 # a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         %ymm20, %ymm11, %ymm11
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -4388,8 +4388,8 @@ aesgen_gcm_enc_update_avx10_256_school:
 	vpxord          %ymm13, %ymm2, %ymm2
 	vpxord          %ymm13, %ymm3, %ymm3
 	vpshufb         %ymm20, %ymm11, %ymm11
-	jmp             .Lgcm_enc_school_first_ctr_done
-.Lgcm_enc_school_main_ctr_carry:
+	jmp             .Lgcm_enc_ghashschool_first_ctr_done
+.Lgcm_enc_ghashschool_main_ctr_carry:
 # a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         %ymm20, %ymm11, %ymm11
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -4406,28 +4406,28 @@ aesgen_gcm_enc_update_avx10_256_school:
 	vpxord          %ymm13, %ymm2, %ymm2
 	vpxord          %ymm13, %ymm3, %ymm3
 	vpshufb         %ymm20, %ymm11, %ymm11
-	jmp             .Lgcm_enc_school_main_ctr_done
-.Lgcm_enc_school_bulk_done:
+	jmp             .Lgcm_enc_ghashschool_main_ctr_done
+.Lgcm_enc_ghashschool_bulk_done:
 	vpshufb         %ymm20, %ymm11, %ymm11
-.Lgcm_enc_school_tail:
+.Lgcm_enc_ghashschool_tail:
 # what the bulk loop left: LEN + 128 = 0..112 bytes of whole blocks
 	add             $128, %rcx
-	{disp32} jz     .Lgcm_enc_school_store
+	{disp32} jz     .Lgcm_enc_ghashschool_store
 # CTR first, then GHASH of the ciphertext it wrote: the CTR pass advances DST and
 # LEN, so their start waits in the stack slots for the GHASH pass
 	mov             %rsi, (%rsp)
 	mov             %rcx, 8(%rsp)
 
-.Lgcm_enc_school_final:
+.Lgcm_enc_ghashschool_final:
 # 1..128 bytes remain: pick the final group by the number of vectors they need,
 # so that a short message runs only the AES work it needs (its vectors side by side)
 	cmp             $32, %rcx
-	{disp32} jbe    .Lgcm_enc_school_final1
+	{disp32} jbe    .Lgcm_enc_ghashschool_final1
 	cmp             $64, %rcx
-	{disp32} jbe    .Lgcm_enc_school_final2
+	{disp32} jbe    .Lgcm_enc_ghashschool_final2
 	cmp             $96, %rcx
-	{disp32} jbe    .Lgcm_enc_school_final3
-.Lgcm_enc_school_final4:
+	{disp32} jbe    .Lgcm_enc_ghashschool_final3
+.Lgcm_enc_ghashschool_final4:
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
@@ -4443,8 +4443,8 @@ aesgen_gcm_enc_update_avx10_256_school:
 	vpxord          %ymm13, %ymm3, %ymm3
 # the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_enc_school_final4_aes128
-	{disp32} je     .Lgcm_enc_school_final4_aes192
+	{disp32} jb     .Lgcm_enc_ghashschool_final4_aes128
+	{disp32} je     .Lgcm_enc_ghashschool_final4_aes192
 	vbroadcasti32x4 -208(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
@@ -4455,7 +4455,7 @@ aesgen_gcm_enc_update_avx10_256_school:
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-.Lgcm_enc_school_final4_aes192:
+.Lgcm_enc_ghashschool_final4_aes192:
 	vbroadcasti32x4 -176(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
@@ -4466,7 +4466,7 @@ aesgen_gcm_enc_update_avx10_256_school:
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-.Lgcm_enc_school_final4_aes128:
+.Lgcm_enc_ghashschool_final4_aes128:
 	vbroadcasti32x4 -144(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
@@ -4529,8 +4529,8 @@ aesgen_gcm_enc_update_avx10_256_school:
 	vpxord          %ymm14, %ymm8, %ymm8
 	vaesenclast     %ymm8, %ymm3, %ymm3
 	vmovdqu8        %ymm3, (%rsi){%k1}
-	{disp32} jmp    .Lgcm_enc_school_tail_crypted
-.Lgcm_enc_school_final3:
+	{disp32} jmp    .Lgcm_enc_ghashschool_tail_crypted
+.Lgcm_enc_ghashschool_final3:
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
@@ -4543,8 +4543,8 @@ aesgen_gcm_enc_update_avx10_256_school:
 	vpxord          %ymm13, %ymm2, %ymm2
 # the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_enc_school_final3_aes128
-	{disp32} je     .Lgcm_enc_school_final3_aes192
+	{disp32} jb     .Lgcm_enc_ghashschool_final3_aes128
+	{disp32} je     .Lgcm_enc_ghashschool_final3_aes192
 	vbroadcasti32x4 -208(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
@@ -4553,7 +4553,7 @@ aesgen_gcm_enc_update_avx10_256_school:
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
-.Lgcm_enc_school_final3_aes192:
+.Lgcm_enc_ghashschool_final3_aes192:
 	vbroadcasti32x4 -176(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
@@ -4562,7 +4562,7 @@ aesgen_gcm_enc_update_avx10_256_school:
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
-.Lgcm_enc_school_final3_aes128:
+.Lgcm_enc_ghashschool_final3_aes128:
 	vbroadcasti32x4 -144(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
@@ -4613,8 +4613,8 @@ aesgen_gcm_enc_update_avx10_256_school:
 	vpxord          %ymm14, %ymm8, %ymm8
 	vaesenclast     %ymm8, %ymm2, %ymm2
 	vmovdqu8        %ymm2, (%rsi){%k1}
-	{disp32} jmp    .Lgcm_enc_school_tail_crypted
-.Lgcm_enc_school_final2:
+	{disp32} jmp    .Lgcm_enc_ghashschool_tail_crypted
+.Lgcm_enc_ghashschool_final2:
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
@@ -4624,22 +4624,22 @@ aesgen_gcm_enc_update_avx10_256_school:
 	vpxord          %ymm13, %ymm1, %ymm1
 # the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_enc_school_final2_aes128
-	{disp32} je     .Lgcm_enc_school_final2_aes192
+	{disp32} jb     .Lgcm_enc_ghashschool_final2_aes128
+	{disp32} je     .Lgcm_enc_ghashschool_final2_aes192
 	vbroadcasti32x4 -208(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vbroadcasti32x4 -192(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
-.Lgcm_enc_school_final2_aes192:
+.Lgcm_enc_ghashschool_final2_aes192:
 	vbroadcasti32x4 -176(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vbroadcasti32x4 -160(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
-.Lgcm_enc_school_final2_aes128:
+.Lgcm_enc_ghashschool_final2_aes128:
 	vbroadcasti32x4 -144(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
@@ -4678,26 +4678,26 @@ aesgen_gcm_enc_update_avx10_256_school:
 	vpxord          %ymm14, %ymm8, %ymm8
 	vaesenclast     %ymm8, %ymm1, %ymm1
 	vmovdqu8        %ymm1, (%rsi){%k1}
-	{disp32} jmp    .Lgcm_enc_school_tail_crypted
-.Lgcm_enc_school_final1:
+	{disp32} jmp    .Lgcm_enc_ghashschool_tail_crypted
+.Lgcm_enc_ghashschool_final1:
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpxord          %ymm13, %ymm0, %ymm0
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_enc_school_final1_aes128
-	{disp32} je     .Lgcm_enc_school_final1_aes192
+	{disp32} jb     .Lgcm_enc_ghashschool_final1_aes128
+	{disp32} je     .Lgcm_enc_ghashschool_final1_aes192
 	vbroadcasti32x4 -208(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vbroadcasti32x4 -192(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
-.Lgcm_enc_school_final1_aes192:
+.Lgcm_enc_ghashschool_final1_aes192:
 	vbroadcasti32x4 -176(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vbroadcasti32x4 -160(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
-.Lgcm_enc_school_final1_aes128:
+.Lgcm_enc_ghashschool_final1_aes128:
 	vbroadcasti32x4 -144(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vbroadcasti32x4 -128(%r10), %ymm15
@@ -4719,8 +4719,8 @@ aesgen_gcm_enc_update_avx10_256_school:
 	vpxord          %ymm14, %ymm8, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi){%k1}
-	{disp32} jmp    .Lgcm_enc_school_tail_crypted
-.Lgcm_enc_school_tail_crypted:
+	{disp32} jmp    .Lgcm_enc_ghashschool_tail_crypted
+.Lgcm_enc_ghashschool_tail_crypted:
 	mov             (%rsp), %rdx                    # hash the ciphertext just written
 	mov             8(%rsp), %rcx
 # GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
@@ -4729,17 +4729,17 @@ aesgen_gcm_enc_update_avx10_256_school:
 	vpxord          %ymm5, %ymm5, %ymm5
 	vpxord          %ymm6, %ymm6, %ymm6
 	vpxord          %ymm7, %ymm7, %ymm7
-.Lgcm_enc_school_ghash_vector:
+.Lgcm_enc_ghashschool_ghash_vector:
 	cmp             $32, %rcx
-	{disp32} jb     .Lgcm_enc_school_ghash_load_part
+	{disp32} jb     .Lgcm_enc_ghashschool_ghash_load_part
 	vmovdqu8        (%rdx), %ymm4
-	{disp32} jmp    .Lgcm_enc_school_ghash_loaded
-.Lgcm_enc_school_ghash_load_part:
+	{disp32} jmp    .Lgcm_enc_ghashschool_ghash_loaded
+.Lgcm_enc_ghashschool_ghash_load_part:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # k1: the bytes that remain
 	kmovd           %r11d, %k1
 	vmovdqu8        (%rdx), %ymm4{%k1}{z}
-.Lgcm_enc_school_ghash_loaded:
+.Lgcm_enc_ghashschool_ghash_loaded:
 	vpshufb         %ymm20, %ymm4, %ymm4
 	vpxord          %ymm10, %ymm4, %ymm4            # the running hash joins block 0
 	vpxord          %ymm10, %ymm10, %ymm10
@@ -4753,7 +4753,7 @@ aesgen_gcm_enc_update_avx10_256_school:
 	add             $32, %rdx
 	add             $32, %r8
 	sub             $32, %rcx
-	ja              .Lgcm_enc_school_ghash_vector
+	ja              .Lgcm_enc_ghashschool_ghash_vector
 # reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
@@ -4764,9 +4764,9 @@ aesgen_gcm_enc_update_avx10_256_school:
 # ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-.Lgcm_enc_school_store:
+.Lgcm_enc_ghashschool_store:
 	vmovdqu8        %xmm10, (%r9)
-.Lgcm_enc_school_return:
+.Lgcm_enc_ghashschool_return:
 	xor             %eax, %eax
 	vzeroupper
 	add             $16, %rsp
@@ -4776,9 +4776,9 @@ aesgen_gcm_enc_update_avx10_256_school:
 	.cfi_restore %rbx
 	ret
 	.cfi_endproc
-	.size	aesgen_gcm_enc_update_avx10_256_school, . - aesgen_gcm_enc_update_avx10_256_school
+	.size	aesgen_gcm_enc_update_avx10_256_ghashschool, . - aesgen_gcm_enc_update_avx10_256_ghashschool
 
-# int aesgen_gcm_dec_update_avx10_256_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
+# int aesgen_gcm_dec_update_avx10_256_ghashschool(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
 #   len % 16 == 0
 #
 # Decrypts with CTR (inc32 on the counter block's last 4 bytes) and hashes the
@@ -4800,10 +4800,10 @@ aesgen_gcm_enc_update_avx10_256_school:
 # Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	.text
 	.p2align 5, 0xcc
-	.globl	aesgen_gcm_dec_update_avx10_256_school
-	.hidden	aesgen_gcm_dec_update_avx10_256_school
-	.type	aesgen_gcm_dec_update_avx10_256_school, @function
-aesgen_gcm_dec_update_avx10_256_school:
+	.globl	aesgen_gcm_dec_update_avx10_256_ghashschool
+	.hidden	aesgen_gcm_dec_update_avx10_256_ghashschool
+	.type	aesgen_gcm_dec_update_avx10_256_ghashschool, @function
+aesgen_gcm_dec_update_avx10_256_ghashschool:
 	.cfi_startproc
 	endbr64
 	push            %rbx
@@ -4815,7 +4815,7 @@ aesgen_gcm_dec_update_avx10_256_school:
 	shr             $55, %rbx                       # AESGEN_GCM_SECRET_COUNTER -> 256
 	btr             $63, %rcx                       # the length without the flag
 	test            %rcx, %rcx
-	{disp32} jz     .Lgcm_dec_school_return
+	{disp32} jz     .Lgcm_dec_ghashschool_return
 # ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
 # from the end so that every key size runs the same last nine rounds
 	mov             240(%rdi), %eax
@@ -4842,7 +4842,7 @@ aesgen_gcm_dec_update_avx10_256_school:
 	vbroadcasti32x4 .Lgcm_lane_count(%rip), %ymm12
 # bulk: whole iterations of 8 blocks, CTR and GHASH stitched
 	sub             $128, %rcx
-	{disp32} jb     .Lgcm_dec_school_tail
+	{disp32} jb     .Lgcm_dec_ghashschool_tail
 # the powers of a full iteration (H^8..H^1) into HPOW
 	vmovdqu8        640(%rdi), %ymm22
 	vmovdqu8        672(%rdi), %ymm23
@@ -4853,12 +4853,12 @@ aesgen_gcm_dec_update_avx10_256_school:
 	or              %ebx, %r11d                     # 256 if secret: always the carry path
 	vpshufb         %ymm20, %ymm11, %ymm11
 # CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
-.Lgcm_dec_school_loop:
-# LLVM-MCA-BEGIN gcm_dec_school_avx10_256_main_loop
+.Lgcm_dec_ghashschool_loop:
+# LLVM-MCA-BEGIN gcm_dec_ghashschool_avx10_256_main_loop
 # counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 # the first counter's last byte: past 246, one of them would carry
 	cmp             $247, %r11d
-	{disp32} jae    .Lgcm_dec_school_main_ctr_carry # a last byte would carry: out of line
+	{disp32} jae    .Lgcm_dec_ghashschool_main_ctr_carry # a last byte would carry: out of line
 	vpxord          %ymm13, %ymm11, %ymm0
 	vpaddd          .Lgcm_be_inc_32(%rip), %ymm11, %ymm1
 	vpaddd          .Lgcm_be_inc_32+32(%rip), %ymm11, %ymm2
@@ -4867,12 +4867,12 @@ aesgen_gcm_dec_update_avx10_256_school:
 	vpxord          %ymm13, %ymm1, %ymm1
 	vpxord          %ymm13, %ymm2, %ymm2
 	vpxord          %ymm13, %ymm3, %ymm3
-.Lgcm_dec_school_main_ctr_done:
+.Lgcm_dec_ghashschool_main_ctr_done:
 	add             $8, %r11b
 # the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_dec_school_main_aes128
-	{disp32} je     .Lgcm_dec_school_main_aes192
+	{disp32} jb     .Lgcm_dec_ghashschool_main_aes128
+	{disp32} je     .Lgcm_dec_ghashschool_main_aes192
 	vbroadcasti32x4 -208(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
@@ -4883,7 +4883,7 @@ aesgen_gcm_dec_update_avx10_256_school:
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-.Lgcm_dec_school_main_aes192:
+.Lgcm_dec_ghashschool_main_aes192:
 	vbroadcasti32x4 -176(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
@@ -4894,7 +4894,7 @@ aesgen_gcm_dec_update_avx10_256_school:
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-.Lgcm_dec_school_main_aes128:
+.Lgcm_dec_ghashschool_main_aes128:
 	vbroadcasti32x4 -144(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
@@ -5013,10 +5013,10 @@ aesgen_gcm_dec_update_avx10_256_school:
 	add             $128, %rdx
 	add             $128, %rsi
 	sub             $128, %rcx
-	jae             .Lgcm_dec_school_loop
+	jae             .Lgcm_dec_ghashschool_loop
 # LLVM-MCA-END
-	{disp32} jmp    .Lgcm_dec_school_bulk_done
-.Lgcm_dec_school_main_ctr_carry:
+	{disp32} jmp    .Lgcm_dec_ghashschool_bulk_done
+.Lgcm_dec_ghashschool_main_ctr_carry:
 # a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         %ymm20, %ymm11, %ymm11
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -5033,13 +5033,13 @@ aesgen_gcm_dec_update_avx10_256_school:
 	vpxord          %ymm13, %ymm2, %ymm2
 	vpxord          %ymm13, %ymm3, %ymm3
 	vpshufb         %ymm20, %ymm11, %ymm11
-	jmp             .Lgcm_dec_school_main_ctr_done
-.Lgcm_dec_school_bulk_done:
+	jmp             .Lgcm_dec_ghashschool_main_ctr_done
+.Lgcm_dec_ghashschool_bulk_done:
 	vpshufb         %ymm20, %ymm11, %ymm11
-.Lgcm_dec_school_tail:
+.Lgcm_dec_ghashschool_tail:
 # what the bulk loop left: LEN + 128 = 0..112 bytes of whole blocks
 	add             $128, %rcx
-	{disp32} jz     .Lgcm_dec_school_store
+	{disp32} jz     .Lgcm_dec_ghashschool_store
 # GHASH of the ciphertext first (it may be overwritten in place), then CTR: the
 # GHASH pass advances SRC and LEN, so their start waits in the stack slots
 	mov             %rdx, (%rsp)
@@ -5050,17 +5050,17 @@ aesgen_gcm_dec_update_avx10_256_school:
 	vpxord          %ymm5, %ymm5, %ymm5
 	vpxord          %ymm6, %ymm6, %ymm6
 	vpxord          %ymm7, %ymm7, %ymm7
-.Lgcm_dec_school_ghash_vector:
+.Lgcm_dec_ghashschool_ghash_vector:
 	cmp             $32, %rcx
-	{disp32} jb     .Lgcm_dec_school_ghash_load_part
+	{disp32} jb     .Lgcm_dec_ghashschool_ghash_load_part
 	vmovdqu8        (%rdx), %ymm4
-	{disp32} jmp    .Lgcm_dec_school_ghash_loaded
-.Lgcm_dec_school_ghash_load_part:
+	{disp32} jmp    .Lgcm_dec_ghashschool_ghash_loaded
+.Lgcm_dec_ghashschool_ghash_load_part:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # k1: the bytes that remain
 	kmovd           %r11d, %k1
 	vmovdqu8        (%rdx), %ymm4{%k1}{z}
-.Lgcm_dec_school_ghash_loaded:
+.Lgcm_dec_ghashschool_ghash_loaded:
 	vpshufb         %ymm20, %ymm4, %ymm4
 	vpxord          %ymm10, %ymm4, %ymm4            # the running hash joins block 0
 	vpxord          %ymm10, %ymm10, %ymm10
@@ -5074,7 +5074,7 @@ aesgen_gcm_dec_update_avx10_256_school:
 	add             $32, %rdx
 	add             $32, %r8
 	sub             $32, %rcx
-	ja              .Lgcm_dec_school_ghash_vector
+	ja              .Lgcm_dec_ghashschool_ghash_vector
 # reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
@@ -5088,16 +5088,16 @@ aesgen_gcm_dec_update_avx10_256_school:
 	mov             8(%rsp), %rcx
 	mov             (%rsp), %rdx
 
-.Lgcm_dec_school_final:
+.Lgcm_dec_ghashschool_final:
 # 1..128 bytes remain: pick the final group by the number of vectors they need,
 # so that a short message runs only the AES work it needs (its vectors side by side)
 	cmp             $32, %rcx
-	{disp32} jbe    .Lgcm_dec_school_final1
+	{disp32} jbe    .Lgcm_dec_ghashschool_final1
 	cmp             $64, %rcx
-	{disp32} jbe    .Lgcm_dec_school_final2
+	{disp32} jbe    .Lgcm_dec_ghashschool_final2
 	cmp             $96, %rcx
-	{disp32} jbe    .Lgcm_dec_school_final3
-.Lgcm_dec_school_final4:
+	{disp32} jbe    .Lgcm_dec_ghashschool_final3
+.Lgcm_dec_ghashschool_final4:
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
@@ -5113,8 +5113,8 @@ aesgen_gcm_dec_update_avx10_256_school:
 	vpxord          %ymm13, %ymm3, %ymm3
 # the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_dec_school_final4_aes128
-	{disp32} je     .Lgcm_dec_school_final4_aes192
+	{disp32} jb     .Lgcm_dec_ghashschool_final4_aes128
+	{disp32} je     .Lgcm_dec_ghashschool_final4_aes192
 	vbroadcasti32x4 -208(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
@@ -5125,7 +5125,7 @@ aesgen_gcm_dec_update_avx10_256_school:
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-.Lgcm_dec_school_final4_aes192:
+.Lgcm_dec_ghashschool_final4_aes192:
 	vbroadcasti32x4 -176(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
@@ -5136,7 +5136,7 @@ aesgen_gcm_dec_update_avx10_256_school:
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-.Lgcm_dec_school_final4_aes128:
+.Lgcm_dec_ghashschool_final4_aes128:
 	vbroadcasti32x4 -144(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
@@ -5199,8 +5199,8 @@ aesgen_gcm_dec_update_avx10_256_school:
 	vpxord          %ymm14, %ymm8, %ymm8
 	vaesenclast     %ymm8, %ymm3, %ymm3
 	vmovdqu8        %ymm3, (%rsi){%k1}
-	{disp32} jmp    .Lgcm_dec_school_store
-.Lgcm_dec_school_final3:
+	{disp32} jmp    .Lgcm_dec_ghashschool_store
+.Lgcm_dec_ghashschool_final3:
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
@@ -5213,8 +5213,8 @@ aesgen_gcm_dec_update_avx10_256_school:
 	vpxord          %ymm13, %ymm2, %ymm2
 # the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_dec_school_final3_aes128
-	{disp32} je     .Lgcm_dec_school_final3_aes192
+	{disp32} jb     .Lgcm_dec_ghashschool_final3_aes128
+	{disp32} je     .Lgcm_dec_ghashschool_final3_aes192
 	vbroadcasti32x4 -208(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
@@ -5223,7 +5223,7 @@ aesgen_gcm_dec_update_avx10_256_school:
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
-.Lgcm_dec_school_final3_aes192:
+.Lgcm_dec_ghashschool_final3_aes192:
 	vbroadcasti32x4 -176(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
@@ -5232,7 +5232,7 @@ aesgen_gcm_dec_update_avx10_256_school:
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
-.Lgcm_dec_school_final3_aes128:
+.Lgcm_dec_ghashschool_final3_aes128:
 	vbroadcasti32x4 -144(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
@@ -5283,8 +5283,8 @@ aesgen_gcm_dec_update_avx10_256_school:
 	vpxord          %ymm14, %ymm8, %ymm8
 	vaesenclast     %ymm8, %ymm2, %ymm2
 	vmovdqu8        %ymm2, (%rsi){%k1}
-	{disp32} jmp    .Lgcm_dec_school_store
-.Lgcm_dec_school_final2:
+	{disp32} jmp    .Lgcm_dec_ghashschool_store
+.Lgcm_dec_ghashschool_final2:
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
@@ -5294,22 +5294,22 @@ aesgen_gcm_dec_update_avx10_256_school:
 	vpxord          %ymm13, %ymm1, %ymm1
 # the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_dec_school_final2_aes128
-	{disp32} je     .Lgcm_dec_school_final2_aes192
+	{disp32} jb     .Lgcm_dec_ghashschool_final2_aes128
+	{disp32} je     .Lgcm_dec_ghashschool_final2_aes192
 	vbroadcasti32x4 -208(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vbroadcasti32x4 -192(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
-.Lgcm_dec_school_final2_aes192:
+.Lgcm_dec_ghashschool_final2_aes192:
 	vbroadcasti32x4 -176(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vbroadcasti32x4 -160(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
-.Lgcm_dec_school_final2_aes128:
+.Lgcm_dec_ghashschool_final2_aes128:
 	vbroadcasti32x4 -144(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
@@ -5348,26 +5348,26 @@ aesgen_gcm_dec_update_avx10_256_school:
 	vpxord          %ymm14, %ymm8, %ymm8
 	vaesenclast     %ymm8, %ymm1, %ymm1
 	vmovdqu8        %ymm1, (%rsi){%k1}
-	{disp32} jmp    .Lgcm_dec_school_store
-.Lgcm_dec_school_final1:
+	{disp32} jmp    .Lgcm_dec_ghashschool_store
+.Lgcm_dec_ghashschool_final1:
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm20, %ymm11, %ymm0
 	vpaddd          %ymm12, %ymm11, %ymm11
 	vpxord          %ymm13, %ymm0, %ymm0
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_dec_school_final1_aes128
-	{disp32} je     .Lgcm_dec_school_final1_aes192
+	{disp32} jb     .Lgcm_dec_ghashschool_final1_aes128
+	{disp32} je     .Lgcm_dec_ghashschool_final1_aes192
 	vbroadcasti32x4 -208(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vbroadcasti32x4 -192(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
-.Lgcm_dec_school_final1_aes192:
+.Lgcm_dec_ghashschool_final1_aes192:
 	vbroadcasti32x4 -176(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vbroadcasti32x4 -160(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
-.Lgcm_dec_school_final1_aes128:
+.Lgcm_dec_ghashschool_final1_aes128:
 	vbroadcasti32x4 -144(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vbroadcasti32x4 -128(%r10), %ymm15
@@ -5389,10 +5389,10 @@ aesgen_gcm_dec_update_avx10_256_school:
 	vpxord          %ymm14, %ymm8, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi){%k1}
-	{disp32} jmp    .Lgcm_dec_school_store
-.Lgcm_dec_school_store:
+	{disp32} jmp    .Lgcm_dec_ghashschool_store
+.Lgcm_dec_ghashschool_store:
 	vmovdqu8        %xmm10, (%r9)
-.Lgcm_dec_school_return:
+.Lgcm_dec_ghashschool_return:
 	xor             %eax, %eax
 	vzeroupper
 	add             $16, %rsp
@@ -5402,13 +5402,13 @@ aesgen_gcm_dec_update_avx10_256_school:
 	.cfi_restore %rbx
 	ret
 	.cfi_endproc
-	.size	aesgen_gcm_dec_update_avx10_256_school, . - aesgen_gcm_dec_update_avx10_256_school
+	.size	aesgen_gcm_dec_update_avx10_256_ghashschool, . - aesgen_gcm_dec_update_avx10_256_ghashschool
 
-# int aesgen_gcm_enc_record_avx10_256_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
+# int aesgen_gcm_enc_record_avx10_256_ghashschool(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
 #   any len
 #
 # One whole message: GHASH of the AAD, E_K(J0), encryption with the same stitched
-# loop as aesgen_gcm_enc_update_avx10_256_school, then the last 1..8 blocks and the lengths block
+# loop as aesgen_gcm_enc_update_avx10_256_ghashschool, then the last 1..8 blocks and the lengths block
 # in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
 #
 # Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
@@ -5425,10 +5425,10 @@ aesgen_gcm_dec_update_avx10_256_school:
 # Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	.text
 	.p2align 5, 0xcc
-	.globl	aesgen_gcm_enc_record_avx10_256_school
-	.hidden	aesgen_gcm_enc_record_avx10_256_school
-	.type	aesgen_gcm_enc_record_avx10_256_school, @function
-aesgen_gcm_enc_record_avx10_256_school:
+	.globl	aesgen_gcm_enc_record_avx10_256_ghashschool
+	.hidden	aesgen_gcm_enc_record_avx10_256_ghashschool
+	.type	aesgen_gcm_enc_record_avx10_256_ghashschool, @function
+aesgen_gcm_enc_record_avx10_256_ghashschool:
 	.cfi_startproc
 	endbr64
 	push            %rbx
@@ -5447,7 +5447,7 @@ aesgen_gcm_enc_record_avx10_256_school:
 # GHASH of the AAD (AAD, AADLEN from the record)
 	mov             40(%r8), %r10
 	test            %r10, %r10
-	{disp32} jz     .Lgcm_enc_school_rec_aad_done
+	{disp32} jz     .Lgcm_enc_ghashschool_rec_aad_done
 	mov             32(%r8), %rax
 # A record without a bulk loop whose AAD, text and lengths blocks number at most
 # 32 hashes them all in one sum: the AAD's products wait unreduced in LO/MI/HI
@@ -5455,27 +5455,27 @@ aesgen_gcm_enc_record_avx10_256_school:
 	lea             15(%r10), %r11
 	and             $-16, %r11                      # 16 x the AAD's blocks
 	cmp             $128, %rcx
-	{disp32} ja     .Lgcm_enc_school_rec_aad_alone
+	{disp32} ja     .Lgcm_enc_ghashschool_rec_aad_alone
 	lea             15(%rcx), %r9
 	and             $-16, %r9                       # 16 x the text's blocks
 	lea             16(%r11,%r9,1), %r9             # 16 x all blocks
 	cmp             $512, %r9
-	{disp32} ja     .Lgcm_enc_school_rec_aad_alone
+	{disp32} ja     .Lgcm_enc_ghashschool_rec_aad_alone
 	mov             %r9, %r11
 	lea             768(%rdi), %r9
 	sub             %r11, %r9
 # GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
-.Lgcm_enc_school_rec_aad_sum_vector:
+.Lgcm_enc_ghashschool_rec_aad_sum_vector:
 	cmp             $32, %r10
-	{disp32} jb     .Lgcm_enc_school_rec_aad_sum_load_part
+	{disp32} jb     .Lgcm_enc_ghashschool_rec_aad_sum_load_part
 	vmovdqu8        (%rax), %ymm4
-	{disp32} jmp    .Lgcm_enc_school_rec_aad_sum_loaded
-.Lgcm_enc_school_rec_aad_sum_load_part:
+	{disp32} jmp    .Lgcm_enc_ghashschool_rec_aad_sum_loaded
+.Lgcm_enc_ghashschool_rec_aad_sum_load_part:
 	mov             $-1, %r11
 	bzhi            %r10, %r11, %r11                # k1: the bytes that remain
 	kmovd           %r11d, %k1
 	vmovdqu8        (%rax), %ymm4{%k1}{z}
-.Lgcm_enc_school_rec_aad_sum_loaded:
+.Lgcm_enc_ghashschool_rec_aad_sum_loaded:
 	vpshufb         %ymm20, %ymm4, %ymm4
 	vpxord          %ymm10, %ymm4, %ymm4            # the running hash joins block 0
 	vpxord          %ymm10, %ymm10, %ymm10
@@ -5489,23 +5489,23 @@ aesgen_gcm_enc_record_avx10_256_school:
 	add             $32, %rax
 	add             $32, %r9
 	sub             $32, %r10
-	ja              .Lgcm_enc_school_rec_aad_sum_vector
-	{disp32} jmp    .Lgcm_enc_school_rec_aad_done
-.Lgcm_enc_school_rec_aad_alone:
+	ja              .Lgcm_enc_ghashschool_rec_aad_sum_vector
+	{disp32} jmp    .Lgcm_enc_ghashschool_rec_aad_done
+.Lgcm_enc_ghashschool_rec_aad_alone:
 	lea             768(%rdi), %r9
 	sub             %r11, %r9
 # GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
-.Lgcm_enc_school_rec_aad_vector:
+.Lgcm_enc_ghashschool_rec_aad_vector:
 	cmp             $32, %r10
-	{disp32} jb     .Lgcm_enc_school_rec_aad_load_part
+	{disp32} jb     .Lgcm_enc_ghashschool_rec_aad_load_part
 	vmovdqu8        (%rax), %ymm4
-	{disp32} jmp    .Lgcm_enc_school_rec_aad_loaded
-.Lgcm_enc_school_rec_aad_load_part:
+	{disp32} jmp    .Lgcm_enc_ghashschool_rec_aad_loaded
+.Lgcm_enc_ghashschool_rec_aad_load_part:
 	mov             $-1, %r11
 	bzhi            %r10, %r11, %r11                # k1: the bytes that remain
 	kmovd           %r11d, %k1
 	vmovdqu8        (%rax), %ymm4{%k1}{z}
-.Lgcm_enc_school_rec_aad_loaded:
+.Lgcm_enc_ghashschool_rec_aad_loaded:
 	vpshufb         %ymm20, %ymm4, %ymm4
 	vpxord          %ymm10, %ymm4, %ymm4            # the running hash joins block 0
 	vpxord          %ymm10, %ymm10, %ymm10
@@ -5519,7 +5519,7 @@ aesgen_gcm_enc_record_avx10_256_school:
 	add             $32, %rax
 	add             $32, %r9
 	sub             $32, %r10
-	ja              .Lgcm_enc_school_rec_aad_vector
+	ja              .Lgcm_enc_ghashschool_rec_aad_vector
 # reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
@@ -5533,7 +5533,7 @@ aesgen_gcm_enc_record_avx10_256_school:
 	vpxord          %ymm5, %ymm5, %ymm5
 	vpxord          %ymm6, %ymm6, %ymm6
 	vpxord          %ymm7, %ymm7, %ymm7
-.Lgcm_enc_school_rec_aad_done:
+.Lgcm_enc_ghashschool_rec_aad_done:
 # ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
 # from the end so that every key size runs the same last nine rounds
 	mov             240(%rdi), %eax
@@ -5554,14 +5554,14 @@ aesgen_gcm_enc_record_avx10_256_school:
 	vpxord          %xmm13, %xmm4, %xmm4
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_enc_school_rec_j0_aes128
-	{disp32} je     .Lgcm_enc_school_rec_j0_aes192
+	{disp32} jb     .Lgcm_enc_ghashschool_rec_j0_aes128
+	{disp32} je     .Lgcm_enc_ghashschool_rec_j0_aes192
 	vaesenc         -208(%r10), %xmm4, %xmm4
 	vaesenc         -192(%r10), %xmm4, %xmm4
-.Lgcm_enc_school_rec_j0_aes192:
+.Lgcm_enc_ghashschool_rec_j0_aes192:
 	vaesenc         -176(%r10), %xmm4, %xmm4
 	vaesenc         -160(%r10), %xmm4, %xmm4
-.Lgcm_enc_school_rec_j0_aes128:
+.Lgcm_enc_ghashschool_rec_j0_aes128:
 	vaesenc         -144(%r10), %xmm4, %xmm4
 	vaesenc         -128(%r10), %xmm4, %xmm4
 	vaesenc         -112(%r10), %xmm4, %xmm4
@@ -5578,10 +5578,10 @@ aesgen_gcm_enc_record_avx10_256_school:
 	vpaddd          .Lgcm_record_offsets_32(%rip), %ymm11, %ymm11 # CTR: J0 + 1, + 2, ... per lane
 	vbroadcasti32x4 .Lgcm_lane_count(%rip), %ymm12
 	test            %rcx, %rcx
-	{disp32} jz     .Lgcm_enc_school_rec_no_data
+	{disp32} jz     .Lgcm_enc_ghashschool_rec_no_data
 # bulk: whole iterations of 8 blocks, CTR and GHASH stitched
 	sub             $128, %rcx
-	{disp32} jbe    .Lgcm_enc_school_rec_tail
+	{disp32} jbe    .Lgcm_enc_ghashschool_rec_tail
 # the powers of a full iteration (H^8..H^1) into HPOW
 	vmovdqu8        640(%rdi), %ymm22
 	vmovdqu8        672(%rdi), %ymm23
@@ -5596,7 +5596,7 @@ aesgen_gcm_enc_record_avx10_256_school:
 # counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 # the first counter's last byte: past 246, one of them would carry
 	cmp             $247, %r11d
-	{disp32} jae    .Lgcm_enc_school_rec_first_ctr_carry # a last byte would carry: out of line
+	{disp32} jae    .Lgcm_enc_ghashschool_rec_first_ctr_carry # a last byte would carry: out of line
 	vpxord          %ymm13, %ymm11, %ymm0
 	vpaddd          .Lgcm_be_inc_32(%rip), %ymm11, %ymm1
 	vpaddd          .Lgcm_be_inc_32+32(%rip), %ymm11, %ymm2
@@ -5605,12 +5605,12 @@ aesgen_gcm_enc_record_avx10_256_school:
 	vpxord          %ymm13, %ymm1, %ymm1
 	vpxord          %ymm13, %ymm2, %ymm2
 	vpxord          %ymm13, %ymm3, %ymm3
-.Lgcm_enc_school_rec_first_ctr_done:
+.Lgcm_enc_ghashschool_rec_first_ctr_done:
 	add             $8, %r11b
 # the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_enc_school_rec_first_aes128
-	{disp32} je     .Lgcm_enc_school_rec_first_aes192
+	{disp32} jb     .Lgcm_enc_ghashschool_rec_first_aes128
+	{disp32} je     .Lgcm_enc_ghashschool_rec_first_aes192
 	vbroadcasti32x4 -208(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
@@ -5621,7 +5621,7 @@ aesgen_gcm_enc_record_avx10_256_school:
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-.Lgcm_enc_school_rec_first_aes192:
+.Lgcm_enc_ghashschool_rec_first_aes192:
 	vbroadcasti32x4 -176(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
@@ -5632,7 +5632,7 @@ aesgen_gcm_enc_record_avx10_256_school:
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-.Lgcm_enc_school_rec_first_aes128:
+.Lgcm_enc_ghashschool_rec_first_aes128:
 	vbroadcasti32x4 -144(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
@@ -5688,13 +5688,13 @@ aesgen_gcm_enc_record_avx10_256_school:
 	add             $128, %rdx
 	add             $128, %rsi
 	sub             $128, %rcx
-	{disp32} jbe    .Lgcm_enc_school_rec_hash_last
-.Lgcm_enc_school_rec_loop:
-# LLVM-MCA-BEGIN gcm_enc_school_rec_avx10_256_main_loop
+	{disp32} jbe    .Lgcm_enc_ghashschool_rec_hash_last
+.Lgcm_enc_ghashschool_rec_loop:
+# LLVM-MCA-BEGIN gcm_enc_ghashschool_rec_avx10_256_main_loop
 # counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 # the first counter's last byte: past 246, one of them would carry
 	cmp             $247, %r11d
-	{disp32} jae    .Lgcm_enc_school_rec_main_ctr_carry # a last byte would carry: out of line
+	{disp32} jae    .Lgcm_enc_ghashschool_rec_main_ctr_carry # a last byte would carry: out of line
 	vpxord          %ymm13, %ymm11, %ymm0
 	vpaddd          .Lgcm_be_inc_32(%rip), %ymm11, %ymm1
 	vpaddd          .Lgcm_be_inc_32+32(%rip), %ymm11, %ymm2
@@ -5703,12 +5703,12 @@ aesgen_gcm_enc_record_avx10_256_school:
 	vpxord          %ymm13, %ymm1, %ymm1
 	vpxord          %ymm13, %ymm2, %ymm2
 	vpxord          %ymm13, %ymm3, %ymm3
-.Lgcm_enc_school_rec_main_ctr_done:
+.Lgcm_enc_ghashschool_rec_main_ctr_done:
 	add             $8, %r11b
 # the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_enc_school_rec_main_aes128
-	{disp32} je     .Lgcm_enc_school_rec_main_aes192
+	{disp32} jb     .Lgcm_enc_ghashschool_rec_main_aes128
+	{disp32} je     .Lgcm_enc_ghashschool_rec_main_aes192
 	vbroadcasti32x4 -208(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
@@ -5719,7 +5719,7 @@ aesgen_gcm_enc_record_avx10_256_school:
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-.Lgcm_enc_school_rec_main_aes192:
+.Lgcm_enc_ghashschool_rec_main_aes192:
 	vbroadcasti32x4 -176(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
@@ -5730,7 +5730,7 @@ aesgen_gcm_enc_record_avx10_256_school:
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-.Lgcm_enc_school_rec_main_aes128:
+.Lgcm_enc_ghashschool_rec_main_aes128:
 	vbroadcasti32x4 -144(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
@@ -5844,9 +5844,9 @@ aesgen_gcm_enc_record_avx10_256_school:
 	add             $128, %rdx
 	add             $128, %rsi
 	sub             $128, %rcx
-	ja              .Lgcm_enc_school_rec_loop
+	ja              .Lgcm_enc_ghashschool_rec_loop
 # LLVM-MCA-END
-.Lgcm_enc_school_rec_hash_last:
+.Lgcm_enc_ghashschool_rec_hash_last:
 # the GHASH of the last iteration's ciphertext, still in GD
 # GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         %ymm20, %ymm16, %ymm16
@@ -5897,8 +5897,8 @@ aesgen_gcm_enc_record_avx10_256_school:
 # GHASH step 11: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-	{disp32} jmp    .Lgcm_enc_school_rec_bulk_done
-.Lgcm_enc_school_rec_first_ctr_carry:
+	{disp32} jmp    .Lgcm_enc_ghashschool_rec_bulk_done
+.Lgcm_enc_ghashschool_rec_first_ctr_carry:
 # a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         %ymm20, %ymm11, %ymm11
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -5915,8 +5915,8 @@ aesgen_gcm_enc_record_avx10_256_school:
 	vpxord          %ymm13, %ymm2, %ymm2
 	vpxord          %ymm13, %ymm3, %ymm3
 	vpshufb         %ymm20, %ymm11, %ymm11
-	jmp             .Lgcm_enc_school_rec_first_ctr_done
-.Lgcm_enc_school_rec_main_ctr_carry:
+	jmp             .Lgcm_enc_ghashschool_rec_first_ctr_done
+.Lgcm_enc_ghashschool_rec_main_ctr_carry:
 # a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         %ymm20, %ymm11, %ymm11
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -5933,25 +5933,25 @@ aesgen_gcm_enc_record_avx10_256_school:
 	vpxord          %ymm13, %ymm2, %ymm2
 	vpxord          %ymm13, %ymm3, %ymm3
 	vpshufb         %ymm20, %ymm11, %ymm11
-	jmp             .Lgcm_enc_school_rec_main_ctr_done
-.Lgcm_enc_school_rec_bulk_done:
+	jmp             .Lgcm_enc_ghashschool_rec_main_ctr_done
+.Lgcm_enc_ghashschool_rec_bulk_done:
 	vpshufb         %ymm20, %ymm11, %ymm11
 	vpxord          %ymm5, %ymm5, %ymm5
 	vpxord          %ymm6, %ymm6, %ymm6
 	vpxord          %ymm7, %ymm7, %ymm7
 # LO/MI/HI from here on: the AAD's products, or zeros
-.Lgcm_enc_school_rec_tail:
+.Lgcm_enc_ghashschool_rec_tail:
 	add             $128, %rcx
-	{disp32} jz     .Lgcm_enc_school_rec_no_data
+	{disp32} jz     .Lgcm_enc_ghashschool_rec_no_data
 # 1..128 bytes remain: pick the final group by the number of vectors they need,
 # so that a short message runs only the AES work it needs (its vectors side by side)
 	cmp             $32, %rcx
-	{disp32} jbe    .Lgcm_enc_school_rec_final1
+	{disp32} jbe    .Lgcm_enc_ghashschool_rec_final1
 	cmp             $64, %rcx
-	{disp32} jbe    .Lgcm_enc_school_rec_final2
+	{disp32} jbe    .Lgcm_enc_ghashschool_rec_final2
 	cmp             $96, %rcx
-	{disp32} jbe    .Lgcm_enc_school_rec_final3
-.Lgcm_enc_school_rec_final4:
+	{disp32} jbe    .Lgcm_enc_ghashschool_rec_final3
+.Lgcm_enc_ghashschool_rec_final4:
 # the last 4 vectors (1..128 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             15(%rcx), %r11
 	and             $-16, %r11                      # 16 x the block count
@@ -5976,8 +5976,8 @@ aesgen_gcm_enc_record_avx10_256_school:
 	vpxord          %ymm13, %ymm3, %ymm3
 # the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_enc_school_rec_final4_aes128
-	{disp32} je     .Lgcm_enc_school_rec_final4_aes192
+	{disp32} jb     .Lgcm_enc_ghashschool_rec_final4_aes128
+	{disp32} je     .Lgcm_enc_ghashschool_rec_final4_aes192
 	vbroadcasti32x4 -208(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
@@ -5988,7 +5988,7 @@ aesgen_gcm_enc_record_avx10_256_school:
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-.Lgcm_enc_school_rec_final4_aes192:
+.Lgcm_enc_ghashschool_rec_final4_aes192:
 	vbroadcasti32x4 -176(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
@@ -5999,7 +5999,7 @@ aesgen_gcm_enc_record_avx10_256_school:
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-.Lgcm_enc_school_rec_final4_aes128:
+.Lgcm_enc_ghashschool_rec_final4_aes128:
 	vbroadcasti32x4 -144(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
@@ -6111,8 +6111,8 @@ aesgen_gcm_enc_record_avx10_256_school:
 # GHASH step 12: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-	{disp32} jmp    .Lgcm_enc_school_rec_tag
-.Lgcm_enc_school_rec_final3:
+	{disp32} jmp    .Lgcm_enc_ghashschool_rec_tag
+.Lgcm_enc_ghashschool_rec_final3:
 # the last 3 vectors (1..96 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             15(%rcx), %r11
 	and             $-16, %r11                      # 16 x the block count
@@ -6134,8 +6134,8 @@ aesgen_gcm_enc_record_avx10_256_school:
 	vpxord          %ymm13, %ymm2, %ymm2
 # the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_enc_school_rec_final3_aes128
-	{disp32} je     .Lgcm_enc_school_rec_final3_aes192
+	{disp32} jb     .Lgcm_enc_ghashschool_rec_final3_aes128
+	{disp32} je     .Lgcm_enc_ghashschool_rec_final3_aes192
 	vbroadcasti32x4 -208(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
@@ -6144,7 +6144,7 @@ aesgen_gcm_enc_record_avx10_256_school:
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
-.Lgcm_enc_school_rec_final3_aes192:
+.Lgcm_enc_ghashschool_rec_final3_aes192:
 	vbroadcasti32x4 -176(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
@@ -6153,7 +6153,7 @@ aesgen_gcm_enc_record_avx10_256_school:
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
-.Lgcm_enc_school_rec_final3_aes128:
+.Lgcm_enc_ghashschool_rec_final3_aes128:
 	vbroadcasti32x4 -144(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
@@ -6244,8 +6244,8 @@ aesgen_gcm_enc_record_avx10_256_school:
 # GHASH step 9: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-	{disp32} jmp    .Lgcm_enc_school_rec_tag
-.Lgcm_enc_school_rec_final2:
+	{disp32} jmp    .Lgcm_enc_ghashschool_rec_tag
+.Lgcm_enc_ghashschool_rec_final2:
 # the last 2 vectors (1..64 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             15(%rcx), %r11
 	and             $-16, %r11                      # 16 x the block count
@@ -6264,22 +6264,22 @@ aesgen_gcm_enc_record_avx10_256_school:
 	vpxord          %ymm13, %ymm1, %ymm1
 # the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_enc_school_rec_final2_aes128
-	{disp32} je     .Lgcm_enc_school_rec_final2_aes192
+	{disp32} jb     .Lgcm_enc_ghashschool_rec_final2_aes128
+	{disp32} je     .Lgcm_enc_ghashschool_rec_final2_aes192
 	vbroadcasti32x4 -208(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vbroadcasti32x4 -192(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
-.Lgcm_enc_school_rec_final2_aes192:
+.Lgcm_enc_ghashschool_rec_final2_aes192:
 	vbroadcasti32x4 -176(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vbroadcasti32x4 -160(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
-.Lgcm_enc_school_rec_final2_aes128:
+.Lgcm_enc_ghashschool_rec_final2_aes128:
 	vbroadcasti32x4 -144(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
@@ -6349,8 +6349,8 @@ aesgen_gcm_enc_record_avx10_256_school:
 # GHASH step 8: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-	{disp32} jmp    .Lgcm_enc_school_rec_tag
-.Lgcm_enc_school_rec_final1:
+	{disp32} jmp    .Lgcm_enc_ghashschool_rec_tag
+.Lgcm_enc_ghashschool_rec_final1:
 # the last 1 vector (1..32 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             15(%rcx), %r11
 	and             $-16, %r11                      # 16 x the block count
@@ -6365,18 +6365,18 @@ aesgen_gcm_enc_record_avx10_256_school:
 	vpxord          %ymm13, %ymm0, %ymm0
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_enc_school_rec_final1_aes128
-	{disp32} je     .Lgcm_enc_school_rec_final1_aes192
+	{disp32} jb     .Lgcm_enc_ghashschool_rec_final1_aes128
+	{disp32} je     .Lgcm_enc_ghashschool_rec_final1_aes192
 	vbroadcasti32x4 -208(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vbroadcasti32x4 -192(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
-.Lgcm_enc_school_rec_final1_aes192:
+.Lgcm_enc_ghashschool_rec_final1_aes192:
 	vbroadcasti32x4 -176(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vbroadcasti32x4 -160(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
-.Lgcm_enc_school_rec_final1_aes128:
+.Lgcm_enc_ghashschool_rec_final1_aes128:
 	vbroadcasti32x4 -144(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vbroadcasti32x4 -128(%r10), %ymm15
@@ -6424,8 +6424,8 @@ aesgen_gcm_enc_record_avx10_256_school:
 # GHASH step 4: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-	{disp32} jmp    .Lgcm_enc_school_rec_tag
-.Lgcm_enc_school_rec_no_data:
+	{disp32} jmp    .Lgcm_enc_ghashschool_rec_tag
+.Lgcm_enc_ghashschool_rec_no_data:
 # no text left: the lengths block alone joins the sum
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpxord          %xmm10, %xmm4, %xmm4
@@ -6446,7 +6446,7 @@ aesgen_gcm_enc_record_avx10_256_school:
 # ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-.Lgcm_enc_school_rec_tag:
+.Lgcm_enc_ghashschool_rec_tag:
 # tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)
 	vpshufb         %xmm20, %xmm10, %xmm10
 	vpxord          48(%r8), %xmm10, %xmm10
@@ -6458,13 +6458,13 @@ aesgen_gcm_enc_record_avx10_256_school:
 	.cfi_restore %rbx
 	ret
 	.cfi_endproc
-	.size	aesgen_gcm_enc_record_avx10_256_school, . - aesgen_gcm_enc_record_avx10_256_school
+	.size	aesgen_gcm_enc_record_avx10_256_ghashschool, . - aesgen_gcm_enc_record_avx10_256_ghashschool
 
-# int aesgen_gcm_dec_record_avx10_256_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
+# int aesgen_gcm_dec_record_avx10_256_ghashschool(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
 #   any len
 #
 # One whole message: GHASH of the AAD, E_K(J0), decryption with the same stitched
-# loop as aesgen_gcm_dec_update_avx10_256_school, then the last 1..8 blocks and the lengths block
+# loop as aesgen_gcm_dec_update_avx10_256_ghashschool, then the last 1..8 blocks and the lengths block
 # in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
 #
 # Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
@@ -6481,10 +6481,10 @@ aesgen_gcm_enc_record_avx10_256_school:
 # Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	.text
 	.p2align 5, 0xcc
-	.globl	aesgen_gcm_dec_record_avx10_256_school
-	.hidden	aesgen_gcm_dec_record_avx10_256_school
-	.type	aesgen_gcm_dec_record_avx10_256_school, @function
-aesgen_gcm_dec_record_avx10_256_school:
+	.globl	aesgen_gcm_dec_record_avx10_256_ghashschool
+	.hidden	aesgen_gcm_dec_record_avx10_256_ghashschool
+	.type	aesgen_gcm_dec_record_avx10_256_ghashschool, @function
+aesgen_gcm_dec_record_avx10_256_ghashschool:
 	.cfi_startproc
 	endbr64
 	push            %rbx
@@ -6503,7 +6503,7 @@ aesgen_gcm_dec_record_avx10_256_school:
 # GHASH of the AAD (AAD, AADLEN from the record)
 	mov             40(%r8), %r10
 	test            %r10, %r10
-	{disp32} jz     .Lgcm_dec_school_rec_aad_done
+	{disp32} jz     .Lgcm_dec_ghashschool_rec_aad_done
 	mov             32(%r8), %rax
 # A record without a bulk loop whose AAD, text and lengths blocks number at most
 # 32 hashes them all in one sum: the AAD's products wait unreduced in LO/MI/HI
@@ -6511,27 +6511,27 @@ aesgen_gcm_dec_record_avx10_256_school:
 	lea             15(%r10), %r11
 	and             $-16, %r11                      # 16 x the AAD's blocks
 	cmp             $128, %rcx
-	{disp32} ja     .Lgcm_dec_school_rec_aad_alone
+	{disp32} ja     .Lgcm_dec_ghashschool_rec_aad_alone
 	lea             15(%rcx), %r9
 	and             $-16, %r9                       # 16 x the text's blocks
 	lea             16(%r11,%r9,1), %r9             # 16 x all blocks
 	cmp             $512, %r9
-	{disp32} ja     .Lgcm_dec_school_rec_aad_alone
+	{disp32} ja     .Lgcm_dec_ghashschool_rec_aad_alone
 	mov             %r9, %r11
 	lea             768(%rdi), %r9
 	sub             %r11, %r9
 # GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
-.Lgcm_dec_school_rec_aad_sum_vector:
+.Lgcm_dec_ghashschool_rec_aad_sum_vector:
 	cmp             $32, %r10
-	{disp32} jb     .Lgcm_dec_school_rec_aad_sum_load_part
+	{disp32} jb     .Lgcm_dec_ghashschool_rec_aad_sum_load_part
 	vmovdqu8        (%rax), %ymm4
-	{disp32} jmp    .Lgcm_dec_school_rec_aad_sum_loaded
-.Lgcm_dec_school_rec_aad_sum_load_part:
+	{disp32} jmp    .Lgcm_dec_ghashschool_rec_aad_sum_loaded
+.Lgcm_dec_ghashschool_rec_aad_sum_load_part:
 	mov             $-1, %r11
 	bzhi            %r10, %r11, %r11                # k1: the bytes that remain
 	kmovd           %r11d, %k1
 	vmovdqu8        (%rax), %ymm4{%k1}{z}
-.Lgcm_dec_school_rec_aad_sum_loaded:
+.Lgcm_dec_ghashschool_rec_aad_sum_loaded:
 	vpshufb         %ymm20, %ymm4, %ymm4
 	vpxord          %ymm10, %ymm4, %ymm4            # the running hash joins block 0
 	vpxord          %ymm10, %ymm10, %ymm10
@@ -6545,23 +6545,23 @@ aesgen_gcm_dec_record_avx10_256_school:
 	add             $32, %rax
 	add             $32, %r9
 	sub             $32, %r10
-	ja              .Lgcm_dec_school_rec_aad_sum_vector
-	{disp32} jmp    .Lgcm_dec_school_rec_aad_done
-.Lgcm_dec_school_rec_aad_alone:
+	ja              .Lgcm_dec_ghashschool_rec_aad_sum_vector
+	{disp32} jmp    .Lgcm_dec_ghashschool_rec_aad_done
+.Lgcm_dec_ghashschool_rec_aad_alone:
 	lea             768(%rdi), %r9
 	sub             %r11, %r9
 # GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
-.Lgcm_dec_school_rec_aad_vector:
+.Lgcm_dec_ghashschool_rec_aad_vector:
 	cmp             $32, %r10
-	{disp32} jb     .Lgcm_dec_school_rec_aad_load_part
+	{disp32} jb     .Lgcm_dec_ghashschool_rec_aad_load_part
 	vmovdqu8        (%rax), %ymm4
-	{disp32} jmp    .Lgcm_dec_school_rec_aad_loaded
-.Lgcm_dec_school_rec_aad_load_part:
+	{disp32} jmp    .Lgcm_dec_ghashschool_rec_aad_loaded
+.Lgcm_dec_ghashschool_rec_aad_load_part:
 	mov             $-1, %r11
 	bzhi            %r10, %r11, %r11                # k1: the bytes that remain
 	kmovd           %r11d, %k1
 	vmovdqu8        (%rax), %ymm4{%k1}{z}
-.Lgcm_dec_school_rec_aad_loaded:
+.Lgcm_dec_ghashschool_rec_aad_loaded:
 	vpshufb         %ymm20, %ymm4, %ymm4
 	vpxord          %ymm10, %ymm4, %ymm4            # the running hash joins block 0
 	vpxord          %ymm10, %ymm10, %ymm10
@@ -6575,7 +6575,7 @@ aesgen_gcm_dec_record_avx10_256_school:
 	add             $32, %rax
 	add             $32, %r9
 	sub             $32, %r10
-	ja              .Lgcm_dec_school_rec_aad_vector
+	ja              .Lgcm_dec_ghashschool_rec_aad_vector
 # reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
@@ -6589,7 +6589,7 @@ aesgen_gcm_dec_record_avx10_256_school:
 	vpxord          %ymm5, %ymm5, %ymm5
 	vpxord          %ymm6, %ymm6, %ymm6
 	vpxord          %ymm7, %ymm7, %ymm7
-.Lgcm_dec_school_rec_aad_done:
+.Lgcm_dec_ghashschool_rec_aad_done:
 # ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
 # from the end so that every key size runs the same last nine rounds
 	mov             240(%rdi), %eax
@@ -6610,14 +6610,14 @@ aesgen_gcm_dec_record_avx10_256_school:
 	vpxord          %xmm13, %xmm4, %xmm4
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_dec_school_rec_j0_aes128
-	{disp32} je     .Lgcm_dec_school_rec_j0_aes192
+	{disp32} jb     .Lgcm_dec_ghashschool_rec_j0_aes128
+	{disp32} je     .Lgcm_dec_ghashschool_rec_j0_aes192
 	vaesenc         -208(%r10), %xmm4, %xmm4
 	vaesenc         -192(%r10), %xmm4, %xmm4
-.Lgcm_dec_school_rec_j0_aes192:
+.Lgcm_dec_ghashschool_rec_j0_aes192:
 	vaesenc         -176(%r10), %xmm4, %xmm4
 	vaesenc         -160(%r10), %xmm4, %xmm4
-.Lgcm_dec_school_rec_j0_aes128:
+.Lgcm_dec_ghashschool_rec_j0_aes128:
 	vaesenc         -144(%r10), %xmm4, %xmm4
 	vaesenc         -128(%r10), %xmm4, %xmm4
 	vaesenc         -112(%r10), %xmm4, %xmm4
@@ -6634,10 +6634,10 @@ aesgen_gcm_dec_record_avx10_256_school:
 	vpaddd          .Lgcm_record_offsets_32(%rip), %ymm11, %ymm11 # CTR: J0 + 1, + 2, ... per lane
 	vbroadcasti32x4 .Lgcm_lane_count(%rip), %ymm12
 	test            %rcx, %rcx
-	{disp32} jz     .Lgcm_dec_school_rec_no_data
+	{disp32} jz     .Lgcm_dec_ghashschool_rec_no_data
 # bulk: whole iterations of 8 blocks, CTR and GHASH stitched
 	sub             $128, %rcx
-	{disp32} jbe    .Lgcm_dec_school_rec_tail
+	{disp32} jbe    .Lgcm_dec_ghashschool_rec_tail
 # the powers of a full iteration (H^8..H^1) into HPOW
 	vmovdqu8        640(%rdi), %ymm22
 	vmovdqu8        672(%rdi), %ymm23
@@ -6648,12 +6648,12 @@ aesgen_gcm_dec_record_avx10_256_school:
 	or              %ebx, %r11d                     # 256 if secret: always the carry path
 	vpshufb         %ymm20, %ymm11, %ymm11
 # CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
-.Lgcm_dec_school_rec_loop:
-# LLVM-MCA-BEGIN gcm_dec_school_rec_avx10_256_main_loop
+.Lgcm_dec_ghashschool_rec_loop:
+# LLVM-MCA-BEGIN gcm_dec_ghashschool_rec_avx10_256_main_loop
 # counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 # the first counter's last byte: past 246, one of them would carry
 	cmp             $247, %r11d
-	{disp32} jae    .Lgcm_dec_school_rec_main_ctr_carry # a last byte would carry: out of line
+	{disp32} jae    .Lgcm_dec_ghashschool_rec_main_ctr_carry # a last byte would carry: out of line
 	vpxord          %ymm13, %ymm11, %ymm0
 	vpaddd          .Lgcm_be_inc_32(%rip), %ymm11, %ymm1
 	vpaddd          .Lgcm_be_inc_32+32(%rip), %ymm11, %ymm2
@@ -6662,12 +6662,12 @@ aesgen_gcm_dec_record_avx10_256_school:
 	vpxord          %ymm13, %ymm1, %ymm1
 	vpxord          %ymm13, %ymm2, %ymm2
 	vpxord          %ymm13, %ymm3, %ymm3
-.Lgcm_dec_school_rec_main_ctr_done:
+.Lgcm_dec_ghashschool_rec_main_ctr_done:
 	add             $8, %r11b
 # the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_dec_school_rec_main_aes128
-	{disp32} je     .Lgcm_dec_school_rec_main_aes192
+	{disp32} jb     .Lgcm_dec_ghashschool_rec_main_aes128
+	{disp32} je     .Lgcm_dec_ghashschool_rec_main_aes192
 	vbroadcasti32x4 -208(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
@@ -6678,7 +6678,7 @@ aesgen_gcm_dec_record_avx10_256_school:
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-.Lgcm_dec_school_rec_main_aes192:
+.Lgcm_dec_ghashschool_rec_main_aes192:
 	vbroadcasti32x4 -176(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
@@ -6689,7 +6689,7 @@ aesgen_gcm_dec_record_avx10_256_school:
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-.Lgcm_dec_school_rec_main_aes128:
+.Lgcm_dec_ghashschool_rec_main_aes128:
 	vbroadcasti32x4 -144(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
@@ -6808,10 +6808,10 @@ aesgen_gcm_dec_record_avx10_256_school:
 	add             $128, %rdx
 	add             $128, %rsi
 	sub             $128, %rcx
-	ja              .Lgcm_dec_school_rec_loop
+	ja              .Lgcm_dec_ghashschool_rec_loop
 # LLVM-MCA-END
-	{disp32} jmp    .Lgcm_dec_school_rec_bulk_done
-.Lgcm_dec_school_rec_main_ctr_carry:
+	{disp32} jmp    .Lgcm_dec_ghashschool_rec_bulk_done
+.Lgcm_dec_ghashschool_rec_main_ctr_carry:
 # a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         %ymm20, %ymm11, %ymm11
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -6828,25 +6828,25 @@ aesgen_gcm_dec_record_avx10_256_school:
 	vpxord          %ymm13, %ymm2, %ymm2
 	vpxord          %ymm13, %ymm3, %ymm3
 	vpshufb         %ymm20, %ymm11, %ymm11
-	jmp             .Lgcm_dec_school_rec_main_ctr_done
-.Lgcm_dec_school_rec_bulk_done:
+	jmp             .Lgcm_dec_ghashschool_rec_main_ctr_done
+.Lgcm_dec_ghashschool_rec_bulk_done:
 	vpshufb         %ymm20, %ymm11, %ymm11
 	vpxord          %ymm5, %ymm5, %ymm5
 	vpxord          %ymm6, %ymm6, %ymm6
 	vpxord          %ymm7, %ymm7, %ymm7
 # LO/MI/HI from here on: the AAD's products, or zeros
-.Lgcm_dec_school_rec_tail:
+.Lgcm_dec_ghashschool_rec_tail:
 	add             $128, %rcx
-	{disp32} jz     .Lgcm_dec_school_rec_no_data
+	{disp32} jz     .Lgcm_dec_ghashschool_rec_no_data
 # 1..128 bytes remain: pick the final group by the number of vectors they need,
 # so that a short message runs only the AES work it needs (its vectors side by side)
 	cmp             $32, %rcx
-	{disp32} jbe    .Lgcm_dec_school_rec_final1
+	{disp32} jbe    .Lgcm_dec_ghashschool_rec_final1
 	cmp             $64, %rcx
-	{disp32} jbe    .Lgcm_dec_school_rec_final2
+	{disp32} jbe    .Lgcm_dec_ghashschool_rec_final2
 	cmp             $96, %rcx
-	{disp32} jbe    .Lgcm_dec_school_rec_final3
-.Lgcm_dec_school_rec_final4:
+	{disp32} jbe    .Lgcm_dec_ghashschool_rec_final3
+.Lgcm_dec_ghashschool_rec_final4:
 # the last 4 vectors (1..128 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             15(%rcx), %r11
 	and             $-16, %r11                      # 16 x the block count
@@ -6877,8 +6877,8 @@ aesgen_gcm_dec_record_avx10_256_school:
 	vpxord          %ymm13, %ymm3, %ymm3
 # the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_dec_school_rec_final4_aes128
-	{disp32} je     .Lgcm_dec_school_rec_final4_aes192
+	{disp32} jb     .Lgcm_dec_ghashschool_rec_final4_aes128
+	{disp32} je     .Lgcm_dec_ghashschool_rec_final4_aes192
 	vbroadcasti32x4 -208(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
@@ -6889,7 +6889,7 @@ aesgen_gcm_dec_record_avx10_256_school:
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-.Lgcm_dec_school_rec_final4_aes192:
+.Lgcm_dec_ghashschool_rec_final4_aes192:
 	vbroadcasti32x4 -176(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
@@ -6900,7 +6900,7 @@ aesgen_gcm_dec_record_avx10_256_school:
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-.Lgcm_dec_school_rec_final4_aes128:
+.Lgcm_dec_ghashschool_rec_final4_aes128:
 	vbroadcasti32x4 -144(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
@@ -7020,8 +7020,8 @@ aesgen_gcm_dec_record_avx10_256_school:
 	vpxord          %ymm14, %ymm8, %ymm8
 	vaesenclast     %ymm8, %ymm3, %ymm3
 	vmovdqu8        %ymm3, 96(%rsi){%k1}
-	{disp32} jmp    .Lgcm_dec_school_rec_tag
-.Lgcm_dec_school_rec_final3:
+	{disp32} jmp    .Lgcm_dec_ghashschool_rec_tag
+.Lgcm_dec_ghashschool_rec_final3:
 # the last 3 vectors (1..96 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             15(%rcx), %r11
 	and             $-16, %r11                      # 16 x the block count
@@ -7048,8 +7048,8 @@ aesgen_gcm_dec_record_avx10_256_school:
 	vpxord          %ymm13, %ymm2, %ymm2
 # the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_dec_school_rec_final3_aes128
-	{disp32} je     .Lgcm_dec_school_rec_final3_aes192
+	{disp32} jb     .Lgcm_dec_ghashschool_rec_final3_aes128
+	{disp32} je     .Lgcm_dec_ghashschool_rec_final3_aes192
 	vbroadcasti32x4 -208(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
@@ -7058,7 +7058,7 @@ aesgen_gcm_dec_record_avx10_256_school:
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
-.Lgcm_dec_school_rec_final3_aes192:
+.Lgcm_dec_ghashschool_rec_final3_aes192:
 	vbroadcasti32x4 -176(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
@@ -7067,7 +7067,7 @@ aesgen_gcm_dec_record_avx10_256_school:
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
-.Lgcm_dec_school_rec_final3_aes128:
+.Lgcm_dec_ghashschool_rec_final3_aes128:
 	vbroadcasti32x4 -144(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
@@ -7166,8 +7166,8 @@ aesgen_gcm_dec_record_avx10_256_school:
 	vpxord          %ymm14, %ymm8, %ymm8
 	vaesenclast     %ymm8, %ymm2, %ymm2
 	vmovdqu8        %ymm2, 64(%rsi){%k1}
-	{disp32} jmp    .Lgcm_dec_school_rec_tag
-.Lgcm_dec_school_rec_final2:
+	{disp32} jmp    .Lgcm_dec_ghashschool_rec_tag
+.Lgcm_dec_ghashschool_rec_final2:
 # the last 2 vectors (1..64 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             15(%rcx), %r11
 	and             $-16, %r11                      # 16 x the block count
@@ -7190,22 +7190,22 @@ aesgen_gcm_dec_record_avx10_256_school:
 	vpxord          %ymm13, %ymm1, %ymm1
 # the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_dec_school_rec_final2_aes128
-	{disp32} je     .Lgcm_dec_school_rec_final2_aes192
+	{disp32} jb     .Lgcm_dec_ghashschool_rec_final2_aes128
+	{disp32} je     .Lgcm_dec_ghashschool_rec_final2_aes192
 	vbroadcasti32x4 -208(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vbroadcasti32x4 -192(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
-.Lgcm_dec_school_rec_final2_aes192:
+.Lgcm_dec_ghashschool_rec_final2_aes192:
 	vbroadcasti32x4 -176(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vbroadcasti32x4 -160(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
-.Lgcm_dec_school_rec_final2_aes128:
+.Lgcm_dec_ghashschool_rec_final2_aes128:
 	vbroadcasti32x4 -144(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
@@ -7283,8 +7283,8 @@ aesgen_gcm_dec_record_avx10_256_school:
 	vpxord          %ymm14, %ymm8, %ymm8
 	vaesenclast     %ymm8, %ymm1, %ymm1
 	vmovdqu8        %ymm1, 32(%rsi){%k1}
-	{disp32} jmp    .Lgcm_dec_school_rec_tag
-.Lgcm_dec_school_rec_final1:
+	{disp32} jmp    .Lgcm_dec_ghashschool_rec_tag
+.Lgcm_dec_ghashschool_rec_final1:
 # the last 1 vector (1..32 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             15(%rcx), %r11
 	and             $-16, %r11                      # 16 x the block count
@@ -7302,18 +7302,18 @@ aesgen_gcm_dec_record_avx10_256_school:
 	vpxord          %ymm13, %ymm0, %ymm0
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_dec_school_rec_final1_aes128
-	{disp32} je     .Lgcm_dec_school_rec_final1_aes192
+	{disp32} jb     .Lgcm_dec_ghashschool_rec_final1_aes128
+	{disp32} je     .Lgcm_dec_ghashschool_rec_final1_aes192
 	vbroadcasti32x4 -208(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vbroadcasti32x4 -192(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
-.Lgcm_dec_school_rec_final1_aes192:
+.Lgcm_dec_ghashschool_rec_final1_aes192:
 	vbroadcasti32x4 -176(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vbroadcasti32x4 -160(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
-.Lgcm_dec_school_rec_final1_aes128:
+.Lgcm_dec_ghashschool_rec_final1_aes128:
 	vbroadcasti32x4 -144(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 # GHASH step 0: the products of vector 0
@@ -7369,8 +7369,8 @@ aesgen_gcm_dec_record_avx10_256_school:
 	vpxord          %ymm14, %ymm8, %ymm8
 	vaesenclast     %ymm8, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi){%k1}
-	{disp32} jmp    .Lgcm_dec_school_rec_tag
-.Lgcm_dec_school_rec_no_data:
+	{disp32} jmp    .Lgcm_dec_ghashschool_rec_tag
+.Lgcm_dec_ghashschool_rec_no_data:
 # no text left: the lengths block alone joins the sum
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpxord          %xmm10, %xmm4, %xmm4
@@ -7391,7 +7391,7 @@ aesgen_gcm_dec_record_avx10_256_school:
 # ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-.Lgcm_dec_school_rec_tag:
+.Lgcm_dec_ghashschool_rec_tag:
 # tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)
 	vpshufb         %xmm20, %xmm10, %xmm10
 	vpxord          48(%r8), %xmm10, %xmm10
@@ -7403,4 +7403,4 @@ aesgen_gcm_dec_record_avx10_256_school:
 	.cfi_restore %rbx
 	ret
 	.cfi_endproc
-	.size	aesgen_gcm_dec_record_avx10_256_school, . - aesgen_gcm_dec_record_avx10_256_school
+	.size	aesgen_gcm_dec_record_avx10_256_ghashschool, . - aesgen_gcm_dec_record_avx10_256_ghashschool

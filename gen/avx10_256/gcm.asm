@@ -3,7 +3,7 @@
 ; mode: gcm (GCM: GHASH and CTR (inc32) with GHASH, one pass (SP 800-38D))
 ; isa:  avx10_256 (VAES on ymm, EVEX, 32 registers and opmasks); abi: sysv
 ; knobs: GHASH=karatsuba KEYS=reg TAIL=4 UNROLL=4
-; also: the functions with GHASH=school, named <symbol>_school (the runtime picks a set by CPU)
+; variant _ghashschool: GHASH=school (for sapphirerapids; generator/tuning.json), named <symbol>_ghashschool
 ; regenerate: python3 -m generator gen --isa avx10_256 --mode gcm GHASH=karatsuba KEYS=reg TAIL=4 UNROLL=4
 ;   (or: make gen ISA=avx10_256 MODE=gcm GHASH=karatsuba KEYS=reg TAIL=4 UNROLL=4)
 ; The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
@@ -3806,9 +3806,9 @@ L.gcm_record_offsets_32:
 	db 'GNU', 0
 	dd 0xc0000002, 0x4, 0x3, 0x0
 
-; GCM for avx10_256, the functions with GHASH=school (suffix _school).
+; GCM for avx10_256, the functions with GHASH=school (suffix _ghashschool).
 
-; int aesgen_gcm_ghash_avx10_256_school(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data, size_t len);
+; int aesgen_gcm_ghash_avx10_256_ghashschool(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data, size_t len);
 ;   len a multiple of 16
 ;
 ; acc = (...((acc + B0)*H + B1)*H ...)*H over the blocks: 8 blocks per iteration are
@@ -3820,23 +3820,23 @@ L.gcm_record_offsets_32:
 ;                     GFPOLY=ymm21, HPOW0=ymm22, HPOW1=ymm23, HPOW2=ymm24, HPOW3=ymm25
 	section .text
 	align 32, db 0xcc
-	global aesgen_gcm_ghash_avx10_256_school:function hidden
-aesgen_gcm_ghash_avx10_256_school:
+	global aesgen_gcm_ghash_avx10_256_ghashschool:function hidden
+aesgen_gcm_ghash_avx10_256_ghashschool:
 	endbr64
 	vmovdqu8        xmm10, oword [rsi]
 	test            rcx, rcx
-	jz              near L.gcm_ghash_school_store
+	jz              near L.gcm_ghash_ghashschool_store
 ; the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti32x4 ymm20, oword [rel L.gcm_bswap_mask_16]
 	vbroadcasti32x4 ymm21, oword [rel L.gcm_gfpoly_16]
 	sub             rcx, 128
-	jb              near L.gcm_ghash_school_tail
+	jb              near L.gcm_ghash_ghashschool_tail
 ; the powers of a full iteration (H^8..H^1) into HPOW
 	vmovdqu8        ymm22, yword [rdi + 640]
 	vmovdqu8        ymm23, yword [rdi + 672]
 	vmovdqu8        ymm24, yword [rdi + 704]
 	vmovdqu8        ymm25, yword [rdi + 736]
-L.gcm_ghash_school_loop:
+L.gcm_ghash_ghashschool_loop:
 	vmovdqu8        ymm0, yword [rdx]
 	vmovdqu8        ymm1, yword [rdx + 32]
 	vmovdqu8        ymm2, yword [rdx + 64]
@@ -3892,27 +3892,27 @@ L.gcm_ghash_school_loop:
 	vpxord          xmm10, xmm7, xmm8
 	add             rdx, 128
 	sub             rcx, 128
-	jae             L.gcm_ghash_school_loop
-L.gcm_ghash_school_tail:
+	jae             L.gcm_ghash_ghashschool_loop
+L.gcm_ghash_ghashschool_tail:
 	add             rcx, 128
-	jz              near L.gcm_ghash_school_store
+	jz              near L.gcm_ghash_ghashschool_store
 ; GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
 	lea             r10, [rdi + 768]
 	sub             r10, rcx
 	vpxord          ymm5, ymm5, ymm5
 	vpxord          ymm6, ymm6, ymm6
 	vpxord          ymm7, ymm7, ymm7
-L.gcm_ghash_school_tail_vector:
+L.gcm_ghash_ghashschool_tail_vector:
 	cmp             rcx, 32
-	jb              near L.gcm_ghash_school_tail_load_part
+	jb              near L.gcm_ghash_ghashschool_tail_load_part
 	vmovdqu8        ymm4, [rdx]
-	jmp             near L.gcm_ghash_school_tail_loaded
-L.gcm_ghash_school_tail_load_part:
+	jmp             near L.gcm_ghash_ghashschool_tail_loaded
+L.gcm_ghash_ghashschool_tail_load_part:
 	mov             rax, -1
 	bzhi            rax, rax, rcx                   ; k1: the bytes that remain
 	kmovd           k1, eax
 	vmovdqu8        ymm4{k1}{z}, [rdx]
-L.gcm_ghash_school_tail_loaded:
+L.gcm_ghash_ghashschool_tail_loaded:
 	vpshufb         ymm4, ymm4, ymm20
 	vpxord          ymm4, ymm4, ymm10               ; the running hash joins block 0
 	vpxord          ymm10, ymm10, ymm10
@@ -3926,7 +3926,7 @@ L.gcm_ghash_school_tail_loaded:
 	add             rdx, 32
 	add             r10, 32
 	sub             rcx, 32
-	ja              L.gcm_ghash_school_tail_vector
+	ja              L.gcm_ghash_ghashschool_tail_vector
 ; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
@@ -3937,13 +3937,13 @@ L.gcm_ghash_school_tail_loaded:
 ; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-L.gcm_ghash_school_store:
+L.gcm_ghash_ghashschool_store:
 	vmovdqu8        oword [rsi], xmm10
 	xor             eax, eax
 	vzeroupper
 	ret
 
-; int aesgen_gcm_enc_update_avx10_256_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
+; int aesgen_gcm_enc_update_avx10_256_ghashschool(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
 ;   len % 16 == 0
 ;
 ; Encrypts with CTR (inc32 on the counter block's last 4 bytes) and hashes the
@@ -3965,8 +3965,8 @@ L.gcm_ghash_school_store:
 ; Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	section .text
 	align 32, db 0xcc
-	global aesgen_gcm_enc_update_avx10_256_school:function hidden
-aesgen_gcm_enc_update_avx10_256_school:
+	global aesgen_gcm_enc_update_avx10_256_ghashschool:function hidden
+aesgen_gcm_enc_update_avx10_256_ghashschool:
 	endbr64
 	push            rbx
 	sub             rsp, 16
@@ -3974,7 +3974,7 @@ aesgen_gcm_enc_update_avx10_256_school:
 	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
 	btr             rcx, 63                         ; the length without the flag
 	test            rcx, rcx
-	jz              near L.gcm_enc_school_return
+	jz              near L.gcm_enc_ghashschool_return
 ; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
 ; from the end so that every key size runs the same last nine rounds
 	mov             eax, dword [rdi + 240]
@@ -4001,7 +4001,7 @@ aesgen_gcm_enc_update_avx10_256_school:
 	vbroadcasti32x4 ymm12, oword [rel L.gcm_lane_count]
 ; bulk: whole iterations of 8 blocks, CTR and GHASH stitched
 	sub             rcx, 128
-	jb              near L.gcm_enc_school_tail
+	jb              near L.gcm_enc_ghashschool_tail
 ; the powers of a full iteration (H^8..H^1) into HPOW
 	vmovdqu8        ymm22, yword [rdi + 640]
 	vmovdqu8        ymm23, yword [rdi + 672]
@@ -4016,7 +4016,7 @@ aesgen_gcm_enc_update_avx10_256_school:
 ; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 ; the first counter's last byte: past 246, one of them would carry
 	cmp             r11d, 247
-	jae             near L.gcm_enc_school_first_ctr_carry ; a last byte would carry: out of line
+	jae             near L.gcm_enc_ghashschool_first_ctr_carry ; a last byte would carry: out of line
 	vpxord          ymm0, ymm11, ymm13
 	vpaddd          ymm1, ymm11, yword [rel L.gcm_be_inc_32]
 	vpaddd          ymm2, ymm11, yword [rel L.gcm_be_inc_32 + 32]
@@ -4025,12 +4025,12 @@ aesgen_gcm_enc_update_avx10_256_school:
 	vpxord          ymm1, ymm1, ymm13
 	vpxord          ymm2, ymm2, ymm13
 	vpxord          ymm3, ymm3, ymm13
-L.gcm_enc_school_first_ctr_done:
+L.gcm_enc_ghashschool_first_ctr_done:
 	add             r11b, 8
 ; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.gcm_enc_school_first_aes128
-	je              near L.gcm_enc_school_first_aes192
+	jb              near L.gcm_enc_ghashschool_first_aes128
+	je              near L.gcm_enc_ghashschool_first_aes192
 	vbroadcasti32x4 ymm15, oword [r10 - 208]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
@@ -4041,7 +4041,7 @@ L.gcm_enc_school_first_ctr_done:
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-L.gcm_enc_school_first_aes192:
+L.gcm_enc_ghashschool_first_aes192:
 	vbroadcasti32x4 ymm15, oword [r10 - 176]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
@@ -4052,7 +4052,7 @@ L.gcm_enc_school_first_aes192:
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-L.gcm_enc_school_first_aes128:
+L.gcm_enc_ghashschool_first_aes128:
 	vbroadcasti32x4 ymm15, oword [r10 - 144]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
@@ -4108,13 +4108,13 @@ L.gcm_enc_school_first_aes128:
 	add             rdx, 128
 	add             rsi, 128
 	sub             rcx, 128
-	jb              near L.gcm_enc_school_hash_last
-L.gcm_enc_school_loop:
-; LLVM-MCA-BEGIN gcm_enc_school_avx10_256_main_loop
+	jb              near L.gcm_enc_ghashschool_hash_last
+L.gcm_enc_ghashschool_loop:
+; LLVM-MCA-BEGIN gcm_enc_ghashschool_avx10_256_main_loop
 ; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 ; the first counter's last byte: past 246, one of them would carry
 	cmp             r11d, 247
-	jae             near L.gcm_enc_school_main_ctr_carry ; a last byte would carry: out of line
+	jae             near L.gcm_enc_ghashschool_main_ctr_carry ; a last byte would carry: out of line
 	vpxord          ymm0, ymm11, ymm13
 	vpaddd          ymm1, ymm11, yword [rel L.gcm_be_inc_32]
 	vpaddd          ymm2, ymm11, yword [rel L.gcm_be_inc_32 + 32]
@@ -4123,12 +4123,12 @@ L.gcm_enc_school_loop:
 	vpxord          ymm1, ymm1, ymm13
 	vpxord          ymm2, ymm2, ymm13
 	vpxord          ymm3, ymm3, ymm13
-L.gcm_enc_school_main_ctr_done:
+L.gcm_enc_ghashschool_main_ctr_done:
 	add             r11b, 8
 ; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.gcm_enc_school_main_aes128
-	je              near L.gcm_enc_school_main_aes192
+	jb              near L.gcm_enc_ghashschool_main_aes128
+	je              near L.gcm_enc_ghashschool_main_aes192
 	vbroadcasti32x4 ymm15, oword [r10 - 208]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
@@ -4139,7 +4139,7 @@ L.gcm_enc_school_main_ctr_done:
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-L.gcm_enc_school_main_aes192:
+L.gcm_enc_ghashschool_main_aes192:
 	vbroadcasti32x4 ymm15, oword [r10 - 176]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
@@ -4150,7 +4150,7 @@ L.gcm_enc_school_main_aes192:
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-L.gcm_enc_school_main_aes128:
+L.gcm_enc_ghashschool_main_aes128:
 	vbroadcasti32x4 ymm15, oword [r10 - 144]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
@@ -4264,9 +4264,9 @@ L.gcm_enc_school_main_aes128:
 	add             rdx, 128
 	add             rsi, 128
 	sub             rcx, 128
-	jae             L.gcm_enc_school_loop
+	jae             L.gcm_enc_ghashschool_loop
 ; LLVM-MCA-END
-L.gcm_enc_school_hash_last:
+L.gcm_enc_ghashschool_hash_last:
 ; the GHASH of the last iteration's ciphertext, still in GD
 ; GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         ymm16, ymm16, ymm20
@@ -4317,8 +4317,8 @@ L.gcm_enc_school_hash_last:
 ; GHASH step 11: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-	jmp             near L.gcm_enc_school_bulk_done
-L.gcm_enc_school_first_ctr_carry:
+	jmp             near L.gcm_enc_ghashschool_bulk_done
+L.gcm_enc_ghashschool_first_ctr_carry:
 ; a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         ymm11, ymm11, ymm20
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -4335,8 +4335,8 @@ L.gcm_enc_school_first_ctr_carry:
 	vpxord          ymm2, ymm2, ymm13
 	vpxord          ymm3, ymm3, ymm13
 	vpshufb         ymm11, ymm11, ymm20
-	jmp             L.gcm_enc_school_first_ctr_done
-L.gcm_enc_school_main_ctr_carry:
+	jmp             L.gcm_enc_ghashschool_first_ctr_done
+L.gcm_enc_ghashschool_main_ctr_carry:
 ; a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         ymm11, ymm11, ymm20
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -4353,28 +4353,28 @@ L.gcm_enc_school_main_ctr_carry:
 	vpxord          ymm2, ymm2, ymm13
 	vpxord          ymm3, ymm3, ymm13
 	vpshufb         ymm11, ymm11, ymm20
-	jmp             L.gcm_enc_school_main_ctr_done
-L.gcm_enc_school_bulk_done:
+	jmp             L.gcm_enc_ghashschool_main_ctr_done
+L.gcm_enc_ghashschool_bulk_done:
 	vpshufb         ymm11, ymm11, ymm20
-L.gcm_enc_school_tail:
+L.gcm_enc_ghashschool_tail:
 ; what the bulk loop left: LEN + 128 = 0..112 bytes of whole blocks
 	add             rcx, 128
-	jz              near L.gcm_enc_school_store
+	jz              near L.gcm_enc_ghashschool_store
 ; CTR first, then GHASH of the ciphertext it wrote: the CTR pass advances DST and
 ; LEN, so their start waits in the stack slots for the GHASH pass
 	mov             qword [rsp], rsi
 	mov             qword [rsp + 8], rcx
 
-L.gcm_enc_school_final:
+L.gcm_enc_ghashschool_final:
 ; 1..128 bytes remain: pick the final group by the number of vectors they need,
 ; so that a short message runs only the AES work it needs (its vectors side by side)
 	cmp             rcx, 32
-	jbe             near L.gcm_enc_school_final1
+	jbe             near L.gcm_enc_ghashschool_final1
 	cmp             rcx, 64
-	jbe             near L.gcm_enc_school_final2
+	jbe             near L.gcm_enc_ghashschool_final2
 	cmp             rcx, 96
-	jbe             near L.gcm_enc_school_final3
-L.gcm_enc_school_final4:
+	jbe             near L.gcm_enc_ghashschool_final3
+L.gcm_enc_ghashschool_final4:
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
@@ -4390,8 +4390,8 @@ L.gcm_enc_school_final4:
 	vpxord          ymm3, ymm3, ymm13
 ; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.gcm_enc_school_final4_aes128
-	je              near L.gcm_enc_school_final4_aes192
+	jb              near L.gcm_enc_ghashschool_final4_aes128
+	je              near L.gcm_enc_ghashschool_final4_aes192
 	vbroadcasti32x4 ymm15, oword [r10 - 208]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
@@ -4402,7 +4402,7 @@ L.gcm_enc_school_final4:
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-L.gcm_enc_school_final4_aes192:
+L.gcm_enc_ghashschool_final4_aes192:
 	vbroadcasti32x4 ymm15, oword [r10 - 176]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
@@ -4413,7 +4413,7 @@ L.gcm_enc_school_final4_aes192:
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-L.gcm_enc_school_final4_aes128:
+L.gcm_enc_ghashschool_final4_aes128:
 	vbroadcasti32x4 ymm15, oword [r10 - 144]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
@@ -4476,8 +4476,8 @@ L.gcm_enc_school_final4_aes128:
 	vpxord          ymm8, ymm8, ymm14
 	vaesenclast     ymm3, ymm3, ymm8
 	vmovdqu8        [rsi]{k1}, ymm3
-	jmp             near L.gcm_enc_school_tail_crypted
-L.gcm_enc_school_final3:
+	jmp             near L.gcm_enc_ghashschool_tail_crypted
+L.gcm_enc_ghashschool_final3:
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
@@ -4490,8 +4490,8 @@ L.gcm_enc_school_final3:
 	vpxord          ymm2, ymm2, ymm13
 ; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.gcm_enc_school_final3_aes128
-	je              near L.gcm_enc_school_final3_aes192
+	jb              near L.gcm_enc_ghashschool_final3_aes128
+	je              near L.gcm_enc_ghashschool_final3_aes192
 	vbroadcasti32x4 ymm15, oword [r10 - 208]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
@@ -4500,7 +4500,7 @@ L.gcm_enc_school_final3:
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
-L.gcm_enc_school_final3_aes192:
+L.gcm_enc_ghashschool_final3_aes192:
 	vbroadcasti32x4 ymm15, oword [r10 - 176]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
@@ -4509,7 +4509,7 @@ L.gcm_enc_school_final3_aes192:
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
-L.gcm_enc_school_final3_aes128:
+L.gcm_enc_ghashschool_final3_aes128:
 	vbroadcasti32x4 ymm15, oword [r10 - 144]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
@@ -4560,8 +4560,8 @@ L.gcm_enc_school_final3_aes128:
 	vpxord          ymm8, ymm8, ymm14
 	vaesenclast     ymm2, ymm2, ymm8
 	vmovdqu8        [rsi]{k1}, ymm2
-	jmp             near L.gcm_enc_school_tail_crypted
-L.gcm_enc_school_final2:
+	jmp             near L.gcm_enc_ghashschool_tail_crypted
+L.gcm_enc_ghashschool_final2:
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
@@ -4571,22 +4571,22 @@ L.gcm_enc_school_final2:
 	vpxord          ymm1, ymm1, ymm13
 ; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.gcm_enc_school_final2_aes128
-	je              near L.gcm_enc_school_final2_aes192
+	jb              near L.gcm_enc_ghashschool_final2_aes128
+	je              near L.gcm_enc_ghashschool_final2_aes192
 	vbroadcasti32x4 ymm15, oword [r10 - 208]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vbroadcasti32x4 ymm15, oword [r10 - 192]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
-L.gcm_enc_school_final2_aes192:
+L.gcm_enc_ghashschool_final2_aes192:
 	vbroadcasti32x4 ymm15, oword [r10 - 176]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vbroadcasti32x4 ymm15, oword [r10 - 160]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
-L.gcm_enc_school_final2_aes128:
+L.gcm_enc_ghashschool_final2_aes128:
 	vbroadcasti32x4 ymm15, oword [r10 - 144]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
@@ -4625,26 +4625,26 @@ L.gcm_enc_school_final2_aes128:
 	vpxord          ymm8, ymm8, ymm14
 	vaesenclast     ymm1, ymm1, ymm8
 	vmovdqu8        [rsi]{k1}, ymm1
-	jmp             near L.gcm_enc_school_tail_crypted
-L.gcm_enc_school_final1:
+	jmp             near L.gcm_enc_ghashschool_tail_crypted
+L.gcm_enc_ghashschool_final1:
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpxord          ymm0, ymm0, ymm13
 ; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.gcm_enc_school_final1_aes128
-	je              near L.gcm_enc_school_final1_aes192
+	jb              near L.gcm_enc_ghashschool_final1_aes128
+	je              near L.gcm_enc_ghashschool_final1_aes192
 	vbroadcasti32x4 ymm15, oword [r10 - 208]
 	vaesenc         ymm0, ymm0, ymm15
 	vbroadcasti32x4 ymm15, oword [r10 - 192]
 	vaesenc         ymm0, ymm0, ymm15
-L.gcm_enc_school_final1_aes192:
+L.gcm_enc_ghashschool_final1_aes192:
 	vbroadcasti32x4 ymm15, oword [r10 - 176]
 	vaesenc         ymm0, ymm0, ymm15
 	vbroadcasti32x4 ymm15, oword [r10 - 160]
 	vaesenc         ymm0, ymm0, ymm15
-L.gcm_enc_school_final1_aes128:
+L.gcm_enc_ghashschool_final1_aes128:
 	vbroadcasti32x4 ymm15, oword [r10 - 144]
 	vaesenc         ymm0, ymm0, ymm15
 	vbroadcasti32x4 ymm15, oword [r10 - 128]
@@ -4666,8 +4666,8 @@ L.gcm_enc_school_final1_aes128:
 	vpxord          ymm8, ymm8, ymm14
 	vaesenclast     ymm0, ymm0, ymm8
 	vmovdqu8        [rsi]{k1}, ymm0
-	jmp             near L.gcm_enc_school_tail_crypted
-L.gcm_enc_school_tail_crypted:
+	jmp             near L.gcm_enc_ghashschool_tail_crypted
+L.gcm_enc_ghashschool_tail_crypted:
 	mov             rdx, qword [rsp]                ; hash the ciphertext just written
 	mov             rcx, qword [rsp + 8]
 ; GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
@@ -4676,17 +4676,17 @@ L.gcm_enc_school_tail_crypted:
 	vpxord          ymm5, ymm5, ymm5
 	vpxord          ymm6, ymm6, ymm6
 	vpxord          ymm7, ymm7, ymm7
-L.gcm_enc_school_ghash_vector:
+L.gcm_enc_ghashschool_ghash_vector:
 	cmp             rcx, 32
-	jb              near L.gcm_enc_school_ghash_load_part
+	jb              near L.gcm_enc_ghashschool_ghash_load_part
 	vmovdqu8        ymm4, [rdx]
-	jmp             near L.gcm_enc_school_ghash_loaded
-L.gcm_enc_school_ghash_load_part:
+	jmp             near L.gcm_enc_ghashschool_ghash_loaded
+L.gcm_enc_ghashschool_ghash_load_part:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; k1: the bytes that remain
 	kmovd           k1, r11d
 	vmovdqu8        ymm4{k1}{z}, [rdx]
-L.gcm_enc_school_ghash_loaded:
+L.gcm_enc_ghashschool_ghash_loaded:
 	vpshufb         ymm4, ymm4, ymm20
 	vpxord          ymm4, ymm4, ymm10               ; the running hash joins block 0
 	vpxord          ymm10, ymm10, ymm10
@@ -4700,7 +4700,7 @@ L.gcm_enc_school_ghash_loaded:
 	add             rdx, 32
 	add             r8, 32
 	sub             rcx, 32
-	ja              L.gcm_enc_school_ghash_vector
+	ja              L.gcm_enc_ghashschool_ghash_vector
 ; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
@@ -4711,16 +4711,16 @@ L.gcm_enc_school_ghash_loaded:
 ; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-L.gcm_enc_school_store:
+L.gcm_enc_ghashschool_store:
 	vmovdqu8        oword [r9], xmm10
-L.gcm_enc_school_return:
+L.gcm_enc_ghashschool_return:
 	xor             eax, eax
 	vzeroupper
 	add             rsp, 16
 	pop             rbx
 	ret
 
-; int aesgen_gcm_dec_update_avx10_256_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
+; int aesgen_gcm_dec_update_avx10_256_ghashschool(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
 ;   len % 16 == 0
 ;
 ; Decrypts with CTR (inc32 on the counter block's last 4 bytes) and hashes the
@@ -4742,8 +4742,8 @@ L.gcm_enc_school_return:
 ; Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	section .text
 	align 32, db 0xcc
-	global aesgen_gcm_dec_update_avx10_256_school:function hidden
-aesgen_gcm_dec_update_avx10_256_school:
+	global aesgen_gcm_dec_update_avx10_256_ghashschool:function hidden
+aesgen_gcm_dec_update_avx10_256_ghashschool:
 	endbr64
 	push            rbx
 	sub             rsp, 16
@@ -4751,7 +4751,7 @@ aesgen_gcm_dec_update_avx10_256_school:
 	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
 	btr             rcx, 63                         ; the length without the flag
 	test            rcx, rcx
-	jz              near L.gcm_dec_school_return
+	jz              near L.gcm_dec_ghashschool_return
 ; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
 ; from the end so that every key size runs the same last nine rounds
 	mov             eax, dword [rdi + 240]
@@ -4778,7 +4778,7 @@ aesgen_gcm_dec_update_avx10_256_school:
 	vbroadcasti32x4 ymm12, oword [rel L.gcm_lane_count]
 ; bulk: whole iterations of 8 blocks, CTR and GHASH stitched
 	sub             rcx, 128
-	jb              near L.gcm_dec_school_tail
+	jb              near L.gcm_dec_ghashschool_tail
 ; the powers of a full iteration (H^8..H^1) into HPOW
 	vmovdqu8        ymm22, yword [rdi + 640]
 	vmovdqu8        ymm23, yword [rdi + 672]
@@ -4789,12 +4789,12 @@ aesgen_gcm_dec_update_avx10_256_school:
 	or              r11d, ebx                       ; 256 if secret: always the carry path
 	vpshufb         ymm11, ymm11, ymm20
 ; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
-L.gcm_dec_school_loop:
-; LLVM-MCA-BEGIN gcm_dec_school_avx10_256_main_loop
+L.gcm_dec_ghashschool_loop:
+; LLVM-MCA-BEGIN gcm_dec_ghashschool_avx10_256_main_loop
 ; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 ; the first counter's last byte: past 246, one of them would carry
 	cmp             r11d, 247
-	jae             near L.gcm_dec_school_main_ctr_carry ; a last byte would carry: out of line
+	jae             near L.gcm_dec_ghashschool_main_ctr_carry ; a last byte would carry: out of line
 	vpxord          ymm0, ymm11, ymm13
 	vpaddd          ymm1, ymm11, yword [rel L.gcm_be_inc_32]
 	vpaddd          ymm2, ymm11, yword [rel L.gcm_be_inc_32 + 32]
@@ -4803,12 +4803,12 @@ L.gcm_dec_school_loop:
 	vpxord          ymm1, ymm1, ymm13
 	vpxord          ymm2, ymm2, ymm13
 	vpxord          ymm3, ymm3, ymm13
-L.gcm_dec_school_main_ctr_done:
+L.gcm_dec_ghashschool_main_ctr_done:
 	add             r11b, 8
 ; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.gcm_dec_school_main_aes128
-	je              near L.gcm_dec_school_main_aes192
+	jb              near L.gcm_dec_ghashschool_main_aes128
+	je              near L.gcm_dec_ghashschool_main_aes192
 	vbroadcasti32x4 ymm15, oword [r10 - 208]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
@@ -4819,7 +4819,7 @@ L.gcm_dec_school_main_ctr_done:
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-L.gcm_dec_school_main_aes192:
+L.gcm_dec_ghashschool_main_aes192:
 	vbroadcasti32x4 ymm15, oword [r10 - 176]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
@@ -4830,7 +4830,7 @@ L.gcm_dec_school_main_aes192:
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-L.gcm_dec_school_main_aes128:
+L.gcm_dec_ghashschool_main_aes128:
 	vbroadcasti32x4 ymm15, oword [r10 - 144]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
@@ -4949,10 +4949,10 @@ L.gcm_dec_school_main_aes128:
 	add             rdx, 128
 	add             rsi, 128
 	sub             rcx, 128
-	jae             L.gcm_dec_school_loop
+	jae             L.gcm_dec_ghashschool_loop
 ; LLVM-MCA-END
-	jmp             near L.gcm_dec_school_bulk_done
-L.gcm_dec_school_main_ctr_carry:
+	jmp             near L.gcm_dec_ghashschool_bulk_done
+L.gcm_dec_ghashschool_main_ctr_carry:
 ; a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         ymm11, ymm11, ymm20
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -4969,13 +4969,13 @@ L.gcm_dec_school_main_ctr_carry:
 	vpxord          ymm2, ymm2, ymm13
 	vpxord          ymm3, ymm3, ymm13
 	vpshufb         ymm11, ymm11, ymm20
-	jmp             L.gcm_dec_school_main_ctr_done
-L.gcm_dec_school_bulk_done:
+	jmp             L.gcm_dec_ghashschool_main_ctr_done
+L.gcm_dec_ghashschool_bulk_done:
 	vpshufb         ymm11, ymm11, ymm20
-L.gcm_dec_school_tail:
+L.gcm_dec_ghashschool_tail:
 ; what the bulk loop left: LEN + 128 = 0..112 bytes of whole blocks
 	add             rcx, 128
-	jz              near L.gcm_dec_school_store
+	jz              near L.gcm_dec_ghashschool_store
 ; GHASH of the ciphertext first (it may be overwritten in place), then CTR: the
 ; GHASH pass advances SRC and LEN, so their start waits in the stack slots
 	mov             qword [rsp], rdx
@@ -4986,17 +4986,17 @@ L.gcm_dec_school_tail:
 	vpxord          ymm5, ymm5, ymm5
 	vpxord          ymm6, ymm6, ymm6
 	vpxord          ymm7, ymm7, ymm7
-L.gcm_dec_school_ghash_vector:
+L.gcm_dec_ghashschool_ghash_vector:
 	cmp             rcx, 32
-	jb              near L.gcm_dec_school_ghash_load_part
+	jb              near L.gcm_dec_ghashschool_ghash_load_part
 	vmovdqu8        ymm4, [rdx]
-	jmp             near L.gcm_dec_school_ghash_loaded
-L.gcm_dec_school_ghash_load_part:
+	jmp             near L.gcm_dec_ghashschool_ghash_loaded
+L.gcm_dec_ghashschool_ghash_load_part:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; k1: the bytes that remain
 	kmovd           k1, r11d
 	vmovdqu8        ymm4{k1}{z}, [rdx]
-L.gcm_dec_school_ghash_loaded:
+L.gcm_dec_ghashschool_ghash_loaded:
 	vpshufb         ymm4, ymm4, ymm20
 	vpxord          ymm4, ymm4, ymm10               ; the running hash joins block 0
 	vpxord          ymm10, ymm10, ymm10
@@ -5010,7 +5010,7 @@ L.gcm_dec_school_ghash_loaded:
 	add             rdx, 32
 	add             r8, 32
 	sub             rcx, 32
-	ja              L.gcm_dec_school_ghash_vector
+	ja              L.gcm_dec_ghashschool_ghash_vector
 ; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
@@ -5024,16 +5024,16 @@ L.gcm_dec_school_ghash_loaded:
 	mov             rcx, qword [rsp + 8]
 	mov             rdx, qword [rsp]
 
-L.gcm_dec_school_final:
+L.gcm_dec_ghashschool_final:
 ; 1..128 bytes remain: pick the final group by the number of vectors they need,
 ; so that a short message runs only the AES work it needs (its vectors side by side)
 	cmp             rcx, 32
-	jbe             near L.gcm_dec_school_final1
+	jbe             near L.gcm_dec_ghashschool_final1
 	cmp             rcx, 64
-	jbe             near L.gcm_dec_school_final2
+	jbe             near L.gcm_dec_ghashschool_final2
 	cmp             rcx, 96
-	jbe             near L.gcm_dec_school_final3
-L.gcm_dec_school_final4:
+	jbe             near L.gcm_dec_ghashschool_final3
+L.gcm_dec_ghashschool_final4:
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
@@ -5049,8 +5049,8 @@ L.gcm_dec_school_final4:
 	vpxord          ymm3, ymm3, ymm13
 ; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.gcm_dec_school_final4_aes128
-	je              near L.gcm_dec_school_final4_aes192
+	jb              near L.gcm_dec_ghashschool_final4_aes128
+	je              near L.gcm_dec_ghashschool_final4_aes192
 	vbroadcasti32x4 ymm15, oword [r10 - 208]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
@@ -5061,7 +5061,7 @@ L.gcm_dec_school_final4:
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-L.gcm_dec_school_final4_aes192:
+L.gcm_dec_ghashschool_final4_aes192:
 	vbroadcasti32x4 ymm15, oword [r10 - 176]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
@@ -5072,7 +5072,7 @@ L.gcm_dec_school_final4_aes192:
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-L.gcm_dec_school_final4_aes128:
+L.gcm_dec_ghashschool_final4_aes128:
 	vbroadcasti32x4 ymm15, oword [r10 - 144]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
@@ -5135,8 +5135,8 @@ L.gcm_dec_school_final4_aes128:
 	vpxord          ymm8, ymm8, ymm14
 	vaesenclast     ymm3, ymm3, ymm8
 	vmovdqu8        [rsi]{k1}, ymm3
-	jmp             near L.gcm_dec_school_store
-L.gcm_dec_school_final3:
+	jmp             near L.gcm_dec_ghashschool_store
+L.gcm_dec_ghashschool_final3:
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
@@ -5149,8 +5149,8 @@ L.gcm_dec_school_final3:
 	vpxord          ymm2, ymm2, ymm13
 ; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.gcm_dec_school_final3_aes128
-	je              near L.gcm_dec_school_final3_aes192
+	jb              near L.gcm_dec_ghashschool_final3_aes128
+	je              near L.gcm_dec_ghashschool_final3_aes192
 	vbroadcasti32x4 ymm15, oword [r10 - 208]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
@@ -5159,7 +5159,7 @@ L.gcm_dec_school_final3:
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
-L.gcm_dec_school_final3_aes192:
+L.gcm_dec_ghashschool_final3_aes192:
 	vbroadcasti32x4 ymm15, oword [r10 - 176]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
@@ -5168,7 +5168,7 @@ L.gcm_dec_school_final3_aes192:
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
-L.gcm_dec_school_final3_aes128:
+L.gcm_dec_ghashschool_final3_aes128:
 	vbroadcasti32x4 ymm15, oword [r10 - 144]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
@@ -5219,8 +5219,8 @@ L.gcm_dec_school_final3_aes128:
 	vpxord          ymm8, ymm8, ymm14
 	vaesenclast     ymm2, ymm2, ymm8
 	vmovdqu8        [rsi]{k1}, ymm2
-	jmp             near L.gcm_dec_school_store
-L.gcm_dec_school_final2:
+	jmp             near L.gcm_dec_ghashschool_store
+L.gcm_dec_ghashschool_final2:
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
@@ -5230,22 +5230,22 @@ L.gcm_dec_school_final2:
 	vpxord          ymm1, ymm1, ymm13
 ; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.gcm_dec_school_final2_aes128
-	je              near L.gcm_dec_school_final2_aes192
+	jb              near L.gcm_dec_ghashschool_final2_aes128
+	je              near L.gcm_dec_ghashschool_final2_aes192
 	vbroadcasti32x4 ymm15, oword [r10 - 208]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vbroadcasti32x4 ymm15, oword [r10 - 192]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
-L.gcm_dec_school_final2_aes192:
+L.gcm_dec_ghashschool_final2_aes192:
 	vbroadcasti32x4 ymm15, oword [r10 - 176]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vbroadcasti32x4 ymm15, oword [r10 - 160]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
-L.gcm_dec_school_final2_aes128:
+L.gcm_dec_ghashschool_final2_aes128:
 	vbroadcasti32x4 ymm15, oword [r10 - 144]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
@@ -5284,26 +5284,26 @@ L.gcm_dec_school_final2_aes128:
 	vpxord          ymm8, ymm8, ymm14
 	vaesenclast     ymm1, ymm1, ymm8
 	vmovdqu8        [rsi]{k1}, ymm1
-	jmp             near L.gcm_dec_school_store
-L.gcm_dec_school_final1:
+	jmp             near L.gcm_dec_ghashschool_store
+L.gcm_dec_ghashschool_final1:
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm11, ymm20
 	vpaddd          ymm11, ymm11, ymm12
 	vpxord          ymm0, ymm0, ymm13
 ; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.gcm_dec_school_final1_aes128
-	je              near L.gcm_dec_school_final1_aes192
+	jb              near L.gcm_dec_ghashschool_final1_aes128
+	je              near L.gcm_dec_ghashschool_final1_aes192
 	vbroadcasti32x4 ymm15, oword [r10 - 208]
 	vaesenc         ymm0, ymm0, ymm15
 	vbroadcasti32x4 ymm15, oword [r10 - 192]
 	vaesenc         ymm0, ymm0, ymm15
-L.gcm_dec_school_final1_aes192:
+L.gcm_dec_ghashschool_final1_aes192:
 	vbroadcasti32x4 ymm15, oword [r10 - 176]
 	vaesenc         ymm0, ymm0, ymm15
 	vbroadcasti32x4 ymm15, oword [r10 - 160]
 	vaesenc         ymm0, ymm0, ymm15
-L.gcm_dec_school_final1_aes128:
+L.gcm_dec_ghashschool_final1_aes128:
 	vbroadcasti32x4 ymm15, oword [r10 - 144]
 	vaesenc         ymm0, ymm0, ymm15
 	vbroadcasti32x4 ymm15, oword [r10 - 128]
@@ -5325,21 +5325,21 @@ L.gcm_dec_school_final1_aes128:
 	vpxord          ymm8, ymm8, ymm14
 	vaesenclast     ymm0, ymm0, ymm8
 	vmovdqu8        [rsi]{k1}, ymm0
-	jmp             near L.gcm_dec_school_store
-L.gcm_dec_school_store:
+	jmp             near L.gcm_dec_ghashschool_store
+L.gcm_dec_ghashschool_store:
 	vmovdqu8        oword [r9], xmm10
-L.gcm_dec_school_return:
+L.gcm_dec_ghashschool_return:
 	xor             eax, eax
 	vzeroupper
 	add             rsp, 16
 	pop             rbx
 	ret
 
-; int aesgen_gcm_enc_record_avx10_256_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
+; int aesgen_gcm_enc_record_avx10_256_ghashschool(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
 ;   any len
 ;
 ; One whole message: GHASH of the AAD, E_K(J0), encryption with the same stitched
-; loop as aesgen_gcm_enc_update_avx10_256_school, then the last 1..8 blocks and the lengths block
+; loop as aesgen_gcm_enc_update_avx10_256_ghashschool, then the last 1..8 blocks and the lengths block
 ; in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
 ;
 ; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
@@ -5356,8 +5356,8 @@ L.gcm_dec_school_return:
 ; Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	section .text
 	align 32, db 0xcc
-	global aesgen_gcm_enc_record_avx10_256_school:function hidden
-aesgen_gcm_enc_record_avx10_256_school:
+	global aesgen_gcm_enc_record_avx10_256_ghashschool:function hidden
+aesgen_gcm_enc_record_avx10_256_ghashschool:
 	endbr64
 	push            rbx
 	mov             rbx, rcx
@@ -5373,7 +5373,7 @@ aesgen_gcm_enc_record_avx10_256_school:
 ; GHASH of the AAD (AAD, AADLEN from the record)
 	mov             r10, qword [r8 + 40]
 	test            r10, r10
-	jz              near L.gcm_enc_school_rec_aad_done
+	jz              near L.gcm_enc_ghashschool_rec_aad_done
 	mov             rax, qword [r8 + 32]
 ; A record without a bulk loop whose AAD, text and lengths blocks number at most
 ; 32 hashes them all in one sum: the AAD's products wait unreduced in LO/MI/HI
@@ -5381,27 +5381,27 @@ aesgen_gcm_enc_record_avx10_256_school:
 	lea             r11, [r10 + 15]
 	and             r11, -16                        ; 16 x the AAD's blocks
 	cmp             rcx, 128
-	ja              near L.gcm_enc_school_rec_aad_alone
+	ja              near L.gcm_enc_ghashschool_rec_aad_alone
 	lea             r9, [rcx + 15]
 	and             r9, -16                         ; 16 x the text's blocks
 	lea             r9, [r11 + r9*1 + 16]           ; 16 x all blocks
 	cmp             r9, 512
-	ja              near L.gcm_enc_school_rec_aad_alone
+	ja              near L.gcm_enc_ghashschool_rec_aad_alone
 	mov             r11, r9
 	lea             r9, [rdi + 768]
 	sub             r9, r11
 ; GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
-L.gcm_enc_school_rec_aad_sum_vector:
+L.gcm_enc_ghashschool_rec_aad_sum_vector:
 	cmp             r10, 32
-	jb              near L.gcm_enc_school_rec_aad_sum_load_part
+	jb              near L.gcm_enc_ghashschool_rec_aad_sum_load_part
 	vmovdqu8        ymm4, [rax]
-	jmp             near L.gcm_enc_school_rec_aad_sum_loaded
-L.gcm_enc_school_rec_aad_sum_load_part:
+	jmp             near L.gcm_enc_ghashschool_rec_aad_sum_loaded
+L.gcm_enc_ghashschool_rec_aad_sum_load_part:
 	mov             r11, -1
 	bzhi            r11, r11, r10                   ; k1: the bytes that remain
 	kmovd           k1, r11d
 	vmovdqu8        ymm4{k1}{z}, [rax]
-L.gcm_enc_school_rec_aad_sum_loaded:
+L.gcm_enc_ghashschool_rec_aad_sum_loaded:
 	vpshufb         ymm4, ymm4, ymm20
 	vpxord          ymm4, ymm4, ymm10               ; the running hash joins block 0
 	vpxord          ymm10, ymm10, ymm10
@@ -5415,23 +5415,23 @@ L.gcm_enc_school_rec_aad_sum_loaded:
 	add             rax, 32
 	add             r9, 32
 	sub             r10, 32
-	ja              L.gcm_enc_school_rec_aad_sum_vector
-	jmp             near L.gcm_enc_school_rec_aad_done
-L.gcm_enc_school_rec_aad_alone:
+	ja              L.gcm_enc_ghashschool_rec_aad_sum_vector
+	jmp             near L.gcm_enc_ghashschool_rec_aad_done
+L.gcm_enc_ghashschool_rec_aad_alone:
 	lea             r9, [rdi + 768]
 	sub             r9, r11
 ; GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
-L.gcm_enc_school_rec_aad_vector:
+L.gcm_enc_ghashschool_rec_aad_vector:
 	cmp             r10, 32
-	jb              near L.gcm_enc_school_rec_aad_load_part
+	jb              near L.gcm_enc_ghashschool_rec_aad_load_part
 	vmovdqu8        ymm4, [rax]
-	jmp             near L.gcm_enc_school_rec_aad_loaded
-L.gcm_enc_school_rec_aad_load_part:
+	jmp             near L.gcm_enc_ghashschool_rec_aad_loaded
+L.gcm_enc_ghashschool_rec_aad_load_part:
 	mov             r11, -1
 	bzhi            r11, r11, r10                   ; k1: the bytes that remain
 	kmovd           k1, r11d
 	vmovdqu8        ymm4{k1}{z}, [rax]
-L.gcm_enc_school_rec_aad_loaded:
+L.gcm_enc_ghashschool_rec_aad_loaded:
 	vpshufb         ymm4, ymm4, ymm20
 	vpxord          ymm4, ymm4, ymm10               ; the running hash joins block 0
 	vpxord          ymm10, ymm10, ymm10
@@ -5445,7 +5445,7 @@ L.gcm_enc_school_rec_aad_loaded:
 	add             rax, 32
 	add             r9, 32
 	sub             r10, 32
-	ja              L.gcm_enc_school_rec_aad_vector
+	ja              L.gcm_enc_ghashschool_rec_aad_vector
 ; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
@@ -5459,7 +5459,7 @@ L.gcm_enc_school_rec_aad_loaded:
 	vpxord          ymm5, ymm5, ymm5
 	vpxord          ymm6, ymm6, ymm6
 	vpxord          ymm7, ymm7, ymm7
-L.gcm_enc_school_rec_aad_done:
+L.gcm_enc_ghashschool_rec_aad_done:
 ; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
 ; from the end so that every key size runs the same last nine rounds
 	mov             eax, dword [rdi + 240]
@@ -5480,14 +5480,14 @@ L.gcm_enc_school_rec_aad_done:
 	vpxord          xmm4, xmm4, xmm13
 ; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.gcm_enc_school_rec_j0_aes128
-	je              near L.gcm_enc_school_rec_j0_aes192
+	jb              near L.gcm_enc_ghashschool_rec_j0_aes128
+	je              near L.gcm_enc_ghashschool_rec_j0_aes192
 	vaesenc         xmm4, xmm4, oword [r10 - 208]
 	vaesenc         xmm4, xmm4, oword [r10 - 192]
-L.gcm_enc_school_rec_j0_aes192:
+L.gcm_enc_ghashschool_rec_j0_aes192:
 	vaesenc         xmm4, xmm4, oword [r10 - 176]
 	vaesenc         xmm4, xmm4, oword [r10 - 160]
-L.gcm_enc_school_rec_j0_aes128:
+L.gcm_enc_ghashschool_rec_j0_aes128:
 	vaesenc         xmm4, xmm4, oword [r10 - 144]
 	vaesenc         xmm4, xmm4, oword [r10 - 128]
 	vaesenc         xmm4, xmm4, oword [r10 - 112]
@@ -5504,10 +5504,10 @@ L.gcm_enc_school_rec_j0_aes128:
 	vpaddd          ymm11, ymm11, yword [rel L.gcm_record_offsets_32] ; CTR: J0 + 1, + 2, ... per lane
 	vbroadcasti32x4 ymm12, oword [rel L.gcm_lane_count]
 	test            rcx, rcx
-	jz              near L.gcm_enc_school_rec_no_data
+	jz              near L.gcm_enc_ghashschool_rec_no_data
 ; bulk: whole iterations of 8 blocks, CTR and GHASH stitched
 	sub             rcx, 128
-	jbe             near L.gcm_enc_school_rec_tail
+	jbe             near L.gcm_enc_ghashschool_rec_tail
 ; the powers of a full iteration (H^8..H^1) into HPOW
 	vmovdqu8        ymm22, yword [rdi + 640]
 	vmovdqu8        ymm23, yword [rdi + 672]
@@ -5522,7 +5522,7 @@ L.gcm_enc_school_rec_j0_aes128:
 ; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 ; the first counter's last byte: past 246, one of them would carry
 	cmp             r11d, 247
-	jae             near L.gcm_enc_school_rec_first_ctr_carry ; a last byte would carry: out of line
+	jae             near L.gcm_enc_ghashschool_rec_first_ctr_carry ; a last byte would carry: out of line
 	vpxord          ymm0, ymm11, ymm13
 	vpaddd          ymm1, ymm11, yword [rel L.gcm_be_inc_32]
 	vpaddd          ymm2, ymm11, yword [rel L.gcm_be_inc_32 + 32]
@@ -5531,12 +5531,12 @@ L.gcm_enc_school_rec_j0_aes128:
 	vpxord          ymm1, ymm1, ymm13
 	vpxord          ymm2, ymm2, ymm13
 	vpxord          ymm3, ymm3, ymm13
-L.gcm_enc_school_rec_first_ctr_done:
+L.gcm_enc_ghashschool_rec_first_ctr_done:
 	add             r11b, 8
 ; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.gcm_enc_school_rec_first_aes128
-	je              near L.gcm_enc_school_rec_first_aes192
+	jb              near L.gcm_enc_ghashschool_rec_first_aes128
+	je              near L.gcm_enc_ghashschool_rec_first_aes192
 	vbroadcasti32x4 ymm15, oword [r10 - 208]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
@@ -5547,7 +5547,7 @@ L.gcm_enc_school_rec_first_ctr_done:
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-L.gcm_enc_school_rec_first_aes192:
+L.gcm_enc_ghashschool_rec_first_aes192:
 	vbroadcasti32x4 ymm15, oword [r10 - 176]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
@@ -5558,7 +5558,7 @@ L.gcm_enc_school_rec_first_aes192:
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-L.gcm_enc_school_rec_first_aes128:
+L.gcm_enc_ghashschool_rec_first_aes128:
 	vbroadcasti32x4 ymm15, oword [r10 - 144]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
@@ -5614,13 +5614,13 @@ L.gcm_enc_school_rec_first_aes128:
 	add             rdx, 128
 	add             rsi, 128
 	sub             rcx, 128
-	jbe             near L.gcm_enc_school_rec_hash_last
-L.gcm_enc_school_rec_loop:
-; LLVM-MCA-BEGIN gcm_enc_school_rec_avx10_256_main_loop
+	jbe             near L.gcm_enc_ghashschool_rec_hash_last
+L.gcm_enc_ghashschool_rec_loop:
+; LLVM-MCA-BEGIN gcm_enc_ghashschool_rec_avx10_256_main_loop
 ; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 ; the first counter's last byte: past 246, one of them would carry
 	cmp             r11d, 247
-	jae             near L.gcm_enc_school_rec_main_ctr_carry ; a last byte would carry: out of line
+	jae             near L.gcm_enc_ghashschool_rec_main_ctr_carry ; a last byte would carry: out of line
 	vpxord          ymm0, ymm11, ymm13
 	vpaddd          ymm1, ymm11, yword [rel L.gcm_be_inc_32]
 	vpaddd          ymm2, ymm11, yword [rel L.gcm_be_inc_32 + 32]
@@ -5629,12 +5629,12 @@ L.gcm_enc_school_rec_loop:
 	vpxord          ymm1, ymm1, ymm13
 	vpxord          ymm2, ymm2, ymm13
 	vpxord          ymm3, ymm3, ymm13
-L.gcm_enc_school_rec_main_ctr_done:
+L.gcm_enc_ghashschool_rec_main_ctr_done:
 	add             r11b, 8
 ; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.gcm_enc_school_rec_main_aes128
-	je              near L.gcm_enc_school_rec_main_aes192
+	jb              near L.gcm_enc_ghashschool_rec_main_aes128
+	je              near L.gcm_enc_ghashschool_rec_main_aes192
 	vbroadcasti32x4 ymm15, oword [r10 - 208]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
@@ -5645,7 +5645,7 @@ L.gcm_enc_school_rec_main_ctr_done:
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-L.gcm_enc_school_rec_main_aes192:
+L.gcm_enc_ghashschool_rec_main_aes192:
 	vbroadcasti32x4 ymm15, oword [r10 - 176]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
@@ -5656,7 +5656,7 @@ L.gcm_enc_school_rec_main_aes192:
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-L.gcm_enc_school_rec_main_aes128:
+L.gcm_enc_ghashschool_rec_main_aes128:
 	vbroadcasti32x4 ymm15, oword [r10 - 144]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
@@ -5770,9 +5770,9 @@ L.gcm_enc_school_rec_main_aes128:
 	add             rdx, 128
 	add             rsi, 128
 	sub             rcx, 128
-	ja              L.gcm_enc_school_rec_loop
+	ja              L.gcm_enc_ghashschool_rec_loop
 ; LLVM-MCA-END
-L.gcm_enc_school_rec_hash_last:
+L.gcm_enc_ghashschool_rec_hash_last:
 ; the GHASH of the last iteration's ciphertext, still in GD
 ; GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         ymm16, ymm16, ymm20
@@ -5823,8 +5823,8 @@ L.gcm_enc_school_rec_hash_last:
 ; GHASH step 11: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-	jmp             near L.gcm_enc_school_rec_bulk_done
-L.gcm_enc_school_rec_first_ctr_carry:
+	jmp             near L.gcm_enc_ghashschool_rec_bulk_done
+L.gcm_enc_ghashschool_rec_first_ctr_carry:
 ; a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         ymm11, ymm11, ymm20
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -5841,8 +5841,8 @@ L.gcm_enc_school_rec_first_ctr_carry:
 	vpxord          ymm2, ymm2, ymm13
 	vpxord          ymm3, ymm3, ymm13
 	vpshufb         ymm11, ymm11, ymm20
-	jmp             L.gcm_enc_school_rec_first_ctr_done
-L.gcm_enc_school_rec_main_ctr_carry:
+	jmp             L.gcm_enc_ghashschool_rec_first_ctr_done
+L.gcm_enc_ghashschool_rec_main_ctr_carry:
 ; a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         ymm11, ymm11, ymm20
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -5859,25 +5859,25 @@ L.gcm_enc_school_rec_main_ctr_carry:
 	vpxord          ymm2, ymm2, ymm13
 	vpxord          ymm3, ymm3, ymm13
 	vpshufb         ymm11, ymm11, ymm20
-	jmp             L.gcm_enc_school_rec_main_ctr_done
-L.gcm_enc_school_rec_bulk_done:
+	jmp             L.gcm_enc_ghashschool_rec_main_ctr_done
+L.gcm_enc_ghashschool_rec_bulk_done:
 	vpshufb         ymm11, ymm11, ymm20
 	vpxord          ymm5, ymm5, ymm5
 	vpxord          ymm6, ymm6, ymm6
 	vpxord          ymm7, ymm7, ymm7
 ; LO/MI/HI from here on: the AAD's products, or zeros
-L.gcm_enc_school_rec_tail:
+L.gcm_enc_ghashschool_rec_tail:
 	add             rcx, 128
-	jz              near L.gcm_enc_school_rec_no_data
+	jz              near L.gcm_enc_ghashschool_rec_no_data
 ; 1..128 bytes remain: pick the final group by the number of vectors they need,
 ; so that a short message runs only the AES work it needs (its vectors side by side)
 	cmp             rcx, 32
-	jbe             near L.gcm_enc_school_rec_final1
+	jbe             near L.gcm_enc_ghashschool_rec_final1
 	cmp             rcx, 64
-	jbe             near L.gcm_enc_school_rec_final2
+	jbe             near L.gcm_enc_ghashschool_rec_final2
 	cmp             rcx, 96
-	jbe             near L.gcm_enc_school_rec_final3
-L.gcm_enc_school_rec_final4:
+	jbe             near L.gcm_enc_ghashschool_rec_final3
+L.gcm_enc_ghashschool_rec_final4:
 ; the last 4 vectors (1..128 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             r11, [rcx + 15]
 	and             r11, -16                        ; 16 x the block count
@@ -5902,8 +5902,8 @@ L.gcm_enc_school_rec_final4:
 	vpxord          ymm3, ymm3, ymm13
 ; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.gcm_enc_school_rec_final4_aes128
-	je              near L.gcm_enc_school_rec_final4_aes192
+	jb              near L.gcm_enc_ghashschool_rec_final4_aes128
+	je              near L.gcm_enc_ghashschool_rec_final4_aes192
 	vbroadcasti32x4 ymm15, oword [r10 - 208]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
@@ -5914,7 +5914,7 @@ L.gcm_enc_school_rec_final4:
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-L.gcm_enc_school_rec_final4_aes192:
+L.gcm_enc_ghashschool_rec_final4_aes192:
 	vbroadcasti32x4 ymm15, oword [r10 - 176]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
@@ -5925,7 +5925,7 @@ L.gcm_enc_school_rec_final4_aes192:
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-L.gcm_enc_school_rec_final4_aes128:
+L.gcm_enc_ghashschool_rec_final4_aes128:
 	vbroadcasti32x4 ymm15, oword [r10 - 144]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
@@ -6037,8 +6037,8 @@ L.gcm_enc_school_rec_final4_aes128:
 ; GHASH step 12: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-	jmp             near L.gcm_enc_school_rec_tag
-L.gcm_enc_school_rec_final3:
+	jmp             near L.gcm_enc_ghashschool_rec_tag
+L.gcm_enc_ghashschool_rec_final3:
 ; the last 3 vectors (1..96 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             r11, [rcx + 15]
 	and             r11, -16                        ; 16 x the block count
@@ -6060,8 +6060,8 @@ L.gcm_enc_school_rec_final3:
 	vpxord          ymm2, ymm2, ymm13
 ; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.gcm_enc_school_rec_final3_aes128
-	je              near L.gcm_enc_school_rec_final3_aes192
+	jb              near L.gcm_enc_ghashschool_rec_final3_aes128
+	je              near L.gcm_enc_ghashschool_rec_final3_aes192
 	vbroadcasti32x4 ymm15, oword [r10 - 208]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
@@ -6070,7 +6070,7 @@ L.gcm_enc_school_rec_final3:
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
-L.gcm_enc_school_rec_final3_aes192:
+L.gcm_enc_ghashschool_rec_final3_aes192:
 	vbroadcasti32x4 ymm15, oword [r10 - 176]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
@@ -6079,7 +6079,7 @@ L.gcm_enc_school_rec_final3_aes192:
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
-L.gcm_enc_school_rec_final3_aes128:
+L.gcm_enc_ghashschool_rec_final3_aes128:
 	vbroadcasti32x4 ymm15, oword [r10 - 144]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
@@ -6170,8 +6170,8 @@ L.gcm_enc_school_rec_final3_aes128:
 ; GHASH step 9: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-	jmp             near L.gcm_enc_school_rec_tag
-L.gcm_enc_school_rec_final2:
+	jmp             near L.gcm_enc_ghashschool_rec_tag
+L.gcm_enc_ghashschool_rec_final2:
 ; the last 2 vectors (1..64 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             r11, [rcx + 15]
 	and             r11, -16                        ; 16 x the block count
@@ -6190,22 +6190,22 @@ L.gcm_enc_school_rec_final2:
 	vpxord          ymm1, ymm1, ymm13
 ; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.gcm_enc_school_rec_final2_aes128
-	je              near L.gcm_enc_school_rec_final2_aes192
+	jb              near L.gcm_enc_ghashschool_rec_final2_aes128
+	je              near L.gcm_enc_ghashschool_rec_final2_aes192
 	vbroadcasti32x4 ymm15, oword [r10 - 208]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vbroadcasti32x4 ymm15, oword [r10 - 192]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
-L.gcm_enc_school_rec_final2_aes192:
+L.gcm_enc_ghashschool_rec_final2_aes192:
 	vbroadcasti32x4 ymm15, oword [r10 - 176]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vbroadcasti32x4 ymm15, oword [r10 - 160]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
-L.gcm_enc_school_rec_final2_aes128:
+L.gcm_enc_ghashschool_rec_final2_aes128:
 	vbroadcasti32x4 ymm15, oword [r10 - 144]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
@@ -6275,8 +6275,8 @@ L.gcm_enc_school_rec_final2_aes128:
 ; GHASH step 8: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-	jmp             near L.gcm_enc_school_rec_tag
-L.gcm_enc_school_rec_final1:
+	jmp             near L.gcm_enc_ghashschool_rec_tag
+L.gcm_enc_ghashschool_rec_final1:
 ; the last 1 vector (1..32 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             r11, [rcx + 15]
 	and             r11, -16                        ; 16 x the block count
@@ -6291,18 +6291,18 @@ L.gcm_enc_school_rec_final1:
 	vpxord          ymm0, ymm0, ymm13
 ; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.gcm_enc_school_rec_final1_aes128
-	je              near L.gcm_enc_school_rec_final1_aes192
+	jb              near L.gcm_enc_ghashschool_rec_final1_aes128
+	je              near L.gcm_enc_ghashschool_rec_final1_aes192
 	vbroadcasti32x4 ymm15, oword [r10 - 208]
 	vaesenc         ymm0, ymm0, ymm15
 	vbroadcasti32x4 ymm15, oword [r10 - 192]
 	vaesenc         ymm0, ymm0, ymm15
-L.gcm_enc_school_rec_final1_aes192:
+L.gcm_enc_ghashschool_rec_final1_aes192:
 	vbroadcasti32x4 ymm15, oword [r10 - 176]
 	vaesenc         ymm0, ymm0, ymm15
 	vbroadcasti32x4 ymm15, oword [r10 - 160]
 	vaesenc         ymm0, ymm0, ymm15
-L.gcm_enc_school_rec_final1_aes128:
+L.gcm_enc_ghashschool_rec_final1_aes128:
 	vbroadcasti32x4 ymm15, oword [r10 - 144]
 	vaesenc         ymm0, ymm0, ymm15
 	vbroadcasti32x4 ymm15, oword [r10 - 128]
@@ -6350,8 +6350,8 @@ L.gcm_enc_school_rec_final1_aes128:
 ; GHASH step 4: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-	jmp             near L.gcm_enc_school_rec_tag
-L.gcm_enc_school_rec_no_data:
+	jmp             near L.gcm_enc_ghashschool_rec_tag
+L.gcm_enc_ghashschool_rec_no_data:
 ; no text left: the lengths block alone joins the sum
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpxord          xmm4, xmm4, xmm10
@@ -6372,7 +6372,7 @@ L.gcm_enc_school_rec_no_data:
 ; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-L.gcm_enc_school_rec_tag:
+L.gcm_enc_ghashschool_rec_tag:
 ; tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)
 	vpshufb         xmm10, xmm10, xmm20
 	vpxord          xmm10, xmm10, oword [r8 + 48]
@@ -6382,11 +6382,11 @@ L.gcm_enc_school_rec_tag:
 	pop             rbx
 	ret
 
-; int aesgen_gcm_dec_record_avx10_256_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
+; int aesgen_gcm_dec_record_avx10_256_ghashschool(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
 ;   any len
 ;
 ; One whole message: GHASH of the AAD, E_K(J0), decryption with the same stitched
-; loop as aesgen_gcm_dec_update_avx10_256_school, then the last 1..8 blocks and the lengths block
+; loop as aesgen_gcm_dec_update_avx10_256_ghashschool, then the last 1..8 blocks and the lengths block
 ; in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
 ;
 ; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
@@ -6403,8 +6403,8 @@ L.gcm_enc_school_rec_tag:
 ; Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	section .text
 	align 32, db 0xcc
-	global aesgen_gcm_dec_record_avx10_256_school:function hidden
-aesgen_gcm_dec_record_avx10_256_school:
+	global aesgen_gcm_dec_record_avx10_256_ghashschool:function hidden
+aesgen_gcm_dec_record_avx10_256_ghashschool:
 	endbr64
 	push            rbx
 	mov             rbx, rcx
@@ -6420,7 +6420,7 @@ aesgen_gcm_dec_record_avx10_256_school:
 ; GHASH of the AAD (AAD, AADLEN from the record)
 	mov             r10, qword [r8 + 40]
 	test            r10, r10
-	jz              near L.gcm_dec_school_rec_aad_done
+	jz              near L.gcm_dec_ghashschool_rec_aad_done
 	mov             rax, qword [r8 + 32]
 ; A record without a bulk loop whose AAD, text and lengths blocks number at most
 ; 32 hashes them all in one sum: the AAD's products wait unreduced in LO/MI/HI
@@ -6428,27 +6428,27 @@ aesgen_gcm_dec_record_avx10_256_school:
 	lea             r11, [r10 + 15]
 	and             r11, -16                        ; 16 x the AAD's blocks
 	cmp             rcx, 128
-	ja              near L.gcm_dec_school_rec_aad_alone
+	ja              near L.gcm_dec_ghashschool_rec_aad_alone
 	lea             r9, [rcx + 15]
 	and             r9, -16                         ; 16 x the text's blocks
 	lea             r9, [r11 + r9*1 + 16]           ; 16 x all blocks
 	cmp             r9, 512
-	ja              near L.gcm_dec_school_rec_aad_alone
+	ja              near L.gcm_dec_ghashschool_rec_aad_alone
 	mov             r11, r9
 	lea             r9, [rdi + 768]
 	sub             r9, r11
 ; GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
-L.gcm_dec_school_rec_aad_sum_vector:
+L.gcm_dec_ghashschool_rec_aad_sum_vector:
 	cmp             r10, 32
-	jb              near L.gcm_dec_school_rec_aad_sum_load_part
+	jb              near L.gcm_dec_ghashschool_rec_aad_sum_load_part
 	vmovdqu8        ymm4, [rax]
-	jmp             near L.gcm_dec_school_rec_aad_sum_loaded
-L.gcm_dec_school_rec_aad_sum_load_part:
+	jmp             near L.gcm_dec_ghashschool_rec_aad_sum_loaded
+L.gcm_dec_ghashschool_rec_aad_sum_load_part:
 	mov             r11, -1
 	bzhi            r11, r11, r10                   ; k1: the bytes that remain
 	kmovd           k1, r11d
 	vmovdqu8        ymm4{k1}{z}, [rax]
-L.gcm_dec_school_rec_aad_sum_loaded:
+L.gcm_dec_ghashschool_rec_aad_sum_loaded:
 	vpshufb         ymm4, ymm4, ymm20
 	vpxord          ymm4, ymm4, ymm10               ; the running hash joins block 0
 	vpxord          ymm10, ymm10, ymm10
@@ -6462,23 +6462,23 @@ L.gcm_dec_school_rec_aad_sum_loaded:
 	add             rax, 32
 	add             r9, 32
 	sub             r10, 32
-	ja              L.gcm_dec_school_rec_aad_sum_vector
-	jmp             near L.gcm_dec_school_rec_aad_done
-L.gcm_dec_school_rec_aad_alone:
+	ja              L.gcm_dec_ghashschool_rec_aad_sum_vector
+	jmp             near L.gcm_dec_ghashschool_rec_aad_done
+L.gcm_dec_ghashschool_rec_aad_alone:
 	lea             r9, [rdi + 768]
 	sub             r9, r11
 ; GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
-L.gcm_dec_school_rec_aad_vector:
+L.gcm_dec_ghashschool_rec_aad_vector:
 	cmp             r10, 32
-	jb              near L.gcm_dec_school_rec_aad_load_part
+	jb              near L.gcm_dec_ghashschool_rec_aad_load_part
 	vmovdqu8        ymm4, [rax]
-	jmp             near L.gcm_dec_school_rec_aad_loaded
-L.gcm_dec_school_rec_aad_load_part:
+	jmp             near L.gcm_dec_ghashschool_rec_aad_loaded
+L.gcm_dec_ghashschool_rec_aad_load_part:
 	mov             r11, -1
 	bzhi            r11, r11, r10                   ; k1: the bytes that remain
 	kmovd           k1, r11d
 	vmovdqu8        ymm4{k1}{z}, [rax]
-L.gcm_dec_school_rec_aad_loaded:
+L.gcm_dec_ghashschool_rec_aad_loaded:
 	vpshufb         ymm4, ymm4, ymm20
 	vpxord          ymm4, ymm4, ymm10               ; the running hash joins block 0
 	vpxord          ymm10, ymm10, ymm10
@@ -6492,7 +6492,7 @@ L.gcm_dec_school_rec_aad_loaded:
 	add             rax, 32
 	add             r9, 32
 	sub             r10, 32
-	ja              L.gcm_dec_school_rec_aad_vector
+	ja              L.gcm_dec_ghashschool_rec_aad_vector
 ; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
@@ -6506,7 +6506,7 @@ L.gcm_dec_school_rec_aad_loaded:
 	vpxord          ymm5, ymm5, ymm5
 	vpxord          ymm6, ymm6, ymm6
 	vpxord          ymm7, ymm7, ymm7
-L.gcm_dec_school_rec_aad_done:
+L.gcm_dec_ghashschool_rec_aad_done:
 ; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
 ; from the end so that every key size runs the same last nine rounds
 	mov             eax, dword [rdi + 240]
@@ -6527,14 +6527,14 @@ L.gcm_dec_school_rec_aad_done:
 	vpxord          xmm4, xmm4, xmm13
 ; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.gcm_dec_school_rec_j0_aes128
-	je              near L.gcm_dec_school_rec_j0_aes192
+	jb              near L.gcm_dec_ghashschool_rec_j0_aes128
+	je              near L.gcm_dec_ghashschool_rec_j0_aes192
 	vaesenc         xmm4, xmm4, oword [r10 - 208]
 	vaesenc         xmm4, xmm4, oword [r10 - 192]
-L.gcm_dec_school_rec_j0_aes192:
+L.gcm_dec_ghashschool_rec_j0_aes192:
 	vaesenc         xmm4, xmm4, oword [r10 - 176]
 	vaesenc         xmm4, xmm4, oword [r10 - 160]
-L.gcm_dec_school_rec_j0_aes128:
+L.gcm_dec_ghashschool_rec_j0_aes128:
 	vaesenc         xmm4, xmm4, oword [r10 - 144]
 	vaesenc         xmm4, xmm4, oword [r10 - 128]
 	vaesenc         xmm4, xmm4, oword [r10 - 112]
@@ -6551,10 +6551,10 @@ L.gcm_dec_school_rec_j0_aes128:
 	vpaddd          ymm11, ymm11, yword [rel L.gcm_record_offsets_32] ; CTR: J0 + 1, + 2, ... per lane
 	vbroadcasti32x4 ymm12, oword [rel L.gcm_lane_count]
 	test            rcx, rcx
-	jz              near L.gcm_dec_school_rec_no_data
+	jz              near L.gcm_dec_ghashschool_rec_no_data
 ; bulk: whole iterations of 8 blocks, CTR and GHASH stitched
 	sub             rcx, 128
-	jbe             near L.gcm_dec_school_rec_tail
+	jbe             near L.gcm_dec_ghashschool_rec_tail
 ; the powers of a full iteration (H^8..H^1) into HPOW
 	vmovdqu8        ymm22, yword [rdi + 640]
 	vmovdqu8        ymm23, yword [rdi + 672]
@@ -6565,12 +6565,12 @@ L.gcm_dec_school_rec_j0_aes128:
 	or              r11d, ebx                       ; 256 if secret: always the carry path
 	vpshufb         ymm11, ymm11, ymm20
 ; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
-L.gcm_dec_school_rec_loop:
-; LLVM-MCA-BEGIN gcm_dec_school_rec_avx10_256_main_loop
+L.gcm_dec_ghashschool_rec_loop:
+; LLVM-MCA-BEGIN gcm_dec_ghashschool_rec_avx10_256_main_loop
 ; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 ; the first counter's last byte: past 246, one of them would carry
 	cmp             r11d, 247
-	jae             near L.gcm_dec_school_rec_main_ctr_carry ; a last byte would carry: out of line
+	jae             near L.gcm_dec_ghashschool_rec_main_ctr_carry ; a last byte would carry: out of line
 	vpxord          ymm0, ymm11, ymm13
 	vpaddd          ymm1, ymm11, yword [rel L.gcm_be_inc_32]
 	vpaddd          ymm2, ymm11, yword [rel L.gcm_be_inc_32 + 32]
@@ -6579,12 +6579,12 @@ L.gcm_dec_school_rec_loop:
 	vpxord          ymm1, ymm1, ymm13
 	vpxord          ymm2, ymm2, ymm13
 	vpxord          ymm3, ymm3, ymm13
-L.gcm_dec_school_rec_main_ctr_done:
+L.gcm_dec_ghashschool_rec_main_ctr_done:
 	add             r11b, 8
 ; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.gcm_dec_school_rec_main_aes128
-	je              near L.gcm_dec_school_rec_main_aes192
+	jb              near L.gcm_dec_ghashschool_rec_main_aes128
+	je              near L.gcm_dec_ghashschool_rec_main_aes192
 	vbroadcasti32x4 ymm15, oword [r10 - 208]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
@@ -6595,7 +6595,7 @@ L.gcm_dec_school_rec_main_ctr_done:
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-L.gcm_dec_school_rec_main_aes192:
+L.gcm_dec_ghashschool_rec_main_aes192:
 	vbroadcasti32x4 ymm15, oword [r10 - 176]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
@@ -6606,7 +6606,7 @@ L.gcm_dec_school_rec_main_aes192:
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-L.gcm_dec_school_rec_main_aes128:
+L.gcm_dec_ghashschool_rec_main_aes128:
 	vbroadcasti32x4 ymm15, oword [r10 - 144]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
@@ -6725,10 +6725,10 @@ L.gcm_dec_school_rec_main_aes128:
 	add             rdx, 128
 	add             rsi, 128
 	sub             rcx, 128
-	ja              L.gcm_dec_school_rec_loop
+	ja              L.gcm_dec_ghashschool_rec_loop
 ; LLVM-MCA-END
-	jmp             near L.gcm_dec_school_rec_bulk_done
-L.gcm_dec_school_rec_main_ctr_carry:
+	jmp             near L.gcm_dec_ghashschool_rec_bulk_done
+L.gcm_dec_ghashschool_rec_main_ctr_carry:
 ; a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         ymm11, ymm11, ymm20
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -6745,25 +6745,25 @@ L.gcm_dec_school_rec_main_ctr_carry:
 	vpxord          ymm2, ymm2, ymm13
 	vpxord          ymm3, ymm3, ymm13
 	vpshufb         ymm11, ymm11, ymm20
-	jmp             L.gcm_dec_school_rec_main_ctr_done
-L.gcm_dec_school_rec_bulk_done:
+	jmp             L.gcm_dec_ghashschool_rec_main_ctr_done
+L.gcm_dec_ghashschool_rec_bulk_done:
 	vpshufb         ymm11, ymm11, ymm20
 	vpxord          ymm5, ymm5, ymm5
 	vpxord          ymm6, ymm6, ymm6
 	vpxord          ymm7, ymm7, ymm7
 ; LO/MI/HI from here on: the AAD's products, or zeros
-L.gcm_dec_school_rec_tail:
+L.gcm_dec_ghashschool_rec_tail:
 	add             rcx, 128
-	jz              near L.gcm_dec_school_rec_no_data
+	jz              near L.gcm_dec_ghashschool_rec_no_data
 ; 1..128 bytes remain: pick the final group by the number of vectors they need,
 ; so that a short message runs only the AES work it needs (its vectors side by side)
 	cmp             rcx, 32
-	jbe             near L.gcm_dec_school_rec_final1
+	jbe             near L.gcm_dec_ghashschool_rec_final1
 	cmp             rcx, 64
-	jbe             near L.gcm_dec_school_rec_final2
+	jbe             near L.gcm_dec_ghashschool_rec_final2
 	cmp             rcx, 96
-	jbe             near L.gcm_dec_school_rec_final3
-L.gcm_dec_school_rec_final4:
+	jbe             near L.gcm_dec_ghashschool_rec_final3
+L.gcm_dec_ghashschool_rec_final4:
 ; the last 4 vectors (1..128 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             r11, [rcx + 15]
 	and             r11, -16                        ; 16 x the block count
@@ -6794,8 +6794,8 @@ L.gcm_dec_school_rec_final4:
 	vpxord          ymm3, ymm3, ymm13
 ; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.gcm_dec_school_rec_final4_aes128
-	je              near L.gcm_dec_school_rec_final4_aes192
+	jb              near L.gcm_dec_ghashschool_rec_final4_aes128
+	je              near L.gcm_dec_ghashschool_rec_final4_aes192
 	vbroadcasti32x4 ymm15, oword [r10 - 208]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
@@ -6806,7 +6806,7 @@ L.gcm_dec_school_rec_final4:
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-L.gcm_dec_school_rec_final4_aes192:
+L.gcm_dec_ghashschool_rec_final4_aes192:
 	vbroadcasti32x4 ymm15, oword [r10 - 176]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
@@ -6817,7 +6817,7 @@ L.gcm_dec_school_rec_final4_aes192:
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-L.gcm_dec_school_rec_final4_aes128:
+L.gcm_dec_ghashschool_rec_final4_aes128:
 	vbroadcasti32x4 ymm15, oword [r10 - 144]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
@@ -6937,8 +6937,8 @@ L.gcm_dec_school_rec_final4_aes128:
 	vpxord          ymm8, ymm8, ymm14
 	vaesenclast     ymm3, ymm3, ymm8
 	vmovdqu8        [rsi + 96]{k1}, ymm3
-	jmp             near L.gcm_dec_school_rec_tag
-L.gcm_dec_school_rec_final3:
+	jmp             near L.gcm_dec_ghashschool_rec_tag
+L.gcm_dec_ghashschool_rec_final3:
 ; the last 3 vectors (1..96 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             r11, [rcx + 15]
 	and             r11, -16                        ; 16 x the block count
@@ -6965,8 +6965,8 @@ L.gcm_dec_school_rec_final3:
 	vpxord          ymm2, ymm2, ymm13
 ; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.gcm_dec_school_rec_final3_aes128
-	je              near L.gcm_dec_school_rec_final3_aes192
+	jb              near L.gcm_dec_ghashschool_rec_final3_aes128
+	je              near L.gcm_dec_ghashschool_rec_final3_aes192
 	vbroadcasti32x4 ymm15, oword [r10 - 208]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
@@ -6975,7 +6975,7 @@ L.gcm_dec_school_rec_final3:
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
-L.gcm_dec_school_rec_final3_aes192:
+L.gcm_dec_ghashschool_rec_final3_aes192:
 	vbroadcasti32x4 ymm15, oword [r10 - 176]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
@@ -6984,7 +6984,7 @@ L.gcm_dec_school_rec_final3_aes192:
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
-L.gcm_dec_school_rec_final3_aes128:
+L.gcm_dec_ghashschool_rec_final3_aes128:
 	vbroadcasti32x4 ymm15, oword [r10 - 144]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
@@ -7083,8 +7083,8 @@ L.gcm_dec_school_rec_final3_aes128:
 	vpxord          ymm8, ymm8, ymm14
 	vaesenclast     ymm2, ymm2, ymm8
 	vmovdqu8        [rsi + 64]{k1}, ymm2
-	jmp             near L.gcm_dec_school_rec_tag
-L.gcm_dec_school_rec_final2:
+	jmp             near L.gcm_dec_ghashschool_rec_tag
+L.gcm_dec_ghashschool_rec_final2:
 ; the last 2 vectors (1..64 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             r11, [rcx + 15]
 	and             r11, -16                        ; 16 x the block count
@@ -7107,22 +7107,22 @@ L.gcm_dec_school_rec_final2:
 	vpxord          ymm1, ymm1, ymm13
 ; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.gcm_dec_school_rec_final2_aes128
-	je              near L.gcm_dec_school_rec_final2_aes192
+	jb              near L.gcm_dec_ghashschool_rec_final2_aes128
+	je              near L.gcm_dec_ghashschool_rec_final2_aes192
 	vbroadcasti32x4 ymm15, oword [r10 - 208]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vbroadcasti32x4 ymm15, oword [r10 - 192]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
-L.gcm_dec_school_rec_final2_aes192:
+L.gcm_dec_ghashschool_rec_final2_aes192:
 	vbroadcasti32x4 ymm15, oword [r10 - 176]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vbroadcasti32x4 ymm15, oword [r10 - 160]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
-L.gcm_dec_school_rec_final2_aes128:
+L.gcm_dec_ghashschool_rec_final2_aes128:
 	vbroadcasti32x4 ymm15, oword [r10 - 144]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
@@ -7200,8 +7200,8 @@ L.gcm_dec_school_rec_final2_aes128:
 	vpxord          ymm8, ymm8, ymm14
 	vaesenclast     ymm1, ymm1, ymm8
 	vmovdqu8        [rsi + 32]{k1}, ymm1
-	jmp             near L.gcm_dec_school_rec_tag
-L.gcm_dec_school_rec_final1:
+	jmp             near L.gcm_dec_ghashschool_rec_tag
+L.gcm_dec_ghashschool_rec_final1:
 ; the last 1 vector (1..32 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             r11, [rcx + 15]
 	and             r11, -16                        ; 16 x the block count
@@ -7219,18 +7219,18 @@ L.gcm_dec_school_rec_final1:
 	vpxord          ymm0, ymm0, ymm13
 ; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.gcm_dec_school_rec_final1_aes128
-	je              near L.gcm_dec_school_rec_final1_aes192
+	jb              near L.gcm_dec_ghashschool_rec_final1_aes128
+	je              near L.gcm_dec_ghashschool_rec_final1_aes192
 	vbroadcasti32x4 ymm15, oword [r10 - 208]
 	vaesenc         ymm0, ymm0, ymm15
 	vbroadcasti32x4 ymm15, oword [r10 - 192]
 	vaesenc         ymm0, ymm0, ymm15
-L.gcm_dec_school_rec_final1_aes192:
+L.gcm_dec_ghashschool_rec_final1_aes192:
 	vbroadcasti32x4 ymm15, oword [r10 - 176]
 	vaesenc         ymm0, ymm0, ymm15
 	vbroadcasti32x4 ymm15, oword [r10 - 160]
 	vaesenc         ymm0, ymm0, ymm15
-L.gcm_dec_school_rec_final1_aes128:
+L.gcm_dec_ghashschool_rec_final1_aes128:
 	vbroadcasti32x4 ymm15, oword [r10 - 144]
 	vaesenc         ymm0, ymm0, ymm15
 ; GHASH step 0: the products of vector 0
@@ -7286,8 +7286,8 @@ L.gcm_dec_school_rec_final1_aes128:
 	vpxord          ymm8, ymm8, ymm14
 	vaesenclast     ymm0, ymm0, ymm8
 	vmovdqu8        [rsi]{k1}, ymm0
-	jmp             near L.gcm_dec_school_rec_tag
-L.gcm_dec_school_rec_no_data:
+	jmp             near L.gcm_dec_ghashschool_rec_tag
+L.gcm_dec_ghashschool_rec_no_data:
 ; no text left: the lengths block alone joins the sum
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpxord          xmm4, xmm4, xmm10
@@ -7308,7 +7308,7 @@ L.gcm_dec_school_rec_no_data:
 ; ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-L.gcm_dec_school_rec_tag:
+L.gcm_dec_ghashschool_rec_tag:
 ; tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)
 	vpshufb         xmm10, xmm10, xmm20
 	vpxord          xmm10, xmm10, oword [r8 + 48]

@@ -3,7 +3,7 @@
 # mode: gcm (GCM: GHASH and CTR (inc32) with GHASH, one pass (SP 800-38D))
 # isa:  avx10_512 (VAES on zmm, EVEX, 32 registers and opmasks); abi: sysv
 # knobs: GHASH=karatsuba KEYS=reg TAIL=4 UNROLL=4
-# also: the functions with GHASH=school, named <symbol>_school (the runtime picks a set by CPU)
+# variant _ghashschool: GHASH=school (for znver4, sapphirerapids; generator/tuning.json), named <symbol>_ghashschool
 # regenerate: python3 -m generator gen --isa avx10_512 --mode gcm GHASH=karatsuba KEYS=reg TAIL=4 UNROLL=4
 #   (or: make gen ISA=avx10_512 MODE=gcm GHASH=karatsuba KEYS=reg TAIL=4 UNROLL=4)
 # The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
@@ -3908,9 +3908,9 @@ aesgen_gcm_dec_record_avx10_512:
 	.asciz	"GNU"
 	.long	0xc0000002, 0x4, 0x3, 0x0
 
-# GCM for avx10_512, the functions with GHASH=school (suffix _school).
+# GCM for avx10_512, the functions with GHASH=school (suffix _ghashschool).
 
-# int aesgen_gcm_ghash_avx10_512_school(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data, size_t len);
+# int aesgen_gcm_ghash_avx10_512_ghashschool(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data, size_t len);
 #   len a multiple of 16
 #
 # acc = (...((acc + B0)*H + B1)*H ...)*H over the blocks: 16 blocks per iteration are
@@ -3922,26 +3922,26 @@ aesgen_gcm_dec_record_avx10_512:
 #                     GFPOLY=zmm21, HPOW0=zmm22, HPOW1=zmm23, HPOW2=zmm24, HPOW3=zmm25
 	.text
 	.p2align 5, 0xcc
-	.globl	aesgen_gcm_ghash_avx10_512_school
-	.hidden	aesgen_gcm_ghash_avx10_512_school
-	.type	aesgen_gcm_ghash_avx10_512_school, @function
-aesgen_gcm_ghash_avx10_512_school:
+	.globl	aesgen_gcm_ghash_avx10_512_ghashschool
+	.hidden	aesgen_gcm_ghash_avx10_512_ghashschool
+	.type	aesgen_gcm_ghash_avx10_512_ghashschool, @function
+aesgen_gcm_ghash_avx10_512_ghashschool:
 	.cfi_startproc
 	endbr64
 	vmovdqu8        (%rsi), %xmm10
 	test            %rcx, %rcx
-	{disp32} jz     .Lgcm_ghash_school_store
+	{disp32} jz     .Lgcm_ghash_ghashschool_store
 # the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %zmm20
 	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %zmm21
 	sub             $256, %rcx
-	{disp32} jb     .Lgcm_ghash_school_tail
+	{disp32} jb     .Lgcm_ghash_ghashschool_tail
 # the powers of a full iteration (H^16..H^1) into HPOW
 	vmovdqu8        512(%rdi), %zmm22
 	vmovdqu8        576(%rdi), %zmm23
 	vmovdqu8        640(%rdi), %zmm24
 	vmovdqu8        704(%rdi), %zmm25
-.Lgcm_ghash_school_loop:
+.Lgcm_ghash_ghashschool_loop:
 	vmovdqu8        (%rdx), %zmm0
 	vmovdqu8        64(%rdx), %zmm1
 	vmovdqu8        128(%rdx), %zmm2
@@ -3999,27 +3999,27 @@ aesgen_gcm_ghash_avx10_512_school:
 	vpxord          %xmm8, %xmm7, %xmm10
 	add             $256, %rdx
 	sub             $256, %rcx
-	jae             .Lgcm_ghash_school_loop
-.Lgcm_ghash_school_tail:
+	jae             .Lgcm_ghash_ghashschool_loop
+.Lgcm_ghash_ghashschool_tail:
 	add             $256, %rcx
-	{disp32} jz     .Lgcm_ghash_school_store
+	{disp32} jz     .Lgcm_ghash_ghashschool_store
 # GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
 	lea             768(%rdi), %r10
 	sub             %rcx, %r10
 	vpxord          %zmm5, %zmm5, %zmm5
 	vpxord          %zmm6, %zmm6, %zmm6
 	vpxord          %zmm7, %zmm7, %zmm7
-.Lgcm_ghash_school_tail_vector:
+.Lgcm_ghash_ghashschool_tail_vector:
 	cmp             $64, %rcx
-	{disp32} jb     .Lgcm_ghash_school_tail_load_part
+	{disp32} jb     .Lgcm_ghash_ghashschool_tail_load_part
 	vmovdqu8        (%rdx), %zmm4
-	{disp32} jmp    .Lgcm_ghash_school_tail_loaded
-.Lgcm_ghash_school_tail_load_part:
+	{disp32} jmp    .Lgcm_ghash_ghashschool_tail_loaded
+.Lgcm_ghash_ghashschool_tail_load_part:
 	mov             $-1, %rax
 	bzhi            %rcx, %rax, %rax                # k1: the bytes that remain
 	kmovq           %rax, %k1
 	vmovdqu8        (%rdx), %zmm4{%k1}{z}
-.Lgcm_ghash_school_tail_loaded:
+.Lgcm_ghash_ghashschool_tail_loaded:
 	vpshufb         %zmm20, %zmm4, %zmm4
 	vpxord          %zmm10, %zmm4, %zmm4            # the running hash joins block 0
 	vpxord          %zmm10, %zmm10, %zmm10
@@ -4033,7 +4033,7 @@ aesgen_gcm_ghash_avx10_512_school:
 	add             $64, %rdx
 	add             $64, %r10
 	sub             $64, %rcx
-	ja              .Lgcm_ghash_school_tail_vector
+	ja              .Lgcm_ghash_ghashschool_tail_vector
 # reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
@@ -4046,15 +4046,15 @@ aesgen_gcm_ghash_avx10_512_school:
 	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
 	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-.Lgcm_ghash_school_store:
+.Lgcm_ghash_ghashschool_store:
 	vmovdqu8        %xmm10, (%rsi)
 	xor             %eax, %eax
 	vzeroupper
 	ret
 	.cfi_endproc
-	.size	aesgen_gcm_ghash_avx10_512_school, . - aesgen_gcm_ghash_avx10_512_school
+	.size	aesgen_gcm_ghash_avx10_512_ghashschool, . - aesgen_gcm_ghash_avx10_512_ghashschool
 
-# int aesgen_gcm_enc_update_avx10_512_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
+# int aesgen_gcm_enc_update_avx10_512_ghashschool(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
 #   len % 16 == 0
 #
 # Encrypts with CTR (inc32 on the counter block's last 4 bytes) and hashes the
@@ -4076,10 +4076,10 @@ aesgen_gcm_ghash_avx10_512_school:
 # Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	.text
 	.p2align 5, 0xcc
-	.globl	aesgen_gcm_enc_update_avx10_512_school
-	.hidden	aesgen_gcm_enc_update_avx10_512_school
-	.type	aesgen_gcm_enc_update_avx10_512_school, @function
-aesgen_gcm_enc_update_avx10_512_school:
+	.globl	aesgen_gcm_enc_update_avx10_512_ghashschool
+	.hidden	aesgen_gcm_enc_update_avx10_512_ghashschool
+	.type	aesgen_gcm_enc_update_avx10_512_ghashschool, @function
+aesgen_gcm_enc_update_avx10_512_ghashschool:
 	.cfi_startproc
 	endbr64
 	push            %rbx
@@ -4091,7 +4091,7 @@ aesgen_gcm_enc_update_avx10_512_school:
 	shr             $55, %rbx                       # AESGEN_GCM_SECRET_COUNTER -> 256
 	btr             $63, %rcx                       # the length without the flag
 	test            %rcx, %rcx
-	{disp32} jz     .Lgcm_enc_school_return
+	{disp32} jz     .Lgcm_enc_ghashschool_return
 # ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
 # from the end so that every key size runs the same last nine rounds
 	mov             240(%rdi), %eax
@@ -4118,7 +4118,7 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vbroadcasti32x4 .Lgcm_lane_count(%rip), %zmm12
 # bulk: whole iterations of 16 blocks, CTR and GHASH stitched
 	sub             $256, %rcx
-	{disp32} jb     .Lgcm_enc_school_tail
+	{disp32} jb     .Lgcm_enc_ghashschool_tail
 # the powers of a full iteration (H^16..H^1) into HPOW
 	vmovdqu8        512(%rdi), %zmm22
 	vmovdqu8        576(%rdi), %zmm23
@@ -4133,7 +4133,7 @@ aesgen_gcm_enc_update_avx10_512_school:
 # counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 # the first counter's last byte: past 236, one of them would carry
 	cmp             $237, %r11d
-	{disp32} jae    .Lgcm_enc_school_first_ctr_carry # a last byte would carry: out of line
+	{disp32} jae    .Lgcm_enc_ghashschool_first_ctr_carry # a last byte would carry: out of line
 	vpxord          %zmm13, %zmm11, %zmm0
 	vpaddd          .Lgcm_be_inc_64(%rip), %zmm11, %zmm1
 	vpaddd          .Lgcm_be_inc_64+64(%rip), %zmm11, %zmm2
@@ -4142,12 +4142,12 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vpxord          %zmm13, %zmm1, %zmm1
 	vpxord          %zmm13, %zmm2, %zmm2
 	vpxord          %zmm13, %zmm3, %zmm3
-.Lgcm_enc_school_first_ctr_done:
+.Lgcm_enc_ghashschool_first_ctr_done:
 	add             $16, %r11b
 # the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_enc_school_first_aes128
-	{disp32} je     .Lgcm_enc_school_first_aes192
+	{disp32} jb     .Lgcm_enc_ghashschool_first_aes128
+	{disp32} je     .Lgcm_enc_ghashschool_first_aes192
 	vbroadcasti32x4 -208(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -4158,7 +4158,7 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-.Lgcm_enc_school_first_aes192:
+.Lgcm_enc_ghashschool_first_aes192:
 	vbroadcasti32x4 -176(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -4169,7 +4169,7 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-.Lgcm_enc_school_first_aes128:
+.Lgcm_enc_ghashschool_first_aes128:
 	vbroadcasti32x4 -144(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -4225,13 +4225,13 @@ aesgen_gcm_enc_update_avx10_512_school:
 	add             $256, %rdx
 	add             $256, %rsi
 	sub             $256, %rcx
-	{disp32} jb     .Lgcm_enc_school_hash_last
-.Lgcm_enc_school_loop:
-# LLVM-MCA-BEGIN gcm_enc_school_avx10_512_main_loop
+	{disp32} jb     .Lgcm_enc_ghashschool_hash_last
+.Lgcm_enc_ghashschool_loop:
+# LLVM-MCA-BEGIN gcm_enc_ghashschool_avx10_512_main_loop
 # counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 # the first counter's last byte: past 236, one of them would carry
 	cmp             $237, %r11d
-	{disp32} jae    .Lgcm_enc_school_main_ctr_carry # a last byte would carry: out of line
+	{disp32} jae    .Lgcm_enc_ghashschool_main_ctr_carry # a last byte would carry: out of line
 	vpxord          %zmm13, %zmm11, %zmm0
 	vpaddd          .Lgcm_be_inc_64(%rip), %zmm11, %zmm1
 	vpaddd          .Lgcm_be_inc_64+64(%rip), %zmm11, %zmm2
@@ -4240,12 +4240,12 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vpxord          %zmm13, %zmm1, %zmm1
 	vpxord          %zmm13, %zmm2, %zmm2
 	vpxord          %zmm13, %zmm3, %zmm3
-.Lgcm_enc_school_main_ctr_done:
+.Lgcm_enc_ghashschool_main_ctr_done:
 	add             $16, %r11b
 # the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_enc_school_main_aes128
-	{disp32} je     .Lgcm_enc_school_main_aes192
+	{disp32} jb     .Lgcm_enc_ghashschool_main_aes128
+	{disp32} je     .Lgcm_enc_ghashschool_main_aes192
 	vbroadcasti32x4 -208(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -4256,7 +4256,7 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-.Lgcm_enc_school_main_aes192:
+.Lgcm_enc_ghashschool_main_aes192:
 	vbroadcasti32x4 -176(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -4267,7 +4267,7 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-.Lgcm_enc_school_main_aes128:
+.Lgcm_enc_ghashschool_main_aes128:
 	vbroadcasti32x4 -144(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -4383,9 +4383,9 @@ aesgen_gcm_enc_update_avx10_512_school:
 	add             $256, %rdx
 	add             $256, %rsi
 	sub             $256, %rcx
-	jae             .Lgcm_enc_school_loop
+	jae             .Lgcm_enc_ghashschool_loop
 # LLVM-MCA-END
-.Lgcm_enc_school_hash_last:
+.Lgcm_enc_ghashschool_hash_last:
 # the GHASH of the last iteration's ciphertext, still in GD
 # GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         %zmm20, %zmm16, %zmm16
@@ -4438,8 +4438,8 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
 	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-	{disp32} jmp    .Lgcm_enc_school_bulk_done
-.Lgcm_enc_school_first_ctr_carry:
+	{disp32} jmp    .Lgcm_enc_ghashschool_bulk_done
+.Lgcm_enc_ghashschool_first_ctr_carry:
 # a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         %zmm20, %zmm11, %zmm11
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -4456,8 +4456,8 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vpxord          %zmm13, %zmm2, %zmm2
 	vpxord          %zmm13, %zmm3, %zmm3
 	vpshufb         %zmm20, %zmm11, %zmm11
-	jmp             .Lgcm_enc_school_first_ctr_done
-.Lgcm_enc_school_main_ctr_carry:
+	jmp             .Lgcm_enc_ghashschool_first_ctr_done
+.Lgcm_enc_ghashschool_main_ctr_carry:
 # a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         %zmm20, %zmm11, %zmm11
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -4474,28 +4474,28 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vpxord          %zmm13, %zmm2, %zmm2
 	vpxord          %zmm13, %zmm3, %zmm3
 	vpshufb         %zmm20, %zmm11, %zmm11
-	jmp             .Lgcm_enc_school_main_ctr_done
-.Lgcm_enc_school_bulk_done:
+	jmp             .Lgcm_enc_ghashschool_main_ctr_done
+.Lgcm_enc_ghashschool_bulk_done:
 	vpshufb         %zmm20, %zmm11, %zmm11
-.Lgcm_enc_school_tail:
+.Lgcm_enc_ghashschool_tail:
 # what the bulk loop left: LEN + 256 = 0..240 bytes of whole blocks
 	add             $256, %rcx
-	{disp32} jz     .Lgcm_enc_school_store
+	{disp32} jz     .Lgcm_enc_ghashschool_store
 # CTR first, then GHASH of the ciphertext it wrote: the CTR pass advances DST and
 # LEN, so their start waits in the stack slots for the GHASH pass
 	mov             %rsi, (%rsp)
 	mov             %rcx, 8(%rsp)
 
-.Lgcm_enc_school_final:
+.Lgcm_enc_ghashschool_final:
 # 1..256 bytes remain: pick the final group by the number of vectors they need,
 # so that a short message runs only the AES work it needs (its vectors side by side)
 	cmp             $64, %rcx
-	{disp32} jbe    .Lgcm_enc_school_final1
+	{disp32} jbe    .Lgcm_enc_ghashschool_final1
 	cmp             $128, %rcx
-	{disp32} jbe    .Lgcm_enc_school_final2
+	{disp32} jbe    .Lgcm_enc_ghashschool_final2
 	cmp             $192, %rcx
-	{disp32} jbe    .Lgcm_enc_school_final3
-.Lgcm_enc_school_final4:
+	{disp32} jbe    .Lgcm_enc_ghashschool_final3
+.Lgcm_enc_ghashschool_final4:
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
@@ -4511,8 +4511,8 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vpxord          %zmm13, %zmm3, %zmm3
 # the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_enc_school_final4_aes128
-	{disp32} je     .Lgcm_enc_school_final4_aes192
+	{disp32} jb     .Lgcm_enc_ghashschool_final4_aes128
+	{disp32} je     .Lgcm_enc_ghashschool_final4_aes192
 	vbroadcasti32x4 -208(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -4523,7 +4523,7 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-.Lgcm_enc_school_final4_aes192:
+.Lgcm_enc_ghashschool_final4_aes192:
 	vbroadcasti32x4 -176(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -4534,7 +4534,7 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-.Lgcm_enc_school_final4_aes128:
+.Lgcm_enc_ghashschool_final4_aes128:
 	vbroadcasti32x4 -144(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -4597,8 +4597,8 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vpxord          %zmm14, %zmm8, %zmm8
 	vaesenclast     %zmm8, %zmm3, %zmm3
 	vmovdqu8        %zmm3, (%rsi){%k1}
-	{disp32} jmp    .Lgcm_enc_school_tail_crypted
-.Lgcm_enc_school_final3:
+	{disp32} jmp    .Lgcm_enc_ghashschool_tail_crypted
+.Lgcm_enc_ghashschool_final3:
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
@@ -4611,8 +4611,8 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vpxord          %zmm13, %zmm2, %zmm2
 # the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_enc_school_final3_aes128
-	{disp32} je     .Lgcm_enc_school_final3_aes192
+	{disp32} jb     .Lgcm_enc_ghashschool_final3_aes128
+	{disp32} je     .Lgcm_enc_ghashschool_final3_aes192
 	vbroadcasti32x4 -208(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -4621,7 +4621,7 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
-.Lgcm_enc_school_final3_aes192:
+.Lgcm_enc_ghashschool_final3_aes192:
 	vbroadcasti32x4 -176(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -4630,7 +4630,7 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
-.Lgcm_enc_school_final3_aes128:
+.Lgcm_enc_ghashschool_final3_aes128:
 	vbroadcasti32x4 -144(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -4681,8 +4681,8 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vpxord          %zmm14, %zmm8, %zmm8
 	vaesenclast     %zmm8, %zmm2, %zmm2
 	vmovdqu8        %zmm2, (%rsi){%k1}
-	{disp32} jmp    .Lgcm_enc_school_tail_crypted
-.Lgcm_enc_school_final2:
+	{disp32} jmp    .Lgcm_enc_ghashschool_tail_crypted
+.Lgcm_enc_ghashschool_final2:
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
@@ -4692,22 +4692,22 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vpxord          %zmm13, %zmm1, %zmm1
 # the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_enc_school_final2_aes128
-	{disp32} je     .Lgcm_enc_school_final2_aes192
+	{disp32} jb     .Lgcm_enc_ghashschool_final2_aes128
+	{disp32} je     .Lgcm_enc_ghashschool_final2_aes192
 	vbroadcasti32x4 -208(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vbroadcasti32x4 -192(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
-.Lgcm_enc_school_final2_aes192:
+.Lgcm_enc_ghashschool_final2_aes192:
 	vbroadcasti32x4 -176(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vbroadcasti32x4 -160(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
-.Lgcm_enc_school_final2_aes128:
+.Lgcm_enc_ghashschool_final2_aes128:
 	vbroadcasti32x4 -144(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -4746,26 +4746,26 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vpxord          %zmm14, %zmm8, %zmm8
 	vaesenclast     %zmm8, %zmm1, %zmm1
 	vmovdqu8        %zmm1, (%rsi){%k1}
-	{disp32} jmp    .Lgcm_enc_school_tail_crypted
-.Lgcm_enc_school_final1:
+	{disp32} jmp    .Lgcm_enc_ghashschool_tail_crypted
+.Lgcm_enc_ghashschool_final1:
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpxord          %zmm13, %zmm0, %zmm0
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_enc_school_final1_aes128
-	{disp32} je     .Lgcm_enc_school_final1_aes192
+	{disp32} jb     .Lgcm_enc_ghashschool_final1_aes128
+	{disp32} je     .Lgcm_enc_ghashschool_final1_aes192
 	vbroadcasti32x4 -208(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vbroadcasti32x4 -192(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
-.Lgcm_enc_school_final1_aes192:
+.Lgcm_enc_ghashschool_final1_aes192:
 	vbroadcasti32x4 -176(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vbroadcasti32x4 -160(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
-.Lgcm_enc_school_final1_aes128:
+.Lgcm_enc_ghashschool_final1_aes128:
 	vbroadcasti32x4 -144(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vbroadcasti32x4 -128(%r10), %zmm15
@@ -4787,8 +4787,8 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vpxord          %zmm14, %zmm8, %zmm8
 	vaesenclast     %zmm8, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi){%k1}
-	{disp32} jmp    .Lgcm_enc_school_tail_crypted
-.Lgcm_enc_school_tail_crypted:
+	{disp32} jmp    .Lgcm_enc_ghashschool_tail_crypted
+.Lgcm_enc_ghashschool_tail_crypted:
 	mov             (%rsp), %rdx                    # hash the ciphertext just written
 	mov             8(%rsp), %rcx
 # GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
@@ -4797,17 +4797,17 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vpxord          %zmm5, %zmm5, %zmm5
 	vpxord          %zmm6, %zmm6, %zmm6
 	vpxord          %zmm7, %zmm7, %zmm7
-.Lgcm_enc_school_ghash_vector:
+.Lgcm_enc_ghashschool_ghash_vector:
 	cmp             $64, %rcx
-	{disp32} jb     .Lgcm_enc_school_ghash_load_part
+	{disp32} jb     .Lgcm_enc_ghashschool_ghash_load_part
 	vmovdqu8        (%rdx), %zmm4
-	{disp32} jmp    .Lgcm_enc_school_ghash_loaded
-.Lgcm_enc_school_ghash_load_part:
+	{disp32} jmp    .Lgcm_enc_ghashschool_ghash_loaded
+.Lgcm_enc_ghashschool_ghash_load_part:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # k1: the bytes that remain
 	kmovq           %r11, %k1
 	vmovdqu8        (%rdx), %zmm4{%k1}{z}
-.Lgcm_enc_school_ghash_loaded:
+.Lgcm_enc_ghashschool_ghash_loaded:
 	vpshufb         %zmm20, %zmm4, %zmm4
 	vpxord          %zmm10, %zmm4, %zmm4            # the running hash joins block 0
 	vpxord          %zmm10, %zmm10, %zmm10
@@ -4821,7 +4821,7 @@ aesgen_gcm_enc_update_avx10_512_school:
 	add             $64, %rdx
 	add             $64, %r8
 	sub             $64, %rcx
-	ja              .Lgcm_enc_school_ghash_vector
+	ja              .Lgcm_enc_ghashschool_ghash_vector
 # reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
@@ -4834,9 +4834,9 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
 	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-.Lgcm_enc_school_store:
+.Lgcm_enc_ghashschool_store:
 	vmovdqu8        %xmm10, (%r9)
-.Lgcm_enc_school_return:
+.Lgcm_enc_ghashschool_return:
 	xor             %eax, %eax
 	vzeroupper
 	add             $16, %rsp
@@ -4846,9 +4846,9 @@ aesgen_gcm_enc_update_avx10_512_school:
 	.cfi_restore %rbx
 	ret
 	.cfi_endproc
-	.size	aesgen_gcm_enc_update_avx10_512_school, . - aesgen_gcm_enc_update_avx10_512_school
+	.size	aesgen_gcm_enc_update_avx10_512_ghashschool, . - aesgen_gcm_enc_update_avx10_512_ghashschool
 
-# int aesgen_gcm_dec_update_avx10_512_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
+# int aesgen_gcm_dec_update_avx10_512_ghashschool(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
 #   len % 16 == 0
 #
 # Decrypts with CTR (inc32 on the counter block's last 4 bytes) and hashes the
@@ -4870,10 +4870,10 @@ aesgen_gcm_enc_update_avx10_512_school:
 # Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	.text
 	.p2align 5, 0xcc
-	.globl	aesgen_gcm_dec_update_avx10_512_school
-	.hidden	aesgen_gcm_dec_update_avx10_512_school
-	.type	aesgen_gcm_dec_update_avx10_512_school, @function
-aesgen_gcm_dec_update_avx10_512_school:
+	.globl	aesgen_gcm_dec_update_avx10_512_ghashschool
+	.hidden	aesgen_gcm_dec_update_avx10_512_ghashschool
+	.type	aesgen_gcm_dec_update_avx10_512_ghashschool, @function
+aesgen_gcm_dec_update_avx10_512_ghashschool:
 	.cfi_startproc
 	endbr64
 	push            %rbx
@@ -4885,7 +4885,7 @@ aesgen_gcm_dec_update_avx10_512_school:
 	shr             $55, %rbx                       # AESGEN_GCM_SECRET_COUNTER -> 256
 	btr             $63, %rcx                       # the length without the flag
 	test            %rcx, %rcx
-	{disp32} jz     .Lgcm_dec_school_return
+	{disp32} jz     .Lgcm_dec_ghashschool_return
 # ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
 # from the end so that every key size runs the same last nine rounds
 	mov             240(%rdi), %eax
@@ -4912,7 +4912,7 @@ aesgen_gcm_dec_update_avx10_512_school:
 	vbroadcasti32x4 .Lgcm_lane_count(%rip), %zmm12
 # bulk: whole iterations of 16 blocks, CTR and GHASH stitched
 	sub             $256, %rcx
-	{disp32} jb     .Lgcm_dec_school_tail
+	{disp32} jb     .Lgcm_dec_ghashschool_tail
 # the powers of a full iteration (H^16..H^1) into HPOW
 	vmovdqu8        512(%rdi), %zmm22
 	vmovdqu8        576(%rdi), %zmm23
@@ -4923,12 +4923,12 @@ aesgen_gcm_dec_update_avx10_512_school:
 	or              %ebx, %r11d                     # 256 if secret: always the carry path
 	vpshufb         %zmm20, %zmm11, %zmm11
 # CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
-.Lgcm_dec_school_loop:
-# LLVM-MCA-BEGIN gcm_dec_school_avx10_512_main_loop
+.Lgcm_dec_ghashschool_loop:
+# LLVM-MCA-BEGIN gcm_dec_ghashschool_avx10_512_main_loop
 # counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 # the first counter's last byte: past 236, one of them would carry
 	cmp             $237, %r11d
-	{disp32} jae    .Lgcm_dec_school_main_ctr_carry # a last byte would carry: out of line
+	{disp32} jae    .Lgcm_dec_ghashschool_main_ctr_carry # a last byte would carry: out of line
 	vpxord          %zmm13, %zmm11, %zmm0
 	vpaddd          .Lgcm_be_inc_64(%rip), %zmm11, %zmm1
 	vpaddd          .Lgcm_be_inc_64+64(%rip), %zmm11, %zmm2
@@ -4937,12 +4937,12 @@ aesgen_gcm_dec_update_avx10_512_school:
 	vpxord          %zmm13, %zmm1, %zmm1
 	vpxord          %zmm13, %zmm2, %zmm2
 	vpxord          %zmm13, %zmm3, %zmm3
-.Lgcm_dec_school_main_ctr_done:
+.Lgcm_dec_ghashschool_main_ctr_done:
 	add             $16, %r11b
 # the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_dec_school_main_aes128
-	{disp32} je     .Lgcm_dec_school_main_aes192
+	{disp32} jb     .Lgcm_dec_ghashschool_main_aes128
+	{disp32} je     .Lgcm_dec_ghashschool_main_aes192
 	vbroadcasti32x4 -208(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -4953,7 +4953,7 @@ aesgen_gcm_dec_update_avx10_512_school:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-.Lgcm_dec_school_main_aes192:
+.Lgcm_dec_ghashschool_main_aes192:
 	vbroadcasti32x4 -176(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -4964,7 +4964,7 @@ aesgen_gcm_dec_update_avx10_512_school:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-.Lgcm_dec_school_main_aes128:
+.Lgcm_dec_ghashschool_main_aes128:
 	vbroadcasti32x4 -144(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -5085,10 +5085,10 @@ aesgen_gcm_dec_update_avx10_512_school:
 	add             $256, %rdx
 	add             $256, %rsi
 	sub             $256, %rcx
-	jae             .Lgcm_dec_school_loop
+	jae             .Lgcm_dec_ghashschool_loop
 # LLVM-MCA-END
-	{disp32} jmp    .Lgcm_dec_school_bulk_done
-.Lgcm_dec_school_main_ctr_carry:
+	{disp32} jmp    .Lgcm_dec_ghashschool_bulk_done
+.Lgcm_dec_ghashschool_main_ctr_carry:
 # a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         %zmm20, %zmm11, %zmm11
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -5105,13 +5105,13 @@ aesgen_gcm_dec_update_avx10_512_school:
 	vpxord          %zmm13, %zmm2, %zmm2
 	vpxord          %zmm13, %zmm3, %zmm3
 	vpshufb         %zmm20, %zmm11, %zmm11
-	jmp             .Lgcm_dec_school_main_ctr_done
-.Lgcm_dec_school_bulk_done:
+	jmp             .Lgcm_dec_ghashschool_main_ctr_done
+.Lgcm_dec_ghashschool_bulk_done:
 	vpshufb         %zmm20, %zmm11, %zmm11
-.Lgcm_dec_school_tail:
+.Lgcm_dec_ghashschool_tail:
 # what the bulk loop left: LEN + 256 = 0..240 bytes of whole blocks
 	add             $256, %rcx
-	{disp32} jz     .Lgcm_dec_school_store
+	{disp32} jz     .Lgcm_dec_ghashschool_store
 # GHASH of the ciphertext first (it may be overwritten in place), then CTR: the
 # GHASH pass advances SRC and LEN, so their start waits in the stack slots
 	mov             %rdx, (%rsp)
@@ -5122,17 +5122,17 @@ aesgen_gcm_dec_update_avx10_512_school:
 	vpxord          %zmm5, %zmm5, %zmm5
 	vpxord          %zmm6, %zmm6, %zmm6
 	vpxord          %zmm7, %zmm7, %zmm7
-.Lgcm_dec_school_ghash_vector:
+.Lgcm_dec_ghashschool_ghash_vector:
 	cmp             $64, %rcx
-	{disp32} jb     .Lgcm_dec_school_ghash_load_part
+	{disp32} jb     .Lgcm_dec_ghashschool_ghash_load_part
 	vmovdqu8        (%rdx), %zmm4
-	{disp32} jmp    .Lgcm_dec_school_ghash_loaded
-.Lgcm_dec_school_ghash_load_part:
+	{disp32} jmp    .Lgcm_dec_ghashschool_ghash_loaded
+.Lgcm_dec_ghashschool_ghash_load_part:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # k1: the bytes that remain
 	kmovq           %r11, %k1
 	vmovdqu8        (%rdx), %zmm4{%k1}{z}
-.Lgcm_dec_school_ghash_loaded:
+.Lgcm_dec_ghashschool_ghash_loaded:
 	vpshufb         %zmm20, %zmm4, %zmm4
 	vpxord          %zmm10, %zmm4, %zmm4            # the running hash joins block 0
 	vpxord          %zmm10, %zmm10, %zmm10
@@ -5146,7 +5146,7 @@ aesgen_gcm_dec_update_avx10_512_school:
 	add             $64, %rdx
 	add             $64, %r8
 	sub             $64, %rcx
-	ja              .Lgcm_dec_school_ghash_vector
+	ja              .Lgcm_dec_ghashschool_ghash_vector
 # reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
@@ -5162,16 +5162,16 @@ aesgen_gcm_dec_update_avx10_512_school:
 	mov             8(%rsp), %rcx
 	mov             (%rsp), %rdx
 
-.Lgcm_dec_school_final:
+.Lgcm_dec_ghashschool_final:
 # 1..256 bytes remain: pick the final group by the number of vectors they need,
 # so that a short message runs only the AES work it needs (its vectors side by side)
 	cmp             $64, %rcx
-	{disp32} jbe    .Lgcm_dec_school_final1
+	{disp32} jbe    .Lgcm_dec_ghashschool_final1
 	cmp             $128, %rcx
-	{disp32} jbe    .Lgcm_dec_school_final2
+	{disp32} jbe    .Lgcm_dec_ghashschool_final2
 	cmp             $192, %rcx
-	{disp32} jbe    .Lgcm_dec_school_final3
-.Lgcm_dec_school_final4:
+	{disp32} jbe    .Lgcm_dec_ghashschool_final3
+.Lgcm_dec_ghashschool_final4:
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
@@ -5187,8 +5187,8 @@ aesgen_gcm_dec_update_avx10_512_school:
 	vpxord          %zmm13, %zmm3, %zmm3
 # the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_dec_school_final4_aes128
-	{disp32} je     .Lgcm_dec_school_final4_aes192
+	{disp32} jb     .Lgcm_dec_ghashschool_final4_aes128
+	{disp32} je     .Lgcm_dec_ghashschool_final4_aes192
 	vbroadcasti32x4 -208(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -5199,7 +5199,7 @@ aesgen_gcm_dec_update_avx10_512_school:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-.Lgcm_dec_school_final4_aes192:
+.Lgcm_dec_ghashschool_final4_aes192:
 	vbroadcasti32x4 -176(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -5210,7 +5210,7 @@ aesgen_gcm_dec_update_avx10_512_school:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-.Lgcm_dec_school_final4_aes128:
+.Lgcm_dec_ghashschool_final4_aes128:
 	vbroadcasti32x4 -144(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -5273,8 +5273,8 @@ aesgen_gcm_dec_update_avx10_512_school:
 	vpxord          %zmm14, %zmm8, %zmm8
 	vaesenclast     %zmm8, %zmm3, %zmm3
 	vmovdqu8        %zmm3, (%rsi){%k1}
-	{disp32} jmp    .Lgcm_dec_school_store
-.Lgcm_dec_school_final3:
+	{disp32} jmp    .Lgcm_dec_ghashschool_store
+.Lgcm_dec_ghashschool_final3:
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
@@ -5287,8 +5287,8 @@ aesgen_gcm_dec_update_avx10_512_school:
 	vpxord          %zmm13, %zmm2, %zmm2
 # the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_dec_school_final3_aes128
-	{disp32} je     .Lgcm_dec_school_final3_aes192
+	{disp32} jb     .Lgcm_dec_ghashschool_final3_aes128
+	{disp32} je     .Lgcm_dec_ghashschool_final3_aes192
 	vbroadcasti32x4 -208(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -5297,7 +5297,7 @@ aesgen_gcm_dec_update_avx10_512_school:
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
-.Lgcm_dec_school_final3_aes192:
+.Lgcm_dec_ghashschool_final3_aes192:
 	vbroadcasti32x4 -176(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -5306,7 +5306,7 @@ aesgen_gcm_dec_update_avx10_512_school:
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
-.Lgcm_dec_school_final3_aes128:
+.Lgcm_dec_ghashschool_final3_aes128:
 	vbroadcasti32x4 -144(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -5357,8 +5357,8 @@ aesgen_gcm_dec_update_avx10_512_school:
 	vpxord          %zmm14, %zmm8, %zmm8
 	vaesenclast     %zmm8, %zmm2, %zmm2
 	vmovdqu8        %zmm2, (%rsi){%k1}
-	{disp32} jmp    .Lgcm_dec_school_store
-.Lgcm_dec_school_final2:
+	{disp32} jmp    .Lgcm_dec_ghashschool_store
+.Lgcm_dec_ghashschool_final2:
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
@@ -5368,22 +5368,22 @@ aesgen_gcm_dec_update_avx10_512_school:
 	vpxord          %zmm13, %zmm1, %zmm1
 # the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_dec_school_final2_aes128
-	{disp32} je     .Lgcm_dec_school_final2_aes192
+	{disp32} jb     .Lgcm_dec_ghashschool_final2_aes128
+	{disp32} je     .Lgcm_dec_ghashschool_final2_aes192
 	vbroadcasti32x4 -208(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vbroadcasti32x4 -192(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
-.Lgcm_dec_school_final2_aes192:
+.Lgcm_dec_ghashschool_final2_aes192:
 	vbroadcasti32x4 -176(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vbroadcasti32x4 -160(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
-.Lgcm_dec_school_final2_aes128:
+.Lgcm_dec_ghashschool_final2_aes128:
 	vbroadcasti32x4 -144(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -5422,26 +5422,26 @@ aesgen_gcm_dec_update_avx10_512_school:
 	vpxord          %zmm14, %zmm8, %zmm8
 	vaesenclast     %zmm8, %zmm1, %zmm1
 	vmovdqu8        %zmm1, (%rsi){%k1}
-	{disp32} jmp    .Lgcm_dec_school_store
-.Lgcm_dec_school_final1:
+	{disp32} jmp    .Lgcm_dec_ghashschool_store
+.Lgcm_dec_ghashschool_final1:
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm20, %zmm11, %zmm0
 	vpaddd          %zmm12, %zmm11, %zmm11
 	vpxord          %zmm13, %zmm0, %zmm0
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_dec_school_final1_aes128
-	{disp32} je     .Lgcm_dec_school_final1_aes192
+	{disp32} jb     .Lgcm_dec_ghashschool_final1_aes128
+	{disp32} je     .Lgcm_dec_ghashschool_final1_aes192
 	vbroadcasti32x4 -208(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vbroadcasti32x4 -192(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
-.Lgcm_dec_school_final1_aes192:
+.Lgcm_dec_ghashschool_final1_aes192:
 	vbroadcasti32x4 -176(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vbroadcasti32x4 -160(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
-.Lgcm_dec_school_final1_aes128:
+.Lgcm_dec_ghashschool_final1_aes128:
 	vbroadcasti32x4 -144(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vbroadcasti32x4 -128(%r10), %zmm15
@@ -5463,10 +5463,10 @@ aesgen_gcm_dec_update_avx10_512_school:
 	vpxord          %zmm14, %zmm8, %zmm8
 	vaesenclast     %zmm8, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi){%k1}
-	{disp32} jmp    .Lgcm_dec_school_store
-.Lgcm_dec_school_store:
+	{disp32} jmp    .Lgcm_dec_ghashschool_store
+.Lgcm_dec_ghashschool_store:
 	vmovdqu8        %xmm10, (%r9)
-.Lgcm_dec_school_return:
+.Lgcm_dec_ghashschool_return:
 	xor             %eax, %eax
 	vzeroupper
 	add             $16, %rsp
@@ -5476,13 +5476,13 @@ aesgen_gcm_dec_update_avx10_512_school:
 	.cfi_restore %rbx
 	ret
 	.cfi_endproc
-	.size	aesgen_gcm_dec_update_avx10_512_school, . - aesgen_gcm_dec_update_avx10_512_school
+	.size	aesgen_gcm_dec_update_avx10_512_ghashschool, . - aesgen_gcm_dec_update_avx10_512_ghashschool
 
-# int aesgen_gcm_enc_record_avx10_512_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
+# int aesgen_gcm_enc_record_avx10_512_ghashschool(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
 #   any len
 #
 # One whole message: GHASH of the AAD, E_K(J0), encryption with the same stitched
-# loop as aesgen_gcm_enc_update_avx10_512_school, then the last 1..16 blocks and the lengths block
+# loop as aesgen_gcm_enc_update_avx10_512_ghashschool, then the last 1..16 blocks and the lengths block
 # in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
 #
 # Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
@@ -5499,10 +5499,10 @@ aesgen_gcm_dec_update_avx10_512_school:
 # Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	.text
 	.p2align 5, 0xcc
-	.globl	aesgen_gcm_enc_record_avx10_512_school
-	.hidden	aesgen_gcm_enc_record_avx10_512_school
-	.type	aesgen_gcm_enc_record_avx10_512_school, @function
-aesgen_gcm_enc_record_avx10_512_school:
+	.globl	aesgen_gcm_enc_record_avx10_512_ghashschool
+	.hidden	aesgen_gcm_enc_record_avx10_512_ghashschool
+	.type	aesgen_gcm_enc_record_avx10_512_ghashschool, @function
+aesgen_gcm_enc_record_avx10_512_ghashschool:
 	.cfi_startproc
 	endbr64
 	push            %rbx
@@ -5521,7 +5521,7 @@ aesgen_gcm_enc_record_avx10_512_school:
 # GHASH of the AAD (AAD, AADLEN from the record)
 	mov             40(%r8), %r10
 	test            %r10, %r10
-	{disp32} jz     .Lgcm_enc_school_rec_aad_done
+	{disp32} jz     .Lgcm_enc_ghashschool_rec_aad_done
 	mov             32(%r8), %rax
 # A record without a bulk loop whose AAD, text and lengths blocks number at most
 # 32 hashes them all in one sum: the AAD's products wait unreduced in LO/MI/HI
@@ -5529,27 +5529,27 @@ aesgen_gcm_enc_record_avx10_512_school:
 	lea             15(%r10), %r11
 	and             $-16, %r11                      # 16 x the AAD's blocks
 	cmp             $256, %rcx
-	{disp32} ja     .Lgcm_enc_school_rec_aad_alone
+	{disp32} ja     .Lgcm_enc_ghashschool_rec_aad_alone
 	lea             15(%rcx), %r9
 	and             $-16, %r9                       # 16 x the text's blocks
 	lea             16(%r11,%r9,1), %r9             # 16 x all blocks
 	cmp             $512, %r9
-	{disp32} ja     .Lgcm_enc_school_rec_aad_alone
+	{disp32} ja     .Lgcm_enc_ghashschool_rec_aad_alone
 	mov             %r9, %r11
 	lea             768(%rdi), %r9
 	sub             %r11, %r9
 # GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
-.Lgcm_enc_school_rec_aad_sum_vector:
+.Lgcm_enc_ghashschool_rec_aad_sum_vector:
 	cmp             $64, %r10
-	{disp32} jb     .Lgcm_enc_school_rec_aad_sum_load_part
+	{disp32} jb     .Lgcm_enc_ghashschool_rec_aad_sum_load_part
 	vmovdqu8        (%rax), %zmm4
-	{disp32} jmp    .Lgcm_enc_school_rec_aad_sum_loaded
-.Lgcm_enc_school_rec_aad_sum_load_part:
+	{disp32} jmp    .Lgcm_enc_ghashschool_rec_aad_sum_loaded
+.Lgcm_enc_ghashschool_rec_aad_sum_load_part:
 	mov             $-1, %r11
 	bzhi            %r10, %r11, %r11                # k1: the bytes that remain
 	kmovq           %r11, %k1
 	vmovdqu8        (%rax), %zmm4{%k1}{z}
-.Lgcm_enc_school_rec_aad_sum_loaded:
+.Lgcm_enc_ghashschool_rec_aad_sum_loaded:
 	vpshufb         %zmm20, %zmm4, %zmm4
 	vpxord          %zmm10, %zmm4, %zmm4            # the running hash joins block 0
 	vpxord          %zmm10, %zmm10, %zmm10
@@ -5563,23 +5563,23 @@ aesgen_gcm_enc_record_avx10_512_school:
 	add             $64, %rax
 	add             $64, %r9
 	sub             $64, %r10
-	ja              .Lgcm_enc_school_rec_aad_sum_vector
-	{disp32} jmp    .Lgcm_enc_school_rec_aad_done
-.Lgcm_enc_school_rec_aad_alone:
+	ja              .Lgcm_enc_ghashschool_rec_aad_sum_vector
+	{disp32} jmp    .Lgcm_enc_ghashschool_rec_aad_done
+.Lgcm_enc_ghashschool_rec_aad_alone:
 	lea             768(%rdi), %r9
 	sub             %r11, %r9
 # GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
-.Lgcm_enc_school_rec_aad_vector:
+.Lgcm_enc_ghashschool_rec_aad_vector:
 	cmp             $64, %r10
-	{disp32} jb     .Lgcm_enc_school_rec_aad_load_part
+	{disp32} jb     .Lgcm_enc_ghashschool_rec_aad_load_part
 	vmovdqu8        (%rax), %zmm4
-	{disp32} jmp    .Lgcm_enc_school_rec_aad_loaded
-.Lgcm_enc_school_rec_aad_load_part:
+	{disp32} jmp    .Lgcm_enc_ghashschool_rec_aad_loaded
+.Lgcm_enc_ghashschool_rec_aad_load_part:
 	mov             $-1, %r11
 	bzhi            %r10, %r11, %r11                # k1: the bytes that remain
 	kmovq           %r11, %k1
 	vmovdqu8        (%rax), %zmm4{%k1}{z}
-.Lgcm_enc_school_rec_aad_loaded:
+.Lgcm_enc_ghashschool_rec_aad_loaded:
 	vpshufb         %zmm20, %zmm4, %zmm4
 	vpxord          %zmm10, %zmm4, %zmm4            # the running hash joins block 0
 	vpxord          %zmm10, %zmm10, %zmm10
@@ -5593,7 +5593,7 @@ aesgen_gcm_enc_record_avx10_512_school:
 	add             $64, %rax
 	add             $64, %r9
 	sub             $64, %r10
-	ja              .Lgcm_enc_school_rec_aad_vector
+	ja              .Lgcm_enc_ghashschool_rec_aad_vector
 # reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
@@ -5609,7 +5609,7 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vpxord          %zmm5, %zmm5, %zmm5
 	vpxord          %zmm6, %zmm6, %zmm6
 	vpxord          %zmm7, %zmm7, %zmm7
-.Lgcm_enc_school_rec_aad_done:
+.Lgcm_enc_ghashschool_rec_aad_done:
 # ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
 # from the end so that every key size runs the same last nine rounds
 	mov             240(%rdi), %eax
@@ -5630,14 +5630,14 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vpxord          %xmm13, %xmm4, %xmm4
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_enc_school_rec_j0_aes128
-	{disp32} je     .Lgcm_enc_school_rec_j0_aes192
+	{disp32} jb     .Lgcm_enc_ghashschool_rec_j0_aes128
+	{disp32} je     .Lgcm_enc_ghashschool_rec_j0_aes192
 	vaesenc         -208(%r10), %xmm4, %xmm4
 	vaesenc         -192(%r10), %xmm4, %xmm4
-.Lgcm_enc_school_rec_j0_aes192:
+.Lgcm_enc_ghashschool_rec_j0_aes192:
 	vaesenc         -176(%r10), %xmm4, %xmm4
 	vaesenc         -160(%r10), %xmm4, %xmm4
-.Lgcm_enc_school_rec_j0_aes128:
+.Lgcm_enc_ghashschool_rec_j0_aes128:
 	vaesenc         -144(%r10), %xmm4, %xmm4
 	vaesenc         -128(%r10), %xmm4, %xmm4
 	vaesenc         -112(%r10), %xmm4, %xmm4
@@ -5654,10 +5654,10 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vpaddd          .Lgcm_record_offsets_64(%rip), %zmm11, %zmm11 # CTR: J0 + 1, + 2, ... per lane
 	vbroadcasti32x4 .Lgcm_lane_count(%rip), %zmm12
 	test            %rcx, %rcx
-	{disp32} jz     .Lgcm_enc_school_rec_no_data
+	{disp32} jz     .Lgcm_enc_ghashschool_rec_no_data
 # bulk: whole iterations of 16 blocks, CTR and GHASH stitched
 	sub             $256, %rcx
-	{disp32} jbe    .Lgcm_enc_school_rec_tail
+	{disp32} jbe    .Lgcm_enc_ghashschool_rec_tail
 # the powers of a full iteration (H^16..H^1) into HPOW
 	vmovdqu8        512(%rdi), %zmm22
 	vmovdqu8        576(%rdi), %zmm23
@@ -5672,7 +5672,7 @@ aesgen_gcm_enc_record_avx10_512_school:
 # counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 # the first counter's last byte: past 236, one of them would carry
 	cmp             $237, %r11d
-	{disp32} jae    .Lgcm_enc_school_rec_first_ctr_carry # a last byte would carry: out of line
+	{disp32} jae    .Lgcm_enc_ghashschool_rec_first_ctr_carry # a last byte would carry: out of line
 	vpxord          %zmm13, %zmm11, %zmm0
 	vpaddd          .Lgcm_be_inc_64(%rip), %zmm11, %zmm1
 	vpaddd          .Lgcm_be_inc_64+64(%rip), %zmm11, %zmm2
@@ -5681,12 +5681,12 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vpxord          %zmm13, %zmm1, %zmm1
 	vpxord          %zmm13, %zmm2, %zmm2
 	vpxord          %zmm13, %zmm3, %zmm3
-.Lgcm_enc_school_rec_first_ctr_done:
+.Lgcm_enc_ghashschool_rec_first_ctr_done:
 	add             $16, %r11b
 # the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_enc_school_rec_first_aes128
-	{disp32} je     .Lgcm_enc_school_rec_first_aes192
+	{disp32} jb     .Lgcm_enc_ghashschool_rec_first_aes128
+	{disp32} je     .Lgcm_enc_ghashschool_rec_first_aes192
 	vbroadcasti32x4 -208(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -5697,7 +5697,7 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-.Lgcm_enc_school_rec_first_aes192:
+.Lgcm_enc_ghashschool_rec_first_aes192:
 	vbroadcasti32x4 -176(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -5708,7 +5708,7 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-.Lgcm_enc_school_rec_first_aes128:
+.Lgcm_enc_ghashschool_rec_first_aes128:
 	vbroadcasti32x4 -144(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -5764,13 +5764,13 @@ aesgen_gcm_enc_record_avx10_512_school:
 	add             $256, %rdx
 	add             $256, %rsi
 	sub             $256, %rcx
-	{disp32} jbe    .Lgcm_enc_school_rec_hash_last
-.Lgcm_enc_school_rec_loop:
-# LLVM-MCA-BEGIN gcm_enc_school_rec_avx10_512_main_loop
+	{disp32} jbe    .Lgcm_enc_ghashschool_rec_hash_last
+.Lgcm_enc_ghashschool_rec_loop:
+# LLVM-MCA-BEGIN gcm_enc_ghashschool_rec_avx10_512_main_loop
 # counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 # the first counter's last byte: past 236, one of them would carry
 	cmp             $237, %r11d
-	{disp32} jae    .Lgcm_enc_school_rec_main_ctr_carry # a last byte would carry: out of line
+	{disp32} jae    .Lgcm_enc_ghashschool_rec_main_ctr_carry # a last byte would carry: out of line
 	vpxord          %zmm13, %zmm11, %zmm0
 	vpaddd          .Lgcm_be_inc_64(%rip), %zmm11, %zmm1
 	vpaddd          .Lgcm_be_inc_64+64(%rip), %zmm11, %zmm2
@@ -5779,12 +5779,12 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vpxord          %zmm13, %zmm1, %zmm1
 	vpxord          %zmm13, %zmm2, %zmm2
 	vpxord          %zmm13, %zmm3, %zmm3
-.Lgcm_enc_school_rec_main_ctr_done:
+.Lgcm_enc_ghashschool_rec_main_ctr_done:
 	add             $16, %r11b
 # the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_enc_school_rec_main_aes128
-	{disp32} je     .Lgcm_enc_school_rec_main_aes192
+	{disp32} jb     .Lgcm_enc_ghashschool_rec_main_aes128
+	{disp32} je     .Lgcm_enc_ghashschool_rec_main_aes192
 	vbroadcasti32x4 -208(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -5795,7 +5795,7 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-.Lgcm_enc_school_rec_main_aes192:
+.Lgcm_enc_ghashschool_rec_main_aes192:
 	vbroadcasti32x4 -176(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -5806,7 +5806,7 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-.Lgcm_enc_school_rec_main_aes128:
+.Lgcm_enc_ghashschool_rec_main_aes128:
 	vbroadcasti32x4 -144(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -5922,9 +5922,9 @@ aesgen_gcm_enc_record_avx10_512_school:
 	add             $256, %rdx
 	add             $256, %rsi
 	sub             $256, %rcx
-	ja              .Lgcm_enc_school_rec_loop
+	ja              .Lgcm_enc_ghashschool_rec_loop
 # LLVM-MCA-END
-.Lgcm_enc_school_rec_hash_last:
+.Lgcm_enc_ghashschool_rec_hash_last:
 # the GHASH of the last iteration's ciphertext, still in GD
 # GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         %zmm20, %zmm16, %zmm16
@@ -5977,8 +5977,8 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
 	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-	{disp32} jmp    .Lgcm_enc_school_rec_bulk_done
-.Lgcm_enc_school_rec_first_ctr_carry:
+	{disp32} jmp    .Lgcm_enc_ghashschool_rec_bulk_done
+.Lgcm_enc_ghashschool_rec_first_ctr_carry:
 # a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         %zmm20, %zmm11, %zmm11
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -5995,8 +5995,8 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vpxord          %zmm13, %zmm2, %zmm2
 	vpxord          %zmm13, %zmm3, %zmm3
 	vpshufb         %zmm20, %zmm11, %zmm11
-	jmp             .Lgcm_enc_school_rec_first_ctr_done
-.Lgcm_enc_school_rec_main_ctr_carry:
+	jmp             .Lgcm_enc_ghashschool_rec_first_ctr_done
+.Lgcm_enc_ghashschool_rec_main_ctr_carry:
 # a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         %zmm20, %zmm11, %zmm11
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -6013,25 +6013,25 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vpxord          %zmm13, %zmm2, %zmm2
 	vpxord          %zmm13, %zmm3, %zmm3
 	vpshufb         %zmm20, %zmm11, %zmm11
-	jmp             .Lgcm_enc_school_rec_main_ctr_done
-.Lgcm_enc_school_rec_bulk_done:
+	jmp             .Lgcm_enc_ghashschool_rec_main_ctr_done
+.Lgcm_enc_ghashschool_rec_bulk_done:
 	vpshufb         %zmm20, %zmm11, %zmm11
 	vpxord          %zmm5, %zmm5, %zmm5
 	vpxord          %zmm6, %zmm6, %zmm6
 	vpxord          %zmm7, %zmm7, %zmm7
 # LO/MI/HI from here on: the AAD's products, or zeros
-.Lgcm_enc_school_rec_tail:
+.Lgcm_enc_ghashschool_rec_tail:
 	add             $256, %rcx
-	{disp32} jz     .Lgcm_enc_school_rec_no_data
+	{disp32} jz     .Lgcm_enc_ghashschool_rec_no_data
 # 1..256 bytes remain: pick the final group by the number of vectors they need,
 # so that a short message runs only the AES work it needs (its vectors side by side)
 	cmp             $64, %rcx
-	{disp32} jbe    .Lgcm_enc_school_rec_final1
+	{disp32} jbe    .Lgcm_enc_ghashschool_rec_final1
 	cmp             $128, %rcx
-	{disp32} jbe    .Lgcm_enc_school_rec_final2
+	{disp32} jbe    .Lgcm_enc_ghashschool_rec_final2
 	cmp             $192, %rcx
-	{disp32} jbe    .Lgcm_enc_school_rec_final3
-.Lgcm_enc_school_rec_final4:
+	{disp32} jbe    .Lgcm_enc_ghashschool_rec_final3
+.Lgcm_enc_ghashschool_rec_final4:
 # the last 4 vectors (1..256 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             15(%rcx), %r11
 	and             $-16, %r11                      # 16 x the block count
@@ -6056,8 +6056,8 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vpxord          %zmm13, %zmm3, %zmm3
 # the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_enc_school_rec_final4_aes128
-	{disp32} je     .Lgcm_enc_school_rec_final4_aes192
+	{disp32} jb     .Lgcm_enc_ghashschool_rec_final4_aes128
+	{disp32} je     .Lgcm_enc_ghashschool_rec_final4_aes192
 	vbroadcasti32x4 -208(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -6068,7 +6068,7 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-.Lgcm_enc_school_rec_final4_aes192:
+.Lgcm_enc_ghashschool_rec_final4_aes192:
 	vbroadcasti32x4 -176(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -6079,7 +6079,7 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-.Lgcm_enc_school_rec_final4_aes128:
+.Lgcm_enc_ghashschool_rec_final4_aes128:
 	vbroadcasti32x4 -144(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -6193,8 +6193,8 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
 	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-	{disp32} jmp    .Lgcm_enc_school_rec_tag
-.Lgcm_enc_school_rec_final3:
+	{disp32} jmp    .Lgcm_enc_ghashschool_rec_tag
+.Lgcm_enc_ghashschool_rec_final3:
 # the last 3 vectors (1..192 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             15(%rcx), %r11
 	and             $-16, %r11                      # 16 x the block count
@@ -6216,8 +6216,8 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vpxord          %zmm13, %zmm2, %zmm2
 # the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_enc_school_rec_final3_aes128
-	{disp32} je     .Lgcm_enc_school_rec_final3_aes192
+	{disp32} jb     .Lgcm_enc_ghashschool_rec_final3_aes128
+	{disp32} je     .Lgcm_enc_ghashschool_rec_final3_aes192
 	vbroadcasti32x4 -208(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -6226,7 +6226,7 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
-.Lgcm_enc_school_rec_final3_aes192:
+.Lgcm_enc_ghashschool_rec_final3_aes192:
 	vbroadcasti32x4 -176(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -6235,7 +6235,7 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
-.Lgcm_enc_school_rec_final3_aes128:
+.Lgcm_enc_ghashschool_rec_final3_aes128:
 	vbroadcasti32x4 -144(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -6328,8 +6328,8 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
 	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-	{disp32} jmp    .Lgcm_enc_school_rec_tag
-.Lgcm_enc_school_rec_final2:
+	{disp32} jmp    .Lgcm_enc_ghashschool_rec_tag
+.Lgcm_enc_ghashschool_rec_final2:
 # the last 2 vectors (1..128 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             15(%rcx), %r11
 	and             $-16, %r11                      # 16 x the block count
@@ -6348,22 +6348,22 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vpxord          %zmm13, %zmm1, %zmm1
 # the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_enc_school_rec_final2_aes128
-	{disp32} je     .Lgcm_enc_school_rec_final2_aes192
+	{disp32} jb     .Lgcm_enc_ghashschool_rec_final2_aes128
+	{disp32} je     .Lgcm_enc_ghashschool_rec_final2_aes192
 	vbroadcasti32x4 -208(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vbroadcasti32x4 -192(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
-.Lgcm_enc_school_rec_final2_aes192:
+.Lgcm_enc_ghashschool_rec_final2_aes192:
 	vbroadcasti32x4 -176(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vbroadcasti32x4 -160(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
-.Lgcm_enc_school_rec_final2_aes128:
+.Lgcm_enc_ghashschool_rec_final2_aes128:
 	vbroadcasti32x4 -144(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -6435,8 +6435,8 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
 	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-	{disp32} jmp    .Lgcm_enc_school_rec_tag
-.Lgcm_enc_school_rec_final1:
+	{disp32} jmp    .Lgcm_enc_ghashschool_rec_tag
+.Lgcm_enc_ghashschool_rec_final1:
 # the last 1 vector (1..64 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             15(%rcx), %r11
 	and             $-16, %r11                      # 16 x the block count
@@ -6451,18 +6451,18 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vpxord          %zmm13, %zmm0, %zmm0
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_enc_school_rec_final1_aes128
-	{disp32} je     .Lgcm_enc_school_rec_final1_aes192
+	{disp32} jb     .Lgcm_enc_ghashschool_rec_final1_aes128
+	{disp32} je     .Lgcm_enc_ghashschool_rec_final1_aes192
 	vbroadcasti32x4 -208(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vbroadcasti32x4 -192(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
-.Lgcm_enc_school_rec_final1_aes192:
+.Lgcm_enc_ghashschool_rec_final1_aes192:
 	vbroadcasti32x4 -176(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vbroadcasti32x4 -160(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
-.Lgcm_enc_school_rec_final1_aes128:
+.Lgcm_enc_ghashschool_rec_final1_aes128:
 	vbroadcasti32x4 -144(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vbroadcasti32x4 -128(%r10), %zmm15
@@ -6512,8 +6512,8 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
 	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-	{disp32} jmp    .Lgcm_enc_school_rec_tag
-.Lgcm_enc_school_rec_no_data:
+	{disp32} jmp    .Lgcm_enc_ghashschool_rec_tag
+.Lgcm_enc_ghashschool_rec_no_data:
 # no text left: the lengths block alone joins the sum
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpxord          %xmm10, %xmm4, %xmm4
@@ -6536,7 +6536,7 @@ aesgen_gcm_enc_record_avx10_512_school:
 	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
 	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-.Lgcm_enc_school_rec_tag:
+.Lgcm_enc_ghashschool_rec_tag:
 # tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)
 	vpshufb         %xmm20, %xmm10, %xmm10
 	vpxord          48(%r8), %xmm10, %xmm10
@@ -6548,13 +6548,13 @@ aesgen_gcm_enc_record_avx10_512_school:
 	.cfi_restore %rbx
 	ret
 	.cfi_endproc
-	.size	aesgen_gcm_enc_record_avx10_512_school, . - aesgen_gcm_enc_record_avx10_512_school
+	.size	aesgen_gcm_enc_record_avx10_512_ghashschool, . - aesgen_gcm_enc_record_avx10_512_ghashschool
 
-# int aesgen_gcm_dec_record_avx10_512_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
+# int aesgen_gcm_dec_record_avx10_512_ghashschool(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
 #   any len
 #
 # One whole message: GHASH of the AAD, E_K(J0), decryption with the same stitched
-# loop as aesgen_gcm_dec_update_avx10_512_school, then the last 1..16 blocks and the lengths block
+# loop as aesgen_gcm_dec_update_avx10_512_ghashschool, then the last 1..16 blocks and the lengths block
 # in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
 #
 # Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
@@ -6571,10 +6571,10 @@ aesgen_gcm_enc_record_avx10_512_school:
 # Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	.text
 	.p2align 5, 0xcc
-	.globl	aesgen_gcm_dec_record_avx10_512_school
-	.hidden	aesgen_gcm_dec_record_avx10_512_school
-	.type	aesgen_gcm_dec_record_avx10_512_school, @function
-aesgen_gcm_dec_record_avx10_512_school:
+	.globl	aesgen_gcm_dec_record_avx10_512_ghashschool
+	.hidden	aesgen_gcm_dec_record_avx10_512_ghashschool
+	.type	aesgen_gcm_dec_record_avx10_512_ghashschool, @function
+aesgen_gcm_dec_record_avx10_512_ghashschool:
 	.cfi_startproc
 	endbr64
 	push            %rbx
@@ -6593,7 +6593,7 @@ aesgen_gcm_dec_record_avx10_512_school:
 # GHASH of the AAD (AAD, AADLEN from the record)
 	mov             40(%r8), %r10
 	test            %r10, %r10
-	{disp32} jz     .Lgcm_dec_school_rec_aad_done
+	{disp32} jz     .Lgcm_dec_ghashschool_rec_aad_done
 	mov             32(%r8), %rax
 # A record without a bulk loop whose AAD, text and lengths blocks number at most
 # 32 hashes them all in one sum: the AAD's products wait unreduced in LO/MI/HI
@@ -6601,27 +6601,27 @@ aesgen_gcm_dec_record_avx10_512_school:
 	lea             15(%r10), %r11
 	and             $-16, %r11                      # 16 x the AAD's blocks
 	cmp             $256, %rcx
-	{disp32} ja     .Lgcm_dec_school_rec_aad_alone
+	{disp32} ja     .Lgcm_dec_ghashschool_rec_aad_alone
 	lea             15(%rcx), %r9
 	and             $-16, %r9                       # 16 x the text's blocks
 	lea             16(%r11,%r9,1), %r9             # 16 x all blocks
 	cmp             $512, %r9
-	{disp32} ja     .Lgcm_dec_school_rec_aad_alone
+	{disp32} ja     .Lgcm_dec_ghashschool_rec_aad_alone
 	mov             %r9, %r11
 	lea             768(%rdi), %r9
 	sub             %r11, %r9
 # GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
-.Lgcm_dec_school_rec_aad_sum_vector:
+.Lgcm_dec_ghashschool_rec_aad_sum_vector:
 	cmp             $64, %r10
-	{disp32} jb     .Lgcm_dec_school_rec_aad_sum_load_part
+	{disp32} jb     .Lgcm_dec_ghashschool_rec_aad_sum_load_part
 	vmovdqu8        (%rax), %zmm4
-	{disp32} jmp    .Lgcm_dec_school_rec_aad_sum_loaded
-.Lgcm_dec_school_rec_aad_sum_load_part:
+	{disp32} jmp    .Lgcm_dec_ghashschool_rec_aad_sum_loaded
+.Lgcm_dec_ghashschool_rec_aad_sum_load_part:
 	mov             $-1, %r11
 	bzhi            %r10, %r11, %r11                # k1: the bytes that remain
 	kmovq           %r11, %k1
 	vmovdqu8        (%rax), %zmm4{%k1}{z}
-.Lgcm_dec_school_rec_aad_sum_loaded:
+.Lgcm_dec_ghashschool_rec_aad_sum_loaded:
 	vpshufb         %zmm20, %zmm4, %zmm4
 	vpxord          %zmm10, %zmm4, %zmm4            # the running hash joins block 0
 	vpxord          %zmm10, %zmm10, %zmm10
@@ -6635,23 +6635,23 @@ aesgen_gcm_dec_record_avx10_512_school:
 	add             $64, %rax
 	add             $64, %r9
 	sub             $64, %r10
-	ja              .Lgcm_dec_school_rec_aad_sum_vector
-	{disp32} jmp    .Lgcm_dec_school_rec_aad_done
-.Lgcm_dec_school_rec_aad_alone:
+	ja              .Lgcm_dec_ghashschool_rec_aad_sum_vector
+	{disp32} jmp    .Lgcm_dec_ghashschool_rec_aad_done
+.Lgcm_dec_ghashschool_rec_aad_alone:
 	lea             768(%rdi), %r9
 	sub             %r11, %r9
 # GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
-.Lgcm_dec_school_rec_aad_vector:
+.Lgcm_dec_ghashschool_rec_aad_vector:
 	cmp             $64, %r10
-	{disp32} jb     .Lgcm_dec_school_rec_aad_load_part
+	{disp32} jb     .Lgcm_dec_ghashschool_rec_aad_load_part
 	vmovdqu8        (%rax), %zmm4
-	{disp32} jmp    .Lgcm_dec_school_rec_aad_loaded
-.Lgcm_dec_school_rec_aad_load_part:
+	{disp32} jmp    .Lgcm_dec_ghashschool_rec_aad_loaded
+.Lgcm_dec_ghashschool_rec_aad_load_part:
 	mov             $-1, %r11
 	bzhi            %r10, %r11, %r11                # k1: the bytes that remain
 	kmovq           %r11, %k1
 	vmovdqu8        (%rax), %zmm4{%k1}{z}
-.Lgcm_dec_school_rec_aad_loaded:
+.Lgcm_dec_ghashschool_rec_aad_loaded:
 	vpshufb         %zmm20, %zmm4, %zmm4
 	vpxord          %zmm10, %zmm4, %zmm4            # the running hash joins block 0
 	vpxord          %zmm10, %zmm10, %zmm10
@@ -6665,7 +6665,7 @@ aesgen_gcm_dec_record_avx10_512_school:
 	add             $64, %rax
 	add             $64, %r9
 	sub             $64, %r10
-	ja              .Lgcm_dec_school_rec_aad_vector
+	ja              .Lgcm_dec_ghashschool_rec_aad_vector
 # reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
@@ -6681,7 +6681,7 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vpxord          %zmm5, %zmm5, %zmm5
 	vpxord          %zmm6, %zmm6, %zmm6
 	vpxord          %zmm7, %zmm7, %zmm7
-.Lgcm_dec_school_rec_aad_done:
+.Lgcm_dec_ghashschool_rec_aad_done:
 # ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
 # from the end so that every key size runs the same last nine rounds
 	mov             240(%rdi), %eax
@@ -6702,14 +6702,14 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vpxord          %xmm13, %xmm4, %xmm4
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_dec_school_rec_j0_aes128
-	{disp32} je     .Lgcm_dec_school_rec_j0_aes192
+	{disp32} jb     .Lgcm_dec_ghashschool_rec_j0_aes128
+	{disp32} je     .Lgcm_dec_ghashschool_rec_j0_aes192
 	vaesenc         -208(%r10), %xmm4, %xmm4
 	vaesenc         -192(%r10), %xmm4, %xmm4
-.Lgcm_dec_school_rec_j0_aes192:
+.Lgcm_dec_ghashschool_rec_j0_aes192:
 	vaesenc         -176(%r10), %xmm4, %xmm4
 	vaesenc         -160(%r10), %xmm4, %xmm4
-.Lgcm_dec_school_rec_j0_aes128:
+.Lgcm_dec_ghashschool_rec_j0_aes128:
 	vaesenc         -144(%r10), %xmm4, %xmm4
 	vaesenc         -128(%r10), %xmm4, %xmm4
 	vaesenc         -112(%r10), %xmm4, %xmm4
@@ -6726,10 +6726,10 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vpaddd          .Lgcm_record_offsets_64(%rip), %zmm11, %zmm11 # CTR: J0 + 1, + 2, ... per lane
 	vbroadcasti32x4 .Lgcm_lane_count(%rip), %zmm12
 	test            %rcx, %rcx
-	{disp32} jz     .Lgcm_dec_school_rec_no_data
+	{disp32} jz     .Lgcm_dec_ghashschool_rec_no_data
 # bulk: whole iterations of 16 blocks, CTR and GHASH stitched
 	sub             $256, %rcx
-	{disp32} jbe    .Lgcm_dec_school_rec_tail
+	{disp32} jbe    .Lgcm_dec_ghashschool_rec_tail
 # the powers of a full iteration (H^16..H^1) into HPOW
 	vmovdqu8        512(%rdi), %zmm22
 	vmovdqu8        576(%rdi), %zmm23
@@ -6740,12 +6740,12 @@ aesgen_gcm_dec_record_avx10_512_school:
 	or              %ebx, %r11d                     # 256 if secret: always the carry path
 	vpshufb         %zmm20, %zmm11, %zmm11
 # CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
-.Lgcm_dec_school_rec_loop:
-# LLVM-MCA-BEGIN gcm_dec_school_rec_avx10_512_main_loop
+.Lgcm_dec_ghashschool_rec_loop:
+# LLVM-MCA-BEGIN gcm_dec_ghashschool_rec_avx10_512_main_loop
 # counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 # the first counter's last byte: past 236, one of them would carry
 	cmp             $237, %r11d
-	{disp32} jae    .Lgcm_dec_school_rec_main_ctr_carry # a last byte would carry: out of line
+	{disp32} jae    .Lgcm_dec_ghashschool_rec_main_ctr_carry # a last byte would carry: out of line
 	vpxord          %zmm13, %zmm11, %zmm0
 	vpaddd          .Lgcm_be_inc_64(%rip), %zmm11, %zmm1
 	vpaddd          .Lgcm_be_inc_64+64(%rip), %zmm11, %zmm2
@@ -6754,12 +6754,12 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vpxord          %zmm13, %zmm1, %zmm1
 	vpxord          %zmm13, %zmm2, %zmm2
 	vpxord          %zmm13, %zmm3, %zmm3
-.Lgcm_dec_school_rec_main_ctr_done:
+.Lgcm_dec_ghashschool_rec_main_ctr_done:
 	add             $16, %r11b
 # the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_dec_school_rec_main_aes128
-	{disp32} je     .Lgcm_dec_school_rec_main_aes192
+	{disp32} jb     .Lgcm_dec_ghashschool_rec_main_aes128
+	{disp32} je     .Lgcm_dec_ghashschool_rec_main_aes192
 	vbroadcasti32x4 -208(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -6770,7 +6770,7 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-.Lgcm_dec_school_rec_main_aes192:
+.Lgcm_dec_ghashschool_rec_main_aes192:
 	vbroadcasti32x4 -176(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -6781,7 +6781,7 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-.Lgcm_dec_school_rec_main_aes128:
+.Lgcm_dec_ghashschool_rec_main_aes128:
 	vbroadcasti32x4 -144(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -6902,10 +6902,10 @@ aesgen_gcm_dec_record_avx10_512_school:
 	add             $256, %rdx
 	add             $256, %rsi
 	sub             $256, %rcx
-	ja              .Lgcm_dec_school_rec_loop
+	ja              .Lgcm_dec_ghashschool_rec_loop
 # LLVM-MCA-END
-	{disp32} jmp    .Lgcm_dec_school_rec_bulk_done
-.Lgcm_dec_school_rec_main_ctr_carry:
+	{disp32} jmp    .Lgcm_dec_ghashschool_rec_bulk_done
+.Lgcm_dec_ghashschool_rec_main_ctr_carry:
 # a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         %zmm20, %zmm11, %zmm11
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -6922,25 +6922,25 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vpxord          %zmm13, %zmm2, %zmm2
 	vpxord          %zmm13, %zmm3, %zmm3
 	vpshufb         %zmm20, %zmm11, %zmm11
-	jmp             .Lgcm_dec_school_rec_main_ctr_done
-.Lgcm_dec_school_rec_bulk_done:
+	jmp             .Lgcm_dec_ghashschool_rec_main_ctr_done
+.Lgcm_dec_ghashschool_rec_bulk_done:
 	vpshufb         %zmm20, %zmm11, %zmm11
 	vpxord          %zmm5, %zmm5, %zmm5
 	vpxord          %zmm6, %zmm6, %zmm6
 	vpxord          %zmm7, %zmm7, %zmm7
 # LO/MI/HI from here on: the AAD's products, or zeros
-.Lgcm_dec_school_rec_tail:
+.Lgcm_dec_ghashschool_rec_tail:
 	add             $256, %rcx
-	{disp32} jz     .Lgcm_dec_school_rec_no_data
+	{disp32} jz     .Lgcm_dec_ghashschool_rec_no_data
 # 1..256 bytes remain: pick the final group by the number of vectors they need,
 # so that a short message runs only the AES work it needs (its vectors side by side)
 	cmp             $64, %rcx
-	{disp32} jbe    .Lgcm_dec_school_rec_final1
+	{disp32} jbe    .Lgcm_dec_ghashschool_rec_final1
 	cmp             $128, %rcx
-	{disp32} jbe    .Lgcm_dec_school_rec_final2
+	{disp32} jbe    .Lgcm_dec_ghashschool_rec_final2
 	cmp             $192, %rcx
-	{disp32} jbe    .Lgcm_dec_school_rec_final3
-.Lgcm_dec_school_rec_final4:
+	{disp32} jbe    .Lgcm_dec_ghashschool_rec_final3
+.Lgcm_dec_ghashschool_rec_final4:
 # the last 4 vectors (1..256 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             15(%rcx), %r11
 	and             $-16, %r11                      # 16 x the block count
@@ -6971,8 +6971,8 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vpxord          %zmm13, %zmm3, %zmm3
 # the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_dec_school_rec_final4_aes128
-	{disp32} je     .Lgcm_dec_school_rec_final4_aes192
+	{disp32} jb     .Lgcm_dec_ghashschool_rec_final4_aes128
+	{disp32} je     .Lgcm_dec_ghashschool_rec_final4_aes192
 	vbroadcasti32x4 -208(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -6983,7 +6983,7 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-.Lgcm_dec_school_rec_final4_aes192:
+.Lgcm_dec_ghashschool_rec_final4_aes192:
 	vbroadcasti32x4 -176(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -6994,7 +6994,7 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-.Lgcm_dec_school_rec_final4_aes128:
+.Lgcm_dec_ghashschool_rec_final4_aes128:
 	vbroadcasti32x4 -144(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -7116,8 +7116,8 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vpxord          %zmm14, %zmm8, %zmm8
 	vaesenclast     %zmm8, %zmm3, %zmm3
 	vmovdqu8        %zmm3, 192(%rsi){%k1}
-	{disp32} jmp    .Lgcm_dec_school_rec_tag
-.Lgcm_dec_school_rec_final3:
+	{disp32} jmp    .Lgcm_dec_ghashschool_rec_tag
+.Lgcm_dec_ghashschool_rec_final3:
 # the last 3 vectors (1..192 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             15(%rcx), %r11
 	and             $-16, %r11                      # 16 x the block count
@@ -7144,8 +7144,8 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vpxord          %zmm13, %zmm2, %zmm2
 # the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_dec_school_rec_final3_aes128
-	{disp32} je     .Lgcm_dec_school_rec_final3_aes192
+	{disp32} jb     .Lgcm_dec_ghashschool_rec_final3_aes128
+	{disp32} je     .Lgcm_dec_ghashschool_rec_final3_aes192
 	vbroadcasti32x4 -208(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -7154,7 +7154,7 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
-.Lgcm_dec_school_rec_final3_aes192:
+.Lgcm_dec_ghashschool_rec_final3_aes192:
 	vbroadcasti32x4 -176(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -7163,7 +7163,7 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
-.Lgcm_dec_school_rec_final3_aes128:
+.Lgcm_dec_ghashschool_rec_final3_aes128:
 	vbroadcasti32x4 -144(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -7264,8 +7264,8 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vpxord          %zmm14, %zmm8, %zmm8
 	vaesenclast     %zmm8, %zmm2, %zmm2
 	vmovdqu8        %zmm2, 128(%rsi){%k1}
-	{disp32} jmp    .Lgcm_dec_school_rec_tag
-.Lgcm_dec_school_rec_final2:
+	{disp32} jmp    .Lgcm_dec_ghashschool_rec_tag
+.Lgcm_dec_ghashschool_rec_final2:
 # the last 2 vectors (1..128 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             15(%rcx), %r11
 	and             $-16, %r11                      # 16 x the block count
@@ -7288,22 +7288,22 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vpxord          %zmm13, %zmm1, %zmm1
 # the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_dec_school_rec_final2_aes128
-	{disp32} je     .Lgcm_dec_school_rec_final2_aes192
+	{disp32} jb     .Lgcm_dec_ghashschool_rec_final2_aes128
+	{disp32} je     .Lgcm_dec_ghashschool_rec_final2_aes192
 	vbroadcasti32x4 -208(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vbroadcasti32x4 -192(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
-.Lgcm_dec_school_rec_final2_aes192:
+.Lgcm_dec_ghashschool_rec_final2_aes192:
 	vbroadcasti32x4 -176(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vbroadcasti32x4 -160(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
-.Lgcm_dec_school_rec_final2_aes128:
+.Lgcm_dec_ghashschool_rec_final2_aes128:
 	vbroadcasti32x4 -144(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
@@ -7383,8 +7383,8 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vpxord          %zmm14, %zmm8, %zmm8
 	vaesenclast     %zmm8, %zmm1, %zmm1
 	vmovdqu8        %zmm1, 64(%rsi){%k1}
-	{disp32} jmp    .Lgcm_dec_school_rec_tag
-.Lgcm_dec_school_rec_final1:
+	{disp32} jmp    .Lgcm_dec_ghashschool_rec_tag
+.Lgcm_dec_ghashschool_rec_final1:
 # the last 1 vector (1..64 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             15(%rcx), %r11
 	and             $-16, %r11                      # 16 x the block count
@@ -7402,18 +7402,18 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vpxord          %zmm13, %zmm0, %zmm0
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lgcm_dec_school_rec_final1_aes128
-	{disp32} je     .Lgcm_dec_school_rec_final1_aes192
+	{disp32} jb     .Lgcm_dec_ghashschool_rec_final1_aes128
+	{disp32} je     .Lgcm_dec_ghashschool_rec_final1_aes192
 	vbroadcasti32x4 -208(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vbroadcasti32x4 -192(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
-.Lgcm_dec_school_rec_final1_aes192:
+.Lgcm_dec_ghashschool_rec_final1_aes192:
 	vbroadcasti32x4 -176(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vbroadcasti32x4 -160(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
-.Lgcm_dec_school_rec_final1_aes128:
+.Lgcm_dec_ghashschool_rec_final1_aes128:
 	vbroadcasti32x4 -144(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 # GHASH step 0: the products of vector 0
@@ -7471,8 +7471,8 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vpxord          %zmm14, %zmm8, %zmm8
 	vaesenclast     %zmm8, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi){%k1}
-	{disp32} jmp    .Lgcm_dec_school_rec_tag
-.Lgcm_dec_school_rec_no_data:
+	{disp32} jmp    .Lgcm_dec_ghashschool_rec_tag
+.Lgcm_dec_ghashschool_rec_no_data:
 # no text left: the lengths block alone joins the sum
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpxord          %xmm10, %xmm4, %xmm4
@@ -7495,7 +7495,7 @@ aesgen_gcm_dec_record_avx10_512_school:
 	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
 	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
-.Lgcm_dec_school_rec_tag:
+.Lgcm_dec_ghashschool_rec_tag:
 # tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)
 	vpshufb         %xmm20, %xmm10, %xmm10
 	vpxord          48(%r8), %xmm10, %xmm10
@@ -7507,4 +7507,4 @@ aesgen_gcm_dec_record_avx10_512_school:
 	.cfi_restore %rbx
 	ret
 	.cfi_endproc
-	.size	aesgen_gcm_dec_record_avx10_512_school, . - aesgen_gcm_dec_record_avx10_512_school
+	.size	aesgen_gcm_dec_record_avx10_512_ghashschool, . - aesgen_gcm_dec_record_avx10_512_ghashschool

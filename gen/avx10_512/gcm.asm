@@ -3,7 +3,7 @@
 ; mode: gcm (GCM: GHASH and CTR (inc32) with GHASH, one pass (SP 800-38D))
 ; isa:  avx10_512 (VAES on zmm, EVEX, 32 registers and opmasks); abi: sysv
 ; knobs: GHASH=karatsuba KEYS=reg TAIL=4 UNROLL=4
-; also: the functions with GHASH=school, named <symbol>_school (the runtime picks a set by CPU)
+; variant _ghashschool: GHASH=school (for znver4, sapphirerapids; generator/tuning.json), named <symbol>_ghashschool
 ; regenerate: python3 -m generator gen --isa avx10_512 --mode gcm GHASH=karatsuba KEYS=reg TAIL=4 UNROLL=4
 ;   (or: make gen ISA=avx10_512 MODE=gcm GHASH=karatsuba KEYS=reg TAIL=4 UNROLL=4)
 ; The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
@@ -3866,9 +3866,9 @@ L.gcm_record_offsets_64:
 	db 'GNU', 0
 	dd 0xc0000002, 0x4, 0x3, 0x0
 
-; GCM for avx10_512, the functions with GHASH=school (suffix _school).
+; GCM for avx10_512, the functions with GHASH=school (suffix _ghashschool).
 
-; int aesgen_gcm_ghash_avx10_512_school(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data, size_t len);
+; int aesgen_gcm_ghash_avx10_512_ghashschool(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data, size_t len);
 ;   len a multiple of 16
 ;
 ; acc = (...((acc + B0)*H + B1)*H ...)*H over the blocks: 16 blocks per iteration are
@@ -3880,23 +3880,23 @@ L.gcm_record_offsets_64:
 ;                     GFPOLY=zmm21, HPOW0=zmm22, HPOW1=zmm23, HPOW2=zmm24, HPOW3=zmm25
 	section .text
 	align 32, db 0xcc
-	global aesgen_gcm_ghash_avx10_512_school:function hidden
-aesgen_gcm_ghash_avx10_512_school:
+	global aesgen_gcm_ghash_avx10_512_ghashschool:function hidden
+aesgen_gcm_ghash_avx10_512_ghashschool:
 	endbr64
 	vmovdqu8        xmm10, oword [rsi]
 	test            rcx, rcx
-	jz              near L.gcm_ghash_school_store
+	jz              near L.gcm_ghash_ghashschool_store
 ; the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti32x4 zmm20, oword [rel L.gcm_bswap_mask_16]
 	vbroadcasti32x4 zmm21, oword [rel L.gcm_gfpoly_16]
 	sub             rcx, 256
-	jb              near L.gcm_ghash_school_tail
+	jb              near L.gcm_ghash_ghashschool_tail
 ; the powers of a full iteration (H^16..H^1) into HPOW
 	vmovdqu8        zmm22, zword [rdi + 512]
 	vmovdqu8        zmm23, zword [rdi + 576]
 	vmovdqu8        zmm24, zword [rdi + 640]
 	vmovdqu8        zmm25, zword [rdi + 704]
-L.gcm_ghash_school_loop:
+L.gcm_ghash_ghashschool_loop:
 	vmovdqu8        zmm0, zword [rdx]
 	vmovdqu8        zmm1, zword [rdx + 64]
 	vmovdqu8        zmm2, zword [rdx + 128]
@@ -3954,27 +3954,27 @@ L.gcm_ghash_school_loop:
 	vpxord          xmm10, xmm7, xmm8
 	add             rdx, 256
 	sub             rcx, 256
-	jae             L.gcm_ghash_school_loop
-L.gcm_ghash_school_tail:
+	jae             L.gcm_ghash_ghashschool_loop
+L.gcm_ghash_ghashschool_tail:
 	add             rcx, 256
-	jz              near L.gcm_ghash_school_store
+	jz              near L.gcm_ghash_ghashschool_store
 ; GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
 	lea             r10, [rdi + 768]
 	sub             r10, rcx
 	vpxord          zmm5, zmm5, zmm5
 	vpxord          zmm6, zmm6, zmm6
 	vpxord          zmm7, zmm7, zmm7
-L.gcm_ghash_school_tail_vector:
+L.gcm_ghash_ghashschool_tail_vector:
 	cmp             rcx, 64
-	jb              near L.gcm_ghash_school_tail_load_part
+	jb              near L.gcm_ghash_ghashschool_tail_load_part
 	vmovdqu8        zmm4, [rdx]
-	jmp             near L.gcm_ghash_school_tail_loaded
-L.gcm_ghash_school_tail_load_part:
+	jmp             near L.gcm_ghash_ghashschool_tail_loaded
+L.gcm_ghash_ghashschool_tail_load_part:
 	mov             rax, -1
 	bzhi            rax, rax, rcx                   ; k1: the bytes that remain
 	kmovq           k1, rax
 	vmovdqu8        zmm4{k1}{z}, [rdx]
-L.gcm_ghash_school_tail_loaded:
+L.gcm_ghash_ghashschool_tail_loaded:
 	vpshufb         zmm4, zmm4, zmm20
 	vpxord          zmm4, zmm4, zmm10               ; the running hash joins block 0
 	vpxord          zmm10, zmm10, zmm10
@@ -3988,7 +3988,7 @@ L.gcm_ghash_school_tail_loaded:
 	add             rdx, 64
 	add             r10, 64
 	sub             rcx, 64
-	ja              L.gcm_ghash_school_tail_vector
+	ja              L.gcm_ghash_ghashschool_tail_vector
 ; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
@@ -4001,13 +4001,13 @@ L.gcm_ghash_school_tail_loaded:
 	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
 	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-L.gcm_ghash_school_store:
+L.gcm_ghash_ghashschool_store:
 	vmovdqu8        oword [rsi], xmm10
 	xor             eax, eax
 	vzeroupper
 	ret
 
-; int aesgen_gcm_enc_update_avx10_512_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
+; int aesgen_gcm_enc_update_avx10_512_ghashschool(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
 ;   len % 16 == 0
 ;
 ; Encrypts with CTR (inc32 on the counter block's last 4 bytes) and hashes the
@@ -4029,8 +4029,8 @@ L.gcm_ghash_school_store:
 ; Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	section .text
 	align 32, db 0xcc
-	global aesgen_gcm_enc_update_avx10_512_school:function hidden
-aesgen_gcm_enc_update_avx10_512_school:
+	global aesgen_gcm_enc_update_avx10_512_ghashschool:function hidden
+aesgen_gcm_enc_update_avx10_512_ghashschool:
 	endbr64
 	push            rbx
 	sub             rsp, 16
@@ -4038,7 +4038,7 @@ aesgen_gcm_enc_update_avx10_512_school:
 	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
 	btr             rcx, 63                         ; the length without the flag
 	test            rcx, rcx
-	jz              near L.gcm_enc_school_return
+	jz              near L.gcm_enc_ghashschool_return
 ; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
 ; from the end so that every key size runs the same last nine rounds
 	mov             eax, dword [rdi + 240]
@@ -4065,7 +4065,7 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vbroadcasti32x4 zmm12, oword [rel L.gcm_lane_count]
 ; bulk: whole iterations of 16 blocks, CTR and GHASH stitched
 	sub             rcx, 256
-	jb              near L.gcm_enc_school_tail
+	jb              near L.gcm_enc_ghashschool_tail
 ; the powers of a full iteration (H^16..H^1) into HPOW
 	vmovdqu8        zmm22, zword [rdi + 512]
 	vmovdqu8        zmm23, zword [rdi + 576]
@@ -4080,7 +4080,7 @@ aesgen_gcm_enc_update_avx10_512_school:
 ; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 ; the first counter's last byte: past 236, one of them would carry
 	cmp             r11d, 237
-	jae             near L.gcm_enc_school_first_ctr_carry ; a last byte would carry: out of line
+	jae             near L.gcm_enc_ghashschool_first_ctr_carry ; a last byte would carry: out of line
 	vpxord          zmm0, zmm11, zmm13
 	vpaddd          zmm1, zmm11, zword [rel L.gcm_be_inc_64]
 	vpaddd          zmm2, zmm11, zword [rel L.gcm_be_inc_64 + 64]
@@ -4089,12 +4089,12 @@ aesgen_gcm_enc_update_avx10_512_school:
 	vpxord          zmm1, zmm1, zmm13
 	vpxord          zmm2, zmm2, zmm13
 	vpxord          zmm3, zmm3, zmm13
-L.gcm_enc_school_first_ctr_done:
+L.gcm_enc_ghashschool_first_ctr_done:
 	add             r11b, 16
 ; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.gcm_enc_school_first_aes128
-	je              near L.gcm_enc_school_first_aes192
+	jb              near L.gcm_enc_ghashschool_first_aes128
+	je              near L.gcm_enc_ghashschool_first_aes192
 	vbroadcasti32x4 zmm15, oword [r10 - 208]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
@@ -4105,7 +4105,7 @@ L.gcm_enc_school_first_ctr_done:
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-L.gcm_enc_school_first_aes192:
+L.gcm_enc_ghashschool_first_aes192:
 	vbroadcasti32x4 zmm15, oword [r10 - 176]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
@@ -4116,7 +4116,7 @@ L.gcm_enc_school_first_aes192:
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-L.gcm_enc_school_first_aes128:
+L.gcm_enc_ghashschool_first_aes128:
 	vbroadcasti32x4 zmm15, oword [r10 - 144]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
@@ -4172,13 +4172,13 @@ L.gcm_enc_school_first_aes128:
 	add             rdx, 256
 	add             rsi, 256
 	sub             rcx, 256
-	jb              near L.gcm_enc_school_hash_last
-L.gcm_enc_school_loop:
-; LLVM-MCA-BEGIN gcm_enc_school_avx10_512_main_loop
+	jb              near L.gcm_enc_ghashschool_hash_last
+L.gcm_enc_ghashschool_loop:
+; LLVM-MCA-BEGIN gcm_enc_ghashschool_avx10_512_main_loop
 ; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 ; the first counter's last byte: past 236, one of them would carry
 	cmp             r11d, 237
-	jae             near L.gcm_enc_school_main_ctr_carry ; a last byte would carry: out of line
+	jae             near L.gcm_enc_ghashschool_main_ctr_carry ; a last byte would carry: out of line
 	vpxord          zmm0, zmm11, zmm13
 	vpaddd          zmm1, zmm11, zword [rel L.gcm_be_inc_64]
 	vpaddd          zmm2, zmm11, zword [rel L.gcm_be_inc_64 + 64]
@@ -4187,12 +4187,12 @@ L.gcm_enc_school_loop:
 	vpxord          zmm1, zmm1, zmm13
 	vpxord          zmm2, zmm2, zmm13
 	vpxord          zmm3, zmm3, zmm13
-L.gcm_enc_school_main_ctr_done:
+L.gcm_enc_ghashschool_main_ctr_done:
 	add             r11b, 16
 ; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.gcm_enc_school_main_aes128
-	je              near L.gcm_enc_school_main_aes192
+	jb              near L.gcm_enc_ghashschool_main_aes128
+	je              near L.gcm_enc_ghashschool_main_aes192
 	vbroadcasti32x4 zmm15, oword [r10 - 208]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
@@ -4203,7 +4203,7 @@ L.gcm_enc_school_main_ctr_done:
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-L.gcm_enc_school_main_aes192:
+L.gcm_enc_ghashschool_main_aes192:
 	vbroadcasti32x4 zmm15, oword [r10 - 176]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
@@ -4214,7 +4214,7 @@ L.gcm_enc_school_main_aes192:
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-L.gcm_enc_school_main_aes128:
+L.gcm_enc_ghashschool_main_aes128:
 	vbroadcasti32x4 zmm15, oword [r10 - 144]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
@@ -4330,9 +4330,9 @@ L.gcm_enc_school_main_aes128:
 	add             rdx, 256
 	add             rsi, 256
 	sub             rcx, 256
-	jae             L.gcm_enc_school_loop
+	jae             L.gcm_enc_ghashschool_loop
 ; LLVM-MCA-END
-L.gcm_enc_school_hash_last:
+L.gcm_enc_ghashschool_hash_last:
 ; the GHASH of the last iteration's ciphertext, still in GD
 ; GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         zmm16, zmm16, zmm20
@@ -4385,8 +4385,8 @@ L.gcm_enc_school_hash_last:
 	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
 	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-	jmp             near L.gcm_enc_school_bulk_done
-L.gcm_enc_school_first_ctr_carry:
+	jmp             near L.gcm_enc_ghashschool_bulk_done
+L.gcm_enc_ghashschool_first_ctr_carry:
 ; a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         zmm11, zmm11, zmm20
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -4403,8 +4403,8 @@ L.gcm_enc_school_first_ctr_carry:
 	vpxord          zmm2, zmm2, zmm13
 	vpxord          zmm3, zmm3, zmm13
 	vpshufb         zmm11, zmm11, zmm20
-	jmp             L.gcm_enc_school_first_ctr_done
-L.gcm_enc_school_main_ctr_carry:
+	jmp             L.gcm_enc_ghashschool_first_ctr_done
+L.gcm_enc_ghashschool_main_ctr_carry:
 ; a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         zmm11, zmm11, zmm20
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -4421,28 +4421,28 @@ L.gcm_enc_school_main_ctr_carry:
 	vpxord          zmm2, zmm2, zmm13
 	vpxord          zmm3, zmm3, zmm13
 	vpshufb         zmm11, zmm11, zmm20
-	jmp             L.gcm_enc_school_main_ctr_done
-L.gcm_enc_school_bulk_done:
+	jmp             L.gcm_enc_ghashschool_main_ctr_done
+L.gcm_enc_ghashschool_bulk_done:
 	vpshufb         zmm11, zmm11, zmm20
-L.gcm_enc_school_tail:
+L.gcm_enc_ghashschool_tail:
 ; what the bulk loop left: LEN + 256 = 0..240 bytes of whole blocks
 	add             rcx, 256
-	jz              near L.gcm_enc_school_store
+	jz              near L.gcm_enc_ghashschool_store
 ; CTR first, then GHASH of the ciphertext it wrote: the CTR pass advances DST and
 ; LEN, so their start waits in the stack slots for the GHASH pass
 	mov             qword [rsp], rsi
 	mov             qword [rsp + 8], rcx
 
-L.gcm_enc_school_final:
+L.gcm_enc_ghashschool_final:
 ; 1..256 bytes remain: pick the final group by the number of vectors they need,
 ; so that a short message runs only the AES work it needs (its vectors side by side)
 	cmp             rcx, 64
-	jbe             near L.gcm_enc_school_final1
+	jbe             near L.gcm_enc_ghashschool_final1
 	cmp             rcx, 128
-	jbe             near L.gcm_enc_school_final2
+	jbe             near L.gcm_enc_ghashschool_final2
 	cmp             rcx, 192
-	jbe             near L.gcm_enc_school_final3
-L.gcm_enc_school_final4:
+	jbe             near L.gcm_enc_ghashschool_final3
+L.gcm_enc_ghashschool_final4:
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
@@ -4458,8 +4458,8 @@ L.gcm_enc_school_final4:
 	vpxord          zmm3, zmm3, zmm13
 ; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.gcm_enc_school_final4_aes128
-	je              near L.gcm_enc_school_final4_aes192
+	jb              near L.gcm_enc_ghashschool_final4_aes128
+	je              near L.gcm_enc_ghashschool_final4_aes192
 	vbroadcasti32x4 zmm15, oword [r10 - 208]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
@@ -4470,7 +4470,7 @@ L.gcm_enc_school_final4:
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-L.gcm_enc_school_final4_aes192:
+L.gcm_enc_ghashschool_final4_aes192:
 	vbroadcasti32x4 zmm15, oword [r10 - 176]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
@@ -4481,7 +4481,7 @@ L.gcm_enc_school_final4_aes192:
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-L.gcm_enc_school_final4_aes128:
+L.gcm_enc_ghashschool_final4_aes128:
 	vbroadcasti32x4 zmm15, oword [r10 - 144]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
@@ -4544,8 +4544,8 @@ L.gcm_enc_school_final4_aes128:
 	vpxord          zmm8, zmm8, zmm14
 	vaesenclast     zmm3, zmm3, zmm8
 	vmovdqu8        [rsi]{k1}, zmm3
-	jmp             near L.gcm_enc_school_tail_crypted
-L.gcm_enc_school_final3:
+	jmp             near L.gcm_enc_ghashschool_tail_crypted
+L.gcm_enc_ghashschool_final3:
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
@@ -4558,8 +4558,8 @@ L.gcm_enc_school_final3:
 	vpxord          zmm2, zmm2, zmm13
 ; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.gcm_enc_school_final3_aes128
-	je              near L.gcm_enc_school_final3_aes192
+	jb              near L.gcm_enc_ghashschool_final3_aes128
+	je              near L.gcm_enc_ghashschool_final3_aes192
 	vbroadcasti32x4 zmm15, oword [r10 - 208]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
@@ -4568,7 +4568,7 @@ L.gcm_enc_school_final3:
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
-L.gcm_enc_school_final3_aes192:
+L.gcm_enc_ghashschool_final3_aes192:
 	vbroadcasti32x4 zmm15, oword [r10 - 176]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
@@ -4577,7 +4577,7 @@ L.gcm_enc_school_final3_aes192:
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
-L.gcm_enc_school_final3_aes128:
+L.gcm_enc_ghashschool_final3_aes128:
 	vbroadcasti32x4 zmm15, oword [r10 - 144]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
@@ -4628,8 +4628,8 @@ L.gcm_enc_school_final3_aes128:
 	vpxord          zmm8, zmm8, zmm14
 	vaesenclast     zmm2, zmm2, zmm8
 	vmovdqu8        [rsi]{k1}, zmm2
-	jmp             near L.gcm_enc_school_tail_crypted
-L.gcm_enc_school_final2:
+	jmp             near L.gcm_enc_ghashschool_tail_crypted
+L.gcm_enc_ghashschool_final2:
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
@@ -4639,22 +4639,22 @@ L.gcm_enc_school_final2:
 	vpxord          zmm1, zmm1, zmm13
 ; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.gcm_enc_school_final2_aes128
-	je              near L.gcm_enc_school_final2_aes192
+	jb              near L.gcm_enc_ghashschool_final2_aes128
+	je              near L.gcm_enc_ghashschool_final2_aes192
 	vbroadcasti32x4 zmm15, oword [r10 - 208]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vbroadcasti32x4 zmm15, oword [r10 - 192]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
-L.gcm_enc_school_final2_aes192:
+L.gcm_enc_ghashschool_final2_aes192:
 	vbroadcasti32x4 zmm15, oword [r10 - 176]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vbroadcasti32x4 zmm15, oword [r10 - 160]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
-L.gcm_enc_school_final2_aes128:
+L.gcm_enc_ghashschool_final2_aes128:
 	vbroadcasti32x4 zmm15, oword [r10 - 144]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
@@ -4693,26 +4693,26 @@ L.gcm_enc_school_final2_aes128:
 	vpxord          zmm8, zmm8, zmm14
 	vaesenclast     zmm1, zmm1, zmm8
 	vmovdqu8        [rsi]{k1}, zmm1
-	jmp             near L.gcm_enc_school_tail_crypted
-L.gcm_enc_school_final1:
+	jmp             near L.gcm_enc_ghashschool_tail_crypted
+L.gcm_enc_ghashschool_final1:
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpxord          zmm0, zmm0, zmm13
 ; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.gcm_enc_school_final1_aes128
-	je              near L.gcm_enc_school_final1_aes192
+	jb              near L.gcm_enc_ghashschool_final1_aes128
+	je              near L.gcm_enc_ghashschool_final1_aes192
 	vbroadcasti32x4 zmm15, oword [r10 - 208]
 	vaesenc         zmm0, zmm0, zmm15
 	vbroadcasti32x4 zmm15, oword [r10 - 192]
 	vaesenc         zmm0, zmm0, zmm15
-L.gcm_enc_school_final1_aes192:
+L.gcm_enc_ghashschool_final1_aes192:
 	vbroadcasti32x4 zmm15, oword [r10 - 176]
 	vaesenc         zmm0, zmm0, zmm15
 	vbroadcasti32x4 zmm15, oword [r10 - 160]
 	vaesenc         zmm0, zmm0, zmm15
-L.gcm_enc_school_final1_aes128:
+L.gcm_enc_ghashschool_final1_aes128:
 	vbroadcasti32x4 zmm15, oword [r10 - 144]
 	vaesenc         zmm0, zmm0, zmm15
 	vbroadcasti32x4 zmm15, oword [r10 - 128]
@@ -4734,8 +4734,8 @@ L.gcm_enc_school_final1_aes128:
 	vpxord          zmm8, zmm8, zmm14
 	vaesenclast     zmm0, zmm0, zmm8
 	vmovdqu8        [rsi]{k1}, zmm0
-	jmp             near L.gcm_enc_school_tail_crypted
-L.gcm_enc_school_tail_crypted:
+	jmp             near L.gcm_enc_ghashschool_tail_crypted
+L.gcm_enc_ghashschool_tail_crypted:
 	mov             rdx, qword [rsp]                ; hash the ciphertext just written
 	mov             rcx, qword [rsp + 8]
 ; GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
@@ -4744,17 +4744,17 @@ L.gcm_enc_school_tail_crypted:
 	vpxord          zmm5, zmm5, zmm5
 	vpxord          zmm6, zmm6, zmm6
 	vpxord          zmm7, zmm7, zmm7
-L.gcm_enc_school_ghash_vector:
+L.gcm_enc_ghashschool_ghash_vector:
 	cmp             rcx, 64
-	jb              near L.gcm_enc_school_ghash_load_part
+	jb              near L.gcm_enc_ghashschool_ghash_load_part
 	vmovdqu8        zmm4, [rdx]
-	jmp             near L.gcm_enc_school_ghash_loaded
-L.gcm_enc_school_ghash_load_part:
+	jmp             near L.gcm_enc_ghashschool_ghash_loaded
+L.gcm_enc_ghashschool_ghash_load_part:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; k1: the bytes that remain
 	kmovq           k1, r11
 	vmovdqu8        zmm4{k1}{z}, [rdx]
-L.gcm_enc_school_ghash_loaded:
+L.gcm_enc_ghashschool_ghash_loaded:
 	vpshufb         zmm4, zmm4, zmm20
 	vpxord          zmm4, zmm4, zmm10               ; the running hash joins block 0
 	vpxord          zmm10, zmm10, zmm10
@@ -4768,7 +4768,7 @@ L.gcm_enc_school_ghash_loaded:
 	add             rdx, 64
 	add             r8, 64
 	sub             rcx, 64
-	ja              L.gcm_enc_school_ghash_vector
+	ja              L.gcm_enc_ghashschool_ghash_vector
 ; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
@@ -4781,16 +4781,16 @@ L.gcm_enc_school_ghash_loaded:
 	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
 	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-L.gcm_enc_school_store:
+L.gcm_enc_ghashschool_store:
 	vmovdqu8        oword [r9], xmm10
-L.gcm_enc_school_return:
+L.gcm_enc_ghashschool_return:
 	xor             eax, eax
 	vzeroupper
 	add             rsp, 16
 	pop             rbx
 	ret
 
-; int aesgen_gcm_dec_update_avx10_512_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
+; int aesgen_gcm_dec_update_avx10_512_ghashschool(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
 ;   len % 16 == 0
 ;
 ; Decrypts with CTR (inc32 on the counter block's last 4 bytes) and hashes the
@@ -4812,8 +4812,8 @@ L.gcm_enc_school_return:
 ; Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	section .text
 	align 32, db 0xcc
-	global aesgen_gcm_dec_update_avx10_512_school:function hidden
-aesgen_gcm_dec_update_avx10_512_school:
+	global aesgen_gcm_dec_update_avx10_512_ghashschool:function hidden
+aesgen_gcm_dec_update_avx10_512_ghashschool:
 	endbr64
 	push            rbx
 	sub             rsp, 16
@@ -4821,7 +4821,7 @@ aesgen_gcm_dec_update_avx10_512_school:
 	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
 	btr             rcx, 63                         ; the length without the flag
 	test            rcx, rcx
-	jz              near L.gcm_dec_school_return
+	jz              near L.gcm_dec_ghashschool_return
 ; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
 ; from the end so that every key size runs the same last nine rounds
 	mov             eax, dword [rdi + 240]
@@ -4848,7 +4848,7 @@ aesgen_gcm_dec_update_avx10_512_school:
 	vbroadcasti32x4 zmm12, oword [rel L.gcm_lane_count]
 ; bulk: whole iterations of 16 blocks, CTR and GHASH stitched
 	sub             rcx, 256
-	jb              near L.gcm_dec_school_tail
+	jb              near L.gcm_dec_ghashschool_tail
 ; the powers of a full iteration (H^16..H^1) into HPOW
 	vmovdqu8        zmm22, zword [rdi + 512]
 	vmovdqu8        zmm23, zword [rdi + 576]
@@ -4859,12 +4859,12 @@ aesgen_gcm_dec_update_avx10_512_school:
 	or              r11d, ebx                       ; 256 if secret: always the carry path
 	vpshufb         zmm11, zmm11, zmm20
 ; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
-L.gcm_dec_school_loop:
-; LLVM-MCA-BEGIN gcm_dec_school_avx10_512_main_loop
+L.gcm_dec_ghashschool_loop:
+; LLVM-MCA-BEGIN gcm_dec_ghashschool_avx10_512_main_loop
 ; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 ; the first counter's last byte: past 236, one of them would carry
 	cmp             r11d, 237
-	jae             near L.gcm_dec_school_main_ctr_carry ; a last byte would carry: out of line
+	jae             near L.gcm_dec_ghashschool_main_ctr_carry ; a last byte would carry: out of line
 	vpxord          zmm0, zmm11, zmm13
 	vpaddd          zmm1, zmm11, zword [rel L.gcm_be_inc_64]
 	vpaddd          zmm2, zmm11, zword [rel L.gcm_be_inc_64 + 64]
@@ -4873,12 +4873,12 @@ L.gcm_dec_school_loop:
 	vpxord          zmm1, zmm1, zmm13
 	vpxord          zmm2, zmm2, zmm13
 	vpxord          zmm3, zmm3, zmm13
-L.gcm_dec_school_main_ctr_done:
+L.gcm_dec_ghashschool_main_ctr_done:
 	add             r11b, 16
 ; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.gcm_dec_school_main_aes128
-	je              near L.gcm_dec_school_main_aes192
+	jb              near L.gcm_dec_ghashschool_main_aes128
+	je              near L.gcm_dec_ghashschool_main_aes192
 	vbroadcasti32x4 zmm15, oword [r10 - 208]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
@@ -4889,7 +4889,7 @@ L.gcm_dec_school_main_ctr_done:
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-L.gcm_dec_school_main_aes192:
+L.gcm_dec_ghashschool_main_aes192:
 	vbroadcasti32x4 zmm15, oword [r10 - 176]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
@@ -4900,7 +4900,7 @@ L.gcm_dec_school_main_aes192:
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-L.gcm_dec_school_main_aes128:
+L.gcm_dec_ghashschool_main_aes128:
 	vbroadcasti32x4 zmm15, oword [r10 - 144]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
@@ -5021,10 +5021,10 @@ L.gcm_dec_school_main_aes128:
 	add             rdx, 256
 	add             rsi, 256
 	sub             rcx, 256
-	jae             L.gcm_dec_school_loop
+	jae             L.gcm_dec_ghashschool_loop
 ; LLVM-MCA-END
-	jmp             near L.gcm_dec_school_bulk_done
-L.gcm_dec_school_main_ctr_carry:
+	jmp             near L.gcm_dec_ghashschool_bulk_done
+L.gcm_dec_ghashschool_main_ctr_carry:
 ; a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         zmm11, zmm11, zmm20
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -5041,13 +5041,13 @@ L.gcm_dec_school_main_ctr_carry:
 	vpxord          zmm2, zmm2, zmm13
 	vpxord          zmm3, zmm3, zmm13
 	vpshufb         zmm11, zmm11, zmm20
-	jmp             L.gcm_dec_school_main_ctr_done
-L.gcm_dec_school_bulk_done:
+	jmp             L.gcm_dec_ghashschool_main_ctr_done
+L.gcm_dec_ghashschool_bulk_done:
 	vpshufb         zmm11, zmm11, zmm20
-L.gcm_dec_school_tail:
+L.gcm_dec_ghashschool_tail:
 ; what the bulk loop left: LEN + 256 = 0..240 bytes of whole blocks
 	add             rcx, 256
-	jz              near L.gcm_dec_school_store
+	jz              near L.gcm_dec_ghashschool_store
 ; GHASH of the ciphertext first (it may be overwritten in place), then CTR: the
 ; GHASH pass advances SRC and LEN, so their start waits in the stack slots
 	mov             qword [rsp], rdx
@@ -5058,17 +5058,17 @@ L.gcm_dec_school_tail:
 	vpxord          zmm5, zmm5, zmm5
 	vpxord          zmm6, zmm6, zmm6
 	vpxord          zmm7, zmm7, zmm7
-L.gcm_dec_school_ghash_vector:
+L.gcm_dec_ghashschool_ghash_vector:
 	cmp             rcx, 64
-	jb              near L.gcm_dec_school_ghash_load_part
+	jb              near L.gcm_dec_ghashschool_ghash_load_part
 	vmovdqu8        zmm4, [rdx]
-	jmp             near L.gcm_dec_school_ghash_loaded
-L.gcm_dec_school_ghash_load_part:
+	jmp             near L.gcm_dec_ghashschool_ghash_loaded
+L.gcm_dec_ghashschool_ghash_load_part:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; k1: the bytes that remain
 	kmovq           k1, r11
 	vmovdqu8        zmm4{k1}{z}, [rdx]
-L.gcm_dec_school_ghash_loaded:
+L.gcm_dec_ghashschool_ghash_loaded:
 	vpshufb         zmm4, zmm4, zmm20
 	vpxord          zmm4, zmm4, zmm10               ; the running hash joins block 0
 	vpxord          zmm10, zmm10, zmm10
@@ -5082,7 +5082,7 @@ L.gcm_dec_school_ghash_loaded:
 	add             rdx, 64
 	add             r8, 64
 	sub             rcx, 64
-	ja              L.gcm_dec_school_ghash_vector
+	ja              L.gcm_dec_ghashschool_ghash_vector
 ; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
@@ -5098,16 +5098,16 @@ L.gcm_dec_school_ghash_loaded:
 	mov             rcx, qword [rsp + 8]
 	mov             rdx, qword [rsp]
 
-L.gcm_dec_school_final:
+L.gcm_dec_ghashschool_final:
 ; 1..256 bytes remain: pick the final group by the number of vectors they need,
 ; so that a short message runs only the AES work it needs (its vectors side by side)
 	cmp             rcx, 64
-	jbe             near L.gcm_dec_school_final1
+	jbe             near L.gcm_dec_ghashschool_final1
 	cmp             rcx, 128
-	jbe             near L.gcm_dec_school_final2
+	jbe             near L.gcm_dec_ghashschool_final2
 	cmp             rcx, 192
-	jbe             near L.gcm_dec_school_final3
-L.gcm_dec_school_final4:
+	jbe             near L.gcm_dec_ghashschool_final3
+L.gcm_dec_ghashschool_final4:
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
@@ -5123,8 +5123,8 @@ L.gcm_dec_school_final4:
 	vpxord          zmm3, zmm3, zmm13
 ; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.gcm_dec_school_final4_aes128
-	je              near L.gcm_dec_school_final4_aes192
+	jb              near L.gcm_dec_ghashschool_final4_aes128
+	je              near L.gcm_dec_ghashschool_final4_aes192
 	vbroadcasti32x4 zmm15, oword [r10 - 208]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
@@ -5135,7 +5135,7 @@ L.gcm_dec_school_final4:
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-L.gcm_dec_school_final4_aes192:
+L.gcm_dec_ghashschool_final4_aes192:
 	vbroadcasti32x4 zmm15, oword [r10 - 176]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
@@ -5146,7 +5146,7 @@ L.gcm_dec_school_final4_aes192:
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-L.gcm_dec_school_final4_aes128:
+L.gcm_dec_ghashschool_final4_aes128:
 	vbroadcasti32x4 zmm15, oword [r10 - 144]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
@@ -5209,8 +5209,8 @@ L.gcm_dec_school_final4_aes128:
 	vpxord          zmm8, zmm8, zmm14
 	vaesenclast     zmm3, zmm3, zmm8
 	vmovdqu8        [rsi]{k1}, zmm3
-	jmp             near L.gcm_dec_school_store
-L.gcm_dec_school_final3:
+	jmp             near L.gcm_dec_ghashschool_store
+L.gcm_dec_ghashschool_final3:
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
@@ -5223,8 +5223,8 @@ L.gcm_dec_school_final3:
 	vpxord          zmm2, zmm2, zmm13
 ; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.gcm_dec_school_final3_aes128
-	je              near L.gcm_dec_school_final3_aes192
+	jb              near L.gcm_dec_ghashschool_final3_aes128
+	je              near L.gcm_dec_ghashschool_final3_aes192
 	vbroadcasti32x4 zmm15, oword [r10 - 208]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
@@ -5233,7 +5233,7 @@ L.gcm_dec_school_final3:
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
-L.gcm_dec_school_final3_aes192:
+L.gcm_dec_ghashschool_final3_aes192:
 	vbroadcasti32x4 zmm15, oword [r10 - 176]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
@@ -5242,7 +5242,7 @@ L.gcm_dec_school_final3_aes192:
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
-L.gcm_dec_school_final3_aes128:
+L.gcm_dec_ghashschool_final3_aes128:
 	vbroadcasti32x4 zmm15, oword [r10 - 144]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
@@ -5293,8 +5293,8 @@ L.gcm_dec_school_final3_aes128:
 	vpxord          zmm8, zmm8, zmm14
 	vaesenclast     zmm2, zmm2, zmm8
 	vmovdqu8        [rsi]{k1}, zmm2
-	jmp             near L.gcm_dec_school_store
-L.gcm_dec_school_final2:
+	jmp             near L.gcm_dec_ghashschool_store
+L.gcm_dec_ghashschool_final2:
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
@@ -5304,22 +5304,22 @@ L.gcm_dec_school_final2:
 	vpxord          zmm1, zmm1, zmm13
 ; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.gcm_dec_school_final2_aes128
-	je              near L.gcm_dec_school_final2_aes192
+	jb              near L.gcm_dec_ghashschool_final2_aes128
+	je              near L.gcm_dec_ghashschool_final2_aes192
 	vbroadcasti32x4 zmm15, oword [r10 - 208]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vbroadcasti32x4 zmm15, oword [r10 - 192]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
-L.gcm_dec_school_final2_aes192:
+L.gcm_dec_ghashschool_final2_aes192:
 	vbroadcasti32x4 zmm15, oword [r10 - 176]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vbroadcasti32x4 zmm15, oword [r10 - 160]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
-L.gcm_dec_school_final2_aes128:
+L.gcm_dec_ghashschool_final2_aes128:
 	vbroadcasti32x4 zmm15, oword [r10 - 144]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
@@ -5358,26 +5358,26 @@ L.gcm_dec_school_final2_aes128:
 	vpxord          zmm8, zmm8, zmm14
 	vaesenclast     zmm1, zmm1, zmm8
 	vmovdqu8        [rsi]{k1}, zmm1
-	jmp             near L.gcm_dec_school_store
-L.gcm_dec_school_final1:
+	jmp             near L.gcm_dec_ghashschool_store
+L.gcm_dec_ghashschool_final1:
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm11, zmm20
 	vpaddd          zmm11, zmm11, zmm12
 	vpxord          zmm0, zmm0, zmm13
 ; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.gcm_dec_school_final1_aes128
-	je              near L.gcm_dec_school_final1_aes192
+	jb              near L.gcm_dec_ghashschool_final1_aes128
+	je              near L.gcm_dec_ghashschool_final1_aes192
 	vbroadcasti32x4 zmm15, oword [r10 - 208]
 	vaesenc         zmm0, zmm0, zmm15
 	vbroadcasti32x4 zmm15, oword [r10 - 192]
 	vaesenc         zmm0, zmm0, zmm15
-L.gcm_dec_school_final1_aes192:
+L.gcm_dec_ghashschool_final1_aes192:
 	vbroadcasti32x4 zmm15, oword [r10 - 176]
 	vaesenc         zmm0, zmm0, zmm15
 	vbroadcasti32x4 zmm15, oword [r10 - 160]
 	vaesenc         zmm0, zmm0, zmm15
-L.gcm_dec_school_final1_aes128:
+L.gcm_dec_ghashschool_final1_aes128:
 	vbroadcasti32x4 zmm15, oword [r10 - 144]
 	vaesenc         zmm0, zmm0, zmm15
 	vbroadcasti32x4 zmm15, oword [r10 - 128]
@@ -5399,21 +5399,21 @@ L.gcm_dec_school_final1_aes128:
 	vpxord          zmm8, zmm8, zmm14
 	vaesenclast     zmm0, zmm0, zmm8
 	vmovdqu8        [rsi]{k1}, zmm0
-	jmp             near L.gcm_dec_school_store
-L.gcm_dec_school_store:
+	jmp             near L.gcm_dec_ghashschool_store
+L.gcm_dec_ghashschool_store:
 	vmovdqu8        oword [r9], xmm10
-L.gcm_dec_school_return:
+L.gcm_dec_ghashschool_return:
 	xor             eax, eax
 	vzeroupper
 	add             rsp, 16
 	pop             rbx
 	ret
 
-; int aesgen_gcm_enc_record_avx10_512_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
+; int aesgen_gcm_enc_record_avx10_512_ghashschool(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
 ;   any len
 ;
 ; One whole message: GHASH of the AAD, E_K(J0), encryption with the same stitched
-; loop as aesgen_gcm_enc_update_avx10_512_school, then the last 1..16 blocks and the lengths block
+; loop as aesgen_gcm_enc_update_avx10_512_ghashschool, then the last 1..16 blocks and the lengths block
 ; in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
 ;
 ; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
@@ -5430,8 +5430,8 @@ L.gcm_dec_school_return:
 ; Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	section .text
 	align 32, db 0xcc
-	global aesgen_gcm_enc_record_avx10_512_school:function hidden
-aesgen_gcm_enc_record_avx10_512_school:
+	global aesgen_gcm_enc_record_avx10_512_ghashschool:function hidden
+aesgen_gcm_enc_record_avx10_512_ghashschool:
 	endbr64
 	push            rbx
 	mov             rbx, rcx
@@ -5447,7 +5447,7 @@ aesgen_gcm_enc_record_avx10_512_school:
 ; GHASH of the AAD (AAD, AADLEN from the record)
 	mov             r10, qword [r8 + 40]
 	test            r10, r10
-	jz              near L.gcm_enc_school_rec_aad_done
+	jz              near L.gcm_enc_ghashschool_rec_aad_done
 	mov             rax, qword [r8 + 32]
 ; A record without a bulk loop whose AAD, text and lengths blocks number at most
 ; 32 hashes them all in one sum: the AAD's products wait unreduced in LO/MI/HI
@@ -5455,27 +5455,27 @@ aesgen_gcm_enc_record_avx10_512_school:
 	lea             r11, [r10 + 15]
 	and             r11, -16                        ; 16 x the AAD's blocks
 	cmp             rcx, 256
-	ja              near L.gcm_enc_school_rec_aad_alone
+	ja              near L.gcm_enc_ghashschool_rec_aad_alone
 	lea             r9, [rcx + 15]
 	and             r9, -16                         ; 16 x the text's blocks
 	lea             r9, [r11 + r9*1 + 16]           ; 16 x all blocks
 	cmp             r9, 512
-	ja              near L.gcm_enc_school_rec_aad_alone
+	ja              near L.gcm_enc_ghashschool_rec_aad_alone
 	mov             r11, r9
 	lea             r9, [rdi + 768]
 	sub             r9, r11
 ; GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
-L.gcm_enc_school_rec_aad_sum_vector:
+L.gcm_enc_ghashschool_rec_aad_sum_vector:
 	cmp             r10, 64
-	jb              near L.gcm_enc_school_rec_aad_sum_load_part
+	jb              near L.gcm_enc_ghashschool_rec_aad_sum_load_part
 	vmovdqu8        zmm4, [rax]
-	jmp             near L.gcm_enc_school_rec_aad_sum_loaded
-L.gcm_enc_school_rec_aad_sum_load_part:
+	jmp             near L.gcm_enc_ghashschool_rec_aad_sum_loaded
+L.gcm_enc_ghashschool_rec_aad_sum_load_part:
 	mov             r11, -1
 	bzhi            r11, r11, r10                   ; k1: the bytes that remain
 	kmovq           k1, r11
 	vmovdqu8        zmm4{k1}{z}, [rax]
-L.gcm_enc_school_rec_aad_sum_loaded:
+L.gcm_enc_ghashschool_rec_aad_sum_loaded:
 	vpshufb         zmm4, zmm4, zmm20
 	vpxord          zmm4, zmm4, zmm10               ; the running hash joins block 0
 	vpxord          zmm10, zmm10, zmm10
@@ -5489,23 +5489,23 @@ L.gcm_enc_school_rec_aad_sum_loaded:
 	add             rax, 64
 	add             r9, 64
 	sub             r10, 64
-	ja              L.gcm_enc_school_rec_aad_sum_vector
-	jmp             near L.gcm_enc_school_rec_aad_done
-L.gcm_enc_school_rec_aad_alone:
+	ja              L.gcm_enc_ghashschool_rec_aad_sum_vector
+	jmp             near L.gcm_enc_ghashschool_rec_aad_done
+L.gcm_enc_ghashschool_rec_aad_alone:
 	lea             r9, [rdi + 768]
 	sub             r9, r11
 ; GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
-L.gcm_enc_school_rec_aad_vector:
+L.gcm_enc_ghashschool_rec_aad_vector:
 	cmp             r10, 64
-	jb              near L.gcm_enc_school_rec_aad_load_part
+	jb              near L.gcm_enc_ghashschool_rec_aad_load_part
 	vmovdqu8        zmm4, [rax]
-	jmp             near L.gcm_enc_school_rec_aad_loaded
-L.gcm_enc_school_rec_aad_load_part:
+	jmp             near L.gcm_enc_ghashschool_rec_aad_loaded
+L.gcm_enc_ghashschool_rec_aad_load_part:
 	mov             r11, -1
 	bzhi            r11, r11, r10                   ; k1: the bytes that remain
 	kmovq           k1, r11
 	vmovdqu8        zmm4{k1}{z}, [rax]
-L.gcm_enc_school_rec_aad_loaded:
+L.gcm_enc_ghashschool_rec_aad_loaded:
 	vpshufb         zmm4, zmm4, zmm20
 	vpxord          zmm4, zmm4, zmm10               ; the running hash joins block 0
 	vpxord          zmm10, zmm10, zmm10
@@ -5519,7 +5519,7 @@ L.gcm_enc_school_rec_aad_loaded:
 	add             rax, 64
 	add             r9, 64
 	sub             r10, 64
-	ja              L.gcm_enc_school_rec_aad_vector
+	ja              L.gcm_enc_ghashschool_rec_aad_vector
 ; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
@@ -5535,7 +5535,7 @@ L.gcm_enc_school_rec_aad_loaded:
 	vpxord          zmm5, zmm5, zmm5
 	vpxord          zmm6, zmm6, zmm6
 	vpxord          zmm7, zmm7, zmm7
-L.gcm_enc_school_rec_aad_done:
+L.gcm_enc_ghashschool_rec_aad_done:
 ; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
 ; from the end so that every key size runs the same last nine rounds
 	mov             eax, dword [rdi + 240]
@@ -5556,14 +5556,14 @@ L.gcm_enc_school_rec_aad_done:
 	vpxord          xmm4, xmm4, xmm13
 ; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.gcm_enc_school_rec_j0_aes128
-	je              near L.gcm_enc_school_rec_j0_aes192
+	jb              near L.gcm_enc_ghashschool_rec_j0_aes128
+	je              near L.gcm_enc_ghashschool_rec_j0_aes192
 	vaesenc         xmm4, xmm4, oword [r10 - 208]
 	vaesenc         xmm4, xmm4, oword [r10 - 192]
-L.gcm_enc_school_rec_j0_aes192:
+L.gcm_enc_ghashschool_rec_j0_aes192:
 	vaesenc         xmm4, xmm4, oword [r10 - 176]
 	vaesenc         xmm4, xmm4, oword [r10 - 160]
-L.gcm_enc_school_rec_j0_aes128:
+L.gcm_enc_ghashschool_rec_j0_aes128:
 	vaesenc         xmm4, xmm4, oword [r10 - 144]
 	vaesenc         xmm4, xmm4, oword [r10 - 128]
 	vaesenc         xmm4, xmm4, oword [r10 - 112]
@@ -5580,10 +5580,10 @@ L.gcm_enc_school_rec_j0_aes128:
 	vpaddd          zmm11, zmm11, zword [rel L.gcm_record_offsets_64] ; CTR: J0 + 1, + 2, ... per lane
 	vbroadcasti32x4 zmm12, oword [rel L.gcm_lane_count]
 	test            rcx, rcx
-	jz              near L.gcm_enc_school_rec_no_data
+	jz              near L.gcm_enc_ghashschool_rec_no_data
 ; bulk: whole iterations of 16 blocks, CTR and GHASH stitched
 	sub             rcx, 256
-	jbe             near L.gcm_enc_school_rec_tail
+	jbe             near L.gcm_enc_ghashschool_rec_tail
 ; the powers of a full iteration (H^16..H^1) into HPOW
 	vmovdqu8        zmm22, zword [rdi + 512]
 	vmovdqu8        zmm23, zword [rdi + 576]
@@ -5598,7 +5598,7 @@ L.gcm_enc_school_rec_j0_aes128:
 ; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 ; the first counter's last byte: past 236, one of them would carry
 	cmp             r11d, 237
-	jae             near L.gcm_enc_school_rec_first_ctr_carry ; a last byte would carry: out of line
+	jae             near L.gcm_enc_ghashschool_rec_first_ctr_carry ; a last byte would carry: out of line
 	vpxord          zmm0, zmm11, zmm13
 	vpaddd          zmm1, zmm11, zword [rel L.gcm_be_inc_64]
 	vpaddd          zmm2, zmm11, zword [rel L.gcm_be_inc_64 + 64]
@@ -5607,12 +5607,12 @@ L.gcm_enc_school_rec_j0_aes128:
 	vpxord          zmm1, zmm1, zmm13
 	vpxord          zmm2, zmm2, zmm13
 	vpxord          zmm3, zmm3, zmm13
-L.gcm_enc_school_rec_first_ctr_done:
+L.gcm_enc_ghashschool_rec_first_ctr_done:
 	add             r11b, 16
 ; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.gcm_enc_school_rec_first_aes128
-	je              near L.gcm_enc_school_rec_first_aes192
+	jb              near L.gcm_enc_ghashschool_rec_first_aes128
+	je              near L.gcm_enc_ghashschool_rec_first_aes192
 	vbroadcasti32x4 zmm15, oword [r10 - 208]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
@@ -5623,7 +5623,7 @@ L.gcm_enc_school_rec_first_ctr_done:
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-L.gcm_enc_school_rec_first_aes192:
+L.gcm_enc_ghashschool_rec_first_aes192:
 	vbroadcasti32x4 zmm15, oword [r10 - 176]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
@@ -5634,7 +5634,7 @@ L.gcm_enc_school_rec_first_aes192:
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-L.gcm_enc_school_rec_first_aes128:
+L.gcm_enc_ghashschool_rec_first_aes128:
 	vbroadcasti32x4 zmm15, oword [r10 - 144]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
@@ -5690,13 +5690,13 @@ L.gcm_enc_school_rec_first_aes128:
 	add             rdx, 256
 	add             rsi, 256
 	sub             rcx, 256
-	jbe             near L.gcm_enc_school_rec_hash_last
-L.gcm_enc_school_rec_loop:
-; LLVM-MCA-BEGIN gcm_enc_school_rec_avx10_512_main_loop
+	jbe             near L.gcm_enc_ghashschool_rec_hash_last
+L.gcm_enc_ghashschool_rec_loop:
+; LLVM-MCA-BEGIN gcm_enc_ghashschool_rec_avx10_512_main_loop
 ; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 ; the first counter's last byte: past 236, one of them would carry
 	cmp             r11d, 237
-	jae             near L.gcm_enc_school_rec_main_ctr_carry ; a last byte would carry: out of line
+	jae             near L.gcm_enc_ghashschool_rec_main_ctr_carry ; a last byte would carry: out of line
 	vpxord          zmm0, zmm11, zmm13
 	vpaddd          zmm1, zmm11, zword [rel L.gcm_be_inc_64]
 	vpaddd          zmm2, zmm11, zword [rel L.gcm_be_inc_64 + 64]
@@ -5705,12 +5705,12 @@ L.gcm_enc_school_rec_loop:
 	vpxord          zmm1, zmm1, zmm13
 	vpxord          zmm2, zmm2, zmm13
 	vpxord          zmm3, zmm3, zmm13
-L.gcm_enc_school_rec_main_ctr_done:
+L.gcm_enc_ghashschool_rec_main_ctr_done:
 	add             r11b, 16
 ; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.gcm_enc_school_rec_main_aes128
-	je              near L.gcm_enc_school_rec_main_aes192
+	jb              near L.gcm_enc_ghashschool_rec_main_aes128
+	je              near L.gcm_enc_ghashschool_rec_main_aes192
 	vbroadcasti32x4 zmm15, oword [r10 - 208]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
@@ -5721,7 +5721,7 @@ L.gcm_enc_school_rec_main_ctr_done:
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-L.gcm_enc_school_rec_main_aes192:
+L.gcm_enc_ghashschool_rec_main_aes192:
 	vbroadcasti32x4 zmm15, oword [r10 - 176]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
@@ -5732,7 +5732,7 @@ L.gcm_enc_school_rec_main_aes192:
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-L.gcm_enc_school_rec_main_aes128:
+L.gcm_enc_ghashschool_rec_main_aes128:
 	vbroadcasti32x4 zmm15, oword [r10 - 144]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
@@ -5848,9 +5848,9 @@ L.gcm_enc_school_rec_main_aes128:
 	add             rdx, 256
 	add             rsi, 256
 	sub             rcx, 256
-	ja              L.gcm_enc_school_rec_loop
+	ja              L.gcm_enc_ghashschool_rec_loop
 ; LLVM-MCA-END
-L.gcm_enc_school_rec_hash_last:
+L.gcm_enc_ghashschool_rec_hash_last:
 ; the GHASH of the last iteration's ciphertext, still in GD
 ; GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         zmm16, zmm16, zmm20
@@ -5903,8 +5903,8 @@ L.gcm_enc_school_rec_hash_last:
 	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
 	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-	jmp             near L.gcm_enc_school_rec_bulk_done
-L.gcm_enc_school_rec_first_ctr_carry:
+	jmp             near L.gcm_enc_ghashschool_rec_bulk_done
+L.gcm_enc_ghashschool_rec_first_ctr_carry:
 ; a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         zmm11, zmm11, zmm20
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -5921,8 +5921,8 @@ L.gcm_enc_school_rec_first_ctr_carry:
 	vpxord          zmm2, zmm2, zmm13
 	vpxord          zmm3, zmm3, zmm13
 	vpshufb         zmm11, zmm11, zmm20
-	jmp             L.gcm_enc_school_rec_first_ctr_done
-L.gcm_enc_school_rec_main_ctr_carry:
+	jmp             L.gcm_enc_ghashschool_rec_first_ctr_done
+L.gcm_enc_ghashschool_rec_main_ctr_carry:
 ; a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         zmm11, zmm11, zmm20
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -5939,25 +5939,25 @@ L.gcm_enc_school_rec_main_ctr_carry:
 	vpxord          zmm2, zmm2, zmm13
 	vpxord          zmm3, zmm3, zmm13
 	vpshufb         zmm11, zmm11, zmm20
-	jmp             L.gcm_enc_school_rec_main_ctr_done
-L.gcm_enc_school_rec_bulk_done:
+	jmp             L.gcm_enc_ghashschool_rec_main_ctr_done
+L.gcm_enc_ghashschool_rec_bulk_done:
 	vpshufb         zmm11, zmm11, zmm20
 	vpxord          zmm5, zmm5, zmm5
 	vpxord          zmm6, zmm6, zmm6
 	vpxord          zmm7, zmm7, zmm7
 ; LO/MI/HI from here on: the AAD's products, or zeros
-L.gcm_enc_school_rec_tail:
+L.gcm_enc_ghashschool_rec_tail:
 	add             rcx, 256
-	jz              near L.gcm_enc_school_rec_no_data
+	jz              near L.gcm_enc_ghashschool_rec_no_data
 ; 1..256 bytes remain: pick the final group by the number of vectors they need,
 ; so that a short message runs only the AES work it needs (its vectors side by side)
 	cmp             rcx, 64
-	jbe             near L.gcm_enc_school_rec_final1
+	jbe             near L.gcm_enc_ghashschool_rec_final1
 	cmp             rcx, 128
-	jbe             near L.gcm_enc_school_rec_final2
+	jbe             near L.gcm_enc_ghashschool_rec_final2
 	cmp             rcx, 192
-	jbe             near L.gcm_enc_school_rec_final3
-L.gcm_enc_school_rec_final4:
+	jbe             near L.gcm_enc_ghashschool_rec_final3
+L.gcm_enc_ghashschool_rec_final4:
 ; the last 4 vectors (1..256 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             r11, [rcx + 15]
 	and             r11, -16                        ; 16 x the block count
@@ -5982,8 +5982,8 @@ L.gcm_enc_school_rec_final4:
 	vpxord          zmm3, zmm3, zmm13
 ; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.gcm_enc_school_rec_final4_aes128
-	je              near L.gcm_enc_school_rec_final4_aes192
+	jb              near L.gcm_enc_ghashschool_rec_final4_aes128
+	je              near L.gcm_enc_ghashschool_rec_final4_aes192
 	vbroadcasti32x4 zmm15, oword [r10 - 208]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
@@ -5994,7 +5994,7 @@ L.gcm_enc_school_rec_final4:
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-L.gcm_enc_school_rec_final4_aes192:
+L.gcm_enc_ghashschool_rec_final4_aes192:
 	vbroadcasti32x4 zmm15, oword [r10 - 176]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
@@ -6005,7 +6005,7 @@ L.gcm_enc_school_rec_final4_aes192:
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-L.gcm_enc_school_rec_final4_aes128:
+L.gcm_enc_ghashschool_rec_final4_aes128:
 	vbroadcasti32x4 zmm15, oword [r10 - 144]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
@@ -6119,8 +6119,8 @@ L.gcm_enc_school_rec_final4_aes128:
 	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
 	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-	jmp             near L.gcm_enc_school_rec_tag
-L.gcm_enc_school_rec_final3:
+	jmp             near L.gcm_enc_ghashschool_rec_tag
+L.gcm_enc_ghashschool_rec_final3:
 ; the last 3 vectors (1..192 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             r11, [rcx + 15]
 	and             r11, -16                        ; 16 x the block count
@@ -6142,8 +6142,8 @@ L.gcm_enc_school_rec_final3:
 	vpxord          zmm2, zmm2, zmm13
 ; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.gcm_enc_school_rec_final3_aes128
-	je              near L.gcm_enc_school_rec_final3_aes192
+	jb              near L.gcm_enc_ghashschool_rec_final3_aes128
+	je              near L.gcm_enc_ghashschool_rec_final3_aes192
 	vbroadcasti32x4 zmm15, oword [r10 - 208]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
@@ -6152,7 +6152,7 @@ L.gcm_enc_school_rec_final3:
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
-L.gcm_enc_school_rec_final3_aes192:
+L.gcm_enc_ghashschool_rec_final3_aes192:
 	vbroadcasti32x4 zmm15, oword [r10 - 176]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
@@ -6161,7 +6161,7 @@ L.gcm_enc_school_rec_final3_aes192:
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
-L.gcm_enc_school_rec_final3_aes128:
+L.gcm_enc_ghashschool_rec_final3_aes128:
 	vbroadcasti32x4 zmm15, oword [r10 - 144]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
@@ -6254,8 +6254,8 @@ L.gcm_enc_school_rec_final3_aes128:
 	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
 	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-	jmp             near L.gcm_enc_school_rec_tag
-L.gcm_enc_school_rec_final2:
+	jmp             near L.gcm_enc_ghashschool_rec_tag
+L.gcm_enc_ghashschool_rec_final2:
 ; the last 2 vectors (1..128 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             r11, [rcx + 15]
 	and             r11, -16                        ; 16 x the block count
@@ -6274,22 +6274,22 @@ L.gcm_enc_school_rec_final2:
 	vpxord          zmm1, zmm1, zmm13
 ; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.gcm_enc_school_rec_final2_aes128
-	je              near L.gcm_enc_school_rec_final2_aes192
+	jb              near L.gcm_enc_ghashschool_rec_final2_aes128
+	je              near L.gcm_enc_ghashschool_rec_final2_aes192
 	vbroadcasti32x4 zmm15, oword [r10 - 208]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vbroadcasti32x4 zmm15, oword [r10 - 192]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
-L.gcm_enc_school_rec_final2_aes192:
+L.gcm_enc_ghashschool_rec_final2_aes192:
 	vbroadcasti32x4 zmm15, oword [r10 - 176]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vbroadcasti32x4 zmm15, oword [r10 - 160]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
-L.gcm_enc_school_rec_final2_aes128:
+L.gcm_enc_ghashschool_rec_final2_aes128:
 	vbroadcasti32x4 zmm15, oword [r10 - 144]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
@@ -6361,8 +6361,8 @@ L.gcm_enc_school_rec_final2_aes128:
 	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
 	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-	jmp             near L.gcm_enc_school_rec_tag
-L.gcm_enc_school_rec_final1:
+	jmp             near L.gcm_enc_ghashschool_rec_tag
+L.gcm_enc_ghashschool_rec_final1:
 ; the last 1 vector (1..64 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             r11, [rcx + 15]
 	and             r11, -16                        ; 16 x the block count
@@ -6377,18 +6377,18 @@ L.gcm_enc_school_rec_final1:
 	vpxord          zmm0, zmm0, zmm13
 ; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.gcm_enc_school_rec_final1_aes128
-	je              near L.gcm_enc_school_rec_final1_aes192
+	jb              near L.gcm_enc_ghashschool_rec_final1_aes128
+	je              near L.gcm_enc_ghashschool_rec_final1_aes192
 	vbroadcasti32x4 zmm15, oword [r10 - 208]
 	vaesenc         zmm0, zmm0, zmm15
 	vbroadcasti32x4 zmm15, oword [r10 - 192]
 	vaesenc         zmm0, zmm0, zmm15
-L.gcm_enc_school_rec_final1_aes192:
+L.gcm_enc_ghashschool_rec_final1_aes192:
 	vbroadcasti32x4 zmm15, oword [r10 - 176]
 	vaesenc         zmm0, zmm0, zmm15
 	vbroadcasti32x4 zmm15, oword [r10 - 160]
 	vaesenc         zmm0, zmm0, zmm15
-L.gcm_enc_school_rec_final1_aes128:
+L.gcm_enc_ghashschool_rec_final1_aes128:
 	vbroadcasti32x4 zmm15, oword [r10 - 144]
 	vaesenc         zmm0, zmm0, zmm15
 	vbroadcasti32x4 zmm15, oword [r10 - 128]
@@ -6438,8 +6438,8 @@ L.gcm_enc_school_rec_final1_aes128:
 	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
 	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-	jmp             near L.gcm_enc_school_rec_tag
-L.gcm_enc_school_rec_no_data:
+	jmp             near L.gcm_enc_ghashschool_rec_tag
+L.gcm_enc_ghashschool_rec_no_data:
 ; no text left: the lengths block alone joins the sum
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpxord          xmm4, xmm4, xmm10
@@ -6462,7 +6462,7 @@ L.gcm_enc_school_rec_no_data:
 	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
 	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-L.gcm_enc_school_rec_tag:
+L.gcm_enc_ghashschool_rec_tag:
 ; tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)
 	vpshufb         xmm10, xmm10, xmm20
 	vpxord          xmm10, xmm10, oword [r8 + 48]
@@ -6472,11 +6472,11 @@ L.gcm_enc_school_rec_tag:
 	pop             rbx
 	ret
 
-; int aesgen_gcm_dec_record_avx10_512_school(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
+; int aesgen_gcm_dec_record_avx10_512_ghashschool(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
 ;   any len
 ;
 ; One whole message: GHASH of the AAD, E_K(J0), decryption with the same stitched
-; loop as aesgen_gcm_dec_update_avx10_512_school, then the last 1..16 blocks and the lengths block
+; loop as aesgen_gcm_dec_update_avx10_512_ghashschool, then the last 1..16 blocks and the lengths block
 ; in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
 ;
 ; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
@@ -6493,8 +6493,8 @@ L.gcm_enc_school_rec_tag:
 ; Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	section .text
 	align 32, db 0xcc
-	global aesgen_gcm_dec_record_avx10_512_school:function hidden
-aesgen_gcm_dec_record_avx10_512_school:
+	global aesgen_gcm_dec_record_avx10_512_ghashschool:function hidden
+aesgen_gcm_dec_record_avx10_512_ghashschool:
 	endbr64
 	push            rbx
 	mov             rbx, rcx
@@ -6510,7 +6510,7 @@ aesgen_gcm_dec_record_avx10_512_school:
 ; GHASH of the AAD (AAD, AADLEN from the record)
 	mov             r10, qword [r8 + 40]
 	test            r10, r10
-	jz              near L.gcm_dec_school_rec_aad_done
+	jz              near L.gcm_dec_ghashschool_rec_aad_done
 	mov             rax, qword [r8 + 32]
 ; A record without a bulk loop whose AAD, text and lengths blocks number at most
 ; 32 hashes them all in one sum: the AAD's products wait unreduced in LO/MI/HI
@@ -6518,27 +6518,27 @@ aesgen_gcm_dec_record_avx10_512_school:
 	lea             r11, [r10 + 15]
 	and             r11, -16                        ; 16 x the AAD's blocks
 	cmp             rcx, 256
-	ja              near L.gcm_dec_school_rec_aad_alone
+	ja              near L.gcm_dec_ghashschool_rec_aad_alone
 	lea             r9, [rcx + 15]
 	and             r9, -16                         ; 16 x the text's blocks
 	lea             r9, [r11 + r9*1 + 16]           ; 16 x all blocks
 	cmp             r9, 512
-	ja              near L.gcm_dec_school_rec_aad_alone
+	ja              near L.gcm_dec_ghashschool_rec_aad_alone
 	mov             r11, r9
 	lea             r9, [rdi + 768]
 	sub             r9, r11
 ; GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
-L.gcm_dec_school_rec_aad_sum_vector:
+L.gcm_dec_ghashschool_rec_aad_sum_vector:
 	cmp             r10, 64
-	jb              near L.gcm_dec_school_rec_aad_sum_load_part
+	jb              near L.gcm_dec_ghashschool_rec_aad_sum_load_part
 	vmovdqu8        zmm4, [rax]
-	jmp             near L.gcm_dec_school_rec_aad_sum_loaded
-L.gcm_dec_school_rec_aad_sum_load_part:
+	jmp             near L.gcm_dec_ghashschool_rec_aad_sum_loaded
+L.gcm_dec_ghashschool_rec_aad_sum_load_part:
 	mov             r11, -1
 	bzhi            r11, r11, r10                   ; k1: the bytes that remain
 	kmovq           k1, r11
 	vmovdqu8        zmm4{k1}{z}, [rax]
-L.gcm_dec_school_rec_aad_sum_loaded:
+L.gcm_dec_ghashschool_rec_aad_sum_loaded:
 	vpshufb         zmm4, zmm4, zmm20
 	vpxord          zmm4, zmm4, zmm10               ; the running hash joins block 0
 	vpxord          zmm10, zmm10, zmm10
@@ -6552,23 +6552,23 @@ L.gcm_dec_school_rec_aad_sum_loaded:
 	add             rax, 64
 	add             r9, 64
 	sub             r10, 64
-	ja              L.gcm_dec_school_rec_aad_sum_vector
-	jmp             near L.gcm_dec_school_rec_aad_done
-L.gcm_dec_school_rec_aad_alone:
+	ja              L.gcm_dec_ghashschool_rec_aad_sum_vector
+	jmp             near L.gcm_dec_ghashschool_rec_aad_done
+L.gcm_dec_ghashschool_rec_aad_alone:
 	lea             r9, [rdi + 768]
 	sub             r9, r11
 ; GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
-L.gcm_dec_school_rec_aad_vector:
+L.gcm_dec_ghashschool_rec_aad_vector:
 	cmp             r10, 64
-	jb              near L.gcm_dec_school_rec_aad_load_part
+	jb              near L.gcm_dec_ghashschool_rec_aad_load_part
 	vmovdqu8        zmm4, [rax]
-	jmp             near L.gcm_dec_school_rec_aad_loaded
-L.gcm_dec_school_rec_aad_load_part:
+	jmp             near L.gcm_dec_ghashschool_rec_aad_loaded
+L.gcm_dec_ghashschool_rec_aad_load_part:
 	mov             r11, -1
 	bzhi            r11, r11, r10                   ; k1: the bytes that remain
 	kmovq           k1, r11
 	vmovdqu8        zmm4{k1}{z}, [rax]
-L.gcm_dec_school_rec_aad_loaded:
+L.gcm_dec_ghashschool_rec_aad_loaded:
 	vpshufb         zmm4, zmm4, zmm20
 	vpxord          zmm4, zmm4, zmm10               ; the running hash joins block 0
 	vpxord          zmm10, zmm10, zmm10
@@ -6582,7 +6582,7 @@ L.gcm_dec_school_rec_aad_loaded:
 	add             rax, 64
 	add             r9, 64
 	sub             r10, 64
-	ja              L.gcm_dec_school_rec_aad_vector
+	ja              L.gcm_dec_ghashschool_rec_aad_vector
 ; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
@@ -6598,7 +6598,7 @@ L.gcm_dec_school_rec_aad_loaded:
 	vpxord          zmm5, zmm5, zmm5
 	vpxord          zmm6, zmm6, zmm6
 	vpxord          zmm7, zmm7, zmm7
-L.gcm_dec_school_rec_aad_done:
+L.gcm_dec_ghashschool_rec_aad_done:
 ; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
 ; from the end so that every key size runs the same last nine rounds
 	mov             eax, dword [rdi + 240]
@@ -6619,14 +6619,14 @@ L.gcm_dec_school_rec_aad_done:
 	vpxord          xmm4, xmm4, xmm13
 ; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.gcm_dec_school_rec_j0_aes128
-	je              near L.gcm_dec_school_rec_j0_aes192
+	jb              near L.gcm_dec_ghashschool_rec_j0_aes128
+	je              near L.gcm_dec_ghashschool_rec_j0_aes192
 	vaesenc         xmm4, xmm4, oword [r10 - 208]
 	vaesenc         xmm4, xmm4, oword [r10 - 192]
-L.gcm_dec_school_rec_j0_aes192:
+L.gcm_dec_ghashschool_rec_j0_aes192:
 	vaesenc         xmm4, xmm4, oword [r10 - 176]
 	vaesenc         xmm4, xmm4, oword [r10 - 160]
-L.gcm_dec_school_rec_j0_aes128:
+L.gcm_dec_ghashschool_rec_j0_aes128:
 	vaesenc         xmm4, xmm4, oword [r10 - 144]
 	vaesenc         xmm4, xmm4, oword [r10 - 128]
 	vaesenc         xmm4, xmm4, oword [r10 - 112]
@@ -6643,10 +6643,10 @@ L.gcm_dec_school_rec_j0_aes128:
 	vpaddd          zmm11, zmm11, zword [rel L.gcm_record_offsets_64] ; CTR: J0 + 1, + 2, ... per lane
 	vbroadcasti32x4 zmm12, oword [rel L.gcm_lane_count]
 	test            rcx, rcx
-	jz              near L.gcm_dec_school_rec_no_data
+	jz              near L.gcm_dec_ghashschool_rec_no_data
 ; bulk: whole iterations of 16 blocks, CTR and GHASH stitched
 	sub             rcx, 256
-	jbe             near L.gcm_dec_school_rec_tail
+	jbe             near L.gcm_dec_ghashschool_rec_tail
 ; the powers of a full iteration (H^16..H^1) into HPOW
 	vmovdqu8        zmm22, zword [rdi + 512]
 	vmovdqu8        zmm23, zword [rdi + 576]
@@ -6657,12 +6657,12 @@ L.gcm_dec_school_rec_j0_aes128:
 	or              r11d, ebx                       ; 256 if secret: always the carry path
 	vpshufb         zmm11, zmm11, zmm20
 ; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
-L.gcm_dec_school_rec_loop:
-; LLVM-MCA-BEGIN gcm_dec_school_rec_avx10_512_main_loop
+L.gcm_dec_ghashschool_rec_loop:
+; LLVM-MCA-BEGIN gcm_dec_ghashschool_rec_avx10_512_main_loop
 ; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
 ; the first counter's last byte: past 236, one of them would carry
 	cmp             r11d, 237
-	jae             near L.gcm_dec_school_rec_main_ctr_carry ; a last byte would carry: out of line
+	jae             near L.gcm_dec_ghashschool_rec_main_ctr_carry ; a last byte would carry: out of line
 	vpxord          zmm0, zmm11, zmm13
 	vpaddd          zmm1, zmm11, zword [rel L.gcm_be_inc_64]
 	vpaddd          zmm2, zmm11, zword [rel L.gcm_be_inc_64 + 64]
@@ -6671,12 +6671,12 @@ L.gcm_dec_school_rec_loop:
 	vpxord          zmm1, zmm1, zmm13
 	vpxord          zmm2, zmm2, zmm13
 	vpxord          zmm3, zmm3, zmm13
-L.gcm_dec_school_rec_main_ctr_done:
+L.gcm_dec_ghashschool_rec_main_ctr_done:
 	add             r11b, 16
 ; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.gcm_dec_school_rec_main_aes128
-	je              near L.gcm_dec_school_rec_main_aes192
+	jb              near L.gcm_dec_ghashschool_rec_main_aes128
+	je              near L.gcm_dec_ghashschool_rec_main_aes192
 	vbroadcasti32x4 zmm15, oword [r10 - 208]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
@@ -6687,7 +6687,7 @@ L.gcm_dec_school_rec_main_ctr_done:
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-L.gcm_dec_school_rec_main_aes192:
+L.gcm_dec_ghashschool_rec_main_aes192:
 	vbroadcasti32x4 zmm15, oword [r10 - 176]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
@@ -6698,7 +6698,7 @@ L.gcm_dec_school_rec_main_aes192:
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-L.gcm_dec_school_rec_main_aes128:
+L.gcm_dec_ghashschool_rec_main_aes128:
 	vbroadcasti32x4 zmm15, oword [r10 - 144]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
@@ -6819,10 +6819,10 @@ L.gcm_dec_school_rec_main_aes128:
 	add             rdx, 256
 	add             rsi, 256
 	sub             rcx, 256
-	ja              L.gcm_dec_school_rec_loop
+	ja              L.gcm_dec_ghashschool_rec_loop
 ; LLVM-MCA-END
-	jmp             near L.gcm_dec_school_rec_bulk_done
-L.gcm_dec_school_rec_main_ctr_carry:
+	jmp             near L.gcm_dec_ghashschool_rec_bulk_done
+L.gcm_dec_ghashschool_rec_main_ctr_carry:
 ; a last byte carries: inc32 on the reflected form, CTR big-endian again after
 	vpshufb         zmm11, zmm11, zmm20
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -6839,25 +6839,25 @@ L.gcm_dec_school_rec_main_ctr_carry:
 	vpxord          zmm2, zmm2, zmm13
 	vpxord          zmm3, zmm3, zmm13
 	vpshufb         zmm11, zmm11, zmm20
-	jmp             L.gcm_dec_school_rec_main_ctr_done
-L.gcm_dec_school_rec_bulk_done:
+	jmp             L.gcm_dec_ghashschool_rec_main_ctr_done
+L.gcm_dec_ghashschool_rec_bulk_done:
 	vpshufb         zmm11, zmm11, zmm20
 	vpxord          zmm5, zmm5, zmm5
 	vpxord          zmm6, zmm6, zmm6
 	vpxord          zmm7, zmm7, zmm7
 ; LO/MI/HI from here on: the AAD's products, or zeros
-L.gcm_dec_school_rec_tail:
+L.gcm_dec_ghashschool_rec_tail:
 	add             rcx, 256
-	jz              near L.gcm_dec_school_rec_no_data
+	jz              near L.gcm_dec_ghashschool_rec_no_data
 ; 1..256 bytes remain: pick the final group by the number of vectors they need,
 ; so that a short message runs only the AES work it needs (its vectors side by side)
 	cmp             rcx, 64
-	jbe             near L.gcm_dec_school_rec_final1
+	jbe             near L.gcm_dec_ghashschool_rec_final1
 	cmp             rcx, 128
-	jbe             near L.gcm_dec_school_rec_final2
+	jbe             near L.gcm_dec_ghashschool_rec_final2
 	cmp             rcx, 192
-	jbe             near L.gcm_dec_school_rec_final3
-L.gcm_dec_school_rec_final4:
+	jbe             near L.gcm_dec_ghashschool_rec_final3
+L.gcm_dec_ghashschool_rec_final4:
 ; the last 4 vectors (1..256 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             r11, [rcx + 15]
 	and             r11, -16                        ; 16 x the block count
@@ -6888,8 +6888,8 @@ L.gcm_dec_school_rec_final4:
 	vpxord          zmm3, zmm3, zmm13
 ; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.gcm_dec_school_rec_final4_aes128
-	je              near L.gcm_dec_school_rec_final4_aes192
+	jb              near L.gcm_dec_ghashschool_rec_final4_aes128
+	je              near L.gcm_dec_ghashschool_rec_final4_aes192
 	vbroadcasti32x4 zmm15, oword [r10 - 208]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
@@ -6900,7 +6900,7 @@ L.gcm_dec_school_rec_final4:
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-L.gcm_dec_school_rec_final4_aes192:
+L.gcm_dec_ghashschool_rec_final4_aes192:
 	vbroadcasti32x4 zmm15, oword [r10 - 176]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
@@ -6911,7 +6911,7 @@ L.gcm_dec_school_rec_final4_aes192:
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-L.gcm_dec_school_rec_final4_aes128:
+L.gcm_dec_ghashschool_rec_final4_aes128:
 	vbroadcasti32x4 zmm15, oword [r10 - 144]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
@@ -7033,8 +7033,8 @@ L.gcm_dec_school_rec_final4_aes128:
 	vpxord          zmm8, zmm8, zmm14
 	vaesenclast     zmm3, zmm3, zmm8
 	vmovdqu8        [rsi + 192]{k1}, zmm3
-	jmp             near L.gcm_dec_school_rec_tag
-L.gcm_dec_school_rec_final3:
+	jmp             near L.gcm_dec_ghashschool_rec_tag
+L.gcm_dec_ghashschool_rec_final3:
 ; the last 3 vectors (1..192 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             r11, [rcx + 15]
 	and             r11, -16                        ; 16 x the block count
@@ -7061,8 +7061,8 @@ L.gcm_dec_school_rec_final3:
 	vpxord          zmm2, zmm2, zmm13
 ; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.gcm_dec_school_rec_final3_aes128
-	je              near L.gcm_dec_school_rec_final3_aes192
+	jb              near L.gcm_dec_ghashschool_rec_final3_aes128
+	je              near L.gcm_dec_ghashschool_rec_final3_aes192
 	vbroadcasti32x4 zmm15, oword [r10 - 208]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
@@ -7071,7 +7071,7 @@ L.gcm_dec_school_rec_final3:
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
-L.gcm_dec_school_rec_final3_aes192:
+L.gcm_dec_ghashschool_rec_final3_aes192:
 	vbroadcasti32x4 zmm15, oword [r10 - 176]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
@@ -7080,7 +7080,7 @@ L.gcm_dec_school_rec_final3_aes192:
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
-L.gcm_dec_school_rec_final3_aes128:
+L.gcm_dec_ghashschool_rec_final3_aes128:
 	vbroadcasti32x4 zmm15, oword [r10 - 144]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
@@ -7181,8 +7181,8 @@ L.gcm_dec_school_rec_final3_aes128:
 	vpxord          zmm8, zmm8, zmm14
 	vaesenclast     zmm2, zmm2, zmm8
 	vmovdqu8        [rsi + 128]{k1}, zmm2
-	jmp             near L.gcm_dec_school_rec_tag
-L.gcm_dec_school_rec_final2:
+	jmp             near L.gcm_dec_ghashschool_rec_tag
+L.gcm_dec_ghashschool_rec_final2:
 ; the last 2 vectors (1..128 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             r11, [rcx + 15]
 	and             r11, -16                        ; 16 x the block count
@@ -7205,22 +7205,22 @@ L.gcm_dec_school_rec_final2:
 	vpxord          zmm1, zmm1, zmm13
 ; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.gcm_dec_school_rec_final2_aes128
-	je              near L.gcm_dec_school_rec_final2_aes192
+	jb              near L.gcm_dec_ghashschool_rec_final2_aes128
+	je              near L.gcm_dec_ghashschool_rec_final2_aes192
 	vbroadcasti32x4 zmm15, oword [r10 - 208]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vbroadcasti32x4 zmm15, oword [r10 - 192]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
-L.gcm_dec_school_rec_final2_aes192:
+L.gcm_dec_ghashschool_rec_final2_aes192:
 	vbroadcasti32x4 zmm15, oword [r10 - 176]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vbroadcasti32x4 zmm15, oword [r10 - 160]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
-L.gcm_dec_school_rec_final2_aes128:
+L.gcm_dec_ghashschool_rec_final2_aes128:
 	vbroadcasti32x4 zmm15, oword [r10 - 144]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
@@ -7300,8 +7300,8 @@ L.gcm_dec_school_rec_final2_aes128:
 	vpxord          zmm8, zmm8, zmm14
 	vaesenclast     zmm1, zmm1, zmm8
 	vmovdqu8        [rsi + 64]{k1}, zmm1
-	jmp             near L.gcm_dec_school_rec_tag
-L.gcm_dec_school_rec_final1:
+	jmp             near L.gcm_dec_ghashschool_rec_tag
+L.gcm_dec_ghashschool_rec_final1:
 ; the last 1 vector (1..64 bytes): HPTR = their first power, k1 = the last vector's bytes
 	lea             r11, [rcx + 15]
 	and             r11, -16                        ; 16 x the block count
@@ -7319,18 +7319,18 @@ L.gcm_dec_school_rec_final1:
 	vpxord          zmm0, zmm0, zmm13
 ; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.gcm_dec_school_rec_final1_aes128
-	je              near L.gcm_dec_school_rec_final1_aes192
+	jb              near L.gcm_dec_ghashschool_rec_final1_aes128
+	je              near L.gcm_dec_ghashschool_rec_final1_aes192
 	vbroadcasti32x4 zmm15, oword [r10 - 208]
 	vaesenc         zmm0, zmm0, zmm15
 	vbroadcasti32x4 zmm15, oword [r10 - 192]
 	vaesenc         zmm0, zmm0, zmm15
-L.gcm_dec_school_rec_final1_aes192:
+L.gcm_dec_ghashschool_rec_final1_aes192:
 	vbroadcasti32x4 zmm15, oword [r10 - 176]
 	vaesenc         zmm0, zmm0, zmm15
 	vbroadcasti32x4 zmm15, oword [r10 - 160]
 	vaesenc         zmm0, zmm0, zmm15
-L.gcm_dec_school_rec_final1_aes128:
+L.gcm_dec_ghashschool_rec_final1_aes128:
 	vbroadcasti32x4 zmm15, oword [r10 - 144]
 	vaesenc         zmm0, zmm0, zmm15
 ; GHASH step 0: the products of vector 0
@@ -7388,8 +7388,8 @@ L.gcm_dec_school_rec_final1_aes128:
 	vpxord          zmm8, zmm8, zmm14
 	vaesenclast     zmm0, zmm0, zmm8
 	vmovdqu8        [rsi]{k1}, zmm0
-	jmp             near L.gcm_dec_school_rec_tag
-L.gcm_dec_school_rec_no_data:
+	jmp             near L.gcm_dec_ghashschool_rec_tag
+L.gcm_dec_ghashschool_rec_no_data:
 ; no text left: the lengths block alone joins the sum
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpxord          xmm4, xmm4, xmm10
@@ -7412,7 +7412,7 @@ L.gcm_dec_school_rec_no_data:
 	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
 	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
-L.gcm_dec_school_rec_tag:
+L.gcm_dec_ghashschool_rec_tag:
 ; tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)
 	vpshufb         xmm10, xmm10, xmm20
 	vpxord          xmm10, xmm10, oword [r8 + 48]

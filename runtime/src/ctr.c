@@ -27,13 +27,14 @@ int aesgen_ctr_init_isa(aesgen_ctr_ctx *ctx, const uint8_t *key, size_t key_len,
     if (ctx == NULL || key == NULL || iv == NULL || !aesgen_key_len_valid(key_len))
         return AESGEN_EINVAL;
     const aesgen_isa_impl *impl;
-    const int err = aesgen_isa_resolve(isa, &impl);
+    aesgen_mode_fns fns;
+    const int err = aesgen_isa_resolve(isa, &impl, &fns);
     if (err != AESGEN_OK)
         return err;
     /* The counter is read before the key is written, in case iv lies in ctx. */
     const uint64_t hi = load_be64(iv), lo = load_be64(iv + 8);
     impl->expand(&ctx->key, key, key_len);
-    ctx->crypt = impl->ctr;
+    ctx->crypt = fns.ctr;
     ctx->ctr[0] = lo;
     ctx->ctr[1] = hi;
     memset(ctx->ks, 0, sizeof ctx->ks);

@@ -127,7 +127,8 @@ int aesgen_gcm_init_isa(aesgen_gcm_key *key, const uint8_t *k, size_t key_len, c
     if (key == NULL || k == NULL || !aesgen_key_len_valid(key_len))
         return AESGEN_EINVAL;
     const aesgen_isa_impl *impl;
-    const int err = aesgen_isa_resolve(isa, &impl);
+    aesgen_mode_fns fns;
+    const int err = aesgen_isa_resolve(isa, &impl, &fns);
     if (err != AESGEN_OK)
         return err;
     uint8_t copy[32];
@@ -135,34 +136,17 @@ int aesgen_gcm_init_isa(aesgen_gcm_key *key, const uint8_t *k, size_t key_len, c
     memset(key, 0, sizeof *key);
     impl->expand(&key->aes, copy, key_len);
     aesgen_wipe(copy, sizeof copy);
-    key->ghash = impl->gcm_ghash;
-    key->enc_update = impl->gcm_enc_update;
-    key->dec_update = impl->gcm_dec_update;
-    key->enc_record = impl->gcm_enc_record;
-    key->dec_record = impl->gcm_dec_record;
-    const aesgen_gcm_fns *alt = aesgen_gcm_preferred(impl);
-    if (alt != NULL) {   /* the same contracts, the GHASH variant this CPU runs faster */
-        key->ghash = alt->ghash;
-        key->enc_update = alt->enc_update;
-        key->dec_update = alt->dec_update;
-        key->enc_record = alt->enc_record;
-        key->dec_record = alt->dec_record;
-    }
+    /* The ISA's functions or its variant for this CPU's uarch (isa.c); short calls: see
+     * aesgen_mode_fns.gcm_short. */
+    key->ghash = fns.gcm.ghash;
+    key->enc_update = fns.gcm.enc_update;
+    key->dec_update = fns.gcm.dec_update;
+    key->enc_record = fns.gcm.enc_record;
+    key->dec_record = fns.gcm.dec_record;
     key->encrypt_block = impl->encrypt_block;
-    /* Short calls take the xmm code when this ISA is a wider one: every vector ISA runs
-     * it (same key layout), and its prologue is the cheapest. */
-#ifdef AESGEN_GEN_HAVE_ISA_aesni_avx   /* a vendored bundle may leave it out */
-    const aesgen_isa_impl *narrow = aesgen_isa_impl_get(AESGEN_ISA_AESNI_AVX);
-    const int use_narrow = impl != aesgen_isa_impl_get(AESGEN_ISA_GENERIC) &&
-                           aesgen_isa_id_usable(AESGEN_ISA_AESNI_AVX);
-#else
-    const aesgen_isa_impl *narrow = impl;
-    const int use_narrow = 0;
-#endif
-    const aesgen_isa_impl *small = use_narrow ? narrow : impl;
-    key->ghash_short = small->gcm_ghash;
-    key->enc_update_short = small->gcm_enc_update;
-    key->dec_update_short = small->gcm_dec_update;
+    key->ghash_short = fns.gcm_short.ghash;
+    key->enc_update_short = fns.gcm_short.enc_update;
+    key->dec_update_short = fns.gcm_short.dec_update;
     key->record_pads = impl->gcm_record_pads;
     impl->gcm_setup(key);
     return AESGEN_OK;

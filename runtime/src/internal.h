@@ -81,6 +81,30 @@ typedef struct aesgen_gcm_fns {
     aesgen_gcm_record_fn *dec_record;
 } aesgen_gcm_fns;
 
+/* The functions a context takes (asm_abi.h contracts); in a variant, NULL where the
+ * variant has none (that mode keeps the ISA's own). */
+typedef struct aesgen_mode_fns {
+    aesgen_ctr_fn  *ctr;
+    aesgen_xctr_fn *xctr;
+    aesgen_xts_fn  *xts_encrypt;
+    aesgen_xts_fn  *xts_decrypt;
+    aesgen_gcm_fns  gcm;
+    /* aesgen_isa_resolve only: GCM calls of at most 64 bytes (gcm.c); with an ISA chosen
+     * by "auto" the xmm code of aesni_avx (the cheapest prologue) or the length plan's
+     * streaming functions where the uarch has them, else the ISA's own. */
+    aesgen_gcm_fns  gcm_short;
+} aesgen_mode_fns;
+
+/* Microarchitectures (generator/uarch.py, gen/aesgen_gen.h); 0 is "default": the
+ * functions of the generated files' own knobs. */
+typedef enum aesgen_uarch_id {
+    AESGEN_UARCH_DEFAULT = 0,
+#define AESGEN_UARCH_ID(name, NAME) AESGEN_UARCH_##NAME,
+    AESGEN_GEN_UARCHES(AESGEN_UARCH_ID)
+#undef AESGEN_UARCH_ID
+    AESGEN_UARCH_LIMIT
+} aesgen_uarch_id;
+
 typedef struct aesgen_isa_impl {
     const char        *name;
     unsigned           needs;      /* AESGEN_CPU_* bits that must all be usable */
@@ -99,29 +123,35 @@ typedef struct aesgen_isa_impl {
     aesgen_gcm_record_fn *gcm_enc_record;   /* NULL: this ISA has no record functions */
     aesgen_gcm_record_fn *gcm_dec_record;
     int gcm_record_pads;                    /* the VEX contract: whole blocks + tail */
-    /* The alternate GHASH sets of gen/<isa>/gcm.S (4 or 3 carry-less products per block);
-     * the one the CPU prefers replaces the functions above at aesgen_gcm_init. */
-    aesgen_gcm_fns gcm_school;
-    aesgen_gcm_fns gcm_karatsuba;
+    /* Per uarch (index aesgen_uarch_id), the functions generated with the knobs
+     * generator/tuning.json measured faster there (gen/<isa>/<mode>.S's variants). */
+    aesgen_mode_fns variants[AESGEN_UARCH_LIMIT];
 } aesgen_isa_impl;
 
-/* The alternate GCM function set of impl this CPU prefers, or NULL (use impl's own):
- * the set aesgen_gcm_ghash_for_cpu names for this CPU (a table of measurements in
- * isa.c).  AESGEN_GCM_GHASH=school|karatsuba in the environment overrides the CPU; a
- * set is used only if all its functions are built in. */
-const aesgen_gcm_fns *aesgen_gcm_preferred(const aesgen_isa_impl *impl);
-/* "school", "karatsuba" or NULL (the primary set) for a CPUID vendor and display
- * family/model: the table of measurements of generator/preferences.py (gen/aesgen_gen.h). */
-const char *aesgen_gcm_ghash_for_cpu(const char *vendor, unsigned family, unsigned model);
+/* The uarch whose variants new contexts take: AESGEN_VARIANT (default|NAME) on first
+ * use, or aesgen_select_variant's, else the CPU's (aesgen_uarch_for_cpu). */
+aesgen_uarch_id aesgen_variant_current(void);
+/* For tests: where context holds a length plan's function (aesgen_isa_resolve's *fns, or
+ * the context's pointers), *out gets the functions of that mode a call of len bytes
+ * takes, and 1 is returned; 0 if context holds no plan's function. */
+int aesgen_length_plan_pick(const aesgen_mode_fns *context, size_t len, aesgen_mode_fns *out);
+/* The uarch of a CPUID vendor and display family/model (the first row of
+ * generator/uarch.py's table that matches), or AESGEN_UARCH_DEFAULT. */
+aesgen_uarch_id aesgen_uarch_for_cpu(const char *vendor, unsigned family, unsigned model);
 
 /* The implementation table entry for id (id < AESGEN_ISA_COUNT). */
 const aesgen_isa_impl *aesgen_isa_impl_get(aesgen_isa_id id);
 /* The implementation selected now (reads AESGEN_ISA on first use). */
 const aesgen_isa_impl *aesgen_isa_current(void);
 /* The implementation a context asks for: NULL is the process selection (aesgen_isa_current),
- * otherwise a name as aesgen_select_isa takes ("auto" included).  AESGEN_OK and *impl set;
- * AESGEN_EINVAL (unknown name) or AESGEN_ENOTSUP (not usable here), *impl untouched. */
-int aesgen_isa_resolve(const char *name, const aesgen_isa_impl **impl);
+ * otherwise a name as aesgen_select_isa takes ("auto" included).  AESGEN_OK and *impl set,
+ * and *fns (unless NULL) the functions the context takes: impl's own, with the current
+ * variant's (aesgen_variant_current) in their place where it has a complete set and,
+ * when the ISA was chosen by "auto", the length plan of generator/tuning.json for that
+ * uarch (a function that sends short calls to another ISA); a named ISA keeps its own
+ * at every length.  AESGEN_EINVAL (unknown name) or AESGEN_ENOTSUP (not usable here),
+ * *impl and *fns untouched. */
+int aesgen_isa_resolve(const char *name, const aesgen_isa_impl **impl, aesgen_mode_fns *fns);
 /* 1 if id is built in and its CPU features are usable, else 0. */
 int aesgen_isa_id_usable(aesgen_isa_id id);
 

@@ -40,14 +40,15 @@ int aesgen_rfc3686_init_isa(aesgen_rfc3686_key *key, const uint8_t *k, size_t ke
     if (key == NULL || !key_with_salt_valid(k, key_len))
         return AESGEN_EINVAL;
     const aesgen_isa_impl *impl;
-    const int err = aesgen_isa_resolve(isa, &impl);
+    aesgen_mode_fns fns;
+    const int err = aesgen_isa_resolve(isa, &impl, &fns);
     if (err != AESGEN_OK)
         return err;
     uint8_t copy[36];
     memcpy(copy, k, key_len);   /* k may lie in *key */
     impl->expand(&key->aes, copy, key_len - 4);
     memcpy(key->nonce, copy + key_len - 4, 4);
-    key->crypt = impl->ctr;
+    key->crypt = fns.ctr;
     aesgen_wipe(copy, sizeof copy);
     return AESGEN_OK;
 }

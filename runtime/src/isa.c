@@ -7,8 +7,12 @@
  * AESGEN_ISA (or falls back to "auto") and publishes the result with a
  * compare-exchange, so concurrent first uses agree and an explicit
  * aesgen_select_isa() made meanwhile is never overwritten by the environment.
+ * The variant (the uarch whose measured functions contexts take: AESGEN_VARIANT,
+ * aesgen_select_variant, else CPUID) is a second atomic int, kept the same way, and
+ * the length plans give an ISA chosen by "auto" other ISAs' code for short calls.
  */
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
@@ -21,13 +25,20 @@
  * the AES-NI/PCLMULQDQ intrinsics of gcm_clmul.c.
  */
 
-/* The alternate GHASH sets the manifest lists for gen/<isa>/gcm.S (weak: see
- * AESGEN_GEN_ALTERNATE). */
-#define GCM_SET(isa, alt) { aesgen_gcm_ghash_##isa##_##alt, aesgen_gcm_enc_update_##isa##_##alt, \
-                            aesgen_gcm_dec_update_##isa##_##alt,                             \
-                            aesgen_gcm_enc_record_##isa##_##alt,                             \
-                            aesgen_gcm_dec_record_##isa##_##alt },
-#define GCM_ALTERNATE(isa, alt) .gcm_##alt = GCM_SET(isa, alt)
+/* The uarch variants the manifest lists for gen/<isa>/<mode>.S (weak: see
+ * AESGEN_GEN_VARIANT), in the slot of each uarch that takes them. */
+#define VARIANT_ctr(isa, U, v) .variants[AESGEN_UARCH_##U].ctr = aesgen_ctr_crypt_##isa##v,
+#define VARIANT_xctr(isa, U, v) .variants[AESGEN_UARCH_##U].xctr = aesgen_xctr_crypt_##isa##v,
+#define VARIANT_xts(isa, U, v)                                                  \
+    .variants[AESGEN_UARCH_##U].xts_encrypt = aesgen_xts_encrypt_##isa##v,      \
+    .variants[AESGEN_UARCH_##U].xts_decrypt = aesgen_xts_decrypt_##isa##v,
+#define VARIANT_gcm(isa, U, v)                                                  \
+    .variants[AESGEN_UARCH_##U].gcm = { aesgen_gcm_ghash_##isa##v,              \
+                                        aesgen_gcm_enc_update_##isa##v,         \
+                                        aesgen_gcm_dec_update_##isa##v,         \
+                                        aesgen_gcm_enc_record_##isa##v,         \
+                                        aesgen_gcm_dec_record_##isa##v },
+#define UARCH_VARIANT(isa, mode, U, v) VARIANT_##mode(isa, U, v)
 
 #define ASM_IMPL(isa, NAME, vector_bytes, evex, needs_bits)                          \
     [AESGEN_ISA_##NAME] = {                                                          \
@@ -43,7 +54,7 @@
         .gcm_enc_record = AESGEN_GEN_IF_gcm(aesgen_gcm_enc_record_##isa),             \
         .gcm_dec_record = AESGEN_GEN_IF_gcm(aesgen_gcm_dec_record_##isa),             \
         .gcm_record_pads = !(evex),   /* VEX: whole blocks + tail (asm_abi.h) */      \
-        AESGEN_GEN_GCM_ALTERNATES_##isa(GCM_ALTERNATE) },
+        AESGEN_GEN_UARCH_VARIANTS_##isa(UARCH_VARIANT) },
 
 static const aesgen_isa_impl isa_table[AESGEN_ISA_COUNT] = {
     [AESGEN_ISA_GENERIC] = { .name = "generic", .needs = 0,
@@ -63,6 +74,8 @@ static const aesgen_isa_impl isa_table[AESGEN_ISA_COUNT] = {
 
 #define ISA_UNSET (-1)
 #define ISA_AUTO  (-2)   /* parse result only, never stored */
+/* Stored with the id: the ISA was chosen by "auto" (so the length plans apply). */
+#define ISA_BY_AUTO 0x100
 static atomic_int selected_isa = ISA_UNSET;
 
 const aesgen_isa_impl *aesgen_isa_impl_get(aesgen_isa_id id)
@@ -168,11 +181,12 @@ static int parse_isa_name(const char *name)
     return -1;
 }
 
-/* The ISA a (parsed) request resolves to, or -1 if it cannot run here. */
+/* The ISA a (parsed) request resolves to (| ISA_BY_AUTO for "auto"), or -1 if it cannot
+ * run here. */
 static int resolve_request(int parsed)
 {
     if (parsed == ISA_AUTO)
-        return best_usable_isa();
+        return (int)best_usable_isa() | ISA_BY_AUTO;
     if (parsed >= 0 && aesgen_isa_id_usable((aesgen_isa_id)parsed))
         return parsed;
     return -1;
@@ -188,10 +202,11 @@ static int resolve_request(int parsed)
 static int initial_isa(void)
 {
     int id = resolve_request(parse_isa_name(getenv(AESGEN_ENV_PREFIX "AESGEN_ISA")));
-    return id >= 0 ? id : (int)best_usable_isa();
+    return id >= 0 ? id : (int)best_usable_isa() | ISA_BY_AUTO;
 }
 
-static int current_isa_id(void)
+/* The selection, with ISA_BY_AUTO. */
+static int current_selection(void)
 {
     int id = atomic_load_explicit(&selected_isa, memory_order_acquire);
     if (id != ISA_UNSET)
@@ -204,24 +219,34 @@ static int current_isa_id(void)
     return expected;   /* someone else initialized or selected first */
 }
 
+static int current_isa_id(void)
+{
+    return current_selection() & ~ISA_BY_AUTO;
+}
+
 const aesgen_isa_impl *aesgen_isa_current(void)
 {
     return &isa_table[current_isa_id()];
 }
 
-int aesgen_isa_resolve(const char *name, const aesgen_isa_impl **impl)
+static void context_fns(const aesgen_isa_impl *impl, int automatic, aesgen_mode_fns *fns);
+
+int aesgen_isa_resolve(const char *name, const aesgen_isa_impl **impl, aesgen_mode_fns *fns)
 {
+    int id;
     if (name == NULL) {
-        *impl = aesgen_isa_current();
-        return AESGEN_OK;
+        id = current_selection();
+    } else {
+        const int parsed = parse_isa_name(name);
+        if (parsed == -1)
+            return AESGEN_EINVAL;
+        id = resolve_request(parsed);
+        if (id < 0)
+            return AESGEN_ENOTSUP;
     }
-    const int parsed = parse_isa_name(name);
-    if (parsed == -1)
-        return AESGEN_EINVAL;
-    const int id = resolve_request(parsed);
-    if (id < 0)
-        return AESGEN_ENOTSUP;
-    *impl = &isa_table[id];
+    *impl = &isa_table[id & ~ISA_BY_AUTO];
+    if (fns != NULL)
+        context_fns(*impl, (id & ISA_BY_AUTO) != 0, fns);
     return AESGEN_OK;
 }
 
@@ -233,7 +258,7 @@ int aesgen_select_isa(const char *name)
     int id = resolve_request(parsed);
     if (id < 0)
         return AESGEN_ENOTSUP;
-    (void)current_isa_id();   /* the environment counts as the earlier request */
+    (void)current_selection();   /* the environment counts as the earlier request */
     atomic_store_explicit(&selected_isa, id, memory_order_release);
     return AESGEN_OK;
 }
@@ -248,7 +273,304 @@ int aesgen_isa_supported(const char *name)
     return resolve_request(parse_isa_name(name)) >= 0;
 }
 
-/* ---- GCM: the GHASH variant this CPU prefers ------------------------------ */
+/* ---- Variants per microarchitecture ------------------------------------- */
+
+/* The uarch table of generator/uarch.py (gen/aesgen_gen.h): names by id, model ranges. */
+static const char *const uarch_names[AESGEN_UARCH_LIMIT] = {
+    [AESGEN_UARCH_DEFAULT] = "default",
+#define UARCH_NAME(name, NAME) [AESGEN_UARCH_##NAME] = #name,
+    AESGEN_GEN_UARCHES(UARCH_NAME)
+#undef UARCH_NAME
+};
+
+typedef struct uarch_models {
+    aesgen_uarch_id id;
+    const char *vendor;
+    unsigned family, first_model, last_model;
+} uarch_models;
+
+#define UARCH_MODELS(NAME, vendor, family, first, last) \
+    { AESGEN_UARCH_##NAME, vendor, family, first, last },
+static const uarch_models uarch_model_table[] = {
+    AESGEN_GEN_UARCH_MODELS(UARCH_MODELS)
+};
+#undef UARCH_MODELS
+
+aesgen_uarch_id aesgen_uarch_for_cpu(const char *vendor, unsigned family, unsigned model)
+{
+    for (size_t i = 0; i < sizeof uarch_model_table / sizeof uarch_model_table[0]; i++) {
+        const uarch_models *m = &uarch_model_table[i];
+        if (m->family == family && m->first_model <= model && model <= m->last_model &&
+            strcmp(m->vendor, vendor) == 0)
+            return m->id;
+    }
+    return AESGEN_UARCH_DEFAULT;
+}
+
+#define VARIANT_UNSET (-1)
+#define VARIANT_AUTO  (-2)   /* parse result only: the CPU's */
+static atomic_int selected_variant = VARIANT_UNSET;
+
+/* "auto" -> VARIANT_AUTO, "default" or a uarch name -> its id, else -1. */
+static int parse_variant_name(const char *name)
+{
+    if (name == NULL)
+        return -1;
+    if (strcmp(name, "auto") == 0)
+        return VARIANT_AUTO;
+    for (int id = 0; id < AESGEN_UARCH_LIMIT; id++)
+        if (strcmp(name, uarch_names[id]) == 0)
+            return id;
+    return -1;
+}
+
+static int cpu_uarch(void)
+{
+    char vendor[13];
+    unsigned family, model;
+    cpu_signature(vendor, &family, &model);
+    return (int)aesgen_uarch_for_cpu(vendor, family, model);
+}
+
+aesgen_uarch_id aesgen_variant_current(void)
+{
+    int id = atomic_load_explicit(&selected_variant, memory_order_acquire);
+    if (id != VARIANT_UNSET)
+        return (aesgen_uarch_id)id;
+    int fresh = parse_variant_name(getenv(AESGEN_ENV_PREFIX "AESGEN_VARIANT"));
+    if (fresh < 0)
+        fresh = cpu_uarch();   /* unset, "auto" or unknown: the CPU's */
+    int expected = VARIANT_UNSET;
+    if (atomic_compare_exchange_strong_explicit(&selected_variant, &expected, fresh,
+                                                memory_order_acq_rel, memory_order_acquire))
+        return (aesgen_uarch_id)fresh;
+    return (aesgen_uarch_id)expected;
+}
+
+int aesgen_select_variant(const char *name)
+{
+    int id = parse_variant_name(name);
+    if (id == -1)
+        return AESGEN_EINVAL;
+    if (id == VARIANT_AUTO)
+        id = cpu_uarch();
+    (void)aesgen_variant_current();   /* the environment counts as the earlier request */
+    atomic_store_explicit(&selected_variant, id, memory_order_release);
+    return AESGEN_OK;
+}
+
+const char *aesgen_variant_name(void)
+{
+    return uarch_names[aesgen_variant_current()];
+}
+
+/* ---- Length plans (generator/tuning.json "lengths") ------------------------- */
+
+/* The function of isa on uarch U: its variant's where it has one. */
+#define ON_UARCH(ISA, U, member, own)                                    \
+    (isa_table[AESGEN_ISA_##ISA].variants[U].member != NULL              \
+         ? isa_table[AESGEN_ISA_##ISA].variants[U].member                \
+         : isa_table[AESGEN_ISA_##ISA].own)
+
+/* Per plan: pick fills the functions of its mode for a call of len bytes (the first class
+ * covering len, else the ISA's), and one function per contract calls through it (pick is
+ * static and inlined: the classes become compares and direct calls). */
+#define CLASS_PICK_ctr(max_len, isa, ISA) \
+    if (len <= (max_len)) { f->ctr = ON_UARCH(ISA, U, ctr, ctr); return; }
+#define CLASS_PICK_xctr(max_len, isa, ISA) \
+    if (len <= (max_len)) { f->xctr = ON_UARCH(ISA, U, xctr, xctr); return; }
+#define CLASS_PICK_xts(max_len, isa, ISA)                                   \
+    if (len <= (max_len)) {                                                 \
+        f->xts_encrypt = ON_UARCH(ISA, U, xts_encrypt, xts_encrypt);        \
+        f->xts_decrypt = ON_UARCH(ISA, U, xts_decrypt, xts_decrypt);        \
+        return;                                                             \
+    }
+#define CLASS_PICK_gcm(max_len, isa, ISA)                                   \
+    if (len <= (max_len)) {                                                 \
+        f->gcm.enc_record = ON_UARCH(ISA, U, gcm.enc_record, gcm_enc_record); \
+        f->gcm.dec_record = ON_UARCH(ISA, U, gcm.dec_record, gcm_dec_record); \
+        return;                                                             \
+    }
+#define CLASS_PICK_gcm_stream(max_len, isa, ISA)                            \
+    if (len <= (max_len)) {                                                 \
+        f->gcm.ghash = ON_UARCH(ISA, U, gcm.ghash, gcm_ghash);              \
+        f->gcm.enc_update = ON_UARCH(ISA, U, gcm.enc_update, gcm_enc_update); \
+        f->gcm.dec_update = ON_UARCH(ISA, U, gcm.dec_update, gcm_dec_update); \
+        return;                                                             \
+    }
+#define CLASS_ISA_BIT(max_len, isa, ISA) | (1u << AESGEN_ISA_##ISA)
+#define CLASS_COUNT(max_len, isa, ISA) + 1
+
+#define PLAN_PICK(mode, UARCH, isa, ISA, CLASSES)                                          \
+    static void pick_##mode##_##isa##_##UARCH(size_t len, aesgen_mode_fns *f)               \
+    {                                                                                       \
+        enum { U = AESGEN_UARCH_##UARCH };                                                  \
+        CLASSES(CLASS_PICK_##mode)                                                          \
+        CLASS_PICK_##mode(SIZE_MAX, isa, ISA)                                               \
+    }
+#define PICK(mode, isa, UARCH, len) \
+    aesgen_mode_fns f;              \
+    pick_##mode##_##isa##_##UARCH(len, &f)
+
+#define PLAN_ctr(UARCH, isa, ISA)                                                          \
+    static int plan_ctr_##isa##_##UARCH(const aesgen_aes_key *key, uint8_t *dst,             \
+                                        const uint8_t *src, size_t len, uint64_t lo,         \
+                                        uint64_t hi)                                         \
+    {                                                                                        \
+        PICK(ctr, isa, UARCH, len);                                                          \
+        return f.ctr(key, dst, src, len, lo, hi);                                            \
+    }
+#define PLAN_xctr(UARCH, isa, ISA)                                                         \
+    static int plan_xctr_##isa##_##UARCH(const aesgen_aes_key *key, uint8_t *dst,            \
+                                         const uint8_t *src, size_t len,                     \
+                                         const uint8_t iv[16], uint64_t index)               \
+    {                                                                                        \
+        PICK(xctr, isa, UARCH, len);                                                         \
+        return f.xctr(key, dst, src, len, iv, index);                                        \
+    }
+#define PLAN_xts(UARCH, isa, ISA)                                                          \
+    static int plan_xts_enc_##isa##_##UARCH(const aesgen_aes_key *k1,                        \
+                                            const aesgen_aes_key *k2, uint8_t *dst,          \
+                                            const uint8_t *src, size_t len,                  \
+                                            const uint8_t iv[16])                            \
+    {                                                                                        \
+        PICK(xts, isa, UARCH, len);                                                          \
+        return f.xts_encrypt(k1, k2, dst, src, len, iv);                                     \
+    }                                                                                        \
+    static int plan_xts_dec_##isa##_##UARCH(const aesgen_aes_key *k1,                        \
+                                            const aesgen_aes_key *k2, uint8_t *dst,          \
+                                            const uint8_t *src, size_t len,                  \
+                                            const uint8_t iv[16])                            \
+    {                                                                                        \
+        PICK(xts, isa, UARCH, len);                                                          \
+        return f.xts_decrypt(k1, k2, dst, src, len, iv);                                     \
+    }
+/* GCM: the one-shot records (CLASSES) and the streaming calls (STREAM_CLASSES); the
+ * length a record or update takes may carry AESGEN_GCM_SECRET_COUNTER (asm_abi.h). */
+#define GCM_LEN(len) ((len) & ~AESGEN_GCM_SECRET_COUNTER)
+#define PLAN_gcm(UARCH, isa, ISA)                                                          \
+    static int plan_gcm_enc_##isa##_##UARCH(const aesgen_gcm_key *key, uint8_t *dst,         \
+                                            const uint8_t *src, size_t len,                  \
+                                            aesgen_gcm_record *rec)                          \
+    {                                                                                        \
+        PICK(gcm, isa, UARCH, GCM_LEN(len));                                                 \
+        return f.gcm.enc_record(key, dst, src, len, rec);                                    \
+    }                                                                                        \
+    static int plan_gcm_dec_##isa##_##UARCH(const aesgen_gcm_key *key, uint8_t *dst,         \
+                                            const uint8_t *src, size_t len,                  \
+                                            aesgen_gcm_record *rec)                          \
+    {                                                                                        \
+        PICK(gcm, isa, UARCH, GCM_LEN(len));                                                 \
+        return f.gcm.dec_record(key, dst, src, len, rec);                                    \
+    }                                                                                        \
+    static int plan_gcm_ghash_##isa##_##UARCH(const aesgen_gcm_key *key, uint8_t acc[16],    \
+                                              const uint8_t *data, size_t len)               \
+    {                                                                                        \
+        PICK(gcm_stream, isa, UARCH, len);                                                   \
+        return f.gcm.ghash(key, acc, data, len);                                             \
+    }                                                                                        \
+    static int plan_gcm_enc_update_##isa##_##UARCH(const aesgen_gcm_key *key, uint8_t *dst,  \
+                                                   const uint8_t *src, size_t len,           \
+                                                   const uint8_t ctr[16], uint8_t acc[16])   \
+    {                                                                                        \
+        PICK(gcm_stream, isa, UARCH, GCM_LEN(len));                                          \
+        return f.gcm.enc_update(key, dst, src, len, ctr, acc);                               \
+    }                                                                                        \
+    static int plan_gcm_dec_update_##isa##_##UARCH(const aesgen_gcm_key *key, uint8_t *dst,  \
+                                                   const uint8_t *src, size_t len,           \
+                                                   const uint8_t ctr[16], uint8_t acc[16])   \
+    {                                                                                        \
+        PICK(gcm_stream, isa, UARCH, GCM_LEN(len));                                          \
+        return f.gcm.dec_update(key, dst, src, len, ctr, acc);                               \
+    }
+/* The other modes have no stream classes (the generator refuses them). */
+#define PLAN_STREAM_PICK_ctr(UARCH, isa, ISA, STREAMS)
+#define PLAN_STREAM_PICK_xctr(UARCH, isa, ISA, STREAMS)
+#define PLAN_STREAM_PICK_xts(UARCH, isa, ISA, STREAMS)
+#define PLAN_STREAM_PICK_gcm(UARCH, isa, ISA, STREAMS) \
+    PLAN_PICK(gcm_stream, UARCH, isa, ISA, STREAMS)
+#define PLAN_FUNCTIONS(mode, UARCH, isa, ISA, CLASSES, STREAMS) \
+    PLAN_PICK(mode, UARCH, isa, ISA, CLASSES)                   \
+    PLAN_STREAM_PICK_##mode(UARCH, isa, ISA, STREAMS)           \
+    PLAN_##mode(UARCH, isa, ISA)
+AESGEN_GEN_LENGTH_PLANS(PLAN_FUNCTIONS)
+
+typedef struct length_plan {
+    aesgen_uarch_id uarch;
+    aesgen_isa_id isa;
+    unsigned class_isas;        /* 1 << id of each class's ISA: all must be usable */
+    unsigned record_isas;       /* those of GCM records: they must pad as the ISA does */
+    aesgen_mode_fns fns;        /* the plan's functions of its mode, the others NULL */
+    void (*pick)(size_t len, aesgen_mode_fns *f);
+    void (*pick_stream)(size_t len, aesgen_mode_fns *f);   /* gcm's streaming calls */
+} length_plan;
+
+/* Only the functions of non-empty class lists (a plan without record classes leaves the
+ * records alone). */
+#define IF_CLASSES(LIST, fn) ((0 LIST(CLASS_COUNT)) ? (fn) : NULL)
+#define PLAN_FNS_ctr(UARCH, isa, C, S) .ctr = plan_ctr_##isa##_##UARCH
+#define PLAN_FNS_xctr(UARCH, isa, C, S) .xctr = plan_xctr_##isa##_##UARCH
+#define PLAN_FNS_xts(UARCH, isa, C, S) \
+    .xts_encrypt = plan_xts_enc_##isa##_##UARCH, .xts_decrypt = plan_xts_dec_##isa##_##UARCH
+#define PLAN_FNS_gcm(UARCH, isa, C, S)                                                 \
+    .gcm = { .ghash = IF_CLASSES(S, plan_gcm_ghash_##isa##_##UARCH),                   \
+             .enc_update = IF_CLASSES(S, plan_gcm_enc_update_##isa##_##UARCH),         \
+             .dec_update = IF_CLASSES(S, plan_gcm_dec_update_##isa##_##UARCH),         \
+             .enc_record = IF_CLASSES(C, plan_gcm_enc_##isa##_##UARCH),                \
+             .dec_record = IF_CLASSES(C, plan_gcm_dec_##isa##_##UARCH) }
+#define PICK_STREAM_ctr(UARCH, isa) NULL
+#define PICK_STREAM_xctr(UARCH, isa) NULL
+#define PICK_STREAM_xts(UARCH, isa) NULL
+#define PICK_STREAM_gcm(UARCH, isa) pick_gcm_stream_##isa##_##UARCH
+#define RECORD_ISAS_ctr(CLASSES) 0u
+#define RECORD_ISAS_xctr(CLASSES) 0u
+#define RECORD_ISAS_xts(CLASSES) 0u
+#define RECORD_ISAS_gcm(CLASSES) (0u CLASSES(CLASS_ISA_BIT))
+#define PLAN_ROW(mode, UARCH, isa, ISA, CLASSES, STREAMS)                              \
+    { AESGEN_UARCH_##UARCH, AESGEN_ISA_##ISA,                                          \
+      0u CLASSES(CLASS_ISA_BIT) STREAMS(CLASS_ISA_BIT), RECORD_ISAS_##mode(CLASSES),   \
+      { PLAN_FNS_##mode(UARCH, isa, CLASSES, STREAMS) }, pick_##mode##_##isa##_##UARCH, \
+      PICK_STREAM_##mode(UARCH, isa) },
+static const length_plan length_plans[] = {
+    AESGEN_GEN_LENGTH_PLANS(PLAN_ROW)
+    { AESGEN_UARCH_DEFAULT, AESGEN_ISA_GENERIC, 0, 0, { 0 }, NULL, NULL }   /* the end */
+};
+
+int aesgen_length_plan_pick(const aesgen_mode_fns *context, size_t len, aesgen_mode_fns *out)
+{
+    for (size_t i = 0; i + 1 < sizeof length_plans / sizeof length_plans[0]; i++) {
+        const aesgen_mode_fns *p = &length_plans[i].fns;
+        if ((p->ctr && p->ctr == context->ctr) || (p->xctr && p->xctr == context->xctr) ||
+            (p->xts_encrypt && p->xts_encrypt == context->xts_encrypt) ||
+            (p->gcm.enc_record && p->gcm.enc_record == context->gcm.enc_record)) {
+            memset(out, 0, sizeof *out);
+            length_plans[i].pick(len, out);
+            return 1;
+        }
+        if (p->gcm.enc_update && p->gcm.enc_update == context->gcm.enc_update) {
+            memset(out, 0, sizeof *out);
+            length_plans[i].pick_stream(len, out);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int class_isas_usable(const length_plan *p, const aesgen_isa_impl *impl)
+{
+    for (int id = 0; id < AESGEN_ISA_COUNT; id++)
+        if ((p->class_isas >> id) & 1u) {
+            if (!aesgen_isa_id_usable((aesgen_isa_id)id))
+                return 0;
+            /* a GCM record of another ISA must take its input the same way */
+            if (((p->record_isas >> id) & 1u) &&
+                isa_table[id].gcm_record_pads != impl->gcm_record_pads)
+                return 0;
+        }
+    return 1;
+}
+
+/* ---- The functions of a new context ---------------------------------------- */
 
 static int gcm_fns_complete(const aesgen_gcm_fns *fns)
 {
@@ -256,46 +578,65 @@ static int gcm_fns_complete(const aesgen_gcm_fns *fns)
            fns->enc_record != NULL && fns->dec_record != NULL;
 }
 
-/*
- * The GHASH set each CPU takes, where the EVEX files carry both: the table of
- * measurements in generator/preferences.py (each row says where it was measured),
- * through gen/aesgen_gen.h.  A CPU not listed takes the file's primary set.
- */
-typedef struct gcm_ghash_preference {
-    const char *vendor;
-    unsigned family;             /* display family; 0: any */
-    const char *ghash;           /* "school" or "karatsuba" */
-} gcm_ghash_preference;
-
-#define GHASH_PREFERENCE(vendor, family, ghash) { vendor, family, ghash },
-static const gcm_ghash_preference gcm_ghash_preferences[] = {
-    AESGEN_GEN_GCM_GHASH_PREFERENCES(GHASH_PREFERENCE)
-};
-#undef GHASH_PREFERENCE
-
-const char *aesgen_gcm_ghash_for_cpu(const char *vendor, unsigned family, unsigned model)
+static void context_fns(const aesgen_isa_impl *impl, int automatic, aesgen_mode_fns *fns)
 {
-    (void)model;   /* no preference differs by model yet */
-    for (size_t i = 0; i < sizeof gcm_ghash_preferences / sizeof gcm_ghash_preferences[0]; i++) {
-        const gcm_ghash_preference *p = &gcm_ghash_preferences[i];
-        if (strcmp(p->vendor, vendor) == 0 && (p->family == 0 || p->family == family))
-            return p->ghash;
+    const aesgen_gcm_fns own_gcm = { impl->gcm_ghash, impl->gcm_enc_update,
+                                     impl->gcm_dec_update, impl->gcm_enc_record,
+                                     impl->gcm_dec_record };
+    memset(fns, 0, sizeof *fns);
+    fns->ctr = impl->ctr;
+    fns->xctr = impl->xctr;
+    fns->xts_encrypt = impl->xts_encrypt;
+    fns->xts_decrypt = impl->xts_decrypt;
+    fns->gcm = own_gcm;
+    const aesgen_uarch_id u = aesgen_variant_current();
+    const aesgen_mode_fns *v = &impl->variants[u];
+    if (v->ctr != NULL)
+        fns->ctr = v->ctr;
+    if (v->xctr != NULL)
+        fns->xctr = v->xctr;
+    if (v->xts_encrypt != NULL && v->xts_decrypt != NULL) {
+        fns->xts_encrypt = v->xts_encrypt;
+        fns->xts_decrypt = v->xts_decrypt;
     }
-    return NULL;
-}
-
-const aesgen_gcm_fns *aesgen_gcm_preferred(const aesgen_isa_impl *impl)
-{
-    const char *ghash = getenv(AESGEN_ENV_PREFIX "AESGEN_GCM_GHASH");
-    if (ghash == NULL || (strcmp(ghash, "school") != 0 && strcmp(ghash, "karatsuba") != 0)) {
-        char vendor[13];
-        unsigned family, model;
-        cpu_signature(vendor, &family, &model);
-        ghash = aesgen_gcm_ghash_for_cpu(vendor, family, model);
-        if (ghash == NULL)
-            return NULL;
+    if (gcm_fns_complete(&v->gcm))
+        fns->gcm = v->gcm;
+    /* Short GCM calls: "auto" takes the xmm code (every vector ISA runs it, same key
+     * layout, the cheapest prologue); a named ISA keeps its own at every length. */
+    const aesgen_isa_impl *small = impl;
+#ifdef AESGEN_GEN_HAVE_ISA_aesni_avx   /* a vendored bundle may leave it out */
+    if (automatic && impl != &isa_table[AESGEN_ISA_GENERIC] &&
+        aesgen_isa_id_usable(AESGEN_ISA_AESNI_AVX))
+        small = &isa_table[AESGEN_ISA_AESNI_AVX];
+#endif
+    const aesgen_gcm_fns *small_v = &small->variants[u].gcm;
+    fns->gcm_short = gcm_fns_complete(small_v) ? *small_v
+                                               : (aesgen_gcm_fns){ small->gcm_ghash,
+                                                                   small->gcm_enc_update,
+                                                                   small->gcm_dec_update,
+                                                                   NULL, NULL };
+    if (!automatic)
+        return;
+    for (size_t i = 0; i + 1 < sizeof length_plans / sizeof length_plans[0]; i++) {
+        const length_plan *p = &length_plans[i];
+        if (p->uarch != u || &isa_table[p->isa] != impl || !class_isas_usable(p, impl))
+            continue;
+        if (p->fns.ctr != NULL)
+            fns->ctr = p->fns.ctr;
+        if (p->fns.xctr != NULL)
+            fns->xctr = p->fns.xctr;
+        if (p->fns.xts_encrypt != NULL) {
+            fns->xts_encrypt = p->fns.xts_encrypt;
+            fns->xts_decrypt = p->fns.xts_decrypt;
+        }
+        if (p->fns.gcm.enc_record != NULL && fns->gcm.enc_record != NULL) {
+            fns->gcm.enc_record = p->fns.gcm.enc_record;
+            fns->gcm.dec_record = p->fns.gcm.dec_record;
+        }
+        if (p->fns.gcm.enc_update != NULL) {   /* the streaming calls, short ones too */
+            fns->gcm.ghash = fns->gcm_short.ghash = p->fns.gcm.ghash;
+            fns->gcm.enc_update = fns->gcm_short.enc_update = p->fns.gcm.enc_update;
+            fns->gcm.dec_update = fns->gcm_short.dec_update = p->fns.gcm.dec_update;
+        }
     }
-    const aesgen_gcm_fns *fns = strcmp(ghash, "school") == 0 ? &impl->gcm_school
-                                                             : &impl->gcm_karatsuba;
-    return gcm_fns_complete(fns) ? fns : NULL;
 }

@@ -21,7 +21,8 @@ int aesgen_xctr_init_isa(aesgen_xctr_ctx *ctx, const uint8_t *key, size_t key_le
     if (ctx == NULL || key == NULL || iv == NULL || !aesgen_key_len_valid(key_len))
         return AESGEN_EINVAL;
     const aesgen_isa_impl *impl;
-    const int err = aesgen_isa_resolve(isa, &impl);
+    aesgen_mode_fns fns;
+    const int err = aesgen_isa_resolve(isa, &impl, &fns);
     if (err != AESGEN_OK)
         return err;
     uint8_t iv_copy[16];
@@ -32,7 +33,7 @@ int aesgen_xctr_init_isa(aesgen_xctr_ctx *ctx, const uint8_t *key, size_t key_le
     memset(ctx->ks, 0, sizeof ctx->ks);
     ctx->pos = 0;
     ctx->ks_valid = 0;
-    ctx->crypt = impl->xctr;
+    ctx->crypt = fns.xctr;
     return AESGEN_OK;
 }
 

@@ -36,7 +36,8 @@ static int xts_init(aesgen_xts_ctx *ctx, const uint8_t *key, size_t key_len, con
     if (!allow_equal && aesgen_ct_equal(key, key + half, half))
         return AESGEN_EINVAL;
     const aesgen_isa_impl *impl;
-    const int err = aesgen_isa_resolve(isa, &impl);
+    aesgen_mode_fns fns;
+    const int err = aesgen_isa_resolve(isa, &impl, &fns);
     if (err != AESGEN_OK)
         return err;
     uint8_t copy[64];
@@ -45,8 +46,8 @@ static int xts_init(aesgen_xts_ctx *ctx, const uint8_t *key, size_t key_len, con
     impl->expand(&ctx->k2_enc, copy + half, half);
     impl->dec_key(&ctx->k1_dec, &ctx->k1_enc);
     aesgen_wipe(copy, sizeof copy);
-    ctx->encrypt = impl->xts_encrypt;
-    ctx->decrypt = impl->xts_decrypt;
+    ctx->encrypt = fns.xts_encrypt;
+    ctx->decrypt = fns.xts_decrypt;
     return AESGEN_OK;
 }
 

@@ -20,7 +20,8 @@
 #include <stdint.h>
 
 #define BENCH_MAX_LEN    16384   /* largest message; src and dst stay in L1 together */
-#define BENCH_MAX_IMPLS  8       /* generic + 4 ISAs + OpenSSL, with room to spare */
+#define BENCH_MAX_IMPLS  8       /* generic + 4 ISAs + auto + OpenSSL, with room to spare */
+#define BENCH_MAX_LENGTHS 32     /* --lengths */
 #define BENCH_KEY_MAX    64      /* key material handed to setup (XTS needs 2 keys) */
 #define BENCH_MAX_SAMPLES 101
 #define BENCH_EXTRA_OUT  64      /* room after dst[len] for what else a message writes */
@@ -117,10 +118,14 @@ typedef struct bench_options {
     const char *filter;         /* "mode=ctr,bits=256,len=1420,impl=openssl" or NULL */
     const char *json_path;
     int tcrypt_all;
+    size_t lengths[BENCH_MAX_LENGTHS];   /* message lengths of the run (--lengths) */
+    size_t n_lengths;
 } bench_options;
 
 /* 1 if parsed; 0 after printing why not.  --help prints and exits. */
 int bench_parse_options(int argc, char **argv, bench_options *o);
+/* 1 if the filter names this value for key (impl=auto: opt-in columns). */
+int bench_filter_names(const char *spec, const char *key, const char *value);
 /* Allowed unless the filter names values for key and none of them is this one. */
 int bench_filter_allows(const char *spec, const char *key, const char *value);
 int bench_filter_allows_number(const char *spec, const char *key, size_t value);

@@ -25,12 +25,10 @@
 #include "bench.h"
 
 static const unsigned bench_key_bits[] = {128, 256};
-static const size_t bench_lengths[] = {16, 64, 256, 512, 1024, 1420, 4096, 16384};
 /* The generated ISAs (gen/aesgen_gen.h), fastest last: generator/isa.py's order. */
 #define BENCH_ISA_NAME(isa, NAME, vector_bytes, evex, needs) #isa,
 static const char *const bench_asm_isas[] = {AESGEN_GEN_ISAS(BENCH_ISA_NAME)};
 #define N_KEY_BITS (sizeof bench_key_bits / sizeof bench_key_bits[0])
-#define N_LENGTHS  (sizeof bench_lengths / sizeof bench_lengths[0])
 #define N_ASM_ISAS (sizeof bench_asm_isas / sizeof bench_asm_isas[0])
 /* ---- machine ---- */
 
@@ -156,6 +154,9 @@ static void build_impls(impl_set *set, const bench_workload *w, unsigned keybits
         if (aesgen_isa_supported(isa) && bench_filter_allows(o->filter, "impl", isa))
             add_ours(set, w, isa, key, key_len);
     }
+    /* What a program gets without choosing: "auto", the CPU's variant and length plans. */
+    if (bench_filter_names(o->filter, "impl", "auto"))
+        add_ours(set, w, "auto", key, key_len);
     if (w->setup_peer) {
         void *peer = w->setup_peer(keybits, key, key_len);
         if (peer) {
@@ -360,18 +361,18 @@ static bench_block *make_blocks(const bench_options *o, size_t *n_blocks)
 static bench_case *make_cases(const bench_block *blocks, size_t n_blocks,
                               const bench_options *o, size_t *n_cases)
 {
-    bench_case *cases = calloc(n_blocks * N_LENGTHS + 1, sizeof *cases);
+    bench_case *cases = calloc(n_blocks * o->n_lengths + 1, sizeof *cases);
     size_t n = 0;
     if (!cases)
         return NULL;
     for (size_t bi = 0; bi < n_blocks; bi++) {
         if (blocks[bi].set.n == 0)
             continue;
-        for (size_t l = 0; l < N_LENGTHS; l++) {
-            if (!bench_filter_allows_number(o->filter, "len", bench_lengths[l]))
+        for (size_t l = 0; l < o->n_lengths; l++) {
+            if (!bench_filter_allows_number(o->filter, "len", o->lengths[l]))
                 continue;
             cases[n].block = &blocks[bi];
-            cases[n].len = bench_lengths[l];
+            cases[n].len = o->lengths[l];
             n++;
         }
     }

@@ -24,6 +24,10 @@ static void usage(FILE *out)
             "                     repeat (mode=ctr,mode=xctr); modes: ctr, xctr, xts-enc,\n"
             "                     xts-dec, xts (both), gcm-enc, gcm-dec, gcm-stream,\n"
             "                     gcm (all three) (env BENCH_FILTER)\n"
+            "                     impl=auto adds the library's own choice (ISA \"auto\",\n"
+            "                     the CPU's variant and length plans)\n"
+            "  --lengths L,L,..   message lengths, 16..16384 (env BENCH_LENGTHS; default\n"
+            "                     16,64,256,512,1024,1420,4096,16384)\n"
             "  --json FILE        write one record per (mode, keybits, length, impl)\n"
             "  --tcrypt           Linux tcrypt-format lines for every workload\n"
             "  env BENCH_GENERIC=1 is --with-generic\n");
@@ -65,6 +69,29 @@ static int filter_is_valid(const char *spec)
         p += tok + (p[tok] == ',');
     }
     return 1;
+}
+
+int bench_filter_names(const char *spec, const char *key, const char *value)
+{
+    return spec && bench_filter_allows(spec, key, value) &&
+           !bench_filter_allows(spec, key, "\001");   /* the key is there, with this value */
+}
+
+/* "16,64,..." into o->lengths; 0 if malformed. */
+static int parse_lengths(const char *text, bench_options *o)
+{
+    o->n_lengths = 0;
+    while (*text) {
+        char *end;
+        unsigned long v = strtoul(text, &end, 10);
+        if (end == text || v < 16 || v > BENCH_MAX_LEN || o->n_lengths == BENCH_MAX_LENGTHS)
+            return 0;
+        o->lengths[o->n_lengths++] = v;
+        text = end + (*end == ',');
+        if (*end != ',' && *end != '\0')
+            return 0;
+    }
+    return o->n_lengths > 0;
 }
 
 /* Allowed if the filter names no value for key, or names this one. */
@@ -116,6 +143,8 @@ int bench_parse_options(int argc, char **argv, bench_options *o)
     const char *samples = getenv("BENCH_SAMPLES");
     const char *sample_us = getenv("BENCH_SAMPLE_US");
     const char *cpu = getenv("BENCH_CPU");
+    const char *lengths = getenv("BENCH_LENGTHS");
+    static const size_t default_lengths[] = {16, 64, 256, 512, 1024, 1420, 4096, 16384};
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -137,6 +166,8 @@ int bench_parse_options(int argc, char **argv, bench_options *o)
             cpu = next, i++;
         } else if (next && strcmp(a, "--filter") == 0) {
             o->filter = next, i++;
+        } else if (next && strcmp(a, "--lengths") == 0) {
+            lengths = next, i++;
         } else if (next && strcmp(a, "--json") == 0) {
             o->json_path = next, i++;
         } else {
@@ -163,6 +194,13 @@ int bench_parse_options(int argc, char **argv, bench_options *o)
             return 0;
         }
         o->sample_target_ns = (double)v * 1e3;
+    }
+    o->n_lengths = sizeof default_lengths / sizeof default_lengths[0];
+    memcpy(o->lengths, default_lengths, sizeof default_lengths);
+    if (lengths && *lengths && !parse_lengths(lengths, o)) {
+        fprintf(stderr, "bench: lengths must be up to %d numbers 16..%d, comma-separated\n",
+                BENCH_MAX_LENGTHS, BENCH_MAX_LEN);
+        return 0;
     }
     if (cpu && *cpu) {
         if (!parse_unsigned(cpu, 65535, &v)) {

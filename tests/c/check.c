@@ -15,6 +15,7 @@ enum { MAX_PRINTED_FAILURES = 60 };
 
 static unsigned long passed, failed, skipped;
 static const char *current_group = "startup";
+static const char *current_context;
 
 static void report_failure(const char *name_fmt, va_list ap, const char *detail)
 {
@@ -24,7 +25,10 @@ static void report_failure(const char *name_fmt, va_list ap, const char *detail)
         printf("FAIL: ... (further failures are counted but not printed)\n");
         return;
     }
-    printf("FAIL: [%s] ", current_group);
+    if (current_context)
+        printf("FAIL: [%s] [%s] ", current_group, current_context);
+    else
+        printf("FAIL: [%s] ", current_group);
     vprintf(name_fmt, ap);
     if (detail && *detail)
         printf(" -- %s", detail);
@@ -127,6 +131,11 @@ static void on_fatal_signal(int sig)
     (void)ignored;
     signal(sig, SIG_DFL);
     raise(sig);
+}
+
+void check_set_context(const char *context)
+{
+    current_context = context;
 }
 
 void check_set_group(const char *group)

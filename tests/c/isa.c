@@ -12,32 +12,45 @@
 #include "aesgen.h"
 #include "check.h"
 
-/* Every generated ISA of gen/aesgen_gen.h, with the functions and alternate sets the
- * manifest lists for it (the alternates are weak: a listed set that is not linked is a
- * failure of the gcm tests, not a crash). */
-#define GCM_ALT_SET(isa, alt)                                                             \
-    [GCM_ALT_##alt] = { "_" #alt, aesgen_gcm_ghash_##isa##_##alt,                           \
-                        aesgen_gcm_enc_update_##isa##_##alt,                                \
-                        aesgen_gcm_dec_update_##isa##_##alt,                                \
-                        aesgen_gcm_enc_record_##isa##_##alt,                                \
-                        aesgen_gcm_dec_record_##isa##_##alt },
-
-#define ASM_ISA(isa, NAME, vector_bytes, evex, needs)                                 \
-    { .name = #isa, .is_asm = true, .ctr_fn = aesgen_ctr_crypt_##isa,                 \
+/* Every generated ISA of gen/aesgen_gen.h with its functions, then every uarch variant
+ * the manifest lists: the ISA's functions with the variant's in place for its mode (the
+ * variants are weak: a listed variant that is not linked is a failure, not a crash). */
+#define ASM_FNS(isa)                                                                  \
+      .name = #isa, .is_asm = true, .ctr_fn = aesgen_ctr_crypt_##isa,                 \
       .xctr_fn = aesgen_xctr_crypt_##isa, .xts_encrypt_fn = aesgen_xts_encrypt_##isa, \
       .xts_decrypt_fn = aesgen_xts_decrypt_##isa, .gcm_ghash_fn = aesgen_gcm_ghash_##isa, \
       .gcm_enc_update_fn = aesgen_gcm_enc_update_##isa,                               \
       .gcm_dec_update_fn = aesgen_gcm_dec_update_##isa,                               \
       .gcm_enc_record_fn = aesgen_gcm_enc_record_##isa,                               \
       .gcm_dec_record_fn = aesgen_gcm_dec_record_##isa,                               \
-      .gcm_alt = { AESGEN_GEN_GCM_ALTERNATES_##isa(GCM_ALT_SET) },                    \
       .gcm_stride = AESGEN_GEN_STRIDE_##isa##_gcm,                                    \
-      .gcm_unroll = AESGEN_GEN_UNROLL_##isa##_gcm },
+      .gcm_unroll = AESGEN_GEN_UNROLL_##isa##_gcm
+#define ASM_ISA(isa, NAME, vector_bytes, evex, needs) \
+    { ASM_FNS(isa), .suffix = "", .modes = TEST_MODE_ALL },
 
-struct test_isa test_isas[ISA_COUNT] = {
-    { .name = "generic", .is_slow = true },
+#define VARIANT_FNS_ctr(isa, v) .ctr_fn = aesgen_ctr_crypt_##isa##v
+#define VARIANT_FNS_xctr(isa, v) .xctr_fn = aesgen_xctr_crypt_##isa##v
+#define VARIANT_FNS_xts(isa, v) \
+    .xts_encrypt_fn = aesgen_xts_encrypt_##isa##v, .xts_decrypt_fn = aesgen_xts_decrypt_##isa##v
+#define VARIANT_FNS_gcm(isa, v)                                                       \
+    .gcm_ghash_fn = aesgen_gcm_ghash_##isa##v,                                        \
+    .gcm_enc_update_fn = aesgen_gcm_enc_update_##isa##v,                              \
+    .gcm_dec_update_fn = aesgen_gcm_dec_update_##isa##v,                              \
+    .gcm_enc_record_fn = aesgen_gcm_enc_record_##isa##v,                              \
+    .gcm_dec_record_fn = aesgen_gcm_dec_record_##isa##v
+#define VARIANT_ISA(isa, mode, v, uarch)                                              \
+    { ASM_FNS(isa), VARIANT_FNS_##mode(isa, v), .variant = #uarch, .suffix = #v,      \
+      .modes = TEST_MODE_##mode },
+
+/* The variant entries override some functions of ASM_FNS: that is their point. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Woverride-init"
+struct test_isa test_isas[TEST_ISA_TOTAL] = {
+    { .name = "generic", .is_slow = true, .suffix = "", .modes = TEST_MODE_ALL },
     AESGEN_GEN_ISAS(ASM_ISA)
+    AESGEN_GEN_VARIANT_SETS(VARIANT_ISA)
 };
+#pragma GCC diagnostic pop
 
 /* ---- The tests' own feature detection ---------------------------------- */
 
@@ -175,6 +188,22 @@ void isa_resolve(void)
 {
     for (struct test_isa *isa = test_isas; isa < test_isas + ISA_COUNT; isa++)
         resolve_one(isa);
+    /* A variant runs where its ISA does (whatever the CPU's uarch). */
+    for (struct test_isa *v = test_isas + ISA_COUNT; v < test_isas + TEST_ISA_TOTAL; v++)
+        for (struct test_isa *isa = test_isas; isa < test_isas + ISA_COUNT; isa++)
+            if (strcmp(isa->name, v->name) == 0)
+                v->runnable = isa->runnable;
+}
+
+const char *isa_label(const struct test_isa *isa)
+{
+    static char labels[TEST_ISA_TOTAL][96];
+    char *label = labels[isa - test_isas];
+    if (isa->variant == NULL)
+        return isa->name;
+    snprintf(label, sizeof labels[0], "%s variant %s (%s)", isa->name, isa->variant,
+             isa->suffix);
+    return label;
 }
 
 bool isa_asm_callable(const struct test_isa *isa)
@@ -184,15 +213,25 @@ bool isa_asm_callable(const struct test_isa *isa)
 
 bool isa_select(const struct test_isa *isa)
 {
+    const char *variant = isa->variant ? isa->variant : "default";
+    check_set_context(isa->variant ? isa_label(isa) : NULL);
     int rc = aesgen_select_isa(isa->name);
-    return check_int(rc, AESGEN_OK, "aesgen_select_isa(\"%s\")", isa->name);
+    int vrc = aesgen_select_variant(variant);
+    return check_int(rc, AESGEN_OK, "aesgen_select_isa(\"%s\")", isa->name) &&
+           check_int(vrc, AESGEN_OK, "aesgen_select_variant(\"%s\")", variant);
+}
+
+void isa_select_reset(void)
+{
+    check_set_context(NULL);
+    aesgen_select_variant("auto");
 }
 
 /* ---- GCM function sets ------------------------------------------------------ */
 
 struct test_gcm_set isa_gcm_primary(const struct test_isa *isa)
 {
-    struct test_gcm_set set = { "", isa->gcm_ghash_fn, isa->gcm_enc_update_fn,
+    struct test_gcm_set set = { isa->modes & TEST_MODE_gcm ? isa->suffix : "", isa->gcm_ghash_fn, isa->gcm_enc_update_fn,
                                 isa->gcm_dec_update_fn, isa->gcm_enc_record_fn,
                                 isa->gcm_dec_record_fn };
     return set;
@@ -204,43 +243,7 @@ bool gcm_set_complete(const struct test_gcm_set *set)
            set->dec_record;
 }
 
-/* Vendor string and display family (extended family added for base family 15). */
-static void cpu_vendor_family(char vendor[13], unsigned *family)
-{
-    unsigned a = 0, b = 0, c = 0, d = 0;
-    memset(vendor, 0, 13);
-    *family = 0;
-    if (__get_cpuid(0, &a, &b, &c, &d)) {
-        memcpy(vendor, &b, 4);
-        memcpy(vendor + 4, &d, 4);
-        memcpy(vendor + 8, &c, 4);
-    }
-    if (__get_cpuid(1, &a, &b, &c, &d)) {
-        unsigned base = (a >> 8) & 0xf;
-        *family = base == 15 ? base + ((a >> 20) & 0xff) : base;
-    }
-}
-
-/* The documented choice (README, "ISA preferences"): schoolbook on Intel and on AMD
- * family 0x19 (Zen 4), Karatsuba on AMD family 0x1a (Zen 5), else the primary set. */
 struct test_gcm_set isa_gcm_expected(const struct test_isa *isa)
 {
-    const char *forced = getenv("AESGEN_GCM_GHASH");
-    char vendor[13];
-    unsigned family;
-    cpu_vendor_family(vendor, &family);
-    int alt = -1;   /* index into gcm_alt */
-    if (forced && strcmp(forced, "school") == 0)
-        alt = GCM_ALT_school;
-    else if (forced && strcmp(forced, "karatsuba") == 0)
-        alt = GCM_ALT_karatsuba;
-    else if (strcmp(vendor, "GenuineIntel") == 0)
-        alt = GCM_ALT_school;
-    else if (strcmp(vendor, "AuthenticAMD") == 0 && family == 0x19)
-        alt = GCM_ALT_school;
-    else if (strcmp(vendor, "AuthenticAMD") == 0 && family == 0x1a)
-        alt = GCM_ALT_karatsuba;
-    if (alt >= 0 && isa->is_asm && gcm_set_complete(&isa->gcm_alt[alt]))
-        return isa->gcm_alt[alt];
     return isa_gcm_primary(isa);
 }

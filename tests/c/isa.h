@@ -18,12 +18,19 @@
 /* generic, then the generated ISAs */
 enum { ISA_COUNT = 1 + AESGEN_GEN_ISA_COUNT };
 
-/* Slots of test_isa.gcm_alt, by GHASH value. */
-enum { GCM_ALT_school, GCM_ALT_karatsuba, GCM_ALT_COUNT };
+/* Then one entry per uarch variant of gen/manifest.json (AESGEN_GEN_VARIANT_SETS). */
+#define TEST_VARIANT_ROW(isa, mode, v, uarch) +1
+enum { VARIANT_COUNT = 0 AESGEN_GEN_VARIANT_SETS(TEST_VARIANT_ROW) };
+#undef TEST_VARIANT_ROW
+enum { TEST_ISA_TOTAL = ISA_COUNT + VARIANT_COUNT };
+
+/* test_isa.modes: the modes whose functions a variant entry holds of its own. */
+enum { TEST_MODE_ctr = 1, TEST_MODE_xctr = 2, TEST_MODE_xts = 4, TEST_MODE_gcm = 8,
+       TEST_MODE_ALL = 15 };
 
 /* One set of generated GCM functions. */
 struct test_gcm_set {
-    const char *suffix;                /* "", "_school", "_karatsuba"; NULL: not generated */
+    const char *suffix;                /* "" or a variant's "_ghashschool" */
     aesgen_gcm_ghash_fn *ghash;
     aesgen_gcm_update_fn *enc_update;
     aesgen_gcm_update_fn *dec_update;
@@ -45,23 +52,27 @@ struct test_isa {
     aesgen_gcm_update_fn *gcm_dec_update_fn;
     aesgen_gcm_record_fn *gcm_enc_record_fn;
     aesgen_gcm_record_fn *gcm_dec_record_fn;
-    /* The alternate GHASH sets gen/manifest.json lists for gen/<isa>/gcm.S (suffix
-     * _school, _karatsuba; the slot of a set not generated has a NULL suffix). */
-    struct test_gcm_set gcm_alt[GCM_ALT_COUNT];
+    /* A variant entry: the uarch isa_select() selects (aesgen_select_variant), the
+     * suffix of its functions and the modes it has them for (the other functions are
+     * the ISA's own); a default entry: NULL, "" and TEST_MODE_ALL. */
+    const char *variant;
+    const char *suffix;
+    unsigned modes;
     size_t gcm_stride;         /* bytes per iteration of gen/<isa>/gcm.S's main loop */
     unsigned gcm_unroll;       /* its UNROLL knob */
 };
 
-extern struct test_isa test_isas[ISA_COUNT];
+/* [0, ISA_COUNT): the ISAs with their files' own functions; then the variant entries. */
+extern struct test_isa test_isas[TEST_ISA_TOTAL];
 
-/* The ISA's main GCM set (no suffix). */
+/* The entry's GCM set (the variant's, in a gcm variant entry). */
 struct test_gcm_set isa_gcm_primary(const struct test_isa *isa);
 /* Whether every function of the set is linked. */
 bool gcm_set_complete(const struct test_gcm_set *set);
-/* The set aesgen_gcm_init should put in a key on this CPU (AESGEN_GCM_GHASH as the
- * library reads it): the preferred alternate (school on Intel, karatsuba on AMD/Hygon)
- * when it is complete, else the primary. */
+/* The set aesgen_gcm_init puts in a key after isa_select(isa): the entry's. */
 struct test_gcm_set isa_gcm_expected(const struct test_isa *isa);
+/* "avx10_512" or "avx10_512 variant znver4 (_ghashschool)", for messages. */
+const char *isa_label(const struct test_isa *isa);
 
 /* Decides test_isas[].runnable: one counted check or skip per ISA. */
 void isa_resolve(void);
@@ -69,8 +80,11 @@ void isa_resolve(void);
 /* The asm ISA's generated functions can be called directly: it is runnable here. */
 bool isa_asm_callable(const struct test_isa *isa);
 
-/* Selects the ISA in the library (a counted check); false if that failed. */
+/* Selects the ISA in the library, and the entry's variant ("default" for a default
+ * entry), a counted check; false if that failed.  Failures print the label from now on. */
 bool isa_select(const struct test_isa *isa);
+/* Back to the CPU's variant ("auto") and no label (main.c, before each group). */
+void isa_select_reset(void);
 
 /* This CPU and OS can run the ISA, by the tests' own CPUID/XGETBV check.
  * If not, *missing names the first missing feature. */
@@ -84,5 +98,11 @@ bool cpu_has_avx512(void);     /* AVX512F usable (CPUID + XCR0) */
 #define FOR_EACH_RUNNABLE_ISA(var)                                       \
     for (struct test_isa *var = test_isas; var < test_isas + ISA_COUNT; var++) \
         if (var->runnable)
+
+/* The runnable ISAs and the variant entries that hold functions of the modes (a mask of
+ * TEST_MODE_*): every variant is checked like the defaults where the CPU runs its ISA. */
+#define FOR_EACH_RUNNABLE_VARIANT(var, mask)                                     \
+    for (struct test_isa *var = test_isas; var < test_isas + TEST_ISA_TOTAL; var++) \
+        if (var->runnable && (var->modes & (mask)))
 
 #endif

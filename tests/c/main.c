@@ -47,6 +47,7 @@ static const struct group groups[] = {
     { "counter-readback", test_counter_readback },
     { "xts-keys", test_xts_keys },
     { "ipsec", test_ipsec },
+    { "variants", test_variants },
 };
 
 static double now_seconds(void)
@@ -92,6 +93,8 @@ int main(int argc, char **argv)
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc > 1 && strcmp(argv[1], "--print-isa") == 0)
         return api_print_isa_child();
+    if (argc > 1 && strcmp(argv[1], "--print-variant") == 0)
+        return variants_print_child();
 
     const char *seed_text = getenv("AESGEN_TEST_SEED");
     uint64_t seed = seed_text ? strtoull(seed_text, NULL, 0) : 20240601;
@@ -107,7 +110,9 @@ int main(int argc, char **argv)
             continue;
         double start = now_seconds();
         unsigned long failed_before = check_failed_count(), total_before = check_total_count();
+        isa_select_reset();
         groups[g].run(&config);
+        isa_select_reset();
         check_note("group %-16s %6.2f s, %6lu checks, %lu failed", groups[g].name,
                    now_seconds() - start, check_total_count() - total_before,
                    check_failed_count() - failed_before);

@@ -261,7 +261,7 @@ void test_differential(const struct test_config *config)
     m.pt = xmalloc(MAX_LEN);
     m.want = xmalloc(MAX_LEN);
     rng_fill(m.pt, MAX_LEN);
-    FOR_EACH_RUNNABLE_ISA(isa) {
+    FOR_EACH_RUNNABLE_VARIANT(isa, TEST_MODE_ctr | TEST_MODE_xctr) {
         if (isa_select(isa))
             run_isa(isa, &m);
     }

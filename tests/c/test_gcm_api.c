@@ -551,7 +551,8 @@ static void key_only_read(const struct fixture *f)
 
 /* White box: the key material asm_abi.h describes. */
 
-/* The key holds the GCM set this CPU should get (isa.h: isa_gcm_expected). */
+/* The key holds the GCM set of the selected ISA and variant (isa.h: isa_gcm_expected;
+ * the variants: test_variants.c). */
 static void key_holds_expected_set(const struct test_isa *isa, const aesgen_gcm_key *key,
                                    const char *how)
 {
@@ -561,65 +562,6 @@ static void key_holds_expected_set(const struct test_isa *isa, const aesgen_gcm_
           && key->dec_record == want.dec_record,
           "%s gcm key%s holds aesgen_gcm_{ghash,enc_update,dec_update,enc_record,dec_record}_%s%s",
           isa->name, how, isa->name, want.suffix);
-}
-
-/* AESGEN_GCM_GHASH=school|karatsuba picks that alternate set where it is built in (the
- * primary otherwise), whatever the CPU; the variable is read at each init. */
-static void ghash_override_is_honoured(const struct test_isa *isa)
-{
-    uint8_t raw[32];
-    static const char *const kinds[] = { "school", "karatsuba" };
-    const char *saved = getenv("AESGEN_GCM_GHASH");
-    char *restore = saved ? strdup(saved) : NULL;
-    for (size_t i = 0; i < 2; i++) {
-        setenv("AESGEN_GCM_GHASH", kinds[i], 1);
-        aesgen_gcm_key key;
-        if (!gcm_make_key(&key, raw, 32, isa->name))
-            continue;
-        char how[64];
-        snprintf(how, sizeof how, " (AESGEN_GCM_GHASH=%s)", kinds[i]);
-        key_holds_expected_set(isa, &key, how);
-        const struct test_gcm_set *alt = &isa->gcm_alt[i];
-        if (gcm_set_complete(alt))
-            check(key.enc_update == alt->enc_update, "%s gcm key%s: the _%s set", isa->name,
-                  how, kinds[i]);
-    }
-    if (restore) {
-        setenv("AESGEN_GCM_GHASH", restore, 1);
-        free(restore);
-    } else {
-        unsetenv("AESGEN_GCM_GHASH");
-    }
-}
-
-/* The table of measured GHASH preferences (isa.c, README "ISA preferences"): CPUID
- * signatures -> the set the runtime must take. */
-static void ghash_preference_table(void)
-{
-    static const struct {
-        const char *vendor;
-        unsigned family, model;
-        const char *want;           /* NULL: the primary set */
-    } cases[] = {
-        { "GenuineIntel", 6, 0xcf, "school" },      /* Sapphire Rapids (measured) */
-        { "GenuineIntel", 6, 0x55, "school" },      /* Skylake-SP: any Intel */
-        { "AuthenticAMD", 0x19, 0x11, "school" },   /* Zen 4, Genoa (measured) */
-        { "AuthenticAMD", 0x19, 0x61, "school" },   /* Zen 4, Raphael */
-        { "AuthenticAMD", 0x1a, 0x02, "karatsuba" },/* Zen 5, Turin */
-        { "AuthenticAMD", 0x1a, 0x44, "karatsuba" },/* Zen 5, Granite Ridge */
-        { "AuthenticAMD", 0x17, 0x31, NULL },       /* Zen 2: no EVEX, not measured */
-        { "HygonGenuine", 0x18, 0x01, NULL },
-        { "CentaurHauls", 7, 0x3b, NULL },
-        { "", 0, 0, NULL },                         /* no CPUID */
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        const char *got = aesgen_gcm_ghash_for_cpu(cases[i].vendor, cases[i].family,
-                                                   cases[i].model);
-        int same = cases[i].want ? got != NULL && strcmp(got, cases[i].want) == 0 : got == NULL;
-        check(same, "gcm GHASH preference of \"%s\" family 0x%x model 0x%x: %s (got %s)",
-              cases[i].vendor, cases[i].family, cases[i].model,
-              cases[i].want ? cases[i].want : "primary", got ? got : "primary");
-    }
 }
 
 static void key_layout(const struct test_isa *isa)
@@ -651,8 +593,6 @@ static void key_layout(const struct test_isa *isa)
         if (isa->is_asm && isa->gcm_ghash_fn && isa->gcm_enc_update_fn && isa->gcm_dec_update_fn)
             key_holds_expected_set(isa, &key, "");
     }
-    if (isa->is_asm && isa->gcm_ghash_fn)
-        ghash_override_is_honoured(isa);
 }
 
 /* A key keeps the implementation of its init after the selection moves on. */
@@ -710,7 +650,6 @@ void test_gcm_api(const struct test_config *config)
         key_layout(isa);
     }
     keys_keep_their_isa();
-    ghash_preference_table();
     limit_arena = NULL;
     arena_unmap(&arena);
 }

@@ -251,7 +251,7 @@ void test_gcm_page_edges(const struct test_config *config)
         return;
     uint8_t *random = xmalloc(2 * a.data_size), *ct = xmalloc(a.data_size);
     rng_fill(random, 2 * a.data_size);
-    FOR_EACH_RUNNABLE_ISA(isa) {
+    FOR_EACH_RUNNABLE_VARIANT(isa, TEST_MODE_gcm) {
         if (!isa_select(isa))
             continue;
         struct edge_env e = { isa->name, &a, NULL, 0, NULL, random, ct };

@@ -63,24 +63,42 @@ static int init_kind(enum ctx_kind kind, union any_ctx *c, const char *isa)
     }
 }
 
-/* A GCM key of that ISA holds its GHASH set: the one the CPU prefers, else its own. */
+/* The function of impl a context takes: the current variant's (isa.c), else impl's own. */
+#define ON_VARIANT(impl, member, own) \
+    ((impl)->variants[aesgen_variant_current()].member ? (impl)->variants[aesgen_variant_current()].member \
+                                                       : (impl)->own)
+
+/* A GCM key of that ISA holds its GHASH set: the variant's, else its own. */
 static bool gcm_key_holds(const aesgen_gcm_key *key, const aesgen_isa_impl *impl)
 {
-    const aesgen_gcm_fns *alt = aesgen_gcm_preferred(impl);
-    return key->ghash == (alt != NULL ? alt->ghash : impl->gcm_ghash) &&
+    return key->ghash == ON_VARIANT(impl, gcm.ghash, gcm_ghash) &&
            key->encrypt_block == impl->encrypt_block;
+}
+
+/* A context of an ISA chosen by "auto" may hold a length plan's function (isa.c): the one
+ * a long call takes is the ISA's. */
+static aesgen_mode_fns beyond_plans(aesgen_mode_fns f)
+{
+    aesgen_mode_fns picked;
+    return aesgen_length_plan_pick(&f, (size_t)1 << 20, &picked) ? picked : f;
 }
 
 /* The function the context holds is the named ISA's. */
 static bool holds_impl(enum ctx_kind kind, const union any_ctx *c, const aesgen_isa_impl *impl)
 {
+    aesgen_mode_fns f = { 0 };
     switch (kind) {
-    case K_CTR:     return c->ctr.crypt == impl->ctr;
-    case K_XCTR:    return c->xctr.crypt == impl->xctr;
-    case K_XTS:     return c->xts.encrypt == (impl->xts_encrypt ? impl->xts_encrypt
-                                                                : aesgen_xts_encrypt_generic);
+    case K_CTR:     f.ctr = c->ctr.crypt;
+                    return beyond_plans(f).ctr == ON_VARIANT(impl, ctr, ctr);
+    case K_XCTR:    f.xctr = c->xctr.crypt;
+                    return beyond_plans(f).xctr == ON_VARIANT(impl, xctr, xctr);
+    case K_XTS:     f.xts_encrypt = c->xts.encrypt;
+                    return beyond_plans(f).xts_encrypt ==
+                           (impl->xts_encrypt ? ON_VARIANT(impl, xts_encrypt, xts_encrypt)
+                                              : aesgen_xts_encrypt_generic);
     case K_GCM:     return gcm_key_holds(&c->gcm, impl);
-    case K_RFC3686: return c->rfc3686.crypt == impl->ctr;
+    case K_RFC3686: f.ctr = c->rfc3686.crypt;
+                    return beyond_plans(f).ctr == ON_VARIANT(impl, ctr, ctr);
     default:        return gcm_key_holds(&c->esp.gcm, impl);
     }
 }

@@ -185,7 +185,7 @@ void test_xts_differential(const struct test_config *config)
     m.want = xmalloc(MAX_LEN);
     m.back = xmalloc(MAX_LEN);
     rng_fill(m.in, MAX_LEN);
-    FOR_EACH_RUNNABLE_ISA(isa) {
+    FOR_EACH_RUNNABLE_VARIANT(isa, TEST_MODE_xts) {
         if (isa_select(isa))
             run_isa(isa, &m);
     }

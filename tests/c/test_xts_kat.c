@@ -163,7 +163,7 @@ void test_xts_known_answers(const struct test_config *config)
     for (size_t f = 0; f < sizeof xts_kat_files / sizeof xts_kat_files[0]; f++)
         load_file(config->vectors_dir, &xts_kat_files[f], &list);
     reference_self_test(list.cases, list.count);
-    FOR_EACH_RUNNABLE_ISA(isa) {
+    FOR_EACH_RUNNABLE_VARIANT(isa, TEST_MODE_xts) {
         if (!isa_select(isa))
             continue;
         for (size_t i = 0; i < list.count; i++)

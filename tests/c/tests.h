@@ -34,8 +34,11 @@ void test_isa_context(const struct test_config *config);
 void test_counter_readback(const struct test_config *config);
 void test_xts_keys(const struct test_config *config);
 void test_ipsec(const struct test_config *config);
+void test_variants(const struct test_config *config);
 
 /* The child side of the AESGEN_ISA test (main.c runs it for --print-isa). */
 int api_print_isa_child(void);
+/* The child side of the AESGEN_VARIANT test (--print-variant). */
+int variants_print_child(void);
 
 #endif

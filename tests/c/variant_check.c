@@ -63,6 +63,7 @@ static const struct {
 #ifdef VARIANTS
 #include VARIANTS
 #else
+#include "aesgen_gen.h"   /* the prototypes (with -Igen) */
 #define VARIANT(isa, ISA) { #isa, ISA, aesgen_ctr_crypt_##isa, aesgen_xctr_crypt_##isa, \
                             aesgen_xts_encrypt_##isa, aesgen_xts_decrypt_##isa, \
                             aesgen_gcm_ghash_##isa, aesgen_gcm_enc_update_##isa, \

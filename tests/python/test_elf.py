@@ -28,7 +28,7 @@ STATIC_LIB = os.path.join(BUILD, "libaesgen.a")
 # keeps this list and the header in step).
 PUBLIC_API = {
     "aesgen_version", "aesgen_strerror", "aesgen_select_isa", "aesgen_isa_name",
-    "aesgen_isa_supported", "aesgen_wipe",
+    "aesgen_isa_supported", "aesgen_select_variant", "aesgen_variant_name", "aesgen_wipe",
     "aesgen_ctr_init", "aesgen_ctr_init_isa", "aesgen_ctr_crypt", "aesgen_ctr_set_iv",
     "aesgen_ctr_get_iv",
     "aesgen_xctr_init", "aesgen_xctr_init_isa", "aesgen_xctr_crypt", "aesgen_xctr_set_iv",

@@ -78,15 +78,59 @@ class ApplyRule(unittest.TestCase):
 
 
 class BenchEnvironment(unittest.TestCase):
-    def test_gcm_variant_times_its_own_ghash_set(self):
-        c = explore.Candidate(knobs={"GHASH": "karatsuba", "UNROLL": 4}, is_default=False)
-        env = explore.bench_env(c, BENCH_QUICK="1")
-        self.assertEqual((env["AESGEN_GCM_GHASH"], env["BENCH_QUICK"]), ("karatsuba", "1"))
+    def test_every_candidate_times_its_files_own_functions(self):
+        for knobs in ({"GHASH": "karatsuba", "UNROLL": 4}, {"UNROLL": 8}):
+            c = explore.Candidate(knobs=knobs, is_default=False)
+            env = explore.bench_env(c, BENCH_QUICK="1")
+            self.assertEqual((env["AESGEN_VARIANT"], env["BENCH_QUICK"]), ("default", "1"))
 
-    def test_other_modes_leave_the_choice_alone(self):
-        c = explore.Candidate(knobs={"UNROLL": 8}, is_default=True)
-        self.assertEqual(explore.bench_env(c).get("AESGEN_GCM_GHASH"),
-                         os.environ.get("AESGEN_GCM_GHASH"))
+
+class ApplyForThisUarch(unittest.TestCase):
+    """--apply writes the entry of the machine's uarch only, with machine, date, gains."""
+
+    def setUp(self):
+        import tempfile
+        from unittest import mock
+        from generator import tuning
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+        patcher = mock.patch.object(tuning, "TUNING_FILE",
+                                    os.path.join(self.tmp.name, "tuning.json"))
+        patcher.start()
+        self.addCleanup(patcher.stop)
+        self.tuning = tuning
+
+    def winner(self):
+        default = candidate({"UNROLL": 8, "KEYS": "reg", "TAIL": 4}, [100, 100, 100],
+                            default=True)
+        fast = candidate({"UNROLL": 4, "KEYS": "reg", "TAIL": 4}, [106, 105, 107])
+        return explore.rank([default, fast])[0], default
+
+    def test_writes_the_hosts_uarch_entry(self):
+        from generator.uarch import UARCHES
+        r, default = self.winner()
+        explore.apply("ctr", "avx10_512", r, default, 3, UARCHES["znver4"])
+        entry = self.tuning.load()["variants"]["ctr"]["avx10_512"]
+        self.assertEqual(list(entry), ["znver4"])
+        self.assertEqual(entry["znver4"]["knobs"]["UNROLL"], 4)
+        self.assertIn("znver4", entry["znver4"]["machine"])
+        self.assertRegex(entry["znver4"]["date"], r"^\d{4}-\d\d-\d\d$")
+        self.assertIn("ctr_aes256_4096 1.060", entry["znver4"]["gains"])
+        self.assertEqual(entry["znver4"]["ratio_spread"]["ctr_aes256_4096"], [1.05, 1.07])
+        # and the sweep's default on that uarch is now the applied knobs
+        self.assertEqual(explore.current_knobs(get_mode("ctr"), get_isa("avx10_512"),
+                                               UARCHES["znver4"])["UNROLL"], 4)
+        self.assertEqual(explore.current_knobs(get_mode("ctr"), get_isa("avx10_512"),
+                                               UARCHES["znver5"])["UNROLL"], 8)
+
+    def test_refuses_a_cpu_of_no_uarch(self):
+        from unittest import mock
+        from generator.errors import UsageError
+        r, default = self.winner()
+        with mock.patch.object(explore, "host_uarch", return_value=None):
+            with self.assertRaisesRegex(UsageError, "no uarch of generator/uarch.py"):
+                explore.apply("ctr", "avx10_512", r, default, 3)
+        self.assertEqual(self.tuning.load()["variants"], {})
 
 
 class BenchModes(unittest.TestCase):
@@ -108,13 +152,13 @@ class BenchModes(unittest.TestCase):
         import os
         from unittest import mock
         variant = mca.read_variant(os.path.join(GEN, "avx10_512", "gcm.S"))
-        with mock.patch.dict(os.environ, {"AESGEN_GCM_GHASH": "school"}):
+        with mock.patch.dict(os.environ, {"AESGEN_VARIANT": "znver4"}):
             self.assertEqual(report.pick_region(variant, "gcm-enc").name,
-                             "gcm_enc_school_avx10_512_main_loop")
-        with mock.patch.dict(os.environ, {"AESGEN_GCM_GHASH": "karatsuba"}):
-            # the file's primary set is Karatsuba: no _karatsuba alternate
-            self.assertEqual(report.pick_region(variant, "gcm-dec").name,
-                             "gcm_dec_avx10_512_main_loop")
+                             "gcm_enc_ghashschool_avx10_512_main_loop")
+        for name in ("default", "znver5"):     # znver5 runs the file's own (Karatsuba)
+            with mock.patch.dict(os.environ, {"AESGEN_VARIANT": name}):
+                self.assertEqual(report.pick_region(variant, "gcm-dec").name,
+                                 "gcm_dec_avx10_512_main_loop")
 
 
 class ChartPanels(unittest.TestCase):

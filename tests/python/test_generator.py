@@ -18,7 +18,7 @@ from generator.abi import SYSV
 from generator.parse import parse, parse_line
 from generator.printers.att import AttPrinter
 from generator.printers.nasm import NasmPrinter
-from generator.render import generate
+from generator.render import build, generate
 from generator.plan import Refused
 from generator.vregs import DoesNotFit
 
@@ -364,43 +364,114 @@ class Layout(unittest.TestCase):
             layout.h_power(33)
 
 
-class Alternates(unittest.TestCase):
-    """GCM files hold the functions of the other GHASH value where it fits (Mode.alternate)."""
+class UarchVariants(unittest.TestCase):
+    """Each uarch of generator/tuning.json whose knobs differ gets a variant of the
+    functions in the ISA's file (generator/render.py variants)."""
 
     GCM_FUNCTIONS = ("gcm_ghash", "gcm_enc_update", "gcm_dec_update", "gcm_enc_record",
                      "gcm_dec_record")
+
+    def setUp(self):
+        import json
+        import tempfile
+        from unittest import mock
+        from generator import tuning
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+        self.path = os.path.join(self.tmp.name, "tuning.json")
+        patcher = mock.patch.object(tuning, "TUNING_FILE", self.path)
+        patcher.start()
+        self.addCleanup(patcher.stop)
+        self.json = json
+
+    def write(self, variants):
+        from generator import tuning
+        def entry(knobs):
+            return {"knobs": knobs, "machine": "m", "date": "d", "gains": "g"}
+        doc = {"schema": tuning.SCHEMA, "lengths": {},
+               "variants": {mode: {isa: {u: entry(k) for u, k in per.items()}
+                                   for isa, per in isas.items()}
+                            for mode, isas in variants.items()}}
+        with open(self.path, "w") as handle:
+            self.json.dump(doc, handle)
 
     def globals_of(self, text):
         return {line.split()[1] for line in text.splitlines()
                 if line.strip().startswith(".globl")}
 
-    def test_evex_gcm_has_both_ghash_sets(self):
+    def test_one_set_per_distinct_knob_set(self):
+        self.write({"gcm": {"avx10_512": {"znver4": {"GHASH": "school"},
+                                          "sapphirerapids": {"GHASH": "school"},
+                                          "znver5": {"GHASH": "karatsuba"}}}})
         mode, isa = get_mode("gcm"), get_isa("avx10_512")
         text = generate(mode, isa, resolve(mode, isa, {}), SYSV)["S"]
         names = self.globals_of(text)
         for base in self.GCM_FUNCTIONS:
             self.assertIn(f"aesgen_{base}_avx10_512", names)
-            self.assertIn(f"aesgen_{base}_avx10_512_school", names)
-        self.assertIn("# also: the functions with GHASH=school, named <symbol>_school", text)
+            self.assertIn(f"aesgen_{base}_avx10_512_ghashschool", names)
+        # znver5's knobs are the file's: no set of its own; the shared set is named once
+        self.assertEqual(len([n for n in names if n.endswith("_ghashschool")]), 5)
+        self.assertEqual(len(names), 10)
+        self.assertIn("# variant _ghashschool: GHASH=school (for znver4, sapphirerapids;", text)
         self.assertEqual(text.count(".section .note.gnu.property"), 1)
 
-    def test_alternate_of_a_school_primary_is_karatsuba(self):
+    def test_a_file_with_other_knobs_keeps_each_uarchs_choice(self):
+        self.write({"gcm": {"avx10_256": {"znver4": {"GHASH": "school"},
+                                          "znver5": {"GHASH": "karatsuba"}}}})
         mode, isa = get_mode("gcm"), get_isa("avx10_256")
         names = self.globals_of(generate(mode, isa, resolve(mode, isa, {"GHASH": "school"}),
                                          SYSV)["S"])
-        self.assertIn("aesgen_gcm_enc_update_avx10_256_karatsuba", names)
-        self.assertNotIn("aesgen_gcm_enc_update_avx10_256_school", names)
+        self.assertIn("aesgen_gcm_enc_update_avx10_256_ghashkaratsuba", names)
+        self.assertNotIn("aesgen_gcm_enc_update_avx10_256_ghashschool", names)
 
-    def test_no_alternate_where_it_does_not_fit(self):
-        for isa_name in ("aesni_avx", "vaes_avx2"):      # Karatsuba needs 32 registers
+    def test_a_set_that_does_not_fit_is_left_out_and_said(self):
+        self.write({"gcm": {"vaes_avx2": {"znver4": {"GHASH": "karatsuba"}}}})
+        mode, isa = get_mode("gcm"), get_isa("vaes_avx2")   # Karatsuba needs 32 registers
+        text = generate(mode, isa, resolve(mode, isa, {}), SYSV)["S"]
+        self.assertIn("# no variant for znver4: ", text)
+        self.assertFalse([n for n in self.globals_of(text) if n.endswith("_ghashkaratsuba")])
+
+    def test_any_knob_of_any_mode(self):
+        # a mode whose template knows nothing of variants: its labels and LLVM-MCA regions
+        # are suffixed apart, and the result assembles
+        self.write({"ctr": {"avx10_512": {"znver4": {"UNROLL": 4, "TAIL": 2}}},
+                    "xts": {"aesni_avx": {"sapphirerapids": {"UNROLL": 2}}}})
+        import subprocess
+        for mode_name, isa_name, suffix in (("ctr", "avx10_512", "_tail2_unroll4"),
+                                            ("xts", "aesni_avx", "_tail2_unroll2")):
+            mode, isa = get_mode(mode_name), get_isa(isa_name)
+            output = build(mode, isa, resolve(mode, isa, {}), SYSV)
+            self.assertEqual([v.name for v in output.variants], [suffix[1:]])
+            names = self.globals_of(output.texts["S"])
+            self.assertEqual(len([n for n in names if n.endswith(suffix)]),
+                             len([n for n in names if not n.endswith(suffix)]))
+            regions = [line.split()[2] for line in output.texts["S"].splitlines()
+                       if line.startswith("# LLVM-MCA-BEGIN")]
+            self.assertEqual(len(regions), len(set(regions)), regions)
+            source = os.path.join(self.tmp.name, f"{mode_name}.S")
+            with open(source, "w") as handle:
+                handle.write(output.texts["S"])
+            result = subprocess.run(["cc", "-c", "-o", source + ".o", source],
+                                    capture_output=True, text=True)
+            self.assertEqual(result.returncode, 0, result.stderr[:500])
+
+    def test_bad_entries_name_the_file_and_valid_values(self):
+        self.write({"ctr": {"avx10_512": {"znver4": {"UNROLL": 3}}}})
+        mode, isa = get_mode("ctr"), get_isa("avx10_512")
+        with self.assertRaisesRegex(UsageError, "tuning.json: variants.ctr.avx10_512.znver4: "
+                                                "bad value 3 for UNROLL; valid: 1, 2, 4, 8, 16"):
+            generate(mode, isa, resolve(mode, isa, {}), SYSV)
+        self.write({"ctr": {"avx10_512": {"zen9": {"UNROLL": 4}}}})
+        with self.assertRaisesRegex(UsageError, "unknown uarch 'zen9'; valid: znver4, znver5, "
+                                                "sapphirerapids"):
+            generate(mode, isa, resolve(mode, isa, {}), SYSV)
+
+    def test_no_variants_without_entries(self):
+        self.write({})
+        for isa_name in ("aesni_avx", "avx10_512"):
             mode, isa = get_mode("gcm"), get_isa(isa_name)
             text = generate(mode, isa, resolve(mode, isa, {}), SYSV)["S"]
-            self.assertNotIn("# also:", text)
-            self.assertFalse([n for n in self.globals_of(text) if n.endswith("_karatsuba")])
-
-    def test_modes_without_alternates_are_unchanged(self):
-        mode, isa = get_mode("ctr"), get_isa("avx10_512")
-        self.assertNotIn("# also:", generate(mode, isa, resolve(mode, isa, {}), SYSV)["S"])
+            self.assertNotIn("# variant", text)
 
 
 if __name__ == "__main__":

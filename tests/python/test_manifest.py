@@ -117,7 +117,7 @@ class ManifestLists(unittest.TestCase):
                 self.assertIn(f["base"], CONTRACTS)
                 self.assertTrue(f["prototype"].startswith(f"int {f['symbol']}("), f["prototype"])
                 self.assertEqual(f["symbol"], f"aesgen_{f['base']}_{entry['isa']}"
-                                 + (f"_{f['alternate']}" if f["alternate"] else ""))
+                                 + (f"_{f['variant']}" if f["variant"] else ""))
 
     def test_feature_masks_are_the_named_bits(self):
         document = load_manifest()

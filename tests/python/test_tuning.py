@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
-"""generator/tuning.json: explore's measured knob defaults, layered by knobs.resolve()."""
+"""generator/tuning.json: per-uarch knobs and length plans, each with its measurement;
+generator/uarch.py: which CPUs a uarch name covers."""
 
 import json
 import os
@@ -8,14 +9,16 @@ import unittest
 from unittest import mock
 
 from repo import REPO
-from generator import tuning
+from generator import tuning, uarch
 from generator.errors import UsageError
 from generator.isa import ISAS, get_isa
-from generator.knobs import resolve
+from generator.knobs import resolve, uarch_knobs
 from generator.modes import MODES, get_mode
 
+PROVENANCE = {"machine": "AMD EPYC Zen 4", "date": "2026-12-01", "gains": "+5%"}
 
-class TunedDefaults(unittest.TestCase):
+
+class TuningFile(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
         self.path = os.path.join(self.tmp.name, "tuning.json")
@@ -24,44 +27,119 @@ class TunedDefaults(unittest.TestCase):
         self.addCleanup(patcher.stop)
         self.addCleanup(self.tmp.cleanup)
 
-    def write(self, entries):
+    def write(self, variants=None, lengths=None, schema=tuning.SCHEMA):
         with open(self.path, "w") as handle:
-            json.dump({"schema": tuning.SCHEMA, "tuning": entries}, handle)
+            json.dump({"schema": schema, "variants": variants or {},
+                       "lengths": lengths or {}}, handle)
 
-    def test_no_file_means_built_in_defaults(self):
-        knobs = resolve(get_mode("ctr"), get_isa("avx10_512"), {})
-        self.assertEqual(knobs, {"KEYS": "reg", "TAIL": 4, "UNROLL": 8})
-
-    def test_tuned_knobs_become_the_defaults(self):
-        self.write({"ctr": {"avx10_512": {"knobs": {"UNROLL": 4, "TAIL": 2}, "cpu": "x"}}})
+    def test_no_file_means_no_tuning(self):
+        self.assertEqual(tuning.uarch_knobs("ctr", "avx10_512"), {})
+        self.assertEqual(tuning.length_plans(), {})
         self.assertEqual(resolve(get_mode("ctr"), get_isa("avx10_512"), {}),
-                         {"KEYS": "reg", "TAIL": 2, "UNROLL": 4})
-        # other ISAs and modes keep theirs
-        self.assertEqual(resolve(get_mode("ctr"), get_isa("avx10_256"), {})["UNROLL"], 8)
-        self.assertEqual(resolve(get_mode("xctr"), get_isa("avx10_512"), {})["UNROLL"], 8)
+                         {"KEYS": "reg", "TAIL": 4, "UNROLL": 8})
 
-    def test_the_user_still_wins(self):
-        self.write({"ctr": {"avx10_512": {"knobs": {"UNROLL": 4, "TAIL": 2}}}})
-        self.assertEqual(resolve(get_mode("ctr"), get_isa("avx10_512"), {"UNROLL": 16})
-                         ["UNROLL"], 16)
+    def test_uarch_knobs_leave_the_defaults_alone(self):
+        self.write({"ctr": {"avx10_512": {"znver4": dict(PROVENANCE, knobs={"UNROLL": 4})}}})
+        self.assertEqual(resolve(get_mode("ctr"), get_isa("avx10_512"), {})["UNROLL"], 8)
+        self.assertEqual(uarch_knobs(get_mode("ctr"), get_isa("avx10_512")),
+                         {"znver4": {"UNROLL": 4}})
+        self.assertEqual(uarch_knobs(get_mode("ctr"), get_isa("avx10_256")), {})
 
-    def test_bad_value_names_file_and_valid_values(self):
-        self.write({"ctr": {"avx10_512": {"knobs": {"UNROLL": 3}}}})
-        with self.assertRaises(UsageError) as caught:
-            resolve(get_mode("ctr"), get_isa("avx10_512"), {})
-        self.assertIn("tuning.json", str(caught.exception))
-        self.assertIn("valid: 1, 2, 4, 8, 16", str(caught.exception))
+    def test_an_entry_without_its_measurement_is_refused(self):
+        for missing in ("machine", "date", "gains"):
+            entry = dict(PROVENANCE, knobs={"UNROLL": 4})
+            del entry[missing]
+            self.write({"ctr": {"avx10_512": {"znver4": entry}}})
+            with self.assertRaisesRegex(UsageError, f"variants.ctr.avx10_512.znver4: no "
+                                                    f"{missing}"):
+                tuning.uarch_knobs("ctr", "avx10_512")
 
-    def test_unknown_knob_is_refused(self):
-        self.write({"ctr": {"avx10_512": {"knobs": {"PREFETCH": 1}}}})
-        with self.assertRaisesRegex(UsageError, "PREFETCH .* its knobs"):
-            resolve(get_mode("ctr"), get_isa("avx10_512"), {})
+    def test_unknown_uarch_and_knob_are_named(self):
+        self.write({"ctr": {"avx10_512": {"skylake": dict(PROVENANCE, knobs={"UNROLL": 4})}}})
+        with self.assertRaisesRegex(UsageError, "unknown uarch 'skylake'; valid: znver4"):
+            tuning.uarch_knobs("ctr", "avx10_512")
+        self.write({"ctr": {"avx10_512": {"znver4": dict(PROVENANCE, knobs={"GHASH": "school"})}}})
+        with self.assertRaisesRegex(UsageError, "GHASH does not apply to mode ctr"):
+            uarch_knobs(get_mode("ctr"), get_isa("avx10_512"))
 
-    def test_save_entry_keeps_the_others(self):
-        tuning.save_entry("ctr", "avx10_512", {"knobs": {"UNROLL": 4}})
-        tuning.save_entry("xctr", "aesni_avx", {"knobs": {"UNROLL": 2}})
-        self.assertEqual(tuning.tuned_knobs("ctr", "avx10_512"), {"UNROLL": 4})
-        self.assertEqual(tuning.tuned_knobs("xctr", "aesni_avx"), {"UNROLL": 2})
+    def test_old_schema_is_refused(self):
+        self.write(schema="aesgen-tuning-1")
+        with self.assertRaisesRegex(UsageError, "expected schema 'aesgen-tuning-2'"):
+            tuning.load()
+
+    def test_length_plans_are_checked(self):
+        good = dict(PROVENANCE, isa="avx10_512",
+                    classes=[{"max_len": 31, "isa": "aesni_avx"},
+                             {"max_len": 256, "isa": "avx10_256"}])
+        self.write(lengths={"xts": {"znver4": good}})
+        self.assertEqual(tuning.length_plans(),
+                         {"xts": {"znver4": ("avx10_512", ((31, "aesni_avx"),
+                                                           (256, "avx10_256")), ())}})
+        self.write(lengths={"xts": {"znver4": dict(good, stream_classes=[
+            {"max_len": 64, "isa": "aesni_avx"}])}})
+        with self.assertRaisesRegex(UsageError, "stream_classes: only gcm has them"):
+            tuning.length_plans()
+        self.write(lengths={"gcm": {"znver4": dict(good, stream_classes=[
+            {"max_len": 32, "isa": "aesni_avx"}, {"max_len": 128, "isa": "avx10_256"}])}})
+        self.assertEqual(tuning.length_plans()["gcm"]["znver4"][2],
+                         ((32, "aesni_avx"), (128, "avx10_256")))
+        bad_cases = [
+            (dict(good, classes=[{"max_len": 256, "isa": "avx10_256"},
+                                 {"max_len": 31, "isa": "aesni_avx"}]), "ascending"),
+            (dict(good, classes=[{"max_len": 64, "isa": "avx10_1024"}]), "unknown ISA"),
+            (dict(good, isa="sse2"), "unknown ISA 'sse2'"),
+            (dict(good, classes=[{"max_len": 64, "isa": "avx10_512"}]), "of avx10_512 itself"),
+            (dict(good, classes=[]), "no classes"),
+            (dict(good, classes=[{"max_len": 0, "isa": "aesni_avx"}]), "ascending"),
+        ]
+        for entry, message in bad_cases:
+            self.write(lengths={"xts": {"znver4": entry}})
+            with self.assertRaisesRegex(UsageError, message):
+                tuning.length_plans()
+        self.write(lengths={"ecb": {"znver4": good}})
+        with self.assertRaisesRegex(UsageError, "lengths.ecb: unknown mode"):
+            tuning.length_plans()
+
+    def test_save_variant_keeps_the_others(self):
+        tuning.save_variant("ctr", "avx10_512", "znver4", dict(PROVENANCE, knobs={"UNROLL": 4}))
+        tuning.save_variant("ctr", "avx10_512", "znver5", dict(PROVENANCE, knobs={"UNROLL": 16}))
+        tuning.save_variant("xctr", "aesni_avx", "znver4", dict(PROVENANCE, knobs={"UNROLL": 2}))
+        self.assertEqual(tuning.uarch_knobs("ctr", "avx10_512"),
+                         {"znver4": {"UNROLL": 4}, "znver5": {"UNROLL": 16}})
+        self.assertEqual(tuning.uarch_knobs("xctr", "aesni_avx"), {"znver4": {"UNROLL": 2}})
+        with self.assertRaisesRegex(UsageError, "no gains"):
+            tuning.save_variant("ctr", "avx10_512", "znver4", {"knobs": {}, "machine": "m",
+                                                               "date": "d"})
+
+
+class Uarches(unittest.TestCase):
+    def test_signatures(self):
+        cases = [("AuthenticAMD", 25, 17, "znver4"), ("AuthenticAMD", 25, 0x61, "znver4"),
+                 ("AuthenticAMD", 25, 0x21, None), ("AuthenticAMD", 26, 2, "znver5"),
+                 ("GenuineIntel", 6, 0x8f, "sapphirerapids"), ("GenuineIntel", 6, 0x55, None),
+                 ("", -1, -1, None)]
+        for vendor, family, model, want in cases:
+            got = uarch.for_cpu(vendor, family, model)
+            self.assertEqual(got.name if got else None, want, (vendor, family, model))
+
+    def test_host_signature_from_cpuinfo(self):
+        with tempfile.NamedTemporaryFile("w", suffix="cpuinfo", delete=False) as handle:
+            handle.write("processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\n"
+                         "model\t\t: 17\nmodel name\t: AMD EPYC\n\nprocessor\t: 1\n"
+                         "vendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 85\n")
+        self.addCleanup(os.unlink, handle.name)
+        self.assertEqual(uarch.host_signature(handle.name), ("AuthenticAMD", 25, 17))
+        self.assertEqual(uarch.host_uarch(handle.name).name, "znver4")
+        self.assertEqual(uarch.host_signature("/nonexistent"), ("", -1, -1))
+
+    def test_model_ranges_do_not_overlap(self):
+        rows = [(u.vendor, u.family, low, high, u.name) for u in uarch.UARCHES.values()
+                for low, high in u.models]
+        for i, a in enumerate(rows):
+            self.assertLessEqual(a[2], a[3], a)
+            for b in rows[i + 1:]:
+                if a[:2] == b[:2]:
+                    self.assertTrue(a[3] < b[2] or b[3] < a[2], (a, b))
 
 
 class CommittedTuningFile(unittest.TestCase):
@@ -69,7 +147,21 @@ class CommittedTuningFile(unittest.TestCase):
         self.assertTrue(os.path.exists(os.path.join(REPO, "generator", "tuning.json")))
         for mode in MODES.values():
             for isa in ISAS.values():
-                resolve(mode, isa, {})   # raises on a bad entry
+                uarch_knobs(mode, isa)   # raises on a bad entry
+        tuning.length_plans()
+
+    def test_every_entry_names_a_machine_of_its_uarch(self):
+        """Never an entry measured elsewhere: the machine it names is that uarch."""
+        words = {"znver4": "Zen 4", "znver5": "Zen 5",
+                 "sapphirerapids": ("Sapphire Rapids", "Emerald Rapids")}
+        document = tuning.load()
+        entries = [(u, e) for per_isa in document["variants"].values()
+                   for per_uarch in per_isa.values() for u, e in per_uarch.items()]
+        entries += [(u, e) for per_uarch in document["lengths"].values()
+                    for u, e in per_uarch.items()]
+        for name, entry in entries:
+            wanted = words[name] if isinstance(words[name], tuple) else (words[name],)
+            self.assertTrue(any(w in entry["machine"] for w in wanted), (name, entry["machine"]))
 
 
 if __name__ == "__main__":
