@@ -84,6 +84,7 @@ def resolve(mode, isa: Isa, assignments: Dict[str, object]) -> Dict[str, object]
     """Defaults for this mode and ISA (built in, then generator/tuning.json), overridden
     by the user's assignments."""
     values = dict(mode.defaults)
+    values.update(isa.knob_defaults)
     values["KEYS"] = default_keys(isa)
     if "GHASH" in mode.knobs:
         values["GHASH"] = default_ghash(isa)

@@ -190,10 +190,12 @@ def check_mca_markers(statements):
 
 
 def lint(statements, isa):
-    check_no_legacy_sse(statements)
+    if not isa.legacy_sse:
+        check_no_legacy_sse(statements)
     check_isa_registers(statements, isa)
     check_twin_safe_moves(statements)
     check_labels(statements)
-    check_functions(statements, clear_upper=True)
+    # legacy-SSE code has no upper state to clear (and vzeroupper needs AVX)
+    check_functions(statements, clear_upper=not isa.legacy_sse)
     check_stack_changes(statements)
     check_mca_markers(statements)

@@ -161,6 +161,17 @@ def header_text(entries: List[dict]) -> str:
     out += _macro("AESGEN_GEN_ISAS(X)",
                   [f"X({i.name}, {i.name.upper()}, {i.vector_bytes}, {int(i.evex)}, "
                    f"{_feature_bits(i.features)})" for i in ISAS.values()])
+    out += ["/* AESGEN_GEN_HAS_<isa>_<mode>(have, lack): `have` if gen/<isa>/<mode>.S exists",
+            " * (vperm_ssse3 has fewer modes; the runtime gives it the generic code there), and",
+            " * AESGEN_GEN_AESNI_<isa>(have, lack): `have` if the ISA has AES-NI (its key setup). */"]
+    for i in ISAS.values():
+        for m in ("ctr", "xctr", "xts", "gcm"):
+            choice = "have" if m in i.modes else "lack"
+            out.append(f"#define AESGEN_GEN_HAS_{i.name}_{m}(have, lack) {choice}")
+        out.append(f"#define AESGEN_GEN_AESNI_{i.name}(have, lack) "
+                   + ("have" if "aes" in i.features else "lack"))
+        if "gcm" not in i.modes:
+            out.append(f"#define AESGEN_GEN_GCM_ALTERNATES_{i.name}(X)")
     out += ["/* X(feature bit) of each ISA, in generator/isa.py's order */"]
     for i in ISAS.values():
         out += _macro(f"AESGEN_GEN_FEATURES_{i.name}(X)",

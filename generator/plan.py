@@ -114,7 +114,7 @@ class Plan:
         """The Function of self.functions[key] for this ABI; symbol(base) -> its name."""
         spec = self.functions[key]
         fn = Function(abi, symbol(spec.base), list(spec.args), list(spec.temps),
-                      clear_upper=True)
+                      clear_upper=not self.isa.legacy_sse)
         for name, existing, when in spec.aliases:
             fn.alias(name, existing, when)
         if spec.stack:
@@ -336,9 +336,93 @@ class GcmPlan(Plan):
 PLANS = {"ctr": CtrPlan, "xctr": XctrPlan, "xts": XtsPlan, "gcm": GcmPlan}
 
 
+# ---- vperm_ssse3 (templates/vperm/, templates/lib/vperm.j2) ------------------------
+
+# Vector registers per block in flight (the state and four scratch: lib/vperm.j2).
+VPERM_BLOCK_REGISTERS = 5
+# The transformed round keys, the input permutation and a scratch block on the stack,
+# plus 15 bytes to align them to 16 (lib/vperm.j2's FRAME).
+VPERM_FRAME = 272 + 15
+
+
+def _vperm_keys_rule(isa, knobs):
+    if knobs.get("KEYS") == "reg":
+        return ("KEYS=reg: vector-permute rounds keep their transformed keys on the stack "
+                "(the registers hold the blocks and the GF(2^4) tables)")
+    return None
+
+
+def _vperm_tail_rule(isa, knobs):
+    if knobs.get("TAIL", 1) != 1:
+        return f"TAIL={knobs['TAIL']}: after the main loop blocks go one at a time (TAIL=1)"
+    return None
+
+
+class VpermPlan(Plan):
+    """Vector-permute AES: UNROLL blocks of five registers each, beside the constants
+    MASK, INV and AK (lib/vperm.j2) and the mode's own registers."""
+    RULES = (TAIL_RULE, REGISTER_RULE,
+             Rule("KEYS=mem (the transformed round keys live in a stack frame)",
+                  _vperm_keys_rule),
+             Rule("TAIL=1 (single blocks after the main loop)", _vperm_tail_rule))
+
+    def blocks(self):
+        U, v = self.knobs["UNROLL"], self.vregs
+        blocks = [v.named(f"B{b}{part}" for part in ("S", "H", "L", "T", "U"))
+                  for b in range(U)]
+        self.R["B"] = blocks
+        self.groups.append("B")
+        for role in ("MASK", "INV", "AK"):
+            self.take(role, v.one(role))
+
+    def vector_pairs(self, groups=None):
+        pairs = []
+        for group in self.groups:
+            if group == "B":
+                pairs += [f"{reg.role}={reg}" for block in self.R["B"] for reg in block]
+            else:
+                value = self.R[group]
+                pairs += [f"{reg.role}={reg}" for reg in
+                          (value if isinstance(value, list) else [value])]
+        return pairs
+
+
+class VpermCtrPlan(VpermPlan):
+    def allocate(self):
+        self.blocks()
+        self.take("CTR", self.vregs.one("CTR"))
+        self.functions["crypt"] = FunctionPlan(
+            "ctr_crypt", ("KEY", "DST", "SRC", "LEN", "CTR_LO", "CTR_HI"),
+            ("ROUNDS", "KEYEND", "TMPG", "FRAME"), stack=VPERM_FRAME)
+
+    def notes(self, fn):
+        return ["Stack: FRAME = rsp rounded up to 16; round key m before the last at "
+                "[FRAME + 224 - 16m],", "the first at [FRAME], the input permutation at "
+                "[FRAME + 240], a keystream block at [FRAME + 256]."]
+
+
+class VpermXctrPlan(VpermPlan):
+    def allocate(self):
+        self.blocks()
+        self.take("CTR", self.vregs.one("CTR"))
+        self.take("IV", self.vregs.one("IV"))
+        self.functions["crypt"] = FunctionPlan(
+            "xctr_crypt", ("KEY", "DST", "SRC", "LEN", "IVP", "INDEX"),
+            ("ROUNDS", "KEYEND", "TMPG", "FRAME"), stack=VPERM_FRAME)
+
+    notes = VpermCtrPlan.notes
+
+
+VPERM_PLANS = {"ctr": VpermCtrPlan, "xctr": VpermXctrPlan}
+
+
+def _plan_class(mode: Mode, isa: Isa):
+    return (VPERM_PLANS if isa.vperm else PLANS)[mode.name]
+
+
 def _attempt(mode: Mode, isa: Isa, knobs):
     try:
-        return PLANS[mode.name](mode, isa, knobs), None
+        return _plan_class(mode, isa)(mode, isa, knobs), None
     except DoesNotFit as error:
         return None, error
 

@@ -28,18 +28,30 @@
                             aesgen_gcm_dec_record_##isa##_##alt },
 #define GCM_ALTERNATE(isa, alt) .gcm_##alt = GCM_SET(isa, alt)
 
+/* A mode an ISA has no generated file for (vperm_ssse3: AESGEN_GEN_HAS_<isa>_<mode>)
+ * takes the generic code, and an ISA without AES-NI the generic (constant-time) key
+ * setup: the schedule is the same standard one either way. */
+#define HAS(isa, mode, have, lack) AESGEN_GEN_HAS_##isa##_##mode(have, lack)
+#define AESNI(isa, have, lack) AESGEN_GEN_AESNI_##isa(have, lack)
 #define ASM_IMPL(isa, NAME, vector_bytes, evex, needs_bits)                          \
     [AESGEN_ISA_##NAME] = {                                                          \
-        .name = #isa, .needs = (needs_bits), .expand = aesgen_expand_key_aesni,       \
-        .dec_key = aesgen_dec_key_aesni, .ctr = aesgen_ctr_crypt_##isa,               \
-        .xctr = aesgen_xctr_crypt_##isa, .xts_encrypt = aesgen_xts_encrypt_##isa,     \
-        .xts_decrypt = aesgen_xts_decrypt_##isa,                                      \
-        .encrypt_block = aesgen_encrypt_block_aesni, .gcm_setup = aesgen_gcm_setup_clmul, \
-        .gcm_ghash = aesgen_gcm_ghash_##isa, .gcm_enc_update = aesgen_gcm_enc_update_##isa, \
-        .gcm_dec_update = aesgen_gcm_dec_update_##isa,                                \
-        .gcm_enc_record = aesgen_gcm_enc_record_##isa,                                \
-        .gcm_dec_record = aesgen_gcm_dec_record_##isa,                                \
-        .gcm_record_pads = !(evex),   /* VEX: whole blocks + tail (asm_abi.h) */      \
+        .name = #isa, .needs = (needs_bits),                                         \
+        .expand = AESNI(isa, aesgen_expand_key_aesni, aesgen_expand_key_generic),    \
+        .dec_key = AESNI(isa, aesgen_dec_key_aesni, aesgen_dec_key_generic),         \
+        .ctr = HAS(isa, ctr, aesgen_ctr_crypt_##isa, aesgen_ctr_crypt_generic),       \
+        .xctr = HAS(isa, xctr, aesgen_xctr_crypt_##isa, aesgen_xctr_crypt_generic),   \
+        .xts_encrypt = HAS(isa, xts, aesgen_xts_encrypt_##isa, aesgen_xts_encrypt_generic), \
+        .xts_decrypt = HAS(isa, xts, aesgen_xts_decrypt_##isa, aesgen_xts_decrypt_generic), \
+        .encrypt_block = AESNI(isa, aesgen_encrypt_block_aesni, aesgen_encrypt_block_generic), \
+        .gcm_setup = AESNI(isa, aesgen_gcm_setup_clmul, aesgen_gcm_setup_generic),   \
+        .gcm_ghash = HAS(isa, gcm, aesgen_gcm_ghash_##isa, aesgen_gcm_ghash_generic), \
+        .gcm_enc_update = HAS(isa, gcm, aesgen_gcm_enc_update_##isa,                  \
+                              aesgen_gcm_enc_update_generic),                         \
+        .gcm_dec_update = HAS(isa, gcm, aesgen_gcm_dec_update_##isa,                  \
+                              aesgen_gcm_dec_update_generic),                         \
+        .gcm_enc_record = HAS(isa, gcm, aesgen_gcm_enc_record_##isa, NULL),           \
+        .gcm_dec_record = HAS(isa, gcm, aesgen_gcm_dec_record_##isa, NULL),           \
+        .gcm_record_pads = HAS(isa, gcm, !(evex), 0), /* VEX: whole blocks + tail (asm_abi.h) */ \
         AESGEN_GEN_GCM_ALTERNATES_##isa(GCM_ALTERNATE) },
 
 static const aesgen_isa_impl isa_table[AESGEN_ISA_COUNT] = {

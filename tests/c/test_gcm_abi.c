@@ -415,7 +415,7 @@ void test_gcm_abi(const struct test_config *config)
     uint8_t *random = xmalloc(BUF);
     rng_fill(random, BUF);
     FOR_EACH_RUNNABLE_ISA(isa) {
-        if (isa_asm_callable(isa)) {
+        if (isa_asm_callable(isa) && isa->gcm_ghash_fn) {   /* vperm_ssse3: no gcm.S */
             run_direct(isa, random);
             abi_check_every_function_called(isa->name, "gcm");
         }

@@ -91,13 +91,16 @@ class AppleFlavour(unittest.TestCase):
         checked = 0
         for isa in ISAS.values():
             for mode in MODES.values():
+                if mode.name not in isa.modes:
+                    continue            # vperm_ssse3 has fewer modes
                 elf = os.path.join(BUILD, "obj", "gen", isa.name, f"{mode.name}.o")
                 if not os.path.exists(elf):
                     continue
                 with self.subTest(isa=isa.name, mode=mode.name):
                     self.check_one(mode, isa, elf)
                     checked += 1
-        self.assertEqual(checked, len(ISAS) * len(MODES), "ELF objects missing: run `make lib`")
+        self.assertEqual(checked, sum(len(isa.modes) for isa in ISAS.values()),
+                         "ELF objects missing: run `make lib`")
 
     def check_one(self, mode, isa, elf):
         text = generate(mode, isa, resolve(mode, isa, {}), SYSV,
