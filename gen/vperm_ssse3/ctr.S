@@ -272,9 +272,11 @@ aesgen_ctr_crypt_vperm_ssse3:
 	cmp             $16, %rcx
 	{disp32} jb     .Lctr_partial
 # counter blocks: CTR byte-swapped into big-endian blocks, CTR += 1 per block
+	movdqa          .Lctr_bswap_mask(%rip), %xmm1
+	movdqa          .Lctr_one(%rip), %xmm2
 	movdqa          %xmm13, %xmm0
-	pshufb          .Lctr_bswap_mask(%rip), %xmm0
-	paddq           .Lctr_one(%rip), %xmm13
+	pshufb          %xmm1, %xmm0
+	paddq           %xmm2, %xmm13
 # AES on 1 block, interleaved: round 0, the middle rounds, the last round
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1
@@ -285,8 +287,10 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          .Lvperm_to_tower_hi(%rip), %xmm0
 	pshufb          %xmm1, %xmm0
 	pxor            %xmm2, %xmm0
-	pshufb          240(%rbx), %xmm0                # SR^Nr
-	pxor            (%rbx), %xmm0                   # + round key 0
+	movdqa          240(%rbx), %xmm1
+	pshufb          %xmm1, %xmm0                    # SR^Nr
+	movdqa          (%rbx), %xmm2
+	pxor            %xmm2, %xmm0                    # + round key 0
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_single_aes128
 	{disp32} je     .Lctr_single_aes192
@@ -320,13 +324,16 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          %xmm0, %xmm3
-	pshufb          .Lvperm_rotate1_phase1(%rip), %xmm3 # R(A), R = rows up by one
-	pxor            %xmm3, %xmm2                    # X = 2A + R(A)
-	pshufb          .Lvperm_rotate3_phase1(%rip), %xmm0 # R^3(A)
-	pxor            16(%rbx), %xmm0                 # + round key
+	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm3 # io done: R's mask
+	movdqa          %xmm0, %xmm1
+	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
+	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
+	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm4 # jo done: R^3's mask
+	pshufb          %xmm4, %xmm0                    # R^3(A)
+	movdqa          16(%rbx), %xmm1
+	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm2, %xmm0
-	pshufb          .Lvperm_rotate1_phase1(%rip), %xmm2 # R(X)
+	pshufb          %xmm3, %xmm2                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
 # round 12 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
 	movdqa          %xmm0, %xmm1
@@ -358,13 +365,16 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          %xmm0, %xmm3
-	pshufb          .Lvperm_rotate1_phase0(%rip), %xmm3 # R(A), R = rows up by one
-	pxor            %xmm3, %xmm2                    # X = 2A + R(A)
-	pshufb          .Lvperm_rotate3_phase0(%rip), %xmm0 # R^3(A)
-	pxor            32(%rbx), %xmm0                 # + round key
+	movdqa          .Lvperm_rotate1_phase0(%rip), %xmm3 # io done: R's mask
+	movdqa          %xmm0, %xmm1
+	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
+	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
+	movdqa          .Lvperm_rotate3_phase0(%rip), %xmm4 # jo done: R^3's mask
+	pshufb          %xmm4, %xmm0                    # R^3(A)
+	movdqa          32(%rbx), %xmm1
+	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm2, %xmm0
-	pshufb          .Lvperm_rotate1_phase0(%rip), %xmm2 # R(X)
+	pshufb          %xmm3, %xmm2                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
 .Lctr_single_aes192:
 # round 11 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
@@ -397,13 +407,16 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          %xmm0, %xmm3
-	pshufb          .Lvperm_rotate1_phase3(%rip), %xmm3 # R(A), R = rows up by one
-	pxor            %xmm3, %xmm2                    # X = 2A + R(A)
-	pshufb          .Lvperm_rotate3_phase3(%rip), %xmm0 # R^3(A)
-	pxor            48(%rbx), %xmm0                 # + round key
+	movdqa          .Lvperm_rotate1_phase3(%rip), %xmm3 # io done: R's mask
+	movdqa          %xmm0, %xmm1
+	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
+	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
+	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm4 # jo done: R^3's mask
+	pshufb          %xmm4, %xmm0                    # R^3(A)
+	movdqa          48(%rbx), %xmm1
+	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm2, %xmm0
-	pshufb          .Lvperm_rotate1_phase3(%rip), %xmm2 # R(X)
+	pshufb          %xmm3, %xmm2                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
 # round 10 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
 	movdqa          %xmm0, %xmm1
@@ -435,13 +448,16 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          %xmm0, %xmm3
-	pshufb          .Lvperm_rotate1_phase2(%rip), %xmm3 # R(A), R = rows up by one
-	pxor            %xmm3, %xmm2                    # X = 2A + R(A)
-	pshufb          .Lvperm_rotate3_phase2(%rip), %xmm0 # R^3(A)
-	pxor            64(%rbx), %xmm0                 # + round key
+	movdqa          .Lvperm_rotate1_phase2(%rip), %xmm3 # io done: R's mask
+	movdqa          %xmm0, %xmm1
+	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
+	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
+	movdqa          .Lvperm_rotate3_phase2(%rip), %xmm4 # jo done: R^3's mask
+	pshufb          %xmm4, %xmm0                    # R^3(A)
+	movdqa          64(%rbx), %xmm1
+	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm2, %xmm0
-	pshufb          .Lvperm_rotate1_phase2(%rip), %xmm2 # R(X)
+	pshufb          %xmm3, %xmm2                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
 .Lctr_single_aes128:
 # round 9 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
@@ -474,13 +490,16 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          %xmm0, %xmm3
-	pshufb          .Lvperm_rotate1_phase1(%rip), %xmm3 # R(A), R = rows up by one
-	pxor            %xmm3, %xmm2                    # X = 2A + R(A)
-	pshufb          .Lvperm_rotate3_phase1(%rip), %xmm0 # R^3(A)
-	pxor            80(%rbx), %xmm0                 # + round key
+	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm3 # io done: R's mask
+	movdqa          %xmm0, %xmm1
+	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
+	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
+	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm4 # jo done: R^3's mask
+	pshufb          %xmm4, %xmm0                    # R^3(A)
+	movdqa          80(%rbx), %xmm1
+	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm2, %xmm0
-	pshufb          .Lvperm_rotate1_phase1(%rip), %xmm2 # R(X)
+	pshufb          %xmm3, %xmm2                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
 # round 8 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
 	movdqa          %xmm0, %xmm1
@@ -512,13 +531,16 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          %xmm0, %xmm3
-	pshufb          .Lvperm_rotate1_phase0(%rip), %xmm3 # R(A), R = rows up by one
-	pxor            %xmm3, %xmm2                    # X = 2A + R(A)
-	pshufb          .Lvperm_rotate3_phase0(%rip), %xmm0 # R^3(A)
-	pxor            96(%rbx), %xmm0                 # + round key
+	movdqa          .Lvperm_rotate1_phase0(%rip), %xmm3 # io done: R's mask
+	movdqa          %xmm0, %xmm1
+	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
+	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
+	movdqa          .Lvperm_rotate3_phase0(%rip), %xmm4 # jo done: R^3's mask
+	pshufb          %xmm4, %xmm0                    # R^3(A)
+	movdqa          96(%rbx), %xmm1
+	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm2, %xmm0
-	pshufb          .Lvperm_rotate1_phase0(%rip), %xmm2 # R(X)
+	pshufb          %xmm3, %xmm2                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
 # round 7 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
 	movdqa          %xmm0, %xmm1
@@ -550,13 +572,16 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          %xmm0, %xmm3
-	pshufb          .Lvperm_rotate1_phase3(%rip), %xmm3 # R(A), R = rows up by one
-	pxor            %xmm3, %xmm2                    # X = 2A + R(A)
-	pshufb          .Lvperm_rotate3_phase3(%rip), %xmm0 # R^3(A)
-	pxor            112(%rbx), %xmm0                # + round key
+	movdqa          .Lvperm_rotate1_phase3(%rip), %xmm3 # io done: R's mask
+	movdqa          %xmm0, %xmm1
+	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
+	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
+	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm4 # jo done: R^3's mask
+	pshufb          %xmm4, %xmm0                    # R^3(A)
+	movdqa          112(%rbx), %xmm1
+	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm2, %xmm0
-	pshufb          .Lvperm_rotate1_phase3(%rip), %xmm2 # R(X)
+	pshufb          %xmm3, %xmm2                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
 # round 6 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
 	movdqa          %xmm0, %xmm1
@@ -588,13 +613,16 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          %xmm0, %xmm3
-	pshufb          .Lvperm_rotate1_phase2(%rip), %xmm3 # R(A), R = rows up by one
-	pxor            %xmm3, %xmm2                    # X = 2A + R(A)
-	pshufb          .Lvperm_rotate3_phase2(%rip), %xmm0 # R^3(A)
-	pxor            128(%rbx), %xmm0                # + round key
+	movdqa          .Lvperm_rotate1_phase2(%rip), %xmm3 # io done: R's mask
+	movdqa          %xmm0, %xmm1
+	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
+	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
+	movdqa          .Lvperm_rotate3_phase2(%rip), %xmm4 # jo done: R^3's mask
+	pshufb          %xmm4, %xmm0                    # R^3(A)
+	movdqa          128(%rbx), %xmm1
+	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm2, %xmm0
-	pshufb          .Lvperm_rotate1_phase2(%rip), %xmm2 # R(X)
+	pshufb          %xmm3, %xmm2                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
 # round 5 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
 	movdqa          %xmm0, %xmm1
@@ -626,13 +654,16 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          %xmm0, %xmm3
-	pshufb          .Lvperm_rotate1_phase1(%rip), %xmm3 # R(A), R = rows up by one
-	pxor            %xmm3, %xmm2                    # X = 2A + R(A)
-	pshufb          .Lvperm_rotate3_phase1(%rip), %xmm0 # R^3(A)
-	pxor            144(%rbx), %xmm0                # + round key
+	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm3 # io done: R's mask
+	movdqa          %xmm0, %xmm1
+	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
+	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
+	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm4 # jo done: R^3's mask
+	pshufb          %xmm4, %xmm0                    # R^3(A)
+	movdqa          144(%rbx), %xmm1
+	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm2, %xmm0
-	pshufb          .Lvperm_rotate1_phase1(%rip), %xmm2 # R(X)
+	pshufb          %xmm3, %xmm2                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
 # round 4 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
 	movdqa          %xmm0, %xmm1
@@ -664,13 +695,16 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          %xmm0, %xmm3
-	pshufb          .Lvperm_rotate1_phase0(%rip), %xmm3 # R(A), R = rows up by one
-	pxor            %xmm3, %xmm2                    # X = 2A + R(A)
-	pshufb          .Lvperm_rotate3_phase0(%rip), %xmm0 # R^3(A)
-	pxor            160(%rbx), %xmm0                # + round key
+	movdqa          .Lvperm_rotate1_phase0(%rip), %xmm3 # io done: R's mask
+	movdqa          %xmm0, %xmm1
+	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
+	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
+	movdqa          .Lvperm_rotate3_phase0(%rip), %xmm4 # jo done: R^3's mask
+	pshufb          %xmm4, %xmm0                    # R^3(A)
+	movdqa          160(%rbx), %xmm1
+	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm2, %xmm0
-	pshufb          .Lvperm_rotate1_phase0(%rip), %xmm2 # R(X)
+	pshufb          %xmm3, %xmm2                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
 # round 3 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
 	movdqa          %xmm0, %xmm1
@@ -702,13 +736,16 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          %xmm0, %xmm3
-	pshufb          .Lvperm_rotate1_phase3(%rip), %xmm3 # R(A), R = rows up by one
-	pxor            %xmm3, %xmm2                    # X = 2A + R(A)
-	pshufb          .Lvperm_rotate3_phase3(%rip), %xmm0 # R^3(A)
-	pxor            176(%rbx), %xmm0                # + round key
+	movdqa          .Lvperm_rotate1_phase3(%rip), %xmm3 # io done: R's mask
+	movdqa          %xmm0, %xmm1
+	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
+	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
+	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm4 # jo done: R^3's mask
+	pshufb          %xmm4, %xmm0                    # R^3(A)
+	movdqa          176(%rbx), %xmm1
+	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm2, %xmm0
-	pshufb          .Lvperm_rotate1_phase3(%rip), %xmm2 # R(X)
+	pshufb          %xmm3, %xmm2                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
 # round 2 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
 	movdqa          %xmm0, %xmm1
@@ -740,13 +777,16 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          %xmm0, %xmm3
-	pshufb          .Lvperm_rotate1_phase2(%rip), %xmm3 # R(A), R = rows up by one
-	pxor            %xmm3, %xmm2                    # X = 2A + R(A)
-	pshufb          .Lvperm_rotate3_phase2(%rip), %xmm0 # R^3(A)
-	pxor            192(%rbx), %xmm0                # + round key
+	movdqa          .Lvperm_rotate1_phase2(%rip), %xmm3 # io done: R's mask
+	movdqa          %xmm0, %xmm1
+	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
+	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
+	movdqa          .Lvperm_rotate3_phase2(%rip), %xmm4 # jo done: R^3's mask
+	pshufb          %xmm4, %xmm0                    # R^3(A)
+	movdqa          192(%rbx), %xmm1
+	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm2, %xmm0
-	pshufb          .Lvperm_rotate1_phase2(%rip), %xmm2 # R(X)
+	pshufb          %xmm3, %xmm2                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
 # round 1 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
 	movdqa          %xmm0, %xmm1
@@ -778,13 +818,16 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          %xmm0, %xmm3
-	pshufb          .Lvperm_rotate1_phase1(%rip), %xmm3 # R(A), R = rows up by one
-	pxor            %xmm3, %xmm2                    # X = 2A + R(A)
-	pshufb          .Lvperm_rotate3_phase1(%rip), %xmm0 # R^3(A)
-	pxor            208(%rbx), %xmm0                # + round key
+	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm3 # io done: R's mask
+	movdqa          %xmm0, %xmm1
+	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
+	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
+	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm4 # jo done: R^3's mask
+	pshufb          %xmm4, %xmm0                    # R^3(A)
+	movdqa          208(%rbx), %xmm1
+	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm2, %xmm0
-	pshufb          .Lvperm_rotate1_phase1(%rip), %xmm2 # R(X)
+	pshufb          %xmm3, %xmm2                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
 # the last round: inversion, S-box back to the standard basis, last key
 	movdqa          %xmm0, %xmm1
@@ -810,8 +853,9 @@ aesgen_ctr_crypt_vperm_ssse3:
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox0_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
+	movdqa          224(%rbx), %xmm2
 	pxor            %xmm1, %xmm0                    # S-box, standard basis
-	pxor            224(%rbx), %xmm0                # + the last round key
+	pxor            %xmm2, %xmm0                    # + the last round key
 # dst = src ^ keystream
 	movdqu          (%rdx), %xmm1
 	pxor            %xmm1, %xmm0
@@ -825,9 +869,11 @@ aesgen_ctr_crypt_vperm_ssse3:
 # 1..15 bytes: one keystream block into the frame's scratch slot, XORed byte by byte
 # (SSSE3 has no 64-bit extract; the length, not the data, decides every branch)
 # counter blocks: CTR byte-swapped into big-endian blocks, CTR += 1 per block
+	movdqa          .Lctr_bswap_mask(%rip), %xmm1
+	movdqa          .Lctr_one(%rip), %xmm2
 	movdqa          %xmm13, %xmm0
-	pshufb          .Lctr_bswap_mask(%rip), %xmm0
-	paddq           .Lctr_one(%rip), %xmm13
+	pshufb          %xmm1, %xmm0
+	paddq           %xmm2, %xmm13
 # AES on 1 block, interleaved: round 0, the middle rounds, the last round
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1
@@ -838,8 +884,10 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          .Lvperm_to_tower_hi(%rip), %xmm0
 	pshufb          %xmm1, %xmm0
 	pxor            %xmm2, %xmm0
-	pshufb          240(%rbx), %xmm0                # SR^Nr
-	pxor            (%rbx), %xmm0                   # + round key 0
+	movdqa          240(%rbx), %xmm1
+	pshufb          %xmm1, %xmm0                    # SR^Nr
+	movdqa          (%rbx), %xmm2
+	pxor            %xmm2, %xmm0                    # + round key 0
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_partial_aes128
 	{disp32} je     .Lctr_partial_aes192
@@ -873,13 +921,16 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          %xmm0, %xmm3
-	pshufb          .Lvperm_rotate1_phase1(%rip), %xmm3 # R(A), R = rows up by one
-	pxor            %xmm3, %xmm2                    # X = 2A + R(A)
-	pshufb          .Lvperm_rotate3_phase1(%rip), %xmm0 # R^3(A)
-	pxor            16(%rbx), %xmm0                 # + round key
+	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm3 # io done: R's mask
+	movdqa          %xmm0, %xmm1
+	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
+	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
+	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm4 # jo done: R^3's mask
+	pshufb          %xmm4, %xmm0                    # R^3(A)
+	movdqa          16(%rbx), %xmm1
+	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm2, %xmm0
-	pshufb          .Lvperm_rotate1_phase1(%rip), %xmm2 # R(X)
+	pshufb          %xmm3, %xmm2                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
 # round 12 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
 	movdqa          %xmm0, %xmm1
@@ -911,13 +962,16 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          %xmm0, %xmm3
-	pshufb          .Lvperm_rotate1_phase0(%rip), %xmm3 # R(A), R = rows up by one
-	pxor            %xmm3, %xmm2                    # X = 2A + R(A)
-	pshufb          .Lvperm_rotate3_phase0(%rip), %xmm0 # R^3(A)
-	pxor            32(%rbx), %xmm0                 # + round key
+	movdqa          .Lvperm_rotate1_phase0(%rip), %xmm3 # io done: R's mask
+	movdqa          %xmm0, %xmm1
+	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
+	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
+	movdqa          .Lvperm_rotate3_phase0(%rip), %xmm4 # jo done: R^3's mask
+	pshufb          %xmm4, %xmm0                    # R^3(A)
+	movdqa          32(%rbx), %xmm1
+	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm2, %xmm0
-	pshufb          .Lvperm_rotate1_phase0(%rip), %xmm2 # R(X)
+	pshufb          %xmm3, %xmm2                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
 .Lctr_partial_aes192:
 # round 11 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
@@ -950,13 +1004,16 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          %xmm0, %xmm3
-	pshufb          .Lvperm_rotate1_phase3(%rip), %xmm3 # R(A), R = rows up by one
-	pxor            %xmm3, %xmm2                    # X = 2A + R(A)
-	pshufb          .Lvperm_rotate3_phase3(%rip), %xmm0 # R^3(A)
-	pxor            48(%rbx), %xmm0                 # + round key
+	movdqa          .Lvperm_rotate1_phase3(%rip), %xmm3 # io done: R's mask
+	movdqa          %xmm0, %xmm1
+	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
+	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
+	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm4 # jo done: R^3's mask
+	pshufb          %xmm4, %xmm0                    # R^3(A)
+	movdqa          48(%rbx), %xmm1
+	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm2, %xmm0
-	pshufb          .Lvperm_rotate1_phase3(%rip), %xmm2 # R(X)
+	pshufb          %xmm3, %xmm2                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
 # round 10 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
 	movdqa          %xmm0, %xmm1
@@ -988,13 +1045,16 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          %xmm0, %xmm3
-	pshufb          .Lvperm_rotate1_phase2(%rip), %xmm3 # R(A), R = rows up by one
-	pxor            %xmm3, %xmm2                    # X = 2A + R(A)
-	pshufb          .Lvperm_rotate3_phase2(%rip), %xmm0 # R^3(A)
-	pxor            64(%rbx), %xmm0                 # + round key
+	movdqa          .Lvperm_rotate1_phase2(%rip), %xmm3 # io done: R's mask
+	movdqa          %xmm0, %xmm1
+	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
+	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
+	movdqa          .Lvperm_rotate3_phase2(%rip), %xmm4 # jo done: R^3's mask
+	pshufb          %xmm4, %xmm0                    # R^3(A)
+	movdqa          64(%rbx), %xmm1
+	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm2, %xmm0
-	pshufb          .Lvperm_rotate1_phase2(%rip), %xmm2 # R(X)
+	pshufb          %xmm3, %xmm2                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
 .Lctr_partial_aes128:
 # round 9 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
@@ -1027,13 +1087,16 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          %xmm0, %xmm3
-	pshufb          .Lvperm_rotate1_phase1(%rip), %xmm3 # R(A), R = rows up by one
-	pxor            %xmm3, %xmm2                    # X = 2A + R(A)
-	pshufb          .Lvperm_rotate3_phase1(%rip), %xmm0 # R^3(A)
-	pxor            80(%rbx), %xmm0                 # + round key
+	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm3 # io done: R's mask
+	movdqa          %xmm0, %xmm1
+	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
+	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
+	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm4 # jo done: R^3's mask
+	pshufb          %xmm4, %xmm0                    # R^3(A)
+	movdqa          80(%rbx), %xmm1
+	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm2, %xmm0
-	pshufb          .Lvperm_rotate1_phase1(%rip), %xmm2 # R(X)
+	pshufb          %xmm3, %xmm2                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
 # round 8 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
 	movdqa          %xmm0, %xmm1
@@ -1065,13 +1128,16 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          %xmm0, %xmm3
-	pshufb          .Lvperm_rotate1_phase0(%rip), %xmm3 # R(A), R = rows up by one
-	pxor            %xmm3, %xmm2                    # X = 2A + R(A)
-	pshufb          .Lvperm_rotate3_phase0(%rip), %xmm0 # R^3(A)
-	pxor            96(%rbx), %xmm0                 # + round key
+	movdqa          .Lvperm_rotate1_phase0(%rip), %xmm3 # io done: R's mask
+	movdqa          %xmm0, %xmm1
+	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
+	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
+	movdqa          .Lvperm_rotate3_phase0(%rip), %xmm4 # jo done: R^3's mask
+	pshufb          %xmm4, %xmm0                    # R^3(A)
+	movdqa          96(%rbx), %xmm1
+	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm2, %xmm0
-	pshufb          .Lvperm_rotate1_phase0(%rip), %xmm2 # R(X)
+	pshufb          %xmm3, %xmm2                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
 # round 7 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
 	movdqa          %xmm0, %xmm1
@@ -1103,13 +1169,16 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          %xmm0, %xmm3
-	pshufb          .Lvperm_rotate1_phase3(%rip), %xmm3 # R(A), R = rows up by one
-	pxor            %xmm3, %xmm2                    # X = 2A + R(A)
-	pshufb          .Lvperm_rotate3_phase3(%rip), %xmm0 # R^3(A)
-	pxor            112(%rbx), %xmm0                # + round key
+	movdqa          .Lvperm_rotate1_phase3(%rip), %xmm3 # io done: R's mask
+	movdqa          %xmm0, %xmm1
+	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
+	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
+	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm4 # jo done: R^3's mask
+	pshufb          %xmm4, %xmm0                    # R^3(A)
+	movdqa          112(%rbx), %xmm1
+	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm2, %xmm0
-	pshufb          .Lvperm_rotate1_phase3(%rip), %xmm2 # R(X)
+	pshufb          %xmm3, %xmm2                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
 # round 6 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
 	movdqa          %xmm0, %xmm1
@@ -1141,13 +1210,16 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          %xmm0, %xmm3
-	pshufb          .Lvperm_rotate1_phase2(%rip), %xmm3 # R(A), R = rows up by one
-	pxor            %xmm3, %xmm2                    # X = 2A + R(A)
-	pshufb          .Lvperm_rotate3_phase2(%rip), %xmm0 # R^3(A)
-	pxor            128(%rbx), %xmm0                # + round key
+	movdqa          .Lvperm_rotate1_phase2(%rip), %xmm3 # io done: R's mask
+	movdqa          %xmm0, %xmm1
+	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
+	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
+	movdqa          .Lvperm_rotate3_phase2(%rip), %xmm4 # jo done: R^3's mask
+	pshufb          %xmm4, %xmm0                    # R^3(A)
+	movdqa          128(%rbx), %xmm1
+	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm2, %xmm0
-	pshufb          .Lvperm_rotate1_phase2(%rip), %xmm2 # R(X)
+	pshufb          %xmm3, %xmm2                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
 # round 5 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
 	movdqa          %xmm0, %xmm1
@@ -1179,13 +1251,16 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          %xmm0, %xmm3
-	pshufb          .Lvperm_rotate1_phase1(%rip), %xmm3 # R(A), R = rows up by one
-	pxor            %xmm3, %xmm2                    # X = 2A + R(A)
-	pshufb          .Lvperm_rotate3_phase1(%rip), %xmm0 # R^3(A)
-	pxor            144(%rbx), %xmm0                # + round key
+	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm3 # io done: R's mask
+	movdqa          %xmm0, %xmm1
+	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
+	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
+	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm4 # jo done: R^3's mask
+	pshufb          %xmm4, %xmm0                    # R^3(A)
+	movdqa          144(%rbx), %xmm1
+	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm2, %xmm0
-	pshufb          .Lvperm_rotate1_phase1(%rip), %xmm2 # R(X)
+	pshufb          %xmm3, %xmm2                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
 # round 4 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
 	movdqa          %xmm0, %xmm1
@@ -1217,13 +1292,16 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          %xmm0, %xmm3
-	pshufb          .Lvperm_rotate1_phase0(%rip), %xmm3 # R(A), R = rows up by one
-	pxor            %xmm3, %xmm2                    # X = 2A + R(A)
-	pshufb          .Lvperm_rotate3_phase0(%rip), %xmm0 # R^3(A)
-	pxor            160(%rbx), %xmm0                # + round key
+	movdqa          .Lvperm_rotate1_phase0(%rip), %xmm3 # io done: R's mask
+	movdqa          %xmm0, %xmm1
+	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
+	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
+	movdqa          .Lvperm_rotate3_phase0(%rip), %xmm4 # jo done: R^3's mask
+	pshufb          %xmm4, %xmm0                    # R^3(A)
+	movdqa          160(%rbx), %xmm1
+	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm2, %xmm0
-	pshufb          .Lvperm_rotate1_phase0(%rip), %xmm2 # R(X)
+	pshufb          %xmm3, %xmm2                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
 # round 3 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
 	movdqa          %xmm0, %xmm1
@@ -1255,13 +1333,16 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          %xmm0, %xmm3
-	pshufb          .Lvperm_rotate1_phase3(%rip), %xmm3 # R(A), R = rows up by one
-	pxor            %xmm3, %xmm2                    # X = 2A + R(A)
-	pshufb          .Lvperm_rotate3_phase3(%rip), %xmm0 # R^3(A)
-	pxor            176(%rbx), %xmm0                # + round key
+	movdqa          .Lvperm_rotate1_phase3(%rip), %xmm3 # io done: R's mask
+	movdqa          %xmm0, %xmm1
+	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
+	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
+	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm4 # jo done: R^3's mask
+	pshufb          %xmm4, %xmm0                    # R^3(A)
+	movdqa          176(%rbx), %xmm1
+	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm2, %xmm0
-	pshufb          .Lvperm_rotate1_phase3(%rip), %xmm2 # R(X)
+	pshufb          %xmm3, %xmm2                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
 # round 2 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
 	movdqa          %xmm0, %xmm1
@@ -1293,13 +1374,16 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          %xmm0, %xmm3
-	pshufb          .Lvperm_rotate1_phase2(%rip), %xmm3 # R(A), R = rows up by one
-	pxor            %xmm3, %xmm2                    # X = 2A + R(A)
-	pshufb          .Lvperm_rotate3_phase2(%rip), %xmm0 # R^3(A)
-	pxor            192(%rbx), %xmm0                # + round key
+	movdqa          .Lvperm_rotate1_phase2(%rip), %xmm3 # io done: R's mask
+	movdqa          %xmm0, %xmm1
+	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
+	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
+	movdqa          .Lvperm_rotate3_phase2(%rip), %xmm4 # jo done: R^3's mask
+	pshufb          %xmm4, %xmm0                    # R^3(A)
+	movdqa          192(%rbx), %xmm1
+	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm2, %xmm0
-	pshufb          .Lvperm_rotate1_phase2(%rip), %xmm2 # R(X)
+	pshufb          %xmm3, %xmm2                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
 # round 1 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
 	movdqa          %xmm0, %xmm1
@@ -1331,13 +1415,16 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          %xmm0, %xmm3
-	pshufb          .Lvperm_rotate1_phase1(%rip), %xmm3 # R(A), R = rows up by one
-	pxor            %xmm3, %xmm2                    # X = 2A + R(A)
-	pshufb          .Lvperm_rotate3_phase1(%rip), %xmm0 # R^3(A)
-	pxor            208(%rbx), %xmm0                # + round key
+	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm3 # io done: R's mask
+	movdqa          %xmm0, %xmm1
+	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
+	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
+	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm4 # jo done: R^3's mask
+	pshufb          %xmm4, %xmm0                    # R^3(A)
+	movdqa          208(%rbx), %xmm1
+	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm2, %xmm0
-	pshufb          .Lvperm_rotate1_phase1(%rip), %xmm2 # R(X)
+	pshufb          %xmm3, %xmm2                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
 # the last round: inversion, S-box back to the standard basis, last key
 	movdqa          %xmm0, %xmm1
@@ -1363,8 +1450,9 @@ aesgen_ctr_crypt_vperm_ssse3:
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox0_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
+	movdqa          224(%rbx), %xmm2
 	pxor            %xmm1, %xmm0                    # S-box, standard basis
-	pxor            224(%rbx), %xmm0                # + the last round key
+	pxor            %xmm2, %xmm0                    # + the last round key
 	movdqa          %xmm0, 256(%rbx)
 	xor             %r11d, %r11d
 .Lctr_partial_byte:
@@ -1408,12 +1496,16 @@ aesgen_ctr_crypt_vperm_ssse3:
 # LLVM-MCA-BEGIN ctr_vperm_ssse3_main_loop
 # main loop: 2 blocks = 32 bytes per iteration, interleaved
 # counter blocks: CTR byte-swapped into big-endian blocks, CTR += 1 per block
+	movdqa          .Lctr_bswap_mask(%rip), %xmm1
+	movdqa          .Lctr_one(%rip), %xmm2
 	movdqa          %xmm13, %xmm0
-	pshufb          .Lctr_bswap_mask(%rip), %xmm0
-	paddq           .Lctr_one(%rip), %xmm13
+	pshufb          %xmm1, %xmm0
+	paddq           %xmm2, %xmm13
+	movdqa          .Lctr_bswap_mask(%rip), %xmm6
+	movdqa          .Lctr_one(%rip), %xmm7
 	movdqa          %xmm13, %xmm5
-	pshufb          .Lctr_bswap_mask(%rip), %xmm5
-	paddq           .Lctr_one(%rip), %xmm13
+	pshufb          %xmm6, %xmm5
+	paddq           %xmm7, %xmm13
 # AES on 2 blocks, interleaved: round 0, the middle rounds, the last round
 	movdqa          %xmm0, %xmm1
 	movdqa          %xmm5, %xmm6
@@ -1433,10 +1525,14 @@ aesgen_ctr_crypt_vperm_ssse3:
 	pshufb          %xmm6, %xmm5
 	pxor            %xmm2, %xmm0
 	pxor            %xmm7, %xmm5
-	pshufb          240(%rbx), %xmm0                # SR^Nr
-	pshufb          240(%rbx), %xmm5                # SR^Nr
-	pxor            (%rbx), %xmm0                   # + round key 0
-	pxor            (%rbx), %xmm5                   # + round key 0
+	movdqa          240(%rbx), %xmm1
+	movdqa          240(%rbx), %xmm6
+	pshufb          %xmm1, %xmm0                    # SR^Nr
+	pshufb          %xmm6, %xmm5                    # SR^Nr
+	movdqa          (%rbx), %xmm2
+	movdqa          (%rbx), %xmm7
+	pxor            %xmm2, %xmm0                    # + round key 0
+	pxor            %xmm7, %xmm5                    # + round key 0
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_main_aes128
 	{disp32} je     .Lctr_main_aes192
@@ -1499,20 +1595,26 @@ aesgen_ctr_crypt_vperm_ssse3:
 	pshufb          %xmm9, %xmm6
 	pxor            %xmm1, %xmm2                    # 2A
 	pxor            %xmm6, %xmm7                    # 2A
-	movdqa          %xmm0, %xmm3
-	movdqa          %xmm5, %xmm8
-	pshufb          .Lvperm_rotate1_phase1(%rip), %xmm3 # R(A), R = rows up by one
-	pshufb          .Lvperm_rotate1_phase1(%rip), %xmm8 # R(A), R = rows up by one
-	pxor            %xmm3, %xmm2                    # X = 2A + R(A)
-	pxor            %xmm8, %xmm7                    # X = 2A + R(A)
-	pshufb          .Lvperm_rotate3_phase1(%rip), %xmm0 # R^3(A)
-	pshufb          .Lvperm_rotate3_phase1(%rip), %xmm5 # R^3(A)
-	pxor            16(%rbx), %xmm0                 # + round key
-	pxor            16(%rbx), %xmm5                 # + round key
+	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm3 # io done: R's mask
+	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm8 # io done: R's mask
+	movdqa          %xmm0, %xmm1
+	movdqa          %xmm5, %xmm6
+	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
+	pshufb          %xmm8, %xmm6                    # R(A), R = rows up by one
+	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
+	pxor            %xmm6, %xmm7                    # X = 2A + R(A)
+	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm4 # jo done: R^3's mask
+	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm9 # jo done: R^3's mask
+	pshufb          %xmm4, %xmm0                    # R^3(A)
+	pshufb          %xmm9, %xmm5                    # R^3(A)
+	movdqa          16(%rbx), %xmm1
+	movdqa          16(%rbx), %xmm6
+	pxor            %xmm1, %xmm0                    # + round key
+	pxor            %xmm6, %xmm5                    # + round key
 	pxor            %xmm2, %xmm0
 	pxor            %xmm7, %xmm5
-	pshufb          .Lvperm_rotate1_phase1(%rip), %xmm2 # R(X)
-	pshufb          .Lvperm_rotate1_phase1(%rip), %xmm7 # R(X)
+	pshufb          %xmm3, %xmm2                    # R(X)
+	pshufb          %xmm8, %xmm7                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
 	pxor            %xmm7, %xmm5                    # MixColumns: X + R(X) + R^3(A) + key
 # round 12 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
@@ -1574,20 +1676,26 @@ aesgen_ctr_crypt_vperm_ssse3:
 	pshufb          %xmm9, %xmm6
 	pxor            %xmm1, %xmm2                    # 2A
 	pxor            %xmm6, %xmm7                    # 2A
-	movdqa          %xmm0, %xmm3
-	movdqa          %xmm5, %xmm8
-	pshufb          .Lvperm_rotate1_phase0(%rip), %xmm3 # R(A), R = rows up by one
-	pshufb          .Lvperm_rotate1_phase0(%rip), %xmm8 # R(A), R = rows up by one
-	pxor            %xmm3, %xmm2                    # X = 2A + R(A)
-	pxor            %xmm8, %xmm7                    # X = 2A + R(A)
-	pshufb          .Lvperm_rotate3_phase0(%rip), %xmm0 # R^3(A)
-	pshufb          .Lvperm_rotate3_phase0(%rip), %xmm5 # R^3(A)
-	pxor            32(%rbx), %xmm0                 # + round key
-	pxor            32(%rbx), %xmm5                 # + round key
+	movdqa          .Lvperm_rotate1_phase0(%rip), %xmm3 # io done: R's mask
+	movdqa          .Lvperm_rotate1_phase0(%rip), %xmm8 # io done: R's mask
+	movdqa          %xmm0, %xmm1
+	movdqa          %xmm5, %xmm6
+	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
+	pshufb          %xmm8, %xmm6                    # R(A), R = rows up by one
+	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
+	pxor            %xmm6, %xmm7                    # X = 2A + R(A)
+	movdqa          .Lvperm_rotate3_phase0(%rip), %xmm4 # jo done: R^3's mask
+	movdqa          .Lvperm_rotate3_phase0(%rip), %xmm9 # jo done: R^3's mask
+	pshufb          %xmm4, %xmm0                    # R^3(A)
+	pshufb          %xmm9, %xmm5                    # R^3(A)
+	movdqa          32(%rbx), %xmm1
+	movdqa          32(%rbx), %xmm6
+	pxor            %xmm1, %xmm0                    # + round key
+	pxor            %xmm6, %xmm5                    # + round key
 	pxor            %xmm2, %xmm0
 	pxor            %xmm7, %xmm5
-	pshufb          .Lvperm_rotate1_phase0(%rip), %xmm2 # R(X)
-	pshufb          .Lvperm_rotate1_phase0(%rip), %xmm7 # R(X)
+	pshufb          %xmm3, %xmm2                    # R(X)
+	pshufb          %xmm8, %xmm7                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
 	pxor            %xmm7, %xmm5                    # MixColumns: X + R(X) + R^3(A) + key
 .Lctr_main_aes192:
@@ -1650,20 +1758,26 @@ aesgen_ctr_crypt_vperm_ssse3:
 	pshufb          %xmm9, %xmm6
 	pxor            %xmm1, %xmm2                    # 2A
 	pxor            %xmm6, %xmm7                    # 2A
-	movdqa          %xmm0, %xmm3
-	movdqa          %xmm5, %xmm8
-	pshufb          .Lvperm_rotate1_phase3(%rip), %xmm3 # R(A), R = rows up by one
-	pshufb          .Lvperm_rotate1_phase3(%rip), %xmm8 # R(A), R = rows up by one
-	pxor            %xmm3, %xmm2                    # X = 2A + R(A)
-	pxor            %xmm8, %xmm7                    # X = 2A + R(A)
-	pshufb          .Lvperm_rotate3_phase3(%rip), %xmm0 # R^3(A)
-	pshufb          .Lvperm_rotate3_phase3(%rip), %xmm5 # R^3(A)
-	pxor            48(%rbx), %xmm0                 # + round key
-	pxor            48(%rbx), %xmm5                 # + round key
+	movdqa          .Lvperm_rotate1_phase3(%rip), %xmm3 # io done: R's mask
+	movdqa          .Lvperm_rotate1_phase3(%rip), %xmm8 # io done: R's mask
+	movdqa          %xmm0, %xmm1
+	movdqa          %xmm5, %xmm6
+	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
+	pshufb          %xmm8, %xmm6                    # R(A), R = rows up by one
+	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
+	pxor            %xmm6, %xmm7                    # X = 2A + R(A)
+	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm4 # jo done: R^3's mask
+	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm9 # jo done: R^3's mask
+	pshufb          %xmm4, %xmm0                    # R^3(A)
+	pshufb          %xmm9, %xmm5                    # R^3(A)
+	movdqa          48(%rbx), %xmm1
+	movdqa          48(%rbx), %xmm6
+	pxor            %xmm1, %xmm0                    # + round key
+	pxor            %xmm6, %xmm5                    # + round key
 	pxor            %xmm2, %xmm0
 	pxor            %xmm7, %xmm5
-	pshufb          .Lvperm_rotate1_phase3(%rip), %xmm2 # R(X)
-	pshufb          .Lvperm_rotate1_phase3(%rip), %xmm7 # R(X)
+	pshufb          %xmm3, %xmm2                    # R(X)
+	pshufb          %xmm8, %xmm7                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
 	pxor            %xmm7, %xmm5                    # MixColumns: X + R(X) + R^3(A) + key
 # round 10 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
@@ -1725,20 +1839,26 @@ aesgen_ctr_crypt_vperm_ssse3:
 	pshufb          %xmm9, %xmm6
 	pxor            %xmm1, %xmm2                    # 2A
 	pxor            %xmm6, %xmm7                    # 2A
-	movdqa          %xmm0, %xmm3
-	movdqa          %xmm5, %xmm8
-	pshufb          .Lvperm_rotate1_phase2(%rip), %xmm3 # R(A), R = rows up by one
-	pshufb          .Lvperm_rotate1_phase2(%rip), %xmm8 # R(A), R = rows up by one
-	pxor            %xmm3, %xmm2                    # X = 2A + R(A)
-	pxor            %xmm8, %xmm7                    # X = 2A + R(A)
-	pshufb          .Lvperm_rotate3_phase2(%rip), %xmm0 # R^3(A)
-	pshufb          .Lvperm_rotate3_phase2(%rip), %xmm5 # R^3(A)
-	pxor            64(%rbx), %xmm0                 # + round key
-	pxor            64(%rbx), %xmm5                 # + round key
+	movdqa          .Lvperm_rotate1_phase2(%rip), %xmm3 # io done: R's mask
+	movdqa          .Lvperm_rotate1_phase2(%rip), %xmm8 # io done: R's mask
+	movdqa          %xmm0, %xmm1
+	movdqa          %xmm5, %xmm6
+	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
+	pshufb          %xmm8, %xmm6                    # R(A), R = rows up by one
+	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
+	pxor            %xmm6, %xmm7                    # X = 2A + R(A)
+	movdqa          .Lvperm_rotate3_phase2(%rip), %xmm4 # jo done: R^3's mask
+	movdqa          .Lvperm_rotate3_phase2(%rip), %xmm9 # jo done: R^3's mask
+	pshufb          %xmm4, %xmm0                    # R^3(A)
+	pshufb          %xmm9, %xmm5                    # R^3(A)
+	movdqa          64(%rbx), %xmm1
+	movdqa          64(%rbx), %xmm6
+	pxor            %xmm1, %xmm0                    # + round key
+	pxor            %xmm6, %xmm5                    # + round key
 	pxor            %xmm2, %xmm0
 	pxor            %xmm7, %xmm5
-	pshufb          .Lvperm_rotate1_phase2(%rip), %xmm2 # R(X)
-	pshufb          .Lvperm_rotate1_phase2(%rip), %xmm7 # R(X)
+	pshufb          %xmm3, %xmm2                    # R(X)
+	pshufb          %xmm8, %xmm7                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
 	pxor            %xmm7, %xmm5                    # MixColumns: X + R(X) + R^3(A) + key
 .Lctr_main_aes128:
@@ -1801,20 +1921,26 @@ aesgen_ctr_crypt_vperm_ssse3:
 	pshufb          %xmm9, %xmm6
 	pxor            %xmm1, %xmm2                    # 2A
 	pxor            %xmm6, %xmm7                    # 2A
-	movdqa          %xmm0, %xmm3
-	movdqa          %xmm5, %xmm8
-	pshufb          .Lvperm_rotate1_phase1(%rip), %xmm3 # R(A), R = rows up by one
-	pshufb          .Lvperm_rotate1_phase1(%rip), %xmm8 # R(A), R = rows up by one
-	pxor            %xmm3, %xmm2                    # X = 2A + R(A)
-	pxor            %xmm8, %xmm7                    # X = 2A + R(A)
-	pshufb          .Lvperm_rotate3_phase1(%rip), %xmm0 # R^3(A)
-	pshufb          .Lvperm_rotate3_phase1(%rip), %xmm5 # R^3(A)
-	pxor            80(%rbx), %xmm0                 # + round key
-	pxor            80(%rbx), %xmm5                 # + round key
+	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm3 # io done: R's mask
+	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm8 # io done: R's mask
+	movdqa          %xmm0, %xmm1
+	movdqa          %xmm5, %xmm6
+	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
+	pshufb          %xmm8, %xmm6                    # R(A), R = rows up by one
+	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
+	pxor            %xmm6, %xmm7                    # X = 2A + R(A)
+	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm4 # jo done: R^3's mask
+	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm9 # jo done: R^3's mask
+	pshufb          %xmm4, %xmm0                    # R^3(A)
+	pshufb          %xmm9, %xmm5                    # R^3(A)
+	movdqa          80(%rbx), %xmm1
+	movdqa          80(%rbx), %xmm6
+	pxor            %xmm1, %xmm0                    # + round key
+	pxor            %xmm6, %xmm5                    # + round key
 	pxor            %xmm2, %xmm0
 	pxor            %xmm7, %xmm5
-	pshufb          .Lvperm_rotate1_phase1(%rip), %xmm2 # R(X)
-	pshufb          .Lvperm_rotate1_phase1(%rip), %xmm7 # R(X)
+	pshufb          %xmm3, %xmm2                    # R(X)
+	pshufb          %xmm8, %xmm7                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
 	pxor            %xmm7, %xmm5                    # MixColumns: X + R(X) + R^3(A) + key
 # round 8 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
@@ -1876,20 +2002,26 @@ aesgen_ctr_crypt_vperm_ssse3:
 	pshufb          %xmm9, %xmm6
 	pxor            %xmm1, %xmm2                    # 2A
 	pxor            %xmm6, %xmm7                    # 2A
-	movdqa          %xmm0, %xmm3
-	movdqa          %xmm5, %xmm8
-	pshufb          .Lvperm_rotate1_phase0(%rip), %xmm3 # R(A), R = rows up by one
-	pshufb          .Lvperm_rotate1_phase0(%rip), %xmm8 # R(A), R = rows up by one
-	pxor            %xmm3, %xmm2                    # X = 2A + R(A)
-	pxor            %xmm8, %xmm7                    # X = 2A + R(A)
-	pshufb          .Lvperm_rotate3_phase0(%rip), %xmm0 # R^3(A)
-	pshufb          .Lvperm_rotate3_phase0(%rip), %xmm5 # R^3(A)
-	pxor            96(%rbx), %xmm0                 # + round key
-	pxor            96(%rbx), %xmm5                 # + round key
+	movdqa          .Lvperm_rotate1_phase0(%rip), %xmm3 # io done: R's mask
+	movdqa          .Lvperm_rotate1_phase0(%rip), %xmm8 # io done: R's mask
+	movdqa          %xmm0, %xmm1
+	movdqa          %xmm5, %xmm6
+	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
+	pshufb          %xmm8, %xmm6                    # R(A), R = rows up by one
+	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
+	pxor            %xmm6, %xmm7                    # X = 2A + R(A)
+	movdqa          .Lvperm_rotate3_phase0(%rip), %xmm4 # jo done: R^3's mask
+	movdqa          .Lvperm_rotate3_phase0(%rip), %xmm9 # jo done: R^3's mask
+	pshufb          %xmm4, %xmm0                    # R^3(A)
+	pshufb          %xmm9, %xmm5                    # R^3(A)
+	movdqa          96(%rbx), %xmm1
+	movdqa          96(%rbx), %xmm6
+	pxor            %xmm1, %xmm0                    # + round key
+	pxor            %xmm6, %xmm5                    # + round key
 	pxor            %xmm2, %xmm0
 	pxor            %xmm7, %xmm5
-	pshufb          .Lvperm_rotate1_phase0(%rip), %xmm2 # R(X)
-	pshufb          .Lvperm_rotate1_phase0(%rip), %xmm7 # R(X)
+	pshufb          %xmm3, %xmm2                    # R(X)
+	pshufb          %xmm8, %xmm7                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
 	pxor            %xmm7, %xmm5                    # MixColumns: X + R(X) + R^3(A) + key
 # round 7 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
@@ -1951,20 +2083,26 @@ aesgen_ctr_crypt_vperm_ssse3:
 	pshufb          %xmm9, %xmm6
 	pxor            %xmm1, %xmm2                    # 2A
 	pxor            %xmm6, %xmm7                    # 2A
-	movdqa          %xmm0, %xmm3
-	movdqa          %xmm5, %xmm8
-	pshufb          .Lvperm_rotate1_phase3(%rip), %xmm3 # R(A), R = rows up by one
-	pshufb          .Lvperm_rotate1_phase3(%rip), %xmm8 # R(A), R = rows up by one
-	pxor            %xmm3, %xmm2                    # X = 2A + R(A)
-	pxor            %xmm8, %xmm7                    # X = 2A + R(A)
-	pshufb          .Lvperm_rotate3_phase3(%rip), %xmm0 # R^3(A)
-	pshufb          .Lvperm_rotate3_phase3(%rip), %xmm5 # R^3(A)
-	pxor            112(%rbx), %xmm0                # + round key
-	pxor            112(%rbx), %xmm5                # + round key
+	movdqa          .Lvperm_rotate1_phase3(%rip), %xmm3 # io done: R's mask
+	movdqa          .Lvperm_rotate1_phase3(%rip), %xmm8 # io done: R's mask
+	movdqa          %xmm0, %xmm1
+	movdqa          %xmm5, %xmm6
+	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
+	pshufb          %xmm8, %xmm6                    # R(A), R = rows up by one
+	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
+	pxor            %xmm6, %xmm7                    # X = 2A + R(A)
+	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm4 # jo done: R^3's mask
+	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm9 # jo done: R^3's mask
+	pshufb          %xmm4, %xmm0                    # R^3(A)
+	pshufb          %xmm9, %xmm5                    # R^3(A)
+	movdqa          112(%rbx), %xmm1
+	movdqa          112(%rbx), %xmm6
+	pxor            %xmm1, %xmm0                    # + round key
+	pxor            %xmm6, %xmm5                    # + round key
 	pxor            %xmm2, %xmm0
 	pxor            %xmm7, %xmm5
-	pshufb          .Lvperm_rotate1_phase3(%rip), %xmm2 # R(X)
-	pshufb          .Lvperm_rotate1_phase3(%rip), %xmm7 # R(X)
+	pshufb          %xmm3, %xmm2                    # R(X)
+	pshufb          %xmm8, %xmm7                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
 	pxor            %xmm7, %xmm5                    # MixColumns: X + R(X) + R^3(A) + key
 # round 6 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
@@ -2026,20 +2164,26 @@ aesgen_ctr_crypt_vperm_ssse3:
 	pshufb          %xmm9, %xmm6
 	pxor            %xmm1, %xmm2                    # 2A
 	pxor            %xmm6, %xmm7                    # 2A
-	movdqa          %xmm0, %xmm3
-	movdqa          %xmm5, %xmm8
-	pshufb          .Lvperm_rotate1_phase2(%rip), %xmm3 # R(A), R = rows up by one
-	pshufb          .Lvperm_rotate1_phase2(%rip), %xmm8 # R(A), R = rows up by one
-	pxor            %xmm3, %xmm2                    # X = 2A + R(A)
-	pxor            %xmm8, %xmm7                    # X = 2A + R(A)
-	pshufb          .Lvperm_rotate3_phase2(%rip), %xmm0 # R^3(A)
-	pshufb          .Lvperm_rotate3_phase2(%rip), %xmm5 # R^3(A)
-	pxor            128(%rbx), %xmm0                # + round key
-	pxor            128(%rbx), %xmm5                # + round key
+	movdqa          .Lvperm_rotate1_phase2(%rip), %xmm3 # io done: R's mask
+	movdqa          .Lvperm_rotate1_phase2(%rip), %xmm8 # io done: R's mask
+	movdqa          %xmm0, %xmm1
+	movdqa          %xmm5, %xmm6
+	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
+	pshufb          %xmm8, %xmm6                    # R(A), R = rows up by one
+	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
+	pxor            %xmm6, %xmm7                    # X = 2A + R(A)
+	movdqa          .Lvperm_rotate3_phase2(%rip), %xmm4 # jo done: R^3's mask
+	movdqa          .Lvperm_rotate3_phase2(%rip), %xmm9 # jo done: R^3's mask
+	pshufb          %xmm4, %xmm0                    # R^3(A)
+	pshufb          %xmm9, %xmm5                    # R^3(A)
+	movdqa          128(%rbx), %xmm1
+	movdqa          128(%rbx), %xmm6
+	pxor            %xmm1, %xmm0                    # + round key
+	pxor            %xmm6, %xmm5                    # + round key
 	pxor            %xmm2, %xmm0
 	pxor            %xmm7, %xmm5
-	pshufb          .Lvperm_rotate1_phase2(%rip), %xmm2 # R(X)
-	pshufb          .Lvperm_rotate1_phase2(%rip), %xmm7 # R(X)
+	pshufb          %xmm3, %xmm2                    # R(X)
+	pshufb          %xmm8, %xmm7                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
 	pxor            %xmm7, %xmm5                    # MixColumns: X + R(X) + R^3(A) + key
 # round 5 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
@@ -2101,20 +2245,26 @@ aesgen_ctr_crypt_vperm_ssse3:
 	pshufb          %xmm9, %xmm6
 	pxor            %xmm1, %xmm2                    # 2A
 	pxor            %xmm6, %xmm7                    # 2A
-	movdqa          %xmm0, %xmm3
-	movdqa          %xmm5, %xmm8
-	pshufb          .Lvperm_rotate1_phase1(%rip), %xmm3 # R(A), R = rows up by one
-	pshufb          .Lvperm_rotate1_phase1(%rip), %xmm8 # R(A), R = rows up by one
-	pxor            %xmm3, %xmm2                    # X = 2A + R(A)
-	pxor            %xmm8, %xmm7                    # X = 2A + R(A)
-	pshufb          .Lvperm_rotate3_phase1(%rip), %xmm0 # R^3(A)
-	pshufb          .Lvperm_rotate3_phase1(%rip), %xmm5 # R^3(A)
-	pxor            144(%rbx), %xmm0                # + round key
-	pxor            144(%rbx), %xmm5                # + round key
+	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm3 # io done: R's mask
+	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm8 # io done: R's mask
+	movdqa          %xmm0, %xmm1
+	movdqa          %xmm5, %xmm6
+	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
+	pshufb          %xmm8, %xmm6                    # R(A), R = rows up by one
+	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
+	pxor            %xmm6, %xmm7                    # X = 2A + R(A)
+	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm4 # jo done: R^3's mask
+	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm9 # jo done: R^3's mask
+	pshufb          %xmm4, %xmm0                    # R^3(A)
+	pshufb          %xmm9, %xmm5                    # R^3(A)
+	movdqa          144(%rbx), %xmm1
+	movdqa          144(%rbx), %xmm6
+	pxor            %xmm1, %xmm0                    # + round key
+	pxor            %xmm6, %xmm5                    # + round key
 	pxor            %xmm2, %xmm0
 	pxor            %xmm7, %xmm5
-	pshufb          .Lvperm_rotate1_phase1(%rip), %xmm2 # R(X)
-	pshufb          .Lvperm_rotate1_phase1(%rip), %xmm7 # R(X)
+	pshufb          %xmm3, %xmm2                    # R(X)
+	pshufb          %xmm8, %xmm7                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
 	pxor            %xmm7, %xmm5                    # MixColumns: X + R(X) + R^3(A) + key
 # round 4 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
@@ -2176,20 +2326,26 @@ aesgen_ctr_crypt_vperm_ssse3:
 	pshufb          %xmm9, %xmm6
 	pxor            %xmm1, %xmm2                    # 2A
 	pxor            %xmm6, %xmm7                    # 2A
-	movdqa          %xmm0, %xmm3
-	movdqa          %xmm5, %xmm8
-	pshufb          .Lvperm_rotate1_phase0(%rip), %xmm3 # R(A), R = rows up by one
-	pshufb          .Lvperm_rotate1_phase0(%rip), %xmm8 # R(A), R = rows up by one
-	pxor            %xmm3, %xmm2                    # X = 2A + R(A)
-	pxor            %xmm8, %xmm7                    # X = 2A + R(A)
-	pshufb          .Lvperm_rotate3_phase0(%rip), %xmm0 # R^3(A)
-	pshufb          .Lvperm_rotate3_phase0(%rip), %xmm5 # R^3(A)
-	pxor            160(%rbx), %xmm0                # + round key
-	pxor            160(%rbx), %xmm5                # + round key
+	movdqa          .Lvperm_rotate1_phase0(%rip), %xmm3 # io done: R's mask
+	movdqa          .Lvperm_rotate1_phase0(%rip), %xmm8 # io done: R's mask
+	movdqa          %xmm0, %xmm1
+	movdqa          %xmm5, %xmm6
+	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
+	pshufb          %xmm8, %xmm6                    # R(A), R = rows up by one
+	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
+	pxor            %xmm6, %xmm7                    # X = 2A + R(A)
+	movdqa          .Lvperm_rotate3_phase0(%rip), %xmm4 # jo done: R^3's mask
+	movdqa          .Lvperm_rotate3_phase0(%rip), %xmm9 # jo done: R^3's mask
+	pshufb          %xmm4, %xmm0                    # R^3(A)
+	pshufb          %xmm9, %xmm5                    # R^3(A)
+	movdqa          160(%rbx), %xmm1
+	movdqa          160(%rbx), %xmm6
+	pxor            %xmm1, %xmm0                    # + round key
+	pxor            %xmm6, %xmm5                    # + round key
 	pxor            %xmm2, %xmm0
 	pxor            %xmm7, %xmm5
-	pshufb          .Lvperm_rotate1_phase0(%rip), %xmm2 # R(X)
-	pshufb          .Lvperm_rotate1_phase0(%rip), %xmm7 # R(X)
+	pshufb          %xmm3, %xmm2                    # R(X)
+	pshufb          %xmm8, %xmm7                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
 	pxor            %xmm7, %xmm5                    # MixColumns: X + R(X) + R^3(A) + key
 # round 3 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
@@ -2251,20 +2407,26 @@ aesgen_ctr_crypt_vperm_ssse3:
 	pshufb          %xmm9, %xmm6
 	pxor            %xmm1, %xmm2                    # 2A
 	pxor            %xmm6, %xmm7                    # 2A
-	movdqa          %xmm0, %xmm3
-	movdqa          %xmm5, %xmm8
-	pshufb          .Lvperm_rotate1_phase3(%rip), %xmm3 # R(A), R = rows up by one
-	pshufb          .Lvperm_rotate1_phase3(%rip), %xmm8 # R(A), R = rows up by one
-	pxor            %xmm3, %xmm2                    # X = 2A + R(A)
-	pxor            %xmm8, %xmm7                    # X = 2A + R(A)
-	pshufb          .Lvperm_rotate3_phase3(%rip), %xmm0 # R^3(A)
-	pshufb          .Lvperm_rotate3_phase3(%rip), %xmm5 # R^3(A)
-	pxor            176(%rbx), %xmm0                # + round key
-	pxor            176(%rbx), %xmm5                # + round key
+	movdqa          .Lvperm_rotate1_phase3(%rip), %xmm3 # io done: R's mask
+	movdqa          .Lvperm_rotate1_phase3(%rip), %xmm8 # io done: R's mask
+	movdqa          %xmm0, %xmm1
+	movdqa          %xmm5, %xmm6
+	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
+	pshufb          %xmm8, %xmm6                    # R(A), R = rows up by one
+	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
+	pxor            %xmm6, %xmm7                    # X = 2A + R(A)
+	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm4 # jo done: R^3's mask
+	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm9 # jo done: R^3's mask
+	pshufb          %xmm4, %xmm0                    # R^3(A)
+	pshufb          %xmm9, %xmm5                    # R^3(A)
+	movdqa          176(%rbx), %xmm1
+	movdqa          176(%rbx), %xmm6
+	pxor            %xmm1, %xmm0                    # + round key
+	pxor            %xmm6, %xmm5                    # + round key
 	pxor            %xmm2, %xmm0
 	pxor            %xmm7, %xmm5
-	pshufb          .Lvperm_rotate1_phase3(%rip), %xmm2 # R(X)
-	pshufb          .Lvperm_rotate1_phase3(%rip), %xmm7 # R(X)
+	pshufb          %xmm3, %xmm2                    # R(X)
+	pshufb          %xmm8, %xmm7                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
 	pxor            %xmm7, %xmm5                    # MixColumns: X + R(X) + R^3(A) + key
 # round 2 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
@@ -2326,20 +2488,26 @@ aesgen_ctr_crypt_vperm_ssse3:
 	pshufb          %xmm9, %xmm6
 	pxor            %xmm1, %xmm2                    # 2A
 	pxor            %xmm6, %xmm7                    # 2A
-	movdqa          %xmm0, %xmm3
-	movdqa          %xmm5, %xmm8
-	pshufb          .Lvperm_rotate1_phase2(%rip), %xmm3 # R(A), R = rows up by one
-	pshufb          .Lvperm_rotate1_phase2(%rip), %xmm8 # R(A), R = rows up by one
-	pxor            %xmm3, %xmm2                    # X = 2A + R(A)
-	pxor            %xmm8, %xmm7                    # X = 2A + R(A)
-	pshufb          .Lvperm_rotate3_phase2(%rip), %xmm0 # R^3(A)
-	pshufb          .Lvperm_rotate3_phase2(%rip), %xmm5 # R^3(A)
-	pxor            192(%rbx), %xmm0                # + round key
-	pxor            192(%rbx), %xmm5                # + round key
+	movdqa          .Lvperm_rotate1_phase2(%rip), %xmm3 # io done: R's mask
+	movdqa          .Lvperm_rotate1_phase2(%rip), %xmm8 # io done: R's mask
+	movdqa          %xmm0, %xmm1
+	movdqa          %xmm5, %xmm6
+	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
+	pshufb          %xmm8, %xmm6                    # R(A), R = rows up by one
+	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
+	pxor            %xmm6, %xmm7                    # X = 2A + R(A)
+	movdqa          .Lvperm_rotate3_phase2(%rip), %xmm4 # jo done: R^3's mask
+	movdqa          .Lvperm_rotate3_phase2(%rip), %xmm9 # jo done: R^3's mask
+	pshufb          %xmm4, %xmm0                    # R^3(A)
+	pshufb          %xmm9, %xmm5                    # R^3(A)
+	movdqa          192(%rbx), %xmm1
+	movdqa          192(%rbx), %xmm6
+	pxor            %xmm1, %xmm0                    # + round key
+	pxor            %xmm6, %xmm5                    # + round key
 	pxor            %xmm2, %xmm0
 	pxor            %xmm7, %xmm5
-	pshufb          .Lvperm_rotate1_phase2(%rip), %xmm2 # R(X)
-	pshufb          .Lvperm_rotate1_phase2(%rip), %xmm7 # R(X)
+	pshufb          %xmm3, %xmm2                    # R(X)
+	pshufb          %xmm8, %xmm7                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
 	pxor            %xmm7, %xmm5                    # MixColumns: X + R(X) + R^3(A) + key
 # round 1 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
@@ -2401,20 +2569,26 @@ aesgen_ctr_crypt_vperm_ssse3:
 	pshufb          %xmm9, %xmm6
 	pxor            %xmm1, %xmm2                    # 2A
 	pxor            %xmm6, %xmm7                    # 2A
-	movdqa          %xmm0, %xmm3
-	movdqa          %xmm5, %xmm8
-	pshufb          .Lvperm_rotate1_phase1(%rip), %xmm3 # R(A), R = rows up by one
-	pshufb          .Lvperm_rotate1_phase1(%rip), %xmm8 # R(A), R = rows up by one
-	pxor            %xmm3, %xmm2                    # X = 2A + R(A)
-	pxor            %xmm8, %xmm7                    # X = 2A + R(A)
-	pshufb          .Lvperm_rotate3_phase1(%rip), %xmm0 # R^3(A)
-	pshufb          .Lvperm_rotate3_phase1(%rip), %xmm5 # R^3(A)
-	pxor            208(%rbx), %xmm0                # + round key
-	pxor            208(%rbx), %xmm5                # + round key
+	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm3 # io done: R's mask
+	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm8 # io done: R's mask
+	movdqa          %xmm0, %xmm1
+	movdqa          %xmm5, %xmm6
+	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
+	pshufb          %xmm8, %xmm6                    # R(A), R = rows up by one
+	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
+	pxor            %xmm6, %xmm7                    # X = 2A + R(A)
+	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm4 # jo done: R^3's mask
+	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm9 # jo done: R^3's mask
+	pshufb          %xmm4, %xmm0                    # R^3(A)
+	pshufb          %xmm9, %xmm5                    # R^3(A)
+	movdqa          208(%rbx), %xmm1
+	movdqa          208(%rbx), %xmm6
+	pxor            %xmm1, %xmm0                    # + round key
+	pxor            %xmm6, %xmm5                    # + round key
 	pxor            %xmm2, %xmm0
 	pxor            %xmm7, %xmm5
-	pshufb          .Lvperm_rotate1_phase1(%rip), %xmm2 # R(X)
-	pshufb          .Lvperm_rotate1_phase1(%rip), %xmm7 # R(X)
+	pshufb          %xmm3, %xmm2                    # R(X)
+	pshufb          %xmm8, %xmm7                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
 	pxor            %xmm7, %xmm5                    # MixColumns: X + R(X) + R^3(A) + key
 # the last round: inversion, S-box back to the standard basis, last key
@@ -2464,10 +2638,12 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          .Lvperm_sbox0_jo(%rip), %xmm6
 	pshufb          %xmm4, %xmm1
 	pshufb          %xmm9, %xmm6
+	movdqa          224(%rbx), %xmm2
+	movdqa          224(%rbx), %xmm7
 	pxor            %xmm1, %xmm0                    # S-box, standard basis
 	pxor            %xmm6, %xmm5                    # S-box, standard basis
-	pxor            224(%rbx), %xmm0                # + the last round key
-	pxor            224(%rbx), %xmm5                # + the last round key
+	pxor            %xmm2, %xmm0                    # + the last round key
+	pxor            %xmm7, %xmm5                    # + the last round key
 # dst = src ^ keystream
 	movdqu          (%rdx), %xmm1
 	pxor            %xmm1, %xmm0

@@ -269,9 +269,11 @@ L.ctr_single:
 	cmp             rcx, 16
 	jb              near L.ctr_partial
 ; counter blocks: CTR byte-swapped into big-endian blocks, CTR += 1 per block
+	movdqa          xmm1, oword [rel L.ctr_bswap_mask]
+	movdqa          xmm2, oword [rel L.ctr_one]
 	movdqa          xmm0, xmm13
-	pshufb          xmm0, oword [rel L.ctr_bswap_mask]
-	paddq           xmm13, oword [rel L.ctr_one]
+	pshufb          xmm0, xmm1
+	paddq           xmm13, xmm2
 ; AES on 1 block, interleaved: round 0, the middle rounds, the last round
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
@@ -282,8 +284,10 @@ L.ctr_single:
 	movdqa          xmm0, oword [rel L.vperm_to_tower_hi]
 	pshufb          xmm0, xmm1
 	pxor            xmm0, xmm2
-	pshufb          xmm0, oword [rbx + 240]         ; SR^Nr
-	pxor            xmm0, oword [rbx]               ; + round key 0
+	movdqa          xmm1, oword [rbx + 240]
+	pshufb          xmm0, xmm1                      ; SR^Nr
+	movdqa          xmm2, oword [rbx]
+	pxor            xmm0, xmm2                      ; + round key 0
 	cmp             eax, 12
 	jb              near L.ctr_single_aes128
 	je              near L.ctr_single_aes192
@@ -317,13 +321,16 @@ L.ctr_single:
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
 	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, xmm0
-	pshufb          xmm3, oword [rel L.vperm_rotate1_phase1] ; R(A), R = rows up by one
-	pxor            xmm2, xmm3                      ; X = 2A + R(A)
-	pshufb          xmm0, oword [rel L.vperm_rotate3_phase1] ; R^3(A)
-	pxor            xmm0, oword [rbx + 16]          ; + round key
+	movdqa          xmm3, oword [rel L.vperm_rotate1_phase1] ; io done: R's mask
+	movdqa          xmm1, xmm0
+	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
+	pxor            xmm2, xmm1                      ; X = 2A + R(A)
+	movdqa          xmm4, oword [rel L.vperm_rotate3_phase1] ; jo done: R^3's mask
+	pshufb          xmm0, xmm4                      ; R^3(A)
+	movdqa          xmm1, oword [rbx + 16]
+	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm0, xmm2
-	pshufb          xmm2, oword [rel L.vperm_rotate1_phase1] ; R(X)
+	pshufb          xmm2, xmm3                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
 ; round 12 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
 	movdqa          xmm1, xmm0
@@ -355,13 +362,16 @@ L.ctr_single:
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
 	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, xmm0
-	pshufb          xmm3, oword [rel L.vperm_rotate1_phase0] ; R(A), R = rows up by one
-	pxor            xmm2, xmm3                      ; X = 2A + R(A)
-	pshufb          xmm0, oword [rel L.vperm_rotate3_phase0] ; R^3(A)
-	pxor            xmm0, oword [rbx + 32]          ; + round key
+	movdqa          xmm3, oword [rel L.vperm_rotate1_phase0] ; io done: R's mask
+	movdqa          xmm1, xmm0
+	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
+	pxor            xmm2, xmm1                      ; X = 2A + R(A)
+	movdqa          xmm4, oword [rel L.vperm_rotate3_phase0] ; jo done: R^3's mask
+	pshufb          xmm0, xmm4                      ; R^3(A)
+	movdqa          xmm1, oword [rbx + 32]
+	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm0, xmm2
-	pshufb          xmm2, oword [rel L.vperm_rotate1_phase0] ; R(X)
+	pshufb          xmm2, xmm3                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
 L.ctr_single_aes192:
 ; round 11 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
@@ -394,13 +404,16 @@ L.ctr_single_aes192:
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
 	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, xmm0
-	pshufb          xmm3, oword [rel L.vperm_rotate1_phase3] ; R(A), R = rows up by one
-	pxor            xmm2, xmm3                      ; X = 2A + R(A)
-	pshufb          xmm0, oword [rel L.vperm_rotate3_phase3] ; R^3(A)
-	pxor            xmm0, oword [rbx + 48]          ; + round key
+	movdqa          xmm3, oword [rel L.vperm_rotate1_phase3] ; io done: R's mask
+	movdqa          xmm1, xmm0
+	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
+	pxor            xmm2, xmm1                      ; X = 2A + R(A)
+	movdqa          xmm4, oword [rel L.vperm_rotate3_phase3] ; jo done: R^3's mask
+	pshufb          xmm0, xmm4                      ; R^3(A)
+	movdqa          xmm1, oword [rbx + 48]
+	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm0, xmm2
-	pshufb          xmm2, oword [rel L.vperm_rotate1_phase3] ; R(X)
+	pshufb          xmm2, xmm3                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
 ; round 10 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
 	movdqa          xmm1, xmm0
@@ -432,13 +445,16 @@ L.ctr_single_aes192:
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
 	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, xmm0
-	pshufb          xmm3, oword [rel L.vperm_rotate1_phase2] ; R(A), R = rows up by one
-	pxor            xmm2, xmm3                      ; X = 2A + R(A)
-	pshufb          xmm0, oword [rel L.vperm_rotate3_phase2] ; R^3(A)
-	pxor            xmm0, oword [rbx + 64]          ; + round key
+	movdqa          xmm3, oword [rel L.vperm_rotate1_phase2] ; io done: R's mask
+	movdqa          xmm1, xmm0
+	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
+	pxor            xmm2, xmm1                      ; X = 2A + R(A)
+	movdqa          xmm4, oword [rel L.vperm_rotate3_phase2] ; jo done: R^3's mask
+	pshufb          xmm0, xmm4                      ; R^3(A)
+	movdqa          xmm1, oword [rbx + 64]
+	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm0, xmm2
-	pshufb          xmm2, oword [rel L.vperm_rotate1_phase2] ; R(X)
+	pshufb          xmm2, xmm3                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
 L.ctr_single_aes128:
 ; round 9 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
@@ -471,13 +487,16 @@ L.ctr_single_aes128:
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
 	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, xmm0
-	pshufb          xmm3, oword [rel L.vperm_rotate1_phase1] ; R(A), R = rows up by one
-	pxor            xmm2, xmm3                      ; X = 2A + R(A)
-	pshufb          xmm0, oword [rel L.vperm_rotate3_phase1] ; R^3(A)
-	pxor            xmm0, oword [rbx + 80]          ; + round key
+	movdqa          xmm3, oword [rel L.vperm_rotate1_phase1] ; io done: R's mask
+	movdqa          xmm1, xmm0
+	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
+	pxor            xmm2, xmm1                      ; X = 2A + R(A)
+	movdqa          xmm4, oword [rel L.vperm_rotate3_phase1] ; jo done: R^3's mask
+	pshufb          xmm0, xmm4                      ; R^3(A)
+	movdqa          xmm1, oword [rbx + 80]
+	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm0, xmm2
-	pshufb          xmm2, oword [rel L.vperm_rotate1_phase1] ; R(X)
+	pshufb          xmm2, xmm3                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
 ; round 8 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
 	movdqa          xmm1, xmm0
@@ -509,13 +528,16 @@ L.ctr_single_aes128:
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
 	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, xmm0
-	pshufb          xmm3, oword [rel L.vperm_rotate1_phase0] ; R(A), R = rows up by one
-	pxor            xmm2, xmm3                      ; X = 2A + R(A)
-	pshufb          xmm0, oword [rel L.vperm_rotate3_phase0] ; R^3(A)
-	pxor            xmm0, oword [rbx + 96]          ; + round key
+	movdqa          xmm3, oword [rel L.vperm_rotate1_phase0] ; io done: R's mask
+	movdqa          xmm1, xmm0
+	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
+	pxor            xmm2, xmm1                      ; X = 2A + R(A)
+	movdqa          xmm4, oword [rel L.vperm_rotate3_phase0] ; jo done: R^3's mask
+	pshufb          xmm0, xmm4                      ; R^3(A)
+	movdqa          xmm1, oword [rbx + 96]
+	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm0, xmm2
-	pshufb          xmm2, oword [rel L.vperm_rotate1_phase0] ; R(X)
+	pshufb          xmm2, xmm3                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
 ; round 7 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
 	movdqa          xmm1, xmm0
@@ -547,13 +569,16 @@ L.ctr_single_aes128:
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
 	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, xmm0
-	pshufb          xmm3, oword [rel L.vperm_rotate1_phase3] ; R(A), R = rows up by one
-	pxor            xmm2, xmm3                      ; X = 2A + R(A)
-	pshufb          xmm0, oword [rel L.vperm_rotate3_phase3] ; R^3(A)
-	pxor            xmm0, oword [rbx + 112]         ; + round key
+	movdqa          xmm3, oword [rel L.vperm_rotate1_phase3] ; io done: R's mask
+	movdqa          xmm1, xmm0
+	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
+	pxor            xmm2, xmm1                      ; X = 2A + R(A)
+	movdqa          xmm4, oword [rel L.vperm_rotate3_phase3] ; jo done: R^3's mask
+	pshufb          xmm0, xmm4                      ; R^3(A)
+	movdqa          xmm1, oword [rbx + 112]
+	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm0, xmm2
-	pshufb          xmm2, oword [rel L.vperm_rotate1_phase3] ; R(X)
+	pshufb          xmm2, xmm3                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
 ; round 6 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
 	movdqa          xmm1, xmm0
@@ -585,13 +610,16 @@ L.ctr_single_aes128:
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
 	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, xmm0
-	pshufb          xmm3, oword [rel L.vperm_rotate1_phase2] ; R(A), R = rows up by one
-	pxor            xmm2, xmm3                      ; X = 2A + R(A)
-	pshufb          xmm0, oword [rel L.vperm_rotate3_phase2] ; R^3(A)
-	pxor            xmm0, oword [rbx + 128]         ; + round key
+	movdqa          xmm3, oword [rel L.vperm_rotate1_phase2] ; io done: R's mask
+	movdqa          xmm1, xmm0
+	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
+	pxor            xmm2, xmm1                      ; X = 2A + R(A)
+	movdqa          xmm4, oword [rel L.vperm_rotate3_phase2] ; jo done: R^3's mask
+	pshufb          xmm0, xmm4                      ; R^3(A)
+	movdqa          xmm1, oword [rbx + 128]
+	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm0, xmm2
-	pshufb          xmm2, oword [rel L.vperm_rotate1_phase2] ; R(X)
+	pshufb          xmm2, xmm3                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
 ; round 5 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
 	movdqa          xmm1, xmm0
@@ -623,13 +651,16 @@ L.ctr_single_aes128:
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
 	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, xmm0
-	pshufb          xmm3, oword [rel L.vperm_rotate1_phase1] ; R(A), R = rows up by one
-	pxor            xmm2, xmm3                      ; X = 2A + R(A)
-	pshufb          xmm0, oword [rel L.vperm_rotate3_phase1] ; R^3(A)
-	pxor            xmm0, oword [rbx + 144]         ; + round key
+	movdqa          xmm3, oword [rel L.vperm_rotate1_phase1] ; io done: R's mask
+	movdqa          xmm1, xmm0
+	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
+	pxor            xmm2, xmm1                      ; X = 2A + R(A)
+	movdqa          xmm4, oword [rel L.vperm_rotate3_phase1] ; jo done: R^3's mask
+	pshufb          xmm0, xmm4                      ; R^3(A)
+	movdqa          xmm1, oword [rbx + 144]
+	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm0, xmm2
-	pshufb          xmm2, oword [rel L.vperm_rotate1_phase1] ; R(X)
+	pshufb          xmm2, xmm3                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
 ; round 4 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
 	movdqa          xmm1, xmm0
@@ -661,13 +692,16 @@ L.ctr_single_aes128:
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
 	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, xmm0
-	pshufb          xmm3, oword [rel L.vperm_rotate1_phase0] ; R(A), R = rows up by one
-	pxor            xmm2, xmm3                      ; X = 2A + R(A)
-	pshufb          xmm0, oword [rel L.vperm_rotate3_phase0] ; R^3(A)
-	pxor            xmm0, oword [rbx + 160]         ; + round key
+	movdqa          xmm3, oword [rel L.vperm_rotate1_phase0] ; io done: R's mask
+	movdqa          xmm1, xmm0
+	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
+	pxor            xmm2, xmm1                      ; X = 2A + R(A)
+	movdqa          xmm4, oword [rel L.vperm_rotate3_phase0] ; jo done: R^3's mask
+	pshufb          xmm0, xmm4                      ; R^3(A)
+	movdqa          xmm1, oword [rbx + 160]
+	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm0, xmm2
-	pshufb          xmm2, oword [rel L.vperm_rotate1_phase0] ; R(X)
+	pshufb          xmm2, xmm3                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
 ; round 3 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
 	movdqa          xmm1, xmm0
@@ -699,13 +733,16 @@ L.ctr_single_aes128:
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
 	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, xmm0
-	pshufb          xmm3, oword [rel L.vperm_rotate1_phase3] ; R(A), R = rows up by one
-	pxor            xmm2, xmm3                      ; X = 2A + R(A)
-	pshufb          xmm0, oword [rel L.vperm_rotate3_phase3] ; R^3(A)
-	pxor            xmm0, oword [rbx + 176]         ; + round key
+	movdqa          xmm3, oword [rel L.vperm_rotate1_phase3] ; io done: R's mask
+	movdqa          xmm1, xmm0
+	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
+	pxor            xmm2, xmm1                      ; X = 2A + R(A)
+	movdqa          xmm4, oword [rel L.vperm_rotate3_phase3] ; jo done: R^3's mask
+	pshufb          xmm0, xmm4                      ; R^3(A)
+	movdqa          xmm1, oword [rbx + 176]
+	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm0, xmm2
-	pshufb          xmm2, oword [rel L.vperm_rotate1_phase3] ; R(X)
+	pshufb          xmm2, xmm3                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
 ; round 2 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
 	movdqa          xmm1, xmm0
@@ -737,13 +774,16 @@ L.ctr_single_aes128:
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
 	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, xmm0
-	pshufb          xmm3, oword [rel L.vperm_rotate1_phase2] ; R(A), R = rows up by one
-	pxor            xmm2, xmm3                      ; X = 2A + R(A)
-	pshufb          xmm0, oword [rel L.vperm_rotate3_phase2] ; R^3(A)
-	pxor            xmm0, oword [rbx + 192]         ; + round key
+	movdqa          xmm3, oword [rel L.vperm_rotate1_phase2] ; io done: R's mask
+	movdqa          xmm1, xmm0
+	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
+	pxor            xmm2, xmm1                      ; X = 2A + R(A)
+	movdqa          xmm4, oword [rel L.vperm_rotate3_phase2] ; jo done: R^3's mask
+	pshufb          xmm0, xmm4                      ; R^3(A)
+	movdqa          xmm1, oword [rbx + 192]
+	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm0, xmm2
-	pshufb          xmm2, oword [rel L.vperm_rotate1_phase2] ; R(X)
+	pshufb          xmm2, xmm3                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
 ; round 1 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
 	movdqa          xmm1, xmm0
@@ -775,13 +815,16 @@ L.ctr_single_aes128:
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
 	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, xmm0
-	pshufb          xmm3, oword [rel L.vperm_rotate1_phase1] ; R(A), R = rows up by one
-	pxor            xmm2, xmm3                      ; X = 2A + R(A)
-	pshufb          xmm0, oword [rel L.vperm_rotate3_phase1] ; R^3(A)
-	pxor            xmm0, oword [rbx + 208]         ; + round key
+	movdqa          xmm3, oword [rel L.vperm_rotate1_phase1] ; io done: R's mask
+	movdqa          xmm1, xmm0
+	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
+	pxor            xmm2, xmm1                      ; X = 2A + R(A)
+	movdqa          xmm4, oword [rel L.vperm_rotate3_phase1] ; jo done: R^3's mask
+	pshufb          xmm0, xmm4                      ; R^3(A)
+	movdqa          xmm1, oword [rbx + 208]
+	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm0, xmm2
-	pshufb          xmm2, oword [rel L.vperm_rotate1_phase1] ; R(X)
+	pshufb          xmm2, xmm3                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
 ; the last round: inversion, S-box back to the standard basis, last key
 	movdqa          xmm1, xmm0
@@ -807,8 +850,9 @@ L.ctr_single_aes128:
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox0_jo]
 	pshufb          xmm1, xmm4
+	movdqa          xmm2, oword [rbx + 224]
 	pxor            xmm0, xmm1                      ; S-box, standard basis
-	pxor            xmm0, oword [rbx + 224]         ; + the last round key
+	pxor            xmm0, xmm2                      ; + the last round key
 ; dst = src ^ keystream
 	movdqu          xmm1, oword [rdx]
 	pxor            xmm0, xmm1
@@ -822,9 +866,11 @@ L.ctr_partial:
 ; 1..15 bytes: one keystream block into the frame's scratch slot, XORed byte by byte
 ; (SSSE3 has no 64-bit extract; the length, not the data, decides every branch)
 ; counter blocks: CTR byte-swapped into big-endian blocks, CTR += 1 per block
+	movdqa          xmm1, oword [rel L.ctr_bswap_mask]
+	movdqa          xmm2, oword [rel L.ctr_one]
 	movdqa          xmm0, xmm13
-	pshufb          xmm0, oword [rel L.ctr_bswap_mask]
-	paddq           xmm13, oword [rel L.ctr_one]
+	pshufb          xmm0, xmm1
+	paddq           xmm13, xmm2
 ; AES on 1 block, interleaved: round 0, the middle rounds, the last round
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
@@ -835,8 +881,10 @@ L.ctr_partial:
 	movdqa          xmm0, oword [rel L.vperm_to_tower_hi]
 	pshufb          xmm0, xmm1
 	pxor            xmm0, xmm2
-	pshufb          xmm0, oword [rbx + 240]         ; SR^Nr
-	pxor            xmm0, oword [rbx]               ; + round key 0
+	movdqa          xmm1, oword [rbx + 240]
+	pshufb          xmm0, xmm1                      ; SR^Nr
+	movdqa          xmm2, oword [rbx]
+	pxor            xmm0, xmm2                      ; + round key 0
 	cmp             eax, 12
 	jb              near L.ctr_partial_aes128
 	je              near L.ctr_partial_aes192
@@ -870,13 +918,16 @@ L.ctr_partial:
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
 	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, xmm0
-	pshufb          xmm3, oword [rel L.vperm_rotate1_phase1] ; R(A), R = rows up by one
-	pxor            xmm2, xmm3                      ; X = 2A + R(A)
-	pshufb          xmm0, oword [rel L.vperm_rotate3_phase1] ; R^3(A)
-	pxor            xmm0, oword [rbx + 16]          ; + round key
+	movdqa          xmm3, oword [rel L.vperm_rotate1_phase1] ; io done: R's mask
+	movdqa          xmm1, xmm0
+	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
+	pxor            xmm2, xmm1                      ; X = 2A + R(A)
+	movdqa          xmm4, oword [rel L.vperm_rotate3_phase1] ; jo done: R^3's mask
+	pshufb          xmm0, xmm4                      ; R^3(A)
+	movdqa          xmm1, oword [rbx + 16]
+	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm0, xmm2
-	pshufb          xmm2, oword [rel L.vperm_rotate1_phase1] ; R(X)
+	pshufb          xmm2, xmm3                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
 ; round 12 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
 	movdqa          xmm1, xmm0
@@ -908,13 +959,16 @@ L.ctr_partial:
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
 	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, xmm0
-	pshufb          xmm3, oword [rel L.vperm_rotate1_phase0] ; R(A), R = rows up by one
-	pxor            xmm2, xmm3                      ; X = 2A + R(A)
-	pshufb          xmm0, oword [rel L.vperm_rotate3_phase0] ; R^3(A)
-	pxor            xmm0, oword [rbx + 32]          ; + round key
+	movdqa          xmm3, oword [rel L.vperm_rotate1_phase0] ; io done: R's mask
+	movdqa          xmm1, xmm0
+	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
+	pxor            xmm2, xmm1                      ; X = 2A + R(A)
+	movdqa          xmm4, oword [rel L.vperm_rotate3_phase0] ; jo done: R^3's mask
+	pshufb          xmm0, xmm4                      ; R^3(A)
+	movdqa          xmm1, oword [rbx + 32]
+	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm0, xmm2
-	pshufb          xmm2, oword [rel L.vperm_rotate1_phase0] ; R(X)
+	pshufb          xmm2, xmm3                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
 L.ctr_partial_aes192:
 ; round 11 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
@@ -947,13 +1001,16 @@ L.ctr_partial_aes192:
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
 	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, xmm0
-	pshufb          xmm3, oword [rel L.vperm_rotate1_phase3] ; R(A), R = rows up by one
-	pxor            xmm2, xmm3                      ; X = 2A + R(A)
-	pshufb          xmm0, oword [rel L.vperm_rotate3_phase3] ; R^3(A)
-	pxor            xmm0, oword [rbx + 48]          ; + round key
+	movdqa          xmm3, oword [rel L.vperm_rotate1_phase3] ; io done: R's mask
+	movdqa          xmm1, xmm0
+	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
+	pxor            xmm2, xmm1                      ; X = 2A + R(A)
+	movdqa          xmm4, oword [rel L.vperm_rotate3_phase3] ; jo done: R^3's mask
+	pshufb          xmm0, xmm4                      ; R^3(A)
+	movdqa          xmm1, oword [rbx + 48]
+	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm0, xmm2
-	pshufb          xmm2, oword [rel L.vperm_rotate1_phase3] ; R(X)
+	pshufb          xmm2, xmm3                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
 ; round 10 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
 	movdqa          xmm1, xmm0
@@ -985,13 +1042,16 @@ L.ctr_partial_aes192:
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
 	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, xmm0
-	pshufb          xmm3, oword [rel L.vperm_rotate1_phase2] ; R(A), R = rows up by one
-	pxor            xmm2, xmm3                      ; X = 2A + R(A)
-	pshufb          xmm0, oword [rel L.vperm_rotate3_phase2] ; R^3(A)
-	pxor            xmm0, oword [rbx + 64]          ; + round key
+	movdqa          xmm3, oword [rel L.vperm_rotate1_phase2] ; io done: R's mask
+	movdqa          xmm1, xmm0
+	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
+	pxor            xmm2, xmm1                      ; X = 2A + R(A)
+	movdqa          xmm4, oword [rel L.vperm_rotate3_phase2] ; jo done: R^3's mask
+	pshufb          xmm0, xmm4                      ; R^3(A)
+	movdqa          xmm1, oword [rbx + 64]
+	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm0, xmm2
-	pshufb          xmm2, oword [rel L.vperm_rotate1_phase2] ; R(X)
+	pshufb          xmm2, xmm3                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
 L.ctr_partial_aes128:
 ; round 9 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
@@ -1024,13 +1084,16 @@ L.ctr_partial_aes128:
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
 	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, xmm0
-	pshufb          xmm3, oword [rel L.vperm_rotate1_phase1] ; R(A), R = rows up by one
-	pxor            xmm2, xmm3                      ; X = 2A + R(A)
-	pshufb          xmm0, oword [rel L.vperm_rotate3_phase1] ; R^3(A)
-	pxor            xmm0, oword [rbx + 80]          ; + round key
+	movdqa          xmm3, oword [rel L.vperm_rotate1_phase1] ; io done: R's mask
+	movdqa          xmm1, xmm0
+	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
+	pxor            xmm2, xmm1                      ; X = 2A + R(A)
+	movdqa          xmm4, oword [rel L.vperm_rotate3_phase1] ; jo done: R^3's mask
+	pshufb          xmm0, xmm4                      ; R^3(A)
+	movdqa          xmm1, oword [rbx + 80]
+	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm0, xmm2
-	pshufb          xmm2, oword [rel L.vperm_rotate1_phase1] ; R(X)
+	pshufb          xmm2, xmm3                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
 ; round 8 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
 	movdqa          xmm1, xmm0
@@ -1062,13 +1125,16 @@ L.ctr_partial_aes128:
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
 	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, xmm0
-	pshufb          xmm3, oword [rel L.vperm_rotate1_phase0] ; R(A), R = rows up by one
-	pxor            xmm2, xmm3                      ; X = 2A + R(A)
-	pshufb          xmm0, oword [rel L.vperm_rotate3_phase0] ; R^3(A)
-	pxor            xmm0, oword [rbx + 96]          ; + round key
+	movdqa          xmm3, oword [rel L.vperm_rotate1_phase0] ; io done: R's mask
+	movdqa          xmm1, xmm0
+	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
+	pxor            xmm2, xmm1                      ; X = 2A + R(A)
+	movdqa          xmm4, oword [rel L.vperm_rotate3_phase0] ; jo done: R^3's mask
+	pshufb          xmm0, xmm4                      ; R^3(A)
+	movdqa          xmm1, oword [rbx + 96]
+	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm0, xmm2
-	pshufb          xmm2, oword [rel L.vperm_rotate1_phase0] ; R(X)
+	pshufb          xmm2, xmm3                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
 ; round 7 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
 	movdqa          xmm1, xmm0
@@ -1100,13 +1166,16 @@ L.ctr_partial_aes128:
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
 	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, xmm0
-	pshufb          xmm3, oword [rel L.vperm_rotate1_phase3] ; R(A), R = rows up by one
-	pxor            xmm2, xmm3                      ; X = 2A + R(A)
-	pshufb          xmm0, oword [rel L.vperm_rotate3_phase3] ; R^3(A)
-	pxor            xmm0, oword [rbx + 112]         ; + round key
+	movdqa          xmm3, oword [rel L.vperm_rotate1_phase3] ; io done: R's mask
+	movdqa          xmm1, xmm0
+	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
+	pxor            xmm2, xmm1                      ; X = 2A + R(A)
+	movdqa          xmm4, oword [rel L.vperm_rotate3_phase3] ; jo done: R^3's mask
+	pshufb          xmm0, xmm4                      ; R^3(A)
+	movdqa          xmm1, oword [rbx + 112]
+	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm0, xmm2
-	pshufb          xmm2, oword [rel L.vperm_rotate1_phase3] ; R(X)
+	pshufb          xmm2, xmm3                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
 ; round 6 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
 	movdqa          xmm1, xmm0
@@ -1138,13 +1207,16 @@ L.ctr_partial_aes128:
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
 	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, xmm0
-	pshufb          xmm3, oword [rel L.vperm_rotate1_phase2] ; R(A), R = rows up by one
-	pxor            xmm2, xmm3                      ; X = 2A + R(A)
-	pshufb          xmm0, oword [rel L.vperm_rotate3_phase2] ; R^3(A)
-	pxor            xmm0, oword [rbx + 128]         ; + round key
+	movdqa          xmm3, oword [rel L.vperm_rotate1_phase2] ; io done: R's mask
+	movdqa          xmm1, xmm0
+	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
+	pxor            xmm2, xmm1                      ; X = 2A + R(A)
+	movdqa          xmm4, oword [rel L.vperm_rotate3_phase2] ; jo done: R^3's mask
+	pshufb          xmm0, xmm4                      ; R^3(A)
+	movdqa          xmm1, oword [rbx + 128]
+	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm0, xmm2
-	pshufb          xmm2, oword [rel L.vperm_rotate1_phase2] ; R(X)
+	pshufb          xmm2, xmm3                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
 ; round 5 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
 	movdqa          xmm1, xmm0
@@ -1176,13 +1248,16 @@ L.ctr_partial_aes128:
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
 	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, xmm0
-	pshufb          xmm3, oword [rel L.vperm_rotate1_phase1] ; R(A), R = rows up by one
-	pxor            xmm2, xmm3                      ; X = 2A + R(A)
-	pshufb          xmm0, oword [rel L.vperm_rotate3_phase1] ; R^3(A)
-	pxor            xmm0, oword [rbx + 144]         ; + round key
+	movdqa          xmm3, oword [rel L.vperm_rotate1_phase1] ; io done: R's mask
+	movdqa          xmm1, xmm0
+	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
+	pxor            xmm2, xmm1                      ; X = 2A + R(A)
+	movdqa          xmm4, oword [rel L.vperm_rotate3_phase1] ; jo done: R^3's mask
+	pshufb          xmm0, xmm4                      ; R^3(A)
+	movdqa          xmm1, oword [rbx + 144]
+	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm0, xmm2
-	pshufb          xmm2, oword [rel L.vperm_rotate1_phase1] ; R(X)
+	pshufb          xmm2, xmm3                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
 ; round 4 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
 	movdqa          xmm1, xmm0
@@ -1214,13 +1289,16 @@ L.ctr_partial_aes128:
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
 	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, xmm0
-	pshufb          xmm3, oword [rel L.vperm_rotate1_phase0] ; R(A), R = rows up by one
-	pxor            xmm2, xmm3                      ; X = 2A + R(A)
-	pshufb          xmm0, oword [rel L.vperm_rotate3_phase0] ; R^3(A)
-	pxor            xmm0, oword [rbx + 160]         ; + round key
+	movdqa          xmm3, oword [rel L.vperm_rotate1_phase0] ; io done: R's mask
+	movdqa          xmm1, xmm0
+	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
+	pxor            xmm2, xmm1                      ; X = 2A + R(A)
+	movdqa          xmm4, oword [rel L.vperm_rotate3_phase0] ; jo done: R^3's mask
+	pshufb          xmm0, xmm4                      ; R^3(A)
+	movdqa          xmm1, oword [rbx + 160]
+	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm0, xmm2
-	pshufb          xmm2, oword [rel L.vperm_rotate1_phase0] ; R(X)
+	pshufb          xmm2, xmm3                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
 ; round 3 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
 	movdqa          xmm1, xmm0
@@ -1252,13 +1330,16 @@ L.ctr_partial_aes128:
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
 	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, xmm0
-	pshufb          xmm3, oword [rel L.vperm_rotate1_phase3] ; R(A), R = rows up by one
-	pxor            xmm2, xmm3                      ; X = 2A + R(A)
-	pshufb          xmm0, oword [rel L.vperm_rotate3_phase3] ; R^3(A)
-	pxor            xmm0, oword [rbx + 176]         ; + round key
+	movdqa          xmm3, oword [rel L.vperm_rotate1_phase3] ; io done: R's mask
+	movdqa          xmm1, xmm0
+	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
+	pxor            xmm2, xmm1                      ; X = 2A + R(A)
+	movdqa          xmm4, oword [rel L.vperm_rotate3_phase3] ; jo done: R^3's mask
+	pshufb          xmm0, xmm4                      ; R^3(A)
+	movdqa          xmm1, oword [rbx + 176]
+	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm0, xmm2
-	pshufb          xmm2, oword [rel L.vperm_rotate1_phase3] ; R(X)
+	pshufb          xmm2, xmm3                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
 ; round 2 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
 	movdqa          xmm1, xmm0
@@ -1290,13 +1371,16 @@ L.ctr_partial_aes128:
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
 	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, xmm0
-	pshufb          xmm3, oword [rel L.vperm_rotate1_phase2] ; R(A), R = rows up by one
-	pxor            xmm2, xmm3                      ; X = 2A + R(A)
-	pshufb          xmm0, oword [rel L.vperm_rotate3_phase2] ; R^3(A)
-	pxor            xmm0, oword [rbx + 192]         ; + round key
+	movdqa          xmm3, oword [rel L.vperm_rotate1_phase2] ; io done: R's mask
+	movdqa          xmm1, xmm0
+	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
+	pxor            xmm2, xmm1                      ; X = 2A + R(A)
+	movdqa          xmm4, oword [rel L.vperm_rotate3_phase2] ; jo done: R^3's mask
+	pshufb          xmm0, xmm4                      ; R^3(A)
+	movdqa          xmm1, oword [rbx + 192]
+	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm0, xmm2
-	pshufb          xmm2, oword [rel L.vperm_rotate1_phase2] ; R(X)
+	pshufb          xmm2, xmm3                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
 ; round 1 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
 	movdqa          xmm1, xmm0
@@ -1328,13 +1412,16 @@ L.ctr_partial_aes128:
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
 	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, xmm0
-	pshufb          xmm3, oword [rel L.vperm_rotate1_phase1] ; R(A), R = rows up by one
-	pxor            xmm2, xmm3                      ; X = 2A + R(A)
-	pshufb          xmm0, oword [rel L.vperm_rotate3_phase1] ; R^3(A)
-	pxor            xmm0, oword [rbx + 208]         ; + round key
+	movdqa          xmm3, oword [rel L.vperm_rotate1_phase1] ; io done: R's mask
+	movdqa          xmm1, xmm0
+	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
+	pxor            xmm2, xmm1                      ; X = 2A + R(A)
+	movdqa          xmm4, oword [rel L.vperm_rotate3_phase1] ; jo done: R^3's mask
+	pshufb          xmm0, xmm4                      ; R^3(A)
+	movdqa          xmm1, oword [rbx + 208]
+	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm0, xmm2
-	pshufb          xmm2, oword [rel L.vperm_rotate1_phase1] ; R(X)
+	pshufb          xmm2, xmm3                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
 ; the last round: inversion, S-box back to the standard basis, last key
 	movdqa          xmm1, xmm0
@@ -1360,8 +1447,9 @@ L.ctr_partial_aes128:
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox0_jo]
 	pshufb          xmm1, xmm4
+	movdqa          xmm2, oword [rbx + 224]
 	pxor            xmm0, xmm1                      ; S-box, standard basis
-	pxor            xmm0, oword [rbx + 224]         ; + the last round key
+	pxor            xmm0, xmm2                      ; + the last round key
 	movdqa          oword [rbx + 256], xmm0
 	xor             r11d, r11d
 L.ctr_partial_byte:
@@ -1402,12 +1490,16 @@ L.ctr_main_loop:
 ; LLVM-MCA-BEGIN ctr_vperm_ssse3_main_loop
 ; main loop: 2 blocks = 32 bytes per iteration, interleaved
 ; counter blocks: CTR byte-swapped into big-endian blocks, CTR += 1 per block
+	movdqa          xmm1, oword [rel L.ctr_bswap_mask]
+	movdqa          xmm2, oword [rel L.ctr_one]
 	movdqa          xmm0, xmm13
-	pshufb          xmm0, oword [rel L.ctr_bswap_mask]
-	paddq           xmm13, oword [rel L.ctr_one]
+	pshufb          xmm0, xmm1
+	paddq           xmm13, xmm2
+	movdqa          xmm6, oword [rel L.ctr_bswap_mask]
+	movdqa          xmm7, oword [rel L.ctr_one]
 	movdqa          xmm5, xmm13
-	pshufb          xmm5, oword [rel L.ctr_bswap_mask]
-	paddq           xmm13, oword [rel L.ctr_one]
+	pshufb          xmm5, xmm6
+	paddq           xmm13, xmm7
 ; AES on 2 blocks, interleaved: round 0, the middle rounds, the last round
 	movdqa          xmm1, xmm0
 	movdqa          xmm6, xmm5
@@ -1427,10 +1519,14 @@ L.ctr_main_loop:
 	pshufb          xmm5, xmm6
 	pxor            xmm0, xmm2
 	pxor            xmm5, xmm7
-	pshufb          xmm0, oword [rbx + 240]         ; SR^Nr
-	pshufb          xmm5, oword [rbx + 240]         ; SR^Nr
-	pxor            xmm0, oword [rbx]               ; + round key 0
-	pxor            xmm5, oword [rbx]               ; + round key 0
+	movdqa          xmm1, oword [rbx + 240]
+	movdqa          xmm6, oword [rbx + 240]
+	pshufb          xmm0, xmm1                      ; SR^Nr
+	pshufb          xmm5, xmm6                      ; SR^Nr
+	movdqa          xmm2, oword [rbx]
+	movdqa          xmm7, oword [rbx]
+	pxor            xmm0, xmm2                      ; + round key 0
+	pxor            xmm5, xmm7                      ; + round key 0
 	cmp             eax, 12
 	jb              near L.ctr_main_aes128
 	je              near L.ctr_main_aes192
@@ -1493,20 +1589,26 @@ L.ctr_main_loop:
 	pshufb          xmm6, xmm9
 	pxor            xmm2, xmm1                      ; 2A
 	pxor            xmm7, xmm6                      ; 2A
-	movdqa          xmm3, xmm0
-	movdqa          xmm8, xmm5
-	pshufb          xmm3, oword [rel L.vperm_rotate1_phase1] ; R(A), R = rows up by one
-	pshufb          xmm8, oword [rel L.vperm_rotate1_phase1] ; R(A), R = rows up by one
-	pxor            xmm2, xmm3                      ; X = 2A + R(A)
-	pxor            xmm7, xmm8                      ; X = 2A + R(A)
-	pshufb          xmm0, oword [rel L.vperm_rotate3_phase1] ; R^3(A)
-	pshufb          xmm5, oword [rel L.vperm_rotate3_phase1] ; R^3(A)
-	pxor            xmm0, oword [rbx + 16]          ; + round key
-	pxor            xmm5, oword [rbx + 16]          ; + round key
+	movdqa          xmm3, oword [rel L.vperm_rotate1_phase1] ; io done: R's mask
+	movdqa          xmm8, oword [rel L.vperm_rotate1_phase1] ; io done: R's mask
+	movdqa          xmm1, xmm0
+	movdqa          xmm6, xmm5
+	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
+	pshufb          xmm6, xmm8                      ; R(A), R = rows up by one
+	pxor            xmm2, xmm1                      ; X = 2A + R(A)
+	pxor            xmm7, xmm6                      ; X = 2A + R(A)
+	movdqa          xmm4, oword [rel L.vperm_rotate3_phase1] ; jo done: R^3's mask
+	movdqa          xmm9, oword [rel L.vperm_rotate3_phase1] ; jo done: R^3's mask
+	pshufb          xmm0, xmm4                      ; R^3(A)
+	pshufb          xmm5, xmm9                      ; R^3(A)
+	movdqa          xmm1, oword [rbx + 16]
+	movdqa          xmm6, oword [rbx + 16]
+	pxor            xmm0, xmm1                      ; + round key
+	pxor            xmm5, xmm6                      ; + round key
 	pxor            xmm0, xmm2
 	pxor            xmm5, xmm7
-	pshufb          xmm2, oword [rel L.vperm_rotate1_phase1] ; R(X)
-	pshufb          xmm7, oword [rel L.vperm_rotate1_phase1] ; R(X)
+	pshufb          xmm2, xmm3                      ; R(X)
+	pshufb          xmm7, xmm8                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
 	pxor            xmm5, xmm7                      ; MixColumns: X + R(X) + R^3(A) + key
 ; round 12 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
@@ -1568,20 +1670,26 @@ L.ctr_main_loop:
 	pshufb          xmm6, xmm9
 	pxor            xmm2, xmm1                      ; 2A
 	pxor            xmm7, xmm6                      ; 2A
-	movdqa          xmm3, xmm0
-	movdqa          xmm8, xmm5
-	pshufb          xmm3, oword [rel L.vperm_rotate1_phase0] ; R(A), R = rows up by one
-	pshufb          xmm8, oword [rel L.vperm_rotate1_phase0] ; R(A), R = rows up by one
-	pxor            xmm2, xmm3                      ; X = 2A + R(A)
-	pxor            xmm7, xmm8                      ; X = 2A + R(A)
-	pshufb          xmm0, oword [rel L.vperm_rotate3_phase0] ; R^3(A)
-	pshufb          xmm5, oword [rel L.vperm_rotate3_phase0] ; R^3(A)
-	pxor            xmm0, oword [rbx + 32]          ; + round key
-	pxor            xmm5, oword [rbx + 32]          ; + round key
+	movdqa          xmm3, oword [rel L.vperm_rotate1_phase0] ; io done: R's mask
+	movdqa          xmm8, oword [rel L.vperm_rotate1_phase0] ; io done: R's mask
+	movdqa          xmm1, xmm0
+	movdqa          xmm6, xmm5
+	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
+	pshufb          xmm6, xmm8                      ; R(A), R = rows up by one
+	pxor            xmm2, xmm1                      ; X = 2A + R(A)
+	pxor            xmm7, xmm6                      ; X = 2A + R(A)
+	movdqa          xmm4, oword [rel L.vperm_rotate3_phase0] ; jo done: R^3's mask
+	movdqa          xmm9, oword [rel L.vperm_rotate3_phase0] ; jo done: R^3's mask
+	pshufb          xmm0, xmm4                      ; R^3(A)
+	pshufb          xmm5, xmm9                      ; R^3(A)
+	movdqa          xmm1, oword [rbx + 32]
+	movdqa          xmm6, oword [rbx + 32]
+	pxor            xmm0, xmm1                      ; + round key
+	pxor            xmm5, xmm6                      ; + round key
 	pxor            xmm0, xmm2
 	pxor            xmm5, xmm7
-	pshufb          xmm2, oword [rel L.vperm_rotate1_phase0] ; R(X)
-	pshufb          xmm7, oword [rel L.vperm_rotate1_phase0] ; R(X)
+	pshufb          xmm2, xmm3                      ; R(X)
+	pshufb          xmm7, xmm8                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
 	pxor            xmm5, xmm7                      ; MixColumns: X + R(X) + R^3(A) + key
 L.ctr_main_aes192:
@@ -1644,20 +1752,26 @@ L.ctr_main_aes192:
 	pshufb          xmm6, xmm9
 	pxor            xmm2, xmm1                      ; 2A
 	pxor            xmm7, xmm6                      ; 2A
-	movdqa          xmm3, xmm0
-	movdqa          xmm8, xmm5
-	pshufb          xmm3, oword [rel L.vperm_rotate1_phase3] ; R(A), R = rows up by one
-	pshufb          xmm8, oword [rel L.vperm_rotate1_phase3] ; R(A), R = rows up by one
-	pxor            xmm2, xmm3                      ; X = 2A + R(A)
-	pxor            xmm7, xmm8                      ; X = 2A + R(A)
-	pshufb          xmm0, oword [rel L.vperm_rotate3_phase3] ; R^3(A)
-	pshufb          xmm5, oword [rel L.vperm_rotate3_phase3] ; R^3(A)
-	pxor            xmm0, oword [rbx + 48]          ; + round key
-	pxor            xmm5, oword [rbx + 48]          ; + round key
+	movdqa          xmm3, oword [rel L.vperm_rotate1_phase3] ; io done: R's mask
+	movdqa          xmm8, oword [rel L.vperm_rotate1_phase3] ; io done: R's mask
+	movdqa          xmm1, xmm0
+	movdqa          xmm6, xmm5
+	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
+	pshufb          xmm6, xmm8                      ; R(A), R = rows up by one
+	pxor            xmm2, xmm1                      ; X = 2A + R(A)
+	pxor            xmm7, xmm6                      ; X = 2A + R(A)
+	movdqa          xmm4, oword [rel L.vperm_rotate3_phase3] ; jo done: R^3's mask
+	movdqa          xmm9, oword [rel L.vperm_rotate3_phase3] ; jo done: R^3's mask
+	pshufb          xmm0, xmm4                      ; R^3(A)
+	pshufb          xmm5, xmm9                      ; R^3(A)
+	movdqa          xmm1, oword [rbx + 48]
+	movdqa          xmm6, oword [rbx + 48]
+	pxor            xmm0, xmm1                      ; + round key
+	pxor            xmm5, xmm6                      ; + round key
 	pxor            xmm0, xmm2
 	pxor            xmm5, xmm7
-	pshufb          xmm2, oword [rel L.vperm_rotate1_phase3] ; R(X)
-	pshufb          xmm7, oword [rel L.vperm_rotate1_phase3] ; R(X)
+	pshufb          xmm2, xmm3                      ; R(X)
+	pshufb          xmm7, xmm8                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
 	pxor            xmm5, xmm7                      ; MixColumns: X + R(X) + R^3(A) + key
 ; round 10 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
@@ -1719,20 +1833,26 @@ L.ctr_main_aes192:
 	pshufb          xmm6, xmm9
 	pxor            xmm2, xmm1                      ; 2A
 	pxor            xmm7, xmm6                      ; 2A
-	movdqa          xmm3, xmm0
-	movdqa          xmm8, xmm5
-	pshufb          xmm3, oword [rel L.vperm_rotate1_phase2] ; R(A), R = rows up by one
-	pshufb          xmm8, oword [rel L.vperm_rotate1_phase2] ; R(A), R = rows up by one
-	pxor            xmm2, xmm3                      ; X = 2A + R(A)
-	pxor            xmm7, xmm8                      ; X = 2A + R(A)
-	pshufb          xmm0, oword [rel L.vperm_rotate3_phase2] ; R^3(A)
-	pshufb          xmm5, oword [rel L.vperm_rotate3_phase2] ; R^3(A)
-	pxor            xmm0, oword [rbx + 64]          ; + round key
-	pxor            xmm5, oword [rbx + 64]          ; + round key
+	movdqa          xmm3, oword [rel L.vperm_rotate1_phase2] ; io done: R's mask
+	movdqa          xmm8, oword [rel L.vperm_rotate1_phase2] ; io done: R's mask
+	movdqa          xmm1, xmm0
+	movdqa          xmm6, xmm5
+	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
+	pshufb          xmm6, xmm8                      ; R(A), R = rows up by one
+	pxor            xmm2, xmm1                      ; X = 2A + R(A)
+	pxor            xmm7, xmm6                      ; X = 2A + R(A)
+	movdqa          xmm4, oword [rel L.vperm_rotate3_phase2] ; jo done: R^3's mask
+	movdqa          xmm9, oword [rel L.vperm_rotate3_phase2] ; jo done: R^3's mask
+	pshufb          xmm0, xmm4                      ; R^3(A)
+	pshufb          xmm5, xmm9                      ; R^3(A)
+	movdqa          xmm1, oword [rbx + 64]
+	movdqa          xmm6, oword [rbx + 64]
+	pxor            xmm0, xmm1                      ; + round key
+	pxor            xmm5, xmm6                      ; + round key
 	pxor            xmm0, xmm2
 	pxor            xmm5, xmm7
-	pshufb          xmm2, oword [rel L.vperm_rotate1_phase2] ; R(X)
-	pshufb          xmm7, oword [rel L.vperm_rotate1_phase2] ; R(X)
+	pshufb          xmm2, xmm3                      ; R(X)
+	pshufb          xmm7, xmm8                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
 	pxor            xmm5, xmm7                      ; MixColumns: X + R(X) + R^3(A) + key
 L.ctr_main_aes128:
@@ -1795,20 +1915,26 @@ L.ctr_main_aes128:
 	pshufb          xmm6, xmm9
 	pxor            xmm2, xmm1                      ; 2A
 	pxor            xmm7, xmm6                      ; 2A
-	movdqa          xmm3, xmm0
-	movdqa          xmm8, xmm5
-	pshufb          xmm3, oword [rel L.vperm_rotate1_phase1] ; R(A), R = rows up by one
-	pshufb          xmm8, oword [rel L.vperm_rotate1_phase1] ; R(A), R = rows up by one
-	pxor            xmm2, xmm3                      ; X = 2A + R(A)
-	pxor            xmm7, xmm8                      ; X = 2A + R(A)
-	pshufb          xmm0, oword [rel L.vperm_rotate3_phase1] ; R^3(A)
-	pshufb          xmm5, oword [rel L.vperm_rotate3_phase1] ; R^3(A)
-	pxor            xmm0, oword [rbx + 80]          ; + round key
-	pxor            xmm5, oword [rbx + 80]          ; + round key
+	movdqa          xmm3, oword [rel L.vperm_rotate1_phase1] ; io done: R's mask
+	movdqa          xmm8, oword [rel L.vperm_rotate1_phase1] ; io done: R's mask
+	movdqa          xmm1, xmm0
+	movdqa          xmm6, xmm5
+	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
+	pshufb          xmm6, xmm8                      ; R(A), R = rows up by one
+	pxor            xmm2, xmm1                      ; X = 2A + R(A)
+	pxor            xmm7, xmm6                      ; X = 2A + R(A)
+	movdqa          xmm4, oword [rel L.vperm_rotate3_phase1] ; jo done: R^3's mask
+	movdqa          xmm9, oword [rel L.vperm_rotate3_phase1] ; jo done: R^3's mask
+	pshufb          xmm0, xmm4                      ; R^3(A)
+	pshufb          xmm5, xmm9                      ; R^3(A)
+	movdqa          xmm1, oword [rbx + 80]
+	movdqa          xmm6, oword [rbx + 80]
+	pxor            xmm0, xmm1                      ; + round key
+	pxor            xmm5, xmm6                      ; + round key
 	pxor            xmm0, xmm2
 	pxor            xmm5, xmm7
-	pshufb          xmm2, oword [rel L.vperm_rotate1_phase1] ; R(X)
-	pshufb          xmm7, oword [rel L.vperm_rotate1_phase1] ; R(X)
+	pshufb          xmm2, xmm3                      ; R(X)
+	pshufb          xmm7, xmm8                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
 	pxor            xmm5, xmm7                      ; MixColumns: X + R(X) + R^3(A) + key
 ; round 8 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
@@ -1870,20 +1996,26 @@ L.ctr_main_aes128:
 	pshufb          xmm6, xmm9
 	pxor            xmm2, xmm1                      ; 2A
 	pxor            xmm7, xmm6                      ; 2A
-	movdqa          xmm3, xmm0
-	movdqa          xmm8, xmm5
-	pshufb          xmm3, oword [rel L.vperm_rotate1_phase0] ; R(A), R = rows up by one
-	pshufb          xmm8, oword [rel L.vperm_rotate1_phase0] ; R(A), R = rows up by one
-	pxor            xmm2, xmm3                      ; X = 2A + R(A)
-	pxor            xmm7, xmm8                      ; X = 2A + R(A)
-	pshufb          xmm0, oword [rel L.vperm_rotate3_phase0] ; R^3(A)
-	pshufb          xmm5, oword [rel L.vperm_rotate3_phase0] ; R^3(A)
-	pxor            xmm0, oword [rbx + 96]          ; + round key
-	pxor            xmm5, oword [rbx + 96]          ; + round key
+	movdqa          xmm3, oword [rel L.vperm_rotate1_phase0] ; io done: R's mask
+	movdqa          xmm8, oword [rel L.vperm_rotate1_phase0] ; io done: R's mask
+	movdqa          xmm1, xmm0
+	movdqa          xmm6, xmm5
+	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
+	pshufb          xmm6, xmm8                      ; R(A), R = rows up by one
+	pxor            xmm2, xmm1                      ; X = 2A + R(A)
+	pxor            xmm7, xmm6                      ; X = 2A + R(A)
+	movdqa          xmm4, oword [rel L.vperm_rotate3_phase0] ; jo done: R^3's mask
+	movdqa          xmm9, oword [rel L.vperm_rotate3_phase0] ; jo done: R^3's mask
+	pshufb          xmm0, xmm4                      ; R^3(A)
+	pshufb          xmm5, xmm9                      ; R^3(A)
+	movdqa          xmm1, oword [rbx + 96]
+	movdqa          xmm6, oword [rbx + 96]
+	pxor            xmm0, xmm1                      ; + round key
+	pxor            xmm5, xmm6                      ; + round key
 	pxor            xmm0, xmm2
 	pxor            xmm5, xmm7
-	pshufb          xmm2, oword [rel L.vperm_rotate1_phase0] ; R(X)
-	pshufb          xmm7, oword [rel L.vperm_rotate1_phase0] ; R(X)
+	pshufb          xmm2, xmm3                      ; R(X)
+	pshufb          xmm7, xmm8                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
 	pxor            xmm5, xmm7                      ; MixColumns: X + R(X) + R^3(A) + key
 ; round 7 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
@@ -1945,20 +2077,26 @@ L.ctr_main_aes128:
 	pshufb          xmm6, xmm9
 	pxor            xmm2, xmm1                      ; 2A
 	pxor            xmm7, xmm6                      ; 2A
-	movdqa          xmm3, xmm0
-	movdqa          xmm8, xmm5
-	pshufb          xmm3, oword [rel L.vperm_rotate1_phase3] ; R(A), R = rows up by one
-	pshufb          xmm8, oword [rel L.vperm_rotate1_phase3] ; R(A), R = rows up by one
-	pxor            xmm2, xmm3                      ; X = 2A + R(A)
-	pxor            xmm7, xmm8                      ; X = 2A + R(A)
-	pshufb          xmm0, oword [rel L.vperm_rotate3_phase3] ; R^3(A)
-	pshufb          xmm5, oword [rel L.vperm_rotate3_phase3] ; R^3(A)
-	pxor            xmm0, oword [rbx + 112]         ; + round key
-	pxor            xmm5, oword [rbx + 112]         ; + round key
+	movdqa          xmm3, oword [rel L.vperm_rotate1_phase3] ; io done: R's mask
+	movdqa          xmm8, oword [rel L.vperm_rotate1_phase3] ; io done: R's mask
+	movdqa          xmm1, xmm0
+	movdqa          xmm6, xmm5
+	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
+	pshufb          xmm6, xmm8                      ; R(A), R = rows up by one
+	pxor            xmm2, xmm1                      ; X = 2A + R(A)
+	pxor            xmm7, xmm6                      ; X = 2A + R(A)
+	movdqa          xmm4, oword [rel L.vperm_rotate3_phase3] ; jo done: R^3's mask
+	movdqa          xmm9, oword [rel L.vperm_rotate3_phase3] ; jo done: R^3's mask
+	pshufb          xmm0, xmm4                      ; R^3(A)
+	pshufb          xmm5, xmm9                      ; R^3(A)
+	movdqa          xmm1, oword [rbx + 112]
+	movdqa          xmm6, oword [rbx + 112]
+	pxor            xmm0, xmm1                      ; + round key
+	pxor            xmm5, xmm6                      ; + round key
 	pxor            xmm0, xmm2
 	pxor            xmm5, xmm7
-	pshufb          xmm2, oword [rel L.vperm_rotate1_phase3] ; R(X)
-	pshufb          xmm7, oword [rel L.vperm_rotate1_phase3] ; R(X)
+	pshufb          xmm2, xmm3                      ; R(X)
+	pshufb          xmm7, xmm8                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
 	pxor            xmm5, xmm7                      ; MixColumns: X + R(X) + R^3(A) + key
 ; round 6 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
@@ -2020,20 +2158,26 @@ L.ctr_main_aes128:
 	pshufb          xmm6, xmm9
 	pxor            xmm2, xmm1                      ; 2A
 	pxor            xmm7, xmm6                      ; 2A
-	movdqa          xmm3, xmm0
-	movdqa          xmm8, xmm5
-	pshufb          xmm3, oword [rel L.vperm_rotate1_phase2] ; R(A), R = rows up by one
-	pshufb          xmm8, oword [rel L.vperm_rotate1_phase2] ; R(A), R = rows up by one
-	pxor            xmm2, xmm3                      ; X = 2A + R(A)
-	pxor            xmm7, xmm8                      ; X = 2A + R(A)
-	pshufb          xmm0, oword [rel L.vperm_rotate3_phase2] ; R^3(A)
-	pshufb          xmm5, oword [rel L.vperm_rotate3_phase2] ; R^3(A)
-	pxor            xmm0, oword [rbx + 128]         ; + round key
-	pxor            xmm5, oword [rbx + 128]         ; + round key
+	movdqa          xmm3, oword [rel L.vperm_rotate1_phase2] ; io done: R's mask
+	movdqa          xmm8, oword [rel L.vperm_rotate1_phase2] ; io done: R's mask
+	movdqa          xmm1, xmm0
+	movdqa          xmm6, xmm5
+	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
+	pshufb          xmm6, xmm8                      ; R(A), R = rows up by one
+	pxor            xmm2, xmm1                      ; X = 2A + R(A)
+	pxor            xmm7, xmm6                      ; X = 2A + R(A)
+	movdqa          xmm4, oword [rel L.vperm_rotate3_phase2] ; jo done: R^3's mask
+	movdqa          xmm9, oword [rel L.vperm_rotate3_phase2] ; jo done: R^3's mask
+	pshufb          xmm0, xmm4                      ; R^3(A)
+	pshufb          xmm5, xmm9                      ; R^3(A)
+	movdqa          xmm1, oword [rbx + 128]
+	movdqa          xmm6, oword [rbx + 128]
+	pxor            xmm0, xmm1                      ; + round key
+	pxor            xmm5, xmm6                      ; + round key
 	pxor            xmm0, xmm2
 	pxor            xmm5, xmm7
-	pshufb          xmm2, oword [rel L.vperm_rotate1_phase2] ; R(X)
-	pshufb          xmm7, oword [rel L.vperm_rotate1_phase2] ; R(X)
+	pshufb          xmm2, xmm3                      ; R(X)
+	pshufb          xmm7, xmm8                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
 	pxor            xmm5, xmm7                      ; MixColumns: X + R(X) + R^3(A) + key
 ; round 5 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
@@ -2095,20 +2239,26 @@ L.ctr_main_aes128:
 	pshufb          xmm6, xmm9
 	pxor            xmm2, xmm1                      ; 2A
 	pxor            xmm7, xmm6                      ; 2A
-	movdqa          xmm3, xmm0
-	movdqa          xmm8, xmm5
-	pshufb          xmm3, oword [rel L.vperm_rotate1_phase1] ; R(A), R = rows up by one
-	pshufb          xmm8, oword [rel L.vperm_rotate1_phase1] ; R(A), R = rows up by one
-	pxor            xmm2, xmm3                      ; X = 2A + R(A)
-	pxor            xmm7, xmm8                      ; X = 2A + R(A)
-	pshufb          xmm0, oword [rel L.vperm_rotate3_phase1] ; R^3(A)
-	pshufb          xmm5, oword [rel L.vperm_rotate3_phase1] ; R^3(A)
-	pxor            xmm0, oword [rbx + 144]         ; + round key
-	pxor            xmm5, oword [rbx + 144]         ; + round key
+	movdqa          xmm3, oword [rel L.vperm_rotate1_phase1] ; io done: R's mask
+	movdqa          xmm8, oword [rel L.vperm_rotate1_phase1] ; io done: R's mask
+	movdqa          xmm1, xmm0
+	movdqa          xmm6, xmm5
+	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
+	pshufb          xmm6, xmm8                      ; R(A), R = rows up by one
+	pxor            xmm2, xmm1                      ; X = 2A + R(A)
+	pxor            xmm7, xmm6                      ; X = 2A + R(A)
+	movdqa          xmm4, oword [rel L.vperm_rotate3_phase1] ; jo done: R^3's mask
+	movdqa          xmm9, oword [rel L.vperm_rotate3_phase1] ; jo done: R^3's mask
+	pshufb          xmm0, xmm4                      ; R^3(A)
+	pshufb          xmm5, xmm9                      ; R^3(A)
+	movdqa          xmm1, oword [rbx + 144]
+	movdqa          xmm6, oword [rbx + 144]
+	pxor            xmm0, xmm1                      ; + round key
+	pxor            xmm5, xmm6                      ; + round key
 	pxor            xmm0, xmm2
 	pxor            xmm5, xmm7
-	pshufb          xmm2, oword [rel L.vperm_rotate1_phase1] ; R(X)
-	pshufb          xmm7, oword [rel L.vperm_rotate1_phase1] ; R(X)
+	pshufb          xmm2, xmm3                      ; R(X)
+	pshufb          xmm7, xmm8                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
 	pxor            xmm5, xmm7                      ; MixColumns: X + R(X) + R^3(A) + key
 ; round 4 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
@@ -2170,20 +2320,26 @@ L.ctr_main_aes128:
 	pshufb          xmm6, xmm9
 	pxor            xmm2, xmm1                      ; 2A
 	pxor            xmm7, xmm6                      ; 2A
-	movdqa          xmm3, xmm0
-	movdqa          xmm8, xmm5
-	pshufb          xmm3, oword [rel L.vperm_rotate1_phase0] ; R(A), R = rows up by one
-	pshufb          xmm8, oword [rel L.vperm_rotate1_phase0] ; R(A), R = rows up by one
-	pxor            xmm2, xmm3                      ; X = 2A + R(A)
-	pxor            xmm7, xmm8                      ; X = 2A + R(A)
-	pshufb          xmm0, oword [rel L.vperm_rotate3_phase0] ; R^3(A)
-	pshufb          xmm5, oword [rel L.vperm_rotate3_phase0] ; R^3(A)
-	pxor            xmm0, oword [rbx + 160]         ; + round key
-	pxor            xmm5, oword [rbx + 160]         ; + round key
+	movdqa          xmm3, oword [rel L.vperm_rotate1_phase0] ; io done: R's mask
+	movdqa          xmm8, oword [rel L.vperm_rotate1_phase0] ; io done: R's mask
+	movdqa          xmm1, xmm0
+	movdqa          xmm6, xmm5
+	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
+	pshufb          xmm6, xmm8                      ; R(A), R = rows up by one
+	pxor            xmm2, xmm1                      ; X = 2A + R(A)
+	pxor            xmm7, xmm6                      ; X = 2A + R(A)
+	movdqa          xmm4, oword [rel L.vperm_rotate3_phase0] ; jo done: R^3's mask
+	movdqa          xmm9, oword [rel L.vperm_rotate3_phase0] ; jo done: R^3's mask
+	pshufb          xmm0, xmm4                      ; R^3(A)
+	pshufb          xmm5, xmm9                      ; R^3(A)
+	movdqa          xmm1, oword [rbx + 160]
+	movdqa          xmm6, oword [rbx + 160]
+	pxor            xmm0, xmm1                      ; + round key
+	pxor            xmm5, xmm6                      ; + round key
 	pxor            xmm0, xmm2
 	pxor            xmm5, xmm7
-	pshufb          xmm2, oword [rel L.vperm_rotate1_phase0] ; R(X)
-	pshufb          xmm7, oword [rel L.vperm_rotate1_phase0] ; R(X)
+	pshufb          xmm2, xmm3                      ; R(X)
+	pshufb          xmm7, xmm8                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
 	pxor            xmm5, xmm7                      ; MixColumns: X + R(X) + R^3(A) + key
 ; round 3 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
@@ -2245,20 +2401,26 @@ L.ctr_main_aes128:
 	pshufb          xmm6, xmm9
 	pxor            xmm2, xmm1                      ; 2A
 	pxor            xmm7, xmm6                      ; 2A
-	movdqa          xmm3, xmm0
-	movdqa          xmm8, xmm5
-	pshufb          xmm3, oword [rel L.vperm_rotate1_phase3] ; R(A), R = rows up by one
-	pshufb          xmm8, oword [rel L.vperm_rotate1_phase3] ; R(A), R = rows up by one
-	pxor            xmm2, xmm3                      ; X = 2A + R(A)
-	pxor            xmm7, xmm8                      ; X = 2A + R(A)
-	pshufb          xmm0, oword [rel L.vperm_rotate3_phase3] ; R^3(A)
-	pshufb          xmm5, oword [rel L.vperm_rotate3_phase3] ; R^3(A)
-	pxor            xmm0, oword [rbx + 176]         ; + round key
-	pxor            xmm5, oword [rbx + 176]         ; + round key
+	movdqa          xmm3, oword [rel L.vperm_rotate1_phase3] ; io done: R's mask
+	movdqa          xmm8, oword [rel L.vperm_rotate1_phase3] ; io done: R's mask
+	movdqa          xmm1, xmm0
+	movdqa          xmm6, xmm5
+	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
+	pshufb          xmm6, xmm8                      ; R(A), R = rows up by one
+	pxor            xmm2, xmm1                      ; X = 2A + R(A)
+	pxor            xmm7, xmm6                      ; X = 2A + R(A)
+	movdqa          xmm4, oword [rel L.vperm_rotate3_phase3] ; jo done: R^3's mask
+	movdqa          xmm9, oword [rel L.vperm_rotate3_phase3] ; jo done: R^3's mask
+	pshufb          xmm0, xmm4                      ; R^3(A)
+	pshufb          xmm5, xmm9                      ; R^3(A)
+	movdqa          xmm1, oword [rbx + 176]
+	movdqa          xmm6, oword [rbx + 176]
+	pxor            xmm0, xmm1                      ; + round key
+	pxor            xmm5, xmm6                      ; + round key
 	pxor            xmm0, xmm2
 	pxor            xmm5, xmm7
-	pshufb          xmm2, oword [rel L.vperm_rotate1_phase3] ; R(X)
-	pshufb          xmm7, oword [rel L.vperm_rotate1_phase3] ; R(X)
+	pshufb          xmm2, xmm3                      ; R(X)
+	pshufb          xmm7, xmm8                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
 	pxor            xmm5, xmm7                      ; MixColumns: X + R(X) + R^3(A) + key
 ; round 2 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
@@ -2320,20 +2482,26 @@ L.ctr_main_aes128:
 	pshufb          xmm6, xmm9
 	pxor            xmm2, xmm1                      ; 2A
 	pxor            xmm7, xmm6                      ; 2A
-	movdqa          xmm3, xmm0
-	movdqa          xmm8, xmm5
-	pshufb          xmm3, oword [rel L.vperm_rotate1_phase2] ; R(A), R = rows up by one
-	pshufb          xmm8, oword [rel L.vperm_rotate1_phase2] ; R(A), R = rows up by one
-	pxor            xmm2, xmm3                      ; X = 2A + R(A)
-	pxor            xmm7, xmm8                      ; X = 2A + R(A)
-	pshufb          xmm0, oword [rel L.vperm_rotate3_phase2] ; R^3(A)
-	pshufb          xmm5, oword [rel L.vperm_rotate3_phase2] ; R^3(A)
-	pxor            xmm0, oword [rbx + 192]         ; + round key
-	pxor            xmm5, oword [rbx + 192]         ; + round key
+	movdqa          xmm3, oword [rel L.vperm_rotate1_phase2] ; io done: R's mask
+	movdqa          xmm8, oword [rel L.vperm_rotate1_phase2] ; io done: R's mask
+	movdqa          xmm1, xmm0
+	movdqa          xmm6, xmm5
+	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
+	pshufb          xmm6, xmm8                      ; R(A), R = rows up by one
+	pxor            xmm2, xmm1                      ; X = 2A + R(A)
+	pxor            xmm7, xmm6                      ; X = 2A + R(A)
+	movdqa          xmm4, oword [rel L.vperm_rotate3_phase2] ; jo done: R^3's mask
+	movdqa          xmm9, oword [rel L.vperm_rotate3_phase2] ; jo done: R^3's mask
+	pshufb          xmm0, xmm4                      ; R^3(A)
+	pshufb          xmm5, xmm9                      ; R^3(A)
+	movdqa          xmm1, oword [rbx + 192]
+	movdqa          xmm6, oword [rbx + 192]
+	pxor            xmm0, xmm1                      ; + round key
+	pxor            xmm5, xmm6                      ; + round key
 	pxor            xmm0, xmm2
 	pxor            xmm5, xmm7
-	pshufb          xmm2, oword [rel L.vperm_rotate1_phase2] ; R(X)
-	pshufb          xmm7, oword [rel L.vperm_rotate1_phase2] ; R(X)
+	pshufb          xmm2, xmm3                      ; R(X)
+	pshufb          xmm7, xmm8                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
 	pxor            xmm5, xmm7                      ; MixColumns: X + R(X) + R^3(A) + key
 ; round 1 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
@@ -2395,20 +2563,26 @@ L.ctr_main_aes128:
 	pshufb          xmm6, xmm9
 	pxor            xmm2, xmm1                      ; 2A
 	pxor            xmm7, xmm6                      ; 2A
-	movdqa          xmm3, xmm0
-	movdqa          xmm8, xmm5
-	pshufb          xmm3, oword [rel L.vperm_rotate1_phase1] ; R(A), R = rows up by one
-	pshufb          xmm8, oword [rel L.vperm_rotate1_phase1] ; R(A), R = rows up by one
-	pxor            xmm2, xmm3                      ; X = 2A + R(A)
-	pxor            xmm7, xmm8                      ; X = 2A + R(A)
-	pshufb          xmm0, oword [rel L.vperm_rotate3_phase1] ; R^3(A)
-	pshufb          xmm5, oword [rel L.vperm_rotate3_phase1] ; R^3(A)
-	pxor            xmm0, oword [rbx + 208]         ; + round key
-	pxor            xmm5, oword [rbx + 208]         ; + round key
+	movdqa          xmm3, oword [rel L.vperm_rotate1_phase1] ; io done: R's mask
+	movdqa          xmm8, oword [rel L.vperm_rotate1_phase1] ; io done: R's mask
+	movdqa          xmm1, xmm0
+	movdqa          xmm6, xmm5
+	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
+	pshufb          xmm6, xmm8                      ; R(A), R = rows up by one
+	pxor            xmm2, xmm1                      ; X = 2A + R(A)
+	pxor            xmm7, xmm6                      ; X = 2A + R(A)
+	movdqa          xmm4, oword [rel L.vperm_rotate3_phase1] ; jo done: R^3's mask
+	movdqa          xmm9, oword [rel L.vperm_rotate3_phase1] ; jo done: R^3's mask
+	pshufb          xmm0, xmm4                      ; R^3(A)
+	pshufb          xmm5, xmm9                      ; R^3(A)
+	movdqa          xmm1, oword [rbx + 208]
+	movdqa          xmm6, oword [rbx + 208]
+	pxor            xmm0, xmm1                      ; + round key
+	pxor            xmm5, xmm6                      ; + round key
 	pxor            xmm0, xmm2
 	pxor            xmm5, xmm7
-	pshufb          xmm2, oword [rel L.vperm_rotate1_phase1] ; R(X)
-	pshufb          xmm7, oword [rel L.vperm_rotate1_phase1] ; R(X)
+	pshufb          xmm2, xmm3                      ; R(X)
+	pshufb          xmm7, xmm8                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
 	pxor            xmm5, xmm7                      ; MixColumns: X + R(X) + R^3(A) + key
 ; the last round: inversion, S-box back to the standard basis, last key
@@ -2458,10 +2632,12 @@ L.ctr_main_aes128:
 	movdqa          xmm6, oword [rel L.vperm_sbox0_jo]
 	pshufb          xmm1, xmm4
 	pshufb          xmm6, xmm9
+	movdqa          xmm2, oword [rbx + 224]
+	movdqa          xmm7, oword [rbx + 224]
 	pxor            xmm0, xmm1                      ; S-box, standard basis
 	pxor            xmm5, xmm6                      ; S-box, standard basis
-	pxor            xmm0, oword [rbx + 224]         ; + the last round key
-	pxor            xmm5, oword [rbx + 224]         ; + the last round key
+	pxor            xmm0, xmm2                      ; + the last round key
+	pxor            xmm5, xmm7                      ; + the last round key
 ; dst = src ^ keystream
 	movdqu          xmm1, oword [rdx]
 	pxor            xmm0, xmm1
