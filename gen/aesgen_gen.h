@@ -66,7 +66,7 @@ enum {
  * AESGEN_GEN_AESNI_<isa>(have, lack): `have` if the ISA has AES-NI (its key setup). */
 #define AESGEN_GEN_HAS_vperm_ssse3_ctr(have, lack) have
 #define AESGEN_GEN_HAS_vperm_ssse3_xctr(have, lack) have
-#define AESGEN_GEN_HAS_vperm_ssse3_xts(have, lack) lack
+#define AESGEN_GEN_HAS_vperm_ssse3_xts(have, lack) have
 #define AESGEN_GEN_HAS_vperm_ssse3_gcm(have, lack) lack
 #define AESGEN_GEN_AESNI_vperm_ssse3(have, lack) lack
 #define AESGEN_GEN_GCM_ALTERNATES_vperm_ssse3(X)
@@ -208,6 +208,12 @@ int aesgen_xctr_crypt_vperm_ssse3(const aesgen_aes_key *key, uint8_t *dst, const
 #define AESGEN_GEN_UNROLL_vperm_ssse3_xctr 2
 #define AESGEN_GEN_STRIDE_vperm_ssse3_xctr 32
 
+/* gen/vperm_ssse3/xts.S: KEYS=mem TAIL=1 UNROLL=2; main loop 32 bytes per iteration */
+int aesgen_xts_encrypt_vperm_ssse3(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
+int aesgen_xts_decrypt_vperm_ssse3(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
+#define AESGEN_GEN_UNROLL_vperm_ssse3_xts 2
+#define AESGEN_GEN_STRIDE_vperm_ssse3_xts 32
+
 /* gen/aesni_avx/ctr.S: KEYS=mem TAIL=4 UNROLL=8; main loop 128 bytes per iteration */
 int aesgen_ctr_crypt_aesni_avx(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, uint64_t ctr_lo, uint64_t ctr_hi);
 #define AESGEN_GEN_UNROLL_aesni_avx_ctr 8
@@ -328,6 +334,8 @@ AESGEN_GEN_ALTERNATE int aesgen_gcm_dec_record_avx10_512_school(const aesgen_gcm
 #define AESGEN_GEN_FUNCTIONS(X) \
     X(vperm_ssse3, ctr, aesgen_ctr_crypt_vperm_ssse3) \
     X(vperm_ssse3, xctr, aesgen_xctr_crypt_vperm_ssse3) \
+    X(vperm_ssse3, xts, aesgen_xts_encrypt_vperm_ssse3) \
+    X(vperm_ssse3, xts, aesgen_xts_decrypt_vperm_ssse3) \
     X(aesni_avx, ctr, aesgen_ctr_crypt_aesni_avx) \
     X(aesni_avx, xctr, aesgen_xctr_crypt_aesni_avx) \
     X(aesni_avx, xts, aesgen_xts_encrypt_aesni_avx) \
@@ -380,6 +388,10 @@ _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_ctr_crypt_vperm_ss
                "aesgen_ctr_crypt_vperm_ssse3: the aesgen_ctr_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xctr_crypt_vperm_ssse3), aesgen_xctr_fn),
                "aesgen_xctr_crypt_vperm_ssse3: the aesgen_xctr_fn contract");
+_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xts_encrypt_vperm_ssse3), aesgen_xts_fn),
+               "aesgen_xts_encrypt_vperm_ssse3: the aesgen_xts_fn contract");
+_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xts_decrypt_vperm_ssse3), aesgen_xts_fn),
+               "aesgen_xts_decrypt_vperm_ssse3: the aesgen_xts_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_ctr_crypt_aesni_avx), aesgen_ctr_fn),
                "aesgen_ctr_crypt_aesni_avx: the aesgen_ctr_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xctr_crypt_aesni_avx), aesgen_xctr_fn),

@@ -71,7 +71,7 @@ _AVX10 = _VAES + ("avx512f", "avx512bw", "avx512vl", "avx512dq", "os:opmask+zmm"
 ISAS = {isa.name: isa for isa in (
     Isa("vperm_ssse3", 16, 16, False, ("ssse3",),
         "vector-permute AES (pshufb, constant time) on xmm, legacy SSE, 16 registers; "
-        "for CPUs without AES-NI", legacy_sse=True, modes=("ctr", "xctr"), templates="vperm/",
+        "for CPUs without AES-NI", legacy_sse=True, modes=("ctr", "xctr", "xts"), templates="vperm/",
         knob_defaults=(("UNROLL", 2), ("TAIL", 1))),
     Isa("aesni_avx", 16, 16, False, _VEX, "AES-NI on xmm, VEX-encoded AVX, 16 registers"),
     Isa("vaes_avx2", 32, 16, False, _VAES, "VAES on ymm, VEX-encoded AVX2, 16 registers"),

@@ -413,7 +413,25 @@ class VpermXctrPlan(VpermPlan):
     notes = VpermCtrPlan.notes
 
 
-VPERM_PLANS = {"ctr": VpermCtrPlan, "xctr": VpermXctrPlan}
+class VpermXtsPlan(VpermPlan):
+    """The tweaks of an iteration's blocks in TW0..TW(U-1) (TW1 exists for UNROLL=1 too:
+    decryption's ciphertext stealing needs the last two tweaks at once)."""
+    def allocate(self):
+        self.blocks()
+        U = self.knobs["UNROLL"]
+        self.take("TW", self.vregs.named(f"TW{j}" for j in range(max(U, 2))))
+        for direction in ("encrypt", "decrypt"):
+            self.functions[direction] = FunctionPlan(
+                f"xts_{direction}", ("KEY", "KEY2", "DST", "SRC", "LEN", "IVP"),
+                ("ROUNDS", "KEYEND", "TMPG", "FRAME", "REM"),
+                aliases=(("PART", "KEY2", "once the tweak is made"),), stack=VPERM_FRAME)
+
+    def notes(self, fn):
+        return VpermCtrPlan.notes(self, fn) + [
+            "The tweak key is transformed into the same frame first, for T = AES_K2(iv)."]
+
+
+VPERM_PLANS = {"ctr": VpermCtrPlan, "xctr": VpermXctrPlan, "xts": VpermXtsPlan}
 
 
 def _plan_class(mode: Mode, isa: Isa):

@@ -190,6 +190,25 @@ def _sbox_standard(value):
     return affine_linear(phi_inverse(value))
 
 
+_AFFINE_INVERSE = {affine_linear(b): b for b in range(256)}
+
+
+def affine_linear_inverse(byte):
+    return _AFFINE_INVERSE[byte]
+
+
+def to_tower_dec(byte):
+    """The inverse cipher's input map: tower form of the affine map's inverse (InvSubBytes
+    is inverse(affine^-1(s ^ 0x63)); the 0x63 is folded into the round keys)."""
+    return to_tower(affine_linear_inverse(byte))
+
+
+def _inv_mix_tower(value, factor):
+    """The inverse: 1/v (tower) back to standard, times an InvMixColumns factor, into the
+    next round's input form."""
+    return to_tower_dec(gf256_mul(phi_inverse(value), factor))
+
+
 def _nibble_table(function):
     return [function(n) for n in range(16)]
 
@@ -246,7 +265,32 @@ def rotation(m, k):
 
 for _m in range(4):
     TABLES[f"rotate1_phase{_m}"] = rotation(_m, 1)
+    TABLES[f"rotate2_phase{_m}"] = rotation(_m, 2)
     TABLES[f"rotate3_phase{_m}"] = rotation(_m, 3)
+
+# The inverse cipher (equivalent inverse cipher, the AESDEC schedule): its input map, the
+# InvMixColumns factors 14, 11, 13, 9 applied to InvSubBytes' output (each a table pair
+# indexed by io and jo, straight into the next round's input form), and the last round's
+# InvSubBytes in the standard basis.  Its rotations are the encryption's at phase -m.
+TABLES["to_dec_lo"] = _nibble_table(lambda n: to_tower_dec(n))
+TABLES["to_dec_hi"] = _nibble_table(lambda n: to_tower_dec(n << 4))
+for _factor in (14, 11, 13, 9):
+    TABLES[f"inv{_factor}_io"] = _output_table(ALPHA, lambda v, f=_factor: _inv_mix_tower(v, f))
+    TABLES[f"inv{_factor}_jo"] = _output_table(BETA, lambda v, f=_factor: _inv_mix_tower(v, f))
+TABLES["inv0_io"] = _output_table(ALPHA, phi_inverse)
+TABLES["inv0_jo"] = _output_table(BETA, phi_inverse)
+
+# Which tables each direction reads (a file holds only what its functions use).
+COMMON_TABLES = ("low_nibbles", "inverse", "a_over", "identity", "shift_rows1",
+                 "shift_rows2", "shift_rows3", "sbox_constant", "to_tower_lo", "to_tower_hi",
+                 "rotate1_phase0", "rotate1_phase1", "rotate1_phase2", "rotate1_phase3",
+                 "rotate3_phase0", "rotate3_phase1", "rotate3_phase2", "rotate3_phase3")
+ENCRYPT_TABLES = COMMON_TABLES + ("sbox1_io", "sbox1_jo", "sbox2_io", "sbox2_jo",
+                                  "sbox0_io", "sbox0_jo")
+DECRYPT_TABLES = ("to_dec_lo", "to_dec_hi", "rotate2_phase0", "rotate2_phase1",
+                  "rotate2_phase2", "rotate2_phase3", "inv14_io", "inv14_jo", "inv11_io",
+                  "inv11_jo", "inv13_io", "inv13_jo", "inv9_io", "inv9_jo", "inv0_io",
+                  "inv0_jo")
 for _m in (1, 2, 3):
     TABLES[f"shift_rows{_m}"] = shift_rows_power(_m)
 TABLES["identity"] = IDENTITY

@@ -49,7 +49,7 @@ aesgen_ctr_crypt_vperm_ssse3:
 	.cfi_adjust_cfa_offset 288
 	test            %rcx, %rcx
 	{disp32} jz     .Lctr_return
-# ROUNDS = 10, 12 or 14; KEYEND = &rk[ROUNDS]
+# ROUNDS = 10, 12 or 14; KEYEND = &rk[ROUNDS] of the schedule at rdi
 	mov             240(%rdi), %eax
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10
@@ -62,8 +62,8 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqu          (%r10), %xmm0
 	pxor            .Lvperm_sbox_constant(%rip), %xmm0
 	movdqa          %xmm0, 224(%rbx)
-# the first key: tower basis, permuted by SR^Nr (SR^2 for AES-128/256, none for
-# AES-192), and that permutation for the input blocks
+# the first key: tower form, permuted by SR^Nr (SR^2 for AES-128/256,
+# none for AES-192; SR^-Nr is the same), and that permutation for the input blocks
 	movdqu          (%rdi), %xmm0
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1
@@ -82,7 +82,7 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          %xmm1, 240(%rbx)
 	pshufb          %xmm1, %xmm0
 	movdqa          %xmm0, (%rbx)
-# middle keys m = 1 .. Nr - 1: constant folded, tower basis, SR^m
+# middle keys m = 1 .. Nr - 1: constant folded, tower form, SR^m
 	movdqu          -16(%r10), %xmm0
 	pxor            .Lvperm_sbox_constant(%rip), %xmm0
 	movdqa          %xmm0, %xmm1
@@ -2667,14 +2667,40 @@ aesgen_ctr_crypt_vperm_ssse3:
 # (pshufb operands) and byte permutations (pshufb masks)
 .Lvperm_low_nibbles:
 	.byte	15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15
-.Lvperm_to_tower_lo:
-	.byte	0, 16, 34, 50, 36, 52, 6, 22, 132, 148, 166, 182, 160, 176, 130, 146
-.Lvperm_to_tower_hi:
-	.byte	0, 243, 141, 126, 115, 128, 254, 13, 190, 77, 51, 192, 205, 62, 64, 179
 .Lvperm_inverse:
 	.byte	128, 1, 9, 14, 13, 11, 7, 6, 15, 2, 12, 5, 10, 4, 3, 8
 .Lvperm_a_over:
 	.byte	128, 15, 14, 5, 7, 3, 11, 4, 10, 13, 8, 6, 12, 9, 2, 1
+.Lvperm_identity:
+	.byte	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
+.Lvperm_shift_rows1:
+	.byte	0, 5, 10, 15, 4, 9, 14, 3, 8, 13, 2, 7, 12, 1, 6, 11
+.Lvperm_shift_rows2:
+	.byte	0, 9, 2, 11, 4, 13, 6, 15, 8, 1, 10, 3, 12, 5, 14, 7
+.Lvperm_shift_rows3:
+	.byte	0, 13, 10, 7, 4, 1, 14, 11, 8, 5, 2, 15, 12, 9, 6, 3
+.Lvperm_sbox_constant:
+	.byte	99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99
+.Lvperm_to_tower_lo:
+	.byte	0, 16, 34, 50, 36, 52, 6, 22, 132, 148, 166, 182, 160, 176, 130, 146
+.Lvperm_to_tower_hi:
+	.byte	0, 243, 141, 126, 115, 128, 254, 13, 190, 77, 51, 192, 205, 62, 64, 179
+.Lvperm_rotate1_phase0:
+	.byte	1, 2, 3, 0, 5, 6, 7, 4, 9, 10, 11, 8, 13, 14, 15, 12
+.Lvperm_rotate1_phase1:
+	.byte	13, 14, 15, 12, 1, 2, 3, 0, 5, 6, 7, 4, 9, 10, 11, 8
+.Lvperm_rotate1_phase2:
+	.byte	9, 10, 11, 8, 13, 14, 15, 12, 1, 2, 3, 0, 5, 6, 7, 4
+.Lvperm_rotate1_phase3:
+	.byte	5, 6, 7, 4, 9, 10, 11, 8, 13, 14, 15, 12, 1, 2, 3, 0
+.Lvperm_rotate3_phase0:
+	.byte	3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14
+.Lvperm_rotate3_phase1:
+	.byte	7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14, 3, 0, 1, 2
+.Lvperm_rotate3_phase2:
+	.byte	11, 8, 9, 10, 15, 12, 13, 14, 3, 0, 1, 2, 7, 4, 5, 6
+.Lvperm_rotate3_phase3:
+	.byte	15, 12, 13, 14, 3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10
 .Lvperm_sbox1_io:
 	.byte	0, 187, 192, 206, 232, 93, 14, 181, 117, 157, 83, 147, 230, 40, 38, 123
 .Lvperm_sbox1_jo:
@@ -2687,32 +2713,6 @@ aesgen_ctr_crypt_vperm_ssse3:
 	.byte	0, 123, 176, 61, 103, 145, 141, 246, 70, 33, 28, 172, 234, 215, 90, 203
 .Lvperm_sbox0_jo:
 	.byte	0, 100, 153, 18, 229, 10, 139, 239, 118, 147, 129, 24, 110, 124, 247, 253
-.Lvperm_rotate1_phase0:
-	.byte	1, 2, 3, 0, 5, 6, 7, 4, 9, 10, 11, 8, 13, 14, 15, 12
-.Lvperm_rotate3_phase0:
-	.byte	3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14
-.Lvperm_rotate1_phase1:
-	.byte	13, 14, 15, 12, 1, 2, 3, 0, 5, 6, 7, 4, 9, 10, 11, 8
-.Lvperm_rotate3_phase1:
-	.byte	7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14, 3, 0, 1, 2
-.Lvperm_rotate1_phase2:
-	.byte	9, 10, 11, 8, 13, 14, 15, 12, 1, 2, 3, 0, 5, 6, 7, 4
-.Lvperm_rotate3_phase2:
-	.byte	11, 8, 9, 10, 15, 12, 13, 14, 3, 0, 1, 2, 7, 4, 5, 6
-.Lvperm_rotate1_phase3:
-	.byte	5, 6, 7, 4, 9, 10, 11, 8, 13, 14, 15, 12, 1, 2, 3, 0
-.Lvperm_rotate3_phase3:
-	.byte	15, 12, 13, 14, 3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10
-.Lvperm_shift_rows1:
-	.byte	0, 5, 10, 15, 4, 9, 14, 3, 8, 13, 2, 7, 12, 1, 6, 11
-.Lvperm_shift_rows2:
-	.byte	0, 9, 2, 11, 4, 13, 6, 15, 8, 1, 10, 3, 12, 5, 14, 7
-.Lvperm_shift_rows3:
-	.byte	0, 13, 10, 7, 4, 1, 14, 11, 8, 5, 2, 15, 12, 9, 6, 3
-.Lvperm_identity:
-	.byte	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
-.Lvperm_sbox_constant:
-	.byte	99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99
 # Reverses the 16 bytes: little-endian counter <-> big-endian block.
 .Lctr_bswap_mask:
 	.byte	15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0

@@ -46,7 +46,7 @@ aesgen_ctr_crypt_vperm_ssse3:
 	sub             rsp, 288
 	test            rcx, rcx
 	jz              near L.ctr_return
-; ROUNDS = 10, 12 or 14; KEYEND = &rk[ROUNDS]
+; ROUNDS = 10, 12 or 14; KEYEND = &rk[ROUNDS] of the schedule at rdi
 	mov             eax, dword [rdi + 240]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]
@@ -59,8 +59,8 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqu          xmm0, oword [r10]
 	pxor            xmm0, oword [rel L.vperm_sbox_constant]
 	movdqa          oword [rbx + 224], xmm0
-; the first key: tower basis, permuted by SR^Nr (SR^2 for AES-128/256, none for
-; AES-192), and that permutation for the input blocks
+; the first key: tower form, permuted by SR^Nr (SR^2 for AES-128/256,
+; none for AES-192; SR^-Nr is the same), and that permutation for the input blocks
 	movdqu          xmm0, oword [rdi]
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
@@ -79,7 +79,7 @@ L.ctr_first_key_permutation:
 	movdqa          oword [rbx + 240], xmm1
 	pshufb          xmm0, xmm1
 	movdqa          oword [rbx], xmm0
-; middle keys m = 1 .. Nr - 1: constant folded, tower basis, SR^m
+; middle keys m = 1 .. Nr - 1: constant folded, tower form, SR^m
 	movdqu          xmm0, oword [r10 - 16]
 	pxor            xmm0, oword [rel L.vperm_sbox_constant]
 	movdqa          xmm1, xmm0
@@ -2659,14 +2659,40 @@ L.ctr_main_aes128:
 ; (pshufb operands) and byte permutations (pshufb masks)
 L.vperm_low_nibbles:
 	db	15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15
-L.vperm_to_tower_lo:
-	db	0, 16, 34, 50, 36, 52, 6, 22, 132, 148, 166, 182, 160, 176, 130, 146
-L.vperm_to_tower_hi:
-	db	0, 243, 141, 126, 115, 128, 254, 13, 190, 77, 51, 192, 205, 62, 64, 179
 L.vperm_inverse:
 	db	128, 1, 9, 14, 13, 11, 7, 6, 15, 2, 12, 5, 10, 4, 3, 8
 L.vperm_a_over:
 	db	128, 15, 14, 5, 7, 3, 11, 4, 10, 13, 8, 6, 12, 9, 2, 1
+L.vperm_identity:
+	db	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
+L.vperm_shift_rows1:
+	db	0, 5, 10, 15, 4, 9, 14, 3, 8, 13, 2, 7, 12, 1, 6, 11
+L.vperm_shift_rows2:
+	db	0, 9, 2, 11, 4, 13, 6, 15, 8, 1, 10, 3, 12, 5, 14, 7
+L.vperm_shift_rows3:
+	db	0, 13, 10, 7, 4, 1, 14, 11, 8, 5, 2, 15, 12, 9, 6, 3
+L.vperm_sbox_constant:
+	db	99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99
+L.vperm_to_tower_lo:
+	db	0, 16, 34, 50, 36, 52, 6, 22, 132, 148, 166, 182, 160, 176, 130, 146
+L.vperm_to_tower_hi:
+	db	0, 243, 141, 126, 115, 128, 254, 13, 190, 77, 51, 192, 205, 62, 64, 179
+L.vperm_rotate1_phase0:
+	db	1, 2, 3, 0, 5, 6, 7, 4, 9, 10, 11, 8, 13, 14, 15, 12
+L.vperm_rotate1_phase1:
+	db	13, 14, 15, 12, 1, 2, 3, 0, 5, 6, 7, 4, 9, 10, 11, 8
+L.vperm_rotate1_phase2:
+	db	9, 10, 11, 8, 13, 14, 15, 12, 1, 2, 3, 0, 5, 6, 7, 4
+L.vperm_rotate1_phase3:
+	db	5, 6, 7, 4, 9, 10, 11, 8, 13, 14, 15, 12, 1, 2, 3, 0
+L.vperm_rotate3_phase0:
+	db	3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14
+L.vperm_rotate3_phase1:
+	db	7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14, 3, 0, 1, 2
+L.vperm_rotate3_phase2:
+	db	11, 8, 9, 10, 15, 12, 13, 14, 3, 0, 1, 2, 7, 4, 5, 6
+L.vperm_rotate3_phase3:
+	db	15, 12, 13, 14, 3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10
 L.vperm_sbox1_io:
 	db	0, 187, 192, 206, 232, 93, 14, 181, 117, 157, 83, 147, 230, 40, 38, 123
 L.vperm_sbox1_jo:
@@ -2679,32 +2705,6 @@ L.vperm_sbox0_io:
 	db	0, 123, 176, 61, 103, 145, 141, 246, 70, 33, 28, 172, 234, 215, 90, 203
 L.vperm_sbox0_jo:
 	db	0, 100, 153, 18, 229, 10, 139, 239, 118, 147, 129, 24, 110, 124, 247, 253
-L.vperm_rotate1_phase0:
-	db	1, 2, 3, 0, 5, 6, 7, 4, 9, 10, 11, 8, 13, 14, 15, 12
-L.vperm_rotate3_phase0:
-	db	3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14
-L.vperm_rotate1_phase1:
-	db	13, 14, 15, 12, 1, 2, 3, 0, 5, 6, 7, 4, 9, 10, 11, 8
-L.vperm_rotate3_phase1:
-	db	7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14, 3, 0, 1, 2
-L.vperm_rotate1_phase2:
-	db	9, 10, 11, 8, 13, 14, 15, 12, 1, 2, 3, 0, 5, 6, 7, 4
-L.vperm_rotate3_phase2:
-	db	11, 8, 9, 10, 15, 12, 13, 14, 3, 0, 1, 2, 7, 4, 5, 6
-L.vperm_rotate1_phase3:
-	db	5, 6, 7, 4, 9, 10, 11, 8, 13, 14, 15, 12, 1, 2, 3, 0
-L.vperm_rotate3_phase3:
-	db	15, 12, 13, 14, 3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10
-L.vperm_shift_rows1:
-	db	0, 5, 10, 15, 4, 9, 14, 3, 8, 13, 2, 7, 12, 1, 6, 11
-L.vperm_shift_rows2:
-	db	0, 9, 2, 11, 4, 13, 6, 15, 8, 1, 10, 3, 12, 5, 14, 7
-L.vperm_shift_rows3:
-	db	0, 13, 10, 7, 4, 1, 14, 11, 8, 5, 2, 15, 12, 9, 6, 3
-L.vperm_identity:
-	db	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
-L.vperm_sbox_constant:
-	db	99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99
 ; Reverses the 16 bytes: little-endian counter <-> big-endian block.
 L.ctr_bswap_mask:
 	db	15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0

@@ -246,6 +246,7 @@ def knob_cases():
 VPERM_DESIGN_FACTS = {
     "ctr": ["Counter forms", "paddq", "big-endian", "GF(2^4)", "ShiftRows"],
     "xctr": ["Counter form", "little-endian", "GF(2^4)", "ShiftRows"],
+    "xts": ["The tweak step", "0x87", "x^j", "GF(2^4)", "InvMixColumns"],
 }
 DESIGN_FACTS = {
     "ctr": ["Counter forms", "vpaddq", "big-endian"],

@@ -75,6 +75,39 @@ def encrypt_reference(key, block):
     return bytes(s)
 
 
+INV_SBOX = [SBOX.index(x) for x in range(256)]
+
+
+def inv_mix_column(a):
+    return [mul(a[r], 14) ^ mul(a[(r + 1) % 4], 11) ^ mul(a[(r + 2) % 4], 13)
+            ^ mul(a[(r + 3) % 4], 9) for r in range(4)]
+
+
+def decrypt_reference(key, block):
+    """The inverse cipher of FIPS-197 (section 5.3), from the encryption schedule."""
+    rk = expand(key)
+    rounds = len(rk) - 1
+    s = [a ^ b for a, b in zip(block, rk[rounds])]
+    for n in range(rounds - 1, -1, -1):
+        s = [s[4 * ((c - r) % 4) + r] for c in range(4) for r in range(4)]   # InvShiftRows
+        s = [INV_SBOX[b] for b in s]
+        s = [a ^ b for a, b in zip(s, rk[n])]
+        if n:
+            s = sum((inv_mix_column(s[4 * c:4 * c + 4]) for c in range(4)), [])
+    return bytes(s)
+
+
+def dec_schedule(key):
+    """asm_abi.h's equivalent-inverse-cipher schedule (AESDEC's)."""
+    rk = expand(key)
+    rounds = len(rk) - 1
+    dk = [rk[rounds]]
+    for i in range(1, rounds):
+        k = rk[rounds - i]
+        dk.append(sum((inv_mix_column(k[4 * c:4 * c + 4]) for c in range(4)), []))
+    return dk + [rk[0]]
+
+
 # ---- the model of the generated instructions --------------------------------------
 
 def pshufb(table, index):
@@ -146,6 +179,43 @@ def encrypt_model(key, block):
     return bytes(out)
 
 
+def to_dec(x):
+    lo = pand(x, T["low_nibbles"])
+    hi = pand(psrld4(x), T["low_nibbles"])
+    return pxor(pshufb(T["to_dec_lo"], lo), pshufb(T["to_dec_hi"], hi))
+
+
+def dec_keys(key):
+    """The inverse cipher's keys as the prologue stores them: {m: key}."""
+    dk = dec_schedule(key)
+    rounds = len(dk) - 1
+    keys = {}
+    for n, k in enumerate(dk):
+        m = rounds - n
+        if m == 0:
+            keys[m] = k
+        else:
+            keys[m] = pshufb(to_dec(pxor(k, T["sbox_constant"])),
+                             vperm.shift_rows_power(-m % 4))
+    return keys, rounds
+
+
+def decrypt_model(key, block):
+    keys, rounds = dec_keys(key)
+    first = T["identity"] if rounds == 12 else T["shift_rows2"]
+    u = pxor(pshufb(to_dec(list(block)), first), keys[rounds])
+    for m in range(rounds - 1, 0, -1):
+        io, jo = inversion(u)
+        phase = -m % 4
+        out = pxor(pxor(pshufb(T["inv14_io"], io), pshufb(T["inv14_jo"], jo)), keys[m])
+        for factor, k in ((11, 1), (13, 2), (9, 3)):
+            part = pxor(pshufb(T[f"inv{factor}_io"], io), pshufb(T[f"inv{factor}_jo"], jo))
+            out = pxor(out, pshufb(part, T[f"rotate{k}_phase{phase}"]))
+        u = out
+    io, jo = inversion(u)
+    return bytes(pxor(pxor(pshufb(T["inv0_io"], io), pshufb(T["inv0_jo"], jo)), keys[0]))
+
+
 FIPS197_PLAINTEXT = bytes.fromhex("00112233445566778899aabbccddeeff")
 FIPS197 = {  # appendix C: key 000102..., the ciphertexts
     16: "69c4e0d86a7b0430d8cdb78070b4c55a",
@@ -190,6 +260,22 @@ class VpermConstants(unittest.TestCase):
             key = bytes(rng.randrange(256) for _ in range(size))
             block = bytes(rng.randrange(256) for _ in range(16))
             self.assertEqual(encrypt_model(key, block), encrypt_reference(key, block))
+
+    def test_decrypt_model_fips197(self):
+        for size, expected in FIPS197.items():
+            ciphertext = bytes.fromhex(expected)
+            self.assertEqual(decrypt_reference(bytes(range(size)), ciphertext),
+                             FIPS197_PLAINTEXT, f"reference AES-{size * 8}")
+            self.assertEqual(decrypt_model(bytes(range(size)), ciphertext),
+                             FIPS197_PLAINTEXT, f"AES-{size * 8}")
+
+    def test_decrypt_model_random(self):
+        rng = random.Random(141)
+        for _ in range(60):
+            size = rng.choice((16, 24, 32))
+            key = bytes(rng.randrange(256) for _ in range(size))
+            block = bytes(rng.randrange(256) for _ in range(16))
+            self.assertEqual(decrypt_model(key, encrypt_reference(key, block)), block)
 
     def test_masks_are_permutations(self):
         for name, table in T.items():
