@@ -375,6 +375,19 @@ class VpermPlan(Plan):
         for role in ("MASK", "INV", "AK"):
             self.take(role, v.one(role))
 
+    def table_registers(self, names):
+        """The S-box output tables that get a register with the ones left (a copy of a
+        register is renamed away; a load waits in the FP scheduler); R["TABLES"] maps
+        each table name to its register or None (read from .rodata)."""
+        tables = {}
+        for name in names:
+            tables[name] = self.vregs.one_or_none(name.upper().replace("_", ""))
+        self.R["TABLES"] = tables
+        held = [reg for reg in tables.values() if reg is not None]
+        if held:
+            self.R["TABLEREGS"] = held
+            self.groups.append("TABLEREGS")
+
     def vector_pairs(self, groups=None):
         pairs = []
         for group in self.groups:
@@ -387,10 +400,16 @@ class VpermPlan(Plan):
         return pairs
 
 
+# The encryption rounds' S-box tables, in the order they get the registers left.
+VPERM_ENCRYPT_TABLES = ("sbox1_io", "sbox1_jo", "sbox2_io", "sbox2_jo")
+
+
 class VpermCtrPlan(VpermPlan):
+    """The counter lives in CTR_LO/CTR_HI (general registers), so the vector registers
+    left after the blocks hold S-box tables."""
     def allocate(self):
         self.blocks()
-        self.take("CTR", self.vregs.one("CTR"))
+        self.table_registers(VPERM_ENCRYPT_TABLES)
         self.functions["crypt"] = FunctionPlan(
             "ctr_crypt", ("KEY", "DST", "SRC", "LEN", "CTR_LO", "CTR_HI"),
             ("ROUNDS", "KEYEND", "TMPG", "FRAME"), stack=VPERM_FRAME)
@@ -402,10 +421,10 @@ class VpermCtrPlan(VpermPlan):
 
 
 class VpermXctrPlan(VpermPlan):
+    """The index lives in INDEX (a general register), iv in memory."""
     def allocate(self):
         self.blocks()
-        self.take("CTR", self.vregs.one("CTR"))
-        self.take("IV", self.vregs.one("IV"))
+        self.table_registers(VPERM_ENCRYPT_TABLES)
         self.functions["crypt"] = FunctionPlan(
             "xctr_crypt", ("KEY", "DST", "SRC", "LEN", "IVP", "INDEX"),
             ("ROUNDS", "KEYEND", "TMPG", "FRAME"), stack=VPERM_FRAME)
@@ -420,6 +439,7 @@ class VpermXtsPlan(VpermPlan):
         self.blocks()
         U = self.knobs["UNROLL"]
         self.take("TW", self.vregs.named(f"TW{j}" for j in range(max(U, 2))))
+        self.table_registers(VPERM_ENCRYPT_TABLES)
         for direction in ("encrypt", "decrypt"):
             self.functions[direction] = FunctionPlan(
                 f"xts_{direction}", ("KEY", "KEY2", "DST", "SRC", "LEN", "IVP"),

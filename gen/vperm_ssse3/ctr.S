@@ -14,8 +14,9 @@
 # wraps, so the counter only ever adds to its low quadword (paddq).  AES-128/192/256
 # share this code (the round count is read from the key).
 #
-# Counter forms.  CTR holds the counter as a little-endian 128-bit integer (paddq adds
-# one per block); pshufb with the byte-reversal mask makes the big-endian block.
+# Counter forms.  The counter stays in the argument registers, ctr_lo counting (add;
+# no paddq, so the vector registers left hold S-box tables); movq + punpcklqdq make it
+# a little-endian 128-bit integer, pshufb with the byte-reversal mask the big-endian block.
 #
 # Vector-permute AES (Hamburg, CHES 2009; the constants from generator/vperm.py): the
 # S-box is an inversion in GF(2^8) computed as GF(2^4) operations, each a pshufb on a
@@ -31,7 +32,7 @@
 #                      ROUNDS=rax, KEYEND=r10, TMPG=r11, FRAME=rbx
 # Registers (vector): B0S=xmm0, B0H=xmm1, B0L=xmm2, B0T=xmm3, B0U=xmm4, B1S=xmm5
 #                     B1H=xmm6, B1L=xmm7, B1T=xmm8, B1U=xmm9, MASK=xmm10, INV=xmm11
-#                     AK=xmm12, CTR=xmm13
+#                     AK=xmm12, SBOX1IO=xmm13, SBOX1JO=xmm14, SBOX2IO=xmm15
 # Stack: FRAME = rsp rounded up to 16; round key m before the last at [FRAME + 224 - 16m],
 # the first at [FRAME], the input permutation at [FRAME + 240], a keystream block at [FRAME + 256].
 	.text
@@ -258,10 +259,9 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          .Lvperm_low_nibbles(%rip), %xmm10
 	movdqa          .Lvperm_inverse(%rip), %xmm11
 	movdqa          .Lvperm_a_over(%rip), %xmm12
-# CTR = ctr_hi:ctr_lo, little-endian in the register
-	movq            %r8, %xmm13
-	movq            %r9, %xmm0
-	punpcklqdq      %xmm0, %xmm13
+	movdqa          .Lvperm_sbox1_io(%rip), %xmm13
+	movdqa          .Lvperm_sbox1_jo(%rip), %xmm14
+	movdqa          .Lvperm_sbox2_io(%rip), %xmm15
 	sub             $32, %rcx
 	{disp32} jae    .Lctr_main_loop                 # out of line, so short messages fall through
 .Lctr_main_done:
@@ -271,12 +271,13 @@ aesgen_ctr_crypt_vperm_ssse3:
 .Lctr_single:
 	cmp             $16, %rcx
 	{disp32} jb     .Lctr_partial
-# counter blocks: CTR byte-swapped into big-endian blocks, CTR += 1 per block
-	movdqa          .Lctr_bswap_mask(%rip), %xmm1
-	movdqa          .Lctr_one(%rip), %xmm2
-	movdqa          %xmm13, %xmm0
-	pshufb          %xmm1, %xmm0
-	paddq           %xmm2, %xmm13
+# counter blocks: ctr_hi:ctr_lo byte-swapped into big-endian blocks, ctr_lo += 1
+	movq            %r8, %xmm0
+	movq            %r9, %xmm1
+	punpcklqdq      %xmm1, %xmm0
+	movdqa          .Lctr_bswap_mask(%rip), %xmm2
+	pshufb          %xmm2, %xmm0
+	add             $1, %r8
 # AES on 1 block, interleaved: round 0, the middle rounds, the last round
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1
@@ -314,12 +315,12 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm13, %xmm0
 	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
+	movdqa          %xmm14, %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
+	movdqa          %xmm15, %xmm2
 	pshufb          %xmm3, %xmm2
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -355,12 +356,12 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm13, %xmm0
 	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
+	movdqa          %xmm14, %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
+	movdqa          %xmm15, %xmm2
 	pshufb          %xmm3, %xmm2
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -397,12 +398,12 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm13, %xmm0
 	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
+	movdqa          %xmm14, %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
+	movdqa          %xmm15, %xmm2
 	pshufb          %xmm3, %xmm2
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -438,12 +439,12 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm13, %xmm0
 	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
+	movdqa          %xmm14, %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
+	movdqa          %xmm15, %xmm2
 	pshufb          %xmm3, %xmm2
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -480,12 +481,12 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm13, %xmm0
 	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
+	movdqa          %xmm14, %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
+	movdqa          %xmm15, %xmm2
 	pshufb          %xmm3, %xmm2
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -521,12 +522,12 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm13, %xmm0
 	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
+	movdqa          %xmm14, %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
+	movdqa          %xmm15, %xmm2
 	pshufb          %xmm3, %xmm2
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -562,12 +563,12 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm13, %xmm0
 	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
+	movdqa          %xmm14, %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
+	movdqa          %xmm15, %xmm2
 	pshufb          %xmm3, %xmm2
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -603,12 +604,12 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm13, %xmm0
 	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
+	movdqa          %xmm14, %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
+	movdqa          %xmm15, %xmm2
 	pshufb          %xmm3, %xmm2
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -644,12 +645,12 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm13, %xmm0
 	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
+	movdqa          %xmm14, %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
+	movdqa          %xmm15, %xmm2
 	pshufb          %xmm3, %xmm2
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -685,12 +686,12 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm13, %xmm0
 	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
+	movdqa          %xmm14, %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
+	movdqa          %xmm15, %xmm2
 	pshufb          %xmm3, %xmm2
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -726,12 +727,12 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm13, %xmm0
 	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
+	movdqa          %xmm14, %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
+	movdqa          %xmm15, %xmm2
 	pshufb          %xmm3, %xmm2
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -767,12 +768,12 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm13, %xmm0
 	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
+	movdqa          %xmm14, %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
+	movdqa          %xmm15, %xmm2
 	pshufb          %xmm3, %xmm2
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -808,12 +809,12 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm13, %xmm0
 	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
+	movdqa          %xmm14, %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
+	movdqa          %xmm15, %xmm2
 	pshufb          %xmm3, %xmm2
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -868,12 +869,13 @@ aesgen_ctr_crypt_vperm_ssse3:
 .Lctr_partial:
 # 1..15 bytes: one keystream block into the frame's scratch slot, XORed byte by byte
 # (SSSE3 has no 64-bit extract; the length, not the data, decides every branch)
-# counter blocks: CTR byte-swapped into big-endian blocks, CTR += 1 per block
-	movdqa          .Lctr_bswap_mask(%rip), %xmm1
-	movdqa          .Lctr_one(%rip), %xmm2
-	movdqa          %xmm13, %xmm0
-	pshufb          %xmm1, %xmm0
-	paddq           %xmm2, %xmm13
+# counter blocks: ctr_hi:ctr_lo byte-swapped into big-endian blocks, ctr_lo += 1
+	movq            %r8, %xmm0
+	movq            %r9, %xmm1
+	punpcklqdq      %xmm1, %xmm0
+	movdqa          .Lctr_bswap_mask(%rip), %xmm2
+	pshufb          %xmm2, %xmm0
+	add             $1, %r8
 # AES on 1 block, interleaved: round 0, the middle rounds, the last round
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1
@@ -911,12 +913,12 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm13, %xmm0
 	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
+	movdqa          %xmm14, %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
+	movdqa          %xmm15, %xmm2
 	pshufb          %xmm3, %xmm2
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -952,12 +954,12 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm13, %xmm0
 	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
+	movdqa          %xmm14, %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
+	movdqa          %xmm15, %xmm2
 	pshufb          %xmm3, %xmm2
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -994,12 +996,12 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm13, %xmm0
 	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
+	movdqa          %xmm14, %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
+	movdqa          %xmm15, %xmm2
 	pshufb          %xmm3, %xmm2
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -1035,12 +1037,12 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm13, %xmm0
 	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
+	movdqa          %xmm14, %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
+	movdqa          %xmm15, %xmm2
 	pshufb          %xmm3, %xmm2
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -1077,12 +1079,12 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm13, %xmm0
 	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
+	movdqa          %xmm14, %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
+	movdqa          %xmm15, %xmm2
 	pshufb          %xmm3, %xmm2
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -1118,12 +1120,12 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm13, %xmm0
 	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
+	movdqa          %xmm14, %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
+	movdqa          %xmm15, %xmm2
 	pshufb          %xmm3, %xmm2
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -1159,12 +1161,12 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm13, %xmm0
 	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
+	movdqa          %xmm14, %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
+	movdqa          %xmm15, %xmm2
 	pshufb          %xmm3, %xmm2
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -1200,12 +1202,12 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm13, %xmm0
 	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
+	movdqa          %xmm14, %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
+	movdqa          %xmm15, %xmm2
 	pshufb          %xmm3, %xmm2
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -1241,12 +1243,12 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm13, %xmm0
 	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
+	movdqa          %xmm14, %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
+	movdqa          %xmm15, %xmm2
 	pshufb          %xmm3, %xmm2
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -1282,12 +1284,12 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm13, %xmm0
 	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
+	movdqa          %xmm14, %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
+	movdqa          %xmm15, %xmm2
 	pshufb          %xmm3, %xmm2
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -1323,12 +1325,12 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm13, %xmm0
 	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
+	movdqa          %xmm14, %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
+	movdqa          %xmm15, %xmm2
 	pshufb          %xmm3, %xmm2
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -1364,12 +1366,12 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm13, %xmm0
 	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
+	movdqa          %xmm14, %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
+	movdqa          %xmm15, %xmm2
 	pshufb          %xmm3, %xmm2
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -1405,12 +1407,12 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm13, %xmm0
 	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
+	movdqa          %xmm14, %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
+	movdqa          %xmm15, %xmm2
 	pshufb          %xmm3, %xmm2
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -1495,17 +1497,19 @@ aesgen_ctr_crypt_vperm_ssse3:
 .Lctr_main_loop:
 # LLVM-MCA-BEGIN ctr_vperm_ssse3_main_loop
 # main loop: 2 blocks = 32 bytes per iteration, interleaved
-# counter blocks: CTR byte-swapped into big-endian blocks, CTR += 1 per block
-	movdqa          .Lctr_bswap_mask(%rip), %xmm1
-	movdqa          .Lctr_one(%rip), %xmm2
-	movdqa          %xmm13, %xmm0
-	pshufb          %xmm1, %xmm0
-	paddq           %xmm2, %xmm13
-	movdqa          .Lctr_bswap_mask(%rip), %xmm6
-	movdqa          .Lctr_one(%rip), %xmm7
-	movdqa          %xmm13, %xmm5
-	pshufb          %xmm6, %xmm5
-	paddq           %xmm7, %xmm13
+# counter blocks: ctr_hi:ctr_lo byte-swapped into big-endian blocks, ctr_lo += 1
+	movq            %r8, %xmm0
+	movq            %r9, %xmm1
+	punpcklqdq      %xmm1, %xmm0
+	movdqa          .Lctr_bswap_mask(%rip), %xmm2
+	pshufb          %xmm2, %xmm0
+	add             $1, %r8
+	movq            %r8, %xmm5
+	movq            %r9, %xmm6
+	punpcklqdq      %xmm6, %xmm5
+	movdqa          .Lctr_bswap_mask(%rip), %xmm7
+	pshufb          %xmm7, %xmm5
+	add             $1, %r8
 # AES on 2 blocks, interleaved: round 0, the middle rounds, the last round
 	movdqa          %xmm0, %xmm1
 	movdqa          %xmm5, %xmm6
@@ -1575,18 +1579,18 @@ aesgen_ctr_crypt_vperm_ssse3:
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm5
+	movdqa          %xmm13, %xmm0
+	movdqa          %xmm13, %xmm5
 	pshufb          %xmm3, %xmm0
 	pshufb          %xmm8, %xmm5
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm6
+	movdqa          %xmm14, %xmm1
+	movdqa          %xmm14, %xmm6
 	pshufb          %xmm4, %xmm1
 	pshufb          %xmm9, %xmm6
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
 	pxor            %xmm6, %xmm5                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm7
+	movdqa          %xmm15, %xmm2
+	movdqa          %xmm15, %xmm7
 	pshufb          %xmm3, %xmm2
 	pshufb          %xmm8, %xmm7
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
@@ -1656,18 +1660,18 @@ aesgen_ctr_crypt_vperm_ssse3:
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm5
+	movdqa          %xmm13, %xmm0
+	movdqa          %xmm13, %xmm5
 	pshufb          %xmm3, %xmm0
 	pshufb          %xmm8, %xmm5
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm6
+	movdqa          %xmm14, %xmm1
+	movdqa          %xmm14, %xmm6
 	pshufb          %xmm4, %xmm1
 	pshufb          %xmm9, %xmm6
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
 	pxor            %xmm6, %xmm5                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm7
+	movdqa          %xmm15, %xmm2
+	movdqa          %xmm15, %xmm7
 	pshufb          %xmm3, %xmm2
 	pshufb          %xmm8, %xmm7
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
@@ -1738,18 +1742,18 @@ aesgen_ctr_crypt_vperm_ssse3:
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm5
+	movdqa          %xmm13, %xmm0
+	movdqa          %xmm13, %xmm5
 	pshufb          %xmm3, %xmm0
 	pshufb          %xmm8, %xmm5
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm6
+	movdqa          %xmm14, %xmm1
+	movdqa          %xmm14, %xmm6
 	pshufb          %xmm4, %xmm1
 	pshufb          %xmm9, %xmm6
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
 	pxor            %xmm6, %xmm5                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm7
+	movdqa          %xmm15, %xmm2
+	movdqa          %xmm15, %xmm7
 	pshufb          %xmm3, %xmm2
 	pshufb          %xmm8, %xmm7
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
@@ -1819,18 +1823,18 @@ aesgen_ctr_crypt_vperm_ssse3:
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm5
+	movdqa          %xmm13, %xmm0
+	movdqa          %xmm13, %xmm5
 	pshufb          %xmm3, %xmm0
 	pshufb          %xmm8, %xmm5
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm6
+	movdqa          %xmm14, %xmm1
+	movdqa          %xmm14, %xmm6
 	pshufb          %xmm4, %xmm1
 	pshufb          %xmm9, %xmm6
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
 	pxor            %xmm6, %xmm5                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm7
+	movdqa          %xmm15, %xmm2
+	movdqa          %xmm15, %xmm7
 	pshufb          %xmm3, %xmm2
 	pshufb          %xmm8, %xmm7
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
@@ -1901,18 +1905,18 @@ aesgen_ctr_crypt_vperm_ssse3:
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm5
+	movdqa          %xmm13, %xmm0
+	movdqa          %xmm13, %xmm5
 	pshufb          %xmm3, %xmm0
 	pshufb          %xmm8, %xmm5
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm6
+	movdqa          %xmm14, %xmm1
+	movdqa          %xmm14, %xmm6
 	pshufb          %xmm4, %xmm1
 	pshufb          %xmm9, %xmm6
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
 	pxor            %xmm6, %xmm5                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm7
+	movdqa          %xmm15, %xmm2
+	movdqa          %xmm15, %xmm7
 	pshufb          %xmm3, %xmm2
 	pshufb          %xmm8, %xmm7
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
@@ -1982,18 +1986,18 @@ aesgen_ctr_crypt_vperm_ssse3:
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm5
+	movdqa          %xmm13, %xmm0
+	movdqa          %xmm13, %xmm5
 	pshufb          %xmm3, %xmm0
 	pshufb          %xmm8, %xmm5
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm6
+	movdqa          %xmm14, %xmm1
+	movdqa          %xmm14, %xmm6
 	pshufb          %xmm4, %xmm1
 	pshufb          %xmm9, %xmm6
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
 	pxor            %xmm6, %xmm5                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm7
+	movdqa          %xmm15, %xmm2
+	movdqa          %xmm15, %xmm7
 	pshufb          %xmm3, %xmm2
 	pshufb          %xmm8, %xmm7
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
@@ -2063,18 +2067,18 @@ aesgen_ctr_crypt_vperm_ssse3:
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm5
+	movdqa          %xmm13, %xmm0
+	movdqa          %xmm13, %xmm5
 	pshufb          %xmm3, %xmm0
 	pshufb          %xmm8, %xmm5
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm6
+	movdqa          %xmm14, %xmm1
+	movdqa          %xmm14, %xmm6
 	pshufb          %xmm4, %xmm1
 	pshufb          %xmm9, %xmm6
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
 	pxor            %xmm6, %xmm5                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm7
+	movdqa          %xmm15, %xmm2
+	movdqa          %xmm15, %xmm7
 	pshufb          %xmm3, %xmm2
 	pshufb          %xmm8, %xmm7
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
@@ -2144,18 +2148,18 @@ aesgen_ctr_crypt_vperm_ssse3:
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm5
+	movdqa          %xmm13, %xmm0
+	movdqa          %xmm13, %xmm5
 	pshufb          %xmm3, %xmm0
 	pshufb          %xmm8, %xmm5
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm6
+	movdqa          %xmm14, %xmm1
+	movdqa          %xmm14, %xmm6
 	pshufb          %xmm4, %xmm1
 	pshufb          %xmm9, %xmm6
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
 	pxor            %xmm6, %xmm5                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm7
+	movdqa          %xmm15, %xmm2
+	movdqa          %xmm15, %xmm7
 	pshufb          %xmm3, %xmm2
 	pshufb          %xmm8, %xmm7
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
@@ -2225,18 +2229,18 @@ aesgen_ctr_crypt_vperm_ssse3:
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm5
+	movdqa          %xmm13, %xmm0
+	movdqa          %xmm13, %xmm5
 	pshufb          %xmm3, %xmm0
 	pshufb          %xmm8, %xmm5
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm6
+	movdqa          %xmm14, %xmm1
+	movdqa          %xmm14, %xmm6
 	pshufb          %xmm4, %xmm1
 	pshufb          %xmm9, %xmm6
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
 	pxor            %xmm6, %xmm5                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm7
+	movdqa          %xmm15, %xmm2
+	movdqa          %xmm15, %xmm7
 	pshufb          %xmm3, %xmm2
 	pshufb          %xmm8, %xmm7
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
@@ -2306,18 +2310,18 @@ aesgen_ctr_crypt_vperm_ssse3:
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm5
+	movdqa          %xmm13, %xmm0
+	movdqa          %xmm13, %xmm5
 	pshufb          %xmm3, %xmm0
 	pshufb          %xmm8, %xmm5
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm6
+	movdqa          %xmm14, %xmm1
+	movdqa          %xmm14, %xmm6
 	pshufb          %xmm4, %xmm1
 	pshufb          %xmm9, %xmm6
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
 	pxor            %xmm6, %xmm5                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm7
+	movdqa          %xmm15, %xmm2
+	movdqa          %xmm15, %xmm7
 	pshufb          %xmm3, %xmm2
 	pshufb          %xmm8, %xmm7
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
@@ -2387,18 +2391,18 @@ aesgen_ctr_crypt_vperm_ssse3:
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm5
+	movdqa          %xmm13, %xmm0
+	movdqa          %xmm13, %xmm5
 	pshufb          %xmm3, %xmm0
 	pshufb          %xmm8, %xmm5
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm6
+	movdqa          %xmm14, %xmm1
+	movdqa          %xmm14, %xmm6
 	pshufb          %xmm4, %xmm1
 	pshufb          %xmm9, %xmm6
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
 	pxor            %xmm6, %xmm5                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm7
+	movdqa          %xmm15, %xmm2
+	movdqa          %xmm15, %xmm7
 	pshufb          %xmm3, %xmm2
 	pshufb          %xmm8, %xmm7
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
@@ -2468,18 +2472,18 @@ aesgen_ctr_crypt_vperm_ssse3:
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm5
+	movdqa          %xmm13, %xmm0
+	movdqa          %xmm13, %xmm5
 	pshufb          %xmm3, %xmm0
 	pshufb          %xmm8, %xmm5
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm6
+	movdqa          %xmm14, %xmm1
+	movdqa          %xmm14, %xmm6
 	pshufb          %xmm4, %xmm1
 	pshufb          %xmm9, %xmm6
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
 	pxor            %xmm6, %xmm5                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm7
+	movdqa          %xmm15, %xmm2
+	movdqa          %xmm15, %xmm7
 	pshufb          %xmm3, %xmm2
 	pshufb          %xmm8, %xmm7
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
@@ -2549,18 +2553,18 @@ aesgen_ctr_crypt_vperm_ssse3:
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm5
+	movdqa          %xmm13, %xmm0
+	movdqa          %xmm13, %xmm5
 	pshufb          %xmm3, %xmm0
 	pshufb          %xmm8, %xmm5
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm6
+	movdqa          %xmm14, %xmm1
+	movdqa          %xmm14, %xmm6
 	pshufb          %xmm4, %xmm1
 	pshufb          %xmm9, %xmm6
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
 	pxor            %xmm6, %xmm5                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm7
+	movdqa          %xmm15, %xmm2
+	movdqa          %xmm15, %xmm7
 	pshufb          %xmm3, %xmm2
 	pshufb          %xmm8, %xmm7
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
@@ -2716,9 +2720,6 @@ aesgen_ctr_crypt_vperm_ssse3:
 # Reverses the 16 bytes: little-endian counter <-> big-endian block.
 .Lctr_bswap_mask:
 	.byte	15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0
-# One block: the counter's increment.
-.Lctr_one:
-	.quad	1, 0
 	.section .note.GNU-stack,"",@progbits
 	.section .note.gnu.property,"a",@note
 	.p2align 3

@@ -17,8 +17,9 @@
 ; wraps, so the counter only ever adds to its low quadword (paddq).  AES-128/192/256
 ; share this code (the round count is read from the key).
 ;
-; Counter forms.  CTR holds the counter as a little-endian 128-bit integer (paddq adds
-; one per block); pshufb with the byte-reversal mask makes the big-endian block.
+; Counter forms.  The counter stays in the argument registers, ctr_lo counting (add;
+; no paddq, so the vector registers left hold S-box tables); movq + punpcklqdq make it
+; a little-endian 128-bit integer, pshufb with the byte-reversal mask the big-endian block.
 ;
 ; Vector-permute AES (Hamburg, CHES 2009; the constants from generator/vperm.py): the
 ; S-box is an inversion in GF(2^8) computed as GF(2^4) operations, each a pshufb on a
@@ -34,7 +35,7 @@
 ;                      ROUNDS=rax, KEYEND=r10, TMPG=r11, FRAME=rbx
 ; Registers (vector): B0S=xmm0, B0H=xmm1, B0L=xmm2, B0T=xmm3, B0U=xmm4, B1S=xmm5
 ;                     B1H=xmm6, B1L=xmm7, B1T=xmm8, B1U=xmm9, MASK=xmm10, INV=xmm11
-;                     AK=xmm12, CTR=xmm13
+;                     AK=xmm12, SBOX1IO=xmm13, SBOX1JO=xmm14, SBOX2IO=xmm15
 ; Stack: FRAME = rsp rounded up to 16; round key m before the last at [FRAME + 224 - 16m],
 ; the first at [FRAME], the input permutation at [FRAME + 240], a keystream block at [FRAME + 256].
 	section .text
@@ -255,10 +256,9 @@ L.ctr_keys_done:
 	movdqa          xmm10, oword [rel L.vperm_low_nibbles]
 	movdqa          xmm11, oword [rel L.vperm_inverse]
 	movdqa          xmm12, oword [rel L.vperm_a_over]
-; CTR = ctr_hi:ctr_lo, little-endian in the register
-	movq            xmm13, r8
-	movq            xmm0, r9
-	punpcklqdq      xmm13, xmm0
+	movdqa          xmm13, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm14, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm15, oword [rel L.vperm_sbox2_io]
 	sub             rcx, 32
 	jae             near L.ctr_main_loop            ; out of line, so short messages fall through
 L.ctr_main_done:
@@ -268,12 +268,13 @@ L.ctr_main_done:
 L.ctr_single:
 	cmp             rcx, 16
 	jb              near L.ctr_partial
-; counter blocks: CTR byte-swapped into big-endian blocks, CTR += 1 per block
-	movdqa          xmm1, oword [rel L.ctr_bswap_mask]
-	movdqa          xmm2, oword [rel L.ctr_one]
-	movdqa          xmm0, xmm13
-	pshufb          xmm0, xmm1
-	paddq           xmm13, xmm2
+; counter blocks: ctr_hi:ctr_lo byte-swapped into big-endian blocks, ctr_lo += 1
+	movq            xmm0, r8
+	movq            xmm1, r9
+	punpcklqdq      xmm0, xmm1
+	movdqa          xmm2, oword [rel L.ctr_bswap_mask]
+	pshufb          xmm0, xmm2
+	add             r8, 1
 ; AES on 1 block, interleaved: round 0, the middle rounds, the last round
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
@@ -311,12 +312,12 @@ L.ctr_single:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
 	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
 	pshufb          xmm2, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
@@ -352,12 +353,12 @@ L.ctr_single:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
 	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
 	pshufb          xmm2, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
@@ -394,12 +395,12 @@ L.ctr_single_aes192:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
 	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
 	pshufb          xmm2, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
@@ -435,12 +436,12 @@ L.ctr_single_aes192:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
 	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
 	pshufb          xmm2, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
@@ -477,12 +478,12 @@ L.ctr_single_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
 	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
 	pshufb          xmm2, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
@@ -518,12 +519,12 @@ L.ctr_single_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
 	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
 	pshufb          xmm2, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
@@ -559,12 +560,12 @@ L.ctr_single_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
 	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
 	pshufb          xmm2, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
@@ -600,12 +601,12 @@ L.ctr_single_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
 	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
 	pshufb          xmm2, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
@@ -641,12 +642,12 @@ L.ctr_single_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
 	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
 	pshufb          xmm2, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
@@ -682,12 +683,12 @@ L.ctr_single_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
 	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
 	pshufb          xmm2, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
@@ -723,12 +724,12 @@ L.ctr_single_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
 	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
 	pshufb          xmm2, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
@@ -764,12 +765,12 @@ L.ctr_single_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
 	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
 	pshufb          xmm2, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
@@ -805,12 +806,12 @@ L.ctr_single_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
 	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
 	pshufb          xmm2, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
@@ -865,12 +866,13 @@ L.ctr_single_aes128:
 L.ctr_partial:
 ; 1..15 bytes: one keystream block into the frame's scratch slot, XORed byte by byte
 ; (SSSE3 has no 64-bit extract; the length, not the data, decides every branch)
-; counter blocks: CTR byte-swapped into big-endian blocks, CTR += 1 per block
-	movdqa          xmm1, oword [rel L.ctr_bswap_mask]
-	movdqa          xmm2, oword [rel L.ctr_one]
-	movdqa          xmm0, xmm13
-	pshufb          xmm0, xmm1
-	paddq           xmm13, xmm2
+; counter blocks: ctr_hi:ctr_lo byte-swapped into big-endian blocks, ctr_lo += 1
+	movq            xmm0, r8
+	movq            xmm1, r9
+	punpcklqdq      xmm0, xmm1
+	movdqa          xmm2, oword [rel L.ctr_bswap_mask]
+	pshufb          xmm0, xmm2
+	add             r8, 1
 ; AES on 1 block, interleaved: round 0, the middle rounds, the last round
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
@@ -908,12 +910,12 @@ L.ctr_partial:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
 	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
 	pshufb          xmm2, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
@@ -949,12 +951,12 @@ L.ctr_partial:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
 	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
 	pshufb          xmm2, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
@@ -991,12 +993,12 @@ L.ctr_partial_aes192:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
 	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
 	pshufb          xmm2, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
@@ -1032,12 +1034,12 @@ L.ctr_partial_aes192:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
 	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
 	pshufb          xmm2, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
@@ -1074,12 +1076,12 @@ L.ctr_partial_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
 	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
 	pshufb          xmm2, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
@@ -1115,12 +1117,12 @@ L.ctr_partial_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
 	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
 	pshufb          xmm2, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
@@ -1156,12 +1158,12 @@ L.ctr_partial_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
 	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
 	pshufb          xmm2, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
@@ -1197,12 +1199,12 @@ L.ctr_partial_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
 	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
 	pshufb          xmm2, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
@@ -1238,12 +1240,12 @@ L.ctr_partial_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
 	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
 	pshufb          xmm2, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
@@ -1279,12 +1281,12 @@ L.ctr_partial_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
 	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
 	pshufb          xmm2, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
@@ -1320,12 +1322,12 @@ L.ctr_partial_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
 	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
 	pshufb          xmm2, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
@@ -1361,12 +1363,12 @@ L.ctr_partial_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
 	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
 	pshufb          xmm2, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
@@ -1402,12 +1404,12 @@ L.ctr_partial_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
 	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
 	pshufb          xmm2, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
@@ -1489,17 +1491,19 @@ L.ctr_return:
 L.ctr_main_loop:
 ; LLVM-MCA-BEGIN ctr_vperm_ssse3_main_loop
 ; main loop: 2 blocks = 32 bytes per iteration, interleaved
-; counter blocks: CTR byte-swapped into big-endian blocks, CTR += 1 per block
-	movdqa          xmm1, oword [rel L.ctr_bswap_mask]
-	movdqa          xmm2, oword [rel L.ctr_one]
-	movdqa          xmm0, xmm13
-	pshufb          xmm0, xmm1
-	paddq           xmm13, xmm2
-	movdqa          xmm6, oword [rel L.ctr_bswap_mask]
-	movdqa          xmm7, oword [rel L.ctr_one]
-	movdqa          xmm5, xmm13
-	pshufb          xmm5, xmm6
-	paddq           xmm13, xmm7
+; counter blocks: ctr_hi:ctr_lo byte-swapped into big-endian blocks, ctr_lo += 1
+	movq            xmm0, r8
+	movq            xmm1, r9
+	punpcklqdq      xmm0, xmm1
+	movdqa          xmm2, oword [rel L.ctr_bswap_mask]
+	pshufb          xmm0, xmm2
+	add             r8, 1
+	movq            xmm5, r8
+	movq            xmm6, r9
+	punpcklqdq      xmm5, xmm6
+	movdqa          xmm7, oword [rel L.ctr_bswap_mask]
+	pshufb          xmm5, xmm7
+	add             r8, 1
 ; AES on 2 blocks, interleaved: round 0, the middle rounds, the last round
 	movdqa          xmm1, xmm0
 	movdqa          xmm6, xmm5
@@ -1569,18 +1573,18 @@ L.ctr_main_loop:
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	movdqa          xmm5, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
+	movdqa          xmm5, xmm13
 	pshufb          xmm0, xmm3
 	pshufb          xmm5, xmm8
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
+	movdqa          xmm6, xmm14
 	pshufb          xmm1, xmm4
 	pshufb          xmm6, xmm9
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
 	pxor            xmm5, xmm6                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	movdqa          xmm7, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
+	movdqa          xmm7, xmm15
 	pshufb          xmm2, xmm3
 	pshufb          xmm7, xmm8
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
@@ -1650,18 +1654,18 @@ L.ctr_main_loop:
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	movdqa          xmm5, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
+	movdqa          xmm5, xmm13
 	pshufb          xmm0, xmm3
 	pshufb          xmm5, xmm8
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
+	movdqa          xmm6, xmm14
 	pshufb          xmm1, xmm4
 	pshufb          xmm6, xmm9
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
 	pxor            xmm5, xmm6                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	movdqa          xmm7, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
+	movdqa          xmm7, xmm15
 	pshufb          xmm2, xmm3
 	pshufb          xmm7, xmm8
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
@@ -1732,18 +1736,18 @@ L.ctr_main_aes192:
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	movdqa          xmm5, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
+	movdqa          xmm5, xmm13
 	pshufb          xmm0, xmm3
 	pshufb          xmm5, xmm8
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
+	movdqa          xmm6, xmm14
 	pshufb          xmm1, xmm4
 	pshufb          xmm6, xmm9
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
 	pxor            xmm5, xmm6                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	movdqa          xmm7, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
+	movdqa          xmm7, xmm15
 	pshufb          xmm2, xmm3
 	pshufb          xmm7, xmm8
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
@@ -1813,18 +1817,18 @@ L.ctr_main_aes192:
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	movdqa          xmm5, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
+	movdqa          xmm5, xmm13
 	pshufb          xmm0, xmm3
 	pshufb          xmm5, xmm8
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
+	movdqa          xmm6, xmm14
 	pshufb          xmm1, xmm4
 	pshufb          xmm6, xmm9
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
 	pxor            xmm5, xmm6                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	movdqa          xmm7, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
+	movdqa          xmm7, xmm15
 	pshufb          xmm2, xmm3
 	pshufb          xmm7, xmm8
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
@@ -1895,18 +1899,18 @@ L.ctr_main_aes128:
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	movdqa          xmm5, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
+	movdqa          xmm5, xmm13
 	pshufb          xmm0, xmm3
 	pshufb          xmm5, xmm8
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
+	movdqa          xmm6, xmm14
 	pshufb          xmm1, xmm4
 	pshufb          xmm6, xmm9
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
 	pxor            xmm5, xmm6                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	movdqa          xmm7, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
+	movdqa          xmm7, xmm15
 	pshufb          xmm2, xmm3
 	pshufb          xmm7, xmm8
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
@@ -1976,18 +1980,18 @@ L.ctr_main_aes128:
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	movdqa          xmm5, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
+	movdqa          xmm5, xmm13
 	pshufb          xmm0, xmm3
 	pshufb          xmm5, xmm8
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
+	movdqa          xmm6, xmm14
 	pshufb          xmm1, xmm4
 	pshufb          xmm6, xmm9
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
 	pxor            xmm5, xmm6                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	movdqa          xmm7, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
+	movdqa          xmm7, xmm15
 	pshufb          xmm2, xmm3
 	pshufb          xmm7, xmm8
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
@@ -2057,18 +2061,18 @@ L.ctr_main_aes128:
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	movdqa          xmm5, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
+	movdqa          xmm5, xmm13
 	pshufb          xmm0, xmm3
 	pshufb          xmm5, xmm8
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
+	movdqa          xmm6, xmm14
 	pshufb          xmm1, xmm4
 	pshufb          xmm6, xmm9
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
 	pxor            xmm5, xmm6                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	movdqa          xmm7, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
+	movdqa          xmm7, xmm15
 	pshufb          xmm2, xmm3
 	pshufb          xmm7, xmm8
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
@@ -2138,18 +2142,18 @@ L.ctr_main_aes128:
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	movdqa          xmm5, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
+	movdqa          xmm5, xmm13
 	pshufb          xmm0, xmm3
 	pshufb          xmm5, xmm8
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
+	movdqa          xmm6, xmm14
 	pshufb          xmm1, xmm4
 	pshufb          xmm6, xmm9
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
 	pxor            xmm5, xmm6                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	movdqa          xmm7, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
+	movdqa          xmm7, xmm15
 	pshufb          xmm2, xmm3
 	pshufb          xmm7, xmm8
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
@@ -2219,18 +2223,18 @@ L.ctr_main_aes128:
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	movdqa          xmm5, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
+	movdqa          xmm5, xmm13
 	pshufb          xmm0, xmm3
 	pshufb          xmm5, xmm8
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
+	movdqa          xmm6, xmm14
 	pshufb          xmm1, xmm4
 	pshufb          xmm6, xmm9
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
 	pxor            xmm5, xmm6                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	movdqa          xmm7, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
+	movdqa          xmm7, xmm15
 	pshufb          xmm2, xmm3
 	pshufb          xmm7, xmm8
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
@@ -2300,18 +2304,18 @@ L.ctr_main_aes128:
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	movdqa          xmm5, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
+	movdqa          xmm5, xmm13
 	pshufb          xmm0, xmm3
 	pshufb          xmm5, xmm8
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
+	movdqa          xmm6, xmm14
 	pshufb          xmm1, xmm4
 	pshufb          xmm6, xmm9
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
 	pxor            xmm5, xmm6                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	movdqa          xmm7, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
+	movdqa          xmm7, xmm15
 	pshufb          xmm2, xmm3
 	pshufb          xmm7, xmm8
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
@@ -2381,18 +2385,18 @@ L.ctr_main_aes128:
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	movdqa          xmm5, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
+	movdqa          xmm5, xmm13
 	pshufb          xmm0, xmm3
 	pshufb          xmm5, xmm8
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
+	movdqa          xmm6, xmm14
 	pshufb          xmm1, xmm4
 	pshufb          xmm6, xmm9
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
 	pxor            xmm5, xmm6                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	movdqa          xmm7, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
+	movdqa          xmm7, xmm15
 	pshufb          xmm2, xmm3
 	pshufb          xmm7, xmm8
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
@@ -2462,18 +2466,18 @@ L.ctr_main_aes128:
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	movdqa          xmm5, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
+	movdqa          xmm5, xmm13
 	pshufb          xmm0, xmm3
 	pshufb          xmm5, xmm8
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
+	movdqa          xmm6, xmm14
 	pshufb          xmm1, xmm4
 	pshufb          xmm6, xmm9
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
 	pxor            xmm5, xmm6                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	movdqa          xmm7, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
+	movdqa          xmm7, xmm15
 	pshufb          xmm2, xmm3
 	pshufb          xmm7, xmm8
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
@@ -2543,18 +2547,18 @@ L.ctr_main_aes128:
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	movdqa          xmm5, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
+	movdqa          xmm5, xmm13
 	pshufb          xmm0, xmm3
 	pshufb          xmm5, xmm8
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
+	movdqa          xmm6, xmm14
 	pshufb          xmm1, xmm4
 	pshufb          xmm6, xmm9
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
 	pxor            xmm5, xmm6                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	movdqa          xmm7, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
+	movdqa          xmm7, xmm15
 	pshufb          xmm2, xmm3
 	pshufb          xmm7, xmm8
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
@@ -2708,9 +2712,6 @@ L.vperm_sbox0_jo:
 ; Reverses the 16 bytes: little-endian counter <-> big-endian block.
 L.ctr_bswap_mask:
 	db	15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0
-; One block: the counter's increment.
-L.ctr_one:
-	dq	1, 0
 
 	section .note.GNU-stack noalloc noexec nowrite progbits
 	section .note.gnu.property note alloc noexec align=8

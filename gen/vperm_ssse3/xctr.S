@@ -13,10 +13,11 @@
 # The C caller keeps index + blocks below 2^64, so only the low quadword ever counts.
 # AES-128/192/256 share this code (rounds read from the key).
 #
-# Counter form: XCTR's counter is little-endian, so CTR holds the index as a
-# little-endian 128-bit integer and paddq advances it; one XOR with IV gives the AES
-# input (round key 0 is XORed in the tower basis by the first round, so it is not
-# folded into IV here as the VEX/EVEX templates do with IVK = (iv ^ round key 0)).
+# Counter form: XCTR's counter is little-endian, so the block is iv ^ the index (movq
+# zero-extends it to a little-endian 128-bit integer); the index stays in its argument
+# register and counts with add, so the vector registers left hold S-box tables (round
+# key 0 is XORed in the tower basis by the first round, so it is not folded into iv
+# here as the VEX/EVEX templates do with IVK = (iv ^ round key 0)).
 #
 # Vector-permute AES (Hamburg, CHES 2009; the constants from generator/vperm.py): the
 # S-box is an inversion in GF(2^8) computed as GF(2^4) operations, each a pshufb on a
@@ -32,7 +33,7 @@
 #                      ROUNDS=rax, KEYEND=r10, TMPG=r11, FRAME=rbx
 # Registers (vector): B0S=xmm0, B0H=xmm1, B0L=xmm2, B0T=xmm3, B0U=xmm4, B1S=xmm5
 #                     B1H=xmm6, B1L=xmm7, B1T=xmm8, B1U=xmm9, MASK=xmm10, INV=xmm11
-#                     AK=xmm12, CTR=xmm13, IV=xmm14
+#                     AK=xmm12, SBOX1IO=xmm13, SBOX1JO=xmm14, SBOX2IO=xmm15
 # Stack: FRAME = rsp rounded up to 16; round key m before the last at [FRAME + 224 - 16m],
 # the first at [FRAME], the input permutation at [FRAME + 240], a keystream block at [FRAME + 256].
 	.text
@@ -259,9 +260,9 @@ aesgen_xctr_crypt_vperm_ssse3:
 	movdqa          .Lvperm_low_nibbles(%rip), %xmm10
 	movdqa          .Lvperm_inverse(%rip), %xmm11
 	movdqa          .Lvperm_a_over(%rip), %xmm12
-# IV = iv; CTR = index, little-endian in the register
-	movdqu          (%r8), %xmm14
-	movq            %r9, %xmm13
+	movdqa          .Lvperm_sbox1_io(%rip), %xmm13
+	movdqa          .Lvperm_sbox1_jo(%rip), %xmm14
+	movdqa          .Lvperm_sbox2_io(%rip), %xmm15
 	sub             $32, %rcx
 	{disp32} jae    .Lxctr_main_loop                # out of line, so short messages fall through
 .Lxctr_main_done:
@@ -272,10 +273,10 @@ aesgen_xctr_crypt_vperm_ssse3:
 	cmp             $16, %rcx
 	{disp32} jb     .Lxctr_partial
 # counter blocks: iv ^ index (little-endian), index += 1 per block
-	movdqa          .Lxctr_one(%rip), %xmm2
-	movdqa          %xmm13, %xmm0
-	pxor            %xmm14, %xmm0
-	paddq           %xmm2, %xmm13
+	movq            %r9, %xmm0
+	movdqu          (%r8), %xmm1
+	pxor            %xmm1, %xmm0
+	add             $1, %r9
 # AES on 1 block, interleaved: round 0, the middle rounds, the last round
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1
@@ -313,12 +314,12 @@ aesgen_xctr_crypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm13, %xmm0
 	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
+	movdqa          %xmm14, %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
+	movdqa          %xmm15, %xmm2
 	pshufb          %xmm3, %xmm2
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -354,12 +355,12 @@ aesgen_xctr_crypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm13, %xmm0
 	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
+	movdqa          %xmm14, %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
+	movdqa          %xmm15, %xmm2
 	pshufb          %xmm3, %xmm2
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -396,12 +397,12 @@ aesgen_xctr_crypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm13, %xmm0
 	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
+	movdqa          %xmm14, %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
+	movdqa          %xmm15, %xmm2
 	pshufb          %xmm3, %xmm2
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -437,12 +438,12 @@ aesgen_xctr_crypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm13, %xmm0
 	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
+	movdqa          %xmm14, %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
+	movdqa          %xmm15, %xmm2
 	pshufb          %xmm3, %xmm2
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -479,12 +480,12 @@ aesgen_xctr_crypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm13, %xmm0
 	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
+	movdqa          %xmm14, %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
+	movdqa          %xmm15, %xmm2
 	pshufb          %xmm3, %xmm2
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -520,12 +521,12 @@ aesgen_xctr_crypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm13, %xmm0
 	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
+	movdqa          %xmm14, %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
+	movdqa          %xmm15, %xmm2
 	pshufb          %xmm3, %xmm2
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -561,12 +562,12 @@ aesgen_xctr_crypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm13, %xmm0
 	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
+	movdqa          %xmm14, %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
+	movdqa          %xmm15, %xmm2
 	pshufb          %xmm3, %xmm2
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -602,12 +603,12 @@ aesgen_xctr_crypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm13, %xmm0
 	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
+	movdqa          %xmm14, %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
+	movdqa          %xmm15, %xmm2
 	pshufb          %xmm3, %xmm2
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -643,12 +644,12 @@ aesgen_xctr_crypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm13, %xmm0
 	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
+	movdqa          %xmm14, %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
+	movdqa          %xmm15, %xmm2
 	pshufb          %xmm3, %xmm2
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -684,12 +685,12 @@ aesgen_xctr_crypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm13, %xmm0
 	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
+	movdqa          %xmm14, %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
+	movdqa          %xmm15, %xmm2
 	pshufb          %xmm3, %xmm2
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -725,12 +726,12 @@ aesgen_xctr_crypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm13, %xmm0
 	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
+	movdqa          %xmm14, %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
+	movdqa          %xmm15, %xmm2
 	pshufb          %xmm3, %xmm2
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -766,12 +767,12 @@ aesgen_xctr_crypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm13, %xmm0
 	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
+	movdqa          %xmm14, %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
+	movdqa          %xmm15, %xmm2
 	pshufb          %xmm3, %xmm2
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -807,12 +808,12 @@ aesgen_xctr_crypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm13, %xmm0
 	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
+	movdqa          %xmm14, %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
+	movdqa          %xmm15, %xmm2
 	pshufb          %xmm3, %xmm2
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -868,10 +869,10 @@ aesgen_xctr_crypt_vperm_ssse3:
 # 1..15 bytes: one keystream block into the frame's scratch slot, XORed byte by byte
 # (SSSE3 has no 64-bit extract; the length, not the data, decides every branch)
 # counter blocks: iv ^ index (little-endian), index += 1 per block
-	movdqa          .Lxctr_one(%rip), %xmm2
-	movdqa          %xmm13, %xmm0
-	pxor            %xmm14, %xmm0
-	paddq           %xmm2, %xmm13
+	movq            %r9, %xmm0
+	movdqu          (%r8), %xmm1
+	pxor            %xmm1, %xmm0
+	add             $1, %r9
 # AES on 1 block, interleaved: round 0, the middle rounds, the last round
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1
@@ -909,12 +910,12 @@ aesgen_xctr_crypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm13, %xmm0
 	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
+	movdqa          %xmm14, %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
+	movdqa          %xmm15, %xmm2
 	pshufb          %xmm3, %xmm2
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -950,12 +951,12 @@ aesgen_xctr_crypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm13, %xmm0
 	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
+	movdqa          %xmm14, %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
+	movdqa          %xmm15, %xmm2
 	pshufb          %xmm3, %xmm2
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -992,12 +993,12 @@ aesgen_xctr_crypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm13, %xmm0
 	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
+	movdqa          %xmm14, %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
+	movdqa          %xmm15, %xmm2
 	pshufb          %xmm3, %xmm2
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -1033,12 +1034,12 @@ aesgen_xctr_crypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm13, %xmm0
 	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
+	movdqa          %xmm14, %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
+	movdqa          %xmm15, %xmm2
 	pshufb          %xmm3, %xmm2
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -1075,12 +1076,12 @@ aesgen_xctr_crypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm13, %xmm0
 	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
+	movdqa          %xmm14, %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
+	movdqa          %xmm15, %xmm2
 	pshufb          %xmm3, %xmm2
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -1116,12 +1117,12 @@ aesgen_xctr_crypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm13, %xmm0
 	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
+	movdqa          %xmm14, %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
+	movdqa          %xmm15, %xmm2
 	pshufb          %xmm3, %xmm2
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -1157,12 +1158,12 @@ aesgen_xctr_crypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm13, %xmm0
 	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
+	movdqa          %xmm14, %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
+	movdqa          %xmm15, %xmm2
 	pshufb          %xmm3, %xmm2
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -1198,12 +1199,12 @@ aesgen_xctr_crypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm13, %xmm0
 	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
+	movdqa          %xmm14, %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
+	movdqa          %xmm15, %xmm2
 	pshufb          %xmm3, %xmm2
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -1239,12 +1240,12 @@ aesgen_xctr_crypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm13, %xmm0
 	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
+	movdqa          %xmm14, %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
+	movdqa          %xmm15, %xmm2
 	pshufb          %xmm3, %xmm2
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -1280,12 +1281,12 @@ aesgen_xctr_crypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm13, %xmm0
 	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
+	movdqa          %xmm14, %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
+	movdqa          %xmm15, %xmm2
 	pshufb          %xmm3, %xmm2
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -1321,12 +1322,12 @@ aesgen_xctr_crypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm13, %xmm0
 	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
+	movdqa          %xmm14, %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
+	movdqa          %xmm15, %xmm2
 	pshufb          %xmm3, %xmm2
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -1362,12 +1363,12 @@ aesgen_xctr_crypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm13, %xmm0
 	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
+	movdqa          %xmm14, %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
+	movdqa          %xmm15, %xmm2
 	pshufb          %xmm3, %xmm2
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -1403,12 +1404,12 @@ aesgen_xctr_crypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm13, %xmm0
 	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
+	movdqa          %xmm14, %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
+	movdqa          %xmm15, %xmm2
 	pshufb          %xmm3, %xmm2
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -1494,14 +1495,14 @@ aesgen_xctr_crypt_vperm_ssse3:
 # LLVM-MCA-BEGIN xctr_vperm_ssse3_main_loop
 # main loop: 2 blocks = 32 bytes per iteration, interleaved
 # counter blocks: iv ^ index (little-endian), index += 1 per block
-	movdqa          .Lxctr_one(%rip), %xmm2
-	movdqa          %xmm13, %xmm0
-	pxor            %xmm14, %xmm0
-	paddq           %xmm2, %xmm13
-	movdqa          .Lxctr_one(%rip), %xmm7
-	movdqa          %xmm13, %xmm5
-	pxor            %xmm14, %xmm5
-	paddq           %xmm7, %xmm13
+	movq            %r9, %xmm0
+	movdqu          (%r8), %xmm1
+	pxor            %xmm1, %xmm0
+	add             $1, %r9
+	movq            %r9, %xmm5
+	movdqu          (%r8), %xmm6
+	pxor            %xmm6, %xmm5
+	add             $1, %r9
 # AES on 2 blocks, interleaved: round 0, the middle rounds, the last round
 	movdqa          %xmm0, %xmm1
 	movdqa          %xmm5, %xmm6
@@ -1571,18 +1572,18 @@ aesgen_xctr_crypt_vperm_ssse3:
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm5
+	movdqa          %xmm13, %xmm0
+	movdqa          %xmm13, %xmm5
 	pshufb          %xmm3, %xmm0
 	pshufb          %xmm8, %xmm5
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm6
+	movdqa          %xmm14, %xmm1
+	movdqa          %xmm14, %xmm6
 	pshufb          %xmm4, %xmm1
 	pshufb          %xmm9, %xmm6
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
 	pxor            %xmm6, %xmm5                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm7
+	movdqa          %xmm15, %xmm2
+	movdqa          %xmm15, %xmm7
 	pshufb          %xmm3, %xmm2
 	pshufb          %xmm8, %xmm7
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
@@ -1652,18 +1653,18 @@ aesgen_xctr_crypt_vperm_ssse3:
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm5
+	movdqa          %xmm13, %xmm0
+	movdqa          %xmm13, %xmm5
 	pshufb          %xmm3, %xmm0
 	pshufb          %xmm8, %xmm5
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm6
+	movdqa          %xmm14, %xmm1
+	movdqa          %xmm14, %xmm6
 	pshufb          %xmm4, %xmm1
 	pshufb          %xmm9, %xmm6
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
 	pxor            %xmm6, %xmm5                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm7
+	movdqa          %xmm15, %xmm2
+	movdqa          %xmm15, %xmm7
 	pshufb          %xmm3, %xmm2
 	pshufb          %xmm8, %xmm7
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
@@ -1734,18 +1735,18 @@ aesgen_xctr_crypt_vperm_ssse3:
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm5
+	movdqa          %xmm13, %xmm0
+	movdqa          %xmm13, %xmm5
 	pshufb          %xmm3, %xmm0
 	pshufb          %xmm8, %xmm5
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm6
+	movdqa          %xmm14, %xmm1
+	movdqa          %xmm14, %xmm6
 	pshufb          %xmm4, %xmm1
 	pshufb          %xmm9, %xmm6
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
 	pxor            %xmm6, %xmm5                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm7
+	movdqa          %xmm15, %xmm2
+	movdqa          %xmm15, %xmm7
 	pshufb          %xmm3, %xmm2
 	pshufb          %xmm8, %xmm7
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
@@ -1815,18 +1816,18 @@ aesgen_xctr_crypt_vperm_ssse3:
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm5
+	movdqa          %xmm13, %xmm0
+	movdqa          %xmm13, %xmm5
 	pshufb          %xmm3, %xmm0
 	pshufb          %xmm8, %xmm5
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm6
+	movdqa          %xmm14, %xmm1
+	movdqa          %xmm14, %xmm6
 	pshufb          %xmm4, %xmm1
 	pshufb          %xmm9, %xmm6
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
 	pxor            %xmm6, %xmm5                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm7
+	movdqa          %xmm15, %xmm2
+	movdqa          %xmm15, %xmm7
 	pshufb          %xmm3, %xmm2
 	pshufb          %xmm8, %xmm7
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
@@ -1897,18 +1898,18 @@ aesgen_xctr_crypt_vperm_ssse3:
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm5
+	movdqa          %xmm13, %xmm0
+	movdqa          %xmm13, %xmm5
 	pshufb          %xmm3, %xmm0
 	pshufb          %xmm8, %xmm5
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm6
+	movdqa          %xmm14, %xmm1
+	movdqa          %xmm14, %xmm6
 	pshufb          %xmm4, %xmm1
 	pshufb          %xmm9, %xmm6
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
 	pxor            %xmm6, %xmm5                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm7
+	movdqa          %xmm15, %xmm2
+	movdqa          %xmm15, %xmm7
 	pshufb          %xmm3, %xmm2
 	pshufb          %xmm8, %xmm7
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
@@ -1978,18 +1979,18 @@ aesgen_xctr_crypt_vperm_ssse3:
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm5
+	movdqa          %xmm13, %xmm0
+	movdqa          %xmm13, %xmm5
 	pshufb          %xmm3, %xmm0
 	pshufb          %xmm8, %xmm5
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm6
+	movdqa          %xmm14, %xmm1
+	movdqa          %xmm14, %xmm6
 	pshufb          %xmm4, %xmm1
 	pshufb          %xmm9, %xmm6
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
 	pxor            %xmm6, %xmm5                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm7
+	movdqa          %xmm15, %xmm2
+	movdqa          %xmm15, %xmm7
 	pshufb          %xmm3, %xmm2
 	pshufb          %xmm8, %xmm7
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
@@ -2059,18 +2060,18 @@ aesgen_xctr_crypt_vperm_ssse3:
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm5
+	movdqa          %xmm13, %xmm0
+	movdqa          %xmm13, %xmm5
 	pshufb          %xmm3, %xmm0
 	pshufb          %xmm8, %xmm5
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm6
+	movdqa          %xmm14, %xmm1
+	movdqa          %xmm14, %xmm6
 	pshufb          %xmm4, %xmm1
 	pshufb          %xmm9, %xmm6
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
 	pxor            %xmm6, %xmm5                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm7
+	movdqa          %xmm15, %xmm2
+	movdqa          %xmm15, %xmm7
 	pshufb          %xmm3, %xmm2
 	pshufb          %xmm8, %xmm7
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
@@ -2140,18 +2141,18 @@ aesgen_xctr_crypt_vperm_ssse3:
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm5
+	movdqa          %xmm13, %xmm0
+	movdqa          %xmm13, %xmm5
 	pshufb          %xmm3, %xmm0
 	pshufb          %xmm8, %xmm5
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm6
+	movdqa          %xmm14, %xmm1
+	movdqa          %xmm14, %xmm6
 	pshufb          %xmm4, %xmm1
 	pshufb          %xmm9, %xmm6
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
 	pxor            %xmm6, %xmm5                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm7
+	movdqa          %xmm15, %xmm2
+	movdqa          %xmm15, %xmm7
 	pshufb          %xmm3, %xmm2
 	pshufb          %xmm8, %xmm7
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
@@ -2221,18 +2222,18 @@ aesgen_xctr_crypt_vperm_ssse3:
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm5
+	movdqa          %xmm13, %xmm0
+	movdqa          %xmm13, %xmm5
 	pshufb          %xmm3, %xmm0
 	pshufb          %xmm8, %xmm5
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm6
+	movdqa          %xmm14, %xmm1
+	movdqa          %xmm14, %xmm6
 	pshufb          %xmm4, %xmm1
 	pshufb          %xmm9, %xmm6
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
 	pxor            %xmm6, %xmm5                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm7
+	movdqa          %xmm15, %xmm2
+	movdqa          %xmm15, %xmm7
 	pshufb          %xmm3, %xmm2
 	pshufb          %xmm8, %xmm7
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
@@ -2302,18 +2303,18 @@ aesgen_xctr_crypt_vperm_ssse3:
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm5
+	movdqa          %xmm13, %xmm0
+	movdqa          %xmm13, %xmm5
 	pshufb          %xmm3, %xmm0
 	pshufb          %xmm8, %xmm5
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm6
+	movdqa          %xmm14, %xmm1
+	movdqa          %xmm14, %xmm6
 	pshufb          %xmm4, %xmm1
 	pshufb          %xmm9, %xmm6
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
 	pxor            %xmm6, %xmm5                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm7
+	movdqa          %xmm15, %xmm2
+	movdqa          %xmm15, %xmm7
 	pshufb          %xmm3, %xmm2
 	pshufb          %xmm8, %xmm7
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
@@ -2383,18 +2384,18 @@ aesgen_xctr_crypt_vperm_ssse3:
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm5
+	movdqa          %xmm13, %xmm0
+	movdqa          %xmm13, %xmm5
 	pshufb          %xmm3, %xmm0
 	pshufb          %xmm8, %xmm5
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm6
+	movdqa          %xmm14, %xmm1
+	movdqa          %xmm14, %xmm6
 	pshufb          %xmm4, %xmm1
 	pshufb          %xmm9, %xmm6
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
 	pxor            %xmm6, %xmm5                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm7
+	movdqa          %xmm15, %xmm2
+	movdqa          %xmm15, %xmm7
 	pshufb          %xmm3, %xmm2
 	pshufb          %xmm8, %xmm7
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
@@ -2464,18 +2465,18 @@ aesgen_xctr_crypt_vperm_ssse3:
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm5
+	movdqa          %xmm13, %xmm0
+	movdqa          %xmm13, %xmm5
 	pshufb          %xmm3, %xmm0
 	pshufb          %xmm8, %xmm5
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm6
+	movdqa          %xmm14, %xmm1
+	movdqa          %xmm14, %xmm6
 	pshufb          %xmm4, %xmm1
 	pshufb          %xmm9, %xmm6
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
 	pxor            %xmm6, %xmm5                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm7
+	movdqa          %xmm15, %xmm2
+	movdqa          %xmm15, %xmm7
 	pshufb          %xmm3, %xmm2
 	pshufb          %xmm8, %xmm7
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
@@ -2545,18 +2546,18 @@ aesgen_xctr_crypt_vperm_ssse3:
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm5
+	movdqa          %xmm13, %xmm0
+	movdqa          %xmm13, %xmm5
 	pshufb          %xmm3, %xmm0
 	pshufb          %xmm8, %xmm5
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm6
+	movdqa          %xmm14, %xmm1
+	movdqa          %xmm14, %xmm6
 	pshufb          %xmm4, %xmm1
 	pshufb          %xmm9, %xmm6
 	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
 	pxor            %xmm6, %xmm5                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm7
+	movdqa          %xmm15, %xmm2
+	movdqa          %xmm15, %xmm7
 	pshufb          %xmm3, %xmm2
 	pshufb          %xmm8, %xmm7
 	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
@@ -2709,9 +2710,6 @@ aesgen_xctr_crypt_vperm_ssse3:
 	.byte	0, 123, 176, 61, 103, 145, 141, 246, 70, 33, 28, 172, 234, 215, 90, 203
 .Lvperm_sbox0_jo:
 	.byte	0, 100, 153, 18, 229, 10, 139, 239, 118, 147, 129, 24, 110, 124, 247, 253
-# One block: the index's increment.
-.Lxctr_one:
-	.quad	1, 0
 	.section .note.GNU-stack,"",@progbits
 	.section .note.gnu.property,"a",@note
 	.p2align 3

@@ -16,10 +16,11 @@
 ; The C caller keeps index + blocks below 2^64, so only the low quadword ever counts.
 ; AES-128/192/256 share this code (rounds read from the key).
 ;
-; Counter form: XCTR's counter is little-endian, so CTR holds the index as a
-; little-endian 128-bit integer and paddq advances it; one XOR with IV gives the AES
-; input (round key 0 is XORed in the tower basis by the first round, so it is not
-; folded into IV here as the VEX/EVEX templates do with IVK = (iv ^ round key 0)).
+; Counter form: XCTR's counter is little-endian, so the block is iv ^ the index (movq
+; zero-extends it to a little-endian 128-bit integer); the index stays in its argument
+; register and counts with add, so the vector registers left hold S-box tables (round
+; key 0 is XORed in the tower basis by the first round, so it is not folded into iv
+; here as the VEX/EVEX templates do with IVK = (iv ^ round key 0)).
 ;
 ; Vector-permute AES (Hamburg, CHES 2009; the constants from generator/vperm.py): the
 ; S-box is an inversion in GF(2^8) computed as GF(2^4) operations, each a pshufb on a
@@ -35,7 +36,7 @@
 ;                      ROUNDS=rax, KEYEND=r10, TMPG=r11, FRAME=rbx
 ; Registers (vector): B0S=xmm0, B0H=xmm1, B0L=xmm2, B0T=xmm3, B0U=xmm4, B1S=xmm5
 ;                     B1H=xmm6, B1L=xmm7, B1T=xmm8, B1U=xmm9, MASK=xmm10, INV=xmm11
-;                     AK=xmm12, CTR=xmm13, IV=xmm14
+;                     AK=xmm12, SBOX1IO=xmm13, SBOX1JO=xmm14, SBOX2IO=xmm15
 ; Stack: FRAME = rsp rounded up to 16; round key m before the last at [FRAME + 224 - 16m],
 ; the first at [FRAME], the input permutation at [FRAME + 240], a keystream block at [FRAME + 256].
 	section .text
@@ -256,9 +257,9 @@ L.xctr_keys_done:
 	movdqa          xmm10, oword [rel L.vperm_low_nibbles]
 	movdqa          xmm11, oword [rel L.vperm_inverse]
 	movdqa          xmm12, oword [rel L.vperm_a_over]
-; IV = iv; CTR = index, little-endian in the register
-	movdqu          xmm14, oword [r8]
-	movq            xmm13, r9
+	movdqa          xmm13, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm14, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm15, oword [rel L.vperm_sbox2_io]
 	sub             rcx, 32
 	jae             near L.xctr_main_loop           ; out of line, so short messages fall through
 L.xctr_main_done:
@@ -269,10 +270,10 @@ L.xctr_single:
 	cmp             rcx, 16
 	jb              near L.xctr_partial
 ; counter blocks: iv ^ index (little-endian), index += 1 per block
-	movdqa          xmm2, oword [rel L.xctr_one]
-	movdqa          xmm0, xmm13
-	pxor            xmm0, xmm14
-	paddq           xmm13, xmm2
+	movq            xmm0, r9
+	movdqu          xmm1, oword [r8]
+	pxor            xmm0, xmm1
+	add             r9, 1
 ; AES on 1 block, interleaved: round 0, the middle rounds, the last round
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
@@ -310,12 +311,12 @@ L.xctr_single:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
 	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
 	pshufb          xmm2, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
@@ -351,12 +352,12 @@ L.xctr_single:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
 	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
 	pshufb          xmm2, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
@@ -393,12 +394,12 @@ L.xctr_single_aes192:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
 	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
 	pshufb          xmm2, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
@@ -434,12 +435,12 @@ L.xctr_single_aes192:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
 	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
 	pshufb          xmm2, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
@@ -476,12 +477,12 @@ L.xctr_single_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
 	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
 	pshufb          xmm2, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
@@ -517,12 +518,12 @@ L.xctr_single_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
 	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
 	pshufb          xmm2, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
@@ -558,12 +559,12 @@ L.xctr_single_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
 	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
 	pshufb          xmm2, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
@@ -599,12 +600,12 @@ L.xctr_single_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
 	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
 	pshufb          xmm2, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
@@ -640,12 +641,12 @@ L.xctr_single_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
 	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
 	pshufb          xmm2, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
@@ -681,12 +682,12 @@ L.xctr_single_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
 	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
 	pshufb          xmm2, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
@@ -722,12 +723,12 @@ L.xctr_single_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
 	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
 	pshufb          xmm2, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
@@ -763,12 +764,12 @@ L.xctr_single_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
 	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
 	pshufb          xmm2, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
@@ -804,12 +805,12 @@ L.xctr_single_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
 	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
 	pshufb          xmm2, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
@@ -865,10 +866,10 @@ L.xctr_partial:
 ; 1..15 bytes: one keystream block into the frame's scratch slot, XORed byte by byte
 ; (SSSE3 has no 64-bit extract; the length, not the data, decides every branch)
 ; counter blocks: iv ^ index (little-endian), index += 1 per block
-	movdqa          xmm2, oword [rel L.xctr_one]
-	movdqa          xmm0, xmm13
-	pxor            xmm0, xmm14
-	paddq           xmm13, xmm2
+	movq            xmm0, r9
+	movdqu          xmm1, oword [r8]
+	pxor            xmm0, xmm1
+	add             r9, 1
 ; AES on 1 block, interleaved: round 0, the middle rounds, the last round
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
@@ -906,12 +907,12 @@ L.xctr_partial:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
 	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
 	pshufb          xmm2, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
@@ -947,12 +948,12 @@ L.xctr_partial:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
 	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
 	pshufb          xmm2, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
@@ -989,12 +990,12 @@ L.xctr_partial_aes192:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
 	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
 	pshufb          xmm2, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
@@ -1030,12 +1031,12 @@ L.xctr_partial_aes192:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
 	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
 	pshufb          xmm2, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
@@ -1072,12 +1073,12 @@ L.xctr_partial_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
 	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
 	pshufb          xmm2, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
@@ -1113,12 +1114,12 @@ L.xctr_partial_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
 	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
 	pshufb          xmm2, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
@@ -1154,12 +1155,12 @@ L.xctr_partial_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
 	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
 	pshufb          xmm2, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
@@ -1195,12 +1196,12 @@ L.xctr_partial_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
 	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
 	pshufb          xmm2, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
@@ -1236,12 +1237,12 @@ L.xctr_partial_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
 	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
 	pshufb          xmm2, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
@@ -1277,12 +1278,12 @@ L.xctr_partial_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
 	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
 	pshufb          xmm2, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
@@ -1318,12 +1319,12 @@ L.xctr_partial_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
 	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
 	pshufb          xmm2, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
@@ -1359,12 +1360,12 @@ L.xctr_partial_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
 	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
 	pshufb          xmm2, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
@@ -1400,12 +1401,12 @@ L.xctr_partial_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
 	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
 	pshufb          xmm2, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
 	pshufb          xmm1, xmm4
@@ -1488,14 +1489,14 @@ L.xctr_main_loop:
 ; LLVM-MCA-BEGIN xctr_vperm_ssse3_main_loop
 ; main loop: 2 blocks = 32 bytes per iteration, interleaved
 ; counter blocks: iv ^ index (little-endian), index += 1 per block
-	movdqa          xmm2, oword [rel L.xctr_one]
-	movdqa          xmm0, xmm13
-	pxor            xmm0, xmm14
-	paddq           xmm13, xmm2
-	movdqa          xmm7, oword [rel L.xctr_one]
-	movdqa          xmm5, xmm13
-	pxor            xmm5, xmm14
-	paddq           xmm13, xmm7
+	movq            xmm0, r9
+	movdqu          xmm1, oword [r8]
+	pxor            xmm0, xmm1
+	add             r9, 1
+	movq            xmm5, r9
+	movdqu          xmm6, oword [r8]
+	pxor            xmm5, xmm6
+	add             r9, 1
 ; AES on 2 blocks, interleaved: round 0, the middle rounds, the last round
 	movdqa          xmm1, xmm0
 	movdqa          xmm6, xmm5
@@ -1565,18 +1566,18 @@ L.xctr_main_loop:
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	movdqa          xmm5, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
+	movdqa          xmm5, xmm13
 	pshufb          xmm0, xmm3
 	pshufb          xmm5, xmm8
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
+	movdqa          xmm6, xmm14
 	pshufb          xmm1, xmm4
 	pshufb          xmm6, xmm9
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
 	pxor            xmm5, xmm6                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	movdqa          xmm7, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
+	movdqa          xmm7, xmm15
 	pshufb          xmm2, xmm3
 	pshufb          xmm7, xmm8
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
@@ -1646,18 +1647,18 @@ L.xctr_main_loop:
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	movdqa          xmm5, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
+	movdqa          xmm5, xmm13
 	pshufb          xmm0, xmm3
 	pshufb          xmm5, xmm8
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
+	movdqa          xmm6, xmm14
 	pshufb          xmm1, xmm4
 	pshufb          xmm6, xmm9
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
 	pxor            xmm5, xmm6                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	movdqa          xmm7, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
+	movdqa          xmm7, xmm15
 	pshufb          xmm2, xmm3
 	pshufb          xmm7, xmm8
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
@@ -1728,18 +1729,18 @@ L.xctr_main_aes192:
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	movdqa          xmm5, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
+	movdqa          xmm5, xmm13
 	pshufb          xmm0, xmm3
 	pshufb          xmm5, xmm8
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
+	movdqa          xmm6, xmm14
 	pshufb          xmm1, xmm4
 	pshufb          xmm6, xmm9
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
 	pxor            xmm5, xmm6                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	movdqa          xmm7, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
+	movdqa          xmm7, xmm15
 	pshufb          xmm2, xmm3
 	pshufb          xmm7, xmm8
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
@@ -1809,18 +1810,18 @@ L.xctr_main_aes192:
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	movdqa          xmm5, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
+	movdqa          xmm5, xmm13
 	pshufb          xmm0, xmm3
 	pshufb          xmm5, xmm8
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
+	movdqa          xmm6, xmm14
 	pshufb          xmm1, xmm4
 	pshufb          xmm6, xmm9
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
 	pxor            xmm5, xmm6                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	movdqa          xmm7, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
+	movdqa          xmm7, xmm15
 	pshufb          xmm2, xmm3
 	pshufb          xmm7, xmm8
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
@@ -1891,18 +1892,18 @@ L.xctr_main_aes128:
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	movdqa          xmm5, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
+	movdqa          xmm5, xmm13
 	pshufb          xmm0, xmm3
 	pshufb          xmm5, xmm8
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
+	movdqa          xmm6, xmm14
 	pshufb          xmm1, xmm4
 	pshufb          xmm6, xmm9
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
 	pxor            xmm5, xmm6                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	movdqa          xmm7, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
+	movdqa          xmm7, xmm15
 	pshufb          xmm2, xmm3
 	pshufb          xmm7, xmm8
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
@@ -1972,18 +1973,18 @@ L.xctr_main_aes128:
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	movdqa          xmm5, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
+	movdqa          xmm5, xmm13
 	pshufb          xmm0, xmm3
 	pshufb          xmm5, xmm8
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
+	movdqa          xmm6, xmm14
 	pshufb          xmm1, xmm4
 	pshufb          xmm6, xmm9
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
 	pxor            xmm5, xmm6                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	movdqa          xmm7, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
+	movdqa          xmm7, xmm15
 	pshufb          xmm2, xmm3
 	pshufb          xmm7, xmm8
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
@@ -2053,18 +2054,18 @@ L.xctr_main_aes128:
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	movdqa          xmm5, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
+	movdqa          xmm5, xmm13
 	pshufb          xmm0, xmm3
 	pshufb          xmm5, xmm8
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
+	movdqa          xmm6, xmm14
 	pshufb          xmm1, xmm4
 	pshufb          xmm6, xmm9
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
 	pxor            xmm5, xmm6                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	movdqa          xmm7, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
+	movdqa          xmm7, xmm15
 	pshufb          xmm2, xmm3
 	pshufb          xmm7, xmm8
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
@@ -2134,18 +2135,18 @@ L.xctr_main_aes128:
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	movdqa          xmm5, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
+	movdqa          xmm5, xmm13
 	pshufb          xmm0, xmm3
 	pshufb          xmm5, xmm8
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
+	movdqa          xmm6, xmm14
 	pshufb          xmm1, xmm4
 	pshufb          xmm6, xmm9
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
 	pxor            xmm5, xmm6                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	movdqa          xmm7, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
+	movdqa          xmm7, xmm15
 	pshufb          xmm2, xmm3
 	pshufb          xmm7, xmm8
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
@@ -2215,18 +2216,18 @@ L.xctr_main_aes128:
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	movdqa          xmm5, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
+	movdqa          xmm5, xmm13
 	pshufb          xmm0, xmm3
 	pshufb          xmm5, xmm8
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
+	movdqa          xmm6, xmm14
 	pshufb          xmm1, xmm4
 	pshufb          xmm6, xmm9
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
 	pxor            xmm5, xmm6                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	movdqa          xmm7, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
+	movdqa          xmm7, xmm15
 	pshufb          xmm2, xmm3
 	pshufb          xmm7, xmm8
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
@@ -2296,18 +2297,18 @@ L.xctr_main_aes128:
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	movdqa          xmm5, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
+	movdqa          xmm5, xmm13
 	pshufb          xmm0, xmm3
 	pshufb          xmm5, xmm8
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
+	movdqa          xmm6, xmm14
 	pshufb          xmm1, xmm4
 	pshufb          xmm6, xmm9
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
 	pxor            xmm5, xmm6                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	movdqa          xmm7, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
+	movdqa          xmm7, xmm15
 	pshufb          xmm2, xmm3
 	pshufb          xmm7, xmm8
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
@@ -2377,18 +2378,18 @@ L.xctr_main_aes128:
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	movdqa          xmm5, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
+	movdqa          xmm5, xmm13
 	pshufb          xmm0, xmm3
 	pshufb          xmm5, xmm8
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
+	movdqa          xmm6, xmm14
 	pshufb          xmm1, xmm4
 	pshufb          xmm6, xmm9
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
 	pxor            xmm5, xmm6                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	movdqa          xmm7, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
+	movdqa          xmm7, xmm15
 	pshufb          xmm2, xmm3
 	pshufb          xmm7, xmm8
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
@@ -2458,18 +2459,18 @@ L.xctr_main_aes128:
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	movdqa          xmm5, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
+	movdqa          xmm5, xmm13
 	pshufb          xmm0, xmm3
 	pshufb          xmm5, xmm8
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
+	movdqa          xmm6, xmm14
 	pshufb          xmm1, xmm4
 	pshufb          xmm6, xmm9
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
 	pxor            xmm5, xmm6                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	movdqa          xmm7, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
+	movdqa          xmm7, xmm15
 	pshufb          xmm2, xmm3
 	pshufb          xmm7, xmm8
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
@@ -2539,18 +2540,18 @@ L.xctr_main_aes128:
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	movdqa          xmm5, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm13
+	movdqa          xmm5, xmm13
 	pshufb          xmm0, xmm3
 	pshufb          xmm5, xmm8
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox1_jo]
+	movdqa          xmm1, xmm14
+	movdqa          xmm6, xmm14
 	pshufb          xmm1, xmm4
 	pshufb          xmm6, xmm9
 	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
 	pxor            xmm5, xmm6                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	movdqa          xmm7, oword [rel L.vperm_sbox2_io]
+	movdqa          xmm2, xmm15
+	movdqa          xmm7, xmm15
 	pshufb          xmm2, xmm3
 	pshufb          xmm7, xmm8
 	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
@@ -2701,9 +2702,6 @@ L.vperm_sbox0_io:
 	db	0, 123, 176, 61, 103, 145, 141, 246, 70, 33, 28, 172, 234, 215, 90, 203
 L.vperm_sbox0_jo:
 	db	0, 100, 153, 18, 229, 10, 139, 239, 118, 147, 129, 24, 110, 124, 247, 253
-; One block: the index's increment.
-L.xctr_one:
-	dq	1, 0
 
 	section .note.GNU-stack noalloc noexec nowrite progbits
 	section .note.gnu.property note alloc noexec align=8

@@ -32,7 +32,7 @@
 #                      PART=rsi (KEY2's register, once the tweak is made)
 # Registers (vector): B0S=xmm0, B0H=xmm1, B0L=xmm2, B0T=xmm3, B0U=xmm4, B1S=xmm5
 #                     B1H=xmm6, B1L=xmm7, B1T=xmm8, B1U=xmm9, MASK=xmm10, INV=xmm11
-#                     AK=xmm12, TW0=xmm13, TW1=xmm14
+#                     AK=xmm12, TW0=xmm13, TW1=xmm14, SBOX1IO=xmm15
 # Stack: FRAME = rsp rounded up to 16; round key m before the last at [FRAME + 224 - 16m],
 # the first at [FRAME], the input permutation at [FRAME + 240], a keystream block at [FRAME + 256].
 # The tweak key is transformed into the same frame first, for T = AES_K2(iv).
@@ -262,6 +262,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          .Lvperm_low_nibbles(%rip), %xmm10
 	movdqa          .Lvperm_inverse(%rip), %xmm11
 	movdqa          .Lvperm_a_over(%rip), %xmm12
+	movdqa          .Lvperm_sbox1_io(%rip), %xmm15
 	movdqu          (%r9), %xmm0
 # AES on 1 block, interleaved: round 0, the middle rounds, the last round
 	movdqa          %xmm0, %xmm1
@@ -300,7 +301,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -341,7 +342,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -383,7 +384,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -424,7 +425,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -466,7 +467,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -507,7 +508,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -548,7 +549,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -589,7 +590,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -630,7 +631,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -671,7 +672,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -712,7 +713,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -753,7 +754,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -794,7 +795,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -1053,6 +1054,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          .Lvperm_low_nibbles(%rip), %xmm10
 	movdqa          .Lvperm_inverse(%rip), %xmm11
 	movdqa          .Lvperm_a_over(%rip), %xmm12
+	movdqa          .Lvperm_sbox1_io(%rip), %xmm15
 # REM = len % 16; with stealing, the last full block is left to it
 	mov             %r8, %rbp
 	and             $-16, %r8
@@ -1108,7 +1110,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -1149,7 +1151,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -1191,7 +1193,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -1232,7 +1234,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -1274,7 +1276,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -1315,7 +1317,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -1356,7 +1358,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -1397,7 +1399,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -1438,7 +1440,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -1479,7 +1481,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -1520,7 +1522,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -1561,7 +1563,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -1602,7 +1604,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -1706,7 +1708,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -1747,7 +1749,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -1789,7 +1791,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -1830,7 +1832,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -1872,7 +1874,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -1913,7 +1915,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -1954,7 +1956,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -1995,7 +1997,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -2036,7 +2038,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -2077,7 +2079,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -2118,7 +2120,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -2159,7 +2161,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -2200,7 +2202,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -2306,7 +2308,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -2347,7 +2349,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -2389,7 +2391,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -2430,7 +2432,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -2472,7 +2474,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -2513,7 +2515,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -2554,7 +2556,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -2595,7 +2597,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -2636,7 +2638,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -2677,7 +2679,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -2718,7 +2720,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -2759,7 +2761,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -2800,7 +2802,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -2967,8 +2969,8 @@ aesgen_xts_encrypt_vperm_ssse3:
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm5
+	movdqa          %xmm15, %xmm0
+	movdqa          %xmm15, %xmm5
 	pshufb          %xmm3, %xmm0
 	pshufb          %xmm8, %xmm5
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
@@ -3048,8 +3050,8 @@ aesgen_xts_encrypt_vperm_ssse3:
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm5
+	movdqa          %xmm15, %xmm0
+	movdqa          %xmm15, %xmm5
 	pshufb          %xmm3, %xmm0
 	pshufb          %xmm8, %xmm5
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
@@ -3130,8 +3132,8 @@ aesgen_xts_encrypt_vperm_ssse3:
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm5
+	movdqa          %xmm15, %xmm0
+	movdqa          %xmm15, %xmm5
 	pshufb          %xmm3, %xmm0
 	pshufb          %xmm8, %xmm5
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
@@ -3211,8 +3213,8 @@ aesgen_xts_encrypt_vperm_ssse3:
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm5
+	movdqa          %xmm15, %xmm0
+	movdqa          %xmm15, %xmm5
 	pshufb          %xmm3, %xmm0
 	pshufb          %xmm8, %xmm5
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
@@ -3293,8 +3295,8 @@ aesgen_xts_encrypt_vperm_ssse3:
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm5
+	movdqa          %xmm15, %xmm0
+	movdqa          %xmm15, %xmm5
 	pshufb          %xmm3, %xmm0
 	pshufb          %xmm8, %xmm5
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
@@ -3374,8 +3376,8 @@ aesgen_xts_encrypt_vperm_ssse3:
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm5
+	movdqa          %xmm15, %xmm0
+	movdqa          %xmm15, %xmm5
 	pshufb          %xmm3, %xmm0
 	pshufb          %xmm8, %xmm5
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
@@ -3455,8 +3457,8 @@ aesgen_xts_encrypt_vperm_ssse3:
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm5
+	movdqa          %xmm15, %xmm0
+	movdqa          %xmm15, %xmm5
 	pshufb          %xmm3, %xmm0
 	pshufb          %xmm8, %xmm5
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
@@ -3536,8 +3538,8 @@ aesgen_xts_encrypt_vperm_ssse3:
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm5
+	movdqa          %xmm15, %xmm0
+	movdqa          %xmm15, %xmm5
 	pshufb          %xmm3, %xmm0
 	pshufb          %xmm8, %xmm5
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
@@ -3617,8 +3619,8 @@ aesgen_xts_encrypt_vperm_ssse3:
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm5
+	movdqa          %xmm15, %xmm0
+	movdqa          %xmm15, %xmm5
 	pshufb          %xmm3, %xmm0
 	pshufb          %xmm8, %xmm5
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
@@ -3698,8 +3700,8 @@ aesgen_xts_encrypt_vperm_ssse3:
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm5
+	movdqa          %xmm15, %xmm0
+	movdqa          %xmm15, %xmm5
 	pshufb          %xmm3, %xmm0
 	pshufb          %xmm8, %xmm5
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
@@ -3779,8 +3781,8 @@ aesgen_xts_encrypt_vperm_ssse3:
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm5
+	movdqa          %xmm15, %xmm0
+	movdqa          %xmm15, %xmm5
 	pshufb          %xmm3, %xmm0
 	pshufb          %xmm8, %xmm5
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
@@ -3860,8 +3862,8 @@ aesgen_xts_encrypt_vperm_ssse3:
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm5
+	movdqa          %xmm15, %xmm0
+	movdqa          %xmm15, %xmm5
 	pshufb          %xmm3, %xmm0
 	pshufb          %xmm8, %xmm5
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
@@ -3941,8 +3943,8 @@ aesgen_xts_encrypt_vperm_ssse3:
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm5
+	movdqa          %xmm15, %xmm0
+	movdqa          %xmm15, %xmm5
 	pshufb          %xmm3, %xmm0
 	pshufb          %xmm8, %xmm5
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
@@ -4082,7 +4084,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 #                      PART=rsi (KEY2's register, once the tweak is made)
 # Registers (vector): B0S=xmm0, B0H=xmm1, B0L=xmm2, B0T=xmm3, B0U=xmm4, B1S=xmm5
 #                     B1H=xmm6, B1L=xmm7, B1T=xmm8, B1U=xmm9, MASK=xmm10, INV=xmm11
-#                     AK=xmm12, TW0=xmm13, TW1=xmm14
+#                     AK=xmm12, TW0=xmm13, TW1=xmm14, SBOX1IO=xmm15
 # Stack: FRAME = rsp rounded up to 16; round key m before the last at [FRAME + 224 - 16m],
 # the first at [FRAME], the input permutation at [FRAME + 240], a keystream block at [FRAME + 256].
 # The tweak key is transformed into the same frame first, for T = AES_K2(iv).
@@ -4312,6 +4314,7 @@ aesgen_xts_decrypt_vperm_ssse3:
 	movdqa          .Lvperm_low_nibbles(%rip), %xmm10
 	movdqa          .Lvperm_inverse(%rip), %xmm11
 	movdqa          .Lvperm_a_over(%rip), %xmm12
+	movdqa          .Lvperm_sbox1_io(%rip), %xmm15
 	movdqu          (%r9), %xmm0
 # AES on 1 block, interleaved: round 0, the middle rounds, the last round
 	movdqa          %xmm0, %xmm1
@@ -4350,7 +4353,7 @@ aesgen_xts_decrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -4391,7 +4394,7 @@ aesgen_xts_decrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -4433,7 +4436,7 @@ aesgen_xts_decrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -4474,7 +4477,7 @@ aesgen_xts_decrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -4516,7 +4519,7 @@ aesgen_xts_decrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -4557,7 +4560,7 @@ aesgen_xts_decrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -4598,7 +4601,7 @@ aesgen_xts_decrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -4639,7 +4642,7 @@ aesgen_xts_decrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -4680,7 +4683,7 @@ aesgen_xts_decrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -4721,7 +4724,7 @@ aesgen_xts_decrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -4762,7 +4765,7 @@ aesgen_xts_decrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -4803,7 +4806,7 @@ aesgen_xts_decrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -4844,7 +4847,7 @@ aesgen_xts_decrypt_vperm_ssse3:
 	movdqa          %xmm11, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
+	movdqa          %xmm15, %xmm0
 	pshufb          %xmm3, %xmm0
 	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
@@ -5103,6 +5106,7 @@ aesgen_xts_decrypt_vperm_ssse3:
 	movdqa          .Lvperm_low_nibbles(%rip), %xmm10
 	movdqa          .Lvperm_inverse(%rip), %xmm11
 	movdqa          .Lvperm_a_over(%rip), %xmm12
+	movdqa          .Lvperm_sbox1_io(%rip), %xmm15
 # REM = len % 16; with stealing, the last full block is left to it
 	mov             %r8, %rbp
 	and             $-16, %r8

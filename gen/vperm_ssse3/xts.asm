@@ -35,7 +35,7 @@
 ;                      PART=rsi (KEY2's register, once the tweak is made)
 ; Registers (vector): B0S=xmm0, B0H=xmm1, B0L=xmm2, B0T=xmm3, B0U=xmm4, B1S=xmm5
 ;                     B1H=xmm6, B1L=xmm7, B1T=xmm8, B1U=xmm9, MASK=xmm10, INV=xmm11
-;                     AK=xmm12, TW0=xmm13, TW1=xmm14
+;                     AK=xmm12, TW0=xmm13, TW1=xmm14, SBOX1IO=xmm15
 ; Stack: FRAME = rsp rounded up to 16; round key m before the last at [FRAME + 224 - 16m],
 ; the first at [FRAME], the input permutation at [FRAME + 240], a keystream block at [FRAME + 256].
 ; The tweak key is transformed into the same frame first, for T = AES_K2(iv).
@@ -257,6 +257,7 @@ L.xts_enc_tweak_keys_done:
 	movdqa          xmm10, oword [rel L.vperm_low_nibbles]
 	movdqa          xmm11, oword [rel L.vperm_inverse]
 	movdqa          xmm12, oword [rel L.vperm_a_over]
+	movdqa          xmm15, oword [rel L.vperm_sbox1_io]
 	movdqu          xmm0, oword [r9]
 ; AES on 1 block, interleaved: round 0, the middle rounds, the last round
 	movdqa          xmm1, xmm0
@@ -295,7 +296,7 @@ L.xts_enc_tweak_keys_done:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -336,7 +337,7 @@ L.xts_enc_tweak_keys_done:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -378,7 +379,7 @@ L.xts_enc_tweak_aes192:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -419,7 +420,7 @@ L.xts_enc_tweak_aes192:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -461,7 +462,7 @@ L.xts_enc_tweak_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -502,7 +503,7 @@ L.xts_enc_tweak_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -543,7 +544,7 @@ L.xts_enc_tweak_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -584,7 +585,7 @@ L.xts_enc_tweak_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -625,7 +626,7 @@ L.xts_enc_tweak_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -666,7 +667,7 @@ L.xts_enc_tweak_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -707,7 +708,7 @@ L.xts_enc_tweak_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -748,7 +749,7 @@ L.xts_enc_tweak_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -789,7 +790,7 @@ L.xts_enc_tweak_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -1048,6 +1049,7 @@ L.xts_enc_data_keys_done:
 	movdqa          xmm10, oword [rel L.vperm_low_nibbles]
 	movdqa          xmm11, oword [rel L.vperm_inverse]
 	movdqa          xmm12, oword [rel L.vperm_a_over]
+	movdqa          xmm15, oword [rel L.vperm_sbox1_io]
 ; REM = len % 16; with stealing, the last full block is left to it
 	mov             rbp, r8
 	and             r8, -16
@@ -1103,7 +1105,7 @@ L.xts_enc_single:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -1144,7 +1146,7 @@ L.xts_enc_single:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -1186,7 +1188,7 @@ L.xts_enc_single_aes192:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -1227,7 +1229,7 @@ L.xts_enc_single_aes192:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -1269,7 +1271,7 @@ L.xts_enc_single_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -1310,7 +1312,7 @@ L.xts_enc_single_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -1351,7 +1353,7 @@ L.xts_enc_single_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -1392,7 +1394,7 @@ L.xts_enc_single_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -1433,7 +1435,7 @@ L.xts_enc_single_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -1474,7 +1476,7 @@ L.xts_enc_single_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -1515,7 +1517,7 @@ L.xts_enc_single_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -1556,7 +1558,7 @@ L.xts_enc_single_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -1597,7 +1599,7 @@ L.xts_enc_single_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -1701,7 +1703,7 @@ L.xts_enc_tail:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -1742,7 +1744,7 @@ L.xts_enc_tail:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -1784,7 +1786,7 @@ L.xts_enc_steal1_aes192:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -1825,7 +1827,7 @@ L.xts_enc_steal1_aes192:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -1867,7 +1869,7 @@ L.xts_enc_steal1_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -1908,7 +1910,7 @@ L.xts_enc_steal1_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -1949,7 +1951,7 @@ L.xts_enc_steal1_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -1990,7 +1992,7 @@ L.xts_enc_steal1_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -2031,7 +2033,7 @@ L.xts_enc_steal1_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -2072,7 +2074,7 @@ L.xts_enc_steal1_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -2113,7 +2115,7 @@ L.xts_enc_steal1_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -2154,7 +2156,7 @@ L.xts_enc_steal1_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -2195,7 +2197,7 @@ L.xts_enc_steal1_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -2301,7 +2303,7 @@ L.xts_enc_steal_byte:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -2342,7 +2344,7 @@ L.xts_enc_steal_byte:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -2384,7 +2386,7 @@ L.xts_enc_steal2_aes192:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -2425,7 +2427,7 @@ L.xts_enc_steal2_aes192:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -2467,7 +2469,7 @@ L.xts_enc_steal2_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -2508,7 +2510,7 @@ L.xts_enc_steal2_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -2549,7 +2551,7 @@ L.xts_enc_steal2_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -2590,7 +2592,7 @@ L.xts_enc_steal2_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -2631,7 +2633,7 @@ L.xts_enc_steal2_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -2672,7 +2674,7 @@ L.xts_enc_steal2_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -2713,7 +2715,7 @@ L.xts_enc_steal2_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -2754,7 +2756,7 @@ L.xts_enc_steal2_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -2795,7 +2797,7 @@ L.xts_enc_steal2_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -2957,8 +2959,8 @@ L.xts_enc_main_loop:
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	movdqa          xmm5, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
+	movdqa          xmm5, xmm15
 	pshufb          xmm0, xmm3
 	pshufb          xmm5, xmm8
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
@@ -3038,8 +3040,8 @@ L.xts_enc_main_loop:
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	movdqa          xmm5, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
+	movdqa          xmm5, xmm15
 	pshufb          xmm0, xmm3
 	pshufb          xmm5, xmm8
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
@@ -3120,8 +3122,8 @@ L.xts_enc_main_aes192:
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	movdqa          xmm5, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
+	movdqa          xmm5, xmm15
 	pshufb          xmm0, xmm3
 	pshufb          xmm5, xmm8
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
@@ -3201,8 +3203,8 @@ L.xts_enc_main_aes192:
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	movdqa          xmm5, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
+	movdqa          xmm5, xmm15
 	pshufb          xmm0, xmm3
 	pshufb          xmm5, xmm8
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
@@ -3283,8 +3285,8 @@ L.xts_enc_main_aes128:
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	movdqa          xmm5, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
+	movdqa          xmm5, xmm15
 	pshufb          xmm0, xmm3
 	pshufb          xmm5, xmm8
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
@@ -3364,8 +3366,8 @@ L.xts_enc_main_aes128:
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	movdqa          xmm5, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
+	movdqa          xmm5, xmm15
 	pshufb          xmm0, xmm3
 	pshufb          xmm5, xmm8
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
@@ -3445,8 +3447,8 @@ L.xts_enc_main_aes128:
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	movdqa          xmm5, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
+	movdqa          xmm5, xmm15
 	pshufb          xmm0, xmm3
 	pshufb          xmm5, xmm8
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
@@ -3526,8 +3528,8 @@ L.xts_enc_main_aes128:
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	movdqa          xmm5, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
+	movdqa          xmm5, xmm15
 	pshufb          xmm0, xmm3
 	pshufb          xmm5, xmm8
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
@@ -3607,8 +3609,8 @@ L.xts_enc_main_aes128:
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	movdqa          xmm5, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
+	movdqa          xmm5, xmm15
 	pshufb          xmm0, xmm3
 	pshufb          xmm5, xmm8
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
@@ -3688,8 +3690,8 @@ L.xts_enc_main_aes128:
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	movdqa          xmm5, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
+	movdqa          xmm5, xmm15
 	pshufb          xmm0, xmm3
 	pshufb          xmm5, xmm8
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
@@ -3769,8 +3771,8 @@ L.xts_enc_main_aes128:
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	movdqa          xmm5, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
+	movdqa          xmm5, xmm15
 	pshufb          xmm0, xmm3
 	pshufb          xmm5, xmm8
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
@@ -3850,8 +3852,8 @@ L.xts_enc_main_aes128:
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	movdqa          xmm5, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
+	movdqa          xmm5, xmm15
 	pshufb          xmm0, xmm3
 	pshufb          xmm5, xmm8
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
@@ -3931,8 +3933,8 @@ L.xts_enc_main_aes128:
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	movdqa          xmm5, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
+	movdqa          xmm5, xmm15
 	pshufb          xmm0, xmm3
 	pshufb          xmm5, xmm8
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
@@ -4070,7 +4072,7 @@ L.xts_enc_main_aes128:
 ;                      PART=rsi (KEY2's register, once the tweak is made)
 ; Registers (vector): B0S=xmm0, B0H=xmm1, B0L=xmm2, B0T=xmm3, B0U=xmm4, B1S=xmm5
 ;                     B1H=xmm6, B1L=xmm7, B1T=xmm8, B1U=xmm9, MASK=xmm10, INV=xmm11
-;                     AK=xmm12, TW0=xmm13, TW1=xmm14
+;                     AK=xmm12, TW0=xmm13, TW1=xmm14, SBOX1IO=xmm15
 ; Stack: FRAME = rsp rounded up to 16; round key m before the last at [FRAME + 224 - 16m],
 ; the first at [FRAME], the input permutation at [FRAME + 240], a keystream block at [FRAME + 256].
 ; The tweak key is transformed into the same frame first, for T = AES_K2(iv).
@@ -4292,6 +4294,7 @@ L.xts_dec_tweak_keys_done:
 	movdqa          xmm10, oword [rel L.vperm_low_nibbles]
 	movdqa          xmm11, oword [rel L.vperm_inverse]
 	movdqa          xmm12, oword [rel L.vperm_a_over]
+	movdqa          xmm15, oword [rel L.vperm_sbox1_io]
 	movdqu          xmm0, oword [r9]
 ; AES on 1 block, interleaved: round 0, the middle rounds, the last round
 	movdqa          xmm1, xmm0
@@ -4330,7 +4333,7 @@ L.xts_dec_tweak_keys_done:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -4371,7 +4374,7 @@ L.xts_dec_tweak_keys_done:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -4413,7 +4416,7 @@ L.xts_dec_tweak_aes192:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -4454,7 +4457,7 @@ L.xts_dec_tweak_aes192:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -4496,7 +4499,7 @@ L.xts_dec_tweak_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -4537,7 +4540,7 @@ L.xts_dec_tweak_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -4578,7 +4581,7 @@ L.xts_dec_tweak_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -4619,7 +4622,7 @@ L.xts_dec_tweak_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -4660,7 +4663,7 @@ L.xts_dec_tweak_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -4701,7 +4704,7 @@ L.xts_dec_tweak_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -4742,7 +4745,7 @@ L.xts_dec_tweak_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -4783,7 +4786,7 @@ L.xts_dec_tweak_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -4824,7 +4827,7 @@ L.xts_dec_tweak_aes128:
 	movdqa          xmm4, xmm11
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
+	movdqa          xmm0, xmm15
 	pshufb          xmm0, xmm3
 	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
 	pshufb          xmm1, xmm4
@@ -5083,6 +5086,7 @@ L.xts_dec_data_keys_done:
 	movdqa          xmm10, oword [rel L.vperm_low_nibbles]
 	movdqa          xmm11, oword [rel L.vperm_inverse]
 	movdqa          xmm12, oword [rel L.vperm_a_over]
+	movdqa          xmm15, oword [rel L.vperm_sbox1_io]
 ; REM = len % 16; with stealing, the last full block is left to it
 	mov             rbp, r8
 	and             r8, -16
