@@ -152,7 +152,7 @@ int aesgen_gcm_init_isa(aesgen_gcm_key *key, const uint8_t *k, size_t key_len, c
     /* Short calls take the xmm code when this ISA is a wider one: every vector ISA runs
      * it (same key layout), and its prologue is the cheapest. */
     const aesgen_isa_impl *narrow = aesgen_isa_impl_get(AESGEN_ISA_AESNI_AVX);
-    const int use_narrow = impl != aesgen_isa_impl_get(AESGEN_ISA_GENERIC) &&
+    const int use_narrow = (impl->needs & AESGEN_CPU_AESNI) &&     /* not generic, vperm */
                            aesgen_isa_id_usable(AESGEN_ISA_AESNI_AVX);
     const aesgen_isa_impl *small = use_narrow ? narrow : impl;
     key->ghash_short = small->gcm_ghash;

@@ -30,7 +30,8 @@
 
 /* A mode an ISA has no generated file for (vperm_ssse3: AESGEN_GEN_HAS_<isa>_<mode>)
  * takes the generic code, and an ISA without AES-NI the generic (constant-time) key
- * setup: the schedule is the same standard one either way. */
+ * setup: the schedule is the same standard one either way.  GCM without gcm.S on an
+ * ISA without AES-NI: its CTR with the generic GHASH (gcm_ctr_ghash.c). */
 #define HAS(isa, mode, have, lack) AESGEN_GEN_HAS_##isa##_##mode(have, lack)
 #define AESNI(isa, have, lack) AESGEN_GEN_AESNI_##isa(have, lack)
 #define ASM_IMPL(isa, NAME, vector_bytes, evex, needs_bits)                          \
@@ -46,9 +47,11 @@
         .gcm_setup = AESNI(isa, aesgen_gcm_setup_clmul, aesgen_gcm_setup_generic),   \
         .gcm_ghash = HAS(isa, gcm, aesgen_gcm_ghash_##isa, aesgen_gcm_ghash_generic), \
         .gcm_enc_update = HAS(isa, gcm, aesgen_gcm_enc_update_##isa,                  \
-                              aesgen_gcm_enc_update_generic),                         \
+                              AESNI(isa, aesgen_gcm_enc_update_generic,               \
+                                    aesgen_gcm_enc_update_##isa)),                    \
         .gcm_dec_update = HAS(isa, gcm, aesgen_gcm_dec_update_##isa,                  \
-                              aesgen_gcm_dec_update_generic),                         \
+                              AESNI(isa, aesgen_gcm_dec_update_generic,               \
+                                    aesgen_gcm_dec_update_##isa)),                    \
         .gcm_enc_record = HAS(isa, gcm, aesgen_gcm_enc_record_##isa, NULL),           \
         .gcm_dec_record = HAS(isa, gcm, aesgen_gcm_dec_record_##isa, NULL),           \
         .gcm_record_pads = HAS(isa, gcm, !(evex), 0), /* VEX: whole blocks + tail (asm_abi.h) */ \
