@@ -29,6 +29,7 @@ enum {
     AESGEN_CPU_AVX512BW  = 1u << 10, /* avx512bw: CPUID.(EAX=7,ECX=0):EBX[30] */
     AESGEN_CPU_AVX512VL  = 1u << 11, /* avx512vl: CPUID.(EAX=7,ECX=0):EBX[31] */
     AESGEN_CPU_OS_ZMM    = 1u << 12, /* os:opmask+zmm: XCR0 & 0xe6 */
+    AESGEN_CPU_SSSE3     = 1u << 13, /* ssse3: CPUID.(EAX=1,ECX=0):ECX[9] */
 };
 
 /* X(bit, title, leaf, subleaf, register, bit number) */
@@ -43,7 +44,8 @@ enum {
     X(AESGEN_CPU_AVX512F, "AVX512F", 7, 0, ebx, 16) \
     X(AESGEN_CPU_AVX512DQ, "AVX512DQ", 7, 0, ebx, 17) \
     X(AESGEN_CPU_AVX512BW, "AVX512BW", 7, 0, ebx, 30) \
-    X(AESGEN_CPU_AVX512VL, "AVX512VL", 7, 0, ebx, 31)
+    X(AESGEN_CPU_AVX512VL, "AVX512VL", 7, 0, ebx, 31) \
+    X(AESGEN_CPU_SSSE3, "SSSE3", 1, 0, ecx, 9)
 /* X(bit, title, XCR0 bits the OS must enable) */
 #define AESGEN_GEN_XCR0_FEATURES(X) \
     X(AESGEN_CPU_OS_YMM, "OS support for YMM state (XCR0)", 0x6) \
@@ -51,18 +53,50 @@ enum {
 
 /* ---- ISAs (generator/isa.py), in order of preference, lowest first ---- */
 
-#define AESGEN_GEN_ISA_COUNT 4
+#define AESGEN_GEN_ISA_COUNT 5
 /* X(name, NAME, vector bytes, evex, the feature bits it needs) */
 #define AESGEN_GEN_ISAS(X) \
+    X(vperm_ssse3, VPERM_SSSE3, 16, 0, AESGEN_CPU_SSSE3) \
     X(aesni_avx, AESNI_AVX, 16, 0, AESGEN_CPU_AESNI | AESGEN_CPU_PCLMUL | AESGEN_CPU_AVX | AESGEN_CPU_OS_YMM) \
     X(vaes_avx2, VAES_AVX2, 32, 0, AESGEN_CPU_AESNI | AESGEN_CPU_PCLMUL | AESGEN_CPU_AVX | AESGEN_CPU_OS_YMM | AESGEN_CPU_AVX2 | AESGEN_CPU_VAES | AESGEN_CPU_VPCLMUL | AESGEN_CPU_BMI2) \
     X(avx10_256, AVX10_256, 32, 1, AESGEN_CPU_AESNI | AESGEN_CPU_PCLMUL | AESGEN_CPU_AVX | AESGEN_CPU_OS_YMM | AESGEN_CPU_AVX2 | AESGEN_CPU_VAES | AESGEN_CPU_VPCLMUL | AESGEN_CPU_BMI2 | AESGEN_CPU_AVX512F | AESGEN_CPU_AVX512BW | AESGEN_CPU_AVX512VL | AESGEN_CPU_AVX512DQ | AESGEN_CPU_OS_ZMM) \
     X(avx10_512, AVX10_512, 64, 1, AESGEN_CPU_AESNI | AESGEN_CPU_PCLMUL | AESGEN_CPU_AVX | AESGEN_CPU_OS_YMM | AESGEN_CPU_AVX2 | AESGEN_CPU_VAES | AESGEN_CPU_VPCLMUL | AESGEN_CPU_BMI2 | AESGEN_CPU_AVX512F | AESGEN_CPU_AVX512BW | AESGEN_CPU_AVX512VL | AESGEN_CPU_AVX512DQ | AESGEN_CPU_OS_ZMM)
+/* AESGEN_GEN_HAS_<isa>_<mode>(have, lack): `have` if gen/<isa>/<mode>.S exists
+ * (vperm_ssse3 has fewer modes; the runtime gives it the generic code there), and
+ * AESGEN_GEN_AESNI_<isa>(have, lack): `have` if the ISA has AES-NI (its key setup). */
+#define AESGEN_GEN_HAS_vperm_ssse3_ctr(have, lack) have
+#define AESGEN_GEN_HAS_vperm_ssse3_xctr(have, lack) have
+#define AESGEN_GEN_HAS_vperm_ssse3_xts(have, lack) have
+#define AESGEN_GEN_HAS_vperm_ssse3_gcm(have, lack) lack
+#define AESGEN_GEN_AESNI_vperm_ssse3(have, lack) lack
+#define AESGEN_GEN_HAS_aesni_avx_ctr(have, lack) have
+#define AESGEN_GEN_HAS_aesni_avx_xctr(have, lack) have
+#define AESGEN_GEN_HAS_aesni_avx_xts(have, lack) have
+#define AESGEN_GEN_HAS_aesni_avx_gcm(have, lack) have
+#define AESGEN_GEN_AESNI_aesni_avx(have, lack) have
+#define AESGEN_GEN_HAS_vaes_avx2_ctr(have, lack) have
+#define AESGEN_GEN_HAS_vaes_avx2_xctr(have, lack) have
+#define AESGEN_GEN_HAS_vaes_avx2_xts(have, lack) have
+#define AESGEN_GEN_HAS_vaes_avx2_gcm(have, lack) have
+#define AESGEN_GEN_AESNI_vaes_avx2(have, lack) have
+#define AESGEN_GEN_HAS_avx10_256_ctr(have, lack) have
+#define AESGEN_GEN_HAS_avx10_256_xctr(have, lack) have
+#define AESGEN_GEN_HAS_avx10_256_xts(have, lack) have
+#define AESGEN_GEN_HAS_avx10_256_gcm(have, lack) have
+#define AESGEN_GEN_AESNI_avx10_256(have, lack) have
+#define AESGEN_GEN_HAS_avx10_512_ctr(have, lack) have
+#define AESGEN_GEN_HAS_avx10_512_xctr(have, lack) have
+#define AESGEN_GEN_HAS_avx10_512_xts(have, lack) have
+#define AESGEN_GEN_HAS_avx10_512_gcm(have, lack) have
+#define AESGEN_GEN_AESNI_avx10_512(have, lack) have
+#define AESGEN_GEN_HAVE_ISA_vperm_ssse3 1
 #define AESGEN_GEN_HAVE_ISA_aesni_avx 1
 #define AESGEN_GEN_HAVE_ISA_vaes_avx2 1
 #define AESGEN_GEN_HAVE_ISA_avx10_256 1
 #define AESGEN_GEN_HAVE_ISA_avx10_512 1
 /* X(feature bit) of each ISA, in generator/isa.py's order */
+#define AESGEN_GEN_FEATURES_vperm_ssse3(X) \
+    X(AESGEN_CPU_SSSE3)
 #define AESGEN_GEN_FEATURES_aesni_avx(X) \
     X(AESGEN_CPU_AESNI) \
     X(AESGEN_CPU_PCLMUL) \
@@ -126,6 +160,7 @@ enum {
     X(SAPPHIRERAPIDS, "GenuineIntel", 0x6, 0xcf, 0xcf)
 /* X(isa, mode, NAME of the uarch, _variant): the uarch takes the functions
  * <symbol>_variant of gen/<isa>/<mode>.S (a uarch not listed: the file's own) */
+#define AESGEN_GEN_UARCH_VARIANTS_vperm_ssse3(X)
 #define AESGEN_GEN_UARCH_VARIANTS_aesni_avx(X)
 #define AESGEN_GEN_UARCH_VARIANTS_vaes_avx2(X)
 #define AESGEN_GEN_UARCH_VARIANTS_avx10_256(X) \
@@ -208,6 +243,22 @@ _Static_assert(AESGEN_GCM_H_POWERS == AESGEN_LAYOUT_GCM_H_POWERS &&
  * files; the runtime takes a variant only if all its functions are linked); the
  * C tests check every variant listed here. */
 #define AESGEN_GEN_VARIANT __attribute__((weak))
+
+/* gen/vperm_ssse3/ctr.S: KEYS=mem TAIL=1 UNROLL=2; main loop 32 bytes per iteration */
+int aesgen_ctr_crypt_vperm_ssse3(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, uint64_t ctr_lo, uint64_t ctr_hi);
+#define AESGEN_GEN_UNROLL_vperm_ssse3_ctr 2
+#define AESGEN_GEN_STRIDE_vperm_ssse3_ctr 32
+
+/* gen/vperm_ssse3/xctr.S: KEYS=mem TAIL=1 UNROLL=2; main loop 32 bytes per iteration */
+int aesgen_xctr_crypt_vperm_ssse3(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16], uint64_t index);
+#define AESGEN_GEN_UNROLL_vperm_ssse3_xctr 2
+#define AESGEN_GEN_STRIDE_vperm_ssse3_xctr 32
+
+/* gen/vperm_ssse3/xts.S: KEYS=mem TAIL=1 UNROLL=2; main loop 32 bytes per iteration */
+int aesgen_xts_encrypt_vperm_ssse3(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
+int aesgen_xts_decrypt_vperm_ssse3(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
+#define AESGEN_GEN_UNROLL_vperm_ssse3_xts 2
+#define AESGEN_GEN_STRIDE_vperm_ssse3_xts 32
 
 /* gen/aesni_avx/ctr.S: KEYS=mem TAIL=4 UNROLL=8; main loop 128 bytes per iteration */
 int aesgen_ctr_crypt_aesni_avx(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, uint64_t ctr_lo, uint64_t ctr_hi);
@@ -319,6 +370,7 @@ AESGEN_GEN_VARIANT int aesgen_gcm_dec_record_avx10_512_ghashschool(const aesgen_
 #define AESGEN_GEN_UNROLL_avx10_512_gcm 4
 #define AESGEN_GEN_STRIDE_avx10_512_gcm 256
 
+#define AESGEN_GEN_GCM_ALTERNATES_vperm_ssse3(X)
 /* AESGEN_GEN_IF_<mode>(function): the function where the mode's files are
  * generated, else NULL (a vendored bundle may hold only some modes). */
 #define AESGEN_GEN_IF_ctr(fn) fn
@@ -328,6 +380,10 @@ AESGEN_GEN_VARIANT int aesgen_gcm_dec_record_avx10_512_ghashschool(const aesgen_
 
 /* X(isa, mode, symbol) of every function above (the C ABI tests call each). */
 #define AESGEN_GEN_FUNCTIONS(X) \
+    X(vperm_ssse3, ctr, aesgen_ctr_crypt_vperm_ssse3) \
+    X(vperm_ssse3, xctr, aesgen_xctr_crypt_vperm_ssse3) \
+    X(vperm_ssse3, xts, aesgen_xts_encrypt_vperm_ssse3) \
+    X(vperm_ssse3, xts, aesgen_xts_decrypt_vperm_ssse3) \
     X(aesni_avx, ctr, aesgen_ctr_crypt_aesni_avx) \
     X(aesni_avx, xctr, aesgen_xctr_crypt_aesni_avx) \
     X(aesni_avx, xts, aesgen_xts_encrypt_aesni_avx) \
@@ -376,6 +432,14 @@ AESGEN_GEN_VARIANT int aesgen_gcm_dec_record_avx10_512_ghashschool(const aesgen_
     X(avx10_512, gcm, aesgen_gcm_dec_record_avx10_512_ghashschool)
 
 /* Every declaration above has its contract's type (runtime/src/asm_abi.h). */
+_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_ctr_crypt_vperm_ssse3), aesgen_ctr_fn),
+               "aesgen_ctr_crypt_vperm_ssse3: the aesgen_ctr_fn contract");
+_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xctr_crypt_vperm_ssse3), aesgen_xctr_fn),
+               "aesgen_xctr_crypt_vperm_ssse3: the aesgen_xctr_fn contract");
+_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xts_encrypt_vperm_ssse3), aesgen_xts_fn),
+               "aesgen_xts_encrypt_vperm_ssse3: the aesgen_xts_fn contract");
+_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xts_decrypt_vperm_ssse3), aesgen_xts_fn),
+               "aesgen_xts_decrypt_vperm_ssse3: the aesgen_xts_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_ctr_crypt_aesni_avx), aesgen_ctr_fn),
                "aesgen_ctr_crypt_aesni_avx: the aesgen_ctr_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xctr_crypt_aesni_avx), aesgen_xctr_fn),

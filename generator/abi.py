@@ -82,6 +82,10 @@ class Function:
         """vector_registers: the numbers of the vector registers the body may write (the
         plan's); those the ABI keeps callee-saved are saved in the prologue."""
         self.abi, self.name, self.clear_upper = abi, name, clear_upper
+        # The saves of callee-saved xmm registers (Win64): VEX code saves with the VEX
+        # move; legacy-SSE code (vperm_ssse3, which has no upper state to clear and runs
+        # on CPUs without AVX) with the SSE one.
+        self.vector_move = "vmovdqa" if clear_upper else "movdqa"
         self.saved_vectors = sorted(set(vector_registers) & set(abi.callee_saved_vectors))
         self.regs: Dict[str, Gpr] = {}
         self.aliases: Dict[str, Tuple[str, str]] = {}   # name -> (first name, when)
@@ -191,7 +195,7 @@ class Function:
             lines += [f"sub rsp, {allocation}", f".cfi_adjust {allocation}"]
         for index in self.saved_vectors:
             offset = self._vector_save_offset(index)
-            lines += [f"vmovdqa xmmword [rsp + {offset}], xmm{index}",
+            lines += [f"{self.vector_move} xmmword [rsp + {offset}], xmm{index}",
                       f".cfi_savexmm xmm{index}, {offset}"]
         return "\n".join(lines)
 
@@ -199,7 +203,7 @@ class Function:
         """xmm_only: this path wrote no ymm/zmm register, so the upper state is as the
         caller left it and vzeroupper (a few cycles on a short call) is skipped."""
         # Every generated function returns 0 (AESGEN_OK), so C callers can tail-call it.
-        lines = [f"vmovdqa xmm{index}, xmmword [rsp + {self._vector_save_offset(index)}]"
+        lines = [f"{self.vector_move} xmm{index}, xmmword [rsp + {self._vector_save_offset(index)}]"
                  for index in self.saved_vectors]
         lines.append("xor eax, eax")
         if xmm_only:

@@ -12,7 +12,7 @@ import sys
 from . import VERSION, manifest, vendor
 from .abi import ABIS, get_abi
 from .errors import TemplateError, UsageError
-from .isa import ISAS, get_isa
+from .isa import ISAS, get_isa, has_mode
 from .knobs import KNOBS, parse_assignment, resolve
 from .modes import MODES, get_mode
 from .flavours import FLAVOURS, get_flavour
@@ -92,6 +92,9 @@ def _selected(names, table, getter):
 def _generate_checked(mode, isa, abi, assignments):
     """Resolve the knobs and generate; a knob combination whose plan does not fit is a
     usage error (exit 2) naming the values that fit, found by planning, not rendering."""
+    if not has_mode(isa, mode.name):
+        raise UsageError(f"ISA {isa.name} has no mode {mode.name}; its modes: "
+                         + ", ".join(isa.modes))
     knobs = resolve(mode, isa, assignments)
     try:
         return knobs, generate(mode, isa, knobs, abi)
@@ -126,6 +129,8 @@ def manifest_entries(out, abi, chosen):
     entries = []
     for isa in ISAS.values():
         for mode in MODES.values():
+            if not has_mode(isa, mode.name):
+                continue
             key = (isa.name, mode.name)
             if key in chosen:
                 knobs = chosen[key]
@@ -152,6 +157,8 @@ def command_gen(args):
     stale, chosen = [], {}
     for isa in _selected(args.isa, ISAS, get_isa):
         for mode in _selected(args.mode, MODES, get_mode):
+            if not has_mode(isa, mode.name) and not (args.isa and args.mode):
+                continue            # an ISA with fewer modes (vperm_ssse3)
             knobs, texts = _generate_checked(mode, isa, abi, assignments)
             chosen[(isa.name, mode.name)] = knobs
             for ext, text in texts.items():
@@ -186,7 +193,8 @@ def command_show(args):
 def command_list(_args):
     print("ISAs:")
     for isa in ISAS.values():
-        print(f"  {isa.name:<10} {isa.summary}; needs {', '.join(isa.features)}")
+        print(f"  {isa.name:<10} {isa.summary}; needs {', '.join(isa.features)}"
+              + ("" if len(isa.modes) == len(MODES) else f"; modes {', '.join(isa.modes)}"))
     print("modes:")
     for mode in MODES.values():
         defaults = " ".join(f"{k}={v}" for k, v in sorted(mode.defaults.items()))

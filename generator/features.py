@@ -47,6 +47,7 @@ FEATURES = {f.name: f for f in (
     Feature("avx512bw", "AVX512BW", "AVX512BW", cpuid=(7, 0, "ebx", 30)),
     Feature("avx512vl", "AVX512VL", "AVX512VL", cpuid=(7, 0, "ebx", 31)),
     Feature("os:opmask+zmm", "OS_ZMM", "OS support for opmask/ZMM state (XCR0)", xcr0=0xe6),
+    Feature("ssse3", "SSSE3", "SSSE3", cpuid=(1, 0, "ecx", 9)),
 )}
 
 
@@ -73,6 +74,8 @@ EVEX_ONLY = re.compile(r"^(v(p(xor|and|andn|or|ternlog)[dq]|movdq[au](8|16|32|64
 _BW = re.compile(r"^(vmovdqu(8|16)|k\w+[dq])$")
 _DQ = re.compile(r"^(k\w+b|v(broadcast|extract|insert)[if]64x2)$")
 # Instructions on byte elements: on zmm (or with EVEX-only registers) they need AVX512BW.
+_SSE41 = re.compile(r"^(pextr[bdq]|pinsr[bdq]|ptest|pblend\w*|pmov[sz]x\w*|pmuldq|pmulld|"
+                    r"pmin[su][bdw]|pmax[su][bdw]|packusdw|pcmpeqq|round\w+|dpp[sd])$")
 _BYTE_ELEMENTS = re.compile(r"^vp(shufb|addb|subb|cmpeqb|alignr|slldq|srldq|blendmb)$")
 
 
@@ -106,6 +109,12 @@ def instruction_features(mnemonic: str, kinds: Iterable[str], high_vector: bool 
         need.add("pclmulqdq")
         if vectors & {"ymm", "zmm"}:
             need.add("vpclmulqdq")
+    # legacy-SSE forms (vperm_ssse3): pshufb and palignr are SSSE3; SSE4.1's inserts,
+    # extracts, blends and tests are in no ISA's list, so using one is refused
+    if mnemonic in ("pshufb", "palignr", "phaddd", "pmaddubsw", "psignb", "pabsb"):
+        need.add("ssse3")
+    if _SSE41.match(mnemonic):
+        need.add("sse4.1")
     if mnemonic in ("shlx", "shrx", "sarx", "bzhi", "pdep", "pext", "mulx", "rorx"):
         need.add("bmi2")
     return need

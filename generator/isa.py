@@ -15,6 +15,17 @@ class Isa:
     evex: bool                  # EVEX: opmasks, 32 registers, vpternlogd ...
     features: Tuple[str, ...]   # CPUID features (and OS state) the code needs
     summary: str
+    # vperm_ssse3: legacy-SSE encodings (no VEX: no vzeroupper, the legacy-SSE lint
+    # inverted), its own templates (templates/vperm/) and plans, and only these modes.
+    legacy_sse: bool = False
+    modes: Tuple[str, ...] = ("ctr", "xctr", "xts", "gcm")
+    templates: str = ""                  # subdirectory of templates/ its modes come from
+    knob_defaults: Tuple[Tuple[str, object], ...] = ()   # over the modes' defaults
+
+    @property
+    def vperm(self) -> bool:
+        """Vector-permute AES (no AES-NI): templates/vperm/, plan.VPERM_PLANS."""
+        return self.templates == "vperm/"
 
     @property
     def lanes(self) -> int:
@@ -56,12 +67,21 @@ _VEX = ("aes", "pclmulqdq", "avx", "os:xmm+ymm")
 _VAES = _VEX + ("avx2", "vaes", "vpclmulqdq", "bmi2")
 _AVX10 = _VAES + ("avx512f", "avx512bw", "avx512vl", "avx512dq", "os:opmask+zmm")
 
+# In the order of preference, lowest first (the runtime's "auto" takes the last usable).
 ISAS = {isa.name: isa for isa in (
+    Isa("vperm_ssse3", 16, 16, False, ("ssse3",),
+        "vector-permute AES (pshufb, constant time) on xmm, legacy SSE, 16 registers; "
+        "for CPUs without AES-NI", legacy_sse=True, modes=("ctr", "xctr", "xts"), templates="vperm/",
+        knob_defaults=(("UNROLL", 2), ("TAIL", 1))),
     Isa("aesni_avx", 16, 16, False, _VEX, "AES-NI on xmm, VEX-encoded AVX, 16 registers"),
     Isa("vaes_avx2", 32, 16, False, _VAES, "VAES on ymm, VEX-encoded AVX2, 16 registers"),
     Isa("avx10_256", 32, 32, True, _AVX10, "VAES on ymm, EVEX, 32 registers and opmasks"),
     Isa("avx10_512", 64, 32, True, _AVX10, "VAES on zmm, EVEX, 32 registers and opmasks"),
 )}
+
+
+def has_mode(isa: Isa, mode_name: str) -> bool:
+    return mode_name in isa.modes
 
 
 def get_isa(name: str) -> Isa:

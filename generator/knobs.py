@@ -88,6 +88,7 @@ def resolve(mode, isa: Isa, assignments: Dict[str, object]) -> Dict[str, object]
     (the measured per-uarch knobs of generator/tuning.json make variants beside these:
     generator/render.py)."""
     values = dict(mode.defaults)
+    values.update(isa.knob_defaults)
     values["KEYS"] = default_keys(isa)
     if "GHASH" in mode.knobs:
         values["GHASH"] = default_ghash(isa)

@@ -166,7 +166,7 @@ def _prologue(items, start, function):
             raise TemplateError(f"{function}: the frame allocation without its .cfi_adjust")
         allocation = amount
         position += 2
-    while (isinstance(at(), Instr) and at().mnemonic == "vmovdqa"
+    while (isinstance(at(), Instr) and at().mnemonic in ("vmovdqa", "movdqa")
            and _is_rsp_memory(at().operands[0]) and isinstance(at().operands[1], Reg)):
         register, offset = at().operands[1].name, at().operands[0].disp
         if not _directive_is(at(1), "cfi_savexmm", register, str(offset)):
@@ -294,11 +294,13 @@ def check_red_zone(statements, abi):
 
 
 def lint(statements, isa, abi=None):
-    check_no_legacy_sse(statements)
+    if not isa.legacy_sse:
+        check_no_legacy_sse(statements)
     check_isa_registers(statements, isa)
     check_twin_safe_moves(statements)
     check_labels(statements)
-    check_functions(statements, clear_upper=True)
+    # legacy-SSE code has no upper state to clear (and vzeroupper needs AVX)
+    check_functions(statements, clear_upper=not isa.legacy_sse)
     check_stack_changes(statements)
     if abi is not None:
         check_callee_saved_vectors(statements, abi)

@@ -114,7 +114,8 @@ class Plan:
         """The Function of self.functions[key] for this ABI; symbol(base) -> its name."""
         spec = self.functions[key]
         fn = Function(abi, symbol(spec.base), list(spec.args), list(spec.temps),
-                      clear_upper=True, vector_registers=self.vector_indices(spec))
+                      clear_upper=not self.isa.legacy_sse,
+                      vector_registers=self.vector_indices(spec))
         for name, existing, when in spec.aliases:
             fn.alias(name, existing, when)
         if spec.stack:
@@ -390,9 +391,131 @@ class GcmPlan(Plan):
 PLANS = {"ctr": CtrPlan, "xctr": XctrPlan, "xts": XtsPlan, "gcm": GcmPlan}
 
 
+# ---- vperm_ssse3 (templates/vperm/, templates/lib/vperm.j2) ------------------------
+
+# Vector registers per block in flight (the state and four scratch: lib/vperm.j2).
+VPERM_BLOCK_REGISTERS = 5
+# The transformed round keys, the input permutation and a scratch block on the stack,
+# plus 15 bytes to align them to 16 (lib/vperm.j2's FRAME).
+VPERM_FRAME = 272 + 15
+
+
+def _vperm_keys_rule(isa, knobs):
+    if knobs.get("KEYS") == "reg":
+        return ("KEYS=reg: vector-permute rounds keep their transformed keys on the stack "
+                "(the registers hold the blocks and the GF(2^4) tables)")
+    return None
+
+
+def _vperm_tail_rule(isa, knobs):
+    if knobs.get("TAIL", 1) != 1:
+        return f"TAIL={knobs['TAIL']}: after the main loop blocks go one at a time (TAIL=1)"
+    return None
+
+
+class VpermPlan(Plan):
+    """Vector-permute AES: UNROLL blocks of five registers each, beside the constants
+    MASK, INV and AK (lib/vperm.j2) and the mode's own registers."""
+    RULES = (TAIL_RULE, REGISTER_RULE,
+             Rule("KEYS=mem (the transformed round keys live in a stack frame)",
+                  _vperm_keys_rule),
+             Rule("TAIL=1 (single blocks after the main loop)", _vperm_tail_rule))
+
+    def blocks(self):
+        U, v = self.knobs["UNROLL"], self.vregs
+        blocks = [v.named(f"B{b}{part}" for part in ("S", "H", "L", "T", "U"))
+                  for b in range(U)]
+        self.R["B"] = blocks
+        self.groups.append("B")
+        for role in ("MASK", "INV", "AK"):
+            self.take(role, v.one(role))
+
+    def table_registers(self, names):
+        """The S-box output tables that get a register with the ones left (a copy of a
+        register is renamed away; a load waits in the FP scheduler); R["TABLES"] maps
+        each table name to its register or None (read from .rodata)."""
+        tables = {}
+        for name in names:
+            tables[name] = self.vregs.one_or_none(name.upper().replace("_", ""))
+        self.R["TABLES"] = tables
+        held = [reg for reg in tables.values() if reg is not None]
+        if held:
+            self.R["TABLEREGS"] = held
+            self.groups.append("TABLEREGS")
+
+    def vector_pairs(self, groups=None):
+        pairs = []
+        for group in self.groups:
+            if group == "B":
+                pairs += [f"{reg.role}={reg}" for block in self.R["B"] for reg in block]
+            else:
+                value = self.R[group]
+                pairs += [f"{reg.role}={reg}" for reg in
+                          (value if isinstance(value, list) else [value])]
+        return pairs
+
+
+# The encryption rounds' S-box tables, in the order they get the registers left.
+VPERM_ENCRYPT_TABLES = ("sbox1_io", "sbox1_jo", "sbox2_io", "sbox2_jo")
+
+
+class VpermCtrPlan(VpermPlan):
+    """The counter lives in CTR_LO/CTR_HI (general registers), so the vector registers
+    left after the blocks hold S-box tables."""
+    def allocate(self):
+        self.blocks()
+        self.table_registers(VPERM_ENCRYPT_TABLES)
+        self.functions["crypt"] = FunctionPlan(
+            "ctr_crypt", ("KEY", "DST", "SRC", "LEN", "CTR_LO", "CTR_HI"),
+            ("ROUNDS", "KEYEND", "TMPG", "FRAME"), stack=VPERM_FRAME)
+
+    def notes(self, fn):
+        return ["Stack: FRAME = rsp rounded up to 16; round key m before the last at "
+                "[FRAME + 224 - 16m],", "the first at [FRAME], the input permutation at "
+                "[FRAME + 240], a keystream block at [FRAME + 256]."]
+
+
+class VpermXctrPlan(VpermPlan):
+    """The index lives in INDEX (a general register), iv in memory."""
+    def allocate(self):
+        self.blocks()
+        self.table_registers(VPERM_ENCRYPT_TABLES)
+        self.functions["crypt"] = FunctionPlan(
+            "xctr_crypt", ("KEY", "DST", "SRC", "LEN", "IVP", "INDEX"),
+            ("ROUNDS", "KEYEND", "TMPG", "FRAME"), stack=VPERM_FRAME)
+
+    notes = VpermCtrPlan.notes
+
+
+class VpermXtsPlan(VpermPlan):
+    """The tweaks of an iteration's blocks in TW0..TW(U-1) (TW1 exists for UNROLL=1 too:
+    decryption's ciphertext stealing needs the last two tweaks at once)."""
+    def allocate(self):
+        self.blocks()
+        U = self.knobs["UNROLL"]
+        self.take("TW", self.vregs.named(f"TW{j}" for j in range(max(U, 2))))
+        self.table_registers(VPERM_ENCRYPT_TABLES)
+        for direction in ("encrypt", "decrypt"):
+            self.functions[direction] = FunctionPlan(
+                f"xts_{direction}", ("KEY", "KEY2", "DST", "SRC", "LEN", "IVP"),
+                ("ROUNDS", "KEYEND", "TMPG", "FRAME", "REM"),
+                aliases=(("PART", "KEY2", "once the tweak is made"),), stack=VPERM_FRAME)
+
+    def notes(self, fn):
+        return VpermCtrPlan.notes(self, fn) + [
+            "The tweak key is transformed into the same frame first, for T = AES_K2(iv)."]
+
+
+VPERM_PLANS = {"ctr": VpermCtrPlan, "xctr": VpermXctrPlan, "xts": VpermXtsPlan}
+
+
+def _plan_class(mode: Mode, isa: Isa):
+    return (VPERM_PLANS if isa.vperm else PLANS)[mode.name]
+
+
 def _attempt(mode: Mode, isa: Isa, knobs):
     try:
-        return PLANS[mode.name](mode, isa, knobs), None
+        return _plan_class(mode, isa)(mode, isa, knobs), None
     except DoesNotFit as error:
         return None, error
 

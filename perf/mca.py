@@ -39,7 +39,7 @@ TRIPLE = "x86_64-unknown-linux-gnu"
 # What the real CPU behind each llvm-mca model can execute, in generator/isa.py's feature
 # names.  llvm-mca itself happily "runs" zmm code on a model of a CPU without AVX-512
 # (or refuses only some of it), so legality is decided here.
-_AVX2 = frozenset({"aes", "pclmulqdq", "avx", "os:xmm+ymm", "avx2", "bmi2"})
+_AVX2 = frozenset({"ssse3", "aes", "pclmulqdq", "avx", "os:xmm+ymm", "avx2", "bmi2"})
 _VAES = frozenset({"vaes", "vpclmulqdq"})
 _AVX512 = frozenset({"avx512f", "avx512bw", "avx512vl", "avx512dq", "os:opmask+zmm"})
 MODELS = {

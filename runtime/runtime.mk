@@ -16,7 +16,8 @@ RT_OBJ_DIR  := $(BUILD)/obj
 RT_HEADER   := runtime/include/aesgen.h
 RT_SRCS     := $(addprefix $(RT_SRC_DIR)/,aes_bitsliced.c cpu.c ctr.c isa.c key_expand.c \
                                           util.c xctr.c xts.c xts_generic.c \
-                                          gcm.c gcm_clmul.c gcm_generic.c ipsec.c)
+                                          gcm.c gcm_clmul.c gcm_generic.c ipsec.c \
+                                          gcm_ctr_ghash.c)
 RT_C_OBJS   := $(patsubst $(RT_SRC_DIR)/%.c,$(RT_OBJ_DIR)/runtime/%.o,$(RT_SRCS))
 
 # Every generated file of gen/manifest.json is linked in; a missing one stops the build

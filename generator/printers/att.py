@@ -66,7 +66,8 @@ class AttPrinter(Printer):
             return f"{name[:4]}{SUFFIX[src.size]}{SUFFIX[dst.size]}"
         has_gpr = any(isinstance(op, Reg) and op.kind == "gpr" for op in ops)
         sized_mem = [op for op in ops if isinstance(op, Mem) and op.size]
-        if sized_mem and not has_gpr and name[0] not in "vk":
+        has_vector = any(isinstance(op, Reg) and op.is_vector for op in ops)
+        if sized_mem and not has_gpr and not has_vector and name[0] not in "vk":
             return name + SUFFIX[sized_mem[0].size]
         return name
 

@@ -206,6 +206,12 @@ aesgen_gcm_setup_fn  aesgen_gcm_setup_generic;
 aesgen_block_fn      aesgen_encrypt_block_aesni;
 aesgen_gcm_setup_fn  aesgen_gcm_setup_clmul;
 
+/* vperm_ssse3's GCM updates: its generated CTR (split at inc32 wraps) and the generic
+ * GHASH; a secret counter (AESGEN_GCM_SECRET_COUNTER) takes the generic update
+ * (gcm_ctr_ghash.c). */
+aesgen_gcm_update_fn aesgen_gcm_enc_update_vperm_ssse3;
+aesgen_gcm_update_fn aesgen_gcm_dec_update_vperm_ssse3;
+
 /* SubWord of the key schedule: the S-box on each byte of w, in constant time. */
 uint32_t aesgen_sub_word_ct(uint32_t w);
 

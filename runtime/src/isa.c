@@ -40,20 +40,37 @@
                                         aesgen_gcm_dec_record_##isa##v },
 #define UARCH_VARIANT(isa, mode, U, v) VARIANT_##mode(isa, U, v)
 
+/* A mode an ISA has no generated file for (vperm_ssse3: AESGEN_GEN_HAS_<isa>_<mode>)
+ * takes the generic code, and an ISA without AES-NI the generic (constant-time) key
+ * setup: the schedule is the same standard one either way.  GCM without gcm.S on an
+ * ISA without AES-NI: its CTR with the generic GHASH (gcm_ctr_ghash.c). */
+#define HAS(isa, mode, have, lack) AESGEN_GEN_HAS_##isa##_##mode(have, lack)
+#define AESNI(isa, have, lack) AESGEN_GEN_AESNI_##isa(have, lack)
 #define ASM_IMPL(isa, NAME, vector_bytes, evex, needs_bits)                          \
     [AESGEN_ISA_##NAME] = {                                                          \
-        .name = #isa, .needs = (needs_bits), .expand = aesgen_expand_key_aesni,       \
-        .dec_key = aesgen_dec_key_aesni, .ctr = AESGEN_GEN_IF_ctr(aesgen_ctr_crypt_##isa), \
-        .xctr = AESGEN_GEN_IF_xctr(aesgen_xctr_crypt_##isa),                          \
-        .xts_encrypt = AESGEN_GEN_IF_xts(aesgen_xts_encrypt_##isa),                   \
-        .xts_decrypt = AESGEN_GEN_IF_xts(aesgen_xts_decrypt_##isa),                   \
-        .encrypt_block = aesgen_encrypt_block_aesni, .gcm_setup = aesgen_gcm_setup_clmul, \
-        .gcm_ghash = AESGEN_GEN_IF_gcm(aesgen_gcm_ghash_##isa),                       \
-        .gcm_enc_update = AESGEN_GEN_IF_gcm(aesgen_gcm_enc_update_##isa),             \
-        .gcm_dec_update = AESGEN_GEN_IF_gcm(aesgen_gcm_dec_update_##isa),             \
-        .gcm_enc_record = AESGEN_GEN_IF_gcm(aesgen_gcm_enc_record_##isa),             \
-        .gcm_dec_record = AESGEN_GEN_IF_gcm(aesgen_gcm_dec_record_##isa),             \
-        .gcm_record_pads = !(evex),   /* VEX: whole blocks + tail (asm_abi.h) */      \
+        .name = #isa, .needs = (needs_bits),                                         \
+        .expand = AESNI(isa, aesgen_expand_key_aesni, aesgen_expand_key_generic),    \
+        .dec_key = AESNI(isa, aesgen_dec_key_aesni, aesgen_dec_key_generic),         \
+        .ctr = AESGEN_GEN_IF_ctr(HAS(isa, ctr, aesgen_ctr_crypt_##isa, aesgen_ctr_crypt_generic)), \
+        .xctr = AESGEN_GEN_IF_xctr(HAS(isa, xctr, aesgen_xctr_crypt_##isa,          \
+                                        aesgen_xctr_crypt_generic)),            \
+        .xts_encrypt = AESGEN_GEN_IF_xts(HAS(isa, xts, aesgen_xts_encrypt_##isa,     \
+                                          aesgen_xts_encrypt_generic)),        \
+        .xts_decrypt = AESGEN_GEN_IF_xts(HAS(isa, xts, aesgen_xts_decrypt_##isa,     \
+                                          aesgen_xts_decrypt_generic)),        \
+        .encrypt_block = AESNI(isa, aesgen_encrypt_block_aesni, aesgen_encrypt_block_generic), \
+        .gcm_setup = AESNI(isa, aesgen_gcm_setup_clmul, aesgen_gcm_setup_generic),   \
+        .gcm_ghash = AESGEN_GEN_IF_gcm(HAS(isa, gcm, aesgen_gcm_ghash_##isa,           \
+                                        aesgen_gcm_ghash_generic)),             \
+        .gcm_enc_update = AESGEN_GEN_IF_gcm(HAS(isa, gcm, aesgen_gcm_enc_update_##isa, \
+                              AESNI(isa, aesgen_gcm_enc_update_generic,               \
+                                    aesgen_gcm_enc_update_##isa))),                   \
+        .gcm_dec_update = AESGEN_GEN_IF_gcm(HAS(isa, gcm, aesgen_gcm_dec_update_##isa, \
+                              AESNI(isa, aesgen_gcm_dec_update_generic,               \
+                                    aesgen_gcm_dec_update_##isa))),                   \
+        .gcm_enc_record = AESGEN_GEN_IF_gcm(HAS(isa, gcm, aesgen_gcm_enc_record_##isa, NULL)), \
+        .gcm_dec_record = AESGEN_GEN_IF_gcm(HAS(isa, gcm, aesgen_gcm_dec_record_##isa, NULL)), \
+        .gcm_record_pads = HAS(isa, gcm, !(evex), 0), /* VEX: whole blocks + tail (asm_abi.h) */ \
         AESGEN_GEN_UARCH_VARIANTS_##isa(UARCH_VARIANT) },
 
 static const aesgen_isa_impl isa_table[AESGEN_ISA_COUNT] = {
@@ -605,7 +622,7 @@ static void context_fns(const aesgen_isa_impl *impl, int automatic, aesgen_mode_
      * layout, the cheapest prologue); a named ISA keeps its own at every length. */
     const aesgen_isa_impl *small = impl;
 #ifdef AESGEN_GEN_HAVE_ISA_aesni_avx   /* a vendored bundle may leave it out */
-    if (automatic && impl != &isa_table[AESGEN_ISA_GENERIC] &&
+    if (automatic && (impl->needs & AESGEN_CPU_AESNI) &&
         aesgen_isa_id_usable(AESGEN_ISA_AESNI_AVX))
         small = &isa_table[AESGEN_ISA_AESNI_AVX];
 #endif

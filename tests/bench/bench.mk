@@ -21,7 +21,18 @@ BENCH_SRCS := $(wildcard tests/bench/*.c)
 BENCH_OBJS := $(patsubst tests/bench/%.c,$(BENCH_OUT)/%.o,$(BENCH_SRCS))
 BENCH_ARGS ?=
 
-.PHONY: bench
+# make bench-fallback: the implementations for CPUs without AES-NI (vperm_ssse3, generic)
+# against OpenSSL with AES-NI and PCLMULQDQ masked (OPENSSL_ia32cap bits 57 and 33: its
+# vector-permute AES and 4-bit-table GHASH), in one run: best/openssl is then the fastest
+# of those two over OpenSSL's fallback.
+BENCH_FALLBACK_CAP := ~0x200000200000000
+bench_comma := ,
+.PHONY: bench bench-fallback
+bench-fallback: lib $(BENCH_BIN)
+	OPENSSL_ia32cap="$(BENCH_FALLBACK_CAP)" $(BENCH_BIN) --with-generic \
+	  --filter "impl=vperm_ssse3,impl=generic,impl=openssl$(if $(BENCH_FILTER),$(bench_comma)$(BENCH_FILTER))" \
+	  --json $(BENCH_OUT)/fallback.json $(BENCH_ARGS)
+
 bench: lib $(BENCH_BIN)
 	$(BENCH_BIN) --json $(BENCH_OUT)/results.json $(BENCH_ARGS)
 	@sh perf/tools.sh || echo "bench: no gnuplot, no charts (perf/tools.sh)"

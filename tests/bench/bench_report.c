@@ -4,6 +4,7 @@
  * Linux tcrypt-format lines, and the JSON file a later plot reads.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bench.h"
@@ -35,6 +36,12 @@ void bench_print_machine(const bench_machine *m)
                m->ceiling / 1e9, bench_width_names[m->ceiling_width]);
     else
         printf("  no usable vaesenc: %%ceil not reported\n");
+    /* OpenSSL reads this at load: with AES-NI masked, its column is its portable code
+     * (make bench-fallback), the peer of vperm_ssse3 and generic. */
+    const char *ia32cap = getenv("OPENSSL_ia32cap");
+    if (ia32cap != NULL)
+        printf("openssl: OPENSSL_ia32cap=%s (the CPU features it masks are not used by "
+               "OpenSSL in this run)\n", ia32cap);
 }
 
 static void print_centered(const char *text, int width)

@@ -251,6 +251,8 @@ static void run_isa(const struct test_isa *isa, const uint8_t *pt, uint8_t *want
         rng_fill(iv, sizeof iv);
         ref_expand_key(key, key_sizes[k], &expanded);
         for (int mode = 0; mode < MODE_COUNT; mode++) {
+            if (mode == MODE_CTR ? isa->ctr_fn == NULL : isa->xctr_fn == NULL)
+                continue;       /* no generated file of this mode (vperm_ssse3) */
             for (size_t l = 0; l < sizeof abi_lengths / sizeof abi_lengths[0]; l++) {
                 struct direct_case d = { isa->name, (enum mode)mode, key_sizes[k], key,
                                          &expanded, abi_lengths[l], { 0, 0 }, iv, false };
@@ -452,12 +454,12 @@ void test_xts_abi(const struct test_config *config)
     uint8_t *pt = xmalloc(BUF), *want = xmalloc(BUF);
     rng_fill(pt, BUF);
     FOR_EACH_RUNNABLE_VARIANT(isa, TEST_MODE_xts) {
-        if (isa_asm_callable(isa))
+        if (isa_asm_callable(isa) && isa->xts_encrypt_fn && isa->xts_decrypt_fn)
             run_xts_isa(isa, pt, want);
         run_xts_api_calls(isa, pt);
     }
     FOR_EACH_RUNNABLE_ISA(isa)
-        if (isa_asm_callable(isa))
+        if (isa_asm_callable(isa) && isa->xts_encrypt_fn)
             abi_check_every_function_called(isa->name, "xts");
     free(pt);
     free(want);

@@ -16,6 +16,7 @@
 
 #include "check.h"
 #include "harness.h"
+#include "internal.h"   /* the generic functions an ISA lacking a mode uses: white box */
 #include "isa.h"
 #include "reference.h"
 #include "tests.h"
@@ -172,10 +173,13 @@ static void contexts_keep_their_isa(void)
             ref_xctr(key, 32, iv, 1, want, pt, sizeof pt);
             check_bytes(got, want, sizeof pt, "xctr ctx from %s used after selecting %s",
                         first->name, second->name);
-            /* White box: the asm ISAs put their generated function in the context. */
+            /* White box: the asm ISAs put their generated function in the context (the
+             * generic one for a mode they have no file of: vperm_ssse3). */
+            aesgen_ctr_fn *want_ctr = first->ctr_fn ? first->ctr_fn : aesgen_ctr_crypt_generic;
+            aesgen_xctr_fn *want_xctr = first->xctr_fn ? first->xctr_fn
+                                                       : aesgen_xctr_crypt_generic;
             if (first->is_asm)
-                check(ctr_fn == first->ctr_fn && ctr.crypt == first->ctr_fn
-                      && xctr.crypt == first->xctr_fn,
+                check(ctr_fn == want_ctr && ctr.crypt == want_ctr && xctr.crypt == want_xctr,
                       "ctx from %s holds %s's functions after selecting %s", first->name,
                       first->name, second->name);
         }

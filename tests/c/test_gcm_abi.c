@@ -409,13 +409,13 @@ void test_gcm_abi(const struct test_config *config)
     uint8_t *random = xmalloc(BUF);
     rng_fill(random, BUF);
     FOR_EACH_RUNNABLE_VARIANT(isa, TEST_MODE_gcm) {
-        if (isa_asm_callable(isa))
+        if (isa_asm_callable(isa) && isa->gcm_ghash_fn)   /* vperm_ssse3: no gcm.S */
             run_direct(isa, random);
         run_api_calls(isa, random);
     }
     /* after the variant entries, which call the variants' functions */
     FOR_EACH_RUNNABLE_ISA(isa)
-        if (isa_asm_callable(isa))
+        if (isa_asm_callable(isa) && isa->gcm_ghash_fn)
             abi_check_every_function_called(isa->name, "gcm");
     free(random);
 }

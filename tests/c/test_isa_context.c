@@ -175,6 +175,32 @@ static void unusable_isas(void)
         check(init_kind(K_CTR, &c, "generic") == AESGEN_OK, "generic under a feature mask");
         aesgen_cpu_test_mask(AESGEN_CPU_KEEP_ALL);
     }
+    /* Without AES-NI "auto" takes vperm_ssse3 (where the CPU has SSSE3), without SSSE3
+     * too, generic; vperm_ssse3 itself needs nothing but SSSE3. */
+    const char *lacks = NULL;
+    if (cpu_can_run("vperm_ssse3", &lacks)) {
+        aesgen_cpu_test_mask(AESGEN_CPU_KEEP_ALL & ~AESGEN_CPU_AESNI);
+        for (int k = 0; k < K_COUNT; k++) {
+            union any_ctx c;
+            check(init_kind((enum ctx_kind)k, &c, "auto") == AESGEN_OK &&
+                  holds_impl((enum ctx_kind)k, &c, impl_named("vperm_ssse3")),
+                  "%s init_isa(\"auto\") without AES-NI is vperm_ssse3", kind_names[k]);
+        }
+        aesgen_cpu_test_mask(AESGEN_CPU_SSSE3);
+        for (int k = 0; k < K_COUNT; k++) {
+            union any_ctx c;
+            check(init_kind((enum ctx_kind)k, &c, "vperm_ssse3") == AESGEN_OK,
+                  "%s init_isa(\"vperm_ssse3\") with SSSE3 alone", kind_names[k]);
+        }
+        aesgen_cpu_test_mask(AESGEN_CPU_KEEP_ALL & ~(AESGEN_CPU_AESNI | AESGEN_CPU_SSSE3));
+        for (int k = 0; k < K_COUNT; k++) {
+            union any_ctx c;
+            check(init_kind((enum ctx_kind)k, &c, "auto") == AESGEN_OK &&
+                  holds_impl((enum ctx_kind)k, &c, impl_named("generic")),
+                  "%s init_isa(\"auto\") without AES-NI and SSSE3 is generic", kind_names[k]);
+            check_refused((enum ctx_kind)k, "vperm_ssse3", AESGEN_ENOTSUP, "without SSSE3");
+        }
+    }
     aesgen_cpu_test_mask(0);
     for (int k = 0; k < K_COUNT; k++) {
         union any_ctx c;

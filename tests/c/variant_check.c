@@ -27,7 +27,7 @@
 typedef aesgen_aes_key aes_key;
 typedef aesgen_gcm_key gcm_key;
 
-enum { ISA_AESNI_AVX, ISA_VAES_AVX2, ISA_AVX10_256, ISA_AVX10_512 };
+enum { ISA_VPERM_SSSE3, ISA_AESNI_AVX, ISA_VAES_AVX2, ISA_AVX10_256, ISA_AVX10_512 };
 
 /* One set of generated functions; NULL where the variant does not have the mode. */
 struct variant {
@@ -41,6 +41,7 @@ struct variant {
     aesgen_gcm_record_fn *gcm_enc_record, *gcm_dec_record;
 };
 
+static int has_ssse3(void) { return __builtin_cpu_supports("ssse3"); }
 static int has_avx(void) { return __builtin_cpu_supports("avx") && __builtin_cpu_supports("aes"); }
 static int has_vaes(void) { return has_avx() && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("vaes"); }
 static int has_avx512(void)
@@ -54,6 +55,7 @@ static const struct {
     int (*supported)(void);
     int evex;       /* records take any length (else the caller pads, see asm_abi.h) */
 } isas[] = {
+    [ISA_VPERM_SSSE3] = {"vperm_ssse3", has_ssse3, 0},
     [ISA_AESNI_AVX] = {"aesni_avx", has_avx, 0},
     [ISA_VAES_AVX2] = {"vaes_avx2", has_vaes, 0},
     [ISA_AVX10_256] = {"avx10_256", has_avx512, 1},

@@ -32,6 +32,8 @@ RSP = GPR64.index("rsp")
 def every_combination():
     for mode in MODES.values():
         for isa in ISAS.values():
+            if mode.name not in isa.modes:
+                continue            # vperm_ssse3 has fewer modes
             for knobs in combinations(mode):
                 yield mode, isa, knobs
 
@@ -54,7 +56,7 @@ class EveryCombinationPlansOrIsRefused(unittest.TestCase):
                     planned += 1
                 else:
                     refused += 1
-        self.assertEqual(planned + refused, 560)
+        self.assertEqual(planned + refused, 644)     # 560 + vperm_ssse3's ctr, xctr, xts
         self.assertGreater(planned, 250)
         self.assertGreater(refused, 200)
 

@@ -147,6 +147,8 @@ class CommittedTuningFile(unittest.TestCase):
         self.assertTrue(os.path.exists(os.path.join(REPO, "generator", "tuning.json")))
         for mode in MODES.values():
             for isa in ISAS.values():
+                if mode.name not in isa.modes:
+                    continue            # vperm_ssse3 has fewer modes
                 uarch_knobs(mode, isa)   # raises on a bad entry
         tuning.length_plans()
 

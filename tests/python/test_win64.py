@@ -66,7 +66,7 @@ def prologue_ops(text, name):
             ops.append(("push", fields[1]))
         elif fields[0] == "sub" and fields[1] == "rsp,":
             ops.append(("alloc", int(fields[2])))
-        elif fields[0] == "vmovdqa" and "[rsp" in line:
+        elif fields[0] in ("vmovdqa", "movdqa") and "[rsp" in line:
             offset = re.search(r"\[rsp(?: \+ (\d+))?\]", line).group(1)
             ops.append(("save", int(fields[-1][3:]), int(offset or 0)))
         elif fields[0] == "mov" and "[rsp" in line:
