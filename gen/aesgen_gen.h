@@ -370,7 +370,6 @@ AESGEN_GEN_VARIANT int aesgen_gcm_dec_record_avx10_512_ghashschool(const aesgen_
 #define AESGEN_GEN_UNROLL_avx10_512_gcm 4
 #define AESGEN_GEN_STRIDE_avx10_512_gcm 256
 
-#define AESGEN_GEN_GCM_ALTERNATES_vperm_ssse3(X)
 /* AESGEN_GEN_IF_<mode>(function): the function where the mode's files are
  * generated, else NULL (a vendored bundle may hold only some modes). */
 #define AESGEN_GEN_IF_ctr(fn) fn

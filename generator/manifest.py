@@ -188,9 +188,11 @@ def _uarch_lines(entries: List[dict], isas) -> List[str]:
     return out
 
 
-def header_text(entries: List[dict], isas=None, regenerate=None) -> str:
+def header_text(entries: List[dict], isas=None, regenerate=None, modes=None) -> str:
     """gen/aesgen_gen.h of these entries.  isas: the ISAs the runtime offers (default
     all; a vendored bundle passes its subset, and its entries are that subset's files);
+    modes: the modes the runtime offers (default those of the entries; a bundle's entries
+    may hold a file only another mode needs, vperm_ssse3's CTR under its GCM);
     regenerate: the command the banner names."""
     isas = list(ISAS.values()) if isas is None else list(isas)
     regenerate = regenerate or "run `make gen` (python3 -m generator gen)"
@@ -284,11 +286,7 @@ def header_text(entries: List[dict], isas=None, regenerate=None) -> str:
         out.append(f"#define AESGEN_GEN_UNROLL_{key} {e['knobs'].get('UNROLL', 0)}")
         out.append(f"#define AESGEN_GEN_STRIDE_{key} {stride(e)}")
         out.append("")
-    have_gcm = {e["isa"] for e in entries if e["mode"] == "gcm"}
-    for i in isas:
-        if i.name not in have_gcm:
-            out += _macro(f"AESGEN_GEN_GCM_ALTERNATES_{i.name}(X)", [])
-    modes = {e["mode"] for e in entries}
+    modes = {e["mode"] for e in entries} if modes is None else set(modes)
     out += ["/* AESGEN_GEN_IF_<mode>(function): the function where the mode's files are",
             " * generated, else NULL (a vendored bundle may hold only some modes). */"]
     for name in MODES:

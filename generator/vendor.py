@@ -44,7 +44,8 @@ PREFIX_RE = re.compile(r"^[a-z][a-z0-9_]*_$")
 # those of one mode's API; ipsec.c (RFC 3686, 4106, 4543) needs CTR and GCM.
 COMMON_C = ("aes_bitsliced.c", "cpu.c", "gcm_clmul.c", "gcm_generic.c", "isa.c",
             "key_expand.c", "util.c", "xts_generic.c")
-MODE_C = {"ctr": ("ctr.c",), "xctr": ("xctr.c",), "xts": ("xts.c",), "gcm": ("gcm.c",)}
+MODE_C = {"ctr": ("ctr.c",), "xctr": ("xctr.c",), "xts": ("xts.c",),
+          "gcm": ("gcm.c", "gcm_ctr_ghash.c")}
 IPSEC_MODES = ("ctr", "gcm")
 PRIVATE_HEADERS = ("bytes.h", "ct.h", "internal.h")
 
@@ -243,11 +244,21 @@ def guard(text: str, flavour, opts) -> str:
 NASM_FORMATS = {"win": "win64", "linux": "elf64", "apple": "macho64"}
 
 
+def isa_files(isa, modes) -> List[str]:
+    """The generated files of one ISA a bundle of these modes needs: each mode the ISA
+    has a file for; GCM on an ISA without gcm.S (vperm_ssse3) runs on the ISA's CTR
+    file (runtime/src/gcm_ctr_ghash.c), so that file comes along."""
+    names = [m for m in modes if m in isa.modes]
+    if "gcm" in modes and "gcm" not in isa.modes and "ctr" in isa.modes and "ctr" not in names:
+        names.append("ctr")
+    return names
+
+
 def assembly(opts, knobs_of):
     """{path: text} of the assembly and the manifest entries (one per ISA x mode)."""
     files, entries = {}, []
     for isa_name in opts["isas"]:
-        for mode_name in opts["modes"]:
+        for mode_name in isa_files(ISAS[isa_name], opts["modes"]):
             mode, isa = MODES[mode_name], ISAS[isa_name]
             knobs = resolve(mode, isa, knobs_of(isa_name, mode_name))
             entry = None
@@ -594,7 +605,7 @@ def bundle(opts, knobs_of=None) -> Dict[str, str]:
     isas = [ISAS[name] for name in opts["isas"]]
     gen_entries = [dict(e, files={"S": {"path": e["files"][opts["os"][0]]}}) for e in entries]
     gen_header = manifest.header_text(
-        gen_entries, isas=isas,
+        gen_entries, isas=isas, modes=opts["modes"],
         regenerate="regenerate the bundle: " + command_line(opts))
     c_texts = {name: runtime_file(name, opts) for name in c_files(opts)}
     for name, text in c_texts.items():

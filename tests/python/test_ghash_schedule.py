@@ -116,6 +116,8 @@ class GeneratedLoopTest(unittest.TestCase):
 
     def test_main_loops_follow_the_tables(self):
         for isa in ISAS:
+            if "gcm" not in ISAS[isa].modes:
+                continue                    # vperm_ssse3: no gcm.S
             plan = default_plan(isa)
             text = render_neutral(plan, SYSV)
             for direction in ("enc", "dec"):

@@ -108,6 +108,8 @@ class Win64Files(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             for isa in ISAS.values():
                 for mode in MODES.values():
+                    if mode.name not in isa.modes:
+                        continue            # vperm_ssse3 has fewer modes
                     with self.subTest(isa=isa.name, mode=mode.name):
                         text = win_text(mode, isa)
                         self.assertNotIn(":function", text)

@@ -19,6 +19,7 @@ BUNDLES = {
     "bb": ("bb_", None, None, "linux"),
     "subset": ("", "aesni_avx,avx10_512", "xts,gcm", "linux"),
     "narrow": ("", "vaes_avx2", "ctr,gcm", "linux"),     # no aesni_avx: gcm.c's short path
+    "fallback": ("", "vperm_ssse3", "gcm", "linux"),     # GCM on vperm's CTR file alone
 }
 
 _made = {}
