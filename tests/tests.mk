@@ -26,7 +26,7 @@ TEST_C_SRCS := $(addprefix tests/c/,main.c check.c isa.c harness.c reference.c j
                  test_threads.c xts_harness.c test_xts_api.c test_xts_kat.c \
                  test_xts_diff.c gcm_harness.c test_gcm_api.c test_gcm_kat.c \
                  test_gcm_diff.c test_gcm_edge.c test_gcm_abi.c test_gcm_contract.c \
-                 test_isa_context.c test_counter_readback.c test_xts_keys.c test_ipsec.c test_variants.c \
+                 test_isa_context.c test_counter_readback.c test_xts_keys.c test_ipsec.c test_variants.c child.c \
                  test_cpu.c)
 TEST_OBJS   := $(patsubst tests/c/%.c,$(TEST_DIR)/%.o,$(TEST_C_SRCS)) $(TEST_DIR)/abi_thunk.o
 TEST_BIN    := $(TEST_DIR)/aesgen_tests

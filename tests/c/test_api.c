@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "child.h"
 #include "harness.h"
 #include "internal.h"   /* the generic functions an ISA lacking a mode uses: white box */
 #include "isa.h"
@@ -254,60 +255,14 @@ int api_print_isa_child(void)
     return 0;
 }
 
-/* Runs this binary with --print-isa in an environment with AESGEN_ISA=value
+/* Runs this binary with --print-isa under AESGEN_ISA=value and AESGEN_TEST_LATE_ISA=late
  * (NULL: unset) and returns its report. */
 static bool run_child(const char *self, const char *value, const char *late,
                       char *report, size_t cap)
 {
-    extern char **environ;
-    size_t n = 0;
-    while (environ[n])
-        n++;
-    char **env = xmalloc((n + 3) * sizeof *env);
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++)
-        if (strncmp(environ[i], "AESGEN_ISA=", 11) != 0
-            && strncmp(environ[i], "AESGEN_TEST_LATE_ISA=", 21) != 0)
-            env[m++] = environ[i];
-    char isa_var[128], late_var[128];
-    if (value) {
-        snprintf(isa_var, sizeof isa_var, "AESGEN_ISA=%s", value);
-        env[m++] = isa_var;
-    }
-    if (late) {
-        snprintf(late_var, sizeof late_var, "AESGEN_TEST_LATE_ISA=%s", late);
-        env[m++] = late_var;
-    }
-    env[m] = NULL;
-
-    int fds[2];
-    if (pipe(fds) != 0) {
-        free(env);
-        return false;
-    }
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid == 0) {
-        dup2(fds[1], STDOUT_FILENO);
-        close(fds[0]);
-        close(fds[1]);
-        char *argv[] = { (char *)self, "--print-isa", NULL };
-        execve(self, argv, env);
-        _exit(127);
-    }
-    close(fds[1]);
-    free(env);
-    size_t got = 0;
-    ssize_t r;
-    while (got + 1 < cap && (r = read(fds[0], report + got, cap - 1 - got)) > 0)
-        got += (size_t)r;
-    report[got] = '\0';
-    report[strcspn(report, "\n")] = '\0';
-    close(fds[0]);
-    int status = 0;
-    if (pid < 0 || waitpid(pid, &status, 0) != pid)
-        return false;
-    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    const struct child_var vars[] = { { "AESGEN_ISA", value },
+                                      { "AESGEN_TEST_LATE_ISA", late } };
+    return run_child_with(self, "--print-isa", vars, 2, report, cap);
 }
 
 static void check_child(const char *self, const char *value, const char *late,

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "child.h"
 #include "gcm_harness.h"
 #include "harness.h"
 #include "internal.h"
@@ -148,49 +149,8 @@ int variants_print_child(void)
 /* Runs this binary with --print-variant under AESGEN_VARIANT=value (NULL: unset). */
 static bool child_variant(const char *self, const char *value, char *report, size_t cap)
 {
-    extern char **environ;
-    size_t n = 0;
-    while (environ[n])
-        n++;
-    char **env = xmalloc((n + 2) * sizeof *env);
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++)
-        if (strncmp(environ[i], "AESGEN_VARIANT=", 15) != 0)
-            env[m++] = environ[i];
-    char var[128];
-    if (value) {
-        snprintf(var, sizeof var, "AESGEN_VARIANT=%s", value);
-        env[m++] = var;
-    }
-    env[m] = NULL;
-    int fds[2];
-    if (pipe(fds) != 0) {
-        free(env);
-        return false;
-    }
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid == 0) {
-        dup2(fds[1], STDOUT_FILENO);
-        close(fds[0]);
-        close(fds[1]);
-        char *argv[] = { (char *)self, "--print-variant", NULL };
-        execve(self, argv, env);
-        _exit(127);
-    }
-    close(fds[1]);
-    free(env);
-    size_t got = 0;
-    ssize_t r;
-    while (got + 1 < cap && (r = read(fds[0], report + got, cap - 1 - got)) > 0)
-        got += (size_t)r;
-    report[got] = '\0';
-    report[strcspn(report, "\n")] = '\0';
-    close(fds[0]);
-    int status = 0;
-    if (pid < 0 || waitpid(pid, &status, 0) != pid)
-        return false;
-    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    const struct child_var vars[] = { { "AESGEN_VARIANT", value } };
+    return run_child_with(self, "--print-variant", vars, 1, report, cap);
 }
 
 static void environment_variable(const char *self)

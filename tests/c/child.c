@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
+#define _POSIX_C_SOURCE 200809L
+#include "child.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+extern char **environ;
+
+static bool named(const char *entry, const struct child_var *vars, size_t nvars)
+{
+    for (size_t v = 0; v < nvars; v++) {
+        const size_t len = strlen(vars[v].name);
+        if (strncmp(entry, vars[v].name, len) == 0 && entry[len] == '=')
+            return true;
+    }
+    return false;
+}
+
+bool run_child_with(const char *self, const char *flag, const struct child_var *vars,
+                    size_t nvars, char *report, size_t cap)
+{
+    size_t n = 0;
+    while (environ[n])
+        n++;
+    char **env = xmalloc((n + nvars + 1) * sizeof *env);
+    char *texts = xmalloc(nvars * 128 + 1);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!named(environ[i], vars, nvars))
+            env[m++] = environ[i];
+    for (size_t v = 0; v < nvars; v++)
+        if (vars[v].value) {
+            char *text = texts + 128 * v;
+            snprintf(text, 128, "%s=%s", vars[v].name, vars[v].value);
+            env[m++] = text;
+        }
+    env[m] = NULL;
+    int fds[2];
+    bool ok = false;
+    report[0] = '\0';
+    if (pipe(fds) == 0) {
+        fflush(stdout);
+        pid_t pid = fork();
+        if (pid == 0) {
+            dup2(fds[1], STDOUT_FILENO);
+            close(fds[0]);
+            close(fds[1]);
+            char *argv[] = { (char *)self, (char *)flag, NULL };
+            execve(self, argv, env);
+            _exit(127);
+        }
+        close(fds[1]);
+        size_t got = 0;
+        ssize_t r;
+        while (got + 1 < cap && (r = read(fds[0], report + got, cap - 1 - got)) > 0)
+            got += (size_t)r;
+        report[got] = '\0';
+        report[strcspn(report, "\n")] = '\0';
+        close(fds[0]);
+        int status = 0;
+        ok = pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+             WEXITSTATUS(status) == 0;
+    }
+    free(texts);
+    free(env);
+    return ok;
+}
