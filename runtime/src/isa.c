@@ -61,7 +61,8 @@
         .encrypt_block = AESNI(isa, aesgen_encrypt_block_aesni, aesgen_encrypt_block_generic), \
         .gcm_setup = AESNI(isa, aesgen_gcm_setup_clmul, aesgen_gcm_setup_generic),   \
         .gcm_ghash = AESGEN_GEN_IF_gcm(HAS(isa, gcm, aesgen_gcm_ghash_##isa,           \
-                                        aesgen_gcm_ghash_generic)),             \
+                              AESNI(isa, aesgen_gcm_ghash_generic,                    \
+                                    aesgen_gcm_ghash_sse2))),                          \
         .gcm_enc_update = AESGEN_GEN_IF_gcm(HAS(isa, gcm, aesgen_gcm_enc_update_##isa, \
                               AESNI(isa, aesgen_gcm_enc_update_generic,               \
                                     aesgen_gcm_enc_update_##isa))),                   \
