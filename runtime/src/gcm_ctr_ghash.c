@@ -2,7 +2,7 @@
 /*
  * GCM's update functions (asm_abi.h contracts) for an ISA that has a generated CTR
  * function but no gcm.S: vperm_ssse3 (no AES-NI, no PCLMULQDQ).  The keystream is the
- * ISA's CTR code, the GHASH the constant-time one of gcm_generic.c on SSE2 vectors
+ * ISA's CTR code (its one-block AES too), the GHASH the constant-time one of gcm_generic.c on SSE2 vectors
  * (aesgen_gcm_ghash_sse2: carry-less products from pmuludq with holes, no tables).
  *
  * GCM counts with inc32 (the last 32 bits of the counter block, mod 2^32) where the
@@ -33,6 +33,16 @@ static void ctr32_public(aesgen_ctr_fn *ctr, const aesgen_aes_key *key, uint8_t 
         len -= n;
         lo &= ~(uint64_t)0xffffffffu;     /* inc32 wrapped: low 32 bits restart at 0 */
     }
+}
+
+/* E_K(in): the CTR keystream of one block whose counter is `in` (big-endian hi:lo),
+ * XORed onto zeros.  The CTR code neither branches on nor indexes by its counter, so a
+ * secret block (E_K(J0) from a GHASHed IV) stays constant-time. */
+void aesgen_encrypt_block_vperm_ssse3(const aesgen_aes_key *key, uint8_t out[16],
+                                      const uint8_t in[16])
+{
+    static const uint8_t zeros[16];
+    aesgen_ctr_crypt_vperm_ssse3(key, out, zeros, 16, load_be64(in + 8), load_be64(in));
 }
 
 int aesgen_gcm_enc_update_vperm_ssse3(const aesgen_gcm_key *key, uint8_t *dst,

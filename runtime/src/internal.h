@@ -214,6 +214,9 @@ aesgen_gcm_setup_fn  aesgen_gcm_setup_clmul;
  * (gcm_ctr_ghash.c). */
 aesgen_gcm_update_fn aesgen_gcm_enc_update_vperm_ssse3;
 aesgen_gcm_update_fn aesgen_gcm_dec_update_vperm_ssse3;
+/* One block as the keystream of its CTR function (the GCM glue's E_K(J0) and final
+ * partial blocks), instead of a bitsliced 4-block pass (gcm_ctr_ghash.c). */
+aesgen_block_fn      aesgen_encrypt_block_vperm_ssse3;
 
 /* SubWord of the key schedule: the S-box on each byte of w, in constant time. */
 uint32_t aesgen_sub_word_ct(uint32_t w);
