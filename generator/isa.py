@@ -21,6 +21,11 @@ class Isa:
     modes: Tuple[str, ...] = ("ctr", "xctr", "xts", "gcm")
     templates: str = ""                  # subdirectory of templates/ its modes come from
     knob_defaults: Tuple[Tuple[str, object], ...] = ()   # over the modes' defaults
+    # A knob's values on this ISA where they differ from the knob's own (generator/knobs.py
+    # values_for; the plan refuses the others, naming these).
+    knob_values: Tuple[Tuple[str, Tuple], ...] = ()
+    # (mode, knob, value): defaults of one mode on this ISA, over knob_defaults
+    mode_knob_defaults: Tuple[Tuple[str, str, object], ...] = ()
 
     @property
     def vperm(self) -> bool:
@@ -72,7 +77,10 @@ ISAS = {isa.name: isa for isa in (
     Isa("vperm_ssse3", 16, 16, False, ("ssse3",),
         "vector-permute AES (pshufb, constant time) on xmm, legacy SSE, 16 registers; "
         "for CPUs without AES-NI", legacy_sse=True, modes=("ctr", "xctr", "xts"), templates="vperm/",
-        knob_defaults=(("UNROLL", 2), ("TAIL", 1))),
+        knob_defaults=(("UNROLL", 3), ("TAIL", 1)),
+        # blocks of five registers: 3 fit beside the nibble mask (CTR, XCTR), 2 beside
+        # XTS's tweaks (generator/plan.py VpermPlan)
+        knob_values=(("UNROLL", (1, 2, 3)),), mode_knob_defaults=(("xts", "UNROLL", 2),)),
     Isa("aesni_avx", 16, 16, False, _VEX, "AES-NI on xmm, VEX-encoded AVX, 16 registers"),
     Isa("vaes_avx2", 32, 16, False, _VAES, "VAES on ymm, VEX-encoded AVX2, 16 registers"),
     Isa("avx10_256", 32, 32, True, _AVX10, "VAES on ymm, EVEX, 32 registers and opmasks"),

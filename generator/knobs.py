@@ -12,9 +12,25 @@ from .isa import Isa
 @dataclass(frozen=True)
 class Knob:
     name: str
-    values: Tuple
+    values: Tuple               # on every ISA that does not list its own (Isa.knob_values)
     parse: Callable[[str], object]
     doc: str
+
+
+def values_for(name: str, isa: Isa) -> Tuple:
+    """The values knob `name` may take on this ISA."""
+    return dict(isa.knob_values).get(name, KNOBS[name].values)
+
+
+def all_values(name: str) -> Tuple:
+    """Every value knob `name` takes on some ISA (what the command line accepts before
+    an ISA is known; the plan refuses one its ISA does not take)."""
+    from .isa import ISAS
+    values = list(KNOBS[name].values)
+    for isa in ISAS.values():
+        values += [v for v in values_for(name, isa) if v not in values]
+    return tuple(sorted(values, key=str) if not all(isinstance(v, int) for v in values)
+                 else sorted(values))
 
 
 def _int(text):
@@ -23,7 +39,7 @@ def _int(text):
 
 KNOBS = {knob.name: knob for knob in (
     Knob("UNROLL", (1, 2, 4, 8, 16), _int,
-         "vectors per main-loop iteration"),
+         "vectors per main-loop iteration (vperm_ssse3: 1, 2 or 3 blocks)"),
     Knob("KEYS", ("reg", "mem"), str,
          "round keys: reg = all held in vector registers; mem = first and last in registers, "
          "the middle ones reloaded from memory each round (fits 16-register ISAs)"),
@@ -48,6 +64,17 @@ def default_ghash(isa: Isa) -> str:
     return "karatsuba" if isa.vector_registers >= 32 else "school"
 
 
+def describe_values(name: str) -> str:
+    """'1, 2, 4, 8, 16; on vperm_ssse3: 1, 2, 3': the knob's values, then each ISA's own."""
+    from .isa import ISAS
+    text = ", ".join(str(v) for v in KNOBS[name].values)
+    for isa in ISAS.values():
+        own = dict(isa.knob_values).get(name)
+        if own is not None:
+            text += f"; on {isa.name}: " + ", ".join(str(v) for v in own)
+    return text
+
+
 def parse_assignment(text: str):
     name, sep, value = text.partition("=")
     name = name.strip().upper()
@@ -60,9 +87,8 @@ def parse_assignment(text: str):
         parsed = knob.parse(value.strip())
     except ValueError:
         parsed = None
-    if parsed not in knob.values:
-        raise UsageError(f"bad value '{value}' for {name}; valid: "
-                         + ", ".join(str(v) for v in knob.values))
+    if parsed not in all_values(name):
+        raise UsageError(f"bad value '{value}' for {name}; valid: " + describe_values(name))
     return name, parsed
 
 
@@ -76,9 +102,9 @@ def uarch_knobs(mode, isa: Isa) -> Dict[str, Dict[str, object]]:
             if name not in mode.knobs:
                 raise UsageError(f"{where}: knob {name} does not apply to mode {mode.name}; "
                                  f"its knobs: {', '.join(mode.knobs)}")
-            if value not in KNOBS[name].values:
+            if value not in values_for(name, isa):
                 raise UsageError(f"{where}: bad value {value!r} for {name}; valid: "
-                                 + ", ".join(str(v) for v in KNOBS[name].values))
+                                 + ", ".join(str(v) for v in values_for(name, isa)))
         out[uarch] = tuned
     return out
 
@@ -89,6 +115,8 @@ def resolve(mode, isa: Isa, assignments: Dict[str, object]) -> Dict[str, object]
     generator/render.py)."""
     values = dict(mode.defaults)
     values.update(isa.knob_defaults)
+    values.update({name: value for mode_name, name, value in isa.mode_knob_defaults
+                   if mode_name == mode.name})
     values["KEYS"] = default_keys(isa)
     if "GHASH" in mode.knobs:
         values["GHASH"] = default_ghash(isa)

@@ -20,7 +20,7 @@ from typing import Dict, List, Optional, Tuple
 from . import ghash_schedule, layout
 from .abi import Abi, Function
 from .isa import Isa
-from .knobs import KNOBS
+from .knobs import all_values as knobs_all_values, values_for
 from .modes import Mode
 from .vregs import DoesNotFit, VectorRegisters
 
@@ -68,13 +68,24 @@ def _tail_rule(isa, knobs):
 
 TAIL_RULE = Rule("TAIL <= UNROLL (the groups after the main loop are at most one "
                  "iteration)", _tail_rule)
+def _knob_values_rule(isa, knobs):
+    for name, value in sorted(knobs.items(), key=lambda item: item[0] != "UNROLL"):
+        valid = values_for(name, isa)
+        if value not in valid:
+            return (f"{name}={value} is not a value of {name} on {isa.name} (valid: "
+                    + ", ".join(map(str, valid)) + ")")
+    return None
+
+
+KNOB_VALUES_RULE = Rule("each knob takes the values of its ISA (UNROLL: 1, 2, 4, 8, 16; "
+                        "vperm_ssse3: 1, 2, 3)", _knob_values_rule)
 REGISTER_RULE = Rule("every register the plan names fits the ISA's vector registers "
                      "(16 on VEX, 32 on EVEX)", None)
 
 
 class Plan:
     """The decisions shared by every plan; a subclass per mode fills R."""
-    RULES: Tuple[Rule, ...] = (TAIL_RULE, REGISTER_RULE)
+    RULES: Tuple[Rule, ...] = (KNOB_VALUES_RULE, TAIL_RULE, REGISTER_RULE)
 
     def __init__(self, mode: Mode, isa: Isa, knobs: Dict[str, object]):
         self.mode, self.isa, self.knobs = mode, isa, dict(knobs)
@@ -414,9 +425,10 @@ def _vperm_tail_rule(isa, knobs):
 
 
 class VpermPlan(Plan):
-    """Vector-permute AES: UNROLL blocks of five registers each, beside the constants
-    MASK, INV and AK (lib/vperm.j2) and the mode's own registers."""
-    RULES = (TAIL_RULE, REGISTER_RULE,
+    """Vector-permute AES: UNROLL blocks of five registers each, beside the nibble mask
+    MASK, the mode's own registers and as many of the GF(2^4) and S-box tables as fit
+    (table_registers; lib/vperm.j2)."""
+    RULES = (KNOB_VALUES_RULE, TAIL_RULE, REGISTER_RULE,
              Rule("KEYS=mem (the transformed round keys live in a stack frame)",
                   _vperm_keys_rule),
              Rule("TAIL=1 (single blocks after the main loop)", _vperm_tail_rule))
@@ -427,16 +439,18 @@ class VpermPlan(Plan):
                   for b in range(U)]
         self.R["B"] = blocks
         self.groups.append("B")
-        for role in ("MASK", "INV", "AK"):
-            self.take(role, v.one(role))
+        self.take("MASK", v.one("MASK"))
 
     def table_registers(self, names):
-        """The S-box output tables that get a register with the ones left (a copy of a
-        register is renamed away; a load waits in the FP scheduler); R["TABLES"] maps
-        each table name to its register or None (read from .rodata)."""
+        """The tables that get a register with the ones left, in the order of `names`
+        (most used first: a copy of a register is renamed away, a load takes a load
+        port; both are off the dependency chains and at fixed addresses, so either is
+        constant-time); R["TABLES"] maps each table name to its register or None (read
+        from .rodata right before its pshufb)."""
         tables = {}
         for name in names:
-            tables[name] = self.vregs.one_or_none(name.upper().replace("_", ""))
+            role = VPERM_TABLE_ROLES.get(name, name.upper().replace("_", ""))
+            tables[name] = self.vregs.one_or_none(role)
         self.R["TABLES"] = tables
         held = [reg for reg in tables.values() if reg is not None]
         if held:
@@ -455,8 +469,11 @@ class VpermPlan(Plan):
         return pairs
 
 
-# The encryption rounds' S-box tables, in the order they get the registers left.
-VPERM_ENCRYPT_TABLES = ("sbox1_io", "sbox1_jo", "sbox2_io", "sbox2_jo")
+# The encryption rounds' tables, in the order they get the registers left: 1/x of GF(2^4)
+# (four lookups per block and round), a/x (one), the S-box output tables (one each).
+VPERM_ENCRYPT_TABLES = ("inverse", "a_over", "sbox1_io", "sbox1_jo", "sbox2_io", "sbox2_jo")
+# Register roles of the tables with short names (the others: the name in capitals).
+VPERM_TABLE_ROLES = {"inverse": "INV", "a_over": "AK"}
 
 
 class VpermCtrPlan(VpermPlan):
@@ -528,10 +545,13 @@ def fitting_values(mode: Mode, isa: Isa, knobs, name: str) -> List[object]:
     """The values of knob `name` that plan with the other knobs unchanged (TAIL follows a
     smaller UNROLL, as knobs.resolve does)."""
     values = []
-    for value in KNOBS[name].values:
+    for value in values_for(name, isa):
         trial = dict(knobs, **{name: value})
         if name == "UNROLL" and "TAIL" in trial:
-            trial["TAIL"] = min(trial["TAIL"], value)
+            tail = min(trial["TAIL"], value)
+            if tail not in values_for("TAIL", isa):     # UNROLL=3's TAIL=3 elsewhere
+                tail = max([t for t in values_for("TAIL", isa) if t <= value] or [tail])
+            trial["TAIL"] = tail
         if fits(mode, isa, trial):
             values.append(value)
     return values
@@ -555,10 +575,12 @@ def make_plan(mode: Mode, isa: Isa, knobs) -> Plan:
                               + "; ".join(parts))
 
 
-def combinations(mode: Mode):
-    """Every assignment of the mode's knobs (TAIL <= UNROLL), as dicts."""
+def combinations(mode: Mode, isa: Optional[Isa] = None):
+    """Every assignment of the mode's knobs (TAIL <= UNROLL), as dicts: with the ISA's
+    knob values (knobs.values_for) when it is given, else with every ISA's."""
     names = sorted(mode.knobs)
-    for values in itertools.product(*(KNOBS[name].values for name in names)):
+    for values in itertools.product(*((values_for(name, isa) if isa else
+                                       knobs_all_values(name)) for name in names)):
         knobs = dict(zip(names, values))
         if knobs.get("TAIL", 0) <= knobs.get("UNROLL", 0):
             yield knobs

@@ -115,7 +115,7 @@ def sweep(mode, isa, uarch=None) -> List[Candidate]:
     default = current_knobs(mode, isa, uarch)
     seen, out = set(), [Candidate(default, True)]
     seen.add(tuple(sorted(default.items())))
-    for assignments in combinations(mode):
+    for assignments in combinations(mode, isa):
         knobs = resolve(mode, isa, assignments)
         key = tuple(sorted(knobs.items()))
         if key not in seen:

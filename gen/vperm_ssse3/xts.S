@@ -31,8 +31,8 @@
 #                      ROUNDS=rax, KEYEND=r10, TMPG=r11, FRAME=rbx, REM=rbp
 #                      PART=rsi (KEY2's register, once the tweak is made)
 # Registers (vector): B0S=xmm0, B0H=xmm1, B0L=xmm2, B0T=xmm3, B0U=xmm4, B1S=xmm5
-#                     B1H=xmm6, B1L=xmm7, B1T=xmm8, B1U=xmm9, MASK=xmm10, INV=xmm11
-#                     AK=xmm12, TW0=xmm13, TW1=xmm14, SBOX1IO=xmm15
+#                     B1H=xmm6, B1L=xmm7, B1T=xmm8, B1U=xmm9, MASK=xmm10, TW0=xmm11
+#                     TW1=xmm12, INV=xmm13, AK=xmm14, SBOX1IO=xmm15
 # Stack: FRAME = rsp rounded up to 16; round key m before the last at [FRAME + 224 - 16m],
 # the first at [FRAME], the input permutation at [FRAME + 240], a keystream block at [FRAME + 256].
 # The tweak key is transformed into the same frame first, for T = AES_K2(iv).
@@ -258,10 +258,11 @@ aesgen_xts_encrypt_vperm_ssse3:
 	pshufb          .Lvperm_shift_rows1(%rip), %xmm0
 	movdqa          %xmm0, 16(%rbx)
 .Lxts_enc_tweak_keys_done:
-# the nibble mask, 1/x and a/x of GF(2^4) (infinity, 0x80, at 0), for every round
+# the nibble mask and the tables that have a register (plan.table_registers): 1/x and
+# a/x of GF(2^4) (infinity, 0x80, at 0), the S-box output tables
 	movdqa          .Lvperm_low_nibbles(%rip), %xmm10
-	movdqa          .Lvperm_inverse(%rip), %xmm11
-	movdqa          .Lvperm_a_over(%rip), %xmm12
+	movdqa          .Lvperm_inverse(%rip), %xmm13
+	movdqa          .Lvperm_a_over(%rip), %xmm14
 	movdqa          .Lvperm_sbox1_io(%rip), %xmm15
 	movdqu          (%r9), %xmm0
 # AES on 1 block, interleaved: round 0, the middle rounds, the last round
@@ -286,19 +287,19 @@ aesgen_xts_encrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -327,19 +328,19 @@ aesgen_xts_encrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -369,19 +370,19 @@ aesgen_xts_encrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -410,19 +411,19 @@ aesgen_xts_encrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -452,19 +453,19 @@ aesgen_xts_encrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -493,19 +494,19 @@ aesgen_xts_encrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -534,19 +535,19 @@ aesgen_xts_encrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -575,19 +576,19 @@ aesgen_xts_encrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -616,19 +617,19 @@ aesgen_xts_encrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -657,19 +658,19 @@ aesgen_xts_encrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -698,19 +699,19 @@ aesgen_xts_encrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -739,19 +740,19 @@ aesgen_xts_encrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -780,19 +781,19 @@ aesgen_xts_encrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -821,19 +822,19 @@ aesgen_xts_encrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          .Lvperm_sbox0_io(%rip), %xmm0
@@ -843,7 +844,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          224(%rbx), %xmm2
 	pxor            %xmm1, %xmm0                    # S-box, standard basis
 	pxor            %xmm2, %xmm0                    # + the last round key
-	movdqa          %xmm0, %xmm13
+	movdqa          %xmm0, %xmm11
 # the data key, encryption schedule
 # ROUNDS = 10, 12 or 14; KEYEND = &rk[ROUNDS] of the schedule at rdi
 	mov             240(%rdi), %eax
@@ -1050,10 +1051,11 @@ aesgen_xts_encrypt_vperm_ssse3:
 	pshufb          .Lvperm_shift_rows1(%rip), %xmm0
 	movdqa          %xmm0, 16(%rbx)
 .Lxts_enc_data_keys_done:
-# the nibble mask, 1/x and a/x of GF(2^4) (infinity, 0x80, at 0), for every round
+# the nibble mask and the tables that have a register (plan.table_registers): 1/x and
+# a/x of GF(2^4) (infinity, 0x80, at 0), the S-box output tables
 	movdqa          .Lvperm_low_nibbles(%rip), %xmm10
-	movdqa          .Lvperm_inverse(%rip), %xmm11
-	movdqa          .Lvperm_a_over(%rip), %xmm12
+	movdqa          .Lvperm_inverse(%rip), %xmm13
+	movdqa          .Lvperm_a_over(%rip), %xmm14
 	movdqa          .Lvperm_sbox1_io(%rip), %xmm15
 # REM = len % 16; with stealing, the last full block is left to it
 	mov             %r8, %rbp
@@ -1072,7 +1074,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 # the tweaks of these blocks: TW0 and TW0 * x^j
 # X = src ^ T
 	movdqu          (%rcx), %xmm0
-	pxor            %xmm13, %xmm0
+	pxor            %xmm11, %xmm0
 # AES on 1 block, interleaved: round 0, the middle rounds, the last round
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1
@@ -1095,19 +1097,19 @@ aesgen_xts_encrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -1136,19 +1138,19 @@ aesgen_xts_encrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -1178,19 +1180,19 @@ aesgen_xts_encrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -1219,19 +1221,19 @@ aesgen_xts_encrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -1261,19 +1263,19 @@ aesgen_xts_encrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -1302,19 +1304,19 @@ aesgen_xts_encrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -1343,19 +1345,19 @@ aesgen_xts_encrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -1384,19 +1386,19 @@ aesgen_xts_encrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -1425,19 +1427,19 @@ aesgen_xts_encrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -1466,19 +1468,19 @@ aesgen_xts_encrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -1507,19 +1509,19 @@ aesgen_xts_encrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -1548,19 +1550,19 @@ aesgen_xts_encrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -1589,19 +1591,19 @@ aesgen_xts_encrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -1630,19 +1632,19 @@ aesgen_xts_encrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          .Lvperm_sbox0_io(%rip), %xmm0
@@ -1653,14 +1655,14 @@ aesgen_xts_encrypt_vperm_ssse3:
 	pxor            %xmm1, %xmm0                    # S-box, standard basis
 	pxor            %xmm2, %xmm0                    # + the last round key
 # dst = X ^ T; the next tweak
-	pxor            %xmm13, %xmm0
+	pxor            %xmm11, %xmm0
 	movdqu          %xmm0, (%rdx)
-	movdqa          %xmm13, %xmm1
+	movdqa          %xmm11, %xmm1
 	psrad           $31, %xmm1
 	pshufd          $147, %xmm1, %xmm1
 	pand            .Lxts_poly(%rip), %xmm1
-	paddq           %xmm13, %xmm13
-	pxor            %xmm1, %xmm13                   # T * x
+	paddq           %xmm11, %xmm11
+	pxor            %xmm1, %xmm11                   # T * x
 	add             $16, %rcx
 	add             $16, %rdx
 	sub             $16, %r8
@@ -1670,7 +1672,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	{disp32} jz     .Lxts_enc_done
 # ciphertext stealing: the last full block with T_{m-1}, into the scratch slot
 	movdqu          (%rcx), %xmm0
-	pxor            %xmm13, %xmm0
+	pxor            %xmm11, %xmm0
 # AES on 1 block, interleaved: round 0, the middle rounds, the last round
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1
@@ -1693,19 +1695,19 @@ aesgen_xts_encrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -1734,19 +1736,19 @@ aesgen_xts_encrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -1776,19 +1778,19 @@ aesgen_xts_encrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -1817,19 +1819,19 @@ aesgen_xts_encrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -1859,19 +1861,19 @@ aesgen_xts_encrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -1900,19 +1902,19 @@ aesgen_xts_encrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -1941,19 +1943,19 @@ aesgen_xts_encrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -1982,19 +1984,19 @@ aesgen_xts_encrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -2023,19 +2025,19 @@ aesgen_xts_encrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -2064,19 +2066,19 @@ aesgen_xts_encrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -2105,19 +2107,19 @@ aesgen_xts_encrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -2146,19 +2148,19 @@ aesgen_xts_encrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -2187,19 +2189,19 @@ aesgen_xts_encrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -2228,19 +2230,19 @@ aesgen_xts_encrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          .Lvperm_sbox0_io(%rip), %xmm0
@@ -2250,7 +2252,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          224(%rbx), %xmm2
 	pxor            %xmm1, %xmm0                    # S-box, standard basis
 	pxor            %xmm2, %xmm0                    # + the last round key
-	pxor            %xmm13, %xmm0
+	pxor            %xmm11, %xmm0
 	movdqa          %xmm0, 256(%rbx)
 # its first r bytes become the final partial block; the r source bytes replace them
 	xor             %r11d, %r11d
@@ -2263,14 +2265,14 @@ aesgen_xts_encrypt_vperm_ssse3:
 	cmp             %rbp, %r11
 	jb              .Lxts_enc_steal_byte
 # the combined block with T_m into the last full block's place
-	movdqa          %xmm13, %xmm1
+	movdqa          %xmm11, %xmm1
 	psrad           $31, %xmm1
 	pshufd          $147, %xmm1, %xmm1
 	pand            .Lxts_poly(%rip), %xmm1
-	paddq           %xmm13, %xmm13
-	pxor            %xmm1, %xmm13                   # T * x
+	paddq           %xmm11, %xmm11
+	pxor            %xmm1, %xmm11                   # T * x
 	movdqa          256(%rbx), %xmm0
-	pxor            %xmm13, %xmm0
+	pxor            %xmm11, %xmm0
 # AES on 1 block, interleaved: round 0, the middle rounds, the last round
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1
@@ -2293,19 +2295,19 @@ aesgen_xts_encrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -2334,19 +2336,19 @@ aesgen_xts_encrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -2376,19 +2378,19 @@ aesgen_xts_encrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -2417,19 +2419,19 @@ aesgen_xts_encrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -2459,19 +2461,19 @@ aesgen_xts_encrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -2500,19 +2502,19 @@ aesgen_xts_encrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -2541,19 +2543,19 @@ aesgen_xts_encrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -2582,19 +2584,19 @@ aesgen_xts_encrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -2623,19 +2625,19 @@ aesgen_xts_encrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -2664,19 +2666,19 @@ aesgen_xts_encrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -2705,19 +2707,19 @@ aesgen_xts_encrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -2746,19 +2748,19 @@ aesgen_xts_encrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -2787,19 +2789,19 @@ aesgen_xts_encrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -2828,19 +2830,19 @@ aesgen_xts_encrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          .Lvperm_sbox0_io(%rip), %xmm0
@@ -2850,7 +2852,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          224(%rbx), %xmm2
 	pxor            %xmm1, %xmm0                    # S-box, standard basis
 	pxor            %xmm2, %xmm0                    # + the last round key
-	pxor            %xmm13, %xmm0
+	pxor            %xmm11, %xmm0
 	movdqu          %xmm0, (%rdx)
 .Lxts_enc_done:
 # the transformed round keys and any keystream left on the stack: zeroed
@@ -2888,18 +2890,18 @@ aesgen_xts_encrypt_vperm_ssse3:
 # LLVM-MCA-BEGIN xts_enc_vperm_ssse3_main_loop
 # main loop: 2 blocks = 32 bytes per iteration, interleaved
 # the tweaks of these blocks: TW0 and TW0 * x^j
-	movdqa          %xmm13, %xmm14
-	movdqa          %xmm14, %xmm1
+	movdqa          %xmm11, %xmm12
+	movdqa          %xmm12, %xmm1
 	psrad           $31, %xmm1
 	pshufd          $147, %xmm1, %xmm1
 	pand            .Lxts_poly(%rip), %xmm1
-	paddq           %xmm14, %xmm14
-	pxor            %xmm1, %xmm14                   # T * x
+	paddq           %xmm12, %xmm12
+	pxor            %xmm1, %xmm12                   # T * x
 # X = src ^ T
 	movdqu          (%rcx), %xmm0
-	pxor            %xmm13, %xmm0
+	pxor            %xmm11, %xmm0
 	movdqu          16(%rcx), %xmm5
-	pxor            %xmm14, %xmm5
+	pxor            %xmm12, %xmm5
 # AES on 2 blocks, interleaved: round 0, the middle rounds, the last round
 	movdqa          %xmm0, %xmm1
 	movdqa          %xmm5, %xmm6
@@ -2939,32 +2941,32 @@ aesgen_xts_encrypt_vperm_ssse3:
 	pand            %xmm10, %xmm6                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
 	pand            %xmm10, %xmm5                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
-	movdqa          %xmm12, %xmm8
+	movdqa          %xmm14, %xmm3
+	movdqa          %xmm14, %xmm8
 	pshufb          %xmm0, %xmm3                    # a/k
 	pshufb          %xmm5, %xmm8                    # a/k
 	pxor            %xmm1, %xmm0                    # j
 	pxor            %xmm6, %xmm5                    # j
-	movdqa          %xmm11, %xmm4
-	movdqa          %xmm11, %xmm9
+	movdqa          %xmm13, %xmm4
+	movdqa          %xmm13, %xmm9
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pshufb          %xmm6, %xmm9                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
 	pxor            %xmm8, %xmm9                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
-	movdqa          %xmm11, %xmm7
+	movdqa          %xmm13, %xmm2
+	movdqa          %xmm13, %xmm7
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pshufb          %xmm5, %xmm7                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
 	pxor            %xmm8, %xmm7                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
-	movdqa          %xmm11, %xmm8
+	movdqa          %xmm13, %xmm3
+	movdqa          %xmm13, %xmm8
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pshufb          %xmm9, %xmm8                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
 	pxor            %xmm5, %xmm8                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
-	movdqa          %xmm11, %xmm9
+	movdqa          %xmm13, %xmm4
+	movdqa          %xmm13, %xmm9
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
@@ -3020,32 +3022,32 @@ aesgen_xts_encrypt_vperm_ssse3:
 	pand            %xmm10, %xmm6                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
 	pand            %xmm10, %xmm5                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
-	movdqa          %xmm12, %xmm8
+	movdqa          %xmm14, %xmm3
+	movdqa          %xmm14, %xmm8
 	pshufb          %xmm0, %xmm3                    # a/k
 	pshufb          %xmm5, %xmm8                    # a/k
 	pxor            %xmm1, %xmm0                    # j
 	pxor            %xmm6, %xmm5                    # j
-	movdqa          %xmm11, %xmm4
-	movdqa          %xmm11, %xmm9
+	movdqa          %xmm13, %xmm4
+	movdqa          %xmm13, %xmm9
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pshufb          %xmm6, %xmm9                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
 	pxor            %xmm8, %xmm9                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
-	movdqa          %xmm11, %xmm7
+	movdqa          %xmm13, %xmm2
+	movdqa          %xmm13, %xmm7
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pshufb          %xmm5, %xmm7                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
 	pxor            %xmm8, %xmm7                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
-	movdqa          %xmm11, %xmm8
+	movdqa          %xmm13, %xmm3
+	movdqa          %xmm13, %xmm8
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pshufb          %xmm9, %xmm8                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
 	pxor            %xmm5, %xmm8                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
-	movdqa          %xmm11, %xmm9
+	movdqa          %xmm13, %xmm4
+	movdqa          %xmm13, %xmm9
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
@@ -3102,32 +3104,32 @@ aesgen_xts_encrypt_vperm_ssse3:
 	pand            %xmm10, %xmm6                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
 	pand            %xmm10, %xmm5                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
-	movdqa          %xmm12, %xmm8
+	movdqa          %xmm14, %xmm3
+	movdqa          %xmm14, %xmm8
 	pshufb          %xmm0, %xmm3                    # a/k
 	pshufb          %xmm5, %xmm8                    # a/k
 	pxor            %xmm1, %xmm0                    # j
 	pxor            %xmm6, %xmm5                    # j
-	movdqa          %xmm11, %xmm4
-	movdqa          %xmm11, %xmm9
+	movdqa          %xmm13, %xmm4
+	movdqa          %xmm13, %xmm9
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pshufb          %xmm6, %xmm9                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
 	pxor            %xmm8, %xmm9                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
-	movdqa          %xmm11, %xmm7
+	movdqa          %xmm13, %xmm2
+	movdqa          %xmm13, %xmm7
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pshufb          %xmm5, %xmm7                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
 	pxor            %xmm8, %xmm7                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
-	movdqa          %xmm11, %xmm8
+	movdqa          %xmm13, %xmm3
+	movdqa          %xmm13, %xmm8
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pshufb          %xmm9, %xmm8                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
 	pxor            %xmm5, %xmm8                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
-	movdqa          %xmm11, %xmm9
+	movdqa          %xmm13, %xmm4
+	movdqa          %xmm13, %xmm9
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
@@ -3183,32 +3185,32 @@ aesgen_xts_encrypt_vperm_ssse3:
 	pand            %xmm10, %xmm6                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
 	pand            %xmm10, %xmm5                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
-	movdqa          %xmm12, %xmm8
+	movdqa          %xmm14, %xmm3
+	movdqa          %xmm14, %xmm8
 	pshufb          %xmm0, %xmm3                    # a/k
 	pshufb          %xmm5, %xmm8                    # a/k
 	pxor            %xmm1, %xmm0                    # j
 	pxor            %xmm6, %xmm5                    # j
-	movdqa          %xmm11, %xmm4
-	movdqa          %xmm11, %xmm9
+	movdqa          %xmm13, %xmm4
+	movdqa          %xmm13, %xmm9
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pshufb          %xmm6, %xmm9                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
 	pxor            %xmm8, %xmm9                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
-	movdqa          %xmm11, %xmm7
+	movdqa          %xmm13, %xmm2
+	movdqa          %xmm13, %xmm7
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pshufb          %xmm5, %xmm7                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
 	pxor            %xmm8, %xmm7                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
-	movdqa          %xmm11, %xmm8
+	movdqa          %xmm13, %xmm3
+	movdqa          %xmm13, %xmm8
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pshufb          %xmm9, %xmm8                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
 	pxor            %xmm5, %xmm8                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
-	movdqa          %xmm11, %xmm9
+	movdqa          %xmm13, %xmm4
+	movdqa          %xmm13, %xmm9
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
@@ -3265,32 +3267,32 @@ aesgen_xts_encrypt_vperm_ssse3:
 	pand            %xmm10, %xmm6                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
 	pand            %xmm10, %xmm5                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
-	movdqa          %xmm12, %xmm8
+	movdqa          %xmm14, %xmm3
+	movdqa          %xmm14, %xmm8
 	pshufb          %xmm0, %xmm3                    # a/k
 	pshufb          %xmm5, %xmm8                    # a/k
 	pxor            %xmm1, %xmm0                    # j
 	pxor            %xmm6, %xmm5                    # j
-	movdqa          %xmm11, %xmm4
-	movdqa          %xmm11, %xmm9
+	movdqa          %xmm13, %xmm4
+	movdqa          %xmm13, %xmm9
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pshufb          %xmm6, %xmm9                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
 	pxor            %xmm8, %xmm9                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
-	movdqa          %xmm11, %xmm7
+	movdqa          %xmm13, %xmm2
+	movdqa          %xmm13, %xmm7
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pshufb          %xmm5, %xmm7                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
 	pxor            %xmm8, %xmm7                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
-	movdqa          %xmm11, %xmm8
+	movdqa          %xmm13, %xmm3
+	movdqa          %xmm13, %xmm8
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pshufb          %xmm9, %xmm8                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
 	pxor            %xmm5, %xmm8                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
-	movdqa          %xmm11, %xmm9
+	movdqa          %xmm13, %xmm4
+	movdqa          %xmm13, %xmm9
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
@@ -3346,32 +3348,32 @@ aesgen_xts_encrypt_vperm_ssse3:
 	pand            %xmm10, %xmm6                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
 	pand            %xmm10, %xmm5                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
-	movdqa          %xmm12, %xmm8
+	movdqa          %xmm14, %xmm3
+	movdqa          %xmm14, %xmm8
 	pshufb          %xmm0, %xmm3                    # a/k
 	pshufb          %xmm5, %xmm8                    # a/k
 	pxor            %xmm1, %xmm0                    # j
 	pxor            %xmm6, %xmm5                    # j
-	movdqa          %xmm11, %xmm4
-	movdqa          %xmm11, %xmm9
+	movdqa          %xmm13, %xmm4
+	movdqa          %xmm13, %xmm9
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pshufb          %xmm6, %xmm9                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
 	pxor            %xmm8, %xmm9                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
-	movdqa          %xmm11, %xmm7
+	movdqa          %xmm13, %xmm2
+	movdqa          %xmm13, %xmm7
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pshufb          %xmm5, %xmm7                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
 	pxor            %xmm8, %xmm7                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
-	movdqa          %xmm11, %xmm8
+	movdqa          %xmm13, %xmm3
+	movdqa          %xmm13, %xmm8
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pshufb          %xmm9, %xmm8                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
 	pxor            %xmm5, %xmm8                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
-	movdqa          %xmm11, %xmm9
+	movdqa          %xmm13, %xmm4
+	movdqa          %xmm13, %xmm9
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
@@ -3427,32 +3429,32 @@ aesgen_xts_encrypt_vperm_ssse3:
 	pand            %xmm10, %xmm6                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
 	pand            %xmm10, %xmm5                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
-	movdqa          %xmm12, %xmm8
+	movdqa          %xmm14, %xmm3
+	movdqa          %xmm14, %xmm8
 	pshufb          %xmm0, %xmm3                    # a/k
 	pshufb          %xmm5, %xmm8                    # a/k
 	pxor            %xmm1, %xmm0                    # j
 	pxor            %xmm6, %xmm5                    # j
-	movdqa          %xmm11, %xmm4
-	movdqa          %xmm11, %xmm9
+	movdqa          %xmm13, %xmm4
+	movdqa          %xmm13, %xmm9
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pshufb          %xmm6, %xmm9                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
 	pxor            %xmm8, %xmm9                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
-	movdqa          %xmm11, %xmm7
+	movdqa          %xmm13, %xmm2
+	movdqa          %xmm13, %xmm7
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pshufb          %xmm5, %xmm7                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
 	pxor            %xmm8, %xmm7                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
-	movdqa          %xmm11, %xmm8
+	movdqa          %xmm13, %xmm3
+	movdqa          %xmm13, %xmm8
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pshufb          %xmm9, %xmm8                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
 	pxor            %xmm5, %xmm8                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
-	movdqa          %xmm11, %xmm9
+	movdqa          %xmm13, %xmm4
+	movdqa          %xmm13, %xmm9
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
@@ -3508,32 +3510,32 @@ aesgen_xts_encrypt_vperm_ssse3:
 	pand            %xmm10, %xmm6                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
 	pand            %xmm10, %xmm5                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
-	movdqa          %xmm12, %xmm8
+	movdqa          %xmm14, %xmm3
+	movdqa          %xmm14, %xmm8
 	pshufb          %xmm0, %xmm3                    # a/k
 	pshufb          %xmm5, %xmm8                    # a/k
 	pxor            %xmm1, %xmm0                    # j
 	pxor            %xmm6, %xmm5                    # j
-	movdqa          %xmm11, %xmm4
-	movdqa          %xmm11, %xmm9
+	movdqa          %xmm13, %xmm4
+	movdqa          %xmm13, %xmm9
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pshufb          %xmm6, %xmm9                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
 	pxor            %xmm8, %xmm9                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
-	movdqa          %xmm11, %xmm7
+	movdqa          %xmm13, %xmm2
+	movdqa          %xmm13, %xmm7
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pshufb          %xmm5, %xmm7                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
 	pxor            %xmm8, %xmm7                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
-	movdqa          %xmm11, %xmm8
+	movdqa          %xmm13, %xmm3
+	movdqa          %xmm13, %xmm8
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pshufb          %xmm9, %xmm8                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
 	pxor            %xmm5, %xmm8                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
-	movdqa          %xmm11, %xmm9
+	movdqa          %xmm13, %xmm4
+	movdqa          %xmm13, %xmm9
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
@@ -3589,32 +3591,32 @@ aesgen_xts_encrypt_vperm_ssse3:
 	pand            %xmm10, %xmm6                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
 	pand            %xmm10, %xmm5                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
-	movdqa          %xmm12, %xmm8
+	movdqa          %xmm14, %xmm3
+	movdqa          %xmm14, %xmm8
 	pshufb          %xmm0, %xmm3                    # a/k
 	pshufb          %xmm5, %xmm8                    # a/k
 	pxor            %xmm1, %xmm0                    # j
 	pxor            %xmm6, %xmm5                    # j
-	movdqa          %xmm11, %xmm4
-	movdqa          %xmm11, %xmm9
+	movdqa          %xmm13, %xmm4
+	movdqa          %xmm13, %xmm9
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pshufb          %xmm6, %xmm9                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
 	pxor            %xmm8, %xmm9                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
-	movdqa          %xmm11, %xmm7
+	movdqa          %xmm13, %xmm2
+	movdqa          %xmm13, %xmm7
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pshufb          %xmm5, %xmm7                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
 	pxor            %xmm8, %xmm7                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
-	movdqa          %xmm11, %xmm8
+	movdqa          %xmm13, %xmm3
+	movdqa          %xmm13, %xmm8
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pshufb          %xmm9, %xmm8                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
 	pxor            %xmm5, %xmm8                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
-	movdqa          %xmm11, %xmm9
+	movdqa          %xmm13, %xmm4
+	movdqa          %xmm13, %xmm9
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
@@ -3670,32 +3672,32 @@ aesgen_xts_encrypt_vperm_ssse3:
 	pand            %xmm10, %xmm6                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
 	pand            %xmm10, %xmm5                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
-	movdqa          %xmm12, %xmm8
+	movdqa          %xmm14, %xmm3
+	movdqa          %xmm14, %xmm8
 	pshufb          %xmm0, %xmm3                    # a/k
 	pshufb          %xmm5, %xmm8                    # a/k
 	pxor            %xmm1, %xmm0                    # j
 	pxor            %xmm6, %xmm5                    # j
-	movdqa          %xmm11, %xmm4
-	movdqa          %xmm11, %xmm9
+	movdqa          %xmm13, %xmm4
+	movdqa          %xmm13, %xmm9
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pshufb          %xmm6, %xmm9                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
 	pxor            %xmm8, %xmm9                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
-	movdqa          %xmm11, %xmm7
+	movdqa          %xmm13, %xmm2
+	movdqa          %xmm13, %xmm7
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pshufb          %xmm5, %xmm7                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
 	pxor            %xmm8, %xmm7                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
-	movdqa          %xmm11, %xmm8
+	movdqa          %xmm13, %xmm3
+	movdqa          %xmm13, %xmm8
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pshufb          %xmm9, %xmm8                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
 	pxor            %xmm5, %xmm8                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
-	movdqa          %xmm11, %xmm9
+	movdqa          %xmm13, %xmm4
+	movdqa          %xmm13, %xmm9
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
@@ -3751,32 +3753,32 @@ aesgen_xts_encrypt_vperm_ssse3:
 	pand            %xmm10, %xmm6                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
 	pand            %xmm10, %xmm5                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
-	movdqa          %xmm12, %xmm8
+	movdqa          %xmm14, %xmm3
+	movdqa          %xmm14, %xmm8
 	pshufb          %xmm0, %xmm3                    # a/k
 	pshufb          %xmm5, %xmm8                    # a/k
 	pxor            %xmm1, %xmm0                    # j
 	pxor            %xmm6, %xmm5                    # j
-	movdqa          %xmm11, %xmm4
-	movdqa          %xmm11, %xmm9
+	movdqa          %xmm13, %xmm4
+	movdqa          %xmm13, %xmm9
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pshufb          %xmm6, %xmm9                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
 	pxor            %xmm8, %xmm9                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
-	movdqa          %xmm11, %xmm7
+	movdqa          %xmm13, %xmm2
+	movdqa          %xmm13, %xmm7
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pshufb          %xmm5, %xmm7                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
 	pxor            %xmm8, %xmm7                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
-	movdqa          %xmm11, %xmm8
+	movdqa          %xmm13, %xmm3
+	movdqa          %xmm13, %xmm8
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pshufb          %xmm9, %xmm8                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
 	pxor            %xmm5, %xmm8                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
-	movdqa          %xmm11, %xmm9
+	movdqa          %xmm13, %xmm4
+	movdqa          %xmm13, %xmm9
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
@@ -3832,32 +3834,32 @@ aesgen_xts_encrypt_vperm_ssse3:
 	pand            %xmm10, %xmm6                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
 	pand            %xmm10, %xmm5                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
-	movdqa          %xmm12, %xmm8
+	movdqa          %xmm14, %xmm3
+	movdqa          %xmm14, %xmm8
 	pshufb          %xmm0, %xmm3                    # a/k
 	pshufb          %xmm5, %xmm8                    # a/k
 	pxor            %xmm1, %xmm0                    # j
 	pxor            %xmm6, %xmm5                    # j
-	movdqa          %xmm11, %xmm4
-	movdqa          %xmm11, %xmm9
+	movdqa          %xmm13, %xmm4
+	movdqa          %xmm13, %xmm9
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pshufb          %xmm6, %xmm9                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
 	pxor            %xmm8, %xmm9                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
-	movdqa          %xmm11, %xmm7
+	movdqa          %xmm13, %xmm2
+	movdqa          %xmm13, %xmm7
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pshufb          %xmm5, %xmm7                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
 	pxor            %xmm8, %xmm7                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
-	movdqa          %xmm11, %xmm8
+	movdqa          %xmm13, %xmm3
+	movdqa          %xmm13, %xmm8
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pshufb          %xmm9, %xmm8                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
 	pxor            %xmm5, %xmm8                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
-	movdqa          %xmm11, %xmm9
+	movdqa          %xmm13, %xmm4
+	movdqa          %xmm13, %xmm9
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
@@ -3913,32 +3915,32 @@ aesgen_xts_encrypt_vperm_ssse3:
 	pand            %xmm10, %xmm6                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
 	pand            %xmm10, %xmm5                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
-	movdqa          %xmm12, %xmm8
+	movdqa          %xmm14, %xmm3
+	movdqa          %xmm14, %xmm8
 	pshufb          %xmm0, %xmm3                    # a/k
 	pshufb          %xmm5, %xmm8                    # a/k
 	pxor            %xmm1, %xmm0                    # j
 	pxor            %xmm6, %xmm5                    # j
-	movdqa          %xmm11, %xmm4
-	movdqa          %xmm11, %xmm9
+	movdqa          %xmm13, %xmm4
+	movdqa          %xmm13, %xmm9
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pshufb          %xmm6, %xmm9                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
 	pxor            %xmm8, %xmm9                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
-	movdqa          %xmm11, %xmm7
+	movdqa          %xmm13, %xmm2
+	movdqa          %xmm13, %xmm7
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pshufb          %xmm5, %xmm7                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
 	pxor            %xmm8, %xmm7                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
-	movdqa          %xmm11, %xmm8
+	movdqa          %xmm13, %xmm3
+	movdqa          %xmm13, %xmm8
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pshufb          %xmm9, %xmm8                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
 	pxor            %xmm5, %xmm8                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
-	movdqa          %xmm11, %xmm9
+	movdqa          %xmm13, %xmm4
+	movdqa          %xmm13, %xmm9
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
@@ -3994,32 +3996,32 @@ aesgen_xts_encrypt_vperm_ssse3:
 	pand            %xmm10, %xmm6                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
 	pand            %xmm10, %xmm5                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
-	movdqa          %xmm12, %xmm8
+	movdqa          %xmm14, %xmm3
+	movdqa          %xmm14, %xmm8
 	pshufb          %xmm0, %xmm3                    # a/k
 	pshufb          %xmm5, %xmm8                    # a/k
 	pxor            %xmm1, %xmm0                    # j
 	pxor            %xmm6, %xmm5                    # j
-	movdqa          %xmm11, %xmm4
-	movdqa          %xmm11, %xmm9
+	movdqa          %xmm13, %xmm4
+	movdqa          %xmm13, %xmm9
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pshufb          %xmm6, %xmm9                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
 	pxor            %xmm8, %xmm9                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
-	movdqa          %xmm11, %xmm7
+	movdqa          %xmm13, %xmm2
+	movdqa          %xmm13, %xmm7
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pshufb          %xmm5, %xmm7                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
 	pxor            %xmm8, %xmm7                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
-	movdqa          %xmm11, %xmm8
+	movdqa          %xmm13, %xmm3
+	movdqa          %xmm13, %xmm8
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pshufb          %xmm9, %xmm8                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
 	pxor            %xmm5, %xmm8                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
-	movdqa          %xmm11, %xmm9
+	movdqa          %xmm13, %xmm4
+	movdqa          %xmm13, %xmm9
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
@@ -4039,17 +4041,17 @@ aesgen_xts_encrypt_vperm_ssse3:
 	pxor            %xmm2, %xmm0                    # + the last round key
 	pxor            %xmm7, %xmm5                    # + the last round key
 # dst = X ^ T; the next tweak
-	pxor            %xmm13, %xmm0
+	pxor            %xmm11, %xmm0
 	movdqu          %xmm0, (%rdx)
-	pxor            %xmm14, %xmm5
+	pxor            %xmm12, %xmm5
 	movdqu          %xmm5, 16(%rdx)
-	movdqa          %xmm14, %xmm13
-	movdqa          %xmm13, %xmm1
+	movdqa          %xmm12, %xmm11
+	movdqa          %xmm11, %xmm1
 	psrad           $31, %xmm1
 	pshufd          $147, %xmm1, %xmm1
 	pand            .Lxts_poly(%rip), %xmm1
-	paddq           %xmm13, %xmm13
-	pxor            %xmm1, %xmm13                   # T * x
+	paddq           %xmm11, %xmm11
+	pxor            %xmm1, %xmm11                   # T * x
 	add             $32, %rcx
 	add             $32, %rdx
 	sub             $32, %r8
@@ -4083,8 +4085,8 @@ aesgen_xts_encrypt_vperm_ssse3:
 #                      ROUNDS=rax, KEYEND=r10, TMPG=r11, FRAME=rbx, REM=rbp
 #                      PART=rsi (KEY2's register, once the tweak is made)
 # Registers (vector): B0S=xmm0, B0H=xmm1, B0L=xmm2, B0T=xmm3, B0U=xmm4, B1S=xmm5
-#                     B1H=xmm6, B1L=xmm7, B1T=xmm8, B1U=xmm9, MASK=xmm10, INV=xmm11
-#                     AK=xmm12, TW0=xmm13, TW1=xmm14, SBOX1IO=xmm15
+#                     B1H=xmm6, B1L=xmm7, B1T=xmm8, B1U=xmm9, MASK=xmm10, TW0=xmm11
+#                     TW1=xmm12, INV=xmm13, AK=xmm14, SBOX1IO=xmm15
 # Stack: FRAME = rsp rounded up to 16; round key m before the last at [FRAME + 224 - 16m],
 # the first at [FRAME], the input permutation at [FRAME + 240], a keystream block at [FRAME + 256].
 # The tweak key is transformed into the same frame first, for T = AES_K2(iv).
@@ -4310,10 +4312,11 @@ aesgen_xts_decrypt_vperm_ssse3:
 	pshufb          .Lvperm_shift_rows1(%rip), %xmm0
 	movdqa          %xmm0, 16(%rbx)
 .Lxts_dec_tweak_keys_done:
-# the nibble mask, 1/x and a/x of GF(2^4) (infinity, 0x80, at 0), for every round
+# the nibble mask and the tables that have a register (plan.table_registers): 1/x and
+# a/x of GF(2^4) (infinity, 0x80, at 0), the S-box output tables
 	movdqa          .Lvperm_low_nibbles(%rip), %xmm10
-	movdqa          .Lvperm_inverse(%rip), %xmm11
-	movdqa          .Lvperm_a_over(%rip), %xmm12
+	movdqa          .Lvperm_inverse(%rip), %xmm13
+	movdqa          .Lvperm_a_over(%rip), %xmm14
 	movdqa          .Lvperm_sbox1_io(%rip), %xmm15
 	movdqu          (%r9), %xmm0
 # AES on 1 block, interleaved: round 0, the middle rounds, the last round
@@ -4338,19 +4341,19 @@ aesgen_xts_decrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -4379,19 +4382,19 @@ aesgen_xts_decrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -4421,19 +4424,19 @@ aesgen_xts_decrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -4462,19 +4465,19 @@ aesgen_xts_decrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -4504,19 +4507,19 @@ aesgen_xts_decrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -4545,19 +4548,19 @@ aesgen_xts_decrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -4586,19 +4589,19 @@ aesgen_xts_decrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -4627,19 +4630,19 @@ aesgen_xts_decrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -4668,19 +4671,19 @@ aesgen_xts_decrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -4709,19 +4712,19 @@ aesgen_xts_decrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -4750,19 +4753,19 @@ aesgen_xts_decrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -4791,19 +4794,19 @@ aesgen_xts_decrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -4832,19 +4835,19 @@ aesgen_xts_decrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          %xmm15, %xmm0
@@ -4873,19 +4876,19 @@ aesgen_xts_decrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          .Lvperm_sbox0_io(%rip), %xmm0
@@ -4895,7 +4898,7 @@ aesgen_xts_decrypt_vperm_ssse3:
 	movdqa          224(%rbx), %xmm2
 	pxor            %xmm1, %xmm0                    # S-box, standard basis
 	pxor            %xmm2, %xmm0                    # + the last round key
-	movdqa          %xmm0, %xmm13
+	movdqa          %xmm0, %xmm11
 # the data key, equivalent inverse cipher schedule
 # ROUNDS = 10, 12 or 14; KEYEND = &rk[ROUNDS] of the schedule at rdi
 	mov             240(%rdi), %eax
@@ -5102,10 +5105,11 @@ aesgen_xts_decrypt_vperm_ssse3:
 	pshufb          .Lvperm_shift_rows3(%rip), %xmm0
 	movdqa          %xmm0, 16(%rbx)
 .Lxts_dec_data_keys_done:
-# the nibble mask, 1/x and a/x of GF(2^4) (infinity, 0x80, at 0), for every round
+# the nibble mask and the tables that have a register (plan.table_registers): 1/x and
+# a/x of GF(2^4) (infinity, 0x80, at 0), the S-box output tables
 	movdqa          .Lvperm_low_nibbles(%rip), %xmm10
-	movdqa          .Lvperm_inverse(%rip), %xmm11
-	movdqa          .Lvperm_a_over(%rip), %xmm12
+	movdqa          .Lvperm_inverse(%rip), %xmm13
+	movdqa          .Lvperm_a_over(%rip), %xmm14
 	movdqa          .Lvperm_sbox1_io(%rip), %xmm15
 # REM = len % 16; with stealing, the last full block is left to it
 	mov             %r8, %rbp
@@ -5124,7 +5128,7 @@ aesgen_xts_decrypt_vperm_ssse3:
 # the tweaks of these blocks: TW0 and TW0 * x^j
 # X = src ^ T
 	movdqu          (%rcx), %xmm0
-	pxor            %xmm13, %xmm0
+	pxor            %xmm11, %xmm0
 # AES decryption on 1 block, interleaved: round 0, the middle rounds, the last round
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1
@@ -5147,19 +5151,19 @@ aesgen_xts_decrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          .Lvperm_inv14_io(%rip), %xmm0
@@ -5198,19 +5202,19 @@ aesgen_xts_decrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          .Lvperm_inv14_io(%rip), %xmm0
@@ -5250,19 +5254,19 @@ aesgen_xts_decrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          .Lvperm_inv14_io(%rip), %xmm0
@@ -5301,19 +5305,19 @@ aesgen_xts_decrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          .Lvperm_inv14_io(%rip), %xmm0
@@ -5353,19 +5357,19 @@ aesgen_xts_decrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          .Lvperm_inv14_io(%rip), %xmm0
@@ -5404,19 +5408,19 @@ aesgen_xts_decrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          .Lvperm_inv14_io(%rip), %xmm0
@@ -5455,19 +5459,19 @@ aesgen_xts_decrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          .Lvperm_inv14_io(%rip), %xmm0
@@ -5506,19 +5510,19 @@ aesgen_xts_decrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          .Lvperm_inv14_io(%rip), %xmm0
@@ -5557,19 +5561,19 @@ aesgen_xts_decrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          .Lvperm_inv14_io(%rip), %xmm0
@@ -5608,19 +5612,19 @@ aesgen_xts_decrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          .Lvperm_inv14_io(%rip), %xmm0
@@ -5659,19 +5663,19 @@ aesgen_xts_decrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          .Lvperm_inv14_io(%rip), %xmm0
@@ -5710,19 +5714,19 @@ aesgen_xts_decrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          .Lvperm_inv14_io(%rip), %xmm0
@@ -5761,19 +5765,19 @@ aesgen_xts_decrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          .Lvperm_inv14_io(%rip), %xmm0
@@ -5812,19 +5816,19 @@ aesgen_xts_decrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          .Lvperm_inv0_io(%rip), %xmm0
@@ -5835,14 +5839,14 @@ aesgen_xts_decrypt_vperm_ssse3:
 	pxor            %xmm1, %xmm0                    # S-box, standard basis
 	pxor            %xmm2, %xmm0                    # + the last round key
 # dst = X ^ T; the next tweak
-	pxor            %xmm13, %xmm0
+	pxor            %xmm11, %xmm0
 	movdqu          %xmm0, (%rdx)
-	movdqa          %xmm13, %xmm1
+	movdqa          %xmm11, %xmm1
 	psrad           $31, %xmm1
 	pshufd          $147, %xmm1, %xmm1
 	pand            .Lxts_poly(%rip), %xmm1
-	paddq           %xmm13, %xmm13
-	pxor            %xmm1, %xmm13                   # T * x
+	paddq           %xmm11, %xmm11
+	pxor            %xmm1, %xmm11                   # T * x
 	add             $16, %rcx
 	add             $16, %rdx
 	sub             $16, %r8
@@ -5851,15 +5855,15 @@ aesgen_xts_decrypt_vperm_ssse3:
 	test            %rbp, %rbp
 	{disp32} jz     .Lxts_dec_done
 # ciphertext stealing: the last full block with T_m, into the scratch slot
-	movdqa          %xmm13, %xmm14
-	movdqa          %xmm14, %xmm1
+	movdqa          %xmm11, %xmm12
+	movdqa          %xmm12, %xmm1
 	psrad           $31, %xmm1
 	pshufd          $147, %xmm1, %xmm1
 	pand            .Lxts_poly(%rip), %xmm1
-	paddq           %xmm14, %xmm14
-	pxor            %xmm1, %xmm14                   # T * x
+	paddq           %xmm12, %xmm12
+	pxor            %xmm1, %xmm12                   # T * x
 	movdqu          (%rcx), %xmm0
-	pxor            %xmm14, %xmm0
+	pxor            %xmm12, %xmm0
 # AES decryption on 1 block, interleaved: round 0, the middle rounds, the last round
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1
@@ -5882,19 +5886,19 @@ aesgen_xts_decrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          .Lvperm_inv14_io(%rip), %xmm0
@@ -5933,19 +5937,19 @@ aesgen_xts_decrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          .Lvperm_inv14_io(%rip), %xmm0
@@ -5985,19 +5989,19 @@ aesgen_xts_decrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          .Lvperm_inv14_io(%rip), %xmm0
@@ -6036,19 +6040,19 @@ aesgen_xts_decrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          .Lvperm_inv14_io(%rip), %xmm0
@@ -6088,19 +6092,19 @@ aesgen_xts_decrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          .Lvperm_inv14_io(%rip), %xmm0
@@ -6139,19 +6143,19 @@ aesgen_xts_decrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          .Lvperm_inv14_io(%rip), %xmm0
@@ -6190,19 +6194,19 @@ aesgen_xts_decrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          .Lvperm_inv14_io(%rip), %xmm0
@@ -6241,19 +6245,19 @@ aesgen_xts_decrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          .Lvperm_inv14_io(%rip), %xmm0
@@ -6292,19 +6296,19 @@ aesgen_xts_decrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          .Lvperm_inv14_io(%rip), %xmm0
@@ -6343,19 +6347,19 @@ aesgen_xts_decrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          .Lvperm_inv14_io(%rip), %xmm0
@@ -6394,19 +6398,19 @@ aesgen_xts_decrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          .Lvperm_inv14_io(%rip), %xmm0
@@ -6445,19 +6449,19 @@ aesgen_xts_decrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          .Lvperm_inv14_io(%rip), %xmm0
@@ -6496,19 +6500,19 @@ aesgen_xts_decrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          .Lvperm_inv14_io(%rip), %xmm0
@@ -6547,19 +6551,19 @@ aesgen_xts_decrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          .Lvperm_inv0_io(%rip), %xmm0
@@ -6569,7 +6573,7 @@ aesgen_xts_decrypt_vperm_ssse3:
 	movdqa          224(%rbx), %xmm2
 	pxor            %xmm1, %xmm0                    # S-box, standard basis
 	pxor            %xmm2, %xmm0                    # + the last round key
-	pxor            %xmm14, %xmm0
+	pxor            %xmm12, %xmm0
 	movdqa          %xmm0, 256(%rbx)
 # its first r bytes become the final partial block; the r source bytes replace them
 	xor             %r11d, %r11d
@@ -6583,7 +6587,7 @@ aesgen_xts_decrypt_vperm_ssse3:
 	jb              .Lxts_dec_steal_byte
 # the combined block with T_{m-1} into the last full block's place
 	movdqa          256(%rbx), %xmm0
-	pxor            %xmm13, %xmm0
+	pxor            %xmm11, %xmm0
 # AES decryption on 1 block, interleaved: round 0, the middle rounds, the last round
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1
@@ -6606,19 +6610,19 @@ aesgen_xts_decrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          .Lvperm_inv14_io(%rip), %xmm0
@@ -6657,19 +6661,19 @@ aesgen_xts_decrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          .Lvperm_inv14_io(%rip), %xmm0
@@ -6709,19 +6713,19 @@ aesgen_xts_decrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          .Lvperm_inv14_io(%rip), %xmm0
@@ -6760,19 +6764,19 @@ aesgen_xts_decrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          .Lvperm_inv14_io(%rip), %xmm0
@@ -6812,19 +6816,19 @@ aesgen_xts_decrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          .Lvperm_inv14_io(%rip), %xmm0
@@ -6863,19 +6867,19 @@ aesgen_xts_decrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          .Lvperm_inv14_io(%rip), %xmm0
@@ -6914,19 +6918,19 @@ aesgen_xts_decrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          .Lvperm_inv14_io(%rip), %xmm0
@@ -6965,19 +6969,19 @@ aesgen_xts_decrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          .Lvperm_inv14_io(%rip), %xmm0
@@ -7016,19 +7020,19 @@ aesgen_xts_decrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          .Lvperm_inv14_io(%rip), %xmm0
@@ -7067,19 +7071,19 @@ aesgen_xts_decrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          .Lvperm_inv14_io(%rip), %xmm0
@@ -7118,19 +7122,19 @@ aesgen_xts_decrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          .Lvperm_inv14_io(%rip), %xmm0
@@ -7169,19 +7173,19 @@ aesgen_xts_decrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          .Lvperm_inv14_io(%rip), %xmm0
@@ -7220,19 +7224,19 @@ aesgen_xts_decrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          .Lvperm_inv14_io(%rip), %xmm0
@@ -7271,19 +7275,19 @@ aesgen_xts_decrypt_vperm_ssse3:
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
+	movdqa          %xmm14, %xmm3
 	pshufb          %xmm0, %xmm3                    # a/k
 	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
+	movdqa          %xmm13, %xmm2
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
+	movdqa          %xmm13, %xmm3
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
+	movdqa          %xmm13, %xmm4
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
 	movdqa          .Lvperm_inv0_io(%rip), %xmm0
@@ -7293,7 +7297,7 @@ aesgen_xts_decrypt_vperm_ssse3:
 	movdqa          224(%rbx), %xmm2
 	pxor            %xmm1, %xmm0                    # S-box, standard basis
 	pxor            %xmm2, %xmm0                    # + the last round key
-	pxor            %xmm13, %xmm0
+	pxor            %xmm11, %xmm0
 	movdqu          %xmm0, (%rdx)
 .Lxts_dec_done:
 # the transformed round keys and any keystream left on the stack: zeroed
@@ -7331,18 +7335,18 @@ aesgen_xts_decrypt_vperm_ssse3:
 # LLVM-MCA-BEGIN xts_dec_vperm_ssse3_main_loop
 # main loop: 2 blocks = 32 bytes per iteration, interleaved
 # the tweaks of these blocks: TW0 and TW0 * x^j
-	movdqa          %xmm13, %xmm14
-	movdqa          %xmm14, %xmm1
+	movdqa          %xmm11, %xmm12
+	movdqa          %xmm12, %xmm1
 	psrad           $31, %xmm1
 	pshufd          $147, %xmm1, %xmm1
 	pand            .Lxts_poly(%rip), %xmm1
-	paddq           %xmm14, %xmm14
-	pxor            %xmm1, %xmm14                   # T * x
+	paddq           %xmm12, %xmm12
+	pxor            %xmm1, %xmm12                   # T * x
 # X = src ^ T
 	movdqu          (%rcx), %xmm0
-	pxor            %xmm13, %xmm0
+	pxor            %xmm11, %xmm0
 	movdqu          16(%rcx), %xmm5
-	pxor            %xmm14, %xmm5
+	pxor            %xmm12, %xmm5
 # AES decryption on 2 blocks, interleaved: round 0, the middle rounds, the last round
 	movdqa          %xmm0, %xmm1
 	movdqa          %xmm5, %xmm6
@@ -7382,32 +7386,32 @@ aesgen_xts_decrypt_vperm_ssse3:
 	pand            %xmm10, %xmm6                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
 	pand            %xmm10, %xmm5                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
-	movdqa          %xmm12, %xmm8
+	movdqa          %xmm14, %xmm3
+	movdqa          %xmm14, %xmm8
 	pshufb          %xmm0, %xmm3                    # a/k
 	pshufb          %xmm5, %xmm8                    # a/k
 	pxor            %xmm1, %xmm0                    # j
 	pxor            %xmm6, %xmm5                    # j
-	movdqa          %xmm11, %xmm4
-	movdqa          %xmm11, %xmm9
+	movdqa          %xmm13, %xmm4
+	movdqa          %xmm13, %xmm9
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pshufb          %xmm6, %xmm9                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
 	pxor            %xmm8, %xmm9                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
-	movdqa          %xmm11, %xmm7
+	movdqa          %xmm13, %xmm2
+	movdqa          %xmm13, %xmm7
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pshufb          %xmm5, %xmm7                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
 	pxor            %xmm8, %xmm7                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
-	movdqa          %xmm11, %xmm8
+	movdqa          %xmm13, %xmm3
+	movdqa          %xmm13, %xmm8
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pshufb          %xmm9, %xmm8                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
 	pxor            %xmm5, %xmm8                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
-	movdqa          %xmm11, %xmm9
+	movdqa          %xmm13, %xmm4
+	movdqa          %xmm13, %xmm9
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
@@ -7483,32 +7487,32 @@ aesgen_xts_decrypt_vperm_ssse3:
 	pand            %xmm10, %xmm6                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
 	pand            %xmm10, %xmm5                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
-	movdqa          %xmm12, %xmm8
+	movdqa          %xmm14, %xmm3
+	movdqa          %xmm14, %xmm8
 	pshufb          %xmm0, %xmm3                    # a/k
 	pshufb          %xmm5, %xmm8                    # a/k
 	pxor            %xmm1, %xmm0                    # j
 	pxor            %xmm6, %xmm5                    # j
-	movdqa          %xmm11, %xmm4
-	movdqa          %xmm11, %xmm9
+	movdqa          %xmm13, %xmm4
+	movdqa          %xmm13, %xmm9
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pshufb          %xmm6, %xmm9                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
 	pxor            %xmm8, %xmm9                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
-	movdqa          %xmm11, %xmm7
+	movdqa          %xmm13, %xmm2
+	movdqa          %xmm13, %xmm7
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pshufb          %xmm5, %xmm7                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
 	pxor            %xmm8, %xmm7                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
-	movdqa          %xmm11, %xmm8
+	movdqa          %xmm13, %xmm3
+	movdqa          %xmm13, %xmm8
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pshufb          %xmm9, %xmm8                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
 	pxor            %xmm5, %xmm8                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
-	movdqa          %xmm11, %xmm9
+	movdqa          %xmm13, %xmm4
+	movdqa          %xmm13, %xmm9
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
@@ -7585,32 +7589,32 @@ aesgen_xts_decrypt_vperm_ssse3:
 	pand            %xmm10, %xmm6                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
 	pand            %xmm10, %xmm5                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
-	movdqa          %xmm12, %xmm8
+	movdqa          %xmm14, %xmm3
+	movdqa          %xmm14, %xmm8
 	pshufb          %xmm0, %xmm3                    # a/k
 	pshufb          %xmm5, %xmm8                    # a/k
 	pxor            %xmm1, %xmm0                    # j
 	pxor            %xmm6, %xmm5                    # j
-	movdqa          %xmm11, %xmm4
-	movdqa          %xmm11, %xmm9
+	movdqa          %xmm13, %xmm4
+	movdqa          %xmm13, %xmm9
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pshufb          %xmm6, %xmm9                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
 	pxor            %xmm8, %xmm9                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
-	movdqa          %xmm11, %xmm7
+	movdqa          %xmm13, %xmm2
+	movdqa          %xmm13, %xmm7
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pshufb          %xmm5, %xmm7                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
 	pxor            %xmm8, %xmm7                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
-	movdqa          %xmm11, %xmm8
+	movdqa          %xmm13, %xmm3
+	movdqa          %xmm13, %xmm8
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pshufb          %xmm9, %xmm8                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
 	pxor            %xmm5, %xmm8                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
-	movdqa          %xmm11, %xmm9
+	movdqa          %xmm13, %xmm4
+	movdqa          %xmm13, %xmm9
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
@@ -7686,32 +7690,32 @@ aesgen_xts_decrypt_vperm_ssse3:
 	pand            %xmm10, %xmm6                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
 	pand            %xmm10, %xmm5                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
-	movdqa          %xmm12, %xmm8
+	movdqa          %xmm14, %xmm3
+	movdqa          %xmm14, %xmm8
 	pshufb          %xmm0, %xmm3                    # a/k
 	pshufb          %xmm5, %xmm8                    # a/k
 	pxor            %xmm1, %xmm0                    # j
 	pxor            %xmm6, %xmm5                    # j
-	movdqa          %xmm11, %xmm4
-	movdqa          %xmm11, %xmm9
+	movdqa          %xmm13, %xmm4
+	movdqa          %xmm13, %xmm9
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pshufb          %xmm6, %xmm9                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
 	pxor            %xmm8, %xmm9                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
-	movdqa          %xmm11, %xmm7
+	movdqa          %xmm13, %xmm2
+	movdqa          %xmm13, %xmm7
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pshufb          %xmm5, %xmm7                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
 	pxor            %xmm8, %xmm7                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
-	movdqa          %xmm11, %xmm8
+	movdqa          %xmm13, %xmm3
+	movdqa          %xmm13, %xmm8
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pshufb          %xmm9, %xmm8                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
 	pxor            %xmm5, %xmm8                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
-	movdqa          %xmm11, %xmm9
+	movdqa          %xmm13, %xmm4
+	movdqa          %xmm13, %xmm9
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
@@ -7788,32 +7792,32 @@ aesgen_xts_decrypt_vperm_ssse3:
 	pand            %xmm10, %xmm6                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
 	pand            %xmm10, %xmm5                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
-	movdqa          %xmm12, %xmm8
+	movdqa          %xmm14, %xmm3
+	movdqa          %xmm14, %xmm8
 	pshufb          %xmm0, %xmm3                    # a/k
 	pshufb          %xmm5, %xmm8                    # a/k
 	pxor            %xmm1, %xmm0                    # j
 	pxor            %xmm6, %xmm5                    # j
-	movdqa          %xmm11, %xmm4
-	movdqa          %xmm11, %xmm9
+	movdqa          %xmm13, %xmm4
+	movdqa          %xmm13, %xmm9
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pshufb          %xmm6, %xmm9                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
 	pxor            %xmm8, %xmm9                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
-	movdqa          %xmm11, %xmm7
+	movdqa          %xmm13, %xmm2
+	movdqa          %xmm13, %xmm7
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pshufb          %xmm5, %xmm7                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
 	pxor            %xmm8, %xmm7                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
-	movdqa          %xmm11, %xmm8
+	movdqa          %xmm13, %xmm3
+	movdqa          %xmm13, %xmm8
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pshufb          %xmm9, %xmm8                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
 	pxor            %xmm5, %xmm8                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
-	movdqa          %xmm11, %xmm9
+	movdqa          %xmm13, %xmm4
+	movdqa          %xmm13, %xmm9
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
@@ -7889,32 +7893,32 @@ aesgen_xts_decrypt_vperm_ssse3:
 	pand            %xmm10, %xmm6                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
 	pand            %xmm10, %xmm5                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
-	movdqa          %xmm12, %xmm8
+	movdqa          %xmm14, %xmm3
+	movdqa          %xmm14, %xmm8
 	pshufb          %xmm0, %xmm3                    # a/k
 	pshufb          %xmm5, %xmm8                    # a/k
 	pxor            %xmm1, %xmm0                    # j
 	pxor            %xmm6, %xmm5                    # j
-	movdqa          %xmm11, %xmm4
-	movdqa          %xmm11, %xmm9
+	movdqa          %xmm13, %xmm4
+	movdqa          %xmm13, %xmm9
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pshufb          %xmm6, %xmm9                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
 	pxor            %xmm8, %xmm9                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
-	movdqa          %xmm11, %xmm7
+	movdqa          %xmm13, %xmm2
+	movdqa          %xmm13, %xmm7
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pshufb          %xmm5, %xmm7                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
 	pxor            %xmm8, %xmm7                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
-	movdqa          %xmm11, %xmm8
+	movdqa          %xmm13, %xmm3
+	movdqa          %xmm13, %xmm8
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pshufb          %xmm9, %xmm8                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
 	pxor            %xmm5, %xmm8                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
-	movdqa          %xmm11, %xmm9
+	movdqa          %xmm13, %xmm4
+	movdqa          %xmm13, %xmm9
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
@@ -7990,32 +7994,32 @@ aesgen_xts_decrypt_vperm_ssse3:
 	pand            %xmm10, %xmm6                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
 	pand            %xmm10, %xmm5                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
-	movdqa          %xmm12, %xmm8
+	movdqa          %xmm14, %xmm3
+	movdqa          %xmm14, %xmm8
 	pshufb          %xmm0, %xmm3                    # a/k
 	pshufb          %xmm5, %xmm8                    # a/k
 	pxor            %xmm1, %xmm0                    # j
 	pxor            %xmm6, %xmm5                    # j
-	movdqa          %xmm11, %xmm4
-	movdqa          %xmm11, %xmm9
+	movdqa          %xmm13, %xmm4
+	movdqa          %xmm13, %xmm9
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pshufb          %xmm6, %xmm9                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
 	pxor            %xmm8, %xmm9                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
-	movdqa          %xmm11, %xmm7
+	movdqa          %xmm13, %xmm2
+	movdqa          %xmm13, %xmm7
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pshufb          %xmm5, %xmm7                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
 	pxor            %xmm8, %xmm7                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
-	movdqa          %xmm11, %xmm8
+	movdqa          %xmm13, %xmm3
+	movdqa          %xmm13, %xmm8
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pshufb          %xmm9, %xmm8                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
 	pxor            %xmm5, %xmm8                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
-	movdqa          %xmm11, %xmm9
+	movdqa          %xmm13, %xmm4
+	movdqa          %xmm13, %xmm9
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
@@ -8091,32 +8095,32 @@ aesgen_xts_decrypt_vperm_ssse3:
 	pand            %xmm10, %xmm6                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
 	pand            %xmm10, %xmm5                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
-	movdqa          %xmm12, %xmm8
+	movdqa          %xmm14, %xmm3
+	movdqa          %xmm14, %xmm8
 	pshufb          %xmm0, %xmm3                    # a/k
 	pshufb          %xmm5, %xmm8                    # a/k
 	pxor            %xmm1, %xmm0                    # j
 	pxor            %xmm6, %xmm5                    # j
-	movdqa          %xmm11, %xmm4
-	movdqa          %xmm11, %xmm9
+	movdqa          %xmm13, %xmm4
+	movdqa          %xmm13, %xmm9
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pshufb          %xmm6, %xmm9                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
 	pxor            %xmm8, %xmm9                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
-	movdqa          %xmm11, %xmm7
+	movdqa          %xmm13, %xmm2
+	movdqa          %xmm13, %xmm7
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pshufb          %xmm5, %xmm7                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
 	pxor            %xmm8, %xmm7                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
-	movdqa          %xmm11, %xmm8
+	movdqa          %xmm13, %xmm3
+	movdqa          %xmm13, %xmm8
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pshufb          %xmm9, %xmm8                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
 	pxor            %xmm5, %xmm8                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
-	movdqa          %xmm11, %xmm9
+	movdqa          %xmm13, %xmm4
+	movdqa          %xmm13, %xmm9
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
@@ -8192,32 +8196,32 @@ aesgen_xts_decrypt_vperm_ssse3:
 	pand            %xmm10, %xmm6                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
 	pand            %xmm10, %xmm5                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
-	movdqa          %xmm12, %xmm8
+	movdqa          %xmm14, %xmm3
+	movdqa          %xmm14, %xmm8
 	pshufb          %xmm0, %xmm3                    # a/k
 	pshufb          %xmm5, %xmm8                    # a/k
 	pxor            %xmm1, %xmm0                    # j
 	pxor            %xmm6, %xmm5                    # j
-	movdqa          %xmm11, %xmm4
-	movdqa          %xmm11, %xmm9
+	movdqa          %xmm13, %xmm4
+	movdqa          %xmm13, %xmm9
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pshufb          %xmm6, %xmm9                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
 	pxor            %xmm8, %xmm9                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
-	movdqa          %xmm11, %xmm7
+	movdqa          %xmm13, %xmm2
+	movdqa          %xmm13, %xmm7
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pshufb          %xmm5, %xmm7                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
 	pxor            %xmm8, %xmm7                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
-	movdqa          %xmm11, %xmm8
+	movdqa          %xmm13, %xmm3
+	movdqa          %xmm13, %xmm8
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pshufb          %xmm9, %xmm8                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
 	pxor            %xmm5, %xmm8                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
-	movdqa          %xmm11, %xmm9
+	movdqa          %xmm13, %xmm4
+	movdqa          %xmm13, %xmm9
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
@@ -8293,32 +8297,32 @@ aesgen_xts_decrypt_vperm_ssse3:
 	pand            %xmm10, %xmm6                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
 	pand            %xmm10, %xmm5                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
-	movdqa          %xmm12, %xmm8
+	movdqa          %xmm14, %xmm3
+	movdqa          %xmm14, %xmm8
 	pshufb          %xmm0, %xmm3                    # a/k
 	pshufb          %xmm5, %xmm8                    # a/k
 	pxor            %xmm1, %xmm0                    # j
 	pxor            %xmm6, %xmm5                    # j
-	movdqa          %xmm11, %xmm4
-	movdqa          %xmm11, %xmm9
+	movdqa          %xmm13, %xmm4
+	movdqa          %xmm13, %xmm9
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pshufb          %xmm6, %xmm9                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
 	pxor            %xmm8, %xmm9                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
-	movdqa          %xmm11, %xmm7
+	movdqa          %xmm13, %xmm2
+	movdqa          %xmm13, %xmm7
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pshufb          %xmm5, %xmm7                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
 	pxor            %xmm8, %xmm7                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
-	movdqa          %xmm11, %xmm8
+	movdqa          %xmm13, %xmm3
+	movdqa          %xmm13, %xmm8
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pshufb          %xmm9, %xmm8                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
 	pxor            %xmm5, %xmm8                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
-	movdqa          %xmm11, %xmm9
+	movdqa          %xmm13, %xmm4
+	movdqa          %xmm13, %xmm9
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
@@ -8394,32 +8398,32 @@ aesgen_xts_decrypt_vperm_ssse3:
 	pand            %xmm10, %xmm6                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
 	pand            %xmm10, %xmm5                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
-	movdqa          %xmm12, %xmm8
+	movdqa          %xmm14, %xmm3
+	movdqa          %xmm14, %xmm8
 	pshufb          %xmm0, %xmm3                    # a/k
 	pshufb          %xmm5, %xmm8                    # a/k
 	pxor            %xmm1, %xmm0                    # j
 	pxor            %xmm6, %xmm5                    # j
-	movdqa          %xmm11, %xmm4
-	movdqa          %xmm11, %xmm9
+	movdqa          %xmm13, %xmm4
+	movdqa          %xmm13, %xmm9
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pshufb          %xmm6, %xmm9                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
 	pxor            %xmm8, %xmm9                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
-	movdqa          %xmm11, %xmm7
+	movdqa          %xmm13, %xmm2
+	movdqa          %xmm13, %xmm7
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pshufb          %xmm5, %xmm7                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
 	pxor            %xmm8, %xmm7                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
-	movdqa          %xmm11, %xmm8
+	movdqa          %xmm13, %xmm3
+	movdqa          %xmm13, %xmm8
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pshufb          %xmm9, %xmm8                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
 	pxor            %xmm5, %xmm8                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
-	movdqa          %xmm11, %xmm9
+	movdqa          %xmm13, %xmm4
+	movdqa          %xmm13, %xmm9
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
@@ -8495,32 +8499,32 @@ aesgen_xts_decrypt_vperm_ssse3:
 	pand            %xmm10, %xmm6                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
 	pand            %xmm10, %xmm5                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
-	movdqa          %xmm12, %xmm8
+	movdqa          %xmm14, %xmm3
+	movdqa          %xmm14, %xmm8
 	pshufb          %xmm0, %xmm3                    # a/k
 	pshufb          %xmm5, %xmm8                    # a/k
 	pxor            %xmm1, %xmm0                    # j
 	pxor            %xmm6, %xmm5                    # j
-	movdqa          %xmm11, %xmm4
-	movdqa          %xmm11, %xmm9
+	movdqa          %xmm13, %xmm4
+	movdqa          %xmm13, %xmm9
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pshufb          %xmm6, %xmm9                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
 	pxor            %xmm8, %xmm9                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
-	movdqa          %xmm11, %xmm7
+	movdqa          %xmm13, %xmm2
+	movdqa          %xmm13, %xmm7
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pshufb          %xmm5, %xmm7                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
 	pxor            %xmm8, %xmm7                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
-	movdqa          %xmm11, %xmm8
+	movdqa          %xmm13, %xmm3
+	movdqa          %xmm13, %xmm8
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pshufb          %xmm9, %xmm8                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
 	pxor            %xmm5, %xmm8                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
-	movdqa          %xmm11, %xmm9
+	movdqa          %xmm13, %xmm4
+	movdqa          %xmm13, %xmm9
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
@@ -8596,32 +8600,32 @@ aesgen_xts_decrypt_vperm_ssse3:
 	pand            %xmm10, %xmm6                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
 	pand            %xmm10, %xmm5                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
-	movdqa          %xmm12, %xmm8
+	movdqa          %xmm14, %xmm3
+	movdqa          %xmm14, %xmm8
 	pshufb          %xmm0, %xmm3                    # a/k
 	pshufb          %xmm5, %xmm8                    # a/k
 	pxor            %xmm1, %xmm0                    # j
 	pxor            %xmm6, %xmm5                    # j
-	movdqa          %xmm11, %xmm4
-	movdqa          %xmm11, %xmm9
+	movdqa          %xmm13, %xmm4
+	movdqa          %xmm13, %xmm9
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pshufb          %xmm6, %xmm9                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
 	pxor            %xmm8, %xmm9                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
-	movdqa          %xmm11, %xmm7
+	movdqa          %xmm13, %xmm2
+	movdqa          %xmm13, %xmm7
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pshufb          %xmm5, %xmm7                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
 	pxor            %xmm8, %xmm7                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
-	movdqa          %xmm11, %xmm8
+	movdqa          %xmm13, %xmm3
+	movdqa          %xmm13, %xmm8
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pshufb          %xmm9, %xmm8                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
 	pxor            %xmm5, %xmm8                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
-	movdqa          %xmm11, %xmm9
+	movdqa          %xmm13, %xmm4
+	movdqa          %xmm13, %xmm9
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
@@ -8697,32 +8701,32 @@ aesgen_xts_decrypt_vperm_ssse3:
 	pand            %xmm10, %xmm6                   # i: high nibbles
 	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
 	pand            %xmm10, %xmm5                   # k = i + j: low nibbles
-	movdqa          %xmm12, %xmm3
-	movdqa          %xmm12, %xmm8
+	movdqa          %xmm14, %xmm3
+	movdqa          %xmm14, %xmm8
 	pshufb          %xmm0, %xmm3                    # a/k
 	pshufb          %xmm5, %xmm8                    # a/k
 	pxor            %xmm1, %xmm0                    # j
 	pxor            %xmm6, %xmm5                    # j
-	movdqa          %xmm11, %xmm4
-	movdqa          %xmm11, %xmm9
+	movdqa          %xmm13, %xmm4
+	movdqa          %xmm13, %xmm9
 	pshufb          %xmm1, %xmm4                    # 1/i
 	pshufb          %xmm6, %xmm9                    # 1/i
 	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
 	pxor            %xmm8, %xmm9                    # u = 1/i + a/k
-	movdqa          %xmm11, %xmm2
-	movdqa          %xmm11, %xmm7
+	movdqa          %xmm13, %xmm2
+	movdqa          %xmm13, %xmm7
 	pshufb          %xmm0, %xmm2                    # 1/j
 	pshufb          %xmm5, %xmm7                    # 1/j
 	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
 	pxor            %xmm8, %xmm7                    # w = 1/j + a/k
-	movdqa          %xmm11, %xmm3
-	movdqa          %xmm11, %xmm8
+	movdqa          %xmm13, %xmm3
+	movdqa          %xmm13, %xmm8
 	pshufb          %xmm4, %xmm3                    # 1/u
 	pshufb          %xmm9, %xmm8                    # 1/u
 	pxor            %xmm0, %xmm3                    # io = 1/u + j
 	pxor            %xmm5, %xmm8                    # io = 1/u + j
-	movdqa          %xmm11, %xmm4
-	movdqa          %xmm11, %xmm9
+	movdqa          %xmm13, %xmm4
+	movdqa          %xmm13, %xmm9
 	pshufb          %xmm2, %xmm4                    # 1/w
 	pshufb          %xmm7, %xmm9                    # 1/w
 	pxor            %xmm1, %xmm4                    # jo = 1/w + i
@@ -8742,17 +8746,17 @@ aesgen_xts_decrypt_vperm_ssse3:
 	pxor            %xmm2, %xmm0                    # + the last round key
 	pxor            %xmm7, %xmm5                    # + the last round key
 # dst = X ^ T; the next tweak
-	pxor            %xmm13, %xmm0
+	pxor            %xmm11, %xmm0
 	movdqu          %xmm0, (%rdx)
-	pxor            %xmm14, %xmm5
+	pxor            %xmm12, %xmm5
 	movdqu          %xmm5, 16(%rdx)
-	movdqa          %xmm14, %xmm13
-	movdqa          %xmm13, %xmm1
+	movdqa          %xmm12, %xmm11
+	movdqa          %xmm11, %xmm1
 	psrad           $31, %xmm1
 	pshufd          $147, %xmm1, %xmm1
 	pand            .Lxts_poly(%rip), %xmm1
-	paddq           %xmm13, %xmm13
-	pxor            %xmm1, %xmm13                   # T * x
+	paddq           %xmm11, %xmm11
+	pxor            %xmm1, %xmm11                   # T * x
 	add             $32, %rcx
 	add             $32, %rdx
 	sub             $32, %r8

@@ -34,8 +34,8 @@
 ;                      ROUNDS=rax, KEYEND=r10, TMPG=r11, FRAME=rbx, REM=rbp
 ;                      PART=rsi (KEY2's register, once the tweak is made)
 ; Registers (vector): B0S=xmm0, B0H=xmm1, B0L=xmm2, B0T=xmm3, B0U=xmm4, B1S=xmm5
-;                     B1H=xmm6, B1L=xmm7, B1T=xmm8, B1U=xmm9, MASK=xmm10, INV=xmm11
-;                     AK=xmm12, TW0=xmm13, TW1=xmm14, SBOX1IO=xmm15
+;                     B1H=xmm6, B1L=xmm7, B1T=xmm8, B1U=xmm9, MASK=xmm10, TW0=xmm11
+;                     TW1=xmm12, INV=xmm13, AK=xmm14, SBOX1IO=xmm15
 ; Stack: FRAME = rsp rounded up to 16; round key m before the last at [FRAME + 224 - 16m],
 ; the first at [FRAME], the input permutation at [FRAME + 240], a keystream block at [FRAME + 256].
 ; The tweak key is transformed into the same frame first, for T = AES_K2(iv).
@@ -253,10 +253,11 @@ L.xts_enc_tweak_first_key_permutation:
 	pshufb          xmm0, oword [rel L.vperm_shift_rows1]
 	movdqa          oword [rbx + 16], xmm0
 L.xts_enc_tweak_keys_done:
-; the nibble mask, 1/x and a/x of GF(2^4) (infinity, 0x80, at 0), for every round
+; the nibble mask and the tables that have a register (plan.table_registers): 1/x and
+; a/x of GF(2^4) (infinity, 0x80, at 0), the S-box output tables
 	movdqa          xmm10, oword [rel L.vperm_low_nibbles]
-	movdqa          xmm11, oword [rel L.vperm_inverse]
-	movdqa          xmm12, oword [rel L.vperm_a_over]
+	movdqa          xmm13, oword [rel L.vperm_inverse]
+	movdqa          xmm14, oword [rel L.vperm_a_over]
 	movdqa          xmm15, oword [rel L.vperm_sbox1_io]
 	movdqu          xmm0, oword [r9]
 ; AES on 1 block, interleaved: round 0, the middle rounds, the last round
@@ -281,19 +282,19 @@ L.xts_enc_tweak_keys_done:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -322,19 +323,19 @@ L.xts_enc_tweak_keys_done:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -364,19 +365,19 @@ L.xts_enc_tweak_aes192:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -405,19 +406,19 @@ L.xts_enc_tweak_aes192:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -447,19 +448,19 @@ L.xts_enc_tweak_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -488,19 +489,19 @@ L.xts_enc_tweak_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -529,19 +530,19 @@ L.xts_enc_tweak_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -570,19 +571,19 @@ L.xts_enc_tweak_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -611,19 +612,19 @@ L.xts_enc_tweak_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -652,19 +653,19 @@ L.xts_enc_tweak_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -693,19 +694,19 @@ L.xts_enc_tweak_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -734,19 +735,19 @@ L.xts_enc_tweak_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -775,19 +776,19 @@ L.xts_enc_tweak_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -816,19 +817,19 @@ L.xts_enc_tweak_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, oword [rel L.vperm_sbox0_io]
@@ -838,7 +839,7 @@ L.xts_enc_tweak_aes128:
 	movdqa          xmm2, oword [rbx + 224]
 	pxor            xmm0, xmm1                      ; S-box, standard basis
 	pxor            xmm0, xmm2                      ; + the last round key
-	movdqa          xmm13, xmm0
+	movdqa          xmm11, xmm0
 ; the data key, encryption schedule
 ; ROUNDS = 10, 12 or 14; KEYEND = &rk[ROUNDS] of the schedule at rdi
 	mov             eax, dword [rdi + 240]
@@ -1045,10 +1046,11 @@ L.xts_enc_data_first_key_permutation:
 	pshufb          xmm0, oword [rel L.vperm_shift_rows1]
 	movdqa          oword [rbx + 16], xmm0
 L.xts_enc_data_keys_done:
-; the nibble mask, 1/x and a/x of GF(2^4) (infinity, 0x80, at 0), for every round
+; the nibble mask and the tables that have a register (plan.table_registers): 1/x and
+; a/x of GF(2^4) (infinity, 0x80, at 0), the S-box output tables
 	movdqa          xmm10, oword [rel L.vperm_low_nibbles]
-	movdqa          xmm11, oword [rel L.vperm_inverse]
-	movdqa          xmm12, oword [rel L.vperm_a_over]
+	movdqa          xmm13, oword [rel L.vperm_inverse]
+	movdqa          xmm14, oword [rel L.vperm_a_over]
 	movdqa          xmm15, oword [rel L.vperm_sbox1_io]
 ; REM = len % 16; with stealing, the last full block is left to it
 	mov             rbp, r8
@@ -1067,7 +1069,7 @@ L.xts_enc_single:
 ; the tweaks of these blocks: TW0 and TW0 * x^j
 ; X = src ^ T
 	movdqu          xmm0, oword [rcx]
-	pxor            xmm0, xmm13
+	pxor            xmm0, xmm11
 ; AES on 1 block, interleaved: round 0, the middle rounds, the last round
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
@@ -1090,19 +1092,19 @@ L.xts_enc_single:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -1131,19 +1133,19 @@ L.xts_enc_single:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -1173,19 +1175,19 @@ L.xts_enc_single_aes192:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -1214,19 +1216,19 @@ L.xts_enc_single_aes192:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -1256,19 +1258,19 @@ L.xts_enc_single_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -1297,19 +1299,19 @@ L.xts_enc_single_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -1338,19 +1340,19 @@ L.xts_enc_single_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -1379,19 +1381,19 @@ L.xts_enc_single_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -1420,19 +1422,19 @@ L.xts_enc_single_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -1461,19 +1463,19 @@ L.xts_enc_single_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -1502,19 +1504,19 @@ L.xts_enc_single_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -1543,19 +1545,19 @@ L.xts_enc_single_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -1584,19 +1586,19 @@ L.xts_enc_single_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -1625,19 +1627,19 @@ L.xts_enc_single_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, oword [rel L.vperm_sbox0_io]
@@ -1648,14 +1650,14 @@ L.xts_enc_single_aes128:
 	pxor            xmm0, xmm1                      ; S-box, standard basis
 	pxor            xmm0, xmm2                      ; + the last round key
 ; dst = X ^ T; the next tweak
-	pxor            xmm0, xmm13
+	pxor            xmm0, xmm11
 	movdqu          oword [rdx], xmm0
-	movdqa          xmm1, xmm13
+	movdqa          xmm1, xmm11
 	psrad           xmm1, 31
 	pshufd          xmm1, xmm1, 147
 	pand            xmm1, oword [rel L.xts_poly]
-	paddq           xmm13, xmm13
-	pxor            xmm13, xmm1                     ; T * x
+	paddq           xmm11, xmm11
+	pxor            xmm11, xmm1                     ; T * x
 	add             rcx, 16
 	add             rdx, 16
 	sub             r8, 16
@@ -1665,7 +1667,7 @@ L.xts_enc_tail:
 	jz              near L.xts_enc_done
 ; ciphertext stealing: the last full block with T_{m-1}, into the scratch slot
 	movdqu          xmm0, oword [rcx]
-	pxor            xmm0, xmm13
+	pxor            xmm0, xmm11
 ; AES on 1 block, interleaved: round 0, the middle rounds, the last round
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
@@ -1688,19 +1690,19 @@ L.xts_enc_tail:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -1729,19 +1731,19 @@ L.xts_enc_tail:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -1771,19 +1773,19 @@ L.xts_enc_steal1_aes192:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -1812,19 +1814,19 @@ L.xts_enc_steal1_aes192:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -1854,19 +1856,19 @@ L.xts_enc_steal1_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -1895,19 +1897,19 @@ L.xts_enc_steal1_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -1936,19 +1938,19 @@ L.xts_enc_steal1_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -1977,19 +1979,19 @@ L.xts_enc_steal1_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -2018,19 +2020,19 @@ L.xts_enc_steal1_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -2059,19 +2061,19 @@ L.xts_enc_steal1_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -2100,19 +2102,19 @@ L.xts_enc_steal1_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -2141,19 +2143,19 @@ L.xts_enc_steal1_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -2182,19 +2184,19 @@ L.xts_enc_steal1_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -2223,19 +2225,19 @@ L.xts_enc_steal1_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, oword [rel L.vperm_sbox0_io]
@@ -2245,7 +2247,7 @@ L.xts_enc_steal1_aes128:
 	movdqa          xmm2, oword [rbx + 224]
 	pxor            xmm0, xmm1                      ; S-box, standard basis
 	pxor            xmm0, xmm2                      ; + the last round key
-	pxor            xmm0, xmm13
+	pxor            xmm0, xmm11
 	movdqa          oword [rbx + 256], xmm0
 ; its first r bytes become the final partial block; the r source bytes replace them
 	xor             r11d, r11d
@@ -2258,14 +2260,14 @@ L.xts_enc_steal_byte:
 	cmp             r11, rbp
 	jb              L.xts_enc_steal_byte
 ; the combined block with T_m into the last full block's place
-	movdqa          xmm1, xmm13
+	movdqa          xmm1, xmm11
 	psrad           xmm1, 31
 	pshufd          xmm1, xmm1, 147
 	pand            xmm1, oword [rel L.xts_poly]
-	paddq           xmm13, xmm13
-	pxor            xmm13, xmm1                     ; T * x
+	paddq           xmm11, xmm11
+	pxor            xmm11, xmm1                     ; T * x
 	movdqa          xmm0, oword [rbx + 256]
-	pxor            xmm0, xmm13
+	pxor            xmm0, xmm11
 ; AES on 1 block, interleaved: round 0, the middle rounds, the last round
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
@@ -2288,19 +2290,19 @@ L.xts_enc_steal_byte:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -2329,19 +2331,19 @@ L.xts_enc_steal_byte:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -2371,19 +2373,19 @@ L.xts_enc_steal2_aes192:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -2412,19 +2414,19 @@ L.xts_enc_steal2_aes192:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -2454,19 +2456,19 @@ L.xts_enc_steal2_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -2495,19 +2497,19 @@ L.xts_enc_steal2_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -2536,19 +2538,19 @@ L.xts_enc_steal2_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -2577,19 +2579,19 @@ L.xts_enc_steal2_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -2618,19 +2620,19 @@ L.xts_enc_steal2_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -2659,19 +2661,19 @@ L.xts_enc_steal2_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -2700,19 +2702,19 @@ L.xts_enc_steal2_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -2741,19 +2743,19 @@ L.xts_enc_steal2_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -2782,19 +2784,19 @@ L.xts_enc_steal2_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -2823,19 +2825,19 @@ L.xts_enc_steal2_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, oword [rel L.vperm_sbox0_io]
@@ -2845,7 +2847,7 @@ L.xts_enc_steal2_aes128:
 	movdqa          xmm2, oword [rbx + 224]
 	pxor            xmm0, xmm1                      ; S-box, standard basis
 	pxor            xmm0, xmm2                      ; + the last round key
-	pxor            xmm0, xmm13
+	pxor            xmm0, xmm11
 	movdqu          oword [rdx], xmm0
 L.xts_enc_done:
 ; the transformed round keys and any keystream left on the stack: zeroed
@@ -2878,18 +2880,18 @@ L.xts_enc_main_loop:
 ; LLVM-MCA-BEGIN xts_enc_vperm_ssse3_main_loop
 ; main loop: 2 blocks = 32 bytes per iteration, interleaved
 ; the tweaks of these blocks: TW0 and TW0 * x^j
-	movdqa          xmm14, xmm13
-	movdqa          xmm1, xmm14
+	movdqa          xmm12, xmm11
+	movdqa          xmm1, xmm12
 	psrad           xmm1, 31
 	pshufd          xmm1, xmm1, 147
 	pand            xmm1, oword [rel L.xts_poly]
-	paddq           xmm14, xmm14
-	pxor            xmm14, xmm1                     ; T * x
+	paddq           xmm12, xmm12
+	pxor            xmm12, xmm1                     ; T * x
 ; X = src ^ T
 	movdqu          xmm0, oword [rcx]
-	pxor            xmm0, xmm13
+	pxor            xmm0, xmm11
 	movdqu          xmm5, oword [rcx + 16]
-	pxor            xmm5, xmm14
+	pxor            xmm5, xmm12
 ; AES on 2 blocks, interleaved: round 0, the middle rounds, the last round
 	movdqa          xmm1, xmm0
 	movdqa          xmm6, xmm5
@@ -2929,32 +2931,32 @@ L.xts_enc_main_loop:
 	pand            xmm6, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
 	pand            xmm5, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
-	movdqa          xmm8, xmm12
+	movdqa          xmm3, xmm14
+	movdqa          xmm8, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pshufb          xmm8, xmm5                      ; a/k
 	pxor            xmm0, xmm1                      ; j
 	pxor            xmm5, xmm6                      ; j
-	movdqa          xmm4, xmm11
-	movdqa          xmm9, xmm11
+	movdqa          xmm4, xmm13
+	movdqa          xmm9, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pshufb          xmm9, xmm6                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
 	pxor            xmm9, xmm8                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
-	movdqa          xmm7, xmm11
+	movdqa          xmm2, xmm13
+	movdqa          xmm7, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pshufb          xmm7, xmm5                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
 	pxor            xmm7, xmm8                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
-	movdqa          xmm8, xmm11
+	movdqa          xmm3, xmm13
+	movdqa          xmm8, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pshufb          xmm8, xmm9                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
 	pxor            xmm8, xmm5                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
-	movdqa          xmm9, xmm11
+	movdqa          xmm4, xmm13
+	movdqa          xmm9, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
@@ -3010,32 +3012,32 @@ L.xts_enc_main_loop:
 	pand            xmm6, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
 	pand            xmm5, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
-	movdqa          xmm8, xmm12
+	movdqa          xmm3, xmm14
+	movdqa          xmm8, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pshufb          xmm8, xmm5                      ; a/k
 	pxor            xmm0, xmm1                      ; j
 	pxor            xmm5, xmm6                      ; j
-	movdqa          xmm4, xmm11
-	movdqa          xmm9, xmm11
+	movdqa          xmm4, xmm13
+	movdqa          xmm9, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pshufb          xmm9, xmm6                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
 	pxor            xmm9, xmm8                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
-	movdqa          xmm7, xmm11
+	movdqa          xmm2, xmm13
+	movdqa          xmm7, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pshufb          xmm7, xmm5                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
 	pxor            xmm7, xmm8                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
-	movdqa          xmm8, xmm11
+	movdqa          xmm3, xmm13
+	movdqa          xmm8, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pshufb          xmm8, xmm9                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
 	pxor            xmm8, xmm5                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
-	movdqa          xmm9, xmm11
+	movdqa          xmm4, xmm13
+	movdqa          xmm9, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
@@ -3092,32 +3094,32 @@ L.xts_enc_main_aes192:
 	pand            xmm6, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
 	pand            xmm5, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
-	movdqa          xmm8, xmm12
+	movdqa          xmm3, xmm14
+	movdqa          xmm8, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pshufb          xmm8, xmm5                      ; a/k
 	pxor            xmm0, xmm1                      ; j
 	pxor            xmm5, xmm6                      ; j
-	movdqa          xmm4, xmm11
-	movdqa          xmm9, xmm11
+	movdqa          xmm4, xmm13
+	movdqa          xmm9, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pshufb          xmm9, xmm6                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
 	pxor            xmm9, xmm8                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
-	movdqa          xmm7, xmm11
+	movdqa          xmm2, xmm13
+	movdqa          xmm7, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pshufb          xmm7, xmm5                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
 	pxor            xmm7, xmm8                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
-	movdqa          xmm8, xmm11
+	movdqa          xmm3, xmm13
+	movdqa          xmm8, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pshufb          xmm8, xmm9                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
 	pxor            xmm8, xmm5                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
-	movdqa          xmm9, xmm11
+	movdqa          xmm4, xmm13
+	movdqa          xmm9, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
@@ -3173,32 +3175,32 @@ L.xts_enc_main_aes192:
 	pand            xmm6, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
 	pand            xmm5, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
-	movdqa          xmm8, xmm12
+	movdqa          xmm3, xmm14
+	movdqa          xmm8, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pshufb          xmm8, xmm5                      ; a/k
 	pxor            xmm0, xmm1                      ; j
 	pxor            xmm5, xmm6                      ; j
-	movdqa          xmm4, xmm11
-	movdqa          xmm9, xmm11
+	movdqa          xmm4, xmm13
+	movdqa          xmm9, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pshufb          xmm9, xmm6                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
 	pxor            xmm9, xmm8                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
-	movdqa          xmm7, xmm11
+	movdqa          xmm2, xmm13
+	movdqa          xmm7, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pshufb          xmm7, xmm5                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
 	pxor            xmm7, xmm8                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
-	movdqa          xmm8, xmm11
+	movdqa          xmm3, xmm13
+	movdqa          xmm8, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pshufb          xmm8, xmm9                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
 	pxor            xmm8, xmm5                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
-	movdqa          xmm9, xmm11
+	movdqa          xmm4, xmm13
+	movdqa          xmm9, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
@@ -3255,32 +3257,32 @@ L.xts_enc_main_aes128:
 	pand            xmm6, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
 	pand            xmm5, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
-	movdqa          xmm8, xmm12
+	movdqa          xmm3, xmm14
+	movdqa          xmm8, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pshufb          xmm8, xmm5                      ; a/k
 	pxor            xmm0, xmm1                      ; j
 	pxor            xmm5, xmm6                      ; j
-	movdqa          xmm4, xmm11
-	movdqa          xmm9, xmm11
+	movdqa          xmm4, xmm13
+	movdqa          xmm9, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pshufb          xmm9, xmm6                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
 	pxor            xmm9, xmm8                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
-	movdqa          xmm7, xmm11
+	movdqa          xmm2, xmm13
+	movdqa          xmm7, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pshufb          xmm7, xmm5                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
 	pxor            xmm7, xmm8                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
-	movdqa          xmm8, xmm11
+	movdqa          xmm3, xmm13
+	movdqa          xmm8, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pshufb          xmm8, xmm9                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
 	pxor            xmm8, xmm5                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
-	movdqa          xmm9, xmm11
+	movdqa          xmm4, xmm13
+	movdqa          xmm9, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
@@ -3336,32 +3338,32 @@ L.xts_enc_main_aes128:
 	pand            xmm6, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
 	pand            xmm5, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
-	movdqa          xmm8, xmm12
+	movdqa          xmm3, xmm14
+	movdqa          xmm8, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pshufb          xmm8, xmm5                      ; a/k
 	pxor            xmm0, xmm1                      ; j
 	pxor            xmm5, xmm6                      ; j
-	movdqa          xmm4, xmm11
-	movdqa          xmm9, xmm11
+	movdqa          xmm4, xmm13
+	movdqa          xmm9, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pshufb          xmm9, xmm6                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
 	pxor            xmm9, xmm8                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
-	movdqa          xmm7, xmm11
+	movdqa          xmm2, xmm13
+	movdqa          xmm7, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pshufb          xmm7, xmm5                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
 	pxor            xmm7, xmm8                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
-	movdqa          xmm8, xmm11
+	movdqa          xmm3, xmm13
+	movdqa          xmm8, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pshufb          xmm8, xmm9                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
 	pxor            xmm8, xmm5                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
-	movdqa          xmm9, xmm11
+	movdqa          xmm4, xmm13
+	movdqa          xmm9, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
@@ -3417,32 +3419,32 @@ L.xts_enc_main_aes128:
 	pand            xmm6, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
 	pand            xmm5, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
-	movdqa          xmm8, xmm12
+	movdqa          xmm3, xmm14
+	movdqa          xmm8, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pshufb          xmm8, xmm5                      ; a/k
 	pxor            xmm0, xmm1                      ; j
 	pxor            xmm5, xmm6                      ; j
-	movdqa          xmm4, xmm11
-	movdqa          xmm9, xmm11
+	movdqa          xmm4, xmm13
+	movdqa          xmm9, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pshufb          xmm9, xmm6                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
 	pxor            xmm9, xmm8                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
-	movdqa          xmm7, xmm11
+	movdqa          xmm2, xmm13
+	movdqa          xmm7, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pshufb          xmm7, xmm5                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
 	pxor            xmm7, xmm8                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
-	movdqa          xmm8, xmm11
+	movdqa          xmm3, xmm13
+	movdqa          xmm8, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pshufb          xmm8, xmm9                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
 	pxor            xmm8, xmm5                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
-	movdqa          xmm9, xmm11
+	movdqa          xmm4, xmm13
+	movdqa          xmm9, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
@@ -3498,32 +3500,32 @@ L.xts_enc_main_aes128:
 	pand            xmm6, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
 	pand            xmm5, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
-	movdqa          xmm8, xmm12
+	movdqa          xmm3, xmm14
+	movdqa          xmm8, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pshufb          xmm8, xmm5                      ; a/k
 	pxor            xmm0, xmm1                      ; j
 	pxor            xmm5, xmm6                      ; j
-	movdqa          xmm4, xmm11
-	movdqa          xmm9, xmm11
+	movdqa          xmm4, xmm13
+	movdqa          xmm9, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pshufb          xmm9, xmm6                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
 	pxor            xmm9, xmm8                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
-	movdqa          xmm7, xmm11
+	movdqa          xmm2, xmm13
+	movdqa          xmm7, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pshufb          xmm7, xmm5                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
 	pxor            xmm7, xmm8                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
-	movdqa          xmm8, xmm11
+	movdqa          xmm3, xmm13
+	movdqa          xmm8, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pshufb          xmm8, xmm9                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
 	pxor            xmm8, xmm5                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
-	movdqa          xmm9, xmm11
+	movdqa          xmm4, xmm13
+	movdqa          xmm9, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
@@ -3579,32 +3581,32 @@ L.xts_enc_main_aes128:
 	pand            xmm6, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
 	pand            xmm5, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
-	movdqa          xmm8, xmm12
+	movdqa          xmm3, xmm14
+	movdqa          xmm8, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pshufb          xmm8, xmm5                      ; a/k
 	pxor            xmm0, xmm1                      ; j
 	pxor            xmm5, xmm6                      ; j
-	movdqa          xmm4, xmm11
-	movdqa          xmm9, xmm11
+	movdqa          xmm4, xmm13
+	movdqa          xmm9, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pshufb          xmm9, xmm6                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
 	pxor            xmm9, xmm8                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
-	movdqa          xmm7, xmm11
+	movdqa          xmm2, xmm13
+	movdqa          xmm7, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pshufb          xmm7, xmm5                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
 	pxor            xmm7, xmm8                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
-	movdqa          xmm8, xmm11
+	movdqa          xmm3, xmm13
+	movdqa          xmm8, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pshufb          xmm8, xmm9                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
 	pxor            xmm8, xmm5                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
-	movdqa          xmm9, xmm11
+	movdqa          xmm4, xmm13
+	movdqa          xmm9, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
@@ -3660,32 +3662,32 @@ L.xts_enc_main_aes128:
 	pand            xmm6, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
 	pand            xmm5, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
-	movdqa          xmm8, xmm12
+	movdqa          xmm3, xmm14
+	movdqa          xmm8, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pshufb          xmm8, xmm5                      ; a/k
 	pxor            xmm0, xmm1                      ; j
 	pxor            xmm5, xmm6                      ; j
-	movdqa          xmm4, xmm11
-	movdqa          xmm9, xmm11
+	movdqa          xmm4, xmm13
+	movdqa          xmm9, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pshufb          xmm9, xmm6                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
 	pxor            xmm9, xmm8                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
-	movdqa          xmm7, xmm11
+	movdqa          xmm2, xmm13
+	movdqa          xmm7, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pshufb          xmm7, xmm5                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
 	pxor            xmm7, xmm8                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
-	movdqa          xmm8, xmm11
+	movdqa          xmm3, xmm13
+	movdqa          xmm8, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pshufb          xmm8, xmm9                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
 	pxor            xmm8, xmm5                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
-	movdqa          xmm9, xmm11
+	movdqa          xmm4, xmm13
+	movdqa          xmm9, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
@@ -3741,32 +3743,32 @@ L.xts_enc_main_aes128:
 	pand            xmm6, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
 	pand            xmm5, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
-	movdqa          xmm8, xmm12
+	movdqa          xmm3, xmm14
+	movdqa          xmm8, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pshufb          xmm8, xmm5                      ; a/k
 	pxor            xmm0, xmm1                      ; j
 	pxor            xmm5, xmm6                      ; j
-	movdqa          xmm4, xmm11
-	movdqa          xmm9, xmm11
+	movdqa          xmm4, xmm13
+	movdqa          xmm9, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pshufb          xmm9, xmm6                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
 	pxor            xmm9, xmm8                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
-	movdqa          xmm7, xmm11
+	movdqa          xmm2, xmm13
+	movdqa          xmm7, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pshufb          xmm7, xmm5                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
 	pxor            xmm7, xmm8                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
-	movdqa          xmm8, xmm11
+	movdqa          xmm3, xmm13
+	movdqa          xmm8, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pshufb          xmm8, xmm9                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
 	pxor            xmm8, xmm5                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
-	movdqa          xmm9, xmm11
+	movdqa          xmm4, xmm13
+	movdqa          xmm9, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
@@ -3822,32 +3824,32 @@ L.xts_enc_main_aes128:
 	pand            xmm6, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
 	pand            xmm5, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
-	movdqa          xmm8, xmm12
+	movdqa          xmm3, xmm14
+	movdqa          xmm8, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pshufb          xmm8, xmm5                      ; a/k
 	pxor            xmm0, xmm1                      ; j
 	pxor            xmm5, xmm6                      ; j
-	movdqa          xmm4, xmm11
-	movdqa          xmm9, xmm11
+	movdqa          xmm4, xmm13
+	movdqa          xmm9, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pshufb          xmm9, xmm6                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
 	pxor            xmm9, xmm8                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
-	movdqa          xmm7, xmm11
+	movdqa          xmm2, xmm13
+	movdqa          xmm7, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pshufb          xmm7, xmm5                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
 	pxor            xmm7, xmm8                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
-	movdqa          xmm8, xmm11
+	movdqa          xmm3, xmm13
+	movdqa          xmm8, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pshufb          xmm8, xmm9                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
 	pxor            xmm8, xmm5                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
-	movdqa          xmm9, xmm11
+	movdqa          xmm4, xmm13
+	movdqa          xmm9, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
@@ -3903,32 +3905,32 @@ L.xts_enc_main_aes128:
 	pand            xmm6, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
 	pand            xmm5, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
-	movdqa          xmm8, xmm12
+	movdqa          xmm3, xmm14
+	movdqa          xmm8, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pshufb          xmm8, xmm5                      ; a/k
 	pxor            xmm0, xmm1                      ; j
 	pxor            xmm5, xmm6                      ; j
-	movdqa          xmm4, xmm11
-	movdqa          xmm9, xmm11
+	movdqa          xmm4, xmm13
+	movdqa          xmm9, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pshufb          xmm9, xmm6                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
 	pxor            xmm9, xmm8                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
-	movdqa          xmm7, xmm11
+	movdqa          xmm2, xmm13
+	movdqa          xmm7, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pshufb          xmm7, xmm5                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
 	pxor            xmm7, xmm8                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
-	movdqa          xmm8, xmm11
+	movdqa          xmm3, xmm13
+	movdqa          xmm8, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pshufb          xmm8, xmm9                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
 	pxor            xmm8, xmm5                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
-	movdqa          xmm9, xmm11
+	movdqa          xmm4, xmm13
+	movdqa          xmm9, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
@@ -3984,32 +3986,32 @@ L.xts_enc_main_aes128:
 	pand            xmm6, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
 	pand            xmm5, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
-	movdqa          xmm8, xmm12
+	movdqa          xmm3, xmm14
+	movdqa          xmm8, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pshufb          xmm8, xmm5                      ; a/k
 	pxor            xmm0, xmm1                      ; j
 	pxor            xmm5, xmm6                      ; j
-	movdqa          xmm4, xmm11
-	movdqa          xmm9, xmm11
+	movdqa          xmm4, xmm13
+	movdqa          xmm9, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pshufb          xmm9, xmm6                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
 	pxor            xmm9, xmm8                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
-	movdqa          xmm7, xmm11
+	movdqa          xmm2, xmm13
+	movdqa          xmm7, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pshufb          xmm7, xmm5                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
 	pxor            xmm7, xmm8                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
-	movdqa          xmm8, xmm11
+	movdqa          xmm3, xmm13
+	movdqa          xmm8, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pshufb          xmm8, xmm9                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
 	pxor            xmm8, xmm5                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
-	movdqa          xmm9, xmm11
+	movdqa          xmm4, xmm13
+	movdqa          xmm9, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
@@ -4029,17 +4031,17 @@ L.xts_enc_main_aes128:
 	pxor            xmm0, xmm2                      ; + the last round key
 	pxor            xmm5, xmm7                      ; + the last round key
 ; dst = X ^ T; the next tweak
-	pxor            xmm0, xmm13
+	pxor            xmm0, xmm11
 	movdqu          oword [rdx], xmm0
-	pxor            xmm5, xmm14
+	pxor            xmm5, xmm12
 	movdqu          oword [rdx + 16], xmm5
-	movdqa          xmm13, xmm14
-	movdqa          xmm1, xmm13
+	movdqa          xmm11, xmm12
+	movdqa          xmm1, xmm11
 	psrad           xmm1, 31
 	pshufd          xmm1, xmm1, 147
 	pand            xmm1, oword [rel L.xts_poly]
-	paddq           xmm13, xmm13
-	pxor            xmm13, xmm1                     ; T * x
+	paddq           xmm11, xmm11
+	pxor            xmm11, xmm1                     ; T * x
 	add             rcx, 32
 	add             rdx, 32
 	sub             r8, 32
@@ -4071,8 +4073,8 @@ L.xts_enc_main_aes128:
 ;                      ROUNDS=rax, KEYEND=r10, TMPG=r11, FRAME=rbx, REM=rbp
 ;                      PART=rsi (KEY2's register, once the tweak is made)
 ; Registers (vector): B0S=xmm0, B0H=xmm1, B0L=xmm2, B0T=xmm3, B0U=xmm4, B1S=xmm5
-;                     B1H=xmm6, B1L=xmm7, B1T=xmm8, B1U=xmm9, MASK=xmm10, INV=xmm11
-;                     AK=xmm12, TW0=xmm13, TW1=xmm14, SBOX1IO=xmm15
+;                     B1H=xmm6, B1L=xmm7, B1T=xmm8, B1U=xmm9, MASK=xmm10, TW0=xmm11
+;                     TW1=xmm12, INV=xmm13, AK=xmm14, SBOX1IO=xmm15
 ; Stack: FRAME = rsp rounded up to 16; round key m before the last at [FRAME + 224 - 16m],
 ; the first at [FRAME], the input permutation at [FRAME + 240], a keystream block at [FRAME + 256].
 ; The tweak key is transformed into the same frame first, for T = AES_K2(iv).
@@ -4290,10 +4292,11 @@ L.xts_dec_tweak_first_key_permutation:
 	pshufb          xmm0, oword [rel L.vperm_shift_rows1]
 	movdqa          oword [rbx + 16], xmm0
 L.xts_dec_tweak_keys_done:
-; the nibble mask, 1/x and a/x of GF(2^4) (infinity, 0x80, at 0), for every round
+; the nibble mask and the tables that have a register (plan.table_registers): 1/x and
+; a/x of GF(2^4) (infinity, 0x80, at 0), the S-box output tables
 	movdqa          xmm10, oword [rel L.vperm_low_nibbles]
-	movdqa          xmm11, oword [rel L.vperm_inverse]
-	movdqa          xmm12, oword [rel L.vperm_a_over]
+	movdqa          xmm13, oword [rel L.vperm_inverse]
+	movdqa          xmm14, oword [rel L.vperm_a_over]
 	movdqa          xmm15, oword [rel L.vperm_sbox1_io]
 	movdqu          xmm0, oword [r9]
 ; AES on 1 block, interleaved: round 0, the middle rounds, the last round
@@ -4318,19 +4321,19 @@ L.xts_dec_tweak_keys_done:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -4359,19 +4362,19 @@ L.xts_dec_tweak_keys_done:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -4401,19 +4404,19 @@ L.xts_dec_tweak_aes192:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -4442,19 +4445,19 @@ L.xts_dec_tweak_aes192:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -4484,19 +4487,19 @@ L.xts_dec_tweak_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -4525,19 +4528,19 @@ L.xts_dec_tweak_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -4566,19 +4569,19 @@ L.xts_dec_tweak_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -4607,19 +4610,19 @@ L.xts_dec_tweak_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -4648,19 +4651,19 @@ L.xts_dec_tweak_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -4689,19 +4692,19 @@ L.xts_dec_tweak_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -4730,19 +4733,19 @@ L.xts_dec_tweak_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -4771,19 +4774,19 @@ L.xts_dec_tweak_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -4812,19 +4815,19 @@ L.xts_dec_tweak_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, xmm15
@@ -4853,19 +4856,19 @@ L.xts_dec_tweak_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, oword [rel L.vperm_sbox0_io]
@@ -4875,7 +4878,7 @@ L.xts_dec_tweak_aes128:
 	movdqa          xmm2, oword [rbx + 224]
 	pxor            xmm0, xmm1                      ; S-box, standard basis
 	pxor            xmm0, xmm2                      ; + the last round key
-	movdqa          xmm13, xmm0
+	movdqa          xmm11, xmm0
 ; the data key, equivalent inverse cipher schedule
 ; ROUNDS = 10, 12 or 14; KEYEND = &rk[ROUNDS] of the schedule at rdi
 	mov             eax, dword [rdi + 240]
@@ -5082,10 +5085,11 @@ L.xts_dec_data_first_key_permutation:
 	pshufb          xmm0, oword [rel L.vperm_shift_rows3]
 	movdqa          oword [rbx + 16], xmm0
 L.xts_dec_data_keys_done:
-; the nibble mask, 1/x and a/x of GF(2^4) (infinity, 0x80, at 0), for every round
+; the nibble mask and the tables that have a register (plan.table_registers): 1/x and
+; a/x of GF(2^4) (infinity, 0x80, at 0), the S-box output tables
 	movdqa          xmm10, oword [rel L.vperm_low_nibbles]
-	movdqa          xmm11, oword [rel L.vperm_inverse]
-	movdqa          xmm12, oword [rel L.vperm_a_over]
+	movdqa          xmm13, oword [rel L.vperm_inverse]
+	movdqa          xmm14, oword [rel L.vperm_a_over]
 	movdqa          xmm15, oword [rel L.vperm_sbox1_io]
 ; REM = len % 16; with stealing, the last full block is left to it
 	mov             rbp, r8
@@ -5104,7 +5108,7 @@ L.xts_dec_single:
 ; the tweaks of these blocks: TW0 and TW0 * x^j
 ; X = src ^ T
 	movdqu          xmm0, oword [rcx]
-	pxor            xmm0, xmm13
+	pxor            xmm0, xmm11
 ; AES decryption on 1 block, interleaved: round 0, the middle rounds, the last round
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
@@ -5127,19 +5131,19 @@ L.xts_dec_single:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, oword [rel L.vperm_inv14_io]
@@ -5178,19 +5182,19 @@ L.xts_dec_single:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, oword [rel L.vperm_inv14_io]
@@ -5230,19 +5234,19 @@ L.xts_dec_single_aes192:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, oword [rel L.vperm_inv14_io]
@@ -5281,19 +5285,19 @@ L.xts_dec_single_aes192:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, oword [rel L.vperm_inv14_io]
@@ -5333,19 +5337,19 @@ L.xts_dec_single_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, oword [rel L.vperm_inv14_io]
@@ -5384,19 +5388,19 @@ L.xts_dec_single_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, oword [rel L.vperm_inv14_io]
@@ -5435,19 +5439,19 @@ L.xts_dec_single_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, oword [rel L.vperm_inv14_io]
@@ -5486,19 +5490,19 @@ L.xts_dec_single_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, oword [rel L.vperm_inv14_io]
@@ -5537,19 +5541,19 @@ L.xts_dec_single_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, oword [rel L.vperm_inv14_io]
@@ -5588,19 +5592,19 @@ L.xts_dec_single_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, oword [rel L.vperm_inv14_io]
@@ -5639,19 +5643,19 @@ L.xts_dec_single_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, oword [rel L.vperm_inv14_io]
@@ -5690,19 +5694,19 @@ L.xts_dec_single_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, oword [rel L.vperm_inv14_io]
@@ -5741,19 +5745,19 @@ L.xts_dec_single_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, oword [rel L.vperm_inv14_io]
@@ -5792,19 +5796,19 @@ L.xts_dec_single_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, oword [rel L.vperm_inv0_io]
@@ -5815,14 +5819,14 @@ L.xts_dec_single_aes128:
 	pxor            xmm0, xmm1                      ; S-box, standard basis
 	pxor            xmm0, xmm2                      ; + the last round key
 ; dst = X ^ T; the next tweak
-	pxor            xmm0, xmm13
+	pxor            xmm0, xmm11
 	movdqu          oword [rdx], xmm0
-	movdqa          xmm1, xmm13
+	movdqa          xmm1, xmm11
 	psrad           xmm1, 31
 	pshufd          xmm1, xmm1, 147
 	pand            xmm1, oword [rel L.xts_poly]
-	paddq           xmm13, xmm13
-	pxor            xmm13, xmm1                     ; T * x
+	paddq           xmm11, xmm11
+	pxor            xmm11, xmm1                     ; T * x
 	add             rcx, 16
 	add             rdx, 16
 	sub             r8, 16
@@ -5831,15 +5835,15 @@ L.xts_dec_tail:
 	test            rbp, rbp
 	jz              near L.xts_dec_done
 ; ciphertext stealing: the last full block with T_m, into the scratch slot
-	movdqa          xmm14, xmm13
-	movdqa          xmm1, xmm14
+	movdqa          xmm12, xmm11
+	movdqa          xmm1, xmm12
 	psrad           xmm1, 31
 	pshufd          xmm1, xmm1, 147
 	pand            xmm1, oword [rel L.xts_poly]
-	paddq           xmm14, xmm14
-	pxor            xmm14, xmm1                     ; T * x
+	paddq           xmm12, xmm12
+	pxor            xmm12, xmm1                     ; T * x
 	movdqu          xmm0, oword [rcx]
-	pxor            xmm0, xmm14
+	pxor            xmm0, xmm12
 ; AES decryption on 1 block, interleaved: round 0, the middle rounds, the last round
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
@@ -5862,19 +5866,19 @@ L.xts_dec_tail:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, oword [rel L.vperm_inv14_io]
@@ -5913,19 +5917,19 @@ L.xts_dec_tail:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, oword [rel L.vperm_inv14_io]
@@ -5965,19 +5969,19 @@ L.xts_dec_steal1_aes192:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, oword [rel L.vperm_inv14_io]
@@ -6016,19 +6020,19 @@ L.xts_dec_steal1_aes192:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, oword [rel L.vperm_inv14_io]
@@ -6068,19 +6072,19 @@ L.xts_dec_steal1_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, oword [rel L.vperm_inv14_io]
@@ -6119,19 +6123,19 @@ L.xts_dec_steal1_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, oword [rel L.vperm_inv14_io]
@@ -6170,19 +6174,19 @@ L.xts_dec_steal1_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, oword [rel L.vperm_inv14_io]
@@ -6221,19 +6225,19 @@ L.xts_dec_steal1_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, oword [rel L.vperm_inv14_io]
@@ -6272,19 +6276,19 @@ L.xts_dec_steal1_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, oword [rel L.vperm_inv14_io]
@@ -6323,19 +6327,19 @@ L.xts_dec_steal1_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, oword [rel L.vperm_inv14_io]
@@ -6374,19 +6378,19 @@ L.xts_dec_steal1_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, oword [rel L.vperm_inv14_io]
@@ -6425,19 +6429,19 @@ L.xts_dec_steal1_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, oword [rel L.vperm_inv14_io]
@@ -6476,19 +6480,19 @@ L.xts_dec_steal1_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, oword [rel L.vperm_inv14_io]
@@ -6527,19 +6531,19 @@ L.xts_dec_steal1_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, oword [rel L.vperm_inv0_io]
@@ -6549,7 +6553,7 @@ L.xts_dec_steal1_aes128:
 	movdqa          xmm2, oword [rbx + 224]
 	pxor            xmm0, xmm1                      ; S-box, standard basis
 	pxor            xmm0, xmm2                      ; + the last round key
-	pxor            xmm0, xmm14
+	pxor            xmm0, xmm12
 	movdqa          oword [rbx + 256], xmm0
 ; its first r bytes become the final partial block; the r source bytes replace them
 	xor             r11d, r11d
@@ -6563,7 +6567,7 @@ L.xts_dec_steal_byte:
 	jb              L.xts_dec_steal_byte
 ; the combined block with T_{m-1} into the last full block's place
 	movdqa          xmm0, oword [rbx + 256]
-	pxor            xmm0, xmm13
+	pxor            xmm0, xmm11
 ; AES decryption on 1 block, interleaved: round 0, the middle rounds, the last round
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
@@ -6586,19 +6590,19 @@ L.xts_dec_steal_byte:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, oword [rel L.vperm_inv14_io]
@@ -6637,19 +6641,19 @@ L.xts_dec_steal_byte:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, oword [rel L.vperm_inv14_io]
@@ -6689,19 +6693,19 @@ L.xts_dec_steal2_aes192:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, oword [rel L.vperm_inv14_io]
@@ -6740,19 +6744,19 @@ L.xts_dec_steal2_aes192:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, oword [rel L.vperm_inv14_io]
@@ -6792,19 +6796,19 @@ L.xts_dec_steal2_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, oword [rel L.vperm_inv14_io]
@@ -6843,19 +6847,19 @@ L.xts_dec_steal2_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, oword [rel L.vperm_inv14_io]
@@ -6894,19 +6898,19 @@ L.xts_dec_steal2_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, oword [rel L.vperm_inv14_io]
@@ -6945,19 +6949,19 @@ L.xts_dec_steal2_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, oword [rel L.vperm_inv14_io]
@@ -6996,19 +7000,19 @@ L.xts_dec_steal2_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, oword [rel L.vperm_inv14_io]
@@ -7047,19 +7051,19 @@ L.xts_dec_steal2_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, oword [rel L.vperm_inv14_io]
@@ -7098,19 +7102,19 @@ L.xts_dec_steal2_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, oword [rel L.vperm_inv14_io]
@@ -7149,19 +7153,19 @@ L.xts_dec_steal2_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, oword [rel L.vperm_inv14_io]
@@ -7200,19 +7204,19 @@ L.xts_dec_steal2_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, oword [rel L.vperm_inv14_io]
@@ -7251,19 +7255,19 @@ L.xts_dec_steal2_aes128:
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
+	movdqa          xmm3, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
+	movdqa          xmm2, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
+	movdqa          xmm3, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
+	movdqa          xmm4, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
 	movdqa          xmm0, oword [rel L.vperm_inv0_io]
@@ -7273,7 +7277,7 @@ L.xts_dec_steal2_aes128:
 	movdqa          xmm2, oword [rbx + 224]
 	pxor            xmm0, xmm1                      ; S-box, standard basis
 	pxor            xmm0, xmm2                      ; + the last round key
-	pxor            xmm0, xmm13
+	pxor            xmm0, xmm11
 	movdqu          oword [rdx], xmm0
 L.xts_dec_done:
 ; the transformed round keys and any keystream left on the stack: zeroed
@@ -7306,18 +7310,18 @@ L.xts_dec_main_loop:
 ; LLVM-MCA-BEGIN xts_dec_vperm_ssse3_main_loop
 ; main loop: 2 blocks = 32 bytes per iteration, interleaved
 ; the tweaks of these blocks: TW0 and TW0 * x^j
-	movdqa          xmm14, xmm13
-	movdqa          xmm1, xmm14
+	movdqa          xmm12, xmm11
+	movdqa          xmm1, xmm12
 	psrad           xmm1, 31
 	pshufd          xmm1, xmm1, 147
 	pand            xmm1, oword [rel L.xts_poly]
-	paddq           xmm14, xmm14
-	pxor            xmm14, xmm1                     ; T * x
+	paddq           xmm12, xmm12
+	pxor            xmm12, xmm1                     ; T * x
 ; X = src ^ T
 	movdqu          xmm0, oword [rcx]
-	pxor            xmm0, xmm13
+	pxor            xmm0, xmm11
 	movdqu          xmm5, oword [rcx + 16]
-	pxor            xmm5, xmm14
+	pxor            xmm5, xmm12
 ; AES decryption on 2 blocks, interleaved: round 0, the middle rounds, the last round
 	movdqa          xmm1, xmm0
 	movdqa          xmm6, xmm5
@@ -7357,32 +7361,32 @@ L.xts_dec_main_loop:
 	pand            xmm6, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
 	pand            xmm5, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
-	movdqa          xmm8, xmm12
+	movdqa          xmm3, xmm14
+	movdqa          xmm8, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pshufb          xmm8, xmm5                      ; a/k
 	pxor            xmm0, xmm1                      ; j
 	pxor            xmm5, xmm6                      ; j
-	movdqa          xmm4, xmm11
-	movdqa          xmm9, xmm11
+	movdqa          xmm4, xmm13
+	movdqa          xmm9, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pshufb          xmm9, xmm6                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
 	pxor            xmm9, xmm8                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
-	movdqa          xmm7, xmm11
+	movdqa          xmm2, xmm13
+	movdqa          xmm7, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pshufb          xmm7, xmm5                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
 	pxor            xmm7, xmm8                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
-	movdqa          xmm8, xmm11
+	movdqa          xmm3, xmm13
+	movdqa          xmm8, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pshufb          xmm8, xmm9                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
 	pxor            xmm8, xmm5                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
-	movdqa          xmm9, xmm11
+	movdqa          xmm4, xmm13
+	movdqa          xmm9, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
@@ -7458,32 +7462,32 @@ L.xts_dec_main_loop:
 	pand            xmm6, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
 	pand            xmm5, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
-	movdqa          xmm8, xmm12
+	movdqa          xmm3, xmm14
+	movdqa          xmm8, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pshufb          xmm8, xmm5                      ; a/k
 	pxor            xmm0, xmm1                      ; j
 	pxor            xmm5, xmm6                      ; j
-	movdqa          xmm4, xmm11
-	movdqa          xmm9, xmm11
+	movdqa          xmm4, xmm13
+	movdqa          xmm9, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pshufb          xmm9, xmm6                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
 	pxor            xmm9, xmm8                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
-	movdqa          xmm7, xmm11
+	movdqa          xmm2, xmm13
+	movdqa          xmm7, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pshufb          xmm7, xmm5                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
 	pxor            xmm7, xmm8                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
-	movdqa          xmm8, xmm11
+	movdqa          xmm3, xmm13
+	movdqa          xmm8, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pshufb          xmm8, xmm9                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
 	pxor            xmm8, xmm5                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
-	movdqa          xmm9, xmm11
+	movdqa          xmm4, xmm13
+	movdqa          xmm9, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
@@ -7560,32 +7564,32 @@ L.xts_dec_main_aes192:
 	pand            xmm6, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
 	pand            xmm5, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
-	movdqa          xmm8, xmm12
+	movdqa          xmm3, xmm14
+	movdqa          xmm8, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pshufb          xmm8, xmm5                      ; a/k
 	pxor            xmm0, xmm1                      ; j
 	pxor            xmm5, xmm6                      ; j
-	movdqa          xmm4, xmm11
-	movdqa          xmm9, xmm11
+	movdqa          xmm4, xmm13
+	movdqa          xmm9, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pshufb          xmm9, xmm6                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
 	pxor            xmm9, xmm8                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
-	movdqa          xmm7, xmm11
+	movdqa          xmm2, xmm13
+	movdqa          xmm7, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pshufb          xmm7, xmm5                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
 	pxor            xmm7, xmm8                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
-	movdqa          xmm8, xmm11
+	movdqa          xmm3, xmm13
+	movdqa          xmm8, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pshufb          xmm8, xmm9                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
 	pxor            xmm8, xmm5                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
-	movdqa          xmm9, xmm11
+	movdqa          xmm4, xmm13
+	movdqa          xmm9, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
@@ -7661,32 +7665,32 @@ L.xts_dec_main_aes192:
 	pand            xmm6, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
 	pand            xmm5, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
-	movdqa          xmm8, xmm12
+	movdqa          xmm3, xmm14
+	movdqa          xmm8, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pshufb          xmm8, xmm5                      ; a/k
 	pxor            xmm0, xmm1                      ; j
 	pxor            xmm5, xmm6                      ; j
-	movdqa          xmm4, xmm11
-	movdqa          xmm9, xmm11
+	movdqa          xmm4, xmm13
+	movdqa          xmm9, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pshufb          xmm9, xmm6                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
 	pxor            xmm9, xmm8                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
-	movdqa          xmm7, xmm11
+	movdqa          xmm2, xmm13
+	movdqa          xmm7, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pshufb          xmm7, xmm5                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
 	pxor            xmm7, xmm8                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
-	movdqa          xmm8, xmm11
+	movdqa          xmm3, xmm13
+	movdqa          xmm8, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pshufb          xmm8, xmm9                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
 	pxor            xmm8, xmm5                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
-	movdqa          xmm9, xmm11
+	movdqa          xmm4, xmm13
+	movdqa          xmm9, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
@@ -7763,32 +7767,32 @@ L.xts_dec_main_aes128:
 	pand            xmm6, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
 	pand            xmm5, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
-	movdqa          xmm8, xmm12
+	movdqa          xmm3, xmm14
+	movdqa          xmm8, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pshufb          xmm8, xmm5                      ; a/k
 	pxor            xmm0, xmm1                      ; j
 	pxor            xmm5, xmm6                      ; j
-	movdqa          xmm4, xmm11
-	movdqa          xmm9, xmm11
+	movdqa          xmm4, xmm13
+	movdqa          xmm9, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pshufb          xmm9, xmm6                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
 	pxor            xmm9, xmm8                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
-	movdqa          xmm7, xmm11
+	movdqa          xmm2, xmm13
+	movdqa          xmm7, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pshufb          xmm7, xmm5                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
 	pxor            xmm7, xmm8                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
-	movdqa          xmm8, xmm11
+	movdqa          xmm3, xmm13
+	movdqa          xmm8, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pshufb          xmm8, xmm9                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
 	pxor            xmm8, xmm5                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
-	movdqa          xmm9, xmm11
+	movdqa          xmm4, xmm13
+	movdqa          xmm9, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
@@ -7864,32 +7868,32 @@ L.xts_dec_main_aes128:
 	pand            xmm6, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
 	pand            xmm5, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
-	movdqa          xmm8, xmm12
+	movdqa          xmm3, xmm14
+	movdqa          xmm8, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pshufb          xmm8, xmm5                      ; a/k
 	pxor            xmm0, xmm1                      ; j
 	pxor            xmm5, xmm6                      ; j
-	movdqa          xmm4, xmm11
-	movdqa          xmm9, xmm11
+	movdqa          xmm4, xmm13
+	movdqa          xmm9, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pshufb          xmm9, xmm6                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
 	pxor            xmm9, xmm8                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
-	movdqa          xmm7, xmm11
+	movdqa          xmm2, xmm13
+	movdqa          xmm7, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pshufb          xmm7, xmm5                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
 	pxor            xmm7, xmm8                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
-	movdqa          xmm8, xmm11
+	movdqa          xmm3, xmm13
+	movdqa          xmm8, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pshufb          xmm8, xmm9                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
 	pxor            xmm8, xmm5                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
-	movdqa          xmm9, xmm11
+	movdqa          xmm4, xmm13
+	movdqa          xmm9, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
@@ -7965,32 +7969,32 @@ L.xts_dec_main_aes128:
 	pand            xmm6, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
 	pand            xmm5, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
-	movdqa          xmm8, xmm12
+	movdqa          xmm3, xmm14
+	movdqa          xmm8, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pshufb          xmm8, xmm5                      ; a/k
 	pxor            xmm0, xmm1                      ; j
 	pxor            xmm5, xmm6                      ; j
-	movdqa          xmm4, xmm11
-	movdqa          xmm9, xmm11
+	movdqa          xmm4, xmm13
+	movdqa          xmm9, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pshufb          xmm9, xmm6                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
 	pxor            xmm9, xmm8                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
-	movdqa          xmm7, xmm11
+	movdqa          xmm2, xmm13
+	movdqa          xmm7, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pshufb          xmm7, xmm5                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
 	pxor            xmm7, xmm8                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
-	movdqa          xmm8, xmm11
+	movdqa          xmm3, xmm13
+	movdqa          xmm8, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pshufb          xmm8, xmm9                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
 	pxor            xmm8, xmm5                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
-	movdqa          xmm9, xmm11
+	movdqa          xmm4, xmm13
+	movdqa          xmm9, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
@@ -8066,32 +8070,32 @@ L.xts_dec_main_aes128:
 	pand            xmm6, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
 	pand            xmm5, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
-	movdqa          xmm8, xmm12
+	movdqa          xmm3, xmm14
+	movdqa          xmm8, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pshufb          xmm8, xmm5                      ; a/k
 	pxor            xmm0, xmm1                      ; j
 	pxor            xmm5, xmm6                      ; j
-	movdqa          xmm4, xmm11
-	movdqa          xmm9, xmm11
+	movdqa          xmm4, xmm13
+	movdqa          xmm9, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pshufb          xmm9, xmm6                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
 	pxor            xmm9, xmm8                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
-	movdqa          xmm7, xmm11
+	movdqa          xmm2, xmm13
+	movdqa          xmm7, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pshufb          xmm7, xmm5                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
 	pxor            xmm7, xmm8                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
-	movdqa          xmm8, xmm11
+	movdqa          xmm3, xmm13
+	movdqa          xmm8, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pshufb          xmm8, xmm9                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
 	pxor            xmm8, xmm5                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
-	movdqa          xmm9, xmm11
+	movdqa          xmm4, xmm13
+	movdqa          xmm9, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
@@ -8167,32 +8171,32 @@ L.xts_dec_main_aes128:
 	pand            xmm6, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
 	pand            xmm5, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
-	movdqa          xmm8, xmm12
+	movdqa          xmm3, xmm14
+	movdqa          xmm8, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pshufb          xmm8, xmm5                      ; a/k
 	pxor            xmm0, xmm1                      ; j
 	pxor            xmm5, xmm6                      ; j
-	movdqa          xmm4, xmm11
-	movdqa          xmm9, xmm11
+	movdqa          xmm4, xmm13
+	movdqa          xmm9, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pshufb          xmm9, xmm6                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
 	pxor            xmm9, xmm8                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
-	movdqa          xmm7, xmm11
+	movdqa          xmm2, xmm13
+	movdqa          xmm7, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pshufb          xmm7, xmm5                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
 	pxor            xmm7, xmm8                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
-	movdqa          xmm8, xmm11
+	movdqa          xmm3, xmm13
+	movdqa          xmm8, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pshufb          xmm8, xmm9                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
 	pxor            xmm8, xmm5                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
-	movdqa          xmm9, xmm11
+	movdqa          xmm4, xmm13
+	movdqa          xmm9, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
@@ -8268,32 +8272,32 @@ L.xts_dec_main_aes128:
 	pand            xmm6, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
 	pand            xmm5, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
-	movdqa          xmm8, xmm12
+	movdqa          xmm3, xmm14
+	movdqa          xmm8, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pshufb          xmm8, xmm5                      ; a/k
 	pxor            xmm0, xmm1                      ; j
 	pxor            xmm5, xmm6                      ; j
-	movdqa          xmm4, xmm11
-	movdqa          xmm9, xmm11
+	movdqa          xmm4, xmm13
+	movdqa          xmm9, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pshufb          xmm9, xmm6                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
 	pxor            xmm9, xmm8                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
-	movdqa          xmm7, xmm11
+	movdqa          xmm2, xmm13
+	movdqa          xmm7, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pshufb          xmm7, xmm5                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
 	pxor            xmm7, xmm8                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
-	movdqa          xmm8, xmm11
+	movdqa          xmm3, xmm13
+	movdqa          xmm8, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pshufb          xmm8, xmm9                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
 	pxor            xmm8, xmm5                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
-	movdqa          xmm9, xmm11
+	movdqa          xmm4, xmm13
+	movdqa          xmm9, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
@@ -8369,32 +8373,32 @@ L.xts_dec_main_aes128:
 	pand            xmm6, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
 	pand            xmm5, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
-	movdqa          xmm8, xmm12
+	movdqa          xmm3, xmm14
+	movdqa          xmm8, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pshufb          xmm8, xmm5                      ; a/k
 	pxor            xmm0, xmm1                      ; j
 	pxor            xmm5, xmm6                      ; j
-	movdqa          xmm4, xmm11
-	movdqa          xmm9, xmm11
+	movdqa          xmm4, xmm13
+	movdqa          xmm9, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pshufb          xmm9, xmm6                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
 	pxor            xmm9, xmm8                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
-	movdqa          xmm7, xmm11
+	movdqa          xmm2, xmm13
+	movdqa          xmm7, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pshufb          xmm7, xmm5                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
 	pxor            xmm7, xmm8                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
-	movdqa          xmm8, xmm11
+	movdqa          xmm3, xmm13
+	movdqa          xmm8, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pshufb          xmm8, xmm9                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
 	pxor            xmm8, xmm5                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
-	movdqa          xmm9, xmm11
+	movdqa          xmm4, xmm13
+	movdqa          xmm9, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
@@ -8470,32 +8474,32 @@ L.xts_dec_main_aes128:
 	pand            xmm6, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
 	pand            xmm5, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
-	movdqa          xmm8, xmm12
+	movdqa          xmm3, xmm14
+	movdqa          xmm8, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pshufb          xmm8, xmm5                      ; a/k
 	pxor            xmm0, xmm1                      ; j
 	pxor            xmm5, xmm6                      ; j
-	movdqa          xmm4, xmm11
-	movdqa          xmm9, xmm11
+	movdqa          xmm4, xmm13
+	movdqa          xmm9, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pshufb          xmm9, xmm6                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
 	pxor            xmm9, xmm8                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
-	movdqa          xmm7, xmm11
+	movdqa          xmm2, xmm13
+	movdqa          xmm7, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pshufb          xmm7, xmm5                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
 	pxor            xmm7, xmm8                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
-	movdqa          xmm8, xmm11
+	movdqa          xmm3, xmm13
+	movdqa          xmm8, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pshufb          xmm8, xmm9                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
 	pxor            xmm8, xmm5                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
-	movdqa          xmm9, xmm11
+	movdqa          xmm4, xmm13
+	movdqa          xmm9, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
@@ -8571,32 +8575,32 @@ L.xts_dec_main_aes128:
 	pand            xmm6, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
 	pand            xmm5, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
-	movdqa          xmm8, xmm12
+	movdqa          xmm3, xmm14
+	movdqa          xmm8, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pshufb          xmm8, xmm5                      ; a/k
 	pxor            xmm0, xmm1                      ; j
 	pxor            xmm5, xmm6                      ; j
-	movdqa          xmm4, xmm11
-	movdqa          xmm9, xmm11
+	movdqa          xmm4, xmm13
+	movdqa          xmm9, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pshufb          xmm9, xmm6                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
 	pxor            xmm9, xmm8                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
-	movdqa          xmm7, xmm11
+	movdqa          xmm2, xmm13
+	movdqa          xmm7, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pshufb          xmm7, xmm5                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
 	pxor            xmm7, xmm8                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
-	movdqa          xmm8, xmm11
+	movdqa          xmm3, xmm13
+	movdqa          xmm8, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pshufb          xmm8, xmm9                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
 	pxor            xmm8, xmm5                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
-	movdqa          xmm9, xmm11
+	movdqa          xmm4, xmm13
+	movdqa          xmm9, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
@@ -8672,32 +8676,32 @@ L.xts_dec_main_aes128:
 	pand            xmm6, xmm10                     ; i: high nibbles
 	pand            xmm0, xmm10                     ; k = i + j: low nibbles
 	pand            xmm5, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm12
-	movdqa          xmm8, xmm12
+	movdqa          xmm3, xmm14
+	movdqa          xmm8, xmm14
 	pshufb          xmm3, xmm0                      ; a/k
 	pshufb          xmm8, xmm5                      ; a/k
 	pxor            xmm0, xmm1                      ; j
 	pxor            xmm5, xmm6                      ; j
-	movdqa          xmm4, xmm11
-	movdqa          xmm9, xmm11
+	movdqa          xmm4, xmm13
+	movdqa          xmm9, xmm13
 	pshufb          xmm4, xmm1                      ; 1/i
 	pshufb          xmm9, xmm6                      ; 1/i
 	pxor            xmm4, xmm3                      ; u = 1/i + a/k
 	pxor            xmm9, xmm8                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm11
-	movdqa          xmm7, xmm11
+	movdqa          xmm2, xmm13
+	movdqa          xmm7, xmm13
 	pshufb          xmm2, xmm0                      ; 1/j
 	pshufb          xmm7, xmm5                      ; 1/j
 	pxor            xmm2, xmm3                      ; w = 1/j + a/k
 	pxor            xmm7, xmm8                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm11
-	movdqa          xmm8, xmm11
+	movdqa          xmm3, xmm13
+	movdqa          xmm8, xmm13
 	pshufb          xmm3, xmm4                      ; 1/u
 	pshufb          xmm8, xmm9                      ; 1/u
 	pxor            xmm3, xmm0                      ; io = 1/u + j
 	pxor            xmm8, xmm5                      ; io = 1/u + j
-	movdqa          xmm4, xmm11
-	movdqa          xmm9, xmm11
+	movdqa          xmm4, xmm13
+	movdqa          xmm9, xmm13
 	pshufb          xmm4, xmm2                      ; 1/w
 	pshufb          xmm9, xmm7                      ; 1/w
 	pxor            xmm4, xmm1                      ; jo = 1/w + i
@@ -8717,17 +8721,17 @@ L.xts_dec_main_aes128:
 	pxor            xmm0, xmm2                      ; + the last round key
 	pxor            xmm5, xmm7                      ; + the last round key
 ; dst = X ^ T; the next tweak
-	pxor            xmm0, xmm13
+	pxor            xmm0, xmm11
 	movdqu          oword [rdx], xmm0
-	pxor            xmm5, xmm14
+	pxor            xmm5, xmm12
 	movdqu          oword [rdx + 16], xmm5
-	movdqa          xmm13, xmm14
-	movdqa          xmm1, xmm13
+	movdqa          xmm11, xmm12
+	movdqa          xmm1, xmm11
 	psrad           xmm1, 31
 	pshufd          xmm1, xmm1, 147
 	pand            xmm1, oword [rel L.xts_poly]
-	paddq           xmm13, xmm13
-	pxor            xmm13, xmm1                     ; T * x
+	paddq           xmm11, xmm11
+	pxor            xmm11, xmm1                     ; T * x
 	add             rcx, 32
 	add             rdx, 32
 	sub             r8, 32

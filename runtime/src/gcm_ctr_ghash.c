@@ -2,8 +2,8 @@
 /*
  * GCM's update functions (asm_abi.h contracts) for an ISA that has a generated CTR
  * function but no gcm.S: vperm_ssse3 (no AES-NI, no PCLMULQDQ).  The keystream is the
- * ISA's CTR code, the GHASH the constant-time generic one (gcm_generic.c: carry-less
- * products from integer multiplies with holes, no tables).
+ * ISA's CTR code (its one-block AES too), the GHASH the constant-time one of gcm_generic.c on SSE2 vectors
+ * (aesgen_gcm_ghash_sse2: carry-less products from pmuludq with holes, no tables).
  *
  * GCM counts with inc32 (the last 32 bits of the counter block, mod 2^32) where the
  * CTR function counts over 64 bits, so a call is split where the low 32 bits wrap: the
@@ -35,6 +35,16 @@ static void ctr32_public(aesgen_ctr_fn *ctr, const aesgen_aes_key *key, uint8_t 
     }
 }
 
+/* E_K(in): the CTR keystream of one block whose counter is `in` (big-endian hi:lo),
+ * XORed onto zeros.  The CTR code neither branches on nor indexes by its counter, so a
+ * secret block (E_K(J0) from a GHASHed IV) stays constant-time. */
+void aesgen_encrypt_block_vperm_ssse3(const aesgen_aes_key *key, uint8_t out[16],
+                                      const uint8_t in[16])
+{
+    static const uint8_t zeros[16];
+    aesgen_ctr_crypt_vperm_ssse3(key, out, zeros, 16, load_be64(in + 8), load_be64(in));
+}
+
 int aesgen_gcm_enc_update_vperm_ssse3(const aesgen_gcm_key *key, uint8_t *dst,
                                       const uint8_t *src, size_t len, const uint8_t ctr[16],
                                       uint8_t acc[16])
@@ -42,7 +52,7 @@ int aesgen_gcm_enc_update_vperm_ssse3(const aesgen_gcm_key *key, uint8_t *dst,
     if (len & AESGEN_GCM_SECRET_COUNTER)
         return aesgen_gcm_enc_update_generic(key, dst, src, len, ctr, acc);
     ctr32_public(aesgen_ctr_crypt_vperm_ssse3, &key->aes, dst, src, len, ctr);
-    return aesgen_gcm_ghash_generic(key, acc, dst, len);
+    return aesgen_gcm_ghash_sse2(key, acc, dst, len);
 }
 
 int aesgen_gcm_dec_update_vperm_ssse3(const aesgen_gcm_key *key, uint8_t *dst,
@@ -51,7 +61,7 @@ int aesgen_gcm_dec_update_vperm_ssse3(const aesgen_gcm_key *key, uint8_t *dst,
 {
     if (len & AESGEN_GCM_SECRET_COUNTER)
         return aesgen_gcm_dec_update_generic(key, dst, src, len, ctr, acc);
-    aesgen_gcm_ghash_generic(key, acc, src, len);     /* in place: src is ciphertext now */
+    aesgen_gcm_ghash_sse2(key, acc, src, len);        /* in place: src is ciphertext now */
     ctr32_public(aesgen_ctr_crypt_vperm_ssse3, &key->aes, dst, src, len, ctr);
     return AESGEN_OK;
 }

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
 /*
  * Portable constant-time GCM pieces ("generic" ISA): GHASH without tables,
- * CTR with inc32 on the bitsliced AES, one-block AES, and the H-power setup.
+ * CTR with inc32 on the bitsliced AES, one-block AES, and the H-power setup; and
+ * the same GHASH on SSE2 vectors (aesgen_gcm_ghash_sse2, what vperm_ssse3's GCM
+ * takes; at the end).
  * The GHASH and update functions have the asm_abi.h signatures and contracts
  * (aesgen_gcm_ghash_generic, aesgen_gcm_{enc,dec}_update_generic), so the C
  * glue in gcm.c treats every ISA alike.
@@ -223,3 +225,141 @@ void aesgen_gcm_setup_generic(aesgen_gcm_key *key)
     aesgen_wipe(block, sizeof block);
     aesgen_wipe(&p, sizeof p);
 }
+
+/* ---- The same GHASH on SSE2 vectors (vperm_ssse3's GCM) ------------------- */
+
+#if defined(__SSE2__) || defined(_M_X64)    /* every x86-64 compiler (MSVC: _M_X64) */
+#include <emmintrin.h>
+
+/*
+ * The carry-less product above, two 32 x 32 -> 64 products at a time: pmuludq
+ * (_mm_mul_epu32) multiplies the low 32 bits of each 64-bit lane, so the nine
+ * 32-bit Karatsuba operands of a 128 x 128 product (three 64-bit operands, lo, hi
+ * and lo ^ hi, each split again into low, high and low ^ high 32 bits) go in five
+ * vectors (ghash_split).  An operand is kept as its four bit classes (positions
+ * mod 4); a product is 16 pmuludq whose carries land in masked-away bits, exactly
+ * as in clmul32.  Blocks go in groups of up to GHASH_GROUP: block i of n is
+ * multiplied by H^(n - i) and the unreduced products are summed (AND and XOR
+ * commute), so one Karatsuba recombination and one reduction serve the group and
+ * the group's products are independent of each other.  Cost: 80 pmuludq and about
+ * 120 other vector operations per block, a few scalar ones per group; no table,
+ * no branch on H or the data.
+ */
+enum { GHASH_GROUP = 4 };
+
+typedef struct ghash_operand {
+    __m128i v[5][4];        /* ghash_split's five vectors, each as its four bit classes */
+} ghash_operand;
+
+static const uint64_t ghash_class_bits = 0x1111111111111111u;
+
+/* x = [lo, hi] (64-bit lanes) into the five vectors whose lanes' low halves hold:
+ * lo.l, hi.l | lo.h, hi.h | lo.x, hi.x | m.l, m.h | m.x, m.x, where m = lo ^ hi,
+ * .l / .h the low / high 32 bits and .x their XOR. */
+static void ghash_split(__m128i a, __m128i v[5])
+{
+    const __m128i ah = _mm_srli_epi64(a, 32);
+    const __m128i m = _mm_xor_si128(a, _mm_shuffle_epi32(a, _MM_SHUFFLE(1, 0, 3, 2)));
+    const __m128i mh = _mm_srli_epi64(m, 32);
+    v[0] = a;
+    v[1] = ah;
+    v[2] = _mm_xor_si128(a, ah);
+    v[3] = _mm_unpacklo_epi64(m, mh);
+    v[4] = _mm_xor_si128(m, mh);
+}
+
+static void ghash_operand_init(ghash_operand *op, const uint8_t reflected[16])
+{
+    const __m128i m0 = _mm_set1_epi64x((long long)ghash_class_bits);
+    __m128i v[5];
+    ghash_split(_mm_loadu_si128((const __m128i *)(const void *)reflected), v);
+    for (int j = 0; j < 5; j++)
+        for (int c = 0; c < 4; c++)
+            op->v[j][c] = _mm_and_si128(v[j], _mm_slli_epi64(m0, c));
+}
+
+/* Both lanes' 32 x 32 carry-less products of x's lanes and y's (classes given). */
+static inline __m128i clmul32x2(__m128i x, const __m128i y[4])
+{
+    const __m128i m0 = _mm_set1_epi64x((long long)ghash_class_bits);
+    const __m128i m1 = _mm_slli_epi64(m0, 1), m2 = _mm_slli_epi64(m0, 2),
+                  m3 = _mm_slli_epi64(m0, 3);
+    const __m128i x0 = _mm_and_si128(x, m0), x1 = _mm_and_si128(x, m1),
+                  x2 = _mm_and_si128(x, m2), x3 = _mm_and_si128(x, m3);
+#define MUL(a, b) _mm_mul_epu32(a, b)
+#define XOR4(a, b, c, d) _mm_xor_si128(_mm_xor_si128(a, b), _mm_xor_si128(c, d))
+    const __m128i z0 = XOR4(MUL(x0, y[0]), MUL(x1, y[3]), MUL(x2, y[2]), MUL(x3, y[1]));
+    const __m128i z1 = XOR4(MUL(x0, y[1]), MUL(x1, y[0]), MUL(x2, y[3]), MUL(x3, y[2]));
+    const __m128i z2 = XOR4(MUL(x0, y[2]), MUL(x1, y[1]), MUL(x2, y[0]), MUL(x3, y[3]));
+    const __m128i z3 = XOR4(MUL(x0, y[3]), MUL(x1, y[2]), MUL(x2, y[1]), MUL(x3, y[0]));
+#undef MUL
+#undef XOR4
+    return _mm_or_si128(_mm_or_si128(_mm_and_si128(z0, m0), _mm_and_si128(z1, m1)),
+                        _mm_or_si128(_mm_and_si128(z2, m2), _mm_and_si128(z3, m3)));
+}
+
+/* A 64 x 64 product from its Karatsuba pieces: low, high, (low ^ high) products. */
+static gf128 karatsuba64(uint64_t l, uint64_t h, uint64_t x)
+{
+    x ^= l ^ h;
+    gf128 r = { h ^ (x >> 32), l ^ (x << 32) };
+    return r;
+}
+
+/* The reduced element from a group's summed products (the lanes of ghash_split). */
+static gf128 ghash_finish(const __m128i s[5])
+{
+    uint64_t r[10];
+    for (int j = 0; j < 5; j++)
+        _mm_storeu_si128((__m128i *)(void *)(r + 2 * j), s[j]);
+    const gf128 lo = karatsuba64(r[0], r[2], r[4]), hi = karatsuba64(r[1], r[3], r[5]);
+    gf128 mid = karatsuba64(r[6], r[7], r[8]);
+    mid.hi ^= lo.hi ^ hi.hi;
+    mid.lo ^= lo.lo ^ hi.lo;
+    return gf_reduce(hi.hi, hi.lo ^ mid.hi, lo.hi ^ mid.lo, lo.lo);
+}
+
+int aesgen_gcm_ghash_sse2(const aesgen_gcm_key *key, uint8_t acc[16],
+                          const uint8_t *data, size_t len)
+{
+    ghash_operand powers[GHASH_GROUP];      /* powers[k] = H^(k+1) x^-1 */
+    for (int k = 0; k < GHASH_GROUP; k++)
+        ghash_operand_init(&powers[k], key->h_powers[AESGEN_GCM_H_POWERS - 1 - k]);
+    gf128 y = gf_load_reflected(acc);
+    size_t blocks = len / 16;
+    while (blocks > 0) {
+        const size_t n = blocks < GHASH_GROUP ? blocks : GHASH_GROUP;
+        __m128i s[5] = { _mm_setzero_si128(), _mm_setzero_si128(), _mm_setzero_si128(),
+                         _mm_setzero_si128(), _mm_setzero_si128() };
+        for (size_t i = 0; i < n; i++) {
+            gf128 x = gf_load_block(data + 16 * i);
+            if (i == 0) {
+                x.hi ^= y.hi;
+                x.lo ^= y.lo;
+            }
+            __m128i v[5];
+            ghash_split(_mm_set_epi64x((long long)x.hi, (long long)x.lo), v);
+            const ghash_operand *h = &powers[n - 1 - i];
+            /* written out: a loop kept s[] on the stack */
+            s[0] = _mm_xor_si128(s[0], clmul32x2(v[0], h->v[0]));
+            s[1] = _mm_xor_si128(s[1], clmul32x2(v[1], h->v[1]));
+            s[2] = _mm_xor_si128(s[2], clmul32x2(v[2], h->v[2]));
+            s[3] = _mm_xor_si128(s[3], clmul32x2(v[3], h->v[3]));
+            s[4] = _mm_xor_si128(s[4], clmul32x2(v[4], h->v[4]));
+        }
+        y = ghash_finish(s);
+        data += 16 * n;
+        blocks -= n;
+    }
+    gf_store_reflected(acc, y);
+    aesgen_wipe(powers, sizeof powers);
+    return AESGEN_OK;
+}
+#else
+/* Without SSE2 (not x86-64): the scalar products. */
+int aesgen_gcm_ghash_sse2(const aesgen_gcm_key *key, uint8_t acc[16],
+                          const uint8_t *data, size_t len)
+{
+    return aesgen_gcm_ghash_generic(key, acc, data, len);
+}
+#endif

@@ -58,10 +58,13 @@
                                           aesgen_xts_encrypt_generic)),        \
         .xts_decrypt = AESGEN_GEN_IF_xts(HAS(isa, xts, aesgen_xts_decrypt_##isa,     \
                                           aesgen_xts_decrypt_generic)),        \
-        .encrypt_block = AESNI(isa, aesgen_encrypt_block_aesni, aesgen_encrypt_block_generic), \
+        .encrypt_block = AESNI(isa, aesgen_encrypt_block_aesni,                       \
+                               HAS(isa, ctr, aesgen_encrypt_block_##isa,              \
+                                   aesgen_encrypt_block_generic)),                    \
         .gcm_setup = AESNI(isa, aesgen_gcm_setup_clmul, aesgen_gcm_setup_generic),   \
         .gcm_ghash = AESGEN_GEN_IF_gcm(HAS(isa, gcm, aesgen_gcm_ghash_##isa,           \
-                                        aesgen_gcm_ghash_generic)),             \
+                              AESNI(isa, aesgen_gcm_ghash_generic,                    \
+                                    aesgen_gcm_ghash_sse2))),                          \
         .gcm_enc_update = AESGEN_GEN_IF_gcm(HAS(isa, gcm, aesgen_gcm_enc_update_##isa, \
                               AESNI(isa, aesgen_gcm_enc_update_generic,               \
                                     aesgen_gcm_enc_update_##isa))),                   \

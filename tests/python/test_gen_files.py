@@ -347,7 +347,7 @@ def accepted_variants():
         for isa in ISAS.values():
             if mode.name not in isa.modes:
                 continue            # vperm_ssse3 has fewer modes
-            for knobs in combinations(mode):
+            for knobs in combinations(mode, isa):
                 if fits(mode, isa, knobs):
                     yield mode, isa, knobs
 

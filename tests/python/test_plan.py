@@ -34,7 +34,7 @@ def every_combination():
         for isa in ISAS.values():
             if mode.name not in isa.modes:
                 continue            # vperm_ssse3 has fewer modes
-            for knobs in combinations(mode):
+            for knobs in combinations(mode, isa):
                 yield mode, isa, knobs
 
 
@@ -56,7 +56,9 @@ class EveryCombinationPlansOrIsRefused(unittest.TestCase):
                     planned += 1
                 else:
                     refused += 1
-        self.assertEqual(planned + refused, 644)     # 560 + vperm_ssse3's ctr, xctr, xts
+        # 560 for the four VEX/EVEX ISAs + vperm_ssse3's ctr, xctr, xts with its own
+        # UNROLL values (1, 2, 3)
+        self.assertEqual(planned + refused, 590)
         self.assertGreater(planned, 250)
         self.assertGreater(refused, 200)
 
@@ -130,6 +132,23 @@ class FitRules(unittest.TestCase):
         keys_mem = self.plan("ctr", "avx10_512", KEYS="mem")
         self.assertEqual(keys_mem.R["KMID"], {})
         self.assertIsNotNone(keys_mem.R["KT"])
+
+    def test_unroll_values_are_the_isas(self):
+        """UNROLL's values are a per-ISA fact (Isa.knob_values): 3 on vperm_ssse3 only,
+        4 and up everywhere else; a refusal names the ISA's valid values."""
+        with self.assertRaisesRegex(Refused, r"UNROLL=3 is not a value of UNROLL on "
+                                    r"aesni_avx \(valid: 1, 2, 4, 8, 16\)"):
+            self.plan("ctr", "aesni_avx", UNROLL=3)
+        with self.assertRaisesRegex(Refused, r"UNROLL=4 is not a value of UNROLL on "
+                                    r"vperm_ssse3 \(valid: 1, 2, 3\).*valid UNROLL here: 1, 2, 3"):
+            self.plan("ctr", "vperm_ssse3", UNROLL=4)
+        three = self.plan("ctr", "vperm_ssse3", UNROLL=3)
+        self.assertEqual(len(three.R["B"]), 3)
+        # 15 block registers + MASK: every table is read from .rodata
+        self.assertTrue(all(reg is None for reg in three.R["TABLES"].values()))
+        self.assertIsNotNone(self.plan("ctr", "vperm_ssse3", UNROLL=2).R["TABLES"]["inverse"])
+        with self.assertRaisesRegex(Refused, "needs 19 vector registers.*valid UNROLL here: 1, 2$"):
+            self.plan("xts", "vperm_ssse3", UNROLL=3)
 
     def test_list_shows_the_constraints(self):
         for mode in MODES.values():
