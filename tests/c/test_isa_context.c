@@ -68,19 +68,23 @@ static int init_kind(enum ctx_kind kind, union any_ctx *c, const char *isa)
     ((impl)->variants[aesgen_variant_current()].member ? (impl)->variants[aesgen_variant_current()].member \
                                                        : (impl)->own)
 
-/* A GCM key of that ISA holds its GHASH set: the variant's, else its own. */
-static bool gcm_key_holds(const aesgen_gcm_key *key, const aesgen_isa_impl *impl)
-{
-    return key->ghash == ON_VARIANT(impl, gcm.ghash, gcm_ghash) &&
-           key->encrypt_block == impl->encrypt_block;
-}
-
 /* A context of an ISA chosen by "auto" may hold a length plan's function (isa.c): the one
  * a long call takes is the ISA's. */
 static aesgen_mode_fns beyond_plans(aesgen_mode_fns f)
 {
     aesgen_mode_fns picked;
     return aesgen_length_plan_pick(&f, (size_t)1 << 20, &picked) ? picked : f;
+}
+
+/* A GCM key of that ISA holds its GHASH set: the variant's, else its own (through a
+ * streaming length plan's dispatcher when "auto" chose the ISA: its long calls'). */
+static bool gcm_key_holds(const aesgen_gcm_key *key, const aesgen_isa_impl *impl)
+{
+    aesgen_mode_fns f = { 0 };
+    f.gcm.ghash = key->ghash;
+    f.gcm.enc_update = key->enc_update;
+    return beyond_plans(f).gcm.ghash == ON_VARIANT(impl, gcm.ghash, gcm_ghash) &&
+           key->encrypt_block == impl->encrypt_block;
 }
 
 /* The function the context holds is the named ISA's. */
