@@ -22,11 +22,13 @@ TESTED_WINDOWS = (
     "environment variable), and the bundle in a DLL (export table read with "
     "`x86_64-w64-mingw32-objdump -p`: only the user's entry, with and without a "
     "`__declspec(dllexport)`; and the API exported when `AESGEN_API` is "
-    "`__declspec(dllexport)`).",
+    "`__declspec(dllexport)`).  `CMakeLists.txt` with CMake 3.25.1 configured on Linux for "
+    "Windows (`CMAKE_SYSTEM_NAME=Windows`, the same MinGW-w64 GCC; NASM through CMake's "
+    "`ASM_NASM`, `-f win64`): the `aa_` and `bb_` bundles in one .exe, run as above.",
     "Not tested: real Windows, MSVC and clang-cl (the C files are written for them: "
     "`__cpuid`/`_xgetbv` where the compiler is MSVC-like, but no MSVC has built them), "
-    "lld, GNU ld before 2.40, the CMake and Meson files on Windows (their NASM branch "
-    "has not run), Bazel.")
+    "lld, GNU ld before 2.40, CMake on Windows itself or with another generator than "
+    "Ninja, `meson.build` for Windows (its NASM branch has not run), Bazel.")
 
 
 def text(opts, c, asm, entries, banner) -> str:

@@ -12,6 +12,10 @@ mode and OS flavour) and the prefixed aa_ and bb_ ones (tests/python/vendor_bund
 - aa_ and bb_ in one .exe (main_two.c): both pass every vector; aa_ takes the ISA of
   AA_AESGEN_ISA, bb_ the library's choice, and neither reads AESGEN_ISA (set to generic);
   every global symbol of each bundle's objects carries its prefix.
+- CMake: tests/vendor/cmake (add_subdirectory of the full, aa_ and bb_ bundles) configured
+  for Windows with mingw-w64 (CMAKE_SYSTEM_NAME=Windows: the bundles' WIN32 branch, NASM
+  through CMake's ASM_NASM); its two.exe passes as above under wine (its kat.exe is
+  built, not run: the same files as the sources.mk build's).
 - DLLs: the full bundle linked into a DLL whose only __declspec(dllexport) is kat_run,
   and into one with no dllexport at all (GNU ld then exports every global symbol it is
   not told to leave out): the export table of each (objdump -p) is exactly kat_run;
@@ -141,6 +145,25 @@ class WindowsBundles(unittest.TestCase):
         expect_bb = expected_isa(ISAS)
         output = self.wine([self.two, windows_path(vectors_file()), "aesni_avx", expect_bb],
                            AA_AESGEN_ISA="aesni_avx", AESGEN_ISA="generic")
+        self.assert_kat(output, "aa_kat", "aesni_avx")
+        self.assert_kat(output, "bb_kat", expect_bb)
+
+    @unittest.skipUnless(have("cmake") and have("ninja"), "cmake or ninja missing")
+    def test_cmake_windows_branch(self):
+        build = os.path.join(ROOT, "win", "cmake")
+        if not os.path.exists(os.path.join(build, "CMakeCache.txt")):
+            run(["cmake", "-S", os.path.join(CONSUMER, "cmake"), "-B", build, "-G", "Ninja",
+                 "-DCMAKE_SYSTEM_NAME=Windows", "-DCMAKE_SYSTEM_PROCESSOR=x86_64",
+                 f"-DCMAKE_C_COMPILER={WIN_CC}", "-DCMAKE_BUILD_TYPE=Release",
+                 f"-DAESGEN_BUNDLE={bundle('full')[0]}", f"-DAESGEN_BUNDLE_AA={bundle('aa')[0]}",
+                 f"-DAESGEN_BUNDLE_BB={bundle('bb')[0]}"])
+        run(["cmake", "--build", build, "-j", "2"])
+        with open(os.path.join(build, "build.ninja"), encoding="utf-8") as handle:
+            self.assertIn("aesgen-gcm-avx10_512-win.asm.obj", handle.read())
+        expect_bb = expected_isa(ISAS)
+        output = self.wine([os.path.join(build, "two.exe"), windows_path(vectors_file()),
+                            "aesni_avx", expect_bb], AA_AESGEN_ISA="aesni_avx",
+                           AESGEN_ISA="generic")
         self.assert_kat(output, "aa_kat", "aesni_avx")
         self.assert_kat(output, "bb_kat", expect_bb)
 
