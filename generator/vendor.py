@@ -231,6 +231,8 @@ def guard(text: str, flavour, opts) -> str:
     if flavour.syntax == "asm":
         begin = ["%ifidni __OUTPUT_FORMAT__, " + NASM_FORMATS.get(flavour.os, "win64")]
         end = ["%endif"]
+        if flavour.os == "win":
+            end = nasm_exclude_from_export(body) + end
     else:
         begin = ["#if defined(__x86_64__)"]
         end = ["#elif defined(__ELF__)", '\t.section .note.GNU-stack,"",%progbits', "#endif"]
@@ -242,6 +244,47 @@ def guard(text: str, flavour, opts) -> str:
 # The NASM output format of each OS: a .asm file assembles to nothing in any other
 # (e.g. -f win32).
 NASM_FORMATS = {"win": "win64", "linux": "elf64", "apple": "macho64"}
+
+# GNU ld (and lld) link a Windows DLL that marks nothing __declspec(dllexport) by exporting
+# every global symbol of every object.  Each object of a bundle with the win flavour
+# therefore names its own globals in a "-exclude-symbols:" linker directive (section
+# .drectve; GNU ld 2.40 and later, lld): they stay out of such an automatic export table,
+# while an explicit dllexport still exports (AESGEN_API).  A name that is not a symbol of
+# the link is ignored.  Eight names a line keeps the files readable.
+EXCLUDE_DIRECTIVE = " -exclude-symbols:"
+EXCLUDE_NAMES_PER_LINE = 8
+
+
+def _exclude_chunks(names) -> List[str]:
+    names = sorted(names)
+    return [",".join(names[i:i + EXCLUDE_NAMES_PER_LINE])
+            for i in range(0, len(names), EXCLUDE_NAMES_PER_LINE)]
+
+
+def nasm_exclude_from_export(body) -> List[str]:
+    """The .drectve lines of a -win.asm file: the file's global symbols."""
+    names = re.findall(r"^\s*global\s+([A-Za-z_][A-Za-z0-9_]*)", "\n".join(body), re.M)
+    if not names:
+        return []
+    return (["", "; Not exported from a DLL by GNU ld's automatic export (README.md, Visibility).",
+             "section .drectve info"]
+            + [f'\tdb "{EXCLUDE_DIRECTIVE}{chunk}"' for chunk in _exclude_chunks(names)])
+
+
+def c_exclude_from_export(names) -> List[str]:
+    """aesgen_config.h's lines: every runtime object carries the directive for the C
+    names of the bundle (identifiers that are types, not symbols, are ignored by the linker)."""
+    return (["/* Windows with MinGW GCC or clang: a DLL that marks nothing __declspec(dllexport)",
+             " * exports every global symbol (GNU ld's automatic export), so every runtime",
+             " * object asks the linker to leave the bundle's names out (-exclude-symbols in",
+             " * .drectve: GNU ld 2.40 and later, lld).  An explicit dllexport still exports.",
+             " * (GCC emits top-level asm before any function or data and then names the",
+             " * section of each, so the .text at the end only ends the directive.) */",
+             "#if defined(_WIN32) && (defined(__GNUC__) || defined(__clang__))",
+             '__asm__(".section .drectve\\n"']
+            + [f'        "\\t.ascii \\"{EXCLUDE_DIRECTIVE}{chunk}\\"\\n"'
+               for chunk in _exclude_chunks(names)]
+            + ['        ".text");', "#endif", ""])
 
 
 def isa_files(isa, modes) -> List[str]:
@@ -427,7 +470,10 @@ def config_header(opts, entries, c_texts, gen_header) -> str:
             SYSTEM_HEADERS, "",
             "#if (defined(__GNUC__) || defined(__clang__)) && !defined(_WIN32)",
             "#pragma GCC visibility push(hidden)",
-            "#endif", "", "#endif /* AESGEN_CONFIG_H */", ""]
+            "#endif", ""]
+    if "win" in opts["os"]:
+        out += c_exclude_from_export(opts["prefix"] + n for n in public | internal)
+    out += ["#endif /* AESGEN_CONFIG_H */", ""]
     return "\n".join(out)
 
 
@@ -486,6 +532,10 @@ def sources_mk(opts, c, headers, private, asm) -> str:
            + "# include this file; every path starts with $(" + d + "), this file's directory.\n",
            f"{d} := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))\n",
            f"{var(opts, 'INCLUDE_DIR')} := $({d})/include\n"]
+    if "win" in asm:
+        out.append("# NASM's flags for the -win.asm files (each assembles to nothing in another\n"
+                   "# format); the objects are COFF, linked with the C objects.\n"
+                   f"{var(opts, 'NASMFLAGS_WIN')} := -f {NASM_FORMATS['win']}\n")
     for name, items in ((var(opts, "C_SOURCES"), c), (var(opts, "PUBLIC_HEADERS"), headers),
                         (var(opts, "PRIVATE_HEADERS"), private),
                         *((var(opts, f"ASM_{o.upper()}"), f) for o, f in asm.items())):

@@ -11,6 +11,25 @@ TESTED_WITH = ("GNU as 2.40 and GCC 12.2 (Linux, ELF)",
                "NASM 2.16.01",
                "CMake 3.25.1, Meson 1.0.1 with ninja, GNU make 4.3")
 
+# What tests/python/test_vendor_win.py builds and runs the Windows flavour with (Debian 12).
+TESTED_WINDOWS = (
+    "Built on Linux with MinGW-w64 GCC 12 (`x86_64-w64-mingw32-gcc` 12-win32, Debian "
+    "`gcc-mingw-w64-x86-64`), its GNU ld 2.40, and NASM 2.16.01 (`nasm -f win64`), from "
+    "`sources.mk` as a plain make project would (the C files, `$(VAR_ASM_WIN)` with "
+    "`$(VAR_NASMFLAGS_WIN)`); run under wine 8.0 (Debian 8.0~repack-4, a 64-bit prefix): "
+    "every known-answer vector of every mode on every ISA the CPU has, the ISA the runtime "
+    "picks, two bundles with prefixes `aa_` and `bb_` in one .exe (each with its own "
+    "environment variable), and the bundle in a DLL (export table read with "
+    "`x86_64-w64-mingw32-objdump -p`: only the user's entry, with and without a "
+    "`__declspec(dllexport)`; and the API exported when `AESGEN_API` is "
+    "`__declspec(dllexport)`).  `CMakeLists.txt` with CMake 3.25.1 configured on Linux for "
+    "Windows (`CMAKE_SYSTEM_NAME=Windows`, the same MinGW-w64 GCC; NASM through CMake's "
+    "`ASM_NASM`, `-f win64`): the `aa_` and `bb_` bundles in one .exe, run as above.",
+    "Not tested: real Windows, MSVC and clang-cl (the C files are written for them: "
+    "`__cpuid`/`_xgetbv` where the compiler is MSVC-like, but no MSVC has built them), "
+    "lld, GNU ld before 2.40, CMake on Windows itself or with another generator than "
+    "Ninja, `meson.build` for Windows (its NASM branch has not run), Bazel.")
+
 
 def text(opts, c, asm, entries, banner) -> str:
     p = opts["prefix"]
@@ -23,6 +42,40 @@ def text(opts, c, asm, entries, banner) -> str:
         f"| {e['mode']} | {e['isa']} | {', '.join(f['linker_symbol'] for f in e['functions'])} "
         f"| {', '.join(e['cpu_features'])} |" for e in entries)
     tested = "\n".join(f"- {t}" for t in TESTED_WITH)
+    tested_windows = "\n".join(f"- {t}" for t in TESTED_WINDOWS)
+    windows = "" if "win" not in opts["os"] else f"""
+## Windows x64
+
+The `-win.asm` files follow the Win64 calling convention and carry SEH unwind tables
+(`.pdata`/`.xdata`) for every function; assemble them with `nasm -f win64` (in another
+format each assembles to nothing).  With plain make:
+
+```make
+include third_party/aesgen/sources.mk
+SRCS += $({var}_C_SOURCES) $({var}_ASM_WIN)
+CPPFLAGS += -I$({var}_INCLUDE_DIR)
+%.obj: %.asm
+\tnasm $({var}_NASMFLAGS_WIN) -o $@ $<          # -f win64
+```
+
+CMake enables `ASM_NASM` on `WIN32` (CMake picks `-f win64` for a 64-bit target); Meson
+adds the `nasm` language on Windows.
+
+DLLs: MSVC's linker exports only what is marked `__declspec(dllexport)` (or listed in a
+`.def` file), and the bundle marks nothing.  GNU ld (MinGW) exports *every* global
+symbol of a DLL that has no `__declspec(dllexport)` at all.  So that this does not
+export the bundle, every object of it carries a linker directive
+(`-exclude-symbols:` in its `.drectve` section, naming the object's global symbols),
+which GNU ld 2.40 and later and lld obey: the DLL then exports only your own
+symbols.  With an older GNU ld (not tested), link the DLL with
+`-Wl,--exclude-libs,lib{target}.a` (the bundle as a static library) or give it a `.def`
+file.  To export the bundle's API from your DLL, define `AESGEN_API` as
+`__declspec(dllexport)` before including `aesgen.h`, everywhere (an explicit dllexport
+is not affected by the directive).
+
+Tested:
+{tested_windows}
+"""
     prefix_rules = (
         f"This bundle was made with `--prefix {p}`: every external symbol is `{p}` + its "
         f"name (`{p}aesgen_gcm_init`, `{p}aesgen_ctr_crypt_avx10_512`, ...), the C API as "
@@ -128,6 +181,8 @@ SRCS += $({var}_C_SOURCES) $({var}_ASM_LINUX)     # $({var}_ASM_APPLE) on macOS
 CPPFLAGS += -I$({var}_INCLUDE_DIR)
 ```
 
+(Windows: see "Windows x64" below.)
+
 Compile the `.S` files with the C compiler (`cc -c x.S`); they go through the C
 preprocessor.  Any C11 compiler: GCC, clang, or MSVC-like ones for the C files.
 
@@ -139,7 +194,9 @@ hidden by `src/aesgen_config.h` (a pragma after the system headers) and the asse
 by `.hidden` / `.private_extern`.  None of it depends on your compiler flags.  To export
 the API from your shared object, define `AESGEN_API` (e.g.
 `__attribute__((visibility("default")))`) before including `aesgen.h`, everywhere.
-
+Windows DLLs have no hidden visibility; what keeps the bundle out of their export table
+is under "Windows x64" (when the bundle has the `win` flavour).
+{windows}
 ## Symbol prefix
 
 {prefix_rules}

@@ -172,15 +172,23 @@ class Files(unittest.TestCase):
     def test_unique_assembly_names_and_guards(self):
         _, files = bundle("aa")
         asm = [p for p in files if p.startswith("asm/")]
-        # every file of every ISA (vperm_ssse3 has fewer modes), two OS flavours each
-        self.assertEqual(len(asm), sum(len(isa.modes) for isa in ISAS.values()) * 2)
+        # every file of every ISA (vperm_ssse3 has fewer modes), three OS flavours each
+        self.assertEqual(len(asm), sum(len(isa.modes) for isa in ISAS.values()) * 3)
         self.assertEqual(len({os.path.basename(p) for p in asm}), len(asm))
         for path in asm:
-            self.assertRegex(path, r"^asm/aesgen-[a-z]+-[a-z0-9_]+-(linux|apple)\.S$")
-            self.assertIn("\n#if defined(__x86_64__)\n", files[path])
-            self.assertTrue(files[path].rstrip().endswith("#endif"), path)
+            if path.endswith("-win.asm"):
+                self.assertIn("\n%ifidni __OUTPUT_FORMAT__, win64\n", files[path])
+                self.assertTrue(files[path].rstrip().endswith("%endif"), path)
+                labels = re.findall(r"(?m)^\s*global\s+(\S+)$", files[path])
+                # and the same names stay out of a DLL's automatic exports
+                excluded = re.findall(r'(?m)^\s*db " -exclude-symbols:(\S+)"$', files[path])
+                self.assertEqual(sorted(labels), sorted(",".join(excluded).split(",")), path)
+            else:
+                self.assertRegex(path, r"^asm/aesgen-[a-z]+-[a-z0-9_]+-(linux|apple)\.S$")
+                self.assertIn("\n#if defined(__x86_64__)\n", files[path])
+                self.assertTrue(files[path].rstrip().endswith("#endif"), path)
+                labels = re.findall(r"(?m)^_?([A-KM-Za-z_][A-Za-z0-9_]*):", files[path])
             # every global label carries the prefix
-            labels = re.findall(r"(?m)^_?([A-KM-Za-z_][A-Za-z0-9_]*):", files[path])
             self.assertTrue(labels, path)
             for label in labels:
                 self.assertTrue(label.startswith("aa_"), f"{path}: {label}")

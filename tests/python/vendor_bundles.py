@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
-"""The vendored bundles the tests build (test_vendor.py, test_apple.py), written once per
+"""The vendored bundles the tests build (test_vendor.py, test_vendor_win.py,
+test_apple.py), written once per
 run into $AESGEN_BUILD/vendor/bundles/<name> by generator/vendor.py; a file whose text
 is unchanged is not rewritten, so the builds on top of them stay cached in build/."""
 
@@ -15,8 +16,8 @@ ROOT = os.path.join(BUILD, "vendor")
 # name: vendor options (prefix, ISAs, modes, OS flavours); None is "all".
 BUNDLES = {
     "full": ("", None, None, None),
-    "aa": ("aa_", None, None, "linux,apple"),
-    "bb": ("bb_", None, None, "linux"),
+    "aa": ("aa_", None, None, "linux,apple,win"),
+    "bb": ("bb_", None, None, "linux,win"),
     "subset": ("", "aesni_avx,avx10_512", "xts,gcm", "linux"),
     "narrow": ("", "vaes_avx2", "ctr,gcm", "linux"),     # no aesni_avx: gcm.c's short path
     "fallback": ("", "vperm_ssse3", "gcm", "linux"),     # GCM on vperm's CTR file alone

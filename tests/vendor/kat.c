@@ -11,7 +11,10 @@
  *    CPU runs and on the portable code;
  *  - the known-answer bytes of aesgen_asm.h against the key layouts the runtime
  *    fills (the round keys; the GCM H powers), and one raw entry point called directly.
- * Prints "<entry>: N passed, N failed" and returns the failure count.
+ * Prints "<entry>: N passed, N failed" and returns the failure count.  With
+ * -DKAT_DLLEXPORT the entry is __declspec(dllexport) (a Windows DLL's one export,
+ * tests/vendor/consumer_win.mk).  Portable to MinGW: no aligned_alloc (the GCM keys are
+ * aligned locals: the type's own 16 bytes are all the library needs).
  */
 #include <aesgen.h>
 #include <aesgen_asm.h>
@@ -21,6 +24,11 @@
 
 #ifndef KAT_ENTRY
 #define KAT_ENTRY kat_run
+#endif
+#if defined(KAT_DLLEXPORT)
+#define KAT_EXPORT __declspec(dllexport)
+#else
+#define KAT_EXPORT
 #endif
 #define KAT_STR2(x) #x
 #define KAT_STR(x) KAT_STR2(x)
@@ -97,7 +105,7 @@ static void one_vector(const vec *v, const char *isa, const char *line)
 #endif
 #ifdef AESGEN_BUNDLE_GCM
     if (strcmp(v->mode, "gcm") == 0) {
-        aesgen_gcm_key *k = aligned_alloc(64, (sizeof *k + 63) / 64 * 64);
+        aesgen_gcm_key key, *k = &key;
         rc = aesgen_gcm_init_isa(k, v->key, v->key_len, isa);
         if (strcmp(v->result, "valid") == 0) {
             if (rc == AESGEN_OK)
@@ -114,7 +122,6 @@ static void one_vector(const vec *v, const char *isa, const char *line)
                  aesgen_gcm_decrypt(k, v->iv, v->iv_len, v->aad, v->aad_len, out, v->ct,
                                     v->len, v->tag, v->tag_len) != AESGEN_OK;
         }
-        free(k);
     }
 #endif
     check(ok, line, isa);
@@ -198,7 +205,7 @@ static void run_layouts(void)
 #ifdef AESGEN_BUNDLE_GCM
     static const uint8_t h_power_1[16] = AESGEN_ASM_KAT_H_POWER_1;
     static const uint8_t h_power_2[16] = AESGEN_ASM_KAT_H_POWER_2;
-    aesgen_gcm_key *gk = aligned_alloc(64, (sizeof *gk + 63) / 64 * 64);
+    aesgen_gcm_key gcm_key, *gk = &gcm_key;
     check(aesgen_gcm_init(gk, key, sizeof key) == AESGEN_OK, "gcm init", "layout");
     const uint8_t *bytes = (const uint8_t *)gk;
     check(memcmp(bytes + AESGEN_GCM_H_POWERS_OFFSET + 16 * 31, h_power_1, 16) == 0,
@@ -207,7 +214,6 @@ static void run_layouts(void)
           "h_powers H^2 = AESGEN_ASM_KAT_H_POWER_2", "layout");
     check(memcmp(bytes, round_keys, sizeof round_keys) == 0 && gk->aes.rounds == 10,
           "gcm key's AES schedule = AESGEN_ASM_KAT_ROUND_KEYS", "layout");
-    free(gk);
 #endif
 #ifdef AESGEN_BUNDLE_XTS
     static const uint8_t xts_key[32] = { 0 };
@@ -239,7 +245,7 @@ static void run_layouts(void)
 #endif
 }
 
-int KAT_ENTRY(const char *vectors, const char *expect_isa)
+KAT_EXPORT int KAT_ENTRY(const char *vectors, const char *expect_isa)
 {
     passed = failed = 0;
     printf("%s: isa %s\n", KAT_STR(KAT_ENTRY), aesgen_isa_name());
