@@ -14,7 +14,7 @@ from .abi import ABIS, get_abi
 from .errors import TemplateError, UsageError
 from .isa import ISAS, get_isa, has_mode
 from .knobs import KNOBS, parse_assignment, resolve
-from .modes import MODES, get_mode
+from .modes import MODES, generated_pairs, get_mode
 from .flavours import FLAVOURS, get_flavour
 from .render import build, generate
 from .plan import Refused, constraints
@@ -127,26 +127,23 @@ def manifest_entries(out, abi, chosen):
     {(isa, mode): knobs}), else those the existing manifest records, else the defaults."""
     recorded = manifest.load(out)
     entries = []
-    for isa in ISAS.values():
-        for mode in MODES.values():
-            if not has_mode(isa, mode.name):
-                continue
-            key = (isa.name, mode.name)
-            if key in chosen:
-                knobs = chosen[key]
-            elif key in recorded:
-                knobs = resolve(mode, isa, recorded[key]["knobs"])
-            else:
-                knobs = resolve(mode, isa, {})
-            try:
-                output = build(mode, isa, knobs, abi)
-            except DoesNotFit as error:
-                raise UsageError(
-                    f"{os.path.join(out, manifest.MANIFEST)} records {isa.name}/{mode.name} "
-                    f"with {' '.join(f'{k}={v}' for k, v in sorted(knobs.items()))}, which "
-                    f"does not fit any more ({error}); regenerate it with knobs that fit: "
-                    f"gen --isa {isa.name} --mode {mode.name} KNOB=VALUE...") from None
-            entries.append(manifest.file_entry(mode, isa, knobs, abi, output))
+    for isa, mode in generated_pairs():
+        key = (isa.name, mode.name)
+        if key in chosen:
+            knobs = chosen[key]
+        elif key in recorded:
+            knobs = resolve(mode, isa, recorded[key]["knobs"])
+        else:
+            knobs = resolve(mode, isa, {})
+        try:
+            output = build(mode, isa, knobs, abi)
+        except DoesNotFit as error:
+            raise UsageError(
+                f"{os.path.join(out, manifest.MANIFEST)} records {isa.name}/{mode.name} "
+                f"with {' '.join(f'{k}={v}' for k, v in sorted(knobs.items()))}, which "
+                f"does not fit any more ({error}); regenerate it with knobs that fit: "
+                f"gen --isa {isa.name} --mode {mode.name} KNOB=VALUE...") from None
+        entries.append(manifest.file_entry(mode, isa, knobs, abi, output))
     return entries
 
 

@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from typing import Dict, Tuple
 
 from .errors import UsageError
+from .isa import ISAS, has_mode
 
 
 @dataclass(frozen=True)
@@ -34,3 +35,11 @@ def get_mode(name: str) -> Mode:
         return MODES[name]
     except KeyError:
         raise UsageError(f"unknown mode '{name}'; valid: {', '.join(MODES)}") from None
+
+
+def generated_pairs():
+    """Every (Isa, Mode) that has a generated file, ISA-major in table order.  An ISA may
+    have fewer modes than MODES (vperm_ssse3: no gcm.S); everything that loops over the
+    files (gen, the manifest, the tests) takes them from here."""
+    return [(isa, mode) for isa in ISAS.values() for mode in MODES.values()
+            if has_mode(isa, mode.name)]

@@ -19,7 +19,7 @@ from generator.abi import SYSV
 from generator.isa import ISAS, get_isa
 from generator.knobs import KNOBS, parse_assignment, resolve
 from generator.errors import UsageError
-from generator.modes import MODES, get_mode
+from generator.modes import MODES, generated_pairs, get_mode
 from generator import manifest
 from generator.plan import combinations, fits, make_plan
 from generator.render import build, generate
@@ -343,13 +343,10 @@ VARIANT_FIELDS = {
 
 def accepted_variants():
     """Every (mode, ISA, knobs) whose plan fits: all that `gen` accepts."""
-    for mode in MODES.values():
-        for isa in ISAS.values():
-            if mode.name not in isa.modes:
-                continue            # vperm_ssse3 has fewer modes
-            for knobs in combinations(mode, isa):
-                if fits(mode, isa, knobs):
-                    yield mode, isa, knobs
+    for isa, mode in generated_pairs():
+        for knobs in combinations(mode, isa):
+            if fits(mode, isa, knobs):
+                yield mode, isa, knobs
 
 
 def elf_section(path, name):

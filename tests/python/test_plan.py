@@ -17,9 +17,9 @@ import jinja2
 
 from repo import REPO  # noqa: F401  (puts the repository on sys.path)
 from generator.abi import SYSV
-from generator.isa import ISAS, get_isa
+from generator.isa import get_isa
 from generator.model import GPR64, Instr, Mem, Reg
-from generator.modes import MODES, get_mode
+from generator.modes import MODES, generated_pairs, get_mode
 from generator.parse import lookup_register, parse
 from generator.plan import (GCM_H_POWERS, Refused, combinations, constraints, fits,
                             make_plan)
@@ -30,12 +30,9 @@ RSP = GPR64.index("rsp")
 
 
 def every_combination():
-    for mode in MODES.values():
-        for isa in ISAS.values():
-            if mode.name not in isa.modes:
-                continue            # vperm_ssse3 has fewer modes
-            for knobs in combinations(mode, isa):
-                yield mode, isa, knobs
+    for isa, mode in generated_pairs():
+        for knobs in combinations(mode, isa):
+            yield mode, isa, knobs
 
 
 def refusal(mode, isa, knobs):
