@@ -244,15 +244,15 @@ _Static_assert(AESGEN_GCM_H_POWERS == AESGEN_LAYOUT_GCM_H_POWERS &&
  * C tests check every variant listed here. */
 #define AESGEN_GEN_VARIANT __attribute__((weak))
 
-/* gen/vperm_ssse3/ctr.S: KEYS=mem TAIL=1 UNROLL=3; main loop 48 bytes per iteration */
+/* gen/vperm_ssse3/ctr.S: KEYS=mem TAIL=1 UNROLL=8; main loop 128 bytes per iteration */
 int aesgen_ctr_crypt_vperm_ssse3(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, uint64_t ctr_lo, uint64_t ctr_hi);
-#define AESGEN_GEN_UNROLL_vperm_ssse3_ctr 3
-#define AESGEN_GEN_STRIDE_vperm_ssse3_ctr 48
+#define AESGEN_GEN_UNROLL_vperm_ssse3_ctr 8
+#define AESGEN_GEN_STRIDE_vperm_ssse3_ctr 128
 
-/* gen/vperm_ssse3/xctr.S: KEYS=mem TAIL=1 UNROLL=3; main loop 48 bytes per iteration */
+/* gen/vperm_ssse3/xctr.S: KEYS=mem TAIL=1 UNROLL=8; main loop 128 bytes per iteration */
 int aesgen_xctr_crypt_vperm_ssse3(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16], uint64_t index);
-#define AESGEN_GEN_UNROLL_vperm_ssse3_xctr 3
-#define AESGEN_GEN_STRIDE_vperm_ssse3_xctr 48
+#define AESGEN_GEN_UNROLL_vperm_ssse3_xctr 8
+#define AESGEN_GEN_STRIDE_vperm_ssse3_xctr 128
 
 /* gen/vperm_ssse3/xts.S: KEYS=mem TAIL=1 UNROLL=2; main loop 32 bytes per iteration */
 int aesgen_xts_encrypt_vperm_ssse3(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);

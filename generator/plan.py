@@ -17,7 +17,7 @@ import itertools
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
-from . import ghash_schedule, layout
+from . import bitslice, ghash_schedule, layout
 from .abi import Abi, Function
 from .isa import Isa
 from .knobs import all_values as knobs_all_values, values_for
@@ -411,6 +411,28 @@ VPERM_BLOCK_REGISTERS = 5
 VPERM_FRAME = 272 + 15
 
 
+# UNROLL=8: the main loop is bitsliced (generator/bitslice.py) on eight blocks and
+# every vector register; after it, vector-permute groups of this many blocks.
+BITSLICE_UNROLL = 8
+BITSLICE_TAIL_BLOCKS = 3
+BITSLICE_FRAME = bitslice.FRAME_END + 15
+
+
+def vperm_blocks(knobs):
+    """Blocks the vector-permute code interleaves (its registers in plan.R["B"])."""
+    U = knobs["UNROLL"]
+    return BITSLICE_TAIL_BLOCKS if U == BITSLICE_UNROLL else U
+
+
+def vperm_frame(knobs):
+    return BITSLICE_FRAME if knobs["UNROLL"] == BITSLICE_UNROLL else VPERM_FRAME
+
+
+def _bitslice_modes_rule(isa, knobs):
+    return ("UNROLL=8: the bitsliced main loop encrypts counter blocks only (CTR, XCTR); "
+            "XTS takes a vector-permute value") if knobs.get("UNROLL") == BITSLICE_UNROLL else None
+
+
 def _vperm_keys_rule(isa, knobs):
     if knobs.get("KEYS") == "reg":
         return ("KEYS=reg: vector-permute rounds keep their transformed keys on the stack "
@@ -434,9 +456,9 @@ class VpermPlan(Plan):
              Rule("TAIL=1 (single blocks after the main loop)", _vperm_tail_rule))
 
     def blocks(self):
-        U, v = self.knobs["UNROLL"], self.vregs
+        v = self.vregs
         blocks = [v.named(f"B{b}{part}" for part in ("S", "H", "L", "T", "U"))
-                  for b in range(U)]
+                  for b in range(vperm_blocks(self.knobs))]
         self.R["B"] = blocks
         self.groups.append("B")
         self.take("MASK", v.one("MASK"))
@@ -484,10 +506,14 @@ class VpermCtrPlan(VpermPlan):
         self.table_registers(VPERM_ENCRYPT_TABLES)
         self.functions["crypt"] = FunctionPlan(
             "ctr_crypt", ("KEY", "DST", "SRC", "LEN", "CTR_LO", "CTR_HI"),
-            ("ROUNDS", "KEYEND", "TMPG", "FRAME"), stack=VPERM_FRAME)
+            ("ROUNDS", "KEYEND", "TMPG", "FRAME"), stack=vperm_frame(self.knobs))
 
     def notes(self, fn):
-        return ["Stack: FRAME = rsp rounded up to 16; round key m before the last at "
+        bulk = ([f"Bitsliced main loop (UNROLL=8): every vector register; at FRAME + "
+                 f"{bitslice.FIRST_KEY}: key 0 (row-major), the last key, spill slots, "
+                 f"the middle keys as planes (to FRAME + {bitslice.FRAME_END})."]
+                if self.knobs["UNROLL"] == BITSLICE_UNROLL else [])
+        return bulk + ["Stack: FRAME = rsp rounded up to 16; round key m before the last at "
                 "[FRAME + 224 - 16m],", "the first at [FRAME], the input permutation at "
                 "[FRAME + 240], a keystream block at [FRAME + 256]."]
 
@@ -499,7 +525,7 @@ class VpermXctrPlan(VpermPlan):
         self.table_registers(VPERM_ENCRYPT_TABLES)
         self.functions["crypt"] = FunctionPlan(
             "xctr_crypt", ("KEY", "DST", "SRC", "LEN", "IVP", "INDEX"),
-            ("ROUNDS", "KEYEND", "TMPG", "FRAME"), stack=VPERM_FRAME)
+            ("ROUNDS", "KEYEND", "TMPG", "FRAME"), stack=vperm_frame(self.knobs))
 
     notes = VpermCtrPlan.notes
 
@@ -507,6 +533,8 @@ class VpermXctrPlan(VpermPlan):
 class VpermXtsPlan(VpermPlan):
     """The tweaks of an iteration's blocks in TW0..TW(U-1) (TW1 exists for UNROLL=1 too:
     decryption's ciphertext stealing needs the last two tweaks at once)."""
+    RULES = VpermPlan.RULES + (Rule("UNROLL 1..3 (vector-permute blocks)",
+                                    _bitslice_modes_rule),)
     def allocate(self):
         self.blocks()
         U = self.knobs["UNROLL"]

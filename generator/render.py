@@ -8,7 +8,7 @@ from typing import Dict, List
 
 import jinja2
 
-from . import SPDX_LICENSE, VERSION, functions, layout, vperm
+from . import SPDX_LICENSE, VERSION, bitslice, functions, layout, vperm
 from .abi import Abi
 from .knobs import uarch_knobs
 from .errors import TemplateError
@@ -94,7 +94,7 @@ def render_neutral(plan: Plan, abi: Abi, variant: str = "") -> str:
     environment = _environment()
     # Globals, so that imported macro libraries see them too.
     environment.globals.update(
-        vperm=vperm, isa=isa, knobs=plan.knobs, abi=abi, plan=plan, mode=mode,
+        vperm=vperm, bitslice=bitslice, isa=isa, knobs=plan.knobs, abi=abi, plan=plan, mode=mode,
         function=lambda key: plan.function(key, abi, symbol),
         symbol=symbol, zip=zip, variant=variant, primary=not variant,
         xmm_keys=_xmm_keys, layout=layout,

@@ -54,8 +54,8 @@ class EveryCombinationPlansOrIsRefused(unittest.TestCase):
                 else:
                     refused += 1
         # 560 for the four VEX/EVEX ISAs + vperm_ssse3's ctr, xctr, xts with its own
-        # UNROLL values (1, 2, 3)
-        self.assertEqual(planned + refused, 590)
+        # UNROLL values (1, 2, 3, 8)
+        self.assertEqual(planned + refused, 614)
         self.assertGreater(planned, 250)
         self.assertGreater(refused, 200)
 
@@ -137,8 +137,14 @@ class FitRules(unittest.TestCase):
                                     r"aesni_avx \(valid: 1, 2, 4, 8, 16\)"):
             self.plan("ctr", "aesni_avx", UNROLL=3)
         with self.assertRaisesRegex(Refused, r"UNROLL=4 is not a value of UNROLL on "
-                                    r"vperm_ssse3 \(valid: 1, 2, 3\).*valid UNROLL here: 1, 2, 3"):
+                                    r"vperm_ssse3 \(valid: 1, 2, 3, 8\).*valid UNROLL here: 1, 2, 3, 8"):
             self.plan("ctr", "vperm_ssse3", UNROLL=4)
+        # 8: the bitsliced bulk loop, then three vector-permute blocks; not for XTS
+        bulk = self.plan("ctr", "vperm_ssse3", UNROLL=8)
+        self.assertEqual(len(bulk.R["B"]), 3)
+        with self.assertRaisesRegex(Refused, "UNROLL=8: the bitsliced main loop encrypts "
+                                    "counter blocks only"):
+            self.plan("xts", "vperm_ssse3", UNROLL=8)
         three = self.plan("ctr", "vperm_ssse3", UNROLL=3)
         self.assertEqual(len(three.R["B"]), 3)
         # 15 block registers + MASK: every table is read from .rodata

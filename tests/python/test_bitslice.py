@@ -1,0 +1,166 @@
+# SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
+"""The bitsliced AES of generator/bitslice.py (vperm_ssse3's UNROLL=8 bulk path): its
+S-box circuit over all 256 bytes against FIPS-197's S-box (computed here from the
+field, test_vperm.SBOX), and whole AES-128/192/256 encryptions of eight blocks run
+through an interpreter of the very instruction lines the generator emits (swap-move
+transposition, register-allocated rounds with their spills, pshufb/pshufd masks),
+against FIPS-197's known answer and the straightforward AES of test_vperm."""
+
+import os
+import random
+import re
+import sys
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.dirname(__file__))
+
+from generator import bitslice as bs  # noqa: E402
+from test_vperm import SBOX, encrypt_reference, expand  # noqa: E402
+
+MASK128 = (1 << 128) - 1
+
+
+def to_int(data):
+    return int.from_bytes(bytes(data), "little")
+
+
+def to_bytes(value):
+    return list(value.to_bytes(16, "little"))
+
+
+class Machine:
+    """The SSE instructions the bitsliced code uses, on 128-bit integers."""
+
+    def __init__(self, memory):
+        self.reg = {}
+        self.mem = dict(memory)
+
+    def read(self, operand):
+        operand = operand.strip()
+        if operand.startswith("xmmword"):
+            return self.mem[operand]
+        return self.reg[operand]
+
+    def write(self, operand, value):
+        operand = operand.strip()
+        if operand.startswith("xmmword"):
+            self.mem[operand] = value
+        else:
+            self.reg[operand] = value
+
+    def run(self, lines):
+        for line in lines:
+            line = line.partition("#")[0].strip()
+            insn, _, rest = line.partition(" ")
+            args = re.split(r",\s*(?![^\[]*\])", rest)
+            dst = args[0]
+            if insn == "movdqa":
+                self.write(dst, self.read(args[1]))
+            elif insn == "pxor":
+                self.write(dst, self.read(dst) ^ self.read(args[1]))
+            elif insn == "pand":
+                self.write(dst, self.read(dst) & self.read(args[1]))
+            elif insn == "pshufb":
+                table, index = to_bytes(self.read(dst)), to_bytes(self.read(args[1]))
+                self.write(dst, to_int(0 if i & 0x80 else table[i & 15] for i in index))
+            elif insn == "pshufd":
+                words = [self.read(args[1]) >> (32 * w) & 0xFFFFFFFF for w in range(4)]
+                imm = int(args[2], 0)
+                self.write(dst, sum(words[imm >> (2 * d) & 3] << (32 * d) for d in range(4)))
+            elif insn in ("psrlq", "psllq"):
+                n = int(args[1], 0)
+                lanes = [self.read(dst) >> (64 * h) & (2 ** 64 - 1) for h in range(2)]
+                lanes = [(x >> n if insn == "psrlq" else x << n) & (2 ** 64 - 1) for x in lanes]
+                self.write(dst, lanes[0] | lanes[1] << 64)
+            else:
+                raise AssertionError(f"the model has no {insn}")
+
+
+def table(name):
+    return bs.table_operand(name)
+
+
+FRAME = "rbx"
+
+
+def key_plane(m, b):
+    """Plane b of the key m rounds before the last, where the generated code reads it."""
+    return f"xmmword [{FRAME} + {bs.middle_key(m) + 16 * b}]"
+
+
+def encrypt8(key, blocks):
+    """Eight blocks through the emitted lines (bitslice.round_lines, the lines the
+    templates print); the key planes built here, from the schedule."""
+    rk = expand(key)
+    rounds = len(rk) - 1
+    memory = {table(name): to_int(value) for name, value in bs.TABLES.items()}
+    for r in range(1, rounds):
+        k = [x ^ bs.SBOX_OFFSET for x in rk[r]]
+        k = [k[bs.ROW_MAJOR[q]] for q in range(16)]
+        for b in range(8):
+            memory[key_plane(rounds - r, b)] = to_int(0xFF if x >> b & 1 else 0 for x in k)
+    m = Machine(memory)
+    planes = list(bs.PLANE_REGISTERS)
+    for j, block in enumerate(blocks):
+        s = [x ^ y for x, y in zip(block, rk[0])]
+        m.reg[planes[j]] = to_int(s[bs.ROW_MAJOR[q]] for q in range(16))
+    m.run(bs.transpose_plane_lines())
+    for r in range(1, rounds + 1):
+        m.run(bs.round_lines(rounds - r, FRAME))
+    m.run(bs.transpose_plane_lines())
+    last_key = [x ^ bs.SBOX_OFFSET for x in rk[rounds]]
+    return [bytes(x ^ y for x, y in zip(to_bytes(m.reg[planes[j]]), last_key))
+            for j in range(8)]
+
+
+class Circuit(unittest.TestCase):
+    def test_sbox_all_bytes(self):
+        self.assertEqual([bs.sbox_by_circuit(x) for x in range(256)], SBOX)
+
+    def test_gate_counts(self):
+        ands = sum(op == "and" for _, op, _, _ in bs.SBOX_CIRCUIT)
+        self.assertEqual((len(bs.SBOX_CIRCUIT), ands), (128, 34))
+
+    def test_transpose_is_an_involution_and_plane_order(self):
+        rng = random.Random(1)
+        regs = [rng.getrandbits(128) for _ in range(8)]
+        self.assertEqual(bs.transpose_model(bs.transpose_model(regs)), regs)
+        self.assertEqual(bs.PLANE_OF_REGISTER, {k: k for k in range(8)})
+        self.assertEqual(bs.BLOCK_BIT, {j: j for j in range(8)})
+
+    def test_masks(self):
+        # row-major position 4r + c holds column-major byte 4c + r
+        self.assertEqual(bs.ROW_MAJOR[1], 4)
+        self.assertEqual(bs.ROW_MAJOR[4], 1)
+        # ShiftRows in row-major: row 1 takes columns 1, 2, 3, 0
+        self.assertEqual(bs.SHIFT_ROWS[4:8], [5, 6, 7, 4])
+
+
+class Encryptions(unittest.TestCase):
+    def test_fips197_c1(self):
+        key = bytes(range(16))
+        pt = bytes.fromhex("00112233445566778899aabbccddeeff")
+        out = encrypt8(key, [pt] * 8)
+        self.assertEqual(out, [bytes.fromhex("69c4e0d86a7b0430d8cdb78070b4c55a")] * 8)
+
+    def test_random_against_reference(self):
+        rng = random.Random(7)
+        for size in (16, 24, 32):
+            key = bytes(rng.getrandbits(8) for _ in range(size))
+            blocks = [bytes(rng.getrandbits(8) for _ in range(16)) for _ in range(8)]
+            self.assertEqual(encrypt8(key, blocks),
+                             [encrypt_reference(key, list(b)) for b in blocks], size)
+
+    def test_rounds_use_only_their_slots_and_instructions(self):
+        for m in (0, 1, 13):
+            lines = bs.round_lines(m, FRAME)
+            spills = {int(x) for x in re.findall(rf"\[{FRAME} \+ (\d+)\]", "\n".join(lines))
+                      if bs.SPILL <= int(x) < bs.KEYS}
+            self.assertTrue(spills <= set(range(bs.SPILL, bs.KEYS, 16)), m)
+            self.assertFalse([x for x in lines if x.split()[0] not in
+                              ("movdqa", "pxor", "pand", "pshufb", "pshufd")], m)
+
+
+if __name__ == "__main__":
+    unittest.main()
