@@ -442,15 +442,17 @@ PRESSURE_LIMIT = 15
 SPILL_SLOTS = 16
 
 # The bulk path's part of the stack frame, after vector-permute's 272 bytes
-# (lib/vperm.j2): round key 0 in row-major order, the last round key with the S-box
-# offset (column-major), the spill slots, and the middle round keys as planes: the key
-# m rounds before the last (m = 1 .. 13) at KEYS + 128 * (13 - m), plane b 16 b further.
+# (lib/vperm.j2): round key 0 in row-major order, the last round key (column-major), the
+# spill slots, the middle round keys as planes (the key m rounds before the last,
+# m = 1 .. 13, at KEYS + 128 * (13 - m), plane b 16 b further), and XTS's tweaks of an
+# iteration's eight blocks and the next one.
 FRAME_BASE = 272
 FIRST_KEY = FRAME_BASE
 LAST_KEY = FRAME_BASE + 16
 SPILL = FRAME_BASE + 32
 KEYS = SPILL + 16 * SPILL_SLOTS
-FRAME_END = KEYS + 13 * 128
+TWEAKS = KEYS + 13 * 128
+FRAME_END = TWEAKS + 16 * 9
 
 
 def middle_key(m):
