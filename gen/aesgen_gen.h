@@ -254,11 +254,11 @@ int aesgen_xctr_crypt_vperm_ssse3(const aesgen_aes_key *key, uint8_t *dst, const
 #define AESGEN_GEN_UNROLL_vperm_ssse3_xctr 8
 #define AESGEN_GEN_STRIDE_vperm_ssse3_xctr 128
 
-/* gen/vperm_ssse3/xts.S: KEYS=mem TAIL=1 UNROLL=2; main loop 32 bytes per iteration */
+/* gen/vperm_ssse3/xts.S: KEYS=mem TAIL=1 UNROLL=8; main loop 128 bytes per iteration */
 int aesgen_xts_encrypt_vperm_ssse3(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 int aesgen_xts_decrypt_vperm_ssse3(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
-#define AESGEN_GEN_UNROLL_vperm_ssse3_xts 2
-#define AESGEN_GEN_STRIDE_vperm_ssse3_xts 32
+#define AESGEN_GEN_UNROLL_vperm_ssse3_xts 8
+#define AESGEN_GEN_STRIDE_vperm_ssse3_xts 128
 
 /* gen/aesni_avx/ctr.S: KEYS=mem TAIL=4 UNROLL=8; main loop 128 bytes per iteration */
 int aesgen_ctr_crypt_aesni_avx(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, uint64_t ctr_lo, uint64_t ctr_hi);

@@ -25,6 +25,23 @@ MixColumns, per plane, with R = rows up by one (pshufd 0x39) and t = a + R(a):
     MC(a) = 2a + 3R(a) + R^2(a) + R^3(a) = 2t + R(a) + R^2(t)
 and 2t on planes is a renaming plus three XORs (x^8 = x^4 + x^3 + x + 1).
 
+Decryption (inverse_round_program, round_lines(..., decrypt=True)) is the equivalent
+inverse cipher on the AESDEC schedule: InvShiftRows (one pshufb per plane), InvSubBytes,
+InvMixColumns, + key.  InvSbox(y) = inv(L^-1(y + 0x63)), L the S-box affine's linear
+part, and the circuit above is top (T1..T27 and U7 from the input bits) -> middle
+(M1..M63; the bottom reads only M46..M63) -> bottom (M46..M63 -> L(inv(x)), XOR-only).
+So the generator keeps the middle and derives two new linear layers as GF(2) matrices,
+evaluated on basis vectors: the top composed with L^-1 (the middle's 22 T inputs and
+U7 from y' = y + 0x63) and L^-1 composed with the bottom (inv's 8 bits from
+M46..M63), each synthesised as a XOR network by Paar's greedy common-subexpression
+elimination (xor_network): 31 + 63 + 35 = 129 gates, 34 AND and 95 XOR, against the
+forward circuit's 27 + 63 + 38.  The 0x63 is again folded into the keys: the caller
+adds it to dk[0] .. dk[Nr-1] (each is followed by an InvSubBytes), not to dk[Nr].
+With u = a + R^2(a), InvMixColumns(a) = MixColumns(a + 4u), as
+(03x^3 + x^2 + x + 02)(04x^2 + 05) = 0Bx^3 + 0Dx^2 + 09x + 0E mod x^4 + 1: 8 pshufd
+and 22 XORs more than MixColumns.  A middle round is 218 operations (encryption's 187),
+276 instructions after allocation with 12 spill stores (encryption: 245 and 11).
+
 Registers.  A round is a straight-line SSA program (Program) of about 200 operations
 with up to ~25 values alive; Allocator maps it onto the 16 xmm registers with
 two-operand SSE forms, spilling the value whose next use is farthest (Belady) to a
@@ -98,6 +115,143 @@ def sbox_by_circuit(x):
     return sum(value[f"S{i}"] << (7 - i) for i in range(8)) ^ SBOX_OFFSET
 
 
+# ---- the inverse S-box circuit, derived from the one above -------------------------
+
+def affine_linear(x):
+    """The linear part L of the S-box's affine map (FIPS-197 5.1.1): bit i of L(x) is
+    x_i + x_{i+4} + x_{i+5} + x_{i+6} + x_{i+7} (indices mod 8), i.e. x and its
+    rotations left by 1..4."""
+    out = 0
+    for shift in range(5):
+        out ^= ((x << shift) | (x >> (8 - shift))) & 0xFF
+    return out
+
+
+# L is a bijection of the 256 bytes; its inverse by table.
+_L_TABLE = [affine_linear(x) for x in range(256)]
+assert sorted(_L_TABLE) == list(range(256))
+AFFINE_LINEAR_INVERSE = [_L_TABLE.index(y) for y in range(256)]
+
+
+def _layers(circuit):
+    """The forward circuit's top (T), middle (M) and bottom (L, S) gates."""
+    top = [g for g in circuit if g[0][0] == "T"]
+    middle = [g for g in circuit if g[0][0] == "M"]
+    bottom = [g for g in circuit if g[0][0] in "LS"]
+    assert len(top) + len(middle) + len(bottom) == len(circuit)
+    assert all(op == "xor" for _, op, _, _ in top + bottom)
+    return top, middle, bottom
+
+
+def _evaluate(gates, value):
+    for dest, op, a, b in gates:
+        value[dest] = value[a] ^ value[b] if op == "xor" else value[a] & value[b]
+    return value
+
+
+def xor_network(rows, inputs, prefix):
+    """A XOR network computing each row (target name, bit mask over `inputs`) by Paar's
+    greedy common-subexpression elimination: while some target needs more than one
+    signal, add the XOR of the pair of signals shared by the most targets (the first
+    such pair in signal order on a tie) and substitute it.  Returns (gates, outputs):
+    gates (dest, "xor", a, b) in order, outputs target -> the signal holding it (a gate
+    is named after the first target it completes, so most outputs are their own gate)."""
+    signals = list(inputs)
+    need = {name: {i for i in range(len(inputs)) if mask >> i & 1} for name, mask in rows}
+    assert all(need.values()), "a target is constant zero"
+    gates = []
+    while True:
+        count = {}
+        for cols in need.values():
+            cols = sorted(cols)
+            for x in range(len(cols)):
+                for y in range(x + 1, len(cols)):
+                    count[cols[x], cols[y]] = count.get((cols[x], cols[y]), 0) + 1
+        if not count:
+            break
+        pair = max(sorted(count), key=lambda p: count[p])   # stable: the first on a tie
+        new = len(signals)
+        signals.append(f"{prefix}{new - len(inputs) + 1}")
+        gates.append((signals[new], "xor", signals[pair[0]], signals[pair[1]]))
+        for cols in need.values():
+            if pair[0] in cols and pair[1] in cols:
+                cols -= set(pair)
+                cols.add(new)
+    outputs = {name: signals[next(iter(cols))] for name, cols in need.items()}
+    rename = {}
+    for name, signal in outputs.items():
+        if signal.startswith(prefix) and signal not in rename:
+            rename[signal] = name
+    gates = [(rename.get(d, d), op, rename.get(a, a), rename.get(b, b)) for d, op, a, b in gates]
+    outputs = {name: rename.get(s, s) for name, s in outputs.items()}
+    return tuple(gates), outputs
+
+
+def _inverse_sbox_circuit(circuit):
+    """InvSbox(y) = inv(L^-1(y + 0x63)).  The forward circuit is top (z -> T1..T27, U7),
+    middle (-> M46..M63, the only values the bottom reads) and bottom (M46..M63 ->
+    L(inv(z)), XOR-only); on input y' = y + 0x63 the middle must see the top's values
+    at z = L^-1(y'), and inv(z) = L^-1(bottom).  Both new linear layers are computed
+    as GF(2) matrices over a basis and synthesised by xor_network.  Inputs Y<b> = bit b
+    of y' (plane b), outputs W<b> = bit b of InvSbox(y)."""
+    top, middle, bottom = _layers(circuit)
+    made = {d for d, _, _, _ in middle}
+    middle_inputs = sorted({v for _, _, a, b in middle for v in (a, b) if v not in made},
+                           key=lambda v: (v[0], int(v[1:])))
+    assert all(v[0] == "T" for v in middle_inputs[:-1]) and middle_inputs[-1] == "U7"
+    bottom_made = {d for d, _, _, _ in bottom}
+    bottom_inputs = sorted({v for _, _, a, b in bottom for v in (a, b) if v not in bottom_made},
+                           key=lambda v: int(v[1:]))
+    assert bottom_inputs == [f"M{k}" for k in range(46, 64)], bottom_inputs
+
+    # top: each middle input as a function of y' (bit j of y' -> its column)
+    top_rows = dict.fromkeys(middle_inputs, 0)
+    for j in range(8):
+        z = AFFINE_LINEAR_INVERSE[1 << j]
+        value = _evaluate(top, {f"U{i}": z >> (7 - i) & 1 for i in range(8)})
+        for name in middle_inputs:
+            top_rows[name] |= value[name] << j
+    # bottom: each bit of inv(z) = L^-1(S) as a function of M46..M63
+    bottom_rows = dict.fromkeys(range(8), 0)
+    for k, m in enumerate(bottom_inputs):
+        value = _evaluate(bottom, {v: int(v == m) for v in bottom_inputs})
+        w = AFFINE_LINEAR_INVERSE[sum(value[f"S{i}"] << (7 - i) for i in range(8))]
+        for b in range(8):
+            bottom_rows[b] |= (w >> b & 1) << k
+
+    top_gates, top_out = xor_network(list(top_rows.items()), [f"Y{j}" for j in range(8)], "A")
+    bottom_gates, bottom_out = xor_network([(f"W{b}", bottom_rows[b]) for b in range(8)],
+                                           bottom_inputs, "B")
+    return top_gates, top_out, tuple(middle), bottom_gates, bottom_out
+
+
+(INV_TOP, INV_TOP_OUTPUTS, INV_MIDDLE, INV_BOTTOM,
+ INV_BOTTOM_OUTPUTS) = _inverse_sbox_circuit(SBOX_CIRCUIT)
+
+
+def _inverse_sbox_gates(gate, planes):
+    """Runs the inverse circuit on planes = Y0..Y7 through gate(dest, op, a, b, name_a,
+    name_b) -> the new value (a, b the operands' values); a layer's target that is an
+    input or another target's signal costs no gate.  Returns W0..W7."""
+    value = {f"Y{j}": planes[j] for j in range(8)}
+    for layer, outputs in ((INV_TOP, INV_TOP_OUTPUTS), (INV_MIDDLE, None),
+                           (INV_BOTTOM, INV_BOTTOM_OUTPUTS)):
+        for dest, op, a, b in layer:
+            value[dest] = gate(dest, op, value[a], value[b], a, b)
+        for name, signal in (outputs or {}).items():
+            value[name] = value[signal]
+    return [value[f"W{b}"] for b in range(8)]
+
+
+def inv_sbox_by_circuit(x):
+    """The derived inverse circuit on one byte (tests compare it with FIPS-197's
+    inverse S-box)."""
+    y = x ^ SBOX_OFFSET
+    w = _inverse_sbox_gates(lambda d, op, a, b, na, nb: a ^ b if op == "xor" else a & b,
+                            [y >> j & 1 for j in range(8)])
+    return sum(bit << b for b, bit in enumerate(w))
+
+
 # ---- byte orders and constants -----------------------------------------------------
 
 def _row_major(q):
@@ -111,6 +265,10 @@ ROW_MAJOR = [_row_major(q) for q in range(16)]                  # column- -> row
 SHIFT_ROWS = [4 * (q // 4) + (q % 4 + q // 4) % 4 for q in range(16)]   # row-major
 # The last round: ShiftRows, then back to column-major.
 SHIFT_ROWS_TO_COLUMNS = [SHIFT_ROWS[ROW_MAJOR.index(i)] for i in range(16)]
+# Decryption's InvShiftRows (row r rotated right by r), row-major; and the last round's
+# InvShiftRows back to column-major.
+INV_SHIFT_ROWS = [4 * (q // 4) + (q % 4 - q // 4) % 4 for q in range(16)]
+INV_SHIFT_ROWS_TO_COLUMNS = [INV_SHIFT_ROWS[ROW_MAJOR.index(i)] for i in range(16)]
 # CTR's counter: little-endian 128-bit integer -> big-endian block -> row-major.
 BYTE_SWAP_ROW_MAJOR = [15 - ROW_MAJOR[q] for q in range(16)]
 
@@ -129,6 +287,13 @@ TABLES = {
 }
 for _b in range(8):
     TABLES[f"bit{_b}"] = [1 << _b] * 16
+
+# The decryption round's masks (inverse_round_program), apart from TABLES so that the
+# files without a bitsliced decryption (CTR, XCTR) do not carry them.
+DECRYPT_TABLES = {
+    "inv_shift_rows": INV_SHIFT_ROWS,
+    "inv_shift_rows_to_columns": INV_SHIFT_ROWS_TO_COLUMNS,
+}
 
 # The planes a round key's S-box offset complements (the bits of 0x63).
 OFFSET_PLANES = tuple(b for b in range(8) if SBOX_OFFSET >> b & 1)
@@ -210,20 +375,64 @@ def round_program(key_operand, last):
     if last:
         prog.outputs = s
         return prog
-    ra = [prog.op("pshufd", s[b], ROTATE_ROWS, f"ra{b}", f"a{b} = S{7 - b}; R(a{b})")
+    prog.outputs = _mix_columns_and_key(prog, s, [f"S{7 - b}" for b in range(8)], key_operand)
+    return prog
+
+
+def inverse_round_program(key_operand, last):
+    """One round of the equivalent inverse cipher (AESDEC's order) on planes P0..P7
+    holding state + 0x63 in every byte: InvShiftRows (last: and back to column order),
+    InvSubBytes by the derived circuit, then (not last) InvMixColumns and the round key
+    key_operand(b) (the AESDEC schedule's, the caller having added 0x63 to it when an
+    InvSubBytes follows).  InvMixColumns = MixColumns(P(a)), P(a) = a + 4(a + R^2(a)).
+    Outputs: the eight planes."""
+    prog = Program([f"P{b}" for b in range(8)])
+    mask = "inv_shift_rows_to_columns" if last else "inv_shift_rows"
+    note = "InvShiftRows, back to column order" if last else "InvShiftRows"
+    shifted = [prog.op("pshufb", f"P{b}", mask, f"isr{b}", f"{note}: plane {b} = Y{b}")
+               for b in range(8)]
+
+    def gate(dest, op, a, b, name_a, name_b):
+        symbol = "&" if op == "and" else "^"
+        return prog.op(op, a, b, dest, f"{dest} = {name_a} {symbol} {name_b}")
+
+    w = _inverse_sbox_gates(gate, shifted)
+    if last:
+        prog.outputs = w
+        return prog
+    # InvMixColumns(w) = MixColumns(p), p = w + 4u, u = w + R^2(w)
+    u = [prog.op("xor", w[b], prog.op("pshufd", w[b], ROTATE_ROWS_TWICE, f"r2w{b}",
+                                      f"w{b} = W{b}; R^2(w{b})"),
+                 f"u{b}", f"u{b} = w{b} + R^2(w{b})") for b in range(8)]
+    quad = _times_two(prog, _times_two(prog, u, "u"), "(2u)")
+    p = [prog.op("xor", w[b], quad[b], f"p{b}", f"p{b} = w{b} + 4u{b}") for b in range(8)]
+    prog.outputs = _mix_columns_and_key(prog, p, [f"p{b}" for b in range(8)], key_operand)
+    return prog
+
+
+def _times_two(prog, v, name):
+    """2v on planes v[0..7] (bit b in v[b]): a renaming and three XORs, as
+    x^8 = x^4 + x^3 + x + 1."""
+    return [v[7], prog.op("xor", v[0], v[7], "d1", f"2{name}, plane 1 = {name}0 + {name}7"),
+            v[1], prog.op("xor", v[2], v[7], "d3", f"2{name}, plane 3 = {name}2 + {name}7"),
+            prog.op("xor", v[3], v[7], "d4", f"2{name}, plane 4 = {name}3 + {name}7"),
+            v[4], v[5], v[6]]
+
+
+def _mix_columns_and_key(prog, s, source, key_operand):
+    """MixColumns of the planes s (plane b called source[b] in the notes), then the
+    round key: MC(a) = 2t + R(a) + R^2(t), t = a + R(a).  Returns the eight planes."""
+    ra = [prog.op("pshufd", s[b], ROTATE_ROWS, f"ra{b}", f"a{b} = {source[b]}; R(a{b})")
           for b in range(8)]
     t = [prog.op("xor", s[b], ra[b], f"t{b}", f"t{b} = a{b} + R(a{b})") for b in range(8)]
-    double = [t[7], prog.op("xor", t[0], t[7], "d1", "2t, plane 1 = t0 + t7"), t[1],
-              prog.op("xor", t[2], t[7], "d3", "2t, plane 3 = t2 + t7"),
-              prog.op("xor", t[3], t[7], "d4", "2t, plane 4 = t3 + t7"), t[4], t[5], t[6]]
+    double = _times_two(prog, t, "t")
     out = []
     for b in range(8):
         r2t = prog.op("pshufd", t[b], ROTATE_ROWS_TWICE, f"r2t{b}", f"R^2(t{b})")
         x = prog.op("xor", double[b], ra[b], f"o{b}", f"plane {b}: 2t + R(a)")
         x = prog.op("xorm", x, key_operand(b), f"o{b}", "+ round key")
         out.append(prog.op("xor", x, r2t, f"o{b}", "+ R^2(t): MixColumns done"))
-    prog.outputs = out
-    return prog
+    return out
 
 
 # schedule(): above this many live values, operations that end a value's life first.
@@ -233,15 +442,17 @@ PRESSURE_LIMIT = 15
 SPILL_SLOTS = 16
 
 # The bulk path's part of the stack frame, after vector-permute's 272 bytes
-# (lib/vperm.j2): round key 0 in row-major order, the last round key with the S-box
-# offset (column-major), the spill slots, and the middle round keys as planes: the key
-# m rounds before the last (m = 1 .. 13) at KEYS + 128 * (13 - m), plane b 16 b further.
+# (lib/vperm.j2): round key 0 in row-major order, the last round key (column-major), the
+# spill slots, the middle round keys as planes (the key m rounds before the last,
+# m = 1 .. 13, at KEYS + 128 * (13 - m), plane b 16 b further), and XTS's tweaks of an
+# iteration's eight blocks and the next one.
 FRAME_BASE = 272
 FIRST_KEY = FRAME_BASE
 LAST_KEY = FRAME_BASE + 16
 SPILL = FRAME_BASE + 32
 KEYS = SPILL + 16 * SPILL_SLOTS
-FRAME_END = KEYS + 13 * 128
+TWEAKS = KEYS + 13 * 128
+FRAME_END = TWEAKS + 16 * 9
 
 
 def middle_key(m):
@@ -411,13 +622,15 @@ def table_operand(name):
     return f"xmmword [rip + .Lbs_{name}]"
 
 
-def round_lines(m, frame):
+def round_lines(m, frame, decrypt=False):
     """The round m rounds before the last (0: the last round), planes in and out in
-    PLANE_REGISTERS; frame: the frame base register's name."""
+    PLANE_REGISTERS; frame: the frame base register's name.  decrypt: the equivalent
+    inverse cipher's round (inverse_round_program), its key planes at the same
+    middle_key(m)."""
     alloc = Allocator(ROUND_REGISTERS, lambda i: f"xmmword [{frame} + {SPILL + 16 * i}]",
                       table_operand)
-    prog = schedule(round_program(lambda b: f"xmmword [{frame} + {middle_key(m) + 16 * b}]",
-                                  m == 0))
+    build = inverse_round_program if decrypt else round_program
+    prog = schedule(build(lambda b: f"xmmword [{frame} + {middle_key(m) + 16 * b}]", m == 0))
     lines = alloc.emit(prog, dict(zip(prog.inputs, PLANE_REGISTERS)), PLANE_REGISTERS)
     if alloc.slots_used > SPILL_SLOTS:
         raise AssertionError(f"a round spills to {alloc.slots_used} slots, the frame has "

@@ -412,25 +412,14 @@ VPERM_FRAME = 272 + 15
 
 
 # UNROLL=8: the main loop is bitsliced (generator/bitslice.py) on eight blocks and
-# every vector register; after it, vector-permute groups of this many blocks.
+# every vector register; after it, vector-permute groups of the plan's blocks
+# (VpermPlan.BULK_TAIL_BLOCKS: as many as fit beside the mode's own registers).
 BITSLICE_UNROLL = 8
-BITSLICE_TAIL_BLOCKS = 3
 BITSLICE_FRAME = bitslice.FRAME_END + 15
-
-
-def vperm_blocks(knobs):
-    """Blocks the vector-permute code interleaves (its registers in plan.R["B"])."""
-    U = knobs["UNROLL"]
-    return BITSLICE_TAIL_BLOCKS if U == BITSLICE_UNROLL else U
 
 
 def vperm_frame(knobs):
     return BITSLICE_FRAME if knobs["UNROLL"] == BITSLICE_UNROLL else VPERM_FRAME
-
-
-def _bitslice_modes_rule(isa, knobs):
-    return ("UNROLL=8: the bitsliced main loop encrypts counter blocks only (CTR, XCTR); "
-            "XTS takes a vector-permute value") if knobs.get("UNROLL") == BITSLICE_UNROLL else None
 
 
 def _vperm_keys_rule(isa, knobs):
@@ -455,10 +444,18 @@ class VpermPlan(Plan):
                   _vperm_keys_rule),
              Rule("TAIL=1 (single blocks after the main loop)", _vperm_tail_rule))
 
+    # Vector-permute blocks after a bitsliced main loop: three beside the nibble mask.
+    BULK_TAIL_BLOCKS = 3
+
+    def vperm_blocks(self):
+        """Blocks the vector-permute code interleaves (its registers in R["B"])."""
+        U = self.knobs["UNROLL"]
+        return self.BULK_TAIL_BLOCKS if U == BITSLICE_UNROLL else U
+
     def blocks(self):
         v = self.vregs
         blocks = [v.named(f"B{b}{part}" for part in ("S", "H", "L", "T", "U"))
-                  for b in range(vperm_blocks(self.knobs))]
+                  for b in range(self.vperm_blocks())]
         self.R["B"] = blocks
         self.groups.append("B")
         self.take("MASK", v.one("MASK"))
@@ -533,18 +530,19 @@ class VpermXctrPlan(VpermPlan):
 class VpermXtsPlan(VpermPlan):
     """The tweaks of an iteration's blocks in TW0..TW(U-1) (TW1 exists for UNROLL=1 too:
     decryption's ciphertext stealing needs the last two tweaks at once)."""
-    RULES = VpermPlan.RULES + (Rule("UNROLL 1..3 (vector-permute blocks)",
-                                    _bitslice_modes_rule),)
+    # after a bitsliced main loop: two blocks beside the two tweaks (as UNROLL=2)
+    BULK_TAIL_BLOCKS = 2
+
     def allocate(self):
         self.blocks()
-        U = self.knobs["UNROLL"]
-        self.take("TW", self.vregs.named(f"TW{j}" for j in range(max(U, 2))))
+        self.take("TW", self.vregs.named(f"TW{j}" for j in range(max(self.vperm_blocks(), 2))))
         self.table_registers(VPERM_ENCRYPT_TABLES)
         for direction in ("encrypt", "decrypt"):
             self.functions[direction] = FunctionPlan(
                 f"xts_{direction}", ("KEY", "KEY2", "DST", "SRC", "LEN", "IVP"),
                 ("ROUNDS", "KEYEND", "TMPG", "FRAME", "REM"),
-                aliases=(("PART", "KEY2", "once the tweak is made"),), stack=VPERM_FRAME)
+                aliases=(("PART", "KEY2", "once the tweak is made"),),
+                stack=vperm_frame(self.knobs))
 
     def notes(self, fn):
         return VpermCtrPlan.notes(self, fn) + [

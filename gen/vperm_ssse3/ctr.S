@@ -33,7 +33,7 @@
 # Registers (vector): B0S=xmm0, B0H=xmm1, B0L=xmm2, B0T=xmm3, B0U=xmm4, B1S=xmm5
 #                     B1H=xmm6, B1L=xmm7, B1T=xmm8, B1U=xmm9, B2S=xmm10, B2H=xmm11
 #                     B2L=xmm12, B2T=xmm13, B2U=xmm14, MASK=xmm15
-# Bitsliced main loop (UNROLL=8): every vector register; at FRAME + 272: key 0 (row-major), the last key, spill slots, the middle keys as planes (to FRAME + 2224).
+# Bitsliced main loop (UNROLL=8): every vector register; at FRAME + 272: key 0 (row-major), the last key, spill slots, the middle keys as planes (to FRAME + 2368).
 # Stack: FRAME = rsp rounded up to 16; round key m before the last at [FRAME + 224 - 16m],
 # the first at [FRAME], the input permutation at [FRAME + 240], a keystream block at [FRAME + 256].
 	.text
@@ -47,8 +47,8 @@ aesgen_ctr_crypt_vperm_ssse3:
 	push            %rbx
 	.cfi_adjust_cfa_offset 8
 	.cfi_rel_offset %rbx, 0
-	sub             $2240, %rsp
-	.cfi_adjust_cfa_offset 2240
+	sub             $2384, %rsp
+	.cfi_adjust_cfa_offset 2384
 	test            %rcx, %rcx
 	{disp32} jz     .Lctr_return
 # ROUNDS = 10, 12 or 14; KEYEND = &rk[ROUNDS] of the schedule at rdi
@@ -258,8 +258,9 @@ aesgen_ctr_crypt_vperm_ssse3:
 .Lctr_keys_done:
 	cmp             $128, %rcx
 	{disp32} jb     .Lctr_bulk_keys_done            # no main-loop iteration: no planes
-# bitsliced round keys: key 0 row-major, the last with the S-box offset, the middle
-# ones as planes (constant time: pand + pcmpeqb, no branch or address on a key bit)
+# bitsliced round keys: key 0 row-major, the last, the middle ones as planes; the
+# S-box offset 0x63 in keys 1 .. Nr (each follows a SubBytes)
+# (constant time: pand + pcmpeqb, no branch or address on a key bit)
 	movdqu          (%rdi), %xmm0
 	pshufb          .Lbs_row_major(%rip), %xmm0
 	movdqa          %xmm0, 272(%rbx)
@@ -322,10 +323,6 @@ aesgen_ctr_crypt_vperm_ssse3:
 .Lctr_main_done:
 	add             $128, %rcx                      # 0 <= LEN < 128 remain
 	{disp32} jz     .Lctr_done
-# the bulk loop used every vector register: vector-permute's constants back
-# the nibble mask and the tables that have a register (plan.table_registers): 1/x and
-# a/x of GF(2^4) (infinity, 0x80, at 0), the S-box output tables
-	movdqa          .Lvperm_low_nibbles(%rip), %xmm15
 # groups of 3 blocks, vector-permute, while 48 bytes or more remain
 .Lctr_group:
 	cmp             $48, %rcx
@@ -3280,8 +3277,8 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          %xmm0, 256(%rbx)
 .Lctr_return:
 	xor             %eax, %eax
-	add             $2240, %rsp
-	.cfi_adjust_cfa_offset -2240
+	add             $2384, %rsp
+	.cfi_adjust_cfa_offset -2384
 	pop             %rbx
 	.cfi_adjust_cfa_offset -8
 	.cfi_restore %rbx
@@ -7086,6 +7083,19 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          %xmm0, 2176(%rbx)
 	movdqa          %xmm0, 2192(%rbx)
 	movdqa          %xmm0, 2208(%rbx)
+	movdqa          %xmm0, 2224(%rbx)
+	movdqa          %xmm0, 2240(%rbx)
+	movdqa          %xmm0, 2256(%rbx)
+	movdqa          %xmm0, 2272(%rbx)
+	movdqa          %xmm0, 2288(%rbx)
+	movdqa          %xmm0, 2304(%rbx)
+	movdqa          %xmm0, 2320(%rbx)
+	movdqa          %xmm0, 2336(%rbx)
+	movdqa          %xmm0, 2352(%rbx)
+# the bulk loop used every vector register: vector-permute's constants back
+# the nibble mask and the tables that have a register (plan.table_registers): 1/x and
+# a/x of GF(2^4) (infinity, 0x80, at 0), the S-box output tables
+	movdqa          .Lvperm_low_nibbles(%rip), %xmm15
 	jmp             .Lctr_main_done
 	.cfi_endproc
 	.size	aesgen_ctr_crypt_vperm_ssse3, . - aesgen_ctr_crypt_vperm_ssse3

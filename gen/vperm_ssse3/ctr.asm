@@ -36,7 +36,7 @@
 ; Registers (vector): B0S=xmm0, B0H=xmm1, B0L=xmm2, B0T=xmm3, B0U=xmm4, B1S=xmm5
 ;                     B1H=xmm6, B1L=xmm7, B1T=xmm8, B1U=xmm9, B2S=xmm10, B2H=xmm11
 ;                     B2L=xmm12, B2T=xmm13, B2U=xmm14, MASK=xmm15
-; Bitsliced main loop (UNROLL=8): every vector register; at FRAME + 272: key 0 (row-major), the last key, spill slots, the middle keys as planes (to FRAME + 2224).
+; Bitsliced main loop (UNROLL=8): every vector register; at FRAME + 272: key 0 (row-major), the last key, spill slots, the middle keys as planes (to FRAME + 2368).
 ; Stack: FRAME = rsp rounded up to 16; round key m before the last at [FRAME + 224 - 16m],
 ; the first at [FRAME], the input permutation at [FRAME + 240], a keystream block at [FRAME + 256].
 	section .text
@@ -45,7 +45,7 @@
 aesgen_ctr_crypt_vperm_ssse3:
 	endbr64
 	push            rbx
-	sub             rsp, 2240
+	sub             rsp, 2384
 	test            rcx, rcx
 	jz              near L.ctr_return
 ; ROUNDS = 10, 12 or 14; KEYEND = &rk[ROUNDS] of the schedule at rdi
@@ -255,8 +255,9 @@ L.ctr_first_key_permutation:
 L.ctr_keys_done:
 	cmp             rcx, 128
 	jb              near L.ctr_bulk_keys_done       ; no main-loop iteration: no planes
-; bitsliced round keys: key 0 row-major, the last with the S-box offset, the middle
-; ones as planes (constant time: pand + pcmpeqb, no branch or address on a key bit)
+; bitsliced round keys: key 0 row-major, the last, the middle ones as planes; the
+; S-box offset 0x63 in keys 1 .. Nr (each follows a SubBytes)
+; (constant time: pand + pcmpeqb, no branch or address on a key bit)
 	movdqu          xmm0, oword [rdi]
 	pshufb          xmm0, oword [rel L.bs_row_major]
 	movdqa          oword [rbx + 272], xmm0
@@ -319,10 +320,6 @@ L.ctr_bulk_keys_done:
 L.ctr_main_done:
 	add             rcx, 128                        ; 0 <= LEN < 128 remain
 	jz              near L.ctr_done
-; the bulk loop used every vector register: vector-permute's constants back
-; the nibble mask and the tables that have a register (plan.table_registers): 1/x and
-; a/x of GF(2^4) (infinity, 0x80, at 0), the S-box output tables
-	movdqa          xmm15, oword [rel L.vperm_low_nibbles]
 ; groups of 3 blocks, vector-permute, while 48 bytes or more remain
 L.ctr_group:
 	cmp             rcx, 48
@@ -3277,7 +3274,7 @@ L.ctr_done:
 	movdqa          oword [rbx + 256], xmm0
 L.ctr_return:
 	xor             eax, eax
-	add             rsp, 2240
+	add             rsp, 2384
 	pop             rbx
 	ret
 
@@ -7080,6 +7077,19 @@ L.ctr_bulk_aes128:
 	movdqa          oword [rbx + 2176], xmm0
 	movdqa          oword [rbx + 2192], xmm0
 	movdqa          oword [rbx + 2208], xmm0
+	movdqa          oword [rbx + 2224], xmm0
+	movdqa          oword [rbx + 2240], xmm0
+	movdqa          oword [rbx + 2256], xmm0
+	movdqa          oword [rbx + 2272], xmm0
+	movdqa          oword [rbx + 2288], xmm0
+	movdqa          oword [rbx + 2304], xmm0
+	movdqa          oword [rbx + 2320], xmm0
+	movdqa          oword [rbx + 2336], xmm0
+	movdqa          oword [rbx + 2352], xmm0
+; the bulk loop used every vector register: vector-permute's constants back
+; the nibble mask and the tables that have a register (plan.table_registers): 1/x and
+; a/x of GF(2^4) (infinity, 0x80, at 0), the S-box output tables
+	movdqa          xmm15, oword [rel L.vperm_low_nibbles]
 	jmp             L.ctr_main_done
 
 	section .rodata align=64

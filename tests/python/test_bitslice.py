@@ -1,10 +1,12 @@
 # SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
 """The bitsliced AES of generator/bitslice.py (vperm_ssse3's UNROLL=8 bulk path): its
-S-box circuit over all 256 bytes against FIPS-197's S-box (computed here from the
-field, test_vperm.SBOX), and whole AES-128/192/256 encryptions of eight blocks run
-through an interpreter of the very instruction lines the generator emits (swap-move
-transposition, register-allocated rounds with their spills, pshufb/pshufd masks),
-against FIPS-197's known answer and the straightforward AES of test_vperm."""
+S-box circuit and the inverse S-box circuit it derives, over all 256 bytes against
+FIPS-197's S-box and inverse S-box (computed here from the field, test_vperm.SBOX and
+INV_SBOX), and whole AES-128/192/256 encryptions and decryptions (equivalent inverse
+cipher) of eight blocks run through an interpreter of the very instruction lines the
+generator emits (swap-move transposition, register-allocated rounds with their spills,
+pshufb/pshufd masks), against FIPS-197's known answer and the straightforward AES of
+test_vperm."""
 
 import os
 import random
@@ -16,7 +18,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.dirname(__file__))
 
 from generator import bitslice as bs  # noqa: E402
-from test_vperm import SBOX, encrypt_reference, expand  # noqa: E402
+from test_vperm import (INV_SBOX, SBOX, dec_schedule, decrypt_reference,  # noqa: E402
+                        encrypt_reference, expand)
 
 MASK128 = (1 << 128) - 1
 
@@ -114,6 +117,33 @@ def encrypt8(key, blocks):
             for j in range(8)]
 
 
+def decrypt8(key, blocks):
+    """Eight blocks through the emitted decryption rounds (round_lines(..., decrypt=True)),
+    the equivalent inverse cipher on the AESDEC schedule: dk[0] .. dk[Nr-1] with the S-box
+    offset (an InvSubBytes follows each), dk[Nr] without; key planes built here."""
+    dk = dec_schedule(key)
+    rounds = len(dk) - 1
+    memory = {table(name): to_int(value)
+              for name, value in {**bs.TABLES, **bs.DECRYPT_TABLES}.items()}
+    for r in range(1, rounds):
+        k = [x ^ 0x63 for x in dk[r]]
+        k = [k[bs.ROW_MAJOR[q]] for q in range(16)]
+        for b in range(8):
+            memory[key_plane(rounds - r, b)] = to_int(0xFF if x >> b & 1 else 0 for x in k)
+    m = Machine(memory)
+    planes = list(bs.PLANE_REGISTERS)
+    first_key = [x ^ 0x63 for x in dk[0]]
+    for j, block in enumerate(blocks):
+        s = [x ^ y for x, y in zip(block, first_key)]
+        m.reg[planes[j]] = to_int(s[bs.ROW_MAJOR[q]] for q in range(16))
+    m.run(bs.transpose_plane_lines())
+    for r in range(1, rounds + 1):
+        m.run(bs.round_lines(rounds - r, FRAME, decrypt=True))
+    m.run(bs.transpose_plane_lines())
+    return [bytes(x ^ y for x, y in zip(to_bytes(m.reg[planes[j]]), dk[rounds]))
+            for j in range(8)]
+
+
 class Circuit(unittest.TestCase):
     def test_sbox_all_bytes(self):
         self.assertEqual([bs.sbox_by_circuit(x) for x in range(256)], SBOX)
@@ -121,6 +151,26 @@ class Circuit(unittest.TestCase):
     def test_gate_counts(self):
         ands = sum(op == "and" for _, op, _, _ in bs.SBOX_CIRCUIT)
         self.assertEqual((len(bs.SBOX_CIRCUIT), ands), (128, 34))
+
+    def test_inverse_sbox_all_bytes(self):
+        self.assertEqual([bs.inv_sbox_by_circuit(x) for x in range(256)], INV_SBOX)
+
+    def test_inverse_circuit_shape(self):
+        # the forward middle unchanged, new linear layers of XORs only (the counts the
+        # greedy synthesis found; a change shows here and in the module comment)
+        self.assertEqual(bs.INV_MIDDLE, tuple(g for g in bs.SBOX_CIRCUIT if g[0][0] == "M"))
+        for layer in (bs.INV_TOP, bs.INV_BOTTOM):
+            self.assertTrue(all(op == "xor" for _, op, _, _ in layer))
+        self.assertEqual((len(bs.INV_TOP), len(bs.INV_BOTTOM)), (31, 35))
+
+    def test_xor_network(self):
+        # a + b + c and a + b + d share a + b: three gates, not four
+        gates, out = bs.xor_network([("x", 0b0111), ("y", 0b1011)], ["a", "b", "c", "d"], "G")
+        self.assertEqual(len(gates), 3)
+        value = {"a": 1, "b": 2, "c": 4, "d": 8}
+        for dest, _, a, b in gates:
+            value[dest] = value[a] ^ value[b]
+        self.assertEqual((value[out["x"]], value[out["y"]]), (7, 11))
 
     def test_transpose_is_an_involution_and_plane_order(self):
         rng = random.Random(1)
@@ -135,6 +185,9 @@ class Circuit(unittest.TestCase):
         self.assertEqual(bs.ROW_MAJOR[4], 1)
         # ShiftRows in row-major: row 1 takes columns 1, 2, 3, 0
         self.assertEqual(bs.SHIFT_ROWS[4:8], [5, 6, 7, 4])
+        # InvShiftRows in row-major: row 1 takes columns 3, 0, 1, 2; undoes ShiftRows
+        self.assertEqual(bs.INV_SHIFT_ROWS[4:8], [7, 4, 5, 6])
+        self.assertEqual([bs.SHIFT_ROWS[i] for i in bs.INV_SHIFT_ROWS], list(range(16)))
 
 
 class Encryptions(unittest.TestCase):
@@ -153,13 +206,41 @@ class Encryptions(unittest.TestCase):
                              [encrypt_reference(key, list(b)) for b in blocks], size)
 
     def test_rounds_use_only_their_slots_and_instructions(self):
-        for m in (0, 1, 13):
-            lines = bs.round_lines(m, FRAME)
-            spills = {int(x) for x in re.findall(rf"\[{FRAME} \+ (\d+)\]", "\n".join(lines))
-                      if bs.SPILL <= int(x) < bs.KEYS}
-            self.assertTrue(spills <= set(range(bs.SPILL, bs.KEYS, 16)), m)
-            self.assertFalse([x for x in lines if x.split()[0] not in
-                              ("movdqa", "pxor", "pand", "pshufb", "pshufd")], m)
+        for decrypt in (False, True):
+            for m in (0, 1, 13):
+                lines = bs.round_lines(m, FRAME, decrypt=decrypt)
+                text = "\n".join(lines)
+                spills = {int(x) for x in re.findall(rf"\[{FRAME} \+ (\d+)\]", text)
+                          if bs.SPILL <= int(x) < bs.KEYS}
+                self.assertTrue(spills <= set(range(bs.SPILL, bs.KEYS, 16)), (decrypt, m))
+                keys = {int(x) for x in re.findall(rf"\[{FRAME} \+ (\d+)\]", text)
+                        if int(x) >= bs.KEYS}
+                self.assertEqual(keys, set() if m == 0 else
+                                 set(range(bs.middle_key(m), bs.middle_key(m) + 128, 16)))
+                self.assertFalse([x for x in lines if x.split()[0] not in
+                                  ("movdqa", "pxor", "pand", "pshufb", "pshufd")], m)
+
+
+class Decryptions(unittest.TestCase):
+    def test_fips197_c1(self):
+        key = bytes(range(16))
+        ct = bytes.fromhex("69c4e0d86a7b0430d8cdb78070b4c55a")
+        out = decrypt8(key, [ct] * 8)
+        self.assertEqual(out, [bytes.fromhex("00112233445566778899aabbccddeeff")] * 8)
+
+    def test_random_against_reference(self):
+        rng = random.Random(11)
+        for size in (16, 24, 32):
+            key = bytes(rng.getrandbits(8) for _ in range(size))
+            blocks = [bytes(rng.getrandbits(8) for _ in range(16)) for _ in range(8)]
+            self.assertEqual(decrypt8(key, blocks),
+                             [decrypt_reference(key, list(b)) for b in blocks], size)
+
+    def test_inverts_the_bitsliced_encryption(self):
+        rng = random.Random(12)
+        key = bytes(rng.getrandbits(8) for _ in range(32))
+        blocks = [bytes(rng.getrandbits(8) for _ in range(16)) for _ in range(8)]
+        self.assertEqual(decrypt8(key, encrypt8(key, blocks)), blocks)
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ from unittest import mock
 import jinja2
 
 from repo import REPO  # noqa: F401  (puts the repository on sys.path)
+from generator import bitslice
 from generator.abi import SYSV
 from generator.isa import get_isa
 from generator.model import GPR64, Instr, Mem, Reg
@@ -139,18 +140,19 @@ class FitRules(unittest.TestCase):
         with self.assertRaisesRegex(Refused, r"UNROLL=4 is not a value of UNROLL on "
                                     r"vperm_ssse3 \(valid: 1, 2, 3, 8\).*valid UNROLL here: 1, 2, 3, 8"):
             self.plan("ctr", "vperm_ssse3", UNROLL=4)
-        # 8: the bitsliced bulk loop, then three vector-permute blocks; not for XTS
+        # 8: the bitsliced bulk loop, then three vector-permute blocks (XTS: two, beside
+        # its two tweaks), and the bulk frame
         bulk = self.plan("ctr", "vperm_ssse3", UNROLL=8)
         self.assertEqual(len(bulk.R["B"]), 3)
-        with self.assertRaisesRegex(Refused, "UNROLL=8: the bitsliced main loop encrypts "
-                                    "counter blocks only"):
-            self.plan("xts", "vperm_ssse3", UNROLL=8)
+        xts = self.plan("xts", "vperm_ssse3", UNROLL=8)
+        self.assertEqual((len(xts.R["B"]), len(xts.R["TW"])), (2, 2))
+        self.assertGreaterEqual(xts.functions["decrypt"].stack, bitslice.FRAME_END)
         three = self.plan("ctr", "vperm_ssse3", UNROLL=3)
         self.assertEqual(len(three.R["B"]), 3)
         # 15 block registers + MASK: every table is read from .rodata
         self.assertTrue(all(reg is None for reg in three.R["TABLES"].values()))
         self.assertIsNotNone(self.plan("ctr", "vperm_ssse3", UNROLL=2).R["TABLES"]["inverse"])
-        with self.assertRaisesRegex(Refused, "needs 19 vector registers.*valid UNROLL here: 1, 2$"):
+        with self.assertRaisesRegex(Refused, "needs 19 vector registers.*valid UNROLL here: 1, 2, 8$"):
             self.plan("xts", "vperm_ssse3", UNROLL=3)
 
     def test_list_shows_the_constraints(self):
