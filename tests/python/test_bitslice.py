@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
-"""The bitsliced AES of generator/bitslice.py (vperm_ssse3's UNROLL=8 bulk path): its
-S-box circuit and the inverse S-box circuit it derives, over all 256 bytes against
-FIPS-197's S-box and inverse S-box (computed here from the field, test_vperm.SBOX and
-INV_SBOX), and whole AES-128/192/256 encryptions and decryptions (equivalent inverse
-cipher) of eight blocks run through an interpreter of the very instruction lines the
-generator emits (swap-move transposition, register-allocated rounds with their spills,
-pshufb/pshufd masks), against FIPS-197's known answer and the straightforward AES of
-test_vperm."""
+"""The bitsliced AES of generator/bitslice.py (vperm_ssse3's UNROLL=8 bulk path): the
+S-box circuit and the inverse one derived from it (generator/sbox_circuit.py) over all
+256 bytes against FIPS-197's S-box and inverse S-box (computed here from the field,
+test_vperm.SBOX and INV_SBOX), and whole AES-128/192/256 encryptions and decryptions
+(equivalent inverse cipher) of eight blocks run through an interpreter of the very
+instruction lines the generator emits (swap-move transposition, rounds allocated by
+generator/regalloc.py with their spills, pshufb/pshufd masks), against FIPS-197's known
+answer and the straightforward AES of test_vperm."""
 
 import os
 import random
@@ -18,6 +18,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.dirname(__file__))
 
 from generator import bitslice as bs  # noqa: E402
+from generator import sbox_circuit as sc  # noqa: E402
 from test_vperm import (INV_SBOX, SBOX, dec_schedule, decrypt_reference,  # noqa: E402
                         encrypt_reference, expand)
 
@@ -146,26 +147,26 @@ def decrypt8(key, blocks):
 
 class Circuit(unittest.TestCase):
     def test_sbox_all_bytes(self):
-        self.assertEqual([bs.sbox_by_circuit(x) for x in range(256)], SBOX)
+        self.assertEqual([sc.sbox_by_circuit(x) for x in range(256)], SBOX)
 
     def test_gate_counts(self):
-        ands = sum(op == "and" for _, op, _, _ in bs.SBOX_CIRCUIT)
-        self.assertEqual((len(bs.SBOX_CIRCUIT), ands), (128, 34))
+        ands = sum(op == "and" for _, op, _, _ in sc.SBOX_CIRCUIT)
+        self.assertEqual((len(sc.SBOX_CIRCUIT), ands), (128, 34))
 
     def test_inverse_sbox_all_bytes(self):
-        self.assertEqual([bs.inv_sbox_by_circuit(x) for x in range(256)], INV_SBOX)
+        self.assertEqual([sc.inv_sbox_by_circuit(x) for x in range(256)], INV_SBOX)
 
     def test_inverse_circuit_shape(self):
         # the forward middle unchanged, new linear layers of XORs only (the counts the
         # greedy synthesis found; a change shows here and in the module comment)
-        self.assertEqual(bs.INV_MIDDLE, tuple(g for g in bs.SBOX_CIRCUIT if g[0][0] == "M"))
-        for layer in (bs.INV_TOP, bs.INV_BOTTOM):
+        self.assertEqual(sc.INV_MIDDLE, tuple(g for g in sc.SBOX_CIRCUIT if g[0][0] == "M"))
+        for layer in (sc.INV_TOP, sc.INV_BOTTOM):
             self.assertTrue(all(op == "xor" for _, op, _, _ in layer))
-        self.assertEqual((len(bs.INV_TOP), len(bs.INV_BOTTOM)), (31, 35))
+        self.assertEqual((len(sc.INV_TOP), len(sc.INV_BOTTOM)), (31, 35))
 
     def test_xor_network(self):
         # a + b + c and a + b + d share a + b: three gates, not four
-        gates, out = bs.xor_network([("x", 0b0111), ("y", 0b1011)], ["a", "b", "c", "d"], "G")
+        gates, out = sc.xor_network([("x", 0b0111), ("y", 0b1011)], ["a", "b", "c", "d"], "G")
         self.assertEqual(len(gates), 3)
         value = {"a": 1, "b": 2, "c": 4, "d": 8}
         for dest, _, a, b in gates:
