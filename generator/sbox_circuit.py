@@ -20,6 +20,8 @@ circuit's 27 + 63 + 38.  Here too the caller folds the 0x63 into the keys.
 tests/python/test_bitslice.py checks both on all 256 bytes against FIPS-197's tables.
 """
 
+from .vperm import affine_linear_inverse  # L^-1, L the S-box affine's linear part
+
 # Boyar-Peralta, top linear layer (T), middle non-linear part (M), bottom linear layer
 # (L, S).  U0 is the most significant input bit, S0 the most significant output bit.
 # "+" is XOR, "x" AND, "#" XNOR (computed as XOR; see the module comment).
@@ -86,22 +88,6 @@ def sbox_by_circuit(x):
 
 
 # ---- the inverse S-box circuit, derived from the one above -------------------------
-
-def affine_linear(x):
-    """The linear part L of the S-box's affine map (FIPS-197 5.1.1): bit i of L(x) is
-    x_i + x_{i+4} + x_{i+5} + x_{i+6} + x_{i+7} (indices mod 8), i.e. x and its
-    rotations left by 1..4."""
-    out = 0
-    for shift in range(5):
-        out ^= ((x << shift) | (x >> (8 - shift))) & 0xFF
-    return out
-
-
-# L is a bijection of the 256 bytes; its inverse by table.
-_L_TABLE = [affine_linear(x) for x in range(256)]
-assert sorted(_L_TABLE) == list(range(256))
-AFFINE_LINEAR_INVERSE = [_L_TABLE.index(y) for y in range(256)]
-
 
 def _layers(circuit):
     """The forward circuit's top (T), middle (M) and bottom (L, S) gates."""
@@ -177,7 +163,7 @@ def _inverse_sbox_circuit(circuit):
     # top: each middle input as a function of y' (bit j of y' -> its column)
     top_rows = dict.fromkeys(middle_inputs, 0)
     for j in range(8):
-        z = AFFINE_LINEAR_INVERSE[1 << j]
+        z = affine_linear_inverse(1 << j)
         value = _evaluate(top, {f"U{i}": z >> (7 - i) & 1 for i in range(8)})
         for name in middle_inputs:
             top_rows[name] |= value[name] << j
@@ -185,7 +171,7 @@ def _inverse_sbox_circuit(circuit):
     bottom_rows = dict.fromkeys(range(8), 0)
     for k, m in enumerate(bottom_inputs):
         value = _evaluate(bottom, {v: int(v == m) for v in bottom_inputs})
-        w = AFFINE_LINEAR_INVERSE[sum(value[f"S{i}"] << (7 - i) for i in range(8))]
+        w = affine_linear_inverse(sum(value[f"S{i}"] << (7 - i) for i in range(8)))
         for b in range(8):
             bottom_rows[b] |= (w >> b & 1) << k
 
