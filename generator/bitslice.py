@@ -10,7 +10,7 @@ Layout.  Eight blocks X_0..X_7 become eight bit planes: byte q of plane b holds 
 of byte q of every block (one bit per block).  Inside a plane the bytes are in
 row-major order (q = 4*row + col, not AES's column-major), so MixColumns' row rotation
 is a dword rotation, pshufd, and ShiftRows a pshufb.  The counter blocks are permuted
-to row-major on the way in (CTR folds it into its byte swap) and the last round's
+to row-major on the way in (one pshufb per block) and the last round's
 ShiftRows mask permutes back to column-major, so the output is in the standard order.
 The transposition X -> planes is three stages of swap-moves (bit distance 1, 2, 4
 between registers 1, 2, 4 apart); it is its own inverse.
@@ -61,8 +61,6 @@ SHIFT_ROWS_TO_COLUMNS = [SHIFT_ROWS[ROW_MAJOR.index(i)] for i in range(16)]
 # InvShiftRows back to column-major.
 INV_SHIFT_ROWS = [4 * (q // 4) + (q % 4 - q // 4) % 4 for q in range(16)]
 INV_SHIFT_ROWS_TO_COLUMNS = [INV_SHIFT_ROWS[ROW_MAJOR.index(i)] for i in range(16)]
-# CTR's counter: little-endian 128-bit integer -> big-endian block -> row-major.
-BYTE_SWAP_ROW_MAJOR = [15 - ROW_MAJOR[q] for q in range(16)]
 
 ROTATE_ROWS = 0x39          # pshufd: dword r <- dword r + 1 (R)
 ROTATE_ROWS_TWICE = 0x4E    # pshufd: dword r <- dword r + 2 (R^2)
@@ -71,7 +69,6 @@ TABLES = {
     "row_major": ROW_MAJOR,
     "shift_rows": SHIFT_ROWS,
     "shift_rows_to_columns": SHIFT_ROWS_TO_COLUMNS,
-    "bswap_row_major": BYTE_SWAP_ROW_MAJOR,
     "swap1": [0x55] * 16,
     "swap2": [0x33] * 16,
     "swap4": [0x0F] * 16,

@@ -6836,7 +6836,7 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          %xmm5, %xmm10
 	movdqa          %xmm2, %xmm5
 	movdqa          %xmm10, %xmm2
-# planes back to blocks (the network is its own inverse)
+# planes back to blocks (the network is its own inverse), + the last round key
 	movdqa          %xmm0, %xmm8
 	psrlq           $1, %xmm8
 	pxor            %xmm1, %xmm8
@@ -6921,36 +6921,36 @@ aesgen_ctr_crypt_vperm_ssse3:
 	pxor            %xmm8, %xmm7
 	psllq           $4, %xmm8
 	pxor            %xmm8, %xmm3
-# + the last round key, dst = src ^ keystream
 	pxor            288(%rbx), %xmm0
+	pxor            288(%rbx), %xmm1
+	pxor            288(%rbx), %xmm2
+	pxor            288(%rbx), %xmm3
+	pxor            288(%rbx), %xmm4
+	pxor            288(%rbx), %xmm5
+	pxor            288(%rbx), %xmm6
+	pxor            288(%rbx), %xmm7
+# dst = src ^ keystream
 	movdqu          (%rdx), %xmm8
 	pxor            %xmm8, %xmm0
 	movdqu          %xmm0, (%rsi)
-	pxor            288(%rbx), %xmm1
 	movdqu          16(%rdx), %xmm8
 	pxor            %xmm8, %xmm1
 	movdqu          %xmm1, 16(%rsi)
-	pxor            288(%rbx), %xmm2
 	movdqu          32(%rdx), %xmm8
 	pxor            %xmm8, %xmm2
 	movdqu          %xmm2, 32(%rsi)
-	pxor            288(%rbx), %xmm3
 	movdqu          48(%rdx), %xmm8
 	pxor            %xmm8, %xmm3
 	movdqu          %xmm3, 48(%rsi)
-	pxor            288(%rbx), %xmm4
 	movdqu          64(%rdx), %xmm8
 	pxor            %xmm8, %xmm4
 	movdqu          %xmm4, 64(%rsi)
-	pxor            288(%rbx), %xmm5
 	movdqu          80(%rdx), %xmm8
 	pxor            %xmm8, %xmm5
 	movdqu          %xmm5, 80(%rsi)
-	pxor            288(%rbx), %xmm6
 	movdqu          96(%rdx), %xmm8
 	pxor            %xmm8, %xmm6
 	movdqu          %xmm6, 96(%rsi)
-	pxor            288(%rbx), %xmm7
 	movdqu          112(%rdx), %xmm8
 	pxor            %xmm8, %xmm7
 	movdqu          %xmm7, 112(%rsi)
@@ -7110,8 +7110,6 @@ aesgen_ctr_crypt_vperm_ssse3:
 	.byte	0, 1, 2, 3, 5, 6, 7, 4, 10, 11, 8, 9, 15, 12, 13, 14
 .Lbs_shift_rows_to_columns:
 	.byte	0, 5, 10, 15, 1, 6, 11, 12, 2, 7, 8, 13, 3, 4, 9, 14
-.Lbs_bswap_row_major:
-	.byte	15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0
 .Lbs_swap1:
 	.byte	85, 85, 85, 85, 85, 85, 85, 85, 85, 85, 85, 85, 85, 85, 85, 85
 .Lbs_swap2:

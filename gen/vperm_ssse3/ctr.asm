@@ -6830,7 +6830,7 @@ L.ctr_bulk_aes128:
 	movdqa          xmm10, xmm5
 	movdqa          xmm5, xmm2
 	movdqa          xmm2, xmm10
-; planes back to blocks (the network is its own inverse)
+; planes back to blocks (the network is its own inverse), + the last round key
 	movdqa          xmm8, xmm0
 	psrlq           xmm8, 1
 	pxor            xmm8, xmm1
@@ -6915,36 +6915,36 @@ L.ctr_bulk_aes128:
 	pxor            xmm7, xmm8
 	psllq           xmm8, 4
 	pxor            xmm3, xmm8
-; + the last round key, dst = src ^ keystream
 	pxor            xmm0, oword [rbx + 288]
+	pxor            xmm1, oword [rbx + 288]
+	pxor            xmm2, oword [rbx + 288]
+	pxor            xmm3, oword [rbx + 288]
+	pxor            xmm4, oword [rbx + 288]
+	pxor            xmm5, oword [rbx + 288]
+	pxor            xmm6, oword [rbx + 288]
+	pxor            xmm7, oword [rbx + 288]
+; dst = src ^ keystream
 	movdqu          xmm8, oword [rdx]
 	pxor            xmm0, xmm8
 	movdqu          oword [rsi], xmm0
-	pxor            xmm1, oword [rbx + 288]
 	movdqu          xmm8, oword [rdx + 16]
 	pxor            xmm1, xmm8
 	movdqu          oword [rsi + 16], xmm1
-	pxor            xmm2, oword [rbx + 288]
 	movdqu          xmm8, oword [rdx + 32]
 	pxor            xmm2, xmm8
 	movdqu          oword [rsi + 32], xmm2
-	pxor            xmm3, oword [rbx + 288]
 	movdqu          xmm8, oword [rdx + 48]
 	pxor            xmm3, xmm8
 	movdqu          oword [rsi + 48], xmm3
-	pxor            xmm4, oword [rbx + 288]
 	movdqu          xmm8, oword [rdx + 64]
 	pxor            xmm4, xmm8
 	movdqu          oword [rsi + 64], xmm4
-	pxor            xmm5, oword [rbx + 288]
 	movdqu          xmm8, oword [rdx + 80]
 	pxor            xmm5, xmm8
 	movdqu          oword [rsi + 80], xmm5
-	pxor            xmm6, oword [rbx + 288]
 	movdqu          xmm8, oword [rdx + 96]
 	pxor            xmm6, xmm8
 	movdqu          oword [rsi + 96], xmm6
-	pxor            xmm7, oword [rbx + 288]
 	movdqu          xmm8, oword [rdx + 112]
 	pxor            xmm7, xmm8
 	movdqu          oword [rsi + 112], xmm7
@@ -7102,8 +7102,6 @@ L.bs_shift_rows:
 	db	0, 1, 2, 3, 5, 6, 7, 4, 10, 11, 8, 9, 15, 12, 13, 14
 L.bs_shift_rows_to_columns:
 	db	0, 5, 10, 15, 1, 6, 11, 12, 2, 7, 8, 13, 3, 4, 9, 14
-L.bs_bswap_row_major:
-	db	15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0
 L.bs_swap1:
 	db	85, 85, 85, 85, 85, 85, 85, 85, 85, 85, 85, 85, 85, 85, 85, 85
 L.bs_swap2:

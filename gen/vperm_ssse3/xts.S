@@ -4180,37 +4180,38 @@ aesgen_xts_encrypt_vperm_ssse3:
 	paddq           %xmm11, %xmm11
 	pxor            %xmm1, %xmm11                   # T * x
 	movdqa          %xmm11, 2352(%rbx)
-# X = src ^ T, row-major, + round key 0
+# X = src ^ T
 	movdqu          (%rcx), %xmm0
 	pxor            2224(%rbx), %xmm0
-	pshufb          .Lbs_row_major(%rip), %xmm0
-	pxor            272(%rbx), %xmm0
 	movdqu          16(%rcx), %xmm1
 	pxor            2240(%rbx), %xmm1
-	pshufb          .Lbs_row_major(%rip), %xmm1
-	pxor            272(%rbx), %xmm1
 	movdqu          32(%rcx), %xmm2
 	pxor            2256(%rbx), %xmm2
-	pshufb          .Lbs_row_major(%rip), %xmm2
-	pxor            272(%rbx), %xmm2
 	movdqu          48(%rcx), %xmm3
 	pxor            2272(%rbx), %xmm3
-	pshufb          .Lbs_row_major(%rip), %xmm3
-	pxor            272(%rbx), %xmm3
 	movdqu          64(%rcx), %xmm4
 	pxor            2288(%rbx), %xmm4
-	pshufb          .Lbs_row_major(%rip), %xmm4
-	pxor            272(%rbx), %xmm4
 	movdqu          80(%rcx), %xmm5
 	pxor            2304(%rbx), %xmm5
-	pshufb          .Lbs_row_major(%rip), %xmm5
-	pxor            272(%rbx), %xmm5
 	movdqu          96(%rcx), %xmm6
 	pxor            2320(%rbx), %xmm6
-	pshufb          .Lbs_row_major(%rip), %xmm6
-	pxor            272(%rbx), %xmm6
 	movdqu          112(%rcx), %xmm7
 	pxor            2336(%rbx), %xmm7
+# row-major byte order, + round key 0
+	pshufb          .Lbs_row_major(%rip), %xmm0
+	pxor            272(%rbx), %xmm0
+	pshufb          .Lbs_row_major(%rip), %xmm1
+	pxor            272(%rbx), %xmm1
+	pshufb          .Lbs_row_major(%rip), %xmm2
+	pxor            272(%rbx), %xmm2
+	pshufb          .Lbs_row_major(%rip), %xmm3
+	pxor            272(%rbx), %xmm3
+	pshufb          .Lbs_row_major(%rip), %xmm4
+	pxor            272(%rbx), %xmm4
+	pshufb          .Lbs_row_major(%rip), %xmm5
+	pxor            272(%rbx), %xmm5
+	pshufb          .Lbs_row_major(%rip), %xmm6
+	pxor            272(%rbx), %xmm6
 	pshufb          .Lbs_row_major(%rip), %xmm7
 	pxor            272(%rbx), %xmm7
 # bit planes: byte q of xmm<b> = bit b of byte q of the eight blocks
@@ -7695,7 +7696,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          %xmm5, %xmm10
 	movdqa          %xmm2, %xmm5
 	movdqa          %xmm10, %xmm2
-# planes back to blocks (the network is its own inverse)
+# planes back to blocks (the network is its own inverse), + the last round key
 	movdqa          %xmm0, %xmm8
 	psrlq           $1, %xmm8
 	pxor            %xmm1, %xmm8
@@ -7780,29 +7781,29 @@ aesgen_xts_encrypt_vperm_ssse3:
 	pxor            %xmm8, %xmm7
 	psllq           $4, %xmm8
 	pxor            %xmm8, %xmm3
-# + the last round key, dst = X ^ T; the next tweak
 	pxor            288(%rbx), %xmm0
+	pxor            288(%rbx), %xmm1
+	pxor            288(%rbx), %xmm2
+	pxor            288(%rbx), %xmm3
+	pxor            288(%rbx), %xmm4
+	pxor            288(%rbx), %xmm5
+	pxor            288(%rbx), %xmm6
+	pxor            288(%rbx), %xmm7
+# dst = X ^ T; the next tweak
 	pxor            2224(%rbx), %xmm0
 	movdqu          %xmm0, (%rdx)
-	pxor            288(%rbx), %xmm1
 	pxor            2240(%rbx), %xmm1
 	movdqu          %xmm1, 16(%rdx)
-	pxor            288(%rbx), %xmm2
 	pxor            2256(%rbx), %xmm2
 	movdqu          %xmm2, 32(%rdx)
-	pxor            288(%rbx), %xmm3
 	pxor            2272(%rbx), %xmm3
 	movdqu          %xmm3, 48(%rdx)
-	pxor            288(%rbx), %xmm4
 	pxor            2288(%rbx), %xmm4
 	movdqu          %xmm4, 64(%rdx)
-	pxor            288(%rbx), %xmm5
 	pxor            2304(%rbx), %xmm5
 	movdqu          %xmm5, 80(%rdx)
-	pxor            288(%rbx), %xmm6
 	pxor            2320(%rbx), %xmm6
 	movdqu          %xmm6, 96(%rdx)
-	pxor            288(%rbx), %xmm7
 	pxor            2336(%rbx), %xmm7
 	movdqu          %xmm7, 112(%rdx)
 	movdqa          2352(%rbx), %xmm11
@@ -12779,37 +12780,38 @@ aesgen_xts_decrypt_vperm_ssse3:
 	paddq           %xmm11, %xmm11
 	pxor            %xmm1, %xmm11                   # T * x
 	movdqa          %xmm11, 2352(%rbx)
-# X = src ^ T, row-major, + round key 0
+# X = src ^ T
 	movdqu          (%rcx), %xmm0
 	pxor            2224(%rbx), %xmm0
-	pshufb          .Lbs_row_major(%rip), %xmm0
-	pxor            272(%rbx), %xmm0
 	movdqu          16(%rcx), %xmm1
 	pxor            2240(%rbx), %xmm1
-	pshufb          .Lbs_row_major(%rip), %xmm1
-	pxor            272(%rbx), %xmm1
 	movdqu          32(%rcx), %xmm2
 	pxor            2256(%rbx), %xmm2
-	pshufb          .Lbs_row_major(%rip), %xmm2
-	pxor            272(%rbx), %xmm2
 	movdqu          48(%rcx), %xmm3
 	pxor            2272(%rbx), %xmm3
-	pshufb          .Lbs_row_major(%rip), %xmm3
-	pxor            272(%rbx), %xmm3
 	movdqu          64(%rcx), %xmm4
 	pxor            2288(%rbx), %xmm4
-	pshufb          .Lbs_row_major(%rip), %xmm4
-	pxor            272(%rbx), %xmm4
 	movdqu          80(%rcx), %xmm5
 	pxor            2304(%rbx), %xmm5
-	pshufb          .Lbs_row_major(%rip), %xmm5
-	pxor            272(%rbx), %xmm5
 	movdqu          96(%rcx), %xmm6
 	pxor            2320(%rbx), %xmm6
-	pshufb          .Lbs_row_major(%rip), %xmm6
-	pxor            272(%rbx), %xmm6
 	movdqu          112(%rcx), %xmm7
 	pxor            2336(%rbx), %xmm7
+# row-major byte order, + round key 0
+	pshufb          .Lbs_row_major(%rip), %xmm0
+	pxor            272(%rbx), %xmm0
+	pshufb          .Lbs_row_major(%rip), %xmm1
+	pxor            272(%rbx), %xmm1
+	pshufb          .Lbs_row_major(%rip), %xmm2
+	pxor            272(%rbx), %xmm2
+	pshufb          .Lbs_row_major(%rip), %xmm3
+	pxor            272(%rbx), %xmm3
+	pshufb          .Lbs_row_major(%rip), %xmm4
+	pxor            272(%rbx), %xmm4
+	pshufb          .Lbs_row_major(%rip), %xmm5
+	pxor            272(%rbx), %xmm5
+	pshufb          .Lbs_row_major(%rip), %xmm6
+	pxor            272(%rbx), %xmm6
 	pshufb          .Lbs_row_major(%rip), %xmm7
 	pxor            272(%rbx), %xmm7
 # bit planes: byte q of xmm<b> = bit b of byte q of the eight blocks
@@ -16699,7 +16701,7 @@ aesgen_xts_decrypt_vperm_ssse3:
 	movdqa          %xmm14, %xmm7
 	movdqa          %xmm0, %xmm1
 	movdqa          %xmm13, %xmm0
-# planes back to blocks (the network is its own inverse)
+# planes back to blocks (the network is its own inverse), + the last round key
 	movdqa          %xmm0, %xmm8
 	psrlq           $1, %xmm8
 	pxor            %xmm1, %xmm8
@@ -16784,29 +16786,29 @@ aesgen_xts_decrypt_vperm_ssse3:
 	pxor            %xmm8, %xmm7
 	psllq           $4, %xmm8
 	pxor            %xmm8, %xmm3
-# + the last round key, dst = X ^ T; the next tweak
 	pxor            288(%rbx), %xmm0
+	pxor            288(%rbx), %xmm1
+	pxor            288(%rbx), %xmm2
+	pxor            288(%rbx), %xmm3
+	pxor            288(%rbx), %xmm4
+	pxor            288(%rbx), %xmm5
+	pxor            288(%rbx), %xmm6
+	pxor            288(%rbx), %xmm7
+# dst = X ^ T; the next tweak
 	pxor            2224(%rbx), %xmm0
 	movdqu          %xmm0, (%rdx)
-	pxor            288(%rbx), %xmm1
 	pxor            2240(%rbx), %xmm1
 	movdqu          %xmm1, 16(%rdx)
-	pxor            288(%rbx), %xmm2
 	pxor            2256(%rbx), %xmm2
 	movdqu          %xmm2, 32(%rdx)
-	pxor            288(%rbx), %xmm3
 	pxor            2272(%rbx), %xmm3
 	movdqu          %xmm3, 48(%rdx)
-	pxor            288(%rbx), %xmm4
 	pxor            2288(%rbx), %xmm4
 	movdqu          %xmm4, 64(%rdx)
-	pxor            288(%rbx), %xmm5
 	pxor            2304(%rbx), %xmm5
 	movdqu          %xmm5, 80(%rdx)
-	pxor            288(%rbx), %xmm6
 	pxor            2320(%rbx), %xmm6
 	movdqu          %xmm6, 96(%rdx)
-	pxor            288(%rbx), %xmm7
 	pxor            2336(%rbx), %xmm7
 	movdqu          %xmm7, 112(%rdx)
 	movdqa          2352(%rbx), %xmm11
@@ -16969,8 +16971,6 @@ aesgen_xts_decrypt_vperm_ssse3:
 	.byte	0, 1, 2, 3, 5, 6, 7, 4, 10, 11, 8, 9, 15, 12, 13, 14
 .Lbs_shift_rows_to_columns:
 	.byte	0, 5, 10, 15, 1, 6, 11, 12, 2, 7, 8, 13, 3, 4, 9, 14
-.Lbs_bswap_row_major:
-	.byte	15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0
 .Lbs_swap1:
 	.byte	85, 85, 85, 85, 85, 85, 85, 85, 85, 85, 85, 85, 85, 85, 85, 85
 .Lbs_swap2:

@@ -4170,37 +4170,38 @@ L.xts_enc_main_loop:
 	paddq           xmm11, xmm11
 	pxor            xmm11, xmm1                     ; T * x
 	movdqa          oword [rbx + 2352], xmm11
-; X = src ^ T, row-major, + round key 0
+; X = src ^ T
 	movdqu          xmm0, oword [rcx]
 	pxor            xmm0, oword [rbx + 2224]
-	pshufb          xmm0, oword [rel L.bs_row_major]
-	pxor            xmm0, oword [rbx + 272]
 	movdqu          xmm1, oword [rcx + 16]
 	pxor            xmm1, oword [rbx + 2240]
-	pshufb          xmm1, oword [rel L.bs_row_major]
-	pxor            xmm1, oword [rbx + 272]
 	movdqu          xmm2, oword [rcx + 32]
 	pxor            xmm2, oword [rbx + 2256]
-	pshufb          xmm2, oword [rel L.bs_row_major]
-	pxor            xmm2, oword [rbx + 272]
 	movdqu          xmm3, oword [rcx + 48]
 	pxor            xmm3, oword [rbx + 2272]
-	pshufb          xmm3, oword [rel L.bs_row_major]
-	pxor            xmm3, oword [rbx + 272]
 	movdqu          xmm4, oword [rcx + 64]
 	pxor            xmm4, oword [rbx + 2288]
-	pshufb          xmm4, oword [rel L.bs_row_major]
-	pxor            xmm4, oword [rbx + 272]
 	movdqu          xmm5, oword [rcx + 80]
 	pxor            xmm5, oword [rbx + 2304]
-	pshufb          xmm5, oword [rel L.bs_row_major]
-	pxor            xmm5, oword [rbx + 272]
 	movdqu          xmm6, oword [rcx + 96]
 	pxor            xmm6, oword [rbx + 2320]
-	pshufb          xmm6, oword [rel L.bs_row_major]
-	pxor            xmm6, oword [rbx + 272]
 	movdqu          xmm7, oword [rcx + 112]
 	pxor            xmm7, oword [rbx + 2336]
+; row-major byte order, + round key 0
+	pshufb          xmm0, oword [rel L.bs_row_major]
+	pxor            xmm0, oword [rbx + 272]
+	pshufb          xmm1, oword [rel L.bs_row_major]
+	pxor            xmm1, oword [rbx + 272]
+	pshufb          xmm2, oword [rel L.bs_row_major]
+	pxor            xmm2, oword [rbx + 272]
+	pshufb          xmm3, oword [rel L.bs_row_major]
+	pxor            xmm3, oword [rbx + 272]
+	pshufb          xmm4, oword [rel L.bs_row_major]
+	pxor            xmm4, oword [rbx + 272]
+	pshufb          xmm5, oword [rel L.bs_row_major]
+	pxor            xmm5, oword [rbx + 272]
+	pshufb          xmm6, oword [rel L.bs_row_major]
+	pxor            xmm6, oword [rbx + 272]
 	pshufb          xmm7, oword [rel L.bs_row_major]
 	pxor            xmm7, oword [rbx + 272]
 ; bit planes: byte q of xmm<b> = bit b of byte q of the eight blocks
@@ -7685,7 +7686,7 @@ L.xts_enc_bulk_aes128:
 	movdqa          xmm10, xmm5
 	movdqa          xmm5, xmm2
 	movdqa          xmm2, xmm10
-; planes back to blocks (the network is its own inverse)
+; planes back to blocks (the network is its own inverse), + the last round key
 	movdqa          xmm8, xmm0
 	psrlq           xmm8, 1
 	pxor            xmm8, xmm1
@@ -7770,29 +7771,29 @@ L.xts_enc_bulk_aes128:
 	pxor            xmm7, xmm8
 	psllq           xmm8, 4
 	pxor            xmm3, xmm8
-; + the last round key, dst = X ^ T; the next tweak
 	pxor            xmm0, oword [rbx + 288]
+	pxor            xmm1, oword [rbx + 288]
+	pxor            xmm2, oword [rbx + 288]
+	pxor            xmm3, oword [rbx + 288]
+	pxor            xmm4, oword [rbx + 288]
+	pxor            xmm5, oword [rbx + 288]
+	pxor            xmm6, oword [rbx + 288]
+	pxor            xmm7, oword [rbx + 288]
+; dst = X ^ T; the next tweak
 	pxor            xmm0, oword [rbx + 2224]
 	movdqu          oword [rdx], xmm0
-	pxor            xmm1, oword [rbx + 288]
 	pxor            xmm1, oword [rbx + 2240]
 	movdqu          oword [rdx + 16], xmm1
-	pxor            xmm2, oword [rbx + 288]
 	pxor            xmm2, oword [rbx + 2256]
 	movdqu          oword [rdx + 32], xmm2
-	pxor            xmm3, oword [rbx + 288]
 	pxor            xmm3, oword [rbx + 2272]
 	movdqu          oword [rdx + 48], xmm3
-	pxor            xmm4, oword [rbx + 288]
 	pxor            xmm4, oword [rbx + 2288]
 	movdqu          oword [rdx + 64], xmm4
-	pxor            xmm5, oword [rbx + 288]
 	pxor            xmm5, oword [rbx + 2304]
 	movdqu          oword [rdx + 80], xmm5
-	pxor            xmm6, oword [rbx + 288]
 	pxor            xmm6, oword [rbx + 2320]
 	movdqu          oword [rdx + 96], xmm6
-	pxor            xmm7, oword [rbx + 288]
 	pxor            xmm7, oword [rbx + 2336]
 	movdqu          oword [rdx + 112], xmm7
 	movdqa          xmm11, oword [rbx + 2352]
@@ -12754,37 +12755,38 @@ L.xts_dec_main_loop:
 	paddq           xmm11, xmm11
 	pxor            xmm11, xmm1                     ; T * x
 	movdqa          oword [rbx + 2352], xmm11
-; X = src ^ T, row-major, + round key 0
+; X = src ^ T
 	movdqu          xmm0, oword [rcx]
 	pxor            xmm0, oword [rbx + 2224]
-	pshufb          xmm0, oword [rel L.bs_row_major]
-	pxor            xmm0, oword [rbx + 272]
 	movdqu          xmm1, oword [rcx + 16]
 	pxor            xmm1, oword [rbx + 2240]
-	pshufb          xmm1, oword [rel L.bs_row_major]
-	pxor            xmm1, oword [rbx + 272]
 	movdqu          xmm2, oword [rcx + 32]
 	pxor            xmm2, oword [rbx + 2256]
-	pshufb          xmm2, oword [rel L.bs_row_major]
-	pxor            xmm2, oword [rbx + 272]
 	movdqu          xmm3, oword [rcx + 48]
 	pxor            xmm3, oword [rbx + 2272]
-	pshufb          xmm3, oword [rel L.bs_row_major]
-	pxor            xmm3, oword [rbx + 272]
 	movdqu          xmm4, oword [rcx + 64]
 	pxor            xmm4, oword [rbx + 2288]
-	pshufb          xmm4, oword [rel L.bs_row_major]
-	pxor            xmm4, oword [rbx + 272]
 	movdqu          xmm5, oword [rcx + 80]
 	pxor            xmm5, oword [rbx + 2304]
-	pshufb          xmm5, oword [rel L.bs_row_major]
-	pxor            xmm5, oword [rbx + 272]
 	movdqu          xmm6, oword [rcx + 96]
 	pxor            xmm6, oword [rbx + 2320]
-	pshufb          xmm6, oword [rel L.bs_row_major]
-	pxor            xmm6, oword [rbx + 272]
 	movdqu          xmm7, oword [rcx + 112]
 	pxor            xmm7, oword [rbx + 2336]
+; row-major byte order, + round key 0
+	pshufb          xmm0, oword [rel L.bs_row_major]
+	pxor            xmm0, oword [rbx + 272]
+	pshufb          xmm1, oword [rel L.bs_row_major]
+	pxor            xmm1, oword [rbx + 272]
+	pshufb          xmm2, oword [rel L.bs_row_major]
+	pxor            xmm2, oword [rbx + 272]
+	pshufb          xmm3, oword [rel L.bs_row_major]
+	pxor            xmm3, oword [rbx + 272]
+	pshufb          xmm4, oword [rel L.bs_row_major]
+	pxor            xmm4, oword [rbx + 272]
+	pshufb          xmm5, oword [rel L.bs_row_major]
+	pxor            xmm5, oword [rbx + 272]
+	pshufb          xmm6, oword [rel L.bs_row_major]
+	pxor            xmm6, oword [rbx + 272]
 	pshufb          xmm7, oword [rel L.bs_row_major]
 	pxor            xmm7, oword [rbx + 272]
 ; bit planes: byte q of xmm<b> = bit b of byte q of the eight blocks
@@ -16674,7 +16676,7 @@ L.xts_dec_bulk_aes128:
 	movdqa          xmm7, xmm14
 	movdqa          xmm1, xmm0
 	movdqa          xmm0, xmm13
-; planes back to blocks (the network is its own inverse)
+; planes back to blocks (the network is its own inverse), + the last round key
 	movdqa          xmm8, xmm0
 	psrlq           xmm8, 1
 	pxor            xmm8, xmm1
@@ -16759,29 +16761,29 @@ L.xts_dec_bulk_aes128:
 	pxor            xmm7, xmm8
 	psllq           xmm8, 4
 	pxor            xmm3, xmm8
-; + the last round key, dst = X ^ T; the next tweak
 	pxor            xmm0, oword [rbx + 288]
+	pxor            xmm1, oword [rbx + 288]
+	pxor            xmm2, oword [rbx + 288]
+	pxor            xmm3, oword [rbx + 288]
+	pxor            xmm4, oword [rbx + 288]
+	pxor            xmm5, oword [rbx + 288]
+	pxor            xmm6, oword [rbx + 288]
+	pxor            xmm7, oword [rbx + 288]
+; dst = X ^ T; the next tweak
 	pxor            xmm0, oword [rbx + 2224]
 	movdqu          oword [rdx], xmm0
-	pxor            xmm1, oword [rbx + 288]
 	pxor            xmm1, oword [rbx + 2240]
 	movdqu          oword [rdx + 16], xmm1
-	pxor            xmm2, oword [rbx + 288]
 	pxor            xmm2, oword [rbx + 2256]
 	movdqu          oword [rdx + 32], xmm2
-	pxor            xmm3, oword [rbx + 288]
 	pxor            xmm3, oword [rbx + 2272]
 	movdqu          oword [rdx + 48], xmm3
-	pxor            xmm4, oword [rbx + 288]
 	pxor            xmm4, oword [rbx + 2288]
 	movdqu          oword [rdx + 64], xmm4
-	pxor            xmm5, oword [rbx + 288]
 	pxor            xmm5, oword [rbx + 2304]
 	movdqu          oword [rdx + 80], xmm5
-	pxor            xmm6, oword [rbx + 288]
 	pxor            xmm6, oword [rbx + 2320]
 	movdqu          oword [rdx + 96], xmm6
-	pxor            xmm7, oword [rbx + 288]
 	pxor            xmm7, oword [rbx + 2336]
 	movdqu          oword [rdx + 112], xmm7
 	movdqa          xmm11, oword [rbx + 2352]
@@ -16942,8 +16944,6 @@ L.bs_shift_rows:
 	db	0, 1, 2, 3, 5, 6, 7, 4, 10, 11, 8, 9, 15, 12, 13, 14
 L.bs_shift_rows_to_columns:
 	db	0, 5, 10, 15, 1, 6, 11, 12, 2, 7, 8, 13, 3, 4, 9, 14
-L.bs_bswap_row_major:
-	db	15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0
 L.bs_swap1:
 	db	85, 85, 85, 85, 85, 85, 85, 85, 85, 85, 85, 85, 85, 85, 85, 85
 L.bs_swap2:
