@@ -31,11 +31,12 @@ inverse cipher on the AESDEC schedule: InvShiftRows (one pshufb per plane), InvS
 InvMixColumns, + key.  With u = a + R^2(a), InvMixColumns(a) = MixColumns(a + 4u), as
 (03x^3 + x^2 + x + 02)(04x^2 + 05) = 0Bx^3 + 0Dx^2 + 09x + 0E mod x^4 + 1: 8 pshufd
 and 22 XORs more than MixColumns.  A middle round is 218 operations (encryption's 187),
-276 instructions after allocation with 12 spill stores (encryption: 245 and 11).
+287 instructions after allocation with 16 spill stores (encryption: 247 and 11).
 
 Registers.  A round is a straight-line SSA program (generator/regalloc.py's Program) of
 about 200 operations with up to ~25 values alive; regalloc's schedule() and Allocator
-map it onto the 16 xmm registers in two-operand form, with spills to the frame's slots.
+map it onto the 16 xmm registers in two-operand form, with spills to the frame's slots,
+the S-box middle's first layer in the order CLUSTER_ORDER gives (below).
 The templates unroll the rounds (AES-192 and AES-128 enter part way), each starting and
 ending with the planes in PLANE_REGISTERS.
 """
@@ -203,6 +204,32 @@ def _mix_columns_and_key(prog, s, source, key_operand):
     return out
 
 
+# The order the rounds compute the first layer of the S-box's middle in (regalloc
+# schedule(first=...)): the top's values are then made just before their first AND,
+# and the ones the bottom reads again go to the stack after that use, not before it,
+# so their reloads are far from their stores.  (With the plain schedule some top values
+# were spilled and read back within a few cycles, each reload waiting for its store to
+# forward.)  The layer is five clusters, an AND of top values with the XORs that join
+# it: A = M1 M3 M2 M16, B = M4 M5, C = M6 M8 M7 M18, D = M9 M10, E = M11..M15.  Their
+# order is perf/bitslice_order.py's choice: the best of the 120 by its out-of-order
+# model (tests/python/test_bitslice_order.py checks it still is); measured on Zen 4,
+# a middle round went from 60 to 56.6 cycles (E A C B D) and an inverse round from 73
+# to 67 (B A E D C).
+MIDDLE_CLUSTERS = {
+    "A": ("M1", "M3", "M2", "M16"),
+    "B": ("M4", "M5"),
+    "C": ("M6", "M8", "M7", "M18"),
+    "D": ("M9", "M10"),
+    "E": ("M11", "M12", "M13", "M14", "M15"),
+}
+CLUSTER_ORDER = {False: "EACBD", True: "BAEDC"}     # decrypt -> the order
+
+
+def middle_first(order):
+    """The hints schedule(first=...) takes for a cluster order such as "EACBD"."""
+    return tuple(g for c in order for g in MIDDLE_CLUSTERS[c])
+
+
 # Stack slots a round may spill to (Allocator.emit checks it).
 SPILL_SLOTS = 16
 
@@ -248,15 +275,17 @@ def table_operand(name):
     return f"xmmword [rip + .Lbs_{name}]"
 
 
-def round_lines(m, frame, decrypt=False):
+def round_lines(m, frame, decrypt=False, cluster_order=None):
     """The round m rounds before the last (0: the last round), planes in and out in
     PLANE_REGISTERS; frame: the frame base register's name.  decrypt: the equivalent
     inverse cipher's round (inverse_round_program), its key planes at the same
-    middle_key(m)."""
+    middle_key(m).  cluster_order: instead of CLUSTER_ORDER's (perf/bitslice_order.py
+    tries them all)."""
     alloc = Allocator(ROUND_REGISTERS, lambda i: f"xmmword [{frame} + {SPILL + 16 * i}]",
                       table_operand)
     build = inverse_round_program if decrypt else round_program
-    prog = schedule(build(lambda b: f"xmmword [{frame} + {middle_key(m) + 16 * b}]", m == 0))
+    prog = schedule(build(lambda b: f"xmmword [{frame} + {middle_key(m) + 16 * b}]", m == 0),
+                    first=middle_first(cluster_order or CLUSTER_ORDER[decrypt]))
     lines = alloc.emit(prog, dict(zip(prog.inputs, PLANE_REGISTERS)), PLANE_REGISTERS)
     if alloc.slots_used > SPILL_SLOTS:
         raise AssertionError(f"a round spills to {alloc.slots_used} slots, the frame has "

@@ -6,7 +6,8 @@ own, as the rounds are too large to place registers by hand).
 Program: operations xor/and (commutative), pshufd (value, immediate), pshufb and xorm
 (in place, with a memory operand), each with a note that becomes the line's comment.
 schedule(): a topological order, critical path first, but under register pressure the
-operations that end a value's life first.  Allocator: each operation in two-operand
+operations that end a value's life first; optionally some named values computed first,
+each just after what it needs (a demand order the caller chose).  Allocator: each operation in two-operand
 form (the destroyed operand is one that dies there, else a copy), spills by Belady (the
 value needed farthest ahead, stored once to a slot and read back as a memory operand),
 and a parallel move that leaves the outputs in the registers the caller names.
@@ -38,12 +39,17 @@ class Program:
 PRESSURE_LIMIT = 15
 
 
-def schedule(prog, pressure=PRESSURE_LIMIT):
+def schedule(prog, pressure=PRESSURE_LIMIT, first=()):
     """Reorders prog.ops (a topological order still): ready operations by their
     longest path to an output first, so the chain that bounds a round is fed before
     the work that has slack; but while `pressure` values or more are alive, an
     operation that ends a value's life goes first, so fewer values go to the stack (a
-    spill's store-to-load forwarding is on the round's chain)."""
+    spill's store-to-load forwarding is on the round's chain).
+
+    first: hints (Program.op's `hint`, each naming one operation) to compute before
+    everything else, in that order, each preceded depth-first by the operations it
+    needs that are not done yet; the rest follows in the order above.  A value is then
+    made just before its first use, so what goes to the stack is what is needed late."""
     ops = prog.ops
     producer = {op[1]: i for i, op in enumerate(ops)}
     operands = []
@@ -85,8 +91,32 @@ def schedule(prog, pressure=PRESSURE_LIMIT):
             waiting[u] -= 1
             if not waiting[u]:
                 ready.append(u)
+    if first:
+        order = _demand_order(ops, order, srcs, first)
     prog.ops = [ops[i] for i in order]
     return prog
+
+
+def _demand_order(ops, order, srcs, first):
+    """order with the operations named by `first` (and, depth-first, the ones they need)
+    moved to the front; the rest keep their order (so the result is topological)."""
+    by_hint = {}
+    for i, op in enumerate(ops):
+        by_hint.setdefault(op[1].partition(".")[0], []).append(i)
+    done, front = set(), []
+
+    def visit(i):
+        if i not in done:
+            for p in srcs[i]:
+                visit(p)
+            done.add(i)
+            front.append(i)
+
+    for hint in first:
+        if len(by_hint.get(hint, ())) != 1:
+            raise ValueError(f"schedule: first names {hint!r}, which is not one operation")
+        visit(by_hint[hint][0])
+    return front + [i for i in order if i not in done]
 
 
 class Allocator:

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
-"""Command line: python3 -m perf {mca,mca-check,mca-baseline,explore,bench-report} ...
+"""Command line: python3 -m perf {mca,mca-check,mca-baseline,explore,bench-report,
+bitslice-order} ...
 
 Exit status: 0 done, 1 a check failed (mca-check) or a step failed, 2 bad input or a
 missing tool (the message names the valid values or the package to install).
@@ -119,7 +120,7 @@ def command_mca_baseline(args):
 def build_parser():
     parser = _Parser(prog="python3 -m perf", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", metavar="{mca,mca-check,mca-baseline,"
-                                                       "explore,bench-report}")
+                                                       "explore,bench-report,bitslice-order}")
     sub.required = True
     gen_default = os.path.join(REPO, "gen")
 
@@ -136,17 +137,18 @@ def build_parser():
         command.add_argument("--gen", default=gen_default)
         command.add_argument("--baseline", default=BASELINE)
 
-    from . import explore, report
+    from . import bitslice_order, explore, report
     explore.add_parser(sub)
     report.add_parser(sub)
+    bitslice_order.add_parser(sub)
     return parser
 
 
 def main(argv=None):
-    from . import explore, report
+    from . import bitslice_order, explore, report
     handlers = {"mca": command_mca, "mca-check": command_mca_check,
                 "mca-baseline": command_mca_baseline, "explore": explore.command,
-                "bench-report": report.command}
+                "bench-report": report.command, "bitslice-order": bitslice_order.command}
     try:
         args = build_parser().parse_args(argv)
         return handlers[args.command](args)

@@ -9,10 +9,12 @@
 #   make mca-baseline        rewrite mca/baseline.json from gen/ (commit the diff)
 #   make explore MODE=ctr ISA=avx10_512 [APPLY=1] [ROUNDS=n]   sweep the knobs
 #                            (MODE, ISA: a name, a comma list or all; default all)
+#   make bitslice-order [MEASURE=n]   rank the bitsliced rounds' cluster orders (model;
+#                            MEASURE: time the best n and the recorded one here)
 
 MCA_OUT := $(BUILD)/mca
 
-.PHONY: mca mca-check mca-baseline explore perf-tools
+.PHONY: mca mca-check mca-baseline explore perf-tools bitslice-order
 mca: test-tools
 	$(PYTHON) -m perf mca --json $(MCA_OUT)/estimates.json
 
@@ -32,3 +34,6 @@ EXPLORE_ARGS := --mode $(or $(MODE),all) --isa $(or $(ISA),all) --build $(BUILD)
                 $(if $(filter 1 yes true,$(APPLY)),--apply) $(if $(ROUNDS),--rounds $(ROUNDS))
 explore: test-tools perf-tools lib $(BENCH_BIN)
 	$(PYTHON) -m perf explore $(EXPLORE_ARGS)
+
+bitslice-order:
+	$(PYTHON) -m perf bitslice-order $(if $(MEASURE),--measure $(MEASURE))

@@ -3437,3399 +3437,3427 @@ L.ctr_main_loop:
 	jb              near L.ctr_bulk_aes128
 	je              near L.ctr_bulk_aes192
 ; round 13 before the last: ShiftRows, the S-box circuit, MixColumns, + key
-	pshufb          xmm0, oword [rel L.bs_shift_rows] ; ShiftRows: plane 0 = U7
-	pshufb          xmm1, oword [rel L.bs_shift_rows] ; ShiftRows: plane 1 = U6
-	pshufb          xmm2, oword [rel L.bs_shift_rows] ; ShiftRows: plane 2 = U5
-	pshufb          xmm3, oword [rel L.bs_shift_rows] ; ShiftRows: plane 3 = U4
-	pshufb          xmm4, oword [rel L.bs_shift_rows] ; ShiftRows: plane 4 = U3
-	pshufb          xmm5, oword [rel L.bs_shift_rows] ; ShiftRows: plane 5 = U2
-	pshufb          xmm6, oword [rel L.bs_shift_rows] ; ShiftRows: plane 6 = U1
 	pshufb          xmm7, oword [rel L.bs_shift_rows] ; ShiftRows: plane 7 = U0
+	pshufb          xmm4, oword [rel L.bs_shift_rows] ; ShiftRows: plane 4 = U3
 	movdqa          xmm8, xmm7
 	pxor            xmm8, xmm4                      ; T1 = U0 ^ U3
-	movdqa          xmm9, xmm7
-	pxor            xmm9, xmm1                      ; T3 = U0 ^ U6
-	movdqa          xmm10, xmm4
-	pxor            xmm10, xmm2                     ; T4 = U3 ^ U5
+	pshufb          xmm3, oword [rel L.bs_shift_rows] ; ShiftRows: plane 3 = U4
+	pshufb          xmm1, oword [rel L.bs_shift_rows] ; ShiftRows: plane 1 = U6
 	pxor            xmm3, xmm1                      ; T5 = U4 ^ U6
-	movdqa          xmm11, xmm6
-	pxor            xmm11, xmm5                     ; T7 = U1 ^ U2
-	pxor            xmm5, xmm2                      ; T12 = U2 ^ U5
-	pxor            xmm4, xmm0                      ; T18 = U3 ^ U7
-	pxor            xmm1, xmm0                      ; T21 = U6 ^ U7
-	pxor            xmm7, xmm2                      ; T2 = U0 ^ U5
-	movdqa          xmm12, xmm8
-	pxor            xmm12, xmm3                     ; T6 = T1 ^ T5
-	movdqa          xmm13, xmm0
-	pxor            xmm13, xmm11                    ; T9 = U7 ^ T7
-	pxor            xmm6, xmm2                      ; T11 = U1 ^ U5
-	movdqa          xmm2, xmm9
-	pxor            xmm2, xmm10                     ; T13 = T3 ^ T4
-	movdqa          xmm14, xmm3
-	pxor            xmm14, xmm5                     ; T16 = T5 ^ T12
-	pxor            xmm4, xmm11                     ; T19 = T7 ^ T18
-	pxor            xmm1, xmm11                     ; T22 = T7 ^ T21
-	pxor            xmm11, xmm12                    ; T10 = T6 ^ T7
-	pxor            xmm3, xmm6                      ; T15 = T5 ^ T11
-	pxor            xmm6, xmm12                     ; T14 = T6 ^ T11
-	pxor            xmm5, xmm8                      ; T27 = T1 ^ T12
-	movdqa          xmm15, xmm0
-	pxor            xmm15, xmm12                    ; T8 = U7 ^ T6
-	movdqa          oword [rbx + 304], xmm11
-	movdqa          xmm11, xmm13
-	pxor            xmm11, xmm14                    ; T17 = T9 ^ T16
+	pshufb          xmm6, oword [rel L.bs_shift_rows] ; ShiftRows: plane 6 = U1
+	pshufb          xmm2, oword [rel L.bs_shift_rows] ; ShiftRows: plane 2 = U5
+	movdqa          xmm9, xmm6
+	pxor            xmm9, xmm2                      ; T11 = U1 ^ U5
+	movdqa          xmm10, xmm3
+	pxor            xmm10, xmm9                     ; T15 = T5 ^ T11
+	movdqa          xmm11, xmm8
+	pand            xmm11, xmm10                    ; M11 = T1 & T15
+	movdqa          xmm12, xmm4
+	pxor            xmm12, xmm2                     ; T4 = U3 ^ U5
+	pshufb          xmm5, oword [rel L.bs_shift_rows] ; ShiftRows: plane 5 = U2
+	movdqa          xmm13, xmm5
+	pxor            xmm13, xmm2                     ; T12 = U2 ^ U5
+	movdqa          xmm14, xmm8
+	pxor            xmm14, xmm13                    ; T27 = T1 ^ T12
+	movdqa          xmm15, xmm12
+	pand            xmm15, xmm14                    ; M12 = T4 & T27
+	pxor            xmm15, xmm11                    ; M13 = M12 ^ M11
+	pxor            xmm2, xmm7                      ; T2 = U0 ^ U5
+	movdqa          oword [rbx + 304], xmm14
+	movdqa          xmm14, xmm8
+	pxor            xmm14, xmm3                     ; T6 = T1 ^ T5
+	pxor            xmm6, xmm5                      ; T7 = U1 ^ U2
+	movdqa          xmm5, xmm14
+	pxor            xmm5, xmm6                      ; T10 = T6 ^ T7
 	movdqa          oword [rbx + 320], xmm10
-	movdqa          xmm10, xmm8
-	pxor            xmm10, xmm4                     ; T20 = T1 ^ T19
-	movdqa          oword [rbx + 336], xmm5
-	movdqa          xmm5, xmm7
-	pxor            xmm5, xmm1                      ; T23 = T2 ^ T22
-	movdqa          oword [rbx + 352], xmm7
-	movdqa          xmm7, xmm9
-	pxor            xmm7, xmm14                     ; T26 = T3 ^ T16
-	movdqa          oword [rbx + 368], xmm8
-	movdqa          xmm8, xmm2
-	pand            xmm8, xmm12                     ; M1 = T13 & T6
-	pxor            xmm6, xmm8                      ; M3 = T14 ^ M1
-	movdqa          oword [rbx + 384], xmm2
-	movdqa          xmm2, xmm9
-	pand            xmm2, xmm14                     ; M6 = T3 & T16
-	pxor            xmm7, xmm2                      ; M8 = T26 ^ M6
-	movdqa          oword [rbx + 400], xmm9
-	movdqa          xmm9, xmm5
-	pand            xmm9, xmm15                     ; M2 = T23 & T8
-	pxor            xmm6, xmm9                      ; M16 = M3 ^ M2
-	movdqa          xmm9, xmm4
-	pand            xmm9, xmm0                      ; M4 = T19 & U7
-	pxor            xmm9, xmm8                      ; M5 = M4 ^ M1
-	movdqa          xmm8, xmm1
-	pand            xmm8, xmm13                     ; M7 = T22 & T9
-	pxor            xmm7, xmm8                      ; M18 = M8 ^ M7
-	movdqa          xmm8, xmm10
-	pand            xmm8, xmm11                     ; M9 = T20 & T17
-	pxor            xmm8, xmm2                      ; M10 = M9 ^ M6
-	movdqa          xmm2, xmm3
-	pand            xmm2, oword [rbx + 368]         ; M11 = T1 & T15
-	movdqa          oword [rbx + 416], xmm3
-	movdqa          xmm3, oword [rbx + 320]
-	pand            xmm3, oword [rbx + 336]         ; M12 = T4 & T27
-	pxor            xmm3, xmm2                      ; M13 = M12 ^ M11
-	pxor            xmm6, xmm3                      ; M20 = M16 ^ M13
-	pxor            xmm7, xmm3                      ; M22 = M18 ^ M13
-	movdqa          xmm3, oword [rbx + 352]
-	pand            xmm3, oword [rbx + 304]         ; M14 = T2 & T10
-	pxor            xmm3, xmm2                      ; M15 = M14 ^ M11
-	pxor            xmm8, xmm3                      ; M19 = M10 ^ M15
-	movdqa          xmm2, oword [rbx + 352]
-	pxor            xmm2, oword [rbx + 304]         ; T24 = T2 ^ T10
-	pxor            xmm9, xmm2                      ; M17 = M5 ^ T24
-	pxor            xmm9, xmm3                      ; M21 = M17 ^ M15
-	movdqa          xmm2, xmm10
-	pxor            xmm2, xmm11                     ; T25 = T20 ^ T17
-	pxor            xmm8, xmm2                      ; M23 = M19 ^ T25
-	movdqa          xmm2, xmm7
-	pand            xmm2, xmm6                      ; M25 = M22 & M20
-	movdqa          xmm3, xmm7
-	pxor            xmm3, xmm8                      ; M24 = M22 ^ M23
-	pand            xmm7, xmm9                      ; M34 = M21 & M22
-	pand            xmm7, xmm3                      ; M35 = M24 & M34
-	movdqa          oword [rbx + 432], xmm14
-	movdqa          xmm14, xmm9
-	pxor            xmm14, xmm2                     ; M26 = M21 ^ M25
-	pand            xmm14, xmm3                     ; M30 = M26 & M24
-	pxor            xmm3, xmm2                      ; M36 = M24 ^ M25
-	pxor            xmm14, xmm8                     ; M39 = M23 ^ M30
-	pxor            xmm7, xmm3                      ; M40 = M35 ^ M36
-	pand            xmm0, xmm14                     ; M48 = M39 & U7
-	pand            xmm5, xmm7                      ; M56 = M40 & T23
-	pand            xmm15, xmm7                     ; M47 = M40 & T8
-	pand            xmm4, xmm14                     ; M57 = M39 & T19
-	movdqa          xmm3, xmm6
-	pxor            xmm3, xmm9                      ; M27 = M20 ^ M21
-	pand            xmm6, xmm8                      ; M31 = M20 & M23
-	pxor            xmm8, xmm2                      ; M28 = M23 ^ M25
-	pand            xmm8, xmm3                      ; M29 = M28 & M27
-	pand            xmm6, xmm3                      ; M32 = M27 & M31
-	pxor            xmm3, xmm2                      ; M33 = M27 ^ M25
-	pxor            xmm9, xmm8                      ; M37 = M21 ^ M29
-	pxor            xmm6, xmm3                      ; M38 = M32 ^ M33
-	pand            xmm13, xmm6                     ; M50 = M38 & T9
-	pand            xmm11, xmm9                     ; M51 = M37 & T17
-	pand            xmm1, xmm6                      ; M59 = M38 & T22
-	pand            xmm10, xmm9                     ; M60 = M37 & T20
-	pxor            xmm1, xmm11                     ; L8 = M51 ^ M59
-	pxor            xmm11, xmm0                     ; L12 = M48 ^ M51
-	movdqa          xmm2, xmm6
-	pxor            xmm2, xmm7                      ; M41 = M38 ^ M40
-	pxor            xmm6, xmm9                      ; M43 = M37 ^ M38
-	pxor            xmm9, xmm14                     ; M42 = M37 ^ M39
-	pxor            xmm14, xmm7                     ; M44 = M39 ^ M40
-	pand            xmm12, xmm14                    ; M46 = M44 & T6
-	movdqa          xmm3, xmm6
-	pand            xmm3, oword [rbx + 432]         ; M49 = M43 & T16
-	movdqa          xmm7, xmm2
-	pand            xmm7, oword [rbx + 304]         ; M54 = M41 & T10
-	pand            xmm6, oword [rbx + 400]         ; M58 = M43 & T3
-	movdqa          xmm8, xmm9
-	pand            xmm8, oword [rbx + 368]         ; M61 = M42 & T1
-	movdqa          oword [rbx + 368], xmm4
-	movdqa          xmm4, xmm9
-	pand            xmm4, oword [rbx + 416]         ; M52 = M42 & T15
-	pxor            xmm9, xmm2                      ; M45 = M42 ^ M41
-	movdqa          oword [rbx + 416], xmm5
-	movdqa          xmm5, xmm9
-	pand            xmm5, oword [rbx + 336]         ; M53 = M45 & T27
-	pand            xmm14, oword [rbx + 384]        ; M55 = M44 & T13
-	pand            xmm9, oword [rbx + 320]         ; M62 = M45 & T4
-	pxor            xmm0, xmm12                     ; L2 = M46 ^ M48
-	pxor            xmm7, xmm6                      ; L4 = M54 ^ M58
-	pxor            xmm3, xmm8                      ; L5 = M49 ^ M61
-	pxor            xmm15, xmm14                    ; L3 = M47 ^ M55
-	pxor            xmm3, xmm9                      ; L6 = M62 ^ L5
-	pxor            xmm9, xmm8                      ; L0 = M61 ^ M62
-	pxor            xmm10, xmm0                     ; L11 = M60 ^ L2
-	pxor            xmm6, xmm1                      ; L18 = M58 ^ L8
-	pand            xmm2, oword [rbx + 352]         ; M63 = M41 & T2
-	pxor            xmm12, xmm15                    ; L7 = M46 ^ L3
-	pxor            xmm8, xmm4                      ; L14 = M52 ^ M61
-	pxor            xmm4, xmm5                      ; L9 = M52 ^ M53
-	pxor            xmm5, xmm7                      ; L10 = M53 ^ L4
-	pxor            xmm15, xmm11                    ; L22 = L3 ^ L12
-	pxor            xmm6, xmm0                      ; L23 = L18 ^ L2
-	pxor            xmm2, xmm7                      ; L19 = M63 ^ L4
-	pxor            xmm1, xmm5                      ; L27 = L8 ^ L10
-	pxor            xmm5, xmm3                      ; L25 = L6 ^ L10
-	pxor            xmm8, xmm10                     ; L28 = L11 ^ L14
-	pxor            xmm6, xmm3                      ; S7 = L6 ^ L23
-	pxor            xmm2, xmm8                      ; S2 = L19 ^ L28
-	movdqa          xmm0, xmm13
-	pxor            xmm0, oword [rbx + 416]         ; L1 = M50 ^ M56
-	pxor            xmm14, xmm0                     ; L15 = M55 ^ L1
+	movdqa          xmm10, xmm2
+	pand            xmm10, xmm5                     ; M14 = T2 & T10
+	pxor            xmm10, xmm11                    ; M15 = M14 ^ M11
+	pxor            xmm7, xmm1                      ; T3 = U0 ^ U6
+	movdqa          xmm11, xmm7
+	pxor            xmm11, xmm12                    ; T13 = T3 ^ T4
+	movdqa          oword [rbx + 336], xmm12
+	movdqa          xmm12, xmm11
+	pand            xmm12, xmm14                    ; M1 = T13 & T6
+	pxor            xmm9, xmm14                     ; T14 = T6 ^ T11
+	pxor            xmm9, xmm12                     ; M3 = T14 ^ M1
+	pshufb          xmm0, oword [rel L.bs_shift_rows] ; ShiftRows: plane 0 = U7
+	pxor            xmm1, xmm0                      ; T21 = U6 ^ U7
+	pxor            xmm1, xmm6                      ; T22 = T7 ^ T21
+	movdqa          oword [rbx + 352], xmm11
+	movdqa          xmm11, xmm2
+	pxor            xmm11, xmm1                     ; T23 = T2 ^ T22
+	movdqa          oword [rbx + 368], xmm2
+	movdqa          xmm2, xmm0
+	pxor            xmm2, xmm14                     ; T8 = U7 ^ T6
+	movdqa          oword [rbx + 384], xmm14
+	movdqa          xmm14, xmm11
+	pand            xmm14, xmm2                     ; M2 = T23 & T8
+	pxor            xmm9, xmm14                     ; M16 = M3 ^ M2
+	pxor            xmm3, xmm13                     ; T16 = T5 ^ T12
+	movdqa          xmm13, xmm7
+	pand            xmm13, xmm3                     ; M6 = T3 & T16
+	movdqa          xmm14, xmm7
+	pxor            xmm14, xmm3                     ; T26 = T3 ^ T16
+	pxor            xmm14, xmm13                    ; M8 = T26 ^ M6
+	movdqa          oword [rbx + 400], xmm7
 	movdqa          xmm7, xmm0
-	pxor            xmm7, oword [rbx + 368]         ; L17 = M57 ^ L1
-	pxor            xmm14, xmm4                     ; L24 = L15 ^ L9
-	pxor            xmm10, xmm7                     ; L29 = L11 ^ L17
-	movdqa          xmm7, xmm9
-	pxor            xmm7, xmm0                      ; L20 = L0 ^ L1
-	pxor            xmm13, xmm9                     ; L13 = M50 ^ L0
-	pxor            xmm9, oword [rbx + 416]         ; L16 = M56 ^ L0
-	pxor            xmm0, xmm12                     ; L21 = L1 ^ L7
-	pxor            xmm12, xmm4                     ; L26 = L7 ^ L9
-	pxor            xmm14, xmm3                     ; S0 = L6 ^ L24
-	pxor            xmm7, xmm15                     ; S4 = L20 ^ L22
-	pxor            xmm5, xmm10                     ; S5 = L25 ^ L29
-	pxor            xmm9, xmm12                     ; S1 = L16 ^ L26
+	pxor            xmm7, xmm6                      ; T9 = U7 ^ T7
+	movdqa          oword [rbx + 416], xmm2
+	movdqa          xmm2, xmm1
+	pand            xmm2, xmm7                      ; M7 = T22 & T9
+	pxor            xmm14, xmm2                     ; M18 = M8 ^ M7
+	pxor            xmm4, xmm0                      ; T18 = U3 ^ U7
+	pxor            xmm6, xmm4                      ; T19 = T7 ^ T18
+	movdqa          xmm2, xmm6
+	pand            xmm2, xmm0                      ; M4 = T19 & U7
+	pxor            xmm2, xmm12                     ; M5 = M4 ^ M1
+	movdqa          xmm4, xmm8
+	pxor            xmm4, xmm6                      ; T20 = T1 ^ T19
+	movdqa          xmm12, xmm7
+	pxor            xmm12, xmm3                     ; T17 = T9 ^ T16
+	movdqa          oword [rbx + 432], xmm8
+	movdqa          xmm8, xmm4
+	pand            xmm8, xmm12                     ; M9 = T20 & T17
+	pxor            xmm8, xmm13                     ; M10 = M9 ^ M6
+	pxor            xmm9, xmm15                     ; M20 = M16 ^ M13
+	pxor            xmm14, xmm15                    ; M22 = M18 ^ M13
+	pxor            xmm8, xmm10                     ; M19 = M10 ^ M15
+	movdqa          xmm13, xmm5
+	pxor            xmm13, oword [rbx + 368]        ; T24 = T2 ^ T10
+	pxor            xmm2, xmm13                     ; M17 = M5 ^ T24
+	pxor            xmm2, xmm10                     ; M21 = M17 ^ M15
+	movdqa          xmm10, xmm4
+	pxor            xmm10, xmm12                    ; T25 = T20 ^ T17
+	pxor            xmm8, xmm10                     ; M23 = M19 ^ T25
+	movdqa          xmm10, xmm14
+	pand            xmm10, xmm9                     ; M25 = M22 & M20
+	movdqa          xmm13, xmm14
+	pxor            xmm13, xmm8                     ; M24 = M22 ^ M23
+	pand            xmm14, xmm2                     ; M34 = M21 & M22
+	pand            xmm14, xmm13                    ; M35 = M24 & M34
+	movdqa          xmm15, xmm2
+	pxor            xmm15, xmm10                    ; M26 = M21 ^ M25
+	pand            xmm15, xmm13                    ; M30 = M26 & M24
+	pxor            xmm13, xmm10                    ; M36 = M24 ^ M25
+	pxor            xmm15, xmm8                     ; M39 = M23 ^ M30
+	pxor            xmm14, xmm13                    ; M40 = M35 ^ M36
+	pand            xmm0, xmm15                     ; M48 = M39 & U7
+	pand            xmm11, xmm14                    ; M56 = M40 & T23
+	movdqa          xmm13, xmm14
+	pand            xmm13, oword [rbx + 416]        ; M47 = M40 & T8
+	pand            xmm6, xmm15                     ; M57 = M39 & T19
+	movdqa          oword [rbx + 416], xmm6
+	movdqa          xmm6, xmm9
+	pxor            xmm6, xmm2                      ; M27 = M20 ^ M21
+	pand            xmm9, xmm8                      ; M31 = M20 & M23
+	pxor            xmm8, xmm10                     ; M28 = M23 ^ M25
+	pand            xmm8, xmm6                      ; M29 = M28 & M27
+	pand            xmm9, xmm6                      ; M32 = M27 & M31
+	pxor            xmm6, xmm10                     ; M33 = M27 ^ M25
+	pxor            xmm2, xmm8                      ; M37 = M21 ^ M29
+	pxor            xmm9, xmm6                      ; M38 = M32 ^ M33
+	pand            xmm7, xmm9                      ; M50 = M38 & T9
+	pand            xmm12, xmm2                     ; M51 = M37 & T17
+	pand            xmm1, xmm9                      ; M59 = M38 & T22
+	pand            xmm4, xmm2                      ; M60 = M37 & T20
+	pxor            xmm1, xmm12                     ; L8 = M51 ^ M59
+	pxor            xmm12, xmm0                     ; L12 = M48 ^ M51
+	movdqa          xmm6, xmm9
+	pxor            xmm6, xmm14                     ; M41 = M38 ^ M40
+	pxor            xmm9, xmm2                      ; M43 = M37 ^ M38
+	pxor            xmm2, xmm15                     ; M42 = M37 ^ M39
+	pxor            xmm15, xmm14                    ; M44 = M39 ^ M40
+	movdqa          xmm8, xmm15
+	pand            xmm8, oword [rbx + 384]         ; M46 = M44 & T6
+	pand            xmm3, xmm9                      ; M49 = M43 & T16
+	pand            xmm5, xmm6                      ; M54 = M41 & T10
+	pand            xmm9, oword [rbx + 400]         ; M58 = M43 & T3
+	movdqa          xmm10, xmm2
+	pand            xmm10, oword [rbx + 432]        ; M61 = M42 & T1
+	movdqa          xmm14, xmm2
+	pand            xmm14, oword [rbx + 320]        ; M52 = M42 & T15
+	pxor            xmm2, xmm6                      ; M45 = M42 ^ M41
+	movdqa          oword [rbx + 320], xmm11
+	movdqa          xmm11, xmm2
+	pand            xmm11, oword [rbx + 304]        ; M53 = M45 & T27
+	pand            xmm15, oword [rbx + 352]        ; M55 = M44 & T13
+	pand            xmm2, oword [rbx + 336]         ; M62 = M45 & T4
+	pxor            xmm0, xmm8                      ; L2 = M46 ^ M48
+	pxor            xmm5, xmm9                      ; L4 = M54 ^ M58
+	pxor            xmm3, xmm10                     ; L5 = M49 ^ M61
+	pxor            xmm13, xmm15                    ; L3 = M47 ^ M55
+	pxor            xmm3, xmm2                      ; L6 = M62 ^ L5
+	pxor            xmm2, xmm10                     ; L0 = M61 ^ M62
+	pxor            xmm4, xmm0                      ; L11 = M60 ^ L2
+	pxor            xmm9, xmm1                      ; L18 = M58 ^ L8
+	pand            xmm6, oword [rbx + 368]         ; M63 = M41 & T2
+	pxor            xmm8, xmm13                     ; L7 = M46 ^ L3
+	pxor            xmm10, xmm14                    ; L14 = M52 ^ M61
+	pxor            xmm14, xmm11                    ; L9 = M52 ^ M53
+	pxor            xmm11, xmm5                     ; L10 = M53 ^ L4
+	pxor            xmm13, xmm12                    ; L22 = L3 ^ L12
+	pxor            xmm9, xmm0                      ; L23 = L18 ^ L2
+	pxor            xmm6, xmm5                      ; L19 = M63 ^ L4
+	pxor            xmm1, xmm11                     ; L27 = L8 ^ L10
+	pxor            xmm11, xmm3                     ; L25 = L6 ^ L10
+	pxor            xmm10, xmm4                     ; L28 = L11 ^ L14
+	pxor            xmm9, xmm3                      ; S7 = L6 ^ L23
+	pxor            xmm6, xmm10                     ; S2 = L19 ^ L28
+	movdqa          xmm0, xmm7
+	pxor            xmm0, oword [rbx + 320]         ; L1 = M50 ^ M56
+	pxor            xmm15, xmm0                     ; L15 = M55 ^ L1
+	movdqa          xmm5, xmm0
+	pxor            xmm5, oword [rbx + 416]         ; L17 = M57 ^ L1
+	pxor            xmm15, xmm14                    ; L24 = L15 ^ L9
+	pxor            xmm4, xmm5                      ; L29 = L11 ^ L17
+	movdqa          xmm5, xmm2
+	pxor            xmm5, xmm0                      ; L20 = L0 ^ L1
+	pxor            xmm7, xmm2                      ; L13 = M50 ^ L0
+	pxor            xmm2, oword [rbx + 320]         ; L16 = M56 ^ L0
+	pxor            xmm0, xmm8                      ; L21 = L1 ^ L7
+	pxor            xmm8, xmm14                     ; L26 = L7 ^ L9
+	pxor            xmm15, xmm3                     ; S0 = L6 ^ L24
+	pxor            xmm5, xmm13                     ; S4 = L20 ^ L22
+	pxor            xmm11, xmm4                     ; S5 = L25 ^ L29
+	pxor            xmm2, xmm8                      ; S1 = L16 ^ L26
 	pxor            xmm3, xmm0                      ; S3 = L6 ^ L21
-	pxor            xmm13, xmm1                     ; S6 = L13 ^ L27
-	pshufd          xmm0, xmm6, 57                  ; a0 = S7; R(a0)
-	pshufd          xmm1, xmm5, 57                  ; a2 = S5; R(a2)
-	pshufd          xmm4, xmm7, 57                  ; a3 = S4; R(a3)
-	pshufd          xmm8, xmm14, 57                 ; a7 = S0; R(a7)
-	pshufd          xmm10, xmm13, 57                ; a1 = S6; R(a1)
-	pshufd          xmm11, xmm3, 57                 ; a4 = S3; R(a4)
-	pshufd          xmm12, xmm2, 57                 ; a5 = S2; R(a5)
-	pxor            xmm6, xmm0                      ; t0 = a0 + R(a0)
-	pxor            xmm5, xmm1                      ; t2 = a2 + R(a2)
-	pxor            xmm7, xmm4                      ; t3 = a3 + R(a3)
-	pxor            xmm14, xmm8                     ; t7 = a7 + R(a7)
-	pxor            xmm13, xmm10                    ; t1 = a1 + R(a1)
-	pxor            xmm3, xmm11                     ; t4 = a4 + R(a4)
-	pxor            xmm2, xmm12                     ; t5 = a5 + R(a5)
-	pxor            xmm0, xmm14                     ; plane 0: 2t + R(a)
-	pxor            xmm1, xmm13                     ; plane 2: 2t + R(a)
-	pxor            xmm12, xmm3                     ; plane 5: 2t + R(a)
+	pxor            xmm7, xmm1                      ; S6 = L13 ^ L27
+	pshufd          xmm0, xmm9, 57                  ; a0 = S7; R(a0)
+	pshufd          xmm1, xmm11, 57                 ; a2 = S5; R(a2)
+	pshufd          xmm4, xmm5, 57                  ; a3 = S4; R(a3)
+	pshufd          xmm8, xmm15, 57                 ; a7 = S0; R(a7)
+	pshufd          xmm10, xmm7, 57                 ; a1 = S6; R(a1)
+	pshufd          xmm12, xmm3, 57                 ; a4 = S3; R(a4)
+	pshufd          xmm13, xmm6, 57                 ; a5 = S2; R(a5)
+	pxor            xmm9, xmm0                      ; t0 = a0 + R(a0)
+	pxor            xmm11, xmm1                     ; t2 = a2 + R(a2)
+	pxor            xmm5, xmm4                      ; t3 = a3 + R(a3)
+	pxor            xmm15, xmm8                     ; t7 = a7 + R(a7)
+	pxor            xmm7, xmm10                     ; t1 = a1 + R(a1)
+	pxor            xmm3, xmm12                     ; t4 = a4 + R(a4)
+	pxor            xmm6, xmm13                     ; t5 = a5 + R(a5)
+	pxor            xmm0, xmm15                     ; plane 0: 2t + R(a)
+	pxor            xmm1, xmm7                      ; plane 2: 2t + R(a)
+	pxor            xmm13, xmm3                     ; plane 5: 2t + R(a)
 	pxor            xmm0, oword [rbx + 560]         ; + round key
-	pshufd          xmm13, xmm13, 78                ; R^2(t1)
+	pshufd          xmm7, xmm7, 78                  ; R^2(t1)
 	pxor            xmm1, oword [rbx + 592]         ; + round key
 	pshufd          xmm3, xmm3, 78                  ; R^2(t4)
-	pxor            xmm12, oword [rbx + 640]        ; + round key
-	pshufd          xmm15, xmm9, 57                 ; a6 = S1; R(a6)
-	pxor            xmm9, xmm15                     ; t6 = a6 + R(a6)
-	pxor            xmm15, xmm2                     ; plane 6: 2t + R(a)
-	pxor            xmm8, xmm9                      ; plane 7: 2t + R(a)
-	pshufd          xmm2, xmm2, 78                  ; R^2(t5)
-	pshufd          xmm9, xmm9, 78                  ; R^2(t6)
-	pxor            xmm15, oword [rbx + 656]        ; + round key
+	pxor            xmm13, oword [rbx + 640]        ; + round key
+	pshufd          xmm14, xmm2, 57                 ; a6 = S1; R(a6)
+	pxor            xmm2, xmm14                     ; t6 = a6 + R(a6)
+	pxor            xmm14, xmm6                     ; plane 6: 2t + R(a)
+	pxor            xmm8, xmm2                      ; plane 7: 2t + R(a)
+	pshufd          xmm6, xmm6, 78                  ; R^2(t5)
+	pshufd          xmm2, xmm2, 78                  ; R^2(t6)
+	pxor            xmm14, oword [rbx + 656]        ; + round key
 	pxor            xmm8, oword [rbx + 672]         ; + round key
-	pxor            xmm12, xmm2                     ; + R^2(t): MixColumns done
-	pxor            xmm15, xmm9                     ; + R^2(t): MixColumns done
-	movdqa          xmm2, xmm6
-	pxor            xmm2, xmm14                     ; 2t, plane 1 = t0 + t7
+	pxor            xmm13, xmm6                     ; + R^2(t): MixColumns done
+	pxor            xmm14, xmm2                     ; + R^2(t): MixColumns done
+	movdqa          xmm2, xmm9
+	pxor            xmm2, xmm15                     ; 2t, plane 1 = t0 + t7
 	pxor            xmm2, xmm10                     ; plane 1: 2t + R(a)
-	movdqa          xmm9, xmm5
-	pxor            xmm9, xmm14                     ; 2t, plane 3 = t2 + t7
-	pxor            xmm9, xmm4                      ; plane 3: 2t + R(a)
-	movdqa          xmm4, xmm7
-	pxor            xmm4, xmm14                     ; 2t, plane 4 = t3 + t7
-	pxor            xmm4, xmm11                     ; plane 4: 2t + R(a)
-	pshufd          xmm6, xmm6, 78                  ; R^2(t0)
+	movdqa          xmm6, xmm11
+	pxor            xmm6, xmm15                     ; 2t, plane 3 = t2 + t7
+	pxor            xmm6, xmm4                      ; plane 3: 2t + R(a)
+	movdqa          xmm4, xmm5
+	pxor            xmm4, xmm15                     ; 2t, plane 4 = t3 + t7
+	pxor            xmm4, xmm12                     ; plane 4: 2t + R(a)
+	pshufd          xmm9, xmm9, 78                  ; R^2(t0)
 	pxor            xmm2, oword [rbx + 576]         ; + round key
-	pshufd          xmm5, xmm5, 78                  ; R^2(t2)
-	pshufd          xmm7, xmm7, 78                  ; R^2(t3)
-	pxor            xmm9, oword [rbx + 608]         ; + round key
+	pshufd          xmm11, xmm11, 78                ; R^2(t2)
+	pshufd          xmm5, xmm5, 78                  ; R^2(t3)
+	pxor            xmm6, oword [rbx + 608]         ; + round key
 	pxor            xmm4, oword [rbx + 624]         ; + round key
-	pshufd          xmm14, xmm14, 78                ; R^2(t7)
-	pxor            xmm0, xmm6                      ; + R^2(t): MixColumns done
-	pxor            xmm2, xmm13                     ; + R^2(t): MixColumns done
-	pxor            xmm1, xmm5                      ; + R^2(t): MixColumns done
-	pxor            xmm9, xmm7                      ; + R^2(t): MixColumns done
+	pshufd          xmm15, xmm15, 78                ; R^2(t7)
+	pxor            xmm0, xmm9                      ; + R^2(t): MixColumns done
+	pxor            xmm2, xmm7                      ; + R^2(t): MixColumns done
+	pxor            xmm1, xmm11                     ; + R^2(t): MixColumns done
+	pxor            xmm6, xmm5                      ; + R^2(t): MixColumns done
 	pxor            xmm4, xmm3                      ; + R^2(t): MixColumns done
-	pxor            xmm8, xmm14                     ; + R^2(t): MixColumns done
-	movdqa          xmm3, xmm9
-	movdqa          xmm5, xmm12
-	movdqa          xmm6, xmm15
+	pxor            xmm8, xmm15                     ; + R^2(t): MixColumns done
+	movdqa          xmm3, xmm6
+	movdqa          xmm5, xmm13
+	movdqa          xmm6, xmm14
 	movdqa          xmm7, xmm8
-	movdqa          xmm10, xmm2
+	movdqa          xmm9, xmm2
 	movdqa          xmm2, xmm1
-	movdqa          xmm1, xmm10
+	movdqa          xmm1, xmm9
 ; round 12 before the last: ShiftRows, the S-box circuit, MixColumns, + key
-	pshufb          xmm0, oword [rel L.bs_shift_rows] ; ShiftRows: plane 0 = U7
-	pshufb          xmm1, oword [rel L.bs_shift_rows] ; ShiftRows: plane 1 = U6
-	pshufb          xmm2, oword [rel L.bs_shift_rows] ; ShiftRows: plane 2 = U5
-	pshufb          xmm3, oword [rel L.bs_shift_rows] ; ShiftRows: plane 3 = U4
-	pshufb          xmm4, oword [rel L.bs_shift_rows] ; ShiftRows: plane 4 = U3
-	pshufb          xmm5, oword [rel L.bs_shift_rows] ; ShiftRows: plane 5 = U2
-	pshufb          xmm6, oword [rel L.bs_shift_rows] ; ShiftRows: plane 6 = U1
 	pshufb          xmm7, oword [rel L.bs_shift_rows] ; ShiftRows: plane 7 = U0
+	pshufb          xmm4, oword [rel L.bs_shift_rows] ; ShiftRows: plane 4 = U3
 	movdqa          xmm8, xmm7
 	pxor            xmm8, xmm4                      ; T1 = U0 ^ U3
-	movdqa          xmm9, xmm7
-	pxor            xmm9, xmm1                      ; T3 = U0 ^ U6
-	movdqa          xmm10, xmm4
-	pxor            xmm10, xmm2                     ; T4 = U3 ^ U5
+	pshufb          xmm3, oword [rel L.bs_shift_rows] ; ShiftRows: plane 3 = U4
+	pshufb          xmm1, oword [rel L.bs_shift_rows] ; ShiftRows: plane 1 = U6
 	pxor            xmm3, xmm1                      ; T5 = U4 ^ U6
-	movdqa          xmm11, xmm6
-	pxor            xmm11, xmm5                     ; T7 = U1 ^ U2
-	pxor            xmm5, xmm2                      ; T12 = U2 ^ U5
-	pxor            xmm4, xmm0                      ; T18 = U3 ^ U7
-	pxor            xmm1, xmm0                      ; T21 = U6 ^ U7
-	pxor            xmm7, xmm2                      ; T2 = U0 ^ U5
-	movdqa          xmm12, xmm8
-	pxor            xmm12, xmm3                     ; T6 = T1 ^ T5
-	movdqa          xmm13, xmm0
-	pxor            xmm13, xmm11                    ; T9 = U7 ^ T7
-	pxor            xmm6, xmm2                      ; T11 = U1 ^ U5
-	movdqa          xmm2, xmm9
-	pxor            xmm2, xmm10                     ; T13 = T3 ^ T4
-	movdqa          xmm14, xmm3
-	pxor            xmm14, xmm5                     ; T16 = T5 ^ T12
-	pxor            xmm4, xmm11                     ; T19 = T7 ^ T18
-	pxor            xmm1, xmm11                     ; T22 = T7 ^ T21
-	pxor            xmm11, xmm12                    ; T10 = T6 ^ T7
-	pxor            xmm3, xmm6                      ; T15 = T5 ^ T11
-	pxor            xmm6, xmm12                     ; T14 = T6 ^ T11
-	pxor            xmm5, xmm8                      ; T27 = T1 ^ T12
-	movdqa          xmm15, xmm0
-	pxor            xmm15, xmm12                    ; T8 = U7 ^ T6
-	movdqa          oword [rbx + 304], xmm11
-	movdqa          xmm11, xmm13
-	pxor            xmm11, xmm14                    ; T17 = T9 ^ T16
+	pshufb          xmm6, oword [rel L.bs_shift_rows] ; ShiftRows: plane 6 = U1
+	pshufb          xmm2, oword [rel L.bs_shift_rows] ; ShiftRows: plane 2 = U5
+	movdqa          xmm9, xmm6
+	pxor            xmm9, xmm2                      ; T11 = U1 ^ U5
+	movdqa          xmm10, xmm3
+	pxor            xmm10, xmm9                     ; T15 = T5 ^ T11
+	movdqa          xmm11, xmm8
+	pand            xmm11, xmm10                    ; M11 = T1 & T15
+	movdqa          xmm12, xmm4
+	pxor            xmm12, xmm2                     ; T4 = U3 ^ U5
+	pshufb          xmm5, oword [rel L.bs_shift_rows] ; ShiftRows: plane 5 = U2
+	movdqa          xmm13, xmm5
+	pxor            xmm13, xmm2                     ; T12 = U2 ^ U5
+	movdqa          xmm14, xmm8
+	pxor            xmm14, xmm13                    ; T27 = T1 ^ T12
+	movdqa          xmm15, xmm12
+	pand            xmm15, xmm14                    ; M12 = T4 & T27
+	pxor            xmm15, xmm11                    ; M13 = M12 ^ M11
+	pxor            xmm2, xmm7                      ; T2 = U0 ^ U5
+	movdqa          oword [rbx + 304], xmm14
+	movdqa          xmm14, xmm8
+	pxor            xmm14, xmm3                     ; T6 = T1 ^ T5
+	pxor            xmm6, xmm5                      ; T7 = U1 ^ U2
+	movdqa          xmm5, xmm14
+	pxor            xmm5, xmm6                      ; T10 = T6 ^ T7
 	movdqa          oword [rbx + 320], xmm10
-	movdqa          xmm10, xmm8
-	pxor            xmm10, xmm4                     ; T20 = T1 ^ T19
-	movdqa          oword [rbx + 336], xmm5
-	movdqa          xmm5, xmm7
-	pxor            xmm5, xmm1                      ; T23 = T2 ^ T22
-	movdqa          oword [rbx + 352], xmm7
-	movdqa          xmm7, xmm9
-	pxor            xmm7, xmm14                     ; T26 = T3 ^ T16
-	movdqa          oword [rbx + 368], xmm8
-	movdqa          xmm8, xmm2
-	pand            xmm8, xmm12                     ; M1 = T13 & T6
-	pxor            xmm6, xmm8                      ; M3 = T14 ^ M1
-	movdqa          oword [rbx + 384], xmm2
-	movdqa          xmm2, xmm9
-	pand            xmm2, xmm14                     ; M6 = T3 & T16
-	pxor            xmm7, xmm2                      ; M8 = T26 ^ M6
-	movdqa          oword [rbx + 400], xmm9
-	movdqa          xmm9, xmm5
-	pand            xmm9, xmm15                     ; M2 = T23 & T8
-	pxor            xmm6, xmm9                      ; M16 = M3 ^ M2
-	movdqa          xmm9, xmm4
-	pand            xmm9, xmm0                      ; M4 = T19 & U7
-	pxor            xmm9, xmm8                      ; M5 = M4 ^ M1
-	movdqa          xmm8, xmm1
-	pand            xmm8, xmm13                     ; M7 = T22 & T9
-	pxor            xmm7, xmm8                      ; M18 = M8 ^ M7
-	movdqa          xmm8, xmm10
-	pand            xmm8, xmm11                     ; M9 = T20 & T17
-	pxor            xmm8, xmm2                      ; M10 = M9 ^ M6
-	movdqa          xmm2, xmm3
-	pand            xmm2, oword [rbx + 368]         ; M11 = T1 & T15
-	movdqa          oword [rbx + 416], xmm3
-	movdqa          xmm3, oword [rbx + 320]
-	pand            xmm3, oword [rbx + 336]         ; M12 = T4 & T27
-	pxor            xmm3, xmm2                      ; M13 = M12 ^ M11
-	pxor            xmm6, xmm3                      ; M20 = M16 ^ M13
-	pxor            xmm7, xmm3                      ; M22 = M18 ^ M13
-	movdqa          xmm3, oword [rbx + 352]
-	pand            xmm3, oword [rbx + 304]         ; M14 = T2 & T10
-	pxor            xmm3, xmm2                      ; M15 = M14 ^ M11
-	pxor            xmm8, xmm3                      ; M19 = M10 ^ M15
-	movdqa          xmm2, oword [rbx + 352]
-	pxor            xmm2, oword [rbx + 304]         ; T24 = T2 ^ T10
-	pxor            xmm9, xmm2                      ; M17 = M5 ^ T24
-	pxor            xmm9, xmm3                      ; M21 = M17 ^ M15
-	movdqa          xmm2, xmm10
-	pxor            xmm2, xmm11                     ; T25 = T20 ^ T17
-	pxor            xmm8, xmm2                      ; M23 = M19 ^ T25
-	movdqa          xmm2, xmm7
-	pand            xmm2, xmm6                      ; M25 = M22 & M20
-	movdqa          xmm3, xmm7
-	pxor            xmm3, xmm8                      ; M24 = M22 ^ M23
-	pand            xmm7, xmm9                      ; M34 = M21 & M22
-	pand            xmm7, xmm3                      ; M35 = M24 & M34
-	movdqa          oword [rbx + 432], xmm14
-	movdqa          xmm14, xmm9
-	pxor            xmm14, xmm2                     ; M26 = M21 ^ M25
-	pand            xmm14, xmm3                     ; M30 = M26 & M24
-	pxor            xmm3, xmm2                      ; M36 = M24 ^ M25
-	pxor            xmm14, xmm8                     ; M39 = M23 ^ M30
-	pxor            xmm7, xmm3                      ; M40 = M35 ^ M36
-	pand            xmm0, xmm14                     ; M48 = M39 & U7
-	pand            xmm5, xmm7                      ; M56 = M40 & T23
-	pand            xmm15, xmm7                     ; M47 = M40 & T8
-	pand            xmm4, xmm14                     ; M57 = M39 & T19
-	movdqa          xmm3, xmm6
-	pxor            xmm3, xmm9                      ; M27 = M20 ^ M21
-	pand            xmm6, xmm8                      ; M31 = M20 & M23
-	pxor            xmm8, xmm2                      ; M28 = M23 ^ M25
-	pand            xmm8, xmm3                      ; M29 = M28 & M27
-	pand            xmm6, xmm3                      ; M32 = M27 & M31
-	pxor            xmm3, xmm2                      ; M33 = M27 ^ M25
-	pxor            xmm9, xmm8                      ; M37 = M21 ^ M29
-	pxor            xmm6, xmm3                      ; M38 = M32 ^ M33
-	pand            xmm13, xmm6                     ; M50 = M38 & T9
-	pand            xmm11, xmm9                     ; M51 = M37 & T17
-	pand            xmm1, xmm6                      ; M59 = M38 & T22
-	pand            xmm10, xmm9                     ; M60 = M37 & T20
-	pxor            xmm1, xmm11                     ; L8 = M51 ^ M59
-	pxor            xmm11, xmm0                     ; L12 = M48 ^ M51
-	movdqa          xmm2, xmm6
-	pxor            xmm2, xmm7                      ; M41 = M38 ^ M40
-	pxor            xmm6, xmm9                      ; M43 = M37 ^ M38
-	pxor            xmm9, xmm14                     ; M42 = M37 ^ M39
-	pxor            xmm14, xmm7                     ; M44 = M39 ^ M40
-	pand            xmm12, xmm14                    ; M46 = M44 & T6
-	movdqa          xmm3, xmm6
-	pand            xmm3, oword [rbx + 432]         ; M49 = M43 & T16
-	movdqa          xmm7, xmm2
-	pand            xmm7, oword [rbx + 304]         ; M54 = M41 & T10
-	pand            xmm6, oword [rbx + 400]         ; M58 = M43 & T3
-	movdqa          xmm8, xmm9
-	pand            xmm8, oword [rbx + 368]         ; M61 = M42 & T1
-	movdqa          oword [rbx + 368], xmm4
-	movdqa          xmm4, xmm9
-	pand            xmm4, oword [rbx + 416]         ; M52 = M42 & T15
-	pxor            xmm9, xmm2                      ; M45 = M42 ^ M41
-	movdqa          oword [rbx + 416], xmm5
-	movdqa          xmm5, xmm9
-	pand            xmm5, oword [rbx + 336]         ; M53 = M45 & T27
-	pand            xmm14, oword [rbx + 384]        ; M55 = M44 & T13
-	pand            xmm9, oword [rbx + 320]         ; M62 = M45 & T4
-	pxor            xmm0, xmm12                     ; L2 = M46 ^ M48
-	pxor            xmm7, xmm6                      ; L4 = M54 ^ M58
-	pxor            xmm3, xmm8                      ; L5 = M49 ^ M61
-	pxor            xmm15, xmm14                    ; L3 = M47 ^ M55
-	pxor            xmm3, xmm9                      ; L6 = M62 ^ L5
-	pxor            xmm9, xmm8                      ; L0 = M61 ^ M62
-	pxor            xmm10, xmm0                     ; L11 = M60 ^ L2
-	pxor            xmm6, xmm1                      ; L18 = M58 ^ L8
-	pand            xmm2, oword [rbx + 352]         ; M63 = M41 & T2
-	pxor            xmm12, xmm15                    ; L7 = M46 ^ L3
-	pxor            xmm8, xmm4                      ; L14 = M52 ^ M61
-	pxor            xmm4, xmm5                      ; L9 = M52 ^ M53
-	pxor            xmm5, xmm7                      ; L10 = M53 ^ L4
-	pxor            xmm15, xmm11                    ; L22 = L3 ^ L12
-	pxor            xmm6, xmm0                      ; L23 = L18 ^ L2
-	pxor            xmm2, xmm7                      ; L19 = M63 ^ L4
-	pxor            xmm1, xmm5                      ; L27 = L8 ^ L10
-	pxor            xmm5, xmm3                      ; L25 = L6 ^ L10
-	pxor            xmm8, xmm10                     ; L28 = L11 ^ L14
-	pxor            xmm6, xmm3                      ; S7 = L6 ^ L23
-	pxor            xmm2, xmm8                      ; S2 = L19 ^ L28
-	movdqa          xmm0, xmm13
-	pxor            xmm0, oword [rbx + 416]         ; L1 = M50 ^ M56
-	pxor            xmm14, xmm0                     ; L15 = M55 ^ L1
+	movdqa          xmm10, xmm2
+	pand            xmm10, xmm5                     ; M14 = T2 & T10
+	pxor            xmm10, xmm11                    ; M15 = M14 ^ M11
+	pxor            xmm7, xmm1                      ; T3 = U0 ^ U6
+	movdqa          xmm11, xmm7
+	pxor            xmm11, xmm12                    ; T13 = T3 ^ T4
+	movdqa          oword [rbx + 336], xmm12
+	movdqa          xmm12, xmm11
+	pand            xmm12, xmm14                    ; M1 = T13 & T6
+	pxor            xmm9, xmm14                     ; T14 = T6 ^ T11
+	pxor            xmm9, xmm12                     ; M3 = T14 ^ M1
+	pshufb          xmm0, oword [rel L.bs_shift_rows] ; ShiftRows: plane 0 = U7
+	pxor            xmm1, xmm0                      ; T21 = U6 ^ U7
+	pxor            xmm1, xmm6                      ; T22 = T7 ^ T21
+	movdqa          oword [rbx + 352], xmm11
+	movdqa          xmm11, xmm2
+	pxor            xmm11, xmm1                     ; T23 = T2 ^ T22
+	movdqa          oword [rbx + 368], xmm2
+	movdqa          xmm2, xmm0
+	pxor            xmm2, xmm14                     ; T8 = U7 ^ T6
+	movdqa          oword [rbx + 384], xmm14
+	movdqa          xmm14, xmm11
+	pand            xmm14, xmm2                     ; M2 = T23 & T8
+	pxor            xmm9, xmm14                     ; M16 = M3 ^ M2
+	pxor            xmm3, xmm13                     ; T16 = T5 ^ T12
+	movdqa          xmm13, xmm7
+	pand            xmm13, xmm3                     ; M6 = T3 & T16
+	movdqa          xmm14, xmm7
+	pxor            xmm14, xmm3                     ; T26 = T3 ^ T16
+	pxor            xmm14, xmm13                    ; M8 = T26 ^ M6
+	movdqa          oword [rbx + 400], xmm7
 	movdqa          xmm7, xmm0
-	pxor            xmm7, oword [rbx + 368]         ; L17 = M57 ^ L1
-	pxor            xmm14, xmm4                     ; L24 = L15 ^ L9
-	pxor            xmm10, xmm7                     ; L29 = L11 ^ L17
-	movdqa          xmm7, xmm9
-	pxor            xmm7, xmm0                      ; L20 = L0 ^ L1
-	pxor            xmm13, xmm9                     ; L13 = M50 ^ L0
-	pxor            xmm9, oword [rbx + 416]         ; L16 = M56 ^ L0
-	pxor            xmm0, xmm12                     ; L21 = L1 ^ L7
-	pxor            xmm12, xmm4                     ; L26 = L7 ^ L9
-	pxor            xmm14, xmm3                     ; S0 = L6 ^ L24
-	pxor            xmm7, xmm15                     ; S4 = L20 ^ L22
-	pxor            xmm5, xmm10                     ; S5 = L25 ^ L29
-	pxor            xmm9, xmm12                     ; S1 = L16 ^ L26
+	pxor            xmm7, xmm6                      ; T9 = U7 ^ T7
+	movdqa          oword [rbx + 416], xmm2
+	movdqa          xmm2, xmm1
+	pand            xmm2, xmm7                      ; M7 = T22 & T9
+	pxor            xmm14, xmm2                     ; M18 = M8 ^ M7
+	pxor            xmm4, xmm0                      ; T18 = U3 ^ U7
+	pxor            xmm6, xmm4                      ; T19 = T7 ^ T18
+	movdqa          xmm2, xmm6
+	pand            xmm2, xmm0                      ; M4 = T19 & U7
+	pxor            xmm2, xmm12                     ; M5 = M4 ^ M1
+	movdqa          xmm4, xmm8
+	pxor            xmm4, xmm6                      ; T20 = T1 ^ T19
+	movdqa          xmm12, xmm7
+	pxor            xmm12, xmm3                     ; T17 = T9 ^ T16
+	movdqa          oword [rbx + 432], xmm8
+	movdqa          xmm8, xmm4
+	pand            xmm8, xmm12                     ; M9 = T20 & T17
+	pxor            xmm8, xmm13                     ; M10 = M9 ^ M6
+	pxor            xmm9, xmm15                     ; M20 = M16 ^ M13
+	pxor            xmm14, xmm15                    ; M22 = M18 ^ M13
+	pxor            xmm8, xmm10                     ; M19 = M10 ^ M15
+	movdqa          xmm13, xmm5
+	pxor            xmm13, oword [rbx + 368]        ; T24 = T2 ^ T10
+	pxor            xmm2, xmm13                     ; M17 = M5 ^ T24
+	pxor            xmm2, xmm10                     ; M21 = M17 ^ M15
+	movdqa          xmm10, xmm4
+	pxor            xmm10, xmm12                    ; T25 = T20 ^ T17
+	pxor            xmm8, xmm10                     ; M23 = M19 ^ T25
+	movdqa          xmm10, xmm14
+	pand            xmm10, xmm9                     ; M25 = M22 & M20
+	movdqa          xmm13, xmm14
+	pxor            xmm13, xmm8                     ; M24 = M22 ^ M23
+	pand            xmm14, xmm2                     ; M34 = M21 & M22
+	pand            xmm14, xmm13                    ; M35 = M24 & M34
+	movdqa          xmm15, xmm2
+	pxor            xmm15, xmm10                    ; M26 = M21 ^ M25
+	pand            xmm15, xmm13                    ; M30 = M26 & M24
+	pxor            xmm13, xmm10                    ; M36 = M24 ^ M25
+	pxor            xmm15, xmm8                     ; M39 = M23 ^ M30
+	pxor            xmm14, xmm13                    ; M40 = M35 ^ M36
+	pand            xmm0, xmm15                     ; M48 = M39 & U7
+	pand            xmm11, xmm14                    ; M56 = M40 & T23
+	movdqa          xmm13, xmm14
+	pand            xmm13, oword [rbx + 416]        ; M47 = M40 & T8
+	pand            xmm6, xmm15                     ; M57 = M39 & T19
+	movdqa          oword [rbx + 416], xmm6
+	movdqa          xmm6, xmm9
+	pxor            xmm6, xmm2                      ; M27 = M20 ^ M21
+	pand            xmm9, xmm8                      ; M31 = M20 & M23
+	pxor            xmm8, xmm10                     ; M28 = M23 ^ M25
+	pand            xmm8, xmm6                      ; M29 = M28 & M27
+	pand            xmm9, xmm6                      ; M32 = M27 & M31
+	pxor            xmm6, xmm10                     ; M33 = M27 ^ M25
+	pxor            xmm2, xmm8                      ; M37 = M21 ^ M29
+	pxor            xmm9, xmm6                      ; M38 = M32 ^ M33
+	pand            xmm7, xmm9                      ; M50 = M38 & T9
+	pand            xmm12, xmm2                     ; M51 = M37 & T17
+	pand            xmm1, xmm9                      ; M59 = M38 & T22
+	pand            xmm4, xmm2                      ; M60 = M37 & T20
+	pxor            xmm1, xmm12                     ; L8 = M51 ^ M59
+	pxor            xmm12, xmm0                     ; L12 = M48 ^ M51
+	movdqa          xmm6, xmm9
+	pxor            xmm6, xmm14                     ; M41 = M38 ^ M40
+	pxor            xmm9, xmm2                      ; M43 = M37 ^ M38
+	pxor            xmm2, xmm15                     ; M42 = M37 ^ M39
+	pxor            xmm15, xmm14                    ; M44 = M39 ^ M40
+	movdqa          xmm8, xmm15
+	pand            xmm8, oword [rbx + 384]         ; M46 = M44 & T6
+	pand            xmm3, xmm9                      ; M49 = M43 & T16
+	pand            xmm5, xmm6                      ; M54 = M41 & T10
+	pand            xmm9, oword [rbx + 400]         ; M58 = M43 & T3
+	movdqa          xmm10, xmm2
+	pand            xmm10, oword [rbx + 432]        ; M61 = M42 & T1
+	movdqa          xmm14, xmm2
+	pand            xmm14, oword [rbx + 320]        ; M52 = M42 & T15
+	pxor            xmm2, xmm6                      ; M45 = M42 ^ M41
+	movdqa          oword [rbx + 320], xmm11
+	movdqa          xmm11, xmm2
+	pand            xmm11, oword [rbx + 304]        ; M53 = M45 & T27
+	pand            xmm15, oword [rbx + 352]        ; M55 = M44 & T13
+	pand            xmm2, oword [rbx + 336]         ; M62 = M45 & T4
+	pxor            xmm0, xmm8                      ; L2 = M46 ^ M48
+	pxor            xmm5, xmm9                      ; L4 = M54 ^ M58
+	pxor            xmm3, xmm10                     ; L5 = M49 ^ M61
+	pxor            xmm13, xmm15                    ; L3 = M47 ^ M55
+	pxor            xmm3, xmm2                      ; L6 = M62 ^ L5
+	pxor            xmm2, xmm10                     ; L0 = M61 ^ M62
+	pxor            xmm4, xmm0                      ; L11 = M60 ^ L2
+	pxor            xmm9, xmm1                      ; L18 = M58 ^ L8
+	pand            xmm6, oword [rbx + 368]         ; M63 = M41 & T2
+	pxor            xmm8, xmm13                     ; L7 = M46 ^ L3
+	pxor            xmm10, xmm14                    ; L14 = M52 ^ M61
+	pxor            xmm14, xmm11                    ; L9 = M52 ^ M53
+	pxor            xmm11, xmm5                     ; L10 = M53 ^ L4
+	pxor            xmm13, xmm12                    ; L22 = L3 ^ L12
+	pxor            xmm9, xmm0                      ; L23 = L18 ^ L2
+	pxor            xmm6, xmm5                      ; L19 = M63 ^ L4
+	pxor            xmm1, xmm11                     ; L27 = L8 ^ L10
+	pxor            xmm11, xmm3                     ; L25 = L6 ^ L10
+	pxor            xmm10, xmm4                     ; L28 = L11 ^ L14
+	pxor            xmm9, xmm3                      ; S7 = L6 ^ L23
+	pxor            xmm6, xmm10                     ; S2 = L19 ^ L28
+	movdqa          xmm0, xmm7
+	pxor            xmm0, oword [rbx + 320]         ; L1 = M50 ^ M56
+	pxor            xmm15, xmm0                     ; L15 = M55 ^ L1
+	movdqa          xmm5, xmm0
+	pxor            xmm5, oword [rbx + 416]         ; L17 = M57 ^ L1
+	pxor            xmm15, xmm14                    ; L24 = L15 ^ L9
+	pxor            xmm4, xmm5                      ; L29 = L11 ^ L17
+	movdqa          xmm5, xmm2
+	pxor            xmm5, xmm0                      ; L20 = L0 ^ L1
+	pxor            xmm7, xmm2                      ; L13 = M50 ^ L0
+	pxor            xmm2, oword [rbx + 320]         ; L16 = M56 ^ L0
+	pxor            xmm0, xmm8                      ; L21 = L1 ^ L7
+	pxor            xmm8, xmm14                     ; L26 = L7 ^ L9
+	pxor            xmm15, xmm3                     ; S0 = L6 ^ L24
+	pxor            xmm5, xmm13                     ; S4 = L20 ^ L22
+	pxor            xmm11, xmm4                     ; S5 = L25 ^ L29
+	pxor            xmm2, xmm8                      ; S1 = L16 ^ L26
 	pxor            xmm3, xmm0                      ; S3 = L6 ^ L21
-	pxor            xmm13, xmm1                     ; S6 = L13 ^ L27
-	pshufd          xmm0, xmm6, 57                  ; a0 = S7; R(a0)
-	pshufd          xmm1, xmm5, 57                  ; a2 = S5; R(a2)
-	pshufd          xmm4, xmm7, 57                  ; a3 = S4; R(a3)
-	pshufd          xmm8, xmm14, 57                 ; a7 = S0; R(a7)
-	pshufd          xmm10, xmm13, 57                ; a1 = S6; R(a1)
-	pshufd          xmm11, xmm3, 57                 ; a4 = S3; R(a4)
-	pshufd          xmm12, xmm2, 57                 ; a5 = S2; R(a5)
-	pxor            xmm6, xmm0                      ; t0 = a0 + R(a0)
-	pxor            xmm5, xmm1                      ; t2 = a2 + R(a2)
-	pxor            xmm7, xmm4                      ; t3 = a3 + R(a3)
-	pxor            xmm14, xmm8                     ; t7 = a7 + R(a7)
-	pxor            xmm13, xmm10                    ; t1 = a1 + R(a1)
-	pxor            xmm3, xmm11                     ; t4 = a4 + R(a4)
-	pxor            xmm2, xmm12                     ; t5 = a5 + R(a5)
-	pxor            xmm0, xmm14                     ; plane 0: 2t + R(a)
-	pxor            xmm1, xmm13                     ; plane 2: 2t + R(a)
-	pxor            xmm12, xmm3                     ; plane 5: 2t + R(a)
+	pxor            xmm7, xmm1                      ; S6 = L13 ^ L27
+	pshufd          xmm0, xmm9, 57                  ; a0 = S7; R(a0)
+	pshufd          xmm1, xmm11, 57                 ; a2 = S5; R(a2)
+	pshufd          xmm4, xmm5, 57                  ; a3 = S4; R(a3)
+	pshufd          xmm8, xmm15, 57                 ; a7 = S0; R(a7)
+	pshufd          xmm10, xmm7, 57                 ; a1 = S6; R(a1)
+	pshufd          xmm12, xmm3, 57                 ; a4 = S3; R(a4)
+	pshufd          xmm13, xmm6, 57                 ; a5 = S2; R(a5)
+	pxor            xmm9, xmm0                      ; t0 = a0 + R(a0)
+	pxor            xmm11, xmm1                     ; t2 = a2 + R(a2)
+	pxor            xmm5, xmm4                      ; t3 = a3 + R(a3)
+	pxor            xmm15, xmm8                     ; t7 = a7 + R(a7)
+	pxor            xmm7, xmm10                     ; t1 = a1 + R(a1)
+	pxor            xmm3, xmm12                     ; t4 = a4 + R(a4)
+	pxor            xmm6, xmm13                     ; t5 = a5 + R(a5)
+	pxor            xmm0, xmm15                     ; plane 0: 2t + R(a)
+	pxor            xmm1, xmm7                      ; plane 2: 2t + R(a)
+	pxor            xmm13, xmm3                     ; plane 5: 2t + R(a)
 	pxor            xmm0, oword [rbx + 688]         ; + round key
-	pshufd          xmm13, xmm13, 78                ; R^2(t1)
+	pshufd          xmm7, xmm7, 78                  ; R^2(t1)
 	pxor            xmm1, oword [rbx + 720]         ; + round key
 	pshufd          xmm3, xmm3, 78                  ; R^2(t4)
-	pxor            xmm12, oword [rbx + 768]        ; + round key
-	pshufd          xmm15, xmm9, 57                 ; a6 = S1; R(a6)
-	pxor            xmm9, xmm15                     ; t6 = a6 + R(a6)
-	pxor            xmm15, xmm2                     ; plane 6: 2t + R(a)
-	pxor            xmm8, xmm9                      ; plane 7: 2t + R(a)
-	pshufd          xmm2, xmm2, 78                  ; R^2(t5)
-	pshufd          xmm9, xmm9, 78                  ; R^2(t6)
-	pxor            xmm15, oword [rbx + 784]        ; + round key
+	pxor            xmm13, oword [rbx + 768]        ; + round key
+	pshufd          xmm14, xmm2, 57                 ; a6 = S1; R(a6)
+	pxor            xmm2, xmm14                     ; t6 = a6 + R(a6)
+	pxor            xmm14, xmm6                     ; plane 6: 2t + R(a)
+	pxor            xmm8, xmm2                      ; plane 7: 2t + R(a)
+	pshufd          xmm6, xmm6, 78                  ; R^2(t5)
+	pshufd          xmm2, xmm2, 78                  ; R^2(t6)
+	pxor            xmm14, oword [rbx + 784]        ; + round key
 	pxor            xmm8, oword [rbx + 800]         ; + round key
-	pxor            xmm12, xmm2                     ; + R^2(t): MixColumns done
-	pxor            xmm15, xmm9                     ; + R^2(t): MixColumns done
-	movdqa          xmm2, xmm6
-	pxor            xmm2, xmm14                     ; 2t, plane 1 = t0 + t7
+	pxor            xmm13, xmm6                     ; + R^2(t): MixColumns done
+	pxor            xmm14, xmm2                     ; + R^2(t): MixColumns done
+	movdqa          xmm2, xmm9
+	pxor            xmm2, xmm15                     ; 2t, plane 1 = t0 + t7
 	pxor            xmm2, xmm10                     ; plane 1: 2t + R(a)
-	movdqa          xmm9, xmm5
-	pxor            xmm9, xmm14                     ; 2t, plane 3 = t2 + t7
-	pxor            xmm9, xmm4                      ; plane 3: 2t + R(a)
-	movdqa          xmm4, xmm7
-	pxor            xmm4, xmm14                     ; 2t, plane 4 = t3 + t7
-	pxor            xmm4, xmm11                     ; plane 4: 2t + R(a)
-	pshufd          xmm6, xmm6, 78                  ; R^2(t0)
+	movdqa          xmm6, xmm11
+	pxor            xmm6, xmm15                     ; 2t, plane 3 = t2 + t7
+	pxor            xmm6, xmm4                      ; plane 3: 2t + R(a)
+	movdqa          xmm4, xmm5
+	pxor            xmm4, xmm15                     ; 2t, plane 4 = t3 + t7
+	pxor            xmm4, xmm12                     ; plane 4: 2t + R(a)
+	pshufd          xmm9, xmm9, 78                  ; R^2(t0)
 	pxor            xmm2, oword [rbx + 704]         ; + round key
-	pshufd          xmm5, xmm5, 78                  ; R^2(t2)
-	pshufd          xmm7, xmm7, 78                  ; R^2(t3)
-	pxor            xmm9, oword [rbx + 736]         ; + round key
+	pshufd          xmm11, xmm11, 78                ; R^2(t2)
+	pshufd          xmm5, xmm5, 78                  ; R^2(t3)
+	pxor            xmm6, oword [rbx + 736]         ; + round key
 	pxor            xmm4, oword [rbx + 752]         ; + round key
-	pshufd          xmm14, xmm14, 78                ; R^2(t7)
-	pxor            xmm0, xmm6                      ; + R^2(t): MixColumns done
-	pxor            xmm2, xmm13                     ; + R^2(t): MixColumns done
-	pxor            xmm1, xmm5                      ; + R^2(t): MixColumns done
-	pxor            xmm9, xmm7                      ; + R^2(t): MixColumns done
+	pshufd          xmm15, xmm15, 78                ; R^2(t7)
+	pxor            xmm0, xmm9                      ; + R^2(t): MixColumns done
+	pxor            xmm2, xmm7                      ; + R^2(t): MixColumns done
+	pxor            xmm1, xmm11                     ; + R^2(t): MixColumns done
+	pxor            xmm6, xmm5                      ; + R^2(t): MixColumns done
 	pxor            xmm4, xmm3                      ; + R^2(t): MixColumns done
-	pxor            xmm8, xmm14                     ; + R^2(t): MixColumns done
-	movdqa          xmm3, xmm9
-	movdqa          xmm5, xmm12
-	movdqa          xmm6, xmm15
+	pxor            xmm8, xmm15                     ; + R^2(t): MixColumns done
+	movdqa          xmm3, xmm6
+	movdqa          xmm5, xmm13
+	movdqa          xmm6, xmm14
 	movdqa          xmm7, xmm8
-	movdqa          xmm10, xmm2
+	movdqa          xmm9, xmm2
 	movdqa          xmm2, xmm1
-	movdqa          xmm1, xmm10
+	movdqa          xmm1, xmm9
 L.ctr_bulk_aes192:
 ; round 11 before the last: ShiftRows, the S-box circuit, MixColumns, + key
-	pshufb          xmm0, oword [rel L.bs_shift_rows] ; ShiftRows: plane 0 = U7
-	pshufb          xmm1, oword [rel L.bs_shift_rows] ; ShiftRows: plane 1 = U6
-	pshufb          xmm2, oword [rel L.bs_shift_rows] ; ShiftRows: plane 2 = U5
-	pshufb          xmm3, oword [rel L.bs_shift_rows] ; ShiftRows: plane 3 = U4
-	pshufb          xmm4, oword [rel L.bs_shift_rows] ; ShiftRows: plane 4 = U3
-	pshufb          xmm5, oword [rel L.bs_shift_rows] ; ShiftRows: plane 5 = U2
-	pshufb          xmm6, oword [rel L.bs_shift_rows] ; ShiftRows: plane 6 = U1
 	pshufb          xmm7, oword [rel L.bs_shift_rows] ; ShiftRows: plane 7 = U0
+	pshufb          xmm4, oword [rel L.bs_shift_rows] ; ShiftRows: plane 4 = U3
 	movdqa          xmm8, xmm7
 	pxor            xmm8, xmm4                      ; T1 = U0 ^ U3
-	movdqa          xmm9, xmm7
-	pxor            xmm9, xmm1                      ; T3 = U0 ^ U6
-	movdqa          xmm10, xmm4
-	pxor            xmm10, xmm2                     ; T4 = U3 ^ U5
+	pshufb          xmm3, oword [rel L.bs_shift_rows] ; ShiftRows: plane 3 = U4
+	pshufb          xmm1, oword [rel L.bs_shift_rows] ; ShiftRows: plane 1 = U6
 	pxor            xmm3, xmm1                      ; T5 = U4 ^ U6
-	movdqa          xmm11, xmm6
-	pxor            xmm11, xmm5                     ; T7 = U1 ^ U2
-	pxor            xmm5, xmm2                      ; T12 = U2 ^ U5
-	pxor            xmm4, xmm0                      ; T18 = U3 ^ U7
-	pxor            xmm1, xmm0                      ; T21 = U6 ^ U7
-	pxor            xmm7, xmm2                      ; T2 = U0 ^ U5
-	movdqa          xmm12, xmm8
-	pxor            xmm12, xmm3                     ; T6 = T1 ^ T5
-	movdqa          xmm13, xmm0
-	pxor            xmm13, xmm11                    ; T9 = U7 ^ T7
-	pxor            xmm6, xmm2                      ; T11 = U1 ^ U5
-	movdqa          xmm2, xmm9
-	pxor            xmm2, xmm10                     ; T13 = T3 ^ T4
-	movdqa          xmm14, xmm3
-	pxor            xmm14, xmm5                     ; T16 = T5 ^ T12
-	pxor            xmm4, xmm11                     ; T19 = T7 ^ T18
-	pxor            xmm1, xmm11                     ; T22 = T7 ^ T21
-	pxor            xmm11, xmm12                    ; T10 = T6 ^ T7
-	pxor            xmm3, xmm6                      ; T15 = T5 ^ T11
-	pxor            xmm6, xmm12                     ; T14 = T6 ^ T11
-	pxor            xmm5, xmm8                      ; T27 = T1 ^ T12
-	movdqa          xmm15, xmm0
-	pxor            xmm15, xmm12                    ; T8 = U7 ^ T6
-	movdqa          oword [rbx + 304], xmm11
-	movdqa          xmm11, xmm13
-	pxor            xmm11, xmm14                    ; T17 = T9 ^ T16
+	pshufb          xmm6, oword [rel L.bs_shift_rows] ; ShiftRows: plane 6 = U1
+	pshufb          xmm2, oword [rel L.bs_shift_rows] ; ShiftRows: plane 2 = U5
+	movdqa          xmm9, xmm6
+	pxor            xmm9, xmm2                      ; T11 = U1 ^ U5
+	movdqa          xmm10, xmm3
+	pxor            xmm10, xmm9                     ; T15 = T5 ^ T11
+	movdqa          xmm11, xmm8
+	pand            xmm11, xmm10                    ; M11 = T1 & T15
+	movdqa          xmm12, xmm4
+	pxor            xmm12, xmm2                     ; T4 = U3 ^ U5
+	pshufb          xmm5, oword [rel L.bs_shift_rows] ; ShiftRows: plane 5 = U2
+	movdqa          xmm13, xmm5
+	pxor            xmm13, xmm2                     ; T12 = U2 ^ U5
+	movdqa          xmm14, xmm8
+	pxor            xmm14, xmm13                    ; T27 = T1 ^ T12
+	movdqa          xmm15, xmm12
+	pand            xmm15, xmm14                    ; M12 = T4 & T27
+	pxor            xmm15, xmm11                    ; M13 = M12 ^ M11
+	pxor            xmm2, xmm7                      ; T2 = U0 ^ U5
+	movdqa          oword [rbx + 304], xmm14
+	movdqa          xmm14, xmm8
+	pxor            xmm14, xmm3                     ; T6 = T1 ^ T5
+	pxor            xmm6, xmm5                      ; T7 = U1 ^ U2
+	movdqa          xmm5, xmm14
+	pxor            xmm5, xmm6                      ; T10 = T6 ^ T7
 	movdqa          oword [rbx + 320], xmm10
-	movdqa          xmm10, xmm8
-	pxor            xmm10, xmm4                     ; T20 = T1 ^ T19
-	movdqa          oword [rbx + 336], xmm5
-	movdqa          xmm5, xmm7
-	pxor            xmm5, xmm1                      ; T23 = T2 ^ T22
-	movdqa          oword [rbx + 352], xmm7
-	movdqa          xmm7, xmm9
-	pxor            xmm7, xmm14                     ; T26 = T3 ^ T16
-	movdqa          oword [rbx + 368], xmm8
-	movdqa          xmm8, xmm2
-	pand            xmm8, xmm12                     ; M1 = T13 & T6
-	pxor            xmm6, xmm8                      ; M3 = T14 ^ M1
-	movdqa          oword [rbx + 384], xmm2
-	movdqa          xmm2, xmm9
-	pand            xmm2, xmm14                     ; M6 = T3 & T16
-	pxor            xmm7, xmm2                      ; M8 = T26 ^ M6
-	movdqa          oword [rbx + 400], xmm9
-	movdqa          xmm9, xmm5
-	pand            xmm9, xmm15                     ; M2 = T23 & T8
-	pxor            xmm6, xmm9                      ; M16 = M3 ^ M2
-	movdqa          xmm9, xmm4
-	pand            xmm9, xmm0                      ; M4 = T19 & U7
-	pxor            xmm9, xmm8                      ; M5 = M4 ^ M1
-	movdqa          xmm8, xmm1
-	pand            xmm8, xmm13                     ; M7 = T22 & T9
-	pxor            xmm7, xmm8                      ; M18 = M8 ^ M7
-	movdqa          xmm8, xmm10
-	pand            xmm8, xmm11                     ; M9 = T20 & T17
-	pxor            xmm8, xmm2                      ; M10 = M9 ^ M6
-	movdqa          xmm2, xmm3
-	pand            xmm2, oword [rbx + 368]         ; M11 = T1 & T15
-	movdqa          oword [rbx + 416], xmm3
-	movdqa          xmm3, oword [rbx + 320]
-	pand            xmm3, oword [rbx + 336]         ; M12 = T4 & T27
-	pxor            xmm3, xmm2                      ; M13 = M12 ^ M11
-	pxor            xmm6, xmm3                      ; M20 = M16 ^ M13
-	pxor            xmm7, xmm3                      ; M22 = M18 ^ M13
-	movdqa          xmm3, oword [rbx + 352]
-	pand            xmm3, oword [rbx + 304]         ; M14 = T2 & T10
-	pxor            xmm3, xmm2                      ; M15 = M14 ^ M11
-	pxor            xmm8, xmm3                      ; M19 = M10 ^ M15
-	movdqa          xmm2, oword [rbx + 352]
-	pxor            xmm2, oword [rbx + 304]         ; T24 = T2 ^ T10
-	pxor            xmm9, xmm2                      ; M17 = M5 ^ T24
-	pxor            xmm9, xmm3                      ; M21 = M17 ^ M15
-	movdqa          xmm2, xmm10
-	pxor            xmm2, xmm11                     ; T25 = T20 ^ T17
-	pxor            xmm8, xmm2                      ; M23 = M19 ^ T25
-	movdqa          xmm2, xmm7
-	pand            xmm2, xmm6                      ; M25 = M22 & M20
-	movdqa          xmm3, xmm7
-	pxor            xmm3, xmm8                      ; M24 = M22 ^ M23
-	pand            xmm7, xmm9                      ; M34 = M21 & M22
-	pand            xmm7, xmm3                      ; M35 = M24 & M34
-	movdqa          oword [rbx + 432], xmm14
-	movdqa          xmm14, xmm9
-	pxor            xmm14, xmm2                     ; M26 = M21 ^ M25
-	pand            xmm14, xmm3                     ; M30 = M26 & M24
-	pxor            xmm3, xmm2                      ; M36 = M24 ^ M25
-	pxor            xmm14, xmm8                     ; M39 = M23 ^ M30
-	pxor            xmm7, xmm3                      ; M40 = M35 ^ M36
-	pand            xmm0, xmm14                     ; M48 = M39 & U7
-	pand            xmm5, xmm7                      ; M56 = M40 & T23
-	pand            xmm15, xmm7                     ; M47 = M40 & T8
-	pand            xmm4, xmm14                     ; M57 = M39 & T19
-	movdqa          xmm3, xmm6
-	pxor            xmm3, xmm9                      ; M27 = M20 ^ M21
-	pand            xmm6, xmm8                      ; M31 = M20 & M23
-	pxor            xmm8, xmm2                      ; M28 = M23 ^ M25
-	pand            xmm8, xmm3                      ; M29 = M28 & M27
-	pand            xmm6, xmm3                      ; M32 = M27 & M31
-	pxor            xmm3, xmm2                      ; M33 = M27 ^ M25
-	pxor            xmm9, xmm8                      ; M37 = M21 ^ M29
-	pxor            xmm6, xmm3                      ; M38 = M32 ^ M33
-	pand            xmm13, xmm6                     ; M50 = M38 & T9
-	pand            xmm11, xmm9                     ; M51 = M37 & T17
-	pand            xmm1, xmm6                      ; M59 = M38 & T22
-	pand            xmm10, xmm9                     ; M60 = M37 & T20
-	pxor            xmm1, xmm11                     ; L8 = M51 ^ M59
-	pxor            xmm11, xmm0                     ; L12 = M48 ^ M51
-	movdqa          xmm2, xmm6
-	pxor            xmm2, xmm7                      ; M41 = M38 ^ M40
-	pxor            xmm6, xmm9                      ; M43 = M37 ^ M38
-	pxor            xmm9, xmm14                     ; M42 = M37 ^ M39
-	pxor            xmm14, xmm7                     ; M44 = M39 ^ M40
-	pand            xmm12, xmm14                    ; M46 = M44 & T6
-	movdqa          xmm3, xmm6
-	pand            xmm3, oword [rbx + 432]         ; M49 = M43 & T16
-	movdqa          xmm7, xmm2
-	pand            xmm7, oword [rbx + 304]         ; M54 = M41 & T10
-	pand            xmm6, oword [rbx + 400]         ; M58 = M43 & T3
-	movdqa          xmm8, xmm9
-	pand            xmm8, oword [rbx + 368]         ; M61 = M42 & T1
-	movdqa          oword [rbx + 368], xmm4
-	movdqa          xmm4, xmm9
-	pand            xmm4, oword [rbx + 416]         ; M52 = M42 & T15
-	pxor            xmm9, xmm2                      ; M45 = M42 ^ M41
-	movdqa          oword [rbx + 416], xmm5
-	movdqa          xmm5, xmm9
-	pand            xmm5, oword [rbx + 336]         ; M53 = M45 & T27
-	pand            xmm14, oword [rbx + 384]        ; M55 = M44 & T13
-	pand            xmm9, oword [rbx + 320]         ; M62 = M45 & T4
-	pxor            xmm0, xmm12                     ; L2 = M46 ^ M48
-	pxor            xmm7, xmm6                      ; L4 = M54 ^ M58
-	pxor            xmm3, xmm8                      ; L5 = M49 ^ M61
-	pxor            xmm15, xmm14                    ; L3 = M47 ^ M55
-	pxor            xmm3, xmm9                      ; L6 = M62 ^ L5
-	pxor            xmm9, xmm8                      ; L0 = M61 ^ M62
-	pxor            xmm10, xmm0                     ; L11 = M60 ^ L2
-	pxor            xmm6, xmm1                      ; L18 = M58 ^ L8
-	pand            xmm2, oword [rbx + 352]         ; M63 = M41 & T2
-	pxor            xmm12, xmm15                    ; L7 = M46 ^ L3
-	pxor            xmm8, xmm4                      ; L14 = M52 ^ M61
-	pxor            xmm4, xmm5                      ; L9 = M52 ^ M53
-	pxor            xmm5, xmm7                      ; L10 = M53 ^ L4
-	pxor            xmm15, xmm11                    ; L22 = L3 ^ L12
-	pxor            xmm6, xmm0                      ; L23 = L18 ^ L2
-	pxor            xmm2, xmm7                      ; L19 = M63 ^ L4
-	pxor            xmm1, xmm5                      ; L27 = L8 ^ L10
-	pxor            xmm5, xmm3                      ; L25 = L6 ^ L10
-	pxor            xmm8, xmm10                     ; L28 = L11 ^ L14
-	pxor            xmm6, xmm3                      ; S7 = L6 ^ L23
-	pxor            xmm2, xmm8                      ; S2 = L19 ^ L28
-	movdqa          xmm0, xmm13
-	pxor            xmm0, oword [rbx + 416]         ; L1 = M50 ^ M56
-	pxor            xmm14, xmm0                     ; L15 = M55 ^ L1
+	movdqa          xmm10, xmm2
+	pand            xmm10, xmm5                     ; M14 = T2 & T10
+	pxor            xmm10, xmm11                    ; M15 = M14 ^ M11
+	pxor            xmm7, xmm1                      ; T3 = U0 ^ U6
+	movdqa          xmm11, xmm7
+	pxor            xmm11, xmm12                    ; T13 = T3 ^ T4
+	movdqa          oword [rbx + 336], xmm12
+	movdqa          xmm12, xmm11
+	pand            xmm12, xmm14                    ; M1 = T13 & T6
+	pxor            xmm9, xmm14                     ; T14 = T6 ^ T11
+	pxor            xmm9, xmm12                     ; M3 = T14 ^ M1
+	pshufb          xmm0, oword [rel L.bs_shift_rows] ; ShiftRows: plane 0 = U7
+	pxor            xmm1, xmm0                      ; T21 = U6 ^ U7
+	pxor            xmm1, xmm6                      ; T22 = T7 ^ T21
+	movdqa          oword [rbx + 352], xmm11
+	movdqa          xmm11, xmm2
+	pxor            xmm11, xmm1                     ; T23 = T2 ^ T22
+	movdqa          oword [rbx + 368], xmm2
+	movdqa          xmm2, xmm0
+	pxor            xmm2, xmm14                     ; T8 = U7 ^ T6
+	movdqa          oword [rbx + 384], xmm14
+	movdqa          xmm14, xmm11
+	pand            xmm14, xmm2                     ; M2 = T23 & T8
+	pxor            xmm9, xmm14                     ; M16 = M3 ^ M2
+	pxor            xmm3, xmm13                     ; T16 = T5 ^ T12
+	movdqa          xmm13, xmm7
+	pand            xmm13, xmm3                     ; M6 = T3 & T16
+	movdqa          xmm14, xmm7
+	pxor            xmm14, xmm3                     ; T26 = T3 ^ T16
+	pxor            xmm14, xmm13                    ; M8 = T26 ^ M6
+	movdqa          oword [rbx + 400], xmm7
 	movdqa          xmm7, xmm0
-	pxor            xmm7, oword [rbx + 368]         ; L17 = M57 ^ L1
-	pxor            xmm14, xmm4                     ; L24 = L15 ^ L9
-	pxor            xmm10, xmm7                     ; L29 = L11 ^ L17
-	movdqa          xmm7, xmm9
-	pxor            xmm7, xmm0                      ; L20 = L0 ^ L1
-	pxor            xmm13, xmm9                     ; L13 = M50 ^ L0
-	pxor            xmm9, oword [rbx + 416]         ; L16 = M56 ^ L0
-	pxor            xmm0, xmm12                     ; L21 = L1 ^ L7
-	pxor            xmm12, xmm4                     ; L26 = L7 ^ L9
-	pxor            xmm14, xmm3                     ; S0 = L6 ^ L24
-	pxor            xmm7, xmm15                     ; S4 = L20 ^ L22
-	pxor            xmm5, xmm10                     ; S5 = L25 ^ L29
-	pxor            xmm9, xmm12                     ; S1 = L16 ^ L26
+	pxor            xmm7, xmm6                      ; T9 = U7 ^ T7
+	movdqa          oword [rbx + 416], xmm2
+	movdqa          xmm2, xmm1
+	pand            xmm2, xmm7                      ; M7 = T22 & T9
+	pxor            xmm14, xmm2                     ; M18 = M8 ^ M7
+	pxor            xmm4, xmm0                      ; T18 = U3 ^ U7
+	pxor            xmm6, xmm4                      ; T19 = T7 ^ T18
+	movdqa          xmm2, xmm6
+	pand            xmm2, xmm0                      ; M4 = T19 & U7
+	pxor            xmm2, xmm12                     ; M5 = M4 ^ M1
+	movdqa          xmm4, xmm8
+	pxor            xmm4, xmm6                      ; T20 = T1 ^ T19
+	movdqa          xmm12, xmm7
+	pxor            xmm12, xmm3                     ; T17 = T9 ^ T16
+	movdqa          oword [rbx + 432], xmm8
+	movdqa          xmm8, xmm4
+	pand            xmm8, xmm12                     ; M9 = T20 & T17
+	pxor            xmm8, xmm13                     ; M10 = M9 ^ M6
+	pxor            xmm9, xmm15                     ; M20 = M16 ^ M13
+	pxor            xmm14, xmm15                    ; M22 = M18 ^ M13
+	pxor            xmm8, xmm10                     ; M19 = M10 ^ M15
+	movdqa          xmm13, xmm5
+	pxor            xmm13, oword [rbx + 368]        ; T24 = T2 ^ T10
+	pxor            xmm2, xmm13                     ; M17 = M5 ^ T24
+	pxor            xmm2, xmm10                     ; M21 = M17 ^ M15
+	movdqa          xmm10, xmm4
+	pxor            xmm10, xmm12                    ; T25 = T20 ^ T17
+	pxor            xmm8, xmm10                     ; M23 = M19 ^ T25
+	movdqa          xmm10, xmm14
+	pand            xmm10, xmm9                     ; M25 = M22 & M20
+	movdqa          xmm13, xmm14
+	pxor            xmm13, xmm8                     ; M24 = M22 ^ M23
+	pand            xmm14, xmm2                     ; M34 = M21 & M22
+	pand            xmm14, xmm13                    ; M35 = M24 & M34
+	movdqa          xmm15, xmm2
+	pxor            xmm15, xmm10                    ; M26 = M21 ^ M25
+	pand            xmm15, xmm13                    ; M30 = M26 & M24
+	pxor            xmm13, xmm10                    ; M36 = M24 ^ M25
+	pxor            xmm15, xmm8                     ; M39 = M23 ^ M30
+	pxor            xmm14, xmm13                    ; M40 = M35 ^ M36
+	pand            xmm0, xmm15                     ; M48 = M39 & U7
+	pand            xmm11, xmm14                    ; M56 = M40 & T23
+	movdqa          xmm13, xmm14
+	pand            xmm13, oword [rbx + 416]        ; M47 = M40 & T8
+	pand            xmm6, xmm15                     ; M57 = M39 & T19
+	movdqa          oword [rbx + 416], xmm6
+	movdqa          xmm6, xmm9
+	pxor            xmm6, xmm2                      ; M27 = M20 ^ M21
+	pand            xmm9, xmm8                      ; M31 = M20 & M23
+	pxor            xmm8, xmm10                     ; M28 = M23 ^ M25
+	pand            xmm8, xmm6                      ; M29 = M28 & M27
+	pand            xmm9, xmm6                      ; M32 = M27 & M31
+	pxor            xmm6, xmm10                     ; M33 = M27 ^ M25
+	pxor            xmm2, xmm8                      ; M37 = M21 ^ M29
+	pxor            xmm9, xmm6                      ; M38 = M32 ^ M33
+	pand            xmm7, xmm9                      ; M50 = M38 & T9
+	pand            xmm12, xmm2                     ; M51 = M37 & T17
+	pand            xmm1, xmm9                      ; M59 = M38 & T22
+	pand            xmm4, xmm2                      ; M60 = M37 & T20
+	pxor            xmm1, xmm12                     ; L8 = M51 ^ M59
+	pxor            xmm12, xmm0                     ; L12 = M48 ^ M51
+	movdqa          xmm6, xmm9
+	pxor            xmm6, xmm14                     ; M41 = M38 ^ M40
+	pxor            xmm9, xmm2                      ; M43 = M37 ^ M38
+	pxor            xmm2, xmm15                     ; M42 = M37 ^ M39
+	pxor            xmm15, xmm14                    ; M44 = M39 ^ M40
+	movdqa          xmm8, xmm15
+	pand            xmm8, oword [rbx + 384]         ; M46 = M44 & T6
+	pand            xmm3, xmm9                      ; M49 = M43 & T16
+	pand            xmm5, xmm6                      ; M54 = M41 & T10
+	pand            xmm9, oword [rbx + 400]         ; M58 = M43 & T3
+	movdqa          xmm10, xmm2
+	pand            xmm10, oword [rbx + 432]        ; M61 = M42 & T1
+	movdqa          xmm14, xmm2
+	pand            xmm14, oword [rbx + 320]        ; M52 = M42 & T15
+	pxor            xmm2, xmm6                      ; M45 = M42 ^ M41
+	movdqa          oword [rbx + 320], xmm11
+	movdqa          xmm11, xmm2
+	pand            xmm11, oword [rbx + 304]        ; M53 = M45 & T27
+	pand            xmm15, oword [rbx + 352]        ; M55 = M44 & T13
+	pand            xmm2, oword [rbx + 336]         ; M62 = M45 & T4
+	pxor            xmm0, xmm8                      ; L2 = M46 ^ M48
+	pxor            xmm5, xmm9                      ; L4 = M54 ^ M58
+	pxor            xmm3, xmm10                     ; L5 = M49 ^ M61
+	pxor            xmm13, xmm15                    ; L3 = M47 ^ M55
+	pxor            xmm3, xmm2                      ; L6 = M62 ^ L5
+	pxor            xmm2, xmm10                     ; L0 = M61 ^ M62
+	pxor            xmm4, xmm0                      ; L11 = M60 ^ L2
+	pxor            xmm9, xmm1                      ; L18 = M58 ^ L8
+	pand            xmm6, oword [rbx + 368]         ; M63 = M41 & T2
+	pxor            xmm8, xmm13                     ; L7 = M46 ^ L3
+	pxor            xmm10, xmm14                    ; L14 = M52 ^ M61
+	pxor            xmm14, xmm11                    ; L9 = M52 ^ M53
+	pxor            xmm11, xmm5                     ; L10 = M53 ^ L4
+	pxor            xmm13, xmm12                    ; L22 = L3 ^ L12
+	pxor            xmm9, xmm0                      ; L23 = L18 ^ L2
+	pxor            xmm6, xmm5                      ; L19 = M63 ^ L4
+	pxor            xmm1, xmm11                     ; L27 = L8 ^ L10
+	pxor            xmm11, xmm3                     ; L25 = L6 ^ L10
+	pxor            xmm10, xmm4                     ; L28 = L11 ^ L14
+	pxor            xmm9, xmm3                      ; S7 = L6 ^ L23
+	pxor            xmm6, xmm10                     ; S2 = L19 ^ L28
+	movdqa          xmm0, xmm7
+	pxor            xmm0, oword [rbx + 320]         ; L1 = M50 ^ M56
+	pxor            xmm15, xmm0                     ; L15 = M55 ^ L1
+	movdqa          xmm5, xmm0
+	pxor            xmm5, oword [rbx + 416]         ; L17 = M57 ^ L1
+	pxor            xmm15, xmm14                    ; L24 = L15 ^ L9
+	pxor            xmm4, xmm5                      ; L29 = L11 ^ L17
+	movdqa          xmm5, xmm2
+	pxor            xmm5, xmm0                      ; L20 = L0 ^ L1
+	pxor            xmm7, xmm2                      ; L13 = M50 ^ L0
+	pxor            xmm2, oword [rbx + 320]         ; L16 = M56 ^ L0
+	pxor            xmm0, xmm8                      ; L21 = L1 ^ L7
+	pxor            xmm8, xmm14                     ; L26 = L7 ^ L9
+	pxor            xmm15, xmm3                     ; S0 = L6 ^ L24
+	pxor            xmm5, xmm13                     ; S4 = L20 ^ L22
+	pxor            xmm11, xmm4                     ; S5 = L25 ^ L29
+	pxor            xmm2, xmm8                      ; S1 = L16 ^ L26
 	pxor            xmm3, xmm0                      ; S3 = L6 ^ L21
-	pxor            xmm13, xmm1                     ; S6 = L13 ^ L27
-	pshufd          xmm0, xmm6, 57                  ; a0 = S7; R(a0)
-	pshufd          xmm1, xmm5, 57                  ; a2 = S5; R(a2)
-	pshufd          xmm4, xmm7, 57                  ; a3 = S4; R(a3)
-	pshufd          xmm8, xmm14, 57                 ; a7 = S0; R(a7)
-	pshufd          xmm10, xmm13, 57                ; a1 = S6; R(a1)
-	pshufd          xmm11, xmm3, 57                 ; a4 = S3; R(a4)
-	pshufd          xmm12, xmm2, 57                 ; a5 = S2; R(a5)
-	pxor            xmm6, xmm0                      ; t0 = a0 + R(a0)
-	pxor            xmm5, xmm1                      ; t2 = a2 + R(a2)
-	pxor            xmm7, xmm4                      ; t3 = a3 + R(a3)
-	pxor            xmm14, xmm8                     ; t7 = a7 + R(a7)
-	pxor            xmm13, xmm10                    ; t1 = a1 + R(a1)
-	pxor            xmm3, xmm11                     ; t4 = a4 + R(a4)
-	pxor            xmm2, xmm12                     ; t5 = a5 + R(a5)
-	pxor            xmm0, xmm14                     ; plane 0: 2t + R(a)
-	pxor            xmm1, xmm13                     ; plane 2: 2t + R(a)
-	pxor            xmm12, xmm3                     ; plane 5: 2t + R(a)
+	pxor            xmm7, xmm1                      ; S6 = L13 ^ L27
+	pshufd          xmm0, xmm9, 57                  ; a0 = S7; R(a0)
+	pshufd          xmm1, xmm11, 57                 ; a2 = S5; R(a2)
+	pshufd          xmm4, xmm5, 57                  ; a3 = S4; R(a3)
+	pshufd          xmm8, xmm15, 57                 ; a7 = S0; R(a7)
+	pshufd          xmm10, xmm7, 57                 ; a1 = S6; R(a1)
+	pshufd          xmm12, xmm3, 57                 ; a4 = S3; R(a4)
+	pshufd          xmm13, xmm6, 57                 ; a5 = S2; R(a5)
+	pxor            xmm9, xmm0                      ; t0 = a0 + R(a0)
+	pxor            xmm11, xmm1                     ; t2 = a2 + R(a2)
+	pxor            xmm5, xmm4                      ; t3 = a3 + R(a3)
+	pxor            xmm15, xmm8                     ; t7 = a7 + R(a7)
+	pxor            xmm7, xmm10                     ; t1 = a1 + R(a1)
+	pxor            xmm3, xmm12                     ; t4 = a4 + R(a4)
+	pxor            xmm6, xmm13                     ; t5 = a5 + R(a5)
+	pxor            xmm0, xmm15                     ; plane 0: 2t + R(a)
+	pxor            xmm1, xmm7                      ; plane 2: 2t + R(a)
+	pxor            xmm13, xmm3                     ; plane 5: 2t + R(a)
 	pxor            xmm0, oword [rbx + 816]         ; + round key
-	pshufd          xmm13, xmm13, 78                ; R^2(t1)
+	pshufd          xmm7, xmm7, 78                  ; R^2(t1)
 	pxor            xmm1, oword [rbx + 848]         ; + round key
 	pshufd          xmm3, xmm3, 78                  ; R^2(t4)
-	pxor            xmm12, oword [rbx + 896]        ; + round key
-	pshufd          xmm15, xmm9, 57                 ; a6 = S1; R(a6)
-	pxor            xmm9, xmm15                     ; t6 = a6 + R(a6)
-	pxor            xmm15, xmm2                     ; plane 6: 2t + R(a)
-	pxor            xmm8, xmm9                      ; plane 7: 2t + R(a)
-	pshufd          xmm2, xmm2, 78                  ; R^2(t5)
-	pshufd          xmm9, xmm9, 78                  ; R^2(t6)
-	pxor            xmm15, oword [rbx + 912]        ; + round key
+	pxor            xmm13, oword [rbx + 896]        ; + round key
+	pshufd          xmm14, xmm2, 57                 ; a6 = S1; R(a6)
+	pxor            xmm2, xmm14                     ; t6 = a6 + R(a6)
+	pxor            xmm14, xmm6                     ; plane 6: 2t + R(a)
+	pxor            xmm8, xmm2                      ; plane 7: 2t + R(a)
+	pshufd          xmm6, xmm6, 78                  ; R^2(t5)
+	pshufd          xmm2, xmm2, 78                  ; R^2(t6)
+	pxor            xmm14, oword [rbx + 912]        ; + round key
 	pxor            xmm8, oword [rbx + 928]         ; + round key
-	pxor            xmm12, xmm2                     ; + R^2(t): MixColumns done
-	pxor            xmm15, xmm9                     ; + R^2(t): MixColumns done
-	movdqa          xmm2, xmm6
-	pxor            xmm2, xmm14                     ; 2t, plane 1 = t0 + t7
+	pxor            xmm13, xmm6                     ; + R^2(t): MixColumns done
+	pxor            xmm14, xmm2                     ; + R^2(t): MixColumns done
+	movdqa          xmm2, xmm9
+	pxor            xmm2, xmm15                     ; 2t, plane 1 = t0 + t7
 	pxor            xmm2, xmm10                     ; plane 1: 2t + R(a)
-	movdqa          xmm9, xmm5
-	pxor            xmm9, xmm14                     ; 2t, plane 3 = t2 + t7
-	pxor            xmm9, xmm4                      ; plane 3: 2t + R(a)
-	movdqa          xmm4, xmm7
-	pxor            xmm4, xmm14                     ; 2t, plane 4 = t3 + t7
-	pxor            xmm4, xmm11                     ; plane 4: 2t + R(a)
-	pshufd          xmm6, xmm6, 78                  ; R^2(t0)
+	movdqa          xmm6, xmm11
+	pxor            xmm6, xmm15                     ; 2t, plane 3 = t2 + t7
+	pxor            xmm6, xmm4                      ; plane 3: 2t + R(a)
+	movdqa          xmm4, xmm5
+	pxor            xmm4, xmm15                     ; 2t, plane 4 = t3 + t7
+	pxor            xmm4, xmm12                     ; plane 4: 2t + R(a)
+	pshufd          xmm9, xmm9, 78                  ; R^2(t0)
 	pxor            xmm2, oword [rbx + 832]         ; + round key
-	pshufd          xmm5, xmm5, 78                  ; R^2(t2)
-	pshufd          xmm7, xmm7, 78                  ; R^2(t3)
-	pxor            xmm9, oword [rbx + 864]         ; + round key
+	pshufd          xmm11, xmm11, 78                ; R^2(t2)
+	pshufd          xmm5, xmm5, 78                  ; R^2(t3)
+	pxor            xmm6, oword [rbx + 864]         ; + round key
 	pxor            xmm4, oword [rbx + 880]         ; + round key
-	pshufd          xmm14, xmm14, 78                ; R^2(t7)
-	pxor            xmm0, xmm6                      ; + R^2(t): MixColumns done
-	pxor            xmm2, xmm13                     ; + R^2(t): MixColumns done
-	pxor            xmm1, xmm5                      ; + R^2(t): MixColumns done
-	pxor            xmm9, xmm7                      ; + R^2(t): MixColumns done
+	pshufd          xmm15, xmm15, 78                ; R^2(t7)
+	pxor            xmm0, xmm9                      ; + R^2(t): MixColumns done
+	pxor            xmm2, xmm7                      ; + R^2(t): MixColumns done
+	pxor            xmm1, xmm11                     ; + R^2(t): MixColumns done
+	pxor            xmm6, xmm5                      ; + R^2(t): MixColumns done
 	pxor            xmm4, xmm3                      ; + R^2(t): MixColumns done
-	pxor            xmm8, xmm14                     ; + R^2(t): MixColumns done
-	movdqa          xmm3, xmm9
-	movdqa          xmm5, xmm12
-	movdqa          xmm6, xmm15
+	pxor            xmm8, xmm15                     ; + R^2(t): MixColumns done
+	movdqa          xmm3, xmm6
+	movdqa          xmm5, xmm13
+	movdqa          xmm6, xmm14
 	movdqa          xmm7, xmm8
-	movdqa          xmm10, xmm2
+	movdqa          xmm9, xmm2
 	movdqa          xmm2, xmm1
-	movdqa          xmm1, xmm10
+	movdqa          xmm1, xmm9
 ; round 10 before the last: ShiftRows, the S-box circuit, MixColumns, + key
-	pshufb          xmm0, oword [rel L.bs_shift_rows] ; ShiftRows: plane 0 = U7
-	pshufb          xmm1, oword [rel L.bs_shift_rows] ; ShiftRows: plane 1 = U6
-	pshufb          xmm2, oword [rel L.bs_shift_rows] ; ShiftRows: plane 2 = U5
-	pshufb          xmm3, oword [rel L.bs_shift_rows] ; ShiftRows: plane 3 = U4
-	pshufb          xmm4, oword [rel L.bs_shift_rows] ; ShiftRows: plane 4 = U3
-	pshufb          xmm5, oword [rel L.bs_shift_rows] ; ShiftRows: plane 5 = U2
-	pshufb          xmm6, oword [rel L.bs_shift_rows] ; ShiftRows: plane 6 = U1
 	pshufb          xmm7, oword [rel L.bs_shift_rows] ; ShiftRows: plane 7 = U0
+	pshufb          xmm4, oword [rel L.bs_shift_rows] ; ShiftRows: plane 4 = U3
 	movdqa          xmm8, xmm7
 	pxor            xmm8, xmm4                      ; T1 = U0 ^ U3
-	movdqa          xmm9, xmm7
-	pxor            xmm9, xmm1                      ; T3 = U0 ^ U6
-	movdqa          xmm10, xmm4
-	pxor            xmm10, xmm2                     ; T4 = U3 ^ U5
+	pshufb          xmm3, oword [rel L.bs_shift_rows] ; ShiftRows: plane 3 = U4
+	pshufb          xmm1, oword [rel L.bs_shift_rows] ; ShiftRows: plane 1 = U6
 	pxor            xmm3, xmm1                      ; T5 = U4 ^ U6
-	movdqa          xmm11, xmm6
-	pxor            xmm11, xmm5                     ; T7 = U1 ^ U2
-	pxor            xmm5, xmm2                      ; T12 = U2 ^ U5
-	pxor            xmm4, xmm0                      ; T18 = U3 ^ U7
-	pxor            xmm1, xmm0                      ; T21 = U6 ^ U7
-	pxor            xmm7, xmm2                      ; T2 = U0 ^ U5
-	movdqa          xmm12, xmm8
-	pxor            xmm12, xmm3                     ; T6 = T1 ^ T5
-	movdqa          xmm13, xmm0
-	pxor            xmm13, xmm11                    ; T9 = U7 ^ T7
-	pxor            xmm6, xmm2                      ; T11 = U1 ^ U5
-	movdqa          xmm2, xmm9
-	pxor            xmm2, xmm10                     ; T13 = T3 ^ T4
-	movdqa          xmm14, xmm3
-	pxor            xmm14, xmm5                     ; T16 = T5 ^ T12
-	pxor            xmm4, xmm11                     ; T19 = T7 ^ T18
-	pxor            xmm1, xmm11                     ; T22 = T7 ^ T21
-	pxor            xmm11, xmm12                    ; T10 = T6 ^ T7
-	pxor            xmm3, xmm6                      ; T15 = T5 ^ T11
-	pxor            xmm6, xmm12                     ; T14 = T6 ^ T11
-	pxor            xmm5, xmm8                      ; T27 = T1 ^ T12
-	movdqa          xmm15, xmm0
-	pxor            xmm15, xmm12                    ; T8 = U7 ^ T6
-	movdqa          oword [rbx + 304], xmm11
-	movdqa          xmm11, xmm13
-	pxor            xmm11, xmm14                    ; T17 = T9 ^ T16
+	pshufb          xmm6, oword [rel L.bs_shift_rows] ; ShiftRows: plane 6 = U1
+	pshufb          xmm2, oword [rel L.bs_shift_rows] ; ShiftRows: plane 2 = U5
+	movdqa          xmm9, xmm6
+	pxor            xmm9, xmm2                      ; T11 = U1 ^ U5
+	movdqa          xmm10, xmm3
+	pxor            xmm10, xmm9                     ; T15 = T5 ^ T11
+	movdqa          xmm11, xmm8
+	pand            xmm11, xmm10                    ; M11 = T1 & T15
+	movdqa          xmm12, xmm4
+	pxor            xmm12, xmm2                     ; T4 = U3 ^ U5
+	pshufb          xmm5, oword [rel L.bs_shift_rows] ; ShiftRows: plane 5 = U2
+	movdqa          xmm13, xmm5
+	pxor            xmm13, xmm2                     ; T12 = U2 ^ U5
+	movdqa          xmm14, xmm8
+	pxor            xmm14, xmm13                    ; T27 = T1 ^ T12
+	movdqa          xmm15, xmm12
+	pand            xmm15, xmm14                    ; M12 = T4 & T27
+	pxor            xmm15, xmm11                    ; M13 = M12 ^ M11
+	pxor            xmm2, xmm7                      ; T2 = U0 ^ U5
+	movdqa          oword [rbx + 304], xmm14
+	movdqa          xmm14, xmm8
+	pxor            xmm14, xmm3                     ; T6 = T1 ^ T5
+	pxor            xmm6, xmm5                      ; T7 = U1 ^ U2
+	movdqa          xmm5, xmm14
+	pxor            xmm5, xmm6                      ; T10 = T6 ^ T7
 	movdqa          oword [rbx + 320], xmm10
-	movdqa          xmm10, xmm8
-	pxor            xmm10, xmm4                     ; T20 = T1 ^ T19
-	movdqa          oword [rbx + 336], xmm5
-	movdqa          xmm5, xmm7
-	pxor            xmm5, xmm1                      ; T23 = T2 ^ T22
-	movdqa          oword [rbx + 352], xmm7
-	movdqa          xmm7, xmm9
-	pxor            xmm7, xmm14                     ; T26 = T3 ^ T16
-	movdqa          oword [rbx + 368], xmm8
-	movdqa          xmm8, xmm2
-	pand            xmm8, xmm12                     ; M1 = T13 & T6
-	pxor            xmm6, xmm8                      ; M3 = T14 ^ M1
-	movdqa          oword [rbx + 384], xmm2
-	movdqa          xmm2, xmm9
-	pand            xmm2, xmm14                     ; M6 = T3 & T16
-	pxor            xmm7, xmm2                      ; M8 = T26 ^ M6
-	movdqa          oword [rbx + 400], xmm9
-	movdqa          xmm9, xmm5
-	pand            xmm9, xmm15                     ; M2 = T23 & T8
-	pxor            xmm6, xmm9                      ; M16 = M3 ^ M2
-	movdqa          xmm9, xmm4
-	pand            xmm9, xmm0                      ; M4 = T19 & U7
-	pxor            xmm9, xmm8                      ; M5 = M4 ^ M1
-	movdqa          xmm8, xmm1
-	pand            xmm8, xmm13                     ; M7 = T22 & T9
-	pxor            xmm7, xmm8                      ; M18 = M8 ^ M7
-	movdqa          xmm8, xmm10
-	pand            xmm8, xmm11                     ; M9 = T20 & T17
-	pxor            xmm8, xmm2                      ; M10 = M9 ^ M6
-	movdqa          xmm2, xmm3
-	pand            xmm2, oword [rbx + 368]         ; M11 = T1 & T15
-	movdqa          oword [rbx + 416], xmm3
-	movdqa          xmm3, oword [rbx + 320]
-	pand            xmm3, oword [rbx + 336]         ; M12 = T4 & T27
-	pxor            xmm3, xmm2                      ; M13 = M12 ^ M11
-	pxor            xmm6, xmm3                      ; M20 = M16 ^ M13
-	pxor            xmm7, xmm3                      ; M22 = M18 ^ M13
-	movdqa          xmm3, oword [rbx + 352]
-	pand            xmm3, oword [rbx + 304]         ; M14 = T2 & T10
-	pxor            xmm3, xmm2                      ; M15 = M14 ^ M11
-	pxor            xmm8, xmm3                      ; M19 = M10 ^ M15
-	movdqa          xmm2, oword [rbx + 352]
-	pxor            xmm2, oword [rbx + 304]         ; T24 = T2 ^ T10
-	pxor            xmm9, xmm2                      ; M17 = M5 ^ T24
-	pxor            xmm9, xmm3                      ; M21 = M17 ^ M15
-	movdqa          xmm2, xmm10
-	pxor            xmm2, xmm11                     ; T25 = T20 ^ T17
-	pxor            xmm8, xmm2                      ; M23 = M19 ^ T25
-	movdqa          xmm2, xmm7
-	pand            xmm2, xmm6                      ; M25 = M22 & M20
-	movdqa          xmm3, xmm7
-	pxor            xmm3, xmm8                      ; M24 = M22 ^ M23
-	pand            xmm7, xmm9                      ; M34 = M21 & M22
-	pand            xmm7, xmm3                      ; M35 = M24 & M34
-	movdqa          oword [rbx + 432], xmm14
-	movdqa          xmm14, xmm9
-	pxor            xmm14, xmm2                     ; M26 = M21 ^ M25
-	pand            xmm14, xmm3                     ; M30 = M26 & M24
-	pxor            xmm3, xmm2                      ; M36 = M24 ^ M25
-	pxor            xmm14, xmm8                     ; M39 = M23 ^ M30
-	pxor            xmm7, xmm3                      ; M40 = M35 ^ M36
-	pand            xmm0, xmm14                     ; M48 = M39 & U7
-	pand            xmm5, xmm7                      ; M56 = M40 & T23
-	pand            xmm15, xmm7                     ; M47 = M40 & T8
-	pand            xmm4, xmm14                     ; M57 = M39 & T19
-	movdqa          xmm3, xmm6
-	pxor            xmm3, xmm9                      ; M27 = M20 ^ M21
-	pand            xmm6, xmm8                      ; M31 = M20 & M23
-	pxor            xmm8, xmm2                      ; M28 = M23 ^ M25
-	pand            xmm8, xmm3                      ; M29 = M28 & M27
-	pand            xmm6, xmm3                      ; M32 = M27 & M31
-	pxor            xmm3, xmm2                      ; M33 = M27 ^ M25
-	pxor            xmm9, xmm8                      ; M37 = M21 ^ M29
-	pxor            xmm6, xmm3                      ; M38 = M32 ^ M33
-	pand            xmm13, xmm6                     ; M50 = M38 & T9
-	pand            xmm11, xmm9                     ; M51 = M37 & T17
-	pand            xmm1, xmm6                      ; M59 = M38 & T22
-	pand            xmm10, xmm9                     ; M60 = M37 & T20
-	pxor            xmm1, xmm11                     ; L8 = M51 ^ M59
-	pxor            xmm11, xmm0                     ; L12 = M48 ^ M51
-	movdqa          xmm2, xmm6
-	pxor            xmm2, xmm7                      ; M41 = M38 ^ M40
-	pxor            xmm6, xmm9                      ; M43 = M37 ^ M38
-	pxor            xmm9, xmm14                     ; M42 = M37 ^ M39
-	pxor            xmm14, xmm7                     ; M44 = M39 ^ M40
-	pand            xmm12, xmm14                    ; M46 = M44 & T6
-	movdqa          xmm3, xmm6
-	pand            xmm3, oword [rbx + 432]         ; M49 = M43 & T16
-	movdqa          xmm7, xmm2
-	pand            xmm7, oword [rbx + 304]         ; M54 = M41 & T10
-	pand            xmm6, oword [rbx + 400]         ; M58 = M43 & T3
-	movdqa          xmm8, xmm9
-	pand            xmm8, oword [rbx + 368]         ; M61 = M42 & T1
-	movdqa          oword [rbx + 368], xmm4
-	movdqa          xmm4, xmm9
-	pand            xmm4, oword [rbx + 416]         ; M52 = M42 & T15
-	pxor            xmm9, xmm2                      ; M45 = M42 ^ M41
-	movdqa          oword [rbx + 416], xmm5
-	movdqa          xmm5, xmm9
-	pand            xmm5, oword [rbx + 336]         ; M53 = M45 & T27
-	pand            xmm14, oword [rbx + 384]        ; M55 = M44 & T13
-	pand            xmm9, oword [rbx + 320]         ; M62 = M45 & T4
-	pxor            xmm0, xmm12                     ; L2 = M46 ^ M48
-	pxor            xmm7, xmm6                      ; L4 = M54 ^ M58
-	pxor            xmm3, xmm8                      ; L5 = M49 ^ M61
-	pxor            xmm15, xmm14                    ; L3 = M47 ^ M55
-	pxor            xmm3, xmm9                      ; L6 = M62 ^ L5
-	pxor            xmm9, xmm8                      ; L0 = M61 ^ M62
-	pxor            xmm10, xmm0                     ; L11 = M60 ^ L2
-	pxor            xmm6, xmm1                      ; L18 = M58 ^ L8
-	pand            xmm2, oword [rbx + 352]         ; M63 = M41 & T2
-	pxor            xmm12, xmm15                    ; L7 = M46 ^ L3
-	pxor            xmm8, xmm4                      ; L14 = M52 ^ M61
-	pxor            xmm4, xmm5                      ; L9 = M52 ^ M53
-	pxor            xmm5, xmm7                      ; L10 = M53 ^ L4
-	pxor            xmm15, xmm11                    ; L22 = L3 ^ L12
-	pxor            xmm6, xmm0                      ; L23 = L18 ^ L2
-	pxor            xmm2, xmm7                      ; L19 = M63 ^ L4
-	pxor            xmm1, xmm5                      ; L27 = L8 ^ L10
-	pxor            xmm5, xmm3                      ; L25 = L6 ^ L10
-	pxor            xmm8, xmm10                     ; L28 = L11 ^ L14
-	pxor            xmm6, xmm3                      ; S7 = L6 ^ L23
-	pxor            xmm2, xmm8                      ; S2 = L19 ^ L28
-	movdqa          xmm0, xmm13
-	pxor            xmm0, oword [rbx + 416]         ; L1 = M50 ^ M56
-	pxor            xmm14, xmm0                     ; L15 = M55 ^ L1
+	movdqa          xmm10, xmm2
+	pand            xmm10, xmm5                     ; M14 = T2 & T10
+	pxor            xmm10, xmm11                    ; M15 = M14 ^ M11
+	pxor            xmm7, xmm1                      ; T3 = U0 ^ U6
+	movdqa          xmm11, xmm7
+	pxor            xmm11, xmm12                    ; T13 = T3 ^ T4
+	movdqa          oword [rbx + 336], xmm12
+	movdqa          xmm12, xmm11
+	pand            xmm12, xmm14                    ; M1 = T13 & T6
+	pxor            xmm9, xmm14                     ; T14 = T6 ^ T11
+	pxor            xmm9, xmm12                     ; M3 = T14 ^ M1
+	pshufb          xmm0, oword [rel L.bs_shift_rows] ; ShiftRows: plane 0 = U7
+	pxor            xmm1, xmm0                      ; T21 = U6 ^ U7
+	pxor            xmm1, xmm6                      ; T22 = T7 ^ T21
+	movdqa          oword [rbx + 352], xmm11
+	movdqa          xmm11, xmm2
+	pxor            xmm11, xmm1                     ; T23 = T2 ^ T22
+	movdqa          oword [rbx + 368], xmm2
+	movdqa          xmm2, xmm0
+	pxor            xmm2, xmm14                     ; T8 = U7 ^ T6
+	movdqa          oword [rbx + 384], xmm14
+	movdqa          xmm14, xmm11
+	pand            xmm14, xmm2                     ; M2 = T23 & T8
+	pxor            xmm9, xmm14                     ; M16 = M3 ^ M2
+	pxor            xmm3, xmm13                     ; T16 = T5 ^ T12
+	movdqa          xmm13, xmm7
+	pand            xmm13, xmm3                     ; M6 = T3 & T16
+	movdqa          xmm14, xmm7
+	pxor            xmm14, xmm3                     ; T26 = T3 ^ T16
+	pxor            xmm14, xmm13                    ; M8 = T26 ^ M6
+	movdqa          oword [rbx + 400], xmm7
 	movdqa          xmm7, xmm0
-	pxor            xmm7, oword [rbx + 368]         ; L17 = M57 ^ L1
-	pxor            xmm14, xmm4                     ; L24 = L15 ^ L9
-	pxor            xmm10, xmm7                     ; L29 = L11 ^ L17
-	movdqa          xmm7, xmm9
-	pxor            xmm7, xmm0                      ; L20 = L0 ^ L1
-	pxor            xmm13, xmm9                     ; L13 = M50 ^ L0
-	pxor            xmm9, oword [rbx + 416]         ; L16 = M56 ^ L0
-	pxor            xmm0, xmm12                     ; L21 = L1 ^ L7
-	pxor            xmm12, xmm4                     ; L26 = L7 ^ L9
-	pxor            xmm14, xmm3                     ; S0 = L6 ^ L24
-	pxor            xmm7, xmm15                     ; S4 = L20 ^ L22
-	pxor            xmm5, xmm10                     ; S5 = L25 ^ L29
-	pxor            xmm9, xmm12                     ; S1 = L16 ^ L26
+	pxor            xmm7, xmm6                      ; T9 = U7 ^ T7
+	movdqa          oword [rbx + 416], xmm2
+	movdqa          xmm2, xmm1
+	pand            xmm2, xmm7                      ; M7 = T22 & T9
+	pxor            xmm14, xmm2                     ; M18 = M8 ^ M7
+	pxor            xmm4, xmm0                      ; T18 = U3 ^ U7
+	pxor            xmm6, xmm4                      ; T19 = T7 ^ T18
+	movdqa          xmm2, xmm6
+	pand            xmm2, xmm0                      ; M4 = T19 & U7
+	pxor            xmm2, xmm12                     ; M5 = M4 ^ M1
+	movdqa          xmm4, xmm8
+	pxor            xmm4, xmm6                      ; T20 = T1 ^ T19
+	movdqa          xmm12, xmm7
+	pxor            xmm12, xmm3                     ; T17 = T9 ^ T16
+	movdqa          oword [rbx + 432], xmm8
+	movdqa          xmm8, xmm4
+	pand            xmm8, xmm12                     ; M9 = T20 & T17
+	pxor            xmm8, xmm13                     ; M10 = M9 ^ M6
+	pxor            xmm9, xmm15                     ; M20 = M16 ^ M13
+	pxor            xmm14, xmm15                    ; M22 = M18 ^ M13
+	pxor            xmm8, xmm10                     ; M19 = M10 ^ M15
+	movdqa          xmm13, xmm5
+	pxor            xmm13, oword [rbx + 368]        ; T24 = T2 ^ T10
+	pxor            xmm2, xmm13                     ; M17 = M5 ^ T24
+	pxor            xmm2, xmm10                     ; M21 = M17 ^ M15
+	movdqa          xmm10, xmm4
+	pxor            xmm10, xmm12                    ; T25 = T20 ^ T17
+	pxor            xmm8, xmm10                     ; M23 = M19 ^ T25
+	movdqa          xmm10, xmm14
+	pand            xmm10, xmm9                     ; M25 = M22 & M20
+	movdqa          xmm13, xmm14
+	pxor            xmm13, xmm8                     ; M24 = M22 ^ M23
+	pand            xmm14, xmm2                     ; M34 = M21 & M22
+	pand            xmm14, xmm13                    ; M35 = M24 & M34
+	movdqa          xmm15, xmm2
+	pxor            xmm15, xmm10                    ; M26 = M21 ^ M25
+	pand            xmm15, xmm13                    ; M30 = M26 & M24
+	pxor            xmm13, xmm10                    ; M36 = M24 ^ M25
+	pxor            xmm15, xmm8                     ; M39 = M23 ^ M30
+	pxor            xmm14, xmm13                    ; M40 = M35 ^ M36
+	pand            xmm0, xmm15                     ; M48 = M39 & U7
+	pand            xmm11, xmm14                    ; M56 = M40 & T23
+	movdqa          xmm13, xmm14
+	pand            xmm13, oword [rbx + 416]        ; M47 = M40 & T8
+	pand            xmm6, xmm15                     ; M57 = M39 & T19
+	movdqa          oword [rbx + 416], xmm6
+	movdqa          xmm6, xmm9
+	pxor            xmm6, xmm2                      ; M27 = M20 ^ M21
+	pand            xmm9, xmm8                      ; M31 = M20 & M23
+	pxor            xmm8, xmm10                     ; M28 = M23 ^ M25
+	pand            xmm8, xmm6                      ; M29 = M28 & M27
+	pand            xmm9, xmm6                      ; M32 = M27 & M31
+	pxor            xmm6, xmm10                     ; M33 = M27 ^ M25
+	pxor            xmm2, xmm8                      ; M37 = M21 ^ M29
+	pxor            xmm9, xmm6                      ; M38 = M32 ^ M33
+	pand            xmm7, xmm9                      ; M50 = M38 & T9
+	pand            xmm12, xmm2                     ; M51 = M37 & T17
+	pand            xmm1, xmm9                      ; M59 = M38 & T22
+	pand            xmm4, xmm2                      ; M60 = M37 & T20
+	pxor            xmm1, xmm12                     ; L8 = M51 ^ M59
+	pxor            xmm12, xmm0                     ; L12 = M48 ^ M51
+	movdqa          xmm6, xmm9
+	pxor            xmm6, xmm14                     ; M41 = M38 ^ M40
+	pxor            xmm9, xmm2                      ; M43 = M37 ^ M38
+	pxor            xmm2, xmm15                     ; M42 = M37 ^ M39
+	pxor            xmm15, xmm14                    ; M44 = M39 ^ M40
+	movdqa          xmm8, xmm15
+	pand            xmm8, oword [rbx + 384]         ; M46 = M44 & T6
+	pand            xmm3, xmm9                      ; M49 = M43 & T16
+	pand            xmm5, xmm6                      ; M54 = M41 & T10
+	pand            xmm9, oword [rbx + 400]         ; M58 = M43 & T3
+	movdqa          xmm10, xmm2
+	pand            xmm10, oword [rbx + 432]        ; M61 = M42 & T1
+	movdqa          xmm14, xmm2
+	pand            xmm14, oword [rbx + 320]        ; M52 = M42 & T15
+	pxor            xmm2, xmm6                      ; M45 = M42 ^ M41
+	movdqa          oword [rbx + 320], xmm11
+	movdqa          xmm11, xmm2
+	pand            xmm11, oword [rbx + 304]        ; M53 = M45 & T27
+	pand            xmm15, oword [rbx + 352]        ; M55 = M44 & T13
+	pand            xmm2, oword [rbx + 336]         ; M62 = M45 & T4
+	pxor            xmm0, xmm8                      ; L2 = M46 ^ M48
+	pxor            xmm5, xmm9                      ; L4 = M54 ^ M58
+	pxor            xmm3, xmm10                     ; L5 = M49 ^ M61
+	pxor            xmm13, xmm15                    ; L3 = M47 ^ M55
+	pxor            xmm3, xmm2                      ; L6 = M62 ^ L5
+	pxor            xmm2, xmm10                     ; L0 = M61 ^ M62
+	pxor            xmm4, xmm0                      ; L11 = M60 ^ L2
+	pxor            xmm9, xmm1                      ; L18 = M58 ^ L8
+	pand            xmm6, oword [rbx + 368]         ; M63 = M41 & T2
+	pxor            xmm8, xmm13                     ; L7 = M46 ^ L3
+	pxor            xmm10, xmm14                    ; L14 = M52 ^ M61
+	pxor            xmm14, xmm11                    ; L9 = M52 ^ M53
+	pxor            xmm11, xmm5                     ; L10 = M53 ^ L4
+	pxor            xmm13, xmm12                    ; L22 = L3 ^ L12
+	pxor            xmm9, xmm0                      ; L23 = L18 ^ L2
+	pxor            xmm6, xmm5                      ; L19 = M63 ^ L4
+	pxor            xmm1, xmm11                     ; L27 = L8 ^ L10
+	pxor            xmm11, xmm3                     ; L25 = L6 ^ L10
+	pxor            xmm10, xmm4                     ; L28 = L11 ^ L14
+	pxor            xmm9, xmm3                      ; S7 = L6 ^ L23
+	pxor            xmm6, xmm10                     ; S2 = L19 ^ L28
+	movdqa          xmm0, xmm7
+	pxor            xmm0, oword [rbx + 320]         ; L1 = M50 ^ M56
+	pxor            xmm15, xmm0                     ; L15 = M55 ^ L1
+	movdqa          xmm5, xmm0
+	pxor            xmm5, oword [rbx + 416]         ; L17 = M57 ^ L1
+	pxor            xmm15, xmm14                    ; L24 = L15 ^ L9
+	pxor            xmm4, xmm5                      ; L29 = L11 ^ L17
+	movdqa          xmm5, xmm2
+	pxor            xmm5, xmm0                      ; L20 = L0 ^ L1
+	pxor            xmm7, xmm2                      ; L13 = M50 ^ L0
+	pxor            xmm2, oword [rbx + 320]         ; L16 = M56 ^ L0
+	pxor            xmm0, xmm8                      ; L21 = L1 ^ L7
+	pxor            xmm8, xmm14                     ; L26 = L7 ^ L9
+	pxor            xmm15, xmm3                     ; S0 = L6 ^ L24
+	pxor            xmm5, xmm13                     ; S4 = L20 ^ L22
+	pxor            xmm11, xmm4                     ; S5 = L25 ^ L29
+	pxor            xmm2, xmm8                      ; S1 = L16 ^ L26
 	pxor            xmm3, xmm0                      ; S3 = L6 ^ L21
-	pxor            xmm13, xmm1                     ; S6 = L13 ^ L27
-	pshufd          xmm0, xmm6, 57                  ; a0 = S7; R(a0)
-	pshufd          xmm1, xmm5, 57                  ; a2 = S5; R(a2)
-	pshufd          xmm4, xmm7, 57                  ; a3 = S4; R(a3)
-	pshufd          xmm8, xmm14, 57                 ; a7 = S0; R(a7)
-	pshufd          xmm10, xmm13, 57                ; a1 = S6; R(a1)
-	pshufd          xmm11, xmm3, 57                 ; a4 = S3; R(a4)
-	pshufd          xmm12, xmm2, 57                 ; a5 = S2; R(a5)
-	pxor            xmm6, xmm0                      ; t0 = a0 + R(a0)
-	pxor            xmm5, xmm1                      ; t2 = a2 + R(a2)
-	pxor            xmm7, xmm4                      ; t3 = a3 + R(a3)
-	pxor            xmm14, xmm8                     ; t7 = a7 + R(a7)
-	pxor            xmm13, xmm10                    ; t1 = a1 + R(a1)
-	pxor            xmm3, xmm11                     ; t4 = a4 + R(a4)
-	pxor            xmm2, xmm12                     ; t5 = a5 + R(a5)
-	pxor            xmm0, xmm14                     ; plane 0: 2t + R(a)
-	pxor            xmm1, xmm13                     ; plane 2: 2t + R(a)
-	pxor            xmm12, xmm3                     ; plane 5: 2t + R(a)
+	pxor            xmm7, xmm1                      ; S6 = L13 ^ L27
+	pshufd          xmm0, xmm9, 57                  ; a0 = S7; R(a0)
+	pshufd          xmm1, xmm11, 57                 ; a2 = S5; R(a2)
+	pshufd          xmm4, xmm5, 57                  ; a3 = S4; R(a3)
+	pshufd          xmm8, xmm15, 57                 ; a7 = S0; R(a7)
+	pshufd          xmm10, xmm7, 57                 ; a1 = S6; R(a1)
+	pshufd          xmm12, xmm3, 57                 ; a4 = S3; R(a4)
+	pshufd          xmm13, xmm6, 57                 ; a5 = S2; R(a5)
+	pxor            xmm9, xmm0                      ; t0 = a0 + R(a0)
+	pxor            xmm11, xmm1                     ; t2 = a2 + R(a2)
+	pxor            xmm5, xmm4                      ; t3 = a3 + R(a3)
+	pxor            xmm15, xmm8                     ; t7 = a7 + R(a7)
+	pxor            xmm7, xmm10                     ; t1 = a1 + R(a1)
+	pxor            xmm3, xmm12                     ; t4 = a4 + R(a4)
+	pxor            xmm6, xmm13                     ; t5 = a5 + R(a5)
+	pxor            xmm0, xmm15                     ; plane 0: 2t + R(a)
+	pxor            xmm1, xmm7                      ; plane 2: 2t + R(a)
+	pxor            xmm13, xmm3                     ; plane 5: 2t + R(a)
 	pxor            xmm0, oword [rbx + 944]         ; + round key
-	pshufd          xmm13, xmm13, 78                ; R^2(t1)
+	pshufd          xmm7, xmm7, 78                  ; R^2(t1)
 	pxor            xmm1, oword [rbx + 976]         ; + round key
 	pshufd          xmm3, xmm3, 78                  ; R^2(t4)
-	pxor            xmm12, oword [rbx + 1024]       ; + round key
-	pshufd          xmm15, xmm9, 57                 ; a6 = S1; R(a6)
-	pxor            xmm9, xmm15                     ; t6 = a6 + R(a6)
-	pxor            xmm15, xmm2                     ; plane 6: 2t + R(a)
-	pxor            xmm8, xmm9                      ; plane 7: 2t + R(a)
-	pshufd          xmm2, xmm2, 78                  ; R^2(t5)
-	pshufd          xmm9, xmm9, 78                  ; R^2(t6)
-	pxor            xmm15, oword [rbx + 1040]       ; + round key
+	pxor            xmm13, oword [rbx + 1024]       ; + round key
+	pshufd          xmm14, xmm2, 57                 ; a6 = S1; R(a6)
+	pxor            xmm2, xmm14                     ; t6 = a6 + R(a6)
+	pxor            xmm14, xmm6                     ; plane 6: 2t + R(a)
+	pxor            xmm8, xmm2                      ; plane 7: 2t + R(a)
+	pshufd          xmm6, xmm6, 78                  ; R^2(t5)
+	pshufd          xmm2, xmm2, 78                  ; R^2(t6)
+	pxor            xmm14, oword [rbx + 1040]       ; + round key
 	pxor            xmm8, oword [rbx + 1056]        ; + round key
-	pxor            xmm12, xmm2                     ; + R^2(t): MixColumns done
-	pxor            xmm15, xmm9                     ; + R^2(t): MixColumns done
-	movdqa          xmm2, xmm6
-	pxor            xmm2, xmm14                     ; 2t, plane 1 = t0 + t7
+	pxor            xmm13, xmm6                     ; + R^2(t): MixColumns done
+	pxor            xmm14, xmm2                     ; + R^2(t): MixColumns done
+	movdqa          xmm2, xmm9
+	pxor            xmm2, xmm15                     ; 2t, plane 1 = t0 + t7
 	pxor            xmm2, xmm10                     ; plane 1: 2t + R(a)
-	movdqa          xmm9, xmm5
-	pxor            xmm9, xmm14                     ; 2t, plane 3 = t2 + t7
-	pxor            xmm9, xmm4                      ; plane 3: 2t + R(a)
-	movdqa          xmm4, xmm7
-	pxor            xmm4, xmm14                     ; 2t, plane 4 = t3 + t7
-	pxor            xmm4, xmm11                     ; plane 4: 2t + R(a)
-	pshufd          xmm6, xmm6, 78                  ; R^2(t0)
+	movdqa          xmm6, xmm11
+	pxor            xmm6, xmm15                     ; 2t, plane 3 = t2 + t7
+	pxor            xmm6, xmm4                      ; plane 3: 2t + R(a)
+	movdqa          xmm4, xmm5
+	pxor            xmm4, xmm15                     ; 2t, plane 4 = t3 + t7
+	pxor            xmm4, xmm12                     ; plane 4: 2t + R(a)
+	pshufd          xmm9, xmm9, 78                  ; R^2(t0)
 	pxor            xmm2, oword [rbx + 960]         ; + round key
-	pshufd          xmm5, xmm5, 78                  ; R^2(t2)
-	pshufd          xmm7, xmm7, 78                  ; R^2(t3)
-	pxor            xmm9, oword [rbx + 992]         ; + round key
+	pshufd          xmm11, xmm11, 78                ; R^2(t2)
+	pshufd          xmm5, xmm5, 78                  ; R^2(t3)
+	pxor            xmm6, oword [rbx + 992]         ; + round key
 	pxor            xmm4, oword [rbx + 1008]        ; + round key
-	pshufd          xmm14, xmm14, 78                ; R^2(t7)
-	pxor            xmm0, xmm6                      ; + R^2(t): MixColumns done
-	pxor            xmm2, xmm13                     ; + R^2(t): MixColumns done
-	pxor            xmm1, xmm5                      ; + R^2(t): MixColumns done
-	pxor            xmm9, xmm7                      ; + R^2(t): MixColumns done
+	pshufd          xmm15, xmm15, 78                ; R^2(t7)
+	pxor            xmm0, xmm9                      ; + R^2(t): MixColumns done
+	pxor            xmm2, xmm7                      ; + R^2(t): MixColumns done
+	pxor            xmm1, xmm11                     ; + R^2(t): MixColumns done
+	pxor            xmm6, xmm5                      ; + R^2(t): MixColumns done
 	pxor            xmm4, xmm3                      ; + R^2(t): MixColumns done
-	pxor            xmm8, xmm14                     ; + R^2(t): MixColumns done
-	movdqa          xmm3, xmm9
-	movdqa          xmm5, xmm12
-	movdqa          xmm6, xmm15
+	pxor            xmm8, xmm15                     ; + R^2(t): MixColumns done
+	movdqa          xmm3, xmm6
+	movdqa          xmm5, xmm13
+	movdqa          xmm6, xmm14
 	movdqa          xmm7, xmm8
-	movdqa          xmm10, xmm2
+	movdqa          xmm9, xmm2
 	movdqa          xmm2, xmm1
-	movdqa          xmm1, xmm10
+	movdqa          xmm1, xmm9
 L.ctr_bulk_aes128:
 ; round 9 before the last: ShiftRows, the S-box circuit, MixColumns, + key
-	pshufb          xmm0, oword [rel L.bs_shift_rows] ; ShiftRows: plane 0 = U7
-	pshufb          xmm1, oword [rel L.bs_shift_rows] ; ShiftRows: plane 1 = U6
-	pshufb          xmm2, oword [rel L.bs_shift_rows] ; ShiftRows: plane 2 = U5
-	pshufb          xmm3, oword [rel L.bs_shift_rows] ; ShiftRows: plane 3 = U4
-	pshufb          xmm4, oword [rel L.bs_shift_rows] ; ShiftRows: plane 4 = U3
-	pshufb          xmm5, oword [rel L.bs_shift_rows] ; ShiftRows: plane 5 = U2
-	pshufb          xmm6, oword [rel L.bs_shift_rows] ; ShiftRows: plane 6 = U1
 	pshufb          xmm7, oword [rel L.bs_shift_rows] ; ShiftRows: plane 7 = U0
+	pshufb          xmm4, oword [rel L.bs_shift_rows] ; ShiftRows: plane 4 = U3
 	movdqa          xmm8, xmm7
 	pxor            xmm8, xmm4                      ; T1 = U0 ^ U3
-	movdqa          xmm9, xmm7
-	pxor            xmm9, xmm1                      ; T3 = U0 ^ U6
-	movdqa          xmm10, xmm4
-	pxor            xmm10, xmm2                     ; T4 = U3 ^ U5
+	pshufb          xmm3, oword [rel L.bs_shift_rows] ; ShiftRows: plane 3 = U4
+	pshufb          xmm1, oword [rel L.bs_shift_rows] ; ShiftRows: plane 1 = U6
 	pxor            xmm3, xmm1                      ; T5 = U4 ^ U6
-	movdqa          xmm11, xmm6
-	pxor            xmm11, xmm5                     ; T7 = U1 ^ U2
-	pxor            xmm5, xmm2                      ; T12 = U2 ^ U5
-	pxor            xmm4, xmm0                      ; T18 = U3 ^ U7
-	pxor            xmm1, xmm0                      ; T21 = U6 ^ U7
-	pxor            xmm7, xmm2                      ; T2 = U0 ^ U5
-	movdqa          xmm12, xmm8
-	pxor            xmm12, xmm3                     ; T6 = T1 ^ T5
-	movdqa          xmm13, xmm0
-	pxor            xmm13, xmm11                    ; T9 = U7 ^ T7
-	pxor            xmm6, xmm2                      ; T11 = U1 ^ U5
-	movdqa          xmm2, xmm9
-	pxor            xmm2, xmm10                     ; T13 = T3 ^ T4
-	movdqa          xmm14, xmm3
-	pxor            xmm14, xmm5                     ; T16 = T5 ^ T12
-	pxor            xmm4, xmm11                     ; T19 = T7 ^ T18
-	pxor            xmm1, xmm11                     ; T22 = T7 ^ T21
-	pxor            xmm11, xmm12                    ; T10 = T6 ^ T7
-	pxor            xmm3, xmm6                      ; T15 = T5 ^ T11
-	pxor            xmm6, xmm12                     ; T14 = T6 ^ T11
-	pxor            xmm5, xmm8                      ; T27 = T1 ^ T12
-	movdqa          xmm15, xmm0
-	pxor            xmm15, xmm12                    ; T8 = U7 ^ T6
-	movdqa          oword [rbx + 304], xmm11
-	movdqa          xmm11, xmm13
-	pxor            xmm11, xmm14                    ; T17 = T9 ^ T16
+	pshufb          xmm6, oword [rel L.bs_shift_rows] ; ShiftRows: plane 6 = U1
+	pshufb          xmm2, oword [rel L.bs_shift_rows] ; ShiftRows: plane 2 = U5
+	movdqa          xmm9, xmm6
+	pxor            xmm9, xmm2                      ; T11 = U1 ^ U5
+	movdqa          xmm10, xmm3
+	pxor            xmm10, xmm9                     ; T15 = T5 ^ T11
+	movdqa          xmm11, xmm8
+	pand            xmm11, xmm10                    ; M11 = T1 & T15
+	movdqa          xmm12, xmm4
+	pxor            xmm12, xmm2                     ; T4 = U3 ^ U5
+	pshufb          xmm5, oword [rel L.bs_shift_rows] ; ShiftRows: plane 5 = U2
+	movdqa          xmm13, xmm5
+	pxor            xmm13, xmm2                     ; T12 = U2 ^ U5
+	movdqa          xmm14, xmm8
+	pxor            xmm14, xmm13                    ; T27 = T1 ^ T12
+	movdqa          xmm15, xmm12
+	pand            xmm15, xmm14                    ; M12 = T4 & T27
+	pxor            xmm15, xmm11                    ; M13 = M12 ^ M11
+	pxor            xmm2, xmm7                      ; T2 = U0 ^ U5
+	movdqa          oword [rbx + 304], xmm14
+	movdqa          xmm14, xmm8
+	pxor            xmm14, xmm3                     ; T6 = T1 ^ T5
+	pxor            xmm6, xmm5                      ; T7 = U1 ^ U2
+	movdqa          xmm5, xmm14
+	pxor            xmm5, xmm6                      ; T10 = T6 ^ T7
 	movdqa          oword [rbx + 320], xmm10
-	movdqa          xmm10, xmm8
-	pxor            xmm10, xmm4                     ; T20 = T1 ^ T19
-	movdqa          oword [rbx + 336], xmm5
-	movdqa          xmm5, xmm7
-	pxor            xmm5, xmm1                      ; T23 = T2 ^ T22
-	movdqa          oword [rbx + 352], xmm7
-	movdqa          xmm7, xmm9
-	pxor            xmm7, xmm14                     ; T26 = T3 ^ T16
-	movdqa          oword [rbx + 368], xmm8
-	movdqa          xmm8, xmm2
-	pand            xmm8, xmm12                     ; M1 = T13 & T6
-	pxor            xmm6, xmm8                      ; M3 = T14 ^ M1
-	movdqa          oword [rbx + 384], xmm2
-	movdqa          xmm2, xmm9
-	pand            xmm2, xmm14                     ; M6 = T3 & T16
-	pxor            xmm7, xmm2                      ; M8 = T26 ^ M6
-	movdqa          oword [rbx + 400], xmm9
-	movdqa          xmm9, xmm5
-	pand            xmm9, xmm15                     ; M2 = T23 & T8
-	pxor            xmm6, xmm9                      ; M16 = M3 ^ M2
-	movdqa          xmm9, xmm4
-	pand            xmm9, xmm0                      ; M4 = T19 & U7
-	pxor            xmm9, xmm8                      ; M5 = M4 ^ M1
-	movdqa          xmm8, xmm1
-	pand            xmm8, xmm13                     ; M7 = T22 & T9
-	pxor            xmm7, xmm8                      ; M18 = M8 ^ M7
-	movdqa          xmm8, xmm10
-	pand            xmm8, xmm11                     ; M9 = T20 & T17
-	pxor            xmm8, xmm2                      ; M10 = M9 ^ M6
-	movdqa          xmm2, xmm3
-	pand            xmm2, oword [rbx + 368]         ; M11 = T1 & T15
-	movdqa          oword [rbx + 416], xmm3
-	movdqa          xmm3, oword [rbx + 320]
-	pand            xmm3, oword [rbx + 336]         ; M12 = T4 & T27
-	pxor            xmm3, xmm2                      ; M13 = M12 ^ M11
-	pxor            xmm6, xmm3                      ; M20 = M16 ^ M13
-	pxor            xmm7, xmm3                      ; M22 = M18 ^ M13
-	movdqa          xmm3, oword [rbx + 352]
-	pand            xmm3, oword [rbx + 304]         ; M14 = T2 & T10
-	pxor            xmm3, xmm2                      ; M15 = M14 ^ M11
-	pxor            xmm8, xmm3                      ; M19 = M10 ^ M15
-	movdqa          xmm2, oword [rbx + 352]
-	pxor            xmm2, oword [rbx + 304]         ; T24 = T2 ^ T10
-	pxor            xmm9, xmm2                      ; M17 = M5 ^ T24
-	pxor            xmm9, xmm3                      ; M21 = M17 ^ M15
-	movdqa          xmm2, xmm10
-	pxor            xmm2, xmm11                     ; T25 = T20 ^ T17
-	pxor            xmm8, xmm2                      ; M23 = M19 ^ T25
-	movdqa          xmm2, xmm7
-	pand            xmm2, xmm6                      ; M25 = M22 & M20
-	movdqa          xmm3, xmm7
-	pxor            xmm3, xmm8                      ; M24 = M22 ^ M23
-	pand            xmm7, xmm9                      ; M34 = M21 & M22
-	pand            xmm7, xmm3                      ; M35 = M24 & M34
-	movdqa          oword [rbx + 432], xmm14
-	movdqa          xmm14, xmm9
-	pxor            xmm14, xmm2                     ; M26 = M21 ^ M25
-	pand            xmm14, xmm3                     ; M30 = M26 & M24
-	pxor            xmm3, xmm2                      ; M36 = M24 ^ M25
-	pxor            xmm14, xmm8                     ; M39 = M23 ^ M30
-	pxor            xmm7, xmm3                      ; M40 = M35 ^ M36
-	pand            xmm0, xmm14                     ; M48 = M39 & U7
-	pand            xmm5, xmm7                      ; M56 = M40 & T23
-	pand            xmm15, xmm7                     ; M47 = M40 & T8
-	pand            xmm4, xmm14                     ; M57 = M39 & T19
-	movdqa          xmm3, xmm6
-	pxor            xmm3, xmm9                      ; M27 = M20 ^ M21
-	pand            xmm6, xmm8                      ; M31 = M20 & M23
-	pxor            xmm8, xmm2                      ; M28 = M23 ^ M25
-	pand            xmm8, xmm3                      ; M29 = M28 & M27
-	pand            xmm6, xmm3                      ; M32 = M27 & M31
-	pxor            xmm3, xmm2                      ; M33 = M27 ^ M25
-	pxor            xmm9, xmm8                      ; M37 = M21 ^ M29
-	pxor            xmm6, xmm3                      ; M38 = M32 ^ M33
-	pand            xmm13, xmm6                     ; M50 = M38 & T9
-	pand            xmm11, xmm9                     ; M51 = M37 & T17
-	pand            xmm1, xmm6                      ; M59 = M38 & T22
-	pand            xmm10, xmm9                     ; M60 = M37 & T20
-	pxor            xmm1, xmm11                     ; L8 = M51 ^ M59
-	pxor            xmm11, xmm0                     ; L12 = M48 ^ M51
-	movdqa          xmm2, xmm6
-	pxor            xmm2, xmm7                      ; M41 = M38 ^ M40
-	pxor            xmm6, xmm9                      ; M43 = M37 ^ M38
-	pxor            xmm9, xmm14                     ; M42 = M37 ^ M39
-	pxor            xmm14, xmm7                     ; M44 = M39 ^ M40
-	pand            xmm12, xmm14                    ; M46 = M44 & T6
-	movdqa          xmm3, xmm6
-	pand            xmm3, oword [rbx + 432]         ; M49 = M43 & T16
-	movdqa          xmm7, xmm2
-	pand            xmm7, oword [rbx + 304]         ; M54 = M41 & T10
-	pand            xmm6, oword [rbx + 400]         ; M58 = M43 & T3
-	movdqa          xmm8, xmm9
-	pand            xmm8, oword [rbx + 368]         ; M61 = M42 & T1
-	movdqa          oword [rbx + 368], xmm4
-	movdqa          xmm4, xmm9
-	pand            xmm4, oword [rbx + 416]         ; M52 = M42 & T15
-	pxor            xmm9, xmm2                      ; M45 = M42 ^ M41
-	movdqa          oword [rbx + 416], xmm5
-	movdqa          xmm5, xmm9
-	pand            xmm5, oword [rbx + 336]         ; M53 = M45 & T27
-	pand            xmm14, oword [rbx + 384]        ; M55 = M44 & T13
-	pand            xmm9, oword [rbx + 320]         ; M62 = M45 & T4
-	pxor            xmm0, xmm12                     ; L2 = M46 ^ M48
-	pxor            xmm7, xmm6                      ; L4 = M54 ^ M58
-	pxor            xmm3, xmm8                      ; L5 = M49 ^ M61
-	pxor            xmm15, xmm14                    ; L3 = M47 ^ M55
-	pxor            xmm3, xmm9                      ; L6 = M62 ^ L5
-	pxor            xmm9, xmm8                      ; L0 = M61 ^ M62
-	pxor            xmm10, xmm0                     ; L11 = M60 ^ L2
-	pxor            xmm6, xmm1                      ; L18 = M58 ^ L8
-	pand            xmm2, oword [rbx + 352]         ; M63 = M41 & T2
-	pxor            xmm12, xmm15                    ; L7 = M46 ^ L3
-	pxor            xmm8, xmm4                      ; L14 = M52 ^ M61
-	pxor            xmm4, xmm5                      ; L9 = M52 ^ M53
-	pxor            xmm5, xmm7                      ; L10 = M53 ^ L4
-	pxor            xmm15, xmm11                    ; L22 = L3 ^ L12
-	pxor            xmm6, xmm0                      ; L23 = L18 ^ L2
-	pxor            xmm2, xmm7                      ; L19 = M63 ^ L4
-	pxor            xmm1, xmm5                      ; L27 = L8 ^ L10
-	pxor            xmm5, xmm3                      ; L25 = L6 ^ L10
-	pxor            xmm8, xmm10                     ; L28 = L11 ^ L14
-	pxor            xmm6, xmm3                      ; S7 = L6 ^ L23
-	pxor            xmm2, xmm8                      ; S2 = L19 ^ L28
-	movdqa          xmm0, xmm13
-	pxor            xmm0, oword [rbx + 416]         ; L1 = M50 ^ M56
-	pxor            xmm14, xmm0                     ; L15 = M55 ^ L1
+	movdqa          xmm10, xmm2
+	pand            xmm10, xmm5                     ; M14 = T2 & T10
+	pxor            xmm10, xmm11                    ; M15 = M14 ^ M11
+	pxor            xmm7, xmm1                      ; T3 = U0 ^ U6
+	movdqa          xmm11, xmm7
+	pxor            xmm11, xmm12                    ; T13 = T3 ^ T4
+	movdqa          oword [rbx + 336], xmm12
+	movdqa          xmm12, xmm11
+	pand            xmm12, xmm14                    ; M1 = T13 & T6
+	pxor            xmm9, xmm14                     ; T14 = T6 ^ T11
+	pxor            xmm9, xmm12                     ; M3 = T14 ^ M1
+	pshufb          xmm0, oword [rel L.bs_shift_rows] ; ShiftRows: plane 0 = U7
+	pxor            xmm1, xmm0                      ; T21 = U6 ^ U7
+	pxor            xmm1, xmm6                      ; T22 = T7 ^ T21
+	movdqa          oword [rbx + 352], xmm11
+	movdqa          xmm11, xmm2
+	pxor            xmm11, xmm1                     ; T23 = T2 ^ T22
+	movdqa          oword [rbx + 368], xmm2
+	movdqa          xmm2, xmm0
+	pxor            xmm2, xmm14                     ; T8 = U7 ^ T6
+	movdqa          oword [rbx + 384], xmm14
+	movdqa          xmm14, xmm11
+	pand            xmm14, xmm2                     ; M2 = T23 & T8
+	pxor            xmm9, xmm14                     ; M16 = M3 ^ M2
+	pxor            xmm3, xmm13                     ; T16 = T5 ^ T12
+	movdqa          xmm13, xmm7
+	pand            xmm13, xmm3                     ; M6 = T3 & T16
+	movdqa          xmm14, xmm7
+	pxor            xmm14, xmm3                     ; T26 = T3 ^ T16
+	pxor            xmm14, xmm13                    ; M8 = T26 ^ M6
+	movdqa          oword [rbx + 400], xmm7
 	movdqa          xmm7, xmm0
-	pxor            xmm7, oword [rbx + 368]         ; L17 = M57 ^ L1
-	pxor            xmm14, xmm4                     ; L24 = L15 ^ L9
-	pxor            xmm10, xmm7                     ; L29 = L11 ^ L17
-	movdqa          xmm7, xmm9
-	pxor            xmm7, xmm0                      ; L20 = L0 ^ L1
-	pxor            xmm13, xmm9                     ; L13 = M50 ^ L0
-	pxor            xmm9, oword [rbx + 416]         ; L16 = M56 ^ L0
-	pxor            xmm0, xmm12                     ; L21 = L1 ^ L7
-	pxor            xmm12, xmm4                     ; L26 = L7 ^ L9
-	pxor            xmm14, xmm3                     ; S0 = L6 ^ L24
-	pxor            xmm7, xmm15                     ; S4 = L20 ^ L22
-	pxor            xmm5, xmm10                     ; S5 = L25 ^ L29
-	pxor            xmm9, xmm12                     ; S1 = L16 ^ L26
+	pxor            xmm7, xmm6                      ; T9 = U7 ^ T7
+	movdqa          oword [rbx + 416], xmm2
+	movdqa          xmm2, xmm1
+	pand            xmm2, xmm7                      ; M7 = T22 & T9
+	pxor            xmm14, xmm2                     ; M18 = M8 ^ M7
+	pxor            xmm4, xmm0                      ; T18 = U3 ^ U7
+	pxor            xmm6, xmm4                      ; T19 = T7 ^ T18
+	movdqa          xmm2, xmm6
+	pand            xmm2, xmm0                      ; M4 = T19 & U7
+	pxor            xmm2, xmm12                     ; M5 = M4 ^ M1
+	movdqa          xmm4, xmm8
+	pxor            xmm4, xmm6                      ; T20 = T1 ^ T19
+	movdqa          xmm12, xmm7
+	pxor            xmm12, xmm3                     ; T17 = T9 ^ T16
+	movdqa          oword [rbx + 432], xmm8
+	movdqa          xmm8, xmm4
+	pand            xmm8, xmm12                     ; M9 = T20 & T17
+	pxor            xmm8, xmm13                     ; M10 = M9 ^ M6
+	pxor            xmm9, xmm15                     ; M20 = M16 ^ M13
+	pxor            xmm14, xmm15                    ; M22 = M18 ^ M13
+	pxor            xmm8, xmm10                     ; M19 = M10 ^ M15
+	movdqa          xmm13, xmm5
+	pxor            xmm13, oword [rbx + 368]        ; T24 = T2 ^ T10
+	pxor            xmm2, xmm13                     ; M17 = M5 ^ T24
+	pxor            xmm2, xmm10                     ; M21 = M17 ^ M15
+	movdqa          xmm10, xmm4
+	pxor            xmm10, xmm12                    ; T25 = T20 ^ T17
+	pxor            xmm8, xmm10                     ; M23 = M19 ^ T25
+	movdqa          xmm10, xmm14
+	pand            xmm10, xmm9                     ; M25 = M22 & M20
+	movdqa          xmm13, xmm14
+	pxor            xmm13, xmm8                     ; M24 = M22 ^ M23
+	pand            xmm14, xmm2                     ; M34 = M21 & M22
+	pand            xmm14, xmm13                    ; M35 = M24 & M34
+	movdqa          xmm15, xmm2
+	pxor            xmm15, xmm10                    ; M26 = M21 ^ M25
+	pand            xmm15, xmm13                    ; M30 = M26 & M24
+	pxor            xmm13, xmm10                    ; M36 = M24 ^ M25
+	pxor            xmm15, xmm8                     ; M39 = M23 ^ M30
+	pxor            xmm14, xmm13                    ; M40 = M35 ^ M36
+	pand            xmm0, xmm15                     ; M48 = M39 & U7
+	pand            xmm11, xmm14                    ; M56 = M40 & T23
+	movdqa          xmm13, xmm14
+	pand            xmm13, oword [rbx + 416]        ; M47 = M40 & T8
+	pand            xmm6, xmm15                     ; M57 = M39 & T19
+	movdqa          oword [rbx + 416], xmm6
+	movdqa          xmm6, xmm9
+	pxor            xmm6, xmm2                      ; M27 = M20 ^ M21
+	pand            xmm9, xmm8                      ; M31 = M20 & M23
+	pxor            xmm8, xmm10                     ; M28 = M23 ^ M25
+	pand            xmm8, xmm6                      ; M29 = M28 & M27
+	pand            xmm9, xmm6                      ; M32 = M27 & M31
+	pxor            xmm6, xmm10                     ; M33 = M27 ^ M25
+	pxor            xmm2, xmm8                      ; M37 = M21 ^ M29
+	pxor            xmm9, xmm6                      ; M38 = M32 ^ M33
+	pand            xmm7, xmm9                      ; M50 = M38 & T9
+	pand            xmm12, xmm2                     ; M51 = M37 & T17
+	pand            xmm1, xmm9                      ; M59 = M38 & T22
+	pand            xmm4, xmm2                      ; M60 = M37 & T20
+	pxor            xmm1, xmm12                     ; L8 = M51 ^ M59
+	pxor            xmm12, xmm0                     ; L12 = M48 ^ M51
+	movdqa          xmm6, xmm9
+	pxor            xmm6, xmm14                     ; M41 = M38 ^ M40
+	pxor            xmm9, xmm2                      ; M43 = M37 ^ M38
+	pxor            xmm2, xmm15                     ; M42 = M37 ^ M39
+	pxor            xmm15, xmm14                    ; M44 = M39 ^ M40
+	movdqa          xmm8, xmm15
+	pand            xmm8, oword [rbx + 384]         ; M46 = M44 & T6
+	pand            xmm3, xmm9                      ; M49 = M43 & T16
+	pand            xmm5, xmm6                      ; M54 = M41 & T10
+	pand            xmm9, oword [rbx + 400]         ; M58 = M43 & T3
+	movdqa          xmm10, xmm2
+	pand            xmm10, oword [rbx + 432]        ; M61 = M42 & T1
+	movdqa          xmm14, xmm2
+	pand            xmm14, oword [rbx + 320]        ; M52 = M42 & T15
+	pxor            xmm2, xmm6                      ; M45 = M42 ^ M41
+	movdqa          oword [rbx + 320], xmm11
+	movdqa          xmm11, xmm2
+	pand            xmm11, oword [rbx + 304]        ; M53 = M45 & T27
+	pand            xmm15, oword [rbx + 352]        ; M55 = M44 & T13
+	pand            xmm2, oword [rbx + 336]         ; M62 = M45 & T4
+	pxor            xmm0, xmm8                      ; L2 = M46 ^ M48
+	pxor            xmm5, xmm9                      ; L4 = M54 ^ M58
+	pxor            xmm3, xmm10                     ; L5 = M49 ^ M61
+	pxor            xmm13, xmm15                    ; L3 = M47 ^ M55
+	pxor            xmm3, xmm2                      ; L6 = M62 ^ L5
+	pxor            xmm2, xmm10                     ; L0 = M61 ^ M62
+	pxor            xmm4, xmm0                      ; L11 = M60 ^ L2
+	pxor            xmm9, xmm1                      ; L18 = M58 ^ L8
+	pand            xmm6, oword [rbx + 368]         ; M63 = M41 & T2
+	pxor            xmm8, xmm13                     ; L7 = M46 ^ L3
+	pxor            xmm10, xmm14                    ; L14 = M52 ^ M61
+	pxor            xmm14, xmm11                    ; L9 = M52 ^ M53
+	pxor            xmm11, xmm5                     ; L10 = M53 ^ L4
+	pxor            xmm13, xmm12                    ; L22 = L3 ^ L12
+	pxor            xmm9, xmm0                      ; L23 = L18 ^ L2
+	pxor            xmm6, xmm5                      ; L19 = M63 ^ L4
+	pxor            xmm1, xmm11                     ; L27 = L8 ^ L10
+	pxor            xmm11, xmm3                     ; L25 = L6 ^ L10
+	pxor            xmm10, xmm4                     ; L28 = L11 ^ L14
+	pxor            xmm9, xmm3                      ; S7 = L6 ^ L23
+	pxor            xmm6, xmm10                     ; S2 = L19 ^ L28
+	movdqa          xmm0, xmm7
+	pxor            xmm0, oword [rbx + 320]         ; L1 = M50 ^ M56
+	pxor            xmm15, xmm0                     ; L15 = M55 ^ L1
+	movdqa          xmm5, xmm0
+	pxor            xmm5, oword [rbx + 416]         ; L17 = M57 ^ L1
+	pxor            xmm15, xmm14                    ; L24 = L15 ^ L9
+	pxor            xmm4, xmm5                      ; L29 = L11 ^ L17
+	movdqa          xmm5, xmm2
+	pxor            xmm5, xmm0                      ; L20 = L0 ^ L1
+	pxor            xmm7, xmm2                      ; L13 = M50 ^ L0
+	pxor            xmm2, oword [rbx + 320]         ; L16 = M56 ^ L0
+	pxor            xmm0, xmm8                      ; L21 = L1 ^ L7
+	pxor            xmm8, xmm14                     ; L26 = L7 ^ L9
+	pxor            xmm15, xmm3                     ; S0 = L6 ^ L24
+	pxor            xmm5, xmm13                     ; S4 = L20 ^ L22
+	pxor            xmm11, xmm4                     ; S5 = L25 ^ L29
+	pxor            xmm2, xmm8                      ; S1 = L16 ^ L26
 	pxor            xmm3, xmm0                      ; S3 = L6 ^ L21
-	pxor            xmm13, xmm1                     ; S6 = L13 ^ L27
-	pshufd          xmm0, xmm6, 57                  ; a0 = S7; R(a0)
-	pshufd          xmm1, xmm5, 57                  ; a2 = S5; R(a2)
-	pshufd          xmm4, xmm7, 57                  ; a3 = S4; R(a3)
-	pshufd          xmm8, xmm14, 57                 ; a7 = S0; R(a7)
-	pshufd          xmm10, xmm13, 57                ; a1 = S6; R(a1)
-	pshufd          xmm11, xmm3, 57                 ; a4 = S3; R(a4)
-	pshufd          xmm12, xmm2, 57                 ; a5 = S2; R(a5)
-	pxor            xmm6, xmm0                      ; t0 = a0 + R(a0)
-	pxor            xmm5, xmm1                      ; t2 = a2 + R(a2)
-	pxor            xmm7, xmm4                      ; t3 = a3 + R(a3)
-	pxor            xmm14, xmm8                     ; t7 = a7 + R(a7)
-	pxor            xmm13, xmm10                    ; t1 = a1 + R(a1)
-	pxor            xmm3, xmm11                     ; t4 = a4 + R(a4)
-	pxor            xmm2, xmm12                     ; t5 = a5 + R(a5)
-	pxor            xmm0, xmm14                     ; plane 0: 2t + R(a)
-	pxor            xmm1, xmm13                     ; plane 2: 2t + R(a)
-	pxor            xmm12, xmm3                     ; plane 5: 2t + R(a)
+	pxor            xmm7, xmm1                      ; S6 = L13 ^ L27
+	pshufd          xmm0, xmm9, 57                  ; a0 = S7; R(a0)
+	pshufd          xmm1, xmm11, 57                 ; a2 = S5; R(a2)
+	pshufd          xmm4, xmm5, 57                  ; a3 = S4; R(a3)
+	pshufd          xmm8, xmm15, 57                 ; a7 = S0; R(a7)
+	pshufd          xmm10, xmm7, 57                 ; a1 = S6; R(a1)
+	pshufd          xmm12, xmm3, 57                 ; a4 = S3; R(a4)
+	pshufd          xmm13, xmm6, 57                 ; a5 = S2; R(a5)
+	pxor            xmm9, xmm0                      ; t0 = a0 + R(a0)
+	pxor            xmm11, xmm1                     ; t2 = a2 + R(a2)
+	pxor            xmm5, xmm4                      ; t3 = a3 + R(a3)
+	pxor            xmm15, xmm8                     ; t7 = a7 + R(a7)
+	pxor            xmm7, xmm10                     ; t1 = a1 + R(a1)
+	pxor            xmm3, xmm12                     ; t4 = a4 + R(a4)
+	pxor            xmm6, xmm13                     ; t5 = a5 + R(a5)
+	pxor            xmm0, xmm15                     ; plane 0: 2t + R(a)
+	pxor            xmm1, xmm7                      ; plane 2: 2t + R(a)
+	pxor            xmm13, xmm3                     ; plane 5: 2t + R(a)
 	pxor            xmm0, oword [rbx + 1072]        ; + round key
-	pshufd          xmm13, xmm13, 78                ; R^2(t1)
+	pshufd          xmm7, xmm7, 78                  ; R^2(t1)
 	pxor            xmm1, oword [rbx + 1104]        ; + round key
 	pshufd          xmm3, xmm3, 78                  ; R^2(t4)
-	pxor            xmm12, oword [rbx + 1152]       ; + round key
-	pshufd          xmm15, xmm9, 57                 ; a6 = S1; R(a6)
-	pxor            xmm9, xmm15                     ; t6 = a6 + R(a6)
-	pxor            xmm15, xmm2                     ; plane 6: 2t + R(a)
-	pxor            xmm8, xmm9                      ; plane 7: 2t + R(a)
-	pshufd          xmm2, xmm2, 78                  ; R^2(t5)
-	pshufd          xmm9, xmm9, 78                  ; R^2(t6)
-	pxor            xmm15, oword [rbx + 1168]       ; + round key
+	pxor            xmm13, oword [rbx + 1152]       ; + round key
+	pshufd          xmm14, xmm2, 57                 ; a6 = S1; R(a6)
+	pxor            xmm2, xmm14                     ; t6 = a6 + R(a6)
+	pxor            xmm14, xmm6                     ; plane 6: 2t + R(a)
+	pxor            xmm8, xmm2                      ; plane 7: 2t + R(a)
+	pshufd          xmm6, xmm6, 78                  ; R^2(t5)
+	pshufd          xmm2, xmm2, 78                  ; R^2(t6)
+	pxor            xmm14, oword [rbx + 1168]       ; + round key
 	pxor            xmm8, oword [rbx + 1184]        ; + round key
-	pxor            xmm12, xmm2                     ; + R^2(t): MixColumns done
-	pxor            xmm15, xmm9                     ; + R^2(t): MixColumns done
-	movdqa          xmm2, xmm6
-	pxor            xmm2, xmm14                     ; 2t, plane 1 = t0 + t7
+	pxor            xmm13, xmm6                     ; + R^2(t): MixColumns done
+	pxor            xmm14, xmm2                     ; + R^2(t): MixColumns done
+	movdqa          xmm2, xmm9
+	pxor            xmm2, xmm15                     ; 2t, plane 1 = t0 + t7
 	pxor            xmm2, xmm10                     ; plane 1: 2t + R(a)
-	movdqa          xmm9, xmm5
-	pxor            xmm9, xmm14                     ; 2t, plane 3 = t2 + t7
-	pxor            xmm9, xmm4                      ; plane 3: 2t + R(a)
-	movdqa          xmm4, xmm7
-	pxor            xmm4, xmm14                     ; 2t, plane 4 = t3 + t7
-	pxor            xmm4, xmm11                     ; plane 4: 2t + R(a)
-	pshufd          xmm6, xmm6, 78                  ; R^2(t0)
+	movdqa          xmm6, xmm11
+	pxor            xmm6, xmm15                     ; 2t, plane 3 = t2 + t7
+	pxor            xmm6, xmm4                      ; plane 3: 2t + R(a)
+	movdqa          xmm4, xmm5
+	pxor            xmm4, xmm15                     ; 2t, plane 4 = t3 + t7
+	pxor            xmm4, xmm12                     ; plane 4: 2t + R(a)
+	pshufd          xmm9, xmm9, 78                  ; R^2(t0)
 	pxor            xmm2, oword [rbx + 1088]        ; + round key
-	pshufd          xmm5, xmm5, 78                  ; R^2(t2)
-	pshufd          xmm7, xmm7, 78                  ; R^2(t3)
-	pxor            xmm9, oword [rbx + 1120]        ; + round key
+	pshufd          xmm11, xmm11, 78                ; R^2(t2)
+	pshufd          xmm5, xmm5, 78                  ; R^2(t3)
+	pxor            xmm6, oword [rbx + 1120]        ; + round key
 	pxor            xmm4, oword [rbx + 1136]        ; + round key
-	pshufd          xmm14, xmm14, 78                ; R^2(t7)
-	pxor            xmm0, xmm6                      ; + R^2(t): MixColumns done
-	pxor            xmm2, xmm13                     ; + R^2(t): MixColumns done
-	pxor            xmm1, xmm5                      ; + R^2(t): MixColumns done
-	pxor            xmm9, xmm7                      ; + R^2(t): MixColumns done
+	pshufd          xmm15, xmm15, 78                ; R^2(t7)
+	pxor            xmm0, xmm9                      ; + R^2(t): MixColumns done
+	pxor            xmm2, xmm7                      ; + R^2(t): MixColumns done
+	pxor            xmm1, xmm11                     ; + R^2(t): MixColumns done
+	pxor            xmm6, xmm5                      ; + R^2(t): MixColumns done
 	pxor            xmm4, xmm3                      ; + R^2(t): MixColumns done
-	pxor            xmm8, xmm14                     ; + R^2(t): MixColumns done
-	movdqa          xmm3, xmm9
-	movdqa          xmm5, xmm12
-	movdqa          xmm6, xmm15
+	pxor            xmm8, xmm15                     ; + R^2(t): MixColumns done
+	movdqa          xmm3, xmm6
+	movdqa          xmm5, xmm13
+	movdqa          xmm6, xmm14
 	movdqa          xmm7, xmm8
-	movdqa          xmm10, xmm2
+	movdqa          xmm9, xmm2
 	movdqa          xmm2, xmm1
-	movdqa          xmm1, xmm10
+	movdqa          xmm1, xmm9
 ; round 8 before the last: ShiftRows, the S-box circuit, MixColumns, + key
-	pshufb          xmm0, oword [rel L.bs_shift_rows] ; ShiftRows: plane 0 = U7
-	pshufb          xmm1, oword [rel L.bs_shift_rows] ; ShiftRows: plane 1 = U6
-	pshufb          xmm2, oword [rel L.bs_shift_rows] ; ShiftRows: plane 2 = U5
-	pshufb          xmm3, oword [rel L.bs_shift_rows] ; ShiftRows: plane 3 = U4
-	pshufb          xmm4, oword [rel L.bs_shift_rows] ; ShiftRows: plane 4 = U3
-	pshufb          xmm5, oword [rel L.bs_shift_rows] ; ShiftRows: plane 5 = U2
-	pshufb          xmm6, oword [rel L.bs_shift_rows] ; ShiftRows: plane 6 = U1
 	pshufb          xmm7, oword [rel L.bs_shift_rows] ; ShiftRows: plane 7 = U0
+	pshufb          xmm4, oword [rel L.bs_shift_rows] ; ShiftRows: plane 4 = U3
 	movdqa          xmm8, xmm7
 	pxor            xmm8, xmm4                      ; T1 = U0 ^ U3
-	movdqa          xmm9, xmm7
-	pxor            xmm9, xmm1                      ; T3 = U0 ^ U6
-	movdqa          xmm10, xmm4
-	pxor            xmm10, xmm2                     ; T4 = U3 ^ U5
+	pshufb          xmm3, oword [rel L.bs_shift_rows] ; ShiftRows: plane 3 = U4
+	pshufb          xmm1, oword [rel L.bs_shift_rows] ; ShiftRows: plane 1 = U6
 	pxor            xmm3, xmm1                      ; T5 = U4 ^ U6
-	movdqa          xmm11, xmm6
-	pxor            xmm11, xmm5                     ; T7 = U1 ^ U2
-	pxor            xmm5, xmm2                      ; T12 = U2 ^ U5
-	pxor            xmm4, xmm0                      ; T18 = U3 ^ U7
-	pxor            xmm1, xmm0                      ; T21 = U6 ^ U7
-	pxor            xmm7, xmm2                      ; T2 = U0 ^ U5
-	movdqa          xmm12, xmm8
-	pxor            xmm12, xmm3                     ; T6 = T1 ^ T5
-	movdqa          xmm13, xmm0
-	pxor            xmm13, xmm11                    ; T9 = U7 ^ T7
-	pxor            xmm6, xmm2                      ; T11 = U1 ^ U5
-	movdqa          xmm2, xmm9
-	pxor            xmm2, xmm10                     ; T13 = T3 ^ T4
-	movdqa          xmm14, xmm3
-	pxor            xmm14, xmm5                     ; T16 = T5 ^ T12
-	pxor            xmm4, xmm11                     ; T19 = T7 ^ T18
-	pxor            xmm1, xmm11                     ; T22 = T7 ^ T21
-	pxor            xmm11, xmm12                    ; T10 = T6 ^ T7
-	pxor            xmm3, xmm6                      ; T15 = T5 ^ T11
-	pxor            xmm6, xmm12                     ; T14 = T6 ^ T11
-	pxor            xmm5, xmm8                      ; T27 = T1 ^ T12
-	movdqa          xmm15, xmm0
-	pxor            xmm15, xmm12                    ; T8 = U7 ^ T6
-	movdqa          oword [rbx + 304], xmm11
-	movdqa          xmm11, xmm13
-	pxor            xmm11, xmm14                    ; T17 = T9 ^ T16
+	pshufb          xmm6, oword [rel L.bs_shift_rows] ; ShiftRows: plane 6 = U1
+	pshufb          xmm2, oword [rel L.bs_shift_rows] ; ShiftRows: plane 2 = U5
+	movdqa          xmm9, xmm6
+	pxor            xmm9, xmm2                      ; T11 = U1 ^ U5
+	movdqa          xmm10, xmm3
+	pxor            xmm10, xmm9                     ; T15 = T5 ^ T11
+	movdqa          xmm11, xmm8
+	pand            xmm11, xmm10                    ; M11 = T1 & T15
+	movdqa          xmm12, xmm4
+	pxor            xmm12, xmm2                     ; T4 = U3 ^ U5
+	pshufb          xmm5, oword [rel L.bs_shift_rows] ; ShiftRows: plane 5 = U2
+	movdqa          xmm13, xmm5
+	pxor            xmm13, xmm2                     ; T12 = U2 ^ U5
+	movdqa          xmm14, xmm8
+	pxor            xmm14, xmm13                    ; T27 = T1 ^ T12
+	movdqa          xmm15, xmm12
+	pand            xmm15, xmm14                    ; M12 = T4 & T27
+	pxor            xmm15, xmm11                    ; M13 = M12 ^ M11
+	pxor            xmm2, xmm7                      ; T2 = U0 ^ U5
+	movdqa          oword [rbx + 304], xmm14
+	movdqa          xmm14, xmm8
+	pxor            xmm14, xmm3                     ; T6 = T1 ^ T5
+	pxor            xmm6, xmm5                      ; T7 = U1 ^ U2
+	movdqa          xmm5, xmm14
+	pxor            xmm5, xmm6                      ; T10 = T6 ^ T7
 	movdqa          oword [rbx + 320], xmm10
-	movdqa          xmm10, xmm8
-	pxor            xmm10, xmm4                     ; T20 = T1 ^ T19
-	movdqa          oword [rbx + 336], xmm5
-	movdqa          xmm5, xmm7
-	pxor            xmm5, xmm1                      ; T23 = T2 ^ T22
-	movdqa          oword [rbx + 352], xmm7
-	movdqa          xmm7, xmm9
-	pxor            xmm7, xmm14                     ; T26 = T3 ^ T16
-	movdqa          oword [rbx + 368], xmm8
-	movdqa          xmm8, xmm2
-	pand            xmm8, xmm12                     ; M1 = T13 & T6
-	pxor            xmm6, xmm8                      ; M3 = T14 ^ M1
-	movdqa          oword [rbx + 384], xmm2
-	movdqa          xmm2, xmm9
-	pand            xmm2, xmm14                     ; M6 = T3 & T16
-	pxor            xmm7, xmm2                      ; M8 = T26 ^ M6
-	movdqa          oword [rbx + 400], xmm9
-	movdqa          xmm9, xmm5
-	pand            xmm9, xmm15                     ; M2 = T23 & T8
-	pxor            xmm6, xmm9                      ; M16 = M3 ^ M2
-	movdqa          xmm9, xmm4
-	pand            xmm9, xmm0                      ; M4 = T19 & U7
-	pxor            xmm9, xmm8                      ; M5 = M4 ^ M1
-	movdqa          xmm8, xmm1
-	pand            xmm8, xmm13                     ; M7 = T22 & T9
-	pxor            xmm7, xmm8                      ; M18 = M8 ^ M7
-	movdqa          xmm8, xmm10
-	pand            xmm8, xmm11                     ; M9 = T20 & T17
-	pxor            xmm8, xmm2                      ; M10 = M9 ^ M6
-	movdqa          xmm2, xmm3
-	pand            xmm2, oword [rbx + 368]         ; M11 = T1 & T15
-	movdqa          oword [rbx + 416], xmm3
-	movdqa          xmm3, oword [rbx + 320]
-	pand            xmm3, oword [rbx + 336]         ; M12 = T4 & T27
-	pxor            xmm3, xmm2                      ; M13 = M12 ^ M11
-	pxor            xmm6, xmm3                      ; M20 = M16 ^ M13
-	pxor            xmm7, xmm3                      ; M22 = M18 ^ M13
-	movdqa          xmm3, oword [rbx + 352]
-	pand            xmm3, oword [rbx + 304]         ; M14 = T2 & T10
-	pxor            xmm3, xmm2                      ; M15 = M14 ^ M11
-	pxor            xmm8, xmm3                      ; M19 = M10 ^ M15
-	movdqa          xmm2, oword [rbx + 352]
-	pxor            xmm2, oword [rbx + 304]         ; T24 = T2 ^ T10
-	pxor            xmm9, xmm2                      ; M17 = M5 ^ T24
-	pxor            xmm9, xmm3                      ; M21 = M17 ^ M15
-	movdqa          xmm2, xmm10
-	pxor            xmm2, xmm11                     ; T25 = T20 ^ T17
-	pxor            xmm8, xmm2                      ; M23 = M19 ^ T25
-	movdqa          xmm2, xmm7
-	pand            xmm2, xmm6                      ; M25 = M22 & M20
-	movdqa          xmm3, xmm7
-	pxor            xmm3, xmm8                      ; M24 = M22 ^ M23
-	pand            xmm7, xmm9                      ; M34 = M21 & M22
-	pand            xmm7, xmm3                      ; M35 = M24 & M34
-	movdqa          oword [rbx + 432], xmm14
-	movdqa          xmm14, xmm9
-	pxor            xmm14, xmm2                     ; M26 = M21 ^ M25
-	pand            xmm14, xmm3                     ; M30 = M26 & M24
-	pxor            xmm3, xmm2                      ; M36 = M24 ^ M25
-	pxor            xmm14, xmm8                     ; M39 = M23 ^ M30
-	pxor            xmm7, xmm3                      ; M40 = M35 ^ M36
-	pand            xmm0, xmm14                     ; M48 = M39 & U7
-	pand            xmm5, xmm7                      ; M56 = M40 & T23
-	pand            xmm15, xmm7                     ; M47 = M40 & T8
-	pand            xmm4, xmm14                     ; M57 = M39 & T19
-	movdqa          xmm3, xmm6
-	pxor            xmm3, xmm9                      ; M27 = M20 ^ M21
-	pand            xmm6, xmm8                      ; M31 = M20 & M23
-	pxor            xmm8, xmm2                      ; M28 = M23 ^ M25
-	pand            xmm8, xmm3                      ; M29 = M28 & M27
-	pand            xmm6, xmm3                      ; M32 = M27 & M31
-	pxor            xmm3, xmm2                      ; M33 = M27 ^ M25
-	pxor            xmm9, xmm8                      ; M37 = M21 ^ M29
-	pxor            xmm6, xmm3                      ; M38 = M32 ^ M33
-	pand            xmm13, xmm6                     ; M50 = M38 & T9
-	pand            xmm11, xmm9                     ; M51 = M37 & T17
-	pand            xmm1, xmm6                      ; M59 = M38 & T22
-	pand            xmm10, xmm9                     ; M60 = M37 & T20
-	pxor            xmm1, xmm11                     ; L8 = M51 ^ M59
-	pxor            xmm11, xmm0                     ; L12 = M48 ^ M51
-	movdqa          xmm2, xmm6
-	pxor            xmm2, xmm7                      ; M41 = M38 ^ M40
-	pxor            xmm6, xmm9                      ; M43 = M37 ^ M38
-	pxor            xmm9, xmm14                     ; M42 = M37 ^ M39
-	pxor            xmm14, xmm7                     ; M44 = M39 ^ M40
-	pand            xmm12, xmm14                    ; M46 = M44 & T6
-	movdqa          xmm3, xmm6
-	pand            xmm3, oword [rbx + 432]         ; M49 = M43 & T16
-	movdqa          xmm7, xmm2
-	pand            xmm7, oword [rbx + 304]         ; M54 = M41 & T10
-	pand            xmm6, oword [rbx + 400]         ; M58 = M43 & T3
-	movdqa          xmm8, xmm9
-	pand            xmm8, oword [rbx + 368]         ; M61 = M42 & T1
-	movdqa          oword [rbx + 368], xmm4
-	movdqa          xmm4, xmm9
-	pand            xmm4, oword [rbx + 416]         ; M52 = M42 & T15
-	pxor            xmm9, xmm2                      ; M45 = M42 ^ M41
-	movdqa          oword [rbx + 416], xmm5
-	movdqa          xmm5, xmm9
-	pand            xmm5, oword [rbx + 336]         ; M53 = M45 & T27
-	pand            xmm14, oword [rbx + 384]        ; M55 = M44 & T13
-	pand            xmm9, oword [rbx + 320]         ; M62 = M45 & T4
-	pxor            xmm0, xmm12                     ; L2 = M46 ^ M48
-	pxor            xmm7, xmm6                      ; L4 = M54 ^ M58
-	pxor            xmm3, xmm8                      ; L5 = M49 ^ M61
-	pxor            xmm15, xmm14                    ; L3 = M47 ^ M55
-	pxor            xmm3, xmm9                      ; L6 = M62 ^ L5
-	pxor            xmm9, xmm8                      ; L0 = M61 ^ M62
-	pxor            xmm10, xmm0                     ; L11 = M60 ^ L2
-	pxor            xmm6, xmm1                      ; L18 = M58 ^ L8
-	pand            xmm2, oword [rbx + 352]         ; M63 = M41 & T2
-	pxor            xmm12, xmm15                    ; L7 = M46 ^ L3
-	pxor            xmm8, xmm4                      ; L14 = M52 ^ M61
-	pxor            xmm4, xmm5                      ; L9 = M52 ^ M53
-	pxor            xmm5, xmm7                      ; L10 = M53 ^ L4
-	pxor            xmm15, xmm11                    ; L22 = L3 ^ L12
-	pxor            xmm6, xmm0                      ; L23 = L18 ^ L2
-	pxor            xmm2, xmm7                      ; L19 = M63 ^ L4
-	pxor            xmm1, xmm5                      ; L27 = L8 ^ L10
-	pxor            xmm5, xmm3                      ; L25 = L6 ^ L10
-	pxor            xmm8, xmm10                     ; L28 = L11 ^ L14
-	pxor            xmm6, xmm3                      ; S7 = L6 ^ L23
-	pxor            xmm2, xmm8                      ; S2 = L19 ^ L28
-	movdqa          xmm0, xmm13
-	pxor            xmm0, oword [rbx + 416]         ; L1 = M50 ^ M56
-	pxor            xmm14, xmm0                     ; L15 = M55 ^ L1
+	movdqa          xmm10, xmm2
+	pand            xmm10, xmm5                     ; M14 = T2 & T10
+	pxor            xmm10, xmm11                    ; M15 = M14 ^ M11
+	pxor            xmm7, xmm1                      ; T3 = U0 ^ U6
+	movdqa          xmm11, xmm7
+	pxor            xmm11, xmm12                    ; T13 = T3 ^ T4
+	movdqa          oword [rbx + 336], xmm12
+	movdqa          xmm12, xmm11
+	pand            xmm12, xmm14                    ; M1 = T13 & T6
+	pxor            xmm9, xmm14                     ; T14 = T6 ^ T11
+	pxor            xmm9, xmm12                     ; M3 = T14 ^ M1
+	pshufb          xmm0, oword [rel L.bs_shift_rows] ; ShiftRows: plane 0 = U7
+	pxor            xmm1, xmm0                      ; T21 = U6 ^ U7
+	pxor            xmm1, xmm6                      ; T22 = T7 ^ T21
+	movdqa          oword [rbx + 352], xmm11
+	movdqa          xmm11, xmm2
+	pxor            xmm11, xmm1                     ; T23 = T2 ^ T22
+	movdqa          oword [rbx + 368], xmm2
+	movdqa          xmm2, xmm0
+	pxor            xmm2, xmm14                     ; T8 = U7 ^ T6
+	movdqa          oword [rbx + 384], xmm14
+	movdqa          xmm14, xmm11
+	pand            xmm14, xmm2                     ; M2 = T23 & T8
+	pxor            xmm9, xmm14                     ; M16 = M3 ^ M2
+	pxor            xmm3, xmm13                     ; T16 = T5 ^ T12
+	movdqa          xmm13, xmm7
+	pand            xmm13, xmm3                     ; M6 = T3 & T16
+	movdqa          xmm14, xmm7
+	pxor            xmm14, xmm3                     ; T26 = T3 ^ T16
+	pxor            xmm14, xmm13                    ; M8 = T26 ^ M6
+	movdqa          oword [rbx + 400], xmm7
 	movdqa          xmm7, xmm0
-	pxor            xmm7, oword [rbx + 368]         ; L17 = M57 ^ L1
-	pxor            xmm14, xmm4                     ; L24 = L15 ^ L9
-	pxor            xmm10, xmm7                     ; L29 = L11 ^ L17
-	movdqa          xmm7, xmm9
-	pxor            xmm7, xmm0                      ; L20 = L0 ^ L1
-	pxor            xmm13, xmm9                     ; L13 = M50 ^ L0
-	pxor            xmm9, oword [rbx + 416]         ; L16 = M56 ^ L0
-	pxor            xmm0, xmm12                     ; L21 = L1 ^ L7
-	pxor            xmm12, xmm4                     ; L26 = L7 ^ L9
-	pxor            xmm14, xmm3                     ; S0 = L6 ^ L24
-	pxor            xmm7, xmm15                     ; S4 = L20 ^ L22
-	pxor            xmm5, xmm10                     ; S5 = L25 ^ L29
-	pxor            xmm9, xmm12                     ; S1 = L16 ^ L26
+	pxor            xmm7, xmm6                      ; T9 = U7 ^ T7
+	movdqa          oword [rbx + 416], xmm2
+	movdqa          xmm2, xmm1
+	pand            xmm2, xmm7                      ; M7 = T22 & T9
+	pxor            xmm14, xmm2                     ; M18 = M8 ^ M7
+	pxor            xmm4, xmm0                      ; T18 = U3 ^ U7
+	pxor            xmm6, xmm4                      ; T19 = T7 ^ T18
+	movdqa          xmm2, xmm6
+	pand            xmm2, xmm0                      ; M4 = T19 & U7
+	pxor            xmm2, xmm12                     ; M5 = M4 ^ M1
+	movdqa          xmm4, xmm8
+	pxor            xmm4, xmm6                      ; T20 = T1 ^ T19
+	movdqa          xmm12, xmm7
+	pxor            xmm12, xmm3                     ; T17 = T9 ^ T16
+	movdqa          oword [rbx + 432], xmm8
+	movdqa          xmm8, xmm4
+	pand            xmm8, xmm12                     ; M9 = T20 & T17
+	pxor            xmm8, xmm13                     ; M10 = M9 ^ M6
+	pxor            xmm9, xmm15                     ; M20 = M16 ^ M13
+	pxor            xmm14, xmm15                    ; M22 = M18 ^ M13
+	pxor            xmm8, xmm10                     ; M19 = M10 ^ M15
+	movdqa          xmm13, xmm5
+	pxor            xmm13, oword [rbx + 368]        ; T24 = T2 ^ T10
+	pxor            xmm2, xmm13                     ; M17 = M5 ^ T24
+	pxor            xmm2, xmm10                     ; M21 = M17 ^ M15
+	movdqa          xmm10, xmm4
+	pxor            xmm10, xmm12                    ; T25 = T20 ^ T17
+	pxor            xmm8, xmm10                     ; M23 = M19 ^ T25
+	movdqa          xmm10, xmm14
+	pand            xmm10, xmm9                     ; M25 = M22 & M20
+	movdqa          xmm13, xmm14
+	pxor            xmm13, xmm8                     ; M24 = M22 ^ M23
+	pand            xmm14, xmm2                     ; M34 = M21 & M22
+	pand            xmm14, xmm13                    ; M35 = M24 & M34
+	movdqa          xmm15, xmm2
+	pxor            xmm15, xmm10                    ; M26 = M21 ^ M25
+	pand            xmm15, xmm13                    ; M30 = M26 & M24
+	pxor            xmm13, xmm10                    ; M36 = M24 ^ M25
+	pxor            xmm15, xmm8                     ; M39 = M23 ^ M30
+	pxor            xmm14, xmm13                    ; M40 = M35 ^ M36
+	pand            xmm0, xmm15                     ; M48 = M39 & U7
+	pand            xmm11, xmm14                    ; M56 = M40 & T23
+	movdqa          xmm13, xmm14
+	pand            xmm13, oword [rbx + 416]        ; M47 = M40 & T8
+	pand            xmm6, xmm15                     ; M57 = M39 & T19
+	movdqa          oword [rbx + 416], xmm6
+	movdqa          xmm6, xmm9
+	pxor            xmm6, xmm2                      ; M27 = M20 ^ M21
+	pand            xmm9, xmm8                      ; M31 = M20 & M23
+	pxor            xmm8, xmm10                     ; M28 = M23 ^ M25
+	pand            xmm8, xmm6                      ; M29 = M28 & M27
+	pand            xmm9, xmm6                      ; M32 = M27 & M31
+	pxor            xmm6, xmm10                     ; M33 = M27 ^ M25
+	pxor            xmm2, xmm8                      ; M37 = M21 ^ M29
+	pxor            xmm9, xmm6                      ; M38 = M32 ^ M33
+	pand            xmm7, xmm9                      ; M50 = M38 & T9
+	pand            xmm12, xmm2                     ; M51 = M37 & T17
+	pand            xmm1, xmm9                      ; M59 = M38 & T22
+	pand            xmm4, xmm2                      ; M60 = M37 & T20
+	pxor            xmm1, xmm12                     ; L8 = M51 ^ M59
+	pxor            xmm12, xmm0                     ; L12 = M48 ^ M51
+	movdqa          xmm6, xmm9
+	pxor            xmm6, xmm14                     ; M41 = M38 ^ M40
+	pxor            xmm9, xmm2                      ; M43 = M37 ^ M38
+	pxor            xmm2, xmm15                     ; M42 = M37 ^ M39
+	pxor            xmm15, xmm14                    ; M44 = M39 ^ M40
+	movdqa          xmm8, xmm15
+	pand            xmm8, oword [rbx + 384]         ; M46 = M44 & T6
+	pand            xmm3, xmm9                      ; M49 = M43 & T16
+	pand            xmm5, xmm6                      ; M54 = M41 & T10
+	pand            xmm9, oword [rbx + 400]         ; M58 = M43 & T3
+	movdqa          xmm10, xmm2
+	pand            xmm10, oword [rbx + 432]        ; M61 = M42 & T1
+	movdqa          xmm14, xmm2
+	pand            xmm14, oword [rbx + 320]        ; M52 = M42 & T15
+	pxor            xmm2, xmm6                      ; M45 = M42 ^ M41
+	movdqa          oword [rbx + 320], xmm11
+	movdqa          xmm11, xmm2
+	pand            xmm11, oword [rbx + 304]        ; M53 = M45 & T27
+	pand            xmm15, oword [rbx + 352]        ; M55 = M44 & T13
+	pand            xmm2, oword [rbx + 336]         ; M62 = M45 & T4
+	pxor            xmm0, xmm8                      ; L2 = M46 ^ M48
+	pxor            xmm5, xmm9                      ; L4 = M54 ^ M58
+	pxor            xmm3, xmm10                     ; L5 = M49 ^ M61
+	pxor            xmm13, xmm15                    ; L3 = M47 ^ M55
+	pxor            xmm3, xmm2                      ; L6 = M62 ^ L5
+	pxor            xmm2, xmm10                     ; L0 = M61 ^ M62
+	pxor            xmm4, xmm0                      ; L11 = M60 ^ L2
+	pxor            xmm9, xmm1                      ; L18 = M58 ^ L8
+	pand            xmm6, oword [rbx + 368]         ; M63 = M41 & T2
+	pxor            xmm8, xmm13                     ; L7 = M46 ^ L3
+	pxor            xmm10, xmm14                    ; L14 = M52 ^ M61
+	pxor            xmm14, xmm11                    ; L9 = M52 ^ M53
+	pxor            xmm11, xmm5                     ; L10 = M53 ^ L4
+	pxor            xmm13, xmm12                    ; L22 = L3 ^ L12
+	pxor            xmm9, xmm0                      ; L23 = L18 ^ L2
+	pxor            xmm6, xmm5                      ; L19 = M63 ^ L4
+	pxor            xmm1, xmm11                     ; L27 = L8 ^ L10
+	pxor            xmm11, xmm3                     ; L25 = L6 ^ L10
+	pxor            xmm10, xmm4                     ; L28 = L11 ^ L14
+	pxor            xmm9, xmm3                      ; S7 = L6 ^ L23
+	pxor            xmm6, xmm10                     ; S2 = L19 ^ L28
+	movdqa          xmm0, xmm7
+	pxor            xmm0, oword [rbx + 320]         ; L1 = M50 ^ M56
+	pxor            xmm15, xmm0                     ; L15 = M55 ^ L1
+	movdqa          xmm5, xmm0
+	pxor            xmm5, oword [rbx + 416]         ; L17 = M57 ^ L1
+	pxor            xmm15, xmm14                    ; L24 = L15 ^ L9
+	pxor            xmm4, xmm5                      ; L29 = L11 ^ L17
+	movdqa          xmm5, xmm2
+	pxor            xmm5, xmm0                      ; L20 = L0 ^ L1
+	pxor            xmm7, xmm2                      ; L13 = M50 ^ L0
+	pxor            xmm2, oword [rbx + 320]         ; L16 = M56 ^ L0
+	pxor            xmm0, xmm8                      ; L21 = L1 ^ L7
+	pxor            xmm8, xmm14                     ; L26 = L7 ^ L9
+	pxor            xmm15, xmm3                     ; S0 = L6 ^ L24
+	pxor            xmm5, xmm13                     ; S4 = L20 ^ L22
+	pxor            xmm11, xmm4                     ; S5 = L25 ^ L29
+	pxor            xmm2, xmm8                      ; S1 = L16 ^ L26
 	pxor            xmm3, xmm0                      ; S3 = L6 ^ L21
-	pxor            xmm13, xmm1                     ; S6 = L13 ^ L27
-	pshufd          xmm0, xmm6, 57                  ; a0 = S7; R(a0)
-	pshufd          xmm1, xmm5, 57                  ; a2 = S5; R(a2)
-	pshufd          xmm4, xmm7, 57                  ; a3 = S4; R(a3)
-	pshufd          xmm8, xmm14, 57                 ; a7 = S0; R(a7)
-	pshufd          xmm10, xmm13, 57                ; a1 = S6; R(a1)
-	pshufd          xmm11, xmm3, 57                 ; a4 = S3; R(a4)
-	pshufd          xmm12, xmm2, 57                 ; a5 = S2; R(a5)
-	pxor            xmm6, xmm0                      ; t0 = a0 + R(a0)
-	pxor            xmm5, xmm1                      ; t2 = a2 + R(a2)
-	pxor            xmm7, xmm4                      ; t3 = a3 + R(a3)
-	pxor            xmm14, xmm8                     ; t7 = a7 + R(a7)
-	pxor            xmm13, xmm10                    ; t1 = a1 + R(a1)
-	pxor            xmm3, xmm11                     ; t4 = a4 + R(a4)
-	pxor            xmm2, xmm12                     ; t5 = a5 + R(a5)
-	pxor            xmm0, xmm14                     ; plane 0: 2t + R(a)
-	pxor            xmm1, xmm13                     ; plane 2: 2t + R(a)
-	pxor            xmm12, xmm3                     ; plane 5: 2t + R(a)
+	pxor            xmm7, xmm1                      ; S6 = L13 ^ L27
+	pshufd          xmm0, xmm9, 57                  ; a0 = S7; R(a0)
+	pshufd          xmm1, xmm11, 57                 ; a2 = S5; R(a2)
+	pshufd          xmm4, xmm5, 57                  ; a3 = S4; R(a3)
+	pshufd          xmm8, xmm15, 57                 ; a7 = S0; R(a7)
+	pshufd          xmm10, xmm7, 57                 ; a1 = S6; R(a1)
+	pshufd          xmm12, xmm3, 57                 ; a4 = S3; R(a4)
+	pshufd          xmm13, xmm6, 57                 ; a5 = S2; R(a5)
+	pxor            xmm9, xmm0                      ; t0 = a0 + R(a0)
+	pxor            xmm11, xmm1                     ; t2 = a2 + R(a2)
+	pxor            xmm5, xmm4                      ; t3 = a3 + R(a3)
+	pxor            xmm15, xmm8                     ; t7 = a7 + R(a7)
+	pxor            xmm7, xmm10                     ; t1 = a1 + R(a1)
+	pxor            xmm3, xmm12                     ; t4 = a4 + R(a4)
+	pxor            xmm6, xmm13                     ; t5 = a5 + R(a5)
+	pxor            xmm0, xmm15                     ; plane 0: 2t + R(a)
+	pxor            xmm1, xmm7                      ; plane 2: 2t + R(a)
+	pxor            xmm13, xmm3                     ; plane 5: 2t + R(a)
 	pxor            xmm0, oword [rbx + 1200]        ; + round key
-	pshufd          xmm13, xmm13, 78                ; R^2(t1)
+	pshufd          xmm7, xmm7, 78                  ; R^2(t1)
 	pxor            xmm1, oword [rbx + 1232]        ; + round key
 	pshufd          xmm3, xmm3, 78                  ; R^2(t4)
-	pxor            xmm12, oword [rbx + 1280]       ; + round key
-	pshufd          xmm15, xmm9, 57                 ; a6 = S1; R(a6)
-	pxor            xmm9, xmm15                     ; t6 = a6 + R(a6)
-	pxor            xmm15, xmm2                     ; plane 6: 2t + R(a)
-	pxor            xmm8, xmm9                      ; plane 7: 2t + R(a)
-	pshufd          xmm2, xmm2, 78                  ; R^2(t5)
-	pshufd          xmm9, xmm9, 78                  ; R^2(t6)
-	pxor            xmm15, oword [rbx + 1296]       ; + round key
+	pxor            xmm13, oword [rbx + 1280]       ; + round key
+	pshufd          xmm14, xmm2, 57                 ; a6 = S1; R(a6)
+	pxor            xmm2, xmm14                     ; t6 = a6 + R(a6)
+	pxor            xmm14, xmm6                     ; plane 6: 2t + R(a)
+	pxor            xmm8, xmm2                      ; plane 7: 2t + R(a)
+	pshufd          xmm6, xmm6, 78                  ; R^2(t5)
+	pshufd          xmm2, xmm2, 78                  ; R^2(t6)
+	pxor            xmm14, oword [rbx + 1296]       ; + round key
 	pxor            xmm8, oword [rbx + 1312]        ; + round key
-	pxor            xmm12, xmm2                     ; + R^2(t): MixColumns done
-	pxor            xmm15, xmm9                     ; + R^2(t): MixColumns done
-	movdqa          xmm2, xmm6
-	pxor            xmm2, xmm14                     ; 2t, plane 1 = t0 + t7
+	pxor            xmm13, xmm6                     ; + R^2(t): MixColumns done
+	pxor            xmm14, xmm2                     ; + R^2(t): MixColumns done
+	movdqa          xmm2, xmm9
+	pxor            xmm2, xmm15                     ; 2t, plane 1 = t0 + t7
 	pxor            xmm2, xmm10                     ; plane 1: 2t + R(a)
-	movdqa          xmm9, xmm5
-	pxor            xmm9, xmm14                     ; 2t, plane 3 = t2 + t7
-	pxor            xmm9, xmm4                      ; plane 3: 2t + R(a)
-	movdqa          xmm4, xmm7
-	pxor            xmm4, xmm14                     ; 2t, plane 4 = t3 + t7
-	pxor            xmm4, xmm11                     ; plane 4: 2t + R(a)
-	pshufd          xmm6, xmm6, 78                  ; R^2(t0)
+	movdqa          xmm6, xmm11
+	pxor            xmm6, xmm15                     ; 2t, plane 3 = t2 + t7
+	pxor            xmm6, xmm4                      ; plane 3: 2t + R(a)
+	movdqa          xmm4, xmm5
+	pxor            xmm4, xmm15                     ; 2t, plane 4 = t3 + t7
+	pxor            xmm4, xmm12                     ; plane 4: 2t + R(a)
+	pshufd          xmm9, xmm9, 78                  ; R^2(t0)
 	pxor            xmm2, oword [rbx + 1216]        ; + round key
-	pshufd          xmm5, xmm5, 78                  ; R^2(t2)
-	pshufd          xmm7, xmm7, 78                  ; R^2(t3)
-	pxor            xmm9, oword [rbx + 1248]        ; + round key
+	pshufd          xmm11, xmm11, 78                ; R^2(t2)
+	pshufd          xmm5, xmm5, 78                  ; R^2(t3)
+	pxor            xmm6, oword [rbx + 1248]        ; + round key
 	pxor            xmm4, oword [rbx + 1264]        ; + round key
-	pshufd          xmm14, xmm14, 78                ; R^2(t7)
-	pxor            xmm0, xmm6                      ; + R^2(t): MixColumns done
-	pxor            xmm2, xmm13                     ; + R^2(t): MixColumns done
-	pxor            xmm1, xmm5                      ; + R^2(t): MixColumns done
-	pxor            xmm9, xmm7                      ; + R^2(t): MixColumns done
+	pshufd          xmm15, xmm15, 78                ; R^2(t7)
+	pxor            xmm0, xmm9                      ; + R^2(t): MixColumns done
+	pxor            xmm2, xmm7                      ; + R^2(t): MixColumns done
+	pxor            xmm1, xmm11                     ; + R^2(t): MixColumns done
+	pxor            xmm6, xmm5                      ; + R^2(t): MixColumns done
 	pxor            xmm4, xmm3                      ; + R^2(t): MixColumns done
-	pxor            xmm8, xmm14                     ; + R^2(t): MixColumns done
-	movdqa          xmm3, xmm9
-	movdqa          xmm5, xmm12
-	movdqa          xmm6, xmm15
+	pxor            xmm8, xmm15                     ; + R^2(t): MixColumns done
+	movdqa          xmm3, xmm6
+	movdqa          xmm5, xmm13
+	movdqa          xmm6, xmm14
 	movdqa          xmm7, xmm8
-	movdqa          xmm10, xmm2
+	movdqa          xmm9, xmm2
 	movdqa          xmm2, xmm1
-	movdqa          xmm1, xmm10
+	movdqa          xmm1, xmm9
 ; round 7 before the last: ShiftRows, the S-box circuit, MixColumns, + key
-	pshufb          xmm0, oword [rel L.bs_shift_rows] ; ShiftRows: plane 0 = U7
-	pshufb          xmm1, oword [rel L.bs_shift_rows] ; ShiftRows: plane 1 = U6
-	pshufb          xmm2, oword [rel L.bs_shift_rows] ; ShiftRows: plane 2 = U5
-	pshufb          xmm3, oword [rel L.bs_shift_rows] ; ShiftRows: plane 3 = U4
-	pshufb          xmm4, oword [rel L.bs_shift_rows] ; ShiftRows: plane 4 = U3
-	pshufb          xmm5, oword [rel L.bs_shift_rows] ; ShiftRows: plane 5 = U2
-	pshufb          xmm6, oword [rel L.bs_shift_rows] ; ShiftRows: plane 6 = U1
 	pshufb          xmm7, oword [rel L.bs_shift_rows] ; ShiftRows: plane 7 = U0
+	pshufb          xmm4, oword [rel L.bs_shift_rows] ; ShiftRows: plane 4 = U3
 	movdqa          xmm8, xmm7
 	pxor            xmm8, xmm4                      ; T1 = U0 ^ U3
-	movdqa          xmm9, xmm7
-	pxor            xmm9, xmm1                      ; T3 = U0 ^ U6
-	movdqa          xmm10, xmm4
-	pxor            xmm10, xmm2                     ; T4 = U3 ^ U5
+	pshufb          xmm3, oword [rel L.bs_shift_rows] ; ShiftRows: plane 3 = U4
+	pshufb          xmm1, oword [rel L.bs_shift_rows] ; ShiftRows: plane 1 = U6
 	pxor            xmm3, xmm1                      ; T5 = U4 ^ U6
-	movdqa          xmm11, xmm6
-	pxor            xmm11, xmm5                     ; T7 = U1 ^ U2
-	pxor            xmm5, xmm2                      ; T12 = U2 ^ U5
-	pxor            xmm4, xmm0                      ; T18 = U3 ^ U7
-	pxor            xmm1, xmm0                      ; T21 = U6 ^ U7
-	pxor            xmm7, xmm2                      ; T2 = U0 ^ U5
-	movdqa          xmm12, xmm8
-	pxor            xmm12, xmm3                     ; T6 = T1 ^ T5
-	movdqa          xmm13, xmm0
-	pxor            xmm13, xmm11                    ; T9 = U7 ^ T7
-	pxor            xmm6, xmm2                      ; T11 = U1 ^ U5
-	movdqa          xmm2, xmm9
-	pxor            xmm2, xmm10                     ; T13 = T3 ^ T4
-	movdqa          xmm14, xmm3
-	pxor            xmm14, xmm5                     ; T16 = T5 ^ T12
-	pxor            xmm4, xmm11                     ; T19 = T7 ^ T18
-	pxor            xmm1, xmm11                     ; T22 = T7 ^ T21
-	pxor            xmm11, xmm12                    ; T10 = T6 ^ T7
-	pxor            xmm3, xmm6                      ; T15 = T5 ^ T11
-	pxor            xmm6, xmm12                     ; T14 = T6 ^ T11
-	pxor            xmm5, xmm8                      ; T27 = T1 ^ T12
-	movdqa          xmm15, xmm0
-	pxor            xmm15, xmm12                    ; T8 = U7 ^ T6
-	movdqa          oword [rbx + 304], xmm11
-	movdqa          xmm11, xmm13
-	pxor            xmm11, xmm14                    ; T17 = T9 ^ T16
+	pshufb          xmm6, oword [rel L.bs_shift_rows] ; ShiftRows: plane 6 = U1
+	pshufb          xmm2, oword [rel L.bs_shift_rows] ; ShiftRows: plane 2 = U5
+	movdqa          xmm9, xmm6
+	pxor            xmm9, xmm2                      ; T11 = U1 ^ U5
+	movdqa          xmm10, xmm3
+	pxor            xmm10, xmm9                     ; T15 = T5 ^ T11
+	movdqa          xmm11, xmm8
+	pand            xmm11, xmm10                    ; M11 = T1 & T15
+	movdqa          xmm12, xmm4
+	pxor            xmm12, xmm2                     ; T4 = U3 ^ U5
+	pshufb          xmm5, oword [rel L.bs_shift_rows] ; ShiftRows: plane 5 = U2
+	movdqa          xmm13, xmm5
+	pxor            xmm13, xmm2                     ; T12 = U2 ^ U5
+	movdqa          xmm14, xmm8
+	pxor            xmm14, xmm13                    ; T27 = T1 ^ T12
+	movdqa          xmm15, xmm12
+	pand            xmm15, xmm14                    ; M12 = T4 & T27
+	pxor            xmm15, xmm11                    ; M13 = M12 ^ M11
+	pxor            xmm2, xmm7                      ; T2 = U0 ^ U5
+	movdqa          oword [rbx + 304], xmm14
+	movdqa          xmm14, xmm8
+	pxor            xmm14, xmm3                     ; T6 = T1 ^ T5
+	pxor            xmm6, xmm5                      ; T7 = U1 ^ U2
+	movdqa          xmm5, xmm14
+	pxor            xmm5, xmm6                      ; T10 = T6 ^ T7
 	movdqa          oword [rbx + 320], xmm10
-	movdqa          xmm10, xmm8
-	pxor            xmm10, xmm4                     ; T20 = T1 ^ T19
-	movdqa          oword [rbx + 336], xmm5
-	movdqa          xmm5, xmm7
-	pxor            xmm5, xmm1                      ; T23 = T2 ^ T22
-	movdqa          oword [rbx + 352], xmm7
-	movdqa          xmm7, xmm9
-	pxor            xmm7, xmm14                     ; T26 = T3 ^ T16
-	movdqa          oword [rbx + 368], xmm8
-	movdqa          xmm8, xmm2
-	pand            xmm8, xmm12                     ; M1 = T13 & T6
-	pxor            xmm6, xmm8                      ; M3 = T14 ^ M1
-	movdqa          oword [rbx + 384], xmm2
-	movdqa          xmm2, xmm9
-	pand            xmm2, xmm14                     ; M6 = T3 & T16
-	pxor            xmm7, xmm2                      ; M8 = T26 ^ M6
-	movdqa          oword [rbx + 400], xmm9
-	movdqa          xmm9, xmm5
-	pand            xmm9, xmm15                     ; M2 = T23 & T8
-	pxor            xmm6, xmm9                      ; M16 = M3 ^ M2
-	movdqa          xmm9, xmm4
-	pand            xmm9, xmm0                      ; M4 = T19 & U7
-	pxor            xmm9, xmm8                      ; M5 = M4 ^ M1
-	movdqa          xmm8, xmm1
-	pand            xmm8, xmm13                     ; M7 = T22 & T9
-	pxor            xmm7, xmm8                      ; M18 = M8 ^ M7
-	movdqa          xmm8, xmm10
-	pand            xmm8, xmm11                     ; M9 = T20 & T17
-	pxor            xmm8, xmm2                      ; M10 = M9 ^ M6
-	movdqa          xmm2, xmm3
-	pand            xmm2, oword [rbx + 368]         ; M11 = T1 & T15
-	movdqa          oword [rbx + 416], xmm3
-	movdqa          xmm3, oword [rbx + 320]
-	pand            xmm3, oword [rbx + 336]         ; M12 = T4 & T27
-	pxor            xmm3, xmm2                      ; M13 = M12 ^ M11
-	pxor            xmm6, xmm3                      ; M20 = M16 ^ M13
-	pxor            xmm7, xmm3                      ; M22 = M18 ^ M13
-	movdqa          xmm3, oword [rbx + 352]
-	pand            xmm3, oword [rbx + 304]         ; M14 = T2 & T10
-	pxor            xmm3, xmm2                      ; M15 = M14 ^ M11
-	pxor            xmm8, xmm3                      ; M19 = M10 ^ M15
-	movdqa          xmm2, oword [rbx + 352]
-	pxor            xmm2, oword [rbx + 304]         ; T24 = T2 ^ T10
-	pxor            xmm9, xmm2                      ; M17 = M5 ^ T24
-	pxor            xmm9, xmm3                      ; M21 = M17 ^ M15
-	movdqa          xmm2, xmm10
-	pxor            xmm2, xmm11                     ; T25 = T20 ^ T17
-	pxor            xmm8, xmm2                      ; M23 = M19 ^ T25
-	movdqa          xmm2, xmm7
-	pand            xmm2, xmm6                      ; M25 = M22 & M20
-	movdqa          xmm3, xmm7
-	pxor            xmm3, xmm8                      ; M24 = M22 ^ M23
-	pand            xmm7, xmm9                      ; M34 = M21 & M22
-	pand            xmm7, xmm3                      ; M35 = M24 & M34
-	movdqa          oword [rbx + 432], xmm14
-	movdqa          xmm14, xmm9
-	pxor            xmm14, xmm2                     ; M26 = M21 ^ M25
-	pand            xmm14, xmm3                     ; M30 = M26 & M24
-	pxor            xmm3, xmm2                      ; M36 = M24 ^ M25
-	pxor            xmm14, xmm8                     ; M39 = M23 ^ M30
-	pxor            xmm7, xmm3                      ; M40 = M35 ^ M36
-	pand            xmm0, xmm14                     ; M48 = M39 & U7
-	pand            xmm5, xmm7                      ; M56 = M40 & T23
-	pand            xmm15, xmm7                     ; M47 = M40 & T8
-	pand            xmm4, xmm14                     ; M57 = M39 & T19
-	movdqa          xmm3, xmm6
-	pxor            xmm3, xmm9                      ; M27 = M20 ^ M21
-	pand            xmm6, xmm8                      ; M31 = M20 & M23
-	pxor            xmm8, xmm2                      ; M28 = M23 ^ M25
-	pand            xmm8, xmm3                      ; M29 = M28 & M27
-	pand            xmm6, xmm3                      ; M32 = M27 & M31
-	pxor            xmm3, xmm2                      ; M33 = M27 ^ M25
-	pxor            xmm9, xmm8                      ; M37 = M21 ^ M29
-	pxor            xmm6, xmm3                      ; M38 = M32 ^ M33
-	pand            xmm13, xmm6                     ; M50 = M38 & T9
-	pand            xmm11, xmm9                     ; M51 = M37 & T17
-	pand            xmm1, xmm6                      ; M59 = M38 & T22
-	pand            xmm10, xmm9                     ; M60 = M37 & T20
-	pxor            xmm1, xmm11                     ; L8 = M51 ^ M59
-	pxor            xmm11, xmm0                     ; L12 = M48 ^ M51
-	movdqa          xmm2, xmm6
-	pxor            xmm2, xmm7                      ; M41 = M38 ^ M40
-	pxor            xmm6, xmm9                      ; M43 = M37 ^ M38
-	pxor            xmm9, xmm14                     ; M42 = M37 ^ M39
-	pxor            xmm14, xmm7                     ; M44 = M39 ^ M40
-	pand            xmm12, xmm14                    ; M46 = M44 & T6
-	movdqa          xmm3, xmm6
-	pand            xmm3, oword [rbx + 432]         ; M49 = M43 & T16
-	movdqa          xmm7, xmm2
-	pand            xmm7, oword [rbx + 304]         ; M54 = M41 & T10
-	pand            xmm6, oword [rbx + 400]         ; M58 = M43 & T3
-	movdqa          xmm8, xmm9
-	pand            xmm8, oword [rbx + 368]         ; M61 = M42 & T1
-	movdqa          oword [rbx + 368], xmm4
-	movdqa          xmm4, xmm9
-	pand            xmm4, oword [rbx + 416]         ; M52 = M42 & T15
-	pxor            xmm9, xmm2                      ; M45 = M42 ^ M41
-	movdqa          oword [rbx + 416], xmm5
-	movdqa          xmm5, xmm9
-	pand            xmm5, oword [rbx + 336]         ; M53 = M45 & T27
-	pand            xmm14, oword [rbx + 384]        ; M55 = M44 & T13
-	pand            xmm9, oword [rbx + 320]         ; M62 = M45 & T4
-	pxor            xmm0, xmm12                     ; L2 = M46 ^ M48
-	pxor            xmm7, xmm6                      ; L4 = M54 ^ M58
-	pxor            xmm3, xmm8                      ; L5 = M49 ^ M61
-	pxor            xmm15, xmm14                    ; L3 = M47 ^ M55
-	pxor            xmm3, xmm9                      ; L6 = M62 ^ L5
-	pxor            xmm9, xmm8                      ; L0 = M61 ^ M62
-	pxor            xmm10, xmm0                     ; L11 = M60 ^ L2
-	pxor            xmm6, xmm1                      ; L18 = M58 ^ L8
-	pand            xmm2, oword [rbx + 352]         ; M63 = M41 & T2
-	pxor            xmm12, xmm15                    ; L7 = M46 ^ L3
-	pxor            xmm8, xmm4                      ; L14 = M52 ^ M61
-	pxor            xmm4, xmm5                      ; L9 = M52 ^ M53
-	pxor            xmm5, xmm7                      ; L10 = M53 ^ L4
-	pxor            xmm15, xmm11                    ; L22 = L3 ^ L12
-	pxor            xmm6, xmm0                      ; L23 = L18 ^ L2
-	pxor            xmm2, xmm7                      ; L19 = M63 ^ L4
-	pxor            xmm1, xmm5                      ; L27 = L8 ^ L10
-	pxor            xmm5, xmm3                      ; L25 = L6 ^ L10
-	pxor            xmm8, xmm10                     ; L28 = L11 ^ L14
-	pxor            xmm6, xmm3                      ; S7 = L6 ^ L23
-	pxor            xmm2, xmm8                      ; S2 = L19 ^ L28
-	movdqa          xmm0, xmm13
-	pxor            xmm0, oword [rbx + 416]         ; L1 = M50 ^ M56
-	pxor            xmm14, xmm0                     ; L15 = M55 ^ L1
+	movdqa          xmm10, xmm2
+	pand            xmm10, xmm5                     ; M14 = T2 & T10
+	pxor            xmm10, xmm11                    ; M15 = M14 ^ M11
+	pxor            xmm7, xmm1                      ; T3 = U0 ^ U6
+	movdqa          xmm11, xmm7
+	pxor            xmm11, xmm12                    ; T13 = T3 ^ T4
+	movdqa          oword [rbx + 336], xmm12
+	movdqa          xmm12, xmm11
+	pand            xmm12, xmm14                    ; M1 = T13 & T6
+	pxor            xmm9, xmm14                     ; T14 = T6 ^ T11
+	pxor            xmm9, xmm12                     ; M3 = T14 ^ M1
+	pshufb          xmm0, oword [rel L.bs_shift_rows] ; ShiftRows: plane 0 = U7
+	pxor            xmm1, xmm0                      ; T21 = U6 ^ U7
+	pxor            xmm1, xmm6                      ; T22 = T7 ^ T21
+	movdqa          oword [rbx + 352], xmm11
+	movdqa          xmm11, xmm2
+	pxor            xmm11, xmm1                     ; T23 = T2 ^ T22
+	movdqa          oword [rbx + 368], xmm2
+	movdqa          xmm2, xmm0
+	pxor            xmm2, xmm14                     ; T8 = U7 ^ T6
+	movdqa          oword [rbx + 384], xmm14
+	movdqa          xmm14, xmm11
+	pand            xmm14, xmm2                     ; M2 = T23 & T8
+	pxor            xmm9, xmm14                     ; M16 = M3 ^ M2
+	pxor            xmm3, xmm13                     ; T16 = T5 ^ T12
+	movdqa          xmm13, xmm7
+	pand            xmm13, xmm3                     ; M6 = T3 & T16
+	movdqa          xmm14, xmm7
+	pxor            xmm14, xmm3                     ; T26 = T3 ^ T16
+	pxor            xmm14, xmm13                    ; M8 = T26 ^ M6
+	movdqa          oword [rbx + 400], xmm7
 	movdqa          xmm7, xmm0
-	pxor            xmm7, oword [rbx + 368]         ; L17 = M57 ^ L1
-	pxor            xmm14, xmm4                     ; L24 = L15 ^ L9
-	pxor            xmm10, xmm7                     ; L29 = L11 ^ L17
-	movdqa          xmm7, xmm9
-	pxor            xmm7, xmm0                      ; L20 = L0 ^ L1
-	pxor            xmm13, xmm9                     ; L13 = M50 ^ L0
-	pxor            xmm9, oword [rbx + 416]         ; L16 = M56 ^ L0
-	pxor            xmm0, xmm12                     ; L21 = L1 ^ L7
-	pxor            xmm12, xmm4                     ; L26 = L7 ^ L9
-	pxor            xmm14, xmm3                     ; S0 = L6 ^ L24
-	pxor            xmm7, xmm15                     ; S4 = L20 ^ L22
-	pxor            xmm5, xmm10                     ; S5 = L25 ^ L29
-	pxor            xmm9, xmm12                     ; S1 = L16 ^ L26
+	pxor            xmm7, xmm6                      ; T9 = U7 ^ T7
+	movdqa          oword [rbx + 416], xmm2
+	movdqa          xmm2, xmm1
+	pand            xmm2, xmm7                      ; M7 = T22 & T9
+	pxor            xmm14, xmm2                     ; M18 = M8 ^ M7
+	pxor            xmm4, xmm0                      ; T18 = U3 ^ U7
+	pxor            xmm6, xmm4                      ; T19 = T7 ^ T18
+	movdqa          xmm2, xmm6
+	pand            xmm2, xmm0                      ; M4 = T19 & U7
+	pxor            xmm2, xmm12                     ; M5 = M4 ^ M1
+	movdqa          xmm4, xmm8
+	pxor            xmm4, xmm6                      ; T20 = T1 ^ T19
+	movdqa          xmm12, xmm7
+	pxor            xmm12, xmm3                     ; T17 = T9 ^ T16
+	movdqa          oword [rbx + 432], xmm8
+	movdqa          xmm8, xmm4
+	pand            xmm8, xmm12                     ; M9 = T20 & T17
+	pxor            xmm8, xmm13                     ; M10 = M9 ^ M6
+	pxor            xmm9, xmm15                     ; M20 = M16 ^ M13
+	pxor            xmm14, xmm15                    ; M22 = M18 ^ M13
+	pxor            xmm8, xmm10                     ; M19 = M10 ^ M15
+	movdqa          xmm13, xmm5
+	pxor            xmm13, oword [rbx + 368]        ; T24 = T2 ^ T10
+	pxor            xmm2, xmm13                     ; M17 = M5 ^ T24
+	pxor            xmm2, xmm10                     ; M21 = M17 ^ M15
+	movdqa          xmm10, xmm4
+	pxor            xmm10, xmm12                    ; T25 = T20 ^ T17
+	pxor            xmm8, xmm10                     ; M23 = M19 ^ T25
+	movdqa          xmm10, xmm14
+	pand            xmm10, xmm9                     ; M25 = M22 & M20
+	movdqa          xmm13, xmm14
+	pxor            xmm13, xmm8                     ; M24 = M22 ^ M23
+	pand            xmm14, xmm2                     ; M34 = M21 & M22
+	pand            xmm14, xmm13                    ; M35 = M24 & M34
+	movdqa          xmm15, xmm2
+	pxor            xmm15, xmm10                    ; M26 = M21 ^ M25
+	pand            xmm15, xmm13                    ; M30 = M26 & M24
+	pxor            xmm13, xmm10                    ; M36 = M24 ^ M25
+	pxor            xmm15, xmm8                     ; M39 = M23 ^ M30
+	pxor            xmm14, xmm13                    ; M40 = M35 ^ M36
+	pand            xmm0, xmm15                     ; M48 = M39 & U7
+	pand            xmm11, xmm14                    ; M56 = M40 & T23
+	movdqa          xmm13, xmm14
+	pand            xmm13, oword [rbx + 416]        ; M47 = M40 & T8
+	pand            xmm6, xmm15                     ; M57 = M39 & T19
+	movdqa          oword [rbx + 416], xmm6
+	movdqa          xmm6, xmm9
+	pxor            xmm6, xmm2                      ; M27 = M20 ^ M21
+	pand            xmm9, xmm8                      ; M31 = M20 & M23
+	pxor            xmm8, xmm10                     ; M28 = M23 ^ M25
+	pand            xmm8, xmm6                      ; M29 = M28 & M27
+	pand            xmm9, xmm6                      ; M32 = M27 & M31
+	pxor            xmm6, xmm10                     ; M33 = M27 ^ M25
+	pxor            xmm2, xmm8                      ; M37 = M21 ^ M29
+	pxor            xmm9, xmm6                      ; M38 = M32 ^ M33
+	pand            xmm7, xmm9                      ; M50 = M38 & T9
+	pand            xmm12, xmm2                     ; M51 = M37 & T17
+	pand            xmm1, xmm9                      ; M59 = M38 & T22
+	pand            xmm4, xmm2                      ; M60 = M37 & T20
+	pxor            xmm1, xmm12                     ; L8 = M51 ^ M59
+	pxor            xmm12, xmm0                     ; L12 = M48 ^ M51
+	movdqa          xmm6, xmm9
+	pxor            xmm6, xmm14                     ; M41 = M38 ^ M40
+	pxor            xmm9, xmm2                      ; M43 = M37 ^ M38
+	pxor            xmm2, xmm15                     ; M42 = M37 ^ M39
+	pxor            xmm15, xmm14                    ; M44 = M39 ^ M40
+	movdqa          xmm8, xmm15
+	pand            xmm8, oword [rbx + 384]         ; M46 = M44 & T6
+	pand            xmm3, xmm9                      ; M49 = M43 & T16
+	pand            xmm5, xmm6                      ; M54 = M41 & T10
+	pand            xmm9, oword [rbx + 400]         ; M58 = M43 & T3
+	movdqa          xmm10, xmm2
+	pand            xmm10, oword [rbx + 432]        ; M61 = M42 & T1
+	movdqa          xmm14, xmm2
+	pand            xmm14, oword [rbx + 320]        ; M52 = M42 & T15
+	pxor            xmm2, xmm6                      ; M45 = M42 ^ M41
+	movdqa          oword [rbx + 320], xmm11
+	movdqa          xmm11, xmm2
+	pand            xmm11, oword [rbx + 304]        ; M53 = M45 & T27
+	pand            xmm15, oword [rbx + 352]        ; M55 = M44 & T13
+	pand            xmm2, oword [rbx + 336]         ; M62 = M45 & T4
+	pxor            xmm0, xmm8                      ; L2 = M46 ^ M48
+	pxor            xmm5, xmm9                      ; L4 = M54 ^ M58
+	pxor            xmm3, xmm10                     ; L5 = M49 ^ M61
+	pxor            xmm13, xmm15                    ; L3 = M47 ^ M55
+	pxor            xmm3, xmm2                      ; L6 = M62 ^ L5
+	pxor            xmm2, xmm10                     ; L0 = M61 ^ M62
+	pxor            xmm4, xmm0                      ; L11 = M60 ^ L2
+	pxor            xmm9, xmm1                      ; L18 = M58 ^ L8
+	pand            xmm6, oword [rbx + 368]         ; M63 = M41 & T2
+	pxor            xmm8, xmm13                     ; L7 = M46 ^ L3
+	pxor            xmm10, xmm14                    ; L14 = M52 ^ M61
+	pxor            xmm14, xmm11                    ; L9 = M52 ^ M53
+	pxor            xmm11, xmm5                     ; L10 = M53 ^ L4
+	pxor            xmm13, xmm12                    ; L22 = L3 ^ L12
+	pxor            xmm9, xmm0                      ; L23 = L18 ^ L2
+	pxor            xmm6, xmm5                      ; L19 = M63 ^ L4
+	pxor            xmm1, xmm11                     ; L27 = L8 ^ L10
+	pxor            xmm11, xmm3                     ; L25 = L6 ^ L10
+	pxor            xmm10, xmm4                     ; L28 = L11 ^ L14
+	pxor            xmm9, xmm3                      ; S7 = L6 ^ L23
+	pxor            xmm6, xmm10                     ; S2 = L19 ^ L28
+	movdqa          xmm0, xmm7
+	pxor            xmm0, oword [rbx + 320]         ; L1 = M50 ^ M56
+	pxor            xmm15, xmm0                     ; L15 = M55 ^ L1
+	movdqa          xmm5, xmm0
+	pxor            xmm5, oword [rbx + 416]         ; L17 = M57 ^ L1
+	pxor            xmm15, xmm14                    ; L24 = L15 ^ L9
+	pxor            xmm4, xmm5                      ; L29 = L11 ^ L17
+	movdqa          xmm5, xmm2
+	pxor            xmm5, xmm0                      ; L20 = L0 ^ L1
+	pxor            xmm7, xmm2                      ; L13 = M50 ^ L0
+	pxor            xmm2, oword [rbx + 320]         ; L16 = M56 ^ L0
+	pxor            xmm0, xmm8                      ; L21 = L1 ^ L7
+	pxor            xmm8, xmm14                     ; L26 = L7 ^ L9
+	pxor            xmm15, xmm3                     ; S0 = L6 ^ L24
+	pxor            xmm5, xmm13                     ; S4 = L20 ^ L22
+	pxor            xmm11, xmm4                     ; S5 = L25 ^ L29
+	pxor            xmm2, xmm8                      ; S1 = L16 ^ L26
 	pxor            xmm3, xmm0                      ; S3 = L6 ^ L21
-	pxor            xmm13, xmm1                     ; S6 = L13 ^ L27
-	pshufd          xmm0, xmm6, 57                  ; a0 = S7; R(a0)
-	pshufd          xmm1, xmm5, 57                  ; a2 = S5; R(a2)
-	pshufd          xmm4, xmm7, 57                  ; a3 = S4; R(a3)
-	pshufd          xmm8, xmm14, 57                 ; a7 = S0; R(a7)
-	pshufd          xmm10, xmm13, 57                ; a1 = S6; R(a1)
-	pshufd          xmm11, xmm3, 57                 ; a4 = S3; R(a4)
-	pshufd          xmm12, xmm2, 57                 ; a5 = S2; R(a5)
-	pxor            xmm6, xmm0                      ; t0 = a0 + R(a0)
-	pxor            xmm5, xmm1                      ; t2 = a2 + R(a2)
-	pxor            xmm7, xmm4                      ; t3 = a3 + R(a3)
-	pxor            xmm14, xmm8                     ; t7 = a7 + R(a7)
-	pxor            xmm13, xmm10                    ; t1 = a1 + R(a1)
-	pxor            xmm3, xmm11                     ; t4 = a4 + R(a4)
-	pxor            xmm2, xmm12                     ; t5 = a5 + R(a5)
-	pxor            xmm0, xmm14                     ; plane 0: 2t + R(a)
-	pxor            xmm1, xmm13                     ; plane 2: 2t + R(a)
-	pxor            xmm12, xmm3                     ; plane 5: 2t + R(a)
+	pxor            xmm7, xmm1                      ; S6 = L13 ^ L27
+	pshufd          xmm0, xmm9, 57                  ; a0 = S7; R(a0)
+	pshufd          xmm1, xmm11, 57                 ; a2 = S5; R(a2)
+	pshufd          xmm4, xmm5, 57                  ; a3 = S4; R(a3)
+	pshufd          xmm8, xmm15, 57                 ; a7 = S0; R(a7)
+	pshufd          xmm10, xmm7, 57                 ; a1 = S6; R(a1)
+	pshufd          xmm12, xmm3, 57                 ; a4 = S3; R(a4)
+	pshufd          xmm13, xmm6, 57                 ; a5 = S2; R(a5)
+	pxor            xmm9, xmm0                      ; t0 = a0 + R(a0)
+	pxor            xmm11, xmm1                     ; t2 = a2 + R(a2)
+	pxor            xmm5, xmm4                      ; t3 = a3 + R(a3)
+	pxor            xmm15, xmm8                     ; t7 = a7 + R(a7)
+	pxor            xmm7, xmm10                     ; t1 = a1 + R(a1)
+	pxor            xmm3, xmm12                     ; t4 = a4 + R(a4)
+	pxor            xmm6, xmm13                     ; t5 = a5 + R(a5)
+	pxor            xmm0, xmm15                     ; plane 0: 2t + R(a)
+	pxor            xmm1, xmm7                      ; plane 2: 2t + R(a)
+	pxor            xmm13, xmm3                     ; plane 5: 2t + R(a)
 	pxor            xmm0, oword [rbx + 1328]        ; + round key
-	pshufd          xmm13, xmm13, 78                ; R^2(t1)
+	pshufd          xmm7, xmm7, 78                  ; R^2(t1)
 	pxor            xmm1, oword [rbx + 1360]        ; + round key
 	pshufd          xmm3, xmm3, 78                  ; R^2(t4)
-	pxor            xmm12, oword [rbx + 1408]       ; + round key
-	pshufd          xmm15, xmm9, 57                 ; a6 = S1; R(a6)
-	pxor            xmm9, xmm15                     ; t6 = a6 + R(a6)
-	pxor            xmm15, xmm2                     ; plane 6: 2t + R(a)
-	pxor            xmm8, xmm9                      ; plane 7: 2t + R(a)
-	pshufd          xmm2, xmm2, 78                  ; R^2(t5)
-	pshufd          xmm9, xmm9, 78                  ; R^2(t6)
-	pxor            xmm15, oword [rbx + 1424]       ; + round key
+	pxor            xmm13, oword [rbx + 1408]       ; + round key
+	pshufd          xmm14, xmm2, 57                 ; a6 = S1; R(a6)
+	pxor            xmm2, xmm14                     ; t6 = a6 + R(a6)
+	pxor            xmm14, xmm6                     ; plane 6: 2t + R(a)
+	pxor            xmm8, xmm2                      ; plane 7: 2t + R(a)
+	pshufd          xmm6, xmm6, 78                  ; R^2(t5)
+	pshufd          xmm2, xmm2, 78                  ; R^2(t6)
+	pxor            xmm14, oword [rbx + 1424]       ; + round key
 	pxor            xmm8, oword [rbx + 1440]        ; + round key
-	pxor            xmm12, xmm2                     ; + R^2(t): MixColumns done
-	pxor            xmm15, xmm9                     ; + R^2(t): MixColumns done
-	movdqa          xmm2, xmm6
-	pxor            xmm2, xmm14                     ; 2t, plane 1 = t0 + t7
+	pxor            xmm13, xmm6                     ; + R^2(t): MixColumns done
+	pxor            xmm14, xmm2                     ; + R^2(t): MixColumns done
+	movdqa          xmm2, xmm9
+	pxor            xmm2, xmm15                     ; 2t, plane 1 = t0 + t7
 	pxor            xmm2, xmm10                     ; plane 1: 2t + R(a)
-	movdqa          xmm9, xmm5
-	pxor            xmm9, xmm14                     ; 2t, plane 3 = t2 + t7
-	pxor            xmm9, xmm4                      ; plane 3: 2t + R(a)
-	movdqa          xmm4, xmm7
-	pxor            xmm4, xmm14                     ; 2t, plane 4 = t3 + t7
-	pxor            xmm4, xmm11                     ; plane 4: 2t + R(a)
-	pshufd          xmm6, xmm6, 78                  ; R^2(t0)
+	movdqa          xmm6, xmm11
+	pxor            xmm6, xmm15                     ; 2t, plane 3 = t2 + t7
+	pxor            xmm6, xmm4                      ; plane 3: 2t + R(a)
+	movdqa          xmm4, xmm5
+	pxor            xmm4, xmm15                     ; 2t, plane 4 = t3 + t7
+	pxor            xmm4, xmm12                     ; plane 4: 2t + R(a)
+	pshufd          xmm9, xmm9, 78                  ; R^2(t0)
 	pxor            xmm2, oword [rbx + 1344]        ; + round key
-	pshufd          xmm5, xmm5, 78                  ; R^2(t2)
-	pshufd          xmm7, xmm7, 78                  ; R^2(t3)
-	pxor            xmm9, oword [rbx + 1376]        ; + round key
+	pshufd          xmm11, xmm11, 78                ; R^2(t2)
+	pshufd          xmm5, xmm5, 78                  ; R^2(t3)
+	pxor            xmm6, oword [rbx + 1376]        ; + round key
 	pxor            xmm4, oword [rbx + 1392]        ; + round key
-	pshufd          xmm14, xmm14, 78                ; R^2(t7)
-	pxor            xmm0, xmm6                      ; + R^2(t): MixColumns done
-	pxor            xmm2, xmm13                     ; + R^2(t): MixColumns done
-	pxor            xmm1, xmm5                      ; + R^2(t): MixColumns done
-	pxor            xmm9, xmm7                      ; + R^2(t): MixColumns done
+	pshufd          xmm15, xmm15, 78                ; R^2(t7)
+	pxor            xmm0, xmm9                      ; + R^2(t): MixColumns done
+	pxor            xmm2, xmm7                      ; + R^2(t): MixColumns done
+	pxor            xmm1, xmm11                     ; + R^2(t): MixColumns done
+	pxor            xmm6, xmm5                      ; + R^2(t): MixColumns done
 	pxor            xmm4, xmm3                      ; + R^2(t): MixColumns done
-	pxor            xmm8, xmm14                     ; + R^2(t): MixColumns done
-	movdqa          xmm3, xmm9
-	movdqa          xmm5, xmm12
-	movdqa          xmm6, xmm15
+	pxor            xmm8, xmm15                     ; + R^2(t): MixColumns done
+	movdqa          xmm3, xmm6
+	movdqa          xmm5, xmm13
+	movdqa          xmm6, xmm14
 	movdqa          xmm7, xmm8
-	movdqa          xmm10, xmm2
+	movdqa          xmm9, xmm2
 	movdqa          xmm2, xmm1
-	movdqa          xmm1, xmm10
+	movdqa          xmm1, xmm9
 ; round 6 before the last: ShiftRows, the S-box circuit, MixColumns, + key
-	pshufb          xmm0, oword [rel L.bs_shift_rows] ; ShiftRows: plane 0 = U7
-	pshufb          xmm1, oword [rel L.bs_shift_rows] ; ShiftRows: plane 1 = U6
-	pshufb          xmm2, oword [rel L.bs_shift_rows] ; ShiftRows: plane 2 = U5
-	pshufb          xmm3, oword [rel L.bs_shift_rows] ; ShiftRows: plane 3 = U4
-	pshufb          xmm4, oword [rel L.bs_shift_rows] ; ShiftRows: plane 4 = U3
-	pshufb          xmm5, oword [rel L.bs_shift_rows] ; ShiftRows: plane 5 = U2
-	pshufb          xmm6, oword [rel L.bs_shift_rows] ; ShiftRows: plane 6 = U1
 	pshufb          xmm7, oword [rel L.bs_shift_rows] ; ShiftRows: plane 7 = U0
+	pshufb          xmm4, oword [rel L.bs_shift_rows] ; ShiftRows: plane 4 = U3
 	movdqa          xmm8, xmm7
 	pxor            xmm8, xmm4                      ; T1 = U0 ^ U3
-	movdqa          xmm9, xmm7
-	pxor            xmm9, xmm1                      ; T3 = U0 ^ U6
-	movdqa          xmm10, xmm4
-	pxor            xmm10, xmm2                     ; T4 = U3 ^ U5
+	pshufb          xmm3, oword [rel L.bs_shift_rows] ; ShiftRows: plane 3 = U4
+	pshufb          xmm1, oword [rel L.bs_shift_rows] ; ShiftRows: plane 1 = U6
 	pxor            xmm3, xmm1                      ; T5 = U4 ^ U6
-	movdqa          xmm11, xmm6
-	pxor            xmm11, xmm5                     ; T7 = U1 ^ U2
-	pxor            xmm5, xmm2                      ; T12 = U2 ^ U5
-	pxor            xmm4, xmm0                      ; T18 = U3 ^ U7
-	pxor            xmm1, xmm0                      ; T21 = U6 ^ U7
-	pxor            xmm7, xmm2                      ; T2 = U0 ^ U5
-	movdqa          xmm12, xmm8
-	pxor            xmm12, xmm3                     ; T6 = T1 ^ T5
-	movdqa          xmm13, xmm0
-	pxor            xmm13, xmm11                    ; T9 = U7 ^ T7
-	pxor            xmm6, xmm2                      ; T11 = U1 ^ U5
-	movdqa          xmm2, xmm9
-	pxor            xmm2, xmm10                     ; T13 = T3 ^ T4
-	movdqa          xmm14, xmm3
-	pxor            xmm14, xmm5                     ; T16 = T5 ^ T12
-	pxor            xmm4, xmm11                     ; T19 = T7 ^ T18
-	pxor            xmm1, xmm11                     ; T22 = T7 ^ T21
-	pxor            xmm11, xmm12                    ; T10 = T6 ^ T7
-	pxor            xmm3, xmm6                      ; T15 = T5 ^ T11
-	pxor            xmm6, xmm12                     ; T14 = T6 ^ T11
-	pxor            xmm5, xmm8                      ; T27 = T1 ^ T12
-	movdqa          xmm15, xmm0
-	pxor            xmm15, xmm12                    ; T8 = U7 ^ T6
-	movdqa          oword [rbx + 304], xmm11
-	movdqa          xmm11, xmm13
-	pxor            xmm11, xmm14                    ; T17 = T9 ^ T16
+	pshufb          xmm6, oword [rel L.bs_shift_rows] ; ShiftRows: plane 6 = U1
+	pshufb          xmm2, oword [rel L.bs_shift_rows] ; ShiftRows: plane 2 = U5
+	movdqa          xmm9, xmm6
+	pxor            xmm9, xmm2                      ; T11 = U1 ^ U5
+	movdqa          xmm10, xmm3
+	pxor            xmm10, xmm9                     ; T15 = T5 ^ T11
+	movdqa          xmm11, xmm8
+	pand            xmm11, xmm10                    ; M11 = T1 & T15
+	movdqa          xmm12, xmm4
+	pxor            xmm12, xmm2                     ; T4 = U3 ^ U5
+	pshufb          xmm5, oword [rel L.bs_shift_rows] ; ShiftRows: plane 5 = U2
+	movdqa          xmm13, xmm5
+	pxor            xmm13, xmm2                     ; T12 = U2 ^ U5
+	movdqa          xmm14, xmm8
+	pxor            xmm14, xmm13                    ; T27 = T1 ^ T12
+	movdqa          xmm15, xmm12
+	pand            xmm15, xmm14                    ; M12 = T4 & T27
+	pxor            xmm15, xmm11                    ; M13 = M12 ^ M11
+	pxor            xmm2, xmm7                      ; T2 = U0 ^ U5
+	movdqa          oword [rbx + 304], xmm14
+	movdqa          xmm14, xmm8
+	pxor            xmm14, xmm3                     ; T6 = T1 ^ T5
+	pxor            xmm6, xmm5                      ; T7 = U1 ^ U2
+	movdqa          xmm5, xmm14
+	pxor            xmm5, xmm6                      ; T10 = T6 ^ T7
 	movdqa          oword [rbx + 320], xmm10
-	movdqa          xmm10, xmm8
-	pxor            xmm10, xmm4                     ; T20 = T1 ^ T19
-	movdqa          oword [rbx + 336], xmm5
-	movdqa          xmm5, xmm7
-	pxor            xmm5, xmm1                      ; T23 = T2 ^ T22
-	movdqa          oword [rbx + 352], xmm7
-	movdqa          xmm7, xmm9
-	pxor            xmm7, xmm14                     ; T26 = T3 ^ T16
-	movdqa          oword [rbx + 368], xmm8
-	movdqa          xmm8, xmm2
-	pand            xmm8, xmm12                     ; M1 = T13 & T6
-	pxor            xmm6, xmm8                      ; M3 = T14 ^ M1
-	movdqa          oword [rbx + 384], xmm2
-	movdqa          xmm2, xmm9
-	pand            xmm2, xmm14                     ; M6 = T3 & T16
-	pxor            xmm7, xmm2                      ; M8 = T26 ^ M6
-	movdqa          oword [rbx + 400], xmm9
-	movdqa          xmm9, xmm5
-	pand            xmm9, xmm15                     ; M2 = T23 & T8
-	pxor            xmm6, xmm9                      ; M16 = M3 ^ M2
-	movdqa          xmm9, xmm4
-	pand            xmm9, xmm0                      ; M4 = T19 & U7
-	pxor            xmm9, xmm8                      ; M5 = M4 ^ M1
-	movdqa          xmm8, xmm1
-	pand            xmm8, xmm13                     ; M7 = T22 & T9
-	pxor            xmm7, xmm8                      ; M18 = M8 ^ M7
-	movdqa          xmm8, xmm10
-	pand            xmm8, xmm11                     ; M9 = T20 & T17
-	pxor            xmm8, xmm2                      ; M10 = M9 ^ M6
-	movdqa          xmm2, xmm3
-	pand            xmm2, oword [rbx + 368]         ; M11 = T1 & T15
-	movdqa          oword [rbx + 416], xmm3
-	movdqa          xmm3, oword [rbx + 320]
-	pand            xmm3, oword [rbx + 336]         ; M12 = T4 & T27
-	pxor            xmm3, xmm2                      ; M13 = M12 ^ M11
-	pxor            xmm6, xmm3                      ; M20 = M16 ^ M13
-	pxor            xmm7, xmm3                      ; M22 = M18 ^ M13
-	movdqa          xmm3, oword [rbx + 352]
-	pand            xmm3, oword [rbx + 304]         ; M14 = T2 & T10
-	pxor            xmm3, xmm2                      ; M15 = M14 ^ M11
-	pxor            xmm8, xmm3                      ; M19 = M10 ^ M15
-	movdqa          xmm2, oword [rbx + 352]
-	pxor            xmm2, oword [rbx + 304]         ; T24 = T2 ^ T10
-	pxor            xmm9, xmm2                      ; M17 = M5 ^ T24
-	pxor            xmm9, xmm3                      ; M21 = M17 ^ M15
-	movdqa          xmm2, xmm10
-	pxor            xmm2, xmm11                     ; T25 = T20 ^ T17
-	pxor            xmm8, xmm2                      ; M23 = M19 ^ T25
-	movdqa          xmm2, xmm7
-	pand            xmm2, xmm6                      ; M25 = M22 & M20
-	movdqa          xmm3, xmm7
-	pxor            xmm3, xmm8                      ; M24 = M22 ^ M23
-	pand            xmm7, xmm9                      ; M34 = M21 & M22
-	pand            xmm7, xmm3                      ; M35 = M24 & M34
-	movdqa          oword [rbx + 432], xmm14
-	movdqa          xmm14, xmm9
-	pxor            xmm14, xmm2                     ; M26 = M21 ^ M25
-	pand            xmm14, xmm3                     ; M30 = M26 & M24
-	pxor            xmm3, xmm2                      ; M36 = M24 ^ M25
-	pxor            xmm14, xmm8                     ; M39 = M23 ^ M30
-	pxor            xmm7, xmm3                      ; M40 = M35 ^ M36
-	pand            xmm0, xmm14                     ; M48 = M39 & U7
-	pand            xmm5, xmm7                      ; M56 = M40 & T23
-	pand            xmm15, xmm7                     ; M47 = M40 & T8
-	pand            xmm4, xmm14                     ; M57 = M39 & T19
-	movdqa          xmm3, xmm6
-	pxor            xmm3, xmm9                      ; M27 = M20 ^ M21
-	pand            xmm6, xmm8                      ; M31 = M20 & M23
-	pxor            xmm8, xmm2                      ; M28 = M23 ^ M25
-	pand            xmm8, xmm3                      ; M29 = M28 & M27
-	pand            xmm6, xmm3                      ; M32 = M27 & M31
-	pxor            xmm3, xmm2                      ; M33 = M27 ^ M25
-	pxor            xmm9, xmm8                      ; M37 = M21 ^ M29
-	pxor            xmm6, xmm3                      ; M38 = M32 ^ M33
-	pand            xmm13, xmm6                     ; M50 = M38 & T9
-	pand            xmm11, xmm9                     ; M51 = M37 & T17
-	pand            xmm1, xmm6                      ; M59 = M38 & T22
-	pand            xmm10, xmm9                     ; M60 = M37 & T20
-	pxor            xmm1, xmm11                     ; L8 = M51 ^ M59
-	pxor            xmm11, xmm0                     ; L12 = M48 ^ M51
-	movdqa          xmm2, xmm6
-	pxor            xmm2, xmm7                      ; M41 = M38 ^ M40
-	pxor            xmm6, xmm9                      ; M43 = M37 ^ M38
-	pxor            xmm9, xmm14                     ; M42 = M37 ^ M39
-	pxor            xmm14, xmm7                     ; M44 = M39 ^ M40
-	pand            xmm12, xmm14                    ; M46 = M44 & T6
-	movdqa          xmm3, xmm6
-	pand            xmm3, oword [rbx + 432]         ; M49 = M43 & T16
-	movdqa          xmm7, xmm2
-	pand            xmm7, oword [rbx + 304]         ; M54 = M41 & T10
-	pand            xmm6, oword [rbx + 400]         ; M58 = M43 & T3
-	movdqa          xmm8, xmm9
-	pand            xmm8, oword [rbx + 368]         ; M61 = M42 & T1
-	movdqa          oword [rbx + 368], xmm4
-	movdqa          xmm4, xmm9
-	pand            xmm4, oword [rbx + 416]         ; M52 = M42 & T15
-	pxor            xmm9, xmm2                      ; M45 = M42 ^ M41
-	movdqa          oword [rbx + 416], xmm5
-	movdqa          xmm5, xmm9
-	pand            xmm5, oword [rbx + 336]         ; M53 = M45 & T27
-	pand            xmm14, oword [rbx + 384]        ; M55 = M44 & T13
-	pand            xmm9, oword [rbx + 320]         ; M62 = M45 & T4
-	pxor            xmm0, xmm12                     ; L2 = M46 ^ M48
-	pxor            xmm7, xmm6                      ; L4 = M54 ^ M58
-	pxor            xmm3, xmm8                      ; L5 = M49 ^ M61
-	pxor            xmm15, xmm14                    ; L3 = M47 ^ M55
-	pxor            xmm3, xmm9                      ; L6 = M62 ^ L5
-	pxor            xmm9, xmm8                      ; L0 = M61 ^ M62
-	pxor            xmm10, xmm0                     ; L11 = M60 ^ L2
-	pxor            xmm6, xmm1                      ; L18 = M58 ^ L8
-	pand            xmm2, oword [rbx + 352]         ; M63 = M41 & T2
-	pxor            xmm12, xmm15                    ; L7 = M46 ^ L3
-	pxor            xmm8, xmm4                      ; L14 = M52 ^ M61
-	pxor            xmm4, xmm5                      ; L9 = M52 ^ M53
-	pxor            xmm5, xmm7                      ; L10 = M53 ^ L4
-	pxor            xmm15, xmm11                    ; L22 = L3 ^ L12
-	pxor            xmm6, xmm0                      ; L23 = L18 ^ L2
-	pxor            xmm2, xmm7                      ; L19 = M63 ^ L4
-	pxor            xmm1, xmm5                      ; L27 = L8 ^ L10
-	pxor            xmm5, xmm3                      ; L25 = L6 ^ L10
-	pxor            xmm8, xmm10                     ; L28 = L11 ^ L14
-	pxor            xmm6, xmm3                      ; S7 = L6 ^ L23
-	pxor            xmm2, xmm8                      ; S2 = L19 ^ L28
-	movdqa          xmm0, xmm13
-	pxor            xmm0, oword [rbx + 416]         ; L1 = M50 ^ M56
-	pxor            xmm14, xmm0                     ; L15 = M55 ^ L1
+	movdqa          xmm10, xmm2
+	pand            xmm10, xmm5                     ; M14 = T2 & T10
+	pxor            xmm10, xmm11                    ; M15 = M14 ^ M11
+	pxor            xmm7, xmm1                      ; T3 = U0 ^ U6
+	movdqa          xmm11, xmm7
+	pxor            xmm11, xmm12                    ; T13 = T3 ^ T4
+	movdqa          oword [rbx + 336], xmm12
+	movdqa          xmm12, xmm11
+	pand            xmm12, xmm14                    ; M1 = T13 & T6
+	pxor            xmm9, xmm14                     ; T14 = T6 ^ T11
+	pxor            xmm9, xmm12                     ; M3 = T14 ^ M1
+	pshufb          xmm0, oword [rel L.bs_shift_rows] ; ShiftRows: plane 0 = U7
+	pxor            xmm1, xmm0                      ; T21 = U6 ^ U7
+	pxor            xmm1, xmm6                      ; T22 = T7 ^ T21
+	movdqa          oword [rbx + 352], xmm11
+	movdqa          xmm11, xmm2
+	pxor            xmm11, xmm1                     ; T23 = T2 ^ T22
+	movdqa          oword [rbx + 368], xmm2
+	movdqa          xmm2, xmm0
+	pxor            xmm2, xmm14                     ; T8 = U7 ^ T6
+	movdqa          oword [rbx + 384], xmm14
+	movdqa          xmm14, xmm11
+	pand            xmm14, xmm2                     ; M2 = T23 & T8
+	pxor            xmm9, xmm14                     ; M16 = M3 ^ M2
+	pxor            xmm3, xmm13                     ; T16 = T5 ^ T12
+	movdqa          xmm13, xmm7
+	pand            xmm13, xmm3                     ; M6 = T3 & T16
+	movdqa          xmm14, xmm7
+	pxor            xmm14, xmm3                     ; T26 = T3 ^ T16
+	pxor            xmm14, xmm13                    ; M8 = T26 ^ M6
+	movdqa          oword [rbx + 400], xmm7
 	movdqa          xmm7, xmm0
-	pxor            xmm7, oword [rbx + 368]         ; L17 = M57 ^ L1
-	pxor            xmm14, xmm4                     ; L24 = L15 ^ L9
-	pxor            xmm10, xmm7                     ; L29 = L11 ^ L17
-	movdqa          xmm7, xmm9
-	pxor            xmm7, xmm0                      ; L20 = L0 ^ L1
-	pxor            xmm13, xmm9                     ; L13 = M50 ^ L0
-	pxor            xmm9, oword [rbx + 416]         ; L16 = M56 ^ L0
-	pxor            xmm0, xmm12                     ; L21 = L1 ^ L7
-	pxor            xmm12, xmm4                     ; L26 = L7 ^ L9
-	pxor            xmm14, xmm3                     ; S0 = L6 ^ L24
-	pxor            xmm7, xmm15                     ; S4 = L20 ^ L22
-	pxor            xmm5, xmm10                     ; S5 = L25 ^ L29
-	pxor            xmm9, xmm12                     ; S1 = L16 ^ L26
+	pxor            xmm7, xmm6                      ; T9 = U7 ^ T7
+	movdqa          oword [rbx + 416], xmm2
+	movdqa          xmm2, xmm1
+	pand            xmm2, xmm7                      ; M7 = T22 & T9
+	pxor            xmm14, xmm2                     ; M18 = M8 ^ M7
+	pxor            xmm4, xmm0                      ; T18 = U3 ^ U7
+	pxor            xmm6, xmm4                      ; T19 = T7 ^ T18
+	movdqa          xmm2, xmm6
+	pand            xmm2, xmm0                      ; M4 = T19 & U7
+	pxor            xmm2, xmm12                     ; M5 = M4 ^ M1
+	movdqa          xmm4, xmm8
+	pxor            xmm4, xmm6                      ; T20 = T1 ^ T19
+	movdqa          xmm12, xmm7
+	pxor            xmm12, xmm3                     ; T17 = T9 ^ T16
+	movdqa          oword [rbx + 432], xmm8
+	movdqa          xmm8, xmm4
+	pand            xmm8, xmm12                     ; M9 = T20 & T17
+	pxor            xmm8, xmm13                     ; M10 = M9 ^ M6
+	pxor            xmm9, xmm15                     ; M20 = M16 ^ M13
+	pxor            xmm14, xmm15                    ; M22 = M18 ^ M13
+	pxor            xmm8, xmm10                     ; M19 = M10 ^ M15
+	movdqa          xmm13, xmm5
+	pxor            xmm13, oword [rbx + 368]        ; T24 = T2 ^ T10
+	pxor            xmm2, xmm13                     ; M17 = M5 ^ T24
+	pxor            xmm2, xmm10                     ; M21 = M17 ^ M15
+	movdqa          xmm10, xmm4
+	pxor            xmm10, xmm12                    ; T25 = T20 ^ T17
+	pxor            xmm8, xmm10                     ; M23 = M19 ^ T25
+	movdqa          xmm10, xmm14
+	pand            xmm10, xmm9                     ; M25 = M22 & M20
+	movdqa          xmm13, xmm14
+	pxor            xmm13, xmm8                     ; M24 = M22 ^ M23
+	pand            xmm14, xmm2                     ; M34 = M21 & M22
+	pand            xmm14, xmm13                    ; M35 = M24 & M34
+	movdqa          xmm15, xmm2
+	pxor            xmm15, xmm10                    ; M26 = M21 ^ M25
+	pand            xmm15, xmm13                    ; M30 = M26 & M24
+	pxor            xmm13, xmm10                    ; M36 = M24 ^ M25
+	pxor            xmm15, xmm8                     ; M39 = M23 ^ M30
+	pxor            xmm14, xmm13                    ; M40 = M35 ^ M36
+	pand            xmm0, xmm15                     ; M48 = M39 & U7
+	pand            xmm11, xmm14                    ; M56 = M40 & T23
+	movdqa          xmm13, xmm14
+	pand            xmm13, oword [rbx + 416]        ; M47 = M40 & T8
+	pand            xmm6, xmm15                     ; M57 = M39 & T19
+	movdqa          oword [rbx + 416], xmm6
+	movdqa          xmm6, xmm9
+	pxor            xmm6, xmm2                      ; M27 = M20 ^ M21
+	pand            xmm9, xmm8                      ; M31 = M20 & M23
+	pxor            xmm8, xmm10                     ; M28 = M23 ^ M25
+	pand            xmm8, xmm6                      ; M29 = M28 & M27
+	pand            xmm9, xmm6                      ; M32 = M27 & M31
+	pxor            xmm6, xmm10                     ; M33 = M27 ^ M25
+	pxor            xmm2, xmm8                      ; M37 = M21 ^ M29
+	pxor            xmm9, xmm6                      ; M38 = M32 ^ M33
+	pand            xmm7, xmm9                      ; M50 = M38 & T9
+	pand            xmm12, xmm2                     ; M51 = M37 & T17
+	pand            xmm1, xmm9                      ; M59 = M38 & T22
+	pand            xmm4, xmm2                      ; M60 = M37 & T20
+	pxor            xmm1, xmm12                     ; L8 = M51 ^ M59
+	pxor            xmm12, xmm0                     ; L12 = M48 ^ M51
+	movdqa          xmm6, xmm9
+	pxor            xmm6, xmm14                     ; M41 = M38 ^ M40
+	pxor            xmm9, xmm2                      ; M43 = M37 ^ M38
+	pxor            xmm2, xmm15                     ; M42 = M37 ^ M39
+	pxor            xmm15, xmm14                    ; M44 = M39 ^ M40
+	movdqa          xmm8, xmm15
+	pand            xmm8, oword [rbx + 384]         ; M46 = M44 & T6
+	pand            xmm3, xmm9                      ; M49 = M43 & T16
+	pand            xmm5, xmm6                      ; M54 = M41 & T10
+	pand            xmm9, oword [rbx + 400]         ; M58 = M43 & T3
+	movdqa          xmm10, xmm2
+	pand            xmm10, oword [rbx + 432]        ; M61 = M42 & T1
+	movdqa          xmm14, xmm2
+	pand            xmm14, oword [rbx + 320]        ; M52 = M42 & T15
+	pxor            xmm2, xmm6                      ; M45 = M42 ^ M41
+	movdqa          oword [rbx + 320], xmm11
+	movdqa          xmm11, xmm2
+	pand            xmm11, oword [rbx + 304]        ; M53 = M45 & T27
+	pand            xmm15, oword [rbx + 352]        ; M55 = M44 & T13
+	pand            xmm2, oword [rbx + 336]         ; M62 = M45 & T4
+	pxor            xmm0, xmm8                      ; L2 = M46 ^ M48
+	pxor            xmm5, xmm9                      ; L4 = M54 ^ M58
+	pxor            xmm3, xmm10                     ; L5 = M49 ^ M61
+	pxor            xmm13, xmm15                    ; L3 = M47 ^ M55
+	pxor            xmm3, xmm2                      ; L6 = M62 ^ L5
+	pxor            xmm2, xmm10                     ; L0 = M61 ^ M62
+	pxor            xmm4, xmm0                      ; L11 = M60 ^ L2
+	pxor            xmm9, xmm1                      ; L18 = M58 ^ L8
+	pand            xmm6, oword [rbx + 368]         ; M63 = M41 & T2
+	pxor            xmm8, xmm13                     ; L7 = M46 ^ L3
+	pxor            xmm10, xmm14                    ; L14 = M52 ^ M61
+	pxor            xmm14, xmm11                    ; L9 = M52 ^ M53
+	pxor            xmm11, xmm5                     ; L10 = M53 ^ L4
+	pxor            xmm13, xmm12                    ; L22 = L3 ^ L12
+	pxor            xmm9, xmm0                      ; L23 = L18 ^ L2
+	pxor            xmm6, xmm5                      ; L19 = M63 ^ L4
+	pxor            xmm1, xmm11                     ; L27 = L8 ^ L10
+	pxor            xmm11, xmm3                     ; L25 = L6 ^ L10
+	pxor            xmm10, xmm4                     ; L28 = L11 ^ L14
+	pxor            xmm9, xmm3                      ; S7 = L6 ^ L23
+	pxor            xmm6, xmm10                     ; S2 = L19 ^ L28
+	movdqa          xmm0, xmm7
+	pxor            xmm0, oword [rbx + 320]         ; L1 = M50 ^ M56
+	pxor            xmm15, xmm0                     ; L15 = M55 ^ L1
+	movdqa          xmm5, xmm0
+	pxor            xmm5, oword [rbx + 416]         ; L17 = M57 ^ L1
+	pxor            xmm15, xmm14                    ; L24 = L15 ^ L9
+	pxor            xmm4, xmm5                      ; L29 = L11 ^ L17
+	movdqa          xmm5, xmm2
+	pxor            xmm5, xmm0                      ; L20 = L0 ^ L1
+	pxor            xmm7, xmm2                      ; L13 = M50 ^ L0
+	pxor            xmm2, oword [rbx + 320]         ; L16 = M56 ^ L0
+	pxor            xmm0, xmm8                      ; L21 = L1 ^ L7
+	pxor            xmm8, xmm14                     ; L26 = L7 ^ L9
+	pxor            xmm15, xmm3                     ; S0 = L6 ^ L24
+	pxor            xmm5, xmm13                     ; S4 = L20 ^ L22
+	pxor            xmm11, xmm4                     ; S5 = L25 ^ L29
+	pxor            xmm2, xmm8                      ; S1 = L16 ^ L26
 	pxor            xmm3, xmm0                      ; S3 = L6 ^ L21
-	pxor            xmm13, xmm1                     ; S6 = L13 ^ L27
-	pshufd          xmm0, xmm6, 57                  ; a0 = S7; R(a0)
-	pshufd          xmm1, xmm5, 57                  ; a2 = S5; R(a2)
-	pshufd          xmm4, xmm7, 57                  ; a3 = S4; R(a3)
-	pshufd          xmm8, xmm14, 57                 ; a7 = S0; R(a7)
-	pshufd          xmm10, xmm13, 57                ; a1 = S6; R(a1)
-	pshufd          xmm11, xmm3, 57                 ; a4 = S3; R(a4)
-	pshufd          xmm12, xmm2, 57                 ; a5 = S2; R(a5)
-	pxor            xmm6, xmm0                      ; t0 = a0 + R(a0)
-	pxor            xmm5, xmm1                      ; t2 = a2 + R(a2)
-	pxor            xmm7, xmm4                      ; t3 = a3 + R(a3)
-	pxor            xmm14, xmm8                     ; t7 = a7 + R(a7)
-	pxor            xmm13, xmm10                    ; t1 = a1 + R(a1)
-	pxor            xmm3, xmm11                     ; t4 = a4 + R(a4)
-	pxor            xmm2, xmm12                     ; t5 = a5 + R(a5)
-	pxor            xmm0, xmm14                     ; plane 0: 2t + R(a)
-	pxor            xmm1, xmm13                     ; plane 2: 2t + R(a)
-	pxor            xmm12, xmm3                     ; plane 5: 2t + R(a)
+	pxor            xmm7, xmm1                      ; S6 = L13 ^ L27
+	pshufd          xmm0, xmm9, 57                  ; a0 = S7; R(a0)
+	pshufd          xmm1, xmm11, 57                 ; a2 = S5; R(a2)
+	pshufd          xmm4, xmm5, 57                  ; a3 = S4; R(a3)
+	pshufd          xmm8, xmm15, 57                 ; a7 = S0; R(a7)
+	pshufd          xmm10, xmm7, 57                 ; a1 = S6; R(a1)
+	pshufd          xmm12, xmm3, 57                 ; a4 = S3; R(a4)
+	pshufd          xmm13, xmm6, 57                 ; a5 = S2; R(a5)
+	pxor            xmm9, xmm0                      ; t0 = a0 + R(a0)
+	pxor            xmm11, xmm1                     ; t2 = a2 + R(a2)
+	pxor            xmm5, xmm4                      ; t3 = a3 + R(a3)
+	pxor            xmm15, xmm8                     ; t7 = a7 + R(a7)
+	pxor            xmm7, xmm10                     ; t1 = a1 + R(a1)
+	pxor            xmm3, xmm12                     ; t4 = a4 + R(a4)
+	pxor            xmm6, xmm13                     ; t5 = a5 + R(a5)
+	pxor            xmm0, xmm15                     ; plane 0: 2t + R(a)
+	pxor            xmm1, xmm7                      ; plane 2: 2t + R(a)
+	pxor            xmm13, xmm3                     ; plane 5: 2t + R(a)
 	pxor            xmm0, oword [rbx + 1456]        ; + round key
-	pshufd          xmm13, xmm13, 78                ; R^2(t1)
+	pshufd          xmm7, xmm7, 78                  ; R^2(t1)
 	pxor            xmm1, oword [rbx + 1488]        ; + round key
 	pshufd          xmm3, xmm3, 78                  ; R^2(t4)
-	pxor            xmm12, oword [rbx + 1536]       ; + round key
-	pshufd          xmm15, xmm9, 57                 ; a6 = S1; R(a6)
-	pxor            xmm9, xmm15                     ; t6 = a6 + R(a6)
-	pxor            xmm15, xmm2                     ; plane 6: 2t + R(a)
-	pxor            xmm8, xmm9                      ; plane 7: 2t + R(a)
-	pshufd          xmm2, xmm2, 78                  ; R^2(t5)
-	pshufd          xmm9, xmm9, 78                  ; R^2(t6)
-	pxor            xmm15, oword [rbx + 1552]       ; + round key
+	pxor            xmm13, oword [rbx + 1536]       ; + round key
+	pshufd          xmm14, xmm2, 57                 ; a6 = S1; R(a6)
+	pxor            xmm2, xmm14                     ; t6 = a6 + R(a6)
+	pxor            xmm14, xmm6                     ; plane 6: 2t + R(a)
+	pxor            xmm8, xmm2                      ; plane 7: 2t + R(a)
+	pshufd          xmm6, xmm6, 78                  ; R^2(t5)
+	pshufd          xmm2, xmm2, 78                  ; R^2(t6)
+	pxor            xmm14, oword [rbx + 1552]       ; + round key
 	pxor            xmm8, oword [rbx + 1568]        ; + round key
-	pxor            xmm12, xmm2                     ; + R^2(t): MixColumns done
-	pxor            xmm15, xmm9                     ; + R^2(t): MixColumns done
-	movdqa          xmm2, xmm6
-	pxor            xmm2, xmm14                     ; 2t, plane 1 = t0 + t7
+	pxor            xmm13, xmm6                     ; + R^2(t): MixColumns done
+	pxor            xmm14, xmm2                     ; + R^2(t): MixColumns done
+	movdqa          xmm2, xmm9
+	pxor            xmm2, xmm15                     ; 2t, plane 1 = t0 + t7
 	pxor            xmm2, xmm10                     ; plane 1: 2t + R(a)
-	movdqa          xmm9, xmm5
-	pxor            xmm9, xmm14                     ; 2t, plane 3 = t2 + t7
-	pxor            xmm9, xmm4                      ; plane 3: 2t + R(a)
-	movdqa          xmm4, xmm7
-	pxor            xmm4, xmm14                     ; 2t, plane 4 = t3 + t7
-	pxor            xmm4, xmm11                     ; plane 4: 2t + R(a)
-	pshufd          xmm6, xmm6, 78                  ; R^2(t0)
+	movdqa          xmm6, xmm11
+	pxor            xmm6, xmm15                     ; 2t, plane 3 = t2 + t7
+	pxor            xmm6, xmm4                      ; plane 3: 2t + R(a)
+	movdqa          xmm4, xmm5
+	pxor            xmm4, xmm15                     ; 2t, plane 4 = t3 + t7
+	pxor            xmm4, xmm12                     ; plane 4: 2t + R(a)
+	pshufd          xmm9, xmm9, 78                  ; R^2(t0)
 	pxor            xmm2, oword [rbx + 1472]        ; + round key
-	pshufd          xmm5, xmm5, 78                  ; R^2(t2)
-	pshufd          xmm7, xmm7, 78                  ; R^2(t3)
-	pxor            xmm9, oword [rbx + 1504]        ; + round key
+	pshufd          xmm11, xmm11, 78                ; R^2(t2)
+	pshufd          xmm5, xmm5, 78                  ; R^2(t3)
+	pxor            xmm6, oword [rbx + 1504]        ; + round key
 	pxor            xmm4, oword [rbx + 1520]        ; + round key
-	pshufd          xmm14, xmm14, 78                ; R^2(t7)
-	pxor            xmm0, xmm6                      ; + R^2(t): MixColumns done
-	pxor            xmm2, xmm13                     ; + R^2(t): MixColumns done
-	pxor            xmm1, xmm5                      ; + R^2(t): MixColumns done
-	pxor            xmm9, xmm7                      ; + R^2(t): MixColumns done
+	pshufd          xmm15, xmm15, 78                ; R^2(t7)
+	pxor            xmm0, xmm9                      ; + R^2(t): MixColumns done
+	pxor            xmm2, xmm7                      ; + R^2(t): MixColumns done
+	pxor            xmm1, xmm11                     ; + R^2(t): MixColumns done
+	pxor            xmm6, xmm5                      ; + R^2(t): MixColumns done
 	pxor            xmm4, xmm3                      ; + R^2(t): MixColumns done
-	pxor            xmm8, xmm14                     ; + R^2(t): MixColumns done
-	movdqa          xmm3, xmm9
-	movdqa          xmm5, xmm12
-	movdqa          xmm6, xmm15
+	pxor            xmm8, xmm15                     ; + R^2(t): MixColumns done
+	movdqa          xmm3, xmm6
+	movdqa          xmm5, xmm13
+	movdqa          xmm6, xmm14
 	movdqa          xmm7, xmm8
-	movdqa          xmm10, xmm2
+	movdqa          xmm9, xmm2
 	movdqa          xmm2, xmm1
-	movdqa          xmm1, xmm10
+	movdqa          xmm1, xmm9
 ; round 5 before the last: ShiftRows, the S-box circuit, MixColumns, + key
-	pshufb          xmm0, oword [rel L.bs_shift_rows] ; ShiftRows: plane 0 = U7
-	pshufb          xmm1, oword [rel L.bs_shift_rows] ; ShiftRows: plane 1 = U6
-	pshufb          xmm2, oword [rel L.bs_shift_rows] ; ShiftRows: plane 2 = U5
-	pshufb          xmm3, oword [rel L.bs_shift_rows] ; ShiftRows: plane 3 = U4
-	pshufb          xmm4, oword [rel L.bs_shift_rows] ; ShiftRows: plane 4 = U3
-	pshufb          xmm5, oword [rel L.bs_shift_rows] ; ShiftRows: plane 5 = U2
-	pshufb          xmm6, oword [rel L.bs_shift_rows] ; ShiftRows: plane 6 = U1
 	pshufb          xmm7, oword [rel L.bs_shift_rows] ; ShiftRows: plane 7 = U0
+	pshufb          xmm4, oword [rel L.bs_shift_rows] ; ShiftRows: plane 4 = U3
 	movdqa          xmm8, xmm7
 	pxor            xmm8, xmm4                      ; T1 = U0 ^ U3
-	movdqa          xmm9, xmm7
-	pxor            xmm9, xmm1                      ; T3 = U0 ^ U6
-	movdqa          xmm10, xmm4
-	pxor            xmm10, xmm2                     ; T4 = U3 ^ U5
+	pshufb          xmm3, oword [rel L.bs_shift_rows] ; ShiftRows: plane 3 = U4
+	pshufb          xmm1, oword [rel L.bs_shift_rows] ; ShiftRows: plane 1 = U6
 	pxor            xmm3, xmm1                      ; T5 = U4 ^ U6
-	movdqa          xmm11, xmm6
-	pxor            xmm11, xmm5                     ; T7 = U1 ^ U2
-	pxor            xmm5, xmm2                      ; T12 = U2 ^ U5
-	pxor            xmm4, xmm0                      ; T18 = U3 ^ U7
-	pxor            xmm1, xmm0                      ; T21 = U6 ^ U7
-	pxor            xmm7, xmm2                      ; T2 = U0 ^ U5
-	movdqa          xmm12, xmm8
-	pxor            xmm12, xmm3                     ; T6 = T1 ^ T5
-	movdqa          xmm13, xmm0
-	pxor            xmm13, xmm11                    ; T9 = U7 ^ T7
-	pxor            xmm6, xmm2                      ; T11 = U1 ^ U5
-	movdqa          xmm2, xmm9
-	pxor            xmm2, xmm10                     ; T13 = T3 ^ T4
-	movdqa          xmm14, xmm3
-	pxor            xmm14, xmm5                     ; T16 = T5 ^ T12
-	pxor            xmm4, xmm11                     ; T19 = T7 ^ T18
-	pxor            xmm1, xmm11                     ; T22 = T7 ^ T21
-	pxor            xmm11, xmm12                    ; T10 = T6 ^ T7
-	pxor            xmm3, xmm6                      ; T15 = T5 ^ T11
-	pxor            xmm6, xmm12                     ; T14 = T6 ^ T11
-	pxor            xmm5, xmm8                      ; T27 = T1 ^ T12
-	movdqa          xmm15, xmm0
-	pxor            xmm15, xmm12                    ; T8 = U7 ^ T6
-	movdqa          oword [rbx + 304], xmm11
-	movdqa          xmm11, xmm13
-	pxor            xmm11, xmm14                    ; T17 = T9 ^ T16
+	pshufb          xmm6, oword [rel L.bs_shift_rows] ; ShiftRows: plane 6 = U1
+	pshufb          xmm2, oword [rel L.bs_shift_rows] ; ShiftRows: plane 2 = U5
+	movdqa          xmm9, xmm6
+	pxor            xmm9, xmm2                      ; T11 = U1 ^ U5
+	movdqa          xmm10, xmm3
+	pxor            xmm10, xmm9                     ; T15 = T5 ^ T11
+	movdqa          xmm11, xmm8
+	pand            xmm11, xmm10                    ; M11 = T1 & T15
+	movdqa          xmm12, xmm4
+	pxor            xmm12, xmm2                     ; T4 = U3 ^ U5
+	pshufb          xmm5, oword [rel L.bs_shift_rows] ; ShiftRows: plane 5 = U2
+	movdqa          xmm13, xmm5
+	pxor            xmm13, xmm2                     ; T12 = U2 ^ U5
+	movdqa          xmm14, xmm8
+	pxor            xmm14, xmm13                    ; T27 = T1 ^ T12
+	movdqa          xmm15, xmm12
+	pand            xmm15, xmm14                    ; M12 = T4 & T27
+	pxor            xmm15, xmm11                    ; M13 = M12 ^ M11
+	pxor            xmm2, xmm7                      ; T2 = U0 ^ U5
+	movdqa          oword [rbx + 304], xmm14
+	movdqa          xmm14, xmm8
+	pxor            xmm14, xmm3                     ; T6 = T1 ^ T5
+	pxor            xmm6, xmm5                      ; T7 = U1 ^ U2
+	movdqa          xmm5, xmm14
+	pxor            xmm5, xmm6                      ; T10 = T6 ^ T7
 	movdqa          oword [rbx + 320], xmm10
-	movdqa          xmm10, xmm8
-	pxor            xmm10, xmm4                     ; T20 = T1 ^ T19
-	movdqa          oword [rbx + 336], xmm5
-	movdqa          xmm5, xmm7
-	pxor            xmm5, xmm1                      ; T23 = T2 ^ T22
-	movdqa          oword [rbx + 352], xmm7
-	movdqa          xmm7, xmm9
-	pxor            xmm7, xmm14                     ; T26 = T3 ^ T16
-	movdqa          oword [rbx + 368], xmm8
-	movdqa          xmm8, xmm2
-	pand            xmm8, xmm12                     ; M1 = T13 & T6
-	pxor            xmm6, xmm8                      ; M3 = T14 ^ M1
-	movdqa          oword [rbx + 384], xmm2
-	movdqa          xmm2, xmm9
-	pand            xmm2, xmm14                     ; M6 = T3 & T16
-	pxor            xmm7, xmm2                      ; M8 = T26 ^ M6
-	movdqa          oword [rbx + 400], xmm9
-	movdqa          xmm9, xmm5
-	pand            xmm9, xmm15                     ; M2 = T23 & T8
-	pxor            xmm6, xmm9                      ; M16 = M3 ^ M2
-	movdqa          xmm9, xmm4
-	pand            xmm9, xmm0                      ; M4 = T19 & U7
-	pxor            xmm9, xmm8                      ; M5 = M4 ^ M1
-	movdqa          xmm8, xmm1
-	pand            xmm8, xmm13                     ; M7 = T22 & T9
-	pxor            xmm7, xmm8                      ; M18 = M8 ^ M7
-	movdqa          xmm8, xmm10
-	pand            xmm8, xmm11                     ; M9 = T20 & T17
-	pxor            xmm8, xmm2                      ; M10 = M9 ^ M6
-	movdqa          xmm2, xmm3
-	pand            xmm2, oword [rbx + 368]         ; M11 = T1 & T15
-	movdqa          oword [rbx + 416], xmm3
-	movdqa          xmm3, oword [rbx + 320]
-	pand            xmm3, oword [rbx + 336]         ; M12 = T4 & T27
-	pxor            xmm3, xmm2                      ; M13 = M12 ^ M11
-	pxor            xmm6, xmm3                      ; M20 = M16 ^ M13
-	pxor            xmm7, xmm3                      ; M22 = M18 ^ M13
-	movdqa          xmm3, oword [rbx + 352]
-	pand            xmm3, oword [rbx + 304]         ; M14 = T2 & T10
-	pxor            xmm3, xmm2                      ; M15 = M14 ^ M11
-	pxor            xmm8, xmm3                      ; M19 = M10 ^ M15
-	movdqa          xmm2, oword [rbx + 352]
-	pxor            xmm2, oword [rbx + 304]         ; T24 = T2 ^ T10
-	pxor            xmm9, xmm2                      ; M17 = M5 ^ T24
-	pxor            xmm9, xmm3                      ; M21 = M17 ^ M15
-	movdqa          xmm2, xmm10
-	pxor            xmm2, xmm11                     ; T25 = T20 ^ T17
-	pxor            xmm8, xmm2                      ; M23 = M19 ^ T25
-	movdqa          xmm2, xmm7
-	pand            xmm2, xmm6                      ; M25 = M22 & M20
-	movdqa          xmm3, xmm7
-	pxor            xmm3, xmm8                      ; M24 = M22 ^ M23
-	pand            xmm7, xmm9                      ; M34 = M21 & M22
-	pand            xmm7, xmm3                      ; M35 = M24 & M34
-	movdqa          oword [rbx + 432], xmm14
-	movdqa          xmm14, xmm9
-	pxor            xmm14, xmm2                     ; M26 = M21 ^ M25
-	pand            xmm14, xmm3                     ; M30 = M26 & M24
-	pxor            xmm3, xmm2                      ; M36 = M24 ^ M25
-	pxor            xmm14, xmm8                     ; M39 = M23 ^ M30
-	pxor            xmm7, xmm3                      ; M40 = M35 ^ M36
-	pand            xmm0, xmm14                     ; M48 = M39 & U7
-	pand            xmm5, xmm7                      ; M56 = M40 & T23
-	pand            xmm15, xmm7                     ; M47 = M40 & T8
-	pand            xmm4, xmm14                     ; M57 = M39 & T19
-	movdqa          xmm3, xmm6
-	pxor            xmm3, xmm9                      ; M27 = M20 ^ M21
-	pand            xmm6, xmm8                      ; M31 = M20 & M23
-	pxor            xmm8, xmm2                      ; M28 = M23 ^ M25
-	pand            xmm8, xmm3                      ; M29 = M28 & M27
-	pand            xmm6, xmm3                      ; M32 = M27 & M31
-	pxor            xmm3, xmm2                      ; M33 = M27 ^ M25
-	pxor            xmm9, xmm8                      ; M37 = M21 ^ M29
-	pxor            xmm6, xmm3                      ; M38 = M32 ^ M33
-	pand            xmm13, xmm6                     ; M50 = M38 & T9
-	pand            xmm11, xmm9                     ; M51 = M37 & T17
-	pand            xmm1, xmm6                      ; M59 = M38 & T22
-	pand            xmm10, xmm9                     ; M60 = M37 & T20
-	pxor            xmm1, xmm11                     ; L8 = M51 ^ M59
-	pxor            xmm11, xmm0                     ; L12 = M48 ^ M51
-	movdqa          xmm2, xmm6
-	pxor            xmm2, xmm7                      ; M41 = M38 ^ M40
-	pxor            xmm6, xmm9                      ; M43 = M37 ^ M38
-	pxor            xmm9, xmm14                     ; M42 = M37 ^ M39
-	pxor            xmm14, xmm7                     ; M44 = M39 ^ M40
-	pand            xmm12, xmm14                    ; M46 = M44 & T6
-	movdqa          xmm3, xmm6
-	pand            xmm3, oword [rbx + 432]         ; M49 = M43 & T16
-	movdqa          xmm7, xmm2
-	pand            xmm7, oword [rbx + 304]         ; M54 = M41 & T10
-	pand            xmm6, oword [rbx + 400]         ; M58 = M43 & T3
-	movdqa          xmm8, xmm9
-	pand            xmm8, oword [rbx + 368]         ; M61 = M42 & T1
-	movdqa          oword [rbx + 368], xmm4
-	movdqa          xmm4, xmm9
-	pand            xmm4, oword [rbx + 416]         ; M52 = M42 & T15
-	pxor            xmm9, xmm2                      ; M45 = M42 ^ M41
-	movdqa          oword [rbx + 416], xmm5
-	movdqa          xmm5, xmm9
-	pand            xmm5, oword [rbx + 336]         ; M53 = M45 & T27
-	pand            xmm14, oword [rbx + 384]        ; M55 = M44 & T13
-	pand            xmm9, oword [rbx + 320]         ; M62 = M45 & T4
-	pxor            xmm0, xmm12                     ; L2 = M46 ^ M48
-	pxor            xmm7, xmm6                      ; L4 = M54 ^ M58
-	pxor            xmm3, xmm8                      ; L5 = M49 ^ M61
-	pxor            xmm15, xmm14                    ; L3 = M47 ^ M55
-	pxor            xmm3, xmm9                      ; L6 = M62 ^ L5
-	pxor            xmm9, xmm8                      ; L0 = M61 ^ M62
-	pxor            xmm10, xmm0                     ; L11 = M60 ^ L2
-	pxor            xmm6, xmm1                      ; L18 = M58 ^ L8
-	pand            xmm2, oword [rbx + 352]         ; M63 = M41 & T2
-	pxor            xmm12, xmm15                    ; L7 = M46 ^ L3
-	pxor            xmm8, xmm4                      ; L14 = M52 ^ M61
-	pxor            xmm4, xmm5                      ; L9 = M52 ^ M53
-	pxor            xmm5, xmm7                      ; L10 = M53 ^ L4
-	pxor            xmm15, xmm11                    ; L22 = L3 ^ L12
-	pxor            xmm6, xmm0                      ; L23 = L18 ^ L2
-	pxor            xmm2, xmm7                      ; L19 = M63 ^ L4
-	pxor            xmm1, xmm5                      ; L27 = L8 ^ L10
-	pxor            xmm5, xmm3                      ; L25 = L6 ^ L10
-	pxor            xmm8, xmm10                     ; L28 = L11 ^ L14
-	pxor            xmm6, xmm3                      ; S7 = L6 ^ L23
-	pxor            xmm2, xmm8                      ; S2 = L19 ^ L28
-	movdqa          xmm0, xmm13
-	pxor            xmm0, oword [rbx + 416]         ; L1 = M50 ^ M56
-	pxor            xmm14, xmm0                     ; L15 = M55 ^ L1
+	movdqa          xmm10, xmm2
+	pand            xmm10, xmm5                     ; M14 = T2 & T10
+	pxor            xmm10, xmm11                    ; M15 = M14 ^ M11
+	pxor            xmm7, xmm1                      ; T3 = U0 ^ U6
+	movdqa          xmm11, xmm7
+	pxor            xmm11, xmm12                    ; T13 = T3 ^ T4
+	movdqa          oword [rbx + 336], xmm12
+	movdqa          xmm12, xmm11
+	pand            xmm12, xmm14                    ; M1 = T13 & T6
+	pxor            xmm9, xmm14                     ; T14 = T6 ^ T11
+	pxor            xmm9, xmm12                     ; M3 = T14 ^ M1
+	pshufb          xmm0, oword [rel L.bs_shift_rows] ; ShiftRows: plane 0 = U7
+	pxor            xmm1, xmm0                      ; T21 = U6 ^ U7
+	pxor            xmm1, xmm6                      ; T22 = T7 ^ T21
+	movdqa          oword [rbx + 352], xmm11
+	movdqa          xmm11, xmm2
+	pxor            xmm11, xmm1                     ; T23 = T2 ^ T22
+	movdqa          oword [rbx + 368], xmm2
+	movdqa          xmm2, xmm0
+	pxor            xmm2, xmm14                     ; T8 = U7 ^ T6
+	movdqa          oword [rbx + 384], xmm14
+	movdqa          xmm14, xmm11
+	pand            xmm14, xmm2                     ; M2 = T23 & T8
+	pxor            xmm9, xmm14                     ; M16 = M3 ^ M2
+	pxor            xmm3, xmm13                     ; T16 = T5 ^ T12
+	movdqa          xmm13, xmm7
+	pand            xmm13, xmm3                     ; M6 = T3 & T16
+	movdqa          xmm14, xmm7
+	pxor            xmm14, xmm3                     ; T26 = T3 ^ T16
+	pxor            xmm14, xmm13                    ; M8 = T26 ^ M6
+	movdqa          oword [rbx + 400], xmm7
 	movdqa          xmm7, xmm0
-	pxor            xmm7, oword [rbx + 368]         ; L17 = M57 ^ L1
-	pxor            xmm14, xmm4                     ; L24 = L15 ^ L9
-	pxor            xmm10, xmm7                     ; L29 = L11 ^ L17
-	movdqa          xmm7, xmm9
-	pxor            xmm7, xmm0                      ; L20 = L0 ^ L1
-	pxor            xmm13, xmm9                     ; L13 = M50 ^ L0
-	pxor            xmm9, oword [rbx + 416]         ; L16 = M56 ^ L0
-	pxor            xmm0, xmm12                     ; L21 = L1 ^ L7
-	pxor            xmm12, xmm4                     ; L26 = L7 ^ L9
-	pxor            xmm14, xmm3                     ; S0 = L6 ^ L24
-	pxor            xmm7, xmm15                     ; S4 = L20 ^ L22
-	pxor            xmm5, xmm10                     ; S5 = L25 ^ L29
-	pxor            xmm9, xmm12                     ; S1 = L16 ^ L26
+	pxor            xmm7, xmm6                      ; T9 = U7 ^ T7
+	movdqa          oword [rbx + 416], xmm2
+	movdqa          xmm2, xmm1
+	pand            xmm2, xmm7                      ; M7 = T22 & T9
+	pxor            xmm14, xmm2                     ; M18 = M8 ^ M7
+	pxor            xmm4, xmm0                      ; T18 = U3 ^ U7
+	pxor            xmm6, xmm4                      ; T19 = T7 ^ T18
+	movdqa          xmm2, xmm6
+	pand            xmm2, xmm0                      ; M4 = T19 & U7
+	pxor            xmm2, xmm12                     ; M5 = M4 ^ M1
+	movdqa          xmm4, xmm8
+	pxor            xmm4, xmm6                      ; T20 = T1 ^ T19
+	movdqa          xmm12, xmm7
+	pxor            xmm12, xmm3                     ; T17 = T9 ^ T16
+	movdqa          oword [rbx + 432], xmm8
+	movdqa          xmm8, xmm4
+	pand            xmm8, xmm12                     ; M9 = T20 & T17
+	pxor            xmm8, xmm13                     ; M10 = M9 ^ M6
+	pxor            xmm9, xmm15                     ; M20 = M16 ^ M13
+	pxor            xmm14, xmm15                    ; M22 = M18 ^ M13
+	pxor            xmm8, xmm10                     ; M19 = M10 ^ M15
+	movdqa          xmm13, xmm5
+	pxor            xmm13, oword [rbx + 368]        ; T24 = T2 ^ T10
+	pxor            xmm2, xmm13                     ; M17 = M5 ^ T24
+	pxor            xmm2, xmm10                     ; M21 = M17 ^ M15
+	movdqa          xmm10, xmm4
+	pxor            xmm10, xmm12                    ; T25 = T20 ^ T17
+	pxor            xmm8, xmm10                     ; M23 = M19 ^ T25
+	movdqa          xmm10, xmm14
+	pand            xmm10, xmm9                     ; M25 = M22 & M20
+	movdqa          xmm13, xmm14
+	pxor            xmm13, xmm8                     ; M24 = M22 ^ M23
+	pand            xmm14, xmm2                     ; M34 = M21 & M22
+	pand            xmm14, xmm13                    ; M35 = M24 & M34
+	movdqa          xmm15, xmm2
+	pxor            xmm15, xmm10                    ; M26 = M21 ^ M25
+	pand            xmm15, xmm13                    ; M30 = M26 & M24
+	pxor            xmm13, xmm10                    ; M36 = M24 ^ M25
+	pxor            xmm15, xmm8                     ; M39 = M23 ^ M30
+	pxor            xmm14, xmm13                    ; M40 = M35 ^ M36
+	pand            xmm0, xmm15                     ; M48 = M39 & U7
+	pand            xmm11, xmm14                    ; M56 = M40 & T23
+	movdqa          xmm13, xmm14
+	pand            xmm13, oword [rbx + 416]        ; M47 = M40 & T8
+	pand            xmm6, xmm15                     ; M57 = M39 & T19
+	movdqa          oword [rbx + 416], xmm6
+	movdqa          xmm6, xmm9
+	pxor            xmm6, xmm2                      ; M27 = M20 ^ M21
+	pand            xmm9, xmm8                      ; M31 = M20 & M23
+	pxor            xmm8, xmm10                     ; M28 = M23 ^ M25
+	pand            xmm8, xmm6                      ; M29 = M28 & M27
+	pand            xmm9, xmm6                      ; M32 = M27 & M31
+	pxor            xmm6, xmm10                     ; M33 = M27 ^ M25
+	pxor            xmm2, xmm8                      ; M37 = M21 ^ M29
+	pxor            xmm9, xmm6                      ; M38 = M32 ^ M33
+	pand            xmm7, xmm9                      ; M50 = M38 & T9
+	pand            xmm12, xmm2                     ; M51 = M37 & T17
+	pand            xmm1, xmm9                      ; M59 = M38 & T22
+	pand            xmm4, xmm2                      ; M60 = M37 & T20
+	pxor            xmm1, xmm12                     ; L8 = M51 ^ M59
+	pxor            xmm12, xmm0                     ; L12 = M48 ^ M51
+	movdqa          xmm6, xmm9
+	pxor            xmm6, xmm14                     ; M41 = M38 ^ M40
+	pxor            xmm9, xmm2                      ; M43 = M37 ^ M38
+	pxor            xmm2, xmm15                     ; M42 = M37 ^ M39
+	pxor            xmm15, xmm14                    ; M44 = M39 ^ M40
+	movdqa          xmm8, xmm15
+	pand            xmm8, oword [rbx + 384]         ; M46 = M44 & T6
+	pand            xmm3, xmm9                      ; M49 = M43 & T16
+	pand            xmm5, xmm6                      ; M54 = M41 & T10
+	pand            xmm9, oword [rbx + 400]         ; M58 = M43 & T3
+	movdqa          xmm10, xmm2
+	pand            xmm10, oword [rbx + 432]        ; M61 = M42 & T1
+	movdqa          xmm14, xmm2
+	pand            xmm14, oword [rbx + 320]        ; M52 = M42 & T15
+	pxor            xmm2, xmm6                      ; M45 = M42 ^ M41
+	movdqa          oword [rbx + 320], xmm11
+	movdqa          xmm11, xmm2
+	pand            xmm11, oword [rbx + 304]        ; M53 = M45 & T27
+	pand            xmm15, oword [rbx + 352]        ; M55 = M44 & T13
+	pand            xmm2, oword [rbx + 336]         ; M62 = M45 & T4
+	pxor            xmm0, xmm8                      ; L2 = M46 ^ M48
+	pxor            xmm5, xmm9                      ; L4 = M54 ^ M58
+	pxor            xmm3, xmm10                     ; L5 = M49 ^ M61
+	pxor            xmm13, xmm15                    ; L3 = M47 ^ M55
+	pxor            xmm3, xmm2                      ; L6 = M62 ^ L5
+	pxor            xmm2, xmm10                     ; L0 = M61 ^ M62
+	pxor            xmm4, xmm0                      ; L11 = M60 ^ L2
+	pxor            xmm9, xmm1                      ; L18 = M58 ^ L8
+	pand            xmm6, oword [rbx + 368]         ; M63 = M41 & T2
+	pxor            xmm8, xmm13                     ; L7 = M46 ^ L3
+	pxor            xmm10, xmm14                    ; L14 = M52 ^ M61
+	pxor            xmm14, xmm11                    ; L9 = M52 ^ M53
+	pxor            xmm11, xmm5                     ; L10 = M53 ^ L4
+	pxor            xmm13, xmm12                    ; L22 = L3 ^ L12
+	pxor            xmm9, xmm0                      ; L23 = L18 ^ L2
+	pxor            xmm6, xmm5                      ; L19 = M63 ^ L4
+	pxor            xmm1, xmm11                     ; L27 = L8 ^ L10
+	pxor            xmm11, xmm3                     ; L25 = L6 ^ L10
+	pxor            xmm10, xmm4                     ; L28 = L11 ^ L14
+	pxor            xmm9, xmm3                      ; S7 = L6 ^ L23
+	pxor            xmm6, xmm10                     ; S2 = L19 ^ L28
+	movdqa          xmm0, xmm7
+	pxor            xmm0, oword [rbx + 320]         ; L1 = M50 ^ M56
+	pxor            xmm15, xmm0                     ; L15 = M55 ^ L1
+	movdqa          xmm5, xmm0
+	pxor            xmm5, oword [rbx + 416]         ; L17 = M57 ^ L1
+	pxor            xmm15, xmm14                    ; L24 = L15 ^ L9
+	pxor            xmm4, xmm5                      ; L29 = L11 ^ L17
+	movdqa          xmm5, xmm2
+	pxor            xmm5, xmm0                      ; L20 = L0 ^ L1
+	pxor            xmm7, xmm2                      ; L13 = M50 ^ L0
+	pxor            xmm2, oword [rbx + 320]         ; L16 = M56 ^ L0
+	pxor            xmm0, xmm8                      ; L21 = L1 ^ L7
+	pxor            xmm8, xmm14                     ; L26 = L7 ^ L9
+	pxor            xmm15, xmm3                     ; S0 = L6 ^ L24
+	pxor            xmm5, xmm13                     ; S4 = L20 ^ L22
+	pxor            xmm11, xmm4                     ; S5 = L25 ^ L29
+	pxor            xmm2, xmm8                      ; S1 = L16 ^ L26
 	pxor            xmm3, xmm0                      ; S3 = L6 ^ L21
-	pxor            xmm13, xmm1                     ; S6 = L13 ^ L27
-	pshufd          xmm0, xmm6, 57                  ; a0 = S7; R(a0)
-	pshufd          xmm1, xmm5, 57                  ; a2 = S5; R(a2)
-	pshufd          xmm4, xmm7, 57                  ; a3 = S4; R(a3)
-	pshufd          xmm8, xmm14, 57                 ; a7 = S0; R(a7)
-	pshufd          xmm10, xmm13, 57                ; a1 = S6; R(a1)
-	pshufd          xmm11, xmm3, 57                 ; a4 = S3; R(a4)
-	pshufd          xmm12, xmm2, 57                 ; a5 = S2; R(a5)
-	pxor            xmm6, xmm0                      ; t0 = a0 + R(a0)
-	pxor            xmm5, xmm1                      ; t2 = a2 + R(a2)
-	pxor            xmm7, xmm4                      ; t3 = a3 + R(a3)
-	pxor            xmm14, xmm8                     ; t7 = a7 + R(a7)
-	pxor            xmm13, xmm10                    ; t1 = a1 + R(a1)
-	pxor            xmm3, xmm11                     ; t4 = a4 + R(a4)
-	pxor            xmm2, xmm12                     ; t5 = a5 + R(a5)
-	pxor            xmm0, xmm14                     ; plane 0: 2t + R(a)
-	pxor            xmm1, xmm13                     ; plane 2: 2t + R(a)
-	pxor            xmm12, xmm3                     ; plane 5: 2t + R(a)
+	pxor            xmm7, xmm1                      ; S6 = L13 ^ L27
+	pshufd          xmm0, xmm9, 57                  ; a0 = S7; R(a0)
+	pshufd          xmm1, xmm11, 57                 ; a2 = S5; R(a2)
+	pshufd          xmm4, xmm5, 57                  ; a3 = S4; R(a3)
+	pshufd          xmm8, xmm15, 57                 ; a7 = S0; R(a7)
+	pshufd          xmm10, xmm7, 57                 ; a1 = S6; R(a1)
+	pshufd          xmm12, xmm3, 57                 ; a4 = S3; R(a4)
+	pshufd          xmm13, xmm6, 57                 ; a5 = S2; R(a5)
+	pxor            xmm9, xmm0                      ; t0 = a0 + R(a0)
+	pxor            xmm11, xmm1                     ; t2 = a2 + R(a2)
+	pxor            xmm5, xmm4                      ; t3 = a3 + R(a3)
+	pxor            xmm15, xmm8                     ; t7 = a7 + R(a7)
+	pxor            xmm7, xmm10                     ; t1 = a1 + R(a1)
+	pxor            xmm3, xmm12                     ; t4 = a4 + R(a4)
+	pxor            xmm6, xmm13                     ; t5 = a5 + R(a5)
+	pxor            xmm0, xmm15                     ; plane 0: 2t + R(a)
+	pxor            xmm1, xmm7                      ; plane 2: 2t + R(a)
+	pxor            xmm13, xmm3                     ; plane 5: 2t + R(a)
 	pxor            xmm0, oword [rbx + 1584]        ; + round key
-	pshufd          xmm13, xmm13, 78                ; R^2(t1)
+	pshufd          xmm7, xmm7, 78                  ; R^2(t1)
 	pxor            xmm1, oword [rbx + 1616]        ; + round key
 	pshufd          xmm3, xmm3, 78                  ; R^2(t4)
-	pxor            xmm12, oword [rbx + 1664]       ; + round key
-	pshufd          xmm15, xmm9, 57                 ; a6 = S1; R(a6)
-	pxor            xmm9, xmm15                     ; t6 = a6 + R(a6)
-	pxor            xmm15, xmm2                     ; plane 6: 2t + R(a)
-	pxor            xmm8, xmm9                      ; plane 7: 2t + R(a)
-	pshufd          xmm2, xmm2, 78                  ; R^2(t5)
-	pshufd          xmm9, xmm9, 78                  ; R^2(t6)
-	pxor            xmm15, oword [rbx + 1680]       ; + round key
+	pxor            xmm13, oword [rbx + 1664]       ; + round key
+	pshufd          xmm14, xmm2, 57                 ; a6 = S1; R(a6)
+	pxor            xmm2, xmm14                     ; t6 = a6 + R(a6)
+	pxor            xmm14, xmm6                     ; plane 6: 2t + R(a)
+	pxor            xmm8, xmm2                      ; plane 7: 2t + R(a)
+	pshufd          xmm6, xmm6, 78                  ; R^2(t5)
+	pshufd          xmm2, xmm2, 78                  ; R^2(t6)
+	pxor            xmm14, oword [rbx + 1680]       ; + round key
 	pxor            xmm8, oword [rbx + 1696]        ; + round key
-	pxor            xmm12, xmm2                     ; + R^2(t): MixColumns done
-	pxor            xmm15, xmm9                     ; + R^2(t): MixColumns done
-	movdqa          xmm2, xmm6
-	pxor            xmm2, xmm14                     ; 2t, plane 1 = t0 + t7
+	pxor            xmm13, xmm6                     ; + R^2(t): MixColumns done
+	pxor            xmm14, xmm2                     ; + R^2(t): MixColumns done
+	movdqa          xmm2, xmm9
+	pxor            xmm2, xmm15                     ; 2t, plane 1 = t0 + t7
 	pxor            xmm2, xmm10                     ; plane 1: 2t + R(a)
-	movdqa          xmm9, xmm5
-	pxor            xmm9, xmm14                     ; 2t, plane 3 = t2 + t7
-	pxor            xmm9, xmm4                      ; plane 3: 2t + R(a)
-	movdqa          xmm4, xmm7
-	pxor            xmm4, xmm14                     ; 2t, plane 4 = t3 + t7
-	pxor            xmm4, xmm11                     ; plane 4: 2t + R(a)
-	pshufd          xmm6, xmm6, 78                  ; R^2(t0)
+	movdqa          xmm6, xmm11
+	pxor            xmm6, xmm15                     ; 2t, plane 3 = t2 + t7
+	pxor            xmm6, xmm4                      ; plane 3: 2t + R(a)
+	movdqa          xmm4, xmm5
+	pxor            xmm4, xmm15                     ; 2t, plane 4 = t3 + t7
+	pxor            xmm4, xmm12                     ; plane 4: 2t + R(a)
+	pshufd          xmm9, xmm9, 78                  ; R^2(t0)
 	pxor            xmm2, oword [rbx + 1600]        ; + round key
-	pshufd          xmm5, xmm5, 78                  ; R^2(t2)
-	pshufd          xmm7, xmm7, 78                  ; R^2(t3)
-	pxor            xmm9, oword [rbx + 1632]        ; + round key
+	pshufd          xmm11, xmm11, 78                ; R^2(t2)
+	pshufd          xmm5, xmm5, 78                  ; R^2(t3)
+	pxor            xmm6, oword [rbx + 1632]        ; + round key
 	pxor            xmm4, oword [rbx + 1648]        ; + round key
-	pshufd          xmm14, xmm14, 78                ; R^2(t7)
-	pxor            xmm0, xmm6                      ; + R^2(t): MixColumns done
-	pxor            xmm2, xmm13                     ; + R^2(t): MixColumns done
-	pxor            xmm1, xmm5                      ; + R^2(t): MixColumns done
-	pxor            xmm9, xmm7                      ; + R^2(t): MixColumns done
+	pshufd          xmm15, xmm15, 78                ; R^2(t7)
+	pxor            xmm0, xmm9                      ; + R^2(t): MixColumns done
+	pxor            xmm2, xmm7                      ; + R^2(t): MixColumns done
+	pxor            xmm1, xmm11                     ; + R^2(t): MixColumns done
+	pxor            xmm6, xmm5                      ; + R^2(t): MixColumns done
 	pxor            xmm4, xmm3                      ; + R^2(t): MixColumns done
-	pxor            xmm8, xmm14                     ; + R^2(t): MixColumns done
-	movdqa          xmm3, xmm9
-	movdqa          xmm5, xmm12
-	movdqa          xmm6, xmm15
+	pxor            xmm8, xmm15                     ; + R^2(t): MixColumns done
+	movdqa          xmm3, xmm6
+	movdqa          xmm5, xmm13
+	movdqa          xmm6, xmm14
 	movdqa          xmm7, xmm8
-	movdqa          xmm10, xmm2
+	movdqa          xmm9, xmm2
 	movdqa          xmm2, xmm1
-	movdqa          xmm1, xmm10
+	movdqa          xmm1, xmm9
 ; round 4 before the last: ShiftRows, the S-box circuit, MixColumns, + key
-	pshufb          xmm0, oword [rel L.bs_shift_rows] ; ShiftRows: plane 0 = U7
-	pshufb          xmm1, oword [rel L.bs_shift_rows] ; ShiftRows: plane 1 = U6
-	pshufb          xmm2, oword [rel L.bs_shift_rows] ; ShiftRows: plane 2 = U5
-	pshufb          xmm3, oword [rel L.bs_shift_rows] ; ShiftRows: plane 3 = U4
-	pshufb          xmm4, oword [rel L.bs_shift_rows] ; ShiftRows: plane 4 = U3
-	pshufb          xmm5, oword [rel L.bs_shift_rows] ; ShiftRows: plane 5 = U2
-	pshufb          xmm6, oword [rel L.bs_shift_rows] ; ShiftRows: plane 6 = U1
 	pshufb          xmm7, oword [rel L.bs_shift_rows] ; ShiftRows: plane 7 = U0
+	pshufb          xmm4, oword [rel L.bs_shift_rows] ; ShiftRows: plane 4 = U3
 	movdqa          xmm8, xmm7
 	pxor            xmm8, xmm4                      ; T1 = U0 ^ U3
-	movdqa          xmm9, xmm7
-	pxor            xmm9, xmm1                      ; T3 = U0 ^ U6
-	movdqa          xmm10, xmm4
-	pxor            xmm10, xmm2                     ; T4 = U3 ^ U5
+	pshufb          xmm3, oword [rel L.bs_shift_rows] ; ShiftRows: plane 3 = U4
+	pshufb          xmm1, oword [rel L.bs_shift_rows] ; ShiftRows: plane 1 = U6
 	pxor            xmm3, xmm1                      ; T5 = U4 ^ U6
-	movdqa          xmm11, xmm6
-	pxor            xmm11, xmm5                     ; T7 = U1 ^ U2
-	pxor            xmm5, xmm2                      ; T12 = U2 ^ U5
-	pxor            xmm4, xmm0                      ; T18 = U3 ^ U7
-	pxor            xmm1, xmm0                      ; T21 = U6 ^ U7
-	pxor            xmm7, xmm2                      ; T2 = U0 ^ U5
-	movdqa          xmm12, xmm8
-	pxor            xmm12, xmm3                     ; T6 = T1 ^ T5
-	movdqa          xmm13, xmm0
-	pxor            xmm13, xmm11                    ; T9 = U7 ^ T7
-	pxor            xmm6, xmm2                      ; T11 = U1 ^ U5
-	movdqa          xmm2, xmm9
-	pxor            xmm2, xmm10                     ; T13 = T3 ^ T4
-	movdqa          xmm14, xmm3
-	pxor            xmm14, xmm5                     ; T16 = T5 ^ T12
-	pxor            xmm4, xmm11                     ; T19 = T7 ^ T18
-	pxor            xmm1, xmm11                     ; T22 = T7 ^ T21
-	pxor            xmm11, xmm12                    ; T10 = T6 ^ T7
-	pxor            xmm3, xmm6                      ; T15 = T5 ^ T11
-	pxor            xmm6, xmm12                     ; T14 = T6 ^ T11
-	pxor            xmm5, xmm8                      ; T27 = T1 ^ T12
-	movdqa          xmm15, xmm0
-	pxor            xmm15, xmm12                    ; T8 = U7 ^ T6
-	movdqa          oword [rbx + 304], xmm11
-	movdqa          xmm11, xmm13
-	pxor            xmm11, xmm14                    ; T17 = T9 ^ T16
+	pshufb          xmm6, oword [rel L.bs_shift_rows] ; ShiftRows: plane 6 = U1
+	pshufb          xmm2, oword [rel L.bs_shift_rows] ; ShiftRows: plane 2 = U5
+	movdqa          xmm9, xmm6
+	pxor            xmm9, xmm2                      ; T11 = U1 ^ U5
+	movdqa          xmm10, xmm3
+	pxor            xmm10, xmm9                     ; T15 = T5 ^ T11
+	movdqa          xmm11, xmm8
+	pand            xmm11, xmm10                    ; M11 = T1 & T15
+	movdqa          xmm12, xmm4
+	pxor            xmm12, xmm2                     ; T4 = U3 ^ U5
+	pshufb          xmm5, oword [rel L.bs_shift_rows] ; ShiftRows: plane 5 = U2
+	movdqa          xmm13, xmm5
+	pxor            xmm13, xmm2                     ; T12 = U2 ^ U5
+	movdqa          xmm14, xmm8
+	pxor            xmm14, xmm13                    ; T27 = T1 ^ T12
+	movdqa          xmm15, xmm12
+	pand            xmm15, xmm14                    ; M12 = T4 & T27
+	pxor            xmm15, xmm11                    ; M13 = M12 ^ M11
+	pxor            xmm2, xmm7                      ; T2 = U0 ^ U5
+	movdqa          oword [rbx + 304], xmm14
+	movdqa          xmm14, xmm8
+	pxor            xmm14, xmm3                     ; T6 = T1 ^ T5
+	pxor            xmm6, xmm5                      ; T7 = U1 ^ U2
+	movdqa          xmm5, xmm14
+	pxor            xmm5, xmm6                      ; T10 = T6 ^ T7
 	movdqa          oword [rbx + 320], xmm10
-	movdqa          xmm10, xmm8
-	pxor            xmm10, xmm4                     ; T20 = T1 ^ T19
-	movdqa          oword [rbx + 336], xmm5
-	movdqa          xmm5, xmm7
-	pxor            xmm5, xmm1                      ; T23 = T2 ^ T22
-	movdqa          oword [rbx + 352], xmm7
-	movdqa          xmm7, xmm9
-	pxor            xmm7, xmm14                     ; T26 = T3 ^ T16
-	movdqa          oword [rbx + 368], xmm8
-	movdqa          xmm8, xmm2
-	pand            xmm8, xmm12                     ; M1 = T13 & T6
-	pxor            xmm6, xmm8                      ; M3 = T14 ^ M1
-	movdqa          oword [rbx + 384], xmm2
-	movdqa          xmm2, xmm9
-	pand            xmm2, xmm14                     ; M6 = T3 & T16
-	pxor            xmm7, xmm2                      ; M8 = T26 ^ M6
-	movdqa          oword [rbx + 400], xmm9
-	movdqa          xmm9, xmm5
-	pand            xmm9, xmm15                     ; M2 = T23 & T8
-	pxor            xmm6, xmm9                      ; M16 = M3 ^ M2
-	movdqa          xmm9, xmm4
-	pand            xmm9, xmm0                      ; M4 = T19 & U7
-	pxor            xmm9, xmm8                      ; M5 = M4 ^ M1
-	movdqa          xmm8, xmm1
-	pand            xmm8, xmm13                     ; M7 = T22 & T9
-	pxor            xmm7, xmm8                      ; M18 = M8 ^ M7
-	movdqa          xmm8, xmm10
-	pand            xmm8, xmm11                     ; M9 = T20 & T17
-	pxor            xmm8, xmm2                      ; M10 = M9 ^ M6
-	movdqa          xmm2, xmm3
-	pand            xmm2, oword [rbx + 368]         ; M11 = T1 & T15
-	movdqa          oword [rbx + 416], xmm3
-	movdqa          xmm3, oword [rbx + 320]
-	pand            xmm3, oword [rbx + 336]         ; M12 = T4 & T27
-	pxor            xmm3, xmm2                      ; M13 = M12 ^ M11
-	pxor            xmm6, xmm3                      ; M20 = M16 ^ M13
-	pxor            xmm7, xmm3                      ; M22 = M18 ^ M13
-	movdqa          xmm3, oword [rbx + 352]
-	pand            xmm3, oword [rbx + 304]         ; M14 = T2 & T10
-	pxor            xmm3, xmm2                      ; M15 = M14 ^ M11
-	pxor            xmm8, xmm3                      ; M19 = M10 ^ M15
-	movdqa          xmm2, oword [rbx + 352]
-	pxor            xmm2, oword [rbx + 304]         ; T24 = T2 ^ T10
-	pxor            xmm9, xmm2                      ; M17 = M5 ^ T24
-	pxor            xmm9, xmm3                      ; M21 = M17 ^ M15
-	movdqa          xmm2, xmm10
-	pxor            xmm2, xmm11                     ; T25 = T20 ^ T17
-	pxor            xmm8, xmm2                      ; M23 = M19 ^ T25
-	movdqa          xmm2, xmm7
-	pand            xmm2, xmm6                      ; M25 = M22 & M20
-	movdqa          xmm3, xmm7
-	pxor            xmm3, xmm8                      ; M24 = M22 ^ M23
-	pand            xmm7, xmm9                      ; M34 = M21 & M22
-	pand            xmm7, xmm3                      ; M35 = M24 & M34
-	movdqa          oword [rbx + 432], xmm14
-	movdqa          xmm14, xmm9
-	pxor            xmm14, xmm2                     ; M26 = M21 ^ M25
-	pand            xmm14, xmm3                     ; M30 = M26 & M24
-	pxor            xmm3, xmm2                      ; M36 = M24 ^ M25
-	pxor            xmm14, xmm8                     ; M39 = M23 ^ M30
-	pxor            xmm7, xmm3                      ; M40 = M35 ^ M36
-	pand            xmm0, xmm14                     ; M48 = M39 & U7
-	pand            xmm5, xmm7                      ; M56 = M40 & T23
-	pand            xmm15, xmm7                     ; M47 = M40 & T8
-	pand            xmm4, xmm14                     ; M57 = M39 & T19
-	movdqa          xmm3, xmm6
-	pxor            xmm3, xmm9                      ; M27 = M20 ^ M21
-	pand            xmm6, xmm8                      ; M31 = M20 & M23
-	pxor            xmm8, xmm2                      ; M28 = M23 ^ M25
-	pand            xmm8, xmm3                      ; M29 = M28 & M27
-	pand            xmm6, xmm3                      ; M32 = M27 & M31
-	pxor            xmm3, xmm2                      ; M33 = M27 ^ M25
-	pxor            xmm9, xmm8                      ; M37 = M21 ^ M29
-	pxor            xmm6, xmm3                      ; M38 = M32 ^ M33
-	pand            xmm13, xmm6                     ; M50 = M38 & T9
-	pand            xmm11, xmm9                     ; M51 = M37 & T17
-	pand            xmm1, xmm6                      ; M59 = M38 & T22
-	pand            xmm10, xmm9                     ; M60 = M37 & T20
-	pxor            xmm1, xmm11                     ; L8 = M51 ^ M59
-	pxor            xmm11, xmm0                     ; L12 = M48 ^ M51
-	movdqa          xmm2, xmm6
-	pxor            xmm2, xmm7                      ; M41 = M38 ^ M40
-	pxor            xmm6, xmm9                      ; M43 = M37 ^ M38
-	pxor            xmm9, xmm14                     ; M42 = M37 ^ M39
-	pxor            xmm14, xmm7                     ; M44 = M39 ^ M40
-	pand            xmm12, xmm14                    ; M46 = M44 & T6
-	movdqa          xmm3, xmm6
-	pand            xmm3, oword [rbx + 432]         ; M49 = M43 & T16
-	movdqa          xmm7, xmm2
-	pand            xmm7, oword [rbx + 304]         ; M54 = M41 & T10
-	pand            xmm6, oword [rbx + 400]         ; M58 = M43 & T3
-	movdqa          xmm8, xmm9
-	pand            xmm8, oword [rbx + 368]         ; M61 = M42 & T1
-	movdqa          oword [rbx + 368], xmm4
-	movdqa          xmm4, xmm9
-	pand            xmm4, oword [rbx + 416]         ; M52 = M42 & T15
-	pxor            xmm9, xmm2                      ; M45 = M42 ^ M41
-	movdqa          oword [rbx + 416], xmm5
-	movdqa          xmm5, xmm9
-	pand            xmm5, oword [rbx + 336]         ; M53 = M45 & T27
-	pand            xmm14, oword [rbx + 384]        ; M55 = M44 & T13
-	pand            xmm9, oword [rbx + 320]         ; M62 = M45 & T4
-	pxor            xmm0, xmm12                     ; L2 = M46 ^ M48
-	pxor            xmm7, xmm6                      ; L4 = M54 ^ M58
-	pxor            xmm3, xmm8                      ; L5 = M49 ^ M61
-	pxor            xmm15, xmm14                    ; L3 = M47 ^ M55
-	pxor            xmm3, xmm9                      ; L6 = M62 ^ L5
-	pxor            xmm9, xmm8                      ; L0 = M61 ^ M62
-	pxor            xmm10, xmm0                     ; L11 = M60 ^ L2
-	pxor            xmm6, xmm1                      ; L18 = M58 ^ L8
-	pand            xmm2, oword [rbx + 352]         ; M63 = M41 & T2
-	pxor            xmm12, xmm15                    ; L7 = M46 ^ L3
-	pxor            xmm8, xmm4                      ; L14 = M52 ^ M61
-	pxor            xmm4, xmm5                      ; L9 = M52 ^ M53
-	pxor            xmm5, xmm7                      ; L10 = M53 ^ L4
-	pxor            xmm15, xmm11                    ; L22 = L3 ^ L12
-	pxor            xmm6, xmm0                      ; L23 = L18 ^ L2
-	pxor            xmm2, xmm7                      ; L19 = M63 ^ L4
-	pxor            xmm1, xmm5                      ; L27 = L8 ^ L10
-	pxor            xmm5, xmm3                      ; L25 = L6 ^ L10
-	pxor            xmm8, xmm10                     ; L28 = L11 ^ L14
-	pxor            xmm6, xmm3                      ; S7 = L6 ^ L23
-	pxor            xmm2, xmm8                      ; S2 = L19 ^ L28
-	movdqa          xmm0, xmm13
-	pxor            xmm0, oword [rbx + 416]         ; L1 = M50 ^ M56
-	pxor            xmm14, xmm0                     ; L15 = M55 ^ L1
+	movdqa          xmm10, xmm2
+	pand            xmm10, xmm5                     ; M14 = T2 & T10
+	pxor            xmm10, xmm11                    ; M15 = M14 ^ M11
+	pxor            xmm7, xmm1                      ; T3 = U0 ^ U6
+	movdqa          xmm11, xmm7
+	pxor            xmm11, xmm12                    ; T13 = T3 ^ T4
+	movdqa          oword [rbx + 336], xmm12
+	movdqa          xmm12, xmm11
+	pand            xmm12, xmm14                    ; M1 = T13 & T6
+	pxor            xmm9, xmm14                     ; T14 = T6 ^ T11
+	pxor            xmm9, xmm12                     ; M3 = T14 ^ M1
+	pshufb          xmm0, oword [rel L.bs_shift_rows] ; ShiftRows: plane 0 = U7
+	pxor            xmm1, xmm0                      ; T21 = U6 ^ U7
+	pxor            xmm1, xmm6                      ; T22 = T7 ^ T21
+	movdqa          oword [rbx + 352], xmm11
+	movdqa          xmm11, xmm2
+	pxor            xmm11, xmm1                     ; T23 = T2 ^ T22
+	movdqa          oword [rbx + 368], xmm2
+	movdqa          xmm2, xmm0
+	pxor            xmm2, xmm14                     ; T8 = U7 ^ T6
+	movdqa          oword [rbx + 384], xmm14
+	movdqa          xmm14, xmm11
+	pand            xmm14, xmm2                     ; M2 = T23 & T8
+	pxor            xmm9, xmm14                     ; M16 = M3 ^ M2
+	pxor            xmm3, xmm13                     ; T16 = T5 ^ T12
+	movdqa          xmm13, xmm7
+	pand            xmm13, xmm3                     ; M6 = T3 & T16
+	movdqa          xmm14, xmm7
+	pxor            xmm14, xmm3                     ; T26 = T3 ^ T16
+	pxor            xmm14, xmm13                    ; M8 = T26 ^ M6
+	movdqa          oword [rbx + 400], xmm7
 	movdqa          xmm7, xmm0
-	pxor            xmm7, oword [rbx + 368]         ; L17 = M57 ^ L1
-	pxor            xmm14, xmm4                     ; L24 = L15 ^ L9
-	pxor            xmm10, xmm7                     ; L29 = L11 ^ L17
-	movdqa          xmm7, xmm9
-	pxor            xmm7, xmm0                      ; L20 = L0 ^ L1
-	pxor            xmm13, xmm9                     ; L13 = M50 ^ L0
-	pxor            xmm9, oword [rbx + 416]         ; L16 = M56 ^ L0
-	pxor            xmm0, xmm12                     ; L21 = L1 ^ L7
-	pxor            xmm12, xmm4                     ; L26 = L7 ^ L9
-	pxor            xmm14, xmm3                     ; S0 = L6 ^ L24
-	pxor            xmm7, xmm15                     ; S4 = L20 ^ L22
-	pxor            xmm5, xmm10                     ; S5 = L25 ^ L29
-	pxor            xmm9, xmm12                     ; S1 = L16 ^ L26
+	pxor            xmm7, xmm6                      ; T9 = U7 ^ T7
+	movdqa          oword [rbx + 416], xmm2
+	movdqa          xmm2, xmm1
+	pand            xmm2, xmm7                      ; M7 = T22 & T9
+	pxor            xmm14, xmm2                     ; M18 = M8 ^ M7
+	pxor            xmm4, xmm0                      ; T18 = U3 ^ U7
+	pxor            xmm6, xmm4                      ; T19 = T7 ^ T18
+	movdqa          xmm2, xmm6
+	pand            xmm2, xmm0                      ; M4 = T19 & U7
+	pxor            xmm2, xmm12                     ; M5 = M4 ^ M1
+	movdqa          xmm4, xmm8
+	pxor            xmm4, xmm6                      ; T20 = T1 ^ T19
+	movdqa          xmm12, xmm7
+	pxor            xmm12, xmm3                     ; T17 = T9 ^ T16
+	movdqa          oword [rbx + 432], xmm8
+	movdqa          xmm8, xmm4
+	pand            xmm8, xmm12                     ; M9 = T20 & T17
+	pxor            xmm8, xmm13                     ; M10 = M9 ^ M6
+	pxor            xmm9, xmm15                     ; M20 = M16 ^ M13
+	pxor            xmm14, xmm15                    ; M22 = M18 ^ M13
+	pxor            xmm8, xmm10                     ; M19 = M10 ^ M15
+	movdqa          xmm13, xmm5
+	pxor            xmm13, oword [rbx + 368]        ; T24 = T2 ^ T10
+	pxor            xmm2, xmm13                     ; M17 = M5 ^ T24
+	pxor            xmm2, xmm10                     ; M21 = M17 ^ M15
+	movdqa          xmm10, xmm4
+	pxor            xmm10, xmm12                    ; T25 = T20 ^ T17
+	pxor            xmm8, xmm10                     ; M23 = M19 ^ T25
+	movdqa          xmm10, xmm14
+	pand            xmm10, xmm9                     ; M25 = M22 & M20
+	movdqa          xmm13, xmm14
+	pxor            xmm13, xmm8                     ; M24 = M22 ^ M23
+	pand            xmm14, xmm2                     ; M34 = M21 & M22
+	pand            xmm14, xmm13                    ; M35 = M24 & M34
+	movdqa          xmm15, xmm2
+	pxor            xmm15, xmm10                    ; M26 = M21 ^ M25
+	pand            xmm15, xmm13                    ; M30 = M26 & M24
+	pxor            xmm13, xmm10                    ; M36 = M24 ^ M25
+	pxor            xmm15, xmm8                     ; M39 = M23 ^ M30
+	pxor            xmm14, xmm13                    ; M40 = M35 ^ M36
+	pand            xmm0, xmm15                     ; M48 = M39 & U7
+	pand            xmm11, xmm14                    ; M56 = M40 & T23
+	movdqa          xmm13, xmm14
+	pand            xmm13, oword [rbx + 416]        ; M47 = M40 & T8
+	pand            xmm6, xmm15                     ; M57 = M39 & T19
+	movdqa          oword [rbx + 416], xmm6
+	movdqa          xmm6, xmm9
+	pxor            xmm6, xmm2                      ; M27 = M20 ^ M21
+	pand            xmm9, xmm8                      ; M31 = M20 & M23
+	pxor            xmm8, xmm10                     ; M28 = M23 ^ M25
+	pand            xmm8, xmm6                      ; M29 = M28 & M27
+	pand            xmm9, xmm6                      ; M32 = M27 & M31
+	pxor            xmm6, xmm10                     ; M33 = M27 ^ M25
+	pxor            xmm2, xmm8                      ; M37 = M21 ^ M29
+	pxor            xmm9, xmm6                      ; M38 = M32 ^ M33
+	pand            xmm7, xmm9                      ; M50 = M38 & T9
+	pand            xmm12, xmm2                     ; M51 = M37 & T17
+	pand            xmm1, xmm9                      ; M59 = M38 & T22
+	pand            xmm4, xmm2                      ; M60 = M37 & T20
+	pxor            xmm1, xmm12                     ; L8 = M51 ^ M59
+	pxor            xmm12, xmm0                     ; L12 = M48 ^ M51
+	movdqa          xmm6, xmm9
+	pxor            xmm6, xmm14                     ; M41 = M38 ^ M40
+	pxor            xmm9, xmm2                      ; M43 = M37 ^ M38
+	pxor            xmm2, xmm15                     ; M42 = M37 ^ M39
+	pxor            xmm15, xmm14                    ; M44 = M39 ^ M40
+	movdqa          xmm8, xmm15
+	pand            xmm8, oword [rbx + 384]         ; M46 = M44 & T6
+	pand            xmm3, xmm9                      ; M49 = M43 & T16
+	pand            xmm5, xmm6                      ; M54 = M41 & T10
+	pand            xmm9, oword [rbx + 400]         ; M58 = M43 & T3
+	movdqa          xmm10, xmm2
+	pand            xmm10, oword [rbx + 432]        ; M61 = M42 & T1
+	movdqa          xmm14, xmm2
+	pand            xmm14, oword [rbx + 320]        ; M52 = M42 & T15
+	pxor            xmm2, xmm6                      ; M45 = M42 ^ M41
+	movdqa          oword [rbx + 320], xmm11
+	movdqa          xmm11, xmm2
+	pand            xmm11, oword [rbx + 304]        ; M53 = M45 & T27
+	pand            xmm15, oword [rbx + 352]        ; M55 = M44 & T13
+	pand            xmm2, oword [rbx + 336]         ; M62 = M45 & T4
+	pxor            xmm0, xmm8                      ; L2 = M46 ^ M48
+	pxor            xmm5, xmm9                      ; L4 = M54 ^ M58
+	pxor            xmm3, xmm10                     ; L5 = M49 ^ M61
+	pxor            xmm13, xmm15                    ; L3 = M47 ^ M55
+	pxor            xmm3, xmm2                      ; L6 = M62 ^ L5
+	pxor            xmm2, xmm10                     ; L0 = M61 ^ M62
+	pxor            xmm4, xmm0                      ; L11 = M60 ^ L2
+	pxor            xmm9, xmm1                      ; L18 = M58 ^ L8
+	pand            xmm6, oword [rbx + 368]         ; M63 = M41 & T2
+	pxor            xmm8, xmm13                     ; L7 = M46 ^ L3
+	pxor            xmm10, xmm14                    ; L14 = M52 ^ M61
+	pxor            xmm14, xmm11                    ; L9 = M52 ^ M53
+	pxor            xmm11, xmm5                     ; L10 = M53 ^ L4
+	pxor            xmm13, xmm12                    ; L22 = L3 ^ L12
+	pxor            xmm9, xmm0                      ; L23 = L18 ^ L2
+	pxor            xmm6, xmm5                      ; L19 = M63 ^ L4
+	pxor            xmm1, xmm11                     ; L27 = L8 ^ L10
+	pxor            xmm11, xmm3                     ; L25 = L6 ^ L10
+	pxor            xmm10, xmm4                     ; L28 = L11 ^ L14
+	pxor            xmm9, xmm3                      ; S7 = L6 ^ L23
+	pxor            xmm6, xmm10                     ; S2 = L19 ^ L28
+	movdqa          xmm0, xmm7
+	pxor            xmm0, oword [rbx + 320]         ; L1 = M50 ^ M56
+	pxor            xmm15, xmm0                     ; L15 = M55 ^ L1
+	movdqa          xmm5, xmm0
+	pxor            xmm5, oword [rbx + 416]         ; L17 = M57 ^ L1
+	pxor            xmm15, xmm14                    ; L24 = L15 ^ L9
+	pxor            xmm4, xmm5                      ; L29 = L11 ^ L17
+	movdqa          xmm5, xmm2
+	pxor            xmm5, xmm0                      ; L20 = L0 ^ L1
+	pxor            xmm7, xmm2                      ; L13 = M50 ^ L0
+	pxor            xmm2, oword [rbx + 320]         ; L16 = M56 ^ L0
+	pxor            xmm0, xmm8                      ; L21 = L1 ^ L7
+	pxor            xmm8, xmm14                     ; L26 = L7 ^ L9
+	pxor            xmm15, xmm3                     ; S0 = L6 ^ L24
+	pxor            xmm5, xmm13                     ; S4 = L20 ^ L22
+	pxor            xmm11, xmm4                     ; S5 = L25 ^ L29
+	pxor            xmm2, xmm8                      ; S1 = L16 ^ L26
 	pxor            xmm3, xmm0                      ; S3 = L6 ^ L21
-	pxor            xmm13, xmm1                     ; S6 = L13 ^ L27
-	pshufd          xmm0, xmm6, 57                  ; a0 = S7; R(a0)
-	pshufd          xmm1, xmm5, 57                  ; a2 = S5; R(a2)
-	pshufd          xmm4, xmm7, 57                  ; a3 = S4; R(a3)
-	pshufd          xmm8, xmm14, 57                 ; a7 = S0; R(a7)
-	pshufd          xmm10, xmm13, 57                ; a1 = S6; R(a1)
-	pshufd          xmm11, xmm3, 57                 ; a4 = S3; R(a4)
-	pshufd          xmm12, xmm2, 57                 ; a5 = S2; R(a5)
-	pxor            xmm6, xmm0                      ; t0 = a0 + R(a0)
-	pxor            xmm5, xmm1                      ; t2 = a2 + R(a2)
-	pxor            xmm7, xmm4                      ; t3 = a3 + R(a3)
-	pxor            xmm14, xmm8                     ; t7 = a7 + R(a7)
-	pxor            xmm13, xmm10                    ; t1 = a1 + R(a1)
-	pxor            xmm3, xmm11                     ; t4 = a4 + R(a4)
-	pxor            xmm2, xmm12                     ; t5 = a5 + R(a5)
-	pxor            xmm0, xmm14                     ; plane 0: 2t + R(a)
-	pxor            xmm1, xmm13                     ; plane 2: 2t + R(a)
-	pxor            xmm12, xmm3                     ; plane 5: 2t + R(a)
+	pxor            xmm7, xmm1                      ; S6 = L13 ^ L27
+	pshufd          xmm0, xmm9, 57                  ; a0 = S7; R(a0)
+	pshufd          xmm1, xmm11, 57                 ; a2 = S5; R(a2)
+	pshufd          xmm4, xmm5, 57                  ; a3 = S4; R(a3)
+	pshufd          xmm8, xmm15, 57                 ; a7 = S0; R(a7)
+	pshufd          xmm10, xmm7, 57                 ; a1 = S6; R(a1)
+	pshufd          xmm12, xmm3, 57                 ; a4 = S3; R(a4)
+	pshufd          xmm13, xmm6, 57                 ; a5 = S2; R(a5)
+	pxor            xmm9, xmm0                      ; t0 = a0 + R(a0)
+	pxor            xmm11, xmm1                     ; t2 = a2 + R(a2)
+	pxor            xmm5, xmm4                      ; t3 = a3 + R(a3)
+	pxor            xmm15, xmm8                     ; t7 = a7 + R(a7)
+	pxor            xmm7, xmm10                     ; t1 = a1 + R(a1)
+	pxor            xmm3, xmm12                     ; t4 = a4 + R(a4)
+	pxor            xmm6, xmm13                     ; t5 = a5 + R(a5)
+	pxor            xmm0, xmm15                     ; plane 0: 2t + R(a)
+	pxor            xmm1, xmm7                      ; plane 2: 2t + R(a)
+	pxor            xmm13, xmm3                     ; plane 5: 2t + R(a)
 	pxor            xmm0, oword [rbx + 1712]        ; + round key
-	pshufd          xmm13, xmm13, 78                ; R^2(t1)
+	pshufd          xmm7, xmm7, 78                  ; R^2(t1)
 	pxor            xmm1, oword [rbx + 1744]        ; + round key
 	pshufd          xmm3, xmm3, 78                  ; R^2(t4)
-	pxor            xmm12, oword [rbx + 1792]       ; + round key
-	pshufd          xmm15, xmm9, 57                 ; a6 = S1; R(a6)
-	pxor            xmm9, xmm15                     ; t6 = a6 + R(a6)
-	pxor            xmm15, xmm2                     ; plane 6: 2t + R(a)
-	pxor            xmm8, xmm9                      ; plane 7: 2t + R(a)
-	pshufd          xmm2, xmm2, 78                  ; R^2(t5)
-	pshufd          xmm9, xmm9, 78                  ; R^2(t6)
-	pxor            xmm15, oword [rbx + 1808]       ; + round key
+	pxor            xmm13, oword [rbx + 1792]       ; + round key
+	pshufd          xmm14, xmm2, 57                 ; a6 = S1; R(a6)
+	pxor            xmm2, xmm14                     ; t6 = a6 + R(a6)
+	pxor            xmm14, xmm6                     ; plane 6: 2t + R(a)
+	pxor            xmm8, xmm2                      ; plane 7: 2t + R(a)
+	pshufd          xmm6, xmm6, 78                  ; R^2(t5)
+	pshufd          xmm2, xmm2, 78                  ; R^2(t6)
+	pxor            xmm14, oword [rbx + 1808]       ; + round key
 	pxor            xmm8, oword [rbx + 1824]        ; + round key
-	pxor            xmm12, xmm2                     ; + R^2(t): MixColumns done
-	pxor            xmm15, xmm9                     ; + R^2(t): MixColumns done
-	movdqa          xmm2, xmm6
-	pxor            xmm2, xmm14                     ; 2t, plane 1 = t0 + t7
+	pxor            xmm13, xmm6                     ; + R^2(t): MixColumns done
+	pxor            xmm14, xmm2                     ; + R^2(t): MixColumns done
+	movdqa          xmm2, xmm9
+	pxor            xmm2, xmm15                     ; 2t, plane 1 = t0 + t7
 	pxor            xmm2, xmm10                     ; plane 1: 2t + R(a)
-	movdqa          xmm9, xmm5
-	pxor            xmm9, xmm14                     ; 2t, plane 3 = t2 + t7
-	pxor            xmm9, xmm4                      ; plane 3: 2t + R(a)
-	movdqa          xmm4, xmm7
-	pxor            xmm4, xmm14                     ; 2t, plane 4 = t3 + t7
-	pxor            xmm4, xmm11                     ; plane 4: 2t + R(a)
-	pshufd          xmm6, xmm6, 78                  ; R^2(t0)
+	movdqa          xmm6, xmm11
+	pxor            xmm6, xmm15                     ; 2t, plane 3 = t2 + t7
+	pxor            xmm6, xmm4                      ; plane 3: 2t + R(a)
+	movdqa          xmm4, xmm5
+	pxor            xmm4, xmm15                     ; 2t, plane 4 = t3 + t7
+	pxor            xmm4, xmm12                     ; plane 4: 2t + R(a)
+	pshufd          xmm9, xmm9, 78                  ; R^2(t0)
 	pxor            xmm2, oword [rbx + 1728]        ; + round key
-	pshufd          xmm5, xmm5, 78                  ; R^2(t2)
-	pshufd          xmm7, xmm7, 78                  ; R^2(t3)
-	pxor            xmm9, oword [rbx + 1760]        ; + round key
+	pshufd          xmm11, xmm11, 78                ; R^2(t2)
+	pshufd          xmm5, xmm5, 78                  ; R^2(t3)
+	pxor            xmm6, oword [rbx + 1760]        ; + round key
 	pxor            xmm4, oword [rbx + 1776]        ; + round key
-	pshufd          xmm14, xmm14, 78                ; R^2(t7)
-	pxor            xmm0, xmm6                      ; + R^2(t): MixColumns done
-	pxor            xmm2, xmm13                     ; + R^2(t): MixColumns done
-	pxor            xmm1, xmm5                      ; + R^2(t): MixColumns done
-	pxor            xmm9, xmm7                      ; + R^2(t): MixColumns done
+	pshufd          xmm15, xmm15, 78                ; R^2(t7)
+	pxor            xmm0, xmm9                      ; + R^2(t): MixColumns done
+	pxor            xmm2, xmm7                      ; + R^2(t): MixColumns done
+	pxor            xmm1, xmm11                     ; + R^2(t): MixColumns done
+	pxor            xmm6, xmm5                      ; + R^2(t): MixColumns done
 	pxor            xmm4, xmm3                      ; + R^2(t): MixColumns done
-	pxor            xmm8, xmm14                     ; + R^2(t): MixColumns done
-	movdqa          xmm3, xmm9
-	movdqa          xmm5, xmm12
-	movdqa          xmm6, xmm15
+	pxor            xmm8, xmm15                     ; + R^2(t): MixColumns done
+	movdqa          xmm3, xmm6
+	movdqa          xmm5, xmm13
+	movdqa          xmm6, xmm14
 	movdqa          xmm7, xmm8
-	movdqa          xmm10, xmm2
+	movdqa          xmm9, xmm2
 	movdqa          xmm2, xmm1
-	movdqa          xmm1, xmm10
+	movdqa          xmm1, xmm9
 ; round 3 before the last: ShiftRows, the S-box circuit, MixColumns, + key
-	pshufb          xmm0, oword [rel L.bs_shift_rows] ; ShiftRows: plane 0 = U7
-	pshufb          xmm1, oword [rel L.bs_shift_rows] ; ShiftRows: plane 1 = U6
-	pshufb          xmm2, oword [rel L.bs_shift_rows] ; ShiftRows: plane 2 = U5
-	pshufb          xmm3, oword [rel L.bs_shift_rows] ; ShiftRows: plane 3 = U4
-	pshufb          xmm4, oword [rel L.bs_shift_rows] ; ShiftRows: plane 4 = U3
-	pshufb          xmm5, oword [rel L.bs_shift_rows] ; ShiftRows: plane 5 = U2
-	pshufb          xmm6, oword [rel L.bs_shift_rows] ; ShiftRows: plane 6 = U1
 	pshufb          xmm7, oword [rel L.bs_shift_rows] ; ShiftRows: plane 7 = U0
+	pshufb          xmm4, oword [rel L.bs_shift_rows] ; ShiftRows: plane 4 = U3
 	movdqa          xmm8, xmm7
 	pxor            xmm8, xmm4                      ; T1 = U0 ^ U3
-	movdqa          xmm9, xmm7
-	pxor            xmm9, xmm1                      ; T3 = U0 ^ U6
-	movdqa          xmm10, xmm4
-	pxor            xmm10, xmm2                     ; T4 = U3 ^ U5
+	pshufb          xmm3, oword [rel L.bs_shift_rows] ; ShiftRows: plane 3 = U4
+	pshufb          xmm1, oword [rel L.bs_shift_rows] ; ShiftRows: plane 1 = U6
 	pxor            xmm3, xmm1                      ; T5 = U4 ^ U6
-	movdqa          xmm11, xmm6
-	pxor            xmm11, xmm5                     ; T7 = U1 ^ U2
-	pxor            xmm5, xmm2                      ; T12 = U2 ^ U5
-	pxor            xmm4, xmm0                      ; T18 = U3 ^ U7
-	pxor            xmm1, xmm0                      ; T21 = U6 ^ U7
-	pxor            xmm7, xmm2                      ; T2 = U0 ^ U5
-	movdqa          xmm12, xmm8
-	pxor            xmm12, xmm3                     ; T6 = T1 ^ T5
-	movdqa          xmm13, xmm0
-	pxor            xmm13, xmm11                    ; T9 = U7 ^ T7
-	pxor            xmm6, xmm2                      ; T11 = U1 ^ U5
-	movdqa          xmm2, xmm9
-	pxor            xmm2, xmm10                     ; T13 = T3 ^ T4
-	movdqa          xmm14, xmm3
-	pxor            xmm14, xmm5                     ; T16 = T5 ^ T12
-	pxor            xmm4, xmm11                     ; T19 = T7 ^ T18
-	pxor            xmm1, xmm11                     ; T22 = T7 ^ T21
-	pxor            xmm11, xmm12                    ; T10 = T6 ^ T7
-	pxor            xmm3, xmm6                      ; T15 = T5 ^ T11
-	pxor            xmm6, xmm12                     ; T14 = T6 ^ T11
-	pxor            xmm5, xmm8                      ; T27 = T1 ^ T12
-	movdqa          xmm15, xmm0
-	pxor            xmm15, xmm12                    ; T8 = U7 ^ T6
-	movdqa          oword [rbx + 304], xmm11
-	movdqa          xmm11, xmm13
-	pxor            xmm11, xmm14                    ; T17 = T9 ^ T16
+	pshufb          xmm6, oword [rel L.bs_shift_rows] ; ShiftRows: plane 6 = U1
+	pshufb          xmm2, oword [rel L.bs_shift_rows] ; ShiftRows: plane 2 = U5
+	movdqa          xmm9, xmm6
+	pxor            xmm9, xmm2                      ; T11 = U1 ^ U5
+	movdqa          xmm10, xmm3
+	pxor            xmm10, xmm9                     ; T15 = T5 ^ T11
+	movdqa          xmm11, xmm8
+	pand            xmm11, xmm10                    ; M11 = T1 & T15
+	movdqa          xmm12, xmm4
+	pxor            xmm12, xmm2                     ; T4 = U3 ^ U5
+	pshufb          xmm5, oword [rel L.bs_shift_rows] ; ShiftRows: plane 5 = U2
+	movdqa          xmm13, xmm5
+	pxor            xmm13, xmm2                     ; T12 = U2 ^ U5
+	movdqa          xmm14, xmm8
+	pxor            xmm14, xmm13                    ; T27 = T1 ^ T12
+	movdqa          xmm15, xmm12
+	pand            xmm15, xmm14                    ; M12 = T4 & T27
+	pxor            xmm15, xmm11                    ; M13 = M12 ^ M11
+	pxor            xmm2, xmm7                      ; T2 = U0 ^ U5
+	movdqa          oword [rbx + 304], xmm14
+	movdqa          xmm14, xmm8
+	pxor            xmm14, xmm3                     ; T6 = T1 ^ T5
+	pxor            xmm6, xmm5                      ; T7 = U1 ^ U2
+	movdqa          xmm5, xmm14
+	pxor            xmm5, xmm6                      ; T10 = T6 ^ T7
 	movdqa          oword [rbx + 320], xmm10
-	movdqa          xmm10, xmm8
-	pxor            xmm10, xmm4                     ; T20 = T1 ^ T19
-	movdqa          oword [rbx + 336], xmm5
-	movdqa          xmm5, xmm7
-	pxor            xmm5, xmm1                      ; T23 = T2 ^ T22
-	movdqa          oword [rbx + 352], xmm7
-	movdqa          xmm7, xmm9
-	pxor            xmm7, xmm14                     ; T26 = T3 ^ T16
-	movdqa          oword [rbx + 368], xmm8
-	movdqa          xmm8, xmm2
-	pand            xmm8, xmm12                     ; M1 = T13 & T6
-	pxor            xmm6, xmm8                      ; M3 = T14 ^ M1
-	movdqa          oword [rbx + 384], xmm2
-	movdqa          xmm2, xmm9
-	pand            xmm2, xmm14                     ; M6 = T3 & T16
-	pxor            xmm7, xmm2                      ; M8 = T26 ^ M6
-	movdqa          oword [rbx + 400], xmm9
-	movdqa          xmm9, xmm5
-	pand            xmm9, xmm15                     ; M2 = T23 & T8
-	pxor            xmm6, xmm9                      ; M16 = M3 ^ M2
-	movdqa          xmm9, xmm4
-	pand            xmm9, xmm0                      ; M4 = T19 & U7
-	pxor            xmm9, xmm8                      ; M5 = M4 ^ M1
-	movdqa          xmm8, xmm1
-	pand            xmm8, xmm13                     ; M7 = T22 & T9
-	pxor            xmm7, xmm8                      ; M18 = M8 ^ M7
-	movdqa          xmm8, xmm10
-	pand            xmm8, xmm11                     ; M9 = T20 & T17
-	pxor            xmm8, xmm2                      ; M10 = M9 ^ M6
-	movdqa          xmm2, xmm3
-	pand            xmm2, oword [rbx + 368]         ; M11 = T1 & T15
-	movdqa          oword [rbx + 416], xmm3
-	movdqa          xmm3, oword [rbx + 320]
-	pand            xmm3, oword [rbx + 336]         ; M12 = T4 & T27
-	pxor            xmm3, xmm2                      ; M13 = M12 ^ M11
-	pxor            xmm6, xmm3                      ; M20 = M16 ^ M13
-	pxor            xmm7, xmm3                      ; M22 = M18 ^ M13
-	movdqa          xmm3, oword [rbx + 352]
-	pand            xmm3, oword [rbx + 304]         ; M14 = T2 & T10
-	pxor            xmm3, xmm2                      ; M15 = M14 ^ M11
-	pxor            xmm8, xmm3                      ; M19 = M10 ^ M15
-	movdqa          xmm2, oword [rbx + 352]
-	pxor            xmm2, oword [rbx + 304]         ; T24 = T2 ^ T10
-	pxor            xmm9, xmm2                      ; M17 = M5 ^ T24
-	pxor            xmm9, xmm3                      ; M21 = M17 ^ M15
-	movdqa          xmm2, xmm10
-	pxor            xmm2, xmm11                     ; T25 = T20 ^ T17
-	pxor            xmm8, xmm2                      ; M23 = M19 ^ T25
-	movdqa          xmm2, xmm7
-	pand            xmm2, xmm6                      ; M25 = M22 & M20
-	movdqa          xmm3, xmm7
-	pxor            xmm3, xmm8                      ; M24 = M22 ^ M23
-	pand            xmm7, xmm9                      ; M34 = M21 & M22
-	pand            xmm7, xmm3                      ; M35 = M24 & M34
-	movdqa          oword [rbx + 432], xmm14
-	movdqa          xmm14, xmm9
-	pxor            xmm14, xmm2                     ; M26 = M21 ^ M25
-	pand            xmm14, xmm3                     ; M30 = M26 & M24
-	pxor            xmm3, xmm2                      ; M36 = M24 ^ M25
-	pxor            xmm14, xmm8                     ; M39 = M23 ^ M30
-	pxor            xmm7, xmm3                      ; M40 = M35 ^ M36
-	pand            xmm0, xmm14                     ; M48 = M39 & U7
-	pand            xmm5, xmm7                      ; M56 = M40 & T23
-	pand            xmm15, xmm7                     ; M47 = M40 & T8
-	pand            xmm4, xmm14                     ; M57 = M39 & T19
-	movdqa          xmm3, xmm6
-	pxor            xmm3, xmm9                      ; M27 = M20 ^ M21
-	pand            xmm6, xmm8                      ; M31 = M20 & M23
-	pxor            xmm8, xmm2                      ; M28 = M23 ^ M25
-	pand            xmm8, xmm3                      ; M29 = M28 & M27
-	pand            xmm6, xmm3                      ; M32 = M27 & M31
-	pxor            xmm3, xmm2                      ; M33 = M27 ^ M25
-	pxor            xmm9, xmm8                      ; M37 = M21 ^ M29
-	pxor            xmm6, xmm3                      ; M38 = M32 ^ M33
-	pand            xmm13, xmm6                     ; M50 = M38 & T9
-	pand            xmm11, xmm9                     ; M51 = M37 & T17
-	pand            xmm1, xmm6                      ; M59 = M38 & T22
-	pand            xmm10, xmm9                     ; M60 = M37 & T20
-	pxor            xmm1, xmm11                     ; L8 = M51 ^ M59
-	pxor            xmm11, xmm0                     ; L12 = M48 ^ M51
-	movdqa          xmm2, xmm6
-	pxor            xmm2, xmm7                      ; M41 = M38 ^ M40
-	pxor            xmm6, xmm9                      ; M43 = M37 ^ M38
-	pxor            xmm9, xmm14                     ; M42 = M37 ^ M39
-	pxor            xmm14, xmm7                     ; M44 = M39 ^ M40
-	pand            xmm12, xmm14                    ; M46 = M44 & T6
-	movdqa          xmm3, xmm6
-	pand            xmm3, oword [rbx + 432]         ; M49 = M43 & T16
-	movdqa          xmm7, xmm2
-	pand            xmm7, oword [rbx + 304]         ; M54 = M41 & T10
-	pand            xmm6, oword [rbx + 400]         ; M58 = M43 & T3
-	movdqa          xmm8, xmm9
-	pand            xmm8, oword [rbx + 368]         ; M61 = M42 & T1
-	movdqa          oword [rbx + 368], xmm4
-	movdqa          xmm4, xmm9
-	pand            xmm4, oword [rbx + 416]         ; M52 = M42 & T15
-	pxor            xmm9, xmm2                      ; M45 = M42 ^ M41
-	movdqa          oword [rbx + 416], xmm5
-	movdqa          xmm5, xmm9
-	pand            xmm5, oword [rbx + 336]         ; M53 = M45 & T27
-	pand            xmm14, oword [rbx + 384]        ; M55 = M44 & T13
-	pand            xmm9, oword [rbx + 320]         ; M62 = M45 & T4
-	pxor            xmm0, xmm12                     ; L2 = M46 ^ M48
-	pxor            xmm7, xmm6                      ; L4 = M54 ^ M58
-	pxor            xmm3, xmm8                      ; L5 = M49 ^ M61
-	pxor            xmm15, xmm14                    ; L3 = M47 ^ M55
-	pxor            xmm3, xmm9                      ; L6 = M62 ^ L5
-	pxor            xmm9, xmm8                      ; L0 = M61 ^ M62
-	pxor            xmm10, xmm0                     ; L11 = M60 ^ L2
-	pxor            xmm6, xmm1                      ; L18 = M58 ^ L8
-	pand            xmm2, oword [rbx + 352]         ; M63 = M41 & T2
-	pxor            xmm12, xmm15                    ; L7 = M46 ^ L3
-	pxor            xmm8, xmm4                      ; L14 = M52 ^ M61
-	pxor            xmm4, xmm5                      ; L9 = M52 ^ M53
-	pxor            xmm5, xmm7                      ; L10 = M53 ^ L4
-	pxor            xmm15, xmm11                    ; L22 = L3 ^ L12
-	pxor            xmm6, xmm0                      ; L23 = L18 ^ L2
-	pxor            xmm2, xmm7                      ; L19 = M63 ^ L4
-	pxor            xmm1, xmm5                      ; L27 = L8 ^ L10
-	pxor            xmm5, xmm3                      ; L25 = L6 ^ L10
-	pxor            xmm8, xmm10                     ; L28 = L11 ^ L14
-	pxor            xmm6, xmm3                      ; S7 = L6 ^ L23
-	pxor            xmm2, xmm8                      ; S2 = L19 ^ L28
-	movdqa          xmm0, xmm13
-	pxor            xmm0, oword [rbx + 416]         ; L1 = M50 ^ M56
-	pxor            xmm14, xmm0                     ; L15 = M55 ^ L1
+	movdqa          xmm10, xmm2
+	pand            xmm10, xmm5                     ; M14 = T2 & T10
+	pxor            xmm10, xmm11                    ; M15 = M14 ^ M11
+	pxor            xmm7, xmm1                      ; T3 = U0 ^ U6
+	movdqa          xmm11, xmm7
+	pxor            xmm11, xmm12                    ; T13 = T3 ^ T4
+	movdqa          oword [rbx + 336], xmm12
+	movdqa          xmm12, xmm11
+	pand            xmm12, xmm14                    ; M1 = T13 & T6
+	pxor            xmm9, xmm14                     ; T14 = T6 ^ T11
+	pxor            xmm9, xmm12                     ; M3 = T14 ^ M1
+	pshufb          xmm0, oword [rel L.bs_shift_rows] ; ShiftRows: plane 0 = U7
+	pxor            xmm1, xmm0                      ; T21 = U6 ^ U7
+	pxor            xmm1, xmm6                      ; T22 = T7 ^ T21
+	movdqa          oword [rbx + 352], xmm11
+	movdqa          xmm11, xmm2
+	pxor            xmm11, xmm1                     ; T23 = T2 ^ T22
+	movdqa          oword [rbx + 368], xmm2
+	movdqa          xmm2, xmm0
+	pxor            xmm2, xmm14                     ; T8 = U7 ^ T6
+	movdqa          oword [rbx + 384], xmm14
+	movdqa          xmm14, xmm11
+	pand            xmm14, xmm2                     ; M2 = T23 & T8
+	pxor            xmm9, xmm14                     ; M16 = M3 ^ M2
+	pxor            xmm3, xmm13                     ; T16 = T5 ^ T12
+	movdqa          xmm13, xmm7
+	pand            xmm13, xmm3                     ; M6 = T3 & T16
+	movdqa          xmm14, xmm7
+	pxor            xmm14, xmm3                     ; T26 = T3 ^ T16
+	pxor            xmm14, xmm13                    ; M8 = T26 ^ M6
+	movdqa          oword [rbx + 400], xmm7
 	movdqa          xmm7, xmm0
-	pxor            xmm7, oword [rbx + 368]         ; L17 = M57 ^ L1
-	pxor            xmm14, xmm4                     ; L24 = L15 ^ L9
-	pxor            xmm10, xmm7                     ; L29 = L11 ^ L17
-	movdqa          xmm7, xmm9
-	pxor            xmm7, xmm0                      ; L20 = L0 ^ L1
-	pxor            xmm13, xmm9                     ; L13 = M50 ^ L0
-	pxor            xmm9, oword [rbx + 416]         ; L16 = M56 ^ L0
-	pxor            xmm0, xmm12                     ; L21 = L1 ^ L7
-	pxor            xmm12, xmm4                     ; L26 = L7 ^ L9
-	pxor            xmm14, xmm3                     ; S0 = L6 ^ L24
-	pxor            xmm7, xmm15                     ; S4 = L20 ^ L22
-	pxor            xmm5, xmm10                     ; S5 = L25 ^ L29
-	pxor            xmm9, xmm12                     ; S1 = L16 ^ L26
+	pxor            xmm7, xmm6                      ; T9 = U7 ^ T7
+	movdqa          oword [rbx + 416], xmm2
+	movdqa          xmm2, xmm1
+	pand            xmm2, xmm7                      ; M7 = T22 & T9
+	pxor            xmm14, xmm2                     ; M18 = M8 ^ M7
+	pxor            xmm4, xmm0                      ; T18 = U3 ^ U7
+	pxor            xmm6, xmm4                      ; T19 = T7 ^ T18
+	movdqa          xmm2, xmm6
+	pand            xmm2, xmm0                      ; M4 = T19 & U7
+	pxor            xmm2, xmm12                     ; M5 = M4 ^ M1
+	movdqa          xmm4, xmm8
+	pxor            xmm4, xmm6                      ; T20 = T1 ^ T19
+	movdqa          xmm12, xmm7
+	pxor            xmm12, xmm3                     ; T17 = T9 ^ T16
+	movdqa          oword [rbx + 432], xmm8
+	movdqa          xmm8, xmm4
+	pand            xmm8, xmm12                     ; M9 = T20 & T17
+	pxor            xmm8, xmm13                     ; M10 = M9 ^ M6
+	pxor            xmm9, xmm15                     ; M20 = M16 ^ M13
+	pxor            xmm14, xmm15                    ; M22 = M18 ^ M13
+	pxor            xmm8, xmm10                     ; M19 = M10 ^ M15
+	movdqa          xmm13, xmm5
+	pxor            xmm13, oword [rbx + 368]        ; T24 = T2 ^ T10
+	pxor            xmm2, xmm13                     ; M17 = M5 ^ T24
+	pxor            xmm2, xmm10                     ; M21 = M17 ^ M15
+	movdqa          xmm10, xmm4
+	pxor            xmm10, xmm12                    ; T25 = T20 ^ T17
+	pxor            xmm8, xmm10                     ; M23 = M19 ^ T25
+	movdqa          xmm10, xmm14
+	pand            xmm10, xmm9                     ; M25 = M22 & M20
+	movdqa          xmm13, xmm14
+	pxor            xmm13, xmm8                     ; M24 = M22 ^ M23
+	pand            xmm14, xmm2                     ; M34 = M21 & M22
+	pand            xmm14, xmm13                    ; M35 = M24 & M34
+	movdqa          xmm15, xmm2
+	pxor            xmm15, xmm10                    ; M26 = M21 ^ M25
+	pand            xmm15, xmm13                    ; M30 = M26 & M24
+	pxor            xmm13, xmm10                    ; M36 = M24 ^ M25
+	pxor            xmm15, xmm8                     ; M39 = M23 ^ M30
+	pxor            xmm14, xmm13                    ; M40 = M35 ^ M36
+	pand            xmm0, xmm15                     ; M48 = M39 & U7
+	pand            xmm11, xmm14                    ; M56 = M40 & T23
+	movdqa          xmm13, xmm14
+	pand            xmm13, oword [rbx + 416]        ; M47 = M40 & T8
+	pand            xmm6, xmm15                     ; M57 = M39 & T19
+	movdqa          oword [rbx + 416], xmm6
+	movdqa          xmm6, xmm9
+	pxor            xmm6, xmm2                      ; M27 = M20 ^ M21
+	pand            xmm9, xmm8                      ; M31 = M20 & M23
+	pxor            xmm8, xmm10                     ; M28 = M23 ^ M25
+	pand            xmm8, xmm6                      ; M29 = M28 & M27
+	pand            xmm9, xmm6                      ; M32 = M27 & M31
+	pxor            xmm6, xmm10                     ; M33 = M27 ^ M25
+	pxor            xmm2, xmm8                      ; M37 = M21 ^ M29
+	pxor            xmm9, xmm6                      ; M38 = M32 ^ M33
+	pand            xmm7, xmm9                      ; M50 = M38 & T9
+	pand            xmm12, xmm2                     ; M51 = M37 & T17
+	pand            xmm1, xmm9                      ; M59 = M38 & T22
+	pand            xmm4, xmm2                      ; M60 = M37 & T20
+	pxor            xmm1, xmm12                     ; L8 = M51 ^ M59
+	pxor            xmm12, xmm0                     ; L12 = M48 ^ M51
+	movdqa          xmm6, xmm9
+	pxor            xmm6, xmm14                     ; M41 = M38 ^ M40
+	pxor            xmm9, xmm2                      ; M43 = M37 ^ M38
+	pxor            xmm2, xmm15                     ; M42 = M37 ^ M39
+	pxor            xmm15, xmm14                    ; M44 = M39 ^ M40
+	movdqa          xmm8, xmm15
+	pand            xmm8, oword [rbx + 384]         ; M46 = M44 & T6
+	pand            xmm3, xmm9                      ; M49 = M43 & T16
+	pand            xmm5, xmm6                      ; M54 = M41 & T10
+	pand            xmm9, oword [rbx + 400]         ; M58 = M43 & T3
+	movdqa          xmm10, xmm2
+	pand            xmm10, oword [rbx + 432]        ; M61 = M42 & T1
+	movdqa          xmm14, xmm2
+	pand            xmm14, oword [rbx + 320]        ; M52 = M42 & T15
+	pxor            xmm2, xmm6                      ; M45 = M42 ^ M41
+	movdqa          oword [rbx + 320], xmm11
+	movdqa          xmm11, xmm2
+	pand            xmm11, oword [rbx + 304]        ; M53 = M45 & T27
+	pand            xmm15, oword [rbx + 352]        ; M55 = M44 & T13
+	pand            xmm2, oword [rbx + 336]         ; M62 = M45 & T4
+	pxor            xmm0, xmm8                      ; L2 = M46 ^ M48
+	pxor            xmm5, xmm9                      ; L4 = M54 ^ M58
+	pxor            xmm3, xmm10                     ; L5 = M49 ^ M61
+	pxor            xmm13, xmm15                    ; L3 = M47 ^ M55
+	pxor            xmm3, xmm2                      ; L6 = M62 ^ L5
+	pxor            xmm2, xmm10                     ; L0 = M61 ^ M62
+	pxor            xmm4, xmm0                      ; L11 = M60 ^ L2
+	pxor            xmm9, xmm1                      ; L18 = M58 ^ L8
+	pand            xmm6, oword [rbx + 368]         ; M63 = M41 & T2
+	pxor            xmm8, xmm13                     ; L7 = M46 ^ L3
+	pxor            xmm10, xmm14                    ; L14 = M52 ^ M61
+	pxor            xmm14, xmm11                    ; L9 = M52 ^ M53
+	pxor            xmm11, xmm5                     ; L10 = M53 ^ L4
+	pxor            xmm13, xmm12                    ; L22 = L3 ^ L12
+	pxor            xmm9, xmm0                      ; L23 = L18 ^ L2
+	pxor            xmm6, xmm5                      ; L19 = M63 ^ L4
+	pxor            xmm1, xmm11                     ; L27 = L8 ^ L10
+	pxor            xmm11, xmm3                     ; L25 = L6 ^ L10
+	pxor            xmm10, xmm4                     ; L28 = L11 ^ L14
+	pxor            xmm9, xmm3                      ; S7 = L6 ^ L23
+	pxor            xmm6, xmm10                     ; S2 = L19 ^ L28
+	movdqa          xmm0, xmm7
+	pxor            xmm0, oword [rbx + 320]         ; L1 = M50 ^ M56
+	pxor            xmm15, xmm0                     ; L15 = M55 ^ L1
+	movdqa          xmm5, xmm0
+	pxor            xmm5, oword [rbx + 416]         ; L17 = M57 ^ L1
+	pxor            xmm15, xmm14                    ; L24 = L15 ^ L9
+	pxor            xmm4, xmm5                      ; L29 = L11 ^ L17
+	movdqa          xmm5, xmm2
+	pxor            xmm5, xmm0                      ; L20 = L0 ^ L1
+	pxor            xmm7, xmm2                      ; L13 = M50 ^ L0
+	pxor            xmm2, oword [rbx + 320]         ; L16 = M56 ^ L0
+	pxor            xmm0, xmm8                      ; L21 = L1 ^ L7
+	pxor            xmm8, xmm14                     ; L26 = L7 ^ L9
+	pxor            xmm15, xmm3                     ; S0 = L6 ^ L24
+	pxor            xmm5, xmm13                     ; S4 = L20 ^ L22
+	pxor            xmm11, xmm4                     ; S5 = L25 ^ L29
+	pxor            xmm2, xmm8                      ; S1 = L16 ^ L26
 	pxor            xmm3, xmm0                      ; S3 = L6 ^ L21
-	pxor            xmm13, xmm1                     ; S6 = L13 ^ L27
-	pshufd          xmm0, xmm6, 57                  ; a0 = S7; R(a0)
-	pshufd          xmm1, xmm5, 57                  ; a2 = S5; R(a2)
-	pshufd          xmm4, xmm7, 57                  ; a3 = S4; R(a3)
-	pshufd          xmm8, xmm14, 57                 ; a7 = S0; R(a7)
-	pshufd          xmm10, xmm13, 57                ; a1 = S6; R(a1)
-	pshufd          xmm11, xmm3, 57                 ; a4 = S3; R(a4)
-	pshufd          xmm12, xmm2, 57                 ; a5 = S2; R(a5)
-	pxor            xmm6, xmm0                      ; t0 = a0 + R(a0)
-	pxor            xmm5, xmm1                      ; t2 = a2 + R(a2)
-	pxor            xmm7, xmm4                      ; t3 = a3 + R(a3)
-	pxor            xmm14, xmm8                     ; t7 = a7 + R(a7)
-	pxor            xmm13, xmm10                    ; t1 = a1 + R(a1)
-	pxor            xmm3, xmm11                     ; t4 = a4 + R(a4)
-	pxor            xmm2, xmm12                     ; t5 = a5 + R(a5)
-	pxor            xmm0, xmm14                     ; plane 0: 2t + R(a)
-	pxor            xmm1, xmm13                     ; plane 2: 2t + R(a)
-	pxor            xmm12, xmm3                     ; plane 5: 2t + R(a)
+	pxor            xmm7, xmm1                      ; S6 = L13 ^ L27
+	pshufd          xmm0, xmm9, 57                  ; a0 = S7; R(a0)
+	pshufd          xmm1, xmm11, 57                 ; a2 = S5; R(a2)
+	pshufd          xmm4, xmm5, 57                  ; a3 = S4; R(a3)
+	pshufd          xmm8, xmm15, 57                 ; a7 = S0; R(a7)
+	pshufd          xmm10, xmm7, 57                 ; a1 = S6; R(a1)
+	pshufd          xmm12, xmm3, 57                 ; a4 = S3; R(a4)
+	pshufd          xmm13, xmm6, 57                 ; a5 = S2; R(a5)
+	pxor            xmm9, xmm0                      ; t0 = a0 + R(a0)
+	pxor            xmm11, xmm1                     ; t2 = a2 + R(a2)
+	pxor            xmm5, xmm4                      ; t3 = a3 + R(a3)
+	pxor            xmm15, xmm8                     ; t7 = a7 + R(a7)
+	pxor            xmm7, xmm10                     ; t1 = a1 + R(a1)
+	pxor            xmm3, xmm12                     ; t4 = a4 + R(a4)
+	pxor            xmm6, xmm13                     ; t5 = a5 + R(a5)
+	pxor            xmm0, xmm15                     ; plane 0: 2t + R(a)
+	pxor            xmm1, xmm7                      ; plane 2: 2t + R(a)
+	pxor            xmm13, xmm3                     ; plane 5: 2t + R(a)
 	pxor            xmm0, oword [rbx + 1840]        ; + round key
-	pshufd          xmm13, xmm13, 78                ; R^2(t1)
+	pshufd          xmm7, xmm7, 78                  ; R^2(t1)
 	pxor            xmm1, oword [rbx + 1872]        ; + round key
 	pshufd          xmm3, xmm3, 78                  ; R^2(t4)
-	pxor            xmm12, oword [rbx + 1920]       ; + round key
-	pshufd          xmm15, xmm9, 57                 ; a6 = S1; R(a6)
-	pxor            xmm9, xmm15                     ; t6 = a6 + R(a6)
-	pxor            xmm15, xmm2                     ; plane 6: 2t + R(a)
-	pxor            xmm8, xmm9                      ; plane 7: 2t + R(a)
-	pshufd          xmm2, xmm2, 78                  ; R^2(t5)
-	pshufd          xmm9, xmm9, 78                  ; R^2(t6)
-	pxor            xmm15, oword [rbx + 1936]       ; + round key
+	pxor            xmm13, oword [rbx + 1920]       ; + round key
+	pshufd          xmm14, xmm2, 57                 ; a6 = S1; R(a6)
+	pxor            xmm2, xmm14                     ; t6 = a6 + R(a6)
+	pxor            xmm14, xmm6                     ; plane 6: 2t + R(a)
+	pxor            xmm8, xmm2                      ; plane 7: 2t + R(a)
+	pshufd          xmm6, xmm6, 78                  ; R^2(t5)
+	pshufd          xmm2, xmm2, 78                  ; R^2(t6)
+	pxor            xmm14, oword [rbx + 1936]       ; + round key
 	pxor            xmm8, oword [rbx + 1952]        ; + round key
-	pxor            xmm12, xmm2                     ; + R^2(t): MixColumns done
-	pxor            xmm15, xmm9                     ; + R^2(t): MixColumns done
-	movdqa          xmm2, xmm6
-	pxor            xmm2, xmm14                     ; 2t, plane 1 = t0 + t7
+	pxor            xmm13, xmm6                     ; + R^2(t): MixColumns done
+	pxor            xmm14, xmm2                     ; + R^2(t): MixColumns done
+	movdqa          xmm2, xmm9
+	pxor            xmm2, xmm15                     ; 2t, plane 1 = t0 + t7
 	pxor            xmm2, xmm10                     ; plane 1: 2t + R(a)
-	movdqa          xmm9, xmm5
-	pxor            xmm9, xmm14                     ; 2t, plane 3 = t2 + t7
-	pxor            xmm9, xmm4                      ; plane 3: 2t + R(a)
-	movdqa          xmm4, xmm7
-	pxor            xmm4, xmm14                     ; 2t, plane 4 = t3 + t7
-	pxor            xmm4, xmm11                     ; plane 4: 2t + R(a)
-	pshufd          xmm6, xmm6, 78                  ; R^2(t0)
+	movdqa          xmm6, xmm11
+	pxor            xmm6, xmm15                     ; 2t, plane 3 = t2 + t7
+	pxor            xmm6, xmm4                      ; plane 3: 2t + R(a)
+	movdqa          xmm4, xmm5
+	pxor            xmm4, xmm15                     ; 2t, plane 4 = t3 + t7
+	pxor            xmm4, xmm12                     ; plane 4: 2t + R(a)
+	pshufd          xmm9, xmm9, 78                  ; R^2(t0)
 	pxor            xmm2, oword [rbx + 1856]        ; + round key
-	pshufd          xmm5, xmm5, 78                  ; R^2(t2)
-	pshufd          xmm7, xmm7, 78                  ; R^2(t3)
-	pxor            xmm9, oword [rbx + 1888]        ; + round key
+	pshufd          xmm11, xmm11, 78                ; R^2(t2)
+	pshufd          xmm5, xmm5, 78                  ; R^2(t3)
+	pxor            xmm6, oword [rbx + 1888]        ; + round key
 	pxor            xmm4, oword [rbx + 1904]        ; + round key
-	pshufd          xmm14, xmm14, 78                ; R^2(t7)
-	pxor            xmm0, xmm6                      ; + R^2(t): MixColumns done
-	pxor            xmm2, xmm13                     ; + R^2(t): MixColumns done
-	pxor            xmm1, xmm5                      ; + R^2(t): MixColumns done
-	pxor            xmm9, xmm7                      ; + R^2(t): MixColumns done
+	pshufd          xmm15, xmm15, 78                ; R^2(t7)
+	pxor            xmm0, xmm9                      ; + R^2(t): MixColumns done
+	pxor            xmm2, xmm7                      ; + R^2(t): MixColumns done
+	pxor            xmm1, xmm11                     ; + R^2(t): MixColumns done
+	pxor            xmm6, xmm5                      ; + R^2(t): MixColumns done
 	pxor            xmm4, xmm3                      ; + R^2(t): MixColumns done
-	pxor            xmm8, xmm14                     ; + R^2(t): MixColumns done
-	movdqa          xmm3, xmm9
-	movdqa          xmm5, xmm12
-	movdqa          xmm6, xmm15
+	pxor            xmm8, xmm15                     ; + R^2(t): MixColumns done
+	movdqa          xmm3, xmm6
+	movdqa          xmm5, xmm13
+	movdqa          xmm6, xmm14
 	movdqa          xmm7, xmm8
-	movdqa          xmm10, xmm2
+	movdqa          xmm9, xmm2
 	movdqa          xmm2, xmm1
-	movdqa          xmm1, xmm10
+	movdqa          xmm1, xmm9
 ; round 2 before the last: ShiftRows, the S-box circuit, MixColumns, + key
-	pshufb          xmm0, oword [rel L.bs_shift_rows] ; ShiftRows: plane 0 = U7
-	pshufb          xmm1, oword [rel L.bs_shift_rows] ; ShiftRows: plane 1 = U6
-	pshufb          xmm2, oword [rel L.bs_shift_rows] ; ShiftRows: plane 2 = U5
-	pshufb          xmm3, oword [rel L.bs_shift_rows] ; ShiftRows: plane 3 = U4
-	pshufb          xmm4, oword [rel L.bs_shift_rows] ; ShiftRows: plane 4 = U3
-	pshufb          xmm5, oword [rel L.bs_shift_rows] ; ShiftRows: plane 5 = U2
-	pshufb          xmm6, oword [rel L.bs_shift_rows] ; ShiftRows: plane 6 = U1
 	pshufb          xmm7, oword [rel L.bs_shift_rows] ; ShiftRows: plane 7 = U0
+	pshufb          xmm4, oword [rel L.bs_shift_rows] ; ShiftRows: plane 4 = U3
 	movdqa          xmm8, xmm7
 	pxor            xmm8, xmm4                      ; T1 = U0 ^ U3
-	movdqa          xmm9, xmm7
-	pxor            xmm9, xmm1                      ; T3 = U0 ^ U6
-	movdqa          xmm10, xmm4
-	pxor            xmm10, xmm2                     ; T4 = U3 ^ U5
+	pshufb          xmm3, oword [rel L.bs_shift_rows] ; ShiftRows: plane 3 = U4
+	pshufb          xmm1, oword [rel L.bs_shift_rows] ; ShiftRows: plane 1 = U6
 	pxor            xmm3, xmm1                      ; T5 = U4 ^ U6
-	movdqa          xmm11, xmm6
-	pxor            xmm11, xmm5                     ; T7 = U1 ^ U2
-	pxor            xmm5, xmm2                      ; T12 = U2 ^ U5
-	pxor            xmm4, xmm0                      ; T18 = U3 ^ U7
-	pxor            xmm1, xmm0                      ; T21 = U6 ^ U7
-	pxor            xmm7, xmm2                      ; T2 = U0 ^ U5
-	movdqa          xmm12, xmm8
-	pxor            xmm12, xmm3                     ; T6 = T1 ^ T5
-	movdqa          xmm13, xmm0
-	pxor            xmm13, xmm11                    ; T9 = U7 ^ T7
-	pxor            xmm6, xmm2                      ; T11 = U1 ^ U5
-	movdqa          xmm2, xmm9
-	pxor            xmm2, xmm10                     ; T13 = T3 ^ T4
-	movdqa          xmm14, xmm3
-	pxor            xmm14, xmm5                     ; T16 = T5 ^ T12
-	pxor            xmm4, xmm11                     ; T19 = T7 ^ T18
-	pxor            xmm1, xmm11                     ; T22 = T7 ^ T21
-	pxor            xmm11, xmm12                    ; T10 = T6 ^ T7
-	pxor            xmm3, xmm6                      ; T15 = T5 ^ T11
-	pxor            xmm6, xmm12                     ; T14 = T6 ^ T11
-	pxor            xmm5, xmm8                      ; T27 = T1 ^ T12
-	movdqa          xmm15, xmm0
-	pxor            xmm15, xmm12                    ; T8 = U7 ^ T6
-	movdqa          oword [rbx + 304], xmm11
-	movdqa          xmm11, xmm13
-	pxor            xmm11, xmm14                    ; T17 = T9 ^ T16
+	pshufb          xmm6, oword [rel L.bs_shift_rows] ; ShiftRows: plane 6 = U1
+	pshufb          xmm2, oword [rel L.bs_shift_rows] ; ShiftRows: plane 2 = U5
+	movdqa          xmm9, xmm6
+	pxor            xmm9, xmm2                      ; T11 = U1 ^ U5
+	movdqa          xmm10, xmm3
+	pxor            xmm10, xmm9                     ; T15 = T5 ^ T11
+	movdqa          xmm11, xmm8
+	pand            xmm11, xmm10                    ; M11 = T1 & T15
+	movdqa          xmm12, xmm4
+	pxor            xmm12, xmm2                     ; T4 = U3 ^ U5
+	pshufb          xmm5, oword [rel L.bs_shift_rows] ; ShiftRows: plane 5 = U2
+	movdqa          xmm13, xmm5
+	pxor            xmm13, xmm2                     ; T12 = U2 ^ U5
+	movdqa          xmm14, xmm8
+	pxor            xmm14, xmm13                    ; T27 = T1 ^ T12
+	movdqa          xmm15, xmm12
+	pand            xmm15, xmm14                    ; M12 = T4 & T27
+	pxor            xmm15, xmm11                    ; M13 = M12 ^ M11
+	pxor            xmm2, xmm7                      ; T2 = U0 ^ U5
+	movdqa          oword [rbx + 304], xmm14
+	movdqa          xmm14, xmm8
+	pxor            xmm14, xmm3                     ; T6 = T1 ^ T5
+	pxor            xmm6, xmm5                      ; T7 = U1 ^ U2
+	movdqa          xmm5, xmm14
+	pxor            xmm5, xmm6                      ; T10 = T6 ^ T7
 	movdqa          oword [rbx + 320], xmm10
-	movdqa          xmm10, xmm8
-	pxor            xmm10, xmm4                     ; T20 = T1 ^ T19
-	movdqa          oword [rbx + 336], xmm5
-	movdqa          xmm5, xmm7
-	pxor            xmm5, xmm1                      ; T23 = T2 ^ T22
-	movdqa          oword [rbx + 352], xmm7
-	movdqa          xmm7, xmm9
-	pxor            xmm7, xmm14                     ; T26 = T3 ^ T16
-	movdqa          oword [rbx + 368], xmm8
-	movdqa          xmm8, xmm2
-	pand            xmm8, xmm12                     ; M1 = T13 & T6
-	pxor            xmm6, xmm8                      ; M3 = T14 ^ M1
-	movdqa          oword [rbx + 384], xmm2
-	movdqa          xmm2, xmm9
-	pand            xmm2, xmm14                     ; M6 = T3 & T16
-	pxor            xmm7, xmm2                      ; M8 = T26 ^ M6
-	movdqa          oword [rbx + 400], xmm9
-	movdqa          xmm9, xmm5
-	pand            xmm9, xmm15                     ; M2 = T23 & T8
-	pxor            xmm6, xmm9                      ; M16 = M3 ^ M2
-	movdqa          xmm9, xmm4
-	pand            xmm9, xmm0                      ; M4 = T19 & U7
-	pxor            xmm9, xmm8                      ; M5 = M4 ^ M1
-	movdqa          xmm8, xmm1
-	pand            xmm8, xmm13                     ; M7 = T22 & T9
-	pxor            xmm7, xmm8                      ; M18 = M8 ^ M7
-	movdqa          xmm8, xmm10
-	pand            xmm8, xmm11                     ; M9 = T20 & T17
-	pxor            xmm8, xmm2                      ; M10 = M9 ^ M6
-	movdqa          xmm2, xmm3
-	pand            xmm2, oword [rbx + 368]         ; M11 = T1 & T15
-	movdqa          oword [rbx + 416], xmm3
-	movdqa          xmm3, oword [rbx + 320]
-	pand            xmm3, oword [rbx + 336]         ; M12 = T4 & T27
-	pxor            xmm3, xmm2                      ; M13 = M12 ^ M11
-	pxor            xmm6, xmm3                      ; M20 = M16 ^ M13
-	pxor            xmm7, xmm3                      ; M22 = M18 ^ M13
-	movdqa          xmm3, oword [rbx + 352]
-	pand            xmm3, oword [rbx + 304]         ; M14 = T2 & T10
-	pxor            xmm3, xmm2                      ; M15 = M14 ^ M11
-	pxor            xmm8, xmm3                      ; M19 = M10 ^ M15
-	movdqa          xmm2, oword [rbx + 352]
-	pxor            xmm2, oword [rbx + 304]         ; T24 = T2 ^ T10
-	pxor            xmm9, xmm2                      ; M17 = M5 ^ T24
-	pxor            xmm9, xmm3                      ; M21 = M17 ^ M15
-	movdqa          xmm2, xmm10
-	pxor            xmm2, xmm11                     ; T25 = T20 ^ T17
-	pxor            xmm8, xmm2                      ; M23 = M19 ^ T25
-	movdqa          xmm2, xmm7
-	pand            xmm2, xmm6                      ; M25 = M22 & M20
-	movdqa          xmm3, xmm7
-	pxor            xmm3, xmm8                      ; M24 = M22 ^ M23
-	pand            xmm7, xmm9                      ; M34 = M21 & M22
-	pand            xmm7, xmm3                      ; M35 = M24 & M34
-	movdqa          oword [rbx + 432], xmm14
-	movdqa          xmm14, xmm9
-	pxor            xmm14, xmm2                     ; M26 = M21 ^ M25
-	pand            xmm14, xmm3                     ; M30 = M26 & M24
-	pxor            xmm3, xmm2                      ; M36 = M24 ^ M25
-	pxor            xmm14, xmm8                     ; M39 = M23 ^ M30
-	pxor            xmm7, xmm3                      ; M40 = M35 ^ M36
-	pand            xmm0, xmm14                     ; M48 = M39 & U7
-	pand            xmm5, xmm7                      ; M56 = M40 & T23
-	pand            xmm15, xmm7                     ; M47 = M40 & T8
-	pand            xmm4, xmm14                     ; M57 = M39 & T19
-	movdqa          xmm3, xmm6
-	pxor            xmm3, xmm9                      ; M27 = M20 ^ M21
-	pand            xmm6, xmm8                      ; M31 = M20 & M23
-	pxor            xmm8, xmm2                      ; M28 = M23 ^ M25
-	pand            xmm8, xmm3                      ; M29 = M28 & M27
-	pand            xmm6, xmm3                      ; M32 = M27 & M31
-	pxor            xmm3, xmm2                      ; M33 = M27 ^ M25
-	pxor            xmm9, xmm8                      ; M37 = M21 ^ M29
-	pxor            xmm6, xmm3                      ; M38 = M32 ^ M33
-	pand            xmm13, xmm6                     ; M50 = M38 & T9
-	pand            xmm11, xmm9                     ; M51 = M37 & T17
-	pand            xmm1, xmm6                      ; M59 = M38 & T22
-	pand            xmm10, xmm9                     ; M60 = M37 & T20
-	pxor            xmm1, xmm11                     ; L8 = M51 ^ M59
-	pxor            xmm11, xmm0                     ; L12 = M48 ^ M51
-	movdqa          xmm2, xmm6
-	pxor            xmm2, xmm7                      ; M41 = M38 ^ M40
-	pxor            xmm6, xmm9                      ; M43 = M37 ^ M38
-	pxor            xmm9, xmm14                     ; M42 = M37 ^ M39
-	pxor            xmm14, xmm7                     ; M44 = M39 ^ M40
-	pand            xmm12, xmm14                    ; M46 = M44 & T6
-	movdqa          xmm3, xmm6
-	pand            xmm3, oword [rbx + 432]         ; M49 = M43 & T16
-	movdqa          xmm7, xmm2
-	pand            xmm7, oword [rbx + 304]         ; M54 = M41 & T10
-	pand            xmm6, oword [rbx + 400]         ; M58 = M43 & T3
-	movdqa          xmm8, xmm9
-	pand            xmm8, oword [rbx + 368]         ; M61 = M42 & T1
-	movdqa          oword [rbx + 368], xmm4
-	movdqa          xmm4, xmm9
-	pand            xmm4, oword [rbx + 416]         ; M52 = M42 & T15
-	pxor            xmm9, xmm2                      ; M45 = M42 ^ M41
-	movdqa          oword [rbx + 416], xmm5
-	movdqa          xmm5, xmm9
-	pand            xmm5, oword [rbx + 336]         ; M53 = M45 & T27
-	pand            xmm14, oword [rbx + 384]        ; M55 = M44 & T13
-	pand            xmm9, oword [rbx + 320]         ; M62 = M45 & T4
-	pxor            xmm0, xmm12                     ; L2 = M46 ^ M48
-	pxor            xmm7, xmm6                      ; L4 = M54 ^ M58
-	pxor            xmm3, xmm8                      ; L5 = M49 ^ M61
-	pxor            xmm15, xmm14                    ; L3 = M47 ^ M55
-	pxor            xmm3, xmm9                      ; L6 = M62 ^ L5
-	pxor            xmm9, xmm8                      ; L0 = M61 ^ M62
-	pxor            xmm10, xmm0                     ; L11 = M60 ^ L2
-	pxor            xmm6, xmm1                      ; L18 = M58 ^ L8
-	pand            xmm2, oword [rbx + 352]         ; M63 = M41 & T2
-	pxor            xmm12, xmm15                    ; L7 = M46 ^ L3
-	pxor            xmm8, xmm4                      ; L14 = M52 ^ M61
-	pxor            xmm4, xmm5                      ; L9 = M52 ^ M53
-	pxor            xmm5, xmm7                      ; L10 = M53 ^ L4
-	pxor            xmm15, xmm11                    ; L22 = L3 ^ L12
-	pxor            xmm6, xmm0                      ; L23 = L18 ^ L2
-	pxor            xmm2, xmm7                      ; L19 = M63 ^ L4
-	pxor            xmm1, xmm5                      ; L27 = L8 ^ L10
-	pxor            xmm5, xmm3                      ; L25 = L6 ^ L10
-	pxor            xmm8, xmm10                     ; L28 = L11 ^ L14
-	pxor            xmm6, xmm3                      ; S7 = L6 ^ L23
-	pxor            xmm2, xmm8                      ; S2 = L19 ^ L28
-	movdqa          xmm0, xmm13
-	pxor            xmm0, oword [rbx + 416]         ; L1 = M50 ^ M56
-	pxor            xmm14, xmm0                     ; L15 = M55 ^ L1
+	movdqa          xmm10, xmm2
+	pand            xmm10, xmm5                     ; M14 = T2 & T10
+	pxor            xmm10, xmm11                    ; M15 = M14 ^ M11
+	pxor            xmm7, xmm1                      ; T3 = U0 ^ U6
+	movdqa          xmm11, xmm7
+	pxor            xmm11, xmm12                    ; T13 = T3 ^ T4
+	movdqa          oword [rbx + 336], xmm12
+	movdqa          xmm12, xmm11
+	pand            xmm12, xmm14                    ; M1 = T13 & T6
+	pxor            xmm9, xmm14                     ; T14 = T6 ^ T11
+	pxor            xmm9, xmm12                     ; M3 = T14 ^ M1
+	pshufb          xmm0, oword [rel L.bs_shift_rows] ; ShiftRows: plane 0 = U7
+	pxor            xmm1, xmm0                      ; T21 = U6 ^ U7
+	pxor            xmm1, xmm6                      ; T22 = T7 ^ T21
+	movdqa          oword [rbx + 352], xmm11
+	movdqa          xmm11, xmm2
+	pxor            xmm11, xmm1                     ; T23 = T2 ^ T22
+	movdqa          oword [rbx + 368], xmm2
+	movdqa          xmm2, xmm0
+	pxor            xmm2, xmm14                     ; T8 = U7 ^ T6
+	movdqa          oword [rbx + 384], xmm14
+	movdqa          xmm14, xmm11
+	pand            xmm14, xmm2                     ; M2 = T23 & T8
+	pxor            xmm9, xmm14                     ; M16 = M3 ^ M2
+	pxor            xmm3, xmm13                     ; T16 = T5 ^ T12
+	movdqa          xmm13, xmm7
+	pand            xmm13, xmm3                     ; M6 = T3 & T16
+	movdqa          xmm14, xmm7
+	pxor            xmm14, xmm3                     ; T26 = T3 ^ T16
+	pxor            xmm14, xmm13                    ; M8 = T26 ^ M6
+	movdqa          oword [rbx + 400], xmm7
 	movdqa          xmm7, xmm0
-	pxor            xmm7, oword [rbx + 368]         ; L17 = M57 ^ L1
-	pxor            xmm14, xmm4                     ; L24 = L15 ^ L9
-	pxor            xmm10, xmm7                     ; L29 = L11 ^ L17
-	movdqa          xmm7, xmm9
-	pxor            xmm7, xmm0                      ; L20 = L0 ^ L1
-	pxor            xmm13, xmm9                     ; L13 = M50 ^ L0
-	pxor            xmm9, oword [rbx + 416]         ; L16 = M56 ^ L0
-	pxor            xmm0, xmm12                     ; L21 = L1 ^ L7
-	pxor            xmm12, xmm4                     ; L26 = L7 ^ L9
-	pxor            xmm14, xmm3                     ; S0 = L6 ^ L24
-	pxor            xmm7, xmm15                     ; S4 = L20 ^ L22
-	pxor            xmm5, xmm10                     ; S5 = L25 ^ L29
-	pxor            xmm9, xmm12                     ; S1 = L16 ^ L26
+	pxor            xmm7, xmm6                      ; T9 = U7 ^ T7
+	movdqa          oword [rbx + 416], xmm2
+	movdqa          xmm2, xmm1
+	pand            xmm2, xmm7                      ; M7 = T22 & T9
+	pxor            xmm14, xmm2                     ; M18 = M8 ^ M7
+	pxor            xmm4, xmm0                      ; T18 = U3 ^ U7
+	pxor            xmm6, xmm4                      ; T19 = T7 ^ T18
+	movdqa          xmm2, xmm6
+	pand            xmm2, xmm0                      ; M4 = T19 & U7
+	pxor            xmm2, xmm12                     ; M5 = M4 ^ M1
+	movdqa          xmm4, xmm8
+	pxor            xmm4, xmm6                      ; T20 = T1 ^ T19
+	movdqa          xmm12, xmm7
+	pxor            xmm12, xmm3                     ; T17 = T9 ^ T16
+	movdqa          oword [rbx + 432], xmm8
+	movdqa          xmm8, xmm4
+	pand            xmm8, xmm12                     ; M9 = T20 & T17
+	pxor            xmm8, xmm13                     ; M10 = M9 ^ M6
+	pxor            xmm9, xmm15                     ; M20 = M16 ^ M13
+	pxor            xmm14, xmm15                    ; M22 = M18 ^ M13
+	pxor            xmm8, xmm10                     ; M19 = M10 ^ M15
+	movdqa          xmm13, xmm5
+	pxor            xmm13, oword [rbx + 368]        ; T24 = T2 ^ T10
+	pxor            xmm2, xmm13                     ; M17 = M5 ^ T24
+	pxor            xmm2, xmm10                     ; M21 = M17 ^ M15
+	movdqa          xmm10, xmm4
+	pxor            xmm10, xmm12                    ; T25 = T20 ^ T17
+	pxor            xmm8, xmm10                     ; M23 = M19 ^ T25
+	movdqa          xmm10, xmm14
+	pand            xmm10, xmm9                     ; M25 = M22 & M20
+	movdqa          xmm13, xmm14
+	pxor            xmm13, xmm8                     ; M24 = M22 ^ M23
+	pand            xmm14, xmm2                     ; M34 = M21 & M22
+	pand            xmm14, xmm13                    ; M35 = M24 & M34
+	movdqa          xmm15, xmm2
+	pxor            xmm15, xmm10                    ; M26 = M21 ^ M25
+	pand            xmm15, xmm13                    ; M30 = M26 & M24
+	pxor            xmm13, xmm10                    ; M36 = M24 ^ M25
+	pxor            xmm15, xmm8                     ; M39 = M23 ^ M30
+	pxor            xmm14, xmm13                    ; M40 = M35 ^ M36
+	pand            xmm0, xmm15                     ; M48 = M39 & U7
+	pand            xmm11, xmm14                    ; M56 = M40 & T23
+	movdqa          xmm13, xmm14
+	pand            xmm13, oword [rbx + 416]        ; M47 = M40 & T8
+	pand            xmm6, xmm15                     ; M57 = M39 & T19
+	movdqa          oword [rbx + 416], xmm6
+	movdqa          xmm6, xmm9
+	pxor            xmm6, xmm2                      ; M27 = M20 ^ M21
+	pand            xmm9, xmm8                      ; M31 = M20 & M23
+	pxor            xmm8, xmm10                     ; M28 = M23 ^ M25
+	pand            xmm8, xmm6                      ; M29 = M28 & M27
+	pand            xmm9, xmm6                      ; M32 = M27 & M31
+	pxor            xmm6, xmm10                     ; M33 = M27 ^ M25
+	pxor            xmm2, xmm8                      ; M37 = M21 ^ M29
+	pxor            xmm9, xmm6                      ; M38 = M32 ^ M33
+	pand            xmm7, xmm9                      ; M50 = M38 & T9
+	pand            xmm12, xmm2                     ; M51 = M37 & T17
+	pand            xmm1, xmm9                      ; M59 = M38 & T22
+	pand            xmm4, xmm2                      ; M60 = M37 & T20
+	pxor            xmm1, xmm12                     ; L8 = M51 ^ M59
+	pxor            xmm12, xmm0                     ; L12 = M48 ^ M51
+	movdqa          xmm6, xmm9
+	pxor            xmm6, xmm14                     ; M41 = M38 ^ M40
+	pxor            xmm9, xmm2                      ; M43 = M37 ^ M38
+	pxor            xmm2, xmm15                     ; M42 = M37 ^ M39
+	pxor            xmm15, xmm14                    ; M44 = M39 ^ M40
+	movdqa          xmm8, xmm15
+	pand            xmm8, oword [rbx + 384]         ; M46 = M44 & T6
+	pand            xmm3, xmm9                      ; M49 = M43 & T16
+	pand            xmm5, xmm6                      ; M54 = M41 & T10
+	pand            xmm9, oword [rbx + 400]         ; M58 = M43 & T3
+	movdqa          xmm10, xmm2
+	pand            xmm10, oword [rbx + 432]        ; M61 = M42 & T1
+	movdqa          xmm14, xmm2
+	pand            xmm14, oword [rbx + 320]        ; M52 = M42 & T15
+	pxor            xmm2, xmm6                      ; M45 = M42 ^ M41
+	movdqa          oword [rbx + 320], xmm11
+	movdqa          xmm11, xmm2
+	pand            xmm11, oword [rbx + 304]        ; M53 = M45 & T27
+	pand            xmm15, oword [rbx + 352]        ; M55 = M44 & T13
+	pand            xmm2, oword [rbx + 336]         ; M62 = M45 & T4
+	pxor            xmm0, xmm8                      ; L2 = M46 ^ M48
+	pxor            xmm5, xmm9                      ; L4 = M54 ^ M58
+	pxor            xmm3, xmm10                     ; L5 = M49 ^ M61
+	pxor            xmm13, xmm15                    ; L3 = M47 ^ M55
+	pxor            xmm3, xmm2                      ; L6 = M62 ^ L5
+	pxor            xmm2, xmm10                     ; L0 = M61 ^ M62
+	pxor            xmm4, xmm0                      ; L11 = M60 ^ L2
+	pxor            xmm9, xmm1                      ; L18 = M58 ^ L8
+	pand            xmm6, oword [rbx + 368]         ; M63 = M41 & T2
+	pxor            xmm8, xmm13                     ; L7 = M46 ^ L3
+	pxor            xmm10, xmm14                    ; L14 = M52 ^ M61
+	pxor            xmm14, xmm11                    ; L9 = M52 ^ M53
+	pxor            xmm11, xmm5                     ; L10 = M53 ^ L4
+	pxor            xmm13, xmm12                    ; L22 = L3 ^ L12
+	pxor            xmm9, xmm0                      ; L23 = L18 ^ L2
+	pxor            xmm6, xmm5                      ; L19 = M63 ^ L4
+	pxor            xmm1, xmm11                     ; L27 = L8 ^ L10
+	pxor            xmm11, xmm3                     ; L25 = L6 ^ L10
+	pxor            xmm10, xmm4                     ; L28 = L11 ^ L14
+	pxor            xmm9, xmm3                      ; S7 = L6 ^ L23
+	pxor            xmm6, xmm10                     ; S2 = L19 ^ L28
+	movdqa          xmm0, xmm7
+	pxor            xmm0, oword [rbx + 320]         ; L1 = M50 ^ M56
+	pxor            xmm15, xmm0                     ; L15 = M55 ^ L1
+	movdqa          xmm5, xmm0
+	pxor            xmm5, oword [rbx + 416]         ; L17 = M57 ^ L1
+	pxor            xmm15, xmm14                    ; L24 = L15 ^ L9
+	pxor            xmm4, xmm5                      ; L29 = L11 ^ L17
+	movdqa          xmm5, xmm2
+	pxor            xmm5, xmm0                      ; L20 = L0 ^ L1
+	pxor            xmm7, xmm2                      ; L13 = M50 ^ L0
+	pxor            xmm2, oword [rbx + 320]         ; L16 = M56 ^ L0
+	pxor            xmm0, xmm8                      ; L21 = L1 ^ L7
+	pxor            xmm8, xmm14                     ; L26 = L7 ^ L9
+	pxor            xmm15, xmm3                     ; S0 = L6 ^ L24
+	pxor            xmm5, xmm13                     ; S4 = L20 ^ L22
+	pxor            xmm11, xmm4                     ; S5 = L25 ^ L29
+	pxor            xmm2, xmm8                      ; S1 = L16 ^ L26
 	pxor            xmm3, xmm0                      ; S3 = L6 ^ L21
-	pxor            xmm13, xmm1                     ; S6 = L13 ^ L27
-	pshufd          xmm0, xmm6, 57                  ; a0 = S7; R(a0)
-	pshufd          xmm1, xmm5, 57                  ; a2 = S5; R(a2)
-	pshufd          xmm4, xmm7, 57                  ; a3 = S4; R(a3)
-	pshufd          xmm8, xmm14, 57                 ; a7 = S0; R(a7)
-	pshufd          xmm10, xmm13, 57                ; a1 = S6; R(a1)
-	pshufd          xmm11, xmm3, 57                 ; a4 = S3; R(a4)
-	pshufd          xmm12, xmm2, 57                 ; a5 = S2; R(a5)
-	pxor            xmm6, xmm0                      ; t0 = a0 + R(a0)
-	pxor            xmm5, xmm1                      ; t2 = a2 + R(a2)
-	pxor            xmm7, xmm4                      ; t3 = a3 + R(a3)
-	pxor            xmm14, xmm8                     ; t7 = a7 + R(a7)
-	pxor            xmm13, xmm10                    ; t1 = a1 + R(a1)
-	pxor            xmm3, xmm11                     ; t4 = a4 + R(a4)
-	pxor            xmm2, xmm12                     ; t5 = a5 + R(a5)
-	pxor            xmm0, xmm14                     ; plane 0: 2t + R(a)
-	pxor            xmm1, xmm13                     ; plane 2: 2t + R(a)
-	pxor            xmm12, xmm3                     ; plane 5: 2t + R(a)
+	pxor            xmm7, xmm1                      ; S6 = L13 ^ L27
+	pshufd          xmm0, xmm9, 57                  ; a0 = S7; R(a0)
+	pshufd          xmm1, xmm11, 57                 ; a2 = S5; R(a2)
+	pshufd          xmm4, xmm5, 57                  ; a3 = S4; R(a3)
+	pshufd          xmm8, xmm15, 57                 ; a7 = S0; R(a7)
+	pshufd          xmm10, xmm7, 57                 ; a1 = S6; R(a1)
+	pshufd          xmm12, xmm3, 57                 ; a4 = S3; R(a4)
+	pshufd          xmm13, xmm6, 57                 ; a5 = S2; R(a5)
+	pxor            xmm9, xmm0                      ; t0 = a0 + R(a0)
+	pxor            xmm11, xmm1                     ; t2 = a2 + R(a2)
+	pxor            xmm5, xmm4                      ; t3 = a3 + R(a3)
+	pxor            xmm15, xmm8                     ; t7 = a7 + R(a7)
+	pxor            xmm7, xmm10                     ; t1 = a1 + R(a1)
+	pxor            xmm3, xmm12                     ; t4 = a4 + R(a4)
+	pxor            xmm6, xmm13                     ; t5 = a5 + R(a5)
+	pxor            xmm0, xmm15                     ; plane 0: 2t + R(a)
+	pxor            xmm1, xmm7                      ; plane 2: 2t + R(a)
+	pxor            xmm13, xmm3                     ; plane 5: 2t + R(a)
 	pxor            xmm0, oword [rbx + 1968]        ; + round key
-	pshufd          xmm13, xmm13, 78                ; R^2(t1)
+	pshufd          xmm7, xmm7, 78                  ; R^2(t1)
 	pxor            xmm1, oword [rbx + 2000]        ; + round key
 	pshufd          xmm3, xmm3, 78                  ; R^2(t4)
-	pxor            xmm12, oword [rbx + 2048]       ; + round key
-	pshufd          xmm15, xmm9, 57                 ; a6 = S1; R(a6)
-	pxor            xmm9, xmm15                     ; t6 = a6 + R(a6)
-	pxor            xmm15, xmm2                     ; plane 6: 2t + R(a)
-	pxor            xmm8, xmm9                      ; plane 7: 2t + R(a)
-	pshufd          xmm2, xmm2, 78                  ; R^2(t5)
-	pshufd          xmm9, xmm9, 78                  ; R^2(t6)
-	pxor            xmm15, oword [rbx + 2064]       ; + round key
+	pxor            xmm13, oword [rbx + 2048]       ; + round key
+	pshufd          xmm14, xmm2, 57                 ; a6 = S1; R(a6)
+	pxor            xmm2, xmm14                     ; t6 = a6 + R(a6)
+	pxor            xmm14, xmm6                     ; plane 6: 2t + R(a)
+	pxor            xmm8, xmm2                      ; plane 7: 2t + R(a)
+	pshufd          xmm6, xmm6, 78                  ; R^2(t5)
+	pshufd          xmm2, xmm2, 78                  ; R^2(t6)
+	pxor            xmm14, oword [rbx + 2064]       ; + round key
 	pxor            xmm8, oword [rbx + 2080]        ; + round key
-	pxor            xmm12, xmm2                     ; + R^2(t): MixColumns done
-	pxor            xmm15, xmm9                     ; + R^2(t): MixColumns done
-	movdqa          xmm2, xmm6
-	pxor            xmm2, xmm14                     ; 2t, plane 1 = t0 + t7
+	pxor            xmm13, xmm6                     ; + R^2(t): MixColumns done
+	pxor            xmm14, xmm2                     ; + R^2(t): MixColumns done
+	movdqa          xmm2, xmm9
+	pxor            xmm2, xmm15                     ; 2t, plane 1 = t0 + t7
 	pxor            xmm2, xmm10                     ; plane 1: 2t + R(a)
-	movdqa          xmm9, xmm5
-	pxor            xmm9, xmm14                     ; 2t, plane 3 = t2 + t7
-	pxor            xmm9, xmm4                      ; plane 3: 2t + R(a)
-	movdqa          xmm4, xmm7
-	pxor            xmm4, xmm14                     ; 2t, plane 4 = t3 + t7
-	pxor            xmm4, xmm11                     ; plane 4: 2t + R(a)
-	pshufd          xmm6, xmm6, 78                  ; R^2(t0)
+	movdqa          xmm6, xmm11
+	pxor            xmm6, xmm15                     ; 2t, plane 3 = t2 + t7
+	pxor            xmm6, xmm4                      ; plane 3: 2t + R(a)
+	movdqa          xmm4, xmm5
+	pxor            xmm4, xmm15                     ; 2t, plane 4 = t3 + t7
+	pxor            xmm4, xmm12                     ; plane 4: 2t + R(a)
+	pshufd          xmm9, xmm9, 78                  ; R^2(t0)
 	pxor            xmm2, oword [rbx + 1984]        ; + round key
-	pshufd          xmm5, xmm5, 78                  ; R^2(t2)
-	pshufd          xmm7, xmm7, 78                  ; R^2(t3)
-	pxor            xmm9, oword [rbx + 2016]        ; + round key
+	pshufd          xmm11, xmm11, 78                ; R^2(t2)
+	pshufd          xmm5, xmm5, 78                  ; R^2(t3)
+	pxor            xmm6, oword [rbx + 2016]        ; + round key
 	pxor            xmm4, oword [rbx + 2032]        ; + round key
-	pshufd          xmm14, xmm14, 78                ; R^2(t7)
-	pxor            xmm0, xmm6                      ; + R^2(t): MixColumns done
-	pxor            xmm2, xmm13                     ; + R^2(t): MixColumns done
-	pxor            xmm1, xmm5                      ; + R^2(t): MixColumns done
-	pxor            xmm9, xmm7                      ; + R^2(t): MixColumns done
+	pshufd          xmm15, xmm15, 78                ; R^2(t7)
+	pxor            xmm0, xmm9                      ; + R^2(t): MixColumns done
+	pxor            xmm2, xmm7                      ; + R^2(t): MixColumns done
+	pxor            xmm1, xmm11                     ; + R^2(t): MixColumns done
+	pxor            xmm6, xmm5                      ; + R^2(t): MixColumns done
 	pxor            xmm4, xmm3                      ; + R^2(t): MixColumns done
-	pxor            xmm8, xmm14                     ; + R^2(t): MixColumns done
-	movdqa          xmm3, xmm9
-	movdqa          xmm5, xmm12
-	movdqa          xmm6, xmm15
+	pxor            xmm8, xmm15                     ; + R^2(t): MixColumns done
+	movdqa          xmm3, xmm6
+	movdqa          xmm5, xmm13
+	movdqa          xmm6, xmm14
 	movdqa          xmm7, xmm8
-	movdqa          xmm10, xmm2
+	movdqa          xmm9, xmm2
 	movdqa          xmm2, xmm1
-	movdqa          xmm1, xmm10
+	movdqa          xmm1, xmm9
 ; round 1 before the last: ShiftRows, the S-box circuit, MixColumns, + key
-	pshufb          xmm0, oword [rel L.bs_shift_rows] ; ShiftRows: plane 0 = U7
-	pshufb          xmm1, oword [rel L.bs_shift_rows] ; ShiftRows: plane 1 = U6
-	pshufb          xmm2, oword [rel L.bs_shift_rows] ; ShiftRows: plane 2 = U5
-	pshufb          xmm3, oword [rel L.bs_shift_rows] ; ShiftRows: plane 3 = U4
-	pshufb          xmm4, oword [rel L.bs_shift_rows] ; ShiftRows: plane 4 = U3
-	pshufb          xmm5, oword [rel L.bs_shift_rows] ; ShiftRows: plane 5 = U2
-	pshufb          xmm6, oword [rel L.bs_shift_rows] ; ShiftRows: plane 6 = U1
 	pshufb          xmm7, oword [rel L.bs_shift_rows] ; ShiftRows: plane 7 = U0
+	pshufb          xmm4, oword [rel L.bs_shift_rows] ; ShiftRows: plane 4 = U3
 	movdqa          xmm8, xmm7
 	pxor            xmm8, xmm4                      ; T1 = U0 ^ U3
-	movdqa          xmm9, xmm7
-	pxor            xmm9, xmm1                      ; T3 = U0 ^ U6
-	movdqa          xmm10, xmm4
-	pxor            xmm10, xmm2                     ; T4 = U3 ^ U5
+	pshufb          xmm3, oword [rel L.bs_shift_rows] ; ShiftRows: plane 3 = U4
+	pshufb          xmm1, oword [rel L.bs_shift_rows] ; ShiftRows: plane 1 = U6
 	pxor            xmm3, xmm1                      ; T5 = U4 ^ U6
-	movdqa          xmm11, xmm6
-	pxor            xmm11, xmm5                     ; T7 = U1 ^ U2
-	pxor            xmm5, xmm2                      ; T12 = U2 ^ U5
-	pxor            xmm4, xmm0                      ; T18 = U3 ^ U7
-	pxor            xmm1, xmm0                      ; T21 = U6 ^ U7
-	pxor            xmm7, xmm2                      ; T2 = U0 ^ U5
-	movdqa          xmm12, xmm8
-	pxor            xmm12, xmm3                     ; T6 = T1 ^ T5
-	movdqa          xmm13, xmm0
-	pxor            xmm13, xmm11                    ; T9 = U7 ^ T7
-	pxor            xmm6, xmm2                      ; T11 = U1 ^ U5
-	movdqa          xmm2, xmm9
-	pxor            xmm2, xmm10                     ; T13 = T3 ^ T4
-	movdqa          xmm14, xmm3
-	pxor            xmm14, xmm5                     ; T16 = T5 ^ T12
-	pxor            xmm4, xmm11                     ; T19 = T7 ^ T18
-	pxor            xmm1, xmm11                     ; T22 = T7 ^ T21
-	pxor            xmm11, xmm12                    ; T10 = T6 ^ T7
-	pxor            xmm3, xmm6                      ; T15 = T5 ^ T11
-	pxor            xmm6, xmm12                     ; T14 = T6 ^ T11
-	pxor            xmm5, xmm8                      ; T27 = T1 ^ T12
-	movdqa          xmm15, xmm0
-	pxor            xmm15, xmm12                    ; T8 = U7 ^ T6
-	movdqa          oword [rbx + 304], xmm11
-	movdqa          xmm11, xmm13
-	pxor            xmm11, xmm14                    ; T17 = T9 ^ T16
+	pshufb          xmm6, oword [rel L.bs_shift_rows] ; ShiftRows: plane 6 = U1
+	pshufb          xmm2, oword [rel L.bs_shift_rows] ; ShiftRows: plane 2 = U5
+	movdqa          xmm9, xmm6
+	pxor            xmm9, xmm2                      ; T11 = U1 ^ U5
+	movdqa          xmm10, xmm3
+	pxor            xmm10, xmm9                     ; T15 = T5 ^ T11
+	movdqa          xmm11, xmm8
+	pand            xmm11, xmm10                    ; M11 = T1 & T15
+	movdqa          xmm12, xmm4
+	pxor            xmm12, xmm2                     ; T4 = U3 ^ U5
+	pshufb          xmm5, oword [rel L.bs_shift_rows] ; ShiftRows: plane 5 = U2
+	movdqa          xmm13, xmm5
+	pxor            xmm13, xmm2                     ; T12 = U2 ^ U5
+	movdqa          xmm14, xmm8
+	pxor            xmm14, xmm13                    ; T27 = T1 ^ T12
+	movdqa          xmm15, xmm12
+	pand            xmm15, xmm14                    ; M12 = T4 & T27
+	pxor            xmm15, xmm11                    ; M13 = M12 ^ M11
+	pxor            xmm2, xmm7                      ; T2 = U0 ^ U5
+	movdqa          oword [rbx + 304], xmm14
+	movdqa          xmm14, xmm8
+	pxor            xmm14, xmm3                     ; T6 = T1 ^ T5
+	pxor            xmm6, xmm5                      ; T7 = U1 ^ U2
+	movdqa          xmm5, xmm14
+	pxor            xmm5, xmm6                      ; T10 = T6 ^ T7
 	movdqa          oword [rbx + 320], xmm10
-	movdqa          xmm10, xmm8
-	pxor            xmm10, xmm4                     ; T20 = T1 ^ T19
-	movdqa          oword [rbx + 336], xmm5
-	movdqa          xmm5, xmm7
-	pxor            xmm5, xmm1                      ; T23 = T2 ^ T22
-	movdqa          oword [rbx + 352], xmm7
-	movdqa          xmm7, xmm9
-	pxor            xmm7, xmm14                     ; T26 = T3 ^ T16
-	movdqa          oword [rbx + 368], xmm8
-	movdqa          xmm8, xmm2
-	pand            xmm8, xmm12                     ; M1 = T13 & T6
-	pxor            xmm6, xmm8                      ; M3 = T14 ^ M1
-	movdqa          oword [rbx + 384], xmm2
-	movdqa          xmm2, xmm9
-	pand            xmm2, xmm14                     ; M6 = T3 & T16
-	pxor            xmm7, xmm2                      ; M8 = T26 ^ M6
-	movdqa          oword [rbx + 400], xmm9
-	movdqa          xmm9, xmm5
-	pand            xmm9, xmm15                     ; M2 = T23 & T8
-	pxor            xmm6, xmm9                      ; M16 = M3 ^ M2
-	movdqa          xmm9, xmm4
-	pand            xmm9, xmm0                      ; M4 = T19 & U7
-	pxor            xmm9, xmm8                      ; M5 = M4 ^ M1
-	movdqa          xmm8, xmm1
-	pand            xmm8, xmm13                     ; M7 = T22 & T9
-	pxor            xmm7, xmm8                      ; M18 = M8 ^ M7
-	movdqa          xmm8, xmm10
-	pand            xmm8, xmm11                     ; M9 = T20 & T17
-	pxor            xmm8, xmm2                      ; M10 = M9 ^ M6
-	movdqa          xmm2, xmm3
-	pand            xmm2, oword [rbx + 368]         ; M11 = T1 & T15
-	movdqa          oword [rbx + 416], xmm3
-	movdqa          xmm3, oword [rbx + 320]
-	pand            xmm3, oword [rbx + 336]         ; M12 = T4 & T27
-	pxor            xmm3, xmm2                      ; M13 = M12 ^ M11
-	pxor            xmm6, xmm3                      ; M20 = M16 ^ M13
-	pxor            xmm7, xmm3                      ; M22 = M18 ^ M13
-	movdqa          xmm3, oword [rbx + 352]
-	pand            xmm3, oword [rbx + 304]         ; M14 = T2 & T10
-	pxor            xmm3, xmm2                      ; M15 = M14 ^ M11
-	pxor            xmm8, xmm3                      ; M19 = M10 ^ M15
-	movdqa          xmm2, oword [rbx + 352]
-	pxor            xmm2, oword [rbx + 304]         ; T24 = T2 ^ T10
-	pxor            xmm9, xmm2                      ; M17 = M5 ^ T24
-	pxor            xmm9, xmm3                      ; M21 = M17 ^ M15
-	movdqa          xmm2, xmm10
-	pxor            xmm2, xmm11                     ; T25 = T20 ^ T17
-	pxor            xmm8, xmm2                      ; M23 = M19 ^ T25
-	movdqa          xmm2, xmm7
-	pand            xmm2, xmm6                      ; M25 = M22 & M20
-	movdqa          xmm3, xmm7
-	pxor            xmm3, xmm8                      ; M24 = M22 ^ M23
-	pand            xmm7, xmm9                      ; M34 = M21 & M22
-	pand            xmm7, xmm3                      ; M35 = M24 & M34
-	movdqa          oword [rbx + 432], xmm14
-	movdqa          xmm14, xmm9
-	pxor            xmm14, xmm2                     ; M26 = M21 ^ M25
-	pand            xmm14, xmm3                     ; M30 = M26 & M24
-	pxor            xmm3, xmm2                      ; M36 = M24 ^ M25
-	pxor            xmm14, xmm8                     ; M39 = M23 ^ M30
-	pxor            xmm7, xmm3                      ; M40 = M35 ^ M36
-	pand            xmm0, xmm14                     ; M48 = M39 & U7
-	pand            xmm5, xmm7                      ; M56 = M40 & T23
-	pand            xmm15, xmm7                     ; M47 = M40 & T8
-	pand            xmm4, xmm14                     ; M57 = M39 & T19
-	movdqa          xmm3, xmm6
-	pxor            xmm3, xmm9                      ; M27 = M20 ^ M21
-	pand            xmm6, xmm8                      ; M31 = M20 & M23
-	pxor            xmm8, xmm2                      ; M28 = M23 ^ M25
-	pand            xmm8, xmm3                      ; M29 = M28 & M27
-	pand            xmm6, xmm3                      ; M32 = M27 & M31
-	pxor            xmm3, xmm2                      ; M33 = M27 ^ M25
-	pxor            xmm9, xmm8                      ; M37 = M21 ^ M29
-	pxor            xmm6, xmm3                      ; M38 = M32 ^ M33
-	pand            xmm13, xmm6                     ; M50 = M38 & T9
-	pand            xmm11, xmm9                     ; M51 = M37 & T17
-	pand            xmm1, xmm6                      ; M59 = M38 & T22
-	pand            xmm10, xmm9                     ; M60 = M37 & T20
-	pxor            xmm1, xmm11                     ; L8 = M51 ^ M59
-	pxor            xmm11, xmm0                     ; L12 = M48 ^ M51
-	movdqa          xmm2, xmm6
-	pxor            xmm2, xmm7                      ; M41 = M38 ^ M40
-	pxor            xmm6, xmm9                      ; M43 = M37 ^ M38
-	pxor            xmm9, xmm14                     ; M42 = M37 ^ M39
-	pxor            xmm14, xmm7                     ; M44 = M39 ^ M40
-	pand            xmm12, xmm14                    ; M46 = M44 & T6
-	movdqa          xmm3, xmm6
-	pand            xmm3, oword [rbx + 432]         ; M49 = M43 & T16
-	movdqa          xmm7, xmm2
-	pand            xmm7, oword [rbx + 304]         ; M54 = M41 & T10
-	pand            xmm6, oword [rbx + 400]         ; M58 = M43 & T3
-	movdqa          xmm8, xmm9
-	pand            xmm8, oword [rbx + 368]         ; M61 = M42 & T1
-	movdqa          oword [rbx + 368], xmm4
-	movdqa          xmm4, xmm9
-	pand            xmm4, oword [rbx + 416]         ; M52 = M42 & T15
-	pxor            xmm9, xmm2                      ; M45 = M42 ^ M41
-	movdqa          oword [rbx + 416], xmm5
-	movdqa          xmm5, xmm9
-	pand            xmm5, oword [rbx + 336]         ; M53 = M45 & T27
-	pand            xmm14, oword [rbx + 384]        ; M55 = M44 & T13
-	pand            xmm9, oword [rbx + 320]         ; M62 = M45 & T4
-	pxor            xmm0, xmm12                     ; L2 = M46 ^ M48
-	pxor            xmm7, xmm6                      ; L4 = M54 ^ M58
-	pxor            xmm3, xmm8                      ; L5 = M49 ^ M61
-	pxor            xmm15, xmm14                    ; L3 = M47 ^ M55
-	pxor            xmm3, xmm9                      ; L6 = M62 ^ L5
-	pxor            xmm9, xmm8                      ; L0 = M61 ^ M62
-	pxor            xmm10, xmm0                     ; L11 = M60 ^ L2
-	pxor            xmm6, xmm1                      ; L18 = M58 ^ L8
-	pand            xmm2, oword [rbx + 352]         ; M63 = M41 & T2
-	pxor            xmm12, xmm15                    ; L7 = M46 ^ L3
-	pxor            xmm8, xmm4                      ; L14 = M52 ^ M61
-	pxor            xmm4, xmm5                      ; L9 = M52 ^ M53
-	pxor            xmm5, xmm7                      ; L10 = M53 ^ L4
-	pxor            xmm15, xmm11                    ; L22 = L3 ^ L12
-	pxor            xmm6, xmm0                      ; L23 = L18 ^ L2
-	pxor            xmm2, xmm7                      ; L19 = M63 ^ L4
-	pxor            xmm1, xmm5                      ; L27 = L8 ^ L10
-	pxor            xmm5, xmm3                      ; L25 = L6 ^ L10
-	pxor            xmm8, xmm10                     ; L28 = L11 ^ L14
-	pxor            xmm6, xmm3                      ; S7 = L6 ^ L23
-	pxor            xmm2, xmm8                      ; S2 = L19 ^ L28
-	movdqa          xmm0, xmm13
-	pxor            xmm0, oword [rbx + 416]         ; L1 = M50 ^ M56
-	pxor            xmm14, xmm0                     ; L15 = M55 ^ L1
+	movdqa          xmm10, xmm2
+	pand            xmm10, xmm5                     ; M14 = T2 & T10
+	pxor            xmm10, xmm11                    ; M15 = M14 ^ M11
+	pxor            xmm7, xmm1                      ; T3 = U0 ^ U6
+	movdqa          xmm11, xmm7
+	pxor            xmm11, xmm12                    ; T13 = T3 ^ T4
+	movdqa          oword [rbx + 336], xmm12
+	movdqa          xmm12, xmm11
+	pand            xmm12, xmm14                    ; M1 = T13 & T6
+	pxor            xmm9, xmm14                     ; T14 = T6 ^ T11
+	pxor            xmm9, xmm12                     ; M3 = T14 ^ M1
+	pshufb          xmm0, oword [rel L.bs_shift_rows] ; ShiftRows: plane 0 = U7
+	pxor            xmm1, xmm0                      ; T21 = U6 ^ U7
+	pxor            xmm1, xmm6                      ; T22 = T7 ^ T21
+	movdqa          oword [rbx + 352], xmm11
+	movdqa          xmm11, xmm2
+	pxor            xmm11, xmm1                     ; T23 = T2 ^ T22
+	movdqa          oword [rbx + 368], xmm2
+	movdqa          xmm2, xmm0
+	pxor            xmm2, xmm14                     ; T8 = U7 ^ T6
+	movdqa          oword [rbx + 384], xmm14
+	movdqa          xmm14, xmm11
+	pand            xmm14, xmm2                     ; M2 = T23 & T8
+	pxor            xmm9, xmm14                     ; M16 = M3 ^ M2
+	pxor            xmm3, xmm13                     ; T16 = T5 ^ T12
+	movdqa          xmm13, xmm7
+	pand            xmm13, xmm3                     ; M6 = T3 & T16
+	movdqa          xmm14, xmm7
+	pxor            xmm14, xmm3                     ; T26 = T3 ^ T16
+	pxor            xmm14, xmm13                    ; M8 = T26 ^ M6
+	movdqa          oword [rbx + 400], xmm7
 	movdqa          xmm7, xmm0
-	pxor            xmm7, oword [rbx + 368]         ; L17 = M57 ^ L1
-	pxor            xmm14, xmm4                     ; L24 = L15 ^ L9
-	pxor            xmm10, xmm7                     ; L29 = L11 ^ L17
-	movdqa          xmm7, xmm9
-	pxor            xmm7, xmm0                      ; L20 = L0 ^ L1
-	pxor            xmm13, xmm9                     ; L13 = M50 ^ L0
-	pxor            xmm9, oword [rbx + 416]         ; L16 = M56 ^ L0
-	pxor            xmm0, xmm12                     ; L21 = L1 ^ L7
-	pxor            xmm12, xmm4                     ; L26 = L7 ^ L9
-	pxor            xmm14, xmm3                     ; S0 = L6 ^ L24
-	pxor            xmm7, xmm15                     ; S4 = L20 ^ L22
-	pxor            xmm5, xmm10                     ; S5 = L25 ^ L29
-	pxor            xmm9, xmm12                     ; S1 = L16 ^ L26
+	pxor            xmm7, xmm6                      ; T9 = U7 ^ T7
+	movdqa          oword [rbx + 416], xmm2
+	movdqa          xmm2, xmm1
+	pand            xmm2, xmm7                      ; M7 = T22 & T9
+	pxor            xmm14, xmm2                     ; M18 = M8 ^ M7
+	pxor            xmm4, xmm0                      ; T18 = U3 ^ U7
+	pxor            xmm6, xmm4                      ; T19 = T7 ^ T18
+	movdqa          xmm2, xmm6
+	pand            xmm2, xmm0                      ; M4 = T19 & U7
+	pxor            xmm2, xmm12                     ; M5 = M4 ^ M1
+	movdqa          xmm4, xmm8
+	pxor            xmm4, xmm6                      ; T20 = T1 ^ T19
+	movdqa          xmm12, xmm7
+	pxor            xmm12, xmm3                     ; T17 = T9 ^ T16
+	movdqa          oword [rbx + 432], xmm8
+	movdqa          xmm8, xmm4
+	pand            xmm8, xmm12                     ; M9 = T20 & T17
+	pxor            xmm8, xmm13                     ; M10 = M9 ^ M6
+	pxor            xmm9, xmm15                     ; M20 = M16 ^ M13
+	pxor            xmm14, xmm15                    ; M22 = M18 ^ M13
+	pxor            xmm8, xmm10                     ; M19 = M10 ^ M15
+	movdqa          xmm13, xmm5
+	pxor            xmm13, oword [rbx + 368]        ; T24 = T2 ^ T10
+	pxor            xmm2, xmm13                     ; M17 = M5 ^ T24
+	pxor            xmm2, xmm10                     ; M21 = M17 ^ M15
+	movdqa          xmm10, xmm4
+	pxor            xmm10, xmm12                    ; T25 = T20 ^ T17
+	pxor            xmm8, xmm10                     ; M23 = M19 ^ T25
+	movdqa          xmm10, xmm14
+	pand            xmm10, xmm9                     ; M25 = M22 & M20
+	movdqa          xmm13, xmm14
+	pxor            xmm13, xmm8                     ; M24 = M22 ^ M23
+	pand            xmm14, xmm2                     ; M34 = M21 & M22
+	pand            xmm14, xmm13                    ; M35 = M24 & M34
+	movdqa          xmm15, xmm2
+	pxor            xmm15, xmm10                    ; M26 = M21 ^ M25
+	pand            xmm15, xmm13                    ; M30 = M26 & M24
+	pxor            xmm13, xmm10                    ; M36 = M24 ^ M25
+	pxor            xmm15, xmm8                     ; M39 = M23 ^ M30
+	pxor            xmm14, xmm13                    ; M40 = M35 ^ M36
+	pand            xmm0, xmm15                     ; M48 = M39 & U7
+	pand            xmm11, xmm14                    ; M56 = M40 & T23
+	movdqa          xmm13, xmm14
+	pand            xmm13, oword [rbx + 416]        ; M47 = M40 & T8
+	pand            xmm6, xmm15                     ; M57 = M39 & T19
+	movdqa          oword [rbx + 416], xmm6
+	movdqa          xmm6, xmm9
+	pxor            xmm6, xmm2                      ; M27 = M20 ^ M21
+	pand            xmm9, xmm8                      ; M31 = M20 & M23
+	pxor            xmm8, xmm10                     ; M28 = M23 ^ M25
+	pand            xmm8, xmm6                      ; M29 = M28 & M27
+	pand            xmm9, xmm6                      ; M32 = M27 & M31
+	pxor            xmm6, xmm10                     ; M33 = M27 ^ M25
+	pxor            xmm2, xmm8                      ; M37 = M21 ^ M29
+	pxor            xmm9, xmm6                      ; M38 = M32 ^ M33
+	pand            xmm7, xmm9                      ; M50 = M38 & T9
+	pand            xmm12, xmm2                     ; M51 = M37 & T17
+	pand            xmm1, xmm9                      ; M59 = M38 & T22
+	pand            xmm4, xmm2                      ; M60 = M37 & T20
+	pxor            xmm1, xmm12                     ; L8 = M51 ^ M59
+	pxor            xmm12, xmm0                     ; L12 = M48 ^ M51
+	movdqa          xmm6, xmm9
+	pxor            xmm6, xmm14                     ; M41 = M38 ^ M40
+	pxor            xmm9, xmm2                      ; M43 = M37 ^ M38
+	pxor            xmm2, xmm15                     ; M42 = M37 ^ M39
+	pxor            xmm15, xmm14                    ; M44 = M39 ^ M40
+	movdqa          xmm8, xmm15
+	pand            xmm8, oword [rbx + 384]         ; M46 = M44 & T6
+	pand            xmm3, xmm9                      ; M49 = M43 & T16
+	pand            xmm5, xmm6                      ; M54 = M41 & T10
+	pand            xmm9, oword [rbx + 400]         ; M58 = M43 & T3
+	movdqa          xmm10, xmm2
+	pand            xmm10, oword [rbx + 432]        ; M61 = M42 & T1
+	movdqa          xmm14, xmm2
+	pand            xmm14, oword [rbx + 320]        ; M52 = M42 & T15
+	pxor            xmm2, xmm6                      ; M45 = M42 ^ M41
+	movdqa          oword [rbx + 320], xmm11
+	movdqa          xmm11, xmm2
+	pand            xmm11, oword [rbx + 304]        ; M53 = M45 & T27
+	pand            xmm15, oword [rbx + 352]        ; M55 = M44 & T13
+	pand            xmm2, oword [rbx + 336]         ; M62 = M45 & T4
+	pxor            xmm0, xmm8                      ; L2 = M46 ^ M48
+	pxor            xmm5, xmm9                      ; L4 = M54 ^ M58
+	pxor            xmm3, xmm10                     ; L5 = M49 ^ M61
+	pxor            xmm13, xmm15                    ; L3 = M47 ^ M55
+	pxor            xmm3, xmm2                      ; L6 = M62 ^ L5
+	pxor            xmm2, xmm10                     ; L0 = M61 ^ M62
+	pxor            xmm4, xmm0                      ; L11 = M60 ^ L2
+	pxor            xmm9, xmm1                      ; L18 = M58 ^ L8
+	pand            xmm6, oword [rbx + 368]         ; M63 = M41 & T2
+	pxor            xmm8, xmm13                     ; L7 = M46 ^ L3
+	pxor            xmm10, xmm14                    ; L14 = M52 ^ M61
+	pxor            xmm14, xmm11                    ; L9 = M52 ^ M53
+	pxor            xmm11, xmm5                     ; L10 = M53 ^ L4
+	pxor            xmm13, xmm12                    ; L22 = L3 ^ L12
+	pxor            xmm9, xmm0                      ; L23 = L18 ^ L2
+	pxor            xmm6, xmm5                      ; L19 = M63 ^ L4
+	pxor            xmm1, xmm11                     ; L27 = L8 ^ L10
+	pxor            xmm11, xmm3                     ; L25 = L6 ^ L10
+	pxor            xmm10, xmm4                     ; L28 = L11 ^ L14
+	pxor            xmm9, xmm3                      ; S7 = L6 ^ L23
+	pxor            xmm6, xmm10                     ; S2 = L19 ^ L28
+	movdqa          xmm0, xmm7
+	pxor            xmm0, oword [rbx + 320]         ; L1 = M50 ^ M56
+	pxor            xmm15, xmm0                     ; L15 = M55 ^ L1
+	movdqa          xmm5, xmm0
+	pxor            xmm5, oword [rbx + 416]         ; L17 = M57 ^ L1
+	pxor            xmm15, xmm14                    ; L24 = L15 ^ L9
+	pxor            xmm4, xmm5                      ; L29 = L11 ^ L17
+	movdqa          xmm5, xmm2
+	pxor            xmm5, xmm0                      ; L20 = L0 ^ L1
+	pxor            xmm7, xmm2                      ; L13 = M50 ^ L0
+	pxor            xmm2, oword [rbx + 320]         ; L16 = M56 ^ L0
+	pxor            xmm0, xmm8                      ; L21 = L1 ^ L7
+	pxor            xmm8, xmm14                     ; L26 = L7 ^ L9
+	pxor            xmm15, xmm3                     ; S0 = L6 ^ L24
+	pxor            xmm5, xmm13                     ; S4 = L20 ^ L22
+	pxor            xmm11, xmm4                     ; S5 = L25 ^ L29
+	pxor            xmm2, xmm8                      ; S1 = L16 ^ L26
 	pxor            xmm3, xmm0                      ; S3 = L6 ^ L21
-	pxor            xmm13, xmm1                     ; S6 = L13 ^ L27
-	pshufd          xmm0, xmm6, 57                  ; a0 = S7; R(a0)
-	pshufd          xmm1, xmm5, 57                  ; a2 = S5; R(a2)
-	pshufd          xmm4, xmm7, 57                  ; a3 = S4; R(a3)
-	pshufd          xmm8, xmm14, 57                 ; a7 = S0; R(a7)
-	pshufd          xmm10, xmm13, 57                ; a1 = S6; R(a1)
-	pshufd          xmm11, xmm3, 57                 ; a4 = S3; R(a4)
-	pshufd          xmm12, xmm2, 57                 ; a5 = S2; R(a5)
-	pxor            xmm6, xmm0                      ; t0 = a0 + R(a0)
-	pxor            xmm5, xmm1                      ; t2 = a2 + R(a2)
-	pxor            xmm7, xmm4                      ; t3 = a3 + R(a3)
-	pxor            xmm14, xmm8                     ; t7 = a7 + R(a7)
-	pxor            xmm13, xmm10                    ; t1 = a1 + R(a1)
-	pxor            xmm3, xmm11                     ; t4 = a4 + R(a4)
-	pxor            xmm2, xmm12                     ; t5 = a5 + R(a5)
-	pxor            xmm0, xmm14                     ; plane 0: 2t + R(a)
-	pxor            xmm1, xmm13                     ; plane 2: 2t + R(a)
-	pxor            xmm12, xmm3                     ; plane 5: 2t + R(a)
+	pxor            xmm7, xmm1                      ; S6 = L13 ^ L27
+	pshufd          xmm0, xmm9, 57                  ; a0 = S7; R(a0)
+	pshufd          xmm1, xmm11, 57                 ; a2 = S5; R(a2)
+	pshufd          xmm4, xmm5, 57                  ; a3 = S4; R(a3)
+	pshufd          xmm8, xmm15, 57                 ; a7 = S0; R(a7)
+	pshufd          xmm10, xmm7, 57                 ; a1 = S6; R(a1)
+	pshufd          xmm12, xmm3, 57                 ; a4 = S3; R(a4)
+	pshufd          xmm13, xmm6, 57                 ; a5 = S2; R(a5)
+	pxor            xmm9, xmm0                      ; t0 = a0 + R(a0)
+	pxor            xmm11, xmm1                     ; t2 = a2 + R(a2)
+	pxor            xmm5, xmm4                      ; t3 = a3 + R(a3)
+	pxor            xmm15, xmm8                     ; t7 = a7 + R(a7)
+	pxor            xmm7, xmm10                     ; t1 = a1 + R(a1)
+	pxor            xmm3, xmm12                     ; t4 = a4 + R(a4)
+	pxor            xmm6, xmm13                     ; t5 = a5 + R(a5)
+	pxor            xmm0, xmm15                     ; plane 0: 2t + R(a)
+	pxor            xmm1, xmm7                      ; plane 2: 2t + R(a)
+	pxor            xmm13, xmm3                     ; plane 5: 2t + R(a)
 	pxor            xmm0, oword [rbx + 2096]        ; + round key
-	pshufd          xmm13, xmm13, 78                ; R^2(t1)
+	pshufd          xmm7, xmm7, 78                  ; R^2(t1)
 	pxor            xmm1, oword [rbx + 2128]        ; + round key
 	pshufd          xmm3, xmm3, 78                  ; R^2(t4)
-	pxor            xmm12, oword [rbx + 2176]       ; + round key
-	pshufd          xmm15, xmm9, 57                 ; a6 = S1; R(a6)
-	pxor            xmm9, xmm15                     ; t6 = a6 + R(a6)
-	pxor            xmm15, xmm2                     ; plane 6: 2t + R(a)
-	pxor            xmm8, xmm9                      ; plane 7: 2t + R(a)
-	pshufd          xmm2, xmm2, 78                  ; R^2(t5)
-	pshufd          xmm9, xmm9, 78                  ; R^2(t6)
-	pxor            xmm15, oword [rbx + 2192]       ; + round key
+	pxor            xmm13, oword [rbx + 2176]       ; + round key
+	pshufd          xmm14, xmm2, 57                 ; a6 = S1; R(a6)
+	pxor            xmm2, xmm14                     ; t6 = a6 + R(a6)
+	pxor            xmm14, xmm6                     ; plane 6: 2t + R(a)
+	pxor            xmm8, xmm2                      ; plane 7: 2t + R(a)
+	pshufd          xmm6, xmm6, 78                  ; R^2(t5)
+	pshufd          xmm2, xmm2, 78                  ; R^2(t6)
+	pxor            xmm14, oword [rbx + 2192]       ; + round key
 	pxor            xmm8, oword [rbx + 2208]        ; + round key
-	pxor            xmm12, xmm2                     ; + R^2(t): MixColumns done
-	pxor            xmm15, xmm9                     ; + R^2(t): MixColumns done
-	movdqa          xmm2, xmm6
-	pxor            xmm2, xmm14                     ; 2t, plane 1 = t0 + t7
+	pxor            xmm13, xmm6                     ; + R^2(t): MixColumns done
+	pxor            xmm14, xmm2                     ; + R^2(t): MixColumns done
+	movdqa          xmm2, xmm9
+	pxor            xmm2, xmm15                     ; 2t, plane 1 = t0 + t7
 	pxor            xmm2, xmm10                     ; plane 1: 2t + R(a)
-	movdqa          xmm9, xmm5
-	pxor            xmm9, xmm14                     ; 2t, plane 3 = t2 + t7
-	pxor            xmm9, xmm4                      ; plane 3: 2t + R(a)
-	movdqa          xmm4, xmm7
-	pxor            xmm4, xmm14                     ; 2t, plane 4 = t3 + t7
-	pxor            xmm4, xmm11                     ; plane 4: 2t + R(a)
-	pshufd          xmm6, xmm6, 78                  ; R^2(t0)
+	movdqa          xmm6, xmm11
+	pxor            xmm6, xmm15                     ; 2t, plane 3 = t2 + t7
+	pxor            xmm6, xmm4                      ; plane 3: 2t + R(a)
+	movdqa          xmm4, xmm5
+	pxor            xmm4, xmm15                     ; 2t, plane 4 = t3 + t7
+	pxor            xmm4, xmm12                     ; plane 4: 2t + R(a)
+	pshufd          xmm9, xmm9, 78                  ; R^2(t0)
 	pxor            xmm2, oword [rbx + 2112]        ; + round key
-	pshufd          xmm5, xmm5, 78                  ; R^2(t2)
-	pshufd          xmm7, xmm7, 78                  ; R^2(t3)
-	pxor            xmm9, oword [rbx + 2144]        ; + round key
+	pshufd          xmm11, xmm11, 78                ; R^2(t2)
+	pshufd          xmm5, xmm5, 78                  ; R^2(t3)
+	pxor            xmm6, oword [rbx + 2144]        ; + round key
 	pxor            xmm4, oword [rbx + 2160]        ; + round key
-	pshufd          xmm14, xmm14, 78                ; R^2(t7)
-	pxor            xmm0, xmm6                      ; + R^2(t): MixColumns done
-	pxor            xmm2, xmm13                     ; + R^2(t): MixColumns done
-	pxor            xmm1, xmm5                      ; + R^2(t): MixColumns done
-	pxor            xmm9, xmm7                      ; + R^2(t): MixColumns done
+	pshufd          xmm15, xmm15, 78                ; R^2(t7)
+	pxor            xmm0, xmm9                      ; + R^2(t): MixColumns done
+	pxor            xmm2, xmm7                      ; + R^2(t): MixColumns done
+	pxor            xmm1, xmm11                     ; + R^2(t): MixColumns done
+	pxor            xmm6, xmm5                      ; + R^2(t): MixColumns done
 	pxor            xmm4, xmm3                      ; + R^2(t): MixColumns done
-	pxor            xmm8, xmm14                     ; + R^2(t): MixColumns done
-	movdqa          xmm3, xmm9
-	movdqa          xmm5, xmm12
-	movdqa          xmm6, xmm15
+	pxor            xmm8, xmm15                     ; + R^2(t): MixColumns done
+	movdqa          xmm3, xmm6
+	movdqa          xmm5, xmm13
+	movdqa          xmm6, xmm14
 	movdqa          xmm7, xmm8
-	movdqa          xmm10, xmm2
+	movdqa          xmm9, xmm2
 	movdqa          xmm2, xmm1
-	movdqa          xmm1, xmm10
+	movdqa          xmm1, xmm9
 ; the last round: ShiftRows (and back to column order), the S-box circuit
-	pshufb          xmm0, oword [rel L.bs_shift_rows_to_columns] ; ShiftRows, back to column order: plane 0 = U7
-	pshufb          xmm1, oword [rel L.bs_shift_rows_to_columns] ; ShiftRows, back to column order: plane 1 = U6
-	pshufb          xmm2, oword [rel L.bs_shift_rows_to_columns] ; ShiftRows, back to column order: plane 2 = U5
-	pshufb          xmm3, oword [rel L.bs_shift_rows_to_columns] ; ShiftRows, back to column order: plane 3 = U4
-	pshufb          xmm4, oword [rel L.bs_shift_rows_to_columns] ; ShiftRows, back to column order: plane 4 = U3
-	pshufb          xmm5, oword [rel L.bs_shift_rows_to_columns] ; ShiftRows, back to column order: plane 5 = U2
-	pshufb          xmm6, oword [rel L.bs_shift_rows_to_columns] ; ShiftRows, back to column order: plane 6 = U1
 	pshufb          xmm7, oword [rel L.bs_shift_rows_to_columns] ; ShiftRows, back to column order: plane 7 = U0
+	pshufb          xmm4, oword [rel L.bs_shift_rows_to_columns] ; ShiftRows, back to column order: plane 4 = U3
 	movdqa          xmm8, xmm7
 	pxor            xmm8, xmm4                      ; T1 = U0 ^ U3
-	movdqa          xmm9, xmm7
-	pxor            xmm9, xmm1                      ; T3 = U0 ^ U6
-	movdqa          xmm10, xmm4
-	pxor            xmm10, xmm2                     ; T4 = U3 ^ U5
+	pshufb          xmm3, oword [rel L.bs_shift_rows_to_columns] ; ShiftRows, back to column order: plane 3 = U4
+	pshufb          xmm1, oword [rel L.bs_shift_rows_to_columns] ; ShiftRows, back to column order: plane 1 = U6
 	pxor            xmm3, xmm1                      ; T5 = U4 ^ U6
-	movdqa          xmm11, xmm6
-	pxor            xmm11, xmm5                     ; T7 = U1 ^ U2
-	pxor            xmm5, xmm2                      ; T12 = U2 ^ U5
-	pxor            xmm4, xmm0                      ; T18 = U3 ^ U7
-	pxor            xmm1, xmm0                      ; T21 = U6 ^ U7
-	pxor            xmm7, xmm2                      ; T2 = U0 ^ U5
-	movdqa          xmm12, xmm8
-	pxor            xmm12, xmm3                     ; T6 = T1 ^ T5
-	movdqa          xmm13, xmm0
-	pxor            xmm13, xmm11                    ; T9 = U7 ^ T7
-	pxor            xmm6, xmm2                      ; T11 = U1 ^ U5
-	movdqa          xmm2, xmm9
-	pxor            xmm2, xmm10                     ; T13 = T3 ^ T4
-	movdqa          xmm14, xmm3
-	pxor            xmm14, xmm5                     ; T16 = T5 ^ T12
-	pxor            xmm4, xmm11                     ; T19 = T7 ^ T18
-	pxor            xmm1, xmm11                     ; T22 = T7 ^ T21
-	pxor            xmm11, xmm12                    ; T10 = T6 ^ T7
-	pxor            xmm3, xmm6                      ; T15 = T5 ^ T11
-	pxor            xmm6, xmm12                     ; T14 = T6 ^ T11
-	pxor            xmm5, xmm8                      ; T27 = T1 ^ T12
-	movdqa          xmm15, xmm0
-	pxor            xmm15, xmm12                    ; T8 = U7 ^ T6
-	movdqa          oword [rbx + 304], xmm11
-	movdqa          xmm11, xmm13
-	pxor            xmm11, xmm14                    ; T17 = T9 ^ T16
+	pshufb          xmm6, oword [rel L.bs_shift_rows_to_columns] ; ShiftRows, back to column order: plane 6 = U1
+	pshufb          xmm2, oword [rel L.bs_shift_rows_to_columns] ; ShiftRows, back to column order: plane 2 = U5
+	movdqa          xmm9, xmm6
+	pxor            xmm9, xmm2                      ; T11 = U1 ^ U5
+	movdqa          xmm10, xmm3
+	pxor            xmm10, xmm9                     ; T15 = T5 ^ T11
+	movdqa          xmm11, xmm8
+	pand            xmm11, xmm10                    ; M11 = T1 & T15
+	movdqa          xmm12, xmm4
+	pxor            xmm12, xmm2                     ; T4 = U3 ^ U5
+	pshufb          xmm5, oword [rel L.bs_shift_rows_to_columns] ; ShiftRows, back to column order: plane 5 = U2
+	movdqa          xmm13, xmm5
+	pxor            xmm13, xmm2                     ; T12 = U2 ^ U5
+	movdqa          xmm14, xmm8
+	pxor            xmm14, xmm13                    ; T27 = T1 ^ T12
+	movdqa          xmm15, xmm12
+	pand            xmm15, xmm14                    ; M12 = T4 & T27
+	pxor            xmm15, xmm11                    ; M13 = M12 ^ M11
+	pxor            xmm2, xmm7                      ; T2 = U0 ^ U5
+	movdqa          oword [rbx + 304], xmm14
+	movdqa          xmm14, xmm8
+	pxor            xmm14, xmm3                     ; T6 = T1 ^ T5
+	pxor            xmm6, xmm5                      ; T7 = U1 ^ U2
+	movdqa          xmm5, xmm14
+	pxor            xmm5, xmm6                      ; T10 = T6 ^ T7
 	movdqa          oword [rbx + 320], xmm10
-	movdqa          xmm10, xmm8
-	pxor            xmm10, xmm4                     ; T20 = T1 ^ T19
-	movdqa          oword [rbx + 336], xmm5
-	movdqa          xmm5, xmm7
-	pxor            xmm5, xmm1                      ; T23 = T2 ^ T22
-	movdqa          oword [rbx + 352], xmm7
-	movdqa          xmm7, xmm9
-	pxor            xmm7, xmm14                     ; T26 = T3 ^ T16
-	movdqa          oword [rbx + 368], xmm8
-	movdqa          xmm8, xmm2
-	pand            xmm8, xmm12                     ; M1 = T13 & T6
-	pxor            xmm6, xmm8                      ; M3 = T14 ^ M1
-	movdqa          oword [rbx + 384], xmm2
-	movdqa          xmm2, xmm9
-	pand            xmm2, xmm14                     ; M6 = T3 & T16
-	pxor            xmm7, xmm2                      ; M8 = T26 ^ M6
-	movdqa          oword [rbx + 400], xmm9
-	movdqa          xmm9, xmm5
-	pand            xmm9, xmm15                     ; M2 = T23 & T8
-	pxor            xmm6, xmm9                      ; M16 = M3 ^ M2
-	movdqa          xmm9, xmm4
-	pand            xmm9, xmm0                      ; M4 = T19 & U7
-	pxor            xmm9, xmm8                      ; M5 = M4 ^ M1
-	movdqa          xmm8, xmm1
-	pand            xmm8, xmm13                     ; M7 = T22 & T9
-	pxor            xmm7, xmm8                      ; M18 = M8 ^ M7
-	movdqa          xmm8, xmm10
-	pand            xmm8, xmm11                     ; M9 = T20 & T17
-	pxor            xmm8, xmm2                      ; M10 = M9 ^ M6
-	movdqa          xmm2, xmm3
-	pand            xmm2, oword [rbx + 368]         ; M11 = T1 & T15
-	movdqa          oword [rbx + 416], xmm3
-	movdqa          xmm3, oword [rbx + 320]
-	pand            xmm3, oword [rbx + 336]         ; M12 = T4 & T27
-	pxor            xmm3, xmm2                      ; M13 = M12 ^ M11
-	pxor            xmm6, xmm3                      ; M20 = M16 ^ M13
-	pxor            xmm7, xmm3                      ; M22 = M18 ^ M13
-	movdqa          xmm3, oword [rbx + 352]
-	pand            xmm3, oword [rbx + 304]         ; M14 = T2 & T10
-	pxor            xmm3, xmm2                      ; M15 = M14 ^ M11
-	pxor            xmm8, xmm3                      ; M19 = M10 ^ M15
-	movdqa          xmm2, oword [rbx + 352]
-	pxor            xmm2, oword [rbx + 304]         ; T24 = T2 ^ T10
-	pxor            xmm9, xmm2                      ; M17 = M5 ^ T24
-	pxor            xmm9, xmm3                      ; M21 = M17 ^ M15
-	movdqa          xmm2, xmm10
-	pxor            xmm2, xmm11                     ; T25 = T20 ^ T17
-	pxor            xmm8, xmm2                      ; M23 = M19 ^ T25
-	movdqa          xmm2, xmm7
-	pand            xmm2, xmm6                      ; M25 = M22 & M20
-	movdqa          xmm3, xmm7
-	pxor            xmm3, xmm8                      ; M24 = M22 ^ M23
-	pand            xmm7, xmm9                      ; M34 = M21 & M22
-	pand            xmm7, xmm3                      ; M35 = M24 & M34
-	movdqa          oword [rbx + 432], xmm14
-	movdqa          xmm14, xmm9
-	pxor            xmm14, xmm2                     ; M26 = M21 ^ M25
-	pand            xmm14, xmm3                     ; M30 = M26 & M24
-	pxor            xmm3, xmm2                      ; M36 = M24 ^ M25
-	pxor            xmm14, xmm8                     ; M39 = M23 ^ M30
-	pxor            xmm7, xmm3                      ; M40 = M35 ^ M36
-	pand            xmm15, xmm7                     ; M47 = M40 & T8
-	pand            xmm0, xmm14                     ; M48 = M39 & U7
-	pand            xmm5, xmm7                      ; M56 = M40 & T23
-	pand            xmm4, xmm14                     ; M57 = M39 & T19
-	movdqa          xmm3, xmm6
-	pxor            xmm3, xmm9                      ; M27 = M20 ^ M21
-	pand            xmm6, xmm8                      ; M31 = M20 & M23
-	pxor            xmm8, xmm2                      ; M28 = M23 ^ M25
-	pand            xmm8, xmm3                      ; M29 = M28 & M27
-	pand            xmm6, xmm3                      ; M32 = M27 & M31
-	pxor            xmm3, xmm2                      ; M33 = M27 ^ M25
-	pxor            xmm9, xmm8                      ; M37 = M21 ^ M29
-	pxor            xmm6, xmm3                      ; M38 = M32 ^ M33
-	pand            xmm13, xmm6                     ; M50 = M38 & T9
-	pand            xmm11, xmm9                     ; M51 = M37 & T17
-	pand            xmm1, xmm6                      ; M59 = M38 & T22
-	pand            xmm10, xmm9                     ; M60 = M37 & T20
-	pxor            xmm1, xmm11                     ; L8 = M51 ^ M59
-	pxor            xmm11, xmm0                     ; L12 = M48 ^ M51
-	movdqa          xmm2, xmm6
-	pxor            xmm2, xmm7                      ; M41 = M38 ^ M40
-	pxor            xmm6, xmm9                      ; M43 = M37 ^ M38
-	pxor            xmm9, xmm14                     ; M42 = M37 ^ M39
-	pxor            xmm14, xmm7                     ; M44 = M39 ^ M40
-	pand            xmm12, xmm14                    ; M46 = M44 & T6
-	movdqa          xmm3, xmm6
-	pand            xmm3, oword [rbx + 432]         ; M49 = M43 & T16
-	movdqa          xmm7, xmm2
-	pand            xmm7, oword [rbx + 304]         ; M54 = M41 & T10
-	pand            xmm14, oword [rbx + 384]        ; M55 = M44 & T13
-	pand            xmm6, oword [rbx + 400]         ; M58 = M43 & T3
-	movdqa          xmm8, xmm9
-	pand            xmm8, oword [rbx + 368]         ; M61 = M42 & T1
-	movdqa          oword [rbx + 368], xmm4
-	movdqa          xmm4, xmm9
-	pand            xmm4, oword [rbx + 416]         ; M52 = M42 & T15
-	pxor            xmm9, xmm2                      ; M45 = M42 ^ M41
-	movdqa          oword [rbx + 416], xmm5
-	movdqa          xmm5, xmm9
-	pand            xmm5, oword [rbx + 336]         ; M53 = M45 & T27
-	pand            xmm9, oword [rbx + 320]         ; M62 = M45 & T4
-	pxor            xmm0, xmm12                     ; L2 = M46 ^ M48
-	pxor            xmm15, xmm14                    ; L3 = M47 ^ M55
-	pxor            xmm7, xmm6                      ; L4 = M54 ^ M58
-	pxor            xmm3, xmm8                      ; L5 = M49 ^ M61
-	pand            xmm2, oword [rbx + 352]         ; M63 = M41 & T2
-	pxor            xmm3, xmm9                      ; L6 = M62 ^ L5
-	pxor            xmm9, xmm8                      ; L0 = M61 ^ M62
-	pxor            xmm12, xmm15                    ; L7 = M46 ^ L3
-	pxor            xmm10, xmm0                     ; L11 = M60 ^ L2
-	pxor            xmm8, xmm4                      ; L14 = M52 ^ M61
-	pxor            xmm4, xmm5                      ; L9 = M52 ^ M53
-	pxor            xmm5, xmm7                      ; L10 = M53 ^ L4
-	pxor            xmm6, xmm1                      ; L18 = M58 ^ L8
-	pxor            xmm2, xmm7                      ; L19 = M63 ^ L4
-	pxor            xmm15, xmm11                    ; L22 = L3 ^ L12
-	pxor            xmm6, xmm0                      ; L23 = L18 ^ L2
-	pxor            xmm1, xmm5                      ; L27 = L8 ^ L10
-	pxor            xmm5, xmm3                      ; L25 = L6 ^ L10
-	pxor            xmm8, xmm10                     ; L28 = L11 ^ L14
-	pxor            xmm2, xmm8                      ; S2 = L19 ^ L28
-	movdqa          xmm0, xmm13
-	pxor            xmm0, oword [rbx + 416]         ; L1 = M50 ^ M56
-	pxor            xmm14, xmm0                     ; L15 = M55 ^ L1
+	movdqa          xmm10, xmm2
+	pand            xmm10, xmm5                     ; M14 = T2 & T10
+	pxor            xmm10, xmm11                    ; M15 = M14 ^ M11
+	pxor            xmm7, xmm1                      ; T3 = U0 ^ U6
+	movdqa          xmm11, xmm7
+	pxor            xmm11, xmm12                    ; T13 = T3 ^ T4
+	movdqa          oword [rbx + 336], xmm12
+	movdqa          xmm12, xmm11
+	pand            xmm12, xmm14                    ; M1 = T13 & T6
+	pxor            xmm9, xmm14                     ; T14 = T6 ^ T11
+	pxor            xmm9, xmm12                     ; M3 = T14 ^ M1
+	pshufb          xmm0, oword [rel L.bs_shift_rows_to_columns] ; ShiftRows, back to column order: plane 0 = U7
+	pxor            xmm1, xmm0                      ; T21 = U6 ^ U7
+	pxor            xmm1, xmm6                      ; T22 = T7 ^ T21
+	movdqa          oword [rbx + 352], xmm11
+	movdqa          xmm11, xmm2
+	pxor            xmm11, xmm1                     ; T23 = T2 ^ T22
+	movdqa          oword [rbx + 368], xmm2
+	movdqa          xmm2, xmm0
+	pxor            xmm2, xmm14                     ; T8 = U7 ^ T6
+	movdqa          oword [rbx + 384], xmm14
+	movdqa          xmm14, xmm11
+	pand            xmm14, xmm2                     ; M2 = T23 & T8
+	pxor            xmm9, xmm14                     ; M16 = M3 ^ M2
+	pxor            xmm3, xmm13                     ; T16 = T5 ^ T12
+	movdqa          xmm13, xmm7
+	pand            xmm13, xmm3                     ; M6 = T3 & T16
+	movdqa          xmm14, xmm7
+	pxor            xmm14, xmm3                     ; T26 = T3 ^ T16
+	pxor            xmm14, xmm13                    ; M8 = T26 ^ M6
+	movdqa          oword [rbx + 400], xmm7
 	movdqa          xmm7, xmm0
-	pxor            xmm7, oword [rbx + 368]         ; L17 = M57 ^ L1
-	pxor            xmm13, xmm9                     ; L13 = M50 ^ L0
-	movdqa          xmm8, xmm9
-	pxor            xmm8, oword [rbx + 416]         ; L16 = M56 ^ L0
-	pxor            xmm9, xmm0                      ; L20 = L0 ^ L1
-	pxor            xmm0, xmm12                     ; L21 = L1 ^ L7
-	pxor            xmm14, xmm4                     ; L24 = L15 ^ L9
-	pxor            xmm12, xmm4                     ; L26 = L7 ^ L9
-	pxor            xmm10, xmm7                     ; L29 = L11 ^ L17
-	pxor            xmm14, xmm3                     ; S0 = L6 ^ L24
-	pxor            xmm8, xmm12                     ; S1 = L16 ^ L26
+	pxor            xmm7, xmm6                      ; T9 = U7 ^ T7
+	movdqa          oword [rbx + 416], xmm11
+	movdqa          xmm11, xmm1
+	pand            xmm11, xmm7                     ; M7 = T22 & T9
+	pxor            xmm14, xmm11                    ; M18 = M8 ^ M7
+	pxor            xmm4, xmm0                      ; T18 = U3 ^ U7
+	pxor            xmm6, xmm4                      ; T19 = T7 ^ T18
+	movdqa          xmm4, xmm6
+	pand            xmm4, xmm0                      ; M4 = T19 & U7
+	pxor            xmm4, xmm12                     ; M5 = M4 ^ M1
+	movdqa          xmm11, xmm8
+	pxor            xmm11, xmm6                     ; T20 = T1 ^ T19
+	movdqa          xmm12, xmm7
+	pxor            xmm12, xmm3                     ; T17 = T9 ^ T16
+	movdqa          oword [rbx + 432], xmm8
+	movdqa          xmm8, xmm11
+	pand            xmm8, xmm12                     ; M9 = T20 & T17
+	pxor            xmm8, xmm13                     ; M10 = M9 ^ M6
+	pxor            xmm9, xmm15                     ; M20 = M16 ^ M13
+	pxor            xmm14, xmm15                    ; M22 = M18 ^ M13
+	pxor            xmm8, xmm10                     ; M19 = M10 ^ M15
+	movdqa          xmm13, xmm5
+	pxor            xmm13, oword [rbx + 368]        ; T24 = T2 ^ T10
+	pxor            xmm4, xmm13                     ; M17 = M5 ^ T24
+	pxor            xmm4, xmm10                     ; M21 = M17 ^ M15
+	movdqa          xmm10, xmm11
+	pxor            xmm10, xmm12                    ; T25 = T20 ^ T17
+	pxor            xmm8, xmm10                     ; M23 = M19 ^ T25
+	movdqa          xmm10, xmm14
+	pand            xmm10, xmm9                     ; M25 = M22 & M20
+	movdqa          xmm13, xmm14
+	pxor            xmm13, xmm8                     ; M24 = M22 ^ M23
+	pand            xmm14, xmm4                     ; M34 = M21 & M22
+	pand            xmm14, xmm13                    ; M35 = M24 & M34
+	movdqa          xmm15, xmm4
+	pxor            xmm15, xmm10                    ; M26 = M21 ^ M25
+	pand            xmm15, xmm13                    ; M30 = M26 & M24
+	pxor            xmm13, xmm10                    ; M36 = M24 ^ M25
+	pxor            xmm15, xmm8                     ; M39 = M23 ^ M30
+	pxor            xmm14, xmm13                    ; M40 = M35 ^ M36
+	pand            xmm2, xmm14                     ; M47 = M40 & T8
+	pand            xmm0, xmm15                     ; M48 = M39 & U7
+	movdqa          xmm13, xmm14
+	pand            xmm13, oword [rbx + 416]        ; M56 = M40 & T23
+	pand            xmm6, xmm15                     ; M57 = M39 & T19
+	movdqa          oword [rbx + 416], xmm6
+	movdqa          xmm6, xmm9
+	pxor            xmm6, xmm4                      ; M27 = M20 ^ M21
+	pand            xmm9, xmm8                      ; M31 = M20 & M23
+	pxor            xmm8, xmm10                     ; M28 = M23 ^ M25
+	pand            xmm8, xmm6                      ; M29 = M28 & M27
+	pand            xmm9, xmm6                      ; M32 = M27 & M31
+	pxor            xmm6, xmm10                     ; M33 = M27 ^ M25
+	pxor            xmm4, xmm8                      ; M37 = M21 ^ M29
+	pxor            xmm9, xmm6                      ; M38 = M32 ^ M33
+	pand            xmm7, xmm9                      ; M50 = M38 & T9
+	pand            xmm12, xmm4                     ; M51 = M37 & T17
+	pand            xmm1, xmm9                      ; M59 = M38 & T22
+	pand            xmm11, xmm4                     ; M60 = M37 & T20
+	pxor            xmm1, xmm12                     ; L8 = M51 ^ M59
+	pxor            xmm12, xmm0                     ; L12 = M48 ^ M51
+	movdqa          xmm6, xmm9
+	pxor            xmm6, xmm14                     ; M41 = M38 ^ M40
+	pxor            xmm9, xmm4                      ; M43 = M37 ^ M38
+	pxor            xmm4, xmm15                     ; M42 = M37 ^ M39
+	pxor            xmm15, xmm14                    ; M44 = M39 ^ M40
+	movdqa          xmm8, xmm15
+	pand            xmm8, oword [rbx + 384]         ; M46 = M44 & T6
+	pand            xmm3, xmm9                      ; M49 = M43 & T16
+	pand            xmm5, xmm6                      ; M54 = M41 & T10
+	pand            xmm15, oword [rbx + 352]        ; M55 = M44 & T13
+	pand            xmm9, oword [rbx + 400]         ; M58 = M43 & T3
+	movdqa          xmm10, xmm4
+	pand            xmm10, oword [rbx + 432]        ; M61 = M42 & T1
+	movdqa          xmm14, xmm4
+	pand            xmm14, oword [rbx + 320]        ; M52 = M42 & T15
+	pxor            xmm4, xmm6                      ; M45 = M42 ^ M41
+	movdqa          oword [rbx + 320], xmm13
+	movdqa          xmm13, xmm4
+	pand            xmm13, oword [rbx + 304]        ; M53 = M45 & T27
+	pand            xmm4, oword [rbx + 336]         ; M62 = M45 & T4
+	pxor            xmm0, xmm8                      ; L2 = M46 ^ M48
+	pxor            xmm2, xmm15                     ; L3 = M47 ^ M55
+	pxor            xmm5, xmm9                      ; L4 = M54 ^ M58
+	pxor            xmm3, xmm10                     ; L5 = M49 ^ M61
+	pand            xmm6, oword [rbx + 368]         ; M63 = M41 & T2
+	pxor            xmm3, xmm4                      ; L6 = M62 ^ L5
+	pxor            xmm4, xmm10                     ; L0 = M61 ^ M62
+	pxor            xmm8, xmm2                      ; L7 = M46 ^ L3
+	pxor            xmm11, xmm0                     ; L11 = M60 ^ L2
+	pxor            xmm10, xmm14                    ; L14 = M52 ^ M61
+	pxor            xmm14, xmm13                    ; L9 = M52 ^ M53
+	pxor            xmm13, xmm5                     ; L10 = M53 ^ L4
+	pxor            xmm9, xmm1                      ; L18 = M58 ^ L8
+	pxor            xmm6, xmm5                      ; L19 = M63 ^ L4
+	pxor            xmm2, xmm12                     ; L22 = L3 ^ L12
+	pxor            xmm9, xmm0                      ; L23 = L18 ^ L2
+	pxor            xmm1, xmm13                     ; L27 = L8 ^ L10
+	pxor            xmm13, xmm3                     ; L25 = L6 ^ L10
+	pxor            xmm10, xmm11                    ; L28 = L11 ^ L14
+	pxor            xmm6, xmm10                     ; S2 = L19 ^ L28
+	movdqa          xmm0, xmm7
+	pxor            xmm0, oword [rbx + 320]         ; L1 = M50 ^ M56
+	pxor            xmm15, xmm0                     ; L15 = M55 ^ L1
+	movdqa          xmm5, xmm0
+	pxor            xmm5, oword [rbx + 416]         ; L17 = M57 ^ L1
+	pxor            xmm7, xmm4                      ; L13 = M50 ^ L0
+	movdqa          xmm10, xmm4
+	pxor            xmm10, oword [rbx + 320]        ; L16 = M56 ^ L0
+	pxor            xmm4, xmm0                      ; L20 = L0 ^ L1
+	pxor            xmm0, xmm8                      ; L21 = L1 ^ L7
+	pxor            xmm15, xmm14                    ; L24 = L15 ^ L9
+	pxor            xmm8, xmm14                     ; L26 = L7 ^ L9
+	pxor            xmm11, xmm5                     ; L29 = L11 ^ L17
+	pxor            xmm15, xmm3                     ; S0 = L6 ^ L24
+	pxor            xmm10, xmm8                     ; S1 = L16 ^ L26
 	pxor            xmm0, xmm3                      ; S3 = L6 ^ L21
-	pxor            xmm9, xmm15                     ; S4 = L20 ^ L22
-	pxor            xmm5, xmm10                     ; S5 = L25 ^ L29
-	pxor            xmm13, xmm1                     ; S6 = L13 ^ L27
-	pxor            xmm3, xmm6                      ; S7 = L6 ^ L23
-	movdqa          xmm1, xmm13
+	pxor            xmm4, xmm2                      ; S4 = L20 ^ L22
+	pxor            xmm13, xmm11                    ; S5 = L25 ^ L29
+	pxor            xmm7, xmm1                      ; S6 = L13 ^ L27
+	pxor            xmm3, xmm9                      ; S7 = L6 ^ L23
+	movdqa          xmm1, xmm7
+	movdqa          xmm2, xmm13
+	movdqa          xmm5, xmm6
+	movdqa          xmm6, xmm10
+	movdqa          xmm7, xmm15
+	movdqa          xmm8, xmm3
+	movdqa          xmm3, xmm4
 	movdqa          xmm4, xmm0
-	movdqa          xmm6, xmm8
-	movdqa          xmm7, xmm14
-	movdqa          xmm0, xmm3
-	movdqa          xmm3, xmm9
-	movdqa          xmm10, xmm5
-	movdqa          xmm5, xmm2
-	movdqa          xmm2, xmm10
+	movdqa          xmm0, xmm8
 ; planes back to blocks (the network is its own inverse), + the last round key
 	movdqa          xmm8, xmm0
 	psrlq           xmm8, 1

@@ -1,0 +1,104 @@
+# SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
+"""python3 -m perf bitslice-order: the order of the S-box middle's first-layer
+clusters in the bitsliced rounds (generator/bitslice.py MIDDLE_CLUSTERS, CLUSTER_ORDER).
+
+Every order of the clusters is scheduled, allocated and rated by the out-of-order model
+(perf/ooo_model.py), for the encryption and the inverse round; the table lists the
+best.  --measure N also times, on this machine, the model's best N orders and the
+recorded one: each as a loop of middle rounds (perf/round_loop.c), pinned, every
+candidate once per pass with the passes alternating, the median over the passes.
+CLUSTER_ORDER is changed by hand, from a measurement, with the CPU named beside it.
+"""
+
+import itertools
+import os
+import statistics
+import subprocess
+
+from generator import bitslice
+
+from . import ooo_model
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FRAME = "rbx"           # the frame register of the timed loop (perf/round_loop.c)
+
+
+def orders():
+    return ["".join(p) for p in itertools.permutations(sorted(bitslice.MIDDLE_CLUSTERS))]
+
+
+def rank(decrypt, machine=ooo_model.ZEN4):
+    """[(model cycles of a middle round, order)], best first (ties by order)."""
+    rated = []
+    for order in orders():
+        lines = bitslice.round_lines(1, FRAME, decrypt=decrypt, cluster_order=order)
+        rated.append((ooo_model.cycles_per_iteration(lines, machine), order))
+    return sorted(rated)
+
+
+def loop_source(lines):
+    """The timed loop: the round's lines repeated n times, Intel syntax for GNU as."""
+    tables = dict(bitslice.TABLES, **bitslice.DECRYPT_TABLES)
+    body = "\n".join("\t" + line.partition("#")[0].rstrip().replace("xmmword [", "xmmword ptr [")
+                     for line in lines)
+    consts = "\n".join(f".Lbs_{name}:\n\t.byte {', '.join(map(str, value))}"
+                       for name, value in tables.items())
+    return (".intel_syntax noprefix\n\t.section .rodata\n\t.align 64\n" + consts +
+            "\n\t.text\n\t.globl run_rounds\nrun_rounds:\n\tpush rbx\n\tmov rbx, rsi\n1:\n" +
+            body + "\n\tdec rdi\n\tjnz 1b\n\tpop rbx\n\tret\n"
+            "\t.section .note.GNU-stack,\"\",@progbits\n")
+
+
+def measure(decrypt, candidates, out, passes=5, cpu=1, cc="cc"):
+    """{order: median cycles per middle round} on this machine."""
+    os.makedirs(out, exist_ok=True)
+    binaries = {}
+    for order in candidates:
+        source = os.path.join(out, f"{'dec' if decrypt else 'enc'}-{order}.s")
+        with open(source, "w") as f:
+            f.write(loop_source(bitslice.round_lines(1, FRAME, decrypt=decrypt,
+                                                     cluster_order=order)))
+        binary = source[:-2]
+        subprocess.run([cc, "-O2", "-o", binary, os.path.join(REPO, "perf", "round_loop.c"),
+                        source], check=True)
+        binaries[order] = binary
+    times = {order: [] for order in candidates}
+    for p in range(passes):
+        turn = candidates[p % len(candidates):] + candidates[:p % len(candidates)]
+        for order in turn:
+            run = subprocess.run(["taskset", "-c", str(cpu), binaries[order]],
+                                 check=True, capture_output=True, text=True)
+            times[order].append(float(run.stdout))
+    return {order: statistics.median(t) for order, t in times.items()}
+
+
+def add_parser(sub):
+    parser = sub.add_parser("bitslice-order", help="rank the bitsliced rounds' cluster "
+                                                   "orders (model; --measure: timed)")
+    parser.add_argument("--measure", type=int, default=0, metavar="N",
+                        help="time the model's best N and the recorded order here")
+    parser.add_argument("--top", type=int, default=8, help="orders listed (default 8)")
+    parser.add_argument("--cpu", type=int, default=1, help="CPU to pin to (default 1)")
+    parser.add_argument("--out", default=os.path.join(REPO, "build", "bitslice-order"))
+    return parser
+
+
+def command(args):
+    for decrypt in (False, True):
+        name = "inverse round" if decrypt else "round"
+        recorded = bitslice.CLUSTER_ORDER[decrypt]
+        rated = rank(decrypt)
+        model = dict((order, cycles) for cycles, order in rated)
+        print(f"{name}: recorded {recorded} (model {model[recorded]:.1f} cycles)")
+        timed = {}
+        if args.measure:
+            candidates = [o for _, o in rated[:args.measure]]
+            if recorded not in candidates:
+                candidates.append(recorded)
+            timed = measure(decrypt, candidates, args.out, cpu=args.cpu)
+        for cycles, order in rated[:args.top]:
+            extra = f"  measured {timed[order]:.1f}" if order in timed else ""
+            print(f"  {order}  model {cycles:5.1f}{extra}")
+        if recorded in timed and recorded not in [o for _, o in rated[:args.top]]:
+            print(f"  {recorded}  model {model[recorded]:5.1f}  measured {timed[recorded]:.1f}")
+    return 0
