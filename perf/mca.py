@@ -12,6 +12,10 @@ llvm-mca would run all of it as straight-line code, so we extract *paths* instea
   branches to labels ending in `_aesNNN` (the templates' round entry points);
 - so `aes256` is the common iteration of AES-256 (no key-size branch taken, the rare
   carry path skipped), `aes128` / `aes192` the same for the shorter keys;
+- a loop over the middle rounds inside the region (a backward branch to a label ending
+  in `_middle_rounds`, the bitsliced rounds of templates/lib/bitslice.j2) runs Nr - 1
+  times on path aesNNN (Nr = 10, 12, 14): the branch is taken Nr - 2 times, then falls
+  through; a region with such a label has the three key-size paths;
 - a region without key-size labels has one path, `main`.
 
 Cycles per iteration are llvm-mca's steady state: (cycles(2N) - cycles(N)) / N, which
@@ -63,6 +67,8 @@ KNOWN_OFF = (
 )
 
 KEY_LABEL = re.compile(r"_aes(128|192|256)$")
+ROUNDS_LOOP_LABEL = re.compile(r"_middle_rounds$")
+ROUNDS = {"aes128": 10, "aes192": 12, "aes256": 14}
 BEGIN = re.compile(r"^#\s*LLVM-MCA-BEGIN\s+(\S+)\s*$")
 END = re.compile(r"^#\s*LLVM-MCA-END\s*$")
 LABEL = re.compile(r"^\s*([.\w$]+):\s*$")
@@ -103,6 +109,8 @@ class Region:
     def paths(self) -> List[str]:
         bits = {KEY_LABEL.search(name).group(1) for name in self.labels()
                 if KEY_LABEL.search(name)}
+        if any(ROUNDS_LOOP_LABEL.search(name) for name in self.labels()):
+            bits |= {"128", "192"}
         if not bits:
             return ["main"]
         return [f"aes{b}" for b in sorted(bits | {"256"}, key=int)]
@@ -192,6 +200,7 @@ def trace(region: Region, path: str) -> List[Instr]:
     labels = region.labels()
     take_suffix = f"_{path}" if path.startswith("aes") else None
     out, pos = [], 0
+    repeats = {}          # rounds-loop label -> times its backward branch was taken
     while pos < len(region.items):
         item = region.items[pos]
         if isinstance(item, tuple):
@@ -200,6 +209,16 @@ def trace(region: Region, path: str) -> List[Instr]:
         out.append(item)
         target = item.branch_target
         if target in labels:
+            if labels[target] <= pos and ROUNDS_LOOP_LABEL.search(target) and path in ROUNDS:
+                if item.unconditional:
+                    raise McaError(f"region {region.name}: the rounds loop {target} must end "
+                                   f"in a conditional branch")
+                repeats[target] = repeats.get(target, 0) + 1
+                if repeats[target] <= ROUNDS[path] - 2:
+                    pos = labels[target]
+                    continue
+                pos += 1
+                continue
             if labels[target] <= pos:
                 raise McaError(f"region {region.name}: backward jump to {target} inside the "
                                f"region; only forward jumps can be traced")

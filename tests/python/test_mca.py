@@ -111,6 +111,37 @@ class Extraction(unittest.TestCase):
         with self.assertRaisesRegex(mca.McaError, "backward"):
             mca.trace(self.region(text), "aes256")
 
+    def test_rounds_loop_runs_nr_minus_one_times(self):
+        text = """.Lloop:
+# LLVM-MCA-BEGIN ctr_test_main_loop
+	mov             $4, %edi
+.Lt_middle_rounds:
+	pxor            %xmm1, %xmm0
+	add             $128, %edi
+	cmp             $2000, %edi
+	jb              .Lt_middle_rounds
+	pxor            %xmm2, %xmm0
+	sub             $1, %rcx
+	jae             .Lloop
+# LLVM-MCA-END
+"""
+        region = self.region(text)
+        self.assertEqual(region.paths(), ["aes128", "aes192", "aes256"])
+        for path, rounds in (("aes128", 10), ("aes192", 12), ("aes256", 14)):
+            names = mnemonics(mca.trace(region, path))
+            self.assertEqual(names.count("jb"), rounds - 1, path)
+            self.assertEqual(names.count("pxor"), rounds, path)   # Nr - 1 middle + 1
+            self.assertEqual(names[-2:], ["sub", "jae"], path)
+
+    def test_generated_bitsliced_loop(self):
+        """vperm_ssse3's bitsliced CTR loop: its rounds loop unrolled per key size."""
+        region = mca.read_variant(os.path.join(GEN, "vperm_ssse3", "ctr.S")).regions[0]
+        counts = {path: mnemonics(mca.trace(region, path)).count("pand")
+                  for path in ("aes128", "aes192", "aes256")}
+        per_round = (counts["aes256"] - counts["aes128"]) // 4
+        self.assertGreater(per_round, 30)       # the S-box's 34 ANDs, some on memory
+        self.assertEqual(counts["aes192"] - counts["aes128"], 2 * per_round)
+
     def test_generated_ctr_loop(self):
         """The committed AES-256 CTR loop: all 14 rounds, the carry path's byte swaps not."""
         variant = mca.read_variant(os.path.join(GEN, "avx10_512", "ctr.S"))
