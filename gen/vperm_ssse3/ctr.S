@@ -3288,72 +3288,45 @@ aesgen_ctr_crypt_vperm_ssse3:
 .Lctr_main_loop:
 # LLVM-MCA-BEGIN ctr_vperm_ssse3_main_loop
 # main loop: 8 blocks = 128 bytes per iteration, bitsliced (lib/bitslice.j2)
-# counter blocks: ctr_hi:ctr_lo byte-swapped into big-endian blocks, ctr_lo += 1
-	movq            %r8, %xmm0
-	movq            %r9, %xmm8
-	punpcklqdq      %xmm8, %xmm0
-	movdqa          .Lctr_bswap_mask(%rip), %xmm9
+# counter blocks ctr + 0..7: little-endian in vectors, paddq j; one pshufb each
+# byte-reverses and puts them in row-major order; + round key 0; ctr_lo += 8
+	movq            %r8, %xmm8
+	movq            %r9, %xmm9
+	punpcklqdq      %xmm9, %xmm8
+	movdqa          .Lctr_bulk_order(%rip), %xmm9
+	movdqa          272(%rbx), %xmm10
+	movdqa          %xmm8, %xmm0
 	pshufb          %xmm9, %xmm0
-	add             $1, %r8
-	movq            %r8, %xmm1
-	movq            %r9, %xmm8
-	punpcklqdq      %xmm8, %xmm1
-	movdqa          .Lctr_bswap_mask(%rip), %xmm9
+	pxor            %xmm10, %xmm0
+	movdqa          %xmm8, %xmm1
+	paddq           .Lctr_bulk_plus1(%rip), %xmm1
 	pshufb          %xmm9, %xmm1
-	add             $1, %r8
-	movq            %r8, %xmm2
-	movq            %r9, %xmm8
-	punpcklqdq      %xmm8, %xmm2
-	movdqa          .Lctr_bswap_mask(%rip), %xmm9
+	pxor            %xmm10, %xmm1
+	movdqa          %xmm8, %xmm2
+	paddq           .Lctr_bulk_plus2(%rip), %xmm2
 	pshufb          %xmm9, %xmm2
-	add             $1, %r8
-	movq            %r8, %xmm3
-	movq            %r9, %xmm8
-	punpcklqdq      %xmm8, %xmm3
-	movdqa          .Lctr_bswap_mask(%rip), %xmm9
+	pxor            %xmm10, %xmm2
+	movdqa          %xmm8, %xmm3
+	paddq           .Lctr_bulk_plus3(%rip), %xmm3
 	pshufb          %xmm9, %xmm3
-	add             $1, %r8
-	movq            %r8, %xmm4
-	movq            %r9, %xmm8
-	punpcklqdq      %xmm8, %xmm4
-	movdqa          .Lctr_bswap_mask(%rip), %xmm9
+	pxor            %xmm10, %xmm3
+	movdqa          %xmm8, %xmm4
+	paddq           .Lctr_bulk_plus4(%rip), %xmm4
 	pshufb          %xmm9, %xmm4
-	add             $1, %r8
-	movq            %r8, %xmm5
-	movq            %r9, %xmm8
-	punpcklqdq      %xmm8, %xmm5
-	movdqa          .Lctr_bswap_mask(%rip), %xmm9
+	pxor            %xmm10, %xmm4
+	movdqa          %xmm8, %xmm5
+	paddq           .Lctr_bulk_plus5(%rip), %xmm5
 	pshufb          %xmm9, %xmm5
-	add             $1, %r8
-	movq            %r8, %xmm6
-	movq            %r9, %xmm8
-	punpcklqdq      %xmm8, %xmm6
-	movdqa          .Lctr_bswap_mask(%rip), %xmm9
+	pxor            %xmm10, %xmm5
+	movdqa          %xmm8, %xmm6
+	paddq           .Lctr_bulk_plus6(%rip), %xmm6
 	pshufb          %xmm9, %xmm6
-	add             $1, %r8
-	movq            %r8, %xmm7
-	movq            %r9, %xmm8
-	punpcklqdq      %xmm8, %xmm7
-	movdqa          .Lctr_bswap_mask(%rip), %xmm9
+	pxor            %xmm10, %xmm6
+	movdqa          %xmm8, %xmm7
+	paddq           .Lctr_bulk_plus7(%rip), %xmm7
 	pshufb          %xmm9, %xmm7
-	add             $1, %r8
-# row-major byte order, + round key 0
-	pshufb          .Lbs_row_major(%rip), %xmm0
-	pxor            272(%rbx), %xmm0
-	pshufb          .Lbs_row_major(%rip), %xmm1
-	pxor            272(%rbx), %xmm1
-	pshufb          .Lbs_row_major(%rip), %xmm2
-	pxor            272(%rbx), %xmm2
-	pshufb          .Lbs_row_major(%rip), %xmm3
-	pxor            272(%rbx), %xmm3
-	pshufb          .Lbs_row_major(%rip), %xmm4
-	pxor            272(%rbx), %xmm4
-	pshufb          .Lbs_row_major(%rip), %xmm5
-	pxor            272(%rbx), %xmm5
-	pshufb          .Lbs_row_major(%rip), %xmm6
-	pxor            272(%rbx), %xmm6
-	pshufb          .Lbs_row_major(%rip), %xmm7
-	pxor            272(%rbx), %xmm7
+	pxor            %xmm10, %xmm7
+	add             $8, %r8
 # bit planes: byte q of xmm<b> = bit b of byte q of the eight blocks
 	movdqa          %xmm0, %xmm8
 	psrlq           $1, %xmm8
@@ -4247,6 +4220,24 @@ aesgen_ctr_crypt_vperm_ssse3:
 # Reverses the 16 bytes: little-endian counter <-> big-endian block.
 .Lctr_bswap_mask:
 	.byte	15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0
+# The bitsliced loop's: the byte reversal, then row-major order (bitslice.ROW_MAJOR).
+.Lctr_bulk_order:
+	.byte	15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0
+# j in the low quadword, j = 1..7: the eight counters of an iteration.
+.Lctr_bulk_plus1:
+	.quad	1, 0
+.Lctr_bulk_plus2:
+	.quad	2, 0
+.Lctr_bulk_plus3:
+	.quad	3, 0
+.Lctr_bulk_plus4:
+	.quad	4, 0
+.Lctr_bulk_plus5:
+	.quad	5, 0
+.Lctr_bulk_plus6:
+	.quad	6, 0
+.Lctr_bulk_plus7:
+	.quad	7, 0
 	.section .note.GNU-stack,"",@progbits
 	.section .note.gnu.property,"a",@note
 	.p2align 3

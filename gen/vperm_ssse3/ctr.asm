@@ -3282,72 +3282,45 @@ L.ctr_return:
 L.ctr_main_loop:
 ; LLVM-MCA-BEGIN ctr_vperm_ssse3_main_loop
 ; main loop: 8 blocks = 128 bytes per iteration, bitsliced (lib/bitslice.j2)
-; counter blocks: ctr_hi:ctr_lo byte-swapped into big-endian blocks, ctr_lo += 1
-	movq            xmm0, r8
-	movq            xmm8, r9
-	punpcklqdq      xmm0, xmm8
-	movdqa          xmm9, oword [rel L.ctr_bswap_mask]
+; counter blocks ctr + 0..7: little-endian in vectors, paddq j; one pshufb each
+; byte-reverses and puts them in row-major order; + round key 0; ctr_lo += 8
+	movq            xmm8, r8
+	movq            xmm9, r9
+	punpcklqdq      xmm8, xmm9
+	movdqa          xmm9, oword [rel L.ctr_bulk_order]
+	movdqa          xmm10, oword [rbx + 272]
+	movdqa          xmm0, xmm8
 	pshufb          xmm0, xmm9
-	add             r8, 1
-	movq            xmm1, r8
-	movq            xmm8, r9
-	punpcklqdq      xmm1, xmm8
-	movdqa          xmm9, oword [rel L.ctr_bswap_mask]
+	pxor            xmm0, xmm10
+	movdqa          xmm1, xmm8
+	paddq           xmm1, oword [rel L.ctr_bulk_plus1]
 	pshufb          xmm1, xmm9
-	add             r8, 1
-	movq            xmm2, r8
-	movq            xmm8, r9
-	punpcklqdq      xmm2, xmm8
-	movdqa          xmm9, oword [rel L.ctr_bswap_mask]
+	pxor            xmm1, xmm10
+	movdqa          xmm2, xmm8
+	paddq           xmm2, oword [rel L.ctr_bulk_plus2]
 	pshufb          xmm2, xmm9
-	add             r8, 1
-	movq            xmm3, r8
-	movq            xmm8, r9
-	punpcklqdq      xmm3, xmm8
-	movdqa          xmm9, oword [rel L.ctr_bswap_mask]
+	pxor            xmm2, xmm10
+	movdqa          xmm3, xmm8
+	paddq           xmm3, oword [rel L.ctr_bulk_plus3]
 	pshufb          xmm3, xmm9
-	add             r8, 1
-	movq            xmm4, r8
-	movq            xmm8, r9
-	punpcklqdq      xmm4, xmm8
-	movdqa          xmm9, oword [rel L.ctr_bswap_mask]
+	pxor            xmm3, xmm10
+	movdqa          xmm4, xmm8
+	paddq           xmm4, oword [rel L.ctr_bulk_plus4]
 	pshufb          xmm4, xmm9
-	add             r8, 1
-	movq            xmm5, r8
-	movq            xmm8, r9
-	punpcklqdq      xmm5, xmm8
-	movdqa          xmm9, oword [rel L.ctr_bswap_mask]
+	pxor            xmm4, xmm10
+	movdqa          xmm5, xmm8
+	paddq           xmm5, oword [rel L.ctr_bulk_plus5]
 	pshufb          xmm5, xmm9
-	add             r8, 1
-	movq            xmm6, r8
-	movq            xmm8, r9
-	punpcklqdq      xmm6, xmm8
-	movdqa          xmm9, oword [rel L.ctr_bswap_mask]
+	pxor            xmm5, xmm10
+	movdqa          xmm6, xmm8
+	paddq           xmm6, oword [rel L.ctr_bulk_plus6]
 	pshufb          xmm6, xmm9
-	add             r8, 1
-	movq            xmm7, r8
-	movq            xmm8, r9
-	punpcklqdq      xmm7, xmm8
-	movdqa          xmm9, oword [rel L.ctr_bswap_mask]
+	pxor            xmm6, xmm10
+	movdqa          xmm7, xmm8
+	paddq           xmm7, oword [rel L.ctr_bulk_plus7]
 	pshufb          xmm7, xmm9
-	add             r8, 1
-; row-major byte order, + round key 0
-	pshufb          xmm0, oword [rel L.bs_row_major]
-	pxor            xmm0, oword [rbx + 272]
-	pshufb          xmm1, oword [rel L.bs_row_major]
-	pxor            xmm1, oword [rbx + 272]
-	pshufb          xmm2, oword [rel L.bs_row_major]
-	pxor            xmm2, oword [rbx + 272]
-	pshufb          xmm3, oword [rel L.bs_row_major]
-	pxor            xmm3, oword [rbx + 272]
-	pshufb          xmm4, oword [rel L.bs_row_major]
-	pxor            xmm4, oword [rbx + 272]
-	pshufb          xmm5, oword [rel L.bs_row_major]
-	pxor            xmm5, oword [rbx + 272]
-	pshufb          xmm6, oword [rel L.bs_row_major]
-	pxor            xmm6, oword [rbx + 272]
-	pshufb          xmm7, oword [rel L.bs_row_major]
-	pxor            xmm7, oword [rbx + 272]
+	pxor            xmm7, xmm10
+	add             r8, 8
 ; bit planes: byte q of xmm<b> = bit b of byte q of the eight blocks
 	movdqa          xmm8, xmm0
 	psrlq           xmm8, 1
@@ -4239,6 +4212,24 @@ L.vperm_sbox0_jo:
 ; Reverses the 16 bytes: little-endian counter <-> big-endian block.
 L.ctr_bswap_mask:
 	db	15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0
+; The bitsliced loop's: the byte reversal, then row-major order (bitslice.ROW_MAJOR).
+L.ctr_bulk_order:
+	db	15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0
+; j in the low quadword, j = 1..7: the eight counters of an iteration.
+L.ctr_bulk_plus1:
+	dq	1, 0
+L.ctr_bulk_plus2:
+	dq	2, 0
+L.ctr_bulk_plus3:
+	dq	3, 0
+L.ctr_bulk_plus4:
+	dq	4, 0
+L.ctr_bulk_plus5:
+	dq	5, 0
+L.ctr_bulk_plus6:
+	dq	6, 0
+L.ctr_bulk_plus7:
+	dq	7, 0
 
 	section .note.GNU-stack noalloc noexec nowrite progbits
 	section .note.gnu.property note alloc noexec align=8

@@ -3279,56 +3279,45 @@ aesgen_xctr_crypt_vperm_ssse3:
 .Lxctr_main_loop:
 # LLVM-MCA-BEGIN xctr_vperm_ssse3_main_loop
 # main loop: 8 blocks = 128 bytes per iteration, bitsliced (lib/bitslice.j2)
-# counter blocks: iv ^ index (little-endian), index += 1 per block
-	movq            %r9, %xmm0
-	movdqu          (%r8), %xmm8
-	pxor            %xmm8, %xmm0
-	add             $1, %r9
-	movq            %r9, %xmm1
-	movdqu          (%r8), %xmm8
-	pxor            %xmm8, %xmm1
-	add             $1, %r9
-	movq            %r9, %xmm2
-	movdqu          (%r8), %xmm8
-	pxor            %xmm8, %xmm2
-	add             $1, %r9
-	movq            %r9, %xmm3
-	movdqu          (%r8), %xmm8
-	pxor            %xmm8, %xmm3
-	add             $1, %r9
-	movq            %r9, %xmm4
-	movdqu          (%r8), %xmm8
-	pxor            %xmm8, %xmm4
-	add             $1, %r9
-	movq            %r9, %xmm5
-	movdqu          (%r8), %xmm8
-	pxor            %xmm8, %xmm5
-	add             $1, %r9
-	movq            %r9, %xmm6
-	movdqu          (%r8), %xmm8
-	pxor            %xmm8, %xmm6
-	add             $1, %r9
-	movq            %r9, %xmm7
-	movdqu          (%r8), %xmm8
-	pxor            %xmm8, %xmm7
-	add             $1, %r9
-# row-major byte order, + round key 0
-	pshufb          .Lbs_row_major(%rip), %xmm0
-	pxor            272(%rbx), %xmm0
-	pshufb          .Lbs_row_major(%rip), %xmm1
-	pxor            272(%rbx), %xmm1
-	pshufb          .Lbs_row_major(%rip), %xmm2
-	pxor            272(%rbx), %xmm2
-	pshufb          .Lbs_row_major(%rip), %xmm3
-	pxor            272(%rbx), %xmm3
-	pshufb          .Lbs_row_major(%rip), %xmm4
-	pxor            272(%rbx), %xmm4
-	pshufb          .Lbs_row_major(%rip), %xmm5
-	pxor            272(%rbx), %xmm5
-	pshufb          .Lbs_row_major(%rip), %xmm6
-	pxor            272(%rbx), %xmm6
-	pshufb          .Lbs_row_major(%rip), %xmm7
-	pxor            272(%rbx), %xmm7
+# counter blocks iv ^ (index + 0..7): paddq j, row-major by one pshufb each, then
+# + (row-major iv + round key 0); index += 8
+	movq            %r9, %xmm8
+	movdqa          .Lbs_row_major(%rip), %xmm9
+	movdqu          (%r8), %xmm10
+	pshufb          %xmm9, %xmm10
+	pxor            272(%rbx), %xmm10
+	movdqa          %xmm8, %xmm0
+	pshufb          %xmm9, %xmm0
+	pxor            %xmm10, %xmm0
+	movdqa          %xmm8, %xmm1
+	paddq           .Lxctr_bulk_plus1(%rip), %xmm1
+	pshufb          %xmm9, %xmm1
+	pxor            %xmm10, %xmm1
+	movdqa          %xmm8, %xmm2
+	paddq           .Lxctr_bulk_plus2(%rip), %xmm2
+	pshufb          %xmm9, %xmm2
+	pxor            %xmm10, %xmm2
+	movdqa          %xmm8, %xmm3
+	paddq           .Lxctr_bulk_plus3(%rip), %xmm3
+	pshufb          %xmm9, %xmm3
+	pxor            %xmm10, %xmm3
+	movdqa          %xmm8, %xmm4
+	paddq           .Lxctr_bulk_plus4(%rip), %xmm4
+	pshufb          %xmm9, %xmm4
+	pxor            %xmm10, %xmm4
+	movdqa          %xmm8, %xmm5
+	paddq           .Lxctr_bulk_plus5(%rip), %xmm5
+	pshufb          %xmm9, %xmm5
+	pxor            %xmm10, %xmm5
+	movdqa          %xmm8, %xmm6
+	paddq           .Lxctr_bulk_plus6(%rip), %xmm6
+	pshufb          %xmm9, %xmm6
+	pxor            %xmm10, %xmm6
+	movdqa          %xmm8, %xmm7
+	paddq           .Lxctr_bulk_plus7(%rip), %xmm7
+	pshufb          %xmm9, %xmm7
+	pxor            %xmm10, %xmm7
+	add             $8, %r9
 # bit planes: byte q of xmm<b> = bit b of byte q of the eight blocks
 	movdqa          %xmm0, %xmm8
 	psrlq           $1, %xmm8
@@ -4219,6 +4208,21 @@ aesgen_xctr_crypt_vperm_ssse3:
 	.byte	0, 123, 176, 61, 103, 145, 141, 246, 70, 33, 28, 172, 234, 215, 90, 203
 .Lvperm_sbox0_jo:
 	.byte	0, 100, 153, 18, 229, 10, 139, 239, 118, 147, 129, 24, 110, 124, 247, 253
+# j in the low quadword, j = 1..7: the eight counters of a bitsliced iteration.
+.Lxctr_bulk_plus1:
+	.quad	1, 0
+.Lxctr_bulk_plus2:
+	.quad	2, 0
+.Lxctr_bulk_plus3:
+	.quad	3, 0
+.Lxctr_bulk_plus4:
+	.quad	4, 0
+.Lxctr_bulk_plus5:
+	.quad	5, 0
+.Lxctr_bulk_plus6:
+	.quad	6, 0
+.Lxctr_bulk_plus7:
+	.quad	7, 0
 	.section .note.GNU-stack,"",@progbits
 	.section .note.gnu.property,"a",@note
 	.p2align 3

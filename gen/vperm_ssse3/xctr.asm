@@ -3273,56 +3273,45 @@ L.xctr_return:
 L.xctr_main_loop:
 ; LLVM-MCA-BEGIN xctr_vperm_ssse3_main_loop
 ; main loop: 8 blocks = 128 bytes per iteration, bitsliced (lib/bitslice.j2)
-; counter blocks: iv ^ index (little-endian), index += 1 per block
-	movq            xmm0, r9
-	movdqu          xmm8, oword [r8]
-	pxor            xmm0, xmm8
-	add             r9, 1
-	movq            xmm1, r9
-	movdqu          xmm8, oword [r8]
-	pxor            xmm1, xmm8
-	add             r9, 1
-	movq            xmm2, r9
-	movdqu          xmm8, oword [r8]
-	pxor            xmm2, xmm8
-	add             r9, 1
-	movq            xmm3, r9
-	movdqu          xmm8, oword [r8]
-	pxor            xmm3, xmm8
-	add             r9, 1
-	movq            xmm4, r9
-	movdqu          xmm8, oword [r8]
-	pxor            xmm4, xmm8
-	add             r9, 1
-	movq            xmm5, r9
-	movdqu          xmm8, oword [r8]
-	pxor            xmm5, xmm8
-	add             r9, 1
-	movq            xmm6, r9
-	movdqu          xmm8, oword [r8]
-	pxor            xmm6, xmm8
-	add             r9, 1
-	movq            xmm7, r9
-	movdqu          xmm8, oword [r8]
-	pxor            xmm7, xmm8
-	add             r9, 1
-; row-major byte order, + round key 0
-	pshufb          xmm0, oword [rel L.bs_row_major]
-	pxor            xmm0, oword [rbx + 272]
-	pshufb          xmm1, oword [rel L.bs_row_major]
-	pxor            xmm1, oword [rbx + 272]
-	pshufb          xmm2, oword [rel L.bs_row_major]
-	pxor            xmm2, oword [rbx + 272]
-	pshufb          xmm3, oword [rel L.bs_row_major]
-	pxor            xmm3, oword [rbx + 272]
-	pshufb          xmm4, oword [rel L.bs_row_major]
-	pxor            xmm4, oword [rbx + 272]
-	pshufb          xmm5, oword [rel L.bs_row_major]
-	pxor            xmm5, oword [rbx + 272]
-	pshufb          xmm6, oword [rel L.bs_row_major]
-	pxor            xmm6, oword [rbx + 272]
-	pshufb          xmm7, oword [rel L.bs_row_major]
-	pxor            xmm7, oword [rbx + 272]
+; counter blocks iv ^ (index + 0..7): paddq j, row-major by one pshufb each, then
+; + (row-major iv + round key 0); index += 8
+	movq            xmm8, r9
+	movdqa          xmm9, oword [rel L.bs_row_major]
+	movdqu          xmm10, oword [r8]
+	pshufb          xmm10, xmm9
+	pxor            xmm10, oword [rbx + 272]
+	movdqa          xmm0, xmm8
+	pshufb          xmm0, xmm9
+	pxor            xmm0, xmm10
+	movdqa          xmm1, xmm8
+	paddq           xmm1, oword [rel L.xctr_bulk_plus1]
+	pshufb          xmm1, xmm9
+	pxor            xmm1, xmm10
+	movdqa          xmm2, xmm8
+	paddq           xmm2, oword [rel L.xctr_bulk_plus2]
+	pshufb          xmm2, xmm9
+	pxor            xmm2, xmm10
+	movdqa          xmm3, xmm8
+	paddq           xmm3, oword [rel L.xctr_bulk_plus3]
+	pshufb          xmm3, xmm9
+	pxor            xmm3, xmm10
+	movdqa          xmm4, xmm8
+	paddq           xmm4, oword [rel L.xctr_bulk_plus4]
+	pshufb          xmm4, xmm9
+	pxor            xmm4, xmm10
+	movdqa          xmm5, xmm8
+	paddq           xmm5, oword [rel L.xctr_bulk_plus5]
+	pshufb          xmm5, xmm9
+	pxor            xmm5, xmm10
+	movdqa          xmm6, xmm8
+	paddq           xmm6, oword [rel L.xctr_bulk_plus6]
+	pshufb          xmm6, xmm9
+	pxor            xmm6, xmm10
+	movdqa          xmm7, xmm8
+	paddq           xmm7, oword [rel L.xctr_bulk_plus7]
+	pshufb          xmm7, xmm9
+	pxor            xmm7, xmm10
+	add             r9, 8
 ; bit planes: byte q of xmm<b> = bit b of byte q of the eight blocks
 	movdqa          xmm8, xmm0
 	psrlq           xmm8, 1
@@ -4211,6 +4200,21 @@ L.vperm_sbox0_io:
 	db	0, 123, 176, 61, 103, 145, 141, 246, 70, 33, 28, 172, 234, 215, 90, 203
 L.vperm_sbox0_jo:
 	db	0, 100, 153, 18, 229, 10, 139, 239, 118, 147, 129, 24, 110, 124, 247, 253
+; j in the low quadword, j = 1..7: the eight counters of a bitsliced iteration.
+L.xctr_bulk_plus1:
+	dq	1, 0
+L.xctr_bulk_plus2:
+	dq	2, 0
+L.xctr_bulk_plus3:
+	dq	3, 0
+L.xctr_bulk_plus4:
+	dq	4, 0
+L.xctr_bulk_plus5:
+	dq	5, 0
+L.xctr_bulk_plus6:
+	dq	6, 0
+L.xctr_bulk_plus7:
+	dq	7, 0
 
 	section .note.GNU-stack noalloc noexec nowrite progbits
 	section .note.gnu.property note alloc noexec align=8
