@@ -240,15 +240,23 @@ SPILL_SLOTS = 16
 # The bulk path's part of the stack frame, after vector-permute's 272 bytes
 # (lib/vperm.j2): round key 0 in row-major order, the last round key (column-major), the
 # spill slots, the middle round keys as planes (the key m rounds before the last,
-# m = 1 .. 13, at KEYS + 128 * (13 - m), plane b 16 b further), and XTS's tweaks of an
-# iteration's eight blocks and the next one.
+# m = 1 .. 13, at KEYS + 128 * (13 - m), plane b 16 b further), XTS's tweaks of an
+# iteration's eight blocks and the next one, and XTS's eight blocks of a last, partly
+# filled iteration (FINAL_BLOCKS: the blocks go through the frame so that only the
+# message's are read and written).
 FRAME_BASE = 272
 FIRST_KEY = FRAME_BASE
 LAST_KEY = FRAME_BASE + 16
 SPILL = FRAME_BASE + 32
 KEYS = SPILL + 16 * SPILL_SLOTS
 TWEAKS = KEYS + 13 * 128
-FRAME_END = TWEAKS + 16 * 9
+FINAL_BLOCKS = TWEAKS + 16 * 9
+FRAME_END = FINAL_BLOCKS + 16 * 8
+
+# XTS: from this many blocks left after the bitsliced loop (up to 7), one more bitsliced
+# iteration on them (the other lanes idle) beats vector-permute groups of two and a
+# single block: 8 lanes cost about what 5 vector-permute blocks do (Zen 4).
+FINAL_BATCH_BLOCKS = 5
 
 
 def middle_key(m):

@@ -36,7 +36,7 @@
 ; Registers (vector): B0S=xmm0, B0H=xmm1, B0L=xmm2, B0T=xmm3, B0U=xmm4, B1S=xmm5
 ;                     B1H=xmm6, B1L=xmm7, B1T=xmm8, B1U=xmm9, B2S=xmm10, B2H=xmm11
 ;                     B2L=xmm12, B2T=xmm13, B2U=xmm14, MASK=xmm15
-; Bitsliced main loop (UNROLL=8): every vector register; at FRAME + 272: key 0 (row-major), the last key, spill slots, the middle keys as planes (to FRAME + 2368).
+; Bitsliced main loop (UNROLL=8): every vector register; at FRAME + 272: key 0 (row-major), the last key, spill slots, the middle keys as planes (to FRAME + 2496).
 ; Stack: FRAME = rsp rounded up to 16; round key m before the last at [FRAME + 224 - 16m],
 ; the first at [FRAME], the input permutation at [FRAME + 240], a keystream block at [FRAME + 256].
 	section .text
@@ -45,7 +45,7 @@
 aesgen_ctr_crypt_vperm_ssse3:
 	endbr64
 	push            rbx
-	sub             rsp, 2384
+	sub             rsp, 2512
 	test            rcx, rcx
 	jz              near L.ctr_return
 ; ROUNDS = 10, 12 or 14; KEYEND = &rk[ROUNDS] of the schedule at rdi
@@ -3274,7 +3274,7 @@ L.ctr_done:
 	movdqa          oword [rbx + 256], xmm0
 L.ctr_return:
 	xor             eax, eax
-	add             rsp, 2384
+	add             rsp, 2512
 	pop             rbx
 	ret
 
@@ -4116,6 +4116,14 @@ L.ctr_bulk_middle_rounds:
 	movdqa          oword [rbx + 2320], xmm0
 	movdqa          oword [rbx + 2336], xmm0
 	movdqa          oword [rbx + 2352], xmm0
+	movdqa          oword [rbx + 2368], xmm0
+	movdqa          oword [rbx + 2384], xmm0
+	movdqa          oword [rbx + 2400], xmm0
+	movdqa          oword [rbx + 2416], xmm0
+	movdqa          oword [rbx + 2432], xmm0
+	movdqa          oword [rbx + 2448], xmm0
+	movdqa          oword [rbx + 2464], xmm0
+	movdqa          oword [rbx + 2480], xmm0
 ; the bulk loop used every vector register: vector-permute's constants back
 ; the nibble mask and the tables that have a register (plan.table_registers): 1/x and
 ; a/x of GF(2^4) (infinity, 0x80, at 0), the S-box output tables

@@ -34,7 +34,7 @@
 # Registers (vector): B0S=xmm0, B0H=xmm1, B0L=xmm2, B0T=xmm3, B0U=xmm4, B1S=xmm5
 #                     B1H=xmm6, B1L=xmm7, B1T=xmm8, B1U=xmm9, B2S=xmm10, B2H=xmm11
 #                     B2L=xmm12, B2T=xmm13, B2U=xmm14, MASK=xmm15
-# Bitsliced main loop (UNROLL=8): every vector register; at FRAME + 272: key 0 (row-major), the last key, spill slots, the middle keys as planes (to FRAME + 2368).
+# Bitsliced main loop (UNROLL=8): every vector register; at FRAME + 272: key 0 (row-major), the last key, spill slots, the middle keys as planes (to FRAME + 2496).
 # Stack: FRAME = rsp rounded up to 16; round key m before the last at [FRAME + 224 - 16m],
 # the first at [FRAME], the input permutation at [FRAME + 240], a keystream block at [FRAME + 256].
 	.text
@@ -48,8 +48,8 @@ aesgen_xctr_crypt_vperm_ssse3:
 	push            %rbx
 	.cfi_adjust_cfa_offset 8
 	.cfi_rel_offset %rbx, 0
-	sub             $2384, %rsp
-	.cfi_adjust_cfa_offset 2384
+	sub             $2512, %rsp
+	.cfi_adjust_cfa_offset 2512
 	test            %rcx, %rcx
 	{disp32} jz     .Lxctr_return
 # ROUNDS = 10, 12 or 14; KEYEND = &rk[ROUNDS] of the schedule at rdi
@@ -3268,8 +3268,8 @@ aesgen_xctr_crypt_vperm_ssse3:
 	movdqa          %xmm0, 256(%rbx)
 .Lxctr_return:
 	xor             %eax, %eax
-	add             $2384, %rsp
-	.cfi_adjust_cfa_offset -2384
+	add             $2512, %rsp
+	.cfi_adjust_cfa_offset -2512
 	pop             %rbx
 	.cfi_adjust_cfa_offset -8
 	.cfi_restore %rbx
@@ -4113,6 +4113,14 @@ aesgen_xctr_crypt_vperm_ssse3:
 	movdqa          %xmm0, 2320(%rbx)
 	movdqa          %xmm0, 2336(%rbx)
 	movdqa          %xmm0, 2352(%rbx)
+	movdqa          %xmm0, 2368(%rbx)
+	movdqa          %xmm0, 2384(%rbx)
+	movdqa          %xmm0, 2400(%rbx)
+	movdqa          %xmm0, 2416(%rbx)
+	movdqa          %xmm0, 2432(%rbx)
+	movdqa          %xmm0, 2448(%rbx)
+	movdqa          %xmm0, 2464(%rbx)
+	movdqa          %xmm0, 2480(%rbx)
 # the bulk loop used every vector register: vector-permute's constants back
 # the nibble mask and the tables that have a register (plan.table_registers): 1/x and
 # a/x of GF(2^4) (infinity, 0x80, at 0), the S-box output tables
