@@ -241,9 +241,9 @@ SPILL_SLOTS = 16
 # (lib/vperm.j2): round key 0 in row-major order, the last round key (column-major), the
 # spill slots, the middle round keys as planes (the key m rounds before the last,
 # m = 1 .. 13, at KEYS + 128 * (13 - m), plane b 16 b further), XTS's tweaks of an
-# iteration's eight blocks and the next one, and XTS's eight blocks of a last, partly
-# filled iteration (FINAL_BLOCKS: the blocks go through the frame so that only the
-# message's are read and written).
+# iteration's eight blocks and the next one, and the eight blocks (XTS) or keystream
+# blocks (CTR, XCTR) of a last, partly used iteration (FINAL_BLOCKS: they go through the
+# frame so that only the message's bytes are read and written).
 FRAME_BASE = 272
 FIRST_KEY = FRAME_BASE
 LAST_KEY = FRAME_BASE + 16
@@ -253,9 +253,11 @@ TWEAKS = KEYS + 13 * 128
 FINAL_BLOCKS = TWEAKS + 16 * 9
 FRAME_END = FINAL_BLOCKS + 16 * 8
 
-# XTS: from this many blocks left after the bitsliced loop (up to 7), one more bitsliced
-# iteration on them (the other lanes idle) beats vector-permute groups of two and a
-# single block: 8 lanes cost about what 5 vector-permute blocks do (Zen 4).
+# From this many blocks left after the bitsliced loop (XTS: whole blocks, up to 7; CTR
+# and XCTR: keystream blocks, a final partial one counting), one more bitsliced
+# iteration on them (the other lanes idle) beats vector-permute groups (XTS two blocks,
+# CTR three) and single blocks: its eight lanes cost about what five vector-permute
+# blocks do (Zen 4).
 FINAL_BATCH_BLOCKS = 5
 
 
