@@ -242,8 +242,9 @@ SPILL_SLOTS = 16
 # spill slots, the middle round keys as planes (the key m rounds before the last,
 # m = 1 .. 13, at KEYS + 128 * (13 - m), plane b 16 b further), XTS's tweaks of an
 # iteration's eight blocks and the next one, and the eight blocks (XTS) or keystream
-# blocks (CTR, XCTR) of a last, partly used iteration (FINAL_BLOCKS: they go through the
-# frame so that only the message's bytes are read and written).
+# blocks (CTR, XCTR) of a last, partly used iteration (FINAL_BLOCKS: the main loop's
+# body runs once more on a copy of the bytes left, so that only the message's bytes are
+# read and written; FINAL_STATE: the message's SRC, DST and bytes left meanwhile).
 FRAME_BASE = 272
 FIRST_KEY = FRAME_BASE
 LAST_KEY = FRAME_BASE + 16
@@ -251,7 +252,8 @@ SPILL = FRAME_BASE + 32
 KEYS = SPILL + 16 * SPILL_SLOTS
 TWEAKS = KEYS + 13 * 128
 FINAL_BLOCKS = TWEAKS + 16 * 9
-FRAME_END = FINAL_BLOCKS + 16 * 8
+FINAL_STATE = FINAL_BLOCKS + 16 * 8
+FRAME_END = FINAL_STATE + 32
 
 # From this many blocks left after the bitsliced loop (XTS: whole blocks, up to 7; CTR
 # and XCTR: keystream blocks, a final partial one counting), one more bitsliced

@@ -89,12 +89,8 @@ def cycles_per_iteration(lines, machine=ZEN4, iterations=12, warmup=4):
                 stored[store] = t
                 issue_log.append(t)
                 continue
-            if mnemonic in ("movdqa", "movdqu") and load is None:
-                ready[dest] = t                     # eliminated at rename
-                issue_log.append(t)
-                continue
-            if mnemonic in ("movdqa", "movdqu"):
-                ready[dest] = t                     # a plain load
+            if mnemonic in ("movdqa", "movdqu"):   # a move (eliminated at rename) or a load
+                ready[dest] = t
                 issue_log.append(t)
                 continue
             allowed = shuffle_pipes if mnemonic in SHUFFLE_PIPE_OPS else logic_pipes

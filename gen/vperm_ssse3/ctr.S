@@ -33,7 +33,7 @@
 # Registers (vector): B0S=xmm0, B0H=xmm1, B0L=xmm2, B0T=xmm3, B0U=xmm4, B1S=xmm5
 #                     B1H=xmm6, B1L=xmm7, B1T=xmm8, B1U=xmm9, B2S=xmm10, B2H=xmm11
 #                     B2L=xmm12, B2T=xmm13, B2U=xmm14, MASK=xmm15
-# Bitsliced main loop (UNROLL=8): every vector register; at FRAME + 272: key 0 (row-major), the last key, spill slots, the middle keys as planes (to FRAME + 2496).
+# Bitsliced main loop (UNROLL=8): every vector register; at FRAME + 272: key 0 (row-major), the last key, spill slots, the middle keys as planes (to FRAME + 2528).
 # Stack: FRAME = rsp rounded up to 16; round key m before the last at [FRAME + 224 - 16m],
 # the first at [FRAME], the input permutation at [FRAME + 240], a keystream block at [FRAME + 256].
 	.text
@@ -47,8 +47,8 @@ aesgen_ctr_crypt_vperm_ssse3:
 	push            %rbx
 	.cfi_adjust_cfa_offset 8
 	.cfi_rel_offset %rbx, 0
-	sub             $2512, %rsp
-	.cfi_adjust_cfa_offset 2512
+	sub             $2544, %rsp
+	.cfi_adjust_cfa_offset 2544
 	test            %rcx, %rcx
 	{disp32} jz     .Lctr_return
 # ROUNDS = 10, 12 or 14; KEYEND = &rk[ROUNDS] of the schedule at rdi
@@ -3277,8 +3277,8 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          %xmm0, 256(%rbx)
 .Lctr_return:
 	xor             %eax, %eax
-	add             $2512, %rsp
-	.cfi_adjust_cfa_offset -2512
+	add             $2544, %rsp
+	.cfi_adjust_cfa_offset -2544
 	pop             %rbx
 	.cfi_adjust_cfa_offset -8
 	.cfi_restore %rbx
@@ -3989,714 +3989,78 @@ aesgen_ctr_crypt_vperm_ssse3:
 	sub             $128, %rcx
 	jae             .Lctr_main_loop
 # LLVM-MCA-END
-# 5 or more keystream blocks needed (more than 64 bytes left; LEN = left
-# - 128): one more bitsliced iteration's keystream into the frame, XORed onto the
-# blocks left and the final partial block's bytes (only the message's bytes are read
-# and written)
-	cmp             $-64, %rcx
-	{disp32} jle    .Lctr_final_batch_done
+# back from the final pass (SRC just past the frame's copy)?
+	lea             2496(%rbx), %r11
+	cmp             %r11, %rdx
+	{disp32} je     .Lctr_final_out
+# 65 bytes or more left: the loop's body once more, on a copy in the frame
+	cmp             $-63, %rcx
+	{disp32} jl     .Lctr_final_done
 	add             $128, %rcx                      # the bytes left
-# counter blocks ctr + 0..7: little-endian in vectors, paddq j; one pshufb each
-# byte-reverses and puts them in row-major order; + round key 0; ctr_lo += 8
-	movq            %r8, %xmm8
-	movq            %r9, %xmm9
-	punpcklqdq      %xmm9, %xmm8
-	movdqa          .Lctr_bulk_order(%rip), %xmm9
-	movdqa          272(%rbx), %xmm10
-	movdqa          %xmm8, %xmm0
-	pshufb          %xmm9, %xmm0
-	pxor            %xmm10, %xmm0
-	movdqa          %xmm8, %xmm1
-	paddq           .Lctr_bulk_plus1(%rip), %xmm1
-	pshufb          %xmm9, %xmm1
-	pxor            %xmm10, %xmm1
-	movdqa          %xmm8, %xmm2
-	paddq           .Lctr_bulk_plus2(%rip), %xmm2
-	pshufb          %xmm9, %xmm2
-	pxor            %xmm10, %xmm2
-	movdqa          %xmm8, %xmm3
-	paddq           .Lctr_bulk_plus3(%rip), %xmm3
-	pshufb          %xmm9, %xmm3
-	pxor            %xmm10, %xmm3
-	movdqa          %xmm8, %xmm4
-	paddq           .Lctr_bulk_plus4(%rip), %xmm4
-	pshufb          %xmm9, %xmm4
-	pxor            %xmm10, %xmm4
-	movdqa          %xmm8, %xmm5
-	paddq           .Lctr_bulk_plus5(%rip), %xmm5
-	pshufb          %xmm9, %xmm5
-	pxor            %xmm10, %xmm5
-	movdqa          %xmm8, %xmm6
-	paddq           .Lctr_bulk_plus6(%rip), %xmm6
-	pshufb          %xmm9, %xmm6
-	pxor            %xmm10, %xmm6
-	movdqa          %xmm8, %xmm7
-	paddq           .Lctr_bulk_plus7(%rip), %xmm7
-	pshufb          %xmm9, %xmm7
-	pxor            %xmm10, %xmm7
-	add             $8, %r8
-# bit planes: byte q of xmm<b> = bit b of byte q of the eight blocks
-	movdqa          %xmm0, %xmm8
-	psrlq           $1, %xmm8
-	pxor            %xmm1, %xmm8
-	pand            .Lbs_swap1(%rip), %xmm8
-	pxor            %xmm8, %xmm1
-	psllq           $1, %xmm8
-	pxor            %xmm8, %xmm0
-	movdqa          %xmm2, %xmm8
-	psrlq           $1, %xmm8
-	pxor            %xmm3, %xmm8
-	pand            .Lbs_swap1(%rip), %xmm8
-	pxor            %xmm8, %xmm3
-	psllq           $1, %xmm8
-	pxor            %xmm8, %xmm2
-	movdqa          %xmm4, %xmm8
-	psrlq           $1, %xmm8
-	pxor            %xmm5, %xmm8
-	pand            .Lbs_swap1(%rip), %xmm8
-	pxor            %xmm8, %xmm5
-	psllq           $1, %xmm8
-	pxor            %xmm8, %xmm4
-	movdqa          %xmm6, %xmm8
-	psrlq           $1, %xmm8
-	pxor            %xmm7, %xmm8
-	pand            .Lbs_swap1(%rip), %xmm8
-	pxor            %xmm8, %xmm7
-	psllq           $1, %xmm8
-	pxor            %xmm8, %xmm6
-	movdqa          %xmm0, %xmm8
-	psrlq           $2, %xmm8
-	pxor            %xmm2, %xmm8
-	pand            .Lbs_swap2(%rip), %xmm8
-	pxor            %xmm8, %xmm2
-	psllq           $2, %xmm8
-	pxor            %xmm8, %xmm0
-	movdqa          %xmm1, %xmm8
-	psrlq           $2, %xmm8
-	pxor            %xmm3, %xmm8
-	pand            .Lbs_swap2(%rip), %xmm8
-	pxor            %xmm8, %xmm3
-	psllq           $2, %xmm8
-	pxor            %xmm8, %xmm1
-	movdqa          %xmm4, %xmm8
-	psrlq           $2, %xmm8
-	pxor            %xmm6, %xmm8
-	pand            .Lbs_swap2(%rip), %xmm8
-	pxor            %xmm8, %xmm6
-	psllq           $2, %xmm8
-	pxor            %xmm8, %xmm4
-	movdqa          %xmm5, %xmm8
-	psrlq           $2, %xmm8
-	pxor            %xmm7, %xmm8
-	pand            .Lbs_swap2(%rip), %xmm8
-	pxor            %xmm8, %xmm7
-	psllq           $2, %xmm8
-	pxor            %xmm8, %xmm5
-	movdqa          %xmm0, %xmm8
-	psrlq           $4, %xmm8
-	pxor            %xmm4, %xmm8
-	pand            .Lbs_swap4(%rip), %xmm8
-	pxor            %xmm8, %xmm4
-	psllq           $4, %xmm8
-	pxor            %xmm8, %xmm0
-	movdqa          %xmm1, %xmm8
-	psrlq           $4, %xmm8
-	pxor            %xmm5, %xmm8
-	pand            .Lbs_swap4(%rip), %xmm8
-	pxor            %xmm8, %xmm5
-	psllq           $4, %xmm8
-	pxor            %xmm8, %xmm1
-	movdqa          %xmm2, %xmm8
-	psrlq           $4, %xmm8
-	pxor            %xmm6, %xmm8
-	pand            .Lbs_swap4(%rip), %xmm8
-	pxor            %xmm8, %xmm6
-	psllq           $4, %xmm8
-	pxor            %xmm8, %xmm2
-	movdqa          %xmm3, %xmm8
-	psrlq           $4, %xmm8
-	pxor            %xmm7, %xmm8
-	pand            .Lbs_swap4(%rip), %xmm8
-	pxor            %xmm8, %xmm7
-	psllq           $4, %xmm8
-	pxor            %xmm8, %xmm3
-# KEY = the frame offset of the first middle round's planes, middle_key(Nr - 1) =
-# 560 + 128 * (14 - Nr)
-	mov             $14, %edi
-	sub             %eax, %edi
-	shl             $7, %edi
-	add             $560, %edi
-.Lctr_final_middle_rounds:
-# a middle round (Nr - 1 of them): ShiftRows, the S-box circuit, MixColumns, + key
-	pshufb          .Lbs_shift_rows(%rip), %xmm7    # ShiftRows: plane 7 = U0
-	pshufb          .Lbs_shift_rows(%rip), %xmm4    # ShiftRows: plane 4 = U3
-	movdqa          %xmm7, %xmm8
-	pxor            %xmm4, %xmm8                    # T1 = U0 ^ U3
-	pshufb          .Lbs_shift_rows(%rip), %xmm3    # ShiftRows: plane 3 = U4
-	pshufb          .Lbs_shift_rows(%rip), %xmm1    # ShiftRows: plane 1 = U6
-	pxor            %xmm1, %xmm3                    # T5 = U4 ^ U6
-	pshufb          .Lbs_shift_rows(%rip), %xmm6    # ShiftRows: plane 6 = U1
-	pshufb          .Lbs_shift_rows(%rip), %xmm2    # ShiftRows: plane 2 = U5
-	movdqa          %xmm6, %xmm9
-	pxor            %xmm2, %xmm9                    # T11 = U1 ^ U5
-	movdqa          %xmm3, %xmm10
-	pxor            %xmm9, %xmm10                   # T15 = T5 ^ T11
-	movdqa          %xmm8, %xmm11
-	pand            %xmm10, %xmm11                  # M11 = T1 & T15
-	movdqa          %xmm4, %xmm12
-	pxor            %xmm2, %xmm12                   # T4 = U3 ^ U5
-	pshufb          .Lbs_shift_rows(%rip), %xmm5    # ShiftRows: plane 5 = U2
-	movdqa          %xmm5, %xmm13
-	pxor            %xmm2, %xmm13                   # T12 = U2 ^ U5
-	movdqa          %xmm8, %xmm14
-	pxor            %xmm13, %xmm14                  # T27 = T1 ^ T12
-	movdqa          %xmm12, %xmm15
-	pand            %xmm14, %xmm15                  # M12 = T4 & T27
-	pxor            %xmm11, %xmm15                  # M13 = M12 ^ M11
-	pxor            %xmm7, %xmm2                    # T2 = U0 ^ U5
-	movdqa          %xmm14, 304(%rbx)
-	movdqa          %xmm8, %xmm14
-	pxor            %xmm3, %xmm14                   # T6 = T1 ^ T5
-	pxor            %xmm5, %xmm6                    # T7 = U1 ^ U2
-	movdqa          %xmm14, %xmm5
-	pxor            %xmm6, %xmm5                    # T10 = T6 ^ T7
-	movdqa          %xmm10, 320(%rbx)
-	movdqa          %xmm2, %xmm10
-	pand            %xmm5, %xmm10                   # M14 = T2 & T10
-	pxor            %xmm11, %xmm10                  # M15 = M14 ^ M11
-	pxor            %xmm1, %xmm7                    # T3 = U0 ^ U6
-	movdqa          %xmm7, %xmm11
-	pxor            %xmm12, %xmm11                  # T13 = T3 ^ T4
-	movdqa          %xmm12, 336(%rbx)
-	movdqa          %xmm11, %xmm12
-	pand            %xmm14, %xmm12                  # M1 = T13 & T6
-	pxor            %xmm14, %xmm9                   # T14 = T6 ^ T11
-	pxor            %xmm12, %xmm9                   # M3 = T14 ^ M1
-	pshufb          .Lbs_shift_rows(%rip), %xmm0    # ShiftRows: plane 0 = U7
-	pxor            %xmm0, %xmm1                    # T21 = U6 ^ U7
-	pxor            %xmm6, %xmm1                    # T22 = T7 ^ T21
-	movdqa          %xmm11, 352(%rbx)
-	movdqa          %xmm2, %xmm11
-	pxor            %xmm1, %xmm11                   # T23 = T2 ^ T22
-	movdqa          %xmm2, 368(%rbx)
-	movdqa          %xmm0, %xmm2
-	pxor            %xmm14, %xmm2                   # T8 = U7 ^ T6
-	movdqa          %xmm14, 384(%rbx)
-	movdqa          %xmm11, %xmm14
-	pand            %xmm2, %xmm14                   # M2 = T23 & T8
-	pxor            %xmm14, %xmm9                   # M16 = M3 ^ M2
-	pxor            %xmm13, %xmm3                   # T16 = T5 ^ T12
-	movdqa          %xmm7, %xmm13
-	pand            %xmm3, %xmm13                   # M6 = T3 & T16
-	movdqa          %xmm7, %xmm14
-	pxor            %xmm3, %xmm14                   # T26 = T3 ^ T16
-	pxor            %xmm13, %xmm14                  # M8 = T26 ^ M6
-	movdqa          %xmm7, 400(%rbx)
-	movdqa          %xmm0, %xmm7
-	pxor            %xmm6, %xmm7                    # T9 = U7 ^ T7
-	movdqa          %xmm2, 416(%rbx)
-	movdqa          %xmm1, %xmm2
-	pand            %xmm7, %xmm2                    # M7 = T22 & T9
-	pxor            %xmm2, %xmm14                   # M18 = M8 ^ M7
-	pxor            %xmm0, %xmm4                    # T18 = U3 ^ U7
-	pxor            %xmm4, %xmm6                    # T19 = T7 ^ T18
-	movdqa          %xmm6, %xmm2
-	pand            %xmm0, %xmm2                    # M4 = T19 & U7
-	pxor            %xmm12, %xmm2                   # M5 = M4 ^ M1
-	movdqa          %xmm8, %xmm4
-	pxor            %xmm6, %xmm4                    # T20 = T1 ^ T19
-	movdqa          %xmm7, %xmm12
-	pxor            %xmm3, %xmm12                   # T17 = T9 ^ T16
-	movdqa          %xmm8, 432(%rbx)
-	movdqa          %xmm4, %xmm8
-	pand            %xmm12, %xmm8                   # M9 = T20 & T17
-	pxor            %xmm13, %xmm8                   # M10 = M9 ^ M6
-	pxor            %xmm15, %xmm9                   # M20 = M16 ^ M13
-	pxor            %xmm15, %xmm14                  # M22 = M18 ^ M13
-	pxor            %xmm10, %xmm8                   # M19 = M10 ^ M15
-	movdqa          %xmm5, %xmm13
-	pxor            368(%rbx), %xmm13               # T24 = T2 ^ T10
-	pxor            %xmm13, %xmm2                   # M17 = M5 ^ T24
-	pxor            %xmm10, %xmm2                   # M21 = M17 ^ M15
-	movdqa          %xmm4, %xmm10
-	pxor            %xmm12, %xmm10                  # T25 = T20 ^ T17
-	pxor            %xmm10, %xmm8                   # M23 = M19 ^ T25
-	movdqa          %xmm14, %xmm10
-	pand            %xmm9, %xmm10                   # M25 = M22 & M20
-	movdqa          %xmm14, %xmm13
-	pxor            %xmm8, %xmm13                   # M24 = M22 ^ M23
-	pand            %xmm2, %xmm14                   # M34 = M21 & M22
-	pand            %xmm13, %xmm14                  # M35 = M24 & M34
-	movdqa          %xmm2, %xmm15
-	pxor            %xmm10, %xmm15                  # M26 = M21 ^ M25
-	pand            %xmm13, %xmm15                  # M30 = M26 & M24
-	pxor            %xmm10, %xmm13                  # M36 = M24 ^ M25
-	pxor            %xmm8, %xmm15                   # M39 = M23 ^ M30
-	pxor            %xmm13, %xmm14                  # M40 = M35 ^ M36
-	pand            %xmm15, %xmm0                   # M48 = M39 & U7
-	pand            %xmm14, %xmm11                  # M56 = M40 & T23
-	movdqa          %xmm14, %xmm13
-	pand            416(%rbx), %xmm13               # M47 = M40 & T8
-	pand            %xmm15, %xmm6                   # M57 = M39 & T19
-	movdqa          %xmm6, 416(%rbx)
-	movdqa          %xmm9, %xmm6
-	pxor            %xmm2, %xmm6                    # M27 = M20 ^ M21
-	pand            %xmm8, %xmm9                    # M31 = M20 & M23
-	pxor            %xmm10, %xmm8                   # M28 = M23 ^ M25
-	pand            %xmm6, %xmm8                    # M29 = M28 & M27
-	pand            %xmm6, %xmm9                    # M32 = M27 & M31
-	pxor            %xmm10, %xmm6                   # M33 = M27 ^ M25
-	pxor            %xmm8, %xmm2                    # M37 = M21 ^ M29
-	pxor            %xmm6, %xmm9                    # M38 = M32 ^ M33
-	pand            %xmm9, %xmm7                    # M50 = M38 & T9
-	pand            %xmm2, %xmm12                   # M51 = M37 & T17
-	pand            %xmm9, %xmm1                    # M59 = M38 & T22
-	pand            %xmm2, %xmm4                    # M60 = M37 & T20
-	pxor            %xmm12, %xmm1                   # L8 = M51 ^ M59
-	pxor            %xmm0, %xmm12                   # L12 = M48 ^ M51
-	movdqa          %xmm9, %xmm6
-	pxor            %xmm14, %xmm6                   # M41 = M38 ^ M40
-	pxor            %xmm2, %xmm9                    # M43 = M37 ^ M38
-	pxor            %xmm15, %xmm2                   # M42 = M37 ^ M39
-	pxor            %xmm14, %xmm15                  # M44 = M39 ^ M40
-	movdqa          %xmm15, %xmm8
-	pand            384(%rbx), %xmm8                # M46 = M44 & T6
-	pand            %xmm9, %xmm3                    # M49 = M43 & T16
-	pand            %xmm6, %xmm5                    # M54 = M41 & T10
-	pand            400(%rbx), %xmm9                # M58 = M43 & T3
-	movdqa          %xmm2, %xmm10
-	pand            432(%rbx), %xmm10               # M61 = M42 & T1
-	movdqa          %xmm2, %xmm14
-	pand            320(%rbx), %xmm14               # M52 = M42 & T15
-	pxor            %xmm6, %xmm2                    # M45 = M42 ^ M41
-	movdqa          %xmm11, 320(%rbx)
-	movdqa          %xmm2, %xmm11
-	pand            304(%rbx), %xmm11               # M53 = M45 & T27
-	pand            352(%rbx), %xmm15               # M55 = M44 & T13
-	pand            336(%rbx), %xmm2                # M62 = M45 & T4
-	pxor            %xmm8, %xmm0                    # L2 = M46 ^ M48
-	pxor            %xmm9, %xmm5                    # L4 = M54 ^ M58
-	pxor            %xmm10, %xmm3                   # L5 = M49 ^ M61
-	pxor            %xmm15, %xmm13                  # L3 = M47 ^ M55
-	pxor            %xmm2, %xmm3                    # L6 = M62 ^ L5
-	pxor            %xmm10, %xmm2                   # L0 = M61 ^ M62
-	pxor            %xmm0, %xmm4                    # L11 = M60 ^ L2
-	pxor            %xmm1, %xmm9                    # L18 = M58 ^ L8
-	pand            368(%rbx), %xmm6                # M63 = M41 & T2
-	pxor            %xmm13, %xmm8                   # L7 = M46 ^ L3
-	pxor            %xmm14, %xmm10                  # L14 = M52 ^ M61
-	pxor            %xmm11, %xmm14                  # L9 = M52 ^ M53
-	pxor            %xmm5, %xmm11                   # L10 = M53 ^ L4
-	pxor            %xmm12, %xmm13                  # L22 = L3 ^ L12
-	pxor            %xmm0, %xmm9                    # L23 = L18 ^ L2
-	pxor            %xmm5, %xmm6                    # L19 = M63 ^ L4
-	pxor            %xmm11, %xmm1                   # L27 = L8 ^ L10
-	pxor            %xmm3, %xmm11                   # L25 = L6 ^ L10
-	pxor            %xmm4, %xmm10                   # L28 = L11 ^ L14
-	pxor            %xmm3, %xmm9                    # S7 = L6 ^ L23
-	pxor            %xmm10, %xmm6                   # S2 = L19 ^ L28
-	movdqa          %xmm7, %xmm0
-	pxor            320(%rbx), %xmm0                # L1 = M50 ^ M56
-	pxor            %xmm0, %xmm15                   # L15 = M55 ^ L1
-	movdqa          %xmm0, %xmm5
-	pxor            416(%rbx), %xmm5                # L17 = M57 ^ L1
-	pxor            %xmm14, %xmm15                  # L24 = L15 ^ L9
-	pxor            %xmm5, %xmm4                    # L29 = L11 ^ L17
-	movdqa          %xmm2, %xmm5
-	pxor            %xmm0, %xmm5                    # L20 = L0 ^ L1
-	pxor            %xmm2, %xmm7                    # L13 = M50 ^ L0
-	pxor            320(%rbx), %xmm2                # L16 = M56 ^ L0
-	pxor            %xmm8, %xmm0                    # L21 = L1 ^ L7
-	pxor            %xmm14, %xmm8                   # L26 = L7 ^ L9
-	pxor            %xmm3, %xmm15                   # S0 = L6 ^ L24
-	pxor            %xmm13, %xmm5                   # S4 = L20 ^ L22
-	pxor            %xmm4, %xmm11                   # S5 = L25 ^ L29
-	pxor            %xmm8, %xmm2                    # S1 = L16 ^ L26
-	pxor            %xmm0, %xmm3                    # S3 = L6 ^ L21
-	pxor            %xmm1, %xmm7                    # S6 = L13 ^ L27
-	pshufd          $57, %xmm9, %xmm0               # a0 = S7; R(a0)
-	pshufd          $57, %xmm11, %xmm1              # a2 = S5; R(a2)
-	pshufd          $57, %xmm5, %xmm4               # a3 = S4; R(a3)
-	pshufd          $57, %xmm15, %xmm8              # a7 = S0; R(a7)
-	pshufd          $57, %xmm7, %xmm10              # a1 = S6; R(a1)
-	pshufd          $57, %xmm3, %xmm12              # a4 = S3; R(a4)
-	pshufd          $57, %xmm6, %xmm13              # a5 = S2; R(a5)
-	pxor            %xmm0, %xmm9                    # t0 = a0 + R(a0)
-	pxor            %xmm1, %xmm11                   # t2 = a2 + R(a2)
-	pxor            %xmm4, %xmm5                    # t3 = a3 + R(a3)
-	pxor            %xmm8, %xmm15                   # t7 = a7 + R(a7)
-	pxor            %xmm10, %xmm7                   # t1 = a1 + R(a1)
-	pxor            %xmm12, %xmm3                   # t4 = a4 + R(a4)
-	pxor            %xmm13, %xmm6                   # t5 = a5 + R(a5)
-	pxor            %xmm15, %xmm0                   # plane 0: 2t + R(a)
-	pxor            %xmm7, %xmm1                    # plane 2: 2t + R(a)
-	pxor            %xmm3, %xmm13                   # plane 5: 2t + R(a)
-	pxor            (%rbx,%rdi,1), %xmm0            # + round key
-	pshufd          $78, %xmm7, %xmm7               # R^2(t1)
-	pxor            32(%rbx,%rdi,1), %xmm1          # + round key
-	pshufd          $78, %xmm3, %xmm3               # R^2(t4)
-	pxor            80(%rbx,%rdi,1), %xmm13         # + round key
-	pshufd          $57, %xmm2, %xmm14              # a6 = S1; R(a6)
-	pxor            %xmm14, %xmm2                   # t6 = a6 + R(a6)
-	pxor            %xmm6, %xmm14                   # plane 6: 2t + R(a)
-	pxor            %xmm2, %xmm8                    # plane 7: 2t + R(a)
-	pshufd          $78, %xmm6, %xmm6               # R^2(t5)
-	pshufd          $78, %xmm2, %xmm2               # R^2(t6)
-	pxor            96(%rbx,%rdi,1), %xmm14         # + round key
-	pxor            112(%rbx,%rdi,1), %xmm8         # + round key
-	pxor            %xmm6, %xmm13                   # + R^2(t): MixColumns done
-	pxor            %xmm2, %xmm14                   # + R^2(t): MixColumns done
-	movdqa          %xmm9, %xmm2
-	pxor            %xmm15, %xmm2                   # 2t, plane 1 = t0 + t7
-	pxor            %xmm10, %xmm2                   # plane 1: 2t + R(a)
-	movdqa          %xmm11, %xmm6
-	pxor            %xmm15, %xmm6                   # 2t, plane 3 = t2 + t7
-	pxor            %xmm4, %xmm6                    # plane 3: 2t + R(a)
-	movdqa          %xmm5, %xmm4
-	pxor            %xmm15, %xmm4                   # 2t, plane 4 = t3 + t7
-	pxor            %xmm12, %xmm4                   # plane 4: 2t + R(a)
-	pshufd          $78, %xmm9, %xmm9               # R^2(t0)
-	pxor            16(%rbx,%rdi,1), %xmm2          # + round key
-	pshufd          $78, %xmm11, %xmm11             # R^2(t2)
-	pshufd          $78, %xmm5, %xmm5               # R^2(t3)
-	pxor            48(%rbx,%rdi,1), %xmm6          # + round key
-	pxor            64(%rbx,%rdi,1), %xmm4          # + round key
-	pshufd          $78, %xmm15, %xmm15             # R^2(t7)
-	pxor            %xmm9, %xmm0                    # + R^2(t): MixColumns done
-	pxor            %xmm7, %xmm2                    # + R^2(t): MixColumns done
-	pxor            %xmm11, %xmm1                   # + R^2(t): MixColumns done
-	pxor            %xmm5, %xmm6                    # + R^2(t): MixColumns done
-	pxor            %xmm3, %xmm4                    # + R^2(t): MixColumns done
-	pxor            %xmm15, %xmm8                   # + R^2(t): MixColumns done
-	movdqa          %xmm6, %xmm3
-	movdqa          %xmm13, %xmm5
-	movdqa          %xmm14, %xmm6
-	movdqa          %xmm8, %xmm7
-	movdqa          %xmm2, %xmm9
-	movdqa          %xmm1, %xmm2
-	movdqa          %xmm9, %xmm1
-	add             $128, %edi
-	cmp             $2224, %edi
-	jb              .Lctr_final_middle_rounds
-# the last round: ShiftRows (and back to column order), the S-box circuit
-	pshufb          .Lbs_shift_rows_to_columns(%rip), %xmm7 # ShiftRows, back to column order: plane 7 = U0
-	pshufb          .Lbs_shift_rows_to_columns(%rip), %xmm4 # ShiftRows, back to column order: plane 4 = U3
-	movdqa          %xmm7, %xmm8
-	pxor            %xmm4, %xmm8                    # T1 = U0 ^ U3
-	pshufb          .Lbs_shift_rows_to_columns(%rip), %xmm3 # ShiftRows, back to column order: plane 3 = U4
-	pshufb          .Lbs_shift_rows_to_columns(%rip), %xmm1 # ShiftRows, back to column order: plane 1 = U6
-	pxor            %xmm1, %xmm3                    # T5 = U4 ^ U6
-	pshufb          .Lbs_shift_rows_to_columns(%rip), %xmm6 # ShiftRows, back to column order: plane 6 = U1
-	pshufb          .Lbs_shift_rows_to_columns(%rip), %xmm2 # ShiftRows, back to column order: plane 2 = U5
-	movdqa          %xmm6, %xmm9
-	pxor            %xmm2, %xmm9                    # T11 = U1 ^ U5
-	movdqa          %xmm3, %xmm10
-	pxor            %xmm9, %xmm10                   # T15 = T5 ^ T11
-	movdqa          %xmm8, %xmm11
-	pand            %xmm10, %xmm11                  # M11 = T1 & T15
-	movdqa          %xmm4, %xmm12
-	pxor            %xmm2, %xmm12                   # T4 = U3 ^ U5
-	pshufb          .Lbs_shift_rows_to_columns(%rip), %xmm5 # ShiftRows, back to column order: plane 5 = U2
-	movdqa          %xmm5, %xmm13
-	pxor            %xmm2, %xmm13                   # T12 = U2 ^ U5
-	movdqa          %xmm8, %xmm14
-	pxor            %xmm13, %xmm14                  # T27 = T1 ^ T12
-	movdqa          %xmm12, %xmm15
-	pand            %xmm14, %xmm15                  # M12 = T4 & T27
-	pxor            %xmm11, %xmm15                  # M13 = M12 ^ M11
-	pxor            %xmm7, %xmm2                    # T2 = U0 ^ U5
-	movdqa          %xmm14, 304(%rbx)
-	movdqa          %xmm8, %xmm14
-	pxor            %xmm3, %xmm14                   # T6 = T1 ^ T5
-	pxor            %xmm5, %xmm6                    # T7 = U1 ^ U2
-	movdqa          %xmm14, %xmm5
-	pxor            %xmm6, %xmm5                    # T10 = T6 ^ T7
-	movdqa          %xmm10, 320(%rbx)
-	movdqa          %xmm2, %xmm10
-	pand            %xmm5, %xmm10                   # M14 = T2 & T10
-	pxor            %xmm11, %xmm10                  # M15 = M14 ^ M11
-	pxor            %xmm1, %xmm7                    # T3 = U0 ^ U6
-	movdqa          %xmm7, %xmm11
-	pxor            %xmm12, %xmm11                  # T13 = T3 ^ T4
-	movdqa          %xmm12, 336(%rbx)
-	movdqa          %xmm11, %xmm12
-	pand            %xmm14, %xmm12                  # M1 = T13 & T6
-	pxor            %xmm14, %xmm9                   # T14 = T6 ^ T11
-	pxor            %xmm12, %xmm9                   # M3 = T14 ^ M1
-	pshufb          .Lbs_shift_rows_to_columns(%rip), %xmm0 # ShiftRows, back to column order: plane 0 = U7
-	pxor            %xmm0, %xmm1                    # T21 = U6 ^ U7
-	pxor            %xmm6, %xmm1                    # T22 = T7 ^ T21
-	movdqa          %xmm11, 352(%rbx)
-	movdqa          %xmm2, %xmm11
-	pxor            %xmm1, %xmm11                   # T23 = T2 ^ T22
-	movdqa          %xmm2, 368(%rbx)
-	movdqa          %xmm0, %xmm2
-	pxor            %xmm14, %xmm2                   # T8 = U7 ^ T6
-	movdqa          %xmm14, 384(%rbx)
-	movdqa          %xmm11, %xmm14
-	pand            %xmm2, %xmm14                   # M2 = T23 & T8
-	pxor            %xmm14, %xmm9                   # M16 = M3 ^ M2
-	pxor            %xmm13, %xmm3                   # T16 = T5 ^ T12
-	movdqa          %xmm7, %xmm13
-	pand            %xmm3, %xmm13                   # M6 = T3 & T16
-	movdqa          %xmm7, %xmm14
-	pxor            %xmm3, %xmm14                   # T26 = T3 ^ T16
-	pxor            %xmm13, %xmm14                  # M8 = T26 ^ M6
-	movdqa          %xmm7, 400(%rbx)
-	movdqa          %xmm0, %xmm7
-	pxor            %xmm6, %xmm7                    # T9 = U7 ^ T7
-	movdqa          %xmm11, 416(%rbx)
-	movdqa          %xmm1, %xmm11
-	pand            %xmm7, %xmm11                   # M7 = T22 & T9
-	pxor            %xmm11, %xmm14                  # M18 = M8 ^ M7
-	pxor            %xmm0, %xmm4                    # T18 = U3 ^ U7
-	pxor            %xmm4, %xmm6                    # T19 = T7 ^ T18
-	movdqa          %xmm6, %xmm4
-	pand            %xmm0, %xmm4                    # M4 = T19 & U7
-	pxor            %xmm12, %xmm4                   # M5 = M4 ^ M1
-	movdqa          %xmm8, %xmm11
-	pxor            %xmm6, %xmm11                   # T20 = T1 ^ T19
-	movdqa          %xmm7, %xmm12
-	pxor            %xmm3, %xmm12                   # T17 = T9 ^ T16
-	movdqa          %xmm8, 432(%rbx)
-	movdqa          %xmm11, %xmm8
-	pand            %xmm12, %xmm8                   # M9 = T20 & T17
-	pxor            %xmm13, %xmm8                   # M10 = M9 ^ M6
-	pxor            %xmm15, %xmm9                   # M20 = M16 ^ M13
-	pxor            %xmm15, %xmm14                  # M22 = M18 ^ M13
-	pxor            %xmm10, %xmm8                   # M19 = M10 ^ M15
-	movdqa          %xmm5, %xmm13
-	pxor            368(%rbx), %xmm13               # T24 = T2 ^ T10
-	pxor            %xmm13, %xmm4                   # M17 = M5 ^ T24
-	pxor            %xmm10, %xmm4                   # M21 = M17 ^ M15
-	movdqa          %xmm11, %xmm10
-	pxor            %xmm12, %xmm10                  # T25 = T20 ^ T17
-	pxor            %xmm10, %xmm8                   # M23 = M19 ^ T25
-	movdqa          %xmm14, %xmm10
-	pand            %xmm9, %xmm10                   # M25 = M22 & M20
-	movdqa          %xmm14, %xmm13
-	pxor            %xmm8, %xmm13                   # M24 = M22 ^ M23
-	pand            %xmm4, %xmm14                   # M34 = M21 & M22
-	pand            %xmm13, %xmm14                  # M35 = M24 & M34
-	movdqa          %xmm4, %xmm15
-	pxor            %xmm10, %xmm15                  # M26 = M21 ^ M25
-	pand            %xmm13, %xmm15                  # M30 = M26 & M24
-	pxor            %xmm10, %xmm13                  # M36 = M24 ^ M25
-	pxor            %xmm8, %xmm15                   # M39 = M23 ^ M30
-	pxor            %xmm13, %xmm14                  # M40 = M35 ^ M36
-	pand            %xmm14, %xmm2                   # M47 = M40 & T8
-	pand            %xmm15, %xmm0                   # M48 = M39 & U7
-	movdqa          %xmm14, %xmm13
-	pand            416(%rbx), %xmm13               # M56 = M40 & T23
-	pand            %xmm15, %xmm6                   # M57 = M39 & T19
-	movdqa          %xmm6, 416(%rbx)
-	movdqa          %xmm9, %xmm6
-	pxor            %xmm4, %xmm6                    # M27 = M20 ^ M21
-	pand            %xmm8, %xmm9                    # M31 = M20 & M23
-	pxor            %xmm10, %xmm8                   # M28 = M23 ^ M25
-	pand            %xmm6, %xmm8                    # M29 = M28 & M27
-	pand            %xmm6, %xmm9                    # M32 = M27 & M31
-	pxor            %xmm10, %xmm6                   # M33 = M27 ^ M25
-	pxor            %xmm8, %xmm4                    # M37 = M21 ^ M29
-	pxor            %xmm6, %xmm9                    # M38 = M32 ^ M33
-	pand            %xmm9, %xmm7                    # M50 = M38 & T9
-	pand            %xmm4, %xmm12                   # M51 = M37 & T17
-	pand            %xmm9, %xmm1                    # M59 = M38 & T22
-	pand            %xmm4, %xmm11                   # M60 = M37 & T20
-	pxor            %xmm12, %xmm1                   # L8 = M51 ^ M59
-	pxor            %xmm0, %xmm12                   # L12 = M48 ^ M51
-	movdqa          %xmm9, %xmm6
-	pxor            %xmm14, %xmm6                   # M41 = M38 ^ M40
-	pxor            %xmm4, %xmm9                    # M43 = M37 ^ M38
-	pxor            %xmm15, %xmm4                   # M42 = M37 ^ M39
-	pxor            %xmm14, %xmm15                  # M44 = M39 ^ M40
-	movdqa          %xmm15, %xmm8
-	pand            384(%rbx), %xmm8                # M46 = M44 & T6
-	pand            %xmm9, %xmm3                    # M49 = M43 & T16
-	pand            %xmm6, %xmm5                    # M54 = M41 & T10
-	pand            352(%rbx), %xmm15               # M55 = M44 & T13
-	pand            400(%rbx), %xmm9                # M58 = M43 & T3
-	movdqa          %xmm4, %xmm10
-	pand            432(%rbx), %xmm10               # M61 = M42 & T1
-	movdqa          %xmm4, %xmm14
-	pand            320(%rbx), %xmm14               # M52 = M42 & T15
-	pxor            %xmm6, %xmm4                    # M45 = M42 ^ M41
-	movdqa          %xmm13, 320(%rbx)
-	movdqa          %xmm4, %xmm13
-	pand            304(%rbx), %xmm13               # M53 = M45 & T27
-	pand            336(%rbx), %xmm4                # M62 = M45 & T4
-	pxor            %xmm8, %xmm0                    # L2 = M46 ^ M48
-	pxor            %xmm15, %xmm2                   # L3 = M47 ^ M55
-	pxor            %xmm9, %xmm5                    # L4 = M54 ^ M58
-	pxor            %xmm10, %xmm3                   # L5 = M49 ^ M61
-	pand            368(%rbx), %xmm6                # M63 = M41 & T2
-	pxor            %xmm4, %xmm3                    # L6 = M62 ^ L5
-	pxor            %xmm10, %xmm4                   # L0 = M61 ^ M62
-	pxor            %xmm2, %xmm8                    # L7 = M46 ^ L3
-	pxor            %xmm0, %xmm11                   # L11 = M60 ^ L2
-	pxor            %xmm14, %xmm10                  # L14 = M52 ^ M61
-	pxor            %xmm13, %xmm14                  # L9 = M52 ^ M53
-	pxor            %xmm5, %xmm13                   # L10 = M53 ^ L4
-	pxor            %xmm1, %xmm9                    # L18 = M58 ^ L8
-	pxor            %xmm5, %xmm6                    # L19 = M63 ^ L4
-	pxor            %xmm12, %xmm2                   # L22 = L3 ^ L12
-	pxor            %xmm0, %xmm9                    # L23 = L18 ^ L2
-	pxor            %xmm13, %xmm1                   # L27 = L8 ^ L10
-	pxor            %xmm3, %xmm13                   # L25 = L6 ^ L10
-	pxor            %xmm11, %xmm10                  # L28 = L11 ^ L14
-	pxor            %xmm10, %xmm6                   # S2 = L19 ^ L28
-	movdqa          %xmm7, %xmm0
-	pxor            320(%rbx), %xmm0                # L1 = M50 ^ M56
-	pxor            %xmm0, %xmm15                   # L15 = M55 ^ L1
-	movdqa          %xmm0, %xmm5
-	pxor            416(%rbx), %xmm5                # L17 = M57 ^ L1
-	pxor            %xmm4, %xmm7                    # L13 = M50 ^ L0
-	movdqa          %xmm4, %xmm10
-	pxor            320(%rbx), %xmm10               # L16 = M56 ^ L0
-	pxor            %xmm0, %xmm4                    # L20 = L0 ^ L1
-	pxor            %xmm8, %xmm0                    # L21 = L1 ^ L7
-	pxor            %xmm14, %xmm15                  # L24 = L15 ^ L9
-	pxor            %xmm14, %xmm8                   # L26 = L7 ^ L9
-	pxor            %xmm5, %xmm11                   # L29 = L11 ^ L17
-	pxor            %xmm3, %xmm15                   # S0 = L6 ^ L24
-	pxor            %xmm8, %xmm10                   # S1 = L16 ^ L26
-	pxor            %xmm3, %xmm0                    # S3 = L6 ^ L21
-	pxor            %xmm2, %xmm4                    # S4 = L20 ^ L22
-	pxor            %xmm11, %xmm13                  # S5 = L25 ^ L29
-	pxor            %xmm1, %xmm7                    # S6 = L13 ^ L27
-	pxor            %xmm9, %xmm3                    # S7 = L6 ^ L23
-	movdqa          %xmm7, %xmm1
-	movdqa          %xmm13, %xmm2
-	movdqa          %xmm6, %xmm5
-	movdqa          %xmm10, %xmm6
-	movdqa          %xmm15, %xmm7
-	movdqa          %xmm3, %xmm8
-	movdqa          %xmm4, %xmm3
-	movdqa          %xmm0, %xmm4
-	movdqa          %xmm8, %xmm0
-# planes back to blocks (the network is its own inverse), + the last round key
-	movdqa          %xmm0, %xmm8
-	psrlq           $1, %xmm8
-	pxor            %xmm1, %xmm8
-	pand            .Lbs_swap1(%rip), %xmm8
-	pxor            %xmm8, %xmm1
-	psllq           $1, %xmm8
-	pxor            %xmm8, %xmm0
-	movdqa          %xmm2, %xmm8
-	psrlq           $1, %xmm8
-	pxor            %xmm3, %xmm8
-	pand            .Lbs_swap1(%rip), %xmm8
-	pxor            %xmm8, %xmm3
-	psllq           $1, %xmm8
-	pxor            %xmm8, %xmm2
-	movdqa          %xmm4, %xmm8
-	psrlq           $1, %xmm8
-	pxor            %xmm5, %xmm8
-	pand            .Lbs_swap1(%rip), %xmm8
-	pxor            %xmm8, %xmm5
-	psllq           $1, %xmm8
-	pxor            %xmm8, %xmm4
-	movdqa          %xmm6, %xmm8
-	psrlq           $1, %xmm8
-	pxor            %xmm7, %xmm8
-	pand            .Lbs_swap1(%rip), %xmm8
-	pxor            %xmm8, %xmm7
-	psllq           $1, %xmm8
-	pxor            %xmm8, %xmm6
-	movdqa          %xmm0, %xmm8
-	psrlq           $2, %xmm8
-	pxor            %xmm2, %xmm8
-	pand            .Lbs_swap2(%rip), %xmm8
-	pxor            %xmm8, %xmm2
-	psllq           $2, %xmm8
-	pxor            %xmm8, %xmm0
-	movdqa          %xmm1, %xmm8
-	psrlq           $2, %xmm8
-	pxor            %xmm3, %xmm8
-	pand            .Lbs_swap2(%rip), %xmm8
-	pxor            %xmm8, %xmm3
-	psllq           $2, %xmm8
-	pxor            %xmm8, %xmm1
-	movdqa          %xmm4, %xmm8
-	psrlq           $2, %xmm8
-	pxor            %xmm6, %xmm8
-	pand            .Lbs_swap2(%rip), %xmm8
-	pxor            %xmm8, %xmm6
-	psllq           $2, %xmm8
-	pxor            %xmm8, %xmm4
-	movdqa          %xmm5, %xmm8
-	psrlq           $2, %xmm8
-	pxor            %xmm7, %xmm8
-	pand            .Lbs_swap2(%rip), %xmm8
-	pxor            %xmm8, %xmm7
-	psllq           $2, %xmm8
-	pxor            %xmm8, %xmm5
-	movdqa          %xmm0, %xmm8
-	psrlq           $4, %xmm8
-	pxor            %xmm4, %xmm8
-	pand            .Lbs_swap4(%rip), %xmm8
-	pxor            %xmm8, %xmm4
-	psllq           $4, %xmm8
-	pxor            %xmm8, %xmm0
-	movdqa          %xmm1, %xmm8
-	psrlq           $4, %xmm8
-	pxor            %xmm5, %xmm8
-	pand            .Lbs_swap4(%rip), %xmm8
-	pxor            %xmm8, %xmm5
-	psllq           $4, %xmm8
-	pxor            %xmm8, %xmm1
-	movdqa          %xmm2, %xmm8
-	psrlq           $4, %xmm8
-	pxor            %xmm6, %xmm8
-	pand            .Lbs_swap4(%rip), %xmm8
-	pxor            %xmm8, %xmm6
-	psllq           $4, %xmm8
-	pxor            %xmm8, %xmm2
-	movdqa          %xmm3, %xmm8
-	psrlq           $4, %xmm8
-	pxor            %xmm7, %xmm8
-	pand            .Lbs_swap4(%rip), %xmm8
-	pxor            %xmm8, %xmm7
-	psllq           $4, %xmm8
-	pxor            %xmm8, %xmm3
-	pxor            288(%rbx), %xmm0
-	pxor            288(%rbx), %xmm1
-	pxor            288(%rbx), %xmm2
-	pxor            288(%rbx), %xmm3
-	pxor            288(%rbx), %xmm4
-	pxor            288(%rbx), %xmm5
-	pxor            288(%rbx), %xmm6
-	pxor            288(%rbx), %xmm7
+	mov             %rdx, 2496(%rbx)
+	mov             %rsi, 2504(%rbx)
+	mov             %rcx, 2512(%rbx)
+	pxor            %xmm0, %xmm0
 	movdqa          %xmm0, 2368(%rbx)
-	movdqa          %xmm1, 2384(%rbx)
-	movdqa          %xmm2, 2400(%rbx)
-	movdqa          %xmm3, 2416(%rbx)
-	movdqa          %xmm4, 2432(%rbx)
-	movdqa          %xmm5, 2448(%rbx)
-	movdqa          %xmm6, 2464(%rbx)
-	movdqa          %xmm7, 2480(%rbx)
+	movdqa          %xmm0, 2384(%rbx)
+	movdqa          %xmm0, 2400(%rbx)
+	movdqa          %xmm0, 2416(%rbx)
+	movdqa          %xmm0, 2432(%rbx)
+	movdqa          %xmm0, 2448(%rbx)
+	movdqa          %xmm0, 2464(%rbx)
+	movdqa          %xmm0, 2480(%rbx)
 	xor             %r11d, %r11d
 	mov             %rcx, %r10
-	and             $-16, %r10                      # the whole blocks' bytes
-.Lctr_final_blocks:
+	and             $-16, %r10
+	{disp32} jz     .Lctr_final_in_bytes
+.Lctr_final_in:
 	movdqu          (%rdx,%r11,1), %xmm0
-	pxor            2368(%rbx,%r11,1), %xmm0
+	movdqu          %xmm0, 2368(%rbx,%r11,1)
+	add             $16, %r11
+	cmp             %r10, %r11
+	jb              .Lctr_final_in
+.Lctr_final_in_bytes:
+	cmp             %rcx, %r11
+	{disp32} jae    .Lctr_final_in_done
+.Lctr_final_in_byte:
+	movzbl          (%rdx,%r11,1), %r10d
+	mov             %r10b, 2368(%rbx,%r11,1)
+	add             $1, %r11
+	cmp             %rcx, %r11
+	jb              .Lctr_final_in_byte
+.Lctr_final_in_done:
+	lea             2368(%rbx), %rdx
+	mov             %rdx, %rsi
+	xor             %ecx, %ecx
+	jmp             .Lctr_main_loop
+.Lctr_final_out:
+	mov             2496(%rbx), %rdx
+	mov             2504(%rbx), %rsi
+	mov             2512(%rbx), %rcx
+	xor             %r11d, %r11d
+	mov             %rcx, %r10
+	and             $-16, %r10
+	{disp32} jz     .Lctr_final_back_bytes
+.Lctr_final_back:
+	movdqu          2368(%rbx,%r11,1), %xmm0
 	movdqu          %xmm0, (%rsi,%r11,1)
 	add             $16, %r11
 	cmp             %r10, %r11
-	jb              .Lctr_final_blocks
+	jb              .Lctr_final_back
+.Lctr_final_back_bytes:
 	cmp             %rcx, %r11
-	{disp32} jae    .Lctr_final_bytes_done
-.Lctr_final_byte:
-	movzbl          (%rdx,%r11,1), %r10d
-	xor             2368(%rbx,%r11,1), %r10b
+	{disp32} jae    .Lctr_final_back_done
+.Lctr_final_back_byte:
+	movzbl          2368(%rbx,%r11,1), %r10d
 	mov             %r10b, (%rsi,%r11,1)
 	add             $1, %r11
 	cmp             %rcx, %r11
-	jb              .Lctr_final_byte
-.Lctr_final_bytes_done:
+	jb              .Lctr_final_back_byte
+.Lctr_final_back_done:
+	add             %rcx, %rdx
+	add             %rcx, %rsi
 	mov             $-128, %rcx                     # none left
-.Lctr_final_batch_done:
+.Lctr_final_done:
 # the bitsliced keys and spilled planes on the stack: zeroed
 	pxor            %xmm0, %xmm0
 	movdqa          %xmm0, 272(%rbx)
@@ -4838,6 +4202,8 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          %xmm0, 2448(%rbx)
 	movdqa          %xmm0, 2464(%rbx)
 	movdqa          %xmm0, 2480(%rbx)
+	movdqa          %xmm0, 2496(%rbx)
+	movdqa          %xmm0, 2512(%rbx)
 # the bulk loop used every vector register: vector-permute's constants back
 # the nibble mask and the tables that have a register (plan.table_registers): 1/x and
 # a/x of GF(2^4) (infinity, 0x80, at 0), the S-box output tables

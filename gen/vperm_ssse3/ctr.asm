@@ -36,7 +36,7 @@
 ; Registers (vector): B0S=xmm0, B0H=xmm1, B0L=xmm2, B0T=xmm3, B0U=xmm4, B1S=xmm5
 ;                     B1H=xmm6, B1L=xmm7, B1T=xmm8, B1U=xmm9, B2S=xmm10, B2H=xmm11
 ;                     B2L=xmm12, B2T=xmm13, B2U=xmm14, MASK=xmm15
-; Bitsliced main loop (UNROLL=8): every vector register; at FRAME + 272: key 0 (row-major), the last key, spill slots, the middle keys as planes (to FRAME + 2496).
+; Bitsliced main loop (UNROLL=8): every vector register; at FRAME + 272: key 0 (row-major), the last key, spill slots, the middle keys as planes (to FRAME + 2528).
 ; Stack: FRAME = rsp rounded up to 16; round key m before the last at [FRAME + 224 - 16m],
 ; the first at [FRAME], the input permutation at [FRAME + 240], a keystream block at [FRAME + 256].
 	section .text
@@ -45,7 +45,7 @@
 aesgen_ctr_crypt_vperm_ssse3:
 	endbr64
 	push            rbx
-	sub             rsp, 2512
+	sub             rsp, 2544
 	test            rcx, rcx
 	jz              near L.ctr_return
 ; ROUNDS = 10, 12 or 14; KEYEND = &rk[ROUNDS] of the schedule at rdi
@@ -3274,7 +3274,7 @@ L.ctr_done:
 	movdqa          oword [rbx + 256], xmm0
 L.ctr_return:
 	xor             eax, eax
-	add             rsp, 2512
+	add             rsp, 2544
 	pop             rbx
 	ret
 
@@ -3983,714 +3983,78 @@ L.ctr_bulk_middle_rounds:
 	sub             rcx, 128
 	jae             L.ctr_main_loop
 ; LLVM-MCA-END
-; 5 or more keystream blocks needed (more than 64 bytes left; LEN = left
-; - 128): one more bitsliced iteration's keystream into the frame, XORed onto the
-; blocks left and the final partial block's bytes (only the message's bytes are read
-; and written)
-	cmp             rcx, -64
-	jle             near L.ctr_final_batch_done
+; back from the final pass (SRC just past the frame's copy)?
+	lea             r11, [rbx + 2496]
+	cmp             rdx, r11
+	je              near L.ctr_final_out
+; 65 bytes or more left: the loop's body once more, on a copy in the frame
+	cmp             rcx, -63
+	jl              near L.ctr_final_done
 	add             rcx, 128                        ; the bytes left
-; counter blocks ctr + 0..7: little-endian in vectors, paddq j; one pshufb each
-; byte-reverses and puts them in row-major order; + round key 0; ctr_lo += 8
-	movq            xmm8, r8
-	movq            xmm9, r9
-	punpcklqdq      xmm8, xmm9
-	movdqa          xmm9, oword [rel L.ctr_bulk_order]
-	movdqa          xmm10, oword [rbx + 272]
-	movdqa          xmm0, xmm8
-	pshufb          xmm0, xmm9
-	pxor            xmm0, xmm10
-	movdqa          xmm1, xmm8
-	paddq           xmm1, oword [rel L.ctr_bulk_plus1]
-	pshufb          xmm1, xmm9
-	pxor            xmm1, xmm10
-	movdqa          xmm2, xmm8
-	paddq           xmm2, oword [rel L.ctr_bulk_plus2]
-	pshufb          xmm2, xmm9
-	pxor            xmm2, xmm10
-	movdqa          xmm3, xmm8
-	paddq           xmm3, oword [rel L.ctr_bulk_plus3]
-	pshufb          xmm3, xmm9
-	pxor            xmm3, xmm10
-	movdqa          xmm4, xmm8
-	paddq           xmm4, oword [rel L.ctr_bulk_plus4]
-	pshufb          xmm4, xmm9
-	pxor            xmm4, xmm10
-	movdqa          xmm5, xmm8
-	paddq           xmm5, oword [rel L.ctr_bulk_plus5]
-	pshufb          xmm5, xmm9
-	pxor            xmm5, xmm10
-	movdqa          xmm6, xmm8
-	paddq           xmm6, oword [rel L.ctr_bulk_plus6]
-	pshufb          xmm6, xmm9
-	pxor            xmm6, xmm10
-	movdqa          xmm7, xmm8
-	paddq           xmm7, oword [rel L.ctr_bulk_plus7]
-	pshufb          xmm7, xmm9
-	pxor            xmm7, xmm10
-	add             r8, 8
-; bit planes: byte q of xmm<b> = bit b of byte q of the eight blocks
-	movdqa          xmm8, xmm0
-	psrlq           xmm8, 1
-	pxor            xmm8, xmm1
-	pand            xmm8, oword [rel L.bs_swap1]
-	pxor            xmm1, xmm8
-	psllq           xmm8, 1
-	pxor            xmm0, xmm8
-	movdqa          xmm8, xmm2
-	psrlq           xmm8, 1
-	pxor            xmm8, xmm3
-	pand            xmm8, oword [rel L.bs_swap1]
-	pxor            xmm3, xmm8
-	psllq           xmm8, 1
-	pxor            xmm2, xmm8
-	movdqa          xmm8, xmm4
-	psrlq           xmm8, 1
-	pxor            xmm8, xmm5
-	pand            xmm8, oword [rel L.bs_swap1]
-	pxor            xmm5, xmm8
-	psllq           xmm8, 1
-	pxor            xmm4, xmm8
-	movdqa          xmm8, xmm6
-	psrlq           xmm8, 1
-	pxor            xmm8, xmm7
-	pand            xmm8, oword [rel L.bs_swap1]
-	pxor            xmm7, xmm8
-	psllq           xmm8, 1
-	pxor            xmm6, xmm8
-	movdqa          xmm8, xmm0
-	psrlq           xmm8, 2
-	pxor            xmm8, xmm2
-	pand            xmm8, oword [rel L.bs_swap2]
-	pxor            xmm2, xmm8
-	psllq           xmm8, 2
-	pxor            xmm0, xmm8
-	movdqa          xmm8, xmm1
-	psrlq           xmm8, 2
-	pxor            xmm8, xmm3
-	pand            xmm8, oword [rel L.bs_swap2]
-	pxor            xmm3, xmm8
-	psllq           xmm8, 2
-	pxor            xmm1, xmm8
-	movdqa          xmm8, xmm4
-	psrlq           xmm8, 2
-	pxor            xmm8, xmm6
-	pand            xmm8, oword [rel L.bs_swap2]
-	pxor            xmm6, xmm8
-	psllq           xmm8, 2
-	pxor            xmm4, xmm8
-	movdqa          xmm8, xmm5
-	psrlq           xmm8, 2
-	pxor            xmm8, xmm7
-	pand            xmm8, oword [rel L.bs_swap2]
-	pxor            xmm7, xmm8
-	psllq           xmm8, 2
-	pxor            xmm5, xmm8
-	movdqa          xmm8, xmm0
-	psrlq           xmm8, 4
-	pxor            xmm8, xmm4
-	pand            xmm8, oword [rel L.bs_swap4]
-	pxor            xmm4, xmm8
-	psllq           xmm8, 4
-	pxor            xmm0, xmm8
-	movdqa          xmm8, xmm1
-	psrlq           xmm8, 4
-	pxor            xmm8, xmm5
-	pand            xmm8, oword [rel L.bs_swap4]
-	pxor            xmm5, xmm8
-	psllq           xmm8, 4
-	pxor            xmm1, xmm8
-	movdqa          xmm8, xmm2
-	psrlq           xmm8, 4
-	pxor            xmm8, xmm6
-	pand            xmm8, oword [rel L.bs_swap4]
-	pxor            xmm6, xmm8
-	psllq           xmm8, 4
-	pxor            xmm2, xmm8
-	movdqa          xmm8, xmm3
-	psrlq           xmm8, 4
-	pxor            xmm8, xmm7
-	pand            xmm8, oword [rel L.bs_swap4]
-	pxor            xmm7, xmm8
-	psllq           xmm8, 4
-	pxor            xmm3, xmm8
-; KEY = the frame offset of the first middle round's planes, middle_key(Nr - 1) =
-; 560 + 128 * (14 - Nr)
-	mov             edi, 14
-	sub             edi, eax
-	shl             edi, 7
-	add             edi, 560
-L.ctr_final_middle_rounds:
-; a middle round (Nr - 1 of them): ShiftRows, the S-box circuit, MixColumns, + key
-	pshufb          xmm7, oword [rel L.bs_shift_rows] ; ShiftRows: plane 7 = U0
-	pshufb          xmm4, oword [rel L.bs_shift_rows] ; ShiftRows: plane 4 = U3
-	movdqa          xmm8, xmm7
-	pxor            xmm8, xmm4                      ; T1 = U0 ^ U3
-	pshufb          xmm3, oword [rel L.bs_shift_rows] ; ShiftRows: plane 3 = U4
-	pshufb          xmm1, oword [rel L.bs_shift_rows] ; ShiftRows: plane 1 = U6
-	pxor            xmm3, xmm1                      ; T5 = U4 ^ U6
-	pshufb          xmm6, oword [rel L.bs_shift_rows] ; ShiftRows: plane 6 = U1
-	pshufb          xmm2, oword [rel L.bs_shift_rows] ; ShiftRows: plane 2 = U5
-	movdqa          xmm9, xmm6
-	pxor            xmm9, xmm2                      ; T11 = U1 ^ U5
-	movdqa          xmm10, xmm3
-	pxor            xmm10, xmm9                     ; T15 = T5 ^ T11
-	movdqa          xmm11, xmm8
-	pand            xmm11, xmm10                    ; M11 = T1 & T15
-	movdqa          xmm12, xmm4
-	pxor            xmm12, xmm2                     ; T4 = U3 ^ U5
-	pshufb          xmm5, oword [rel L.bs_shift_rows] ; ShiftRows: plane 5 = U2
-	movdqa          xmm13, xmm5
-	pxor            xmm13, xmm2                     ; T12 = U2 ^ U5
-	movdqa          xmm14, xmm8
-	pxor            xmm14, xmm13                    ; T27 = T1 ^ T12
-	movdqa          xmm15, xmm12
-	pand            xmm15, xmm14                    ; M12 = T4 & T27
-	pxor            xmm15, xmm11                    ; M13 = M12 ^ M11
-	pxor            xmm2, xmm7                      ; T2 = U0 ^ U5
-	movdqa          oword [rbx + 304], xmm14
-	movdqa          xmm14, xmm8
-	pxor            xmm14, xmm3                     ; T6 = T1 ^ T5
-	pxor            xmm6, xmm5                      ; T7 = U1 ^ U2
-	movdqa          xmm5, xmm14
-	pxor            xmm5, xmm6                      ; T10 = T6 ^ T7
-	movdqa          oword [rbx + 320], xmm10
-	movdqa          xmm10, xmm2
-	pand            xmm10, xmm5                     ; M14 = T2 & T10
-	pxor            xmm10, xmm11                    ; M15 = M14 ^ M11
-	pxor            xmm7, xmm1                      ; T3 = U0 ^ U6
-	movdqa          xmm11, xmm7
-	pxor            xmm11, xmm12                    ; T13 = T3 ^ T4
-	movdqa          oword [rbx + 336], xmm12
-	movdqa          xmm12, xmm11
-	pand            xmm12, xmm14                    ; M1 = T13 & T6
-	pxor            xmm9, xmm14                     ; T14 = T6 ^ T11
-	pxor            xmm9, xmm12                     ; M3 = T14 ^ M1
-	pshufb          xmm0, oword [rel L.bs_shift_rows] ; ShiftRows: plane 0 = U7
-	pxor            xmm1, xmm0                      ; T21 = U6 ^ U7
-	pxor            xmm1, xmm6                      ; T22 = T7 ^ T21
-	movdqa          oword [rbx + 352], xmm11
-	movdqa          xmm11, xmm2
-	pxor            xmm11, xmm1                     ; T23 = T2 ^ T22
-	movdqa          oword [rbx + 368], xmm2
-	movdqa          xmm2, xmm0
-	pxor            xmm2, xmm14                     ; T8 = U7 ^ T6
-	movdqa          oword [rbx + 384], xmm14
-	movdqa          xmm14, xmm11
-	pand            xmm14, xmm2                     ; M2 = T23 & T8
-	pxor            xmm9, xmm14                     ; M16 = M3 ^ M2
-	pxor            xmm3, xmm13                     ; T16 = T5 ^ T12
-	movdqa          xmm13, xmm7
-	pand            xmm13, xmm3                     ; M6 = T3 & T16
-	movdqa          xmm14, xmm7
-	pxor            xmm14, xmm3                     ; T26 = T3 ^ T16
-	pxor            xmm14, xmm13                    ; M8 = T26 ^ M6
-	movdqa          oword [rbx + 400], xmm7
-	movdqa          xmm7, xmm0
-	pxor            xmm7, xmm6                      ; T9 = U7 ^ T7
-	movdqa          oword [rbx + 416], xmm2
-	movdqa          xmm2, xmm1
-	pand            xmm2, xmm7                      ; M7 = T22 & T9
-	pxor            xmm14, xmm2                     ; M18 = M8 ^ M7
-	pxor            xmm4, xmm0                      ; T18 = U3 ^ U7
-	pxor            xmm6, xmm4                      ; T19 = T7 ^ T18
-	movdqa          xmm2, xmm6
-	pand            xmm2, xmm0                      ; M4 = T19 & U7
-	pxor            xmm2, xmm12                     ; M5 = M4 ^ M1
-	movdqa          xmm4, xmm8
-	pxor            xmm4, xmm6                      ; T20 = T1 ^ T19
-	movdqa          xmm12, xmm7
-	pxor            xmm12, xmm3                     ; T17 = T9 ^ T16
-	movdqa          oword [rbx + 432], xmm8
-	movdqa          xmm8, xmm4
-	pand            xmm8, xmm12                     ; M9 = T20 & T17
-	pxor            xmm8, xmm13                     ; M10 = M9 ^ M6
-	pxor            xmm9, xmm15                     ; M20 = M16 ^ M13
-	pxor            xmm14, xmm15                    ; M22 = M18 ^ M13
-	pxor            xmm8, xmm10                     ; M19 = M10 ^ M15
-	movdqa          xmm13, xmm5
-	pxor            xmm13, oword [rbx + 368]        ; T24 = T2 ^ T10
-	pxor            xmm2, xmm13                     ; M17 = M5 ^ T24
-	pxor            xmm2, xmm10                     ; M21 = M17 ^ M15
-	movdqa          xmm10, xmm4
-	pxor            xmm10, xmm12                    ; T25 = T20 ^ T17
-	pxor            xmm8, xmm10                     ; M23 = M19 ^ T25
-	movdqa          xmm10, xmm14
-	pand            xmm10, xmm9                     ; M25 = M22 & M20
-	movdqa          xmm13, xmm14
-	pxor            xmm13, xmm8                     ; M24 = M22 ^ M23
-	pand            xmm14, xmm2                     ; M34 = M21 & M22
-	pand            xmm14, xmm13                    ; M35 = M24 & M34
-	movdqa          xmm15, xmm2
-	pxor            xmm15, xmm10                    ; M26 = M21 ^ M25
-	pand            xmm15, xmm13                    ; M30 = M26 & M24
-	pxor            xmm13, xmm10                    ; M36 = M24 ^ M25
-	pxor            xmm15, xmm8                     ; M39 = M23 ^ M30
-	pxor            xmm14, xmm13                    ; M40 = M35 ^ M36
-	pand            xmm0, xmm15                     ; M48 = M39 & U7
-	pand            xmm11, xmm14                    ; M56 = M40 & T23
-	movdqa          xmm13, xmm14
-	pand            xmm13, oword [rbx + 416]        ; M47 = M40 & T8
-	pand            xmm6, xmm15                     ; M57 = M39 & T19
-	movdqa          oword [rbx + 416], xmm6
-	movdqa          xmm6, xmm9
-	pxor            xmm6, xmm2                      ; M27 = M20 ^ M21
-	pand            xmm9, xmm8                      ; M31 = M20 & M23
-	pxor            xmm8, xmm10                     ; M28 = M23 ^ M25
-	pand            xmm8, xmm6                      ; M29 = M28 & M27
-	pand            xmm9, xmm6                      ; M32 = M27 & M31
-	pxor            xmm6, xmm10                     ; M33 = M27 ^ M25
-	pxor            xmm2, xmm8                      ; M37 = M21 ^ M29
-	pxor            xmm9, xmm6                      ; M38 = M32 ^ M33
-	pand            xmm7, xmm9                      ; M50 = M38 & T9
-	pand            xmm12, xmm2                     ; M51 = M37 & T17
-	pand            xmm1, xmm9                      ; M59 = M38 & T22
-	pand            xmm4, xmm2                      ; M60 = M37 & T20
-	pxor            xmm1, xmm12                     ; L8 = M51 ^ M59
-	pxor            xmm12, xmm0                     ; L12 = M48 ^ M51
-	movdqa          xmm6, xmm9
-	pxor            xmm6, xmm14                     ; M41 = M38 ^ M40
-	pxor            xmm9, xmm2                      ; M43 = M37 ^ M38
-	pxor            xmm2, xmm15                     ; M42 = M37 ^ M39
-	pxor            xmm15, xmm14                    ; M44 = M39 ^ M40
-	movdqa          xmm8, xmm15
-	pand            xmm8, oword [rbx + 384]         ; M46 = M44 & T6
-	pand            xmm3, xmm9                      ; M49 = M43 & T16
-	pand            xmm5, xmm6                      ; M54 = M41 & T10
-	pand            xmm9, oword [rbx + 400]         ; M58 = M43 & T3
-	movdqa          xmm10, xmm2
-	pand            xmm10, oword [rbx + 432]        ; M61 = M42 & T1
-	movdqa          xmm14, xmm2
-	pand            xmm14, oword [rbx + 320]        ; M52 = M42 & T15
-	pxor            xmm2, xmm6                      ; M45 = M42 ^ M41
-	movdqa          oword [rbx + 320], xmm11
-	movdqa          xmm11, xmm2
-	pand            xmm11, oword [rbx + 304]        ; M53 = M45 & T27
-	pand            xmm15, oword [rbx + 352]        ; M55 = M44 & T13
-	pand            xmm2, oword [rbx + 336]         ; M62 = M45 & T4
-	pxor            xmm0, xmm8                      ; L2 = M46 ^ M48
-	pxor            xmm5, xmm9                      ; L4 = M54 ^ M58
-	pxor            xmm3, xmm10                     ; L5 = M49 ^ M61
-	pxor            xmm13, xmm15                    ; L3 = M47 ^ M55
-	pxor            xmm3, xmm2                      ; L6 = M62 ^ L5
-	pxor            xmm2, xmm10                     ; L0 = M61 ^ M62
-	pxor            xmm4, xmm0                      ; L11 = M60 ^ L2
-	pxor            xmm9, xmm1                      ; L18 = M58 ^ L8
-	pand            xmm6, oword [rbx + 368]         ; M63 = M41 & T2
-	pxor            xmm8, xmm13                     ; L7 = M46 ^ L3
-	pxor            xmm10, xmm14                    ; L14 = M52 ^ M61
-	pxor            xmm14, xmm11                    ; L9 = M52 ^ M53
-	pxor            xmm11, xmm5                     ; L10 = M53 ^ L4
-	pxor            xmm13, xmm12                    ; L22 = L3 ^ L12
-	pxor            xmm9, xmm0                      ; L23 = L18 ^ L2
-	pxor            xmm6, xmm5                      ; L19 = M63 ^ L4
-	pxor            xmm1, xmm11                     ; L27 = L8 ^ L10
-	pxor            xmm11, xmm3                     ; L25 = L6 ^ L10
-	pxor            xmm10, xmm4                     ; L28 = L11 ^ L14
-	pxor            xmm9, xmm3                      ; S7 = L6 ^ L23
-	pxor            xmm6, xmm10                     ; S2 = L19 ^ L28
-	movdqa          xmm0, xmm7
-	pxor            xmm0, oword [rbx + 320]         ; L1 = M50 ^ M56
-	pxor            xmm15, xmm0                     ; L15 = M55 ^ L1
-	movdqa          xmm5, xmm0
-	pxor            xmm5, oword [rbx + 416]         ; L17 = M57 ^ L1
-	pxor            xmm15, xmm14                    ; L24 = L15 ^ L9
-	pxor            xmm4, xmm5                      ; L29 = L11 ^ L17
-	movdqa          xmm5, xmm2
-	pxor            xmm5, xmm0                      ; L20 = L0 ^ L1
-	pxor            xmm7, xmm2                      ; L13 = M50 ^ L0
-	pxor            xmm2, oword [rbx + 320]         ; L16 = M56 ^ L0
-	pxor            xmm0, xmm8                      ; L21 = L1 ^ L7
-	pxor            xmm8, xmm14                     ; L26 = L7 ^ L9
-	pxor            xmm15, xmm3                     ; S0 = L6 ^ L24
-	pxor            xmm5, xmm13                     ; S4 = L20 ^ L22
-	pxor            xmm11, xmm4                     ; S5 = L25 ^ L29
-	pxor            xmm2, xmm8                      ; S1 = L16 ^ L26
-	pxor            xmm3, xmm0                      ; S3 = L6 ^ L21
-	pxor            xmm7, xmm1                      ; S6 = L13 ^ L27
-	pshufd          xmm0, xmm9, 57                  ; a0 = S7; R(a0)
-	pshufd          xmm1, xmm11, 57                 ; a2 = S5; R(a2)
-	pshufd          xmm4, xmm5, 57                  ; a3 = S4; R(a3)
-	pshufd          xmm8, xmm15, 57                 ; a7 = S0; R(a7)
-	pshufd          xmm10, xmm7, 57                 ; a1 = S6; R(a1)
-	pshufd          xmm12, xmm3, 57                 ; a4 = S3; R(a4)
-	pshufd          xmm13, xmm6, 57                 ; a5 = S2; R(a5)
-	pxor            xmm9, xmm0                      ; t0 = a0 + R(a0)
-	pxor            xmm11, xmm1                     ; t2 = a2 + R(a2)
-	pxor            xmm5, xmm4                      ; t3 = a3 + R(a3)
-	pxor            xmm15, xmm8                     ; t7 = a7 + R(a7)
-	pxor            xmm7, xmm10                     ; t1 = a1 + R(a1)
-	pxor            xmm3, xmm12                     ; t4 = a4 + R(a4)
-	pxor            xmm6, xmm13                     ; t5 = a5 + R(a5)
-	pxor            xmm0, xmm15                     ; plane 0: 2t + R(a)
-	pxor            xmm1, xmm7                      ; plane 2: 2t + R(a)
-	pxor            xmm13, xmm3                     ; plane 5: 2t + R(a)
-	pxor            xmm0, oword [rbx + rdi*1]       ; + round key
-	pshufd          xmm7, xmm7, 78                  ; R^2(t1)
-	pxor            xmm1, oword [rbx + rdi*1 + 32]  ; + round key
-	pshufd          xmm3, xmm3, 78                  ; R^2(t4)
-	pxor            xmm13, oword [rbx + rdi*1 + 80] ; + round key
-	pshufd          xmm14, xmm2, 57                 ; a6 = S1; R(a6)
-	pxor            xmm2, xmm14                     ; t6 = a6 + R(a6)
-	pxor            xmm14, xmm6                     ; plane 6: 2t + R(a)
-	pxor            xmm8, xmm2                      ; plane 7: 2t + R(a)
-	pshufd          xmm6, xmm6, 78                  ; R^2(t5)
-	pshufd          xmm2, xmm2, 78                  ; R^2(t6)
-	pxor            xmm14, oword [rbx + rdi*1 + 96] ; + round key
-	pxor            xmm8, oword [rbx + rdi*1 + 112] ; + round key
-	pxor            xmm13, xmm6                     ; + R^2(t): MixColumns done
-	pxor            xmm14, xmm2                     ; + R^2(t): MixColumns done
-	movdqa          xmm2, xmm9
-	pxor            xmm2, xmm15                     ; 2t, plane 1 = t0 + t7
-	pxor            xmm2, xmm10                     ; plane 1: 2t + R(a)
-	movdqa          xmm6, xmm11
-	pxor            xmm6, xmm15                     ; 2t, plane 3 = t2 + t7
-	pxor            xmm6, xmm4                      ; plane 3: 2t + R(a)
-	movdqa          xmm4, xmm5
-	pxor            xmm4, xmm15                     ; 2t, plane 4 = t3 + t7
-	pxor            xmm4, xmm12                     ; plane 4: 2t + R(a)
-	pshufd          xmm9, xmm9, 78                  ; R^2(t0)
-	pxor            xmm2, oword [rbx + rdi*1 + 16]  ; + round key
-	pshufd          xmm11, xmm11, 78                ; R^2(t2)
-	pshufd          xmm5, xmm5, 78                  ; R^2(t3)
-	pxor            xmm6, oword [rbx + rdi*1 + 48]  ; + round key
-	pxor            xmm4, oword [rbx + rdi*1 + 64]  ; + round key
-	pshufd          xmm15, xmm15, 78                ; R^2(t7)
-	pxor            xmm0, xmm9                      ; + R^2(t): MixColumns done
-	pxor            xmm2, xmm7                      ; + R^2(t): MixColumns done
-	pxor            xmm1, xmm11                     ; + R^2(t): MixColumns done
-	pxor            xmm6, xmm5                      ; + R^2(t): MixColumns done
-	pxor            xmm4, xmm3                      ; + R^2(t): MixColumns done
-	pxor            xmm8, xmm15                     ; + R^2(t): MixColumns done
-	movdqa          xmm3, xmm6
-	movdqa          xmm5, xmm13
-	movdqa          xmm6, xmm14
-	movdqa          xmm7, xmm8
-	movdqa          xmm9, xmm2
-	movdqa          xmm2, xmm1
-	movdqa          xmm1, xmm9
-	add             edi, 128
-	cmp             edi, 2224
-	jb              L.ctr_final_middle_rounds
-; the last round: ShiftRows (and back to column order), the S-box circuit
-	pshufb          xmm7, oword [rel L.bs_shift_rows_to_columns] ; ShiftRows, back to column order: plane 7 = U0
-	pshufb          xmm4, oword [rel L.bs_shift_rows_to_columns] ; ShiftRows, back to column order: plane 4 = U3
-	movdqa          xmm8, xmm7
-	pxor            xmm8, xmm4                      ; T1 = U0 ^ U3
-	pshufb          xmm3, oword [rel L.bs_shift_rows_to_columns] ; ShiftRows, back to column order: plane 3 = U4
-	pshufb          xmm1, oword [rel L.bs_shift_rows_to_columns] ; ShiftRows, back to column order: plane 1 = U6
-	pxor            xmm3, xmm1                      ; T5 = U4 ^ U6
-	pshufb          xmm6, oword [rel L.bs_shift_rows_to_columns] ; ShiftRows, back to column order: plane 6 = U1
-	pshufb          xmm2, oword [rel L.bs_shift_rows_to_columns] ; ShiftRows, back to column order: plane 2 = U5
-	movdqa          xmm9, xmm6
-	pxor            xmm9, xmm2                      ; T11 = U1 ^ U5
-	movdqa          xmm10, xmm3
-	pxor            xmm10, xmm9                     ; T15 = T5 ^ T11
-	movdqa          xmm11, xmm8
-	pand            xmm11, xmm10                    ; M11 = T1 & T15
-	movdqa          xmm12, xmm4
-	pxor            xmm12, xmm2                     ; T4 = U3 ^ U5
-	pshufb          xmm5, oword [rel L.bs_shift_rows_to_columns] ; ShiftRows, back to column order: plane 5 = U2
-	movdqa          xmm13, xmm5
-	pxor            xmm13, xmm2                     ; T12 = U2 ^ U5
-	movdqa          xmm14, xmm8
-	pxor            xmm14, xmm13                    ; T27 = T1 ^ T12
-	movdqa          xmm15, xmm12
-	pand            xmm15, xmm14                    ; M12 = T4 & T27
-	pxor            xmm15, xmm11                    ; M13 = M12 ^ M11
-	pxor            xmm2, xmm7                      ; T2 = U0 ^ U5
-	movdqa          oword [rbx + 304], xmm14
-	movdqa          xmm14, xmm8
-	pxor            xmm14, xmm3                     ; T6 = T1 ^ T5
-	pxor            xmm6, xmm5                      ; T7 = U1 ^ U2
-	movdqa          xmm5, xmm14
-	pxor            xmm5, xmm6                      ; T10 = T6 ^ T7
-	movdqa          oword [rbx + 320], xmm10
-	movdqa          xmm10, xmm2
-	pand            xmm10, xmm5                     ; M14 = T2 & T10
-	pxor            xmm10, xmm11                    ; M15 = M14 ^ M11
-	pxor            xmm7, xmm1                      ; T3 = U0 ^ U6
-	movdqa          xmm11, xmm7
-	pxor            xmm11, xmm12                    ; T13 = T3 ^ T4
-	movdqa          oword [rbx + 336], xmm12
-	movdqa          xmm12, xmm11
-	pand            xmm12, xmm14                    ; M1 = T13 & T6
-	pxor            xmm9, xmm14                     ; T14 = T6 ^ T11
-	pxor            xmm9, xmm12                     ; M3 = T14 ^ M1
-	pshufb          xmm0, oword [rel L.bs_shift_rows_to_columns] ; ShiftRows, back to column order: plane 0 = U7
-	pxor            xmm1, xmm0                      ; T21 = U6 ^ U7
-	pxor            xmm1, xmm6                      ; T22 = T7 ^ T21
-	movdqa          oword [rbx + 352], xmm11
-	movdqa          xmm11, xmm2
-	pxor            xmm11, xmm1                     ; T23 = T2 ^ T22
-	movdqa          oword [rbx + 368], xmm2
-	movdqa          xmm2, xmm0
-	pxor            xmm2, xmm14                     ; T8 = U7 ^ T6
-	movdqa          oword [rbx + 384], xmm14
-	movdqa          xmm14, xmm11
-	pand            xmm14, xmm2                     ; M2 = T23 & T8
-	pxor            xmm9, xmm14                     ; M16 = M3 ^ M2
-	pxor            xmm3, xmm13                     ; T16 = T5 ^ T12
-	movdqa          xmm13, xmm7
-	pand            xmm13, xmm3                     ; M6 = T3 & T16
-	movdqa          xmm14, xmm7
-	pxor            xmm14, xmm3                     ; T26 = T3 ^ T16
-	pxor            xmm14, xmm13                    ; M8 = T26 ^ M6
-	movdqa          oword [rbx + 400], xmm7
-	movdqa          xmm7, xmm0
-	pxor            xmm7, xmm6                      ; T9 = U7 ^ T7
-	movdqa          oword [rbx + 416], xmm11
-	movdqa          xmm11, xmm1
-	pand            xmm11, xmm7                     ; M7 = T22 & T9
-	pxor            xmm14, xmm11                    ; M18 = M8 ^ M7
-	pxor            xmm4, xmm0                      ; T18 = U3 ^ U7
-	pxor            xmm6, xmm4                      ; T19 = T7 ^ T18
-	movdqa          xmm4, xmm6
-	pand            xmm4, xmm0                      ; M4 = T19 & U7
-	pxor            xmm4, xmm12                     ; M5 = M4 ^ M1
-	movdqa          xmm11, xmm8
-	pxor            xmm11, xmm6                     ; T20 = T1 ^ T19
-	movdqa          xmm12, xmm7
-	pxor            xmm12, xmm3                     ; T17 = T9 ^ T16
-	movdqa          oword [rbx + 432], xmm8
-	movdqa          xmm8, xmm11
-	pand            xmm8, xmm12                     ; M9 = T20 & T17
-	pxor            xmm8, xmm13                     ; M10 = M9 ^ M6
-	pxor            xmm9, xmm15                     ; M20 = M16 ^ M13
-	pxor            xmm14, xmm15                    ; M22 = M18 ^ M13
-	pxor            xmm8, xmm10                     ; M19 = M10 ^ M15
-	movdqa          xmm13, xmm5
-	pxor            xmm13, oword [rbx + 368]        ; T24 = T2 ^ T10
-	pxor            xmm4, xmm13                     ; M17 = M5 ^ T24
-	pxor            xmm4, xmm10                     ; M21 = M17 ^ M15
-	movdqa          xmm10, xmm11
-	pxor            xmm10, xmm12                    ; T25 = T20 ^ T17
-	pxor            xmm8, xmm10                     ; M23 = M19 ^ T25
-	movdqa          xmm10, xmm14
-	pand            xmm10, xmm9                     ; M25 = M22 & M20
-	movdqa          xmm13, xmm14
-	pxor            xmm13, xmm8                     ; M24 = M22 ^ M23
-	pand            xmm14, xmm4                     ; M34 = M21 & M22
-	pand            xmm14, xmm13                    ; M35 = M24 & M34
-	movdqa          xmm15, xmm4
-	pxor            xmm15, xmm10                    ; M26 = M21 ^ M25
-	pand            xmm15, xmm13                    ; M30 = M26 & M24
-	pxor            xmm13, xmm10                    ; M36 = M24 ^ M25
-	pxor            xmm15, xmm8                     ; M39 = M23 ^ M30
-	pxor            xmm14, xmm13                    ; M40 = M35 ^ M36
-	pand            xmm2, xmm14                     ; M47 = M40 & T8
-	pand            xmm0, xmm15                     ; M48 = M39 & U7
-	movdqa          xmm13, xmm14
-	pand            xmm13, oword [rbx + 416]        ; M56 = M40 & T23
-	pand            xmm6, xmm15                     ; M57 = M39 & T19
-	movdqa          oword [rbx + 416], xmm6
-	movdqa          xmm6, xmm9
-	pxor            xmm6, xmm4                      ; M27 = M20 ^ M21
-	pand            xmm9, xmm8                      ; M31 = M20 & M23
-	pxor            xmm8, xmm10                     ; M28 = M23 ^ M25
-	pand            xmm8, xmm6                      ; M29 = M28 & M27
-	pand            xmm9, xmm6                      ; M32 = M27 & M31
-	pxor            xmm6, xmm10                     ; M33 = M27 ^ M25
-	pxor            xmm4, xmm8                      ; M37 = M21 ^ M29
-	pxor            xmm9, xmm6                      ; M38 = M32 ^ M33
-	pand            xmm7, xmm9                      ; M50 = M38 & T9
-	pand            xmm12, xmm4                     ; M51 = M37 & T17
-	pand            xmm1, xmm9                      ; M59 = M38 & T22
-	pand            xmm11, xmm4                     ; M60 = M37 & T20
-	pxor            xmm1, xmm12                     ; L8 = M51 ^ M59
-	pxor            xmm12, xmm0                     ; L12 = M48 ^ M51
-	movdqa          xmm6, xmm9
-	pxor            xmm6, xmm14                     ; M41 = M38 ^ M40
-	pxor            xmm9, xmm4                      ; M43 = M37 ^ M38
-	pxor            xmm4, xmm15                     ; M42 = M37 ^ M39
-	pxor            xmm15, xmm14                    ; M44 = M39 ^ M40
-	movdqa          xmm8, xmm15
-	pand            xmm8, oword [rbx + 384]         ; M46 = M44 & T6
-	pand            xmm3, xmm9                      ; M49 = M43 & T16
-	pand            xmm5, xmm6                      ; M54 = M41 & T10
-	pand            xmm15, oword [rbx + 352]        ; M55 = M44 & T13
-	pand            xmm9, oword [rbx + 400]         ; M58 = M43 & T3
-	movdqa          xmm10, xmm4
-	pand            xmm10, oword [rbx + 432]        ; M61 = M42 & T1
-	movdqa          xmm14, xmm4
-	pand            xmm14, oword [rbx + 320]        ; M52 = M42 & T15
-	pxor            xmm4, xmm6                      ; M45 = M42 ^ M41
-	movdqa          oword [rbx + 320], xmm13
-	movdqa          xmm13, xmm4
-	pand            xmm13, oword [rbx + 304]        ; M53 = M45 & T27
-	pand            xmm4, oword [rbx + 336]         ; M62 = M45 & T4
-	pxor            xmm0, xmm8                      ; L2 = M46 ^ M48
-	pxor            xmm2, xmm15                     ; L3 = M47 ^ M55
-	pxor            xmm5, xmm9                      ; L4 = M54 ^ M58
-	pxor            xmm3, xmm10                     ; L5 = M49 ^ M61
-	pand            xmm6, oword [rbx + 368]         ; M63 = M41 & T2
-	pxor            xmm3, xmm4                      ; L6 = M62 ^ L5
-	pxor            xmm4, xmm10                     ; L0 = M61 ^ M62
-	pxor            xmm8, xmm2                      ; L7 = M46 ^ L3
-	pxor            xmm11, xmm0                     ; L11 = M60 ^ L2
-	pxor            xmm10, xmm14                    ; L14 = M52 ^ M61
-	pxor            xmm14, xmm13                    ; L9 = M52 ^ M53
-	pxor            xmm13, xmm5                     ; L10 = M53 ^ L4
-	pxor            xmm9, xmm1                      ; L18 = M58 ^ L8
-	pxor            xmm6, xmm5                      ; L19 = M63 ^ L4
-	pxor            xmm2, xmm12                     ; L22 = L3 ^ L12
-	pxor            xmm9, xmm0                      ; L23 = L18 ^ L2
-	pxor            xmm1, xmm13                     ; L27 = L8 ^ L10
-	pxor            xmm13, xmm3                     ; L25 = L6 ^ L10
-	pxor            xmm10, xmm11                    ; L28 = L11 ^ L14
-	pxor            xmm6, xmm10                     ; S2 = L19 ^ L28
-	movdqa          xmm0, xmm7
-	pxor            xmm0, oword [rbx + 320]         ; L1 = M50 ^ M56
-	pxor            xmm15, xmm0                     ; L15 = M55 ^ L1
-	movdqa          xmm5, xmm0
-	pxor            xmm5, oword [rbx + 416]         ; L17 = M57 ^ L1
-	pxor            xmm7, xmm4                      ; L13 = M50 ^ L0
-	movdqa          xmm10, xmm4
-	pxor            xmm10, oword [rbx + 320]        ; L16 = M56 ^ L0
-	pxor            xmm4, xmm0                      ; L20 = L0 ^ L1
-	pxor            xmm0, xmm8                      ; L21 = L1 ^ L7
-	pxor            xmm15, xmm14                    ; L24 = L15 ^ L9
-	pxor            xmm8, xmm14                     ; L26 = L7 ^ L9
-	pxor            xmm11, xmm5                     ; L29 = L11 ^ L17
-	pxor            xmm15, xmm3                     ; S0 = L6 ^ L24
-	pxor            xmm10, xmm8                     ; S1 = L16 ^ L26
-	pxor            xmm0, xmm3                      ; S3 = L6 ^ L21
-	pxor            xmm4, xmm2                      ; S4 = L20 ^ L22
-	pxor            xmm13, xmm11                    ; S5 = L25 ^ L29
-	pxor            xmm7, xmm1                      ; S6 = L13 ^ L27
-	pxor            xmm3, xmm9                      ; S7 = L6 ^ L23
-	movdqa          xmm1, xmm7
-	movdqa          xmm2, xmm13
-	movdqa          xmm5, xmm6
-	movdqa          xmm6, xmm10
-	movdqa          xmm7, xmm15
-	movdqa          xmm8, xmm3
-	movdqa          xmm3, xmm4
-	movdqa          xmm4, xmm0
-	movdqa          xmm0, xmm8
-; planes back to blocks (the network is its own inverse), + the last round key
-	movdqa          xmm8, xmm0
-	psrlq           xmm8, 1
-	pxor            xmm8, xmm1
-	pand            xmm8, oword [rel L.bs_swap1]
-	pxor            xmm1, xmm8
-	psllq           xmm8, 1
-	pxor            xmm0, xmm8
-	movdqa          xmm8, xmm2
-	psrlq           xmm8, 1
-	pxor            xmm8, xmm3
-	pand            xmm8, oword [rel L.bs_swap1]
-	pxor            xmm3, xmm8
-	psllq           xmm8, 1
-	pxor            xmm2, xmm8
-	movdqa          xmm8, xmm4
-	psrlq           xmm8, 1
-	pxor            xmm8, xmm5
-	pand            xmm8, oword [rel L.bs_swap1]
-	pxor            xmm5, xmm8
-	psllq           xmm8, 1
-	pxor            xmm4, xmm8
-	movdqa          xmm8, xmm6
-	psrlq           xmm8, 1
-	pxor            xmm8, xmm7
-	pand            xmm8, oword [rel L.bs_swap1]
-	pxor            xmm7, xmm8
-	psllq           xmm8, 1
-	pxor            xmm6, xmm8
-	movdqa          xmm8, xmm0
-	psrlq           xmm8, 2
-	pxor            xmm8, xmm2
-	pand            xmm8, oword [rel L.bs_swap2]
-	pxor            xmm2, xmm8
-	psllq           xmm8, 2
-	pxor            xmm0, xmm8
-	movdqa          xmm8, xmm1
-	psrlq           xmm8, 2
-	pxor            xmm8, xmm3
-	pand            xmm8, oword [rel L.bs_swap2]
-	pxor            xmm3, xmm8
-	psllq           xmm8, 2
-	pxor            xmm1, xmm8
-	movdqa          xmm8, xmm4
-	psrlq           xmm8, 2
-	pxor            xmm8, xmm6
-	pand            xmm8, oword [rel L.bs_swap2]
-	pxor            xmm6, xmm8
-	psllq           xmm8, 2
-	pxor            xmm4, xmm8
-	movdqa          xmm8, xmm5
-	psrlq           xmm8, 2
-	pxor            xmm8, xmm7
-	pand            xmm8, oword [rel L.bs_swap2]
-	pxor            xmm7, xmm8
-	psllq           xmm8, 2
-	pxor            xmm5, xmm8
-	movdqa          xmm8, xmm0
-	psrlq           xmm8, 4
-	pxor            xmm8, xmm4
-	pand            xmm8, oword [rel L.bs_swap4]
-	pxor            xmm4, xmm8
-	psllq           xmm8, 4
-	pxor            xmm0, xmm8
-	movdqa          xmm8, xmm1
-	psrlq           xmm8, 4
-	pxor            xmm8, xmm5
-	pand            xmm8, oword [rel L.bs_swap4]
-	pxor            xmm5, xmm8
-	psllq           xmm8, 4
-	pxor            xmm1, xmm8
-	movdqa          xmm8, xmm2
-	psrlq           xmm8, 4
-	pxor            xmm8, xmm6
-	pand            xmm8, oword [rel L.bs_swap4]
-	pxor            xmm6, xmm8
-	psllq           xmm8, 4
-	pxor            xmm2, xmm8
-	movdqa          xmm8, xmm3
-	psrlq           xmm8, 4
-	pxor            xmm8, xmm7
-	pand            xmm8, oword [rel L.bs_swap4]
-	pxor            xmm7, xmm8
-	psllq           xmm8, 4
-	pxor            xmm3, xmm8
-	pxor            xmm0, oword [rbx + 288]
-	pxor            xmm1, oword [rbx + 288]
-	pxor            xmm2, oword [rbx + 288]
-	pxor            xmm3, oword [rbx + 288]
-	pxor            xmm4, oword [rbx + 288]
-	pxor            xmm5, oword [rbx + 288]
-	pxor            xmm6, oword [rbx + 288]
-	pxor            xmm7, oword [rbx + 288]
+	mov             qword [rbx + 2496], rdx
+	mov             qword [rbx + 2504], rsi
+	mov             qword [rbx + 2512], rcx
+	pxor            xmm0, xmm0
 	movdqa          oword [rbx + 2368], xmm0
-	movdqa          oword [rbx + 2384], xmm1
-	movdqa          oword [rbx + 2400], xmm2
-	movdqa          oword [rbx + 2416], xmm3
-	movdqa          oword [rbx + 2432], xmm4
-	movdqa          oword [rbx + 2448], xmm5
-	movdqa          oword [rbx + 2464], xmm6
-	movdqa          oword [rbx + 2480], xmm7
+	movdqa          oword [rbx + 2384], xmm0
+	movdqa          oword [rbx + 2400], xmm0
+	movdqa          oword [rbx + 2416], xmm0
+	movdqa          oword [rbx + 2432], xmm0
+	movdqa          oword [rbx + 2448], xmm0
+	movdqa          oword [rbx + 2464], xmm0
+	movdqa          oword [rbx + 2480], xmm0
 	xor             r11d, r11d
 	mov             r10, rcx
-	and             r10, -16                        ; the whole blocks' bytes
-L.ctr_final_blocks:
+	and             r10, -16
+	jz              near L.ctr_final_in_bytes
+L.ctr_final_in:
 	movdqu          xmm0, oword [rdx + r11*1]
-	pxor            xmm0, oword [rbx + r11*1 + 2368]
+	movdqu          oword [rbx + r11*1 + 2368], xmm0
+	add             r11, 16
+	cmp             r11, r10
+	jb              L.ctr_final_in
+L.ctr_final_in_bytes:
+	cmp             r11, rcx
+	jae             near L.ctr_final_in_done
+L.ctr_final_in_byte:
+	movzx           r10d, byte [rdx + r11*1]
+	mov             byte [rbx + r11*1 + 2368], r10b
+	add             r11, 1
+	cmp             r11, rcx
+	jb              L.ctr_final_in_byte
+L.ctr_final_in_done:
+	lea             rdx, [rbx + 2368]
+	mov             rsi, rdx
+	xor             ecx, ecx
+	jmp             L.ctr_main_loop
+L.ctr_final_out:
+	mov             rdx, qword [rbx + 2496]
+	mov             rsi, qword [rbx + 2504]
+	mov             rcx, qword [rbx + 2512]
+	xor             r11d, r11d
+	mov             r10, rcx
+	and             r10, -16
+	jz              near L.ctr_final_back_bytes
+L.ctr_final_back:
+	movdqu          xmm0, oword [rbx + r11*1 + 2368]
 	movdqu          oword [rsi + r11*1], xmm0
 	add             r11, 16
 	cmp             r11, r10
-	jb              L.ctr_final_blocks
+	jb              L.ctr_final_back
+L.ctr_final_back_bytes:
 	cmp             r11, rcx
-	jae             near L.ctr_final_bytes_done
-L.ctr_final_byte:
-	movzx           r10d, byte [rdx + r11*1]
-	xor             r10b, byte [rbx + r11*1 + 2368]
+	jae             near L.ctr_final_back_done
+L.ctr_final_back_byte:
+	movzx           r10d, byte [rbx + r11*1 + 2368]
 	mov             byte [rsi + r11*1], r10b
 	add             r11, 1
 	cmp             r11, rcx
-	jb              L.ctr_final_byte
-L.ctr_final_bytes_done:
+	jb              L.ctr_final_back_byte
+L.ctr_final_back_done:
+	add             rdx, rcx
+	add             rsi, rcx
 	mov             rcx, -128                       ; none left
-L.ctr_final_batch_done:
+L.ctr_final_done:
 ; the bitsliced keys and spilled planes on the stack: zeroed
 	pxor            xmm0, xmm0
 	movdqa          oword [rbx + 272], xmm0
@@ -4832,6 +4196,8 @@ L.ctr_final_batch_done:
 	movdqa          oword [rbx + 2448], xmm0
 	movdqa          oword [rbx + 2464], xmm0
 	movdqa          oword [rbx + 2480], xmm0
+	movdqa          oword [rbx + 2496], xmm0
+	movdqa          oword [rbx + 2512], xmm0
 ; the bulk loop used every vector register: vector-permute's constants back
 ; the nibble mask and the tables that have a register (plan.table_registers): 1/x and
 ; a/x of GF(2^4) (infinity, 0x80, at 0), the S-box output tables
