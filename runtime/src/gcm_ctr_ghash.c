@@ -2,8 +2,8 @@
 /*
  * GCM's update functions (asm_abi.h contracts) for an ISA that has a generated CTR
  * function but no gcm.S: vperm_ssse3 (no AES-NI, no PCLMULQDQ).  The keystream is the
- * ISA's CTR code (its one-block AES too), the GHASH the constant-time one of gcm_generic.c on SSE2 vectors
- * (aesgen_gcm_ghash_sse2: carry-less products from pmuludq with holes, no tables).
+ * ISA's CTR code (its one-block AES too), the GHASH the constant-time SSSE3 one of
+ * gcm_generic.c (aesgen_gcm_ghash_ssse3: 4-bit lookups by pshufb, no secret address).
  *
  * GCM counts with inc32 (the last 32 bits of the counter block, mod 2^32) where the
  * CTR function counts over 64 bits, so a call is split where the low 32 bits wrap: the
@@ -52,7 +52,7 @@ int aesgen_gcm_enc_update_vperm_ssse3(const aesgen_gcm_key *key, uint8_t *dst,
     if (len & AESGEN_GCM_SECRET_COUNTER)
         return aesgen_gcm_enc_update_generic(key, dst, src, len, ctr, acc);
     ctr32_public(aesgen_ctr_crypt_vperm_ssse3, &key->aes, dst, src, len, ctr);
-    return aesgen_gcm_ghash_sse2(key, acc, dst, len);
+    return aesgen_gcm_ghash_ssse3(key, acc, dst, len);
 }
 
 int aesgen_gcm_dec_update_vperm_ssse3(const aesgen_gcm_key *key, uint8_t *dst,
@@ -61,7 +61,7 @@ int aesgen_gcm_dec_update_vperm_ssse3(const aesgen_gcm_key *key, uint8_t *dst,
 {
     if (len & AESGEN_GCM_SECRET_COUNTER)
         return aesgen_gcm_dec_update_generic(key, dst, src, len, ctr, acc);
-    aesgen_gcm_ghash_sse2(key, acc, src, len);        /* in place: src is ciphertext now */
+    aesgen_gcm_ghash_ssse3(key, acc, src, len);        /* in place: src is ciphertext now */
     ctr32_public(aesgen_ctr_crypt_vperm_ssse3, &key->aes, dst, src, len, ctr);
     return AESGEN_OK;
 }

@@ -197,9 +197,9 @@ void aesgen_bs_decrypt4(uint64_t words[8], const aesgen_bs_key *bk);
 
 /* Constant time, on the bitsliced cipher and a multiply-based carry-less product. */
 aesgen_gcm_ghash_fn  aesgen_gcm_ghash_generic;
-/* The same products two at a time on SSE2 (pmuludq), 4 blocks per reduction; what
- * vperm_ssse3's GCM takes (gcm_generic.c). */
-aesgen_gcm_ghash_fn  aesgen_gcm_ghash_sse2;
+/* 4-bit lookups by pshufb (SSSE3), 4 blocks per reduction, no secret address or
+ * branch; what vperm_ssse3's GCM takes (gcm_generic.c). */
+aesgen_gcm_ghash_fn  aesgen_gcm_ghash_ssse3;
 aesgen_gcm_update_fn aesgen_gcm_enc_update_generic;
 aesgen_gcm_update_fn aesgen_gcm_dec_update_generic;
 aesgen_block_fn      aesgen_encrypt_block_generic;

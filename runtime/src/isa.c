@@ -64,7 +64,7 @@
         .gcm_setup = AESNI(isa, aesgen_gcm_setup_clmul, aesgen_gcm_setup_generic),   \
         .gcm_ghash = AESGEN_GEN_IF_gcm(HAS(isa, gcm, aesgen_gcm_ghash_##isa,           \
                               AESNI(isa, aesgen_gcm_ghash_generic,                    \
-                                    aesgen_gcm_ghash_sse2))),                          \
+                                    aesgen_gcm_ghash_ssse3))),                          \
         .gcm_enc_update = AESGEN_GEN_IF_gcm(HAS(isa, gcm, aesgen_gcm_enc_update_##isa, \
                               AESNI(isa, aesgen_gcm_enc_update_generic,               \
                                     aesgen_gcm_enc_update_##isa))),                   \
