@@ -270,11 +270,10 @@ typedef struct ghash_power_tables {
 #define GHASH_INLINE static __forceinline
 #endif
 
-/* x * 2^s as 128 bits (the bits pushed out are the caller's; s = 1..7). */
-GHASH_INLINE __m128i shl128(__m128i x, int s)
-{
-    return _mm_or_si128(_mm_slli_epi64(x, s), _mm_srli_epi64(_mm_slli_si128(x, 8), 64 - s));
-}
+/* x * 2^s as 128 bits (the bits pushed out are the caller's; s = 1..7, a literal: the
+ * shift counts are immediates, for every compiler). */
+#define SHL128(x, s) _mm_or_si128(_mm_slli_epi64((x), (s)),                            \
+                                  _mm_srli_epi64(_mm_slli_si128((x), 8), 64 - (s)))
 
 /* One of the four perfect shuffles whose composition transposes 16 x 16 bytes. */
 #define GHASH_SHUFFLE(d, r)                                                            \
@@ -292,7 +291,7 @@ GHASH_INLINE __m128i shl128(__m128i x, int s)
 TARGET_SSSE3 static void ghash_tables(ghash_power_tables *tab, __m128i b)
 {
     __m128i m[16], w[16];           /* m[n] = n * b mod 2^128 */
-    const __m128i b2 = shl128(b, 1), b4 = shl128(b, 2), b8 = shl128(b, 3);
+    const __m128i b2 = SHL128(b, 1), b4 = SHL128(b, 2), b8 = SHL128(b, 3);
     m[0] = _mm_setzero_si128();
     m[1] = b;
     m[2] = b2;
