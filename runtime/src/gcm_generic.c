@@ -249,7 +249,9 @@ void aesgen_gcm_setup_generic(aesgen_gcm_key *key)
  * memory address and no branch depends on them).  The sum over j, a byte shift of
  * each R_j, is linear, so a group of blocks multiplied by different powers of H sums
  * its R_j first and shifts once per group: per block 34 pshufb and 34 XOR, per group
- * 31 byte shifts and one reduction.
+ * 31 byte shifts and one reduction.  Four blocks to a group: their eight nibble
+ * vectors fit in registers beside the table being shuffled and the sums; eight would
+ * not, and a lookup whose index is spilled needs two loads (not measured).
  *
  * The tables of a power are built from its 16 multiples n * b (shifts and XORs) by a
  * 16 x 16 byte transposition: row n, byte j -> table j, lane n.  ghash_tables builds
